@@ -1,0 +1,191 @@
+// Package config resolves ralph's settings from defaults, the user's config
+// file, the project's .ralph/config.toml, the environment and flags, in that
+// order of increasing precedence.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/afero"
+)
+
+// Defaults used when nothing else says otherwise.
+const (
+	DefaultBaseURL        = "https://api.openai.com/v1"
+	DefaultModel          = "gpt-4o-mini"
+	DefaultMaxTurns       = 50
+	DefaultCommandTimeout = 120 * time.Second
+)
+
+// ErrInvalid marks every configuration error; callers exit with the usage code.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Config is the resolved configuration. APIKey is held in memory only and is
+// never written anywhere by ralph.
+type Config struct {
+	Model          string
+	BaseURL        string
+	APIKey         string `json:"-"`
+	APIKeyEnv      string // the variable the key came from, for messages
+	MaxTurns       int
+	CommandTimeout time.Duration
+	// Files lists the config files that were read, lowest precedence first.
+	Files []string
+}
+
+// File is the TOML schema of a config file.
+type File struct {
+	Model           string `toml:"model"`
+	BaseURL         string `toml:"base_url"`
+	APIKeyEnv       string `toml:"api_key_env"`
+	MaxTurns        int    `toml:"max_turns"`
+	CommandTimeoutS int    `toml:"command_timeout_s"`
+}
+
+// Sources says where to look.
+type Sources struct {
+	Fs          afero.Fs
+	ProjectRoot string
+	// UserConfigDir is the directory holding the user's ralph/config.toml;
+	// empty means none.
+	UserConfigDir string
+	Getenv        func(string) string
+}
+
+// UserConfigDir returns $XDG_CONFIG_HOME or ~/.config, or "" if neither exists.
+func UserConfigDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+// ProjectFile is the project config path relative to the project root.
+const ProjectFile = ".ralph/config.toml"
+
+// Load resolves defaults, files and environment. Flags are applied by the
+// caller afterwards, then Validate is called.
+func Load(src Sources) (Config, error) {
+	if src.Getenv == nil {
+		src.Getenv = os.Getenv
+	}
+	c := Config{
+		Model:          DefaultModel,
+		BaseURL:        DefaultBaseURL,
+		APIKeyEnv:      "OPENAI_API_KEY",
+		MaxTurns:       DefaultMaxTurns,
+		CommandTimeout: DefaultCommandTimeout,
+	}
+	var paths []string
+	if src.UserConfigDir != "" {
+		paths = append(paths, filepath.Join(src.UserConfigDir, "ralph", "config.toml"))
+	}
+	if src.ProjectRoot != "" {
+		paths = append(paths, filepath.Join(src.ProjectRoot, ProjectFile))
+	}
+	for _, p := range paths {
+		f, ok, err := readFile(src.Fs, p)
+		if err != nil {
+			return c, err
+		}
+		if !ok {
+			continue
+		}
+		c.Files = append(c.Files, p)
+		if f.Model != "" {
+			c.Model = f.Model
+		}
+		if f.BaseURL != "" {
+			c.BaseURL = f.BaseURL
+		}
+		if f.APIKeyEnv != "" {
+			c.APIKeyEnv = f.APIKeyEnv
+		}
+		if f.MaxTurns != 0 {
+			c.MaxTurns = f.MaxTurns
+		}
+		if f.CommandTimeoutS != 0 {
+			c.CommandTimeout = time.Duration(f.CommandTimeoutS) * time.Second
+		}
+	}
+	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
+		c.BaseURL = v
+	}
+	if v := src.Getenv("RALPH_MODEL"); v != "" {
+		c.Model = v
+	}
+	c.APIKey = src.Getenv(c.APIKeyEnv)
+	return c, nil
+}
+
+func readFile(fs afero.Fs, path string) (File, bool, error) {
+	var f File
+	data, err := afero.ReadFile(fs, path)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, false, nil
+	}
+	if err != nil {
+		return f, false, fmt.Errorf("%w: cannot read %s: %w", ErrInvalid, path, err)
+	}
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return f, false, fmt.Errorf("%w: %s: line %d: %s", ErrInvalid, path, perr.Position.Line, perr.Message)
+		}
+		return f, false, fmt.Errorf("%w: %s: %w", ErrInvalid, path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return f, false, fmt.Errorf("%w: %s: unknown setting %q (known: model, base_url, api_key_env, max_turns, command_timeout_s)", ErrInvalid, path, keys[0])
+	}
+	return f, true, nil
+}
+
+// Validate checks the resolved configuration and returns one sentence
+// wrapping ErrInvalid when something would make every model call fail.
+func (c Config) Validate() error {
+	if strings.TrimSpace(c.Model) == "" {
+		return fmt.Errorf("%w: no model is set; use --model, RALPH_MODEL or model in %s", ErrInvalid, ProjectFile)
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: base URL %q is not an http(s) URL; use --base-url or OPENAI_BASE_URL", ErrInvalid, c.BaseURL)
+	}
+	if c.MaxTurns <= 0 {
+		return fmt.Errorf("%w: max turns must be positive, not %d", ErrInvalid, c.MaxTurns)
+	}
+	if c.CommandTimeout <= 0 {
+		return fmt.Errorf("%w: command timeout must be positive, not %s", ErrInvalid, c.CommandTimeout)
+	}
+	if c.APIKey == "" && !IsLocalURL(u) {
+		return fmt.Errorf("%w: %s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",
+			ErrInvalid, c.APIKeyEnv, c.BaseURL, c.APIKeyEnv)
+	}
+	return nil
+}
+
+// IsLocalURL reports whether u points at this machine or a private network,
+// where model servers (Ollama, vLLM, LM Studio, llama.cpp) need no key.
+func IsLocalURL(u *url.URL) bool {
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+}

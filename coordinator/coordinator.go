@@ -1,0 +1,425 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// Model streams one assistant turn; *llm.Client implements it.
+type Model interface {
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
+}
+
+// Tools runs the tools the model may call; *workers.Toolset implements it.
+type Tools interface {
+	Definitions() []workers.ToolDef
+	Call(ctx context.Context, name string, args json.RawMessage) workers.Result
+}
+
+// Store persists a session; *memory.Session implements it. It may be nil.
+type Store interface {
+	AppendMessages(msgs ...llm.Message) error
+	AppendEvent(v any) error
+	AppendTranscript(md string) error
+	SaveState(fn func(*memory.State)) error
+}
+
+// Options configures a Coordinator.
+type Options struct {
+	Model     Model
+	ModelName string
+	Tools     Tools
+	Store     Store
+	Queue     *interrupts.Queue
+	SessionID string
+	MaxTurns  int
+	// System is the system prompt, used when History is empty.
+	System string
+	// History continues an earlier conversation.
+	History []llm.Message
+	// Emit receives every event, in order and never concurrently.
+	Emit func(Event)
+}
+
+// Coordinator is the main agent. Run may be called again after it returns,
+// continuing the same conversation (the chat shell does that).
+type Coordinator struct {
+	opts     Options
+	messages []llm.Message
+	turns    int
+	runStart int // turns before the current Run; the turn limit is per Run
+	usage    llm.Usage
+	denied   []string
+	storeErr error
+	mu       sync.Mutex
+}
+
+// New returns a coordinator; it does no I/O.
+func New(opts Options) *Coordinator {
+	if opts.Queue == nil {
+		opts.Queue = interrupts.NewQueue()
+	}
+	if opts.MaxTurns <= 0 {
+		opts.MaxTurns = 50
+	}
+	c := &Coordinator{opts: opts, messages: append([]llm.Message(nil), opts.History...)}
+	if len(c.messages) == 0 && opts.System != "" {
+		c.messages = append(c.messages, llm.Message{Role: llm.RoleSystem, Content: opts.System})
+	}
+	return c
+}
+
+// Messages returns a copy of the conversation so far.
+func (c *Coordinator) Messages() []llm.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]llm.Message(nil), c.messages...)
+}
+
+// stopCause is the interrupt that cut a step short.
+type stopCause struct {
+	it interrupts.Interrupt
+}
+
+func (c *Coordinator) emit(ev Event) {
+	ev.Time = time.Now()
+	ev.SessionID = c.opts.SessionID
+	if ev.AgentID == "" {
+		ev.AgentID = MainAgent
+	}
+	if c.opts.Store != nil && ev.Type != EventTextDelta {
+		c.keep(c.opts.Store.AppendEvent(ev))
+	}
+	if c.opts.Emit != nil {
+		c.opts.Emit(ev)
+	}
+}
+
+// keep remembers the first persistence error; the run goes on (the answer
+// matters more than the log) but the error is reported at the end.
+func (c *Coordinator) keep(err error) {
+	if err != nil && c.storeErr == nil {
+		c.storeErr = err
+	}
+}
+
+func (c *Coordinator) appendMessages(msgs ...llm.Message) {
+	c.mu.Lock()
+	c.messages = append(c.messages, msgs...)
+	c.mu.Unlock()
+	if c.opts.Store != nil {
+		c.keep(c.opts.Store.AppendMessages(msgs...))
+	}
+}
+
+func (c *Coordinator) transcript(md string) {
+	if c.opts.Store != nil {
+		c.keep(c.opts.Store.AppendTranscript(md))
+	}
+}
+
+func (c *Coordinator) save(status string, errText string) {
+	if c.opts.Store == nil {
+		return
+	}
+	c.keep(c.opts.Store.SaveState(func(s *memory.State) {
+		s.Status = status
+		s.Turns = c.turns
+		s.Iteration = c.turns
+		s.Usage = c.usage
+		s.Error = errText
+		if status != memory.StatusRunning {
+			s.EndedAt = time.Now().UTC()
+		}
+	}))
+}
+
+// Run sends prompt and works until the model gives a final answer, the turn
+// limit is reached, an error ends the run, or a hard stop arrives on the
+// queue or through ctx.
+func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
+	start := time.Now()
+	c.runStart = c.turns
+	c.denied = nil
+	res := c.run(ctx, prompt)
+	res.SessionID = c.opts.SessionID
+	res.NumTurns = c.turns - c.runStart
+	res.Duration = time.Since(start)
+	res.Usage = c.usage
+	res.Denied = c.denied
+	if res.Err == nil && c.storeErr != nil && !res.IsError {
+		// A run whose record could not be saved must not look clean.
+		res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
+	}
+	status := memory.StatusCompleted
+	switch {
+	case res.Subtype == SubtypeInterrupted:
+		status = memory.StatusInterrupted
+	case res.IsError:
+		status = memory.StatusFailed
+	}
+	errText := ""
+	if res.Err != nil {
+		errText = res.Err.Error()
+	}
+	c.save(status, errText)
+	c.transcript(fmt.Sprintf("\n---\n**%s** after %d turns, %s.\n", res.Subtype, res.NumTurns, res.Duration.Round(time.Millisecond)))
+	if res.Subtype == SubtypeInterrupted {
+		c.emit(Event{Type: EventStateSaved, Text: "state saved"})
+	}
+	r := res
+	c.emit(Event{Type: EventResult, Result: &r})
+	return res
+}
+
+func (c *Coordinator) run(ctx context.Context, prompt string) Result {
+	c.emit(Event{Type: EventSessionStarted, Model: c.opts.ModelName})
+	c.appendMessages(llm.Message{Role: llm.RoleUser, Content: prompt})
+	c.transcript("\n## User\n\n" + prompt + "\n")
+	c.save(memory.StatusRunning, "")
+	for {
+		// A step boundary: queued messages are delivered here, in order.
+		if stop, ok := c.drainBoundary(); ok {
+			return c.interrupted(stop)
+		}
+		if ctx.Err() != nil {
+			return c.interrupted(interrupts.Interrupt{Kind: interrupts.HardStop})
+		}
+		if c.turns-c.runStart >= c.opts.MaxTurns {
+			return Result{Subtype: SubtypeMaxTurns, IsError: true,
+				Err:  fmt.Errorf("stopped after the limit of %d turns without a final answer; raise it with --max-turns", c.opts.MaxTurns),
+				Text: lastAssistantText(c.Messages())}
+		}
+		c.turns++
+		c.emit(Event{Type: EventTurnStarted, Turn: c.turns})
+		resp, cut, err := c.modelStep(ctx)
+		if cut != nil {
+			if cut.it.Kind == interrupts.Urgent {
+				c.deliver(cut.it)
+				continue
+			}
+			return c.interrupted(cut.it)
+		}
+		if err != nil {
+			c.emit(Event{Type: EventError, Text: err.Error()})
+			c.transcript("\n**error:** " + err.Error() + "\n")
+			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+		}
+		c.usage = c.usage.Add(resp.Usage)
+		msg := resp.Message
+		c.appendMessages(msg)
+		if msg.Content != "" {
+			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
+			c.transcript("\n## Assistant\n\n" + msg.Content + "\n")
+		}
+		if len(msg.ToolCalls) == 0 {
+			c.save(memory.StatusRunning, "")
+			return Result{Subtype: SubtypeSuccess, Text: msg.Content}
+		}
+		if cut := c.toolStep(ctx, msg.ToolCalls); cut != nil {
+			if cut.it.Kind == interrupts.Urgent {
+				c.deliver(cut.it)
+				continue
+			}
+			return c.interrupted(cut.it)
+		}
+		c.save(memory.StatusRunning, "")
+	}
+}
+
+// drainBoundary delivers queued messages and reports a pending hard stop.
+func (c *Coordinator) drainBoundary() (interrupts.Interrupt, bool) {
+	for {
+		it, ok := c.opts.Queue.Pop()
+		if !ok {
+			return interrupts.Interrupt{}, false
+		}
+		switch it.Kind {
+		case interrupts.HardStop:
+			return it, true
+		case interrupts.Urgent, interrupts.Normal:
+			c.deliver(it)
+		}
+	}
+}
+
+func (c *Coordinator) deliver(it interrupts.Interrupt) {
+	text := it.Text
+	if it.Kind == interrupts.Urgent {
+		text = "[urgent message from the user; it interrupted your previous step]\n" + text
+	}
+	c.appendMessages(llm.Message{Role: llm.RoleUser, Content: text})
+	c.transcript("\n## User (" + it.Kind.String() + ")\n\n" + it.Text + "\n")
+	c.emit(Event{Type: EventUserMessage, Text: it.Text})
+}
+
+func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
+	reason := "interrupted by the user"
+	if it.Signal != nil {
+		reason = "interrupted by " + it.Signal.String()
+	}
+	c.emit(Event{Type: EventInterrupted, Text: reason})
+	c.transcript("\n**" + reason + "**\n")
+	return Result{Subtype: SubtypeInterrupted, IsError: true, Text: reason, Signal: it.Signal}
+}
+
+// watch runs fn under a cancellable context while watching the queue; a
+// hard stop or urgent message (or ctx ending) cancels fn and is returned
+// once fn has returned, so nothing of the step outlives the call.
+func (c *Coordinator) watch(ctx context.Context, fn func(ctx context.Context)) *stopCause {
+	stepCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn(stepCtx)
+	}()
+	for {
+		select {
+		case <-done:
+			// An interrupt that raced with the end of the step is handled
+			// at the boundary.
+			return nil
+		case <-ctx.Done():
+			cancel()
+			<-done
+			return &stopCause{it: interrupts.Interrupt{Kind: interrupts.HardStop}}
+		case <-c.opts.Queue.Ready():
+			if it, ok := c.opts.Queue.PopAtMost(interrupts.Urgent); ok {
+				cancel()
+				<-done
+				return &stopCause{it: it}
+			}
+		}
+	}
+}
+
+// modelStep streams one assistant turn. When cut short, the partial answer
+// is kept in the conversation so a later "what were you doing?" has it.
+func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, error) {
+	var (
+		resp    llm.Response
+		err     error
+		partial strings.Builder
+	)
+	req := llm.Request{Model: c.opts.ModelName, Messages: c.Messages(), Tools: toolDefs(c.opts.Tools)}
+	cut := c.watch(ctx, func(ctx context.Context) {
+		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
+			if d.Retry != nil {
+				partial.Reset()
+				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
+			}
+			if d.Text != "" {
+				partial.WriteString(d.Text)
+				c.emit(Event{Type: EventTextDelta, Turn: c.turns, Text: d.Text})
+			}
+		})
+	})
+	if cut != nil {
+		if partial.Len() > 0 {
+			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
+			c.appendMessages(llm.Message{Role: llm.RoleAssistant, Content: text})
+			c.transcript("\n## Assistant (cut short)\n\n" + text + "\n")
+		}
+		return resp, cut, nil
+	}
+	return resp, nil, err
+}
+
+func cutReason(it interrupts.Interrupt) string {
+	if it.Kind == interrupts.Urgent {
+		return "the user sent an urgent message"
+	}
+	return "stopped by the user"
+}
+
+// toolStep runs the turn's tool calls in order. Every call gets a result in
+// the conversation, a synthetic one when it was cut short or never started,
+// so the saved history stays valid for the API on continue.
+func (c *Coordinator) toolStep(ctx context.Context, calls []llm.ToolCall) *stopCause {
+	for i, call := range calls {
+		args := json.RawMessage(call.Arguments)
+		if strings.TrimSpace(call.Arguments) == "" {
+			args = json.RawMessage("{}")
+		}
+		c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
+		c.transcript(fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", call.Name, call.Arguments))
+		var res workers.Result
+		if !json.Valid(args) {
+			res = workers.Result{IsError: true, Output: fmt.Sprintf(
+				"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", call.Name, clip(call.Arguments, 200))}
+		} else {
+			cut := c.watch(ctx, func(ctx context.Context) { res = c.opts.Tools.Call(ctx, call.Name, args) })
+			if cut != nil {
+				c.cancelRemaining(calls[i:], cutReason(cut.it))
+				return cut
+			}
+		}
+		if call.Name == "run_command" && res.IsError && strings.Contains(res.Output, workers.ApprovalHint) {
+			var a struct{ Command string }
+			_ = json.Unmarshal(args, &a)
+			c.denied = append(c.denied, a.Command)
+		}
+		c.recordResult(call, res)
+	}
+	return nil
+}
+
+func (c *Coordinator) cancelRemaining(calls []llm.ToolCall, why string) {
+	for _, call := range calls {
+		c.recordResult(call, workers.Result{IsError: true, Output: "cancelled: " + why + " before this call finished"})
+	}
+}
+
+func (c *Coordinator) recordResult(call llm.ToolCall, res workers.Result) {
+	c.appendMessages(llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
+	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
+	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], clip(res.Output, 4000)))
+}
+
+func toolDefs(t Tools) []llm.ToolDef {
+	if t == nil {
+		return nil
+	}
+	defs := t.Definitions()
+	out := make([]llm.ToolDef, len(defs))
+	for i, d := range defs {
+		out[i] = llm.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+	}
+	return out
+}
+
+// safeRaw returns args when it is valid JSON, else the arguments quoted as a
+// JSON string, so events always serialise.
+func safeRaw(args json.RawMessage) json.RawMessage {
+	if json.Valid(args) {
+		return args
+	}
+	q, _ := json.Marshal(string(args))
+	return q
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func lastAssistantText(msgs []llm.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant && msgs[i].Content != "" {
+			return msgs[i].Content
+		}
+	}
+	return ""
+}

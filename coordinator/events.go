@@ -1,0 +1,83 @@
+// Package coordinator runs ralph's main coordinator: the conversation with
+// the model, the tool loop, and the event loop over the interrupt queue.
+// Faces (one-shot output, the chat shell) consume its typed events and
+// never reach into its internals.
+package coordinator
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+
+	"github.com/ralph-dev/ralph/llm"
+)
+
+// EventType names an event; the names are part of the stream-json contract.
+type EventType string
+
+// The event types the coordinator emits.
+const (
+	EventSessionStarted EventType = "session_started"
+	EventTurnStarted    EventType = "turn_started"
+	EventTextDelta      EventType = "text_delta"
+	EventAssistant      EventType = "assistant"
+	EventToolCall       EventType = "tool_call"
+	EventToolResult     EventType = "tool_result"
+	EventUserMessage    EventType = "user_message"
+	EventRetry          EventType = "retry"
+	EventAgentSpawned   EventType = "agent_spawned"
+	EventAgentFinished  EventType = "agent_finished"
+	EventTaskChanged    EventType = "task_changed"
+	EventStateSaved     EventType = "state_saved"
+	EventInterrupted    EventType = "interrupted"
+	EventError          EventType = "error"
+	EventResult         EventType = "result"
+)
+
+// MainAgent is the agent id of the coordinator itself.
+const MainAgent = "main"
+
+// Event is one thing that happened. Fields not relevant to a type are empty.
+type Event struct {
+	Type      EventType       `json:"type"`
+	Time      time.Time       `json:"time"`
+	SessionID string          `json:"session_id,omitempty"`
+	AgentID   string          `json:"agent_id,omitempty"`
+	Turn      int             `json:"turn,omitempty"`
+	Text      string          `json:"text,omitempty"`
+	ToolID    string          `json:"tool_call_id,omitempty"`
+	ToolName  string          `json:"tool_name,omitempty"`
+	ToolArgs  json.RawMessage `json:"tool_input,omitempty"`
+	Output    string          `json:"output,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+	Retry     *llm.RetryInfo  `json:"retry,omitempty"`
+	Model     string          `json:"model,omitempty"`
+	Result    *Result         `json:"result,omitempty"`
+}
+
+// Result subtypes, part of the JSON output contract.
+const (
+	SubtypeSuccess        = "success"
+	SubtypeMaxTurns       = "error_max_turns"
+	SubtypeExecutionError = "error_during_execution"
+	SubtypeInterrupted    = "interrupted"
+)
+
+// Result is how a run ended.
+type Result struct {
+	Subtype   string        `json:"subtype"`
+	IsError   bool          `json:"is_error"`
+	Text      string        `json:"result"`
+	SessionID string        `json:"session_id"`
+	NumTurns  int           `json:"num_turns"`
+	Duration  time.Duration `json:"-"`
+	Usage     llm.Usage     `json:"usage"`
+	CostUSD   *float64      `json:"total_cost_usd"`
+	// Err is the error behind an error_during_execution result.
+	Err error `json:"-"`
+	// Signal is the signal behind an interrupted result, if any.
+	Signal os.Signal `json:"-"`
+	// Denied lists commands refused for want of approval, so faces can say
+	// how to allow them.
+	Denied []string `json:"-"`
+}

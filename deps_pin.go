@@ -1,0 +1,15 @@
+//go:build pin
+
+// This file only pins dependencies in go.mod while packages are being written.
+package main
+
+import (
+	_ "github.com/BurntSushi/toml"
+	_ "github.com/charmbracelet/glamour"
+	_ "github.com/creack/pty"
+	_ "github.com/google/uuid"
+	_ "github.com/sashabaranov/go-openai"
+	_ "github.com/spf13/afero"
+	_ "github.com/spf13/cobra"
+	_ "golang.org/x/term"
+)

@@ -1,0 +1,133 @@
+// Package interrupts holds ralph's priority interrupt queue: the single inbox
+// through which people, signals and internal events reach the coordinator.
+//
+// Every face (one-shot, chat, the task loop) only produces interrupts; the
+// coordinator is the only consumer. Keeping one queue with fixed priorities
+// means a hard stop can never wait behind a chatty stream of lesser events.
+package interrupts
+
+import (
+	"os"
+	"sync"
+	"time"
+)
+
+// Kind is an interrupt's priority class. Lower values are more urgent.
+type Kind int
+
+const (
+	// HardStop cancels everything in flight at once.
+	HardStop Kind = iota
+	// Urgent is a message that cuts the current model step.
+	Urgent
+	// Normal is a message delivered at the next step boundary.
+	Normal
+	// Internal is an event raised by ralph itself (a child finished, a file changed).
+	Internal
+	numKinds
+)
+
+// String names the kind the way logs and events show it.
+func (k Kind) String() string {
+	switch k {
+	case HardStop:
+		return "hard_stop"
+	case Urgent:
+		return "urgent"
+	case Normal:
+		return "normal"
+	case Internal:
+		return "internal"
+	}
+	return "unknown"
+}
+
+// Interrupt is one item in the queue.
+type Interrupt struct {
+	Kind   Kind
+	Text   string    // the message, for Urgent and Normal
+	Signal os.Signal // the signal that caused a HardStop, if any
+	At     time.Time
+}
+
+// Queue is a priority queue: Pop returns the most urgent interrupt, and
+// interrupts of one kind come out in the order they went in. It is safe for
+// any number of producers and one consumer.
+type Queue struct {
+	mu    sync.Mutex
+	items [numKinds][]Interrupt
+	ready chan struct{}
+}
+
+// NewQueue returns an empty queue.
+func NewQueue() *Queue {
+	return &Queue{ready: make(chan struct{}, 1)}
+}
+
+// Push adds an interrupt and wakes the consumer. It never blocks.
+func (q *Queue) Push(it Interrupt) {
+	if it.Kind < 0 || it.Kind >= numKinds {
+		it.Kind = Internal
+	}
+	if it.At.IsZero() {
+		it.At = time.Now()
+	}
+	q.mu.Lock()
+	q.items[it.Kind] = append(q.items[it.Kind], it)
+	q.mu.Unlock()
+	q.wake()
+}
+
+func (q *Queue) wake() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Ready is signalled whenever something was pushed. A consumer selects on it
+// and then drains with Pop; a wake-up may find the queue already empty.
+func (q *Queue) Ready() <-chan struct{} { return q.ready }
+
+// Pop removes and returns the most urgent interrupt.
+func (q *Queue) Pop() (Interrupt, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for k := range q.items {
+		if len(q.items[k]) > 0 {
+			it := q.items[k][0]
+			q.items[k][0] = Interrupt{}
+			q.items[k] = q.items[k][1:]
+			return it, true
+		}
+	}
+	return Interrupt{}, false
+}
+
+// PopAtMost removes and returns the most urgent interrupt whose kind is at
+// least as urgent as max; lesser interrupts stay queued. The coordinator uses
+// it mid-step, when only a hard stop or an urgent message may cut in.
+func (q *Queue) PopAtMost(max Kind) (Interrupt, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for k := Kind(0); k <= max && k < numKinds; k++ {
+		if len(q.items[k]) > 0 {
+			it := q.items[k][0]
+			q.items[k][0] = Interrupt{}
+			q.items[k] = q.items[k][1:]
+			return it, true
+		}
+	}
+	return Interrupt{}, false
+}
+
+// Len reports how many interrupts are queued.
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for k := range q.items {
+		n += len(q.items[k])
+	}
+	return n
+}

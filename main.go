@@ -1,0 +1,157 @@
+// Command ralph is an AI coding agent you can talk to and leave working.
+// This file only wires: flags and environment in, exit code out.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ralph-dev/ralph/config"
+	"github.com/ralph-dev/ralph/scripts"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// flags holds every command-line option of the root command.
+type flags struct {
+	model          string
+	baseURL        string
+	outputFormat   string
+	json           bool
+	yes            bool
+	maxTurns       int
+	dir            string
+	noColor        bool
+	commandTimeout int
+}
+
+// exitError carries an exit code out of cobra.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	var f flags
+	root := &cobra.Command{
+		Use:   "ralph [flags] [task]",
+		Short: "An AI coding agent you can talk to and leave working",
+		Long: `ralph is an AI coding agent for any OpenAI-compatible model.
+
+  ralph "task"          run one task and exit (for shells, scripts and CI)
+  cmd | ralph "task"    piped input is given to the model as context
+
+The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
+the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.
+Local endpoints (Ollama, vLLM, LM Studio, llama.cpp) need no key.
+
+Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
+3 another ralph holds this project, 130 interrupted (SIGINT), 143 (SIGTERM).`,
+		Example: `  ralph "add a --verbose flag to main.go"
+  ralph --json -y "run the tests and fix what fails" | jq .result
+  git diff | ralph "write a commit message for this change"
+  OPENAI_BASE_URL=http://localhost:11434/v1 RALPH_MODEL=qwen2.5-coder ralph "explain this repo"`,
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && !strings.ContainsAny(args[0], " \t\n") {
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					return usageErrorf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s[0], args[0]+" ")
+				}
+			}
+			code := oneShot(cmd.Context(), f, strings.Join(args, " "), cmd)
+			if code != 0 {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
+	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
+	pf.StringVarP(&f.dir, "dir", "C", "", "project directory to work in (default: the current directory)")
+	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking")
+	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
+	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
+	pf.BoolVar(&f.noColor, "no-color", false, "plain output without colour (also NO_COLOR)")
+	root.Flags().StringVar(&f.outputFormat, "output-format", scripts.FormatText, "text, json (one result object) or stream-json (one event per line)")
+	root.Flags().BoolVar(&f.json, "json", false, "shorthand for --output-format json")
+	root.Flags().SetInterspersed(true)
+
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print ralph's version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintf(cmd.OutOrStdout(), "ralph %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		},
+	})
+	root.Version = version
+	root.SetVersionTemplate("ralph {{.Version}}\n")
+	root.SetArgs(args)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%s", err.Error()) })
+
+	err := root.ExecuteContext(context.Background())
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	default:
+		fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
+		var ue usageError
+		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown ") {
+			fmt.Fprintln(os.Stderr, "Run 'ralph --help' for usage.")
+		}
+		return scripts.ExitUsage
+	}
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// projectDir resolves -C to an absolute directory.
+func projectDir(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("project directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("project directory %s is not a directory", dir)
+	}
+	return abs, nil
+}
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+func terminalWidth(f *os.File) int {
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}

@@ -1,0 +1,91 @@
+// Package memory owns every byte ralph persists. All of it goes through an
+// afero.Fs so tests can use an in-memory filesystem (and inject failures),
+// while crash tests use the real one.
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+var tmpSeq atomic.Uint64
+
+// WriteFileAtomic replaces path with data so that a reader, or a crash at
+// any moment, sees either the old file or the new one, never a mix: it
+// writes a temporary file in the same directory, fsyncs it, renames it over
+// path and fsyncs the directory. On failure the old file is untouched and
+// the temporary file is removed.
+func WriteFileAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-"+
+		strconv.FormatUint(tmpSeq.Add(1), 10)+"-"+strconv.FormatInt(time.Now().UnixNano()%1e6, 10))
+	f, err := fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = fs.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	if err = fs.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	syncDir(fs, dir)
+	return nil
+}
+
+// syncDir makes a rename durable. Filesystems that cannot open or sync a
+// directory (in-memory ones) have nothing to make durable, so errors are
+// ignored.
+func syncDir(fs afero.Fs, dir string) {
+	d, err := fs.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// AppendFile appends data to path, creating it, and optionally fsyncs.
+// Appends of whole lines keep logs cheap however long a session runs.
+func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
+	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	f, err := fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("append %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	var serr error
+	if sync && werr == nil {
+		serr = f.Sync()
+	}
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		return fmt.Errorf("append %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/llm"
+)
+
+// Paths inside a project.
+const (
+	StateDir    = ".ralph"
+	SessionsDir = ".ralph/sessions"
+	SessionFile = ".ralph/session.json"
+)
+
+// Session statuses, as written to session.json.
+const (
+	StatusNone        = "none"
+	StatusRunning     = "running"
+	StatusPaused      = "paused"
+	StatusInterrupted = "interrupted"
+	StatusCompleted   = "completed"
+	StatusFailed      = "failed"
+)
+
+// NewID returns a session id that sorts by creation time and is unique
+// enough for one machine: UTC timestamp plus 6 random hex digits.
+func NewID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// State is the machine-readable summary in .ralph/session.json.
+type State struct {
+	Version   int       `json:"version"`
+	SessionID string    `json:"session_id"`
+	Status    string    `json:"status"`
+	Mode      string    `json:"mode"`
+	Model     string    `json:"model"`
+	Iteration int       `json:"iteration"`
+	Turns     int       `json:"turns"`
+	Usage     llm.Usage `json:"usage"`
+	Error     string    `json:"error,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
+// Session is one run's on-disk record under .ralph/sessions/<id>/:
+// messages.jsonl (the exact conversation, one message per line, for
+// replay), events.jsonl (every event), transcript.md (for people), and the
+// project's .ralph/session.json. Every write goes through one mutex so
+// saves land in order, and through the redactor so no secret is written.
+type Session struct {
+	ID   string
+	Root string
+	Dir  string
+
+	fs      afero.Fs
+	redact  *strings.Replacer
+	mu      sync.Mutex
+	state   State
+	pending int // messages appended since the last sync
+}
+
+// CreateSession starts a new session record in the project at root. secrets
+// are replaced by "[REDACTED]" in everything the session writes.
+func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
+	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: newRedactor(secrets)}
+	if err := fs.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create session directory: %w", err)
+	}
+	state.Version = 1
+	state.SessionID = id
+	s.state = state
+	return s, nil
+}
+
+func newRedactor(secrets []string) *strings.Replacer {
+	var pairs []string
+	for _, s := range secrets {
+		// Very short strings would redact ordinary words; real keys are long.
+		if len(s) >= 8 {
+			pairs = append(pairs, s, "[REDACTED]")
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+func (s *Session) clean(b []byte) []byte {
+	if s.redact == nil {
+		return b
+	}
+	return []byte(s.redact.Replace(string(b)))
+}
+
+// AppendMessages appends conversation messages to messages.jsonl. They are
+// made durable at the next SaveState, which callers reach at every step
+// boundary, so a crash loses at most the step in flight.
+func (s *Session) AppendMessages(msgs ...llm.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, m := range msgs {
+		if err := enc.Encode(m); err != nil {
+			return fmt.Errorf("encode message: %w", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending += len(msgs)
+	return AppendFile(s.fs, filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()), false)
+}
+
+// AppendEvent appends one JSON line to events.jsonl.
+func (s *Session) AppendEvent(v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode event: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return AppendFile(s.fs, filepath.Join(s.Dir, "events.jsonl"), s.clean(append(line, '\n')), false)
+}
+
+// AppendTranscript appends markdown to transcript.md.
+func (s *Session) AppendTranscript(md string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return AppendFile(s.fs, filepath.Join(s.Dir, "transcript.md"), s.clean([]byte(md)), false)
+}
+
+// SaveState updates the session state through fn and writes it atomically
+// to session.json, after making the appended logs durable.
+func (s *Session) SaveState(fn func(*State)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fn != nil {
+		fn(&s.state)
+	}
+	s.state.UpdatedAt = time.Now().UTC()
+	if s.pending > 0 {
+		if f, err := s.fs.OpenFile(filepath.Join(s.Dir, "messages.jsonl"), os.O_WRONLY, 0); err == nil {
+			_ = f.Sync()
+			_ = f.Close()
+		}
+		s.pending = 0
+	}
+	data, err := json.MarshalIndent(s.state, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode session state: %w", err)
+	}
+	data = s.clean(append(data, '\n'))
+	if err := WriteFileAtomic(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644); err != nil {
+		return err
+	}
+	return WriteFileAtomic(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644)
+}
+
+// State returns a copy of the current state.
+func (s *Session) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// LoadMessages reads a saved conversation. A torn last line (a crash in the
+// middle of an append) is dropped; any other malformed line is an error
+// naming the line, because silently skipping history would corrupt replay.
+func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
+	f, err := fs.Open(filepath.Join(dir, "messages.jsonl"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open saved conversation: %w", err)
+	}
+	defer f.Close()
+	var msgs []llm.Message
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	var bad error
+	line := 0
+	for sc.Scan() {
+		line++
+		if bad != nil {
+			return nil, bad
+		}
+		var m llm.Message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			bad = fmt.Errorf("saved conversation %s line %d is malformed: %w", filepath.Join(dir, "messages.jsonl"), line, err)
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read saved conversation: %w", err)
+	}
+	return msgs, nil
+}

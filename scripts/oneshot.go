@@ -1,0 +1,267 @@
+// Package scripts holds ralph's non-interactive faces: the one-shot mode's
+// output formats and exit codes (and, later, script files). It renders the
+// coordinator's events and never reaches into its internals.
+package scripts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// Output formats.
+const (
+	FormatText       = "text"
+	FormatJSON       = "json"
+	FormatStreamJSON = "stream-json"
+)
+
+// Exit codes, part of ralph's contract with scripts.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+	ExitLocked = 3
+)
+
+// ErrBadFormat is returned for an unknown --output-format.
+var ErrBadFormat = errors.New("unknown output format")
+
+// ValidateFormat checks an --output-format value.
+func ValidateFormat(f string) error {
+	switch f {
+	case FormatText, FormatJSON, FormatStreamJSON:
+		return nil
+	}
+	return fmt.Errorf("%w %q: use text, json or stream-json", ErrBadFormat, f)
+}
+
+// OneShot renders one run for a script or a person at a shell prompt.
+type OneShot struct {
+	Format    string
+	Stdout    io.Writer
+	Stderr    io.Writer
+	StdoutTTY bool // render the answer as markdown
+	StderrTTY bool // show progress
+	Color     bool
+	Width     int
+	Model     string
+	Cwd       string
+
+	mu       sync.Mutex
+	progress *progress
+	enc      *json.Encoder
+}
+
+// Start prepares the face; call Close when the run is over.
+func (o *OneShot) Start() {
+	o.enc = json.NewEncoder(o.Stdout)
+	o.enc.SetEscapeHTML(false)
+	if o.Format == FormatText && o.StderrTTY {
+		o.progress = startProgress(o.Stderr, o.Color)
+	}
+}
+
+// Close stops the progress display.
+func (o *OneShot) Close() {
+	if o.progress != nil {
+		o.progress.stop()
+	}
+}
+
+// Handle receives every coordinator event.
+func (o *OneShot) Handle(ev coordinator.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch o.Format {
+	case FormatStreamJSON:
+		o.writeStreamEvent(ev)
+	case FormatText:
+		if o.progress != nil {
+			o.progress.handle(ev)
+		}
+	}
+}
+
+func (o *OneShot) writeStreamEvent(ev coordinator.Event) {
+	switch ev.Type {
+	case coordinator.EventSessionStarted:
+		_ = o.enc.Encode(struct {
+			Type      string `json:"type"`
+			SessionID string `json:"session_id"`
+			Model     string `json:"model"`
+			Cwd       string `json:"cwd"`
+		}{"init", ev.SessionID, ev.Model, o.Cwd})
+	case coordinator.EventResult:
+		// The result is written by Finish, once, last.
+	default:
+		_ = o.enc.Encode(streamEvent(ev))
+	}
+}
+
+// streamEvent is the stream-json form of an event: the event without the
+// session id repeated on every line.
+func streamEvent(ev coordinator.Event) any {
+	type wire struct {
+		Type     string          `json:"type"`
+		AgentID  string          `json:"agent_id,omitempty"`
+		Turn     int             `json:"turn,omitempty"`
+		Text     string          `json:"text,omitempty"`
+		ToolID   string          `json:"tool_call_id,omitempty"`
+		ToolName string          `json:"tool_name,omitempty"`
+		ToolArgs json.RawMessage `json:"tool_input,omitempty"`
+		Output   string          `json:"output,omitempty"`
+		IsError  bool            `json:"is_error,omitempty"`
+		Attempt  int             `json:"attempt,omitempty"`
+		WaitMS   int64           `json:"wait_ms,omitempty"`
+	}
+	w := wire{Type: string(ev.Type), AgentID: ev.AgentID, Turn: ev.Turn, Text: ev.Text, ToolID: ev.ToolID,
+		ToolName: ev.ToolName, ToolArgs: ev.ToolArgs, Output: ev.Output, IsError: ev.IsError}
+	if ev.Retry != nil {
+		w.Attempt, w.WaitMS, w.Text = ev.Retry.Attempt, ev.Retry.Wait.Milliseconds(), ev.Retry.Reason
+	}
+	return w
+}
+
+// ResultJSON is the final object of json and stream-json output; its field
+// names and order are a contract (see README).
+type ResultJSON struct {
+	Type              string    `json:"type"`
+	Subtype           string    `json:"subtype"`
+	IsError           bool      `json:"is_error"`
+	Result            string    `json:"result"`
+	SessionID         string    `json:"session_id"`
+	NumTurns          int       `json:"num_turns"`
+	DurationMS        int64     `json:"duration_ms"`
+	Usage             llm.Usage `json:"usage"`
+	TotalCostUSD      *float64  `json:"total_cost_usd"`
+	PermissionDenials []Denial  `json:"permission_denials,omitempty"`
+	Error             string    `json:"error,omitempty"`
+}
+
+// Denial is a tool call refused for want of approval.
+type Denial struct {
+	ToolName string `json:"tool_name"`
+	Command  string `json:"command"`
+}
+
+// NewResultJSON builds the contract object from a result.
+func NewResultJSON(res coordinator.Result) ResultJSON {
+	r := ResultJSON{Type: "result", Subtype: res.Subtype, IsError: res.IsError, Result: res.Text,
+		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
+		Usage: res.Usage, TotalCostUSD: res.CostUSD}
+	for _, c := range res.Denied {
+		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: "run_command", Command: c})
+	}
+	if res.Err != nil {
+		r.Error = res.Err.Error()
+	}
+	return r
+}
+
+// ExitCode maps a result to ralph's exit code; it is non-zero exactly when
+// the result is an error.
+func ExitCode(res coordinator.Result) int {
+	switch {
+	case !res.IsError:
+		return ExitOK
+	case res.Subtype == coordinator.SubtypeInterrupted:
+		if res.Signal != nil {
+			return interrupts.ExitCode(res.Signal)
+		}
+		return 130
+	case res.Err != nil && llm.IsConfigError(res.Err):
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// Fail reports an error that happened before the coordinator could run, in
+// the requested format, so a script always gets its result object, and
+// returns code.
+func (o *OneShot) Fail(code int, err error) int {
+	o.Close()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.enc == nil {
+		o.enc = json.NewEncoder(o.Stdout)
+		o.enc.SetEscapeHTML(false)
+	}
+	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
+	switch o.Format {
+	case FormatStreamJSON:
+		o.writeStreamEvent(coordinator.Event{Type: coordinator.EventSessionStarted, Model: o.Model})
+		_ = o.enc.Encode(NewResultJSON(res))
+	case FormatJSON:
+		_ = o.enc.Encode(NewResultJSON(res))
+	default:
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", err)
+	}
+	return code
+}
+
+// Finish writes the final output and returns the exit code.
+func (o *OneShot) Finish(res coordinator.Result) int {
+	o.Close()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	code := ExitCode(res)
+	switch o.Format {
+	case FormatJSON, FormatStreamJSON:
+		_ = o.enc.Encode(NewResultJSON(res))
+	default:
+		o.finishText(res)
+	}
+	if len(res.Denied) > 0 {
+		fmt.Fprintf(o.Stderr, "ralph: %d command(s) were not run because they need approval (%s); %s\n",
+			len(res.Denied), quoteList(res.Denied), workers.ApprovalHint)
+	}
+	return code
+}
+
+func (o *OneShot) finishText(res coordinator.Result) {
+	switch {
+	case res.Subtype == coordinator.SubtypeInterrupted:
+		fmt.Fprintf(o.Stderr, "ralph: stopped: %s; state saved (session %s)\n", res.Text, res.SessionID)
+	case res.IsError:
+		if res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
+			o.writeAnswer(res.Text)
+		}
+		msg := res.Text
+		if res.Err != nil {
+			msg = res.Err.Error()
+		}
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", msg)
+	default:
+		o.writeAnswer(res.Text)
+	}
+}
+
+func (o *OneShot) writeAnswer(text string) {
+	if o.StdoutTTY {
+		if out, err := renderMarkdown(text, o.Width, o.Color); err == nil {
+			_, _ = io.WriteString(o.Stdout, out)
+			return
+		}
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, _ = io.WriteString(o.Stdout, text)
+}
+
+func quoteList(cmds []string) string {
+	q := make([]string, len(cmds))
+	for i, c := range cmds {
+		q[i] = "`" + c + "`"
+	}
+	return strings.Join(q, ", ")
+}

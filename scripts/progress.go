@@ -1,0 +1,125 @@
+package scripts
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+)
+
+// progress draws a one-line status on stderr (a terminal) while a one-shot
+// run works, and prints a line per tool call above it. Its ticker goroutine
+// is owned by the progress value and ends in stop.
+type progress struct {
+	w      io.Writer
+	color  bool
+	start  time.Time
+	mu     sync.Mutex
+	status string
+	tokens int
+	frame  int
+	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func startProgress(w io.Writer, color bool) *progress {
+	p := &progress{w: w, color: color, start: time.Now(), status: "starting", done: make(chan struct{})}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.frame++
+				p.draw()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+// draw rewrites the status line; callers hold p.mu.
+func (p *progress) draw() {
+	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], p.status, time.Since(p.start).Seconds())
+	if p.tokens > 0 {
+		line += fmt.Sprintf(" · %d tokens", p.tokens)
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", p.dim(line))
+}
+
+func (p *progress) dim(s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[2m" + s + "\x1b[0m"
+}
+
+// println prints a permanent line above the status line; callers hold p.mu.
+func (p *progress) println(s string) {
+	fmt.Fprintf(p.w, "\r\x1b[K%s\n", s)
+	p.draw()
+}
+
+func (p *progress) handle(ev coordinator.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch ev.Type {
+	case coordinator.EventTurnStarted:
+		p.status = fmt.Sprintf("thinking (turn %d)", ev.Turn)
+	case coordinator.EventTextDelta:
+		p.tokens += max(1, len(ev.Text)/4)
+		p.status = fmt.Sprintf("writing (turn %d)", ev.Turn)
+	case coordinator.EventToolCall:
+		p.status = "running " + ev.ToolName
+		p.println("• " + ev.ToolName + " " + summarizeArgs(string(ev.ToolArgs)))
+	case coordinator.EventToolResult:
+		if ev.IsError {
+			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
+			p.println("  ✗ " + clip(first, 160))
+		}
+	case coordinator.EventRetry:
+		if ev.Retry != nil {
+			p.println(fmt.Sprintf("  ↻ %s; retrying in %s", ev.Retry.Reason, ev.Retry.Wait.Round(10*time.Millisecond)))
+		}
+	case coordinator.EventError:
+		p.println("  ✗ " + ev.Text)
+	}
+	p.draw()
+}
+
+func (p *progress) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	close(p.done)
+	p.wg.Wait()
+	p.mu.Lock()
+	fmt.Fprint(p.w, "\r\x1b[K")
+	p.mu.Unlock()
+}
+
+func summarizeArgs(args string) string {
+	args = strings.Join(strings.Fields(args), " ")
+	return clip(args, 120)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
