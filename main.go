@@ -29,6 +29,7 @@ type flags struct {
 	json           bool
 	yes            bool
 	maxTurns       int
+	maxRetries     int
 	dir            string
 	noColor        bool
 	commandTimeout int
@@ -72,6 +73,9 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 					return usageErrorf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s[0], args[0]+" ")
 				}
 			}
+			if !cmd.Flags().Changed("max-retries") {
+				f.maxRetries = -1
+			}
 			code := oneShot(cmd.Context(), f, strings.Join(args, " "), cmd)
 			if code != 0 {
 				return exitError{code}
@@ -85,12 +89,14 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory to work in (default: the current directory)")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
+	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
 	pf.BoolVar(&f.noColor, "no-color", false, "plain output without colour (also NO_COLOR)")
 	root.Flags().StringVar(&f.outputFormat, "output-format", scripts.FormatText, "text, json (one result object) or stream-json (one event per line)")
 	root.Flags().BoolVar(&f.json, "json", false, "shorthand for --output-format json")
 	root.Flags().SetInterspersed(true)
 
+	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print ralph's version",

@@ -82,7 +82,7 @@ func oneShot(ctx context.Context, f flags, task string, cmd *cobra.Command) int 
 	if err != nil {
 		return fail(scripts.ExitUsage, err)
 	}
-	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
+	client := llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1})
 
 	queue := interrupts.NewQueue()
 	stopSignals := interrupts.NotifySignals(ctx, queue)
@@ -108,6 +108,9 @@ func applyFlags(cfg *config.Config, f flags) {
 	}
 	if f.maxTurns != 0 {
 		cfg.MaxTurns = f.maxTurns
+	}
+	if f.maxRetries >= 0 {
+		cfg.MaxRetries = f.maxRetries
 	}
 	if f.commandTimeout != 0 {
 		cfg.CommandTimeout = time.Duration(f.commandTimeout) * time.Second

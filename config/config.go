@@ -24,10 +24,27 @@ const (
 	DefaultModel          = "gpt-4o-mini"
 	DefaultMaxTurns       = 50
 	DefaultCommandTimeout = 120 * time.Second
+	DefaultMaxRetries     = 4
 )
 
 // ErrInvalid marks every configuration error; callers exit with the usage code.
 var ErrInvalid = errors.New("invalid configuration")
+
+// invalidError is a configuration error whose message is one sentence for a
+// person; it matches ErrInvalid with errors.Is.
+type invalidError struct {
+	msg string
+	err error
+}
+
+func (e *invalidError) Error() string        { return e.msg }
+func (e *invalidError) Unwrap() error        { return e.err }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+func invalidf(format string, a ...any) error {
+	err := fmt.Errorf(format, a...)
+	return &invalidError{msg: err.Error(), err: errors.Unwrap(err)}
+}
 
 // Config is the resolved configuration. APIKey is held in memory only and is
 // never written anywhere by ralph.
@@ -37,6 +54,7 @@ type Config struct {
 	APIKey         string `json:"-"`
 	APIKeyEnv      string // the variable the key came from, for messages
 	MaxTurns       int
+	MaxRetries     int
 	CommandTimeout time.Duration
 	// Files lists the config files that were read, lowest precedence first.
 	Files []string
@@ -48,6 +66,7 @@ type File struct {
 	BaseURL         string `toml:"base_url"`
 	APIKeyEnv       string `toml:"api_key_env"`
 	MaxTurns        int    `toml:"max_turns"`
+	MaxRetries      *int   `toml:"max_retries"`
 	CommandTimeoutS int    `toml:"command_timeout_s"`
 }
 
@@ -84,6 +103,7 @@ func Load(src Sources) (Config, error) {
 		BaseURL:        DefaultBaseURL,
 		APIKeyEnv:      "OPENAI_API_KEY",
 		MaxTurns:       DefaultMaxTurns,
+		MaxRetries:     DefaultMaxRetries,
 		CommandTimeout: DefaultCommandTimeout,
 	}
 	var paths []string
@@ -114,6 +134,9 @@ func Load(src Sources) (Config, error) {
 		if f.MaxTurns != 0 {
 			c.MaxTurns = f.MaxTurns
 		}
+		if f.MaxRetries != nil {
+			c.MaxRetries = *f.MaxRetries
+		}
 		if f.CommandTimeoutS != 0 {
 			c.CommandTimeout = time.Duration(f.CommandTimeoutS) * time.Second
 		}
@@ -135,15 +158,15 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 		return f, false, nil
 	}
 	if err != nil {
-		return f, false, fmt.Errorf("%w: cannot read %s: %w", ErrInvalid, path, err)
+		return f, false, invalidf("cannot read %s: %w", path, err)
 	}
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			return f, false, fmt.Errorf("%w: %s: line %d: %s", ErrInvalid, path, perr.Position.Line, perr.Message)
+			return f, false, invalidf("%s: line %d: %s", path, perr.Position.Line, perr.Message)
 		}
-		return f, false, fmt.Errorf("%w: %s: %w", ErrInvalid, path, err)
+		return f, false, invalidf("%s: %w", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
@@ -151,7 +174,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, fmt.Errorf("%w: %s: unknown setting %q (known: model, base_url, api_key_env, max_turns, command_timeout_s)", ErrInvalid, path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, command_timeout_s)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -160,21 +183,24 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 // wrapping ErrInvalid when something would make every model call fail.
 func (c Config) Validate() error {
 	if strings.TrimSpace(c.Model) == "" {
-		return fmt.Errorf("%w: no model is set; use --model, RALPH_MODEL or model in %s", ErrInvalid, ProjectFile)
+		return invalidf("no model is set; use --model, RALPH_MODEL or model in %s", ProjectFile)
 	}
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: base URL %q is not an http(s) URL; use --base-url or OPENAI_BASE_URL", ErrInvalid, c.BaseURL)
+		return invalidf("base URL %q is not an http(s) URL; use --base-url or OPENAI_BASE_URL", c.BaseURL)
 	}
 	if c.MaxTurns <= 0 {
-		return fmt.Errorf("%w: max turns must be positive, not %d", ErrInvalid, c.MaxTurns)
+		return invalidf("max turns must be positive, not %d", c.MaxTurns)
+	}
+	if c.MaxRetries < 0 || c.MaxRetries > 20 {
+		return invalidf("max retries must be between 0 and 20, not %d", c.MaxRetries)
 	}
 	if c.CommandTimeout <= 0 {
-		return fmt.Errorf("%w: command timeout must be positive, not %s", ErrInvalid, c.CommandTimeout)
+		return invalidf("command timeout must be positive, not %s", c.CommandTimeout)
 	}
 	if c.APIKey == "" && !IsLocalURL(u) {
-		return fmt.Errorf("%w: %s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",
-			ErrInvalid, c.APIKeyEnv, c.BaseURL, c.APIKeyEnv)
+		return invalidf("%s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",
+			c.APIKeyEnv, c.BaseURL, c.APIKeyEnv)
 	}
 	return nil
 }

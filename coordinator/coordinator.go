@@ -71,11 +71,7 @@ func New(opts Options) *Coordinator {
 	if opts.MaxTurns <= 0 {
 		opts.MaxTurns = 50
 	}
-	c := &Coordinator{opts: opts, messages: append([]llm.Message(nil), opts.History...)}
-	if len(c.messages) == 0 && opts.System != "" {
-		c.messages = append(c.messages, llm.Message{Role: llm.RoleSystem, Content: opts.System})
-	}
-	return c
+	return &Coordinator{opts: opts, messages: append([]llm.Message(nil), opts.History...)}
 }
 
 // Messages returns a copy of the conversation so far.
@@ -183,6 +179,9 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	c.emit(Event{Type: EventSessionStarted, Model: c.opts.ModelName})
+	if len(c.messages) == 0 && c.opts.System != "" {
+		c.appendMessages(llm.Message{Role: llm.RoleSystem, Content: c.opts.System})
+	}
 	c.appendMessages(llm.Message{Role: llm.RoleUser, Content: prompt})
 	c.transcript("\n## User\n\n" + prompt + "\n")
 	c.save(memory.StatusRunning, "")

@@ -1,0 +1,95 @@
+// Command fakemodel serves a scripted fake OpenAI-compatible model for tests
+// and demos. It prints its base URL (ending in /v1) as the first line of
+// stdout, so a script can start it in the background, read the URL and point
+// ralph at it with OPENAI_BASE_URL.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/ralph-dev/ralph/fakemodel"
+)
+
+const usageText = `fakemodel - a scripted fake OpenAI-compatible model for tests and demos.
+
+It is not a real model: each POST /v1/chat/completions request gets the next
+response of a JSON scenario file (see testdata/scenarios/), streamed in the
+OpenAI wire format. It only ever listens on the loopback interface.
+
+The first line of stdout is the base URL to use as OPENAI_BASE_URL, e.g.
+http://127.0.0.1:41234/v1. It serves until SIGINT/SIGTERM, or until stdin
+reaches EOF when -stdin-close is given (so it dies with the script that
+started it).
+
+Usage:
+  fakemodel -scenario FILE [-addr 127.0.0.1:0] [-stdin-close]
+
+Flags:
+`
+
+func main() {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, signals))
+}
+
+// run is main without process globals, so the flag handling can be tested
+// in-process. It returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan os.Signal) int {
+	fs := flag.NewFlagSet("fakemodel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scenario := fs.String("scenario", "", "scenario JSON `file` to play (required)")
+	addr := fs.String("addr", "127.0.0.1:0", "loopback `address` to listen on; port 0 picks a free port")
+	stdinClose := fs.Bool("stdin-close", false, "exit when stdin reaches EOF")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if *scenario == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "fakemodel: -scenario FILE is required and no arguments are accepted")
+		fs.Usage()
+		return 2
+	}
+
+	sc, err := fakemodel.LoadScenario(*scenario)
+	if err != nil {
+		fmt.Fprintln(stderr, "fakemodel:", err)
+		return 1
+	}
+	srv, err := fakemodel.NewServerAt(sc, *addr)
+	if err != nil {
+		fmt.Fprintln(stderr, "fakemodel:", err)
+		return 1
+	}
+	defer srv.Close()
+	if _, err := fmt.Fprintln(stdout, srv.URL); err != nil {
+		fmt.Fprintln(stderr, "fakemodel: cannot print URL:", err)
+		return 1
+	}
+
+	stdinEOF := make(chan struct{})
+	if *stdinClose {
+		go func() {
+			// Any read error counts as EOF: either way the parent is gone.
+			_, _ = io.Copy(io.Discard, stdin)
+			close(stdinEOF)
+		}()
+	}
+	select {
+	case <-signals:
+	case <-stdinEOF:
+	}
+	fmt.Fprintf(stderr, "fakemodel: served %d requests\n", len(srv.Requests()))
+	return 0
+}

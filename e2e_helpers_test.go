@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/llm"
+)
+
+// ralphBin is the ralph binary built once for the end-to-end tests, with the
+// race detector when the tests themselves run with it.
+var ralphBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ralph-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ralphBin = filepath.Join(dir, "ralph")
+	args := []string{"build", "-o", ralphBin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ralph: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// scenarioServer starts the fake model with a scenario file from testdata.
+func scenarioServer(t testing.TB, name string) *fakemodel.Server {
+	t.Helper()
+	sc, err := fakemodel.LoadScenario(filepath.Join("testdata", "scenarios", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServer(sc)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// inlineServer starts the fake model with a scenario written in the test.
+func inlineServer(t testing.TB, js string) *fakemodel.Server {
+	t.Helper()
+	sc, err := fakemodel.ParseScenario([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServer(sc)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// cleanEnv is the test process environment without anything that would
+// point ralph at a real model or at the developer's own config.
+func cleanEnv(t testing.TB, extra ...string) []string {
+	home := t.TempDir()
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "RALPH_MODEL", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "NO_COLOR":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".state"))
+	return append(env, extra...)
+}
+
+type runResult struct {
+	stdout, stderr string
+	code           int
+	dur            time.Duration
+}
+
+// ralph runs the binary in dir to completion.
+func ralph(t testing.TB, dir string, env []string, stdin io.Reader, args ...string) runResult {
+	t.Helper()
+	cmd := exec.Command(ralphBin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = stdin
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := runResult{stdout: out.String(), stderr: errb.String(), dur: time.Since(start)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running ralph: %v", err)
+	}
+	return r
+}
+
+// lockedBuffer collects a running process's output for polling.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// resultLine parses the last stdout line as the result object and checks
+// the contract's keys are all there.
+func resultLine(t testing.TB, stdout string) map[string]any {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	last := lines[len(lines)-1]
+	var m map[string]any
+	if err := json.Unmarshal([]byte(last), &m); err != nil {
+		t.Fatalf("last stdout line is not JSON: %v\n%s", err, stdout)
+	}
+	for _, k := range []string{"type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms", "usage", "total_cost_usd"} {
+		if _, ok := m[k]; !ok {
+			t.Fatalf("result lacks %q: %s", k, last)
+		}
+	}
+	if m["type"] != "result" {
+		t.Fatalf("type = %v", m["type"])
+	}
+	return m
+}
+
+// sessionDir returns the only session directory of a project.
+func sessionDir(t testing.TB, project string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(project, ".ralph", "sessions", "*"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one session directory, found %v", dirs)
+	}
+	return dirs[0]
+}
+
+// savedMessages loads a session's conversation and checks it is valid for
+// the chat API: every tool call of an assistant message is answered by a
+// tool message before the next assistant or user message.
+func savedMessages(t testing.TB, dir string) []llm.Message {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "messages.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []llm.Message
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m llm.Message
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("messages.jsonl line %d: %v", i+1, err)
+		}
+		msgs = append(msgs, m)
+	}
+	open := map[string]bool{}
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleAssistant, llm.RoleUser:
+			if len(open) > 0 {
+				t.Fatalf("tool calls %v left unanswered before a %s message", open, m.Role)
+			}
+			for _, c := range m.ToolCalls {
+				open[c.ID] = true
+			}
+		case llm.RoleTool:
+			if !open[m.ToolCallID] {
+				t.Fatalf("tool result for unknown call %q", m.ToolCallID)
+			}
+			delete(open, m.ToolCallID)
+		}
+	}
+	if len(open) > 0 {
+		t.Fatalf("tool calls %v have no result in the saved history", open)
+	}
+	return msgs
+}

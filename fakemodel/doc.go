@@ -1,0 +1,17 @@
+// Package fakemodel is a scripted fake of an OpenAI-compatible chat
+// completions server, for tests, benchmarks and the demo.
+//
+// A Server listens on the loopback interface only and plays a Scenario: each
+// POST /v1/chat/completions request consumes the next Response in arrival
+// order. Streaming requests get the real OpenAI server-sent-event format
+// (content deltas, tool_calls deltas split by index, finish_reason, an
+// optional usage chunk and "data: [DONE]"), exactly as go-openai's
+// CreateChatCompletionStream expects; non-streaming requests get a
+// chat.completion object built from the same Response. Scripted HTTP errors,
+// delays, truncated streams and raw payloads let tests reach the failure
+// paths that a real model only produces occasionally.
+//
+// Every request is recorded (see RecordedRequest) so tests can check what
+// the client sent, and ServerTime lets benchmarks separate the client's own
+// overhead from the scripted model latency.
+package fakemodel

@@ -1,0 +1,213 @@
+package workers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	// drainGrace is how long to wait for the output pipe to reach EOF once
+	// the process group is dead. Only processes that left the group (for
+	// example with setsid) can still hold the pipe then, and they must not
+	// keep the call waiting.
+	drainGrace       = 50 * time.Millisecond
+	cancelDrainGrace = 5 * time.Millisecond
+
+	// reapTimeout bounds the wait for killed group members to die, for the
+	// rare process stuck in uninterruptible sleep.
+	reapTimeout = 2 * time.Second
+)
+
+func (t *Toolset) runCommandTool() Tool {
+	return builtin{
+		def: ToolDef{
+			Name: "run_command",
+			Description: "Run a shell command with bash in the project root and return its combined stdout and stderr. " +
+				"The user may have to approve it first. stdin is empty, so interactive programs will not work. " +
+				"Background jobs are killed when the command finishes. Default timeout " +
+				"is 120 seconds; pass timeout_s for long builds or tests.",
+			Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The bash command line to run."},
+    "timeout_s": {"type": "number", "description": "Timeout in seconds (at most 3600)."}
+  },
+  "required": ["command"]
+}`),
+		},
+		run: t.runCommand,
+	}
+}
+
+type runCommandArgs struct {
+	Command  string   `json:"command"`
+	TimeoutS *float64 `json:"timeout_s"`
+}
+
+func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
+	var a runCommandArgs
+	if err := decodeArgs("run_command", raw, &a, "command"); err != nil {
+		return errResult("%v", err)
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return errResult("run_command needs a non-empty command")
+	}
+	timeout := t.timeout
+	if a.TimeoutS != nil {
+		if *a.TimeoutS <= 0 || math.IsNaN(*a.TimeoutS) {
+			return errResult("timeout_s must be a positive number of seconds")
+		}
+		timeout = maxCommandTimeout
+		if *a.TimeoutS < maxCommandTimeout.Seconds() {
+			timeout = time.Duration(*a.TimeoutS * float64(time.Second))
+		}
+	}
+
+	if err := ctx.Err(); err != nil {
+		return errResult("command cancelled before it ran")
+	}
+	d := t.approver.ApproveCommand(ctx, a.Command)
+	if !d.Allowed {
+		if ctx.Err() != nil {
+			return errResult("command cancelled before it ran")
+		}
+		return errResult("command was not run: %s", d.Reason)
+	}
+	return t.execute(ctx, a.Command, timeout)
+}
+
+// execute runs command in its own process group and guarantees that no
+// member of that group is alive when it returns, whichever way the command
+// ends: normal exit, timeout or cancellation.
+func (t *Toolset) execute(ctx context.Context, command string, timeout time.Duration) Result {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return errResult("cannot start command: %v", err)
+	}
+	cmd := exec.Command(t.shell, "-c", command)
+	cmd.Dir = t.root
+	cmd.Env = t.env // nil inherits os.Environ()
+	// Passing *os.File makes the child write straight into the pipe, with no
+	// copying goroutine inside os/exec that Wait would block on while a
+	// background job keeps the pipe open.
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	pw.Close() // only the children hold the write end now
+	if err != nil {
+		pr.Close()
+		return errResult("cannot start command: %v", err)
+	}
+	pgid := cmd.Process.Pid
+
+	out := newHeadTailBuffer(t.maxOut)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := pr.Read(buf)
+			out.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// exited closes when the leader has exited but is not yet reaped. If the
+	// platform cannot wait without reaping, the goroutine reaps it instead and
+	// leaves the result in waitErr; both are written before close(exited).
+	exited := make(chan struct{})
+	var waitErr error
+	reaped := false
+	go func() {
+		defer close(exited)
+		if err := waitExitedNoReap(pgid); err != nil {
+			waitErr, reaped = cmd.Wait(), true
+		}
+	}()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var outcome string
+	select {
+	case <-exited:
+	case <-timer.C:
+		outcome = fmt.Sprintf("command timed out after %s; its process group was killed", formatSeconds(timeout))
+	case <-ctx.Done():
+		outcome = "command cancelled; its process group was killed"
+	}
+	// The leader is a zombie or still running, so its pid cannot have been
+	// reused and -pgid names only this command's group. Killing it also ends
+	// background jobs left behind by a leader that exited normally.
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	<-exited
+	if !reaped {
+		waitErr = cmd.Wait()
+	}
+	waitGroupGone(pgid, reapTimeout)
+
+	// Every group member is dead, so the pipe reaches EOF as soon as the
+	// kernel has closed their descriptors. A process that escaped the group
+	// may still hold it; stop reading after a short grace instead of hanging.
+	grace := drainGrace
+	if ctx.Err() != nil {
+		grace = cancelDrainGrace // the caller is waiting to move on
+	}
+	select {
+	case <-drained:
+	case <-time.After(grace):
+		pr.SetReadDeadline(time.Now())
+		<-drained
+	}
+	pr.Close()
+
+	text := strings.ToValidUTF8(out.String(), "\uFFFD")
+	if outcome != "" {
+		if text != "" {
+			outcome += "\noutput so far:\n" + text
+		}
+		return Result{Output: outcome, IsError: true}
+	}
+	return commandResult(text, waitErr)
+}
+
+// commandResult reports the output and, for failures, how the command ended.
+func commandResult(text string, waitErr error) Result {
+	if waitErr == nil {
+		if text == "" {
+			return Result{Output: "(no output)"}
+		}
+		return Result{Output: text}
+	}
+	status := waitErr.Error()
+	var exitErr *exec.ExitError
+	if errors.As(waitErr, &exitErr) {
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = "terminated by signal " + ws.Signal().String()
+		} else {
+			status = fmt.Sprintf("exit status %d", exitErr.ExitCode())
+		}
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return Result{Output: text + status, IsError: true}
+}
+
+// formatSeconds prints whole seconds as "120s" rather than "2m0s", which is
+// how the model passed them in timeout_s.
+func formatSeconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.String()
+}

@@ -1,0 +1,194 @@
+package workers
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRunCommand(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: AllowAll, Env: []string{"PATH=" + os.Getenv("PATH"), "RALPH_TEST=42"}})
+	out := mustOK(t, call(t, ts, "run_command", map[string]any{"command": `pwd; echo "v=$RALPH_TEST"; echo err >&2`}))
+	if want := ts.Root() + "\nv=42\nerr\n"; out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+	// stdin is /dev/null, so cat ends at once instead of waiting for input.
+	if out := mustOK(t, call(t, ts, "run_command", map[string]any{"command": "cat"})); out != "(no output)" {
+		t.Fatalf("cat: %q", out)
+	}
+	res := call(t, ts, "run_command", map[string]any{"command": "echo partial; exit 3"})
+	mustErr(t, res, "partial\nexit status 3")
+	res = call(t, ts, "run_command", map[string]any{"command": "kill -TERM $$"})
+	mustErr(t, res, "terminated by signal terminated")
+}
+
+func TestRunCommandApprovalRefused(t *testing.T) {
+	t.Parallel()
+	for name, approver := range map[string]Approver{
+		"nil":          nil,
+		"deny":         DenyNoTerminal,
+		"prompt no":    &PromptApprover{In: strings.NewReader("n\n"), Out: &strings.Builder{}},
+		"prompt empty": &PromptApprover{In: strings.NewReader(""), Out: &strings.Builder{}},
+	} {
+		ts := newTestToolset(t, Options{Approver: approver})
+		res := call(t, ts, "run_command", map[string]any{"command": "touch marker"})
+		mustErr(t, res, "command was not run: ")
+		if _, err := os.Stat(filepath.Join(ts.Root(), "marker")); !os.IsNotExist(err) {
+			t.Fatalf("%s: the refused command ran", name)
+		}
+		if name == "nil" || name == "deny" {
+			mustErr(t, res, "run_command needs approval and no terminal is attached to ask; rerun ralph with --yes (-y) to allow commands")
+		}
+	}
+}
+
+func TestRunCommandCancelledBeforeStart(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: AllowAll})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	mustErr(t, callCtx(ctx, t, ts, "run_command", map[string]any{"command": "touch marker"}), "cancelled before it ran")
+	if _, err := os.Stat(filepath.Join(ts.Root(), "marker")); !os.IsNotExist(err) {
+		t.Fatal("command ran after cancellation")
+	}
+}
+
+func TestRunCommandTimeoutKillsGroup(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: AllowAll})
+	start := time.Now()
+	res := call(t, ts, "run_command", map[string]any{
+		"command":   "echo $$ > pid; echo started; sleep 60 & sleep 60",
+		"timeout_s": 0.5,
+	})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("timeout took %v", d)
+	}
+	mustErr(t, res, "command timed out after 500ms; its process group was killed")
+	mustErr(t, res, "started")
+	assertGroupGone(t, waitForPID(t, filepath.Join(ts.Root(), "pid")))
+}
+
+func TestRunCommandDefaultTimeout(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: AllowAll, CommandTimeout: time.Second})
+	mustErr(t, call(t, ts, "run_command", map[string]any{"command": "sleep 30"}), "command timed out after 1s; its process group was killed")
+}
+
+func TestRunCommandCancelKillsGroupPromptly(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: AllowAll})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan Result, 1)
+	go func() {
+		done <- callCtx(ctx, t, ts, "run_command", map[string]any{"command": "sleep 60 & echo $$ > pid; sleep 60"})
+	}()
+	pgid := waitForPID(t, filepath.Join(ts.Root(), "pid"))
+	cancelled := time.Now()
+	cancel()
+	var res Result
+	select {
+	case res = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Call did not return after cancel")
+	}
+	d := time.Since(cancelled)
+	t.Logf("Call returned %v after cancel", d)
+	if d > 200*time.Millisecond {
+		t.Errorf("Call returned %v after cancel, want < 200ms", d)
+	}
+	mustErr(t, res, "command cancelled; its process group was killed")
+	assertGroupGone(t, pgid)
+}
+
+func TestRunCommandBackgroundChildDoesNotHang(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: AllowAll})
+	start := time.Now()
+	// The first job keeps the output pipe open; the second does not hold it
+	// but must still be killed with the group.
+	out := mustOK(t, call(t, ts, "run_command", map[string]any{
+		"command": "echo $$ > pid; sleep 100 & (sleep 100 >/dev/null 2>&1 &); echo done",
+	}))
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("call took %v with a background child", d)
+	}
+	if out != "done\n" {
+		t.Fatalf("output %q", out)
+	}
+	assertGroupGone(t, waitForPID(t, filepath.Join(ts.Root(), "pid")))
+}
+
+// TestRunCommandEscapedChildDoesNotHang covers a process that leaves the
+// group (setsid) while holding the output pipe: it cannot be killed as part
+// of the group, but it must not keep the call waiting either.
+func TestRunCommandEscapedChildDoesNotHang(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("setsid not available")
+	}
+	ts := newTestToolset(t, Options{Approver: AllowAll})
+	start := time.Now()
+	out := mustOK(t, call(t, ts, "run_command", map[string]any{
+		"command": "setsid sh -c 'echo $$ > escaped; exec sleep 30' & while [ ! -s escaped ]; do sleep 0.01; done; echo done",
+	}))
+	escaped := waitForPID(t, filepath.Join(ts.Root(), "escaped"))
+	defer syscall.Kill(escaped, syscall.SIGKILL)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("call took %v with an escaped child holding the pipe", d)
+	}
+	if out != "done\n" {
+		t.Fatalf("output %q", out)
+	}
+}
+
+func TestRunCommandTruncatesHeadAndTail(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: AllowAll, MaxOutputBytes: 1000})
+	out := mustOK(t, call(t, ts, "run_command", map[string]any{"command": "echo FIRST; seq 1 200000; echo LAST"}))
+	if !strings.HasPrefix(out, "FIRST\n1\n2\n") || !strings.HasSuffix(out, "199999\n200000\nLAST\n") {
+		t.Fatalf("head or tail lost: %.100q ... %.100q", out, out[len(out)-100:])
+	}
+	_, after, ok := strings.Cut(out, "\n[... ")
+	if !ok || !strings.Contains(after, " bytes omitted ...]\n") {
+		t.Fatalf("no omission marker in %q", out)
+	}
+	var total int
+	for i := 1; i <= 200000; i++ {
+		total += len(strconv.Itoa(i)) + 1
+	}
+	total += len("FIRST\n") + len("LAST\n")
+	omitted, _ := strconv.Atoi(strings.Fields(after)[0])
+	if kept := len(out) - len(omittedMarker(int64(omitted))); kept != 1000 || kept+omitted != total {
+		t.Fatalf("kept %d + omitted %d bytes, total written %d", kept, omitted, total)
+	}
+}
+
+func TestFormatSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		120 * time.Second:       "120s",
+		3600 * time.Second:      "3600s",
+		1500 * time.Millisecond: "1.5s",
+	} {
+		if got := formatSeconds(d); got != want {
+			t.Errorf("formatSeconds(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	state, pgrp, ok := parseStat([]byte("1234 (we (ird) name) S 1 987 987 0 -1 4194560"))
+	if !ok || state != 'S' || pgrp != 987 {
+		t.Fatalf("parseStat = %c, %d, %v", state, pgrp, ok)
+	}
+	if _, _, ok := parseStat([]byte("garbage")); ok {
+		t.Fatal("parsed garbage")
+	}
+}

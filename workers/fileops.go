@@ -1,0 +1,366 @@
+package workers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// binarySniffLen is how much of a file is checked for NUL bytes to decide
+// that it is binary, the same heuristic git and grep use.
+const binarySniffLen = 8 << 10
+
+func (t *Toolset) readFileTool() Tool {
+	return builtin{
+		def: ToolDef{
+			Name: "read_file",
+			Description: "Read a text file in the project. Returns the file's text after a one-line header in brackets. " +
+				"Large files are cut at the output limit; the header then says which offset to pass to continue.",
+			Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the project root."},
+    "offset": {"type": "integer", "description": "First line to return, 1-based. Default 1."},
+    "limit": {"type": "integer", "description": "Number of lines to return. Default: as many as fit."}
+  },
+  "required": ["path"]
+}`),
+		},
+		run: t.readFile,
+	}
+}
+
+func (t *Toolset) writeFileTool() Tool {
+	return builtin{
+		def: ToolDef{
+			Name: "write_file",
+			Description: "Create or overwrite a file in the project with the given content. Parent directories are created. " +
+				"Prefer edit_file for changing part of an existing file.",
+			Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the project root."},
+    "content": {"type": "string", "description": "The complete new content of the file."}
+  },
+  "required": ["path", "content"]
+}`),
+		},
+		run: t.writeFile,
+	}
+}
+
+func (t *Toolset) editFileTool() Tool {
+	return builtin{
+		def: ToolDef{
+			Name: "edit_file",
+			Description: "Replace one exact occurrence of old_string with new_string in a file. " +
+				"old_string must match the file exactly (including whitespace) and occur exactly once; include surrounding lines to make it unique.",
+			Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the project root."},
+    "old_string": {"type": "string", "description": "Exact text to replace; must occur exactly once in the file."},
+    "new_string": {"type": "string", "description": "Text to put in its place."}
+  },
+  "required": ["path", "old_string", "new_string"]
+}`),
+		},
+		run: t.editFile,
+	}
+}
+
+type readFileArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {
+	var a readFileArgs
+	if err := decodeArgs("read_file", raw, &a, "path"); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Path == "" {
+		return errResult("read_file needs a non-empty path")
+	}
+	if a.Offset < 0 || a.Limit < 0 {
+		return errResult("offset and limit must not be negative")
+	}
+	if a.Offset == 0 {
+		a.Offset = 1 // Models often send 0 to mean "from the start".
+	}
+	real, display, err := t.resolve(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return fsErrorResult("read", display, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return fsErrorResult("read", display, err)
+	} else if fi.IsDir() {
+		return errResult("%s is a directory; use list_files to see its contents", display)
+	}
+
+	br := bufio.NewReaderSize(f, 64<<10)
+	if sniff, _ := br.Peek(binarySniffLen); bytes.IndexByte(sniff, 0) >= 0 {
+		return errResult("%s looks like a binary file (it contains NUL bytes); read_file only returns text", display)
+	}
+	page, err := readLines(ctx, br, a.Offset, a.Limit, t.maxOut)
+	if err != nil {
+		return fsErrorResult("read", display, err)
+	}
+	return page.result(display, a.Offset, t.maxOut)
+}
+
+// linePage is the part of a file selected by offset and limit.
+type linePage struct {
+	text      []byte
+	total     int  // lines in the whole file
+	last      int  // last line included in full, or offset-1 if none
+	truncated bool // stopped by the byte budget, not by limit or EOF
+	cutLine   bool // the first line alone exceeded the budget and was cut
+}
+
+// readLines streams the file once: it copies the selected lines while they
+// fit in budget and keeps counting lines to the end, so the header can say
+// how far the file goes without holding it in memory.
+func readLines(ctx context.Context, br *bufio.Reader, offset, limit, budget int) (linePage, error) {
+	p := linePage{last: offset - 1}
+	end := -1 // no limit
+	if limit > 0 {
+		end = offset + limit - 1
+	}
+	midLine := false
+	lineStart := 0 // len(p.text) where the current line began
+	full := false
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(frag) > 0 {
+			if !midLine {
+				p.total++
+				lineStart = len(p.text)
+				if p.total%4096 == 0 && ctx.Err() != nil {
+					return p, ctx.Err()
+				}
+			}
+			midLine = frag[len(frag)-1] != '\n'
+			selected := p.total >= offset && (end < 0 || p.total <= end)
+			if selected && !full {
+				if len(p.text)+len(frag) <= budget {
+					p.text = append(p.text, frag...)
+					if !midLine {
+						p.last = p.total
+					}
+				} else {
+					full, p.truncated = true, true
+					if p.total == offset {
+						// Nothing fits but part of this one line; return that part
+						// rather than nothing.
+						p.text = append(p.text, frag[:budget-len(p.text)]...)
+						p.text = []byte(trimPartialRuneEnd(string(p.text)))
+						p.cutLine = true
+						p.last = p.total
+					} else {
+						p.text = p.text[:lineStart]
+					}
+				}
+			}
+		}
+		switch {
+		case err == nil || errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			if midLine && !full && p.last == p.total-1 && p.total >= offset && (end < 0 || p.total <= end) {
+				p.last = p.total // the final line has no newline
+			}
+			return p, nil
+		default:
+			return p, err
+		}
+	}
+}
+
+// result renders the page with a header saying what was returned and how to
+// continue.
+func (p linePage) result(display string, offset, budget int) Result {
+	if p.total == 0 {
+		return Result{Output: fmt.Sprintf("[%s: empty file]", display)}
+	}
+	if offset > p.total {
+		return errResult("offset %d is past the end of %s, which has %d lines", offset, display, p.total)
+	}
+	var header string
+	switch {
+	case p.cutLine:
+		header = fmt.Sprintf("[%s: line %d of %d is longer than %d bytes and was cut; use search to find text in it", display, offset, p.total, budget)
+		if p.last < p.total {
+			header += fmt.Sprintf("; continue with offset=%d", p.last+1)
+		}
+		header += "]"
+	case p.truncated:
+		header = fmt.Sprintf("[%s: lines %d-%d of %d; output truncated at %d bytes; continue with offset=%d]", display, offset, p.last, p.total, budget, p.last+1)
+	case p.last < p.total:
+		header = fmt.Sprintf("[%s: lines %d-%d of %d; continue with offset=%d]", display, offset, p.last, p.total, p.last+1)
+	default:
+		header = fmt.Sprintf("[%s: lines %d-%d of %d]", display, offset, p.last, p.total)
+	}
+	return Result{Output: header + "\n" + string(p.text)}
+}
+
+type writeFileArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
+	var a writeFileArgs
+	if err := decodeArgs("write_file", raw, &a, "path", "content"); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Path == "" {
+		return errResult("write_file needs a non-empty path")
+	}
+	real, display, err := t.resolve(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return errResult("write_file cancelled; %s was not written", display)
+	}
+	unlock := t.lockPath(real)
+	defer unlock()
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		return fsErrorResult("create the directory for", display, err)
+	}
+	if err := writeAtomic(real, []byte(a.Content)); err != nil {
+		return fsErrorResult("write", display, err)
+	}
+	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), display)}
+}
+
+type editFileArgs struct {
+	Path      string `json:"path"`
+	OldString string `json:"old_string"`
+	NewString string `json:"new_string"`
+}
+
+func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
+	var a editFileArgs
+	if err := decodeArgs("edit_file", raw, &a, "path", "old_string", "new_string"); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Path == "" {
+		return errResult("edit_file needs a non-empty path")
+	}
+	if a.OldString == "" {
+		return errResult("old_string must not be empty; use write_file to create a file")
+	}
+	if a.OldString == a.NewString {
+		return errResult("old_string and new_string are identical, so there is nothing to change")
+	}
+	real, display, err := t.resolve(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return errResult("edit_file cancelled; %s was not changed", display)
+	}
+	// Hold the lock across read, check and write so a concurrent edit of the
+	// same file cannot be lost.
+	unlock := t.lockPath(real)
+	defer unlock()
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return fsErrorResult("edit", display, err)
+	}
+	content := string(data)
+	switch n := strings.Count(content, a.OldString); n {
+	case 0:
+		return errResult("old_string not found in %s (the file may have changed; read it again)", display)
+	case 1:
+	default:
+		return errResult("old_string occurs %d times in %s; add surrounding context so it matches exactly once", n, display)
+	}
+	updated := strings.Replace(content, a.OldString, a.NewString, 1)
+	if err := writeAtomic(real, []byte(updated)); err != nil {
+		return fsErrorResult("write", display, err)
+	}
+	return Result{Output: fmt.Sprintf("edited %s: replaced %d line(s) with %d line(s)",
+		display, strings.Count(a.OldString, "\n")+1, strings.Count(a.NewString, "\n")+1)}
+}
+
+// lockPath serialises writers of one resolved path within this Toolset and
+// returns the unlock function. Entries are never removed: there is one small
+// mutex per file ever written, which is bounded by the project's size.
+func (t *Toolset) lockPath(real string) (unlock func()) {
+	t.locksMu.Lock()
+	m, ok := t.locks[real]
+	if !ok {
+		m = new(sync.Mutex)
+		t.locks[real] = m
+	}
+	t.locksMu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// writeAtomic replaces path with data so that readers see either the old or
+// the new content, never a partial file: it writes a temporary file in the
+// same directory, syncs it and renames it over path. The existing file's
+// permissions are kept; new files get 0644.
+func writeAtomic(path string, data []byte) (err error) {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		if fi.IsDir() {
+			return &fs.PathError{Op: "write", Path: path, Err: errors.New("it is a directory")}
+		}
+		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".ralph-write-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// Sync the directory so the rename itself survives a crash. Failure here
+	// does not undo the write, so it is not reported.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,320 @@
+package workers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	maxListEntries   = 1000
+	maxSearchMatches = 200
+	maxSearchFile    = 2 << 20 // larger files are generated or data, not source
+	maxMatchLineLen  = 300     // runes of a matching line shown
+)
+
+func (t *Toolset) listFilesTool() Tool {
+	return builtin{
+		def: ToolDef{
+			Name: "list_files",
+			Description: "List files and directories recursively under a directory of the project (directories end in /). " +
+				"Skips .git, .ralph and node_modules. Paths are relative to the project root.",
+			Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Directory to list, relative to the project root. Default \".\"."},
+    "pattern": {"type": "string", "description": "Optional glob matched against each entry's base name or relative path, e.g. \"*.go\" or \"cmd/**/*_test.go\"."}
+  }
+}`),
+		},
+		run: t.listFiles,
+	}
+}
+
+func (t *Toolset) searchTool() Tool {
+	return builtin{
+		def: ToolDef{
+			Name: "search",
+			Description: "Search text files under a file or directory of the project for a Go regular expression (RE2 syntax). " +
+				"Returns matching lines as path:line: text. Skips binary files, files over 2 MiB, .git, .ralph and node_modules.",
+			Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "Go regular expression, e.g. \"func \\\\w+Handler\" or \"(?i)todo\"."},
+    "path": {"type": "string", "description": "File or directory to search, relative to the project root. Default \".\"."}
+  },
+  "required": ["pattern"]
+}`),
+		},
+		run: t.search,
+	}
+}
+
+type listFilesArgs struct {
+	Path    string `json:"path"`
+	Pattern string `json:"pattern"`
+}
+
+func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
+	var a listFilesArgs
+	if err := decodeArgs("list_files", raw, &a); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	if err := validGlob(a.Pattern); err != nil {
+		return errResult("invalid pattern %q: %v", a.Pattern, err)
+	}
+	real, display, err := t.resolve(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if _, err := os.Stat(real); err != nil {
+		return fsErrorResult("list", display, err)
+	}
+
+	var out strings.Builder
+	count, stopped := 0, ""
+	err = walkProject(ctx, real, func(p string, d fs.DirEntry) error {
+		if p == real && d.IsDir() {
+			return nil // the directory itself is not an entry of its listing
+		}
+		rel := t.relSlash(p)
+		if a.Pattern != "" && !matchAny(a.Pattern, d.Name(), rel, relTo(real, p)) {
+			return nil
+		}
+		line := rel
+		if d.IsDir() {
+			line += "/"
+		}
+		if count == maxListEntries || out.Len()+len(line)+1 > t.maxOut {
+			stopped = fmt.Sprintf("[listing stopped after %d entries; narrow it with path or pattern]", count)
+			return fs.SkipAll
+		}
+		out.WriteString(line)
+		out.WriteByte('\n')
+		count++
+		return nil
+	})
+	if err != nil {
+		return errResult("list_files stopped: %v", err)
+	}
+	if count == 0 {
+		if a.Pattern != "" {
+			return Result{Output: fmt.Sprintf("no entries under %s match %q", display, a.Pattern)}
+		}
+		return Result{Output: fmt.Sprintf("%s has no entries", display)}
+	}
+	if stopped != "" {
+		out.WriteString(stopped)
+	}
+	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
+}
+
+type searchArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+}
+
+func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
+	var a searchArgs
+	if err := decodeArgs("search", raw, &a, "pattern"); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Pattern == "" {
+		return errResult("search needs a non-empty pattern")
+	}
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return errResult("invalid regular expression: %v", err)
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	real, display, err := t.resolve(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if _, err := os.Stat(real); err != nil {
+		return fsErrorResult("search", display, err)
+	}
+
+	var out strings.Builder
+	matches, stopped := 0, ""
+	err = walkProject(ctx, real, func(p string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() {
+			return nil // directories are walked into; symlinks could lead outside the root
+		}
+		data, ok := readSearchable(p)
+		if !ok {
+			return nil
+		}
+		rel := t.relSlash(p)
+		for lineNo := 1; len(data) > 0; lineNo++ {
+			line := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				line, data = data[:i], data[i+1:]
+			} else {
+				data = nil
+			}
+			if !re.Match(line) {
+				continue
+			}
+			entry := fmt.Sprintf("%s:%d: %s\n", rel, lineNo, clipLine(line))
+			if matches == maxSearchMatches || out.Len()+len(entry) > t.maxOut {
+				stopped = fmt.Sprintf("[search stopped after %d matches; narrow the pattern or path]", matches)
+				return fs.SkipAll
+			}
+			out.WriteString(entry)
+			matches++
+		}
+		return nil
+	})
+	if err != nil {
+		return errResult("search stopped: %v", err)
+	}
+	if matches == 0 {
+		return Result{Output: fmt.Sprintf("no matches for %q in %s", a.Pattern, display)}
+	}
+	if stopped != "" {
+		out.WriteString(stopped)
+	}
+	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
+}
+
+// readSearchable returns the file's content unless it is too large, binary or
+// unreadable; search skips such files silently because they are rarely what
+// the model is looking for.
+func readSearchable(p string) ([]byte, bool) {
+	fi, err := os.Stat(p)
+	if err != nil || fi.Size() > maxSearchFile {
+		return nil, false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil || len(data) > maxSearchFile {
+		return nil, false
+	}
+	if bytes.IndexByte(data[:min(len(data), binarySniffLen)], 0) >= 0 {
+		return nil, false
+	}
+	return data, true
+}
+
+// clipLine trims a matching line for display, cutting very long lines (such
+// as minified code) to maxMatchLineLen runes.
+func clipLine(line []byte) string {
+	s := strings.TrimRight(string(line), "\r")
+	if utf8.RuneCountInString(s) <= maxMatchLineLen {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxMatchLineLen {
+			return s[:i] + " [...]"
+		}
+		n++
+	}
+	return s
+}
+
+// walkProject walks root in lexical order, skipping the directories in
+// skipNames and unreadable directories, and stops early when ctx is done.
+// Symlinks are reported but never followed, so a walk cannot leave the root.
+func walkProject(ctx context.Context, root string, fn func(p string, d fs.DirEntry) error) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable subdirectory should not spoil the rest
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p != root && skipNames[d.Name()] {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		return fn(p, d)
+	})
+	if errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return err
+}
+
+// relTo returns p relative to dir with slashes, for matching patterns written
+// relative to the listed directory.
+func relTo(dir, p string) string {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// validGlob checks every segment of a slash separated glob, because
+// path.Match only reports a malformed pattern when matching reaches it.
+func validGlob(pattern string) error {
+	for _, seg := range strings.Split(pattern, "/") {
+		if _, err := path.Match(seg, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// matchAny reports whether pattern matches any of the candidate names.
+func matchAny(pattern string, candidates ...string) bool {
+	for _, c := range candidates {
+		if c != "" && matchGlob(pattern, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlob matches a slash separated path against a glob where each segment
+// follows path.Match and a "**" segment matches any number of directories.
+func matchGlob(pattern, name string) bool {
+	return matchSegments(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+func matchSegments(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for len(pat) > 0 && pat[0] == "**" {
+				pat = pat[1:]
+			}
+			if len(pat) == 0 {
+				return true
+			}
+			for i := range len(segs) + 1 {
+				if matchSegments(pat, segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], segs[0]); err != nil || !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}

@@ -1,0 +1,117 @@
+package workers
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// omittedMarker is the line that replaces the middle of a cut output.
+func omittedMarker(n int64) string {
+	return fmt.Sprintf("\n[... %d bytes omitted ...]\n", n)
+}
+
+// truncateMiddle keeps the first and last halves of max bytes of s and marks
+// the cut. The head and tail are what matter for command output and logs:
+// the start shows what ran and the end shows how it finished.
+func truncateMiddle(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	head := runeStartAtOrBefore(s, max/2)
+	tail := runeStartAtOrAfter(s, len(s)-(max-max/2))
+	return s[:head] + omittedMarker(int64(tail-head)) + s[tail:]
+}
+
+// runeStartAtOrBefore moves i back to the start of the rune containing it, so
+// a cut never splits a UTF-8 sequence.
+func runeStartAtOrBefore(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// runeStartAtOrAfter moves i forward to the next rune start.
+func runeStartAtOrAfter(s string, i int) int {
+	if i < 0 {
+		i = 0
+	}
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
+}
+
+// headTailBuffer is an io.Writer that keeps at most the first and last halves
+// of max bytes written to it, so a command that prints gigabytes costs a
+// bounded amount of memory. It is not safe for concurrent use; the single
+// goroutine draining a command's pipe owns it until it finishes.
+type headTailBuffer struct {
+	max   int
+	head  []byte
+	tail  []byte // grows to twice its budget before being compacted
+	total int64
+}
+
+func newHeadTailBuffer(max int) *headTailBuffer {
+	return &headTailBuffer{max: max}
+}
+
+func (b *headTailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	b.total += int64(n)
+	headCap := b.max / 2
+	if room := headCap - len(b.head); room > 0 {
+		take := min(room, len(p))
+		b.head = append(b.head, p[:take]...)
+		p = p[take:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	tailCap := b.max - headCap
+	if len(p) >= tailCap {
+		b.tail = append(b.tail[:0], p[len(p)-tailCap:]...)
+		return n, nil
+	}
+	b.tail = append(b.tail, p...)
+	if len(b.tail) > 2*tailCap {
+		b.tail = append(b.tail[:0], b.tail[len(b.tail)-tailCap:]...)
+	}
+	return n, nil
+}
+
+// String returns everything written if it fit, or the head, a marker with the
+// number of bytes dropped, and the tail.
+func (b *headTailBuffer) String() string {
+	tailCap := b.max - b.max/2
+	tail := b.tail
+	if len(tail) > tailCap {
+		tail = tail[len(tail)-tailCap:]
+	}
+	kept := int64(len(b.head) + len(tail))
+	if kept == b.total {
+		return string(b.head) + string(tail)
+	}
+	head := trimPartialRuneEnd(string(b.head))
+	ts := string(tail)
+	t := runeStartAtOrAfter(ts, 0)
+	omitted := b.total - int64(len(head)) - int64(len(ts)-t)
+	return head + omittedMarker(omitted) + ts[t:]
+}
+
+// trimPartialRuneEnd drops an incomplete UTF-8 sequence at the end of s, left
+// there when a byte budget ended in the middle of a rune.
+func trimPartialRuneEnd(s string) string {
+	if s == "" {
+		return s
+	}
+	i := runeStartAtOrBefore(s, len(s)-1)
+	if !utf8.FullRuneInString(s[i:]) {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,273 @@
+// Package workers implements the tools the model calls: reading, writing and
+// editing files, listing and searching the project, and running shell
+// commands. Every tool is confined to the project root, and every failure is
+// returned as a Result the model can read instead of a Go error, so that a
+// bad tool call becomes feedback for the model rather than a crash.
+package workers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ToolDef is what the model sees (OpenAI function calling).
+type ToolDef struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON Schema object
+}
+
+// Result is what a tool call returns to the model. Failures are results the
+// model can read (IsError true), never Go errors.
+type Result struct {
+	Output  string
+	IsError bool
+}
+
+// Tool is one callable tool; the coordinator registers extra tools later.
+type Tool interface {
+	Def() ToolDef
+	Run(ctx context.Context, args json.RawMessage) Result
+}
+
+// Options configures a Toolset.
+type Options struct {
+	Root           string        // project root (absolute path; symlinks of Root itself are resolved once at start)
+	Approver       Approver      // nil means DenyNoTerminal
+	CommandTimeout time.Duration // default 120s; a per-call timeout_s argument overrides (capped at 3600s)
+	MaxOutputBytes int           // per tool result, default 30000 bytes; head and tail are kept and the cut is marked
+	Env            []string      // environment for commands; nil means os.Environ()
+}
+
+const (
+	defaultCommandTimeout = 120 * time.Second
+	maxCommandTimeout     = 3600 * time.Second
+	defaultMaxOutputBytes = 30000
+
+	// resultSlack is how far past MaxOutputBytes a result may grow before
+	// Call cuts it. Built-in tools budget their payload to MaxOutputBytes and
+	// add short headers and notes on top; the slack keeps those intact while
+	// still bounding results of registered tools that do not budget at all.
+	resultSlack = 1024
+)
+
+// Toolset holds the built-in tools plus any registered ones and dispatches
+// calls by name. It is safe for concurrent use.
+type Toolset struct {
+	root     string // absolute, cleaned, symlinks resolved
+	rootLex  string // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
+	approver Approver
+	timeout  time.Duration
+	maxOut   int
+	env      []string
+	shell    string
+
+	mu    sync.RWMutex
+	tools map[string]Tool
+	order []string
+
+	// locks serialises writes per resolved path, so concurrent edits by
+	// several agents sharing this Toolset cannot interleave read-modify-write.
+	locksMu sync.Mutex
+	locks   map[string]*sync.Mutex
+}
+
+// NewToolset checks the root and returns a Toolset with the built-in tools
+// registered.
+func NewToolset(opts Options) (*Toolset, error) {
+	if opts.Root == "" {
+		return nil, errors.New("workers: project root is empty")
+	}
+	lex, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
+	}
+	real, err := filepath.EvalSymlinks(lex)
+	if err != nil {
+		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
+	}
+
+	t := &Toolset{
+		root:     real,
+		rootLex:  lex,
+		approver: opts.Approver,
+		timeout:  opts.CommandTimeout,
+		maxOut:   opts.MaxOutputBytes,
+		env:      opts.Env,
+		shell:    findShell(),
+		tools:    make(map[string]Tool),
+		locks:    make(map[string]*sync.Mutex),
+	}
+	if t.approver == nil {
+		t.approver = DenyNoTerminal
+	}
+	if t.timeout <= 0 {
+		t.timeout = defaultCommandTimeout
+	}
+	if t.maxOut <= 0 {
+		t.maxOut = defaultMaxOutputBytes
+	}
+	for _, b := range t.builtins() {
+		t.Register(b)
+	}
+	return t, nil
+}
+
+// findShell prefers bash because models write bash syntax, and falls back to
+// sh so that minimal images still work.
+func findShell() string {
+	for _, name := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return "/bin/sh"
+}
+
+// builtins lists the built-in tools in the order the model sees them.
+func (t *Toolset) builtins() []Tool {
+	return []Tool{
+		t.readFileTool(),
+		t.writeFileTool(),
+		t.editFileTool(),
+		t.listFilesTool(),
+		t.searchTool(),
+		t.runCommandTool(),
+	}
+}
+
+// Root returns the project root with symlinks resolved.
+func (t *Toolset) Root() string { return t.root }
+
+// Register adds a tool, or replaces the tool of the same name in place so
+// that the order the model sees stays stable.
+func (t *Toolset) Register(tool Tool) {
+	name := tool.Def().Name
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.tools[name]; !ok {
+		t.order = append(t.order, name)
+	}
+	t.tools[name] = tool
+}
+
+// Definitions returns the tool definitions in registration order, built-ins
+// first.
+func (t *Toolset) Definitions() []ToolDef {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	defs := make([]ToolDef, 0, len(t.order))
+	for _, name := range t.order {
+		defs = append(defs, t.tools[name].Def())
+	}
+	return defs
+}
+
+// Call runs the named tool. Unknown names and malformed arguments come back
+// as error results the model can act on.
+func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) Result {
+	t.mu.RLock()
+	tool, ok := t.tools[name]
+	names := strings.Join(t.order, ", ")
+	t.mu.RUnlock()
+	if !ok {
+		return errResult("unknown tool %q; available tools: %s", name, names)
+	}
+	res := tool.Run(ctx, args)
+	res.Output = truncateMiddle(res.Output, t.maxOut+resultSlack)
+	return res
+}
+
+// builtin adapts a definition and a function to the Tool interface.
+type builtin struct {
+	def ToolDef
+	run func(ctx context.Context, args json.RawMessage) Result
+}
+
+func (b builtin) Def() ToolDef { return b.def }
+
+func (b builtin) Run(ctx context.Context, args json.RawMessage) Result { return b.run(ctx, args) }
+
+// errResult formats an error result for the model.
+func errResult(format string, a ...any) Result {
+	return Result{Output: fmt.Sprintf(format, a...), IsError: true}
+}
+
+// decodeArgs unmarshals tool arguments into dst and checks that the required
+// fields are present. Its errors are single sentences meant for the model,
+// which will read them and retry the call.
+func decodeArgs(tool string, raw json.RawMessage, dst any, required ...string) error {
+	trimmed := strings.TrimSpace(string(raw))
+	if trimmed == "" || trimmed == "null" {
+		trimmed = "{}"
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(trimmed), &fields); err != nil {
+		return fmt.Errorf("arguments for %s must be a JSON object (%v)", tool, describeJSONError(err))
+	}
+	var missing []string
+	for _, name := range required {
+		if v, ok := fields[name]; !ok || strings.TrimSpace(string(v)) == "null" {
+			missing = append(missing, `"`+name+`"`)
+		}
+	}
+	if len(missing) > 0 {
+		noun := "argument"
+		if len(missing) > 1 {
+			noun = "arguments"
+		}
+		return fmt.Errorf("%s is missing the required %s %s", tool, noun, strings.Join(missing, ", "))
+	}
+	if err := json.Unmarshal([]byte(trimmed), dst); err != nil {
+		return fmt.Errorf("invalid arguments for %s: %v", tool, describeJSONError(err))
+	}
+	return nil
+}
+
+// describeJSONError turns encoding/json errors into wording that names the
+// argument and the JSON type expected, which is what the model needs.
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		if typeErr.Field == "" {
+			return fmt.Sprintf("got a JSON %s", typeErr.Value)
+		}
+		want := jsonTypeName(typeErr.Type.Kind().String())
+		if want == "number" && strings.HasPrefix(typeErr.Value, "number") {
+			return fmt.Sprintf("argument %q must be a whole number, not %s", typeErr.Field, strings.TrimPrefix(typeErr.Value, "number "))
+		}
+		return fmt.Sprintf("argument %q must be a %s, not a %s", typeErr.Field, want, typeErr.Value)
+	}
+	return err.Error()
+}
+
+// jsonTypeName maps a Go kind name to the JSON type the model should send.
+func jsonTypeName(kind string) string {
+	switch {
+	case kind == "string":
+		return "string"
+	case kind == "bool":
+		return "boolean"
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"), strings.HasPrefix(kind, "float"):
+		return "number"
+	case kind == "slice", kind == "array":
+		return "array"
+	default:
+		return "object"
+	}
+}
