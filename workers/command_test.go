@@ -182,13 +182,3 @@ func TestFormatSeconds(t *testing.T) {
 		}
 	}
 }
-
-func TestParseStat(t *testing.T) {
-	state, pgrp, ok := parseStat([]byte("1234 (we (ird) name) S 1 987 987 0 -1 4194560"))
-	if !ok || state != 'S' || pgrp != 987 {
-		t.Fatalf("parseStat = %c, %d, %v", state, pgrp, ok)
-	}
-	if _, _, ok := parseStat([]byte("garbage")); ok {
-		t.Fatal("parsed garbage")
-	}
-}

@@ -102,16 +102,14 @@ func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
+	if res, ok := checkRegular(real, display, "read"); !ok {
+		return res
+	}
 	f, err := os.Open(real)
 	if err != nil {
 		return fsErrorResult("read", display, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return fsErrorResult("read", display, err)
-	} else if fi.IsDir() {
-		return errResult("%s is a directory; use list_files to see its contents", display)
-	}
 
 	br := bufio.NewReaderSize(f, 64<<10)
 	if sniff, _ := br.Peek(binarySniffLen); bytes.IndexByte(sniff, 0) >= 0 {
@@ -280,6 +278,9 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	// same file cannot be lost.
 	unlock := t.lockPath(real)
 	defer unlock()
+	if res, ok := checkRegular(real, display, "edit"); !ok {
+		return res
+	}
 	data, err := os.ReadFile(real)
 	if err != nil {
 		return fsErrorResult("edit", display, err)
@@ -298,6 +299,21 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	}
 	return Result{Output: fmt.Sprintf("edited %s: replaced %d line(s) with %d line(s)",
 		display, strings.Count(a.OldString, "\n")+1, strings.Count(a.NewString, "\n")+1)}
+}
+
+// checkRegular refuses directories and special files before they are opened:
+// opening a FIFO would block until some writer appears.
+func checkRegular(real, display, action string) (Result, bool) {
+	fi, err := os.Stat(real)
+	switch {
+	case err != nil:
+		return fsErrorResult(action, display, err), false
+	case fi.IsDir():
+		return errResult("%s is a directory; use list_files to see its contents", display), false
+	case !fi.Mode().IsRegular():
+		return errResult("cannot %s %s: it is not a regular file", action, display), false
+	}
+	return Result{}, true
 }
 
 // lockPath serialises writers of one resolved path within this Toolset and

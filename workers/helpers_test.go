@@ -110,9 +110,7 @@ func waitForPID(t testing.TB, path string) int {
 // that every couple of seconds), after which kill(-pgid, 0) reports ESRCH.
 func assertGroupGone(t testing.TB, pgid int) {
 	t.Helper()
-	if groupHasLiveMember(pgid) {
-		t.Fatalf("process group %d still has a live member after Call returned", pgid)
-	}
+	assertNoLiveMember(t, pgid)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		err := syscall.Kill(-pgid, 0)
