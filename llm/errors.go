@@ -163,10 +163,13 @@ func rootCause(err error) string {
 	if errors.As(err, &dnsErr) {
 		return "no such host " + dnsErr.Name
 	}
+	// Stop above our own sentinel: unwrapping "broken model stream: no data
+	// for 3m0s" down to ErrBrokenStream would drop the part that says what
+	// actually happened.
 	for {
 		next := errors.Unwrap(err)
-		if next == nil {
-			return err.Error()
+		if next == nil || next == ErrBrokenStream {
+			return strings.TrimPrefix(err.Error(), ErrBrokenStream.Error()+": ")
 		}
 		err = next
 	}

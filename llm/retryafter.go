@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -48,6 +49,12 @@ func (h *recordedHeader) retryAfter() (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
+		// Converting an out-of-range float to an integer wraps around to a
+		// negative Duration, which would turn "wait ages" into "retry now";
+		// saturate so the MaxRetryAfter check refuses it instead.
+		if secs >= float64(math.MaxInt64)/float64(time.Second) {
+			return time.Duration(math.MaxInt64), true
+		}
 		return time.Duration(secs * float64(time.Second)), true
 	}
 	if t, err := http.ParseTime(v); err == nil {

@@ -1,0 +1,35 @@
+# ralph's build, test and benchmark entry points. Everything runs offline
+# against servers the tests start themselves on 127.0.0.1.
+
+GO       ?= go
+BIN      ?= bin/ralph
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+
+.PHONY: build test bench lint demo clean
+
+## build: compile ralph into bin/ralph
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+## test: the whole test suite with the race detector
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+## bench: every benchmark once, printed as a table of medians against targets
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -benchmem ./... | $(GO) run ./cmd/benchtable
+
+## lint: formatting and vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## demo: build ralph and run one task end to end against the bundled scripted model
+demo: build
+	@$(GO) build -o bin/fakemodel ./cmd/fakemodel
+	@./testdata/demo.sh
+
+clean:
+	rm -rf bin

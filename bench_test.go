@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The benchmarks here drive the real binary, so each reports medians and
+// tail percentiles over a fixed number of trials (or b.N, if larger) as
+// custom metrics; `make bench` runs them once each and prints a table.
+
+func trials(b *testing.B, n int) int { return max(b.N, n) }
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	idx := int(float64(len(s)-1)*p + 0.5)
+	return s[idx]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// BenchmarkStartupVersion: wall time of `ralph version` (target: median < 10 ms).
+func BenchmarkStartupVersion(b *testing.B) {
+	n := trials(b, 100)
+	var ds []time.Duration
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if out, err := exec.Command(ralphBin, "version").CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	b.ReportMetric(ms(percentile(ds, 0.5)), "median-ms")
+	b.ReportMetric(ms(percentile(ds, 0.9)), "p90-ms")
+}
+
+// BenchmarkOneShotOverhead: a 3-turn tool scenario against the fake model
+// with no delays; ralph's own time is the wall time of the whole process
+// minus the time the server spent answering (target: median < 30 ms).
+func BenchmarkOneShotOverhead(b *testing.B) {
+	srv := inlineServer(b, `{"name":"three_turns_loop","loop":true,"responses":[
+		{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"alpha\\n\"}"}]},
+		{"tool_calls":[{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}]},
+		{"text":"all done"}]}`)
+	env := cleanEnv(b)
+	n := trials(b, 40)
+	var own, wall []time.Duration
+	for i := 0; i < n; i++ {
+		dir := b.TempDir()
+		before := srv.ServerTime()
+		start := time.Now()
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--json", "go")
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		w := time.Since(start)
+		wall = append(wall, w)
+		own = append(own, w-(srv.ServerTime()-before))
+	}
+	b.ReportMetric(ms(percentile(own, 0.5)), "own-median-ms")
+	b.ReportMetric(ms(percentile(wall, 0.5)), "wall-median-ms")
+	b.ReportMetric(ms(percentile(own, 0.9)), "own-p90-ms")
+}
+
+// BenchmarkHardStop: SIGINT while run_command runs `sleep 60`, to process
+// exit (target: p99 < 100 ms over 50 runs, 0 orphaned processes).
+func BenchmarkHardStop(b *testing.B) {
+	srv := inlineServer(b, `{"name":"sleep_loop","loop":true,"responses":[
+		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"echo $$ > cmd.pid; sleep 60\"}"}]}]}`)
+	env := cleanEnv(b)
+	n := trials(b, 50)
+	var ds []time.Duration
+	orphans := 0
+	for i := 0; i < n; i++ {
+		dir := b.TempDir()
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "-y", "--json", "sleep")
+		cmd.Dir, cmd.Env = dir, env
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		pgid := waitPid(b, filepath.Join(dir, "cmd.pid"))
+		start := time.Now()
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		ds = append(ds, time.Since(start))
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			b.Fatalf("exit: %v", err)
+		}
+		if syscall.Kill(-pgid, 0) == nil {
+			orphans++
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+	}
+	b.ReportMetric(ms(percentile(ds, 0.5)), "median-ms")
+	b.ReportMetric(ms(percentile(ds, 0.99)), "p99-ms")
+	b.ReportMetric(float64(orphans), "orphans")
+}
+
+func waitPid(b *testing.B, path string) int {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		data, err := os.ReadFile(path)
+		if err == nil && strings.HasSuffix(string(data), "\n") {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+				return pid
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.Fatal("the command never started")
+	return 0
+}

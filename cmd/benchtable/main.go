@@ -1,0 +1,132 @@
+// Command benchtable reads `go test -bench` output on stdin and prints one
+// table of every benchmark's figures, with ralph's targets checked where a
+// target exists. `make bench` pipes into it. It exits non-zero when a
+// benchmark failed to run, never because a target was missed: machines
+// are noisy, and the table is for people to read.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// target is a bound on one metric of one benchmark.
+type target struct {
+	bench, metric string
+	max           float64
+	label         string
+}
+
+var targets = []target{
+	{"StartupVersion", "median-ms", 10, "< 10 ms"},
+	{"OneShotOverhead", "own-median-ms", 30, "< 30 ms"},
+	{"HardStop", "p99-ms", 100, "< 100 ms"},
+	{"HardStop", "orphans", 0, "0"},
+}
+
+var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
+
+type row struct {
+	pkg, name string
+	metrics   [][2]string // value, unit in order
+}
+
+func main() {
+	rows, failed, err := parse(os.Stdin, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(2)
+	}
+	print(os.Stdout, rows)
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func parse(r io.Reader, echo io.Writer) ([]row, bool, error) {
+	var rows []row
+	pkg := ""
+	failed := false
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "pkg: "):
+			pkg = strings.TrimPrefix(line, "pkg: ")
+			continue
+		case strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "--- FAIL") || strings.Contains(line, "panic:"):
+			failed = true
+			fmt.Fprintln(echo, line)
+			continue
+		}
+		m := benchLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[4])
+		rw := row{pkg: shortPkg(pkg), name: m[1]}
+		for i := 0; i+1 < len(f); i += 2 {
+			rw.metrics = append(rw.metrics, [2]string{f[i], f[i+1]})
+		}
+		rows = append(rows, rw)
+	}
+	return rows, failed, sc.Err()
+}
+
+func shortPkg(p string) string {
+	if i := strings.Index(p, "/ralph"); i >= 0 {
+		p = p[i+len("/ralph"):]
+	}
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return "ralph"
+	}
+	return p
+}
+
+func print(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "package\tbenchmark\tmetric\tvalue\ttarget\t")
+	fmt.Fprintln(tw, "-------\t---------\t------\t-----\t------\t")
+	for _, r := range rows {
+		for _, m := range r.metrics {
+			if m[1] == "ns/op" && len(r.metrics) > 1 && hasCustom(r) {
+				continue // the wall time of a whole fixed-trial run says nothing
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", r.pkg, r.name, m[1], m[0], verdict(r.name, m[1], m[0]))
+		}
+	}
+	tw.Flush()
+}
+
+func hasCustom(r row) bool {
+	for _, m := range r.metrics {
+		if strings.HasSuffix(m[1], "-ms") || m[1] == "orphans" {
+			return true
+		}
+	}
+	return false
+}
+
+func verdict(name, metric, value string) string {
+	for _, t := range targets {
+		if t.bench != name || t.metric != metric {
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return t.label
+		}
+		if v <= t.max && !(t.max > 0 && v == t.max) {
+			return t.label + "  ok"
+		}
+		return t.label + "  MISSED"
+	}
+	return ""
+}
