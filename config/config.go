@@ -208,7 +208,9 @@ func (c Config) Validate() error {
 // IsLocalURL reports whether u points at this machine or a private network,
 // where model servers (Ollama, vLLM, LM Studio, llama.cpp) need no key.
 func IsLocalURL(u *url.URL) bool {
-	host := u.Hostname()
+	// Host names are case-insensitive and may be written fully qualified
+	// with a trailing dot; "LocalHost" or "box.local." are still local.
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal") {
 		return true
 	}

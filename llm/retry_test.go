@@ -58,7 +58,9 @@ func TestRetryAfterTooLongFailsAtOnce(t *testing.T) {
 			var log deltaLog
 			start := time.Now()
 			_, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), log.add)
-			if elapsed := time.Since(start); elapsed > 500*time.Millisecond {
+			// Generous for loaded CI machines; honouring the header would
+			// take minutes, and even MaxRetryAfter is 3 s.
+			if elapsed := time.Since(start); elapsed > 2*time.Second {
 				t.Errorf("took %s, want an immediate failure", elapsed)
 			}
 			wantErrorKind(t, err, ErrRateLimited, srv.URL, "asked to wait")
@@ -272,10 +274,12 @@ func TestIdleTimeout(t *testing.T) {
 		resp fakemodel.Response
 		want string
 	}{
-		// Headers arrive at once, then the stream goes silent.
-		{"between chunks", fakemodel.Response{Text: "slow model", ChunkDelayMS: 2000}, "no data for 150ms"},
+		// Headers arrive at once, then the stream goes silent. The delays
+		// are long so that only the idle timeout can end the call early,
+		// even on a loaded machine.
+		{"between chunks", fakemodel.Response{Text: "slow model", ChunkDelayMS: 10000}, "no data for 150ms"},
 		// The endpoint does not even send headers.
-		{"before headers", fakemodel.Response{Text: "slow model", DelayMS: 2000}, "no response within 150ms"},
+		{"before headers", fakemodel.Response{Text: "slow model", DelayMS: 10000}, "no response within 150ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,7 +291,7 @@ func TestIdleTimeout(t *testing.T) {
 			_, err := clientFor(srv, cfg).Stream(context.Background(), userRequest("hi"), nil)
 			elapsed := time.Since(start)
 			wantErrorKind(t, err, ErrBrokenStream, "after 2 attempts", tt.want)
-			if elapsed < 300*time.Millisecond || elapsed > 1500*time.Millisecond {
+			if elapsed < 300*time.Millisecond || elapsed > 5*time.Second {
 				t.Errorf("took %s, want about two idle timeouts (300 ms)", elapsed)
 			}
 			srv.Close() // wait for the handlers to notice the client left
@@ -303,21 +307,37 @@ func TestIdleTimeout(t *testing.T) {
 // A slow but steady stream must not trip the idle timeout: every chunk
 // resets it, so the total may far exceed IdleTimeout.
 func TestIdleTimeoutResetByEachChunk(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Text: "0123456789", ChunkSize: 1, ChunkDelayMS: 40})
+	// 40 chunks 50 ms apart take 2 s, longer than IdleTimeout, while each
+	// gap leaves a wide margin for a heavily loaded machine.
+	text := strings.Repeat("0123456789", 4)
+	srv := serveResponses(t, fakemodel.Response{Text: text, ChunkSize: 1, ChunkDelayMS: 50})
 	cfg := fastConfig()
-	cfg.IdleTimeout = 200 * time.Millisecond
+	cfg.IdleTimeout = 1500 * time.Millisecond
 	cfg.MaxAttempts = 1
+	start := time.Now()
 	resp, err := clientFor(srv, cfg).Stream(context.Background(), userRequest("hi"), nil)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	if resp.Message.Content != "0123456789" {
+	if d := time.Since(start); d <= cfg.IdleTimeout {
+		t.Errorf("stream took only %s; the test needs it to outlast IdleTimeout", d)
+	}
+	if resp.Message.Content != text {
 		t.Errorf("content = %q", resp.Message.Content)
 	}
 }
 
+// cancelBound is how soon Stream must return after its context is
+// cancelled. It is typically a millisecond or two; the bound leaves room for
+// a CI machine busy with other tests while staying far below the waits
+// (seconds) that a Stream ignoring cancellation would sit through.
+const cancelBound = 250 * time.Millisecond
+
 func TestCancelDuringSlowStream(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Text: "abcdefghij", ChunkSize: 1, ChunkDelayMS: 300})
+	// Events 600 ms apart (the role chunk, then "a" at 1.2 s): a Stream
+	// that noticed the cancel only at the next chunk would return about
+	// 550 ms after it, well over the bound below.
+	srv := serveResponses(t, fakemodel.Response{Text: "abcdefghij", ChunkSize: 1, ChunkDelayMS: 600})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelled := make(chan time.Time, 1)
@@ -338,8 +358,8 @@ func TestCancelDuringSlowStream(t *testing.T) {
 	}
 	select {
 	case at := <-cancelled:
-		if d := returned.Sub(at); d > 100*time.Millisecond {
-			t.Errorf("Stream returned %s after cancel, want < 100ms", d)
+		if d := returned.Sub(at); d > cancelBound {
+			t.Errorf("Stream returned %s after cancel, want < %s", d, cancelBound)
 		}
 	default:
 		t.Fatal("Stream returned before the test cancelled it")
@@ -388,8 +408,8 @@ func TestCancelDuringBackoff(t *testing.T) {
 			}
 			select {
 			case at := <-cancelled:
-				if d := returned.Sub(at); d > 100*time.Millisecond {
-					t.Errorf("Stream returned %s after cancel, want < 100ms", d)
+				if d := returned.Sub(at); d > cancelBound {
+					t.Errorf("Stream returned %s after cancel, want < %s", d, cancelBound)
 				}
 			default:
 				t.Fatal("Stream returned before the test cancelled it")

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,9 +38,11 @@ const (
 )
 
 // NewID returns a session id that sorts by creation time and is unique
-// enough for one machine: UTC timestamp plus 6 random hex digits.
+// enough for one machine: UTC timestamp plus 12 random hex digits. (Six
+// digits collided about once in 35 runs of 1000 ids started in the same
+// second, which parallel agents and tests do.)
 func NewID(now time.Time) string {
-	var b [3]byte
+	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
@@ -91,17 +94,50 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 }
 
 func newRedactor(secrets []string) *strings.Replacer {
-	var pairs []string
+	var forms []string
 	for _, s := range secrets {
 		// Very short strings would redact ordinary words; real keys are long.
 		if len(s) >= 8 {
-			pairs = append(pairs, s, "[REDACTED]")
+			forms = append(forms, secretForms(s)...)
 		}
 	}
-	if len(pairs) == 0 {
+	if len(forms) == 0 {
 		return nil
 	}
+	// strings.Replacer takes the first pair, in argument order, that matches
+	// at a position; longest first keeps a secret that extends another
+	// from leaking its tail.
+	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		pairs = append(pairs, f, "[REDACTED]")
+	}
 	return strings.NewReplacer(pairs...)
+}
+
+// secretForms is s as it appears in the bytes the session writes: raw in
+// the transcript, and JSON-escaped (with and without HTML escaping, as the
+// encoders differ) in the JSON files. Redacting only the raw form would let
+// a key containing a quote, backslash, '&', '<' or '>' through the JSON
+// files, where the decoded value is the secret again.
+func secretForms(s string) []string {
+	forms := []string{s}
+	add := func(f string) {
+		if !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	if b, err := json.Marshal(s); err == nil {
+		add(string(b[1 : len(b)-1]))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err == nil {
+		b := bytes.TrimSpace(buf.Bytes())
+		add(string(b[1 : len(b)-1]))
+	}
+	return forms
 }
 
 func (s *Session) clean(b []byte) []byte {
@@ -199,6 +235,16 @@ func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
 	var msgs []llm.Message
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	// An append writes whole lines, so only a line without its newline can
+	// be torn; a malformed line that was terminated is damage, not a crash.
+	terminated := false
+	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		if tok != nil {
+			terminated = data[adv-1] == '\n'
+		}
+		return adv, tok, err
+	})
 	var bad error
 	line := 0
 	for sc.Scan() {
@@ -215,6 +261,9 @@ func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read saved conversation: %w", err)
+	}
+	if bad != nil && terminated {
+		return nil, bad
 	}
 	return msgs, nil
 }

@@ -1,0 +1,287 @@
+package config
+
+import (
+	"errors"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+const (
+	userDir     = "/home/u/.config"
+	projectRoot = "/work/proj"
+)
+
+var (
+	userFile    = filepath.Join(userDir, "ralph", "config.toml")
+	projectFile = filepath.Join(projectRoot, ProjectFile)
+)
+
+// env is a fake environment, so tests never read or depend on the real one.
+type env map[string]string
+
+func (e env) get(k string) string { return e[k] }
+
+// load runs Load over an in-memory filesystem holding the given files.
+func load(t *testing.T, files map[string]string, e env) (Config, error) {
+	t.Helper()
+	fs := afero.NewMemMapFs()
+	for path, content := range files {
+		if err := afero.WriteFile(fs, path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Load(Sources{Fs: fs, ProjectRoot: projectRoot, UserConfigDir: userDir, Getenv: e.get})
+}
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := load(t, nil, env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Model: DefaultModel, BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY",
+		MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries, CommandTimeout: DefaultCommandTimeout,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("defaults = %+v, want %+v", c, want)
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	user := `
+model = "user-model"
+base_url = "https://user.example/v1"
+api_key_env = "USER_KEY"
+max_turns = 7
+max_retries = 9
+command_timeout_s = 30
+`
+	// The project overrides some settings and leaves the rest to the user
+	// file; max_retries = 0 must count as set, not as "absent".
+	project := `
+model = "project-model"
+max_retries = 0
+`
+	tests := []struct {
+		name  string
+		files map[string]string
+		env   env
+		want  Config
+	}{
+		{
+			name:  "user file over defaults",
+			files: map[string]string{userFile: user},
+			env:   env{"USER_KEY": "sk-user", "OPENAI_API_KEY": "sk-default"},
+			want: Config{Model: "user-model", BaseURL: "https://user.example/v1", APIKey: "sk-user", APIKeyEnv: "USER_KEY",
+				MaxTurns: 7, MaxRetries: 9, CommandTimeout: 30 * time.Second, Files: []string{userFile}},
+		},
+		{
+			name:  "project file over user file",
+			files: map[string]string{userFile: user, projectFile: project},
+			env:   env{"USER_KEY": "sk-user"},
+			want: Config{Model: "project-model", BaseURL: "https://user.example/v1", APIKey: "sk-user", APIKeyEnv: "USER_KEY",
+				MaxTurns: 7, MaxRetries: 0, CommandTimeout: 30 * time.Second, Files: []string{userFile, projectFile}},
+		},
+		{
+			name:  "environment over files",
+			files: map[string]string{userFile: user, projectFile: project},
+			env:   env{"USER_KEY": "sk-user", "OPENAI_BASE_URL": "http://localhost:11434/v1", "RALPH_MODEL": "env-model"},
+			want: Config{Model: "env-model", BaseURL: "http://localhost:11434/v1", APIKey: "sk-user", APIKeyEnv: "USER_KEY",
+				MaxTurns: 7, MaxRetries: 0, CommandTimeout: 30 * time.Second, Files: []string{userFile, projectFile}},
+		},
+		{
+			name:  "project file only, key from default variable",
+			files: map[string]string{projectFile: project},
+			env:   env{"OPENAI_API_KEY": "sk-default"},
+			want: Config{Model: "project-model", BaseURL: DefaultBaseURL, APIKey: "sk-default", APIKeyEnv: "OPENAI_API_KEY",
+				MaxTurns: DefaultMaxTurns, MaxRetries: 0, CommandTimeout: DefaultCommandTimeout, Files: []string{projectFile}},
+		},
+		{
+			name:  "empty environment values do not override",
+			files: map[string]string{projectFile: project},
+			env:   env{"OPENAI_BASE_URL": "", "RALPH_MODEL": ""},
+			want: Config{Model: "project-model", BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY",
+				MaxTurns: DefaultMaxTurns, MaxRetries: 0, CommandTimeout: DefaultCommandTimeout, Files: []string{projectFile}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := load(t, tt.files, tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(c, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", c, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadNoDirectories(t *testing.T) {
+	// With neither a user config dir nor a project, only defaults and the
+	// environment apply, and no file is reported as read.
+	c, err := Load(Sources{Fs: afero.NewMemMapFs(), Getenv: env{"RALPH_MODEL": "m"}.get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "m" || len(c.Files) != 0 {
+		t.Errorf("config = %+v", c)
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		path    string
+		content string
+		want    []string // fragments of the message
+	}{
+		{"unknown key", projectFile, "model = \"m\"\nmodle = \"typo\"\n", []string{projectFile, `"modle"`, "unknown setting"}},
+		{"api key in file", userFile, "api_key = \"sk-secret\"\n", []string{userFile, `"api_key"`}},
+		{"unknown table", projectFile, "[extra]\nx = 1\n", []string{projectFile, `"extra"`}},
+		{"syntax error", projectFile, "model = \"m\"\nbase_url = \n", []string{projectFile, "line 2"}},
+		{"unterminated string", userFile, "\n\n\nmodel = \"m\n", []string{userFile, "line 4"}},
+		{"wrong type", projectFile, "max_turns = \"many\"\n", []string{projectFile, "max_turns"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, map[string]string{tt.path: tt.content}, env{})
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+			for _, f := range tt.want {
+				if !strings.Contains(err.Error(), f) {
+					t.Errorf("error %q does not mention %q", err, f)
+				}
+			}
+			if strings.Contains(err.Error(), "sk-secret") {
+				t.Errorf("error %q repeats a secret from the file", err)
+			}
+		})
+	}
+}
+
+// valid is a configuration that passes Validate; cases change one thing.
+func valid() Config {
+	return Config{Model: "m", BaseURL: DefaultBaseURL, APIKey: "sk-x", APIKeyEnv: "OPENAI_API_KEY",
+		MaxTurns: 1, MaxRetries: DefaultMaxRetries, CommandTimeout: time.Second}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(*Config)
+		want   string // "" means valid; else a fragment of the message
+	}{
+		{"valid", func(*Config) {}, ""},
+		{"empty model", func(c *Config) { c.Model = "" }, "no model"},
+		{"blank model", func(c *Config) { c.Model = "  \t" }, "no model"},
+		{"ftp URL", func(c *Config) { c.BaseURL = "ftp://example.com/v1" }, `"ftp://example.com/v1"`},
+		{"URL without scheme", func(c *Config) { c.BaseURL = "localhost:11434/v1" }, "not an http(s) URL"},
+		{"URL without host", func(c *Config) { c.BaseURL = "http:///v1" }, "not an http(s) URL"},
+		{"unparsable URL", func(c *Config) { c.BaseURL = "http://[::1/v1" }, "not an http(s) URL"},
+		{"zero max turns", func(c *Config) { c.MaxTurns = 0 }, "max turns"},
+		{"max retries 0", func(c *Config) { c.MaxRetries = 0 }, ""},
+		{"max retries 20", func(c *Config) { c.MaxRetries = 20 }, ""},
+		{"max retries -1", func(c *Config) { c.MaxRetries = -1 }, "max retries"},
+		{"max retries 21", func(c *Config) { c.MaxRetries = 21 }, "between 0 and 20"},
+		{"zero command timeout", func(c *Config) { c.CommandTimeout = 0 }, "command timeout"},
+		{"remote without key", func(c *Config) { c.APIKey = "" }, "OPENAI_API_KEY is not set"},
+		{"remote without custom key", func(c *Config) { c.APIKey, c.APIKeyEnv = "", "OPENROUTER_API_KEY" }, "export OPENROUTER_API_KEY"},
+		{"localhost without key", func(c *Config) { c.APIKey, c.BaseURL = "", "http://localhost:11434/v1" }, ""},
+		{"127.0.0.1 without key", func(c *Config) { c.APIKey, c.BaseURL = "", "http://127.0.0.1:8080/v1" }, ""},
+		{"192.168 without key", func(c *Config) { c.APIKey, c.BaseURL = "", "http://192.168.1.20:1234/v1" }, ""},
+		{"[::1] without key", func(c *Config) { c.APIKey, c.BaseURL = "", "http://[::1]:8000/v1" }, ""},
+		{".local without key", func(c *Config) { c.APIKey, c.BaseURL = "", "http://gpu-box.local:11434/v1" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := valid()
+			tt.modify(&c)
+			err := c.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestIsLocalURL(t *testing.T) {
+	tests := []struct {
+		url  string
+		want bool
+	}{
+		{"http://localhost:11434/v1", true},
+		{"http://LocalHost:11434/v1", true}, // host names are case-insensitive
+		{"http://ollama.localhost/v1", true},
+		{"http://gpu-box.local:1234/v1", true},
+		{"http://GPU-BOX.LOCAL/v1", true},
+		{"http://localhost.:11434/v1", true},
+		{"http://vllm.internal/v1", true},
+		{"http://127.0.0.1:8080/v1", true},
+		{"http://127.1.2.3/v1", true},
+		{"http://[::1]:8000/v1", true},
+		{"http://10.0.0.5/v1", true},
+		{"http://172.16.3.4/v1", true},
+		{"http://192.168.0.10/v1", true},
+		{"http://[fd00::1]/v1", true},
+		{"http://169.254.1.1/v1", true},
+		{"http://0.0.0.0:11434/v1", true},
+		{"https://api.openai.com/v1", false},
+		{"https://openrouter.ai/api/v1", false},
+		{"http://8.8.8.8/v1", false},
+		{"http://172.32.0.1/v1", false},
+		{"http://[2001:db8::1]/v1", false},
+		{"http://localhost.example.com/v1", false},
+		{"http://notlocal/v1", false},
+		{"http://evil-local/v1", false},
+		{"http://127.0.0.1.nip.io/v1", false},
+	}
+	for _, tt := range tests {
+		u, err := url.Parse(tt.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := IsLocalURL(u); got != tt.want {
+			t.Errorf("IsLocalURL(%s) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+}
+
+func TestInvalidErrorUnwrapsCause(t *testing.T) {
+	cause := errors.New("disk on fire")
+	err := invalidf("cannot read %s: %w", "x", cause)
+	if !errors.Is(err, ErrInvalid) || !errors.Is(err, cause) {
+		t.Errorf("err %v: Is(ErrInvalid)=%v Is(cause)=%v, want both", err, errors.Is(err, ErrInvalid), errors.Is(err, cause))
+	}
+	if err.Error() != "cannot read x: disk on fire" {
+		t.Errorf("message = %q", err)
+	}
+}
+
+// readErrFs fails every open, standing in for an unreadable config file.
+type readErrFs struct{ afero.Fs }
+
+func (readErrFs) Open(string) (afero.File, error) { return nil, errors.New("permission denied") }
+
+func TestLoadUnreadableFile(t *testing.T) {
+	_, err := Load(Sources{Fs: readErrFs{afero.NewMemMapFs()}, ProjectRoot: projectRoot, Getenv: env{}.get})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), projectFile) || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("err = %v, want ErrInvalid naming %s and the cause", err, projectFile)
+	}
+}

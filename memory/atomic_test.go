@@ -1,0 +1,292 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+// failFs wraps a filesystem and fails chosen operations, to check what
+// WriteFileAtomic leaves behind when the disk fills up or the kernel
+// reports an I/O error half-way.
+type failFs struct {
+	afero.Fs
+	open, write, sync, close, rename error
+}
+
+func (f *failFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	if f.open != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: f.open}
+	}
+	file, err := f.Fs.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return &failFile{File: file, fs: f}, nil
+}
+
+func (f *failFs) Rename(oldname, newname string) error {
+	if f.rename != nil {
+		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: f.rename}
+	}
+	return f.Fs.Rename(oldname, newname)
+}
+
+type failFile struct {
+	afero.File
+	fs *failFs
+}
+
+// Write stores half the data before failing, as a full disk does, so a
+// torn temporary file really exists and must be cleaned up.
+func (f *failFile) Write(p []byte) (int, error) {
+	if f.fs.write != nil {
+		n, _ := f.File.Write(p[:len(p)/2])
+		return n, &os.PathError{Op: "write", Path: f.Name(), Err: f.fs.write}
+	}
+	return f.File.Write(p)
+}
+
+func (f *failFile) Sync() error {
+	if f.fs.sync != nil {
+		return &os.PathError{Op: "sync", Path: f.Name(), Err: f.fs.sync}
+	}
+	return f.File.Sync()
+}
+
+func (f *failFile) Close() error {
+	err := f.File.Close()
+	if f.fs.close != nil {
+		return &os.PathError{Op: "close", Path: f.Name(), Err: f.fs.close}
+	}
+	return err
+}
+
+// dirNames lists dir, to spot temporary files left behind.
+func dirNames(t *testing.T, fs afero.Fs, dir string) []string {
+	t.Helper()
+	infos, err := afero.ReadDir(fs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, fi := range infos {
+		names = append(names, fi.Name())
+	}
+	return names
+}
+
+func readString(t *testing.T, fs afero.Fs, path string) string {
+	t.Helper()
+	b, err := afero.ReadFile(fs, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestWriteFileAtomicReplaces(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	path := "/proj/.ralph/session.json"
+	for _, content := range []string{"first version, longer than the next", "second", ""} {
+		if err := WriteFileAtomic(fs, path, []byte(content), 0o644); err != nil {
+			t.Fatalf("WriteFileAtomic: %v", err)
+		}
+		if got := readString(t, fs, path); got != content {
+			t.Errorf("content = %q, want %q", got, content)
+		}
+	}
+	if names := dirNames(t, fs, "/proj/.ralph"); len(names) != 1 || names[0] != "session.json" {
+		t.Errorf("directory holds %q, want only session.json", names)
+	}
+}
+
+func TestWriteFileAtomicFailureKeepsOldFile(t *testing.T) {
+	tests := []struct {
+		name   string
+		inject func(*failFs, error)
+		cause  error
+		op     string // the word the message starts with
+	}{
+		{"full disk on write", func(f *failFs, e error) { f.write = e }, syscall.ENOSPC, "write"},
+		{"quota on write", func(f *failFs, e error) { f.write = e }, syscall.EDQUOT, "write"},
+		{"I/O error on sync", func(f *failFs, e error) { f.sync = e }, syscall.EIO, "sync"},
+		{"full disk on close", func(f *failFs, e error) { f.close = e }, syscall.ENOSPC, "close"},
+		{"rename refused", func(f *failFs, e error) { f.rename = e }, syscall.EXDEV, "replace"},
+		{"cannot create temp", func(f *failFs, e error) { f.open = e }, syscall.EACCES, "write"},
+	}
+	const path = "/proj/.ralph/session.json"
+	const old = `{"status":"running"}`
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mem := afero.NewMemMapFs()
+			if err := afero.WriteFile(mem, path, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			fs := &failFs{Fs: mem}
+			tt.inject(fs, tt.cause)
+			err := WriteFileAtomic(fs, path, []byte(`{"status":"completed","much":"longer content"}`), 0o644)
+			if !errors.Is(err, tt.cause) {
+				t.Fatalf("err = %v, want one wrapping %v", err, tt.cause)
+			}
+			// The message must name the file the user knows, not the temp.
+			if want := tt.op + " " + path + ": "; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error %q does not start with %q", err, want)
+			}
+			if got := readString(t, mem, path); got != old {
+				t.Errorf("old file changed to %q", got)
+			}
+			if names := dirNames(t, mem, filepath.Dir(path)); len(names) != 1 {
+				t.Errorf("directory holds %q after the failure, want only session.json", names)
+			}
+		})
+	}
+}
+
+// umask reads the process umask without changing it (changing it would race
+// with anything else creating files); tests needing it skip elsewhere.
+func umask(t *testing.T) os.FileMode {
+	t.Helper()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc/self/status to read the umask from")
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "Umask:"); ok {
+			m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return os.FileMode(m)
+		}
+	}
+	t.Skip("umask not reported in /proc/self/status")
+	return 0
+}
+
+func TestWriteFileAtomicModeOnDisk(t *testing.T) {
+	mask := umask(t)
+	fs := afero.NewOsFs()
+	dir := t.TempDir()
+	for _, perm := range []os.FileMode{0o600, 0o640, 0o644, 0o444} {
+		t.Run(perm.String(), func(t *testing.T) {
+			path := filepath.Join(dir, "f"+strconv.FormatUint(uint64(perm), 8))
+			// Replacing an existing file with other permissions: the result
+			// must have the mode asked for, not the old file's.
+			if err := os.WriteFile(path, []byte("old"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteFileAtomic(fs, path, []byte("new"), perm); err != nil {
+				t.Fatalf("WriteFileAtomic: %v", err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := perm &^ mask; fi.Mode().Perm() != want {
+				t.Errorf("mode = %v, want %v (%v under umask %03o)", fi.Mode().Perm(), want, perm, mask)
+			}
+			if got, _ := os.ReadFile(path); string(got) != "new" {
+				t.Errorf("content = %q", got)
+			}
+		})
+	}
+}
+
+// content is what writer w writes: large enough to span many pages so
+// that a torn file (part one writer, part another, or truncated) is
+// detectable, and self-identifying so the check is a lookup.
+func content(w, size int) []byte {
+	head := fmt.Sprintf("writer %d\n", w)
+	return append([]byte(head), bytes.Repeat([]byte{byte('a' + w)}, size-len(head))...)
+}
+
+func TestWriteFileAtomicConcurrentOnDisk(t *testing.T) {
+	const writers, rounds, size = 8, 10, 64 << 10
+	fs := afero.NewOsFs()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	valid := map[string]bool{}
+	for w := range writers {
+		valid[string(content(w, size))] = true
+	}
+	if err := WriteFileAtomic(fs, path, content(0, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var done atomic.Bool
+	var readers sync.WaitGroup
+	var reads, torn atomic.Int64
+	for range 2 {
+		readers.Go(func() {
+			for !done.Load() {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Errorf("read during writes: %v", err)
+					return
+				}
+				reads.Add(1)
+				if !valid[string(b)] {
+					torn.Add(1)
+				}
+			}
+		})
+	}
+	var writersWG sync.WaitGroup
+	for w := range writers {
+		writersWG.Go(func() {
+			data := content(w, size)
+			for range rounds {
+				if err := WriteFileAtomic(fs, path, data, 0o644); err != nil {
+					t.Errorf("writer %d: %v", w, err)
+					return
+				}
+			}
+		})
+	}
+	writersWG.Wait()
+	done.Store(true)
+	readers.Wait()
+
+	if n := torn.Load(); n > 0 {
+		t.Errorf("%d of %d reads saw a torn file", n, reads.Load())
+	}
+	if b, _ := os.ReadFile(path); !valid[string(b)] {
+		t.Errorf("final file is torn (%d bytes)", len(b))
+	}
+	if names := dirNames(t, fs, dir); len(names) != 1 {
+		t.Errorf("directory holds %d entries after the writes, want only state.json: %q", len(names), names)
+	}
+}
+
+func TestAppendFile(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	path := "/proj/.ralph/sessions/x/events.jsonl"
+	for i, sync := range []bool{false, true, false} {
+		if err := AppendFile(fs, path, []byte(fmt.Sprintf("line %d\n", i)), sync); err != nil {
+			t.Fatalf("AppendFile: %v", err)
+		}
+	}
+	if got, want := readString(t, fs, path), "line 0\nline 1\nline 2\n"; got != want {
+		t.Errorf("content = %q, want %q", got, want)
+	}
+
+	ffs := &failFs{Fs: fs, write: syscall.ENOSPC}
+	err := AppendFile(ffs, path, []byte("more\n"), true)
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), path) {
+		t.Errorf("err = %v, want ENOSPC naming %s", err, path)
+	}
+}
