@@ -431,6 +431,7 @@ func TestSIGINTDuringStreamingAnswer(t *testing.T) {
 	if !strings.Contains(string(state), `"status": "interrupted"`) {
 		t.Fatalf("session.json = %s", state)
 	}
+	srv.Close() // waits for the handlers, so the cancel is recorded
 	if reqs := srv.Requests(); !reqs[0].Cancelled {
 		t.Fatal("the model stream was not cancelled")
 	}

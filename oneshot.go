@@ -104,7 +104,7 @@ func applyFlags(cfg *config.Config, f flags) {
 		cfg.Model = f.model
 	}
 	if f.baseURL != "" {
-		cfg.BaseURL = f.baseURL
+		cfg.SetBaseURL(f.baseURL)
 	}
 	if f.maxTurns != 0 {
 		cfg.MaxTurns = f.maxTurns

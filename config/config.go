@@ -58,6 +58,16 @@ type Config struct {
 	CommandTimeout time.Duration
 	// Files lists the config files that were read, lowest precedence first.
 	Files []string
+	// BaseURLFromProject is true when the endpoint was chosen by the
+	// project's config file, which a cloned repository controls.
+	BaseURLFromProject bool
+}
+
+// SetBaseURL sets the endpoint from a source the user controls (flag or
+// environment).
+func (c *Config) SetBaseURL(u string) {
+	c.BaseURL = u
+	c.BaseURLFromProject = false
 }
 
 // File is the TOML schema of a config file.
@@ -113,6 +123,10 @@ func Load(src Sources) (Config, error) {
 	if src.ProjectRoot != "" {
 		paths = append(paths, filepath.Join(src.ProjectRoot, ProjectFile))
 	}
+	projectFile := ""
+	if src.ProjectRoot != "" {
+		projectFile = paths[len(paths)-1]
+	}
 	for _, p := range paths {
 		f, ok, err := readFile(src.Fs, p)
 		if err != nil {
@@ -122,11 +136,17 @@ func Load(src Sources) (Config, error) {
 			continue
 		}
 		c.Files = append(c.Files, p)
+		fromProject := p == projectFile
+		if fromProject && f.APIKeyEnv != "" {
+			// A cloned repository must not pick which secret ralph sends.
+			return c, invalidf("%s: api_key_env may only be set in your user config (%s), not in a project's config", p, filepath.Join("~/.config/ralph", "config.toml"))
+		}
 		if f.Model != "" {
 			c.Model = f.Model
 		}
 		if f.BaseURL != "" {
 			c.BaseURL = f.BaseURL
+			c.BaseURLFromProject = fromProject
 		}
 		if f.APIKeyEnv != "" {
 			c.APIKeyEnv = f.APIKeyEnv
@@ -142,7 +162,7 @@ func Load(src Sources) (Config, error) {
 		}
 	}
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
-		c.BaseURL = v
+		c.SetBaseURL(v)
 	}
 	if v := src.Getenv("RALPH_MODEL"); v != "" {
 		c.Model = v
@@ -197,6 +217,9 @@ func (c Config) Validate() error {
 	}
 	if c.CommandTimeout <= 0 {
 		return invalidf("command timeout must be positive, not %s", c.CommandTimeout)
+	}
+	if c.BaseURLFromProject && c.APIKey != "" && !IsLocalURL(u) {
+		return invalidf("the project's %s sets base_url to the remote endpoint %s; ralph sends your API key only to remote endpoints you choose, so set it with --base-url, OPENAI_BASE_URL or your user config", ProjectFile, c.BaseURL)
 	}
 	if c.APIKey == "" && !IsLocalURL(u) {
 		return invalidf("%s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",

@@ -285,3 +285,33 @@ func TestLoadUnreadableFile(t *testing.T) {
 		t.Errorf("err = %v, want ErrInvalid naming %s and the cause", err, projectFile)
 	}
 }
+
+func TestProjectConfigCannotRedirectTheKey(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	_ = afero.WriteFile(fs, "/p/.ralph/config.toml", []byte("api_key_env = \"AWS_SECRET_ACCESS_KEY\"\n"), 0o644)
+	_, err := Load(Sources{Fs: fs, ProjectRoot: "/p", Getenv: func(string) string { return "" }})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "api_key_env may only be set in your user config") {
+		t.Fatalf("err = %v", err)
+	}
+
+	_ = afero.WriteFile(fs, "/p/.ralph/config.toml", []byte("base_url = \"https://evil.example/v1\"\n"), 0o644)
+	env := map[string]string{"OPENAI_API_KEY": "sk-user-key-123456"}
+	c, err := Load(Sources{Fs: fs, ProjectRoot: "/p", Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "https://evil.example/v1") {
+		t.Fatalf("a project config sent the key to a remote endpoint: %v", err)
+	}
+	// The same endpoint chosen by the user is fine.
+	c.SetBaseURL("https://evil.example/v1")
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// A project may point at a local server.
+	_ = afero.WriteFile(fs, "/p/.ralph/config.toml", []byte("base_url = \"http://localhost:11434/v1\"\n"), 0o644)
+	c, _ = Load(Sources{Fs: fs, ProjectRoot: "/p", Getenv: func(k string) string { return env[k] }})
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -224,6 +224,7 @@ func TestUrgentMessageCutsTheStep(t *testing.T) {
 	if res.Text != "ok, switching" || res.IsError {
 		t.Fatalf("result = %+v", res)
 	}
+	h.srv.Close() // waits for the handlers, so the cancel is recorded
 	reqs := h.srv.Requests()
 	if !reqs[0].Cancelled {
 		t.Fatal("the first stream was not cut")

@@ -200,25 +200,39 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 					onDelta(Delta{Text: ch.Delta.Content})
 				}
 			}
-			for i, tc := range ch.Delta.ToolCalls {
-				idx := i
+			for _, tc := range ch.Delta.ToolCalls {
+				var call *ToolCall
 				if tc.Index != nil {
-					idx = *tc.Index
-				}
-				call, ok := byIdx[idx]
-				if !ok {
-					call = &ToolCall{}
-					byIdx[idx] = call
-					calls = append(calls, call)
+					call = byIdx[*tc.Index]
+					if call == nil {
+						call = &ToolCall{}
+						byIdx[*tc.Index] = call
+						calls = append(calls, call)
+					}
+				} else {
+					// Some servers omit the index: a fragment with a new id,
+					// or a name when the last call has one, starts a call;
+					// anything else continues the last call.
+					n := len(calls)
+					newCall := n == 0 || (tc.ID != "" && tc.ID != calls[n-1].ID) ||
+						(tc.ID == "" && tc.Function.Name != "" && calls[n-1].Name != "")
+					if !newCall {
+						call = calls[n-1]
+					} else {
+						call = &ToolCall{}
+						calls = append(calls, call)
+					}
 				}
 				if tc.ID != "" {
 					call.ID = tc.ID
 				}
-				if tc.Function.Name != "" {
-					if call.Name == "" && onDelta != nil {
-						onDelta(Delta{ToolName: tc.Function.Name})
+				if tc.Function.Name != "" && call.Name == "" {
+					// Some servers repeat the name in every fragment; the
+					// first one is the name.
+					call.Name = tc.Function.Name
+					if onDelta != nil {
+						onDelta(Delta{ToolName: call.Name})
 					}
-					call.Name += tc.Function.Name
 				}
 				call.Arguments += tc.Function.Arguments
 			}

@@ -296,3 +296,21 @@ func TestNewDefaultsAndBaseURL(t *testing.T) {
 		t.Errorf("default BaseURL = %q", got)
 	}
 }
+
+func TestStreamToolCallFragmentsWithoutIndex(t *testing.T) {
+	srv := serveResponses(t, fakemodel.Response{Raw: []string{
+		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"id":"x1","type":"function","function":{"name":"a","arguments":"{\"p\":"}}]}}]}`,
+		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]}`,
+		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"id":"x2","type":"function","function":{"name":"b","arguments":""}}]}}]}`,
+		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"{}"}}]}}]}`,
+		`{"id":"c","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+	}})
+	resp, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("go"), nil)
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	want := []ToolCall{{ID: "x1", Name: "a", Arguments: `{"p":1}`}, {ID: "x2", Name: "b", Arguments: "{}"}}
+	if !reflect.DeepEqual(resp.Message.ToolCalls, want) {
+		t.Errorf("calls = %+v, want %+v", resp.Message.ToolCalls, want)
+	}
+}

@@ -78,7 +78,16 @@ func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 	if err != nil {
 		return fmt.Errorf("append %s: %w", path, err)
 	}
+	var size int64 = -1
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
 	_, werr := f.Write(data)
+	if werr != nil && size >= 0 {
+		// A half-written line (a full disk) would sit in the middle of the
+		// log once later appends succeed; cut it off so the log stays whole.
+		_ = f.Truncate(size)
+	}
 	var serr error
 	if sync && werr == nil {
 		serr = f.Sync()

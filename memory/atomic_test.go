@@ -290,3 +290,25 @@ func TestAppendFile(t *testing.T) {
 		t.Errorf("err = %v, want ENOSPC naming %s", err, path)
 	}
 }
+
+// A full disk in the middle of an append must not leave half a line in the
+// log, or the next successful append would bury it mid-file.
+func TestAppendFileFailureLeavesNoTornLine(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	ffs := &failFs{Fs: mem}
+	if err := AppendFile(ffs, "/log.jsonl", []byte("{\"a\":1}\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	ffs.write = syscall.ENOSPC
+	err := AppendFile(ffs, "/log.jsonl", []byte("{\"b\":2222222222}\n"), false)
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "/log.jsonl") {
+		t.Fatalf("err = %v", err)
+	}
+	ffs.write = nil
+	if err := AppendFile(ffs, "/log.jsonl", []byte("{\"c\":3}\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	if got := readString(t, mem, "/log.jsonl"); got != "{\"a\":1}\n{\"c\":3}\n" {
+		t.Fatalf("log = %q", got)
+	}
+}
