@@ -5,7 +5,6 @@ package main
 
 import (
 	_ "github.com/BurntSushi/toml"
-	_ "github.com/charmbracelet/glamour"
 	_ "github.com/creack/pty"
 	_ "github.com/google/uuid"
 	_ "github.com/sashabaranov/go-openai"

@@ -1,21 +1,60 @@
 package render
 
 import (
-	"bytes"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/util"
 )
 
 // inlines appends the pieces for n's inline children, each styled as st
 // plus whatever its own markup adds.
 func (r *renderer) inlines(n ast.Node, st style, ps []piece) []piece {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		ps = r.inline(c, st, ps)
+		t, ok := c.(*ast.Text)
+		if !ok || !mergeable(t) {
+			ps = r.inline(c, st, ps)
+			continue
+		}
+		// goldmark splits text at every character that might have been
+		// markup ("_", "*", "[" …). Joining the run back together lets a
+		// bare URL or a word be seen whole, and makes fewer pieces.
+		var b []byte
+		for ; mergeable(t); t = t.NextSibling().(*ast.Text) {
+			b = append(b, r.textValue(t)...)
+		}
+		b = append(b, r.textValue(t)...)
+		ps = r.words(string(b), st, ps)
+		ps = lineBreak(t, st, ps)
+		c = t
+	}
+	return ps
+}
+
+// mergeable reports whether t runs straight on into another text node.
+func mergeable(t *ast.Text) bool {
+	if t.SoftLineBreak() || t.HardLineBreak() {
+		return false
+	}
+	_, ok := t.NextSibling().(*ast.Text)
+	return ok
+}
+
+func (r *renderer) textValue(t *ast.Text) string {
+	v := t.Segment.Value(r.src)
+	if t.IsRaw() {
+		return string(v)
+	}
+	return decode(v)
+}
+
+func lineBreak(t *ast.Text, st style, ps []piece) []piece {
+	if t.HardLineBreak() {
+		return append(ps, piece{brk: true})
+	}
+	if t.SoftLineBreak() {
+		return append(ps, piece{text: " ", w: 1, st: st, space: true})
 	}
 	return ps
 }
@@ -23,17 +62,7 @@ func (r *renderer) inlines(n ast.Node, st style, ps []piece) []piece {
 func (r *renderer) inline(n ast.Node, st style, ps []piece) []piece {
 	switch n := n.(type) {
 	case *ast.Text:
-		v := n.Segment.Value(r.src)
-		if n.IsRaw() {
-			ps = r.words(string(v), st, ps)
-		} else {
-			ps = r.words(decode(v), st, ps)
-		}
-		if n.HardLineBreak() {
-			ps = append(ps, piece{brk: true})
-		} else if n.SoftLineBreak() {
-			ps = append(ps, piece{text: " ", w: 1, st: st, space: true})
-		}
+		return lineBreak(n, st, r.words(r.textValue(n), st, ps))
 	case *ast.String:
 		if n.IsCode() || n.IsRaw() {
 			return r.words(string(n.Value), st, ps)
@@ -81,7 +110,6 @@ func (r *renderer) inline(n ast.Node, st style, ps []piece) []piece {
 	default:
 		return r.inlines(n, st, ps)
 	}
-	return ps
 }
 
 // linkTarget appends " (url)" after a link's text, unless the text already
@@ -125,13 +153,12 @@ func (r *renderer) codeSpan(n *ast.CodeSpan, st style, ps []piece) []piece {
 		code = strings.ReplaceAll(code, `\|`, "|")
 	}
 	cst := st.with(styleCode)
-	delim := " "
+	open, closing := " ", " "
 	if !r.color {
-		delim = codeDelimiter(code)
+		open, closing = codeDelimiters(code)
 		cst = st
 	}
-	dw := textWidth(delim)
-	ps = append(ps, piece{text: delim, w: dw, st: cst})
+	ps = append(ps, piece{text: open, w: len(open), st: cst})
 	for code != "" {
 		i := strings.IndexByte(code, ' ')
 		if i == 0 {
@@ -146,13 +173,13 @@ func (r *renderer) codeSpan(n *ast.CodeSpan, st style, ps []piece) []piece {
 		ps = append(ps, piece{text: code[:i], w: textWidth(code[:i]), st: cst})
 		code = code[i:]
 	}
-	return append(ps, piece{text: delim, w: dw, st: cst})
+	return append(ps, piece{text: closing, w: len(closing), st: cst})
 }
 
-// codeDelimiter returns the markdown delimiter that can quote code: one
+// codeDelimiters returns the markdown delimiters that can quote code: one
 // backtick more than its longest backtick run, spaced off if the code
 // begins or ends with a backtick.
-func codeDelimiter(code string) string {
+func codeDelimiters(code string) (open, closing string) {
 	longest, run := 0, 0
 	for i := 0; i < len(code); i++ {
 		if code[i] == '`' {
@@ -163,13 +190,13 @@ func codeDelimiter(code string) string {
 		}
 	}
 	if longest == 0 {
-		return "`"
+		return "`", "`"
 	}
 	d := strings.Repeat("`", longest+1)
 	if code[0] == '`' || code[len(code)-1] == '`' {
-		return d + " "
+		return d + " ", " " + d
 	}
-	return d
+	return d, d
 }
 
 // rawHTML shows inline HTML as the text it is, except for <br>, which
@@ -219,70 +246,10 @@ func (r *renderer) word(w string, st style, ps []piece) []piece {
 			return ps
 		}
 	}
-	return append(ps, piece{text: w, w: textWidth(w), st: st})
-}
-
-// decode resolves backslash escapes and character references the way an
-// HTML renderer would, since the terminal shows the text itself. Code
-// points that are not safe to print become U+FFFD.
-func decode(v []byte) string {
-	if bytes.IndexByte(v, '\\') < 0 && bytes.IndexByte(v, '&') < 0 {
-		return string(v)
-	}
-	var b []byte
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c == '\\' && i+1 < len(v) && util.IsPunct(v[i+1]) {
-			b = append(b, v[i+1])
-			i++
-			continue
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return cjkWord(w, st, ps)
 		}
-		if c == '&' {
-			if s, n, ok := reference(v[i:]); ok {
-				b = append(b, s...)
-				i += n - 1
-				continue
-			}
-		}
-		b = append(b, c)
 	}
-	return string(b)
-}
-
-// reference decodes the character reference at the start of v, returning
-// its text and the number of bytes it spans.
-func reference(v []byte) (string, int, bool) {
-	end := bytes.IndexByte(v, ';')
-	if end < 2 || end > 40 {
-		return "", 0, false
-	}
-	name := string(v[1:end])
-	if name[0] != '#' {
-		if e, ok := util.LookUpHTML5EntityByName(name); ok {
-			return string(e.Characters), end + 1, true
-		}
-		return "", 0, false
-	}
-	num, base := name[1:], 10
-	if num != "" && (num[0] == 'x' || num[0] == 'X') {
-		num, base = num[1:], 16
-	}
-	if num == "" || len(num) > 7 {
-		return "", 0, false
-	}
-	n, err := strconv.ParseUint(num, base, 32)
-	if err != nil {
-		return "", 0, false
-	}
-	ru := rune(n)
-	if !utf8.ValidRune(ru) || unsafeRune(ru) {
-		ru = utf8.RuneError
-	}
-	return string(ru), end + 1, true
-}
-
-// unsafeRune reports control characters: printed raw they could move the
-// cursor or start an escape sequence in the user's terminal.
-func unsafeRune(r rune) bool {
-	return r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f
+	return append(ps, piece{text: w, w: len(w), st: st})
 }

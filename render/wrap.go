@@ -46,6 +46,9 @@ type lineBuilder struct {
 }
 
 func (l *lineBuilder) add(s string, w int, st style) {
+	if s == "" {
+		return // a zero-width break opportunity needs no style switch
+	}
 	if l.color && st != l.cur {
 		if !l.cur.isZero() {
 			l.buf = append(l.buf, sgrReset...)

@@ -1,28 +1,10 @@
 package scripts
 
-import (
-	"os"
+import "github.com/ralph-dev/ralph/render"
 
-	"github.com/charmbracelet/glamour"
-)
-
-// renderMarkdown renders an answer for a terminal. The style is fixed
-// rather than auto-detected because detection queries the terminal, which
-// can stall a fast command; GLAMOUR_STYLE overrides it as glamour documents.
+// renderMarkdown renders an answer for a terminal. ralph renders with its
+// own goldmark-based renderer rather than glamour: glamour's syntax
+// highlighter costs ~17 ms of package initialisation at every start.
 func renderMarkdown(md string, width int, color bool) (string, error) {
-	if width <= 0 || width > 120 {
-		width = 100
-	}
-	style := "dark"
-	if s := os.Getenv("GLAMOUR_STYLE"); s != "" {
-		style = s
-	}
-	if !color {
-		style = "notty"
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
-	if err != nil {
-		return "", err
-	}
-	return r.Render(md)
+	return render.Markdown(md, render.Options{Width: width, Color: color}), nil
 }
