@@ -17,9 +17,14 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
-## bench: every benchmark once, printed as a table of medians against targets
+BENCH_PKGS := $(shell $(GO) list ./... | grep -v '/cmd/')
+
+## bench: every benchmark, printed as a table of medians against targets.
+## The end-to-end ones in the root package run a fixed number of trials
+## each (-benchtime 1x); package micro-benchmarks run for 300ms each.
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -benchmem ./... | $(GO) run ./cmd/benchtable
+	@{ $(GO) test -run '^$$' -bench . -benchtime 1x . ; \
+	   $(GO) test -run '^$$' -bench . -benchtime 300ms -benchmem $(filter-out github.com/ralph-dev/ralph,$(BENCH_PKGS)) ; } | $(GO) run ./cmd/benchtable
 
 ## lint: formatting and vet
 lint:

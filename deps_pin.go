@@ -6,7 +6,6 @@ package main
 import (
 	_ "github.com/BurntSushi/toml"
 	_ "github.com/creack/pty"
-	_ "github.com/google/uuid"
 	_ "github.com/sashabaranov/go-openai"
 	_ "github.com/spf13/afero"
 	_ "github.com/spf13/cobra"

@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/creack/pty v1.1.24
-	github.com/google/uuid v1.6.0
 	github.com/mattn/go-runewidth v0.0.17
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/spf13/afero v1.15.0

@@ -79,15 +79,13 @@ func parse(r io.Reader, echo io.Writer) ([]row, bool, error) {
 	return rows, failed, sc.Err()
 }
 
+const module = "github.com/ralph-dev/ralph"
+
 func shortPkg(p string) string {
-	if i := strings.Index(p, "/ralph"); i >= 0 {
-		p = p[i+len("/ralph"):]
-	}
-	p = strings.TrimPrefix(p, "/")
-	if p == "" {
+	if p == module {
 		return "ralph"
 	}
-	return p
+	return strings.TrimPrefix(p, module+"/")
 }
 
 func print(w io.Writer, rows []row) {
