@@ -33,6 +33,10 @@ type flags struct {
 	dir            string
 	noColor        bool
 	commandTimeout int
+	cont           bool
+	session        string
+	force          bool
+	resume         bool
 }
 
 // exitError carries an exit code out of cobra.
@@ -69,8 +73,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && !strings.ContainsAny(args[0], " \t\n") {
-				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-					return usageErrorf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s[0], args[0]+" ")
+				if s := nearCommand(cmd, args[0]); s != "" {
+					return usageErrorf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s, args[0]+" ")
 				}
 			}
 			if !cmd.Flags().Changed("max-retries") {
@@ -92,11 +96,13 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
 	pf.BoolVar(&f.noColor, "no-color", false, "plain output without colour (also NO_COLOR)")
-	root.Flags().StringVar(&f.outputFormat, "output-format", scripts.FormatText, "text, json (one result object) or stream-json (one event per line)")
-	root.Flags().BoolVar(&f.json, "json", false, "shorthand for --output-format json")
+	pf.StringVar(&f.outputFormat, "output-format", scripts.FormatText, "text, json (one result object) or stream-json (one event per line)")
+	pf.BoolVar(&f.json, "json", false, "shorthand for --output-format json")
+	root.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session with this follow-up")
+	root.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
+	pf.BoolVar(&f.force, "force", false, "take over the project lock from a hung ralph or another host")
 	root.Flags().SetInterspersed(true)
 
-	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print ralph's version",
@@ -105,6 +111,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 			fmt.Fprintf(cmd.OutOrStdout(), "ralph %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		},
 	})
+	addSessionCommands(root, &f)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
@@ -125,6 +132,48 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		}
 		return scripts.ExitUsage
 	}
+}
+
+// nearCommand returns the subcommand a single-word task is one typo away
+// from (one insertion, deletion, substitution or swap of neighbours), so
+// `ralph verison` is caught, while real one-word tasks such as "loop" still
+// go to the model.
+func nearCommand(cmd *cobra.Command, word string) string {
+	for _, c := range cmd.Commands() {
+		for _, name := range append([]string{c.Name()}, c.Aliases...) {
+			if osaDistance(strings.ToLower(word), name) <= 1 {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// osaDistance is the optimal string alignment distance: Levenshtein plus
+// transposition of adjacent characters as one edit.
+func osaDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 type usageError struct{ msg string }

@@ -56,6 +56,9 @@ type Config struct {
 	MaxTurns       int
 	MaxRetries     int
 	CommandTimeout time.Duration
+	// ContextTokens is the input budget of one request; 0 means derived
+	// from the model's known context window.
+	ContextTokens int
 	// Files lists the config files that were read, lowest precedence first.
 	Files []string
 	// BaseURLFromProject is true when the endpoint was chosen by the
@@ -77,6 +80,7 @@ type File struct {
 	APIKeyEnv       string `toml:"api_key_env"`
 	MaxTurns        int    `toml:"max_turns"`
 	MaxRetries      *int   `toml:"max_retries"`
+	ContextTokens   int    `toml:"context_tokens"`
 	CommandTimeoutS int    `toml:"command_timeout_s"`
 }
 
@@ -154,6 +158,9 @@ func Load(src Sources) (Config, error) {
 		if f.MaxTurns != 0 {
 			c.MaxTurns = f.MaxTurns
 		}
+		if f.ContextTokens != 0 {
+			c.ContextTokens = f.ContextTokens
+		}
 		if f.MaxRetries != nil {
 			c.MaxRetries = *f.MaxRetries
 		}
@@ -194,7 +201,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, command_timeout_s)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, command_timeout_s)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -214,6 +221,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > 20 {
 		return invalidf("max retries must be between 0 and 20, not %d", c.MaxRetries)
+	}
+	if c.ContextTokens < 0 || (c.ContextTokens > 0 && c.ContextTokens < 1024) {
+		return invalidf("context_tokens must be at least 1024, not %d", c.ContextTokens)
 	}
 	if c.CommandTimeout <= 0 {
 		return invalidf("command timeout must be positive, not %s", c.CommandTimeout)

@@ -30,6 +30,7 @@ type Store interface {
 	AppendMessages(msgs ...llm.Message) error
 	AppendEvent(v any) error
 	AppendTranscript(md string) error
+	AppendLog(name string, v any) error
 	SaveState(fn func(*memory.State)) error
 }
 
@@ -46,6 +47,12 @@ type Options struct {
 	System string
 	// History continues an earlier conversation.
 	History []llm.Message
+	// ContextTokens is the input budget of one request; 0 derives it from
+	// the model's context window.
+	ContextTokens int
+	// Prior is the saved state of a resumed session, so its counters go on
+	// from where they were rather than restarting at zero.
+	Prior *memory.State
 	// Emit receives every event, in order and never concurrently.
 	Emit func(Event)
 }
@@ -58,6 +65,7 @@ type Coordinator struct {
 	turns    int
 	runStart int // turns before the current Run; the turn limit is per Run
 	usage    llm.Usage
+	counts   struct{ retries, errors, interrupts int }
 	denied   []string
 	storeErr error
 	mu       sync.Mutex
@@ -71,7 +79,15 @@ func New(opts Options) *Coordinator {
 	if opts.MaxTurns <= 0 {
 		opts.MaxTurns = 50
 	}
-	return &Coordinator{opts: opts, messages: append([]llm.Message(nil), opts.History...)}
+	if opts.ContextTokens <= 0 {
+		opts.ContextTokens = llm.InputBudget(llm.ContextWindow(opts.ModelName))
+	}
+	c := &Coordinator{opts: opts, messages: append([]llm.Message(nil), opts.History...)}
+	if p := opts.Prior; p != nil {
+		c.turns, c.usage = p.Turns, p.Usage
+		c.counts.retries, c.counts.errors, c.counts.interrupts = p.Retries, p.Errors, p.Interrupts
+	}
+	return c
 }
 
 // Messages returns a copy of the conversation so far.
@@ -108,6 +124,21 @@ func (c *Coordinator) keep(err error) {
 	}
 }
 
+// logError records something that went wrong in errors.jsonl.
+func (c *Coordinator) logError(kind, tool, msg string) {
+	c.counts.errors++
+	if c.opts.Store != nil {
+		c.keep(c.opts.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: kind, Turn: c.turns, ToolName: tool, Message: msg}))
+	}
+}
+
+// logDecision records a choice that shaped the run in decisions.jsonl.
+func (c *Coordinator) logDecision(kind, detail string) {
+	if c.opts.Store != nil {
+		c.keep(c.opts.Store.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: kind, Turn: c.turns, Detail: detail}))
+	}
+}
+
 func (c *Coordinator) appendMessages(msgs ...llm.Message) {
 	c.mu.Lock()
 	c.messages = append(c.messages, msgs...)
@@ -132,6 +163,9 @@ func (c *Coordinator) save(status string, errText string) {
 		s.Turns = c.turns
 		s.Iteration = c.turns
 		s.Usage = c.usage
+		s.Retries = c.counts.retries
+		s.Errors = c.counts.errors
+		s.Interrupts = c.counts.interrupts
 		s.Error = errText
 		if status != memory.StatusRunning {
 			s.EndedAt = time.Now().UTC()
@@ -141,7 +175,8 @@ func (c *Coordinator) save(status string, errText string) {
 
 // Run sends prompt and works until the model gives a final answer, the turn
 // limit is reached, an error ends the run, or a hard stop arrives on the
-// queue or through ctx.
+// queue or through ctx. An empty prompt continues the conversation as it
+// stands (resuming after a crash or a stop).
 func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	start := time.Now()
 	c.runStart = c.turns
@@ -182,8 +217,12 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(llm.Message{Role: llm.RoleSystem, Content: c.opts.System})
 	}
-	c.appendMessages(llm.Message{Role: llm.RoleUser, Content: prompt})
-	c.transcript("\n## User\n\n" + prompt + "\n")
+	if prompt != "" {
+		c.appendMessages(llm.Message{Role: llm.RoleUser, Content: prompt})
+		c.transcript("\n## User\n\n" + prompt + "\n")
+	} else {
+		c.transcript("\n## (resumed)\n")
+	}
 	c.save(memory.StatusRunning, "")
 	for {
 		// A step boundary: queued messages are delivered here, in order.
@@ -209,6 +248,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return c.interrupted(cut.it)
 		}
 		if err != nil {
+			c.logError("model", "", err.Error())
 			c.emit(Event{Type: EventError, Text: err.Error()})
 			c.transcript("\n**error:** " + err.Error() + "\n")
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
@@ -257,6 +297,7 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 		text = "[urgent message from the user; it interrupted your previous step]\n" + text
 	}
 	c.appendMessages(llm.Message{Role: llm.RoleUser, Content: text})
+	c.logDecision(it.Kind.String()+"_message", "delivered a "+it.Kind.String()+" message from the user")
 	c.transcript("\n## User (" + it.Kind.String() + ")\n\n" + it.Text + "\n")
 	c.emit(Event{Type: EventUserMessage, Text: it.Text})
 }
@@ -266,6 +307,8 @@ func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
 	if it.Signal != nil {
 		reason = "interrupted by " + it.Signal.String()
 	}
+	c.counts.interrupts++
+	c.logDecision("interrupt", reason)
 	c.emit(Event{Type: EventInterrupted, Text: reason})
 	c.transcript("\n**" + reason + "**\n")
 	return Result{Subtype: SubtypeInterrupted, IsError: true, Text: reason, Signal: it.Signal}
@@ -310,11 +353,17 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		err     error
 		partial strings.Builder
 	)
-	req := llm.Request{Model: c.opts.ModelName, Messages: c.Messages(), Tools: toolDefs(c.opts.Tools)}
+	msgs, trimmed := memory.FitContext(c.Messages(), c.opts.ContextTokens)
+	if trimmed > 0 {
+		c.logDecision("context_trim", fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, c.opts.ContextTokens))
+	}
+	req := llm.Request{Model: c.opts.ModelName, Messages: msgs, Tools: toolDefs(c.opts.Tools)}
 	cut := c.watch(ctx, func(ctx context.Context) {
 		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
 			if d.Retry != nil {
 				partial.Reset()
+				c.counts.retries++
+				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
 				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
 			}
 			if d.Text != "" {
@@ -380,6 +429,10 @@ func (c *Coordinator) cancelRemaining(calls []llm.ToolCall, why string) {
 }
 
 func (c *Coordinator) recordResult(call llm.ToolCall, res workers.Result) {
+	if res.IsError {
+		first, _, _ := strings.Cut(res.Output, "\n")
+		c.logError("tool", call.Name, clip(first, 300))
+	}
 	c.appendMessages(llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
 	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
 	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], clip(res.Output, 4000)))

@@ -85,7 +85,7 @@ type Delta struct {
 // RetryInfo describes a retry the client is about to make, so faces can show
 // it and discard any partial text of the failed attempt.
 type RetryInfo struct {
-	Attempt int // the attempt that failed, from 1
-	Wait    time.Duration
-	Reason  string
+	Attempt int           `json:"attempt"` // the attempt that failed, from 1
+	Wait    time.Duration `json:"wait"`
+	Reason  string        `json:"reason"`
 }

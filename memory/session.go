@@ -47,22 +47,6 @@ func NewID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// State is the machine-readable summary in .ralph/session.json.
-type State struct {
-	Version   int       `json:"version"`
-	SessionID string    `json:"session_id"`
-	Status    string    `json:"status"`
-	Mode      string    `json:"mode"`
-	Model     string    `json:"model"`
-	Iteration int       `json:"iteration"`
-	Turns     int       `json:"turns"`
-	Usage     llm.Usage `json:"usage"`
-	Error     string    `json:"error,omitempty"`
-	StartedAt time.Time `json:"started_at"`
-	UpdatedAt time.Time `json:"updated_at"`
-	EndedAt   time.Time `json:"ended_at,omitzero"`
-}
-
 // Session is one run's on-disk record under .ralph/sessions/<id>/:
 // messages.jsonl (the exact conversation, one message per line, for
 // replay), events.jsonl (every event), transcript.md (for people), and the
@@ -87,10 +71,90 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 	if err := fs.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create session directory: %w", err)
 	}
-	state.Version = 1
+	state.Version = StateVersion
 	state.SessionID = id
 	s.state = state
 	return s, nil
+}
+
+// OpenSession reopens an existing session record to continue it. A torn
+// last line of messages.jsonl (a crash in the middle of an append) is cut
+// off first, so the next append starts on a fresh line; it returns the
+// saved conversation.
+func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []llm.Message, error) {
+	dir := SessionDir(root, id)
+	if fi, err := fs.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, nil, fmt.Errorf("%w: no session %s in %s", ErrNoSession, id, filepath.Join(root, SessionsDir))
+	}
+	for _, name := range []string{"messages.jsonl", "events.jsonl", "decisions.jsonl", "errors.jsonl"} {
+		if err := TrimTornTail(fs, filepath.Join(dir, name)); err != nil {
+			return nil, nil, err
+		}
+	}
+	msgs, err := LoadMessages(fs, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := LoadSessionState(fs, root, id)
+	if err != nil {
+		// The per-session copy is missing or damaged: rebuild what the logs say.
+		st = State{SessionID: id, Status: StatusInterrupted, Turns: countAssistant(msgs)}
+	}
+	st.Version = StateVersion
+	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: newRedactor(secrets), state: st}
+	return s, msgs, nil
+}
+
+func countAssistant(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == llm.RoleAssistant {
+			n++
+		}
+	}
+	return n
+}
+
+// SessionDir is where a session's record lives.
+func SessionDir(root, id string) string { return filepath.Join(root, SessionsDir, id) }
+
+// TrimTornTail cuts a file back to its last newline. Logs are appended a
+// whole line at a time, so bytes after the last newline can only be an
+// append a crash interrupted.
+func TrimTornTail(fs afero.Fs, path string) error {
+	data, err := afero.ReadFile(fs, path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return nil
+	}
+	keep := bytes.LastIndexByte(data, '\n') + 1
+	f, err := fs.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("repair %s: %w", path, err)
+	}
+	terr := f.Truncate(int64(keep))
+	serr := f.Sync()
+	if err := errors.Join(terr, serr, f.Close()); err != nil {
+		return fmt.Errorf("repair %s: %w", path, err)
+	}
+	return nil
+}
+
+// AppendLog appends one JSON record to the session's <name>.jsonl log
+// (decisions, errors).
+func (s *Session) AppendLog(name string, v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s record: %w", name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return AppendFile(s.fs, filepath.Join(s.Dir, name+".jsonl"), s.clean(append(line, '\n')), false)
 }
 
 func newRedactor(secrets []string) *strings.Replacer {

@@ -245,6 +245,9 @@ func (o *OneShot) finishText(res coordinator.Result) {
 	}
 }
 
+// WriteAnswer writes markdown text to stdout, rendered on a terminal.
+func (o *OneShot) WriteAnswer(text string) { o.writeAnswer(text) }
+
 func (o *OneShot) writeAnswer(text string) {
 	if o.StdoutTTY {
 		if out, err := renderMarkdown(text, o.Width, o.Color); err == nil {

@@ -100,7 +100,7 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	// background job keeps the pipe open.
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	err = cmd.Start()
 	pw.Close() // only the children hold the write end now
 	if err != nil {

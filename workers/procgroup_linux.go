@@ -99,3 +99,10 @@ func parseStat(data []byte) (state byte, pgrp int, ok bool) {
 	}
 	return fields[0][0], pgrp, true
 }
+
+// procAttr puts the command in its own process group, and asks the kernel
+// to kill its shell if ralph itself dies without cleaning up (SIGKILL), so a
+// killed ralph does not leave a command running behind it.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}

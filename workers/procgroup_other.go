@@ -22,3 +22,8 @@ func waitGroupGone(pgid int, timeout time.Duration) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// procAttr puts the command in its own process group.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}

@@ -1,0 +1,69 @@
+package llm
+
+import "strings"
+
+// contextWindows maps model name prefixes to their context windows in
+// tokens. The first matching prefix wins, so longer prefixes come first.
+// Unknown models get DefaultContextWindow, small enough for typical local
+// servers; users with bigger windows set context_tokens in their config.
+var contextWindows = []struct {
+	prefix string
+	tokens int
+}{
+	{"gpt-4.1", 1_000_000},
+	{"gpt-5", 400_000},
+	{"gpt-4o", 128_000},
+	{"gpt-4-turbo", 128_000},
+	{"gpt-4", 8_192},
+	{"gpt-3.5", 16_385},
+	{"o1", 200_000},
+	{"o3", 200_000},
+	{"o4", 200_000},
+	{"claude", 200_000},
+	{"gemini", 1_000_000},
+	{"llama3.1", 128_000},
+	{"llama3.2", 128_000},
+	{"llama3.3", 128_000},
+	{"llama-3", 128_000},
+	{"qwen3", 40_960},
+	{"qwen2.5", 32_768},
+	{"deepseek", 64_000},
+	{"mistral", 32_768},
+	{"codestral", 256_000},
+}
+
+// DefaultContextWindow is assumed for models ralph does not know.
+const DefaultContextWindow = 32_768
+
+// ContextWindow returns the context window of a model, matching its name
+// without any provider prefix ("openai/gpt-4o", "ollama/qwen2.5-coder").
+func ContextWindow(model string) int {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, w := range contextWindows {
+		if strings.HasPrefix(m, w.prefix) {
+			return w.tokens
+		}
+	}
+	return DefaultContextWindow
+}
+
+// InputBudget is how many tokens a request may use for its input, leaving
+// room for the answer: a quarter of the window, at most 8,192 tokens.
+func InputBudget(window int) int {
+	return window - min(window/4, 8192)
+}
+
+// EstimateTokens approximates a message's token count without a
+// tokenizer: about one token per 3.5 bytes of English and code, rounded up,
+// plus a few tokens of per-message framing. It errs on the high side so a
+// request fitted to a budget does not overflow the real window.
+func EstimateTokens(m Message) int {
+	n := len(m.Content)
+	for _, c := range m.ToolCalls {
+		n += len(c.Name) + len(c.Arguments) + 12
+	}
+	return (n*2+6)/7 + 6
+}

@@ -1,0 +1,392 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// LockFile is the project lock. Its owner is whoever holds an exclusive
+// flock(2) on the open file; its content only describes that owner to
+// people and to `ralph status`. The kernel drops the flock when the owner
+// dies, however it dies, so a crashed ralph never blocks the project.
+const LockFile = ".ralph/session.lock"
+
+// ErrLocked is matched (errors.Is) by every *LockedError.
+var ErrLocked = errors.New("project is locked by another ralph")
+
+// errWouldBlock is what tryFlock returns when another open file
+// description holds a conflicting flock.
+var errWouldBlock = errors.New("flock is held elsewhere")
+
+// LockedError says who holds the project. Foreign is set when the holder
+// runs on another host, where ralph cannot tell whether it is still alive.
+type LockedError struct {
+	Holder  LockInfo
+	Foreign bool
+}
+
+func (e *LockedError) Error() string {
+	h := e.Holder
+	var who []string
+	if h.PID > 0 {
+		who = append(who, fmt.Sprintf("pid %d", h.PID))
+	}
+	if h.SessionID != "" {
+		who = append(who, "session "+h.SessionID)
+	}
+	if !h.AcquiredAt.IsZero() {
+		who = append(who, "started "+ago(time.Since(h.AcquiredAt)))
+	}
+	desc := "another ralph"
+	if len(who) > 0 {
+		desc += " (" + strings.Join(who, ", ") + ")"
+	}
+	if e.Foreign {
+		return desc + " on host " + h.Hostname + " holds this project's lock; if it is gone, rerun with --force"
+	}
+	return desc + " is working in this project; wait for it to finish or stop it"
+}
+
+// Is makes errors.Is(err, ErrLocked) true for a *LockedError.
+func (e *LockedError) Is(target error) bool { return target == ErrLocked }
+
+// ago renders an age the way people say it: "40s ago", "3m ago", "2h5m ago".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", max(int(d/time.Second), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%dm ago", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+}
+
+// Lock is a held project lock. Keep it until the process ends and call
+// Release on every exit path; a crash releases it anyway.
+type Lock struct {
+	mu       sync.Mutex
+	fs       afero.Fs
+	path     string
+	f        afero.File // the flocked file; nil on filesystems without flock
+	fd       uintptr
+	info     LockInfo
+	prev     LockInfo
+	hasPrev  bool
+	forced   bool
+	released bool
+}
+
+// heldLocks keeps every held Lock reachable, so the *os.File inside is
+// never finalized (which would close the descriptor and silently drop the
+// flock) even if a caller loses its reference without calling Release.
+var heldLocks sync.Map
+
+// fder is implemented by files backed by a kernel descriptor (*os.File).
+type fder interface{ Fd() uintptr }
+
+// lockAttempts bounds the retries when the lock file is unlinked or
+// replaced between our open and our flock; each retry means another ralph
+// made progress, so a handful is plenty.
+const lockAttempts = 20
+
+// AcquireLock makes this process the owner of the project at root, or
+// returns a *LockedError naming the owner. force takes the lock from a
+// holder on another host, and from a live local holder (a hung ralph) by
+// renaming a fresh lock file over the old one: the old process keeps a
+// flock on an inode nobody looks at any more and should be stopped.
+func AcquireLock(fs afero.Fs, root string, sessionID string, force bool) (*Lock, error) {
+	path := filepath.Join(root, LockFile)
+	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	a := &acquirer{fs: fs, path: path, me: selfInfo(sessionID), force: force}
+	for range lockAttempts {
+		l, retry, err := a.try()
+		if err != nil {
+			return nil, err
+		}
+		if retry {
+			continue
+		}
+		l.prev, l.hasPrev, l.forced = a.prev, a.hasPrev, a.forced
+		heldLocks.Store(l, struct{}{})
+		return l, nil
+	}
+	return nil, fmt.Errorf("lock %s: the lock file kept changing under us; gave up after %d attempts", path, lockAttempts)
+}
+
+// acquirer carries one AcquireLock call's state across its retries.
+type acquirer struct {
+	fs      afero.Fs
+	path    string
+	me      LockInfo
+	force   bool
+	prev    LockInfo
+	hasPrev bool
+	forced  bool
+}
+
+func (a *acquirer) remember(prev LockInfo, forced bool) {
+	a.prev, a.hasPrev = prev, true
+	a.forced = a.forced || forced
+}
+
+// try makes one attempt; retry says the file changed under us.
+func (a *acquirer) try() (l *Lock, retry bool, err error) {
+	if !hasDescriptors(a.fs, filepath.Dir(a.path)) {
+		return a.tryWithoutFlock()
+	}
+	f, created, err := openLockFile(a.fs, a.path)
+	if err != nil {
+		return nil, false, err
+	}
+	if testHookAfterOpen != nil {
+		testHookAfterOpen()
+	}
+	d, ok := f.(fder)
+	if !ok {
+		// Directories with descriptors but files without: O_EXCL
+		// creation is all the locking this filesystem offers.
+		if created {
+			return a.ownCreated(f)
+		}
+		_ = f.Close()
+		return a.tryWithoutFlock()
+	}
+	fd := d.Fd()
+	switch err := flockPatiently(fd); {
+	case errors.Is(err, errWouldBlock):
+		holder, _ := readInfo(f)
+		_ = f.Close()
+		if !a.force {
+			return nil, false, &LockedError{Holder: holder, Foreign: isForeign(holder, a.me)}
+		}
+		a.remember(holder, true)
+		l, err := a.takeOver()
+		return l, false, err
+	case err != nil:
+		// The filesystem has no working flock (some network mounts):
+		// fall back to O_EXCL plus pid and start-time checks, in which
+		// our exclusive creation of the file already won.
+		if created {
+			return a.ownCreated(f)
+		}
+		_ = f.Close()
+		return a.tryWithoutFlock()
+	}
+	if !sameFile(a.fs, a.path, f) {
+		// The owner released (unlinked) the file, or a forced takeover
+		// replaced it, between our open and our flock: our lock is on
+		// an inode nobody else will look at.
+		closeLocked(f, fd)
+		return nil, true, nil
+	}
+	if !created {
+		if prev, ok := readInfo(f); ok {
+			if isForeign(prev, a.me) && !a.force {
+				// flock may not be enforced across hosts on a
+				// network filesystem, so its success proves nothing.
+				closeLocked(f, fd)
+				return nil, false, &LockedError{Holder: prev, Foreign: true}
+			}
+			a.remember(prev, isForeign(prev, a.me))
+		}
+	}
+	if err := writeInfo(f, a.me); err != nil {
+		closeLocked(f, fd)
+		return nil, false, fmt.Errorf("lock %s: %w", a.path, err)
+	}
+	return &Lock{fs: a.fs, path: a.path, f: f, fd: fd, info: a.me}, false, nil
+}
+
+// takeOver replaces a live holder's file with a new, already flocked one,
+// so that from the rename on every newcomer meets our flock.
+func (a *acquirer) takeOver() (*Lock, error) {
+	dir := filepath.Dir(a.path)
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.takeover-%d-%d", filepath.Base(a.path), a.me.PID, time.Now().UnixNano()))
+	f, err := a.fs.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("take over %s: %w", a.path, err)
+	}
+	d, ok := f.(fder)
+	if !ok {
+		_ = f.Close()
+		_ = a.fs.Remove(tmp)
+		return nil, fmt.Errorf("take over %s: the filesystem gives no file descriptor", a.path)
+	}
+	fd := d.Fd()
+	err = tryFlock(fd, true)
+	if err == nil {
+		err = writeInfo(f, a.me)
+	}
+	if err == nil {
+		err = a.fs.Rename(tmp, a.path)
+	}
+	if err != nil {
+		closeLocked(f, fd)
+		_ = a.fs.Remove(tmp)
+		return nil, fmt.Errorf("take over %s: %w", a.path, err)
+	}
+	syncDir(a.fs, dir)
+	return &Lock{fs: a.fs, path: a.path, f: f, fd: fd, info: a.me}, nil
+}
+
+// noFlockMu serializes this process's fallback lock operations, because
+// afero.MemMapFs checks and creates in two steps, so its O_EXCL alone does
+// not stop two goroutines from both creating the file.
+var noFlockMu sync.Mutex
+
+// testHookAfterOpen, when set by a test, runs between opening the lock
+// file and flocking it: the window in which the file can be replaced.
+var testHookAfterOpen func()
+
+// tryWithoutFlock is the fallback for filesystems without descriptors or
+// flock (afero.MemMapFs in tests): whoever creates the file with O_EXCL
+// owns it, and a file whose holder is provably dead is removed and the
+// creation retried. Two processes clearing the same stale file at once
+// could both win, a race only flock closes.
+func (a *acquirer) tryWithoutFlock() (*Lock, bool, error) {
+	noFlockMu.Lock()
+	defer noFlockMu.Unlock()
+	f, err := a.fs.OpenFile(a.path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		return a.ownCreated(f)
+	}
+	if !errors.Is(err, os.ErrExist) {
+		return nil, false, fmt.Errorf("lock %s: %w", a.path, err)
+	}
+	holder, ok := readInfoSettled(a.fs, a.path)
+	if ok {
+		switch classify(holder, a.me, false) {
+		case LockHeld:
+			if !a.force {
+				return nil, false, &LockedError{Holder: holder}
+			}
+			a.remember(holder, true)
+		case LockForeign:
+			if !a.force {
+				return nil, false, &LockedError{Holder: holder, Foreign: true}
+			}
+			a.remember(holder, true)
+		default:
+			a.remember(holder, false)
+		}
+	}
+	if err := a.fs.Remove(a.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("lock %s: remove stale lock: %w", a.path, err)
+	}
+	return nil, true, nil
+}
+
+// ownCreated completes a fallback acquisition: f was created with O_EXCL
+// by this call, so it is ours once it describes us.
+func (a *acquirer) ownCreated(f afero.File) (*Lock, bool, error) {
+	werr := writeInfo(f, a.me)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		_ = a.fs.Remove(a.path)
+		return nil, false, fmt.Errorf("lock %s: %w", a.path, err)
+	}
+	return &Lock{fs: a.fs, path: a.path, info: a.me}, false, nil
+}
+
+// Info returns what the lock file says about us.
+func (l *Lock) Info() LockInfo {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.info
+}
+
+// Previous returns the holder whose lock we replaced: a crashed ralph, or,
+// when AcquireLock was forced, possibly a live or foreign one.
+func (l *Lock) Previous() (LockInfo, bool) { return l.prev, l.hasPrev }
+
+// Forced reports whether force displaced a holder that was alive or could
+// not be checked (another host), as opposed to recovering a crashed one.
+func (l *Lock) Forced() bool { return l.forced }
+
+// SetSession records the session id in the lock file, once the caller
+// knows it. It fails if a forced AcquireLock elsewhere took the lock over.
+func (l *Lock) SetSession(id string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released {
+		return fmt.Errorf("lock %s: already released", l.path)
+	}
+	if l.f == nil {
+		noFlockMu.Lock()
+		defer noFlockMu.Unlock()
+	}
+	if !l.stillOurs() {
+		return fmt.Errorf("lock %s: another ralph took this project over (--force)", l.path)
+	}
+	info := l.info
+	info.SessionID = id
+	var err error
+	if l.f != nil {
+		err = writeInfo(l.f, info)
+	} else {
+		err = WriteFileAtomic(l.fs, l.path, marshalInfo(info), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", l.path, err)
+	}
+	l.info = info
+	return nil
+}
+
+// Release removes the lock file if it is still ours, then drops the flock.
+// It is idempotent and safe from a signal handler's exit path: it only
+// takes in-process mutexes and never waits for another process.
+func (l *Lock) Release() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released {
+		return nil
+	}
+	l.released = true
+	defer heldLocks.Delete(l)
+	if l.f == nil {
+		noFlockMu.Lock()
+		defer noFlockMu.Unlock()
+	}
+	var err error
+	// Remove before unlocking: a newcomer that opened the old inode then
+	// sees it unlinked after its flock and retries on a fresh file.
+	if l.stillOurs() {
+		if rerr := l.fs.Remove(l.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			err = fmt.Errorf("release %s: %w", l.path, rerr)
+		}
+		syncDir(l.fs, filepath.Dir(l.path))
+	}
+	if l.f != nil {
+		unflock(l.fd)
+		if cerr := l.f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("release %s: %w", l.path, cerr)
+		}
+	}
+	return err
+}
+
+// stillOurs reports whether the path still names our lock: the same inode
+// (flock) and our pid and acquisition time in it.
+func (l *Lock) stillOurs() bool {
+	if l.f != nil && !sameFile(l.fs, l.path, l.f) {
+		return false
+	}
+	b, err := afero.ReadFile(l.fs, l.path)
+	if err != nil {
+		return false
+	}
+	info, ok := parseInfo(b)
+	return ok && info.PID == l.info.PID && info.StartTime == l.info.StartTime &&
+		info.AcquiredAt.Equal(l.info.AcquiredAt)
+}

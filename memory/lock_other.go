@@ -1,0 +1,28 @@
+//go:build !linux
+
+package memory
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errNoFlock makes AcquireLock use its O_EXCL fallback: ralph only relies
+// on flock(2) and /proc where it is tested, on Linux.
+var errNoFlock = errors.New("flock is not used on this platform")
+
+func tryFlock(fd uintptr, exclusive bool) error { return errNoFlock }
+
+func unflock(fd uintptr) {}
+
+// procStat cannot read process start times without /proc; ProcessAlive
+// then falls back to pidExists.
+func procStat(pid int) (start uint64, state byte, err error) {
+	return 0, 0, fmt.Errorf("process %d: start time unknown on this platform", pid)
+}
+
+// pidExists cannot check portably, so it assumes the holder is alive:
+// a lock wrongly kept can be forced, one wrongly taken cannot be undone.
+func pidExists(pid int) bool { return true }
+
+func bootID() string { return "" }

@@ -1,0 +1,73 @@
+package memory
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// Log names inside a session directory, appended one JSON object a line.
+const (
+	EventsLog    = "events"
+	ErrorsLog    = "errors"
+	DecisionsLog = "decisions"
+)
+
+// ErrorRecord is one line of errors.jsonl: something that went wrong,
+// whether or not the run recovered from it.
+type ErrorRecord struct {
+	Time     time.Time `json:"time"`
+	Kind     string    `json:"kind"` // model, retry, tool, persist, recovery
+	Turn     int       `json:"turn,omitempty"`
+	ToolName string    `json:"tool_name,omitempty"`
+	Message  string    `json:"message"`
+}
+
+// DecisionRecord is one line of decisions.jsonl: a choice the coordinator
+// made that explains the run's shape (an interrupt handled, a message
+// delivered, context trimmed, a crash recovered, a task picked).
+type DecisionRecord struct {
+	Time   time.Time `json:"time"`
+	Kind   string    `json:"kind"`
+	Turn   int       `json:"turn,omitempty"`
+	Detail string    `json:"detail"`
+}
+
+// ReadJSONL decodes every line of a session log into T. Unparsable lines
+// (a torn final append) are counted in bad rather than failing the read, so
+// a report of a crashed run still shows everything that was written.
+func ReadJSONL[T any](fs afero.Fs, path string) (recs []T, bad int, err error) {
+	f, err := fs.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for sc.Scan() {
+		var v T
+		if json.Unmarshal(sc.Bytes(), &v) != nil {
+			bad++
+			continue
+		}
+		recs = append(recs, v)
+	}
+	if err := sc.Err(); err != nil {
+		return recs, bad, fmt.Errorf("read %s: %w", path, err)
+	}
+	return recs, bad, nil
+}
+
+// LogPath is the path of a session log.
+func LogPath(root, id, name string) string {
+	return filepath.Join(SessionDir(root, id), name+".jsonl")
+}

@@ -1,0 +1,57 @@
+package memory
+
+import "github.com/ralph-dev/ralph/llm"
+
+// Synthetic results given to tool calls that have none in a saved
+// conversation, so it is valid to send again. Wording matters: the model
+// must know whether to check before repeating a call.
+const (
+	ResultNotStarted = "not run: ralph stopped before this call started; run it again if it is still needed"
+	ResultUncertain  = "unknown outcome: ralph was stopped (crash or kill) while this call ran, so it may or may not have taken effect; check its effect before repeating it"
+)
+
+// RepairHistory makes a saved conversation valid to send again: every tool
+// call of an assistant message gets a result, placed right after that
+// message's other results. started holds the ids of calls that had begun
+// executing (from the event log). It returns the repaired conversation and
+// the synthetic results that answer the last assistant message, which the
+// caller appends to the log; gaps further back, which ralph's own writes
+// never produce, are repaired in the returned view only.
+func RepairHistory(msgs []llm.Message, started map[string]bool) (repaired, appended []llm.Message) {
+	var out []llm.Message
+	lastAssistant := -1
+	for i, m := range msgs {
+		if m.Role == llm.RoleAssistant {
+			lastAssistant = i
+		}
+	}
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == llm.RoleTool; j++ {
+			answered[msgs[j].ToolCallID] = true
+			out = append(out, msgs[j])
+		}
+		for _, c := range m.ToolCalls {
+			if answered[c.ID] {
+				continue
+			}
+			text := ResultNotStarted
+			if started[c.ID] {
+				text = ResultUncertain
+			}
+			syn := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: text}
+			out = append(out, syn)
+			if i == lastAssistant {
+				appended = append(appended, syn)
+			}
+		}
+		i = j - 1
+	}
+	return out, appended
+}

@@ -1,0 +1,51 @@
+package memory
+
+import (
+	"testing"
+
+	"github.com/ralph-dev/ralph/llm"
+)
+
+func TestRepairHistory(t *testing.T) {
+	call := func(ids ...string) llm.Message {
+		m := llm.Message{Role: llm.RoleAssistant}
+		for _, id := range ids {
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Name: "run_command", Arguments: "{}"})
+		}
+		return m
+	}
+	res := func(id string) llm.Message { return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: "ok"} }
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "task"},
+		call("a", "b"), res("a"), // b missing in the middle: view-only repair
+		{Role: llm.RoleUser, Content: "more"},
+		call("c", "d", "e"), res("c"), // d started, e not: appended
+	}
+	out, appended := RepairHistory(msgs, map[string]bool{"b": true, "d": true})
+	if len(appended) != 2 || appended[0].ToolCallID != "d" || appended[0].Content != ResultUncertain ||
+		appended[1].ToolCallID != "e" || appended[1].Content != ResultNotStarted {
+		t.Fatalf("appended = %+v", appended)
+	}
+	want := []string{"user", "assistant", "tool:a", "tool:b", "user", "assistant", "tool:c", "tool:d", "tool:e"}
+	if len(out) != len(want) {
+		t.Fatalf("got %d messages, want %d", len(out), len(want))
+	}
+	for i, m := range out {
+		got := m.Role
+		if m.Role == llm.RoleTool {
+			got += ":" + m.ToolCallID
+		}
+		if got != want[i] {
+			t.Fatalf("message %d = %s, want %s", i, got, want[i])
+		}
+	}
+	if out[3].Content != ResultUncertain {
+		t.Fatalf("b started, so its outcome is unknown: %q", out[3].Content)
+	}
+	// A valid history is returned unchanged with nothing to append.
+	ok := []llm.Message{{Role: llm.RoleUser}, call("x"), res("x"), {Role: llm.RoleAssistant, Content: "done"}}
+	out, appended = RepairHistory(ok, nil)
+	if len(appended) != 0 || len(out) != len(ok) {
+		t.Fatalf("a valid history was changed: %+v", out)
+	}
+}

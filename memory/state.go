@@ -1,0 +1,185 @@
+package memory
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/llm"
+)
+
+// StateVersion is the schema version of session.json this ralph writes.
+// Older versions are read and upgraded; newer ones are refused rather than
+// half understood.
+const StateVersion = 1
+
+// Errors callers branch on.
+var (
+	// ErrNoSession: the project has no session (yet), or not the one asked for.
+	ErrNoSession = errors.New("no session")
+	// ErrCorruptState: session.json exists but cannot be parsed.
+	ErrCorruptState = errors.New("corrupt session state")
+	// ErrNewerState: session.json was written by a newer ralph.
+	ErrNewerState = errors.New("session state written by a newer ralph")
+)
+
+// State is the machine-readable summary in .ralph/session.json (and a copy
+// in each session's directory). It is written only through Session.SaveState.
+type State struct {
+	Version     int        `json:"version"`
+	SessionID   string     `json:"session_id"`
+	Status      string     `json:"status"`
+	Mode        string     `json:"mode"`
+	Model       string     `json:"model"`
+	Iteration   int        `json:"iteration"`
+	Turns       int        `json:"turns"`
+	Usage       llm.Usage  `json:"usage"`
+	CostUSD     *float64   `json:"cost_usd"`
+	Tasks       TaskCounts `json:"tasks"`
+	CurrentTask string     `json:"current_task,omitempty"`
+	Retries     int        `json:"retries"`
+	Errors      int        `json:"errors"`
+	Interrupts  int        `json:"interruptions"`
+	Error       string     `json:"error,omitempty"`
+	// Recovered says what crash recovery did to this session, if anything.
+	Recovered string    `json:"recovered,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
+// CorruptStateError names the damaged file.
+type CorruptStateError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptStateError) Error() string {
+	return fmt.Sprintf("%s is corrupt: %v", e.Path, e.Err)
+}
+
+// Is matches ErrCorruptState.
+func (e *CorruptStateError) Is(target error) bool { return target == ErrCorruptState }
+
+func (e *CorruptStateError) Unwrap() error { return e.Err }
+
+// LoadState reads the project's .ralph/session.json.
+func LoadState(fs afero.Fs, root string) (State, error) {
+	return readState(fs, filepath.Join(root, SessionFile))
+}
+
+// LoadSessionState reads the copy in a session's own directory.
+func LoadSessionState(fs afero.Fs, root, id string) (State, error) {
+	return readState(fs, filepath.Join(SessionDir(root, id), "session.json"))
+}
+
+func readState(fs afero.Fs, path string) (st State, err error) {
+	// The loader must never panic whatever the bytes; a panic in the JSON
+	// decoder would be a bug, but the user's state matters more.
+	defer func() {
+		if r := recover(); r != nil {
+			st, err = State{}, &CorruptStateError{Path: path, Err: fmt.Errorf("panic: %v", r)}
+		}
+	}()
+	data, err := afero.ReadFile(fs, path)
+	if errors.Is(err, os.ErrNotExist) {
+		return State{}, fmt.Errorf("%w: %s does not exist", ErrNoSession, path)
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return State{}, &CorruptStateError{Path: path, Err: err}
+	}
+	switch {
+	case st.Version > StateVersion:
+		return State{}, fmt.Errorf("%w: %s has schema version %d, this ralph reads up to %d; upgrade ralph", ErrNewerState, path, st.Version, StateVersion)
+	case st.SessionID == "" || !validStatus(st.Status):
+		return State{}, &CorruptStateError{Path: path, Err: fmt.Errorf("missing session id or unknown status %q", st.Status)}
+	}
+	st.Version = StateVersion
+	return st, nil
+}
+
+func validStatus(s string) bool {
+	switch s {
+	case StatusNone, StatusRunning, StatusPaused, StatusInterrupted, StatusCompleted, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// SetAside renames a damaged file to <name>.corrupt-<unix time> so nothing
+// is silently discarded, and returns the new path.
+func SetAside(fs afero.Fs, path string, now time.Time) (string, error) {
+	aside := fmt.Sprintf("%s.corrupt-%d", path, now.Unix())
+	if err := fs.Rename(path, aside); err != nil {
+		return "", fmt.Errorf("set aside %s: %w", path, err)
+	}
+	return aside, nil
+}
+
+// ListSessions returns the ids of the project's sessions, oldest first
+// (ids sort by creation time).
+func ListSessions(fs afero.Fs, root string) ([]string, error) {
+	infos, err := afero.ReadDir(fs, filepath.Join(root, SessionsDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var ids []string
+	for _, fi := range infos {
+		if fi.IsDir() && !strings.HasPrefix(fi.Name(), ".") {
+			ids = append(ids, fi.Name())
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// FindSession resolves a session id given in full or as a unique prefix or
+// suffix (people copy the short random part); "" means the latest.
+func FindSession(fs afero.Fs, root, id string) (string, error) {
+	ids, err := ListSessions(fs, root)
+	if err != nil {
+		return "", err
+	}
+	if len(ids) == 0 {
+		return "", fmt.Errorf("%w: this project has no sessions yet", ErrNoSession)
+	}
+	if id == "" {
+		if st, err := LoadState(fs, root); err == nil {
+			for _, x := range ids {
+				if x == st.SessionID {
+					return x, nil
+				}
+			}
+		}
+		return ids[len(ids)-1], nil
+	}
+	var found []string
+	for _, x := range ids {
+		if x == id {
+			return x, nil
+		}
+		if strings.HasPrefix(x, id) || strings.HasSuffix(x, id) {
+			found = append(found, x)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w: no session matches %q", ErrNoSession, id)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%w: %q matches %d sessions; give more of the id", ErrNoSession, id, len(found))
+}

@@ -1,0 +1,189 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+const agentHeader = "# AGENT.md\n\n" +
+	"What ralph knows about working on this project. ralph reads this file at the start of every " +
+	"session, and its remember tool adds one dated line under Learnings, such as " +
+	"\"- The integration tests need a running Postgres (2026-01-05)\". " +
+	"Edit freely: fix a wrong fact, delete a stale one.\n"
+
+const goalsTemplate = "# Goals\n\n" +
+	"What you want from this project overall, in your own words. ralph reads this at the start of " +
+	"every session and weighs each task against it; update it when your aims change.\n\n" +
+	"<!-- For example:\n" +
+	"- A CLI that turns CSV exports into clean JSON, using only the standard library.\n" +
+	"- Every command has tests, and the whole suite runs in under ten seconds.\n" +
+	"-->\n"
+
+const tasksTemplate = "# Tasks\n\n" +
+	"One task per line; ralph works through open tasks top to bottom. " +
+	"States: [ ] open, [x] done, [~] in progress, [!] failed, [-] skipped.\n\n" +
+	"<!-- - [ ] Add a --json flag to the list command -->\n"
+
+const todoTemplate = "# TODO\n\n" +
+	"Loose notes and ideas for later, not tasks yet. ralph reads this for context and may add to it; " +
+	"move an item to RALPH_TASKS.md when it should be done.\n\n" +
+	"<!-- For example:\n" +
+	"- The config loader silently ignores unknown keys; should it warn?\n" +
+	"-->\n"
+
+// The progress template describes the entry format in prose rather than
+// with an example entry, because an example heading would look like a real
+// entry boundary to LoadStateDocs.
+const progressTemplate = "# Progress\n\n" +
+	"A dated entry per completed task or iteration, newest last. ralph appends here and never " +
+	"rewrites earlier entries; the most recent ones are part of its context at the start of " +
+	"every session. Each entry is a heading such as `## 2026-01-05 14:03 UTC — Add --json flag`, " +
+	"a short summary, and the session and iteration that wrote it.\n"
+
+// ralphIgnores are the per-machine parts of .ralph/. The patterns are
+// relative to .ralph/.gitignore's own directory: ".ralph/sessions/" written
+// there would match .ralph/.ralph/sessions and ignore nothing.
+var ralphIgnores = []string{"/sessions/", "/*.lock", "/history"}
+
+// InitResult reports what InitProject did, with paths relative to the root.
+type InitResult struct {
+	Created  []string    `json:"created"`
+	Existing []string    `json:"existing"` // already present and left as they were (.ralph/.gitignore may gain lines)
+	Info     ProjectInfo `json:"info"`
+}
+
+// InitProject creates the state files that are missing from root, with
+// short templates, and never overwrites one that exists: the person may
+// have written it before running `ralph init`.
+func InitProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
+	res := InitResult{Info: DetectProject(fs, root)}
+	files := []struct{ name, text string }{
+		{AgentFile, agentTemplate(res.Info, now)},
+		{GoalsFile, goalsTemplate},
+		{tasksFileName, tasksTemplate},
+		{ProgressFile, progressTemplate},
+		{TodoFile, todoTemplate},
+	}
+	for _, f := range files {
+		created, err := createExclusive(fs, filepath.Join(root, f.name), []byte(f.text))
+		if err != nil {
+			return res, err
+		}
+		if created {
+			res.Created = append(res.Created, f.name)
+		} else {
+			res.Existing = append(res.Existing, f.name)
+		}
+	}
+	name := filepath.Join(StateDir, ".gitignore")
+	created, err := mergeGitignore(fs, filepath.Join(root, name))
+	if err != nil {
+		return res, err
+	}
+	if created {
+		res.Created = append(res.Created, name)
+	} else {
+		res.Existing = append(res.Existing, name)
+	}
+	return res, nil
+}
+
+// agentTemplate dates the detected facts so a person can tell when they
+// may have gone stale.
+func agentTemplate(info ProjectInfo, now time.Time) string {
+	list := func(items []string, quote bool) string {
+		if len(items) == 0 {
+			return "none detected"
+		}
+		if !quote {
+			return strings.Join(items, ", ")
+		}
+		return "`" + strings.Join(items, "`, `") + "`"
+	}
+	var b strings.Builder
+	b.WriteString(agentHeader + "\n## Project\n\n")
+	fmt.Fprintf(&b, "Detected by `ralph init` on %s; correct anything wrong.\n\n", now.UTC().Format(time.DateOnly))
+	fmt.Fprintf(&b, "- Languages: %s\n", list(info.Languages, false))
+	fmt.Fprintf(&b, "- Build: %s\n", list(info.Build, true))
+	fmt.Fprintf(&b, "- Test: %s\n", list(info.Test, true))
+	fmt.Fprintf(&b, "- Lint: %s\n", list(info.Lint, true))
+	switch {
+	case info.Branch != "":
+		fmt.Fprintf(&b, "- Git branch: %s\n", info.Branch)
+	case info.Git:
+		b.WriteString("- Git: yes, no branch checked out\n")
+	default:
+		b.WriteString("- Git: not a repository\n")
+	}
+	b.WriteString("\n## Learnings\n")
+	return b.String()
+}
+
+// createExclusive writes a new file and reports false, without touching
+// it, if the file already exists. O_EXCL closes the window in which a
+// check-then-write could overwrite a file created in between.
+func createExclusive(fs afero.Fs, path string, data []byte) (bool, error) {
+	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	f, err := fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("create %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// A half-written template would then count as the person's file.
+		_ = fs.Remove(path)
+		return false, fmt.Errorf("create %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// mergeGitignore adds the missing ralphIgnores lines, keeping every
+// existing line, and writes nothing when all are present so that running
+// init again is a no-op.
+func mergeGitignore(fs afero.Fs, path string) (created bool, err error) {
+	old, perm, err := readMarkdown(fs, path)
+	if err != nil {
+		return false, err
+	}
+	_, statErr := fs.Stat(path)
+	created = errors.Is(statErr, os.ErrNotExist)
+	have := map[string]bool{}
+	for line := range strings.Lines(old) {
+		have[strings.TrimPrefix(strings.TrimSpace(line), "/")] = true
+	}
+	eol := eolOf(old)
+	text := old
+	if created {
+		text = "# ralph's per-machine state: session logs, locks and input history." + eol
+	} else if text != "" && !strings.HasSuffix(text, "\n") {
+		text += eol
+	}
+	added := false
+	for _, p := range ralphIgnores {
+		if !have[strings.TrimPrefix(p, "/")] {
+			text += p + eol
+			added = true
+		}
+	}
+	if !added {
+		return false, nil
+	}
+	return created, WriteFileAtomic(fs, path, []byte(text), perm)
+}

@@ -1,0 +1,564 @@
+package memory
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/afero"
+)
+
+// This file holds what acts on a parsed task list: the edits, choosing the
+// next task, checking the list, and reading and writing it on disk.
+//
+// Every edit splices a task line's text and re-checks that one line, so
+// nothing outside the bytes ralph owns moves. Add, the one edit that
+// inserts a line, re-parses the whole file.
+
+// setLine replaces task i's line with text, which must still be a task line
+// (the edits below only ever produce one; the check keeps a bug from
+// silently losing a task).
+func (f *TaskFile) setLine(i int, text string) error {
+	old := f.tasks[i]
+	r, ok := parseTaskLine(text)
+	if !ok {
+		return fmt.Errorf("internal error: editing line %d would make it stop being a task", old.line+1)
+	}
+	r.line, r.depth, r.parent = old.line, old.depth, old.parent
+	f.lines[old.line].text = text
+	f.tasks[i] = r
+	return nil
+}
+
+func notFound(id string) error { return fmt.Errorf("%w: %s", ErrTaskNotFound, id) }
+
+// SetState rewrites only the character between the brackets. A task already
+// in state s is left alone, so "[X]" stays upper case.
+func (f *TaskFile) SetState(id string, s TaskState) error {
+	c, ok := stateChar[s]
+	if !ok {
+		return fmt.Errorf("unknown task state %q", s)
+	}
+	i := f.find(id)
+	if i < 0 {
+		return notFound(id)
+	}
+	return f.setState(i, s, c)
+}
+
+func (f *TaskFile) setState(i int, s TaskState, c byte) error {
+	r := &f.tasks[i]
+	if r.state == s {
+		return nil
+	}
+	text := f.lines[r.line].text
+	return f.setLine(i, text[:r.stateAt]+string(c)+text[r.stateAt+1:])
+}
+
+// ResetInProgress turns every in-progress task back to open. A task left
+// "[~]" means a run died mid-task, and the next run should pick it up again.
+func (f *TaskFile) ResetInProgress() int {
+	n := 0
+	for i := range f.tasks {
+		if f.tasks[i].state == TaskInProgress {
+			if f.setState(i, TaskOpen, stateChar[TaskOpen]) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// SetMeta sets one key of the task's ralph comment, creating the comment if
+// there is none; an empty value deletes the key, and the comment with it
+// once it is empty. Other keys, known or not, keep their order. Keys and
+// values must be single words that cannot end the comment, or the comment
+// would not read back the same; those are refused with an error.
+func (f *TaskFile) SetMeta(id, key, value string) error {
+	if key == "" || strings.Contains(key, "=") || !validMetaWord(key) {
+		return fmt.Errorf("invalid task metadata key %q", key)
+	}
+	if !validMetaWord(value) {
+		return fmt.Errorf("invalid value %q for task metadata key %s: it must be one word", value, key)
+	}
+	i := f.find(id)
+	if i < 0 {
+		return notFound(id)
+	}
+	return f.setMeta(i, key, value, false)
+}
+
+// setMeta applies one key change to task i. front puts a new key first,
+// which AssignIDs uses so the id reads first.
+func (f *TaskFile) setMeta(i int, key, value string, front bool) error {
+	r := &f.tasks[i]
+	var toks []metaTok
+	found := false
+	for _, t := range r.meta {
+		if t.key != key {
+			toks = append(toks, t)
+		} else if !found && value != "" {
+			toks = append(toks, metaTok{key: key, val: value})
+			found = true
+		}
+	}
+	if !found && value != "" {
+		if front {
+			toks = slices.Insert(toks, 0, metaTok{key: key, val: value})
+		} else {
+			toks = append(toks, metaTok{key: key, val: value})
+		}
+	}
+	if slices.Equal(toks, r.meta) {
+		return nil
+	}
+	text := f.lines[r.line].text
+	switch {
+	case r.metaStart >= 0 && len(toks) > 0:
+		text = text[:r.metaStart] + formatMeta(toks) + text[r.metaEnd:]
+	case r.metaStart >= 0:
+		// Take the space that separated the comment from the title with it,
+		// so adding and then removing a key gives back the original line.
+		s := r.metaStart
+		for s > r.after && isSpTab(text[s-1]) {
+			s--
+		}
+		text = text[:s] + text[r.metaEnd:]
+	default:
+		// The comment goes after the title and before any trailing
+		// whitespace, which stays where the person left it.
+		text = text[:r.bodyEnd] + " " + formatMeta(toks) + text[r.bodyEnd:]
+	}
+	return f.setLine(i, text)
+}
+
+func formatMeta(toks []metaTok) string {
+	var b strings.Builder
+	b.WriteString("<!-- ralph:")
+	for k, t := range toks {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.String())
+	}
+	b.WriteString(" -->")
+	return b.String()
+}
+
+// AssignIDs gives every task without an id the smallest unused "t<N>", in
+// file order, so ids stay short and stable however the file is reordered
+// later.
+func (f *TaskFile) AssignIDs() (changed bool) {
+	used := map[string]bool{}
+	for i := range f.tasks {
+		if v, _ := f.tasks[i].metaGet("id"); v != "" {
+			used[v] = true
+		}
+	}
+	n := 1
+	for i := range f.tasks {
+		if v, _ := f.tasks[i].metaGet("id"); v != "" {
+			continue
+		}
+		for used["t"+strconv.Itoa(n)] {
+			n++
+		}
+		id := "t" + strconv.Itoa(n)
+		used[id] = true
+		if f.setMeta(i, "id", id, true) == nil {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// Add appends an open task after the last task's item (its subtasks, notes
+// and code included), or at the end of a file with no tasks, and returns it.
+// Its ID is "L<line>" unless meta has an id; call AssignIDs for a stable
+// one. Line breaks in title become spaces, since a task is one line; meta
+// entries that could not be read back (see SetMeta) are dropped. The new
+// line uses the file's line ending, and a file that ended without a final
+// newline still does.
+func (f *TaskFile) Add(title string, meta map[string]string) Task {
+	title = strings.TrimSpace(strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(title))
+	indent, bullet, at := "", "-", len(f.lines)
+	if last := len(f.tasks) - 1; last >= 0 {
+		root := last
+		for f.tasks[root].parent >= 0 {
+			root = f.tasks[root].parent
+		}
+		indent = f.tasks[root].indent
+		if b := f.tasks[root].bullet; b == "*" || b == "+" {
+			bullet = b // the same marker keeps it in the same list
+		}
+		at = f.itemEnd(last, f.tasks[root].width)
+	} else {
+		for i, in := range f.info {
+			if in.unclosed {
+				at = i // never inside a fence or comment left open at the end
+			}
+		}
+	}
+	text := indent + bullet + " [ ]"
+	if title != "" {
+		text += " " + title
+	}
+	if toks := metaFromMap(meta); len(toks) > 0 {
+		text += " " + formatMeta(toks)
+	}
+	if i := f.insert(at, text); i >= 0 {
+		return f.task(i)
+	}
+	// Unreachable as far as is known, but a task must never be lost, and
+	// the first line of a file is outside any block.
+	if i := f.insert(0, text); i >= 0 {
+		return f.task(i)
+	}
+	return Task{}
+}
+
+// insert puts a line at index at and returns the index of the task it
+// became, or undoes the insertion and returns -1.
+func (f *TaskFile) insert(at int, text string) int {
+	saved := slices.Clone(f.lines)
+	ln := lineRec{text: text, eol: f.lineEnding()}
+	if at == len(f.lines) && at > 0 {
+		switch prev := &f.lines[at-1]; prev.eol {
+		case "":
+			prev.eol, ln.eol = ln.eol, ""
+		case "\r":
+			prev.eol = "\r\n"
+		}
+	}
+	f.lines = slices.Insert(f.lines, at, ln)
+	f.reparse()
+	for i := range f.tasks {
+		if f.tasks[i].line == at {
+			return i
+		}
+	}
+	f.lines = saved
+	f.reparse()
+	return -1
+}
+
+// itemEnd returns the line index just past the list item that holds task
+// last: lines indented deeper than its top-level task, lazy continuation
+// lines, and closed code blocks inside it. Blank lines count only when more
+// of the item follows them.
+func (f *TaskFile) itemEnd(last, rootWidth int) int {
+	end := f.tasks[last].line + 1
+	for i := end; i < len(f.lines); {
+		in := f.info[i]
+		switch {
+		case in.kind == kindInBlock:
+		case in.kind == kindBlank:
+			j := i
+			for j < len(f.lines) && f.info[j].kind == kindBlank {
+				j++
+			}
+			if j == len(f.lines) || f.info[j].width <= rootWidth {
+				return end
+			}
+			i = j
+			continue
+		case in.kind == kindOpen && (in.width <= rootWidth || in.unclosed),
+			in.kind == kindHeading,
+			(in.kind == kindList || in.kind == kindTask) && in.width <= rootWidth:
+			return end
+		}
+		i++
+		end = i
+	}
+	return end
+}
+
+// lineEnding is the file's usual terminator: CRLF if most lines use it.
+func (f *TaskFile) lineEnding() string {
+	crlf, lf := 0, 0
+	for _, l := range f.lines {
+		switch l.eol {
+		case "\r\n":
+			crlf++
+		case "\n":
+			lf++
+		}
+	}
+	if crlf > lf {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// metaFromMap orders meta for Add: the well-known keys first in a fixed
+// order, then the rest alphabetically, so the same call writes the same line.
+func metaFromMap(meta map[string]string) []metaTok {
+	rank := map[string]int{"id": 0, "priority": 1, "depends": 2, "attempts": 3}
+	keys := make([]string, 0, len(meta))
+	for k, v := range meta {
+		if k != "" && v != "" && !strings.Contains(k, "=") && validMetaWord(k) && validMetaWord(v) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		ra, oka := rank[keys[a]]
+		rb, okb := rank[keys[b]]
+		switch {
+		case oka && okb:
+			return ra < rb
+		case oka != okb:
+			return oka
+		}
+		return keys[a] < keys[b]
+	})
+	toks := make([]metaTok, len(keys))
+	for i, k := range keys {
+		toks[i] = metaTok{key: k, val: meta[k]}
+	}
+	return toks
+}
+
+// idIndex maps each id to its first task; Validate reports duplicates.
+func (f *TaskFile) idIndex() map[string]int {
+	m := make(map[string]int, len(f.tasks))
+	for i := range f.tasks {
+		if _, dup := m[f.tasks[i].id()]; !dup {
+			m[f.tasks[i].id()] = i
+		}
+	}
+	return m
+}
+
+// ready reports whether task i is open, has a title to work on, and every
+// task it depends on exists and is done or skipped.
+func (f *TaskFile) ready(i int, ids map[string]int) bool {
+	r := &f.tasks[i]
+	if r.state != TaskOpen || r.title == "" {
+		return false
+	}
+	for _, d := range r.depends() {
+		j, ok := ids[d]
+		if !ok || f.tasks[j].state != TaskDone && f.tasks[j].state != TaskSkipped {
+			return false
+		}
+	}
+	return true
+}
+
+// Next returns the most urgent ready task: the lowest priority number, then
+// the first in the file. Subtasks are ordinary tasks. A checkbox without a
+// title is never returned, since there is nothing to tell the agent.
+func (f *TaskFile) Next() (Task, bool) {
+	ids := f.idIndex()
+	best, bestP := -1, 0
+	for i := range f.tasks {
+		if !f.ready(i, ids) {
+			continue
+		}
+		if p, _ := f.tasks[i].priority(); best < 0 || p < bestP {
+			best, bestP = i, p
+		}
+	}
+	if best < 0 {
+		return Task{}, false
+	}
+	return f.task(best), true
+}
+
+// Counts returns how many tasks are in each state.
+func (f *TaskFile) Counts() TaskCounts {
+	var c TaskCounts
+	for i := range f.tasks {
+		switch f.tasks[i].state {
+		case TaskOpen:
+			c.Open++
+		case TaskInProgress:
+			c.InProgress++
+		case TaskDone:
+			c.Done++
+		case TaskFailed:
+			c.Failed++
+		case TaskSkipped:
+			c.Skipped++
+		}
+	}
+	c.Total = len(f.tasks)
+	return c
+}
+
+// Validate returns one sentence per problem a person should fix: duplicate
+// ids, ids that look like line references, unknown dependencies, dependency
+// cycles, numbers that are not numbers, and checkboxes without a title. None
+// of them stops ralph; they explain why a task is never picked or cannot be
+// addressed.
+func (f *TaskFile) Validate() []string {
+	var out []string
+	ids := f.idIndex()
+	lines := map[string][]string{}
+	var order []string
+	for i := range f.tasks {
+		id := f.tasks[i].id()
+		if len(lines[id]) == 0 {
+			order = append(order, id)
+		}
+		lines[id] = append(lines[id], strconv.Itoa(f.tasks[i].line+1))
+	}
+	for _, id := range order {
+		if l := lines[id]; len(l) > 1 {
+			out = append(out, fmt.Sprintf("Task id %q is used on lines %s; only the first of them can be addressed by it.",
+				id, strings.Join(l, ", ")))
+		}
+	}
+	for i := range f.tasks {
+		r := &f.tasks[i]
+		who := fmt.Sprintf("Task %s (line %d)", r.id(), r.line+1)
+		if id := r.id(); isLineRef(id) && id != "L"+strconv.Itoa(r.line+1) {
+			out = append(out, fmt.Sprintf("Task id %q on line %d has the form ralph uses for line numbers, "+
+				"so %q may find the task on line %s instead; rename it.", id, r.line+1, id, id[1:]))
+		}
+		if r.title == "" {
+			out = append(out, fmt.Sprintf("Line %d has a checkbox but no title, so ralph will not pick it.", r.line+1))
+		}
+		for _, d := range r.depends() {
+			if _, ok := ids[d]; !ok {
+				out = append(out, fmt.Sprintf("%s depends on %q, which is not a task id, so it will never be ready.", who, d))
+			}
+		}
+		if _, err := r.priority(); err != nil {
+			v, _ := r.metaGet("priority")
+			out = append(out, fmt.Sprintf("%s has priority %q, which is not a whole number; it counts as %d.",
+				who, v, DefaultTaskPriority))
+		}
+		if v, ok := r.metaGet("attempts"); ok {
+			if _, err := strconv.Atoi(v); err != nil {
+				out = append(out, fmt.Sprintf("%s has attempts %q, which is not a whole number; it counts as 0.", who, v))
+			}
+		}
+	}
+	return append(out, f.cycles(ids)...)
+}
+
+// cycles finds the strongly connected components of the dependency graph
+// (Tarjan's algorithm) and describes each one that is a cycle: its tasks
+// wait on each other, so none of them can ever become ready.
+func (f *TaskFile) cycles(ids map[string]int) []string {
+	n := len(f.tasks)
+	index, low := make([]int, n), make([]int, n)
+	onStack := make([]bool, n)
+	var stack []int
+	var out []string
+	next := 1
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		self := false
+		for _, d := range f.tasks[v].depends() {
+			w, ok := ids[d]
+			switch {
+			case !ok:
+			case w == v:
+				self = true
+			case index[w] == 0:
+				visit(w)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		var comp []int
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			comp = append(comp, w)
+			if w == v {
+				break
+			}
+		}
+		switch {
+		case len(comp) > 1:
+			slices.Sort(comp) // name the tasks in file order, as a person reads them
+			names := make([]string, len(comp))
+			for k, w := range comp {
+				names[k] = f.tasks[w].id()
+			}
+			out = append(out, fmt.Sprintf("Tasks %s depend on each other in a cycle, so none of them will ever be ready.",
+				strings.Join(names, ", ")))
+		case self:
+			out = append(out, fmt.Sprintf("Task %s depends on itself, so it will never be ready.", f.tasks[v].id()))
+		}
+	}
+	for v := range f.tasks {
+		if index[v] == 0 && ids[f.tasks[v].id()] == v {
+			visit(v)
+		}
+	}
+	return out
+}
+
+// tasksMu serialises UpdateTasks within the process, so two goroutines
+// cannot read the same old file and each write back only their own change.
+var tasksMu sync.Mutex
+
+func readTasks(fs afero.Fs, path string) ([]byte, os.FileMode, error) {
+	data, err := afero.ReadFile(fs, path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	perm := os.FileMode(0o644)
+	if st, err := fs.Stat(path); err == nil {
+		perm = st.Mode().Perm()
+	}
+	return data, perm, nil
+}
+
+// LoadTasks reads root's RALPH_TASKS.md; a missing file is an empty list.
+func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {
+	data, _, err := readTasks(fs, filepath.Join(root, TasksFile))
+	if err != nil {
+		return nil, err
+	}
+	return ParseTasks(data), nil
+}
+
+// UpdateTasks re-reads the file right before changing it, applies fn, and
+// writes the result atomically only if the bytes changed. Working on the
+// freshest copy, rather than on one loaded when the run started, keeps edits
+// a person made in the meantime. A missing file is treated as empty (fn may
+// Add) and is created only if fn changes something; its mode is otherwise
+// kept. If fn fails, nothing is written and the error is returned.
+func UpdateTasks(fs afero.Fs, root string, fn func(f *TaskFile) error) (*TaskFile, error) {
+	tasksMu.Lock()
+	defer tasksMu.Unlock()
+	path := filepath.Join(root, TasksFile)
+	before, perm, err := readTasks(fs, path)
+	if err != nil {
+		return nil, err
+	}
+	f := ParseTasks(before)
+	if err := fn(f); err != nil {
+		return nil, err
+	}
+	if after := f.Bytes(); !bytes.Equal(before, after) {
+		if err := WriteFileAtomic(fs, path, after, perm); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}

@@ -1,0 +1,106 @@
+package project
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// recover runs with the lock held, so no live ralph owns the project. A
+// session.json that still says "running" was therefore left by a ralph
+// that died without saving: it becomes "interrupted", its in-progress tasks
+// go back to open, and the user hears so in one line. A corrupt
+// session.json is set aside (never deleted) and rebuilt from the newest
+// session's own records.
+func (p *Project) recover(notify func(string)) error {
+	now := time.Now().UTC()
+	st, err := memory.LoadState(p.Fs, p.Root)
+	switch {
+	case errors.Is(err, memory.ErrNoSession):
+		return nil
+	case errors.Is(err, memory.ErrCorruptState):
+		path := filepath.Join(p.Root, memory.SessionFile)
+		aside, aerr := memory.SetAside(p.Fs, path, now)
+		if aerr != nil {
+			return fmt.Errorf("%w; and it could not be set aside: %w", err, aerr)
+		}
+		rebuilt, rerr := p.rebuildState(now)
+		if rerr != nil {
+			notify(fmt.Sprintf("warning: %s was corrupt; kept it as %s (nothing to rebuild it from: %v)", memory.SessionFile, filepath.Base(aside), rerr))
+			return nil
+		}
+		notify(fmt.Sprintf("warning: %s was corrupt; kept it as %s and rebuilt the state of session %s from its own records", memory.SessionFile, filepath.Base(aside), rebuilt.SessionID))
+		st = rebuilt
+	case err != nil:
+		return err
+	}
+	if st.Status != memory.StatusRunning {
+		return nil
+	}
+	return p.markCrashed(st, now, notify)
+}
+
+// rebuildState restores .ralph/session.json from the newest session's
+// directory: its own session.json copy, or, if that is gone too, what its
+// conversation log shows.
+func (p *Project) rebuildState(now time.Time) (memory.State, error) {
+	id, err := memory.FindSession(p.Fs, p.Root, "")
+	if err != nil {
+		return memory.State{}, err
+	}
+	s, _, err := memory.OpenSession(p.Fs, p.Root, id)
+	if err != nil {
+		return memory.State{}, err
+	}
+	if err := s.SaveState(func(st *memory.State) {
+		if st.Recovered == "" {
+			st.Recovered = "state rebuilt from the session's records after .ralph/session.json was found corrupt at " + now.Format(time.RFC3339)
+		}
+	}); err != nil {
+		return memory.State{}, err
+	}
+	return s.State(), nil
+}
+
+func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string)) error {
+	s, _, err := memory.OpenSession(p.Fs, p.Root, st.SessionID)
+	if err != nil {
+		// The session's directory is gone: only the summary remains to fix.
+		s, err = memory.CreateSession(p.Fs, p.Root, st.SessionID, st)
+		if err != nil {
+			return err
+		}
+	}
+	reset := 0
+	if _, err := memory.UpdateTasks(p.Fs, p.Root, func(f *memory.TaskFile) error {
+		reset = f.ResetInProgress()
+		return nil
+	}); err != nil {
+		return fmt.Errorf("reset in-progress tasks after a crash: %w", err)
+	}
+	how := "ralph stopped without saving (killed or crashed)"
+	if prev, ok := p.Lock.Previous(); ok && prev.PID != 0 {
+		how = fmt.Sprintf("ralph (pid %d) stopped without saving (killed or crashed)", prev.PID)
+	}
+	note := fmt.Sprintf("%s; last saved %s; marked interrupted at %s", how, st.UpdatedAt.Format(time.RFC3339), now.Format(time.RFC3339))
+	if reset > 0 {
+		note += fmt.Sprintf("; %d in-progress task(s) reset to open", reset)
+	}
+	_ = s.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: now, Kind: "recovered", Detail: note})
+	if err := s.SaveState(func(x *memory.State) {
+		x.Status = memory.StatusInterrupted
+		x.Recovered = note
+		x.EndedAt = now
+	}); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("recovered: session %s was left running by a ralph that is gone; marked it interrupted", st.SessionID)
+	if reset > 0 {
+		msg += fmt.Sprintf(" and reset %d in-progress task(s)", reset)
+	}
+	notify(msg + "; `ralph resume` continues it")
+	return nil
+}

@@ -1,0 +1,391 @@
+package report
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// Analysis is what one session did, in numbers. Totals (turns, tokens,
+// cost) come from the session's session.json, which the coordinator keeps
+// current at every step; the breakdowns come from its logs. When
+// session.json is missing or damaged the totals are rebuilt from the logs,
+// so a crashed run can still be analysed.
+type Analysis struct {
+	SessionID string    `json:"session_id"`
+	Status    string    `json:"status"`
+	Mode      string    `json:"mode,omitempty"`
+	Model     string    `json:"model,omitempty"`
+	StartedAt time.Time `json:"started_at,omitzero"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+	// DurationMS spans the first to the last event (or, without events,
+	// session.json's start to its end or last update).
+	DurationMS   int64    `json:"duration_ms"`
+	Turns        int      `json:"turns"`
+	Iterations   int      `json:"iterations"`
+	InputTokens  int64    `json:"input_tokens"`
+	OutputTokens int64    `json:"output_tokens"`
+	CostUSD      *float64 `json:"cost_usd"` // null when the model's price is unknown
+	// ToolCalls counts tool_call events; ToolErrors counts tool results
+	// that were errors (refusals, failures and cancellations alike).
+	ToolCalls  int        `json:"tool_calls"`
+	ToolErrors int        `json:"tool_errors"`
+	Tools      []ToolStat `json:"tools"`
+	// Errors counts errors.jsonl records, which include retried model
+	// calls and failed tool calls, by kind in ErrorsByKind.
+	Errors        int            `json:"errors"`
+	ErrorsByKind  map[string]int `json:"errors_by_kind"`
+	Retries       int            `json:"retries"`
+	Interruptions int            `json:"interruptions"`
+	// ToolSuccessRate is successful tool results over tool calls; null
+	// when the session made no tool call.
+	ToolSuccessRate *float64 `json:"tool_success_rate"`
+	// Tasks is present when the session worked on tasks.
+	Tasks *TaskStats `json:"tasks,omitempty"`
+	// Unreadable counts log lines that could not be decoded (a torn
+	// last append after a crash), and Notes says what was rebuilt.
+	Unreadable int      `json:"unreadable_lines,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+}
+
+// ToolStat is one tool's calls and errors.
+type ToolStat struct {
+	Name   string `json:"name"`
+	Calls  int    `json:"calls"`
+	Errors int    `json:"errors"`
+}
+
+// TaskStats says how a task run went: attempted tasks are those the run
+// picked, completed or failed; the success rate is done over attempted.
+type TaskStats struct {
+	Attempted   int      `json:"attempted"`
+	Done        int      `json:"done"`
+	Failed      int      `json:"failed"`
+	SuccessRate *float64 `json:"success_rate"`
+}
+
+// Duration is DurationMS as a time.Duration.
+func (a Analysis) Duration() time.Duration { return time.Duration(a.DurationMS) * time.Millisecond }
+
+// Analyze reads session id's state and logs and sums them up. It fails
+// only when the session does not exist or a log cannot be read at all.
+func Analyze(fs afero.Fs, root, id string) (Analysis, error) {
+	a, _, err := analyze(fs, root, id)
+	return a, err
+}
+
+// analyze is Analyze that also returns the events it read, so the final
+// report can go through them again without a second read of a long log.
+func analyze(fs afero.Fs, root, id string) (Analysis, []event, error) {
+	if fi, err := fs.Stat(memory.SessionDir(root, id)); err != nil || !fi.IsDir() {
+		return Analysis{}, nil, fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, root)
+	}
+	a := Analysis{SessionID: id, ErrorsByKind: map[string]int{}, Tools: []ToolStat{}}
+	evs, bad, err := readEvents(fs, root, id)
+	if err != nil {
+		return a, nil, err
+	}
+	a.Unreadable += bad
+	errs, bad, err := memory.ReadJSONL[memory.ErrorRecord](fs, memory.LogPath(root, id, memory.ErrorsLog))
+	if err != nil {
+		return a, nil, err
+	}
+	a.Unreadable += bad
+	modelErrs := a.fromEvents(evs)
+	if len(errs) > 0 {
+		for _, e := range errs {
+			a.ErrorsByKind[e.Kind]++
+		}
+		a.Errors = len(errs)
+	} else {
+		// Sessions recorded before errors.jsonl existed: the events carry
+		// the same facts.
+		a.Errors = a.ToolErrors + a.Retries + modelErrs
+		if modelErrs > 0 {
+			a.ErrorsByKind["model"] = modelErrs
+		}
+		if a.ToolErrors > 0 {
+			a.ErrorsByKind["tool"] = a.ToolErrors
+		}
+		if a.Retries > 0 {
+			a.ErrorsByKind["retry"] = a.Retries
+		}
+	}
+	st, err := memory.LoadSessionState(fs, root, id)
+	switch {
+	case err == nil:
+		a.fromState(st)
+	case errors.Is(err, memory.ErrNoSession):
+		a.Notes = append(a.Notes, "the session has no session.json; totals are rebuilt from its events")
+	default:
+		a.Notes = append(a.Notes, err.Error()+"; totals are rebuilt from its events")
+	}
+	if a.Status == "" {
+		a.Status = "unknown"
+	}
+	if a.Unreadable > 0 {
+		a.Notes = append(a.Notes, fmt.Sprintf("%d log %s could not be read", a.Unreadable, plural(a.Unreadable, "line", "lines")))
+	}
+	return a, evs, nil
+}
+
+// fromEvents counts what the events say and sets the totals as far as the
+// events know them; fromState then weighs them against session.json. It
+// returns the
+// number of error events, which stand in for errors.jsonl when that is
+// missing.
+func (a *Analysis) fromEvents(evs []event) (modelErrs int) {
+	tools := map[string]*ToolStat{}
+	stat := func(name string) *ToolStat {
+		if name == "" {
+			name = "(unnamed)"
+		}
+		if tools[name] == nil {
+			tools[name] = &ToolStat{Name: name}
+		}
+		return tools[name]
+	}
+	okResults := 0
+	tasks := taskTracker{}
+	calls := map[string]event{}
+	var first, last time.Time
+	var lastResult *result
+	var totals runTotals
+	afterResult := false
+	for _, e := range evs {
+		if !e.Time.IsZero() {
+			if first.IsZero() || e.Time.Before(first) {
+				first = e.Time
+			}
+			if e.Time.After(last) {
+				last = e.Time
+			}
+		}
+		switch e.Type {
+		case evSessionStarted:
+			if e.Model != "" {
+				a.Model = e.Model
+			}
+		case evTurnStarted:
+			if e.mainAgent() {
+				a.Turns++
+			}
+		case evToolCall:
+			a.ToolCalls++
+			stat(e.ToolName).Calls++
+			calls[e.ToolID] = e
+		case evToolResult:
+			if e.IsError {
+				a.ToolErrors++
+				stat(e.ToolName).Errors++
+			} else {
+				okResults++
+				if e.ToolName == "complete_task" {
+					tasks.completed(calls[e.ToolID])
+				}
+			}
+		case evRetry:
+			a.Retries++
+		case evInterrupted:
+			a.Interruptions++
+		case evError:
+			modelErrs++
+		case evTaskChanged:
+			tasks.changed(e.Text)
+		case evResult:
+			if e.Result != nil {
+				lastResult = e.Result
+				totals.add(e.Result)
+			}
+		}
+		// A chat session goes on after a result; whatever it does after
+		// the last one is a run in progress (or one that crashed).
+		if e.Type == evResult {
+			afterResult = false
+		} else if lastResult != nil && e.Type != "state_saved" {
+			afterResult = true
+		}
+	}
+	for _, t := range tools {
+		a.Tools = append(a.Tools, *t)
+	}
+	slices.SortFunc(a.Tools, func(x, y ToolStat) int {
+		return cmp.Or(cmp.Compare(y.Calls, x.Calls), cmp.Compare(x.Name, y.Name))
+	})
+	if calls := max(a.ToolCalls, okResults+a.ToolErrors); calls > 0 {
+		a.ToolSuccessRate = ptr(float64(okResults) / float64(calls))
+	}
+	a.Tasks = tasks.stats()
+	a.StartedAt, a.EndedAt = first, last
+	a.DurationMS = last.Sub(first).Milliseconds()
+	a.Iterations = a.Turns
+	a.InputTokens, a.OutputTokens, a.CostUSD = totals.in, totals.out, totals.cost
+	if r := lastResult; r != nil {
+		a.Status = resultStatus(r)
+	}
+	if len(evs) > 0 && (lastResult == nil || afterResult) {
+		// Events after the last result: the run is going on, or it crashed.
+		a.Status = memory.StatusRunning
+	}
+	return modelErrs
+}
+
+// resultStatus maps a result subtype to the session status the
+// coordinator saves alongside it.
+func resultStatus(r *result) string {
+	switch {
+	case r.Subtype == "interrupted":
+		return memory.StatusInterrupted
+	case r.IsError:
+		return memory.StatusFailed
+	}
+	return memory.StatusCompleted
+}
+
+func (a *Analysis) fromState(st memory.State) {
+	a.Status, a.Mode = st.Status, st.Mode
+	if st.Model != "" {
+		a.Model = st.Model
+	}
+	// session.json counts from the last time the session was started or
+	// resumed, and includes the step in flight; the events cover every
+	// finished run. The larger of the two is the better total.
+	a.Turns = max(a.Turns, st.Turns)
+	a.Iterations = st.Iteration
+	a.InputTokens = max(a.InputTokens, int64(st.Usage.InputTokens))
+	a.OutputTokens = max(a.OutputTokens, int64(st.Usage.OutputTokens))
+	if st.CostUSD != nil && (a.CostUSD == nil || *st.CostUSD > *a.CostUSD) {
+		a.CostUSD = st.CostUSD
+	}
+	// The retries and interruptions of a session recorded before the logs
+	// held them are known only from its counters.
+	a.Retries = max(a.Retries, st.Retries)
+	a.Interruptions = max(a.Interruptions, st.Interrupts)
+	if a.StartedAt.IsZero() {
+		a.StartedAt = st.StartedAt
+		end := st.EndedAt
+		if end.IsZero() {
+			end = st.UpdatedAt
+		}
+		a.EndedAt = end
+		if !st.StartedAt.IsZero() && end.After(st.StartedAt) {
+			a.DurationMS = end.Sub(st.StartedAt).Milliseconds()
+		}
+	}
+}
+
+// runTotals adds up the usage and cost of result events. Each result
+// carries its coordinator's running totals, which grow across the runs of
+// one process (a chat) and restart from zero when a session is resumed by
+// a new process; a total that went down marks such a restart.
+type runTotals struct {
+	in, out, prevIn, prevOut int64
+	cost                     *float64
+	prevCost                 float64
+	costUnknown              bool
+}
+
+func (t *runTotals) add(r *result) {
+	u := r.Usage
+	if u.InputTokens < t.prevIn || u.OutputTokens < t.prevOut {
+		t.prevIn, t.prevOut, t.prevCost = 0, 0, 0
+	}
+	t.in += u.InputTokens - t.prevIn
+	t.out += u.OutputTokens - t.prevOut
+	t.prevIn, t.prevOut = u.InputTokens, u.OutputTokens
+	// One run without a known price makes the whole session's cost unknown:
+	// a partial sum would pass for the total.
+	if r.CostUSD == nil || t.costUnknown {
+		t.cost, t.costUnknown = nil, true
+		return
+	}
+	c := *r.CostUSD
+	if c < t.prevCost {
+		t.prevCost = 0
+	}
+	t.cost = ptr(derefOr(t.cost) + c - t.prevCost)
+	t.prevCost = c
+}
+
+func derefOr(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// taskTracker follows tasks through a run: the last state seen for each
+// task id decides whether it counts as done or failed.
+type taskTracker struct {
+	order []string
+	state map[string]memory.TaskState
+}
+
+func (t *taskTracker) set(id string, s memory.TaskState) {
+	if id == "" {
+		return
+	}
+	if t.state == nil {
+		t.state = map[string]memory.TaskState{}
+	}
+	if _, seen := t.state[id]; !seen {
+		t.order = append(t.order, id)
+	}
+	t.state[id] = s
+}
+
+// completed records a successful complete_task call.
+func (t *taskTracker) completed(e event) {
+	var args struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(e.toolArgs(), &args) == nil {
+		t.set(args.ID, memory.TaskDone)
+	}
+}
+
+// changed reads a task_changed event's text, which names the task first
+// and its new state last ("t3 in_progress", "t3: open -> done"). Text that
+// names no state is ignored rather than guessed at.
+func (t *taskTracker) changed(text string) {
+	words := strings.Fields(text)
+	if len(words) < 2 {
+		return
+	}
+	id := strings.TrimRight(words[0], ":")
+	switch s := memory.TaskState(strings.Trim(words[len(words)-1], ".,;")); s {
+	case memory.TaskOpen, memory.TaskInProgress, memory.TaskDone, memory.TaskFailed, memory.TaskSkipped:
+		t.set(id, s)
+	}
+}
+
+func (t *taskTracker) stats() *TaskStats {
+	if len(t.order) == 0 {
+		return nil
+	}
+	s := &TaskStats{}
+	for _, id := range t.order {
+		switch t.state[id] {
+		case memory.TaskDone:
+			s.Done++
+		case memory.TaskFailed:
+			s.Failed++
+		case memory.TaskSkipped, memory.TaskOpen:
+			// Skipped or handed back untouched: not attempted.
+			continue
+		}
+		s.Attempted++
+	}
+	if s.Attempted > 0 {
+		s.SuccessRate = ptr(float64(s.Done) / float64(s.Attempted))
+	}
+	return s
+}

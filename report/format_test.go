@@ -1,0 +1,41 @@
+package report
+
+import (
+	"testing"
+	"time"
+)
+
+func TestFormatHelpers(t *testing.T) {
+	now := t0
+	for _, c := range []struct{ got, want string }{
+		{relTime(time.Time{}, now), "-"},
+		{relTime(now.Add(time.Second), now), "just now"}, // clock skew
+		{relTime(now.Add(-45*time.Second), now), "45s ago"},
+		{relTime(now.Add(-3*time.Minute), now), "3m ago"},
+		{relTime(now.Add(-47*time.Hour), now), "47h ago"},
+		{relTime(now.Add(-72*time.Hour), now), "3d ago"},
+		{humanDuration(0), "0s"},
+		{humanDuration(1234 * time.Microsecond), "1ms"},
+		{humanDuration(6*time.Second + 140*time.Millisecond), "6.1s"},
+		{humanDuration(83*time.Minute + 40*time.Second), "1h24m"},
+		{thousands(0), "0"},
+		{thousands(1234567), "1,234,567"},
+		{thousands(-1500), "-1,500"},
+		{money(nil), "unknown"},
+		{money(ptr(0.0)), "$0.00"},
+		{money(ptr(0.0042)), "$0.0042"},
+		{money(ptr(1.5)), "$1.50"},
+		{percent(nil), "-"},
+		{percent(ptr(2.0 / 3)), "66.7%"},
+		{oneLine("a\n  b\tc", 80), "a b c"},
+		{oneLine("abcdefghij", 5), "abcd…"},
+		{mdText("# not a heading <b>"), `\# not a heading &lt;b>`},
+		{codeSpan("a`b"), "``a`b``"},
+		{relPath("/home/u/src/x", "/home/u"), "~/src/x"},
+		{relPath("/home/user2/x", "/home/u"), "/home/user2/x"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

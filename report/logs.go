@@ -1,0 +1,220 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// Follow-mode timing. Polling rather than inotify keeps follow working on
+// every filesystem afero offers (and network mounts), and 200 ms is below
+// what a person watching notices. The quiet period lets the last lines a
+// finishing run writes after its final save still arrive.
+var (
+	pollInterval = 200 * time.Millisecond
+	quietPeriod  = time.Second
+)
+
+// WriteLogs writes the events of session id to w: formatted one line per
+// event for people, or with raw the JSONL lines exactly as stored. Only
+// complete lines are written, so a line being appended at that moment is
+// never shown half. With follow it keeps polling for appended lines until
+// ctx is done or the session is no longer running and nothing new arrived
+// for a second; either way of ending returns nil, since both are how a
+// follow is meant to end.
+func WriteLogs(ctx context.Context, fs afero.Fs, root, id string, w io.Writer, follow, raw bool) error {
+	if fi, err := fs.Stat(memory.SessionDir(root, id)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, root)
+	}
+	t := &tailer{fs: fs, path: memory.LogPath(root, id, memory.EventsLog), w: w, raw: raw}
+	n, err := t.poll()
+	if err != nil || !follow {
+		return err
+	}
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	lastLine := time.Now()
+	for {
+		if n > 0 {
+			lastLine = time.Now()
+		} else if time.Since(lastLine) >= quietPeriod && !sessionRunning(fs, root, id) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		if n, err = t.poll(); err != nil {
+			return err
+		}
+	}
+}
+
+// sessionRunning reads the session's own session.json, not the project's,
+// which may already describe a later session. A missing or damaged file
+// counts as not running: following such a session forever would help no
+// one. Nor would following a run that crashed, which leaves "running"
+// behind, so the lock must agree: held by a live ralph (for this session,
+// when the lock says which), or on another host where nobody can tell.
+func sessionRunning(fs afero.Fs, root, id string) bool {
+	st, err := memory.LoadSessionState(fs, root, id)
+	if err != nil || st.Status != memory.StatusRunning {
+		return false
+	}
+	info, state, err := memory.ReadLock(fs, root)
+	switch {
+	case err != nil:
+		return true // cannot tell; ctx still ends the follow
+	case state == memory.LockHeld:
+		return info.SessionID == "" || info.SessionID == id
+	}
+	return state == memory.LockForeign
+}
+
+// tailer remembers how far into the log it has written, so each poll reads
+// only what was appended since.
+type tailer struct {
+	fs     afero.Fs
+	path   string
+	w      io.Writer
+	raw    bool
+	offset int64
+	line   int
+}
+
+// poll writes every complete line appended since the last poll and returns
+// how many there were. A log that does not exist yet is simply empty: a
+// session that has just started may not have written its first event.
+func (t *tailer) poll() (int, error) {
+	f, err := t.fs.Open(t.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", t.path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() < t.offset {
+		// The log was cut back (a torn tail repaired); go on from its end.
+		t.offset = fi.Size()
+	}
+	if _, err := f.Seek(t.offset, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("read %s: %w", t.path, err)
+	}
+	r := bufio.NewReaderSize(f, 64*1024)
+	bw := bufio.NewWriter(t.w)
+	n := 0
+	for {
+		b, err := r.ReadBytes('\n')
+		if err != nil {
+			// Bytes without a newline are an append in progress (or torn by
+			// a crash); they are left for the next poll.
+			if err == io.EOF {
+				break
+			}
+			return n, fmt.Errorf("read %s: %w", t.path, err)
+		}
+		t.offset += int64(len(b))
+		t.line++
+		n++
+		if t.raw {
+			_, err = bw.Write(b)
+		} else if s := formatLine(b, t.line); s != "" {
+			_, err = bw.WriteString(s + "\n")
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, bw.Flush()
+}
+
+// formatLine renders one stored event for people. An unreadable line is
+// shown as such, with its start, rather than dropped: the log is the record.
+func formatLine(b []byte, lineNo int) string {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return ""
+	}
+	var e event
+	if err := json.Unmarshal(b, &e); err != nil {
+		return fmt.Sprintf("-- line %d is not a valid event: %s", lineNo, oneLine(string(b), 80))
+	}
+	return formatEvent(e)
+}
+
+// formatEvent is "15:04:05 turn 3   tool_call       write_file {...}": the
+// clock as the writer recorded it (its local time), the turn, the type, and
+// what the type has to say, on one line.
+func formatEvent(e event) string {
+	var b strings.Builder
+	if e.Time.IsZero() {
+		b.WriteString("--:--:--")
+	} else {
+		b.WriteString(e.Time.Format("15:04:05"))
+	}
+	if e.Turn > 0 {
+		fmt.Fprintf(&b, " turn %-4d", e.Turn)
+	} else {
+		b.WriteString(strings.Repeat(" ", 10))
+	}
+	if !e.mainAgent() {
+		b.WriteString("[" + e.AgentID + "] ")
+	}
+	fmt.Fprintf(&b, "%-15s", e.Type)
+	if d := eventDetail(e); d != "" {
+		b.WriteString(" " + d)
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+func eventDetail(e event) string {
+	switch e.Type {
+	case evSessionStarted:
+		if e.Model != "" {
+			return "model " + e.Model
+		}
+	case evToolCall:
+		return strings.TrimSpace(e.ToolName + " " + compactJSON(e.toolArgs(), 200))
+	case evToolResult:
+		if e.IsError {
+			return e.ToolName + " error: " + oneLine(e.Output, 160)
+		}
+		return strings.TrimSpace(e.ToolName + " " + oneLine(e.Output, 160))
+	case evRetry:
+		if e.Retry != nil {
+			return fmt.Sprintf("attempt %d failed, retrying in %s: %s", e.Retry.Attempt, humanDuration(e.Retry.Wait), oneLine(e.Retry.Reason, 120))
+		}
+	case evResult:
+		if r := e.Result; r != nil {
+			return fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns, plural(r.NumTurns, "turn", "turns"),
+				thousands(r.Usage.InputTokens), thousands(r.Usage.OutputTokens), money(r.CostUSD))
+		}
+	}
+	return oneLine(e.Text, 200)
+}
+
+// compactJSON shows tool arguments on one line; arguments that are not JSON
+// are shown as the text they are.
+func compactJSON(raw json.RawMessage, n int) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return oneLine(string(raw), n)
+	}
+	return oneLine(buf.String(), n)
+}

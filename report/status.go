@@ -1,0 +1,234 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// StatusReport is `ralph status`: where the project's work stands, read
+// from three small files (session.json, RALPH_TASKS.md, the lock) and never
+// from the logs, so it stays instant however long the history grows.
+type StatusReport struct {
+	Project  string            `json:"project"`
+	Session  *memory.State     `json:"session"` // nil when the project has no (readable) session
+	Tasks    memory.TaskCounts `json:"tasks"`
+	NextTask string            `json:"next_task,omitempty"`
+	Lock     LockReport        `json:"lock"`
+	Warnings []string          `json:"warnings,omitempty"`
+
+	now time.Time // for relative times in Text
+}
+
+// LockReport says who holds the project lock and whether they are alive.
+type LockReport struct {
+	State  memory.Staleness `json:"state"`
+	Holder *memory.LockInfo `json:"holder,omitempty"`
+	Age    string           `json:"age,omitempty"` // since the holder took the lock
+}
+
+// Status reads the project's state at root. A damaged file is a warning,
+// not a failure: status is what people run when something looks wrong, so
+// it must show everything it can. It fails only when root is not a
+// directory.
+func Status(fs afero.Fs, root string, now time.Time) (StatusReport, error) {
+	if fi, err := fs.Stat(root); err != nil || !fi.IsDir() {
+		return StatusReport{}, fmt.Errorf("project directory %s does not exist", root)
+	}
+	r := StatusReport{Project: root, now: now}
+	warn := func(format string, args ...any) { r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...)) }
+
+	st, err := memory.LoadState(fs, root)
+	var corrupt *memory.CorruptStateError
+	switch {
+	case err == nil:
+		r.Session = &st
+	case errors.Is(err, memory.ErrNoSession):
+	case errors.As(err, &corrupt):
+		warn("%s; the next ralph run sets it aside and rebuilds it from the session's own records", corrupt.Error())
+	default:
+		warn("%v", err)
+	}
+
+	if tf, err := memory.LoadTasks(fs, root); err != nil {
+		warn("%v", err)
+	} else {
+		r.Tasks = tf.Counts()
+		if t, ok := tf.Next(); ok {
+			r.NextTask = t.Title
+		}
+		for _, p := range tf.Validate() {
+			warn("%s: %s", memory.TasksFile, p)
+		}
+	}
+
+	info, state, err := memory.ReadLock(fs, root)
+	if err != nil {
+		warn("%v", err)
+	}
+	r.Lock.State = state
+	if info.PID > 0 {
+		r.Lock.Holder = &info
+		if !info.AcquiredAt.IsZero() {
+			r.Lock.Age = humanAge(now.Sub(info.AcquiredAt))
+		}
+	}
+	switch state {
+	case memory.LockStale:
+		warn("the lock is stale: %s is gone; the next ralph takes the project over", holderName(info))
+	case memory.LockForeign:
+		warn("the lock was taken on host %s, where this ralph cannot check whether it is still alive", info.Hostname)
+	}
+	if r.Session != nil && r.Session.Status == memory.StatusRunning && state != memory.LockHeld && state != memory.LockForeign {
+		warn("session.json says running but no live ralph holds the lock: the run ended without saving (a crash or a kill); the next ralph marks it interrupted")
+	}
+	return r, nil
+}
+
+// humanAge is a lock's age to the second; its sub-second part is noise.
+func humanAge(d time.Duration) string {
+	if d < time.Second {
+		return "0s"
+	}
+	return d.Round(time.Second).String()
+}
+
+func holderName(info memory.LockInfo) string {
+	if info.PID <= 0 {
+		return "its holder"
+	}
+	s := "pid " + strconv.Itoa(info.PID)
+	if info.Hostname != "" {
+		s += " on " + info.Hostname
+	}
+	return s
+}
+
+// Text is the status for people: one fact a line, labels aligned, times
+// relative to now.
+func (r StatusReport) Text() string {
+	now := r.now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var t table
+	t.add("project", r.Project)
+	if s := r.Session; s == nil {
+		t.add("status", memory.StatusNone)
+	} else {
+		t.add("status", s.Status)
+		t.add("session", s.SessionID)
+		if s.Mode != "" {
+			t.add("mode", s.Mode)
+		}
+		if s.Model != "" {
+			t.add("model", s.Model)
+		}
+		progress := fmt.Sprintf("%d %s", s.Turns, plural(s.Turns, "turn", "turns"))
+		if s.Iteration != s.Turns {
+			progress = fmt.Sprintf("iteration %d, %s", s.Iteration, progress)
+		}
+		t.add("progress", progress)
+		t.add("tokens", fmt.Sprintf("%s in / %s out, cost %s", thousands(int64(s.Usage.InputTokens)),
+			thousands(int64(s.Usage.OutputTokens)), money(s.CostUSD)))
+		if s.Retries+s.Errors+s.Interrupts > 0 {
+			t.add("issues", fmt.Sprintf("%d %s, %d %s, %d %s", s.Errors, plural(s.Errors, "error", "errors"),
+				s.Retries, plural(s.Retries, "retry", "retries"), s.Interrupts, plural(s.Interrupts, "interruption", "interruptions")))
+		}
+		if s.CurrentTask != "" {
+			t.add("current", s.CurrentTask)
+		}
+		if s.Error != "" {
+			t.add("error", oneLine(s.Error, 160))
+		}
+		if s.Recovered != "" {
+			t.add("recovered", oneLine(s.Recovered, 160))
+		}
+	}
+	t.add("tasks", taskLine(r.Tasks))
+	if r.NextTask != "" {
+		t.add("next", oneLine(r.NextTask, 100))
+	}
+	t.add("lock", r.Lock.text())
+	if s := r.Session; s != nil {
+		t.add("started", relTime(s.StartedAt, now))
+		t.add("updated", relTime(s.UpdatedAt, now))
+		if !s.EndedAt.IsZero() {
+			t.add("ended", relTime(s.EndedAt, now))
+		}
+	}
+	for _, w := range r.Warnings {
+		t.add("warning", w)
+	}
+	var b strings.Builder
+	t.write(&b, "")
+	return b.String()
+}
+
+// taskLine is "3 done, 5 open, 1 failed (9 total)"; states nobody is in
+// are left out, except done and open, which people look for.
+func taskLine(c memory.TaskCounts) string {
+	if c.Total == 0 {
+		return "none"
+	}
+	parts := []string{fmt.Sprintf("%d done", c.Done), fmt.Sprintf("%d open", c.Open)}
+	for _, x := range []struct {
+		n    int
+		name string
+	}{{c.InProgress, "in progress"}, {c.Failed, "failed"}, {c.Skipped, "skipped"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
+		}
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf(" (%d total)", c.Total)
+}
+
+func (l LockReport) text() string {
+	h := l.Holder
+	who := ""
+	if h != nil {
+		who = holderName(*h)
+		if h.SessionID != "" {
+			who += ", session " + h.SessionID
+		}
+	}
+	age := ""
+	if l.Age != "" {
+		age = " for " + l.Age
+	}
+	switch l.State {
+	case memory.LockFree:
+		return "free"
+	case memory.LockHeld:
+		return strings.TrimSpace("held by " + who + age)
+	case memory.LockStale:
+		return "stale (" + who + ", gone)"
+	case memory.LockForeign:
+		return "held from another host (" + who + ")" + age
+	case "":
+		return "unknown"
+	}
+	return string(l.State)
+}
+
+// relPath shortens a path under the home directory to ~/..., which is how
+// people recognise their projects in a list.
+func relPath(p, home string) string {
+	if home == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if rel == "." {
+			return "~"
+		}
+		return "~/" + rel
+	}
+	return p
+}
