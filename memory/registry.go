@@ -234,6 +234,8 @@ func (r *Registry) lock() (unlock func(), err error) {
 // errNoRegistryFlock sends lock to its O_EXCL fallback.
 var errNoRegistryFlock = errors.New("no flock on this filesystem")
 
+// flock takes an exclusive flock on registry.lock, retrying until
+// deadline; errNoRegistryFlock says the filesystem has no flock to take.
 func (r *Registry) flock(path string, deadline time.Time) (unlock func(), err error) {
 	f, err := r.fs.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

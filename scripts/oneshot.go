@@ -202,9 +202,10 @@ func (o *OneShot) Fail(code int, err error) int {
 		_ = o.enc.Encode(NewResultJSON(res))
 	case FormatJSON:
 		_ = o.enc.Encode(NewResultJSON(res))
-	default:
-		fmt.Fprintf(o.Stderr, "ralph: %s\n", err)
 	}
+	// The sentence goes to stderr in every format: a script reads the JSON,
+	// a person watching it reads stderr.
+	fmt.Fprintf(o.Stderr, "ralph: %s\n", err)
 	return code
 }
 
