@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // The benchmarks here drive the real binary, so each reports medians and
@@ -120,4 +125,48 @@ func waitPid(b *testing.B, path string) int {
 	}
 	b.Fatal("the command never started")
 	return 0
+}
+
+// BenchmarkStatus10k: `ralph status --json` on a project whose session has
+// 10,000 iterations of history (target: median < 20 ms).
+func BenchmarkStatus10k(b *testing.B) {
+	dir := b.TempDir()
+	fs := afero.NewOsFs()
+	id := memory.NewID(time.Now())
+	sess, err := memory.CreateSession(fs, dir, id, memory.State{Status: memory.StatusCompleted, Mode: "run", StartedAt: time.Now()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var msgs, events strings.Builder
+	for i := 0; i < 10_000; i++ {
+		fmt.Fprintf(&msgs, `{"role":"assistant","content":"iteration %d","tool_calls":[{"id":"c%d","name":"write_file","arguments":"{\"path\":\"f%d.txt\",\"content\":\"x\"}"}]}`+"\n", i, i, i)
+		fmt.Fprintf(&msgs, `{"role":"tool","content":"wrote 1 byte","tool_call_id":"c%d","name":"write_file"}`+"\n", i)
+		fmt.Fprintf(&events, `{"type":"tool_call","time":"2026-11-21T00:00:00Z","session_id":"%s","agent_id":"main","turn":%d,"tool_call_id":"c%d","tool_name":"write_file"}`+"\n", id, i, i)
+	}
+	os.WriteFile(filepath.Join(sess.Dir, "messages.jsonl"), []byte(msgs.String()), 0o644)
+	os.WriteFile(filepath.Join(sess.Dir, "events.jsonl"), []byte(events.String()), 0o644)
+	var tasks strings.Builder
+	tasks.WriteString("# Tasks\n\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&tasks, "- [%s] task %d\n", map[bool]string{true: "x", false: " "}[i%3 == 0], i)
+	}
+	os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(tasks.String()), 0o644)
+	if err := sess.SaveState(func(s *memory.State) { s.Iteration, s.Turns = 10_000, 10_000 }); err != nil {
+		b.Fatal(err)
+	}
+	env := cleanEnv(b)
+	n := trials(b, 50)
+	var ds []time.Duration
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(ralphBin, "status", "--json")
+		cmd.Dir, cmd.Env = dir, env
+		start := time.Now()
+		out, err := cmd.Output()
+		ds = append(ds, time.Since(start))
+		if err != nil || !strings.Contains(string(out), `"iteration": 10000`) {
+			b.Fatalf("status: %v %s", err, out)
+		}
+	}
+	b.ReportMetric(ms(percentile(ds, 0.5)), "median-ms")
+	b.ReportMetric(ms(percentile(ds, 0.9)), "p90-ms")
 }
