@@ -259,7 +259,10 @@ func crashJobModel(n int) func(fakemodel.RecordedRequest) fakemodel.Response {
 	return func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
 		done := map[int]bool{}
-		stepOf := func(id string) int { k, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(id, "s"), "-", 2)[0]); return k }
+		stepOf := func(id string) int {
+			k, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(id, "s"), "-", 2)[0])
+			return k
+		}
 		for _, m := range msgs {
 			if m.Role == "tool" && !strings.HasPrefix(m.Content, "not run") && !strings.HasPrefix(m.Content, "unknown outcome") {
 				done[stepOf(m.ToolCallID)] = true
