@@ -213,7 +213,7 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 }
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
-	c.emit(Event{Type: EventSessionStarted, Model: c.opts.ModelName})
+	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName()})
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(llm.Message{Role: llm.RoleSystem, Content: c.opts.System})
 	}
@@ -353,11 +353,14 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		err     error
 		partial strings.Builder
 	)
-	msgs, trimmed := memory.FitContext(c.Messages(), c.opts.ContextTokens)
+	c.mu.Lock()
+	model, budget := c.opts.ModelName, c.opts.ContextTokens
+	c.mu.Unlock()
+	msgs, trimmed := memory.FitContext(c.Messages(), budget)
 	if trimmed > 0 {
-		c.logDecision("context_trim", fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, c.opts.ContextTokens))
+		c.logDecision("context_trim", fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget))
 	}
-	req := llm.Request{Model: c.opts.ModelName, Messages: msgs, Tools: toolDefs(c.opts.Tools)}
+	req := llm.Request{Model: model, Messages: msgs, Tools: toolDefs(c.opts.Tools)}
 	cut := c.watch(ctx, func(ctx context.Context) {
 		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
 			if d.Retry != nil {
@@ -475,3 +478,39 @@ func lastAssistantText(msgs []llm.Message) string {
 	}
 	return ""
 }
+
+// SetModel switches the model used from the next step on (chat's /model).
+func (c *Coordinator) SetModel(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opts.ModelName = name
+	c.opts.ContextTokens = llm.InputBudget(llm.ContextWindow(name))
+}
+
+// ModelName is the model in use.
+func (c *Coordinator) ModelName() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opts.ModelName
+}
+
+// Reset forgets the conversation except the system prompt (chat's /clear).
+// The session's log keeps everything; the next request starts fresh.
+func (c *Coordinator) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var kept []llm.Message
+	for _, m := range c.messages {
+		if m.Role == llm.RoleSystem {
+			kept = append(kept, m)
+		}
+	}
+	c.messages = kept
+	c.logDecision("clear", "the user cleared the conversation")
+}
+
+// Usage is the token usage so far.
+func (c *Coordinator) Usage() llm.Usage { return c.usage }
+
+// SessionID is the session this coordinator records into.
+func (c *Coordinator) SessionID() string { return c.opts.SessionID }
