@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +51,10 @@ type Options struct {
 	// ContextTokens is the input budget of one request; 0 derives it from
 	// the model's context window.
 	ContextTokens int
+	// AgentID names this agent in events; "" is the main coordinator.
+	AgentID string
+	// Children enables spawn_agent; nil for child agents themselves.
+	Children *Children
 	// Prior is the saved state of a resumed session, so its counters go on
 	// from where they were rather than restarting at zero.
 	Prior *memory.State
@@ -66,9 +71,17 @@ type Coordinator struct {
 	runStart int // turns before the current Run; the turn limit is per Run
 	usage    llm.Usage
 	counts   struct{ retries, errors, interrupts int }
-	denied   []string
-	storeErr error
-	mu       sync.Mutex
+	// statsMu guards counts, usage and storeErr, which child agents update
+	// from their own goroutines.
+	statsMu sync.Mutex
+	// pool bounds how many child agents run at once, across turns.
+	pool      chan struct{}
+	agentSeq  int
+	repeatSig string
+	repeats   int
+	denied    []string
+	storeErr  error
+	mu        sync.Mutex
 }
 
 // New returns a coordinator; it does no I/O.
@@ -83,6 +96,9 @@ func New(opts Options) *Coordinator {
 		opts.ContextTokens = llm.InputBudget(llm.ContextWindow(opts.ModelName))
 	}
 	c := &Coordinator{opts: opts, messages: append([]llm.Message(nil), opts.History...)}
+	if ch := opts.Children; ch != nil {
+		c.pool = make(chan struct{}, max(1, ch.Parallel))
+	}
 	if p := opts.Prior; p != nil {
 		c.turns, c.usage = p.Turns, p.Usage
 		c.counts.retries, c.counts.errors, c.counts.interrupts = p.Retries, p.Errors, p.Interrupts
@@ -106,7 +122,7 @@ func (c *Coordinator) emit(ev Event) {
 	ev.Time = time.Now()
 	ev.SessionID = c.opts.SessionID
 	if ev.AgentID == "" {
-		ev.AgentID = MainAgent
+		ev.AgentID = c.agentID()
 	}
 	if c.opts.Store != nil && ev.Type != EventTextDelta {
 		c.keep(c.opts.Store.AppendEvent(ev))
@@ -119,14 +135,21 @@ func (c *Coordinator) emit(ev Event) {
 // keep remembers the first persistence error; the run goes on (the answer
 // matters more than the log) but the error is reported at the end.
 func (c *Coordinator) keep(err error) {
-	if err != nil && c.storeErr == nil {
+	if err == nil {
+		return
+	}
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	if c.storeErr == nil {
 		c.storeErr = err
 	}
 }
 
 // logError records something that went wrong in errors.jsonl.
 func (c *Coordinator) logError(kind, tool, msg string) {
+	c.statsMu.Lock()
 	c.counts.errors++
+	c.statsMu.Unlock()
 	if c.opts.Store != nil {
 		c.keep(c.opts.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: kind, Turn: c.turns, ToolName: tool, Message: msg}))
 	}
@@ -162,7 +185,7 @@ func (c *Coordinator) save(status string, errText string) {
 		s.Status = status
 		s.Turns = c.turns
 		s.Iteration = c.turns
-		s.Usage = c.usage
+		s.Usage = c.Usage()
 		s.Retries = c.counts.retries
 		s.Errors = c.counts.errors
 		s.Interrupts = c.counts.interrupts
@@ -180,12 +203,13 @@ func (c *Coordinator) save(status string, errText string) {
 func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	start := time.Now()
 	c.runStart = c.turns
+	c.noteRepeat("")
 	c.denied = nil
-	res := c.run(ctx, prompt)
+	res := c.runSafely(ctx, prompt)
 	res.SessionID = c.opts.SessionID
 	res.NumTurns = c.turns - c.runStart
 	res.Duration = time.Since(start)
-	res.Usage = c.usage
+	res.Usage = c.Usage()
 	res.Denied = c.denied
 	if res.Err == nil && c.storeErr != nil && !res.IsError {
 		// A run whose record could not be saved must not look clean.
@@ -210,6 +234,27 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	r := res
 	c.emit(Event{Type: EventResult, Result: &r})
 	return res
+}
+
+// runSafely runs the conversation and turns a panic anywhere in it into a
+// failed result, with the stack in errors.jsonl, so the state is still
+// saved and the face still reports.
+func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		stack := debug.Stack()
+		if p, ok := r.(*stepPanic); ok {
+			r, stack = p.value, p.stack
+		}
+		err := fmt.Errorf("internal error: %v", r)
+		c.logError("panic", "", fmt.Sprintf("%v\n%s", r, stack))
+		c.emit(Event{Type: EventError, Text: err.Error()})
+		res = Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+	}()
+	return c.run(ctx, prompt)
 }
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
@@ -253,7 +298,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			c.transcript("\n**error:** " + err.Error() + "\n")
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
-		c.usage = c.usage.Add(resp.Usage)
+		c.addUsage(resp.Usage)
 		msg := resp.Message
 		c.appendMessages(msg)
 		if msg.Content != "" {
@@ -270,6 +315,13 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 				continue
 			}
 			return c.interrupted(cut.it)
+		}
+		if name, ok := c.looping(); ok {
+			err := fmt.Errorf("%w: the same %s call returned the same result %d times in a row; stopped", ErrLoopDetected, name, loopLimit)
+			c.logError("loop", name, err.Error())
+			c.emit(Event{Type: EventError, Text: err.Error()})
+			c.save(memory.StatusRunning, "")
+			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.save(memory.StatusRunning, "")
 	}
@@ -321,29 +373,53 @@ func (c *Coordinator) watch(ctx context.Context, fn func(ctx context.Context)) *
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
+	var crash *stepPanic
 	go func() {
 		defer close(done)
+		// A panic in a step (a tool, a child) is carried back to this
+		// goroutine and raised again there, where Run turns it into a
+		// failed result instead of a crashed process.
+		defer func() {
+			if r := recover(); r != nil {
+				crash = &stepPanic{value: r, stack: debug.Stack()}
+			}
+		}()
 		fn(stepCtx)
 	}()
+	wait := func() {
+		<-done
+		if crash != nil {
+			panic(crash)
+		}
+	}
 	for {
 		select {
 		case <-done:
+			wait()
 			// An interrupt that raced with the end of the step is handled
 			// at the boundary.
 			return nil
 		case <-ctx.Done():
 			cancel()
-			<-done
+			wait()
 			return &stopCause{it: interrupts.Interrupt{Kind: interrupts.HardStop}}
 		case <-c.opts.Queue.Ready():
 			if it, ok := c.opts.Queue.PopAtMost(interrupts.Urgent); ok {
 				cancel()
-				<-done
+				wait()
 				return &stopCause{it: it}
 			}
 		}
 	}
 }
+
+// stepPanic is a panic raised inside a step, with the stack where it began.
+type stepPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *stepPanic) String() string { return fmt.Sprintf("%v", p.value) }
 
 // modelStep streams one assistant turn. When cut short, the partial answer
 // is kept in the conversation so a later "what were you doing?" has it.
@@ -360,7 +436,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 	if trimmed > 0 {
 		c.logDecision("context_trim", fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget))
 	}
-	req := llm.Request{Model: model, Messages: msgs, Tools: toolDefs(c.opts.Tools)}
+	req := llm.Request{Model: model, Messages: msgs, Tools: toolDefs(c.opts.Tools, c.opts.Children != nil)}
 	cut := c.watch(ctx, func(ctx context.Context) {
 		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
 			if d.Retry != nil {
@@ -397,51 +473,99 @@ func cutReason(it interrupts.Interrupt) string {
 // the conversation, a synthetic one when it was cut short or never started,
 // so the saved history stays valid for the API on continue.
 func (c *Coordinator) toolStep(ctx context.Context, calls []llm.ToolCall) *stopCause {
-	for i, call := range calls {
-		args := json.RawMessage(call.Arguments)
-		if strings.TrimSpace(call.Arguments) == "" {
-			args = json.RawMessage("{}")
+	n := len(calls)
+	args := make([]json.RawMessage, n)
+	results := make([]workers.Result, n)
+	finished := make([]bool, n)
+	recorded := 0
+	var mu sync.Mutex
+	// finish stores result i and records, in call order, every result whose
+	// predecessors are recorded, so the saved history keeps call order while
+	// children finish in any order.
+	finish := func(i int, r workers.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished[i] {
+			return
 		}
-		c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
-		c.transcript(fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", call.Name, call.Arguments))
-		var res workers.Result
-		if !json.Valid(args) {
-			res = workers.Result{IsError: true, Output: fmt.Sprintf(
-				"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", call.Name, clip(call.Arguments, 200))}
-		} else {
-			cut := c.watch(ctx, func(ctx context.Context) { res = c.opts.Tools.Call(ctx, call.Name, args) })
-			if cut != nil {
-				c.cancelRemaining(calls[i:], cutReason(cut.it))
-				return cut
+		results[i], finished[i] = r, true
+		for recorded < n && finished[recorded] {
+			c.recordResult(calls[recorded], args[recorded], results[recorded])
+			recorded++
+		}
+	}
+	spawn := func(i int) bool { return calls[i].Name == SpawnAgentTool && c.opts.Children != nil }
+	for i, call := range calls {
+		args[i] = json.RawMessage(call.Arguments)
+		if strings.TrimSpace(call.Arguments) == "" {
+			args[i] = json.RawMessage("{}")
+		}
+	}
+	cut := c.watch(ctx, func(ctx context.Context) {
+		var wg sync.WaitGroup
+		// Child agents start together (the pool bounds how many run); the
+		// other calls run one after another meanwhile, in call order.
+		for i := range calls {
+			if spawn(i) && json.Valid(args[i]) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c.announce(calls[i], args[i])
+					finish(i, c.spawnChild(ctx, calls[i].ID, args[i]))
+				}()
 			}
 		}
-		if call.Name == "run_command" && res.IsError && strings.Contains(res.Output, workers.ApprovalHint) {
-			var a struct{ Command string }
-			_ = json.Unmarshal(args, &a)
-			c.denied = append(c.denied, a.Command)
+		for i := range calls {
+			if spawn(i) && json.Valid(args[i]) {
+				continue
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			c.announce(calls[i], args[i])
+			if !json.Valid(args[i]) {
+				finish(i, workers.Result{IsError: true, Output: fmt.Sprintf(
+					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, clip(calls[i].Arguments, 200))})
+				continue
+			}
+			finish(i, c.opts.Tools.Call(ctx, calls[i].Name, args[i]))
 		}
-		c.recordResult(call, res)
+		wg.Wait()
+	})
+	if cut != nil {
+		why := cutReason(cut.it)
+		for i := range calls {
+			finish(i, workers.Result{IsError: true, Output: "cancelled: " + why + " before this call finished"})
+		}
+		return cut
 	}
 	return nil
 }
 
-func (c *Coordinator) cancelRemaining(calls []llm.ToolCall, why string) {
-	for _, call := range calls {
-		c.recordResult(call, workers.Result{IsError: true, Output: "cancelled: " + why + " before this call finished"})
-	}
+// announce emits a tool call as it starts: a tool_call event in the log
+// means the call began, which resume needs to know.
+func (c *Coordinator) announce(call llm.ToolCall, args json.RawMessage) {
+	c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
+	c.transcript(fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", call.Name, call.Arguments))
 }
 
-func (c *Coordinator) recordResult(call llm.ToolCall, res workers.Result) {
+func (c *Coordinator) recordResult(call llm.ToolCall, args json.RawMessage, res workers.Result) {
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Output, "\n")
 		c.logError("tool", call.Name, clip(first, 300))
+		if call.Name == "run_command" && strings.Contains(res.Output, workers.ApprovalHint) {
+			var a struct{ Command string }
+			_ = json.Unmarshal(args, &a)
+			c.denied = append(c.denied, a.Command)
+		}
 	}
+	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
 	c.appendMessages(llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
 	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
 	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], clip(res.Output, 4000)))
 }
 
-func toolDefs(t Tools) []llm.ToolDef {
+func toolDefs(t Tools, children bool) []llm.ToolDef {
 	if t == nil {
 		return nil
 	}
@@ -449,6 +573,9 @@ func toolDefs(t Tools) []llm.ToolDef {
 	out := make([]llm.ToolDef, len(defs))
 	for i, d := range defs {
 		out[i] = llm.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+	}
+	if children {
+		out = append(out, spawnAgentDef)
 	}
 	return out
 }
@@ -509,8 +636,18 @@ func (c *Coordinator) Reset() {
 	c.logDecision("clear", "the user cleared the conversation")
 }
 
-// Usage is the token usage so far.
-func (c *Coordinator) Usage() llm.Usage { return c.usage }
+// Usage is the token usage so far, children included.
+func (c *Coordinator) Usage() llm.Usage {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	return c.usage
+}
+
+func (c *Coordinator) addUsage(u llm.Usage) {
+	c.statsMu.Lock()
+	c.usage = c.usage.Add(u)
+	c.statsMu.Unlock()
+}
 
 // SessionID is the session this coordinator records into.
 func (c *Coordinator) SessionID() string { return c.opts.SessionID }

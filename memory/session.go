@@ -331,3 +331,29 @@ func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
 	}
 	return msgs, nil
 }
+
+// AgentsDir is where child agents' records live inside a session directory.
+const AgentsDir = "agents"
+
+// AppendAgentMessages appends a child agent's messages to
+// agents/<id>.messages.jsonl, its own conversation for replay.
+func (s *Session) AppendAgentMessages(agentID string, msgs ...llm.Message) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, m := range msgs {
+		if err := enc.Encode(m); err != nil {
+			return fmt.Errorf("encode message: %w", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return AppendFile(s.fs, filepath.Join(s.Dir, AgentsDir, agentID+".messages.jsonl"), s.clean(buf.Bytes()), false)
+}
+
+// AppendAgentTranscript appends to a child agent's agents/<id>.transcript.md.
+func (s *Session) AppendAgentTranscript(agentID, md string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return AppendFile(s.fs, filepath.Join(s.Dir, AgentsDir, agentID+".transcript.md"), s.clean([]byte(md)), false)
+}

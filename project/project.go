@@ -31,6 +31,8 @@ type Overrides struct {
 	MaxTurns       int
 	MaxRetries     int // -1: not set
 	CommandTimeout time.Duration
+	// Parallel bounds concurrent child agents (0: default 4).
+	Parallel int
 }
 
 // Options says how to open the project.
@@ -66,6 +68,7 @@ type Project struct {
 	// Status is the status of a resumed session before this process.
 	PriorStatus string
 	registry    *memory.Registry
+	parallel    int
 }
 
 // Open resolves configuration, locks the project and prepares the session.
@@ -89,7 +92,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p := &Project{Root: opts.Root, Fs: opts.Fs, Config: cfg,
+	p := &Project{Root: opts.Root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel,
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
 	lock, err := memory.AcquireLock(opts.Fs, opts.Root, "", opts.Force)
 	if err != nil {
@@ -204,14 +207,62 @@ func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
 	return started, nil
 }
 
-// Coordinator builds the main coordinator for this project's session.
+// Coordinator builds the main coordinator for this project's session, with
+// child agents enabled.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
 	return coordinator.New(coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
 		History: p.History, Emit: emit, ContextTokens: p.Config.ContextTokens, Prior: p.prior(),
+		Children: p.Children(nil),
 	})
 }
+
+// Children is the child-agent configuration: the project's tools without
+// complete_task (the coordinator keeps the task list), plus any extra
+// tools, recorded under the session's agents/ directory.
+func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
+	parallel := p.parallel
+	if parallel <= 0 {
+		parallel = 4
+	}
+	return &coordinator.Children{
+		Parallel: parallel,
+		MaxTurns: p.Config.MaxTurns,
+		Timeout:  30 * time.Minute,
+		Tools:    p.Tools.View([]string{"complete_task"}, extra...),
+		Memory:   p.learnings,
+		Store:    func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
+	}
+}
+
+// learnings is AGENT.md, which every child is seeded with.
+func (p *Project) learnings() string {
+	data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile))
+	if err != nil {
+		return ""
+	}
+	if len(data) > 8<<10 {
+		data = data[:8<<10]
+	}
+	return string(data)
+}
+
+// agentStore records a child agent: its conversation and transcript under
+// the session's agents/ directory; its events reach the session log through
+// the coordinator, and only the coordinator saves state.
+type agentStore struct {
+	s  *memory.Session
+	id string
+}
+
+func (a agentStore) AppendMessages(msgs ...llm.Message) error {
+	return a.s.AppendAgentMessages(a.id, msgs...)
+}
+func (a agentStore) AppendEvent(any) error               { return nil }
+func (a agentStore) AppendTranscript(md string) error    { return a.s.AppendAgentTranscript(a.id, md) }
+func (a agentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
+func (a agentStore) SaveState(func(*memory.State)) error { return nil }
 
 // prior is the resumed session's state, or nil for a new session.
 func (p *Project) prior() *memory.State {

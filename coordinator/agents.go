@@ -1,0 +1,176 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// SpawnAgentTool is the coordinator-only tool that starts a child agent.
+const SpawnAgentTool = "spawn_agent"
+
+var spawnAgentDef = llm.ToolDef{
+	Name: SpawnAgentTool,
+	Description: "Start a child agent on one focused task. It gets a fresh conversation with the file and command tools (not spawn_agent) " +
+		"and returns its final report as this call's result. Several spawn_agent calls in one turn run in parallel. " +
+		"The child does not see this conversation: give it a complete, self-contained task.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"task":{"type":"string","description":"the complete task for the child"}},"required":["task"]}`),
+}
+
+// Children configures child agents.
+type Children struct {
+	// Parallel bounds how many children run at once; extra ones queue.
+	Parallel int
+	// MaxTurns and Timeout bound each child.
+	MaxTurns int
+	Timeout  time.Duration
+	// Tools are the children's tools: the coordinator's without spawn_agent,
+	// sharing its write locks.
+	Tools Tools
+	// Memory returns what every child is seeded with besides its task (the
+	// project's learnings).
+	Memory func() string
+	// Store records a child's own conversation; nil records nothing.
+	Store func(agentID string) Store
+}
+
+// agentID is the id this coordinator puts on its events.
+func (c *Coordinator) agentID() string {
+	if c.opts.AgentID != "" {
+		return c.opts.AgentID
+	}
+	return MainAgent
+}
+
+func (c *Coordinator) nextAgentID() string {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	c.agentSeq++
+	return fmt.Sprintf("agent-%d.%d", c.turns, c.agentSeq)
+}
+
+// forward passes a child's events to this coordinator's faces and log.
+// A child's own session bookkeeping (start, result, saves) is summed up by
+// agent_spawned and agent_finished and is dropped here.
+func (c *Coordinator) forward(ev Event) {
+	switch ev.Type {
+	case EventSessionStarted, EventResult, EventStateSaved:
+		return
+	}
+	c.emit(ev)
+}
+
+// spawnChild runs one child agent to the end and returns its final report
+// as the spawn_agent result. A child that fails, times out or panics is
+// reported as an error result; it never takes the coordinator down.
+func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage) (res workers.Result) {
+	var a struct {
+		Task string `json:"task"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
+		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
+	}
+	ch := c.opts.Children
+	select {
+	case c.pool <- struct{}{}:
+	case <-ctx.Done():
+		return workers.Result{IsError: true, Output: "cancelled before the child agent started"}
+	}
+	defer func() { <-c.pool }()
+	id := c.nextAgentID()
+	c.emit(Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: a.Task})
+	defer func() {
+		if r := recover(); r != nil {
+			res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
+			c.logError("agent", SpawnAgentTool, res.Output)
+		}
+		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: clip(res.Output, 500), IsError: res.IsError})
+	}()
+	timeout := ch.Timeout
+	if timeout <= 0 {
+		timeout = 15 * time.Minute
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var store Store
+	if ch.Store != nil {
+		store = ch.Store(id)
+	}
+	memory := ""
+	if ch.Memory != nil {
+		memory = ch.Memory()
+	}
+	child := New(Options{
+		Model: c.opts.Model, ModelName: c.ModelName(), Tools: ch.Tools, Store: store, Queue: interrupts.NewQueue(),
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id, Emit: c.forward,
+	})
+	r := child.Run(cctx, a.Task)
+	c.addUsage(r.Usage)
+	switch {
+	case r.Subtype == SubtypeSuccess:
+		return workers.Result{Output: r.Text}
+	case ctx.Err() != nil:
+		return workers.Result{IsError: true, Output: "cancelled: the child agent was stopped"}
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
+	case r.Subtype == SubtypeMaxTurns:
+		return workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %d turns without finishing%s", child.opts.MaxTurns, lastWords(child))}
+	}
+	msg := r.Text
+	if r.Err != nil {
+		msg = r.Err.Error()
+	}
+	return workers.Result{IsError: true, Output: "the child agent failed: " + msg}
+}
+
+func lastWords(c *Coordinator) string {
+	if t := lastAssistantText(c.Messages()); t != "" {
+		return "; its last words: " + clip(t, 300)
+	}
+	return ""
+}
+
+func childSystem(memory string) string {
+	s := `You are a child agent of ralph, an AI coding agent, working on one focused task in a shared project.
+Other agents may be editing other files at the same time: change only what your task needs, and re-read a file if an edit fails because it changed.
+You act through tools: read_file, write_file, edit_file, list_files, search and run_command. Paths are relative to the project root.
+When you are done, answer with a concise final report: what you did, which files you changed, how you verified it, and anything left undone.`
+	if memory != "" {
+		s += "\n\nWhat ralph has learned about this project:\n\n" + memory
+	}
+	return s
+}
+
+// loopLimit is how many times in a row an agent may make the same tool call
+// with the same result before ralph calls it a loop and stops it.
+const loopLimit = 5
+
+// ErrLoopDetected ends an agent that repeats itself.
+var ErrLoopDetected = errors.New("loop detected")
+
+func (c *Coordinator) noteRepeat(sig string) {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	if sig == c.repeatSig {
+		c.repeats++
+		return
+	}
+	c.repeatSig, c.repeats = sig, 1
+}
+
+func (c *Coordinator) looping() (string, bool) {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	if c.repeats < loopLimit {
+		return "", false
+	}
+	name, _, _ := strings.Cut(c.repeatSig, "\x00")
+	return name, true
+}
