@@ -39,6 +39,9 @@ type Children struct {
 	Memory func() string
 	// Store records a child's own conversation; nil records nothing.
 	Store func(agentID string) Store
+	// ToolsWith returns the children's tools with extra tools added (the
+	// task loop's complete_task); nil means Tools without extras.
+	ToolsWith func(extra ...workers.Tool) Tools
 }
 
 // agentID is the id this coordinator puts on its events.
@@ -77,21 +80,37 @@ func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.Ra
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
+	return c.runAgent(ctx, callID, a.Task, c.opts.Children.Tools, true).res
+}
+
+// agentRun is the result of one child agent.
+type agentRun struct {
+	res    workers.Result
+	result Result
+}
+
+// runAgent runs one child agent with the given tools to the end. Its usage
+// is added to the coordinator's when addUsage is set (spawn_agent); the task
+// loop accounts usage itself.
+func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools Tools, addUsage bool) (run agentRun) {
 	ch := c.opts.Children
 	select {
 	case c.pool <- struct{}{}:
 	case <-ctx.Done():
-		return workers.Result{IsError: true, Output: "cancelled before the child agent started"}
+		run.res = workers.Result{IsError: true, Output: "cancelled before the child agent started"}
+		run.result = Result{Subtype: SubtypeInterrupted, IsError: true}
+		return run
 	}
 	defer func() { <-c.pool }()
 	id := c.nextAgentID()
-	c.emit(Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: a.Task})
+	c.emit(Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: task})
 	defer func() {
 		if r := recover(); r != nil {
-			res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
-			c.logError("agent", SpawnAgentTool, res.Output)
+			run.res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
+			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
+			c.logError("agent", SpawnAgentTool, run.res.Output)
 		}
-		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: clip(res.Output, 500), IsError: res.IsError})
+		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: clip(run.res.Output, 500), IsError: run.res.IsError})
 	}()
 	timeout := ch.Timeout
 	if timeout <= 0 {
@@ -108,26 +127,31 @@ func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.Ra
 		memory = ch.Memory()
 	}
 	child := New(Options{
-		Model: c.opts.Model, ModelName: c.ModelName(), Tools: ch.Tools, Store: store, Queue: interrupts.NewQueue(),
+		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: interrupts.NewQueue(),
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id, Emit: c.forward,
 	})
-	r := child.Run(cctx, a.Task)
-	c.addUsage(r.Usage)
+	r := child.Run(cctx, task)
+	run.result = r
+	if addUsage {
+		c.addUsage(r.Usage)
+	}
 	switch {
 	case r.Subtype == SubtypeSuccess:
-		return workers.Result{Output: r.Text}
+		run.res = workers.Result{Output: r.Text}
 	case ctx.Err() != nil:
-		return workers.Result{IsError: true, Output: "cancelled: the child agent was stopped"}
+		run.res = workers.Result{IsError: true, Output: "cancelled: the child agent was stopped"}
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
+		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
 	case r.Subtype == SubtypeMaxTurns:
-		return workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %d turns without finishing%s", child.opts.MaxTurns, lastWords(child))}
+		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %d turns without finishing%s", child.opts.MaxTurns, lastWords(child))}
+	default:
+		msg := r.Text
+		if r.Err != nil {
+			msg = r.Err.Error()
+		}
+		run.res = workers.Result{IsError: true, Output: "the child agent failed: " + msg}
 	}
-	msg := r.Text
-	if r.Err != nil {
-		msg = r.Err.Error()
-	}
-	return workers.Result{IsError: true, Output: "the child agent failed: " + msg}
+	return run
 }
 
 func lastWords(c *Coordinator) string {

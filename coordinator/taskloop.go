@@ -1,0 +1,501 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// TaskWorker works one task of RALPH_TASKS.md: a child agent of the
+// coordinator, or an external CLI agent.
+type TaskWorker interface {
+	Work(ctx context.Context, task memory.Task, attempt int) TaskOutcome
+}
+
+// TaskOutcome is what one attempt at a task came to.
+type TaskOutcome struct {
+	// Completed: the worker claims the task is done (complete_task, or the
+	// completion marker of an external agent). Verification may still fail.
+	Completed bool
+	Summary   string
+	Err       error
+	Usage     llm.Usage
+	CostUSD   *float64
+}
+
+// Error policies for a failed attempt.
+const (
+	OnErrorRetry = "retry"
+	OnErrorSkip  = "skip"
+	OnErrorAbort = "abort"
+)
+
+// LoopOptions configures the task loop.
+type LoopOptions struct {
+	Fs     afero.Fs
+	Root   string
+	Worker TaskWorker
+	// MaxIterations bounds task attempts (default 100).
+	MaxIterations int
+	// Parallel is how many independent tasks are worked at once (default 1).
+	Parallel int
+	// OnError decides what a failed attempt leads to: retry (the default)
+	// until Retries more attempts failed, then mark the task failed; skip
+	// marks it failed at once; abort stops the loop.
+	OnError string
+	Retries int
+	// Backoff is the wait before a task's first retry; it doubles after.
+	Backoff time.Duration
+	// MaxCost stops the loop once the known cost reaches it (0: no limit).
+	MaxCost float64
+	// Until stops the loop, successfully, once it holds.
+	Until Condition
+	// Breaker pauses the loop when it holds (nil: DefaultBreaker). Ask is
+	// asked whether to go on; without Ask the loop stops with an error.
+	Breaker Condition
+	Ask     func(ctx context.Context, question string) bool
+	// Verify, when set, must pass for a claimed completion to count.
+	Verify func(ctx context.Context) (ok bool, output string)
+	Queue  *interrupts.Queue
+	Store  Store
+	Emit   func(Event)
+	// SessionID is put on events and progress entries.
+	SessionID string
+	// Prior continues a resumed session's counters.
+	Prior *memory.State
+}
+
+// DefaultBreaker trips after three attempts in a row that completed no task,
+// or the same error three times in a row.
+func DefaultBreaker(s LoopStats) (bool, error) {
+	return s.NoProgress >= 3 || s.SameErrorRepeats >= 3, nil
+}
+
+// Loop end reasons.
+const (
+	ReasonAllDone       = "all tasks done"
+	ReasonUntil         = "stop condition met"
+	ReasonMaxIterations = "max iterations reached"
+	ReasonMaxCost       = "cost limit reached"
+	ReasonBreaker       = "circuit breaker tripped"
+	ReasonAborted       = "aborted after a failed task"
+	ReasonInterrupted   = "interrupted"
+	ReasonStuck         = "no runnable task left"
+)
+
+// LoopResult is how a task loop ended.
+type LoopResult struct {
+	Stats   LoopStats `json:"stats"`
+	Reason  string    `json:"reason"`
+	Done    []string  `json:"done"`
+	Failed  []string  `json:"failed"`
+	IsError bool      `json:"is_error"`
+	Err     error     `json:"-"`
+	Signal  os.Signal `json:"-"`
+}
+
+type attemptDone struct {
+	task    memory.Task
+	attempt int
+	out     TaskOutcome
+}
+
+// loop is the state of one RunTasks call.
+type loop struct {
+	o         LoopOptions
+	start     time.Time
+	stats     LoopStats
+	usage     llm.Usage
+	cost      float64
+	lastErr   string
+	running   map[string]bool
+	notBefore map[string]time.Time
+	done      []string
+	failed    []string
+	res       LoopResult
+}
+
+// RunTasks works through RALPH_TASKS.md until every task is done or failed,
+// a stop condition holds, a limit is reached, or a hard stop arrives. It
+// saves the session at every task boundary.
+func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = 100
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	if o.OnError == "" {
+		o.OnError = OnErrorRetry
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 2 * time.Second
+	}
+	if o.Breaker == nil {
+		o.Breaker = DefaultBreaker
+	}
+	if o.Queue == nil {
+		o.Queue = interrupts.NewQueue()
+	}
+	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}}
+	if p := o.Prior; p != nil {
+		l.stats.Iterations, l.stats.Errors, l.usage = p.Iteration, p.Errors, p.Usage
+		if p.CostUSD != nil {
+			l.cost = *p.CostUSD
+		}
+	}
+	l.res = l.run(ctx)
+	l.res.Done, l.res.Failed = l.done, l.failed
+	l.refreshCounts()
+	l.res.Stats = l.stats
+	status := memory.StatusCompleted
+	switch {
+	case l.res.Reason == ReasonInterrupted:
+		status = memory.StatusInterrupted
+	case l.res.IsError:
+		status = memory.StatusFailed
+	}
+	l.save(status, "")
+	return l.res
+}
+
+func (l *loop) emit(ev Event) {
+	ev.Time = time.Now()
+	ev.SessionID = l.o.SessionID
+	if ev.AgentID == "" {
+		ev.AgentID = MainAgent
+	}
+	if l.o.Store != nil {
+		_ = l.o.Store.AppendEvent(ev)
+	}
+	if l.o.Emit != nil {
+		l.o.Emit(ev)
+	}
+}
+
+func (l *loop) decide(kind, detail string) {
+	if l.o.Store != nil {
+		_ = l.o.Store.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: kind, Turn: l.stats.Iterations, Detail: detail})
+	}
+}
+
+func (l *loop) run(ctx context.Context) LoopResult {
+	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { f.AssignIDs(); return nil }); err != nil {
+		return LoopResult{Reason: "cannot read the task file", IsError: true, Err: err}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make(chan attemptDone)
+	inflight := 0
+	// stop ends the loop: in-flight attempts are cancelled and awaited, so
+	// no worker outlives RunTasks, and their tasks go back to open.
+	stop := func(r LoopResult) LoopResult {
+		cancel()
+		for inflight > 0 {
+			d := <-results
+			inflight--
+			l.finishInterrupted(d)
+		}
+		return r
+	}
+	for {
+		if it, ok := l.o.Queue.PopAtMost(interrupts.HardStop); ok {
+			return stop(LoopResult{Reason: ReasonInterrupted, IsError: true, Signal: it.Signal})
+		}
+		if ctx.Err() != nil {
+			return stop(LoopResult{Reason: ReasonInterrupted, IsError: true})
+		}
+		if r, done := l.checkLimits(); done {
+			return stop(r)
+		}
+		// Start as many ready tasks as the parallelism allows.
+		f, err := memory.LoadTasks(l.o.Fs, l.o.Root)
+		if err != nil {
+			return stop(LoopResult{Reason: "cannot read the task file", IsError: true, Err: err})
+		}
+		ready, wait := l.ready(f)
+		for _, t := range ready {
+			if inflight >= l.o.Parallel || l.stats.Iterations+inflight >= l.o.MaxIterations {
+				break
+			}
+			attempt, err := l.begin(t)
+			if err != nil {
+				return stop(LoopResult{Reason: "cannot update the task file", IsError: true, Err: err})
+			}
+			inflight++
+			go func() {
+				results <- attemptDone{task: t, attempt: attempt, out: l.o.Worker.Work(ctx, t, attempt)}
+			}()
+		}
+		if inflight == 0 {
+			if wait > 0 {
+				if !l.sleep(ctx, wait) {
+					continue
+				}
+				continue
+			}
+			return l.finalReason(f)
+		}
+		select {
+		case d := <-results:
+			inflight--
+			if ctx.Err() != nil {
+				l.finishInterrupted(d)
+				continue
+			}
+			if r, stopNow := l.finish(ctx, d); stopNow {
+				return stop(r)
+			}
+		case <-l.o.Queue.Ready():
+		case <-ctx.Done():
+		}
+	}
+}
+
+// sleep waits for d, a hard stop or ctx; it reports whether d passed.
+func (l *loop) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-l.o.Queue.Ready():
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// ready lists the tasks that can start now, most urgent first, and how long
+// until a task now backing off may be retried.
+func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
+	tasks := f.Tasks()
+	state := map[string]memory.TaskState{}
+	for _, t := range tasks {
+		state[t.ID] = t.State
+	}
+	var out []memory.Task
+	var wait time.Duration
+	now := time.Now()
+	for _, t := range tasks {
+		if t.State != memory.TaskOpen || t.Title == "" || l.running[t.ID] {
+			continue
+		}
+		blocked := false
+		for _, d := range t.Depends {
+			if s := state[d]; s != memory.TaskDone && s != memory.TaskSkipped {
+				blocked = true
+			}
+		}
+		if blocked {
+			continue
+		}
+		if nb, ok := l.notBefore[t.ID]; ok && nb.After(now) {
+			if w := nb.Sub(now); wait == 0 || w < wait {
+				wait = w
+			}
+			continue
+		}
+		out = append(out, t)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Priority < out[j].Priority })
+	return out, wait
+}
+
+// begin marks a task in progress and counts the attempt.
+func (l *loop) begin(t memory.Task) (int, error) {
+	attempt := t.Attempts + 1
+	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+		if err := f.SetState(t.ID, memory.TaskInProgress); err != nil {
+			return err
+		}
+		return f.SetMeta(t.ID, "attempts", strconv.Itoa(attempt))
+	})
+	if err != nil {
+		return 0, err
+	}
+	l.running[t.ID] = true
+	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1})
+	l.decide("task_picked", fmt.Sprintf("%s (%s), attempt %d", t.ID, t.Title, attempt))
+	l.stats.Iterations++
+	l.save(memory.StatusRunning, t.ID)
+	return attempt, nil
+}
+
+// finishInterrupted puts a task cut short by a stop back to open.
+func (l *loop) finishInterrupted(d attemptDone) {
+	delete(l.running, d.task.ID)
+	l.addUsage(d.out)
+	_, _ = memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+		return f.SetState(d.task.ID, memory.TaskOpen)
+	})
+	l.emit(Event{Type: EventTaskChanged, Text: d.task.ID + " open", Output: d.task.Title})
+}
+
+func (l *loop) addUsage(out TaskOutcome) {
+	l.usage = l.usage.Add(out.Usage)
+	if out.CostUSD != nil {
+		l.cost += *out.CostUSD
+	}
+}
+
+// finish settles one attempt: done (claimed and verified), retry, failed,
+// or abort. It reports whether the loop must stop.
+func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
+	delete(l.running, d.task.ID)
+	l.addUsage(d.out)
+	t, out := d.task, d.out
+	failure := ""
+	switch {
+	case out.Err != nil:
+		failure = out.Err.Error()
+	case !out.Completed:
+		failure = "the worker finished without completing the task"
+		if out.Summary != "" {
+			failure += ": " + clip(out.Summary, 300)
+		}
+	case l.o.Verify != nil:
+		if ok, output := l.o.Verify(ctx); !ok {
+			failure = "verification failed: " + clip(output, 500)
+		}
+	}
+	if failure == "" {
+		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+		if err != nil {
+			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
+		}
+		_ = memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: out.Summary, SessionID: l.o.SessionID, Iteration: l.stats.Iterations})
+		l.done = append(l.done, t.ID)
+		l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = 0, 0, ""
+		l.emit(Event{Type: EventTaskChanged, Text: t.ID + " done", Output: t.Title})
+		l.save(memory.StatusRunning, "")
+		return LoopResult{}, false
+	}
+	l.stats.Errors++
+	l.stats.NoProgress++
+	if failure == l.lastErr {
+		l.stats.SameErrorRepeats++
+	} else {
+		l.stats.SameErrorRepeats, l.lastErr = 1, failure
+	}
+	if l.o.Store != nil {
+		_ = l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure})
+	}
+	next := memory.TaskFailed
+	if l.o.OnError == OnErrorRetry && d.attempt <= l.o.Retries {
+		next = memory.TaskOpen
+		l.notBefore[t.ID] = time.Now().Add(l.o.Backoff << (d.attempt - 1))
+	}
+	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
+		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
+	}
+	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " " + string(next), Output: t.Title, IsError: true})
+	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, clip(failure, 300)))
+	if next == memory.TaskFailed {
+		l.failed = append(l.failed, t.ID)
+	}
+	l.save(memory.StatusRunning, "")
+	if l.o.OnError == OnErrorAbort {
+		return LoopResult{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
+	}
+	l.refreshStats()
+	if trip, err := l.o.Breaker(l.stats); err != nil || trip {
+		why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, clip(failure, 200))
+		if err != nil {
+			why = "the breaker condition failed: " + err.Error()
+		}
+		l.decide("breaker", why)
+		if l.o.Ask != nil && err == nil && l.o.Ask(ctx, "circuit breaker: "+why+". Go on?") {
+			l.stats.NoProgress, l.stats.SameErrorRepeats = 0, 0
+			return LoopResult{}, false
+		}
+		return LoopResult{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
+	}
+	return LoopResult{}, false
+}
+
+// checkLimits evaluates the stop conditions at a boundary.
+func (l *loop) checkLimits() (LoopResult, bool) {
+	l.refreshStats()
+	if l.o.Until != nil {
+		ok, err := l.o.Until(l.stats)
+		if err != nil {
+			return LoopResult{Reason: "the --until condition failed", IsError: true, Err: err}, true
+		}
+		if ok {
+			return LoopResult{Reason: ReasonUntil, IsError: len(l.failed) > 0}, true
+		}
+	}
+	if l.o.MaxCost > 0 && l.cost >= l.o.MaxCost {
+		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of $%.2f was reached ($%.2f)", l.o.MaxCost, l.cost)}, true
+	}
+	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
+		l.refreshCounts()
+		if l.stats.TasksOpen == 0 {
+			return LoopResult{}, false
+		}
+		return LoopResult{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
+	}
+	return LoopResult{}, false
+}
+
+// finalReason is why a loop with nothing left to start ends.
+func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
+	c := f.Counts()
+	switch {
+	case c.Open == 0 && c.InProgress == 0:
+		return LoopResult{Reason: ReasonAllDone, IsError: c.Failed > 0 || len(l.failed) > 0}
+	}
+	return LoopResult{Reason: ReasonStuck, IsError: true,
+		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
+}
+
+func (l *loop) refreshCounts() {
+	if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
+		c := f.Counts()
+		l.stats.TasksOpen, l.stats.TasksDone, l.stats.TasksFailed = c.Open+c.InProgress, c.Done, c.Failed
+	}
+}
+
+func (l *loop) refreshStats() {
+	l.refreshCounts()
+	l.stats.Tokens = l.usage.InputTokens + l.usage.OutputTokens
+	l.stats.CostUSD = l.cost
+	l.stats.ElapsedS = time.Since(l.start).Seconds()
+	if l.stats.Iterations > 0 {
+		l.stats.ErrorRate = float64(l.stats.Errors) / float64(l.stats.Iterations)
+	}
+}
+
+func (l *loop) save(status, current string) {
+	if l.o.Store == nil {
+		return
+	}
+	l.refreshStats()
+	_ = l.o.Store.SaveState(func(s *memory.State) {
+		s.Status, s.Mode = status, "run"
+		s.Iteration = l.stats.Iterations
+		s.Usage = l.usage
+		s.Errors = l.stats.Errors
+		if l.cost > 0 {
+			c := l.cost
+			s.CostUSD = &c
+		}
+		s.CurrentTask = current
+		if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
+			s.Tasks = f.Counts()
+		}
+		if status != memory.StatusRunning {
+			s.EndedAt = time.Now().UTC()
+		}
+	})
+}

@@ -1,0 +1,224 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// fnWorker is a TaskWorker from a function, for loop tests without a model.
+type fnWorker func(ctx context.Context, t memory.Task, attempt int) TaskOutcome
+
+func (f fnWorker) Work(ctx context.Context, t memory.Task, attempt int) TaskOutcome {
+	return f(ctx, t, attempt)
+}
+
+func taskProject(t *testing.T, tasks string) (string, afero.Fs) {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "RALPH_TASKS.md"), []byte(tasks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, afero.NewOsFs()
+}
+
+func taskList(n int) string {
+	var b strings.Builder
+	b.WriteString("# Tasks\n\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "- [ ] task number %d\n", i)
+	}
+	return b.String()
+}
+
+func loadTasks(t *testing.T, fs afero.Fs, root string) *memory.TaskFile {
+	t.Helper()
+	f, err := memory.LoadTasks(fs, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestLoopTwentyTasksOneAlwaysFails(t *testing.T) {
+	root, fs := taskProject(t, taskList(20))
+	var attempts sync.Map
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Retries: 2, Backoff: time.Millisecond,
+		Breaker: func(LoopStats) (bool, error) { return false, nil },
+		Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) TaskOutcome {
+			n, _ := attempts.LoadOrStore(task.Title, new(atomic.Int32))
+			n.(*atomic.Int32).Add(1)
+			if task.Title == "task number 13" {
+				return TaskOutcome{Err: errors.New("compile error in 13")}
+			}
+			return TaskOutcome{Completed: true, Summary: "did " + task.Title}
+		}),
+	})
+	if !res.IsError || res.Reason != ReasonAllDone || len(res.Done) != 19 || len(res.Failed) != 1 {
+		t.Fatalf("result = %+v", res)
+	}
+	f := loadTasks(t, fs, root)
+	c := f.Counts()
+	if c.Done != 19 || c.Failed != 1 || c.Open != 0 {
+		t.Fatalf("counts = %+v", c)
+	}
+	bad, _ := f.Find(res.Failed[0])
+	if bad.Title != "task number 13" || bad.Attempts != 3 {
+		t.Fatalf("failed task = %+v", bad)
+	}
+	n, _ := attempts.Load("task number 13")
+	if got := n.(*atomic.Int32).Load(); got != 3 {
+		t.Fatalf("failing task tried %d times, want 3 (1 + 2 retries)", got)
+	}
+	progress, _ := os.ReadFile(filepath.Join(root, "RALPH_PROGRESS.md"))
+	if strings.Count(string(progress), "\n## ") != 19 || !strings.Contains(string(progress), "did task number 7") {
+		t.Fatalf("progress has %d entries:\n%s", strings.Count(string(progress), "\n## "), progress)
+	}
+	if res.Stats.Iterations != 22 || res.Stats.TasksDone != 19 || res.Stats.TasksFailed != 1 {
+		t.Fatalf("stats = %+v", res.Stats)
+	}
+}
+
+func TestLoopUntilStopsAfterFive(t *testing.T) {
+	root, fs := taskProject(t, taskList(10))
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root,
+		Until:  func(s LoopStats) (bool, error) { return s.TasksDone >= 5, nil },
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} }),
+	})
+	if res.IsError || res.Reason != ReasonUntil || len(res.Done) != 5 {
+		t.Fatalf("result = %+v", res)
+	}
+	if c := loadTasks(t, fs, root).Counts(); c.Done != 5 || c.Open != 5 {
+		t.Fatalf("counts = %+v", c)
+	}
+}
+
+func TestLoopParallelRespectsDependencies(t *testing.T) {
+	root, fs := taskProject(t, "- [ ] a <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n- [ ] c <!-- ralph:id=c -->\n- [ ] d <!-- ralph:id=d -->\n- [ ] e <!-- ralph:id=e -->\n- [ ] after all <!-- ralph:id=z depends=a,b,c,d,e -->\n")
+	var now, peak atomic.Int32
+	var mu sync.Mutex
+	var order []string
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Parallel: 4,
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+			n := now.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			time.Sleep(40 * time.Millisecond)
+			now.Add(-1)
+			mu.Lock()
+			order = append(order, task.ID)
+			mu.Unlock()
+			return TaskOutcome{Completed: true}
+		}),
+	})
+	if res.IsError || len(res.Done) != 6 {
+		t.Fatalf("result = %+v", res)
+	}
+	if peak.Load() != 4 {
+		t.Fatalf("peak concurrency %d, want 4", peak.Load())
+	}
+	if order[len(order)-1] != "z" {
+		t.Fatalf("the dependent task ran before its dependencies: %v", order)
+	}
+}
+
+func TestLoopCircuitBreakerWithoutTerminal(t *testing.T) {
+	root, fs := taskProject(t, taskList(5))
+	calls := 0
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond,
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+			calls++
+			return TaskOutcome{Err: errors.New("rate limited")}
+		}),
+	})
+	if !res.IsError || res.Reason != ReasonBreaker || calls != 3 {
+		t.Fatalf("result = %+v after %d calls", res, calls)
+	}
+	// With a person to ask who says go on once, it runs three more.
+	root, fs = taskProject(t, taskList(5))
+	asked := 0
+	calls = 0
+	res = RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond,
+		Ask: func(context.Context, string) bool { asked++; return asked == 1 },
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+			calls++
+			return TaskOutcome{Err: errors.New("rate limited")}
+		}),
+	})
+	if res.Reason != ReasonBreaker || asked != 2 || calls != 6 {
+		t.Fatalf("result %+v, asked %d, calls %d", res, asked, calls)
+	}
+}
+
+func TestLoopVerifyAndAbort(t *testing.T) {
+	root, fs := taskProject(t, taskList(3))
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, OnError: OnErrorAbort,
+		Verify: func(context.Context) (bool, string) { return false, "FAIL: TestX" },
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} }),
+	})
+	if res.Reason != ReasonAborted || !strings.Contains(res.Err.Error(), "verification failed: FAIL: TestX") {
+		t.Fatalf("result = %+v", res)
+	}
+	if c := loadTasks(t, fs, root).Counts(); c.Done != 0 || c.Failed != 1 || c.Open != 2 {
+		t.Fatalf("counts = %+v", c)
+	}
+}
+
+func TestLoopHardStopResetsInProgress(t *testing.T) {
+	root, fs := taskProject(t, taskList(4))
+	q := interrupts.NewQueue()
+	started := make(chan struct{}, 4)
+	res := make(chan LoopResult, 1)
+	go func() {
+		res <- RunTasks(context.Background(), LoopOptions{
+			Fs: fs, Root: root, Parallel: 2, Queue: q,
+			Worker: fnWorker(func(ctx context.Context, _ memory.Task, _ int) TaskOutcome {
+				started <- struct{}{}
+				<-ctx.Done()
+				return TaskOutcome{Err: ctx.Err()}
+			}),
+		})
+	}()
+	<-started
+	<-started
+	stopAt := time.Now()
+	q.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
+	r := <-res
+	if r.Reason != ReasonInterrupted || time.Since(stopAt) > time.Second {
+		t.Fatalf("result = %+v after %s", r, time.Since(stopAt))
+	}
+	if c := loadTasks(t, fs, root).Counts(); c.InProgress != 0 || c.Open != 4 {
+		t.Fatalf("counts after stop = %+v", c)
+	}
+}
+
+func TestLoopStuckOnUnmetDependency(t *testing.T) {
+	root, fs := taskProject(t, "- [ ] a <!-- ralph:id=a depends=nope -->\n")
+	res := RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root,
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} })})
+	if res.Reason != ReasonStuck || !res.IsError {
+		t.Fatalf("result = %+v", res)
+	}
+}
