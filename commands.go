@@ -40,6 +40,14 @@ is done again. A session id may be given in full or as a unique part.`,
 			if len(args) == 1 {
 				g.session = args[0]
 			}
+			// A task-loop session resumes the loop; any other continues
+			// the conversation.
+			if sessionMode(g) == "run" {
+				if code := runLoop(cmd.Context(), g, runFlags{resume: true, maxIterations: 100, onError: "retry", retries: 2, taskTimeout: 30 * time.Minute}); code != 0 {
+					return exitError{code}
+				}
+				return nil
+			}
 			if code := oneShot(cmd.Context(), g, "", cmd); code != 0 {
 				return exitError{code}
 			}
@@ -194,6 +202,24 @@ is done again. A session id may be given in full or as a unique part.`,
 		},
 	}
 	root.AddCommand(resume, initCmd, status, sessions, logs, reportCmd, analyze, compare)
+}
+
+// sessionMode is the mode of the session a resume would continue, or "".
+func sessionMode(f flags) string {
+	root, err := projectDir(f.dir)
+	if err != nil {
+		return ""
+	}
+	fs := afero.NewOsFs()
+	id, err := memory.FindSession(fs, root, f.session)
+	if err != nil {
+		return ""
+	}
+	st, err := memory.LoadSessionState(fs, root, id)
+	if err != nil {
+		return ""
+	}
+	return st.Mode
 }
 
 // sessionArg resolves the project and an optional session id argument.

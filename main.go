@@ -37,6 +37,7 @@ type flags struct {
 	session        string
 	force          bool
 	resume         bool
+	parallel       int
 }
 
 // exitError carries an exit code out of cobra.
@@ -100,6 +101,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.BoolVar(&f.json, "json", false, "shorthand for --output-format json")
 	root.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session with this follow-up")
 	root.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
+	pf.IntVar(&f.parallel, "parallel", 0, "child agents at once (default 4); with run: tasks at once (default 1)")
 	pf.BoolVar(&f.force, "force", false, "take over the project lock from a hung ralph or another host")
 	root.Flags().SetInterspersed(true)
 
@@ -112,6 +114,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		},
 	})
 	addSessionCommands(root, &f)
+	addRunCommand(root, &f)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)

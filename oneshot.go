@@ -22,19 +22,9 @@ import (
 // the project (config, lock, recovery, session), the one-shot face and one
 // coordinator run.
 func oneShot(ctx context.Context, f flags, task string, cmd *cobra.Command) int {
-	format := f.outputFormat
-	if f.json {
-		format = scripts.FormatJSON
-	}
-	color := !f.noColor && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
-	face := &scripts.OneShot{
-		Format: format, Stdout: os.Stdout, Stderr: os.Stderr,
-		StdoutTTY: isTerminal(os.Stdout), StderrTTY: isTerminal(os.Stderr),
-		Color: color, Width: terminalWidth(os.Stdout),
-	}
-	if err := scripts.ValidateFormat(format); err != nil {
-		face.Format = scripts.FormatText
-		return face.Fail(scripts.ExitUsage, err)
+	face, fail := newFace(f)
+	if fail != 0 {
+		return fail
 	}
 	root, err := projectDir(f.dir)
 	if err != nil {
@@ -83,6 +73,26 @@ func oneShot(ctx context.Context, f flags, task string, cmd *cobra.Command) int 
 	return face.Finish(res)
 }
 
+// newFace builds the one-shot face for the output flags; a bad format is
+// reported (exit 2) before anything else happens.
+func newFace(f flags) (*scripts.OneShot, int) {
+	format := f.outputFormat
+	if f.json {
+		format = scripts.FormatJSON
+	}
+	color := !f.noColor && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	face := &scripts.OneShot{
+		Format: format, Stdout: os.Stdout, Stderr: os.Stderr,
+		StdoutTTY: isTerminal(os.Stdout), StderrTTY: isTerminal(os.Stderr),
+		Color: color, Width: terminalWidth(os.Stdout),
+	}
+	if err := scripts.ValidateFormat(format); err != nil {
+		face.Format = scripts.FormatText
+		return face, face.Fail(scripts.ExitUsage, err)
+	}
+	return face, 0
+}
+
 // resumePrompt is what to tell the model when a session continues without
 // a new message: nothing when the conversation ends with tool results (the
 // model goes on by itself), otherwise a short nudge.
@@ -106,7 +116,7 @@ func openExitCode(err error) int {
 
 func overrides(f flags) project.Overrides {
 	return project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
-		CommandTimeout: time.Duration(f.commandTimeout) * time.Second}
+		CommandTimeout: time.Duration(f.commandTimeout) * time.Second, Parallel: f.parallel}
 }
 
 // approver picks how run_command is approved: --yes approves all; with a

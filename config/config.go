@@ -41,6 +41,20 @@ func (e *invalidError) Error() string        { return e.msg }
 func (e *invalidError) Unwrap() error        { return e.err }
 func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
 
+// ErrNoKey marks the missing-key error, which callers that need no model
+// (an external agent does the work) may ignore.
+var ErrNoKey = errors.New("no API key")
+
+func noKeyf(format string, a ...any) error {
+	return fmt.Errorf("%w%w", invalidf(format, a...), keyMarker{})
+}
+
+// keyMarker makes ErrNoKey match without changing the message.
+type keyMarker struct{}
+
+func (keyMarker) Error() string        { return "" }
+func (keyMarker) Is(target error) bool { return target == ErrNoKey }
+
 func invalidf(format string, a ...any) error {
 	err := fmt.Errorf(format, a...)
 	return &invalidError{msg: err.Error(), err: errors.Unwrap(err)}
@@ -64,6 +78,9 @@ type Config struct {
 	// BaseURLFromProject is true when the endpoint was chosen by the
 	// project's config file, which a cloned repository controls.
 	BaseURLFromProject bool
+	// AllowedCommands are run_command prefixes approved with "always"
+	// (allowed_commands in the user's and the project's config, joined).
+	AllowedCommands []string
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -82,6 +99,8 @@ type File struct {
 	MaxRetries      *int   `toml:"max_retries"`
 	ContextTokens   int    `toml:"context_tokens"`
 	CommandTimeoutS int    `toml:"command_timeout_s"`
+	// AllowedCommands: see Config.AllowedCommands and AllowCommand.
+	AllowedCommands []string `toml:"allowed_commands"`
 }
 
 // Sources says where to look.
@@ -167,6 +186,7 @@ func Load(src Sources) (Config, error) {
 		if f.CommandTimeoutS != 0 {
 			c.CommandTimeout = time.Duration(f.CommandTimeoutS) * time.Second
 		}
+		c.AllowedCommands = append(c.AllowedCommands, f.AllowedCommands...)
 	}
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.SetBaseURL(v)
@@ -201,7 +221,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, command_timeout_s)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, command_timeout_s, allowed_commands)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -232,7 +252,7 @@ func (c Config) Validate() error {
 		return invalidf("the project's %s sets base_url to the remote endpoint %s; ralph sends your API key only to remote endpoints you choose, so set it with --base-url, OPENAI_BASE_URL or your user config", ProjectFile, c.BaseURL)
 	}
 	if c.APIKey == "" && !IsLocalURL(u) {
-		return invalidf("%s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",
+		return noKeyf("%s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",
 			c.APIKeyEnv, c.BaseURL, c.APIKeyEnv)
 	}
 	return nil

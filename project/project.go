@@ -48,6 +48,9 @@ type Options struct {
 	SessionID string
 	Force     bool
 	Approver  workers.Approver
+	// ModelOptional: the work is done by an external agent, so a missing
+	// API key is not an error.
+	ModelOptional bool
 	// Notify receives one-line notices for the user (crash recovered, ...).
 	Notify func(string)
 }
@@ -89,7 +92,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		return nil, err
 	}
 	applyOverrides(&cfg, opts.Overrides)
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(); err != nil && !(opts.ModelOptional && errors.Is(err, config.ErrNoKey)) {
 		return nil, err
 	}
 	p := &Project{Root: opts.Root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel,
@@ -231,8 +234,11 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 		MaxTurns: p.Config.MaxTurns,
 		Timeout:  30 * time.Minute,
 		Tools:    p.Tools.View([]string{"complete_task"}, extra...),
-		Memory:   p.learnings,
-		Store:    func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
+		ToolsWith: func(more ...workers.Tool) coordinator.Tools {
+			return p.Tools.View([]string{"complete_task"}, append(append([]workers.Tool(nil), extra...), more...)...)
+		},
+		Memory: p.learnings,
+		Store:  func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
 	}
 }
 
@@ -263,6 +269,9 @@ func (a agentStore) AppendEvent(any) error               { return nil }
 func (a agentStore) AppendTranscript(md string) error    { return a.s.AppendAgentTranscript(a.id, md) }
 func (a agentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
 func (a agentStore) SaveState(func(*memory.State)) error { return nil }
+
+// Prior is the resumed session's saved state, or nil for a new session.
+func (p *Project) Prior() *memory.State { return p.prior() }
 
 // prior is the resumed session's state, or nil for a new session.
 func (p *Project) prior() *memory.State {

@@ -137,8 +137,9 @@ func CompileCondition(what, src string) (coordinator.Condition, error) {
 	if err != nil {
 		return nil, &conditionError{msg: what + ": " + describeCompileError(src, err), err: err}
 	}
-	// A VM keeps its stack between runs, so reusing one makes an evaluation
-	// allocation-light; the pool gives each concurrent caller its own.
+	// A compiled program is read-only, so it is shared; a VM is not, so each
+	// evaluation takes one from a pool. Reusing a VM keeps its stack, which
+	// saves an allocation per evaluation over vm.Run's fresh VM.
 	pool := &sync.Pool{New: func() any { return new(vm.VM) }}
 	return func(s coordinator.LoopStats) (bool, error) {
 		m := pool.Get().(*vm.VM)
@@ -191,7 +192,7 @@ func describeCompileError(src string, err error) string {
 		return s + "; known: " + strings.Join(names, ", ")
 	}
 	if msg == "unexpected token EOF" {
-		return "the condition ends too soon " + at
+		return "the condition ends too soon, after " + strings.TrimPrefix(at, "at ")
 	}
 	if m := tokenRe.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("unexpected %q %s", m[1], at)
@@ -256,8 +257,9 @@ func orList(s []string) string {
 // suggest returns the known names a person most likely meant by name. Names
 // are compared without case or underscores, so the Go field name TasksDone
 // and the typo task_done both find tasks_done. The closest by edit distance
-// wins when it is close enough to be a typo; otherwise names that contain
-// the word typed ("cost" for cost_usd), at most three of them.
+// wins when it is close enough to be a typo; then the one name sharing the
+// longest start; otherwise names that contain the word typed ("done" for
+// tasks_done), at most three of them.
 func suggest(name string, known []string) []string {
 	n := fold(name)
 	if n == "" {
@@ -272,6 +274,20 @@ func suggest(name string, known []string) []string {
 	if bestD >= 0 && bestD <= max(2, len(n)/3) && bestD < len(n) {
 		return []string{best}
 	}
+	// A long shared start ("same_errors" for same_error_repeats) says more
+	// than shared letters, as long as one name has the longest.
+	bestP, ties := 0, 0
+	for _, k := range known {
+		switch p := commonPrefix(n, fold(k)); {
+		case p > bestP:
+			best, bestP, ties = k, p, 1
+		case p == bestP:
+			ties++
+		}
+	}
+	if bestP >= 4 && ties == 1 {
+		return []string{best}
+	}
 	var out []string
 	if len(n) >= 3 {
 		for _, k := range known {
@@ -284,6 +300,14 @@ func suggest(name string, known []string) []string {
 		return nil // too vague to be worth naming; the full list follows anyway
 	}
 	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 func fold(s string) string {

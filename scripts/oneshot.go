@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -145,6 +146,9 @@ type ResultJSON struct {
 	TotalCostUSD      *float64  `json:"total_cost_usd"`
 	PermissionDenials []Denial  `json:"permission_denials,omitempty"`
 	Error             string    `json:"error,omitempty"`
+	// Tasks and Reason are set by `ralph run`.
+	Tasks  *memory.TaskCounts `json:"tasks,omitempty"`
+	Reason string             `json:"reason,omitempty"`
 }
 
 // Denial is a tool call refused for want of approval.

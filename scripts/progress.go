@@ -20,6 +20,7 @@ type progress struct {
 	mu     sync.Mutex
 	status string
 	tokens int
+	agents int
 	frame  int
 	done   chan struct{}
 	wg     sync.WaitGroup
@@ -54,6 +55,9 @@ func (p *progress) draw() {
 	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], p.status, time.Since(p.start).Seconds())
 	if p.tokens > 0 {
 		line += fmt.Sprintf(" · %d tokens", p.tokens)
+	}
+	if p.agents > 0 {
+		line += fmt.Sprintf(" · %d agent(s)", p.agents)
 	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s", p.dim(line))
 }
@@ -94,6 +98,26 @@ func (p *progress) handle(ev coordinator.Event) {
 		}
 	case coordinator.EventError:
 		p.println("  ✗ " + ev.Text)
+	case coordinator.EventTaskChanged:
+		id, state, _ := strings.Cut(ev.Text, " ")
+		mark := map[string]string{"in_progress": "▶", "done": "✓", "failed": "✗", "open": "↺"}[state]
+		if mark == "" {
+			mark = "·"
+		}
+		p.println(fmt.Sprintf("%s %s %s (%s)", mark, id, clip(ev.Output, 100), strings.ReplaceAll(state, "_", " ")))
+		if state == "in_progress" {
+			p.status = "working on " + id
+		}
+	case coordinator.EventAgentSpawned:
+		p.agents++
+		p.println(fmt.Sprintf("  ↳ %s: %s", ev.AgentID, clip(firstLine(ev.Text), 100)))
+	case coordinator.EventAgentFinished:
+		p.agents--
+		verdict := "finished"
+		if ev.IsError {
+			verdict = "failed: " + clip(firstLine(ev.Text), 100)
+		}
+		p.println(fmt.Sprintf("  ↲ %s %s", ev.AgentID, verdict))
 	}
 	p.draw()
 }
@@ -122,4 +146,9 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return first
 }

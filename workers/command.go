@@ -211,3 +211,13 @@ func formatSeconds(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// RunShell runs a command the user gave ralph (such as `ralph run
+// --verify`) exactly like run_command — own process group, timeout, output
+// head and tail — but without asking for approval: the user wrote it.
+func (t *Toolset) RunShell(ctx context.Context, command string, timeout time.Duration) Result {
+	if timeout <= 0 {
+		timeout = t.timeout
+	}
+	return t.execute(ctx, command, timeout)
+}

@@ -141,15 +141,15 @@ type agentProc struct {
 	events            chan ExternalEvent
 	stop              chan struct{} // closed when events are no longer wanted
 	stdinDone, exited chan struct{}
-	waitErr           error // written before exited closes, when reaped
-	reaped            bool
+	reaped            bool // the exited goroutine reaped the leader; written before exited closes
 	out               *agentStream
 	errOut            *headTailBuffer
 }
 
 // Run starts the agent with the prompt on its stdin, in its own process
-// group in Root, passes its progress to emit (which may be nil and is only
-// ever called from Run's own goroutine) and returns when it has exited. A
+// group in Root, passes its progress to emit (which may be nil, is only
+// ever called from Run's own goroutine, and should return quickly: Run
+// notices cancellation between calls) and returns when it has exited. A
 // non-zero exit is not an error; ExitCode reports it. Errors are for failing
 // to start, cancellation (wrapping ctx.Err()) and timeout (wrapping
 // ErrAgentTimeout); either way the whole process group is killed at once.
@@ -286,7 +286,8 @@ func startAgent(cmd *exec.Cmd, kind ExternalKind, prompt string) (*agentProc, er
 	go func() {
 		defer close(p.exited)
 		if err := waitExitedNoReap(p.pgid); err != nil {
-			p.waitErr, p.reaped = cmd.Wait(), true
+			cmd.Wait() // the exit status is read from cmd.ProcessState
+			p.reaped = true
 		}
 	}()
 	return p, nil
@@ -311,7 +312,7 @@ func (p *agentProc) finish(events <-chan ExternalEvent, emit func(ExternalEvent)
 	syscall.Kill(-p.pgid, syscall.SIGKILL)
 	<-p.exited
 	if !p.reaped {
-		p.waitErr = p.cmd.Wait()
+		p.cmd.Wait() // the exit status is read from cmd.ProcessState
 	}
 	waitGroupGone(p.pgid, reapTimeout)
 

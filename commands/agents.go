@@ -1,0 +1,156 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+)
+
+// AgentInfo is one running child agent.
+type AgentInfo struct {
+	ID    string
+	Task  string
+	Doing string
+	Since time.Time
+}
+
+// Agents follows the coordinator's events to know what every agent is
+// doing, for /agents, the status line and the "stopped: …" line. It is safe
+// for concurrent use: child agents emit from their own goroutines.
+type Agents struct {
+	mu       sync.Mutex
+	main     string
+	children map[string]*AgentInfo
+	order    []string
+}
+
+// Handle takes one event.
+func (a *Agents) Handle(ev coordinator.Event) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.children == nil {
+		a.children = map[string]*AgentInfo{}
+	}
+	id := ev.AgentID
+	switch ev.Type {
+	case coordinator.EventAgentSpawned:
+		a.children[id] = &AgentInfo{ID: id, Task: ev.Text, Doing: "starting", Since: ev.Time}
+		a.order = append(a.order, id)
+		return
+	case coordinator.EventAgentFinished:
+		delete(a.children, id)
+		for i, x := range a.order {
+			if x == id {
+				a.order = append(a.order[:i], a.order[i+1:]...)
+				break
+			}
+		}
+		return
+	}
+	doing := Activity(ev)
+	if doing == "" {
+		return
+	}
+	if id == "" || id == coordinator.MainAgent {
+		a.main = doing
+	} else if c, ok := a.children[id]; ok {
+		c.Doing = doing
+	}
+}
+
+// Reset forgets everything, when a job ends: a stopped job's children are
+// gone with it.
+func (a *Agents) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.main, a.children, a.order = "", nil, nil
+}
+
+// List returns the running child agents, oldest first.
+func (a *Agents) List() []AgentInfo {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]AgentInfo, 0, len(a.order))
+	for _, id := range a.order {
+		out = append(out, *a.children[id])
+	}
+	return out
+}
+
+// Running is the number of running child agents.
+func (a *Agents) Running() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.order)
+}
+
+// Main is what the main agent is doing.
+func (a *Agents) Main() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.main == "" {
+		return "starting"
+	}
+	return a.main
+}
+
+// Summary is what is running, in a few words: the main agent's activity
+// and the number of child agents.
+func (a *Agents) Summary() string {
+	s := a.Main()
+	if n := a.Running(); n > 0 {
+		s += fmt.Sprintf(" (and %d child %s)", n, map[bool]string{true: "agent", false: "agents"}[n == 1])
+	}
+	return s
+}
+
+// Activity describes what an event shows an agent doing, or "" when the
+// event says nothing about that.
+func Activity(ev coordinator.Event) string {
+	switch ev.Type {
+	case coordinator.EventTurnStarted:
+		return "waiting for the model"
+	case coordinator.EventTextDelta:
+		return "writing its answer"
+	case coordinator.EventRetry:
+		return "retrying the model call"
+	case coordinator.EventToolCall:
+		return ToolSummary(ev.ToolName, ev.ToolArgs)
+	case coordinator.EventToolResult:
+		return "waiting for the model"
+	}
+	return ""
+}
+
+// ToolSummary says what a tool call does, in a few words.
+func ToolSummary(name string, args json.RawMessage) string {
+	var a struct {
+		Command string `json:"command"`
+		Path    string `json:"path"`
+		Pattern string `json:"pattern"`
+		Task    string `json:"task"`
+		ID      string `json:"id"`
+	}
+	_ = json.Unmarshal(args, &a)
+	switch {
+	case name == "run_command" && a.Command != "":
+		return "running `" + clip(oneLine(a.Command), 80) + "`"
+	case name == "spawn_agent":
+		return "starting a child agent: " + clip(oneLine(a.Task), 60)
+	case a.Path != "":
+		return name + " " + clip(a.Path, 80)
+	case a.Pattern != "":
+		return name + " " + clip(a.Pattern, 60)
+	case a.ID != "":
+		return name + " " + a.ID
+	}
+	s := strings.TrimSpace(oneLine(string(args)))
+	if s == "" || s == "{}" {
+		return name
+	}
+	return name + " " + clip(s, 80)
+}

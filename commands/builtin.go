@@ -1,0 +1,249 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/report"
+)
+
+// UrgentMarker starts a message that must cut in at once (see HelpText).
+const UrgentMarker = "!"
+
+// All returns every command, in the order /help lists them.
+func All() []Spec {
+	return []Spec{
+		{"help", "", "this help: commands, keys and message priorities", runHelp},
+		{"status", "", "the session, tasks and lock, like `ralph status`", runStatus},
+		{"tasks", "", "show RALPH_TASKS.md", showFile(memory.TasksFile)},
+		{"goals", "", "show RALPH_GOALS.md", showFile(memory.GoalsFile)},
+		{"todo", "", "show RALPH_TODO.md", showFile(memory.TodoFile)},
+		{"progress", "", "show the latest of RALPH_PROGRESS.md", showFile(memory.ProgressFile)},
+		{"agents", "", "what each running agent is doing", runAgents},
+		{"stop", "", "hard stop: cancel everything in flight, keep what was done, save", runStop},
+		{"run", "", "start the task loop over RALPH_TASKS.md", runLoop},
+		{"pause", "", "pause the task loop after the current step", hook("pause", func(h *Host) func() error { return h.Pause })},
+		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
+		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
+		{"clear", "", "start the conversation afresh (the session log keeps everything)", runClear},
+		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
+		{"session", "[id]", "this session's id, or an analysis of another session", runSession},
+		{"exit", "", "save and leave (also Ctrl-D, or Ctrl-C twice)", runExit},
+	}
+}
+
+// HelpText is /help's text, in markdown.
+func HelpText() string {
+	var b strings.Builder
+	b.WriteString("**Commands**\n\n")
+	for _, s := range All() {
+		name := "/" + s.Name
+		if s.Args != "" {
+			name += " " + s.Args
+		}
+		fmt.Fprintf(&b, "- `%s` — %s\n", name, s.Summary)
+	}
+	b.WriteString(`
+**Talking to ralph while it works** — three priorities:
+
+- **hard stop**: Ctrl-C, Esc or ` + "`/stop`" + ` cancels everything in flight at once (the model's answer, running commands and their process groups, child agents), keeps the partial answer, saves, and gives you the prompt back. Your next message continues the same conversation.
+- **urgent**: a message starting with ` + "`" + UrgentMarker + "`" + ` (like ` + "`!stop and fix the tests instead`" + `) cuts the current model step; ralph reads it at once and decides how to go on.
+- **normal**: any other message is queued and delivered at the next step boundary, in order.
+
+**Keys**: Up/Down history, Ctrl-R search, Tab completes commands, ` + "`@file`" + ` mentions and session ids; a line ending in ` + "`\\`" + ` continues on the next; pasted lines stay one message. At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves. Start a message with ` + "`//`" + ` to send a leading slash.
+`)
+	return b.String()
+}
+
+func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
+	h.printf("%s", h.markdown(HelpText()))
+	return Outcome{}, nil
+}
+
+func runStatus(_ context.Context, h *Host, _ string) (Outcome, error) {
+	r, err := report.Status(h.Fs, h.Root, h.now())
+	if err != nil {
+		return Outcome{}, err
+	}
+	h.printf("%s", r.Text())
+	if h.Coord != nil {
+		h.printf("model now: %s\n", h.Coord.ModelName())
+	}
+	if h.busy() && h.Agents != nil {
+		h.printf("working: %s\n", h.Agents.Summary())
+	}
+	return Outcome{}, nil
+}
+
+// maxShown bounds how much of a state file a command prints; the progress
+// log keeps its newest part.
+const maxShown = 16 << 10
+
+func showFile(name string) func(context.Context, *Host, string) (Outcome, error) {
+	return func(_ context.Context, h *Host, _ string) (Outcome, error) {
+		data, err := afero.ReadFile(h.Fs, filepath.Join(h.Root, name))
+		if errors.Is(err, os.ErrNotExist) {
+			h.printf("%s does not exist yet; `ralph init` creates it.\n", name)
+			return Outcome{}, nil
+		}
+		if err != nil {
+			return Outcome{}, err
+		}
+		text := string(data)
+		if strings.TrimSpace(text) == "" {
+			h.printf("%s is empty.\n", name)
+			return Outcome{}, nil
+		}
+		if len(text) > maxShown {
+			if name == memory.ProgressFile {
+				tail := text[len(text)-maxShown:]
+				if i := strings.Index(tail, "\n## "); i >= 0 {
+					tail = tail[i+1:]
+				}
+				text = "…\n\n" + tail
+			} else {
+				text = text[:maxShown] + "\n\n…"
+			}
+		}
+		h.printf("%s", h.markdown(text))
+		return Outcome{}, nil
+	}
+}
+
+func runAgents(_ context.Context, h *Host, _ string) (Outcome, error) {
+	if h.Agents == nil || !h.busy() && len(h.Agents.List()) == 0 {
+		h.printf("no agents are running\n")
+		return Outcome{}, nil
+	}
+	now := h.now()
+	if h.busy() {
+		h.printf("main: %s\n", h.Agents.Main())
+	}
+	for _, a := range h.Agents.List() {
+		h.printf("%s (%s): %s — %s\n", a.ID, now.Sub(a.Since).Round(100e6), clip(oneLine(a.Task), 80), a.Doing)
+	}
+	return Outcome{}, nil
+}
+
+func runStop(_ context.Context, h *Host, _ string) (Outcome, error) {
+	if h.Stop == nil || !h.Stop() {
+		h.printf("nothing is running\n")
+	}
+	return Outcome{}, nil
+}
+
+func runLoop(_ context.Context, h *Host, _ string) (Outcome, error) {
+	if h.Loop == nil {
+		return Outcome{}, fmt.Errorf("/run: the task loop is %w in this version yet; `ralph run` works through RALPH_TASKS.md when it is", ErrNotAvailable)
+	}
+	if h.busy() {
+		return Outcome{}, errors.New("/run: ralph is already working; stop it first (Ctrl-C or /stop)")
+	}
+	return Outcome{Job: h.Loop, JobName: "the task loop"}, nil
+}
+
+func hook(name string, get func(*Host) func() error) func(context.Context, *Host, string) (Outcome, error) {
+	return func(_ context.Context, h *Host, _ string) (Outcome, error) {
+		fn := get(h)
+		if fn == nil {
+			return Outcome{}, fmt.Errorf("/%s: pausing and resuming the task loop is %w yet", name, ErrNotAvailable)
+		}
+		if err := fn(); err != nil {
+			return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+		}
+		h.printf("task loop: %s\n", map[string]string{"pause": "paused", "resume": "resumed"}[name])
+		return Outcome{}, nil
+	}
+}
+
+func runModel(_ context.Context, h *Host, args string) (Outcome, error) {
+	if h.Coord == nil {
+		return Outcome{}, fmt.Errorf("/model: no conversation is open")
+	}
+	if args == "" {
+		h.printf("model: %s\n", h.Coord.ModelName())
+		return Outcome{}, nil
+	}
+	if strings.ContainsAny(args, " \t") {
+		return Outcome{}, fmt.Errorf("/model takes one model name, not %q", args)
+	}
+	old := h.Coord.ModelName()
+	h.Coord.SetModel(args)
+	h.printf("model: %s → %s (from the next step)\n", old, args)
+	return Outcome{}, nil
+}
+
+func runClear(_ context.Context, h *Host, _ string) (Outcome, error) {
+	if h.Coord == nil {
+		return Outcome{}, fmt.Errorf("/clear: no conversation is open")
+	}
+	if h.busy() {
+		return Outcome{}, errors.New("/clear: ralph is working; stop it first (Ctrl-C or /stop)")
+	}
+	h.Coord.Reset()
+	h.printf("conversation cleared; the session log keeps everything\n")
+	return Outcome{}, nil
+}
+
+func runHistory(_ context.Context, h *Host, args string) (Outcome, error) {
+	n := 20
+	if args != "" {
+		v, err := strconv.Atoi(args)
+		if err != nil || v <= 0 {
+			return Outcome{}, fmt.Errorf("/history takes a positive number of lines, not %q", args)
+		}
+		n = v
+	}
+	if h.History == nil {
+		return Outcome{}, fmt.Errorf("/history: there is no input history here")
+	}
+	lines := h.History(n)
+	if len(lines) == 0 {
+		h.printf("no history yet\n")
+	}
+	for i, l := range lines {
+		h.printf("%4d  %s\n", i+1, oneLine(l))
+	}
+	return Outcome{}, nil
+}
+
+func runSession(_ context.Context, h *Host, args string) (Outcome, error) {
+	if args == "" {
+		if h.SessionID == "" {
+			h.printf("no session\n")
+			return Outcome{}, nil
+		}
+		h.printf("session %s (%s)\n", h.SessionID, filepath.Join(memory.SessionsDir, h.SessionID))
+		return Outcome{}, nil
+	}
+	id, err := memory.FindSession(h.Fs, h.Root, args)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/session: %w", err)
+	}
+	a, err := report.Analyze(h.Fs, h.Root, id)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/session: %w", err)
+	}
+	h.printf("%s", a.Text())
+	return Outcome{}, nil
+}
+
+func runExit(context.Context, *Host, string) (Outcome, error) { return Outcome{Exit: true}, nil }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

@@ -1,0 +1,47 @@
+package coordinator
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// ExternalTaskWorker works each task by running an external CLI agent
+// (claude, codex, or any command) with the task as its prompt. Completion
+// is the agent printing the completion marker.
+type ExternalTaskWorker struct {
+	Agent workers.ExternalAgent
+	Emit  func(Event)
+}
+
+// Work runs the agent once for the task.
+func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt int) TaskOutcome {
+	id := fmt.Sprintf("%s:%s", w.Agent.Kind, task.ID)
+	emit := func(ev Event) {
+		if w.Emit != nil {
+			ev.AgentID = id
+			w.Emit(ev)
+		}
+	}
+	emit(Event{Type: EventAgentSpawned, Text: task.Title})
+	prompt := taskPrompt(task, attempt) + "\n\nWhen the task is done and verified, print " + workers.CompletionMarker + " on a line of its own."
+	res, err := w.Agent.Run(ctx, prompt, func(ev workers.ExternalEvent) {
+		switch ev.Kind {
+		case "text":
+			emit(Event{Type: EventAssistant, Text: ev.Text})
+		case "tool":
+			emit(Event{Type: EventToolCall, ToolName: ev.Text})
+		}
+	})
+	out := TaskOutcome{Completed: res.Completed, Summary: res.Text, Usage: res.Usage, CostUSD: res.CostUSD}
+	switch {
+	case err != nil:
+		out.Err = err
+	case !res.Completed && res.ExitCode != 0:
+		out.Err = fmt.Errorf("%s exited with status %d: %s", w.Agent.Kind, res.ExitCode, clip(res.Stderr, 300))
+	}
+	emit(Event{Type: EventAgentFinished, Text: clip(res.Text, 500), IsError: out.Err != nil || !out.Completed})
+	return out
+}

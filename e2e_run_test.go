@@ -1,0 +1,225 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/fakemodel"
+)
+
+var taskPromptRe = regexp.MustCompile(`Your task \((\S+) in RALPH_TASKS\.md\): (.*)`)
+
+// taskChildModel scripts the child agents of `ralph run`: each appends its
+// task's title to done.log (checking first on a retry, as the prompt asks),
+// then calls complete_task; a task whose title contains "impossible" is
+// never completed.
+func taskChildModel() func(fakemodel.RecordedRequest) fakemodel.Response {
+	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		var id, title, prompt string
+		for _, m := range msgs {
+			if m.Role == "user" {
+				if sm := taskPromptRe.FindStringSubmatch(m.Content); sm != nil {
+					id, title, prompt = sm[1], sm[2], m.Content
+				}
+			}
+		}
+		if id == "" {
+			return fakemodel.Response{Text: "nothing to do"}
+		}
+		last := msgs[len(msgs)-1]
+		if strings.Contains(title, "impossible") {
+			return fakemodel.Response{Text: "I cannot do " + title}
+		}
+		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+		switch {
+		case last.Role == "user":
+			cmd := fmt.Sprintf("echo %q >> done.log", title)
+			if strings.Contains(prompt, "This is attempt") {
+				cmd = fmt.Sprintf("grep -qxF %q done.log || echo %q >> done.log", title, title)
+			}
+			return fakemodel.Response{Text: "working", ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
+		case last.Role == "tool" && last.Name == "run_command":
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "did " + title})}}}
+		}
+		return fakemodel.Response{Text: "done with " + title}
+	}
+}
+
+func writeTasks(t *testing.T, dir string, titles ...string) {
+	var b strings.Builder
+	b.WriteString("# Tasks\n\n")
+	for _, title := range titles {
+		fmt.Fprintf(&b, "- [ ] %s\n", title)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func numbered(n int, special map[int]string) []string {
+	var out []string
+	for i := 1; i <= n; i++ {
+		if s, ok := special[i]; ok {
+			out = append(out, s)
+			continue
+		}
+		out = append(out, fmt.Sprintf("task %02d", i))
+	}
+	return out
+}
+
+func TestRunTwentyTasksOneFails(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, numbered(20, map[int]string{7: "an impossible task"})...)
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "--json", "run", "--retries", "1")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (not all tasks succeeded)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	m := resultLine(t, r.stdout)
+	tasks := m["tasks"].(map[string]any)
+	if tasks["done"] != 19.0 || tasks["failed"] != 1.0 || m["is_error"] != true {
+		t.Fatalf("result = %v", m)
+	}
+	file, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+	if !regexp.MustCompile(`- \[!\] an impossible task <!-- ralph:id=t7 attempts=2 -->`).Match(file) {
+		t.Fatalf("the failing task is not marked failed after its retry:\n%s", file)
+	}
+	if strings.Count(string(file), "- [x] ") != 19 {
+		t.Fatalf("RALPH_TASKS.md:\n%s", file)
+	}
+	progress, _ := os.ReadFile(filepath.Join(dir, "RALPH_PROGRESS.md"))
+	if n := strings.Count(string(progress), "\n## "); n != 19 {
+		t.Fatalf("%d progress entries, want 19", n)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "done.log"))
+	if n := strings.Count(string(log), "\n"); n != 19 {
+		t.Fatalf("done.log has %d lines, want 19", n)
+	}
+	// status agrees.
+	st := ralph(t, dir, cleanEnv(t), nil, "status", "--json")
+	if !strings.Contains(st.stdout, `"failed": 1`) || !strings.Contains(st.stdout, `"mode": "run"`) {
+		t.Fatalf("status: %s", st.stdout)
+	}
+}
+
+func TestRunUntilAndBadExpression(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, numbered(8, nil)...)
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "--json", "run", "--until", "tasks_done >= 5")
+	m := resultLine(t, r.stdout)
+	if r.code != 0 || m["tasks"].(map[string]any)["done"] != 5.0 || m["reason"] != "stop condition met" {
+		t.Fatalf("exit %d, result %v\n%s", r.code, m, r.stderr)
+	}
+	before := len(srv.Requests())
+	r = ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "run", "--until", "tasks_dne >= 5")
+	if r.code != 2 || !strings.Contains(r.stderr, `did you mean "tasks_done"`) || len(srv.Requests()) != before {
+		t.Fatalf("bad expression: exit %d, %q, %d new requests", r.code, r.stderr, len(srv.Requests())-before)
+	}
+}
+
+func TestRunExecAgent(t *testing.T) {
+	dir := t.TempDir()
+	writeTasks(t, dir, "first", "second")
+	script, _ := filepath.Abs("testdata/agents/complete.sh")
+	r := ralph(t, dir, cleanEnv(t), nil, "--json", "run", "--agent", "exec:"+script)
+	m := resultLine(t, r.stdout)
+	if r.code != 0 || m["tasks"].(map[string]any)["done"] != 2.0 {
+		t.Fatalf("exit %d, result %v\n%s", r.code, m, r.stderr)
+	}
+}
+
+func TestRunExecAgentHangIsKilled(t *testing.T) {
+	dir := t.TempDir()
+	writeTasks(t, dir, "hang forever")
+	script, _ := filepath.Abs("testdata/agents/hang.sh")
+	pids := filepath.Join(dir, "pids")
+	env := cleanEnv(t, "RALPH_TEST_PID_FILE="+pids+".main", "RALPH_TEST_CHILD_PID_FILE="+pids+".child")
+	start := time.Now()
+	r := ralph(t, dir, env, nil, "--json", "run", "--agent", "exec:"+script, "--task-timeout", "1s", "--on-error", "skip")
+	if r.code != 1 || time.Since(start) > 20*time.Second {
+		t.Fatalf("exit %d after %s\n%s\n%s", r.code, time.Since(start), r.stdout, r.stderr)
+	}
+	for _, f := range []string{pids + ".main", pids + ".child"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatalf("the fake agent did not record its pid: %v", err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		waitFor(t, "the agent's processes to be gone", 10*time.Second, func() bool { return !processRunning(pid) })
+	}
+}
+
+// processRunning reports a live (not zombie) process.
+func processRunning(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// TestRunKilledThenResumed: SIGKILL in the middle of `ralph run`, then
+// `ralph resume`: every task ends up done exactly once.
+func TestRunKilledThenResumed(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	env := cleanEnv(t)
+	rng := rand.New(rand.NewPCG(3, uint64(time.Now().UnixNano())))
+	runs := 10
+	if testing.Short() {
+		runs = 3
+	}
+	for run := 0; run < runs; run++ {
+		dir := t.TempDir()
+		titles := numbered(6, nil)
+		writeTasks(t, dir, titles...)
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "-y", "--json", "run")
+		cmd.Dir, cmd.Env = dir, env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+rng.IntN(200)) * time.Millisecond)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		checkStateFilesParse(t, dir)
+		r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "resume")
+		if r.code == 2 && strings.Contains(r.stderr, "no sessions") {
+			r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "run")
+		}
+		if r.code != 0 {
+			t.Fatalf("run %d: resume exit %d\n%s\n%s", run, r.code, r.stdout, r.stderr)
+		}
+		file, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+		if strings.Count(string(file), "- [x] ") != 6 {
+			t.Fatalf("run %d: RALPH_TASKS.md:\n%s", run, file)
+		}
+		log, _ := os.ReadFile(filepath.Join(dir, "done.log"))
+		for _, title := range titles {
+			if n := strings.Count(string(log), title+"\n"); n != 1 {
+				t.Fatalf("run %d: %q done %d times:\n%s", run, title, n, log)
+			}
+		}
+		progress, _ := os.ReadFile(filepath.Join(dir, "RALPH_PROGRESS.md"))
+		for _, title := range titles {
+			if n := strings.Count(string(progress), "— "+title+"\n"); n != 1 {
+				t.Fatalf("run %d: %q has %d progress entries:\n%s", run, title, n, progress)
+			}
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/ralph-dev/ralph/commands"
+	"github.com/ralph-dev/ralph/coordinator"
+)
+
+// Handle renders one coordinator event; pass it to the coordinator as its
+// event sink. It is safe for concurrent calls (child agents emit from their
+// own goroutines) and cheap: a line or a piece of text at most.
+func (s *Shell) Handle(ev coordinator.Event) {
+	s.agents.Handle(ev)
+	child := ev.AgentID != "" && ev.AgentID != coordinator.MainAgent
+	who := ""
+	if child {
+		who = "[" + ev.AgentID + "] "
+	}
+	w, _ := s.scr.dims()
+	switch ev.Type {
+	case coordinator.EventTextDelta:
+		s.tokens.Add(int64(max(1, len(ev.Text)/4)))
+		if !child {
+			s.scr.delta(ev.Text)
+		}
+	case coordinator.EventAssistant:
+		if !child {
+			s.scr.finish(ev.Text)
+		}
+	case coordinator.EventToolCall:
+		s.scr.line(s.scr.dim(clipWidth(who+"• "+commands.ToolSummary(ev.ToolName, ev.ToolArgs), w-1)))
+	case coordinator.EventToolResult:
+		first := firstLine(ev.Output)
+		if ev.IsError {
+			s.scr.line(s.scr.red(clipWidth(who+"  ✗ "+first, w-1)))
+		} else {
+			s.scr.line(s.scr.dim(clipWidth(who+"  ↳ "+first, w-1)))
+		}
+	case coordinator.EventRetry:
+		s.scr.void()
+		if ev.Retry != nil {
+			s.scr.line(s.scr.dim(clipWidth(fmt.Sprintf("%s↻ %s; retrying in %s", who, ev.Retry.Reason, ev.Retry.Wait.Round(1e7)), w-1)))
+		}
+	case coordinator.EventUserMessage:
+		s.scr.line(s.scr.dim(clipWidth("↳ delivered: "+strings.Join(strings.Fields(ev.Text), " "), w-1)))
+	case coordinator.EventAgentSpawned:
+		s.scr.line(s.scr.dim(clipWidth("↗ "+ev.AgentID+" started: "+strings.Join(strings.Fields(ev.Text), " "), w-1)))
+	case coordinator.EventAgentFinished:
+		verb := "finished"
+		if ev.IsError {
+			verb = "failed: " + firstLine(ev.Text)
+		}
+		s.scr.line(s.scr.dim(clipWidth("↘ "+ev.AgentID+" "+verb, w-1)))
+	case coordinator.EventError:
+		s.scr.line(s.scr.red(clipWidth(who+"✗ "+ev.Text, w-1)))
+	case coordinator.EventInterrupted:
+		if !child {
+			s.scr.end()
+		}
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	first, rest, _ := strings.Cut(s, "\n")
+	if first == "" {
+		return "(no output)"
+	}
+	if rest != "" {
+		return first + " …"
+	}
+	return first
+}
+
+// Signals: SIGINT is a Ctrl-C the terminal sent while readline was not in
+// raw mode (between two lines) or someone sent with kill; it is handled
+// exactly like the key. SIGTERM and SIGHUP stop the work, save and leave.
+func notifySignals(ch chan os.Signal) {
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
+}
+
+func stopSignals(ch chan os.Signal) { signal.Stop(ch) }
+
+func (s *Shell) onSignal(sig os.Signal) {
+	switch sig {
+	case syscall.SIGWINCH:
+		s.mu.Lock()
+		f := s.onWidth
+		s.mu.Unlock()
+		if f != nil {
+			f()
+		}
+	case syscall.SIGINT:
+		s.in.Inject([]byte{3})
+	case syscall.SIGTERM, syscall.SIGHUP:
+		s.quit(128 + int(sig.(syscall.Signal)))
+	}
+}
+
+// termGuard puts the terminal back as it found it, once, on every way out.
+type termGuard struct {
+	fd    int
+	state *term.State
+	out   io.Writer
+	once  sync.Once
+}
+
+func saveTerminal(fd int, out io.Writer) (*termGuard, error) {
+	st, err := term.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	return &termGuard{fd: fd, state: st, out: out}, nil
+}
+
+func (g *termGuard) restore() {
+	g.once.Do(func() {
+		_, _ = io.WriteString(g.out, "\x1b[?2004l")
+		_ = term.Restore(g.fd, g.state)
+	})
+}

@@ -1,0 +1,415 @@
+// Package repl is ralph's interactive chat shell: chzyer/readline owns the
+// line (history, Ctrl-R, completion), answers stream above the prompt and
+// are rendered as markdown when complete, and whatever the user types while
+// work runs becomes an interrupt: a hard stop (Ctrl-C, Esc, /stop), an
+// urgent message (a leading "!") or a normal one, queued for the next step
+// boundary. The shell only produces interrupts and renders events; the
+// coordinator does the work.
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chzyer/readline"
+	"github.com/spf13/afero"
+	"golang.org/x/term"
+
+	"github.com/ralph-dev/ralph/commands"
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/interrupts"
+)
+
+// Coordinator is the conversation the shell talks to;
+// *coordinator.Coordinator implements it.
+type Coordinator interface {
+	Run(ctx context.Context, prompt string) coordinator.Result
+	ModelName() string
+	SetModel(name string)
+	Reset()
+}
+
+// Options configures a Shell.
+type Options struct {
+	Fs        afero.Fs
+	Root      string
+	SessionID string
+	// Queue is the coordinator's interrupt queue.
+	Queue *interrupts.Queue
+	// In is the terminal; Err takes the prompt and progress (a terminal);
+	// Out takes answers (the terminal, or a file the answers are saved to).
+	In, Out, Err *os.File
+	Color        bool
+	// Banner lines are printed before the first prompt.
+	Banner []string
+	// HistoryFile keeps input history across runs (.ralph/history).
+	HistoryFile string
+	// Loop, Pause and Resume drive the task loop from /run, /pause and
+	// /resume; nil makes those commands say so.
+	Loop          func(ctx context.Context) (string, error)
+	Pause, Resume func() error
+}
+
+// Shell is one interactive session. Create it with New, pass Handle to the
+// coordinator as its event sink, then call Run once.
+type Shell struct {
+	opts   Options
+	coord  Coordinator
+	queue  *interrupts.Queue
+	agents commands.Agents
+	tokens atomic.Int64
+	hist   *history
+
+	rl   *readline.Instance
+	in   *ttyInput
+	scr  *screen
+	ctx  context.Context
+	done chan struct{} // closed when the shell is leaving
+	bg   sync.WaitGroup
+	jobs sync.WaitGroup
+
+	mu        sync.Mutex // guards the fields below
+	job       *job
+	ask       *askReq
+	closing   bool
+	cont      bool
+	onWidth   func()
+	lastCtrlC time.Time
+
+	askTurn    chan struct{}
+	quitCode   atomic.Int32 // -1 until a signal asks the shell to leave
+	promptMu   sync.Mutex
+	lastPrompt string
+	eofOnce    sync.Once
+	eofSeen    chan struct{}
+}
+
+// New returns a shell; it does no I/O.
+func New(opts Options) *Shell {
+	if opts.Queue == nil {
+		opts.Queue = interrupts.NewQueue()
+	}
+	if opts.Fs == nil {
+		opts.Fs = afero.NewOsFs()
+	}
+	s := &Shell{opts: opts, queue: opts.Queue, done: make(chan struct{}), askTurn: make(chan struct{}, 1), eofSeen: make(chan struct{})}
+	s.quitCode.Store(-1)
+	s.scr = &screen{infoOut: io.Discard, draftOut: io.Discard, color: opts.Color}
+	return s
+}
+
+// Run runs the shell until the user leaves and returns the exit code. It
+// puts the terminal in raw mode only while it reads and restores it on every
+// way out, panics included.
+func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
+	s.coord = coord
+	fd := int(s.opts.In.Fd())
+	guard, err := saveTerminal(fd, s.opts.Err)
+	if err != nil {
+		fmt.Fprintf(s.opts.Err, "ralph: the chat shell needs a terminal: %v\n", err)
+		return 1
+	}
+	defer guard.restore()
+	defer func() {
+		if p := recover(); p != nil {
+			guard.restore()
+			panic(p)
+		}
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	if err := s.open(fd); err != nil {
+		fmt.Fprintf(s.opts.Err, "ralph: cannot start the chat shell: %v\n", err)
+		return 1
+	}
+	_, _ = io.WriteString(s.opts.Err, "\x1b[?2004h") // bracketed paste, so pasted lines stay one message
+	s.background(ctx)
+	for _, b := range s.opts.Banner {
+		s.scr.line(b)
+	}
+	code = s.loop()
+	s.shutdown()
+	return code
+}
+
+// open builds readline and the screen over it.
+func (s *Shell) open(fd int) error {
+	in, err := newTTYInput(fd, s.onEsc)
+	if err != nil {
+		return err
+	}
+	s.in = in
+	s.hist = loadHistory(s.opts.HistoryFile)
+	errFd := int(s.opts.Err.Fd())
+	width := func() int {
+		w, _, err := term.GetSize(errFd)
+		if err != nil || w <= 0 {
+			return 80
+		}
+		return w
+	}
+	cfg := &readline.Config{
+		Prompt:                 s.promptText(),
+		HistoryFile:            s.opts.HistoryFile,
+		HistoryLimit:           1000,
+		HistorySearchFold:      true,
+		DisableAutoSaveHistory: true,
+		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root),
+		Stdin:                  in,
+		// readline draws the prompt on Stdout; it is standard error here so
+		// standard output carries only answers. readline's Stderr writer
+		// is then the one that writes answers above the prompt.
+		Stdout:              s.opts.Err,
+		Stderr:              s.opts.Out,
+		FuncIsTerminal:      func() bool { return true },
+		FuncGetWidth:        width,
+		FuncOnWidthChanged:  s.setWidthCallback,
+		FuncFilterInputRune: s.filterRune,
+	}
+	cfg.SetListener(completionListener(cfg.AutoComplete.(*completer)))
+	rl, err := readline.NewEx(cfg)
+	if err != nil {
+		in.release()
+		return err
+	}
+	s.rl = rl
+	s.scr.size = func() (int, int) {
+		w, h, err := term.GetSize(errFd)
+		if err != nil {
+			return 80, 24
+		}
+		return w, h
+	}
+	s.scr.infoOut = rl.Stdout()
+	s.scr.draftOut = rl.Stderr()
+	if !term.IsTerminal(int(s.opts.Out.Fd())) {
+		s.scr.draftOut = rl.Stdout()
+		s.scr.answerOut = s.opts.Out
+	}
+	return nil
+}
+
+// filterRune sees every key before readline acts on it. Keys that print a
+// newline or clear the screen mean output can no longer be rewritten in
+// place; rune 0 is readline's end of input, which shutdown waits for.
+func (s *Shell) filterRune(r rune) (rune, bool) {
+	switch r {
+	case 0:
+		s.scr.touched()
+		s.eofOnce.Do(func() { close(s.eofSeen) })
+	case readline.CharEnter, readline.CharCtrlJ, readline.CharInterrupt, readline.CharDelete, readline.CharCtrlL, readline.CharCtrlZ:
+		s.scr.touched()
+	}
+	return r, true
+}
+
+func (s *Shell) setWidthCallback(f func()) {
+	s.mu.Lock()
+	s.onWidth = f
+	s.mu.Unlock()
+}
+
+// loop is the one goroutine that reads lines; nothing else calls Readline.
+func (s *Shell) loop() int {
+	var cont []string
+	for {
+		s.mu.Lock()
+		s.cont = len(cont) > 0
+		s.mu.Unlock()
+		s.updatePrompt()
+		line, err := s.rl.Readline()
+		if q := s.quitCode.Load(); q >= 0 {
+			return int(q)
+		}
+		switch {
+		case errors.Is(err, readline.ErrInterrupt):
+			cont = nil
+			if s.hardStop() {
+				continue
+			}
+			if time.Since(s.lastCtrlC) < 2*time.Second {
+				return 0
+			}
+			s.lastCtrlC = time.Now()
+			if strings.TrimSpace(line) == "" {
+				s.scr.line(s.scr.dim("(Ctrl-C again or Ctrl-D to leave)"))
+			}
+			continue
+		case err != nil:
+			// io.EOF: Ctrl-D on an empty line, or the terminal went away.
+			return 0
+		}
+		if s.answer(unpaste(line)) {
+			continue
+		}
+		if strings.HasSuffix(line, "\\") {
+			cont = append(cont, strings.TrimSuffix(line, "\\"))
+			continue
+		}
+		if len(cont) > 0 {
+			line = strings.Join(append(cont, line), "\n")
+			cont = nil
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		_ = s.rl.SaveHistory(s.hist.add(line))
+		if s.submit(unpaste(line)) {
+			return 0
+		}
+	}
+}
+
+// submit acts on one line the user sent.
+func (s *Shell) submit(line string) (exit bool) {
+	if commands.IsCommand(line) {
+		return s.command(line)
+	}
+	text := strings.TrimSpace(line)
+	if strings.HasPrefix(text, "//") {
+		text = text[1:]
+	}
+	urgent := strings.HasPrefix(text, commands.UrgentMarker)
+	if urgent {
+		text = strings.TrimSpace(strings.TrimPrefix(text, commands.UrgentMarker))
+		if text == "" {
+			return false
+		}
+	}
+	if s.busy() {
+		if urgent {
+			s.queue.Push(interrupts.Interrupt{Kind: interrupts.Urgent, Text: text})
+			s.scr.line(s.scr.dim("⚡ urgent: cutting the current step"))
+		} else {
+			s.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: text})
+			s.scr.line(s.scr.dim("queued: delivered at the next step boundary"))
+		}
+		return false
+	}
+	s.startRun(text)
+	return false
+}
+
+// command runs a slash command; its output is printed in one piece.
+func (s *Shell) command(line string) (exit bool) {
+	var out strings.Builder
+	o, err := commands.Dispatch(s.ctx, s.host(&out), line)
+	s.scr.block(out.String())
+	if err != nil {
+		s.scr.line(s.scr.red("✗ " + err.Error()))
+	}
+	if o.Job != nil && !s.startJob(o.JobName, func(ctx context.Context) jobResult {
+		text, err := o.Job(ctx)
+		return jobResult{text: text, err: err}
+	}) {
+		s.scr.line(s.scr.red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+	}
+	return o.Exit
+}
+
+func (s *Shell) host(out io.Writer) *commands.Host {
+	h := &commands.Host{
+		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
+		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
+		Loop: s.opts.Loop, Pause: s.opts.Pause, Resume: s.opts.Resume,
+	}
+	if s.coord != nil {
+		h.Coord = s.coord
+	}
+	return h
+}
+
+// onEsc is called by the input reader for a lone Esc press: a hard stop
+// while work runs, nothing otherwise.
+func (s *Shell) onEsc() { s.hardStop() }
+
+// background starts the goroutines the shell owns besides the loop: signal
+// handling and the status ticker. Both end in shutdown.
+func (s *Shell) background(ctx context.Context) {
+	sigs := make(chan os.Signal, 4)
+	notifySignals(sigs)
+	s.bg.Add(2)
+	go func() {
+		defer s.bg.Done()
+		defer stopSignals(sigs)
+		for {
+			select {
+			case <-s.done:
+				return
+			case <-ctx.Done():
+				s.quit(130)
+				return
+			case sig := <-sigs:
+				s.onSignal(sig)
+			}
+		}
+	}()
+	go func() {
+		defer s.bg.Done()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.done:
+				return
+			case <-t.C:
+				if s.busy() {
+					s.updatePrompt()
+				}
+			}
+		}
+	}()
+}
+
+// quit makes the loop leave with code as soon as it can: work is stopped
+// and readline is woken with a Ctrl-C.
+func (s *Shell) quit(code int) {
+	s.quitCode.CompareAndSwap(-1, int32(code))
+	s.hardStop()
+	s.in.Inject([]byte{readline.CharInterrupt})
+}
+
+// shutdown stops the work, the goroutines and readline, in that order, so
+// readline is closed only once nothing reads from it.
+func (s *Shell) shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.hardStop()
+	waited := make(chan struct{})
+	go func() { s.jobs.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		s.scr.line(s.scr.red("ralph: the work did not stop within 10 s; leaving anyway"))
+	}
+	close(s.done)
+	s.bg.Wait()
+	// The loop has returned from Readline, so readline's terminal reader
+	// waits for the next Readline: close our input first (any read ends),
+	// then the terminal, then wait for readline's line editor to see the
+	// end of input before closing its history file, so none of its
+	// goroutines is left blocked.
+	_ = s.in.Close()
+	_ = s.rl.Terminal.Close()
+	select {
+	case <-s.eofSeen:
+	case <-time.After(time.Second):
+	}
+	s.rl.Operation.SetHistoryPath("")
+	s.in.release()
+}
+
+func (s *Shell) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.job != nil
+}

@@ -1,0 +1,61 @@
+package scripts
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// FinishLoop writes the end of a `ralph run`: the result object (json,
+// stream-json) or a summary (text), and returns the exit code: 0 when no
+// task failed and the loop ended as asked, 1 otherwise, 130/143 when
+// interrupted.
+func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took time.Duration, usage llm.Usage, counts memory.TaskCounts) int {
+	o.Close()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := coordinator.Result{Subtype: coordinator.SubtypeSuccess, IsError: res.IsError, SessionID: sessionID,
+		NumTurns: res.Stats.Iterations, Duration: took, Usage: usage, Err: res.Err, Signal: res.Signal}
+	if res.Stats.CostUSD > 0 {
+		c := res.Stats.CostUSD
+		r.CostUSD = &c
+	}
+	switch {
+	case res.Reason == coordinator.ReasonInterrupted:
+		r.Subtype = coordinator.SubtypeInterrupted
+	case res.Reason == coordinator.ReasonMaxIterations:
+		r.Subtype = coordinator.SubtypeMaxTurns
+	case res.IsError:
+		r.Subtype = coordinator.SubtypeExecutionError
+	}
+	r.Text = loopSummary(res, counts)
+	code := ExitCode(r)
+	if res.IsError && code == ExitOK {
+		code = ExitFailed
+	}
+	switch o.Format {
+	case FormatJSON, FormatStreamJSON:
+		j := NewResultJSON(r)
+		j.Tasks, j.Reason = &counts, res.Reason
+		_ = o.enc.Encode(j)
+	default:
+		fmt.Fprintln(o.Stdout, r.Text)
+	}
+	if res.Err != nil && o.Format == FormatText {
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", res.Err)
+	}
+	return code
+}
+
+func loopSummary(res coordinator.LoopResult, c memory.TaskCounts) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d done, %d failed, %d open after %d iteration(s)", res.Reason, c.Done, c.Failed, c.Open+c.InProgress, res.Stats.Iterations)
+	if len(res.Failed) > 0 {
+		fmt.Fprintf(&b, "; failed this run: %s", strings.Join(res.Failed, ", "))
+	}
+	return b.String()
+}

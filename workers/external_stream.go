@@ -1,0 +1,239 @@
+package workers
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/llm"
+)
+
+const (
+	maxAgentOutput = 256 << 10 // Text and the captured output keep head and tail within this
+	maxAgentStderr = 16 << 10
+	maxAgentLine   = 4 << 20  // longer stdout lines are cut (a JSON event that long is not parsed)
+	maxStderrLine  = 64 << 10 // longer stderr lines are cut
+	maxEventText   = 16 << 10 // an event's Text keeps head and tail within this
+	maxToolSummary = 300
+)
+
+// agentStream turns an agent's stdout into events and a final result. It
+// is owned by the goroutine reading stdout until that goroutine ends.
+//
+// For claude and codex the completion marker counts only in text the agent
+// wrote as its own message (and in lines that are not JSON events), never in
+// tool output: an agent that reads a prompt file or greps the code would
+// otherwise echo the marker and "complete" without finishing. exec output
+// has no such structure, so there the marker counts anywhere in stdout,
+// including split across reads.
+type agentStream struct {
+	kind  ExternalKind
+	send  func(ExternalEvent)
+	lines lineSplitter
+	tail  []byte          // exec: the last bytes seen, to find a marker split across reads
+	raw   *headTailBuffer // exec: all of stdout
+	plain *headTailBuffer // claude/codex: lines that were not JSON events
+
+	final     string // claude's result field or codex's last agent message
+	hasFinal  bool
+	lastText  string // the last assistant text, if no final one arrives
+	usage     llm.Usage
+	cost      *float64
+	completed bool
+	started   map[string]bool // codex item ids already reported when they started
+}
+
+func newAgentStream(kind ExternalKind, send func(ExternalEvent)) *agentStream {
+	s := &agentStream{kind: kind, send: send, started: map[string]bool{}}
+	if kind == AgentExec {
+		s.raw = newHeadTailBuffer(maxAgentOutput)
+	} else {
+		s.plain = newHeadTailBuffer(maxAgentOutput)
+	}
+	s.lines = lineSplitter{max: maxAgentLine, onLine: s.line}
+	return s
+}
+
+// Write takes the next chunk of stdout, as it was read.
+func (s *agentStream) Write(p []byte) {
+	if s.kind == AgentExec {
+		s.raw.Write(p)
+		s.scanRaw(p)
+	}
+	s.lines.write(p)
+}
+
+// flush handles a last line that had no newline.
+func (s *agentStream) flush() { s.lines.flush() }
+
+// scanRaw looks for the marker in p and across the boundary with the bytes
+// that came before it.
+func (s *agentStream) scanRaw(p []byte) {
+	if s.completed {
+		return
+	}
+	marker := []byte(CompletionMarker)
+	k := len(marker) - 1
+	joint := append(append(make([]byte, 0, 2*k), s.tail...), p[:min(len(p), k)]...)
+	if bytes.Contains(joint, marker) || bytes.Contains(p, marker) {
+		s.completed = true
+		return
+	}
+	if len(p) >= k {
+		joint = p
+	}
+	s.tail = append(s.tail[:0], joint[max(0, len(joint)-k):]...)
+}
+
+// line handles one complete line of stdout.
+func (s *agentStream) line(b []byte, cut bool) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		return
+	}
+	if !cut && trimmed[0] == '{' {
+		switch s.kind {
+		case AgentClaude:
+			if s.claudeLine(trimmed) {
+				return
+			}
+		case AgentCodex:
+			if s.codexLine(trimmed) {
+				return
+			}
+		}
+	}
+	text := string(b)
+	if s.kind != AgentExec {
+		// A plain line in a JSON stream is a warning or an error from the
+		// CLI itself; it is kept in case no final message arrives.
+		s.plain.Write(b)
+		s.plain.Write([]byte{'\n'})
+		s.checkText(text)
+	}
+	s.send(ExternalEvent{Kind: "text", Text: capEventText(text)})
+}
+
+// checkText notes the marker in text the agent wrote as its own.
+func (s *agentStream) checkText(text string) {
+	if strings.Contains(text, CompletionMarker) {
+		s.completed = true
+	}
+}
+
+// assistantText records and reports a message the agent wrote.
+func (s *agentStream) assistantText(text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	s.lastText = text
+	s.checkText(text)
+	s.send(ExternalEvent{Kind: "text", Text: capEventText(text)})
+}
+
+// result returns the final text without the marker, and whether the marker
+// was seen.
+func (s *agentStream) result() (string, bool) {
+	var t string
+	switch {
+	case s.kind == AgentExec:
+		t = s.raw.String()
+	case s.hasFinal:
+		t = s.final
+	case s.lastText != "":
+		t = s.lastText
+	default:
+		t = s.plain.String()
+	}
+	t = strings.TrimSpace(stripMarker(strings.ToValidUTF8(t, "\uFFFD")))
+	return truncateMiddle(t, maxAgentOutput), s.completed
+}
+
+// stripMarker removes the completion marker from text, and the lines that
+// held nothing else, since the marker is a signal for ralph, not part of the
+// answer.
+func stripMarker(text string) string {
+	if !strings.Contains(text, CompletionMarker) {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if strings.Contains(l, CompletionMarker) {
+			l = strings.TrimRight(strings.ReplaceAll(l, CompletionMarker, ""), " \t\r")
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// toolSummary is a one-line "name args" for display, cut to a sensible
+// length.
+func toolSummary(name, args string) string {
+	args = strings.Join(strings.Fields(args), " ")
+	s := strings.TrimSpace(name + " " + args)
+	if len(s) > maxToolSummary {
+		s = trimPartialRuneEnd(s[:maxToolSummary]) + "…"
+	}
+	return s
+}
+
+// capEventText bounds an event's text, keeping its head and tail.
+func capEventText(s string) string {
+	return truncateMiddle(strings.ToValidUTF8(s, "\uFFFD"), maxEventText)
+}
+
+// lineSplitter cuts a byte stream into lines for onLine, without the
+// newline (and a trailing carriage return). A line longer than max is cut
+// to its first max bytes and reported with cut set. The slice passed to
+// onLine is only valid during the call.
+type lineSplitter struct {
+	max    int
+	onLine func(line []byte, cut bool)
+	buf    []byte
+	cut    bool
+}
+
+func (l *lineSplitter) write(p []byte) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.add(p)
+			return
+		}
+		l.add(p[:i])
+		l.end()
+		p = p[i+1:]
+	}
+}
+
+func (l *lineSplitter) add(p []byte) {
+	room := l.max - len(l.buf)
+	if len(p) > room {
+		p, l.cut = p[:room], true
+	}
+	l.buf = append(l.buf, p...)
+}
+
+// flush reports a last line that had no newline.
+func (l *lineSplitter) flush() {
+	if len(l.buf) > 0 || l.cut {
+		l.end()
+	}
+}
+
+func (l *lineSplitter) end() {
+	l.onLine(bytes.TrimSuffix(l.buf, []byte("\r")), l.cut)
+	l.buf, l.cut = l.buf[:0], false
+}
+
+// String makes events readable in test failures and logs.
+func (e ExternalEvent) String() string {
+	if e.Usage != nil {
+		return fmt.Sprintf("%s(in=%d out=%d)", e.Kind, e.Usage.InputTokens, e.Usage.OutputTokens)
+	}
+	return e.Kind + ": " + e.Text
+}
