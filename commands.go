@@ -201,7 +201,38 @@ is done again. A session id may be given in full or as a unique part.`,
 			return nil
 		},
 	}
-	root.AddCommand(resume, initCmd, status, sessions, logs, reportCmd, analyze, compare)
+	importCmd := &cobra.Command{
+		Use:   "import prd.json",
+		Short: "Import ralph-tui's prd.json user stories into RALPH_TASKS.md",
+		Long: `Import the userStories of a ralph-tui prd.json into RALPH_TASKS.md: one task per
+story, done when it passes, with its priority and dependsOn as ralph's priority
+and depends. Importing again updates the same tasks instead of adding them twice;
+every other line of the task file is kept as it is.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := projectDir(f.dir)
+			if err != nil {
+				return usageErrorf("%s", err)
+			}
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageErrorf("cannot read %s: %s", args[0], err)
+			}
+			res, err := memory.ImportPRD(afero.NewOsFs(), root, data)
+			if err != nil {
+				return usageErrorf("%s: %s", args[0], err)
+			}
+			if f.json {
+				return writeJSON(res)
+			}
+			fmt.Printf("%s: %d added, %d updated, %d unchanged\n", memory.TasksFile, res.Added, res.Updated, res.Unchanged)
+			for _, w := range res.Warnings {
+				fmt.Fprintln(os.Stderr, "ralph: warning: "+w)
+			}
+			return nil
+		},
+	}
+	root.AddCommand(resume, initCmd, status, sessions, logs, reportCmd, analyze, compare, importCmd)
 }
 
 // sessionMode is the mode of the session a resume would continue, or "".

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 
@@ -75,7 +76,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && !strings.ContainsAny(args[0], " \t\n") {
 				if s := nearCommand(cmd, args[0]); s != "" {
-					return usageErrorf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s, args[0]+" ")
+					return usageHintf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s, args[0]+" ")
 				}
 			}
 			if !cmd.Flags().Changed("max-retries") {
@@ -118,7 +119,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%s", err.Error()) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageHintf("%s", err.Error()) })
 
 	err := root.ExecuteContext(context.Background())
 	var ee exitError
@@ -130,10 +131,17 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	default:
 		fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
 		var ue usageError
-		if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown ") {
+		switch {
+		case errors.As(err, &ue):
+			if ue.hint {
+				fmt.Fprintln(os.Stderr, "Run 'ralph --help' for usage.")
+			}
+			return scripts.ExitUsage
+		case cobraUsage.MatchString(err.Error()):
 			fmt.Fprintln(os.Stderr, "Run 'ralph --help' for usage.")
+			return scripts.ExitUsage
 		}
-		return scripts.ExitUsage
+		return scripts.ExitFailed
 	}
 }
 
@@ -179,11 +187,24 @@ func osaDistance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
-type usageError struct{ msg string }
+// usageError is bad input from the command line: exit 2. hint adds the
+// pointer to --help, for mistakes in the command itself.
+type usageError struct {
+	msg  string
+	hint bool
+}
 
 func (e usageError) Error() string { return e.msg }
 
-func usageErrorf(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usageErrorf(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
+
+func usageHintf(format string, a ...any) error {
+	return usageError{msg: fmt.Sprintf(format, a...), hint: true}
+}
+
+// cobraUsage matches the errors cobra itself returns for a malformed
+// command line.
+var cobraUsage = regexp.MustCompile(`^(unknown (command|flag|shorthand)|accepts |requires |invalid argument|flag needs|bad flag)`)
 
 // projectDir resolves -C to an absolute directory.
 func projectDir(dir string) (string, error) {

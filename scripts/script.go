@@ -1,0 +1,335 @@
+package scripts
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/commands"
+	"github.com/ralph-dev/ralph/config"
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// Step is one message or slash command of a script.
+type Step struct {
+	Line int    // the line it starts on, from 1
+	Text string // continued lines joined with newlines
+}
+
+// StepReader reads a script one step at a time, so `ralph chat < pipe`
+// acts on each line as it arrives: one step per line; blank lines and
+// lines whose first non-blank character is # are skipped; a line ending in
+// a backslash continues on the next line.
+type StepReader struct {
+	sc   *bufio.Scanner
+	line int
+}
+
+// NewStepReader reads steps from r.
+func NewStepReader(r io.Reader) *StepReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxStdin)
+	return &StepReader{sc: sc}
+}
+
+// Next returns the next step, or io.EOF after the last.
+func (r *StepReader) Next() (Step, error) {
+	var parts []string
+	start := 0
+	for r.sc.Scan() {
+		r.line++
+		text := strings.TrimSuffix(r.sc.Text(), "\r")
+		if len(parts) == 0 {
+			t := strings.TrimSpace(text)
+			if t == "" || strings.HasPrefix(t, "#") {
+				continue
+			}
+			start = r.line
+		}
+		if strings.HasSuffix(text, "\\") {
+			parts = append(parts, strings.TrimSuffix(text, "\\"))
+			continue
+		}
+		parts = append(parts, text)
+		return Step{Line: start, Text: strings.TrimSpace(strings.Join(parts, "\n"))}, nil
+	}
+	if err := r.sc.Err(); err != nil {
+		return Step{}, fmt.Errorf("reading the script: %w", err)
+	}
+	if len(parts) > 0 {
+		// A backslash on the last line continues into nothing.
+		return Step{Line: start, Text: strings.TrimSpace(strings.Join(parts, "\n"))}, nil
+	}
+	return Step{}, io.EOF
+}
+
+// ParseScript reads every step of a script.
+func ParseScript(r io.Reader) ([]Step, error) {
+	sr := NewStepReader(r)
+	var steps []Step
+	for {
+		s, err := sr.Next()
+		if errors.Is(err, io.EOF) {
+			return steps, nil
+		}
+		if err != nil {
+			return steps, err
+		}
+		steps = append(steps, s)
+	}
+}
+
+// Script runs steps as if typed at the chat prompt, without a prompt or
+// colour. Output per format:
+//
+//   - text: each answer, and each slash command's output, on stdout;
+//     errors on stderr as "ralph: line N: …".
+//   - json: one result object per step, one per line, in order (the
+//     one-shot result object plus "step", "line" and "input").
+//   - stream-json: one init line, then every event of every step, with a
+//     result object (as in json) after each step.
+type Script struct {
+	Format         string
+	Stdout, Stderr io.Writer
+	StderrTTY      bool // show progress while a step runs (text format)
+	Color          bool
+	// KeepGoing runs every step even after one failed; without it the
+	// script stops at the first failure.
+	KeepGoing bool
+	Model     string
+	Cwd       string
+	SessionID string
+	// Run sends one message to the coordinator.
+	Run func(ctx context.Context, prompt string) coordinator.Result
+	// Host runs slash commands; its Out is set per step.
+	Host *commands.Host
+	// Queue is the coordinator's; a hard stop (a signal) queued between
+	// steps ends the script.
+	Queue *interrupts.Queue
+
+	mu       sync.Mutex
+	enc      *json.Encoder
+	inited   bool
+	step     int
+	progress *progress
+}
+
+// StepResult is one step's result object in json and stream-json output.
+type StepResult struct {
+	ResultJSON
+	Step  int    `json:"step"`
+	Line  int    `json:"line"`
+	Input string `json:"input"`
+}
+
+// Handle receives every coordinator event.
+func (s *Script) Handle(ev coordinator.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.progress != nil {
+		s.progress.handle(ev)
+	}
+	if s.Format != FormatStreamJSON {
+		return
+	}
+	switch ev.Type {
+	case coordinator.EventSessionStarted:
+		s.writeInit(ev.Model)
+	case coordinator.EventResult:
+		// Each step's result is written once the step is over.
+	default:
+		_ = s.enc.Encode(streamEvent(ev))
+	}
+}
+
+// writeInit writes the one init line; callers hold s.mu.
+func (s *Script) writeInit(model string) {
+	if s.inited {
+		return
+	}
+	s.inited = true
+	if model == "" {
+		model = s.Model
+	}
+	_ = s.enc.Encode(struct {
+		Type      string `json:"type"`
+		SessionID string `json:"session_id"`
+		Model     string `json:"model"`
+		Cwd       string `json:"cwd"`
+	}{"init", s.SessionID, model, s.Cwd})
+}
+
+// Steps runs every step from next until it returns io.EOF (or a step
+// fails, without KeepGoing) and returns the exit code: 0 when every step
+// succeeded, else the code of the first failed step (1, or 2 for a
+// configuration error), or 130/143 at once when a signal stopped it.
+func (s *Script) Steps(ctx context.Context, next func() (Step, error)) int {
+	s.enc = json.NewEncoder(s.Stdout)
+	s.enc.SetEscapeHTML(false)
+	code := ExitOK
+	for {
+		if it, ok := s.stopQueued(); ok {
+			return interruptCode(it)
+		}
+		st, err := next()
+		if errors.Is(err, io.EOF) {
+			return code
+		}
+		if err != nil {
+			fmt.Fprintf(s.Stderr, "ralph: %v\n", err)
+			return ExitUsage
+		}
+		s.step++
+		c, exit, sig := s.runStep(ctx, st)
+		if sig {
+			return c
+		}
+		if c != ExitOK && code == ExitOK {
+			code = c
+		}
+		if exit || c != ExitOK && !s.KeepGoing {
+			return code
+		}
+	}
+}
+
+func (s *Script) stopQueued() (interrupts.Interrupt, bool) {
+	if s.Queue == nil {
+		return interrupts.Interrupt{}, false
+	}
+	return s.Queue.PopAtMost(interrupts.HardStop)
+}
+
+func interruptCode(it interrupts.Interrupt) int {
+	if it.Signal != nil {
+		return interrupts.ExitCode(it.Signal)
+	}
+	return 130
+}
+
+// runStep runs one step and reports its exit code, whether the script
+// should end (/exit) and whether a signal stopped it.
+func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalled bool) {
+	if commands.IsCommand(st.Text) {
+		return s.command(ctx, st)
+	}
+	text := strings.TrimPrefix(st.Text, commands.UrgentMarker) // nothing runs between steps to cut in on
+	if strings.HasPrefix(text, "//") {
+		text = text[1:]
+	}
+	s.mu.Lock()
+	if s.Format == FormatText && s.StderrTTY {
+		s.progress = startProgress(s.Stderr, s.Color)
+	}
+	s.mu.Unlock()
+	res := s.Run(ctx, strings.TrimSpace(text))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.progress != nil {
+		s.progress.stop()
+		s.progress = nil
+	}
+	code = ExitCode(res)
+	switch s.Format {
+	case FormatJSON, FormatStreamJSON:
+		s.writeInit("")
+		_ = s.enc.Encode(StepResult{ResultJSON: NewResultJSON(res), Step: s.step, Line: st.Line, Input: st.Text})
+	default:
+		if !res.IsError || res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
+			writeText(s.Stdout, res.Text)
+		}
+		if res.IsError {
+			msg := res.Text
+			if res.Err != nil {
+				msg = res.Err.Error()
+			}
+			fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, msg)
+		}
+	}
+	if len(res.Denied) > 0 {
+		fmt.Fprintf(s.Stderr, "ralph: line %d: %d command(s) were not run because they need approval (%s); %s\n",
+			st.Line, len(res.Denied), quoteList(res.Denied), workers.ApprovalHint)
+	}
+	return code, false, res.Subtype == coordinator.SubtypeInterrupted
+}
+
+// command runs a slash command step.
+func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalled bool) {
+	var out strings.Builder
+	h := *s.Host
+	h.Out = &out
+	o, err := commands.Dispatch(ctx, &h, st.Text)
+	result := out.String()
+	if err == nil && o.Job != nil {
+		var text string
+		text, err = o.Job(ctx)
+		result += text
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+	switch s.Format {
+	case FormatJSON, FormatStreamJSON:
+		s.writeInit("")
+		r := ResultJSON{Type: "result", Subtype: coordinator.SubtypeSuccess, Result: result, SessionID: s.SessionID, DurationMS: time.Since(start).Milliseconds()}
+		if err != nil {
+			r.Subtype, r.IsError, r.Error = coordinator.SubtypeExecutionError, true, err.Error()
+		}
+		if s.Format == FormatStreamJSON {
+			_ = s.enc.Encode(struct {
+				Type   string `json:"type"`
+				Input  string `json:"input"`
+				Output string `json:"output"`
+			}{"command", st.Text, result})
+		}
+		_ = s.enc.Encode(StepResult{ResultJSON: r, Step: s.step, Line: st.Line, Input: st.Text})
+	default:
+		if result != "" {
+			writeText(s.Stdout, result)
+		}
+		if err != nil {
+			fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, err)
+		}
+	}
+	if err != nil {
+		return ExitFailed, o.Exit, false
+	}
+	return ExitOK, o.Exit, false
+}
+
+func writeText(w io.Writer, text string) {
+	if text == "" {
+		return
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, _ = io.WriteString(w, text)
+}
+
+// NonInteractiveApprover approves run_command where nobody can be asked:
+// everything with --yes, else what allowed_commands allows, else nothing
+// (the model and the user are told how to allow it).
+func NonInteractiveApprover(yes bool, allowed []string) workers.Approver {
+	if yes {
+		return workers.AllowAll
+	}
+	return allowlist(allowed)
+}
+
+type allowlist []string
+
+func (a allowlist) ApproveCommand(ctx context.Context, command string) workers.Decision {
+	if config.PrefixesAllowed(a, command) {
+		return workers.Decision{Allowed: true}
+	}
+	return workers.DenyNoTerminal.ApproveCommand(ctx, command)
+}
