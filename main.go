@@ -115,6 +115,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		},
 	})
 	addSessionCommands(root, &f)
+	addChatCommands(root, &f)
 	addRunCommand(root, &f)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")

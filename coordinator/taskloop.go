@@ -373,7 +373,15 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		if err != nil {
 			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
-		_ = memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: out.Summary, SessionID: l.o.SessionID, Iteration: l.stats.Iterations})
+		body := out.Summary
+		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
+			body += fmt.Sprintf("\n\nTokens for this task: %d in, %d out", u.InputTokens, u.OutputTokens)
+			if out.CostUSD != nil {
+				body += fmt.Sprintf(", $%.4f", *out.CostUSD)
+			}
+			body += "."
+		}
+		_ = memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: body, SessionID: l.o.SessionID, Iteration: l.stats.Iterations})
 		l.done = append(l.done, t.ID)
 		l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = 0, 0, ""
 		l.emit(Event{Type: EventTaskChanged, Text: t.ID + " done", Output: t.Title})

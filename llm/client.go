@@ -37,6 +37,16 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
+// defaultTransport keeps enough idle connections per host for many child
+// agents streaming from one endpoint at once; the standard library's two
+// would make every parallel turn open new connections.
+var defaultTransport http.RoundTripper = func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 128
+	t.MaxIdleConns = 256
+	return t
+}()
+
 // Client streams chat completions from one endpoint.
 type Client struct {
 	cfg Config
@@ -60,7 +70,7 @@ func New(cfg Config) *Client {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 180 * time.Second
 	}
-	base := http.DefaultTransport
+	base := defaultTransport
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		base = cfg.HTTPClient.Transport
 	}

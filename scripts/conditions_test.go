@@ -187,11 +187,17 @@ func TestConditionRuntimeErrors(t *testing.T) {
 // same time; run under -race this shows the compiled program and the VM
 // pool share nothing mutable.
 func TestConditionConcurrent(t *testing.T) {
-	cond := mustCompile(t, "tasks_done >= 5 || cost_usd / iterations > 0.5")
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for g := range 16 {
 		wg.Go(func() {
+			// Compiling concurrently shares compileOptions, so it is
+			// exercised here too.
+			cond, err := CompileCondition("--until", "tasks_done >= 5 || cost_usd / iterations > 0.5")
+			if err != nil {
+				errs <- err
+				return
+			}
 			for i := range 2000 {
 				s := coordinator.LoopStats{TasksDone: (g + i) % 10, Iterations: i % 3, CostUSD: float64(i % 4)}
 				got, err := cond(s)

@@ -263,6 +263,7 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 
 // command runs a slash command step.
 func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalled bool) {
+	start := time.Now()
 	var out strings.Builder
 	h := *s.Host
 	h.Out = &out
@@ -275,7 +276,6 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	start := time.Now()
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
 		s.writeInit("")

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// The size of the test terminal.
+const ptyCols, ptyRows = 100, 40
+
+// ptyRalph is ralph running in a pseudo-terminal, driven like a person at
+// a keyboard: the tests type into the master side and read what the
+// terminal shows.
+type ptyRalph struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	ptm    *os.File // master: keystrokes in, screen bytes out
+	pts    *os.File // slave, kept open so the terminal outlives ralph for stty
+	out    *screenLog
+	exited chan struct{}
+	err    error
+	// sttyBefore is `stty -a` of the terminal before ralph started.
+	sttyBefore string
+}
+
+// screenLog collects everything written to the terminal and wakes waiters
+// on every write, so a test can time the moment a prompt appears.
+type screenLog struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	vt   *vt
+	cond *sync.Cond
+}
+
+func newScreenLog() *screenLog {
+	l := &screenLog{vt: newVT(ptyCols, ptyRows)}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+func (l *screenLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.b.Write(p)
+	l.vt.write(p)
+	l.mu.Unlock()
+	l.cond.Broadcast()
+	return len(p), nil
+}
+
+// Screen is what the terminal shows now (scrollback included) and the
+// line the cursor is on.
+func (l *screenLog) Screen() (string, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.vt.text(), l.vt.cursorLine()
+}
+
+// waitScreen blocks until cond holds for the screen, or the deadline
+// passes; it returns the time the condition first held.
+func (l *screenLog) waitScreen(limit time.Duration, cond func(screen, cursor string) bool) (time.Time, bool) {
+	deadline := time.Now().Add(limit)
+	timer := time.AfterFunc(limit, l.cond.Broadcast)
+	defer timer.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		if cond(l.vt.text(), l.vt.cursorLine()) {
+			return time.Now(), true
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, false
+		}
+		l.cond.Wait()
+	}
+}
+
+func (l *screenLog) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
+// Since returns what was written after offset.
+func (l *screenLog) Since(off int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if off > l.b.Len() {
+		return ""
+	}
+	return string(l.b.Bytes()[off:])
+}
+
+// startPTY starts ralph with the pseudo-terminal as its standard input,
+// output and error and as its controlling terminal.
+func startPTY(t testing.TB, dir string, env []string, args ...string) *ptyRalph {
+	t.Helper()
+	ptm, pts, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := pty.Setsize(ptm, &pty.Winsize{Rows: ptyRows, Cols: ptyCols}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(ralphBin, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	r := &ptyRalph{t: t, cmd: cmd, ptm: ptm, pts: pts, out: newScreenLog(), exited: make(chan struct{})}
+	r.sttyBefore = r.stty()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(r.out, ptm) }()
+	go func() {
+		r.err = cmd.Wait()
+		close(r.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-r.exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-r.exited
+		}
+		_ = ptm.Close()
+		_ = pts.Close()
+	})
+	return r
+}
+
+// typeKeys writes keystrokes to the terminal.
+func (r *ptyRalph) typeKeys(s string) {
+	r.t.Helper()
+	if _, err := r.ptm.Write([]byte(s)); err != nil {
+		r.t.Fatalf("typing %q: %v", s, err)
+	}
+}
+
+// waitFor waits until the screen shows want.
+func (r *ptyRalph) waitFor(want string, limit time.Duration) {
+	r.t.Helper()
+	if _, ok := r.out.waitScreen(limit, func(s, _ string) bool { return strings.Contains(s, want) }); !ok {
+		r.t.Fatalf("timed out after %s waiting for %q; the screen shows:\n%s", limit, want, r.screen())
+	}
+}
+
+// waitIdle waits until the cursor sits on the idle prompt and cond holds
+// for the screen; it returns when that first happened.
+func (r *ptyRalph) waitIdle(limit time.Duration, cond func(screen string) bool) time.Time {
+	r.t.Helper()
+	at, ok := r.out.waitScreen(limit, func(s, cur string) bool {
+		return strings.HasPrefix(cur, "ralph>") && (cond == nil || cond(s))
+	})
+	if !ok {
+		r.t.Fatalf("timed out after %s waiting for the idle prompt; the screen shows:\n%s", limit, r.screen())
+	}
+	return at
+}
+
+// screen is what the terminal shows.
+func (r *ptyRalph) screen() string {
+	s, _ := r.out.Screen()
+	return s
+}
+
+// exitCode waits for ralph to exit.
+func (r *ptyRalph) exitCode(limit time.Duration) int {
+	r.t.Helper()
+	select {
+	case <-r.exited:
+	case <-time.After(limit):
+		r.t.Fatalf("ralph did not exit within %s; the screen shows:\n%s", limit, r.screen())
+	}
+	var ee *exec.ExitError
+	if errors.As(r.err, &ee) {
+		return ee.ExitCode()
+	}
+	if r.err != nil {
+		r.t.Fatal(r.err)
+	}
+	return 0
+}
+
+// stty returns `stty -a` of the terminal.
+func (r *ptyRalph) stty() string {
+	r.t.Helper()
+	out, err := exec.Command("stty", "-a", "-F", r.pts.Name()).CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("stty: %v: %s", err, out)
+	}
+	return string(out)
+}
