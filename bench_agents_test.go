@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,9 +11,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/ralph-dev/ralph/fakemodel"
 )
@@ -100,8 +104,11 @@ func BenchmarkChildren64(b *testing.B) {
 		spans = append(spans, last.Sub(first))
 		cpus = append(cpus, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
+	base := bareClientSpan(b, srv.URL, n)
 	b.ReportMetric(float64(percentile(spans, 0.5))/float64(100*time.Millisecond), "span/ideal")
 	b.ReportMetric(ms(percentile(spans, 0.5)), "span-ms")
+	b.ReportMetric(ms(base), "bare-client-span-ms")
+	b.ReportMetric(float64(percentile(spans, 0.5))/float64(base), "span/bare-client")
 	b.ReportMetric(ms(percentile(cpus, 0.5))/(64*3), "cpu-ms/child-round")
 }
 
@@ -224,4 +231,62 @@ func BenchmarkIdleChildMemory(b *testing.B) {
 		per = append(per, time.Duration((many-one)*1000/63))
 	}
 	b.ReportMetric(float64(percentile(per, 0.5))/1000, "KB/idle-child")
+}
+
+// TestProfileChildren64 writes a CPU profile of ralph running 64 children
+// when RALPH_PROFILE_OUT is set; it is a developer tool, skipped otherwise.
+func TestProfileChildren64(t *testing.T) {
+	out := os.Getenv("RALPH_PROFILE_OUT")
+	if out == "" {
+		t.Skip("set RALPH_PROFILE_OUT to write a profile")
+	}
+	srv := fakemodel.NewServerFunc(fleetModel())
+	t.Cleanup(srv.Close)
+	cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "--json", "spawn 64 rounds=20 delay=0")
+	cmd.Dir, cmd.Env = t.TempDir(), cleanEnv(t, "RALPH_CPUPROFILE="+out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+}
+
+// bareClientSpan is the same schedule (one request, 64 concurrent chains of
+// three, one request) made by a bare go-openai client with no agent logic
+// at all: what this machine's transport and the fake server cost by
+// themselves, to read ralph's span against.
+func bareClientSpan(b *testing.B, baseURL string, trials int) time.Duration {
+	cfg := openai.DefaultConfig("")
+	cfg.BaseURL = baseURL
+	c := openai.NewClientWithConfig(cfg)
+	call := func() {
+		s, err := c.CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{Model: "m", Stream: true,
+			Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "spawn 0 rounds=1 delay=20"}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := s.Recv(); err != nil {
+				break
+			}
+		}
+		s.Close()
+	}
+	var ds []time.Duration
+	for t := 0; t < trials; t++ {
+		start := time.Now()
+		call()
+		var wg sync.WaitGroup
+		for i := 0; i < 64; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := 0; r < 3; r++ {
+					call()
+				}
+			}()
+		}
+		wg.Wait()
+		call()
+		ds = append(ds, time.Since(start))
+	}
+	return percentile(ds, 0.5)
 }

@@ -80,6 +80,7 @@ func TestChatHardStopDuringCommand(t *testing.T) {
 	if got := strings.Join(roles, ","); got != "system,user,assistant,tool,user" {
 		t.Fatalf("the follow-up request holds %s", got)
 	}
+	t.Logf("screen:\n%s", r.screen())
 	if msgs[1].Content != "run the long thing" || !strings.Contains(msgs[3].Content, "cancelled") || msgs[4].Content != "what were you doing?" {
 		t.Fatalf("the follow-up request lacks the earlier conversation: %+v", msgs)
 	}
@@ -113,8 +114,8 @@ func waitCommandPID(t testing.TB, path string) int {
 }
 
 // waitGroupGone checks that no process of the group is left. The sandbox
-// may reap orphaned zombies slowly, so the group is given a few seconds
-// to disappear; a live (non-zombie) member is a failure at once.
+// may reap orphaned zombies slowly, so the group gets a few seconds to
+// disappear.
 func waitGroupGone(t testing.TB, pgid int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
@@ -127,5 +128,116 @@ func waitGroupGone(t testing.TB, pgid int) {
 			t.Fatalf("process group %d still has members (kill: %v)", pgid, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A plain line typed while work runs is queued and reaches the model at
+// the next step boundary: after the running command, without cutting it.
+func TestChatNormalMessageAtBoundary(t *testing.T) {
+	srv := scenarioServer(t, "chat_queue")
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("run it\r")
+	waitCommandPID(t, filepath.Join(dir, "cmd.pid"))
+	r.typeKeys("also read my note\r")
+	r.waitFor("queued: delivered at the next step boundary", 5*time.Second)
+	r.waitFor("Done, and I read your note too.", 10*time.Second)
+	r.waitIdle(5*time.Second, nil)
+	r.typeKeys("\x04")
+	r.exitCode(5 * time.Second)
+	srv.Close()
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Cancelled {
+		t.Fatalf("%d requests (first cancelled: %v), want 2 and none cut", len(reqs), len(reqs) > 0 && reqs[0].Cancelled)
+	}
+	msgs := reqs[1].Request.Messages
+	last, prev := msgs[len(msgs)-1], msgs[len(msgs)-2]
+	if last.Role != "user" || last.Content != "also read my note" || prev.Role != "tool" || strings.Contains(prev.Content, "cancelled") {
+		t.Fatalf("the note did not arrive after the command's result: %+v", msgs)
+	}
+	if !strings.Contains(r.screen(), "delivered: also read my note") {
+		t.Fatalf("the screen does not show the delivery:\n%s", r.screen())
+	}
+}
+
+// A line with the urgent marker cuts the streaming answer at once: the
+// model's request is cancelled and the next request carries the partial
+// answer and the urgent message.
+func TestChatUrgentMessageCutsIn(t *testing.T) {
+	srv := scenarioServer(t, "chat_urgent")
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("tell me a long story\r")
+	r.waitFor("Line 2 of a long answer", 10*time.Second)
+	r.typeKeys("!stop that and summarise\r")
+	r.waitFor("Understood: I stopped the long answer.", 10*time.Second)
+	r.waitIdle(5*time.Second, nil)
+	if strings.Contains(r.screen(), "Line 50 of") {
+		t.Fatalf("the long answer was not cut:\n%s", r.screen())
+	}
+	r.typeKeys("\x04")
+	r.exitCode(5 * time.Second)
+	srv.Close() // waits for the handlers, so the cancel is recorded
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !reqs[0].Cancelled {
+		t.Fatalf("%d requests; the first was cancelled: %v", len(reqs), len(reqs) > 0 && reqs[0].Cancelled)
+	}
+	msgs := reqs[1].Request.Messages
+	last, prev := msgs[len(msgs)-1], msgs[len(msgs)-2]
+	if last.Role != "user" || !strings.Contains(last.Content, "urgent") || !strings.HasSuffix(last.Content, "stop that and summarise") {
+		t.Fatalf("last message = %+v", last)
+	}
+	if prev.Role != "assistant" || !strings.HasPrefix(prev.Content, "Line 1 of a long answer") || !strings.Contains(prev.Content, "cut short") {
+		t.Fatalf("the partial answer was not kept: %+v", prev)
+	}
+}
+
+// run_command asks in the shell; y runs it, n refuses it, a runs it and
+// saves the command's prefix in .ralph/config.toml (keeping every byte of
+// the file), after which the same kind of command is not asked about.
+func TestChatApprovals(t *testing.T) {
+	srv := scenarioServer(t, "chat_approve")
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, ".ralph", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfgPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const mine = "# my settings\nmax_turns = 20 # enough\n"
+	if err := os.WriteFile(cfgPath, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("make some files\r")
+	r.waitFor("run `touch yes.txt`? [y]es / [n]o / [a]lways", 10*time.Second)
+	r.typeKeys("y\r")
+	r.waitFor("run `echo one > no.txt`?", 10*time.Second)
+	r.typeKeys("n\r")
+	r.waitFor("run `echo two > always.txt`?", 10*time.Second)
+	r.typeKeys("a\r")
+	r.waitFor("All done.", 10*time.Second)
+	r.waitIdle(5*time.Second, nil)
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for name, want := range map[string]bool{"yes.txt": true, "no.txt": false, "always.txt": true, "auto.txt": true} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", name, err == nil, want)
+		}
+	}
+	if n := strings.Count(r.screen(), "? [y]es / [n]o"); n != 3 {
+		t.Errorf("asked %d times, want 3:\n%s", n, r.screen())
+	}
+	got, _ := os.ReadFile(cfgPath)
+	if string(got) != mine+"allowed_commands = [\"echo\"]\n" {
+		t.Errorf("config.toml = %q", got)
+	}
+	t.Logf("screen:\n%s", r.screen())
+	declined := srv.Requests()[2].Request.Messages
+	if m := declined[len(declined)-1]; m.Role != "tool" || !strings.Contains(m.Content, "declined") {
+		t.Errorf("the model was not told the command was declined: %+v", m)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,28 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
+}
+
+// profiled writes a CPU profile to $RALPH_CPUPROFILE when set: a tool for
+// ralph's developers to see where its own time goes.
+func profiled(fn func() int) int {
+	path := os.Getenv("RALPH_CPUPROFILE")
+	if path == "" {
+		return fn()
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ralph: cannot write the CPU profile:", err)
+		return fn()
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "ralph: cannot start the CPU profile:", err)
+		return fn()
+	}
+	defer pprof.StopCPUProfile()
+	return fn()
 }
 
 func run(args []string) int {

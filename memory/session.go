@@ -60,6 +60,7 @@ type Session struct {
 	fs      afero.Fs
 	redact  *strings.Replacer
 	mu      sync.Mutex
+	files   map[string]*appendFile // open logs, by path
 	state   State
 	pending int // messages appended since the last sync
 }
@@ -154,7 +155,7 @@ func (s *Session) AppendLog(name string, v any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AppendFile(s.fs, filepath.Join(s.Dir, name+".jsonl"), s.clean(append(line, '\n')), false)
+	return s.appendLocked(filepath.Join(s.Dir, name+".jsonl"), s.clean(append(line, '\n')))
 }
 
 func newRedactor(secrets []string) *strings.Replacer {
@@ -229,7 +230,7 @@ func (s *Session) AppendMessages(msgs ...llm.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pending += len(msgs)
-	return AppendFile(s.fs, filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()), false)
+	return s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()))
 }
 
 // AppendEvent appends one JSON line to events.jsonl.
@@ -240,14 +241,14 @@ func (s *Session) AppendEvent(v any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AppendFile(s.fs, filepath.Join(s.Dir, "events.jsonl"), s.clean(append(line, '\n')), false)
+	return s.appendLocked(filepath.Join(s.Dir, "events.jsonl"), s.clean(append(line, '\n')))
 }
 
 // AppendTranscript appends markdown to transcript.md.
 func (s *Session) AppendTranscript(md string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AppendFile(s.fs, filepath.Join(s.Dir, "transcript.md"), s.clean([]byte(md)), false)
+	return s.appendLocked(filepath.Join(s.Dir, "transcript.md"), s.clean([]byte(md)))
 }
 
 // SaveState updates the session state through fn and writes it atomically
@@ -260,9 +261,8 @@ func (s *Session) SaveState(fn func(*State)) error {
 	}
 	s.state.UpdatedAt = time.Now().UTC()
 	if s.pending > 0 {
-		if f, err := s.fs.OpenFile(filepath.Join(s.Dir, "messages.jsonl"), os.O_WRONLY, 0); err == nil {
-			_ = f.Sync()
-			_ = f.Close()
+		if a, ok := s.files[filepath.Join(s.Dir, "messages.jsonl")]; ok {
+			_ = a.f.Sync()
 		}
 		s.pending = 0
 	}
@@ -348,12 +348,72 @@ func (s *Session) AppendAgentMessages(agentID string, msgs ...llm.Message) error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AppendFile(s.fs, filepath.Join(s.Dir, AgentsDir, agentID+".messages.jsonl"), s.clean(buf.Bytes()), false)
+	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, agentID+".messages.jsonl"), s.clean(buf.Bytes()))
 }
 
 // AppendAgentTranscript appends to a child agent's agents/<id>.transcript.md.
 func (s *Session) AppendAgentTranscript(agentID, md string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AppendFile(s.fs, filepath.Join(s.Dir, AgentsDir, agentID+".transcript.md"), s.clean([]byte(md)), false)
+	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, agentID+".transcript.md"), s.clean([]byte(md)))
+}
+
+// appendFile is a log kept open for appending, with its size, so a failed
+// write can be cut back.
+type appendFile struct {
+	f    afero.File
+	size int64
+}
+
+// appendLocked appends data to the log at path through a handle kept open
+// for the session, so an append costs one write: many agents log at once
+// and open/close on every line was most of their bookkeeping. A write
+// that fails part-way (a full disk) is cut back, so the log never holds a
+// torn line between whole ones. s.mu must be held.
+func (s *Session) appendLocked(path string, data []byte) error {
+	a, ok := s.files[path]
+	if !ok {
+		if err := s.fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+		f, err := s.fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("append %s: %w", path, err)
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			_ = f.Close()
+			return fmt.Errorf("append %s: %w", path, err)
+		}
+		a = &appendFile{f: f, size: fi.Size()}
+		if s.files == nil {
+			s.files = map[string]*appendFile{}
+		}
+		s.files[path] = a
+	}
+	n, err := a.f.Write(data)
+	if err != nil {
+		if terr := a.f.Truncate(a.size); terr != nil {
+			// The handle is in an unknown state: drop it, the next append
+			// reopens the file.
+			_ = a.f.Close()
+			delete(s.files, path)
+		}
+		return fmt.Errorf("append %s: %w", path, err)
+	}
+	a.size += int64(n)
+	return nil
+}
+
+// Close syncs and closes the session's open logs. The session may still
+// be written after Close: logs are reopened on the next append.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for path, a := range s.files {
+		errs = append(errs, a.f.Sync(), a.f.Close())
+		delete(s.files, path)
+	}
+	return errors.Join(errs...)
 }

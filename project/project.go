@@ -285,7 +285,8 @@ func (p *Project) prior() *memory.State {
 // Close records the final state in the registry and releases the lock.
 func (p *Project) Close() error {
 	p.touchRegistry()
-	return p.Lock.Release()
+	serr := p.Session.Close()
+	return errors.Join(serr, p.Lock.Release())
 }
 
 func (p *Project) touchRegistry() {

@@ -55,6 +55,7 @@ func (p *Project) rebuildState(now time.Time) (memory.State, error) {
 	if err != nil {
 		return memory.State{}, err
 	}
+	defer s.Close()
 	if err := s.SaveState(func(st *memory.State) {
 		if st.Recovered == "" {
 			st.Recovered = "state rebuilt from the session's records after .ralph/session.json was found corrupt at " + now.Format(time.RFC3339)
@@ -74,6 +75,7 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 			return err
 		}
 	}
+	defer s.Close()
 	reset := 0
 	if _, err := memory.UpdateTasks(p.Fs, p.Root, func(f *memory.TaskFile) error {
 		reset = f.ResetInProgress()

@@ -27,6 +27,11 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	}
 	w, _ := s.scr.dims()
 	switch ev.Type {
+	case coordinator.EventTurnStarted:
+		if !child {
+			// A cut answer (an urgent message) left its draft as it was.
+			s.scr.end()
+		}
 	case coordinator.EventTextDelta:
 		s.tokens.Add(int64(max(1, len(ev.Text)/4)))
 		if !child {

@@ -39,6 +39,7 @@ type screen struct {
 	row      []rune // its unfinished last row
 	rowCols  int
 	rowShown bool // row is printed, followed by a newline
+	rowLast  bool // and nothing was printed or typed below it since
 	rows     int  // screen rows the draft occupies, row included
 	erasable bool // nothing was printed or typed since the draft began
 }
@@ -63,7 +64,7 @@ func (s *screen) delta(text string) {
 		s.active, s.erasable, s.rows, s.row, s.rowCols = true, true, 0, nil, 0
 	}
 	if s.rowShown {
-		if s.erasable {
+		if s.rowLast {
 			b.WriteString("\x1b[1A\r\x1b[2K")
 			s.rows--
 		} else {
@@ -101,7 +102,7 @@ func (s *screen) delta(text string) {
 	}
 	if len(s.row) > 0 {
 		emit(s.row)
-		s.rowShown = true
+		s.rowShown, s.rowLast = true, true
 	}
 	if b.Len() > 0 {
 		_, _ = io.WriteString(s.draftOut, b.String())
@@ -159,7 +160,7 @@ func (s *screen) end() {
 }
 
 func (s *screen) reset() {
-	s.active, s.row, s.rowCols, s.rowShown, s.rows, s.erasable = false, nil, 0, false, 0, false
+	s.active, s.row, s.rowCols, s.rowShown, s.rowLast, s.rows, s.erasable = false, nil, 0, false, false, 0, false
 }
 
 // touched records that the screen changed below the draft (the user
@@ -167,7 +168,7 @@ func (s *screen) reset() {
 // rewritten in place.
 func (s *screen) touched() {
 	s.mu.Lock()
-	s.erasable = false
+	s.erasable, s.rowLast = false, false
 	s.mu.Unlock()
 }
 
@@ -180,7 +181,7 @@ func (s *screen) line(text string) {
 func (s *screen) block(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.erasable = false
+	s.erasable, s.rowLast = false, false
 	if text == "" {
 		return
 	}

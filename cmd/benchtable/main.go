@@ -29,6 +29,11 @@ var targets = []target{
 	{"HardStop", "p99-ms", 100, "< 100 ms"},
 	{"HardStop", "orphans", 0, "0"},
 	{"Status10k", "median-ms", 20, "< 20 ms"},
+	{"Children64", "span/ideal", 1.2, "< 1.2x"},
+	{"Children64", "cpu-ms/child-round", 1, "< 1 ms"},
+	{"HardStop64", "p99-ms", 100, "< 100 ms"},
+	{"HardStop64", "orphans", 0, "0"},
+	{"IdleChildMemory", "KB/idle-child", 200, "< 200 KB"},
 }
 
 var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
