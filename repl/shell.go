@@ -83,6 +83,7 @@ type Shell struct {
 	onWidth   func()
 	lastCtrlC time.Time
 
+	starting   atomic.Bool // see aboveWriter
 	askTurn    chan struct{}
 	quitCode   atomic.Int32 // -1 until a signal asks the shell to leave
 	promptMu   sync.Mutex
@@ -174,7 +175,14 @@ func (s *Shell) open(fd int) error {
 		FuncOnWidthChanged:  s.setWidthCallback,
 		FuncFilterInputRune: s.filterRune,
 	}
-	cfg.SetListener(completionListener(cfg.AutoComplete.(*completer)))
+	complete := completionListener(cfg.AutoComplete.(*completer))
+	cfg.SetListener(func(line []rune, pos int, key rune) ([]rune, int, bool) {
+		if line == nil && key == 0 {
+			// Readline calls this just before it prints the prompt.
+			s.starting.Store(true)
+		}
+		return complete(line, pos, key)
+	})
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
 		in.release()
@@ -188,13 +196,35 @@ func (s *Shell) open(fd int) error {
 		}
 		return w, h
 	}
-	s.scr.infoOut = rl.Stdout()
-	s.scr.draftOut = rl.Stderr()
+	s.scr.infoOut = &aboveWriter{s: s, w: rl.Stdout()}
+	s.scr.draftOut = &aboveWriter{s: s, w: rl.Stderr()}
 	if !term.IsTerminal(int(s.opts.Out.Fd())) {
-		s.scr.draftOut = rl.Stdout()
+		s.scr.draftOut = s.scr.infoOut
 		s.scr.answerOut = s.opts.Out
 	}
 	return nil
+}
+
+// aboveWriter writes above the prompt through readline, which clears the
+// prompt, writes and draws the prompt again, but only while its terminal
+// reader is marked as reading: a write between readline printing the
+// prompt and that mark would land after the prompt. starting closes that
+// gap: it is set just before readline prints the prompt and cleared when
+// a line ends, and a write while it is set waits (microseconds) for the
+// reader to be marked.
+type aboveWriter struct {
+	s *Shell
+	w io.Writer
+}
+
+func (a *aboveWriter) Write(p []byte) (int, error) {
+	if a.s.starting.Load() && !a.s.rl.Terminal.IsReading() {
+		deadline := time.Now().Add(50 * time.Millisecond)
+		for a.s.starting.Load() && !a.s.rl.Terminal.IsReading() && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	return a.w.Write(p)
 }
 
 // filterRune sees every key before readline acts on it. Keys that print a
@@ -205,7 +235,12 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 	case 0:
 		s.scr.touched()
 		s.eofOnce.Do(func() { close(s.eofSeen) })
-	case readline.CharEnter, readline.CharCtrlJ, readline.CharInterrupt, readline.CharDelete, readline.CharCtrlL, readline.CharCtrlZ:
+	case readline.CharEnter, readline.CharCtrlJ, readline.CharInterrupt:
+		// The line ends (or, in Ctrl-R search, the search): readline prints a
+		// newline and stops reading until the next Readline.
+		s.starting.Store(false)
+		s.scr.touched()
+	case readline.CharDelete, readline.CharCtrlL, readline.CharCtrlZ:
 		s.scr.touched()
 	}
 	return r, true
@@ -226,6 +261,7 @@ func (s *Shell) loop() int {
 		s.mu.Unlock()
 		s.updatePrompt()
 		line, err := s.rl.Readline()
+		s.starting.Store(false)
 		if q := s.quitCode.Load(); q >= 0 {
 			return int(q)
 		}
