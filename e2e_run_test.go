@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,5 +222,37 @@ func TestRunKilledThenResumed(t *testing.T) {
 				t.Fatalf("run %d: %q has %d progress entries:\n%s", run, title, n, progress)
 			}
 		}
+	}
+}
+
+func TestRunSIGINTWithoutTerminalExits130(t *testing.T) {
+	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
+		return fakemodel.Response{Text: strings.Repeat("slow ", 100), ChunkSize: 5, ChunkDelayMS: 50}
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two", "three")
+	cmd, out, errb := startRalph(t, dir, cleanEnv(t), "--base-url", srv.URL, "--json", "run", "--parallel", "2")
+	waitFor(t, "two tasks in progress", 10*time.Second, func() bool {
+		data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+		return strings.Count(string(data), "- [~]") == 2 && srv.Active() == 2
+	})
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	code, took := exitCode(t, cmd, 5*time.Second)
+	if code != 130 {
+		t.Fatalf("exit %d, want 130: %s", code, errb.String())
+	}
+	t.Logf("SIGINT to exit with two children streaming: %s", took)
+	m := resultLine(t, out.String())
+	if m["subtype"] != "interrupted" || m["reason"] != "interrupted" {
+		t.Fatalf("result = %v", m)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+	if strings.Contains(string(data), "[~]") || strings.Count(string(data), "- [ ]") != 3 {
+		t.Fatalf("in-progress tasks not reset:\n%s", data)
+	}
+	state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
+	if !strings.Contains(string(state), `"status": "interrupted"`) {
+		t.Fatalf("session.json = %s", state)
 	}
 }
