@@ -1,0 +1,141 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// toolStep runs the turn's tool calls in order. Every call gets a result in
+// the conversation, a synthetic one when it was cut short or never started,
+// so the saved history stays valid for the API on continue.
+func (c *Coordinator) toolStep(ctx context.Context, calls []llm.ToolCall) *stopCause {
+	n := len(calls)
+	args := make([]json.RawMessage, n)
+	results := make([]workers.Result, n)
+	finished := make([]bool, n)
+	recorded := 0
+	var mu sync.Mutex
+	// finish stores result i and records, in call order, every result whose
+	// predecessors are recorded, so the saved history keeps call order while
+	// children finish in any order.
+	finish := func(i int, r workers.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		if finished[i] {
+			return
+		}
+		results[i], finished[i] = r, true
+		for recorded < n && finished[recorded] {
+			c.recordResult(calls[recorded], args[recorded], results[recorded])
+			recorded++
+		}
+	}
+	spawn := func(i int) bool { return calls[i].Name == SpawnAgentTool && c.opts.Children != nil }
+	for i, call := range calls {
+		args[i] = json.RawMessage(call.Arguments)
+		if strings.TrimSpace(call.Arguments) == "" {
+			args[i] = json.RawMessage("{}")
+		}
+	}
+	cut := c.watch(ctx, func(ctx context.Context) {
+		var wg sync.WaitGroup
+		// Child agents start together (the pool bounds how many run); the
+		// other calls run one after another meanwhile, in call order.
+		for i := range calls {
+			if spawn(i) && json.Valid(args[i]) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c.announce(calls[i], args[i])
+					finish(i, c.spawnChild(ctx, calls[i].ID, args[i]))
+				}()
+			}
+		}
+		for i := range calls {
+			if spawn(i) && json.Valid(args[i]) {
+				continue
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			c.announce(calls[i], args[i])
+			if !json.Valid(args[i]) {
+				finish(i, workers.Result{IsError: true, Output: fmt.Sprintf(
+					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, clip(calls[i].Arguments, 200))})
+				continue
+			}
+			finish(i, c.opts.Tools.Call(ctx, calls[i].Name, args[i]))
+		}
+		wg.Wait()
+	})
+	if cut != nil {
+		why := cutReason(cut.it)
+		for i := range calls {
+			finish(i, workers.Result{IsError: true, Output: "cancelled: " + why + " before this call finished"})
+		}
+		return cut
+	}
+	return nil
+}
+
+// announce emits a tool call as it starts: a tool_call event in the log
+// means the call began, which resume needs to know.
+func (c *Coordinator) announce(call llm.ToolCall, args json.RawMessage) {
+	c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
+	c.transcript(fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", call.Name, call.Arguments))
+}
+
+func (c *Coordinator) recordResult(call llm.ToolCall, args json.RawMessage, res workers.Result) {
+	if res.IsError {
+		first, _, _ := strings.Cut(res.Output, "\n")
+		c.logError("tool", call.Name, clip(first, 300))
+		if call.Name == "run_command" && strings.Contains(res.Output, workers.ApprovalHint) {
+			var a struct{ Command string }
+			_ = json.Unmarshal(args, &a)
+			c.denied = append(c.denied, a.Command)
+		}
+	}
+	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
+	c.appendMessages(llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
+	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
+	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], clip(res.Output, 4000)))
+}
+
+func toolDefs(t Tools, children bool) []llm.ToolDef {
+	if t == nil {
+		return nil
+	}
+	defs := t.Definitions()
+	out := make([]llm.ToolDef, len(defs))
+	for i, d := range defs {
+		out[i] = llm.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+	}
+	if children {
+		out = append(out, spawnAgentDef)
+	}
+	return out
+}
+
+// safeRaw returns args when it is valid JSON, else the arguments quoted as a
+// JSON string, so events always serialise.
+func safeRaw(args json.RawMessage) json.RawMessage {
+	if json.Valid(args) {
+		return args
+	}
+	q, _ := json.Marshal(string(args))
+	return q
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
