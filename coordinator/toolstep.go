@@ -138,4 +138,3 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
