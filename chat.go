@@ -122,7 +122,7 @@ func chatMain(ctx context.Context, f flags, _ *cobra.Command) int {
 	defer p.Close()
 	appr.Configure(p.Fs, root, p.Config.AllowedCommands)
 	queue := interrupts.NewQueue()
-	banner := append(notices, fmt.Sprintf("ralph %s · %s · session %s — /help for commands, Ctrl-D to leave", version, p.Config.Model, p.Session.ID))
+	banner := append(notices, fmt.Sprintf("ralph %s · %s · session %s · /help for help, Ctrl-D to leave", version, p.Config.Model, p.Session.ID))
 	if p.Resumed {
 		banner = append(banner, fmt.Sprintf("continuing the session: %d messages so far", len(p.History)))
 	}

@@ -31,6 +31,7 @@ type ptyRalph struct {
 	err    error
 	// sttyBefore is `stty -a` of the terminal before ralph started.
 	sttyBefore string
+	started    time.Time
 }
 
 // screenLog collects everything written to the terminal and wakes waiters
@@ -117,6 +118,7 @@ func startPTY(t testing.TB, dir string, env []string, args ...string) *ptyRalph 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	r := &ptyRalph{t: t, cmd: cmd, ptm: ptm, pts: pts, out: newScreenLog(), exited: make(chan struct{})}
 	r.sttyBefore = r.stty()
+	r.started = time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +134,10 @@ func startPTY(t testing.TB, dir string, env []string, args ...string) *ptyRalph 
 			_ = cmd.Process.Kill()
 			<-r.exited
 		}
-		_ = ptm.Close()
+		// Closing the slave first makes the master's reads fail, which
+		// ends the copying goroutine.
 		_ = pts.Close()
+		_ = ptm.Close()
 	})
 	return r
 }
@@ -165,6 +169,26 @@ func (r *ptyRalph) waitIdle(limit time.Duration, cond func(screen string) bool) 
 		r.t.Fatalf("timed out after %s waiting for the idle prompt; the screen shows:\n%s", limit, r.screen())
 	}
 	return at
+}
+
+// waitRaw blocks until cond holds for the bytes written after off and the
+// line the cursor is on; it is cheap enough to time keystroke latencies
+// with (it does not lay out the whole screen on every write).
+func (l *screenLog) waitRaw(off int, limit time.Duration, cond func(raw, cursor string) bool) (time.Time, bool) {
+	deadline := time.Now().Add(limit)
+	timer := time.AfterFunc(limit, l.cond.Broadcast)
+	defer timer.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		if off <= l.b.Len() && cond(string(l.b.Bytes()[off:]), l.vt.cursorLine()) {
+			return time.Now(), true
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, false
+		}
+		l.cond.Wait()
+	}
 }
 
 // screen is what the terminal shows.
@@ -199,4 +223,25 @@ func (r *ptyRalph) stty() string {
 		r.t.Fatalf("stty: %v: %s", err, out)
 	}
 	return string(out)
+}
+
+// assertNotGarbled fails when output landed on a prompt's line: progress
+// written after a prompt instead of above it.
+func assertNotGarbled(t testing.TB, screen string) {
+	t.Helper()
+	for _, l := range strings.Split(screen, "\n") {
+		i := strings.Index(l, "› ")
+		if j := strings.Index(l, "ralph> "); i < 0 || j >= 0 && j < i {
+			i = j
+		}
+		if i < 0 {
+			continue
+		}
+		rest := l[i:]
+		for _, mark := range []string{"↳ ", "✗ ", "• ", "stopped:", "queued:", "run `"} {
+			if strings.Contains(rest, mark) {
+				t.Fatalf("output landed on the prompt line %q:\n%s", l, screen)
+			}
+		}
+	}
 }

@@ -80,7 +80,7 @@ func TestChatHardStopDuringCommand(t *testing.T) {
 	if got := strings.Join(roles, ","); got != "system,user,assistant,tool,user" {
 		t.Fatalf("the follow-up request holds %s", got)
 	}
-	t.Logf("screen:\n%s", r.screen())
+	assertNotGarbled(t, r.screen())
 	if msgs[1].Content != "run the long thing" || !strings.Contains(msgs[3].Content, "cancelled") || msgs[4].Content != "what were you doing?" {
 		t.Fatalf("the follow-up request lacks the earlier conversation: %+v", msgs)
 	}
@@ -235,9 +235,119 @@ func TestChatApprovals(t *testing.T) {
 	if string(got) != mine+"allowed_commands = [\"echo\"]\n" {
 		t.Errorf("config.toml = %q", got)
 	}
-	t.Logf("screen:\n%s", r.screen())
+	assertNotGarbled(t, r.screen())
 	declined := srv.Requests()[2].Request.Messages
 	if m := declined[len(declined)-1]; m.Role != "tool" || !strings.Contains(m.Content, "declined") {
 		t.Errorf("the model was not told the command was declined: %+v", m)
+	}
+}
+
+// Esc stops work like Ctrl-C; arrow keys, which start with the same byte,
+// do not.
+func TestChatEscStops(t *testing.T) {
+	srv := scenarioServer(t, "chat_stop")
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("run the long thing\r")
+	pgid := waitCommandPID(t, filepath.Join(dir, "cmd.pid"))
+	r.typeKeys("\x1b[A\x1b[B")
+	time.Sleep(300 * time.Millisecond)
+	if strings.Contains(r.screen(), "stopped:") {
+		t.Fatalf("arrow keys stopped the work:\n%s", r.screen())
+	}
+	r.typeKeys("\x1b")
+	r.waitIdle(5*time.Second, func(s string) bool { return strings.Contains(s, "stopped:") })
+	waitGroupGone(t, pgid)
+	r.typeKeys("/exit\r")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// History survives a restart (Up recalls the last session's lines), Tab
+// completes commands and @file mentions, an unknown command suggests the
+// nearest, Ctrl-C clears the line and a second Ctrl-C leaves, and the
+// terminal is as it was after each exit.
+func TestChatHistoryCompletionAndKeys(t *testing.T) {
+	srv := scenarioServer(t, "chat_hello")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("/mod\t")
+	if _, ok := r.out.waitScreen(5*time.Second, func(_, cur string) bool { return cur == "ralph> /model" }); !ok {
+		t.Fatalf("Tab did not complete /model:\n%s", r.screen())
+	}
+	r.typeKeys("\r")
+	r.waitFor("model: gpt-4o-mini", 5*time.Second)
+	r.typeKeys("/stauts\r")
+	r.waitFor("unknown command /stauts; did you mean /status?", 5*time.Second)
+	r.typeKeys("read @rdme\t")
+	if _, ok := r.out.waitScreen(5*time.Second, func(_, cur string) bool { return cur == "ralph> read @README.md" }); !ok {
+		t.Fatalf("Tab did not complete the @file mention:\n%s", r.screen())
+	}
+	r.typeKeys("\x03")
+	if _, ok := r.out.waitScreen(5*time.Second, func(_, cur string) bool { return cur == "ralph>" }); !ok {
+		t.Fatalf("Ctrl-C did not clear the line:\n%s", r.screen())
+	}
+	r.typeKeys("\x03")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d after Ctrl-C twice", code)
+	}
+	if after := r.stty(); after != r.sttyBefore {
+		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatal("slash commands called the model")
+	}
+
+	r = startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("\x1b[A")
+	if _, ok := r.out.waitScreen(5*time.Second, func(_, cur string) bool { return cur == "ralph> /stauts" }); !ok {
+		t.Fatalf("Up did not recall the last line of the previous run:\n%s", r.screen())
+	}
+	r.typeKeys("\x1b[A")
+	if _, ok := r.out.waitScreen(5*time.Second, func(_, cur string) bool { return cur == "ralph> /model" }); !ok {
+		t.Fatalf("Up did not recall the line before:\n%s", r.screen())
+	}
+	r.typeKeys("\x15\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d after Ctrl-D", code)
+	}
+	if after := r.stty(); after != r.sttyBefore {
+		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
+	}
+}
+
+// SIGTERM stops the work, saves and leaves with 143, restoring the
+// terminal and leaving no process of the command's group.
+func TestChatSIGTERM(t *testing.T) {
+	srv := scenarioServer(t, "chat_stop")
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("run the long thing\r")
+	pgid := waitCommandPID(t, filepath.Join(dir, "cmd.pid"))
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.exitCode(5 * time.Second); code != 143 {
+		t.Fatalf("exit %d, want 143", code)
+	}
+	waitGroupGone(t, pgid)
+	if after := r.stty(); after != r.sttyBefore {
+		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
+	}
+	state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
+	if !strings.Contains(string(state), `"status": "interrupted"`) {
+		t.Fatalf("session.json = %s", state)
+	}
+	msgs := savedMessages(t, sessionDir(t, dir))
+	if last := msgs[len(msgs)-1]; last.Role != "tool" || !strings.Contains(last.Content, "cancelled") {
+		t.Fatalf("no synthetic result for the cancelled call: %+v", last)
 	}
 }

@@ -25,7 +25,14 @@ type Approver struct {
 	fs      afero.Fs
 	root    string
 	allowed []string
-	shell   *Shell
+	shell   asker
+}
+
+// asker is what the approver needs of the shell: a question answered by
+// the user's next line, and a place for a notice.
+type asker interface {
+	Ask(ctx context.Context, question, prompt, what string) (string, bool)
+	note(text string, bad bool)
 }
 
 // NewApprover returns an approver; yes approves everything (--yes).
@@ -39,7 +46,9 @@ func (a *Approver) Configure(fs afero.Fs, root string, allowed []string) {
 }
 
 // Attach routes questions to the shell.
-func (a *Approver) Attach(s *Shell) {
+func (a *Approver) Attach(s *Shell) { a.attach(s) }
+
+func (a *Approver) attach(s asker) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.shell = s
@@ -70,7 +79,7 @@ func (a *Approver) ApproveCommand(ctx context.Context, command string) workers.D
 	}
 	what := "to run `" + clipWidth(strings.Join(strings.Fields(command), " "), 60) + "`"
 	for {
-		answer, got := sh.Ask(ctx, sh.scr.bold(question), prompt, what)
+		answer, got := sh.Ask(ctx, question, prompt, what)
 		if !got {
 			return workers.Decision{Reason: "cancelled: the user stopped the work before answering whether to run this command"}
 		}
@@ -90,7 +99,7 @@ func (a *Approver) ApproveCommand(ctx context.Context, command string) workers.D
 }
 
 // always remembers prefixes for this process and in the project's config.
-func (a *Approver) always(sh *Shell, prefixes []string) {
+func (a *Approver) always(sh asker, prefixes []string) {
 	a.mu.Lock()
 	a.allowed = append(a.allowed, prefixes...)
 	fs, root := a.fs, a.root
@@ -100,11 +109,11 @@ func (a *Approver) always(sh *Shell, prefixes []string) {
 	}
 	for _, p := range prefixes {
 		if err := config.AllowCommand(fs, root, p); err != nil {
-			sh.scr.line(sh.scr.red(fmt.Sprintf("could not save the approval of `%s` (%v); it holds until you leave", p, err)))
+			sh.note(fmt.Sprintf("could not save the approval of `%s` (%v); it holds until you leave", p, err), true)
 			return
 		}
 	}
-	sh.scr.line(sh.scr.dim("allowed from now on: " + quoteAll(prefixes) + " (allowed_commands in .ralph/config.toml)"))
+	sh.note("allowed from now on: "+quoteAll(prefixes)+" (allowed_commands in .ralph/config.toml)", false)
 }
 
 func quoteAll(ss []string) string {

@@ -114,15 +114,12 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 
 // rank orders candidates for q: exact prefix, prefix ignoring case, prefix
 // of the last path element, substring, then fuzzy (the letters in order);
-// within a class shorter candidates first, each candidate once.
+// within a class shorter candidates first; each candidate once.
 func rank(cands []prompt.Suggest, q string) []prompt.Suggest {
+	// Shorter first; equal lengths keep the given order (newest session
+	// first, commands in help order, files in walk order).
 	byLength := func(ss []prompt.Suggest) []prompt.Suggest {
-		sort.SliceStable(ss, func(i, j int) bool {
-			if len(ss[i].Text) != len(ss[j].Text) {
-				return len(ss[i].Text) < len(ss[j].Text)
-			}
-			return ss[i].Text < ss[j].Text
-		})
+		sort.SliceStable(ss, func(i, j int) bool { return len(ss[i].Text) < len(ss[j].Text) })
 		return ss
 	}
 	if q == "" {

@@ -2,14 +2,7 @@ package repl
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"sync"
-	"syscall"
-
-	"golang.org/x/term"
 
 	"github.com/ralph-dev/ralph/commands"
 	"github.com/ralph-dev/ralph/coordinator"
@@ -84,52 +77,4 @@ func firstLine(s string) string {
 		return first + " …"
 	}
 	return first
-}
-
-// Signals: SIGINT is a Ctrl-C the terminal sent while readline was not in
-// raw mode (between two lines) or someone sent with kill; it is handled
-// exactly like the key. SIGTERM and SIGHUP stop the work, save and leave.
-func notifySignals(ch chan os.Signal) {
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
-}
-
-func stopSignals(ch chan os.Signal) { signal.Stop(ch) }
-
-func (s *Shell) onSignal(sig os.Signal) {
-	switch sig {
-	case syscall.SIGWINCH:
-		s.mu.Lock()
-		f := s.onWidth
-		s.mu.Unlock()
-		if f != nil {
-			f()
-		}
-	case syscall.SIGINT:
-		s.in.Inject([]byte{3})
-	case syscall.SIGTERM, syscall.SIGHUP:
-		s.quit(128 + int(sig.(syscall.Signal)))
-	}
-}
-
-// termGuard puts the terminal back as it found it, once, on every way out.
-type termGuard struct {
-	fd    int
-	state *term.State
-	out   io.Writer
-	once  sync.Once
-}
-
-func saveTerminal(fd int, out io.Writer) (*termGuard, error) {
-	st, err := term.GetState(fd)
-	if err != nil {
-		return nil, err
-	}
-	return &termGuard{fd: fd, state: st, out: out}, nil
-}
-
-func (g *termGuard) restore() {
-	g.once.Do(func() {
-		_, _ = io.WriteString(g.out, "\x1b[?2004l")
-		_ = term.Restore(g.fd, g.state)
-	})
 }

@@ -188,11 +188,11 @@ func (t *ttyInput) filter(chunk []byte) []byte {
 			i := bytes.Index(chunk, pasteStart)
 			if i < 0 {
 				keep := partialSuffix(chunk, pasteStart)
-				out = append(out, chunk[:len(chunk)-keep]...)
+				out = appendTyped(out, chunk[:len(chunk)-keep])
 				t.carry = append(t.carry, chunk[len(chunk)-keep:]...)
 				return out
 			}
-			out = append(out, chunk[:i]...)
+			out = appendTyped(out, chunk[:i])
 			chunk = chunk[i+len(pasteStart):]
 			t.inPaste = true
 			continue
@@ -209,6 +209,17 @@ func (t *ttyInput) filter(chunk []byte) []byte {
 			chunk = nil
 		}
 		out = appendPasted(out, body)
+	}
+	return out
+}
+
+// appendTyped copies typed bytes without NULs (Ctrl-Space): readline
+// takes a NUL for the end of input and would leave the shell.
+func appendTyped(out, b []byte) []byte {
+	for _, c := range b {
+		if c != 0 {
+			out = append(out, c)
+		}
 	}
 	return out
 }

@@ -16,7 +16,6 @@ import (
 type job struct {
 	name    string // "" for a coordinator run
 	cancel  context.CancelFunc
-	done    chan struct{}
 	start   time.Time
 	stopped bool   // a hard stop was asked for (guarded by Shell.mu)
 	what    string // what was running then
@@ -46,7 +45,7 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) bo
 		return false
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	j := &job{name: name, cancel: cancel, done: make(chan struct{}), start: time.Now()}
+	j := &job{name: name, cancel: cancel, start: time.Now()}
 	s.job = j
 	s.jobs.Add(1)
 	s.mu.Unlock()
@@ -60,7 +59,7 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) bo
 	s.updatePrompt()
 	go func() {
 		defer s.jobs.Done()
-		defer close(j.done)
+		defer s.crashGuard()
 		s.finishJob(j, s.runJob(ctx, j, fn))
 	}()
 	return true
@@ -215,7 +214,7 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 		s.mu.Unlock()
 		s.updatePrompt()
 	}()
-	s.scr.line(question)
+	s.scr.line(s.scr.bold(question))
 	s.updatePrompt()
 	select {
 	case a := <-req.answer:
@@ -224,6 +223,15 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 	case <-s.done:
 	}
 	return "", false
+}
+
+// note prints a notice above the prompt, in red when bad.
+func (s *Shell) note(text string, bad bool) {
+	if bad {
+		s.scr.line(s.scr.red(text))
+	} else {
+		s.scr.line(s.scr.dim(text))
+	}
 }
 
 // Confirm asks a yes/no question (the task loop's circuit breaker).

@@ -88,6 +88,11 @@ func (s *screen) delta(text string) {
 		rw := runewidth.RuneWidth(r)
 		if s.rowCols+rw > w-1 {
 			// Wrap at the last space when there is one, like a person would.
+			if r == ' ' {
+				emit(s.row)
+				s.row, s.rowCols = nil, 0
+				continue
+			}
 			if i := lastSpace(s.row); i > 0 {
 				rest := append([]rune(nil), s.row[i+1:]...)
 				emit(s.row[:i])

@@ -75,14 +75,16 @@ type Shell struct {
 	bg   sync.WaitGroup
 	jobs sync.WaitGroup
 
-	mu        sync.Mutex // guards the fields below
-	job       *job
-	ask       *askReq
-	closing   bool
-	cont      bool
-	onWidth   func()
-	lastCtrlC time.Time
+	mu      sync.Mutex // guards the fields below
+	job     *job
+	ask     *askReq
+	closing bool
+	cont    bool
+	onWidth func()
 
+	lastCtrlC  time.Time // the last Ctrl-C at an idle prompt; the loop's own
+	guard      *termGuard
+	raw        rawMode
 	starting   atomic.Bool // see aboveWriter
 	askTurn    chan struct{}
 	quitCode   atomic.Int32 // -1 until a signal asks the shell to leave
@@ -117,6 +119,7 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 		fmt.Fprintf(s.opts.Err, "ralph: the chat shell needs a terminal: %v\n", err)
 		return 1
 	}
+	s.guard = guard
 	defer guard.restore()
 	defer func() {
 		if p := recover(); p != nil {
@@ -134,7 +137,7 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 	_, _ = io.WriteString(s.opts.Err, "\x1b[?2004h") // bracketed paste, so pasted lines stay one message
 	s.background(ctx)
 	for _, b := range s.opts.Banner {
-		s.scr.line(b)
+		s.scr.line(s.scr.dim(b))
 	}
 	code = s.loop()
 	s.shutdown()
@@ -143,6 +146,7 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 
 // open builds readline and the screen over it.
 func (s *Shell) open(fd int) error {
+	s.raw.fd = fd
 	in, err := newTTYInput(fd, s.onEsc)
 	if err != nil {
 		return err
@@ -171,6 +175,8 @@ func (s *Shell) open(fd int) error {
 		Stdout:              s.opts.Err,
 		Stderr:              s.opts.Out,
 		FuncIsTerminal:      func() bool { return true },
+		FuncMakeRaw:         s.raw.enter,
+		FuncExitRaw:         s.raw.exit,
 		FuncGetWidth:        width,
 		FuncOnWidthChanged:  s.setWidthCallback,
 		FuncFilterInputRune: s.filterRune,
@@ -203,28 +209,6 @@ func (s *Shell) open(fd int) error {
 		s.scr.answerOut = s.opts.Out
 	}
 	return nil
-}
-
-// aboveWriter writes above the prompt through readline, which clears the
-// prompt, writes and draws the prompt again, but only while its terminal
-// reader is marked as reading: a write between readline printing the
-// prompt and that mark would land after the prompt. starting closes that
-// gap: it is set just before readline prints the prompt and cleared when
-// a line ends, and a write while it is set waits (microseconds) for the
-// reader to be marked.
-type aboveWriter struct {
-	s *Shell
-	w io.Writer
-}
-
-func (a *aboveWriter) Write(p []byte) (int, error) {
-	if a.s.starting.Load() && !a.s.rl.Terminal.IsReading() {
-		deadline := time.Now().Add(50 * time.Millisecond)
-		for a.s.starting.Load() && !a.s.rl.Terminal.IsReading() && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Microsecond)
-		}
-	}
-	return a.w.Write(p)
 }
 
 // filterRune sees every key before readline acts on it. Keys that print a
@@ -375,6 +359,7 @@ func (s *Shell) background(ctx context.Context) {
 	s.bg.Add(2)
 	go func() {
 		defer s.bg.Done()
+		defer s.crashGuard()
 		defer stopSignals(sigs)
 		for {
 			select {
@@ -390,6 +375,7 @@ func (s *Shell) background(ctx context.Context) {
 	}()
 	go func() {
 		defer s.bg.Done()
+		defer s.crashGuard()
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
 		for {

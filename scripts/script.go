@@ -240,7 +240,6 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 	code = ExitCode(res)
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
-		s.writeInit("")
 		_ = s.enc.Encode(StepResult{ResultJSON: NewResultJSON(res), Step: s.step, Line: st.Line, Input: st.Text})
 	default:
 		if !res.IsError || res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
@@ -278,12 +277,15 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	defer s.mu.Unlock()
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
-		s.writeInit("")
 		r := ResultJSON{Type: "result", Subtype: coordinator.SubtypeSuccess, Result: result, SessionID: s.SessionID, DurationMS: time.Since(start).Milliseconds()}
 		if err != nil {
 			r.Subtype, r.IsError, r.Error = coordinator.SubtypeExecutionError, true, err.Error()
+			if r.Result == "" {
+				r.Result = err.Error()
+			}
 		}
 		if s.Format == FormatStreamJSON {
+			s.writeInit("")
 			_ = s.enc.Encode(struct {
 				Type   string `json:"type"`
 				Input  string `json:"input"`

@@ -29,6 +29,8 @@ var targets = []target{
 	{"HardStop", "p99-ms", 100, "< 100 ms"},
 	{"HardStop", "orphans", 0, "0"},
 	{"Status10k", "median-ms", 20, "< 20 ms"},
+	{"ChatHardStop", "p99-ms", 100, "< 100 ms"},
+	{"ChatStartup", "median-ms", 50, "< 50 ms"},
 	{"Children64", "span/ideal", 1.2, "< 1.2x"},
 	{"Children64", "cpu-ms/child-round", 1, "< 1 ms"},
 	{"HardStop64", "p99-ms", 100, "< 100 ms"},

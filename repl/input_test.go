@@ -1,0 +1,121 @@
+package repl
+
+import (
+	"errors"
+	"io"
+	"os"
+	"testing"
+	"time"
+)
+
+// pipeInput is a ttyInput over a pipe standing in for the terminal.
+func pipeInput(t *testing.T) (*ttyInput, *os.File, chan struct{}) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	escs := make(chan struct{}, 4)
+	in, err := newTTYInput(int(r.Fd()), func() { escs <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.release()
+		r.Close()
+		w.Close()
+	})
+	return in, w, escs
+}
+
+type readResult struct {
+	s   string
+	err error
+}
+
+// readOnce reads once in the background, as readline's terminal reader does.
+func readOnce(in *ttyInput) chan readResult {
+	ch := make(chan readResult, 1)
+	go func() {
+		buf := make([]byte, 256)
+		n, err := in.Read(buf)
+		ch <- readResult{string(buf[:n]), err}
+	}()
+	return ch
+}
+
+func expectRead(t *testing.T, ch chan readResult, want string) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil || r.s != want {
+			t.Fatalf("read %q, %v; want %q", r.s, r.err, want)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatalf("no read; want %q", want)
+	}
+}
+
+func TestLoneEscIsAKeyButSequencesPassThrough(t *testing.T) {
+	in, w, escs := pipeInput(t)
+	ch := readOnce(in)
+	_, _ = w.Write([]byte("\x1b[A"))
+	expectRead(t, ch, "\x1b[A")
+	if len(escs) != 0 {
+		t.Fatal("an arrow key counted as Esc")
+	}
+	ch = readOnce(in)
+	_, _ = w.Write([]byte("\x1b"))
+	select {
+	case <-escs:
+	case <-time.After(2 * time.Second):
+		t.Fatal("a lone Esc was not reported")
+	}
+	_, _ = w.Write([]byte("x"))
+	expectRead(t, ch, "x") // the Esc itself is not passed on
+}
+
+func TestBracketedPasteBecomesOneLine(t *testing.T) {
+	in, w, _ := pipeInput(t)
+	ch := readOnce(in)
+	_, _ = w.Write([]byte("a\x1b[200~line 1\r\nline\t2\x03\x1b[201~b"))
+	expectRead(t, ch, "aline 1␤line⇥2b")
+	if got := unpaste("line 1␤line⇥2"); got != "line 1\nline\t2" {
+		t.Fatalf("unpaste = %q", got)
+	}
+	// Markers cut between reads are carried over.
+	ch = readOnce(in)
+	_, _ = w.Write([]byte("\x1b[200~x\r"))
+	expectRead(t, ch, "x␤")
+	ch = readOnce(in)
+	_, _ = w.Write([]byte("y\x1b[2"))
+	expectRead(t, ch, "y")
+	ch = readOnce(in)
+	_, _ = w.Write([]byte("01~\r"))
+	expectRead(t, ch, "\r")
+}
+
+func TestNULIsDropped(t *testing.T) {
+	in, w, _ := pipeInput(t)
+	ch := readOnce(in)
+	_, _ = w.Write([]byte("a\x00b"))
+	expectRead(t, ch, "ab")
+}
+
+func TestInjectAndClose(t *testing.T) {
+	in, _, _ := pipeInput(t)
+	ch := readOnce(in)
+	in.Inject([]byte{3})
+	expectRead(t, ch, "\x03")
+	ch = readOnce(in)
+	time.Sleep(20 * time.Millisecond) // let the read wait in poll
+	_ = in.Close()
+	select {
+	case r := <-ch:
+		if !errors.Is(r.err, io.EOF) {
+			t.Fatalf("read after Close = %q, %v", r.s, r.err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close did not end a pending read")
+	}
+}

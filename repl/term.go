@@ -1,0 +1,125 @@
+package repl
+
+import (
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chzyer/readline"
+	"golang.org/x/term"
+)
+
+// rawMode switches the shell's terminal (not necessarily file descriptor
+// 0, which readline assumes) in and out of raw mode around each read. It
+// uses readline's raw mode, which keeps output processing on so that "\n"
+// still starts a new line.
+type rawMode struct {
+	mu    sync.Mutex
+	fd    int
+	state *readline.State
+}
+
+func (r *rawMode) enter() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, err := readline.MakeRaw(r.fd)
+	if err == nil && r.state == nil {
+		r.state = st
+	}
+	return err
+}
+
+func (r *rawMode) exit() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		return nil
+	}
+	err := readline.Restore(r.fd, r.state)
+	r.state = nil
+	return err
+}
+
+// aboveWriter writes above the prompt through readline, which clears the
+// prompt, writes and draws the prompt again, but only while its terminal
+// reader is marked as reading: a write between readline printing the
+// prompt and that mark would land after the prompt. starting closes that
+// gap: it is set just before readline prints the prompt and cleared when
+// a line ends, and a write while it is set waits (microseconds) for the
+// reader to be marked.
+type aboveWriter struct {
+	s *Shell
+	w io.Writer
+}
+
+func (a *aboveWriter) Write(p []byte) (int, error) {
+	if a.s.starting.Load() && !a.s.rl.Terminal.IsReading() {
+		deadline := time.Now().Add(50 * time.Millisecond)
+		for a.s.starting.Load() && !a.s.rl.Terminal.IsReading() && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	return a.w.Write(p)
+}
+
+// Signals: SIGINT is a Ctrl-C the terminal sent while readline was not in
+// raw mode (between two lines) or someone sent with kill; it is handled
+// exactly like the key. SIGTERM and SIGHUP stop the work, save and leave.
+func notifySignals(ch chan os.Signal) {
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
+}
+
+func stopSignals(ch chan os.Signal) { signal.Stop(ch) }
+
+func (s *Shell) onSignal(sig os.Signal) {
+	switch sig {
+	case syscall.SIGWINCH:
+		s.mu.Lock()
+		f := s.onWidth
+		s.mu.Unlock()
+		if f != nil {
+			f()
+		}
+	case syscall.SIGINT:
+		s.in.Inject([]byte{3})
+	case syscall.SIGTERM, syscall.SIGHUP:
+		s.quit(128 + int(sig.(syscall.Signal)))
+	}
+}
+
+// termGuard puts the terminal back as it found it, once, on every way out.
+type termGuard struct {
+	fd    int
+	state *term.State
+	out   io.Writer
+	once  sync.Once
+}
+
+func saveTerminal(fd int, out io.Writer) (*termGuard, error) {
+	st, err := term.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	return &termGuard{fd: fd, state: st, out: out}, nil
+}
+
+func (g *termGuard) restore() {
+	g.once.Do(func() {
+		_, _ = io.WriteString(g.out, "\x1b[?2004l")
+		_ = term.Restore(g.fd, g.state)
+	})
+}
+
+// crashGuard restores the terminal before a panic in one of the shell's
+// goroutines ends the process, which would skip Run's deferred restore.
+func (s *Shell) crashGuard() {
+	if p := recover(); p != nil {
+		if s.guard != nil {
+			s.guard.restore()
+		}
+		panic(p)
+	}
+}
