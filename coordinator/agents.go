@@ -131,6 +131,9 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id, Emit: c.forward,
 	})
 	r := child.Run(cctx, task)
+	if f, ok := store.(interface{ Flush() error }); ok {
+		c.keep(f.Flush())
+	}
 	run.result = r
 	if addUsage {
 		c.addUsage(r.Usage)

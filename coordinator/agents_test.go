@@ -59,6 +59,10 @@ type family struct {
 }
 
 func newFamily(t *testing.T, parallel int, fn func(fakemodel.RecordedRequest) fakemodel.Response, extra ...workers.Tool) *family {
+	return newFamilyB(t, parallel, fn, extra...)
+}
+
+func newFamilyB(t testing.TB, parallel int, fn func(fakemodel.RecordedRequest) fakemodel.Response, extra ...workers.Tool) *family {
 	t.Helper()
 	f := &family{srv: fakemodel.NewServerFunc(fn), queue: interrupts.NewQueue()}
 	t.Cleanup(f.srv.Close)

@@ -60,7 +60,8 @@ type Session struct {
 	fs      afero.Fs
 	redact  *strings.Replacer
 	mu      sync.Mutex
-	files   map[string]*appendFile // open logs, by path
+	files   map[string]*appendFile      // open logs, by path
+	agentMD map[string]*strings.Builder // transcripts of running children
 	state   State
 	pending int // messages appended since the last sync
 }
@@ -332,30 +333,63 @@ func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
 	return msgs, nil
 }
 
-// AgentsDir is where child agents' records live inside a session directory.
+// AgentsDir is where child agents' records live inside a session directory:
+// agents/messages.jsonl holds every child's messages, one per line tagged
+// with its agent_id, and agents/transcript.md each child's transcript as
+// one section. Two shared files rather than two per child: creating files
+// cost more than everything else a child does to start.
 const AgentsDir = "agents"
 
+// AgentMessage is one line of agents/messages.jsonl.
+type AgentMessage struct {
+	AgentID string `json:"agent_id"`
+	llm.Message
+}
+
 // AppendAgentMessages appends a child agent's messages to
-// agents/<id>.messages.jsonl, its own conversation for replay.
+// agents/messages.jsonl, so its conversation can be replayed.
 func (s *Session) AppendAgentMessages(agentID string, msgs ...llm.Message) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for _, m := range msgs {
-		if err := enc.Encode(m); err != nil {
+		if err := enc.Encode(AgentMessage{AgentID: agentID, Message: m}); err != nil {
 			return fmt.Errorf("encode message: %w", err)
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, agentID+".messages.jsonl"), s.clean(buf.Bytes()))
+	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, "messages.jsonl"), s.clean(buf.Bytes()))
 }
 
-// AppendAgentTranscript appends to a child agent's agents/<id>.transcript.md.
+// AppendAgentTranscript collects a child agent's transcript; FlushAgent
+// writes it as one section, so concurrent children do not interleave.
 func (s *Session) AppendAgentTranscript(agentID, md string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, agentID+".transcript.md"), s.clean([]byte(md)))
+	if s.agentMD == nil {
+		s.agentMD = map[string]*strings.Builder{}
+	}
+	b, ok := s.agentMD[agentID]
+	if !ok {
+		b = &strings.Builder{}
+		fmt.Fprintf(b, "\n# Agent %s\n", agentID)
+		s.agentMD[agentID] = b
+	}
+	b.WriteString(md)
+	return nil
+}
+
+// FlushAgent writes a finished child's transcript section.
+func (s *Session) FlushAgent(agentID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.agentMD[agentID]
+	if !ok {
+		return nil
+	}
+	delete(s.agentMD, agentID)
+	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, "transcript.md"), s.clean([]byte(b.String())))
 }
 
 // appendFile is a log kept open for appending, with its size, so a failed
