@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/commands"
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/project"
@@ -126,13 +128,19 @@ func chatMain(ctx context.Context, f flags, _ *cobra.Command) int {
 	if p.Resumed {
 		banner = append(banner, fmt.Sprintf("continuing the session: %d messages so far", len(p.History)))
 	}
-	sh := repl.New(repl.Options{
+	var sh *repl.Shell
+	var coord *coordinator.Coordinator
+	sh = repl.New(repl.Options{
 		Fs: p.Fs, Root: root, SessionID: p.Session.ID, Queue: queue,
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: useColor(f), Banner: banner,
 		HistoryFile: filepath.Join(root, ".ralph", "history"),
+		Loop: func(ctx context.Context) (string, error) {
+			return taskLoop(ctx, p, f, queue, coord, sh.Handle, sh.Confirm)
+		},
 	})
 	appr.Attach(sh)
-	code := sh.Run(ctx, p.Coordinator(queue, sh.Handle))
+	coord = p.Coordinator(queue, sh.Handle)
+	code := sh.Run(ctx, coord)
 	closeChatSession(p)
 	return code
 }
@@ -194,7 +202,10 @@ func runScript(ctx context.Context, f flags, in io.Reader, o scriptOptions) int 
 	var typed []string
 	sc.Run = coord.Run
 	sc.Host = &commands.Host{Fs: p.Fs, Root: root, Coord: coord, SessionID: p.Session.ID,
-		History: func(n int) []string { return typed[max(0, len(typed)-n):] }}
+		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
+		Loop: func(ctx context.Context) (string, error) {
+			return taskLoop(ctx, p, f, queue, coord, sc.Handle, nil)
+		}}
 	steps := scripts.NewStepReader(in)
 	code := sc.Steps(ctx, func() (scripts.Step, error) {
 		st, err := steps.Next()
@@ -205,6 +216,27 @@ func runScript(ctx context.Context, f flags, in io.Reader, o scriptOptions) int 
 	})
 	closeChatSession(p)
 	return code
+}
+
+// taskLoop is /run: the task loop over RALPH_TASKS.md, as `ralph run`
+// runs it, with children spawned by this conversation's coordinator and
+// events shown by the face. ask answers the circuit breaker (nil: nobody
+// to ask, the loop stops).
+func taskLoop(ctx context.Context, p *project.Project, f flags, queue *interrupts.Queue, coord *coordinator.Coordinator,
+	emit func(coordinator.Event), ask func(context.Context, string) bool) (string, error) {
+	st := p.Session.State()
+	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
+		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: f.parallel,
+		Queue: queue, Store: p.Session, Emit: emit, SessionID: p.Session.ID, Prior: &st, Ask: ask,
+	})
+	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
+	if res.IsError {
+		if res.Err != nil {
+			return summary, res.Err
+		}
+		return summary, errors.New(summary)
+	}
+	return summary, nil
 }
 
 // deferredApprover lets the project be opened before the approver is

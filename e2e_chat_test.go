@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/fakemodel"
 )
 
 // chatEnv is the environment for chat tests: no colour, so the screen can
@@ -349,5 +351,29 @@ func TestChatSIGTERM(t *testing.T) {
 	msgs := savedMessages(t, sessionDir(t, dir))
 	if last := msgs[len(msgs)-1]; last.Role != "tool" || !strings.Contains(last.Content, "cancelled") {
 		t.Fatalf("no synthetic result for the cancelled call: %+v", last)
+	}
+}
+
+// /run starts the task loop from chat: its children work the tasks while
+// the prompt stays usable, and the shell is idle again when it ends.
+func TestChatRunsTheTaskLoop(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "first thing", "second thing")
+	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("/run\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "task loop: ") })
+	if !strings.Contains(r.screen(), "(2 done, 0 failed)") {
+		t.Fatalf("the loop did not finish both tasks:\n%s", r.screen())
+	}
+	tasks, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+	if strings.Count(string(tasks), "- [x]") != 2 {
+		t.Fatalf("RALPH_TASKS.md:\n%s", tasks)
+	}
+	r.typeKeys("/exit\r")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }

@@ -142,7 +142,7 @@ func runStop(_ context.Context, h *Host, _ string) (Outcome, error) {
 
 func runLoop(_ context.Context, h *Host, _ string) (Outcome, error) {
 	if h.Loop == nil {
-		return Outcome{}, fmt.Errorf("/run: the task loop is %w in this version yet; `ralph run` works through RALPH_TASKS.md when it is", ErrNotAvailable)
+		return Outcome{}, fmt.Errorf("/run: the task loop is %w here; `ralph run` works through RALPH_TASKS.md", ErrNotAvailable)
 	}
 	if h.busy() {
 		return Outcome{}, errors.New("/run: ralph is already working; stop it first (Ctrl-C or /stop)")

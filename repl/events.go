@@ -58,6 +58,8 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			verb = "failed: " + firstLine(ev.Text)
 		}
 		s.scr.line(s.scr.dim(clipWidth("↘ "+ev.AgentID+" "+verb, w-1)))
+	case coordinator.EventTaskChanged:
+		s.scr.line(s.scr.dim(clipWidth("▸ task "+ev.Text+": "+ev.Output, w-1)))
 	case coordinator.EventError:
 		s.scr.line(s.scr.red(clipWidth(who+"✗ "+ev.Text, w-1)))
 	case coordinator.EventInterrupted:

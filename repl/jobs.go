@@ -88,7 +88,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 	s.scr.end()
 	failed := r.err != nil
 	switch {
-	case r.res != nil && r.res.Subtype == coordinator.SubtypeInterrupted:
+	case r.res != nil && r.res.Subtype == coordinator.SubtypeInterrupted, r.res == nil && stopped:
 		if what == "" {
 			what = s.agents.Summary()
 		}
