@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -254,5 +255,47 @@ func TestRunSIGINTWithoutTerminalExits130(t *testing.T) {
 	state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
 	if !strings.Contains(string(state), `"status": "interrupted"`) {
 		t.Fatalf("session.json = %s", state)
+	}
+}
+
+// TestRunCtrlCSwitchesToChat: Ctrl-C during `ralph run` on a terminal stops
+// every child, saves, and opens the chat shell on the same coordinator;
+// /run resumes the loop there.
+func TestRunCtrlCSwitchesToChat(t *testing.T) {
+	var fast atomic.Bool
+	done := taskChildModel()
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		if !fast.Load() {
+			return fakemodel.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
+		}
+		return done(r)
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "first thing", "second thing")
+	r := startPTY(t, dir, cleanEnv(t), "--base-url", srv.URL, "-y", "run")
+	r.waitFor("first thing", 10*time.Second)
+	waitFor(t, "a child streaming", 10*time.Second, func() bool { return srv.Active() == 1 })
+	r.typeKeys("\x03")
+	r.waitFor("this is chat now", 5*time.Second)
+	r.waitIdle(5*time.Second, nil)
+	data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+	if strings.Contains(string(data), "[~]") {
+		t.Fatalf("the stopped task is still in progress:\n%s", data)
+	}
+	if srv.Active() != 0 {
+		t.Fatal("a child is still streaming after the switch")
+	}
+	fast.Store(true)
+	r.typeKeys("/run\r")
+	r.waitFor("task loop: all tasks done", 20*time.Second)
+	data, _ = os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+	if strings.Count(string(data), "- [x]") != 2 {
+		t.Fatalf("after /run:\n%s", data)
+	}
+	r.waitIdle(5*time.Second, nil)
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }

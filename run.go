@@ -5,7 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/project"
+	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -116,9 +120,13 @@ func runLoop(ctx context.Context, f flags, rf runFlags) int {
 		return face.Fail(scripts.ExitUsage, err)
 	}
 	ov := overrides(f)
+	// On a terminal, Ctrl-C switches into chat; the approver and the event
+	// sink are switched with it, so both start as the one-shot ones.
+	appr := &switchApprover{}
+	appr.set(approver(f.yes))
 	p, err := project.Open(ctx, project.Options{
 		Root: root, Mode: "run", Resume: rf.resume, SessionID: f.session, Force: f.force,
-		Approver: approver(f.yes), Overrides: ov, ModelOptional: external != nil,
+		Approver: appr, Overrides: ov, ModelOptional: external != nil,
 		Notify: func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) },
 	})
 	if err != nil {
@@ -139,11 +147,13 @@ func runLoop(ctx context.Context, f flags, rf runFlags) int {
 	face.Model, face.Cwd = p.Config.Model, root
 	face.Start()
 	defer face.Close()
-	coord := p.Coordinator(queue, face.Handle)
+	sink := &switchSink{}
+	sink.set(face.Handle)
+	coord := p.Coordinator(queue, sink.handle)
 	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
 	if external != nil {
 		external.Root, external.Timeout = root, rf.taskTimeout
-		worker = coordinator.ExternalTaskWorker{Agent: *external, Emit: face.Handle}
+		worker = coordinator.ExternalTaskWorker{Agent: *external, Emit: sink.handle}
 	}
 	opts := coordinator.LoopOptions{
 		Fs: p.Fs, Root: root, Worker: worker, MaxIterations: rf.maxIterations, Parallel: f.parallel,
@@ -157,8 +167,19 @@ func runLoop(ctx context.Context, f flags, rf runFlags) int {
 			return !r.IsError, r.Output
 		}
 	}
+	opts.Emit = sink.handle
 	start := time.Now()
 	res := coordinator.RunTasks(ctx, opts)
+	if res.Reason == coordinator.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == scripts.FormatText &&
+		isTerminal(os.Stdin) && isTerminal(os.Stderr) {
+		// Stop and switch: the loop is stopped and saved; the person goes
+		// on talking to the same coordinator, and /run resumes the loop.
+		stopSignals()
+		face.Close()
+		fmt.Fprintf(os.Stderr, "ralph: stopped the task loop (%d done, %d failed) — state saved; this is chat now: /run resumes the loop, Ctrl-D leaves\n",
+			len(res.Done), len(res.Failed))
+		return switchToChat(ctx, p, f, queue, coord, sink, appr)
+	}
 	counts := memory.TaskCounts{}
 	if f, err := memory.LoadTasks(p.Fs, root); err == nil {
 		counts = f.Counts()
@@ -192,4 +213,66 @@ func askOnTerminal() func(ctx context.Context, q string) bool {
 			return false
 		}
 	}
+}
+
+// switchSink is an event sink whose target changes when `ralph run`
+// switches into chat.
+type switchSink struct {
+	mu sync.Mutex
+	fn func(coordinator.Event)
+}
+
+func (s *switchSink) set(fn func(coordinator.Event)) {
+	s.mu.Lock()
+	s.fn = fn
+	s.mu.Unlock()
+}
+
+func (s *switchSink) handle(ev coordinator.Event) {
+	s.mu.Lock()
+	fn := s.fn
+	s.mu.Unlock()
+	fn(ev)
+}
+
+// switchApprover approves through whichever face owns the terminal now.
+type switchApprover struct {
+	mu sync.Mutex
+	a  workers.Approver
+}
+
+func (s *switchApprover) set(a workers.Approver) {
+	s.mu.Lock()
+	s.a = a
+	s.mu.Unlock()
+}
+
+func (s *switchApprover) ApproveCommand(ctx context.Context, cmd string) workers.Decision {
+	s.mu.Lock()
+	a := s.a
+	s.mu.Unlock()
+	return a.ApproveCommand(ctx, cmd)
+}
+
+// switchToChat opens the chat shell on the task loop's own project,
+// coordinator and queue.
+func switchToChat(ctx context.Context, p *project.Project, f flags, queue *interrupts.Queue, coord *coordinator.Coordinator,
+	sink *switchSink, appr *switchApprover) int {
+	chatAppr := repl.NewApprover(f.yes)
+	chatAppr.Configure(p.Fs, p.Root, p.Config.AllowedCommands)
+	var sh *repl.Shell
+	sh = repl.New(repl.Options{
+		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: useColor(f),
+		HistoryFile: filepath.Join(p.Root, ".ralph", "history"),
+		Loop: func(ctx context.Context) (string, error) {
+			return taskLoop(ctx, p, f, queue, coord, sh.Handle, sh.Confirm)
+		},
+	})
+	chatAppr.Attach(sh)
+	appr.set(chatAppr)
+	sink.set(sh.Handle)
+	code := sh.Run(ctx, coord)
+	closeChatSession(p)
+	return code
 }
