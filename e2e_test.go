@@ -487,3 +487,32 @@ func TestHardStopDuringCommand(t *testing.T) {
 		})
 	}
 }
+
+// A cloned project's config cannot pre-approve commands; an approval made
+// on this machine ("always", recorded on the user's side) is honoured in
+// one-shot mode too.
+func TestProjectAllowedCommandsNeedLocalApproval(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".ralph", "config.toml"), []byte("allowed_commands = [\"echo\"]\n"), 0o644)
+	env := cleanEnv(t)
+	srv := scenarioServer(t, "run_command")
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "make ran.txt")
+	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); err == nil || !strings.Contains(r.stderr, "not approved on this machine") {
+		t.Fatalf("an untrusted project approval ran a command; stderr %q", r.stderr)
+	}
+	var cfgHome string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			cfgHome = v
+		}
+	}
+	os.MkdirAll(filepath.Join(cfgHome, "ralph"), 0o700)
+	trust, _ := json.Marshal(map[string][]string{dir: {"echo"}})
+	os.WriteFile(filepath.Join(cfgHome, "ralph", "approved_commands.json"), trust, 0o600)
+	srv2 := scenarioServer(t, "run_command")
+	r = ralph(t, dir, env, nil, "--base-url", srv2.URL, "--json", "make ran.txt")
+	if got, err := os.ReadFile(filepath.Join(dir, "ran.txt")); err != nil || string(got) != "ran\n" {
+		t.Fatalf("an approved prefix was not honoured: %v; stderr %q", err, r.stderr)
+	}
+}

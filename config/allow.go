@@ -186,6 +186,9 @@ func AllowCommand(fs afero.Fs, root, prefix string) error {
 	if _, err := toml.Decode(string(old), &before); err != nil {
 		return fmt.Errorf("%s does not parse, so ralph leaves it alone: %w", path, err)
 	}
+	if err := TrustCommand(fs, UserConfigDir(), root, prefix); err != nil {
+		return fmt.Errorf("record the approval of %q: %w", prefix, err)
+	}
 	for _, a := range before.AllowedCommands {
 		if a == prefix {
 			return nil

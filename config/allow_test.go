@@ -142,7 +142,26 @@ func TestLoadJoinsAllowedCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(c.AllowedCommands, []string{"ls", "go test"}) || !c.CommandAllowed("go test ./x") {
+	// The project's approval was not made on this machine: a cloned
+	// repository cannot pre-approve commands.
+	if !reflect.DeepEqual(c.AllowedCommands, []string{"ls"}) || c.UntrustedCommands != 1 || c.CommandAllowed("go test ./x") {
+		t.Fatalf("untrusted: AllowedCommands = %q, untrusted %d", c.AllowedCommands, c.UntrustedCommands)
+	}
+	if err := TrustCommand(fs, "/home", "/p", "go test"); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Load(Sources{Fs: fs, ProjectRoot: "/p", UserConfigDir: "/home", Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.AllowedCommands, []string{"ls", "go test"}) || !c.CommandAllowed("go test ./x") || c.UntrustedCommands != 0 {
 		t.Fatalf("AllowedCommands = %q", c.AllowedCommands)
+	}
+	// Trust is per project.
+	c, _ = Load(Sources{Fs: fs, ProjectRoot: "/other", UserConfigDir: "/home", Getenv: func(string) string { return "" }})
+	_ = afero.WriteFile(fs, filepath.Join("/other", ProjectFile), []byte("allowed_commands = [\"go test\"]\n"), 0o644)
+	c, _ = Load(Sources{Fs: fs, ProjectRoot: "/other", UserConfigDir: "/home", Getenv: func(string) string { return "" }})
+	if c.CommandAllowed("go test") {
+		t.Fatal("an approval for /p applied to /other")
 	}
 }

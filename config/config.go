@@ -81,6 +81,9 @@ type Config struct {
 	// AllowedCommands are run_command prefixes approved with "always"
 	// (allowed_commands in the user's and the project's config, joined).
 	AllowedCommands []string
+	// UntrustedCommands counts allowed_commands of the project's config
+	// that were ignored because they were not approved on this machine.
+	UntrustedCommands int
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -186,7 +189,15 @@ func Load(src Sources) (Config, error) {
 		if f.CommandTimeoutS != 0 {
 			c.CommandTimeout = time.Duration(f.CommandTimeoutS) * time.Second
 		}
-		c.AllowedCommands = append(c.AllowedCommands, f.AllowedCommands...)
+		allowed := f.AllowedCommands
+		if fromProject {
+			// A cloned repository must not pre-approve commands: only the
+			// prefixes approved on this machine for this project count.
+			var ignored int
+			allowed, ignored = trustedOnly(src.Fs, src.UserConfigDir, src.ProjectRoot, allowed)
+			c.UntrustedCommands = ignored
+		}
+		c.AllowedCommands = append(c.AllowedCommands, allowed...)
 	}
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.SetBaseURL(v)

@@ -120,8 +120,19 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		return nil, err
 	}
 	_ = lock.SetSession(p.Session.ID)
+	if cfg.UntrustedCommands > 0 {
+		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
+			cfg.UntrustedCommands, config.ProjectFile))
+	}
+	var appr workers.Approver = opts.Approver
+	if appr == nil {
+		appr = workers.DenyNoTerminal
+	}
+	if len(cfg.AllowedCommands) > 0 {
+		appr = allowedFirst{allowed: cfg.AllowedCommands, next: appr}
+	}
 	p.Tools, err = workers.NewToolset(workers.Options{
-		Root: opts.Root, Approver: opts.Approver, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
+		Root: opts.Root, Approver: appr, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
 	})
 	if err != nil {
 		return nil, err
@@ -336,3 +347,18 @@ func IsNoSession(err error) bool { return errors.Is(err, memory.ErrNoSession) }
 
 // sessionDir is a helper for faces that print where the record is.
 func (p *Project) SessionDir() string { return filepath.Join(p.Root, memory.SessionsDir, p.Session.ID) }
+
+// allowedFirst approves commands whose prefixes were approved "always"
+// (allowed_commands) without asking, in every face, and asks next for the
+// rest.
+type allowedFirst struct {
+	allowed []string
+	next    workers.Approver
+}
+
+func (a allowedFirst) ApproveCommand(ctx context.Context, cmd string) workers.Decision {
+	if config.PrefixesAllowed(a.allowed, cmd) {
+		return workers.Decision{Allowed: true}
+	}
+	return a.next.ApproveCommand(ctx, cmd)
+}

@@ -1,0 +1,94 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/spf13/afero"
+)
+
+// The project's .ralph/config.toml travels with the repository, so a
+// cloned project could arrive with allowed_commands = ["rm"] already in
+// it. ralph therefore also records every "always" approval on the user's
+// side, in <user config dir>/ralph/approved_commands.json keyed by project
+// root, and honours a project's allowed_commands only where that record
+// agrees.
+
+// TrustFile is the user-side record of approvals.
+func TrustFile(userConfigDir string) string {
+	return filepath.Join(userConfigDir, "ralph", "approved_commands.json")
+}
+
+var trustMu sync.Mutex
+
+func readTrust(fs afero.Fs, userConfigDir string) (map[string][]string, error) {
+	data, err := afero.ReadFile(fs, TrustFile(userConfigDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string][]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := map[string][]string{}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s is corrupt: %w", TrustFile(userConfigDir), err)
+	}
+	return m, nil
+}
+
+// trustedOnly keeps the prefixes approved on this machine for root and
+// counts the others.
+func trustedOnly(fs afero.Fs, userConfigDir, root string, allowed []string) ([]string, int) {
+	if len(allowed) == 0 {
+		return nil, 0
+	}
+	if userConfigDir == "" {
+		return nil, len(allowed)
+	}
+	m, err := readTrust(fs, userConfigDir)
+	if err != nil {
+		return nil, len(allowed)
+	}
+	trusted := m[filepath.Clean(root)]
+	var out []string
+	for _, a := range allowed {
+		if slices.Contains(trusted, a) {
+			out = append(out, a)
+		}
+	}
+	return out, len(allowed) - len(out)
+}
+
+// TrustCommand records that the user approved prefix "always" for root.
+func TrustCommand(fs afero.Fs, userConfigDir, root, prefix string) error {
+	if userConfigDir == "" {
+		return errors.New("no user config directory to record the approval in")
+	}
+	trustMu.Lock()
+	defer trustMu.Unlock()
+	m, err := readTrust(fs, userConfigDir)
+	if err != nil {
+		m = map[string][]string{}
+	}
+	root = filepath.Clean(root)
+	if slices.Contains(m[root], prefix) {
+		return nil
+	}
+	m[root] = append(m[root], prefix)
+	sort.Strings(m[root])
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := TrustFile(userConfigDir)
+	if err := fs.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return writeAtomic(fs, path, append(data, '\n'), 0o600)
+}
