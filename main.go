@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/suggest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -175,39 +176,12 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 func nearCommand(cmd *cobra.Command, word string) string {
 	for _, c := range cmd.Commands() {
 		for _, name := range append([]string{c.Name()}, c.Aliases...) {
-			if osaDistance(strings.ToLower(word), name) <= 1 {
+			if suggest.Distance(strings.ToLower(word), name) <= 1 {
 				return name
 			}
 		}
 	}
 	return ""
-}
-
-// osaDistance is the optimal string alignment distance: Levenshtein plus
-// transposition of adjacent characters as one edit.
-func osaDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // usageError is bad input from the command line: exit 2. hint adds the

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/suggest"
 	"io"
 	"sort"
 	"strings"
@@ -171,7 +172,7 @@ func Nearest(name string) string {
 	}
 	best, bestD := "", 1<<30
 	for _, n := range Names() {
-		if d := osaDistance(name, n); d < bestD {
+		if d := suggest.Distance(name, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -189,31 +190,4 @@ func Nearest(name string) string {
 		return prefixed[0]
 	}
 	return ""
-}
-
-// osaDistance is the optimal string alignment distance: Levenshtein plus
-// the swap of two neighbours as one edit, the commonest typo.
-func osaDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

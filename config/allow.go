@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/afero"
@@ -205,7 +204,7 @@ func AllowCommand(fs afero.Fs, root, prefix string) error {
 	if len(after.AllowedCommands) != len(before.AllowedCommands)+1 || after.AllowedCommands[len(after.AllowedCommands)-1] != prefix {
 		return fmt.Errorf("%s: could not add %q to %s; add it by hand", path, prefix, AllowedCommandsKey)
 	}
-	return writeAtomic(fs, path, updated, perm)
+	return memory.WriteFileAtomic(fs, path, updated, perm)
 }
 
 // addAllowed returns doc with prefix added to the top-level
@@ -316,42 +315,3 @@ func tomlString(s string) string {
 }
 
 var allowTmpSeq atomic.Uint64
-
-// writeAtomic replaces path with data through a synced temporary file and
-// a rename, so a crash leaves the old config or the new one, never half of
-// either. (memory.WriteFileAtomic does the same; config sits below memory
-// and cannot import it.)
-func writeAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := fs.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-"+
-		strconv.FormatUint(allowTmpSeq.Add(1), 10)+"-"+strconv.FormatInt(time.Now().UnixNano()%1e6, 10))
-	f, err := fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = fs.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = fs.Rename(tmp, path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	if d, derr := fs.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}

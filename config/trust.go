@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,5 +91,5 @@ func TrustCommand(fs afero.Fs, userConfigDir, root, prefix string) error {
 	if err := fs.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return writeAtomic(fs, path, append(data, '\n'), 0o600)
+	return memory.WriteFileAtomic(fs, path, append(data, '\n'), 0o600)
 }

@@ -3,6 +3,7 @@ package scripts
 import (
 	"errors"
 	"fmt"
+	typo "github.com/ralph-dev/ralph/suggest"
 	"reflect"
 	"regexp"
 	"strings"
@@ -267,7 +268,7 @@ func suggest(name string, known []string) []string {
 	}
 	best, bestD := "", -1
 	for _, k := range known {
-		if d := editDistance(n, fold(k)); bestD < 0 || d < bestD {
+		if d := typo.Distance(n, fold(k)); bestD < 0 || d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -312,26 +313,4 @@ func commonPrefix(a, b string) int {
 
 func fold(s string) string {
 	return strings.ToLower(strings.ReplaceAll(s, "_", ""))
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes; names
-// are ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

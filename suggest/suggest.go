@@ -1,0 +1,32 @@
+// Package suggest measures how far a mistyped word is from the ones a
+// program knows, so every "did you mean" in ralph (commands, slash
+// commands, condition variables) agrees on what a typo is.
+package suggest
+
+// Distance is the optimal string alignment distance between a and b:
+// Levenshtein's insertions, deletions and substitutions, plus the swap of
+// two neighbouring characters as one edit, the commonest typo.
+func Distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
