@@ -152,9 +152,7 @@ func print(w io.Writer, rows []row) {
 // (the wall time of a whole fixed-trial run) says nothing.
 func hasCustom(r row) bool {
 	for _, m := range r.metrics {
-		switch m[1] {
-		case "ns/op", "B/op", "allocs/op", "MB/s":
-		default:
+		if !strings.HasSuffix(m[1], "/op") && m[1] != "MB/s" {
 			return true
 		}
 	}
