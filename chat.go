@@ -130,12 +130,14 @@ func chatMain(ctx context.Context, f flags, _ *cobra.Command) int {
 	}
 	var sh *repl.Shell
 	var coord *coordinator.Coordinator
+	ctl := coordinator.NewLoopControl()
 	sh = repl.New(repl.Options{
+		Pause: ctl.Pause, Resume: ctl.Resume,
 		Fs: p.Fs, Root: root, SessionID: p.Session.ID, Queue: queue,
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: useColor(f), Banner: banner,
 		HistoryFile: filepath.Join(root, ".ralph", "history"),
 		Loop: func(ctx context.Context) (string, error) {
-			return taskLoop(ctx, p, f, queue, coord, sh.Handle, sh.Confirm)
+			return taskLoop(ctx, p, f, queue, coord, ctl, sh.Handle, sh.Confirm)
 		},
 	})
 	appr.Attach(sh)
@@ -204,7 +206,7 @@ func runScript(ctx context.Context, f flags, in io.Reader, o scriptOptions) int 
 	sc.Host = &commands.Host{Fs: p.Fs, Root: root, Coord: coord, SessionID: p.Session.ID,
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Loop: func(ctx context.Context) (string, error) {
-			return taskLoop(ctx, p, f, queue, coord, sc.Handle, nil)
+			return taskLoop(ctx, p, f, queue, coord, nil, sc.Handle, nil)
 		}}
 	steps := scripts.NewStepReader(in)
 	code := sc.Steps(ctx, func() (scripts.Step, error) {
@@ -223,11 +225,11 @@ func runScript(ctx context.Context, f flags, in io.Reader, o scriptOptions) int 
 // events shown by the face. ask answers the circuit breaker (nil: nobody
 // to ask, the loop stops).
 func taskLoop(ctx context.Context, p *project.Project, f flags, queue *interrupts.Queue, coord *coordinator.Coordinator,
-	emit func(coordinator.Event), ask func(context.Context, string) bool) (string, error) {
+	ctl *coordinator.LoopControl, emit func(coordinator.Event), ask func(context.Context, string) bool) (string, error) {
 	st := p.Session.State()
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: f.parallel,
-		Queue: queue, Store: p.Session, Emit: emit, SessionID: p.Session.ID, Prior: &st, Ask: ask,
+		Queue: queue, Store: p.Session, Emit: emit, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {

@@ -299,3 +299,50 @@ func TestRunCtrlCSwitchesToChat(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestChatPauseAndResumeTheLoop: /pause in chat lets the task in flight
+// finish, starts no other, and says "paused" in session.json; /resume
+// carries the loop to its end.
+func TestChatPauseAndResumeTheLoop(t *testing.T) {
+	var gate atomic.Bool
+	done := taskChildModel()
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		resp := done(r)
+		if !gate.Load() {
+			resp.DelayMS = 300
+		}
+		return resp
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "alpha", "beta", "gamma")
+	r := startPTY(t, dir, cleanEnv(t), "--base-url", srv.URL, "-y", "chat")
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("/run\r")
+	waitFor(t, "the first task to start", 10*time.Second, func() bool {
+		data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+		return strings.Contains(string(data), "- [~] alpha")
+	})
+	r.typeKeys("/pause\r")
+	r.waitFor("task loop: paused", 5*time.Second)
+	waitFor(t, "the session to say paused", 15*time.Second, func() bool {
+		data, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
+		return strings.Contains(string(data), `"status": "paused"`)
+	})
+	data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+	if strings.Count(string(data), "- [x]") != 1 || strings.Contains(string(data), "[~]") {
+		t.Fatalf("while paused:\n%s", data)
+	}
+	gate.Store(true)
+	r.typeKeys("/resume\r")
+	r.waitFor("task loop: all tasks done", 20*time.Second)
+	data, _ = os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
+	if strings.Count(string(data), "- [x]") != 3 {
+		t.Fatalf("after /resume:\n%s", data)
+	}
+	r.waitIdle(5*time.Second, nil)
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -261,12 +261,14 @@ func switchToChat(ctx context.Context, p *project.Project, f flags, queue *inter
 	chatAppr := repl.NewApprover(f.yes)
 	chatAppr.Configure(p.Fs, p.Root, p.Config.AllowedCommands)
 	var sh *repl.Shell
+	ctl := coordinator.NewLoopControl()
 	sh = repl.New(repl.Options{
+		Pause: ctl.Pause, Resume: ctl.Resume,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Color: useColor(f),
 		HistoryFile: filepath.Join(p.Root, ".ralph", "history"),
 		Loop: func(ctx context.Context) (string, error) {
-			return taskLoop(ctx, p, f, queue, coord, sh.Handle, sh.Confirm)
+			return taskLoop(ctx, p, f, queue, coord, ctl, sh.Handle, sh.Confirm)
 		},
 	})
 	chatAppr.Attach(sh)

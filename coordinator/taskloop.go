@@ -71,6 +71,8 @@ type LoopOptions struct {
 	Emit   func(Event)
 	// SessionID is put on events and progress entries.
 	SessionID string
+	// Control, if set, pauses and resumes the loop from outside.
+	Control *LoopControl
 	// Prior continues a resumed session's counters.
 	Prior *memory.State
 }
@@ -154,6 +156,8 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 			l.cost = *p.CostUSD
 		}
 	}
+	o.Control.begin()
+	defer o.Control.end()
 	l.res = l.run(ctx)
 	l.res.Done, l.res.Failed = l.done, l.failed
 	l.refreshCounts()
@@ -223,7 +227,11 @@ func (l *loop) run(ctx context.Context) LoopResult {
 		if err != nil {
 			return stop(LoopResult{Reason: "cannot read the task file", IsError: true, Err: err})
 		}
+		paused := l.o.Control.Paused()
 		ready, wait := l.ready(f)
+		if paused {
+			ready = nil
+		}
 		for _, t := range ready {
 			if inflight >= l.o.Parallel || l.stats.Iterations+inflight >= l.o.MaxIterations {
 				break
@@ -236,6 +244,20 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			go func() {
 				results <- attemptDone{task: t, attempt: attempt, out: l.o.Worker.Work(ctx, t, attempt)}
 			}()
+		}
+		if inflight == 0 && paused {
+			l.save(memory.StatusPaused, "")
+			l.decide("paused", "the task loop was paused")
+			select {
+			case <-l.o.Control.changed():
+			case <-l.o.Queue.Ready():
+			case <-ctx.Done():
+			}
+			if !l.o.Control.Paused() {
+				l.decide("resumed", "the task loop was resumed")
+				l.save(memory.StatusRunning, "")
+			}
+			continue
 		}
 		if inflight == 0 {
 			if wait > 0 {
@@ -257,6 +279,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 				return stop(r)
 			}
 		case <-l.o.Queue.Ready():
+		case <-l.o.Control.changed():
 		case <-ctx.Done():
 		}
 	}

@@ -222,3 +222,62 @@ func TestLoopStuckOnUnmetDependency(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 }
+
+func TestLoopPauseAndResume(t *testing.T) {
+	root, fs := taskProject(t, taskList(3))
+	ctl := NewLoopControl()
+	if err := ctl.Pause(); !errors.Is(err, ErrNoLoop) {
+		t.Fatalf("pausing with no loop: %v", err)
+	}
+	var calls atomic.Int32
+	release := make(chan struct{})
+	res := make(chan LoopResult, 1)
+	go func() {
+		res <- RunTasks(context.Background(), LoopOptions{
+			Fs: fs, Root: root, Control: ctl,
+			Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+				if calls.Add(1) == 1 {
+					<-release
+				}
+				return TaskOutcome{Completed: true}
+			}),
+		})
+	}()
+	waitUntil(t, func() bool { return calls.Load() == 1 })
+	if err := ctl.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	time.Sleep(150 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("a paused loop started %d more task(s)", n-1)
+	}
+	if c := loadTasks(t, fs, root).Counts(); c.Done != 1 || c.Open != 2 {
+		t.Fatalf("counts while paused = %+v", c)
+	}
+	if err := ctl.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-res:
+		if r.IsError || len(r.Done) != 3 {
+			t.Fatalf("result = %+v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not finish after Resume")
+	}
+	if err := ctl.Resume(); !errors.Is(err, ErrNoLoop) {
+		t.Fatalf("resuming a finished loop: %v", err)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
