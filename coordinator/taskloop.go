@@ -124,6 +124,7 @@ type loop struct {
 	notBefore map[string]time.Time
 	done      []string
 	failed    []string
+	counts    memory.TaskCounts // as of the last refresh
 	res       LoopResult
 }
 
@@ -493,6 +494,7 @@ func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
 func (l *loop) refreshCounts() {
 	if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
 		c := f.Counts()
+		l.counts = c
 		l.stats.TasksOpen, l.stats.TasksDone, l.stats.TasksFailed = c.Open+c.InProgress, c.Done, c.Failed
 	}
 }
@@ -522,9 +524,7 @@ func (l *loop) save(status, current string) {
 			s.CostUSD = &c
 		}
 		s.CurrentTask = current
-		if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
-			s.Tasks = f.Counts()
-		}
+		s.Tasks = l.counts
 		if status != memory.StatusRunning {
 			s.EndedAt = time.Now().UTC()
 		}
