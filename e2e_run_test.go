@@ -346,3 +346,17 @@ func TestChatPauseAndResumeTheLoop(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// Bare `ralph` on a terminal opens the chat shell.
+func TestBareRalphOnATerminalOpensChat(t *testing.T) {
+	srv := scenarioServer(t, "write_hello")
+	r := startPTY(t, t.TempDir(), cleanEnv(t), "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("create hello.txt\r")
+	r.waitFor(`Created hello.txt containing "hi".`, 10*time.Second)
+	r.waitIdle(5*time.Second, nil)
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

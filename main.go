@@ -80,8 +80,11 @@ func run(args []string) int {
 		Short: "An AI coding agent you can talk to and leave working",
 		Long: `ralph is an AI coding agent for any OpenAI-compatible model.
 
+  ralph                 open the chat shell (on a terminal; same as ralph chat)
   ralph "task"          run one task and exit (for shells, scripts and CI)
   cmd | ralph "task"    piped input is given to the model as context
+  ralph run             work through RALPH_TASKS.md on its own
+  ralph resume          continue an interrupted session
 
 The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
 the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.

@@ -38,8 +38,8 @@ func oneShot(ctx context.Context, f flags, task string, cmd *cobra.Command) int 
 	resume := f.resume || f.cont || f.session != ""
 	if prompt == "" && !f.resume {
 		if !piped && isTerminal(os.Stdin) && !resume {
-			_ = cmd.Help()
-			return 0
+			// Bare `ralph` on a terminal is the chat shell.
+			return chatMain(ctx, f, cmd)
 		}
 		return face.Fail(scripts.ExitUsage, fmt.Errorf("no task given: pass it as an argument (ralph \"task\") or on standard input"))
 	}
