@@ -360,3 +360,20 @@ func TestBareRalphOnATerminalOpensChat(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+func TestRunMaxCostStops(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, numbered(5, nil)...)
+	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".ralph", "config.toml"), []byte("input_price_per_mtok = 100\noutput_price_per_mtok = 100\n"), 0o644)
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "--json", "run", "--max-cost", "0.0001")
+	m := resultLine(t, r.stdout)
+	if r.code != 1 || m["reason"] != "cost limit reached" || m["total_cost_usd"] == nil {
+		t.Fatalf("exit %d, result %v\n%s", r.code, m, r.stderr)
+	}
+	if done := m["tasks"].(map[string]any)["done"].(float64); done < 1 || done > 4 {
+		t.Fatalf("%v tasks done before the cost limit", done)
+	}
+}

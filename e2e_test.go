@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"errors"
 	"os"
 	"os/exec"
@@ -33,12 +34,14 @@ func TestOneShotWritesFileJSON(t *testing.T) {
 	if m["subtype"] != "success" || m["is_error"] != false || m["result"] != `Created hello.txt containing "hi".` || m["num_turns"] != 2.0 {
 		t.Fatalf("result = %v", m)
 	}
-	if m["total_cost_usd"] != nil {
-		t.Fatalf("total_cost_usd = %v, want null for an unpriced model", m["total_cost_usd"])
-	}
 	usage := m["usage"].(map[string]any)
-	if usage["input_tokens"].(float64) <= 0 || usage["output_tokens"].(float64) <= 0 {
+	in, out := usage["input_tokens"].(float64), usage["output_tokens"].(float64)
+	if in <= 0 || out <= 0 {
 		t.Fatalf("usage = %v", usage)
+	}
+	// The default model, gpt-4o-mini, has a list price: $0.15 in, $0.60 out per million tokens.
+	if cost, ok := m["total_cost_usd"].(float64); !ok || math.Abs(cost-(in*0.15+out*0.60)/1e6) > 1e-12 {
+		t.Fatalf("total_cost_usd = %v for usage %v", m["total_cost_usd"], usage)
 	}
 	// The key order is part of the contract people read.
 	line := strings.TrimSpace(r.stdout)
@@ -514,5 +517,26 @@ func TestProjectAllowedCommandsNeedLocalApproval(t *testing.T) {
 	r = ralph(t, dir, env, nil, "--base-url", srv2.URL, "--json", "make ran.txt")
 	if got, err := os.ReadFile(filepath.Join(dir, "ran.txt")); err != nil || string(got) != "ran\n" {
 		t.Fatalf("an approved prefix was not honoured: %v; stderr %q", err, r.stderr)
+	}
+}
+
+// A model without a known price reports its cost as null; prices set in the
+// config are used for any model.
+func TestCostUnknownOrConfigured(t *testing.T) {
+	srv := scenarioServer(t, "write_hello")
+	dir := t.TempDir()
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--model", "local-llama", "--json", "hi")
+	if m := resultLine(t, r.stdout); m["total_cost_usd"] != nil {
+		t.Fatalf("total_cost_usd = %v, want null for an unpriced model", m["total_cost_usd"])
+	}
+	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".ralph", "config.toml"), []byte("input_price_per_mtok = 1000000\noutput_price_per_mtok = 2000000\n"), 0o644)
+	srv2 := scenarioServer(t, "write_hello")
+	r = ralph(t, dir, cleanEnv(t), nil, "--base-url", srv2.URL, "--model", "local-llama", "--json", "hi")
+	m := resultLine(t, r.stdout)
+	u := m["usage"].(map[string]any)
+	want := u["input_tokens"].(float64)*1 + u["output_tokens"].(float64)*2
+	if got, ok := m["total_cost_usd"].(float64); !ok || math.Abs(got-want) > 1e-9 {
+		t.Fatalf("total_cost_usd = %v, want %v", m["total_cost_usd"], want)
 	}
 }

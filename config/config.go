@@ -73,6 +73,9 @@ type Config struct {
 	// ContextTokens is the input budget of one request; 0 means derived
 	// from the model's known context window.
 	ContextTokens int
+	// InputPrice and OutputPrice (USD per million tokens) override the
+	// model's list price; both zero means the list price, if known.
+	InputPrice, OutputPrice float64
 	// Files lists the config files that were read, lowest precedence first.
 	Files []string
 	// BaseURLFromProject is true when the endpoint was chosen by the
@@ -95,13 +98,15 @@ func (c *Config) SetBaseURL(u string) {
 
 // File is the TOML schema of a config file.
 type File struct {
-	Model           string `toml:"model"`
-	BaseURL         string `toml:"base_url"`
-	APIKeyEnv       string `toml:"api_key_env"`
-	MaxTurns        int    `toml:"max_turns"`
-	MaxRetries      *int   `toml:"max_retries"`
-	ContextTokens   int    `toml:"context_tokens"`
-	CommandTimeoutS int    `toml:"command_timeout_s"`
+	Model           string  `toml:"model"`
+	BaseURL         string  `toml:"base_url"`
+	APIKeyEnv       string  `toml:"api_key_env"`
+	MaxTurns        int     `toml:"max_turns"`
+	MaxRetries      *int    `toml:"max_retries"`
+	ContextTokens   int     `toml:"context_tokens"`
+	InputPrice      float64 `toml:"input_price_per_mtok"`
+	OutputPrice     float64 `toml:"output_price_per_mtok"`
+	CommandTimeoutS int     `toml:"command_timeout_s"`
 	// AllowedCommands: see Config.AllowedCommands and AllowCommand.
 	AllowedCommands []string `toml:"allowed_commands"`
 }
@@ -183,6 +188,9 @@ func Load(src Sources) (Config, error) {
 		if f.ContextTokens != 0 {
 			c.ContextTokens = f.ContextTokens
 		}
+		if f.InputPrice != 0 || f.OutputPrice != 0 {
+			c.InputPrice, c.OutputPrice = f.InputPrice, f.OutputPrice
+		}
 		if f.MaxRetries != nil {
 			c.MaxRetries = *f.MaxRetries
 		}
@@ -232,7 +240,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, command_timeout_s, allowed_commands)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -252,6 +260,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > 20 {
 		return invalidf("max retries must be between 0 and 20, not %d", c.MaxRetries)
+	}
+	if c.InputPrice < 0 || c.OutputPrice < 0 {
+		return invalidf("prices per million tokens cannot be negative")
 	}
 	if c.ContextTokens < 0 || (c.ContextTokens > 0 && c.ContextTokens < 1024) {
 		return invalidf("context_tokens must be at least 1024, not %d", c.ContextTokens)

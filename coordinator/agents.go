@@ -129,6 +129,7 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 	child := New(Options{
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: interrupts.NewQueue(),
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id, Emit: c.forward,
+		PriceOf: c.opts.PriceOf,
 	})
 	r := child.Run(cctx, task)
 	if f, ok := store.(interface{ Flush() error }); ok {

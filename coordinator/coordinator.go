@@ -51,6 +51,9 @@ type Options struct {
 	// ContextTokens is the input budget of one request; 0 derives it from
 	// the model's context window.
 	ContextTokens int
+	// PriceOf gives a model's price; nil, or a nil price, means the cost is
+	// unknown and reported as null.
+	PriceOf func(model string) *llm.Price
 	// AgentID names this agent in events; "" is the main coordinator.
 	AgentID string
 	// Children enables spawn_agent; nil for child agents themselves.
@@ -186,6 +189,7 @@ func (c *Coordinator) save(status string, errText string) {
 		s.Turns = c.turns
 		s.Iteration = c.turns
 		s.Usage = c.Usage()
+		s.CostUSD = c.cost()
 		s.Retries = c.counts.retries
 		s.Errors = c.counts.errors
 		s.Interrupts = c.counts.interrupts
@@ -210,6 +214,7 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	res.NumTurns = c.turns - c.runStart
 	res.Duration = time.Since(start)
 	res.Usage = c.Usage()
+	res.CostUSD = c.cost()
 	res.Denied = c.denied
 	if res.Err == nil && c.storeErr != nil && !res.IsError {
 		// A run whose record could not be saved must not look clean.
@@ -513,6 +518,20 @@ func (c *Coordinator) Usage() llm.Usage {
 	c.statsMu.Lock()
 	defer c.statsMu.Unlock()
 	return c.usage
+}
+
+// cost is the known cost of the usage so far, or nil when the model has no
+// known price.
+func (c *Coordinator) cost() *float64 {
+	if c.opts.PriceOf == nil {
+		return nil
+	}
+	p := c.opts.PriceOf(c.ModelName())
+	if p == nil {
+		return nil
+	}
+	v := p.Cost(c.Usage())
+	return &v
 }
 
 func (c *Coordinator) addUsage(u llm.Usage) {

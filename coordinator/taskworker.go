@@ -30,7 +30,7 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int) Ta
 		tools = ch.ToolsWith(claim)
 	}
 	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt), tools, false)
-	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text}
+	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
 	claimed, summary := claim.get()
 	if claimed {
 		out.Completed = true

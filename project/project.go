@@ -228,8 +228,20 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
 		History: p.History, Emit: emit, ContextTokens: p.Config.ContextTokens, Prior: p.prior(),
-		Children: p.Children(nil),
+		Children: p.Children(nil), PriceOf: p.PriceOf,
 	})
+}
+
+// PriceOf is a model's price: the config's prices when set, else the
+// model's list price if ralph knows it, else nil (cost unknown).
+func (p *Project) PriceOf(model string) *llm.Price {
+	if p.Config.InputPrice > 0 || p.Config.OutputPrice > 0 {
+		return &llm.Price{Input: p.Config.InputPrice, Output: p.Config.OutputPrice}
+	}
+	if lp, ok := llm.ListPrice(model); ok {
+		return &lp
+	}
+	return nil
 }
 
 // Children is the child-agent configuration: the project's tools without
