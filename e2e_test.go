@@ -2,8 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"math"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
