@@ -117,7 +117,10 @@ func TestContinueSendsTheEarlierConversation(t *testing.T) {
 // a ralph to hold the project for a while.
 func slowServer(t *testing.T) *fakemodel.Server {
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: strings.Repeat("slow ", 40), ChunkSize: 5, ChunkDelayMS: 25}
+		// About 3 s of streaming: long enough that every process started
+		// together has tried the lock while the first one holds it, even on
+		// a loaded machine.
+		return fakemodel.Response{Text: strings.Repeat("slow ", 40), ChunkSize: 5, ChunkDelayMS: 75}
 	})
 	t.Cleanup(srv.Close)
 	return srv
