@@ -1,10 +1,12 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +17,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/ralph-dev/ralph/fakemodel"
 )
@@ -104,7 +104,7 @@ func BenchmarkChildren64(b *testing.B) {
 		spans = append(spans, last.Sub(first))
 		cpus = append(cpus, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
-	base := bareClientSpan(b, srv.URL, n)
+	base := bareClientSpan(b, srv.URL, srv.Requests(), n)
 	b.ReportMetric(float64(percentile(spans, 0.5))/float64(100*time.Millisecond), "span/ideal")
 	b.ReportMetric(ms(percentile(spans, 0.5)), "span-ms")
 	b.ReportMetric(ms(base), "bare-client-span-ms")
@@ -249,43 +249,46 @@ func TestProfileChildren64(t *testing.T) {
 	}
 }
 
-// bareClientSpan is the same schedule (one request, 64 concurrent chains of
-// three, one request) made by a bare go-openai client with no agent logic
-// at all: what this machine's transport and the fake server cost by
-// themselves, to read ralph's span against.
-func bareClientSpan(b *testing.B, baseURL string, trials int) time.Duration {
-	cfg := openai.DefaultConfig("")
-	cfg.BaseURL = baseURL
-	c := openai.NewClientWithConfig(cfg)
-	call := func() {
-		s, err := c.CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{Model: "m", Stream: true,
-			Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "spawn 0 rounds=1 delay=20"}}})
+// bareClientSpan replays the same schedule (one request, 64 concurrent
+// chains of three, one request) with a request body ralph's children sent,
+// from a bare HTTP client with no agent logic at all: what this machine's
+// transport and the fake server cost by themselves, to read ralph's span
+// against.
+func bareClientSpan(b *testing.B, baseURL string, reqs []fakemodel.RecordedRequest, trials int) time.Duration {
+	var childBody []byte
+	for _, r := range reqs {
+		if strings.HasPrefix(r.Request.Messages[0].Content, "You are a child agent") {
+			childBody = r.Body
+			break
+		}
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
+	call := func(body []byte) {
+		// Replayed bodies carry the fleet spec, so the fake model answers
+		// them as it answered ralph (a child answers text, delay 20 ms).
+		resp, err := client.Post(baseURL+"/chat/completions", "application/json", bytes.NewReader(body))
 		if err != nil {
 			b.Fatal(err)
 		}
-		for {
-			if _, err := s.Recv(); err != nil {
-				break
-			}
-		}
-		s.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 	var ds []time.Duration
 	for t := 0; t < trials; t++ {
 		start := time.Now()
-		call()
+		call(childBody)
 		var wg sync.WaitGroup
 		for i := 0; i < 64; i++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for r := 0; r < 3; r++ {
-					call()
+					call(childBody)
 				}
 			}()
 		}
 		wg.Wait()
-		call()
+		call(childBody)
 		ds = append(ds, time.Since(start))
 	}
 	return percentile(ds, 0.5)
