@@ -220,7 +220,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 		if ctx.Err() != nil {
 			return stop(LoopResult{Reason: ReasonInterrupted, IsError: true})
 		}
-		if r, done := l.checkLimits(); done {
+		if r, done := l.checkLimits(ctx); done {
 			return stop(r)
 		}
 		// Start as many ready tasks as the parallelism allows.
@@ -456,7 +456,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 }
 
 // checkLimits evaluates the stop conditions at a boundary.
-func (l *loop) checkLimits() (LoopResult, bool) {
+func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 	l.refreshStats()
 	if l.o.Until != nil {
 		ok, err := l.o.Until(l.stats)
@@ -468,6 +468,13 @@ func (l *loop) checkLimits() (LoopResult, bool) {
 		}
 	}
 	if l.o.MaxCost > 0 && l.cost >= l.o.MaxCost {
+		// The budget is spent: with a person at the terminal, pause and ask
+		// whether to spend as much again; otherwise stop.
+		if l.o.Ask != nil && l.o.Ask(ctx, fmt.Sprintf("the cost limit of $%.2f is reached ($%.2f spent). Allow another $%.2f?", l.o.MaxCost, l.cost, l.o.MaxCost)) {
+			l.decide("budget_raised", fmt.Sprintf("the user raised the cost limit from $%.2f to $%.2f", l.o.MaxCost, 2*l.o.MaxCost))
+			l.o.MaxCost *= 2
+			return LoopResult{}, false
+		}
 		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of $%.2f was reached ($%.2f)", l.o.MaxCost, l.cost)}, true
 	}
 	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {

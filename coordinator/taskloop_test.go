@@ -281,3 +281,25 @@ func waitUntil(t *testing.T, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+func TestLoopCostLimitAsksThenStops(t *testing.T) {
+	root, fs := taskProject(t, taskList(6))
+	cost := 1.0
+	asked := 0
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, MaxCost: 2,
+		Ask: func(_ context.Context, q string) bool {
+			asked++
+			if !strings.Contains(q, "cost limit of $2.00") && !strings.Contains(q, "cost limit of $4.00") {
+				t.Errorf("question %q", q)
+			}
+			return asked == 1 // raise once, then stop
+		},
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+			return TaskOutcome{Completed: true, CostUSD: &cost}
+		}),
+	})
+	if res.Reason != ReasonMaxCost || !res.IsError || asked != 2 || len(res.Done) != 4 {
+		t.Fatalf("result %+v after %d questions", res, asked)
+	}
+}
