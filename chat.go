@@ -182,7 +182,12 @@ func runScript(ctx context.Context, f flags, in io.Reader, o scriptOptions) int 
 	if err != nil {
 		return face.Fail(scripts.ExitUsage, err)
 	}
-	appr := &deferredApprover{}
+	// Nobody can be asked in scripted mode: --yes approves everything,
+	// otherwise only allowed_commands run (the project applies those).
+	var appr workers.Approver = workers.DenyNoTerminal
+	if f.yes {
+		appr = workers.AllowAll
+	}
 	p, err := project.Open(ctx, project.Options{
 		Root: root, Mode: "script", Resume: f.cont || f.session != "", SessionID: f.session, Force: f.force,
 		Approver: appr, Overrides: overrides(f),
@@ -192,7 +197,6 @@ func runScript(ctx context.Context, f flags, in io.Reader, o scriptOptions) int 
 		return face.Fail(openExitCode(err), err)
 	}
 	defer p.Close()
-	appr.Approver = scripts.NonInteractiveApprover(f.yes, p.Config.AllowedCommands)
 	queue := interrupts.NewQueue()
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
@@ -240,10 +244,6 @@ func taskLoop(ctx context.Context, p *project.Project, f flags, queue *interrupt
 	}
 	return summary, nil
 }
-
-// deferredApprover lets the project be opened before the approver is
-// known: the allowed commands come from the project's own config.
-type deferredApprover struct{ workers.Approver }
 
 // closeChatSession leaves a truthful status: a chat that ended with no
 // work in flight is not "running". Every finished run has saved its own

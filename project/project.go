@@ -227,7 +227,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	return coordinator.New(coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
-		History: p.History, Emit: emit, ContextTokens: p.Config.ContextTokens, Prior: p.prior(),
+		History: p.History, Emit: emit, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
 		Children: p.Children(nil), PriceOf: p.PriceOf,
 	})
 }
@@ -294,10 +294,7 @@ func (a agentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(
 func (a agentStore) SaveState(func(*memory.State)) error { return nil }
 
 // Prior is the resumed session's saved state, or nil for a new session.
-func (p *Project) Prior() *memory.State { return p.prior() }
-
-// prior is the resumed session's state, or nil for a new session.
-func (p *Project) prior() *memory.State {
+func (p *Project) Prior() *memory.State {
 	if !p.Resumed {
 		return nil
 	}
@@ -353,12 +350,6 @@ When the task is done, answer with a short summary of what you did. Today is %s.
 	}
 	return b.String()
 }
-
-// IsNoSession reports a resume with nothing to resume.
-func IsNoSession(err error) bool { return errors.Is(err, memory.ErrNoSession) }
-
-// sessionDir is a helper for faces that print where the record is.
-func (p *Project) SessionDir() string { return filepath.Join(p.Root, memory.SessionsDir, p.Session.ID) }
 
 // allowedFirst approves commands whose prefixes were approved "always"
 // (allowed_commands) without asking, in every face, and asks next for the

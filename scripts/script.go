@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/commands"
-	"github.com/ralph-dev/ralph/config"
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/workers"
@@ -315,23 +314,4 @@ func writeText(w io.Writer, text string) {
 		text += "\n"
 	}
 	_, _ = io.WriteString(w, text)
-}
-
-// NonInteractiveApprover approves run_command where nobody can be asked:
-// everything with --yes, else what allowed_commands allows, else nothing
-// (the model and the user are told how to allow it).
-func NonInteractiveApprover(yes bool, allowed []string) workers.Approver {
-	if yes {
-		return workers.AllowAll
-	}
-	return allowlist(allowed)
-}
-
-type allowlist []string
-
-func (a allowlist) ApproveCommand(ctx context.Context, command string) workers.Decision {
-	if config.PrefixesAllowed(a, command) {
-		return workers.Decision{Allowed: true}
-	}
-	return workers.DenyNoTerminal.ApproveCommand(ctx, command)
 }
