@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
 var spawnSpec = regexp.MustCompile(`spawn (\d+) rounds=(\d+) delay=(\d+)(?: command=(.*))?`)

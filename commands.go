@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/report"
 	"github.com/ralph-dev/ralph/scripts"
+	"github.com/ralph-dev/ralph/scripts/report"
 )
 
 // addSessionCommands wires the commands that read and manage a project's

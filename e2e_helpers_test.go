@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // ralphBin is the ralph binary built once for the end-to-end tests, with the
@@ -172,15 +172,15 @@ func sessionDir(t testing.TB, project string) string {
 // savedMessages loads a session's conversation and checks it is valid for
 // the chat API: every tool call of an assistant message is answered by a
 // tool message before the next assistant or user message.
-func savedMessages(t testing.TB, dir string) []llm.Message {
+func savedMessages(t testing.TB, dir string) []conversation.Message {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "messages.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msgs []llm.Message
+	var msgs []conversation.Message
 	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var m llm.Message
+		var m conversation.Message
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("messages.jsonl line %d: %v", i+1, err)
 		}
@@ -189,14 +189,14 @@ func savedMessages(t testing.TB, dir string) []llm.Message {
 	open := map[string]bool{}
 	for _, m := range msgs {
 		switch m.Role {
-		case llm.RoleAssistant, llm.RoleUser:
+		case conversation.RoleAssistant, conversation.RoleUser:
 			if len(open) > 0 {
 				t.Fatalf("tool calls %v left unanswered before a %s message", open, m.Role)
 			}
 			for _, c := range m.ToolCalls {
 				open[c.ID] = true
 			}
-		case llm.RoleTool:
+		case conversation.RoleTool:
 			if !open[m.ToolCallID] {
 				t.Fatalf("tool result for unknown call %q", m.ToolCallID)
 			}

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
 func TestInitAndStatus(t *testing.T) {

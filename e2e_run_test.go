@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
 var taskPromptRe = regexp.MustCompile(`Your task \((\S+) in RALPH_TASKS\.md\): (.*)`)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestOneShotWritesFileJSON(t *testing.T) {
@@ -427,7 +427,7 @@ func TestSIGINTDuringStreamingAnswer(t *testing.T) {
 	}
 	msgs := savedMessages(t, sessionDir(t, dir))
 	last := msgs[len(msgs)-1]
-	if last.Role != llm.RoleAssistant || !strings.HasPrefix(last.Content, "Line 1 of a deliberately") || !strings.Contains(last.Content, "cut short") {
+	if last.Role != conversation.RoleAssistant || !strings.HasPrefix(last.Content, "Line 1 of a deliberately") || !strings.Contains(last.Content, "cut short") {
 		t.Fatalf("the partial answer was not kept: %+v", last)
 	}
 	state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
@@ -481,7 +481,7 @@ func TestHardStopDuringCommand(t *testing.T) {
 			}
 			msgs := savedMessages(t, sessionDir(t, dir))
 			last := msgs[len(msgs)-1]
-			if last.Role != llm.RoleTool || !strings.Contains(last.Content, "cancelled") {
+			if last.Role != conversation.RoleTool || !strings.Contains(last.Content, "cancelled") {
 				t.Fatalf("no synthetic result for the cancelled call: %+v", last)
 			}
 			if len(srv.Requests()) != 1 {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/suggest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,10 +13,12 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"github.com/ralph-dev/ralph/scripts/suggest"
+
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ralph-dev/ralph/config"
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/scripts"
 )
 

@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ralph-dev/ralph/config"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/project"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/scripts"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -96,8 +96,8 @@ func newFace(f flags) (*scripts.OneShot, int) {
 // resumePrompt is what to tell the model when a session continues without
 // a new message: nothing when the conversation ends with tool results (the
 // model goes on by itself), otherwise a short nudge.
-func resumePrompt(history []llm.Message) string {
-	if n := len(history); n > 0 && history[n-1].Role == llm.RoleTool {
+func resumePrompt(history []conversation.Message) string {
+	if n := len(history); n > 0 && history[n-1].Role == conversation.RoleTool {
 		return ""
 	}
 	return "[ralph resumed this session after it stopped] Continue where you left off."

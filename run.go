@@ -14,9 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/project"
 	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts"
 	"github.com/ralph-dev/ralph/workers"

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
 // SpawnAgentTool is the coordinator-only tool that starts a child agent.
 const SpawnAgentTool = "spawn_agent"
 
-var spawnAgentDef = llm.ToolDef{
+var spawnAgentDef = conversation.ToolDef{
 	Name: SpawnAgentTool,
 	Description: "Start a child agent on one focused task. It gets a fresh conversation with the file and command tools (not spawn_agent) " +
 		"and returns its final report as this call's result. Several spawn_agent calls in one turn run in parallel. " +

@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -217,7 +218,9 @@ func TestPanickingChildIsReported(t *testing.T) {
 	}
 }
 
-func r2(m llm.Message, s string) bool { return m.Role == "tool" && strings.Contains(m.Content, s) }
+func r2(m conversation.Message, s string) bool {
+	return m.Role == "tool" && strings.Contains(m.Content, s)
+}
 
 func TestChildLoopIsDetected(t *testing.T) {
 	f := newFamily(t, 1, func(r fakemodel.RecordedRequest) fakemodel.Response {

@@ -9,9 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -28,7 +29,7 @@ type Tools interface {
 
 // Store persists a session; *memory.Session implements it. It may be nil.
 type Store interface {
-	AppendMessages(msgs ...llm.Message) error
+	AppendMessages(msgs ...conversation.Message) error
 	AppendEvent(v any) error
 	AppendTranscript(md string) error
 	AppendLog(name string, v any) error
@@ -47,7 +48,7 @@ type Options struct {
 	// System is the system prompt, used when History is empty.
 	System string
 	// History continues an earlier conversation.
-	History []llm.Message
+	History []conversation.Message
 	// ContextTokens is the input budget of one request; 0 derives it from
 	// the model's context window.
 	ContextTokens int
@@ -69,10 +70,10 @@ type Options struct {
 // continuing the same conversation (the chat shell does that).
 type Coordinator struct {
 	opts     Options
-	messages []llm.Message
+	messages []conversation.Message
 	turns    int
 	runStart int // turns before the current Run; the turn limit is per Run
-	usage    llm.Usage
+	usage    conversation.Usage
 	counts   struct{ retries, errors, interrupts int }
 	// statsMu guards counts, usage and storeErr, which child agents update
 	// from their own goroutines.
@@ -98,7 +99,7 @@ func New(opts Options) *Coordinator {
 	if opts.ContextTokens <= 0 {
 		opts.ContextTokens = llm.InputBudget(llm.ContextWindow(opts.ModelName))
 	}
-	c := &Coordinator{opts: opts, messages: append([]llm.Message(nil), opts.History...)}
+	c := &Coordinator{opts: opts, messages: append([]conversation.Message(nil), opts.History...)}
 	if ch := opts.Children; ch != nil {
 		c.pool = make(chan struct{}, max(1, ch.Parallel))
 	}
@@ -110,10 +111,10 @@ func New(opts Options) *Coordinator {
 }
 
 // Messages returns a copy of the conversation so far.
-func (c *Coordinator) Messages() []llm.Message {
+func (c *Coordinator) Messages() []conversation.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]llm.Message(nil), c.messages...)
+	return append([]conversation.Message(nil), c.messages...)
 }
 
 // stopCause is the interrupt that cut a step short.
@@ -165,7 +166,7 @@ func (c *Coordinator) logDecision(kind, detail string) {
 	}
 }
 
-func (c *Coordinator) appendMessages(msgs ...llm.Message) {
+func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	c.mu.Lock()
 	c.messages = append(c.messages, msgs...)
 	c.mu.Unlock()
@@ -265,10 +266,10 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName()})
 	if len(c.messages) == 0 && c.opts.System != "" {
-		c.appendMessages(llm.Message{Role: llm.RoleSystem, Content: c.opts.System})
+		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
 	}
 	if prompt != "" {
-		c.appendMessages(llm.Message{Role: llm.RoleUser, Content: prompt})
+		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: prompt})
 		c.transcript("\n## User\n\n" + prompt + "\n")
 	} else {
 		c.transcript("\n## (resumed)\n")
@@ -353,7 +354,7 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 	if it.Kind == interrupts.Urgent {
 		text = "[urgent message from the user; it interrupted your previous step]\n" + text
 	}
-	c.appendMessages(llm.Message{Role: llm.RoleUser, Content: text})
+	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: text})
 	c.logDecision(it.Kind.String()+"_message", "delivered a "+it.Kind.String()+" message from the user")
 	c.transcript("\n## User (" + it.Kind.String() + ")\n\n" + it.Text + "\n")
 	c.emit(Event{Type: EventUserMessage, Text: it.Text})
@@ -459,7 +460,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 	if cut != nil {
 		if partial.Len() > 0 {
 			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
-			c.appendMessages(llm.Message{Role: llm.RoleAssistant, Content: text})
+			c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})
 			c.transcript("\n## Assistant (cut short)\n\n" + text + "\n")
 		}
 		return resp, cut, nil
@@ -474,9 +475,9 @@ func cutReason(it interrupts.Interrupt) string {
 	return "stopped by the user"
 }
 
-func lastAssistantText(msgs []llm.Message) string {
+func lastAssistantText(msgs []conversation.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleAssistant && msgs[i].Content != "" {
+		if msgs[i].Role == conversation.RoleAssistant && msgs[i].Content != "" {
 			return msgs[i].Content
 		}
 	}
@@ -503,9 +504,9 @@ func (c *Coordinator) ModelName() string {
 func (c *Coordinator) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var kept []llm.Message
+	var kept []conversation.Message
 	for _, m := range c.messages {
-		if m.Role == llm.RoleSystem {
+		if m.Role == conversation.RoleSystem {
 			kept = append(kept, m)
 		}
 	}
@@ -514,7 +515,7 @@ func (c *Coordinator) Reset() {
 }
 
 // Usage is the token usage so far, children included.
-func (c *Coordinator) Usage() llm.Usage {
+func (c *Coordinator) Usage() conversation.Usage {
 	c.statsMu.Lock()
 	defer c.statsMu.Unlock()
 	return c.usage
@@ -534,7 +535,7 @@ func (c *Coordinator) cost() *float64 {
 	return &v
 }
 
-func (c *Coordinator) addUsage(u llm.Usage) {
+func (c *Coordinator) addUsage(u conversation.Usage) {
 	c.statsMu.Lock()
 	c.usage = c.usage.Add(u)
 	c.statsMu.Unlock()

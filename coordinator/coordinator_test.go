@@ -12,10 +12,11 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -86,11 +87,11 @@ func (h *harness) count(typ EventType) int {
 }
 
 // lastRequestMessages is what the model saw in its last request.
-func (h *harness) lastRequestMessages() []llm.Message {
+func (h *harness) lastRequestMessages() []conversation.Message {
 	reqs := h.srv.Requests()
-	var out []llm.Message
+	var out []conversation.Message
 	for _, m := range reqs[len(reqs)-1].Request.Messages {
-		out = append(out, llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID})
+		out = append(out, conversation.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID})
 	}
 	return out
 }
@@ -118,7 +119,7 @@ func TestToolLoopAndEvents(t *testing.T) {
 		t.Fatalf("last event = %+v", last)
 	}
 	msgs, err := memory.LoadMessages(h.fs, h.sess.Dir)
-	if err != nil || len(msgs) != 5 || msgs[0].Role != llm.RoleSystem || msgs[3].Role != llm.RoleTool {
+	if err != nil || len(msgs) != 5 || msgs[0].Role != conversation.RoleSystem || msgs[3].Role != conversation.RoleTool {
 		t.Fatalf("saved %d messages (%v): %+v", len(msgs), err, msgs)
 	}
 	if st := h.sess.State(); st.Status != memory.StatusCompleted || st.Turns != 2 {
@@ -161,7 +162,7 @@ func TestHardStopFromQueueMidStream(t *testing.T) {
 	}
 	msgs := h.coord.Messages()
 	last := msgs[len(msgs)-1]
-	if last.Role != llm.RoleAssistant || !strings.HasPrefix(last.Content, "aaaa") || !strings.Contains(last.Content, "cut short") {
+	if last.Role != conversation.RoleAssistant || !strings.HasPrefix(last.Content, "aaaa") || !strings.Contains(last.Content, "cut short") {
 		t.Fatalf("partial answer not kept: %+v", last)
 	}
 	if st := h.sess.State(); st.Status != memory.StatusInterrupted {
@@ -195,7 +196,7 @@ func TestHardStopDuringToolsAnswersEveryCall(t *testing.T) {
 	msgs := h.coord.Messages()
 	tail := msgs[len(msgs)-2:]
 	for _, m := range tail {
-		if m.Role != llm.RoleTool || !strings.Contains(m.Content, "cancelled") {
+		if m.Role != conversation.RoleTool || !strings.Contains(m.Content, "cancelled") {
 			t.Fatalf("want synthetic cancelled results, got %+v", tail)
 		}
 	}
@@ -230,10 +231,10 @@ func TestUrgentMessageCutsTheStep(t *testing.T) {
 		t.Fatal("the first stream was not cut")
 	}
 	msgs := h.lastRequestMessages()
-	if last := msgs[len(msgs)-1]; last.Role != llm.RoleUser || !strings.Contains(last.Content, "stop that, do X") {
+	if last := msgs[len(msgs)-1]; last.Role != conversation.RoleUser || !strings.Contains(last.Content, "stop that, do X") {
 		t.Fatalf("urgent message not delivered: %+v", last)
 	}
-	if prev := msgs[len(msgs)-2]; prev.Role != llm.RoleAssistant || !strings.Contains(prev.Content, "cut short") {
+	if prev := msgs[len(msgs)-2]; prev.Role != conversation.RoleAssistant || !strings.Contains(prev.Content, "cut short") {
 		t.Fatalf("partial answer not kept before the urgent message: %+v", prev)
 	}
 }
@@ -258,7 +259,7 @@ func TestNormalMessageWaitsForBoundary(t *testing.T) {
 	}
 	msgs := h.lastRequestMessages()
 	last := msgs[len(msgs)-1]
-	if last.Role != llm.RoleUser || last.Content != "also do Y" || msgs[len(msgs)-2].Role != llm.RoleTool {
+	if last.Role != conversation.RoleUser || last.Content != "also do Y" || msgs[len(msgs)-2].Role != conversation.RoleTool {
 		t.Fatalf("normal message not delivered after the tool result: %+v", msgs)
 	}
 }

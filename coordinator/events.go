@@ -9,7 +9,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // EventType names an event; the names are part of the stream-json contract.
@@ -65,14 +66,14 @@ const (
 
 // Result is how a run ended.
 type Result struct {
-	Subtype   string        `json:"subtype"`
-	IsError   bool          `json:"is_error"`
-	Text      string        `json:"result"`
-	SessionID string        `json:"session_id"`
-	NumTurns  int           `json:"num_turns"`
-	Duration  time.Duration `json:"-"`
-	Usage     llm.Usage     `json:"usage"`
-	CostUSD   *float64      `json:"total_cost_usd"`
+	Subtype   string             `json:"subtype"`
+	IsError   bool               `json:"is_error"`
+	Text      string             `json:"result"`
+	SessionID string             `json:"session_id"`
+	NumTurns  int                `json:"num_turns"`
+	Duration  time.Duration      `json:"-"`
+	Usage     conversation.Usage `json:"usage"`
+	CostUSD   *float64           `json:"total_cost_usd"`
 	// Err is the error behind an error_during_execution result.
 	Err error `json:"-"`
 	// Signal is the signal behind an interrupted result, if any.

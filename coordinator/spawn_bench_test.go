@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // sessionAgentStore records a child into its session, as project does.
@@ -16,7 +16,7 @@ type sessionAgentStore struct {
 	id string
 }
 
-func (a sessionAgentStore) AppendMessages(msgs ...llm.Message) error {
+func (a sessionAgentStore) AppendMessages(msgs ...conversation.Message) error {
 	return a.s.AppendAgentMessages(a.id, msgs...)
 }
 func (a sessionAgentStore) AppendEvent(any) error { return nil }

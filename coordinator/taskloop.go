@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // TaskWorker works one task of RALPH_TASKS.md: a child agent of the
@@ -29,7 +29,7 @@ type TaskOutcome struct {
 	Completed bool
 	Summary   string
 	Err       error
-	Usage     llm.Usage
+	Usage     conversation.Usage
 	CostUSD   *float64
 }
 
@@ -117,7 +117,7 @@ type loop struct {
 	o         LoopOptions
 	start     time.Time
 	stats     LoopStats
-	usage     llm.Usage
+	usage     conversation.Usage
 	cost      float64
 	lastErr   string
 	running   map[string]bool

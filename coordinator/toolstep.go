@@ -7,14 +7,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
 // toolStep runs the turn's tool calls in order. Every call gets a result in
 // the conversation, a synthetic one when it was cut short or never started,
 // so the saved history stays valid for the API on continue.
-func (c *Coordinator) toolStep(ctx context.Context, calls []llm.ToolCall) *stopCause {
+func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCall) *stopCause {
 	n := len(calls)
 	args := make([]json.RawMessage, n)
 	results := make([]workers.Result, n)
@@ -86,12 +86,12 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []llm.ToolCall) *stopC
 
 // announce emits a tool call as it starts: a tool_call event in the log
 // means the call began, which resume needs to know.
-func (c *Coordinator) announce(call llm.ToolCall, args json.RawMessage) {
+func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage) {
 	c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
 	c.transcript(fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", call.Name, call.Arguments))
 }
 
-func (c *Coordinator) recordResult(call llm.ToolCall, args json.RawMessage, res workers.Result) {
+func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMessage, res workers.Result) {
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Output, "\n")
 		c.logError("tool", call.Name, clip(first, 300))
@@ -102,19 +102,19 @@ func (c *Coordinator) recordResult(call llm.ToolCall, args json.RawMessage, res 
 		}
 	}
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
-	c.appendMessages(llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
+	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
 	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
 	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], clip(res.Output, 4000)))
 }
 
-func toolDefs(t Tools, children bool) []llm.ToolDef {
+func toolDefs(t Tools, children bool) []conversation.ToolDef {
 	if t == nil {
 		return nil
 	}
 	defs := t.Definitions()
-	out := make([]llm.ToolDef, len(defs))
+	out := make([]conversation.ToolDef, len(defs))
 	for i, d := range defs {
-		out[i] = llm.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+		out[i] = conversation.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
 	}
 	if children {
 		out = append(out, spawnAgentDef)

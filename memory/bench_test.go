@@ -7,19 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/spf13/afero"
-
-	"github.com/ralph-dev/ralph/llm"
 )
 
 // boundaryMessages are the two messages one agent iteration typically adds:
 // an assistant turn with a tool call and the tool's result.
-func boundaryMessages(i int) []llm.Message {
+func boundaryMessages(i int) []conversation.Message {
 	id := "call_" + strconv.Itoa(i)
-	return []llm.Message{
-		{Role: llm.RoleAssistant, Content: "Running the tests.", ToolCalls: []llm.ToolCall{
+	return []conversation.Message{
+		{Role: conversation.RoleAssistant, Content: "Running the tests.", ToolCalls: []conversation.ToolCall{
 			{ID: id, Name: "run_command", Arguments: `{"command":"go test ./..."}`}}},
-		{Role: llm.RoleTool, ToolCallID: id, Content: strings.Repeat("ok  \tgithub.com/x/y\t0.01s\n", 20)},
+		{Role: conversation.RoleTool, ToolCallID: id, Content: strings.Repeat("ok  \tgithub.com/x/y\t0.01s\n", 20)},
 	}
 }
 
@@ -51,7 +50,7 @@ func BenchmarkBoundarySave(b *testing.B) {
 			s := newSession(b, fs, b.TempDir(), "sk-bench-secret-0123456789")
 			// Pre-fill in bulk: the files end up as after `at` boundaries,
 			// without paying `at` rounds of fsync outside the timer.
-			var msgs []llm.Message
+			var msgs []conversation.Message
 			for i := 1; i <= at; i++ {
 				msgs = append(msgs, boundaryMessages(i)...)
 			}

@@ -3,14 +3,14 @@ package memory
 import (
 	"fmt"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // keepHead is how much of a trimmed tool output stays visible.
 const keepHead = 400
 
 // FitContext returns the conversation as it should be sent when it must
-// fit in budget tokens (estimated with llm.EstimateTokens). The saved
+// fit in budget tokens (estimated with conversation.EstimateTokens). The saved
 // history is never changed; only the request view is. In order, until it
 // fits: old tool outputs are cut to their head (the oldest first, never
 // those of the latest turn); then the oldest whole turns after the task are
@@ -18,15 +18,15 @@ const keepHead = 400
 // cut in the middle. System messages, the first user message (the task)
 // and the latest turn are kept whole as long as anything else can go.
 // It reports how many messages it trimmed or dropped.
-func FitContext(msgs []llm.Message, budget int) ([]llm.Message, int) {
+func FitContext(msgs []conversation.Message, budget int) ([]conversation.Message, int) {
 	total := 0
 	for _, m := range msgs {
-		total += llm.EstimateTokens(m)
+		total += conversation.EstimateTokens(m)
 	}
 	if total <= budget || len(msgs) == 0 {
 		return msgs, 0
 	}
-	out := append([]llm.Message(nil), msgs...)
+	out := append([]conversation.Message(nil), msgs...)
 	protect := protectedPrefix(out)
 	latest := latestTurnStart(out)
 	changed := 0
@@ -34,13 +34,13 @@ func FitContext(msgs []llm.Message, budget int) ([]llm.Message, int) {
 	// Phase 1: trim old tool outputs, oldest first.
 	for i := protect; i < latest && total > budget; i++ {
 		m := out[i]
-		if m.Role != llm.RoleTool || len(m.Content) <= keepHead+100 {
+		if m.Role != conversation.RoleTool || len(m.Content) <= keepHead+100 {
 			continue
 		}
-		before := llm.EstimateTokens(m)
+		before := conversation.EstimateTokens(m)
 		m.Content = fmt.Sprintf("%s\n[… %d bytes of this tool output were trimmed to fit the context window]", cutUTF8(m.Content, keepHead), len(m.Content)-keepHead)
 		out[i] = m
-		total += llm.EstimateTokens(m) - before
+		total += conversation.EstimateTokens(m) - before
 		changed++
 	}
 
@@ -54,21 +54,21 @@ func FitContext(msgs []llm.Message, budget int) ([]llm.Message, int) {
 			break
 		}
 		end := start + 1
-		for end < latest && out[end].Role == llm.RoleTool {
+		for end < latest && out[end].Role == conversation.RoleTool {
 			end++
 		}
 		for _, m := range out[start:end] {
-			total -= llm.EstimateTokens(m)
+			total -= conversation.EstimateTokens(m)
 		}
 		dropped += end - start
 		out = append(out[:start], out[end:]...)
 		latest -= end - start
 	}
 	if dropped > 0 {
-		note := llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
+		note := conversation.Message{Role: conversation.RoleUser, Content: fmt.Sprintf(
 			"[ralph: %d earlier messages were left out to fit the context window; the full history is in the session log]", dropped)}
-		out = append(out[:protect], append([]llm.Message{note}, out[protect:]...)...)
-		total += llm.EstimateTokens(note)
+		out = append(out[:protect], append([]conversation.Message{note}, out[protect:]...)...)
+		total += conversation.EstimateTokens(note)
 		changed += dropped
 	}
 
@@ -76,7 +76,7 @@ func FitContext(msgs []llm.Message, budget int) ([]llm.Message, int) {
 	for total > budget {
 		big, size := -1, 0
 		for i, m := range out {
-			if len(m.Content) > size && m.Role != llm.RoleSystem {
+			if len(m.Content) > size && m.Role != conversation.RoleSystem {
 				big, size = i, len(m.Content)
 			}
 		}
@@ -84,12 +84,12 @@ func FitContext(msgs []llm.Message, budget int) ([]llm.Message, int) {
 			break
 		}
 		m := out[big]
-		before := llm.EstimateTokens(m)
+		before := conversation.EstimateTokens(m)
 		over := (total - budget) * 4
 		keep := max(100, size-over-200)
 		m.Content = cutUTF8(m.Content, keep/2) + fmt.Sprintf("\n[… %d bytes cut to fit the context window …]\n", size-keep) + tailUTF8(m.Content, keep/2)
 		out[big] = m
-		total += llm.EstimateTokens(m) - before
+		total += conversation.EstimateTokens(m) - before
 		changed++
 	}
 	return out, changed
@@ -97,12 +97,12 @@ func FitContext(msgs []llm.Message, budget int) ([]llm.Message, int) {
 
 // protectedPrefix is the index after the system messages and the first
 // user message.
-func protectedPrefix(msgs []llm.Message) int {
+func protectedPrefix(msgs []conversation.Message) int {
 	i := 0
-	for i < len(msgs) && msgs[i].Role == llm.RoleSystem {
+	for i < len(msgs) && msgs[i].Role == conversation.RoleSystem {
 		i++
 	}
-	if i < len(msgs) && msgs[i].Role == llm.RoleUser {
+	if i < len(msgs) && msgs[i].Role == conversation.RoleUser {
 		i++
 	}
 	return i
@@ -110,16 +110,16 @@ func protectedPrefix(msgs []llm.Message) int {
 
 // latestTurnStart is the index of the last assistant or user message that
 // begins the most recent turn; everything from there on is kept.
-func latestTurnStart(msgs []llm.Message) int {
+func latestTurnStart(msgs []conversation.Message) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleAssistant || msgs[i].Role == llm.RoleUser {
+		if msgs[i].Role == conversation.RoleAssistant || msgs[i].Role == conversation.RoleUser {
 			// A trailing user message belongs with the turn before it.
-			if msgs[i].Role == llm.RoleUser && i > 0 {
+			if msgs[i].Role == conversation.RoleUser && i > 0 {
 				for j := i - 1; j >= 0; j-- {
-					if msgs[j].Role == llm.RoleAssistant {
+					if msgs[j].Role == conversation.RoleAssistant {
 						return j
 					}
-					if msgs[j].Role == llm.RoleUser {
+					if msgs[j].Role == conversation.RoleUser {
 						return i
 					}
 				}

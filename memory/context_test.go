@@ -7,43 +7,43 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
-func estimate(msgs []llm.Message) int {
+func estimate(msgs []conversation.Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += llm.EstimateTokens(m)
+		n += conversation.EstimateTokens(m)
 	}
 	return n
 }
 
 // conversation builds a system prompt, a task and turns of tool calls whose
 // results are size bytes each, ending with a final answer.
-func fitConversation(turns, size int) []llm.Message {
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "system"}, {Role: llm.RoleUser, Content: "the task"}}
+func fitConversation(turns, size int) []conversation.Message {
+	msgs := []conversation.Message{{Role: conversation.RoleSystem, Content: "system"}, {Role: conversation.RoleUser, Content: "the task"}}
 	for i := 0; i < turns; i++ {
 		id := fmt.Sprintf("c%d", i)
 		msgs = append(msgs,
-			llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("turn %d", i), ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: `{"path":"x"}`}}},
-			llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: strings.Repeat("o", size)})
+			conversation.Message{Role: conversation.RoleAssistant, Content: fmt.Sprintf("turn %d", i), ToolCalls: []conversation.ToolCall{{ID: id, Name: "read_file", Arguments: `{"path":"x"}`}}},
+			conversation.Message{Role: conversation.RoleTool, ToolCallID: id, Content: strings.Repeat("o", size)})
 	}
 	return msgs
 }
 
 // validPairs checks every tool result follows the assistant message that
 // made its call, as the API requires.
-func validPairs(t *testing.T, msgs []llm.Message) {
+func validPairs(t *testing.T, msgs []conversation.Message) {
 	t.Helper()
 	open := map[string]bool{}
 	for i, m := range msgs {
 		switch m.Role {
-		case llm.RoleAssistant:
+		case conversation.RoleAssistant:
 			open = map[string]bool{}
 			for _, c := range m.ToolCalls {
 				open[c.ID] = true
 			}
-		case llm.RoleTool:
+		case conversation.RoleTool:
 			if !open[m.ToolCallID] {
 				t.Fatalf("message %d: tool result %s without its call", i, m.ToolCallID)
 			}
@@ -61,7 +61,7 @@ func TestFitContextUnderBudgetIsUntouched(t *testing.T) {
 
 func TestFitContextTrimsOldToolOutputsFirst(t *testing.T) {
 	msgs := fitConversation(6, 20_000)
-	orig := append([]llm.Message(nil), msgs...)
+	orig := append([]conversation.Message(nil), msgs...)
 	budget := estimate(msgs) - 20_000/4
 	out, n := FitContext(msgs, budget)
 	if n == 0 || estimate(out) > budget {
@@ -102,7 +102,7 @@ func TestFitContextDropsOldTurnsWithNote(t *testing.T) {
 }
 
 func TestFitContextCutsAHugeSingleMessage(t *testing.T) {
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "s"}, {Role: llm.RoleUser, Content: strings.Repeat("é", 100_000)}}
+	msgs := []conversation.Message{{Role: conversation.RoleSystem, Content: "s"}, {Role: conversation.RoleUser, Content: strings.Repeat("é", 100_000)}}
 	out, n := FitContext(msgs, 2000)
 	if n == 0 || estimate(out) > 2000 || !strings.Contains(out[1].Content, "cut to fit") {
 		t.Fatalf("estimate %d", estimate(out))
@@ -117,20 +117,20 @@ func TestFitContextCutsAHugeSingleMessage(t *testing.T) {
 func TestFitContextProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 300; trial++ {
-		msgs := []llm.Message{{Role: llm.RoleSystem, Content: strings.Repeat("s", r.IntN(400))}, {Role: llm.RoleUser, Content: "task"}}
+		msgs := []conversation.Message{{Role: conversation.RoleSystem, Content: strings.Repeat("s", r.IntN(400))}, {Role: conversation.RoleUser, Content: "task"}}
 		for i, n := 0, r.IntN(30); i < n; i++ {
 			if r.IntN(5) == 0 {
-				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: strings.Repeat("u", r.IntN(2000))})
+				msgs = append(msgs, conversation.Message{Role: conversation.RoleUser, Content: strings.Repeat("u", r.IntN(2000))})
 				continue
 			}
 			calls := r.IntN(3)
-			a := llm.Message{Role: llm.RoleAssistant, Content: strings.Repeat("a", r.IntN(500))}
+			a := conversation.Message{Role: conversation.RoleAssistant, Content: strings.Repeat("a", r.IntN(500))}
 			for c := 0; c < calls; c++ {
-				a.ToolCalls = append(a.ToolCalls, llm.ToolCall{ID: fmt.Sprintf("%d-%d", i, c), Name: "t", Arguments: "{}"})
+				a.ToolCalls = append(a.ToolCalls, conversation.ToolCall{ID: fmt.Sprintf("%d-%d", i, c), Name: "t", Arguments: "{}"})
 			}
 			msgs = append(msgs, a)
 			for _, c := range a.ToolCalls {
-				msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: strings.Repeat("o", r.IntN(20_000))})
+				msgs = append(msgs, conversation.Message{Role: conversation.RoleTool, ToolCallID: c.ID, Content: strings.Repeat("o", r.IntN(20_000))})
 			}
 		}
 		budget := 800 + r.IntN(8000)

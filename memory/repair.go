@@ -1,6 +1,6 @@
 package memory
 
-import "github.com/ralph-dev/ralph/llm"
+import "github.com/ralph-dev/ralph/memory/conversation"
 
 // Synthetic results given to tool calls that have none in a saved
 // conversation, so it is valid to send again. Wording matters: the model
@@ -17,23 +17,23 @@ const (
 // the synthetic results that answer the last assistant message, which the
 // caller appends to the log; gaps further back, which ralph's own writes
 // never produce, are repaired in the returned view only.
-func RepairHistory(msgs []llm.Message, started map[string]bool) (repaired, appended []llm.Message) {
-	var out []llm.Message
+func RepairHistory(msgs []conversation.Message, started map[string]bool) (repaired, appended []conversation.Message) {
+	var out []conversation.Message
 	lastAssistant := -1
 	for i, m := range msgs {
-		if m.Role == llm.RoleAssistant {
+		if m.Role == conversation.RoleAssistant {
 			lastAssistant = i
 		}
 	}
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		out = append(out, m)
-		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+		if m.Role != conversation.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
 		answered := map[string]bool{}
 		j := i + 1
-		for ; j < len(msgs) && msgs[j].Role == llm.RoleTool; j++ {
+		for ; j < len(msgs) && msgs[j].Role == conversation.RoleTool; j++ {
 			answered[msgs[j].ToolCallID] = true
 			out = append(out, msgs[j])
 		}
@@ -45,7 +45,7 @@ func RepairHistory(msgs []llm.Message, started map[string]bool) (repaired, appen
 			if started[c.ID] {
 				text = ResultUncertain
 			}
-			syn := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: text}
+			syn := conversation.Message{Role: conversation.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: text}
 			out = append(out, syn)
 			if i == lastAssistant {
 				appended = append(appended, syn)

@@ -3,22 +3,24 @@ package memory
 import (
 	"testing"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestRepairHistory(t *testing.T) {
-	call := func(ids ...string) llm.Message {
-		m := llm.Message{Role: llm.RoleAssistant}
+	call := func(ids ...string) conversation.Message {
+		m := conversation.Message{Role: conversation.RoleAssistant}
 		for _, id := range ids {
-			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: id, Name: "run_command", Arguments: "{}"})
+			m.ToolCalls = append(m.ToolCalls, conversation.ToolCall{ID: id, Name: "run_command", Arguments: "{}"})
 		}
 		return m
 	}
-	res := func(id string) llm.Message { return llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: "ok"} }
-	msgs := []llm.Message{
-		{Role: llm.RoleUser, Content: "task"},
+	res := func(id string) conversation.Message {
+		return conversation.Message{Role: conversation.RoleTool, ToolCallID: id, Content: "ok"}
+	}
+	msgs := []conversation.Message{
+		{Role: conversation.RoleUser, Content: "task"},
 		call("a", "b"), res("a"), // b missing in the middle: view-only repair
-		{Role: llm.RoleUser, Content: "more"},
+		{Role: conversation.RoleUser, Content: "more"},
 		call("c", "d", "e"), res("c"), // d started, e not: appended
 	}
 	out, appended := RepairHistory(msgs, map[string]bool{"b": true, "d": true})
@@ -32,7 +34,7 @@ func TestRepairHistory(t *testing.T) {
 	}
 	for i, m := range out {
 		got := m.Role
-		if m.Role == llm.RoleTool {
+		if m.Role == conversation.RoleTool {
 			got += ":" + m.ToolCallID
 		}
 		if got != want[i] {
@@ -43,7 +45,7 @@ func TestRepairHistory(t *testing.T) {
 		t.Fatalf("b started, so its outcome is unknown: %q", out[3].Content)
 	}
 	// A valid history is returned unchanged with nothing to append.
-	ok := []llm.Message{{Role: llm.RoleUser}, call("x"), res("x"), {Role: llm.RoleAssistant, Content: "done"}}
+	ok := []conversation.Message{{Role: conversation.RoleUser}, call("x"), res("x"), {Role: conversation.RoleAssistant, Content: "done"}}
 	out, appended = RepairHistory(ok, nil)
 	if len(appended) != 0 || len(out) != len(ok) {
 		t.Fatalf("a valid history was changed: %+v", out)

@@ -15,9 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/spf13/afero"
-
-	"github.com/ralph-dev/ralph/llm"
 )
 
 // Paths inside a project.
@@ -83,7 +82,7 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 // last line of messages.jsonl (a crash in the middle of an append) is cut
 // off first, so the next append starts on a fresh line; it returns the
 // saved conversation.
-func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []llm.Message, error) {
+func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []conversation.Message, error) {
 	dir := SessionDir(root, id)
 	if fi, err := fs.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, nil, fmt.Errorf("%w: no session %s in %s", ErrNoSession, id, filepath.Join(root, SessionsDir))
@@ -107,10 +106,10 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []l
 	return s, msgs, nil
 }
 
-func countAssistant(msgs []llm.Message) int {
+func countAssistant(msgs []conversation.Message) int {
 	n := 0
 	for _, m := range msgs {
-		if m.Role == llm.RoleAssistant {
+		if m.Role == conversation.RoleAssistant {
 			n++
 		}
 	}
@@ -216,7 +215,7 @@ func (s *Session) clean(b []byte) []byte {
 // AppendMessages appends conversation messages to messages.jsonl. They are
 // made durable at the next SaveState, which callers reach at every step
 // boundary, so a crash loses at most the step in flight.
-func (s *Session) AppendMessages(msgs ...llm.Message) error {
+func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -288,7 +287,7 @@ func (s *Session) State() State {
 // LoadMessages reads a saved conversation. A torn last line (a crash in the
 // middle of an append) is dropped; any other malformed line is an error
 // naming the line, because silently skipping history would corrupt replay.
-func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
+func LoadMessages(fs afero.Fs, dir string) ([]conversation.Message, error) {
 	f, err := fs.Open(filepath.Join(dir, "messages.jsonl"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -297,7 +296,7 @@ func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
 		return nil, fmt.Errorf("open saved conversation: %w", err)
 	}
 	defer f.Close()
-	var msgs []llm.Message
+	var msgs []conversation.Message
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
 	// An append writes whole lines, so only a line without its newline can
@@ -317,7 +316,7 @@ func LoadMessages(fs afero.Fs, dir string) ([]llm.Message, error) {
 		if bad != nil {
 			return nil, bad
 		}
-		var m llm.Message
+		var m conversation.Message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			bad = fmt.Errorf("saved conversation %s line %d is malformed: %w", filepath.Join(dir, "messages.jsonl"), line, err)
 			continue
@@ -343,12 +342,12 @@ const AgentsDir = "agents"
 // AgentMessage is one line of agents/messages.jsonl.
 type AgentMessage struct {
 	AgentID string `json:"agent_id"`
-	llm.Message
+	conversation.Message
 }
 
 // AppendAgentMessages appends a child agent's messages to
 // agents/messages.jsonl, so its conversation can be replayed.
-func (s *Session) AppendAgentMessages(agentID string, msgs ...llm.Message) error {
+func (s *Session) AppendAgentMessages(agentID string, msgs ...conversation.Message) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -14,9 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/spf13/afero"
-
-	"github.com/ralph-dev/ralph/llm"
 )
 
 const root = "/proj"
@@ -33,25 +32,25 @@ func newSession(tb testing.TB, fs afero.Fs, root string, secrets ...string) *Ses
 	return s
 }
 
-// conversation is a realistic exchange covering every message field.
-func conversation() []llm.Message {
-	return []llm.Message{
-		{Role: llm.RoleSystem, Content: "You are ralph."},
-		{Role: llm.RoleUser, Content: "Fix the <build> & \"tests\"\nplease ✓"},
-		{Role: llm.RoleAssistant, Content: "Looking.", ToolCalls: []llm.ToolCall{
+// sampleConversation is a realistic exchange covering every message field.
+func sampleConversation() []conversation.Message {
+	return []conversation.Message{
+		{Role: conversation.RoleSystem, Content: "You are ralph."},
+		{Role: conversation.RoleUser, Content: "Fix the <build> & \"tests\"\nplease ✓"},
+		{Role: conversation.RoleAssistant, Content: "Looking.", ToolCalls: []conversation.ToolCall{
 			{ID: "call_1", Name: "read_file", Arguments: `{"path":"go.mod"}`},
 			{ID: "call_2", Name: "run_command", Arguments: `{"command":"go test ./..."`}, // invalid JSON is kept as is
 		}},
-		{Role: llm.RoleTool, ToolCallID: "call_1", Name: "read_file", Content: "module x\n"},
-		{Role: llm.RoleTool, ToolCallID: "call_2", Content: ""},
-		{Role: llm.RoleAssistant, Content: "Done."},
+		{Role: conversation.RoleTool, ToolCallID: "call_1", Name: "read_file", Content: "module x\n"},
+		{Role: conversation.RoleTool, ToolCallID: "call_2", Content: ""},
+		{Role: conversation.RoleAssistant, Content: "Done."},
 	}
 }
 
 func TestSessionRoundTrip(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	s := newSession(t, fs, root)
-	msgs := conversation()
+	msgs := sampleConversation()
 	// Appended in several calls, as the coordinator does turn by turn.
 	if err := s.AppendMessages(msgs[:2]...); err != nil {
 		t.Fatal(err)
@@ -186,11 +185,11 @@ func jsonStrings(t *testing.T, path string, data []byte) []string {
 // writeEverything writes secret into every kind of record a session keeps.
 func writeEverything(t *testing.T, s *Session, secret string) {
 	t.Helper()
-	msgs := []llm.Message{
-		{Role: llm.RoleUser, Content: "my key is " + secret},
-		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "run_command",
+	msgs := []conversation.Message{
+		{Role: conversation.RoleUser, Content: "my key is " + secret},
+		{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "run_command",
 			Arguments: `{"command":"curl -H 'Authorization: Bearer ` + secret + `'"}`}}},
-		{Role: llm.RoleTool, ToolCallID: "c1", Content: "echo: " + secret + secret},
+		{Role: conversation.RoleTool, ToolCallID: "c1", Content: "echo: " + secret + secret},
 	}
 	if err := s.AppendMessages(msgs...); err != nil {
 		t.Fatal(err)
@@ -267,7 +266,7 @@ func TestSessionShortSecretsNotRedacted(t *testing.T) {
 	// the conversation, so only strings of 8 or more count as secrets.
 	fs := afero.NewMemMapFs()
 	s := newSession(t, fs, root, "abc1234", "", "12345678")
-	if err := s.AppendMessages(llm.Message{Role: llm.RoleUser, Content: "abc1234 and 12345678"}); err != nil {
+	if err := s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: "abc1234 and 12345678"}); err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := LoadMessages(fs, s.Dir)
@@ -287,7 +286,7 @@ func TestSaveStateWritesBothCopies(t *testing.T) {
 	err := s.SaveState(func(st *State) {
 		st.Status = StatusCompleted
 		st.Iteration, st.Turns = 4, 9
-		st.Usage = llm.Usage{InputTokens: 100, OutputTokens: 20}
+		st.Usage = conversation.Usage{InputTokens: 100, OutputTokens: 20}
 		st.EndedAt = ended
 	})
 	if err != nil {
@@ -349,7 +348,7 @@ func TestSessionConcurrentAppends(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				m := llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("g%d-%d %s", g, i, strings.Repeat("x", 500))}
+				m := conversation.Message{Role: conversation.RoleUser, Content: fmt.Sprintf("g%d-%d %s", g, i, strings.Repeat("x", 500))}
 				if err := s.AppendMessages(m); err != nil {
 					t.Error(err)
 				}

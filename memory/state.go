@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/spf13/afero"
-
-	"github.com/ralph-dev/ralph/llm"
 )
 
 // StateVersion is the schema version of session.json this ralph writes.
@@ -33,21 +32,21 @@ var (
 // State is the machine-readable summary in .ralph/session.json (and a copy
 // in each session's directory). It is written only through Session.SaveState.
 type State struct {
-	Version     int        `json:"version"`
-	SessionID   string     `json:"session_id"`
-	Status      string     `json:"status"`
-	Mode        string     `json:"mode"`
-	Model       string     `json:"model"`
-	Iteration   int        `json:"iteration"`
-	Turns       int        `json:"turns"`
-	Usage       llm.Usage  `json:"usage"`
-	CostUSD     *float64   `json:"cost_usd"`
-	Tasks       TaskCounts `json:"tasks"`
-	CurrentTask string     `json:"current_task,omitempty"`
-	Retries     int        `json:"retries"`
-	Errors      int        `json:"errors"`
-	Interrupts  int        `json:"interruptions"`
-	Error       string     `json:"error,omitempty"`
+	Version     int                `json:"version"`
+	SessionID   string             `json:"session_id"`
+	Status      string             `json:"status"`
+	Mode        string             `json:"mode"`
+	Model       string             `json:"model"`
+	Iteration   int                `json:"iteration"`
+	Turns       int                `json:"turns"`
+	Usage       conversation.Usage `json:"usage"`
+	CostUSD     *float64           `json:"cost_usd"`
+	Tasks       TaskCounts         `json:"tasks"`
+	CurrentTask string             `json:"current_task,omitempty"`
+	Retries     int                `json:"retries"`
+	Errors      int                `json:"errors"`
+	Interrupts  int                `json:"interruptions"`
+	Error       string             `json:"error,omitempty"`
 	// Recovered says what crash recovery did to this session, if anything.
 	Recovered string    `json:"recovered,omitempty"`
 	StartedAt time.Time `json:"started_at"`

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/config"
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/commands"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/commands"
 )
 
 // Limits of the @file walk, so a huge tree cannot stall a Tab press.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralph-dev/ralph/commands"
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/scripts/commands"
 )
 
 // Handle renders one coordinator event; pass it to the coordinator as its

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/ralph-dev/ralph/render"
+	"github.com/ralph-dev/ralph/scripts/render"
 )
 
 // screen writes everything that appears above the prompt: the answer as it

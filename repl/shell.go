@@ -22,9 +22,9 @@ import (
 	"github.com/spf13/afero"
 	"golang.org/x/term"
 
-	"github.com/ralph-dev/ralph/commands"
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/scripts/commands"
 )
 
 // Coordinator is the conversation the shell talks to;

@@ -3,11 +3,12 @@ package scripts
 import (
 	"errors"
 	"fmt"
-	typo "github.com/ralph-dev/ralph/suggest"
 	"reflect"
 	"regexp"
 	"strings"
 	"sync"
+
+	typo "github.com/ralph-dev/ralph/scripts/suggest"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/builtin"

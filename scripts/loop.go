@@ -6,15 +6,15 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // FinishLoop writes the end of a `ralph run`: the result object (json,
 // stream-json) or a summary (text), and returns the exit code: 0 when no
 // task failed and the loop ended as asked, 1 otherwise, 130/143 when
 // interrupted.
-func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took time.Duration, usage llm.Usage, counts memory.TaskCounts) int {
+func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took time.Duration, usage conversation.Usage, counts memory.TaskCounts) int {
 	o.Close()
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -12,9 +12,10 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -135,17 +136,17 @@ func streamEvent(ev coordinator.Event) any {
 // ResultJSON is the final object of json and stream-json output; its field
 // names and order are a contract (see README).
 type ResultJSON struct {
-	Type              string    `json:"type"`
-	Subtype           string    `json:"subtype"`
-	IsError           bool      `json:"is_error"`
-	Result            string    `json:"result"`
-	SessionID         string    `json:"session_id"`
-	NumTurns          int       `json:"num_turns"`
-	DurationMS        int64     `json:"duration_ms"`
-	Usage             llm.Usage `json:"usage"`
-	TotalCostUSD      *float64  `json:"total_cost_usd"`
-	PermissionDenials []Denial  `json:"permission_denials,omitempty"`
-	Error             string    `json:"error,omitempty"`
+	Type              string             `json:"type"`
+	Subtype           string             `json:"subtype"`
+	IsError           bool               `json:"is_error"`
+	Result            string             `json:"result"`
+	SessionID         string             `json:"session_id"`
+	NumTurns          int                `json:"num_turns"`
+	DurationMS        int64              `json:"duration_ms"`
+	Usage             conversation.Usage `json:"usage"`
+	TotalCostUSD      *float64           `json:"total_cost_usd"`
+	PermissionDenials []Denial           `json:"permission_denials,omitempty"`
+	Error             string             `json:"error,omitempty"`
 	// Tasks and Reason are set by `ralph run`.
 	Tasks  *memory.TaskCounts `json:"tasks,omitempty"`
 	Reason string             `json:"reason,omitempty"`

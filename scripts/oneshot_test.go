@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestExitCodeAgreesWithIsError(t *testing.T) {
@@ -40,7 +41,7 @@ func TestExitCodeAgreesWithIsError(t *testing.T) {
 func TestResultJSONContract(t *testing.T) {
 	cost := 0.25
 	r := NewResultJSON(coordinator.Result{Subtype: "success", Text: "hi <b>", SessionID: "s", NumTurns: 2,
-		Duration: 1500 * time.Millisecond, Usage: llm.Usage{InputTokens: 3, OutputTokens: 4}, CostUSD: &cost})
+		Duration: 1500 * time.Millisecond, Usage: conversation.Usage{InputTokens: 3, OutputTokens: 4}, CostUSD: &cost})
 	var buf bytes.Buffer
 	o := &OneShot{Format: FormatJSON, Stdout: &buf, Stderr: &bytes.Buffer{}}
 	o.Start()

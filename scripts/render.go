@@ -1,6 +1,6 @@
 package scripts
 
-import "github.com/ralph-dev/ralph/render"
+import "github.com/ralph-dev/ralph/scripts/render"
 
 // renderMarkdown renders an answer for a terminal. ralph renders with its
 // own goldmark-based renderer rather than glamour: glamour's syntax

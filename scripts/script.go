@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/commands"
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/workers"
 )
 

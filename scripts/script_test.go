@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/commands"
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/scripts/commands"
 )
 
 func TestParseScript(t *testing.T) {

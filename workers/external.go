@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // ExternalKind names a coding-agent CLI that ralph can run once per task
@@ -55,7 +55,7 @@ type ExternalAgent struct {
 type ExternalEvent struct {
 	Kind  string
 	Text  string
-	Usage *llm.Usage
+	Usage *conversation.Usage
 }
 
 // ExternalResult is how one run of an external agent ended.
@@ -67,7 +67,7 @@ type ExternalResult struct {
 	// Completed is true when CompletionMarker appeared in what the agent
 	// itself wrote (see agentStream for why tool output does not count).
 	Completed bool
-	Usage     llm.Usage
+	Usage     conversation.Usage
 	CostUSD   *float64 // claude's total_cost_usd when present
 	ExitCode  int      // -1 when the agent was killed by a signal or did not exit
 	TimedOut  bool

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // This file reads the two structured output formats. Sources: for claude,
@@ -77,7 +77,7 @@ func (s *agentStream) claudeLine(b []byte) bool {
 			s.cost = &c
 		}
 		if u := ev.Usage; u != nil {
-			s.usage = llm.Usage{
+			s.usage = conversation.Usage{
 				InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
 				OutputTokens: u.OutputTokens,
 			}
@@ -152,7 +152,7 @@ func (s *agentStream) codexLine(b []byte) bool {
 		}
 	case "turn.completed":
 		if u := ev.Usage; u != nil {
-			turn := llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+			turn := conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 			s.usage = s.usage.Add(turn)
 			s.send(ExternalEvent{Kind: "usage", Usage: &turn})
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 const (
@@ -37,7 +37,7 @@ type agentStream struct {
 	final     string // claude's result field or codex's last agent message
 	hasFinal  bool
 	lastText  string // the last assistant text, if no final one arrives
-	usage     llm.Usage
+	usage     conversation.Usage
 	cost      *float64
 	completed bool
 	started   map[string]bool // codex item ids already reported when they started

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestStreamTextDeltasInOrder(t *testing.T) {
@@ -25,7 +26,7 @@ func TestStreamTextDeltasInOrder(t *testing.T) {
 	if resp.Message.Content != text {
 		t.Errorf("content = %q, want %q", resp.Message.Content, text)
 	}
-	if resp.Message.Role != RoleAssistant || resp.FinishReason != "stop" || len(resp.Message.ToolCalls) != 0 {
+	if resp.Message.Role != conversation.RoleAssistant || resp.FinishReason != "stop" || len(resp.Message.ToolCalls) != 0 {
 		t.Errorf("role %q, finish %q, calls %v; want assistant, stop, none", resp.Message.Role, resp.FinishReason, resp.Message.ToolCalls)
 	}
 	if len(log.retries()) != 0 || len(log.toolNames()) != 0 {
@@ -109,7 +110,7 @@ func TestStreamToolCallsWithoutIndexOrID(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	want := []ToolCall{{ID: "call_0", Name: "a", Arguments: `{"x":1}`}, {ID: "call_1", Name: "b", Arguments: "{}"}}
+	want := []conversation.ToolCall{{ID: "call_0", Name: "a", Arguments: `{"x":1}`}, {ID: "call_1", Name: "b", Arguments: "{}"}}
 	if !reflect.DeepEqual(resp.Message.ToolCalls, want) {
 		t.Errorf("calls = %+v, want %+v", resp.Message.ToolCalls, want)
 	}
@@ -125,7 +126,7 @@ func TestStreamReportsUsage(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	if want := (Usage{InputTokens: 1234, OutputTokens: 56}); resp.Usage != want {
+	if want := (conversation.Usage{InputTokens: 1234, OutputTokens: 56}); resp.Usage != want {
 		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
 	}
 	// Without scripted counts the fake estimates them from the body; all
@@ -140,8 +141,8 @@ func TestStreamReportsUsage(t *testing.T) {
 }
 
 func TestUsageAdd(t *testing.T) {
-	got := Usage{InputTokens: 1, OutputTokens: 2}.Add(Usage{InputTokens: 10, OutputTokens: 20})
-	if want := (Usage{InputTokens: 11, OutputTokens: 22}); got != want {
+	got := conversation.Usage{InputTokens: 1, OutputTokens: 2}.Add(conversation.Usage{InputTokens: 10, OutputTokens: 20})
+	if want := (conversation.Usage{InputTokens: 11, OutputTokens: 22}); got != want {
 		t.Errorf("Add = %+v, want %+v", got, want)
 	}
 }
@@ -180,12 +181,12 @@ type wireRequest struct {
 
 // messages converts the wire messages back to ours, so a round trip through
 // toOpenAI can be compared with what went in.
-func (w wireRequest) messages() []Message {
-	var out []Message
+func (w wireRequest) messages() []conversation.Message {
+	var out []conversation.Message
 	for _, m := range w.Messages {
-		msg := Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+		msg := conversation.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, tc := range m.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+			msg.ToolCalls = append(msg.ToolCalls, conversation.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
 		out = append(out, msg)
 	}
@@ -207,17 +208,17 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 func TestStreamSendsConversationAndTools(t *testing.T) {
 	req := Request{
 		Model: testModel,
-		Messages: []Message{
-			{Role: RoleSystem, Content: "You are ralph."},
-			{Role: RoleUser, Content: "Fix the <build> & \"tests\""},
-			{Role: RoleAssistant, Content: "Looking.", ToolCalls: []ToolCall{
+		Messages: []conversation.Message{
+			{Role: conversation.RoleSystem, Content: "You are ralph."},
+			{Role: conversation.RoleUser, Content: "Fix the <build> & \"tests\""},
+			{Role: conversation.RoleAssistant, Content: "Looking.", ToolCalls: []conversation.ToolCall{
 				{ID: "call_1", Name: "list_files", Arguments: `{"dir":"."}`},
 				{ID: "call_2", Name: "read_file", Arguments: `{"path":"go.mod"}`},
 			}},
-			{Role: RoleTool, ToolCallID: "call_1", Name: "list_files", Content: "a.go\nb.go"},
-			{Role: RoleTool, ToolCallID: "call_2", Content: "module x"},
+			{Role: conversation.RoleTool, ToolCallID: "call_1", Name: "list_files", Content: "a.go\nb.go"},
+			{Role: conversation.RoleTool, ToolCallID: "call_2", Content: "module x"},
 		},
-		Tools: []ToolDef{
+		Tools: []conversation.ToolDef{
 			{Name: "read_file", Description: "Read a file", Parameters: json.RawMessage(
 				`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 			// No parameters: OpenAI rejects a function without a schema, so
@@ -309,7 +310,7 @@ func TestStreamToolCallFragmentsWithoutIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	want := []ToolCall{{ID: "x1", Name: "a", Arguments: `{"p":1}`}, {ID: "x2", Name: "b", Arguments: "{}"}}
+	want := []conversation.ToolCall{{ID: "x1", Name: "a", Arguments: `{"p":1}`}, {ID: "x2", Name: "b", Arguments: "{}"}}
 	if !reflect.DeepEqual(resp.Message.ToolCalls, want) {
 		t.Errorf("calls = %+v, want %+v", resp.Message.ToolCalls, want)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // longProject builds, on the real filesystem, a project whose one session
@@ -52,9 +52,9 @@ func longProject(tb testing.TB, n int) (afero.Fs, string) {
 		} {
 			must(tb, events.Encode(e))
 		}
-		must(tb, msgs.Encode(llm.Message{Role: llm.RoleAssistant, Content: "Reading the next file.",
-			ToolCalls: []llm.ToolCall{{ID: callID, Name: "read_file", Arguments: string(args)}}}))
-		must(tb, msgs.Encode(llm.Message{Role: llm.RoleTool, ToolCallID: callID, Content: out}))
+		must(tb, msgs.Encode(conversation.Message{Role: conversation.RoleAssistant, Content: "Reading the next file.",
+			ToolCalls: []conversation.ToolCall{{ID: callID, Name: "read_file", Arguments: string(args)}}}))
+		must(tb, msgs.Encode(conversation.Message{Role: conversation.RoleTool, ToolCallID: callID, Content: out}))
 		if i%10 == 0 {
 			must(tb, errs.Encode(memory.ErrorRecord{Time: now, Kind: "tool", Turn: i, ToolName: "read_file", Message: "no such file"}))
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/report"
+	"github.com/ralph-dev/ralph/scripts/report"
 )
 
 // UrgentMarker starts a message that must cut in at once (see HelpText).

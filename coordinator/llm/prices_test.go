@@ -3,6 +3,8 @@ package llm
 import (
 	"math"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestListPrice(t *testing.T) {
@@ -16,7 +18,7 @@ func TestListPrice(t *testing.T) {
 	if _, ok := ListPrice("qwen2.5-coder"); ok {
 		t.Error("an unknown model got a price")
 	}
-	if c := (Price{2.5, 10}).Cost(Usage{InputTokens: 1000, OutputTokens: 500}); math.Abs(c-0.0075) > 1e-12 {
+	if c := (Price{2.5, 10}).Cost(conversation.Usage{InputTokens: 1000, OutputTokens: 500}); math.Abs(c-0.0075) > 1e-12 {
 		t.Errorf("cost = %v", c)
 	}
 }

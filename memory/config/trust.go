@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/spf13/afero"
 )

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // testKey is the API key every test client sends unless a test says otherwise.
@@ -57,7 +58,7 @@ func clientFor(srv *fakemodel.Server, cfg Config) *Client {
 
 // userRequest is the smallest useful request.
 func userRequest(text string) Request {
-	return Request{Model: testModel, Messages: []Message{{Role: RoleUser, Content: text}}}
+	return Request{Model: testModel, Messages: []conversation.Message{{Role: conversation.RoleUser, Content: text}}}
 }
 
 // deltaLog records every Delta passed to onDelta, in order. Stream calls

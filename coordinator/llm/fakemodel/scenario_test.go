@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const scenarioDir = "../testdata/scenarios"
+const scenarioDir = "../../../testdata/scenarios"
 
 func TestParseScenarioErrors(t *testing.T) {
 	cases := map[string]string{

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
 // benchStream measures one whole turn against a looping zero-delay fake

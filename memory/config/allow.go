@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/memory"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+
+	"github.com/ralph-dev/ralph/memory"
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/afero"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
 func TestRetryAfterIsHonoured(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // FinalReportFile is the report's name inside the session directory.
@@ -63,7 +63,7 @@ func Report(fs afero.Fs, root, id string, now time.Time) (markdown string, path 
 	return markdown, path, nil
 }
 
-func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState bool, msgs []llm.Message, msgErr error, evs []event) {
+func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState bool, msgs []conversation.Message, msgErr error, evs []event) {
 	b.WriteString("\n## Summary\n\n")
 	fmt.Fprintf(b, "- Status: **%s**\n", a.Status)
 	if a.Mode != "" {
@@ -98,12 +98,12 @@ func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState boo
 // goalAndAnswer is the first user message and the last assistant text.
 // The system prompt and tool traffic are skipped; the events stand in when
 // the conversation log is unreadable (or predates messages.jsonl).
-func goalAndAnswer(msgs []llm.Message, evs []event) (goal, answer string) {
+func goalAndAnswer(msgs []conversation.Message, evs []event) (goal, answer string) {
 	for _, m := range msgs {
 		switch {
-		case m.Role == llm.RoleUser && goal == "" && strings.TrimSpace(m.Content) != "":
+		case m.Role == conversation.RoleUser && goal == "" && strings.TrimSpace(m.Content) != "":
 			goal = m.Content
-		case m.Role == llm.RoleAssistant && strings.TrimSpace(m.Content) != "":
+		case m.Role == conversation.RoleAssistant && strings.TrimSpace(m.Content) != "":
 			answer = m.Content
 		}
 	}

@@ -16,11 +16,12 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/config"
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -66,7 +67,7 @@ type Project struct {
 	Tools   *workers.Toolset
 	// History is the saved conversation of a resumed session, repaired so
 	// every tool call has a result.
-	History []llm.Message
+	History []conversation.Message
 	Resumed bool
 	// Status is the status of a resumed session before this process.
 	PriorStatus string
@@ -285,7 +286,7 @@ type agentStore struct {
 	id string
 }
 
-func (a agentStore) AppendMessages(msgs ...llm.Message) error {
+func (a agentStore) AppendMessages(msgs ...conversation.Message) error {
 	return a.s.AppendAgentMessages(a.id, msgs...)
 }
 func (a agentStore) AppendEvent(any) error               { return nil }

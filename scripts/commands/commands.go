@@ -7,11 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/suggest"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/scripts/suggest"
 
 	"github.com/spf13/afero"
 )

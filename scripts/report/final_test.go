@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestReportSectionsAndFile(t *testing.T) {
@@ -70,7 +70,7 @@ func TestReportFromEventsOnly(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusRunning, StartedAt: t0})
 	must(t, err)
-	must(t, s.AppendMessages(llm.Message{Role: llm.RoleUser, Content: strings.Repeat("long goal ", 100)}))
+	must(t, s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: strings.Repeat("long goal ", 100)}))
 	boom := ev(coordinator.EventError, 2, 1)
 	boom.Text = "the endpoint is unreachable"
 	stop := ev(coordinator.EventInterrupted, 3, 1)

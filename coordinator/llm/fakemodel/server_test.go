@@ -58,7 +58,7 @@ func TestNewServerAtRefusesNonLoopback(t *testing.T) {
 }
 
 func TestRateLimitWithRetryAfter(t *testing.T) {
-	sc, err := LoadScenario("../testdata/scenarios/retry_429.json")
+	sc, err := LoadScenario("../../../testdata/scenarios/retry_429.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // t0 is the fixture's start; events are written in UTC so the log lines
@@ -60,11 +61,11 @@ func fixtureA(t testing.TB, fs afero.Fs) *memory.Session {
 	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusRunning, Mode: "oneshot", Model: "gpt-test", StartedAt: t0})
 	must(t, err)
 	must(t, s.AppendMessages(
-		llm.Message{Role: llm.RoleSystem, Content: "You are ralph."},
-		llm.Message{Role: llm.RoleUser, Content: "create hello.txt containing hi"},
-		llm.Message{Role: llm.RoleAssistant, Content: "I'll write the file.", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "write_file", Arguments: `{"path":"hello.txt","content":"hi"}`}}},
-		llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Content: "wrote hello.txt"},
-		llm.Message{Role: llm.RoleAssistant, Content: "Done: hello.txt contains hi."},
+		conversation.Message{Role: conversation.RoleSystem, Content: "You are ralph."},
+		conversation.Message{Role: conversation.RoleUser, Content: "create hello.txt containing hi"},
+		conversation.Message{Role: conversation.RoleAssistant, Content: "I'll write the file.", ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "write_file", Arguments: `{"path":"hello.txt","content":"hi"}`}}},
+		conversation.Message{Role: conversation.RoleTool, ToolCallID: "c1", Content: "wrote hello.txt"},
+		conversation.Message{Role: conversation.RoleAssistant, Content: "Done: hello.txt contains hi."},
 	))
 	started := ev(coordinator.EventSessionStarted, 0, 0)
 	started.Model = "gpt-test"
@@ -76,7 +77,7 @@ func fixtureA(t testing.TB, fs afero.Fs) *memory.Session {
 	final.Text = "Done: hello.txt contains hi."
 	result := ev(coordinator.EventResult, 6, 0)
 	result.Result = &coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: final.Text, SessionID: idA, NumTurns: 3,
-		Usage: llm.Usage{InputTokens: 1000, OutputTokens: 200}}
+		Usage: conversation.Usage{InputTokens: 1000, OutputTokens: 200}}
 	for _, e := range []coordinator.Event{
 		started,
 		ev(coordinator.EventTurnStarted, 0, 1),
@@ -102,7 +103,7 @@ func fixtureA(t testing.TB, fs afero.Fs) *memory.Session {
 	must(t, s.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: at(4), Kind: "context_trim", Turn: 2, Detail: "trimmed or left out 2 messages to fit 8000 tokens"}))
 	must(t, s.SaveState(func(st *memory.State) {
 		st.Status, st.Turns, st.Iteration = memory.StatusCompleted, 3, 3
-		st.Usage = llm.Usage{InputTokens: 1200, OutputTokens: 300}
+		st.Usage = conversation.Usage{InputTokens: 1200, OutputTokens: 300}
 		st.Retries, st.Errors = 1, 2
 		st.EndedAt = at(6)
 	}))

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -181,10 +182,10 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 	var (
 		out   Response
 		text  strings.Builder
-		calls []*ToolCall
-		byIdx = map[int]*ToolCall{}
+		calls []*conversation.ToolCall
+		byIdx = map[int]*conversation.ToolCall{}
 	)
-	out.Message.Role = RoleAssistant
+	out.Message.Role = conversation.RoleAssistant
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -201,7 +202,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		}
 		idle.Reset(c.cfg.IdleTimeout)
 		if chunk.Usage != nil {
-			out.Usage = Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
+			out.Usage = conversation.Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
 		}
 		for _, ch := range chunk.Choices {
 			if ch.Delta.Content != "" {
@@ -211,11 +212,11 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 				}
 			}
 			for _, tc := range ch.Delta.ToolCalls {
-				var call *ToolCall
+				var call *conversation.ToolCall
 				if tc.Index != nil {
 					call = byIdx[*tc.Index]
 					if call == nil {
-						call = &ToolCall{}
+						call = &conversation.ToolCall{}
 						byIdx[*tc.Index] = call
 						calls = append(calls, call)
 					}
@@ -229,7 +230,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 					if !newCall {
 						call = calls[n-1]
 					} else {
-						call = &ToolCall{}
+						call = &conversation.ToolCall{}
 						calls = append(calls, call)
 					}
 				}

@@ -55,15 +55,3 @@ func ContextWindow(model string) int {
 func InputBudget(window int) int {
 	return window - min(window/4, 8192)
 }
-
-// EstimateTokens approximates a message's token count without a
-// tokenizer: about one token per 3.5 bytes of English and code, rounded up,
-// plus a few tokens of per-message framing. It errs on the high side so a
-// request fitted to a budget does not overflow the real window.
-func EstimateTokens(m Message) int {
-	n := len(m.Content)
-	for _, c := range m.ToolCalls {
-		n += len(c.Name) + len(c.Arguments) + 12
-	}
-	return (n*2+6)/7 + 6
-}

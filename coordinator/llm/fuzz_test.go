@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // fuzzSep separates SSE payloads in one fuzz input.
@@ -66,9 +67,9 @@ func FuzzStreamNeverPanics(f *testing.F) {
 		if truncate {
 			flag = "truncate"
 		}
-		req := Request{Model: testModel, Messages: []Message{
-			{Role: RoleUser, Content: hex.EncodeToString([]byte(payloads))},
-			{Role: RoleUser, Content: flag},
+		req := Request{Model: testModel, Messages: []conversation.Message{
+			{Role: conversation.RoleUser, Content: hex.EncodeToString([]byte(payloads))},
+			{Role: conversation.RoleUser, Content: flag},
 		}}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -86,7 +87,7 @@ func FuzzStreamNeverPanics(f *testing.F) {
 		}
 		// A success must be a complete turn whose text is exactly what was
 		// streamed, with every tool call identified.
-		if resp.FinishReason == "" || resp.Message.Role != RoleAssistant {
+		if resp.FinishReason == "" || resp.Message.Role != conversation.RoleAssistant {
 			t.Fatalf("incomplete response accepted: %+v", resp)
 		}
 		if resp.Message.Content != text.String() {

@@ -1,6 +1,10 @@
 package llm
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
 
 // Price is what a model costs in US dollars per million tokens.
 type Price struct {
@@ -9,7 +13,7 @@ type Price struct {
 }
 
 // Cost is the price of a usage.
-func (p Price) Cost(u Usage) float64 {
+func (p Price) Cost(u conversation.Usage) float64 {
 	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output) / 1e6
 }
 

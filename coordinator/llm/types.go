@@ -1,0 +1,48 @@
+// Package llm is ralph's client for OpenAI-compatible chat completion
+// endpoints (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter).
+//
+// It wraps go-openai's streaming API with what an agent needs and the
+// library leaves to callers: tool-call fragments assembled by index, token
+// usage, bounded retries that honour Retry-After, an idle timeout between
+// chunks, detection of streams that break off, and errors that say in one
+// sentence what went wrong and how to fix it. Its message types are ralph's
+// own so that transcripts do not depend on the wire library's field set.
+package llm
+
+import (
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// Request is one chat completion request.
+type Request struct {
+	Model    string
+	Messages []conversation.Message
+	Tools    []conversation.ToolDef
+}
+
+// Response is one finished assistant turn.
+type Response struct {
+	Message      conversation.Message
+	FinishReason string
+	Usage        conversation.Usage
+}
+
+// Delta is a piece of a streaming answer, passed to the caller as it arrives.
+type Delta struct {
+	Text string
+	// ToolName is set when the model starts a new tool call.
+	ToolName string
+	// Retry is set when an attempt failed and the call will be retried
+	// after Retry.Wait; text already passed on for this turn is void.
+	Retry *RetryInfo
+}
+
+// RetryInfo describes a retry the client is about to make, so faces can show
+// it and discard any partial text of the failed attempt.
+type RetryInfo struct {
+	Attempt int           `json:"attempt"` // the attempt that failed, from 1
+	Wait    time.Duration `json:"wait"`
+	Reason  string        `json:"reason"`
+}

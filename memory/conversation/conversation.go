@@ -1,0 +1,64 @@
+// Package conversation holds the types of a conversation with a model:
+// messages, tool calls, tool definitions and token usage. They are ralph's
+// own, in the shape the OpenAI chat API uses, and they are the on-disk form
+// of a saved conversation; this leaf package lets memory persist them
+// without depending on the HTTP client.
+package conversation
+
+import "encoding/json"
+
+// Roles of a chat message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one entry of a conversation, in the shape the OpenAI chat API
+// uses; it is also the on-disk form of a saved conversation.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+}
+
+// ToolCall is one function call requested by the model. Arguments is the raw
+// JSON text exactly as the model produced it, which may be invalid.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolDef describes a function the model may call.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Usage counts tokens as the endpoint reported them.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+}
+
+// EstimateTokens approximates a message's token count without a
+// tokenizer: about one token per 3.5 bytes of English and code, rounded up,
+// plus a few tokens of per-message framing. It errs on the high side so a
+// request fitted to a budget does not overflow the real window.
+func EstimateTokens(m Message) int {
+	n := len(m.Content)
+	for _, c := range m.ToolCalls {
+		n += len(c.Name) + len(c.Arguments) + 12
+	}
+	return (n*2+6)/7 + 6
+}
