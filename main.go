@@ -6,17 +6,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts/suggest"
+	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/workers"
 
+	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/scripts"
@@ -25,7 +31,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// flags holds every command-line option of the root command.
+// flags holds every command-line option.
 type flags struct {
 	model          string
 	baseURL        string
@@ -40,14 +46,22 @@ type flags struct {
 	cont           bool
 	session        string
 	force          bool
-	resume         bool
 	parallel       int
+	run            memory.RunConfig
+	taskTimeout    time.Duration
 }
 
 // exitError carries an exit code out of cobra.
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func exit(code int) error {
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
 
 func main() {
 	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
@@ -74,8 +88,15 @@ func profiled(fn func() int) int {
 	return fn()
 }
 
+// cli is one invocation: its flags and the facts of its terminal.
+type cli struct {
+	f    flags
+	term terminal.Facts
+}
+
 func run(args []string) int {
-	var f flags
+	c := &cli{}
+	f := &c.f
 	root := &cobra.Command{
 		Use:   "ralph [flags] [task]",
 		Short: "An AI coding agent you can talk to and leave working",
@@ -100,26 +121,25 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			if !cmd.Flags().Changed("max-retries") {
+				f.maxRetries = -1
+			}
+			c.term = terminal.Detect(f.noColor, os.Getenv)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && !strings.ContainsAny(args[0], " \t\n") {
 				if s := nearCommand(cmd, args[0]); s != "" {
 					return usageHintf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s, args[0]+" ")
 				}
 			}
-			if !cmd.Flags().Changed("max-retries") {
-				f.maxRetries = -1
-			}
-			code := oneShot(cmd.Context(), f, strings.Join(args, " "), cmd)
-			if code != 0 {
-				return exitError{code}
-			}
-			return nil
+			return exit(c.task(cmd.Context(), strings.Join(args, " ")))
 		},
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
 	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
-	pf.StringVarP(&f.dir, "dir", "C", "", "project directory to work in (default: the current directory)")
+	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in)")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
@@ -130,7 +150,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session with this follow-up")
 	root.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
 	pf.IntVar(&f.parallel, "parallel", 0, "child agents at once (default 4); with run: tasks at once (default 1)")
-	pf.BoolVar(&f.force, "force", false, "take over the project lock from a hung ralph or another host")
+	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
 	root.Flags().SetInterspersed(true)
 
 	root.AddCommand(&cobra.Command{
@@ -141,9 +161,9 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 			fmt.Fprintf(cmd.OutOrStdout(), "ralph %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		},
 	})
-	addSessionCommands(root, &f)
-	addChatCommands(root, &f)
-	addRunCommand(root, &f)
+	c.addConversationCommands(root)
+	c.addLoopCommands(root)
+	c.addRecordCommands(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
@@ -171,6 +191,371 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		}
 		return scripts.ExitFailed
 	}
+}
+
+// format is the output format the flags ask for.
+func (c *cli) format() string {
+	if c.f.json {
+		return scripts.FormatJSON
+	}
+	return c.f.outputFormat
+}
+
+// open opens the project for a face.
+func (c *cli) open(ctx context.Context, mode string, resume bool, appr workers.Approver, notify func(string),
+	runCfg func(*memory.RunConfig) (*memory.RunConfig, error)) (*project.Project, error) {
+	f := c.f
+	if notify == nil {
+		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
+	}
+	return project.Open(ctx, project.Options{
+		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Approver: appr, Notify: notify, Run: runCfg,
+		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
+			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, Parallel: f.parallel},
+	})
+}
+
+// task is `ralph "task"`: one task and exit, or the chat shell for bare
+// ralph on a terminal.
+func (c *cli) task(ctx context.Context, task string) int {
+	face, code := scripts.NewOneShot(c.format(), c.term)
+	if code != 0 {
+		return code
+	}
+	stdin, piped, err := scripts.ReadPipedStdin(os.Stdin)
+	if err != nil {
+		return face.Fail(scripts.ExitUsage, err)
+	}
+	prompt := scripts.BuildPrompt(task, stdin)
+	resume := c.f.cont || c.f.session != ""
+	if prompt == "" {
+		if !piped && c.term.InTTY && !resume {
+			return c.chat(ctx)
+		}
+		return face.Fail(scripts.ExitUsage, fmt.Errorf("no task given: pass it as an argument (ralph \"task\") or on standard input"))
+	}
+	p, err := c.open(ctx, project.ModeOneShot, resume, scripts.Approver(c.f.yes, c.term), nil, nil)
+	if err != nil {
+		return face.Fail(project.ExitCode(err), err)
+	}
+	defer p.Close()
+	return scripts.OneShotMain(ctx, p, face, prompt, false)
+}
+
+// chat is the interactive shell on a terminal, scripted mode otherwise.
+func (c *cli) chat(ctx context.Context) int {
+	if !c.term.InTTY || !c.term.ErrTTY {
+		return c.script(ctx, os.Stdin, scripts.ScriptOptions{Format: c.format(), KeepGoing: true})
+	}
+	var notices []string
+	p, err := c.open(ctx, project.ModeChat, c.f.cont || c.f.session != "", nil, func(s string) { notices = append(notices, s) }, nil)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
+		return project.ExitCode(err)
+	}
+	defer p.Close()
+	return repl.Main(ctx, p, repl.MainOptions{Term: c.term, Yes: c.f.yes, Version: version, Notices: notices})
+}
+
+// script runs chat lines without a person.
+func (c *cli) script(ctx context.Context, in io.Reader, o scripts.ScriptOptions) int {
+	face, code := scripts.NewOneShot(o.Format, c.term)
+	if code != 0 {
+		return code
+	}
+	appr := workers.DenyNoTerminal
+	if c.f.yes {
+		appr = workers.AllowAll
+	}
+	p, err := c.open(ctx, project.ModeScript, c.f.cont || c.f.session != "", appr, nil, nil)
+	if err != nil {
+		return face.Fail(project.ExitCode(err), err)
+	}
+	defer p.Close()
+	return scripts.ScriptMain(ctx, p, in, o, c.term)
+}
+
+func (c *cli) addConversationCommands(root *cobra.Command) {
+	f := &c.f
+	chat := &cobra.Command{
+		Use:   "chat",
+		Short: "Talk to ralph in an interactive shell (or run lines piped on standard input)",
+		Long:  repl.Help,
+		Example: `  ralph chat
+  ralph chat -c                       # continue the latest session
+  ralph chat < steps.txt              # run each line as if typed`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return exit(c.chat(cmd.Context())) },
+	}
+	var keepGoing bool
+	script := &cobra.Command{
+		Use:   "script FILE",
+		Short: "Run a file of chat lines, stopping at the first failed step",
+		Long:  scripts.ScriptHelp,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := io.Reader(os.Stdin)
+			if args[0] != "-" {
+				file, err := os.Open(args[0])
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "ralph: cannot read the script: %v\n", err)
+					return exit(scripts.ExitUsage)
+				}
+				defer file.Close()
+				in = file
+			}
+			return exit(c.script(cmd.Context(), in, scripts.ScriptOptions{Format: c.format(), KeepGoing: keepGoing, Progress: c.term.ErrTTY}))
+		},
+	}
+	script.Flags().BoolVar(&keepGoing, "keep-going", false, "run every step even after one failed (the exit code still says it failed)")
+	for _, cmd := range []*cobra.Command{chat, script} {
+		cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
+		cmd.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
+	}
+	root.AddCommand(chat, script)
+}
+
+// addLoopCommands wires `ralph run` and `ralph resume`, which share the
+// task loop's flags: resume restores a loop's saved configuration and the
+// flags given to it override that.
+func (c *cli) addLoopCommands(root *cobra.Command) {
+	f := &c.f
+	runCmd := &cobra.Command{
+		Use:     "run",
+		Short:   "Work through RALPH_TASKS.md on its own until done, a stop condition, or a limit",
+		Long:    scripts.RunHelp,
+		Example: runExamples,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exit(c.loop(cmd, project.ModeRun, false))
+		},
+	}
+	resume := &cobra.Command{
+		Use:   "resume [session-id]",
+		Short: "Continue an interrupted session (the latest by default)",
+		Long: `Continue a session from its last saved step: after a Ctrl-C, a crash or a kill.
+A task loop goes on with the configuration it was started with (--agent,
+--verify, --parallel, --until, ...); flags given here override it and are
+saved. Tool calls that were running when ralph stopped are reported to the
+model as "unknown outcome", so it checks before repeating them; nothing
+already done is done again. A session id may be given in full or as a
+unique part.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				f.session = args[0]
+			}
+			return exit(c.loop(cmd, "", true))
+		},
+	}
+	d := scripts.DefaultRun()
+	for _, cmd := range []*cobra.Command{runCmd, resume} {
+		fl := cmd.Flags()
+		fl.IntVar(&f.run.MaxIterations, "max-iterations", d.MaxIterations, "stop after this many task attempts")
+		fl.StringVar(&f.run.OnError, "on-error", d.OnError, "after a failed attempt: retry, skip (mark failed) or abort")
+		fl.IntVar(&f.run.Retries, "retries", d.Retries, "with --on-error retry: attempts after the first before a task is marked failed")
+		fl.Float64Var(&f.run.MaxCost, "max-cost", 0, "stop when the known cost in USD reaches this (0: no limit)")
+		fl.StringVar(&f.run.Until, "until", "", "stop, successfully, once this condition holds, e.g. 'tasks_done >= 5'")
+		fl.StringVar(&f.run.Breaker, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')")
+		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
+		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex or exec:'<command>'")
+		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
+	}
+	root.AddCommand(runCmd, resume)
+}
+
+const runExamples = `  ralph run -y
+  ralph run -y --parallel 3 --verify 'go test ./...'
+  ralph run -y --until 'tasks_done >= 5 || cost_usd > 2'
+  ralph run --agent claude --on-error skip
+  ralph run --agent "exec:./my-agent.sh" --task-timeout 10m`
+
+// loop opens the project for a task loop (`ralph run`) or a resume, whose
+// session decides the face: a task loop goes on as one, anything else
+// continues its conversation once.
+func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
+	ctx := cmd.Context()
+	face, code := scripts.NewOneShot(c.format(), c.term)
+	if code != 0 {
+		return code
+	}
+	settle := func(saved *memory.RunConfig) (*memory.RunConfig, error) {
+		rc := c.f.run
+		rc.TaskTimeout = memory.Duration(c.f.taskTimeout)
+		rc.Parallel = c.f.parallel
+		if saved != nil {
+			rc = overrideRun(*saved, rc, cmd.Flags().Changed)
+		}
+		return &rc, scripts.CheckRun(&rc)
+	}
+	p, err := c.open(ctx, mode, resume, scripts.Approver(c.f.yes, c.term), nil, settle)
+	if err != nil {
+		return face.Fail(project.ExitCode(err), err)
+	}
+	defer p.Close()
+	if p.Mode != project.ModeRun {
+		return scripts.OneShotMain(ctx, p, face, "", true)
+	}
+	code, handoff := scripts.RunMain(ctx, p, face, c.term)
+	if handoff != nil {
+		return repl.Main(ctx, p, repl.MainOptions{Term: c.term, Yes: c.f.yes, Version: version, Queue: handoff.Queue, Coord: handoff.Coord})
+	}
+	return code
+}
+
+// overrideRun is a saved run configuration with the flags given on this
+// command line put over it.
+func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memory.RunConfig {
+	rc := saved
+	set := func(name string, apply func()) {
+		if changed(name) {
+			apply()
+		}
+	}
+	set("max-iterations", func() { rc.MaxIterations = flags.MaxIterations })
+	set("on-error", func() { rc.OnError = flags.OnError })
+	set("retries", func() { rc.Retries = flags.Retries })
+	set("max-cost", func() { rc.MaxCost = flags.MaxCost })
+	set("until", func() { rc.Until = flags.Until })
+	set("breaker", func() { rc.Breaker = flags.Breaker })
+	set("verify", func() { rc.Verify = flags.Verify })
+	set("agent", func() { rc.Agent = flags.Agent })
+	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
+	set("parallel", func() { rc.Parallel = flags.Parallel })
+	return rc
+}
+
+// records is the read-only side of the project named by -C or found from
+// the working directory.
+func (c *cli) records() (scripts.Records, error) {
+	root, err := project.Root(c.f.dir)
+	if err != nil {
+		return scripts.Records{}, usageErrorf("%s", err)
+	}
+	return scripts.Records{Fs: afero.NewOsFs(), Root: root, JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}, nil
+}
+
+// session resolves an optional session id argument.
+func (c *cli) session(args []string) (scripts.Records, string, error) {
+	r, err := c.records()
+	if err != nil {
+		return r, "", err
+	}
+	want := ""
+	if len(args) > 0 {
+		want = args[0]
+	}
+	id, err := memory.FindSession(r.Fs, r.Root, want)
+	if err != nil {
+		return r, "", usageErrorf("%s", err)
+	}
+	return r, id, nil
+}
+
+// addRecordCommands wires the commands that read and manage a project's
+// records: none of them calls a model.
+func (c *cli) addRecordCommands(root *cobra.Command) {
+	withRecords := func(fn func(r scripts.Records) error) func(*cobra.Command, []string) error {
+		return func(*cobra.Command, []string) error {
+			r, err := c.records()
+			if err != nil {
+				return err
+			}
+			return fn(r)
+		}
+	}
+	withSession := func(fn func(cmd *cobra.Command, r scripts.Records, id string) error) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			r, id, err := c.session(args)
+			if err != nil {
+				return err
+			}
+			return fn(cmd, r, id)
+		}
+	}
+	var follow, raw bool
+	logs := &cobra.Command{
+		Use:   "logs [session-id]",
+		Short: "Show a session's events (the latest by default); -f follows a running one",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: withSession(func(cmd *cobra.Command, r scripts.Records, id string) error {
+			return r.Logs(cmd.Context(), id, follow, raw)
+		}),
+	}
+	logs.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events while the session runs")
+	logs.Flags().BoolVar(&raw, "raw", false, "print the events as JSON lines")
+	root.AddCommand(
+		&cobra.Command{
+			Use:   "init",
+			Short: "Create AGENT.md, RALPH_GOALS.md, RALPH_TASKS.md, RALPH_PROGRESS.md and RALPH_TODO.md",
+			Args:  cobra.NoArgs,
+			RunE:  withRecords(scripts.Records.Init),
+		},
+		&cobra.Command{
+			Use:   "status",
+			Short: "Show the project's session, tasks and lock (no model call)",
+			Args:  cobra.NoArgs,
+			RunE:  withRecords(scripts.Records.Status),
+		},
+		&cobra.Command{
+			Use:   "sessions",
+			Short: "List the projects and sessions ralph has worked on, across projects",
+			Args:  cobra.NoArgs,
+			RunE:  withRecords(scripts.Records.Sessions),
+		},
+		logs,
+		&cobra.Command{
+			Use:   "report [session-id]",
+			Short: "Write and show final-report.md for a session: summary, tasks, metrics, errors, interruptions",
+			Args:  cobra.MaximumNArgs(1),
+			RunE:  withSession(func(_ *cobra.Command, r scripts.Records, id string) error { return r.Report(id) }),
+		},
+		&cobra.Command{
+			Use:   "analyze [session-id]",
+			Short: "Duration, turns, tokens, cost, tool use, errors and success rate of a session",
+			Args:  cobra.MaximumNArgs(1),
+			RunE:  withSession(func(_ *cobra.Command, r scripts.Records, id string) error { return r.Analyze(id) }),
+		},
+		&cobra.Command{
+			Use:   "compare SESSION_A SESSION_B",
+			Short: "Compare two sessions side by side",
+			Args:  cobra.ExactArgs(2),
+			RunE: func(_ *cobra.Command, args []string) error {
+				r, a, err := c.session(args[:1])
+				if err != nil {
+					return err
+				}
+				_, b, err := c.session(args[1:])
+				if err != nil {
+					return err
+				}
+				return r.Compare(a, b)
+			},
+		},
+		&cobra.Command{
+			Use:   "import prd.json",
+			Short: "Import ralph-tui's prd.json user stories into RALPH_TASKS.md",
+			Long: `Import the userStories of a ralph-tui prd.json into RALPH_TASKS.md: one task per
+story, done when it passes, with its priority and dependsOn as ralph's priority
+and depends. Importing again updates the same tasks instead of adding them twice;
+every other line of the task file is kept as it is.`,
+			Args: cobra.ExactArgs(1),
+			RunE: func(_ *cobra.Command, args []string) error {
+				r, err := c.records()
+				if err != nil {
+					return err
+				}
+				data, err := os.ReadFile(args[0])
+				if err != nil {
+					return usageErrorf("cannot read %s: %s", args[0], err)
+				}
+				if _, err := r.Import(data); err != nil {
+					return usageErrorf("%s: %s", args[0], err)
+				}
+				return nil
+			},
+		},
+	)
 }
 
 // nearCommand returns the subcommand a single-word task is one typo away
@@ -206,32 +591,3 @@ func usageHintf(format string, a ...any) error {
 // cobraUsage matches the errors cobra itself returns for a malformed
 // command line.
 var cobraUsage = regexp.MustCompile(`^(unknown (command|flag|shorthand)|accepts |requires |invalid argument|flag needs|bad flag)`)
-
-// projectDir resolves -C to an absolute directory.
-func projectDir(dir string) (string, error) {
-	if dir == "" {
-		dir = "."
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return "", fmt.Errorf("project directory %s: %w", dir, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("project directory %s is not a directory", dir)
-	}
-	return abs, nil
-}
-
-func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
-
-func terminalWidth(f *os.File) int {
-	w, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return w
-}

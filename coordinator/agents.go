@@ -24,6 +24,10 @@ var spawnAgentDef = conversation.ToolDef{
 	Parameters: json.RawMessage(`{"type":"object","properties":{"task":{"type":"string","description":"the complete task for the child"}},"required":["task"]}`),
 }
 
+// DefaultChildTimeout bounds one child agent, and one task attempt of the
+// task loop, when nothing else is configured.
+const DefaultChildTimeout = 30 * time.Minute
+
 // Children configures child agents.
 type Children struct {
 	// Parallel bounds how many children run at once; extra ones queue.
@@ -114,7 +118,7 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 	}()
 	timeout := ch.Timeout
 	if timeout <= 0 {
-		timeout = 15 * time.Minute
+		timeout = DefaultChildTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

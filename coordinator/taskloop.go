@@ -393,10 +393,6 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		}
 	}
 	if failure == "" {
-		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
-		if err != nil {
-			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
-		}
 		body := out.Summary
 		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
 			body += fmt.Sprintf("\n\nTokens for this task: %d in, %d out", u.InputTokens, u.OutputTokens)
@@ -405,7 +401,14 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 			}
 			body += "."
 		}
-		_ = memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: body, SessionID: l.o.SessionID, Iteration: l.stats.Iterations})
+		// The progress entry goes first and is once-only: a crash before
+		// the task is marked done redoes the task, not the entry.
+		_ = memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: body,
+			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID})
+		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+		if err != nil {
+			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
+		}
 		l.done = append(l.done, t.ID)
 		l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = 0, 0, ""
 		l.emit(Event{Type: EventTaskChanged, Text: t.ID + " done", Output: t.Title})

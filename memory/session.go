@@ -65,17 +65,54 @@ type Session struct {
 	pending int // messages appended since the last sync
 }
 
-// CreateSession starts a new session record in the project at root. secrets
-// are replaced by "[REDACTED]" in everything the session writes.
+// CreateSession starts a new session record in the project at root and
+// makes it durable before returning: the session's directory appears under
+// .ralph/sessions only complete, with its session.json inside (it is
+// built under a dot-name and renamed into place), and .ralph/session.json
+// names it. So a crash at any moment leaves either no trace of the session
+// or a session that recovery and `ralph resume` can read. secrets are
+// replaced by "[REDACTED]" in everything the session writes.
 func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
 	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: newRedactor(secrets)}
-	if err := fs.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create session directory: %w", err)
-	}
 	state.Version = StateVersion
 	state.SessionID = id
+	state.UpdatedAt = time.Now().UTC()
 	s.state = state
+	data, err := s.encodeState()
+	if err != nil {
+		return nil, err
+	}
+	parent := filepath.Join(root, SessionsDir)
+	building := filepath.Join(parent, ".new-"+id)
+	if err := WriteFileAtomic(fs, filepath.Join(building, "session.json"), data, 0o644); err != nil {
+		return nil, fmt.Errorf("create session record: %w", err)
+	}
+	if err := fs.Rename(building, s.Dir); err != nil {
+		_ = fs.RemoveAll(building)
+		return nil, fmt.Errorf("create session record: %w", err)
+	}
+	syncDir(fs, parent)
+	if err := WriteFileAtomic(fs, filepath.Join(root, SessionFile), data, 0o644); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// RemoveUnfinishedSessions deletes session directories whose creation a
+// crash interrupted (CreateSession's dot-named work in progress). Call it
+// only under the project lock, when no CreateSession can be running.
+func RemoveUnfinishedSessions(fs afero.Fs, root string) error {
+	infos, err := afero.ReadDir(fs, filepath.Join(root, SessionsDir))
+	if err != nil {
+		return nil
+	}
+	var errs []error
+	for _, fi := range infos {
+		if fi.IsDir() && strings.HasPrefix(fi.Name(), ".new-") {
+			errs = append(errs, fs.RemoveAll(filepath.Join(root, SessionsDir, fi.Name())))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // OpenSession reopens an existing session record to continue it. A torn
@@ -266,15 +303,23 @@ func (s *Session) SaveState(fn func(*State)) error {
 		}
 		s.pending = 0
 	}
-	data, err := json.MarshalIndent(s.state, "", "  ")
+	data, err := s.encodeState()
 	if err != nil {
-		return fmt.Errorf("encode session state: %w", err)
+		return err
 	}
-	data = s.clean(append(data, '\n'))
 	if err := WriteFileAtomic(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644); err != nil {
 		return err
 	}
 	return WriteFileAtomic(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644)
+}
+
+// encodeState is session.json's bytes for the current state, redacted.
+func (s *Session) encodeState() ([]byte, error) {
+	data, err := json.MarshalIndent(s.state, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode session state: %w", err)
+	}
+	return s.clean(append(data, '\n')), nil
 }
 
 // State returns a copy of the current state.

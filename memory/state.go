@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,11 +48,47 @@ type State struct {
 	Errors      int                `json:"errors"`
 	Interrupts  int                `json:"interruptions"`
 	Error       string             `json:"error,omitempty"`
+	// Run is how a task loop was started, so `ralph resume` goes on the
+	// same way; nil for other modes.
+	Run *RunConfig `json:"run,omitempty"`
 	// Recovered says what crash recovery did to this session, if anything.
 	Recovered string    `json:"recovered,omitempty"`
 	StartedAt time.Time `json:"started_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
+// RunConfig is the configuration of a task loop (`ralph run`), saved in
+// session.json so that a resumed loop works as the original one did. The
+// approval flag (--yes) is deliberately not saved: approval is given by
+// the person each time ralph starts.
+type RunConfig struct {
+	Agent         string   `json:"agent,omitempty"`
+	Verify        string   `json:"verify,omitempty"`
+	Parallel      int      `json:"parallel,omitempty"`
+	Until         string   `json:"until,omitempty"`
+	Breaker       string   `json:"breaker,omitempty"`
+	MaxCost       float64  `json:"max_cost,omitempty"`
+	TaskTimeout   Duration `json:"task_timeout,omitempty"`
+	OnError       string   `json:"on_error,omitempty"`
+	Retries       int      `json:"retries"`
+	MaxIterations int      `json:"max_iterations,omitempty"`
+}
+
+// Duration is a time.Duration written as people read it ("30m0s").
+type Duration time.Duration
+
+// MarshalText writes the duration in Go's notation.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads Go's duration notation.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", b, err)
+	}
+	*d = Duration(v)
+	return nil
 }
 
 // CorruptStateError names the damaged file.
@@ -145,6 +182,25 @@ func ListSessions(fs afero.Fs, root string) ([]string, error) {
 	return ids, nil
 }
 
+// latestSession is the session worked on last: of the newest session
+// directory and the one .ralph/session.json names (an older session that
+// was resumed), the one whose own record was updated last. The summary
+// alone is not trusted: a crash between creating a session and updating
+// the summary leaves the summary naming the previous session.
+func latestSession(fs afero.Fs, root string, ids []string) string {
+	newest := ids[len(ids)-1]
+	st, err := LoadState(fs, root)
+	if err != nil || st.SessionID == newest || !slices.Contains(ids, st.SessionID) {
+		return newest
+	}
+	named, nerr := LoadSessionState(fs, root, st.SessionID)
+	latest, lerr := LoadSessionState(fs, root, newest)
+	if nerr == nil && (lerr != nil || named.UpdatedAt.After(latest.UpdatedAt)) {
+		return st.SessionID
+	}
+	return newest
+}
+
 // FindSession resolves a session id given in full or as a unique prefix or
 // suffix (people copy the short random part); "" means the latest.
 func FindSession(fs afero.Fs, root, id string) (string, error) {
@@ -156,14 +212,7 @@ func FindSession(fs afero.Fs, root, id string) (string, error) {
 		return "", fmt.Errorf("%w: this project has no sessions yet", ErrNoSession)
 	}
 	if id == "" {
-		if st, err := LoadState(fs, root); err == nil {
-			for _, x := range ids {
-				if x == st.SessionID {
-					return x, nil
-				}
-			}
-		}
-		return ids[len(ids)-1], nil
+		return latestSession(fs, root, ids), nil
 	}
 	var found []string
 	for _, x := range ids {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -320,12 +321,30 @@ type ProgressEntry struct {
 	Body      string
 	SessionID string
 	Iteration int
+	// TaskID makes the entry once-only: an entry for the same task and
+	// session that is already in the file is not written again. The task
+	// loop writes a task's entry before it marks the task done, so a crash
+	// between the two redoes the task but does not repeat its entry.
+	TaskID string
+}
+
+// progressMark is the invisible marker of a task's entry.
+func progressMark(taskID, sessionID string) string {
+	return "<!-- ralph:progress task=" + taskID + " session=" + sessionID + " -->"
 }
 
 // AppendProgress appends an entry to RALPH_PROGRESS.md, creating it with
 // its heading if missing. It only ever appends, and syncs, so a crash or a
 // person editing older entries can never lose what was already there.
 func AppendProgress(fs afero.Fs, root string, e ProgressEntry) error {
+	path := filepath.Join(root, ProgressFile)
+	mark := ""
+	if e.TaskID != "" {
+		mark = progressMark(e.TaskID, e.SessionID)
+		if data, err := afero.ReadFile(fs, path); err == nil && bytes.Contains(data, []byte(mark)) {
+			return nil
+		}
+	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -345,9 +364,14 @@ func AppendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 		who = append(who, fmt.Sprintf("iteration %d", e.Iteration))
 	}
 	if len(who) > 0 {
-		entry += "_" + strings.Join(who, ", ") + "_\n"
+		entry += "_" + strings.Join(who, ", ") + "_"
+		if mark != "" {
+			entry += " " + mark
+		}
+		entry += "\n"
+	} else if mark != "" {
+		entry += mark + "\n"
 	}
-	path := filepath.Join(root, ProgressFile)
 	if _, err := fs.Stat(path); errors.Is(err, os.ErrNotExist) {
 		created, err := createExclusive(fs, path, []byte(progressTemplate+entry))
 		if created || err != nil {

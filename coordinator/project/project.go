@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -36,22 +37,37 @@ type Overrides struct {
 	Parallel int
 }
 
+// Modes of a session, as session.json records them.
+const (
+	ModeOneShot = "oneshot"
+	ModeChat    = "chat"
+	ModeScript  = "script"
+	ModeRun     = "run"
+)
+
 // Options says how to open the project.
 type Options struct {
-	Root      string
-	Fs        afero.Fs // nil: the OS filesystem
-	Getenv    func(string) string
+	// Dir is the project directory given with -C; "" finds the project
+	// from the working directory (see Root).
+	Dir    string
+	Fs     afero.Fs // nil: the OS filesystem
+	Getenv func(string) string
+	// Overrides are the command line's settings.
 	Overrides Overrides
-	Mode      string // oneshot, chat, run
+	// Mode is the face that opens the project. With Resume, "" continues
+	// the session in the mode it was started in.
+	Mode string
 	// Resume continues a session instead of starting one: SessionID names
 	// it (a full id, a unique prefix or suffix), or "" for the latest.
 	Resume    bool
 	SessionID string
 	Force     bool
 	Approver  workers.Approver
-	// ModelOptional: the work is done by an external agent, so a missing
-	// API key is not an error.
-	ModelOptional bool
+	// Run settles the task loop's configuration when the session's mode is
+	// run: it gets the saved configuration of a resumed session (nil for a
+	// new one) and returns the one to use, which is saved in session.json.
+	// An error is bad input (exit 2) and nothing is changed.
+	Run func(saved *memory.RunConfig) (*memory.RunConfig, error)
 	// Notify receives one-line notices for the user (crash recovered, ...).
 	Notify func(string)
 }
@@ -65,6 +81,8 @@ type Project struct {
 	Session *memory.Session
 	Client  *llm.Client
 	Tools   *workers.Toolset
+	// Mode is the session's mode: the face's, or a resumed session's own.
+	Mode string
 	// History is the saved conversation of a resumed session, repaired so
 	// every tool call has a result.
 	History []conversation.Message
@@ -73,11 +91,20 @@ type Project struct {
 	PriorStatus string
 	registry    *memory.Registry
 	parallel    int
+	approver    *switchApprover
+	sink        switchSink
+	// resetTasks counts the in-progress tasks recovery reset to open.
+	resetTasks int
 }
 
-// Open resolves configuration, locks the project and prepares the session.
+// Open finds the project, locks it, recovers from a crashed run and
+// decides — under the lock — whether this is a new session or which one
+// continues and in which mode. The session's state is on disk before Open
+// returns, before any task or file is touched, so recovery after a crash
+// at any later moment is exact.
 // Errors: config.ErrInvalid (exit 2), memory.ErrLocked (exit 3),
-// memory.ErrNoSession for a resume with nothing to resume (exit 2).
+// memory.ErrNoSession for a resume with nothing to resume (exit 2),
+// ErrBadRunConfig (exit 2).
 func Open(ctx context.Context, opts Options) (*Project, error) {
 	if opts.Fs == nil {
 		opts.Fs = afero.NewOsFs()
@@ -88,17 +115,25 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if opts.Notify == nil {
 		opts.Notify = func(string) {}
 	}
-	cfg, err := config.Load(config.Sources{Fs: opts.Fs, ProjectRoot: opts.Root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
+	root, err := Root(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	cfg, err := config.Load(config.Sources{Fs: opts.Fs, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
 	if err != nil {
 		return nil, err
 	}
 	applyOverrides(&cfg, opts.Overrides)
-	if err := cfg.Validate(); err != nil && !(opts.ModelOptional && errors.Is(err, config.ErrNoKey)) {
-		return nil, err
+	// A new session that cannot talk to its model fails before the lock
+	// is taken; a resumed one is checked once its mode is known.
+	if !opts.Resume && opts.Mode != ModeRun {
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
 	}
-	p := &Project{Root: opts.Root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel,
+	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel,
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
-	lock, err := memory.AcquireLock(opts.Fs, opts.Root, "", opts.Force)
+	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify)
 	if err != nil {
 		return nil, err
 	}
@@ -125,25 +160,74 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
 			cfg.UntrustedCommands, config.ProjectFile))
 	}
-	var appr workers.Approver = opts.Approver
-	if appr == nil {
-		appr = workers.DenyNoTerminal
-	}
-	if len(cfg.AllowedCommands) > 0 {
-		appr = allowedFirst{allowed: cfg.AllowedCommands, next: appr}
-	}
+	p.approver = &switchApprover{}
+	p.SetApprover(opts.Approver)
 	p.Tools, err = workers.NewToolset(workers.Options{
-		Root: opts.Root, Approver: appr, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
+		Root: root, Approver: p.approver, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
 	})
 	if err != nil {
 		return nil, err
 	}
-	p.Tools.Register(workers.NewRememberTool(opts.Fs, opts.Root))
-	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, opts.Root))
+	p.Tools.Register(workers.NewRememberTool(opts.Fs, root))
+	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1})
 	p.touchRegistry()
 	ok = true
 	return p, nil
+}
+
+// SetApprover changes who approves run_command from now on: the face that
+// owns the terminal (a task loop switched into chat hands it over). The
+// commands the person allowed "always" run without asking in every face.
+func (p *Project) SetApprover(a workers.Approver) {
+	if a == nil {
+		a = workers.DenyNoTerminal
+	}
+	if len(p.Config.AllowedCommands) > 0 {
+		a = allowedFirst{allowed: p.Config.AllowedCommands, next: a}
+	}
+	p.approver.set(a)
+}
+
+// switchApprover approves through whichever face owns the terminal now.
+type switchApprover struct {
+	mu sync.Mutex
+	a  workers.Approver
+}
+
+func (s *switchApprover) set(a workers.Approver) {
+	s.mu.Lock()
+	s.a = a
+	s.mu.Unlock()
+}
+
+func (s *switchApprover) ApproveCommand(ctx context.Context, cmd string) workers.Decision {
+	s.mu.Lock()
+	a := s.a
+	s.mu.Unlock()
+	return a.ApproveCommand(ctx, cmd)
+}
+
+// ErrBadRunConfig is a task loop configuration that cannot work (a
+// condition that does not compile, an unknown agent): exit 2.
+var ErrBadRunConfig = errors.New("bad run configuration")
+
+// settle decides the run configuration of a task-loop session and checks
+// that the model can be reached when it is needed: an external agent
+// (--agent) needs no key of ralph's.
+func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConfig, error) {
+	var run *memory.RunConfig
+	if p.Mode == ModeRun && opts.Run != nil {
+		var err error
+		if run, err = opts.Run(saved); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+		}
+	}
+	err := p.Config.Validate()
+	if err != nil && !(run != nil && run.Agent != "" && errors.Is(err, config.ErrNoKey)) {
+		return nil, err
+	}
+	return run, nil
 }
 
 func applyOverrides(cfg *config.Config, o Overrides) {
@@ -164,11 +248,16 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	}
 }
 
-// start creates a new session.
+// start creates a new session, durable before anything else happens.
 func (p *Project) start(opts Options) error {
+	p.Mode = opts.Mode
+	run, err := p.settle(opts, nil)
+	if err != nil {
+		return err
+	}
 	id := memory.NewID(time.Now())
 	s, err := memory.CreateSession(p.Fs, p.Root, id, memory.State{
-		Status: memory.StatusRunning, Mode: opts.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(),
+		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run,
 	}, p.Config.APIKey)
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
@@ -177,7 +266,8 @@ func (p *Project) start(opts Options) error {
 	return nil
 }
 
-// resume reopens a session and repairs its history for the model.
+// resume reopens a session, settles its mode and configuration, and
+// repairs its history for the model.
 func (p *Project) resume(opts Options) error {
 	id, err := memory.FindSession(p.Fs, p.Root, opts.SessionID)
 	if err != nil {
@@ -187,7 +277,21 @@ func (p *Project) resume(opts Options) error {
 	if err != nil {
 		return err
 	}
-	p.PriorStatus = s.State().Status
+	prior := s.State()
+	p.PriorStatus = prior.Status
+	p.Mode = opts.Mode
+	if p.Mode == "" {
+		p.Mode = p.sessionMode(prior, id)
+	}
+	// The model a session was started with goes on unless this command
+	// line or the environment names another.
+	if prior.Model != "" && opts.Overrides.Model == "" && opts.Getenv("RALPH_MODEL") == "" {
+		p.Config.Model = prior.Model
+	}
+	run, err := p.settle(opts, prior.Run)
+	if err != nil {
+		return err
+	}
 	started, err := startedCalls(p.Fs, p.Root, id)
 	if err != nil {
 		return err
@@ -199,11 +303,33 @@ func (p *Project) resume(opts Options) error {
 	p.History, p.Session, p.Resumed = repaired, s, true
 	return s.SaveState(func(st *memory.State) {
 		st.Status = memory.StatusRunning
-		st.Mode = opts.Mode
+		st.Mode = p.Mode
 		st.Model = p.Config.Model
+		if run != nil {
+			st.Run = run
+		}
 		st.EndedAt = time.Time{}
 		st.Error = ""
 	})
+}
+
+// sessionMode is the mode a session was started in. A session whose own
+// record was lost (written by an older ralph, or damaged) is a task loop
+// if it left tasks in progress or its events show task changes.
+func (p *Project) sessionMode(st memory.State, id string) string {
+	if st.Mode != "" {
+		return st.Mode
+	}
+	if p.resetTasks > 0 {
+		return ModeRun
+	}
+	evs, _, _ := memory.ReadJSONL[coordinator.Event](p.Fs, memory.LogPath(p.Root, id, memory.EventsLog))
+	for _, ev := range evs {
+		if ev.Type == coordinator.EventTaskChanged {
+			return ModeRun
+		}
+	}
+	return ModeOneShot
 }
 
 // startedCalls lists the tool calls a session began executing, from its
@@ -223,14 +349,40 @@ func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
 }
 
 // Coordinator builds the main coordinator for this project's session, with
-// child agents enabled.
+// child agents enabled; its events go to emit until SetSink changes that.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
+	p.sink.set(emit)
 	return coordinator.New(coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
-		History: p.History, Emit: emit, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
+		History: p.History, Emit: p.sink.handle, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
 		Children: p.Children(nil), PriceOf: p.PriceOf,
 	})
+}
+
+// SetSink hands the coordinator's events to another face (a task loop
+// switched into chat).
+func (p *Project) SetSink(emit func(coordinator.Event)) { p.sink.set(emit) }
+
+// switchSink is an event sink whose target can change.
+type switchSink struct {
+	mu sync.Mutex
+	fn func(coordinator.Event)
+}
+
+func (s *switchSink) set(fn func(coordinator.Event)) {
+	s.mu.Lock()
+	s.fn = fn
+	s.mu.Unlock()
+}
+
+func (s *switchSink) handle(ev coordinator.Event) {
+	s.mu.Lock()
+	fn := s.fn
+	s.mu.Unlock()
+	if fn != nil {
+		fn(ev)
+	}
 }
 
 // PriceOf is a model's price: the config's prices when set, else the
@@ -256,7 +408,7 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 	return &coordinator.Children{
 		Parallel: parallel,
 		MaxTurns: p.Config.MaxTurns,
-		Timeout:  30 * time.Minute,
+		Timeout:  coordinator.DefaultChildTimeout,
 		Tools:    p.Tools.View([]string{"complete_task"}, extra...),
 		ToolsWith: func(more ...workers.Tool) coordinator.Tools {
 			return p.Tools.View([]string{"complete_task"}, append(append([]workers.Tool(nil), extra...), more...)...)
@@ -365,4 +517,55 @@ func (a allowedFirst) ApproveCommand(ctx context.Context, cmd string) workers.De
 		return workers.Decision{Allowed: true}
 	}
 	return a.next.ApproveCommand(ctx, cmd)
+}
+
+// TaskLoop is /run in chat and in scripts: the task loop over
+// RALPH_TASKS.md as `ralph run` runs it, with children spawned by this
+// conversation's coordinator and events shown by the face. ask answers the
+// circuit breaker (nil: nobody to ask, the loop stops).
+func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
+	ctl *coordinator.LoopControl, emit func(coordinator.Event), ask func(context.Context, string) bool) (string, error) {
+	st := p.Session.State()
+	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
+		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
+		Queue: queue, Store: p.Session, Emit: emit, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+	})
+	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
+	if res.IsError {
+		if res.Err != nil {
+			return summary, res.Err
+		}
+		return summary, errors.New(summary)
+	}
+	return summary, nil
+}
+
+// CloseConversation leaves a truthful status when a chat or a script
+// ends: a conversation with no work in flight is not "running". Every
+// finished run has saved its own status already; a session in which
+// nothing ran goes back to what it was before, or completed.
+func (p *Project) CloseConversation() {
+	_ = p.Session.SaveState(func(st *memory.State) {
+		if st.Status != memory.StatusRunning {
+			return
+		}
+		st.Status = memory.StatusCompleted
+		if p.Resumed && p.PriorStatus != "" && p.PriorStatus != memory.StatusRunning {
+			st.Status = p.PriorStatus
+		}
+		st.EndedAt = time.Now().UTC()
+	})
+}
+
+// ExitCode maps an error from Open to ralph's exit codes: 2 for bad input
+// or configuration, 3 when another ralph holds the project, 1 otherwise.
+func ExitCode(err error) int {
+	switch {
+	case errors.Is(err, config.ErrInvalid), errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrNewerState),
+		errors.Is(err, ErrBadRunConfig):
+		return 2
+	case errors.Is(err, memory.ErrLocked):
+		return 3
+	}
+	return 1
 }

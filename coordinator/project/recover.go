@@ -3,6 +3,7 @@ package project
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -16,10 +17,23 @@ import (
 // session.json is set aside (never deleted) and rebuilt from the newest
 // session's own records.
 func (p *Project) recover(notify func(string)) error {
+	// Under the lock no other ralph works here, so a task marked in
+	// progress belongs to a ralph that is gone, whatever session.json
+	// says (a crash can come before its first save). Reset them first.
+	if _, err := memory.UpdateTasks(p.Fs, p.Root, func(f *memory.TaskFile) error {
+		p.resetTasks = f.ResetInProgress()
+		return nil
+	}); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("reset in-progress tasks after a crash: %w", err)
+	}
+	if err := memory.RemoveUnfinishedSessions(p.Fs, p.Root); err != nil {
+		return fmt.Errorf("remove a session record a crash left half made: %w", err)
+	}
 	now := time.Now().UTC()
 	st, err := memory.LoadState(p.Fs, p.Root)
 	switch {
 	case errors.Is(err, memory.ErrNoSession):
+		p.noteReset(notify)
 		return nil
 	case errors.Is(err, memory.ErrCorruptState):
 		path := filepath.Join(p.Root, memory.SessionFile)
@@ -30,6 +44,7 @@ func (p *Project) recover(notify func(string)) error {
 		rebuilt, rerr := p.rebuildState(now)
 		if rerr != nil {
 			notify(fmt.Sprintf("warning: %s was corrupt; kept it as %s (nothing to rebuild it from: %v)", memory.SessionFile, filepath.Base(aside), rerr))
+			p.noteReset(notify)
 			return nil
 		}
 		notify(fmt.Sprintf("warning: %s was corrupt; kept it as %s and rebuilt the state of session %s from its own records", memory.SessionFile, filepath.Base(aside), rebuilt.SessionID))
@@ -38,9 +53,18 @@ func (p *Project) recover(notify func(string)) error {
 		return err
 	}
 	if st.Status != memory.StatusRunning {
+		p.noteReset(notify)
 		return nil
 	}
 	return p.markCrashed(st, now, notify)
+}
+
+// noteReset tells the person about tasks reset outside a crashed session's
+// recovery (which reports them itself).
+func (p *Project) noteReset(notify func(string)) {
+	if p.resetTasks > 0 {
+		notify(fmt.Sprintf("recovered: reset %d task(s) a ralph that is gone left in progress", p.resetTasks))
+	}
 }
 
 // rebuildState restores .ralph/session.json from the newest session's
@@ -76,13 +100,7 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 		}
 	}
 	defer s.Close()
-	reset := 0
-	if _, err := memory.UpdateTasks(p.Fs, p.Root, func(f *memory.TaskFile) error {
-		reset = f.ResetInProgress()
-		return nil
-	}); err != nil {
-		return fmt.Errorf("reset in-progress tasks after a crash: %w", err)
-	}
+	reset := p.resetTasks
 	how := "ralph stopped without saving (killed or crashed)"
 	if prev, ok := p.Lock.Previous(); ok && prev.PID != 0 {
 		how = fmt.Sprintf("ralph (pid %d) stopped without saving (killed or crashed)", prev.PID)

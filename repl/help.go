@@ -1,0 +1,18 @@
+package repl
+
+// Help is `ralph chat --help`'s text.
+const Help = `Talk to ralph in an interactive shell. Answers stream as they arrive; while
+ralph works you can keep typing:
+
+  Ctrl-C, Esc, /stop   hard stop: cancel everything in flight, save, back to the prompt
+  !message             urgent: cut the current model step, ralph reads it at once
+  message              normal: delivered at the next step boundary, in order
+
+At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves.
+/help lists the slash commands (/status, /tasks, /agents, /model, /clear, ...).
+run_command asks y/n/always; "always" is saved in .ralph/config.toml.
+
+With standard input not a terminal (ralph chat < FILE) each line is run as if
+typed: no prompt, no colour, # comments and blank lines skipped, slash commands
+allowed, a trailing backslash continues a line; every line runs, and the exit
+code is that of the first failed step (0 when all succeeded).`

@@ -1,0 +1,66 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/terminal"
+)
+
+// MainOptions are what the chat shell needs besides the opened project.
+type MainOptions struct {
+	Term terminal.Facts
+	// Yes approves every command without asking.
+	Yes bool
+	// Version goes in the banner.
+	Version string
+	// Notices are printed before the first prompt (crash recovered, ...).
+	Notices []string
+	// Queue and Coord, when set, are a task loop's, stopped by Ctrl-C:
+	// the shell takes over its conversation instead of starting one.
+	Queue *interrupts.Queue
+	Coord *coordinator.Coordinator
+}
+
+// Main runs the interactive shell on an opened project until the person
+// leaves, and returns the exit code.
+func Main(ctx context.Context, p *project.Project, o MainOptions) int {
+	appr := NewApprover(o.Yes)
+	appr.Configure(p.Fs, p.Root, p.Config.AllowedCommands)
+	queue := o.Queue
+	var banner []string
+	if queue == nil {
+		queue = interrupts.NewQueue()
+		banner = append(o.Notices, fmt.Sprintf("ralph %s · %s · session %s · /help for help, Ctrl-D to leave", o.Version, p.Config.Model, p.Session.ID))
+		if p.Resumed {
+			banner = append(banner, fmt.Sprintf("continuing the session: %d messages so far", len(p.History)))
+		}
+	}
+	var sh *Shell
+	coord := o.Coord
+	ctl := coordinator.NewLoopControl()
+	sh = New(Options{
+		Pause: ctl.Pause, Resume: ctl.Resume,
+		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
+		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Banner: banner,
+		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"),
+		Loop: func(ctx context.Context) (string, error) {
+			return p.TaskLoop(ctx, coord, queue, ctl, sh.Handle, sh.Confirm)
+		},
+	})
+	appr.Attach(sh)
+	p.SetApprover(appr)
+	if coord == nil {
+		coord = p.Coordinator(queue, sh.Handle)
+	} else {
+		p.SetSink(sh.Handle)
+	}
+	code := sh.Run(ctx, coord)
+	p.CloseConversation()
+	return code
+}

@@ -1,0 +1,32 @@
+package scripts
+
+// ScriptHelp is `ralph script --help`'s text.
+const ScriptHelp = `Run a script of chat lines: one message or slash command per line, # comments
+and blank lines skipped, a trailing backslash continues a line. ralph stops at
+the first failed step (exit code non-zero) unless --keep-going. FILE - reads
+standard input.
+
+Output (--output-format):
+  text         each answer and command output on stdout, errors on stderr
+  json         one result object per step, one per line: the one-shot result
+               object plus "step", "line" and "input"
+  stream-json  one init line, every event of every step, and after each step
+               its result object as in json
+
+Exit codes: 0 every step succeeded; otherwise the code of the first failed
+step: 1 it failed, 2 usage or configuration error; 3 another ralph holds the
+project; 130/143 interrupted by SIGINT/SIGTERM.`
+
+// RunHelp is `ralph run --help`'s text.
+const RunHelp = `Work through the open tasks of RALPH_TASKS.md: pick the next ready task (priority,
+then file order, dependencies done), mark it in progress, let a child agent (or an
+external CLI agent, --agent) work it, and mark it done when the agent completes it
+and --verify passes. Progress is saved at every task boundary; after a crash,
+` + "`ralph resume`" + ` picks the loop up.
+
+Conditions (--until, --breaker) are expressions over: iterations, tasks_open,
+tasks_done, tasks_failed, errors, error_rate, tokens, cost_usd, elapsed_s,
+no_progress, same_error_repeats. They are checked before any model call.
+
+Exit codes: 0 every task done (or --until met) and none failed; 1 a task failed or
+the loop stopped early; 2 usage; 3 locked; 130/143 interrupted.`

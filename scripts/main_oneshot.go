@@ -1,0 +1,77 @@
+package scripts
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// NewOneShot builds the one-shot face for an output format and the
+// terminal; a bad format is reported (exit 2) before anything else
+// happens, and the face is still usable to report it.
+func NewOneShot(format string, t terminal.Facts) (*OneShot, int) {
+	face := &OneShot{
+		Format: format, Stdout: t.Out, Stderr: t.Err,
+		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width,
+	}
+	if err := ValidateFormat(format); err != nil {
+		face.Format = FormatText
+		return face, face.Fail(ExitUsage, err)
+	}
+	return face, ExitOK
+}
+
+// OneShotMain runs one task on an opened project and exits: `ralph
+// "task"`, `ralph -c "follow-up"`, and `ralph resume` of a conversation
+// (prompt "" with resume set: the model goes on where it stopped).
+func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt string, resume bool) int {
+	if resume && prompt == "" {
+		if p.PriorStatus == memory.StatusCompleted {
+			fmt.Fprintf(face.Stderr, "ralph: session %s already completed; to go on with it, give a follow-up: ralph -c \"...\"\n", p.Session.ID)
+			_ = p.Session.SaveState(func(st *memory.State) { st.Status = memory.StatusCompleted })
+			return ExitOK
+		}
+		prompt = resumePrompt(p.History)
+	}
+	queue := interrupts.NewQueue()
+	stopSignals := interrupts.NotifySignals(ctx, queue)
+	defer stopSignals()
+	face.Model, face.Cwd = p.Config.Model, p.Root
+	face.Start()
+	defer face.Close()
+	res := p.Coordinator(queue, face.Handle).Run(ctx, prompt)
+	return face.Finish(res)
+}
+
+// resumePrompt is what to tell the model when a session continues without
+// a new message: nothing when the conversation ends with tool results (the
+// model goes on by itself), otherwise a short nudge.
+func resumePrompt(history []conversation.Message) string {
+	if n := len(history); n > 0 && history[n-1].Role == conversation.RoleTool {
+		return ""
+	}
+	return "[ralph resumed this session after it stopped] Continue where you left off."
+}
+
+// Approver picks how run_command is approved outside the chat shell:
+// --yes approves all; with a terminal the person is asked on it;
+// otherwise commands are refused with a result telling the model (and the
+// person) how to allow them.
+func Approver(yes bool, t terminal.Facts) workers.Approver {
+	if yes {
+		return workers.AllowAll
+	}
+	if t.ErrTTY {
+		if tty, err := os.Open("/dev/tty"); err == nil {
+			return &workers.PromptApprover{In: tty, Out: t.Err}
+		}
+	}
+	return workers.DenyNoTerminal
+}

@@ -1,0 +1,156 @@
+package scripts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/terminal"
+)
+
+// Records answers the commands that read and manage a project's records
+// without calling any model: init, status, sessions, logs, report,
+// analyze, compare and import. Root is the project; JSON asks for
+// machine-readable output.
+type Records struct {
+	Fs   afero.Fs
+	Root string
+	JSON bool
+	Term terminal.Facts
+	Out  io.Writer
+	Err  io.Writer
+}
+
+// Init creates the state files that are missing.
+func (r Records) Init() error {
+	res, err := memory.InitProject(r.Fs, r.Root, time.Now())
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		return r.writeJSON(res)
+	}
+	for _, p := range res.Created {
+		fmt.Fprintf(r.Out, "created  %s\n", p)
+	}
+	for _, p := range res.Existing {
+		fmt.Fprintf(r.Out, "kept     %s (already there)\n", p)
+	}
+	if len(res.Info.Languages) > 0 {
+		fmt.Fprintf(r.Out, "detected %s", strings.Join(res.Info.Languages, ", "))
+		if len(res.Info.Test) > 0 {
+			fmt.Fprintf(r.Out, "; tests: %s", res.Info.Test[0])
+		}
+		fmt.Fprintln(r.Out)
+	}
+	return nil
+}
+
+// Status shows the session, the tasks and the lock.
+func (r Records) Status() error {
+	s, err := report.Status(r.Fs, r.Root, time.Now())
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		return r.writeJSON(s)
+	}
+	fmt.Fprint(r.Out, s.Text())
+	return nil
+}
+
+// Sessions lists the projects and sessions across projects.
+func (r Records) Sessions() error {
+	entries, err := memory.OpenRegistry(r.Fs, memory.RegistryDir(os.Getenv)).List()
+	if err != nil {
+		return err
+	}
+	s := report.Sessions(entries)
+	if r.JSON {
+		return r.writeJSON(s)
+	}
+	fmt.Fprint(r.Out, s.Text())
+	return nil
+}
+
+// Logs prints a session's events, following a running one.
+func (r Records) Logs(ctx context.Context, id string, follow, raw bool) error {
+	return report.WriteLogs(ctx, r.Fs, r.Root, id, r.Out, follow, raw || r.JSON)
+}
+
+// Report writes and shows final-report.md.
+func (r Records) Report(id string) error {
+	md, path, err := report.Report(r.Fs, r.Root, id, time.Now())
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		return r.writeJSON(map[string]string{"session_id": id, "path": path, "markdown": md})
+	}
+	face := &OneShot{Format: FormatText, Stdout: r.Out, Stderr: r.Err,
+		StdoutTTY: r.Term.OutTTY, Color: r.Term.Color, Width: r.Term.Width}
+	face.WriteAnswer(md)
+	return nil
+}
+
+// Analyze shows a session's metrics.
+func (r Records) Analyze(id string) error {
+	a, err := report.Analyze(r.Fs, r.Root, id)
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		return r.writeJSON(a)
+	}
+	fmt.Fprint(r.Out, a.Text())
+	return nil
+}
+
+// Compare shows two sessions side by side.
+func (r Records) Compare(a, b string) error {
+	var as [2]report.Analysis
+	for i, id := range []string{a, b} {
+		var err error
+		if as[i], err = report.Analyze(r.Fs, r.Root, id); err != nil {
+			return err
+		}
+	}
+	c := report.Compare(as[0], as[1])
+	if r.JSON {
+		return r.writeJSON(c)
+	}
+	fmt.Fprint(r.Out, c.Text())
+	return nil
+}
+
+// Import merges a ralph-tui prd.json into RALPH_TASKS.md. Its errors are
+// bad input.
+func (r Records) Import(data []byte) (memory.ImportResult, error) {
+	res, err := memory.ImportPRD(r.Fs, r.Root, data)
+	if err != nil {
+		return res, err
+	}
+	if r.JSON {
+		return res, r.writeJSON(res)
+	}
+	fmt.Fprintf(r.Out, "%s: %d added, %d updated, %d unchanged\n", memory.TasksFile, res.Added, res.Updated, res.Unchanged)
+	for _, w := range res.Warnings {
+		fmt.Fprintln(r.Err, "ralph: warning: "+w)
+	}
+	return res, nil
+}
+
+func (r Records) writeJSON(v any) error {
+	enc := json.NewEncoder(r.Out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

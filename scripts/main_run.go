@@ -1,0 +1,168 @@
+package scripts
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// DefaultRun is the configuration of `ralph run` before any flag.
+func DefaultRun() memory.RunConfig {
+	return memory.RunConfig{
+		MaxIterations: 100, OnError: coordinator.OnErrorRetry, Retries: 2,
+		TaskTimeout: memory.Duration(coordinator.DefaultChildTimeout),
+	}
+}
+
+// loopSetup is a run configuration compiled for the task loop.
+type loopSetup struct {
+	until, breaker coordinator.Condition
+	external       *workers.ExternalAgent
+}
+
+// CheckRun reports a run configuration that cannot work, in one sentence:
+// an unknown --on-error, a condition that does not compile, a bad agent.
+// It is checked before any work starts, so a typo costs nothing.
+func CheckRun(rc *memory.RunConfig) error {
+	_, err := compileRun(rc)
+	return err
+}
+
+func compileRun(rc *memory.RunConfig) (loopSetup, error) {
+	var s loopSetup
+	switch rc.OnError {
+	case coordinator.OnErrorRetry, coordinator.OnErrorSkip, coordinator.OnErrorAbort:
+	default:
+		return s, fmt.Errorf("--on-error must be retry, skip or abort, not %q", rc.OnError)
+	}
+	var err error
+	if rc.Until != "" {
+		if s.until, err = CompileCondition("--until", rc.Until); err != nil {
+			return s, err
+		}
+	}
+	if rc.Breaker != "" {
+		if s.breaker, err = CompileCondition("--breaker", rc.Breaker); err != nil {
+			return s, err
+		}
+	}
+	if rc.Agent != "" {
+		a, err := workers.ParseAgentSpec(rc.Agent)
+		if err != nil {
+			return s, err
+		}
+		s.external = &a
+	}
+	return s, nil
+}
+
+// Handoff is a task loop stopped by Ctrl-C on a terminal: the person goes
+// on talking to the same coordinator in the chat shell, and /run resumes
+// the loop.
+type Handoff struct {
+	Queue *interrupts.Queue
+	Coord *coordinator.Coordinator
+}
+
+// RunMain works through RALPH_TASKS.md on an opened project whose session
+// is a task loop: `ralph run`, and `ralph resume` of a run, with the
+// configuration saved in the session. A non-nil Handoff asks the caller to
+// open the chat shell on it; the exit code is then meaningless.
+func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.Facts) (int, *Handoff) {
+	rc := p.Session.State().Run
+	if rc == nil {
+		d := DefaultRun()
+		rc = &d
+	}
+	setup, err := compileRun(rc)
+	if err != nil {
+		return face.Fail(ExitUsage, err), nil
+	}
+	tasks, err := memory.LoadTasks(p.Fs, p.Root)
+	if err != nil {
+		return face.Fail(ExitFailed, err), nil
+	}
+	if tasks.Counts().Total == 0 {
+		return face.Fail(ExitUsage, fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", memory.TasksFile)), nil
+	}
+	queue := interrupts.NewQueue()
+	stopSignals := interrupts.NotifySignals(ctx, queue)
+	defer stopSignals()
+	face.Model, face.Cwd = p.Config.Model, p.Root
+	face.Start()
+	defer face.Close()
+	coord := p.Coordinator(queue, face.Handle)
+	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
+	if setup.external != nil {
+		setup.external.Root, setup.external.Timeout = p.Root, time.Duration(rc.TaskTimeout)
+		worker = coordinator.ExternalTaskWorker{Agent: *setup.external, Emit: face.Handle}
+	}
+	opts := coordinator.LoopOptions{
+		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
+		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
+		Queue: queue, Store: p.Session, Emit: face.Handle, SessionID: p.Session.ID, Prior: p.Prior(),
+		Ask: askOnTerminal(t),
+	}
+	if rc.Verify != "" {
+		opts.Verify = func(ctx context.Context) (bool, string) {
+			r := p.Tools.RunShell(ctx, rc.Verify, 10*time.Minute)
+			return !r.IsError, r.Output
+		}
+	}
+	start := time.Now()
+	res := coordinator.RunTasks(ctx, opts)
+	if res.Reason == coordinator.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText &&
+		t.InTTY && t.ErrTTY {
+		// Stop and switch: the loop is stopped and saved; the person goes
+		// on talking to the same coordinator, and /run resumes the loop.
+		stopSignals()
+		face.Close()
+		fmt.Fprintf(face.Stderr, "ralph: stopped the task loop (%d done, %d failed) — state saved; this is chat now: /run resumes the loop, Ctrl-D leaves\n",
+			len(res.Done), len(res.Failed))
+		return 0, &Handoff{Queue: queue, Coord: coord}
+	}
+	counts := memory.TaskCounts{}
+	if f, err := memory.LoadTasks(p.Fs, p.Root); err == nil {
+		counts = f.Counts()
+	}
+	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, counts), nil
+}
+
+// askOnTerminal asks the person at the terminal whether to go on when the
+// circuit breaker trips or the budget is spent; without a terminal there
+// is nobody to ask and the loop stops with an error.
+func askOnTerminal(t terminal.Facts) func(ctx context.Context, q string) bool {
+	if !t.ErrTTY {
+		return nil
+	}
+	return func(ctx context.Context, q string) bool {
+		tty, err := os.Open("/dev/tty")
+		if err != nil {
+			return false
+		}
+		defer tty.Close()
+		fmt.Fprintf(t.Err, "\nralph: %s [y/N] ", q)
+		answer := make(chan string, 1)
+		go func() {
+			line, _ := bufio.NewReader(tty).ReadString('\n')
+			answer <- strings.TrimSpace(strings.ToLower(line))
+		}()
+		select {
+		case a := <-answer:
+			return a == "y" || a == "yes"
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
