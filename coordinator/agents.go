@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -110,7 +111,7 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
 			c.logError("agent", SpawnAgentTool, run.res.Output)
 		}
-		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: clip(run.res.Output, 500), IsError: run.res.IsError})
+		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(run.res.Output, 500), IsError: run.res.IsError})
 	}()
 	timeout := ch.Timeout
 	if timeout <= 0 {
@@ -160,7 +161,7 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 
 func lastWords(c *Coordinator) string {
 	if t := lastAssistantText(c.Messages()); t != "" {
-		return "; its last words: " + clip(t, 300)
+		return "; its last words: " + text.Clip(t, 300)
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // TaskWorker works one task of RALPH_TASKS.md: a child agent of the
@@ -385,11 +386,11 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	case !out.Completed:
 		failure = "the worker finished without completing the task"
 		if out.Summary != "" {
-			failure += ": " + clip(out.Summary, 300)
+			failure += ": " + text.Clip(out.Summary, 300)
 		}
 	case l.o.Verify != nil:
 		if ok, output := l.o.Verify(ctx); !ok {
-			failure = "verification failed: " + clip(output, 500)
+			failure = "verification failed: " + text.Clip(output, 500)
 		}
 	}
 	if failure == "" {
@@ -431,7 +432,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " " + string(next), Output: t.Title, IsError: true})
-	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, clip(failure, 300)))
+	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, text.Clip(failure, 300)))
 	if next == memory.TaskFailed {
 		l.failed = append(l.failed, t.ID)
 	}
@@ -441,7 +442,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	}
 	l.refreshStats()
 	if trip, err := l.o.Breaker(l.stats); err != nil || trip {
-		why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, clip(failure, 200))
+		why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, text.Clip(failure, 200))
 		if err != nil {
 			why = "the breaker condition failed: " + err.Error()
 		}

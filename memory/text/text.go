@@ -19,8 +19,9 @@ import (
 const Ellipsis = "…"
 
 // Head returns the longest prefix of s that has at most n bytes and does
-// not end inside a UTF-8 sequence. Bytes that are not valid UTF-8 are
-// treated as one-byte characters, so they are cut like ASCII.
+// not end inside a UTF-8 sequence, including one that s itself ends in the
+// middle of. Bytes that are not valid UTF-8 are treated as one-byte
+// characters, so they are cut like ASCII.
 func Head(s string, n int) string {
 	if n >= len(s) {
 		return s
@@ -107,23 +108,32 @@ func cutBefore(s string, i int) int {
 // cutAfter moves the cut at byte i (0 < i < len(s)) forward past the
 // character that straddles it, if one does.
 func cutAfter(s string, i int) int {
-	if start := runeStart(s, i); start < i {
-		_, size := utf8.DecodeRuneInString(s[start:])
-		return start + size
+	start := runeStart(s, i)
+	if start == i {
+		return i
 	}
-	return i
+	if !utf8.FullRuneInString(s[start:]) {
+		return len(s) // the character is cut short by the end of s as well
+	}
+	_, size := utf8.DecodeRuneInString(s[start:])
+	return start + size
 }
 
-// runeStart returns where the valid UTF-8 sequence containing byte i
-// begins, or i if byte i starts a character or belongs to no valid
-// sequence. Looking back at most utf8.UTFMax-1 bytes keeps a run of stray
-// continuation bytes from moving a cut arbitrarily far.
+// runeStart returns where the UTF-8 sequence containing byte i begins, or
+// i if byte i starts a character or belongs to no valid sequence. A
+// sequence that the end of s cuts short counts as a character, so a cut
+// in a buffer read up to a byte limit still falls before it. Looking back
+// at most utf8.UTFMax-1 bytes keeps a run of stray continuation bytes from
+// moving a cut arbitrarily far.
 func runeStart(s string, i int) int {
 	for j := i; j >= 0 && j > i-utf8.UTFMax; j-- {
 		if !utf8.RuneStart(s[j]) {
 			continue
 		}
 		if j < i {
+			if !utf8.FullRuneInString(s[j:]) {
+				return j
+			}
 			if r, size := utf8.DecodeRuneInString(s[j:]); (r != utf8.RuneError || size > 1) && j+size > i {
 				return j
 			}

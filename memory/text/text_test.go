@@ -30,7 +30,11 @@ func TestHeadTail(t *testing.T) {
 		{"🙂🙂", 7, "🙂", "🙂"},
 		// Bytes that are not UTF-8 are cut like ASCII rather than dropped.
 		{"\x80\x80\x80\x80\x80", 3, "\x80\x80\x80", "\x80\x80\x80"},
-		{"a\xe4\xb8", 2, "a\xe4", "\xe4\xb8"},
+		// A character that s itself ends in the middle of is never kept
+		// in part, as when s was read up to a byte limit.
+		{"ab\xf0\x9f\x99", 3, "ab", "\xf0\x9f\x99"},
+		{"a\xf0\x9f\x99", 2, "a", ""},
+		{"a\xe4\xb8", 2, "a", "\xe4\xb8"},
 		// A real U+FFFD is a character like any other.
 		{"a\uFFFDb", 2, "a", "b"},
 	}
