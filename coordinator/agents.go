@@ -25,11 +25,16 @@ var spawnAgentDef = conversation.ToolDef{
 	Parameters: json.RawMessage(`{"type":"object","properties":{"task":{"type":"string","description":"the complete task for the child"}},"required":["task"]}`),
 }
 
+// DefaultChildTimeout bounds one child agent, or one task attempt, when
+// nothing else is configured. It is one constant so that a child spawned in
+// chat and a task worked by ralph run get the same time.
+const DefaultChildTimeout = 30 * time.Minute
+
 // Children configures child agents.
 type Children struct {
 	// Parallel bounds how many children run at once; extra ones queue.
 	Parallel int
-	// MaxTurns and Timeout bound each child.
+	// MaxTurns and Timeout bound each child (Timeout 0: DefaultChildTimeout).
 	MaxTurns int
 	Timeout  time.Duration
 	// Tools are the children's tools: the coordinator's without spawn_agent,
@@ -115,7 +120,7 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 	}()
 	timeout := ch.Timeout
 	if timeout <= 0 {
-		timeout = 15 * time.Minute
+		timeout = DefaultChildTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

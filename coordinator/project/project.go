@@ -256,7 +256,7 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 	return &coordinator.Children{
 		Parallel: parallel,
 		MaxTurns: p.Config.MaxTurns,
-		Timeout:  30 * time.Minute,
+		Timeout:  coordinator.DefaultChildTimeout,
 		Tools:    p.Tools.View([]string{"complete_task"}, extra...),
 		ToolsWith: func(more ...workers.Tool) coordinator.Tools {
 			return p.Tools.View([]string{"complete_task"}, append(append([]workers.Tool(nil), extra...), more...)...)
