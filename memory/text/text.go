@@ -5,8 +5,9 @@
 // Two kinds of bound are offered because they answer different questions.
 // Bytes bound what is stored or sent to a model, where size is what costs;
 // display cells bound what is shown in a terminal, where a wide character
-// takes two columns. Either way a cut never falls inside a UTF-8 sequence,
-// so the result is valid UTF-8 whenever the input was.
+// takes two columns. ClipRunes serves the few bounds that were promised in
+// characters. Every cut falls between characters, never inside a UTF-8
+// sequence, so the result is valid UTF-8 whenever the input was.
 package text
 
 import (
