@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -24,15 +25,16 @@ var spawnAgentDef = conversation.ToolDef{
 	Parameters: json.RawMessage(`{"type":"object","properties":{"task":{"type":"string","description":"the complete task for the child"}},"required":["task"]}`),
 }
 
-// DefaultChildTimeout bounds one child agent, and one task attempt of the
-// task loop, when nothing else is configured.
+// DefaultChildTimeout bounds one child agent, or one task attempt, when
+// nothing else is configured. It is one constant so that a child spawned in
+// chat and a task worked by ralph run get the same time.
 const DefaultChildTimeout = 30 * time.Minute
 
 // Children configures child agents.
 type Children struct {
 	// Parallel bounds how many children run at once; extra ones queue.
 	Parallel int
-	// MaxTurns and Timeout bound each child.
+	// MaxTurns and Timeout bound each child (Timeout 0: DefaultChildTimeout).
 	MaxTurns int
 	Timeout  time.Duration
 	// Tools are the children's tools: the coordinator's without spawn_agent,
@@ -114,7 +116,7 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
 			c.logError("agent", SpawnAgentTool, run.res.Output)
 		}
-		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: clip(run.res.Output, 500), IsError: run.res.IsError})
+		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(run.res.Output, 500), IsError: run.res.IsError})
 	}()
 	timeout := ch.Timeout
 	if timeout <= 0 {
@@ -164,7 +166,7 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 
 func lastWords(c *Coordinator) string {
 	if t := lastAssistantText(c.Messages()); t != "" {
-		return "; its last words: " + clip(t, 300)
+		return "; its last words: " + text.Clip(t, 300)
 	}
 	return ""
 }

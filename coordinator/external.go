@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -40,8 +41,8 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 	case err != nil:
 		out.Err = err
 	case !res.Completed && res.ExitCode != 0:
-		out.Err = fmt.Errorf("%s exited with status %d: %s", w.Agent.Kind, res.ExitCode, clip(res.Stderr, 300))
+		out.Err = fmt.Errorf("%s exited with status %d: %s", w.Agent.Kind, res.ExitCode, text.Clip(res.Stderr, 300))
 	}
-	emit(Event{Type: EventAgentFinished, Text: clip(res.Text, 500), IsError: out.Err != nil || !out.Completed})
+	emit(Event{Type: EventAgentFinished, Text: text.Clip(res.Text, 500), IsError: out.Err != nil || !out.Completed})
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // TaskWorker works one task of RALPH_TASKS.md: a child agent of the
@@ -69,6 +69,10 @@ type LoopOptions struct {
 	Queue  *interrupts.Queue
 	Store  Store
 	Emit   func(Event)
+	// Notify, if set, is told one sentence about each thing the loop did
+	// to the task file that a person should know of, such as a duplicate
+	// id it replaced. The same sentence goes to decisions.jsonl.
+	Notify func(notice string)
 	// SessionID is put on events and progress entries.
 	SessionID string
 	// Control, if set, pauses and resumes the loop from outside.
@@ -93,6 +97,7 @@ const (
 	ReasonAborted       = "aborted after a failed task"
 	ReasonInterrupted   = "interrupted"
 	ReasonStuck         = "no runnable task left"
+	ReasonNotSaved      = "the session record could not be saved"
 )
 
 // LoopResult is how a task loop ended.
@@ -126,6 +131,9 @@ type loop struct {
 	failed    []string
 	counts    memory.TaskCounts // as of the last refresh
 	res       LoopResult
+	// storeErr is the first record that could not be saved. Only the
+	// loop's own goroutine touches it: workers never write the record.
+	storeErr error
 }
 
 // RunTasks works through RALPH_TASKS.md until every task is done or failed,
@@ -163,6 +171,9 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	l.res.Done, l.res.Failed = l.done, l.failed
 	l.refreshCounts()
 	l.res.Stats = l.stats
+	// A record lost during the run makes the run a failure, and its final
+	// status says so; a failure of that final save is caught after it.
+	l.failIfNotSaved()
 	status := memory.StatusCompleted
 	switch {
 	case l.res.Reason == ReasonInterrupted:
@@ -171,7 +182,31 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 		status = memory.StatusFailed
 	}
 	l.save(status, "")
+	l.failIfNotSaved()
 	return l.res
+}
+
+// keep remembers the first error saving the session record. The loop goes
+// on, since the work matters more than its log, but the result reports it.
+func (l *loop) keep(err error) {
+	if err != nil && l.storeErr == nil {
+		l.storeErr = err
+	}
+}
+
+// failIfNotSaved turns the result into an error if any record was lost, so
+// a run whose record is incomplete does not look clean.
+func (l *loop) failIfNotSaved() {
+	if l.storeErr == nil {
+		return
+	}
+	err := fmt.Errorf("%s: %w", ReasonNotSaved, l.storeErr)
+	switch {
+	case !l.res.IsError:
+		l.res.Reason, l.res.IsError, l.res.Err = ReasonNotSaved, true, err
+	case !errors.Is(l.res.Err, l.storeErr):
+		l.res.Err = errors.Join(l.res.Err, err)
+	}
 }
 
 func (l *loop) emit(ev Event) {
@@ -181,7 +216,7 @@ func (l *loop) emit(ev Event) {
 		ev.AgentID = MainAgent
 	}
 	if l.o.Store != nil {
-		_ = l.o.Store.AppendEvent(ev)
+		l.keep(l.o.Store.AppendEvent(ev))
 	}
 	if l.o.Emit != nil {
 		l.o.Emit(ev)
@@ -190,14 +225,11 @@ func (l *loop) emit(ev Event) {
 
 func (l *loop) decide(kind, detail string) {
 	if l.o.Store != nil {
-		_ = l.o.Store.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: kind, Turn: l.stats.Iterations, Detail: detail})
+		l.keep(l.o.Store.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: kind, Turn: l.stats.Iterations, Detail: detail}))
 	}
 }
 
 func (l *loop) run(ctx context.Context) LoopResult {
-	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { f.AssignIDs(); return nil }); err != nil {
-		return LoopResult{Reason: "cannot read the task file", IsError: true, Err: err}
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make(chan attemptDone)
@@ -224,7 +256,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			return stop(r)
 		}
 		// Start as many ready tasks as the parallelism allows.
-		f, err := memory.LoadTasks(l.o.Fs, l.o.Root)
+		f, err := l.boundary()
 		if err != nil {
 			return stop(LoopResult{Reason: "cannot read the task file", IsError: true, Err: err})
 		}
@@ -299,30 +331,41 @@ func (l *loop) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
-// ready lists the tasks that can start now, most urgent first, and how long
-// until a task now backing off may be retried.
-func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
-	tasks := f.Tasks()
-	state := map[string]memory.TaskState{}
-	for _, t := range tasks {
-		state[t.ID] = t.State
+// boundary reads the task list at a task boundary, giving an id to every
+// task that has none or shares one, so a task a person added during the
+// run can be started and marked like the others. The file is written only
+// when an id was given.
+func (l *loop) boundary() (*memory.TaskFile, error) {
+	var changes []memory.IDChange
+	f, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+		changes = f.AssignIDs()
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	for _, c := range changes {
+		if c.Old == "" {
+			continue // a new task getting its first id is routine
+		}
+		notice := fmt.Sprintf("%s line %d: task %q had the duplicate id %s; it is now %s.", memory.TasksFile, c.Line, c.Title, c.Old, c.New)
+		l.decide("task_id_changed", notice)
+		if l.o.Notify != nil {
+			l.o.Notify(notice)
+		}
+	}
+	return f, nil
+}
+
+// ready lists the tasks that can start now, most urgent first, and how long
+// until a task now backing off may be retried. Which tasks are ready at all
+// is memory's rule, the one ralph status uses too; the loop only leaves out
+// the tasks it is running and those waiting out a backoff.
+func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
 	var out []memory.Task
 	var wait time.Duration
 	now := time.Now()
-	for _, t := range tasks {
-		if t.State != memory.TaskOpen || t.Title == "" || l.running[t.ID] {
-			continue
-		}
-		blocked := false
-		for _, d := range t.Depends {
-			if s := state[d]; s != memory.TaskDone && s != memory.TaskSkipped {
-				blocked = true
-			}
-		}
-		if blocked {
-			continue
-		}
+	for _, t := range f.Ready(func(id string) bool { return l.running[id] }) {
 		if nb, ok := l.notBefore[t.ID]; ok && nb.After(now) {
 			if w := nb.Sub(now); wait == 0 || w < wait {
 				wait = w
@@ -331,7 +374,6 @@ func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
 		}
 		out = append(out, t)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Priority < out[j].Priority })
 	return out, wait
 }
 
@@ -359,9 +401,15 @@ func (l *loop) begin(t memory.Task) (int, error) {
 func (l *loop) finishInterrupted(d attemptDone) {
 	delete(l.running, d.task.ID)
 	l.addUsage(d.out)
-	_, _ = memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
 		return f.SetState(d.task.ID, memory.TaskOpen)
 	})
+	// A task a person deleted meanwhile needs no reset. Any other failure
+	// leaves the task in progress: the next run resets it, but the record
+	// is wrong until then, so the run reports it.
+	if !errors.Is(err, memory.ErrTaskNotFound) {
+		l.keep(err)
+	}
 	l.emit(Event{Type: EventTaskChanged, Text: d.task.ID + " open", Output: d.task.Title})
 }
 
@@ -385,11 +433,11 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	case !out.Completed:
 		failure = "the worker finished without completing the task"
 		if out.Summary != "" {
-			failure += ": " + clip(out.Summary, 300)
+			failure += ": " + text.Clip(out.Summary, 300)
 		}
 	case l.o.Verify != nil:
 		if ok, output := l.o.Verify(ctx); !ok {
-			failure = "verification failed: " + clip(output, 500)
+			failure = "verification failed: " + text.Clip(output, 500)
 		}
 	}
 	if failure == "" {
@@ -403,8 +451,8 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		}
 		// The progress entry goes first and is once-only: a crash before
 		// the task is marked done redoes the task, not the entry.
-		_ = memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: body,
-			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID})
+		l.keep(memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: body,
+			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID}))
 		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
 		if err != nil {
 			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
@@ -423,7 +471,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.stats.SameErrorRepeats, l.lastErr = 1, failure
 	}
 	if l.o.Store != nil {
-		_ = l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure})
+		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
 	next := memory.TaskFailed
 	if l.o.OnError == OnErrorRetry && d.attempt <= l.o.Retries {
@@ -434,7 +482,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " " + string(next), Output: t.Title, IsError: true})
-	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, clip(failure, 300)))
+	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, text.Clip(failure, 300)))
 	if next == memory.TaskFailed {
 		l.failed = append(l.failed, t.ID)
 	}
@@ -444,7 +492,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	}
 	l.refreshStats()
 	if trip, err := l.o.Breaker(l.stats); err != nil || trip {
-		why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, clip(failure, 200))
+		why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, text.Clip(failure, 200))
 		if err != nil {
 			why = "the breaker condition failed: " + err.Error()
 		}
@@ -524,7 +572,7 @@ func (l *loop) save(status, current string) {
 		return
 	}
 	l.refreshStats()
-	_ = l.o.Store.SaveState(func(s *memory.State) {
+	l.keep(l.o.Store.SaveState(func(s *memory.State) {
 		s.Status, s.Mode = status, "run"
 		s.Iteration = l.stats.Iterations
 		s.Usage = l.usage
@@ -538,5 +586,5 @@ func (l *loop) save(status, current string) {
 		if status != memory.StatusRunning {
 			s.EndedAt = time.Now().UTC()
 		}
-	})
+	}))
 }

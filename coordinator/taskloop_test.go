@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // fnWorker is a TaskWorker from a function, for loop tests without a model.
@@ -301,5 +302,180 @@ func TestLoopCostLimitAsksThenStops(t *testing.T) {
 	})
 	if res.Reason != ReasonMaxCost || !res.IsError || asked != 2 || len(res.Done) != 4 {
 		t.Fatalf("result %+v after %d questions", res, asked)
+	}
+}
+
+// TestLoopAgreesWithStatus runs a task file full of traps and checks that
+// the loop works its tasks in exactly the order that ralph status's
+// Next would name them, and stops where Next has nothing left.
+func TestLoopAgreesWithStatus(t *testing.T) {
+	tricky := "# Tasks\n\n" +
+		"- [ ] low priority, first in the file <!-- ralph:id=a priority=5 -->\n" +
+		"- [ ] urgent, after a skipped task <!-- ralph:id=b priority=1 depends=s -->\n" +
+		"- [-] skipped <!-- ralph:id=s -->\n" +
+		"- [ ] most urgent, after a failed task <!-- ralph:id=c priority=0 depends=f -->\n" +
+		"- [!] failed <!-- ralph:id=f -->\n" +
+		"- [ ] <!-- ralph:priority=0 -->\n" +
+		"- [ ] default priority <!-- ralph:id=d -->\n" +
+		"- [ ] after a <!-- ralph:id=e priority=2 depends=a -->\n" +
+		"  - [ ] urgent subtask <!-- ralph:id=g priority=1 -->\n" +
+		"- [ ] no id yet <!-- ralph:priority=5 -->\n" +
+		"- [ ] not a number <!-- ralph:id=h priority=high -->\n"
+
+	// What status would say next, after each task it named was done.
+	sim := memory.ParseTasks([]byte(tricky))
+	sim.AssignIDs()
+	var want []string
+	for {
+		n, ok := sim.Next()
+		if !ok {
+			break
+		}
+		want = append(want, n.Title)
+		if err := sim.SetState(n.ID, memory.TaskDone); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(want) != 7 {
+		t.Fatalf("the simulation ran %d tasks: %q", len(want), want)
+	}
+
+	root, fs := taskProject(t, tricky)
+	var got []string
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root,
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+			got = append(got, task.Title)
+			return TaskOutcome{Completed: true}
+		}),
+	})
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("ralph run worked\n%q\nralph status would name\n%q", got, want)
+	}
+	if res.Reason != ReasonStuck || !res.IsError {
+		t.Fatalf("result = %+v", res)
+	}
+	if n, ok := loadTasks(t, fs, root).Next(); ok {
+		t.Fatalf("status would still name %+v after the run stopped", n)
+	}
+}
+
+// TestLoopGivesIDsAtEveryBoundary appends tasks to the file while the loop
+// runs, one without an id and one copying an id already in use: each gets
+// an id of its own and runs exactly once.
+func TestLoopGivesIDsAtEveryBoundary(t *testing.T) {
+	root, fs := taskProject(t, taskList(2))
+	var mu sync.Mutex
+	runs := map[string]int{}
+	ids := map[string]string{}
+	var notices []string
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, MaxIterations: 20,
+		Notify: func(s string) { notices = append(notices, s) },
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+			mu.Lock()
+			defer mu.Unlock()
+			runs[task.Title]++
+			ids[task.Title] = task.ID
+			if len(runs) == 1 {
+				f, err := os.OpenFile(filepath.Join(root, memory.TasksFile), os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					return TaskOutcome{Err: err}
+				}
+				_, err = f.WriteString("- [ ] added during the run\n- [ ] copied <!-- ralph:id=t1 -->\n")
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return TaskOutcome{Err: err}
+				}
+			}
+			return TaskOutcome{Completed: true}
+		}),
+	})
+	if res.IsError || len(res.Done) != 4 || res.Stats.Iterations != 4 {
+		t.Fatalf("result = %+v", res)
+	}
+	for _, title := range []string{"task number 1", "task number 2", "added during the run", "copied"} {
+		if runs[title] != 1 {
+			t.Errorf("%q ran %d times, want once (runs: %v)", title, runs[title], runs)
+		}
+	}
+	if ids["added during the run"] != "t3" || ids["copied"] != "t4" {
+		t.Errorf("ids = %v", ids)
+	}
+	want := `RALPH_TASKS.md line 6: task "copied" had the duplicate id t1; it is now t4.`
+	if len(notices) != 1 || notices[0] != want {
+		t.Errorf("notices = %q, want %q", notices, want)
+	}
+}
+
+func TestLoopDuplicateIDsRunOnce(t *testing.T) {
+	root, fs := taskProject(t, "- [ ] a <!-- ralph:id=t1 -->\n- [ ] b <!-- ralph:id=t1 -->\n- [ ] c <!-- ralph:id=t1 -->\n")
+	runs := map[string]int{}
+	var notices []string
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, MaxIterations: 90,
+		Notify: func(s string) { notices = append(notices, s) },
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+			runs[task.Title]++
+			return TaskOutcome{Completed: true}
+		}),
+	})
+	if res.IsError || res.Reason != ReasonAllDone || res.Stats.Iterations != 3 {
+		t.Fatalf("result = %+v", res)
+	}
+	if runs["a"] != 1 || runs["b"] != 1 || runs["c"] != 1 {
+		t.Fatalf("runs = %v", runs)
+	}
+	want := []string{
+		`RALPH_TASKS.md line 2: task "b" had the duplicate id t1; it is now t2.`,
+		`RALPH_TASKS.md line 3: task "c" had the duplicate id t1; it is now t3.`,
+	}
+	if strings.Join(notices, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("notices = %q", notices)
+	}
+}
+
+// failingStore is a Store whose SaveState always fails, as on a full disk.
+type failingStore struct {
+	statuses []string // the status each attempted save would have written
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (s *failingStore) AppendMessages(...conversation.Message) error { return nil }
+func (s *failingStore) AppendEvent(any) error                        { return nil }
+func (s *failingStore) AppendTranscript(string) error                { return nil }
+func (s *failingStore) AppendLog(string, any) error                  { return nil }
+func (s *failingStore) SaveState(fn func(*memory.State)) error {
+	var st memory.State
+	fn(&st)
+	s.statuses = append(s.statuses, st.Status)
+	return errDiskFull
+}
+
+func TestLoopUnsavedRecordIsAnError(t *testing.T) {
+	root, fs := taskProject(t, taskList(2))
+	store := &failingStore{}
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Store: store,
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} }),
+	})
+	if !res.IsError || res.Reason != ReasonNotSaved || !errors.Is(res.Err, errDiskFull) || len(res.Done) != 2 {
+		t.Fatalf("result = %+v", res)
+	}
+	if last := store.statuses[len(store.statuses)-1]; last != memory.StatusFailed {
+		t.Fatalf("the final save would write status %q, want %q", last, memory.StatusFailed)
+	}
+	// A run that failed for its own reason keeps that reason and adds the
+	// lost record to its error.
+	root, fs = taskProject(t, taskList(1))
+	res = RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Store: &failingStore{}, OnError: OnErrorAbort,
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Err: errors.New("boom")} }),
+	})
+	if res.Reason != ReasonAborted || !errors.Is(res.Err, errDiskFull) || !strings.Contains(res.Err.Error(), "boom") {
+		t.Fatalf("result = %+v", res)
 	}
 }

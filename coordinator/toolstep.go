@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -67,7 +68,7 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 			c.announce(calls[i], args[i])
 			if !json.Valid(args[i]) {
 				finish(i, workers.Result{IsError: true, Output: fmt.Sprintf(
-					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, clip(calls[i].Arguments, 200))})
+					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, text.Clip(calls[i].Arguments, 200))})
 				continue
 			}
 			finish(i, c.opts.Tools.Call(ctx, calls[i].Name, args[i]))
@@ -94,7 +95,7 @@ func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage)
 func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMessage, res workers.Result) {
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Output, "\n")
-		c.logError("tool", call.Name, clip(first, 300))
+		c.logError("tool", call.Name, text.Clip(first, 300))
 		if call.Name == "run_command" && strings.Contains(res.Output, workers.ApprovalHint) {
 			var a struct{ Command string }
 			_ = json.Unmarshal(args, &a)
@@ -104,7 +105,7 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
 	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
 	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
-	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], clip(res.Output, 4000)))
+	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], text.Clip(res.Output, 4000)))
 }
 
 func toolDefs(t Tools, children bool) []conversation.ToolDef {
@@ -130,11 +131,4 @@ func safeRaw(args json.RawMessage) json.RawMessage {
 	}
 	q, _ := json.Marshal(string(args))
 	return q
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // keepHead is how much of a trimmed tool output stays visible.
@@ -38,7 +39,8 @@ func FitContext(msgs []conversation.Message, budget int) ([]conversation.Message
 			continue
 		}
 		before := conversation.EstimateTokens(m)
-		m.Content = fmt.Sprintf("%s\n[… %d bytes of this tool output were trimmed to fit the context window]", cutUTF8(m.Content, keepHead), len(m.Content)-keepHead)
+		head := text.Head(m.Content, keepHead)
+		m.Content = fmt.Sprintf("%s\n[… %d bytes of this tool output were trimmed to fit the context window]", head, len(m.Content)-len(head))
 		out[i] = m
 		total += conversation.EstimateTokens(m) - before
 		changed++
@@ -87,7 +89,9 @@ func FitContext(msgs []conversation.Message, budget int) ([]conversation.Message
 		before := conversation.EstimateTokens(m)
 		over := (total - budget) * 4
 		keep := max(100, size-over-200)
-		m.Content = cutUTF8(m.Content, keep/2) + fmt.Sprintf("\n[… %d bytes cut to fit the context window …]\n", size-keep) + tailUTF8(m.Content, keep/2)
+		m.Content = text.ClipMiddle(m.Content, keep, func(n int) string {
+			return fmt.Sprintf("\n[… %d bytes cut to fit the context window …]\n", n)
+		})
 		out[big] = m
 		total += conversation.EstimateTokens(m) - before
 		changed++
@@ -128,25 +132,4 @@ func latestTurnStart(msgs []conversation.Message) int {
 		}
 	}
 	return len(msgs)
-}
-
-func cutUTF8(s string, n int) string {
-	if n >= len(s) {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}
-
-func tailUTF8(s string, n int) string {
-	if n >= len(s) {
-		return s
-	}
-	i := len(s) - n
-	for i < len(s) && s[i]&0xC0 == 0x80 {
-		i++
-	}
-	return s[i:]
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/spf13/afero"
 )
 
@@ -50,10 +51,7 @@ var selfStartTime = sync.OnceValue(func() uint64 {
 // selfInfo describes this process as a lock holder.
 func selfInfo(sessionID string) LockInfo {
 	host, _ := os.Hostname()
-	cmd := strings.Join(commandLine(os.Args), " ")
-	if r := []rune(cmd); len(r) > 200 {
-		cmd = string(r[:200])
-	}
+	cmd := text.ClipRunes(strings.Join(commandLine(os.Args), " "), 200, "")
 	return LockInfo{PID: os.Getpid(), Hostname: host, SessionID: sessionID, StartTime: selfStartTime(),
 		BootID: bootID(), AcquiredAt: time.Now().UTC(), Command: cmd}
 }

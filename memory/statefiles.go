@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/spf13/afero"
 )
 
@@ -141,15 +142,11 @@ func loadDoc(fs afero.Fs, path string, limit int, tail bool) (StateDoc, bool, er
 // the second half so the model does not see a half line, and never
 // splitting a UTF-8 character.
 func cutHead(b []byte, limit int) string {
-	b = b[:limit+1]
-	if i := strings.LastIndexByte(string(b[:limit]), '\n'); i >= limit/2 {
-		return string(b[:i+1])
+	s := string(b)
+	if i := strings.LastIndexByte(s[:limit], '\n'); i >= limit/2 {
+		return s[:i+1]
 	}
-	n := limit
-	for n > 0 && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return string(b[:n])
+	return text.Head(s, limit)
 }
 
 // cutTail drops the partial entry at the start of a progress tail whose
@@ -224,7 +221,7 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 		return errors.New("remember: the note is empty")
 	}
 	if utf8.RuneCountInString(note) > maxLearning {
-		note = string([]rune(note)[:maxLearning-1]) + "…"
+		note = text.ClipRunes(note, maxLearning-1, text.Ellipsis)
 	}
 	item := "- " + note + " (" + now.UTC().Format(time.DateOnly) + ")"
 	path := filepath.Join(root, AgentFile)

@@ -15,8 +15,9 @@ import (
 	"github.com/spf13/afero"
 )
 
-// This file holds what acts on a parsed task list: the edits, choosing the
-// next task, checking the list, and reading and writing it on disk.
+// This file holds what changes a parsed task list, and reading and writing
+// it on disk; choosing the next task and checking the list are in
+// tasks_next.go.
 //
 // Every edit splices a task line's text and re-checks that one line, so
 // nothing outside the bytes ralph owns moves. Add, the one edit that
@@ -152,19 +153,34 @@ func formatMeta(toks []metaTok) string {
 	return b.String()
 }
 
-// AssignIDs gives every task without an id the smallest unused "t<N>", in
+// IDChange is one id that AssignIDs wrote.
+type IDChange struct {
+	Line  int    // 1-based, as the file was when the id was written
+	Title string // the task's title, so a person can find it
+	Old   string // the duplicate id the task had, or "" if it had none
+	New   string
+}
+
+// AssignIDs gives every task without an id, and every task after the first
+// that has an id another task already has, the smallest unused "t<N>", in
 // file order, so ids stay short and stable however the file is reordered
-// later.
-func (f *TaskFile) AssignIDs() (changed bool) {
+// later. A duplicate id would make an edit by id land on the first of its
+// tasks only, so the others could never be marked done. It returns what
+// it changed, in file order; only the id inside the ralph comment changes.
+func (f *TaskFile) AssignIDs() []IDChange {
 	used := map[string]bool{}
 	for i := range f.tasks {
 		if v, _ := f.tasks[i].metaGet("id"); v != "" {
 			used[v] = true
 		}
 	}
+	seen := map[string]bool{}
+	var out []IDChange
 	n := 1
 	for i := range f.tasks {
-		if v, _ := f.tasks[i].metaGet("id"); v != "" {
+		old, _ := f.tasks[i].metaGet("id")
+		if old != "" && !seen[old] {
+			seen[old] = true
 			continue
 		}
 		for used["t"+strconv.Itoa(n)] {
@@ -173,10 +189,10 @@ func (f *TaskFile) AssignIDs() (changed bool) {
 		id := "t" + strconv.Itoa(n)
 		used[id] = true
 		if f.setMeta(i, "id", id, true) == nil {
-			changed = true
+			out = append(out, IDChange{Line: f.tasks[i].line + 1, Title: f.tasks[i].title, Old: old, New: id})
 		}
 	}
-	return changed
+	return out
 }
 
 // Add appends an open task after the last task's item (its subtasks, notes
@@ -323,190 +339,6 @@ func metaFromMap(meta map[string]string) []metaTok {
 		toks[i] = metaTok{key: k, val: meta[k]}
 	}
 	return toks
-}
-
-// idIndex maps each id to its first task; Validate reports duplicates.
-func (f *TaskFile) idIndex() map[string]int {
-	m := make(map[string]int, len(f.tasks))
-	for i := range f.tasks {
-		if _, dup := m[f.tasks[i].id()]; !dup {
-			m[f.tasks[i].id()] = i
-		}
-	}
-	return m
-}
-
-// ready reports whether task i is open, has a title to work on, and every
-// task it depends on exists and is done or skipped.
-func (f *TaskFile) ready(i int, ids map[string]int) bool {
-	r := &f.tasks[i]
-	if r.state != TaskOpen || r.title == "" {
-		return false
-	}
-	for _, d := range r.depends() {
-		j, ok := ids[d]
-		if !ok || f.tasks[j].state != TaskDone && f.tasks[j].state != TaskSkipped {
-			return false
-		}
-	}
-	return true
-}
-
-// Next returns the most urgent ready task: the lowest priority number, then
-// the first in the file. Subtasks are ordinary tasks. A checkbox without a
-// title is never returned, since there is nothing to tell the agent.
-func (f *TaskFile) Next() (Task, bool) {
-	ids := f.idIndex()
-	best, bestP := -1, 0
-	for i := range f.tasks {
-		if !f.ready(i, ids) {
-			continue
-		}
-		if p, _ := f.tasks[i].priority(); best < 0 || p < bestP {
-			best, bestP = i, p
-		}
-	}
-	if best < 0 {
-		return Task{}, false
-	}
-	return f.task(best), true
-}
-
-// Counts returns how many tasks are in each state.
-func (f *TaskFile) Counts() TaskCounts {
-	var c TaskCounts
-	for i := range f.tasks {
-		switch f.tasks[i].state {
-		case TaskOpen:
-			c.Open++
-		case TaskInProgress:
-			c.InProgress++
-		case TaskDone:
-			c.Done++
-		case TaskFailed:
-			c.Failed++
-		case TaskSkipped:
-			c.Skipped++
-		}
-	}
-	c.Total = len(f.tasks)
-	return c
-}
-
-// Validate returns one sentence per problem a person should fix: duplicate
-// ids, ids that look like line references, unknown dependencies, dependency
-// cycles, numbers that are not numbers, and checkboxes without a title. None
-// of them stops ralph; they explain why a task is never picked or cannot be
-// addressed.
-func (f *TaskFile) Validate() []string {
-	var out []string
-	ids := f.idIndex()
-	lines := map[string][]string{}
-	var order []string
-	for i := range f.tasks {
-		id := f.tasks[i].id()
-		if len(lines[id]) == 0 {
-			order = append(order, id)
-		}
-		lines[id] = append(lines[id], strconv.Itoa(f.tasks[i].line+1))
-	}
-	for _, id := range order {
-		if l := lines[id]; len(l) > 1 {
-			out = append(out, fmt.Sprintf("Task id %q is used on lines %s; only the first of them can be addressed by it.",
-				id, strings.Join(l, ", ")))
-		}
-	}
-	for i := range f.tasks {
-		r := &f.tasks[i]
-		who := fmt.Sprintf("Task %s (line %d)", r.id(), r.line+1)
-		if id := r.id(); isLineRef(id) && id != "L"+strconv.Itoa(r.line+1) {
-			out = append(out, fmt.Sprintf("Task id %q on line %d has the form ralph uses for line numbers, "+
-				"so %q may find the task on line %s instead; rename it.", id, r.line+1, id, id[1:]))
-		}
-		if r.title == "" {
-			out = append(out, fmt.Sprintf("Line %d has a checkbox but no title, so ralph will not pick it.", r.line+1))
-		}
-		for _, d := range r.depends() {
-			if _, ok := ids[d]; !ok {
-				out = append(out, fmt.Sprintf("%s depends on %q, which is not a task id, so it will never be ready.", who, d))
-			}
-		}
-		if _, err := r.priority(); err != nil {
-			v, _ := r.metaGet("priority")
-			out = append(out, fmt.Sprintf("%s has priority %q, which is not a whole number; it counts as %d.",
-				who, v, DefaultTaskPriority))
-		}
-		if v, ok := r.metaGet("attempts"); ok {
-			if _, err := strconv.Atoi(v); err != nil {
-				out = append(out, fmt.Sprintf("%s has attempts %q, which is not a whole number; it counts as 0.", who, v))
-			}
-		}
-	}
-	return append(out, f.cycles(ids)...)
-}
-
-// cycles finds the strongly connected components of the dependency graph
-// (Tarjan's algorithm) and describes each one that is a cycle: its tasks
-// wait on each other, so none of them can ever become ready.
-func (f *TaskFile) cycles(ids map[string]int) []string {
-	n := len(f.tasks)
-	index, low := make([]int, n), make([]int, n)
-	onStack := make([]bool, n)
-	var stack []int
-	var out []string
-	next := 1
-	var visit func(v int)
-	visit = func(v int) {
-		index[v], low[v] = next, next
-		next++
-		stack = append(stack, v)
-		onStack[v] = true
-		self := false
-		for _, d := range f.tasks[v].depends() {
-			w, ok := ids[d]
-			switch {
-			case !ok:
-			case w == v:
-				self = true
-			case index[w] == 0:
-				visit(w)
-				low[v] = min(low[v], low[w])
-			case onStack[w]:
-				low[v] = min(low[v], index[w])
-			}
-		}
-		if low[v] != index[v] {
-			return
-		}
-		var comp []int
-		for {
-			w := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			onStack[w] = false
-			comp = append(comp, w)
-			if w == v {
-				break
-			}
-		}
-		switch {
-		case len(comp) > 1:
-			slices.Sort(comp) // name the tasks in file order, as a person reads them
-			names := make([]string, len(comp))
-			for k, w := range comp {
-				names[k] = f.tasks[w].id()
-			}
-			out = append(out, fmt.Sprintf("Tasks %s depend on each other in a cycle, so none of them will ever be ready.",
-				strings.Join(names, ", ")))
-		case self:
-			out = append(out, fmt.Sprintf("Task %s depends on itself, so it will never be ready.", f.tasks[v].id()))
-		}
-	}
-	for v := range f.tasks {
-		if index[v] == 0 && ids[f.tasks[v].id()] == v {
-			visit(v)
-		}
-	}
-	return out
 }
 
 // tasksMu serialises UpdateTasks within the process, so two goroutines

@@ -201,16 +201,16 @@ func TestTaskAssignIDs(t *testing.T) {
 	want := "# Tasks\n\n- [ ] a <!-- ralph:id=t1 -->\n- [ ] b <!-- ralph:id=t2 -->\n" +
 		"  - [ ] c <!-- ralph:id=t3 priority=2 -->   \n- [x] d <!-- ralph:id=t4 -->\n```\n- [ ] code\n```\n"
 	f := edit(t, in, want, func(f *TaskFile) error {
-		if !f.AssignIDs() {
-			t.Error("AssignIDs reported no change")
+		if got := f.AssignIDs(); len(got) != 3 || got[0] != (IDChange{Line: 3, Title: "a", New: "t1"}) {
+			t.Errorf("AssignIDs reported %+v", got)
 		}
 		return nil
 	})
 	if c, _ := f.Find("t3"); c.Parent != "t2" || c.Priority != 2 {
 		t.Errorf("subtask after AssignIDs: %+v", c)
 	}
-	if f.AssignIDs() {
-		t.Error("a second AssignIDs changed something")
+	if got := f.AssignIDs(); len(got) != 0 {
+		t.Errorf("a second AssignIDs changed %+v", got)
 	}
 }
 

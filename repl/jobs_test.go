@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // fakeCoord acts like the coordinator towards the queue: a hard stop or
@@ -67,24 +68,7 @@ func (s *Shell) infoText(t *testing.T) string {
 	t.Helper()
 	s.scr.mu.Lock()
 	defer s.scr.mu.Unlock()
-	return s.scr.infoOut.(*syncBuffer).String()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	return s.scr.infoOut.(*text.LockedBuffer).String()
 }
 
 func testShell(t *testing.T) (*Shell, *fakeCoord) {
@@ -95,7 +79,7 @@ func testShell(t *testing.T) (*Shell, *fakeCoord) {
 	fc := &fakeCoord{queue: q, release: make(chan struct{})}
 	s.coord = fc
 	s.hist = loadHistory("")
-	buf := &syncBuffer{}
+	buf := &text.LockedBuffer{}
 	s.scr.infoOut, s.scr.draftOut = buf, buf
 	t.Cleanup(func() {
 		s.hardStop()

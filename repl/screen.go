@@ -8,6 +8,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/render"
 )
 
@@ -253,9 +254,4 @@ func sanitizeStream(text string) string {
 }
 
 // clipWidth cuts s to at most n display columns.
-func clipWidth(s string, n int) string {
-	if runewidth.StringWidth(s) <= n {
-		return s
-	}
-	return runewidth.Truncate(s, n, "…")
-}
+func clipWidth(s string, n int) string { return text.ClipWidth(s, n) }

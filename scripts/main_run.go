@@ -112,7 +112,8 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
 		Queue: queue, Store: p.Session, Emit: face.Handle, SessionID: p.Session.ID, Prior: p.Prior(),
-		Ask: askOnTerminal(t),
+		Ask:    askOnTerminal(t),
+		Notify: func(s string) { fmt.Fprintln(face.Stderr, "ralph: "+s) },
 	}
 	if rc.Verify != "" {
 		opts.Verify = func(ctx context.Context) (bool, string) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // progress draws a one-line status on stderr (a terminal) while a one-shot
@@ -90,7 +91,7 @@ func (p *progress) handle(ev coordinator.Event) {
 	case coordinator.EventToolResult:
 		if ev.IsError {
 			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
-			p.println("  ✗ " + clip(first, 160))
+			p.println("  ✗ " + text.ClipWidth(first, 160))
 		}
 	case coordinator.EventRetry:
 		if ev.Retry != nil {
@@ -104,18 +105,18 @@ func (p *progress) handle(ev coordinator.Event) {
 		if mark == "" {
 			mark = "·"
 		}
-		p.println(fmt.Sprintf("%s %s %s (%s)", mark, id, clip(ev.Output, 100), strings.ReplaceAll(state, "_", " ")))
+		p.println(fmt.Sprintf("%s %s %s (%s)", mark, id, text.ClipWidth(ev.Output, 100), strings.ReplaceAll(state, "_", " ")))
 		if state == "in_progress" {
 			p.status = "working on " + id
 		}
 	case coordinator.EventAgentSpawned:
 		p.agents++
-		p.println(fmt.Sprintf("  ↳ %s: %s", ev.AgentID, clip(firstLine(ev.Text), 100)))
+		p.println(fmt.Sprintf("  ↳ %s: %s", ev.AgentID, text.ClipWidth(firstLine(ev.Text), 100)))
 	case coordinator.EventAgentFinished:
 		p.agents--
 		verdict := "finished"
 		if ev.IsError {
-			verdict = "failed: " + clip(firstLine(ev.Text), 100)
+			verdict = "failed: " + text.ClipWidth(firstLine(ev.Text), 100)
 		}
 		p.println(fmt.Sprintf("  ↲ %s %s", ev.AgentID, verdict))
 	}
@@ -137,15 +138,7 @@ func (p *progress) stop() {
 
 func summarizeArgs(args string) string {
 	args = strings.Join(strings.Fields(args), " ")
-	return clip(args, 120)
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
+	return text.ClipWidth(args, 120)
 }
 
 func firstLine(s string) string {

@@ -7,25 +7,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
-
-// lockedBuffer is a strings.Builder safe to read while approvers write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func TestStaticApprovers(t *testing.T) {
 	ctx := context.Background()
@@ -58,7 +42,7 @@ func TestPromptApproverAnswers(t *testing.T) {
 		"a\n":          true,
 		"sure\nnope\n": false,
 	} {
-		out := &lockedBuffer{}
+		out := &text.LockedBuffer{}
 		p := &PromptApprover{In: strings.NewReader(input), Out: out}
 		d := p.ApproveCommand(ctx, "go test ./...")
 		if d.Allowed != allowed {
@@ -87,7 +71,7 @@ func TestPromptApproverDeclineAndClosedReasons(t *testing.T) {
 
 func TestPromptApproverAlways(t *testing.T) {
 	ctx := context.Background()
-	out := &lockedBuffer{}
+	out := &text.LockedBuffer{}
 	p := &PromptApprover{In: strings.NewReader("a\nn\n"), Out: out}
 	if d := p.ApproveCommand(ctx, "go test ./..."); !d.Allowed {
 		t.Fatalf("always: %+v", d)
@@ -109,7 +93,7 @@ func TestPromptApproverAlways(t *testing.T) {
 func TestPromptApproverCancel(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	p := &PromptApprover{In: pr, Out: &lockedBuffer{}}
+	p := &PromptApprover{In: pr, Out: &text.LockedBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Decision, 1)
 	go func() { done <- p.ApproveCommand(ctx, "make") }()
@@ -133,7 +117,7 @@ func TestPromptApproverCancel(t *testing.T) {
 // TestPromptApproverSerialises checks that concurrent questions are asked one
 // at a time and each consumes exactly one answer.
 func TestPromptApproverSerialises(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &text.LockedBuffer{}
 	p := &PromptApprover{In: strings.NewReader("y\nn\ny\nn\n"), Out: out}
 	var wg sync.WaitGroup
 	results := make(chan bool, 4)

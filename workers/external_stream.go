@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 const (
@@ -174,11 +175,7 @@ func stripMarker(text string) string {
 // length.
 func toolSummary(name, args string) string {
 	args = strings.Join(strings.Fields(args), " ")
-	s := strings.TrimSpace(name + " " + args)
-	if len(s) > maxToolSummary {
-		s = trimPartialRuneEnd(s[:maxToolSummary]) + "…"
-	}
-	return s
+	return text.Clip(strings.TrimSpace(name+" "+args), maxToolSummary)
 }
 
 // capEventText bounds an event's text, keeping its head and tail.

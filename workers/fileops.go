@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // binarySniffLen is how much of a file is checked for NUL bytes to decide
@@ -166,8 +168,7 @@ func readLines(ctx context.Context, br *bufio.Reader, offset, limit, budget int)
 					if p.total == offset {
 						// Nothing fits but part of this one line; return that part
 						// rather than nothing.
-						p.text = append(p.text, frag[:budget-len(p.text)]...)
-						p.text = []byte(trimPartialRuneEnd(string(p.text)))
+						p.text = append(p.text, text.Head(string(frag), budget-len(p.text))...)
 						p.cutLine = true
 						p.last = p.total
 					} else {

@@ -12,7 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 const (
@@ -213,18 +214,7 @@ func readSearchable(p string) ([]byte, bool) {
 // clipLine trims a matching line for display, cutting very long lines (such
 // as minified code) to maxMatchLineLen runes.
 func clipLine(line []byte) string {
-	s := strings.TrimRight(string(line), "\r")
-	if utf8.RuneCountInString(s) <= maxMatchLineLen {
-		return s
-	}
-	n := 0
-	for i := range s {
-		if n == maxMatchLineLen {
-			return s[:i] + " [...]"
-		}
-		n++
-	}
-	return s
+	return text.ClipRunes(strings.TrimRight(string(line), "\r"), maxMatchLineLen, " [...]")
 }
 
 // walkProject walks root in lexical order, skipping the directories in

@@ -3,6 +3,8 @@ package workers
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // omittedMarker is the line that replaces the middle of a cut output.
@@ -11,15 +13,10 @@ func omittedMarker(n int64) string {
 }
 
 // truncateMiddle keeps the first and last halves of max bytes of s and marks
-// the cut. The head and tail are what matter for command output and logs:
-// the start shows what ran and the end shows how it finished.
+// the cut with the number of bytes left out, so the model knows the output
+// it sees is not all there was.
 func truncateMiddle(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	head := runeStartAtOrBefore(s, max/2)
-	tail := runeStartAtOrAfter(s, len(s)-(max-max/2))
-	return s[:head] + omittedMarker(int64(tail-head)) + s[tail:]
+	return text.ClipMiddle(s, max, func(n int) string { return omittedMarker(int64(n)) })
 }
 
 // runeStartAtOrBefore moves i back to the start of the rune containing it, so

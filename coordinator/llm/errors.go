@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Sentinel errors callers branch on, with errors.Is.
@@ -69,9 +71,7 @@ func httpStatus(err error) (int, string) {
 	var reqErr *openai.RequestError
 	if errors.As(err, &reqErr) {
 		msg := strings.TrimSpace(string(reqErr.Body))
-		if len(msg) > 200 {
-			msg = msg[:200] + "…"
-		}
+		msg = text.Clip(msg, 200)
 		if msg == "" && reqErr.Err != nil {
 			msg = reqErr.Err.Error()
 		}

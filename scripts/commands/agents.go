@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // AgentInfo is one running child agent.
@@ -138,13 +139,13 @@ func ToolSummary(name string, args json.RawMessage) string {
 	_ = json.Unmarshal(args, &a)
 	switch {
 	case name == "run_command" && a.Command != "":
-		return "running `" + clip(oneLine(a.Command), 80) + "`"
+		return "running `" + text.ClipWidth(oneLine(a.Command), 80) + "`"
 	case name == "spawn_agent":
-		return "starting a child agent: " + clip(oneLine(a.Task), 60)
+		return "starting a child agent: " + text.ClipWidth(oneLine(a.Task), 60)
 	case a.Path != "":
-		return name + " " + clip(a.Path, 80)
+		return name + " " + text.ClipWidth(a.Path, 80)
 	case a.Pattern != "":
-		return name + " " + clip(a.Pattern, 60)
+		return name + " " + text.ClipWidth(a.Pattern, 60)
 	case a.ID != "":
 		return name + " " + a.ID
 	}
@@ -152,5 +153,5 @@ func ToolSummary(name string, args json.RawMessage) string {
 	if s == "" || s == "{}" {
 		return name
 	}
-	return name + " " + clip(s, 80)
+	return name + " " + text.ClipWidth(s, 80)
 }

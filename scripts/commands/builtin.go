@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
 )
 
@@ -97,23 +98,25 @@ func showFile(name string) func(context.Context, *Host, string) (Outcome, error)
 		if err != nil {
 			return Outcome{}, err
 		}
-		text := string(data)
-		if strings.TrimSpace(text) == "" {
+		body := string(data)
+		if strings.TrimSpace(body) == "" {
 			h.printf("%s is empty.\n", name)
 			return Outcome{}, nil
 		}
-		if len(text) > maxShown {
+		if len(body) > maxShown {
+			// The progress log grows at the end, so its newest entries are
+			// the ones worth showing; other files read from the top.
 			if name == memory.ProgressFile {
-				tail := text[len(text)-maxShown:]
+				tail := text.Tail(body, maxShown)
 				if i := strings.Index(tail, "\n## "); i >= 0 {
 					tail = tail[i+1:]
 				}
-				text = "…\n\n" + tail
+				body = "…\n\n" + tail
 			} else {
-				text = text[:maxShown] + "\n\n…"
+				body = text.Head(body, maxShown) + "\n\n…"
 			}
 		}
-		h.printf("%s", h.markdown(text))
+		h.printf("%s", h.markdown(body))
 		return Outcome{}, nil
 	}
 }
@@ -128,7 +131,7 @@ func runAgents(_ context.Context, h *Host, _ string) (Outcome, error) {
 		h.printf("main: %s\n", h.Agents.Main())
 	}
 	for _, a := range h.Agents.List() {
-		h.printf("%s (%s): %s — %s\n", a.ID, now.Sub(a.Since).Round(100e6), clip(oneLine(a.Task), 80), a.Doing)
+		h.printf("%s (%s): %s — %s\n", a.ID, now.Sub(a.Since).Round(100e6), text.ClipWidth(oneLine(a.Task), 80), a.Doing)
 	}
 	return Outcome{}, nil
 }
@@ -239,11 +242,3 @@ func runSession(_ context.Context, h *Host, args string) (Outcome, error) {
 func runExit(context.Context, *Host, string) (Outcome, error) { return Outcome{Exit: true}, nil }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}

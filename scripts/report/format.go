@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // table lays out rows in columns padded to the widest cell, measured in
@@ -136,22 +137,17 @@ func percent(r *float64) string {
 // oneLine flattens text to a single line and cuts it at n cells, so a log
 // line or table cell never breaks the layout around it.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if runewidth.StringWidth(s) <= n {
-		return s
-	}
-	return runewidth.Truncate(s, n, "…")
+	return text.ClipWidth(strings.Join(strings.Fields(s), " "), n)
 }
 
 // truncate cuts multi-line text at n runes, keeping line breaks, for
 // excerpts in the markdown report.
 func truncate(s string, n int) string {
 	s = strings.TrimSpace(s)
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	if c := text.ClipRunes(s, n, ""); len(c) < len(s) {
+		return strings.TrimSpace(c) + " " + text.Ellipsis
 	}
-	return strings.TrimSpace(string(r[:n])) + " …"
+	return s
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 func TestWriteLogsRaw(t *testing.T) {
@@ -80,24 +80,6 @@ func TestWriteLogsUnknownSession(t *testing.T) {
 	}
 }
 
-// syncBuffer lets the test read what the follower wrote while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Follow mode shows lines appended after it started, including one
 // written in two pieces, keeps going through a quiet spell while the
 // session runs, and ends on its own once the session stops running.
@@ -114,7 +96,7 @@ func TestWriteLogsFollow(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
-	var out syncBuffer
+	var out text.LockedBuffer
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() { done <- WriteLogs(ctx, fs, root, idA, &out, true, false) }()
@@ -197,7 +179,7 @@ func TestWriteLogsFollowStopsWithContext(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, out *syncBuffer, sub string) {
+func waitFor(t *testing.T, out *text.LockedBuffer, sub string) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
 	for !strings.Contains(out.String(), sub) {
@@ -222,7 +204,7 @@ func TestWriteLogsFollowWaitsForLateLines(t *testing.T) {
 		time.Sleep(quietPeriod / 2)
 		_ = s.AppendEvent(ev(coordinator.EventResult, 9, 0))
 	}()
-	var out syncBuffer
+	var out text.LockedBuffer
 	must(t, WriteLogs(ctx, fs, root, idA, &out, true, true))
 	if !strings.Contains(out.String(), `"type":"result"`) {
 		t.Errorf("the late line was missed: %q", out.String())

@@ -1,0 +1,207 @@
+package memory
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file holds what reads a parsed task list without changing it:
+// choosing what to work on next, counting, and checking the list for
+// mistakes a person should fix.
+
+// idIndex maps each id to its first task; Validate reports duplicates.
+func (f *TaskFile) idIndex() map[string]int {
+	m := make(map[string]int, len(f.tasks))
+	for i := range f.tasks {
+		if _, dup := m[f.tasks[i].id()]; !dup {
+			m[f.tasks[i].id()] = i
+		}
+	}
+	return m
+}
+
+// ready reports whether task i is open, has a title to work on, and every
+// task it depends on exists and is done or skipped.
+func (f *TaskFile) ready(i int, ids map[string]int) bool {
+	r := &f.tasks[i]
+	if r.state != TaskOpen || r.title == "" {
+		return false
+	}
+	for _, d := range r.depends() {
+		j, ok := ids[d]
+		if !ok || f.tasks[j].state != TaskDone && f.tasks[j].state != TaskSkipped {
+			return false
+		}
+	}
+	return true
+}
+
+// Ready returns the tasks that can be worked on now, most urgent first:
+// the lowest priority number, then file order. A task is ready when it is
+// open, has a title to tell the agent, and every task it depends on exists
+// and is done or skipped (a failed dependency keeps it waiting, since the
+// work it builds on is missing). Subtasks are ordinary tasks. exclude, if
+// not nil, leaves out the tasks whose id it reports, such as those a
+// caller is already running.
+//
+// This is the one rule for what comes next: ralph status shows the first
+// of it and ralph run starts from it, so the two cannot disagree.
+func (f *TaskFile) Ready(exclude func(id string) bool) []Task {
+	ids := f.idIndex()
+	var out []Task
+	for i := range f.tasks {
+		if f.ready(i, ids) && (exclude == nil || !exclude(f.tasks[i].id())) {
+			out = append(out, f.task(i))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Task) int { return cmp.Compare(a.Priority, b.Priority) })
+	return out
+}
+
+// Next returns the most urgent ready task, the first that Ready returns.
+func (f *TaskFile) Next() (Task, bool) {
+	if r := f.Ready(nil); len(r) > 0 {
+		return r[0], true
+	}
+	return Task{}, false
+}
+
+// Counts returns how many tasks are in each state.
+func (f *TaskFile) Counts() TaskCounts {
+	var c TaskCounts
+	for i := range f.tasks {
+		switch f.tasks[i].state {
+		case TaskOpen:
+			c.Open++
+		case TaskInProgress:
+			c.InProgress++
+		case TaskDone:
+			c.Done++
+		case TaskFailed:
+			c.Failed++
+		case TaskSkipped:
+			c.Skipped++
+		}
+	}
+	c.Total = len(f.tasks)
+	return c
+}
+
+// Validate returns one sentence per problem a person should fix: duplicate
+// ids, ids that look like line references, unknown dependencies, dependency
+// cycles, numbers that are not numbers, and checkboxes without a title. None
+// of them stops ralph; they explain why a task is never picked or cannot be
+// addressed.
+func (f *TaskFile) Validate() []string {
+	var out []string
+	ids := f.idIndex()
+	lines := map[string][]string{}
+	var order []string
+	for i := range f.tasks {
+		id := f.tasks[i].id()
+		if len(lines[id]) == 0 {
+			order = append(order, id)
+		}
+		lines[id] = append(lines[id], strconv.Itoa(f.tasks[i].line+1))
+	}
+	for _, id := range order {
+		if l := lines[id]; len(l) > 1 {
+			out = append(out, fmt.Sprintf("Task id %q is used on lines %s; only the first of them can be addressed by it.",
+				id, strings.Join(l, ", ")))
+		}
+	}
+	for i := range f.tasks {
+		r := &f.tasks[i]
+		who := fmt.Sprintf("Task %s (line %d)", r.id(), r.line+1)
+		if id := r.id(); isLineRef(id) && id != "L"+strconv.Itoa(r.line+1) {
+			out = append(out, fmt.Sprintf("Task id %q on line %d has the form ralph uses for line numbers, "+
+				"so %q may find the task on line %s instead; rename it.", id, r.line+1, id, id[1:]))
+		}
+		if r.title == "" {
+			out = append(out, fmt.Sprintf("Line %d has a checkbox but no title, so ralph will not pick it.", r.line+1))
+		}
+		for _, d := range r.depends() {
+			if _, ok := ids[d]; !ok {
+				out = append(out, fmt.Sprintf("%s depends on %q, which is not a task id, so it will never be ready.", who, d))
+			}
+		}
+		if _, err := r.priority(); err != nil {
+			v, _ := r.metaGet("priority")
+			out = append(out, fmt.Sprintf("%s has priority %q, which is not a whole number; it counts as %d.",
+				who, v, DefaultTaskPriority))
+		}
+		if v, ok := r.metaGet("attempts"); ok {
+			if _, err := strconv.Atoi(v); err != nil {
+				out = append(out, fmt.Sprintf("%s has attempts %q, which is not a whole number; it counts as 0.", who, v))
+			}
+		}
+	}
+	return append(out, f.cycles(ids)...)
+}
+
+// cycles finds the strongly connected components of the dependency graph
+// (Tarjan's algorithm) and describes each one that is a cycle: its tasks
+// wait on each other, so none of them can ever become ready.
+func (f *TaskFile) cycles(ids map[string]int) []string {
+	n := len(f.tasks)
+	index, low := make([]int, n), make([]int, n)
+	onStack := make([]bool, n)
+	var stack []int
+	var out []string
+	next := 1
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		self := false
+		for _, d := range f.tasks[v].depends() {
+			w, ok := ids[d]
+			switch {
+			case !ok:
+			case w == v:
+				self = true
+			case index[w] == 0:
+				visit(w)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		var comp []int
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			comp = append(comp, w)
+			if w == v {
+				break
+			}
+		}
+		switch {
+		case len(comp) > 1:
+			slices.Sort(comp) // name the tasks in file order, as a person reads them
+			names := make([]string, len(comp))
+			for k, w := range comp {
+				names[k] = f.tasks[w].id()
+			}
+			out = append(out, fmt.Sprintf("Tasks %s depend on each other in a cycle, so none of them will ever be ready.",
+				strings.Join(names, ", ")))
+		case self:
+			out = append(out, fmt.Sprintf("Task %s depends on itself, so it will never be ready.", f.tasks[v].id()))
+		}
+	}
+	for v := range f.tasks {
+		if index[v] == 0 && ids[f.tasks[v].id()] == v {
+			visit(v)
+		}
+	}
+	return out
+}
