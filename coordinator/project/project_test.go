@@ -1,0 +1,180 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/spf13/afero"
+)
+
+// env is a process environment for Open with a local endpoint (no key
+// needed) and nothing from the developer's own configuration.
+func env(t *testing.T) func(string) string {
+	home := t.TempDir()
+	vars := map[string]string{
+		"OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".state"),
+	}
+	t.Setenv("XDG_CONFIG_HOME", vars["XDG_CONFIG_HOME"])
+	return func(k string) string { return vars[k] }
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRootFinding(t *testing.T) {
+	base := t.TempDir()
+	stop := map[string]bool{filepath.Dir(base): true}
+	proj := filepath.Join(base, "proj")
+	deep := filepath.Join(proj, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := findRoot(deep, stop); got != deep {
+		t.Fatalf("no markers: %s, want the working directory", got)
+	}
+	if err := os.Mkdir(filepath.Join(proj, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := findRoot(deep, stop); got != proj {
+		t.Fatalf("git top level: %s, want %s", got, proj)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, "a", memory.StateDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := findRoot(deep, stop); got != filepath.Join(proj, "a") {
+		t.Fatalf(".ralph/ nearer than the git top: %s", got)
+	}
+	// A .ralph/ above the boundary is never reached.
+	if err := os.MkdirAll(filepath.Join(base, memory.StateDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(base, "other")
+	_ = os.Mkdir(other, 0o755)
+	if got := findRoot(other, map[string]bool{base: true}); got != other {
+		t.Fatalf("walked into a boundary: %s", got)
+	}
+	if _, err := Root(filepath.Join(base, "missing")); err == nil {
+		t.Fatal("-C of a missing directory is not an error")
+	}
+}
+
+// A task left in progress is reset under the lock whatever session.json
+// says — even with no session.json at all — and a session whose own
+// record was lost resumes as the task loop it was.
+func TestOrphanedInProgressTaskIsResetAndResumedAsALoop(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, memory.TasksFile), "# Tasks\n\n- [~] task 01 <!-- ralph:id=t1 attempts=1 -->\n")
+	if err := os.MkdirAll(filepath.Join(dir, memory.SessionsDir, "20261122T074125Z-b32b93102f0a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	var saved *memory.RunConfig
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true, Overrides: Overrides{MaxRetries: -1},
+		Notify: func(s string) { notices = append(notices, s) },
+		Run: func(s *memory.RunConfig) (*memory.RunConfig, error) {
+			saved = s
+			return &memory.RunConfig{MaxIterations: 5, OnError: "retry"}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Mode != ModeRun {
+		t.Fatalf("mode %q, want run", p.Mode)
+	}
+	if saved != nil {
+		t.Fatalf("a lost record has no saved run configuration, got %+v", saved)
+	}
+	if got := read(t, filepath.Join(dir, memory.TasksFile)); !strings.Contains(got, "- [ ] task 01") {
+		t.Fatalf("the orphaned task was not reset:\n%s", got)
+	}
+	if len(notices) == 0 || !strings.Contains(strings.Join(notices, "\n"), "reset 1 task") {
+		t.Fatalf("no notice of the reset: %q", notices)
+	}
+	st, err := memory.LoadState(p.Fs, dir)
+	if err != nil || st.Mode != ModeRun || st.Run == nil || st.Run.MaxIterations != 5 {
+		t.Fatalf("session.json after resume: %+v, %v", st, err)
+	}
+}
+
+// A new session is on disk, complete, when Open returns; the run
+// configuration is saved with it and a resume gets it back.
+func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
+	dir := t.TempDir()
+	getenv := env(t)
+	want := &memory.RunConfig{Agent: "exec:./a.sh", Verify: "go test ./...", Parallel: 3, Retries: 1, OnError: "skip"}
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return want, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := p.Session.ID
+	st, err := memory.LoadSessionState(p.Fs, dir, id)
+	if err != nil || st.Status != memory.StatusRunning || st.Run == nil || *st.Run != *want {
+		t.Fatalf("the session is not on disk as started: %+v, %v", st, err)
+	}
+	_ = p.Close()
+
+	var got *memory.RunConfig
+	p, err = Open(context.Background(), Options{Dir: dir, Getenv: getenv, Resume: true, Overrides: Overrides{MaxRetries: -1},
+		Run: func(s *memory.RunConfig) (*memory.RunConfig, error) { got = s; return s, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Session.ID != id || p.Mode != ModeRun || got == nil || *got != *want {
+		t.Fatalf("resume: session %s mode %s run %+v", p.Session.ID, p.Mode, got)
+	}
+}
+
+// A bad run configuration is bad input: nothing is created.
+func TestBadRunConfigurationChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return nil, errors.New("--until: bad") }})
+	if !errors.Is(err, ErrBadRunConfig) || ExitCode(err) != 2 {
+		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
+	}
+	if ids, _ := memory.ListSessions(afero.NewOsFs(), dir); len(ids) != 0 {
+		t.Fatalf("sessions created: %v", ids)
+	}
+}
+
+// A session directory a crash left half made is removed under the lock
+// and never taken for a session.
+func TestHalfMadeSessionIsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	half := filepath.Join(dir, memory.SessionsDir, ".new-20261122T074125Z-b32b93102f0a")
+	write(t, filepath.Join(half, "session.json"), "{")
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true, Overrides: Overrides{MaxRetries: -1}})
+	if !errors.Is(err, memory.ErrNoSession) {
+		t.Fatalf("resume with only a half-made session: %v", err)
+	}
+	if _, err := os.Stat(half); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the half-made session is still there")
+	}
+}
