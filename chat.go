@@ -233,7 +233,7 @@ func taskLoop(ctx context.Context, p *project.Project, f flags, queue *interrupt
 	st := p.Session.State()
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: f.parallel,
-		Queue: queue, Store: p.Session, Emit: emit, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+		Queue: queue, Store: p.Session, Events: coord.Events(), SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/repl"
@@ -147,18 +148,19 @@ func runLoop(ctx context.Context, f flags, rf runFlags) int {
 	face.Model, face.Cwd = p.Config.Model, root
 	face.Start()
 	defer face.Close()
-	sink := &switchSink{}
+	coord := p.Coordinator(queue, nil)
+	sink := &switchSink{events: coord.Events()}
+	defer sink.stop()
 	sink.set(face.Handle)
-	coord := p.Coordinator(queue, sink.handle)
 	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
 	if external != nil {
 		external.Root, external.Timeout = root, rf.taskTimeout
-		worker = coordinator.ExternalTaskWorker{Agent: *external, Emit: sink.handle}
+		worker = coordinator.ExternalTaskWorker{Agent: *external, Events: coord.Events()}
 	}
 	opts := coordinator.LoopOptions{
 		Fs: p.Fs, Root: root, Worker: worker, MaxIterations: rf.maxIterations, Parallel: f.parallel,
 		OnError: rf.onError, Retries: rf.retries, MaxCost: rf.maxCost, Until: until, Breaker: breaker,
-		Queue: queue, Store: p.Session, Emit: face.Handle, SessionID: p.Session.ID, Prior: p.Prior(),
+		Queue: queue, Store: p.Session, Events: coord.Events(), SessionID: p.Session.ID, Prior: p.Prior(),
 		Ask: askOnTerminal(),
 	}
 	if rf.verify != "" {
@@ -167,7 +169,6 @@ func runLoop(ctx context.Context, f flags, rf runFlags) int {
 			return !r.IsError, r.Output
 		}
 	}
-	opts.Emit = sink.handle
 	start := time.Now()
 	res := coordinator.RunTasks(ctx, opts)
 	if res.Reason == coordinator.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == scripts.FormatText &&
@@ -215,24 +216,27 @@ func askOnTerminal() func(ctx context.Context, q string) bool {
 	}
 }
 
-// switchSink is an event sink whose target changes when `ralph run`
-// switches into chat.
+// switchSink is the face subscribed to the coordinator's events; it
+// changes when `ralph run` switches into chat.
 type switchSink struct {
-	mu sync.Mutex
-	fn func(coordinator.Event)
+	events *pubsub.Broker[coordinator.Event]
+	cancel func()
 }
 
+// set subscribes fn in place of the face before: the old subscription
+// handles what was published to it and ends first, so no event is lost or
+// shown twice, and the two faces never overlap.
 func (s *switchSink) set(fn func(coordinator.Event)) {
-	s.mu.Lock()
-	s.fn = fn
-	s.mu.Unlock()
+	s.stop()
+	s.cancel = s.events.Subscribe(context.Background(), fn)
 }
 
-func (s *switchSink) handle(ev coordinator.Event) {
-	s.mu.Lock()
-	fn := s.fn
-	s.mu.Unlock()
-	fn(ev)
+// stop ends the current subscription.
+func (s *switchSink) stop() {
+	if s.cancel != nil {
+		s.cancel()
+		s.cancel = nil
+	}
 }
 
 // switchApprover approves through whichever face owns the terminal now.

@@ -75,16 +75,16 @@ func newFamilyB(t testing.TB, parallel int, fn func(fakemodel.RecordedRequest) f
 	f.coord = New(Options{
 		Model: client, ModelName: "fake-model", Tools: tools, Queue: f.queue, SessionID: "s", System: "main",
 		Children: &Children{Parallel: parallel, MaxTurns: 10, Tools: tools.View(nil, extra...), Memory: func() string { return "learned: use tabs" }},
-		Emit: func(ev Event) {
-			f.mu.Lock()
-			f.events = append(f.events, ev)
-			on := f.onEv
-			f.mu.Unlock()
-			if on != nil {
-				on(ev)
-			}
-		},
 	})
+	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
+		f.mu.Lock()
+		f.events = append(f.events, ev)
+		on := f.onEv
+		f.mu.Unlock()
+		if on != nil {
+			on(ev)
+		}
+	}))
 	return f
 }
 

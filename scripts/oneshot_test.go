@@ -45,7 +45,7 @@ func TestResultJSONContract(t *testing.T) {
 	var buf bytes.Buffer
 	o := &OneShot{Format: FormatJSON, Stdout: &buf, Stderr: &bytes.Buffer{}}
 	o.Start()
-	_ = o.enc.Encode(r)
+	o.enc.value(r)
 	want := `{"type":"result","subtype":"success","is_error":false,"result":"hi <b>","session_id":"s","num_turns":2,"duration_ms":1500,"usage":{"input_tokens":3,"output_tokens":4},"total_cost_usd":0.25}` + "\n"
 	if buf.String() != want {
 		t.Fatalf("got  %s\nwant %s", buf.String(), want)

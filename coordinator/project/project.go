@@ -73,6 +73,8 @@ type Project struct {
 	PriorStatus string
 	registry    *memory.Registry
 	parallel    int
+	// unsubscribe ends the recorders and faces subscribed by Coordinator.
+	unsubscribe []func() error
 }
 
 // Open resolves configuration, locks the project and prepares the session.
@@ -223,14 +225,21 @@ func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
 }
 
 // Coordinator builds the main coordinator for this project's session, with
-// child agents enabled.
+// child agents enabled. Its events are recorded into the session, and emit,
+// when not nil, is subscribed to them; both subscriptions end at Close.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
-	return coordinator.New(coordinator.Options{
+	c := coordinator.New(coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
-		History: p.History, Emit: emit, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
+		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
 		Children: p.Children(nil), PriceOf: p.PriceOf,
 	})
+	p.unsubscribe = append(p.unsubscribe, coordinator.Record(context.Background(), c.Events(), p.Session))
+	if emit != nil {
+		cancel := c.Events().Subscribe(context.Background(), emit)
+		p.unsubscribe = append(p.unsubscribe, func() error { cancel(); return nil })
+	}
+	return c
 }
 
 // PriceOf is a model's price: the config's prices when set, else the
@@ -278,9 +287,10 @@ func (p *Project) learnings() string {
 	return string(data)
 }
 
-// agentStore records a child agent: its conversation and transcript under
-// the session's agents/ directory; its events reach the session log through
-// the coordinator, and only the coordinator saves state.
+// agentStore records a child agent's conversation under the session's
+// agents/ directory. Its events, and the transcript made of them, are
+// recorded from the coordinator's event stream; only the coordinator saves
+// state.
 type agentStore struct {
 	s  *memory.Session
 	id string
@@ -289,8 +299,6 @@ type agentStore struct {
 func (a agentStore) AppendMessages(msgs ...conversation.Message) error {
 	return a.s.AppendAgentMessages(a.id, msgs...)
 }
-func (a agentStore) AppendEvent(any) error               { return nil }
-func (a agentStore) AppendTranscript(md string) error    { return a.s.AppendAgentTranscript(a.id, md) }
 func (a agentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
 func (a agentStore) SaveState(func(*memory.State)) error { return nil }
 
@@ -303,11 +311,18 @@ func (p *Project) Prior() *memory.State {
 	return &st
 }
 
-// Close records the final state in the registry and releases the lock.
+// Close ends the event subscriptions, records the final state in the
+// registry and releases the lock.
 func (p *Project) Close() error {
+	var errs []error
+	// Newest first: a face drains before the recorder under it stops.
+	for i := len(p.unsubscribe) - 1; i >= 0; i-- {
+		errs = append(errs, p.unsubscribe[i]())
+	}
+	p.unsubscribe = nil
 	p.touchRegistry()
-	serr := p.Session.Close()
-	return errors.Join(serr, p.Lock.Release())
+	errs = append(errs, p.Session.Close())
+	return errors.Join(append(errs, p.Lock.Release())...)
 }
 
 func (p *Project) touchRegistry() {
