@@ -65,9 +65,10 @@ func (c *Coordinator) nextAgentID() string {
 	return fmt.Sprintf("agent-%d.%d", c.turns, c.agentSeq)
 }
 
-// forward passes a child's events to this coordinator's faces and log.
-// A child's own session bookkeeping (start, result, saves) is summed up by
-// agent_spawned and agent_finished and is dropped here.
+// forward publishes a child's events as this coordinator's, so faces and
+// the recorder see every agent in one stream. A child's own session
+// bookkeeping (start, result, saves) is summed up by agent_spawned and
+// agent_finished and is dropped here.
 func (c *Coordinator) forward(ev Event) {
 	switch ev.Type {
 	case EventSessionStarted, EventResult, EventStateSaved:
@@ -134,13 +135,10 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 	}
 	child := New(Options{
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: interrupts.NewQueue(),
-		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id, Emit: c.forward,
-		PriceOf: c.opts.PriceOf,
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
+		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c,
 	})
 	r := child.Run(cctx, task)
-	if f, ok := store.(interface{ Flush() error }); ok {
-		c.keep(f.Flush())
-	}
 	run.result = r
 	if addUsage {
 		c.addUsage(r.Usage)

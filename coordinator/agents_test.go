@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,16 +76,16 @@ func newFamilyB(t testing.TB, parallel int, fn func(fakemodel.RecordedRequest) f
 	f.coord = New(Options{
 		Model: client, ModelName: "fake-model", Tools: tools, Queue: f.queue, SessionID: "s", System: "main",
 		Children: &Children{Parallel: parallel, MaxTurns: 10, Tools: tools.View(nil, extra...), Memory: func() string { return "learned: use tabs" }},
-		Emit: func(ev Event) {
-			f.mu.Lock()
-			f.events = append(f.events, ev)
-			on := f.onEv
-			f.mu.Unlock()
-			if on != nil {
-				on(ev)
-			}
-		},
 	})
+	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
+		f.mu.Lock()
+		f.events = append(f.events, ev)
+		on := f.onEv
+		f.mu.Unlock()
+		if on != nil {
+			on(ev)
+		}
+	}))
 	return f
 }
 
@@ -237,5 +238,40 @@ func TestChildLoopIsDetected(t *testing.T) {
 	msgs := f.coord.Messages()
 	if res.Text != "noted" || !r2(msgs[len(msgs)-2], "loop detected") {
 		t.Fatalf("result %+v, child result %+v", res, msgs[len(msgs)-2])
+	}
+}
+
+// Children publish from their own goroutines; a subscriber still sees one
+// event at a time, each child's in its order.
+func TestChildEventsReachASubscriberOneAtATime(t *testing.T) {
+	f := newFamily(t, 8, familyModel(8, 2))
+	var active, most atomic.Int32
+	turns := map[string]int{} // touched only inside the subscriber's calls
+	ordered := true
+	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
+		n := active.Add(1)
+		if n > most.Load() {
+			most.Store(n)
+		}
+		if ev.Type == EventTurnStarted {
+			if ev.Turn <= turns[ev.AgentID] {
+				ordered = false
+			}
+			turns[ev.AgentID] = ev.Turn
+		}
+		time.Sleep(50 * time.Microsecond)
+		active.Add(-1)
+	}))
+	if res := f.coord.Run(context.Background(), "go"); res.Text != "all reported" {
+		t.Fatalf("result = %+v", res)
+	}
+	if m := most.Load(); m != 1 {
+		t.Fatalf("the subscriber was in %d calls at once", m)
+	}
+	if !ordered {
+		t.Fatal("an agent's turns arrived out of order")
+	}
+	if n, ids := f.count(EventAgentFinished); n != 8 || len(ids) != 8 {
+		t.Fatalf("%d agent_finished events from %d agents", n, len(ids))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -27,11 +28,11 @@ type Tools interface {
 	Call(ctx context.Context, name string, args json.RawMessage) workers.Result
 }
 
-// Store persists a session; *memory.Session implements it. It may be nil.
+// Store persists a session's conversation, logs and state;
+// *memory.Session implements it. It may be nil. The event log and the
+// transcript are written by a recorder subscribed to the events (Record).
 type Store interface {
 	AppendMessages(msgs ...conversation.Message) error
-	AppendEvent(v any) error
-	AppendTranscript(md string) error
 	AppendLog(name string, v any) error
 	SaveState(fn func(*memory.State)) error
 }
@@ -62,8 +63,13 @@ type Options struct {
 	// Prior is the saved state of a resumed session, so its counters go on
 	// from where they were rather than restarting at zero.
 	Prior *memory.State
-	// Emit receives every event, in order and never concurrently.
-	Emit func(Event)
+	// Events receives every event, child agents' included; nil makes New
+	// create a broker. Faces and the recorder subscribe to it.
+	Events *pubsub.Broker[Event]
+
+	// parent is the coordinator a child agent reports to: a child's events
+	// go through parent.forward rather than straight to the broker.
+	parent *Coordinator
 }
 
 // Coordinator is the main agent. Run may be called again after it returns,
@@ -99,6 +105,9 @@ func New(opts Options) *Coordinator {
 	if opts.ContextTokens <= 0 {
 		opts.ContextTokens = llm.InputBudget(llm.ContextWindow(opts.ModelName))
 	}
+	if opts.Events == nil {
+		opts.Events = pubsub.NewBroker[Event]()
+	}
 	c := &Coordinator{opts: opts, messages: append([]conversation.Message(nil), opts.History...)}
 	if ch := opts.Children; ch != nil {
 		c.pool = make(chan struct{}, max(1, ch.Parallel))
@@ -109,6 +118,9 @@ func New(opts Options) *Coordinator {
 	}
 	return c
 }
+
+// Events is the broker the coordinator publishes its events to.
+func (c *Coordinator) Events() *pubsub.Broker[Event] { return c.opts.Events }
 
 // Messages returns a copy of the conversation so far.
 func (c *Coordinator) Messages() []conversation.Message {
@@ -122,18 +134,29 @@ type stopCause struct {
 	it interrupts.Interrupt
 }
 
+// emit stamps an event and publishes it: a child's through its parent,
+// the coordinator's own to the broker.
 func (c *Coordinator) emit(ev Event) {
 	ev.Time = time.Now()
 	ev.SessionID = c.opts.SessionID
 	if ev.AgentID == "" {
 		ev.AgentID = c.agentID()
 	}
-	if c.opts.Store != nil && ev.Type != EventTextDelta {
-		c.keep(c.opts.Store.AppendEvent(ev))
+	if c.opts.parent != nil {
+		c.opts.parent.forward(ev)
+		return
 	}
-	if c.opts.Emit != nil {
-		c.opts.Emit(ev)
+	publish(c.opts.Events, ev)
+}
+
+// publish sends text deltas lossily, since the full text follows, and
+// every other event for sure.
+func publish(b *pubsub.Broker[Event], ev Event) {
+	if ev.Type == EventTextDelta {
+		b.PublishLossy(ev)
+		return
 	}
+	b.Publish(ev)
 }
 
 // keep remembers the first persistence error; the run goes on (the answer
@@ -175,12 +198,6 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	}
 }
 
-func (c *Coordinator) transcript(md string) {
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.AppendTranscript(md))
-	}
-}
-
 func (c *Coordinator) save(status string, errText string) {
 	if c.opts.Store == nil {
 		return
@@ -204,7 +221,8 @@ func (c *Coordinator) save(status string, errText string) {
 // Run sends prompt and works until the model gives a final answer, the turn
 // limit is reached, an error ends the run, or a hard stop arrives on the
 // queue or through ctx. An empty prompt continues the conversation as it
-// stands (resuming after a crash or a stop).
+// stands (resuming after a crash or a stop). When Run returns, every
+// subscriber has handled every event of the run.
 func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	start := time.Now()
 	c.runStart = c.turns
@@ -233,12 +251,17 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 		errText = res.Err.Error()
 	}
 	c.save(status, errText)
-	c.transcript(fmt.Sprintf("\n---\n**%s** after %d turns, %s.\n", res.Subtype, res.NumTurns, res.Duration.Round(time.Millisecond)))
 	if res.Subtype == SubtypeInterrupted {
 		c.emit(Event{Type: EventStateSaved, Text: "state saved"})
 	}
 	r := res
 	c.emit(Event{Type: EventResult, Result: &r})
+	if c.opts.parent == nil {
+		// Faces print the result and redraw their prompt once Run returns,
+		// so their events must be through by then, even when ctx ended the
+		// run. A child's events are flushed by its parent's Run.
+		_ = c.opts.Events.Flush(context.WithoutCancel(ctx))
+	}
 	return res
 }
 
@@ -264,15 +287,12 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 }
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
-	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName()})
+	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName(), Text: prompt})
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
 	}
 	if prompt != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: prompt})
-		c.transcript("\n## User\n\n" + prompt + "\n")
-	} else {
-		c.transcript("\n## (resumed)\n")
 	}
 	c.save(memory.StatusRunning, "")
 	for {
@@ -301,7 +321,6 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if err != nil {
 			c.logError("model", "", err.Error())
 			c.emit(Event{Type: EventError, Text: err.Error()})
-			c.transcript("\n**error:** " + err.Error() + "\n")
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.addUsage(resp.Usage)
@@ -309,7 +328,6 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		c.appendMessages(msg)
 		if msg.Content != "" {
 			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
-			c.transcript("\n## Assistant\n\n" + msg.Content + "\n")
 		}
 		if len(msg.ToolCalls) == 0 {
 			c.save(memory.StatusRunning, "")
@@ -356,8 +374,7 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 	}
 	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: text})
 	c.logDecision(it.Kind.String()+"_message", "delivered a "+it.Kind.String()+" message from the user")
-	c.transcript("\n## User (" + it.Kind.String() + ")\n\n" + it.Text + "\n")
-	c.emit(Event{Type: EventUserMessage, Text: it.Text})
+	c.emit(Event{Type: EventUserMessage, Text: it.Text, Priority: it.Kind.String()})
 }
 
 func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
@@ -368,7 +385,6 @@ func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
 	c.counts.interrupts++
 	c.logDecision("interrupt", reason)
 	c.emit(Event{Type: EventInterrupted, Text: reason})
-	c.transcript("\n**" + reason + "**\n")
 	return Result{Subtype: SubtypeInterrupted, IsError: true, Text: reason, Signal: it.Signal}
 }
 
@@ -461,7 +477,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		if partial.Len() > 0 {
 			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
 			c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})
-			c.transcript("\n## Assistant (cut short)\n\n" + text + "\n")
+			c.emit(Event{Type: EventAssistantCut, Turn: c.turns, Text: text})
 		}
 		return resp, cut, nil
 	}

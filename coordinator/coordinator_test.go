@@ -55,16 +55,22 @@ func newHarness(t *testing.T, scenario string) *harness {
 	h.coord = New(Options{
 		Model: client, ModelName: "fake-model", Tools: tools, Store: h.sess, Queue: h.queue,
 		SessionID: "s1", MaxTurns: 10, System: "system prompt",
-		Emit: func(ev Event) {
-			h.mu.Lock()
-			h.events = append(h.events, ev)
-			f := h.onEv
-			h.mu.Unlock()
-			if f != nil {
-				f(ev)
-			}
-		},
 	})
+	stopRecording := Record(context.Background(), h.coord.Events(), h.sess)
+	t.Cleanup(func() {
+		if err := stopRecording(); err != nil {
+			t.Errorf("recording: %v", err)
+		}
+	})
+	t.Cleanup(h.coord.Events().Subscribe(context.Background(), func(ev Event) {
+		h.mu.Lock()
+		h.events = append(h.events, ev)
+		f := h.onEv
+		h.mu.Unlock()
+		if f != nil {
+			f(ev)
+		}
+	}))
 	return h
 }
 

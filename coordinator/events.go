@@ -16,12 +16,22 @@ import (
 // EventType names an event; the names are part of the stream-json contract.
 type EventType string
 
-// The event types the coordinator emits.
+// The event types the coordinator emits. Most explain themselves; a few
+// need a word:
+//
+//   - session_started begins a run; its Text is the run's prompt, "" when
+//     the run continues the conversation as it stands.
+//   - text_delta is published lossily: a face that falls behind may miss
+//     some, and the turn's full text follows as assistant.
+//   - assistant_cut is the partial text of a turn cut short by the user, as
+//     kept in the conversation. It is recorded, not streamed: stream-json
+//     readers had that text as text deltas already.
 const (
 	EventSessionStarted EventType = "session_started"
 	EventTurnStarted    EventType = "turn_started"
 	EventTextDelta      EventType = "text_delta"
 	EventAssistant      EventType = "assistant"
+	EventAssistantCut   EventType = "assistant_cut"
 	EventToolCall       EventType = "tool_call"
 	EventToolResult     EventType = "tool_result"
 	EventUserMessage    EventType = "user_message"
@@ -52,6 +62,7 @@ type Event struct {
 	Output    string          `json:"output,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
 	Retry     *llm.RetryInfo  `json:"retry,omitempty"`
+	Priority  string          `json:"priority,omitempty"` // of a user_message: urgent or normal
 	Model     string          `json:"model,omitempty"`
 	Result    *Result         `json:"result,omitempty"`
 }

@@ -3,7 +3,9 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
@@ -14,16 +16,18 @@ import (
 // is the agent printing the completion marker.
 type ExternalTaskWorker struct {
 	Agent workers.ExternalAgent
-	Emit  func(Event)
+	// Events receives the agent's events, as a child agent's; nil
+	// publishes to nobody.
+	Events *pubsub.Broker[Event]
 }
 
 // Work runs the agent once for the task.
 func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt int) TaskOutcome {
 	id := fmt.Sprintf("%s:%s", w.Agent.Kind, task.ID)
 	emit := func(ev Event) {
-		if w.Emit != nil {
-			ev.AgentID = id
-			w.Emit(ev)
+		if w.Events != nil {
+			ev.Time, ev.AgentID = time.Now(), id
+			publish(w.Events, ev)
 		}
 	}
 	emit(Event{Type: EventAgentSpawned, Text: task.Title})

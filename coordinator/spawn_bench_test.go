@@ -19,15 +19,8 @@ type sessionAgentStore struct {
 func (a sessionAgentStore) AppendMessages(msgs ...conversation.Message) error {
 	return a.s.AppendAgentMessages(a.id, msgs...)
 }
-func (a sessionAgentStore) AppendEvent(any) error { return nil }
-func (a sessionAgentStore) AppendTranscript(md string) error {
-	return a.s.AppendAgentTranscript(a.id, md)
-}
-func (a sessionAgentStore) AppendLog(name string, v any) error { return a.s.AppendLog(name, v) }
-func (a sessionAgentStore) SaveState(func(*memory.State)) error {
-	return nil
-}
-func (a sessionAgentStore) Flush() error { return a.s.FlushAgent(a.id) }
+func (a sessionAgentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
+func (a sessionAgentStore) SaveState(func(*memory.State)) error { return nil }
 
 // BenchmarkSpawn64 runs one coordinator turn that spawns 64 children, each
 // answering at once, in-process: the cost of starting and finishing
@@ -47,6 +40,8 @@ func BenchmarkSpawn64(b *testing.B) {
 					}
 					f.coord.opts.Store = s
 					f.coord.opts.Children.Store = func(id string) Store { return sessionAgentStore{s, id} }
+					stop := Record(context.Background(), f.coord.Events(), s)
+					b.Cleanup(func() { _ = stop() })
 				}
 				b.StartTimer()
 				if res := f.coord.Run(context.Background(), "go"); res.Text != "all reported" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -68,11 +69,14 @@ type LoopOptions struct {
 	Verify func(ctx context.Context) (ok bool, output string)
 	Queue  *interrupts.Queue
 	Store  Store
-	Emit   func(Event)
 	// Notify, if set, is told one sentence about each thing the loop did
 	// to the task file that a person should know of, such as a duplicate
 	// id it replaced. The same sentence goes to decisions.jsonl.
 	Notify func(notice string)
+	// Events receives the loop's events; give it the coordinator's broker
+	// (Coordinator.Events) so its children's events and the loop's form
+	// one stream. nil publishes to nobody.
+	Events *pubsub.Broker[Event]
 	// SessionID is put on events and progress entries.
 	SessionID string
 	// Control, if set, pauses and resumes the loop from outside.
@@ -138,7 +142,8 @@ type loop struct {
 
 // RunTasks works through RALPH_TASKS.md until every task is done or failed,
 // a stop condition holds, a limit is reached, or a hard stop arrives. It
-// saves the session at every task boundary.
+// saves the session at every task boundary. When it returns, every
+// subscriber has handled every event of the loop.
 func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	if o.MaxIterations <= 0 {
 		o.MaxIterations = 100
@@ -157,6 +162,9 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	}
 	if o.Queue == nil {
 		o.Queue = interrupts.NewQueue()
+	}
+	if o.Events == nil {
+		o.Events = pubsub.NewBroker[Event]()
 	}
 	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}}
 	if p := o.Prior; p != nil {
@@ -183,6 +191,8 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	}
 	l.save(status, "")
 	l.failIfNotSaved()
+	// As with Coordinator.Run: the face reports once the loop returns.
+	_ = o.Events.Flush(context.WithoutCancel(ctx))
 	return l.res
 }
 
@@ -215,12 +225,7 @@ func (l *loop) emit(ev Event) {
 	if ev.AgentID == "" {
 		ev.AgentID = MainAgent
 	}
-	if l.o.Store != nil {
-		l.keep(l.o.Store.AppendEvent(ev))
-	}
-	if l.o.Emit != nil {
-		l.o.Emit(ev)
-	}
+	publish(l.o.Events, ev)
 }
 
 func (l *loop) decide(kind, detail string) {

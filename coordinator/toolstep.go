@@ -86,10 +86,10 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 }
 
 // announce emits a tool call as it starts: a tool_call event in the log
-// means the call began, which resume needs to know.
+// means the call began, which resume needs to know (the recorder writes it
+// before Publish returns, so before the call runs).
 func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage) {
 	c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
-	c.transcript(fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", call.Name, call.Arguments))
 }
 
 func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMessage, res workers.Result) {
@@ -105,7 +105,6 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
 	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
 	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
-	c.transcript(fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", call.Name, map[bool]string{true: " (error)"}[res.IsError], text.Clip(res.Output, 4000)))
 }
 
 func toolDefs(t Tools, children bool) []conversation.ToolDef {

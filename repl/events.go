@@ -8,9 +8,11 @@ import (
 	"github.com/ralph-dev/ralph/scripts/commands"
 )
 
-// Handle renders one coordinator event; pass it to the coordinator as its
-// event sink. It is safe for concurrent calls (child agents emit from their
-// own goroutines) and cheap: a line or a piece of text at most.
+// Handle renders one coordinator event. Subscribe it to the coordinator's
+// events: the broker calls it in order, one event at a time, on its own
+// goroutine. It is cheap: a line or a piece of text at most. The screen
+// and the agents it updates keep their own locks, because the input loop
+// and the status line use them too.
 func (s *Shell) Handle(ev coordinator.Event) {
 	s.agents.Handle(ev)
 	child := ev.AgentID != "" && ev.AgentID != coordinator.MainAgent

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 )
 
@@ -214,6 +215,12 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 		s.mu.Unlock()
 		s.updatePrompt()
 	}()
+	// What led to the question (the tool call asking to run a command) is
+	// shown above it: events are rendered on the broker's goroutine, so
+	// let the ones published so far through first.
+	if ev := s.events(); ev != nil {
+		_ = ev.Flush(ctx)
+	}
 	s.scr.line(s.scr.bold(question))
 	s.updatePrompt()
 	select {
@@ -223,6 +230,14 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 	case <-s.done:
 	}
 	return "", false
+}
+
+// events is the coordinator's event broker, or nil.
+func (s *Shell) events() *pubsub.Broker[coordinator.Event] {
+	if s.coord == nil {
+		return nil
+	}
+	return s.coord.Events()
 }
 
 // note prints a notice above the prompt, in red when bad.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -54,6 +55,9 @@ func (f *fakeCoord) Run(ctx context.Context, prompt string) coordinator.Result {
 func (f *fakeCoord) ModelName() string { return "m" }
 func (f *fakeCoord) SetModel(string)   {}
 func (f *fakeCoord) Reset()            {}
+func (f *fakeCoord) Events() *pubsub.Broker[coordinator.Event] {
+	return nil
+}
 func (f *fakeCoord) seen() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -50,7 +50,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Banner: banner,
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"),
 		Loop: func(ctx context.Context) (string, error) {
-			return p.TaskLoop(ctx, coord, queue, ctl, sh.Handle, sh.Confirm)
+			return p.TaskLoop(ctx, coord, queue, ctl, sh.Confirm)
 		},
 	})
 	appr.Attach(sh)

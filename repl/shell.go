@@ -23,6 +23,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/scripts/commands"
 )
@@ -34,6 +35,8 @@ type Coordinator interface {
 	ModelName() string
 	SetModel(name string)
 	Reset()
+	// Events is where the coordinator publishes; nil when there is none.
+	Events() *pubsub.Broker[coordinator.Event]
 }
 
 // Options configures a Shell.
@@ -57,8 +60,8 @@ type Options struct {
 	Pause, Resume func() error
 }
 
-// Shell is one interactive session. Create it with New, pass Handle to the
-// coordinator as its event sink, then call Run once.
+// Shell is one interactive session. Create it with New, subscribe Handle
+// to the coordinator's events, then call Run once.
 type Shell struct {
 	opts   Options
 	coord  Coordinator

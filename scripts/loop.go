@@ -16,8 +16,6 @@ import (
 // interrupted.
 func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took time.Duration, usage conversation.Usage, counts memory.TaskCounts) int {
 	o.Close()
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	r := coordinator.Result{Subtype: coordinator.SubtypeSuccess, IsError: res.IsError, SessionID: sessionID,
 		NumTurns: res.Stats.Iterations, Duration: took, Usage: usage, Err: res.Err, Signal: res.Signal}
 	if res.Stats.CostUSD > 0 {
@@ -41,7 +39,7 @@ func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took 
 	case FormatJSON, FormatStreamJSON:
 		j := NewResultJSON(r)
 		j.Tasks, j.Reason = &counts, res.Reason
-		_ = o.enc.Encode(j)
+		o.enc.value(j)
 	default:
 		fmt.Fprintln(o.Stdout, r.Text)
 	}

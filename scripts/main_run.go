@@ -106,12 +106,12 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
 	if setup.external != nil {
 		setup.external.Root, setup.external.Timeout = p.Root, time.Duration(rc.TaskTimeout)
-		worker = coordinator.ExternalTaskWorker{Agent: *setup.external, Emit: face.Handle}
+		worker = coordinator.ExternalTaskWorker{Agent: *setup.external, Events: coord.Events()}
 	}
 	opts := coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
-		Queue: queue, Store: p.Session, Emit: face.Handle, SessionID: p.Session.ID, Prior: p.Prior(),
+		Queue: queue, Store: p.Session, Events: coord.Events(), SessionID: p.Session.ID, Prior: p.Prior(),
 		Ask:    askOnTerminal(t),
 		Notify: func(s string) { fmt.Fprintln(face.Stderr, "ralph: "+s) },
 	}

@@ -36,7 +36,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID,
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Loop: func(ctx context.Context) (string, error) {
-			return p.TaskLoop(ctx, coord, queue, nil, sc.Handle, nil)
+			return p.TaskLoop(ctx, coord, queue, nil, nil)
 		}}
 	steps := NewStepReader(in)
 	code := sc.Steps(ctx, func() (Step, error) {

@@ -4,12 +4,10 @@
 package scripts
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
@@ -58,15 +56,17 @@ type OneShot struct {
 	Model     string
 	Cwd       string
 
-	mu       sync.Mutex
+	// Handle, on the broker's goroutine, and Finish or Fail, on the
+	// caller's, share these without a lock: Handle runs only while the
+	// coordinator (or the task loop) runs, and Run (RunTasks) returns
+	// only after every event is handled.
 	progress *progress
-	enc      *json.Encoder
+	enc      *streamEncoder
 }
 
 // Start prepares the face; call Close when the run is over.
 func (o *OneShot) Start() {
-	o.enc = json.NewEncoder(o.Stdout)
-	o.enc.SetEscapeHTML(false)
+	o.enc = newStreamEncoder(o.Stdout)
 	if o.Format == FormatText && o.StderrTTY {
 		o.progress = startProgress(o.Stderr, o.Color)
 	}
@@ -79,58 +79,22 @@ func (o *OneShot) Close() {
 	}
 }
 
-// Handle receives every coordinator event.
+// Handle renders one coordinator event. Subscribe it to the coordinator's
+// events: the broker calls it in order, one event at a time.
 func (o *OneShot) Handle(ev coordinator.Event) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	switch o.Format {
 	case FormatStreamJSON:
-		o.writeStreamEvent(ev)
+		if ev.Type == coordinator.EventSessionStarted {
+			o.enc.init(ev.SessionID, ev.Model, o.Cwd)
+			return
+		}
+		// The result is written by Finish, once, last.
+		o.enc.event(ev)
 	case FormatText:
 		if o.progress != nil {
 			o.progress.handle(ev)
 		}
 	}
-}
-
-func (o *OneShot) writeStreamEvent(ev coordinator.Event) {
-	switch ev.Type {
-	case coordinator.EventSessionStarted:
-		_ = o.enc.Encode(struct {
-			Type      string `json:"type"`
-			SessionID string `json:"session_id"`
-			Model     string `json:"model"`
-			Cwd       string `json:"cwd"`
-		}{"init", ev.SessionID, ev.Model, o.Cwd})
-	case coordinator.EventResult:
-		// The result is written by Finish, once, last.
-	default:
-		_ = o.enc.Encode(streamEvent(ev))
-	}
-}
-
-// streamEvent is the stream-json form of an event: the event without the
-// session id repeated on every line.
-func streamEvent(ev coordinator.Event) any {
-	type wire struct {
-		Type     string          `json:"type"`
-		AgentID  string          `json:"agent_id,omitempty"`
-		Turn     int             `json:"turn,omitempty"`
-		Text     string          `json:"text,omitempty"`
-		ToolID   string          `json:"tool_call_id,omitempty"`
-		ToolName string          `json:"tool_name,omitempty"`
-		ToolArgs json.RawMessage `json:"tool_input,omitempty"`
-		Output   string          `json:"output,omitempty"`
-		IsError  bool            `json:"is_error,omitempty"`
-		Attempt  int             `json:"attempt,omitempty"`
-		WaitMS   int64           `json:"wait_ms,omitempty"`
-	}
-	w := wire{Type: string(ev.Type), AgentID: ev.AgentID, Turn: ev.Turn, Text: ev.Text, ToolID: ev.ToolID,
-		ToolName: ev.ToolName, ToolArgs: ev.ToolArgs, Output: ev.Output, IsError: ev.IsError}
-	if ev.Retry != nil {
-		w.Attempt, w.WaitMS, w.Text = ev.Retry.Attempt, ev.Retry.Wait.Milliseconds(), ev.Retry.Reason
-	}
-	return w
 }
 
 // ResultJSON is the final object of json and stream-json output; its field
@@ -194,19 +158,16 @@ func ExitCode(res coordinator.Result) int {
 // returns code.
 func (o *OneShot) Fail(code int, err error) int {
 	o.Close()
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.enc == nil {
-		o.enc = json.NewEncoder(o.Stdout)
-		o.enc.SetEscapeHTML(false)
+		o.enc = newStreamEncoder(o.Stdout)
 	}
 	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
 	switch o.Format {
 	case FormatStreamJSON:
-		o.writeStreamEvent(coordinator.Event{Type: coordinator.EventSessionStarted, Model: o.Model})
-		_ = o.enc.Encode(NewResultJSON(res))
+		o.enc.init("", o.Model, o.Cwd)
+		o.enc.value(NewResultJSON(res))
 	case FormatJSON:
-		_ = o.enc.Encode(NewResultJSON(res))
+		o.enc.value(NewResultJSON(res))
 	}
 	// The sentence goes to stderr in every format: a script reads the JSON,
 	// a person watching it reads stderr.
@@ -217,12 +178,10 @@ func (o *OneShot) Fail(code int, err error) int {
 // Finish writes the final output and returns the exit code.
 func (o *OneShot) Finish(res coordinator.Result) int {
 	o.Close()
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	code := ExitCode(res)
 	switch o.Format {
 	case FormatJSON, FormatStreamJSON:
-		_ = o.enc.Encode(NewResultJSON(res))
+		o.enc.value(NewResultJSON(res))
 	default:
 		o.finishText(res)
 	}

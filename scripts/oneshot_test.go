@@ -45,7 +45,7 @@ func TestResultJSONContract(t *testing.T) {
 	var buf bytes.Buffer
 	o := &OneShot{Format: FormatJSON, Stdout: &buf, Stderr: &bytes.Buffer{}}
 	o.Start()
-	_ = o.enc.Encode(r)
+	o.enc.value(r)
 	want := `{"type":"result","subtype":"success","is_error":false,"result":"hi <b>","session_id":"s","num_turns":2,"duration_ms":1500,"usage":{"input_tokens":3,"output_tokens":4},"total_cost_usd":0.25}` + "\n"
 	if buf.String() != want {
 		t.Fatalf("got  %s\nwant %s", buf.String(), want)
@@ -187,5 +187,27 @@ func TestReadPipedStdin(t *testing.T) {
 	defer dn.Close()
 	if _, ok, _ := ReadPipedStdin(dn); ok {
 		t.Fatal("/dev/null was read as piped input")
+	}
+}
+
+// The stream-json line of an event is the event less what the README
+// leaves out: time, session id, model, result, a user message's priority;
+// a cut-short answer is not streamed at all.
+func TestStreamEventWireForm(t *testing.T) {
+	var out bytes.Buffer
+	enc := newStreamEncoder(&out)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, ev := range []coordinator.Event{
+		{Type: coordinator.EventToolResult, Time: at, SessionID: "s", AgentID: "agent-1.1", Turn: 2, ToolID: "c1", ToolName: "run_command", Output: "<ok>", IsError: true, Model: "m"},
+		{Type: coordinator.EventUserMessage, Time: at, SessionID: "s", AgentID: "main", Text: "do X", Priority: "urgent"},
+		{Type: coordinator.EventAssistantCut, Time: at, Text: "half an answer"},
+		{Type: coordinator.EventResult, Result: &coordinator.Result{Subtype: "success"}},
+	} {
+		enc.event(ev)
+	}
+	want := `{"type":"tool_result","agent_id":"agent-1.1","turn":2,"tool_call_id":"c1","tool_name":"run_command","output":"<ok>","is_error":true}` + "\n" +
+		`{"type":"user_message","agent_id":"main","text":"do X"}` + "\n"
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
 	}
 }

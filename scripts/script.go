@@ -3,12 +3,10 @@ package scripts
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -114,8 +112,11 @@ type Script struct {
 	// steps ends the script.
 	Queue *interrupts.Queue
 
-	mu       sync.Mutex
-	enc      *json.Encoder
+	// Handle, on the broker's goroutine, and the steps, on the caller's,
+	// share these without a lock: Handle runs only while a step runs the
+	// coordinator or the task loop, which return only after every event
+	// is handled.
+	enc      *streamEncoder
 	inited   bool
 	step     int
 	progress *progress
@@ -129,10 +130,9 @@ type StepResult struct {
 	Input string `json:"input"`
 }
 
-// Handle receives every coordinator event.
+// Handle renders one coordinator event. Subscribe it to the coordinator's
+// events: the broker calls it in order, one event at a time.
 func (s *Script) Handle(ev coordinator.Event) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.progress != nil {
 		s.progress.handle(ev)
 	}
@@ -145,11 +145,11 @@ func (s *Script) Handle(ev coordinator.Event) {
 	case coordinator.EventResult:
 		// Each step's result is written once the step is over.
 	default:
-		_ = s.enc.Encode(streamEvent(ev))
+		s.enc.event(ev)
 	}
 }
 
-// writeInit writes the one init line; callers hold s.mu.
+// writeInit writes the one init line.
 func (s *Script) writeInit(model string) {
 	if s.inited {
 		return
@@ -158,12 +158,7 @@ func (s *Script) writeInit(model string) {
 	if model == "" {
 		model = s.Model
 	}
-	_ = s.enc.Encode(struct {
-		Type      string `json:"type"`
-		SessionID string `json:"session_id"`
-		Model     string `json:"model"`
-		Cwd       string `json:"cwd"`
-	}{"init", s.SessionID, model, s.Cwd})
+	s.enc.init(s.SessionID, model, s.Cwd)
 }
 
 // Steps runs every step from next until it returns io.EOF (or a step
@@ -171,8 +166,7 @@ func (s *Script) writeInit(model string) {
 // succeeded, else the code of the first failed step (1, or 2 for a
 // configuration error), or 130/143 at once when a signal stopped it.
 func (s *Script) Steps(ctx context.Context, next func() (Step, error)) int {
-	s.enc = json.NewEncoder(s.Stdout)
-	s.enc.SetEscapeHTML(false)
+	s.enc = newStreamEncoder(s.Stdout)
 	code := ExitOK
 	for {
 		if it, ok := s.stopQueued(); ok {
@@ -224,14 +218,10 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 	if strings.HasPrefix(text, "//") {
 		text = text[1:]
 	}
-	s.mu.Lock()
 	if s.Format == FormatText && s.StderrTTY {
 		s.progress = startProgress(s.Stderr, s.Color)
 	}
-	s.mu.Unlock()
 	res := s.Run(ctx, strings.TrimSpace(text))
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.progress != nil {
 		s.progress.stop()
 		s.progress = nil
@@ -239,7 +229,7 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 	code = ExitCode(res)
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
-		_ = s.enc.Encode(StepResult{ResultJSON: NewResultJSON(res), Step: s.step, Line: st.Line, Input: st.Text})
+		s.enc.value(StepResult{ResultJSON: NewResultJSON(res), Step: s.step, Line: st.Line, Input: st.Text})
 	default:
 		if !res.IsError || res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
 			writeText(s.Stdout, res.Text)
@@ -272,8 +262,6 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 		text, err = o.Job(ctx)
 		result += text
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
 		r := ResultJSON{Type: "result", Subtype: coordinator.SubtypeSuccess, Result: result, SessionID: s.SessionID, DurationMS: time.Since(start).Milliseconds()}
@@ -285,13 +273,13 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 		}
 		if s.Format == FormatStreamJSON {
 			s.writeInit("")
-			_ = s.enc.Encode(struct {
+			s.enc.value(struct {
 				Type   string `json:"type"`
 				Input  string `json:"input"`
 				Output string `json:"output"`
 			}{"command", st.Text, result})
 		}
-		_ = s.enc.Encode(StepResult{ResultJSON: r, Step: s.step, Line: st.Line, Input: st.Text})
+		s.enc.value(StepResult{ResultJSON: r, Step: s.step, Line: st.Line, Input: st.Text})
 	default:
 		if result != "" {
 			writeText(s.Stdout, result)

@@ -92,9 +92,13 @@ type Project struct {
 	registry    *memory.Registry
 	parallel    int
 	approver    *switchApprover
-	sink        switchSink
 	// resetTasks counts the in-progress tasks recovery reset to open.
 	resetTasks int
+	// coord is the coordinator whose events the face follows; face ends
+	// the face's subscription, unsubscribe the recorders'.
+	coord       *coordinator.Coordinator
+	face        func()
+	unsubscribe []func() error
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -349,39 +353,33 @@ func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
 }
 
 // Coordinator builds the main coordinator for this project's session, with
-// child agents enabled; its events go to emit until SetSink changes that.
+// child agents enabled. Its events are recorded into the session, and emit,
+// when not nil, is subscribed to them (see SetSink); the subscriptions end
+// at Close.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
-	p.sink.set(emit)
-	return coordinator.New(coordinator.Options{
+	c := coordinator.New(coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
-		History: p.History, Emit: p.sink.handle, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
+		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
 		Children: p.Children(nil), PriceOf: p.PriceOf,
 	})
+	p.unsubscribe = append(p.unsubscribe, coordinator.Record(context.Background(), c.Events(), p.Session))
+	p.coord = c
+	p.SetSink(emit)
+	return c
 }
 
 // SetSink hands the coordinator's events to another face (a task loop
-// switched into chat).
-func (p *Project) SetSink(emit func(coordinator.Event)) { p.sink.set(emit) }
-
-// switchSink is an event sink whose target can change.
-type switchSink struct {
-	mu sync.Mutex
-	fn func(coordinator.Event)
-}
-
-func (s *switchSink) set(fn func(coordinator.Event)) {
-	s.mu.Lock()
-	s.fn = fn
-	s.mu.Unlock()
-}
-
-func (s *switchSink) handle(ev coordinator.Event) {
-	s.mu.Lock()
-	fn := s.fn
-	s.mu.Unlock()
-	if fn != nil {
-		fn(ev)
+// switched into chat): the old face is given what was published to it and
+// unsubscribed before the new one is subscribed, so nothing is lost and
+// the two never overlap.
+func (p *Project) SetSink(emit func(coordinator.Event)) {
+	if p.face != nil {
+		p.face()
+		p.face = nil
+	}
+	if emit != nil && p.coord != nil {
+		p.face = p.coord.Events().Subscribe(context.Background(), emit)
 	}
 }
 
@@ -430,9 +428,10 @@ func (p *Project) learnings() string {
 	return string(data)
 }
 
-// agentStore records a child agent: its conversation and transcript under
-// the session's agents/ directory; its events reach the session log through
-// the coordinator, and only the coordinator saves state.
+// agentStore records a child agent's conversation under the session's
+// agents/ directory. Its events, and the transcript made of them, are
+// recorded from the coordinator's event stream; only the coordinator saves
+// state.
 type agentStore struct {
 	s  *memory.Session
 	id string
@@ -441,8 +440,6 @@ type agentStore struct {
 func (a agentStore) AppendMessages(msgs ...conversation.Message) error {
 	return a.s.AppendAgentMessages(a.id, msgs...)
 }
-func (a agentStore) AppendEvent(any) error               { return nil }
-func (a agentStore) AppendTranscript(md string) error    { return a.s.AppendAgentTranscript(a.id, md) }
 func (a agentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
 func (a agentStore) SaveState(func(*memory.State)) error { return nil }
 
@@ -455,11 +452,19 @@ func (p *Project) Prior() *memory.State {
 	return &st
 }
 
-// Close records the final state in the registry and releases the lock.
+// Close ends the event subscriptions, records the final state in the
+// registry and releases the lock.
 func (p *Project) Close() error {
+	var errs []error
+	// The face drains first, then the recorders, newest first.
+	p.SetSink(nil)
+	for i := len(p.unsubscribe) - 1; i >= 0; i-- {
+		errs = append(errs, p.unsubscribe[i]())
+	}
+	p.unsubscribe = nil
 	p.touchRegistry()
-	serr := p.Session.Close()
-	return errors.Join(serr, p.Lock.Release())
+	errs = append(errs, p.Session.Close())
+	return errors.Join(append(errs, p.Lock.Release())...)
 }
 
 func (p *Project) touchRegistry() {
@@ -524,11 +529,11 @@ func (a allowedFirst) ApproveCommand(ctx context.Context, cmd string) workers.De
 // conversation's coordinator and events shown by the face. ask answers the
 // circuit breaker (nil: nobody to ask, the loop stops).
 func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
-	ctl *coordinator.LoopControl, emit func(coordinator.Event), ask func(context.Context, string) bool) (string, error) {
+	ctl *coordinator.LoopControl, ask func(context.Context, string) bool) (string, error) {
 	st := p.Session.State()
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
-		Queue: queue, Store: p.Session, Emit: emit, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+		Queue: queue, Store: p.Session, Events: coord.Events(), SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {

@@ -21,7 +21,8 @@ type AgentInfo struct {
 
 // Agents follows the coordinator's events to know what every agent is
 // doing, for /agents, the status line and the "stopped: …" line. It is safe
-// for concurrent use: child agents emit from their own goroutines.
+// for concurrent use: events arrive on the broker's goroutine while the
+// status line and commands read it from theirs.
 type Agents struct {
 	mu       sync.Mutex
 	main     string

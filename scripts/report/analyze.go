@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -84,7 +85,7 @@ func Analyze(fs afero.Fs, root, id string) (Analysis, error) {
 
 // analyze is Analyze that also returns the events it read, so the final
 // report can go through them again without a second read of a long log.
-func analyze(fs afero.Fs, root, id string) (Analysis, []event, error) {
+func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, error) {
 	if fi, err := fs.Stat(memory.SessionDir(root, id)); err != nil || !fi.IsDir() {
 		return Analysis{}, nil, fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, root)
 	}
@@ -142,7 +143,7 @@ func analyze(fs afero.Fs, root, id string) (Analysis, []event, error) {
 // returns the
 // number of error events, which stand in for errors.jsonl when that is
 // missing.
-func (a *Analysis) fromEvents(evs []event) (modelErrs int) {
+func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 	tools := map[string]*ToolStat{}
 	stat := func(name string) *ToolStat {
 		if name == "" {
@@ -155,9 +156,9 @@ func (a *Analysis) fromEvents(evs []event) (modelErrs int) {
 	}
 	okResults := 0
 	tasks := taskTracker{}
-	calls := map[string]event{}
+	calls := map[string]coordinator.Event{}
 	var first, last time.Time
-	var lastResult *result
+	var lastResult *coordinator.Result
 	var totals runTotals
 	afterResult := false
 	for _, e := range evs {
@@ -170,19 +171,19 @@ func (a *Analysis) fromEvents(evs []event) (modelErrs int) {
 			}
 		}
 		switch e.Type {
-		case evSessionStarted:
+		case coordinator.EventSessionStarted:
 			if e.Model != "" {
 				a.Model = e.Model
 			}
-		case evTurnStarted:
-			if e.mainAgent() {
+		case coordinator.EventTurnStarted:
+			if mainAgent(e) {
 				a.Turns++
 			}
-		case evToolCall:
+		case coordinator.EventToolCall:
 			a.ToolCalls++
 			stat(e.ToolName).Calls++
 			calls[e.ToolID] = e
-		case evToolResult:
+		case coordinator.EventToolResult:
 			if e.IsError {
 				a.ToolErrors++
 				stat(e.ToolName).Errors++
@@ -192,15 +193,15 @@ func (a *Analysis) fromEvents(evs []event) (modelErrs int) {
 					tasks.completed(calls[e.ToolID])
 				}
 			}
-		case evRetry:
+		case coordinator.EventRetry:
 			a.Retries++
-		case evInterrupted:
+		case coordinator.EventInterrupted:
 			a.Interruptions++
-		case evError:
+		case coordinator.EventError:
 			modelErrs++
-		case evTaskChanged:
+		case coordinator.EventTaskChanged:
 			tasks.changed(e.Text)
-		case evResult:
+		case coordinator.EventResult:
 			if e.Result != nil {
 				lastResult = e.Result
 				totals.add(e.Result)
@@ -208,9 +209,9 @@ func (a *Analysis) fromEvents(evs []event) (modelErrs int) {
 		}
 		// A chat session goes on after a result; whatever it does after
 		// the last one is a run in progress (or one that crashed).
-		if e.Type == evResult {
+		if e.Type == coordinator.EventResult {
 			afterResult = false
-		} else if lastResult != nil && e.Type != "state_saved" {
+		} else if lastResult != nil && e.Type != coordinator.EventStateSaved {
 			afterResult = true
 		}
 	}
@@ -240,7 +241,7 @@ func (a *Analysis) fromEvents(evs []event) (modelErrs int) {
 
 // resultStatus maps a result subtype to the session status the
 // coordinator saves alongside it.
-func resultStatus(r *result) string {
+func resultStatus(r *coordinator.Result) string {
 	switch {
 	case r.Subtype == "interrupted":
 		return memory.StatusInterrupted
@@ -293,14 +294,14 @@ type runTotals struct {
 	costUnknown              bool
 }
 
-func (t *runTotals) add(r *result) {
-	u := r.Usage
-	if u.InputTokens < t.prevIn || u.OutputTokens < t.prevOut {
+func (t *runTotals) add(r *coordinator.Result) {
+	in, out := int64(r.Usage.InputTokens), int64(r.Usage.OutputTokens)
+	if in < t.prevIn || out < t.prevOut {
 		t.prevIn, t.prevOut, t.prevCost = 0, 0, 0
 	}
-	t.in += u.InputTokens - t.prevIn
-	t.out += u.OutputTokens - t.prevOut
-	t.prevIn, t.prevOut = u.InputTokens, u.OutputTokens
+	t.in += in - t.prevIn
+	t.out += out - t.prevOut
+	t.prevIn, t.prevOut = in, out
 	// One run without a known price makes the whole session's cost unknown:
 	// a partial sum would pass for the total.
 	if r.CostUSD == nil || t.costUnknown {
@@ -343,11 +344,11 @@ func (t *taskTracker) set(id string, s memory.TaskState) {
 }
 
 // completed records a successful complete_task call.
-func (t *taskTracker) completed(e event) {
+func (t *taskTracker) completed(e coordinator.Event) {
 	var args struct {
 		ID string `json:"id"`
 	}
-	if json.Unmarshal(e.toolArgs(), &args) == nil {
+	if json.Unmarshal(toolArgs(e), &args) == nil {
 		t.set(args.ID, memory.TaskDone)
 	}
 }

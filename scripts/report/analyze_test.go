@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestAnalyzeKnownFixture(t *testing.T) {
@@ -97,17 +99,17 @@ func TestAnalyzeWithoutStateRebuildsFromEvents(t *testing.T) {
 // starts again from zero. The sum counts each token once.
 func TestRunTotalsAcrossResume(t *testing.T) {
 	var tot runTotals
-	for _, r := range []result{
-		{Usage: usage{100, 10}, CostUSD: ptr(0.10)},
-		{Usage: usage{300, 30}, CostUSD: ptr(0.30)}, // the same chat, a second run
-		{Usage: usage{50, 5}, CostUSD: ptr(0.05)},   // resumed by a new process
+	for _, r := range []coordinator.Result{
+		{Usage: conversation.Usage{InputTokens: 100, OutputTokens: 10}, CostUSD: ptr(0.10)},
+		{Usage: conversation.Usage{InputTokens: 300, OutputTokens: 30}, CostUSD: ptr(0.30)}, // the same chat, a second run
+		{Usage: conversation.Usage{InputTokens: 50, OutputTokens: 5}, CostUSD: ptr(0.05)},   // resumed by a new process
 	} {
 		tot.add(&r)
 	}
 	if tot.in != 350 || tot.out != 35 || tot.cost == nil || *tot.cost < 0.3499 || *tot.cost > 0.3501 {
 		t.Fatalf("totals %d/%d cost %v, want 350/35 0.35", tot.in, tot.out, deref(tot.cost))
 	}
-	tot.add(&result{Usage: usage{60, 6}})
+	tot.add(&coordinator.Result{Usage: conversation.Usage{InputTokens: 60, OutputTokens: 6}})
 	if tot.in != 360 || tot.cost != nil {
 		t.Fatalf("after a run without a price: %d tokens, cost %v; want 360 and unknown", tot.in, deref(tot.cost))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -63,7 +64,7 @@ func Report(fs afero.Fs, root, id string, now time.Time) (markdown string, path 
 	return markdown, path, nil
 }
 
-func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState bool, msgs []conversation.Message, msgErr error, evs []event) {
+func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState bool, msgs []conversation.Message, msgErr error, evs []coordinator.Event) {
 	b.WriteString("\n## Summary\n\n")
 	fmt.Fprintf(b, "- Status: **%s**\n", a.Status)
 	if a.Mode != "" {
@@ -98,7 +99,7 @@ func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState boo
 // goalAndAnswer is the first user message and the last assistant text.
 // The system prompt and tool traffic are skipped; the events stand in when
 // the conversation log is unreadable (or predates messages.jsonl).
-func goalAndAnswer(msgs []conversation.Message, evs []event) (goal, answer string) {
+func goalAndAnswer(msgs []conversation.Message, evs []coordinator.Event) (goal, answer string) {
 	for _, m := range msgs {
 		switch {
 		case m.Role == conversation.RoleUser && goal == "" && strings.TrimSpace(m.Content) != "":
@@ -109,9 +110,11 @@ func goalAndAnswer(msgs []conversation.Message, evs []event) (goal, answer strin
 	}
 	for _, e := range evs {
 		switch {
-		case e.Type == evUserMessage && goal == "":
+		case (e.Type == coordinator.EventSessionStarted || e.Type == coordinator.EventUserMessage) && goal == "" && mainAgent(e):
+			// A run's prompt is its session_started text; logs older than
+			// that have only the messages sent while it ran.
 			goal = e.Text
-		case e.Type == evAssistant && len(msgs) == 0 && strings.TrimSpace(e.Text) != "":
+		case e.Type == coordinator.EventAssistant && len(msgs) == 0 && strings.TrimSpace(e.Text) != "":
 			answer = e.Text
 		}
 	}
@@ -194,7 +197,7 @@ func writeMetrics(b *strings.Builder, a Analysis) {
 
 // writeErrors lists errors.jsonl; for a session recorded before that log
 // existed, the error events say the same.
-func writeErrors(b *strings.Builder, errs []memory.ErrorRecord, evs []event) {
+func writeErrors(b *strings.Builder, errs []memory.ErrorRecord, evs []coordinator.Event) {
 	b.WriteString("\n## Errors and retries\n\n")
 	var lines []string
 	for _, e := range errs {
@@ -207,11 +210,11 @@ func writeErrors(b *strings.Builder, errs []memory.ErrorRecord, evs []event) {
 	if len(errs) == 0 {
 		for _, e := range evs {
 			switch {
-			case e.Type == evToolResult && e.IsError:
+			case e.Type == coordinator.EventToolResult && e.IsError:
 				lines = append(lines, recordLine(e.Time, e.Turn, "**tool** ("+e.ToolName+")", e.Output))
-			case e.Type == evRetry:
+			case e.Type == coordinator.EventRetry:
 				lines = append(lines, recordLine(e.Time, e.Turn, "**retry**", eventDetail(e)))
-			case e.Type == evError:
+			case e.Type == coordinator.EventError:
 				lines = append(lines, recordLine(e.Time, e.Turn, "**model**", e.Text))
 			}
 		}
@@ -222,7 +225,7 @@ func writeErrors(b *strings.Builder, errs []memory.ErrorRecord, evs []event) {
 // writeDecisions lists decisions.jsonl (interrupts, delivered messages,
 // context trims, recoveries); interruptions recorded only as events are
 // listed from those.
-func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []event) {
+func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []coordinator.Event) {
 	b.WriteString("\n## Interruptions and decisions\n\n")
 	var lines []string
 	interrupts := 0
@@ -234,7 +237,7 @@ func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []even
 	}
 	if interrupts == 0 {
 		for _, e := range evs {
-			if e.Type == evInterrupted {
+			if e.Type == coordinator.EventInterrupted {
 				lines = append(lines, recordLine(e.Time, e.Turn, "**interrupt**", e.Text))
 			}
 		}
@@ -267,21 +270,21 @@ func writeList(b *strings.Builder, lines []string) {
 
 // writeFiles lists the paths of write_file and edit_file calls that
 // succeeded (a refused or failed edit touched nothing), once each.
-func writeFiles(b *strings.Builder, evs []event) {
+func writeFiles(b *strings.Builder, evs []coordinator.Event) {
 	b.WriteString("\n## Files touched\n\n")
-	calls := map[string]event{}
+	calls := map[string]coordinator.Event{}
 	type touch struct{ writes, edits int }
 	touched := map[string]*touch{}
 	for _, e := range evs {
 		switch e.Type {
-		case evToolCall:
+		case coordinator.EventToolCall:
 			calls[e.ToolID] = e
-		case evToolResult:
+		case coordinator.EventToolResult:
 			c, ok := calls[e.ToolID]
 			if e.IsError || !ok || (c.ToolName != "write_file" && c.ToolName != "edit_file") {
 				continue
 			}
-			p := c.toolPath()
+			p := toolPath(c)
 			if p == "" {
 				continue
 			}

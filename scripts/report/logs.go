@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -148,7 +149,7 @@ func formatLine(b []byte, lineNo int) string {
 	if len(b) == 0 {
 		return ""
 	}
-	var e event
+	var e coordinator.Event
 	if err := json.Unmarshal(b, &e); err != nil {
 		return fmt.Sprintf("-- line %d is not a valid event: %s", lineNo, oneLine(string(b), 80))
 	}
@@ -158,7 +159,7 @@ func formatLine(b []byte, lineNo int) string {
 // formatEvent is "15:04:05 turn 3   tool_call       write_file {...}": the
 // clock as the writer recorded it (its local time), the turn, the type, and
 // what the type has to say, on one line.
-func formatEvent(e event) string {
+func formatEvent(e coordinator.Event) string {
 	var b strings.Builder
 	if e.Time.IsZero() {
 		b.WriteString("--:--:--")
@@ -170,7 +171,7 @@ func formatEvent(e event) string {
 	} else {
 		b.WriteString(strings.Repeat(" ", 10))
 	}
-	if !e.mainAgent() {
+	if !mainAgent(e) {
 		b.WriteString("[" + e.AgentID + "] ")
 	}
 	fmt.Fprintf(&b, "%-15s", e.Type)
@@ -180,27 +181,27 @@ func formatEvent(e event) string {
 	return strings.TrimRight(b.String(), " ")
 }
 
-func eventDetail(e event) string {
+func eventDetail(e coordinator.Event) string {
 	switch e.Type {
-	case evSessionStarted:
+	case coordinator.EventSessionStarted:
 		if e.Model != "" {
 			return "model " + e.Model
 		}
-	case evToolCall:
-		return strings.TrimSpace(e.ToolName + " " + compactJSON(e.toolArgs(), 200))
-	case evToolResult:
+	case coordinator.EventToolCall:
+		return strings.TrimSpace(e.ToolName + " " + compactJSON(toolArgs(e), 200))
+	case coordinator.EventToolResult:
 		if e.IsError {
 			return e.ToolName + " error: " + oneLine(e.Output, 160)
 		}
 		return strings.TrimSpace(e.ToolName + " " + oneLine(e.Output, 160))
-	case evRetry:
+	case coordinator.EventRetry:
 		if e.Retry != nil {
 			return fmt.Sprintf("attempt %d failed, retrying in %s: %s", e.Retry.Attempt, humanDuration(e.Retry.Wait), oneLine(e.Retry.Reason, 120))
 		}
-	case evResult:
+	case coordinator.EventResult:
 		if r := e.Result; r != nil {
 			return fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns, plural(r.NumTurns, "turn", "turns"),
-				thousands(r.Usage.InputTokens), thousands(r.Usage.OutputTokens), money(r.CostUSD))
+				thousands(int64(r.Usage.InputTokens)), thousands(int64(r.Usage.OutputTokens)), money(r.CostUSD))
 		}
 	}
 	return oneLine(e.Text, 200)

@@ -1,0 +1,142 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// RecordStore is where the recorder writes; *memory.Session implements it.
+type RecordStore interface {
+	// AppendEvent appends one line to events.jsonl.
+	AppendEvent(v any) error
+	// AppendTranscript appends markdown to transcript.md.
+	AppendTranscript(md string) error
+	// AppendAgentTranscript collects a child agent's transcript and
+	// FlushAgent writes it to agents/transcript.md as one section, so
+	// children running at once do not interleave.
+	AppendAgentTranscript(agentID, md string) error
+	FlushAgent(agentID string) error
+}
+
+// Record subscribes a recorder to events until stop is called or ctx
+// ends. It writes every event but text deltas to the store's event log and
+// the coordinator's own events as markdown to its transcript; a child
+// agent's events become that child's section of the agents' transcript,
+// written when the child finishes.
+//
+// The recorder is a synchronous subscriber: an event is on disk before
+// Publish returns, so a tool_call line is written before the tool runs,
+// which crash recovery relies on to know which calls had started. stop
+// writes the sections of children that never finished and returns the
+// first write error.
+func Record(ctx context.Context, events *pubsub.Broker[Event], store RecordStore) (stop func() error) {
+	r := &recorder{store: store, open: map[string]bool{}}
+	cancel := events.Subscribe(ctx, r.handle, pubsub.Sync())
+	return func() error {
+		cancel()
+		// The subscription is over: nothing calls handle any more.
+		for _, id := range slices.Sorted(maps.Keys(r.open)) {
+			r.keep(store.FlushAgent(id))
+		}
+		clear(r.open)
+		return r.err
+	}
+}
+
+// recorder is called by the broker one event at a time, so its fields need
+// no lock of their own.
+type recorder struct {
+	store RecordStore
+	open  map[string]bool // children whose section is not written yet
+	err   error           // the first write error
+}
+
+func (r *recorder) keep(err error) {
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *recorder) handle(ev Event) {
+	if ev.Type == EventTextDelta {
+		// Deltas are many and their text is in the assistant event.
+		return
+	}
+	r.keep(r.store.AppendEvent(ev))
+	md := transcriptOf(ev)
+	if ev.AgentID == "" || ev.AgentID == MainAgent {
+		if md != "" {
+			r.keep(r.store.AppendTranscript(md))
+		}
+		return
+	}
+	if md != "" {
+		r.open[ev.AgentID] = true
+		r.keep(r.store.AppendAgentTranscript(ev.AgentID, md))
+	}
+	if ev.Type == EventAgentFinished {
+		delete(r.open, ev.AgentID)
+		r.keep(r.store.FlushAgent(ev.AgentID))
+	}
+}
+
+// transcriptOf is an event as transcript markdown, "" for events the
+// transcript leaves out (turns, retries, task changes, saves).
+func transcriptOf(ev Event) string {
+	switch ev.Type {
+	case EventSessionStarted:
+		if ev.Text == "" {
+			return "\n## (resumed)\n"
+		}
+		return "\n## User\n\n" + ev.Text + "\n"
+	case EventAgentSpawned:
+		// A child's section begins with its task, its first user message.
+		return "\n## User\n\n" + ev.Text + "\n"
+	case EventAssistant:
+		return "\n## Assistant\n\n" + ev.Text + "\n"
+	case EventAssistantCut:
+		return "\n## Assistant (cut short)\n\n" + ev.Text + "\n"
+	case EventToolCall:
+		return fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", ev.ToolName, rawArgs(ev.ToolArgs))
+	case EventToolResult:
+		mark := ""
+		if ev.IsError {
+			mark = " (error)"
+		}
+		return fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", ev.ToolName, mark, text.Clip(ev.Output, 4000))
+	case EventUserMessage:
+		return "\n## User (" + ev.Priority + ")\n\n" + ev.Text + "\n"
+	case EventInterrupted:
+		return "\n**" + ev.Text + "**\n"
+	case EventError:
+		return "\n**error:** " + ev.Text + "\n"
+	case EventAgentFinished:
+		if ev.IsError {
+			return "\n---\n**failed:** " + ev.Text + "\n"
+		}
+		return "\n---\n**finished**\n"
+	case EventResult:
+		if r := ev.Result; r != nil {
+			return fmt.Sprintf("\n---\n**%s** after %d turns, %s.\n", r.Subtype, r.NumTurns, r.Duration.Round(time.Millisecond))
+		}
+	}
+	return ""
+}
+
+// rawArgs is a tool call's arguments as the model sent them: arguments
+// that were not valid JSON travel as a JSON string (safeRaw) and are
+// unquoted here.
+func rawArgs(args json.RawMessage) string {
+	var s string
+	if len(args) > 0 && args[0] == '"' && json.Unmarshal(args, &s) == nil {
+		return s
+	}
+	return string(args)
+}

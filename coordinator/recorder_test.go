@@ -1,0 +1,217 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+func readFile(t *testing.T, fs afero.Fs, path string) string {
+	t.Helper()
+	b, err := afero.ReadFile(fs, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[
+		{"text":"writing","tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"A\"}"}]},
+		{"text":"done"}]}`)
+	if res := h.coord.Run(context.Background(), "write a.txt"); res.IsError {
+		t.Fatalf("result = %+v", res)
+	}
+	md := readFile(t, h.fs, filepath.Join(h.sess.Dir, "transcript.md"))
+	var at int
+	for _, want := range []string{
+		"\n## User\n\nwrite a.txt\n",
+		"\n## Assistant\n\nwriting\n",
+		"\n### Tool call `write_file`\n\n```json\n{\"path\":\"a.txt\",\"content\":\"A\"}\n```\n",
+		"\n### Tool result `write_file`\n\n```\n",
+		"\n## Assistant\n\ndone\n",
+		"\n---\n**success** after 2 turns, ",
+	} {
+		i := strings.Index(md[at:], want)
+		if i < 0 {
+			t.Fatalf("transcript lacks %q after byte %d:\n%s", want, at, md)
+		}
+		at += i + len(want)
+	}
+	evs, bad, err := memory.ReadJSONL[Event](h.fs, filepath.Join(h.sess.Dir, "events.jsonl"))
+	if err != nil || bad != 0 {
+		t.Fatalf("events.jsonl: %d bad lines, %v", bad, err)
+	}
+	var types []string
+	for _, ev := range evs {
+		if ev.Type == EventTextDelta {
+			t.Fatal("a text delta was written to events.jsonl")
+		}
+		types = append(types, string(ev.Type))
+	}
+	want := "session_started turn_started assistant tool_call tool_result turn_started assistant result"
+	if strings.Join(types, " ") != want {
+		t.Fatalf("events.jsonl types:\n%s\nwant\n%s", strings.Join(types, " "), want)
+	}
+}
+
+func TestRecorderWritesCutShortAnswersAndUserMessages(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[
+		{"text":"long long long long long long long long","chunk_size":5,"chunk_delay_ms":50},
+		{"text":"ok, switching"}]}`)
+	var once sync.Once
+	h.on(func(ev Event) {
+		if ev.Type == EventTextDelta {
+			once.Do(func() { h.queue.Push(interrupts.Interrupt{Kind: interrupts.Urgent, Text: "do X"}) })
+		}
+	})
+	h.coord.Run(context.Background(), "go")
+	md := readFile(t, h.fs, filepath.Join(h.sess.Dir, "transcript.md"))
+	cut, user := strings.Index(md, "\n## Assistant (cut short)\n\nlong"), strings.Index(md, "\n## User (urgent)\n\ndo X\n")
+	if cut < 0 || user < cut || !strings.Contains(md, "[answer cut short: the user sent an urgent message]") {
+		t.Fatalf("transcript:\n%s", md)
+	}
+}
+
+// probeTool looks at events.jsonl while it runs.
+type probeTool struct {
+	fs      afero.Fs
+	path    string
+	sawCall bool
+}
+
+func (p *probeTool) Def() workers.ToolDef {
+	return workers.ToolDef{Name: "probe", Description: "looks at the event log", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (p *probeTool) Run(context.Context, json.RawMessage) workers.Result {
+	evs, _, _ := memory.ReadJSONL[Event](p.fs, p.path)
+	for _, ev := range evs {
+		if ev.Type == EventToolCall && ev.ToolName == "probe" {
+			p.sawCall = true
+		}
+	}
+	return workers.Result{Output: "looked"}
+}
+
+// Crash recovery learns from events.jsonl which tool calls had started, so
+// a call's tool_call line must be on disk before the call runs.
+func TestToolCallIsRecordedBeforeTheToolRuns(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[
+		{"tool_calls":[{"id":"c1","name":"probe","arguments":"{}"}]},
+		{"text":"done"}]}`)
+	probe := &probeTool{fs: h.fs, path: filepath.Join(h.sess.Dir, "events.jsonl")}
+	h.coord.opts.Tools.(*workers.Toolset).Register(probe)
+	if res := h.coord.Run(context.Background(), "probe"); res.IsError {
+		t.Fatalf("result = %+v", res)
+	}
+	if !probe.sawCall {
+		t.Fatal("the tool ran before its tool_call event was in events.jsonl")
+	}
+}
+
+// testAgentStore records a child's conversation into the session, as the
+// project does.
+type testAgentStore struct {
+	s  *memory.Session
+	id string
+}
+
+func (a testAgentStore) AppendMessages(msgs ...conversation.Message) error {
+	return a.s.AppendAgentMessages(a.id, msgs...)
+}
+func (a testAgentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
+func (a testAgentStore) SaveState(func(*memory.State)) error { return nil }
+
+var taskIDRe = regexp.MustCompile(`^Your task \((t\d+) in RALPH_TASKS.md\)`)
+
+// TestChildrenOfChatAndLoopGetTranscriptSections: children spawned by the
+// model and children working the task loop each get one section of
+// agents/transcript.md.
+func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	const root = "/project"
+	if err := afero.WriteFile(fs, filepath.Join(root, memory.TasksFile), []byte("- [ ] first task\n- [ ] second task\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := memory.CreateSession(fs, root, "s1", memory.State{Status: memory.StatusRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		switch {
+		case strings.HasPrefix(msgs[0].Content, "You are a child agent"):
+			if m := taskIDRe.FindStringSubmatch(msgs[1].Content); m != nil && last.Role == "user" {
+				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
+			}
+			return fakemodel.Response{Text: "report on " + strings.SplitN(msgs[1].Content, "\n", 2)[0]}
+		case last.Role == "tool":
+			return fakemodel.Response{Text: "all reported"}
+		}
+		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{
+			{ID: "s1", Name: SpawnAgentTool, Arguments: `{"task":"spawned one"}`},
+			{ID: "s2", Name: SpawnAgentTool, Arguments: `{"task":"spawned two"}`},
+		}}
+	})
+	t.Cleanup(srv.Close)
+	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: workers.AllowAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coord := New(Options{
+		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
+		SessionID: sess.ID, System: "main",
+		Children: &Children{
+			Parallel: 2, MaxTurns: 5, Tools: tools.View(nil),
+			ToolsWith: func(extra ...workers.Tool) Tools { return tools.View(nil, extra...) },
+			Store:     func(id string) Store { return testAgentStore{sess, id} },
+		},
+	})
+	stop := Record(context.Background(), coord.Events(), sess)
+	if res := coord.Run(context.Background(), "spawn two"); res.Text != "all reported" {
+		t.Fatalf("chat result = %+v", res)
+	}
+	loop := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Worker: coord.ChildTaskWorker(), Store: sess, Events: coord.Events(), SessionID: sess.ID,
+	})
+	if loop.IsError || len(loop.Done) != 2 {
+		t.Fatalf("loop result = %+v", loop)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	md := readFile(t, fs, filepath.Join(sess.Dir, memory.AgentsDir, "transcript.md"))
+	sections := regexp.MustCompile(`(?m)^# Agent (\S+)$`).FindAllStringSubmatch(md, -1)
+	ids := map[string]bool{}
+	for _, s := range sections {
+		ids[s[1]] = true
+	}
+	if len(sections) != 4 || len(ids) != 4 {
+		t.Fatalf("want 4 sections, one per child, got %d (%v):\n%s", len(sections), ids, md)
+	}
+	for _, want := range []string{"## User\n\nspawned one\n", "## User\n\nspawned two\n", "report on spawned one",
+		"## User\n\nYour task (t1 in RALPH_TASKS.md): first task", "### Tool call `complete_task`", "**finished**"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("agents/transcript.md lacks %q", want)
+		}
+	}
+	if main := readFile(t, fs, filepath.Join(sess.Dir, "transcript.md")); strings.Contains(main, "## User\n\nspawned one") {
+		t.Errorf("a child's own conversation leaked into the main transcript:\n%s", main)
+	}
+}
