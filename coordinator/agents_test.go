@@ -241,37 +241,47 @@ func TestChildLoopIsDetected(t *testing.T) {
 	}
 }
 
-// Children publish from their own goroutines; a subscriber still sees one
-// event at a time, each child's in its order.
-func TestChildEventsReachASubscriberOneAtATime(t *testing.T) {
-	f := newFamily(t, 8, familyModel(8, 2))
-	var active, most atomic.Int32
-	turns := map[string]int{} // touched only inside the subscriber's calls
-	ordered := true
-	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
-		n := active.Add(1)
-		if n > most.Load() {
-			most.Store(n)
-		}
-		if ev.Type == EventTurnStarted {
-			if ev.Turn <= turns[ev.AgentID] {
-				ordered = false
+// Children publish from their own goroutines; each subscriber still sees
+// one event at a time, each child's in its order: 64 children streaming
+// at once, three subscribers counting overlapping deliveries.
+func TestChildEventsReachEachSubscriberOneAtATime(t *testing.T) {
+	const n, subs = 64, 3
+	f := newFamily(t, n, familyModel(n, 2))
+	type counter struct {
+		active, most atomic.Int32
+		turns        map[string]int // touched only inside the subscriber's calls
+		ordered      bool
+	}
+	cs := make([]*counter, subs)
+	for i := range cs {
+		c := &counter{turns: map[string]int{}, ordered: true}
+		cs[i] = c
+		t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
+			if a := c.active.Add(1); a > c.most.Load() {
+				c.most.Store(a)
 			}
-			turns[ev.AgentID] = ev.Turn
-		}
-		time.Sleep(50 * time.Microsecond)
-		active.Add(-1)
-	}))
+			if ev.Type == EventTurnStarted {
+				if ev.Turn <= c.turns[ev.AgentID] {
+					c.ordered = false
+				}
+				c.turns[ev.AgentID] = ev.Turn
+			}
+			time.Sleep(20 * time.Microsecond)
+			c.active.Add(-1)
+		}))
+	}
 	if res := f.coord.Run(context.Background(), "go"); res.Text != "all reported" {
 		t.Fatalf("result = %+v", res)
 	}
-	if m := most.Load(); m != 1 {
-		t.Fatalf("the subscriber was in %d calls at once", m)
+	for i, c := range cs {
+		if m := c.most.Load(); m != 1 {
+			t.Fatalf("subscriber %d was in %d calls at once", i, m)
+		}
+		if !c.ordered {
+			t.Fatalf("subscriber %d: an agent's turns arrived out of order", i)
+		}
 	}
-	if !ordered {
-		t.Fatal("an agent's turns arrived out of order")
-	}
-	if n, ids := f.count(EventAgentFinished); n != 8 || len(ids) != 8 {
-		t.Fatalf("%d agent_finished events from %d agents", n, len(ids))
+	if got, ids := f.count(EventAgentFinished); got != n || len(ids) != n {
+		t.Fatalf("%d agent_finished events from %d agents", got, len(ids))
 	}
 }

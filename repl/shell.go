@@ -20,12 +20,12 @@ import (
 
 	"github.com/chzyer/readline"
 	"github.com/spf13/afero"
-	"golang.org/x/term"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/scripts/commands"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // Coordinator is the conversation the shell talks to;
@@ -156,12 +156,8 @@ func (s *Shell) open(fd int) error {
 	}
 	s.in = in
 	s.hist = loadHistory(s.opts.HistoryFile)
-	errFd := int(s.opts.Err.Fd())
 	width := func() int {
-		w, _, err := term.GetSize(errFd)
-		if err != nil || w <= 0 {
-			return 80
-		}
+		w, _ := terminal.Size(s.opts.Err, 80, 24)
 		return w
 	}
 	cfg := &readline.Config{
@@ -198,16 +194,10 @@ func (s *Shell) open(fd int) error {
 		return err
 	}
 	s.rl = rl
-	s.scr.size = func() (int, int) {
-		w, h, err := term.GetSize(errFd)
-		if err != nil {
-			return 80, 24
-		}
-		return w, h
-	}
+	s.scr.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
 	s.scr.infoOut = &aboveWriter{s: s, w: rl.Stdout()}
 	s.scr.draftOut = &aboveWriter{s: s, w: rl.Stderr()}
-	if !term.IsTerminal(int(s.opts.Out.Fd())) {
+	if !terminal.IsTerminal(s.opts.Out) {
 		s.scr.draftOut = s.scr.infoOut
 		s.scr.answerOut = s.opts.Out
 	}

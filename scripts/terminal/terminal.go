@@ -53,3 +53,13 @@ func Width(f *os.File) int {
 	}
 	return w
 }
+
+// Size is f's width and height in cells, or the given defaults when f is
+// not a terminal.
+func Size(f *os.File, defW, defH int) (int, int) {
+	w, h, err := term.GetSize(int(f.Fd()))
+	if err != nil || w <= 0 {
+		return defW, defH
+	}
+	return w, h
+}
