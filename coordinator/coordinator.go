@@ -66,6 +66,9 @@ type Options struct {
 	// Events receives every event, child agents' included; nil makes New
 	// create a broker. Faces and the recorder subscribe to it.
 	Events *pubsub.Broker[Event]
+	// RecordErr, if set, tells whether the session's record could not be
+	// written (Recording.Err); a run checks it before it reports.
+	RecordErr func() error
 
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
@@ -235,6 +238,9 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	res.Usage = c.Usage()
 	res.CostUSD = c.cost()
 	res.Denied = c.denied
+	if c.opts.RecordErr != nil {
+		c.keep(c.opts.RecordErr())
+	}
 	if res.Err == nil && c.storeErr != nil && !res.IsError {
 		// A run whose record could not be saved must not look clean.
 		res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
@@ -37,28 +38,55 @@ type RecordStore interface {
 // writes the sections of children that never finished and returns the
 // first write error.
 func Record(ctx context.Context, events *pubsub.Broker[Event], store RecordStore) (stop func() error) {
+	return StartRecording(ctx, events, store).Stop
+}
+
+// Recording is a running recorder.
+type Recording struct {
+	r      *recorder
+	cancel func()
+}
+
+// StartRecording is Record with a handle that also tells, while the
+// recording runs, whether a write failed: a run checks it before it
+// reports, so one whose record was not saved does not look clean.
+func StartRecording(ctx context.Context, events *pubsub.Broker[Event], store RecordStore) *Recording {
 	r := &recorder{store: store, open: map[string]bool{}}
-	cancel := events.Subscribe(ctx, r.handle, pubsub.Sync())
-	return func() error {
-		cancel()
-		// The subscription is over: nothing calls handle any more.
-		for _, id := range slices.Sorted(maps.Keys(r.open)) {
-			r.keep(store.FlushAgent(id))
-		}
-		clear(r.open)
-		return r.err
+	return &Recording{r: r, cancel: events.Subscribe(ctx, r.handle, pubsub.Sync())}
+}
+
+// Stop ends the recording, writes the sections of children that never
+// finished and returns the first write error.
+func (rec *Recording) Stop() error {
+	rec.cancel()
+	r := rec.r
+	// The subscription is over: nothing calls handle any more.
+	for _, id := range slices.Sorted(maps.Keys(r.open)) {
+		r.keep(r.store.FlushAgent(id))
 	}
+	clear(r.open)
+	return rec.Err()
+}
+
+// Err is the first write error so far.
+func (rec *Recording) Err() error {
+	rec.r.mu.Lock()
+	defer rec.r.mu.Unlock()
+	return rec.r.err
 }
 
 // recorder is called by the broker one event at a time, so its fields need
-// no lock of their own.
+// no lock of their own but err, which Err reads from other goroutines.
 type recorder struct {
 	store RecordStore
 	open  map[string]bool // children whose section is not written yet
-	err   error           // the first write error
+	mu    sync.Mutex
+	err   error // the first write error
 }
 
 func (r *recorder) keep(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err != nil && r.err == nil {
 		r.err = err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -214,4 +215,42 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 	if main := readFile(t, fs, filepath.Join(sess.Dir, "transcript.md")); strings.Contains(main, "## User\n\nspawned one") {
 		t.Errorf("a child's own conversation leaked into the main transcript:\n%s", main)
 	}
+}
+
+// failingRecord is a record store whose event log cannot be written.
+type failingRecord struct{ RecordStore }
+
+func (failingRecord) AppendEvent(any) error { return fmt.Errorf("disk full") }
+
+// A run whose events could not be recorded does not look clean.
+func TestUnrecordedRunIsAnError(t *testing.T) {
+	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServer(sc)
+	t.Cleanup(srv.Close)
+	fs := afero.NewMemMapFs()
+	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := pubsub.NewBroker[Event]()
+	rec := StartRecording(context.Background(), events, failingRecord{sess})
+	t.Cleanup(func() { _ = rec.Stop() })
+	coord := New(Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model",
+		Store: sess, SessionID: "s1", System: "s", Events: events, RecordErr: rec.Err,
+		Tools: mustTools(t)})
+	res := coord.Run(context.Background(), "hi")
+	if !res.IsError || res.Err == nil || !strings.Contains(res.Err.Error(), "disk full") {
+		t.Fatalf("result = %+v", res)
+	}
+}
+
+func mustTools(t *testing.T) *workers.Toolset {
+	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: workers.AllowAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
 }

@@ -77,6 +77,9 @@ type LoopOptions struct {
 	// (Coordinator.Events) so its children's events and the loop's form
 	// one stream. nil publishes to nobody.
 	Events *pubsub.Broker[Event]
+	// RecordErr, if set, tells whether the session's record could not be
+	// written (Recording.Err); the loop checks it before it reports.
+	RecordErr func() error
 	// SessionID is put on events and progress entries.
 	SessionID string
 	// Control, if set, pauses and resumes the loop from outside.
@@ -207,6 +210,9 @@ func (l *loop) keep(err error) {
 // failIfNotSaved turns the result into an error if any record was lost, so
 // a run whose record is incomplete does not look clean.
 func (l *loop) failIfNotSaved() {
+	if l.o.RecordErr != nil {
+		l.keep(l.o.RecordErr())
+	}
 	if l.storeErr == nil {
 		return
 	}

@@ -97,6 +97,7 @@ type Project struct {
 	// coord is the coordinator whose events the face follows; face ends
 	// the face's subscription, unsubscribe the recorders'.
 	coord       *coordinator.Coordinator
+	recording   *coordinator.Recording
 	face        func()
 	unsubscribe []func() error
 }
@@ -360,14 +361,28 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	c := coordinator.New(coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
-		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(),
+		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.recordErr,
 		Children: p.Children(nil), PriceOf: p.PriceOf,
 	})
-	p.unsubscribe = append(p.unsubscribe, coordinator.Record(context.Background(), c.Events(), p.Session))
-	p.coord = c
+	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session)
+	p.unsubscribe = append(p.unsubscribe, rec.Stop)
+	p.coord, p.recording = c, rec
 	p.SetSink(emit)
 	return c
 }
+
+// recordErr is the first error writing the session's events or
+// transcript, if any.
+func (p *Project) recordErr() error {
+	if p.recording == nil {
+		return nil
+	}
+	return p.recording.Err()
+}
+
+// RecordErr is the check a task loop on this project makes before it
+// reports (LoopOptions.RecordErr).
+func (p *Project) RecordErr() func() error { return p.recordErr }
 
 // SetSink hands the coordinator's events to another face (a task loop
 // switched into chat): the old face is given what was published to it and
@@ -533,7 +548,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	st := p.Session.State()
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
-		Queue: queue, Store: p.Session, Events: coord.Events(), SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.recordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {
