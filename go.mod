@@ -26,4 +26,5 @@ require (
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/text v0.30.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

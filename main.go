@@ -19,7 +19,6 @@ import (
 	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts/suggest"
 	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/workers"
 
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
@@ -202,14 +201,14 @@ func (c *cli) format() string {
 }
 
 // open opens the project for a face.
-func (c *cli) open(ctx context.Context, mode string, resume bool, appr workers.Approver, notify func(string),
+func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(string),
 	runCfg func(*memory.RunConfig) (*memory.RunConfig, error)) (*project.Project, error) {
 	f := c.f
 	if notify == nil {
 		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
 	}
 	return project.Open(ctx, project.Options{
-		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Approver: appr, Notify: notify, Run: runCfg,
+		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
 			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, Parallel: f.parallel},
 	})
@@ -234,7 +233,7 @@ func (c *cli) task(ctx context.Context, task string) int {
 		}
 		return face.Fail(scripts.ExitUsage, fmt.Errorf("no task given: pass it as an argument (ralph \"task\") or on standard input"))
 	}
-	p, err := c.open(ctx, project.ModeOneShot, resume, scripts.Approver(c.f.yes, c.term), nil, nil)
+	p, err := c.open(ctx, project.ModeOneShot, resume, nil, nil)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)
 	}
@@ -248,13 +247,13 @@ func (c *cli) chat(ctx context.Context) int {
 		return c.script(ctx, os.Stdin, scripts.ScriptOptions{Format: c.format(), KeepGoing: true})
 	}
 	var notices []string
-	p, err := c.open(ctx, project.ModeChat, c.f.cont || c.f.session != "", nil, func(s string) { notices = append(notices, s) }, nil)
+	p, err := c.open(ctx, project.ModeChat, c.f.cont || c.f.session != "", func(s string) { notices = append(notices, s) }, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
 		return project.ExitCode(err)
 	}
 	defer p.Close()
-	return repl.Main(ctx, p, repl.MainOptions{Term: c.term, Yes: c.f.yes, Version: version, Notices: notices})
+	return repl.Main(ctx, p, repl.MainOptions{Term: c.term, Version: version, Notices: notices})
 }
 
 // script runs chat lines without a person.
@@ -263,11 +262,7 @@ func (c *cli) script(ctx context.Context, in io.Reader, o scripts.ScriptOptions)
 	if code != 0 {
 		return code
 	}
-	appr := workers.DenyNoTerminal
-	if c.f.yes {
-		appr = workers.AllowAll
-	}
-	p, err := c.open(ctx, project.ModeScript, c.f.cont || c.f.session != "", appr, nil, nil)
+	p, err := c.open(ctx, project.ModeScript, c.f.cont || c.f.session != "", nil, nil)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)
 	}
@@ -388,7 +383,7 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		}
 		return &rc, scripts.CheckRun(&rc)
 	}
-	p, err := c.open(ctx, mode, resume, scripts.Approver(c.f.yes, c.term), nil, settle)
+	p, err := c.open(ctx, mode, resume, nil, settle)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)
 	}
@@ -398,7 +393,7 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	}
 	code, handoff := scripts.RunMain(ctx, p, face, c.term)
 	if handoff != nil {
-		return repl.Main(ctx, p, repl.MainOptions{Term: c.term, Yes: c.f.yes, Version: version, Queue: handoff.Queue, Coord: handoff.Coord})
+		return repl.Main(ctx, p, repl.MainOptions{Term: c.term, Version: version, Queue: handoff.Queue, Coord: handoff.Coord})
 	}
 	return code
 }

@@ -68,7 +68,7 @@ func newFamilyB(t testing.TB, parallel int, fn func(fakemodel.RecordedRequest) f
 	t.Helper()
 	f := &family{srv: fakemodel.NewServerFunc(fn), queue: interrupts.NewQueue()}
 	t.Cleanup(f.srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: workers.AllowAll})
+	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func newHarness(t *testing.T, scenario string) *harness {
 	}
 	h := &harness{t: t, srv: fakemodel.NewServer(sc), root: t.TempDir(), queue: interrupts.NewQueue(), fs: afero.NewMemMapFs()}
 	t.Cleanup(h.srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: h.root, Approver: workers.AllowAll})
+	tools, err := workers.NewToolset(workers.Options{Root: h.root, Approver: allowAll{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,4 +321,11 @@ func TestRetryEventsAreEmitted(t *testing.T) {
 	if res.Text != "fine" || h.count(EventRetry) != 1 {
 		t.Fatalf("result %+v, %d retry events", res, h.count(EventRetry))
 	}
+}
+
+// allowAll approves every command, as --yes does.
+type allowAll struct{}
+
+func (allowAll) ApproveCommand(context.Context, string) workers.Decision {
+	return workers.Decision{Allowed: true}
 }

@@ -171,7 +171,7 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 		}}
 	})
 	t.Cleanup(srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: workers.AllowAll})
+	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestUnrecordedRunIsAnError(t *testing.T) {
 }
 
 func mustTools(t *testing.T) *workers.Toolset {
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: workers.AllowAll})
+	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,17 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/approval"
 )
 
-// fakeAsker answers questions from a script and records them.
-type fakeAsker struct {
+// fakePrompter answers questions from a script and records them.
+type fakePrompter struct {
 	answers   []string
 	questions []string
 	notes     []string
 }
 
-func (f *fakeAsker) Ask(_ context.Context, question, _, _ string) (string, bool) {
+func (f *fakePrompter) Ask(_ context.Context, question, _, _ string) (string, bool) {
 	f.questions = append(f.questions, question)
 	if len(f.answers) == 0 {
 		return "", false // as when a hard stop cancels the question
@@ -28,59 +28,52 @@ func (f *fakeAsker) Ask(_ context.Context, question, _, _ string) (string, bool)
 	return a, true
 }
 
-func (f *fakeAsker) note(text string, _ bool) { f.notes = append(f.notes, text) }
+func (f *fakePrompter) note(text string, _ bool) { f.notes = append(f.notes, text) }
 
-func TestApproverAnswers(t *testing.T) {
+// The shell's asker shows the policy's question, asks again after an
+// answer it does not understand, and turns the answer into the policy's.
+func TestApprovalAsker(t *testing.T) {
 	fs := afero.NewMemMapFs()
-	a := NewApprover(false)
-	a.Configure(fs, "/p", []string{"ls"})
-	ask := &fakeAsker{answers: []string{"y", "what?", "n", "A"}}
-	a.attach(ask)
+	p := approval.New(approval.Options{Fs: fs, Root: "/p", UserConfigDir: "/home", UserRules: []string{"ls"}})
+	ask := &fakePrompter{answers: []string{"y", "what?", "n", "A"}}
+	p.SetAsker(approvalAsker{sh: ask})
 	ctx := context.Background()
-	if d := a.ApproveCommand(ctx, "ls -la"); !d.Allowed || len(ask.questions) != 0 {
+	if d := p.ApproveCommand(ctx, "ls -la"); !d.Allowed || len(ask.questions) != 0 {
 		t.Fatalf("an allowed command was asked about: %+v %q", d, ask.questions)
 	}
-	if d := a.ApproveCommand(ctx, "touch x"); !d.Allowed {
+	if d := p.ApproveCommand(ctx, "touch x"); !d.Allowed {
 		t.Fatalf("y: %+v", d)
 	}
-	if d := a.ApproveCommand(ctx, "rm x"); d.Allowed || !strings.Contains(d.Reason, "declined") || len(ask.questions) != 3 {
+	if d := p.ApproveCommand(ctx, "rm x"); d.Allowed || !strings.Contains(d.Reason, "declined") || len(ask.questions) != 3 {
 		t.Fatalf("n after a bad answer: %+v, questions %q", d, ask.questions)
 	}
-	if d := a.ApproveCommand(ctx, "go test ./... && go vet ./..."); !d.Allowed {
+	if !strings.Contains(ask.questions[2], "please answer y (yes), n (no) or a (always)") {
+		t.Fatalf("a bad answer was not asked again: %q", ask.questions[2])
+	}
+	if d := p.ApproveCommand(ctx, "go test ./... && go vet ./..."); !d.Allowed {
 		t.Fatalf("always: %+v", d)
 	}
-	if !strings.Contains(ask.questions[3], "always allows `go test`, `go vet`") {
-		t.Fatalf("the question does not say what always allows: %q", ask.questions[3])
+	if !strings.Contains(ask.questions[3], "[a]lways remembers `go test`, `go vet`") {
+		t.Fatalf("the question does not say what always remembers: %q", ask.questions[3])
 	}
 	got, _ := afero.ReadFile(fs, filepath.Join("/p", ".ralph", "config.toml"))
-	if string(got) != "allowed_commands = [\"go test\", \"go vet\"]\n" {
-		t.Fatalf("config.toml = %q", got)
+	if string(got) != "allowed_commands = [\"go test\", \"go vet\"]\n" || len(ask.notes) != 1 {
+		t.Fatalf("config.toml = %q, notes %q", got, ask.notes)
 	}
-	n := len(ask.questions)
-	if d := a.ApproveCommand(ctx, "go test -run X"); !d.Allowed || len(ask.questions) != n {
-		t.Fatal("a remembered prefix was asked about again")
-	}
-	if d := a.ApproveCommand(ctx, "go build"); d.Allowed {
+	if d := p.ApproveCommand(ctx, "go build"); d.Allowed {
 		t.Fatal("go build was allowed by go test")
 	}
 }
 
-func TestApproverWithoutAShellOrWhenStopped(t *testing.T) {
-	a := NewApprover(false)
-	a.Configure(afero.NewMemMapFs(), "/p", nil)
-	if d := a.ApproveCommand(context.Background(), "ls"); d.Allowed || !strings.Contains(d.Reason, workers.ApprovalHint) {
-		t.Fatalf("no shell: %+v", d)
-	}
-	a.attach(&fakeAsker{})
-	if d := a.ApproveCommand(context.Background(), "ls"); d.Allowed || !strings.Contains(d.Reason, "cancelled") {
+func TestApprovalAskerStopped(t *testing.T) {
+	p := approval.New(approval.Options{Root: "/p"})
+	p.SetAsker(approvalAsker{sh: &fakePrompter{}})
+	if d := p.ApproveCommand(context.Background(), "ls"); d.Allowed || !strings.Contains(d.Reason, "not answered") {
 		t.Fatalf("stopped while asking: %+v", d)
 	}
-	if d := NewApprover(true).ApproveCommand(context.Background(), "rm -rf build"); !d.Allowed {
-		t.Fatal("--yes did not approve")
-	}
-	ask := &fakeAsker{answers: []string{"a", "y"}}
-	a.attach(ask)
-	if d := a.ApproveCommand(context.Background(), "echo $(id)"); !d.Allowed || len(ask.questions) != 2 || strings.Contains(ask.questions[0], "[a]lways") {
+	ask := &fakePrompter{answers: []string{"a", "y"}}
+	p.SetAsker(approvalAsker{sh: ask})
+	if d := p.ApproveCommand(context.Background(), "echo $(id)"); !d.Allowed || len(ask.questions) != 2 || strings.Contains(ask.questions[0], "/ [a]lways") {
 		t.Fatalf("a substituting command offered always: %+v %q", d, ask.questions)
 	}
 }

@@ -221,7 +221,9 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 	if ev := s.events(); ev != nil {
 		_ = ev.Flush(ctx)
 	}
-	s.scr.line(s.scr.bold(question))
+	// The bell calls a person who looked away: the work is stopped until
+	// they answer.
+	s.scr.line("\a" + s.scr.bold(question))
 	s.updatePrompt()
 	select {
 	case a := <-req.answer:

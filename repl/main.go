@@ -15,8 +15,6 @@ import (
 // MainOptions are what the chat shell needs besides the opened project.
 type MainOptions struct {
 	Term terminal.Facts
-	// Yes approves every command without asking.
-	Yes bool
 	// Version goes in the banner.
 	Version string
 	// Notices are printed before the first prompt (crash recovered, ...).
@@ -30,8 +28,6 @@ type MainOptions struct {
 // Main runs the interactive shell on an opened project until the person
 // leaves, and returns the exit code.
 func Main(ctx context.Context, p *project.Project, o MainOptions) int {
-	appr := NewApprover(o.Yes)
-	appr.Configure(p.Fs, p.Root, p.Config.AllowedCommands)
 	queue := o.Queue
 	var banner []string
 	if queue == nil {
@@ -53,8 +49,10 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return p.TaskLoop(ctx, coord, queue, ctl, sh.Confirm)
 		},
 	})
-	appr.Attach(sh)
-	p.SetApprover(appr)
+	// The policy asks at this shell's prompt while it runs; with --yes it
+	// asks only about leaving the sandbox.
+	p.Approval.SetAsker(approvalAsker{sh: sh})
+	defer p.Approval.SetAsker(nil)
 	if coord == nil {
 		coord = p.Coordinator(queue, sh.Handle)
 	} else {

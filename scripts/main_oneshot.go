@@ -3,14 +3,12 @@ package scripts
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/workers"
 )
 
 // NewOneShot builds the one-shot face for an output format and the
@@ -20,6 +18,11 @@ func NewOneShot(format string, t terminal.Facts) (*OneShot, int) {
 	face := &OneShot{
 		Format: format, Stdout: t.Out, Stderr: t.Err,
 		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width,
+	}
+	if t.ErrTTY {
+		// Questions are read from the terminal itself, so they can be
+		// asked while standard input is a pipe.
+		face.asks = newQuestions(t.Err, openTTY)
 	}
 	if err := ValidateFormat(format); err != nil {
 		face.Format = FormatText
@@ -46,6 +49,12 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	face.Model, face.Cwd = p.Config.Model, p.Root
 	face.Start()
 	defer face.Close()
+	// Approvals are asked at the terminal when there is one (with --yes
+	// only about leaving the sandbox).
+	if a := face.Asker(); a != nil {
+		p.Approval.SetAsker(a)
+		defer p.Approval.SetAsker(nil)
+	}
 	res := p.Coordinator(queue, face.Handle).Run(ctx, prompt)
 	return face.Finish(res)
 }
@@ -58,20 +67,4 @@ func resumePrompt(history []conversation.Message) string {
 		return ""
 	}
 	return "[ralph resumed this session after it stopped] Continue where you left off."
-}
-
-// Approver picks how run_command is approved outside the chat shell:
-// --yes approves all; with a terminal the person is asked on it;
-// otherwise commands are refused with a result telling the model (and the
-// person) how to allow them.
-func Approver(yes bool, t terminal.Facts) workers.Approver {
-	if yes {
-		return workers.AllowAll
-	}
-	if t.ErrTTY {
-		if tty, err := os.Open("/dev/tty"); err == nil {
-			return &workers.PromptApprover{In: tty, Out: t.Err}
-		}
-	}
-	return workers.DenyNoTerminal
 }

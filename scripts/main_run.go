@@ -1,11 +1,8 @@
 package scripts
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"strings"
 	"syscall"
 	"time"
 
@@ -112,8 +109,8 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
 		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr(), SessionID: p.Session.ID, Prior: p.Prior(),
-		Ask:    askOnTerminal(t),
-		Notify: func(s string) { fmt.Fprintln(face.Stderr, "ralph: "+s) },
+		Ask:    face.Confirmer(),
+		Notify: face.Notify,
 	}
 	if rc.Verify != "" {
 		opts.Verify = func(ctx context.Context) (bool, string) {
@@ -138,32 +135,4 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		counts = f.Counts()
 	}
 	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, counts), nil
-}
-
-// askOnTerminal asks the person at the terminal whether to go on when the
-// circuit breaker trips or the budget is spent; without a terminal there
-// is nobody to ask and the loop stops with an error.
-func askOnTerminal(t terminal.Facts) func(ctx context.Context, q string) bool {
-	if !t.ErrTTY {
-		return nil
-	}
-	return func(ctx context.Context, q string) bool {
-		tty, err := os.Open("/dev/tty")
-		if err != nil {
-			return false
-		}
-		defer tty.Close()
-		fmt.Fprintf(t.Err, "\nralph: %s [y/N] ", q)
-		answer := make(chan string, 1)
-		go func() {
-			line, _ := bufio.NewReader(tty).ReadString('\n')
-			answer <- strings.TrimSpace(strings.ToLower(line))
-		}()
-		select {
-		case a := <-answer:
-			return a == "y" || a == "yes"
-		case <-ctx.Done():
-			return false
-		}
-	}
 }

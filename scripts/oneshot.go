@@ -4,6 +4,7 @@
 package scripts
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/approval"
 )
 
 // Output formats.
@@ -62,6 +65,8 @@ type OneShot struct {
 	// only after every event is handled.
 	progress *progress
 	enc      *streamEncoder
+	// asks asks the person at the terminal; nil without one.
+	asks *questions
 }
 
 // Start prepares the face; call Close when the run is over.
@@ -69,14 +74,48 @@ func (o *OneShot) Start() {
 	o.enc = newStreamEncoder(o.Stdout)
 	if o.Format == FormatText && o.StderrTTY {
 		o.progress = startProgress(o.Stderr, o.Color)
+		if o.asks != nil {
+			o.asks.pause, o.asks.note = o.progress.pause, o.progress.note
+		}
 	}
 }
 
-// Close stops the progress display.
+// Close stops the progress display and lets go of the terminal.
 func (o *OneShot) Close() {
 	if o.progress != nil {
 		o.progress.stop()
 	}
+	if o.asks != nil {
+		o.asks.close()
+	}
+}
+
+// Asker asks approval questions at the terminal, or is nil when there is
+// none: then commands without a rule are refused with a hint.
+func (o *OneShot) Asker() approval.Asker {
+	if o.asks == nil {
+		return nil
+	}
+	return o.asks
+}
+
+// Confirmer asks the task loop's yes/no questions (the budget, the
+// circuit breaker) at the terminal, or is nil when there is none: then the
+// loop stops.
+func (o *OneShot) Confirmer() func(context.Context, string) bool {
+	if o.asks == nil {
+		return nil
+	}
+	return o.asks.confirm
+}
+
+// Notify prints a notice from ralph above the progress display.
+func (o *OneShot) Notify(s string) {
+	if o.progress != nil {
+		o.progress.note("ralph: " + s)
+		return
+	}
+	fmt.Fprintln(o.Stderr, "ralph: "+text.StripControls(s))
 }
 
 // Handle renders one coordinator event. Subscribe it to the coordinator's
@@ -171,7 +210,7 @@ func (o *OneShot) Fail(code int, err error) int {
 	}
 	// The sentence goes to stderr in every format: a script reads the JSON,
 	// a person watching it reads stderr.
-	fmt.Fprintf(o.Stderr, "ralph: %s\n", err)
+	fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(err.Error()))
 	return code
 }
 
@@ -195,7 +234,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 func (o *OneShot) finishText(res coordinator.Result) {
 	switch {
 	case res.Subtype == coordinator.SubtypeInterrupted:
-		fmt.Fprintf(o.Stderr, "ralph: stopped: %s; state saved (session %s)\n", res.Text, res.SessionID)
+		fmt.Fprintf(o.Stderr, "ralph: stopped: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
 	case res.IsError:
 		if res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
 			o.writeAnswer(res.Text)
@@ -204,32 +243,38 @@ func (o *OneShot) finishText(res coordinator.Result) {
 		if res.Err != nil {
 			msg = res.Err.Error()
 		}
-		fmt.Fprintf(o.Stderr, "ralph: %s\n", msg)
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(msg))
 	default:
 		o.writeAnswer(res.Text)
 	}
 }
 
 // WriteAnswer writes markdown text to stdout, rendered on a terminal.
-func (o *OneShot) WriteAnswer(text string) { o.writeAnswer(text) }
+func (o *OneShot) WriteAnswer(md string) { o.writeAnswer(md) }
 
-func (o *OneShot) writeAnswer(text string) {
+// writeAnswer writes the model's answer. Rendered or plain, it carries no
+// terminal controls: plain text piped on may still end up on a terminal
+// (| tee, | less -R), and an answer loses nothing by their absence.
+func (o *OneShot) writeAnswer(md string) {
 	if o.StdoutTTY {
-		if out, err := renderMarkdown(text, o.Width, o.Color); err == nil {
+		if out, err := renderMarkdown(md, o.Width, o.Color); err == nil {
 			_, _ = io.WriteString(o.Stdout, out)
 			return
 		}
 	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	md = text.StripControls(md)
+	if !strings.HasSuffix(md, "\n") {
+		md += "\n"
 	}
-	_, _ = io.WriteString(o.Stdout, text)
+	_, _ = io.WriteString(o.Stdout, md)
 }
 
+// quoteList shows commands in one line of a message: exactly, with every
+// control character visible and line breaks as \n.
 func quoteList(cmds []string) string {
 	q := make([]string, len(cmds))
 	for i, c := range cmds {
-		q[i] = "`" + c + "`"
+		q[i] = "`" + strings.ReplaceAll(text.Visible(c), "\n", `\n`) + "`"
 	}
 	return strings.Join(q, ", ")
 }

@@ -13,7 +13,13 @@ import (
 
 // progress draws a one-line status on stderr (a terminal) while a one-shot
 // run works, and prints a line per tool call above it. Its ticker goroutine
-// is owned by the progress value and ends in stop.
+// is owned by the progress value and ends in stop. While a question waits
+// for the person (pause), nothing is drawn and lines are held back, so the
+// question stays where it is, whole, with the cursor after it.
+//
+// Everything it prints from an event (tool names, arguments, output, task
+// titles, agent names) comes from the model or from commands, so it is
+// stripped of terminal controls; only its own styling reaches the terminal.
 type progress struct {
 	w      io.Writer
 	color  bool
@@ -23,6 +29,8 @@ type progress struct {
 	tokens int
 	agents int
 	frame  int
+	paused bool
+	held   []string // lines printed while paused
 	done   chan struct{}
 	wg     sync.WaitGroup
 }
@@ -42,8 +50,10 @@ func startProgress(w io.Writer, color bool) *progress {
 				return
 			case <-t.C:
 				p.mu.Lock()
-				p.frame++
-				p.draw()
+				if !p.paused {
+					p.frame++
+					p.draw()
+				}
 				p.mu.Unlock()
 			}
 		}
@@ -51,9 +61,13 @@ func startProgress(w io.Writer, color bool) *progress {
 	return p
 }
 
-// draw rewrites the status line; callers hold p.mu.
+// draw rewrites the status line, unless a question waits; callers hold
+// p.mu.
 func (p *progress) draw() {
-	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], p.status, time.Since(p.start).Seconds())
+	if p.paused {
+		return
+	}
+	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(p.status), time.Since(p.start).Seconds())
 	if p.tokens > 0 {
 		line += fmt.Sprintf(" · %d tokens", p.tokens)
 	}
@@ -70,10 +84,52 @@ func (p *progress) dim(s string) string {
 	return "\x1b[2m" + s + "\x1b[0m"
 }
 
-// println prints a permanent line above the status line; callers hold p.mu.
+// println prints a permanent line above the status line, or holds it
+// back while a question waits; callers hold p.mu.
 func (p *progress) println(s string) {
+	s = text.StripControls(s)
+	if p.paused {
+		p.held = append(p.held, s)
+		return
+	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s\n", s)
 	p.draw()
+}
+
+// pause clears the status line and stops drawing until the returned
+// resume is called: a question is about to be shown below the lines
+// printed so far.
+func (p *progress) pause() (resume func()) {
+	p.mu.Lock()
+	if p.paused {
+		p.mu.Unlock()
+		return func() {}
+	}
+	p.paused = true
+	fmt.Fprint(p.w, "\r\x1b[K")
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.paused = false
+		held := p.held
+		p.held = nil
+		for _, s := range held {
+			fmt.Fprintf(p.w, "\r\x1b[K%s\n", s)
+		}
+		select {
+		case <-p.done:
+		default:
+			p.draw()
+		}
+	}
+}
+
+// note prints one line of ralph's own above the status line.
+func (p *progress) note(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.println(s)
 }
 
 func (p *progress) handle(ev coordinator.Event) {

@@ -8,7 +8,7 @@ import (
 )
 
 func BenchmarkRunCommandTrue(b *testing.B) {
-	ts := newTestToolset(b, Options{Approver: AllowAll})
+	ts := newTestToolset(b, Options{Approver: allowAll})
 	args := json.RawMessage(`{"command": "true"}`)
 	ctx := context.Background()
 	for b.Loop() {

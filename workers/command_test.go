@@ -13,7 +13,7 @@ import (
 
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
-	ts := newTestToolset(t, Options{Approver: AllowAll, Env: []string{"PATH=" + os.Getenv("PATH"), "RALPH_TEST=42"}})
+	ts := newTestToolset(t, Options{Approver: allowAll, Env: []string{"PATH=" + os.Getenv("PATH"), "RALPH_TEST=42"}})
 	out := mustOK(t, call(t, ts, "run_command", map[string]any{"command": `pwd; echo "v=$RALPH_TEST"; echo err >&2`}))
 	if want := ts.Root() + "\nv=42\nerr\n"; out != want {
 		t.Fatalf("output %q, want %q", out, want)
@@ -31,10 +31,8 @@ func TestRunCommand(t *testing.T) {
 func TestRunCommandApprovalRefused(t *testing.T) {
 	t.Parallel()
 	for name, approver := range map[string]Approver{
-		"nil":          nil,
-		"deny":         DenyNoTerminal,
-		"prompt no":    &PromptApprover{In: strings.NewReader("n\n"), Out: &strings.Builder{}},
-		"prompt empty": &PromptApprover{In: strings.NewReader(""), Out: &strings.Builder{}},
+		"nil":      nil,
+		"declined": approverFunc(func(context.Context, string) Decision { return Decision{Reason: "the user declined"} }),
 	} {
 		ts := newTestToolset(t, Options{Approver: approver})
 		res := call(t, ts, "run_command", map[string]any{"command": "touch marker"})
@@ -42,15 +40,15 @@ func TestRunCommandApprovalRefused(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ts.Root(), "marker")); !os.IsNotExist(err) {
 			t.Fatalf("%s: the refused command ran", name)
 		}
-		if name == "nil" || name == "deny" {
-			mustErr(t, res, "run_command needs approval and no terminal is attached to ask; rerun ralph with --yes (-y) to allow commands")
+		if name == "nil" {
+			mustErr(t, res, "run_command needs approval and nobody can be asked here; rerun ralph with --yes (-y) to allow commands")
 		}
 	}
 }
 
 func TestRunCommandCancelledBeforeStart(t *testing.T) {
 	t.Parallel()
-	ts := newTestToolset(t, Options{Approver: AllowAll})
+	ts := newTestToolset(t, Options{Approver: allowAll})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	mustErr(t, callCtx(ctx, t, ts, "run_command", map[string]any{"command": "touch marker"}), "cancelled before it ran")
@@ -61,7 +59,7 @@ func TestRunCommandCancelledBeforeStart(t *testing.T) {
 
 func TestRunCommandTimeoutKillsGroup(t *testing.T) {
 	t.Parallel()
-	ts := newTestToolset(t, Options{Approver: AllowAll})
+	ts := newTestToolset(t, Options{Approver: allowAll})
 	start := time.Now()
 	res := call(t, ts, "run_command", map[string]any{
 		"command":   "echo $$ > pid; echo started; sleep 60 & sleep 60",
@@ -77,13 +75,13 @@ func TestRunCommandTimeoutKillsGroup(t *testing.T) {
 
 func TestRunCommandDefaultTimeout(t *testing.T) {
 	t.Parallel()
-	ts := newTestToolset(t, Options{Approver: AllowAll, CommandTimeout: time.Second})
+	ts := newTestToolset(t, Options{Approver: allowAll, CommandTimeout: time.Second})
 	mustErr(t, call(t, ts, "run_command", map[string]any{"command": "sleep 30"}), "command timed out after 1s; its process group was killed")
 }
 
 func TestRunCommandCancelKillsGroupPromptly(t *testing.T) {
 	t.Parallel()
-	ts := newTestToolset(t, Options{Approver: AllowAll})
+	ts := newTestToolset(t, Options{Approver: allowAll})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan Result, 1)
@@ -110,7 +108,7 @@ func TestRunCommandCancelKillsGroupPromptly(t *testing.T) {
 
 func TestRunCommandBackgroundChildDoesNotHang(t *testing.T) {
 	t.Parallel()
-	ts := newTestToolset(t, Options{Approver: AllowAll})
+	ts := newTestToolset(t, Options{Approver: allowAll})
 	start := time.Now()
 	// The first job keeps the output pipe open; the second does not hold it
 	// but must still be killed with the group.
@@ -134,7 +132,7 @@ func TestRunCommandEscapedChildDoesNotHang(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
 		t.Skip("setsid not available")
 	}
-	ts := newTestToolset(t, Options{Approver: AllowAll})
+	ts := newTestToolset(t, Options{Approver: allowAll})
 	start := time.Now()
 	out := mustOK(t, call(t, ts, "run_command", map[string]any{
 		"command": "setsid sh -c 'echo $$ > escaped; exec sleep 30' & while [ ! -s escaped ]; do sleep 0.01; done; echo done",
@@ -151,7 +149,7 @@ func TestRunCommandEscapedChildDoesNotHang(t *testing.T) {
 
 func TestRunCommandTruncatesHeadAndTail(t *testing.T) {
 	t.Parallel()
-	ts := newTestToolset(t, Options{Approver: AllowAll, MaxOutputBytes: 1000})
+	ts := newTestToolset(t, Options{Approver: allowAll, MaxOutputBytes: 1000})
 	out := mustOK(t, call(t, ts, "run_command", map[string]any{"command": "echo FIRST; seq 1 200000; echo LAST"}))
 	if !strings.HasPrefix(out, "FIRST\n1\n2\n") || !strings.HasSuffix(out, "199999\n200000\nLAST\n") {
 		t.Fatalf("head or tail lost: %.100q ... %.100q", out, out[len(out)-100:])

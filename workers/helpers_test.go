@@ -123,3 +123,13 @@ func assertGroupGone(t testing.TB, pgid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// approverFunc turns a function into an Approver.
+type approverFunc func(ctx context.Context, command string) Decision
+
+func (f approverFunc) ApproveCommand(ctx context.Context, command string) Decision {
+	return f(ctx, command)
+}
+
+// allowAll approves every command, as --yes does.
+var allowAll Approver = approverFunc(func(context.Context, string) Decision { return Decision{Allowed: true} })

@@ -41,7 +41,7 @@ type Tool interface {
 // Options configures a Toolset.
 type Options struct {
 	Root           string        // project root (absolute path; symlinks of Root itself are resolved once at start)
-	Approver       Approver      // nil means DenyNoTerminal
+	Approver       Approver      // nil refuses every command
 	CommandTimeout time.Duration // default 120s; a per-call timeout_s argument overrides (capped at 3600s)
 	MaxOutputBytes int           // per tool result, default 30000 bytes; head and tail are kept and the cut is marked
 	Env            []string      // environment for commands; nil means os.Environ()
@@ -114,7 +114,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 		locks:    make(map[string]*sync.Mutex),
 	}
 	if t.approver == nil {
-		t.approver = DenyNoTerminal
+		t.approver = refuseAll{}
 	}
 	if t.timeout <= 0 {
 		t.timeout = defaultCommandTimeout

@@ -15,7 +15,7 @@ func (f fixedTool) Run(context.Context, json.RawMessage) Result {
 }
 
 func TestViewHidesReplacesAndAdds(t *testing.T) {
-	ts, err := NewToolset(Options{Root: t.TempDir(), Approver: AllowAll})
+	ts, err := NewToolset(Options{Root: t.TempDir(), Approver: allowAll})
 	if err != nil {
 		t.Fatal(err)
 	}

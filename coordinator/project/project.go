@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -24,6 +23,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/approval"
 )
 
 // Overrides are the command-line settings that beat every config source.
@@ -62,7 +62,8 @@ type Options struct {
 	Resume    bool
 	SessionID string
 	Force     bool
-	Approver  workers.Approver
+	// Yes approves every command that stays in the sandbox (--yes).
+	Yes bool
 	// Run settles the task loop's configuration when the session's mode is
 	// run: it gets the saved configuration of a resumed session (nil for a
 	// new one) and returns the one to use, which is saved in session.json.
@@ -81,6 +82,9 @@ type Project struct {
 	Session *memory.Session
 	Client  *llm.Client
 	Tools   *workers.Toolset
+	// Approval decides which commands run_command may run. Nobody is
+	// asked until a face that has a person sets its Asker.
+	Approval *approval.Policy
 	// Mode is the session's mode: the face's, or a resumed session's own.
 	Mode string
 	// History is the saved conversation of a resumed session, repaired so
@@ -91,7 +95,6 @@ type Project struct {
 	PriorStatus string
 	registry    *memory.Registry
 	parallel    int
-	approver    *switchApprover
 	// resetTasks counts the in-progress tasks recovery reset to open.
 	resetTasks int
 	// coord is the coordinator whose events the face follows; face ends
@@ -161,14 +164,16 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		return nil, err
 	}
 	_ = lock.SetSession(p.Session.ID)
-	if cfg.UntrustedCommands > 0 {
+	p.Approval = approval.New(approval.Options{
+		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
+		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes,
+	})
+	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
-			cfg.UntrustedCommands, config.ProjectFile))
+			n, config.ProjectFile))
 	}
-	p.approver = &switchApprover{}
-	p.SetApprover(opts.Approver)
 	p.Tools, err = workers.NewToolset(workers.Options{
-		Root: root, Approver: p.approver, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
+		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
 	})
 	if err != nil {
 		return nil, err
@@ -179,38 +184,6 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.touchRegistry()
 	ok = true
 	return p, nil
-}
-
-// SetApprover changes who approves run_command from now on: the face that
-// owns the terminal (a task loop switched into chat hands it over). The
-// commands the person allowed "always" run without asking in every face.
-func (p *Project) SetApprover(a workers.Approver) {
-	if a == nil {
-		a = workers.DenyNoTerminal
-	}
-	if len(p.Config.AllowedCommands) > 0 {
-		a = allowedFirst{allowed: p.Config.AllowedCommands, next: a}
-	}
-	p.approver.set(a)
-}
-
-// switchApprover approves through whichever face owns the terminal now.
-type switchApprover struct {
-	mu sync.Mutex
-	a  workers.Approver
-}
-
-func (s *switchApprover) set(a workers.Approver) {
-	s.mu.Lock()
-	s.a = a
-	s.mu.Unlock()
-}
-
-func (s *switchApprover) ApproveCommand(ctx context.Context, cmd string) workers.Decision {
-	s.mu.Lock()
-	a := s.a
-	s.mu.Unlock()
-	return a.ApproveCommand(ctx, cmd)
 }
 
 // ErrBadRunConfig is a task loop configuration that cannot work (a
@@ -522,21 +495,6 @@ When the task is done, answer with a short summary of what you did. Today is %s.
 		b.WriteString(memory.ContextBlock(docs))
 	}
 	return b.String()
-}
-
-// allowedFirst approves commands whose prefixes were approved "always"
-// (allowed_commands) without asking, in every face, and asks next for the
-// rest.
-type allowedFirst struct {
-	allowed []string
-	next    workers.Approver
-}
-
-func (a allowedFirst) ApproveCommand(ctx context.Context, cmd string) workers.Decision {
-	if config.PrefixesAllowed(a.allowed, cmd) {
-		return workers.Decision{Allowed: true}
-	}
-	return a.next.ApproveCommand(ctx, cmd)
 }
 
 // TaskLoop is /run in chat and in scripts: the task loop over

@@ -81,12 +81,14 @@ type Config struct {
 	// BaseURLFromProject is true when the endpoint was chosen by the
 	// project's config file, which a cloned repository controls.
 	BaseURLFromProject bool
-	// AllowedCommands are run_command prefixes approved with "always"
-	// (allowed_commands in the user's and the project's config, joined).
+	// AllowedCommands are the rules for run_command in the user's own
+	// config (allowed_commands): they count in every project.
 	AllowedCommands []string
-	// UntrustedCommands counts allowed_commands of the project's config
-	// that were ignored because they were not approved on this machine.
-	UntrustedCommands int
+	// ProjectAllowedCommands are allowed_commands of the project's config
+	// as written. A cloned repository controls that file, so they count
+	// only where the person's own record agrees; workers/approval, which
+	// owns the rules, decides.
+	ProjectAllowedCommands []string
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -107,7 +109,7 @@ type File struct {
 	InputPrice      float64 `toml:"input_price_per_mtok"`
 	OutputPrice     float64 `toml:"output_price_per_mtok"`
 	CommandTimeoutS int     `toml:"command_timeout_s"`
-	// AllowedCommands: see Config.AllowedCommands and AllowCommand.
+	// AllowedCommands: rules for run_command (see workers/approval).
 	AllowedCommands []string `toml:"allowed_commands"`
 }
 
@@ -197,15 +199,11 @@ func Load(src Sources) (Config, error) {
 		if f.CommandTimeoutS != 0 {
 			c.CommandTimeout = time.Duration(f.CommandTimeoutS) * time.Second
 		}
-		allowed := f.AllowedCommands
 		if fromProject {
-			// A cloned repository must not pre-approve commands: only the
-			// prefixes approved on this machine for this project count.
-			var ignored int
-			allowed, ignored = trustedOnly(src.Fs, src.UserConfigDir, src.ProjectRoot, allowed)
-			c.UntrustedCommands = ignored
+			c.ProjectAllowedCommands = append(c.ProjectAllowedCommands, f.AllowedCommands...)
+		} else {
+			c.AllowedCommands = append(c.AllowedCommands, f.AllowedCommands...)
 		}
-		c.AllowedCommands = append(c.AllowedCommands, allowed...)
 	}
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.SetBaseURL(v)

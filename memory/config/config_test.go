@@ -315,3 +315,19 @@ func TestProjectConfigCannotRedirectTheKey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The user's allowed_commands and the project's are kept apart: the
+// project's count only where the person's own record agrees, which is for
+// workers/approval to decide.
+func TestLoadKeepsAllowedCommandsApart(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	_ = afero.WriteFile(fs, "/home/ralph/config.toml", []byte("allowed_commands = [\"ls\"]\n"), 0o644)
+	_ = afero.WriteFile(fs, filepath.Join("/p", ProjectFile), []byte("allowed_commands = [\"go test\"]\n"), 0o644)
+	c, err := Load(Sources{Fs: fs, ProjectRoot: "/p", UserConfigDir: "/home", Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.AllowedCommands, []string{"ls"}) || !reflect.DeepEqual(c.ProjectAllowedCommands, []string{"go test"}) {
+		t.Fatalf("AllowedCommands = %q, ProjectAllowedCommands = %q", c.AllowedCommands, c.ProjectAllowedCommands)
+	}
+}

@@ -1,8 +1,8 @@
-package config
+package approval
 
 import "bytes"
 
-// tomlScan is where AllowCommand may edit a config file: just enough of a
+// tomlScan is where saveRule may edit a config file: just enough of a
 // TOML lexer to find top-level keys and the first table header without
 // being fooled by brackets inside strings, comments or multi-line arrays.
 type tomlScan struct {
@@ -40,7 +40,7 @@ func scanTOML(doc []byte) tomlScan {
 		key := normalizeKey(doc[i:eq])
 		v := skipBlank(doc, eq+1)
 		end := skipValue(doc, v)
-		if key == AllowedCommandsKey && sc.keyValue < 0 {
+		if key == allowedCommandsKey && sc.keyValue < 0 {
 			if v < len(doc) && doc[v] == '[' {
 				sc.keyValue = v
 				sc.arrayClose = end - 1

@@ -1,4 +1,4 @@
-package config
+package approval
 
 import (
 	"encoding/json"
@@ -44,13 +44,13 @@ func readTrust(fs afero.Fs, userConfigDir string) (map[string][]string, error) {
 	return m, nil
 }
 
-// trustedOnly keeps the prefixes approved on this machine for root and
+// trustedOnly keeps the rules approved on this machine for root and
 // counts the others.
 func trustedOnly(fs afero.Fs, userConfigDir, root string, allowed []string) ([]string, int) {
 	if len(allowed) == 0 {
 		return nil, 0
 	}
-	if userConfigDir == "" {
+	if userConfigDir == "" || fs == nil {
 		return nil, len(allowed)
 	}
 	m, err := readTrust(fs, userConfigDir)
@@ -60,15 +60,15 @@ func trustedOnly(fs afero.Fs, userConfigDir, root string, allowed []string) ([]s
 	trusted := m[filepath.Clean(root)]
 	var out []string
 	for _, a := range allowed {
-		if slices.Contains(trusted, a) {
+		if slices.Contains(trusted, normalRule(a)) {
 			out = append(out, a)
 		}
 	}
 	return out, len(allowed) - len(out)
 }
 
-// TrustCommand records that the user approved prefix "always" for root.
-func TrustCommand(fs afero.Fs, userConfigDir, root, prefix string) error {
+// trustRule records that the person approved rule "always" for root.
+func trustRule(fs afero.Fs, userConfigDir, root, rule string) error {
 	if userConfigDir == "" {
 		return errors.New("no user config directory to record the approval in")
 	}
@@ -79,10 +79,10 @@ func TrustCommand(fs afero.Fs, userConfigDir, root, prefix string) error {
 		m = map[string][]string{}
 	}
 	root = filepath.Clean(root)
-	if slices.Contains(m[root], prefix) {
+	if slices.Contains(m[root], rule) {
 		return nil
 	}
-	m[root] = append(m[root], prefix)
+	m[root] = append(m[root], rule)
 	sort.Strings(m[root])
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {

@@ -1,0 +1,255 @@
+// Package approval is ralph's one policy for run_command: which commands
+// run without asking, which are asked about, which are refused, and what
+// "always" remembers. Every face uses it: the chat shell and one-shot mode
+// ask a person through an Asker; scripts and `ralph run` have nobody to
+// ask and refuse with a hint; --yes allows everything the sandbox
+// contains.
+//
+// "Always" remembers rules: a command's first word, or its first two for
+// launchers such as `go test` or `npm run`. A command runs without asking
+// only when a real shell parser (mvdan.cc/sh) finds that every simple
+// command in it has a remembered rule and nothing in it escapes what a
+// rule can vouch for (see Analyze). Rules are saved in the project's
+// .ralph/config.toml and, because that file travels with the repository,
+// in a record on the person's side (TrustFile) without which a project's
+// rules do not count.
+package approval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// UnsandboxedPrefix marks a command that asks to run outside the sandbox.
+// Such a command is asked about every time, "always" is never offered or
+// recorded for it, and --yes does not approve it.
+const UnsandboxedPrefix = "[unsandboxed] "
+
+// SandboxHint tells the person how to let commands run outside the
+// sandbox without being asked.
+const SandboxHint = "rerun ralph with `--sandbox danger-full-access` to let commands run outside the sandbox"
+
+// Options configure a Policy.
+type Options struct {
+	// Fs and Root are where the project's .ralph/config.toml is; a nil Fs
+	// keeps "always" for this process only.
+	Fs   afero.Fs
+	Root string
+	// UserConfigDir holds the person's trust record (TrustFile); "" means
+	// none, and then no project rule counts.
+	UserConfigDir string
+	// UserRules are allowed_commands from the person's own config: they
+	// count everywhere.
+	UserRules []string
+	// ProjectRules are allowed_commands from the project's config: they
+	// count only where the trust record agrees.
+	ProjectRules []string
+	// Yes allows every command that does not ask to leave the sandbox
+	// (--yes).
+	Yes bool
+}
+
+// Policy decides whether run_command may run a command. It implements
+// workers.Approver and is safe for concurrent use: questions are asked one
+// at a time.
+type Policy struct {
+	fs      afero.Fs
+	root    string
+	roots   []string
+	userDir string
+	yes     bool
+	ignored int
+	turn    chan struct{} // holds a token while a question is asked
+
+	mu    sync.Mutex // guards the fields below
+	rules []string
+	asker Asker
+}
+
+var _ workers.Approver = (*Policy)(nil)
+
+// New returns the policy for a project.
+func New(o Options) *Policy {
+	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, turn: make(chan struct{}, 1)}
+	p.roots = []string{o.Root}
+	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
+		p.roots = append(p.roots, real)
+	}
+	for _, r := range o.UserRules {
+		p.addRule(r)
+	}
+	trusted, ignored := trustedOnly(o.Fs, o.UserConfigDir, o.Root, o.ProjectRules)
+	for _, r := range trusted {
+		p.addRule(r)
+	}
+	p.ignored = ignored
+	return p
+}
+
+// Ignored counts the project's rules that do not count because they were
+// not approved on this machine.
+func (p *Policy) Ignored() int { return p.ignored }
+
+// Rules are the rules in force, normalised.
+func (p *Policy) Rules() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.rules)
+}
+
+// SetAsker sets who is asked from now on: the face that has the person
+// (the chat shell, or a task loop handed over to it). nil means nobody:
+// commands without a rule are refused with ApprovalHint.
+func (p *Policy) SetAsker(a Asker) {
+	p.mu.Lock()
+	p.asker = a
+	p.mu.Unlock()
+}
+
+// addRule adds a rule in its normal form; callers other than New hold mu.
+func (p *Policy) addRule(r string) {
+	r = normalRule(r)
+	if r != "" && !slices.Contains(p.rules, r) {
+		p.rules = append(p.rules, r)
+	}
+}
+
+func normalRule(r string) string { return strings.Join(strings.Fields(r), " ") }
+
+// Allowed reports whether the remembered rules allow command without
+// asking.
+func (p *Policy) Allowed(command string) bool {
+	if strings.HasPrefix(command, UnsandboxedPrefix) {
+		return false
+	}
+	a := Analyze(command, p.roots...)
+	if len(a.Asks) > 0 || len(a.Rules) == 0 {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range a.Rules {
+		if !slices.Contains(p.rules, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Question is what a person would be asked about command now.
+func (p *Policy) Question(command string) Question {
+	cmd, unsandboxed := strings.CutPrefix(command, UnsandboxedPrefix)
+	q := Question{Command: cmd, Unsandboxed: unsandboxed}
+	if unsandboxed {
+		return q
+	}
+	a := Analyze(cmd, p.roots...)
+	if len(a.Asks) > 0 {
+		q.Why = a.Asks
+		return q
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range a.Rules {
+		if !slices.Contains(p.rules, r) {
+			q.Remember = append(q.Remember, r)
+		}
+	}
+	return q
+}
+
+// Reasons given to the model (and, through the run's denials, to the
+// person) when a command does not run.
+const (
+	reasonNobody    = "run_command needs approval and nobody can be asked here (no terminal, a script or `ralph run`); "
+	reasonDeclined  = "the user declined to run this command"
+	reasonCancelled = "cancelled: the user stopped the work before answering whether to run this command"
+)
+
+// ApproveCommand implements workers.Approver.
+func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Decision {
+	_, unsandboxed := strings.CutPrefix(command, UnsandboxedPrefix)
+	switch {
+	case unsandboxed && p.yes:
+		return workers.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
+	case p.yes, p.Allowed(command):
+		return workers.Decision{Allowed: true}
+	}
+	p.mu.Lock()
+	asker := p.asker
+	p.mu.Unlock()
+	if asker == nil {
+		if unsandboxed {
+			return workers.Decision{Reason: "running outside the sandbox needs approval and nobody can be asked here; " + SandboxHint}
+		}
+		return workers.Decision{Reason: reasonNobody + workers.ApprovalHint}
+	}
+	select {
+	case p.turn <- struct{}{}:
+		defer func() { <-p.turn }()
+	case <-ctx.Done():
+		return workers.Decision{Reason: reasonCancelled}
+	}
+	// An answer to an earlier question may have remembered what this
+	// command needs while it waited for its turn.
+	if p.Allowed(command) {
+		return workers.Decision{Allowed: true}
+	}
+	q := p.Question(command)
+	ans, err := asker.Ask(ctx, q)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return workers.Decision{Reason: reasonCancelled}
+	case err != nil:
+		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, workers.ApprovalHint)}
+	case ans == Yes:
+		return workers.Decision{Allowed: true}
+	case ans == Always && q.CanAlways():
+		p.remember(asker, q.Remember)
+		return workers.Decision{Allowed: true}
+	case ans == Always:
+		// An Asker must not offer what the question does not; run it
+		// this once, as the person said yes, and remember nothing.
+		return workers.Decision{Allowed: true}
+	}
+	return workers.Decision{Reason: reasonDeclined}
+}
+
+// remember adds rules for this process and saves them, telling the
+// person where (or why not) when the asker can show a notice.
+func (p *Policy) remember(asker Asker, rules []string) {
+	p.mu.Lock()
+	for _, r := range rules {
+		p.addRule(r)
+	}
+	p.mu.Unlock()
+	note := func(string, bool) {}
+	if n, ok := asker.(Noter); ok {
+		note = n.Note
+	}
+	if p.fs == nil {
+		note("allowed until ralph exits: "+quoteRules(rules), false)
+		return
+	}
+	var errs []error
+	for _, r := range rules {
+		if err := saveRule(p.fs, p.root, p.userDir, r); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		note(fmt.Sprintf("could not save %s (%v); allowed until ralph exits", quoteRules(rules), err), true)
+		return
+	}
+	note("allowed from now on: "+quoteRules(rules)+" (allowed_commands in "+config.ProjectFile+")", false)
+}

@@ -1,0 +1,174 @@
+package approval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
+)
+
+// allowedCommandsKey is the config setting that lists the rules the
+// person approved with "always".
+const allowedCommandsKey = "allowed_commands"
+
+// saveRule records rule on the person's side (TrustFile under
+// userConfigDir) and adds it to allowed_commands in the project's
+// .ralph/config.toml, creating the file if needed. Every other byte of the
+// file is kept: an existing array is extended in place, otherwise the key is
+// inserted before the first [table] header (where top-level keys must be) or
+// at the end. The result is checked to parse before it replaces the file,
+// atomically, so a person's config is never left broken.
+func saveRule(fs afero.Fs, root, userConfigDir, rule string) error {
+	rule = strings.Join(strings.Fields(rule), " ")
+	if rule == "" {
+		return errors.New("save rule: empty rule")
+	}
+	path := filepath.Join(root, config.ProjectFile)
+	old, err := afero.ReadFile(fs, path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	perm := os.FileMode(0o644)
+	if fi, err := fs.Stat(path); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	var before config.File
+	if _, err := toml.Decode(string(old), &before); err != nil {
+		return fmt.Errorf("%s does not parse, so ralph leaves it alone: %w", path, err)
+	}
+	if err := trustRule(fs, userConfigDir, root, rule); err != nil {
+		return fmt.Errorf("record the approval of %q: %w", rule, err)
+	}
+	for _, a := range before.AllowedCommands {
+		if a == rule {
+			return nil
+		}
+	}
+	updated, err := addAllowed(old, rule)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var after config.File
+	if _, err := toml.Decode(string(updated), &after); err != nil {
+		return fmt.Errorf("%s: adding %s would not parse (%v); add it by hand", path, allowedCommandsKey, err)
+	}
+	if len(after.AllowedCommands) != len(before.AllowedCommands)+1 || after.AllowedCommands[len(after.AllowedCommands)-1] != rule {
+		return fmt.Errorf("%s: could not add %q to %s; add it by hand", path, rule, allowedCommandsKey)
+	}
+	return memory.WriteFileAtomic(fs, path, updated, perm)
+}
+
+// addAllowed returns doc with rule added to the top-level
+// allowed_commands array.
+func addAllowed(doc []byte, rule string) ([]byte, error) {
+	item := tomlString(rule)
+	sc := scanTOML(doc)
+	if sc.keyValue >= 0 {
+		// Extend the existing array just before its closing bracket.
+		close := sc.arrayClose
+		if close < 0 {
+			return nil, fmt.Errorf("%s is not an array", allowedCommandsKey)
+		}
+		last := lastValueByte(doc[sc.keyValue+1 : close])
+		var ins string
+		switch {
+		case last < 0: // empty array
+			ins = item
+		case doc[sc.keyValue+1+last] == ',':
+			ins = " " + item
+		default:
+			ins = ", " + item
+		}
+		at := close
+		if last >= 0 {
+			// Right after the last value (or its comma), so a trailing
+			// comment or newline layout stays where it was.
+			at = sc.keyValue + 1 + last + 1
+		}
+		return splice(doc, at, ins), nil
+	}
+	eol := "\n"
+	if bytes.Contains(doc, []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	line := allowedCommandsKey + " = [" + item + "]" + eol
+	if sc.firstTable >= 0 {
+		ins := line
+		if bytes.HasSuffix(doc[:sc.firstTable], []byte(eol+eol)) {
+			// Keep the blank line people put before a table header.
+			ins = line + eol
+		}
+		return splice(doc, sc.firstTable, ins), nil
+	}
+	if len(doc) > 0 && !bytes.HasSuffix(doc, []byte("\n")) {
+		line = eol + line
+	}
+	return append(append([]byte(nil), doc...), line...), nil
+}
+
+func splice(doc []byte, at int, ins string) []byte {
+	out := make([]byte, 0, len(doc)+len(ins))
+	out = append(out, doc[:at]...)
+	out = append(out, ins...)
+	return append(out, doc[at:]...)
+}
+
+// lastValueByte is the index in seg (an array's inside) of the last byte
+// that is not whitespace or part of a comment, or -1.
+func lastValueByte(seg []byte) int {
+	last := -1
+	inComment := false
+	var quote byte
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		switch {
+		case inComment:
+			if c == '\n' {
+				inComment = false
+			}
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+			last = i
+		case c == '#':
+			inComment = true
+		case c == '"' || c == '\'':
+			quote = c
+			last = i
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			last = i
+		}
+	}
+	return last
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\u` + fmt.Sprintf("%04X", r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
