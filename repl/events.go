@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 )
 
@@ -13,6 +14,10 @@ import (
 // goroutine. It is cheap: a line or a piece of text at most. The screen
 // and the agents it updates keep their own locks, because the input loop
 // and the status line use them too.
+//
+// Every line it prints is made of text from the model or from commands
+// (output, task titles, agent names, error messages), so each is stripped
+// of terminal controls before ralph adds its own styling.
 func (s *Shell) Handle(ev coordinator.Event) {
 	s.agents.Handle(ev)
 	child := ev.AgentID != "" && ev.AgentID != coordinator.MainAgent
@@ -21,6 +26,8 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		who = "[" + ev.AgentID + "] "
 	}
 	w, _ := s.scr.dims()
+	// fit makes one line of untrusted text safe and short enough.
+	fit := func(t string) string { return clipWidth(text.StripControls(t), w-1) }
 	switch ev.Type {
 	case coordinator.EventTurnStarted:
 		if !child {
@@ -37,33 +44,33 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.scr.finish(ev.Text)
 		}
 	case coordinator.EventToolCall:
-		s.scr.line(s.scr.dim(clipWidth(who+"• "+commands.ToolSummary(ev.ToolName, ev.ToolArgs), w-1)))
+		s.scr.line(s.scr.dim(fit(who + "• " + commands.ToolSummary(ev.ToolName, ev.ToolArgs))))
 	case coordinator.EventToolResult:
 		first := firstLine(ev.Output)
 		if ev.IsError {
-			s.scr.line(s.scr.red(clipWidth(who+"  ✗ "+first, w-1)))
+			s.scr.line(s.scr.red(fit(who + "  ✗ " + first)))
 		} else {
-			s.scr.line(s.scr.dim(clipWidth(who+"  ↳ "+first, w-1)))
+			s.scr.line(s.scr.dim(fit(who + "  ↳ " + first)))
 		}
 	case coordinator.EventRetry:
 		s.scr.void()
 		if ev.Retry != nil {
-			s.scr.line(s.scr.dim(clipWidth(fmt.Sprintf("%s↻ %s; retrying in %s", who, ev.Retry.Reason, ev.Retry.Wait.Round(1e7)), w-1)))
+			s.scr.line(s.scr.dim(fit(fmt.Sprintf("%s↻ %s; retrying in %s", who, ev.Retry.Reason, ev.Retry.Wait.Round(1e7)))))
 		}
 	case coordinator.EventUserMessage:
-		s.scr.line(s.scr.dim(clipWidth("↳ delivered: "+strings.Join(strings.Fields(ev.Text), " "), w-1)))
+		s.scr.line(s.scr.dim(fit("↳ delivered: " + strings.Join(strings.Fields(ev.Text), " "))))
 	case coordinator.EventAgentSpawned:
-		s.scr.line(s.scr.dim(clipWidth("↗ "+ev.AgentID+" started: "+strings.Join(strings.Fields(ev.Text), " "), w-1)))
+		s.scr.line(s.scr.dim(fit("↗ " + ev.AgentID + " started: " + strings.Join(strings.Fields(ev.Text), " "))))
 	case coordinator.EventAgentFinished:
 		verb := "finished"
 		if ev.IsError {
 			verb = "failed: " + firstLine(ev.Text)
 		}
-		s.scr.line(s.scr.dim(clipWidth("↘ "+ev.AgentID+" "+verb, w-1)))
+		s.scr.line(s.scr.dim(fit("↘ " + ev.AgentID + " " + verb)))
 	case coordinator.EventTaskChanged:
-		s.scr.line(s.scr.dim(clipWidth("▸ task "+ev.Text+": "+ev.Output, w-1)))
+		s.scr.line(s.scr.dim(fit("▸ task " + ev.Text + ": " + ev.Output)))
 	case coordinator.EventError:
-		s.scr.line(s.scr.red(clipWidth(who+"✗ "+ev.Text, w-1)))
+		s.scr.line(s.scr.red(fit(who + "✗ " + ev.Text)))
 	case coordinator.EventInterrupted:
 		if !child {
 			s.scr.end()

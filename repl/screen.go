@@ -126,6 +126,7 @@ func (s *screen) finish(text string) {
 	if s.answerOut != nil {
 		// Standard output is a file or pipe: it gets the plain answer, the
 		// terminal keeps the draft it watched.
+		text = sanitizeAnswer(text)
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
@@ -225,33 +226,18 @@ func lastSpace(r []rune) int {
 	return -1
 }
 
-// sanitizeStream keeps a model's text from driving the terminal: control
-// characters other than newlines are dropped and tabs become spaces.
-func sanitizeStream(text string) string {
-	clean := true
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c < 0x20 && c != '\n' || c == 0x7f || c == 0xc2 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return text
-	}
-	var b strings.Builder
-	for _, r := range text {
-		switch {
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\n':
-			b.WriteByte('\n')
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+// sanitizeStream keeps a model's text from driving the terminal: escape
+// sequences and control characters other than newlines are removed
+// (text.StripControls) and tabs become spaces, so the width of a row is
+// known. A sequence split between two pieces of the stream loses its
+// introducer with the first piece; what is left of it prints as text.
+func sanitizeStream(t string) string {
+	return strings.ReplaceAll(text.StripControls(t), "\t", "    ")
 }
 
 // clipWidth cuts s to at most n display columns.
 func clipWidth(s string, n int) string { return text.ClipWidth(s, n) }
+
+// sanitizeAnswer is a finished answer for a file or pipe: no terminal
+// controls, since what is piped on may reach a terminal after all.
+func sanitizeAnswer(t string) string { return text.StripControls(t) }

@@ -2,8 +2,11 @@ package repl
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator"
 )
 
 func testScreen(cols, rows int) (*screen, *bytes.Buffer, *bytes.Buffer) {
@@ -118,10 +121,40 @@ func TestVoidErasesARetriedDraft(t *testing.T) {
 }
 
 func TestSanitizeStream(t *testing.T) {
-	if got := sanitizeStream("a\x1b[31mb\tc\x07\r\n\u0085d"); got != "a[31mb    c\nd" {
+	if got := sanitizeStream("a\x1b[31mb\tc\x07\r\n\u0085d\x1b]0;title\x07"); got != "ab    c\nd" {
 		t.Fatalf("sanitizeStream = %q", got)
 	}
 	if got := sanitizeStream("plain ünïcode\n"); got != "plain ünïcode\n" {
 		t.Fatalf("sanitizeStream changed clean text: %q", got)
+	}
+}
+
+// Lines made of what the model and its commands wrote reach the terminal
+// without their control sequences; ralph's own styling still does.
+func TestHandleStripsControls(t *testing.T) {
+	sh := New(Options{Color: true})
+	scr, _, info := testScreen(100, 40)
+	scr.color = true
+	sh.scr = scr
+	for _, ev := range []coordinator.Event{
+		{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"printf '\u001b[2J'"}`)},
+		{Type: coordinator.EventToolResult, ToolName: "run_command", Output: "\x1b[2J\x1b]0;pwned\x07done"},
+		{Type: coordinator.EventToolCall, AgentID: "agent\x1b[8m-1", ToolName: "read_file", ToolArgs: json.RawMessage("{\"path\":\"a\u009b2Jb\"}")},
+		{Type: coordinator.EventTaskChanged, Text: "t1 done", Output: "title\r\x1b[Kspoof"},
+		{Type: coordinator.EventError, Text: "boom\x1b[?1049h"},
+	} {
+		sh.Handle(ev)
+	}
+	got := info.String()
+	for _, style := range []string{"\x1b[2m", "\x1b[31m", "\x1b[0m"} {
+		got = strings.ReplaceAll(got, style, "")
+	}
+	if strings.ContainsAny(got, "\x1b\x07\r\u009b") {
+		t.Fatalf("a control sequence reached the terminal: %q", got)
+	}
+	for _, want := range []string{"running `printf '^[[2J'`", "↳ done", "[agent-1] • read_file ab", "titlespoof", "✗ boom"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in %q", want, got)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -95,5 +96,22 @@ func TestProgressStripsControls(t *testing.T) {
 	got = strings.NewReplacer("\r\x1b[K", "").Replace(got)
 	if strings.ContainsAny(got, "\x1b\a\u009b") || !strings.Contains(got, "✗ boom") || !strings.Contains(got, "↳ a1: task") {
 		t.Fatalf("progress printed %q", got)
+	}
+}
+
+// JSON output keeps what a command printed, escape sequences included,
+// but escaped, so reading it on a terminal drives nothing.
+func TestStreamJSONEscapesControls(t *testing.T) {
+	var out strings.Builder
+	enc := newStreamEncoder(&out)
+	raw := "\x1b[2J\x1b]0;pwned\x07 \u009b31m \x7f ünï"
+	enc.event(coordinator.Event{Type: coordinator.EventToolResult, ToolName: "run_command", Output: raw})
+	got := out.String()
+	if strings.ContainsAny(got, "\x1b\x07\u009b\x7f") || !strings.Contains(got, `\u001b[2J`) || !strings.Contains(got, `\u009b31m`) {
+		t.Fatalf("stream-json line %q", got)
+	}
+	var back struct{ Output string }
+	if err := json.Unmarshal([]byte(got), &back); err != nil || back.Output != raw {
+		t.Fatalf("decoded %q (%v), want %q", back.Output, err, raw)
 	}
 }

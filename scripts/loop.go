@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // FinishLoop writes the end of a `ralph run`: the result object (json,
@@ -41,10 +42,10 @@ func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took 
 		j.Tasks, j.Reason = &counts, res.Reason
 		o.enc.value(j)
 	default:
-		fmt.Fprintln(o.Stdout, r.Text)
+		fmt.Fprintln(o.Stdout, text.StripControls(r.Text)) // task ids come from RALPH_TASKS.md
 	}
 	if res.Err != nil && o.Format == FormatText {
-		fmt.Fprintf(o.Stderr, "ralph: %s\n", res.Err)
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(res.Err.Error()))
 	}
 	return code
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 )
@@ -63,7 +64,7 @@ func (r Records) Status() error {
 	if r.JSON {
 		return r.writeJSON(s)
 	}
-	fmt.Fprint(r.Out, s.Text())
+	fmt.Fprint(r.Out, text.StripControls(s.Text()))
 	return nil
 }
 
@@ -77,7 +78,7 @@ func (r Records) Sessions() error {
 	if r.JSON {
 		return r.writeJSON(s)
 	}
-	fmt.Fprint(r.Out, s.Text())
+	fmt.Fprint(r.Out, text.StripControls(s.Text()))
 	return nil
 }
 
@@ -110,7 +111,7 @@ func (r Records) Analyze(id string) error {
 	if r.JSON {
 		return r.writeJSON(a)
 	}
-	fmt.Fprint(r.Out, a.Text())
+	fmt.Fprint(r.Out, text.StripControls(a.Text()))
 	return nil
 }
 
@@ -127,7 +128,7 @@ func (r Records) Compare(a, b string) error {
 	if r.JSON {
 		return r.writeJSON(c)
 	}
-	fmt.Fprint(r.Out, c.Text())
+	fmt.Fprint(r.Out, text.StripControls(c.Text()))
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -214,14 +215,14 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 	if commands.IsCommand(st.Text) {
 		return s.command(ctx, st)
 	}
-	text := strings.TrimPrefix(st.Text, commands.UrgentMarker) // nothing runs between steps to cut in on
-	if strings.HasPrefix(text, "//") {
-		text = text[1:]
+	msg := strings.TrimPrefix(st.Text, commands.UrgentMarker) // nothing runs between steps to cut in on
+	if strings.HasPrefix(msg, "//") {
+		msg = msg[1:]
 	}
 	if s.Format == FormatText && s.StderrTTY {
 		s.progress = startProgress(s.Stderr, s.Color)
 	}
-	res := s.Run(ctx, strings.TrimSpace(text))
+	res := s.Run(ctx, strings.TrimSpace(msg))
 	if s.progress != nil {
 		s.progress.stop()
 		s.progress = nil
@@ -239,7 +240,7 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 			if res.Err != nil {
 				msg = res.Err.Error()
 			}
-			fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, msg)
+			fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, text.StripControls(msg))
 		}
 	}
 	if len(res.Denied) > 0 {
@@ -258,9 +259,9 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	o, err := commands.Dispatch(ctx, &h, st.Text)
 	result := out.String()
 	if err == nil && o.Job != nil {
-		var text string
-		text, err = o.Job(ctx)
-		result += text
+		var jobText string
+		jobText, err = o.Job(ctx)
+		result += jobText
 	}
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
@@ -294,12 +295,16 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	return ExitOK, o.Exit, false
 }
 
-func writeText(w io.Writer, text string) {
-	if text == "" {
+// writeText writes an answer or a command's output as plain text. Both
+// hold what the model wrote, and what is piped on may reach a terminal,
+// so it carries no terminal controls.
+func writeText(w io.Writer, s string) {
+	s = text.StripControls(s)
+	if s == "" {
 		return
 	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
 	}
-	_, _ = io.WriteString(w, text)
+	_, _ = io.WriteString(w, s)
 }

@@ -1,7 +1,9 @@
 package scripts
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -10,18 +12,55 @@ import (
 // streamEncoder writes JSON output, one object per line: the result
 // objects of json, and everything stream-json prints. It is the one place
 // that knows the stream-json form of an event.
+//
+// The output keeps every byte the model and its commands produced, but
+// escaped: encoding/json escapes C0 controls (ESC becomes \u001b), and
+// the encoder escapes what it leaves raw, DEL and the C1 controls, which
+// some terminals act on. JSON read on a terminal then shows the data and
+// drives nothing.
 type streamEncoder struct {
+	w   io.Writer
+	buf bytes.Buffer
 	enc *json.Encoder
 }
 
 func newStreamEncoder(w io.Writer) *streamEncoder {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &streamEncoder{enc: enc}
+	s := &streamEncoder{w: w}
+	s.enc = json.NewEncoder(&s.buf)
+	s.enc.SetEscapeHTML(false)
+	return s
 }
 
 // value writes v as one line (a result object, a command step).
-func (s *streamEncoder) value(v any) { _ = s.enc.Encode(v) }
+func (s *streamEncoder) value(v any) {
+	s.buf.Reset()
+	if err := s.enc.Encode(v); err != nil {
+		return
+	}
+	_, _ = s.w.Write(escapeC1(s.buf.Bytes()))
+}
+
+// escapeC1 escapes DEL and the C1 controls (U+0080 to U+009F) in encoded
+// JSON. Outside strings JSON is ASCII, so every such character is inside
+// a string, where \u00XX means the same.
+func escapeC1(b []byte) []byte {
+	if !bytes.Contains(b, []byte{0xc2}) && bytes.IndexByte(b, 0x7f) < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == 0x7f:
+			out = append(out, `\u007f`...)
+		case b[i] == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
+			out = fmt.Appendf(out, `\u%04x`, b[i+1])
+			i++
+		default:
+			out = append(out, b[i])
+		}
+	}
+	return out
+}
 
 // init writes stream-json's first line.
 func (s *streamEncoder) init(sessionID, model, cwd string) {

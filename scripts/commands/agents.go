@@ -30,7 +30,9 @@ type Agents struct {
 	order    []string
 }
 
-// Handle takes one event.
+// Handle takes one event. What it keeps is shown on the terminal, and
+// the model chose the tasks (and may name agents), so it keeps them
+// stripped of terminal controls.
 func (a *Agents) Handle(ev coordinator.Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -40,7 +42,7 @@ func (a *Agents) Handle(ev coordinator.Event) {
 	id := ev.AgentID
 	switch ev.Type {
 	case coordinator.EventAgentSpawned:
-		a.children[id] = &AgentInfo{ID: id, Task: ev.Text, Doing: "starting", Since: ev.Time}
+		a.children[id] = &AgentInfo{ID: text.StripControls(id), Task: text.StripControls(ev.Text), Doing: "starting", Since: ev.Time}
 		a.order = append(a.order, id)
 		return
 	case coordinator.EventAgentFinished:
@@ -128,8 +130,14 @@ func Activity(ev coordinator.Event) string {
 	return ""
 }
 
-// ToolSummary says what a tool call does, in a few words.
+// ToolSummary says what a tool call does, in a few words, for a
+// terminal: the model wrote the arguments, so the summary carries no
+// terminal controls.
 func ToolSummary(name string, args json.RawMessage) string {
+	return text.StripControls(toolSummary(name, args))
+}
+
+func toolSummary(name string, args json.RawMessage) string {
 	var a struct {
 		Command string `json:"command"`
 		Path    string `json:"path"`
@@ -140,7 +148,7 @@ func ToolSummary(name string, args json.RawMessage) string {
 	_ = json.Unmarshal(args, &a)
 	switch {
 	case name == "run_command" && a.Command != "":
-		return "running `" + text.ClipWidth(oneLine(a.Command), 80) + "`"
+		return "running `" + text.ClipWidth(oneLine(text.Visible(a.Command)), 80) + "`"
 	case name == "spawn_agent":
 		return "starting a child agent: " + text.ClipWidth(oneLine(a.Task), 60)
 	case a.Path != "":

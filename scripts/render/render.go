@@ -11,11 +11,12 @@ package render
 import (
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	rtext "github.com/ralph-dev/ralph/memory/text"
 )
 
 // Options controls how Markdown lays out its output.
@@ -101,34 +102,15 @@ func finish(lines []string) string {
 	return b.String()
 }
 
-// sanitize makes the input safe to lay out and print: invalid UTF-8 and
-// control characters become U+FFFD, because an escape sequence in a model's
-// answer must not drive the user's terminal and would break width
-// arithmetic. Line endings are normalised to "\n".
+// sanitize makes the input safe to lay out and print: escape sequences and
+// control characters are removed (StripControls of memory/text, the one rule for
+// text ralph did not write) and invalid UTF-8 becomes U+FFFD, because an
+// escape sequence in a model's answer must not drive the user's terminal
+// and would break width arithmetic. Line endings are normalised to "\n"
+// first, so a carriage return still ends a line.
 func sanitize(md string) []byte {
-	clean := true
-	for i := 0; i < len(md) && clean; i++ {
-		c := md[i]
-		clean = c >= 0x20 && c < 0x7f || c == '\n' || c == '\t'
+	if strings.Contains(md, "\r") {
+		md = strings.ReplaceAll(strings.ReplaceAll(md, "\r\n", "\n"), "\r", "\n")
 	}
-	if clean {
-		return []byte(md)
-	}
-	b := make([]byte, 0, len(md)+8)
-	for i := 0; i < len(md); {
-		r, size := utf8.DecodeRuneInString(md[i:])
-		switch {
-		case r == '\r':
-			b = append(b, '\n')
-			if strings.HasPrefix(md[i+1:], "\n") {
-				size++
-			}
-		case r == utf8.RuneError && size == 1, unsafeRune(r):
-			b = utf8.AppendRune(b, utf8.RuneError)
-		default:
-			b = append(b, md[i:i+size]...)
-		}
-		i += size
-	}
-	return b
+	return []byte(rtext.StripControls(md))
 }

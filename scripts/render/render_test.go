@@ -138,7 +138,7 @@ func TestFallbackOnPanic(t *testing.T) {
 	saved := renderFunc
 	defer func() { renderFunc = saved }()
 	renderFunc = func([]byte, Options) string { panic("boom") }
-	if got := Markdown("# a  \n\x1b\n", Options{Color: true}); got != "# a\n\uFFFD\n" {
+	if got := Markdown("# a  \n\x1b[2Jb\n", Options{Color: true}); got != "# a\nb\n" {
 		t.Errorf("fallback = %q, want the sanitised source", got)
 	}
 }
@@ -161,6 +161,25 @@ func TestPathologicalInputStaysLinear(t *testing.T) {
 		}
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200<<20 {
 			t.Errorf("%s: rendering %d bytes allocated %d MB", name, len(md), alloc>>20)
+		}
+	}
+}
+
+// The model's escape sequences never reach the terminal through the
+// renderer: not in text, code, links or tables, and not spelled as HTML
+// character references either. Only ralph's own styling does.
+func TestModelEscapesAreRemoved(t *testing.T) {
+	md := "# title\x1b]0;pwned\x07\n\nclear\x1b[2J me \u009b31m and &#27;[2J\n\n```\ncode\x1b[8m hidden\n```\n\n" +
+		"| a\x1b[5m | b |\n|---|---|\n| 1 | 2\r\x1b[K |\n\n[link\x1b]8;;http://evil\x07](http://x)\n"
+	for _, color := range []bool{false, true} {
+		out := Markdown(md, Options{Width: 80, Color: color})
+		for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J", "\x1b[8m", "\x1b[5m", "\u009b", "\r", "pwned"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("color %v: %q reached the output:\n%q", color, bad, out)
+			}
+		}
+		if !color && strings.Contains(out, "\x1b") {
+			t.Errorf("plain output holds ESC: %q", out)
 		}
 	}
 }

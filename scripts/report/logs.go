@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Follow-mode timing. Polling rather than inotify keeps follow working on
@@ -132,7 +133,11 @@ func (t *tailer) poll() (int, error) {
 		n++
 		if t.raw {
 			_, err = bw.Write(b)
-		} else if s := formatLine(b, t.line); s != "" {
+		} else if s := text.StripControls(formatLine(b, t.line)); s != "" {
+			// The events hold what the model and its commands wrote;
+			// the formatted line is for a terminal, so it carries none
+			// of their control sequences. --raw keeps the JSON as stored,
+			// where they are escaped.
 			_, err = bw.WriteString(s + "\n")
 		}
 		if err != nil {

@@ -73,6 +73,32 @@ func TestWriteLogsShowsDamageAndAgents(t *testing.T) {
 	}
 }
 
+// What the model and its commands wrote reaches the terminal without its
+// control sequences: command output, tool arguments, agent names, and a
+// damaged line shown as it is.
+func TestWriteLogsStripsControls(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusCompleted})
+	must(t, err)
+	res := ev(coordinator.EventToolResult, 1, 2)
+	res.ToolName, res.Output = "run_command", "\x1b[2J\x1b]0;pwned\x07cleared"
+	must(t, s.AppendEvent(res))
+	call := ev(coordinator.EventToolCall, 1, 2)
+	call.ToolName, call.ToolArgs = "read_file", []byte("{\"path\":\"a\u009b2Jb\"}")
+	must(t, s.AppendEvent(call))
+	child := ev(coordinator.EventAgentSpawned, 1, 2)
+	child.AgentID, child.Text = "w\x1b[31m1", "task\r\x1b[K"
+	must(t, s.AppendEvent(child))
+	must(t, memory.AppendFile(fs, memory.LogPath(root, idA, memory.EventsLog), []byte("torn \x1b]0;x\x07line\n"), false))
+	var out bytes.Buffer
+	must(t, WriteLogs(context.Background(), fs, root, idA, &out, false, false))
+	got := out.String()
+	if strings.ContainsAny(got, "\x1b\x07\r\u009b") || !strings.Contains(got, "run_command cleared") || !strings.Contains(got, "[w1] agent_spawned   task") ||
+		!strings.Contains(got, `{"path":"ab"}`) || !strings.Contains(got, "torn line") {
+		t.Fatalf("logs:\n%q", got)
+	}
+}
+
 func TestWriteLogsUnknownSession(t *testing.T) {
 	err := WriteLogs(context.Background(), afero.NewMemMapFs(), root, "nope", &bytes.Buffer{}, false, false)
 	if !errors.Is(err, memory.ErrNoSession) {
