@@ -10,7 +10,10 @@ ralph works you can keep typing:
 
 At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves.
 /help lists the slash commands (/status, /tasks, /agents, /model, /clear, ...).
-run_command asks y/n/always; "always" is saved in .ralph/config.toml.
+run_command asks y/n/always, showing the command exactly as it will run;
+"always" remembers each part's first word (two for go test, npm run, ...) in
+.ralph/config.toml, and covers a later command only while all of it stays in
+the project (no redirection out, no $(...), no sh -c, eval, xargs, find -exec).
 
 With standard input not a terminal (ralph chat < FILE) each line is run as if
 typed: no prompt, no colour, # comments and blank lines skipped, slash commands
