@@ -90,11 +90,16 @@ func (a *analyzer) visit(n syntax.Node) bool {
 	case nil:
 		return false
 	case *syntax.File, *syntax.Subshell, *syntax.Block, *syntax.IfClause, *syntax.WhileClause,
-		*syntax.CaseClause, *syntax.CaseItem, *syntax.TimeClause, *syntax.Comment, *syntax.WordIter,
+		*syntax.CaseClause, *syntax.CaseItem, *syntax.TimeClause, *syntax.Comment,
 		*syntax.Word, *syntax.Lit, *syntax.DblQuoted:
 		return true
 	case *syntax.ForClause:
-		return true // its items are words; using the loop variable is a parameter expansion
+		// A loop variable can be PATH; and a loop is only useful with its
+		// variable expanded, which is asked about anyway.
+		a.ask("it runs a loop that sets a variable (for/select)")
+		return true
+	case *syntax.WordIter:
+		return true // the loop's items; the ForClause asked already
 	case *syntax.BinaryCmd:
 		return true // &&, ||, | and |&: every side is judged on its own
 	case *syntax.Stmt:

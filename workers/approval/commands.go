@@ -50,7 +50,8 @@ var neverRules = map[string]string{
 	"alias": changesShell, "unalias": changesShell, "enable": changesShell, "hash": changesShell, "set": changesShell,
 	"shopt": changesShell, "trap": changesShell, "export": changesShell, "declare": changesShell,
 	"typeset": changesShell, "local": changesShell, "readonly": changesShell, "unset": changesShell,
-	"pushd": changesShell, "popd": changesShell,
+	"pushd": changesShell, "popd": changesShell, "read": changesShell, "mapfile": changesShell,
+	"readarray": changesShell, "getopts": changesShell,
 	"kill": actsBeyond, "pkill": actsBeyond, "killall": actsBeyond, "crontab": actsBeyond, "at": actsBeyond,
 	"batch": actsBeyond, "shutdown": actsBeyond, "reboot": actsBeyond, "halt": actsBeyond, "poweroff": actsBeyond,
 	"systemctl": actsBeyond, "service": actsBeyond, "launchctl": actsBeyond, "mount": actsBeyond,
@@ -166,6 +167,12 @@ func (a *analyzer) special(base string, args []arg) {
 		each(func(v string) {
 			if anyOption(v, "--privileged", "--cap-add", "--device", "--security-opt", "--pid", "--userns", "--ipc", "--uts") {
 				a.ask("`%s %s` gives a container powers beyond the project", base, v)
+			}
+		})
+	case "printf":
+		each(func(v string) {
+			if strings.HasPrefix(v, "-v") {
+				a.ask("`printf -v` sets a variable")
 			}
 		})
 	case "cd":
