@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/config"
 )
 
 // Decision is an approver's answer for one command.
@@ -85,6 +87,9 @@ func (p *PromptApprover) ApproveCommand(ctx context.Context, command string) Dec
 		return DenyNoTerminal.ApproveCommand(ctx, command)
 	}
 	word := firstWord(command)
+	if strings.HasPrefix(command, config.UnsandboxedPrefix) {
+		word = "" // leaving the sandbox is asked about every time
+	}
 	if p.isAlways(word) {
 		return Decision{Allowed: true}
 	}

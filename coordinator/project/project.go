@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // Overrides are the command-line settings that beat every config source.
@@ -35,6 +36,12 @@ type Overrides struct {
 	CommandTimeout time.Duration
 	// Parallel bounds concurrent child agents (0: default 4).
 	Parallel int
+	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
+	Sandbox   string
+	NoNetwork bool
+	// Yes is --yes: approvals are automatic, so a request to run a command
+	// outside the sandbox is refused rather than approved unseen.
+	Yes bool
 }
 
 // Modes of a session, as session.json records them.
@@ -169,6 +176,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.SetApprover(opts.Approver)
 	p.Tools, err = workers.NewToolset(workers.Options{
 		Root: root, Approver: p.approver, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
+		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, AutoApprove: opts.Overrides.Yes,
 	})
 	if err != nil {
 		return nil, err
@@ -250,6 +258,12 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	}
 	if o.CommandTimeout != 0 {
 		cfg.CommandTimeout = o.CommandTimeout
+	}
+	if o.Sandbox != "" {
+		cfg.Sandbox = o.Sandbox
+	}
+	if o.NoNetwork {
+		cfg.Network = false
 	}
 }
 

@@ -19,6 +19,12 @@ import (
 // user approved with "always": run_command runs them without asking.
 const AllowedCommandsKey = "allowed_commands"
 
+// UnsandboxedPrefix starts the command an approver is asked about when
+// the model wants a command run outside the sandbox. Such a request is
+// asked about every time: no "always" answer or allowed_commands entry
+// covers it, since one yes would otherwise open the sandbox for good.
+const UnsandboxedPrefix = "[unsandboxed] "
+
 // launchers are programs whose first argument says what they do ("go test"
 // versus "go run", "npm run" versus "npm publish"), so "always" remembers
 // their first two words rather than the program alone.
@@ -34,8 +40,12 @@ var launchers = map[string]bool{
 // that "always" would remember: the first word, or the first two words for
 // launchers such as go, npm or git. ok is false when the line cannot be
 // judged by its words at all, because it substitutes commands ($(...),
-// backticks, <(...)) or is empty; such a line is always asked about.
+// backticks, <(...)) or is empty, or when it asks to leave the sandbox
+// (UnsandboxedPrefix); such a line is always asked about.
 func CommandPrefixes(cmd string) (prefixes []string, ok bool) {
+	if strings.HasPrefix(cmd, UnsandboxedPrefix) {
+		return nil, false
+	}
 	if strings.Contains(cmd, "$(") || strings.Contains(cmd, "`") || strings.Contains(cmd, "<(") || strings.Contains(cmd, ">(") {
 		return nil, false
 	}

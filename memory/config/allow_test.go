@@ -165,3 +165,15 @@ func TestLoadJoinsAllowedCommands(t *testing.T) {
 		t.Fatal("an approval for /p applied to /other")
 	}
 }
+
+func TestUnsandboxedIsNeverCoveredByAlways(t *testing.T) {
+	cmd := UnsandboxedPrefix + "ls -la"
+	if p, ok := CommandPrefixes(cmd); ok {
+		t.Fatalf("CommandPrefixes(%q) = %q, true; an unsandboxed request must always be asked about", cmd, p)
+	}
+	for _, allowed := range [][]string{{"ls"}, {"[unsandboxed]"}, {"[unsandboxed] ls"}} {
+		if PrefixesAllowed(allowed, cmd) {
+			t.Errorf("allowed_commands %q let %q through", allowed, cmd)
+		}
+	}
+}
