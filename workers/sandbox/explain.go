@@ -99,11 +99,14 @@ func candidatePaths(line string) []string {
 	}
 	fields := strings.Split(line, ": ")
 	for i, f := range fields {
+		beforeDenial := i+1 < len(fields) && isDenial(strings.ToLower(fields[i+1]))
+		if words := strings.Fields(f); beforeDenial && len(words) > 0 {
+			f = words[len(words)-1] // "could not write config file .git/config"
+		}
 		f = strings.Trim(strings.TrimSpace(f), `'"‘’`)
 		if f == "" || strings.Contains(f, " ") {
 			continue
 		}
-		beforeDenial := i+1 < len(fields) && isDenial(strings.ToLower(fields[i+1]))
 		if beforeDenial || strings.HasPrefix(f, "/") || strings.HasPrefix(f, "./") || strings.HasPrefix(f, "../") || strings.HasPrefix(f, "~/") {
 			out = append(out, f)
 		}

@@ -30,6 +30,7 @@ func TestExplain(t *testing.T) {
 		{ww, "error: could not lock config file .git/config: Read-only file system", "and to .git/hooks, .git/config and .ralph/"},
 		{ww, "bash: .ralph/session.lock: Permission denied", "writes outside the project"},
 		{ww, "mv: cannot move '.git' to 'x': Device or resource busy", "writes outside the project"},
+		{ww, "error: could not write config file .git/config: Device or resource busy", "writes outside the project"},
 		{ww, "touch: cannot touch 'src/x': Permission denied", ""},         // inside the project: not the sandbox
 		{ww, "touch: cannot touch '" + tmp + "/x': Permission denied", ""}, // the temporary directory is writable
 		{ww, "curl: (6) Could not resolve host: example.com", ""},          // the network is on
