@@ -145,7 +145,7 @@ var netFailures = []string{
 	"network is unreachable", "could not resolve", "temporary failure in name resolution",
 	"name or service not known", "no address associated with hostname", "connection refused",
 	"failed to resolve", "getaddrinfo", "cannot assign requested address", "no route to host",
-	"name resolution",
+	"name resolution", "couldn't connect to server", "failed to connect to",
 }
 
 func netFailure(lower string) bool {

@@ -37,6 +37,7 @@ func TestExplain(t *testing.T) {
 		{ww, "all good", ""},
 		{off, "curl: (6) Could not resolve host: example.com", "there is no network (--no-network)"},
 		{off, "bash: connect: Network is unreachable", "there is no network"},
+		{off, "curl: (7) Failed to connect to 127.0.0.1 port 41873 after 0 ms: Couldn't connect to server", "there is no network"},
 		{off, "touch: cannot touch '/etc/x': Permission denied\nbash: connect: Connection refused", "there is no network"},
 		{ro, "Permission denied at -e line 1.", "(read-only) blocked this: no writes are allowed"},
 		{ro, "touch: cannot touch 'x': Permission denied", "no writes are allowed"},
