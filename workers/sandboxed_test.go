@@ -229,3 +229,14 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 		})
 	}
 }
+
+func TestRunCommandExtraWritableDirectory(t *testing.T) {
+	t.Parallel()
+	cache, other := outsideDir(t), outsideDir(t)
+	ts := newTestToolset(t, Options{Approver: AllowAll, Writable: []string{cache}})
+	mustOK(t, call(t, ts, "run_command", map[string]any{"command": "echo x > " + cache + "/entry"}))
+	mustErr(t, call(t, ts, "run_command", map[string]any{"command": "echo x > " + other + "/entry"}), "the directories the user made writable")
+	if _, err := os.Stat(filepath.Join(other, "entry")); !os.IsNotExist(err) {
+		t.Fatal("a directory that was not made writable was written")
+	}
+}

@@ -52,6 +52,9 @@ type Options struct {
 	Sandbox sandbox.Mode
 	// NoNetwork takes the network away from sandboxed commands.
 	NoNetwork bool
+	// Writable lists more directories that workspace-write commands may
+	// write (the person's sandbox_writable, such as a build cache).
+	Writable []string
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
@@ -116,7 +119,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
 	}
 
-	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork)
+	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, opts.Writable...)
 	if err != nil {
 		return nil, fmt.Errorf("workers: %w", err)
 	}

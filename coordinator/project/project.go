@@ -176,7 +176,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.SetApprover(opts.Approver)
 	p.Tools, err = workers.NewToolset(workers.Options{
 		Root: root, Approver: p.approver, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
-		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, AutoApprove: opts.Overrides.Yes,
+		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, AutoApprove: opts.Overrides.Yes,
 	})
 	if err != nil {
 		return nil, err

@@ -107,6 +107,10 @@ type Config struct {
 	Sandbox string
 	// Network is false when sandboxed commands get no network.
 	Network bool
+	// SandboxWritable lists more directories the model's commands may
+	// write under workspace-write (absolute; "~/" expanded). Only the
+	// user's config may set it.
+	SandboxWritable []string
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -131,6 +135,7 @@ type File struct {
 	AllowedCommands []string `toml:"allowed_commands"`
 	Sandbox         string   `toml:"sandbox"`
 	Network         *bool    `toml:"network"`
+	SandboxWritable []string `toml:"sandbox_writable"`
 }
 
 // Sources says where to look.
@@ -267,7 +272,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network, sandbox_writable)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -285,6 +290,22 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 			return invalidf("%s: sandbox %q would give the model's commands more access than %q, and a project's config may only make the sandbox stricter; use --sandbox or your user config", path, f.Sandbox, c.Sandbox)
 		}
 		c.Sandbox = f.Sandbox
+	}
+	if len(f.SandboxWritable) > 0 {
+		if fromProject {
+			return invalidf("%s: sandbox_writable may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		for _, d := range f.SandboxWritable {
+			if strings.HasPrefix(d, "~/") {
+				if home, err := os.UserHomeDir(); err == nil {
+					d = filepath.Join(home, d[2:])
+				}
+			}
+			if !filepath.IsAbs(d) {
+				return invalidf("%s: sandbox_writable entry %q is not an absolute path (or ~/...)", path, d)
+			}
+			c.SandboxWritable = append(c.SandboxWritable, filepath.Clean(d))
+		}
 	}
 	if f.Network != nil {
 		if fromProject && *f.Network && !c.Network {

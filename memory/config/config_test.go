@@ -348,6 +348,16 @@ func TestSandboxSetting(t *testing.T) {
 			t.Errorf("user %q, project %q: %v", tc.user, tc.project, err)
 		}
 	}
+	if c, err := load(t, map[string]string{userFile: `sandbox_writable = ["/cache/go-build", "~/go/pkg/mod"]`}, env{}); err != nil ||
+		len(c.SandboxWritable) != 2 || c.SandboxWritable[0] != "/cache/go-build" || !strings.HasSuffix(c.SandboxWritable[1], "/go/pkg/mod") {
+		t.Fatalf("sandbox_writable: %+v, %v", c.SandboxWritable, err)
+	}
+	if _, err := load(t, map[string]string{userFile: `sandbox_writable = ["cache"]`}, env{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "is not an absolute path") {
+		t.Fatalf("relative sandbox_writable: %v", err)
+	}
+	if _, err := load(t, map[string]string{projectFile: `sandbox_writable = ["/"]`}, env{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "sandbox_writable may only be set in your user config") {
+		t.Fatalf("project sandbox_writable: %v", err)
+	}
 	c = Config{Model: "m", BaseURL: "http://localhost:1/v1", MaxTurns: 1, CommandTimeout: time.Second, Sandbox: "none"}
 	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `sandbox mode "none" is not one of`) {
 		t.Fatalf("Validate: %v", err)

@@ -37,7 +37,9 @@ func (p *Policy) Explain(output string) string {
 	case fsBlocked && netBlocked:
 		what = p.Describe()
 	case fsBlocked:
-		what = (&Policy{Mode: p.Mode, Network: true}).Describe()
+		q := *p
+		q.Network = true // the network is not what failed
+		what = q.Describe()
 	case netBlocked:
 		what = "there is no network (--no-network): connections and name lookups fail"
 	default:

@@ -13,8 +13,8 @@ func TestExplain(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	ww := &Policy{Mode: WorkspaceWrite, Root: root, Temp: []string{tmp}, Network: true}
-	off := &Policy{Mode: WorkspaceWrite, Root: root, Temp: []string{tmp}, Network: false}
+	ww := &Policy{Mode: WorkspaceWrite, Root: root, Writable: []string{tmp}, Network: true}
+	off := &Policy{Mode: WorkspaceWrite, Root: root, Writable: []string{tmp}, Network: false}
 	ro := &Policy{Mode: ReadOnly, Root: root, Network: true}
 	full := &Policy{Mode: FullAccess, Root: root, Network: false}
 	for _, tc := range []struct {

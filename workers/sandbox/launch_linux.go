@@ -68,7 +68,7 @@ func (p *Policy) Wrap(cmd *exec.Cmd) (*Launch, error) {
 	s := spec{Mode: p.Mode, Network: p.Network}
 	l := &Launch{policy: p}
 	if p.Mode == WorkspaceWrite {
-		s.Write = append([]string{p.Root}, p.Temp...)
+		s.Write = append([]string{p.Root}, p.Writable...)
 		if err := p.protect(&s, l); err != nil {
 			return nil, err
 		}

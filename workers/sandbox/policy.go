@@ -63,10 +63,15 @@ type Policy struct {
 	Mode Mode
 	// Root is the project root: absolute, symlinks resolved.
 	Root string
-	// Temp lists the writable temporary directories (workspace-write only).
-	Temp []string
+	// Writable lists the directories besides the root where commands may
+	// write (workspace-write only): the temporary directory, and those the
+	// person added (sandbox_writable).
+	Writable []string
 	// Network is false under --no-network.
 	Network bool
+	// extra is true when the person added writable directories, which the
+	// description for the model then mentions.
+	extra bool
 	// Helper is the executable that runs HelperMain when started with
 	// HelperArg; "" means this process's own binary (/proc/self/exe), so
 	// a ralph binary replaced on disk while it runs still finds itself.
@@ -78,9 +83,11 @@ type Policy struct {
 var ErrUnavailable = errors.New("the sandbox is not available")
 
 // New returns the policy for a mode ("" is workspace-write), a project
-// root and the network setting, with the temporary directory taken from os.TempDir (and
-// /dev/shm, which programs use as temporary memory).
-func New(mode Mode, root string, network bool) (*Policy, error) {
+// root and the network setting. Under workspace-write commands may also
+// write the temporary directory (os.TempDir, and /dev/shm, which programs
+// use as temporary memory) and the extra directories given; those that do
+// not exist are left out.
+func New(mode Mode, root string, network bool, extra ...string) (*Policy, error) {
 	mode, err := ParseMode(string(mode))
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -91,11 +98,12 @@ func New(mode Mode, root string, network bool) (*Policy, error) {
 	}
 	p := &Policy{Mode: mode, Root: real, Network: network}
 	if mode == WorkspaceWrite {
-		for _, d := range []string{os.TempDir(), "/dev/shm"} {
-			if r, err := filepath.EvalSymlinks(d); err == nil {
-				p.Temp = append(p.Temp, r)
+		for _, d := range append([]string{os.TempDir(), "/dev/shm"}, extra...) {
+			if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {
+				p.Writable = append(p.Writable, r)
 			}
 		}
+		p.extra = len(extra) > 0
 	}
 	return p, nil
 }
@@ -112,6 +120,9 @@ func (p *Policy) Describe() string {
 		s = "no writes are allowed"
 	case WorkspaceWrite:
 		s = "writes outside the project and the temporary directory, and to .git/hooks, .git/config and .ralph/, are not allowed"
+		if p.extra {
+			s = "writes outside the project, the temporary directory and the directories the user made writable, and to .git/hooks, .git/config and .ralph/, are not allowed"
+		}
 	default:
 		s = "nothing is restricted"
 	}
@@ -149,7 +160,7 @@ func (p *Policy) writable(path string) bool {
 	if within(p.Root, path) {
 		return true
 	}
-	for _, d := range p.Temp {
+	for _, d := range p.Writable {
 		if within(d, path) {
 			return true
 		}

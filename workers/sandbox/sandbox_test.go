@@ -30,7 +30,7 @@ func newFixture(t *testing.T) fixture {
 }
 
 func (f fixture) policy(mode Mode, network bool) *Policy {
-	return &Policy{Mode: mode, Root: f.root, Temp: []string{f.tmp}, Network: network}
+	return &Policy{Mode: mode, Root: f.root, Writable: []string{f.tmp}, Network: network}
 }
 
 // realDir is a fresh temporary directory with symlinks resolved, as the
@@ -186,7 +186,7 @@ func TestReadOnlyRefusesEveryWrite(t *testing.T) {
 func TestGitCommitWorksInWorkspaceWrite(t *testing.T) {
 	t.Parallel()
 	root, tmp := realDir(t), realDir(t)
-	p := &Policy{Mode: WorkspaceWrite, Root: root, Temp: []string{tmp}, Network: true}
+	p := &Policy{Mode: WorkspaceWrite, Root: root, Writable: []string{tmp}, Network: true}
 	env := []string{"HOME=" + tmp, "XDG_CONFIG_HOME=" + tmp, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 	// The first command creates the repository; the second runs with .git
