@@ -307,3 +307,32 @@ func TestParseModeAndLooser(t *testing.T) {
 		t.Error("Looser orders the modes wrongly")
 	}
 }
+
+func TestSymlinkInsideGitMakesAllOfGitReadOnly(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	hooks := filepath.Join(f.root, ".git", "hooks")
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(f.root, "githooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../githooks", hooks); err != nil {
+		t.Fatal(err)
+	}
+	p := f.policy(WorkspaceWrite, true)
+	// The link itself could be swapped for a directory of hooks, so the
+	// whole of .git is kept read-only.
+	for _, script := range []string{"rm .git/hooks && mkdir .git/hooks", "echo x > .git/new"} {
+		if out, ok, _ := run(t, p, script); ok {
+			t.Errorf("%q succeeded: %s", script, out)
+		}
+	}
+	if fi, err := os.Lstat(hooks); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf(".git/hooks is no longer the link: %v", err)
+	}
+	if out, ok, _ := run(t, p, "git status --short && echo x > inside.txt"); !ok {
+		t.Fatalf("reading the repository and writing the project failed: %s", out)
+	}
+}
