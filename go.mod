@@ -8,6 +8,7 @@ require (
 	github.com/chzyer/readline v1.5.1
 	github.com/creack/pty v1.1.24
 	github.com/expr-lang/expr v1.17.8
+	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/mattn/go-runewidth v0.0.17
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/spf13/afero v1.15.0
@@ -27,4 +28,5 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/text v0.30.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )

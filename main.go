@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts/suggest"
 	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
@@ -48,6 +49,8 @@ type flags struct {
 	parallel       int
 	run            memory.RunConfig
 	taskTimeout    time.Duration
+	sandbox        string
+	noNetwork      bool
 }
 
 // exitError carries an exit code out of cobra.
@@ -63,6 +66,11 @@ func exit(code int) error {
 }
 
 func main() {
+	// The sandbox helper must act before anything else: it confines itself
+	// and execs the model's command (see workers/sandbox).
+	if sandbox.IsHelper(os.Args) {
+		os.Exit(sandbox.HelperMain(os.Args))
+	}
 	os.Exit(profiled(func() int { return run(os.Args[1:]) }))
 }
 
@@ -150,6 +158,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
 	pf.IntVar(&f.parallel, "parallel", 0, "child agents at once (default 4); with run: tasks at once (default 1)")
 	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
+	pf.StringVarP(&f.sandbox, "sandbox", "s", "", "what the model's commands may change: read-only, workspace-write (default) or danger-full-access")
+	pf.BoolVar(&f.noNetwork, "no-network", false, "no network for the model's commands")
 	root.Flags().SetInterspersed(true)
 
 	root.AddCommand(&cobra.Command{
@@ -210,7 +220,8 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	return project.Open(ctx, project.Options{
 		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
-			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, Parallel: f.parallel},
+			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, Parallel: f.parallel,
+			Sandbox: f.sandbox, NoNetwork: f.noNetwork},
 	})
 }
 

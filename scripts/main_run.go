@@ -103,6 +103,11 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
 	if setup.external != nil {
 		setup.external.Root, setup.external.Timeout = p.Root, time.Duration(rc.TaskTimeout)
+		if setup.external.Kind == workers.AgentCodex && p.Config.Sandbox != "" {
+			// codex has a sandbox of its own with the same mode names, so
+			// it gets ralph's; claude -p has no such setting to pass.
+			setup.external.Args = append([]string{"--sandbox", p.Config.Sandbox}, setup.external.Args...)
+		}
 		worker = coordinator.ExternalTaskWorker{Agent: *setup.external, Events: coord.Events()}
 	}
 	opts := coordinator.LoopOptions{

@@ -28,3 +28,9 @@ type refuseAll struct{}
 func (refuseAll) ApproveCommand(context.Context, string) Decision {
 	return Decision{Reason: "run_command needs approval and nobody can be asked here; " + ApprovalHint}
 }
+
+// UnsandboxedPrefix marks a command that asks to run outside the sandbox
+// (run_command with unsandboxed: true). The approval policy asks about
+// such a command every time, never offers or records "always" for it, and
+// --yes does not approve it.
+const UnsandboxedPrefix = "[unsandboxed] "

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 const (
@@ -33,12 +35,13 @@ func (t *Toolset) runCommandTool() Tool {
 			Description: "Run a shell command with bash in the project root and return its combined stdout and stderr. " +
 				"The user may have to approve it first. stdin is empty, so interactive programs will not work. " +
 				"Background jobs are killed when the command finishes. Default timeout " +
-				"is 120 seconds; pass timeout_s for long builds or tests.",
+				"is 120 seconds; pass timeout_s for long builds or tests." + t.sandboxDescription(),
 			Parameters: json.RawMessage(`{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The bash command line to run."},
-    "timeout_s": {"type": "number", "description": "Timeout in seconds (at most 3600)."}
+    "timeout_s": {"type": "number", "description": "Timeout in seconds (at most 3600)."},
+    "unsandboxed": {"type": "boolean", "description": "Run outside the sandbox. Only when the sandbox blocked something the task really needs; the user is asked every time."}
   },
   "required": ["command"]
 }`),
@@ -48,8 +51,9 @@ func (t *Toolset) runCommandTool() Tool {
 }
 
 type runCommandArgs struct {
-	Command  string   `json:"command"`
-	TimeoutS *float64 `json:"timeout_s"`
+	Command     string   `json:"command"`
+	TimeoutS    *float64 `json:"timeout_s"`
+	Unsandboxed bool     `json:"unsandboxed"`
 }
 
 func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
@@ -74,6 +78,9 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errResult("command cancelled before it ran")
 	}
+	if a.Unsandboxed && t.policy.Confines() {
+		return t.runUnsandboxed(ctx, a.Command, timeout)
+	}
 	d := t.approver.ApproveCommand(ctx, a.Command)
 	if !d.Allowed {
 		if ctx.Err() != nil {
@@ -81,13 +88,14 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 		}
 		return errResult("command was not run: %s", d.Reason)
 	}
-	return t.execute(ctx, a.Command, timeout)
+	return t.execute(ctx, a.Command, timeout, t.policy)
 }
 
-// execute runs command in its own process group and guarantees that no
-// member of that group is alive when it returns, whichever way the command
-// ends: normal exit, timeout or cancellation.
-func (t *Toolset) execute(ctx context.Context, command string, timeout time.Duration) Result {
+// execute runs command in its own process group, confined by policy
+// unless that is nil or full access, and guarantees that no member of that
+// group is alive when it returns, whichever way the command ends: normal
+// exit, timeout or cancellation.
+func (t *Toolset) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return errResult("cannot start command: %v", err)
@@ -101,11 +109,28 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = procAttr()
+	// The helper execs the shell in place, so the process started here is
+	// the shell itself: its pid is still the group's, and killing the group
+	// still kills the command.
+	var launch *sandbox.Launch
+	if policy.Confines() {
+		if launch, err = policy.Wrap(cmd); err != nil {
+			pw.Close()
+			pr.Close()
+			return sandboxUnavailable(err)
+		}
+	}
 	err = cmd.Start()
 	pw.Close() // only the children hold the write end now
 	if err != nil {
 		pr.Close()
+		if launch != nil {
+			launch.Abort()
+		}
 		return errResult("cannot start command: %v", err)
+	}
+	if launch != nil {
+		launch.Started()
 	}
 	pgid := cmd.Process.Pid
 
@@ -171,13 +196,19 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	pr.Close()
 
 	text := strings.ToValidUTF8(out.String(), "\uFFFD")
+	var res Result
 	if outcome != "" {
 		if text != "" {
 			outcome += "\noutput so far:\n" + text
 		}
-		return Result{Output: outcome, IsError: true}
+		res = Result{Output: outcome, IsError: true}
+	} else {
+		res = commandResult(text, waitErr)
 	}
-	return commandResult(text, waitErr)
+	if launch != nil {
+		res = confined(res, policy, launch.Finish(), text, outcome != "")
+	}
+	return res
 }
 
 // commandResult reports the output and, for failures, how the command ended.
@@ -214,10 +245,11 @@ func formatSeconds(d time.Duration) string {
 
 // RunShell runs a command the user gave ralph (such as `ralph run
 // --verify`) exactly like run_command — own process group, timeout, output
-// head and tail — but without asking for approval: the user wrote it.
+// head and tail — but without asking for approval and outside the sandbox:
+// the user wrote it, and it runs as the user's own shell would.
 func (t *Toolset) RunShell(ctx context.Context, command string, timeout time.Duration) Result {
 	if timeout <= 0 {
 		timeout = t.timeout
 	}
-	return t.execute(ctx, command, timeout)
+	return t.execute(ctx, command, timeout, nil)
 }

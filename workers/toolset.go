@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // ToolDef is what the model sees (OpenAI function calling).
@@ -45,6 +47,17 @@ type Options struct {
 	CommandTimeout time.Duration // default 120s; a per-call timeout_s argument overrides (capped at 3600s)
 	MaxOutputBytes int           // per tool result, default 30000 bytes; head and tail are kept and the cut is marked
 	Env            []string      // environment for commands; nil means os.Environ()
+	// Sandbox confines run_command (see package sandbox); "" means
+	// workspace-write, the safe default for a command the model wrote.
+	Sandbox sandbox.Mode
+	// NoNetwork takes the network away from sandboxed commands.
+	NoNetwork bool
+	// Writable lists more directories that workspace-write commands may
+	// write (the person's sandbox_writable, such as a build cache).
+	Writable []string
+	// AutoApprove says approvals are automatic (--yes): nobody would see a
+	// request to leave the sandbox, so such requests are refused.
+	AutoApprove bool
 }
 
 const (
@@ -69,6 +82,10 @@ type Toolset struct {
 	maxOut   int
 	env      []string
 	shell    string
+	// policy confines run_command; its Mode is danger-full-access when
+	// commands run as they are.
+	policy      *sandbox.Policy
+	autoApprove bool
 
 	mu    sync.RWMutex
 	tools map[string]Tool
@@ -102,16 +119,23 @@ func NewToolset(opts Options) (*Toolset, error) {
 		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
 	}
 
+	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, opts.Writable...)
+	if err != nil {
+		return nil, fmt.Errorf("workers: %w", err)
+	}
+
 	t := &Toolset{
-		root:     real,
-		rootLex:  lex,
-		approver: opts.Approver,
-		timeout:  opts.CommandTimeout,
-		maxOut:   opts.MaxOutputBytes,
-		env:      opts.Env,
-		shell:    findShell(),
-		tools:    make(map[string]Tool),
-		locks:    make(map[string]*sync.Mutex),
+		policy:      policy,
+		autoApprove: opts.AutoApprove,
+		root:        real,
+		rootLex:     lex,
+		approver:    opts.Approver,
+		timeout:     opts.CommandTimeout,
+		maxOut:      opts.MaxOutputBytes,
+		env:         opts.Env,
+		shell:       findShell(),
+		tools:       make(map[string]Tool),
+		locks:       make(map[string]*sync.Mutex),
 	}
 	if t.approver == nil {
 		t.approver = refuseAll{}

@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // Overrides are the command-line settings that beat every config source.
@@ -35,6 +36,9 @@ type Overrides struct {
 	CommandTimeout time.Duration
 	// Parallel bounds concurrent child agents (0: default 4).
 	Parallel int
+	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
+	Sandbox   string
+	NoNetwork bool
 }
 
 // Modes of a session, as session.json records them.
@@ -174,6 +178,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools, err = workers.NewToolset(workers.Options{
 		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
+		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, AutoApprove: opts.Yes,
 	})
 	if err != nil {
 		return nil, err
@@ -223,6 +228,12 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	}
 	if o.CommandTimeout != 0 {
 		cfg.CommandTimeout = o.CommandTimeout
+	}
+	if o.Sandbox != "" {
+		cfg.Sandbox = o.Sandbox
+	}
+	if o.NoNetwork {
+		cfg.Network = false
 	}
 }
 

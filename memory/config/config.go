@@ -25,7 +25,22 @@ const (
 	DefaultMaxTurns       = 50
 	DefaultCommandTimeout = 120 * time.Second
 	DefaultMaxRetries     = 4
+	DefaultSandbox        = "workspace-write"
 )
+
+// SandboxModes are the sandbox settings, strictest first; package
+// workers/sandbox defines what each allows.
+var SandboxModes = []string{"read-only", "workspace-write", "danger-full-access"}
+
+// sandboxRank is a mode's place in SandboxModes, or -1.
+func sandboxRank(mode string) int {
+	for i, m := range SandboxModes {
+		if m == mode {
+			return i
+		}
+	}
+	return -1
+}
 
 // ErrInvalid marks every configuration error; callers exit with the usage code.
 var ErrInvalid = errors.New("invalid configuration")
@@ -89,6 +104,15 @@ type Config struct {
 	// only where the person's own record agrees; workers/approval, which
 	// owns the rules, decides.
 	ProjectAllowedCommands []string
+	// Sandbox is the sandbox mode of the model's commands (SandboxModes;
+	// "" means DefaultSandbox).
+	Sandbox string
+	// Network is false when sandboxed commands get no network.
+	Network bool
+	// SandboxWritable lists more directories the model's commands may
+	// write under workspace-write (absolute; "~/" expanded). Only the
+	// user's config may set it.
+	SandboxWritable []string
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -111,6 +135,9 @@ type File struct {
 	CommandTimeoutS int     `toml:"command_timeout_s"`
 	// AllowedCommands: rules for run_command (see workers/approval).
 	AllowedCommands []string `toml:"allowed_commands"`
+	Sandbox         string   `toml:"sandbox"`
+	Network         *bool    `toml:"network"`
+	SandboxWritable []string `toml:"sandbox_writable"`
 }
 
 // Sources says where to look.
@@ -148,6 +175,8 @@ func Load(src Sources) (Config, error) {
 		MaxTurns:       DefaultMaxTurns,
 		MaxRetries:     DefaultMaxRetries,
 		CommandTimeout: DefaultCommandTimeout,
+		Sandbox:        DefaultSandbox,
+		Network:        true,
 	}
 	var paths []string
 	if src.UserConfigDir != "" {
@@ -199,6 +228,9 @@ func Load(src Sources) (Config, error) {
 		if f.CommandTimeoutS != 0 {
 			c.CommandTimeout = time.Duration(f.CommandTimeoutS) * time.Second
 		}
+		if err := c.applySandbox(f, p, fromProject); err != nil {
+			return c, err
+		}
 		if fromProject {
 			c.ProjectAllowedCommands = append(c.ProjectAllowedCommands, f.AllowedCommands...)
 		} else {
@@ -238,9 +270,48 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network, sandbox_writable)", path, keys[0])
 	}
 	return f, true, nil
+}
+
+// applySandbox takes sandbox and network from one config file. A
+// project's file, which a cloned repository controls, may only make the
+// sandbox stricter: loosening it is for the person, with flags or the
+// user config.
+func (c *Config) applySandbox(f File, path string, fromProject bool) error {
+	if f.Sandbox != "" {
+		if sandboxRank(f.Sandbox) < 0 {
+			return invalidf("%s: sandbox %q is not a sandbox mode; use \"read-only\", \"workspace-write\" or \"danger-full-access\"", path, f.Sandbox)
+		}
+		if fromProject && sandboxRank(f.Sandbox) > sandboxRank(c.Sandbox) {
+			return invalidf("%s: sandbox %q would give the model's commands more access than %q, and a project's config may only make the sandbox stricter; use --sandbox or your user config", path, f.Sandbox, c.Sandbox)
+		}
+		c.Sandbox = f.Sandbox
+	}
+	if len(f.SandboxWritable) > 0 {
+		if fromProject {
+			return invalidf("%s: sandbox_writable may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		for _, d := range f.SandboxWritable {
+			if strings.HasPrefix(d, "~/") {
+				if home, err := os.UserHomeDir(); err == nil {
+					d = filepath.Join(home, d[2:])
+				}
+			}
+			if !filepath.IsAbs(d) {
+				return invalidf("%s: sandbox_writable entry %q is not an absolute path (or ~/...)", path, d)
+			}
+			c.SandboxWritable = append(c.SandboxWritable, filepath.Clean(d))
+		}
+	}
+	if f.Network != nil {
+		if fromProject && *f.Network && !c.Network {
+			return invalidf("%s: network = true would give the model's commands the network your user config takes away, and a project's config may only take it away", path)
+		}
+		c.Network = *f.Network
+	}
+	return nil
 }
 
 // Validate checks the resolved configuration and returns one sentence
@@ -267,6 +338,9 @@ func (c Config) Validate() error {
 	}
 	if c.CommandTimeout <= 0 {
 		return invalidf("command timeout must be positive, not %s", c.CommandTimeout)
+	}
+	if c.Sandbox != "" && sandboxRank(c.Sandbox) < 0 { // "" is the default
+		return invalidf("sandbox mode %q is not one of read-only, workspace-write or danger-full-access", c.Sandbox)
 	}
 	if c.BaseURLFromProject && c.APIKey != "" && !IsLocalURL(u) {
 		return invalidf("the project's %s sets base_url to the remote endpoint %s; ralph sends your API key only to remote endpoints you choose, so set it with --base-url, OPENAI_BASE_URL or your user config", ProjectFile, c.BaseURL)

@@ -47,6 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Model: DefaultModel, BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY",
 		MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries, CommandTimeout: DefaultCommandTimeout,
+		Sandbox: "workspace-write", Network: true,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults = %+v, want %+v", c, want)
@@ -116,6 +117,7 @@ max_retries = 0
 			if err != nil {
 				t.Fatal(err)
 			}
+			tt.want.Sandbox, tt.want.Network = DefaultSandbox, true // none of these files sets them
 			if !reflect.DeepEqual(c, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", c, tt.want)
 			}
@@ -329,5 +331,51 @@ func TestLoadKeepsAllowedCommandsApart(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c.AllowedCommands, []string{"ls"}) || !reflect.DeepEqual(c.ProjectAllowedCommands, []string{"go test"}) {
 		t.Fatalf("AllowedCommands = %q, ProjectAllowedCommands = %q", c.AllowedCommands, c.ProjectAllowedCommands)
+	}
+}
+
+func TestSandboxSetting(t *testing.T) {
+	c, err := load(t, map[string]string{userFile: "sandbox = \"read-only\"\nnetwork = false\n"}, env{})
+	if err != nil || c.Sandbox != "read-only" || c.Network {
+		t.Fatalf("user config: %+v, %v", c, err)
+	}
+	// The person may loosen in their own config; the value is checked.
+	if c, err := load(t, map[string]string{userFile: `sandbox = "danger-full-access"`}, env{}); err != nil || c.Sandbox != "danger-full-access" {
+		t.Fatalf("user full access: %+v, %v", c, err)
+	}
+	_, err = load(t, map[string]string{userFile: `sandbox = "workspace"`}, env{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `sandbox "workspace" is not a sandbox mode; use "read-only", "workspace-write" or "danger-full-access"`) {
+		t.Fatalf("bad mode: %v", err)
+	}
+	// A project (a cloned repository) may make it stricter, never looser.
+	if c, err := load(t, map[string]string{projectFile: "sandbox = \"read-only\"\nnetwork = false\n"}, env{}); err != nil || c.Sandbox != "read-only" || c.Network {
+		t.Fatalf("stricter project: %+v, %v", c, err)
+	}
+	for _, tc := range []struct{ user, project, want string }{
+		{"", `sandbox = "danger-full-access"`, "may only make the sandbox stricter"},
+		{`sandbox = "read-only"`, `sandbox = "workspace-write"`, "may only make the sandbox stricter"},
+		{"network = false", "network = true", "may only take it away"},
+	} {
+		files := map[string]string{projectFile: tc.project}
+		if tc.user != "" {
+			files[userFile] = tc.user
+		}
+		if _, err := load(t, files, env{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("user %q, project %q: %v", tc.user, tc.project, err)
+		}
+	}
+	if c, err := load(t, map[string]string{userFile: `sandbox_writable = ["/cache/go-build", "~/go/pkg/mod"]`}, env{}); err != nil ||
+		len(c.SandboxWritable) != 2 || c.SandboxWritable[0] != "/cache/go-build" || !strings.HasSuffix(c.SandboxWritable[1], "/go/pkg/mod") {
+		t.Fatalf("sandbox_writable: %+v, %v", c.SandboxWritable, err)
+	}
+	if _, err := load(t, map[string]string{userFile: `sandbox_writable = ["cache"]`}, env{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "is not an absolute path") {
+		t.Fatalf("relative sandbox_writable: %v", err)
+	}
+	if _, err := load(t, map[string]string{projectFile: `sandbox_writable = ["/"]`}, env{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "sandbox_writable may only be set in your user config") {
+		t.Fatalf("project sandbox_writable: %v", err)
+	}
+	c = Config{Model: "m", BaseURL: "http://localhost:1/v1", MaxTurns: 1, CommandTimeout: time.Second, Sandbox: "none"}
+	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `sandbox mode "none" is not one of`) {
+		t.Fatalf("Validate: %v", err)
 	}
 }

@@ -30,11 +30,6 @@ import (
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// UnsandboxedPrefix marks a command that asks to run outside the sandbox.
-// Such a command is asked about every time, "always" is never offered or
-// recorded for it, and --yes does not approve it.
-const UnsandboxedPrefix = "[unsandboxed] "
-
 // SandboxHint tells the person how to let commands run outside the
 // sandbox without being asked.
 const SandboxHint = "rerun ralph with `--sandbox danger-full-access` to let commands run outside the sandbox"
@@ -129,7 +124,7 @@ func normalRule(r string) string { return strings.Join(strings.Fields(r), " ") }
 // Allowed reports whether the remembered rules allow command without
 // asking.
 func (p *Policy) Allowed(command string) bool {
-	if strings.HasPrefix(command, UnsandboxedPrefix) {
+	if strings.HasPrefix(command, workers.UnsandboxedPrefix) {
 		return false
 	}
 	a := Analyze(command, p.roots...)
@@ -148,7 +143,7 @@ func (p *Policy) Allowed(command string) bool {
 
 // Question is what a person would be asked about command now.
 func (p *Policy) Question(command string) Question {
-	cmd, unsandboxed := strings.CutPrefix(command, UnsandboxedPrefix)
+	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
 	q := Question{Command: cmd, Unsandboxed: unsandboxed}
 	if unsandboxed {
 		return q
@@ -178,7 +173,7 @@ const (
 
 // ApproveCommand implements workers.Approver.
 func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Decision {
-	_, unsandboxed := strings.CutPrefix(command, UnsandboxedPrefix)
+	_, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
 	switch {
 	case unsandboxed && p.yes:
 		return workers.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}

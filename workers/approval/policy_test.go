@@ -155,7 +155,7 @@ func TestUnsandboxedAlwaysAsks(t *testing.T) {
 	asker := &scriptedAsker{answers: []Answer{Always, Yes}}
 	p.SetAsker(asker)
 	ctx := context.Background()
-	cmd := UnsandboxedPrefix + "ls"
+	cmd := workers.UnsandboxedPrefix + "ls"
 	d := p.ApproveCommand(ctx, cmd)
 	if !d.Allowed || asker.questions() != 1 {
 		t.Fatalf("allowed %v after %d questions", d.Allowed, asker.questions())

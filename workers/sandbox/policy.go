@@ -1,0 +1,174 @@
+// Package sandbox confines the shell commands the model runs. The model is
+// untrusted (a prompt injection can steer it), so its commands may read
+// anywhere but write only where the policy says, and may lose the network.
+//
+// The structure follows codex's Linux sandbox: ralph re-executes its own
+// binary as a small helper (`ralph __sandbox <policy> -- bash -c CMD`) in
+// fresh namespaces; the helper makes the protected paths read-only with
+// bind mounts, applies Landlock, and only then execs the shell, so nothing
+// of the model's command ever runs unconfined.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Mode is how much a sandboxed command may change. The names are codex's.
+type Mode string
+
+const (
+	// ReadOnly allows no writes at all (except to devices such as /dev/null).
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite allows writes under the project root and the temporary
+	// directory, except to .git/hooks, .git/config and .ralph/.
+	WorkspaceWrite Mode = "workspace-write"
+	// FullAccess runs commands as they are: no sandbox.
+	FullAccess Mode = "danger-full-access"
+)
+
+// Modes lists the modes, strictest first.
+var Modes = []Mode{ReadOnly, WorkspaceWrite, FullAccess}
+
+// ParseMode checks a mode name; "" is the default, workspace-write.
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return WorkspaceWrite, nil
+	}
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown sandbox mode %q; use read-only, workspace-write or danger-full-access", s)
+}
+
+// Looser reports whether a allows more than b.
+func Looser(a, b Mode) bool { return rank(a) > rank(b) }
+
+func rank(m Mode) int {
+	for i, x := range Modes {
+		if x == m {
+			return i
+		}
+	}
+	return len(Modes) // unknown modes count as the loosest, so they are never let through as "stricter"
+}
+
+// Policy is what a sandboxed command may do.
+type Policy struct {
+	Mode Mode
+	// Root is the project root: absolute, symlinks resolved.
+	Root string
+	// Writable lists the directories besides the root where commands may
+	// write (workspace-write only): the temporary directory, and those the
+	// person added (sandbox_writable).
+	Writable []string
+	// Network is false under --no-network.
+	Network bool
+	// extra is true when the person added writable directories, which the
+	// description for the model then mentions.
+	extra bool
+	// Helper is the executable that runs HelperMain when started with
+	// HelperArg; "" means this process's own binary (/proc/self/exe), so
+	// a ralph binary replaced on disk while it runs still finds itself.
+	Helper string
+}
+
+// ErrUnavailable wraps every reason the sandbox cannot confine a command
+// on this machine; the command is then not run.
+var ErrUnavailable = errors.New("the sandbox is not available")
+
+// New returns the policy for a mode ("" is workspace-write), a project
+// root and the network setting. Under workspace-write commands may also
+// write the temporary directory (os.TempDir, and /dev/shm, which programs
+// use as temporary memory) and the extra directories given; those that do
+// not exist are left out.
+func New(mode Mode, root string, network bool, extra ...string) (*Policy, error) {
+	mode, err := ParseMode(string(mode))
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: project root: %w", err)
+	}
+	p := &Policy{Mode: mode, Root: real, Network: network}
+	if mode == WorkspaceWrite {
+		for _, d := range append([]string{os.TempDir(), "/dev/shm"}, extra...) {
+			if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {
+				p.Writable = append(p.Writable, r)
+			}
+		}
+		p.extra = len(extra) > 0
+	}
+	return p, nil
+}
+
+// Confines reports whether commands run under this policy are sandboxed
+// at all.
+func (p *Policy) Confines() bool { return p != nil && p.Mode != FullAccess }
+
+// Describe says in one phrase what the sandbox forbids, for the model.
+func (p *Policy) Describe() string {
+	var s string
+	switch p.Mode {
+	case ReadOnly:
+		s = "no writes are allowed"
+	case WorkspaceWrite:
+		s = "writes outside the project and the temporary directory, and to .git/hooks, .git/config and .ralph/, are not allowed"
+		if p.extra {
+			s = "writes outside the project, the temporary directory and the directories the user made writable, and to .git/hooks, .git/config and .ralph/, are not allowed"
+		}
+	default:
+		s = "nothing is restricted"
+	}
+	if p.Confines() && !p.Network {
+		s += "; there is no network"
+	}
+	return s
+}
+
+// protectedNames are the paths under the root that stay read-only in
+// workspace-write: git runs hooks and reads config (core.fsmonitor,
+// core.hooksPath, ...) as the person, outside any sandbox, and .ralph/
+// holds ralph's own state and configuration (allowed commands).
+// commondir and config.worktree redirect or extend git's configuration
+// the same way config does, so they are guarded too.
+var protectedNames = []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".ralph"}
+
+// writable reports whether the policy lets a command write at path (an
+// absolute, cleaned path with symlinks resolved as far as it exists).
+func (p *Policy) writable(path string) bool {
+	switch p.Mode {
+	case FullAccess:
+		return true
+	case ReadOnly:
+		return false
+	}
+	for _, name := range protectedNames {
+		if within(filepath.Join(p.Root, name), path) {
+			return false
+		}
+	}
+	if path == filepath.Join(p.Root, ".git") {
+		return false // pinned: it may be written in, not renamed or removed
+	}
+	if within(p.Root, path) {
+		return true
+	}
+	for _, d := range p.Writable {
+		if within(d, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(dir, path string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
