@@ -105,7 +105,9 @@ const lockAttempts = 20
 // flock on an inode nobody looks at any more and should be stopped.
 func AcquireLock(fs afero.Fs, root string, sessionID string, force bool) (*Lock, error) {
 	path := filepath.Join(root, LockFile)
-	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	// The lock is the first thing ralph writes in a project, so this is
+	// where .ralph/ and its .gitignore come into being.
+	if err := EnsureStateDir(fs, root); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	a := &acquirer{fs: fs, path: path, me: selfInfo(sessionID), force: force}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -26,6 +27,9 @@ type Approver struct {
 	root    string
 	allowed []string
 	shell   asker
+	// redact says which prefixes hold a secret; those are allowed for
+	// this process only, never saved (set before use).
+	redact *memory.Redactor
 }
 
 // asker is what the approver needs of the shell: a question answered by
@@ -108,6 +112,10 @@ func (a *Approver) always(sh asker, prefixes []string) {
 		return
 	}
 	for _, p := range prefixes {
+		if a.redact.Contains(p) {
+			sh.note("not saved: the approval holds your API key, so it holds until you leave", true)
+			return
+		}
 		if err := config.AllowCommand(fs, root, p); err != nil {
 			sh.note(fmt.Sprintf("could not save the approval of `%s` (%v); it holds until you leave", p, err), true)
 			return

@@ -112,7 +112,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
 		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr(), SessionID: p.Session.ID, Prior: p.Prior(),
-		Ask:    askOnTerminal(t),
+		Ask: askOnTerminal(t), Redactor: p.Redactor,
 		Notify: func(s string) { fmt.Fprintln(face.Stderr, "ralph: "+s) },
 	}
 	if rc.Verify != "" {

@@ -81,6 +81,10 @@ type Project struct {
 	Session *memory.Session
 	Client  *llm.Client
 	Tools   *workers.Toolset
+	// Redactor takes the API key out of every file ralph writes for this
+	// project: the session record, the chat history, AGENT.md,
+	// RALPH_PROGRESS.md, config.
+	Redactor *memory.Redactor
 	// Mode is the session's mode: the face's, or a resumed session's own.
 	Mode string
 	// History is the saved conversation of a resumed session, repaired so
@@ -136,7 +140,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel,
+	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, Redactor: memory.NewRedactor(cfg.APIKey),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify)
 	if err != nil {
@@ -173,8 +177,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Tools.Register(workers.NewRememberTool(opts.Fs, root))
-	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root))
+	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
+	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1})
 	p.touchRegistry()
 	ok = true
@@ -549,6 +553,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
 		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.recordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+		Redactor: p.Redactor,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {
