@@ -217,28 +217,6 @@ func (s *switchApprover) ApproveCommand(ctx context.Context, cmd string) workers
 	return a.ApproveCommand(ctx, cmd)
 }
 
-// ErrBadRunConfig is a task loop configuration that cannot work (a
-// condition that does not compile, an unknown agent): exit 2.
-var ErrBadRunConfig = errors.New("bad run configuration")
-
-// settle decides the run configuration of a task-loop session and checks
-// that the model can be reached when it is needed: an external agent
-// (--agent) needs no key of ralph's.
-func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConfig, error) {
-	var run *memory.RunConfig
-	if p.Mode == ModeRun && opts.Run != nil {
-		var err error
-		if run, err = opts.Run(saved); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
-		}
-	}
-	err := p.Config.Validate()
-	if err != nil && !(run != nil && run.Agent != "" && errors.Is(err, config.ErrNoKey)) {
-		return nil, err
-	}
-	return run, nil
-}
-
 func applyOverrides(cfg *config.Config, o Overrides) {
 	if o.Model != "" {
 		cfg.Model = o.Model
