@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -38,8 +39,13 @@ func BecomeSubreaper() error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("become a child subreaper: %w", err)
 	}
+	subreaper.Store(true)
 	return nil
 }
+
+// subreaper is set once this process is a child subreaper: only then can
+// orphans become its zombies, and only then is reapGroup worth a scan.
+var subreaper atomic.Bool
 
 // procInfo is what ralph reads of a process from /proc/PID/stat.
 type procInfo struct {
@@ -217,6 +223,9 @@ func stopEscaped(token string, timeout time.Duration, roots ...procInfo) {
 // reapGroup reaps the zombies of process group pgid that were reparented
 // to ralph: background jobs whose parent died before them.
 func reapGroup(pgid int) {
+	if !subreaper.Load() {
+		return
+	}
 	self := os.Getpid()
 	d, err := os.Open("/proc")
 	if err != nil {

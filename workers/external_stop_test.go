@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -141,5 +144,60 @@ func TestParseProcStat(t *testing.T) {
 	}
 	if _, ok := parseProcStat(1, []byte("1 (x) S 1 1")); ok {
 		t.Fatal("parsed a short line")
+	}
+}
+
+// TestSubreaperReapsOrphans runs, in a child test process that is a child
+// subreaper, agents and a command that leave processes behind whose
+// parents exit first: they are reparented to that process, and once Run
+// and RunShell return none of them is left, not even as a zombie.
+func TestSubreaperReapsOrphans(t *testing.T) {
+	if os.Getenv("RALPH_TEST_SUBREAPER_HELPER") == "1" {
+		subreaperHelper(t)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSubreaperReapsOrphans$", "-test.v")
+	cmd.Env = append(os.Environ(), "RALPH_TEST_SUBREAPER_HELPER=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+}
+
+func subreaperHelper(t *testing.T) {
+	if err := BecomeSubreaper(); err != nil {
+		t.Skip(err)
+	}
+	self := os.Getpid()
+	children := func() []procInfo {
+		var out []procInfo
+		names, _ := filepath.Glob("/proc/[0-9]*")
+		for _, n := range names {
+			pid, _ := strconv.Atoi(filepath.Base(n))
+			if p, ok := readProc(pid); ok && p.ppid == self {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	// A background job in the group whose shell exits first, and one in
+	// a session of its own.
+	orphans := `(sleep 300 &); (setsid sleep 300 &); sleep 0.05; echo done`
+	if _, err := (ExternalAgent{Kind: AgentExec, Command: orphans}).Run(context.Background(), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if left := children(); len(left) != 0 {
+		t.Fatalf("after an agent: children left %+v", left)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	ExternalAgent{Kind: AgentExec, Command: orphans + "; sleep 300"}.Run(ctx, "", nil)
+	if left := children(); len(left) != 0 {
+		t.Fatalf("after a stopped agent: children left %+v", left)
+	}
+	ts := newTestToolset(t, Options{})
+	ts.RunShell(context.Background(), `(sleep 300 &); sleep 0.05`, 5*time.Second)
+	if left := children(); len(left) != 0 {
+		t.Fatalf("after a command: children left %+v", left)
 	}
 }
