@@ -319,6 +319,10 @@ func (p *agentProc) send(ev ExternalEvent) {
 	}
 }
 
+// agentDrainGrace is how long the output of a finished agent may go
+// without progress before ralph stops reading it.
+const agentDrainGrace = 250 * time.Millisecond
+
 // Stopping an agent is graceful first: claude and codex clean up their own
 // children on SIGINT within a quarter of a second, which SIGKILL would deny
 // them. Each signal goes to the whole group, and the next one follows if
@@ -377,10 +381,13 @@ func (p *agentProc) finish(events <-chan ExternalEvent, emit func(ExternalEvent)
 	// ralph's, so nothing the agent started outlives its task.
 	stopEscaped(p.token, reapTimeout, roots...)
 
-	// With the group dead the pipes reach EOF once the kernel has closed the
-	// members' descriptors. A process that left the group may still hold
-	// them: stop reading after a grace without progress, or a hard limit.
-	grace := drainGrace
+	// With the group and the escaped processes dead the pipes reach EOF
+	// once the kernel has closed their descriptors. A process beyond
+	// ralph's reach may still hold them: stop reading after a grace without
+	// progress, or a hard limit. The grace is longer than a command's,
+	// since cutting a busy reader short on a loaded machine could lose the
+	// completion marker, and EOF ends the wait at once in every usual case.
+	grace := agentDrainGrace
 	if hurry {
 		grace = cancelDrainGrace
 	}
