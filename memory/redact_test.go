@@ -116,3 +116,22 @@ func lookGit() (func(dir string, args ...string) (string, error), error) {
 		return string(out), err
 	}, nil
 }
+
+// TestLockFileRedactsTheKey: a prompt given as an argument lands in the
+// lock file's command line, without the key.
+func TestLockFileRedactsTheKey(t *testing.T) {
+	const key = "sk-lock-0123456789abcdef"
+	old := os.Args
+	os.Args = []string{"ralph", "--json", strings.Repeat("x", 150) + " my key is " + key}
+	defer func() { os.Args = old }()
+	root := t.TempDir()
+	lock, err := AcquireLock(afero.NewOsFs(), root, "s", false, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	data, _ := os.ReadFile(filepath.Join(root, LockFile))
+	if strings.Contains(string(data), key) || !strings.Contains(string(data), "[REDACTED]") || !strings.Contains(string(data), "xxx") {
+		t.Fatalf("lock file:\n%s", data)
+	}
+}

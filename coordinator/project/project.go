@@ -142,7 +142,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, Redactor: memory.NewRedactor(cfg.APIKey),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
-	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify)
+	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
 	}
