@@ -49,16 +49,6 @@ func commandScenario(t testing.TB, turns [][]string, final string) string {
 	return string(js)
 }
 
-// envValue is the value of name in env.
-func envValue(env []string, name string) string {
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, name+"="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
 // allowRules sets the project's allowed_commands and records them on the
 // person's side, as "always" in chat would have.
 func allowRules(t testing.TB, dir string, env []string, rules ...string) {

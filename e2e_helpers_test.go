@@ -194,3 +194,13 @@ func savedMessages(t testing.TB, dir string) []conversation.Message {
 	}
 	return msgs
 }
+
+// envValue is the value of name in an environment list, or "".
+func envValue(env []string, name string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -86,6 +86,9 @@ type LoopOptions struct {
 	Control *LoopControl
 	// Prior continues a resumed session's counters.
 	Prior *memory.State
+	// Redactor takes secrets out of the progress entries the loop writes
+	// (nil: none).
+	Redactor *memory.Redactor
 }
 
 // DefaultBreaker trips after three attempts in a row that completed no task,
@@ -462,7 +465,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		}
 		// The progress entry goes first and is once-only: a crash before
 		// the task is marked done redoes the task, not the entry.
-		l.keep(memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: t.Title, Body: body,
+		l.keep(memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
 			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID}))
 		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
 		if err != nil {

@@ -103,12 +103,18 @@ const lockAttempts = 20
 // holder on another host, and from a live local holder (a hung ralph) by
 // renaming a fresh lock file over the old one: the old process keeps a
 // flock on an inode nobody looks at any more and should be stopped.
-func AcquireLock(fs afero.Fs, root string, sessionID string, force bool) (*Lock, error) {
+// secrets are redacted from the command line the lock file shows, where a
+// prompt given as an argument may hold the API key.
+func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets ...string) (*Lock, error) {
 	path := filepath.Join(root, LockFile)
-	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	// The lock is the first thing ralph writes in a project, so this is
+	// where .ralph/ and its .gitignore come into being.
+	if err := EnsureStateDir(fs, root); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	a := &acquirer{fs: fs, path: path, me: selfInfo(sessionID), force: force}
+	me := selfInfo(sessionID)
+	me.Command = commandText(NewRedactor(secrets...))
+	a := &acquirer{fs: fs, path: path, me: me, force: force}
 	for range lockAttempts {
 		l, retry, err := a.try()
 		if err != nil {

@@ -51,9 +51,15 @@ var selfStartTime = sync.OnceValue(func() uint64 {
 // selfInfo describes this process as a lock holder.
 func selfInfo(sessionID string) LockInfo {
 	host, _ := os.Hostname()
-	cmd := text.ClipRunes(strings.Join(commandLine(os.Args), " "), 200, "")
 	return LockInfo{PID: os.Getpid(), Hostname: host, SessionID: sessionID, StartTime: selfStartTime(),
-		BootID: bootID(), AcquiredAt: time.Now().UTC(), Command: cmd}
+		BootID: bootID(), AcquiredAt: time.Now().UTC(), Command: commandText(nil)}
+}
+
+// commandText is this process's command line for the lock file: secret
+// flags' values and the redactor's secrets replaced before it is clipped,
+// so no part of a key survives at the cut.
+func commandText(r *Redactor) string {
+	return text.ClipRunes(r.Redact(strings.Join(commandLine(os.Args), " ")), 200, "")
 }
 
 // commandLine is args with the values of secret-looking flags (--api-key,

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +56,7 @@ type Session struct {
 	Dir  string
 
 	fs      afero.Fs
-	redact  *strings.Replacer
+	redact  *Redactor
 	mu      sync.Mutex
 	files   map[string]*appendFile      // open logs, by path
 	agentMD map[string]*strings.Builder // transcripts of running children
@@ -73,7 +72,7 @@ type Session struct {
 // or a session that recovery and `ralph resume` can read. secrets are
 // replaced by "[REDACTED]" in everything the session writes.
 func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
-	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: newRedactor(secrets)}
+	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: NewRedactor(secrets...)}
 	state.Version = StateVersion
 	state.SessionID = id
 	state.UpdatedAt = time.Now().UTC()
@@ -139,7 +138,7 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 		st = State{SessionID: id, Status: StatusInterrupted, Turns: countAssistant(msgs)}
 	}
 	st.Version = StateVersion
-	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: newRedactor(secrets), state: st}
+	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: NewRedactor(secrets...), state: st}
 	return s, msgs, nil
 }
 
@@ -195,59 +194,7 @@ func (s *Session) AppendLog(name string, v any) error {
 	return s.appendLocked(filepath.Join(s.Dir, name+".jsonl"), s.clean(append(line, '\n')))
 }
 
-func newRedactor(secrets []string) *strings.Replacer {
-	var forms []string
-	for _, s := range secrets {
-		// Very short strings would redact ordinary words; real keys are long.
-		if len(s) >= 8 {
-			forms = append(forms, secretForms(s)...)
-		}
-	}
-	if len(forms) == 0 {
-		return nil
-	}
-	// strings.Replacer takes the first pair, in argument order, that matches
-	// at a position; longest first keeps a secret that extends another
-	// from leaking its tail.
-	slices.SortStableFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(forms))
-	for _, f := range forms {
-		pairs = append(pairs, f, "[REDACTED]")
-	}
-	return strings.NewReplacer(pairs...)
-}
-
-// secretForms is s as it appears in the bytes the session writes: raw in
-// the transcript, and JSON-escaped (with and without HTML escaping, as the
-// encoders differ) in the JSON files. Redacting only the raw form would let
-// a key containing a quote, backslash, '&', '<' or '>' through the JSON
-// files, where the decoded value is the secret again.
-func secretForms(s string) []string {
-	forms := []string{s}
-	add := func(f string) {
-		if !slices.Contains(forms, f) {
-			forms = append(forms, f)
-		}
-	}
-	if b, err := json.Marshal(s); err == nil {
-		add(string(b[1 : len(b)-1]))
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err == nil {
-		b := bytes.TrimSpace(buf.Bytes())
-		add(string(b[1 : len(b)-1]))
-	}
-	return forms
-}
-
-func (s *Session) clean(b []byte) []byte {
-	if s.redact == nil {
-		return b
-	}
-	return []byte(s.redact.Replace(string(b)))
-}
+func (s *Session) clean(b []byte) []byte { return s.redact.RedactBytes(b) }
 
 // AppendMessages appends conversation messages to messages.jsonl. They are
 // made durable at the next SaveState, which callers reach at every step

@@ -46,10 +46,50 @@ const progressTemplate = "# Progress\n\n" +
 	"every session. Each entry is a heading such as `## 2026-01-05 14:03 UTC — Add --json flag`, " +
 	"a short summary, and the session and iteration that wrote it.\n"
 
-// ralphIgnores are the per-machine parts of .ralph/. The patterns are
-// relative to .ralph/.gitignore's own directory: ".ralph/sessions/" written
-// there would match .ralph/.ralph/sessions and ignore nothing.
-var ralphIgnores = []string{"/sessions/", "/*.lock", "/history"}
+// stateGitignore is .ralph/.gitignore as ralph creates it: everything in
+// .ralph/ is per-machine (session logs and transcripts, the lock, the input
+// history, session.json) except config.toml, which a project may share.
+// Without it `git add .` would commit transcripts. The patterns are
+// relative to the file's own directory.
+const stateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
+	"# only config.toml is shared with the project.\n" +
+	"/*\n" +
+	"!/.gitignore\n" +
+	"!/config.toml\n"
+
+// ralphIgnores are the per-machine parts of .ralph/ that ralph adds to a
+// .gitignore a person wrote, where "/*" would override their own lines.
+// The patterns are relative to .ralph/.gitignore's own directory:
+// ".ralph/sessions/" written there would match .ralph/.ralph/sessions and
+// ignore nothing.
+var ralphIgnores = []string{"/sessions/", "/*.lock", "/history", "/session.json"}
+
+// EnsureStateDir makes root's .ralph/ directory if it is missing, and
+// when this call made it, writes .ralph/.gitignore into it (atomically,
+// into a directory nobody else has touched yet), so a project's state is
+// out of git from its first byte. A .ralph/ that exists is left as it is:
+// its .gitignore, or its absence, is the person's choice.
+func EnsureStateDir(fs afero.Fs, root string) error {
+	dir := filepath.Join(root, StateDir)
+	err := fs.Mkdir(dir, 0o755)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		// The root itself is missing: make it, then try again.
+		if err := fs.MkdirAll(root, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+		err = fs.Mkdir(dir, 0o755)
+		if errors.Is(err, os.ErrExist) {
+			return nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return WriteFileAtomic(fs, filepath.Join(dir, ".gitignore"), []byte(stateGitignore), 0o644)
+}
 
 // InitResult reports what InitProject did, with paths relative to the root.
 type InitResult struct {
@@ -164,15 +204,19 @@ func mergeGitignore(fs afero.Fs, path string) (created bool, err error) {
 	}
 	_, statErr := fs.Stat(path)
 	created = errors.Is(statErr, os.ErrNotExist)
+	if created {
+		return true, WriteFileAtomic(fs, path, []byte(stateGitignore), perm)
+	}
 	have := map[string]bool{}
 	for line := range strings.Lines(old) {
 		have[strings.TrimPrefix(strings.TrimSpace(line), "/")] = true
 	}
+	if have["*"] {
+		return false, nil // everything is ignored already
+	}
 	eol := eolOf(old)
 	text := old
-	if created {
-		text = "# ralph's per-machine state: session logs, locks and input history." + eol
-	} else if text != "" && !strings.HasSuffix(text, "\n") {
+	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += eol
 	}
 	added := false
@@ -185,5 +229,5 @@ func mergeGitignore(fs afero.Fs, path string) (created bool, err error) {
 	if !added {
 		return false, nil
 	}
-	return created, WriteFileAtomic(fs, path, []byte(text), perm)
+	return false, WriteFileAtomic(fs, path, []byte(text), perm)
 }

@@ -74,7 +74,7 @@ func TestInitProjectCreatesFiles(t *testing.T) {
 			t.Errorf("%s template:\n%s", name, text)
 		}
 	}
-	if got := sfRead(t, fs, ".ralph/.gitignore"); !strings.HasSuffix(got, "\n/sessions/\n/*.lock\n/history\n") {
+	if got := sfRead(t, fs, ".ralph/.gitignore"); !strings.HasSuffix(got, "\n/*\n!/.gitignore\n!/config.toml\n") {
 		t.Errorf(".gitignore:\n%s", got)
 	}
 }
@@ -147,7 +147,7 @@ func TestInitProjectMergesGitignore(t *testing.T) {
 	if _, err := InitProject(fs, sfRoot, sfNow); err != nil {
 		t.Fatal(err)
 	}
-	want := "# mine\r\nscratch/\r\nsessions/\r\n/*.lock\r\n/history\r\n"
+	want := "# mine\r\nscratch/\r\nsessions/\r\n/*.lock\r\n/history\r\n/session.json\r\n"
 	if got := sfRead(t, fs, ".ralph/.gitignore"); got != want {
 		t.Errorf("merged .gitignore %q, want %q", got, want)
 	}

@@ -4,6 +4,9 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/spf13/afero"
 )
 
 // historyKeep is how many lines the history file keeps (readline's limit
@@ -38,6 +41,38 @@ func loadHistory(path string) *history {
 		h.lines = h.lines[len(h.lines)-historyKeep:]
 	}
 	return h
+}
+
+// redact is Options.Redact, or the line unchanged.
+func (s *Shell) redact(line string) string {
+	if s.opts.Redact == nil {
+		return line
+	}
+	return s.opts.Redact(line)
+}
+
+// scrubHistory rewrites a history file that holds a secret (typed before
+// ralph redacted history, or under another key) without it, atomically, so
+// neither readline nor /history brings it back and git never sees it.
+func scrubHistory(path string, redact func(string) string) {
+	if path == "" {
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	clean := redact(string(data))
+	if clean == string(data) {
+		return
+	}
+	mode := os.FileMode(0o600)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	// The history is a convenience: failing to scrub it must not keep the
+	// shell from starting, and the next line typed is redacted regardless.
+	_ = memory.WriteFileAtomic(afero.NewOsFs(), path, []byte(clean), mode)
 }
 
 var flattener = strings.NewReplacer("\r\n", string(pastedNewline), "\n", string(pastedNewline), "\t", string(pastedTab))

@@ -44,7 +44,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Pause: ctl.Pause, Resume: ctl.Resume,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Banner: banner,
-		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"),
+		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, queue, ctl, sh.Confirm)
 		},

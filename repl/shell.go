@@ -54,6 +54,9 @@ type Options struct {
 	Banner []string
 	// HistoryFile keeps input history across runs (.ralph/history).
 	HistoryFile string
+	// Redact takes secrets out of each line before it goes to the history
+	// file (nil: lines are kept as typed).
+	Redact func(string) string
 	// Loop, Pause and Resume drive the task loop from /run, /pause and
 	// /resume; nil makes those commands say so.
 	Loop          func(ctx context.Context) (string, error)
@@ -155,6 +158,7 @@ func (s *Shell) open(fd int) error {
 		return err
 	}
 	s.in = in
+	scrubHistory(s.opts.HistoryFile, s.redact)
 	s.hist = loadHistory(s.opts.HistoryFile)
 	width := func() int {
 		w, _ := terminal.Size(s.opts.Err, 80, 24)
@@ -274,7 +278,7 @@ func (s *Shell) loop() int {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		_ = s.rl.SaveHistory(s.hist.add(line))
+		_ = s.rl.SaveHistory(s.hist.add(s.redact(line)))
 		if s.submit(unpaste(line)) {
 			return 0
 		}

@@ -3,6 +3,7 @@ package scripts
 import (
 	"context"
 	"fmt"
+	"math"
 	"syscall"
 	"time"
 
@@ -29,8 +30,11 @@ type loopSetup struct {
 }
 
 // CheckRun reports a run configuration that cannot work, in one sentence:
-// an unknown --on-error, a condition that does not compile, a bad agent.
-// It is checked before any work starts, so a typo costs nothing.
+// a negative or zero limit, an unknown --on-error, a condition that does
+// not compile, an agent that is unknown or cannot start. It is checked
+// before any work starts, so a typo costs nothing. (An exec: agent given
+// by a relative path is checked against the project root when the project
+// is opened, see project.Open.)
 func CheckRun(rc *memory.RunConfig) error {
 	_, err := compileRun(rc)
 	return err
@@ -38,6 +42,18 @@ func CheckRun(rc *memory.RunConfig) error {
 
 func compileRun(rc *memory.RunConfig) (loopSetup, error) {
 	var s loopSetup
+	switch {
+	case rc.Parallel < 0:
+		return s, fmt.Errorf("--parallel cannot be negative (got %d); it is how many tasks are worked at once", rc.Parallel)
+	case rc.TaskTimeout <= 0:
+		return s, fmt.Errorf("--task-timeout must be positive, not %s", time.Duration(rc.TaskTimeout))
+	case rc.MaxCost < 0 || math.IsNaN(rc.MaxCost):
+		return s, fmt.Errorf("--max-cost cannot be negative (got %v); 0 means no limit", rc.MaxCost)
+	case rc.MaxIterations <= 0:
+		return s, fmt.Errorf("--max-iterations must be at least 1, not %d", rc.MaxIterations)
+	case rc.Retries < 0:
+		return s, fmt.Errorf("--retries cannot be negative (got %d)", rc.Retries)
+	}
 	switch rc.OnError {
 	case coordinator.OnErrorRetry, coordinator.OnErrorSkip, coordinator.OnErrorAbort:
 	default:
@@ -57,6 +73,9 @@ func compileRun(rc *memory.RunConfig) (loopSetup, error) {
 	if rc.Agent != "" {
 		a, err := workers.ParseAgentSpec(rc.Agent)
 		if err != nil {
+			return s, err
+		}
+		if err := a.Check(""); err != nil {
 			return s, err
 		}
 		s.external = &a
@@ -102,6 +121,12 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	coord := p.Coordinator(queue, face.Handle)
 	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
 	if setup.external != nil {
+		// Processes an agent starts outside its group (claude's own
+		// sessions, setsid) are reparented to ralph rather than init, so
+		// they are found, stopped and reaped with the agent.
+		if err := workers.BecomeSubreaper(); err != nil {
+			fmt.Fprintln(face.Stderr, "ralph: "+err.Error())
+		}
 		setup.external.Root, setup.external.Timeout = p.Root, time.Duration(rc.TaskTimeout)
 		if setup.external.Kind == workers.AgentCodex && p.Config.Sandbox != "" {
 			// codex has a sandbox of its own with the same mode names, so
@@ -114,8 +139,9 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
 		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr(), SessionID: p.Session.ID, Prior: p.Prior(),
-		Ask:    face.Confirmer(),
-		Notify: face.Notify,
+		Ask:      face.Confirmer(),
+		Notify:   face.Notify,
+		Redactor: p.Redactor,
 	}
 	if rc.Verify != "" {
 		opts.Verify = func(ctx context.Context) (bool, string) {

@@ -179,6 +179,10 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 		waitErr = cmd.Wait()
 	}
 	waitGroupGone(pgid, reapTimeout)
+	// Background jobs whose shell died first were reparented to ralph when
+	// it is a subreaper (a task loop with external agents runs --verify
+	// through here); reap them so they do not stay zombies.
+	reapGroup(pgid)
 
 	// Every group member is dead, so the pipe reaches EOF as soon as the
 	// kernel has closed their descriptors. A process that escaped the group

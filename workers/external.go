@@ -2,6 +2,8 @@ package workers
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -141,7 +143,8 @@ type agentProc struct {
 	events            chan ExternalEvent
 	stop              chan struct{} // closed when events are no longer wanted
 	stdinDone, exited chan struct{}
-	reaped            bool // the exited goroutine reaped the leader; written before exited closes
+	reaped            bool   // the exited goroutine reaped the leader; written before exited closes
+	token             string // the value of agentTokenVar in the agent's environment
 	out               *agentStream
 	errOut            *headTailBuffer
 }
@@ -152,8 +155,10 @@ type agentProc struct {
 // notices cancellation between calls) and returns when it has exited. A
 // non-zero exit is not an error; ExitCode reports it. Errors are for failing
 // to start, cancellation (wrapping ctx.Err()) and timeout (wrapping
-// ErrAgentTimeout); either way the whole process group is killed at once.
-// When Run returns no member of the group is running.
+// ErrAgentTimeout); either way the agent is stopped gracefully (SIGINT to
+// its group, 3 s, SIGTERM, 2 s, SIGKILL). When Run returns no process the
+// agent started is running, in its group or out of it (see
+// escaped_linux.go).
 func (a ExternalAgent) Run(ctx context.Context, prompt string, emit func(ExternalEvent)) (ExternalResult, error) {
 	start := time.Now()
 	res := ExternalResult{ExitCode: -1}
@@ -172,14 +177,20 @@ func (a ExternalAgent) Run(ctx context.Context, prompt string, emit func(Externa
 	if env == nil {
 		env = os.Environ()
 	}
+	var tok [8]byte
+	_, _ = rand.Read(tok[:])
+	token := hex.EncodeToString(tok[:])
 	cmd := exec.Command(name, args...)
 	cmd.Dir = a.Root
-	cmd.Env = ScrubEnv(env, a.keepEnv(env)...)
+	// The token marks every process the agent starts, wherever it goes
+	// (see escaped_linux.go).
+	cmd.Env = append(ScrubEnv(env, a.keepEnv(env)...), agentTokenVar+"="+token)
 	cmd.SysProcAttr = procAttr()
 	p, err := startAgent(cmd, a.Kind, prompt)
 	if err != nil {
 		return res, fmt.Errorf("cannot start the %s agent: %w", a.Kind, err)
 	}
+	p.token = token
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -198,17 +209,23 @@ wait:
 			break wait
 		case <-timer.C:
 			res.TimedOut = true
-			runErr = fmt.Errorf("%w after %s; its process group was killed", ErrAgentTimeout, formatSeconds(timeout))
+			runErr = fmt.Errorf("%w after %s; it was stopped", ErrAgentTimeout, formatSeconds(timeout))
 			break wait
 		case <-ctx.Done():
-			runErr = fmt.Errorf("external agent cancelled; its process group was killed: %w", ctx.Err())
+			runErr = fmt.Errorf("external agent cancelled; it was stopped: %w", ctx.Err())
 			break wait
 		}
 	}
+	var roots []procInfo
 	if runErr != nil {
 		close(p.stop) // the caller wants to move on; drop further events
+		// Note the agent's processes while it still ties those that
+		// emptied their environment to itself: once it exits they are
+		// orphans nothing links to the agent.
+		roots = p.processes()
+		p.interrupt()
 	}
-	p.finish(events, emit, runErr != nil)
+	p.finish(events, emit, runErr != nil, roots)
 
 	res.Text, res.Completed = p.out.result()
 	res.Usage, res.CostUSD = p.out.usage, p.out.cost
@@ -302,11 +319,54 @@ func (p *agentProc) send(ev ExternalEvent) {
 	}
 }
 
+// agentDrainGrace is how long the output of a finished agent may go
+// without progress before ralph stops reading it.
+const agentDrainGrace = 250 * time.Millisecond
+
+// Stopping an agent is graceful first: claude and codex clean up their own
+// children on SIGINT within a quarter of a second, which SIGKILL would deny
+// them. Each signal goes to the whole group, and the next one follows if
+// the agent has not exited after its wait. Whatever the agent leaves
+// behind, in its group or not, finish kills.
+var stopSteps = []struct {
+	sig  syscall.Signal
+	wait time.Duration
+}{{syscall.SIGINT, 3 * time.Second}, {syscall.SIGTERM, 2 * time.Second}}
+
+// interrupt asks the agent to stop: SIGINT to its group, then SIGTERM,
+// waiting after each for the agent to exit. finish sends SIGKILL.
+func (p *agentProc) interrupt() {
+	for _, step := range stopSteps {
+		// The leader is not reaped before finish, so -pgid names only
+		// this agent's group.
+		syscall.Kill(-p.pgid, step.sig)
+		t := time.NewTimer(step.wait)
+		select {
+		case <-p.exited:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// processes lists the agent's processes now: the leader, whatever carries
+// its token, and their descendants.
+func (p *agentProc) processes() []procInfo {
+	leader, ok := readProc(p.pgid)
+	if !ok {
+		return agentProcesses(p.token)
+	}
+	return agentProcesses(p.token, leader)
+}
+
 // finish kills the process group, waits until no member is alive, drains
 // the output pipes and ends every goroutine startAgent began. events is the
 // channel Run still reads (nil once closed). While draining, events still go
-// to emit unless the run was cancelled or timed out.
-func (p *agentProc) finish(events <-chan ExternalEvent, emit func(ExternalEvent), hurry bool) {
+// to emit unless the run was cancelled or timed out. roots are processes
+// noted before the agent was stopped, killed too if still running.
+func (p *agentProc) finish(events <-chan ExternalEvent, emit func(ExternalEvent), hurry bool, roots []procInfo) {
+	roots = append(roots, p.processes()...)
 	// The leader is a zombie or still running, so -pgid names only this
 	// agent's group. Killing it also ends background jobs the agent left.
 	syscall.Kill(-p.pgid, syscall.SIGKILL)
@@ -315,11 +375,19 @@ func (p *agentProc) finish(events <-chan ExternalEvent, emit func(ExternalEvent)
 		p.cmd.Wait() // the exit status is read from cmd.ProcessState
 	}
 	waitGroupGone(p.pgid, reapTimeout)
+	reapGroup(p.pgid)
+	// Processes that left the group (setsid, or claude's own sessions for
+	// its shell commands) are killed too, and reaped if they became
+	// ralph's, so nothing the agent started outlives its task.
+	stopEscaped(p.token, reapTimeout, roots...)
 
-	// With the group dead the pipes reach EOF once the kernel has closed the
-	// members' descriptors. A process that left the group may still hold
-	// them: stop reading after a grace without progress, or a hard limit.
-	grace := drainGrace
+	// With the group and the escaped processes dead the pipes reach EOF
+	// once the kernel has closed their descriptors. A process beyond
+	// ralph's reach may still hold them: stop reading after a grace without
+	// progress, or a hard limit. The grace is longer than a command's,
+	// since cutting a busy reader short on a loaded machine could lose the
+	// completion marker, and EOF ends the wait at once in every usual case.
+	grace := agentDrainGrace
 	if hurry {
 		grace = cancelDrainGrace
 	}

@@ -357,8 +357,9 @@ func TestExternalStripMarker(t *testing.T) {
 	}
 }
 
-// A process that left the group (setsid) and still holds stdout must not
-// keep Run waiting once the agent itself has exited.
+// A process that left the group (setsid) and still holds stdout does not
+// keep Run waiting once the agent itself has exited, and does not outlive
+// the agent either.
 func TestExternalEscapedProcessDoesNotBlock(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "escaped")
 	a := ExternalAgent{Kind: AgentExec, Command: `setsid bash -c 'echo $$ > ` + pidFile + `; exec sleep 300' & ` +
@@ -367,12 +368,16 @@ func TestExternalEscapedProcessDoesNotBlock(t *testing.T) {
 	res, _, err := runAgent(t, context.Background(), a, "")
 	took := time.Since(start)
 	pid := waitForPID(t, pidFile)
-	syscall.Kill(pid, syscall.SIGKILL) // the test's own leftover, outside ralph's reach by design
+	alive := processAlive(pid)
+	syscall.Kill(pid, syscall.SIGKILL) // in case the test fails
 	if err != nil || res.ExitCode != 0 || res.Text != "bye" {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 	if took > time.Second {
 		t.Fatalf("Run waited %s for a process outside the group", took)
+	}
+	if alive {
+		t.Fatalf("the escaped process %d outlived the agent", pid)
 	}
 }
 

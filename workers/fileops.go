@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -100,16 +98,21 @@ func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {
 	if a.Offset == 0 {
 		a.Offset = 1 // Models often send 0 to mean "from the start".
 	}
-	real, display, err := t.resolve(a.Path)
+	rel, display, err := t.lexical(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
-	if res, ok := checkRegular(real, display, "read"); !ok {
-		return res
-	}
-	f, err := os.Open(real)
+	root, err := t.openRoot()
 	if err != nil {
 		return fsErrorResult("read", display, err)
+	}
+	f, err := root.openFile(rel)
+	root.Close()
+	if errors.Is(err, syscall.EISDIR) {
+		return errResult("%s is a directory; use list_files to see its contents", display)
+	}
+	if err != nil {
+		return refusal("read", a.Path, display, err)
 	}
 	defer f.Close()
 
@@ -230,20 +233,30 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	if a.Path == "" {
 		return errResult("write_file needs a non-empty path")
 	}
-	real, display, err := t.resolve(a.Path)
+	rel, display, err := t.lexical(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
+	}
+	if isProtected(rel) {
+		return refusal("write", a.Path, display, ErrProtected)
 	}
 	if err := ctx.Err(); err != nil {
 		return errResult("write_file cancelled; %s was not written", display)
 	}
-	unlock := t.lockPath(real)
-	defer unlock()
-	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-		return fsErrorResult("create the directory for", display, err)
-	}
-	if err := writeAtomic(real, []byte(a.Content)); err != nil {
+	root, err := t.openRoot()
+	if err != nil {
 		return fsErrorResult("write", display, err)
+	}
+	defer root.Close()
+	tg, err := root.writeTarget(rel, true)
+	if err != nil {
+		return refusal("write", a.Path, display, err)
+	}
+	defer tg.Close()
+	unlock := t.lockPath(tg.key(t.root))
+	defer unlock()
+	if err := tg.write([]byte(a.Content)); err != nil {
+		return refusal("write", a.Path, display, err)
 	}
 	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), display)}
 }
@@ -268,23 +281,36 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	if a.OldString == a.NewString {
 		return errResult("old_string and new_string are identical, so there is nothing to change")
 	}
-	real, display, err := t.resolve(a.Path)
+	rel, display, err := t.lexical(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
+	}
+	if isProtected(rel) {
+		return refusal("edit", a.Path, display, ErrProtected)
 	}
 	if err := ctx.Err(); err != nil {
 		return errResult("edit_file cancelled; %s was not changed", display)
 	}
-	// Hold the lock across read, check and write so a concurrent edit of the
-	// same file cannot be lost.
-	unlock := t.lockPath(real)
-	defer unlock()
-	if res, ok := checkRegular(real, display, "edit"); !ok {
-		return res
-	}
-	data, err := os.ReadFile(real)
+	root, err := t.openRoot()
 	if err != nil {
 		return fsErrorResult("edit", display, err)
+	}
+	defer root.Close()
+	tg, err := root.writeTarget(rel, false)
+	if errors.Is(err, syscall.EISDIR) {
+		return errResult("%s is a directory; use list_files to see its contents", display)
+	}
+	if err != nil {
+		return refusal("edit", a.Path, display, err)
+	}
+	defer tg.Close()
+	// Hold the lock across read, check and write so a concurrent edit of the
+	// same file cannot be lost.
+	unlock := t.lockPath(tg.key(t.root))
+	defer unlock()
+	data, err := tg.read()
+	if err != nil {
+		return refusal("edit", a.Path, display, err)
 	}
 	content := string(data)
 	switch n := strings.Count(content, a.OldString); n {
@@ -295,26 +321,11 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 		return errResult("old_string occurs %d times in %s; add surrounding context so it matches exactly once", n, display)
 	}
 	updated := strings.Replace(content, a.OldString, a.NewString, 1)
-	if err := writeAtomic(real, []byte(updated)); err != nil {
-		return fsErrorResult("write", display, err)
+	if err := tg.write([]byte(updated)); err != nil {
+		return refusal("edit", a.Path, display, err)
 	}
 	return Result{Output: fmt.Sprintf("edited %s: replaced %d line(s) with %d line(s)",
 		display, strings.Count(a.OldString, "\n")+1, strings.Count(a.NewString, "\n")+1)}
-}
-
-// checkRegular refuses directories and special files before they are opened:
-// opening a FIFO would block until some writer appears.
-func checkRegular(real, display, action string) (Result, bool) {
-	fi, err := os.Stat(real)
-	switch {
-	case err != nil:
-		return fsErrorResult(action, display, err), false
-	case fi.IsDir():
-		return errResult("%s is a directory; use list_files to see its contents", display), false
-	case !fi.Mode().IsRegular():
-		return errResult("cannot %s %s: it is not a regular file", action, display), false
-	}
-	return Result{}, true
 }
 
 // lockPath serialises writers of one resolved path within this Toolset and
@@ -330,54 +341,4 @@ func (t *Toolset) lockPath(real string) (unlock func()) {
 	t.locksMu.Unlock()
 	m.Lock()
 	return m.Unlock
-}
-
-// writeAtomic replaces path with data so that readers see either the old or
-// the new content, never a partial file: it writes a temporary file in the
-// same directory, syncs it and renames it over path. The existing file's
-// permissions are kept; new files get 0644.
-func writeAtomic(path string, data []byte) (err error) {
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
-			return &fs.PathError{Op: "write", Path: path, Err: errors.New("it is a directory")}
-		}
-		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".ralph-write-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// Sync the directory so the rename itself survives a crash. Failure here
-	// does not undo the write, so it is not reported.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

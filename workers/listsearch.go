@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -86,7 +88,7 @@ func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
 
 	var out strings.Builder
 	count, stopped := 0, ""
-	err = walkProject(ctx, real, func(p string, d fs.DirEntry) error {
+	err = t.walkProject(ctx, real, func(_ *rootDir, p string, d fs.DirEntry) error {
 		if p == real && d.IsDir() {
 			return nil // the directory itself is not an entry of its listing
 		}
@@ -152,11 +154,11 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 
 	var out strings.Builder
 	matches, stopped := 0, ""
-	err = walkProject(ctx, real, func(p string, d fs.DirEntry) error {
+	err = t.walkProject(ctx, real, func(root *rootDir, p string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() {
 			return nil // directories are walked into; symlinks could lead outside the root
 		}
-		data, ok := readSearchable(p)
+		data, ok := t.readSearchable(root, p)
 		if !ok {
 			return nil
 		}
@@ -196,12 +198,20 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 // readSearchable returns the file's content unless it is too large, binary or
 // unreadable; search skips such files silently because they are rarely what
 // the model is looking for.
-func readSearchable(p string) ([]byte, bool) {
-	fi, err := os.Stat(p)
-	if err != nil || fi.Size() > maxSearchFile {
+func (t *Toolset) readSearchable(root *rootDir, p string) ([]byte, bool) {
+	rel, err := filepath.Rel(t.root, p)
+	if err != nil {
 		return nil, false
 	}
-	data, err := os.ReadFile(p)
+	f, err := root.openFile(rel)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() > maxSearchFile {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSearchFile+1))
 	if err != nil || len(data) > maxSearchFile {
 		return nil, false
 	}
@@ -217,13 +227,22 @@ func clipLine(line []byte) string {
 	return text.ClipRunes(strings.TrimRight(string(line), "\r"), maxMatchLineLen, " [...]")
 }
 
-// walkProject walks root in lexical order, skipping the directories in
-// skipNames and unreadable directories, and stops early when ctx is done.
-// Symlinks are reported but never followed, so a walk cannot leave the root.
-func walkProject(ctx context.Context, root string, fn func(p string, d fs.DirEntry) error) error {
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// walkProject walks the directory (or file) real in lexical order,
+// skipping the directories in skipNames and unreadable directories, and
+// stops early when ctx is done. Symlinks are reported but never followed,
+// and every directory is opened beneath the root (see beneath.go), so a
+// directory swapped for a symlink mid-walk cannot take the walk outside.
+// fn gets absolute paths and the open root, to read files through it.
+func (t *Toolset) walkProject(ctx context.Context, real string, fn func(root *rootDir, p string, d fs.DirEntry) error) error {
+	root, err := t.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	start := t.relSlash(real)
+	err = fs.WalkDir(beneathFS{root}, start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if p == start {
 				return err
 			}
 			return nil // an unreadable subdirectory should not spoil the rest
@@ -231,18 +250,30 @@ func walkProject(ctx context.Context, root string, fn func(p string, d fs.DirEnt
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p != root && skipNames[d.Name()] {
+		if p != start && skipNames[d.Name()] {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
-		return fn(p, d)
+		return fn(root, filepath.Join(t.root, filepath.FromSlash(p)), d)
 	})
 	if errors.Is(err, fs.SkipAll) {
 		return nil
 	}
 	return err
+}
+
+// beneathFS is the project as an fs.FS whose every Open resolves beneath
+// the root.
+type beneathFS struct{ r *rootDir }
+
+func (b beneathFS) Open(name string) (fs.File, error) {
+	fd, err := b.r.open(filepath.FromSlash(name), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(b.r.t.root, filepath.FromSlash(name))), nil
 }
 
 // relTo returns p relative to dir with slashes, for matching patterns written

@@ -38,8 +38,32 @@ func (t *Toolset) Resolve(path string) (string, error) {
 // separated and relative to the root, spelled the way the model spelled it
 // (before symlinks are followed) so that messages match its request.
 func (t *Toolset) resolve(p string) (real, display string, err error) {
+	rel, display, err := t.lexical(p)
+	if err != nil {
+		return "", display, err
+	}
+	real, err = evalExisting(filepath.Join(t.root, rel))
+	if err != nil {
+		return "", display, fmt.Errorf("resolve %s: %w", p, err)
+	}
+	if !isInside(t.root, real) {
+		return "", display, fmt.Errorf("%w: %s", ErrOutsideRoot, p)
+	}
+	return real, display, nil
+}
+
+// lexical maps a path given by the model to a clean path relative to the
+// root, without looking at the filesystem: ".." that climbs out of the
+// root and absolute paths elsewhere wrap ErrOutsideRoot, and "~" wraps
+// errHome. Symlinks are left to whoever opens the path.
+func (t *Toolset) lexical(p string) (rel, display string, err error) {
 	if p == "" {
 		p = "."
+	}
+	if first, _, _ := strings.Cut(filepath.ToSlash(p), "/"); strings.HasPrefix(first, "~") {
+		// Models write ~/x meaning the home directory; taken literally it
+		// would create a directory named "~" in the project.
+		return "", p, fmt.Errorf("%w: %s", errHome, p)
 	}
 	var abs string
 	if filepath.IsAbs(p) {
@@ -54,20 +78,14 @@ func (t *Toolset) resolve(p string) (real, display string, err error) {
 		abs = filepath.Join(t.root, p)
 	}
 	if !isInside(t.root, abs) {
-		return "", "", fmt.Errorf("%w: %s", ErrOutsideRoot, p)
+		return "", p, fmt.Errorf("%w: %s", ErrOutsideRoot, p)
 	}
-	rel, _ := filepath.Rel(t.root, abs)
-	display = filepath.ToSlash(rel)
-
-	real, err = evalExisting(abs)
-	if err != nil {
-		return "", display, fmt.Errorf("resolve %s: %w", p, err)
-	}
-	if !isInside(t.root, real) {
-		return "", display, fmt.Errorf("%w: %s", ErrOutsideRoot, p)
-	}
-	return real, display, nil
+	rel, _ = filepath.Rel(t.root, abs)
+	return rel, filepath.ToSlash(rel), nil
 }
+
+// errHome is wrapped for paths that start with "~".
+var errHome = errors.New("path starts with ~")
 
 // isInside reports whether the clean absolute path p is root or below it.
 func isInside(root, p string) bool {
@@ -127,10 +145,27 @@ func evalExisting(abs string) (string, error) {
 
 // pathResult turns a resolution error into the sentence the model sees.
 func pathResult(p string, err error) Result {
-	if errors.Is(err, ErrOutsideRoot) {
+	switch {
+	case errors.Is(err, ErrOutsideRoot):
 		return errResult("path %s is outside the project root", p)
+	case errors.Is(err, errHome):
+		return errResult("path %s starts with ~, which is not expanded: paths are relative to the project root, so name a place inside the project", p)
 	}
 	return errResult("cannot use path %s: %v", p, err)
+}
+
+// refusal is the sentence for a failed file operation: a path that may not
+// be used, or a filesystem error, in terms of the path the model gave.
+func refusal(action, p, display string, err error) Result {
+	switch {
+	case errors.Is(err, ErrOutsideRoot), errors.Is(err, errHome), errors.Is(err, syscall.ELOOP):
+		return pathResult(p, err)
+	case errors.Is(err, ErrProtected):
+		return errResult("cannot %s %s: .git and .ralph are protected (git's internals and ralph's own state), so the file tools never change anything in them", action, display)
+	case errors.Is(err, errNotRegular):
+		return errResult("cannot %s %s: it is not a regular file", action, display)
+	}
+	return fsErrorResult(action, display, err)
 }
 
 // fsErrorResult describes a file system error in terms of the path the model

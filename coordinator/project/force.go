@@ -23,14 +23,14 @@ var (
 // stopped first — SIGTERM, a grace period to save, then SIGKILL — and the
 // lock is taken only once it is gone, so there are never two writers; a
 // holder on another host, which cannot be signalled, is displaced.
-func acquire(fs afero.Fs, root string, force bool, notify func(string)) (*memory.Lock, error) {
-	lock, err := memory.AcquireLock(fs, root, "", false)
+func acquire(fs afero.Fs, root string, force bool, notify func(string), secrets ...string) (*memory.Lock, error) {
+	lock, err := memory.AcquireLock(fs, root, "", false, secrets...)
 	var le *memory.LockedError
 	if !force || !errors.As(err, &le) {
 		return lock, err
 	}
 	if le.Foreign || le.Holder.PID <= 0 || le.Holder.PID == os.Getpid() {
-		return memory.AcquireLock(fs, root, "", true)
+		return memory.AcquireLock(fs, root, "", true, secrets...)
 	}
 	pid := le.Holder.PID
 	for _, step := range []struct {
@@ -42,7 +42,7 @@ func acquire(fs afero.Fs, root string, force bool, notify func(string)) (*memory
 		}
 		deadline := time.Now().Add(step.grace)
 		for time.Now().Before(deadline) {
-			lock, err = memory.AcquireLock(fs, root, "", false)
+			lock, err = memory.AcquireLock(fs, root, "", false, secrets...)
 			if !errors.As(err, &le) {
 				if err == nil {
 					notify(fmt.Sprintf("--force: stopped the ralph (pid %d) that held this project (%s) and took it over", pid, step.sig))

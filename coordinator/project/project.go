@@ -89,6 +89,10 @@ type Project struct {
 	// Approval decides which commands run_command may run. Nobody is
 	// asked until a face that has a person sets its Asker.
 	Approval *approval.Policy
+	// Redactor takes the API key out of every file ralph writes for this
+	// project: the session record, the chat history, AGENT.md,
+	// RALPH_PROGRESS.md, config.
+	Redactor *memory.Redactor
 	// Mode is the session's mode: the face's, or a resumed session's own.
 	Mode string
 	// History is the saved conversation of a resumed session, repaired so
@@ -143,9 +147,9 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel,
+	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, Redactor: memory.NewRedactor(cfg.APIKey),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
-	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify)
+	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +174,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	_ = lock.SetSession(p.Session.ID)
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
-		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes,
+		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -183,34 +187,12 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Tools.Register(workers.NewRememberTool(opts.Fs, root))
-	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root))
+	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
+	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1})
 	p.touchRegistry()
 	ok = true
 	return p, nil
-}
-
-// ErrBadRunConfig is a task loop configuration that cannot work (a
-// condition that does not compile, an unknown agent): exit 2.
-var ErrBadRunConfig = errors.New("bad run configuration")
-
-// settle decides the run configuration of a task-loop session and checks
-// that the model can be reached when it is needed: an external agent
-// (--agent) needs no key of ralph's.
-func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConfig, error) {
-	var run *memory.RunConfig
-	if p.Mode == ModeRun && opts.Run != nil {
-		var err error
-		if run, err = opts.Run(saved); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
-		}
-	}
-	err := p.Config.Validate()
-	if err != nil && !(run != nil && run.Agent != "" && errors.Is(err, config.ErrNoKey)) {
-		return nil, err
-	}
-	return run, nil
 }
 
 func applyOverrides(cfg *config.Config, o Overrides) {
@@ -518,6 +500,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
 		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.recordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+		Redactor: p.Redactor,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {

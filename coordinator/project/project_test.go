@@ -125,6 +125,10 @@ func TestOrphanedInProgressTaskIsResetAndResumedAsALoop(t *testing.T) {
 // configuration is saved with it and a resume gets it back.
 func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 	dir := t.TempDir()
+	// The agent must exist: Open checks that it can start.
+	if err := os.WriteFile(filepath.Join(dir, "a.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	getenv := env(t)
 	want := &memory.RunConfig{Agent: "exec:./a.sh", Verify: "go test ./...", Parallel: 3, Retries: 1, OnError: "skip"}
 	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},

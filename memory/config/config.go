@@ -96,6 +96,9 @@ type Config struct {
 	// BaseURLFromProject is true when the endpoint was chosen by the
 	// project's config file, which a cloned repository controls.
 	BaseURLFromProject bool
+	// userBaseURL is the endpoint the user's own sources chose (their
+	// config file, or the default) before the project's file had its say.
+	userBaseURL string
 	// AllowedCommands are the rules for run_command in the user's own
 	// config (allowed_commands): they count in every project.
 	AllowedCommands []string
@@ -207,6 +210,9 @@ func Load(src Sources) (Config, error) {
 			c.Model = f.Model
 		}
 		if f.BaseURL != "" {
+			if fromProject {
+				c.userBaseURL = c.BaseURL
+			}
 			c.BaseURL = f.BaseURL
 			c.BaseURLFromProject = fromProject
 		}
@@ -342,8 +348,11 @@ func (c Config) Validate() error {
 	if c.Sandbox != "" && sandboxRank(c.Sandbox) < 0 { // "" is the default
 		return invalidf("sandbox mode %q is not one of read-only, workspace-write or danger-full-access", c.Sandbox)
 	}
-	if c.BaseURLFromProject && c.APIKey != "" && !IsLocalURL(u) {
-		return invalidf("the project's %s sets base_url to the remote endpoint %s; ralph sends your API key only to remote endpoints you choose, so set it with --base-url, OPENAI_BASE_URL or your user config", ProjectFile, c.BaseURL)
+	if c.BaseURLFromProject && c.APIKey != "" && !IsLoopbackURL(u) && !sameEndpoint(c.BaseURL, c.userBaseURL) {
+		// A cloned repository's config could otherwise send the key to a
+		// host of its choosing; only this machine, or the endpoint the
+		// user picked anyway, may receive it.
+		return invalidf("the project's %s points base_url at %s, which is not this machine, so ralph will not send your API key there; set the endpoint with --base-url, OPENAI_BASE_URL or your user config if you trust it", ProjectFile, u.Host)
 	}
 	if c.APIKey == "" && !IsLocalURL(u) {
 		return noKeyf("%s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",
@@ -363,4 +372,28 @@ func IsLocalURL(u *url.URL) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+}
+
+// IsLoopbackURL reports whether u names this machine itself: localhost,
+// 127.0.0.0/8 or ::1. Unlike IsLocalURL it leaves out private networks,
+// where another machine (someone else's) may answer.
+func IsLoopbackURL(u *url.URL) bool {
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameEndpoint reports whether two base URLs name the same endpoint,
+// ignoring the case of scheme and host and a trailing slash.
+func sameEndpoint(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil || b == "" {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
+		strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") && ua.User == nil && ub.User == nil
 }

@@ -302,7 +302,7 @@ func TestProjectConfigCannotRedirectTheKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "https://evil.example/v1") {
+	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "points base_url at evil.example, which is not this machine") {
 		t.Fatalf("a project config sent the key to a remote endpoint: %v", err)
 	}
 	// The same endpoint chosen by the user is fine.
@@ -377,5 +377,49 @@ func TestSandboxSetting(t *testing.T) {
 	c = Config{Model: "m", BaseURL: "http://localhost:1/v1", MaxTurns: 1, CommandTimeout: time.Second, Sandbox: "none"}
 	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `sandbox mode "none" is not one of`) {
 		t.Fatalf("Validate: %v", err)
+	}
+}
+
+// TestProjectBaseURLKeyOnlyToLoopbackOrTheUsersChoice: a project's
+// base_url gets the key only on this machine, or when it is the endpoint
+// the user's own config (or the default) names anyway.
+func TestProjectBaseURLKeyOnlyToLoopbackOrTheUsersChoice(t *testing.T) {
+	key := map[string]string{"OPENAI_API_KEY": "sk-user-key-123456"}
+	for _, tc := range []struct {
+		user, project string
+		env           map[string]string
+		ok            bool
+	}{
+		{"", "http://127.0.0.1:8080/v1", key, true},
+		{"", "http://127.3.4.5/v1", key, true},
+		{"", "http://[::1]:11434/v1", key, true},
+		{"", "http://LOCALHOST:11434/v1", key, true},
+		{"", "https://api.openai.com/v1/", key, true}, // the default endpoint
+		{"https://openrouter.ai/api/v1", "https://openrouter.ai/api/v1", key, true},
+		{"https://openrouter.ai/api/v1", "https://api.openai.com/v1", key, false},
+		{"", "http://10.0.0.5:8000/v1", key, false},
+		{"", "http://192.168.1.20/v1", key, false},
+		{"", "http://ollama.local/v1", key, false},
+		{"", "http://localhost.evil.example/v1", key, false},
+		{"", "https://user@api.openai.com/v1", key, false},
+		// Without a key there is nothing to send; a private server is fine.
+		{"", "http://10.0.0.5:8000/v1", nil, true},
+	} {
+		fs := afero.NewMemMapFs()
+		if tc.user != "" {
+			_ = afero.WriteFile(fs, "/home/.config/ralph/config.toml", []byte("base_url = \""+tc.user+"\"\n"), 0o644)
+		}
+		_ = afero.WriteFile(fs, "/p/.ralph/config.toml", []byte("base_url = \""+tc.project+"\"\n"), 0o644)
+		c, err := Load(Sources{Fs: fs, ProjectRoot: "/p", UserConfigDir: "/home/.config", Getenv: func(k string) string { return tc.env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Validate()
+		if tc.ok != (err == nil) {
+			t.Errorf("user %q project %q: %v", tc.user, tc.project, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "will not send your API key") {
+			t.Errorf("user %q project %q: %v", tc.user, tc.project, err)
+		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -52,6 +53,9 @@ type Options struct {
 	// Yes allows every command that does not ask to leave the sandbox
 	// (--yes).
 	Yes bool
+	// Secrets are never written to a file: a rule that holds one is
+	// allowed for this process only.
+	Secrets *memory.Redactor
 }
 
 // Policy decides whether run_command may run a command. It implements
@@ -63,6 +67,7 @@ type Policy struct {
 	roots   []string
 	userDir string
 	yes     bool
+	secrets *memory.Redactor
 	ignored int
 	turn    chan struct{} // holds a token while a question is asked
 
@@ -75,7 +80,7 @@ var _ workers.Approver = (*Policy)(nil)
 
 // New returns the policy for a project.
 func New(o Options) *Policy {
-	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, turn: make(chan struct{}, 1)}
+	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1)}
 	p.roots = []string{o.Root}
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
@@ -232,7 +237,8 @@ func (p *Policy) remember(asker Asker, rules []string) {
 	if n, ok := asker.(Noter); ok {
 		note = n.Note
 	}
-	if p.fs == nil {
+	if p.fs == nil || p.secrets.Contains(strings.Join(rules, "\n")) {
+		// A rule holding a secret is never written to a file.
 		note("allowed until ralph exits: "+quoteRules(rules), false)
 		return
 	}

@@ -1,0 +1,418 @@
+package workers
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// bothResolvers runs a test with the kernel's beneath-resolution (when
+// this kernel has openat2) and with the user-space fallback.
+func bothResolvers(t *testing.T, fn func(t *testing.T)) {
+	t.Run("openat2", func(t *testing.T) {
+		if !hasOpenat2() {
+			t.Skip("this kernel has no openat2")
+		}
+		fn(t)
+	})
+	t.Run("fallback", func(t *testing.T) {
+		forceNoOpenat2.Store(true)
+		t.Cleanup(func() { forceNoOpenat2.Store(false) })
+		fn(t)
+	})
+}
+
+// protectedProject is a project with a git directory holding a config and
+// an executable hook, ralph's state, and symlinks that lead into both.
+func protectedProject(t *testing.T) *Toolset {
+	ts := newTestToolset(t, Options{})
+	root := ts.Root()
+	writeTestFile(t, filepath.Join(root, ".git", "config"), "[core]\n")
+	hook := filepath.Join(root, ".git", "hooks", "pre-commit")
+	writeTestFile(t, hook, "#!/bin/sh\nexit 0\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(root, ".ralph", "session.lock"), "{}\n")
+	writeTestFile(t, filepath.Join(root, ".ralph", "config.toml"), "model = \"x\"\n")
+	writeTestFile(t, filepath.Join(root, "sub", "ok.txt"), "ok\n")
+	writeTestFile(t, filepath.Join(root, "nested", ".git", "HEAD"), "ref: x\n")
+	for link, dest := range map[string]string{
+		"g":          ".git",
+		"r":          ".ralph",
+		"cfg":        ".git/config",
+		"lockfile":   ".ralph/session.lock",
+		"abscfg":     filepath.Join(root, ".git", "config"),
+		"sub/up":     "..",
+		"hooks-link": ".git/hooks",
+	} {
+		if err := os.Symlink(dest, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ts
+}
+
+// snapshot records every file under dir with its content and mode, to
+// show that a refused call changed nothing.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			dest, _ := os.Readlink(p)
+			m[rel] = "link " + dest
+		case fi.IsDir():
+			m[rel] = "dir"
+		case !fi.Mode().IsRegular():
+			m[rel] = fi.Mode().String()
+		default:
+			data, _ := os.ReadFile(p)
+			m[rel] = fmt.Sprintf("%v %q", fi.Mode(), data)
+		}
+		return nil
+	})
+	return m
+}
+
+func sameSnapshot(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for k, v := range after {
+		if before[k] != v {
+			t.Errorf("%s changed: %s -> %s", k, before[k], v)
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			t.Errorf("%s disappeared", k)
+		}
+	}
+}
+
+func TestFileToolsRefuseProtectedPaths(t *testing.T) {
+	bothResolvers(t, func(t *testing.T) {
+		ts := protectedProject(t)
+		before := snapshot(t, ts.Root())
+		for _, p := range []string{
+			".git/config",
+			".GIT/config",
+			".Git/hooks/pre-commit",
+			".git/hooks/pre-commit",
+			"./.git/config",
+			"sub/../.git/config",
+			"sub/up/.git/config",
+			filepath.Join(ts.Root(), ".git", "config"),
+			".git",
+			".git/new-file",
+			".git/newdir/file",
+			"nested/.git/HEAD",
+			".ralph/session.lock",
+			".ralph/config.toml",
+			".RALPH/history",
+			".ralph/sessions/x/messages.jsonl",
+			"g/config",
+			"g/hooks/pre-commit",
+			"g/newdir/file",
+			"hooks-link/post-checkout",
+			"cfg",
+			"abscfg",
+			"r/session.lock",
+			"r/history",
+			"lockfile",
+		} {
+			t.Run(strings.ReplaceAll(p, "/", "|"), func(t *testing.T) {
+				res := call(t, ts, "write_file", map[string]any{"path": p, "content": "[core]\n\tfsmonitor = touch /tmp/pwned\n"})
+				mustErr(t, res, "protected")
+				if strings.Count(res.Output, ".") < 2 || strings.Contains(res.Output, "\n") {
+					t.Errorf("want one sentence, got %q", res.Output)
+				}
+				res = call(t, ts, "edit_file", map[string]any{"path": p, "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"})
+				if !res.IsError || (!strings.Contains(res.Output, "protected") && !strings.Contains(res.Output, "does not exist")) {
+					t.Errorf("edit_file %s: %v %q", p, res.IsError, res.Output)
+				}
+			})
+		}
+		sameSnapshot(t, before, snapshot(t, ts.Root()))
+		// Reading git's files stays possible: it is how the model learns
+		// about the repository.
+		if out := mustOK(t, call(t, ts, "read_file", map[string]any{"path": ".git/config"})); !strings.Contains(out, "[core]") {
+			t.Fatalf("read .git/config: %q", out)
+		}
+		mustOK(t, call(t, ts, "read_file", map[string]any{"path": "cfg"}))
+		// Names that only look alike are ordinary files.
+		for _, p := range []string{".gitignore", ".github/workflows/ci.yml", "git/config", ".ralphrc", "sub/.gitkeep"} {
+			mustOK(t, call(t, ts, "write_file", map[string]any{"path": p, "content": "x\n"}))
+		}
+		assertNoTempFiles(t, ts.Root())
+	})
+}
+
+func TestFileToolsRefuseSpecialFiles(t *testing.T) {
+	bothResolvers(t, func(t *testing.T) {
+		ts := newTestToolset(t, Options{})
+		root := ts.Root()
+		if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		l, err := net.Listen("unix", filepath.Join(root, "sock"))
+		if err != nil {
+			t.Skipf("unix socket: %v", err)
+		}
+		defer l.Close()
+		special := []string{"fifo", "sock"}
+		// Only root can make a device node; a copy of /dev/null's is the
+		// case the issue found.
+		if err := syscall.Mknod(filepath.Join(root, "null"), syscall.S_IFCHR|0o666, int(devNumber(1, 3))); err == nil {
+			special = append(special, "null")
+		}
+		if err := os.Symlink("fifo", filepath.Join(root, "fifo-link")); err != nil {
+			t.Fatal(err)
+		}
+		special = append(special, "fifo-link")
+		writeTestFile(t, filepath.Join(root, "dir", "f.txt"), "x")
+		before := snapshot(t, root)
+		for _, p := range special {
+			mustErr(t, call(t, ts, "write_file", map[string]any{"path": p, "content": "x"}), "cannot write "+p+": it is not a regular file")
+			mustErr(t, call(t, ts, "edit_file", map[string]any{"path": p, "old_string": "a", "new_string": "b"}), "cannot edit "+p+": it is not a regular file")
+			mustErr(t, call(t, ts, "read_file", map[string]any{"path": p}), "cannot read "+p+": it is not a regular file")
+		}
+		mustErr(t, call(t, ts, "write_file", map[string]any{"path": "dir", "content": "x"}), "cannot write dir: it is a directory")
+		mustErr(t, call(t, ts, "write_file", map[string]any{"path": ".", "content": "x"}), "cannot write .: it is a directory")
+		mustErr(t, call(t, ts, "edit_file", map[string]any{"path": "dir", "old_string": "a", "new_string": "b"}), "dir is a directory")
+		sameSnapshot(t, before, snapshot(t, root))
+	})
+}
+
+// devNumber is makedev(3) for Linux's encoding.
+func devNumber(major, minor uint64) uint64 {
+	return (minor & 0xff) | ((major & 0xfff) << 8) | ((minor &^ 0xff) << 12) | ((major &^ 0xfff) << 32)
+}
+
+func TestFileToolsRefuseHome(t *testing.T) {
+	bothResolvers(t, func(t *testing.T) {
+		ts := newTestToolset(t, Options{})
+		for _, c := range []struct{ tool, path string }{
+			{"write_file", "~"},
+			{"write_file", "~/notes.txt"},
+			{"write_file", "~root/x"},
+			{"edit_file", "~/.bashrc"},
+			{"read_file", "~/.ssh/id_rsa"},
+			{"list_files", "~"},
+			{"search", "~/src"},
+		} {
+			args := map[string]any{"path": c.path, "content": "x", "old_string": "a", "new_string": "b", "pattern": "x"}
+			mustErr(t, call(t, ts, c.tool, args), "path "+c.path+" starts with ~, which is not expanded: paths are relative to the project root")
+		}
+		if entries, _ := os.ReadDir(ts.Root()); len(entries) != 0 {
+			t.Fatalf("the project gained %v", entries)
+		}
+		// A ~ inside a name is an ordinary character.
+		mustOK(t, call(t, ts, "write_file", map[string]any{"path": "backup~", "content": "x"}))
+	})
+}
+
+func TestFileToolsEscapesBothResolvers(t *testing.T) {
+	bothResolvers(t, func(t *testing.T) {
+		ts := newTestToolset(t, Options{})
+		root := ts.Root()
+		outside := t.TempDir()
+		writeTestFile(t, filepath.Join(outside, "secret.txt"), "secret")
+		for link, dest := range map[string]string{
+			"escape":   outside,
+			"rel-out":  "../" + filepath.Base(outside),
+			"file-out": filepath.Join(outside, "secret.txt"),
+			"new-out":  filepath.Join(outside, "new.txt"),
+		} {
+			if err := os.Symlink(dest, filepath.Join(root, link)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// An absolute symlink that stays inside the root still works.
+		writeTestFile(t, filepath.Join(root, "real", "f.txt"), "inside\n")
+		if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "abs-in")); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ tool, path string }{
+			{"write_file", "escape/x.txt"},
+			{"write_file", "escape/deep/x.txt"},
+			{"write_file", "rel-out/x.txt"},
+			{"write_file", "file-out"},
+			{"write_file", "new-out"},
+			{"edit_file", "file-out"},
+			{"read_file", "file-out"},
+			{"read_file", "escape/secret.txt"},
+			{"read_file", "rel-out/secret.txt"},
+		} {
+			args := map[string]any{"path": c.path, "content": "x", "old_string": "secret", "new_string": "x"}
+			mustErr(t, call(t, ts, c.tool, args), "path "+c.path+" is outside the project root")
+		}
+		if got := snapshot(t, outside); len(got) != 2 || !strings.Contains(got["secret.txt"], `"secret"`) {
+			t.Fatalf("outside changed: %v", got)
+		}
+		if out := mustOK(t, call(t, ts, "read_file", map[string]any{"path": "abs-in/f.txt"})); !strings.Contains(out, "inside") {
+			t.Fatalf("abs-in: %q", out)
+		}
+		mustOK(t, call(t, ts, "write_file", map[string]any{"path": "abs-in/g.txt", "content": "g"}))
+		if readTestFile(t, filepath.Join(root, "real", "g.txt")) != "g" {
+			t.Fatal("write through an absolute symlink inside the root went elsewhere")
+		}
+	})
+}
+
+// TestWriteFileSymlinkSwapRace swaps a symlink between a directory inside
+// the root and one outside it while write_file writes through it: with the
+// kernel's beneath-resolution not one byte may land outside.
+func TestWriteFileSymlinkSwapRace(t *testing.T) {
+	if !hasOpenat2() {
+		t.Skip("this kernel has no openat2; the fallback's check-then-use window is documented")
+	}
+	ts := newTestToolset(t, Options{})
+	root := ts.Root()
+	outside := t.TempDir()
+	writeTestFile(t, filepath.Join(root, "in", "keep"), "")
+	writeTestFile(t, filepath.Join(root, "in", "f.txt"), "")
+	writeTestFile(t, filepath.Join(outside, "f.txt"), "outside\n")
+	const n = 1000
+	writeTestFile(t, filepath.Join(root, "real", "keep"), "")
+	if err := os.Symlink(outside, filepath.Join(root, "real.out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, path, link string
+		in, out          string
+	}{
+		// The swapped symlink is a directory on the way, or the file itself.
+		{"dir", "link/f.txt", "link", "in", outside},
+		{"file", "flink", "flink", "in/f.txt", filepath.Join(outside, "f.txt")},
+		// A real directory and a symlink leading out trade places
+		// atomically (RENAME_EXCHANGE), so the path checked is the path
+		// used, spelled the same, but not the same directory.
+		{"exchange", "real/f.txt", "", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			link := filepath.Join(root, c.link)
+			swap := func(i int) error {
+				if c.link == "" {
+					return unix.Renameat2(unix.AT_FDCWD, filepath.Join(root, "real"), unix.AT_FDCWD, filepath.Join(root, "real.out"), unix.RENAME_EXCHANGE)
+				}
+				dest := c.in
+				if i%2 == 0 {
+					dest = c.out
+				}
+				tmp := link + ".swap"
+				os.Remove(tmp)
+				if err := os.Symlink(dest, tmp); err != nil {
+					return err
+				}
+				return os.Rename(tmp, link)
+			}
+			if c.link != "" {
+				if err := os.Symlink(c.in, link); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The swapper goes on until the writer is done, so every write
+			// races with swaps; it swaps at least n times.
+			var wg sync.WaitGroup
+			stop := make(chan struct{})
+			swaps := 0
+			wg.Go(func() {
+				for i := 0; ; i++ {
+					if i >= n {
+						select {
+						case <-stop:
+							swaps = i
+							return
+						default:
+						}
+					}
+					if err := swap(i); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+			wrote := 0
+			for i := range n {
+				res := call(t, ts, "write_file", map[string]any{"path": c.path, "content": fmt.Sprintf("write %d\n", i)})
+				if !res.IsError {
+					wrote++
+				} else if !strings.Contains(res.Output, "outside the project root") {
+					t.Errorf("write %d: %s", i, res.Output)
+				}
+			}
+			close(stop)
+			wg.Wait()
+			got := snapshot(t, outside)
+			if len(got) != 2 || got["f.txt"] != fmt.Sprintf("%v %q", os.FileMode(0o644), "outside\n") {
+				t.Fatalf("bytes landed outside the root: %v", got)
+			}
+			if wrote == 0 {
+				t.Fatal("no write went through while the link pointed inside")
+			}
+			if wrote == n {
+				t.Fatal("every write saw the link inside: the swaps did not race with the writes")
+			}
+			t.Logf("%d of %d writes went inside, the rest were refused; %d swaps", wrote, n, swaps)
+		})
+	}
+	assertNoTempFiles(t, root)
+}
+
+// TestReadFileSymlinkSwapRace: reads through a swapped symlink never
+// return a byte of a file outside the root.
+func TestReadFileSymlinkSwapRace(t *testing.T) {
+	if !hasOpenat2() {
+		t.Skip("this kernel has no openat2")
+	}
+	ts := newTestToolset(t, Options{})
+	root := ts.Root()
+	outside := t.TempDir()
+	writeTestFile(t, filepath.Join(root, "in", "f.txt"), "inside\n")
+	writeTestFile(t, filepath.Join(outside, "f.txt"), "SECRET\n")
+	link := filepath.Join(root, "link")
+	if err := os.Symlink("in", link); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() {
+		tmp := link + ".swap"
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			dest := "in"
+			if i%2 == 0 {
+				dest = outside
+			}
+			os.Remove(tmp)
+			os.Symlink(dest, tmp)
+			os.Rename(tmp, link)
+		}
+	})
+	defer wg.Wait()
+	defer close(stop)
+	for i := range 1000 {
+		for _, c := range []struct{ tool, path string }{{"read_file", "link/f.txt"}, {"search", "link"}, {"list_files", "link"}} {
+			res := call(t, ts, c.tool, map[string]any{"path": c.path, "pattern": "."})
+			if strings.Contains(res.Output, "SECRET") {
+				t.Fatalf("%s %d read outside the root: %q", c.tool, i, res.Output)
+			}
+		}
+	}
+}
