@@ -26,29 +26,22 @@ type RecordStore interface {
 	FlushAgent(agentID string) error
 }
 
-// Record subscribes a recorder to events until stop is called or ctx
-// ends. It writes every event but text deltas to the store's event log and
-// the coordinator's own events as markdown to its transcript; a child
-// agent's events become that child's section of the agents' transcript,
-// written when the child finishes.
-//
-// The recorder is a synchronous subscriber: an event is on disk before
-// Publish returns, so a tool_call line is written before the tool runs,
-// which crash recovery relies on to know which calls had started. stop
-// writes the sections of children that never finished and returns the
-// first write error.
-func Record(ctx context.Context, events *pubsub.Broker[Event], store RecordStore) (stop func() error) {
-	return StartRecording(ctx, events, store).Stop
-}
-
 // Recording is a running recorder.
 type Recording struct {
 	r      *recorder
 	cancel func()
 }
 
-// StartRecording is Record with a handle that also tells, while the
-// recording runs, whether a write failed: a run checks it before it
+// StartRecording subscribes a recorder to events until Stop is called or
+// ctx ends. It writes every event but text deltas to the store's event log and
+// the coordinator's own events as markdown to its transcript; a child
+// agent's events become that child's section of the agents' transcript,
+// written when the child finishes.
+//
+// The recorder is a synchronous subscriber: an event is on disk before
+// Publish returns, so a tool_call line is written before the tool runs,
+// which crash recovery relies on to know which calls had started. Err
+// tells while it runs whether a write failed: a run checks it before it
 // reports, so one whose record was not saved does not look clean.
 func StartRecording(ctx context.Context, events *pubsub.Broker[Event], store RecordStore) *Recording {
 	r := &recorder{store: store, open: map[string]bool{}}

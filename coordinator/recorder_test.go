@@ -184,7 +184,7 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 			Store:     func(id string) Store { return testAgentStore{sess, id} },
 		},
 	})
-	stop := Record(context.Background(), coord.Events(), sess)
+	stop := StartRecording(context.Background(), coord.Events(), sess).Stop
 	if res := coord.Run(context.Background(), "spawn two"); res.Text != "all reported" {
 		t.Fatalf("chat result = %+v", res)
 	}

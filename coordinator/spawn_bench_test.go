@@ -40,7 +40,7 @@ func BenchmarkSpawn64(b *testing.B) {
 					}
 					f.coord.opts.Store = s
 					f.coord.opts.Children.Store = func(id string) Store { return sessionAgentStore{s, id} }
-					stop := Record(context.Background(), f.coord.Events(), s)
+					stop := StartRecording(context.Background(), f.coord.Events(), s).Stop
 					b.Cleanup(func() { _ = stop() })
 				}
 				b.StartTimer()

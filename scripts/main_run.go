@@ -138,7 +138,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	opts := coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
-		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr(), SessionID: p.Session.ID, Prior: p.Prior(),
+		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: p.Prior(),
 		Ask:      face.Confirmer(),
 		Notify:   face.Notify,
 		Redactor: p.Redactor,

@@ -327,7 +327,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	c := coordinator.New(coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
-		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.recordErr,
+		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(nil), PriceOf: p.PriceOf,
 	})
 	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session)
@@ -337,18 +337,15 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	return c
 }
 
-// recordErr is the first error writing the session's events or
-// transcript, if any.
-func (p *Project) recordErr() error {
+// RecordErr is the first error writing the session's events or
+// transcript, if any: a run or task loop on this project checks it before
+// it reports (coordinator.Options.RecordErr, LoopOptions.RecordErr).
+func (p *Project) RecordErr() error {
 	if p.recording == nil {
 		return nil
 	}
 	return p.recording.Err()
 }
-
-// RecordErr is the check a task loop on this project makes before it
-// reports (LoopOptions.RecordErr).
-func (p *Project) RecordErr() func() error { return p.recordErr }
 
 // SetSink hands the coordinator's events to another face (a task loop
 // switched into chat): the old face is given what was published to it and
@@ -499,7 +496,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	st := p.Session.State()
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
-		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.recordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
 		Redactor: p.Redactor,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
