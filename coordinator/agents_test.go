@@ -72,6 +72,7 @@ func newFamilyB(t testing.TB, parallel int, fn func(fakemodel.RecordedRequest) f
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(tools.Close)
 	client := llm.New(llm.Config{BaseURL: f.srv.URL, MaxAttempts: 1})
 	f.coord = New(Options{
 		Model: client, ModelName: "fake-model", Tools: tools, Queue: f.queue, SessionID: "s", System: "main",

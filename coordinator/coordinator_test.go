@@ -47,6 +47,7 @@ func newHarness(t *testing.T, scenario string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(tools.Close)
 	h.sess, err = memory.CreateSession(h.fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
 	if err != nil {
 		t.Fatal(err)

@@ -175,6 +175,7 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(tools.Close)
 	coord := New(Options{
 		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
 		SessionID: sess.ID, System: "main",
@@ -252,5 +253,6 @@ func mustTools(t *testing.T) *workers.Toolset {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(tools.Close)
 	return tools
 }

@@ -109,30 +109,24 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = procAttr()
-	// The helper execs the shell in place, so the process started here is
-	// the shell itself: its pid is still the group's, and killing the group
-	// still kills the command.
-	var launch *sandbox.Launch
+	var ld leader
 	if policy.Confines() {
-		if launch, err = policy.Wrap(cmd); err != nil {
-			pw.Close()
-			pr.Close()
-			return sandboxUnavailable(err)
-		}
+		ld, err = t.startConfined(ctx, cmd, pw)
+	} else {
+		ld, err = startLocal(cmd)
 	}
-	err = cmd.Start()
 	pw.Close() // only the children hold the write end now
 	if err != nil {
 		pr.Close()
-		if launch != nil {
-			launch.Abort()
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return sandboxUnavailable(err)
+		}
+		if ctx.Err() != nil {
+			return errResult("command cancelled before it ran")
 		}
 		return errResult("cannot start command: %v", err)
 	}
-	if launch != nil {
-		launch.Started()
-	}
-	pgid := cmd.Process.Pid
+	pgid := ld.pid()
 
 	out := newHeadTailBuffer(t.maxOut)
 	drained := make(chan struct{})
@@ -147,24 +141,12 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 			}
 		}
 	}()
-	// exited closes when the leader has exited but is not yet reaped. If the
-	// platform cannot wait without reaping, the goroutine reaps it instead and
-	// leaves the result in waitErr; both are written before close(exited).
-	exited := make(chan struct{})
-	var waitErr error
-	reaped := false
-	go func() {
-		defer close(exited)
-		if err := waitExitedNoReap(pgid); err != nil {
-			waitErr, reaped = cmd.Wait(), true
-		}
-	}()
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var outcome string
 	select {
-	case <-exited:
+	case <-ld.exited():
 	case <-timer.C:
 		outcome = fmt.Sprintf("command timed out after %s; its process group was killed", formatSeconds(timeout))
 	case <-ctx.Done():
@@ -174,10 +156,13 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	// reused and -pgid names only this command's group. Killing it also ends
 	// background jobs left behind by a leader that exited normally.
 	syscall.Kill(-pgid, syscall.SIGKILL)
-	<-exited
-	if !reaped {
-		waitErr = cmd.Wait()
+	select {
+	case <-ld.exited():
+	case <-time.After(reapTimeout):
+		ld.abandon()
+		<-ld.exited()
 	}
+	status, waitErr := ld.wait()
 	waitGroupGone(pgid, reapTimeout)
 	// Background jobs whose shell died first were reparented to ralph when
 	// it is a subreaper (a task loop with external agents runs --verify
@@ -207,30 +192,29 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 		}
 		res = Result{Output: outcome, IsError: true}
 	} else {
-		res = commandResult(text, waitErr)
+		res = commandResult(text, status, waitErr)
 	}
-	if launch != nil {
-		res = confined(res, policy, launch.Finish(), text, outcome != "")
+	if c, ok := ld.(*confinedLeader); ok {
+		res = confined(res, policy, c.outcome, text, outcome != "")
 	}
 	return res
 }
 
 // commandResult reports the output and, for failures, how the command ended.
-func commandResult(text string, waitErr error) Result {
-	if waitErr == nil {
+func commandResult(text string, ws syscall.WaitStatus, waitErr error) Result {
+	var status string
+	switch {
+	case waitErr != nil:
+		status = waitErr.Error()
+	case ws.Signaled():
+		status = "terminated by signal " + ws.Signal().String()
+	case ws.ExitStatus() != 0:
+		status = fmt.Sprintf("exit status %d", ws.ExitStatus())
+	default:
 		if text == "" {
 			return Result{Output: "(no output)"}
 		}
 		return Result{Output: text}
-	}
-	status := waitErr.Error()
-	var exitErr *exec.ExitError
-	if errors.As(waitErr, &exitErr) {
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			status = "terminated by signal " + ws.Signal().String()
-		} else {
-			status = fmt.Sprintf("exit status %d", exitErr.ExitCode())
-		}
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"

@@ -23,6 +23,7 @@ func newTestToolset(t testing.TB, opts Options) *Toolset {
 	if err != nil {
 		t.Fatalf("NewToolset: %v", err)
 	}
+	t.Cleanup(ts.Close)
 	return ts
 }
 

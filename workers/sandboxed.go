@@ -56,15 +56,16 @@ func sandboxUnavailable(err error) Result {
 }
 
 // confined adds what the sandbox has to say to a finished command's
-// result: that it never ran, that the sandbox blocked something (judged
-// from the output), or that guarded paths it created were removed. A
-// command that ralph killed (timeout, stop) may have died before its
-// helper reported, which says nothing about the sandbox.
+// result: that its end is unknown (its helper died or stopped answering),
+// that the sandbox blocked something (judged from the output), or that
+// guarded paths it created were removed. A command that ralph killed
+// (timeout, stop) has its own explanation already.
 func confined(res Result, p *sandbox.Policy, o sandbox.Outcome, output string, killed bool) Result {
-	if o.Err != nil && !killed {
-		return sandboxUnavailable(o.Err)
-	}
 	var notes []string
+	if o.Err != nil && !killed {
+		res.IsError = true
+		notes = append(notes, fmt.Sprintf("[ralph: %v]", o.Err))
+	}
 	if len(o.Removed) > 0 {
 		notes = append(notes, fmt.Sprintf("[ralph: the sandbox removed %s, which this command created: git would run or read it outside the sandbox]",
 			strings.Join(o.Removed, ", ")))

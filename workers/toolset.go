@@ -85,6 +85,7 @@ type Toolset struct {
 	// policy confines run_command; its Mode is danger-full-access when
 	// commands run as they are.
 	policy      *sandbox.Policy
+	runner      *sandbox.Runner // starts confined commands; nil when policy confines nothing
 	autoApprove bool
 
 	mu    sync.RWMutex
@@ -126,6 +127,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 
 	t := &Toolset{
 		policy:      policy,
+		runner:      sandbox.NewRunner(policy),
 		autoApprove: opts.AutoApprove,
 		root:        real,
 		rootLex:     lex,
@@ -174,6 +176,10 @@ func (t *Toolset) builtins() []Tool {
 		t.runCommandTool(),
 	}
 }
+
+// Close stops the sandbox's helper process, if one was started; commands
+// still running are killed with it. The Toolset must not be used after.
+func (t *Toolset) Close() { t.runner.Close() }
 
 // Root returns the project root with symlinks resolved.
 func (t *Toolset) Root() string { return t.root }

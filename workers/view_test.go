@@ -19,6 +19,7 @@ func TestViewHidesReplacesAndAdds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(ts.Close)
 	ts.Register(fixedTool{"spawn_agent", "spawned"})
 	ts.Register(fixedTool{"complete_task", "real"})
 	v := ts.View([]string{"spawn_agent"}, fixedTool{"complete_task", "claimed"}, fixedTool{"extra", "x"})

@@ -440,6 +440,9 @@ func (p *Project) Close() error {
 		errs = append(errs, p.unsubscribe[i]())
 	}
 	p.unsubscribe = nil
+	if p.Tools != nil {
+		p.Tools.Close()
+	}
 	p.touchRegistry()
 	errs = append(errs, p.Session.Close())
 	return errors.Join(append(errs, p.Lock.Release())...)

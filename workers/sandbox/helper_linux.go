@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -21,12 +24,16 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // IsHelper reports whether args (os.Args) start the sandbox helper.
 func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
 
-// HelperMain is the helper: `ralph __sandbox <spec> -- PROGRAM ARGS...`.
-// It confines itself and execs PROGRAM, so it returns only on failure,
-// with the exit code to use; the reason goes to the status pipe, where the
-// parent reads it (the command's own output pipe is not the place).
+// helperFD is the helper's end of the socket pair to ralph.
+const helperFD = 3
+
+// HelperMain is the helper: `ralph __sandbox <spec>`, started by a Runner
+// with its socket as descriptor 3. It confines itself once, then starts
+// every command ralph asks for: the commands inherit the confinement, so
+// each costs one fork and exec, not a new helper. It returns, with the exit
+// code to use, when ralph closes the socket or confinement fails.
 func HelperMain(args []string) int {
-	if len(args) < 5 || args[3] != "--" {
+	if len(args) != 3 {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox helper is started by ralph itself, not by hand")
 		return 2
 	}
@@ -35,31 +42,205 @@ func HelperMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "ralph: bad sandbox policy:", err)
 		return 2
 	}
-	status := os.NewFile(uintptr(s.StatusFD), "status")
-	if status == nil {
+	syscall.CloseOnExec(helperFD)
+	f := os.NewFile(helperFD, "ralph")
+	c, err := net.FileConn(f)
+	f.Close()
+	conn, ok := c.(*net.UnixConn)
+	if err != nil || !ok {
+		fmt.Fprintln(os.Stderr, "ralph: the sandbox helper is started by ralph itself, not by hand")
 		return 2
 	}
-	syscall.CloseOnExec(s.StatusFD)
-	fail := func(err error) int {
-		fmt.Fprintf(status, "E%v", err)
+	if err := confine(s); err != nil {
+		send(conn, message{Op: opFailed, Err: err.Error()})
 		return 126
 	}
+	if err := send(conn, message{Op: opReady}); err != nil {
+		return 1
+	}
+	(&helper{conn: conn, leaders: map[uint64]int{}}).serve()
+	return 0
+}
+
+// confine applies the policy to the helper itself, and through it to
+// every command it starts.
+func confine(s spec) error {
 	if !s.Network {
 		if err := loopbackUp(); err != nil {
-			return fail(fmt.Errorf("cannot bring up the loopback interface of the private network: %w", err))
+			return fmt.Errorf("cannot bring up the loopback interface of the private network: %w", err)
 		}
 	}
 	if err := mountProtected(s); err != nil {
-		return fail(err)
+		return err
+	}
+	if err := shield(); err != nil {
+		return err
 	}
 	if err := restrict(s); err != nil {
-		return fail(err)
+		return err
 	}
-	argv := args[4:]
-	status.Write([]byte{'R'})
-	err := syscall.Exec(argv[0], argv, os.Environ())
-	fmt.Fprintf(status, "cannot start %s: %v", argv[0], err)
-	return 127
+	// The ambient capabilities the helper was started with would pass
+	// on to every command; they are per thread, so cleared on all.
+	if err := ll.AllThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot drop the sandbox helper's capabilities: %w", err)
+	}
+	return nil
+}
+
+// shield keeps the commands from taking over the helper, which runs with
+// their confinement and their user id: commands could otherwise attach to
+// it with ptrace (or /proc/PID/mem) and send ralph false answers. A
+// process that is not dumpable can be traced only with CAP_SYS_PTRACE,
+// and dropping that from the bounding set denies it to every command,
+// even one running as root in the namespace. A helper without the
+// capability to drop it (no user namespace, not root) cannot pass it on
+// either. Signals stay possible: a command that kills its helper ends
+// only its own commands, which ralph reports, and the next command gets
+// a new helper.
+func shield() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot protect the sandbox helper: %w", err)
+	}
+	// The bounding set is per thread and a command inherits the one of
+	// the thread that forks it, so it is dropped on every thread.
+	err := ll.AllThreadsPrctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0)
+	if err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EPERM) {
+		return fmt.Errorf("cannot protect the sandbox helper: %w", err)
+	}
+	return nil
+}
+
+// helper serves ralph's requests.
+type helper struct {
+	conn *net.UnixConn
+	wmu  sync.Mutex // one writer at a time on the socket
+
+	mu      sync.Mutex
+	leaders map[uint64]int // request id → the pid of a started, unreaped command
+}
+
+func (h *helper) reply(m message) {
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	send(h.conn, m)
+}
+
+// serve handles requests until ralph closes its end (or dies), and then
+// returns: the commands still running get SIGKILL from the kernel as the
+// helper exits (their parent-death signal).
+func (h *helper) serve() {
+	for {
+		m, fds, err := receive(h.conn)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) || !isTemporary(err) {
+				return
+			}
+			continue
+		}
+		switch m.Op {
+		case opStart:
+			h.start(m.ID, fds)
+		case opReap:
+			closeAll(fds)
+			h.reap(m.ID)
+		default:
+			closeAll(fds)
+		}
+	}
+}
+
+func isTemporary(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno) && (errno == syscall.EINTR || errno == syscall.EAGAIN)
+}
+
+// start starts one command in a process group of its own. fds are the
+// request pipe, stdin, stdout and stderr.
+func (h *helper) start(id uint64, fds []int) {
+	defer closeAll(fds)
+	fail := func(format string, a ...any) { h.reply(message{Op: opStarted, ID: id, Err: fmt.Sprintf(format, a...)}) }
+	if len(fds) != 4 {
+		fail("bad start request: %d files", len(fds))
+		return
+	}
+	req, err := readRequest(fds[0])
+	if err != nil {
+		fail("bad start request: %v", err)
+		return
+	}
+	pid, err := syscall.ForkExec(req.Path, req.Args, &syscall.ProcAttr{
+		Dir:   req.Dir,
+		Env:   req.Env,
+		Files: []uintptr{uintptr(fds[1]), uintptr(fds[2]), uintptr(fds[3])},
+		// The parent-death signal ends a command whose helper died, as
+		// ralph's own commands end when ralph dies. The kernel sends it
+		// when the thread that forked ends; no thread of the helper ends
+		// before the helper does.
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		fail("cannot start %s: %v", req.Path, err)
+		return
+	}
+	h.mu.Lock()
+	h.leaders[id] = pid
+	h.mu.Unlock()
+	h.reply(message{Op: opStarted, ID: id, Pid: pid})
+	go func() {
+		// WNOWAIT leaves the leader a zombie, so its pid, and with it the
+		// process group id, stays taken until ralph, having killed the
+		// rest of the group, asks for the reap.
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+		h.reply(message{Op: opExited, ID: id})
+	}()
+}
+
+// reap collects a command's leader and reports its wait status.
+func (h *helper) reap(id uint64) {
+	h.mu.Lock()
+	pid, ok := h.leaders[id]
+	delete(h.leaders, id)
+	h.mu.Unlock()
+	if !ok {
+		h.reply(message{Op: opReaped, ID: id, Err: "no such command"})
+		return
+	}
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	h.reply(message{Op: opReaped, ID: id, Status: ws})
+}
+
+// readRequest reads the command line and environment from the request
+// pipe.
+func readRequest(fd int) (request, error) {
+	var req request
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return req, err
+	}
+	f := os.NewFile(uintptr(dup), "request")
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRequest+1))
+	if err != nil {
+		return req, err
+	}
+	if len(b) > maxRequest {
+		return req, errors.New("the command and its environment are too large")
+	}
+	if err := json.Unmarshal(b, &req); err != nil {
+		return req, err
+	}
+	if req.Path == "" || len(req.Args) == 0 {
+		return req, errors.New("no program")
+	}
+	return req, nil
 }
 
 // mountProtected pins and protects paths in the helper's private mount

@@ -1,13 +1,17 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -54,24 +58,63 @@ func mustWrite(t *testing.T, path, content string) {
 	}
 }
 
+// runners keeps one Runner per policy of a test, as a Toolset does.
+var runners sync.Map // *Policy → *Runner
+
+func runnerFor(t *testing.T, p *Policy) *Runner {
+	t.Helper()
+	r, loaded := runners.LoadOrStore(p, NewRunner(p))
+	if !loaded {
+		t.Cleanup(func() { r.(*Runner).Close(); runners.Delete(p) })
+	}
+	return r.(*Runner)
+}
+
+// start starts script with bash under p in the root; the output goes to
+// the returned pipe.
+func start(t *testing.T, p *Policy, script string, env ...string) (*Process, *os.File, error) {
+	t.Helper()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	proc, err := runnerFor(t, p).Start(context.Background(), Command{
+		Path: "/bin/bash", Args: []string{"bash", "-c", script},
+		Dir: p.Root, Env: append(os.Environ(), env...), Stdout: pw, Stderr: pw,
+	})
+	if err != nil {
+		pr.Close()
+		return nil, nil, err
+	}
+	return proc, pr, nil
+}
+
+// finish reads the command's output to the end, kills what is left of its
+// group as ralph does, and reaps it.
+func finish(t *testing.T, proc *Process, pr *os.File) (string, syscall.WaitStatus, Outcome) {
+	t.Helper()
+	out, _ := io.ReadAll(pr)
+	pr.Close()
+	<-proc.Exited()
+	syscall.Kill(-proc.Pid, syscall.SIGKILL)
+	ws, o := proc.Wait()
+	return string(out), ws, o
+}
+
 // run runs script with bash under p in the root and returns its output,
-// whether it exited 0, and the launch's outcome.
+// whether it exited 0, and the command's outcome.
 func run(t *testing.T, p *Policy, script string, env ...string) (string, bool, Outcome) {
 	t.Helper()
-	cmd := exec.Command("/bin/bash", "-c", script)
-	cmd.Dir = p.Root
-	cmd.Env = append(os.Environ(), env...)
-	l, err := p.Wrap(cmd)
+	proc, pr, err := start(t, p, script, env...)
 	if err != nil {
-		t.Fatalf("Wrap: %v", err)
+		t.Fatalf("the sandbox did not run %q: %v", script, err)
 	}
-	out, err := cmd.CombinedOutput()
-	l.Started()
-	o := l.Finish()
+	out, ws, o := finish(t, proc, pr)
 	if o.Err != nil {
-		t.Fatalf("the sandbox did not run %q: %v", script, o.Err)
+		t.Fatalf("the sandbox lost %q: %v", script, o.Err)
 	}
-	return string(out), err == nil, o
+	return out, ws.Exited() && ws.ExitStatus() == 0, o
 }
 
 func fileIs(t *testing.T, path, want string) {
@@ -269,26 +312,20 @@ func TestSymlinkedGitIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &Policy{Mode: WorkspaceWrite, Root: root, Network: true}
-	_, err := p.Wrap(exec.Command("/bin/true"))
+	_, _, err := start(t, p, "true")
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), ".git is a symbolic link") {
-		t.Fatalf("Wrap = %v", err)
+		t.Fatalf("Start = %v", err)
 	}
 }
 
 func TestHelperThatDoesNotDispatchIsReported(t *testing.T) {
 	t.Parallel()
 	p := &Policy{Mode: ReadOnly, Root: realDir(t), Network: true, Helper: "/bin/true"}
-	cmd := exec.Command("/bin/echo", "ran")
-	l, err := p.Wrap(cmd)
-	if err != nil {
-		t.Fatal(err)
+	proc, _, err := start(t, p, "echo ran > "+filepath.Join(p.Root, "ran"))
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "helper did not start") || proc != nil {
+		t.Fatalf("Start = %v", err)
 	}
-	out, _ := cmd.CombinedOutput()
-	l.Started()
-	o := l.Finish()
-	if !errors.Is(o.Err, ErrUnavailable) || !strings.Contains(o.Err.Error(), "helper did not start") || len(out) != 0 {
-		t.Fatalf("outcome %v, output %q", o.Err, out)
-	}
+	fileIs(t, filepath.Join(p.Root, "ran"), "")
 }
 
 func TestParseModeAndLooser(t *testing.T) {

@@ -1,0 +1,614 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// HelperArg is the hidden first argument that makes ralph's binary act as
+// the sandbox helper.
+const HelperArg = "__sandbox"
+
+const (
+	// helperStartWait bounds the wait for a new helper to confine itself
+	// and say so. It takes a few milliseconds; the bound is for a machine
+	// so loaded that nothing else would work either.
+	helperStartWait = 30 * time.Second
+	// answerWait bounds the wait for the helper to answer a request (a
+	// start, a reap, an exit once the group was killed). A helper that
+	// does not answer in time was stopped or killed by a command, and is
+	// replaced.
+	answerWait = 5 * time.Second
+)
+
+// spec is the policy as the helper receives it: everything resolved to
+// absolute paths by the parent, so the helper only acts.
+type spec struct {
+	Mode Mode `json:"mode"`
+	// Write lists the directories where writes are allowed.
+	Write []string `json:"write,omitempty"`
+	// Pin lists directories bound onto themselves so that they cannot be
+	// renamed or replaced (a mount point is busy): .git, whose hooks and
+	// config would otherwise be swapped by renaming .git itself.
+	Pin []string `json:"pin,omitempty"`
+	// Protect lists existing paths bound read-only over themselves.
+	Protect []string `json:"protect,omitempty"`
+	// Network is false for a private network namespace.
+	Network bool `json:"network"`
+	// absent lists guarded paths that did not exist when the spec was
+	// made: a bind mount needs an existing path to cover, so a command
+	// that creates one has it removed afterwards (Process.Wait).
+	absent []string
+}
+
+// Runner starts commands under a policy. It keeps one helper process
+// that confined itself once — namespaces, read-only mounts, Landlock —
+// and starts every command inside that confinement, so a command costs a
+// fork and exec as it would without the sandbox. Re-executing ralph for
+// every command cost far more than the command itself (ralph's start-up).
+// The helper is started on the first command and replaced when the
+// project's guarded paths change (a .git created or removed), when it
+// died, or when it stopped answering. Close stops it.
+type Runner struct {
+	policy *Policy
+
+	mu     sync.Mutex
+	cur    *server
+	closed bool
+}
+
+// NewRunner returns a runner for the policy; no process starts until the
+// first command.
+func NewRunner(p *Policy) *Runner { return &Runner{policy: p} }
+
+// Command is what to start.
+type Command struct {
+	Path string   // the program, as exec.Cmd.Path
+	Args []string // argv, Args[0] included
+	Dir  string
+	Env  []string
+	// Stdin, Stdout and Stderr are passed to the command as they are;
+	// a nil Stdin is /dev/null.
+	Stdin, Stdout, Stderr *os.File
+}
+
+// Start starts c confined by the policy, in a process group of its own
+// whose id is the returned Process's Pid.
+func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
+	if !r.policy.Confines() {
+		return nil, errors.New("sandbox: the policy confines nothing")
+	}
+	s := spec{Mode: r.policy.Mode, Network: r.policy.Network}
+	if s.Mode == WorkspaceWrite {
+		s.Write = append([]string{r.policy.Root}, r.policy.Writable...)
+		if err := r.policy.protect(&s); err != nil {
+			return nil, err
+		}
+	}
+	key, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	srv, err := r.server(ctx, string(key))
+	if err != nil {
+		return nil, err
+	}
+	p, err := srv.start(c)
+	if err != nil {
+		srv.release()
+		return nil, err
+	}
+	p.absent, p.root = s.absent, r.policy.Root
+	return p, nil
+}
+
+// server returns a live helper for the spec, starting one if needed, and
+// counts the caller as one of its users until Process.Wait releases it.
+func (r *Runner) server(ctx context.Context, key string) (*server, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errors.New("sandbox: the runner is closed")
+	}
+	if s := r.cur; s != nil {
+		if s.key == key && s.acquire() {
+			return s, nil
+		}
+		// Another spec (the guarded paths changed) or a dead helper: the
+		// old one goes once its last command is done.
+		s.retire()
+		r.cur = nil
+	}
+	s, err := startServer(ctx, r.policy, key)
+	if err != nil {
+		return nil, err
+	}
+	s.acquire()
+	r.cur = s
+	return s, nil
+}
+
+// Close stops the helper; commands still running are killed with it.
+func (r *Runner) Close() {
+	r.mu.Lock()
+	s := r.cur
+	r.cur, r.closed = nil, true
+	r.mu.Unlock()
+	if s != nil {
+		s.stop()
+	}
+}
+
+// server is ralph's side of one helper process.
+type server struct {
+	key  string
+	cmd  *exec.Cmd
+	conn *net.UnixConn
+	wmu  sync.Mutex // one writer at a time on the socket
+	done chan struct{}
+
+	mu      sync.Mutex
+	procs   map[uint64]*Process
+	nextID  uint64
+	users   int
+	retired bool
+	dead    error // why the helper is gone, once it is
+}
+
+// startServer starts a helper for the spec key and waits until it has
+// confined itself.
+func startServer(ctx context.Context, p *Policy, key string) (*server, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: socket pair: %w", err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "sandbox"), os.NewFile(uintptr(fds[1]), "sandbox-helper")
+	// Only the helper may hold its end once it started: then its exit
+	// is an end of file here, not a silence.
+	defer theirs.Close()
+	c, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	conn := c.(*net.UnixConn)
+
+	helper := p.Helper
+	if helper == "" {
+		helper = "/proc/self/exe"
+	}
+	cmd := &exec.Cmd{
+		Path:       helper,
+		Args:       []string{"ralph", HelperArg, key},
+		Dir:        p.Root,
+		ExtraFiles: []*os.File{theirs}, // descriptor 3, helperFD
+		// Its own process group keeps a Ctrl-C on the terminal from
+		// reaching it; the parent-death signal ends it with ralph.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	namespaces(cmd.SysProcAttr, key)
+	err = cmd.Start()
+	theirs.Close()
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w: cannot start its helper %s: %v", ErrUnavailable, helper, err)
+	}
+	s := &server{key: key, cmd: cmd, conn: conn, done: make(chan struct{}), procs: map[uint64]*Process{}}
+
+	// The first message says whether the helper could confine itself.
+	first := make(chan error, 1)
+	go func() {
+		m, fds, err := receive(conn)
+		closeAll(fds)
+		switch {
+		case err != nil:
+			first <- fmt.Errorf("%w: its helper did not start (the program %s does not handle %s)", ErrUnavailable, helperName(p), HelperArg)
+		case m.Op == opFailed:
+			first <- fmt.Errorf("%w: %s", ErrUnavailable, m.Err)
+		case m.Op != opReady:
+			first <- fmt.Errorf("%w: its helper said %q", ErrUnavailable, m.Op)
+		default:
+			first <- nil
+		}
+	}()
+	timer := time.NewTimer(helperStartWait)
+	defer timer.Stop()
+	select {
+	case err = <-first:
+	case <-timer.C:
+		err = fmt.Errorf("%w: its helper did not start within %s", ErrUnavailable, helperStartWait)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		conn.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, err
+	}
+	go s.read()
+	return s, nil
+}
+
+// namespaces adds the namespaces the spec needs: a mount namespace for
+// the read-only binds, a network namespace without the network, and the
+// user namespace that lets an unprivileged helper create the others. The
+// commands keep the person's user id.
+func namespaces(attr *syscall.SysProcAttr, key string) {
+	var s spec
+	json.Unmarshal([]byte(key), &s)
+	var flags uintptr
+	if len(s.Pin)+len(s.Protect) > 0 {
+		flags |= syscall.CLONE_NEWNS
+	}
+	if !s.Network {
+		flags |= syscall.CLONE_NEWNET
+	}
+	if flags == 0 {
+		return
+	}
+	attr.Cloneflags |= flags | syscall.CLONE_NEWUSER
+	// The helper gets every capability in its new user namespace, but
+	// executing it as anyone but root in there clears them: ambient
+	// capabilities carry over what it needs for the mounts, the loopback
+	// interface and the bounding set. It drops them all before it starts
+	// any command.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	uid, gid := os.Geteuid(), os.Getegid()
+	if uid == 0 {
+		// Root maps every id, so that files owned by others stay
+		// theirs (and writable by root) inside the namespace too.
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		attr.GidMappingsEnableSetgroups = true
+	} else {
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	}
+}
+
+// read routes the helper's messages to the processes they concern, until
+// the helper is gone.
+func (s *server) read() {
+	var err error
+	for {
+		var m message
+		var fds []int
+		m, fds, err = receive(s.conn)
+		closeAll(fds)
+		if err != nil {
+			break
+		}
+		s.mu.Lock()
+		p := s.procs[m.ID]
+		s.mu.Unlock()
+		if p != nil {
+			p.deliver(m)
+		}
+	}
+	s.conn.Close()
+	s.cmd.Wait()
+	s.mu.Lock()
+	if s.dead == nil {
+		s.dead = errors.New("the sandbox helper stopped (a command may have killed it); the command was killed with it")
+	}
+	procs := s.procs
+	s.procs = map[uint64]*Process{}
+	s.mu.Unlock()
+	for _, p := range procs {
+		p.lost()
+	}
+	close(s.done)
+}
+
+// acquire counts one more user, unless the helper is retired or dead.
+func (s *server) acquire() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.retired || s.dead != nil {
+		return false
+	}
+	s.users++
+	return true
+}
+
+// release counts one user less and stops a retired helper nobody uses.
+func (s *server) release() {
+	s.mu.Lock()
+	s.users--
+	last := s.retired && s.users == 0
+	s.mu.Unlock()
+	if last {
+		s.stop()
+	}
+}
+
+// retire lets the helper finish its commands and stop after them.
+func (s *server) retire() {
+	s.mu.Lock()
+	s.retired = true
+	idle := s.users == 0
+	s.mu.Unlock()
+	if idle {
+		s.stop()
+	}
+}
+
+// stop ends the helper: closing the socket makes it exit, and killing it
+// makes sure of that even if a command stopped it with SIGSTOP.
+func (s *server) stop() {
+	s.mu.Lock()
+	if s.dead == nil {
+		s.dead = errors.New("the sandbox helper was stopped")
+	}
+	s.mu.Unlock()
+	s.conn.Close()
+	s.cmd.Process.Kill()
+	<-s.done
+}
+
+// request sends one message with files attached.
+func (s *server) request(m message, files ...*os.File) error {
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	s.wmu.Lock()
+	err := send(s.conn, m, fds...)
+	s.wmu.Unlock()
+	return err
+}
+
+// start asks the helper to start c and waits for its pid.
+func (s *server) start(c Command) (*Process, error) {
+	body, err := json.Marshal(request{Path: c.Path, Args: c.Args, Dir: c.Dir, Env: c.Env})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	// Missing streams are /dev/null, as for exec.Cmd.
+	var null *os.File
+	streams := []*os.File{c.Stdin, c.Stdout, c.Stderr}
+	for i, f := range streams {
+		if f != nil {
+			continue
+		}
+		if null == nil {
+			if null, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
+				return nil, fmt.Errorf("sandbox: %w", err)
+			}
+			defer null.Close()
+		}
+		streams[i] = null
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: request pipe: %w", err)
+	}
+	defer reqR.Close()
+
+	s.mu.Lock()
+	if s.dead != nil {
+		s.mu.Unlock()
+		reqW.Close()
+		return nil, s.dead
+	}
+	s.nextID++
+	p := &Process{srv: s, id: s.nextID, replies: make(chan message, 3), exited: make(chan struct{})}
+	s.procs[p.id] = p
+	s.mu.Unlock()
+
+	if err := s.request(message{Op: opStart, ID: p.id}, append([]*os.File{reqR}, streams...)...); err != nil {
+		reqW.Close()
+		s.forget(p.id)
+		return nil, fmt.Errorf("sandbox: the helper is gone: %w", err)
+	}
+	// The request may be larger than a pipe's buffer, so it is written
+	// while the helper reads it.
+	go func() {
+		reqW.Write(body)
+		reqW.Close()
+	}()
+	m, err := p.await(opStarted)
+	if err != nil {
+		s.forget(p.id)
+		return nil, err
+	}
+	if m.Err != "" {
+		s.forget(p.id)
+		return nil, errors.New(m.Err)
+	}
+	p.Pid = m.Pid
+	return p, nil
+}
+
+func (s *server) forget(id uint64) {
+	s.mu.Lock()
+	delete(s.procs, id)
+	s.mu.Unlock()
+}
+
+// Process is a command started by a Runner.
+type Process struct {
+	// Pid is the command's pid and process group id.
+	Pid int
+
+	srv     *server
+	id      uint64
+	replies chan message // started and reaped, and a nil-Op message when the helper is gone
+	exited  chan struct{}
+	once    sync.Once
+
+	absent []string
+	root   string
+}
+
+// deliver hands the process a message from the helper.
+func (p *Process) deliver(m message) {
+	if m.Op == opExited {
+		p.once.Do(func() { close(p.exited) })
+		return
+	}
+	select {
+	case p.replies <- m:
+	default:
+	}
+}
+
+// lost tells the process that its helper is gone.
+func (p *Process) lost() {
+	p.once.Do(func() { close(p.exited) })
+	select {
+	case p.replies <- message{}:
+	default:
+	}
+}
+
+// await waits for the helper's answer op, bounded by answerWait: a
+// helper that does not answer was stopped or killed by a command, and is
+// killed, which ends the wait. Answers come within microseconds, so a
+// cancelled context does not cut the wait short: an answer to a start
+// must be read, or the command would run unseen.
+func (p *Process) await(op string) (message, error) {
+	timer := time.NewTimer(answerWait)
+	defer timer.Stop()
+	for {
+		select {
+		case m := <-p.replies:
+			if m.Op == "" {
+				p.srv.mu.Lock()
+				err := p.srv.dead
+				p.srv.mu.Unlock()
+				return m, err
+			}
+			if m.Op == op {
+				return m, nil
+			}
+		case <-timer.C:
+			p.srv.stop() // lost() follows, for every process of the helper
+		}
+	}
+}
+
+// Exited is closed when the command's leader has exited (or its helper is
+// gone, which kills it). The leader is not reaped yet, so its process
+// group id cannot be reused: killing the group is still safe.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Abandon gives up on a helper that did not report the leader's exit in
+// time after the group was killed: it stops the helper, which closes
+// Exited.
+func (p *Process) Abandon() { p.srv.stop() }
+
+// Wait reaps the leader, once Exited is closed and the rest of the group
+// has been killed, and returns its wait status and what the sandbox has
+// to add: guarded paths the command created and that were removed, or
+// why the status is unknown.
+func (p *Process) Wait() (syscall.WaitStatus, Outcome) {
+	defer p.srv.release()
+	var out Outcome
+	var ws syscall.WaitStatus
+	if err := p.srv.request(message{Op: opReap, ID: p.id}); err != nil {
+		p.srv.mu.Lock()
+		out.Err = p.srv.dead
+		p.srv.mu.Unlock()
+		if out.Err == nil {
+			out.Err = fmt.Errorf("the sandbox helper is gone: %w", err)
+		}
+	} else if m, err := p.await(opReaped); err != nil {
+		out.Err = err
+	} else if m.Err != "" {
+		out.Err = errors.New(m.Err)
+	} else {
+		ws = m.Status
+	}
+	p.srv.forget(p.id)
+	for _, path := range p.absent {
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		if err := os.RemoveAll(path); err == nil {
+			rel, _ := filepath.Rel(p.root, path)
+			out.Removed = append(out.Removed, rel)
+		}
+	}
+	return ws, out
+}
+
+// Outcome is what the sandbox has to add to a finished command's result.
+type Outcome struct {
+	// Err is set when the command's end is unknown: its helper died or
+	// stopped answering.
+	Err error
+	// Removed lists guarded paths (such as .git/commondir) that the
+	// command created and that were removed again, relative to the root.
+	Removed []string
+}
+
+// protect fills in what workspace-write keeps read-only under the root,
+// and remembers which guarded paths are absent so Finish can undo their
+// creation: a bind mount needs an existing path to cover.
+func (p *Policy) protect(s *spec) error {
+	gitDir := filepath.Join(p.Root, ".git")
+	for _, name := range []string{".git", ".ralph"} {
+		fi, err := os.Lstat(filepath.Join(p.Root, name))
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%w: %s is a symbolic link, which a command could replace, so the sandbox cannot keep it read-only", ErrUnavailable, name)
+		}
+	}
+	fi, err := os.Lstat(gitDir)
+	gitIsDir := err == nil && fi.IsDir()
+	switch {
+	case gitIsDir:
+		s.Pin = append(s.Pin, gitDir)
+	case err == nil:
+		// A linked worktree's .git file names the repository; replacing
+		// it would point git at a configuration the command wrote.
+		s.Protect = append(s.Protect, gitDir)
+	}
+	wholeGit := false
+	for _, name := range protectedNames {
+		path := filepath.Join(p.Root, name)
+		if name != ".ralph" && !gitIsDir {
+			continue
+		}
+		fi, err := os.Lstat(path)
+		switch {
+		case err != nil:
+			if name != ".ralph" {
+				s.absent = append(s.absent, path)
+			}
+		case fi.Mode()&os.ModeSymlink != 0:
+			// A link inside .git could be swapped for a directory the
+			// command fills; only a read-only .git as a whole is safe.
+			wholeGit = true
+		default:
+			s.Protect = append(s.Protect, path)
+		}
+	}
+	if wholeGit {
+		s.Protect = append([]string{gitDir}, s.Protect...)
+	}
+	return nil
+}
+
+
+func helperName(p *Policy) string {
+	if p.Helper != "" {
+		return p.Helper
+	}
+	if exe, err := os.Executable(); err == nil {
+		return exe
+	}
+	return "ralph"
+}

@@ -1,0 +1,65 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// HelperArg is the hidden first argument that makes ralph's binary act as
+// the sandbox helper.
+const HelperArg = "__sandbox"
+
+// IsHelper reports whether args (os.Args) start the sandbox helper.
+func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
+
+// HelperMain refuses: the sandbox is built on Linux's Landlock and
+// namespaces.
+func HelperMain([]string) int {
+	fmt.Fprintln(os.Stderr, "ralph: the sandbox needs Linux")
+	return 2
+}
+
+// Runner starts confined commands; on this system it cannot.
+type Runner struct{}
+
+// NewRunner returns a runner that refuses every command.
+func NewRunner(*Policy) *Runner { return &Runner{} }
+
+// Command is what to start.
+type Command struct {
+	Path                  string
+	Args                  []string
+	Dir                   string
+	Env                   []string
+	Stdin, Stdout, Stderr *os.File
+}
+
+// Start fails: only Linux has what the sandbox is built on.
+func (r *Runner) Start(context.Context, Command) (*Process, error) {
+	return nil, fmt.Errorf("%w: it needs Linux (Landlock and namespaces)", ErrUnavailable)
+}
+
+// Close does nothing here.
+func (r *Runner) Close() {}
+
+// Process is a started command; there are none here.
+type Process struct{ Pid int }
+
+// Exited is never closed here.
+func (p *Process) Exited() <-chan struct{} { return nil }
+
+// Abandon does nothing here.
+func (p *Process) Abandon() {}
+
+// Wait does nothing here.
+func (p *Process) Wait() (syscall.WaitStatus, Outcome) { return 0, Outcome{} }
+
+// Outcome is what the sandbox has to add to a finished command's result.
+type Outcome struct {
+	Err     error
+	Removed []string
+}
