@@ -602,7 +602,6 @@ func (p *Policy) protect(s *spec) error {
 	return nil
 }
 
-
 func helperName(p *Policy) string {
 	if p.Helper != "" {
 		return p.Helper
