@@ -10,7 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
 )
 
 // HelperArg is the hidden first argument that makes ralph's binary act as
