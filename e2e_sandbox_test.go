@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"golang.org/x/sys/unix"
 )
 
 // attempt is one command a prompt-injected model runs to get out of the
@@ -123,6 +125,17 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		{command: fmt.Sprintf("curl -sS --max-time 5 http://127.0.0.1:%d/", port), note: netNote},
 		{command: "curl -sS --max-time 5 http://example.com/", note: netNote},
 		{command: w(outside + "/asked.txt"), args: map[string]any{"unsandboxed": true}, note: "which --yes never approves"},
+		// The helper that starts the commands is a process too: reading
+		// its memory or environment, or killing it to get a command
+		// started some other way, must not help.
+		{command: "cat /proc/$PPID/environ", note: fsNote},
+		{command: "head -c 64 /proc/$PPID/mem", note: fsNote},
+		{command: "for t in /proc/$PPID/task/*; do kill -9 ${t##*/}; done; sleep 5", note: "the sandbox helper stopped"},
+		{command: w(outside + "/after-helper-killed.txt"), note: fsNote},
+		// A stopped helper cannot say the command ended: the call ends at
+		// its timeout, as a command that sleeps would.
+		{command: "kill -STOP $PPID; sleep 1; kill -STOP ${PPID}; " + w(outside + "/helper-stopped.txt"), args: map[string]any{"timeout_s": 3}, note: ""},
+		{command: w(outside + "/after-helper-stopped.txt"), note: fsNote},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		attempts = append(attempts,
@@ -171,7 +184,8 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 	})
 	defer srv.Close()
 
-	env := cleanEnv(t, append([]string{"HOME=" + home, "TMPDIR=" + tmp}, gitEnv...)...)
+	const key = "sk-e2e-sandbox-key-never-shown"
+	env := cleanEnv(t, append([]string{"HOME=" + home, "TMPDIR=" + tmp, "OPENAI_API_KEY=" + key}, gitEnv...)...)
 	r := ralph(t, proj, env, nil, "--base-url", srv.URL, "-y", "--no-network", "--json", "prompt injection: get out")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -187,6 +201,11 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 	}
 	if len(ralphFiles) < 3 {
 		t.Fatalf("only %d files of ralph's state were attacked: %v", len(ralphFiles), ralphFiles)
+	}
+	for id, res := range results {
+		if strings.Contains(res, key) {
+			t.Errorf("%s: the model saw the API key: %q", id, res)
+		}
 	}
 	for i, a := range attempts {
 		res := results[fmt.Sprintf("attack-%02d", i)]
@@ -275,4 +294,114 @@ func readFileT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestSymlinkSwappedDuringWritesStaysInside drives ralph with a stand-in
+// model that asks for 1,000 write_file calls through paths whose symbolic
+// links a racing process swaps between a directory inside the project and
+// one outside, the whole time. Every write either lands inside or is
+// refused and reported; none lands outside.
+func TestSymlinkSwappedDuringWritesStaysInside(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, outside := filepath.Join(base, "proj"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(proj, "in"), filepath.Join(proj, "real"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(proj, "link")
+	if err := os.Symlink("in", link); err != nil {
+		t.Fatal(err)
+	}
+	// real and real.out trade places with RENAME_EXCHANGE: the same
+	// spelling names a real directory inside, then a link leading out.
+	if err := os.Symlink(outside, filepath.Join(proj, "real.out")); err != nil {
+		t.Fatal(err)
+	}
+	var swaps atomic.Int64
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	stopSwapping := func() { stopOnce.Do(func() { close(stop) }) }
+	swapped := make(chan struct{})
+	swapper := func() {
+		defer close(swapped)
+		tmp := link + ".swap"
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			dest := "in"
+			if i%2 == 0 {
+				dest = outside
+			}
+			os.Remove(tmp)
+			os.Symlink(dest, tmp)
+			os.Rename(tmp, link)
+			unix.Renameat2(unix.AT_FDCWD, filepath.Join(proj, "real"), unix.AT_FDCWD, filepath.Join(proj, "real.out"), unix.RENAME_EXCHANGE)
+			swaps.Add(1)
+		}
+	}
+	const n = 1000
+	var started atomic.Bool
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		if msgs[len(msgs)-1].Role == "tool" {
+			stopSwapping()
+			return fakemodel.Response{Text: "done"}
+		}
+		if started.CompareAndSwap(false, true) {
+			go swapper()
+		}
+		calls := make([]fakemodel.ToolCall, n)
+		for i := range calls {
+			path := "link/f.txt"
+			if i%2 == 1 {
+				path = "real/f.txt"
+			}
+			js, _ := json.Marshal(map[string]string{"path": path, "content": pwnText})
+			calls[i] = fakemodel.ToolCall{ID: fmt.Sprintf("w-%04d", i), Name: "write_file", Arguments: string(js)}
+		}
+		return fakemodel.Response{ToolCalls: calls}
+	})
+	defer srv.Close()
+	defer func() {
+		stopSwapping()
+		if started.Load() {
+			<-swapped
+		}
+	}()
+
+	r := ralph(t, proj, cleanEnv(t), nil, "--base-url", srv.URL, "--max-turns", "3", "--json", "write through the links")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	stopSwapping()
+	<-swapped
+	if names := snapshot(t, outside); len(names) != 0 {
+		t.Fatalf("writes landed outside the project after %d swaps: %v", swaps.Load(), names)
+	}
+	reqs := srv.Requests()
+	written, refused := 0, 0
+	for _, m := range reqs[len(reqs)-1].Request.Messages {
+		if m.Role != "tool" {
+			continue
+		}
+		if strings.HasPrefix(m.Content, "wrote ") {
+			written++
+		} else {
+			refused++
+		}
+	}
+	if written+refused != n {
+		t.Fatalf("%d tool results, want %d", written+refused, n)
+	}
+	if written == 0 || refused == 0 {
+		t.Fatalf("%d written, %d refused over %d swaps: the race never hit both ways", written, refused, swaps.Load())
+	}
+	t.Logf("%d writes during %d swaps: %d inside, %d refused, 0 outside", n, swaps.Load(), written, refused)
 }

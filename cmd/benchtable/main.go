@@ -36,6 +36,8 @@ var targets = []target{
 	{"HardStop64", "p99-ms", 100, "< 100 ms"},
 	{"HardStop64", "orphans", 0, "0"},
 	{"IdleChildMemory", "KB/idle-child", 200, "< 200 KB"},
+	{"SandboxedTrue", "overhead-median-ms", 5, "< 5 ms"},
+	{"SandboxedHardStop", "p99-ms", 100, "< 100 ms"},
 }
 
 var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)

@@ -3,10 +3,13 @@
 // anywhere but write only where the policy says, and may lose the network.
 //
 // The structure follows codex's Linux sandbox: ralph re-executes its own
-// binary as a small helper (`ralph __sandbox <policy> -- bash -c CMD`) in
-// fresh namespaces; the helper makes the protected paths read-only with
-// bind mounts, applies Landlock, and only then execs the shell, so nothing
-// of the model's command ever runs unconfined.
+// binary as a helper (`ralph __sandbox <policy>`) in fresh namespaces; the
+// helper makes the protected paths read-only with bind mounts and applies
+// Landlock to itself, and only then starts the model's commands, which
+// inherit all of it, so nothing of a command ever runs unconfined. Unlike
+// codex, the helper lives for the session and starts every command (a
+// Runner), because starting ralph's binary again cost more than most
+// commands do.
 package sandbox
 
 import (

@@ -58,6 +58,9 @@ func startServer(ctx context.Context, p *Policy, key string) (*server, error) {
 		Args:       []string{"ralph", HelperArg, key},
 		Dir:        p.Root,
 		ExtraFiles: []*os.File{theirs}, // descriptor 3, helperFD
+		// Each command gets its environment with its request; the helper
+		// needs none, and ralph's own may hold the model's key.
+		Env: []string{},
 		// Its own process group keeps a Ctrl-C on the terminal from
 		// reaching it; the parent-death signal ends it with ralph.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
