@@ -134,7 +134,7 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		{command: w(outside + "/after-helper-killed.txt"), note: fsNote},
 		// A stopped helper cannot say the command ended: the call ends at
 		// its timeout, as a command that sleeps would.
-		{command: "kill -STOP $PPID; sleep 1; kill -STOP ${PPID}; " + w(outside + "/helper-stopped.txt"), args: map[string]any{"timeout_s": 3}, note: ""},
+		{command: "kill -STOP $PPID; sleep 1; kill -STOP ${PPID}; " + w(outside+"/helper-stopped.txt"), args: map[string]any{"timeout_s": 3}, note: ""},
 		{command: w(outside + "/after-helper-stopped.txt"), note: fsNote},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
