@@ -189,4 +189,3 @@ func (c *Client) backoff(attempt int) time.Duration {
 	j := time.Duration(rand.Int64N(int64(d)/5 + 1))
 	return d - d/10 + j
 }
-

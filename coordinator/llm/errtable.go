@@ -268,4 +268,3 @@ func shortReason(f *failure) string {
 	}
 	return rootCause(f.err)
 }
-
