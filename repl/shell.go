@@ -71,6 +71,9 @@ type Shell struct {
 	queue  *interrupts.Queue
 	agents commands.Agents
 	tokens atomic.Int64
+	// waiting is the model's silence as the status line says it.
+	waitMu  sync.Mutex
+	waiting string
 	hist   *history
 
 	rl   *readline.Instance
