@@ -73,7 +73,7 @@ type Event struct {
 	IsError   bool            `json:"is_error,omitempty"`
 	Retry     *llm.RetryInfo  `json:"retry,omitempty"`
 	SilentMS  int64           `json:"silent_ms,omitempty"` // of a waiting event
-	Priority  string          `json:"priority,omitempty"` // of a user_message: urgent or normal
+	Priority  string          `json:"priority,omitempty"`  // of a user_message: urgent or normal
 	Model     string          `json:"model,omitempty"`
 	Result    *Result         `json:"result,omitempty"`
 }
