@@ -30,6 +30,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 			return Response{}, f
 		}
 		status, body := slot.response()
+		f.reached = status != 0
 		switch se := slot.inStream(); {
 		case status >= 400:
 			f.status, f.server = status, parseErrorBody(body)

@@ -132,7 +132,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			return Response{}, fmt.Errorf("model call cancelled: %w", ctx.Err())
 		}
 		f := asFailure(err)
-		reached = reached || f.status != 0 || f.inStream
+		reached = reached || f.reached
 		f.reached = reached
 		lastErr = f
 		if !learnt && c.learn(req, f) {
