@@ -74,7 +74,7 @@ type Shell struct {
 	// waiting is the model's silence as the status line says it.
 	waitMu  sync.Mutex
 	waiting string
-	hist   *history
+	hist    *history
 
 	rl   *readline.Instance
 	in   *ttyInput

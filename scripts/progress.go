@@ -30,12 +30,12 @@ type progress struct {
 	// data flows.
 	waiting string
 	tokens  int
-	agents int
-	frame  int
-	paused bool
-	held   []string // lines printed while paused
-	done   chan struct{}
-	wg     sync.WaitGroup
+	agents  int
+	frame   int
+	paused  bool
+	held    []string // lines printed while paused
+	done    chan struct{}
+	wg      sync.WaitGroup
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
