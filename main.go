@@ -43,6 +43,7 @@ type flags struct {
 	dir            string
 	noColor        bool
 	commandTimeout int
+	idleTimeout    time.Duration
 	cont           bool
 	session        string
 	force          bool
@@ -151,6 +152,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
+	pf.DurationVar(&f.idleTimeout, "idle-timeout", 0, "give up on a model endpoint silent this long, e.g. 90s (default 60s)")
 	pf.BoolVar(&f.noColor, "no-color", false, "plain output without colour (also NO_COLOR)")
 	pf.StringVar(&f.outputFormat, "output-format", scripts.FormatText, "text, json (one result object) or stream-json (one event per line)")
 	pf.BoolVar(&f.json, "json", false, "shorthand for --output-format json")
@@ -220,7 +222,7 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	return project.Open(ctx, project.Options{
 		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
-			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, Parallel: f.parallel,
+			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel,
 			Sandbox: f.sandbox, NoNetwork: f.noNetwork},
 	})
 }

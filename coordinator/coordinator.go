@@ -311,7 +311,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		}
 		if c.turns-c.runStart >= c.opts.MaxTurns {
 			return Result{Subtype: SubtypeMaxTurns, IsError: true,
-				Err:  fmt.Errorf("stopped after the limit of %d turns without a final answer; raise it with --max-turns", c.opts.MaxTurns),
+				Err:  fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", turnsText(c.opts.MaxTurns)),
 				Text: lastAssistantText(c.Messages())}
 		}
 		c.turns++
@@ -473,6 +473,13 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
 				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
 			}
+			if w := d.Waiting; w != nil {
+				ev := Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds()}
+				if w.Silent > 0 {
+					ev.Text = WaitingText(w.Silent)
+				}
+				c.emit(ev)
+			}
 			if d.Text != "" {
 				partial.WriteString(d.Text)
 				c.emit(Event{Type: EventTextDelta, Turn: c.turns, Text: d.Text})
@@ -565,3 +572,11 @@ func (c *Coordinator) addUsage(u conversation.Usage) {
 
 // SessionID is the session this coordinator records into.
 func (c *Coordinator) SessionID() string { return c.opts.SessionID }
+
+// turnsText is "1 turn" or "n turns".
+func turnsText(n int) string {
+	if n == 1 {
+		return "1 turn"
+	}
+	return fmt.Sprintf("%d turns", n)
+}

@@ -6,6 +6,7 @@ package coordinator
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"time"
 
@@ -23,6 +24,9 @@ type EventType string
 //     the run continues the conversation as it stands.
 //   - text_delta is published lossily: a face that falls behind may miss
 //     some, and the turn's full text follows as assistant.
+//   - waiting says the model endpoint has sent nothing for SilentMS, about
+//     once a second from ten seconds of silence on; one without SilentMS
+//     says data flows again.
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
@@ -36,6 +40,7 @@ const (
 	EventToolResult     EventType = "tool_result"
 	EventUserMessage    EventType = "user_message"
 	EventRetry          EventType = "retry"
+	EventWaiting        EventType = "waiting"
 	EventAgentSpawned   EventType = "agent_spawned"
 	EventAgentFinished  EventType = "agent_finished"
 	EventTaskChanged    EventType = "task_changed"
@@ -44,6 +49,11 @@ const (
 	EventError          EventType = "error"
 	EventResult         EventType = "result"
 )
+
+// WaitingText is what faces show while the model endpoint is silent.
+func WaitingText(silent time.Duration) string {
+	return fmt.Sprintf("waiting for the model — no data for %d s", int(silent.Seconds()))
+}
 
 // MainAgent is the agent id of the coordinator itself.
 const MainAgent = "main"
@@ -62,7 +72,8 @@ type Event struct {
 	Output    string          `json:"output,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
 	Retry     *llm.RetryInfo  `json:"retry,omitempty"`
-	Priority  string          `json:"priority,omitempty"` // of a user_message: urgent or normal
+	SilentMS  int64           `json:"silent_ms,omitempty"` // of a waiting event
+	Priority  string          `json:"priority,omitempty"`  // of a user_message: urgent or normal
 	Model     string          `json:"model,omitempty"`
 	Result    *Result         `json:"result,omitempty"`
 }

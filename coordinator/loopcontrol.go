@@ -3,6 +3,10 @@ package coordinator
 import (
 	"errors"
 	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // ErrNoLoop is returned when pausing or resuming while no task loop runs.
@@ -76,4 +80,23 @@ func (c *LoopControl) end() {
 	c.mu.Lock()
 	c.active, c.paused = false, false
 	c.mu.Unlock()
+}
+
+// stopOnConfig ends the loop on a configuration error (a bad key, an
+// unknown model, a model without tools, a conversation too long for it):
+// no task can succeed until the person fixes it, so retrying would only
+// spend attempts and trip the breaker. The task goes back to open, not
+// failed, since it was never really tried.
+func (l *loop) stopOnConfig(t memory.Task, err error) LoopResult {
+	l.stats.Errors++
+	if l.o.Store != nil {
+		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.stats.Iterations, Message: t.ID + ": " + err.Error()}))
+	}
+	if _, uerr := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); uerr != nil {
+		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: uerr}
+	}
+	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " open", Output: t.Title, IsError: true})
+	l.decide("config_error", text.Clip(err.Error(), 300))
+	l.save(memory.StatusRunning, "")
+	return LoopResult{Reason: ReasonConfig, IsError: true, Err: err}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -108,6 +109,7 @@ const (
 	ReasonInterrupted   = "interrupted"
 	ReasonStuck         = "no runnable task left"
 	ReasonNotSaved      = "the session record could not be saved"
+	ReasonConfig        = "the model is configured wrongly"
 )
 
 // LoopResult is how a task loop ended.
@@ -440,6 +442,9 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	delete(l.running, d.task.ID)
 	l.addUsage(d.out)
 	t, out := d.task, d.out
+	if out.Err != nil && llm.IsConfigError(out.Err) {
+		return l.stopOnConfig(t, out.Err), true
+	}
 	failure := ""
 	switch {
 	case out.Err != nil:

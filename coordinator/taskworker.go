@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -39,7 +40,12 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int) Ta
 		}
 		return out
 	}
-	if run.res.IsError {
+	switch {
+	case run.res.IsError && llm.IsConfigError(run.result.Err):
+		// The model's own sentence, so the loop (and the exit code) can
+		// tell a configuration error from a failed task.
+		out.Err = run.result.Err
+	case run.res.IsError:
 		out.Err = errors.New(run.res.Output)
 	}
 	return out

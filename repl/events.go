@@ -25,6 +25,15 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	if child {
 		who = "[" + ev.AgentID + "] "
 	}
+	if ev.Type == coordinator.EventWaiting {
+		if !child {
+			s.setWaiting(ev.Text)
+		}
+		return
+	}
+	if !child {
+		s.setWaiting("")
+	}
 	w, _ := s.scr.dims()
 	// fit makes one line of untrusted text safe and short enough.
 	fit := func(t string) string { return clipWidth(text.StripControls(t), w-1) }
@@ -70,7 +79,11 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	case coordinator.EventTaskChanged:
 		s.scr.line(s.scr.dim(fit("▸ task " + ev.Text + ": " + ev.Output)))
 	case coordinator.EventError:
-		s.scr.line(s.scr.red(fit(who + "✗ " + ev.Text)))
+		// The main agent's error ends its run, and the run's result says
+		// it once (finishJob); a child's is news.
+		if child {
+			s.scr.line(s.scr.red(fit(who + "✗ " + ev.Text)))
+		}
 	case coordinator.EventInterrupted:
 		if !child {
 			s.scr.end()
@@ -88,4 +101,18 @@ func firstLine(s string) string {
 		return first + " …"
 	}
 	return first
+}
+
+// setWaiting sets what the status line says about a silent model, ""
+// when data flows.
+func (s *Shell) setWaiting(t string) {
+	s.waitMu.Lock()
+	s.waiting = t
+	s.waitMu.Unlock()
+}
+
+func (s *Shell) waitingText() string {
+	s.waitMu.Lock()
+	defer s.waitMu.Unlock()
+	return s.waiting
 }

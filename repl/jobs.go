@@ -56,6 +56,7 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) bo
 		s.queue.Push(it)
 	}
 	s.tokens.Store(0)
+	s.setWaiting("")
 	s.agents.Reset()
 	s.updatePrompt()
 	go func() {
@@ -298,6 +299,9 @@ func (s *Shell) promptText() string {
 	parts := []string{spinner[int(el/(200*time.Millisecond))%len(spinner)] + " " + formatElapsed(el)}
 	if stopping {
 		parts[0] += " stopping"
+	}
+	if w := s.waitingText(); w != "" {
+		parts = append(parts, w)
 	}
 	if n := s.tokens.Load(); n > 0 {
 		parts = append(parts, fmt.Sprintf("~%s tokens", thousands(n)))

@@ -71,7 +71,10 @@ type Shell struct {
 	queue  *interrupts.Queue
 	agents commands.Agents
 	tokens atomic.Int64
-	hist   *history
+	// waiting is the model's silence as the status line says it.
+	waitMu  sync.Mutex
+	waiting string
+	hist    *history
 
 	rl   *readline.Instance
 	in   *ttyInput

@@ -115,3 +115,21 @@ func TestStreamJSONEscapesControls(t *testing.T) {
 		t.Fatalf("decoded %q (%v), want %q", back.Output, err, raw)
 	}
 }
+
+// A silent model shows on the status line, and the line goes back to
+// what ralph is doing once data flows again.
+func TestProgressShowsWaiting(t *testing.T) {
+	out := &text.LockedBuffer{}
+	p := startProgress(out, false)
+	defer p.stop()
+	p.handle(coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 1})
+	p.handle(coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, Text: coordinator.WaitingText(12 * time.Second)})
+	if got := out.String(); !strings.Contains(got, "waiting for the model — no data for 12 s") {
+		t.Fatalf("status line: %q", got)
+	}
+	mark := len(out.String())
+	p.handle(coordinator.Event{Type: coordinator.EventWaiting})
+	if got := out.String()[mark:]; strings.Contains(got, "waiting for the model") || !strings.Contains(got, "thinking (turn 1)") {
+		t.Fatalf("after data flows again: %q", got)
+	}
+}

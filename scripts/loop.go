@@ -44,8 +44,13 @@ func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took 
 	default:
 		fmt.Fprintln(o.Stdout, text.StripControls(r.Text)) // task ids come from RALPH_TASKS.md
 	}
-	if res.Err != nil && o.Format == FormatText {
+	switch {
+	case res.Err != nil:
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(res.Err.Error()))
+	case res.IsError && o.Format != FormatText:
+		// Text output has the summary on stdout already; JSON's stderr
+		// still gets its one sentence.
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(r.Text))
 	}
 	return code
 }

@@ -214,7 +214,9 @@ func (o *OneShot) Fail(code int, err error) int {
 	return code
 }
 
-// Finish writes the final output and returns the exit code.
+// Finish writes the final output and returns the exit code. An error is
+// one sentence on stderr in every format: a script reads the JSON, a
+// person watching it reads stderr.
 func (o *OneShot) Finish(res coordinator.Result) int {
 	o.Close()
 	code := ExitCode(res)
@@ -222,31 +224,27 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	case FormatJSON, FormatStreamJSON:
 		o.enc.value(NewResultJSON(res))
 	default:
-		o.finishText(res)
+		if res.IsError && res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
+			o.writeAnswer(res.Text)
+		} else if !res.IsError {
+			o.writeAnswer(res.Text)
+		}
+	}
+	switch {
+	case res.Subtype == coordinator.SubtypeInterrupted:
+		fmt.Fprintf(o.Stderr, "ralph: stopped: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
+	case res.IsError:
+		msg := res.Text
+		if res.Err != nil {
+			msg = res.Err.Error()
+		}
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(msg))
 	}
 	if len(res.Denied) > 0 {
 		fmt.Fprintf(o.Stderr, "ralph: %d command(s) were not run because they need approval (%s); %s\n",
 			len(res.Denied), quoteList(res.Denied), workers.ApprovalHint)
 	}
 	return code
-}
-
-func (o *OneShot) finishText(res coordinator.Result) {
-	switch {
-	case res.Subtype == coordinator.SubtypeInterrupted:
-		fmt.Fprintf(o.Stderr, "ralph: stopped: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
-	case res.IsError:
-		if res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
-			o.writeAnswer(res.Text)
-		}
-		msg := res.Text
-		if res.Err != nil {
-			msg = res.Err.Error()
-		}
-		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(msg))
-	default:
-		o.writeAnswer(res.Text)
-	}
 }
 
 // WriteAnswer writes markdown text to stdout, rendered on a terminal.

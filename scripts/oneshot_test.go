@@ -17,7 +17,7 @@ import (
 )
 
 func TestExitCodeAgreesWithIsError(t *testing.T) {
-	cfgErr := &llm.Error{Kind: llm.ErrUnauthorized, Msg: "bad key"}
+	cfgErr := &llm.Error{Kind: llm.ErrUnauthorized, Config: true, Msg: "bad key"}
 	cases := []struct {
 		res  coordinator.Result
 		want int

@@ -26,13 +26,16 @@ type progress struct {
 	start  time.Time
 	mu     sync.Mutex
 	status string
-	tokens int
-	agents int
-	frame  int
-	paused bool
-	held   []string // lines printed while paused
-	done   chan struct{}
-	wg     sync.WaitGroup
+	// waiting is the model's silence as the status line says it, "" while
+	// data flows.
+	waiting string
+	tokens  int
+	agents  int
+	frame   int
+	paused  bool
+	held    []string // lines printed while paused
+	done    chan struct{}
+	wg      sync.WaitGroup
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -67,7 +70,11 @@ func (p *progress) draw() {
 	if p.paused {
 		return
 	}
-	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(p.status), time.Since(p.start).Seconds())
+	status := p.status
+	if p.waiting != "" {
+		status = p.waiting
+	}
+	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), time.Since(p.start).Seconds())
 	if p.tokens > 0 {
 		line += fmt.Sprintf(" · %d tokens", p.tokens)
 	}
@@ -135,7 +142,12 @@ func (p *progress) note(s string) {
 func (p *progress) handle(ev coordinator.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Type != coordinator.EventWaiting {
+		p.waiting = ""
+	}
 	switch ev.Type {
+	case coordinator.EventWaiting:
+		p.waiting = ev.Text
 	case coordinator.EventTurnStarted:
 		p.status = fmt.Sprintf("thinking (turn %d)", ev.Turn)
 	case coordinator.EventTextDelta:

@@ -2,18 +2,14 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/ralph-dev/ralph/memory/conversation"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -31,12 +27,20 @@ type Config struct {
 	// (default 60s); an endpoint asking for longer gets the error instead.
 	MaxRetryAfter time.Duration
 	// IdleTimeout is the longest silence tolerated while waiting for the
-	// response headers or the next chunk (default 180s: local models can
-	// take long to read a big prompt).
+	// response or its next bytes (default DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// WaitNotice is how long a silence lasts before the caller hears about
+	// it through Delta.Waiting (default 10s, or half of a shorter
+	// IdleTimeout).
+	WaitNotice time.Duration
 	// HTTPClient overrides the transport (tests); its Transport is wrapped.
 	HTTPClient *http.Client
 }
+
+// DefaultIdleTimeout is how long ralph waits for a silent endpoint: long
+// enough for a local model to read a big prompt, short enough that a hung
+// server is noticed within minutes, not a quarter of an hour.
+const DefaultIdleTimeout = 60 * time.Second
 
 // defaultTransport keeps enough idle connections per host for many child
 // agents streaming from one endpoint at once; the standard library's two
@@ -50,8 +54,14 @@ var defaultTransport http.RoundTripper = func() http.RoundTripper {
 
 // Client streams chat completions from one endpoint.
 type Client struct {
-	cfg Config
-	oa  *openai.Client
+	cfg        Config
+	oa         *openai.Client
+	httpClient *http.Client
+	// What this endpoint refuses, learnt from its 400s and remembered for
+	// the rest of the process: some servers reject stream_options, some
+	// the name of a tool message.
+	noStreamOptions atomic.Bool
+	noToolName      atomic.Bool
 }
 
 // New returns a client for cfg.
@@ -69,8 +79,12 @@ func New(cfg Config) *Client {
 		cfg.MaxRetryAfter = 60 * time.Second
 	}
 	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 180 * time.Second
+		cfg.IdleTimeout = DefaultIdleTimeout
 	}
+	if cfg.WaitNotice <= 0 {
+		cfg.WaitNotice = 10 * time.Second
+	}
+	cfg.WaitNotice = min(cfg.WaitNotice, cfg.IdleTimeout/2)
 	base := defaultTransport
 	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
 		base = cfg.HTTPClient.Transport
@@ -80,47 +94,67 @@ func New(cfg Config) *Client {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
 	cfg.BaseURL = oc.BaseURL
-	oc.HTTPClient = &http.Client{Transport: headerRecorder{base}}
-	return &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc)}
+	hc := &http.Client{Transport: tap{base}}
+	oc.HTTPClient = hc
+	// OpenRouter sends ": OPENROUTER PROCESSING" comments while a request
+	// queues; go-openai counts each as an empty message and gives up after
+	// 300 of them, which a long queue reaches. Silence is the idle
+	// watchdog's business.
+	oc.EmptyMessagesLimit = 1 << 30
+	return &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), httpClient: hc}
 }
 
 // BaseURL is the endpoint this client talks to.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 
 // Stream runs one chat completion, calling onDelta (which may be nil) with
-// text as it arrives and before each retry, and returns the assembled turn. Failed attempts are
-// retried with exponential backoff and jitter, honouring Retry-After; a
-// cancelled ctx returns at once with an error wrapping ctx.Err().
+// text as it arrives, before each retry and while the endpoint is silent,
+// and returns the assembled turn. onDelta is never called concurrently.
+// Failed attempts are retried with exponential backoff and jitter,
+// honouring Retry-After, as the error table says; a cancelled ctx returns
+// at once with an error wrapping ctx.Err().
 func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
-	oreq := toOpenAI(req)
-	var lastErr error
+	emit := serialize(onDelta)
+	var (
+		lastErr error
+		reached bool
+		learnt  bool
+	)
 	attempt := 0
 	for attempt < c.cfg.MaxAttempts {
 		attempt++
-		hdr := &recordedHeader{}
-		resp, err := c.attempt(withHeaderSlot(ctx, hdr), oreq, onDelta)
+		slot := newSlot()
+		resp, err := c.attempt(withSlot(ctx, slot), req, slot, emit)
 		if err == nil {
 			return resp, nil
 		}
 		if ctx.Err() != nil {
 			return Response{}, fmt.Errorf("model call cancelled: %w", ctx.Err())
 		}
-		lastErr = err
-		status, _ := httpStatus(err)
-		if !retryable(status, err) || attempt >= c.maxAttemptsFor(err) {
+		f := asFailure(err)
+		reached = reached || f.reached
+		f.reached = reached
+		lastErr = f
+		if !learnt && c.learn(req, f) {
+			// A request the endpoint refused for a field it does not
+			// know goes again at once without it; that is no retry.
+			learnt = true
+			attempt--
+			continue
+		}
+		r := lookup(f)
+		if !r.retry || attempt >= c.maxAttemptsFor(r) {
 			break
 		}
 		wait := c.backoff(attempt)
-		if ra, ok := hdr.retryAfter(); ok {
+		if ra, ok := slot.retryAfterWait(); ok {
 			if ra > c.cfg.MaxRetryAfter {
-				return Response{}, &Error{Kind: ErrRateLimited, Status: status, Err: err,
+				return Response{}, &Error{Kind: ErrRateLimited, Status: f.status, Err: f,
 					Msg: fmt.Sprintf("the model endpoint %s asked to wait %s before retrying, longer than the %s ralph waits", c.cfg.BaseURL, ra, c.cfg.MaxRetryAfter)}
 			}
 			wait = ra
 		}
-		if onDelta != nil {
-			onDelta(Delta{Retry: &RetryInfo{Attempt: attempt, Wait: wait, Reason: shortReason(status, err)}})
-		}
+		emit(Delta{Retry: &RetryInfo{Attempt: attempt, Wait: wait, Reason: shortReason(f)}})
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -132,14 +166,18 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 	return Response{}, c.classify(lastErr, req.Model, attempt)
 }
 
-// maxAttemptsFor limits retries of a refused connection: a wrong port is far
-// more likely than a server coming up within seconds, and the user should
-// hear so quickly.
-func (c *Client) maxAttemptsFor(err error) int {
-	if isConnError(err) {
-		return min(c.cfg.MaxAttempts, 3)
+// serialize makes onDelta safe to call from the stream and the idle
+// watchdog at once, and a no-op when nil.
+func serialize(onDelta func(Delta)) func(Delta) {
+	if onDelta == nil {
+		return func(Delta) {}
 	}
-	return c.cfg.MaxAttempts
+	var mu sync.Mutex
+	return func(d Delta) {
+		mu.Lock()
+		defer mu.Unlock()
+		onDelta(d)
+	}
 }
 
 func (c *Client) backoff(attempt int) time.Duration {
@@ -150,145 +188,4 @@ func (c *Client) backoff(attempt int) time.Duration {
 	// Full jitter on a fifth of the wait spreads retries of parallel agents.
 	j := time.Duration(rand.Int64N(int64(d)/5 + 1))
 	return d - d/10 + j
-}
-
-func shortReason(status int, err error) string {
-	if status != 0 {
-		return "HTTP " + strconv.Itoa(status)
-	}
-	return rootCause(err)
-}
-
-// attempt makes one streaming request and assembles the answer.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, onDelta func(Delta)) (Response, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// The idle watchdog cancels the attempt when the endpoint goes silent for
-	// longer than IdleTimeout; every received chunk pushes it back.
-	var timedOut atomic.Bool
-	idle := time.AfterFunc(c.cfg.IdleTimeout, func() {
-		timedOut.Store(true)
-		cancel()
-	})
-	defer idle.Stop()
-	stream, err := c.oa.CreateChatCompletionStream(ctx, oreq)
-	if err != nil {
-		if timedOut.Load() {
-			return Response{}, fmt.Errorf("%w: no response within %s", ErrBrokenStream, c.cfg.IdleTimeout)
-		}
-		return Response{}, err
-	}
-	defer stream.Close()
-	var (
-		out   Response
-		text  strings.Builder
-		calls []*conversation.ToolCall
-		byIdx = map[int]*conversation.ToolCall{}
-	)
-	out.Message.Role = conversation.RoleAssistant
-	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if timedOut.Load() {
-				return Response{}, fmt.Errorf("%w: no data for %s", ErrBrokenStream, c.cfg.IdleTimeout)
-			}
-			if ctx.Err() != nil {
-				return Response{}, err
-			}
-			return Response{}, fmt.Errorf("%w: %w", ErrBrokenStream, err)
-		}
-		idle.Reset(c.cfg.IdleTimeout)
-		if chunk.Usage != nil {
-			out.Usage = conversation.Usage{InputTokens: chunk.Usage.PromptTokens, OutputTokens: chunk.Usage.CompletionTokens}
-		}
-		for _, ch := range chunk.Choices {
-			if ch.Delta.Content != "" {
-				text.WriteString(ch.Delta.Content)
-				if onDelta != nil {
-					onDelta(Delta{Text: ch.Delta.Content})
-				}
-			}
-			for _, tc := range ch.Delta.ToolCalls {
-				var call *conversation.ToolCall
-				if tc.Index != nil {
-					call = byIdx[*tc.Index]
-					if call == nil {
-						call = &conversation.ToolCall{}
-						byIdx[*tc.Index] = call
-						calls = append(calls, call)
-					}
-				} else {
-					// Some servers omit the index: a fragment with a new id,
-					// or a name when the last call has one, starts a call;
-					// anything else continues the last call.
-					n := len(calls)
-					newCall := n == 0 || (tc.ID != "" && tc.ID != calls[n-1].ID) ||
-						(tc.ID == "" && tc.Function.Name != "" && calls[n-1].Name != "")
-					if !newCall {
-						call = calls[n-1]
-					} else {
-						call = &conversation.ToolCall{}
-						calls = append(calls, call)
-					}
-				}
-				if tc.ID != "" {
-					call.ID = tc.ID
-				}
-				if tc.Function.Name != "" && call.Name == "" {
-					// Some servers repeat the name in every fragment; the
-					// first one is the name.
-					call.Name = tc.Function.Name
-					if onDelta != nil {
-						onDelta(Delta{ToolName: call.Name})
-					}
-				}
-				call.Arguments += tc.Function.Arguments
-			}
-			if ch.FinishReason != "" {
-				out.FinishReason = string(ch.FinishReason)
-			}
-		}
-	}
-	if out.FinishReason == "" {
-		return Response{}, fmt.Errorf("%w: the stream ended without a finish reason", ErrBrokenStream)
-	}
-	out.Message.Content = text.String()
-	for i, call := range calls {
-		if call.ID == "" {
-			call.ID = fmt.Sprintf("call_%d", i)
-		}
-		out.Message.ToolCalls = append(out.Message.ToolCalls, *call)
-	}
-	return out, nil
-}
-
-func toOpenAI(req Request) openai.ChatCompletionRequest {
-	o := openai.ChatCompletionRequest{
-		Model:         req.Model,
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
-	}
-	for _, m := range req.Messages {
-		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-		for _, tc := range m.ToolCalls {
-			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
-				ID: tc.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
-			})
-		}
-		o.Messages = append(o.Messages, om)
-	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		o.Tools = append(o.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: params,
-		}})
-	}
-	return o
 }

@@ -4,28 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
+	"net/http"
 	"strings"
 	"syscall"
-
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/ralph-dev/ralph/memory/text"
+	"time"
 )
 
-// Sentinel errors callers branch on, with errors.Is.
+// Sentinel errors callers branch on, with errors.Is. The error table
+// (errtable.go) decides which one a failure is.
 var (
 	// ErrUnauthorized: the endpoint rejected the API key (HTTP 401/403).
 	ErrUnauthorized = errors.New("the model endpoint rejected the API key")
 	// ErrModelNotFound: the endpoint does not serve the requested model.
 	ErrModelNotFound = errors.New("model not available")
+	// ErrNoToolSupport: the model cannot call tools, which ralph needs.
+	ErrNoToolSupport = errors.New("model cannot call tools")
+	// ErrContextTooLong: the request is longer than the model's window.
+	ErrContextTooLong = errors.New("conversation longer than the model's window")
+	// ErrQuota: the account has no credit or quota left.
+	ErrQuota = errors.New("no credit or quota left")
+	// ErrNotAnAPI: the base URL does not lead to an OpenAI-compatible API
+	// (typically a missing /v1).
+	ErrNotAnAPI = errors.New("not an OpenAI-compatible endpoint")
 	// ErrUnreachable: no connection could be made to the endpoint.
 	ErrUnreachable = errors.New("model endpoint unreachable")
 	// ErrRateLimited: HTTP 429 persisted through every retry.
 	ErrRateLimited = errors.New("rate limited")
-	// ErrServer: HTTP 5xx persisted through every retry.
+	// ErrServer: a server error (5xx, or an error event inside the
+	// answer) persisted through every retry.
 	ErrServer = errors.New("model endpoint server error")
+	// ErrStalled: the endpoint sent nothing for the idle timeout.
+	ErrStalled = errors.New("model endpoint sent nothing")
 	// ErrBrokenStream: the stream broke off or could not be read.
 	ErrBrokenStream = errors.New("broken model stream")
 	// ErrBadRequest: the endpoint refused the request (HTTP 400 and similar).
@@ -33,10 +43,14 @@ var (
 )
 
 // Error is a failed model call. Its message is one sentence meant for a
-// person; Kind is one of the sentinel errors above.
+// person, carrying the server's own words; Kind is one of the sentinel
+// errors above.
 type Error struct {
 	Kind   error
 	Status int
+	// Config marks errors that retrying or going on cannot fix: the key,
+	// the model, the URL, the model's abilities. ralph exits 2 on them.
+	Config bool
 	Msg    string
 	Err    error
 }
@@ -51,66 +65,24 @@ func (e *Error) Unwrap() []error {
 	return []error{e.Kind, e.Err}
 }
 
-// IsConfigError reports whether err means ralph is configured wrongly (bad
-// key, unknown model, wrong URL) rather than that the task failed; such
-// errors exit with the usage/configuration code.
+// IsConfigError reports whether err means ralph or its endpoint is
+// configured wrongly (bad key, unknown model, wrong URL, a model without
+// tools, a conversation too long for the model) rather than that the task
+// failed; such errors exit with the usage/configuration code, and a task
+// loop stops at once instead of retrying its task.
 func IsConfigError(err error) bool {
-	return errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrModelNotFound) || errors.Is(err, ErrUnreachable)
-}
-
-// httpStatus extracts the HTTP status of a go-openai error, or 0.
-func httpStatus(err error) (int, string) {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		code := ""
-		if s, ok := apiErr.Code.(string); ok {
-			code = s
-		}
-		return apiErr.HTTPStatusCode, firstNonEmpty(apiErr.Message, code)
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Config
 	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		msg := strings.TrimSpace(string(reqErr.Body))
-		msg = text.Clip(msg, 200)
-		if msg == "" && reqErr.Err != nil {
-			msg = reqErr.Err.Error()
-		}
-		return reqErr.HTTPStatusCode, msg
-	}
-	return 0, ""
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// retryable reports whether a failed attempt is worth repeating.
-func retryable(status int, err error) bool {
-	switch status {
-	case 408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529:
-		return true
-	}
-	if status != 0 {
-		return false
-	}
-	if errors.Is(err, context.Canceled) {
-		return false
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
-		return false
-	}
-	return isConnError(err) || errors.Is(err, ErrBrokenStream) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ECONNRESET)
+	return false
 }
 
 // isConnError reports a failure to connect at all.
 func isConnError(err error) bool {
+	if err == nil {
+		return false
+	}
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
 		return true
 	}
@@ -122,39 +94,11 @@ func isConnError(err error) bool {
 	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// classify turns the last error of a call into an *Error with one sentence.
-func (c *Client) classify(err error, model string, attempts int) error {
-	status, detail := httpStatus(err)
-	base := c.cfg.BaseURL
-	switch {
-	case status == 401 || status == 403:
-		return &Error{Kind: ErrUnauthorized, Status: status, Err: err,
-			Msg: fmt.Sprintf("the model endpoint %s rejected the API key (HTTP %d: %s); check OPENAI_API_KEY", base, status, detail)}
-	case status == 404 || strings.Contains(detail, "model_not_found"):
-		return &Error{Kind: ErrModelNotFound, Status: status, Err: err,
-			Msg: fmt.Sprintf("model %q is not available at %s (HTTP %d: %s); choose another with --model or RALPH_MODEL", model, base, status, detail)}
-	case status == 429:
-		return &Error{Kind: ErrRateLimited, Status: status, Err: err,
-			Msg: fmt.Sprintf("the model endpoint %s still answered HTTP 429 (rate limited) after %d attempts: %s", base, attempts, detail)}
-	case status >= 500:
-		return &Error{Kind: ErrServer, Status: status, Err: err,
-			Msg: fmt.Sprintf("the model endpoint %s failed with HTTP %d after %d attempts: %s", base, status, attempts, detail)}
-	case status >= 400:
-		return &Error{Kind: ErrBadRequest, Status: status, Err: err,
-			Msg: fmt.Sprintf("the model endpoint %s refused the request (HTTP %d): %s", base, status, detail)}
-	case isConnError(err):
-		return &Error{Kind: ErrUnreachable, Err: err,
-			Msg: fmt.Sprintf("cannot reach the model endpoint %s (%s); check --base-url or OPENAI_BASE_URL", base, rootCause(err))}
-	case errors.Is(err, ErrBrokenStream):
-		return &Error{Kind: ErrBrokenStream, Err: err,
-			Msg: fmt.Sprintf("the model's answer from %s broke off after %d attempts: %s", base, attempts, rootCause(err))}
-	}
-	return &Error{Kind: ErrBrokenStream, Err: err,
-		Msg: fmt.Sprintf("the model call to %s failed after %d attempts: %s", base, attempts, rootCause(err))}
-}
-
 // rootCause gives the innermost, shortest useful description of err.
 func rootCause(err error) string {
+	if err == nil {
+		return "no error"
+	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		return errno.Error()
@@ -163,9 +107,9 @@ func rootCause(err error) string {
 	if errors.As(err, &dnsErr) {
 		return "no such host " + dnsErr.Name
 	}
-	// Stop above our own sentinel: unwrapping "broken model stream: no data
-	// for 3m0s" down to ErrBrokenStream would drop the part that says what
-	// actually happened.
+	// Stop above our own sentinel: unwrapping "broken model stream: the
+	// stream ended without a finish reason" down to ErrBrokenStream would
+	// drop the part that says what actually happened.
 	for {
 		next := errors.Unwrap(err)
 		if next == nil || next == ErrBrokenStream {
@@ -173,4 +117,41 @@ func rootCause(err error) string {
 		}
 		err = next
 	}
+}
+
+// notAnAPISentence explains a base URL that leads to no OpenAI-compatible
+// API. The common case is a missing /v1 (Ollama's root answers "Ollama is
+// running" and 404 for /chat/completions), so when the base URL lacks it,
+// ralph asks the same server at /v1 and, if that answers, says so.
+func (c *Client) notAnAPISentence(where string) string {
+	base := c.cfg.BaseURL
+	if !strings.HasSuffix(base, "/v1") {
+		if c.probe(base + "/v1/models") {
+			return fmt.Sprintf("%s is not the OpenAI-compatible API (%s), but %s/v1 is; use --base-url %s/v1 (or OPENAI_BASE_URL)", base, where, base, base)
+		}
+	}
+	return fmt.Sprintf("%s does not answer like an OpenAI-compatible API (%s); check --base-url or OPENAI_BASE_URL (it usually ends in /v1)", base, where)
+}
+
+// probe reports whether GET url answers 200, within a short time.
+func (c *Client) probe(url string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.httpClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	// LM Studio answers 200 with an error body for paths it does not
+	// serve, so a 200 counts only with a body that is not an error.
+	buf := make([]byte, 4096)
+	n, _ := resp.Body.Read(buf)
+	return resp.StatusCode == http.StatusOK && !strings.Contains(string(buf[:n]), `"error"`)
 }

@@ -1,50 +1,17 @@
 package llm
 
 import (
-	"context"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
-// go-openai does not expose the headers of an error response, yet a polite
-// client must honour Retry-After. headerRecorder is a RoundTripper that
-// copies that header into a slot carried by the request's context.
-type headerRecorder struct{ next http.RoundTripper }
-
-type slotKey struct{}
-
-type recordedHeader struct {
-	mu    sync.Mutex
-	value string
-	at    time.Time
-}
-
-func withHeaderSlot(ctx context.Context, h *recordedHeader) context.Context {
-	return context.WithValue(ctx, slotKey{}, h)
-}
-
-func (h headerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := h.next.RoundTrip(req)
-	if err == nil && resp.StatusCode >= 400 {
-		if slot, ok := req.Context().Value(slotKey{}).(*recordedHeader); ok {
-			slot.mu.Lock()
-			slot.value = resp.Header.Get("Retry-After")
-			slot.at = time.Now()
-			slot.mu.Unlock()
-		}
-	}
-	return resp, err
-}
-
-// retryAfter parses the recorded header: delay-seconds or an HTTP date.
-func (h *recordedHeader) retryAfter() (time.Duration, bool) {
-	h.mu.Lock()
-	v, at := strings.TrimSpace(h.value), h.at
-	h.mu.Unlock()
+// parseRetryAfter reads a Retry-After value received at time at:
+// delay-seconds or an HTTP date.
+func parseRetryAfter(v string, at time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
 	}

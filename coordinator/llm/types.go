@@ -37,6 +37,15 @@ type Delta struct {
 	// Retry is set when an attempt failed and the call will be retried
 	// after Retry.Wait; text already passed on for this turn is void.
 	Retry *RetryInfo
+	// Waiting is set while the endpoint sends nothing: how long it has
+	// been silent, about once a second from Config.WaitNotice on, and a
+	// zero Silent once data flows again.
+	Waiting *WaitInfo
+}
+
+// WaitInfo describes a silence of the endpoint.
+type WaitInfo struct {
+	Silent time.Duration `json:"silent"`
 }
 
 // RetryInfo describes a retry the client is about to make, so faces can show

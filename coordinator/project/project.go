@@ -34,6 +34,8 @@ type Overrides struct {
 	MaxTurns       int
 	MaxRetries     int // -1: not set
 	CommandTimeout time.Duration
+	// IdleTimeout is --idle-timeout (0: from the config).
+	IdleTimeout time.Duration
 	// Parallel bounds concurrent child agents (0: default 4).
 	Parallel int
 	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
@@ -189,7 +191,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
-	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1})
+	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout})
 	p.touchRegistry()
 	ok = true
 	return p, nil
@@ -210,6 +212,9 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	}
 	if o.CommandTimeout != 0 {
 		cfg.CommandTimeout = o.CommandTimeout
+	}
+	if o.IdleTimeout != 0 {
+		cfg.IdleTimeout = o.IdleTimeout
 	}
 	if o.Sandbox != "" {
 		cfg.Sandbox = o.Sandbox

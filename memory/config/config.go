@@ -25,7 +25,10 @@ const (
 	DefaultMaxTurns       = 50
 	DefaultCommandTimeout = 120 * time.Second
 	DefaultMaxRetries     = 4
-	DefaultSandbox        = "workspace-write"
+	// DefaultIdleTimeout is how long a silent model endpoint is waited
+	// for (stream_idle_timeout, --idle-timeout).
+	DefaultIdleTimeout = 60 * time.Second
+	DefaultSandbox     = "workspace-write"
 )
 
 // SandboxModes are the sandbox settings, strictest first; package
@@ -85,6 +88,9 @@ type Config struct {
 	MaxTurns       int
 	MaxRetries     int
 	CommandTimeout time.Duration
+	// IdleTimeout is the longest silence of the model endpoint tolerated
+	// within one attempt (stream_idle_timeout).
+	IdleTimeout time.Duration
 	// ContextTokens is the input budget of one request; 0 means derived
 	// from the model's known context window.
 	ContextTokens int
@@ -136,6 +142,8 @@ type File struct {
 	InputPrice      float64 `toml:"input_price_per_mtok"`
 	OutputPrice     float64 `toml:"output_price_per_mtok"`
 	CommandTimeoutS int     `toml:"command_timeout_s"`
+	// StreamIdleTimeout is seconds (a number) or a duration ("90s").
+	StreamIdleTimeout any `toml:"stream_idle_timeout"`
 	// AllowedCommands: rules for run_command (see workers/approval).
 	AllowedCommands []string `toml:"allowed_commands"`
 	Sandbox         string   `toml:"sandbox"`
@@ -178,6 +186,7 @@ func Load(src Sources) (Config, error) {
 		MaxTurns:       DefaultMaxTurns,
 		MaxRetries:     DefaultMaxRetries,
 		CommandTimeout: DefaultCommandTimeout,
+		IdleTimeout:    DefaultIdleTimeout,
 		Sandbox:        DefaultSandbox,
 		Network:        true,
 	}
@@ -234,6 +243,13 @@ func Load(src Sources) (Config, error) {
 		if f.CommandTimeoutS != 0 {
 			c.CommandTimeout = time.Duration(f.CommandTimeoutS) * time.Second
 		}
+		if f.StreamIdleTimeout != nil {
+			d, err := parseSeconds(f.StreamIdleTimeout)
+			if err != nil {
+				return c, invalidf("%s: stream_idle_timeout: %v", p, err)
+			}
+			c.IdleTimeout = d
+		}
 		if err := c.applySandbox(f, p, fromProject); err != nil {
 			return c, err
 		}
@@ -276,7 +292,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network, sandbox_writable)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network, sandbox_writable)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -342,6 +358,9 @@ func (c Config) Validate() error {
 	if c.ContextTokens < 0 || (c.ContextTokens > 0 && c.ContextTokens < 1024) {
 		return invalidf("context_tokens must be at least 1024, not %d", c.ContextTokens)
 	}
+	if c.IdleTimeout <= 0 {
+		return invalidf("the idle timeout must be positive, not %s", c.IdleTimeout)
+	}
 	if c.CommandTimeout <= 0 {
 		return invalidf("command timeout must be positive, not %s", c.CommandTimeout)
 	}
@@ -396,4 +415,22 @@ func sameEndpoint(a, b string) bool {
 	}
 	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
 		strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") && ua.User == nil && ub.User == nil
+}
+
+// parseSeconds reads a TOML duration setting: a number of seconds or a Go
+// duration string such as "90s" or "2m".
+func parseSeconds(v any) (time.Duration, error) {
+	switch x := v.(type) {
+	case int64:
+		return time.Duration(x) * time.Second, nil
+	case float64:
+		return time.Duration(x * float64(time.Second)), nil
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration such as \"90s\"", x)
+		}
+		return d, nil
+	}
+	return 0, fmt.Errorf("want seconds or a duration such as \"90s\", not %v", v)
 }

@@ -46,7 +46,7 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	want := Config{
 		Model: DefaultModel, BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY",
-		MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries, CommandTimeout: DefaultCommandTimeout,
+		MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries, CommandTimeout: DefaultCommandTimeout, IdleTimeout: DefaultIdleTimeout,
 		Sandbox: "workspace-write", Network: true,
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -80,35 +80,35 @@ max_retries = 0
 			files: map[string]string{userFile: user},
 			env:   env{"USER_KEY": "sk-user", "OPENAI_API_KEY": "sk-default"},
 			want: Config{Model: "user-model", BaseURL: "https://user.example/v1", APIKey: "sk-user", APIKeyEnv: "USER_KEY",
-				MaxTurns: 7, MaxRetries: 9, CommandTimeout: 30 * time.Second, Files: []string{userFile}},
+				MaxTurns: 7, MaxRetries: 9, CommandTimeout: 30 * time.Second, IdleTimeout: DefaultIdleTimeout, Files: []string{userFile}},
 		},
 		{
 			name:  "project file over user file",
 			files: map[string]string{userFile: user, projectFile: project},
 			env:   env{"USER_KEY": "sk-user"},
 			want: Config{Model: "project-model", BaseURL: "https://user.example/v1", APIKey: "sk-user", APIKeyEnv: "USER_KEY",
-				MaxTurns: 7, MaxRetries: 0, CommandTimeout: 30 * time.Second, Files: []string{userFile, projectFile}},
+				MaxTurns: 7, MaxRetries: 0, CommandTimeout: 30 * time.Second, IdleTimeout: DefaultIdleTimeout, Files: []string{userFile, projectFile}},
 		},
 		{
 			name:  "environment over files",
 			files: map[string]string{userFile: user, projectFile: project},
 			env:   env{"USER_KEY": "sk-user", "OPENAI_BASE_URL": "http://localhost:11434/v1", "RALPH_MODEL": "env-model"},
 			want: Config{Model: "env-model", BaseURL: "http://localhost:11434/v1", APIKey: "sk-user", APIKeyEnv: "USER_KEY",
-				MaxTurns: 7, MaxRetries: 0, CommandTimeout: 30 * time.Second, Files: []string{userFile, projectFile}},
+				MaxTurns: 7, MaxRetries: 0, CommandTimeout: 30 * time.Second, IdleTimeout: DefaultIdleTimeout, Files: []string{userFile, projectFile}},
 		},
 		{
 			name:  "project file only, key from default variable",
 			files: map[string]string{projectFile: project},
 			env:   env{"OPENAI_API_KEY": "sk-default"},
 			want: Config{Model: "project-model", BaseURL: DefaultBaseURL, APIKey: "sk-default", APIKeyEnv: "OPENAI_API_KEY",
-				MaxTurns: DefaultMaxTurns, MaxRetries: 0, CommandTimeout: DefaultCommandTimeout, Files: []string{projectFile}},
+				MaxTurns: DefaultMaxTurns, MaxRetries: 0, CommandTimeout: DefaultCommandTimeout, IdleTimeout: DefaultIdleTimeout, Files: []string{projectFile}},
 		},
 		{
 			name:  "empty environment values do not override",
 			files: map[string]string{projectFile: project},
 			env:   env{"OPENAI_BASE_URL": "", "RALPH_MODEL": ""},
 			want: Config{Model: "project-model", BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY",
-				MaxTurns: DefaultMaxTurns, MaxRetries: 0, CommandTimeout: DefaultCommandTimeout, Files: []string{projectFile}},
+				MaxTurns: DefaultMaxTurns, MaxRetries: 0, CommandTimeout: DefaultCommandTimeout, IdleTimeout: DefaultIdleTimeout, Files: []string{projectFile}},
 		},
 	}
 	for _, tt := range tests {
@@ -172,7 +172,7 @@ func TestLoadFileErrors(t *testing.T) {
 // valid is a configuration that passes Validate; cases change one thing.
 func valid() Config {
 	return Config{Model: "m", BaseURL: DefaultBaseURL, APIKey: "sk-x", APIKeyEnv: "OPENAI_API_KEY",
-		MaxTurns: 1, MaxRetries: DefaultMaxRetries, CommandTimeout: time.Second}
+		MaxTurns: 1, MaxRetries: DefaultMaxRetries, CommandTimeout: time.Second, IdleTimeout: time.Second}
 }
 
 func TestValidate(t *testing.T) {
@@ -374,7 +374,7 @@ func TestSandboxSetting(t *testing.T) {
 	if _, err := load(t, map[string]string{projectFile: `sandbox_writable = ["/"]`}, env{}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "sandbox_writable may only be set in your user config") {
 		t.Fatalf("project sandbox_writable: %v", err)
 	}
-	c = Config{Model: "m", BaseURL: "http://localhost:1/v1", MaxTurns: 1, CommandTimeout: time.Second, Sandbox: "none"}
+	c = Config{Model: "m", BaseURL: "http://localhost:1/v1", MaxTurns: 1, CommandTimeout: time.Second, IdleTimeout: time.Second, Sandbox: "none"}
 	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `sandbox mode "none" is not one of`) {
 		t.Fatalf("Validate: %v", err)
 	}
@@ -420,6 +420,30 @@ func TestProjectBaseURLKeyOnlyToLoopbackOrTheUsersChoice(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), "will not send your API key") {
 			t.Errorf("user %q project %q: %v", tc.user, tc.project, err)
+		}
+	}
+}
+
+func TestStreamIdleTimeoutSetting(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  time.Duration
+		bad   bool
+	}{
+		{"90", 90 * time.Second, false},
+		{`"2m"`, 2 * time.Minute, false},
+		{"1.5", 1500 * time.Millisecond, false},
+		{`"soon"`, 0, true},
+		{"true", 0, true},
+	} {
+		fs := afero.NewMemMapFs()
+		_ = afero.WriteFile(fs, "/work/proj/.ralph/config.toml", []byte("stream_idle_timeout = "+tt.value+"\n"), 0o600)
+		c, err := Load(Sources{Fs: fs, ProjectRoot: "/work/proj", Getenv: env{}.get})
+		switch {
+		case tt.bad && (err == nil || !strings.Contains(err.Error(), "stream_idle_timeout")):
+			t.Errorf("%s: err = %v, want one naming stream_idle_timeout", tt.value, err)
+		case !tt.bad && (err != nil || c.IdleTimeout != tt.want):
+			t.Errorf("%s: idle timeout %s, err %v; want %s", tt.value, c.IdleTimeout, err, tt.want)
 		}
 	}
 }

@@ -40,15 +40,18 @@ type ToolDef struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// Usage counts tokens as the endpoint reported them.
+// Usage counts tokens as the endpoint reported them. Estimated marks
+// counts in which ralph had to estimate what an endpoint did not report.
 type Usage struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens  int  `json:"input_tokens"`
+	OutputTokens int  `json:"output_tokens"`
+	Estimated    bool `json:"estimated,omitempty"`
 }
 
-// Add returns the sum of two usages.
+// Add returns the sum of two usages; the sum is an estimate when either is.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		Estimated: u.Estimated || o.Estimated}
 }
 
 // EstimateTokens approximates a message's token count without a

@@ -9,7 +9,11 @@
 // CreateChatCompletionStream expects; non-streaming requests get a
 // chat.completion object built from the same Response. Scripted HTTP errors,
 // delays, truncated streams and raw payloads let tests reach the failure
-// paths that a real model only produces occasionally.
+// paths that a real model only produces occasionally. A scenario's flavor,
+// no_tools and refuse, and a response's stream_error, stall, empty_body
+// and no_usage make it behave like the real servers ralph meets (Ollama,
+// LM Studio, vLLM, llama.cpp's server, OpenRouter); flavor.go cites which
+// server does what.
 //
 // Every request is recorded (see RecordedRequest) so tests can check what
 // the client sent, and ServerTime lets benchmarks separate the client's own

@@ -108,7 +108,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // OpenAI-shaped error body that go-openai turns into an *openai.APIError.
 func writeScriptedError(w http.ResponseWriter, resp Response) {
 	body := resp.Body
-	if body == "" {
+	if body == "" && !resp.EmptyBody {
 		body = errorBody(fmt.Sprintf("fake error %d", resp.Status), "server_error", "")
 	}
 	if w.Header().Get("Content-Type") == "" {

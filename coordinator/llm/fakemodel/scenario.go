@@ -25,6 +25,19 @@ type Scenario struct {
 	// benchmarks that need an endless supply of turns.
 	Loop      bool       `json:"loop,omitempty"`
 	Responses []Response `json:"responses"`
+
+	// Flavor makes the server answer like a real one where they differ
+	// (see flavor.go): "openai" (the default), "ollama", "lmstudio" or
+	// "vllm". It decides the answers to paths outside the API (a base URL
+	// without /v1) and the shape of the unknown-model and no-tools errors.
+	Flavor string `json:"flavor,omitempty"`
+	// NoTools refuses every request that offers tools, as a server does
+	// for a model without tool support (the flavor's words and status).
+	NoTools bool `json:"no_tools,omitempty"`
+	// Refuse lists request fields the server's strict schema rejects with
+	// HTTP 400 naming them: "stream_options", "tool_name" (the name of a
+	// tool message).
+	Refuse []string `json:"refuse,omitempty"`
 }
 
 // Response is one scripted model turn. It is either an HTTP error (Status set
@@ -38,6 +51,9 @@ type Response struct {
 	Status  int               `json:"status,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    string            `json:"body,omitempty"`
+	// EmptyBody sends the error with no body at all, like a load
+	// balancer's bare 502.
+	EmptyBody bool `json:"empty_body,omitempty"`
 
 	// Text is the assistant content, streamed in chunks of ChunkSize runes
 	// (default 8). TextChunks gives the chunks explicitly and wins over Text.
@@ -71,6 +87,17 @@ type Response struct {
 	// generated chunks, followed by [DONE] unless Truncate. A non-streaming
 	// request gets the payloads concatenated as its body.
 	Raw []string `json:"raw,omitempty"`
+	// StreamError is sent as one "data: <StreamError>" event after the
+	// text, and then the stream ends: how OpenAI, Ollama, vLLM and
+	// OpenRouter report a failure once the 200 headers are out (for
+	// example {"error":{"message":…,"code":…}} or {"error":"…"}).
+	StreamError string `json:"stream_error,omitempty"`
+	// Stall sends the headers and the text, then nothing at all until the
+	// client goes away: a server that accepted the request and hung.
+	Stall bool `json:"stall,omitempty"`
+	// NoUsage leaves the usage chunk out even when the client asks for it,
+	// as servers that ignore stream_options do.
+	NoUsage bool `json:"no_usage,omitempty"`
 }
 
 // ToolCall is one function call the fake model asks the client to run.
@@ -141,6 +168,14 @@ func ParseScenario(data []byte) (*Scenario, error) {
 func (sc *Scenario) validate() error {
 	if len(sc.Responses) == 0 {
 		return errors.New("scenario has no responses")
+	}
+	if _, ok := flavors[sc.Flavor]; !ok {
+		return fmt.Errorf("unknown flavor %q (known: openai, ollama, lmstudio, vllm)", sc.Flavor)
+	}
+	for _, f := range sc.Refuse {
+		if f != refuseStreamOptions && f != refuseToolName {
+			return fmt.Errorf("unknown field to refuse %q (known: %s, %s)", f, refuseStreamOptions, refuseToolName)
+		}
 	}
 	for i, r := range sc.Responses {
 		if r.Status != 0 && (r.Status < 100 || r.Status > 599) {

@@ -122,9 +122,7 @@ func start(sc *Scenario, fn func(RecordedRequest) Response, addr string) (*Serve
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeAPIError(w, http.StatusNotFound, "fake model: no route for "+r.Method+" "+r.URL.Path, "invalid_request_error", "")
-	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.flavor().outside(w, r) })
 	s.httpServer = &http.Server{Handler: s.track(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.httpServer.Serve(ln) }()
 	return s, nil
@@ -247,6 +245,7 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 type rejection struct {
 	status        int
 	message, code string
+	body          string // the whole body, when the flavor has its own shape
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
@@ -257,14 +256,22 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var rej *rejection
 	switch {
 	case !s.authorized(r):
-		rej = &rejection{http.StatusUnauthorized, "Incorrect API key provided", "invalid_api_key"}
+		rej = &rejection{status: http.StatusUnauthorized, message: "Incorrect API key provided", code: "invalid_api_key"}
 	case err != nil:
-		rej = &rejection{http.StatusBadRequest, "fake model: cannot read request body: " + err.Error(), ""}
+		rej = &rejection{status: http.StatusBadRequest, message: "fake model: cannot read request body: " + err.Error()}
 	default:
 		if err := json.Unmarshal(body, &x.rec.Request); err != nil {
-			rej = &rejection{http.StatusBadRequest, "fake model: cannot decode request: " + err.Error(), ""}
+			rej = &rejection{status: http.StatusBadRequest, message: "fake model: cannot decode request: " + err.Error()}
 		} else if s.scenario != nil && s.scenario.Model != "" && x.rec.Request.Model != s.scenario.Model {
-			rej = &rejection{http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist", x.rec.Request.Model), "model_not_found"}
+			st, b := s.flavor().modelNotFound(x.rec.Request.Model)
+			rej = &rejection{status: st, body: b}
+		} else if s.scenario != nil && s.scenario.NoTools && len(x.rec.Request.Tools) > 0 {
+			st, b := s.flavor().noTools(x.rec.Request.Model)
+			rej = &rejection{status: st, body: b}
+		} else if s.scenario != nil {
+			if field := s.scenario.refused(&x.rec); field != "" {
+				rej = &rejection{status: http.StatusBadRequest, body: refusal(field)}
+			}
 		}
 	}
 
@@ -273,6 +280,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	defer x.settle(false)
 
 	switch {
+	case rej != nil && rej.body != "":
+		x.settle(false)
+		writeRaw(w, rej.status, "application/json", rej.body)
 	case rej != nil:
 		x.settle(false)
 		writeAPIError(w, rej.status, rej.message, "invalid_request_error", rej.code)

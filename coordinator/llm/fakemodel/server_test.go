@@ -123,7 +123,7 @@ func TestUnknownModel(t *testing.T) {
 
 	_, err := client.CreateChatCompletionStream(context.Background(), userRequest("gpt-4o", "hi"))
 	apiErr := apiError(t, err)
-	if apiErr.HTTPStatusCode != http.StatusNotFound || apiErr.Code != "model_not_found" || apiErr.Message != "The model `gpt-4o` does not exist" {
+	if apiErr.HTTPStatusCode != http.StatusNotFound || apiErr.Code != "model_not_found" || apiErr.Message != "The model `gpt-4o` does not exist or you do not have access to it." {
 		t.Errorf("error = %+v", apiErr)
 	}
 	if got := streamOnce(t, client, userRequest("scripted-demo", "hi")); got.content != "yes" {

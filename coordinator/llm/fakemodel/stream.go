@@ -29,10 +29,18 @@ func (x *exchange) writeStream(rp *reply) {
 		return
 	}
 
-	includeUsage := x.rec.Request.StreamOptions != nil && x.rec.Request.StreamOptions.IncludeUsage
+	includeUsage := x.rec.Request.StreamOptions != nil && x.rec.Request.StreamOptions.IncludeUsage && !rp.resp.NoUsage
 	events := streamEvents(rp, includeUsage)
-	if !rp.resp.Truncate {
+	if !rp.resp.Truncate && !rp.resp.Stall && rp.resp.StreamError == "" {
 		events = append(events, []byte("[DONE]"))
+	}
+	if rp.resp.Stall {
+		defer func() {
+			// Headers and text are out; now nothing, until the client
+			// gives up.
+			<-x.r.Context().Done()
+			x.settle(true)
+		}()
 	}
 	delay := time.Duration(rp.resp.ChunkDelayMS) * time.Millisecond
 	for i, ev := range events {
@@ -40,7 +48,7 @@ func (x *exchange) writeStream(rp *reply) {
 			x.settle(true)
 			return
 		}
-		if i == len(events)-1 {
+		if i == len(events)-1 && !rp.resp.Stall {
 			x.settle(false)
 		}
 		if _, err := x.w.Write(append(append([]byte("data: "), ev...), '\n', '\n')); err != nil {
@@ -77,6 +85,17 @@ func streamEvents(rp *reply, includeUsage bool) [][]byte {
 	}
 	for _, tcd := range toolCallDeltas(rp.calls, rp.resp.InterleaveToolCalls) {
 		add(delta{ToolCalls: []toolCallDelta{tcd}}, nil)
+	}
+	if rp.resp.StreamError != "" || rp.resp.Stall {
+		events := make([][]byte, 0, len(chunks)+1)
+		for _, c := range chunks {
+			b, _ := json.Marshal(c)
+			events = append(events, b)
+		}
+		if rp.resp.StreamError != "" {
+			events = append(events, []byte(rp.resp.StreamError))
+		}
+		return events
 	}
 	if !rp.resp.Truncate {
 		finish := rp.finish

@@ -1,0 +1,198 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// attempt makes one streaming request and assembles the answer. Every
+// error it returns is a *failure the error table can read.
+func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta)) (Response, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stalled atomic.Bool
+	stopWatch := c.watch(slot, emit, func() {
+		stalled.Store(true)
+		cancel()
+	})
+	defer stopWatch()
+	fail := func(err error) (Response, error) {
+		f := &failure{err: err, stalled: stalled.Load()}
+		if f.stalled {
+			return Response{}, f
+		}
+		status, body := slot.response()
+		f.reached = status != 0
+		switch se := slot.inStream(); {
+		case status >= 400:
+			f.status, f.server = status, parseErrorBody(body)
+		case se != nil:
+			f.status, f.inStream, f.server = status, true, *se
+		case status == 200 && strings.HasPrefix(slot.contentType, "text/html"):
+			f.status, f.server = status, serverError{shape: shapeHTML}
+		}
+		return Response{}, f
+	}
+
+	stream, err := c.oa.CreateChatCompletionStream(ctx, c.toOpenAI(req))
+	if err != nil {
+		return fail(err)
+	}
+	defer stream.Close()
+	var (
+		out   Response
+		text  strings.Builder
+		calls []*conversation.ToolCall
+		byIdx = map[int]*conversation.ToolCall{}
+		usage *openai.Usage
+	)
+	out.Message.Role = conversation.RoleAssistant
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil && !stalled.Load() {
+				return Response{}, err
+			}
+			return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+		}
+		if chunk.Usage != nil {
+			usage = chunk.Usage
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Delta.Content != "" {
+				text.WriteString(ch.Delta.Content)
+				emit(Delta{Text: ch.Delta.Content})
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				call := toolCallFor(tc, &calls, byIdx)
+				if tc.ID != "" {
+					call.ID = tc.ID
+				}
+				if tc.Function.Name != "" && call.Name == "" {
+					// Some servers repeat the name in every fragment; the
+					// first one is the name.
+					call.Name = tc.Function.Name
+					emit(Delta{ToolName: call.Name})
+				}
+				call.Arguments += tc.Function.Arguments
+			}
+			if ch.FinishReason != "" {
+				out.FinishReason = string(ch.FinishReason)
+			}
+		}
+	}
+	// An error event may come with or instead of a finish reason
+	// (OpenRouter sends its error in a chunk with finish_reason "error").
+	if slot.inStream() != nil {
+		return fail(fmt.Errorf("%w: the server reported an error", ErrBrokenStream))
+	}
+	switch out.FinishReason {
+	case "":
+		return fail(fmt.Errorf("%w: the stream ended without a finish reason", ErrBrokenStream))
+	case "error":
+		return fail(fmt.Errorf("%w: the server ended the answer with finish_reason \"error\"", ErrBrokenStream))
+	}
+	out.Message.Content = text.String()
+	for i, call := range calls {
+		if call.ID == "" {
+			call.ID = fmt.Sprintf("call_%d", i)
+		}
+		out.Message.ToolCalls = append(out.Message.ToolCalls, *call)
+	}
+	if usage != nil {
+		out.Usage = conversation.Usage{InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens}
+	} else {
+		out.Usage = estimateUsage(req, out.Message)
+	}
+	return out, nil
+}
+
+// toolCallFor finds or starts the call a tool-call fragment belongs to.
+func toolCallFor(tc openai.ToolCall, calls *[]*conversation.ToolCall, byIdx map[int]*conversation.ToolCall) *conversation.ToolCall {
+	if tc.Index != nil {
+		call := byIdx[*tc.Index]
+		if call == nil {
+			call = &conversation.ToolCall{}
+			byIdx[*tc.Index] = call
+			*calls = append(*calls, call)
+		}
+		return call
+	}
+	// Some servers omit the index: a fragment with a new id, or a name
+	// when the last call has one, starts a call; anything else continues
+	// the last call.
+	n := len(*calls)
+	if n > 0 {
+		last := (*calls)[n-1]
+		newCall := (tc.ID != "" && tc.ID != last.ID) || (tc.ID == "" && tc.Function.Name != "" && last.Name != "")
+		if !newCall {
+			return last
+		}
+	}
+	call := &conversation.ToolCall{}
+	*calls = append(*calls, call)
+	return call
+}
+
+// estimateUsage stands in for the usage a server did not report (it
+// ignored stream_options, or refused it), marked as an estimate so that
+// nobody takes it for the server's count.
+func estimateUsage(req Request, answer conversation.Message) conversation.Usage {
+	u := conversation.Usage{Estimated: true, OutputTokens: conversation.EstimateTokens(answer)}
+	for _, m := range req.Messages {
+		u.InputTokens += conversation.EstimateTokens(m)
+	}
+	return u
+}
+
+// watch is the idle watchdog of one attempt: it tells the caller about a
+// silence longer than WaitNotice, about once a second, and again when data
+// flows after it; and it calls stall once the silence reaches IdleTimeout.
+// The returned stop ends it.
+func (c *Client) watch(slot *attemptSlot, emit func(Delta), stall func()) (stop func()) {
+	tick := min(max(c.cfg.IdleTimeout/20, 10*time.Millisecond), 250*time.Millisecond)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		var told time.Duration // the silence last reported, in whole seconds
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			silent := slot.silence()
+			switch {
+			case silent >= c.cfg.IdleTimeout:
+				stall()
+				return
+			case silent >= c.cfg.WaitNotice:
+				if s := silent.Truncate(time.Second); s != told && s > 0 {
+					told = s
+					emit(Delta{Waiting: &WaitInfo{Silent: s}})
+				}
+			case told > 0:
+				told = 0
+				emit(Delta{Waiting: &WaitInfo{}})
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}

@@ -1,0 +1,270 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"syscall"
+)
+
+// failure is one failed attempt, as the error table reads it.
+type failure struct {
+	// status is the HTTP status of an error response; 0 when there was
+	// none, 200 when the error came in a 200 answer.
+	status int
+	// inStream marks an error the server sent inside an HTTP 200 answer
+	// (an SSE data event with an "error" field, or a 200 error body).
+	inStream bool
+	server   serverError // what the server said, whatever the shape
+	err      error       // the transport's or the stream's own error
+	stalled  bool        // nothing arrived for IdleTimeout
+	// reached is set when this or an earlier attempt of the call got an
+	// HTTP response: a refused connection then means the server went away,
+	// not that the URL is wrong.
+	reached bool
+}
+
+func (f *failure) Error() string {
+	switch {
+	case f.stalled:
+		return "no data"
+	case f.err != nil:
+		return f.err.Error()
+	}
+	return f.server.describe()
+}
+
+func (f *failure) Unwrap() error { return f.err }
+
+// rule is one row of the error table: which failures it matches, what kind
+// of error they are, whether another attempt may help, and whether they
+// mean a configuration error (exit 2) rather than a failed task.
+type rule struct {
+	name   string
+	match  func(f *failure) bool
+	kind   error
+	retry  bool
+	config bool
+}
+
+var (
+	// Models that cannot call tools. Ollama: "registry.ollama.ai/library/
+	// gemma:2b does not support tools" (HTTP 400, ollama/ollama#5793);
+	// vLLM without a tool parser: "\"auto\" tool choice requires
+	// --enable-auto-tool-choice and --tool-call-parser to be set" (400);
+	// llama.cpp's server without a chat template: "tools param requires
+	// --jinja flag"; OpenRouter: "No endpoints found that support tool
+	// use" (404).
+	noToolsRe = regexp.MustCompile(`(?i)does not support tools|support tool use|tool choice requires|requires --jinja|tools? (are|is) not supported|does not support (function|tool) call`)
+	// Prompts longer than the window. OpenAI: code context_length_exceeded,
+	// "This model's maximum context length is 128000 tokens"; vLLM and
+	// OpenRouter say the same words; llama.cpp's server: type
+	// exceed_context_size_error, "the request exceeds the available context
+	// size" (ggml-org/llama.cpp#15780); LM Studio: "context length".
+	contextRe = regexp.MustCompile(`(?i)maximum context length|exceeds the available context size|context[ _]length[ _]exceeded|prompt is too long|greater than the context length`)
+	// Unknown models. OpenAI: code model_not_found; Ollama: "model
+	// \"x\" not found, try pulling it first" (404); vLLM: "The model `x`
+	// does not exist." (404); OpenRouter: "x is not a valid model ID" (400).
+	modelRe = regexp.MustCompile("(?i)model.*(not found|does not exist|not a valid model|no such model)|unknown model|invalid model")
+	// Paths the server does not serve. OpenAI: "Invalid URL (POST
+	// /chat/completions)"; LM Studio: "Unexpected endpoint or method. (POST
+	// /chat/completions)" with HTTP 200; FastAPI (vLLM): {"detail":"Not
+	// Found"}; Go's and Ollama's "404 page not found".
+	endpointRe = regexp.MustCompile(`(?i)invalid url|unexpected endpoint|page not found|no route|^not found$|cannot (post|get) /`)
+	// Moderation refusals share 403 with bad keys on OpenRouter.
+	moderationRe = regexp.MustCompile(`(?i)flagged|moderation`)
+)
+
+func codeIs(f *failure, codes ...string) bool {
+	for _, c := range codes {
+		if f.server.code == c || f.server.typ == c {
+			return true
+		}
+	}
+	return false
+}
+
+// status is the failure's HTTP status, or the status an in-stream error
+// names in its code (OpenRouter and llama.cpp put it there).
+func (f *failure) effectiveStatus() int {
+	if f.inStream {
+		return f.server.numericCode()
+	}
+	return f.status
+}
+
+// errorTable is every way a model call fails, first match wins. The order
+// matters: a server's words about tools or the context window decide
+// before its status (llama.cpp once sent its context error as a 500), and
+// a bad key before a 404 (some proxies hide unknown keys as 404s only
+// after auth).
+var errorTable = []rule{
+	{name: "stalled", kind: ErrStalled, retry: true,
+		match: func(f *failure) bool { return f.stalled }},
+	{name: "no tool support", kind: ErrNoToolSupport, config: true,
+		match: func(f *failure) bool { return noToolsRe.MatchString(f.server.message) }},
+	{name: "context too long", kind: ErrContextTooLong, config: true,
+		match: func(f *failure) bool {
+			return codeIs(f, "context_length_exceeded", "exceed_context_size_error") || contextRe.MatchString(f.server.message)
+		}},
+	{name: "bad key", kind: ErrUnauthorized, config: true,
+		match: func(f *failure) bool {
+			s := f.effectiveStatus()
+			return s == 401 || (s == 403 && !moderationRe.MatchString(f.server.message)) || codeIs(f, "invalid_api_key", "authentication_error")
+		}},
+	{name: "no credit", kind: ErrQuota, config: true,
+		match: func(f *failure) bool { return f.effectiveStatus() == 402 || codeIs(f, "insufficient_quota") }},
+	{name: "unknown model", kind: ErrModelNotFound, config: true,
+		match: func(f *failure) bool {
+			if codeIs(f, "model_not_found") {
+				return true
+			}
+			s := f.effectiveStatus()
+			return (s == 400 || s == 404 || f.inStream) && f.server.shape != shapeHTML && modelRe.MatchString(f.server.message)
+		}},
+	{name: "not an OpenAI API", kind: ErrNotAnAPI, config: true,
+		match: func(f *failure) bool {
+			switch {
+			case endpointRe.MatchString(f.server.message):
+				return true
+			case f.status == 404 || f.status == 405:
+				return f.server.shape != shapeObject || f.server.message == ""
+			}
+			// A web page where the API should be, with status 200.
+			return f.status == 200 && !f.inStream && f.server.shape == shapeHTML
+		}},
+	{name: "rate limited", kind: ErrRateLimited, retry: true,
+		match: func(f *failure) bool { return f.effectiveStatus() == 429 || codeIs(f, "rate_limit_exceeded") }},
+	{name: "server error", kind: ErrServer, retry: true,
+		match: func(f *failure) bool {
+			switch s := f.effectiveStatus(); {
+			case s >= 500, s == 408, s == 409, s == 425:
+				return true
+			case f.inStream && s == 0:
+				// An error event without a status (OpenAI's server_error,
+				// Ollama's api_error mid-answer) is the server's trouble;
+				// the specific ones were matched above.
+				return true
+			}
+			return false
+		}},
+	{name: "refused request", kind: ErrBadRequest,
+		match: func(f *failure) bool { return f.effectiveStatus() >= 400 }},
+	{name: "no such host", kind: ErrUnreachable, config: true,
+		match: func(f *failure) bool {
+			var dnsErr *net.DNSError
+			return errors.As(f.err, &dnsErr) && dnsErr.IsNotFound
+		}},
+	{name: "server went away", kind: ErrBrokenStream, retry: true,
+		match: func(f *failure) bool { return f.reached && isConnError(f.err) }},
+	{name: "unreachable", kind: ErrUnreachable, retry: true, config: true,
+		match: func(f *failure) bool { return isConnError(f.err) }},
+	{name: "broken stream", kind: ErrBrokenStream, retry: true,
+		match: func(f *failure) bool {
+			return errors.Is(f.err, ErrBrokenStream) || errors.Is(f.err, io.ErrUnexpectedEOF) ||
+				errors.Is(f.err, context.DeadlineExceeded) || errors.Is(f.err, syscall.ECONNRESET) || errors.Is(f.err, io.EOF)
+		}},
+	{name: "other", kind: ErrBrokenStream,
+		match: func(*failure) bool { return true }},
+}
+
+// lookup finds a failure's row in the table.
+func lookup(f *failure) rule {
+	for _, r := range errorTable {
+		if r.match(f) {
+			return r
+		}
+	}
+	return errorTable[len(errorTable)-1]
+}
+
+// asFailure reads any error of an attempt as a failure.
+func asFailure(err error) *failure {
+	var f *failure
+	if errors.As(err, &f) {
+		return f
+	}
+	return &failure{err: err}
+}
+
+// sentence is the one sentence a person reads about a failed call: what
+// happened, the server's own words, and what to do.
+func (c *Client) sentence(r rule, f *failure, model string, attempts int) string {
+	base := c.cfg.BaseURL
+	where := fmt.Sprintf("HTTP %d: %s", f.status, f.server.describe())
+	if f.inStream {
+		where = "an error inside its answer: " + f.server.describe()
+	}
+	after := ""
+	if attempts > 1 {
+		after = fmt.Sprintf(" after %d attempts", attempts)
+	}
+	switch r.kind {
+	case ErrStalled:
+		return fmt.Sprintf("the model endpoint %s sent nothing for %s%s; raise --idle-timeout (stream_idle_timeout) if the model is only slow", base, c.cfg.IdleTimeout, after)
+	case ErrNoToolSupport:
+		return fmt.Sprintf("model %q at %s cannot call tools (%s), and ralph works through tools; choose a model that supports them with --model or RALPH_MODEL", model, base, where)
+	case ErrContextTooLong:
+		return fmt.Sprintf("the conversation is longer than model %q at %s accepts (%s); set context_tokens in the config below the server's window, or start a new session", model, base, where)
+	case ErrUnauthorized:
+		return fmt.Sprintf("the model endpoint %s rejected the API key (%s); check OPENAI_API_KEY", base, where)
+	case ErrQuota:
+		return fmt.Sprintf("the model endpoint %s refused for want of credit or quota (%s); check the account's plan and billing", base, where)
+	case ErrModelNotFound:
+		return fmt.Sprintf("model %q is not available at %s (%s); choose another with --model or RALPH_MODEL", model, base, where)
+	case ErrNotAnAPI:
+		return c.notAnAPISentence(where)
+	case ErrRateLimited:
+		return fmt.Sprintf("the model endpoint %s is rate limiting ralph (%s)%s; wait a while or lower --parallel", base, where, after)
+	case ErrServer:
+		if f.inStream {
+			return fmt.Sprintf("the model endpoint %s failed mid-answer (%s)%s", base, where, after)
+		}
+		return fmt.Sprintf("the model endpoint %s failed (%s)%s", base, where, after)
+	case ErrBadRequest:
+		return fmt.Sprintf("the model endpoint %s refused the request (%s)", base, where)
+	case ErrUnreachable:
+		return fmt.Sprintf("cannot reach the model endpoint %s (%s); check --base-url or OPENAI_BASE_URL", base, rootCause(f.err))
+	}
+	if f.reached && isConnError(f.err) {
+		return fmt.Sprintf("the model endpoint %s went away mid-answer (%s)%s", base, rootCause(f.err), after)
+	}
+	return fmt.Sprintf("the model's answer from %s broke off (%s)%s", base, rootCause(f.err), after)
+}
+
+// classify turns the last failure of a call into an *Error.
+func (c *Client) classify(err error, model string, attempts int) error {
+	f := asFailure(err)
+	r := lookup(f)
+	return &Error{Kind: r.kind, Status: f.status, Config: r.config, Err: err, Msg: c.sentence(r, f, model, attempts)}
+}
+
+// maxAttemptsFor limits retries where more are unlikely to help: a refused
+// connection (a wrong port is likelier than a server coming up) and a
+// stalled stream (a server silent for the whole idle timeout once will
+// likely be again, and each try costs that long).
+func (c *Client) maxAttemptsFor(r rule) int {
+	switch r.kind {
+	case ErrUnreachable:
+		return min(c.cfg.MaxAttempts, 3)
+	case ErrStalled:
+		return min(c.cfg.MaxAttempts, 2)
+	}
+	return c.cfg.MaxAttempts
+}
+
+// shortReason is a retry's reason for progress lines.
+func shortReason(f *failure) string {
+	switch {
+	case f.stalled:
+		return "no data"
+	case f.inStream:
+		return "error in the answer: " + f.server.describe()
+	case f.status != 0:
+		return fmt.Sprintf("HTTP %d", f.status)
+	}
+	return rootCause(f.err)
+}
