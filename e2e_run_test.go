@@ -283,9 +283,10 @@ func TestRunCtrlCSwitchesToChat(t *testing.T) {
 	if strings.Contains(string(data), "[~]") {
 		t.Fatalf("the stopped task is still in progress:\n%s", data)
 	}
-	if srv.Active() != 0 {
-		t.Fatal("a child is still streaming after the switch")
-	}
+	// The stand-in learns that ralph hung up only when Go's HTTP server
+	// notices the closed connection, which a loaded machine delays; a
+	// child that was not stopped would stream for 8 s more.
+	waitFor(t, "no child streaming after the switch", 2*time.Second, func() bool { return srv.Active() == 0 })
 	fast.Store(true)
 	r.typeKeys("/run\r")
 	r.waitFor("task loop: all tasks done", 20*time.Second)
