@@ -136,9 +136,10 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 			c.term = terminal.Detect(f.noColor, os.Getenv)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 && !strings.ContainsAny(args[0], " \t\n") {
+			// After "--" every word is the task's, even a command's name.
+			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && !strings.ContainsAny(args[0], " \t\n") {
 				if s := nearCommand(cmd, args[0]); s != "" {
-					return usageHintf("unknown command %q; did you mean %q? (to send a one-word task, add a space: %q)", args[0], s, args[0]+" ")
+					return usageHintf("unknown command %q; did you mean %q? (to send a one-word task: ralph -- %s)", args[0], s, args[0])
 				}
 			}
 			return exit(c.task(cmd.Context(), strings.Join(args, " ")))
@@ -175,6 +176,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addConversationCommands(root)
 	c.addLoopCommands(root)
 	c.addRecordCommands(root)
+	c.addGitCommands(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)

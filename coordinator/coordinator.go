@@ -50,6 +50,9 @@ type Options struct {
 	System string
 	// History continues an earlier conversation.
 	History []conversation.Message
+	// Note is context for the model that goes before the next prompt, once
+	// (a resumed session's news: what changed in the repository).
+	Note string
 	// ContextTokens is the input budget of one request; 0 derives it from
 	// the model's context window.
 	ContextTokens int
@@ -66,6 +69,10 @@ type Options struct {
 	// Events receives every event, child agents' included; nil makes New
 	// create a broker. Faces and the recorder subscribe to it.
 	Events *pubsub.Broker[Event]
+	// Checkpoints records the work tree around turns that may change it;
+	// nil outside git, and for child agents (their parent's turn covers
+	// what they change).
+	Checkpoints Checkpointer
 	// RecordErr, if set, tells whether the session's record could not be
 	// written (Recording.Err); a run checks it before it reports.
 	RecordErr func() error
@@ -298,7 +305,11 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
 	}
 	if prompt != "" {
-		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: prompt})
+		content := prompt
+		if c.opts.Note != "" {
+			content, c.opts.Note = c.opts.Note+"\n"+prompt, ""
+		}
+		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
 	}
 	c.save(memory.StatusRunning, "")
 	for {
@@ -339,7 +350,16 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			c.save(memory.StatusRunning, "")
 			return Result{Subtype: SubtypeSuccess, Text: msg.Content}
 		}
-		if cut := c.toolStep(ctx, msg.ToolCalls); cut != nil {
+		names := make([]string, len(msg.ToolCalls))
+		for i, call := range msg.ToolCalls {
+			names[i] = call.Name
+		}
+		if c.opts.Checkpoints != nil && mayChangeFiles(names) {
+			c.opts.Checkpoints.Before(ctx)
+		}
+		cut = c.toolStep(ctx, msg.ToolCalls)
+		c.checkpointAfter(names, c.turns)
+		if cut != nil {
 			if cut.it.Kind == interrupts.Urgent {
 				c.deliver(cut.it)
 				continue

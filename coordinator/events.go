@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/git"
 )
 
 // EventType names an event; the names are part of the stream-json contract.
@@ -27,6 +28,9 @@ type EventType string
 //   - waiting says the model endpoint has sent nothing for SilentMS, about
 //     once a second from ten seconds of silence on; one without SilentMS
 //     says data flows again.
+//   - files_changed follows a turn that changed files in a git work tree:
+//     which, with their added and deleted lines, since the checkpoint
+//     before the turn.
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
@@ -44,6 +48,7 @@ const (
 	EventAgentSpawned   EventType = "agent_spawned"
 	EventAgentFinished  EventType = "agent_finished"
 	EventTaskChanged    EventType = "task_changed"
+	EventFilesChanged   EventType = "files_changed"
 	EventStateSaved     EventType = "state_saved"
 	EventInterrupted    EventType = "interrupted"
 	EventError          EventType = "error"
@@ -76,6 +81,9 @@ type Event struct {
 	Priority  string          `json:"priority,omitempty"`  // of a user_message: urgent or normal
 	Model     string          `json:"model,omitempty"`
 	Result    *Result         `json:"result,omitempty"`
+	// Files are the files a turn changed, with line counts, in a
+	// files_changed event (its Text sums them up in one line).
+	Files []git.FileChange `json:"files,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

@@ -134,6 +134,8 @@ func transcriptOf(ev Event) string {
 		return fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", ev.ToolName, mark, text.Clip(ev.Output, 4000))
 	case EventUserMessage:
 		return "\n## User (" + ev.Priority + ")\n\n" + ev.Text + "\n"
+	case EventFilesChanged:
+		return fmt.Sprintf("\n*Turn %d changed:* %s\n", ev.Turn, ev.Text)
 	case EventInterrupted:
 		return "\n**" + ev.Text + "**\n"
 	case EventError:

@@ -41,7 +41,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	coord := o.Coord
 	ctl := coordinator.NewLoopControl()
 	sh = New(Options{
-		Pause: ctl.Pause, Resume: ctl.Resume,
+		Pause: ctl.Pause, Resume: ctl.Resume, Undo: p.Undo,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Banner: banner,
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,

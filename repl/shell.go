@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/scripts/commands"
@@ -61,6 +62,8 @@ type Options struct {
 	// /resume; nil makes those commands say so.
 	Loop          func(ctx context.Context) (string, error)
 	Pause, Resume func() error
+	// Undo serves /undo.
+	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -339,7 +342,7 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 	h := &commands.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, Pause: s.opts.Pause, Resume: s.opts.Resume,
+		Loop: s.opts.Loop, Pause: s.opts.Pause, Resume: s.opts.Resume, Undo: s.opts.Undo,
 	}
 	if s.coord != nil {
 		h.Coord = s.coord

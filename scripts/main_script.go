@@ -33,7 +33,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	coord := p.Coordinator(queue, sc.Handle)
 	var typed []string
 	sc.Run = coord.Run
-	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID,
+	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo,
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, queue, nil, nil)

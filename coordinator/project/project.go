@@ -111,6 +111,7 @@ type Project struct {
 	// the face's subscription, unsubscribe the recorders'.
 	coord       *coordinator.Coordinator
 	recording   *coordinator.Recording
+	git         *gitState
 	face        func()
 	unsubscribe []func() error
 }
@@ -329,12 +330,22 @@ func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
 // when not nil, is subscribed to them (see SetSink); the subscriptions end
 // at Close.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
-	c := coordinator.New(coordinator.Options{
+	g := p.openGit(context.Background())
+	opts := coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
-		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt(),
+		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(nil), PriceOf: p.PriceOf,
-	})
+	}
+	if g.cps != nil {
+		opts.Checkpoints = g.cps
+	}
+	if len(p.History) > 0 && g.context != "" {
+		// A resumed conversation keeps its first system prompt; what the
+		// repository looks like now reaches the model with the next prompt.
+		opts.Note = "[ralph: the session resumed; the git repository now]\n" + g.context
+	}
+	c := coordinator.New(opts)
 	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session)
 	p.unsubscribe = append(p.unsubscribe, rec.Stop)
 	p.coord, p.recording = c, rec
@@ -445,6 +456,9 @@ func (p *Project) Close() error {
 		errs = append(errs, p.unsubscribe[i]())
 	}
 	p.unsubscribe = nil
+	if p.git != nil && p.git.cps != nil {
+		<-p.git.cps.ready // its record goes to the session, closed below
+	}
 	if p.Tools != nil {
 		p.Tools.Close()
 	}
@@ -539,7 +553,7 @@ func (p *Project) CloseConversation() {
 func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, config.ErrInvalid), errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrNewerState),
-		errors.Is(err, ErrBadRunConfig):
+		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo):
 		return 2
 	case errors.Is(err, memory.ErrLocked):
 		return 3

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/scripts/suggest"
 
 	"github.com/spf13/afero"
@@ -47,7 +48,10 @@ type Host struct {
 	Loop   func(ctx context.Context) (string, error)
 	Pause  func() error
 	Resume func() error
-	Now    func() time.Time
+	// Undo takes back changes of this session (the face's project holds
+	// the lock); nil makes /undo unavailable.
+	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
+	Now  func() time.Time
 }
 
 func (h *Host) now() time.Time {

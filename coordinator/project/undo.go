@@ -1,0 +1,268 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// ErrNoGit says undo and diff need a git work tree (exit 2).
+var ErrNoGit = errors.New("undo and diff need a git repository: ralph keeps its checkpoints in git, and this project is not in a git work tree")
+
+// ErrNothingToUndo says the selection matched no checkpoint (exit 2).
+var ErrNothingToUndo = errors.New("nothing to take back")
+
+// Selection picks the changes of a session that diff and undo work on:
+// the last turn that changed files (the zero value), turn N, every
+// attempt of a task, or (diff only) the whole session.
+type Selection struct {
+	Turn    int
+	Task    string
+	Session bool
+}
+
+// Changes are the selected checkpoints of a session and what they changed.
+type Changes struct {
+	Repo    *git.Repo
+	Entries []git.Entry
+	// From is the state before the first selected entry, To after the
+	// last; Files are the paths (relative to the work tree's top) the
+	// selected entries changed.
+	From, To string
+	Files    []string
+	// What says in words what was selected: "turn 3", "task t2", ...
+	What string
+}
+
+// Patch is the selection's patch, uncoloured, with the terminal control
+// sequences of the files' content taken out: the files hold what the
+// model wrote.
+func (c *Changes) Patch(ctx context.Context) (string, error) {
+	patch, err := c.Repo.Diff(ctx, c.From, c.To, c.Files...)
+	if err != nil {
+		return "", err
+	}
+	return text.StripControls(string(patch)), nil
+}
+
+// SelectChanges reads a session's checkpoint log and picks entries.
+func SelectChanges(ctx context.Context, fs afero.Fs, root, session string, sel Selection) (*Changes, error) {
+	repo, err := git.Open(ctx, root)
+	if err != nil {
+		return nil, ErrNoGit
+	}
+	data, _ := afero.ReadFile(fs, memory.LogPath(root, session, git.LogName))
+	return selectEntries(repo, git.ParseLog(data), sel)
+}
+
+func selectEntries(repo *git.Repo, log []git.Entry, sel Selection) (*Changes, error) {
+	c := &Changes{Repo: repo}
+	var picked []git.Entry
+	switch {
+	case sel.Session:
+		for _, e := range log {
+			if e.Kind != git.KindBaseline {
+				picked = append(picked, e)
+			}
+		}
+		c.What = "this session"
+	case sel.Task != "":
+		for _, e := range log {
+			if e.Kind == git.KindTask && e.Task == sel.Task {
+				picked = append(picked, e)
+			}
+		}
+		c.What = "task " + sel.Task
+	case sel.Turn > 0:
+		for _, e := range log {
+			if e.Kind == git.KindTurn && e.Turn == sel.Turn {
+				picked = append(picked, e)
+			}
+		}
+		c.What = fmt.Sprintf("turn %d", sel.Turn)
+	default:
+		// The latest change ralph made: a turn, a task, or an undo (so
+		// undo twice puts the undone back).
+		for i := len(log) - 1; i >= 0; i-- {
+			if k := log[i].Kind; k == git.KindTurn || k == git.KindTask || k == git.KindUndo {
+				picked = []git.Entry{log[i]}
+				break
+			}
+		}
+		c.What = "the last change"
+		if len(picked) == 1 {
+			c.What = describe(picked[0])
+		}
+	}
+	if len(picked) == 0 {
+		return nil, fmt.Errorf("%w: %s changed no files in a checkpoint of this session", ErrNothingToUndo, c.What)
+	}
+	c.Entries = picked
+	c.From, c.To = picked[0].Parent, picked[len(picked)-1].Commit
+	for _, e := range picked {
+		for _, f := range e.Files {
+			if !slices.Contains(c.Files, f.Path) {
+				c.Files = append(c.Files, f.Path)
+			}
+		}
+	}
+	return c, nil
+}
+
+func describe(e git.Entry) string {
+	switch e.Kind {
+	case git.KindTurn:
+		return fmt.Sprintf("turn %d", e.Turn)
+	case git.KindTask:
+		return "task " + e.Task
+	case git.KindUndo:
+		return "the undo of " + e.Undone
+	}
+	return e.Kind
+}
+
+// UndoResult says what an undo did.
+type UndoResult struct {
+	What     string   `json:"what"`
+	Restored []string `json:"restored"`
+	// Skipped are files changed since the selected turns (by the person
+	// or a later turn), left as they are.
+	Skipped []string `json:"skipped,omitempty"`
+	// Checkpoint is the undo's own checkpoint, so it can be undone.
+	Checkpoint string `json:"checkpoint,omitempty"`
+}
+
+// undo puts back the files of the selected changes as they were before
+// them. A file that changed since (its content differs from the state
+// right after the selected entry that last touched it) is skipped unless
+// force is set. The undo is recorded as a checkpoint of its own.
+func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection, force bool) (*UndoResult, error) {
+	if sel.Session {
+		return nil, fmt.Errorf("%w: undo takes a turn or a task, not a whole session", config.ErrInvalid)
+	}
+	repo := cps.cps.Repo()
+	ch, err := selectEntries(repo, log, sel)
+	if err != nil {
+		return nil, err
+	}
+	// What the work tree holds now, recorded so that nothing of the
+	// person's is lost even when forced.
+	<-cps.ready
+	cps.record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
+	now := cps.cps.Last()
+	res := &UndoResult{What: ch.What}
+	// Each file goes back to its state before the first selected entry
+	// that touched it; it counts as changed since when it differs from
+	// the state after the last selected entry that touched it.
+	first, last := map[string]git.Entry{}, map[string]git.Entry{}
+	for _, e := range ch.Entries {
+		for _, f := range e.Files {
+			if _, ok := first[f.Path]; !ok {
+				first[f.Path] = e
+			}
+			last[f.Path] = e
+		}
+	}
+	byParent := map[string][]string{}
+	for _, p := range ch.Files {
+		if !force {
+			changed, err := repo.Changed(ctx, last[p].Commit, now, []string{p})
+			if err != nil {
+				return nil, err
+			}
+			if len(changed) > 0 {
+				res.Skipped = append(res.Skipped, p)
+				continue
+			}
+		}
+		byParent[first[p].Parent] = append(byParent[first[p].Parent], p)
+	}
+	for parent, paths := range byParent {
+		if err := repo.Restore(ctx, cps.cps.Index(), parent, paths); err != nil {
+			return res, err
+		}
+		res.Restored = append(res.Restored, paths...)
+	}
+	slices.Sort(res.Restored)
+	var refs []string
+	for _, e := range ch.Entries {
+		refs = append(refs, e.Ref)
+	}
+	if cp := cps.record(ctx, git.Entry{Kind: git.KindUndo, Undone: strings.Join(refs, " ")}, fmt.Sprintf("undo-%d", len(log))); cp != nil {
+		res.Checkpoint = cp.Commit
+	}
+	return res, nil
+}
+
+// Undo takes back changes of this project's session (chat's /undo: the
+// lock is held already).
+func (p *Project) Undo(ctx context.Context, sel Selection, force bool) (*UndoResult, error) {
+	g := p.openGit(ctx)
+	if g.cps == nil {
+		return nil, ErrNoGit
+	}
+	return undo(ctx, g.cps, p.CheckpointLog(p.Session.ID), sel, force)
+}
+
+// UndoOptions is `ralph undo`.
+type UndoOptions struct {
+	Fs        afero.Fs
+	Dir       string
+	SessionID string // "" for the latest session
+	Selection Selection
+	Force     bool // overwrite files changed since
+	Key       string
+	Notify    func(string)
+}
+
+// UndoSession is `ralph undo`: it takes the project's lock, so it never
+// changes files under a running ralph, and records the undo in the
+// session it takes back.
+func UndoSession(ctx context.Context, o UndoOptions) (*UndoResult, error) {
+	root, err := Root(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	repo, err := git.Open(ctx, root)
+	if err != nil {
+		return nil, ErrNoGit
+	}
+	if o.Notify == nil {
+		o.Notify = func(string) {}
+	}
+	lock, err := acquire(o.Fs, root, false, o.Notify, o.Key)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	id, err := memory.FindSession(o.Fs, root, o.SessionID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	s, _, err := memory.OpenSession(o.Fs, root, id, o.Key)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	data, _ := afero.ReadFile(o.Fs, memory.LogPath(root, id, git.LogName))
+	log := git.ParseLog(data)
+	if len(log) == 0 {
+		return nil, fmt.Errorf("%w: session %s has no checkpoints", ErrNothingToUndo, id)
+	}
+	cps := &checkpoints{
+		cps:     git.NewCheckpoints(repo, id, filepath.Join(s.Dir, indexName), filepath.Join(root, ".ralph"), log[len(log)-1].Commit),
+		session: s, fail: func(err error) { o.Notify("checkpoint: " + err.Error()) }, ready: make(chan struct{}),
+	}
+	close(cps.ready)
+	return undo(ctx, cps, log, o.Selection, o.Force)
+}

@@ -1,0 +1,374 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// MaxFileSize is the largest untracked file a checkpoint takes in; larger
+// ones (build outputs, data sets, core dumps) would bloat the repository
+// for every turn, and are left out with a note.
+const MaxFileSize = 5 << 20
+
+// RefPrefix is where checkpoints live: never a branch, never pushed by a
+// default refspec, invisible to `git log --all` only by being under refs/
+// ralph rather than refs/heads.
+const RefPrefix = "refs/ralph/"
+
+// identity is the author and committer of checkpoints, so they need no
+// user.name or user.email and never pass for the person's own commits.
+var identity = []string{
+	"GIT_AUTHOR_NAME=ralph", "GIT_AUTHOR_EMAIL=ralph@localhost",
+	"GIT_COMMITTER_NAME=ralph", "GIT_COMMITTER_EMAIL=ralph@localhost",
+}
+
+// FileChange is one file a checkpoint changed against the one before it.
+type FileChange struct {
+	// Path is relative to the work tree's top, with forward slashes.
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+	Binary  bool   `json:"binary,omitempty"`
+}
+
+// Checkpoint is one recorded state of the work tree.
+type Checkpoint struct {
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// Parent is the checkpoint (or, for the first, HEAD's commit) this one
+	// was compared with; "" for the first checkpoint of a repository
+	// without commits.
+	Parent string       `json:"parent,omitempty"`
+	Files  []FileChange `json:"files,omitempty"`
+	// Skipped lists untracked files left out for their size.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Checkpoints records one session's states of the work tree as commits
+// under refs/ralph/<session>/, each made from an index file of ralph's own
+// that starts as a copy of the person's (so unchanged files are not hashed
+// again) and then follows the work tree: untracked files are taken in,
+// ignored files and ralph's own directory are not.
+type Checkpoints struct {
+	repo    *Repo
+	session string
+	index   string   // ralph's index file for this session
+	exclude []string // pathspecs never taken in
+
+	mu   sync.Mutex
+	last string // the latest checkpoint's commit
+}
+
+// NewCheckpoints returns the recorder for a session. index is the path of
+// its own index file (under the session's directory); last is the latest
+// checkpoint's commit when the session resumes, "" when it starts.
+// stateDir is ralph's state directory (.ralph), which is never recorded.
+func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
+	c := &Checkpoints{repo: repo, session: session, index: index, last: last}
+	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && !strings.HasPrefix(rel, "..") {
+		c.exclude = append(c.exclude, ":(exclude,literal)"+filepath.ToSlash(rel))
+	}
+	return c
+}
+
+// Last returns the latest checkpoint's commit, "" before the first.
+func (c *Checkpoints) Last() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// Repo is the repository the checkpoints are taken of.
+func (c *Checkpoints) Repo() *Repo { return c.repo }
+
+// Index is the path of the session's own index file.
+func (c *Checkpoints) Index() string { return c.index }
+
+// Ref names a checkpoint of this session.
+func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "/" + name }
+
+// Record takes the work tree as it is now. The first call of a session
+// always records (the baseline); later calls record only when something
+// changed since the previous checkpoint and otherwise return nil, after a
+// single `git status`.
+func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkpoint, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.seedIndex(); err != nil {
+		return nil, err
+	}
+	// Against ralph's own index, which holds the previous checkpoint, the
+	// status lists exactly what changed since; the untracked cache (kept
+	// in that index) spares walking unchanged directories next time.
+	env := []string{"GIT_INDEX_FILE=" + c.index}
+	changed, skipped, err := c.status(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	parent := c.last
+	if len(changed) == 0 && parent != "" {
+		return nil, nil
+	}
+	if len(changed) > 0 {
+		var list bytes.Buffer
+		for _, p := range changed {
+			list.WriteString(p)
+			list.WriteByte(0)
+		}
+		_, err := run(ctx, c.repo.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), list.Bytes(),
+			"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	var files []FileChange
+	if parent != "" {
+		out, err := c.repo.Git(ctx, env, "diff", "--cached", "--numstat", "-z", "--no-renames", parent)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint: %w", err)
+		}
+		if files = parseNumstat(out); len(files) == 0 {
+			return nil, nil
+		}
+	} else if head, err := c.repo.Git(ctx, nil, "rev-parse", "-q", "--verify", "HEAD^{commit}"); err == nil {
+		parent = strings.TrimSpace(string(head))
+	}
+	tree, err := c.repo.Git(ctx, env, "write-tree")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	commitArgs := []string{"commit-tree", strings.TrimSpace(string(tree)), "-m", message}
+	if parent != "" {
+		commitArgs = append(commitArgs, "-p", parent)
+	}
+	commit, err := c.repo.Git(ctx, identity, commitArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	cp := &Checkpoint{Ref: c.Ref(name), Commit: strings.TrimSpace(string(commit)), Parent: parent, Files: files, Skipped: skipped}
+	if _, err := c.repo.Git(ctx, nil, "update-ref", cp.Ref, cp.Commit); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	c.last = cp.Commit
+	return cp, nil
+}
+
+// status lists the paths (relative to the top) whose work tree content
+// differs from ralph's index, untracked files included, ignored files and
+// ralph's own directory not, and apart the untracked files left out for
+// their size.
+func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, err error) {
+	args := append([]string{"-c", "core.untrackedCache=true", "status", "--porcelain=v2", "-z",
+		"--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", "."}, c.exclude...)
+	out, err := c.repo.Git(ctx, env, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		entry := string(rec)
+		switch {
+		case strings.HasPrefix(entry, "? "):
+			p := entry[2:]
+			if fi, err := os.Lstat(c.repo.Abs(p)); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
+				skipped = append(skipped, p)
+				continue
+			}
+			changed = append(changed, p)
+		case strings.HasPrefix(entry, "1 "):
+			// "1 XY sub mH mI mW hH hI path": Y is the work tree against
+			// the index, the only side that matters here.
+			f := strings.SplitN(entry, " ", 9)
+			if len(f) == 9 && len(f[1]) == 2 && f[1][1] != '.' {
+				changed = append(changed, f[8])
+			}
+		case strings.HasPrefix(entry, "u "):
+			if f := strings.SplitN(entry, " ", 11); len(f) == 11 {
+				changed = append(changed, f[10])
+			}
+		}
+	}
+	return changed, skipped, nil
+}
+
+// seedIndex starts ralph's index as a copy of the person's, whose cached
+// file stats spare hashing every file of a large tree again. Without one
+// (a fresh repository) git builds it from scratch.
+func (c *Checkpoints) seedIndex() error {
+	if _, err := os.Stat(c.index); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(c.index), 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	src, err := os.Open(filepath.Join(c.repo.GitDir, "index"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer src.Close()
+	tmp := c.index + ".seed"
+	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	_, err = io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, c.index)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: copying the index: %w", err)
+	}
+	return nil
+}
+
+// parseNumstat reads `git diff --numstat -z --no-renames`: per file
+// "added<TAB>deleted<TAB>path<NUL>", with "-" for binary files.
+func parseNumstat(out []byte) []FileChange {
+	var files []FileChange
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		f := strings.SplitN(string(rec), "\t", 3)
+		if len(f) != 3 {
+			continue
+		}
+		fc := FileChange{Path: f[2]}
+		if f[0] == "-" {
+			fc.Binary = true
+		} else {
+			fc.Added, _ = strconv.Atoi(f[0])
+			fc.Deleted, _ = strconv.Atoi(f[1])
+		}
+		files = append(files, fc)
+	}
+	return files
+}
+
+// Diff returns the patch between two checkpoints (or any commits), for the
+// given paths relative to the top, or all when none are given. It is
+// never coloured: the files hold untrusted text, and the caller colours
+// what it has cleaned.
+func (r *Repo) Diff(ctx context.Context, from, to string, paths ...string) ([]byte, error) {
+	args := []string{"diff", "--no-renames", "--no-ext-diff", "--no-color", from, to, "--"}
+	return r.Git(ctx, nil, append(args, literal(paths)...)...)
+}
+
+// Numstat counts the lines that paths (all when none) gained and lost
+// between two commits.
+func (r *Repo) Numstat(ctx context.Context, from, to string, paths []string) ([]FileChange, error) {
+	args := []string{"diff", "--numstat", "-z", "--no-renames", from, to, "--"}
+	out, err := r.Git(ctx, nil, append(args, literal(paths)...)...)
+	if err != nil {
+		return nil, err
+	}
+	return parseNumstat(out), nil
+}
+
+// Changed returns which of paths differ between two commits.
+func (r *Repo) Changed(ctx context.Context, from, to string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err := r.Git(ctx, nil, append([]string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to, "--"}, literal(paths)...)...)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			changed = append(changed, string(p))
+		}
+	}
+	return changed, nil
+}
+
+// Restore puts paths (relative to the top) back as they are in commit:
+// with their content and mode when commit has them, removed when it does
+// not. Only the work tree changes; the person's index is not touched.
+func (r *Repo) Restore(ctx context.Context, index, commit string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	out, err := r.Git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", commit, "--"}, literal(paths)...)...)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	present := map[string]bool{}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			present[string(p)] = true
+		}
+	}
+	var back []string
+	for _, p := range paths {
+		if present[p] {
+			back = append(back, p)
+			continue
+		}
+		if err := os.Remove(r.Abs(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("restore: %w", err)
+		}
+		removeEmptyParents(r.Top, filepath.Dir(r.Abs(p)))
+	}
+	if len(back) == 0 {
+		return nil
+	}
+	// git restore writes only the work tree (no --staged); ralph's own
+	// index file keeps git from refreshing the person's.
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := r.Git(ctx, env, append([]string{"restore", "--source=" + commit, "--worktree", "--"}, literal(back)...)...); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	return nil
+}
+
+// removeEmptyParents removes directories left empty by a removed file, up
+// to (not including) top, as git does when it removes files.
+func removeEmptyParents(top, dir string) {
+	for dir != top && strings.HasPrefix(dir, top+string(filepath.Separator)) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// literal makes paths literal pathspecs: a file named "*.go" means that
+// file, not a pattern.
+func literal(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}
+
+// Prune deletes a session's checkpoint refs; the commits become
+// unreachable and git's own garbage collection removes them in time.
+func (r *Repo) Prune(ctx context.Context, session string) error {
+	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname)", RefPrefix+session+"/")
+	if err != nil {
+		return err
+	}
+	var stdin bytes.Buffer
+	for _, ref := range strings.Fields(string(out)) {
+		fmt.Fprintf(&stdin, "delete %s\n", ref)
+	}
+	if stdin.Len() == 0 {
+		return nil
+	}
+	_, err = run(ctx, r.Top, nil, stdin.Bytes(), "update-ref", "--stdin")
+	return err
+}

@@ -1,0 +1,113 @@
+// Package git is ralph's use of the person's git: what the repository
+// looks like (for the system prompt), and checkpoints of the work tree in
+// a private ref namespace that undo and diff read. It runs the person's
+// own git CLI, so their configuration, LFS and attributes apply, always
+// with a timeout. It never touches the person's branch, index or stash:
+// checkpoints are built with an index file of ralph's own
+// (GIT_INDEX_FILE) and stored under refs/ralph/.
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ErrNoRepo says the directory is not inside a git work tree, or git is
+// not installed; callers then do without git, silently where they can.
+var ErrNoRepo = errors.New("not inside a git work tree")
+
+// Timeout bounds every git command ralph runs. A repository on a slow
+// network file system may take long; ralph's work must not hang on it.
+const Timeout = 10 * time.Second
+
+// Repo is the git work tree a project lies in.
+type Repo struct {
+	// Top is the work tree's top directory, symlinks resolved.
+	Top string
+	// GitDir is the repository directory (.git, or a linked worktree's).
+	GitDir string
+	// Prefix is the project's path relative to Top, "" when they are the
+	// same; it ends in a slash otherwise.
+	Prefix string
+}
+
+// Open finds the work tree that dir lies in. It fails with ErrNoRepo when
+// there is none or git is missing.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, ErrNoRepo
+	}
+	out, err := run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix")
+	if err != nil {
+		return nil, ErrNoRepo
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) < 2 || lines[0] == "" {
+		return nil, ErrNoRepo
+	}
+	r := &Repo{Top: lines[0], GitDir: lines[1]}
+	if len(lines) > 2 {
+		r.Prefix = lines[2]
+	}
+	return r, nil
+}
+
+// Git runs git in the work tree's top directory with the extra
+// environment and returns its standard output.
+func (r *Repo) Git(ctx context.Context, env []string, args ...string) ([]byte, error) {
+	return run(ctx, r.Top, env, nil, args...)
+}
+
+// run runs git with a timeout. Its own configuration from the
+// environment is kept (the person's), but prompts are turned off: ralph
+// never waits for a password on a terminal that may not be there.
+// Commands that read the person's index pass GIT_OPTIONAL_LOCKS=0, so
+// that not even a stat refresh is written to it.
+func run(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(cmd.Env, env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if ctx.Err() == context.DeadlineExceeded {
+			msg = fmt.Sprintf("took longer than %s", Timeout)
+		}
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		return out, fmt.Errorf("git %s: %s: %w", args[0], msg, err)
+	}
+	return out, nil
+}
+
+// Rel returns a path relative to the project for a path relative to Top,
+// or the Top-relative path with a leading "/" when it lies outside the
+// project (people see paths from where they work).
+func (r *Repo) Rel(topRel string) string {
+	if r.Prefix == "" {
+		return topRel
+	}
+	if strings.HasPrefix(topRel, r.Prefix) {
+		return topRel[len(r.Prefix):]
+	}
+	return "/" + topRel
+}
+
+// Abs returns the absolute path of a path relative to Top.
+func (r *Repo) Abs(topRel string) string { return filepath.Join(r.Top, filepath.FromSlash(topRel)) }

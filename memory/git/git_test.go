@@ -1,0 +1,281 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var gitEnv = []string{
+	"GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
+	"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+}
+
+// repo is a fresh repository with one commit of README.md and b.txt.
+func repo(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "git init -q -b main && printf 'readme\\n' > README.md && printf 'one\\ntwo\\n' > b.txt && git add . && git commit -qm 'first commit'")
+	return dir
+}
+
+func sh(t testing.TB, dir, script string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+func write(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func open(t testing.TB, dir string) *Repo {
+	t.Helper()
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	r, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestOpenOutsideARepository(t *testing.T) {
+	if _, err := Open(context.Background(), t.TempDir()); !errors.Is(err, ErrNoRepo) {
+		t.Fatalf("Open = %v, want ErrNoRepo", err)
+	}
+}
+
+func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
+	dir := repo(t)
+	sh(t, dir, "printf 'x\\n' >> b.txt && printf 'new\\n' > c.txt && git commit -qam 'second: edit b'")
+	sh(t, dir, "printf 'y\\n' >> README.md")
+	r := open(t, dir)
+	got, err := r.Context(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Branch: main", " M README.md", "?? c.txt", "- second: edit b", "- first commit"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("context lacks %q:\n%s", want, got)
+		}
+	}
+	// A repository without commits has a context too.
+	empty, _ := filepath.EvalSymlinks(t.TempDir())
+	sh(t, empty, "git init -q -b trunk && touch a")
+	got, err = open(t, empty).Context(context.Background())
+	if err != nil || !strings.Contains(got, "trunk") || !strings.Contains(got, "?? a") {
+		t.Fatalf("empty repository: %q, %v", got, err)
+	}
+}
+
+func TestContextBoundsTheStatus(t *testing.T) {
+	dir := repo(t)
+	for i := range 80 {
+		write(t, filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), "x")
+	}
+	got, err := open(t, dir).Context(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got, "?? f"); n != statusLines || !strings.Contains(got, "… and 30 more") {
+		t.Fatalf("%d status lines:\n%s", n, got)
+	}
+}
+
+// personState is everything of the person's that checkpoints must leave
+// alone.
+func personState(t *testing.T, dir string) string {
+	// The index file byte for byte: checkpoints must not even refresh it.
+	return sh(t, dir, "sha256sum .git/index; git rev-parse HEAD; git symbolic-ref HEAD; git stash list; git for-each-ref refs/heads refs/tags")
+}
+
+func TestCheckpointsTakeTheWorkTreeAndNothingOfThePersons(t *testing.T) {
+	dir := repo(t)
+	write(t, filepath.Join(dir, ".gitignore"), "ignored.log\n")
+	write(t, filepath.Join(dir, "ignored.log"), "noise")
+	write(t, filepath.Join(dir, "staged.txt"), "staged\n")
+	sh(t, dir, "printf 'stash me\\n' >> b.txt && git stash -q && git add staged.txt && printf 'dirty\\n' >> README.md && printf 'after stash\\n' > c.txt")
+	write(t, filepath.Join(dir, ".ralph", "session.json"), "{}")
+	big := filepath.Join(dir, "big.bin")
+	if err := os.WriteFile(big, make([]byte, MaxFileSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := personState(t, dir)
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s1", filepath.Join(dir, ".ralph", "sessions", "s1", "git-index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Ref != "refs/ralph/s1/0" || len(base.Skipped) != 1 || base.Skipped[0] != "big.bin" {
+		t.Fatalf("baseline %+v", base)
+	}
+	tree := sh(t, dir, "git ls-tree -r --name-only "+base.Commit)
+	for _, want := range []string{".gitignore", "README.md", "b.txt", "c.txt", "staged.txt"} {
+		if !slices.Contains(strings.Fields(tree), want) {
+			t.Errorf("baseline lacks %s:\n%s", want, tree)
+		}
+	}
+	for _, not := range []string{"ignored.log", ".ralph/session.json", "big.bin"} {
+		if strings.Contains(tree, not) {
+			t.Errorf("baseline has %s", not)
+		}
+	}
+	if got := sh(t, dir, "git show "+base.Commit+":README.md"); got != "readme\ndirty\n" {
+		t.Errorf("README.md in the baseline = %q, want the work tree's", got)
+	}
+
+	// Nothing changed: no checkpoint.
+	if cp, err := cps.Record(ctx, "1", "turn 1"); err != nil || cp != nil {
+		t.Fatalf("unchanged tree: %+v, %v", cp, err)
+	}
+	// A turn writes a.txt and edits b.txt.
+	write(t, filepath.Join(dir, "a.txt"), "a1\na2\n")
+	write(t, filepath.Join(dir, "b.txt"), "one\nTWO\nthree\n")
+	write(t, filepath.Join(dir, ".ralph", "session.json"), `{"changed":true}`)
+	cp, err := cps.Record(ctx, "2", "turn 2")
+	if err != nil || cp == nil {
+		t.Fatalf("turn 2: %+v, %v", cp, err)
+	}
+	want := []FileChange{{Path: "a.txt", Added: 2}, {Path: "b.txt", Added: 2, Deleted: 1}}
+	if !slices.Equal(cp.Files, want) || cp.Parent != base.Commit {
+		t.Fatalf("turn 2 files %+v parent %s, want %+v parent %s", cp.Files, cp.Parent, want, base.Commit)
+	}
+	if after := personState(t, dir); after != before {
+		t.Fatalf("the person's state changed:\n%s\nwas\n%s", after, before)
+	}
+}
+
+func TestRestorePutsFilesBackAndRemovesNewOnes(t *testing.T) {
+	dir := repo(t)
+	r := open(t, dir)
+	index := filepath.Join(t.TempDir(), "index")
+	cps := NewCheckpoints(r, "s2", index, filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "mkdir -p new/dir && printf 'n\\n' > new/dir/n.txt && printf 'changed\\n' > b.txt && chmod +x README.md && printf 'mine\\n' > mine.txt && git add mine.txt")
+	before := sh(t, dir, "git ls-files -s; git stash list")
+	turn, err := cps.Record(ctx, "1", "turn 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range turn.Files {
+		paths = append(paths, f.Path)
+	}
+	if changed, err := r.Changed(ctx, turn.Commit, "HEAD", paths); err != nil || len(changed) == 0 {
+		t.Fatalf("Changed = %v, %v", changed, err)
+	}
+	if err := r.Restore(ctx, index, base.Commit, []string{"b.txt", "new/dir/n.txt", "README.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, dir, "cat b.txt; test -x README.md && echo exec; ls new 2>&1 || true"); got != "one\ntwo\nls: cannot access 'new': No such file or directory\n" {
+		t.Fatalf("after restore: %q", got)
+	}
+	if got := sh(t, dir, "git ls-files -s; git stash list"); got != before {
+		t.Fatalf("restore touched the index:\n%s\nwas\n%s", got, before)
+	}
+	if got := sh(t, dir, "cat mine.txt"); got != "mine\n" {
+		t.Fatal("a file outside the restore changed")
+	}
+}
+
+func TestPruneDeletesTheSessionsRefs(t *testing.T) {
+	dir := repo(t)
+	r := open(t, dir)
+	ctx := context.Background()
+	for _, s := range []string{"keep", "drop"} {
+		cps := NewCheckpoints(r, s, filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+		if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, s+".txt"), s)
+		if _, err := cps.Record(ctx, "1", "turn"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Prune(ctx, "drop"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, dir, "git for-each-ref --format='%(refname)' refs/ralph"); got != "refs/ralph/keep/0\nrefs/ralph/keep/1\n" {
+		t.Fatalf("refs after prune:\n%s", got)
+	}
+}
+
+// BenchmarkCheckpoint measures a checkpoint of a 10,000-file repository
+// after a turn that changed two files (target: median under 50 ms), and
+// after a turn that changed nothing. The CPU time of the git processes is
+// reported too: on a loaded machine it varies far less than wall time.
+func BenchmarkCheckpoint(b *testing.B) {
+	dir := repo(b)
+	sh(b, dir, `for d in $(seq 0 99); do mkdir -p src/d$d; for f in $(seq 0 99); do printf 'package p%d\n// file %d\n' $d $f > src/d$d/f$f.go; done; done; git add -A && git commit -qm tree`)
+	r := open(b, dir)
+	cps := NewCheckpoints(r, "bench", filepath.Join(b.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		b.Fatal(err)
+	}
+	var changed, unchanged, cpu []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		write(b, filepath.Join(dir, "src", "d1", "f1.go"), fmt.Sprintf("package p1\n// turn %d\n", i))
+		write(b, filepath.Join(dir, fmt.Sprintf("new%d.txt", i)), "new\n")
+		before := childCPU()
+		start := time.Now()
+		cp, err := cps.Record(ctx, fmt.Sprint(i), "turn")
+		if err != nil || cp == nil || len(cp.Files) != 2 {
+			b.Fatalf("checkpoint %d: %+v, %v", i, cp, err)
+		}
+		changed = append(changed, time.Since(start))
+		cpu = append(cpu, childCPU()-before)
+		start = time.Now()
+		if cp, err := cps.Record(ctx, fmt.Sprint(i)+"b", "turn"); err != nil || cp != nil {
+			b.Fatalf("unchanged checkpoint %d: %+v, %v", i, cp, err)
+		}
+		unchanged = append(unchanged, time.Since(start))
+	}
+	for _, m := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"median-ms", changed}, {"cpu-median-ms", cpu}, {"unchanged-median-ms", unchanged}} {
+		slices.Sort(m.ds)
+		b.ReportMetric(float64(m.ds[len(m.ds)/2])/float64(time.Millisecond), m.name)
+	}
+}
+
+// childCPU is the CPU time of this process's finished children.
+func childCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

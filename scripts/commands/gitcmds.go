@@ -1,0 +1,101 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-dev/ralph/coordinator/project"
+)
+
+// parseSelection reads /diff's and /undo's arguments: --turn N, --task ID,
+// --session and --force, as on the command line.
+func parseSelection(args string) (project.Selection, bool, error) {
+	var sel project.Selection
+	force := false
+	words := strings.Fields(args)
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		name, value, hasValue := strings.Cut(w, "=")
+		next := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(words) {
+				return "", fmt.Errorf("%s needs a value", name)
+			}
+			i++
+			return words[i], nil
+		}
+		switch name {
+		case "--turn":
+			v, err := next()
+			if err != nil {
+				return sel, false, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return sel, false, fmt.Errorf("--turn takes a turn number, not %q", v)
+			}
+			sel.Turn = n
+		case "--task":
+			v, err := next()
+			if err != nil {
+				return sel, false, err
+			}
+			sel.Task = v
+		case "--session":
+			sel.Session = true
+		case "--force":
+			force = true
+		default:
+			return sel, false, fmt.Errorf("unknown argument %q; use --turn N, --task ID, --session or --force", w)
+		}
+	}
+	return sel, force, nil
+}
+
+func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
+	sel, _, err := parseSelection(args)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/diff: %w", err)
+	}
+	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, h.SessionID, sel)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/diff: %w", err)
+	}
+	patch, err := ch.Patch(ctx)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/diff: %w", err)
+	}
+	h.printf("%s", h.markdown(fmt.Sprintf("**%s**\n\n```diff\n%s```\n", ch.What, patch)))
+	return Outcome{}, nil
+}
+
+func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
+	if h.Undo == nil {
+		return Outcome{}, fmt.Errorf("/undo is %w here", ErrNotAvailable)
+	}
+	if h.busy() {
+		return Outcome{}, fmt.Errorf("/undo: ralph is working; stop it first (Ctrl-C or /stop)")
+	}
+	sel, force, err := parseSelection(args)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/undo: %w", err)
+	}
+	res, err := h.Undo(ctx, sel, force)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/undo: %w", err)
+	}
+	if len(res.Restored) > 0 {
+		h.printf("undid %s: put back %s\n", res.What, strings.Join(res.Restored, ", "))
+	}
+	if len(res.Skipped) > 0 {
+		h.printf("skipped %s: changed since %s; /undo --force overwrites them\n", strings.Join(res.Skipped, ", "), res.What)
+	}
+	if len(res.Restored)+len(res.Skipped) == 0 {
+		h.printf("%s changed no files that are still there to put back\n", res.What)
+	}
+	return Outcome{}, nil
+}
