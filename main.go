@@ -505,12 +505,7 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 			Args:  cobra.NoArgs,
 			RunE:  withRecords(scripts.Records.Status),
 		},
-		&cobra.Command{
-			Use:   "sessions",
-			Short: "List the projects and sessions ralph has worked on, across projects",
-			Args:  cobra.NoArgs,
-			RunE:  withRecords(scripts.Records.Sessions),
-		},
+		c.sessionsCommand(),
 		logs,
 		&cobra.Command{
 			Use:   "report [session-id]",

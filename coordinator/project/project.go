@@ -66,7 +66,7 @@ type Options struct {
 	// the session in the mode it was started in.
 	Mode string
 	// Resume continues a session instead of starting one: SessionID names
-	// it (a full id, a unique prefix or suffix), or "" for the latest.
+	// it (a full id or any unique part of one), or "" for the latest.
 	Resume    bool
 	SessionID string
 	Force     bool
