@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/repl"
-	"github.com/ralph-dev/ralph/scripts/suggest"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 
@@ -44,6 +42,7 @@ type flags struct {
 	noColor        bool
 	commandTimeout int
 	idleTimeout    time.Duration
+	maxOutput      int
 	cont           bool
 	session        string
 	force          bool
@@ -154,6 +153,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
 	pf.DurationVar(&f.idleTimeout, "idle-timeout", 0, "give up on a model endpoint silent this long, e.g. 90s (default 60s)")
+	pf.IntVar(&f.maxOutput, "max-output-tokens", 0, "limit each answer to this many tokens (config max_output_tokens; default: the server's)")
 	pf.BoolVar(&f.noColor, "no-color", false, "plain output without colour (also NO_COLOR)")
 	pf.StringVar(&f.outputFormat, "output-format", scripts.FormatText, "text, json (one result object) or stream-json (one event per line)")
 	pf.BoolVar(&f.json, "json", false, "shorthand for --output-format json")
@@ -224,7 +224,7 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	return project.Open(ctx, project.Options{
 		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
-			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel,
+			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
 			Sandbox: f.sandbox, NoNetwork: f.noNetwork},
 	})
 }
@@ -507,12 +507,7 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 			Args:  cobra.NoArgs,
 			RunE:  withRecords(scripts.Records.Status),
 		},
-		&cobra.Command{
-			Use:   "sessions",
-			Short: "List the projects and sessions ralph has worked on, across projects",
-			Args:  cobra.NoArgs,
-			RunE:  withRecords(scripts.Records.Sessions),
-		},
+		c.sessionsCommand(),
 		logs,
 		&cobra.Command{
 			Use:   "report [session-id]",
@@ -567,37 +562,3 @@ every other line of the task file is kept as it is.`,
 		},
 	)
 }
-
-// nearCommand returns the subcommand a single-word task is one typo away
-// from (one insertion, deletion, substitution or swap of neighbours), so
-// `ralph verison` is caught, while real one-word tasks such as "loop" still
-// go to the model.
-func nearCommand(cmd *cobra.Command, word string) string {
-	for _, c := range cmd.Commands() {
-		for _, name := range append([]string{c.Name()}, c.Aliases...) {
-			if suggest.Distance(strings.ToLower(word), name) <= 1 {
-				return name
-			}
-		}
-	}
-	return ""
-}
-
-// usageError is bad input from the command line: exit 2. hint adds the
-// pointer to --help, for mistakes in the command itself.
-type usageError struct {
-	msg  string
-	hint bool
-}
-
-func (e usageError) Error() string { return e.msg }
-
-func usageErrorf(format string, a ...any) error { return usageError{msg: fmt.Sprintf(format, a...)} }
-
-func usageHintf(format string, a ...any) error {
-	return usageError{msg: fmt.Sprintf(format, a...), hint: true}
-}
-
-// cobraUsage matches the errors cobra itself returns for a malformed
-// command line.
-var cobraUsage = regexp.MustCompile(`^(unknown (command|flag|shorthand)|accepts |requires |invalid argument|flag needs|bad flag)`)

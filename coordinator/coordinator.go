@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -85,12 +84,16 @@ type Options struct {
 // Coordinator is the main agent. Run may be called again after it returns,
 // continuing the same conversation (the chat shell does that).
 type Coordinator struct {
-	opts     Options
-	messages []conversation.Message
-	turns    int
-	runStart int // turns before the current Run; the turn limit is per Run
-	usage    conversation.Usage
-	counts   struct{ retries, errors, interrupts int }
+	opts Options
+	// contextSet is true when the configuration set the input budget
+	// (context_tokens); otherwise it follows the model, and the context
+	// its server really serves where the server can tell (budget).
+	contextSet bool
+	messages   []conversation.Message
+	turns      int
+	runStart   int // turns before the current Run; the turn limit is per Run
+	usage      conversation.Usage
+	counts     struct{ retries, errors, interrupts int }
 	// statsMu guards counts, usage and storeErr, which child agents update
 	// from their own goroutines.
 	statsMu sync.Mutex
@@ -112,13 +115,14 @@ func New(opts Options) *Coordinator {
 	if opts.MaxTurns <= 0 {
 		opts.MaxTurns = 50
 	}
-	if opts.ContextTokens <= 0 {
+	contextSet := opts.ContextTokens > 0
+	if !contextSet {
 		opts.ContextTokens = llm.InputBudget(llm.ContextWindow(opts.ModelName))
 	}
 	if opts.Events == nil {
 		opts.Events = pubsub.NewBroker[Event]()
 	}
-	c := &Coordinator{opts: opts, messages: append([]conversation.Message(nil), opts.History...)}
+	c := &Coordinator{opts: opts, contextSet: contextSet, messages: append([]conversation.Message(nil), opts.History...)}
 	if ch := opts.Children; ch != nil {
 		c.pool = make(chan struct{}, max(1, ch.Parallel))
 	}
@@ -159,10 +163,11 @@ func (c *Coordinator) emit(ev Event) {
 	publish(c.opts.Events, ev)
 }
 
-// publish sends text deltas lossily, since the full text follows, and
+// publish sends text and thinking deltas lossily, since the full text
+// follows, and
 // every other event for sure.
 func publish(b *pubsub.Broker[Event], ev Event) {
-	if ev.Type == EventTextDelta {
+	if ev.Type == EventTextDelta || ev.Type == EventThinkingDelta {
 		b.PublishLossy(ev)
 		return
 	}
@@ -327,6 +332,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		}
 		c.turns++
 		c.emit(Event{Type: EventTurnStarted, Turn: c.turns})
+		model := c.ModelName()
 		resp, cut, err := c.modelStep(ctx)
 		if cut != nil {
 			if cut.it.Kind == interrupts.Urgent {
@@ -341,6 +347,12 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.addUsage(resp.Usage)
+		if t := resp.Truncation; t != nil {
+			c.warn("truncated_prompt", t.Sentence(model))
+		}
+		if res, stop := c.unanswered(resp); stop {
+			return res
+		}
 		msg := resp.Message
 		c.appendMessages(msg)
 		if msg.Content != "" {
@@ -469,54 +481,6 @@ type stepPanic struct {
 
 func (p *stepPanic) String() string { return fmt.Sprintf("%v", p.value) }
 
-// modelStep streams one assistant turn. When cut short, the partial answer
-// is kept in the conversation so a later "what were you doing?" has it.
-func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, error) {
-	var (
-		resp    llm.Response
-		err     error
-		partial strings.Builder
-	)
-	c.mu.Lock()
-	model, budget := c.opts.ModelName, c.opts.ContextTokens
-	c.mu.Unlock()
-	msgs, trimmed := memory.FitContext(c.Messages(), budget)
-	if trimmed > 0 {
-		c.logDecision("context_trim", fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget))
-	}
-	req := llm.Request{Model: model, Messages: msgs, Tools: toolDefs(c.opts.Tools, c.opts.Children != nil)}
-	cut := c.watch(ctx, func(ctx context.Context) {
-		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
-			if d.Retry != nil {
-				partial.Reset()
-				c.counts.retries++
-				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
-				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
-			}
-			if w := d.Waiting; w != nil {
-				ev := Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds()}
-				if w.Silent > 0 {
-					ev.Text = WaitingText(w.Silent)
-				}
-				c.emit(ev)
-			}
-			if d.Text != "" {
-				partial.WriteString(d.Text)
-				c.emit(Event{Type: EventTextDelta, Turn: c.turns, Text: d.Text})
-			}
-		})
-	})
-	if cut != nil {
-		if partial.Len() > 0 {
-			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
-			c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})
-			c.emit(Event{Type: EventAssistantCut, Turn: c.turns, Text: text})
-		}
-		return resp, cut, nil
-	}
-	return resp, nil, err
-}
-
 func cutReason(it interrupts.Interrupt) string {
 	if it.Kind == interrupts.Urgent {
 		return "the user sent an urgent message"
@@ -538,7 +502,9 @@ func (c *Coordinator) SetModel(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.opts.ModelName = name
-	c.opts.ContextTokens = llm.InputBudget(llm.ContextWindow(name))
+	if !c.contextSet {
+		c.opts.ContextTokens = llm.InputBudget(llm.ContextWindow(name))
+	}
 }
 
 // ModelName is the model in use.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
@@ -31,6 +32,11 @@ type EventType string
 //   - files_changed follows a turn that changed files in a git work tree:
 //     which, with their added and deleted lines, since the checkpoint
 //     before the turn.
+//   - thinking_delta is a piece of a thinking model's reasoning, published
+//     lossily like text_delta; thinking, once the turn is over, has all of
+//     it. Neither is ever sent back to the model.
+//   - warning is something that went wrong without ending the run (the
+//     server cut the prompt), said once.
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
@@ -38,6 +44,8 @@ const (
 	EventSessionStarted EventType = "session_started"
 	EventTurnStarted    EventType = "turn_started"
 	EventTextDelta      EventType = "text_delta"
+	EventThinkingDelta  EventType = "thinking_delta"
+	EventThinking       EventType = "thinking"
 	EventAssistant      EventType = "assistant"
 	EventAssistantCut   EventType = "assistant_cut"
 	EventToolCall       EventType = "tool_call"
@@ -52,12 +60,33 @@ const (
 	EventStateSaved     EventType = "state_saved"
 	EventInterrupted    EventType = "interrupted"
 	EventError          EventType = "error"
+	EventWarning        EventType = "warning"
 	EventResult         EventType = "result"
 )
 
 // WaitingText is what faces show while the model endpoint is silent.
 func WaitingText(silent time.Duration) string {
 	return fmt.Sprintf("waiting for the model — no data for %d s", int(silent.Seconds()))
+}
+
+// ThinkingSummary is the one line a thinking model's reasoning folds to
+// on a terminal once its answer starts: how long it thought and how it
+// began.
+func ThinkingSummary(reasoning string, took time.Duration) string {
+	words := strings.Join(strings.Fields(reasoning), " ")
+	if r := []rune(words); len(r) > 100 {
+		words = string(r[:100]) + " …"
+	}
+	return fmt.Sprintf("∴ thought for %.1f s: %s", took.Seconds(), words)
+}
+
+// ThinkingTail is the end of the reasoning so far, for a status line.
+func ThinkingTail(reasoning string, n int) string {
+	r := []rune(strings.Join(strings.Fields(reasoning), " "))
+	if len(r) > n {
+		return "thinking: …" + string(r[len(r)-n:])
+	}
+	return "thinking: " + string(r)
 }
 
 // MainAgent is the agent id of the coordinator itself.
@@ -90,6 +119,7 @@ type Event struct {
 const (
 	SubtypeSuccess        = "success"
 	SubtypeMaxTurns       = "error_max_turns"
+	SubtypeMaxTokens      = "error_max_tokens"
 	SubtypeExecutionError = "error_during_execution"
 	SubtypeInterrupted    = "interrupted"
 )

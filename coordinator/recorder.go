@@ -86,8 +86,9 @@ func (r *recorder) keep(err error) {
 }
 
 func (r *recorder) handle(ev Event) {
-	if ev.Type == EventTextDelta {
-		// Deltas are many and their text is in the assistant event.
+	if ev.Type == EventTextDelta || ev.Type == EventThinkingDelta {
+		// Deltas are many and their text is in the assistant and
+		// thinking events.
 		return
 	}
 	r.keep(r.store.AppendEvent(ev))

@@ -12,7 +12,9 @@ const (
 
 // RepairHistory makes a saved conversation valid to send again: every tool
 // call of an assistant message gets a result, placed right after that
-// message's other results. started holds the ids of calls that had begun
+// message's other results, and assistant messages that say nothing (no
+// text, no tool calls), which older ralphs saved and Ollama refuses, are
+// left out. started holds the ids of calls that had begun
 // executing (from the event log). It returns the repaired conversation and
 // the synthetic results that answer the last assistant message, which the
 // caller appends to the log; gaps further back, which ralph's own writes
@@ -27,6 +29,9 @@ func RepairHistory(msgs []conversation.Message, started map[string]bool) (repair
 	}
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
+		if m.Empty() {
+			continue
+		}
 		out = append(out, m)
 		if m.Role != conversation.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue

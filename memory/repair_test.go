@@ -51,3 +51,16 @@ func TestRepairHistory(t *testing.T) {
 		t.Fatalf("a valid history was changed: %+v", out)
 	}
 }
+
+func TestRepairHistoryLeavesOutEmptyAssistantMessages(t *testing.T) {
+	msgs := []conversation.Message{
+		{Role: conversation.RoleUser, Content: "hi"},
+		{Role: conversation.RoleAssistant},
+		{Role: conversation.RoleUser, Content: "again"},
+		{Role: conversation.RoleAssistant, Content: "ok"},
+	}
+	got, appended := RepairHistory(msgs, nil)
+	if len(got) != 3 || got[1].Role != conversation.RoleUser || len(appended) != 0 {
+		t.Fatalf("repaired = %+v, appended %+v", got, appended)
+	}
+}

@@ -201,8 +201,9 @@ func latestSession(fs afero.Fs, root string, ids []string) string {
 	return newest
 }
 
-// FindSession resolves a session id given in full or as a unique prefix or
-// suffix (people copy the short random part); "" means the latest.
+// FindSession resolves a session id given in full or as any unique part of
+// one (people copy the short random part, or the time); "" means the
+// latest.
 func FindSession(fs afero.Fs, root, id string) (string, error) {
 	ids, err := ListSessions(fs, root)
 	if err != nil {
@@ -219,7 +220,7 @@ func FindSession(fs afero.Fs, root, id string) (string, error) {
 		if x == id {
 			return x, nil
 		}
-		if strings.HasPrefix(x, id) || strings.HasSuffix(x, id) {
+		if strings.Contains(x, id) {
 			found = append(found, x)
 		}
 	}

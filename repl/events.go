@@ -31,12 +31,23 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		}
 		return
 	}
+	if ev.Type == coordinator.EventThinkingDelta {
+		if !child {
+			s.setWaiting(text.StripControls(s.think.add(ev.Text)))
+		}
+		return
+	}
 	if !child {
 		s.setWaiting("")
 	}
 	w, _ := s.scr.dims()
 	// fit makes one line of untrusted text safe and short enough.
 	fit := func(t string) string { return clipWidth(text.StripControls(t), w-1) }
+	if !child {
+		if sum := s.think.fold(); sum != "" {
+			s.scr.line(s.scr.dim(fit(sum)))
+		}
+	}
 	switch ev.Type {
 	case coordinator.EventTurnStarted:
 		if !child {
@@ -78,6 +89,8 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		s.scr.line(s.scr.dim(fit("↘ " + ev.AgentID + " " + verb)))
 	case coordinator.EventTaskChanged:
 		s.scr.line(s.scr.dim(fit("▸ task " + ev.Text + ": " + ev.Output)))
+	case coordinator.EventWarning:
+		s.scr.line(s.scr.red(fit(who + "! " + ev.Text)))
 	case coordinator.EventError:
 		// The main agent's error ends its run, and the run's result says
 		// it once (finishJob); a child's is news.

@@ -74,9 +74,11 @@ type Shell struct {
 	queue  *interrupts.Queue
 	agents commands.Agents
 	tokens atomic.Int64
-	// waiting is the model's silence as the status line says it.
+	// waiting is the model's silence, or the end of its reasoning, as the
+	// status line says it.
 	waitMu  sync.Mutex
 	waiting string
+	think   thinking
 	hist    *history
 
 	rl   *readline.Instance

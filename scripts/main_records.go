@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -68,18 +69,75 @@ func (r Records) Status() error {
 	return nil
 }
 
-// Sessions lists the projects and sessions across projects.
-func (r Records) Sessions() error {
+// Sessions lists every session of every project ralph has worked in,
+// newest first: the registry names the projects, each project's
+// .ralph/sessions its sessions. project, when set, keeps one project (a
+// directory, found as the other commands find theirs); limit, when
+// positive, keeps the newest limit.
+func (r Records) Sessions(project string, limit int) error {
 	entries, err := memory.OpenRegistry(r.Fs, memory.RegistryDir(os.Getenv)).List()
 	if err != nil {
 		return err
 	}
-	s := report.Sessions(entries)
+	if project != "" {
+		var kept []memory.RegistryEntry
+		for _, e := range entries {
+			if samePath(e.Root, project) {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 {
+			// A project the registry does not know (another RALPH_HOME)
+			// still has its own records.
+			kept = []memory.RegistryEntry{{Root: project}}
+		}
+		entries = kept
+	}
+	s := report.Sessions(allSessions(r.Fs, entries))
+	if limit > 0 && len(s.Sessions) > limit {
+		s.Sessions = s.Sessions[:limit]
+	}
 	if r.JSON {
 		return r.writeJSON(s)
 	}
 	fmt.Fprint(r.Out, text.StripControls(s.Text()))
 	return nil
+}
+
+// allSessions expands each project's registry entry into one entry per
+// session it keeps; a project whose sessions cannot be read keeps the
+// registry's entry.
+func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.RegistryEntry {
+	var out []memory.RegistryEntry
+	for _, p := range projects {
+		ids, err := memory.ListSessions(fs, p.Root)
+		if err != nil || len(ids) == 0 {
+			if p.SessionID != "" {
+				out = append(out, p)
+			}
+			continue
+		}
+		for _, id := range ids {
+			e := memory.RegistryEntry{Root: p.Root, SessionID: id}
+			if st, err := memory.LoadSessionState(fs, p.Root, id); err == nil {
+				e.Status, e.Mode, e.UpdatedAt = st.Status, st.Mode, st.UpdatedAt
+			} else if id == p.SessionID {
+				e = p
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// samePath reports whether two paths name the same directory.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
 
 // Logs prints a session's events, following a running one.

@@ -121,6 +121,11 @@ func (o *OneShot) Notify(s string) {
 // Handle renders one coordinator event. Subscribe it to the coordinator's
 // events: the broker calls it in order, one event at a time.
 func (o *OneShot) Handle(ev coordinator.Event) {
+	if ev.Type == coordinator.EventWarning && o.progress == nil {
+		// A warning is for the person watching, in every format, like an
+		// error; the progress display shows it on a terminal.
+		fmt.Fprintln(o.Stderr, "ralph: warning: "+text.StripControls(ev.Text))
+	}
 	switch o.Format {
 	case FormatStreamJSON:
 		if ev.Type == coordinator.EventSessionStarted {
@@ -224,7 +229,8 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	case FormatJSON, FormatStreamJSON:
 		o.enc.value(NewResultJSON(res))
 	default:
-		if res.IsError && res.Subtype == coordinator.SubtypeMaxTurns && res.Text != "" {
+		partial := res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxTokens
+		if res.IsError && partial && res.Text != "" {
 			o.writeAnswer(res.Text)
 		} else if !res.IsError {
 			o.writeAnswer(res.Text)

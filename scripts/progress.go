@@ -31,6 +31,7 @@ type progress struct {
 	waiting string
 	tokens  int
 	agents  int
+	think   thinking
 	frame   int
 	paused  bool
 	held    []string // lines printed while paused
@@ -94,7 +95,15 @@ func (p *progress) dim(s string) string {
 // println prints a permanent line above the status line, or holds it
 // back while a question waits; callers hold p.mu.
 func (p *progress) println(s string) {
-	s = text.StripControls(s)
+	p.printLine(text.StripControls(s))
+}
+
+// printlnDim is println in the dim style.
+func (p *progress) printlnDim(s string) {
+	p.printLine(p.dim(text.StripControls(s)))
+}
+
+func (p *progress) printLine(s string) {
 	if p.paused {
 		p.held = append(p.held, s)
 		return
@@ -145,7 +154,19 @@ func (p *progress) handle(ev coordinator.Event) {
 	if ev.Type != coordinator.EventWaiting {
 		p.waiting = ""
 	}
+	main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
+	if main && ev.Type != coordinator.EventThinkingDelta && ev.Type != coordinator.EventWaiting {
+		if s := p.think.fold(); s != "" {
+			p.printlnDim(s)
+		}
+	}
 	switch ev.Type {
+	case coordinator.EventThinkingDelta:
+		if main {
+			p.status = p.think.add(ev.Text)
+		}
+	case coordinator.EventWarning:
+		p.println("  ! " + ev.Text)
 	case coordinator.EventWaiting:
 		p.waiting = ev.Text
 	case coordinator.EventTurnStarted:

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,17 +49,25 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 	}
 	defer stream.Close()
 	var (
-		out   Response
-		text  strings.Builder
-		calls []*conversation.ToolCall
-		byIdx = map[int]*conversation.ToolCall{}
-		usage *openai.Usage
+		out       Response
+		text      strings.Builder
+		reasoning strings.Builder
+		calls     []*conversation.ToolCall
+		byIdx     = map[int]*conversation.ToolCall{}
+		usage     *openai.Usage
 	)
 	out.Message.Role = conversation.RoleAssistant
 	for {
-		chunk, err := stream.Recv()
+		// The raw line, decoded here rather than by go-openai's Recv, so
+		// that the reasoning a thinking model streams is seen in order
+		// with the text, whichever field carries it (chunk below).
+		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		var chunk streamChunk
+		if err == nil {
+			err = json.Unmarshal(raw, &chunk)
 		}
 		if err != nil {
 			if ctx.Err() != nil && !stalled.Load() {
@@ -66,10 +75,17 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 			}
 			return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 		}
+		if chunk.SystemFingerprint == ollamaFingerprint {
+			c.ollama.Store(true)
+		}
 		if chunk.Usage != nil {
 			usage = chunk.Usage
 		}
 		for _, ch := range chunk.Choices {
+			if r := ch.Delta.reasoning(); r != "" {
+				reasoning.WriteString(r)
+				emit(Delta{Reasoning: r})
+			}
 			if ch.Delta.Content != "" {
 				text.WriteString(ch.Delta.Content)
 				emit(Delta{Text: ch.Delta.Content})
@@ -88,7 +104,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 				call.Arguments += tc.Function.Arguments
 			}
 			if ch.FinishReason != "" {
-				out.FinishReason = string(ch.FinishReason)
+				out.FinishReason = ch.FinishReason
 			}
 		}
 	}
@@ -103,6 +119,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 	case "error":
 		return fail(fmt.Errorf("%w: the server ended the answer with finish_reason \"error\"", ErrBrokenStream))
 	}
+	out.Reasoning = reasoning.String()
 	out.Message.Content = text.String()
 	for i, call := range calls {
 		if call.ID == "" {
@@ -112,10 +129,43 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 	}
 	if usage != nil {
 		out.Usage = conversation.Usage{InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens}
+		if d := usage.CompletionTokensDetails; d != nil {
+			out.Usage.ReasoningTokens = d.ReasoningTokens
+		}
+		out.Truncation = c.truncation(req, usage.PromptTokens)
 	} else {
-		out.Usage = estimateUsage(req, out.Message)
+		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
 	}
 	return out, nil
+}
+
+// streamChunk is one chunk of a streamed answer: go-openai's fields that
+// ralph reads, and the reasoning go-openai does not know. DeepSeek, vLLM
+// and llama.cpp's server stream a thinking model's reasoning as
+// "reasoning_content" (go-openai has that one), Ollama's /v1 layer and
+// OpenRouter as "reasoning"; newer vLLM sends both with the same text.
+type streamChunk struct {
+	Choices []struct {
+		Delta        chunkDelta `json:"delta"`
+		FinishReason string     `json:"finish_reason"`
+	} `json:"choices"`
+	Usage             *openai.Usage `json:"usage"`
+	SystemFingerprint string        `json:"system_fingerprint"`
+}
+
+type chunkDelta struct {
+	Content          string            `json:"content"`
+	ReasoningContent string            `json:"reasoning_content"`
+	Reasoning        string            `json:"reasoning"`
+	ToolCalls        []openai.ToolCall `json:"tool_calls"`
+}
+
+// reasoning is a delta's reasoning, from whichever field carries it, once.
+func (d chunkDelta) reasoning() string {
+	if d.ReasoningContent != "" {
+		return d.ReasoningContent
+	}
+	return d.Reasoning
 }
 
 // toolCallFor finds or starts the call a tool-call fragment belongs to.
@@ -148,10 +198,11 @@ func toolCallFor(tc openai.ToolCall, calls *[]*conversation.ToolCall, byIdx map[
 // estimateUsage stands in for the usage a server did not report (it
 // ignored stream_options, or refused it), marked as an estimate so that
 // nobody takes it for the server's count.
-func estimateUsage(req Request, answer conversation.Message) conversation.Usage {
-	u := conversation.Usage{Estimated: true, OutputTokens: conversation.EstimateTokens(answer)}
-	for _, m := range req.Messages {
-		u.InputTokens += conversation.EstimateTokens(m)
+func estimateUsage(req Request, answer conversation.Message, reasoning string) conversation.Usage {
+	u := conversation.Usage{Estimated: true, OutputTokens: conversation.EstimateTokens(answer), InputTokens: estimateRequest(req)}
+	if reasoning != "" {
+		u.ReasoningTokens = conversation.EstimateTokens(conversation.Message{Content: reasoning})
+		u.OutputTokens += u.ReasoningTokens
 	}
 	return u
 }

@@ -35,6 +35,9 @@ type Config struct {
 	WaitNotice time.Duration
 	// HTTPClient overrides the transport (tests); its Transport is wrapped.
 	HTTPClient *http.Client
+	// MaxOutputTokens, when positive, limits each answer (sent as
+	// max_tokens or max_completion_tokens, see wire.go).
+	MaxOutputTokens int
 }
 
 // DefaultIdleTimeout is how long ralph waits for a silent endpoint: long
@@ -62,6 +65,13 @@ type Client struct {
 	// the name of a tool message.
 	noStreamOptions atomic.Bool
 	noToolName      atomic.Bool
+	// tokensField is which field carries MaxOutputTokens (wire.go).
+	tokensField atomic.Int32
+	// ollama is set once an answer carried Ollama's system fingerprint;
+	// it allows asking the server for the context it serves (served.go).
+	ollama atomic.Bool
+	// truncWarned is set once a truncated prompt has been reported.
+	truncWarned atomic.Bool
 }
 
 // New returns a client for cfg.

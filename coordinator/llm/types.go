@@ -27,11 +27,28 @@ type Response struct {
 	Message      conversation.Message
 	FinishReason string
 	Usage        conversation.Usage
+	// Reasoning is what a thinking model reasoned before its answer. It is
+	// shown, never sent back: it is not part of Message.
+	Reasoning string
+	// Truncation is set when the server read much less of the prompt than
+	// was sent (Ollama cuts a prompt longer than its context silently), the
+	// first time this client sees it.
+	Truncation *Truncation
+}
+
+// Truncation describes a prompt the server cut.
+type Truncation struct {
+	Sent   int // tokens sent, estimated
+	Read   int // prompt tokens the server reported
+	Window int // the context the server serves, 0 when unknown
+	ollama bool
 }
 
 // Delta is a piece of a streaming answer, passed to the caller as it arrives.
 type Delta struct {
 	Text string
+	// Reasoning is a piece of a thinking model's reasoning.
+	Reasoning string
 	// ToolName is set when the model starts a new tool call.
 	ToolName string
 	// Retry is set when an attempt failed and the call will be retried

@@ -36,6 +36,8 @@ type Overrides struct {
 	CommandTimeout time.Duration
 	// IdleTimeout is --idle-timeout (0: from the config).
 	IdleTimeout time.Duration
+	// MaxOutputTokens is --max-output-tokens (0: from the config).
+	MaxOutputTokens int
 	// Parallel bounds concurrent child agents (0: default 4).
 	Parallel int
 	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
@@ -64,7 +66,7 @@ type Options struct {
 	// the session in the mode it was started in.
 	Mode string
 	// Resume continues a session instead of starting one: SessionID names
-	// it (a full id, a unique prefix or suffix), or "" for the latest.
+	// it (a full id or any unique part of one), or "" for the latest.
 	Resume    bool
 	SessionID string
 	Force     bool
@@ -192,7 +194,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
-	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout})
+	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
+		MaxOutputTokens: cfg.MaxOutputTokens})
 	p.touchRegistry()
 	ok = true
 	return p, nil
@@ -216,6 +219,9 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	}
 	if o.IdleTimeout != 0 {
 		cfg.IdleTimeout = o.IdleTimeout
+	}
+	if o.MaxOutputTokens != 0 {
+		cfg.MaxOutputTokens = o.MaxOutputTokens
 	}
 	if o.Sandbox != "" {
 		cfg.Sandbox = o.Sandbox

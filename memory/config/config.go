@@ -94,6 +94,9 @@ type Config struct {
 	// ContextTokens is the input budget of one request; 0 means derived
 	// from the model's known context window.
 	ContextTokens int
+	// MaxOutputTokens limits each answer (max_output_tokens); 0 leaves it
+	// to the server.
+	MaxOutputTokens int
 	// InputPrice and OutputPrice (USD per million tokens) override the
 	// model's list price; both zero means the list price, if known.
 	InputPrice, OutputPrice float64
@@ -139,6 +142,7 @@ type File struct {
 	MaxTurns        int     `toml:"max_turns"`
 	MaxRetries      *int    `toml:"max_retries"`
 	ContextTokens   int     `toml:"context_tokens"`
+	MaxOutputTokens int     `toml:"max_output_tokens"`
 	InputPrice      float64 `toml:"input_price_per_mtok"`
 	OutputPrice     float64 `toml:"output_price_per_mtok"`
 	CommandTimeoutS int     `toml:"command_timeout_s"`
@@ -234,6 +238,9 @@ func Load(src Sources) (Config, error) {
 		if f.ContextTokens != 0 {
 			c.ContextTokens = f.ContextTokens
 		}
+		if f.MaxOutputTokens != 0 {
+			c.MaxOutputTokens = f.MaxOutputTokens
+		}
 		if f.InputPrice != 0 || f.OutputPrice != 0 {
 			c.InputPrice, c.OutputPrice = f.InputPrice, f.OutputPrice
 		}
@@ -292,7 +299,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network, sandbox_writable)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network, sandbox_writable)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -357,6 +364,9 @@ func (c Config) Validate() error {
 	}
 	if c.ContextTokens < 0 || (c.ContextTokens > 0 && c.ContextTokens < 1024) {
 		return invalidf("context_tokens must be at least 1024, not %d", c.ContextTokens)
+	}
+	if c.MaxOutputTokens < 0 {
+		return invalidf("max_output_tokens must not be negative, not %d", c.MaxOutputTokens)
 	}
 	if c.IdleTimeout <= 0 {
 		return invalidf("the idle timeout must be positive, not %s", c.IdleTimeout)

@@ -42,16 +42,29 @@ type ToolDef struct {
 
 // Usage counts tokens as the endpoint reported them. Estimated marks
 // counts in which ralph had to estimate what an endpoint did not report.
+// ReasoningTokens is the part of OutputTokens a thinking model spent
+// reasoning, where the endpoint says (completion_tokens_details).
 type Usage struct {
-	InputTokens  int  `json:"input_tokens"`
-	OutputTokens int  `json:"output_tokens"`
-	Estimated    bool `json:"estimated,omitempty"`
+	InputTokens     int  `json:"input_tokens"`
+	OutputTokens    int  `json:"output_tokens"`
+	ReasoningTokens int  `json:"reasoning_tokens,omitempty"`
+	Estimated       bool `json:"estimated,omitempty"`
 }
 
 // Add returns the sum of two usages; the sum is an estimate when either is.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
-		Estimated: u.Estimated || o.Estimated}
+		ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens, Estimated: u.Estimated || o.Estimated}
+}
+
+// Empty reports an assistant message that says nothing: no text and no
+// tool calls (a reasoning-only turn, a model that stopped at once, a tool
+// call the server's parser dropped). The chat API requires content when
+// there are no tool calls, and Ollama refuses such a message with HTTP 400
+// "invalid message content type: <nil>" on every later request, so one
+// must never be sent, and ralph does not keep one.
+func (m Message) Empty() bool {
+	return m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0
 }
 
 // EstimateTokens approximates a message's token count without a

@@ -120,6 +120,8 @@ func Activity(ev coordinator.Event) string {
 		return "waiting for the model"
 	case coordinator.EventTextDelta:
 		return "writing its answer"
+	case coordinator.EventThinkingDelta:
+		return "thinking"
 	case coordinator.EventRetry:
 		return "retrying the model call"
 	case coordinator.EventToolCall:

@@ -18,6 +18,7 @@ type reply struct {
 	usage   wireUsage  // effective token counts
 	finish  string     // effective finish reason
 	calls   []ToolCall // resp.ToolCalls with default ids
+	ollama  bool       // answer as Ollama's /v1 layer does
 }
 
 // respond plays one scripted response, recording whether the client went
@@ -56,6 +57,7 @@ func (s *Server) newReply(rec *RecordedRequest, resp Response) *reply {
 		model:   model,
 		resp:    resp,
 		finish:  resp.FinishReason,
+		ollama:  s.isOllama(),
 	}
 	rp.calls = make([]ToolCall, len(resp.ToolCalls))
 	outChars := utf8.RuneCountInString(joinedText(resp))
@@ -76,6 +78,16 @@ func (s *Server) newReply(rec *RecordedRequest, resp Response) *reply {
 		rp.usage = wireUsage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
 	} else {
 		rp.usage = wireUsage{PromptTokens: quarter(len(rec.Body)), CompletionTokens: quarter(outChars)}
+	}
+	if resp.Reasoning != "" {
+		n := quarter(utf8.RuneCountInString(resp.Reasoning))
+		rp.usage.CompletionTokens += n
+		rp.usage.CompletionTokensDetails = &tokenBreakdown{ReasoningTokens: n}
+	}
+	if rp.ollama {
+		// Ollama cuts a prompt longer than the context it serves and
+		// reports the tokens it kept.
+		rp.usage.PromptTokens = min(rp.usage.PromptTokens, s.numCtx())
 	}
 	rp.usage.TotalTokens = rp.usage.PromptTokens + rp.usage.CompletionTokens
 	return rp

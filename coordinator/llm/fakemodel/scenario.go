@@ -38,6 +38,18 @@ type Scenario struct {
 	// HTTP 400 naming them: "stream_options", "tool_name" (the name of a
 	// tool message).
 	Refuse []string `json:"refuse,omitempty"`
+	// Alternate refuses a conversation whose roles do not alternate (two
+	// user messages in a row, two assistant messages without tool results
+	// between them), as a strict chat template does (Gemma's, older
+	// Mistral's): "Conversation roles must alternate
+	// user/assistant/user/assistant/...", HTTP 400 in the vllm flavor
+	// (vLLM), 500 otherwise (llama.cpp's server).
+	Alternate bool `json:"alternate,omitempty"`
+	// NumCtx is the context the ollama flavor serves the model with
+	// (default 4096, Ollama's own default): /api/ps reports it once the
+	// model is loaded (after the first chat request), and prompt_tokens
+	// never exceeds it, since Ollama cuts a longer prompt silently.
+	NumCtx int `json:"num_ctx,omitempty"`
 }
 
 // Response is one scripted model turn. It is either an HTTP error (Status set
@@ -98,6 +110,11 @@ type Response struct {
 	// NoUsage leaves the usage chunk out even when the client asks for it,
 	// as servers that ignore stream_options do.
 	NoUsage bool `json:"no_usage,omitempty"`
+	// Reasoning is a thinking model's reasoning, streamed before the text
+	// as "reasoning" in the ollama flavor (Ollama, OpenRouter) and
+	// "reasoning_content" otherwise (DeepSeek, vLLM, llama.cpp's server),
+	// and counted in usage as completion_tokens_details.reasoning_tokens.
+	Reasoning string `json:"reasoning,omitempty"`
 }
 
 // ToolCall is one function call the fake model asks the client to run.
@@ -176,6 +193,9 @@ func (sc *Scenario) validate() error {
 		if f != refuseStreamOptions && f != refuseToolName {
 			return fmt.Errorf("unknown field to refuse %q (known: %s, %s)", f, refuseStreamOptions, refuseToolName)
 		}
+	}
+	if sc.NumCtx < 0 {
+		return fmt.Errorf("num_ctx must not be negative, not %d", sc.NumCtx)
 	}
 	for i, r := range sc.Responses {
 		if r.Status != 0 && (r.Status < 100 || r.Status > 599) {

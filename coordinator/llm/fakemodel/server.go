@@ -66,6 +66,8 @@ type Server struct {
 	maxActive int
 	next      int // how many scenario responses have been handed out
 	requests  []RecordedRequest
+	apiHits   map[string]int // requests to Ollama's native API, by path
+	loaded    atomic.Bool    // the ollama flavor has served a chat request
 }
 
 // NewServer starts a server playing the scenario on 127.0.0.1 with a random
@@ -122,6 +124,8 @@ func start(sc *Scenario, fn func(RecordedRequest) Response, addr string) (*Serve
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("GET /api/ps", s.handlePS)
+	mux.HandleFunc("POST /api/show", s.handleShow)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { s.flavor().outside(w, r) })
 	s.httpServer = &http.Server{Handler: s.track(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.httpServer.Serve(ln) }()
@@ -268,10 +272,18 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		} else if s.scenario != nil && s.scenario.NoTools && len(x.rec.Request.Tools) > 0 {
 			st, b := s.flavor().noTools(x.rec.Request.Model)
 			rej = &rejection{status: st, body: b}
+		} else if s.isOllama() && emptyAssistant(body) {
+			rej = &rejection{status: http.StatusBadRequest, body: ollamaEmptyContent()}
+		} else if s.scenario != nil && s.scenario.Alternate && !alternates(&x.rec) {
+			st, b := s.alternationRefusal()
+			rej = &rejection{status: st, body: b}
 		} else if s.scenario != nil {
 			if field := s.scenario.refused(&x.rec); field != "" {
 				rej = &rejection{status: http.StatusBadRequest, body: refusal(field)}
 			}
+		}
+		if rej == nil && s.isOllama() {
+			s.loaded.Store(true)
 		}
 	}
 

@@ -80,6 +80,13 @@ func streamEvents(rp *reply, includeUsage bool) [][]byte {
 	}
 	empty := ""
 	add(delta{Role: "assistant", Content: &empty}, nil)
+	for _, r := range splitRunes(rp.resp.Reasoning, defaultChunkSize) {
+		d := delta{ReasoningContent: &r}
+		if rp.ollama {
+			d = delta{Content: &empty, Reasoning: &r}
+		}
+		add(d, nil)
+	}
 	for _, text := range textChunks(rp.resp) {
 		add(delta{Content: &text}, nil)
 	}
@@ -117,7 +124,11 @@ func streamEvents(rp *reply, includeUsage bool) [][]byte {
 }
 
 func (rp *reply) chunk(choices []chunkChoice) wireChunk {
-	return wireChunk{ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model, Choices: choices}
+	c := wireChunk{ID: rp.id, Object: "chat.completion.chunk", Created: rp.created, Model: rp.model, Choices: choices}
+	if rp.ollama {
+		c.SystemFingerprint = ollamaFingerprint
+	}
+	return c
 }
 
 // toolCallDeltas turns calls into stream fragments: a header with index, id,

@@ -6,9 +6,14 @@ package fakemodel
 // the usage chunk) instead of whatever go-openai's omitempty tags produce.
 
 type wireUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
+	PromptTokens            int             `json:"prompt_tokens"`
+	CompletionTokens        int             `json:"completion_tokens"`
+	TotalTokens             int             `json:"total_tokens"`
+	CompletionTokensDetails *tokenBreakdown `json:"completion_tokens_details,omitempty"`
+}
+
+type tokenBreakdown struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 type wireChunk struct {
@@ -18,6 +23,9 @@ type wireChunk struct {
 	Model   string        `json:"model"`
 	Choices []chunkChoice `json:"choices"`
 	Usage   *wireUsage    `json:"usage,omitempty"`
+	// SystemFingerprint is "fp_ollama" in the ollama flavor, as Ollama
+	// sends on every chunk.
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
 }
 
 type chunkChoice struct {
@@ -27,9 +35,11 @@ type chunkChoice struct {
 }
 
 type delta struct {
-	Role      string          `json:"role,omitempty"`
-	Content   *string         `json:"content,omitempty"`
-	ToolCalls []toolCallDelta `json:"tool_calls,omitempty"`
+	Role             string          `json:"role,omitempty"`
+	Content          *string         `json:"content,omitempty"`
+	Reasoning        *string         `json:"reasoning,omitempty"`
+	ReasoningContent *string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []toolCallDelta `json:"tool_calls,omitempty"`
 }
 
 type toolCallDelta struct {

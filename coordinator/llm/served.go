@@ -1,0 +1,236 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// Ollama serves a model with the context its server was started with
+// (OLLAMA_CONTEXT_LENGTH, or a model's num_ctx parameter), not the model's
+// own window: by default 4096 tokens on a machine with less than 24 GiB of
+// VRAM (docs/context-length.mdx), whatever the model could do. A longer
+// prompt is not refused: it is cut, silently, keeping its start and end
+// (its log says "truncating input prompt limit=4096 prompt=28848"). Its
+// /v1 layer cannot be told num_ctx, but its native API beside /v1 says what
+// it serves: /api/ps lists loaded models with the "context_length" they
+// were loaded with, and /api/show gives a model's "parameters" (num_ctx,
+// when set) and "model_info" ("<arch>.context_length", the model's own
+// window).
+//
+// ralph asks only a server that looks like Ollama, so that a one-shot
+// against any other server never waits for a probe: one on Ollama's port
+// 11434, or one whose answers carried Ollama's system fingerprint
+// "fp_ollama" (its openai/openai.go sets it on every chunk). The answer is
+// cached per endpoint and model for the process.
+
+const (
+	ollamaFingerprint = "fp_ollama"
+	ollamaPort        = "11434"
+	// probeTimeout bounds each question to the native API; a local server
+	// answers in milliseconds.
+	probeTimeout = 2 * time.Second
+	// ollamaDefaultContext is what Ollama serves a model that is not loaded
+	// and has no num_ctx, on most machines; ralph assumes it until the
+	// model is loaded and /api/ps says what it got.
+	ollamaDefaultContext = 4096
+	// maxServedTries bounds how often an answer that is only a guess is
+	// asked again (the model was not loaded yet).
+	maxServedTries = 3
+)
+
+type servedEntry struct {
+	mu     sync.Mutex
+	window int
+	final  bool // from /api/ps or num_ctx, not a guess
+	tries  int
+}
+
+// servedCache holds what each endpoint serves each model, for the process.
+var servedCache sync.Map // endpoint root + "\x00" + model → *servedEntry
+
+// looksLikeOllama reports whether the endpoint is worth asking.
+func (c *Client) looksLikeOllama() bool {
+	if c.ollama.Load() {
+		return true
+	}
+	u, err := url.Parse(c.cfg.BaseURL)
+	return err == nil && u.Port() == ollamaPort
+}
+
+func (c *Client) servedKey(model string) string {
+	return strings.TrimSuffix(c.cfg.BaseURL, "/v1") + "\x00" + model
+}
+
+// ServedWindow is the context window, in tokens, the endpoint really
+// serves model with, or 0 when it cannot tell (any server but Ollama).
+func (c *Client) ServedWindow(ctx context.Context, model string) int {
+	if !c.looksLikeOllama() {
+		return 0
+	}
+	v, _ := servedCache.LoadOrStore(c.servedKey(model), &servedEntry{})
+	e := v.(*servedEntry)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.final || e.tries >= maxServedTries {
+		return e.window
+	}
+	e.tries++
+	if w, final := c.askOllama(ctx, model); w > 0 {
+		e.window, e.final = w, final
+	}
+	return e.window
+}
+
+// cachedWindow is what ServedWindow found, without asking.
+func (c *Client) cachedWindow(model string) int {
+	if v, ok := servedCache.Load(c.servedKey(model)); ok {
+		e := v.(*servedEntry)
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.window
+	}
+	return 0
+}
+
+var numCtxRe = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
+
+// askOllama asks Ollama's native API what it serves model with: the
+// loaded model's context_length (final), else its num_ctx parameter
+// (final), else Ollama's default capped at the model's own window (a
+// guess). It returns 0 when the server does not answer like Ollama.
+func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
+	root := strings.TrimSuffix(c.cfg.BaseURL, "/v1")
+	var ps struct {
+		Models []struct {
+			Name          string `json:"name"`
+			Model         string `json:"model"`
+			ContextLength int    `json:"context_length"`
+		} `json:"models"`
+	}
+	if c.getJSON(ctx, http.MethodGet, root+"/api/ps", nil, &ps) {
+		for _, m := range ps.Models {
+			if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
+				if m.ContextLength > 0 {
+					return m.ContextLength, true
+				}
+			}
+		}
+	}
+	var show struct {
+		Parameters string         `json:"parameters"`
+		ModelInfo  map[string]any `json:"model_info"`
+	}
+	body, _ := json.Marshal(map[string]string{"model": model})
+	if !c.getJSON(ctx, http.MethodPost, root+"/api/show", body, &show) {
+		return 0, false
+	}
+	if m := numCtxRe.FindStringSubmatch(show.Parameters); m != nil {
+		var n int
+		if _, err := fmt.Sscan(m[1], &n); err == nil && n > 0 {
+			return n, true
+		}
+	}
+	w := ollamaDefaultContext
+	for k, v := range show.ModelInfo {
+		if n, ok := v.(float64); ok && strings.HasSuffix(k, ".context_length") && n > 0 {
+			w = min(w, int(n))
+		}
+	}
+	return w, false
+}
+
+// sameOllamaModel matches a loaded model's name with the one asked for:
+// Ollama names "qwen2.5-coder" as "qwen2.5-coder:latest".
+func sameOllamaModel(loaded, asked string) bool {
+	return loaded != "" && (loaded == asked || loaded == asked+":latest" || asked == loaded+":latest")
+}
+
+// getJSON makes one short request to the endpoint's native API and
+// decodes a 200 answer into v.
+func (c *Client) getJSON(ctx context.Context, method, u string, body []byte, v any) bool {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.httpClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return false
+	}
+	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v) == nil
+}
+
+// estimateRequest is the estimated size of a request's prompt: its
+// messages as sent and its tool definitions.
+func estimateRequest(req Request) int {
+	n := 0
+	for _, m := range sendable(req.Messages) {
+		n += conversation.EstimateTokens(m)
+	}
+	return n + EstimateTools(req.Tools)
+}
+
+// EstimateTools is the estimated size of tool definitions in a prompt.
+func EstimateTools(tools []conversation.ToolDef) int {
+	n := 0
+	for _, t := range tools {
+		n += conversation.EstimateTokens(conversation.Message{Content: t.Name + t.Description + string(t.Parameters)})
+	}
+	return n
+}
+
+// truncation reports, once per client, a prompt the server read much less
+// of than was sent: under half of the estimate (which errs high, but not
+// by half), or a prompt well over the window the server serves that it
+// read no more than the window of. Ollama reports the prompt tokens it
+// kept after cutting.
+func (c *Client) truncation(req Request, read int) *Truncation {
+	if read <= 0 || c.truncWarned.Load() {
+		return nil
+	}
+	sent := estimateRequest(req)
+	window := c.cachedWindow(req.Model)
+	cut := sent >= 1024 && (read*2 < sent || (window > 0 && read <= window && sent > window+window/4))
+	if !cut || !c.truncWarned.CompareAndSwap(false, true) {
+		return nil
+	}
+	return &Truncation{Sent: sent, Read: read, Window: window, ollama: c.looksLikeOllama()}
+}
+
+// Sentence is the warning a person reads about a truncated prompt, with
+// the fix.
+func (t *Truncation) Sentence(model string) string {
+	served := ""
+	if t.Window > 0 {
+		served = fmt.Sprintf(", it serves %q with a %d-token context", model, t.Window)
+	}
+	if t.ollama {
+		return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; "+
+			"start Ollama with a larger context (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or PARAMETER num_ctx in a Modelfile), "+
+			"or set context_tokens in the config below what it serves", t.Sent, t.Read, served)
+	}
+	return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; "+
+		"start the server with a larger context, or set context_tokens in the config below what it serves", t.Sent, t.Read, served)
+}

@@ -1,0 +1,135 @@
+package llm
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// sendable is the conversation as every server accepts it. The saved
+// history may hold what some servers refuse; only the request is changed:
+//
+//   - An assistant message without content or tool calls is left out. The
+//     chat API requires content when there are no tool calls; Ollama's /v1
+//     layer refuses one with HTTP 400 "invalid message content type: <nil>"
+//     ("content is only optional if tool calls are present", its
+//     openai/openai.go), and would on every later request.
+//   - Consecutive user messages (a turn that failed or was stopped before
+//     the model answered, then the next message; or the note FitContext
+//     adds after the task) are merged into one, and so are consecutive
+//     assistant messages without tool calls. Chat templates that require
+//     alternation (Gemma's, older Mistral's) raise "Conversation roles must
+//     alternate user/assistant/user/assistant/..." otherwise, which vLLM
+//     answers with HTTP 400 and llama.cpp's server with 500.
+func sendable(msgs []conversation.Message) []conversation.Message {
+	out := make([]conversation.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Empty() {
+			continue
+		}
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			switch {
+			case m.Role == conversation.RoleUser && last.Role == conversation.RoleUser:
+				last.Content = joinTurns(last.Content, m.Content)
+				continue
+			case m.Role == conversation.RoleAssistant && last.Role == conversation.RoleAssistant && len(last.ToolCalls) == 0:
+				last.Content = joinTurns(last.Content, m.Content)
+				last.ToolCalls = m.ToolCalls
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func joinTurns(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}
+
+// toOpenAI builds the wire request, without the fields this endpoint has
+// refused.
+func (c *Client) toOpenAI(req Request) openai.ChatCompletionRequest {
+	o := openai.ChatCompletionRequest{Model: req.Model, Stream: true}
+	if !c.noStreamOptions.Load() {
+		o.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	if n := c.cfg.MaxOutputTokens; n > 0 {
+		if c.completionTokensField(req.Model) {
+			o.MaxCompletionTokens = n
+		} else {
+			o.MaxTokens = n
+		}
+	}
+	dropName := c.noToolName.Load()
+	for _, m := range sendable(req.Messages) {
+		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+		if dropName && m.Role == "tool" {
+			om.Name = ""
+		}
+		for _, tc := range m.ToolCalls {
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
+				ID: tc.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments},
+			})
+		}
+		o.Messages = append(o.Messages, om)
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		o.Tools = append(o.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: t.Name, Description: t.Description, Parameters: params,
+		}})
+	}
+	return o
+}
+
+// Which field carries the output limit. OpenAI deprecated max_tokens for
+// max_completion_tokens, and its reasoning models (o1, o3, o4, gpt-5)
+// refuse max_tokens ("Unsupported parameter: 'max_tokens' is not supported
+// with this model. Use 'max_completion_tokens' instead."; go-openai refuses
+// it for them before sending). Ollama's /v1 layer, LM Studio and older
+// servers know only max_tokens, which every OpenAI-compatible server
+// accepts; vLLM and llama.cpp's server take both. So max_completion_tokens
+// goes to OpenAI itself and to those models, max_tokens elsewhere, and a
+// 400 about either field switches to the other (learn.go).
+const (
+	tokensFieldDefault = iota
+	tokensFieldCompletion
+	tokensFieldMax
+)
+
+func (c *Client) completionTokensField(model string) bool {
+	switch c.tokensField.Load() {
+	case tokensFieldCompletion:
+		return true
+	case tokensFieldMax:
+		return false
+	}
+	if u, err := url.Parse(c.cfg.BaseURL); err == nil && strings.EqualFold(u.Hostname(), "api.openai.com") {
+		return true
+	}
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}

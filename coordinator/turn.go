@@ -1,0 +1,160 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// Why a model turn gave no usable answer; callers branch on them with
+// errors.Is.
+var (
+	// ErrEmptyTurn: the model ended its turn with neither text nor a tool
+	// call (it only reasoned, stopped at once, or called a tool the
+	// server's parser dropped).
+	ErrEmptyTurn = errors.New("the model said nothing")
+	// ErrMaxTokens: the answer reached the output limit and was cut
+	// (finish_reason "length").
+	ErrMaxTokens = errors.New("the answer was cut at the output limit")
+	// ErrContentFilter: the endpoint's content filter stopped the answer
+	// (finish_reason "content_filter").
+	ErrContentFilter = errors.New("the answer was stopped by the endpoint's content filter")
+)
+
+// servedWindower is a model client that can tell the context window its
+// server really serves (*llm.Client, for Ollama).
+type servedWindower interface {
+	ServedWindow(ctx context.Context, model string) int
+}
+
+// budget is the input budget of the next request: context_tokens when the
+// configuration sets it; otherwise from the window the server says it
+// serves, or else the model's known window, less the tool definitions,
+// which are sent with every request but are not in the conversation that
+// FitContext fits.
+func (c *Coordinator) budget(ctx context.Context, model string, tools []conversation.ToolDef) int {
+	c.mu.Lock()
+	configured, set := c.opts.ContextTokens, c.contextSet
+	c.mu.Unlock()
+	if set {
+		return configured
+	}
+	window := llm.ContextWindow(model)
+	if sw, ok := c.opts.Model.(servedWindower); ok {
+		if w := sw.ServedWindow(ctx, model); w > 0 {
+			window = w
+		}
+	}
+	return max(llm.InputBudget(window)-llm.EstimateTools(tools), window/4)
+}
+
+// modelStep streams one assistant turn. When cut short, the partial answer
+// is kept in the conversation so a later "what were you doing?" has it.
+func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, error) {
+	var (
+		resp    llm.Response
+		err     error
+		partial strings.Builder
+	)
+	model := c.ModelName()
+	tools := toolDefs(c.opts.Tools, c.opts.Children != nil)
+	budget := c.budget(ctx, model, tools)
+	msgs, trimmed := memory.FitContext(c.Messages(), budget)
+	if trimmed > 0 {
+		c.logDecision("context_trim", fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget))
+	}
+	req := llm.Request{Model: model, Messages: msgs, Tools: tools}
+	cut := c.watch(ctx, func(ctx context.Context) {
+		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
+			if d.Retry != nil {
+				partial.Reset()
+				c.counts.retries++
+				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
+				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
+			}
+			if w := d.Waiting; w != nil {
+				ev := Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds()}
+				if w.Silent > 0 {
+					ev.Text = WaitingText(w.Silent)
+				}
+				c.emit(ev)
+			}
+			if d.Reasoning != "" {
+				c.emit(Event{Type: EventThinkingDelta, Turn: c.turns, Text: d.Reasoning})
+			}
+			if d.Text != "" {
+				partial.WriteString(d.Text)
+				c.emit(Event{Type: EventTextDelta, Turn: c.turns, Text: d.Text})
+			}
+		})
+	})
+	if cut != nil {
+		if partial.Len() > 0 {
+			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
+			c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})
+			c.emit(Event{Type: EventAssistantCut, Turn: c.turns, Text: text})
+		}
+		return resp, cut, nil
+	}
+	if err == nil && resp.Reasoning != "" {
+		c.emit(Event{Type: EventThinking, Turn: c.turns, Text: resp.Reasoning})
+	}
+	return resp, nil, err
+}
+
+// unanswered ends the run when a turn brought no usable answer: one cut
+// at the output limit or stopped by a content filter (its text is kept,
+// its tool calls, whose arguments may be cut too, are not run), or one
+// that said nothing at all. The last is not kept: an assistant message
+// without content or tool calls is one servers refuse. The conversation
+// stays valid, so the next message goes on from it.
+func (c *Coordinator) unanswered(resp llm.Response) (Result, bool) {
+	msg := resp.Message
+	var err error
+	subtype := SubtypeExecutionError
+	switch {
+	case resp.FinishReason == "length":
+		subtype = SubtypeMaxTokens
+		err = fmt.Errorf("%w (finish_reason \"length\")%s; raise --max-output-tokens (max_output_tokens in the config), or ask for less at a time",
+			ErrMaxTokens, keptText(msg))
+	case resp.FinishReason == "content_filter":
+		err = fmt.Errorf("%w (finish_reason \"content_filter\")%s; rephrase the request", ErrContentFilter, keptText(msg))
+	case msg.Empty():
+		why := "without any text or tool call"
+		if resp.Reasoning != "" {
+			why = fmt.Sprintf("after reasoning (%d characters) without any text or tool call", len(resp.Reasoning))
+		}
+		err = fmt.Errorf("%w: it ended its turn %s (finish_reason %q); the session goes on, so send the message again or rephrase it",
+			ErrEmptyTurn, why, resp.FinishReason)
+	default:
+		return Result{}, false
+	}
+	if msg.Content != "" {
+		kept := conversation.Message{Role: conversation.RoleAssistant, Content: msg.Content}
+		c.appendMessages(kept)
+		c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: kept.Content})
+	}
+	c.logError("model", "", err.Error())
+	c.emit(Event{Type: EventError, Text: err.Error()})
+	c.save(memory.StatusRunning, "")
+	return Result{Subtype: subtype, IsError: true, Err: err, Text: msg.Content}, true
+}
+
+func keptText(msg conversation.Message) string {
+	if msg.Content == "" {
+		return ""
+	}
+	return "; the partial answer is kept"
+}
+
+// warn tells the person about something that went wrong without ending
+// the run, and records it.
+func (c *Coordinator) warn(kind, text string) {
+	c.logDecision(kind, text)
+	c.emit(Event{Type: EventWarning, Turn: c.turns, Text: text})
+}
