@@ -30,6 +30,11 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 		Short: "Show what ralph's last turn changed (or --turn N, --task ID, --session), from its git checkpoints",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if r, err := c.records(); err == nil {
+				if err := project.RequireGit(cmd.Context(), r.Root); err != nil {
+					return failed(err)
+				}
+			}
 			r, id, err := c.session(args)
 			if err != nil {
 				return err

@@ -55,6 +55,14 @@ func (c *Changes) Patch(ctx context.Context) (string, error) {
 	return text.StripControls(string(patch)), nil
 }
 
+// RequireGit fails with ErrNoGit when root is not in a git work tree.
+func RequireGit(ctx context.Context, root string) error {
+	if _, err := git.Open(ctx, root); err != nil {
+		return ErrNoGit
+	}
+	return nil
+}
+
 // SelectChanges reads a session's checkpoint log and picks entries.
 func SelectChanges(ctx context.Context, fs afero.Fs, root, session string, sel Selection) (*Changes, error) {
 	repo, err := git.Open(ctx, root)
