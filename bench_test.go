@@ -170,3 +170,48 @@ func BenchmarkStatus10k(b *testing.B) {
 	b.ReportMetric(ms(percentile(ds, 0.5)), "median-ms")
 	b.ReportMetric(ms(percentile(ds, 0.9)), "p90-ms")
 }
+
+// BenchmarkOneShotCheckpoints: the same 3-turn one-shot as
+// BenchmarkOneShotOverhead, in a git repository of 1,000 files (checkpoints
+// at the start and after the turn that writes) and in a plain directory,
+// taking turns; reports ralph's own time in each and their ratio (target
+// < 1.3x). The files are older than the index, as in a repository people
+// work in: files as new as their index would be hashed again ("racy git").
+func BenchmarkOneShotCheckpoints(b *testing.B) {
+	srv := inlineServer(b, `{"name":"three_turns_loop","loop":true,"responses":[
+		{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"alpha\\n\"}"}]},
+		{"tool_calls":[{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}]},
+		{"text":"all done"}]}`)
+	env := cleanEnv(b, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b")
+	template := b.TempDir()
+	setup := exec.Command("bash", "-c", `git init -q && for d in $(seq 0 9); do mkdir d$d; for f in $(seq 0 99); do echo "$d $f" > d$d/f$f.txt; done; done && git add -A && git commit -qm files &&
+		find . -path ./.git -prune -o -type f -exec touch -d @1700000000 {} + && git update-index -q --refresh`)
+	setup.Dir, setup.Env = template, env
+	if out, err := setup.CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
+	n := trials(b, 30)
+	own := map[bool][]time.Duration{}
+	for i := 0; i < n; i++ {
+		for _, inGit := range []bool{false, true} {
+			dir := b.TempDir()
+			if inGit {
+				if out, err := exec.Command("cp", "-a", template+"/.", dir).CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+			before := srv.ServerTime()
+			start := time.Now()
+			cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--json", "go")
+			cmd.Dir, cmd.Env = dir, env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+			own[inGit] = append(own[inGit], time.Since(start)-(srv.ServerTime()-before))
+		}
+	}
+	plain, git := percentile(own[false], 0.5), percentile(own[true], 0.5)
+	b.ReportMetric(ms(plain), "plain-median-ms")
+	b.ReportMetric(ms(git), "git-median-ms")
+	b.ReportMetric(float64(git)/float64(plain), "git/plain")
+}

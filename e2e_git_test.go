@@ -177,3 +177,30 @@ func TestUndoOutsideGitIsOneSentence(t *testing.T) {
 		}
 	}
 }
+
+func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
+	dir := gitProjectDir(t)
+	srv := writer(t)
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	// While ralph is away the person edits c.txt.
+	shIn(t, dir, `printf 'c\nperson was here\n' > c.txt`)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-c", "go on"); r.code != 0 {
+		t.Fatalf("continue: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Request.Messages
+	var prompt string
+	for _, m := range msgs {
+		if m.Role == "user" && strings.Contains(m.Content, "go on") {
+			prompt = m.Content
+		}
+	}
+	for _, want := range []string{"[ralph: the session resumed", "c.txt", "b.txt", "Since this session began"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the resumed prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+}

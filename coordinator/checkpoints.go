@@ -12,12 +12,15 @@ import (
 // the project implements it with git checkpoints. Failures are its own to
 // report: a run never fails because a checkpoint could not be taken.
 type Checkpointer interface {
-	// Before returns once the state before a turn's tools is recorded
-	// (the session's baseline is taken in the background at first).
+	// Before returns once every earlier checkpoint is taken, so that a
+	// turn's tools never change files a pending checkpoint still reads.
 	Before(ctx context.Context)
-	// After records the work tree after turn's tools and returns the
-	// files that changed, nil when none did.
-	After(ctx context.Context, turn int) []git.FileChange
+	// After records the work tree after turn's tools in the background,
+	// beside the next model request, and calls report with the files
+	// that changed, if any.
+	After(turn int, report func([]git.FileChange))
+	// Wait returns once no checkpoint is pending.
+	Wait()
 }
 
 // readOnlyTools change nothing in the work tree; a turn that called only
@@ -36,19 +39,18 @@ func mayChangeFiles(calls []string) bool {
 	return false
 }
 
-// checkpointAfter records the work tree after a turn's tools, whatever
-// ended them (a hard stop included: what the tools changed before it can
-// still be undone), and tells the faces which files changed.
+// checkpointAfter has the work tree recorded after a turn's tools,
+// whatever ended them (a hard stop included: what the tools changed before
+// it can still be undone), and tells the faces which files changed.
 func (c *Coordinator) checkpointAfter(calls []string, turn int) {
 	if c.opts.Checkpoints == nil || !mayChangeFiles(calls) {
 		return
 	}
-	// The turn's own context may be cancelled by now; the checkpoint is
-	// bounded by git's timeout instead.
-	files := c.opts.Checkpoints.After(context.WithoutCancel(context.Background()), turn)
-	if len(files) > 0 {
-		c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
-	}
+	c.opts.Checkpoints.After(turn, func(files []git.FileChange) {
+		if len(files) > 0 {
+			c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
+		}
+	})
 }
 
 // FilesSummary is a turn's changed files in one line: "a.txt (+2 −0),

@@ -244,6 +244,11 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	c.noteRepeat("")
 	c.denied = nil
 	res := c.runSafely(ctx, prompt)
+	if c.opts.Checkpoints != nil {
+		// The last turn's changes are part of this run's record: its
+		// files_changed event comes before the result.
+		c.opts.Checkpoints.Wait()
+	}
 	res.SessionID = c.opts.SessionID
 	res.NumTurns = c.turns - c.runStart
 	res.Duration = time.Since(start)

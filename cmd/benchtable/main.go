@@ -37,6 +37,8 @@ var targets = []target{
 	{"HardStop64", "orphans", 0, "0"},
 	{"IdleChildMemory", "KB/idle-child", 200, "< 200 KB"},
 	{"SandboxedTrue", "overhead-median-ms", 5, "< 5 ms"},
+	{"Checkpoint", "median-ms", 50, "< 50 ms"},
+	{"OneShotCheckpoints", "git/plain", 1.3, "< 1.3x"},
 	{"SandboxedHardStop", "p99-ms", 100, "< 100 ms"},
 }
 

@@ -39,11 +39,17 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 		return p.git
 	}
 	p.git.repo = repo
-	if text, err := repo.Context(ctx); err == nil {
+	stateDir := filepath.Join(p.Root, ".ralph")
+	var exclude []string
+	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && !strings.HasPrefix(rel, "..") {
+		exclude = append(exclude, filepath.ToSlash(rel))
+	}
+	text, clean, err := repo.Context(ctx, exclude...)
+	if err == nil {
 		p.git.context = text
 	}
 	entries := p.CheckpointLog(p.Session.ID)
-	p.git.cps = newCheckpoints(repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, p.recordErr)
+	p.git.cps = newCheckpoints(repo, p.Session, stateDir, entries, err == nil && clean, p.recordErr)
 	if p.Resumed && len(entries) > 0 {
 		p.git.context += p.sinceBaseline(ctx, entries[0])
 	}
@@ -83,11 +89,18 @@ type checkpoints struct {
 	// ready closes when the session's first checkpoint of this process
 	// (the baseline, or what changed while ralph was away) is taken.
 	ready chan struct{}
-	mu    sync.Mutex
+	mu    sync.Mutex // one checkpoint at a time
 	warn  sync.Once
+
+	pendingMu sync.Mutex
+	pending   chan struct{} // closes when the latest After is done
 }
 
-func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries []git.Entry, fail func(error)) *checkpoints {
+// newCheckpoints starts a session's checkpoints. A new session on a clean
+// work tree takes HEAD for its baseline at no cost; otherwise the first
+// checkpoint runs beside the first model request, and Before waits for it
+// before any tool may change a file.
+func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries []git.Entry, clean bool, fail func(error)) *checkpoints {
 	last, kind := "", git.KindBaseline
 	if n := len(entries); n > 0 {
 		last, kind = entries[n-1].Commit, git.KindResume
@@ -96,8 +109,12 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		cps:     git.NewCheckpoints(repo, s.ID, filepath.Join(s.Dir, indexName), stateDir, last),
 		session: s, fail: fail, ready: make(chan struct{}),
 	}
-	// The first checkpoint runs beside the first model request; Before
-	// waits for it before any tool may change a file.
+	if kind == git.KindBaseline && clean && repo.Head != "" {
+		c.cps.Adopt(repo.Head)
+		c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}})
+		close(c.ready)
+		return c
+	}
 	go func() {
 		defer close(c.ready)
 		c.record(context.Background(), git.Entry{Kind: kind}, kind)
@@ -118,26 +135,60 @@ func (c *checkpoints) record(ctx context.Context, e git.Entry, name string) *git
 		return nil
 	}
 	e.Time, e.Checkpoint = time.Now().UTC(), *cp
-	if err := c.session.AppendLog(git.LogName, e); err != nil {
-		c.warn.Do(func() { c.fail(err) })
-	}
+	c.log(e)
 	return cp
 }
 
-func (c *checkpoints) Before(ctx context.Context) {
-	select {
-	case <-c.ready:
-	case <-ctx.Done():
+func (c *checkpoints) log(e git.Entry) {
+	if err := c.session.AppendLog(git.LogName, e); err != nil {
+		c.warn.Do(func() { c.fail(err) })
 	}
 }
 
-func (c *checkpoints) After(ctx context.Context, turn int) []git.FileChange {
-	<-c.ready
-	cp := c.record(ctx, git.Entry{Kind: git.KindTurn, Turn: turn}, fmt.Sprintf("turn-%d", turn))
-	if cp == nil {
-		return nil
+func (c *checkpoints) Before(ctx context.Context) {
+	for _, ch := range []chan struct{}{c.ready, c.latest()} {
+		if ch == nil {
+			continue
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
 	}
-	return cp.Files
+}
+
+func (c *checkpoints) latest() chan struct{} {
+	c.pendingMu.Lock()
+	defer c.pendingMu.Unlock()
+	return c.pending
+}
+
+func (c *checkpoints) After(turn int, report func([]git.FileChange)) {
+	c.pendingMu.Lock()
+	prev, done := c.pending, make(chan struct{})
+	c.pending = done
+	c.pendingMu.Unlock()
+	go func() {
+		defer close(done)
+		<-c.ready
+		if prev != nil {
+			<-prev
+		}
+		// Bounded by git's own timeout, not the turn's context, which a
+		// hard stop may have ended: what it changed must still be taken.
+		cp := c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: turn}, fmt.Sprintf("turn-%d", turn))
+		if cp != nil {
+			report(cp.Files)
+		}
+	}()
+}
+
+func (c *checkpoints) Wait() {
+	<-c.ready
+	if ch := c.latest(); ch != nil {
+		<-ch
+	}
 }
 
 // gitPrompt is the system prompt's section on the repository.

@@ -463,7 +463,7 @@ func (p *Project) Close() error {
 	}
 	p.unsubscribe = nil
 	if p.git != nil && p.git.cps != nil {
-		<-p.git.cps.ready // its record goes to the session, closed below
+		p.git.cps.Wait() // their record goes to the session, closed below
 	}
 	if p.Tools != nil {
 		p.Tools.Close()

@@ -79,6 +79,15 @@ func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoi
 	return c
 }
 
+// Adopt takes commit as the latest checkpoint without recording one: a
+// session that starts on a clean work tree has HEAD for its baseline, and
+// the index copied from the person's already matches it.
+func (c *Checkpoints) Adopt(commit string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = commit
+}
+
 // Last returns the latest checkpoint's commit, "" before the first.
 func (c *Checkpoints) Last() string {
 	c.mu.Lock()
@@ -138,8 +147,8 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkp
 		if files = parseNumstat(out); len(files) == 0 {
 			return nil, nil
 		}
-	} else if head, err := c.repo.Git(ctx, nil, "rev-parse", "-q", "--verify", "HEAD^{commit}"); err == nil {
-		parent = strings.TrimSpace(string(head))
+	} else {
+		parent = c.repo.Head
 	}
 	tree, err := c.repo.Git(ctx, env, "write-tree")
 	if err != nil {

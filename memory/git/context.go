@@ -19,12 +19,19 @@ const recentCommits = 10
 // the branch and how it compares with its upstream, the changes in the
 // work tree (bounded), and the latest commit subjects. The two git
 // commands run concurrently: this is on the way to the first request.
-func (r *Repo) Context(ctx context.Context) (string, error) {
+// clean reports a work tree and index that match HEAD, with no untracked
+// files. exclude are paths (relative to the top) left out of the status:
+// ralph's own state directory.
+func (r *Repo) Context(ctx context.Context, exclude ...string) (text string, clean bool, err error) {
 	var status, log []byte
 	var statusErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		status, statusErr = r.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, "status", "--short", "--branch", "--untracked-files=normal")
+		args := []string{"status", "--short", "--branch", "--untracked-files=normal", "--", "."}
+		for _, x := range exclude {
+			args = append(args, ":(exclude,literal)"+x)
+		}
+		status, statusErr = r.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
 	})
 	wg.Go(func() {
 		// A repository without commits has no log; that is not an error.
@@ -32,7 +39,7 @@ func (r *Repo) Context(ctx context.Context) (string, error) {
 	})
 	wg.Wait()
 	if statusErr != nil {
-		return "", statusErr
+		return "", false, statusErr
 	}
 	var b strings.Builder
 	lines := strings.Split(strings.TrimRight(string(status), "\n"), "\n")
@@ -41,6 +48,7 @@ func (r *Repo) Context(ctx context.Context) (string, error) {
 	changes := lines[1:]
 	switch {
 	case len(changes) == 0 || (len(changes) == 1 && changes[0] == ""):
+		clean = true
 		b.WriteString("Work tree: clean\n")
 	default:
 		fmt.Fprintf(&b, "Work tree changes (git status --short, %d):\n", len(changes))
@@ -58,5 +66,5 @@ func (r *Repo) Context(ctx context.Context) (string, error) {
 			b.WriteString("- " + s + "\n")
 		}
 	}
-	return b.String(), nil
+	return b.String(), clean, nil
 }

@@ -36,6 +36,9 @@ type Repo struct {
 	// Prefix is the project's path relative to Top, "" when they are the
 	// same; it ends in a slash otherwise.
 	Prefix string
+	// Head is HEAD's commit when the repository was opened, "" before the
+	// first commit.
+	Head string
 }
 
 // Open finds the work tree that dir lies in. It fails with ErrNoRepo when
@@ -44,17 +47,17 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoRepo
 	}
-	out, err := run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix")
-	if err != nil {
-		return nil, ErrNoRepo
-	}
+	// One git for the four facts: this is on the way to the first
+	// request. Before the first commit HEAD does not resolve: git prints
+	// the other three, then "HEAD", and fails.
+	out, err := run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix", "HEAD")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) < 2 || lines[0] == "" {
+	if len(lines) < 4 || lines[0] == "" || (err != nil && lines[3] != "HEAD") {
 		return nil, ErrNoRepo
 	}
-	r := &Repo{Top: lines[0], GitDir: lines[1]}
-	if len(lines) > 2 {
-		r.Prefix = lines[2]
+	r := &Repo{Top: lines[0], GitDir: lines[1], Prefix: lines[2]}
+	if err == nil {
+		r.Head = lines[3]
 	}
 	return r, nil
 }

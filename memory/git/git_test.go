@@ -74,9 +74,9 @@ func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
 	sh(t, dir, "printf 'x\\n' >> b.txt && printf 'new\\n' > c.txt && git commit -qam 'second: edit b'")
 	sh(t, dir, "printf 'y\\n' >> README.md")
 	r := open(t, dir)
-	got, err := r.Context(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	got, clean, err := r.Context(context.Background())
+	if err != nil || clean {
+		t.Fatal(err, clean)
 	}
 	for _, want := range []string{"Branch: main", " M README.md", "?? c.txt", "- second: edit b", "- first commit"} {
 		if !strings.Contains(got, want) {
@@ -86,9 +86,22 @@ func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
 	// A repository without commits has a context too.
 	empty, _ := filepath.EvalSymlinks(t.TempDir())
 	sh(t, empty, "git init -q -b trunk && touch a")
-	got, err = open(t, empty).Context(context.Background())
+	got, _, err = open(t, empty).Context(context.Background())
 	if err != nil || !strings.Contains(got, "trunk") || !strings.Contains(got, "?? a") {
 		t.Fatalf("empty repository: %q, %v", got, err)
+	}
+}
+
+func TestContextOfACleanTreeLeavesOutRalphsState(t *testing.T) {
+	dir := repo(t)
+	write(t, filepath.Join(dir, ".ralph", "session.json"), "{}")
+	r := open(t, dir)
+	got, clean, err := r.Context(context.Background(), ".ralph")
+	if err != nil || !clean || strings.Contains(got, ".ralph") || !strings.Contains(got, "Work tree: clean") {
+		t.Fatalf("clean tree: %q %v %v", got, clean, err)
+	}
+	if r.Head == "" || len(r.Head) != 40 {
+		t.Fatalf("Head = %q", r.Head)
 	}
 }
 
@@ -97,7 +110,7 @@ func TestContextBoundsTheStatus(t *testing.T) {
 	for i := range 80 {
 		write(t, filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), "x")
 	}
-	got, err := open(t, dir).Context(context.Background())
+	got, _, err := open(t, dir).Context(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
