@@ -27,29 +27,54 @@ type gitState struct {
 	cps     *checkpoints
 }
 
-// openGit looks at the git work tree the project lies in, if any. It
-// never fails: outside git, or without git, there is simply no state.
+// gitLook is what a first look at the work tree found.
+type gitLook struct {
+	repo    *git.Repo
+	context string
+	clean   bool
+}
+
+// lookAtGit starts the first look at the git work tree the project lies
+// in, beside the rest of opening it (lock, session): it is on the way to
+// the first request. openGit collects it.
+func (p *Project) lookAtGit() {
+	ch := make(chan gitLook, 1)
+	p.gitLook = ch
+	root := p.Root
+	go func() {
+		var l gitLook
+		defer func() { ch <- l }()
+		repo, err := git.Open(context.Background(), root)
+		if err != nil {
+			return
+		}
+		l.repo = repo
+		var exclude []string
+		if rel, err := filepath.Rel(repo.Top, filepath.Join(root, ".ralph")); err == nil && !strings.HasPrefix(rel, "..") {
+			exclude = append(exclude, filepath.ToSlash(rel))
+		}
+		if text, clean, err := repo.Context(context.Background(), exclude...); err == nil {
+			l.context, l.clean = text, clean
+		}
+	}()
+}
+
+// openGit sets up the session's git state once: nothing outside git.
 func (p *Project) openGit(ctx context.Context) *gitState {
 	if p.git != nil {
 		return p.git
 	}
 	p.git = &gitState{}
-	repo, err := git.Open(ctx, p.Root)
-	if err != nil {
+	if p.gitLook == nil {
+		p.lookAtGit()
+	}
+	l := <-p.gitLook
+	if l.repo == nil {
 		return p.git
 	}
-	p.git.repo = repo
-	stateDir := filepath.Join(p.Root, ".ralph")
-	var exclude []string
-	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && !strings.HasPrefix(rel, "..") {
-		exclude = append(exclude, filepath.ToSlash(rel))
-	}
-	text, clean, err := repo.Context(ctx, exclude...)
-	if err == nil {
-		p.git.context = text
-	}
+	p.git.repo, p.git.context = l.repo, l.context
 	entries := p.CheckpointLog(p.Session.ID)
-	p.git.cps = newCheckpoints(repo, p.Session, stateDir, entries, err == nil && clean, p.recordErr)
+	p.git.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr)
 	if p.Resumed && len(entries) > 0 {
 		p.git.context += p.sinceBaseline(ctx, entries[0])
 	}

@@ -114,6 +114,7 @@ type Project struct {
 	coord       *coordinator.Coordinator
 	recording   *coordinator.Recording
 	git         *gitState
+	gitLook     chan gitLook
 	face        func()
 	unsubscribe []func() error
 }
@@ -154,6 +155,9 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, Redactor: memory.NewRedactor(cfg.APIKey),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
+	if _, real := opts.Fs.(*afero.OsFs); real {
+		p.lookAtGit()
+	}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
