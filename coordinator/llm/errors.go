@@ -137,14 +137,7 @@ func (c *Client) notAnAPISentence(where string) string {
 func (c *Client) probe(url string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return false
-	}
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.httpClient.Do(req)
+	resp, err := c.sideRequest(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return false
 	}

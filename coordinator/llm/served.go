@@ -161,17 +161,7 @@ func sameOllamaModel(loaded, asked string) bool {
 func (c *Client) getJSON(ctx context.Context, method, u string, body []byte, v any) bool {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
-	if err != nil {
-		return false
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.httpClient.Do(req)
+	resp, err := c.sideRequest(ctx, method, u, body)
 	if err != nil {
 		return false
 	}
@@ -180,6 +170,26 @@ func (c *Client) getJSON(ctx context.Context, method, u string, body []byte, v a
 		return false
 	}
 	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v) == nil
+}
+
+// sideRequest is a request beside the chat API (a probe, a question to a
+// server's native API), authorised like the chat requests.
+func (c *Client) sideRequest(ctx context.Context, method, u string, body []byte) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	return c.httpClient.Do(req)
 }
 
 // estimateRequest is the estimated size of a request's prompt: its
