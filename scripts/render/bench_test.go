@@ -67,7 +67,7 @@ func FuzzMarkdownNeverPanics(f *testing.F) {
 	f.Add("| a |\n|---|\n| `x \\| y` |\n> - [ ] ~~z~~ <b>\n\x1b[31m\xff", 0, "notty")
 	f.Fuzz(func(t *testing.T, md string, width int, style string) {
 		opt := Options{Width: width, Color: true, Style: style}
-		out, err := render(sanitize(md), opt)
+		out, err := render(sanitize(stripControls(md)), opt)
 		if err != nil {
 			return
 		}
@@ -77,7 +77,7 @@ func FuzzMarkdownNeverPanics(f *testing.F) {
 		if strings.ContainsRune(stripSGR(out), '\x1b') {
 			t.Fatalf("output contains a non-SGR escape: %q", out)
 		}
-		if got := Markdown(md, opt); got != out {
+		if got := Markdown(md, opt); got != out && !tooCostly(sanitize(stripControls(md))) {
 			t.Fatalf("Markdown and render disagree")
 		}
 	})

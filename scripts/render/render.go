@@ -67,20 +67,24 @@ const (
 // Markdown renders md for a terminal. It never fails on any input and
 // never panics: if glamour fails, the sanitised text is returned as is.
 func Markdown(md string, opt Options) (out string) {
-	src := sanitize(md)
-	if !opt.Color || tooCostly(src) {
-		return plain(src)
+	text := stripControls(md)
+	if !opt.Color {
+		return plain(text)
+	}
+	src := sanitize(text)
+	if tooCostly(src) {
+		return plain(text)
 	}
 	defer func() {
 		// An answer must reach the user even if some input trips a bug in
 		// glamour, chroma or goldmark.
 		if recover() != nil {
-			out = plain(src)
+			out = plain(text)
 		}
 	}()
 	out, err := renderFunc(src, opt)
 	if err != nil {
-		return plain(src)
+		return plain(text)
 	}
 	return out
 }
@@ -160,21 +164,26 @@ func (c *rendererCache) render(src, style string, width int) (string, error) {
 	return r.Render(src)
 }
 
-// sanitize makes the model's text safe to render: escape sequences and
-// control characters are removed (StripControls, the one rule for text
-// ralph did not write), tabs become four spaces so that widths are known,
-// line endings are normalised to "\n" first so that a carriage return
-// still ends a line, and numeric character references to control
-// characters are defused (see controlRefs).
-func sanitize(md string) string {
+// stripControls removes the model's escape sequences and control
+// characters (StripControls, the one rule for text ralph did not write),
+// after normalising line endings to "\n" so that a carriage return still
+// ends a line.
+func stripControls(md string) string {
 	if strings.Contains(md, "\r") {
 		md = strings.ReplaceAll(strings.ReplaceAll(md, "\r\n", "\n"), "\r", "\n")
 	}
-	md = strings.ReplaceAll(rtext.StripControls(md), "\t", "    ")
-	if strings.Contains(md, "&#") {
-		md = controlRefs.ReplaceAllStringFunc(md, defuseRef)
+	return rtext.StripControls(md)
+}
+
+// sanitize prepares stripped text for glamour: tabs become four spaces so
+// that widths are known, and numeric character references to control
+// characters are defused (see controlRefs).
+func sanitize(text string) string {
+	text = strings.ReplaceAll(text, "\t", "    ")
+	if strings.Contains(text, "&#") {
+		text = controlRefs.ReplaceAllStringFunc(text, defuseRef)
 	}
-	return md
+	return text
 }
 
 // controlRefs matches numeric character references. goldmark resolves

@@ -37,7 +37,7 @@ func TestPlainIsTheAnswer(t *testing.T) {
 		{"\n\n", "\n"},
 		{"hi", "hi\n"},
 		{"# Title\n\n**bold** and `code`\n\n\n", "# Title\n\n**bold** and `code`\n"},
-		{"```go\nfunc f() {\n\treturn\n}\n```", "```go\nfunc f() {\n    return\n}\n```\n"},
+		{"```go\nfunc f() {\n\treturn\n}\n```", "```go\nfunc f() {\n\treturn\n}\n```\n"},
 		{"a\r\nb\x1b[31mc\x1b[0m", "a\nbc\n"},
 	} {
 		if got := Markdown(tc.md, Options{Width: 20, Style: StyleDark}); got != tc.want {

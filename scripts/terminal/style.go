@@ -1,7 +1,6 @@
 package terminal
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -18,15 +17,6 @@ const (
 	StyleLight = "light"
 	StyleNoTTY = "notty"
 )
-
-// CheckStyle reports whether s is a style setting ("" means auto).
-func CheckStyle(s string) error {
-	switch s {
-	case "", StyleAuto, StyleDark, StyleLight, StyleNoTTY:
-		return nil
-	}
-	return fmt.Errorf("style %q is not one of auto, dark, light or notty", s)
-}
 
 // queryTimeout bounds the wait for a terminal to say what its background
 // is. A local terminal answers within a millisecond; one that stays

@@ -11,19 +11,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-func TestCheckStyle(t *testing.T) {
-	for _, s := range []string{"", "auto", "dark", "light", "notty"} {
-		if err := CheckStyle(s); err != nil {
-			t.Errorf("CheckStyle(%q) = %v", s, err)
-		}
-	}
-	for _, s := range []string{"Dark", "dracula", "none"} {
-		if err := CheckStyle(s); err == nil {
-			t.Errorf("CheckStyle(%q) accepted it", s)
-		}
-	}
-}
-
 func TestColorFGBG(t *testing.T) {
 	for _, tc := range []struct {
 		v        string
