@@ -133,6 +133,14 @@ func (c *rendererCache) render(src, style string, width int) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := rendererKey{style, width}
+	defer func() {
+		// A renderer that panicked halfway may hold state from that
+		// document; the next one gets a fresh renderer.
+		if p := recover(); p != nil {
+			delete(c.m, k)
+			panic(p)
+		}
+	}()
 	r := c.m[k]
 	if r == nil {
 		cfg := styles.DarkStyleConfig
