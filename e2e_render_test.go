@@ -15,8 +15,9 @@ import (
 )
 
 // renderAnswer is the model's answer in the rendering tests: prose around
-// a go code block.
-const renderAnswer = "Here is the program:\n\n```go\npackage main\n\nimport \"fmt\"\n\n// main greets.\nfunc main() {\n\tfmt.Println(\"hi\", 42)\n}\n```\n\nRun it with `go run .` and see. " + longLine
+// a go code block, and a table (glamour lays tables out with lipgloss,
+// which must not ask the terminal anything either).
+const renderAnswer = "Here is the program:\n\n| file | lines |\n|---|--:|\n| main.go | 8 |\n\n```go\npackage main\n\nimport \"fmt\"\n\n// main greets.\nfunc main() {\n\tfmt.Println(\"hi\", 42)\n}\n```\n\nRun it with `go run .` and see. " + longLine
 
 // longLine is prose long enough to wrap on the test terminal.
 const longLine = "This sentence goes on for a while so that the terminal has to wrap it, and it shows that " +
