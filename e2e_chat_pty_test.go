@@ -102,8 +102,17 @@ func (l *screenLog) Since(off int) string {
 }
 
 // startPTY starts ralph with the pseudo-terminal as its standard input,
-// output and error and as its controlling terminal.
+// output and error and as its controlling terminal. Like some terminals,
+// it answers no queries.
 func startPTY(t testing.TB, dir string, env []string, args ...string) *ptyRalph {
+	t.Helper()
+	return startPTYAnswering(t, "", dir, env, args...)
+}
+
+// startPTYAnswering is startPTY on a terminal that answers ralph's
+// background query (OSC 11 followed by DA1) with reply, as a real
+// terminal does.
+func startPTYAnswering(t testing.TB, reply string, dir string, env []string, args ...string) *ptyRalph {
 	t.Helper()
 	ptm, pts, err := pty.Open()
 	if err != nil {
@@ -122,7 +131,11 @@ func startPTY(t testing.TB, dir string, env []string, args ...string) *ptyRalph 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = io.Copy(r.out, ptm) }()
+	var w io.Writer = r.out
+	if reply != "" {
+		w = io.MultiWriter(r.out, &queryAnswerer{ptm: ptm, reply: reply})
+	}
+	go func() { _, _ = io.Copy(w, ptm) }()
 	go func() {
 		r.err = cmd.Wait()
 		close(r.exited)
@@ -244,4 +257,29 @@ func assertNotGarbled(t testing.TB, screen string) {
 			}
 		}
 	}
+}
+
+// queryAnswerer plays the terminal's side of ralph's background query: on
+// each DA1 request ("ESC [ c", which ralph sends after OSC 11) it writes
+// reply to the terminal's input.
+type queryAnswerer struct {
+	ptm   *os.File
+	reply string
+	tail  []byte
+}
+
+func (a *queryAnswerer) Write(p []byte) (int, error) {
+	a.tail = append(a.tail, p...)
+	for {
+		i := bytes.Index(a.tail, []byte("\x1b[c"))
+		if i < 0 {
+			break
+		}
+		_, _ = a.ptm.Write([]byte(a.reply))
+		a.tail = a.tail[i+3:]
+	}
+	if len(a.tail) > 8 {
+		a.tail = append([]byte(nil), a.tail[len(a.tail)-8:]...)
+	}
+	return len(p), nil
 }

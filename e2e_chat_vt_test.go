@@ -8,7 +8,8 @@ import (
 
 // vt is a small terminal emulator for the chat tests: enough of VT100 to
 // replay what readline and ralph write (text, CR, LF, backspace, cursor up,
-// down and sideways, erase in line and display, home), so a test can assert
+// down and sideways, erase in line and display, home; styles and OSC
+// queries are skipped), so a test can assert
 // on what the screen finally shows rather than on the raw byte stream,
 // and a garbled redraw shows up as a wrong screen.
 type vt struct {
@@ -92,6 +93,19 @@ func (v *vt) lineFeed() {
 // false when b holds only part of it.
 func (v *vt) escape(b []byte) (int, bool) {
 	if len(b) < 2 {
+		return 0, false
+	}
+	if b[1] == ']' {
+		// An operating system command (ralph's background query) shows
+		// nothing; it ends with BEL or ESC \.
+		for j := 2; j < len(b); j++ {
+			if b[j] == 7 {
+				return j + 1, true
+			}
+			if b[j] == 0x1b && j+1 < len(b) {
+				return j + 2, true
+			}
+		}
 		return 0, false
 	}
 	if b[1] != '[' {

@@ -51,6 +51,7 @@ type flags struct {
 	taskTimeout    time.Duration
 	sandbox        string
 	noNetwork      bool
+	style          string
 }
 
 // exitError carries an exit code out of cobra.
@@ -128,11 +129,16 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("max-retries") {
 				f.maxRetries = -1
 			}
+			if f.style != "" && !config.ValidStyle(f.style) {
+				return usageHintf("--style %q is not one of auto, dark, light or notty", f.style)
+			}
 			c.term = terminal.Detect(f.noColor, os.Getenv)
+			c.term.Style = f.style
+			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// After "--" every word is the task's, even a command's name.
@@ -155,6 +161,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.DurationVar(&f.idleTimeout, "idle-timeout", 0, "give up on a model endpoint silent this long, e.g. 90s (default 60s)")
 	pf.IntVar(&f.maxOutput, "max-output-tokens", 0, "limit each answer to this many tokens (config max_output_tokens; default: the server's)")
 	pf.BoolVar(&f.noColor, "no-color", false, "plain output without colour (also NO_COLOR)")
+	pf.StringVar(&f.style, "style", "", "how answers look on a terminal: auto (from its background), dark, light or notty")
 	pf.StringVar(&f.outputFormat, "output-format", scripts.FormatText, "text, json (one result object) or stream-json (one event per line)")
 	pf.BoolVar(&f.json, "json", false, "shorthand for --output-format json")
 	root.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session with this follow-up")

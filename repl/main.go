@@ -40,10 +40,13 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	var sh *Shell
 	coord := o.Coord
 	ctl := coordinator.NewLoopControl()
+	// The style is decided before the line editor reads the terminal: in
+	// auto it may ask the terminal, which answers on its input.
+	style := o.Term.RenderStyle(p.Config.Style)
 	sh = New(Options{
 		Pause: ctl.Pause, Resume: ctl.Resume, Undo: p.Undo,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
-		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Banner: banner,
+		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, queue, ctl, sh.Confirm)

@@ -22,8 +22,10 @@ import (
 // nothing else has been printed or typed below it, rewritten in place with
 // the next piece ("\x1b[1A" moves up onto it). For the same reason, when the
 // turn's answer is complete and its draft is still whole on screen, the
-// draft is erased and replaced by the rendered markdown; a draft that was
-// broken up or scrolled away is left as streamed rather than printed twice.
+// draft is erased and replaced by the markdown rendered by glamour at the
+// terminal's width; a draft that was broken up or scrolled away is left as
+// streamed rather than printed twice. Without colour the rendering would
+// be the answer as it is, which the draft already shows, so it stays.
 type screen struct {
 	mu sync.Mutex
 	// draftOut draws the streaming answer and its rendering (the terminal).
@@ -34,7 +36,10 @@ type screen struct {
 	// finished answers are written to it as plain text.
 	answerOut io.Writer
 	color     bool
-	size      func() (cols, rows int)
+	// mdStyle is the render style (dark, light or notty), decided once
+	// before the line editor starts reading the terminal.
+	mdStyle string
+	size    func() (cols, rows int)
 
 	active   bool   // a draft is being streamed
 	row      []rune // its unfinished last row
@@ -135,8 +140,11 @@ func (s *screen) finish(text string) {
 			return
 		}
 	}
+	if s.active && !s.color {
+		return
+	}
 	w, h := s.dims()
-	out := render.Markdown(text, render.Options{Width: w, Color: s.color})
+	out := render.Markdown(text, render.Options{Width: w, Color: s.color, Style: s.mdStyle})
 	switch {
 	case !s.active || s.rows == 0:
 	case s.erasable && s.rows+2 < h:
@@ -201,7 +209,7 @@ func (s *screen) block(text string) {
 // markdown renders text for the terminal.
 func (s *screen) markdown(md string) string {
 	w, _ := s.dims()
-	return render.Markdown(md, render.Options{Width: w, Color: s.color})
+	return render.Markdown(md, render.Options{Width: w, Color: s.color, Style: s.mdStyle})
 }
 
 func (s *screen) dim(t string) string   { return s.style("2", t) }

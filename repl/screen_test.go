@@ -46,15 +46,28 @@ func TestStreamWrapsAtSpaces(t *testing.T) {
 
 func TestFinishReplacesAWholeDraft(t *testing.T) {
 	s, draft, _ := testScreen(40, 20)
+	s.color, s.mdStyle = true, "dark"
 	s.delta("Some **bold**\ntext")
 	draft.Reset()
 	s.finish("Some **bold**\ntext")
 	out := draft.String()
-	if !strings.HasPrefix(out, "\x1b[2A\r\x1b[J") || !strings.Contains(out, "Some bold") || strings.Contains(out, "**") {
+	if !strings.HasPrefix(out, "\x1b[2A\r\x1b[J") || strings.Contains(out, "**") || !strings.Contains(out, ";1mbold\x1b[0m") {
 		t.Fatalf("finish wrote %q", out)
 	}
 	if s.active {
 		t.Fatal("the draft is still active after finish")
+	}
+}
+
+// Without colour the rendering is the answer as it is, which the draft
+// already shows: it stays as streamed.
+func TestFinishWithoutColorKeepsTheDraft(t *testing.T) {
+	s, draft, _ := testScreen(40, 20)
+	s.delta("Some **bold**\ntext")
+	draft.Reset()
+	s.finish("Some **bold**\ntext")
+	if draft.Len() != 0 || s.active {
+		t.Fatalf("finish wrote %q (active %v)", draft.String(), s.active)
 	}
 }
 

@@ -51,6 +51,8 @@ type Options struct {
 	// Out takes answers (the terminal, or a file the answers are saved to).
 	In, Out, Err *os.File
 	Color        bool
+	// Style is the render style of answers: dark, light or notty.
+	Style string
 	// Banner lines are printed before the first prompt.
 	Banner []string
 	// HistoryFile keeps input history across runs (.ralph/history).
@@ -118,7 +120,7 @@ func New(opts Options) *Shell {
 	}
 	s := &Shell{opts: opts, queue: opts.Queue, done: make(chan struct{}), askTurn: make(chan struct{}, 1), eofSeen: make(chan struct{})}
 	s.quitCode.Store(-1)
-	s.scr = &screen{infoOut: io.Discard, draftOut: io.Discard, color: opts.Color}
+	s.scr = &screen{infoOut: io.Discard, draftOut: io.Discard, color: opts.Color, mdStyle: opts.Style}
 	return s
 }
 

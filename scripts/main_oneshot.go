@@ -17,7 +17,7 @@ import (
 func NewOneShot(format string, t terminal.Facts) (*OneShot, int) {
 	face := &OneShot{
 		Format: format, Stdout: t.Out, Stderr: t.Err,
-		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width,
+		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width, Style: t.RenderStyle,
 	}
 	if t.ErrTTY {
 		// Questions are read from the terminal itself, so they can be
@@ -46,7 +46,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	queue := interrupts.NewQueue()
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
-	face.Model, face.Cwd = p.Config.Model, p.Root
+	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.Start()
 	defer face.Close()
 	// Approvals are asked at the terminal when there is one (with --yes

@@ -155,7 +155,7 @@ func (r Records) Report(id string) error {
 		return r.writeJSON(map[string]string{"session_id": id, "path": path, "markdown": md})
 	}
 	face := &OneShot{Format: FormatText, Stdout: r.Out, Stderr: r.Err,
-		StdoutTTY: r.Term.OutTTY, Color: r.Term.Color, Width: r.Term.Width}
+		StdoutTTY: r.Term.OutTTY, Color: r.Term.Color, Width: r.Term.Width, Style: r.Term.RenderStyle}
 	face.WriteAnswer(md)
 	return nil
 }

@@ -115,7 +115,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	queue := interrupts.NewQueue()
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
-	face.Model, face.Cwd = p.Config.Model, p.Root
+	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.Start()
 	defer face.Close()
 	coord := p.Coordinator(queue, face.Handle)

@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -56,8 +57,14 @@ type OneShot struct {
 	StderrTTY bool // show progress
 	Color     bool
 	Width     int
-	Model     string
-	Cwd       string
+	// Style decides the render style of answers on a terminal from the
+	// configured setting (terminal.Facts.RenderStyle). It is called only
+	// when an answer is rendered, since deciding may ask the terminal;
+	// nil means dark.
+	Style           func(configured string) string
+	ConfiguredStyle string
+	Model           string
+	Cwd             string
 
 	// Handle, on the broker's goroutine, and Finish or Fail, on the
 	// caller's, share these without a lock: Handle runs only while the
@@ -261,10 +268,12 @@ func (o *OneShot) WriteAnswer(md string) { o.writeAnswer(md) }
 // (| tee, | less -R), and an answer loses nothing by their absence.
 func (o *OneShot) writeAnswer(md string) {
 	if o.StdoutTTY {
-		if out, err := renderMarkdown(md, o.Width, o.Color); err == nil {
-			_, _ = io.WriteString(o.Stdout, out)
-			return
+		style := ""
+		if o.Color && o.Style != nil {
+			style = o.Style(o.ConfiguredStyle)
 		}
+		_, _ = io.WriteString(o.Stdout, render.Markdown(md, render.Options{Width: o.Width, Color: o.Color, Style: style}))
+		return
 	}
 	md = text.StripControls(md)
 	if !strings.HasSuffix(md, "\n") {

@@ -125,6 +125,9 @@ type Config struct {
 	// write under workspace-write (absolute; "~/" expanded). Only the
 	// user's config may set it.
 	SandboxWritable []string
+	// Style is how answers are rendered on a terminal: "auto" (or ""),
+	// "dark", "light" or "notty" (scripts/terminal decides auto).
+	Style string
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -153,6 +156,7 @@ type File struct {
 	Sandbox         string   `toml:"sandbox"`
 	Network         *bool    `toml:"network"`
 	SandboxWritable []string `toml:"sandbox_writable"`
+	Style           string   `toml:"style"`
 }
 
 // Sources says where to look.
@@ -172,6 +176,17 @@ func UserConfigDir() string {
 		return ""
 	}
 	return d
+}
+
+// ValidStyle reports whether s names a rendering style. The names are
+// the --style flag's, which scripts/terminal resolves; they are listed
+// here too because memory may not import a face's packages.
+func ValidStyle(s string) bool {
+	switch s {
+	case "auto", "dark", "light", "notty":
+		return true
+	}
+	return false
 }
 
 // ProjectFile is the project config path relative to the project root.
@@ -256,6 +271,12 @@ func Load(src Sources) (Config, error) {
 				return c, invalidf("%s: stream_idle_timeout: %v", p, err)
 			}
 			c.IdleTimeout = d
+		}
+		if f.Style != "" {
+			if !ValidStyle(f.Style) {
+				return c, invalidf("%s: style %q is not one of auto, dark, light or notty", p, f.Style)
+			}
+			c.Style = f.Style
 		}
 		if err := c.applySandbox(f, p, fromProject); err != nil {
 			return c, err

@@ -447,3 +447,22 @@ func TestStreamIdleTimeoutSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestStyleSetting(t *testing.T) {
+	c, err := load(t, map[string]string{userFile: `style = "light"`}, env{})
+	if err != nil || c.Style != "light" {
+		t.Fatalf("user style: %q, %v", c.Style, err)
+	}
+	// The project's file, read later, wins like any other setting.
+	c, err = load(t, map[string]string{userFile: `style = "light"`, projectFile: `style = "notty"`}, env{})
+	if err != nil || c.Style != "notty" {
+		t.Fatalf("project style: %q, %v", c.Style, err)
+	}
+	if c, err := load(t, nil, env{}); err != nil || c.Style != "" {
+		t.Fatalf("default style: %q, %v", c.Style, err)
+	}
+	_, err = load(t, map[string]string{userFile: `style = "dracula"`}, env{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `style "dracula" is not one of auto, dark, light or notty`) {
+		t.Fatalf("bad style: %v", err)
+	}
+}

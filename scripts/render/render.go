@@ -1,116 +1,231 @@
 // Package render turns ralph's markdown answers into text for a terminal.
 //
-// It parses with goldmark directly instead of going through glamour, whose
-// chroma style and lexer registries cost about 17 ms of package init at
-// every process start, far over ralph's start-up budget. Only goldmark's
-// core packages are imported (about 0.5 ms of init); the GFM features we
-// need are implemented in ext.go rather than imported from
-// goldmark/extension, and the parser itself is built on first use.
+// The rendering itself is glamour's (github.com/charmbracelet/glamour):
+// headings, lists, tables, quotes, links, and code blocks highlighted by
+// chroma, in glamour's dark, light or notty style. This package is the thin
+// seam the faces call, and it keeps only what glamour does not do:
+//
+//   - Untrusted text is made harmless first: the model's escape sequences
+//     and control characters are removed (StripControls of memory/text),
+//     and so are numeric character references to control characters,
+//     which goldmark would turn back into raw ESC bytes. Whatever else
+//     reaches glamour's output that is not an SGR sequence is dropped as a
+//     second line of defence, so only styling reaches the terminal.
+//   - Glamour pads every line with spaces to the wrap width and frames the
+//     document with blank lines; the padding is trimmed (keeping spaces
+//     that carry a background colour), so copied text has no trailing
+//     blanks and the output ends with exactly one newline.
+//   - A document glamour would take long to render (see limits.go) is
+//     shown as it is.
+//   - Without colour (NO_COLOR, --no-color, a dumb terminal) there is no
+//     rendering at all: the answer is printed as it is, which is what
+//     scripts and people who turned colour off expect.
+//
+// Glamour's highlighter registers every chroma lexer and style in package
+// init, about 27 ms at every start of ralph; the project accepted that for
+// what it brings. Everything else here is built on first use.
 package render
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/styles"
+	"github.com/muesli/termenv"
 
 	rtext "github.com/ralph-dev/ralph/memory/text"
 )
 
+// The styles a caller may ask for; anything else renders as StyleDark.
+const (
+	StyleDark  = "dark"
+	StyleLight = "light"
+	// StyleNoTTY is glamour's layout without any colour or attribute.
+	StyleNoTTY = "notty"
+)
+
 // Options controls how Markdown lays out its output.
 type Options struct {
-	Width int  // wrap width in columns; <= 0 means 80; clamped to [20, 120]
-	Color bool // false: plain text, no escape sequences at all (NO_COLOR, --no-color, dumb terminals)
+	// Width is the wrap width in columns (the terminal's width); <= 0
+	// means 80, and less than 20 is taken as 20.
+	Width int
+	// Color false means plain: the answer as it is, without escape
+	// sequences (NO_COLOR, --no-color, dumb terminals).
+	Color bool
+	// Style is StyleDark (the default), StyleLight or StyleNoTTY.
+	Style string
 }
 
 const (
 	defaultWidth = 80
 	minWidth     = 20
-	maxWidth     = 120
 )
 
-// mdParser is built on first use so that commands which never render
-// markdown do not pay for it. goldmark parsers keep all per-document state
-// in the parse context, so one parser serves concurrent calls.
-var mdParser = sync.OnceValue(func() parser.Parser {
-	return parser.NewParser(
-		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
-			util.Prioritized(taskParser{}, 0),
-			util.Prioritized(strikethroughParser{}, 500))...),
-		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
-			util.Prioritized(tableTransformer{}, 200))...),
-	)
-})
-
-// Markdown renders md for a terminal. It never fails on any input
-// (malformed markdown renders as text) and never panics.
+// Markdown renders md for a terminal. It never fails on any input and
+// never panics: if glamour fails, the sanitised text is returned as is.
 func Markdown(md string, opt Options) (out string) {
-	src := sanitize(md)
+	text := stripControls(md)
+	if !opt.Color {
+		return plain(text)
+	}
+	src := sanitize(text)
+	if tooCostly(src) {
+		return plain(text)
+	}
 	defer func() {
-		// goldmark is well fuzzed, but an answer must reach the user even if
-		// some input trips a bug in it or in us, so fall back to the text.
+		// An answer must reach the user even if some input trips a bug in
+		// glamour, chroma or goldmark.
 		if recover() != nil {
-			out = finish(strings.Split(string(src), "\n"))
+			out = plain(text)
 		}
 	}()
-	return renderFunc(src, opt)
+	out, err := renderFunc(src, opt)
+	if err != nil {
+		return plain(text)
+	}
+	return out
 }
 
-// renderFunc is a variable only so that a test can make it panic and
-// check the fallback above.
+// renderFunc is a variable only so that a test can make it fail or panic
+// and check the fallbacks above.
 var renderFunc = render
 
 // render is Markdown without the safety net, so that the fuzz test sees
 // the panics that Markdown would hide.
-func render(src []byte, opt Options) string {
+func render(src string, opt Options) (string, error) {
 	width := opt.Width
 	if width <= 0 {
 		width = defaultWidth
 	}
-	width = min(max(width, minWidth), maxWidth)
-	r := &renderer{src: src, color: opt.Color}
-	doc := mdParser().Parse(text.NewReader(src))
-	return finish(r.children(doc, width, nil))
+	width = max(width, minWidth)
+	style := opt.Style
+	if style != StyleLight && style != StyleNoTTY {
+		style = StyleDark
+	}
+	out, err := renderers.render(src, style, width)
+	if err != nil {
+		return "", err
+	}
+	return finish(out), nil
 }
 
-// finish joins lines into the final text: no trailing spaces, no blank
-// lines at either end, and exactly one newline at the end so callers can
-// print it as is.
-func finish(lines []string) string {
-	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	n := 1
-	for _, l := range lines {
-		n += len(l) + 1
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
+// rendererKey names one configured glamour renderer.
+type rendererKey struct {
+	style string
+	width int
+}
+
+// rendererCache keeps one glamour renderer per style and width. A
+// TermRenderer is not safe for concurrent use (its ANSI renderer keeps a
+// block stack while it walks a document), so rendering holds the lock;
+// answers are rendered once per turn, so nobody waits in practice.
+type rendererCache struct {
+	mu sync.Mutex
+	m  map[rendererKey]*glamour.TermRenderer
+}
+
+var renderers = &rendererCache{}
+
+func (c *rendererCache) render(src, style string, width int) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := rendererKey{style, width}
+	defer func() {
+		// A renderer that panicked halfway may hold state from that
+		// document; the next one gets a fresh renderer.
+		if p := recover(); p != nil {
+			delete(c.m, k)
+			panic(p)
 		}
-		b.WriteString(strings.TrimRight(l, " \t"))
+	}()
+	r := c.m[k]
+	if r == nil {
+		cfg := styles.DarkStyleConfig
+		switch style {
+		case StyleLight:
+			cfg = styles.LightStyleConfig
+		case StyleNoTTY:
+			cfg = styles.NoTTYStyleConfig
+		}
+		// The style is given as a value rather than by name: by name,
+		// glamour's "auto" would query the terminal itself, on every
+		// renderer, with a 5 s timeout. ralph decides the style once
+		// (scripts/terminal). 256 colours is what chroma's terminal
+		// formatter writes for code anyway.
+		var err error
+		r, err = glamour.NewTermRenderer(
+			glamour.WithStyles(cfg),
+			glamour.WithWordWrap(width),
+			glamour.WithColorProfile(termenv.ANSI256),
+		)
+		if err != nil {
+			return "", err
+		}
+		if c.m == nil {
+			c.m = map[rendererKey]*glamour.TermRenderer{}
+		}
+		c.m[k] = r
 	}
-	b.WriteByte('\n')
-	return b.String()
+	return r.Render(src)
 }
 
-// sanitize makes the input safe to lay out and print: escape sequences and
-// control characters are removed (StripControls of memory/text, the one rule for
-// text ralph did not write) and invalid UTF-8 becomes U+FFFD, because an
-// escape sequence in a model's answer must not drive the user's terminal
-// and would break width arithmetic. Line endings are normalised to "\n"
-// first, so a carriage return still ends a line.
-func sanitize(md string) []byte {
+// stripControls removes the model's escape sequences and control
+// characters (StripControls, the one rule for text ralph did not write),
+// after normalising line endings to "\n" so that a carriage return still
+// ends a line.
+func stripControls(md string) string {
 	if strings.Contains(md, "\r") {
 		md = strings.ReplaceAll(strings.ReplaceAll(md, "\r\n", "\n"), "\r", "\n")
 	}
-	return []byte(rtext.StripControls(md))
+	return rtext.StripControls(md)
+}
+
+// sanitize prepares stripped text for glamour: tabs become four spaces so
+// that widths are known, and numeric character references to control
+// characters are defused (see controlRefs).
+func sanitize(text string) string {
+	text = strings.ReplaceAll(text, "\t", "    ")
+	if strings.Contains(text, "&#") {
+		text = controlRefs.ReplaceAllStringFunc(text, defuseRef)
+	}
+	return text
+}
+
+// controlRefs matches numeric character references. goldmark resolves
+// "&#27;" to a raw ESC, so "&#27;[2J" in an answer would clear the screen
+// after StripControls had passed it as harmless text.
+var controlRefs = regexp.MustCompile(`&#(?:[0-9]{1,8}|[xX][0-9a-fA-F]{1,8});`)
+
+// defuseRef replaces a reference to a control character (other than tab
+// and newline) with U+FFFD, goldmark's own replacement for references it
+// cannot use. Inside code spans, where references are not resolved, the
+// text shows "�" instead of the reference: a small price for a rule that
+// needs no markdown parser of its own.
+func defuseRef(ref string) string {
+	num := ref[2 : len(ref)-1]
+	base := 10
+	if num[0] == 'x' || num[0] == 'X' {
+		num, base = num[1:], 16
+	}
+	v, err := strconv.ParseUint(num, base, 32)
+	if err != nil {
+		return ref
+	}
+	if v != '\t' && v != '\n' && (v < 0x20 || v >= 0x7f && v <= 0x9f) {
+		return "\uFFFD"
+	}
+	return ref
+}
+
+// plain is the answer as it is, ending with exactly one newline so that
+// callers can print it as is.
+func plain(src string) string {
+	src = strings.TrimRight(src, "\n")
+	if strings.TrimSpace(src) == "" {
+		return "\n"
+	}
+	return src + "\n"
 }

@@ -20,11 +20,16 @@ type Facts struct {
 	// NO_COLOR set and not empty (https://no-color.org), and on a dumb
 	// terminal (TERM=dumb), which cannot draw escape sequences.
 	Color bool
+	// Style is the --style flag: auto, dark, light or notty; "" when not
+	// given (see RenderStyle).
+	Style string
+
+	getenv func(string) string
 }
 
 // Detect reads the facts of the process's standard streams.
 func Detect(noColor bool, getenv func(string) string) Facts {
-	f := Facts{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
+	f := Facts{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, getenv: getenv}
 	f.InTTY, f.OutTTY, f.ErrTTY = IsTerminal(os.Stdin), IsTerminal(os.Stdout), IsTerminal(os.Stderr)
 	f.Color = WantColor(noColor, getenv)
 	if f.OutTTY {
