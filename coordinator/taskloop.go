@@ -71,9 +71,9 @@ type LoopOptions struct {
 	Verify func(ctx context.Context, ws Workspace) (ok bool, output string)
 	// Git, when set, checkpoints every attempt and keeps done tasks'
 	// work as configured (see TaskGit).
-	Git TaskGit
-	Queue  *interrupts.Queue
-	Store  Store
+	Git   TaskGit
+	Queue *interrupts.Queue
+	Store Store
 	// Notify, if set, is told one sentence about each thing the loop did
 	// to the task file that a person should know of, such as a duplicate
 	// id it replaced. The same sentence goes to decisions.jsonl.
@@ -585,24 +585,6 @@ func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
 	}
 	return LoopResult{Reason: ReasonStuck, IsError: true,
 		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
-}
-
-func (l *loop) refreshCounts() {
-	if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
-		c := f.Counts()
-		l.counts = c
-		l.stats.TasksOpen, l.stats.TasksDone, l.stats.TasksFailed = c.Open+c.InProgress, c.Done, c.Failed
-	}
-}
-
-func (l *loop) refreshStats() {
-	l.refreshCounts()
-	l.stats.Tokens = l.usage.InputTokens + l.usage.OutputTokens
-	l.stats.CostUSD = l.cost
-	l.stats.ElapsedS = time.Since(l.start).Seconds()
-	if l.stats.Iterations > 0 {
-		l.stats.ErrorRate = float64(l.stats.Errors) / float64(l.stats.Iterations)
-	}
 }
 
 func (l *loop) save(status, current string) {

@@ -117,7 +117,9 @@ type CommandError struct {
 	Err     error
 }
 
-func (e *CommandError) Error() string { return fmt.Sprintf("git %s: %s: %s", e.Command, e.Message, e.Err) }
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("git %s: %s: %s", e.Command, e.Message, e.Err)
+}
 
 func (e *CommandError) Unwrap() error { return e.Err }
 
