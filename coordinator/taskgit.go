@@ -93,7 +93,11 @@ func (l *loop) keepWork(ctx context.Context, d attemptDone) (failure string, fin
 	if err != nil {
 		if errors.Is(err, git.ErrMergeConflict) {
 			l.markConflict(d.task, err)
-			return err.Error() + "; the branch " + d.ws.Branch + " is kept", true
+			failure := err.Error() + "; the branch " + d.ws.Branch + " is kept"
+			if l.o.Notify != nil {
+				l.o.Notify(fmt.Sprintf("task %s failed: %s.", d.task.ID, failure))
+			}
+			return failure, true
 		}
 		var ce *git.CommandError
 		if errors.As(err, &ce) && ce.Stderr != "" && ce.Stderr != ce.Message {

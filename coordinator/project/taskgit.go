@@ -65,6 +65,9 @@ func (p *Project) TaskGit(run *memory.RunConfig) coordinator.TaskGit {
 	if g.cps == nil {
 		return nil
 	}
+	// The baseline is what the person had before the loop writes anything
+	// (task ids, states).
+	<-g.cps.ready
 	root, err := filepath.EvalSymlinks(p.Root)
 	if err != nil {
 		root = p.Root
