@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 )
 
 // fileTaskModel scripts the task loop's children for tasks titled
-// "write PATH WORD": each writes WORD and a newline into PATH, then calls
+// "write PATH WORD": each writes WORD and a newline into PATH (with
+// write_file; "run PATH WORD" with a sandboxed run_command), then calls
 // complete_task. gate, when set, is called before a task's first answer
 // and may hold it back.
 func fileTaskModel(t *testing.T, gate func(id string)) *fakemodel.Server {
@@ -27,7 +29,7 @@ func fileTaskModel(t *testing.T, gate func(id string)) *fakemodel.Server {
 			}
 		}
 		f := strings.Fields(title)
-		if id == "" || len(f) != 3 || f[0] != "write" {
+		if id == "" || len(f) != 3 || f[0] != "write" && f[0] != "run" {
 			return fakemodel.Response{Text: "nothing to do"}
 		}
 		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
@@ -37,8 +39,15 @@ func fileTaskModel(t *testing.T, gate func(id string)) *fakemodel.Server {
 			if gate != nil {
 				gate(id)
 			}
+			if f[0] == "run" {
+				cmd := fmt.Sprintf("mkdir -p $(dirname %s) && echo %s > %s", f[1], f[2], f[1])
+				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
+			}
 			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": f[1], "content": f[2] + "\n"})}}}
-		case last.Role == "tool" && last.Name == "write_file":
+		case last.Role == "tool" && (last.Name == "write_file" || last.Name == "run_command"):
+			if strings.Contains(last.Content, "sandbox") || strings.Contains(last.Content, "exit status") {
+				return fakemodel.Response{Text: "failed: " + last.Content}
+			}
 			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "wrote " + f[1]})}}}
 		}
 		return fakemodel.Response{Text: "done: " + title}
@@ -191,7 +200,7 @@ func waitForTrees(dir string, n int) bool {
 }
 
 func TestRunWorktreesMergesSixTasks(t *testing.T) {
-	titles := []string{"write w1.txt one", "write w2.txt two", "write w3.txt three", "write d/w4.txt four", "write w5.txt five", "write w6.txt six"}
+	titles := []string{"write w1.txt one", "write w2.txt two", "run w3.txt three", "write d/w4.txt four", "run w5.txt five", "write w6.txt six"}
 	dir := taskRepo(t, titles...)
 	env := append(cleanEnv(t), personGit...)
 	// The first three tasks wait until all three have their trees, and
@@ -316,4 +325,40 @@ func TestRunWorktreesConflictKeepsTheBranch(t *testing.T) {
 	if !strings.Contains(r.stderr, "conflicts in base.txt; the branch "+failed[3]+" is kept") {
 		t.Errorf("ralph does not say which file conflicted:\n%s", r.stderr)
 	}
+}
+
+func TestRunWorktreesHardStopKeepsUnfinishedWork(t *testing.T) {
+	dir := taskRepo(t, "write w1.txt one")
+	env := append(cleanEnv(t), personGit...)
+	// The child writes its file, then streams slowly until stopped.
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		if last := r.Request.Messages[len(r.Request.Messages)-1]; last.Role == "tool" {
+			return fakemodel.Response{Text: strings.Repeat("slow ", 200), ChunkSize: 5, ChunkDelayMS: 50}
+		}
+		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "w1.txt", "content": "one\n"})}}}
+	})
+	t.Cleanup(srv.Close)
+	cmd, _, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run", "--worktrees")
+	waitFor(t, "the child's file in its worktree", 20*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(dir, ".ralph", "worktrees", "t1", "w1.txt"))
+		return err == nil && srv.Active() == 1
+	})
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	if code, _ := exitCode(t, cmd, 10*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, errb.String())
+	}
+	if got := shIn(t, dir, "git worktree list"); strings.Count(got, "\n") != 1 {
+		t.Errorf("git worktree list after the stop:\n%s", got)
+	}
+	if got := shIn(t, dir, "git show ralph/t1:w1.txt; git log -1 --format=%s ralph/t1"); got != "one\nralph: unfinished work on task t1\n" {
+		t.Errorf("the branch ralph/t1 holds %q", got)
+	}
+	if !strings.Contains(errb.String(), "the unfinished work of task t1 is kept on the branch ralph/t1") {
+		t.Errorf("ralph does not say where the work is:\n%s", errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "w1.txt")); !os.IsNotExist(err) {
+		t.Error("unfinished work reached the main work tree")
+	}
+	personsWork(t, dir)
 }
