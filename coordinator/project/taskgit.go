@@ -77,6 +77,9 @@ func (p *Project) TaskGit(run *memory.RunConfig) coordinator.TaskGit {
 	if run != nil {
 		tg.commit, tg.worktrees = run.Commit || run.Worktrees, run.Worktrees
 	}
+	if tg.worktrees {
+		tg.saveWorkers() // none yet, whatever a crashed run left in the record
+	}
 	return tg
 }
 
@@ -272,6 +275,9 @@ func (g *taskGit) merge(ctx context.Context, t memory.Task, attempt int, summary
 	}
 	files := g.checkpoint(ctx, t, attempt)
 	g.remove(ctx, wt, false)
+	if len(res.Files) == 0 {
+		return fmt.Sprintf("task %s changed no files; nothing to merge", t.ID), files, nil
+	}
 	how := "fast-forward"
 	if !res.FastForward {
 		how = "merge commit " + res.Commit[:min(12, len(res.Commit))]
@@ -296,7 +302,7 @@ func (g *taskGit) remove(ctx context.Context, wt *worktree, keep bool) string {
 	}
 	branch := wt.ws.Branch
 	if tip := g.repo.Rev(ctx, "refs/heads/"+branch); !keep && tip != "" {
-		if head := g.repo.Head(ctx); head != "" && g.isMerged(ctx, tip, head) {
+		if head := g.repo.Head(ctx); head != "" && g.repo.IsAncestor(ctx, tip, head) {
 			_ = g.repo.DeleteBranch(ctx, branch)
 		} else if notice == "" {
 			notice = fmt.Sprintf("the work of task %s is kept on the branch %s", wt.task, branch)
@@ -307,11 +313,6 @@ func (g *taskGit) remove(ctx context.Context, wt *worktree, keep bool) string {
 	g.saveWorkers()
 	g.mu.Unlock()
 	return notice
-}
-
-func (g *taskGit) isMerged(ctx context.Context, tip, head string) bool {
-	_, err := g.repo.Git(ctx, nil, "merge-base", "--is-ancestor", tip, head)
-	return err == nil
 }
 
 func (g *taskGit) Close(ctx context.Context) []string {

@@ -183,10 +183,10 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string) (*MergeR
 	if old == "" || tip == "" {
 		return nil, fmt.Errorf("merge: %s or the checked-out branch has no commit", branch)
 	}
-	if r.isAncestor(ctx, tip, old) {
+	if r.IsAncestor(ctx, tip, old) {
 		return &MergeResult{Commit: old}, nil // merged already
 	}
-	res := &MergeResult{Commit: tip, FastForward: r.isAncestor(ctx, old, tip)}
+	res := &MergeResult{Commit: tip, FastForward: r.IsAncestor(ctx, old, tip)}
 	if !res.FastForward {
 		out, err := r.Git(ctx, nil, "merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip)
 		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
@@ -227,7 +227,8 @@ func (r *Repo) MergeBranch(ctx context.Context, branch, message string) (*MergeR
 	return res, nil
 }
 
-func (r *Repo) isAncestor(ctx context.Context, a, b string) bool {
+// IsAncestor reports whether commit a is b or one of its ancestors.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
 	_, err := r.Git(ctx, nil, "merge-base", "--is-ancestor", a, b)
 	return err == nil
 }
