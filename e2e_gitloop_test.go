@@ -203,14 +203,14 @@ func TestRunWorktreesMergesSixTasks(t *testing.T) {
 	titles := []string{"write w1.txt one", "write w2.txt two", "run w3.txt three", "write d/w4.txt four", "run w5.txt five", "write w6.txt six"}
 	dir := taskRepo(t, titles...)
 	env := append(cleanEnv(t), personGit...)
-	// The first three tasks wait until all three have their trees, and
+	// The first three tasks wait until all three have their trees and
 	// ralph status has shown them.
 	statusSeen := make(chan string, 1)
+	statusTaken := make(chan struct{})
 	srv := fileTaskModel(t, func(id string) {
-		if id == "t1" || id == "t2" || id == "t3" {
+		switch id {
+		case "t1":
 			waitForTrees(dir, 3)
-		}
-		if id == "t1" {
 			// Each tree is in session.json once its tools are ready,
 			// a moment after its directory appears.
 			var out string
@@ -220,6 +220,12 @@ func TestRunWorktreesMergesSixTasks(t *testing.T) {
 				}
 			}
 			statusSeen <- out
+			close(statusTaken)
+		case "t2", "t3":
+			select {
+			case <-statusTaken:
+			case <-time.After(30 * time.Second):
+			}
 		}
 	})
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "run", "--parallel", "3", "--worktrees")
