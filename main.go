@@ -377,6 +377,8 @@ unique part.`,
 		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
 		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex or exec:'<command>'")
 		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
+		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
+		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
 	}
 	root.AddCommand(runCmd, resume)
 }
@@ -385,7 +387,9 @@ const runExamples = `  ralph run -y
   ralph run -y --parallel 3 --verify 'go test ./...'
   ralph run -y --until 'tasks_done >= 5 || cost_usd > 2'
   ralph run --agent claude --on-error skip
-  ralph run --agent "exec:./my-agent.sh" --task-timeout 10m`
+  ralph run --agent "exec:./my-agent.sh" --task-timeout 10m
+  ralph run -y --commit
+  ralph run -y --parallel 3 --worktrees`
 
 // loop opens the project for a task loop (`ralph run`) or a resume, whose
 // session decides the face: a task loop goes on as one, anything else
@@ -403,6 +407,8 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		if saved != nil {
 			rc = overrideRun(*saved, rc, cmd.Flags().Changed)
 		}
+		// A worktree's work reaches the branch only as a commit.
+		rc.Commit = rc.Commit || rc.Worktrees
 		return &rc, scripts.CheckRun(&rc)
 	}
 	p, err := c.open(ctx, mode, resume, nil, settle)
@@ -439,6 +445,8 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("agent", func() { rc.Agent = flags.Agent })
 	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
 	set("parallel", func() { rc.Parallel = flags.Parallel })
+	set("commit", func() { rc.Commit = flags.Commit })
+	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
 	return rc
 }
 

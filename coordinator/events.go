@@ -31,7 +31,8 @@ type EventType string
 //     says data flows again.
 //   - files_changed follows a turn that changed files in a git work tree:
 //     which, with their added and deleted lines, since the checkpoint
-//     before the turn.
+//     before the turn; in the task loop, a task attempt (Task names it)
+//     or the merge of a task's worktree.
 //   - thinking_delta is a piece of a thinking model's reasoning, published
 //     lossily like text_delta; thinking, once the turn is over, has all of
 //     it. Neither is ever sent back to the model.
@@ -113,6 +114,8 @@ type Event struct {
 	// Files are the files a turn changed, with line counts, in a
 	// files_changed event (its Text sums them up in one line).
 	Files []git.FileChange `json:"files,omitempty"`
+	// Task is the task a files_changed event of the task loop is about.
+	Task string `json:"task,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

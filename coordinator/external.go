@@ -22,7 +22,7 @@ type ExternalTaskWorker struct {
 }
 
 // Work runs the agent once for the task.
-func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt int) TaskOutcome {
+func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt int, ws Workspace) TaskOutcome {
 	id := fmt.Sprintf("%s:%s", w.Agent.Kind, task.ID)
 	emit := func(ev Event) {
 		if w.Events != nil {
@@ -31,8 +31,12 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 		}
 	}
 	emit(Event{Type: EventAgentSpawned, Text: task.Title})
-	prompt := taskPrompt(task, attempt) + "\n\nWhen the task is done and verified, print " + workers.CompletionMarker + " on a line of its own."
-	res, err := w.Agent.Run(ctx, prompt, func(ev workers.ExternalEvent) {
+	agent := w.Agent
+	if ws.Dir != "" {
+		agent.Root = ws.Dir // the task's own worktree
+	}
+	prompt := taskPrompt(task, attempt, ws) + "\n\nWhen the task is done and verified, print " + workers.CompletionMarker + " on a line of its own."
+	res, err := agent.Run(ctx, prompt, func(ev workers.ExternalEvent) {
 		switch ev.Kind {
 		case "text":
 			emit(Event{Type: EventAssistant, Text: ev.Text})

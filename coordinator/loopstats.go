@@ -1,5 +1,11 @@
 package coordinator
 
+import (
+	"time"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
 // LoopStats are the figures user-written conditions see (--until, the
 // circuit breaker, quality gates). Field names are the variable names in
 // expressions, via the expr tags, and part of ralph's documented contract.
@@ -19,3 +25,22 @@ type LoopStats struct {
 
 // Condition is a compiled user condition over LoopStats.
 type Condition func(LoopStats) (bool, error)
+
+// refreshCounts reads the task file's counts into the stats.
+func (l *loop) refreshCounts() {
+	if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
+		c := f.Counts()
+		l.counts = c
+		l.stats.TasksOpen, l.stats.TasksDone, l.stats.TasksFailed = c.Open+c.InProgress, c.Done, c.Failed
+	}
+}
+
+func (l *loop) refreshStats() {
+	l.refreshCounts()
+	l.stats.Tokens = l.usage.InputTokens + l.usage.OutputTokens
+	l.stats.CostUSD = l.cost
+	l.stats.ElapsedS = time.Since(l.start).Seconds()
+	if l.stats.Iterations > 0 {
+		l.stats.ErrorRate = float64(l.stats.Errors) / float64(l.stats.Iterations)
+	}
+}

@@ -21,7 +21,7 @@ import (
 // TaskWorker works one task of RALPH_TASKS.md: a child agent of the
 // coordinator, or an external CLI agent.
 type TaskWorker interface {
-	Work(ctx context.Context, task memory.Task, attempt int) TaskOutcome
+	Work(ctx context.Context, task memory.Task, attempt int, ws Workspace) TaskOutcome
 }
 
 // TaskOutcome is what one attempt at a task came to.
@@ -66,10 +66,14 @@ type LoopOptions struct {
 	// asked whether to go on; without Ask the loop stops with an error.
 	Breaker Condition
 	Ask     func(ctx context.Context, question string) bool
-	// Verify, when set, must pass for a claimed completion to count.
-	Verify func(ctx context.Context) (ok bool, output string)
-	Queue  *interrupts.Queue
-	Store  Store
+	// Verify, when set, must pass for a claimed completion to count; it
+	// runs in the attempt's workspace.
+	Verify func(ctx context.Context, ws Workspace) (ok bool, output string)
+	// Git, when set, checkpoints every attempt and keeps done tasks'
+	// work as configured (see TaskGit).
+	Git   TaskGit
+	Queue *interrupts.Queue
+	Store Store
 	// Notify, if set, is told one sentence about each thing the loop did
 	// to the task file that a person should know of, such as a duplicate
 	// id it replaced. The same sentence goes to decisions.jsonl.
@@ -126,6 +130,7 @@ type LoopResult struct {
 type attemptDone struct {
 	task    memory.Task
 	attempt int
+	ws      Workspace
 	out     TaskOutcome
 }
 
@@ -184,6 +189,7 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	o.Control.begin()
 	defer o.Control.end()
 	l.res = l.run(ctx)
+	l.closeGit(ctx)
 	l.res.Done, l.res.Failed = l.done, l.failed
 	l.refreshCounts()
 	l.res.Stats = l.stats
@@ -257,7 +263,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 		for inflight > 0 {
 			d := <-results
 			inflight--
-			l.finishInterrupted(d)
+			l.finishInterrupted(ctx, d)
 		}
 		return r
 	}
@@ -291,7 +297,14 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			}
 			inflight++
 			go func() {
-				results <- attemptDone{task: t, attempt: attempt, out: l.o.Worker.Work(ctx, t, attempt)}
+				d := attemptDone{task: t, attempt: attempt}
+				var err error
+				if d.ws, err = l.prepare(ctx, t, attempt); err != nil {
+					d.out.Err = err
+				} else {
+					d.out = l.o.Worker.Work(ctx, t, attempt, d.ws)
+				}
+				results <- d
 			}()
 		}
 		if inflight == 0 && paused {
@@ -321,7 +334,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 		case d := <-results:
 			inflight--
 			if ctx.Err() != nil {
-				l.finishInterrupted(d)
+				l.finishInterrupted(ctx, d)
 				continue
 			}
 			if r, stopNow := l.finish(ctx, d); stopNow {
@@ -414,9 +427,10 @@ func (l *loop) begin(t memory.Task) (int, error) {
 }
 
 // finishInterrupted puts a task cut short by a stop back to open.
-func (l *loop) finishInterrupted(d attemptDone) {
+func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	delete(l.running, d.task.ID)
 	l.addUsage(d.out)
+	l.ended(ctx, d)
 	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
 		return f.SetState(d.task.ID, memory.TaskOpen)
 	})
@@ -443,9 +457,10 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	l.addUsage(d.out)
 	t, out := d.task, d.out
 	if out.Err != nil && llm.IsConfigError(out.Err) {
+		l.ended(ctx, d)
 		return l.stopOnConfig(t, out.Err), true
 	}
-	failure := ""
+	failure, final := "", false
 	switch {
 	case out.Err != nil:
 		failure = out.Err.Error()
@@ -455,9 +470,13 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 			failure += ": " + text.Clip(out.Summary, 300)
 		}
 	case l.o.Verify != nil:
-		if ok, output := l.o.Verify(ctx); !ok {
+		if ok, output := l.o.Verify(ctx, d.ws); !ok {
 			failure = "verification failed: " + text.Clip(output, 500)
 		}
+	}
+	l.ended(ctx, d)
+	if failure == "" {
+		failure, final = l.keepWork(ctx, d)
 	}
 	if failure == "" {
 		body := out.Summary
@@ -493,7 +512,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
 	next := memory.TaskFailed
-	if l.o.OnError == OnErrorRetry && d.attempt <= l.o.Retries {
+	if l.o.OnError == OnErrorRetry && d.attempt <= l.o.Retries && !final {
 		next = memory.TaskOpen
 		l.notBefore[t.ID] = time.Now().Add(l.o.Backoff << (d.attempt - 1))
 	}
@@ -566,24 +585,6 @@ func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
 	}
 	return LoopResult{Reason: ReasonStuck, IsError: true,
 		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
-}
-
-func (l *loop) refreshCounts() {
-	if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
-		c := f.Counts()
-		l.counts = c
-		l.stats.TasksOpen, l.stats.TasksDone, l.stats.TasksFailed = c.Open+c.InProgress, c.Done, c.Failed
-	}
-}
-
-func (l *loop) refreshStats() {
-	l.refreshCounts()
-	l.stats.Tokens = l.usage.InputTokens + l.usage.OutputTokens
-	l.stats.CostUSD = l.cost
-	l.stats.ElapsedS = time.Since(l.start).Seconds()
-	if l.stats.Iterations > 0 {
-		l.stats.ErrorRate = float64(l.stats.Errors) / float64(l.stats.Iterations)
-	}
 }
 
 func (l *loop) save(status, current string) {

@@ -22,7 +22,7 @@ import (
 // fnWorker is a TaskWorker from a function, for loop tests without a model.
 type fnWorker func(ctx context.Context, t memory.Task, attempt int) TaskOutcome
 
-func (f fnWorker) Work(ctx context.Context, t memory.Task, attempt int) TaskOutcome {
+func (f fnWorker) Work(ctx context.Context, t memory.Task, attempt int, _ Workspace) TaskOutcome {
 	return f(ctx, t, attempt)
 }
 
@@ -176,7 +176,7 @@ func TestLoopVerifyAndAbort(t *testing.T) {
 	root, fs := taskProject(t, taskList(3))
 	res := RunTasks(context.Background(), LoopOptions{
 		Fs: fs, Root: root, OnError: OnErrorAbort,
-		Verify: func(context.Context) (bool, string) { return false, "FAIL: TestX" },
+		Verify: func(context.Context, Workspace) (bool, string) { return false, "FAIL: TestX" },
 		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} }),
 	})
 	if res.Reason != ReasonAborted || !strings.Contains(res.Err.Error(), "verification failed: FAIL: TestX") {

@@ -20,17 +20,21 @@ func (c *Coordinator) ChildTaskWorker() TaskWorker { return childWorker{c} }
 
 type childWorker struct{ c *Coordinator }
 
-func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int) TaskOutcome {
+func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws Workspace) TaskOutcome {
 	ch := w.c.opts.Children
 	if ch == nil {
 		return TaskOutcome{Err: errors.New("child agents are not enabled")}
 	}
 	claim := &claimTool{task: task}
-	tools := ch.Tools
-	if ch.ToolsWith != nil {
+	var tools Tools = ch.Tools
+	switch {
+	case ws.Tools != nil:
+		// A worktree of the task's own: the same tools, rooted there.
+		tools = ws.Tools.View([]string{"complete_task"}, claim)
+	case ch.ToolsWith != nil:
 		tools = ch.ToolsWith(claim)
 	}
-	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt), tools, false)
+	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt, ws), tools, false)
 	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
 	claimed, summary := claim.get()
 	if claimed {
@@ -51,9 +55,12 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int) Ta
 	return out
 }
 
-func taskPrompt(t memory.Task, attempt int) string {
+func taskPrompt(t memory.Task, attempt int, ws Workspace) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your task (%s in RALPH_TASKS.md): %s\n\n", t.ID, t.Title)
+	if ws.Branch != "" {
+		fmt.Fprintf(&b, "You work in a git worktree of your own, on the branch %s; other tasks work in theirs. Do not commit: ralph commits your work and merges it when the task is done.\n\n", ws.Branch)
+	}
 	b.WriteString("Read RALPH_TASKS.md for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
 	b.WriteString("Do the task, verify it (build, tests) where that makes sense, then call complete_task with its id and a short summary. ")
 	b.WriteString("If you cannot finish it, do not call complete_task; say in your final answer what blocks it.")

@@ -308,7 +308,7 @@ func TestSaveStateWritesBothCopies(t *testing.T) {
 	if st.UpdatedAt.Before(before.Truncate(time.Second)) {
 		t.Errorf("UpdatedAt = %v, want the save time (after %v)", st.UpdatedAt, before)
 	}
-	if st != s.State() {
+	if !reflect.DeepEqual(st, s.State()) {
 		t.Errorf("State() = %+v differs from the file %+v", s.State(), st)
 	}
 	// No change function still refreshes UpdatedAt and writes.

@@ -51,11 +51,21 @@ type State struct {
 	// Run is how a task loop was started, so `ralph resume` goes on the
 	// same way; nil for other modes.
 	Run *RunConfig `json:"run,omitempty"`
+	// Workers are the task loop's worktrees while it runs (--worktrees).
+	Workers []Worker `json:"workers,omitempty"`
 	// Recovered says what crash recovery did to this session, if anything.
 	Recovered string    `json:"recovered,omitempty"`
 	StartedAt time.Time `json:"started_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
+// Worker is a task being worked in a git worktree of its own.
+type Worker struct {
+	Task string `json:"task"`
+	// Dir is the worktree's project directory, relative to the project.
+	Dir    string `json:"dir"`
+	Branch string `json:"branch"`
 }
 
 // RunConfig is the configuration of a task loop (`ralph run`), saved in
@@ -73,6 +83,11 @@ type RunConfig struct {
 	OnError       string   `json:"on_error,omitempty"`
 	Retries       int      `json:"retries"`
 	MaxIterations int      `json:"max_iterations,omitempty"`
+	// Commit makes one git commit per done task (--commit); Worktrees
+	// works each task in a git worktree of its own and merges it back
+	// (--worktrees, which implies Commit).
+	Commit    bool `json:"commit,omitempty"`
+	Worktrees bool `json:"worktrees,omitempty"`
 }
 
 // Duration is a time.Duration written as people read it ("30m0s").

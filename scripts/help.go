@@ -28,5 +28,11 @@ Conditions (--until, --breaker) are expressions over: iterations, tasks_open,
 tasks_done, tasks_failed, errors, error_rate, tokens, cost_usd, elapsed_s,
 no_progress, same_error_repeats. They are checked before any model call.
 
+In git: every attempt is checkpointed (ralph diff --task ID, ralph undo --task ID);
+--commit makes one commit per done task with only its files, leaving your staged
+and uncommitted work as it is; --worktrees works each task in .ralph/worktrees/ID
+on a branch ralph/ID and merges it back (a conflict marks the task [!] and keeps
+the branch).
+
 Exit codes: 0 every task done (or --until met) and none failed; 1 a task failed or
 the loop stopped early; 2 usage; 3 locked; 130/143 interrupted.`

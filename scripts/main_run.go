@@ -142,10 +142,15 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		Ask:      face.Confirmer(),
 		Notify:   face.Notify,
 		Redactor: p.Redactor,
+		Git:      p.TaskGit(rc),
 	}
 	if rc.Verify != "" {
-		opts.Verify = func(ctx context.Context) (bool, string) {
-			r := p.Tools.RunShell(ctx, rc.Verify, 10*time.Minute)
+		opts.Verify = func(ctx context.Context, ws coordinator.Workspace) (bool, string) {
+			tools := p.Tools
+			if ws.Tools != nil {
+				tools = ws.Tools // the task's own worktree
+			}
+			r := tools.RunShell(ctx, rc.Verify, 10*time.Minute)
 			return !r.IsError, r.Output
 		}
 	}

@@ -87,6 +87,8 @@ type Toolset struct {
 	policy      *sandbox.Policy
 	runner      *sandbox.Runner // starts confined commands; nil when policy confines nothing
 	autoApprove bool
+	// opts are the options t was made with, for Rooted.
+	opts Options
 
 	mu    sync.RWMutex
 	tools map[string]Tool
@@ -126,6 +128,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 	}
 
 	t := &Toolset{
+		opts:        opts,
 		policy:      policy,
 		runner:      sandbox.NewRunner(policy),
 		autoApprove: opts.AutoApprove,
@@ -180,6 +183,33 @@ func (t *Toolset) builtins() []Tool {
 // Close stops the sandbox's helper process, if one was started; commands
 // still running are killed with it. The Toolset must not be used after.
 func (t *Toolset) Close() { t.runner.Close() }
+
+// Rooted returns a Toolset like t — the same approver, environment,
+// timeouts, output limit and sandbox mode — whose file tools and commands
+// are rooted in dir and confined to it as t's are to its root: a task's
+// own git worktree. The tools registered on t besides the built-ins
+// (remember, which writes the project's AGENT.md) are carried over as
+// they are. It has its own write locks and sandbox helper: Close it.
+func (t *Toolset) Rooted(dir string) (*Toolset, error) {
+	o := t.opts
+	o.Root = dir
+	r, err := NewToolset(o)
+	if err != nil {
+		return nil, err
+	}
+	builtin := map[string]bool{}
+	for _, d := range r.Definitions() {
+		builtin[d.Name] = true
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, name := range t.order {
+		if !builtin[name] {
+			r.Register(t.tools[name])
+		}
+	}
+	return r, nil
+}
 
 // Root returns the project root with symlinks resolved.
 func (t *Toolset) Root() string { return t.root }

@@ -164,6 +164,35 @@ func (c *checkpoints) record(ctx context.Context, e git.Entry, name string) *git
 	return cp
 }
 
+// recordTask takes a checkpoint after an attempt at a task and logs it
+// as the task's, with the files it changed save those in skip (paths
+// relative to the top). A checkpoint that changed only skipped files is
+// not logged: the task changed nothing of its own.
+func (c *checkpoints) recordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name))
+	if err != nil {
+		c.warn.Do(func() { c.fail(err) })
+		return nil
+	}
+	if cp == nil {
+		return nil
+	}
+	var files []git.FileChange
+	for _, f := range cp.Files {
+		if !skip[f.Path] {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	cp.Files = files
+	c.log(git.Entry{Kind: git.KindTask, Task: task, Time: time.Now().UTC(), Checkpoint: *cp})
+	return files
+}
+
 func (c *checkpoints) log(e git.Entry) {
 	if err := c.session.AppendLog(git.LogName, e); err != nil {
 		c.warn.Do(func() { c.fail(err) })

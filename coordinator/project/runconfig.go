@@ -1,6 +1,7 @@
 package project
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -24,6 +25,9 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
 		if err := checkAgent(run, p.Root); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+		}
+		if err := checkRunGit(context.Background(), run, p.Root); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
 	}

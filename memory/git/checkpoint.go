@@ -118,25 +118,13 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkp
 	// status lists exactly what changed since; the untracked cache (kept
 	// in that index) spares walking unchanged directories next time.
 	env := []string{"GIT_INDEX_FILE=" + c.index}
-	changed, skipped, err := c.status(ctx, env)
+	changed, skipped, err := c.take(ctx, env)
 	if err != nil {
 		return nil, err
 	}
 	parent := c.last
 	if len(changed) == 0 && parent != "" {
 		return nil, nil
-	}
-	if len(changed) > 0 {
-		var list bytes.Buffer
-		for _, p := range changed {
-			list.WriteString(p)
-			list.WriteByte(0)
-		}
-		_, err := run(ctx, c.repo.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), list.Bytes(),
-			"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
-		if err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
 	}
 	var files []FileChange
 	if parent != "" {
@@ -168,6 +156,29 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkp
 	}
 	c.last = cp.Commit
 	return cp, nil
+}
+
+// take brings ralph's index up to the work tree and returns what changed.
+// A file that vanishes between the status and the add (another program's
+// temporary file, such as ralph's own atomic rewrite of the task file)
+// makes git refuse the whole add; the status is then taken again.
+func (c *Checkpoints) take(ctx context.Context, env []string) (changed, skipped []string, err error) {
+	for try := 1; ; try++ {
+		changed, skipped, err = c.status(ctx, env)
+		if err != nil || len(changed) == 0 {
+			return changed, skipped, err
+		}
+		_, err = run(ctx, c.repo.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(changed),
+			"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+		var ce *CommandError
+		if err == nil || try == 3 || !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "did not match any files") {
+			break
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return changed, skipped, nil
 }
 
 // status lists the paths (relative to the top) whose work tree content

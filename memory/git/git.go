@@ -27,6 +27,11 @@ var ErrNoRepo = errors.New("not inside a git work tree")
 // network file system may take long; ralph's work must not hang on it.
 const Timeout = 10 * time.Second
 
+// SlowTimeout bounds the git commands that run the person's hooks or
+// check out a whole tree (commit, worktree add): a pre-commit hook that
+// lints or tests may take minutes, as it does when the person commits.
+const SlowTimeout = 10 * time.Minute
+
 // Repo is the git work tree a project lies in.
 type Repo struct {
 	// Top is the work tree's top directory, symlinks resolved.
@@ -74,7 +79,12 @@ func (r *Repo) Git(ctx context.Context, env []string, args ...string) ([]byte, e
 // Commands that read the person's index pass GIT_OPTIONAL_LOCKS=0, so
 // that not even a stat refresh is written to it.
 func run(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	return runFor(ctx, Timeout, dir, env, stdin, args...)
+}
+
+// runFor is run with another time limit.
+func runFor(ctx context.Context, timeout time.Duration, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
@@ -87,16 +97,43 @@ func run(ctx context.Context, dir string, env []string, stdin []byte, args ...st
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		full := strings.TrimSpace(stderr.String())
+		msg := full
 		if ctx.Err() == context.DeadlineExceeded {
-			msg = fmt.Sprintf("took longer than %s", Timeout)
+			msg = fmt.Sprintf("took longer than %s", timeout)
 		}
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
-		return out, fmt.Errorf("git %s: %s: %w", args[0], msg, err)
+		return out, &CommandError{Command: args[0], Message: msg, Stderr: full, Err: err}
 	}
 	return out, nil
+}
+
+// CommandError is a git command that failed: its first line of standard
+// error makes the message; all of it is kept for the callers that show
+// what the person's hooks said.
+type CommandError struct {
+	Command string // git's subcommand
+	Message string
+	Stderr  string
+	Err     error
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("git %s: %s: %s", e.Command, e.Message, e.Err)
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// exitCode is a failed git command's exit status, -1 when it did not
+// exit on its own.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
 }
 
 // Rel returns a path relative to the project for a path relative to Top,

@@ -145,6 +145,11 @@ func (r StatusReport) Text() string {
 		if s.CurrentTask != "" {
 			t.add("current", s.CurrentTask)
 		}
+		if s.Status == memory.StatusRunning {
+			for _, w := range s.Workers {
+				t.add("worker", fmt.Sprintf("%s in %s (branch %s)", w.Task, w.Dir, w.Branch))
+			}
+		}
 		if s.Error != "" {
 			t.add("error", oneLine(s.Error, 160))
 		}

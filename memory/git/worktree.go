@@ -1,0 +1,265 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrMergeConflict is wrapped by a merge that was not made: the branches
+// conflict, or the person's uncommitted changes are in the way. Nothing
+// was changed.
+var ErrMergeConflict = errors.New("merge conflict")
+
+// MergeError says which files kept a branch from being merged.
+type MergeError struct {
+	Branch string
+	Files  []string
+	// Dirty: the person has uncommitted changes to Files, which the merge
+	// would overwrite; otherwise the branches conflict in them.
+	Dirty bool
+}
+
+func (e *MergeError) Error() string {
+	if e.Dirty {
+		return fmt.Sprintf("merging %s would overwrite uncommitted changes to %s in the main work tree", e.Branch, strings.Join(e.Files, ", "))
+	}
+	return fmt.Sprintf("merging %s conflicts in %s", e.Branch, strings.Join(e.Files, ", "))
+}
+
+func (e *MergeError) Is(target error) bool { return target == ErrMergeConflict }
+
+// Worktree is a linked work tree of the repository.
+type Worktree struct {
+	Dir    string
+	Branch string // short name, "" when detached
+}
+
+// Worktrees lists the repository's linked work trees (not the main one).
+func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
+	out, err := r.Git(ctx, nil, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var list []Worktree
+	var cur *Worktree
+	for _, f := range splitNul(out) {
+		switch {
+		case strings.HasPrefix(f, "worktree "):
+			list = append(list, Worktree{Dir: strings.TrimPrefix(f, "worktree ")})
+			cur = &list[len(list)-1]
+		case strings.HasPrefix(f, "branch ") && cur != nil:
+			cur.Branch = strings.TrimPrefix(strings.TrimPrefix(f, "branch "), "refs/heads/")
+		}
+	}
+	if len(list) > 0 {
+		list = list[1:] // the main work tree comes first
+	}
+	return list, nil
+}
+
+// AddWorktree checks out a new branch made from base into dir, a new
+// linked work tree.
+func (r *Repo) AddWorktree(ctx context.Context, dir, branch, base string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return fmt.Errorf("worktree: %w", err)
+	}
+	if _, err := runFor(ctx, SlowTimeout, r.Top, nil, nil, "worktree", "add", "-q", "-b", branch, dir, base); err != nil {
+		return fmt.Errorf("worktree: %w", err)
+	}
+	return nil
+}
+
+// RemoveWorktree removes a linked work tree, changes and all, and its
+// administrative files.
+func (r *Repo) RemoveWorktree(ctx context.Context, dir string) error {
+	_, err := r.Git(ctx, nil, "worktree", "remove", "--force", "--force", dir)
+	if err != nil {
+		// A tree git no longer knows, or half removed: its directory goes,
+		// and prune forgets what is left of it.
+		if rerr := os.RemoveAll(dir); rerr != nil {
+			return fmt.Errorf("worktree: %w", errors.Join(err, rerr))
+		}
+	}
+	return r.PruneWorktrees(ctx)
+}
+
+// PruneWorktrees forgets linked work trees whose directories are gone.
+func (r *Repo) PruneWorktrees(ctx context.Context) error {
+	if _, err := r.Git(ctx, nil, "worktree", "prune"); err != nil {
+		return fmt.Errorf("worktree: %w", err)
+	}
+	return nil
+}
+
+// Rev returns the commit a revision names, "" when it names none.
+func (r *Repo) Rev(ctx context.Context, rev string) string {
+	out, err := r.Git(ctx, nil, "rev-parse", "-q", "--verify", rev+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// DeleteBranch deletes a branch whatever it holds.
+func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
+	_, err := r.Git(ctx, nil, "branch", "-q", "-D", branch)
+	return err
+}
+
+// CommitAll commits every change of the work tree (a linked work tree
+// ralph made for a task, whose index is ralph's), running the person's
+// hooks. It returns "" when nothing changed.
+func (r *Repo) CommitAll(ctx context.Context, message string) (string, error) {
+	if _, err := r.Git(ctx, nil, "add", "-A", "--", "."); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	if same, err := r.indexMatches(ctx, nil, r.HeadNow(ctx)); err != nil || same {
+		return "", err
+	}
+	if _, err := runFor(ctx, SlowTimeout, r.Top, nil, []byte(message), "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
+		return "", err
+	}
+	return r.HeadNow(ctx), nil
+}
+
+// Snapshot records every change of the work tree as a commit on its
+// branch without running hooks: ralph's own record of unfinished work on
+// ralph's own branch, so removing the work tree loses nothing. It returns
+// "" when nothing changed.
+func (r *Repo) Snapshot(ctx context.Context, message string) (string, error) {
+	if _, err := r.Git(ctx, nil, "add", "-A", "--", "."); err != nil {
+		return "", fmt.Errorf("snapshot: %w", err)
+	}
+	head := r.HeadNow(ctx)
+	if same, err := r.indexMatches(ctx, nil, head); err != nil || same {
+		return "", err
+	}
+	tree, err := r.Git(ctx, nil, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("snapshot: %w", err)
+	}
+	args := []string{"commit-tree", strings.TrimSpace(string(tree)), "-m", message}
+	if head != "" {
+		args = append(args, "-p", head)
+	}
+	commit, err := r.Git(ctx, identity, args...)
+	if err != nil {
+		return "", fmt.Errorf("snapshot: %w", err)
+	}
+	c := strings.TrimSpace(string(commit))
+	if _, err := r.Git(ctx, nil, "update-ref", "-m", "ralph: unfinished work", "HEAD", c); err != nil {
+		return "", fmt.Errorf("snapshot: %w", err)
+	}
+	return c, nil
+}
+
+// MergeResult is a branch merged into the checked-out one.
+type MergeResult struct {
+	Commit      string
+	FastForward bool
+	// Files are the paths (relative to the top) the merge changed.
+	Files []string
+}
+
+// MergeBranch merges branch into the branch checked out in this work
+// tree: a fast-forward when possible, otherwise a merge commit with
+// message. It never runs `git merge`, whose abort can lose uncommitted
+// changes: the merge is computed apart (git merge-tree), nothing is
+// touched when the branches conflict or when the person has uncommitted
+// changes (staged or not, or an untracked file) to a file the merge
+// changes (both a *MergeError wrapping ErrMergeConflict), and then only
+// the merged files are written, into the index and the work tree. The
+// branch moves only if nobody moved it meanwhile.
+func (r *Repo) MergeBranch(ctx context.Context, branch, message string) (*MergeResult, error) {
+	ref, err := r.Branch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old, tip := r.HeadNow(ctx), r.Rev(ctx, "refs/heads/"+branch)
+	if old == "" || tip == "" {
+		return nil, fmt.Errorf("merge: %s or the checked-out branch has no commit", branch)
+	}
+	if r.IsAncestor(ctx, tip, old) {
+		return &MergeResult{Commit: old}, nil // merged already
+	}
+	res := &MergeResult{Commit: tip, FastForward: r.IsAncestor(ctx, old, tip)}
+	if !res.FastForward {
+		out, err := r.Git(ctx, nil, "merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip)
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		switch {
+		case err != nil && exitCode(err) == 1 && len(lines) > 1:
+			return nil, &MergeError{Branch: branch, Files: lines[1:]}
+		case err != nil:
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		commit, err := r.Git(ctx, nil, "commit-tree", lines[0], "-p", old, "-p", tip, "-m", message)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		res.Commit = strings.TrimSpace(string(commit))
+	}
+	out, err := r.Git(ctx, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", old, res.Commit)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	res.Files = splitNul(out)
+	if dirty, err := r.dirty(ctx, old, res.Files); err != nil {
+		return nil, err
+	} else if len(dirty) > 0 {
+		return nil, &MergeError{Branch: branch, Files: dirty, Dirty: true}
+	}
+	if _, err := r.Git(ctx, nil, "update-ref", "-m", "ralph: merge "+branch, ref, res.Commit, old); err != nil {
+		return nil, fmt.Errorf("merge: the branch moved meanwhile: %w", err)
+	}
+	if len(res.Files) > 0 {
+		// The merged files were as HEAD had them (checked above), so the
+		// index and the work tree take the merge's version of them.
+		_, err := run(ctx, r.Top, []string{"GIT_LITERAL_PATHSPECS=1"}, nulList(res.Files),
+			"restore", "--source="+res.Commit, "--staged", "--worktree", "--pathspec-from-file=-", "--pathspec-file-nul")
+		if err != nil {
+			return res, fmt.Errorf("merged %s as %s, but its files could not all be written (git status shows which): %w", branch, short(res.Commit), err)
+		}
+	}
+	return res, nil
+}
+
+// IsAncestor reports whether commit a is b or one of its ancestors.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
+	_, err := r.Git(ctx, nil, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}
+
+// dirty lists which of paths differ from commit in the person's index or
+// work tree, or are untracked files there.
+func (r *Repo) dirty(ctx context.Context, commit string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(list []string) {
+		for _, p := range list {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	env := []string{"GIT_OPTIONAL_LOCKS=0"}
+	for _, args := range [][]string{
+		{"diff", "--name-only", "-z", "--no-renames", commit, "--"},
+		{"diff", "--cached", "--name-only", "-z", "--no-renames", commit, "--"},
+		{"ls-files", "-z", "--others", "--"},
+	} {
+		list, err := r.Git(ctx, env, append(args, literal(paths)...)...)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		add(splitNul(list))
+	}
+	return out, nil
+}
