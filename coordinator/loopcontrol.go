@@ -19,7 +19,9 @@ type LoopControl struct {
 	mu     sync.Mutex
 	active bool
 	paused bool
-	wake   chan struct{}
+	// idle: the paused loop has nothing in flight any more (see Watch).
+	idle bool
+	wake chan struct{}
 }
 
 // NewLoopControl returns a control for loops that have not started.
@@ -38,6 +40,11 @@ func (c *LoopControl) set(paused bool) error {
 		return ErrNoLoop
 	}
 	c.paused = paused
+	if !paused {
+		// A resumed loop may start a task at once: it is not idle from
+		// this moment, before it has saved anything.
+		c.idle = false
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -55,6 +62,46 @@ func (c *LoopControl) Paused() bool {
 	return c.paused
 }
 
+// Idle reports whether the loop is paused and has nothing in flight: the
+// task it was working on when it was paused has ended, and it waits for
+// Resume. Chat frees its prompt for conversation only then, so that a
+// conversation never works on the files beside a task.
+func (c *LoopControl) Idle() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.active && c.paused && c.idle
+}
+
+// Watch returns st wrapped so that the loop's own saves tell c when it is
+// idle. The loop saves the session as "paused" exactly when it is paused
+// with nothing in flight, and saves another status as soon as it works
+// again, so the prompt is free exactly while the session says paused.
+// Give the wrapped store to the loop only: other writers of the session
+// (a conversation) say nothing about the loop.
+func (c *LoopControl) Watch(st Store) Store {
+	if c == nil || st == nil {
+		return st
+	}
+	return watchedStore{Store: st, c: c}
+}
+
+type watchedStore struct {
+	Store
+	c *LoopControl
+}
+
+func (w watchedStore) SaveState(fn func(*memory.State)) error {
+	return w.Store.SaveState(func(s *memory.State) {
+		fn(s)
+		w.c.mu.Lock()
+		w.c.idle = s.Status == memory.StatusPaused && w.c.paused
+		w.c.mu.Unlock()
+	})
+}
+
 // changed is signalled on every Pause or Resume.
 func (c *LoopControl) changed() <-chan struct{} {
 	if c == nil {
@@ -69,7 +116,7 @@ func (c *LoopControl) begin() {
 		return
 	}
 	c.mu.Lock()
-	c.active, c.paused = true, false
+	c.active, c.paused, c.idle = true, false, false
 	c.mu.Unlock()
 }
 
@@ -78,7 +125,7 @@ func (c *LoopControl) end() {
 		return
 	}
 	c.mu.Lock()
-	c.active, c.paused = false, false
+	c.active, c.paused, c.idle = false, false, false
 	c.mu.Unlock()
 }
 

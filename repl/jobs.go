@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -15,7 +16,9 @@ import (
 // job is work running in the background while the prompt stays usable: a
 // coordinator run, or the task loop.
 type job struct {
-	name    string // "" for a coordinator run
+	name string // "" for a coordinator run
+	// queue is the one its hard stops and the messages typed for it go to.
+	queue   *interrupts.Queue
 	cancel  context.CancelFunc
 	start   time.Time
 	stopped bool   // a hard stop was asked for (guarded by Shell.mu)
@@ -30,6 +33,8 @@ type jobResult struct {
 	err  error
 }
 
+// startRun starts a conversation run, unless work runs already; a task
+// loop that is paused with nothing in flight leaves room for one.
 func (s *Shell) startRun(prompt string) bool {
 	return s.startJob("", func(ctx context.Context) jobResult {
 		res := s.coord.Run(ctx, prompt)
@@ -38,22 +43,36 @@ func (s *Shell) startRun(prompt string) bool {
 }
 
 // startJob runs fn in a goroutine the shell owns (shutdown waits for it),
-// unless a job runs already or the shell is leaving.
+// unless the shell is leaving or there is no room for it: a conversation
+// run (name "") needs no other run and no task loop at work, any other
+// job (the task loop, named) needs nothing running at all.
 func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) bool {
 	s.mu.Lock()
-	if s.closing || s.job != nil {
+	run := name == ""
+	room := s.run == nil && s.taskLoop == nil
+	if run && s.run == nil && s.taskLoop != nil && !s.taskLoop.stopped {
+		// The control is asked under s.mu so that /resume (see resume)
+		// cannot slip between this check and the run's start.
+		room = s.opts.Control != nil && s.opts.Control.Idle()
+	}
+	if s.closing || !room {
 		s.mu.Unlock()
 		return false
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	j := &job{name: name, cancel: cancel, start: time.Now()}
-	s.job = j
+	j := &job{name: name, queue: s.opts.LoopQueue, cancel: cancel, start: time.Now()}
+	if run {
+		j.queue = s.queue
+		s.run = j
+	} else {
+		s.taskLoop = j
+	}
 	s.jobs.Add(1)
 	s.mu.Unlock()
 	// A hard stop that arrived after the last job ended is stale: it must
 	// not stop this one. Messages stay queued, in order.
-	for _, it := range s.takeQueued() {
-		s.queue.Push(it)
+	for _, it := range takeQueued(j.queue) {
+		j.queue.Push(it)
 	}
 	s.tokens.Store(0)
 	s.setWaiting("")
@@ -84,7 +103,11 @@ func (s *Shell) runJob(ctx context.Context, j *job, fn func(context.Context) job
 func (s *Shell) finishJob(j *job, r jobResult) {
 	s.mu.Lock()
 	stopped, what := j.stopped, j.what
-	s.job = nil
+	if s.run == j {
+		s.run = nil
+	} else {
+		s.taskLoop = nil
+	}
 	closing := s.closing
 	s.mu.Unlock()
 	s.scr.end()
@@ -109,7 +132,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		s.scr.block(s.scr.markdown(r.text))
 	}
 	s.agents.Reset()
-	left := s.takeQueued()
+	left := takeQueued(j.queue)
 	if len(left) > 0 && !failed && !stopped && !closing {
 		// Messages typed while the run ended with an answer: the first is
 		// the next prompt, the rest are delivered at its first boundary.
@@ -120,9 +143,13 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		if s.startRun(left[0].Text) {
 			return
 		}
-		// You started something else meanwhile: it gets the message at
-		// its first step boundary.
-		s.queue.Push(left[0])
+		// Something else runs meanwhile: it gets the message at its first
+		// step boundary.
+		s.mu.Lock()
+		if f := s.front(); f != nil {
+			f.queue.Push(left[0])
+		}
+		s.mu.Unlock()
 	} else if len(left) > 0 {
 		var texts []string
 		for _, it := range left {
@@ -133,12 +160,12 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 	s.updatePrompt()
 }
 
-// takeQueued empties the queue and returns its messages in delivery order;
-// hard stops in it are stale once no job runs.
-func (s *Shell) takeQueued() []interrupts.Interrupt {
+// takeQueued empties q and returns its messages in delivery order; hard
+// stops in it are stale once the job it belongs to has ended.
+func takeQueued(q *interrupts.Queue) []interrupts.Interrupt {
 	var msgs []interrupts.Interrupt
 	for {
-		it, ok := s.queue.Pop()
+		it, ok := q.Pop()
 		if !ok {
 			return msgs
 		}
@@ -148,14 +175,43 @@ func (s *Shell) takeQueued() []interrupts.Interrupt {
 	}
 }
 
-// hardStop stops the running job at once: the coordinator watches the
-// queue in every model step and tool call and cancels it, kills command
-// process groups, records synthetic results and saves. It reports whether a
-// job was running (a second stop while one is under way is absorbed).
+// front is the job a typed message or a hard stop is for: the
+// conversation run if there is one (beside a paused task loop, that is the
+// one you are talking to), else the task loop. The caller holds s.mu.
+func (s *Shell) front() *job {
+	if s.run != nil {
+		return s.run
+	}
+	return s.taskLoop
+}
+
+// hardStop stops the front job at once: the coordinator watches the queue
+// in every model step and tool call and cancels it, kills command process
+// groups, records synthetic results and saves. It reports whether a job was
+// running (a second stop while one is under way is absorbed, so a double
+// Ctrl-C on a conversation beside a paused loop leaves the loop paused).
 func (s *Shell) hardStop() bool {
 	s.mu.Lock()
-	j := s.job
-	if j == nil {
+	j := s.front()
+	s.mu.Unlock()
+	return s.stop(j)
+}
+
+// stopAll stops every job: the shell is leaving.
+func (s *Shell) stopAll() {
+	s.mu.Lock()
+	run, loop := s.run, s.taskLoop
+	s.mu.Unlock()
+	s.stop(run)
+	s.stop(loop)
+}
+
+// stop hard-stops j through its own queue and context, so that nothing
+// else consumes the stop. It reports whether j was running.
+func (s *Shell) stop(j *job) bool {
+	s.mu.Lock()
+	if j == nil || j != s.run && j != s.taskLoop {
+		// It ended meanwhile.
 		s.mu.Unlock()
 		return false
 	}
@@ -172,12 +228,32 @@ func (s *Shell) hardStop() bool {
 	}
 	s.mu.Unlock()
 	if first {
-		s.queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
+		j.queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
 		// The task loop may watch only its context.
 		j.cancel()
 		s.updatePrompt()
 	}
 	return true
+}
+
+// errTalking refuses /resume while a conversation runs beside the paused
+// loop. Waiting for the answer and then resuming would be a step the
+// person did not see happen: they asked because they may want to change
+// the plan (the tasks, the files) before the loop goes on, and a pending
+// resume would be state the prompt does not show and a hard stop would
+// have to cancel. Refused, the loop stays paused until they say so again.
+var errTalking = errors.New("a conversation is still running beside the paused loop; /resume once it has answered, or stop it with Ctrl-C")
+
+// resume is /resume: the paused loop goes on, unless a conversation runs.
+// It holds s.mu so that no conversation starts between the check and the
+// resume (startJob asks the control under s.mu too).
+func (s *Shell) resume() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run != nil && s.taskLoop != nil {
+		return errTalking
+	}
+	return s.opts.Control.Resume() // host sets Resume only with a Control
 }
 
 // askReq is a question waiting for the user's next line.
@@ -278,15 +354,21 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 const IdlePrompt = "ralph> "
 
 // promptText is the prompt for the current state. While work runs it is
-// the status line: elapsed time, tokens streamed and running agents.
+// the status line: elapsed time, tokens streamed and running agents, and
+// whether the task loop is paused.
 func (s *Shell) promptText() string {
 	s.mu.Lock()
-	j, ask, cont := s.job, s.ask, s.cont
+	run, loop, ask, cont := s.run, s.taskLoop, s.ask, s.cont
+	j := s.front()
 	var stopping bool
 	if j != nil {
 		stopping = j.stopped
 	}
 	s.mu.Unlock()
+	var paused, idle bool
+	if c := s.opts.Control; c != nil {
+		paused, idle = c.Paused(), c.Idle()
+	}
 	switch {
 	case ask != nil:
 		return s.scr.bold(ask.prompt) + " "
@@ -294,11 +376,23 @@ func (s *Shell) promptText() string {
 		return s.scr.dim("…") + " "
 	case j == nil:
 		return s.scr.bold(strings.TrimSpace(IdlePrompt)) + " "
+	case run == nil && idle && !stopping:
+		// The prompt is free for conversation, and says what waits.
+		return s.scr.bold("ralph") + s.scr.dim(" (task loop paused, /resume goes on)") + s.scr.bold(">") + " "
 	}
 	el := time.Since(j.start)
 	parts := []string{spinner[int(el/(200*time.Millisecond))%len(spinner)] + " " + formatElapsed(el)}
 	if stopping {
 		parts[0] += " stopping"
+	}
+	switch {
+	case loop == nil || !paused:
+	case run != nil:
+		parts = append(parts, "task loop paused · conversation running")
+	case idle:
+		parts = append(parts, "task loop paused")
+	default:
+		parts = append(parts, "task loop pausing after the task in flight")
 	}
 	if w := s.waitingText(); w != "" {
 		parts = append(parts, w)

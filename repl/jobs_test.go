@@ -3,6 +3,7 @@ package repl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -168,5 +169,107 @@ func TestHandleRendersEvents(t *testing.T) {
 	got := s.infoText(t)
 	if !strings.HasPrefix(got, want) || strings.Contains(got, "child text") {
 		t.Fatalf("screen:\n%q\nwant prefix\n%q", got, want)
+	}
+}
+
+// fakeControl is the task loop's pause switch as the shell sees it.
+type fakeControl struct {
+	mu           sync.Mutex
+	paused, idle bool
+}
+
+func (c *fakeControl) set(paused, idle bool) {
+	c.mu.Lock()
+	c.paused, c.idle = paused, idle
+	c.mu.Unlock()
+}
+func (c *fakeControl) Pause() error { c.set(true, false); return nil }
+func (c *fakeControl) Resume() error {
+	c.set(false, false)
+	return nil
+}
+func (c *fakeControl) Paused() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.paused }
+func (c *fakeControl) Idle() bool   { c.mu.Lock(); defer c.mu.Unlock(); return c.idle }
+
+// A line typed while the task loop works is queued for the loop; once the
+// loop is paused with nothing in flight, a line starts a conversation
+// beside it. A hard stop then stops the conversation only, /resume is
+// refused until it has ended, and leaving stops both.
+func TestConversationBesideAPausedLoop(t *testing.T) {
+	s, fc := testShell(t)
+	ctl := &fakeControl{}
+	s.opts.Control = ctl
+	loopEnded := make(chan error, 1)
+	if !s.startJob("the task loop", func(ctx context.Context) jobResult {
+		<-ctx.Done()
+		loopEnded <- ctx.Err()
+		return jobResult{}
+	}) {
+		t.Fatal("the loop did not start")
+	}
+	s.submit("for later")
+	if len(fc.seen()) != 0 || s.opts.LoopQueue.Len() != 1 || s.queue.Len() != 0 {
+		t.Fatalf("a line typed while the loop works: runs %q, loop queue %d, conversation queue %d", fc.seen(), s.opts.LoopQueue.Len(), s.queue.Len())
+	}
+	_ = ctl.Pause()
+	s.submit("still pausing")
+	if len(fc.seen()) != 0 || !strings.Contains(s.promptText(), "task loop pausing after the task in flight") {
+		t.Fatalf("while the task in flight ends: runs %q, prompt %q", fc.seen(), s.promptText())
+	}
+	ctl.set(true, true)
+	if p := s.promptText(); !strings.Contains(p, "ralph (task loop paused, /resume goes on)>") {
+		t.Fatalf("paused prompt = %q", p)
+	}
+	s.submit("a question")
+	eventually(t, "the conversation", func() bool { return len(fc.seen()) == 1 })
+	if got := fc.seen(); got[0] != "a question" {
+		t.Fatalf("prompts = %q", got)
+	}
+	if p := s.promptText(); !strings.Contains(p, "task loop paused · conversation running") {
+		t.Fatalf("status line = %q", p)
+	}
+	if err := s.resume(); !errors.Is(err, errTalking) || !ctl.Paused() {
+		t.Fatalf("/resume while talking: %v, paused %v", err, ctl.Paused())
+	}
+	if !s.hardStop() {
+		t.Fatal("the hard stop found nothing running")
+	}
+	eventually(t, "the conversation to end", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.run == nil
+	})
+	s.mu.Lock()
+	loop := s.taskLoop
+	s.mu.Unlock()
+	select {
+	case err := <-loopEnded:
+		t.Fatalf("the conversation's hard stop ended the loop: %v", err)
+	default:
+	}
+	if loop == nil || loop.stopped || s.opts.LoopQueue.Len() != 2 {
+		t.Fatalf("after the conversation's stop: loop %+v, loop queue %d", loop, s.opts.LoopQueue.Len())
+	}
+	if !strings.Contains(s.promptText(), "task loop paused, /resume goes on") {
+		t.Fatalf("prompt after the stop = %q", s.promptText())
+	}
+	if err := s.resume(); err != nil || ctl.Paused() {
+		t.Fatalf("/resume once the conversation ended: %v, paused %v", err, ctl.Paused())
+	}
+	s.submit("queued again")
+	if len(fc.seen()) != 1 {
+		t.Fatalf("a line after /resume started a run: %q", fc.seen())
+	}
+	ctl.set(true, true)
+	s.submit("another question")
+	eventually(t, "the second conversation", func() bool { return len(fc.seen()) == 2 })
+	s.stopAll()
+	s.jobs.Wait()
+	if err := <-loopEnded; err == nil {
+		t.Fatal("the loop ended without being stopped")
+	}
+	info := s.infoText(t)
+	if !strings.Contains(info, `not delivered: "for later", "still pausing", "queued again"`) {
+		t.Fatalf("messages typed for the loop:\n%s", info)
 	}
 }

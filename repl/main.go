@@ -40,16 +40,20 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	var sh *Shell
 	coord := o.Coord
 	ctl := coordinator.NewLoopControl()
+	// The task loop has its own queue, apart from the conversation's: a
+	// conversation may run beside a paused loop, and a hard stop or a
+	// message meant for one must never be taken by the other.
+	loopQueue := interrupts.NewQueue()
 	// The style is decided before the line editor reads the terminal: in
 	// auto it may ask the terminal, which answers on its input.
 	style := o.Term.RenderStyle(p.Config.Style)
 	sh = New(Options{
-		Pause: ctl.Pause, Resume: ctl.Resume, Undo: p.Undo,
+		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
-			return p.TaskLoop(ctx, coord, queue, ctl, sh.Confirm)
+			return p.TaskLoop(ctx, coord, loopQueue, ctl, sh.Confirm)
 		},
 	})
 	// The policy asks at this shell's prompt while it runs; with --yes it

@@ -40,6 +40,16 @@ type Coordinator interface {
 	Events() *pubsub.Broker[coordinator.Event]
 }
 
+// LoopControl pauses and resumes the task loop;
+// *coordinator.LoopControl implements it.
+type LoopControl interface {
+	Pause() error
+	Resume() error
+	Paused() bool
+	// Idle reports whether the loop is paused with nothing in flight.
+	Idle() bool
+}
+
 // Options configures a Shell.
 type Options struct {
 	Fs        afero.Fs
@@ -60,10 +70,14 @@ type Options struct {
 	// Redact takes secrets out of each line before it goes to the history
 	// file (nil: lines are kept as typed).
 	Redact func(string) string
-	// Loop, Pause and Resume drive the task loop from /run, /pause and
-	// /resume; nil makes those commands say so.
-	Loop          func(ctx context.Context) (string, error)
-	Pause, Resume func() error
+	// Loop runs the task loop for /run, and Control pauses and resumes it
+	// for /pause and /resume; nil makes those commands say so.
+	Loop    func(ctx context.Context) (string, error)
+	Control LoopControl
+	// LoopQueue is the task loop's interrupt queue: its hard stops and the
+	// messages typed while it works go there, never to Queue, which a
+	// conversation beside the paused loop reads (nil: a queue of its own).
+	LoopQueue *interrupts.Queue
 	// Undo serves /undo.
 	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
 }
@@ -91,12 +105,16 @@ type Shell struct {
 	bg   sync.WaitGroup
 	jobs sync.WaitGroup
 
-	mu      sync.Mutex // guards the fields below
-	job     *job
-	ask     *askReq
-	closing bool
-	cont    bool
-	onWidth func()
+	mu sync.Mutex // guards the fields below
+	// run is a conversation run; taskLoop is the task loop (the job /run
+	// starts). One of them at a time, except that a conversation may run
+	// beside a loop that is paused with nothing in flight.
+	run      *job
+	taskLoop *job
+	ask      *askReq
+	closing  bool
+	cont     bool
+	onWidth  func()
 
 	lastCtrlC  time.Time // the last Ctrl-C at an idle prompt; the loop's own
 	guard      *termGuard
@@ -114,6 +132,9 @@ type Shell struct {
 func New(opts Options) *Shell {
 	if opts.Queue == nil {
 		opts.Queue = interrupts.NewQueue()
+	}
+	if opts.LoopQueue == nil {
+		opts.LoopQueue = interrupts.NewQueue()
 	}
 	if opts.Fs == nil {
 		opts.Fs = afero.NewOsFs()
@@ -311,17 +332,24 @@ func (s *Shell) submit(line string) (exit bool) {
 			return false
 		}
 	}
-	if s.busy() {
-		if urgent {
-			s.queue.Push(interrupts.Interrupt{Kind: interrupts.Urgent, Text: text})
-			s.scr.line(s.scr.dim("⚡ urgent: cutting the current step"))
-		} else {
-			s.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: text})
-			s.scr.line(s.scr.dim("queued: delivered at the next step boundary"))
-		}
+	// A line starts a conversation when nothing runs or the task loop is
+	// paused with nothing in flight; otherwise it is for the work running.
+	if s.startRun(text) {
 		return false
 	}
-	s.startRun(text)
+	s.mu.Lock()
+	j := s.front()
+	s.mu.Unlock()
+	switch {
+	case j == nil:
+		// The shell is leaving.
+	case urgent:
+		j.queue.Push(interrupts.Interrupt{Kind: interrupts.Urgent, Text: text})
+		s.scr.line(s.scr.dim("⚡ urgent: cutting the current step"))
+	default:
+		j.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: text})
+		s.scr.line(s.scr.dim("queued: delivered at the next step boundary"))
+	}
 	return false
 }
 
@@ -346,7 +374,10 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 	h := &commands.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, Pause: s.opts.Pause, Resume: s.opts.Resume, Undo: s.opts.Undo,
+		Loop: s.opts.Loop, Undo: s.opts.Undo,
+	}
+	if s.opts.Control != nil {
+		h.Pause, h.Resume = s.opts.Control.Pause, s.resume
 	}
 	if s.coord != nil {
 		h.Coord = s.coord
@@ -402,7 +433,7 @@ func (s *Shell) background(ctx context.Context) {
 // and readline is woken with a Ctrl-C.
 func (s *Shell) quit(code int) {
 	s.quitCode.CompareAndSwap(-1, int32(code))
-	s.hardStop()
+	s.stopAll()
 	s.in.Inject([]byte{readline.CharInterrupt})
 }
 
@@ -412,7 +443,7 @@ func (s *Shell) shutdown() {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
-	s.hardStop()
+	s.stopAll()
 	waited := make(chan struct{})
 	go func() { s.jobs.Wait(); close(waited) }()
 	select {
@@ -437,8 +468,9 @@ func (s *Shell) shutdown() {
 	s.in.release()
 }
 
+// busy reports whether any job is there, a paused task loop included.
 func (s *Shell) busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.job != nil
+	return s.run != nil || s.taskLoop != nil
 }

@@ -521,14 +521,15 @@ When the task is done, answer with a short summary of what you did. Today is %s.
 
 // TaskLoop is /run in chat and in scripts: the task loop over
 // RALPH_TASKS.md as `ralph run` runs it, with children spawned by this
-// conversation's coordinator and events shown by the face. ask answers the
-// circuit breaker (nil: nobody to ask, the loop stops).
+// conversation's coordinator and events shown by the face. queue carries
+// the hard stops meant for the loop; ctl, if set, pauses and resumes it.
+// ask answers the circuit breaker (nil: nobody to ask, the loop stops).
 func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
 	ctl *coordinator.LoopControl, ask func(context.Context, string) bool) (string, error) {
 	st := p.Session.State()
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
-		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
+		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
 		Redactor: p.Redactor, Git: p.TaskGit(st.Run),
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))

@@ -31,7 +31,7 @@ func All() []Spec {
 		{"agents", "", "what each running agent is doing", runAgents},
 		{"stop", "", "hard stop: cancel everything in flight, keep what was done, save", runStop},
 		{"run", "", "start the task loop over RALPH_TASKS.md", runLoop},
-		{"pause", "", "pause the task loop after the current step", hook("pause", func(h *Host) func() error { return h.Pause })},
+		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile", hook("pause", func(h *Host) func() error { return h.Pause })},
 		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"clear", "", "start the conversation afresh (the session log keeps everything)", runClear},

@@ -1,0 +1,90 @@
+package coordinator
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// stateStore keeps the saved state in memory, as the session would.
+type stateStore struct {
+	mu sync.Mutex
+	st memory.State
+}
+
+func (s *stateStore) AppendMessages(...conversation.Message) error { return nil }
+func (s *stateStore) AppendLog(string, any) error                  { return nil }
+func (s *stateStore) SaveState(fn func(*memory.State)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(&s.st)
+	return nil
+}
+func (s *stateStore) status() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Status
+}
+
+// A paused loop is idle only once the task in flight has ended and the
+// session says paused; a conversation's saves to the same session do not
+// change that, and Resume ends it at once.
+func TestLoopControlIdleOnlyWhenNothingIsInFlight(t *testing.T) {
+	root, fs := taskProject(t, taskList(2))
+	ctl := NewLoopControl()
+	store := &stateStore{}
+	var calls atomic.Int32
+	release := make(chan struct{})
+	res := make(chan LoopResult, 1)
+	go func() {
+		res <- RunTasks(context.Background(), LoopOptions{
+			Fs: fs, Root: root, Control: ctl, Store: ctl.Watch(store),
+			Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+				if calls.Add(1) == 1 {
+					<-release
+				}
+				return TaskOutcome{Completed: true}
+			}),
+		})
+	}()
+	waitUntil(t, func() bool { return calls.Load() == 1 })
+	if err := ctl.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	if !ctl.Paused() || ctl.Idle() {
+		t.Fatalf("with a task in flight: paused %v, idle %v", ctl.Paused(), ctl.Idle())
+	}
+	close(release)
+	waitUntil(t, ctl.Idle)
+	if s := store.status(); s != memory.StatusPaused || calls.Load() != 1 {
+		t.Fatalf("idle with status %q after %d task(s)", s, calls.Load())
+	}
+	// A conversation beside the paused loop writes the same session
+	// through its own, unwatched store.
+	_ = store.SaveState(func(s *memory.State) { s.Status = memory.StatusRunning })
+	if !ctl.Idle() {
+		t.Fatal("a conversation's save made the paused loop look busy")
+	}
+	if err := ctl.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if ctl.Idle() {
+		t.Fatal("still idle after Resume")
+	}
+	select {
+	case r := <-res:
+		if r.IsError || len(r.Done) != 2 {
+			t.Fatalf("result = %+v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not finish after Resume")
+	}
+	if ctl.Idle() || ctl.Paused() {
+		t.Fatal("a finished loop still looks paused")
+	}
+}
