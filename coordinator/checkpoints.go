@@ -2,9 +2,11 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
 )
 
@@ -17,8 +19,11 @@ type Checkpointer interface {
 	Before(ctx context.Context)
 	// After records the work tree after turn's tools in the background,
 	// beside the next model request, and calls report with the files
-	// that changed, if any.
-	After(turn int, report func([]git.FileChange))
+	// that changed, if any. written lists the paths the turn's file tools
+	// were asked to write when nothing else could have changed a file
+	// (no command ran, no agent was spawned); nil means anything may have
+	// changed.
+	After(turn int, written []string, report func([]git.FileChange))
 	// Wait returns once no checkpoint is pending.
 	Wait()
 }
@@ -42,15 +47,50 @@ func mayChangeFiles(calls []string) bool {
 // checkpointAfter has the work tree recorded after a turn's tools,
 // whatever ended them (a hard stop included: what the tools changed before
 // it can still be undone), and tells the faces which files changed.
-func (c *Coordinator) checkpointAfter(calls []string, turn int) {
-	if c.opts.Checkpoints == nil || !mayChangeFiles(calls) {
+func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
+	names := callNames(calls)
+	if c.opts.Checkpoints == nil || !mayChangeFiles(names) {
 		return
 	}
-	c.opts.Checkpoints.After(turn, func(files []git.FileChange) {
+	c.opts.Checkpoints.After(turn, writtenPaths(calls), func(files []git.FileChange) {
 		if len(files) > 0 {
 			c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 		}
 	})
+}
+
+func callNames(calls []conversation.ToolCall) []string {
+	names := make([]string, len(calls))
+	for i, call := range calls {
+		names[i] = call.Name
+	}
+	return names
+}
+
+// fileTools write only the file named by their path argument.
+var fileTools = map[string]bool{"write_file": true, "edit_file": true}
+
+// writtenPaths lists the paths a turn's file tools were asked to write,
+// or nil when another tool (a command, a child agent, any tool ralph does
+// not know) may have changed files anywhere.
+func writtenPaths(calls []conversation.ToolCall) []string {
+	paths := []string{}
+	for _, call := range calls {
+		switch {
+		case readOnlyTools[call.Name]:
+		case fileTools[call.Name]:
+			var a struct {
+				Path string `json:"path"`
+			}
+			if json.Unmarshal([]byte(call.Arguments), &a) != nil || a.Path == "" {
+				continue // refused by the tool: it wrote nothing
+			}
+			paths = append(paths, a.Path)
+		default:
+			return nil
+		}
+	}
+	return paths
 }
 
 // FilesSummary is a turn's changed files in one line: "a.txt (+2 −0),

@@ -367,15 +367,11 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			c.save(memory.StatusRunning, "")
 			return Result{Subtype: SubtypeSuccess, Text: msg.Content}
 		}
-		names := make([]string, len(msg.ToolCalls))
-		for i, call := range msg.ToolCalls {
-			names[i] = call.Name
-		}
-		if c.opts.Checkpoints != nil && mayChangeFiles(names) {
+		if c.opts.Checkpoints != nil && mayChangeFiles(callNames(msg.ToolCalls)) {
 			c.opts.Checkpoints.Before(ctx)
 		}
 		cut = c.toolStep(ctx, msg.ToolCalls)
-		c.checkpointAfter(names, c.turns)
+		c.checkpointAfter(msg.ToolCalls, c.turns)
 		if cut != nil {
 			if cut.it.Kind == interrupts.Urgent {
 				c.deliver(cut.it)

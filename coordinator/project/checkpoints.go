@@ -75,6 +75,7 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 	p.git.repo, p.git.context = l.repo, l.context
 	entries := p.CheckpointLog(p.Session.ID)
 	p.git.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr)
+	p.git.cps.resolve = p.Tools.Resolve
 	if p.Resumed && len(entries) > 0 {
 		p.git.context += p.sinceBaseline(ctx, entries[0])
 	}
@@ -119,6 +120,10 @@ type checkpoints struct {
 
 	pendingMu sync.Mutex
 	pending   chan struct{} // closes when the latest After is done
+
+	// resolve maps a path the file tools were given to the real file
+	// they wrote (workers.Toolset.Resolve).
+	resolve func(string) (string, error)
 }
 
 // newCheckpoints starts a session's checkpoints. A new session on a clean
@@ -147,11 +152,12 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 	return c
 }
 
-// record takes a checkpoint and logs it; name is the ref's last part.
-func (c *checkpoints) record(ctx context.Context, e git.Entry, name string) *git.Checkpoint {
+// record takes a checkpoint and logs it; name is the ref's last part, and
+// only, when given, the paths (relative to the top) that may have changed.
+func (c *checkpoints) record(ctx context.Context, e git.Entry, name string, only ...string) *git.Checkpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name))
+	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
 	if err != nil {
 		c.warn.Do(func() { c.fail(err) })
 		return nil
@@ -190,6 +196,9 @@ func (c *checkpoints) recordTask(ctx context.Context, task, name string, skip ma
 	}
 	cp.Files = files
 	c.log(git.Entry{Kind: git.KindTask, Task: task, Time: time.Now().UTC(), Checkpoint: *cp})
+	// A task's checkpoint is rare and may be long awaited: its ref goes
+	// out at once.
+	c.flush(ctx)
 	return files
 }
 
@@ -218,7 +227,8 @@ func (c *checkpoints) latest() chan struct{} {
 	return c.pending
 }
 
-func (c *checkpoints) After(turn int, report func([]git.FileChange)) {
+func (c *checkpoints) After(turn int, written []string, report func([]git.FileChange)) {
+	only := c.topPaths(written)
 	c.pendingMu.Lock()
 	prev, done := c.pending, make(chan struct{})
 	c.pending = done
@@ -231,17 +241,54 @@ func (c *checkpoints) After(turn int, report func([]git.FileChange)) {
 		}
 		// Bounded by git's own timeout, not the turn's context, which a
 		// hard stop may have ended: what it changed must still be taken.
-		cp := c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: turn}, fmt.Sprintf("turn-%d", turn))
+		cp := c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: turn}, fmt.Sprintf("turn-%d", turn), only...)
 		if cp != nil {
 			report(cp.Files)
 		}
 	}()
 }
 
+// topPaths turns the paths a turn's file tools wrote (as the model gave
+// them) into paths relative to the work tree's top, resolved the way the
+// tools resolved them. nil, for a turn that may have changed anything,
+// stays nil; a path that does not resolve was not written.
+func (c *checkpoints) topPaths(written []string) []string {
+	if written == nil || c.resolve == nil {
+		return nil
+	}
+	top := c.cps.Repo().Top
+	out := []string{}
+	for _, p := range written {
+		real, err := c.resolve(p)
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(top, real)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	if len(out) == 0 {
+		// Nothing resolvable was written; a full look costs little more
+		// than nothing and can never miss.
+		return nil
+	}
+	return out
+}
+
+// Wait returns once no checkpoint is pending and their refs are written.
 func (c *checkpoints) Wait() {
 	<-c.ready
 	if ch := c.latest(); ch != nil {
 		<-ch
+	}
+	c.flush(context.Background())
+}
+
+func (c *checkpoints) flush(ctx context.Context) {
+	if err := c.cps.Flush(ctx); err != nil {
+		c.warn.Do(func() { c.fail(err) })
 	}
 }
 

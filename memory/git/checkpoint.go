@@ -64,7 +64,8 @@ type Checkpoints struct {
 	exclude []string // pathspecs never taken in
 
 	mu   sync.Mutex
-	last string // the latest checkpoint's commit
+	last string   // the latest checkpoint's commit
+	refs []string // "ref commit" of checkpoints whose refs Flush writes
 }
 
 // NewCheckpoints returns the recorder for a session. index is the path of
@@ -107,8 +108,11 @@ func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "
 // Record takes the work tree as it is now. The first call of a session
 // always records (the baseline); later calls record only when something
 // changed since the previous checkpoint and otherwise return nil, after a
-// single `git status`.
-func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkpoint, error) {
+// single `git status`. only, when given, names every path (relative to
+// the top) that may have changed, which spares the walk over the whole
+// tree: a turn that changed files through ralph's own file tools knows
+// them. The checkpoint's ref is written by Flush.
+func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (*Checkpoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.seedIndex(); err != nil {
@@ -118,7 +122,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkp
 	// status lists exactly what changed since; the untracked cache (kept
 	// in that index) spares walking unchanged directories next time.
 	env := []string{"GIT_INDEX_FILE=" + c.index}
-	changed, skipped, err := c.take(ctx, env)
+	changed, skipped, err := c.take(ctx, env, only)
 	if err != nil {
 		return nil, err
 	}
@@ -126,21 +130,28 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkp
 	if len(changed) == 0 && parent != "" {
 		return nil, nil
 	}
+	// The changes and the tree are both read from the index as add left
+	// it; the two run side by side.
+	var numstat, tree []byte
+	var diffErr, treeErr error
+	var wg sync.WaitGroup
+	if parent != "" {
+		wg.Go(func() {
+			numstat, diffErr = c.repo.Git(ctx, env, "diff", "--cached", "--numstat", "-z", "--no-renames", parent)
+		})
+	}
+	tree, treeErr = c.repo.Git(ctx, env, "write-tree")
+	wg.Wait()
+	if err := errors.Join(diffErr, treeErr); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
 	var files []FileChange
 	if parent != "" {
-		out, err := c.repo.Git(ctx, env, "diff", "--cached", "--numstat", "-z", "--no-renames", parent)
-		if err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
-		if files = parseNumstat(out); len(files) == 0 {
+		if files = parseNumstat(numstat); len(files) == 0 {
 			return nil, nil
 		}
 	} else {
 		parent = c.repo.Head
-	}
-	tree, err := c.repo.Git(ctx, env, "write-tree")
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	commitArgs := []string{"commit-tree", strings.TrimSpace(string(tree)), "-m", message}
 	if parent != "" {
@@ -151,25 +162,58 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string) (*Checkp
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	cp := &Checkpoint{Ref: c.Ref(name), Commit: strings.TrimSpace(string(commit)), Parent: parent, Files: files, Skipped: skipped}
-	if _, err := c.repo.Git(ctx, nil, "update-ref", cp.Ref, cp.Commit); err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
+	c.refs = append(c.refs, cp.Ref+" "+cp.Commit)
 	c.last = cp.Commit
 	return cp, nil
+}
+
+// Flush writes the refs of the checkpoints recorded since the last Flush,
+// in one git call. Until then a checkpoint is an unreferenced commit,
+// which git's garbage collection keeps for two weeks (gc.pruneExpire):
+// writing its ref at once would cost a git process per turn.
+func (c *Checkpoints) Flush(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.refs) == 0 {
+		return nil
+	}
+	var stdin bytes.Buffer
+	for _, r := range c.refs {
+		fmt.Fprintf(&stdin, "update %s\n", r)
+	}
+	if _, err := run(ctx, c.repo.Top, nil, stdin.Bytes(), "update-ref", "--stdin"); err != nil {
+		return fmt.Errorf("checkpoint refs: %w", err)
+	}
+	c.refs = nil
+	return nil
 }
 
 // take brings ralph's index up to the work tree and returns what changed.
 // A file that vanishes between the status and the add (another program's
 // temporary file, such as ralph's own atomic rewrite of the task file)
 // makes git refuse the whole add; the status is then taken again.
-func (c *Checkpoints) take(ctx context.Context, env []string) (changed, skipped []string, err error) {
+func (c *Checkpoints) take(ctx context.Context, env []string, only []string) (changed, skipped []string, err error) {
+	if len(only) > 0 {
+		// The paths are known: no status, only the size rule. A path
+		// git cannot take (gone and never recorded) sends it to the
+		// full look below.
+		for _, p := range only {
+			if fi, err := os.Lstat(c.repo.Abs(p)); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
+				skipped = append(skipped, p)
+				continue
+			}
+			changed = append(changed, p)
+		}
+		if len(changed) == 0 || c.add(ctx, env, changed) == nil {
+			return changed, skipped, nil
+		}
+	}
 	for try := 1; ; try++ {
 		changed, skipped, err = c.status(ctx, env)
 		if err != nil || len(changed) == 0 {
 			return changed, skipped, err
 		}
-		_, err = run(ctx, c.repo.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(changed),
-			"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+		err = c.add(ctx, env, changed)
 		var ce *CommandError
 		if err == nil || try == 3 || !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "did not match any files") {
 			break
@@ -179,6 +223,14 @@ func (c *Checkpoints) take(ctx context.Context, env []string) (changed, skipped 
 		return nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	return changed, skipped, nil
+}
+
+// add brings paths in ralph's index up to the work tree: changed, new
+// and removed files alike.
+func (c *Checkpoints) add(ctx context.Context, env []string, paths []string) error {
+	_, err := run(ctx, c.repo.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(paths),
+		"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+	return err
 }
 
 // status lists the paths (relative to the top) whose work tree content
