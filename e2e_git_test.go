@@ -204,3 +204,35 @@ func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
 		}
 	}
 }
+
+func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
+	dir := gitProjectDir(t)
+	// A git that cannot make commits: the person's repository may be
+	// read-only, full, or damaged.
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	bin := t.TempDir()
+	wrapper := "#!/bin/sh\n[ \"$1\" = commit-tree ] && { echo 'fatal: cannot write objects: disk full' >&2; exit 128; }\nexec " + realGit + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := writer(t)
+	env := cleanEnv(t)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(kv, "PATH=")
+		}
+	}
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b")
+	if r.code != 0 || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
+		t.Fatalf("a checkpoint failure failed the run: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "ralph: warning: could not record a git checkpoint") || !strings.Contains(r.stderr, "disk full") {
+		t.Fatalf("stderr does not warn about the checkpoint:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stderr, "could not record a git checkpoint"); n != 1 {
+		t.Fatalf("warned %d times", n)
+	}
+}

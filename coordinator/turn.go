@@ -152,6 +152,11 @@ func keptText(msg conversation.Message) string {
 	return "; the partial answer is kept"
 }
 
+// Warn tells the person about something that went wrong beside the run
+// without ending it (a checkpoint that could not be taken), and records
+// it. It may be called from any goroutine.
+func (c *Coordinator) Warn(text string) { c.warn("warning", text) }
+
 // warn tells the person about something that went wrong without ending
 // the run, and records it.
 func (c *Coordinator) warn(kind, text string) {

@@ -101,10 +101,14 @@ func (p *Project) CheckpointLog(session string) []git.Entry {
 	return git.ParseLog(data)
 }
 
-// recordErr notes a checkpoint that could not be taken: once in the
-// session's errors log per process, never failing the run.
+// recordErr notes a checkpoint that could not be taken, once per process:
+// in the session's errors log, and as a warning to the person (undo and
+// diff will miss that turn). It never fails the run.
 func (p *Project) recordErr(err error) {
 	p.Session.AppendLog("errors", map[string]any{"time": time.Now().UTC(), "kind": "checkpoint", "message": err.Error()})
+	if c := p.warnTo.Load(); c != nil {
+		c.Warn("could not record a git checkpoint, so ralph undo and ralph diff will miss this change: " + err.Error())
+	}
 }
 
 // checkpoints implements coordinator.Checkpointer for a session.

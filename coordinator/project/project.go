@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/afero"
@@ -115,6 +116,9 @@ type Project struct {
 	recording   *coordinator.Recording
 	git         *gitState
 	gitLook     chan gitLook
+	// warnTo is the coordinator that tells the person about a failed
+	// checkpoint, which happens on a goroutine of its own.
+	warnTo atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
 }
@@ -356,6 +360,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		opts.Note = "[ralph: the session resumed; the git repository now]\n" + g.context
 	}
 	c := coordinator.New(opts)
+	p.warnTo.Store(c)
 	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session)
 	p.unsubscribe = append(p.unsubscribe, rec.Stop)
 	p.coord, p.recording = c, rec
