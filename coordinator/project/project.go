@@ -112,13 +112,13 @@ type Project struct {
 	resetTasks int
 	// coord is the coordinator whose events the face follows; face ends
 	// the face's subscription, unsubscribe the recorders'.
-	coord       *coordinator.Coordinator
-	recording   *coordinator.Recording
-	git         *gitState
-	gitLook     chan gitLook
+	coord     *coordinator.Coordinator
+	recording *coordinator.Recording
+	git       *gitState
+	gitLook   chan gitLook
 	// warnTo is the coordinator that tells the person about a failed
 	// checkpoint, which happens on a goroutine of its own.
-	warnTo atomic.Pointer[coordinator.Coordinator]
+	warnTo      atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
 }
