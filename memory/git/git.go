@@ -136,18 +136,5 @@ func exitCode(err error) int {
 	return -1
 }
 
-// Rel returns a path relative to the project for a path relative to Top,
-// or the Top-relative path with a leading "/" when it lies outside the
-// project (people see paths from where they work).
-func (r *Repo) Rel(topRel string) string {
-	if r.Prefix == "" {
-		return topRel
-	}
-	if strings.HasPrefix(topRel, r.Prefix) {
-		return topRel[len(r.Prefix):]
-	}
-	return "/" + topRel
-}
-
 // Abs returns the absolute path of a path relative to Top.
 func (r *Repo) Abs(topRel string) string { return filepath.Join(r.Top, filepath.FromSlash(topRel)) }

@@ -96,7 +96,7 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	srv, err := r.server(ctx, string(key))
+	srv, err := r.server(ctx, s, string(key))
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 
 // server returns a live helper for the spec, starting one if needed, and
 // counts the caller as one of its users until Process.Wait releases it.
-func (r *Runner) server(ctx context.Context, key string) (*server, error) {
+func (r *Runner) server(ctx context.Context, sp spec, key string) (*server, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -126,7 +126,7 @@ func (r *Runner) server(ctx context.Context, key string) (*server, error) {
 		s.retire()
 		r.cur = nil
 	}
-	s, err := startServer(ctx, r.policy, key)
+	s, err := startServer(ctx, r.policy, sp, key)
 	if err != nil {
 		return nil, err
 	}

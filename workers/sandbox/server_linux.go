@@ -33,7 +33,7 @@ type server struct {
 
 // startServer starts a helper for the spec key and waits until it has
 // confined itself.
-func startServer(ctx context.Context, p *Policy, key string) (*server, error) {
+func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: socket pair: %w", err)
@@ -65,7 +65,7 @@ func startServer(ctx context.Context, p *Policy, key string) (*server, error) {
 		// reaching it; the parent-death signal ends it with ralph.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
-	namespaces(cmd.SysProcAttr, key)
+	namespaces(cmd.SysProcAttr, sp)
 	err = cmd.Start()
 	theirs.Close()
 	if err != nil {
@@ -113,9 +113,7 @@ func startServer(ctx context.Context, p *Policy, key string) (*server, error) {
 // the read-only binds, a network namespace without the network, and the
 // user namespace that lets an unprivileged helper create the others. The
 // commands keep the person's user id.
-func namespaces(attr *syscall.SysProcAttr, key string) {
-	var s spec
-	json.Unmarshal([]byte(key), &s)
+func namespaces(attr *syscall.SysProcAttr, s spec) {
 	var flags uintptr
 	if len(s.Pin)+len(s.Protect) > 0 {
 		flags |= syscall.CLONE_NEWNS
