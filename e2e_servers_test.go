@@ -222,10 +222,15 @@ func TestServerOddities(t *testing.T) {
 		srv := inlineServer(t, `{"responses":[{"text":"partial answer","truncate":true}]}`)
 		url := srv.URL
 		// The first attempt breaks off; the server is gone before the
-		// retry, which meets a refused connection.
+		// retry, which meets a refused connection. The server closes only
+		// once its (truncated) answer is written: closing while the
+		// request is still being answered would cut the connection before
+		// any byte reached ralph, which really is a server never reached.
 		go func() {
-			for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) == 0 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if reqs := srv.Requests(); len(reqs) > 0 && reqs[0].Served > 0 {
+					break
+				}
 			}
 			srv.Close()
 		}()
