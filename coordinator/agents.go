@@ -87,7 +87,7 @@ func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.Ra
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
-	return c.runAgent(ctx, callID, a.Task, c.opts.Children.Tools, true).res
+	return c.runAgent(ctx, callID, a.Task, c.opts.Children.Tools, true, nil).res
 }
 
 // agentRun is the result of one child agent.
@@ -99,7 +99,7 @@ type agentRun struct {
 // runAgent runs one child agent with the given tools to the end. Its usage
 // is added to the coordinator's when addUsage is set (spawn_agent); the task
 // loop accounts usage itself.
-func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools Tools, addUsage bool) (run agentRun) {
+func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools Tools, addUsage bool, queue *interrupts.Queue) (run agentRun) {
 	ch := c.opts.Children
 	select {
 	case c.pool <- struct{}{}:
@@ -133,8 +133,11 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 	if ch.Memory != nil {
 		memory = ch.Memory()
 	}
+	if queue == nil {
+		queue = interrupts.NewQueue()
+	}
 	child := New(Options{
-		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: interrupts.NewQueue(),
+		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c,
 	})

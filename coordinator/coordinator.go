@@ -105,6 +105,9 @@ type Coordinator struct {
 	denied    []string
 	storeErr  error
 	mu        sync.Mutex
+	// workers are the task loop's child agents, which messages for the
+	// loop go to (TellWorkers).
+	workers mailboxes
 }
 
 // New returns a coordinator; it does no I/O.
@@ -418,8 +421,12 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 
 func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
 	reason := "interrupted by the user"
-	if it.Signal != nil {
+	switch {
+	case it.Signal != nil:
 		reason = "interrupted by " + it.Signal.String()
+	case it.Text != "":
+		// A hard stop that says where it came from (ralph stop).
+		reason = "interrupted by " + it.Text
 	}
 	c.counts.interrupts++
 	c.logDecision("interrupt", reason)

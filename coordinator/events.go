@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
 )
@@ -38,6 +39,9 @@ type EventType string
 //     it. Neither is ever sent back to the model.
 //   - warning is something that went wrong without ending the run (the
 //     server cut the prompt), said once.
+//   - question says the run waits for a person's answer (Question), at
+//     its terminal or from another one (ralph answer); answered says it
+//     came: Text is the answer, Output where it came from.
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
@@ -63,6 +67,8 @@ const (
 	EventError          EventType = "error"
 	EventWarning        EventType = "warning"
 	EventResult         EventType = "result"
+	EventQuestion       EventType = "question"
+	EventAnswered       EventType = "answered"
 )
 
 // WaitingText is what faces show while the model endpoint is silent.
@@ -116,6 +122,8 @@ type Event struct {
 	Files []git.FileChange `json:"files,omitempty"`
 	// Task is the task a files_changed event of the task loop is about.
 	Task string `json:"task,omitempty"`
+	// Question is what a question or answered event is about.
+	Question *memory.Question `json:"question,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

@@ -33,7 +33,17 @@ const (
 	StatusInterrupted = "interrupted"
 	StatusCompleted   = "completed"
 	StatusFailed      = "failed"
+	// StatusWaitingForInput is a running session stopped on a question
+	// nobody has answered yet (State.Question); it goes on once someone
+	// answers, at its terminal or with `ralph answer`.
+	StatusWaitingForInput = "waiting_for_input"
 )
+
+// Active reports whether a status is one a live ralph works under: a
+// session left so by a ralph that is gone was cut off by a crash.
+func Active(status string) bool {
+	return status == StatusRunning || status == StatusWaitingForInput
+}
 
 // NewID returns a session id that sorts by creation time and is unique
 // enough for one machine: UTC timestamp plus 12 random hex digits. (Six
@@ -62,6 +72,9 @@ type Session struct {
 	agentMD map[string]*strings.Builder // transcripts of running children
 	state   State
 	pending int // messages appended since the last sync
+	// question is the question waiting for an answer, if any: every save
+	// shows it, whoever saves (see SetQuestion).
+	question *Question
 }
 
 // CreateSession starts a new session record in the project at root and
@@ -243,6 +256,7 @@ func (s *Session) SaveState(fn func(*State)) error {
 	if fn != nil {
 		fn(&s.state)
 	}
+	s.applyQuestion()
 	s.state.UpdatedAt = time.Now().UTC()
 	if s.pending > 0 {
 		if a, ok := s.files[filepath.Join(s.Dir, "messages.jsonl")]; ok {
@@ -258,6 +272,39 @@ func (s *Session) SaveState(fn func(*State)) error {
 		return err
 	}
 	return WriteFileAtomic(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644)
+}
+
+// SetQuestion records the question the session waits on (nil: none any
+// more) and saves. While one waits, every save says waiting_for_input
+// where it would say running and carries the question, whichever part of
+// ralph saves: a task loop's other tasks go on saving while one of them
+// waits for an answer.
+func (s *Session) SetQuestion(q *Question) error {
+	s.mu.Lock()
+	if q != nil {
+		c := *q
+		q = &c
+	}
+	s.question = q
+	s.mu.Unlock()
+	return s.SaveState(nil)
+}
+
+// applyQuestion puts the waiting question into the state; s.mu is held.
+func (s *Session) applyQuestion() {
+	st := &s.state
+	switch {
+	case s.question != nil && Active(st.Status):
+		st.Status, st.Question = StatusWaitingForInput, s.question
+	case s.question != nil && st.Status == StatusPaused:
+		// A paused loop's last task may still ask before it ends.
+		st.Question = s.question
+	default:
+		st.Question = nil
+		if st.Status == StatusWaitingForInput {
+			st.Status = StatusRunning
+		}
+	}
 }
 
 // encodeState is session.json's bytes for the current state, redacted.

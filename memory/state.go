@@ -48,6 +48,9 @@ type State struct {
 	Errors      int                `json:"errors"`
 	Interrupts  int                `json:"interruptions"`
 	Error       string             `json:"error,omitempty"`
+	// Question is the question the session waits on, while its status is
+	// waiting_for_input.
+	Question *Question `json:"question,omitempty"`
 	// Run is how a task loop was started, so `ralph resume` goes on the
 	// same way; nil for other modes.
 	Run *RunConfig `json:"run,omitempty"`
@@ -58,6 +61,20 @@ type State struct {
 	StartedAt time.Time `json:"started_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
+// Question is a question a running ralph waits on: an approval to run a
+// command, or a yes/no question of the task loop. Text is what its
+// terminal shows, with every control character made visible.
+type Question struct {
+	// ID tells one question from the next, so an answer given to a
+	// question a person saw never goes to another (ralph answer --id).
+	ID   int    `json:"id"`
+	Kind string `json:"kind"` // approval or confirm
+	Text string `json:"text"`
+	// Answers are the answers it takes: y and n, and always where offered.
+	Answers []string  `json:"answers"`
+	Since   time.Time `json:"since"`
 }
 
 // Worker is a task being worked in a git worktree of its own.
@@ -161,7 +178,7 @@ func readState(fs afero.Fs, path string) (st State, err error) {
 
 func validStatus(s string) bool {
 	switch s {
-	case StatusNone, StatusRunning, StatusPaused, StatusInterrupted, StatusCompleted, StatusFailed:
+	case StatusNone, StatusRunning, StatusPaused, StatusInterrupted, StatusCompleted, StatusFailed, StatusWaitingForInput:
 		return true
 	}
 	return false

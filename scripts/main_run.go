@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -135,11 +136,34 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		}
 		worker = coordinator.ExternalTaskWorker{Agent: *setup.external, Events: coord.Events()}
 	}
+	// Another terminal steers the loop: ralph stop is the hard stop Ctrl-C
+	// queues, ralph pause and continue act on the loop, and ralph say
+	// reaches the agents working tasks at their next step boundary.
+	ctl := coordinator.NewLoopControl()
+	tell := func(it interrupts.Interrupt) int {
+		if setup.external != nil {
+			return -1
+		}
+		return coord.TellWorkers(it)
+	}
+	questions := p.Serve(control.Steer{Queue: queue, Tell: tell, Loop: ctl}, face.Notify)
+	// Approvals are asked at the terminal when there is one and through
+	// ralph answer; the loop's own questions (the budget, the breaker)
+	// only where there is a terminal: without one, its limits stop it.
+	if a := p.Asker(questions, face.Asker()); a != nil {
+		p.Approval.SetAsker(a)
+		defer p.Approval.SetAsker(nil)
+	}
+	ask := face.Confirmer()
+	if ask != nil && questions != nil {
+		ask = questions.Confirmer(ask)
+	}
 	opts := coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
-		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: p.Prior(),
-		Ask:      face.Confirmer(),
+		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: p.Prior(),
+		Control:  ctl,
+		Ask:      ask,
 		Notify:   face.Notify,
 		Redactor: p.Redactor,
 		Git:      p.TaskGit(rc),

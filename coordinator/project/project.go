@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -73,6 +74,9 @@ type Options struct {
 	Force     bool
 	// Yes approves every command that stays in the sandbox (--yes).
 	Yes bool
+	// NoWait refuses questions nobody at a terminal can answer rather
+	// than waiting for ralph answer (--no-wait).
+	NoWait bool
 	// Run settles the task loop's configuration when the session's mode is
 	// run: it gets the saved configuration of a resumed session (nil for a
 	// new one) and returns the one to use, which is saved in session.json.
@@ -121,6 +125,13 @@ type Project struct {
 	warnTo      atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
+	// control is the control socket (Serve) and questions the questions
+	// asked through it.
+	control   *control.Server
+	questions *control.Questions
+	// NoWait keeps the refusal of a question nobody at a terminal can
+	// answer, instead of waiting for ralph answer (--no-wait).
+	NoWait bool
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -157,7 +168,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, Redactor: memory.NewRedactor(cfg.APIKey),
+	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.APIKey),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
 	if _, real := opts.Fs.(*afero.OsFs); real {
 		p.lookAtGit()
@@ -464,7 +475,9 @@ func (p *Project) Prior() *memory.State {
 // Close ends the event subscriptions, records the final state in the
 // registry and releases the lock.
 func (p *Project) Close() error {
-	var errs []error
+	// The control socket goes first, while the lock still says this ralph
+	// runs: its watchers get every event so far, then the end.
+	errs := []error{p.closeControl()}
 	// The face drains first, then the recorders, newest first.
 	p.SetSink(nil)
 	for i := len(p.unsubscribe) - 1; i >= 0; i-- {
@@ -553,11 +566,11 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 // nothing ran goes back to what it was before, or completed.
 func (p *Project) CloseConversation() {
 	_ = p.Session.SaveState(func(st *memory.State) {
-		if st.Status != memory.StatusRunning {
+		if !memory.Active(st.Status) {
 			return
 		}
 		st.Status = memory.StatusCompleted
-		if p.Resumed && p.PriorStatus != "" && p.PriorStatus != memory.StatusRunning {
+		if p.Resumed && p.PriorStatus != "" && !memory.Active(p.PriorStatus) {
 			st.Status = p.PriorStatus
 		}
 		st.EndedAt = time.Now().UTC()

@@ -52,7 +52,7 @@ func (p *Project) recover(notify func(string)) error {
 	case err != nil:
 		return err
 	}
-	if st.Status != memory.StatusRunning {
+	if !memory.Active(st.Status) {
 		p.noteReset(notify)
 		return nil
 	}

@@ -72,7 +72,7 @@ func WriteLogs(ctx context.Context, fs afero.Fs, root, id string, w io.Writer, f
 // when the lock says which), or on another host where nobody can tell.
 func sessionRunning(fs afero.Fs, root, id string) bool {
 	st, err := memory.LoadSessionState(fs, root, id)
-	if err != nil || st.Status != memory.StatusRunning {
+	if err != nil || !memory.Active(st.Status) {
 		return false
 	}
 	info, state, err := memory.ReadLock(fs, root)

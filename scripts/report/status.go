@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // StatusReport is `ralph status`: where the project's work stands, read
@@ -86,7 +87,7 @@ func Status(fs afero.Fs, root string, now time.Time) (StatusReport, error) {
 	case memory.LockForeign:
 		warn("the lock was taken on host %s, where this ralph cannot check whether it is still alive", info.Hostname)
 	}
-	if r.Session != nil && r.Session.Status == memory.StatusRunning && state != memory.LockHeld && state != memory.LockForeign {
+	if r.Session != nil && memory.Active(r.Session.Status) && state != memory.LockHeld && state != memory.LockForeign {
 		warn("session.json says running but no live ralph holds the lock: the run ended without saving (a crash or a kill); the next ralph marks it interrupted")
 	}
 	return r, nil
@@ -145,9 +146,22 @@ func (r StatusReport) Text() string {
 		if s.CurrentTask != "" {
 			t.add("current", s.CurrentTask)
 		}
-		if s.Status == memory.StatusRunning {
+		if memory.Active(s.Status) {
 			for _, w := range s.Workers {
 				t.add("worker", fmt.Sprintf("%s in %s (branch %s)", w.Task, w.Dir, w.Branch))
+			}
+		}
+		if q := s.Question; q != nil {
+			lines := QuestionLines(q, now)
+			for i, l := range lines {
+				label := ""
+				switch i {
+				case 0:
+					label = "question"
+				case len(lines) - 1:
+					label = "answer"
+				}
+				t.add(label, l)
 			}
 		}
 		if s.Error != "" {
@@ -236,4 +250,24 @@ func relPath(p, home string) string {
 		return "~/" + rel
 	}
 	return p
+}
+
+// QuestionLines show a waiting question as its terminal shows it, every
+// line, then how to answer it: the answer names the question by its id,
+// so it cannot go to another one asked meanwhile.
+func QuestionLines(q *memory.Question, now time.Time) []string {
+	lines := []string{fmt.Sprintf("#%d, asked %s:", q.ID, relTime(q.Since, now))}
+	for _, l := range strings.Split(q.Text, "\n") {
+		lines = append(lines, text.StripControls(l))
+	}
+	return append(lines, AnswerHint(q))
+}
+
+// AnswerHint is the command that answers q.
+func AnswerHint(q *memory.Question) string {
+	answers := strings.Join(q.Answers, "|")
+	if answers == "" {
+		answers = "y|n"
+	}
+	return fmt.Sprintf("ralph answer --id %d %s", q.ID, answers)
 }
