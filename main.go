@@ -52,6 +52,7 @@ type flags struct {
 	sandbox        string
 	noNetwork      bool
 	style          string
+	noWait         bool
 }
 
 // exitError carries an exit code out of cobra.
@@ -115,6 +116,8 @@ func run(args []string) int {
   cmd | ralph "task"    piped input is given to the model as context
   ralph run             work through RALPH_TASKS.md on its own
   ralph resume          continue an interrupted session
+  ralph watch           follow the running ralph from another terminal;
+                        ralph stop, say, pause, continue and answer steer it
 
 The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
 the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.
@@ -170,6 +173,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
 	pf.StringVarP(&f.sandbox, "sandbox", "s", "", "what the model's commands may change: read-only, workspace-write (default) or danger-full-access")
 	pf.BoolVar(&f.noNetwork, "no-network", false, "no network for the model's commands")
+	pf.BoolVar(&f.noWait, "no-wait", false, "without a terminal, refuse a command that needs approval instead of waiting for `ralph answer`")
 	root.Flags().SetInterspersed(true)
 
 	root.AddCommand(&cobra.Command{
@@ -184,6 +188,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addLoopCommands(root)
 	c.addRecordCommands(root)
 	c.addGitCommands(root)
+	c.addControlCommands(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
@@ -229,7 +234,7 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
 	}
 	return project.Open(ctx, project.Options{
-		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Notify: notify, Run: runCfg,
+		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, NoWait: f.noWait, Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
 			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
 			Sandbox: f.sandbox, NoNetwork: f.noNetwork},
