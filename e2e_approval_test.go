@@ -79,8 +79,9 @@ func exists(path string) bool {
 
 // TestRulesDoNotStretch: with rules remembered for echo, cat, find, rm,
 // ls, go test, git status and make lint, and nobody to ask (one-shot
-// without a terminal), each attack below is refused and leaves no trace,
-// while plain uses of the same rules run.
+// without a terminal, with --no-wait so no answer is waited for), each
+// attack below is refused and leaves no trace, while plain uses of the
+// same rules run.
 func TestRulesDoNotStretch(t *testing.T) {
 	base := t.TempDir()
 	dir, out := filepath.Join(base, "proj"), filepath.Join(base, "outside")
@@ -140,7 +141,7 @@ func TestRulesDoNotStretch(t *testing.T) {
 		turn = append(turn, a.cmd)
 	}
 	srv := inlineServer(t, commandScenario(t, [][]string{turn, controls}, "done"))
-	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "attack")
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "--no-wait", "attack")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
