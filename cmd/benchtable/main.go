@@ -46,6 +46,8 @@ var targets = []target{
 	{"Checkpoint", "median-ms", 50, "< 50 ms"},
 	{"OneShotCheckpoints", "git/plain", 1.3, "< 1.3x"},
 	{"SandboxedHardStop", "p99-ms", 100, "< 100 ms"},
+	{"ControlStop", "p99-ms", 50 + 30, "< 50+30 ms"},
+	{"ControlStop", "socket-p99-ms", 50, "< 50 ms"},
 }
 
 var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)
