@@ -270,9 +270,9 @@ func TestControlAnswerHeadlessApproval(t *testing.T) {
 	if strings.Contains(status, "\x1b") {
 		t.Fatalf("ralph status passed an escape sequence through:\n%q", status)
 	}
-	if !strings.Contains(errb.String(), "ralph answer --id 1") {
-		t.Fatalf("the run's stderr does not say how to answer: %q", errb.String())
-	}
+	waitFor(t, "the run's stderr to say how to answer", 10*time.Second, func() bool {
+		return strings.Contains(errb.String(), "ralph answer --id 1 y|n")
+	})
 	if r := steer(t, dir, env, "answer", "--id", "2", "y"); r.code != 1 || !strings.Contains(r.stderr, "no longer waiting") {
 		t.Fatalf("an answer to another question: exit %d %q", r.code, r.stderr)
 	}
