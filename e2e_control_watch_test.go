@@ -247,3 +247,50 @@ func TestControlStaleSocketReplaced(t *testing.T) {
 		t.Fatalf("exit %d, want 130", code)
 	}
 }
+
+// TestControlWatchOnATerminal: the view on a terminal shows the run, the
+// question it waits on and how to answer it, redrawn soon after the
+// question is asked; it ends with the run.
+func TestControlWatchOnATerminal(t *testing.T) {
+	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
+	dir := t.TempDir()
+	writeTasks(t, dir, "first", "second")
+	env := cleanEnv(t, "TERM=xterm")
+	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "make ran.txt")
+	waitSocket(t, dir)
+	w := startPTY(t, dir, env, "watch")
+	state := filepath.Join(dir, ".ralph", "session.json")
+	var asked time.Time
+	waitFor(t, "the question", 20*time.Second, func() bool {
+		data, _ := os.ReadFile(state)
+		if strings.Contains(string(data), `"waiting_for_input"`) {
+			asked = time.Now()
+			return true
+		}
+		return false
+	})
+	w.waitFor("ralph answer --id 1 y|n|always", 10*time.Second)
+	t.Logf("the question was on the watch's screen %s after session.json showed it", time.Since(asked).Round(time.Millisecond))
+	screen := w.screen()
+	for _, want := range []string{"ralph watch · waiting_for_input · oneshot", "project   " + dir, "main   running run_command echo ran > ran.txt",
+		"0 done, 2 open, 0 failed", "question  #1", "run `echo ran > ran.txt`? [y]es / [n]o / [a]lways", "tool_call"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if r := steer(t, dir, env, "answer", "--id", "1", "n"); r.code != 0 {
+		t.Fatalf("ralph answer: exit %d %s", r.code, r.stderr)
+	}
+	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
+		t.Fatalf("the run exited %d", code)
+	}
+	select {
+	case <-w.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the watch did not end with the run:\n%s", w.screen())
+	}
+	w.waitFor("ralph watch · completed", 10*time.Second)
+	if screen := w.screen(); !strings.Contains(screen, "ended     success") || strings.Contains(screen, "question  #1") {
+		t.Fatalf("the last frame:\n%s", screen)
+	}
+}

@@ -453,3 +453,42 @@ func FuzzLoadMessagesNeverPanics(f *testing.F) {
 		}
 	})
 }
+
+// TestWaitingQuestion: while a question waits, every save says
+// waiting_for_input and carries it, whoever saves and whatever status it
+// asks for while running; once answered, the session runs again.
+func TestWaitingQuestion(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	s := newSession(t, fs, root)
+	q := &Question{ID: 2, Kind: "approval", Text: "run `ls`? [y]es / [n]o", Answers: []string{"y", "n"}}
+	if err := s.SetQuestion(q); err != nil {
+		t.Fatal(err)
+	}
+	// Another part of ralph saves "running" meanwhile (a task loop's
+	// other task): the question still shows.
+	if err := s.SaveState(func(st *State) { st.Status = StatusRunning; st.Turns = 3 }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadState(fs, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != StatusWaitingForInput || st.Question == nil || st.Question.ID != 2 || st.Turns != 3 || !Active(st.Status) {
+		t.Fatalf("while waiting: %+v", st)
+	}
+	if err := s.SetQuestion(nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = LoadState(fs, root); st.Status != StatusRunning || st.Question != nil {
+		t.Fatalf("after the answer: %+v", st)
+	}
+	// A question that outlives the run (it ended meanwhile) does not make
+	// a finished session wait.
+	_ = s.SetQuestion(q)
+	if err := s.SaveState(func(st *State) { st.Status = StatusInterrupted }); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = LoadState(fs, root); st.Status != StatusInterrupted || st.Question != nil {
+		t.Fatalf("a finished session: %+v", st)
+	}
+}

@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -139,7 +140,7 @@ func (v *watchView) apply(ev coordinator.Event) {
 	case coordinator.EventTextDelta:
 		doing(fmt.Sprintf("writing (turn %d)", ev.Turn))
 	case coordinator.EventToolCall:
-		doing(strings.TrimSpace("running " + ev.ToolName + " " + summarizeArgs(string(ev.ToolArgs))))
+		doing(strings.TrimSpace("running " + ev.ToolName + " " + argsSummary(ev.ToolArgs)))
 	case coordinator.EventToolResult:
 		doing("reading the result of " + ev.ToolName)
 	case coordinator.EventWaiting, coordinator.EventRetry:
@@ -162,6 +163,13 @@ func (v *watchView) apply(ev coordinator.Event) {
 			v.ended = ev.Result.Subtype
 			delete(v.agents, id)
 		}
+	}
+	switch ev.Type {
+	case coordinator.EventTaskChanged, coordinator.EventQuestion, coordinator.EventAnswered, coordinator.EventStateSaved,
+		coordinator.EventResult, coordinator.EventInterrupted:
+		// What session.json and the task file say has changed: read them
+		// again for the next frame.
+		v.loadedAt = time.Time{}
 	}
 	if ev.Type != coordinator.EventTextDelta && ev.Type != coordinator.EventThinkingDelta {
 		v.last = append(v.last, report.FormatEvent(ev))
@@ -294,7 +302,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	if v.ended != "" && !v.live {
 		status += " (" + v.ended + ")"
 	}
-	top := fmt.Sprintf("ralph watch · %s · session %s · %s", v.r.Root, v.session, status)
+	top := "ralph watch · " + status
 	if st != nil && st.Mode != "" {
 		top += " · " + st.Mode
 	}
@@ -302,6 +310,8 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 		top += " · " + v.model
 	}
 	t = append(t, top)
+	add("session", v.session)
+	add("project", v.r.Root)
 	ids := slices.Sorted(maps.Keys(v.tasks))
 	for i, id := range ids {
 		label := ""
@@ -344,6 +354,21 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	}
 	t = append(t, strings.Repeat("─", 40))
 	return t, slices.Clone(v.last)
+}
+
+// argsSummary is what a tool call is about, as a person reads it: the
+// command it runs, the path it touches, or its arguments on one line.
+func argsSummary(raw json.RawMessage) string {
+	var args map[string]any
+	if json.Unmarshal(raw, &args) != nil {
+		return oneLine(string(raw))
+	}
+	for _, k := range []string{"command", "path", "pattern", "task"} {
+		if s, ok := args[k].(string); ok {
+			return oneLine(s)
+		}
+	}
+	return oneLine(string(raw))
 }
 
 func costText(c *float64) string {
