@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+)
+
+// TestControlSteersTheChat: the chat shell takes ralph say and ralph stop
+// from another terminal while it works, shows that they came, and stays
+// open; at its idle prompt a message is not taken.
+func TestControlSteersTheChat(t *testing.T) {
+	first, stopMe := newGate(t), newGate(t)
+	const msg = "also mention the weather"
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		users := userMessages(r)
+		last := users[len(users)-1]
+		switch {
+		case r.Index == 0:
+			first.wait(time.Minute)
+			return fakemodel.Response{Text: "looking", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+		case strings.Contains(last, msg):
+			return fakemodel.Response{Text: "it is sunny"}
+		case strings.Contains(last, "stop me"):
+			stopMe.wait(time.Minute)
+			return fakemodel.Response{Text: "too late"}
+		}
+		return fakemodel.Response{Text: "no message came"}
+	})
+	t.Cleanup(srv.Close)
+	t.Cleanup(first.open)
+	t.Cleanup(stopMe.open)
+	dir := t.TempDir()
+	env := chatEnv(t)
+	sh := startPTY(t, dir, env, "chat", "--base-url", srv.URL)
+	sh.waitIdle(10*time.Second, nil)
+	if r := steer(t, dir, env, "say", msg); r.code != 1 || !strings.Contains(r.stderr, "type it at its prompt") {
+		t.Fatalf("ralph say at the idle prompt: exit %d %q", r.code, r.stderr)
+	}
+	sh.typeKeys("how is it going?\r")
+	waitFor(t, "the first request", 10*time.Second, func() bool { return srv.Active() == 1 })
+	if r := steer(t, dir, env, "say", msg); r.code != 0 {
+		t.Fatalf("ralph say: exit %d %q", r.code, r.stderr)
+	}
+	sh.waitFor("↯ from another terminal: a message", 10*time.Second)
+	first.open()
+	sh.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "it is sunny") })
+
+	sh.typeKeys("stop me\r")
+	waitFor(t, "the request to stop", 10*time.Second, func() bool { return srv.Active() == 1 })
+	if r := steer(t, dir, env, "stop"); r.code != 0 || !strings.Contains(r.stdout, "the chat stays open") {
+		t.Fatalf("ralph stop: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	sh.waitIdle(10*time.Second, func(s string) bool {
+		return strings.Contains(s, "↯ from another terminal: ralph stop") && strings.Contains(s, "stopped:")
+	})
+	if r := steer(t, dir, env, "stop"); r.code != 1 || !strings.Contains(r.stderr, "nothing is running") {
+		t.Fatalf("ralph stop at the idle prompt: exit %d %q", r.code, r.stderr)
+	}
+	if r := steer(t, dir, env, "pause"); r.code != 1 || !strings.Contains(r.stderr, "no task loop") {
+		t.Fatalf("ralph pause without a loop: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// TestControlSayReachesTheTaskLoop: in ralph run, a message reaches the
+// agent working a task at its next step boundary.
+func TestControlSayReachesTheTaskLoop(t *testing.T) {
+	g := newGate(t)
+	const msg = "keep the changelog up to date"
+	var heard bool
+	srv := gatedServer(t, g, func(r fakemodel.RecordedRequest) bool { return r.Index == 0 }, func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		switch {
+		case r.Index == 0:
+			return fakemodel.Response{Text: "working", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+		case last.Role == "user" && strings.Contains(last.Content, msg):
+			heard = true
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: `{"id":"t1","summary":"done, changelog too"}`}}}
+		case last.Role == "tool" && last.Name == "complete_task":
+			return fakemodel.Response{Text: "finished"}
+		}
+		return fakemodel.Response{Text: "I heard nothing"}
+	})
+	dir := t.TempDir()
+	writeTasks(t, dir, "the only task")
+	env := cleanEnv(t)
+	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--json", "run", "--retries", "0")
+	waitSocket(t, dir)
+	waitFor(t, "the task in flight", 10*time.Second, func() bool { return srv.Active() == 1 })
+	r := steer(t, dir, env, "say", msg)
+	if r.code != 0 || !strings.Contains(r.stdout, "the agent working a task gets it") {
+		t.Fatalf("ralph say: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	g.open()
+	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	srv.Close()
+	if !heard {
+		t.Fatal("the agent working the task never read the message")
+	}
+	if !strings.Contains(readFile(t, filepath.Join(dir, "RALPH_TASKS.md")), "- [x] the only task") {
+		t.Fatal("the task is not done")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ralph", "control.sock")); !os.IsNotExist(err) {
+		t.Fatalf("the socket outlived the run: %v", err)
+	}
+}
