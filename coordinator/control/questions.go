@@ -53,6 +53,12 @@ type answered struct {
 	from string
 }
 
+// Where an answer came from, as the answered event says.
+const (
+	fromTerminal = "the terminal"
+	fromSocket   = "ralph answer"
+)
+
 // NewQuestions returns the questions of one session. publish sends an
 // event into the run's event stream; notify (nil: nowhere) prints a line
 // for the person following the output.
@@ -93,14 +99,15 @@ func (h *Questions) Waiting() *memory.Question {
 }
 
 // ask shows q wherever it can be answered and returns the first answer:
-// term's (nil: no terminal) or one given with Answer.
+// term's (nil: no terminal) or one given with Answer, with where it came
+// from and the question's number.
 func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(string) (any, bool), retry string,
-	term func(ctx context.Context) (any, error)) (any, string, error) {
+	term func(ctx context.Context) (any, error)) (answered, int, error) {
 	select {
 	case h.turn <- struct{}{}:
 		defer func() { <-h.turn }()
 	case <-ctx.Done():
-		return nil, "", ctx.Err()
+		return answered{}, 0, ctx.Err()
 	}
 	w := &waiting{q: q, parse: parse, retry: retry, answer: make(chan answered, 2)}
 	h.mu.Lock()
@@ -120,7 +127,7 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 		go func() {
 			defer close(termDone)
 			v, err := term(tctx)
-			h.settle(w, answered{v: v, err: err, from: "the terminal"})
+			h.settle(w, answered{v: v, err: err, from: fromTerminal})
 		}()
 	} else {
 		close(termDone)
@@ -143,7 +150,7 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 	if a.err == nil {
 		h.emit(coordinator.Event{Type: coordinator.EventAnswered, Question: &w.q, Text: answerWord(a.v), Output: a.from})
 	}
-	return a.v, a.from, a.err
+	return a, w.q.ID, a.err
 }
 
 // settle delivers the first answer to w; later ones are ignored. It
@@ -185,7 +192,7 @@ func (h *Questions) Answer(id int, text string) Reply {
 		return Reply{Bad: true, Text: fmt.Sprintf("%q does not answer question #%d: %s", text, w.q.ID, w.retry)}
 	}
 	w.settled = true
-	w.answer <- answered{v: v, from: "ralph answer"}
+	w.answer <- answered{v: v, from: fromSocket}
 	return Done("answered %s to question #%d:\n%s", answerWord(v), w.q.ID, w.q.Text)
 }
 
@@ -231,11 +238,16 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 	if a.term != nil {
 		term = func(ctx context.Context) (any, error) { return a.term.Ask(ctx, q) }
 	}
-	v, _, err := a.h.ask(ctx, mq, parse, q.Retry(), term)
+	got, id, err := a.h.ask(ctx, mq, parse, q.Retry(), term)
 	if err != nil {
 		return approval.No, err
 	}
-	ans, _ := v.(approval.Answer)
+	if n, ok := a.term.(approval.Noter); ok && got.from != fromTerminal {
+		// The person at the terminal saw the question; they see it was
+		// answered elsewhere.
+		n.Note(fmt.Sprintf("question #%d answered from another terminal: %s", id, answerWord(got.v)), false)
+	}
+	ans, _ := got.v.(approval.Answer)
 	return ans, nil
 }
 
@@ -274,8 +286,8 @@ func (h *Questions) Confirmer(term func(context.Context, string) bool) func(cont
 				return ok, nil
 			}
 		}
-		v, _, err := h.ask(ctx, mq, parse, "please answer y (yes) or n (no)", t)
-		yes, _ := v.(bool)
+		got, _, err := h.ask(ctx, mq, parse, "please answer y (yes) or n (no)", t)
+		yes, _ := got.v.(bool)
 		return err == nil && yes
 	}
 }

@@ -122,7 +122,10 @@ func TestAlwaysOnlyWhereOffered(t *testing.T) {
 type termAsker struct {
 	answer chan approval.Answer
 	ended  chan error
+	notes  chan string
 }
+
+func (a termAsker) Note(text string, _ bool) { a.notes <- text }
 
 func (a termAsker) Ask(ctx context.Context, _ approval.Question) (approval.Answer, error) {
 	select {
@@ -139,7 +142,7 @@ func (a termAsker) Ask(ctx context.Context, _ approval.Question) (approval.Answe
 func TestTerminalAndSocketRace(t *testing.T) {
 	log := &questionLog{}
 	h := NewQuestions(log, log.publish, nil)
-	term := termAsker{answer: make(chan approval.Answer), ended: make(chan error, 1)}
+	term := termAsker{answer: make(chan approval.Answer), ended: make(chan error, 1), notes: make(chan string, 4)}
 	got := make(chan approval.Answer, 1)
 	go func() {
 		a, _ := h.Asker(term).Ask(context.Background(), approval.Question{Command: "ls", Remember: []string{"ls"}})
@@ -155,6 +158,9 @@ func TestTerminalAndSocketRace(t *testing.T) {
 	if err := <-term.ended; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the terminal's question was not withdrawn: %v", err)
 	}
+	if note := <-term.notes; note != "question #1 answered from another terminal: no" {
+		t.Fatalf("the terminal was told %q", note)
+	}
 	// And the terminal first.
 	go func() {
 		a, _ := h.Asker(term).Ask(context.Background(), approval.Question{Command: "ls", Remember: []string{"ls"}})
@@ -167,6 +173,9 @@ func TestTerminalAndSocketRace(t *testing.T) {
 	}
 	if ev := log.events[len(log.events)-1]; ev.Type != coordinator.EventAnswered || ev.Output != "the terminal" {
 		t.Fatalf("last event %+v", ev)
+	}
+	if len(term.notes) != 0 {
+		t.Fatalf("the terminal was told of its own answer: %q", <-term.notes)
 	}
 }
 

@@ -168,6 +168,10 @@ func (s *Server) serve(c net.Conn) {
 	default:
 		r = Reply{Bad: true, Text: fmt.Sprintf("this ralph does not know the request %q (an older ralph?)", req.Op)}
 	}
+	if s.o.Redact != nil {
+		// A reply may quote a command, which may quote a secret.
+		r.Text = string(s.o.Redact([]byte(r.Text)))
+	}
 	_ = writeLine(c, r)
 }
 
