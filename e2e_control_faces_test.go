@@ -111,3 +111,33 @@ func TestControlSayReachesTheTaskLoop(t *testing.T) {
 		t.Fatalf("the socket outlived the run: %v", err)
 	}
 }
+
+// TestControlAnswersAScript: a script's step whose command needs
+// approval waits for ralph answer, then goes on.
+func TestControlAnswersAScript(t *testing.T) {
+	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "done"))
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	file := filepath.Join(t.TempDir(), "steps.txt")
+	mustWrite(t, file, "make ran.txt\n")
+	cmd, out, errb := startRalph(t, dir, env, "script", file, "--base-url", srv.URL)
+	waitFor(t, "the question", 20*time.Second, func() bool {
+		return strings.Contains(steer(t, dir, env, "status").stdout, "waiting_for_input")
+	})
+	if r := steer(t, dir, env, "answer", "always"); r.code != 0 {
+		t.Fatalf("ralph answer: exit %d %q", r.code, r.stderr)
+	}
+	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if !exists(filepath.Join(dir, "ran.txt")) {
+		t.Fatal("the command did not run")
+	}
+	// always remembered the rule, as at a terminal.
+	if cfg := readFile(t, filepath.Join(dir, ".ralph", "config.toml")); !strings.Contains(cfg, `"echo"`) {
+		t.Fatalf("config.toml after always: %q", cfg)
+	}
+	if !strings.Contains(errb.String(), "allowed from now on: `echo`") {
+		t.Fatalf("stderr does not say what always saved: %q", errb.String())
+	}
+}
