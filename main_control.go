@@ -111,10 +111,11 @@ waiting_for_input) unless it was started with --no-wait.
 	}
 	root.AddCommand(
 		simple("stop", "Hard-stop the running ralph, as Ctrl-C at its terminal would",
-			`Hard-stop the ralph running in this project, exactly as Ctrl-C (SIGINT) at its
-own terminal: the work in flight is cancelled, in-progress tasks go back to
-open, the state is saved, and a run without a terminal exits 130. The chat
-shell stops its work and stays open. ralph resume continues afterwards.`, control.OpStop),
+			`Hard-stop the ralph running in this project, as Ctrl-C (SIGINT) does: the work
+in flight is cancelled, in-progress tasks go back to open, the state is saved,
+and the run exits 130 (ralph run on a terminal too: it does not switch into
+chat, which is for the person at that terminal). The chat shell stops its work
+and stays open. ralph resume continues afterwards.`, control.OpStop),
 		say,
 		simple("pause", "Pause the running task loop: no new task starts, the ones in flight finish",
 			`Pause the task loop of the ralph running in this project (ralph run, or /run
