@@ -54,7 +54,6 @@ type Server struct {
 	path string
 	l    *net.UnixListener
 	file os.FileInfo // the socket file as bound, to remove only our own
-	uid  int
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -70,8 +69,12 @@ type Server struct {
 // longer is dropped rather than let the events wait for it pile up.
 const writeTimeout = 10 * time.Second
 
-// refusedText is the reply to another user; the client recognises it.
-const refusedText = "refused: this ralph belongs to another user"
+// The replies to a peer that may not steer this ralph; the client
+// recognises the first.
+const (
+	refusedText  = "refused: this ralph belongs to another user"
+	refusedChild = "refused: a command this ralph runs cannot steer it"
+)
 
 // Start replaces any socket a ralph that is gone left at the project's
 // socket path and serves requests until Close. The caller holds the
@@ -86,7 +89,7 @@ func Start(o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}
-	s := &Server{o: o, path: path, l: l, uid: os.Getuid(), target: o.Target, watches: map[*watch]struct{}{}}
+	s := &Server{o: o, path: path, l: l, target: o.Target, watches: map[*watch]struct{}{}}
 	s.file, _ = os.Stat(path)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
@@ -134,8 +137,8 @@ func (s *Server) accept() {
 func (s *Server) serve(c net.Conn) {
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(requestTimeout))
-	if uid, err := peerUID(c); err != nil || uid != s.uid {
-		_ = writeLine(c, Reply{Text: refusedText})
+	if why := checkPeer(c); why != "" {
+		_ = writeLine(c, Reply{Text: why})
 		return
 	}
 	var req Request

@@ -34,7 +34,7 @@ func shortPath(path string) (string, func(), error) {
 // listen binds the socket at path for its owner only. The mode is set on
 // the socket before bind, so the file appears with it (the kernel takes
 // the new inode's mode from the socket's), and no other user can connect
-// in the moment between bind and a chmod; peerUID checks each peer as well.
+// in the moment between bind and a chmod; checkPeer checks each peer as well.
 func listen(path string) (*net.UnixListener, error) {
 	addr, done, err := address(path)
 	if err != nil {
@@ -57,28 +57,6 @@ func listen(path string) (*net.UnixListener, error) {
 	// done closes the descriptor: the server removes the socket itself.
 	ul.SetUnlinkOnClose(false)
 	return ul, nil
-}
-
-// peerUID is the user id of the process at the other end of c, from
-// SO_PEERCRED: the kernel's word, taken when the peer connected.
-func peerUID(c net.Conn) (int, error) {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return -1, errors.New("not a unix socket")
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil {
-		return -1, err
-	}
-	if cerr != nil {
-		return -1, cerr
-	}
-	return int(cred.Uid), nil
 }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }

@@ -38,7 +38,8 @@ func listen(path string) (*net.UnixListener, error) {
 	return ul, nil
 }
 
-// peerUID cannot ask the kernel here; the socket's mode keeps others out.
-func peerUID(net.Conn) (int, error) { return os.Getuid(), nil }
+// checkPeer cannot ask the kernel here; the socket's mode keeps other
+// users out.
+func checkPeer(net.Conn) string { return "" }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }

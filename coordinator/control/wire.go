@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -126,8 +127,11 @@ func Watch(ctx context.Context, root string) (*Stream, error) {
 	}
 	if !s.Hello.OK {
 		c.Close()
-		if s.Hello.Text == refusedText {
+		switch {
+		case s.Hello.Text == refusedText:
 			return nil, ErrRefused
+		case strings.HasPrefix(s.Hello.Text, "refused:"):
+			return nil, errors.New(s.Hello.Text)
 		}
 		return nil, fmt.Errorf("%w: %s", ErrNotRunning, s.Hello.Text)
 	}
