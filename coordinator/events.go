@@ -41,6 +41,11 @@ type EventType string
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
+//   - limit_wait says the task loop starts no task until Until, waiting
+//     for a rate or usage limit to reset (Text: "waiting for the rate
+//     limit until 14:05"); one without Until says the wait is over.
+//   - breaker is a change of the circuit breaker's State (open,
+//     half_open, closed); an open one waits until Until.
 const (
 	EventSessionStarted EventType = "session_started"
 	EventTurnStarted    EventType = "turn_started"
@@ -63,6 +68,8 @@ const (
 	EventError          EventType = "error"
 	EventWarning        EventType = "warning"
 	EventResult         EventType = "result"
+	EventLimitWait      EventType = "limit_wait"
+	EventBreaker        EventType = "breaker"
 )
 
 // WaitingText is what faces show while the model endpoint is silent.
@@ -116,6 +123,10 @@ type Event struct {
 	Files []git.FileChange `json:"files,omitempty"`
 	// Task is the task a files_changed event of the task loop is about.
 	Task string `json:"task,omitempty"`
+	// Until is when a limit_wait or an open breaker ends.
+	Until time.Time `json:"until,omitzero"`
+	// State is the circuit breaker's new state, in a breaker event.
+	State string `json:"state,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

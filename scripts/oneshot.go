@@ -133,6 +133,11 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 		// error; the progress display shows it on a terminal.
 		fmt.Fprintln(o.Stderr, "ralph: warning: "+text.StripControls(ev.Text))
 	}
+	if (ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker) && o.progress == nil {
+		// So is a loop that stops starting tasks for a while, and why:
+		// someone reading a headless run's log must not think it hung.
+		fmt.Fprintln(o.Stderr, "ralph: "+text.StripControls(ev.Text))
+	}
 	switch o.Format {
 	case FormatStreamJSON:
 		if ev.Type == coordinator.EventSessionStarted {

@@ -44,6 +44,8 @@ type Overrides struct {
 	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
 	Sandbox   string
 	NoNetwork bool
+	// MaxWait is --max-wait (nil: from the config).
+	MaxWait *time.Duration
 }
 
 // Modes of a session, as session.json records them.
@@ -236,6 +238,9 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	}
 	if o.NoNetwork {
 		cfg.Network = false
+	}
+	if o.MaxWait != nil {
+		cfg.MaxWait = *o.MaxWait
 	}
 }
 
@@ -535,7 +540,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
 		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
-		Redactor: p.Redactor, Git: p.TaskGit(st.Run),
+		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run),
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {
@@ -545,6 +550,15 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 		return summary, errors.New(summary)
 	}
 	return summary, nil
+}
+
+// breakerCooldown is a run configuration's --breaker-cooldown, or 0 for
+// the default.
+func breakerCooldown(rc *memory.RunConfig) time.Duration {
+	if rc == nil {
+		return 0
+	}
+	return time.Duration(rc.BreakerCooldown)
 }
 
 // CloseConversation leaves a truthful status when a chat or a script
