@@ -119,6 +119,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
 	face.Start()
 	defer face.Close()
 	coord := p.Coordinator(queue, face.Handle)
