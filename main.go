@@ -49,6 +49,9 @@ type flags struct {
 	parallel       int
 	run            memory.RunConfig
 	taskTimeout    time.Duration
+	breakerCool    time.Duration
+	maxWait        time.Duration
+	maxWaitSet     bool // --max-wait was given (0 is a value: never wait)
 	sandbox        string
 	noNetwork      bool
 	style          string
@@ -157,7 +160,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
 	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in)")
-	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking (except one asking to leave the sandbox)")
+	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking (except one asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
@@ -237,8 +240,17 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, NoWait: f.noWait, Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
 			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
-			Sandbox: f.sandbox, NoNetwork: f.noNetwork},
+			Sandbox: f.sandbox, NoNetwork: f.noNetwork, MaxWait: f.maxWaitOverride()},
 	})
+}
+
+// maxWaitOverride is --max-wait when given, nil to take the config's.
+func (f flags) maxWaitOverride() *time.Duration {
+	if !f.maxWaitSet {
+		return nil
+	}
+	d := f.maxWait
+	return &d
 }
 
 // task is `ralph "task"`: one task and exit, or the chat shell for bare
@@ -382,6 +394,10 @@ unique part.`,
 		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
 		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex or exec:'<command>'")
 		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
+		fl.DurationVar(&f.breakerCool, "breaker-cooldown", time.Duration(d.BreakerCooldown),
+			"with nobody to ask, how long the tripped circuit breaker waits before it lets one task through (doubles after each failed one)")
+		fl.DurationVar(&f.maxWait, "max-wait", config.DefaultMaxWait,
+			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
 		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
 	}
@@ -393,6 +409,7 @@ const runExamples = `  ralph run -y
   ralph run -y --until 'tasks_done >= 5 || cost_usd > 2'
   ralph run --agent claude --on-error skip
   ralph run --agent "exec:./my-agent.sh" --task-timeout 10m
+  ralph run --agent claude --max-wait 5h --breaker-cooldown 10m
   ralph run -y --commit
   ralph run -y --parallel 3 --worktrees`
 
@@ -405,9 +422,14 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	if code != 0 {
 		return code
 	}
+	c.f.maxWaitSet = cmd.Flags().Changed("max-wait")
+	if c.f.maxWait < 0 {
+		return face.Fail(scripts.ExitUsage, fmt.Errorf("--max-wait cannot be negative (got %s); 0 means never wait", c.f.maxWait))
+	}
 	settle := func(saved *memory.RunConfig) (*memory.RunConfig, error) {
 		rc := c.f.run
 		rc.TaskTimeout = memory.Duration(c.f.taskTimeout)
+		rc.BreakerCooldown = memory.Duration(c.f.breakerCool)
 		rc.Parallel = c.f.parallel
 		if saved != nil {
 			rc = overrideRun(*saved, rc, cmd.Flags().Changed)
@@ -449,6 +471,7 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("verify", func() { rc.Verify = flags.Verify })
 	set("agent", func() { rc.Agent = flags.Agent })
 	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
+	set("breaker-cooldown", func() { rc.BreakerCooldown = flags.BreakerCooldown })
 	set("parallel", func() { rc.Parallel = flags.Parallel })
 	set("commit", func() { rc.Commit = flags.Commit })
 	set("worktrees", func() { rc.Worktrees = flags.Worktrees })

@@ -45,6 +45,11 @@ type EventType string
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
+//   - limit_wait says the task loop starts no task until Until, waiting
+//     for a rate or usage limit to reset (Text: "waiting for the rate
+//     limit until 14:05"); one without Until says the wait is over.
+//   - breaker is a change of the circuit breaker's State (open,
+//     half_open, closed); an open one waits until Until.
 const (
 	EventSessionStarted EventType = "session_started"
 	EventTurnStarted    EventType = "turn_started"
@@ -69,6 +74,8 @@ const (
 	EventResult         EventType = "result"
 	EventQuestion       EventType = "question"
 	EventAnswered       EventType = "answered"
+	EventLimitWait      EventType = "limit_wait"
+	EventBreaker        EventType = "breaker"
 )
 
 // WaitingText is what faces show while the model endpoint is silent.
@@ -124,6 +131,10 @@ type Event struct {
 	Task string `json:"task,omitempty"`
 	// Question is what a question or answered event is about.
 	Question *memory.Question `json:"question,omitempty"`
+	// Until is when a limit_wait or an open breaker ends.
+	Until time.Time `json:"until,omitzero"`
+	// State is the circuit breaker's new state, in a breaker event.
+	State string `json:"state,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

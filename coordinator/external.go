@@ -48,6 +48,10 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 	switch {
 	case err != nil:
 		out.Err = err
+	case !res.Completed && res.Limit != nil:
+		// The agent's account is out of its allowance: the loop waits for
+		// the reset instead of failing the task.
+		out.Err = &workers.UsageLimitError{Agent: w.Agent.Kind, UsageLimit: *res.Limit}
 	case !res.Completed && res.ExitCode != 0:
 		out.Err = fmt.Errorf("%s exited with status %d: %s", w.Agent.Kind, res.ExitCode, text.Clip(res.Stderr, 300))
 	}

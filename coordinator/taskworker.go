@@ -55,6 +55,9 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 		// The model's own sentence, so the loop (and the exit code) can
 		// tell a configuration error from a failed task.
 		out.Err = run.result.Err
+	case run.res.IsError && isLimit(run.result.Err):
+		// The rate limit's reset time, which the loop waits for.
+		out.Err = run.result.Err
 	case run.res.IsError:
 		out.Err = errors.New(run.res.Output)
 	}

@@ -56,6 +56,12 @@ type State struct {
 	Run *RunConfig `json:"run,omitempty"`
 	// Workers are the task loop's worktrees while it runs (--worktrees).
 	Workers []Worker `json:"workers,omitempty"`
+	// Wait is what a running task loop waits for before it starts
+	// another task (a limit to reset, the breaker's cooldown); nil when
+	// it waits for nothing.
+	Wait *Wait `json:"wait,omitempty"`
+	// Breaker is the task loop's circuit breaker when it is not closed.
+	Breaker *Breaker `json:"breaker,omitempty"`
 	// Recovered says what crash recovery did to this session, if anything.
 	Recovered string    `json:"recovered,omitempty"`
 	StartedAt time.Time `json:"started_at"`
@@ -100,11 +106,49 @@ type RunConfig struct {
 	OnError       string   `json:"on_error,omitempty"`
 	Retries       int      `json:"retries"`
 	MaxIterations int      `json:"max_iterations,omitempty"`
+	// BreakerCooldown is how long the tripped breaker waits before it
+	// lets one task through when nobody can be asked (--breaker-cooldown;
+	// 0: the default).
+	BreakerCooldown Duration `json:"breaker_cooldown,omitempty"`
 	// Commit makes one git commit per done task (--commit); Worktrees
 	// works each task in a git worktree of its own and merges it back
 	// (--worktrees, which implies Commit).
 	Commit    bool `json:"commit,omitempty"`
 	Worktrees bool `json:"worktrees,omitempty"`
+}
+
+// Why a task loop waits (Wait.Reason).
+const (
+	WaitRateLimit  = "rate_limit"  // the model endpoint's rate limit
+	WaitUsageLimit = "usage_limit" // an external agent's usage limit
+	WaitBreaker    = "breaker"     // the circuit breaker's cooldown
+)
+
+// Wait is a task loop waiting until a time before it starts another task.
+type Wait struct {
+	Reason string    `json:"reason"`
+	Until  time.Time `json:"until"`
+	// Text says it for people: "waiting for the rate limit until 14:05".
+	Text string `json:"text"`
+}
+
+// The circuit breaker's states (Breaker.State).
+const (
+	BreakerClosed   = "closed"    // tasks run
+	BreakerOpen     = "open"      // tripped: no task starts until Until
+	BreakerHalfOpen = "half_open" // one task runs to test the water
+)
+
+// Breaker is the task loop's circuit breaker once it has tripped.
+type Breaker struct {
+	State string `json:"state"`
+	// Until is when an open breaker lets one task through.
+	Until time.Time `json:"until,omitzero"`
+	// Cooldown is how long it stays open this time; it doubles with each
+	// failed half-open task.
+	Cooldown Duration `json:"cooldown"`
+	// Trips counts how often it opened in this run.
+	Trips int `json:"trips"`
 }
 
 // Duration is a time.Duration written as people read it ("30m0s").

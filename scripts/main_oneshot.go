@@ -19,6 +19,7 @@ func NewOneShot(format string, t terminal.Facts) (*OneShot, int) {
 	face := &OneShot{
 		Format: format, Stdout: t.Out, Stderr: t.Err,
 		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width, Style: t.RenderStyle,
+		facts: t,
 	}
 	if t.ErrTTY {
 		// Questions are read from the terminal itself, so they can be
@@ -48,6 +49,8 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
+	defer face.notifier.Close()
 	face.Start()
 	defer face.Close()
 	coord := p.Coordinator(queue, face.Handle)

@@ -20,7 +20,8 @@ import (
 func DefaultRun() memory.RunConfig {
 	return memory.RunConfig{
 		MaxIterations: 100, OnError: coordinator.OnErrorRetry, Retries: 2,
-		TaskTimeout: memory.Duration(coordinator.DefaultChildTimeout),
+		TaskTimeout:     memory.Duration(coordinator.DefaultChildTimeout),
+		BreakerCooldown: memory.Duration(coordinator.DefaultBreakerCooldown),
 	}
 }
 
@@ -54,6 +55,8 @@ func compileRun(rc *memory.RunConfig) (loopSetup, error) {
 		return s, fmt.Errorf("--max-iterations must be at least 1, not %d", rc.MaxIterations)
 	case rc.Retries < 0:
 		return s, fmt.Errorf("--retries cannot be negative (got %d)", rc.Retries)
+	case rc.BreakerCooldown < 0:
+		return s, fmt.Errorf("--breaker-cooldown cannot be negative (got %s)", time.Duration(rc.BreakerCooldown))
 	}
 	switch rc.OnError {
 	case coordinator.OnErrorRetry, coordinator.OnErrorSkip, coordinator.OnErrorAbort:
@@ -117,6 +120,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
 	face.Start()
 	defer face.Close()
 	coord := p.Coordinator(queue, face.Handle)
@@ -167,6 +171,10 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		Notify:   face.Notify,
 		Redactor: p.Redactor,
 		Git:      p.TaskGit(rc),
+		// Limits are waited for up to max_wait (--max-wait); the breaker's
+		// cooldown applies only where nobody can be asked (Ask nil).
+		MaxWait:         p.Config.MaxWait,
+		BreakerCooldown: time.Duration(rc.BreakerCooldown),
 	}
 	if rc.Verify != "" {
 		opts.Verify = func(ctx context.Context, ws coordinator.Workspace) (bool, string) {

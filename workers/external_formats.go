@@ -25,8 +25,11 @@ type claudeEvent struct {
 	Message *struct {
 		Content json.RawMessage `json:"content"` // a string or a list of blocks
 	} `json:"message"`
-	Result       *string      `json:"result"`
-	IsError      bool         `json:"is_error"`
+	Result  *string `json:"result"`
+	IsError bool    `json:"is_error"`
+	// Error marks claude's synthetic assistant message about a failed
+	// API call ("rate_limit", "unknown", …).
+	Error        string       `json:"error"`
 	TotalCostUSD *float64     `json:"total_cost_usd"`
 	Usage        *claudeUsage `json:"usage"`
 }
@@ -61,6 +64,9 @@ func (s *agentStream) claudeLine(b []byte) bool {
 			for _, bl := range blocks {
 				switch bl.Type {
 				case "text":
+					if ev.Error != "" {
+						s.noteLimit(bl.Text)
+					}
 					s.assistantText(bl.Text)
 				case "tool_use":
 					s.send(ExternalEvent{Kind: "tool", Text: toolSummary(bl.Name, string(bl.Input))})
@@ -89,7 +95,12 @@ func (s *agentStream) claudeLine(b []byte) bool {
 			if ev.Result != nil && *ev.Result != "" {
 				msg = *ev.Result
 			}
+			s.noteLimit(msg)
 			s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+		}
+	case "rate_limit_event":
+		if l, ok := claudeRateLimit(b); ok {
+			s.keepLimit(l)
 		}
 	}
 	return true // system, user (tool results) and future events carry nothing ralph uses
@@ -158,9 +169,11 @@ func (s *agentStream) codexLine(b []byte) bool {
 		}
 	case "turn.failed":
 		if ev.Error != nil {
+			s.noteLimit(ev.Error.Message)
 			s.send(ExternalEvent{Kind: "error", Text: capEventText(ev.Error.Message)})
 		}
 	case "error":
+		s.noteLimit(ev.Message)
 		s.send(ExternalEvent{Kind: "error", Text: capEventText(ev.Message)})
 	case "":
 		if ev.Msg.Type == "agent_message" {
@@ -179,6 +192,7 @@ func (s *agentStream) codexItemDone(it *codexItem) {
 		s.final, s.hasFinal = it.Text, true
 		s.assistantText(it.Text)
 	case "error":
+		s.noteLimit(it.Message)
 		s.send(ExternalEvent{Kind: "error", Text: capEventText(it.Message)})
 	default:
 		if !s.started[it.ID] || it.ID == "" {

@@ -42,6 +42,7 @@ type agentStream struct {
 	cost      *float64
 	completed bool
 	started   map[string]bool // codex item ids already reported when they started
+	limit     *UsageLimit     // the usage limit the agent said it hit, if any
 }
 
 func newAgentStream(kind ExternalKind, send func(ExternalEvent)) *agentStream {
@@ -105,6 +106,9 @@ func (s *agentStream) line(b []byte, cut bool) {
 		}
 	}
 	text := string(b)
+	// A plain line is the CLI's own message (or, for exec, anything the
+	// agent prints), where a usage limit is announced.
+	s.noteLimit(text)
 	if s.kind != AgentExec {
 		// A plain line in a JSON stream is a warning or an error from the
 		// CLI itself; it is kept in case no final message arrives.

@@ -45,6 +45,8 @@ type Overrides struct {
 	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
 	Sandbox   string
 	NoNetwork bool
+	// MaxWait is --max-wait (nil: from the config).
+	MaxWait *time.Duration
 }
 
 // Modes of a session, as session.json records them.
@@ -198,7 +200,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	_ = lock.SetSession(p.Session.ID)
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
-		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor,
+		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -214,7 +216,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
-		MaxOutputTokens: cfg.MaxOutputTokens})
+		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.touchRegistry()
 	ok = true
 	return p, nil
@@ -247,6 +249,9 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	}
 	if o.NoNetwork {
 		cfg.Network = false
+	}
+	if o.MaxWait != nil {
+		cfg.MaxWait = *o.MaxWait
 	}
 }
 
@@ -548,7 +553,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
 		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
-		Redactor: p.Redactor, Git: p.TaskGit(st.Run),
+		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run),
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {
@@ -558,6 +563,15 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 		return summary, errors.New(summary)
 	}
 	return summary, nil
+}
+
+// breakerCooldown is a run configuration's --breaker-cooldown, or 0 for
+// the default.
+func breakerCooldown(rc *memory.RunConfig) time.Duration {
+	if rc == nil {
+		return 0
+	}
+	return time.Duration(rc.BreakerCooldown)
 }
 
 // CloseConversation leaves a truthful status when a chat or a script

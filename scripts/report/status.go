@@ -150,6 +150,12 @@ func (r StatusReport) Text() string {
 			for _, w := range s.Workers {
 				t.add("worker", fmt.Sprintf("%s in %s (branch %s)", w.Task, w.Dir, w.Branch))
 			}
+			if w := s.Wait; w != nil {
+				t.add("waiting", oneLine(w.Text, 160)+untilText(w.Until, now))
+			}
+			if b := s.Breaker; b != nil {
+				t.add("breaker", breakerText(*b, now))
+			}
 		}
 		if q := s.Question; q != nil {
 			lines := QuestionLines(q, now)
@@ -189,6 +195,35 @@ func (r StatusReport) Text() string {
 	var b strings.Builder
 	t.write(&b, "")
 	return b.String()
+}
+
+// untilText is " (in 1h3m)" for a time ahead, "" otherwise.
+func untilText(until, now time.Time) string {
+	if !until.After(now) {
+		return ""
+	}
+	d := until.Sub(now)
+	if d >= 10*time.Minute {
+		d = d.Round(time.Minute)
+	} else {
+		d = d.Round(time.Second)
+	}
+	return " (in " + d.String() + ")"
+}
+
+// breakerText is the circuit breaker's state for people: "open until
+// 14:10 (in 4m0s; cooldown 5m0s, tripped 1 time)".
+func breakerText(b memory.Breaker, now time.Time) string {
+	trips := fmt.Sprintf("tripped %d %s", b.Trips, plural(b.Trips, "time", "times"))
+	switch b.State {
+	case memory.BreakerOpen:
+		until := "until " + text.Clock(b.Until, now) + untilText(b.Until, now)
+		return fmt.Sprintf("open %s: no task starts; cooldown %s, %s", until, time.Duration(b.Cooldown), trips)
+	case memory.BreakerHalfOpen:
+		return "half-open: one task runs alone; its success closes the breaker, its failure opens it for " +
+			(2 * time.Duration(b.Cooldown)).String() + "; " + trips
+	}
+	return "closed; " + trips
 }
 
 // taskLine is "3 done, 5 open, 1 failed (9 total)"; states nobody is in
