@@ -89,10 +89,14 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 	parent := filepath.Join(root, SessionsDir)
 	building := filepath.Join(parent, ".new-"+id)
 	// The directory is nobody's but this call's until it is renamed into
-	// place, so session.json is written in it directly, without a
-	// temporary file and a rename of its own: one journal commit less on
-	// the way to the first request.
-	if err := writeNewFile(fs, filepath.Join(building, "session.json"), data); err != nil {
+	// place, so its session.json is fsynced after its own rename, together
+	// with the directory: one journal commit less on the way to the first
+	// request, and still no torn session.json for anyone to see.
+	if err := WriteFileAtomicUnsynced(fs, filepath.Join(building, "session.json"), data, 0o644); err != nil {
+		_ = fs.RemoveAll(building)
+		return nil, fmt.Errorf("create session record: %w", err)
+	}
+	if err := syncFile(fs, filepath.Join(building, "session.json")); err != nil {
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
@@ -109,21 +113,13 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 	return s, nil
 }
 
-// writeNewFile creates path, which must not exist, with data and fsyncs it.
-func writeNewFile(fs afero.Fs, path string, data []byte) error {
-	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// syncFile makes a file's content durable.
+func syncFile(fs afero.Fs, path string) error {
+	f, err := fs.Open(path)
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(data)
-	var serr error
-	if werr == nil {
-		serr = f.Sync()
-	}
-	return errors.Join(werr, serr, f.Close())
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // RemoveUnfinishedSessions deletes session directories whose creation a

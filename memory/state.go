@@ -150,8 +150,10 @@ func RecordedState(fs afero.Fs, root string) (State, error) {
 	if err == nil {
 		consider(sum.SessionID)
 	}
-	if newest := newestSessionName(fs, root); newest != "" && newest != sum.SessionID {
-		consider(newest)
+	for _, id := range newestSessions(fs, root) {
+		if id != sum.SessionID {
+			consider(id)
+		}
 	}
 	if !found {
 		return State{}, err
@@ -159,19 +161,25 @@ func RecordedState(fs afero.Fs, root string) (State, error) {
 	return best, nil
 }
 
-// newestSessionName is the name of the newest session directory, read
+// newestSessions are the session directories created in the newest
+// second (ids sort by their time, to the second, then by chance), read
 // without a stat of every session a long-lived project has kept.
-func newestSessionName(fs afero.Fs, root string) string {
+func newestSessions(fs afero.Fs, root string) []string {
 	d, err := fs.Open(filepath.Join(root, SessionsDir))
 	if err != nil {
-		return ""
+		return nil
 	}
 	names, _ := d.Readdirnames(-1)
 	_ = d.Close()
-	newest := ""
+	second := func(id string) string { s, _, _ := strings.Cut(id, "-"); return s }
+	var newest []string
 	for _, n := range names {
-		if !strings.HasPrefix(n, ".") && n > newest {
-			newest = n
+		switch {
+		case strings.HasPrefix(n, "."):
+		case len(newest) == 0 || second(n) > second(newest[0]):
+			newest = append(newest[:0], n)
+		case second(n) == second(newest[0]):
+			newest = append(newest, n)
 		}
 	}
 	return newest
