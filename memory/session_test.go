@@ -492,3 +492,38 @@ func TestWaitingQuestion(t *testing.T) {
 		t.Fatalf("a finished session: %+v", st)
 	}
 }
+
+// TestSaveStateIfChangedSkipsWhatIsSaved: a save that would only move the
+// clock writes nothing and leaves appended messages for the next save; a
+// real change is written as SaveState writes it.
+func TestSaveStateIfChangedSkipsWhatIsSaved(t *testing.T) {
+	fs := &failFs{Fs: afero.NewMemMapFs()}
+	s := newSession(t, fs, root)
+	if err := s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	fs.write = errors.New("no space left on device") // any write would fail
+	saved, err := s.SaveStateIfChanged(func(st *State) { st.Status = StatusRunning; st.Turns = 0 })
+	if saved || err != nil {
+		t.Fatalf("unchanged state: saved %v, %v", saved, err)
+	}
+	fs.write = nil
+	saved, err = s.SaveStateIfChanged(func(st *State) { st.Turns = 1 })
+	if !saved || err != nil {
+		t.Fatalf("changed state: saved %v, %v", saved, err)
+	}
+	if got := readString(t, fs, filepath.Join(root, SessionFile)); !strings.Contains(got, `"turns": 1`) {
+		t.Fatalf("the change was not written:\n%s", got)
+	}
+	if saved, _ := s.SaveStateIfChanged(nil); saved {
+		t.Fatal("saved again what was just saved")
+	}
+	// A reopened session does not know what was saved: it saves.
+	s2, _, err := OpenSession(fs, root, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved, err := s2.SaveStateIfChanged(nil); !saved || err != nil {
+		t.Fatalf("reopened session: saved %v, %v", saved, err)
+	}
+}

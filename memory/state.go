@@ -187,6 +187,65 @@ func LoadState(fs afero.Fs, root string) (State, error) {
 	return readState(fs, filepath.Join(root, SessionFile))
 }
 
+// RecordedState is the state of the session worked on last, by the
+// sessions' own records: the summary .ralph/session.json is derived from
+// them and not made durable by itself (see Session.SaveState), so after a
+// crash of the machine it may be missing or behind them. Of the session
+// the summary names and the newest session directory, the own record
+// updated last wins; the summary stands when neither has one. A corrupt
+// or too new summary is reported as LoadState reports it, so that the
+// caller sets it aside or refuses it; ErrNoSession means there is no
+// session at all.
+func RecordedState(fs afero.Fs, root string) (State, error) {
+	sum, err := LoadState(fs, root)
+	if err != nil && !errors.Is(err, ErrNoSession) {
+		return State{}, err
+	}
+	best, found := sum, err == nil
+	consider := func(id string) {
+		own, oerr := LoadSessionState(fs, root, id)
+		if oerr == nil && (!found || own.SessionID == best.SessionID && !own.UpdatedAt.Before(best.UpdatedAt) || own.UpdatedAt.After(best.UpdatedAt)) {
+			best, found = own, true
+		}
+	}
+	if err == nil {
+		consider(sum.SessionID)
+	}
+	for _, id := range newestSessions(fs, root) {
+		if id != sum.SessionID {
+			consider(id)
+		}
+	}
+	if !found {
+		return State{}, err
+	}
+	return best, nil
+}
+
+// newestSessions are the session directories created in the newest
+// second (ids sort by their time, to the second, then by chance), read
+// without a stat of every session a long-lived project has kept.
+func newestSessions(fs afero.Fs, root string) []string {
+	d, err := fs.Open(filepath.Join(root, SessionsDir))
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	_ = d.Close()
+	second := func(id string) string { s, _, _ := strings.Cut(id, "-"); return s }
+	var newest []string
+	for _, n := range names {
+		switch {
+		case strings.HasPrefix(n, "."):
+		case len(newest) == 0 || second(n) > second(newest[0]):
+			newest = append(newest[:0], n)
+		case second(n) == second(newest[0]):
+			newest = append(newest, n)
+		}
+	}
+	return newest
+}
+
 // LoadSessionState reads the copy in a session's own directory.
 func LoadSessionState(fs afero.Fs, root, id string) (State, error) {
 	return readState(fs, filepath.Join(SessionDir(root, id), "session.json"))

@@ -113,7 +113,10 @@ type Project struct {
 	// Status is the status of a resumed session before this process.
 	PriorStatus string
 	registry    *memory.Registry
-	parallel    int
+	// registered closes when the registry knows this session is running:
+	// an update that runs beside the first request (see Open).
+	registered chan struct{}
+	parallel   int
 	// resetTasks counts the in-progress tasks recovery reset to open.
 	resetTasks int
 	// coord is the coordinator whose events the face follows; face ends
@@ -217,9 +220,24 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
-	p.touchRegistry()
+	p.registerBeside()
 	ok = true
 	return p, nil
+}
+
+// registerBeside tells the cross-project registry that this session runs,
+// on a goroutine of its own: the registry is shared by every ralph of the
+// user, behind a lock of its own, and nothing on the way to the first
+// request needs it. Close waits for it before it records how the session
+// ended, so the two updates land in order and before ralph exits. A crash
+// before it lands leaves the registry as it was, whole: it only names
+// projects, whose own records hold their sessions.
+func (p *Project) registerBeside() {
+	p.registered = make(chan struct{})
+	go func() {
+		defer close(p.registered)
+		p.touchRegistry()
+	}()
 }
 
 func applyOverrides(cfg *config.Config, o Overrides) {
@@ -263,8 +281,14 @@ func (p *Project) start(opts Options) error {
 		return err
 	}
 	id := memory.NewID(time.Now())
+	// A model with a known price has cost nothing yet; null means unknown.
+	// Saying so now spares the run's first save a change to write.
+	var cost *float64
+	if p.PriceOf(p.Config.Model) != nil {
+		cost = new(float64)
+	}
 	s, err := memory.CreateSession(p.Fs, p.Root, id, memory.State{
-		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run,
+		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
 	}, p.Config.APIKey)
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
@@ -494,6 +518,9 @@ func (p *Project) Close() error {
 	}
 	if p.Tools != nil {
 		p.Tools.Close()
+	}
+	if p.registered != nil {
+		<-p.registered
 	}
 	p.touchRegistry()
 	errs = append(errs, p.Session.Close())

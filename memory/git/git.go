@@ -49,6 +49,9 @@ type Repo struct {
 // Open finds the work tree that dir lies in. It fails with ErrNoRepo when
 // there is none or git is missing.
 func Open(ctx context.Context, dir string) (*Repo, error) {
+	if !mayBeInWorkTree(dir) {
+		return nil, ErrNoRepo
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoRepo
 	}
@@ -65,6 +68,31 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		r.Head = lines[3]
 	}
 	return r, nil
+}
+
+// mayBeInWorkTree reports whether git could find a work tree from dir:
+// some directory from dir up holds a .git (a directory, or a file naming
+// one), or the environment names the repository. Outside git, as in a
+// scratch directory or a container, that spares starting a git that can
+// only fail, which took milliseconds on the way to the first request.
+func mayBeInWorkTree(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
+		return true
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return true
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); !errors.Is(err, os.ErrNotExist) {
+			return true // there, or unknown: git decides
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }
 
 // Git runs git in the work tree's top directory with the extra

@@ -72,6 +72,45 @@ func TestOpenOutsideARepository(t *testing.T) {
 	}
 }
 
+// TestOpenStartsNoGitThatCanOnlyFail: outside any work tree Open answers
+// without starting git, which cost milliseconds on the way to the first
+// request; inside one, or with GIT_DIR set, git decides.
+func TestOpenStartsNoGitThatCanOnlyFail(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	write(t, filepath.Join(bin, "git"), "#!/bin/sh\necho \"$@\" >> "+calls+"\nexec "+real+" \"$@\"\n")
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	if mayBeInWorkTree(outside) {
+		t.Skip("the temporary directory is inside a git work tree")
+	}
+	inside := filepath.Join(repo(t), "sub")
+	write(t, filepath.Join(inside, "f.txt"), "x\n")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	started := func() int {
+		data, _ := os.ReadFile(calls)
+		_ = os.Remove(calls)
+		return strings.Count(string(data), "\n")
+	}
+	if _, err := Open(context.Background(), outside); !errors.Is(err, ErrNoRepo) || started() != 0 {
+		t.Fatalf("outside a work tree: %v, or git was started", err)
+	}
+	if r, err := Open(context.Background(), inside); err != nil || r.Prefix != "sub/" || started() != 1 {
+		t.Fatalf("inside a work tree: %+v %v", r, err)
+	}
+	t.Setenv("GIT_DIR", filepath.Join(filepath.Dir(inside), ".git"))
+	t.Setenv("GIT_WORK_TREE", filepath.Dir(inside))
+	if _, err := Open(context.Background(), outside); started() != 1 {
+		t.Fatalf("with GIT_DIR set, git was not asked (%v)", err)
+	}
+}
+
 func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
 	dir := repo(t)
 	sh(t, dir, "printf 'x\\n' >> b.txt && printf 'new\\n' > c.txt && git commit -qam 'second: edit b'")
