@@ -124,10 +124,12 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	env := []string{"GIT_INDEX_FILE=" + c.index}
 	parent := c.last
 	var w *writers
+	var wErr error
 	defer func() { w.abort() }()
-	changed, skipped, err := c.take(ctx, env, only, func() (err error) {
-		w, err = c.startWriters(ctx)
-		return err
+	changed, skipped, err := c.take(ctx, env, only, func() {
+		if w == nil && wErr == nil {
+			w, wErr = c.startWriters(ctx)
+		}
 	})
 	if err != nil {
 		return nil, err
@@ -135,11 +137,12 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	if len(changed) == 0 && parent != "" {
 		return nil, nil
 	}
-	if w == nil {
+	if w == nil && wErr == nil {
 		// A baseline of a tree that matches the index as seeded.
-		if w, err = c.startWriters(ctx); err != nil {
-			return nil, fmt.Errorf("checkpoint: %w", err)
-		}
+		w, wErr = c.startWriters(ctx)
+	}
+	if wErr != nil {
+		return nil, fmt.Errorf("checkpoint: %w", wErr)
 	}
 	// The changes and the tree are both read from the index as add left
 	// it; the two run side by side.
@@ -235,21 +238,13 @@ func signature(t time.Time) string {
 	return fmt.Sprintf("ralph <ralph@localhost> %d %c%02d%02d", t.Unix(), sign, offset/3600, offset/60%60)
 }
 
-// take brings ralph's index up to the work tree and returns what changed;
-// ready is called once something did, before the index is written, to
+// take brings ralph's index up to the work tree and returns what changed.
+// beside runs once the git command that writes the index has started, to
 // start what writes the checkpoint beside it. A file that vanishes
 // between the status and the add (another program's temporary file, such
 // as ralph's own atomic rewrite of the task file) makes git refuse the
 // whole add; the status is then taken again.
-func (c *Checkpoints) take(ctx context.Context, env []string, only []string, ready func() error) (changed, skipped []string, err error) {
-	started := false
-	start := func() error {
-		if started {
-			return nil
-		}
-		started = true
-		return ready()
-	}
+func (c *Checkpoints) take(ctx context.Context, env []string, only []string, beside func()) (changed, skipped []string, err error) {
 	if len(only) > 0 {
 		// The paths are known: no status, only the size rule. A path
 		// git cannot take (gone and never recorded) sends it to the
@@ -264,13 +259,7 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, rea
 			}
 			changed = append(changed, p)
 		}
-		if len(changed) == 0 {
-			return changed, skipped, nil
-		}
-		if err := start(); err != nil {
-			return nil, nil, fmt.Errorf("checkpoint: %w", err)
-		}
-		if c.add(ctx, env, changed) == nil {
+		if len(changed) == 0 || c.add(ctx, env, changed, beside) == nil {
 			return changed, skipped, nil
 		}
 	}
@@ -279,17 +268,14 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, rea
 		if err != nil || len(changed) == 0 {
 			return changed, skipped, err
 		}
-		if err = start(); err != nil {
-			break
-		}
 		// The status has left out ignored files already: the plain
 		// update-index takes the paths, without add's pathspec matching
 		// over the whole index. git add stays the fallback, for the rare
 		// path it refuses (turned into a directory since the status).
-		if c.update(ctx, env, changed) == nil {
+		if c.update(ctx, env, changed, beside) == nil {
 			return changed, skipped, nil
 		}
-		err = c.add(ctx, env, changed)
+		err = c.add(ctx, env, changed, nil)
 		var ce *CommandError
 		if err == nil || try == 3 || !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "did not match any files") {
 			break
@@ -302,11 +288,10 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, rea
 }
 
 // add brings paths in ralph's index up to the work tree: changed, new
-// and removed files alike.
-func (c *Checkpoints) add(ctx context.Context, env []string, paths []string) error {
-	_, err := run(ctx, c.repo.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(paths),
+// and removed files alike, ignored ones refused.
+func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, beside func()) error {
+	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(paths), beside,
 		"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
-	return err
 }
 
 // update brings paths that the status listed up to the work tree in
@@ -314,13 +299,27 @@ func (c *Checkpoints) add(ctx context.Context, env []string, paths []string) err
 // comes before the files in it). A path that is gone is removed from the
 // index, or was never in it; a nested repository ("dir/") is taken as
 // git add takes it, as a gitlink.
-func (c *Checkpoints) update(ctx context.Context, env []string, paths []string) error {
+func (c *Checkpoints) update(ctx context.Context, env []string, paths []string, beside func()) error {
 	var stdin bytes.Buffer
 	for _, p := range paths {
 		stdin.WriteString(strings.TrimSuffix(p, "/"))
 		stdin.WriteByte(0)
 	}
-	_, err := run(ctx, c.repo.Top, env, stdin.Bytes(), "update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+	return c.feed(ctx, env, stdin.Bytes(), beside, "update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+}
+
+// feed runs a git command that reads its paths from standard input;
+// beside, when not nil, runs once the command has started and before it
+// gets them (git takes the index's lock first, then reads them).
+func (c *Checkpoints) feed(ctx context.Context, env []string, stdin []byte, beside func(), args ...string) error {
+	p, err := c.repo.start(ctx, env, args...)
+	if err != nil {
+		return err
+	}
+	if beside != nil {
+		beside()
+	}
+	_, err = p.finish(stdin)
 	return err
 }
 

@@ -139,9 +139,14 @@ type proc struct {
 // start starts git with args in the work tree's top directory, bounded
 // by Timeout; finish gives it its input, or abort stops it.
 func (r *Repo) start(ctx context.Context, env []string, args ...string) (*proc, error) {
+	return start(ctx, r.Top, env, args...)
+}
+
+// start starts git with args in dir.
+func start(ctx context.Context, dir string, env []string, args ...string) (*proc, error) {
 	p := &proc{args: args}
 	p.ctx, p.cancel = context.WithTimeout(ctx, Timeout)
-	p.cmd = command(p.ctx, r.Top, env, args)
+	p.cmd = command(p.ctx, dir, env, args)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err == nil {
