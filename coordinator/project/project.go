@@ -161,6 +161,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
+	var look chan gitLook
+	if _, real := opts.Fs.(*afero.OsFs); real {
+		look = lookAtGit(root)
+	}
 	cfg, err := config.Load(config.Sources{Fs: opts.Fs, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
 	if err != nil {
 		return nil, err
@@ -174,10 +178,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		}
 	}
 	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.APIKey),
-		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
-	if _, real := opts.Fs.(*afero.OsFs); real {
-		p.lookAtGit()
-	}
+		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
