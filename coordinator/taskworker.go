@@ -34,7 +34,7 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	case ch.ToolsWith != nil:
 		tools = ch.ToolsWith(claim)
 	}
-	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt, ws), tools, false)
+	run := w.c.runAgent(ctx, agentJob{prompt: taskPrompt(task, attempt, ws), taskID: task.ID, attempt: attempt}, tools, false)
 	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
 	claimed, summary := claim.get()
 	if claimed {
