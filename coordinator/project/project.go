@@ -121,6 +121,8 @@ type Project struct {
 	warnTo      atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
+	// pruning is the retention policy's pruning under way, if any.
+	pruning *pruning
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -205,6 +207,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens})
 	p.touchRegistry()
+	p.startRetention()
 	ok = true
 	return p, nil
 }
@@ -477,6 +480,7 @@ func (p *Project) Close() error {
 	if p.Tools != nil {
 		p.Tools.Close()
 	}
+	p.stopRetention() // it records into the session, closed below
 	p.touchRegistry()
 	errs = append(errs, p.Session.Close())
 	return errors.Join(append(errs, p.Lock.Release())...)

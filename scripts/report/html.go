@@ -209,7 +209,9 @@ func newChart(tl Timeline) svgChart {
 		}
 		return float64(svgLabelW) + float64(c.ChartW)*float64(t.Sub(start))/float64(span)
 	}
-	width := func(from, to time.Time) float64 { return max(2, x(to)-x(from)) }
+	// A bar is at least 4 units wide, so an attempt of a few milliseconds
+	// in a long session still shows.
+	width := func(from, to time.Time) float64 { return max(4, x(to)-x(from)) }
 	for i := 0; i <= 4; i++ {
 		off := span * time.Duration(i) / 4
 		c.Ticks = append(c.Ticks, svgTick{X: x(start.Add(off)), Label: "+" + humanDuration(off)})
