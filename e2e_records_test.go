@@ -78,6 +78,14 @@ func TestRecordsOfATenTaskRun(t *testing.T) {
 		t.Fatalf("exit %d, result %v\n%s", r.code, m, r.stderr)
 	}
 
+	// The children's events name the task and attempt they work on, and
+	// what each spent.
+	events, _ := os.ReadFile(filepath.Join(sessionDir(t, dir), "events.jsonl"))
+	if !regexp.MustCompile(`"type":"agent_spawned"[^\n]*"task":"t6","task_attempt":\{"number":2\}`).Match(events) ||
+		!regexp.MustCompile(`"type":"agent_finished"[^\n]*"task":"t3","usage":\{"input_tokens":\d+`).Match(events) {
+		t.Errorf("events.jsonl does not tie agents to tasks:\n%.3000s", events)
+	}
+
 	r = ralph(t, dir, env, nil, "insights", "--json")
 	if r.code != 0 {
 		t.Fatalf("insights: exit %d\n%s", r.code, r.stderr)
