@@ -24,6 +24,18 @@ type SessionRef struct {
 // much: bad input.
 var ErrBadSelection = errors.New("bad session selection")
 
+// selectionError is one sentence saying what is wrong with a selection;
+// it matches ErrBadSelection.
+type selectionError struct{ err error }
+
+func (e selectionError) Error() string        { return e.err.Error() }
+func (e selectionError) Unwrap() error        { return e.err }
+func (e selectionError) Is(target error) bool { return target == ErrBadSelection }
+
+func badSelection(format string, a ...any) error {
+	return selectionError{fmt.Errorf(format, a...)}
+}
+
 // SelectSessions resolves the sessions a command is about: the ids given
 // (each in full or any unique part of one), looked for in this project and
 // then in every project of the registry; or, with last > 0, the newest
@@ -33,17 +45,17 @@ var ErrBadSelection = errors.New("bad session selection")
 func (r Records) SelectSessions(ids []string, last int, allProjects bool) ([]SessionRef, error) {
 	switch {
 	case len(ids) > 0 && last > 0:
-		return nil, fmt.Errorf("%w: give session ids or --last, not both", ErrBadSelection)
+		return nil, badSelection("give session ids or --last, not both")
 	case last < 0:
-		return nil, fmt.Errorf("%w: --last must be positive, not %d", ErrBadSelection, last)
+		return nil, badSelection("--last must be positive, not %d", last)
 	case allProjects && last == 0:
-		return nil, fmt.Errorf("%w: --all-projects goes with --last N", ErrBadSelection)
+		return nil, badSelection("--all-projects goes with --last N")
 	case last > 0:
 		return r.newest(last, allProjects)
 	case len(ids) == 0:
 		id, err := memory.FindSession(r.Fs, r.Root, "")
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadSelection, err)
+			return nil, badSelection("%w", err)
 		}
 		return []SessionRef{{r.Root, id}}, nil
 	}
@@ -59,7 +71,8 @@ func (r Records) SelectSessions(ids []string, last int, allProjects bool) ([]Ses
 }
 
 // findAnywhere finds a session in this project, else in the registry's
-// other projects, where it must match exactly one.
+// other projects, where it must match exactly one (an exact id always
+// does).
 func (r Records) findAnywhere(want string) (SessionRef, error) {
 	id, err := memory.FindSession(r.Fs, r.Root, want)
 	if err == nil {
@@ -67,21 +80,23 @@ func (r Records) findAnywhere(want string) (SessionRef, error) {
 	}
 	var found []SessionRef
 	for _, root := range r.otherProjects() {
-		if id, err := memory.FindSession(r.Fs, root, want); err == nil {
-			found = append(found, SessionRef{root, id})
+		ids, _ := memory.ListSessions(r.Fs, root)
+		for _, id := range ids {
+			if id == want {
+				return SessionRef{root, id}, nil
+			}
+			if strings.Contains(id, want) {
+				found = append(found, SessionRef{root, id})
+			}
 		}
 	}
 	switch len(found) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return SessionRef{}, fmt.Errorf("%w: %w (nor in any other project ralph knows)", ErrBadSelection, err)
+		return SessionRef{}, badSelection("%w (nor in any other project ralph knows)", err)
 	}
-	var where []string
-	for _, f := range found {
-		where = append(where, f.Root)
-	}
-	return SessionRef{}, fmt.Errorf("%w: %q matches sessions in %d projects (%s); give more of the id", ErrBadSelection, want, len(found), strings.Join(where, ", "))
+	return SessionRef{}, badSelection("%q matches %d sessions in other projects; give more of the id", want, len(found))
 }
 
 // otherProjects are the registry's projects but this one.
@@ -117,7 +132,7 @@ func (r Records) newest(n int, allProjects bool) ([]SessionRef, error) {
 		}
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("%w: %w: no sessions yet", ErrBadSelection, memory.ErrNoSession)
+		return nil, badSelection("%w: no sessions yet", memory.ErrNoSession)
 	}
 	slices.SortStableFunc(all, func(a, b SessionRef) int { return strings.Compare(a.ID, b.ID) })
 	return all[max(0, len(all)-n):], nil
