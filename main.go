@@ -552,34 +552,15 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 		},
 		c.sessionsCommand(),
 		logs,
-		&cobra.Command{
-			Use:   "report [session-id]",
-			Short: "Write and show final-report.md for a session: summary, tasks, metrics, errors, interruptions",
-			Args:  cobra.MaximumNArgs(1),
-			RunE:  withSession(func(_ *cobra.Command, r scripts.Records, id string) error { return r.Report(id) }),
-		},
+		c.reportCommand(),
 		&cobra.Command{
 			Use:   "analyze [session-id]",
 			Short: "Duration, turns, tokens, cost, tool use, errors and success rate of a session",
 			Args:  cobra.MaximumNArgs(1),
 			RunE:  withSession(func(_ *cobra.Command, r scripts.Records, id string) error { return r.Analyze(id) }),
 		},
-		&cobra.Command{
-			Use:   "compare SESSION_A SESSION_B",
-			Short: "Compare two sessions side by side",
-			Args:  cobra.ExactArgs(2),
-			RunE: func(_ *cobra.Command, args []string) error {
-				r, a, err := c.session(args[:1])
-				if err != nil {
-					return err
-				}
-				_, b, err := c.session(args[1:])
-				if err != nil {
-					return err
-				}
-				return r.Compare(a, b)
-			},
-		},
+		c.insightsCommand(),
+		c.compareCommand(),
 		&cobra.Command{
 			Use:   "import prd.json",
 			Short: "Import ralph-tui's prd.json user stories into RALPH_TASKS.md",

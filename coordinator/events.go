@@ -127,7 +127,8 @@ type Event struct {
 	// Files are the files a turn changed, with line counts, in a
 	// files_changed event (its Text sums them up in one line).
 	Files []git.FileChange `json:"files,omitempty"`
-	// Task is the task a files_changed event of the task loop is about.
+	// Task is the task a files_changed or task_changed event of the task
+	// loop is about, or the one an agent_spawned agent works on.
 	Task string `json:"task,omitempty"`
 	// Question is what a question or answered event is about.
 	Question *memory.Question `json:"question,omitempty"`
@@ -135,6 +136,31 @@ type Event struct {
 	Until time.Time `json:"until,omitzero"`
 	// State is the circuit breaker's new state, in a breaker event.
 	State string `json:"state,omitempty"`
+	// TaskAttempt is the attempt at Task that a task_changed event begins
+	// or ends, or that an agent_spawned agent makes.
+	TaskAttempt *TaskAttempt `json:"task_attempt,omitempty"`
+	// Usage and CostUSD are what an agent spent, on its agent_finished, or
+	// a task attempt, on the task_changed that ends it. Reports build their
+	// cost per task and per agent from them.
+	Usage   *conversation.Usage `json:"usage,omitempty"`
+	CostUSD *float64            `json:"cost_usd,omitempty"`
+}
+
+// TaskAttempt is the task loop's account of one attempt at a task. The
+// event that begins an attempt carries its number only; the one that ends
+// it also how its verification went and, if it failed, why.
+type TaskAttempt struct {
+	Number int        `json:"number"`
+	Verify *VerifyRun `json:"verify,omitempty"`
+	Error  string     `json:"error,omitempty"`
+}
+
+// VerifyRun is one run of the task loop's --verify command. Output keeps
+// the end of what it printed, where test runners put their verdict.
+type VerifyRun struct {
+	OK         bool   `json:"ok"`
+	DurationMS int64  `json:"duration_ms"`
+	Output     string `json:"output,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

@@ -30,7 +30,7 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 			publish(w.Events, ev)
 		}
 	}
-	emit(Event{Type: EventAgentSpawned, Text: task.Title})
+	emit(Event{Type: EventAgentSpawned, Text: task.Title, Task: task.ID, TaskAttempt: &TaskAttempt{Number: attempt}})
 	agent := w.Agent
 	if ws.Dir != "" {
 		agent.Root = ws.Dir // the task's own worktree
@@ -55,6 +55,7 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 	case !res.Completed && res.ExitCode != 0:
 		out.Err = fmt.Errorf("%s exited with status %d: %s", w.Agent.Kind, res.ExitCode, text.Clip(res.Stderr, 300))
 	}
-	emit(Event{Type: EventAgentFinished, Text: text.Clip(res.Text, 500), IsError: out.Err != nil || !out.Completed})
+	emit(Event{Type: EventAgentFinished, Text: text.Clip(res.Text, 500), IsError: out.Err != nil || !out.Completed,
+		Task: task.ID, Usage: &out.Usage, CostUSD: out.CostUSD})
 	return out
 }

@@ -70,7 +70,7 @@ func (l *loop) waitForLimit(d attemptDone, err error) string {
 	}
 	l.waived[t.ID]++
 	l.stats.Iterations--
-	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " open", Output: t.Title})
+	l.emit(attemptEnded(d, memory.TaskOpen, nil, err.Error()))
 	if l.wait == nil || until.After(l.wait.Until) {
 		note := "waiting for " + what + " until " + text.Clock(until, now)
 		if guessed {

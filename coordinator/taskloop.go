@@ -456,7 +456,8 @@ func (l *loop) begin(t memory.Task) (int, error) {
 		return 0, err
 	}
 	l.running[t.ID] = true
-	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1})
+	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
+		Task: t.ID, TaskAttempt: &TaskAttempt{Number: attempt}})
 	l.decide("task_picked", fmt.Sprintf("%s (%s), attempt %d", t.ID, t.Title, attempt))
 	l.stats.Iterations++
 	l.save(memory.StatusRunning, t.ID)
@@ -477,7 +478,7 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	if !errors.Is(err, memory.ErrTaskNotFound) {
 		l.keep(err)
 	}
-	l.emit(Event{Type: EventTaskChanged, Text: d.task.ID + " open", Output: d.task.Title})
+	l.emit(attemptEnded(d, memory.TaskOpen, nil, "interrupted"))
 }
 
 func (l *loop) addUsage(out TaskOutcome) {
@@ -498,6 +499,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		return l.stopOnConfig(t, out.Err), true
 	}
 	failure, final, endedAlready := "", false, false
+	var verify *VerifyRun
 	switch {
 	case out.Err != nil && isLimit(out.Err):
 		// A limit cut the attempt short: wait for it to reset, unless it
@@ -515,7 +517,8 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 			failure += ": " + text.Clip(out.Summary, 300)
 		}
 	case l.o.Verify != nil:
-		if ok, output := l.o.Verify(ctx, d.ws); !ok {
+		var output string
+		if verify, output = l.verify(ctx, d.ws); !verify.OK {
 			failure = "verification failed: " + text.Clip(output, 500)
 		}
 	}
@@ -544,7 +547,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		}
 		l.done = append(l.done, t.ID)
 		l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = 0, 0, ""
-		l.emit(Event{Type: EventTaskChanged, Text: t.ID + " done", Output: t.Title})
+		l.emit(attemptEnded(d, memory.TaskDone, verify, ""))
 		l.breakerSucceeded(t.ID)
 		l.save(memory.StatusRunning, "")
 		return LoopResult{}, false
@@ -567,7 +570,9 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
 		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
-	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " " + string(next), Output: t.Title, IsError: true})
+	ev := attemptEnded(d, next, verify, failure)
+	ev.IsError = true
+	l.emit(ev)
 	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, text.Clip(failure, 300)))
 	if next == memory.TaskFailed {
 		l.failed = append(l.failed, t.ID)

@@ -40,7 +40,7 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	queue := interrupts.NewQueue()
 	w.c.workers.join(queue)
 	defer w.c.workers.leave(queue)
-	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt, ws), tools, false, queue)
+	run := w.c.runAgent(ctx, agentJob{prompt: taskPrompt(task, attempt, ws), taskID: task.ID, attempt: attempt, queue: queue}, tools, false)
 	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
 	claimed, summary := claim.get()
 	if claimed {

@@ -172,6 +172,20 @@ func claudeRateLimit(b []byte) (UsageLimit, bool) {
 	return l, true
 }
 
+// maxLimitLine is the longest plain line read for a usage-limit message.
+const maxLimitLine = 2048
+
+// mentionsLimit reports whether b holds "limit" in any case, the word
+// every usage-limit message has; it is cheap where the patterns are not.
+func mentionsLimit(b []byte) bool {
+	for i := 0; i+5 <= len(b); i++ {
+		if b[i]|0x20 == 'l' && b[i+1]|0x20 == 'i' && b[i+2]|0x20 == 'm' && b[i+3]|0x20 == 'i' && b[i+4]|0x20 == 't' {
+			return true
+		}
+	}
+	return false
+}
+
 // noteLimit keeps the first usage limit the agent's words name; a later
 // message with a reset time completes one without.
 func (s *agentStream) noteLimit(words string) {

@@ -107,8 +107,13 @@ func (s *agentStream) line(b []byte, cut bool) {
 	}
 	text := string(b)
 	// A plain line is the CLI's own message (or, for exec, anything the
-	// agent prints), where a usage limit is announced.
-	s.noteLimit(text)
+	// agent prints), where a usage limit is announced. Such a message is
+	// one short line naming a limit; testing only those keeps the regular
+	// expressions off megabytes of an agent's ordinary output, which would
+	// otherwise starve the reader.
+	if len(b) <= maxLimitLine && mentionsLimit(b) {
+		s.noteLimit(text)
+	}
 	if s.kind != AgentExec {
 		// A plain line in a JSON stream is a warning or an error from the
 		// CLI itself; it is kept in case no final message arrives.

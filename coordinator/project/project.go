@@ -137,6 +137,8 @@ type Project struct {
 	// NoWait keeps the refusal of a question nobody at a terminal can
 	// answer, instead of waiting for ralph answer (--no-wait).
 	NoWait bool
+	// pruning is the retention policy's pruning under way, if any.
+	pruning *pruning
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -222,6 +224,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()
+	p.startRetention()
 	ok = true
 	return p, nil
 }
@@ -520,6 +523,7 @@ func (p *Project) Close() error {
 	if p.Tools != nil {
 		p.Tools.Close()
 	}
+	p.stopRetention() // it records into the session, closed below
 	if p.registered != nil {
 		<-p.registered
 	}

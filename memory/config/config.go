@@ -16,6 +16,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/retention"
 )
 
 // Defaults used when nothing else says otherwise.
@@ -150,6 +152,9 @@ type Config struct {
 	// user's config may set it: a project's would run a cloned
 	// repository's command.
 	NotifyCommand string
+	// Retention is which sessions to keep ([retention] keep, older_than);
+	// a zero policy keeps every session.
+	Retention retention.Policy
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -185,6 +190,15 @@ type File struct {
 	MaxRetryAfter any    `toml:"max_retry_after"`
 	MaxWait       any    `toml:"max_wait"`
 	NotifyCommand string `toml:"notify_command"`
+	// Retention: keep the newest Keep sessions and those younger than
+	// OlderThan ("30d"); prune the rest when a session starts.
+	Retention *RetentionFile `toml:"retention"`
+}
+
+// RetentionFile is the [retention] table.
+type RetentionFile struct {
+	Keep      *int   `toml:"keep"`
+	OlderThan string `toml:"older_than"`
 }
 
 // Sources says where to look.
@@ -308,6 +322,9 @@ func Load(src Sources) (Config, error) {
 			}
 			c.Style = f.Style
 		}
+		if err := c.applyRetention(f.Retention, p); err != nil {
+			return c, err
+		}
 		if err := c.applySandbox(f, p, fromProject); err != nil {
 			return c, err
 		}
@@ -353,9 +370,30 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention)", path, keys[0])
 	}
 	return f, true, nil
+}
+
+// applyRetention takes the [retention] table of one config file.
+func (c *Config) applyRetention(r *RetentionFile, path string) error {
+	if r == nil {
+		return nil
+	}
+	if r.Keep != nil {
+		if *r.Keep < 0 {
+			return invalidf("%s: retention.keep must not be negative, not %d", path, *r.Keep)
+		}
+		c.Retention.Keep = *r.Keep
+	}
+	if r.OlderThan != "" {
+		d, err := retention.ParseAge(r.OlderThan)
+		if err != nil {
+			return invalidf("%s: retention.older_than: %v", path, err)
+		}
+		c.Retention.OlderThan = d
+	}
+	return nil
 }
 
 // applySandbox takes sandbox and network from one config file. A

@@ -493,3 +493,27 @@ func TestLimitsAndAskBefore(t *testing.T) {
 		}
 	}
 }
+
+func TestRetentionSetting(t *testing.T) {
+	c, err := load(t, map[string]string{
+		userFile:    "[retention]\nkeep = 20\nolder_than = \"30d\"\n",
+		projectFile: "[retention]\nkeep = 5\n",
+	}, env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The project's keep wins; the user's age stays.
+	if c.Retention.Keep != 5 || c.Retention.OlderThan != 30*24*time.Hour {
+		t.Errorf("retention = %+v", c.Retention)
+	}
+	for file, want := range map[string]string{
+		"[retention]\nolder_than = \"soon\"\n": `retention.older_than: bad age: "soon" is not an age`,
+		"[retention]\nkeep = -1\n":             "retention.keep must not be negative",
+		"[retention]\nkeep_days = 3\n":         `unknown setting "retention.keep_days"`,
+	} {
+		_, err := load(t, map[string]string{projectFile: file}, env{})
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", file, err, want)
+		}
+	}
+}
