@@ -192,6 +192,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addRecordCommands(root)
 	c.addGitCommands(root)
 	c.addControlCommands(root)
+	c.addMCPCommands(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)

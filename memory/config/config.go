@@ -155,6 +155,10 @@ type Config struct {
 	// Retention is which sessions to keep ([retention] keep, older_than);
 	// a zero policy keeps every session.
 	Retention retention.Policy
+	// MCPServers are the MCP servers of every source, by name (see
+	// mcp.go); MCPWarnings say what was left out of them and why.
+	MCPServers  []MCPServer
+	MCPWarnings []string
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -193,6 +197,8 @@ type File struct {
 	// Retention: keep the newest Keep sessions and those younger than
 	// OlderThan ("30d"); prune the rest when a session starts.
 	Retention *RetentionFile `toml:"retention"`
+	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
+	MCPServers map[string]MCPServerFile `toml:"mcp_servers"`
 }
 
 // RetentionFile is the [retention] table.
@@ -260,6 +266,7 @@ func Load(src Sources) (Config, error) {
 	if src.ProjectRoot != "" {
 		paths = append(paths, filepath.Join(src.ProjectRoot, ProjectFile))
 	}
+	var userMCP, projectMCP []MCPServer
 	projectFile := ""
 	if src.ProjectRoot != "" {
 		projectFile = paths[len(paths)-1]
@@ -336,7 +343,23 @@ func Load(src Sources) (Config, error) {
 		} else {
 			c.AllowedCommands = append(c.AllowedCommands, f.AllowedCommands...)
 		}
+		servers, err := mcpServers(f.MCPServers, p, fromProject, src.Getenv)
+		if err != nil {
+			return c, err
+		}
+		if fromProject {
+			projectMCP = servers
+		} else {
+			userMCP = servers
+		}
 	}
+	var jsonMCP []MCPServer
+	if src.ProjectRoot != "" {
+		jsonMCP, c.MCPWarnings = projectMCPJSON(src.Fs, src.ProjectRoot, src.Getenv)
+	}
+	var warns []string
+	c.MCPServers, warns = mergeServers(userMCP, projectMCP, jsonMCP)
+	c.MCPWarnings = append(c.MCPWarnings, warns...)
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.SetBaseURL(v)
 	}
@@ -370,7 +393,10 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention)", path, keys[0])
+		if strings.HasPrefix(keys[0], "mcp_servers.") {
+			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
+		}
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }
