@@ -312,12 +312,14 @@ func (s *server) call(ctx context.Context, t *tool, args json.RawMessage) worker
 		case errors.As(a.err, &refused):
 			return workers.Result{IsError: true, Output: fmt.Sprintf("MCP server %q refused the call of %s: %s", s.cfg.Name, t.remote, text.Clip(refused.Message, 500))}
 		}
-		// The connection failed: a server whose output ended is about
-		// to be seen exiting.
-		select {
-		case <-c.done:
-			return s.crashed(t, handled)
-		case <-time.After(connEndGrace):
+		// The connection failed: a stdio server whose output ended is
+		// about to be seen exiting.
+		if c.group != nil {
+			select {
+			case <-c.done:
+				return s.crashed(t, handled)
+			case <-time.After(connEndGrace):
+			}
 		}
 		return workers.Result{IsError: true, Output: fmt.Sprintf("the call of %s to MCP server %q failed: %s", t.name, s.cfg.Name, text.Clip(a.err.Error(), 500))}
 	case <-c.done:
