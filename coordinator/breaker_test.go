@@ -143,8 +143,12 @@ func TestBreakerHalfOpenFailureDoublesTheCooldown(t *testing.T) {
 		t.Errorf("the second opening lasted %s, want the doubled cooldown of 200ms", gap)
 	}
 	for _, r := range recs {
-		if r.Kind == "breaker_open" && strings.HasPrefix(r.Detail, "half-open → open") && !strings.Contains(r.Detail, "doubles to 200ms") {
-			t.Errorf("reopening does not name the doubled cooldown: %q", r.Detail)
+		if r.Kind == "breaker_open" && strings.HasPrefix(r.Detail, "half-open → open") &&
+			(!strings.Contains(r.Reason, "doubles to 200ms") || !strings.Contains(r.Detail, "cooldown 200ms")) {
+			t.Errorf("reopening does not name the doubled cooldown: %+v", r)
+		}
+		if strings.HasPrefix(r.Kind, "breaker_") && r.Reason == "" {
+			t.Errorf("a breaker transition without a reason: %+v", r)
 		}
 	}
 	// Between each half-open and the next verdict exactly one task starts.

@@ -200,11 +200,14 @@ func (c *Coordinator) logError(kind, tool, msg string) {
 	}
 }
 
-// logDecision records a choice that shaped the run in decisions.jsonl.
-func (c *Coordinator) logDecision(kind, detail string) {
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: kind, Turn: c.turns, Detail: detail}))
+// logDecision records a choice that shaped the run, and why, in
+// decisions.jsonl.
+func (c *Coordinator) logDecision(d memory.DecisionRecord) {
+	if c.opts.Store == nil {
+		return
 	}
+	d.Time, d.Turn = time.Now().UTC(), c.turns
+	c.keep(c.opts.Store.AppendLog(memory.DecisionsLog, d))
 }
 
 func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
@@ -442,7 +445,12 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 		text = "[urgent message from the user; it interrupted your previous step]\n" + text
 	}
 	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: text})
-	c.logDecision(it.Kind.String()+"_message", "delivered a "+it.Kind.String()+" message from the user")
+	why := "a person sent it (typed in chat, or ralph say); it reaches the model at a step boundary"
+	if it.Kind == interrupts.Urgent {
+		why = "a person sent it as urgent, so it cut the step in flight short"
+	}
+	c.logDecision(memory.DecisionRecord{Kind: it.Kind.String() + "_message", Detail: "delivered a " + it.Kind.String() + " message from the user",
+		Reason: why, By: memory.DecidedByPerson})
 	c.emit(Event{Type: EventUserMessage, Text: it.Text, Priority: it.Kind.String()})
 }
 
@@ -456,7 +464,8 @@ func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
 		reason = "interrupted by " + it.Text
 	}
 	c.counts.interrupts++
-	c.logDecision("interrupt", reason)
+	c.logDecision(memory.DecisionRecord{Kind: "interrupt", Detail: "the run stops; tool calls in flight are cancelled and the session is saved",
+		Reason: reason})
 	c.emit(Event{Type: EventInterrupted, Text: reason})
 	return Result{Subtype: SubtypeInterrupted, IsError: true, Text: reason, Signal: it.Signal}
 }
@@ -561,7 +570,8 @@ func (c *Coordinator) Reset() {
 		}
 	}
 	c.messages = kept
-	c.logDecision("clear", "the user cleared the conversation")
+	c.logDecision(memory.DecisionRecord{Kind: "clear", Detail: "the user cleared the conversation", Reason: "the person asked for it (/clear)",
+		By: memory.DecidedByPerson})
 }
 
 // Usage is the token usage so far, children included.

@@ -128,7 +128,7 @@ func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	}
 	found := false
 	for _, r := range decisions(t, fs, root, s) {
-		if r.Kind == "task_failed" && strings.Contains(r.Detail, "ralph does not wait for limits with --max-wait 0") {
+		if r.Kind == "task_skip" && strings.Contains(r.Reason, "ralph does not wait for limits with --max-wait 0") {
 			found = true
 		}
 	}
