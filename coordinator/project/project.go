@@ -207,6 +207,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,
+		// A person's answers go to the session's decisions.jsonl. A write
+		// that fails is not the approval's business: the run's other
+		// records, on the same disk, report it.
+		Record: func(d memory.DecisionRecord) { _ = p.Session.AppendLog(memory.DecisionsLog, d) },
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -221,6 +225,9 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
+	p.Tools.Register(workers.NewRecordDecisionTool(func(d memory.DecisionRecord) error {
+		return p.Session.AppendLog(memory.DecisionsLog, d)
+	}))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()
@@ -562,9 +569,10 @@ func commandEnv(keyVar string) []string {
 func (p *Project) SystemPrompt() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are ralph, an AI coding agent working in the project at %s.
-You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done.
+You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done; record_decision records a significant choice and why in the session's record.
 Paths are relative to the project root; you cannot touch files outside it.
 Work step by step: inspect before you change, make focused edits, and verify with commands when that helps.
+At a significant choice (one approach over another, a trade-off, a guess where the request is unclear) call record_decision with the decision, why, how confident you are and the alternatives you weighed.
 When the task is done, answer with a short summary of what you did. Today is %s.`, p.Root, time.Now().Format("2006-01-02"))
 	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
 	if err == nil && len(docs) > 0 {
