@@ -58,6 +58,11 @@ func (c *Coordinator) agentID() string {
 	return MainAgent
 }
 
+// caller is who calls a tool of this agent, as the tool is told.
+func (c *Coordinator) caller() workers.Caller {
+	return workers.Caller{Agent: c.agentID(), Task: c.opts.task}
+}
+
 func (c *Coordinator) nextAgentID() string {
 	c.statsMu.Lock()
 	defer c.statsMu.Unlock()
@@ -159,7 +164,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	child := New(Options{
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
-		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c,
+		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
 	})
 	r := child.Run(cctx, task)
 	run.result = r

@@ -79,6 +79,9 @@ type Options struct {
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
 	parent *Coordinator
+	// task is the task of RALPH_TASKS.md a child works on, "" for others;
+	// its tools are told (workers.Caller).
+	task string
 }
 
 // Coordinator is the main agent. Run may be called again after it returns,
@@ -200,14 +203,30 @@ func (c *Coordinator) logError(kind, tool, msg string) {
 	}
 }
 
-// logDecision records a choice that shaped the run, and why, in
-// decisions.jsonl.
+// logDecision records a choice that shaped the run, and why: a decision
+// event, which the recorder writes to decisions.jsonl.
 func (c *Coordinator) logDecision(d memory.DecisionRecord) {
-	if c.opts.Store == nil {
-		return
+	d.Turn = c.turns
+	c.emit(decisionEvent(d))
+}
+
+// RecordDecision publishes a decision made beside the conversation (a
+// person's answer to an approval, an agent's record_decision, what
+// retention pruned) on the coordinator's event stream, from which the
+// recorder writes decisions.jsonl like every other decision of the run.
+// d.Agent names the agent it belongs to, "" the coordinator itself.
+func (c *Coordinator) RecordDecision(d memory.DecisionRecord) {
+	ev := decisionEvent(d)
+	ev.AgentID = d.Agent
+	c.emit(ev)
+}
+
+// decisionEvent is the event that carries d, timed now when d is not.
+func decisionEvent(d memory.DecisionRecord) Event {
+	if d.Time.IsZero() {
+		d.Time = time.Now().UTC()
 	}
-	d.Time, d.Turn = time.Now().UTC(), c.turns
-	c.keep(c.opts.Store.AppendLog(memory.DecisionsLog, d))
+	return Event{Type: EventDecision, Turn: d.Turn, Task: d.Task, Text: d.Detail, Decision: &d}
 }
 
 func (c *Coordinator) appendMessages(msgs ...conversation.Message) {

@@ -104,7 +104,7 @@ func tryOf(failure string, verify *VerifyRun, out TaskOutcome) lastTry {
 // still read them itself.
 func (l *loop) assign(f *memory.TaskFile, t memory.Task, attempt int) Assignment {
 	d := taskprompt.Data{Task: taskprompt.Task{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends},
-		Attempt: attempt, Notes: f.Notes(t.ID)}
+		Attempt: attempt, Notes: f.Notes(t.ID), Dir: l.o.Root, Date: time.Now().Format("2006-01-02")}
 	d.Goals, _ = memory.Goals(l.o.Fs, l.o.Root, goalsLimit)
 	d.Progress, _ = memory.RecentProgress(l.o.Fs, l.o.Root, progressLimit)
 	if tr, ok := l.tries[t.ID]; ok && attempt > 1 {

@@ -277,17 +277,14 @@ func (l *loop) emit(ev Event) {
 	publish(l.o.Events, ev)
 }
 
-// decide records a choice of the loop, and why it was made, in
-// decisions.jsonl.
+// decide records a choice of the loop, and why it was made: a decision
+// event, which the recorder writes to decisions.jsonl (a write that fails
+// reaches the result through RecordErr).
 func (l *loop) decide(d memory.DecisionRecord) {
-	if l.o.Store == nil {
-		return
-	}
-	d.Time = time.Now().UTC()
 	if d.Turn == 0 {
 		d.Turn = l.stats.Iterations
 	}
-	l.keep(l.o.Store.AppendLog(memory.DecisionsLog, d))
+	l.emit(decisionEvent(d))
 }
 
 func (l *loop) run(ctx context.Context) LoopResult {

@@ -91,6 +91,9 @@ func (a Assignment) Prompt(agent string) (string, error) {
 		d.Task, d.Attempt = taskprompt.Task{ID: a.Task.ID, Title: a.Task.Title, Priority: a.Task.Priority, Depends: a.Task.Depends}, a.Attempt
 	}
 	d.Agent, d.Branch = agent, a.Workspace.Branch
+	if a.Workspace.Dir != "" {
+		d.Dir = a.Workspace.Dir
+	}
 	return a.template.Prompt(d)
 }
 

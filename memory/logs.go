@@ -43,6 +43,10 @@ type DecisionRecord struct {
 	Task   string    `json:"task,omitempty"`
 	Detail string    `json:"detail"`
 	Reason string    `json:"reason,omitempty"`
+	// Agent is the agent that decided or whose run the decision is
+	// about ("main" for the coordinator, "a3" for a child); "" is the
+	// loop, or a record older than the field.
+	Agent string `json:"agent,omitempty"`
 	// By is who decided: "" for ralph itself, DecidedByPerson for an
 	// answer the person gave, DecidedByAgent for a model's record_decision.
 	By           string   `json:"by,omitempty"`

@@ -28,9 +28,10 @@ const (
 )
 
 // NewRecordDecisionTool is record_decision{decision, reason, confidence?,
-// alternatives?}: an agent's own choice, recorded through record (the
-// session's decisions.jsonl, where the task loop's choices are) with the
-// kind "agent_decision".
+// alternatives?}: an agent's own choice, handed to record with the kind
+// "agent_decision" and the agent and task of the caller (WithCaller).
+// record publishes it where the run's other decisions go, so the
+// session's one recorder writes it to decisions.jsonl.
 func NewRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
 	return stateTool{
 		def: ToolDef{Name: "record_decision", Description: recordDecisionDescription,
@@ -40,11 +41,13 @@ func NewRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
 				`"confidence":{"type":"number","minimum":0,"maximum":1,"description":"how sure you are, 0 to 1"},` +
 				`"alternatives":{"type":"array","items":{"type":"string"},"description":"the options you did not take"}},` +
 				`"required":["decision","reason"]}`)},
-		run: func(_ context.Context, args json.RawMessage) Result {
+		run: func(ctx context.Context, args json.RawMessage) Result {
 			d, err := parseDecision(args)
 			if err != nil {
 				return Result{IsError: true, Output: "record_decision: " + err.Error()}
 			}
+			c := CallerOf(ctx)
+			d.Agent, d.Task = c.Agent, c.Task
 			if err := record(d); err != nil {
 				return Result{IsError: true, Output: "could not record the decision: " + err.Error()}
 			}

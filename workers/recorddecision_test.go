@@ -19,14 +19,15 @@ func TestRecordDecision(t *testing.T) {
 	if tool.Def().Name != "record_decision" || !json.Valid(tool.Def().Parameters) {
 		t.Fatalf("def = %+v", tool.Def())
 	}
-	run := func(args string) Result { return tool.Run(context.Background(), json.RawMessage(args)) }
+	ctx := WithCaller(context.Background(), Caller{Agent: "a2", Task: "t4"})
+	run := func(args string) Result { return tool.Run(ctx, json.RawMessage(args)) }
 
 	r := run(`{"decision":"use a map, not a slice","reason":"lookups by id dominate","confidence":0.7,"alternatives":["sorted slice","  ",""]}`)
 	if r.IsError || r.Output != "recorded: use a map, not a slice" {
 		t.Fatalf("result = %+v", r)
 	}
 	d := got[0]
-	if d.Kind != "agent_decision" || d.By != memory.DecidedByAgent || d.Reason != "lookups by id dominate" ||
+	if d.Kind != "agent_decision" || d.By != memory.DecidedByAgent || d.Reason != "lookups by id dominate" || d.Agent != "a2" || d.Task != "t4" ||
 		d.Confidence == nil || *d.Confidence != 0.7 || strings.Join(d.Alternatives, "|") != "sorted slice" || d.Time.IsZero() {
 		t.Fatalf("record = %+v", d)
 	}

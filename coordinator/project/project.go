@@ -126,7 +126,8 @@ type Project struct {
 	git       *gitState
 	gitLook   chan gitLook
 	// warnTo is the coordinator that tells the person about a failed
-	// checkpoint, which happens on a goroutine of its own.
+	// checkpoint, and records the decisions made beside it (decide),
+	// both of which happen on goroutines of their own.
 	warnTo      atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
@@ -210,7 +211,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// A person's answers go to the session's decisions.jsonl. A write
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.
-		Record: func(d memory.DecisionRecord) { _ = p.Session.AppendLog(memory.DecisionsLog, d) },
+		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -225,9 +226,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
-	p.Tools.Register(workers.NewRecordDecisionTool(func(d memory.DecisionRecord) error {
-		return p.Session.AppendLog(memory.DecisionsLog, d)
-	}))
+	p.Tools.Register(workers.NewRecordDecisionTool(p.decide))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()
@@ -419,6 +418,19 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	return c
 }
 
+// decide records a decision made beside the coordinator's own (a
+// person's answer, an agent's record_decision, what retention pruned):
+// on the coordinator's event stream once there is one, so the session's
+// recorder writes it with every other decision of the run; straight into
+// the session before that.
+func (p *Project) decide(d memory.DecisionRecord) error {
+	if c := p.warnTo.Load(); c != nil {
+		c.RecordDecision(d)
+		return nil
+	}
+	return p.Session.AppendLog(memory.DecisionsLog, d)
+}
+
 // RecordErr is the first error writing the session's events or
 // transcript, if any: a run or task loop on this project checks it before
 // it reports (coordinator.Options.RecordErr, LoopOptions.RecordErr).
@@ -518,6 +530,9 @@ func (p *Project) Close() error {
 	// The control socket goes first, while the lock still says this ralph
 	// runs: its watchers get every event so far, then the end.
 	errs := []error{p.closeControl()}
+	// Pruning ends before the recorders do: what it pruned is a decision
+	// that goes through them.
+	p.stopRetention()
 	// The face drains first, then the recorders, newest first.
 	p.SetSink(nil)
 	for i := len(p.unsubscribe) - 1; i >= 0; i-- {
@@ -530,7 +545,6 @@ func (p *Project) Close() error {
 	if p.Tools != nil {
 		p.Tools.Close()
 	}
-	p.stopRetention() // it records into the session, closed below
 	if p.registered != nil {
 		<-p.registered
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"text/template"
 
@@ -37,6 +38,11 @@ type Data struct {
 	LastSummary string
 	// Branch is the task's own git branch under --worktrees, else "".
 	Branch string
+	// Dir is the directory the agent works in: the project root, or the
+	// task's own worktree under --worktrees.
+	Dir string
+	// Date is today's date, 2006-01-02.
+	Date string
 	// Agent is the external agent working the task (claude, codex,
 	// exec), "" for ralph's own.
 	Agent string
@@ -55,7 +61,11 @@ type Task struct {
 
 // Fields names the fields for error messages and help.
 const Fields = ".Task.ID, .Task.Title, .Task.Priority, .Task.Depends, .Notes, .Goals, .Progress, .Attempt, " +
-	".LastError, .LastVerify, .LastSummary, .Branch, .Agent and .Default"
+	".LastError, .LastVerify, .LastSummary, .Branch, .Dir, .Date, .Agent and .Default"
+
+// funcs are the functions a template may call beside text/template's
+// own: join, for a list such as .Task.Depends ({{join .Task.Depends ", "}}).
+var funcs = template.FuncMap{"join": strings.Join}
 
 // Template is a parsed prompt template.
 type Template struct {
@@ -87,13 +97,14 @@ func Parse(name, text string) (*Template, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, fmt.Errorf("%w: %s is empty", ErrBad, name)
 	}
-	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(text)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrBad, oneLine(err))
 	}
 	tp := &Template{name: name, t: t}
 	sample := Data{Task: Task{ID: "t1", Title: "a task", Priority: 1, Depends: []string{"t0"}}, Notes: "notes", Goals: "goals",
-		Progress: "progress", Attempt: 2, LastError: "error", LastVerify: "verify output", LastSummary: "summary", Branch: "ralph/t1"}
+		Progress: "progress", Attempt: 2, LastError: "error", LastVerify: "verify output", LastSummary: "summary", Branch: "ralph/t1",
+		Dir: "/project", Date: "2006-01-02"}
 	sample.Default = Default(sample)
 	out, err := tp.execute(sample)
 	if err != nil {
@@ -127,7 +138,16 @@ func (t *Template) execute(d Data) (string, error) {
 }
 
 // oneLine is an error as one line: text/template's messages name the file,
-// line and column already.
+// line and column already ("template: p.tmpl:3:7: executing "p.tmpl" at
+// <.Task.Titel>: can't evaluate field Titel …"), so only the words that
+// repeat them go: "p.tmpl:3:7: at <.Task.Titel>: can't evaluate …".
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	s := strings.Join(strings.Fields(err.Error()), " ")
+	s = strings.TrimPrefix(s, "template: ")
+	return goNoise.ReplaceAllString(s, "")
 }
+
+// goNoise is what text/template says that means nothing to the person:
+// "executing "name" " before a failed action, which names the template a
+// second time, and the Go type of a field it could not find.
+var goNoise = regexp.MustCompile(`executing "[^"]*" | in type taskprompt\.\w+`)
