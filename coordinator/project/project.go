@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -119,6 +120,9 @@ type Project struct {
 	parallel   int
 	// resetTasks counts the in-progress tasks recovery reset to open.
 	resetTasks int
+	// prompt is the task loop's prompt template (loadPrompt), nil for
+	// ralph's own prompt.
+	prompt *taskprompt.Template
 	// coord is the coordinator whose events the face follows; face ends
 	// the face's subscription, unsubscribe the recorders'.
 	coord     *coordinator.Coordinator
@@ -604,10 +608,15 @@ When the task is done, answer with a short summary of what you did. Today is %s.
 func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
 	ctl *coordinator.LoopControl, ask func(context.Context, string) bool) (string, error) {
 	st := p.Session.State()
+	// Read now, so a template edited during the chat counts, and a bad
+	// one stops the loop before it starts.
+	if err := p.loadPrompt(st.Run); err != nil {
+		return "", err
+	}
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
 		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
-		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run),
+		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run), Prompt: p.prompt,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {

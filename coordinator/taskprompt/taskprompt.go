@@ -77,6 +77,17 @@ type Template struct {
 // not a template that fills in.
 var ErrBad = errors.New("bad prompt template")
 
+// badTemplate is an ErrBad that says what is wrong in one sentence of
+// its own ("the prompt template p.tmpl:3:7: …").
+type badTemplate struct{ msg string }
+
+func (e *badTemplate) Error() string        { return e.msg }
+func (e *badTemplate) Is(target error) bool { return target == ErrBad }
+
+func bad(format string, args ...any) error {
+	return &badTemplate{msg: "the prompt template " + fmt.Sprintf(format, args...)}
+}
+
 // Load reads and parses the template at path, and fills it in once with
 // sample facts, so that a misspelt field is found before any work starts
 // rather than at the first task.
@@ -84,9 +95,9 @@ func Load(fs afero.Fs, path string) (*Template, error) {
 	data, err := afero.ReadFile(fs, path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s does not exist", ErrBad, path)
+			return nil, bad("%s does not exist", path)
 		}
-		return nil, fmt.Errorf("%w: cannot read %s: %w", ErrBad, path, err)
+		return nil, bad("%s cannot be read: %v", path, err)
 	}
 	return Parse(path, string(data))
 }
@@ -95,11 +106,11 @@ func Load(fs afero.Fs, path string) (*Template, error) {
 // facts.
 func Parse(name, text string) (*Template, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, fmt.Errorf("%w: %s is empty", ErrBad, name)
+		return nil, bad("%s is empty; it must tell the agent its task (for example with {{.Task.Title}})", name)
 	}
 	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrBad, oneLine(err))
+		return nil, bad("%s", oneLine(err))
 	}
 	tp := &Template{name: name, t: t}
 	sample := Data{Task: Task{ID: "t1", Title: "a task", Priority: 1, Depends: []string{"t0"}}, Notes: "notes", Goals: "goals",
@@ -111,7 +122,7 @@ func Parse(name, text string) (*Template, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(out) == "" {
-		return nil, fmt.Errorf("%w: %s fills in to nothing; it must tell the agent its task (for example with {{.Task.Title}})", ErrBad, name)
+		return nil, bad("%s fills in to nothing; it must tell the agent its task (for example with {{.Task.Title}})", name)
 	}
 	return tp, nil
 }
@@ -132,7 +143,7 @@ func (t *Template) Prompt(d Data) (string, error) {
 func (t *Template) execute(d Data) (string, error) {
 	var b bytes.Buffer
 	if err := t.t.Execute(&b, d); err != nil {
-		return "", fmt.Errorf("%w: %s (the fields are %s)", ErrBad, oneLine(err), Fields)
+		return "", bad("%s (the fields are %s)", oneLine(err), Fields)
 	}
 	return b.String(), nil
 }
