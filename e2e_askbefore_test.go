@@ -40,14 +40,16 @@ func askBeforeEnv(t testing.TB, env []string) []string {
 	return env
 }
 
-// TestAskBeforeRefusedHeadlessEvenWithYes: with nobody to ask, --yes does
-// not let `git push origin main` run nor go.mod be written; each refusal
-// is one sentence the model reads; everything else --yes allows runs.
+// TestAskBeforeRefusedHeadlessEvenWithYes: with nobody to ask (no
+// terminal, and --no-wait: no waiting for ralph answer either), --yes
+// does not let `git push origin main` run nor go.mod be written; each
+// refusal is one sentence the model reads; everything else --yes allows
+// runs.
 func TestAskBeforeRefusedHeadlessEvenWithYes(t *testing.T) {
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "go.mod"), "module mine\n")
 	srv := inlineServer(t, askBeforeScenario(t))
-	r := ralph(t, dir, askBeforeEnv(t, cleanEnv(t)), nil, "--base-url", srv.URL, "-y", "--json", "push it")
+	r := ralph(t, dir, askBeforeEnv(t, cleanEnv(t)), nil, "--base-url", srv.URL, "-y", "--no-wait", "--json", "push it")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
