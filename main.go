@@ -376,6 +376,7 @@ unique part.`,
 		fl.StringVar(&f.run.Breaker, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')")
 		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
 		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex or exec:'<command>'")
+		fl.StringArrayVar(&f.run.AgentArgs, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)")
 		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
 		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
@@ -387,6 +388,7 @@ const runExamples = `  ralph run -y
   ralph run -y --parallel 3 --verify 'go test ./...'
   ralph run -y --until 'tasks_done >= 5 || cost_usd > 2'
   ralph run --agent claude --on-error skip
+  ralph run --agent codex --agent-arg=--model --agent-arg=gpt-5-codex
   ralph run --agent "exec:./my-agent.sh" --task-timeout 10m
   ralph run -y --commit
   ralph run -y --parallel 3 --worktrees`
@@ -443,6 +445,7 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("breaker", func() { rc.Breaker = flags.Breaker })
 	set("verify", func() { rc.Verify = flags.Verify })
 	set("agent", func() { rc.Agent = flags.Agent })
+	set("agent-arg", func() { rc.AgentArgs = flags.AgentArgs })
 	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
 	set("parallel", func() { rc.Parallel = flags.Parallel })
 	set("commit", func() { rc.Commit = flags.Commit })

@@ -34,7 +34,7 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	case ch.ToolsWith != nil:
 		tools = ch.ToolsWith(claim)
 	}
-	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt, ws), tools, false)
+	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt, ws, childFinish), tools, false)
 	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
 	claimed, summary := claim.get()
 	if claimed {
@@ -55,15 +55,22 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	return out
 }
 
-func taskPrompt(t memory.Task, attempt int, ws Workspace) string {
+// childFinish tells a child agent how to finish its task: with its own
+// complete_task.
+const childFinish = "Do the task, verify it (build, tests) where that makes sense, then call complete_task with its id and a short summary. " +
+	"If you cannot finish it, do not call complete_task; say in your final answer what blocks it."
+
+// taskPrompt is the prompt of one attempt at a task; finish says how the
+// worker reports that it is done (childFinish, or an external agent's
+// markers).
+func taskPrompt(t memory.Task, attempt int, ws Workspace, finish string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your task (%s in RALPH_TASKS.md): %s\n\n", t.ID, t.Title)
 	if ws.Branch != "" {
 		fmt.Fprintf(&b, "You work in a git worktree of your own, on the branch %s; other tasks work in theirs. Do not commit: ralph commits your work and merges it when the task is done.\n\n", ws.Branch)
 	}
 	b.WriteString("Read RALPH_TASKS.md for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
-	b.WriteString("Do the task, verify it (build, tests) where that makes sense, then call complete_task with its id and a short summary. ")
-	b.WriteString("If you cannot finish it, do not call complete_task; say in your final answer what blocks it.")
+	b.WriteString(finish)
 	if attempt > 1 {
 		fmt.Fprintf(&b, "\n\nThis is attempt %d: earlier attempts failed. Check the current state of the files before you start.", attempt)
 	}
