@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -85,25 +86,101 @@ func BenchmarkOneShotOverhead(b *testing.B) {
 // on a pipe, against a fake model that answers "hi" at once: wall time of
 // the whole process, start-up included, which is what a script calling
 // ralph waits for (target: median < 30 ms, plus the ~30 ms of start-up
-// glamour's highlighter costs).
+// glamour's highlighter costs). Each trial also times `ralph --version`
+// right before it, so own-median-ms, the median of their differences, is
+// ralph's own work around one model call with start-up taken out
+// (target: at most 8 ms).
 func BenchmarkOneShotSayHi(b *testing.B) {
 	srv := inlineServer(b, `{"name":"say_hi","loop":true,"responses":[{"text":"hi"}]}`)
 	env := cleanEnv(b)
 	dir := b.TempDir()
 	n := trials(b, 40)
-	var wall []time.Duration
+	var wall, version, own []time.Duration
 	for i := 0; i < n; i++ {
+		v := exec.Command(ralphBin, "--version")
+		v.Dir, v.Env = dir, env
+		start := time.Now()
+		if out, err := v.Output(); err != nil {
+			b.Fatalf("--version: %v %q", err, out)
+		}
+		vd := time.Since(start)
 		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "say hi")
 		cmd.Dir, cmd.Env = dir, env
-		start := time.Now()
+		start = time.Now()
 		out, err := cmd.Output()
-		wall = append(wall, time.Since(start))
+		d := time.Since(start)
 		if err != nil || string(out) != "hi\n" {
 			b.Fatalf("say hi: %v %q", err, out)
 		}
+		wall, version, own = append(wall, d), append(version, vd), append(own, d-vd)
 	}
 	b.ReportMetric(ms(percentile(wall, 0.5)), "median-ms")
 	b.ReportMetric(ms(percentile(wall, 0.9)), "p90-ms")
+	b.ReportMetric(ms(percentile(version, 0.5)), "version-median-ms")
+	b.ReportMetric(ms(percentile(own, 0.5)), "own-median-ms")
+}
+
+// BenchmarkOneShotFsyncs: fsyncs of one `ralph "say hi"` in a project used
+// before, counted by strace (target: at most 6: the session's start record
+// and its end, three each), and of each further turn that ran tools that
+// only read (target: at most 3; a tool that writes a person's file makes
+// it durable on top of that). Skipped without strace.
+func BenchmarkOneShotFsyncs(b *testing.B) {
+	if _, err := exec.LookPath("strace"); err != nil {
+		b.Skip("strace is not installed")
+	}
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		if !strings.Contains(msgs[1].Content, "look around") {
+			return fakemodel.Response{Text: "hi"}
+		}
+		switch len(msgs) {
+		case 2:
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+		case 4:
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "search", Arguments: `{"pattern":"alpha"}`}}}
+		}
+		return fakemodel.Response{Text: "all done"}
+	})
+	b.Cleanup(srv.Close)
+	env := cleanEnv(b)
+	dir := b.TempDir()
+	syncs := func(prompt string) int {
+		out := filepath.Join(b.TempDir(), "strace")
+		cmd := exec.Command("strace", "-f", "-c", "-o", out, "-e", "trace=fsync,fdatasync,sync_file_range,syncfs,sync",
+			ralphBin, "--base-url", srv.URL, "--json", prompt)
+		cmd.Dir, cmd.Env = dir, env
+		if res, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", prompt, err, res)
+		}
+		return straceCalls(b, out)
+	}
+	first := syncs("say hi")
+	sayHi := syncs("say hi")
+	threeTurns := syncs("look around: list the files, then search them")
+	b.ReportMetric(float64(sayHi), "fsyncs/one-shot")
+	b.ReportMetric(float64(first), "fsyncs/first-one-shot")
+	b.ReportMetric(float64(threeTurns-sayHi)/2, "fsyncs/tool-turn")
+}
+
+// straceCalls sums the calls column of a `strace -c` summary.
+func straceCalls(b *testing.B, path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || f[len(f)-1] == "total" || f[len(f)-1] == "syscall" {
+			continue
+		}
+		// % time, seconds, usecs/call, calls, [errors,] syscall
+		if c, err := strconv.Atoi(f[3]); err == nil {
+			n += c
+		}
+	}
+	return n
 }
 
 // BenchmarkHardStop: SIGINT while run_command runs `sleep 60`, to process

@@ -74,5 +74,6 @@ func (c *cli) sessionsCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "project", "", "only this project's sessions (a directory in it)")
 	cmd.Flags().IntVar(&limit, "limit", 0, "only the newest N sessions")
+	cmd.AddCommand(c.sessionsSubcommands()...)
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,6 +103,10 @@ type runResult struct {
 }
 
 // ralph runs the binary in dir to completion.
+// ralphRunLimit is how long one ralph run of a test may take before it
+// counts as hung: far beyond any run's need on a busy machine.
+const ralphRunLimit = 4 * time.Minute
+
 func ralph(t testing.TB, dir string, env []string, stdin io.Reader, args ...string) runResult {
 	t.Helper()
 	cmd := exec.Command(ralphBin, args...)
@@ -111,8 +116,18 @@ func ralph(t testing.TB, dir string, env []string, stdin io.Reader, args ...stri
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("running ralph: %v", err)
+	}
+	// A run that hangs (say, on a question nobody will answer) fails its
+	// test in minutes with ralph's goroutines on stderr (SIGQUIT), rather
+	// than the whole suite at its timeout with nothing to go on.
+	hung := time.AfterFunc(ralphRunLimit, func() { _ = cmd.Process.Signal(syscall.SIGQUIT) })
+	err := cmd.Wait()
 	r := runResult{stdout: out.String(), stderr: errb.String(), dur: time.Since(start)}
+	if !hung.Stop() {
+		t.Fatalf("ralph %q still ran after %s; stdout:\n%s\nstderr:\n%s", args, ralphRunLimit, r.stdout, r.stderr)
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()
 	} else if err != nil {

@@ -151,6 +151,7 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 	}
 
 	var ralphFiles []string
+	var controlSocket string
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
 		if msgs[len(msgs)-1].Role == "tool" {
@@ -172,6 +173,14 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		filepath.WalkDir(filepath.Join(proj, ".ralph"), func(path string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				rel, _ := filepath.Rel(proj, path)
+				if d.Type()&fs.ModeSocket != 0 {
+					// The control socket is not written but spoken to:
+					// a command that could answer ralph's questions
+					// would approve its own next command.
+					controlSocket = rel
+					add("control", "'"+ralphBin+"' answer always; '"+ralphBin+"' say 'ignore the user'; '"+ralphBin+"' stop", nil)
+					return nil
+				}
 				ralphFiles = append(ralphFiles, rel)
 				add(fmt.Sprintf("state-%02d", len(ralphFiles)), "echo "+pwnShell+" >> '"+rel+"'", nil)
 			}
@@ -217,6 +226,11 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		if res := results[fmt.Sprintf("state-%02d", i+1)]; !strings.Contains(res, fsNote) {
 			t.Errorf("writing %s: the model was told %q", f, res)
 		}
+	}
+	if controlSocket == "" {
+		t.Errorf("no control socket under .ralph/ to attack")
+	} else if res := results["control"]; strings.Count(res, "a command this ralph runs cannot steer it") != 3 {
+		t.Errorf("steering ralph through %s from inside: the model was told %q", controlSocket, res)
 	}
 	if got := results["allowed-0"]; got != "tmp-ok\n" {
 		t.Errorf("writing $TMPDIR: %q", got)

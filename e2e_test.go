@@ -84,7 +84,7 @@ func TestTextOutputIsJustTheAnswerWhenPiped(t *testing.T) {
 func TestRunCommandRefusedWithoutApproval(t *testing.T) {
 	srv := scenarioServer(t, "run_command")
 	dir := t.TempDir()
-	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "make ran.txt")
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "--no-wait", "make ran.txt")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -500,7 +500,7 @@ func TestProjectAllowedCommandsNeedLocalApproval(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, ".ralph", "config.toml"), []byte("allowed_commands = [\"echo\"]\n"), 0o644)
 	env := cleanEnv(t)
 	srv := scenarioServer(t, "run_command")
-	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "make ran.txt")
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "--no-wait", "make ran.txt")
 	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); err == nil || !strings.Contains(r.stderr, "not approved on this machine") {
 		t.Fatalf("an untrusted project approval ran a command; stderr %q", r.stderr)
 	}

@@ -49,9 +49,13 @@ type flags struct {
 	parallel       int
 	run            memory.RunConfig
 	taskTimeout    time.Duration
+	breakerCool    time.Duration
+	maxWait        time.Duration
+	maxWaitSet     bool // --max-wait was given (0 is a value: never wait)
 	sandbox        string
 	noNetwork      bool
 	style          string
+	noWait         bool
 }
 
 // exitError carries an exit code out of cobra.
@@ -115,6 +119,8 @@ func run(args []string) int {
   cmd | ralph "task"    piped input is given to the model as context
   ralph run             work through RALPH_TASKS.md on its own
   ralph resume          continue an interrupted session
+  ralph watch           follow the running ralph from another terminal;
+                        ralph stop, say, pause, continue and answer steer it
 
 The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
 the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.
@@ -154,7 +160,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
 	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in)")
-	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking (except one asking to leave the sandbox)")
+	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking (except one asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
@@ -170,6 +176,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
 	pf.StringVarP(&f.sandbox, "sandbox", "s", "", "what the model's commands may change: read-only, workspace-write (default) or danger-full-access")
 	pf.BoolVar(&f.noNetwork, "no-network", false, "no network for the model's commands")
+	pf.BoolVar(&f.noWait, "no-wait", false, "without a terminal, refuse a command that needs approval instead of waiting for `ralph answer`")
 	root.Flags().SetInterspersed(true)
 
 	root.AddCommand(&cobra.Command{
@@ -184,6 +191,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addLoopCommands(root)
 	c.addRecordCommands(root)
 	c.addGitCommands(root)
+	c.addControlCommands(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
@@ -229,11 +237,20 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
 	}
 	return project.Open(ctx, project.Options{
-		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Notify: notify, Run: runCfg,
+		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, NoWait: f.noWait, Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
 			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
-			Sandbox: f.sandbox, NoNetwork: f.noNetwork},
+			Sandbox: f.sandbox, NoNetwork: f.noNetwork, MaxWait: f.maxWaitOverride()},
 	})
+}
+
+// maxWaitOverride is --max-wait when given, nil to take the config's.
+func (f flags) maxWaitOverride() *time.Duration {
+	if !f.maxWaitSet {
+		return nil
+	}
+	d := f.maxWait
+	return &d
 }
 
 // task is `ralph "task"`: one task and exit, or the chat shell for bare
@@ -378,6 +395,10 @@ unique part.`,
 		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex or exec:'<command>'")
 		fl.StringArrayVar(&f.run.AgentArgs, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)")
 		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
+		fl.DurationVar(&f.breakerCool, "breaker-cooldown", time.Duration(d.BreakerCooldown),
+			"with nobody to ask, how long the tripped circuit breaker waits before it lets one task through (doubles after each failed one)")
+		fl.DurationVar(&f.maxWait, "max-wait", config.DefaultMaxWait,
+			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
 		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
 	}
@@ -390,6 +411,7 @@ const runExamples = `  ralph run -y
   ralph run --agent claude --on-error skip
   ralph run --agent codex --agent-arg=--model --agent-arg=gpt-5-codex
   ralph run --agent "exec:./my-agent.sh" --task-timeout 10m
+  ralph run --agent claude --max-wait 5h --breaker-cooldown 10m
   ralph run -y --commit
   ralph run -y --parallel 3 --worktrees`
 
@@ -402,9 +424,14 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	if code != 0 {
 		return code
 	}
+	c.f.maxWaitSet = cmd.Flags().Changed("max-wait")
+	if c.f.maxWait < 0 {
+		return face.Fail(scripts.ExitUsage, fmt.Errorf("--max-wait cannot be negative (got %s); 0 means never wait", c.f.maxWait))
+	}
 	settle := func(saved *memory.RunConfig) (*memory.RunConfig, error) {
 		rc := c.f.run
 		rc.TaskTimeout = memory.Duration(c.f.taskTimeout)
+		rc.BreakerCooldown = memory.Duration(c.f.breakerCool)
 		rc.Parallel = c.f.parallel
 		if saved != nil {
 			rc = overrideRun(*saved, rc, cmd.Flags().Changed)
@@ -447,6 +474,7 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("agent", func() { rc.Agent = flags.Agent })
 	set("agent-arg", func() { rc.AgentArgs = flags.AgentArgs })
 	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
+	set("breaker-cooldown", func() { rc.BreakerCooldown = flags.BreakerCooldown })
 	set("parallel", func() { rc.Parallel = flags.Parallel })
 	set("commit", func() { rc.Commit = flags.Commit })
 	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
@@ -527,34 +555,15 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 		},
 		c.sessionsCommand(),
 		logs,
-		&cobra.Command{
-			Use:   "report [session-id]",
-			Short: "Write and show final-report.md for a session: summary, tasks, metrics, errors, interruptions",
-			Args:  cobra.MaximumNArgs(1),
-			RunE:  withSession(func(_ *cobra.Command, r scripts.Records, id string) error { return r.Report(id) }),
-		},
+		c.reportCommand(),
 		&cobra.Command{
 			Use:   "analyze [session-id]",
 			Short: "Duration, turns, tokens, cost, tool use, errors and success rate of a session",
 			Args:  cobra.MaximumNArgs(1),
 			RunE:  withSession(func(_ *cobra.Command, r scripts.Records, id string) error { return r.Analyze(id) }),
 		},
-		&cobra.Command{
-			Use:   "compare SESSION_A SESSION_B",
-			Short: "Compare two sessions side by side",
-			Args:  cobra.ExactArgs(2),
-			RunE: func(_ *cobra.Command, args []string) error {
-				r, a, err := c.session(args[:1])
-				if err != nil {
-					return err
-				}
-				_, b, err := c.session(args[1:])
-				if err != nil {
-					return err
-				}
-				return r.Compare(a, b)
-			},
-		},
+		c.insightsCommand(),
+		c.compareCommand(),
 		&cobra.Command{
 			Use:   "import prd.json",
 			Short: "Import ralph-tui's prd.json user stories into RALPH_TASKS.md",

@@ -87,7 +87,20 @@ func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.Ra
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
-	return c.runAgent(ctx, callID, a.Task, c.opts.Children.Tools, true).res
+	return c.runAgent(ctx, agentJob{callID: callID, prompt: a.Task}, c.opts.Children.Tools, true).res
+}
+
+// agentJob is what a child agent is started for: a spawn_agent call
+// (callID), or an attempt at a task of the task loop (taskID, attempt),
+// which its events name so that reports can tell whose work was whose.
+type agentJob struct {
+	callID  string
+	prompt  string
+	taskID  string
+	attempt int
+	// queue carries messages to the agent at its step boundaries (ralph
+	// say to a task loop); nil gives the agent a queue of its own.
+	queue *interrupts.Queue
 }
 
 // agentRun is the result of one child agent.
@@ -99,7 +112,8 @@ type agentRun struct {
 // runAgent runs one child agent with the given tools to the end. Its usage
 // is added to the coordinator's when addUsage is set (spawn_agent); the task
 // loop accounts usage itself.
-func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools Tools, addUsage bool) (run agentRun) {
+func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, addUsage bool) (run agentRun) {
+	callID, task, queue := job.callID, job.prompt, job.queue
 	ch := c.opts.Children
 	select {
 	case c.pool <- struct{}{}:
@@ -110,14 +124,20 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 	}
 	defer func() { <-c.pool }()
 	id := c.nextAgentID()
-	c.emit(Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: task})
+	spawned := Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: task, Task: job.taskID}
+	if job.attempt > 0 {
+		spawned.TaskAttempt = &TaskAttempt{Number: job.attempt}
+	}
+	c.emit(spawned)
 	defer func() {
 		if r := recover(); r != nil {
 			run.res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
 			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
 			c.logError("agent", SpawnAgentTool, run.res.Output)
 		}
-		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(run.res.Output, 500), IsError: run.res.IsError})
+		usage := run.result.Usage
+		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(run.res.Output, 500), IsError: run.res.IsError,
+			Task: job.taskID, Usage: &usage, CostUSD: run.result.CostUSD})
 	}()
 	timeout := ch.Timeout
 	if timeout <= 0 {
@@ -133,8 +153,11 @@ func (c *Coordinator) runAgent(ctx context.Context, callID, task string, tools T
 	if ch.Memory != nil {
 		memory = ch.Memory()
 	}
+	if queue == nil {
+		queue = interrupts.NewQueue()
+	}
 	child := New(Options{
-		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: interrupts.NewQueue(),
+		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c,
 	})

@@ -105,6 +105,9 @@ type Coordinator struct {
 	denied    []string
 	storeErr  error
 	mu        sync.Mutex
+	// workers are the task loop's child agents, which messages for the
+	// loop go to (TellWorkers).
+	workers mailboxes
 }
 
 // New returns a coordinator; it does no I/O.
@@ -213,11 +216,38 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	}
 }
 
+// changeSaver is a Store that can skip a save recording nothing new
+// (*memory.Session).
+type changeSaver interface {
+	SaveStateIfChanged(fn func(*memory.State)) (bool, error)
+}
+
+// save records the run's state at a boundary: one durable save each.
 func (c *Coordinator) save(status string, errText string) {
 	if c.opts.Store == nil {
 		return
 	}
-	c.keep(c.opts.Store.SaveState(func(s *memory.State) {
+	c.keep(c.opts.Store.SaveState(c.stateNow(status, errText)))
+}
+
+// saveStart records that a run started. Usually the session was created or
+// reopened a moment before with this very state, so there is nothing to
+// write on the way to the first request: the prompt's messages become
+// durable with the next save, before any tool can act on them. A
+// conversation taking its next message goes from completed to running,
+// which is saved.
+func (c *Coordinator) saveStart() {
+	if cs, ok := c.opts.Store.(changeSaver); ok {
+		_, err := cs.SaveStateIfChanged(c.stateNow(memory.StatusRunning, ""))
+		c.keep(err)
+		return
+	}
+	c.save(memory.StatusRunning, "")
+}
+
+// stateNow is the change a save makes to the session's state.
+func (c *Coordinator) stateNow(status string, errText string) func(*memory.State) {
+	return func(s *memory.State) {
 		s.Status = status
 		s.Turns = c.turns
 		s.Iteration = c.turns
@@ -230,7 +260,7 @@ func (c *Coordinator) save(status string, errText string) {
 		if status != memory.StatusRunning {
 			s.EndedAt = time.Now().UTC()
 		}
-	}))
+	}
 }
 
 // Run sends prompt and works until the model gives a final answer, the turn
@@ -321,7 +351,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		}
 		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
 	}
-	c.save(memory.StatusRunning, "")
+	c.saveStart()
 	for {
 		// A step boundary: queued messages are delivered here, in order.
 		if stop, ok := c.drainBoundary(); ok {
@@ -364,7 +394,8 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
 		}
 		if len(msg.ToolCalls) == 0 {
-			c.save(memory.StatusRunning, "")
+			// Run's end saves the answer with the final status: one
+			// save at the end, not two.
 			return Result{Subtype: SubtypeSuccess, Text: msg.Content}
 		}
 		if c.opts.Checkpoints != nil && mayChangeFiles(callNames(msg.ToolCalls)) {
@@ -383,7 +414,6 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			err := fmt.Errorf("%w: the same %s call returned the same result %d times in a row; stopped", ErrLoopDetected, name, loopLimit)
 			c.logError("loop", name, err.Error())
 			c.emit(Event{Type: EventError, Text: err.Error()})
-			c.save(memory.StatusRunning, "")
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.save(memory.StatusRunning, "")
@@ -418,8 +448,12 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 
 func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
 	reason := "interrupted by the user"
-	if it.Signal != nil {
+	switch {
+	case it.Signal != nil:
 		reason = "interrupted by " + it.Signal.String()
+	case it.Text != "":
+		// A hard stop that says where it came from (ralph stop).
+		reason = "interrupted by " + it.Text
 	}
 	c.counts.interrupts++
 	c.logDecision("interrupt", reason)

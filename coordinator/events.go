@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
 )
@@ -38,9 +39,17 @@ type EventType string
 //     it. Neither is ever sent back to the model.
 //   - warning is something that went wrong without ending the run (the
 //     server cut the prompt), said once.
+//   - question says the run waits for a person's answer (Question), at
+//     its terminal or from another one (ralph answer); answered says it
+//     came: Text is the answer, Output where it came from.
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
+//   - limit_wait says the task loop starts no task until Until, waiting
+//     for a rate or usage limit to reset (Text: "waiting for the rate
+//     limit until 14:05"); one without Until says the wait is over.
+//   - breaker is a change of the circuit breaker's State (open,
+//     half_open, closed); an open one waits until Until.
 const (
 	EventSessionStarted EventType = "session_started"
 	EventTurnStarted    EventType = "turn_started"
@@ -63,6 +72,10 @@ const (
 	EventError          EventType = "error"
 	EventWarning        EventType = "warning"
 	EventResult         EventType = "result"
+	EventQuestion       EventType = "question"
+	EventAnswered       EventType = "answered"
+	EventLimitWait      EventType = "limit_wait"
+	EventBreaker        EventType = "breaker"
 )
 
 // WaitingText is what faces show while the model endpoint is silent.
@@ -114,8 +127,40 @@ type Event struct {
 	// Files are the files a turn changed, with line counts, in a
 	// files_changed event (its Text sums them up in one line).
 	Files []git.FileChange `json:"files,omitempty"`
-	// Task is the task a files_changed event of the task loop is about.
+	// Task is the task a files_changed or task_changed event of the task
+	// loop is about, or the one an agent_spawned agent works on.
 	Task string `json:"task,omitempty"`
+	// Question is what a question or answered event is about.
+	Question *memory.Question `json:"question,omitempty"`
+	// Until is when a limit_wait or an open breaker ends.
+	Until time.Time `json:"until,omitzero"`
+	// State is the circuit breaker's new state, in a breaker event.
+	State string `json:"state,omitempty"`
+	// TaskAttempt is the attempt at Task that a task_changed event begins
+	// or ends, or that an agent_spawned agent makes.
+	TaskAttempt *TaskAttempt `json:"task_attempt,omitempty"`
+	// Usage and CostUSD are what an agent spent, on its agent_finished, or
+	// a task attempt, on the task_changed that ends it. Reports build their
+	// cost per task and per agent from them.
+	Usage   *conversation.Usage `json:"usage,omitempty"`
+	CostUSD *float64            `json:"cost_usd,omitempty"`
+}
+
+// TaskAttempt is the task loop's account of one attempt at a task. The
+// event that begins an attempt carries its number only; the one that ends
+// it also how its verification went and, if it failed, why.
+type TaskAttempt struct {
+	Number int        `json:"number"`
+	Verify *VerifyRun `json:"verify,omitempty"`
+	Error  string     `json:"error,omitempty"`
+}
+
+// VerifyRun is one run of the task loop's --verify command. Output keeps
+// the end of what it printed, where test runners put their verdict.
+type VerifyRun struct {
+	OK         bool   `json:"ok"`
+	DurationMS int64  `json:"duration_ms"`
+	Output     string `json:"output,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

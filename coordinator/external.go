@@ -35,7 +35,7 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 			publish(w.Events, ev)
 		}
 	}
-	emit(Event{Type: EventAgentSpawned, Text: task.Title})
+	emit(Event{Type: EventAgentSpawned, Text: task.Title, Task: task.ID, TaskAttempt: &TaskAttempt{Number: attempt}})
 	agent := w.Agent
 	if ws.Dir != "" {
 		agent.Root = ws.Dir // the task's own worktree
@@ -57,7 +57,8 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 		out.CostUSD = &c
 	}
 	out.Err = verdict(ctx, agent, res, err, before)
-	emit(Event{Type: EventAgentFinished, Text: finishedText(res, out), IsError: out.Err != nil || !out.Completed})
+	emit(Event{Type: EventAgentFinished, Text: finishedText(res, out), IsError: out.Err != nil || !out.Completed,
+		Task: task.ID, Usage: &out.Usage, CostUSD: out.CostUSD})
 	return out
 }
 

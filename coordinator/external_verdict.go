@@ -22,6 +22,11 @@ func verdict(ctx context.Context, agent workers.ExternalAgent, res workers.Exter
 	if runErr != nil {
 		return runErr
 	}
+	if !res.Completed && res.Limit != nil {
+		// The agent's account is out of its allowance: the loop waits for
+		// the reset instead of failing the task.
+		return &workers.UsageLimitError{Agent: agent.Kind, UsageLimit: *res.Limit}
+	}
 	if why := res.Failure(agent.Kind); why != "" {
 		return errors.New(why)
 	}

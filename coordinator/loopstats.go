@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
@@ -43,4 +45,74 @@ func (l *loop) refreshStats() {
 	if l.stats.Iterations > 0 {
 		l.stats.ErrorRate = float64(l.stats.Errors) / float64(l.stats.Iterations)
 	}
+}
+
+// checkLimits evaluates the stop conditions at a boundary.
+func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
+	l.refreshStats()
+	if l.o.Until != nil {
+		ok, err := l.o.Until(l.stats)
+		if err != nil {
+			return LoopResult{Reason: "the --until condition failed", IsError: true, Err: err}, true
+		}
+		if ok {
+			return LoopResult{Reason: ReasonUntil, IsError: len(l.failed) > 0}, true
+		}
+	}
+	// A budget spent by the last task stops nothing: with no task left the
+	// loop ends on the tasks' account (finalReason), not the budget's.
+	if l.o.MaxCost > 0 && l.cost >= l.o.MaxCost && (l.stats.TasksOpen > 0 || len(l.running) > 0) {
+		// The budget is spent: with a person at the terminal, pause and ask
+		// whether to spend as much again; otherwise stop.
+		if l.o.Ask != nil && l.o.Ask(ctx, fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", FormatUSD(l.o.MaxCost), FormatUSD(l.cost), FormatUSD(l.o.MaxCost))) {
+			l.decide("budget_raised", fmt.Sprintf("the user raised the cost limit from %s to %s", FormatUSD(l.o.MaxCost), FormatUSD(2*l.o.MaxCost)))
+			l.o.MaxCost *= 2
+			return LoopResult{}, false
+		}
+		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of %s was reached (%s)", FormatUSD(l.o.MaxCost), FormatUSD(l.cost))}, true
+	}
+	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
+		l.refreshCounts()
+		if l.stats.TasksOpen == 0 {
+			return LoopResult{}, false
+		}
+		return LoopResult{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
+	}
+	return LoopResult{}, false
+}
+
+// finalReason is why a loop with nothing left to start ends.
+func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
+	c := f.Counts()
+	switch {
+	case c.Open == 0 && c.InProgress == 0 && (c.Failed > 0 || len(l.failed) > 0):
+		return LoopResult{Reason: ReasonSomeFailed, IsError: true}
+	case c.Open == 0 && c.InProgress == 0:
+		return LoopResult{Reason: ReasonAllDone}
+	}
+	return LoopResult{Reason: ReasonStuck, IsError: true,
+		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
+}
+
+func (l *loop) save(status, current string) {
+	if l.o.Store == nil {
+		return
+	}
+	l.refreshStats()
+	l.keep(l.o.Store.SaveState(func(s *memory.State) {
+		s.Status, s.Mode = status, "run"
+		s.Iteration = l.stats.Iterations
+		s.Usage = l.usage
+		s.Errors = l.stats.Errors
+		if l.cost > 0 {
+			c := l.cost
+			s.CostUSD = &c
+		}
+		s.CurrentTask = current
+		s.Tasks = l.counts
+		s.Wait, s.Breaker = l.wait, l.breaker.record()
+		if status != memory.StatusRunning {
+			s.EndedAt = time.Now().UTC()
+		}
+	}))
 }

@@ -139,6 +139,12 @@ func transcriptOf(ev Event) string {
 		return fmt.Sprintf("\n*Turn %d changed:* %s\n", ev.Turn, ev.Text)
 	case EventInterrupted:
 		return "\n**" + ev.Text + "**\n"
+	case EventQuestion:
+		if q := ev.Question; q != nil {
+			return "\n**waiting for an answer:**\n\n```\n" + q.Text + "\n```\n"
+		}
+	case EventAnswered:
+		return "\n**answered:** " + ev.Text + " (" + ev.Output + ")\n"
 	case EventError:
 		return "\n**error:** " + ev.Text + "\n"
 	case EventAgentFinished:

@@ -63,9 +63,17 @@ type LoopOptions struct {
 	// Until stops the loop, successfully, once it holds.
 	Until Condition
 	// Breaker pauses the loop when it holds (nil: DefaultBreaker). Ask is
-	// asked whether to go on; without Ask the loop stops with an error.
-	Breaker Condition
-	Ask     func(ctx context.Context, question string) bool
+	// asked whether to go on; without Ask the breaker opens for
+	// BreakerCooldown (default DefaultBreakerCooldown), then lets one task
+	// through, closing when it succeeds and opening again for twice as
+	// long when it fails (see breaker.go).
+	Breaker         Condition
+	Ask             func(ctx context.Context, question string) bool
+	BreakerCooldown time.Duration
+	// MaxWait bounds how long the loop waits for a rate or usage limit to
+	// reset (see limitwait.go); an attempt stopped by a limit further off,
+	// or any limit when MaxWait is 0, fails as any other.
+	MaxWait time.Duration
 	// Verify, when set, must pass for a claimed completion to count; it
 	// runs in the attempt's workspace.
 	Verify func(ctx context.Context, ws Workspace) (ok bool, output string)
@@ -149,6 +157,11 @@ type loop struct {
 	failed    []string
 	counts    memory.TaskCounts // as of the last refresh
 	res       LoopResult
+	// wait is the limit the loop waits for, nil when none; waived counts
+	// per task the attempts a limit cut short, which spend no retry.
+	wait    *memory.Wait
+	waived  map[string]int
+	breaker breakerState
 	// storeErr is the first record that could not be saved. Only the
 	// loop's own goroutine touches it: workers never write the record.
 	storeErr error
@@ -180,7 +193,10 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	if o.Events == nil {
 		o.Events = pubsub.NewBroker[Event]()
 	}
-	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}}
+	if o.BreakerCooldown <= 0 {
+		o.BreakerCooldown = DefaultBreakerCooldown
+	}
+	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}, waived: map[string]int{}}
 	if p := o.Prior; p != nil {
 		l.stats.Iterations, l.stats.Errors, l.usage = p.Iteration, p.Errors, p.Usage
 		if p.CostUSD != nil {
@@ -197,6 +213,9 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	// A record lost during the run makes the run a failure, and its final
 	// status says so; a failure of that final save is caught after it.
 	l.failIfNotSaved()
+	// A loop that ended waits for nothing, and its breaker is history
+	// (decisions.jsonl keeps it).
+	l.wait, l.breaker = nil, breakerState{}
 	status := memory.StatusCompleted
 	switch {
 	case l.res.Reason == ReasonInterrupted:
@@ -288,8 +307,12 @@ func (l *loop) run(ctx context.Context) LoopResult {
 		if paused {
 			ready = nil
 		}
+		if hold := l.hold(); hold > 0 {
+			// A limit to reset or an open breaker: nothing starts before.
+			ready, wait = nil, hold
+		}
 		for _, t := range ready {
-			if inflight >= l.o.Parallel || l.stats.Iterations+inflight >= l.o.MaxIterations {
+			if inflight >= l.parallel() || l.stats.Iterations+inflight >= l.o.MaxIterations {
 				break
 			}
 			attempt, err := l.begin(t)
@@ -297,6 +320,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 				return stop(LoopResult{Reason: "cannot update the task file", IsError: true, Err: err})
 			}
 			inflight++
+			l.breaker.started(t.ID)
 			go func() {
 				d := attemptDone{task: t, attempt: attempt}
 				var err error
@@ -331,19 +355,31 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			}
 			return l.finalReason(f)
 		}
+		// Wake when a wait ends, to start tasks beside those in flight.
+		var wake <-chan time.Time
+		var timer *time.Timer
+		if wait > 0 {
+			timer = time.NewTimer(wait)
+			wake = timer.C
+		}
 		select {
 		case d := <-results:
 			inflight--
 			if ctx.Err() != nil {
 				l.finishInterrupted(ctx, d)
-				continue
-			}
-			if r, stopNow := l.finish(ctx, d); stopNow {
+			} else if r, stopNow := l.finish(ctx, d); stopNow {
+				if timer != nil {
+					timer.Stop()
+				}
 				return stop(r)
 			}
 		case <-l.o.Queue.Ready():
 		case <-l.o.Control.changed():
+		case <-wake:
 		case <-ctx.Done():
+		}
+		if timer != nil {
+			timer.Stop()
 		}
 	}
 }
@@ -356,6 +392,7 @@ func (l *loop) sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-l.o.Queue.Ready():
+	case <-l.o.Control.changed():
 	case <-ctx.Done():
 	}
 	return false
@@ -420,7 +457,8 @@ func (l *loop) begin(t memory.Task) (int, error) {
 		return 0, err
 	}
 	l.running[t.ID] = true
-	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1})
+	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
+		Task: t.ID, TaskAttempt: &TaskAttempt{Number: attempt}})
 	l.decide("task_picked", fmt.Sprintf("%s (%s), attempt %d", t.ID, t.Title, attempt))
 	l.stats.Iterations++
 	l.save(memory.StatusRunning, t.ID)
@@ -441,7 +479,7 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	if !errors.Is(err, memory.ErrTaskNotFound) {
 		l.keep(err)
 	}
-	l.emit(Event{Type: EventTaskChanged, Text: d.task.ID + " open", Output: d.task.Title})
+	l.emit(attemptEnded(d, memory.TaskOpen, nil, "interrupted"))
 }
 
 func (l *loop) addUsage(out TaskOutcome) {
@@ -461,8 +499,17 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.ended(ctx, d)
 		return l.stopOnConfig(t, out.Err), true
 	}
-	failure, final := "", false
+	failure, final, endedAlready := "", false, false
+	var verify *VerifyRun
 	switch {
+	case out.Err != nil && isLimit(out.Err):
+		// A limit cut the attempt short: wait for it to reset, unless it
+		// is further off than the loop may wait.
+		l.ended(ctx, d)
+		endedAlready = true
+		if failure = l.waitForLimit(d, out.Err); failure == "" {
+			return LoopResult{}, false
+		}
 	case out.Err != nil:
 		failure = out.Err.Error()
 	case !out.Completed:
@@ -471,11 +518,14 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 			failure += ": " + text.Clip(out.Summary, 300)
 		}
 	case l.o.Verify != nil:
-		if ok, output := l.o.Verify(ctx, d.ws); !ok {
+		var output string
+		if verify, output = l.verify(ctx, d.ws); !verify.OK {
 			failure = "verification failed: " + text.Clip(output, 500)
 		}
 	}
-	l.ended(ctx, d)
+	if !endedAlready {
+		l.ended(ctx, d)
+	}
 	if failure == "" {
 		failure, final = l.keepWork(ctx, d)
 	}
@@ -498,7 +548,8 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		}
 		l.done = append(l.done, t.ID)
 		l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = 0, 0, ""
-		l.emit(Event{Type: EventTaskChanged, Text: t.ID + " done", Output: t.Title})
+		l.emit(attemptEnded(d, memory.TaskDone, verify, ""))
+		l.breakerSucceeded(t.ID)
 		l.save(memory.StatusRunning, "")
 		return LoopResult{}, false
 	}
@@ -513,14 +564,16 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
 	next := memory.TaskFailed
-	if l.o.OnError == OnErrorRetry && d.attempt <= l.o.Retries && !final {
+	if l.o.OnError == OnErrorRetry && d.attempt-l.waived[t.ID] <= l.o.Retries && !final {
 		next = memory.TaskOpen
 		l.notBefore[t.ID] = time.Now().Add(l.o.Backoff << (d.attempt - 1))
 	}
 	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
 		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
-	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " " + string(next), Output: t.Title, IsError: true})
+	ev := attemptEnded(d, next, verify, failure)
+	ev.IsError = true
+	l.emit(ev)
 	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, text.Clip(failure, 300)))
 	if next == memory.TaskFailed {
 		l.failed = append(l.failed, t.ID)
@@ -529,87 +582,5 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	if l.o.OnError == OnErrorAbort {
 		return LoopResult{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
 	}
-	l.refreshStats()
-	if trip, err := l.o.Breaker(l.stats); err != nil || trip {
-		why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, text.Clip(failure, 200))
-		if err != nil {
-			why = "the breaker condition failed: " + err.Error()
-		}
-		l.decide("breaker", why)
-		if l.o.Ask != nil && err == nil && l.o.Ask(ctx, "circuit breaker: "+why+". Go on?") {
-			l.stats.NoProgress, l.stats.SameErrorRepeats = 0, 0
-			return LoopResult{}, false
-		}
-		return LoopResult{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
-	}
-	return LoopResult{}, false
-}
-
-// checkLimits evaluates the stop conditions at a boundary.
-func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
-	l.refreshStats()
-	if l.o.Until != nil {
-		ok, err := l.o.Until(l.stats)
-		if err != nil {
-			return LoopResult{Reason: "the --until condition failed", IsError: true, Err: err}, true
-		}
-		if ok {
-			return LoopResult{Reason: ReasonUntil, IsError: len(l.failed) > 0}, true
-		}
-	}
-	// A budget spent by the last task stops nothing: with no task left the
-	// loop ends on the tasks' account (finalReason), not the budget's.
-	if l.o.MaxCost > 0 && l.cost >= l.o.MaxCost && (l.stats.TasksOpen > 0 || len(l.running) > 0) {
-		// The budget is spent: with a person at the terminal, pause and ask
-		// whether to spend as much again; otherwise stop.
-		if l.o.Ask != nil && l.o.Ask(ctx, fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", FormatUSD(l.o.MaxCost), FormatUSD(l.cost), FormatUSD(l.o.MaxCost))) {
-			l.decide("budget_raised", fmt.Sprintf("the user raised the cost limit from %s to %s", FormatUSD(l.o.MaxCost), FormatUSD(2*l.o.MaxCost)))
-			l.o.MaxCost *= 2
-			return LoopResult{}, false
-		}
-		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of %s was reached (%s)", FormatUSD(l.o.MaxCost), FormatUSD(l.cost))}, true
-	}
-	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
-		l.refreshCounts()
-		if l.stats.TasksOpen == 0 {
-			return LoopResult{}, false
-		}
-		return LoopResult{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
-	}
-	return LoopResult{}, false
-}
-
-// finalReason is why a loop with nothing left to start ends.
-func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
-	c := f.Counts()
-	switch {
-	case c.Open == 0 && c.InProgress == 0 && (c.Failed > 0 || len(l.failed) > 0):
-		return LoopResult{Reason: ReasonSomeFailed, IsError: true}
-	case c.Open == 0 && c.InProgress == 0:
-		return LoopResult{Reason: ReasonAllDone}
-	}
-	return LoopResult{Reason: ReasonStuck, IsError: true,
-		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
-}
-
-func (l *loop) save(status, current string) {
-	if l.o.Store == nil {
-		return
-	}
-	l.refreshStats()
-	l.keep(l.o.Store.SaveState(func(s *memory.State) {
-		s.Status, s.Mode = status, "run"
-		s.Iteration = l.stats.Iterations
-		s.Usage = l.usage
-		s.Errors = l.stats.Errors
-		if l.cost > 0 {
-			c := l.cost
-			s.CostUSD = &c
-		}
-		s.CurrentTask = current
-		s.Tasks = l.counts
-		if status != memory.StatusRunning {
-			s.EndedAt = time.Now().UTC()
-		}
-	}))
+	return l.breakerFailed(ctx, t.ID, failure)
 }

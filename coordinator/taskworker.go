@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -34,7 +35,12 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	case ch.ToolsWith != nil:
 		tools = ch.ToolsWith(claim)
 	}
-	run := w.c.runAgent(ctx, "", taskPrompt(task, attempt, ws, childFinish), tools, false)
+	// Messages for the task loop (ralph say) reach the child at its step
+	// boundaries through its queue.
+	queue := interrupts.NewQueue()
+	w.c.workers.join(queue)
+	defer w.c.workers.leave(queue)
+	run := w.c.runAgent(ctx, agentJob{prompt: taskPrompt(task, attempt, ws, childFinish), taskID: task.ID, attempt: attempt, queue: queue}, tools, false)
 	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
 	claimed, summary := claim.get()
 	if claimed {
@@ -48,6 +54,9 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	case run.res.IsError && llm.IsConfigError(run.result.Err):
 		// The model's own sentence, so the loop (and the exit code) can
 		// tell a configuration error from a failed task.
+		out.Err = run.result.Err
+	case run.res.IsError && isLimit(run.result.Err):
+		// The rate limit's reset time, which the loop waits for.
 		out.Err = run.result.Err
 	case run.res.IsError:
 		out.Err = errors.New(run.res.Output)

@@ -141,7 +141,6 @@ func (c *Coordinator) unanswered(resp llm.Response) (Result, bool) {
 	}
 	c.logError("model", "", err.Error())
 	c.emit(Event{Type: EventError, Text: err.Error()})
-	c.save(memory.StatusRunning, "")
 	return Result{Subtype: subtype, IsError: true, Err: err, Text: msg.Content}, true
 }
 

@@ -45,7 +45,7 @@ func (k Kind) String() string {
 // Interrupt is one item in the queue.
 type Interrupt struct {
 	Kind   Kind
-	Text   string    // the message, for Urgent and Normal
+	Text   string    // the message, for Urgent and Normal; who asked, for a HardStop (ralph stop)
 	Signal os.Signal // the signal that caused a HardStop, if any
 	At     time.Time
 }

@@ -22,7 +22,23 @@ var tmpSeq atomic.Uint64
 // writes a temporary file in the same directory, fsyncs it, renames it over
 // path and fsyncs the directory. On failure the old file is untouched and
 // the temporary file is removed.
-func WriteFileAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(fs, path, data, perm, true)
+}
+
+// WriteFileAtomicUnsynced replaces path as WriteFileAtomic does, whole or
+// not at all for a reader and for a crash of the process, but without the
+// two fsyncs that make the new file survive a crash of the machine. It is
+// for files whose loss such a crash may cost nothing: those derived from
+// others that are durable (the summary .ralph/session.json, rebuilt from
+// the sessions' own records), and conveniences (the cross-project
+// registry). An fsync costs about a millisecond on an idle disk and many
+// on a busy one, and it is paid on the way to the first request.
+func WriteFileAtomicUnsynced(fs afero.Fs, path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(fs, path, data, perm, false)
+}
+
+func writeAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode, durable bool) (err error) {
 	dir := filepath.Dir(path)
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -42,9 +58,11 @@ func WriteFileAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode) (e
 		_ = f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
+	if durable {
+		if err = f.Sync(); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
@@ -52,7 +70,9 @@ func WriteFileAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode) (e
 	if err = fs.Rename(tmp, path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
-	syncDir(fs, dir)
+	if durable {
+		syncDir(fs, dir)
+	}
 	return nil
 }
 

@@ -366,12 +366,13 @@ func (l *Lock) Release() error {
 	}
 	var err error
 	// Remove before unlocking: a newcomer that opened the old inode then
-	// sees it unlinked after its flock and retries on a fresh file.
+	// sees it unlinked after its flock and retries on a fresh file. The
+	// removal is not fsynced: a lock file a crash of the machine brings
+	// back has no live owner, and the next ralph takes it as stale.
 	if l.stillOurs() {
 		if rerr := l.fs.Remove(l.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 			err = fmt.Errorf("release %s: %w", l.path, rerr)
 		}
-		syncDir(l.fs, filepath.Dir(l.path))
 	}
 	if l.f != nil {
 		unflock(l.fd)

@@ -96,15 +96,16 @@ func marshalInfo(info LockInfo) []byte {
 // writeInfo overwrites f with info in place. It writes before truncating,
 // so a concurrent reader sees the new JSON value first (possibly followed
 // by a moment of stale tail, which parseInfo ignores), never an empty file.
+// It does not fsync: the content only describes a live owner, and after a
+// crash of the machine there is none, whatever the file says (a file that
+// says nothing readable is stale). An fsync here cost a millisecond or more
+// on the way to every first request.
 func writeInfo(f afero.File, info LockInfo) error {
 	b := marshalInfo(info)
 	if _, err := f.WriteAt(b, 0); err != nil {
 		return err
 	}
-	if err := f.Truncate(int64(len(b))); err != nil {
-		return err
-	}
-	return f.Sync()
+	return f.Truncate(int64(len(b)))
 }
 
 // parseInfo decodes the first JSON value of a lock file; ok is false for

@@ -120,7 +120,10 @@ func (r *Registry) Update(e RegistryEntry) error {
 	if err != nil {
 		return fmt.Errorf("registry update: %w", err)
 	}
-	return WriteFileAtomic(r.fs, r.path(), append(b, '\n'), 0o644)
+	// Whole or not at all, but not fsynced: the registry only names the
+	// projects whose own records hold the sessions, and the next updates
+	// rebuild it if a crash of the machine damages it (see above).
+	return WriteFileAtomicUnsynced(r.fs, r.path(), append(b, '\n'), 0o644)
 }
 
 // List returns the registered projects, most recently updated first,

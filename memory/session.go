@@ -33,7 +33,17 @@ const (
 	StatusInterrupted = "interrupted"
 	StatusCompleted   = "completed"
 	StatusFailed      = "failed"
+	// StatusWaitingForInput is a running session stopped on a question
+	// nobody has answered yet (State.Question); it goes on once someone
+	// answers, at its terminal or with `ralph answer`.
+	StatusWaitingForInput = "waiting_for_input"
 )
+
+// Active reports whether a status is one a live ralph works under: a
+// session left so by a ralph that is gone was cut off by a crash.
+func Active(status string) bool {
+	return status == StatusRunning || status == StatusWaitingForInput
+}
 
 // NewID returns a session id that sorts by creation time and is unique
 // enough for one machine: UTC timestamp plus 12 random hex digits. (Six
@@ -62,6 +72,12 @@ type Session struct {
 	agentMD map[string]*strings.Builder // transcripts of running children
 	state   State
 	pending int // messages appended since the last sync
+	// question is the question waiting for an answer, if any: every save
+	// shows it, whoever saves (see SetQuestion).
+	question *Question
+	// saved is the state last written, without its clock (see
+	// SaveStateIfChanged); nil when unknown.
+	saved []byte
 }
 
 // CreateSession starts a new session record in the project at root and
@@ -69,8 +85,10 @@ type Session struct {
 // .ralph/sessions only complete, with its session.json inside (it is
 // built under a dot-name and renamed into place), and .ralph/session.json
 // names it. So a crash at any moment leaves either no trace of the session
-// or a session that recovery and `ralph resume` can read. secrets are
-// replaced by "[REDACTED]" in everything the session writes.
+// or a session that recovery and `ralph resume` can read. The session's own
+// record is durable when CreateSession returns; the summary is derived from
+// it (see SaveState). secrets are replaced by "[REDACTED]" in everything
+// the session writes.
 func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
 	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: NewRedactor(secrets...)}
 	state.Version = StateVersion
@@ -83,32 +101,59 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 	}
 	parent := filepath.Join(root, SessionsDir)
 	building := filepath.Join(parent, ".new-"+id)
-	if err := WriteFileAtomic(fs, filepath.Join(building, "session.json"), data, 0o644); err != nil {
+	// The directory is nobody's but this call's until it is renamed into
+	// place, so its session.json is fsynced after its own rename, together
+	// with the directory: one journal commit less on the way to the first
+	// request, and still no torn session.json for anyone to see.
+	if err := WriteFileAtomicUnsynced(fs, filepath.Join(building, "session.json"), data, 0o644); err != nil {
+		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
+	if err := syncFile(fs, filepath.Join(building, "session.json")); err != nil {
+		_ = fs.RemoveAll(building)
+		return nil, fmt.Errorf("create session record: %w", err)
+	}
+	syncDir(fs, building)
 	if err := fs.Rename(building, s.Dir); err != nil {
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
 	syncDir(fs, parent)
-	if err := WriteFileAtomic(fs, filepath.Join(root, SessionFile), data, 0o644); err != nil {
+	if err := WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644); err != nil {
 		return nil, err
 	}
+	s.saved = stateKey(s.state)
 	return s, nil
+}
+
+// syncFile makes a file's content durable.
+func syncFile(fs afero.Fs, path string) error {
+	f, err := fs.Open(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // RemoveUnfinishedSessions deletes session directories whose creation a
 // crash interrupted (CreateSession's dot-named work in progress). Call it
 // only under the project lock, when no CreateSession can be running.
 func RemoveUnfinishedSessions(fs afero.Fs, root string) error {
-	infos, err := afero.ReadDir(fs, filepath.Join(root, SessionsDir))
+	// Names only: this runs at every start, and a project keeps every
+	// session it ever had, so a stat of each would grow with its age.
+	d, err := fs.Open(filepath.Join(root, SessionsDir))
+	if err != nil {
+		return nil
+	}
+	names, err := d.Readdirnames(-1)
+	_ = d.Close()
 	if err != nil {
 		return nil
 	}
 	var errs []error
-	for _, fi := range infos {
-		if fi.IsDir() && strings.HasPrefix(fi.Name(), ".new-") {
-			errs = append(errs, fs.RemoveAll(filepath.Join(root, SessionsDir, fi.Name())))
+	for _, name := range names {
+		if strings.HasPrefix(name, ".new-") {
+			errs = append(errs, fs.RemoveAll(filepath.Join(root, SessionsDir, name)))
 		}
 	}
 	return errors.Join(errs...)
@@ -235,14 +280,48 @@ func (s *Session) AppendTranscript(md string) error {
 	return s.appendLocked(filepath.Join(s.Dir, "transcript.md"), s.clean([]byte(md)))
 }
 
-// SaveState updates the session state through fn and writes it atomically
-// to session.json, after making the appended logs durable.
+// SaveState updates the session state through fn and saves it: one
+// durable step at a boundary of the work. The messages appended since the
+// last save are made durable first, then the session's own session.json
+// (temporary file, fsync, rename, fsync of the directory), so the record
+// never names a message a crash of the machine could lose. The summary
+// .ralph/session.json gets the same bytes in the same step, atomically but
+// without fsyncs of its own: it is derived from the sessions' own records,
+// and recovery and FindSession go by those when a crash of the machine
+// left the summary behind or damaged. Three fsyncs a boundary, where a
+// save used to cost five.
 func (s *Session) SaveState(fn func(*State)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if fn != nil {
 		fn(&s.state)
 	}
+	s.applyQuestion()
+	return s.saveLocked()
+}
+
+// SaveStateIfChanged is SaveState for a boundary that often has nothing
+// new to record: when fn leaves the state as it was last saved (its clock
+// aside), nothing is written, and the messages appended since become
+// durable with the next save that records a change. A run starting right
+// after its session was created or reopened is such a boundary: the start
+// was saved a moment before, and nothing the model may touch has happened
+// since. It reports whether it saved.
+func (s *Session) SaveStateIfChanged(fn func(*State)) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if fn != nil {
+		fn(&s.state)
+	}
+	s.applyQuestion()
+	if s.saved != nil && bytes.Equal(stateKey(s.state), s.saved) {
+		return false, nil
+	}
+	return true, s.saveLocked()
+}
+
+// saveLocked writes the state; s.mu must be held.
+func (s *Session) saveLocked() error {
 	s.state.UpdatedAt = time.Now().UTC()
 	if s.pending > 0 {
 		if a, ok := s.files[filepath.Join(s.Dir, "messages.jsonl")]; ok {
@@ -254,10 +333,58 @@ func (s *Session) SaveState(fn func(*State)) error {
 	if err != nil {
 		return err
 	}
+	s.saved = nil
 	if err := WriteFileAtomic(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644); err != nil {
 		return err
 	}
-	return WriteFileAtomic(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644)
+	if err := WriteFileAtomicUnsynced(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644); err != nil {
+		return err
+	}
+	s.saved = stateKey(s.state)
+	return nil
+}
+
+// stateKey is a state without its clock, to tell whether two differ.
+func stateKey(st State) []byte {
+	st.UpdatedAt = time.Time{}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// SetQuestion records the question the session waits on (nil: none any
+// more) and saves. While one waits, every save says waiting_for_input
+// where it would say running and carries the question, whichever part of
+// ralph saves: a task loop's other tasks go on saving while one of them
+// waits for an answer.
+func (s *Session) SetQuestion(q *Question) error {
+	s.mu.Lock()
+	if q != nil {
+		c := *q
+		q = &c
+	}
+	s.question = q
+	s.mu.Unlock()
+	return s.SaveState(nil)
+}
+
+// applyQuestion puts the waiting question into the state; s.mu is held.
+func (s *Session) applyQuestion() {
+	st := &s.state
+	switch {
+	case s.question != nil && Active(st.Status):
+		st.Status, st.Question = StatusWaitingForInput, s.question
+	case s.question != nil && st.Status == StatusPaused:
+		// A paused loop's last task may still ask before it ends.
+		st.Question = s.question
+	default:
+		st.Question = nil
+		if st.Status == StatusWaitingForInput {
+			st.Status = StatusRunning
+		}
+	}
 }
 
 // encodeState is session.json's bytes for the current state, redacted.
@@ -430,14 +557,23 @@ func (s *Session) appendLocked(path string, data []byte) error {
 	return nil
 }
 
-// Close syncs and closes the session's open logs. The session may still
-// be written after Close: logs are reopened on the next append.
+// Close closes the session's open logs, making messages appended since
+// the last save durable. The other logs (events, transcript, the agents'
+// records) are records for people that no recovery depends on for more
+// than a crash of the process leaves: they are not fsynced on the way
+// out, which would cost a millisecond or more each at every exit; the
+// kernel writes them back within seconds. The session may still be
+// written after Close: logs are reopened on the next append.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
 	for path, a := range s.files {
-		errs = append(errs, a.f.Sync(), a.f.Close())
+		if s.pending > 0 && path == filepath.Join(s.Dir, "messages.jsonl") {
+			errs = append(errs, a.f.Sync())
+			s.pending = 0
+		}
+		errs = append(errs, a.f.Close())
 		delete(s.files, path)
 	}
 	return errors.Join(errs...)

@@ -453,3 +453,77 @@ func FuzzLoadMessagesNeverPanics(f *testing.F) {
 		}
 	})
 }
+
+// TestWaitingQuestion: while a question waits, every save says
+// waiting_for_input and carries it, whoever saves and whatever status it
+// asks for while running; once answered, the session runs again.
+func TestWaitingQuestion(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	s := newSession(t, fs, root)
+	q := &Question{ID: 2, Kind: "approval", Text: "run `ls`? [y]es / [n]o", Answers: []string{"y", "n"}}
+	if err := s.SetQuestion(q); err != nil {
+		t.Fatal(err)
+	}
+	// Another part of ralph saves "running" meanwhile (a task loop's
+	// other task): the question still shows.
+	if err := s.SaveState(func(st *State) { st.Status = StatusRunning; st.Turns = 3 }); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadState(fs, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != StatusWaitingForInput || st.Question == nil || st.Question.ID != 2 || st.Turns != 3 || !Active(st.Status) {
+		t.Fatalf("while waiting: %+v", st)
+	}
+	if err := s.SetQuestion(nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = LoadState(fs, root); st.Status != StatusRunning || st.Question != nil {
+		t.Fatalf("after the answer: %+v", st)
+	}
+	// A question that outlives the run (it ended meanwhile) does not make
+	// a finished session wait.
+	_ = s.SetQuestion(q)
+	if err := s.SaveState(func(st *State) { st.Status = StatusInterrupted }); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = LoadState(fs, root); st.Status != StatusInterrupted || st.Question != nil {
+		t.Fatalf("a finished session: %+v", st)
+	}
+}
+
+// TestSaveStateIfChangedSkipsWhatIsSaved: a save that would only move the
+// clock writes nothing and leaves appended messages for the next save; a
+// real change is written as SaveState writes it.
+func TestSaveStateIfChangedSkipsWhatIsSaved(t *testing.T) {
+	fs := &failFs{Fs: afero.NewMemMapFs()}
+	s := newSession(t, fs, root)
+	if err := s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	fs.write = errors.New("no space left on device") // any write would fail
+	saved, err := s.SaveStateIfChanged(func(st *State) { st.Status = StatusRunning; st.Turns = 0 })
+	if saved || err != nil {
+		t.Fatalf("unchanged state: saved %v, %v", saved, err)
+	}
+	fs.write = nil
+	saved, err = s.SaveStateIfChanged(func(st *State) { st.Turns = 1 })
+	if !saved || err != nil {
+		t.Fatalf("changed state: saved %v, %v", saved, err)
+	}
+	if got := readString(t, fs, filepath.Join(root, SessionFile)); !strings.Contains(got, `"turns": 1`) {
+		t.Fatalf("the change was not written:\n%s", got)
+	}
+	if saved, _ := s.SaveStateIfChanged(nil); saved {
+		t.Fatal("saved again what was just saved")
+	}
+	// A reopened session does not know what was saved: it saves.
+	s2, _, err := OpenSession(fs, root, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved, err := s2.SaveStateIfChanged(nil); !saved || err != nil {
+		t.Fatalf("reopened session: saved %v, %v", saved, err)
+	}
+}

@@ -48,16 +48,39 @@ type State struct {
 	Errors      int                `json:"errors"`
 	Interrupts  int                `json:"interruptions"`
 	Error       string             `json:"error,omitempty"`
+	// Question is the question the session waits on, while its status is
+	// waiting_for_input.
+	Question *Question `json:"question,omitempty"`
 	// Run is how a task loop was started, so `ralph resume` goes on the
 	// same way; nil for other modes.
 	Run *RunConfig `json:"run,omitempty"`
 	// Workers are the task loop's worktrees while it runs (--worktrees).
 	Workers []Worker `json:"workers,omitempty"`
+	// Wait is what a running task loop waits for before it starts
+	// another task (a limit to reset, the breaker's cooldown); nil when
+	// it waits for nothing.
+	Wait *Wait `json:"wait,omitempty"`
+	// Breaker is the task loop's circuit breaker when it is not closed.
+	Breaker *Breaker `json:"breaker,omitempty"`
 	// Recovered says what crash recovery did to this session, if anything.
 	Recovered string    `json:"recovered,omitempty"`
 	StartedAt time.Time `json:"started_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
+// Question is a question a running ralph waits on: an approval to run a
+// command, or a yes/no question of the task loop. Text is what its
+// terminal shows, with every control character made visible.
+type Question struct {
+	// ID tells one question from the next, so an answer given to a
+	// question a person saw never goes to another (ralph answer --id).
+	ID   int    `json:"id"`
+	Kind string `json:"kind"` // approval or confirm
+	Text string `json:"text"`
+	// Answers are the answers it takes: y and n, and always where offered.
+	Answers []string  `json:"answers"`
+	Since   time.Time `json:"since"`
 }
 
 // Worker is a task being worked in a git worktree of its own.
@@ -85,11 +108,49 @@ type RunConfig struct {
 	OnError       string   `json:"on_error,omitempty"`
 	Retries       int      `json:"retries"`
 	MaxIterations int      `json:"max_iterations,omitempty"`
+	// BreakerCooldown is how long the tripped breaker waits before it
+	// lets one task through when nobody can be asked (--breaker-cooldown;
+	// 0: the default).
+	BreakerCooldown Duration `json:"breaker_cooldown,omitempty"`
 	// Commit makes one git commit per done task (--commit); Worktrees
 	// works each task in a git worktree of its own and merges it back
 	// (--worktrees, which implies Commit).
 	Commit    bool `json:"commit,omitempty"`
 	Worktrees bool `json:"worktrees,omitempty"`
+}
+
+// Why a task loop waits (Wait.Reason).
+const (
+	WaitRateLimit  = "rate_limit"  // the model endpoint's rate limit
+	WaitUsageLimit = "usage_limit" // an external agent's usage limit
+	WaitBreaker    = "breaker"     // the circuit breaker's cooldown
+)
+
+// Wait is a task loop waiting until a time before it starts another task.
+type Wait struct {
+	Reason string    `json:"reason"`
+	Until  time.Time `json:"until"`
+	// Text says it for people: "waiting for the rate limit until 14:05".
+	Text string `json:"text"`
+}
+
+// The circuit breaker's states (Breaker.State).
+const (
+	BreakerClosed   = "closed"    // tasks run
+	BreakerOpen     = "open"      // tripped: no task starts until Until
+	BreakerHalfOpen = "half_open" // one task runs to test the water
+)
+
+// Breaker is the task loop's circuit breaker once it has tripped.
+type Breaker struct {
+	State string `json:"state"`
+	// Until is when an open breaker lets one task through.
+	Until time.Time `json:"until,omitzero"`
+	// Cooldown is how long it stays open this time; it doubles with each
+	// failed half-open task.
+	Cooldown Duration `json:"cooldown"`
+	// Trips counts how often it opened in this run.
+	Trips int `json:"trips"`
 }
 
 // Duration is a time.Duration written as people read it ("30m0s").
@@ -128,6 +189,65 @@ func LoadState(fs afero.Fs, root string) (State, error) {
 	return readState(fs, filepath.Join(root, SessionFile))
 }
 
+// RecordedState is the state of the session worked on last, by the
+// sessions' own records: the summary .ralph/session.json is derived from
+// them and not made durable by itself (see Session.SaveState), so after a
+// crash of the machine it may be missing or behind them. Of the session
+// the summary names and the newest session directory, the own record
+// updated last wins; the summary stands when neither has one. A corrupt
+// or too new summary is reported as LoadState reports it, so that the
+// caller sets it aside or refuses it; ErrNoSession means there is no
+// session at all.
+func RecordedState(fs afero.Fs, root string) (State, error) {
+	sum, err := LoadState(fs, root)
+	if err != nil && !errors.Is(err, ErrNoSession) {
+		return State{}, err
+	}
+	best, found := sum, err == nil
+	consider := func(id string) {
+		own, oerr := LoadSessionState(fs, root, id)
+		if oerr == nil && (!found || own.SessionID == best.SessionID && !own.UpdatedAt.Before(best.UpdatedAt) || own.UpdatedAt.After(best.UpdatedAt)) {
+			best, found = own, true
+		}
+	}
+	if err == nil {
+		consider(sum.SessionID)
+	}
+	for _, id := range newestSessions(fs, root) {
+		if id != sum.SessionID {
+			consider(id)
+		}
+	}
+	if !found {
+		return State{}, err
+	}
+	return best, nil
+}
+
+// newestSessions are the session directories created in the newest
+// second (ids sort by their time, to the second, then by chance), read
+// without a stat of every session a long-lived project has kept.
+func newestSessions(fs afero.Fs, root string) []string {
+	d, err := fs.Open(filepath.Join(root, SessionsDir))
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	_ = d.Close()
+	second := func(id string) string { s, _, _ := strings.Cut(id, "-"); return s }
+	var newest []string
+	for _, n := range names {
+		switch {
+		case strings.HasPrefix(n, "."):
+		case len(newest) == 0 || second(n) > second(newest[0]):
+			newest = append(newest[:0], n)
+		case second(n) == second(newest[0]):
+			newest = append(newest, n)
+		}
+	}
+	return newest
+}
+
 // LoadSessionState reads the copy in a session's own directory.
 func LoadSessionState(fs afero.Fs, root, id string) (State, error) {
 	return readState(fs, filepath.Join(SessionDir(root, id), "session.json"))
@@ -163,7 +283,7 @@ func readState(fs afero.Fs, path string) (st State, err error) {
 
 func validStatus(s string) bool {
 	switch s {
-	case StatusNone, StatusRunning, StatusPaused, StatusInterrupted, StatusCompleted, StatusFailed:
+	case StatusNone, StatusRunning, StatusPaused, StatusInterrupted, StatusCompleted, StatusFailed, StatusWaitingForInput:
 		return true
 	}
 	return false

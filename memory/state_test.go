@@ -2,6 +2,7 @@ package memory
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -47,5 +48,55 @@ func TestLoadStateErrors(t *testing.T) {
 	var ce *CorruptStateError
 	if !errors.As(err, &ce) || ce.Path != "/p/"+SessionFile {
 		t.Fatalf("corrupt: %v", err)
+	}
+}
+
+// TestRecordedStateGoesByTheSessionsOwnRecords: the summary is not made
+// durable by itself, so a crash of the machine may leave it behind the
+// sessions' own records, or without it; RecordedState reads past it.
+func TestRecordedStateGoesByTheSessionsOwnRecords(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	if _, err := RecordedState(fs, root); !errors.Is(err, ErrNoSession) {
+		t.Fatalf("no session at all: %v", err)
+	}
+	a, err := CreateSession(fs, root, "20250301T120000Z-aaaaaa", State{Status: StatusRunning, Mode: "oneshot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind := readString(t, fs, filepath.Join(root, SessionFile)) // "running"
+	if err := a.SaveState(func(st *State) { st.Status = StatusCompleted }); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, id, status string) {
+		t.Helper()
+		st, err := RecordedState(fs, root)
+		if err != nil || st.SessionID != id || st.Status != status {
+			t.Fatalf("%s: %s %s %v, want %s %s", what, st.SessionID, st.Status, err, id, status)
+		}
+	}
+	check("summary up to date", a.ID, StatusCompleted)
+	_ = afero.WriteFile(fs, filepath.Join(root, SessionFile), []byte(behind), 0o644)
+	check("summary behind its session", a.ID, StatusCompleted)
+	_ = fs.Remove(filepath.Join(root, SessionFile))
+	check("summary lost", a.ID, StatusCompleted)
+
+	// A newer session whose summary never landed.
+	done := readString(t, fs, filepath.Join(a.Dir, "session.json"))
+	b, err := CreateSession(fs, root, "20250301T130000Z-bbbbbb", State{Status: StatusRunning, Mode: "run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = afero.WriteFile(fs, filepath.Join(root, SessionFile), []byte(done), 0o644)
+	check("summary names the session before", b.ID, StatusRunning)
+	// An older session resumed after the newest one: its record is newer.
+	if err := a.SaveState(func(st *State) { st.Status = StatusRunning }); err != nil {
+		t.Fatal(err)
+	}
+	check("older session resumed", a.ID, StatusRunning)
+
+	// A corrupt summary is reported, so recovery sets it aside.
+	_ = afero.WriteFile(fs, filepath.Join(root, SessionFile), []byte(`{"version":1,`), 0o644)
+	if _, err := RecordedState(fs, root); !errors.Is(err, ErrCorruptState) {
+		t.Fatalf("corrupt summary: %v", err)
 	}
 }

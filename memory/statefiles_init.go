@@ -62,7 +62,7 @@ const stateGitignore = "# ralph's per-machine state (session logs, lock, input h
 // The patterns are relative to .ralph/.gitignore's own directory:
 // ".ralph/sessions/" written there would match .ralph/.ralph/sessions and
 // ignore nothing.
-var ralphIgnores = []string{"/sessions/", "/*.lock", "/history", "/session.json"}
+var ralphIgnores = []string{"/sessions/", "/archive/", "/*.lock", "/history", "/session.json", "/*.sock"}
 
 // EnsureStateDir makes root's .ralph/ directory if it is missing, and
 // when this call made it, writes .ralph/.gitignore into it (atomically,

@@ -147,7 +147,7 @@ func TestInitProjectMergesGitignore(t *testing.T) {
 	if _, err := InitProject(fs, sfRoot, sfNow); err != nil {
 		t.Fatal(err)
 	}
-	want := "# mine\r\nscratch/\r\nsessions/\r\n/*.lock\r\n/history\r\n/session.json\r\n"
+	want := "# mine\r\nscratch/\r\nsessions/\r\n/archive/\r\n/*.lock\r\n/history\r\n/session.json\r\n/*.sock\r\n"
 	if got := sfRead(t, fs, ".ralph/.gitignore"); got != want {
 		t.Errorf("merged .gitignore %q, want %q", got, want)
 	}

@@ -32,6 +32,9 @@ var errNoAnswer = errors.New("the question was not answered: the work was stoppe
 func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.Answer, error) {
 	question := q.Text()
 	what := "to run `" + clipWidth(strings.Join(strings.Fields(text.Visible(q.Command)), " "), 60) + "`"
+	if q.Tool != "" {
+		what = "to " + clipWidth(q.What(), 70)
+	}
 	for {
 		line, ok := a.sh.Ask(ctx, question, q.Prompt(), what)
 		if !ok {

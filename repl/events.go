@@ -94,6 +94,10 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		s.scr.line(s.scr.dim(fit("↘ " + ev.AgentID + " " + verb)))
 	case coordinator.EventTaskChanged:
 		s.scr.line(s.scr.dim(fit("▸ task " + ev.Text + ": " + ev.Output)))
+	case coordinator.EventLimitWait, coordinator.EventBreaker:
+		// The /run loop waits for a limit or its breaker changed: say why
+		// nothing seems to happen.
+		s.scr.line(s.scr.dim(fit("⏸ " + ev.Text)))
 	case coordinator.EventWarning:
 		s.scr.line(s.scr.red(fit(who + "! " + ev.Text)))
 	case coordinator.EventError:

@@ -38,6 +38,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		}
 	}
 	var sh *Shell
+	var confirm func(context.Context, string) bool
 	coord := o.Coord
 	ctl := coordinator.NewLoopControl()
 	// The task loop has its own queue, apart from the conversation's: a
@@ -53,18 +54,24 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
-			return p.TaskLoop(ctx, coord, loopQueue, ctl, sh.Confirm)
+			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
 		},
 	})
-	// The policy asks at this shell's prompt while it runs; with --yes it
-	// asks only about leaving the sandbox.
-	p.Approval.SetAsker(approvalAsker{sh: sh})
-	defer p.Approval.SetAsker(nil)
 	if coord == nil {
 		coord = p.Coordinator(queue, sh.Handle)
 	} else {
 		p.SetSink(sh.Handle)
 	}
+	// The policy asks at this shell's prompt while it runs (with --yes
+	// only about leaving the sandbox), and another terminal may answer
+	// with ralph answer, or steer the shell as its keys do.
+	confirm = sh.Confirm
+	questions := p.Serve(remote{s: sh}, func(s string) { sh.note(s, false) })
+	if questions != nil {
+		confirm = questions.Confirmer(sh.Confirm)
+	}
+	p.Approval.SetAsker(p.Asker(questions, approvalAsker{sh: sh}))
+	defer p.Approval.SetAsker(nil)
 	code := sh.Run(ctx, coord)
 	p.CloseConversation()
 	return code

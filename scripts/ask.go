@@ -30,6 +30,10 @@ type questions struct {
 	// called, and note prints a line above it; nil when there is none.
 	pause func() (resume func())
 	note  func(string)
+	// alert, when set, tells the person a question waits (the Notifier)
+	// and returns what to write to the terminal for it, the bell
+	// included.
+	alert func(question string) string
 
 	turn    chan struct{}   // holds a token while a question is asked; guards br and pending
 	br      *bufio.Reader   // the terminal, buffered
@@ -75,6 +79,11 @@ func (q *questions) ask(ctx context.Context, question, prompt string, bell bool)
 	ring := ""
 	if bell {
 		ring = "\a"
+		if q.alert != nil {
+			if s := q.alert(question); s != "" {
+				ring = s
+			}
+		}
 	}
 	fmt.Fprintf(q.out, "%s\n%s\n%s ", ring, question, prompt)
 	if q.pending == nil {

@@ -42,5 +42,12 @@ and uncommitted work as it is; --worktrees works each task in .ralph/worktrees/I
 on a branch ralph/ID and merges it back (a conflict marks the task [!] and keeps
 the branch).
 
+Limits: an attempt stopped by a rate limit or an agent's usage limit that resets later
+(claude's and codex's own messages are read) is not a failure; the loop starts no
+task until the reset (ralph status says until when), at most --max-wait (config
+max_wait, default 6h). Without a terminal the tripped circuit breaker opens for
+--breaker-cooldown (default 5m), then lets one task through: success closes it,
+failure opens it again for twice as long.
+
 Exit codes: 0 every task done (or --until met) and none failed; 1 a task failed or
 the loop stopped early; 2 usage; 3 locked; 130/143 interrupted.`

@@ -52,6 +52,10 @@ func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took 
 		// still gets its one sentence.
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(r.Text))
 	}
+	isError := code != ExitOK
+	writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyRunEnded, Text: r.Text, Reason: res.Reason,
+		IsError: &isError, ExitCode: &code, Tasks: &counts}))
+	o.notifier.Close()
 	return code
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -18,6 +19,7 @@ func NewOneShot(format string, t terminal.Facts) (*OneShot, int) {
 	face := &OneShot{
 		Format: format, Stdout: t.Out, Stderr: t.Err,
 		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width, Style: t.RenderStyle,
+		facts: t,
 	}
 	if t.ErrTTY {
 		// Questions are read from the terminal itself, so they can be
@@ -47,15 +49,21 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
+	defer face.notifier.Close()
 	face.Start()
 	defer face.Close()
+	coord := p.Coordinator(queue, face.Handle)
+	// Another terminal steers the run as this one would: ralph stop is
+	// the hard stop Ctrl-C queues, ralph say a message for the next step.
+	questions := p.Serve(control.Steer{Queue: queue}, face.Notify)
 	// Approvals are asked at the terminal when there is one (with --yes
-	// only about leaving the sandbox).
-	if a := face.Asker(); a != nil {
+	// only about leaving the sandbox), and through ralph answer.
+	if a := p.Asker(questions, face.Asker()); a != nil {
 		p.Approval.SetAsker(a)
 		defer p.Approval.SetAsker(nil)
 	}
-	res := p.Coordinator(queue, face.Handle).Run(ctx, prompt)
+	res := coord.Run(ctx, prompt)
 	return face.Finish(res)
 }
 

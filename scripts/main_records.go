@@ -19,8 +19,8 @@ import (
 )
 
 // Records answers the commands that read and manage a project's records
-// without calling any model: init, status, sessions, logs, report,
-// analyze, compare and import. Root is the project; JSON asks for
+// without calling any model: init, status, sessions (and their pruning and
+// archiving), logs, report, analyze, insights, compare and import. Root is the project; JSON asks for
 // machine-readable output.
 type Records struct {
 	Fs   afero.Fs
@@ -75,7 +75,8 @@ func (r Records) Status() error {
 // directory, found as the other commands find theirs); limit, when
 // positive, keeps the newest limit.
 func (r Records) Sessions(project string, limit int) error {
-	entries, err := memory.OpenRegistry(r.Fs, memory.RegistryDir(os.Getenv)).List()
+	reg := memory.OpenRegistry(r.Fs, memory.RegistryDir(os.Getenv))
+	entries, err := reg.List()
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,16 @@ func (r Records) Sessions(project string, limit int) error {
 		}
 		entries = kept
 	}
-	s := report.Sessions(allSessions(r.Fs, entries))
+	list := allSessions(r.Fs, entries)
+	// Archived sessions are listed too, from the summaries the registry
+	// keeps of them.
+	archived, _ := reg.Archives()
+	for _, a := range archived {
+		if project == "" || samePath(a.Root, project) {
+			list = append(list, memory.RegistryEntry{Root: a.Root, SessionID: a.SessionID, Status: "archived", Mode: a.Mode, UpdatedAt: a.ArchivedAt})
+		}
+	}
+	s := report.Sessions(list)
 	if limit > 0 && len(s.Sessions) > limit {
 		s.Sessions = s.Sessions[:limit]
 	}
@@ -170,23 +180,6 @@ func (r Records) Analyze(id string) error {
 		return r.writeJSON(a)
 	}
 	fmt.Fprint(r.Out, text.StripControls(a.Text()))
-	return nil
-}
-
-// Compare shows two sessions side by side.
-func (r Records) Compare(a, b string) error {
-	var as [2]report.Analysis
-	for i, id := range []string{a, b} {
-		var err error
-		if as[i], err = report.Analyze(r.Fs, r.Root, id); err != nil {
-			return err
-		}
-	}
-	c := report.Compare(as[0], as[1])
-	if r.JSON {
-		return r.writeJSON(c)
-	}
-	fmt.Fprint(r.Out, text.StripControls(c.Text()))
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -19,7 +20,8 @@ import (
 func DefaultRun() memory.RunConfig {
 	return memory.RunConfig{
 		MaxIterations: 100, OnError: coordinator.OnErrorRetry, Retries: 2,
-		TaskTimeout: memory.Duration(coordinator.DefaultChildTimeout),
+		TaskTimeout:     memory.Duration(coordinator.DefaultChildTimeout),
+		BreakerCooldown: memory.Duration(coordinator.DefaultBreakerCooldown),
 	}
 }
 
@@ -53,6 +55,8 @@ func compileRun(rc *memory.RunConfig) (loopSetup, error) {
 		return s, fmt.Errorf("--max-iterations must be at least 1, not %d", rc.MaxIterations)
 	case rc.Retries < 0:
 		return s, fmt.Errorf("--retries cannot be negative (got %d)", rc.Retries)
+	case rc.BreakerCooldown < 0:
+		return s, fmt.Errorf("--breaker-cooldown cannot be negative (got %s)", time.Duration(rc.BreakerCooldown))
 	}
 	switch rc.OnError {
 	case coordinator.OnErrorRetry, coordinator.OnErrorSkip, coordinator.OnErrorAbort:
@@ -118,6 +122,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	stopSignals := interrupts.NotifySignals(ctx, queue)
 	defer stopSignals()
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
 	face.Start()
 	defer face.Close()
 	coord := p.Coordinator(queue, face.Handle)
@@ -138,14 +143,41 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		}
 		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: coord.Events(), Price: price}
 	}
+	// Another terminal steers the loop: ralph stop is the hard stop Ctrl-C
+	// queues, ralph pause and continue act on the loop, and ralph say
+	// reaches the agents working tasks at their next step boundary.
+	ctl := coordinator.NewLoopControl()
+	tell := func(it interrupts.Interrupt) int {
+		if setup.external != nil {
+			return -1
+		}
+		return coord.TellWorkers(it)
+	}
+	questions := p.Serve(control.Steer{Queue: queue, Tell: tell, Loop: ctl}, face.Notify)
+	// Approvals are asked at the terminal when there is one and through
+	// ralph answer; the loop's own questions (the budget, the breaker)
+	// only where there is a terminal: without one, its limits stop it.
+	if a := p.Asker(questions, face.Asker()); a != nil {
+		p.Approval.SetAsker(a)
+		defer p.Approval.SetAsker(nil)
+	}
+	ask := face.Confirmer()
+	if ask != nil && questions != nil {
+		ask = questions.Confirmer(ask)
+	}
 	opts := coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
-		Queue: queue, Store: p.Session, Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: p.Prior(),
-		Ask:      face.Confirmer(),
+		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: p.Prior(),
+		Control:  ctl,
+		Ask:      ask,
 		Notify:   face.Notify,
 		Redactor: p.Redactor,
 		Git:      p.TaskGit(rc),
+		// Limits are waited for up to max_wait (--max-wait); the breaker's
+		// cooldown applies only where nobody can be asked (Ask nil).
+		MaxWait:         p.Config.MaxWait,
+		BreakerCooldown: time.Duration(rc.BreakerCooldown),
 	}
 	if rc.Verify != "" {
 		opts.Verify = func(ctx context.Context, ws coordinator.Workspace) (bool, string) {

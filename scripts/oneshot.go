@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/render"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -74,6 +75,32 @@ type OneShot struct {
 	enc      *streamEncoder
 	// asks asks the person at the terminal; nil without one.
 	asks *questions
+	// notifier tells the person, away from the terminal too, when a run
+	// ends, the breaker trips or a question waits; nil: nobody.
+	notifier *Notifier
+	// facts are the terminal's, for the notifier.
+	facts terminal.Facts
+}
+
+// SetNotifier makes the face notify through n (see Notifier); call it
+// before Start.
+func (o *OneShot) SetNotifier(n *Notifier) {
+	o.notifier = n
+	if o.asks != nil && n != nil {
+		o.asks.alert = func(question string) string {
+			return n.Notify(NotifyEvent{Event: NotifyQuestion, Text: question})
+		}
+	}
+}
+
+// NewNotifier is the notifier of a run on project p with terminal facts
+// t: notify_command from the user's config, the desktop notification
+// where t's standard error is a terminal that shows one.
+func NewNotifier(root, session, command, keyVar string, t terminal.Facts, stderr io.Writer) *Notifier {
+	return &Notifier{
+		Sequence: t.Notification, Command: command, Env: notifyEnv(keyVar), Project: root, SessionID: session,
+		Warn: func(s string) { fmt.Fprintln(stderr, "ralph: warning: "+s) },
+	}
 }
 
 // Start prepares the face; call Close when the run is over.
@@ -132,6 +159,14 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 		// A warning is for the person watching, in every format, like an
 		// error; the progress display shows it on a terminal.
 		fmt.Fprintln(o.Stderr, "ralph: warning: "+text.StripControls(ev.Text))
+	}
+	if (ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker) && o.progress == nil {
+		// So is a loop that stops starting tasks for a while, and why:
+		// someone reading a headless run's log must not think it hung.
+		fmt.Fprintln(o.Stderr, "ralph: "+text.StripControls(ev.Text))
+	}
+	if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerOpen {
+		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyBreakerOpen, Text: ev.Text}))
 	}
 	switch o.Format {
 	case FormatStreamJSON:

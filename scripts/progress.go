@@ -195,6 +195,9 @@ func (p *progress) handle(ev coordinator.Event) {
 		}
 	case coordinator.EventError:
 		p.println("  ✗ " + ev.Text)
+	case coordinator.EventLimitWait, coordinator.EventBreaker:
+		p.println("  ⏸ " + ev.Text)
+		p.status = text.StripControls(ev.Text)
 	case coordinator.EventTaskChanged:
 		id, state, _ := strings.Cut(ev.Text, " ")
 		mark := map[string]string{"in_progress": "▶", "done": "✓", "failed": "✗", "open": "↺"}[state]

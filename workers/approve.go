@@ -16,6 +16,14 @@ type Approver interface {
 	ApproveCommand(ctx context.Context, command string) Decision
 }
 
+// WriteApprover is an Approver that also judges file changes by
+// write_file and edit_file (ask_before patterns). paths are the file as
+// the model named it and as it resolves, relative to the project root.
+// An approver without it lets every write in the project happen.
+type WriteApprover interface {
+	ApproveWrite(ctx context.Context, tool string, paths ...string) Decision
+}
+
 // ApprovalHint tells the user how to allow commands without a terminal.
 // A refusal that contains it counts as a permission denial in the run's
 // result.

@@ -85,6 +85,9 @@ type ExternalResult struct {
 	Stderr    string // the head and tail of the agent's stderr, for diagnosing failures
 	// AgentReport is what the agent said went wrong, if anything.
 	AgentReport
+	// Limit is the usage limit the agent said it hit (in its stream, its
+	// output or its stderr), if any.
+	Limit *UsageLimit
 }
 
 // ParseAgentSpec parses a --agent value: "claude", "codex" or
@@ -243,6 +246,10 @@ wait:
 	res.Stderr = strings.TrimSpace(strings.ToValidUTF8(p.errOut.String(), "\uFFFD"))
 	if p.cmd.ProcessState != nil {
 		res.ExitCode = p.cmd.ProcessState.ExitCode()
+	}
+	res.Limit = p.out.limit
+	if l, ok := ParseUsageLimit(res.Stderr, time.Now()); ok && (res.Limit == nil || res.Limit.Until.IsZero() && !l.Until.IsZero()) {
+		res.Limit = &l
 	}
 	res.Duration = time.Since(start)
 	return res, runErr

@@ -25,8 +25,11 @@ type claudeEvent struct {
 	Message *struct {
 		Content json.RawMessage `json:"content"` // a string or a list of blocks
 	} `json:"message"`
-	Result       *string      `json:"result"`
-	IsError      bool         `json:"is_error"`
+	Result  *string `json:"result"`
+	IsError bool    `json:"is_error"`
+	// Error marks claude's synthetic assistant message about a failed
+	// API call ("rate_limit", "unknown", …).
+	Error        string       `json:"error"`
 	TotalCostUSD *float64     `json:"total_cost_usd"`
 	Usage        *claudeUsage `json:"usage"`
 	// PermissionDenials and Errors are read apart (see claudeResultDetails),
@@ -72,6 +75,9 @@ func (s *agentStream) claudeLine(b []byte) bool {
 			for _, bl := range blocks {
 				switch bl.Type {
 				case "text":
+					if ev.Error != "" {
+						s.noteLimit(bl.Text)
+					}
 					s.assistantText(bl.Text)
 				case "tool_use":
 					s.claudeToolUse(bl)
@@ -106,6 +112,10 @@ func (s *agentStream) claudeLine(b []byte) bool {
 			s.send(ExternalEvent{Kind: "usage", Usage: &usage})
 		}
 		s.claudeResultDetails(ev)
+	case "rate_limit_event":
+		if l, ok := claudeRateLimit(b); ok {
+			s.keepLimit(l)
+		}
 	}
 	return true // system and future events carry nothing ralph uses
 }
@@ -182,12 +192,14 @@ func (s *agentStream) codexLine(b []byte) bool {
 		if msg == "" {
 			msg = "the turn failed"
 		}
+		s.noteLimit(msg)
 		s.agentErr, s.codexErr = msg, ""
 		s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
 	case "error":
 		// codex also reports errors it recovers from (a stream it
 		// reconnects) this way: the error is the run's only if no turn
 		// completes after it.
+		s.noteLimit(ev.Message)
 		s.codexErr = ev.Message
 		s.send(ExternalEvent{Kind: "warning", Text: capEventText(ev.Message)})
 	case "":
@@ -210,6 +222,7 @@ func (s *agentStream) codexItemDone(it *codexItem) {
 		// An error item is a notice that did not stop the turn, such as
 		// "Model metadata for `x` not found"; fatal errors are events of
 		// their own.
+		s.noteLimit(it.Message)
 		s.send(ExternalEvent{Kind: "warning", Text: capEventText(it.Message)})
 	case "command_execution":
 		s.codexCommand(it)

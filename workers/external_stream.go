@@ -50,6 +50,7 @@ type agentStream struct {
 	denials  []Denial          // claude's permission_denials
 	lastCmd  *AgentCommand     // the last shell command it ran
 	bash     map[string]string // claude: Bash tool_use id → its command
+	limit    *UsageLimit       // the usage limit the agent said it hit, if any
 }
 
 func newAgentStream(kind ExternalKind, send func(ExternalEvent)) *agentStream {
@@ -113,6 +114,14 @@ func (s *agentStream) line(b []byte, cut bool) {
 		}
 	}
 	text := string(b)
+	// A plain line is the CLI's own message (or, for exec, anything the
+	// agent prints), where a usage limit is announced. Such a message is
+	// one short line naming a limit; testing only those keeps the regular
+	// expressions off megabytes of an agent's ordinary output, which would
+	// otherwise starve the reader.
+	if len(b) <= maxLimitLine && mentionsLimit(b) {
+		s.noteLimit(text)
+	}
 	if s.kind != AgentExec {
 		// A plain line in a JSON stream is a warning or an error from the
 		// CLI itself; it is kept in case no final message arrives.

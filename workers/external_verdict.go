@@ -130,6 +130,7 @@ func (s *agentStream) claudeResultDetails(ev claudeEvent) {
 			msg += " (" + errs[0] + ")"
 		}
 	}
+	s.noteLimit(msg)
 	s.agentErr = msg
 	s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -243,6 +244,9 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errResult("write_file cancelled; %s was not written", display)
 	}
+	if r, ok := t.approveWrite(ctx, "write_file", display, rel); !ok {
+		return r
+	}
 	root, err := t.openRoot()
 	if err != nil {
 		return fsErrorResult("write", display, err)
@@ -253,6 +257,9 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 		return refusal("write", a.Path, display, err)
 	}
 	defer tg.Close()
+	if r, ok := t.approveResolved(ctx, "write_file", display, rel, tg); !ok {
+		return r
+	}
 	unlock := t.lockPath(tg.key(t.root))
 	defer unlock()
 	if err := tg.write([]byte(a.Content)); err != nil {
@@ -291,6 +298,9 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errResult("edit_file cancelled; %s was not changed", display)
 	}
+	if r, ok := t.approveWrite(ctx, "edit_file", display, rel); !ok {
+		return r
+	}
 	root, err := t.openRoot()
 	if err != nil {
 		return fsErrorResult("edit", display, err)
@@ -304,6 +314,9 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 		return refusal("edit", a.Path, display, err)
 	}
 	defer tg.Close()
+	if r, ok := t.approveResolved(ctx, "edit_file", display, rel, tg); !ok {
+		return r
+	}
 	// Hold the lock across read, check and write so a concurrent edit of the
 	// same file cannot be lost.
 	unlock := t.lockPath(tg.key(t.root))
@@ -326,6 +339,35 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	}
 	return Result{Output: fmt.Sprintf("edited %s: replaced %d line(s) with %d line(s)",
 		display, strings.Count(a.OldString, "\n")+1, strings.Count(a.NewString, "\n")+1)}
+}
+
+// approveWrite asks the approver about a file change when it judges
+// them (ask_before); ok is false with the result to return when the
+// change may not happen. rel is the file as the model named it.
+func (t *Toolset) approveWrite(ctx context.Context, tool, display string, paths ...string) (Result, bool) {
+	wa, judges := t.approver.(WriteApprover)
+	if !judges {
+		return Result{}, true
+	}
+	d := wa.ApproveWrite(ctx, tool, paths...)
+	if d.Allowed {
+		return Result{}, true
+	}
+	if ctx.Err() != nil {
+		return errResult("%s cancelled; %s was not changed", tool, display), false
+	}
+	return errResult("%s was not done: %s", tool, d.Reason), false
+}
+
+// approveResolved asks again when the file resolved to another path than
+// the one the model named (through a symbolic link), which ask_before may
+// hold back where the named one was fine.
+func (t *Toolset) approveResolved(ctx context.Context, tool, display, rel string, tg target) (Result, bool) {
+	resolved := filepath.ToSlash(filepath.Join(tg.dirRel, tg.name))
+	if resolved == filepath.ToSlash(rel) {
+		return Result{}, true
+	}
+	return t.approveWrite(ctx, tool, display, resolved)
 }
 
 // lockPath serialises writers of one resolved path within this Toolset and

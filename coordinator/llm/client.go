@@ -11,6 +11,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Config configures a Client. Zero values pick sane defaults.
@@ -157,10 +159,19 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 			break
 		}
 		wait := c.backoff(attempt)
-		if ra, ok := slot.retryAfterWait(); ok {
+		ra, asked := slot.retryAfterWait()
+		if r.kind == ErrRateLimited {
+			// A rate limit says when it resets in more ways than
+			// Retry-After (limits.go).
+			ra, asked = limitWait(f, slot.limitHeader(), slot.receivedAt())
+		}
+		if asked {
 			if ra > c.cfg.MaxRetryAfter {
-				return Response{}, &Error{Kind: ErrRateLimited, Status: f.status, Err: f,
-					Msg: fmt.Sprintf("the model endpoint %s asked to wait %s before retrying, longer than the %s ralph waits", c.cfg.BaseURL, ra, c.cfg.MaxRetryAfter)}
+				// A wait of ages would overflow the time; a year is as good.
+				until := slot.receivedAt().Add(min(ra, 365*24*time.Hour))
+				return Response{}, &Error{Kind: ErrRateLimited, Status: f.status, Err: f, RetryAt: until,
+					Msg: fmt.Sprintf("the model endpoint %s asked to wait %s (until %s) before retrying, longer than the %s ralph waits within one call",
+						c.cfg.BaseURL, roundWait(ra), text.Clock(until, time.Now()), c.cfg.MaxRetryAfter)}
 			}
 			wait = ra
 		}
@@ -188,6 +199,14 @@ func serialize(onDelta func(Delta)) func(Delta) {
 		defer mu.Unlock()
 		onDelta(d)
 	}
+}
+
+// roundWait is a wait as people read it: whole seconds.
+func roundWait(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d
 }
 
 func (c *Client) backoff(attempt int) time.Duration {

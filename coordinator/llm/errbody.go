@@ -40,6 +40,9 @@ type serverError struct {
 	message string // the server's own words, one line, trimmed and clipped
 	code    string // error.code or error.type, lower case; a number as digits
 	typ     string // error.type, lower case
+	// reset is when a rate limit resets, as the body says it: OpenRouter
+	// copies the upstream's X-RateLimit-Reset into error.metadata.headers.
+	reset string
 }
 
 // maxWords bounds the server's words in a sentence: enough for any real
@@ -96,13 +99,19 @@ func objectError(m map[string]json.RawMessage) serverError {
 	if se.code == "" {
 		se.code = se.typ
 	}
-	if se.message == "" {
-		// OpenRouter puts the upstream provider's own words in metadata.raw.
-		var meta struct {
-			Raw json.RawMessage `json:"raw"`
-		}
-		if json.Unmarshal(m["metadata"], &meta) == nil {
+	var meta struct {
+		Raw     json.RawMessage            `json:"raw"`
+		Headers map[string]json.RawMessage `json:"headers"`
+	}
+	if json.Unmarshal(m["metadata"], &meta) == nil {
+		if se.message == "" {
+			// OpenRouter puts the upstream provider's own words in metadata.raw.
 			se.message = words(jsonText(meta.Raw))
+		}
+		for k, v := range meta.Headers {
+			if strings.EqualFold(k, "X-RateLimit-Reset") {
+				se.reset = jsonText(v)
+			}
 		}
 	}
 	return se

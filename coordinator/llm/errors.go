@@ -53,6 +53,9 @@ type Error struct {
 	Config bool
 	Msg    string
 	Err    error
+	// RetryAt is when the endpoint said its rate limit resets, when that
+	// was later than one call waits (see ResetTime); zero otherwise.
+	RetryAt time.Time
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -37,7 +37,7 @@ type attemptSlot struct {
 
 	mu          sync.Mutex
 	status      int
-	retryAfter  string
+	header      http.Header // an error response's rate-limit headers
 	at          time.Time
 	body        []byte       // an error response's body (status >= 400)
 	streamErr   *serverError // the first error inside a 200 answer
@@ -74,11 +74,39 @@ func (s *attemptSlot) inStream() *serverError {
 	return s.streamErr
 }
 
+// retryAfterWait is the wait an error response's Retry-After asks for.
 func (s *attemptSlot) retryAfterWait() (time.Duration, bool) {
 	s.mu.Lock()
-	v, at := s.retryAfter, s.at
-	s.mu.Unlock()
-	return parseRetryAfter(v, at)
+	defer s.mu.Unlock()
+	return parseRetryAfter(s.header.Get("Retry-After"), s.at)
+}
+
+// limitHeader is an error response's rate-limit headers (nil for an
+// error inside a 200 answer, whose headers say nothing about it).
+func (s *attemptSlot) limitHeader() http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.status < 400 {
+		return nil
+	}
+	return s.header
+}
+
+// receivedAt is when the response's headers arrived, or now.
+func (s *attemptSlot) receivedAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.at.IsZero() {
+		return time.Now()
+	}
+	return s.at
+}
+
+// limitHeaders are the response headers that say when a rate limit
+// resets (see limitWait).
+var limitHeaders = []string{
+	"Retry-After", "Retry-After-Ms", "X-Ratelimit-Reset", "X-Ratelimit-Reset-Requests", "X-Ratelimit-Reset-Tokens",
+	"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Tokens",
 }
 
 func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -98,8 +126,14 @@ func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
 		// small, and the one chance to see it as the server sent it.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		_ = resp.Body.Close()
+		h := http.Header{}
+		for _, k := range limitHeaders {
+			if v := resp.Header.Get(k); v != "" {
+				h.Set(k, v)
+			}
+		}
 		slot.mu.Lock()
-		slot.retryAfter = resp.Header.Get("Retry-After")
+		slot.header = h
 		slot.body = body
 		slot.mu.Unlock()
 		resp.Body = io.NopCloser(bytes.NewReader(body))

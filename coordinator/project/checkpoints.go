@@ -35,28 +35,35 @@ type gitLook struct {
 }
 
 // lookAtGit starts the first look at the git work tree the project lies
-// in, beside the rest of opening it (lock, session): it is on the way to
-// the first request. openGit collects it.
-func (p *Project) lookAtGit() {
+// in, beside the rest of opening it (config, lock, session): it is on the
+// way to the first request. Finding the repository and describing it run
+// side by side, from the project's directory. openGit collects it; the
+// look ends on its own, bounded by git's timeout, when nothing does.
+func lookAtGit(root string) chan gitLook {
 	ch := make(chan gitLook, 1)
-	p.gitLook = ch
-	root := p.Root
 	go func() {
 		var l gitLook
 		defer func() { ch <- l }()
-		repo, err := git.Open(context.Background(), root)
-		if err != nil {
+		var (
+			repo    *git.Repo
+			openErr error
+			text    string
+			clean   bool
+			ctxErr  error
+			wg      sync.WaitGroup
+		)
+		wg.Go(func() { repo, openErr = git.Open(context.Background(), root) })
+		wg.Go(func() { text, clean, ctxErr = git.Context(context.Background(), root, ".ralph") })
+		wg.Wait()
+		if openErr != nil {
 			return
 		}
 		l.repo = repo
-		var exclude []string
-		if rel, err := filepath.Rel(repo.Top, filepath.Join(root, ".ralph")); err == nil && !strings.HasPrefix(rel, "..") {
-			exclude = append(exclude, filepath.ToSlash(rel))
-		}
-		if text, clean, err := repo.Context(context.Background(), exclude...); err == nil {
+		if ctxErr == nil {
 			l.context, l.clean = text, clean
 		}
 	}()
+	return ch
 }
 
 // openGit sets up the session's git state once: nothing outside git.
@@ -66,7 +73,7 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 	}
 	p.git = &gitState{}
 	if p.gitLook == nil {
-		p.lookAtGit()
+		p.gitLook = lookAtGit(p.Root)
 	}
 	l := <-p.gitLook
 	if l.repo == nil {
@@ -200,9 +207,6 @@ func (c *checkpoints) recordTask(ctx context.Context, task, name string, skip ma
 	}
 	cp.Files = files
 	c.log(git.Entry{Kind: git.KindTask, Task: task, Time: time.Now().UTC(), Checkpoint: *cp})
-	// A task's checkpoint is rare and may be long awaited: its ref goes
-	// out at once.
-	c.flush(ctx)
 	return files
 }
 
@@ -281,18 +285,11 @@ func (c *checkpoints) topPaths(written []string) []string {
 	return out
 }
 
-// Wait returns once no checkpoint is pending and their refs are written.
+// Wait returns once no checkpoint is pending.
 func (c *checkpoints) Wait() {
 	<-c.ready
 	if ch := c.latest(); ch != nil {
 		<-ch
-	}
-	c.flush(context.Background())
-}
-
-func (c *checkpoints) flush(ctx context.Context) {
-	if err := c.cps.Flush(ctx); err != nil {
-		c.warn.Do(func() { c.fail(err) })
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -44,6 +45,8 @@ type Overrides struct {
 	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
 	Sandbox   string
 	NoNetwork bool
+	// MaxWait is --max-wait (nil: from the config).
+	MaxWait *time.Duration
 }
 
 // Modes of a session, as session.json records them.
@@ -73,6 +76,9 @@ type Options struct {
 	Force     bool
 	// Yes approves every command that stays in the sandbox (--yes).
 	Yes bool
+	// NoWait refuses questions nobody at a terminal can answer rather
+	// than waiting for ralph answer (--no-wait).
+	NoWait bool
 	// Run settles the task loop's configuration when the session's mode is
 	// run: it gets the saved configuration of a resumed session (nil for a
 	// new one) and returns the one to use, which is saved in session.json.
@@ -109,7 +115,10 @@ type Project struct {
 	// Status is the status of a resumed session before this process.
 	PriorStatus string
 	registry    *memory.Registry
-	parallel    int
+	// registered closes when the registry knows this session is running:
+	// an update that runs beside the first request (see Open).
+	registered chan struct{}
+	parallel   int
 	// resetTasks counts the in-progress tasks recovery reset to open.
 	resetTasks int
 	// coord is the coordinator whose events the face follows; face ends
@@ -123,6 +132,15 @@ type Project struct {
 	warnTo      atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
+	// control is the control socket (Serve) and questions the questions
+	// asked through it.
+	control   *control.Server
+	questions *control.Questions
+	// NoWait keeps the refusal of a question nobody at a terminal can
+	// answer, instead of waiting for ralph answer (--no-wait).
+	NoWait bool
+	// pruning is the retention policy's pruning under way, if any.
+	pruning *pruning
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -147,6 +165,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
+	var look chan gitLook
+	if _, real := opts.Fs.(*afero.OsFs); real {
+		look = lookAtGit(root)
+	}
 	cfg, err := config.Load(config.Sources{Fs: opts.Fs, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
 	if err != nil {
 		return nil, err
@@ -159,11 +181,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, Redactor: memory.NewRedactor(cfg.APIKey),
-		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv))}
-	if _, real := opts.Fs.(*afero.OsFs); real {
-		p.lookAtGit()
-	}
+	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.APIKey),
+		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
@@ -190,7 +209,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Yes = opts.Yes
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
-		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor,
+		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -206,10 +225,26 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
-		MaxOutputTokens: cfg.MaxOutputTokens})
-	p.touchRegistry()
+		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
+	p.registerBeside()
+	p.startRetention()
 	ok = true
 	return p, nil
+}
+
+// registerBeside tells the cross-project registry that this session runs,
+// on a goroutine of its own: the registry is shared by every ralph of the
+// user, behind a lock of its own, and nothing on the way to the first
+// request needs it. Close waits for it before it records how the session
+// ended, so the two updates land in order and before ralph exits. A crash
+// before it lands leaves the registry as it was, whole: it only names
+// projects, whose own records hold their sessions.
+func (p *Project) registerBeside() {
+	p.registered = make(chan struct{})
+	go func() {
+		defer close(p.registered)
+		p.touchRegistry()
+	}()
 }
 
 func applyOverrides(cfg *config.Config, o Overrides) {
@@ -240,6 +275,9 @@ func applyOverrides(cfg *config.Config, o Overrides) {
 	if o.NoNetwork {
 		cfg.Network = false
 	}
+	if o.MaxWait != nil {
+		cfg.MaxWait = *o.MaxWait
+	}
 }
 
 // start creates a new session, durable before anything else happens.
@@ -250,8 +288,14 @@ func (p *Project) start(opts Options) error {
 		return err
 	}
 	id := memory.NewID(time.Now())
+	// A model with a known price has cost nothing yet; null means unknown.
+	// Saying so now spares the run's first save a change to write.
+	var cost *float64
+	if p.PriceOf(p.Config.Model) != nil {
+		cost = new(float64)
+	}
 	s, err := memory.CreateSession(p.Fs, p.Root, id, memory.State{
-		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run,
+		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
 	}, p.Config.APIKey)
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
@@ -467,7 +511,9 @@ func (p *Project) Prior() *memory.State {
 // Close ends the event subscriptions, records the final state in the
 // registry and releases the lock.
 func (p *Project) Close() error {
-	var errs []error
+	// The control socket goes first, while the lock still says this ralph
+	// runs: its watchers get every event so far, then the end.
+	errs := []error{p.closeControl()}
 	// The face drains first, then the recorders, newest first.
 	p.SetSink(nil)
 	for i := len(p.unsubscribe) - 1; i >= 0; i-- {
@@ -479,6 +525,10 @@ func (p *Project) Close() error {
 	}
 	if p.Tools != nil {
 		p.Tools.Close()
+	}
+	p.stopRetention() // it records into the session, closed below
+	if p.registered != nil {
+		<-p.registered
 	}
 	p.touchRegistry()
 	errs = append(errs, p.Session.Close())
@@ -538,7 +588,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
 		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
-		Redactor: p.Redactor, Git: p.TaskGit(st.Run),
+		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run),
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {
@@ -550,17 +600,26 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	return summary, nil
 }
 
+// breakerCooldown is a run configuration's --breaker-cooldown, or 0 for
+// the default.
+func breakerCooldown(rc *memory.RunConfig) time.Duration {
+	if rc == nil {
+		return 0
+	}
+	return time.Duration(rc.BreakerCooldown)
+}
+
 // CloseConversation leaves a truthful status when a chat or a script
 // ends: a conversation with no work in flight is not "running". Every
 // finished run has saved its own status already; a session in which
 // nothing ran goes back to what it was before, or completed.
 func (p *Project) CloseConversation() {
 	_ = p.Session.SaveState(func(st *memory.State) {
-		if st.Status != memory.StatusRunning {
+		if !memory.Active(st.Status) {
 			return
 		}
 		st.Status = memory.StatusCompleted
-		if p.Resumed && p.PriorStatus != "" && p.PriorStatus != memory.StatusRunning {
+		if p.Resumed && p.PriorStatus != "" && !memory.Active(p.PriorStatus) {
 			st.Status = p.PriorStatus
 		}
 		st.EndedAt = time.Now().UTC()

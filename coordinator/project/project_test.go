@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/spf13/afero"
@@ -181,5 +182,61 @@ func TestHalfMadeSessionIsRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(half); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the half-made session is still there")
+	}
+}
+
+// Recovery goes by the sessions' own records, which the summary
+// .ralph/session.json is derived from without being made durable by
+// itself: a summary a crash of the machine left behind neither marks a
+// finished session interrupted nor hides a newer one that was running.
+func TestRecoveryGoesByTheSessionsOwnRecords(t *testing.T) {
+	dir := t.TempDir()
+	fs := afero.NewOsFs()
+	summary := filepath.Join(dir, memory.SessionFile)
+	open := func() []string {
+		t.Helper()
+		var notices []string
+		p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot, Overrides: Overrides{MaxRetries: -1},
+			Notify: func(s string) { notices = append(notices, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = p.Session.SaveState(func(st *memory.State) { st.Status = memory.StatusCompleted })
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return notices
+	}
+
+	// A session that completed, whose summary still says running.
+	a, err := memory.CreateSession(fs, dir, "20250301T120000Z-aaaaaa", memory.State{Status: memory.StatusRunning, Mode: ModeOneShot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := read(t, summary)
+	if err := a.SaveState(func(st *memory.State) { st.Status = memory.StatusCompleted }); err != nil {
+		t.Fatal(err)
+	}
+	write(t, summary, running)
+	if notices := open(); len(notices) > 0 {
+		t.Fatalf("a completed session was recovered: %q", notices)
+	}
+	if st, _ := memory.LoadSessionState(fs, dir, a.ID); st.Status != memory.StatusCompleted {
+		t.Fatalf("the completed session is now %q", st.Status)
+	}
+
+	// A newer session left running, whose summary never landed.
+	before := read(t, summary)
+	b, err := memory.CreateSession(fs, dir, memory.NewID(time.Now()), memory.State{Status: memory.StatusRunning, Mode: ModeOneShot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, summary, before)
+	notices := open()
+	if len(notices) != 1 || !strings.Contains(notices[0], "session "+b.ID+" was left running") {
+		t.Fatalf("the running session was not recovered: %q", notices)
+	}
+	if st, _ := memory.LoadSessionState(fs, dir, b.ID); st.Status != memory.StatusInterrupted {
+		t.Fatalf("the running session is now %q", st.Status)
 	}
 }

@@ -30,7 +30,9 @@ func (p *Project) recover(notify func(string)) error {
 		return fmt.Errorf("remove a session record a crash left half made: %w", err)
 	}
 	now := time.Now().UTC()
-	st, err := memory.LoadState(p.Fs, p.Root)
+	// By the sessions' own records: a crash of the machine may have left
+	// the summary behind them.
+	st, err := memory.RecordedState(p.Fs, p.Root)
 	switch {
 	case errors.Is(err, memory.ErrNoSession):
 		p.noteReset(notify)
@@ -52,7 +54,7 @@ func (p *Project) recover(notify func(string)) error {
 	case err != nil:
 		return err
 	}
-	if st.Status != memory.StatusRunning {
+	if !memory.Active(st.Status) {
 		p.noteReset(notify)
 		return nil
 	}

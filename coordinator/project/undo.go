@@ -209,7 +209,6 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 	if cp := cps.record(ctx, git.Entry{Kind: git.KindUndo, Undone: strings.Join(refs, " ")}, fmt.Sprintf("undo-%d", len(log))); cp != nil {
 		res.Checkpoint = cp.Commit
 	}
-	cps.flush(ctx)
 	return res, nil
 }
 

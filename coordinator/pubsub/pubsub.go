@@ -37,6 +37,7 @@ type Option func(*options)
 
 type options struct {
 	sync bool
+	at   func()
 }
 
 // Sync makes a subscriber synchronous: it is called inside Publish, on the
@@ -44,6 +45,16 @@ type options struct {
 // returns only after it has handled the value. It must not publish,
 // subscribe or cancel on the same broker, which would deadlock.
 func Sync() Option { return func(o *options) { o.sync = true } }
+
+// At calls fn while the subscriber is added, with no publish under way:
+// everything published before fn is called went to the subscribers before
+// this one, and everything published after goes to this one too. A
+// subscriber that must join what was published before (a log written by a
+// synchronous subscriber) with what comes next uses it to learn where the
+// one ends and the other begins, with nothing lost or seen twice. fn must
+// be quick and must not use the broker. It is not called when the broker
+// is closed, since nothing is subscribed then.
+func At(fn func()) Option { return func(o *options) { o.at = fn } }
 
 // Publish delivers v to every subscriber; it is never dropped.
 func (b *Broker[T]) Publish(v T) { b.publish(v, false) }
@@ -79,12 +90,22 @@ func (b *Broker[T]) Subscribe(ctx context.Context, fn func(T), opts ...Option) (
 		opt(&o)
 	}
 	s := &subscriber[T]{fn: fn, sync: o.sync}
+	if !s.sync {
+		// Made before the subscriber is in the broker, where a publish on
+		// another goroutine may push to it at once.
+		s.wake = make(chan struct{}, 1)
+		s.quit = make(chan struct{})
+		s.done = make(chan struct{})
+	}
 	b.mu.Lock()
 	if b.closed {
 		b.mu.Unlock()
 		return func() {}
 	}
 	b.subs = append(b.subs, s)
+	if o.at != nil {
+		o.at()
+	}
 	b.mu.Unlock()
 	if s.sync {
 		stopWatch := context.AfterFunc(ctx, func() { b.remove(s) })
@@ -93,9 +114,6 @@ func (b *Broker[T]) Subscribe(ctx context.Context, fn func(T), opts ...Option) (
 			b.remove(s)
 		}
 	}
-	s.wake = make(chan struct{}, 1)
-	s.quit = make(chan struct{})
-	s.done = make(chan struct{})
 	go s.run(ctx, b)
 	return func() {
 		// Removed first, so nothing arrives after the queue is drained.

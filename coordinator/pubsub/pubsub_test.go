@@ -367,3 +367,57 @@ func TestManyPublishersNeverOverlapASubscriber(t *testing.T) {
 		}
 	}
 }
+
+// TestAtJoinsTheLogWithTheLiveStream: a subscriber added with At while
+// values are published from several goroutines learns how many a
+// synchronous log held at that instant, and receives exactly the ones
+// after: the log's first n values followed by what it receives is the
+// whole log, nothing lost, nothing twice.
+func TestAtJoinsTheLogWithTheLiveStream(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		b := NewBroker[int]()
+		var log recorder
+		cancelLog := b.Subscribe(context.Background(), log.add, Sync())
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 500 {
+					b.Publish(int(next.Add(1) - 1))
+				}
+			}()
+		}
+		time.Sleep(time.Duration(round%5) * 100 * time.Microsecond)
+		var live recorder
+		n := -1
+		cancelLive := b.Subscribe(context.Background(), live.add, At(func() { n = len(log.got) }))
+		wg.Wait()
+		cancelLive()
+		cancelLog()
+		all := log.values()
+		if n < 0 || n > len(all) {
+			t.Fatalf("round %d: At saw %d values of %d", round, n, len(all))
+		}
+		joined := append(append([]int(nil), all[:n]...), live.values()...)
+		if len(joined) != len(all) {
+			t.Fatalf("round %d: joined %d values, the log has %d", round, len(joined), len(all))
+		}
+		for i := range all {
+			if joined[i] != all[i] {
+				t.Fatalf("round %d: value %d is %d in the join, %d in the log", round, i, joined[i], all[i])
+			}
+		}
+	}
+}
+
+func TestAtIsNotCalledOnAClosedBroker(t *testing.T) {
+	b := NewBroker[int]()
+	b.Close()
+	called := false
+	b.Subscribe(context.Background(), func(int) {}, At(func() { called = true }))()
+	if called {
+		t.Fatal("At was called on a closed broker")
+	}
+}

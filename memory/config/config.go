@@ -17,6 +17,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/retention"
 )
 
 // Defaults used when nothing else says otherwise.
@@ -30,6 +32,14 @@ const (
 	// for (stream_idle_timeout, --idle-timeout).
 	DefaultIdleTimeout = 60 * time.Second
 	DefaultSandbox     = "workspace-write"
+	// DefaultMaxRetryAfter is the longest wait for a rate limit that a
+	// model call sits out itself (max_retry_after); a longer one pauses
+	// the task loop instead.
+	DefaultMaxRetryAfter = 60 * time.Second
+	// DefaultMaxWait is the longest the task loop waits for a rate or
+	// usage limit to reset (max_wait, --max-wait): long enough for a
+	// five-hour usage window, short of a weekly one.
+	DefaultMaxWait = 6 * time.Hour
 )
 
 // SandboxModes are the sandbox settings, strictest first; package
@@ -129,6 +139,23 @@ type Config struct {
 	// Style is how answers are rendered on a terminal: "auto" (or ""),
 	// "dark", "light" or "notty" (scripts/terminal decides auto).
 	Style string
+	// AskBefore are command and path patterns that always need a person
+	// (ask_before), from the user's config and the project's: a project
+	// may only ask for more questions, never fewer.
+	AskBefore []string
+	// MaxRetryAfter is the longest rate-limit wait a model call sits out
+	// itself (max_retry_after); MaxWait the longest the task loop waits
+	// for a limit to reset (max_wait, --max-wait; 0: never).
+	MaxRetryAfter time.Duration
+	MaxWait       time.Duration
+	// NotifyCommand runs, with a JSON summary on its stdin, when a run
+	// ends, the circuit breaker trips or a question waits. Only the
+	// user's config may set it: a project's would run a cloned
+	// repository's command.
+	NotifyCommand string
+	// Retention is which sessions to keep ([retention] keep, older_than);
+	// a zero policy keeps every session.
+	Retention retention.Policy
 	// Agents are the settings of the external agents of `ralph run
 	// --agent`, by kind (AgentKinds).
 	Agents map[string]Agent
@@ -179,8 +206,23 @@ type File struct {
 	Network         *bool    `toml:"network"`
 	SandboxWritable []string `toml:"sandbox_writable"`
 	Style           string   `toml:"style"`
+	AskBefore       []string `toml:"ask_before"`
+	// MaxRetryAfter and MaxWait are seconds or durations, like
+	// StreamIdleTimeout.
+	MaxRetryAfter any    `toml:"max_retry_after"`
+	MaxWait       any    `toml:"max_wait"`
+	NotifyCommand string `toml:"notify_command"`
+	// Retention: keep the newest Keep sessions and those younger than
+	// OlderThan ("30d"); prune the rest when a session starts.
+	Retention *RetentionFile `toml:"retention"`
 	// Agents: [agents.claude], [agents.codex].
 	Agents map[string]AgentFile `toml:"agents"`
+}
+
+// RetentionFile is the [retention] table.
+type RetentionFile struct {
+	Keep      *int   `toml:"keep"`
+	OlderThan string `toml:"older_than"`
 }
 
 // AgentFile is the TOML schema of an [agents.<kind>] table.
@@ -241,6 +283,8 @@ func Load(src Sources) (Config, error) {
 		IdleTimeout:    DefaultIdleTimeout,
 		Sandbox:        DefaultSandbox,
 		Network:        true,
+		MaxRetryAfter:  DefaultMaxRetryAfter,
+		MaxWait:        DefaultMaxWait,
 	}
 	var paths []string
 	if src.UserConfigDir != "" {
@@ -311,10 +355,16 @@ func Load(src Sources) (Config, error) {
 			}
 			c.Style = f.Style
 		}
+		if err := c.applyRetention(f.Retention, p); err != nil {
+			return c, err
+		}
 		if err := c.applySandbox(f, p, fromProject); err != nil {
 			return c, err
 		}
 		if err := c.applyAgents(f, p, fromProject); err != nil {
+			return c, err
+		}
+		if err := c.applyLimits(f, p, fromProject); err != nil {
 			return c, err
 		}
 		if fromProject {
@@ -356,9 +406,30 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, sandbox, network, sandbox_writable, style, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok)", path, keys[0])
 	}
 	return f, true, nil
+}
+
+// applyRetention takes the [retention] table of one config file.
+func (c *Config) applyRetention(r *RetentionFile, path string) error {
+	if r == nil {
+		return nil
+	}
+	if r.Keep != nil {
+		if *r.Keep < 0 {
+			return invalidf("%s: retention.keep must not be negative, not %d", path, *r.Keep)
+		}
+		c.Retention.Keep = *r.Keep
+	}
+	if r.OlderThan != "" {
+		d, err := retention.ParseAge(r.OlderThan)
+		if err != nil {
+			return invalidf("%s: retention.older_than: %v", path, err)
+		}
+		c.Retention.OlderThan = d
+	}
+	return nil
 }
 
 // applySandbox takes sandbox and network from one config file. A
@@ -432,6 +503,36 @@ func (c *Config) applyAgents(f File, path string, fromProject bool) error {
 			a.InputPrice, a.OutputPrice = af.InputPrice, af.OutputPrice
 		}
 		c.Agents[kind] = a
+	}
+	return nil
+}
+
+// applyLimits takes ask_before, the rate-limit waits and notify_command
+// from one config file.
+func (c *Config) applyLimits(f File, path string, fromProject bool) error {
+	c.AskBefore = append(c.AskBefore, f.AskBefore...)
+	for _, x := range []struct {
+		name string
+		v    any
+		dst  *time.Duration
+	}{{"max_retry_after", f.MaxRetryAfter, &c.MaxRetryAfter}, {"max_wait", f.MaxWait, &c.MaxWait}} {
+		if x.v == nil {
+			continue
+		}
+		d, err := parseSeconds(x.v)
+		if err != nil {
+			return invalidf("%s: %s: %v", path, x.name, err)
+		}
+		if d < 0 {
+			return invalidf("%s: %s cannot be negative", path, x.name)
+		}
+		*x.dst = d
+	}
+	if f.NotifyCommand != "" {
+		if fromProject {
+			return invalidf("%s: notify_command may only be set in your user config (%s), not in a project's config, which would run a command of the repository's choosing", path, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		c.NotifyCommand = f.NotifyCommand
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Model: DefaultModel, BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY",
 		MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries, CommandTimeout: DefaultCommandTimeout, IdleTimeout: DefaultIdleTimeout,
-		Sandbox: "workspace-write", Network: true,
+		Sandbox: "workspace-write", Network: true, MaxRetryAfter: DefaultMaxRetryAfter, MaxWait: DefaultMaxWait,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults = %+v, want %+v", c, want)
@@ -118,6 +118,7 @@ max_retries = 0
 				t.Fatal(err)
 			}
 			tt.want.Sandbox, tt.want.Network = DefaultSandbox, true // none of these files sets them
+			tt.want.MaxRetryAfter, tt.want.MaxWait = DefaultMaxRetryAfter, DefaultMaxWait
 			if !reflect.DeepEqual(c, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", c, tt.want)
 			}
@@ -504,6 +505,56 @@ output_price_per_mtok = 2
 		_, err := load(t, map[string]string{bad.file: bad.content}, env{})
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: err = %v, want %q", bad.content, err, bad.want)
+		}
+	}
+}
+
+func TestLimitsAndAskBefore(t *testing.T) {
+	c, err := load(t, map[string]string{
+		userFile:    "ask_before = [\"git push*\"]\nmax_wait = \"2h\"\nmax_retry_after = 5\nnotify_command = \"notify-send ralph\"",
+		projectFile: "ask_before = [\"go.mod\", \"*.sql\"]\nmax_wait = 0",
+	}, env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.AskBefore, []string{"git push*", "go.mod", "*.sql"}) {
+		t.Errorf("ask_before = %q: want the user's and the project's patterns together", c.AskBefore)
+	}
+	if c.MaxWait != 0 || c.MaxRetryAfter != 5*time.Second || c.NotifyCommand != "notify-send ralph" {
+		t.Errorf("max_wait %s, max_retry_after %s, notify_command %q", c.MaxWait, c.MaxRetryAfter, c.NotifyCommand)
+	}
+	// A cloned repository must not choose a command ralph runs.
+	_, err = load(t, map[string]string{projectFile: `notify_command = "curl evil"`}, env{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "notify_command may only be set in your user config") {
+		t.Errorf("project notify_command: %v", err)
+	}
+	for _, bad := range []string{`max_wait = "soon"`, `max_wait = -5`, `max_retry_after = "-1s"`} {
+		if _, err := load(t, map[string]string{userFile: bad}, env{}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err = %v, want a configuration error", bad, err)
+		}
+	}
+}
+
+func TestRetentionSetting(t *testing.T) {
+	c, err := load(t, map[string]string{
+		userFile:    "[retention]\nkeep = 20\nolder_than = \"30d\"\n",
+		projectFile: "[retention]\nkeep = 5\n",
+	}, env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The project's keep wins; the user's age stays.
+	if c.Retention.Keep != 5 || c.Retention.OlderThan != 30*24*time.Hour {
+		t.Errorf("retention = %+v", c.Retention)
+	}
+	for file, want := range map[string]string{
+		"[retention]\nolder_than = \"soon\"\n": `retention.older_than: bad age: "soon" is not an age`,
+		"[retention]\nkeep = -1\n":             "retention.keep must not be negative",
+		"[retention]\nkeep_days = 3\n":         `unknown setting "retention.keep_days"`,
+	} {
+		_, err := load(t, map[string]string{projectFile: file}, env{})
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", file, err, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MaxFileSize is the largest untracked file a checkpoint takes in; larger
@@ -22,13 +23,6 @@ const MaxFileSize = 5 << 20
 // default refspec, invisible to `git log --all` only by being under refs/
 // ralph rather than refs/heads.
 const RefPrefix = "refs/ralph/"
-
-// identity is the author and committer of checkpoints, so they need no
-// user.name or user.email and never pass for the person's own commits.
-var identity = []string{
-	"GIT_AUTHOR_NAME=ralph", "GIT_AUTHOR_EMAIL=ralph@localhost",
-	"GIT_COMMITTER_NAME=ralph", "GIT_COMMITTER_EMAIL=ralph@localhost",
-}
 
 // FileChange is one file a checkpoint changed against the one before it.
 type FileChange struct {
@@ -60,12 +54,13 @@ type Checkpoint struct {
 type Checkpoints struct {
 	repo    *Repo
 	session string
-	index   string   // ralph's index file for this session
-	exclude []string // pathspecs never taken in
+	index   string // ralph's index file for this session
+	// state is ralph's state directory relative to the top ("" when it
+	// lies outside the work tree), never recorded.
+	state string
 
 	mu   sync.Mutex
-	last string   // the latest checkpoint's commit
-	refs []string // "ref commit" of checkpoints whose refs Flush writes
+	last string // the latest checkpoint's commit
 }
 
 // NewCheckpoints returns the recorder for a session. index is the path of
@@ -74,8 +69,8 @@ type Checkpoints struct {
 // stateDir is ralph's state directory (.ralph), which is never recorded.
 func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
 	c := &Checkpoints{repo: repo, session: session, index: index, last: last}
-	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && !strings.HasPrefix(rel, "..") {
-		c.exclude = append(c.exclude, ":(exclude,literal)"+filepath.ToSlash(rel))
+	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		c.state = filepath.ToSlash(rel)
 	}
 	return c
 }
@@ -105,13 +100,18 @@ func (c *Checkpoints) Index() string { return c.index }
 // Ref names a checkpoint of this session.
 func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "/" + name }
 
-// Record takes the work tree as it is now. The first call of a session
-// always records (the baseline); later calls record only when something
-// changed since the previous checkpoint and otherwise return nil, after a
-// single `git status`. only, when given, names every path (relative to
-// the top) that may have changed, which spares the walk over the whole
-// tree: a turn that changed files through ralph's own file tools knows
-// them. The checkpoint's ref is written by Flush.
+// Record takes the work tree as it is now and writes the checkpoint's
+// commit and its ref. The first call of a session always records (the
+// baseline); later calls record only when something changed since the
+// previous checkpoint and otherwise return nil, after a single `git
+// status`. only, when given, names every path (relative to the top) that
+// may have changed, which spares the walk over the whole tree: a turn
+// that changed files through ralph's own file tools knows them.
+//
+// The git processes that run one after the other are the status, the
+// add and the write-tree; the diff runs beside the write-tree, and the
+// two that write the commit and its ref start beside the add and only
+// wait there for their input.
 func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (*Checkpoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -122,13 +122,27 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	// status lists exactly what changed since; the untracked cache (kept
 	// in that index) spares walking unchanged directories next time.
 	env := []string{"GIT_INDEX_FILE=" + c.index}
-	changed, skipped, err := c.take(ctx, env, only)
+	parent := c.last
+	var w *writers
+	var wErr error
+	defer func() { w.abort() }()
+	changed, skipped, err := c.take(ctx, env, only, func() {
+		if w == nil && wErr == nil {
+			w, wErr = c.startWriters(ctx)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	parent := c.last
 	if len(changed) == 0 && parent != "" {
 		return nil, nil
+	}
+	if w == nil && wErr == nil {
+		// A baseline of a tree that matches the index as seeded.
+		w, wErr = c.startWriters(ctx)
+	}
+	if wErr != nil {
+		return nil, fmt.Errorf("checkpoint: %w", wErr)
 	}
 	// The changes and the tree are both read from the index as add left
 	// it; the two run side by side.
@@ -153,58 +167,99 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	} else {
 		parent = c.repo.Head
 	}
-	commitArgs := []string{"commit-tree", strings.TrimSpace(string(tree)), "-m", message}
-	if parent != "" {
-		commitArgs = append(commitArgs, "-p", parent)
-	}
-	commit, err := c.repo.Git(ctx, identity, commitArgs...)
-	if err != nil {
+	cp := &Checkpoint{Ref: c.Ref(name), Parent: parent, Files: files, Skipped: skipped}
+	if cp.Commit, err = w.write(strings.TrimSpace(string(tree)), parent, message, cp.Ref); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	cp := &Checkpoint{Ref: c.Ref(name), Commit: strings.TrimSpace(string(commit)), Parent: parent, Files: files, Skipped: skipped}
-	c.refs = append(c.refs, cp.Ref+" "+cp.Commit)
+	w = nil
 	c.last = cp.Commit
 	return cp, nil
 }
 
-// Flush writes the refs of the checkpoints recorded since the last Flush,
-// in one git call. Until then a checkpoint is an unreferenced commit,
-// which git's garbage collection keeps for two weeks (gc.pruneExpire):
-// writing its ref at once would cost a git process per turn.
-func (c *Checkpoints) Flush(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.refs) == 0 {
-		return nil
+// writers are the two git processes that write a checkpoint's commit
+// object and then its ref, started before the tree is known.
+type writers struct {
+	commit, ref *proc
+}
+
+func (c *Checkpoints) startWriters(ctx context.Context) (*writers, error) {
+	commit, err := c.repo.start(ctx, nil, "hash-object", "-t", "commit", "-w", "--stdin")
+	if err != nil {
+		return nil, err
 	}
-	var stdin bytes.Buffer
-	for _, r := range c.refs {
-		fmt.Fprintf(&stdin, "update %s\n", r)
+	ref, err := c.repo.start(ctx, nil, "update-ref", "--stdin")
+	if err != nil {
+		commit.abort()
+		return nil, err
 	}
-	if _, err := run(ctx, c.repo.Top, nil, stdin.Bytes(), "update-ref", "--stdin"); err != nil {
-		return fmt.Errorf("checkpoint refs: %w", err)
+	return &writers{commit: commit, ref: ref}, nil
+}
+
+// write writes the commit of tree (with parent, if any) and points ref at
+// it. The commit is what `git commit-tree` makes, by ralph, dated now.
+func (w *writers) write(tree, parent, message, ref string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tree %s\n", tree)
+	if parent != "" {
+		fmt.Fprintf(&b, "parent %s\n", parent)
 	}
-	c.refs = nil
-	return nil
+	who := signature(time.Now())
+	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s\n", who, who, strings.TrimRight(message, "\n"))
+	out, err := w.commit.finish([]byte(b.String()))
+	if err != nil {
+		w.ref.abort()
+		return "", err
+	}
+	commit := strings.TrimSpace(string(out))
+	if _, err := w.ref.finish([]byte("update " + ref + " " + commit + "\n")); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+// abort stops writers that were not needed: nothing changed after all,
+// or a step before them failed.
+func (w *writers) abort() {
+	if w != nil {
+		w.commit.abort()
+		w.ref.abort()
+	}
+}
+
+// signature is ralph's name, address and the time in git's form, so that
+// checkpoints need no user.name or user.email and never pass for the
+// person's own commits.
+func signature(t time.Time) string {
+	_, offset := t.Zone()
+	sign := '+'
+	if offset < 0 {
+		sign, offset = '-', -offset
+	}
+	return fmt.Sprintf("ralph <ralph@localhost> %d %c%02d%02d", t.Unix(), sign, offset/3600, offset/60%60)
 }
 
 // take brings ralph's index up to the work tree and returns what changed.
-// A file that vanishes between the status and the add (another program's
-// temporary file, such as ralph's own atomic rewrite of the task file)
-// makes git refuse the whole add; the status is then taken again.
-func (c *Checkpoints) take(ctx context.Context, env []string, only []string) (changed, skipped []string, err error) {
+// beside runs once the git command that writes the index has started, to
+// start what writes the checkpoint beside it. A file that vanishes
+// between the status and the add (another program's temporary file, such
+// as ralph's own atomic rewrite of the task file) makes git refuse the
+// whole add; the status is then taken again.
+func (c *Checkpoints) take(ctx context.Context, env []string, only []string, beside func()) (changed, skipped []string, err error) {
 	if len(only) > 0 {
 		// The paths are known: no status, only the size rule. A path
 		// git cannot take (gone and never recorded) sends it to the
 		// full look below.
 		for _, p := range only {
+			if c.isState(p) {
+				continue
+			}
 			if fi, err := os.Lstat(c.repo.Abs(p)); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
 				skipped = append(skipped, p)
 				continue
 			}
 			changed = append(changed, p)
 		}
-		if len(changed) == 0 || c.add(ctx, env, changed) == nil {
+		if len(changed) == 0 || c.add(ctx, env, changed, beside) == nil {
 			return changed, skipped, nil
 		}
 	}
@@ -213,7 +268,14 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string) (ch
 		if err != nil || len(changed) == 0 {
 			return changed, skipped, err
 		}
-		err = c.add(ctx, env, changed)
+		// The status has left out ignored files already: the plain
+		// update-index takes the paths, without add's pathspec matching
+		// over the whole index. git add stays the fallback, for the rare
+		// path it refuses (turned into a directory since the status).
+		if c.update(ctx, env, changed, beside) == nil {
+			return changed, skipped, nil
+		}
+		err = c.add(ctx, env, changed, nil)
 		var ce *CommandError
 		if err == nil || try == 3 || !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "did not match any files") {
 			break
@@ -226,45 +288,87 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string) (ch
 }
 
 // add brings paths in ralph's index up to the work tree: changed, new
-// and removed files alike.
-func (c *Checkpoints) add(ctx context.Context, env []string, paths []string) error {
-	_, err := run(ctx, c.repo.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(paths),
+// and removed files alike, ignored ones refused.
+func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, beside func()) error {
+	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(paths), beside,
 		"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+}
+
+// update brings paths that the status listed up to the work tree in
+// ralph's index, in the status's order (a file that became a directory
+// comes before the files in it). A path that is gone is removed from the
+// index, or was never in it; a nested repository ("dir/") is taken as
+// git add takes it, as a gitlink.
+func (c *Checkpoints) update(ctx context.Context, env []string, paths []string, beside func()) error {
+	var stdin bytes.Buffer
+	for _, p := range paths {
+		stdin.WriteString(strings.TrimSuffix(p, "/"))
+		stdin.WriteByte(0)
+	}
+	return c.feed(ctx, env, stdin.Bytes(), beside, "update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+}
+
+// feed runs a git command that reads its paths from standard input;
+// beside, when not nil, runs once the command has started and before it
+// gets them (git takes the index's lock first, then reads them).
+func (c *Checkpoints) feed(ctx context.Context, env []string, stdin []byte, beside func(), args ...string) error {
+	p, err := c.repo.start(ctx, env, args...)
+	if err != nil {
+		return err
+	}
+	if beside != nil {
+		beside()
+	}
+	_, err = p.finish(stdin)
 	return err
+}
+
+// isState reports whether a path (relative to the top) lies in ralph's
+// state directory.
+func (c *Checkpoints) isState(p string) bool {
+	return c.state != "" && (p == c.state || strings.HasPrefix(p, c.state+"/"))
 }
 
 // status lists the paths (relative to the top) whose work tree content
 // differs from ralph's index, untracked files included, ignored files and
 // ralph's own directory not, and apart the untracked files left out for
 // their size.
+//
+// Git keeps the untracked cache only for a status without pathspecs whose
+// configured untracked mode matches the one asked for; ralph's directory
+// is therefore left out here rather than by an exclude pathspec.
 func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, err error) {
-	args := append([]string{"-c", "core.untrackedCache=true", "status", "--porcelain=v2", "-z",
-		"--untracked-files=all", "--no-renames", "--ignore-submodules=all", "--", "."}, c.exclude...)
-	out, err := c.repo.Git(ctx, env, args...)
+	out, err := c.repo.Git(ctx, env, "-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
+		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		entry := string(rec)
+		p := ""
 		switch {
 		case strings.HasPrefix(entry, "? "):
-			p := entry[2:]
+			p = entry[2:]
+			if c.isState(p) {
+				continue
+			}
 			if fi, err := os.Lstat(c.repo.Abs(p)); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
 				skipped = append(skipped, p)
 				continue
 			}
-			changed = append(changed, p)
 		case strings.HasPrefix(entry, "1 "):
 			// "1 XY sub mH mI mW hH hI path": Y is the work tree against
 			// the index, the only side that matters here.
-			f := strings.SplitN(entry, " ", 9)
-			if len(f) == 9 && len(f[1]) == 2 && f[1][1] != '.' {
-				changed = append(changed, f[8])
+			if f := strings.SplitN(entry, " ", 9); len(f) == 9 && len(f[1]) == 2 && f[1][1] != '.' {
+				p = f[8]
 			}
 		case strings.HasPrefix(entry, "u "):
 			if f := strings.SplitN(entry, " ", 11); len(f) == 11 {
-				changed = append(changed, f[10])
+				p = f[10]
 			}
+		}
+		if p != "" && !c.isState(p) {
+			changed = append(changed, p)
 		}
 	}
 	return changed, skipped, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 )
 
 // statusLines bounds how much of `git status --short` the system prompt
@@ -17,29 +16,31 @@ const recentCommits = 10
 
 // Context describes where the repository stands, for the system prompt:
 // the branch and how it compares with its upstream, the changes in the
-// work tree (bounded), and the latest commit subjects. The two git
-// commands run concurrently: this is on the way to the first request.
-// clean reports a work tree and index that match HEAD, with no untracked
-// files. exclude are paths (relative to the top) left out of the status:
-// ralph's own state directory.
-func (r *Repo) Context(ctx context.Context, exclude ...string) (text string, clean bool, err error) {
-	var status, log []byte
-	var statusErr error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		args := []string{"status", "--short", "--branch", "--untracked-files=normal", "--", "."}
-		for _, x := range exclude {
-			args = append(args, ":(exclude,literal)"+x)
-		}
-		status, statusErr = r.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
-	})
-	wg.Go(func() {
+// work tree (bounded), and the latest commit subjects. It runs in dir,
+// any directory of the work tree, so that it needs nothing Open finds
+// and can run beside it: this is on the way to the first request, and
+// its two git commands run side by side too. clean reports a work tree
+// and index that match HEAD, with no untracked files. exclude are paths
+// (relative to dir) left out of the status: ralph's own state directory.
+func Context(ctx context.Context, dir string, exclude ...string) (text string, clean bool, err error) {
+	// The whole work tree (":/"), whatever dir is, with paths relative to
+	// its top. The status, the longer of the two, starts first.
+	args := []string{"-c", "status.relativePaths=false", "status", "--short", "--branch", "--untracked-files=normal", "--", ":/"}
+	for _, x := range exclude {
+		args = append(args, ":(exclude,literal)"+x)
+	}
+	st, err := start(ctx, dir, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
+	if err != nil {
+		return "", false, err
+	}
+	var log []byte
+	if lg, err := start(ctx, dir, nil, "log", fmt.Sprintf("-%d", recentCommits), "--format=%s"); err == nil {
 		// A repository without commits has no log; that is not an error.
-		log, _ = r.Git(ctx, nil, "log", fmt.Sprintf("-%d", recentCommits), "--format=%s")
-	})
-	wg.Wait()
-	if statusErr != nil {
-		return "", false, statusErr
+		log, _ = lg.finish(nil)
+	}
+	status, err := st.finish(nil)
+	if err != nil {
+		return "", false, err
 	}
 	var b strings.Builder
 	lines := strings.Split(strings.TrimRight(string(status), "\n"), "\n")

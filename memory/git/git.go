@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +50,9 @@ type Repo struct {
 // Open finds the work tree that dir lies in. It fails with ErrNoRepo when
 // there is none or git is missing.
 func Open(ctx context.Context, dir string) (*Repo, error) {
+	if !mayBeInWorkTree(dir) {
+		return nil, ErrNoRepo
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoRepo
 	}
@@ -65,6 +69,31 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		r.Head = lines[3]
 	}
 	return r, nil
+}
+
+// mayBeInWorkTree reports whether git could find a work tree from dir:
+// some directory from dir up holds a .git (a directory, or a file naming
+// one), or the environment names the repository. Outside git, as in a
+// scratch directory or a container, that spares starting a git that can
+// only fail, which took milliseconds on the way to the first request.
+func mayBeInWorkTree(dir string) bool {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
+		return true
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return true
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); !errors.Is(err, os.ErrNotExist) {
+			return true // there, or unknown: git decides
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }
 
 // Git runs git in the work tree's top directory with the extra
@@ -86,10 +115,7 @@ func run(ctx context.Context, dir string, env []string, stdin []byte, args ...st
 func runFor(ctx context.Context, timeout time.Duration, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	cmd.Env = append(cmd.Env, env...)
+	cmd := command(ctx, dir, env, args)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -97,17 +123,86 @@ func runFor(ctx context.Context, timeout time.Duration, dir string, env []string
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		full := strings.TrimSpace(stderr.String())
-		msg := full
-		if ctx.Err() == context.DeadlineExceeded {
-			msg = fmt.Sprintf("took longer than %s", timeout)
-		}
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		return out, &CommandError{Command: args[0], Message: msg, Stderr: full, Err: err}
+		return out, commandError(ctx, timeout, args, stderr.String(), err)
 	}
 	return out, nil
+}
+
+// command is git with args in dir, with the person's environment and
+// prompts turned off.
+func command(ctx context.Context, dir string, env, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// commandError describes a git command that failed: its first line of
+// standard error, or that it ran out of time.
+func commandError(ctx context.Context, timeout time.Duration, args []string, stderr string, err error) error {
+	full := strings.TrimSpace(stderr)
+	msg := full
+	if ctx.Err() == context.DeadlineExceeded {
+		msg = fmt.Sprintf("took longer than %s", timeout)
+	}
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return &CommandError{Command: args[0], Message: msg, Stderr: full, Err: err}
+}
+
+// proc is a git command started before its input is known, which it then
+// reads from its standard input: its start-up, a few milliseconds, runs
+// beside the work that produces the input instead of after it.
+type proc struct {
+	cmd            *exec.Cmd
+	ctx            context.Context
+	cancel         context.CancelFunc
+	args           []string
+	stdin          io.WriteCloser
+	stdout, stderr bytes.Buffer
+}
+
+// start starts git with args in the work tree's top directory, bounded
+// by Timeout; finish gives it its input, or abort stops it.
+func (r *Repo) start(ctx context.Context, env []string, args ...string) (*proc, error) {
+	return start(ctx, r.Top, env, args...)
+}
+
+// start starts git with args in dir.
+func start(ctx context.Context, dir string, env []string, args ...string) (*proc, error) {
+	p := &proc{args: args}
+	p.ctx, p.cancel = context.WithTimeout(ctx, Timeout)
+	p.cmd = command(p.ctx, dir, env, args)
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err == nil {
+		err = p.cmd.Start()
+	}
+	if err != nil {
+		p.cancel()
+		return nil, commandError(p.ctx, Timeout, args, "", err)
+	}
+	return p, nil
+}
+
+// finish writes input to the command, closes its standard input and
+// returns its standard output once it exits.
+func (p *proc) finish(input []byte) ([]byte, error) {
+	defer p.cancel()
+	_, werr := p.stdin.Write(input)
+	cerr := p.stdin.Close()
+	if err := errors.Join(p.cmd.Wait(), werr, cerr); err != nil {
+		return p.stdout.Bytes(), commandError(p.ctx, Timeout, p.args, p.stderr.String(), err)
+	}
+	return p.stdout.Bytes(), nil
+}
+
+// abort stops a command whose input will never come.
+func (p *proc) abort() {
+	p.cancel()
+	_ = p.cmd.Wait()
 }
 
 // CommandError is a git command that failed: its first line of standard

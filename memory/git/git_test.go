@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,12 +73,51 @@ func TestOpenOutsideARepository(t *testing.T) {
 	}
 }
 
+// TestOpenStartsNoGitThatCanOnlyFail: outside any work tree Open answers
+// without starting git, which cost milliseconds on the way to the first
+// request; inside one, or with GIT_DIR set, git decides.
+func TestOpenStartsNoGitThatCanOnlyFail(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	write(t, filepath.Join(bin, "git"), "#!/bin/sh\necho \"$@\" >> "+calls+"\nexec "+real+" \"$@\"\n")
+	if err := os.Chmod(filepath.Join(bin, "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	if mayBeInWorkTree(outside) {
+		t.Skip("the temporary directory is inside a git work tree")
+	}
+	inside := filepath.Join(repo(t), "sub")
+	write(t, filepath.Join(inside, "f.txt"), "x\n")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	started := func() int {
+		data, _ := os.ReadFile(calls)
+		_ = os.Remove(calls)
+		return strings.Count(string(data), "\n")
+	}
+	if _, err := Open(context.Background(), outside); !errors.Is(err, ErrNoRepo) || started() != 0 {
+		t.Fatalf("outside a work tree: %v, or git was started", err)
+	}
+	if r, err := Open(context.Background(), inside); err != nil || r.Prefix != "sub/" || started() != 1 {
+		t.Fatalf("inside a work tree: %+v %v", r, err)
+	}
+	t.Setenv("GIT_DIR", filepath.Join(filepath.Dir(inside), ".git"))
+	t.Setenv("GIT_WORK_TREE", filepath.Dir(inside))
+	if _, err := Open(context.Background(), outside); started() != 1 {
+		t.Fatalf("with GIT_DIR set, git was not asked (%v)", err)
+	}
+}
+
 func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
 	dir := repo(t)
 	sh(t, dir, "printf 'x\\n' >> b.txt && printf 'new\\n' > c.txt && git commit -qam 'second: edit b'")
 	sh(t, dir, "printf 'y\\n' >> README.md")
-	r := open(t, dir)
-	got, clean, err := r.Context(context.Background())
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	got, clean, err := Context(context.Background(), dir)
 	if err != nil || clean {
 		t.Fatal(err, clean)
 	}
@@ -89,7 +129,7 @@ func TestContextCarriesBranchStatusAndSubjects(t *testing.T) {
 	// A repository without commits has a context too.
 	empty, _ := filepath.EvalSymlinks(t.TempDir())
 	sh(t, empty, "git init -q -b trunk && touch a")
-	got, _, err = open(t, empty).Context(context.Background())
+	got, _, err = Context(context.Background(), empty)
 	if err != nil || !strings.Contains(got, "trunk") || !strings.Contains(got, "?? a") {
 		t.Fatalf("empty repository: %q, %v", got, err)
 	}
@@ -99,7 +139,7 @@ func TestContextOfACleanTreeLeavesOutRalphsState(t *testing.T) {
 	dir := repo(t)
 	write(t, filepath.Join(dir, ".ralph", "session.json"), "{}")
 	r := open(t, dir)
-	got, clean, err := r.Context(context.Background(), ".ralph")
+	got, clean, err := Context(context.Background(), dir, ".ralph")
 	if err != nil || !clean || strings.Contains(got, ".ralph") || !strings.Contains(got, "Work tree: clean") {
 		t.Fatalf("clean tree: %q %v %v", got, clean, err)
 	}
@@ -108,12 +148,38 @@ func TestContextOfACleanTreeLeavesOutRalphsState(t *testing.T) {
 	}
 }
 
+// A project in a subdirectory of the work tree sees the whole tree, with
+// paths from its top, and its own state directory left out.
+func TestContextFromASubdirectoryCoversTheWholeTree(t *testing.T) {
+	dir := repo(t)
+	sub := filepath.Join(dir, "sub")
+	write(t, filepath.Join(sub, "kept.txt"), "kept")
+	sh(t, dir, "git add sub && git commit -qm sub")
+	write(t, filepath.Join(sub, ".ralph", "session.json"), "{}")
+	write(t, filepath.Join(sub, "new.txt"), "new")
+	write(t, filepath.Join(dir, ".ralph", "top.txt"), "not ralph's: the project is sub")
+	sh(t, dir, "printf 'y\\n' >> README.md")
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	got, clean, err := Context(context.Background(), sub, ".ralph")
+	if err != nil || clean {
+		t.Fatal(err, clean)
+	}
+	for _, want := range []string{" M README.md", "?? sub/new.txt", "?? .ralph/"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("context lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "sub/.ralph") {
+		t.Errorf("context has the project's state directory:\n%s", got)
+	}
+}
+
 func TestContextBoundsTheStatus(t *testing.T) {
 	dir := repo(t)
 	for i := range 80 {
 		write(t, filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), "x")
 	}
-	got, _, err := open(t, dir).Context(context.Background())
+	got, _, err := Context(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +254,75 @@ func TestCheckpointsTakeTheWorkTreeAndNothingOfThePersons(t *testing.T) {
 	}
 }
 
+// Changes made within moments of the previous checkpoint, as a fast turn
+// makes them, are all seen: a file rewritten at the same size in the
+// same second as ralph's index was written (racy git), a new file in a
+// directory whose listing the untracked cache holds, a removed file.
+func TestCheckpointsSeeChangesMadeRightAfterTheLast(t *testing.T) {
+	dir := repo(t)
+	write(t, filepath.Join(dir, "d", "keep.txt"), "k\n")
+	sh(t, dir, "git add d && git commit -qm d")
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "racy", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 20; i++ {
+		content := fmt.Sprintf("one\n%03d\n", i) // as long as "one\ntwo\n"
+		write(t, filepath.Join(dir, "b.txt"), content)
+		write(t, filepath.Join(dir, "d", fmt.Sprintf("n%d.txt", i)), "n\n")
+		want := map[FileChange]bool{
+			{Path: "b.txt", Added: 1, Deleted: 1}:         true,
+			{Path: fmt.Sprintf("d/n%d.txt", i), Added: 1}: true,
+		}
+		if i > 1 {
+			if err := os.Remove(filepath.Join(dir, "d", fmt.Sprintf("n%d.txt", i-1))); err != nil {
+				t.Fatal(err)
+			}
+			want[FileChange{Path: fmt.Sprintf("d/n%d.txt", i-1), Deleted: 1}] = true
+		}
+		cp, err := cps.Record(ctx, fmt.Sprint(i), "turn")
+		if err != nil || cp == nil {
+			t.Fatalf("turn %d: %+v, %v", i, cp, err)
+		}
+		got := map[FileChange]bool{}
+		for _, f := range cp.Files {
+			got[f] = true
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("turn %d changed %+v, want %v", i, cp.Files, want)
+		}
+		if got := sh(t, dir, "git show "+cp.Commit+":b.txt"); got != content {
+			t.Fatalf("turn %d: b.txt = %q, want %q", i, got, content)
+		}
+	}
+}
+
+// Every kind of change a command may make is taken as git add takes it:
+// a file that became a directory, a removed file, a symbolic link, a
+// nested repository (a gitlink).
+func TestCheckpointsTakeEveryKindOfChange(t *testing.T) {
+	dir := repo(t)
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "kinds", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "rm b.txt && mkdir b.txt && printf 'in\\n' > b.txt/inner.txt && rm README.md && ln -s b.txt/inner.txt link && "+
+		"mkdir nested && cd nested && git init -q && printf 'x\\n' > x && git add x && git commit -qm x")
+	cp, err := cps.Record(ctx, "1", "turn")
+	if err != nil || cp == nil {
+		t.Fatalf("%+v, %v", cp, err)
+	}
+	got := sh(t, dir, "git ls-tree -r "+cp.Commit+" | awk '{print $1, $2, $4}'")
+	want := "100644 blob b.txt/inner.txt\n120000 blob link\n160000 commit nested\n"
+	if got != want {
+		t.Fatalf("tree:\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestRestorePutsFilesBackAndRemovesNewOnes(t *testing.T) {
 	dir := repo(t)
 	r := open(t, dir)
@@ -238,11 +373,9 @@ func TestPruneDeletesTheSessionsRefs(t *testing.T) {
 		if _, err := cps.Record(ctx, "1", "turn"); err != nil {
 			t.Fatal(err)
 		}
-		if got := sh(t, dir, "git for-each-ref refs/ralph/"+s); got != "" {
-			t.Fatalf("refs before Flush: %s", got)
-		}
-		if err := cps.Flush(ctx); err != nil {
-			t.Fatal(err)
+		// Each checkpoint's ref is written with it.
+		if got := sh(t, dir, "git for-each-ref --format='%(refname)' refs/ralph/"+s); got != "refs/ralph/"+s+"/0\nrefs/ralph/"+s+"/1\n" {
+			t.Fatalf("refs of %s: %q", s, got)
 		}
 	}
 	if err := r.Prune(ctx, "drop"); err != nil {

@@ -9,6 +9,14 @@ import (
 	"strings"
 )
 
+// identity is the author and committer of the commits ralph makes in
+// the person's own history (a snapshot of unfinished work), so they need
+// no user.name or user.email and never pass for the person's.
+var identity = []string{
+	"GIT_AUTHOR_NAME=ralph", "GIT_AUTHOR_EMAIL=ralph@localhost",
+	"GIT_COMMITTER_NAME=ralph", "GIT_COMMITTER_EMAIL=ralph@localhost",
+}
+
 // ErrMergeConflict is wrapped by a merge that was not made: the branches
 // conflict, or the person's uncommitted changes are in the way. Nothing
 // was changed.

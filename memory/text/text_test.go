@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -172,5 +173,21 @@ func TestLockedBuffer(t *testing.T) {
 	wg.Wait()
 	if got := len(b.String()); got != 400 {
 		t.Fatalf("wrote 400 bytes, read %d", got)
+	}
+}
+
+func TestClock(t *testing.T) {
+	now := time.Date(2026, 3, 10, 9, 30, 0, 0, time.Local)
+	for _, c := range []struct {
+		t    time.Time
+		want string
+	}{
+		{now.Add(2 * time.Hour), "11:30"},
+		{time.Date(2026, 3, 11, 14, 5, 0, 0, time.Local), "Wed 14:05"},
+		{time.Date(2026, 3, 20, 14, 5, 0, 0, time.Local), "Mar 20 14:05"},
+	} {
+		if got := Clock(c.t, now); got != c.want {
+			t.Errorf("Clock(%v) = %q, want %q", c.t, got, c.want)
+		}
 	}
 }

@@ -30,10 +30,11 @@ const (
 // session wrote or edited. It is written atomically (a reader never sees
 // half a report) and its text and path are returned.
 func Report(fs afero.Fs, root, id string, now time.Time) (markdown string, path string, err error) {
-	a, evs, err := analyze(fs, root, id)
+	rec, err := Load(fs, root, id)
 	if err != nil {
 		return "", "", err
 	}
+	a, evs := rec.Analysis, rec.Events
 	dir := memory.SessionDir(root, id)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Session report\n\nSession `%s`, written %s.\n", id, now.UTC().Format("2006-01-02 15:04 UTC"))
@@ -41,19 +42,12 @@ func Report(fs afero.Fs, root, id string, now time.Time) (markdown string, path 
 	st, stErr := memory.LoadSessionState(fs, root, id)
 	msgs, msgErr := memory.LoadMessages(fs, dir)
 	writeSummary(&b, a, st, stErr == nil, msgs, msgErr, evs)
-	writeTasks(&b, fs, root)
+	writeTasks(&b, rec.Timeline)
+	writeTimeline(&b, rec.Timeline)
+	writeInsights(&b, ComputeInsights(rec))
 	writeMetrics(&b, a)
-
-	errs, _, err := memory.ReadJSONL[memory.ErrorRecord](fs, memory.LogPath(root, id, memory.ErrorsLog))
-	if err != nil {
-		return "", "", err
-	}
-	decs, _, err := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath(root, id, memory.DecisionsLog))
-	if err != nil {
-		return "", "", err
-	}
-	writeErrors(&b, errs, evs)
-	writeDecisions(&b, decs, evs)
+	writeErrors(&b, rec.Errors)
+	writeDecisions(&b, rec.Decision, evs)
 	writeFiles(&b, evs)
 
 	markdown = b.String()
@@ -134,30 +128,24 @@ func quote(text, empty string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// writeTasks lists RALPH_TASKS.md as it stands now: the file is the
-// project's, shared by its sessions, so it is reported as current state.
-func writeTasks(b *strings.Builder, fs afero.Fs, root string) {
+// writeTasks lists the tasks this session worked on, from its own
+// records: RALPH_TASKS.md is the project's, shared by every session, and
+// today's file may hold tasks a later session added or did.
+func writeTasks(b *strings.Builder, tl Timeline) {
 	b.WriteString("\n## Tasks\n\n")
-	tf, err := memory.LoadTasks(fs, root)
-	if err != nil {
-		fmt.Fprintf(b, "%s could not be read: %v\n", memory.TasksFile, err)
+	if len(tl.Tasks) == 0 {
+		b.WriteString("This session worked on no tasks.\n")
 		return
 	}
-	c := tf.Counts()
-	if c.Total == 0 {
-		fmt.Fprintf(b, "No tasks (%s is missing or has no checkboxes).\n", memory.TasksFile)
-		return
-	}
-	fmt.Fprintf(b, "From %s as it stands now: %s.\n", memory.TasksFile, taskLine(c))
-	tasks := tf.Tasks()
+	fmt.Fprintf(b, "From this session's records: %s.\n", timelineCounts(tl))
 	for _, g := range []struct {
 		title string
 		state memory.TaskState
 	}{{"Done", memory.TaskDone}, {"Failed", memory.TaskFailed}, {"In progress", memory.TaskInProgress},
 		{"Open", memory.TaskOpen}, {"Skipped", memory.TaskSkipped}} {
 		var lines []string
-		for _, t := range tasks {
-			if t.State == g.state {
+		for _, t := range tl.Tasks {
+			if t.State == string(g.state) {
 				lines = append(lines, fmt.Sprintf("- %s `%s`", mdText(orDashStr(t.Title)), t.ID))
 			}
 		}
@@ -196,8 +184,8 @@ func writeMetrics(b *strings.Builder, a Analysis) {
 }
 
 // writeErrors lists errors.jsonl; for a session recorded before that log
-// existed, the error events say the same.
-func writeErrors(b *strings.Builder, errs []memory.ErrorRecord, evs []coordinator.Event) {
+// existed, the error events say the same (see Load).
+func writeErrors(b *strings.Builder, errs []memory.ErrorRecord) {
 	b.WriteString("\n## Errors and retries\n\n")
 	var lines []string
 	for _, e := range errs {
@@ -206,18 +194,6 @@ func writeErrors(b *strings.Builder, errs []memory.ErrorRecord, evs []coordinato
 			what += " (" + e.ToolName + ")"
 		}
 		lines = append(lines, recordLine(e.Time, e.Turn, what, e.Message))
-	}
-	if len(errs) == 0 {
-		for _, e := range evs {
-			switch {
-			case e.Type == coordinator.EventToolResult && e.IsError:
-				lines = append(lines, recordLine(e.Time, e.Turn, "**tool** ("+e.ToolName+")", e.Output))
-			case e.Type == coordinator.EventRetry:
-				lines = append(lines, recordLine(e.Time, e.Turn, "**retry**", eventDetail(e)))
-			case e.Type == coordinator.EventError:
-				lines = append(lines, recordLine(e.Time, e.Turn, "**model**", e.Text))
-			}
-		}
 	}
 	writeList(b, lines)
 }

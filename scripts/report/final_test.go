@@ -37,10 +37,9 @@ func TestReportSectionsAndFile(t *testing.T) {
 		"## Summary\n\n- Status: **completed**\n- Mode: oneshot\n- Model: gpt-test\n- Started: 2026-11-21 00:48:08 UTC, ran for 6s\n",
 		"### Goal\n\n> create hello.txt containing hi\n",
 		"### Final answer\n\n> Done: hello.txt contains hi.\n",
-		"## Tasks\n\nFrom RALPH_TASKS.md as it stands now: 1 done, 2 open, 1 failed (4 total).\n",
-		"### Done (1)\n\n- Set up the module `t1`\n",
-		"### Failed (1)\n\n- Fix the flaky test `t2`\n",
-		"### Open (2)\n\n- Add a --verbose flag `t3`\n- Write the README `t4`\n",
+		// The task file is the project's today; this one-shot session
+		// worked on none of its tasks.
+		"## Tasks\n\nThis session worked on no tasks.\n",
 		"## Metrics\n\n| metric | value |\n|---|---:|\n| duration | 6s |\n| turns | 3 |\n",
 		"| input tokens | 1,200 |\n| output tokens | 300 |\n| cost | unknown |\n",
 		"| tool success rate | 75.0% |\n| errors | 2: retry 1, tool 1 |\n| retries | 1 |\n",
@@ -54,6 +53,9 @@ func TestReportSectionsAndFile(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
+	}
+	if strings.Contains(md, "Set up the module") {
+		t.Errorf("the report lists today's RALPH_TASKS.md, not the session's own tasks:\n%s", md)
 	}
 	infos, err := afero.ReadDir(fs, dir)
 	must(t, err)
@@ -86,7 +88,7 @@ func TestReportFromEventsOnly(t *testing.T) {
 		"- Status: **interrupted**\n",
 		"> " + strings.Repeat("long goal ", 59) + "long goal …\n",
 		"### Final answer\n\n(no answer yet)\n",
-		"No tasks (RALPH_TASKS.md is missing or has no checkboxes).\n",
+		"## Tasks\n\nThis session worked on no tasks.\n",
 		"- `00:48:09` turn 1 **tool** (write_file): refused: outside the project\n- `00:48:10` turn 1 **model**: the endpoint is unreachable\n",
 		"## Interruptions and decisions\n\n- `00:48:11` turn 1 **interrupt**: interrupted by interrupt\n",
 		"## Files touched\n\nNone.\n",

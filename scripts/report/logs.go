@@ -50,7 +50,7 @@ func WriteLogs(ctx context.Context, fs afero.Fs, root, id string, w io.Writer, f
 	for {
 		if n > 0 {
 			lastLine = time.Now()
-		} else if time.Since(lastLine) >= quietPeriod && !sessionRunning(fs, root, id) {
+		} else if time.Since(lastLine) >= quietPeriod && !SessionRunning(fs, root, id) {
 			return nil
 		}
 		select {
@@ -64,15 +64,15 @@ func WriteLogs(ctx context.Context, fs afero.Fs, root, id string, w io.Writer, f
 	}
 }
 
-// sessionRunning reads the session's own session.json, not the project's,
+// SessionRunning reads the session's own session.json, not the project's,
 // which may already describe a later session. A missing or damaged file
 // counts as not running: following such a session forever would help no
 // one. Nor would following a run that crashed, which leaves "running"
 // behind, so the lock must agree: held by a live ralph (for this session,
 // when the lock says which), or on another host where nobody can tell.
-func sessionRunning(fs afero.Fs, root, id string) bool {
+func SessionRunning(fs afero.Fs, root, id string) bool {
 	st, err := memory.LoadSessionState(fs, root, id)
-	if err != nil || st.Status != memory.StatusRunning {
+	if err != nil || !memory.Active(st.Status) {
 		return false
 	}
 	info, state, err := memory.ReadLock(fs, root)
@@ -158,13 +158,13 @@ func formatLine(b []byte, lineNo int) string {
 	if err := json.Unmarshal(b, &e); err != nil {
 		return fmt.Sprintf("-- line %d is not a valid event: %s", lineNo, oneLine(string(b), 80))
 	}
-	return formatEvent(e)
+	return FormatEvent(e)
 }
 
-// formatEvent is "15:04:05 turn 3   tool_call       write_file {...}": the
+// FormatEvent is "15:04:05 turn 3   tool_call       write_file {...}": the
 // clock as the writer recorded it (its local time), the turn, the type, and
 // what the type has to say, on one line.
-func formatEvent(e coordinator.Event) string {
+func FormatEvent(e coordinator.Event) string {
 	var b strings.Builder
 	if e.Time.IsZero() {
 		b.WriteString("--:--:--")
@@ -202,6 +202,14 @@ func eventDetail(e coordinator.Event) string {
 	case coordinator.EventRetry:
 		if e.Retry != nil {
 			return fmt.Sprintf("attempt %d failed, retrying in %s: %s", e.Retry.Attempt, humanDuration(e.Retry.Wait), oneLine(e.Retry.Reason, 120))
+		}
+	case coordinator.EventQuestion:
+		if q := e.Question; q != nil {
+			return fmt.Sprintf("#%d %s", q.ID, oneLine(q.Text, 200))
+		}
+	case coordinator.EventAnswered:
+		if q := e.Question; q != nil {
+			return fmt.Sprintf("#%d %s (%s)", q.ID, e.Text, e.Output)
 		}
 	case coordinator.EventResult:
 		if r := e.Result; r != nil {

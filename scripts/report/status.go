@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // StatusReport is `ralph status`: where the project's work stands, read
@@ -86,7 +87,7 @@ func Status(fs afero.Fs, root string, now time.Time) (StatusReport, error) {
 	case memory.LockForeign:
 		warn("the lock was taken on host %s, where this ralph cannot check whether it is still alive", info.Hostname)
 	}
-	if r.Session != nil && r.Session.Status == memory.StatusRunning && state != memory.LockHeld && state != memory.LockForeign {
+	if r.Session != nil && memory.Active(r.Session.Status) && state != memory.LockHeld && state != memory.LockForeign {
 		warn("session.json says running but no live ralph holds the lock: the run ended without saving (a crash or a kill); the next ralph marks it interrupted")
 	}
 	return r, nil
@@ -145,9 +146,28 @@ func (r StatusReport) Text() string {
 		if s.CurrentTask != "" {
 			t.add("current", s.CurrentTask)
 		}
-		if s.Status == memory.StatusRunning {
+		if memory.Active(s.Status) {
 			for _, w := range s.Workers {
 				t.add("worker", fmt.Sprintf("%s in %s (branch %s)", w.Task, w.Dir, w.Branch))
+			}
+			if w := s.Wait; w != nil {
+				t.add("waiting", oneLine(w.Text, 160)+untilText(w.Until, now))
+			}
+			if b := s.Breaker; b != nil {
+				t.add("breaker", breakerText(*b, now))
+			}
+		}
+		if q := s.Question; q != nil {
+			lines := QuestionLines(q, now)
+			for i, l := range lines {
+				label := ""
+				switch i {
+				case 0:
+					label = "question"
+				case len(lines) - 1:
+					label = "answer"
+				}
+				t.add(label, l)
 			}
 		}
 		if s.Error != "" {
@@ -175,6 +195,35 @@ func (r StatusReport) Text() string {
 	var b strings.Builder
 	t.write(&b, "")
 	return b.String()
+}
+
+// untilText is " (in 1h3m)" for a time ahead, "" otherwise.
+func untilText(until, now time.Time) string {
+	if !until.After(now) {
+		return ""
+	}
+	d := until.Sub(now)
+	if d >= 10*time.Minute {
+		d = d.Round(time.Minute)
+	} else {
+		d = d.Round(time.Second)
+	}
+	return " (in " + d.String() + ")"
+}
+
+// breakerText is the circuit breaker's state for people: "open until
+// 14:10 (in 4m0s; cooldown 5m0s, tripped 1 time)".
+func breakerText(b memory.Breaker, now time.Time) string {
+	trips := fmt.Sprintf("tripped %d %s", b.Trips, plural(b.Trips, "time", "times"))
+	switch b.State {
+	case memory.BreakerOpen:
+		until := "until " + text.Clock(b.Until, now) + untilText(b.Until, now)
+		return fmt.Sprintf("open %s: no task starts; cooldown %s, %s", until, time.Duration(b.Cooldown), trips)
+	case memory.BreakerHalfOpen:
+		return "half-open: one task runs alone; its success closes the breaker, its failure opens it for " +
+			(2 * time.Duration(b.Cooldown)).String() + "; " + trips
+	}
+	return "closed; " + trips
 }
 
 // taskLine is "3 done, 5 open, 1 failed (9 total)"; states nobody is in
@@ -236,4 +285,24 @@ func relPath(p, home string) string {
 		return "~/" + rel
 	}
 	return p
+}
+
+// QuestionLines show a waiting question as its terminal shows it, every
+// line, then how to answer it: the answer names the question by its id,
+// so it cannot go to another one asked meanwhile.
+func QuestionLines(q *memory.Question, now time.Time) []string {
+	lines := []string{fmt.Sprintf("#%d, asked %s:", q.ID, relTime(q.Since, now))}
+	for _, l := range strings.Split(q.Text, "\n") {
+		lines = append(lines, text.StripControls(l))
+	}
+	return append(lines, AnswerHint(q))
+}
+
+// AnswerHint is the command that answers q.
+func AnswerHint(q *memory.Question) string {
+	answers := strings.Join(q.Answers, "|")
+	if answers == "" {
+		answers = "y|n"
+	}
+	return fmt.Sprintf("ralph answer --id %d %s", q.ID, answers)
 }

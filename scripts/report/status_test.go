@@ -254,3 +254,37 @@ func TestSessionsTable(t *testing.T) {
 		t.Errorf("empty text %q", empty.Text())
 	}
 }
+
+// TestStatusShowsWaitsAndTheBreaker: a running loop that waits for a
+// limit says until when and how long that is; its breaker says its state.
+func TestStatusShowsWaitsAndTheBreaker(t *testing.T) {
+	fs := newProject(t)
+	until := t0.Add(65 * time.Minute)
+	s, err := memory.CreateSession(fs, root, "20261121T004808Z-abcdef", memory.State{Status: memory.StatusRunning, Mode: "run", StartedAt: t0})
+	must(t, err)
+	must(t, s.SaveState(func(st *memory.State) {
+		st.Wait = &memory.Wait{Reason: memory.WaitRateLimit, Until: until, Text: "waiting for the rate limit until 01:53"}
+		st.Breaker = &memory.Breaker{State: memory.BreakerOpen, Until: t0.Add(4 * time.Minute), Cooldown: memory.Duration(5 * time.Minute), Trips: 1}
+	}))
+	r, err := Status(fs, root, t0)
+	must(t, err)
+	text := r.Text()
+	for _, want := range []string{
+		"waiting   waiting for the rate limit until 01:53 (in 1h5m0s)\n",
+		"breaker   open until " + t0.Add(4*time.Minute).Local().Format("15:04") + " (in 4m0s): no task starts; cooldown 5m0s, tripped 1 time\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status lacks %q:\n%s", want, text)
+		}
+	}
+	b, _ := json.Marshal(r)
+	if !strings.Contains(string(b), `"wait":{"reason":"rate_limit","until":"2026-11-21T01:53:08Z"`) || !strings.Contains(string(b), `"breaker":{"state":"open"`) {
+		t.Errorf("status --json lacks the wait or the breaker: %s", b)
+	}
+	// A session that is no longer running waits for nothing.
+	must(t, s.SaveState(func(st *memory.State) { st.Status = memory.StatusInterrupted }))
+	r, _ = Status(fs, root, t0)
+	if strings.Contains(r.Text(), "waiting") {
+		t.Errorf("an interrupted session still shows its wait:\n%s", r.Text())
+	}
+}

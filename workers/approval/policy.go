@@ -56,6 +56,9 @@ type Options struct {
 	// Secrets are never written to a file: a rule that holds one is
 	// allowed for this process only.
 	Secrets *memory.Redactor
+	// AskBefore are the person's ask_before patterns: commands and files
+	// that always need a person, even with Yes or a remembered rule.
+	AskBefore []string
 }
 
 // Policy decides whether run_command may run a command. It implements
@@ -70,6 +73,7 @@ type Policy struct {
 	secrets *memory.Redactor
 	ignored int
 	turn    chan struct{} // holds a token while a question is asked
+	always  askBefore     // ask_before: asked every time, whatever else says yes
 
 	mu    sync.Mutex // guards the fields below
 	rules []string
@@ -80,7 +84,8 @@ var _ workers.Approver = (*Policy)(nil)
 
 // New returns the policy for a project.
 func New(o Options) *Policy {
-	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1)}
+	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1),
+		always: newAskBefore(o.AskBefore)}
 	p.roots = []string{o.Root}
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
@@ -178,7 +183,10 @@ const (
 
 // ApproveCommand implements workers.Approver.
 func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Decision {
-	_, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+	if m, ok := p.always.command(cmd, p.roots); ok {
+		return p.askPerson(ctx, Question{Command: cmd, Unsandboxed: unsandboxed, Why: []string{m.reason()}}, m)
+	}
 	switch {
 	case unsandboxed && p.yes:
 		return workers.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
@@ -220,6 +228,45 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 	case ans == Always:
 		// An Asker must not offer what the question does not; run it
 		// this once, as the person said yes, and remember nothing.
+		return workers.Decision{Allowed: true}
+	}
+	return workers.Decision{Reason: reasonDeclined}
+}
+
+// ApproveWrite implements workers.WriteApprover: a file change by
+// write_file or edit_file needs a person only when it matches ask_before.
+// paths are the file as the model named it and as it resolves, relative
+// to the project root.
+func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string) workers.Decision {
+	m, ok := p.always.path(tool, paths...)
+	if !ok {
+		return workers.Decision{Allowed: true}
+	}
+	return p.askPerson(ctx, Question{Command: paths[0], Tool: tool, Why: []string{m.reason()}}, m)
+}
+
+// askPerson asks the person about an action ask_before holds back, or
+// refuses it when nobody can be asked. No answer remembers anything.
+func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.Decision {
+	p.mu.Lock()
+	asker := p.asker
+	p.mu.Unlock()
+	if asker == nil {
+		return workers.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and nobody can be asked here, so it was not done", m.what, m.pattern)}
+	}
+	select {
+	case p.turn <- struct{}{}:
+		defer func() { <-p.turn }()
+	case <-ctx.Done():
+		return workers.Decision{Reason: reasonCancelled}
+	}
+	ans, err := asker.Ask(ctx, q)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return workers.Decision{Reason: reasonCancelled}
+	case err != nil:
+		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err)}
+	case ans == Yes, ans == Always:
 		return workers.Decision{Allowed: true}
 	}
 	return workers.Decision{Reason: reasonDeclined}

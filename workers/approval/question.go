@@ -44,10 +44,23 @@ type Question struct {
 	Why []string
 	// Unsandboxed: the command asks to run outside the sandbox.
 	Unsandboxed bool
+	// Tool, when set, makes this a question about a file change by that
+	// tool (write_file, edit_file) rather than a command: Command is then
+	// the file's path.
+	Tool string
+}
+
+// What is the action asked about, in a few words: "run `make`", "change
+// go.mod (write_file)".
+func (q Question) What() string {
+	if q.Tool != "" {
+		return fmt.Sprintf("change %s (%s)", text.Visible(q.Command), q.Tool)
+	}
+	return "run `" + text.Visible(q.Command) + "`"
 }
 
 // CanAlways reports whether "always" is offered.
-func (q Question) CanAlways() bool { return len(q.Remember) > 0 && !q.Unsandboxed }
+func (q Question) CanAlways() bool { return len(q.Remember) > 0 && !q.Unsandboxed && q.Tool == "" }
 
 // Choices are the answers offered: "[y]es / [n]o / [a]lways" or
 // "[y]es / [n]o".
@@ -73,6 +86,10 @@ func (q Question) Prompt() string {
 // lines is shown whole, one line under the other.
 func (q Question) Text() string {
 	var b strings.Builder
+	if q.Tool != "" {
+		fmt.Fprintf(&b, "%s? %s\n  asked every time, no [a]lways: %s", q.What(), q.Choices(), text.Visible(strings.Join(q.Why, "; ")))
+		return b.String()
+	}
 	cmd := text.Visible(q.Command)
 	verb := "run"
 	if q.Unsandboxed {
@@ -88,6 +105,8 @@ func (q Question) Text() string {
 		fmt.Fprintf(&b, "%s `%s`? %s\n", verb, cmd, q.Choices())
 	}
 	switch {
+	case q.Unsandboxed && len(q.Why) > 0:
+		fmt.Fprintf(&b, "  asked every time: it runs without the sandbox, free to change anything you can; %s\n", text.Visible(strings.Join(q.Why, "; ")))
 	case q.Unsandboxed:
 		b.WriteString("  asked every time: it runs without the sandbox, free to change anything you can\n")
 	case q.CanAlways():

@@ -31,6 +31,15 @@ func (x *exchange) respond(resp Response) {
 		x.settle(true)
 		return
 	}
+	if resp.RateLimit != nil {
+		x.settle(false)
+		model := x.rec.Request.Model
+		if model == "" {
+			model = x.s.models[0]
+		}
+		writeRateLimit(x.w, *resp.RateLimit, model, x.rec.Received)
+		return
+	}
 	if resp.Status != 0 && resp.Status != http.StatusOK {
 		x.settle(false)
 		writeScriptedError(x.w, resp)

@@ -66,6 +66,9 @@ type Response struct {
 	// EmptyBody sends the error with no body at all, like a load
 	// balancer's bare 502.
 	EmptyBody bool `json:"empty_body,omitempty"`
+	// RateLimit answers 429 as a real server does when a rate or usage
+	// limit is hit (see ratelimit.go).
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
 
 	// Text is the assistant content, streamed in chunks of ChunkSize runes
 	// (default 8). TextChunks gives the chunks explicitly and wins over Text.

@@ -1,0 +1,100 @@
+//go:build linux
+
+package control
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// checkPeer says why the process at the other end of c may not steer
+// this ralph, or "" when it may. The kernel names the peer (SO_PEERCRED,
+// taken when it connected), and three rules apply:
+//
+//   - it runs as this ralph's user: another user is refused, root too;
+//   - it is not a process this ralph started: the model's commands run as
+//     the same user, and one that could answer a question would approve
+//     its own next command, or speak to the model as its user;
+//   - it lives in this ralph's user and mount namespaces: a sandboxed
+//     command that left ralph's process tree (a daemon) still runs in the
+//     namespaces of its sandbox.
+//
+// A peer that cannot be looked at (it is gone, or /proc hides it) is
+// refused: the check fails closed.
+func checkPeer(c net.Conn) string {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return refusedText
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return refusedText
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil || cerr != nil {
+		return refusedText
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return refusedText
+	}
+	pid := int(cred.Pid)
+	if pid == os.Getpid() {
+		return "" // this process itself
+	}
+	if descendant(pid, os.Getpid()) {
+		return refusedChild
+	}
+	for _, ns := range []string{"user", "mnt"} {
+		mine, err1 := os.Readlink("/proc/self/ns/" + ns)
+		theirs, err2 := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/" + ns)
+		if err1 != nil || err2 != nil || mine != theirs {
+			return refusedChild
+		}
+	}
+	return ""
+}
+
+// descendant reports whether pid is a child, grandchild, … of ancestor,
+// following parent pids through /proc. A process whose parent cannot be
+// read counts as one, so that the check fails closed.
+func descendant(pid, ancestor int) bool {
+	for range 4096 { // far deeper than any real process tree
+		ppid, err := parentPID(pid)
+		switch {
+		case err != nil:
+			return true
+		case ppid == ancestor:
+			return true
+		case ppid <= 1:
+			return false
+		}
+		pid = ppid
+	}
+	return true
+}
+
+// parentPID reads field 4 of /proc/<pid>/stat. The command name before
+// it is in parentheses and may hold spaces and parentheses itself, so the
+// fields are counted from the last ')'.
+func parentPID(pid int) (int, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 2 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	return strconv.Atoi(fields[1])
+}

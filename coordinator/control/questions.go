@@ -1,0 +1,293 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers/approval"
+)
+
+// QuestionStore records the question a session waits on; *memory.Session
+// implements it.
+type QuestionStore interface {
+	SetQuestion(q *memory.Question) error
+}
+
+// Questions puts the questions a running ralph asks where anyone who may
+// answer sees them: the session says waiting_for_input and carries the
+// question (ralph status, ralph watch), a question event goes out, and the
+// answer comes from its terminal, when it has one, or from ralph answer,
+// whichever is first. What is asked and what an answer means stay the
+// approval policy's (workers/approval): this only carries questions and
+// answers. One question waits at a time; the next waits its turn.
+type Questions struct {
+	store   QuestionStore
+	publish func(coordinator.Event)
+	// notify tells the person watching the output that a question waits
+	// and how to answer it, when there is no terminal to ask at.
+	notify func(string)
+
+	turn chan struct{}
+	mu   sync.Mutex // guards the fields below and notify
+	next int
+	wait *waiting
+}
+
+// waiting is the question being asked now.
+type waiting struct {
+	q       memory.Question
+	parse   func(string) (any, bool)
+	retry   string // what to say to an answer parse refuses
+	settled bool
+	answer  chan answered
+}
+
+type answered struct {
+	v    any
+	err  error
+	from string
+}
+
+// Where an answer came from, as the answered event says.
+const (
+	fromTerminal = "the terminal"
+	fromSocket   = "ralph answer"
+)
+
+// NewQuestions returns the questions of one session. publish sends an
+// event into the run's event stream; notify (nil: nowhere) prints a line
+// for the person following the output.
+func NewQuestions(store QuestionStore, publish func(coordinator.Event), notify func(string)) *Questions {
+	if notify == nil {
+		notify = func(string) {}
+	}
+	return &Questions{store: store, publish: publish, notify: notify, turn: make(chan struct{}, 1)}
+}
+
+// SetNotify changes where the line about a waiting question goes, when
+// another face takes over.
+func (h *Questions) SetNotify(notify func(string)) {
+	if notify == nil {
+		notify = func(string) {}
+	}
+	h.mu.Lock()
+	h.notify = notify
+	h.mu.Unlock()
+}
+
+func (h *Questions) note(s string) {
+	h.mu.Lock()
+	n := h.notify
+	h.mu.Unlock()
+	n(s)
+}
+
+// Waiting is the question waiting for an answer, if any.
+func (h *Questions) Waiting() *memory.Question {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.wait == nil {
+		return nil
+	}
+	q := h.wait.q
+	return &q
+}
+
+// ask shows q wherever it can be answered and returns the first answer:
+// term's (nil: no terminal) or one given with Answer, with where it came
+// from and the question's number.
+func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(string) (any, bool), retry string,
+	term func(ctx context.Context) (any, error)) (answered, int, error) {
+	select {
+	case h.turn <- struct{}{}:
+		defer func() { <-h.turn }()
+	case <-ctx.Done():
+		return answered{}, 0, ctx.Err()
+	}
+	w := &waiting{q: q, parse: parse, retry: retry, answer: make(chan answered, 2)}
+	h.mu.Lock()
+	h.next++
+	w.q.ID, w.q.Since = h.next, time.Now().UTC()
+	h.wait = w
+	h.mu.Unlock()
+	_ = h.store.SetQuestion(&w.q)
+	h.emit(coordinator.Event{Type: coordinator.EventQuestion, Question: &w.q})
+	if term == nil {
+		h.note(fmt.Sprintf("waiting for an answer to question #%d:\n%s\nanswer from another terminal: ralph answer --id %d %s",
+			w.q.ID, w.q.Text, w.q.ID, strings.Join(w.q.Answers, "|")))
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	termDone := make(chan struct{})
+	if term != nil {
+		go func() {
+			defer close(termDone)
+			v, err := term(tctx)
+			h.settle(w, answered{v: v, err: err, from: fromTerminal})
+		}()
+	} else {
+		close(termDone)
+	}
+	var a answered
+	select {
+	case a = <-w.answer:
+	case <-ctx.Done():
+		a = answered{err: ctx.Err()}
+		h.settle(w, a)
+	}
+	// The terminal's question is withdrawn once the answer came from
+	// elsewhere; it returns at once when its context ends.
+	cancel()
+	<-termDone
+	h.mu.Lock()
+	h.wait = nil
+	h.mu.Unlock()
+	_ = h.store.SetQuestion(nil)
+	if a.err == nil {
+		h.emit(coordinator.Event{Type: coordinator.EventAnswered, Question: &w.q, Text: answerWord(a.v), Output: a.from})
+	}
+	return a, w.q.ID, a.err
+}
+
+// settle delivers the first answer to w; later ones are ignored. It
+// reports whether this one was first.
+func (h *Questions) settle(w *waiting, a answered) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if w.settled {
+		return false
+	}
+	w.settled = true
+	w.answer <- a
+	return true
+}
+
+func (h *Questions) emit(ev coordinator.Event) {
+	if h.publish == nil {
+		return
+	}
+	ev.Time = time.Now()
+	ev.AgentID = coordinator.MainAgent
+	h.publish(ev)
+}
+
+// Answer gives the waiting question an answer from another terminal. id,
+// when not 0, names the question the person saw; any other is left alone.
+func (h *Questions) Answer(id int, text string) Reply {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w := h.wait
+	switch {
+	case w == nil || w.settled:
+		return NotDone("no question is waiting for an answer")
+	case id != 0 && id != w.q.ID:
+		return NotDone("question #%d is no longer waiting; the question now is #%d:\n%s", id, w.q.ID, w.q.Text)
+	}
+	v, ok := w.parse(text)
+	if !ok {
+		return Reply{Bad: true, Text: fmt.Sprintf("%q does not answer question #%d: %s", text, w.q.ID, w.retry)}
+	}
+	w.settled = true
+	w.answer <- answered{v: v, from: fromSocket}
+	return Done("answered %s to question #%d:\n%s", answerWord(v), w.q.ID, w.q.Text)
+}
+
+// answerWord is an answer as people say it.
+func answerWord(v any) string {
+	switch a := v.(type) {
+	case approval.Answer:
+		switch a {
+		case approval.Yes:
+			return "yes"
+		case approval.Always:
+			return "always"
+		}
+		return "no"
+	case bool:
+		if a {
+			return "yes"
+		}
+		return "no"
+	}
+	return fmt.Sprint(v)
+}
+
+// Asker is the approval policy's asker for this run: term's question at
+// the terminal (nil: none) raced against ralph answer. The question and
+// the answers it takes are the policy's own (approval.Question), so
+// "always" means from another terminal exactly what it means at this one.
+func (h *Questions) Asker(term approval.Asker) approval.Asker { return asker{h: h, term: term} }
+
+type asker struct {
+	h    *Questions
+	term approval.Asker
+}
+
+func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, error) {
+	answers := []string{"y", "n"}
+	if q.CanAlways() {
+		answers = append(answers, "always")
+	}
+	mq := memory.Question{Kind: "approval", Text: q.Text(), Answers: answers}
+	parse := func(s string) (any, bool) { return q.Parse(s) }
+	var term func(context.Context) (any, error)
+	if a.term != nil {
+		term = func(ctx context.Context) (any, error) { return a.term.Ask(ctx, q) }
+	}
+	got, id, err := a.h.ask(ctx, mq, parse, q.Retry(), term)
+	if err != nil {
+		return approval.No, err
+	}
+	if n, ok := a.term.(approval.Noter); ok && got.from != fromTerminal {
+		// The person at the terminal saw the question; they see it was
+		// answered elsewhere.
+		n.Note(fmt.Sprintf("question #%d answered from another terminal: %s", id, answerWord(got.v)), false)
+	}
+	ans, _ := got.v.(approval.Answer)
+	return ans, nil
+}
+
+// Note implements approval.Noter: the terminal's notice where there is
+// one, else the line for the person following the output.
+func (a asker) Note(text string, bad bool) {
+	if n, ok := a.term.(approval.Noter); ok {
+		n.Note(text, bad)
+		return
+	}
+	a.h.note(text)
+}
+
+// Confirmer is a yes/no question of the task loop (the budget, the
+// circuit breaker): term asks at the terminal (nil: none), ralph answer
+// from another; no answer is no.
+func (h *Questions) Confirmer(term func(context.Context, string) bool) func(context.Context, string) bool {
+	return func(ctx context.Context, question string) bool {
+		mq := memory.Question{Kind: "confirm", Text: question + " [y/N]", Answers: []string{"y", "n"}}
+		parse := func(s string) (any, bool) {
+			switch strings.ToLower(strings.TrimSpace(s)) {
+			case "y", "yes":
+				return true, true
+			case "n", "no":
+				return false, true
+			}
+			return nil, false
+		}
+		var t func(context.Context) (any, error)
+		if term != nil {
+			t = func(ctx context.Context) (any, error) {
+				ok := term(ctx, question)
+				if !ok && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return ok, nil
+			}
+		}
+		got, _, err := h.ask(ctx, mq, parse, "please answer y (yes) or n (no)", t)
+		yes, _ := got.v.(bool)
+		return err == nil && yes
+	}
+}

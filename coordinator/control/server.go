@@ -1,0 +1,294 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
+)
+
+// Target is what the socket steers: the face of the running ralph, which
+// knows what is running and what its terminal would do with the same
+// request. Each method returns the sentence the client prints.
+type Target interface {
+	Stop() Reply
+	Say(text string, urgent bool) Reply
+	Pause() Reply
+	Continue() Reply
+}
+
+// Answerer resolves the question the ralph waits on; *Questions
+// implements it.
+type Answerer interface {
+	Answer(id int, text string) Reply
+}
+
+// Options configure a Server.
+type Options struct {
+	// Root is the project; the socket is SocketPath(Root).
+	Root      string
+	SessionID string
+	Mode      string
+	Target    Target
+	Questions Answerer
+	// Events is the run's one event stream; EventsPath its record
+	// (events.jsonl), which a watch reads up to where it joined.
+	Events     *pubsub.Broker[coordinator.Event]
+	EventsPath string
+	// Redact takes secrets out of each event line, as the record does.
+	Redact func([]byte) []byte
+}
+
+// Server is a listening control socket. Start it once the project lock is
+// held; Close it before the lock is released.
+type Server struct {
+	o    Options
+	path string
+	l    *net.UnixListener
+	file os.FileInfo // the socket file as bound, to remove only our own
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	target  Target
+	watches map[*watch]struct{}
+	closed  bool
+}
+
+// writeTimeout bounds one write to a watcher: one that stops reading for
+// longer is dropped rather than let the events wait for it pile up.
+const writeTimeout = 10 * time.Second
+
+// The replies to a peer that may not steer this ralph; the client
+// recognises the first.
+const (
+	refusedText  = "refused: this ralph belongs to another user"
+	refusedChild = "refused: a command this ralph runs cannot steer it"
+)
+
+// Start replaces any socket a ralph that is gone left at the project's
+// socket path and serves requests until Close. The caller holds the
+// project lock, so no live ralph serves that socket: a ralph displaced by
+// --force keeps serving the old inode, which nobody reaches any more.
+func Start(o Options) (*Server, error) {
+	path := SocketPath(o.Root)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("remove the stale control socket: %w", err)
+	}
+	l, err := listen(path)
+	if err != nil {
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	s := &Server{o: o, path: path, l: l, target: o.Target, watches: map[*watch]struct{}{}}
+	s.file, _ = os.Stat(path)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// SetTarget hands the requests to another face: a task loop stopped on a
+// terminal goes on as the chat shell.
+func (s *Server) SetTarget(t Target) {
+	s.mu.Lock()
+	s.target = t
+	s.mu.Unlock()
+}
+
+// Path is where the socket is.
+func (s *Server) Path() string { return s.path }
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.l.Accept()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			// A transient failure (out of descriptors): wait a little
+			// rather than spin.
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serve(c)
+		}()
+	}
+}
+
+// serve answers one connection.
+func (s *Server) serve(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(requestTimeout))
+	if why := checkPeer(c); why != "" {
+		_ = writeLine(c, Reply{Text: why})
+		return
+	}
+	var req Request
+	if err := readLine(bufio.NewReader(c), &req); err != nil {
+		_ = writeLine(c, Reply{Bad: true, Text: "a request this ralph cannot read: " + err.Error()})
+		return
+	}
+	s.mu.Lock()
+	t := s.target
+	s.mu.Unlock()
+	var r Reply
+	switch req.Op {
+	case OpWatch:
+		s.watch(c)
+		return
+	case OpStop:
+		r = t.Stop()
+	case OpSay:
+		r = t.Say(req.Text, req.Urgent)
+	case OpPause:
+		r = t.Pause()
+	case OpContinue:
+		r = t.Continue()
+	case OpAnswer:
+		if s.o.Questions == nil {
+			r = NotDone("this ralph asks no questions")
+		} else {
+			r = s.o.Questions.Answer(req.QuestionID, req.Text)
+		}
+	default:
+		r = Reply{Bad: true, Text: fmt.Sprintf("this ralph does not know the request %q (an older ralph?)", req.Op)}
+	}
+	if s.o.Redact != nil {
+		// A reply may quote a command, which may quote a secret.
+		r.Text = string(s.o.Redact([]byte(r.Text)))
+	}
+	_ = writeLine(c, r)
+}
+
+// watch is one client following the event stream.
+type watch struct {
+	c      net.Conn
+	cancel func() // ends the subscription after delivering what it has
+}
+
+// watch sends the Hello and then every event from the moment it joined.
+// Where it joined is read inside the broker's own step (pubsub.At): every
+// event published before is in events.jsonl up to Offset (the recorder
+// writes each one inside Publish), and every event after comes here.
+func (s *Server) watch(c net.Conn) {
+	ctx, stop := context.WithCancel(s.ctx)
+	defer stop()
+	offset := int64(-1)
+	ready := make(chan struct{})
+	var failed sync.Once
+	send := func(ev coordinator.Event) {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return
+		}
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return
+		}
+		if s.o.Redact != nil {
+			b = s.o.Redact(b)
+		}
+		_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := c.Write(append(b, '\n')); err != nil {
+			failed.Do(stop)
+		}
+	}
+	cancel := s.o.Events.Subscribe(ctx, send, pubsub.At(func() {
+		offset = 0
+		if fi, err := os.Stat(s.o.EventsPath); err == nil {
+			offset = fi.Size()
+		}
+	}))
+	w := &watch{c: c, cancel: cancel}
+	if offset < 0 || !s.add(w) {
+		cancel()
+		_ = writeLine(c, Hello{Text: "the run is ending"})
+		return
+	}
+	_ = c.SetDeadline(time.Now().Add(writeTimeout))
+	err := writeLine(c, Hello{OK: true, SessionID: s.o.SessionID, Mode: s.o.Mode, PID: os.Getpid(), Offset: offset})
+	close(ready)
+	if err != nil {
+		s.drop(w)
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	// The client sends nothing more: a read returns when it goes away, or
+	// when Close closes the connection.
+	go func() {
+		var b [1]byte
+		_, _ = c.Read(b[:])
+		stop()
+	}()
+	<-ctx.Done()
+	s.drop(w)
+}
+
+func (s *Server) add(w *watch) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.watches[w] = struct{}{}
+	return true
+}
+
+// drop ends a watch whose client went away.
+func (s *Server) drop(w *watch) {
+	s.mu.Lock()
+	_, ok := s.watches[w]
+	delete(s.watches, w)
+	s.mu.Unlock()
+	if ok {
+		w.cancel()
+	}
+}
+
+// Close stops serving: every watcher gets the events published so far,
+// then its connection ends; the socket file is removed if it is still
+// ours (a ralph that took the project over with --force has its own).
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	watches := s.watches
+	s.watches = nil
+	s.mu.Unlock()
+	err := s.l.Close()
+	for w := range watches {
+		w.cancel() // delivers what was published before, then returns
+		_ = w.c.Close()
+	}
+	s.cancel()
+	s.wg.Wait()
+	if fi, serr := os.Stat(s.path); serr == nil && s.file != nil && os.SameFile(fi, s.file) {
+		_ = os.Remove(s.path)
+	}
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,327 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
+)
+
+// fakeTarget records what the socket asked of it.
+type fakeTarget struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (f *fakeTarget) add(s string) Reply {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.got = append(f.got, s)
+	return Done("did %s", s)
+}
+
+func (f *fakeTarget) Stop() Reply { return f.add("stop") }
+func (f *fakeTarget) Say(text string, urgent bool) Reply {
+	return f.add(fmt.Sprintf("say %q urgent=%v", text, urgent))
+}
+func (f *fakeTarget) Pause() Reply    { return f.add("pause") }
+func (f *fakeTarget) Continue() Reply { return f.add("continue") }
+
+func (f *fakeTarget) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.got...)
+}
+
+// project makes a project directory with .ralph/ under dir.
+func project(t *testing.T, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// startServer serves a project at root with a broker whose events a
+// synchronous recorder writes to events.jsonl, as a session records them.
+func startServer(t *testing.T, root string) (*Server, *fakeTarget, *pubsub.Broker[coordinator.Event]) {
+	t.Helper()
+	events := pubsub.NewBroker[coordinator.Event]()
+	path := filepath.Join(root, ".ralph", "events.jsonl")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	stopRec := events.Subscribe(context.Background(), func(ev coordinator.Event) {
+		if ev.Type == coordinator.EventTextDelta {
+			return
+		}
+		b, _ := json.Marshal(ev)
+		_, _ = f.Write(append(b, '\n'))
+	}, pubsub.Sync())
+	t.Cleanup(stopRec)
+	target := &fakeTarget{}
+	srv, err := Start(Options{Root: root, SessionID: "s1", Mode: "run", Target: target, Events: events, EventsPath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, target, events
+}
+
+func TestRequestsReachTheTarget(t *testing.T) {
+	root := project(t, t.TempDir())
+	srv, target, _ := startServer(t, root)
+	fi, err := os.Stat(srv.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the socket is %v, want an owner-only socket", fi.Mode())
+	}
+	ctx := context.Background()
+	for _, req := range []Request{{Op: OpStop}, {Op: OpSay, Text: "hello"}, {Op: OpSay, Text: "now", Urgent: true}, {Op: OpPause}, {Op: OpContinue}} {
+		r, err := Call(ctx, root, req)
+		if err != nil || !r.OK || !strings.HasPrefix(r.Text, "did ") {
+			t.Fatalf("%+v: %+v, %v", req, r, err)
+		}
+	}
+	want := []string{"stop", `say "hello" urgent=false`, `say "now" urgent=true`, "pause", "continue"}
+	if got := target.calls(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("the target got %q, want %q", got, want)
+	}
+	if r, err := Call(ctx, root, Request{Op: "dance"}); err != nil || r.OK || !r.Bad {
+		t.Fatalf("an unknown request: %+v, %v", r, err)
+	}
+	if r, err := Call(ctx, root, Request{Op: OpAnswer, Text: "y"}); err != nil || r.OK {
+		t.Fatalf("an answer without questions: %+v, %v", r, err)
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(srv.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the socket outlived its server: %v", err)
+	}
+	if _, err := Call(ctx, root, Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("a call after Close: %v, want ErrNotRunning", err)
+	}
+}
+
+// TestStaleSocketIsReplaced: a socket file a killed ralph left behind
+// refuses connections (nothing listens) and is replaced by the next
+// server.
+func TestStaleSocketIsReplaced(t *testing.T) {
+	root := project(t, t.TempDir())
+	l, err := net.Listen("unix", SocketPath(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	if _, err := Call(context.Background(), root, Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("a stale socket: %v, want ErrNotRunning", err)
+	}
+	_, target, _ := startServer(t, root)
+	if r, err := Call(context.Background(), root, Request{Op: OpStop}); err != nil || !r.OK {
+		t.Fatalf("after the stale socket was replaced: %+v, %v", r, err)
+	}
+	if len(target.calls()) != 1 {
+		t.Fatal("the stop did not arrive")
+	}
+}
+
+// TestDeepProjectPath: a project deeper than a socket address holds
+// still gets its socket, reached through the directory's descriptor.
+func TestDeepProjectPath(t *testing.T) {
+	root := t.TempDir()
+	for len(SocketPath(root)) <= 200 {
+		root = filepath.Join(root, strings.Repeat("deep", 10))
+	}
+	project(t, root)
+	_, target, _ := startServer(t, root)
+	if r, err := Call(context.Background(), root, Request{Op: OpPause}); err != nil || !r.OK {
+		t.Fatalf("a %d-byte socket path: %+v, %v", len(SocketPath(root)), r, err)
+	}
+	if len(target.calls()) != 1 {
+		t.Fatal("the pause did not arrive")
+	}
+}
+
+// TestWatchMissesNothing: events published from several goroutines
+// before, during and after a watch joins; the events file up to the
+// Hello's offset followed by the watched events is the whole file.
+func TestWatchMissesNothing(t *testing.T) {
+	for round := 0; round < 10; round++ {
+		root := project(t, t.TempDir())
+		srv, _, events := startServer(t, root)
+		var wg sync.WaitGroup
+		publish := func(g, n int) {
+			defer wg.Done()
+			for i := range n {
+				events.Publish(coordinator.Event{Type: coordinator.EventToolCall, AgentID: fmt.Sprint(g), Turn: i + 1})
+				events.PublishLossy(coordinator.Event{Type: coordinator.EventTextDelta, Text: "x"})
+			}
+		}
+		wg.Add(3)
+		for g := range 3 {
+			go publish(g, 300)
+		}
+		time.Sleep(time.Duration(round) * time.Millisecond)
+		st, err := Watch(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []coordinator.Event
+		done := make(chan error, 1)
+		go func() {
+			for {
+				ev, err := st.Next()
+				if err == io.EOF {
+					done <- nil
+					return
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+				if ev.Type != coordinator.EventTextDelta {
+					got = append(got, ev)
+				}
+			}
+		}()
+		wg.Wait()
+		srv.Close() // every watcher gets what was published, then the end
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(root, ".ralph", "events.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := strings.Count(string(data[:st.Hello.Offset]), "\n")
+		all := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if before+len(got) != len(all) {
+			t.Fatalf("round %d: %d events before the join + %d watched, the file has %d", round, before, len(got), len(all))
+		}
+		for i, ev := range got {
+			b, _ := json.Marshal(ev)
+			if string(b) != all[before+i] {
+				t.Fatalf("round %d: watched event %d is\n%s\nthe file has\n%s", round, i, b, all[before+i])
+			}
+		}
+		if st.Hello.SessionID != "s1" || st.Hello.PID != os.Getpid() {
+			t.Fatalf("hello = %+v", st.Hello)
+		}
+	}
+}
+
+// TestAnotherUserIsRefused runs a client as nobody (when the tests run as
+// root): the socket's mode keeps it out, and where the mode would let it
+// in, the server's check of its peer refuses it.
+func TestAnotherUserIsRefused(t *testing.T) {
+	if os.Getenv("RALPH_CONTROL_CLIENT") != "" {
+		t.Skip("the client side runs in TestControlClientHelper")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("switching to another user needs root")
+	}
+	dir, err := os.MkdirTemp("", "ralph-control-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root := project(t, dir)
+	// The test binary lives where only its owner may look; nobody runs a
+	// copy.
+	bin := filepath.Join(dir, "control.test")
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv, target, _ := startServer(t, root)
+	client := func() string {
+		cmd := exec.Command(bin, "-test.run=^TestControlClientHelper$", "-test.count=1", "-test.v")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "RALPH_CONTROL_CLIENT="+root, "HOME="+dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, err := cmd.CombinedOutput()
+		return fmt.Sprintf("%s(%v)", out, err)
+	}
+	if out := client(); !strings.Contains(out, "refused:") {
+		t.Fatalf("nobody through the owner-only socket:\n%s", out)
+	}
+	// Were the mode wrong, the peer check still refuses.
+	if err := os.Chmod(srv.Path(), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if out := client(); !strings.Contains(out, "refused: "+ErrRefused.Error()) || strings.Contains(out, "not yours") {
+		t.Fatalf("nobody through a socket open to all:\n%s", out)
+	}
+	if len(target.calls()) != 0 {
+		t.Fatalf("another user's request arrived: %q", target.calls())
+	}
+}
+
+// TestControlClientHelper is the client of TestAnotherUserIsRefused, run
+// as another user; it prints what became of its stop.
+func TestControlClientHelper(t *testing.T) {
+	root := os.Getenv("RALPH_CONTROL_CLIENT")
+	if root == "" {
+		t.Skip("run by TestAnotherUserIsRefused")
+	}
+	r, err := Call(context.Background(), root, Request{Op: OpStop})
+	switch {
+	case errors.Is(err, ErrRefused):
+		fmt.Println("refused:", err)
+	case err != nil:
+		fmt.Println("error:", err)
+	default:
+		fmt.Printf("delivered: %+v\n", r)
+	}
+}
+
+// TestSlowRequestDoesNotHoldOthers: a client that connects and sends
+// nothing does not keep another from being served.
+func TestSlowRequestDoesNotHoldOthers(t *testing.T) {
+	root := project(t, t.TempDir())
+	startServer(t, root)
+	idle, err := net.Dial("unix", SocketPath(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	start := time.Now()
+	if r, err := Call(context.Background(), root, Request{Op: OpPause}); err != nil || !r.OK {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("a request took %s beside an idle connection", d)
+	}
+	// The idle one is answered too, once it speaks.
+	fmt.Fprintln(idle, `{"op":"continue"}`)
+	line, err := bufio.NewReader(idle).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"ok":true`) {
+		t.Fatalf("%q, %v", line, err)
+	}
+}

@@ -1,0 +1,191 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+)
+
+// Ops a Request may ask for.
+const (
+	OpStop     = "stop"
+	OpSay      = "say"
+	OpPause    = "pause"
+	OpContinue = "continue"
+	OpAnswer   = "answer"
+	OpWatch    = "watch"
+)
+
+// Request is what a client asks, one JSON line.
+type Request struct {
+	Op string `json:"op"`
+	// Text is the message of say, the answer of answer.
+	Text   string `json:"text,omitempty"`
+	Urgent bool   `json:"urgent,omitempty"`
+	// QuestionID, when set, is the question an answer is for: it is not
+	// given to any other.
+	QuestionID int `json:"question_id,omitempty"`
+}
+
+// Reply is the running ralph's answer: one sentence, and whether the
+// request was delivered. Bad marks a request that was wrong in itself (an
+// answer the question does not take), which the client reports as bad
+// input.
+type Reply struct {
+	OK   bool   `json:"ok"`
+	Bad  bool   `json:"bad,omitempty"`
+	Text string `json:"reply"`
+}
+
+// Done is a delivered request's reply; NotDone one that was not.
+func Done(format string, a ...any) Reply    { return Reply{OK: true, Text: fmt.Sprintf(format, a...)} }
+func NotDone(format string, a ...any) Reply { return Reply{Text: fmt.Sprintf(format, a...)} }
+
+// Hello begins a watch: which session runs, and where its events.jsonl
+// stood when the watch joined, so the client reads the file up to Offset
+// and takes every later event from the socket, with none lost and none
+// twice.
+type Hello struct {
+	OK        bool   `json:"ok"`
+	Text      string `json:"reply,omitempty"`
+	SessionID string `json:"session_id"`
+	Mode      string `json:"mode"`
+	PID       int    `json:"pid"`
+	// Offset is the size of the session's events.jsonl when the watch
+	// joined the event stream.
+	Offset int64 `json:"events_offset"`
+}
+
+// requestTimeout bounds a whole request and its reply; a running ralph
+// answers at once, whatever it is doing.
+const requestTimeout = 10 * time.Second
+
+// Call sends one request to the ralph running in the project at root and
+// returns its reply. ErrNotRunning says there is none; ErrRefused that
+// it is another user's.
+func Call(ctx context.Context, root string, req Request) (Reply, error) {
+	c, err := dial(SocketPath(root))
+	if err != nil {
+		return Reply{}, err
+	}
+	defer c.Close()
+	deadline := time.Now().Add(requestTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
+	defer stop()
+	werr := writeLine(c, req)
+	// A refusal is sent without waiting for the request: it is read even
+	// when the write found the connection closed.
+	var r Reply
+	if err := readLine(bufio.NewReader(c), &r); err != nil {
+		if werr != nil {
+			return Reply{}, fmt.Errorf("sending to the running ralph: %w", werr)
+		}
+		return Reply{}, fmt.Errorf("no reply from the running ralph: %w", err)
+	}
+	if !r.OK && r.Text == refusedText {
+		return r, ErrRefused
+	}
+	return r, nil
+}
+
+// Stream is a watch: the Hello, then the running ralph's events as they
+// happen.
+type Stream struct {
+	Hello Hello
+	conn  net.Conn
+	r     *bufio.Reader
+}
+
+// Watch joins the event stream of the ralph running in the project at
+// root.
+func Watch(ctx context.Context, root string) (*Stream, error) {
+	c, err := dial(SocketPath(root))
+	if err != nil {
+		return nil, err
+	}
+	s := &Stream{conn: c, r: bufio.NewReaderSize(c, 64<<10)}
+	_ = c.SetDeadline(time.Now().Add(requestTimeout))
+	werr := writeLine(c, Request{Op: OpWatch})
+	if err := readLine(s.r, &s.Hello); err != nil {
+		c.Close()
+		if werr != nil {
+			return nil, fmt.Errorf("sending to the running ralph: %w", werr)
+		}
+		return nil, fmt.Errorf("no reply from the running ralph: %w", err)
+	}
+	if !s.Hello.OK {
+		c.Close()
+		switch {
+		case s.Hello.Text == refusedText:
+			return nil, ErrRefused
+		case strings.HasPrefix(s.Hello.Text, "refused:"):
+			return nil, errors.New(s.Hello.Text)
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNotRunning, s.Hello.Text)
+	}
+	_ = c.SetDeadline(time.Time{})
+	context.AfterFunc(ctx, func() { _ = c.Close() })
+	return s, nil
+}
+
+// Next returns the next event; io.EOF once the ralph has ended.
+func (s *Stream) Next() (coordinator.Event, error) {
+	var ev coordinator.Event
+	line, err := s.r.ReadBytes('\n')
+	if err != nil {
+		if len(line) == 0 || errors.Is(err, io.EOF) {
+			return ev, io.EOF
+		}
+		return ev, err
+	}
+	if err := json.Unmarshal(line, &ev); err != nil {
+		return ev, fmt.Errorf("a malformed event from the running ralph: %w", err)
+	}
+	return ev, nil
+}
+
+// Close ends the watch.
+func (s *Stream) Close() error { return s.conn.Close() }
+
+// maxLine bounds a request line: a message of ralph say is what a person
+// types, and a megabyte leaves plenty of room.
+const maxLine = 1 << 20
+
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func readLine(r *bufio.Reader, v any) error {
+	var line []byte
+	for {
+		chunk, isPrefix, err := r.ReadLine()
+		if err != nil {
+			return err
+		}
+		line = append(line, chunk...)
+		if len(line) > maxLine {
+			return errors.New("the line is too long")
+		}
+		if !isPrefix {
+			break
+		}
+	}
+	return json.Unmarshal(line, v)
+}

@@ -1,0 +1,76 @@
+package project
+
+import (
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers/approval"
+)
+
+// Serve opens the project's control socket for the face running now, so
+// another terminal can steer it (see coordinator/control): t is what its
+// requests act on. Call it after Coordinator, whose event stream a watch
+// follows. It returns the session's questions, which the face makes the
+// approval policy's asker (see Asker); nil when there is no socket. A
+// socket that cannot be opened is a notice, not a failure: the work goes
+// on, and questions are asked only where there is a terminal.
+func (p *Project) Serve(t control.Target, notify func(string)) *control.Questions {
+	if p.control != nil {
+		p.control.SetTarget(t)
+		p.questions.SetNotify(notify)
+		return p.questions
+	}
+	if p.coord == nil {
+		return nil
+	}
+	if _, real := p.Fs.(*afero.OsFs); !real {
+		// A socket needs a real directory; tests on a memory filesystem
+		// have none.
+		return nil
+	}
+	events := p.coord.Events()
+	q := control.NewQuestions(p.Session, func(ev coordinator.Event) {
+		ev.SessionID = p.Session.ID
+		events.Publish(ev)
+	}, notify)
+	srv, err := control.Start(control.Options{
+		Root: p.Root, SessionID: p.Session.ID, Mode: p.Mode, Target: t, Questions: q,
+		Events: events, EventsPath: memory.LogPath(p.Root, p.Session.ID, memory.EventsLog), Redact: p.Redactor.RedactBytes,
+	})
+	if err != nil {
+		if notify != nil {
+			notify("no control socket, so no other terminal can steer this run: " + err.Error())
+		}
+		return nil
+	}
+	p.control, p.questions = srv, q
+	return q
+}
+
+// Asker is who the approval policy asks while a face runs: the person at
+// its terminal (term; nil when there is none) and, through the control
+// socket, anyone who answers with ralph answer. Without a terminal a
+// question waits for ralph answer, unless --no-wait keeps the old rule
+// (or there is no socket): then nobody is asked and a command without a
+// rule is refused with a hint.
+func (p *Project) Asker(q *control.Questions, term approval.Asker) approval.Asker {
+	switch {
+	case q != nil && (term != nil || !p.NoWait):
+		return q.Asker(term)
+	case term != nil:
+		return term
+	}
+	return nil
+}
+
+// closeControl stops serving the socket; watchers get the events so far.
+func (p *Project) closeControl() error {
+	if p.control == nil {
+		return nil
+	}
+	err := p.control.Close()
+	p.control = nil
+	return err
+}

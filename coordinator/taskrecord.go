@@ -1,0 +1,31 @@
+package coordinator
+
+import (
+	"context"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// verifyOutputLimit bounds the verify output an event keeps: its end,
+// where a test runner says what failed, is what a report shows.
+const verifyOutputLimit = 2000
+
+// verify runs the --verify command for an attempt and returns the record
+// of the run for the attempt's end event, and its full output.
+func (l *loop) verify(ctx context.Context, ws Workspace) (*VerifyRun, string) {
+	start := time.Now()
+	ok, output := l.o.Verify(ctx, ws)
+	return &VerifyRun{OK: ok, DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output
+}
+
+// attemptEnded is the task_changed event that ends an attempt: the task's
+// new state, with the attempt's number, what it spent, its verification
+// and why it failed, so a session's own record holds its task timeline.
+func attemptEnded(d attemptDone, state memory.TaskState, verify *VerifyRun, failure string) Event {
+	usage := d.out.Usage
+	return Event{Type: EventTaskChanged, Text: d.task.ID + " " + string(state), Output: d.task.Title, Task: d.task.ID,
+		TaskAttempt: &TaskAttempt{Number: d.attempt, Verify: verify, Error: text.Clip(failure, 1000)},
+		Usage:       &usage, CostUSD: d.out.CostUSD}
+}

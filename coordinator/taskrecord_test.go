@@ -1,0 +1,76 @@
+package coordinator
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// The task loop's task_changed events carry each attempt's number, what
+// it spent, its verification and why it failed: a session's record holds
+// its own task timeline.
+func TestTaskEventsRecordEachAttempt(t *testing.T) {
+	root, fs := taskProject(t, "- [ ] flaky <!-- ralph:id=t1 -->\n")
+	events := pubsub.NewBroker[Event]()
+	var mu sync.Mutex
+	var changed []Event
+	defer events.Subscribe(context.Background(), func(ev Event) {
+		if ev.Type == EventTaskChanged {
+			mu.Lock()
+			changed = append(changed, ev)
+			mu.Unlock()
+		}
+	}, pubsub.Sync())()
+	cost := 0.002
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Retries: 1, Backoff: time.Millisecond, Events: events,
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+			return TaskOutcome{Completed: true, Usage: conversation.Usage{InputTokens: 10, OutputTokens: 2}, CostUSD: &cost}
+		}),
+		Verify: func(context.Context, Workspace) (bool, string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(changed) < 3 {
+				return false, strings.Repeat("noise\n", 1000) + "--- FAIL: TestX"
+			}
+			return true, "ok"
+		},
+	})
+	if res.IsError || len(res.Done) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var texts []string
+	for _, ev := range changed {
+		texts = append(texts, ev.Text)
+	}
+	if strings.Join(texts, ",") != "t1 in_progress,t1 open,t1 in_progress,t1 done" {
+		t.Fatalf("task events %v", texts)
+	}
+	for i, ev := range changed {
+		if ev.Task != "t1" || ev.TaskAttempt == nil || ev.TaskAttempt.Number != i/2+1 || ev.Output != "flaky" {
+			t.Errorf("event %d: %+v", i, ev)
+		}
+	}
+	retry, done := changed[1], changed[3]
+	v := retry.TaskAttempt.Verify
+	if v == nil || v.OK || !strings.HasSuffix(v.Output, "--- FAIL: TestX") || len(v.Output) > verifyOutputLimit {
+		t.Errorf("the failed verify run is not recorded with the end of its output: %+v", v)
+	}
+	if !retry.IsError || !strings.HasPrefix(retry.TaskAttempt.Error, "verification failed: noise") {
+		t.Errorf("retry: %+v", retry.TaskAttempt)
+	}
+	if retry.Usage == nil || retry.Usage.InputTokens != 10 || retry.CostUSD == nil || *retry.CostUSD != cost {
+		t.Errorf("retry spent %+v %v", retry.Usage, retry.CostUSD)
+	}
+	if done.IsError || done.TaskAttempt.Error != "" || done.TaskAttempt.Verify == nil || !done.TaskAttempt.Verify.OK {
+		t.Errorf("done: %+v", done.TaskAttempt)
+	}
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/retention"
+	"github.com/ralph-dev/ralph/scripts"
+)
+
+// reportCommand is `ralph report`: the markdown report, or with --html a
+// self-contained HTML page.
+func (c *cli) reportCommand() *cobra.Command {
+	var html bool
+	var out string
+	cmd := &cobra.Command{
+		Use:   "report [session-id]",
+		Short: "Write and show a session's report: summary, tasks, timeline, insights, metrics, errors (--html: an HTML page)",
+		Long: `Write final-report.md for a session (the latest by default) and show it: its
+summary, the tasks it worked on (from its own records, not today's RALPH_TASKS.md),
+a timeline of every task (attempts, work time, tokens, cost, commands, verify runs,
+files changed), insights, metrics, errors and decisions.
+
+With --html, write one self-contained HTML file instead (report.html in the
+session's directory, or -o FILE) and print its path: an SVG timeline of tasks and
+agents, the tasks with their cost, the insights and an error table. It loads
+nothing from the network; open it in any browser.`,
+		Example: `  ralph report
+  ralph report --html && xdg-open .ralph/sessions/*/report.html
+  ralph report 1a2b3c --html -o run.html`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if out != "" && !html {
+				return usageHintf("-o/--output goes with --html")
+			}
+			r, id, err := c.session(args)
+			if err != nil {
+				return err
+			}
+			if html {
+				return r.HTMLReport(id, out)
+			}
+			return r.Report(id)
+		},
+	}
+	cmd.Flags().BoolVar(&html, "html", false, "write a self-contained HTML report with an SVG timeline and print its path")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "with --html: where to write it (default: report.html in the session's directory)")
+	return cmd
+}
+
+// selection adds --last and --all-projects to a command over several
+// sessions and resolves its arguments with them.
+type selection struct {
+	last int
+	all  bool
+}
+
+func (s *selection) flags(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&s.last, "last", 0, "the newest N sessions of this project")
+	cmd.Flags().BoolVar(&s.all, "all-projects", false, "with --last: the newest N sessions of every project ralph has worked in")
+}
+
+func (c *cli) selectSessions(s selection, args []string) (scripts.Records, []scripts.SessionRef, error) {
+	r, err := c.records()
+	if err != nil {
+		return r, nil, err
+	}
+	refs, err := r.SelectSessions(args, s.last, s.all)
+	if err != nil {
+		if errors.Is(err, scripts.ErrBadSelection) {
+			return r, nil, usageErrorf("%s", err)
+		}
+		return r, nil, err
+	}
+	return r, refs, nil
+}
+
+func (c *cli) insightsCommand() *cobra.Command {
+	var sel selection
+	cmd := &cobra.Command{
+		Use:   "insights [session-id...]",
+		Short: "The slowest and most retried tasks, commands that fail most, errors by pattern, cost by task and agent",
+		Long: `Answer what a run's records can tell: the slowest tasks (by the time their
+attempts ran), the most retried, the commands that fail most (run_command calls
+and --verify runs), errors grouped by pattern (numbers, paths and hex ids
+ignored), and the cost of each task and each agent. Of the latest session by
+default, of the sessions named, or of the newest N with --last N (across every
+project with --all-projects).`,
+		Example: `  ralph insights
+  ralph insights --last 5
+  ralph insights --json | jq '.slowest_tasks[0]'`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			r, refs, err := c.selectSessions(sel, args)
+			if err != nil {
+				return err
+			}
+			return r.Insights(refs)
+		},
+	}
+	sel.flags(cmd)
+	return cmd
+}
+
+func (c *cli) compareCommand() *cobra.Command {
+	var sel selection
+	cmd := &cobra.Command{
+		Use:   "compare SESSION SESSION... | --last N",
+		Short: "Compare sessions side by side: two, more, or the newest N (--last N, --all-projects)",
+		Long: `Compare sessions' duration, turns, tokens, cost, tool calls, errors, retries and
+success rates. Two sessions show the change and ratio from the first to the
+second; more show a column each and the change from the first to the last.
+Session ids may be given in full or as any unique part, and are looked for in
+this project and then in every project ralph has worked in. --last N compares
+this project's newest N sessions, oldest first; with --all-projects, the newest
+N of every project.`,
+		Example: `  ralph compare 1a2b3c 4d5e6f
+  ralph compare A B C
+  ralph compare --last 5 --all-projects`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if sel.last == 0 && len(args) < 2 {
+				return usageHintf("compare needs two or more sessions, or --last N")
+			}
+			r, refs, err := c.selectSessions(sel, args)
+			if err != nil {
+				return err
+			}
+			return r.Compare(refs)
+		},
+	}
+	sel.flags(cmd)
+	return cmd
+}
+
+// sessionsSubcommands are `ralph sessions prune` and `ralph sessions
+// archive`.
+func (c *cli) sessionsSubcommands() []*cobra.Command {
+	var olderThan string
+	var keep int
+	var dryRun bool
+	prune := &cobra.Command{
+		Use:   "prune",
+		Short: "Delete old sessions (and their git checkpoints) by --older-than and --keep, or [retention] in the config",
+		Long: `Delete the project's sessions that a retention policy lets go, with their git
+checkpoint refs: those not among the newest --keep N and last updated more than
+--older-than AGE ago (30d, 2w, 12h). Either flag alone is a policy too. Without
+flags the [retention] table of the config is used (keep, older_than), the same
+policy ralph applies on its own when a session starts. The running session and
+the latest session are never deleted. --dry-run only lists what would go.`,
+		Example: `  ralph sessions prune --older-than 30d --keep 20 --dry-run
+  ralph sessions prune --keep 10`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := c.records()
+			if err != nil {
+				return err
+			}
+			var policy retention.Policy
+			if cmd.Flags().Changed("older-than") || cmd.Flags().Changed("keep") {
+				if keep < 0 {
+					return usageErrorf("--keep must not be negative, not %d", keep)
+				}
+				policy.Keep = keep
+				if olderThan != "" {
+					d, err := retention.ParseAge(olderThan)
+					if err != nil {
+						return usageErrorf("--older-than: %s", err)
+					}
+					policy.OlderThan = d
+				}
+			} else {
+				cfg, err := config.Load(config.Sources{Fs: r.Fs, ProjectRoot: r.Root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+				if err != nil {
+					return usageErrorf("%s", err)
+				}
+				policy = cfg.Retention
+			}
+			if !policy.Active() {
+				return usageErrorf("nothing to prune by: give --older-than AGE and/or --keep N, or set [retention] in %s", config.ProjectFile)
+			}
+			return r.Prune(cmd.Context(), policy, dryRun)
+		},
+	}
+	prune.Flags().StringVar(&olderThan, "older-than", "", "prune sessions last updated longer ago than this (30d, 2w, 12h)")
+	prune.Flags().IntVar(&keep, "keep", 0, "always keep the newest N sessions")
+	prune.Flags().BoolVar(&dryRun, "dry-run", false, "only list what would be pruned")
+	archive := &cobra.Command{
+		Use:   "archive SESSION",
+		Short: "Pack a session into .ralph/archive/<id>.tar.gz, keep its summary in the registry, and remove it",
+		Long: `Pack a session's records into .ralph/archive/<id>.tar.gz, record a summary of it
+(status, mode, model, tokens, cost, tasks, dates, the archive's path) in ralph's
+registry, where ralph sessions lists it as archived, and then remove the session
+and its git checkpoint refs (the archive's checkpoints.jsonl names their
+commits). The running and the latest session cannot be archived.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, id, err := c.session(args)
+			if err != nil {
+				return err
+			}
+			err = r.Archive(cmd.Context(), id)
+			if errors.Is(err, retention.ErrProtected) || errors.Is(err, memory.ErrNoSession) {
+				return usageErrorf("%s", err)
+			}
+			return err
+		},
+	}
+	return []*cobra.Command{prune, archive}
+}

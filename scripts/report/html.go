@@ -1,0 +1,275 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// HTMLReportFile is the HTML report's name inside the session directory.
+const HTMLReportFile = "report.html"
+
+// HTMLReport writes one self-contained HTML file for session id: a
+// timeline of its tasks and agents drawn in SVG, its tasks with what each
+// cost, the insights and the errors. It loads nothing from anywhere (no
+// scripts, fonts or images), so it opens the same offline, from a mail or
+// an archive. Everything taken from the records — titles, commands, error
+// messages, which the model wrote — is escaped by html/template. out is
+// where to write it; "" puts it in the session's directory. It returns
+// the path written.
+func HTMLReport(fs afero.Fs, root, id, out string, now time.Time) (string, error) {
+	rec, err := Load(fs, root, id)
+	if err != nil {
+		return "", err
+	}
+	page := newHTMLPage(rec, now)
+	var b bytes.Buffer
+	if err := htmlTemplate.Execute(&b, page); err != nil {
+		return "", fmt.Errorf("html report: %w", err)
+	}
+	if out == "" {
+		out = filepath.Join(memory.SessionDir(root, id), HTMLReportFile)
+	}
+	if err := memory.WriteFileAtomic(fs, out, b.Bytes(), 0o644); err != nil {
+		return "", err
+	}
+	return out, nil
+}
+
+// htmlPage is what the template shows, laid out and formatted in Go so
+// the template only places it.
+type htmlPage struct {
+	ID, Status, Mode, Model, Started, Duration, Cost, Tokens, Written string
+	TaskLine                                                          string
+	Notes                                                             []string
+	Chart                                                             svgChart
+	Tasks                                                             []htmlTask
+	Insights                                                          Insights
+	Errors                                                            []htmlRecord
+	MoreErrors                                                        int
+	Decisions                                                         []htmlRecord
+	MoreDecisions                                                     int
+}
+
+type htmlTask struct {
+	ID, Title, State, Start, Duration, Tokens, Cost, Verify string
+	Attempts, Commands, FailedCmds                          int
+	Files                                                   []string
+	LastError                                               string
+}
+
+type htmlRecord struct {
+	Time, Kind, Text string
+}
+
+// svgChart is the timeline: one row per task (a bar from its first
+// attempt's start to its last attempt's end, with a segment per attempt
+// coloured by how it ended), then one row per agent.
+type svgChart struct {
+	Width, Height, LabelW, ChartW int
+	Ticks                         []svgTick
+	Tasks                         []svgRow
+	AgentsY                       int // where the agents' heading goes; 0 for none
+	Agents                        []svgRow
+	Empty                         bool
+}
+
+type svgTick struct {
+	X     float64
+	Label string
+}
+
+type svgRow struct {
+	ID, Label, Title string
+	Y                int
+	Bar              svgRect
+	Segments         []svgRect
+}
+
+type svgRect struct {
+	X, W         float64
+	Class, Title string
+}
+
+// Chart geometry, in SVG user units (the picture scales to the page).
+const (
+	svgWidth  = 1000
+	svgLabelW = 290
+	svgRowH   = 24
+	svgTop    = 30
+	svgBarH   = 14
+)
+
+func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
+	a := rec.Analysis
+	p := htmlPage{ID: a.SessionID, Status: a.Status, Mode: orDashStr(a.Mode), Model: orDashStr(a.Model),
+		Duration: humanDuration(a.Duration()), Cost: money(a.CostUSD),
+		Tokens:  thousands(a.InputTokens) + " in / " + thousands(a.OutputTokens) + " out",
+		Written: now.UTC().Format("2006-01-02 15:04 UTC"), Notes: a.Notes, Insights: ComputeInsights(rec)}
+	p.Started = "-"
+	if !a.StartedAt.IsZero() {
+		p.Started = a.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	p.TaskLine = timelineCounts(rec.Timeline)
+	p.Chart = newChart(rec.Timeline)
+	for _, t := range rec.Timeline.Tasks {
+		h := htmlTask{ID: t.ID, Title: t.Title, State: t.State, Attempts: len(t.Attempts), Start: clock(t.Start),
+			Duration: humanDuration(time.Duration(t.DurationMS) * time.Millisecond), Cost: money(t.CostUSD),
+			Tokens: thousands(t.InputTokens + t.OutputTokens), Commands: t.Commands, FailedCmds: t.FailedCmds, Verify: verifyLine(t)}
+		for _, f := range t.Files {
+			h.Files = append(h.Files, fmt.Sprintf("%s +%d −%d", f.Path, f.Added, f.Deleted))
+		}
+		for _, at := range t.Attempts {
+			if at.Error != "" {
+				h.LastError = oneLine(at.Error, 300)
+			}
+		}
+		p.Tasks = append(p.Tasks, h)
+	}
+	for i, e := range rec.Errors {
+		if i == recordsLimit {
+			p.MoreErrors = len(rec.Errors) - i
+			break
+		}
+		kind := e.Kind
+		if e.ToolName != "" {
+			kind += " (" + e.ToolName + ")"
+		}
+		p.Errors = append(p.Errors, htmlRecord{Time: clock(e.Time), Kind: kind, Text: oneLine(e.Message, 500)})
+	}
+	for i, d := range rec.Decision {
+		if i == recordsLimit {
+			p.MoreDecisions = len(rec.Decision) - i
+			break
+		}
+		p.Decisions = append(p.Decisions, htmlRecord{Time: clock(d.Time), Kind: d.Kind, Text: oneLine(d.Detail, 500)})
+	}
+	return p
+}
+
+// timelineCounts is "10 tasks: 8 done, 2 failed" for the page's header.
+func timelineCounts(tl Timeline) string {
+	if len(tl.Tasks) == 0 {
+		return "no tasks"
+	}
+	counts := map[string]int{}
+	var order []string
+	for _, t := range tl.Tasks {
+		if counts[t.State] == 0 {
+			order = append(order, t.State)
+		}
+		counts[t.State]++
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = fmt.Sprintf("%d %s", counts[s], strings.ReplaceAll(s, "_", " "))
+	}
+	return fmt.Sprintf("%d %s: %s", len(tl.Tasks), plural(len(tl.Tasks), "task", "tasks"), strings.Join(parts, ", "))
+}
+
+func verifyLine(t TaskTimeline) string {
+	if len(t.Verify) == 0 {
+		return "-"
+	}
+	ok := 0
+	for _, v := range t.Verify {
+		if v.OK {
+			ok++
+		}
+	}
+	return fmt.Sprintf("%d/%d passed", ok, len(t.Verify))
+}
+
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// newChart lays the timeline out on a time axis from the session's first
+// event to its last.
+func newChart(tl Timeline) svgChart {
+	c := svgChart{Width: svgWidth, LabelW: svgLabelW, ChartW: svgWidth - svgLabelW - 20}
+	start, end := tl.Start, tl.End
+	span := end.Sub(start)
+	if span <= 0 {
+		span = time.Second
+	}
+	x := func(t time.Time) float64 {
+		if t.IsZero() {
+			t = start
+		}
+		return float64(svgLabelW) + float64(c.ChartW)*float64(t.Sub(start))/float64(span)
+	}
+	// A bar is at least 4 units wide, so an attempt of a few milliseconds
+	// in a long session still shows.
+	width := func(from, to time.Time) float64 { return max(4, x(to)-x(from)) }
+	for i := 0; i <= 4; i++ {
+		off := span * time.Duration(i) / 4
+		c.Ticks = append(c.Ticks, svgTick{X: x(start.Add(off)), Label: "+" + humanDuration(off)})
+	}
+	y := svgTop
+	for _, t := range tl.Tasks {
+		row := svgRow{ID: t.ID, Y: y, Label: oneLine(t.ID+" "+t.Title, 44),
+			Title: fmt.Sprintf("%s %s: %s, %d %s, %s", t.ID, oneLine(t.Title, 200), t.State, len(t.Attempts),
+				plural(len(t.Attempts), "attempt", "attempts"), humanDuration(time.Duration(t.DurationMS)*time.Millisecond))}
+		if len(t.Attempts) > 0 {
+			row.Bar = svgRect{X: x(t.Start), W: width(t.Start, t.End), Class: "bar"}
+		} else {
+			row.Bar = svgRect{X: x(start), W: 2, Class: "bar"}
+		}
+		for _, at := range t.Attempts {
+			title := fmt.Sprintf("%s attempt %d: %s after %s", t.ID, at.Number, at.Outcome, humanDuration(time.Duration(at.DurationMS)*time.Millisecond))
+			if at.Agent != "" {
+				title += " (" + at.Agent + ")"
+			}
+			if at.Error != "" {
+				title += " — " + oneLine(at.Error, 200)
+			}
+			row.Segments = append(row.Segments, svgRect{X: x(at.Start), W: width(at.Start, at.End), Class: "attempt " + at.Outcome, Title: title})
+		}
+		c.Tasks = append(c.Tasks, row)
+		y += svgRowH
+	}
+	if len(tl.Agents) > 0 {
+		y += 10
+		c.AgentsY = y
+		y += 16
+		for _, a := range tl.Agents {
+			class := "agent"
+			if a.Failed {
+				class += " failed"
+			}
+			label := a.ID
+			if a.Task != "" {
+				label += " · " + a.Task
+			}
+			row := svgRow{ID: a.ID, Y: y, Label: oneLine(label, 44),
+				Bar: svgRect{X: x(a.Start), W: width(a.Start, a.End), Class: class,
+					Title: fmt.Sprintf("%s: %s, %s", label, humanDuration(a.End.Sub(a.Start)), money(a.CostUSD))}}
+			c.Agents = append(c.Agents, row)
+			y += svgRowH
+		}
+	}
+	c.Empty = len(tl.Tasks) == 0 && len(tl.Agents) == 0
+	c.Height = y + 10
+	return c
+}
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
+	"money": money,
+	"dur":   func(ms int64) string { return humanDuration(time.Duration(ms) * time.Millisecond) },
+	"k":     thousands,
+	"add":   func(a, b int) int { return a + b },
+	"kinds": kindNames,
+	"line":  func(s string) string { return oneLine(s, 200) },
+}).Parse(htmlSource))

@@ -1,0 +1,195 @@
+package scripts
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/report"
+)
+
+// WatchHelp is the help of ralph watch.
+const WatchHelp = `Watch the ralph running in this project from another terminal: its mode and
+status, the task it works on and for how long, each agent and what it is
+doing, the last events, tokens and cost, the tasks done, open and failed, and
+the question it waits on, if any, with the command that answers it. The view
+follows the run's event stream through its control socket and is redrawn
+within 200 ms of each event; it ends when the run ends.
+
+With no ralph running it shows the project's last session. A ralph that works
+here without a control socket (an older one) is followed through its
+events.jsonl.
+
+--json prints the events instead, one JSON object a line, as
+--output-format stream-json prints them: the session's events so far, then
+each new one as it happens, none lost and none twice.`
+
+// watchSink is what a watch shows the events on: the view for people, or
+// stream-json lines.
+type watchSink interface {
+	// begin says which session is watched; live is false when it is read
+	// from its files.
+	begin(sessionID string, live bool)
+	event(ev coordinator.Event)
+	// end says the watch is over: the run ended, or there is nothing more.
+	end()
+}
+
+// watchPoll is how often the files of a ralph without a socket are read.
+var watchPoll = 100 * time.Millisecond
+
+// Watch follows the ralph running in the project: through its control
+// socket when it has one, its events.jsonl otherwise; with none running,
+// the last session is shown as it ended.
+func (r Records) Watch(ctx context.Context, jsonOut bool) error {
+	var sink watchSink
+	if jsonOut {
+		sink = &jsonWatch{enc: newStreamEncoder(r.Out), cwd: r.Root}
+	} else {
+		v := newWatchView(r)
+		defer v.close()
+		sink = v
+	}
+	st, err := control.Watch(ctx, r.Root)
+	switch {
+	case err == nil:
+		defer st.Close()
+		return r.watchLive(ctx, st, sink)
+	case errors.Is(err, control.ErrNotRunning):
+		return r.watchFiles(ctx, sink)
+	}
+	return err
+}
+
+// watchLive shows the session's events.jsonl up to where the watch
+// joined the event stream, then every event from the socket.
+func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSink) error {
+	h := st.Hello
+	sink.begin(h.SessionID, true)
+	path := memory.LogPath(r.Root, h.SessionID, memory.EventsLog)
+	if _, err := replayEvents(r.Fs, path, 0, h.Offset, sink.event); err != nil {
+		return err
+	}
+	for {
+		ev, err := st.Next()
+		if errors.Is(err, io.EOF) || ctx.Err() != nil {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		sink.event(ev)
+	}
+	sink.end()
+	return nil
+}
+
+// watchFiles shows the last session from its events.jsonl, following it
+// while a ralph without a socket still works on it.
+func (r Records) watchFiles(ctx context.Context, sink watchSink) error {
+	id, err := memory.FindSession(r.Fs, r.Root, "")
+	if err != nil {
+		return fmt.Errorf("nothing to watch: %w", err)
+	}
+	sink.begin(id, false)
+	path := memory.LogPath(r.Root, id, memory.EventsLog)
+	var off int64
+	for {
+		running := report.SessionRunning(r.Fs, r.Root, id)
+		// Read after asking, so the last lines of a run that ended
+		// meanwhile are shown too.
+		if off, err = replayEvents(r.Fs, path, off, -1, sink.event); err != nil {
+			return err
+		}
+		if !running {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			sink.end()
+			return nil
+		case <-time.After(watchPoll):
+		}
+	}
+	sink.end()
+	return nil
+}
+
+// replayEvents hands fn each complete line of events.jsonl from byte from
+// up to byte to (-1: its end) and returns where it stopped: a line being
+// appended is left for the next read.
+func replayEvents(fs afero.Fs, path string, from, to int64, fn func(coordinator.Event)) (int64, error) {
+	if to == 0 || to >= 0 && to <= from {
+		return from, nil
+	}
+	f, err := fs.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return from, nil
+	}
+	if err != nil {
+		return from, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return from, fmt.Errorf("read %s: %w", path, err)
+	}
+	var rd io.Reader = f
+	if to > 0 {
+		rd = io.LimitReader(f, to-from)
+	}
+	br := bufio.NewReaderSize(rd, 64<<10)
+	off := from
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return off, nil
+			}
+			return off, fmt.Errorf("read %s: %w", path, err)
+		}
+		off += int64(len(line))
+		var ev coordinator.Event
+		if json.Unmarshal(line, &ev) != nil {
+			continue // a damaged line; ralph logs shows it as such
+		}
+		fn(ev)
+	}
+}
+
+// jsonWatch prints events as --output-format stream-json does: an init
+// line for each session_started, the result object for the run's result,
+// every other event as its stream-json line.
+type jsonWatch struct {
+	enc *streamEncoder
+	cwd string
+}
+
+func (j *jsonWatch) begin(string, bool) {}
+func (j *jsonWatch) end()               {}
+
+func (j *jsonWatch) event(ev coordinator.Event) {
+	switch ev.Type {
+	case coordinator.EventSessionStarted:
+		j.enc.init(ev.SessionID, ev.Model, j.cwd)
+	case coordinator.EventResult:
+		// A child agent's result is its parent's tool result; only the
+		// run's own is a result line, as in stream-json output.
+		if ev.Result != nil && mainAgent(ev.AgentID) {
+			j.enc.value(NewResultJSON(*ev.Result))
+		}
+	default:
+		j.enc.event(ev)
+	}
+}
+
+func mainAgent(id string) bool { return id == "" || id == coordinator.MainAgent }

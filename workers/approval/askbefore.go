@@ -1,0 +1,408 @@
+package approval
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// askBefore holds the person's ask_before patterns: commands and files
+// that always need a person, whatever --yes or a remembered rule says.
+// Each pattern is tried both ways, since a list like ["git push*",
+// "go.mod"] does not say which is which: as a command (its words against
+// a simple command's words) and as a path (against a file a tool or a
+// redirection writes). A pattern meant as a path never matches a real
+// command's name, and the other way round, so trying both costs nothing.
+//
+// It errs towards asking: a command whose name or arguments ralph cannot
+// know without running it (a variable, a substitution) counts as matching
+// a command pattern, as does a line the parser cannot read.
+type askBefore struct {
+	patterns []askPattern
+}
+
+type askPattern struct {
+	text  string           // as the person wrote it
+	words []*regexp.Regexp // the command pattern, word by word
+	opts  []bool           // which of words are options ("-r*")
+	path  *regexp.Regexp   // the path pattern
+	base  bool             // the path pattern has no "/": it matches a file's name at any depth
+	dir   bool             // the path pattern ends in "/": it matches everything under it
+}
+
+func newAskBefore(patterns []string) askBefore {
+	var ab askBefore
+	for _, p := range patterns {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		ap := askPattern{text: p}
+		for _, w := range strings.Fields(p) {
+			ap.words = append(ap.words, globRe(w, true))
+			ap.opts = append(ap.opts, strings.HasPrefix(w, "-"))
+		}
+		pp := strings.TrimPrefix(strings.TrimPrefix(p, "./"), "/")
+		ap.dir = strings.HasSuffix(pp, "/")
+		pp = strings.TrimSuffix(pp, "/")
+		ap.base = !strings.Contains(pp, "/") && !ap.dir
+		ap.path = globPathRe(pp)
+		ab.patterns = append(ab.patterns, ap)
+	}
+	return ab
+}
+
+func (ab askBefore) empty() bool { return len(ab.patterns) == 0 }
+
+// askMatch is why a command or a file change needs a person.
+type askMatch struct {
+	pattern string // the ask_before pattern that matched
+	what    string // what matched it, for the question
+}
+
+func (m askMatch) reason() string {
+	return fmt.Sprintf("ask_before %q matches %s: it always needs a person, even with --yes or an \"always\" rule", m.pattern, m.what)
+}
+
+// command reports the first pattern that a simple command of line, or a
+// file it writes through a redirection or a file-changing command,
+// matches.
+func (ab askBefore) command(line string, roots []string) (askMatch, bool) {
+	if ab.empty() {
+		return askMatch{}, false
+	}
+	return ab.commandDepth(line, cleanRoots(roots), 0)
+}
+
+// maxNesting bounds how deep `bash -c "…"` inside `bash -c "…"` is read.
+const maxNesting = 4
+
+func (ab askBefore) commandDepth(line string, roots []string, depth int) (askMatch, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil || depth > maxNesting {
+		return ab.unreadable(line)
+	}
+	var found askMatch
+	ok := false
+	a := &analyzer{roots: roots}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if ok {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			words := make([]arg, 0, len(n.Args))
+			for _, w := range n.Args {
+				words = append(words, a.argValue(w))
+			}
+			found, ok = ab.call(words, roots, depth)
+		case *syntax.Redirect:
+			if writes(n.Op) {
+				if x := a.argValue(n.Word); x.known {
+					found, ok = ab.file(x.value, roots, "a redirection to "+x.value)
+				}
+			}
+		}
+		return true
+	})
+	return found, ok
+}
+
+// unreadable judges a line the shell parser cannot read (or nests too
+// deep) by its text: a pattern's literal start anywhere in it counts.
+func (ab askBefore) unreadable(line string) (askMatch, bool) {
+	for _, p := range ab.patterns {
+		lit := p.text
+		if i := strings.IndexAny(lit, "*?["); i >= 0 {
+			lit = lit[:i]
+		}
+		if strings.Contains(line, strings.TrimSpace(lit)) {
+			return askMatch{pattern: p.text, what: "a command ralph's shell parser cannot read"}, true
+		}
+	}
+	return askMatch{}, false
+}
+
+// writes reports the redirections that write a file.
+func writes(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob:
+		return true
+	}
+	return false
+}
+
+// fileChangers are commands whose arguments name files they change
+// (create, overwrite, move away, remove or truncate).
+var fileChangers = map[string]bool{
+	"cp": true, "mv": true, "rm": true, "tee": true, "touch": true, "truncate": true, "ln": true,
+	"install": true, "chmod": true, "shred": true, "unlink": true,
+}
+
+// call judges one simple command: its own words against the command
+// patterns, the files it changes against the path patterns, and, for a
+// command that runs another (sudo, env, xargs, bash -c, eval), the
+// command inside it.
+func (ab askBefore) call(words []arg, roots []string, depth int) (askMatch, bool) {
+	if len(words) == 0 {
+		return askMatch{}, false
+	}
+	shown := joinWords(words)
+	for _, p := range ab.patterns {
+		if p.matchesCommand(words) {
+			return askMatch{pattern: p.text, what: "`" + shown + "`"}, true
+		}
+	}
+	name := path.Base(words[0].value)
+	if fileChangers[name] {
+		for _, x := range words[1:] {
+			if x.known && !strings.HasPrefix(x.value, "-") {
+				if m, ok := ab.file(x.value, roots, "`"+shown+"`"); ok {
+					return m, true
+				}
+			}
+		}
+	}
+	switch why := neverRules[name]; {
+	case why == runsShell:
+		for i := 1; i+1 < len(words); i++ {
+			if words[i].value == "-c" && words[i+1].known {
+				return ab.commandDepth(words[i+1].value, roots, depth+1)
+			}
+		}
+	case name == "eval":
+		return ab.commandDepth(joinWords(words[1:]), roots, depth+1)
+	case name == "find" || name == "fd" || name == "fdfind":
+		// find -exec CMD …; and fd -x CMD run CMD on what they find.
+		for i := 1; i+1 < len(words); i++ {
+			switch words[i].value {
+			case "-exec", "-execdir", "-ok", "-okdir", "-x", "-X", "--exec", "--exec-batch":
+				for _, p := range ab.patterns {
+					if p.matchesCommand(words[i+1:]) {
+						return askMatch{pattern: p.text, what: "`" + shown + "`"}, true
+					}
+				}
+			}
+		}
+	case why == runsCommand || why == asAnother:
+		// The wrapped command starts at some later word (after options,
+		// a duration, variable settings); any of them may be its name.
+		for i := 1; i < len(words); i++ {
+			for _, p := range ab.patterns {
+				if p.matchesCommand(words[i:]) {
+					return askMatch{pattern: p.text, what: "`" + shown + "`"}, true
+				}
+			}
+		}
+	}
+	return askMatch{}, false
+}
+
+// matchesCommand reports whether words (a simple command as the shell
+// passes it) match the pattern. Its first word names the command (a
+// path's last element counts). A later word that is an option ("-r*")
+// matches any later argument, and also a cluster of short options
+// holding it ("-fr"); any other word (a subcommand: "push*") matches the
+// next argument that is not an option or, possibly, an option's value, so
+// `git -C dir push` is a push and `git log --grep push` is not. A word
+// ralph cannot know matches anything.
+func (p askPattern) matchesCommand(words []arg) bool {
+	if len(p.words) == 0 || len(words) == 0 {
+		return false
+	}
+	name := words[0]
+	switch {
+	case !name.known && p.fileLike():
+		// A computed command name could be anything, but not sensibly a
+		// pattern that names a file.
+		return false
+	case name.known && !p.words[0].MatchString(name.value) && !p.words[0].MatchString(path.Base(name.value)):
+		return false
+	}
+	j := 1
+	for i, pw := range p.words[1:] {
+		k := j
+		if p.opts[i+1] {
+			for ; k < len(words); k++ {
+				if !words[k].known || pw.MatchString(words[k].value) || shortCluster(pw, words[k].value) {
+					break
+				}
+			}
+		} else {
+			k = nextPositional(pw, words, j)
+		}
+		if k >= len(words) {
+			return false
+		}
+		j = k + 1
+	}
+	return true
+}
+
+// nextPositional finds, from words[j], the argument that pw must match:
+// options are skipped, and so is a word right after an option without a
+// value of its own when it does not match (it is likely that option's
+// value); the first other argument must match. It returns len(words) when
+// none does.
+func nextPositional(pw *regexp.Regexp, words []arg, j int) int {
+	mayBeValue := false
+	for ; j < len(words); j++ {
+		w := words[j]
+		switch {
+		case !w.known || pw.MatchString(w.value):
+			return j
+		case strings.HasPrefix(w.value, "-") && w.value != "-":
+			mayBeValue = !strings.Contains(w.value, "=")
+		case mayBeValue:
+			mayBeValue = false
+		default:
+			return len(words)
+		}
+	}
+	return j
+}
+
+// fileLike reports a pattern whose first word looks like a file name
+// (go.mod, *.sql, src/x) rather than a program.
+func (p askPattern) fileLike() bool {
+	first, _, _ := strings.Cut(p.text, " ")
+	return strings.ContainsAny(first, "./")
+}
+
+// shortCluster reports whether v is a cluster of single-letter options
+// ("-fr") holding one that pattern word pw matches on its own ("-r").
+func shortCluster(pw *regexp.Regexp, v string) bool {
+	if len(v) < 3 || v[0] != '-' || v[1] == '-' {
+		return false
+	}
+	for _, c := range v[1:] {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	for _, c := range v[1:] {
+		if pw.MatchString("-" + string(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// file judges a path a command or a tool writes: relative to the project
+// root, or absolute inside it.
+func (ab askBefore) file(p string, roots []string, what string) (askMatch, bool) {
+	rel := filepath.ToSlash(p)
+	if filepath.IsAbs(p) {
+		for _, r := range roots {
+			if r2, err := filepath.Rel(r, filepath.Clean(p)); err == nil && r2 != ".." && !strings.HasPrefix(r2, "../") {
+				rel = filepath.ToSlash(r2)
+				break
+			}
+		}
+	}
+	rel = path.Clean(rel)
+	for _, pt := range ab.patterns {
+		if pt.matchesPath(rel) {
+			return askMatch{pattern: pt.text, what: what}, true
+		}
+	}
+	return askMatch{}, false
+}
+
+// matchesPath reports whether rel, a cleaned slash-separated path
+// relative to the project root, matches the path pattern. Letter case is
+// ignored: on a file system that ignores it, GO.MOD is go.mod.
+func (p askPattern) matchesPath(rel string) bool {
+	switch {
+	case p.base:
+		return p.path.MatchString(path.Base(rel))
+	case p.dir:
+		for d := rel; d != "." && d != "/" && d != ""; d = path.Dir(d) {
+			if p.path.MatchString(d) {
+				return true
+			}
+		}
+		return false
+	}
+	return p.path.MatchString(rel)
+}
+
+// path reports the first pattern a file that write_file or edit_file
+// changes matches; paths are the file as the model named it and as it
+// resolves, relative to the project root.
+func (ab askBefore) path(tool string, paths ...string) (askMatch, bool) {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if m, ok := ab.file(p, nil, fmt.Sprintf("%s %s", tool, paths[0])); ok {
+			return m, true
+		}
+	}
+	return askMatch{}, false
+}
+
+func joinWords(words []arg) string {
+	s := make([]string, len(words))
+	for i, w := range words {
+		s[i] = w.value
+		if !w.known {
+			s[i] = "…"
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+// globRe compiles a shell glob: * any run of characters, ? one, [...] a
+// class. For a command's word, * crosses slashes too.
+func globRe(g string, crossSlash bool) *regexp.Regexp {
+	star, one := "[^/]*", "[^/]"
+	if crossSlash {
+		star, one = ".*", "."
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; c {
+		case '*':
+			if !crossSlash && i+1 < len(g) && g[i+1] == '*' {
+				b.WriteString(".*") // ** crosses directories
+				i++
+				continue
+			}
+			b.WriteString(star)
+		case '?':
+			b.WriteString(one)
+		case '[':
+			end := strings.IndexByte(g[i+1:], ']')
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := g[i+1 : i+1+end]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += end + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return regexp.MustCompile("^" + regexp.QuoteMeta(g) + "$")
+	}
+	return re
+}
+
+// globPathRe compiles a path pattern, ignoring letter case.
+func globPathRe(g string) *regexp.Regexp {
+	re := globRe(g, false)
+	return regexp.MustCompile("(?i)" + re.String())
+}
