@@ -210,7 +210,7 @@ func (a ExternalAgent) Writes() string {
 		case mode == "acceptEdits" && strings.Contains(strings.Join(a.Args, " "), "autoAllowBashIfSandboxed"):
 			return "claude runs with --permission-mode acceptEdits and its own sandbox for Bash (-y): it may edit and run commands inside the project"
 		case mode == "acceptEdits":
-			return "claude runs with --permission-mode acceptEdits: it may edit files in the project; Bash needs permissions.allow in .claude/settings.json or -y"
+			return "claude runs with --permission-mode acceptEdits: it may edit files in the project and run plain file commands (touch, rm, a redirection); other commands need permissions.allow in .claude/settings.json or -y"
 		case mode == "default":
 			return "claude runs with --permission-mode default: without a terminal it may change no file unless permissions.allow says so"
 		}

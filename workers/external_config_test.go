@@ -59,7 +59,7 @@ func TestExternalWritesSaysWhatTheAgentMayChange(t *testing.T) {
 		"codex --sandbox workspace-write":            "may write inside the project",
 		"codex --yolo":                               "without a sandbox",
 		"codex":                                      "sandbox_mode of its own config",
-		"claude --permission-mode acceptEdits":       "Bash needs permissions.allow",
+		"claude --permission-mode acceptEdits":       "other commands need permissions.allow",
 		"claude --permission-mode default":           "may change no file",
 		"claude --permission-mode=bypassPermissions": "--permission-mode bypassPermissions",
 		"claude --permission-mode acceptEdits --settings " + claudeSandboxSettings: "its own sandbox for Bash",

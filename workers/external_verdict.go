@@ -213,6 +213,10 @@ func (r ExternalResult) Contradiction(kind ExternalKind) string {
 			status = fmt.Sprintf("failed with exit status %d", *c.ExitCode)
 		}
 		msg := fmt.Sprintf("the last command %s ran %s, so the task is not verified: %s", kind, status, clipOneLine(c.Command, 200))
+		if strings.TrimSpace(c.Command) == "" {
+			// A call whose input the agent could not read: no command ran.
+			msg = fmt.Sprintf("the last shell call %s made failed, so the task is not verified", kind)
+		}
 		if c.Output != "" {
 			msg += " (" + clipOneLine(c.Output, 200) + ")"
 		}

@@ -126,6 +126,18 @@ func TestExternalCodexLastCommand(t *testing.T) {
 	}
 }
 
+// A shell call whose input the agent could not read ran no command: the
+// reason says so rather than quoting an empty command (claude's
+// InputValidationError, seen with the real CLI).
+func TestExternalUnreadableShellCall(t *testing.T) {
+	res := ExternalResult{Completed: true, AgentReport: AgentReport{LastCommand: &AgentCommand{Failed: true,
+		Output: "<tool_use_error>InputValidationError: Bash was called with input that could not be parsed as JSON.</tool_use_error>"}}}
+	want := "the last shell call claude made failed, so the task is not verified (<tool_use_error>InputValidationError: Bash was called with input that could not be parsed as JSON.</tool_use_error>)"
+	if got := res.Contradiction(AgentClaude); got != want {
+		t.Fatalf("Contradiction = %q, want %q", got, want)
+	}
+}
+
 // An error event codex recovers from (a reconnected stream) is not the
 // run's error; one no completed turn follows is.
 func TestExternalCodexRecoveredError(t *testing.T) {
