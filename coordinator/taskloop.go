@@ -117,6 +117,7 @@ func DefaultBreaker(s LoopStats) (bool, error) {
 // Loop end reasons.
 const (
 	ReasonAllDone       = "all tasks done"
+	ReasonSomeFailed    = "no task left to work, some failed"
 	ReasonUntil         = "stop condition met"
 	ReasonMaxIterations = "max iterations reached"
 	ReasonMaxCost       = "cost limit reached"
