@@ -85,14 +85,6 @@ func mcpScenario(t testing.TB, turns [][]toolCall, final string) string {
 	return string(js)
 }
 
-// userConfig writes the person's ralph config.
-func userConfig(t testing.TB, env []string, content string) string {
-	t.Helper()
-	path := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml")
-	mustWrite(t, path, content)
-	return path
-}
-
 // testServerTOML is the [mcp_servers.NAME] table of the test server,
 // writing its pid to marker when it starts.
 func testServerTOML(t testing.TB, name, marker string, extra ...string) string {
@@ -500,7 +492,8 @@ func TestMCPHTTPBearerToken(t *testing.T) {
 // person's comments; bad input is one sentence and exit 2.
 func TestMCPCommands(t *testing.T) {
 	dir, env := t.TempDir(), cleanEnv(t)
-	path := userConfig(t, env, "# my config\nmodel = \"m\" # the model\n")
+	userConfig(t, env, "# my config\nmodel = \"m\" # the model\n")
+	path := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml")
 	for _, c := range []struct {
 		args []string
 		code int

@@ -59,15 +59,25 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 			return LoopResult{Reason: ReasonUntil, IsError: len(l.failed) > 0}, true
 		}
 	}
-	if l.o.MaxCost > 0 && l.cost >= l.o.MaxCost {
+	// A budget spent by the last task stops nothing: with no task left the
+	// loop ends on the tasks' account (finalReason), not the budget's.
+	if l.o.MaxCost > 0 && l.cost >= l.o.MaxCost && (l.stats.TasksOpen > 0 || len(l.running) > 0) {
 		// The budget is spent: with a person at the terminal, pause and ask
 		// whether to spend as much again; otherwise stop.
-		if l.o.Ask != nil && l.o.Ask(ctx, fmt.Sprintf("the cost limit of $%.2f is reached ($%.2f spent). Allow another $%.2f?", l.o.MaxCost, l.cost, l.o.MaxCost)) {
-			l.decide("budget_raised", fmt.Sprintf("the user raised the cost limit from $%.2f to $%.2f", l.o.MaxCost, 2*l.o.MaxCost))
-			l.o.MaxCost *= 2
-			return LoopResult{}, false
+		stop := memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit",
+			Reason: fmt.Sprintf("the known cost %s reached --max-cost %s and nobody can be asked to raise it", FormatUSD(l.cost), FormatUSD(l.o.MaxCost))}
+		if l.o.Ask != nil {
+			question := fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", FormatUSD(l.o.MaxCost), FormatUSD(l.cost), FormatUSD(l.o.MaxCost))
+			if l.o.Ask(ctx, question) {
+				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from %s to %s", FormatUSD(l.o.MaxCost), FormatUSD(2*l.o.MaxCost)),
+					By: memory.DecidedByPerson, Reason: "the person answered yes to: " + question})
+				l.o.MaxCost *= 2
+				return LoopResult{}, false
+			}
+			stop.By, stop.Reason = memory.DecidedByPerson, "the person did not answer yes to: "+question
 		}
-		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of $%.2f was reached ($%.2f)", l.o.MaxCost, l.cost)}, true
+		l.decide(stop)
+		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of %s was reached (%s)", FormatUSD(l.o.MaxCost), FormatUSD(l.cost))}, true
 	}
 	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
 		l.refreshCounts()
@@ -83,8 +93,10 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
 	c := f.Counts()
 	switch {
+	case c.Open == 0 && c.InProgress == 0 && (c.Failed > 0 || len(l.failed) > 0):
+		return LoopResult{Reason: ReasonSomeFailed, IsError: true}
 	case c.Open == 0 && c.InProgress == 0:
-		return LoopResult{Reason: ReasonAllDone, IsError: c.Failed > 0 || len(l.failed) > 0}
+		return LoopResult{Reason: ReasonAllDone}
 	}
 	return LoopResult{Reason: ReasonStuck, IsError: true,
 		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}

@@ -96,7 +96,9 @@ type Worker struct {
 // approval flag (--yes) is deliberately not saved: approval is given by
 // the person each time ralph starts.
 type RunConfig struct {
-	Agent         string   `json:"agent,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// AgentArgs go on the external agent's command line (--agent-arg).
+	AgentArgs     []string `json:"agent_args,omitempty"`
 	Verify        string   `json:"verify,omitempty"`
 	Parallel      int      `json:"parallel,omitempty"`
 	Until         string   `json:"until,omitempty"`
@@ -115,6 +117,11 @@ type RunConfig struct {
 	// (--worktrees, which implies Commit).
 	Commit    bool `json:"commit,omitempty"`
 	Worktrees bool `json:"worktrees,omitempty"`
+	// PromptTemplate is the absolute path of --prompt-template, the Go
+	// text/template the loop's prompts are made from; "" leaves it to
+	// prompt_template in the config, else ralph's own prompt. It is read
+	// again on resume.
+	PromptTemplate string `json:"prompt_template,omitempty"`
 }
 
 // Why a task loop waits (Wait.Reason).

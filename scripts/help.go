@@ -28,6 +28,14 @@ Conditions (--until, --breaker) are expressions over: iterations, tasks_open,
 tasks_done, tasks_failed, errors, error_rate, tokens, cost_usd, elapsed_s,
 no_progress, same_error_repeats. They are checked before any model call.
 
+External agents (--agent claude|codex) may edit inside the project and nothing
+more, matched to --sandbox and -y: codex gets --sandbox <mode> and
+--skip-git-repo-check, claude --permission-mode acceptEdits (plus its own sandbox
+for Bash under -y). --agent-arg ARG (repeatable) and [agents.claude] /
+[agents.codex] in the config add arguments; a task counts as done only when the
+agent prints the marker and no refused tool, failed last command or unchanged
+work tree contradicts it.
+
 In git: every attempt is checkpointed (ralph diff --task ID, ralph undo --task ID);
 --commit makes one commit per done task with only its files, leaving your staged
 and uncommitted work as it is; --worktrees works each task in .ralph/worktrees/ID
@@ -40,6 +48,17 @@ task until the reset (ralph status says until when), at most --max-wait (config
 max_wait, default 6h). Without a terminal the tripped circuit breaker opens for
 --breaker-cooldown (default 5m), then lets one task through: success closes it,
 failure opens it again for twice as long.
+
+Prompts: each attempt's agent is told its task, its notes, the goals and the latest
+progress; a retry is also told why the last attempt failed (the error, the end of
+the --verify output, the agent's last words). --prompt-template FILE (config
+prompt_template) writes that prompt with a Go text/template of your own instead;
+its fields are in the README. A template that does not parse or names an unknown
+field stops the run (exit 2) before any task is touched.
+
+Every choice the loop makes (the task picked, a retry, a skip, a breaker change, a
+person's answer) goes to the session's decisions.jsonl with its reason, as do the
+agents' own (record_decision); ralph report and ralph analyze show them.
 
 Exit codes: 0 every task done (or --until met) and none failed; 1 a task failed or
 the loop stopped early; 2 usage; 3 locked; 130/143 interrupted.`

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -155,10 +156,35 @@ type Config struct {
 	// Retention is which sessions to keep ([retention] keep, older_than);
 	// a zero policy keeps every session.
 	Retention retention.Policy
+	// PromptTemplate is the task loop's prompt template
+	// (prompt_template): absolute, or relative to the project root. A
+	// project's config may only name a file inside the project.
+	PromptTemplate string
+	// Agents are the settings of the external agents of `ralph run
+	// --agent`, by kind (AgentKinds).
+	Agents map[string]Agent
 	// MCPServers are the MCP servers of every source, by name (see
 	// mcp.go); MCPWarnings say what was left out of them and why.
 	MCPServers  []MCPServer
 	MCPWarnings []string
+}
+
+// AgentKinds are the external agents a config may have a table for.
+var AgentKinds = []string{"claude", "codex"}
+
+// Agent is one [agents.<kind>] table: how ralph runs that CLI.
+type Agent struct {
+	// Args go on the agent's command line after ralph's defaults; Env
+	// lists variables it keeps although they look like credentials. Both
+	// may only be set in the user's config: a cloned repository must not
+	// widen what the agent may do, nor pick which secrets it gets.
+	Args []string
+	Env  []string
+	// Model is passed as --model.
+	Model string
+	// InputPrice and OutputPrice (USD per million tokens) price the
+	// agent's usage when it reports no cost of its own (codex).
+	InputPrice, OutputPrice float64
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -197,6 +223,11 @@ type File struct {
 	// Retention: keep the newest Keep sessions and those younger than
 	// OlderThan ("30d"); prune the rest when a session starts.
 	Retention *RetentionFile `toml:"retention"`
+	// PromptTemplate is a Go text/template file for the task loop's
+	// prompts (see coordinator/taskprompt).
+	PromptTemplate string `toml:"prompt_template"`
+	// Agents: [agents.claude], [agents.codex].
+	Agents map[string]AgentFile `toml:"agents"`
 	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
 	MCPServers map[string]MCPServerFile `toml:"mcp_servers"`
 }
@@ -205,6 +236,15 @@ type File struct {
 type RetentionFile struct {
 	Keep      *int   `toml:"keep"`
 	OlderThan string `toml:"older_than"`
+}
+
+// AgentFile is the TOML schema of an [agents.<kind>] table.
+type AgentFile struct {
+	Args        []string `toml:"args"`
+	Env         []string `toml:"env"`
+	Model       string   `toml:"model"`
+	InputPrice  float64  `toml:"input_price_per_mtok"`
+	OutputPrice float64  `toml:"output_price_per_mtok"`
 }
 
 // Sources says where to look.
@@ -332,7 +372,13 @@ func Load(src Sources) (Config, error) {
 		if err := c.applyRetention(f.Retention, p); err != nil {
 			return c, err
 		}
+		if err := c.applyPromptTemplate(f.PromptTemplate, p, fromProject); err != nil {
+			return c, err
+		}
 		if err := c.applySandbox(f, p, fromProject); err != nil {
+			return c, err
+		}
+		if err := c.applyAgents(f, p, fromProject); err != nil {
 			return c, err
 		}
 		if err := c.applyLimits(f, p, fromProject); err != nil {
@@ -396,7 +442,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 		if strings.HasPrefix(keys[0], "mcp_servers.") {
 			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
 		}
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, mcp_servers)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -419,6 +465,32 @@ func (c *Config) applyRetention(r *RetentionFile, path string) error {
 		}
 		c.Retention.OlderThan = d
 	}
+	return nil
+}
+
+// applyPromptTemplate takes prompt_template from one config file. A
+// template's text goes to the model with every task, so a project's file
+// (which a cloned repository controls) may only name a file inside the
+// project: otherwise it could send the model any file of the person's
+// that ralph can read.
+func (c *Config) applyPromptTemplate(tmpl, path string, fromProject bool) error {
+	if tmpl == "" {
+		return nil
+	}
+	if fromProject {
+		clean := filepath.Clean(tmpl)
+		if filepath.IsAbs(clean) || strings.HasPrefix(tmpl, "~") || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return invalidf("%s: prompt_template %q must be a path inside the project, relative to its root; a template elsewhere goes in your user config or --prompt-template", path, tmpl)
+		}
+		c.PromptTemplate = clean
+		return nil
+	}
+	if strings.HasPrefix(tmpl, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			tmpl = filepath.Join(home, tmpl[2:])
+		}
+	}
+	c.PromptTemplate = filepath.Clean(tmpl)
 	return nil
 }
 
@@ -457,6 +529,42 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 			return invalidf("%s: network = true would give the model's commands the network your user config takes away, and a project's config may only take it away", path)
 		}
 		c.Network = *f.Network
+	}
+	return nil
+}
+
+// applyAgents takes the [agents.<kind>] tables of one config file. A
+// project's file may set an agent's model and prices, not its arguments
+// or the variables it keeps.
+func (c *Config) applyAgents(f File, path string, fromProject bool) error {
+	for kind, af := range f.Agents {
+		if !slices.Contains(AgentKinds, kind) {
+			return invalidf("%s: [agents.%s] is not an agent ralph runs; use [agents.claude] or [agents.codex]", path, kind)
+		}
+		if fromProject && (len(af.Args) > 0 || len(af.Env) > 0) {
+			return invalidf("%s: agents.%s.args and .env may only be set in your user config (%s), not in a project's config", path, kind, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		if af.InputPrice < 0 || af.OutputPrice < 0 {
+			return invalidf("%s: agents.%s: prices per million tokens cannot be negative", path, kind)
+		}
+		for _, e := range af.Env {
+			if strings.TrimSpace(e) == "" || strings.ContainsAny(e, "= \t") {
+				return invalidf("%s: agents.%s.env entry %q is not a variable name (or a prefix ending in *)", path, kind, e)
+			}
+		}
+		if c.Agents == nil {
+			c.Agents = map[string]Agent{}
+		}
+		a := c.Agents[kind]
+		a.Args = append(a.Args, af.Args...)
+		a.Env = append(a.Env, af.Env...)
+		if af.Model != "" {
+			a.Model = af.Model
+		}
+		if af.InputPrice != 0 || af.OutputPrice != 0 {
+			a.InputPrice, a.OutputPrice = af.InputPrice, af.OutputPrice
+		}
+		c.Agents[kind] = a
 	}
 	return nil
 }
