@@ -121,6 +121,7 @@ func run(args []string) int {
   ralph resume          continue an interrupted session
   ralph watch           follow the running ralph from another terminal;
                         ralph stop, say, pause, continue and answer steer it
+  ralph mcp list        MCP servers whose tools the model may call (add, remove, approve)
 
 The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
 the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.
@@ -160,7 +161,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
 	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in)")
-	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command without asking (except one asking to leave the sandbox, and what ask_before in the config names)")
+	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command and MCP tool call without asking (except a command asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
@@ -192,6 +193,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addRecordCommands(root)
 	c.addGitCommands(root)
 	c.addControlCommands(root)
+	c.addMCPCommands(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)

@@ -26,6 +26,14 @@ var (
 	ErrContentFilter = errors.New("the answer was stopped by the endpoint's content filter")
 )
 
+// preparer is a tool set with tools that must be made ready before the
+// model is told which tools there are (MCP servers, started on first
+// need); *workers.Toolset and its views implement it.
+type preparer interface {
+	Unprepared() bool
+	Prepare(ctx context.Context)
+}
+
 // servedWindower is a model client that can tell the context window its
 // server really serves (*llm.Client, for Ollama).
 type servedWindower interface {
@@ -62,6 +70,13 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		partial strings.Builder
 	)
 	model := c.ModelName()
+	if p, ok := c.opts.Tools.(preparer); ok && p.Unprepared() {
+		// Tools that must start first (MCP servers) start now, on the
+		// first turn that needs them; a hard stop cuts the wait.
+		if cut := c.watch(ctx, p.Prepare); cut != nil {
+			return resp, cut, nil
+		}
+	}
 	tools := toolDefs(c.opts.Tools, c.opts.Children != nil)
 	budget := c.budget(ctx, model, tools)
 	msgs, trimmed := memory.FitContext(c.Messages(), budget)

@@ -32,7 +32,7 @@ var errNoAnswer = errors.New("the question was not answered: the work was stoppe
 func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.Answer, error) {
 	question := q.Text()
 	what := "to run `" + clipWidth(strings.Join(strings.Fields(text.Visible(q.Command)), " "), 60) + "`"
-	if q.Tool != "" {
+	if q.Tool != "" || q.MCP != nil || q.Server != nil {
 		what = "to " + clipWidth(q.What(), 70)
 	}
 	for {

@@ -49,7 +49,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// auto it may ask the terminal, which answers on its input.
 	style := o.Term.RenderStyle(p.Config.Style)
 	sh = New(Options{
-		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo,
+		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo, MCP: p.MCP.Status,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,

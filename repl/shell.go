@@ -27,6 +27,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/workers/mcp"
 )
 
 // Coordinator is the conversation the shell talks to;
@@ -80,6 +81,8 @@ type Options struct {
 	LoopQueue *interrupts.Queue
 	// Undo serves /undo.
 	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
+	// MCP lists the project's MCP servers for /mcp.
+	MCP func() []mcp.Status
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -374,7 +377,7 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 	h := &commands.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, Undo: s.opts.Undo,
+		Loop: s.opts.Loop, Undo: s.opts.Undo, MCP: s.opts.MCP,
 	}
 	if s.opts.Control != nil {
 		h.Pause, h.Resume = s.opts.Control.Pause, s.resume

@@ -48,7 +48,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	}
 	var typed []string
 	sc.Run = coord.Run
-	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo,
+	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status,
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, queue, ctl, nil)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,9 +91,10 @@ type Toolset struct {
 	// opts are the options t was made with, for Rooted.
 	opts Options
 
-	mu    sync.RWMutex
-	tools map[string]Tool
-	order []string
+	mu      sync.RWMutex
+	tools   map[string]Tool
+	order   []string
+	sources []Source
 
 	// locks serialises writes per resolved path, so concurrent edits by
 	// several agents sharing this Toolset cannot interleave read-modify-write.
@@ -208,7 +210,70 @@ func (t *Toolset) Rooted(dir string) (*Toolset, error) {
 			r.Register(t.tools[name])
 		}
 	}
+	for _, s := range t.sources {
+		r.AddSource(s)
+	}
 	return r, nil
+}
+
+// Source is a set of tools from outside ralph that are known only once
+// something has started, such as an MCP server's. Every agent working
+// through this Toolset (or a View or Rooted copy of it) shares its
+// sources, and so their connections.
+type Source interface {
+	// Prepare makes the tools ready: it starts what must start, the
+	// first time; later calls return at once. It returns early when ctx
+	// ends.
+	Prepare(ctx context.Context)
+	// Tools are the tools available now.
+	Tools() []Tool
+	// Unprepared reports whether Prepare has work to do.
+	Unprepared() bool
+}
+
+// AddSource adds a source of tools. Its tools follow the registered ones
+// and never replace one of them.
+func (t *Toolset) AddSource(s Source) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sources = append(t.sources, s)
+}
+
+// Prepare prepares every source (see Source); the coordinator calls it
+// before it tells the model which tools there are.
+func (t *Toolset) Prepare(ctx context.Context) {
+	t.mu.RLock()
+	sources := slices.Clone(t.sources)
+	t.mu.RUnlock()
+	for _, s := range sources {
+		s.Prepare(ctx)
+	}
+}
+
+// Unprepared reports whether a source has yet to be prepared.
+func (t *Toolset) Unprepared() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, s := range t.sources {
+		if s.Unprepared() {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceTools are the sources' tools whose names no registered tool
+// has; callers hold mu.
+func (t *Toolset) sourceTools() []Tool {
+	var out []Tool
+	for _, s := range t.sources {
+		for _, tool := range s.Tools() {
+			if _, ok := t.tools[tool.Def().Name]; !ok {
+				out = append(out, tool)
+			}
+		}
+	}
+	return out
 }
 
 // Root returns the project root with symlinks resolved.
@@ -235,6 +300,9 @@ func (t *Toolset) Definitions() []ToolDef {
 	for _, name := range t.order {
 		defs = append(defs, t.tools[name].Def())
 	}
+	for _, tool := range t.sourceTools() {
+		defs = append(defs, tool.Def())
+	}
 	return defs
 }
 
@@ -243,10 +311,18 @@ func (t *Toolset) Definitions() []ToolDef {
 func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) Result {
 	t.mu.RLock()
 	tool, ok := t.tools[name]
-	names := strings.Join(t.order, ", ")
+	names := slices.Clone(t.order)
+	if !ok {
+		for _, st := range t.sourceTools() {
+			names = append(names, st.Def().Name)
+			if st.Def().Name == name {
+				tool, ok = st, true
+			}
+		}
+	}
 	t.mu.RUnlock()
 	if !ok {
-		return errResult("unknown tool %q; available tools: %s", name, names)
+		return errResult("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
 	}
 	res := tool.Run(ctx, args)
 	res.Output = truncateMiddle(res.Output, t.maxOut+resultSlack)

@@ -61,6 +61,12 @@ func (v *View) Definitions() []ToolDef {
 	return defs
 }
 
+// Prepare prepares the base's sources: a view shares them.
+func (v *View) Prepare(ctx context.Context) { v.base.Prepare(ctx) }
+
+// Unprepared reports whether the base has a source to prepare.
+func (v *View) Unprepared() bool { return v.base.Unprepared() }
+
 // Call runs a visible tool.
 func (v *View) Call(ctx context.Context, name string, args json.RawMessage) Result {
 	if v.hide[name] {

@@ -27,6 +27,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/mcp"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -98,6 +99,9 @@ type Project struct {
 	Session *memory.Session
 	Client  *llm.Client
 	Tools   *workers.Toolset
+	// MCP holds the MCP servers, whose tools are among Tools; they start
+	// when the first model request needs them and stop at Close.
+	MCP *mcp.Manager
 	// Approval decides which commands run_command may run. Nobody is
 	// asked until a face that has a person sets its Asker.
 	Approval *approval.Policy
@@ -186,7 +190,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.APIKey),
+	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
@@ -231,6 +235,11 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range cfg.MCPWarnings {
+		opts.Notify(w)
+	}
+	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify))
+	p.Tools.AddSource(p.MCP)
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewRecordDecisionTool(p.decide))
@@ -306,7 +315,7 @@ func (p *Project) start(opts Options) error {
 	}
 	s, err := memory.CreateSession(p.Fs, p.Root, id, memory.State{
 		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
-	}, p.Config.APIKey)
+	}, p.secrets()...)
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
 	}
@@ -321,7 +330,7 @@ func (p *Project) resume(opts Options) error {
 	if err != nil {
 		return err
 	}
-	s, msgs, err := memory.OpenSession(p.Fs, p.Root, id, p.Config.APIKey)
+	s, msgs, err := memory.OpenSession(p.Fs, p.Root, id, p.secrets()...)
 	if err != nil {
 		return err
 	}
@@ -549,6 +558,9 @@ func (p *Project) Close() error {
 	if p.git != nil && p.git.cps != nil {
 		p.git.cps.Wait() // their record goes to the session, closed below
 	}
+	if p.MCP != nil {
+		p.MCP.Close()
+	}
 	if p.Tools != nil {
 		p.Tools.Close()
 	}
@@ -559,6 +571,23 @@ func (p *Project) Close() error {
 	errs = append(errs, p.Session.Close())
 	return errors.Join(append(errs, p.Lock.Release())...)
 }
+
+// mcpNotice tells the person about an MCP server (it could not start, it
+// crashed): as a warning in the running conversation's events, or before
+// there is one, as a notice.
+func (p *Project) mcpNotice(notify func(string)) func(string) {
+	return func(text string) {
+		if c := p.warnTo.Load(); c != nil {
+			c.Warn(text)
+			return
+		}
+		notify(text)
+	}
+}
+
+// secrets are what no file ralph writes may hold: the API key and the MCP
+// servers' tokens.
+func (p *Project) secrets() []string { return p.Config.Secrets() }
 
 func (p *Project) touchRegistry() {
 	if p.Session == nil {

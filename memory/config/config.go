@@ -163,6 +163,10 @@ type Config struct {
 	// Agents are the settings of the external agents of `ralph run
 	// --agent`, by kind (AgentKinds).
 	Agents map[string]Agent
+	// MCPServers are the MCP servers of every source, by name (see
+	// mcp.go); MCPWarnings say what was left out of them and why.
+	MCPServers  []MCPServer
+	MCPWarnings []string
 }
 
 // AgentKinds are the external agents a config may have a table for.
@@ -224,6 +228,8 @@ type File struct {
 	PromptTemplate string `toml:"prompt_template"`
 	// Agents: [agents.claude], [agents.codex].
 	Agents map[string]AgentFile `toml:"agents"`
+	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
+	MCPServers map[string]MCPServerFile `toml:"mcp_servers"`
 }
 
 // RetentionFile is the [retention] table.
@@ -300,6 +306,7 @@ func Load(src Sources) (Config, error) {
 	if src.ProjectRoot != "" {
 		paths = append(paths, filepath.Join(src.ProjectRoot, ProjectFile))
 	}
+	var userMCP, projectMCP []MCPServer
 	projectFile := ""
 	if src.ProjectRoot != "" {
 		projectFile = paths[len(paths)-1]
@@ -382,7 +389,23 @@ func Load(src Sources) (Config, error) {
 		} else {
 			c.AllowedCommands = append(c.AllowedCommands, f.AllowedCommands...)
 		}
+		servers, err := mcpServers(f.MCPServers, p, fromProject, src.Getenv)
+		if err != nil {
+			return c, err
+		}
+		if fromProject {
+			projectMCP = servers
+		} else {
+			userMCP = servers
+		}
 	}
+	var jsonMCP []MCPServer
+	if src.ProjectRoot != "" {
+		jsonMCP, c.MCPWarnings = projectMCPJSON(src.Fs, src.ProjectRoot, src.Getenv)
+	}
+	var warns []string
+	c.MCPServers, warns = mergeServers(userMCP, projectMCP, jsonMCP)
+	c.MCPWarnings = append(c.MCPWarnings, warns...)
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.SetBaseURL(v)
 	}
@@ -416,7 +439,10 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok)", path, keys[0])
+		if strings.HasPrefix(keys[0], "mcp_servers.") {
+			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
+		}
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }

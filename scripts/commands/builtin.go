@@ -34,6 +34,7 @@ func All() []Spec {
 		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile", hook("pause", func(h *Host) func() error { return h.Pause })},
 		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
+		{"mcp", "", "the MCP servers: their state and tools", runMCP},
 		{"clear", "", "start the conversation afresh (the session log keeps everything)", runClear},
 		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
 		{"session", "[id]", "this session's id, or an analysis of another session", runSession},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/scripts/suggest"
+	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
 )
@@ -51,7 +52,9 @@ type Host struct {
 	// Undo takes back changes of this session (the face's project holds
 	// the lock); nil makes /undo unavailable.
 	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
-	Now  func() time.Time
+	// MCP lists the project's MCP servers; nil makes /mcp unavailable.
+	MCP func() []mcp.Status
+	Now func() time.Time
 }
 
 func (h *Host) now() time.Time {

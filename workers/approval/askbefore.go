@@ -68,6 +68,18 @@ func (m askMatch) reason() string {
 	return fmt.Sprintf("ask_before %q matches %s: it always needs a person, even with --yes or an \"always\" rule", m.pattern, m.what)
 }
 
+// tool reports the first pattern that an MCP tool's full name
+// (mcp__server__tool) matches: a pattern of one word, as a command pattern
+// is written, so "mcp__github__*" holds every tool of that server.
+func (ab askBefore) tool(name string) (askMatch, bool) {
+	for _, p := range ab.patterns {
+		if len(p.words) == 1 && !p.opts[0] && p.words[0].MatchString(name) {
+			return askMatch{pattern: p.text, what: "the MCP tool call " + name}, true
+		}
+	}
+	return askMatch{}, false
+}
+
 // command reports the first pattern that a simple command of line, or a
 // file it writes through a redirection or a file-changing command,
 // matches.

@@ -149,7 +149,9 @@ func (p *Policy) Allowed(command string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, r := range a.Rules {
-		if !slices.Contains(p.rules, r) {
+		// A rule for an MCP tool (tools.go) allows that tool, never a
+		// program of the same name.
+		if !slices.Contains(p.rules, r) || isToolRule(r) {
 			return false
 		}
 	}

@@ -48,11 +48,41 @@ type Question struct {
 	// tool (write_file, edit_file) rather than a command: Command is then
 	// the file's path.
 	Tool string
+	// MCP, when set, makes this a question about a call of an MCP
+	// server's tool; Server one about starting a project's MCP server.
+	MCP    *MCPCall
+	Server *ServerStart
 }
+
+// MCPCall is a call of an MCP server's tool as a person is asked about it.
+type MCPCall struct {
+	Server string // the server's name
+	Tool   string // the tool's name on that server
+	Name   string // the name the model called it by: mcp__server__tool
+	Args   string // the arguments, JSON as the model sent them
+}
+
+// ServerStart is a project's MCP server that asks to start.
+type ServerStart struct {
+	Name   string
+	Source string // the file that defines it
+	Runs   string // its command line or URL
+	HTTP   bool   // Runs is a URL
+}
+
+// maxShownArgs bounds the arguments of an MCP call shown in a question;
+// the rest is counted, not shown.
+const maxShownArgs = 2000
 
 // What is the action asked about, in a few words: "run `make`", "change
 // go.mod (write_file)".
 func (q Question) What() string {
+	switch {
+	case q.MCP != nil:
+		return "call " + text.Visible(q.MCP.Name)
+	case q.Server != nil:
+		return "start MCP server `" + text.Visible(q.Server.Name) + "`"
+	}
 	if q.Tool != "" {
 		return fmt.Sprintf("change %s (%s)", text.Visible(q.Command), q.Tool)
 	}
@@ -86,6 +116,12 @@ func (q Question) Prompt() string {
 // lines is shown whole, one line under the other.
 func (q Question) Text() string {
 	var b strings.Builder
+	switch {
+	case q.MCP != nil:
+		return q.mcpText()
+	case q.Server != nil:
+		return q.serverText()
+	}
 	if q.Tool != "" {
 		fmt.Fprintf(&b, "%s? %s\n  asked every time, no [a]lways: %s", q.What(), q.Choices(), text.Visible(strings.Join(q.Why, "; ")))
 		return b.String()
@@ -117,6 +153,43 @@ func (q Question) Text() string {
 		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s\n", text.Visible(strings.Join(q.Why, "; ")))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// mcpText is the question about an MCP tool call: the server, the tool and
+// the arguments, made visible like a command.
+func (q Question) mcpText() string {
+	var b strings.Builder
+	c := q.MCP
+	fmt.Fprintf(&b, "call `%s` of MCP server `%s`? %s\n", text.Visible(c.Tool), text.Visible(c.Server), q.Choices())
+	args := c.Args
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	if n := len(args) - maxShownArgs; n > 0 {
+		args = text.Clip(args, maxShownArgs) + fmt.Sprintf("… (%d more bytes)", n)
+	}
+	fmt.Fprintf(&b, "  arguments: %s\n", text.Visible(args))
+	if q.CanAlways() {
+		fmt.Fprintf(&b, "  [a]lways allows %s in this project without asking (allowed_commands in .ralph/config.toml)", text.Visible(c.Name))
+	} else {
+		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s", text.Visible(strings.Join(q.Why, "; ")))
+	}
+	return b.String()
+}
+
+// serverText is the question about starting a server the project's files
+// define: the person, not the repository, decides what runs as them.
+func (q Question) serverText() string {
+	s := q.Server
+	verb := "start MCP server `%s` from %s: `%s`? %s\n"
+	if s.HTTP {
+		verb = "connect to MCP server `%s` from %s at `%s`? %s\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, verb, text.Visible(s.Name), text.Visible(s.Source), text.Visible(s.Runs), q.Choices())
+	b.WriteString("  the project's files, not yours, define this server, and it runs as you, outside the sandbox; " +
+		"[a]lways approves this definition on this machine until it changes (as `ralph mcp approve " + text.Visible(s.Name) + "` does)")
+	return b.String()
 }
 
 // Parse reads an answer typed at the prompt: y or yes, n or no, and a or

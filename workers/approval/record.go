@@ -69,7 +69,7 @@ func saveRule(fs afero.Fs, root, userConfigDir, rule string) error {
 // addAllowed returns doc with rule added to the top-level
 // allowed_commands array.
 func addAllowed(doc []byte, rule string) ([]byte, error) {
-	item := tomlString(rule)
+	item := config.QuoteTOML(rule)
 	sc := scanTOML(doc)
 	if sc.keyValue >= 0 {
 		// Extend the existing array just before its closing bracket.
@@ -152,23 +152,4 @@ func lastValueByte(seg []byte) int {
 		}
 	}
 	return last
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\u` + fmt.Sprintf("%04X", r))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

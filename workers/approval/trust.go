@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
 
 	"github.com/spf13/afero"
 )
@@ -60,7 +62,7 @@ func trustedOnly(fs afero.Fs, userConfigDir, root string, allowed []string) ([]s
 	trusted := m[filepath.Clean(root)]
 	var out []string
 	for _, a := range allowed {
-		if slices.Contains(trusted, normalRule(a)) {
+		if slices.Contains(trusted, normalRule(a)) && !strings.HasPrefix(a, serverEntryPrefix) {
 			out = append(out, a)
 		}
 	}
@@ -93,4 +95,39 @@ func trustRule(fs afero.Fs, userConfigDir, root, rule string) error {
 		return err
 	}
 	return memory.WriteFileAtomic(fs, path, append(data, '\n'), 0o600)
+}
+
+// A project's MCP server (its .mcp.json or .ralph/config.toml, which a
+// cloned repository controls) starts only once the person approved it on
+// this machine. The approval is kept in the same record as the rules,
+// as an entry no rule can be, naming the server and its definition's
+// fingerprint: a definition the repository changes must be approved
+// again.
+const serverEntryPrefix = "mcp_server "
+
+func serverEntry(s config.MCPServer) string {
+	return serverEntryPrefix + s.Name + " " + s.Fingerprint()
+}
+
+// ServerApproved reports whether the person approved the project's server
+// s, as it is defined now, on this machine. A server of the person's own
+// config needs no approval.
+func ServerApproved(fs afero.Fs, userConfigDir, root string, s config.MCPServer) bool {
+	if !s.FromProject {
+		return true
+	}
+	if userConfigDir == "" || fs == nil {
+		return false
+	}
+	m, err := readTrust(fs, userConfigDir)
+	if err != nil {
+		return false
+	}
+	return slices.Contains(m[filepath.Clean(root)], serverEntry(s))
+}
+
+// TrustServer records that the person approved the project's server s, as
+// it is defined now, on this machine (`ralph mcp approve`, or "always").
+func TrustServer(fs afero.Fs, userConfigDir, root string, s config.MCPServer) error {
+	return trustRule(fs, userConfigDir, root, serverEntry(s))
 }

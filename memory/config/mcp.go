@@ -1,0 +1,425 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+// MCP servers are configured in the forms people already have: codex's
+// [mcp_servers.NAME] tables in ralph's config files, and Claude Code's
+// .mcp.json ({"mcpServers": {...}}) at the project's root. A server
+// defined by the project (its .ralph/config.toml or .mcp.json, both of
+// which a cloned repository controls) is marked FromProject: it may run
+// only once the person approved it on this machine (workers/approval).
+
+// MCPFile is Claude Code's project file of MCP servers, at the project root.
+const MCPFile = ".mcp.json"
+
+// Defaults of an MCP server's timeouts.
+const (
+	DefaultMCPToolTimeout    = 120 * time.Second
+	DefaultMCPStartupTimeout = 30 * time.Second
+)
+
+// MCP transports.
+const (
+	TransportStdio = "stdio" // a command ralph starts, spoken to on stdin/stdout
+	TransportHTTP  = "http"  // streamable HTTP at a URL
+	TransportSSE   = "sse"   // the older HTTP+SSE transport (.mcp.json "type": "sse")
+)
+
+// MCPServer is one resolved MCP server definition. Header values are held
+// in memory only: ralph never writes them anywhere.
+type MCPServer struct {
+	Name      string
+	Transport string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	// Headers are the HTTP headers sent to URL, with their values: from
+	// headers_env (the variables' values) or .mcp.json's headers.
+	Headers map[string]string `json:"-"`
+	// HeadersEnv names, for each header from headers_env, the variable
+	// its value is read from (for display).
+	HeadersEnv     map[string]string
+	Enabled        bool
+	ToolTimeout    time.Duration
+	StartupTimeout time.Duration
+	// Source is the file that defines the server.
+	Source string
+	// FromProject: the project's files define it, so the person must
+	// approve it on this machine before it starts.
+	FromProject bool
+	// Err, when set, says why the server cannot start (a variable it
+	// needs is not set); it is listed, not started.
+	Err string
+	// fingerprint identifies the definition as written (before variables
+	// are expanded), so an approval lapses when the definition changes.
+	fingerprint string
+}
+
+// Fingerprint identifies what the server runs or reaches, as its file
+// writes it: an approval of a project's server is for this definition
+// and lapses when the repository changes it.
+func (s MCPServer) Fingerprint() string { return s.fingerprint }
+
+// Runs is what the server is in a few words: its command line or its URL.
+func (s MCPServer) Runs() string {
+	if s.Transport == TransportStdio {
+		return strings.Join(append([]string{s.Command}, s.Args...), " ")
+	}
+	return s.URL
+}
+
+// MCPServerFile is one [mcp_servers.NAME] table (codex's shape; codex's
+// names for the same settings are accepted too).
+type MCPServerFile struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	Cwd     string            `toml:"cwd"`
+	URL     string            `toml:"url"`
+	// HeadersEnv maps an HTTP header to the environment variable holding
+	// its value, so a token never sits in the file (codex: env_http_headers).
+	HeadersEnv     map[string]string `toml:"headers_env"`
+	EnvHTTPHeaders map[string]string `toml:"env_http_headers"`
+	// BearerTokenEnvVar sends "Authorization: Bearer $VAR" (codex's name).
+	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
+	Enabled           *bool  `toml:"enabled"`
+	// Timeouts are seconds or durations ("90s"); codex's *_sec names too.
+	ToolTimeout       any `toml:"tool_timeout"`
+	ToolTimeoutSec    any `toml:"tool_timeout_sec"`
+	StartupTimeout    any `toml:"startup_timeout"`
+	StartupTimeoutSec any `toml:"startup_timeout_sec"`
+}
+
+// mcpKeys are the settings of an [mcp_servers.NAME] table, for messages.
+const mcpKeys = "command, args, env, cwd, url, headers_env, bearer_token_env_var, enabled, tool_timeout, startup_timeout"
+
+// serverName is what a server may be called: it becomes part of tool
+// names (mcp__NAME__tool), which models accept only in this alphabet.
+var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+
+// ValidServerName reports whether name can name an MCP server, and if
+// not, why, in one sentence.
+func ValidServerName(name string) error {
+	if !serverName.MatchString(name) || strings.Contains(name, "__") {
+		return invalidf("MCP server name %q must be 1 to 40 letters, digits, - or _ (no __), starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// mcpServers resolves one config file's [mcp_servers] tables.
+func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, getenv func(string) string) ([]MCPServer, error) {
+	var out []MCPServer
+	for _, name := range sortedKeys(tables) {
+		f := tables[name]
+		if err := ValidServerName(name); err != nil {
+			return nil, invalidf("%s: %v", path, err)
+		}
+		s := MCPServer{Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL, Enabled: true,
+			Source: path, FromProject: fromProject, ToolTimeout: DefaultMCPToolTimeout, StartupTimeout: DefaultMCPStartupTimeout}
+		if f.Enabled != nil {
+			s.Enabled = *f.Enabled
+		}
+		switch {
+		case f.Command != "" && f.URL != "":
+			return nil, invalidf("%s: mcp_servers.%s sets both command and url; a server is either a command ralph starts or a URL", path, name)
+		case f.Command != "":
+			s.Transport = TransportStdio
+		case f.URL != "":
+			s.Transport = TransportHTTP
+			if err := checkURL(f.URL); err != nil {
+				return nil, invalidf("%s: mcp_servers.%s: %v", path, name, err)
+			}
+		case f.Enabled != nil && !*f.Enabled:
+			// Only `enabled = false`: switches off a server of that name
+			// that another file defines (see mergeServers).
+		default:
+			return nil, invalidf("%s: mcp_servers.%s needs a command (a program ralph starts) or a url (a streamable HTTP server)", path, name)
+		}
+		for _, t := range []struct {
+			key string
+			v   any
+			dst *time.Duration
+		}{{"tool_timeout", f.ToolTimeout, &s.ToolTimeout}, {"tool_timeout_sec", f.ToolTimeoutSec, &s.ToolTimeout},
+			{"startup_timeout", f.StartupTimeout, &s.StartupTimeout}, {"startup_timeout_sec", f.StartupTimeoutSec, &s.StartupTimeout}} {
+			if t.v == nil {
+				continue
+			}
+			d, err := parseSeconds(t.v)
+			if err != nil || d <= 0 {
+				return nil, invalidf("%s: mcp_servers.%s.%s must be a positive number of seconds or a duration such as \"90s\"", path, name, t.key)
+			}
+			*t.dst = d
+		}
+		headersEnv := map[string]string{}
+		for h, v := range f.EnvHTTPHeaders {
+			headersEnv[h] = v
+		}
+		for h, v := range f.HeadersEnv {
+			headersEnv[h] = v
+		}
+		if f.BearerTokenEnvVar != "" {
+			headersEnv["Authorization"] = f.BearerTokenEnvVar
+		}
+		if len(headersEnv) > 0 && s.Transport == TransportStdio {
+			return nil, invalidf("%s: mcp_servers.%s: HTTP headers are for a server with a url, not a command", path, name)
+		}
+		if len(headersEnv) > 0 {
+			s.HeadersEnv, s.Headers = headersEnv, map[string]string{}
+			for _, h := range sortedKeys(headersEnv) {
+				v := getenv(headersEnv[h])
+				if v == "" {
+					s.Err = fmt.Sprintf("the %s header's variable %s is not set", h, headersEnv[h])
+					continue
+				}
+				if h == "Authorization" && f.BearerTokenEnvVar != "" && headersEnv[h] == f.BearerTokenEnvVar {
+					v = "Bearer " + v
+				}
+				s.Headers[h] = v
+			}
+		}
+		s.fingerprint = fingerprint(s.Transport, f.Command, f.Args, f.Env, f.Cwd, f.URL, nil, headersEnv)
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("url %q is not an http(s) URL", raw)
+	}
+	return nil
+}
+
+// mcpJSON is Claude Code's .mcp.json.
+type mcpJSON struct {
+	Servers map[string]struct {
+		Type    string            `json:"type"`
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+		Cwd     string            `json:"cwd"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	} `json:"mcpServers"`
+}
+
+// projectMCPJSON reads the project's .mcp.json. A file that cannot be read
+// is a warning, not an error: it is the repository's, and the rest of
+// ralph works without it. Variables are expanded as Claude Code does:
+// ${VAR} and ${VAR:-default}, in command, args, env, url and headers.
+func projectMCPJSON(fs afero.Fs, root string, getenv func(string) string) ([]MCPServer, []string) {
+	path := filepath.Join(root, MCPFile)
+	data, err := afero.ReadFile(fs, path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, []string{fmt.Sprintf("cannot read %s, so its MCP servers are left out: %v", path, err)}
+	}
+	var f mcpJSON
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, []string{fmt.Sprintf("%s is not valid JSON, so its MCP servers are left out: %v", path, err)}
+	}
+	var out []MCPServer
+	var warns []string
+	for _, name := range sortedKeys(f.Servers) {
+		d := f.Servers[name]
+		if err := ValidServerName(name); err != nil {
+			warns = append(warns, fmt.Sprintf("%s: %v; the server is left out", path, err))
+			continue
+		}
+		s := MCPServer{Name: name, Enabled: true, Source: path, FromProject: true, ToolTimeout: DefaultMCPToolTimeout, StartupTimeout: DefaultMCPStartupTimeout}
+		switch typ := strings.ToLower(d.Type); {
+		case d.Command != "" && (typ == "" || typ == "stdio"):
+			s.Transport = TransportStdio
+		case d.URL != "" && (typ == "" || typ == "http" || typ == "streamable-http"):
+			s.Transport = TransportHTTP
+		case d.URL != "" && typ == "sse":
+			s.Transport = TransportSSE
+		default:
+			warns = append(warns, fmt.Sprintf("%s: server %q needs a command or a url (type %q); the server is left out", path, name, d.Type))
+			continue
+		}
+		var missing []string
+		x := func(v string) string {
+			out, m := expandVars(v, getenv)
+			missing = append(missing, m...)
+			return out
+		}
+		s.Command, s.URL, s.Cwd = x(d.Command), x(d.URL), x(d.Cwd)
+		for _, a := range d.Args {
+			s.Args = append(s.Args, x(a))
+		}
+		if len(d.Env) > 0 {
+			s.Env = map[string]string{}
+			for k, v := range d.Env {
+				s.Env[k] = x(v)
+			}
+		}
+		if len(d.Headers) > 0 {
+			s.Headers = map[string]string{}
+			for k, v := range d.Headers {
+				s.Headers[k] = x(v)
+			}
+		}
+		if s.Transport != TransportStdio {
+			if err := checkURL(s.URL); err != nil && len(missing) == 0 {
+				s.Err = err.Error()
+			}
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			s.Err = fmt.Sprintf("it needs the environment variable %s, which is not set", strings.Join(dedupe(missing), ", "))
+		}
+		s.fingerprint = fingerprint(s.Transport, d.Command, d.Args, d.Env, d.Cwd, d.URL, d.Headers, nil)
+		out = append(out, s)
+	}
+	return out, warns
+}
+
+// expandVars expands ${VAR} and ${VAR:-default} in s, and names the
+// variables that were neither set nor given a default.
+func expandVars(s string, getenv func(string) string) (string, []string) {
+	var b strings.Builder
+	var missing []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), missing
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			b.WriteString(s)
+			return b.String(), missing
+		}
+		b.WriteString(s[:i])
+		expr := s[i+2 : i+j]
+		name, def, hasDef := strings.Cut(expr, ":-")
+		switch v := getenv(name); {
+		case v != "":
+			b.WriteString(v)
+		case hasDef:
+			b.WriteString(def)
+		default:
+			missing = append(missing, name)
+		}
+		s = s[i+j+1:]
+	}
+}
+
+// mergeServers puts the files' servers together. The person's own
+// definition of a name wins over a project's, and the project's
+// .ralph/config.toml over its .mcp.json; a user entry holding only
+// `enabled = false` switches off the project's server of that name.
+func mergeServers(user, project, projectJSON []MCPServer) ([]MCPServer, []string) {
+	byName := map[string]MCPServer{}
+	var warns []string
+	off := map[string]bool{}
+	for _, s := range user {
+		if s.Transport == "" {
+			off[s.Name] = true
+			continue
+		}
+		byName[s.Name] = s
+	}
+	for _, group := range [][]MCPServer{project, projectJSON} {
+		for _, s := range group {
+			if prev, ok := byName[s.Name]; ok {
+				if prev.Source != s.Source {
+					warns = append(warns, fmt.Sprintf("MCP server %q of %s is left out: %s defines a server of that name", s.Name, s.Source, prev.Source))
+				}
+				continue
+			}
+			if off[s.Name] {
+				s.Enabled = false
+			}
+			byName[s.Name] = s
+		}
+	}
+	var out []MCPServer
+	for _, name := range sortedKeys(byName) {
+		out = append(out, byName[name])
+	}
+	return out, warns
+}
+
+// fingerprint hashes a definition as written.
+func fingerprint(transport, command string, args []string, env map[string]string, cwd, url string, headers, headersEnv map[string]string) string {
+	data, _ := json.Marshal(map[string]any{"transport": transport, "command": command, "args": args, "env": env, "cwd": cwd,
+		"url": url, "headers": headers, "headers_env": headersEnv})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Secrets are what ralph keeps out of every file it writes: the API key
+// and MCPSecrets.
+func (c Config) Secrets() []string { return append([]string{c.APIKey}, c.MCPSecrets()...) }
+
+// MCPSecrets are the values ralph must keep out of every file it writes:
+// the MCP servers' header values (bearer tokens) and environment values
+// whose names say they are secrets.
+func (c Config) MCPSecrets() []string {
+	var out []string
+	for _, s := range c.MCPServers {
+		for _, v := range s.Headers {
+			out = append(out, v)
+			if t, ok := strings.CutPrefix(v, "Bearer "); ok {
+				out = append(out, t)
+			}
+		}
+		for k, v := range s.Env {
+			if looksSecret(k) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+func looksSecret(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

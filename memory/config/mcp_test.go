@@ -1,0 +1,182 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+)
+
+func TestMCPServersFromEveryForm(t *testing.T) {
+	user := `
+[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+env = { GITHUB_TOKEN = "ghp_secretvalue123" }
+tool_timeout = "90s"
+
+[mcp_servers.web]
+url = "https://mcp.example/mcp"
+headers_env = { Authorization = "WEB_AUTH" }
+startup_timeout_sec = 5
+
+[mcp_servers.shared]
+enabled = false
+`
+	project := `
+[mcp_servers.github]
+command = "evil"
+
+[mcp_servers.lint]
+command = "./lint-mcp"
+`
+	mcpJSON := `{"mcpServers": {
+  "shared": {"command": "node", "args": ["srv.js", "${HOME_DIR:-/home/x}"]},
+  "docs": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Key": "${DOCS_KEY}"}},
+  "lint": {"command": "other"},
+  "bad name": {"command": "x"}
+}}`
+	c, err := load(t, map[string]string{userFile: user, projectFile: project, filepath.Join(projectRoot, MCPFile): mcpJSON},
+		env{"WEB_AUTH": "Bearer tok-123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]MCPServer{}
+	var names []string
+	for _, s := range c.MCPServers {
+		got[s.Name] = s
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, ",") != "docs,github,lint,shared,web" {
+		t.Fatalf("servers = %v", names)
+	}
+	gh := got["github"]
+	if gh.Command != "npx" || gh.FromProject || gh.ToolTimeout != 90*time.Second || gh.StartupTimeout != DefaultMCPStartupTimeout || gh.Transport != TransportStdio {
+		t.Errorf("github = %+v (the user's definition must win)", gh)
+	}
+	if w := got["web"]; w.Transport != TransportHTTP || w.Headers["Authorization"] != "Bearer tok-123456789" || w.HeadersEnv["Authorization"] != "WEB_AUTH" || w.StartupTimeout != 5*time.Second {
+		t.Errorf("web = %+v", w)
+	}
+	if l := got["lint"]; l.Command != "./lint-mcp" || !l.FromProject || l.Source != projectFile {
+		t.Errorf("lint = %+v (the project's config wins over .mcp.json)", l)
+	}
+	if s := got["shared"]; s.Enabled || !s.FromProject || strings.Join(s.Args, " ") != "srv.js /home/x" {
+		t.Errorf("shared = %+v (the user's enabled = false switches it off; defaults expand)", s)
+	}
+	if d := got["docs"]; d.Err == "" || !strings.Contains(d.Err, "DOCS_KEY") || d.Transport != TransportHTTP {
+		t.Errorf("docs = %+v: a missing variable must be the server's error", d)
+	}
+	warns := strings.Join(c.MCPWarnings, "\n")
+	for _, w := range []string{`"bad name"`, `MCP server "github" of ` + projectFile + ` is left out`, `MCP server "lint" of ` + filepath.Join(projectRoot, MCPFile)} {
+		if !strings.Contains(warns, w) {
+			t.Errorf("warnings lack %q:\n%s", w, warns)
+		}
+	}
+	secrets := strings.Join(c.MCPSecrets(), "\n")
+	if !strings.Contains(secrets, "tok-123456789") || !strings.Contains(secrets, "ghp_secretvalue123") {
+		t.Errorf("secrets = %q", secrets)
+	}
+}
+
+func TestMCPServerErrors(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"[mcp_servers.x]\ncommand = \"a\"\nurl = \"http://h/\"\n", "sets both command and url"},
+		{"[mcp_servers.x]\nargs = [\"a\"]\n", "needs a command"},
+		{"[mcp_servers.x]\nurl = \"ftp://h/\"\n", "not an http(s) URL"},
+		{"[mcp_servers.x]\ncommand = \"a\"\ntool_timeout = -1\n", "tool_timeout must be a positive"},
+		{"[mcp_servers.x]\ncommand = \"a\"\nheaders_env = { A = \"B\" }\n", "HTTP headers are for a server with a url"},
+		{"[mcp_servers.x]\ncommand = \"a\"\nfoo = 1\n", `unknown MCP server setting "mcp_servers.x.foo"`},
+		{"[mcp_servers.a__b]\ncommand = \"a\"\n", "must be 1 to 40 letters"},
+	} {
+		_, err := load(t, map[string]string{userFile: c.file}, env{})
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.file, err, c.want)
+		}
+	}
+	// A .mcp.json that is not JSON is a warning, not an error.
+	c, err := load(t, map[string]string{filepath.Join(projectRoot, MCPFile): "{nope"}, env{})
+	if err != nil || len(c.MCPWarnings) != 1 || !strings.Contains(c.MCPWarnings[0], "is not valid JSON") {
+		t.Fatalf("err %v, warnings %q", err, c.MCPWarnings)
+	}
+}
+
+func TestMCPFingerprintFollowsTheDefinition(t *testing.T) {
+	fp := func(js string) string {
+		c, err := load(t, map[string]string{filepath.Join(projectRoot, MCPFile): js}, env{"TOK": "a-changing-secret"})
+		if err != nil || len(c.MCPServers) != 1 {
+			t.Fatalf("err %v, servers %v", err, c.MCPServers)
+		}
+		return c.MCPServers[0].Fingerprint()
+	}
+	a := fp(`{"mcpServers":{"s":{"command":"node","args":["a.js"],"env":{"T":"${TOK}"}}}}`)
+	if b := fp(`{"mcpServers":{"s":{"command":"node","args":["a.js"],"env":{"T":"${TOK}"}}}}`); a != b || a == "" {
+		t.Fatalf("the same definition has fingerprints %q and %q", a, b)
+	}
+	if b := fp(`{"mcpServers":{"s":{"command":"node","args":["b.js"],"env":{"T":"${TOK}"}}}}`); a == b {
+		t.Fatal("a changed command kept its fingerprint")
+	}
+}
+
+func TestAddRemoveMCPServerKeepsTheRest(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	path := "/cfg/ralph/config.toml"
+	orig := "# my settings\nmodel = \"m\" # inline note\n\n# the github server\n[mcp_servers.gh]\ncommand = \"gh-mcp\"\n\n# docs next\n[retention]\nkeep = 3\n"
+	if err := afero.WriteFile(fs, path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := AddMCPServer(fs, path, "web", MCPServerFile{URL: "http://127.0.0.1:1/mcp", HeadersEnv: map[string]string{"Authorization": "TOK", "X-Odd Header": "V"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = AddMCPServer(fs, path, "files", MCPServerFile{Command: "npx", Args: []string{"-y", `pkg "quoted"`}, Env: map[string]string{"A": "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := afero.ReadFile(fs, path)
+	want := orig + "\n[mcp_servers.web]\nurl = \"http://127.0.0.1:1/mcp\"\nheaders_env = { Authorization = \"TOK\", \"X-Odd Header\" = \"V\" }\n" +
+		"\n[mcp_servers.files]\ncommand = \"npx\"\nargs = [\"-y\", \"pkg \\\"quoted\\\"\"]\nenv = { A = \"b\" }\n"
+	if string(data) != want {
+		t.Fatalf("after add:\n%s\nwant:\n%s", data, want)
+	}
+	if fi, _ := fs.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	if err := AddMCPServer(fs, path, "web", MCPServerFile{Command: "x"}); err == nil || !strings.Contains(err.Error(), "already defines") {
+		t.Fatalf("a second add: %v", err)
+	}
+	if err := RemoveMCPServer(fs, path, "gh"); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveMCPServer(fs, path, "files"); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = afero.ReadFile(fs, path)
+	want = "# my settings\nmodel = \"m\" # inline note\n\n# the github server\n\n# docs next\n[retention]\nkeep = 3\n" +
+		"\n[mcp_servers.web]\nurl = \"http://127.0.0.1:1/mcp\"\nheaders_env = { Authorization = \"TOK\", \"X-Odd Header\" = \"V\" }\n"
+	if string(data) != want {
+		t.Fatalf("after remove:\n%q\nwant:\n%q", data, want)
+	}
+	if err := RemoveMCPServer(fs, path, "gh"); !errors.Is(err, ErrNoServer) {
+		t.Fatalf("removing it again: %v", err)
+	}
+	// Inline definitions are left for the person.
+	_ = afero.WriteFile(fs, path, []byte("[mcp_servers]\nx = { command = \"a\" }\n"), 0o644)
+	if err := RemoveMCPServer(fs, path, "x"); err == nil || !strings.Contains(err.Error(), "by hand") {
+		t.Fatalf("inline: %v", err)
+	}
+	// A file that does not parse is never touched.
+	_ = afero.WriteFile(fs, path, []byte("model = \n"), 0o644)
+	if err := AddMCPServer(fs, path, "y", MCPServerFile{Command: "a"}); err == nil || !strings.Contains(err.Error(), "does not parse") {
+		t.Fatalf("broken file: %v", err)
+	}
+	// A new file is created.
+	if err := AddMCPServer(fs, "/new/dir/config.toml", "z", MCPServerFile{Command: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := afero.ReadFile(fs, "/new/dir/config.toml"); string(data) != "[mcp_servers.z]\ncommand = \"a\"\n" {
+		t.Fatalf("new file: %q", data)
+	}
+}

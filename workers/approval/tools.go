@@ -1,0 +1,142 @@
+package approval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// The same policy decides the calls of MCP servers' tools (workers/mcp)
+// and whether a project's MCP server may start. A tool call is asked about
+// like a command, showing the server, the tool and the arguments; "always"
+// remembers the tool's full name (mcp__server__tool) as a rule, in the same
+// places as a command's rules (allowed_commands in .ralph/config.toml and
+// the person's record); --yes approves every call; ask_before patterns such
+// as "mcp__github__*" hold a call for a person whatever else says yes.
+
+// toolRulePrefix starts the full name of every MCP tool.
+const toolRulePrefix = "mcp__"
+
+func isToolRule(r string) bool { return strings.HasPrefix(r, toolRulePrefix) }
+
+// ApproveTool decides a call of an MCP server's tool: name is the full
+// name the model called (mcp__server__tool), args the arguments as sent.
+func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) workers.Decision {
+	call := &MCPCall{Server: server, Tool: tool, Name: name, Args: compactJSON(args)}
+	if m, ok := p.always.tool(name); ok {
+		return p.askPerson(ctx, Question{MCP: call, Why: []string{m.reason()}}, m)
+	}
+	if p.yes || p.toolAllowed(name) {
+		return workers.Decision{Allowed: true}
+	}
+	p.mu.Lock()
+	asker := p.asker
+	p.mu.Unlock()
+	if asker == nil {
+		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and nobody can be asked here (no terminal, a script or `ralph run`); "+
+			"rerun ralph with --yes (-y) to allow MCP tool calls, or answer \"always\" for this tool once in chat", name)}
+	}
+	select {
+	case p.turn <- struct{}{}:
+		defer func() { <-p.turn }()
+	case <-ctx.Done():
+		return workers.Decision{Reason: reasonCancelled}
+	}
+	if p.toolAllowed(name) {
+		return workers.Decision{Allowed: true}
+	}
+	q := Question{MCP: call, Remember: []string{name}}
+	ans, err := asker.Ask(ctx, q)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return workers.Decision{Reason: reasonCancelled}
+	case err != nil:
+		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err)}
+	case ans == Always:
+		p.remember(asker, q.Remember)
+		return workers.Decision{Allowed: true}
+	case ans == Yes:
+		return workers.Decision{Allowed: true}
+	}
+	return workers.Decision{Reason: "the user declined this call of " + name}
+}
+
+func (p *Policy) toolAllowed(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Contains(p.rules, name)
+}
+
+// ApproveServer decides whether an MCP server may start: one of the
+// person's own config always may; one the project's files define only
+// once the person approved it on this machine — asked here when someone
+// can be asked ("always" records it), refused with how to approve it
+// otherwise. --yes does not approve it: it approves what the model asks
+// for, not what the repository runs.
+func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.Decision {
+	if ServerApproved(p.fs, p.userDir, p.root, s) {
+		return workers.Decision{Allowed: true}
+	}
+	refusal := fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine; "+
+		"approve it with `ralph mcp approve %s`", s.Name, relTo(p.root, s.Source), s.Name)
+	p.mu.Lock()
+	asker := p.asker
+	p.mu.Unlock()
+	if asker == nil {
+		return workers.Decision{Reason: refusal}
+	}
+	select {
+	case p.turn <- struct{}{}:
+		defer func() { <-p.turn }()
+	case <-ctx.Done():
+		return workers.Decision{Reason: reasonCancelled}
+	}
+	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: s.Runs(), HTTP: s.Transport != config.TransportStdio},
+		Remember: []string{serverEntry(s)}}
+	ans, err := asker.Ask(ctx, q)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return workers.Decision{Reason: reasonCancelled}
+	case err != nil:
+		return workers.Decision{Reason: refusal}
+	case ans == Always:
+		note := func(string, bool) {}
+		if n, ok := asker.(Noter); ok {
+			note = n.Note
+		}
+		if p.fs == nil {
+			note("MCP server `"+s.Name+"` approved until ralph exits", false)
+		} else if err := TrustServer(p.fs, p.userDir, p.root, s); err != nil {
+			note(fmt.Sprintf("could not record the approval of MCP server `%s` (%v); approved until ralph exits", s.Name, err), true)
+		} else {
+			note("MCP server `"+s.Name+"` approved on this machine", false)
+		}
+		return workers.Decision{Allowed: true}
+	case ans == Yes:
+		return workers.Decision{Allowed: true}
+	}
+	return workers.Decision{Reason: "the user declined to start MCP server " + s.Name}
+}
+
+// relTo is path relative to root when it is inside it.
+func relTo(root, path string) string {
+	if r, ok := strings.CutPrefix(path, strings.TrimSuffix(root, "/")+"/"); ok {
+		return r
+	}
+	return path
+}
+
+// compactJSON is args on one line, or as sent when it is not JSON.
+func compactJSON(args json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, args); err != nil {
+		return string(args)
+	}
+	return b.String()
+}

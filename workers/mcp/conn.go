@@ -1,0 +1,264 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// conn is one live connection to a server: for a stdio server, one run of
+// its process. It ends when the server goes away (its process exits, its
+// stream closes) or when ralph closes it; done is closed then, once the
+// process group is gone and reaped.
+type conn struct {
+	session *sdk.ClientSession
+	group   *workers.Group // stdio only
+	stdin   io.Closer      // stdio only: closing it asks the server to exit
+	stderr  *tail
+	done    chan struct{}
+	how     string      // how it ended; set before done closes
+	closing atomic.Bool // ralph ended it on purpose
+	closeMu sync.Mutex
+}
+
+// stopGrace is how long a server is given to exit after SIGTERM when ralph
+// closes it, before its group is killed.
+const stopGrace = 300 * time.Millisecond
+
+// connect starts (stdio) or reaches (HTTP) the server and completes the
+// MCP handshake within ctx.
+func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string) (*conn, error) {
+	if s.Transport == config.TransportStdio {
+		return connectStdio(ctx, client, s, dir, env)
+	}
+	hc := &http.Client{Transport: headers{base: http.DefaultTransport, h: s.Headers}}
+	var t sdk.Transport
+	if s.Transport == config.TransportSSE {
+		t = &sdk.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}
+	} else {
+		// ralph asks and the server answers; it needs no stream of the
+		// server's own messages beside that.
+		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: 2}
+	}
+	session, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{session: session, done: make(chan struct{}), stderr: &tail{}}
+	go func() {
+		err := session.Wait()
+		c.how = "its connection closed"
+		if err != nil && !errors.Is(err, io.EOF) {
+			c.how = "its connection broke: " + text.Clip(err.Error(), 200)
+		}
+		close(c.done)
+	}()
+	return c, nil
+}
+
+func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string) (*conn, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir = dir
+	if s.Cwd != "" {
+		cmd.Dir = s.Cwd
+		if !filepath.IsAbs(s.Cwd) {
+			cmd.Dir = filepath.Join(dir, s.Cwd)
+		}
+	}
+	cmd.Env = append(append([]string(nil), env...), envList(s.Env)...)
+	// The server's ends are files, so os/exec copies nothing and Wait
+	// waits for no copy a lingering grandchild could hold open.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	g, err := workers.StartGroup(cmd)
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	c := &conn{group: g, stdin: inW, stderr: &tail{}, done: make(chan struct{})}
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		_, _ = io.Copy(c.stderr, errR)
+	}()
+	// The watcher owns the process: when it exits (or ralph closes the
+	// connection) it kills what is left of its group, reaps it and closes
+	// the pipes, so nothing the server started outlives it.
+	go func() {
+		<-g.Exited()
+		c.how = g.Stop(0)
+		inW.Close()
+		outR.Close()
+		select {
+		case <-drained:
+		case <-time.After(100 * time.Millisecond):
+			// A process that left the group still holds stderr.
+		}
+		errR.Close()
+		close(c.done)
+	}()
+	session, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		c.close()
+		if last := c.stderr.last(); last != "" {
+			err = fmt.Errorf("%w (it said: %s)", err, last)
+		}
+		return nil, err
+	}
+	c.session = session
+	return c, nil
+}
+
+// close ends the connection: for a stdio server, closes its input, gives
+// it stopGrace to exit after SIGTERM, then kills its group; it returns
+// when the process is reaped. Safe to call more than once.
+func (c *conn) close() {
+	c.closing.Store(true)
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	if c.group != nil {
+		_ = c.stdin.Close()
+		c.group.Stop(stopGrace)
+		<-c.done
+		if c.session != nil {
+			_ = c.session.Close()
+		}
+		return
+	}
+	// An HTTP server is told the session ends; it may not answer.
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		if c.session != nil {
+			_ = c.session.Close()
+		}
+	}()
+	select {
+	case <-closed:
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// ended reports whether the connection has ended.
+func (c *conn) ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// pid is the server's process id, 0 for an HTTP server.
+func (c *conn) pid() int {
+	if c.group == nil {
+		return 0
+	}
+	return c.group.Pid()
+}
+
+// headers adds the configured headers (a bearer token read from the
+// environment) to every request to the server.
+type headers struct {
+	base http.RoundTripper
+	h    map[string]string
+}
+
+func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(h.h) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range h.h {
+			r.Header.Set(k, v)
+		}
+	}
+	return h.base.RoundTrip(r)
+}
+
+func envList(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// tail keeps the end of what a server writes to stderr, for the sentence
+// that says why it failed.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailMax = 4 << 10
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailMax {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailMax:]...)
+	}
+	return len(p), nil
+}
+
+// last is the last line the server wrote to stderr that says something,
+// clipped and without control characters.
+func (t *tail) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.ToValidUTF8(string(t.buf), "\uFFFD"), "\n")
+	last := ""
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(text.StripControls(lines[i]))
+		if l == "" {
+			continue
+		}
+		if last == "" {
+			last = l
+		}
+		// A crash's stack trace ends in frames; the line that says what
+		// went wrong is above them.
+		if strings.HasPrefix(l, "panic:") || strings.HasPrefix(l, "fatal error:") {
+			last = l
+			break
+		}
+	}
+	return text.ClipRunes(last, 200, "…")
+}
