@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/decide"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -37,9 +38,9 @@ type TaskOutcome struct {
 
 // Error policies for a failed attempt.
 const (
-	OnErrorRetry = "retry"
-	OnErrorSkip  = "skip"
-	OnErrorAbort = "abort"
+	OnErrorRetry = decide.OnErrorRetry
+	OnErrorSkip  = decide.OnErrorSkip
+	OnErrorAbort = decide.OnErrorAbort
 )
 
 // LoopOptions configures the task loop.
@@ -112,14 +113,14 @@ func DefaultBreaker(s LoopStats) (bool, error) {
 
 // Loop end reasons.
 const (
-	ReasonAllDone       = "all tasks done"
-	ReasonUntil         = "stop condition met"
-	ReasonMaxIterations = "max iterations reached"
-	ReasonMaxCost       = "cost limit reached"
-	ReasonBreaker       = "circuit breaker tripped"
-	ReasonAborted       = "aborted after a failed task"
-	ReasonInterrupted   = "interrupted"
-	ReasonStuck         = "no runnable task left"
+	ReasonAllDone       = decide.ReasonAllDone
+	ReasonUntil         = decide.ReasonUntil
+	ReasonMaxIterations = decide.ReasonMaxIterations
+	ReasonMaxCost       = decide.ReasonMaxCost
+	ReasonBreaker       = decide.ReasonBreaker
+	ReasonAborted       = decide.ReasonAborted
+	ReasonInterrupted   = decide.ReasonInterrupted
+	ReasonStuck         = decide.ReasonStuck
 	ReasonNotSaved      = "the session record could not be saved"
 	ReasonConfig        = "the model is configured wrongly"
 )
@@ -160,7 +161,7 @@ type loop struct {
 	// per task the attempts a limit cut short, which spend no retry.
 	wait    *memory.Wait
 	waived  map[string]int
-	breaker breakerState
+	breaker decide.Breaker
 	// storeErr is the first record that could not be saved. Only the
 	// loop's own goroutine touches it: workers never write the record.
 	storeErr error
@@ -214,7 +215,7 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	l.failIfNotSaved()
 	// A loop that ended waits for nothing, and its breaker is history
 	// (decisions.jsonl keeps it).
-	l.wait, l.breaker = nil, breakerState{}
+	l.wait, l.breaker = nil, decide.Breaker{}
 	status := memory.StatusCompleted
 	switch {
 	case l.res.Reason == ReasonInterrupted:
@@ -311,7 +312,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			ready, wait = nil, hold
 		}
 		for _, t := range ready {
-			if inflight >= l.parallel() || l.stats.Iterations+inflight >= l.o.MaxIterations {
+			if !l.policy().CanStart(inflight, l.parallel(), l.stats.Iterations) {
 				break
 			}
 			attempt, err := l.begin(t)
@@ -319,7 +320,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 				return stop(LoopResult{Reason: "cannot update the task file", IsError: true, Err: err})
 			}
 			inflight++
-			l.breaker.started(t.ID)
+			l.breaker.Started(t.ID)
 			go func() {
 				d := attemptDone{task: t, attempt: attempt}
 				var err error
@@ -428,19 +429,7 @@ func (l *loop) boundary() (*memory.TaskFile, error) {
 // is memory's rule, the one ralph status uses too; the loop only leaves out
 // the tasks it is running and those waiting out a backoff.
 func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
-	var out []memory.Task
-	var wait time.Duration
-	now := time.Now()
-	for _, t := range f.Ready(func(id string) bool { return l.running[id] }) {
-		if nb, ok := l.notBefore[t.ID]; ok && nb.After(now) {
-			if w := nb.Sub(now); wait == 0 || w < wait {
-				wait = w
-			}
-			continue
-		}
-		out = append(out, t)
-	}
-	return out, wait
+	return decide.Ready(f.Ready(func(id string) bool { return l.running[id] }), l.notBefore, time.Now())
 }
 
 // begin marks a task in progress and counts the attempt.
@@ -546,26 +535,21 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
 		l.done = append(l.done, t.ID)
-		l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = 0, 0, ""
+		l.setStreak(decide.Streak{}.Succeeded())
 		l.emit(attemptEnded(d, memory.TaskDone, verify, ""))
 		l.breakerSucceeded(t.ID)
 		l.save(memory.StatusRunning, "")
 		return LoopResult{}, false
 	}
 	l.stats.Errors++
-	l.stats.NoProgress++
-	if failure == l.lastErr {
-		l.stats.SameErrorRepeats++
-	} else {
-		l.stats.SameErrorRepeats, l.lastErr = 1, failure
-	}
+	l.setStreak(l.streak().Failed(failure))
 	if l.o.Store != nil {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
-	next := memory.TaskFailed
-	if l.o.OnError == OnErrorRetry && d.attempt-l.waived[t.ID] <= l.o.Retries && !final {
-		next = memory.TaskOpen
-		l.notBefore[t.ID] = time.Now().Add(l.o.Backoff << (d.attempt - 1))
+	settled := l.policy().SettleFailure(d.attempt, l.waived[t.ID], final, time.Now())
+	next := settled.Next
+	if next == memory.TaskOpen {
+		l.notBefore[t.ID] = settled.NotBefore
 	}
 	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
 		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
@@ -578,8 +562,22 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.failed = append(l.failed, t.ID)
 	}
 	l.save(memory.StatusRunning, "")
-	if l.o.OnError == OnErrorAbort {
+	if settled.Abort {
 		return LoopResult{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
 	}
 	return l.breakerFailed(ctx, t.ID, failure)
+}
+
+// policy is the loop's options as the shared decisions take them.
+func (l *loop) policy() decide.Policy {
+	return decide.Policy{MaxIterations: l.o.MaxIterations, Parallel: l.o.Parallel, OnError: l.o.OnError, Retries: l.o.Retries,
+		Backoff: l.o.Backoff, BreakerCooldown: l.o.BreakerCooldown}
+}
+
+func (l *loop) streak() decide.Streak {
+	return decide.Streak{NoProgress: l.stats.NoProgress, SameErrorRepeats: l.stats.SameErrorRepeats, LastErr: l.lastErr}
+}
+
+func (l *loop) setStreak(s decide.Streak) {
+	l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = s.NoProgress, s.SameErrorRepeats, s.LastErr
 }
