@@ -52,10 +52,13 @@ type flags struct {
 	breakerCool    time.Duration
 	maxWait        time.Duration
 	maxWaitSet     bool // --max-wait was given (0 is a value: never wait)
-	sandbox        string
-	noNetwork      bool
-	style          string
-	noWait         bool
+	// engine is ralph run's --engine and how to reach it (flags over the
+	// config's [engine]).
+	engine    config.Engine
+	sandbox   string
+	noNetwork bool
+	style     string
+	noWait    bool
 }
 
 // exitError carries an exit code out of cobra.
@@ -401,6 +404,11 @@ unique part.`,
 		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
 	}
+	rf := runCmd.Flags()
+	rf.StringVar(&f.engine.Name, "engine", "", "where the task loop runs: local (the default) or temporal (config [engine] name)")
+	rf.StringVar(&f.engine.Address, "address", "", "with --engine temporal: the Temporal frontend, HOST:PORT")
+	rf.StringVar(&f.engine.Namespace, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")")
+	rf.StringVar(&f.engine.TaskQueue, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")")
 	root.AddCommand(runCmd, resume)
 }
 
@@ -437,6 +445,11 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		// A worktree's work reaches the branch only as a commit.
 		rc.Commit = rc.Commit || rc.Worktrees
 		return &rc, scripts.CheckRun(&rc)
+	}
+	if mode == project.ModeRun && !resume {
+		if code, ok := c.runElsewhere(ctx, face, settle); ok {
+			return code
+		}
 	}
 	p, err := c.open(ctx, mode, resume, nil, settle)
 	if err != nil {
@@ -548,7 +561,12 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 			Use:   "status",
 			Short: "Show the project's session, tasks and lock (no model call)",
 			Args:  cobra.NoArgs,
-			RunE:  withRecords(scripts.Records.Status),
+			RunE: withRecords(func(r scripts.Records) error {
+				if m, ok := r.TemporalMarker(); ok {
+					return r.StatusTemporal(context.Background(), m)
+				}
+				return r.Status()
+			}),
 		},
 		c.sessionsCommand(),
 		logs,
@@ -585,4 +603,40 @@ every other line of the task file is kept as it is.`,
 			},
 		},
 	)
+}
+
+// runElsewhere runs the task loop on another engine when --engine or the
+// config's [engine] says so; ok is false for the local loop.
+func (c *cli) runElsewhere(ctx context.Context, face *scripts.OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error)) (code int, ok bool) {
+	root, err := project.Root(c.f.dir)
+	if err != nil {
+		return face.Fail(scripts.ExitUsage, err), true
+	}
+	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	if err != nil {
+		return face.Fail(scripts.ExitUsage, err), true
+	}
+	e := cfg.Engine
+	fe := c.f.engine
+	for _, kv := range [][2]*string{{&e.Name, &fe.Name}, {&e.Address, &fe.Address}, {&e.Namespace, &fe.Namespace}, {&e.TaskQueue, &fe.TaskQueue}} {
+		if *kv[1] != "" {
+			*kv[0] = *kv[1]
+		}
+	}
+	switch e.Name {
+	case "", "local":
+		return 0, false
+	case scripts.EngineTemporal:
+	default:
+		return face.Fail(scripts.ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
+	}
+	rc, err := settle(nil)
+	if err != nil {
+		return face.Fail(scripts.ExitUsage, err), true
+	}
+	maxWait := cfg.MaxWait
+	if c.f.maxWaitSet {
+		maxWait = c.f.maxWait
+	}
+	return scripts.RunTemporal(ctx, face, scripts.TemporalRun{Root: root, Engine: e, Run: *rc, MaxWait: maxWait}), true
 }

@@ -45,7 +45,7 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	if err := clone(ctx, p.Remote, dir, false); err != nil {
 		return res, err
 	}
-	for _, args := range [][]string{{"checkout", "--quiet", "-B", p.Branch, "origin/" + p.Branch}, {"reset", "--quiet", "--hard", "origin/" + p.Branch}, {"clean", "-fdq"}} {
+	for _, args := range [][]string{{"checkout", "--quiet", "--force", "-B", p.Branch, "origin/" + p.Branch}, {"reset", "--quiet", "--hard", "origin/" + p.Branch}, {"clean", "-fdq"}} {
 		if _, err := runGit(ctx, dir, args...); err != nil {
 			return res, err
 		}

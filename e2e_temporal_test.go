@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+)
+
+// The end-to-end test of ralph run --engine temporal: a real Temporal dev
+// server (the temporal CLI; `make test-temporal` builds it), two
+// ralph-temporal workers in directories of their own, a bare git
+// repository as the project's remote, and the stand-in model.
+
+// temporalCLI finds the dev server's binary, or skips the test.
+func temporalCLI(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "temporal")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skip("no temporal dev server binary on PATH or in GOPATH/bin (make test-temporal builds it)")
+	return ""
+}
+
+var buildTemporalOnce sync.Once
+var buildTemporalErr error
+
+// buildRalphTemporal builds ralph-temporal beside the test's ralph, where
+// ralph run --engine temporal looks for it first.
+func buildRalphTemporal(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(filepath.Dir(ralphBin), "ralph-temporal")
+	buildTemporalOnce.Do(func() {
+		cmd := exec.Command("go", "build", "-o", bin, ".")
+		cmd.Dir = "ralph-temporal"
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildTemporalErr = fmt.Errorf("building ralph-temporal: %v\n%s", err, out)
+		}
+	})
+	if buildTemporalErr != nil {
+		t.Fatal(buildTemporalErr)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startDevServer starts a Temporal dev server on 127.0.0.1, in memory,
+// and waits until it takes connections.
+func startDevServer(t *testing.T) string {
+	t.Helper()
+	bin := temporalCLI(t)
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--headless",
+		"--log-level", "error", "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000")
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	for end := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the dev server did not listen on %s within a minute:\n%s", addr, out.String())
+		}
+	}
+}
+
+// tworker is a running ralph-temporal worker.
+type tworker struct {
+	cmd *exec.Cmd
+	dir string
+	out *lockedBuffer
+}
+
+func startWorker(t *testing.T, addr string, env []string) *tworker {
+	t.Helper()
+	dir := t.TempDir()
+	w := &tworker{dir: dir, out: &lockedBuffer{}}
+	w.cmd = exec.Command(buildRalphTemporal(t), "worker", "--address", addr, "--dir", filepath.Join(dir, "work"))
+	w.cmd.Dir, w.cmd.Env = dir, env
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = w.cmd.Process.Kill()
+		_ = w.cmd.Wait()
+	})
+	return w
+}
+
+// working reports whether the worker has a worktree for task id.
+func (w *tworker) working(id string) bool {
+	m, _ := filepath.Glob(filepath.Join(w.dir, "work", "*", "wt", id))
+	return len(m) > 0
+}
+
+// temporalProject is a bare repository as the remote and a person's clone
+// of it holding six tasks, pushed.
+func temporalProject(t *testing.T, titles ...string) (project, remoteDir string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	remoteDir, project = filepath.Join(base, "remote.git"), filepath.Join(base, "project")
+	shIn(t, base, "git init -q --bare -b main remote.git && git clone -q remote.git project 2>/dev/null")
+	writeTasks(t, project, titles...)
+	shIn(t, project, "git checkout -q -b main 2>/dev/null; printf 'base\\n' > base.txt && git add . && git commit -qm 'the tasks' && git push -q origin main")
+	return project, remoteDir
+}
+
+// onRemote clones the remote's main afresh.
+func onRemote(t *testing.T, remoteDir string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "check")
+	shIn(t, filepath.Dir(dir), "git clone -q "+remoteDir+" check")
+	return dir
+}
+
+func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
+	addr := startDevServer(t)
+	titles := []string{"write w1.txt one", "write w2.txt two", "write w3.txt three", "write d/w4.txt four", "write w5.txt five", "write w6.txt six"}
+	project, remoteDir := temporalProject(t, titles...)
+	var workers [2]*tworker
+	var killOnce sync.Once
+	killed := make(chan string, 1)
+	srv := fileTaskModel(t, func(id string) {
+		if id != "t3" {
+			return
+		}
+		// t3's first attempt: its worker is killed mid-task, before the
+		// model's answer; Temporal gives the attempt to the other worker
+		// once the heartbeats stop.
+		killOnce.Do(func() {
+			for i, w := range workers {
+				if w != nil && w.working("t3") {
+					_ = w.cmd.Process.Signal(syscall.SIGKILL)
+					killed <- fmt.Sprint(i)
+					return
+				}
+			}
+			killed <- "none"
+		})
+	})
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "RALPH_TEMPORAL_HEARTBEAT_TIMEOUT=3s"), personGit...)
+	workers[0] = startWorker(t, addr, env)
+	workers[1] = startWorker(t, addr, env)
+	r := ralph(t, project, env, nil, "--json", "run", "--engine", "temporal", "--address", addr, "--parallel", "2", "--breaker-cooldown", "1s")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s\nworker 0:\n%s\nworker 1:\n%s", r.code, r.stdout, r.stderr, workers[0].out.String(), workers[1].out.String())
+	}
+	if k := <-killed; k == "none" {
+		t.Fatal("no worker was working t3 when its model answered")
+	}
+	var res struct {
+		Reason string
+		Tasks  struct{ Done, Open, Failed int }
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &res); err != nil || res.Reason != "all tasks done" || res.Tasks.Done != 6 {
+		t.Fatalf("result %+v (%v):\n%s", res, err, r.stdout)
+	}
+	check := onRemote(t, remoteDir)
+	tasks := readFileT(t, filepath.Join(check, "RALPH_TASKS.md"))
+	if strings.Count(tasks, "- [x]") != 6 {
+		t.Fatalf("the remote's task list:\n%s", tasks)
+	}
+	progress := readFileT(t, filepath.Join(check, "RALPH_PROGRESS.md"))
+	for i, title := range titles {
+		f := strings.Fields(title)
+		if got := readFileT(t, filepath.Join(check, f[1])); got != f[2]+"\n" {
+			t.Errorf("%s on the remote = %q", f[1], got)
+		}
+		// Done once: one commit wrote the file, one progress entry.
+		if n := strings.Count(shIn(t, check, "git log --format=%s -- "+f[1]), "\n"); n != 1 {
+			t.Errorf("%s has %d commits on the remote, want 1", f[1], n)
+		}
+		if n := strings.Count(progress, "— "+title+"\n"); n != 1 {
+			t.Errorf("task %d has %d progress entries, want 1:\n%s", i+1, n, progress)
+		}
+	}
+	// The model was asked to complete each task once: the killed attempt
+	// never got that far.
+	completes := map[string]int{}
+	for _, req := range srv.Requests() {
+		msgs := req.Request.Messages
+		if last := msgs[len(msgs)-1]; last.Role == "tool" && strings.Contains(last.Content, "reported done") {
+			for _, m := range msgs {
+				if sm := taskPromptRe.FindStringSubmatch(m.Content); m.Role == "user" && sm != nil {
+					completes[sm[1]]++
+					break
+				}
+			}
+		}
+	}
+	for i := 1; i <= 6; i++ {
+		if id := fmt.Sprintf("t%d", i); completes[id] != 1 {
+			t.Errorf("task %s was completed %d times: %v", id, completes[id], completes)
+		}
+	}
+}
+
+// sleeperModel answers every task's first turn with a long command that
+// names mark, so the test can find the agents' processes.
+func sleeperModel(t *testing.T, mark string) *fakemodel.Server {
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		if msgs[len(msgs)-1].Role == "user" {
+			args, _ := json.Marshal(map[string]string{"command": "sleep 300 # " + mark})
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: string(args)}}}
+		}
+		return fakemodel.Response{Text: "done"}
+	})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// processesWith counts the processes whose command line holds mark.
+func processesWith(mark string) int {
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(mark)) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
+	addr := startDevServer(t)
+	project, _ := temporalProject(t, "wait one", "wait two", "wait three", "wait four")
+	mark := fmt.Sprintf("ralph-temporal-stop-%d", time.Now().UnixNano())
+	srv := sleeperModel(t, mark)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	startWorker(t, addr, env)
+	startWorker(t, addr, env)
+	run := exec.Command(ralphBin, "run", "--engine", "temporal", "--address", addr, "--parallel", "4", "-y")
+	run.Dir, run.Env = project, env
+	var out lockedBuffer
+	run.Stdout, run.Stderr = &out, &out
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = run.Process.Kill() }()
+	for end := time.Now().Add(2 * time.Minute); processesWith(mark) < 4; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("4 agents' commands never ran at once (%d); ralph:\n%s", processesWith(mark), out.String())
+		}
+	}
+	if st := ralph(t, project, env, nil, "status"); st.code != 0 || !strings.Contains(st.stdout, "Run on Temporal") || !strings.Contains(st.stdout, "In flight: t1, t2, t3, t4") {
+		t.Errorf("ralph status during the run: exit %d\n%s%s", st.code, st.stdout, st.stderr)
+	}
+	stop := ralph(t, project, env, nil, "stop")
+	stopped := time.Now()
+	if stop.code != 0 {
+		t.Fatalf("ralph stop: exit %d\n%s%s", stop.code, stop.stdout, stop.stderr)
+	}
+	for processesWith(mark) > 0 {
+		if time.Since(stopped) > 10*time.Second {
+			t.Fatalf("%d agent commands still run 10 s after ralph stop", processesWith(mark))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	took := time.Since(stopped)
+	t.Logf("every agent's command ended %s after ralph stop returned", took.Round(time.Millisecond))
+	if took > time.Second {
+		t.Errorf("the agents' commands ended %s after ralph stop, want under 1 s", took)
+	}
+	err := run.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("ralph run after the stop: %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(project, ".ralph", "engine.json")); !os.IsNotExist(err) {
+		t.Errorf(".ralph/engine.json is left after the run: %v", err)
+	}
+}
