@@ -236,13 +236,15 @@ func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
 	}
 }
 
-// sleeperModel answers every task's first turn with a long command that
-// names mark, so the test can find the agents' processes.
+// sleeperModel answers every task's first turn with a long sleep whose
+// argument is mark (a number of seconds no other process uses), so the
+// test can find the agents' processes: the shell execs a lone command, so
+// a comment would not reach its command line.
 func sleeperModel(t *testing.T, mark string) *fakemodel.Server {
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
 		if msgs[len(msgs)-1].Role == "user" {
-			args, _ := json.Marshal(map[string]string{"command": "sleep 300 # " + mark})
+			args, _ := json.Marshal(map[string]string{"command": "sleep " + mark})
 			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: string(args)}}}
 		}
 		return fakemodel.Response{Text: "done"}
@@ -266,7 +268,7 @@ func processesWith(mark string) int {
 func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 	addr := startDevServer(t)
 	project, _ := temporalProject(t, "wait one", "wait two", "wait three", "wait four")
-	mark := fmt.Sprintf("ralph-temporal-stop-%d", time.Now().UnixNano())
+	mark := fmt.Sprintf("299.%09d", time.Now().UnixNano()%1e9)
 	srv := sleeperModel(t, mark)
 	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
 	startWorker(t, addr, env)
@@ -281,7 +283,13 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 	defer func() { _ = run.Process.Kill() }()
 	for end := time.Now().Add(2 * time.Minute); processesWith(mark) < 4; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
-			t.Fatalf("4 agents' commands never ran at once (%d); ralph:\n%s", processesWith(mark), out.String())
+			var results []string
+			for _, req := range srv.Requests() {
+				if m := req.Request.Messages; m[len(m)-1].Role == "tool" {
+					results = append(results, m[len(m)-1].Content)
+				}
+			}
+			t.Fatalf("4 agents' commands never ran at once (%d); ralph:\n%s\ncommand results: %q", processesWith(mark), out.String(), results)
 		}
 	}
 	if st := ralph(t, project, env, nil, "status"); st.code != 0 || !strings.Contains(st.stdout, "Run on Temporal") || !strings.Contains(st.stdout, "In flight: t1, t2, t3, t4") {

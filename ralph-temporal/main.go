@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/ralph-temporal/engine"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // Exit codes, as ralph's: 2 is bad input, 1 a failure.
@@ -32,7 +33,14 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() {
+	// The sandbox runs the agents' commands through a helper: this binary
+	// started again with the helper's argument, as ralph does.
+	if sandbox.IsHelper(os.Args) {
+		os.Exit(sandbox.HelperMain(os.Args))
+	}
+	os.Exit(run(os.Args[1:]))
+}
 
 func run(args []string) int {
 	var conn engine.Conn
