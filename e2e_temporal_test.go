@@ -182,10 +182,11 @@ func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
 	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "RALPH_TEMPORAL_HEARTBEAT_TIMEOUT=3s"), personGit...)
 	workers[0] = startWorker(t, addr, env)
 	workers[1] = startWorker(t, addr, env)
-	r := ralph(t, project, env, nil, "--json", "run", "--engine", "temporal", "--address", addr, "--parallel", "2", "--breaker-cooldown", "1s")
+	r := ralph(t, project, env, nil, "--output-format", "stream-json", "run", "--engine", "temporal", "--address", addr, "--parallel", "2", "--breaker-cooldown", "1s")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s\nworker 0:\n%s\nworker 1:\n%s", r.code, r.stdout, r.stderr, workers[0].out.String(), workers[1].out.String())
 	}
+	t.Logf("the run took %s", r.dur.Round(time.Millisecond))
 	if k := <-killed; k == "none" {
 		t.Fatal("no worker was working t3 when its model answered")
 	}
@@ -193,7 +194,11 @@ func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
 		Reason string
 		Tasks  struct{ Done, Open, Failed int }
 	}
-	if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &res); err != nil || res.Reason != "all tasks done" || res.Tasks.Done != 6 {
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if n := strings.Count(r.stdout, `"text":"t3 in_progress"`); n != 1 {
+		t.Errorf("t3 was begun %d times; the attempt should have moved to the other worker as it was:\n%s", n, r.stdout)
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil || res.Reason != "all tasks done" || res.Tasks.Done != 6 {
 		t.Fatalf("result %+v (%v):\n%s", res, err, r.stdout)
 	}
 	check := onRemote(t, remoteDir)
@@ -294,6 +299,18 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 	}
 	if st := ralph(t, project, env, nil, "status"); st.code != 0 || !strings.Contains(st.stdout, "Run on Temporal") || !strings.Contains(st.stdout, "In flight: t1, t2, t3, t4") {
 		t.Errorf("ralph status during the run: exit %d\n%s%s", st.code, st.stdout, st.stderr)
+	}
+	// The other steering commands are signals too; a paused run says so.
+	for _, args := range [][]string{{"say", "keep going"}, {"pause"}} {
+		if r := ralph(t, project, env, nil, args...); r.code != 0 {
+			t.Fatalf("ralph %s: exit %d\n%s%s", args[0], r.code, r.stdout, r.stderr)
+		}
+	}
+	if st := ralph(t, project, env, nil, "status"); !strings.Contains(st.stdout, "): paused") {
+		t.Errorf("ralph status after ralph pause:\n%s%s", st.stdout, st.stderr)
+	}
+	if r := ralph(t, project, env, nil, "continue"); r.code != 0 {
+		t.Fatalf("ralph continue: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	stop := ralph(t, project, env, nil, "stop")
 	stopped := time.Now()
