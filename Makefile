@@ -31,11 +31,13 @@ temporal-server:
 ## suite) and the end-to-end run on a dev server with two workers
 test-temporal: temporal-server
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 20m ./...
+	PATH="$$PATH:$$($(GO) env GOPATH)/bin" $(GO) test -race -count=1 -timeout 20m -run 'TestTemporal|TestNoTemporalSDK' .
 
 ## test: the whole test suite with the race detector
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./...
+	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
 
 BENCH_PKGS := $(shell $(GO) list ./... | grep -v '/cmd/')
 
@@ -50,6 +52,7 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	cd ralph-temporal && $(GO) vet ./...
 
 ## demo: build ralph and run one task end to end against the bundled scripted model
 demo: build

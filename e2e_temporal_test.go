@@ -306,7 +306,13 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 			t.Fatalf("ralph %s: exit %d\n%s%s", args[0], r.code, r.stdout, r.stderr)
 		}
 	}
-	if st := ralph(t, project, env, nil, "status"); !strings.Contains(st.stdout, "): paused") {
+	var st runResult
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if st = ralph(t, project, env, nil, "status"); strings.Contains(st.stdout, "): paused") {
+			break
+		}
+	}
+	if !strings.Contains(st.stdout, "): paused") {
 		t.Errorf("ralph status after ralph pause:\n%s%s", st.stdout, st.stderr)
 	}
 	if r := ralph(t, project, env, nil, "continue"); r.code != 0 {

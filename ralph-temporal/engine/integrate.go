@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
-	"go.temporal.io/sdk/activity"
 
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -24,12 +24,20 @@ import (
 // once per task and run.
 func (a *Activities) Integrate(ctx context.Context, in IntegrateInput) (IntegrateResult, error) {
 	dir := filepath.Join(a.repos.of(in.Project.Remote).root, "integrate")
+	// Heartbeats, so a lost worker's integration moves on as soon as an
+	// attempt's would.
+	hb := &heartbeat{b: beat{Phase: "integrating", Worker: a.name}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); hb.run(ctx, stop) }()
+	defer wg.Wait()
+	defer close(stop)
 	var res IntegrateResult
 	// The push races people and other tools pushing to the branch: on a
 	// rejection it starts again from the branch as it now is.
 	var err error
 	for try := 0; try < 5; try++ {
-		activity.RecordHeartbeat(ctx, try)
 		res, err = a.integrateOnce(ctx, dir, in)
 		var ge *gitError
 		if err == nil || !errors.As(err, &ge) || len(ge.args) == 0 || ge.args[0] != "push" {

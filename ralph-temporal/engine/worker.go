@@ -49,14 +49,14 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot make the worker's directory: %w", err)
-	}
 	c, err := o.Conn.Dial()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot make the worker's directory: %w", err)
+	}
 	// Processes an external agent starts outside its group are
 	// reparented to the worker, so they are found and stopped with it.
 	_ = workers.BecomeSubreaper()

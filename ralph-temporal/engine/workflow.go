@@ -261,10 +261,7 @@ func (w *loopWF) begin(t memory.Task) {
 		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
 	w.iterations++
 	w.breaker.Started(t.ID)
-	hb := w.in.HeartbeatTimeout
-	if hb <= 0 {
-		hb = DefaultHeartbeatTimeout
-	}
+	hb := w.heartbeatTimeout()
 	actx, cancel := workflow.WithCancel(w.ctx)
 	actx = workflow.WithActivityOptions(actx, workflow.ActivityOptions{
 		// The attempt's own time limit is the agent's; this one covers
@@ -281,6 +278,13 @@ func (w *loopWF) begin(t memory.Task) {
 		TaskTimeout: w.in.TaskTimeout, SessionID: w.sessionID, MessagesFrom: w.delivered}
 	w.delivered = len(w.messages)
 	w.running[t.ID] = &inflight{task: t, attempt: attempt, cancel: cancel, fut: workflow.ExecuteActivity(actx, AttemptName, in)}
+}
+
+func (w *loopWF) heartbeatTimeout() time.Duration {
+	if w.in.HeartbeatTimeout > 0 {
+		return w.in.HeartbeatTimeout
+	}
+	return DefaultHeartbeatTimeout
 }
 
 // stop cancels the attempts in flight, waits for each to end (their
@@ -508,7 +512,7 @@ func (w *loopWF) final() coordinator.LoopResult {
 func (w *loopWF) integrate(updates []TaskUpdate) (IntegrateResult, error) {
 	ctx := workflow.WithActivityOptions(w.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
-		HeartbeatTimeout:    time.Minute,
+		HeartbeatTimeout:    w.heartbeatTimeout(),
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	})
 	var res IntegrateResult
