@@ -71,6 +71,11 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	fs := afero.NewOsFs()
 	if _, err := memory.UpdateTasks(fs, dir, func(f *memory.TaskFile) error {
 		f.AssignIDs()
+		if len(in.Updates) == 0 {
+			// The run's first look: a task a crashed local run left in
+			// progress is open again, as the local loop's recovery does.
+			f.ResetInProgress()
+		}
 		for _, u := range in.Updates {
 			if c := res.Conflicts[u.ID]; c != "" {
 				_ = f.SetMeta(u.ID, "branch", TaskBranch(u.ID))
