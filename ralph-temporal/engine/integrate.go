@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,7 +118,7 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 		return res, err
 	}
 	data, err := afero.ReadFile(fs, filepath.Join(dir, memory.TasksFile))
-	if err != nil {
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return res, err
 	}
 	res.Tasks = string(data)

@@ -119,6 +119,10 @@ func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, e
 		if _, err := w.integrate(nil); err != nil {
 			return w.result(coordinator.LoopResult{Reason: ReasonNoTasks, IsError: true, Err: err}), nil
 		}
+		if w.file.Counts().Total == 0 {
+			return w.result(coordinator.LoopResult{Reason: ReasonNoTasks, IsError: true,
+				Err: fmt.Errorf("%s on %s has no tasks; add lines like \"- [ ] do something\" and push them", memory.TasksFile, in.Project.Branch)}), nil
+		}
 		return w.result(w.run(sig)), nil
 	}
 }

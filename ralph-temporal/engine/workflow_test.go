@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -274,3 +275,14 @@ func (testLogger) Debug(string, ...any)          {}
 func (testLogger) Info(string, ...any)           {}
 func (l testLogger) Warn(msg string, kv ...any)  { l.t.Log("warn: " + msg + kvText(kv)) }
 func (l testLogger) Error(msg string, kv ...any) { l.t.Log("error: " + msg + kvText(kv)) }
+
+func TestWorkflowWithoutTasksSaysSo(t *testing.T) {
+	e := newEnv(t, "", nil, func(context.Context, AttemptInput) (AttemptOutcome, error) {
+		t.Error("no attempt may start")
+		return AttemptOutcome{}, nil
+	})
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{}))
+	if res := e.result(t); res.Reason != ReasonNoTasks || !res.IsError || !strings.Contains(res.Error, "RALPH_TASKS.md on main has no tasks") {
+		t.Fatalf("%+v", res)
+	}
+}
