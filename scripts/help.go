@@ -41,5 +41,10 @@ max_wait, default 6h). Without a terminal the tripped circuit breaker opens for
 --breaker-cooldown (default 5m), then lets one task through: success closes it,
 failure opens it again for twice as long.
 
+Many machines: --engine temporal --address HOST:PORT runs the loop as a Temporal
+workflow, each attempt on one of the ralph-temporal workers, in a worktree of a
+clone of the project's remote (origin) on a branch ralph/ID, merged into the
+current branch there; ralph stop, say, pause, continue, status and watch reach it.
+
 Exit codes: 0 every task done (or --until met) and none failed; 1 a task failed or
 the loop stopped early; 2 usage; 3 locked; 130/143 interrupted.`
