@@ -158,6 +158,8 @@ func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
 	addr := startDevServer(t)
 	titles := []string{"write w1.txt one", "write w2.txt two", "write w3.txt three", "write d/w4.txt four", "write w5.txt five", "write w6.txt six"}
 	project, remoteDir := temporalProject(t, titles...)
+	// The model's handler reads the workers the test starts after it.
+	var workersMu sync.Mutex
 	var workers [2]*tworker
 	var killOnce sync.Once
 	killed := make(chan string, 1)
@@ -169,6 +171,8 @@ func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
 		// model's answer; Temporal gives the attempt to the other worker
 		// once the heartbeats stop.
 		killOnce.Do(func() {
+			workersMu.Lock()
+			defer workersMu.Unlock()
 			for i, w := range workers {
 				if w != nil && w.working("t3") {
 					_ = w.cmd.Process.Signal(syscall.SIGKILL)
@@ -180,10 +184,14 @@ func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
 		})
 	})
 	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "RALPH_TEMPORAL_HEARTBEAT_TIMEOUT=3s"), personGit...)
+	workersMu.Lock()
 	workers[0] = startWorker(t, addr, env)
 	workers[1] = startWorker(t, addr, env)
+	workersMu.Unlock()
 	r := ralph(t, project, env, nil, "--output-format", "stream-json", "run", "--engine", "temporal", "--address", addr, "--parallel", "2", "--breaker-cooldown", "1s")
 	if r.code != 0 {
+		workersMu.Lock()
+		defer workersMu.Unlock()
 		t.Fatalf("exit %d\n%s\n%s\nworker 0:\n%s\nworker 1:\n%s", r.code, r.stdout, r.stderr, workers[0].out.String(), workers[1].out.String())
 	}
 	t.Logf("the run took %s", r.dur.Round(time.Millisecond))
