@@ -326,6 +326,7 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 	if r := ralph(t, project, env, nil, "continue"); r.code != 0 {
 		t.Fatalf("ralph continue: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	issued := time.Now()
 	stop := ralph(t, project, env, nil, "stop")
 	stopped := time.Now()
 	if stop.code != 0 {
@@ -337,10 +338,13 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	took := time.Since(stopped)
-	t.Logf("every agent's command ended %s after ralph stop returned (which took %s itself)", took.Round(time.Millisecond), stop.dur.Round(time.Millisecond))
-	if took > time.Second {
-		t.Errorf("the agents' commands ended %s after ralph stop, want under 1 s", took)
+	took, total := time.Since(stopped), time.Since(issued)
+	t.Logf("every agent's command ended %s after ralph stop returned, %s after it was run", took.Round(time.Millisecond), total.Round(time.Millisecond))
+	// From the command to the last agent's end; a ralph built with the
+	// race detector starts too slowly to count, so there only the time
+	// after the signal was sent counts.
+	if !raceEnabled && total > time.Second || took > time.Second {
+		t.Errorf("the agents' commands ended %s after ralph stop was run (%s after it returned), want under 1 s", total, took)
 	}
 	err := run.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
