@@ -354,3 +354,69 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 		t.Errorf(".ralph/engine.json is left after the run: %v", err)
 	}
 }
+
+func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
+	addr := startDevServer(t)
+	project, remoteDir := temporalProject(t, "write said.txt hello")
+	mark := fmt.Sprintf("5.%09d", time.Now().UnixNano()%1e9) // long enough for the message to arrive on a busy machine
+	heard := make(chan bool, 1)
+	// The agent sleeps a moment (the test says something meanwhile), then
+	// writes the file and completes the task, telling the test whether
+	// the message was in its conversation by then.
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+		switch {
+		case last.Role == "user" && strings.Contains(last.Content, "Your task"):
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": "sleep " + mark})}}}
+		case last.Role == "tool" && last.Name == "run_command", last.Role == "user":
+			said := false
+			for _, m := range msgs {
+				said = said || m.Role == "user" && strings.Contains(m.Content, "use the helper in util.go")
+			}
+			select {
+			case heard <- said:
+			default:
+			}
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "said.txt", "content": "hello\n"})}}}
+		case last.Role == "tool" && last.Name == "write_file":
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": "t1", "summary": "wrote said.txt"})}}}
+		}
+		return fakemodel.Response{Text: "done"}
+	})
+	t.Cleanup(srv.Close)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	startWorker(t, addr, env)
+	run := exec.Command(ralphBin, "run", "--engine", "temporal", "--address", addr)
+	run.Dir, run.Env = project, env
+	var out lockedBuffer
+	run.Stdout, run.Stderr = &out, &out
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = run.Process.Kill() }()
+	for end := time.Now().Add(2 * time.Minute); processesWith(mark) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("the agent's command never ran; ralph:\n%s", out.String())
+		}
+	}
+	if r := ralph(t, project, env, nil, "say", "use the helper in util.go"); r.code != 0 || !strings.Contains(r.stdout, "queued") {
+		t.Fatalf("ralph say: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if err := run.Wait(); err != nil {
+		t.Fatalf("ralph run: %v\n%s", err, out.String())
+	}
+	if !<-heard {
+		t.Fatal("the agent's next request did not hold the message ralph say sent")
+	}
+	// Without a terminal, the text face ends as a local run's: the summary.
+	for _, want := range []string{"all tasks done: 1 done, 0 failed, 0 open after 1 iteration(s)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("ralph run's output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if got := readFileT(t, filepath.Join(onRemote(t, remoteDir), "said.txt")); got != "hello\n" {
+		t.Errorf("said.txt on the remote = %q", got)
+	}
+}
