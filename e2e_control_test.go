@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -296,6 +297,11 @@ func TestControlAnswerHeadlessApproval(t *testing.T) {
 	events := readFile(t, filepath.Join(sessionDir(t, dir), "events.jsonl"))
 	if !strings.Contains(events, `"type":"question"`) || !strings.Contains(events, `"type":"answered","time"`) {
 		t.Fatalf("events.jsonl lacks the question and its answer")
+	}
+	// The answer is a decision of the person's, with why they were asked.
+	decisions := readFile(t, filepath.Join(sessionDir(t, dir), "decisions.jsonl"))
+	if !regexp.MustCompile(`"kind":"approval",[^\n]*"detail":"allowed to run [^\n]*this once","reason":"the person answered yes when asked; [^\n]*"by":"person"`).MatchString(decisions) {
+		t.Fatalf("decisions.jsonl lacks the approval:\n%s", decisions)
 	}
 	if r := steer(t, dir, env, "answer", "y"); r.code != 1 {
 		t.Fatalf("an answer with nothing running: exit %d", r.code)

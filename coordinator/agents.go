@@ -58,6 +58,11 @@ func (c *Coordinator) agentID() string {
 	return MainAgent
 }
 
+// caller is who calls a tool of this agent, as the tool is told.
+func (c *Coordinator) caller() workers.Caller {
+	return workers.Caller{Agent: c.agentID(), Task: c.opts.task}
+}
+
 func (c *Coordinator) nextAgentID() string {
 	c.statsMu.Lock()
 	defer c.statsMu.Unlock()
@@ -159,7 +164,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	child := New(Options{
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
-		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c,
+		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
 	})
 	r := child.Run(cctx, task)
 	run.result = r
@@ -196,6 +201,7 @@ func childSystem(memory string) string {
 	s := `You are a child agent of ralph, an AI coding agent, working on one focused task in a shared project.
 Other agents may be editing other files at the same time: change only what your task needs, and re-read a file if an edit fails because it changed.
 You act through tools: read_file, write_file, edit_file, list_files, search and run_command. Paths are relative to the project root.
+At a significant choice (one approach over another, a trade-off, a guess where the task is unclear) call record_decision, when you have it, with the decision, why, how confident you are and the alternatives you weighed.
 When you are done, answer with a concise final report: what you did, which files you changed, how you verified it, and anything left undone.`
 	if memory != "" {
 		s += "\n\nWhat ralph has learned about this project:\n\n" + memory

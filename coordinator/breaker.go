@@ -41,7 +41,8 @@ func (l *loop) parallel() int { return l.breaker.Parallel(l.o.Parallel) }
 func (l *loop) breakerHold(now time.Time) time.Duration {
 	hold, halfOpened := l.breaker.Hold(now, func(id string) bool { return l.running[id] })
 	if halfOpened {
-		l.breakerChanged("breaker_half_open", "open → half-open: the cooldown is over; one task runs alone to see whether the trouble has passed")
+		l.breakerChanged("breaker_half_open", "open → half-open: the cooldown is over; one task runs alone to see whether the trouble has passed",
+			"open → half-open: one task runs alone", fmt.Sprintf("the cooldown of %s is over; one task shows whether the trouble has passed before all run again", l.breaker.Cooldown))
 	}
 	return hold
 }
@@ -49,7 +50,8 @@ func (l *loop) breakerHold(now time.Time) time.Duration {
 // breakerSucceeded closes a half-open breaker whose probe succeeded.
 func (l *loop) breakerSucceeded(id string) {
 	if l.breaker.Succeeded(id, l.o.BreakerCooldown) {
-		l.breakerChanged("breaker_closed", fmt.Sprintf("half-open → closed: %s succeeded; tasks run again", id))
+		l.breakerChanged("breaker_closed", fmt.Sprintf("half-open → closed: %s succeeded; tasks run again", id),
+			"half-open → closed: tasks run again", fmt.Sprintf("%s, the task the half-open breaker let through, succeeded", id))
 	}
 }
 
@@ -61,7 +63,7 @@ func (l *loop) breakerFailed(ctx context.Context, id, failure string) (LoopResul
 	b := &l.breaker
 	switch b.Failed(id) {
 	case decide.Reopen:
-		l.openBreaker(fmt.Sprintf("half-open → open: %s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), b.Cooldown))
+		l.openBreaker("half-open → open", fmt.Sprintf("%s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), b.Cooldown))
 		return LoopResult{}, false
 	case decide.Ignore:
 		return LoopResult{}, false // open, or half-open with a task from before: the probe decides
@@ -74,34 +76,42 @@ func (l *loop) breakerFailed(ctx context.Context, id, failure string) (LoopResul
 	why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, text.Clip(failure, 200))
 	if err != nil {
 		why = "the breaker condition failed: " + err.Error()
-		l.decide("breaker", why)
+		l.decide(memory.DecisionRecord{Kind: "breaker", Task: id, Detail: "the loop stops", Reason: why})
 		return LoopResult{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
 	}
 	if l.o.Ask != nil {
-		l.decide("breaker", why)
-		if l.o.Ask(ctx, "circuit breaker: "+why+". Go on?") {
+		question := "circuit breaker: " + why + ". Go on?"
+		l.decide(memory.DecisionRecord{Kind: "breaker", Task: id, Detail: "the person is asked whether to go on", Reason: why + "; someone can be asked"})
+		if l.o.Ask(ctx, question) {
+			l.decide(memory.DecisionRecord{Kind: "breaker_go_on", Detail: "the loop goes on", By: memory.DecidedByPerson,
+				Reason: "the person answered yes to: " + question})
 			l.stats.NoProgress, l.stats.SameErrorRepeats = 0, 0
 			return LoopResult{}, false
 		}
+		l.decide(memory.DecisionRecord{Kind: "breaker_stop", Detail: "the loop stops", By: memory.DecidedByPerson,
+			Reason: "the person did not answer yes to: " + question})
 		return LoopResult{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
 	}
-	l.openBreaker("closed → open: " + why)
+	l.openBreaker("closed → open", why)
 	return LoopResult{}, false
 }
 
-// openBreaker opens the breaker for its cooldown.
-func (l *loop) openBreaker(why string) {
+// openBreaker opens the breaker for its cooldown: change is the
+// transition ("closed → open"), why the reason.
+func (l *loop) openBreaker(change, why string) {
 	b := &l.breaker
 	now := time.Now()
 	b.Open(now, l.o.BreakerCooldown)
-	l.breakerChanged("breaker_open", fmt.Sprintf("%s; one task runs at %s (cooldown %s)", why, text.Clock(b.Until, now), b.Cooldown))
+	l.breakerChanged("breaker_open", fmt.Sprintf("%s: %s; one task runs at %s (cooldown %s)", change, why, text.Clock(b.Until, now), b.Cooldown),
+		fmt.Sprintf("%s: no task starts until %s (cooldown %s)", change, b.Until.UTC().Format(time.RFC3339), b.Cooldown),
+		why+"; nobody can be asked whether to go on, so the loop waits before it tries one task again")
 }
 
-// breakerChanged records a change of state: decisions.jsonl, the event
-// and session.json.
-func (l *loop) breakerChanged(kind, detail string) {
-	l.decide(kind, detail)
+// breakerChanged records a change of state: decisions.jsonl (what
+// changed and why), the event (text, as faces show it) and session.json.
+func (l *loop) breakerChanged(kind, text, detail, reason string) {
+	l.decide(memory.DecisionRecord{Kind: kind, Detail: detail, Reason: reason})
 	state := l.breaker.Name()
-	l.emit(Event{Type: EventBreaker, State: state, Until: l.breaker.Until, Text: "circuit breaker " + detail, IsError: state == memory.BreakerOpen})
+	l.emit(Event{Type: EventBreaker, State: state, Until: l.breaker.Until, Text: "circuit breaker " + text, IsError: state == memory.BreakerOpen})
 	l.save(memory.StatusRunning, "")
 }

@@ -27,6 +27,19 @@ func loopSession(t *testing.T, fs afero.Fs, root string) *memory.Session {
 	return s
 }
 
+// recordInto records the events of b (a new broker when nil) into the
+// session, as a run's recorder does: decisions reach decisions.jsonl
+// only through it.
+func recordInto(t *testing.T, b *pubsub.Broker[Event], s *memory.Session) *pubsub.Broker[Event] {
+	t.Helper()
+	if b == nil {
+		b = pubsub.NewBroker[Event]()
+	}
+	rec := StartRecording(context.Background(), b, s)
+	t.Cleanup(func() { _ = rec.Stop() })
+	return b
+}
+
 // decisions reads the session's decisions.jsonl.
 func decisions(t *testing.T, fs afero.Fs, root string, s *memory.Session) []memory.DecisionRecord {
 	t.Helper()
@@ -63,7 +76,7 @@ func TestBreakerClosedOpenHalfOpenClosed(t *testing.T) {
 	events := collectEvents(t)
 	res := RunTasks(context.Background(), LoopOptions{
 		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 200 * time.Millisecond,
-		Store: snapshotStore{s, &snapshots}, Events: events.broker,
+		Store: snapshotStore{s, &snapshots}, Events: recordInto(t, events.broker, s),
 		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
 			if calls.Add(1) <= 3 {
 				return TaskOutcome{Err: errors.New("the server is down")}
@@ -122,7 +135,7 @@ func TestBreakerHalfOpenFailureDoublesTheCooldown(t *testing.T) {
 	}, pubsub.Sync()))
 	res := RunTasks(context.Background(), LoopOptions{
 		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 100 * time.Millisecond, Parallel: 3,
-		Store: s, Events: events,
+		Store: s, Events: recordInto(t, events, s),
 		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
 			time.Sleep(20 * time.Millisecond)
 			if halfOpens.Load() < 2 {
@@ -143,8 +156,12 @@ func TestBreakerHalfOpenFailureDoublesTheCooldown(t *testing.T) {
 		t.Errorf("the second opening lasted %s, want the doubled cooldown of 200ms", gap)
 	}
 	for _, r := range recs {
-		if r.Kind == "breaker_open" && strings.HasPrefix(r.Detail, "half-open → open") && !strings.Contains(r.Detail, "doubles to 200ms") {
-			t.Errorf("reopening does not name the doubled cooldown: %q", r.Detail)
+		if r.Kind == "breaker_open" && strings.HasPrefix(r.Detail, "half-open → open") &&
+			(!strings.Contains(r.Reason, "doubles to 200ms") || !strings.Contains(r.Detail, "cooldown 200ms")) {
+			t.Errorf("reopening does not name the doubled cooldown: %+v", r)
+		}
+		if strings.HasPrefix(r.Kind, "breaker_") && r.Reason == "" {
+			t.Errorf("a breaker transition without a reason: %+v", r)
 		}
 	}
 	// Between each half-open and the next verdict exactly one task starts.

@@ -79,6 +79,9 @@ type Options struct {
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
 	parent *Coordinator
+	// task is the task of RALPH_TASKS.md a child works on, "" for others;
+	// its tools are told (workers.Caller).
+	task string
 }
 
 // Coordinator is the main agent. Run may be called again after it returns,
@@ -200,11 +203,30 @@ func (c *Coordinator) logError(kind, tool, msg string) {
 	}
 }
 
-// logDecision records a choice that shaped the run in decisions.jsonl.
-func (c *Coordinator) logDecision(kind, detail string) {
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: kind, Turn: c.turns, Detail: detail}))
+// logDecision records a choice that shaped the run, and why: a decision
+// event, which the recorder writes to decisions.jsonl.
+func (c *Coordinator) logDecision(d memory.DecisionRecord) {
+	d.Turn = c.turns
+	c.emit(decisionEvent(d))
+}
+
+// RecordDecision publishes a decision made beside the conversation (a
+// person's answer to an approval, an agent's record_decision, what
+// retention pruned) on the coordinator's event stream, from which the
+// recorder writes decisions.jsonl like every other decision of the run.
+// d.Agent names the agent it belongs to, "" the coordinator itself.
+func (c *Coordinator) RecordDecision(d memory.DecisionRecord) {
+	ev := decisionEvent(d)
+	ev.AgentID = d.Agent
+	c.emit(ev)
+}
+
+// decisionEvent is the event that carries d, timed now when d is not.
+func decisionEvent(d memory.DecisionRecord) Event {
+	if d.Time.IsZero() {
+		d.Time = time.Now().UTC()
 	}
+	return Event{Type: EventDecision, Turn: d.Turn, Task: d.Task, Text: d.Detail, Decision: &d}
 }
 
 func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
@@ -442,7 +464,12 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 		text = "[urgent message from the user; it interrupted your previous step]\n" + text
 	}
 	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: text})
-	c.logDecision(it.Kind.String()+"_message", "delivered a "+it.Kind.String()+" message from the user")
+	why := "a person sent it (typed in chat, or ralph say); it reaches the model at a step boundary"
+	if it.Kind == interrupts.Urgent {
+		why = "a person sent it as urgent, so it cut the step in flight short"
+	}
+	c.logDecision(memory.DecisionRecord{Kind: it.Kind.String() + "_message", Detail: "delivered a " + it.Kind.String() + " message from the user",
+		Reason: why, By: memory.DecidedByPerson})
 	c.emit(Event{Type: EventUserMessage, Text: it.Text, Priority: it.Kind.String()})
 }
 
@@ -456,7 +483,8 @@ func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
 		reason = "interrupted by " + it.Text
 	}
 	c.counts.interrupts++
-	c.logDecision("interrupt", reason)
+	c.logDecision(memory.DecisionRecord{Kind: "interrupt", Detail: "the run stops; tool calls in flight are cancelled and the session is saved",
+		Reason: reason})
 	c.emit(Event{Type: EventInterrupted, Text: reason})
 	return Result{Subtype: SubtypeInterrupted, IsError: true, Text: reason, Signal: it.Signal}
 }
@@ -561,7 +589,8 @@ func (c *Coordinator) Reset() {
 		}
 	}
 	c.messages = kept
-	c.logDecision("clear", "the user cleared the conversation")
+	c.logDecision(memory.DecisionRecord{Kind: "clear", Detail: "the user cleared the conversation", Reason: "the person asked for it (/clear)",
+		By: memory.DecidedByPerson})
 }
 
 // Usage is the token usage so far, children included.

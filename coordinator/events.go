@@ -50,6 +50,10 @@ type EventType string
 //     limit until 14:05"); one without Until says the wait is over.
 //   - breaker is a change of the circuit breaker's State (open,
 //     half_open, closed); an open one waits until Until.
+//   - decision is a choice that shaped the run, and why (Decision): a
+//     task picked, a retry, a breaker transition, a context trim, a
+//     person's answer, an agent's record_decision. The recorder writes it
+//     to decisions.jsonl as well as to the event log.
 const (
 	EventSessionStarted EventType = "session_started"
 	EventTurnStarted    EventType = "turn_started"
@@ -76,6 +80,7 @@ const (
 	EventAnswered       EventType = "answered"
 	EventLimitWait      EventType = "limit_wait"
 	EventBreaker        EventType = "breaker"
+	EventDecision       EventType = "decision"
 )
 
 // WaitingText is what faces show while the model endpoint is silent.
@@ -136,6 +141,9 @@ type Event struct {
 	Until time.Time `json:"until,omitzero"`
 	// State is the circuit breaker's new state, in a breaker event.
 	State string `json:"state,omitempty"`
+	// Decision is what a decision event records, as decisions.jsonl
+	// holds it.
+	Decision *memory.DecisionRecord `json:"decision,omitempty"`
 	// TaskAttempt is the attempt at Task that a task_changed event begins
 	// or ends, or that an agent_spawned agent makes.
 	TaskAttempt *TaskAttempt `json:"task_attempt,omitempty"`

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -22,7 +21,8 @@ type ExternalTaskWorker struct {
 }
 
 // Work runs the agent once for the task.
-func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt int, ws Workspace) TaskOutcome {
+func (w ExternalTaskWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
+	task, attempt, ws := a.Task, a.Attempt, a.Workspace
 	id := fmt.Sprintf("%s:%s", w.Agent.Kind, task.ID)
 	emit := func(ev Event) {
 		if w.Events != nil {
@@ -35,7 +35,12 @@ func (w ExternalTaskWorker) Work(ctx context.Context, task memory.Task, attempt 
 	if ws.Dir != "" {
 		agent.Root = ws.Dir // the task's own worktree
 	}
-	prompt := taskPrompt(task, attempt, ws) + "\n\nWhen the task is done and verified, print " + workers.CompletionMarker + " on a line of its own."
+	prompt, err := a.Prompt(string(w.Agent.Kind))
+	if err != nil {
+		emit(Event{Type: EventAgentFinished, Text: err.Error(), IsError: true, Task: task.ID})
+		return TaskOutcome{Err: err}
+	}
+	prompt += "\n\nWhen the task is done and verified, print " + workers.CompletionMarker + " on a line of its own."
 	res, err := agent.Run(ctx, prompt, func(ev workers.ExternalEvent) {
 		switch ev.Kind {
 		case "text":

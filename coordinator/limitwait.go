@@ -79,8 +79,13 @@ func (l *loop) waitForLimit(d attemptDone, err error) string {
 		l.wait = &memory.Wait{Reason: reason, Until: until, Text: note}
 		l.emit(Event{Type: EventLimitWait, Text: note, Until: until})
 	}
-	l.decide("limit_wait", fmt.Sprintf("%s attempt %d stopped by %s; %s (%s): %s", t.ID, d.attempt, what, l.wait.Text,
-		until.UTC().Format(time.RFC3339), text.Clip(err.Error(), 300)))
+	why := fmt.Sprintf("attempt %d was stopped by %s: %s; no attempt can succeed before it resets, so waiting spends no retry", d.attempt, what,
+		text.Clip(err.Error(), 300))
+	if guessed {
+		why += fmt.Sprintf("; it named no reset time, so ralph waits %s", unknownLimitWait)
+	}
+	l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
+		Detail: fmt.Sprintf("%s goes back to open; %s (%s)", t.ID, l.wait.Text, until.UTC().Format(time.RFC3339)), Reason: why})
 	l.save(memory.StatusRunning, "")
 	return ""
 }
@@ -98,7 +103,8 @@ func (l *loop) hold() time.Duration {
 			l.wait = nil
 			note := "the wait for " + limitName(w.Reason) + " is over; going on"
 			l.emit(Event{Type: EventLimitWait, Text: note})
-			l.decide("limit_wait_over", note)
+			l.decide(memory.DecisionRecord{Kind: "limit_wait_over", Detail: note,
+				Reason: "the reset time " + w.Until.UTC().Format(time.RFC3339) + " has passed"})
 			l.save(memory.StatusRunning, "")
 		}
 	}

@@ -32,7 +32,7 @@ func TestLimitWaitThenGoOn(t *testing.T) {
 	var reset time.Time
 	var calls atomic.Int32
 	res := RunTasks(context.Background(), LoopOptions{
-		Fs: fs, Root: root, Retries: 0, MaxWait: time.Hour, Store: snapshotStore{s, &snapshots},
+		Fs: fs, Root: root, Retries: 0, MaxWait: time.Hour, Store: snapshotStore{s, &snapshots}, Events: recordInto(t, nil, s),
 		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
 			mu.Lock()
 			starts = append(starts, time.Now())
@@ -118,7 +118,7 @@ func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	root, fs = taskProject(t, taskList(1))
 	s := loopSession(t, fs, root)
 	res = RunTasks(context.Background(), LoopOptions{
-		Fs: fs, Root: root, OnError: OnErrorSkip, Store: s,
+		Fs: fs, Root: root, OnError: OnErrorSkip, Store: s, Events: recordInto(t, nil, s),
 		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
 			return TaskOutcome{Err: rateLimited(time.Now().Add(time.Minute))}
 		}),
@@ -128,7 +128,7 @@ func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	}
 	found := false
 	for _, r := range decisions(t, fs, root, s) {
-		if r.Kind == "task_failed" && strings.Contains(r.Detail, "ralph does not wait for limits with --max-wait 0") {
+		if r.Kind == "task_skip" && strings.Contains(r.Reason, "ralph does not wait for limits with --max-wait 0") {
 			found = true
 		}
 	}

@@ -143,7 +143,8 @@ func (l *loop) stopOnConfig(t memory.Task, err error) LoopResult {
 		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: uerr}
 	}
 	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " open", Output: t.Title, IsError: true})
-	l.decide("config_error", text.Clip(err.Error(), 300))
+	l.decide(memory.DecisionRecord{Kind: "config_error", Task: t.ID, Detail: "the loop stops; " + t.ID + " goes back to open",
+		Reason: text.Clip(err.Error(), 300) + "; no task can succeed until the configuration is fixed, so retrying would only spend attempts"})
 	l.save(memory.StatusRunning, "")
 	return LoopResult{Reason: ReasonConfig, IsError: true, Err: err}
 }

@@ -63,11 +63,19 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 	if decide.CostSpent(l.cost, l.o.MaxCost) {
 		// The budget is spent: with a person at the terminal, pause and ask
 		// whether to spend as much again; otherwise stop.
-		if l.o.Ask != nil && l.o.Ask(ctx, fmt.Sprintf("the cost limit of $%.2f is reached ($%.2f spent). Allow another $%.2f?", l.o.MaxCost, l.cost, l.o.MaxCost)) {
-			l.decide("budget_raised", fmt.Sprintf("the user raised the cost limit from $%.2f to $%.2f", l.o.MaxCost, 2*l.o.MaxCost))
-			l.o.MaxCost *= 2
-			return LoopResult{}, false
+		stop := memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit",
+			Reason: fmt.Sprintf("the known cost $%.2f reached --max-cost $%.2f and nobody can be asked to raise it", l.cost, l.o.MaxCost)}
+		if l.o.Ask != nil {
+			question := fmt.Sprintf("the cost limit of $%.2f is reached ($%.2f spent). Allow another $%.2f?", l.o.MaxCost, l.cost, l.o.MaxCost)
+			if l.o.Ask(ctx, question) {
+				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from $%.2f to $%.2f", l.o.MaxCost, 2*l.o.MaxCost),
+					By: memory.DecidedByPerson, Reason: "the person answered yes to: " + question})
+				l.o.MaxCost *= 2
+				return LoopResult{}, false
+			}
+			stop.By, stop.Reason = memory.DecidedByPerson, "the person did not answer yes to: "+question
 		}
+		l.decide(stop)
 		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of $%.2f was reached ($%.2f)", l.o.MaxCost, l.cost)}, true
 	}
 	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -17,6 +18,8 @@ import (
 type RecordStore interface {
 	// AppendEvent appends one line to events.jsonl.
 	AppendEvent(v any) error
+	// AppendLog appends one line to a log beside it (decisions.jsonl).
+	AppendLog(name string, v any) error
 	// AppendTranscript appends markdown to transcript.md.
 	AppendTranscript(md string) error
 	// AppendAgentTranscript collects a child agent's transcript and
@@ -92,6 +95,9 @@ func (r *recorder) handle(ev Event) {
 		return
 	}
 	r.keep(r.store.AppendEvent(ev))
+	if ev.Type == EventDecision && ev.Decision != nil {
+		r.keep(r.store.AppendLog(memory.DecisionsLog, decisionOf(ev)))
+	}
 	md := transcriptOf(ev)
 	if ev.AgentID == "" || ev.AgentID == MainAgent {
 		if md != "" {
@@ -107,6 +113,19 @@ func (r *recorder) handle(ev Event) {
 		delete(r.open, ev.AgentID)
 		r.keep(r.store.FlushAgent(ev.AgentID))
 	}
+}
+
+// decisionOf is a decision event's line of decisions.jsonl: the record,
+// with the child agent whose run it is about when it does not say.
+func decisionOf(ev Event) memory.DecisionRecord {
+	d := *ev.Decision
+	if d.Time.IsZero() {
+		d.Time = ev.Time.UTC()
+	}
+	if d.Agent == "" && ev.AgentID != "" && ev.AgentID != MainAgent {
+		d.Agent = ev.AgentID
+	}
+	return d
 }
 
 // transcriptOf is an event as transcript markdown, "" for events the

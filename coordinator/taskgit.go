@@ -106,7 +106,8 @@ func (l *loop) keepWork(ctx context.Context, d attemptDone) (failure string, fin
 		return err.Error(), false
 	}
 	if note != "" {
-		l.decide("task_committed", d.task.ID+": "+note)
+		l.decide(memory.DecisionRecord{Kind: "task_committed", Task: d.task.ID, Detail: d.task.ID + ": " + note,
+			Reason: "the task is done, and --commit keeps each done task's work as a commit of its own"})
 		if l.o.Notify != nil {
 			l.o.Notify(note)
 		}
@@ -120,7 +121,7 @@ func (l *loop) closeGit(ctx context.Context) {
 		return
 	}
 	for _, notice := range l.o.Git.Close(context.WithoutCancel(ctx)) {
-		l.decide("worktree", notice)
+		l.decide(memory.DecisionRecord{Kind: "worktree", Detail: notice, Reason: "the loop ended, so its worktrees are removed"})
 		if l.o.Notify != nil {
 			l.o.Notify(notice)
 		}

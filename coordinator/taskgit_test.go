@@ -130,6 +130,6 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 // workspaceWorker is a TaskWorker from a function that sees the workspace.
 type workspaceWorker func(ctx context.Context, t memory.Task, attempt int, ws Workspace) TaskOutcome
 
-func (f workspaceWorker) Work(ctx context.Context, t memory.Task, attempt int, ws Workspace) TaskOutcome {
-	return f(ctx, t, attempt, ws)
+func (f workspaceWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
+	return f(ctx, a.Task, a.Attempt, a.Workspace)
 }

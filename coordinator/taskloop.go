@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/decide"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -22,7 +23,7 @@ import (
 // TaskWorker works one task of RALPH_TASKS.md: a child agent of the
 // coordinator, or an external CLI agent.
 type TaskWorker interface {
-	Work(ctx context.Context, task memory.Task, attempt int, ws Workspace) TaskOutcome
+	Work(ctx context.Context, a Assignment) TaskOutcome
 }
 
 // TaskOutcome is what one attempt at a task came to.
@@ -103,6 +104,9 @@ type LoopOptions struct {
 	// Redactor takes secrets out of the progress entries the loop writes
 	// (nil: none).
 	Redactor *memory.Redactor
+	// Prompt is the person's prompt template (--prompt-template); nil
+	// means ralph's own prompt.
+	Prompt *taskprompt.Template
 }
 
 // DefaultBreaker trips after three attempts in a row that completed no task,
@@ -143,6 +147,12 @@ type attemptDone struct {
 	out     TaskOutcome
 }
 
+// lastTry is how a task's latest failed attempt went, which its retry is
+// told.
+type lastTry struct {
+	err, verify, summary string
+}
+
 // loop is the state of one RunTasks call.
 type loop struct {
 	o         LoopOptions
@@ -162,6 +172,8 @@ type loop struct {
 	wait    *memory.Wait
 	waived  map[string]int
 	breaker decide.Breaker
+	// tries holds, per task, how its latest failed attempt went.
+	tries map[string]lastTry
 	// storeErr is the first record that could not be saved. Only the
 	// loop's own goroutine touches it: workers never write the record.
 	storeErr error
@@ -196,7 +208,8 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	if o.BreakerCooldown <= 0 {
 		o.BreakerCooldown = DefaultBreakerCooldown
 	}
-	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}, waived: map[string]int{}}
+	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
+		tries: map[string]lastTry{}}
 	if p := o.Prior; p != nil {
 		l.stats.Iterations, l.stats.Errors, l.usage = p.Iteration, p.Errors, p.Usage
 		if p.CostUSD != nil {
@@ -265,10 +278,14 @@ func (l *loop) emit(ev Event) {
 	publish(l.o.Events, ev)
 }
 
-func (l *loop) decide(kind, detail string) {
-	if l.o.Store != nil {
-		l.keep(l.o.Store.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: kind, Turn: l.stats.Iterations, Detail: detail}))
+// decide records a choice of the loop, and why it was made: a decision
+// event, which the recorder writes to decisions.jsonl (a write that fails
+// reaches the result through RecordErr).
+func (l *loop) decide(d memory.DecisionRecord) {
+	if d.Turn == 0 {
+		d.Turn = l.stats.Iterations
 	}
+	l.emit(decisionEvent(d))
 }
 
 func (l *loop) run(ctx context.Context) LoopResult {
@@ -311,37 +328,41 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			// A limit to reset or an open breaker: nothing starts before.
 			ready, wait = nil, hold
 		}
-		for _, t := range ready {
+		for i, t := range ready {
 			if !l.policy().CanStart(inflight, l.parallel(), l.stats.Iterations) {
 				break
 			}
-			attempt, err := l.begin(t)
+			attempt, err := l.begin(t, ready[i+1:])
 			if err != nil {
 				return stop(LoopResult{Reason: "cannot update the task file", IsError: true, Err: err})
 			}
 			inflight++
 			l.breaker.Started(t.ID)
+			a := l.assign(f, t, attempt)
 			go func() {
 				d := attemptDone{task: t, attempt: attempt}
 				var err error
 				if d.ws, err = l.prepare(ctx, t, attempt); err != nil {
 					d.out.Err = err
 				} else {
-					d.out = l.o.Worker.Work(ctx, t, attempt, d.ws)
+					a.Workspace = d.ws
+					d.out = l.o.Worker.Work(ctx, a)
 				}
 				results <- d
 			}()
 		}
 		if inflight == 0 && paused {
 			l.save(memory.StatusPaused, "")
-			l.decide("paused", "the task loop was paused")
+			l.decide(memory.DecisionRecord{Kind: "paused", Detail: "the task loop was paused; tasks in flight have finished",
+				Reason: "a person paused it (ralph pause, or /pause in chat)", By: memory.DecidedByPerson})
 			select {
 			case <-l.o.Control.changed():
 			case <-l.o.Queue.Ready():
 			case <-ctx.Done():
 			}
 			if !l.o.Control.Paused() {
-				l.decide("resumed", "the task loop was resumed")
+				l.decide(memory.DecisionRecord{Kind: "resumed", Detail: "the task loop was resumed",
+					Reason: "a person resumed it (ralph continue, or /resume in chat)", By: memory.DecidedByPerson})
 				l.save(memory.StatusRunning, "")
 			}
 			continue
@@ -416,7 +437,8 @@ func (l *loop) boundary() (*memory.TaskFile, error) {
 			continue // a new task getting its first id is routine
 		}
 		notice := fmt.Sprintf("%s line %d: task %q had the duplicate id %s; it is now %s.", memory.TasksFile, c.Line, c.Title, c.Old, c.New)
-		l.decide("task_id_changed", notice)
+		l.decide(memory.DecisionRecord{Kind: "task_id_changed", Task: c.New, Detail: notice,
+			Reason: "two tasks had the same id; each needs its own, so that each runs once and is marked alone"})
 		if l.o.Notify != nil {
 			l.o.Notify(notice)
 		}
@@ -432,8 +454,9 @@ func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
 	return decide.Ready(f.Ready(func(id string) bool { return l.running[id] }), l.notBefore, time.Now())
 }
 
-// begin marks a task in progress and counts the attempt.
-func (l *loop) begin(t memory.Task) (int, error) {
+// begin marks a task in progress and counts the attempt. later are the
+// ready tasks ranked after it, the alternatives it was picked over.
+func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
 	attempt := t.Attempts + 1
 	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
 		if err := f.SetState(t.ID, memory.TaskInProgress); err != nil {
@@ -447,7 +470,7 @@ func (l *loop) begin(t memory.Task) (int, error) {
 	l.running[t.ID] = true
 	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
 		Task: t.ID, TaskAttempt: &TaskAttempt{Number: attempt}})
-	l.decide("task_picked", fmt.Sprintf("%s (%s), attempt %d", t.ID, t.Title, attempt))
+	l.decide(l.picked(t, attempt, later))
 	l.stats.Iterations++
 	l.save(memory.StatusRunning, t.ID)
 	return attempt, nil
@@ -535,6 +558,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
 		l.done = append(l.done, t.ID)
+		delete(l.tries, t.ID)
 		l.setStreak(decide.Streak{}.Succeeded())
 		l.emit(attemptEnded(d, memory.TaskDone, verify, ""))
 		l.breakerSucceeded(t.ID)
@@ -546,9 +570,10 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	if l.o.Store != nil {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
+	l.tries[t.ID] = tryOf(failure, verify, out)
 	settled := l.policy().SettleFailure(d.attempt, l.waived[t.ID], final, time.Now())
-	next := settled.Next
-	if next == memory.TaskOpen {
+	next, used, retry, backoff := settled.Next, d.attempt-l.waived[t.ID], settled.Next == memory.TaskOpen, settled.Backoff
+	if retry {
 		l.notBefore[t.ID] = settled.NotBefore
 	}
 	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
@@ -557,7 +582,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	ev := attemptEnded(d, next, verify, failure)
 	ev.IsError = true
 	l.emit(ev)
-	l.decide("task_"+string(next), fmt.Sprintf("%s attempt %d: %s", t.ID, d.attempt, text.Clip(failure, 300)))
+	l.decide(l.afterFailure(t, d.attempt, used, retry, final, backoff, failure))
 	if next == memory.TaskFailed {
 		l.failed = append(l.failed, t.ID)
 	}

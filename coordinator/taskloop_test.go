@@ -22,8 +22,8 @@ import (
 // fnWorker is a TaskWorker from a function, for loop tests without a model.
 type fnWorker func(ctx context.Context, t memory.Task, attempt int) TaskOutcome
 
-func (f fnWorker) Work(ctx context.Context, t memory.Task, attempt int, _ Workspace) TaskOutcome {
-	return f(ctx, t, attempt)
+func (f fnWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
+	return f(ctx, a.Task, a.Attempt)
 }
 
 func taskProject(t *testing.T, tasks string) (string, afero.Fs) {

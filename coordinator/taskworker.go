@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
@@ -21,7 +22,8 @@ func (c *Coordinator) ChildTaskWorker() TaskWorker { return childWorker{c} }
 
 type childWorker struct{ c *Coordinator }
 
-func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws Workspace) TaskOutcome {
+func (w childWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
+	task, attempt, ws := a.Task, a.Attempt, a.Workspace
 	ch := w.c.opts.Children
 	if ch == nil {
 		return TaskOutcome{Err: errors.New("child agents are not enabled")}
@@ -37,10 +39,14 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	}
 	// Messages for the task loop (ralph say) reach the child at its step
 	// boundaries through its queue.
+	prompt, err := a.Prompt("")
+	if err != nil {
+		return TaskOutcome{Err: err}
+	}
 	queue := interrupts.NewQueue()
 	w.c.workers.join(queue)
 	defer w.c.workers.leave(queue)
-	run := w.c.runAgent(ctx, agentJob{prompt: taskPrompt(task, attempt, ws), taskID: task.ID, attempt: attempt, queue: queue}, tools, false)
+	run := w.c.runAgent(ctx, agentJob{prompt: prompt, taskID: task.ID, attempt: attempt, queue: queue}, tools, false)
 	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
 	claimed, summary := claim.get()
 	if claimed {
@@ -64,19 +70,31 @@ func (w childWorker) Work(ctx context.Context, task memory.Task, attempt int, ws
 	return out
 }
 
-func taskPrompt(t memory.Task, attempt int, ws Workspace) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Your task (%s in RALPH_TASKS.md): %s\n\n", t.ID, t.Title)
-	if ws.Branch != "" {
-		fmt.Fprintf(&b, "You work in a git worktree of your own, on the branch %s; other tasks work in theirs. Do not commit: ralph commits your work and merges it when the task is done.\n\n", ws.Branch)
+// Assignment is one attempt at a task as the loop hands it to a worker.
+type Assignment struct {
+	Task      memory.Task
+	Attempt   int
+	Workspace Workspace
+	// brief is what the agent is told beside the task, and template the
+	// person's prompt template (nil: ralph's own prompt).
+	brief    taskprompt.Data
+	template *taskprompt.Template
+}
+
+// Prompt is what the worker tells the agent: ralph's prompt or the
+// person's template, filled in. agent names an external agent, "" for
+// ralph's own child.
+func (a Assignment) Prompt(agent string) (string, error) {
+	d := a.brief
+	if d.Task.ID == "" {
+		// An assignment made outside the loop (a test's) has only its task.
+		d.Task, d.Attempt = taskprompt.Task{ID: a.Task.ID, Title: a.Task.Title, Priority: a.Task.Priority, Depends: a.Task.Depends}, a.Attempt
 	}
-	b.WriteString("Read RALPH_TASKS.md for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
-	b.WriteString("Do the task, verify it (build, tests) where that makes sense, then call complete_task with its id and a short summary. ")
-	b.WriteString("If you cannot finish it, do not call complete_task; say in your final answer what blocks it.")
-	if attempt > 1 {
-		fmt.Fprintf(&b, "\n\nThis is attempt %d: earlier attempts failed. Check the current state of the files before you start.", attempt)
+	d.Agent, d.Branch = agent, a.Workspace.Branch
+	if a.Workspace.Dir != "" {
+		d.Dir = a.Workspace.Dir
 	}
-	return b.String()
+	return a.template.Prompt(d)
 }
 
 // claimTool is the task loop's complete_task: it records the claim instead

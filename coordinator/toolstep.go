@@ -71,7 +71,7 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, text.Clip(calls[i].Arguments, 200))})
 				continue
 			}
-			finish(i, c.opts.Tools.Call(ctx, calls[i].Name, args[i]))
+			finish(i, c.opts.Tools.Call(workers.WithCaller(ctx, c.caller()), calls[i].Name, args[i]))
 		}
 		wg.Wait()
 	})

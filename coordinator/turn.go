@@ -66,7 +66,8 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 	budget := c.budget(ctx, model, tools)
 	msgs, trimmed := memory.FitContext(c.Messages(), budget)
 	if trimmed > 0 {
-		c.logDecision("context_trim", fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget))
+		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget),
+			Reason: fmt.Sprintf("the conversation is larger than the input budget of %d tokens (the model's window less its tools and its answer); the oldest tool output goes first, the system prompt and the latest turn stay", budget)})
 	}
 	req := llm.Request{Model: model, Messages: msgs, Tools: tools}
 	cut := c.watch(ctx, func(ctx context.Context) {
@@ -159,6 +160,6 @@ func (c *Coordinator) Warn(text string) { c.warn("warning", text) }
 // warn tells the person about something that went wrong without ending
 // the run, and records it.
 func (c *Coordinator) warn(kind, text string) {
-	c.logDecision(kind, text)
+	c.logDecision(memory.DecisionRecord{Kind: kind, Detail: text, Reason: "it went wrong beside the run, which goes on"})
 	c.emit(Event{Type: EventWarning, Turn: c.turns, Text: text})
 }

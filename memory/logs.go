@@ -29,15 +29,36 @@ type ErrorRecord struct {
 	Message  string    `json:"message"`
 }
 
-// DecisionRecord is one line of decisions.jsonl: a choice the coordinator
-// made that explains the run's shape (an interrupt handled, a message
-// delivered, context trimmed, a crash recovered, a task picked).
+// DecisionRecord is one line of decisions.jsonl: a choice that shaped the
+// run (a task picked, a retry, a breaker opened, a person's answer, an
+// approval, an agent's own choice) and why it was made. Detail says what
+// was decided, Reason why; Confidence (0 to 1) and Alternatives are there
+// when the one deciding weighed them, as an agent's record_decision does.
+// Lines written before reasons were recorded have a kind and a detail
+// only, and read as such.
 type DecisionRecord struct {
 	Time   time.Time `json:"time"`
 	Kind   string    `json:"kind"`
 	Turn   int       `json:"turn,omitempty"`
+	Task   string    `json:"task,omitempty"`
 	Detail string    `json:"detail"`
+	Reason string    `json:"reason,omitempty"`
+	// Agent is the agent that decided or whose run the decision is
+	// about ("main" for the coordinator, "a3" for a child); "" is the
+	// loop, or a record older than the field.
+	Agent string `json:"agent,omitempty"`
+	// By is who decided: "" for ralph itself, DecidedByPerson for an
+	// answer the person gave, DecidedByAgent for a model's record_decision.
+	By           string   `json:"by,omitempty"`
+	Confidence   *float64 `json:"confidence,omitempty"`
+	Alternatives []string `json:"alternatives,omitempty"`
 }
+
+// Who made a decision (DecisionRecord.By).
+const (
+	DecidedByPerson = "person"
+	DecidedByAgent  = "agent"
+)
 
 // ReadJSONL decodes every line of a session log into T. Unparsable lines
 // (a torn final append) are counted in bad rather than failing the read, so

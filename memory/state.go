@@ -115,6 +115,11 @@ type RunConfig struct {
 	// (--worktrees, which implies Commit).
 	Commit    bool `json:"commit,omitempty"`
 	Worktrees bool `json:"worktrees,omitempty"`
+	// PromptTemplate is the absolute path of --prompt-template, the Go
+	// text/template the loop's prompts are made from; "" leaves it to
+	// prompt_template in the config, else ralph's own prompt. It is read
+	// again on resume.
+	PromptTemplate string `json:"prompt_template,omitempty"`
 }
 
 // Why a task loop waits (Wait.Reason).

@@ -377,3 +377,27 @@ func AppendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 	}
 	return AppendFile(fs, path, []byte(entry), true)
 }
+
+// RecentProgress is the end of RALPH_PROGRESS.md, at most max bytes,
+// starting at an entry heading: what a task's agent reads of the work
+// done before it. The file's preamble is left out; it is "" when the file
+// does not exist or has no entry yet.
+func RecentProgress(fs afero.Fs, root string, max int) (string, error) {
+	doc, _, err := loadDoc(fs, filepath.Join(root, ProgressFile), max, true)
+	s := doc.Content
+	if !strings.HasPrefix(s, "## ") {
+		i := strings.Index(s, "\n## ")
+		if i < 0 {
+			return "", err
+		}
+		s = s[i+1:]
+	}
+	return s, err
+}
+
+// Goals is RALPH_GOALS.md, its head when longer than max bytes; "" when
+// the file does not exist.
+func Goals(fs afero.Fs, root string, max int) (string, error) {
+	doc, _, err := loadDoc(fs, filepath.Join(root, GoalsFile), max, false)
+	return doc.Content, err
+}

@@ -205,3 +205,55 @@ func (f *TaskFile) cycles(ids map[string]int) []string {
 	}
 	return out
 }
+
+// Notes returns the lines under task id that belong to it and are not
+// tasks themselves (acceptance criteria, hints a person wrote): those
+// before its first subtask, with their common indentation removed. It is
+// "" for a task without notes or an id that names no task.
+func (f *TaskFile) Notes(id string) string {
+	i := f.find(id)
+	if i < 0 {
+		return ""
+	}
+	r := &f.tasks[i]
+	end := f.itemEnd(i, r.width)
+	var lines []string
+	for j := r.line + 1; j < end; j++ {
+		if f.info[j].kind == kindTask {
+			break
+		}
+		lines = append(lines, f.lines[j].text)
+	}
+	return dedent(lines)
+}
+
+// dedent joins lines without the indentation they all share, and without
+// blank lines at either end.
+func dedent(lines []string) string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	for k, l := range lines {
+		switch {
+		case common <= 0:
+		case len(l) >= common:
+			lines[k] = l[common:]
+		default: // a blank line shorter than the indentation
+			lines[k] = ""
+		}
+	}
+	return strings.Join(lines, "\n")
+}

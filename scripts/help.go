@@ -46,5 +46,16 @@ workflow, each attempt on one of the ralph-temporal workers, in a worktree of a
 clone of the project's remote (origin) on a branch ralph/ID, merged into the
 current branch there; ralph stop, say, pause, continue, status and watch reach it.
 
+Prompts: each attempt's agent is told its task, its notes, the goals and the latest
+progress; a retry is also told why the last attempt failed (the error, the end of
+the --verify output, the agent's last words). --prompt-template FILE (config
+prompt_template) writes that prompt with a Go text/template of your own instead;
+its fields are in the README. A template that does not parse or names an unknown
+field stops the run (exit 2) before any task is touched.
+
+Every choice the loop makes (the task picked, a retry, a skip, a breaker change, a
+person's answer) goes to the session's decisions.jsonl with its reason, as do the
+agents' own (record_decision); ralph report and ralph analyze show them.
+
 Exit codes: 0 every task done (or --until met) and none failed; 1 a task failed or
 the loop stopped early; 2 usage; 3 locked; 130/143 interrupted.`

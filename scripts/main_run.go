@@ -171,6 +171,9 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		Notify:   face.Notify,
 		Redactor: p.Redactor,
 		Git:      p.TaskGit(rc),
+		// --prompt-template or prompt_template, read when the project
+		// was opened (nil: ralph's own prompt).
+		Prompt: p.PromptTemplate(),
 		// Limits are waited for up to max_wait (--max-wait); the breaker's
 		// cooldown applies only where nobody can be asked (Ask nil).
 		MaxWait:         p.Config.MaxWait,

@@ -99,8 +99,10 @@ func (p Policy) CanStart(inflight, parallel, iterations int) bool {
 type Settlement struct {
 	// Next is the task's new state: open to be retried, or failed.
 	Next memory.TaskState
-	// NotBefore is when a task going back to open may be retried.
+	// NotBefore is when a task going back to open may be retried, Backoff
+	// after the failure.
 	NotBefore time.Time
+	Backoff   time.Duration
 	// Abort: the loop stops (--on-error abort).
 	Abort bool
 }
@@ -112,8 +114,8 @@ type Settlement struct {
 func (p Policy) SettleFailure(attempt, waived int, final bool, now time.Time) Settlement {
 	s := Settlement{Next: memory.TaskFailed, Abort: p.OnError == OnErrorAbort}
 	if p.OnError == OnErrorRetry && attempt-waived <= p.Retries && !final {
-		s.Next = memory.TaskOpen
-		s.NotBefore = now.Add(p.Backoff << (attempt - 1))
+		s.Next, s.Backoff = memory.TaskOpen, p.Backoff<<(attempt-1)
+		s.NotBefore = now.Add(s.Backoff)
 	}
 	return s
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -119,6 +120,9 @@ type Project struct {
 	parallel   int
 	// resetTasks counts the in-progress tasks recovery reset to open.
 	resetTasks int
+	// prompt is the task loop's prompt template (loadPrompt), nil for
+	// ralph's own prompt.
+	prompt *taskprompt.Template
 	// coord is the coordinator whose events the face follows; face ends
 	// the face's subscription, unsubscribe the recorders'.
 	coord     *coordinator.Coordinator
@@ -126,7 +130,8 @@ type Project struct {
 	git       *gitState
 	gitLook   chan gitLook
 	// warnTo is the coordinator that tells the person about a failed
-	// checkpoint, which happens on a goroutine of its own.
+	// checkpoint, and records the decisions made beside it (decide),
+	// both of which happen on goroutines of their own.
 	warnTo      atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
@@ -207,6 +212,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,
+		// A person's answers go to the session's decisions.jsonl. A write
+		// that fails is not the approval's business: the run's other
+		// records, on the same disk, report it.
+		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -221,6 +230,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
+	p.Tools.Register(workers.NewRecordDecisionTool(p.decide))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()
@@ -412,6 +422,19 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	return c
 }
 
+// decide records a decision made beside the coordinator's own (a
+// person's answer, an agent's record_decision, what retention pruned):
+// on the coordinator's event stream once there is one, so the session's
+// recorder writes it with every other decision of the run; straight into
+// the session before that.
+func (p *Project) decide(d memory.DecisionRecord) error {
+	if c := p.warnTo.Load(); c != nil {
+		c.RecordDecision(d)
+		return nil
+	}
+	return p.Session.AppendLog(memory.DecisionsLog, d)
+}
+
 // RecordErr is the first error writing the session's events or
 // transcript, if any: a run or task loop on this project checks it before
 // it reports (coordinator.Options.RecordErr, LoopOptions.RecordErr).
@@ -511,6 +534,9 @@ func (p *Project) Close() error {
 	// The control socket goes first, while the lock still says this ralph
 	// runs: its watchers get every event so far, then the end.
 	errs := []error{p.closeControl()}
+	// Pruning ends before the recorders do: what it pruned is a decision
+	// that goes through them.
+	p.stopRetention()
 	// The face drains first, then the recorders, newest first.
 	p.SetSink(nil)
 	for i := len(p.unsubscribe) - 1; i >= 0; i-- {
@@ -523,7 +549,6 @@ func (p *Project) Close() error {
 	if p.Tools != nil {
 		p.Tools.Close()
 	}
-	p.stopRetention() // it records into the session, closed below
 	if p.registered != nil {
 		<-p.registered
 	}
@@ -562,9 +587,10 @@ func commandEnv(keyVar string) []string {
 func (p *Project) SystemPrompt() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are ralph, an AI coding agent working in the project at %s.
-You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done.
+You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done; record_decision records a significant choice and why in the session's record.
 Paths are relative to the project root; you cannot touch files outside it.
 Work step by step: inspect before you change, make focused edits, and verify with commands when that helps.
+At a significant choice (one approach over another, a trade-off, a guess where the request is unclear) call record_decision with the decision, why, how confident you are and the alternatives you weighed.
 When the task is done, answer with a short summary of what you did. Today is %s.`, p.Root, time.Now().Format("2006-01-02"))
 	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
 	if err == nil && len(docs) > 0 {
@@ -582,10 +608,15 @@ When the task is done, answer with a short summary of what you did. Today is %s.
 func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
 	ctl *coordinator.LoopControl, ask func(context.Context, string) bool) (string, error) {
 	st := p.Session.State()
+	// Read now, so a template edited during the chat counts, and a bad
+	// one stops the loop before it starts.
+	if err := p.loadPrompt(st.Run); err != nil {
+		return "", err
+	}
 	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
 		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
 		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
-		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run),
+		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run), Prompt: p.prompt,
 	})
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {

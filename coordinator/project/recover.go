@@ -111,7 +111,8 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	if reset > 0 {
 		note += fmt.Sprintf("; %d in-progress task(s) reset to open", reset)
 	}
-	_ = s.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: now, Kind: "recovered", Detail: note})
+	_ = s.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: now, Kind: "recovered", Detail: note,
+		Reason: "the session says it runs, but the ralph that ran it is gone; it is marked interrupted so ralph resume can go on from its last save"})
 	if err := s.SaveState(func(x *memory.State) {
 		x.Status = memory.StatusInterrupted
 		x.Recovered = note

@@ -56,8 +56,9 @@ func (p *Project) prune(ctx context.Context, policy retention.Policy) {
 		removed, err = retention.Remove(ctx, p.Fs, p.Root, ids, refs)
 	}
 	if len(removed) > 0 {
-		_ = p.Session.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: time.Now().UTC(), Kind: "retention",
-			Detail: fmt.Sprintf("pruned %d old %s by the retention policy (%s)", len(removed), sessionsWord(len(removed)), policy)})
+		_ = p.decide(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "retention",
+			Detail: fmt.Sprintf("pruned %d old %s by the retention policy (%s)", len(removed), sessionsWord(len(removed)), policy),
+			Reason: "[retention] in the config lets them go; the running and the latest session are always kept"})
 	}
 	if err != nil {
 		_ = p.Session.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "retention", Message: err.Error()})

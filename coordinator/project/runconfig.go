@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
+	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
@@ -30,6 +32,9 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		if err := checkRunGit(context.Background(), run, p.Root); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
+		if err := p.loadPrompt(run); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+		}
 	}
 	err := p.Config.Validate()
 	if err != nil && !(run != nil && run.Agent != "" && errors.Is(err, config.ErrNoKey)) {
@@ -37,6 +42,34 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 	}
 	return run, nil
 }
+
+// loadPrompt reads the task loop's prompt template, --prompt-template
+// (saved in the run configuration) before prompt_template in the config,
+// and tries it on sample facts: a bad template is found before any task
+// is touched. Without either the loop uses ralph's own prompt.
+func (p *Project) loadPrompt(run *memory.RunConfig) error {
+	path := p.Config.PromptTemplate
+	if run != nil && run.PromptTemplate != "" {
+		path = run.PromptTemplate
+	}
+	p.prompt = nil
+	if path == "" {
+		return nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.Root, path)
+	}
+	t, err := taskprompt.Load(p.Fs, path)
+	if err != nil {
+		return err
+	}
+	p.prompt = t
+	return nil
+}
+
+// PromptTemplate is the task loop's prompt template, nil for ralph's own
+// prompt.
+func (p *Project) PromptTemplate() *taskprompt.Template { return p.prompt }
 
 // checkAgent checks that the run's external agent can start from the
 // project root, where it runs: a relative exec: path is only known there.

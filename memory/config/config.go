@@ -158,6 +158,10 @@ type Config struct {
 	// Engine is where ralph run runs the task loop ([engine]); the flags
 	// of ralph run win.
 	Engine Engine
+	// PromptTemplate is the task loop's prompt template
+	// (prompt_template): absolute, or relative to the project root. A
+	// project's config may only name a file inside the project.
+	PromptTemplate string
 }
 
 // Engine is the [engine] table: ralph run's task loop here ("local", the
@@ -209,6 +213,9 @@ type File struct {
 	// OlderThan ("30d"); prune the rest when a session starts.
 	Retention *RetentionFile `toml:"retention"`
 	Engine    *Engine        `toml:"engine"`
+	// PromptTemplate is a Go text/template file for the task loop's
+	// prompts (see coordinator/taskprompt).
+	PromptTemplate string `toml:"prompt_template"`
 }
 
 // RetentionFile is the [retention] table.
@@ -344,6 +351,9 @@ func Load(src Sources) (Config, error) {
 		if err := c.applyEngine(f.Engine, p, fromProject); err != nil {
 			return c, err
 		}
+		if err := c.applyPromptTemplate(f.PromptTemplate, p, fromProject); err != nil {
+			return c, err
+		}
 		if err := c.applySandbox(f, p, fromProject); err != nil {
 			return c, err
 		}
@@ -389,7 +399,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, prompt_template)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -412,6 +422,32 @@ func (c *Config) applyRetention(r *RetentionFile, path string) error {
 		}
 		c.Retention.OlderThan = d
 	}
+	return nil
+}
+
+// applyPromptTemplate takes prompt_template from one config file. A
+// template's text goes to the model with every task, so a project's file
+// (which a cloned repository controls) may only name a file inside the
+// project: otherwise it could send the model any file of the person's
+// that ralph can read.
+func (c *Config) applyPromptTemplate(tmpl, path string, fromProject bool) error {
+	if tmpl == "" {
+		return nil
+	}
+	if fromProject {
+		clean := filepath.Clean(tmpl)
+		if filepath.IsAbs(clean) || strings.HasPrefix(tmpl, "~") || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+			return invalidf("%s: prompt_template %q must be a path inside the project, relative to its root; a template elsewhere goes in your user config or --prompt-template", path, tmpl)
+		}
+		c.PromptTemplate = clean
+		return nil
+	}
+	if strings.HasPrefix(tmpl, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			tmpl = filepath.Join(home, tmpl[2:])
+		}
+	}
+	c.PromptTemplate = filepath.Clean(tmpl)
 	return nil
 }
 

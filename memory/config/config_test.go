@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"reflect"
@@ -514,6 +515,28 @@ func TestRetentionSetting(t *testing.T) {
 		_, err := load(t, map[string]string{projectFile: file}, env{})
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", file, err, want)
+		}
+	}
+}
+
+// TestPromptTemplateSetting: the project's prompt_template wins over the
+// user's; a project's may only name a file inside the project, since the
+// template's text goes to the model.
+func TestPromptTemplateSetting(t *testing.T) {
+	c, err := load(t, map[string]string{
+		userFile:    "prompt_template = \"/home/me/prompts/task.tmpl\"\n",
+		projectFile: "prompt_template = \".ralph/./prompt.tmpl\"\n",
+	}, env{})
+	if err != nil || c.PromptTemplate != ".ralph/prompt.tmpl" {
+		t.Fatalf("prompt_template = %q, %v", c.PromptTemplate, err)
+	}
+	if c, err := load(t, map[string]string{userFile: "prompt_template = \"/home/me/task.tmpl\"\n"}, env{}); err != nil || c.PromptTemplate != "/home/me/task.tmpl" {
+		t.Errorf("the user's prompt_template = %q, %v", c.PromptTemplate, err)
+	}
+	for _, bad := range []string{"/etc/passwd", "~/.ssh/id_ed25519", "../elsewhere.tmpl", "a/../../b.tmpl"} {
+		_, err := load(t, map[string]string{projectFile: fmt.Sprintf("prompt_template = %q\n", bad)}, env{})
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "must be a path inside the project") {
+			t.Errorf("%q: %v", bad, err)
 		}
 	}
 }

@@ -170,7 +170,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(rc.TaskTimeout))
 	defer cancel()
 	go a.relayMessages(wctx, in.MessagesFrom, coord)
-	res := worker.Work(wctx, in.Task, in.Attempt, coordinator.Workspace{})
+	res := worker.Work(wctx, coordinator.Assignment{Task: in.Task, Attempt: in.Attempt})
 	out.Completed, out.Summary, out.Usage, out.CostUSD = res.Completed, res.Summary, res.Usage, res.CostUSD
 	switch {
 	case res.Err != nil && llm.IsConfigError(res.Err):

@@ -51,6 +51,9 @@ type Analysis struct {
 	ToolSuccessRate *float64 `json:"tool_success_rate"`
 	// Tasks is present when the session worked on tasks.
 	Tasks *TaskStats `json:"tasks,omitempty"`
+	// Decisions sums up decisions.jsonl, with the notable decisions and
+	// their reasons.
+	Decisions DecisionStats `json:"decisions"`
 	// Unreadable counts log lines that could not be decoded (a torn
 	// last append after a crash), and Notes says what was rebuilt.
 	Unreadable int      `json:"unreadable_lines,omitempty"`
@@ -79,27 +82,34 @@ func (a Analysis) Duration() time.Duration { return time.Duration(a.DurationMS) 
 // Analyze reads session id's state and logs and sums them up. It fails
 // only when the session does not exist or a log cannot be read at all.
 func Analyze(fs afero.Fs, root, id string) (Analysis, error) {
-	a, _, err := analyze(fs, root, id)
+	a, _, _, err := analyze(fs, root, id)
 	return a, err
 }
 
-// analyze is Analyze that also returns the events it read, so the final
-// report can go through them again without a second read of a long log.
-func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, error) {
+// analyze is Analyze that also returns the events and decisions it read,
+// so the final report can go through them again without a second read of
+// a long log.
+func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, []memory.DecisionRecord, error) {
 	if fi, err := fs.Stat(memory.SessionDir(root, id)); err != nil || !fi.IsDir() {
-		return Analysis{}, nil, fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, root)
+		return Analysis{}, nil, nil, fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, root)
 	}
 	a := Analysis{SessionID: id, ErrorsByKind: map[string]int{}, Tools: []ToolStat{}}
 	evs, bad, err := readEvents(fs, root, id)
 	if err != nil {
-		return a, nil, err
+		return a, nil, nil, err
 	}
 	a.Unreadable += bad
 	errs, bad, err := memory.ReadJSONL[memory.ErrorRecord](fs, memory.LogPath(root, id, memory.ErrorsLog))
 	if err != nil {
-		return a, nil, err
+		return a, nil, nil, err
 	}
 	a.Unreadable += bad
+	decs, bad, err := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath(root, id, memory.DecisionsLog))
+	if err != nil {
+		return a, nil, nil, err
+	}
+	a.Unreadable += bad
+	a.Decisions = decisionStats(decs)
 	modelErrs := a.fromEvents(evs)
 	if len(errs) > 0 {
 		for _, e := range errs {
@@ -135,7 +145,7 @@ func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, error
 	if a.Unreadable > 0 {
 		a.Notes = append(a.Notes, fmt.Sprintf("%d log %s could not be read", a.Unreadable, plural(a.Unreadable, "line", "lines")))
 	}
-	return a, evs, nil
+	return a, evs, decs, nil
 }
 
 // fromEvents counts what the events say and sets the totals as far as the

@@ -48,6 +48,13 @@ func (a Analysis) Text() string {
 	if ts := a.Tasks; ts != nil {
 		t.add("tasks", fmt.Sprintf("%d done, %d failed of %d attempted, %s succeeded", ts.Done, ts.Failed, ts.Attempted, percent(ts.SuccessRate)))
 	}
+	for i, line := range a.Decisions.text() {
+		label := ""
+		if i == 0 {
+			label = "decisions"
+		}
+		t.add(label, line)
+	}
 	for _, n := range a.Notes {
 		t.add("note", n)
 	}

@@ -205,11 +205,26 @@ func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []coor
 	b.WriteString("\n## Interruptions and decisions\n\n")
 	var lines []string
 	interrupts := 0
+	// A long run picks hundreds of tasks; when the list is too long for
+	// the report the routine picks give way to the decisions that changed
+	// the run's course.
+	skipRoutine := len(decs) > recordsLimit
+	leftOut := 0
+	bold := func(s string) string { return "**" + s + "**" }
+	code := func(s string) string { return "`" + s + "`" }
 	for _, d := range decs {
 		if d.Kind == "interrupt" {
 			interrupts++
 		}
-		lines = append(lines, recordLine(d.Time, d.Turn, "**"+d.Kind+"**", d.Detail))
+		if skipRoutine && routine(d) {
+			leftOut++
+			continue
+		}
+		line := recordPrefix(d.Time, d.Turn) + mdText(decisionHead(d, bold, code))
+		for _, w := range decisionWhy(d) {
+			line += "\n  - " + mdText(w)
+		}
+		lines = append(lines, line)
 	}
 	if interrupts == 0 {
 		for _, e := range evs {
@@ -219,9 +234,17 @@ func writeDecisions(b *strings.Builder, decs []memory.DecisionRecord, evs []coor
 		}
 	}
 	writeList(b, lines)
+	if leftOut > 0 {
+		fmt.Fprintf(b, "\n%d routine task picks are left out here; decisions.jsonl has each with its reason.\n", leftOut)
+	}
 }
 
 func recordLine(t time.Time, turn int, what, text string) string {
+	return recordPrefix(t, turn) + what + ": " + mdText(oneLine(text, 300))
+}
+
+// recordPrefix begins a record's list item: "- `15:04:05` turn 3 ".
+func recordPrefix(t time.Time, turn int) string {
 	s := "- "
 	if !t.IsZero() {
 		s += "`" + t.UTC().Format("15:04:05") + "` "
@@ -229,7 +252,7 @@ func recordLine(t time.Time, turn int, what, text string) string {
 	if turn > 0 {
 		s += fmt.Sprintf("turn %d ", turn)
 	}
-	return s + what + ": " + mdText(oneLine(text, 300))
+	return s
 }
 
 func writeList(b *strings.Builder, lines []string) {

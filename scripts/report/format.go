@@ -137,7 +137,9 @@ func percent(r *float64) string {
 // oneLine flattens text to a single line and cuts it at n cells, so a log
 // line or table cell never breaks the layout around it.
 func oneLine(s string, n int) string {
-	return text.ClipWidth(strings.Join(strings.Fields(s), " "), n)
+	// The records hold the model's words: what a terminal would act on
+	// goes, whether the line ends up on one or in a file opened later.
+	return text.ClipWidth(strings.Join(strings.Fields(text.StripControls(s)), " "), n)
 }
 
 // truncate cuts multi-line text at n runes, keeping line breaks, for

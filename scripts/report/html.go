@@ -54,8 +54,18 @@ type htmlPage struct {
 	Insights                                                          Insights
 	Errors                                                            []htmlRecord
 	MoreErrors                                                        int
-	Decisions                                                         []htmlRecord
+	Decisions                                                         []htmlDecision
 	MoreDecisions                                                     int
+	// LeftOutPicks counts the routine task picks left out of a long list.
+	LeftOutPicks int
+}
+
+// htmlDecision is one row of the decisions table: what was decided
+// (Text), by whom and about which task (Who), and why (Why: the reason,
+// then confidence and alternatives when the one deciding gave them).
+type htmlDecision struct {
+	Time, Kind, Who, Text string
+	Why                   []string
 }
 
 type htmlTask struct {
@@ -144,12 +154,24 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 		}
 		p.Errors = append(p.Errors, htmlRecord{Time: clock(e.Time), Kind: kind, Text: oneLine(e.Message, 500)})
 	}
-	for i, d := range rec.Decision {
-		if i == recordsLimit {
-			p.MoreDecisions = len(rec.Decision) - i
-			break
+	skipRoutine := len(rec.Decision) > recordsLimit
+	for _, d := range rec.Decision {
+		switch {
+		case skipRoutine && routine(d):
+			p.LeftOutPicks++
+			continue
+		case len(p.Decisions) == recordsLimit:
+			p.MoreDecisions++
+			continue
 		}
-		p.Decisions = append(p.Decisions, htmlRecord{Time: clock(d.Time), Kind: d.Kind, Text: oneLine(d.Detail, 500)})
+		who := d.Task
+		if d.By != "" {
+			who = strings.TrimSpace(who + " by " + d.By)
+			if d.Agent != "" {
+				who += " " + d.Agent
+			}
+		}
+		p.Decisions = append(p.Decisions, htmlDecision{Time: clock(d.Time), Kind: d.Kind, Who: who, Text: oneLine(d.Detail, 500), Why: decisionWhy(d)})
 	}
 	return p
 }

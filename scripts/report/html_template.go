@@ -27,6 +27,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowra
 code { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; background: #f0f2f5; padding: 1px 4px; border-radius: 3px; word-break: break-all; }
 .state-done { color: #1f7a43; } .state-failed { color: #b42323; } .state-in_progress, .state-open { color: #8a5a00; }
 .none { color: #7a8290; }
+.why { color: #4a5160; font-size: 90%; }
 svg { width: 100%; height: auto; display: block; }
 svg text { font: 12px system-ui, sans-serif; fill: #1d2330; }
 svg .tick { stroke: #e3e6eb; } svg .ticklabel { fill: #7a8290; font-size: 11px; }
@@ -120,9 +121,9 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 
 <h2>Decisions</h2>
 <div class="card">
-{{if .Decisions}}<table><tr><th>time</th><th>decision</th><th>detail</th></tr>
-{{range .Decisions}}<tr><td class="n">{{.Time}}</td><td>{{.Kind}}</td><td>{{.Text}}</td></tr>
-{{end}}</table>{{if .MoreDecisions}}<p class="none">… and {{.MoreDecisions}} more in decisions.jsonl</p>{{end}}{{else}}<p class="none">No decisions recorded.</p>{{end}}
+{{if .Decisions}}<table id="decisions"><tr><th>time</th><th>decision</th><th>task, by</th><th>what, and why</th></tr>
+{{range .Decisions}}<tr><td class="n">{{.Time}}</td><td>{{.Kind}}</td><td>{{.Who}}</td><td>{{.Text}}{{range .Why}}<br><span class="why">{{.}}</span>{{end}}</td></tr>
+{{end}}</table>{{if .MoreDecisions}}<p class="none">… and {{.MoreDecisions}} more in decisions.jsonl</p>{{end}}{{if .LeftOutPicks}}<p class="none">{{.LeftOutPicks}} routine task picks are left out; decisions.jsonl has each with its reason.</p>{{end}}{{else}}<p class="none">No decisions recorded.</p>{{end}}
 </div>
 </main>
 </body>

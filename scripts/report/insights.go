@@ -88,16 +88,12 @@ type SessionRecords struct {
 
 // Load reads a session's records.
 func Load(fs afero.Fs, root, id string) (SessionRecords, error) {
-	a, evs, err := analyze(fs, root, id)
+	a, evs, decs, err := analyze(fs, root, id)
 	if err != nil {
 		return SessionRecords{}, err
 	}
 	st, _ := memory.LoadSessionState(fs, root, id)
 	errs, _, err := memory.ReadJSONL[memory.ErrorRecord](fs, memory.LogPath(root, id, memory.ErrorsLog))
-	if err != nil {
-		return SessionRecords{}, err
-	}
-	decs, _, err := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath(root, id, memory.DecisionsLog))
 	if err != nil {
 		return SessionRecords{}, err
 	}

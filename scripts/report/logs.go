@@ -211,6 +211,14 @@ func eventDetail(e coordinator.Event) string {
 		if q := e.Question; q != nil {
 			return fmt.Sprintf("#%d %s (%s)", q.ID, e.Text, e.Output)
 		}
+	case coordinator.EventDecision:
+		if d := e.Decision; d != nil {
+			s := d.Kind + ": " + oneLine(d.Detail, 160)
+			if d.Reason != "" {
+				s += " — because " + oneLine(d.Reason, 160)
+			}
+			return s
+		}
 	case coordinator.EventResult:
 		if r := e.Result; r != nil {
 			return fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns, plural(r.NumTurns, "turn", "turns"),

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/afero"
 
@@ -59,6 +60,9 @@ type Options struct {
 	// AskBefore are the person's ask_before patterns: commands and files
 	// that always need a person, even with Yes or a remembered rule.
 	AskBefore []string
+	// Record, if set, is told every answer a person gave (an approval
+	// granted or refused), for the session's decisions.jsonl.
+	Record func(memory.DecisionRecord)
 }
 
 // Policy decides whether run_command may run a command. It implements
@@ -74,6 +78,7 @@ type Policy struct {
 	ignored int
 	turn    chan struct{} // holds a token while a question is asked
 	always  askBefore     // ask_before: asked every time, whatever else says yes
+	record  func(memory.DecisionRecord)
 
 	mu    sync.Mutex // guards the fields below
 	rules []string
@@ -85,7 +90,7 @@ var _ workers.Approver = (*Policy)(nil)
 // New returns the policy for a project.
 func New(o Options) *Policy {
 	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1),
-		always: newAskBefore(o.AskBefore)}
+		always: newAskBefore(o.AskBefore), record: o.Record}
 	p.roots = []string{o.Root}
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
@@ -215,6 +220,9 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 	}
 	q := p.Question(command)
 	ans, err := asker.Ask(ctx, q)
+	if err == nil {
+		p.answered(q, ans)
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
@@ -261,6 +269,9 @@ func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.
 		return workers.Decision{Reason: reasonCancelled}
 	}
 	ans, err := asker.Ask(ctx, q)
+	if err == nil {
+		p.answered(q, ans)
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
@@ -270,6 +281,37 @@ func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.
 		return workers.Decision{Allowed: true}
 	}
 	return workers.Decision{Reason: reasonDeclined}
+}
+
+// answered records a person's answer in the session's record: an
+// approval granted (with the rules "always" remembers) or refused, and
+// why the person was asked.
+func (p *Policy) answered(q Question, ans Answer) {
+	if p.record == nil {
+		return
+	}
+	d := memory.DecisionRecord{Time: time.Now().UTC(), Kind: "approval", By: memory.DecidedByPerson}
+	word := "yes"
+	switch {
+	case ans == Always && q.CanAlways():
+		word = "always"
+		d.Detail = "allowed to " + q.What() + ", and from now on commands of " + quoteRules(q.Remember)
+	case ans == Yes, ans == Always:
+		d.Detail = "allowed to " + q.What() + " this once"
+	default:
+		word = "no"
+		d.Kind, d.Detail = "approval_refused", "refused to "+q.What()
+	}
+	d.Reason = "the person answered " + word + " when asked"
+	switch {
+	case q.Unsandboxed:
+		d.Reason += "; the command asked to run outside the sandbox, which is asked about every time"
+	case len(q.Why) > 0:
+		d.Reason += "; asked because " + strings.Join(q.Why, "; ")
+	case len(q.Remember) > 0:
+		d.Reason += "; no remembered rule allowed " + quoteRules(q.Remember)
+	}
+	p.record(d)
 }
 
 // remember adds rules for this process and saves them, telling the

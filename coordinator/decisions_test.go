@@ -1,0 +1,178 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// TestDecisionsGoThroughTheRecorder: the loop's choices and a child's
+// record_decision reach decisions.jsonl through the event stream, each
+// with the task, and the agent's with its agent, reason, confidence and
+// alternatives; the event log holds them too.
+func TestDecisionsGoThroughTheRecorder(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	const root = "/project"
+	if err := afero.WriteFile(fs, filepath.Join(root, memory.TasksFile), []byte("- [ ] first task\n- [ ] second task\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := memory.CreateSession(fs, root, "s1", memory.State{Status: memory.StatusRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		m := taskIDRe.FindStringSubmatch(msgs[1].Content)
+		if m == nil {
+			return fakemodel.Response{Text: "no task"}
+		}
+		switch len(msgs) {
+		case 2:
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "record_decision",
+				Arguments: fmt.Sprintf(`{"decision":"%s: a map","reason":"lookups dominate","confidence":0.8,"alternatives":["a slice"]}`, m[1])}}}
+		case 4:
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
+		}
+		return fakemodel.Response{Text: "done"}
+	})
+	t.Cleanup(srv.Close)
+	tools := mustTools(t)
+	var coord *Coordinator
+	tools.Register(workers.NewRecordDecisionTool(func(d memory.DecisionRecord) error {
+		coord.RecordDecision(d)
+		return nil
+	}))
+	coord = New(Options{
+		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
+		SessionID: sess.ID, System: "main",
+		Children: &Children{Parallel: 1, MaxTurns: 5, Tools: tools.View(nil),
+			ToolsWith: func(extra ...workers.Tool) Tools { return tools.View(nil, extra...) },
+			Store:     func(id string) Store { return testAgentStore{sess, id} }},
+	})
+	rec := StartRecording(context.Background(), coord.Events(), sess)
+	res := RunTasks(context.Background(), LoopOptions{
+		Fs: fs, Root: root, Worker: coord.ChildTaskWorker(), Store: sess, Events: coord.Events(), SessionID: sess.ID, RecordErr: rec.Err,
+	})
+	if err := rec.Stop(); err != nil || res.IsError || len(res.Done) != 2 {
+		t.Fatalf("result %+v, record error %v", res, err)
+	}
+	recs, _, err := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath(root, sess.ID, memory.DecisionsLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range recs {
+		if d.Reason == "" || d.Time.IsZero() {
+			t.Errorf("a decision without its reason or time: %+v", d)
+		}
+		switch d.Kind {
+		case "task_picked":
+			got = append(got, "picked "+d.Task)
+		case "agent_decision":
+			if d.By != memory.DecidedByAgent || d.Detail != d.Task+": a map" || d.Confidence == nil || *d.Confidence != 0.8 ||
+				strings.Join(d.Alternatives, ",") != "a slice" {
+				t.Errorf("agent decision = %+v", d)
+			}
+			got = append(got, d.Agent+" decided on "+d.Task)
+		}
+	}
+	evs, _, _ := memory.ReadJSONL[Event](fs, memory.LogPath(root, sess.ID, memory.EventsLog))
+	agentOf := map[string]string{}
+	for _, ev := range evs {
+		if ev.Type == EventAgentSpawned {
+			agentOf[ev.Task] = ev.AgentID
+		}
+	}
+	want := fmt.Sprintf("picked t1; %s decided on t1; picked t2; %s decided on t2", agentOf["t1"], agentOf["t2"])
+	if strings.Join(got, "; ") != want || agentOf["t1"] == agentOf["t2"] {
+		t.Errorf("decisions = %q, want %q", got, want)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Type == EventDecision && ev.Decision != nil && ev.Decision.Kind == "agent_decision" && ev.AgentID == ev.Decision.Agent {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d agent decisions in events.jsonl, want 2", n)
+	}
+}
+
+// decisionsLost is a record store whose decisions.jsonl cannot be written.
+type decisionsLost struct{ RecordStore }
+
+func (decisionsLost) AppendLog(name string, _ any) error {
+	return fmt.Errorf("%s.jsonl: disk full", name)
+}
+
+// TestLostDecisionFailsTheLoop: a decision the recorder could not write
+// makes the loop's result an error, as any lost record does.
+func TestLostDecisionFailsTheLoop(t *testing.T) {
+	root, fs := taskProject(t, taskList(1))
+	s := loopSession(t, fs, root)
+	events := collectEvents(t)
+	rec := StartRecording(context.Background(), events.broker, decisionsLost{s})
+	t.Cleanup(func() { _ = rec.Stop() })
+	res := RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root, Store: s, Events: events.broker, RecordErr: rec.Err,
+		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} })})
+	if !res.IsError || res.Reason != ReasonNotSaved || !strings.Contains(fmt.Sprint(res.Err), "decisions.jsonl: disk full") {
+		t.Fatalf("result = %+v", res)
+	}
+	var d *memory.DecisionRecord
+	for _, ev := range events.all() {
+		if ev.Type == EventDecision {
+			d = ev.Decision
+			break
+		}
+	}
+	if d == nil || d.Kind != "task_picked" {
+		t.Fatalf("first decision event: %+v", d)
+	}
+	if b, _ := json.Marshal(d); !strings.Contains(string(b), `"reason":"the only ready task"`) {
+		t.Errorf("decision = %s", b)
+	}
+}
+
+// TestContextTrimIsADecision: a request cut to fit the context window is
+// a decision with its reason, in decisions.jsonl.
+func TestContextTrimIsADecision(t *testing.T) {
+	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServer(sc)
+	t.Cleanup(srv.Close)
+	fs := afero.NewMemMapFs()
+	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := []conversation.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "read big.txt"},
+		{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"big.txt"}`}}},
+		{Role: "tool", ToolCallID: "c1", Name: "read_file", Content: strings.Repeat("a line of a big file\n", 2000)},
+		{Role: "assistant", Content: "read it"}}
+	coord := New(Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: mustTools(t),
+		Store: sess, SessionID: "s1", History: history, ContextTokens: 3000})
+	rec := StartRecording(context.Background(), coord.Events(), sess)
+	if res := coord.Run(context.Background(), "and now?"); res.IsError {
+		t.Fatalf("result = %+v", res)
+	}
+	if err := rec.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath("/project", "s1", memory.DecisionsLog))
+	if len(recs) != 1 || recs[0].Kind != "context_trim" || recs[0].Turn != 1 || !strings.Contains(recs[0].Reason, "larger than the input budget") {
+		t.Fatalf("decisions = %+v", recs)
+	}
+}

@@ -1,0 +1,70 @@
+package taskprompt
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Default is ralph's own prompt for an attempt. Its first line names the
+// task and its id ("Your task (t3 in RALPH_TASKS.md): …"), which reports
+// of older sessions look for.
+func Default(d Data) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Your task (%s in RALPH_TASKS.md): %s\n\n", d.Task.ID, d.Task.Title)
+	if d.Branch != "" {
+		fmt.Fprintf(&b, "You work in a git worktree of your own, on the branch %s; other tasks work in theirs. Do not commit: ralph commits your work and merges it when the task is done.\n\n", d.Branch)
+	}
+	if notes := strings.TrimSpace(d.Notes); notes != "" {
+		b.WriteString("Notes under the task in RALPH_TASKS.md:\n\n" + fenced(notes) + "\n")
+	}
+	b.WriteString("Read RALPH_TASKS.md for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
+	b.WriteString("Do the task, verify it (build, tests) where that makes sense, then call complete_task with its id and a short summary. ")
+	b.WriteString("If you cannot finish it, do not call complete_task; say in your final answer what blocks it.")
+	if d.Agent == "" {
+		b.WriteString(" When you make a significant choice (one approach over another, a trade-off, a guess where the task is unclear), call record_decision with the decision, why, how confident you are and the alternatives you weighed.")
+	}
+	if d.Attempt > 1 {
+		fmt.Fprintf(&b, "\n\nThis is attempt %d: earlier attempts failed. Check the current state of the files before you start.", d.Attempt)
+		b.WriteString(lastTime(d))
+	}
+	if p := strings.TrimSpace(d.Progress); p != "" {
+		b.WriteString("\n\nThe latest entries of RALPH_PROGRESS.md, what was done before you:\n\n" + fenced(p))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// lastTime tells a retry what went wrong in the attempt before, so it does
+// not repeat the mistake blind.
+func lastTime(d Data) string {
+	if d.LastError == "" && d.LastVerify == "" && d.LastSummary == "" {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, " What went wrong in attempt %d:", d.Attempt-1)
+	if d.LastError != "" {
+		b.WriteString("\n\nWhy it failed:\n\n" + fenced(d.LastError))
+	}
+	if d.LastVerify != "" {
+		b.WriteString("\nThe end of the --verify command's output:\n\n" + fenced(d.LastVerify))
+	}
+	if d.LastSummary != "" {
+		b.WriteString("\nThe last words of the agent that worked it:\n\n" + fenced(d.LastSummary))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// fenced puts s in a code fence longer than any run of backticks in it,
+// so the agent sees its exact text, and ends with a newline.
+func fenced(s string) string {
+	n, run := 3, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			n = max(n, run+1)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", n)
+	return fence + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
