@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/afero"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 
@@ -170,7 +171,15 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(rc.TaskTimeout))
 	defer cancel()
 	go a.relayMessages(wctx, in.MessagesFrom, coord)
-	res := worker.Work(wctx, coordinator.Assignment{Task: in.Task, Attempt: in.Attempt})
+	// The agent is briefed as the local loop briefs it: the task's notes,
+	// the goals, the latest progress, and for a retry how the last went.
+	fs := afero.NewOsFs()
+	f, err := memory.LoadTasks(fs, wt)
+	if err != nil {
+		f = memory.ParseTasks(nil)
+	}
+	res := worker.Work(wctx, coordinator.AssignmentIn(fs, wt, f, in.Task, in.Attempt,
+		coordinator.LastTry{Error: in.LastError, Summary: in.LastSummary}, nil))
 	out.Completed, out.Summary, out.Usage, out.CostUSD = res.Completed, res.Summary, res.Usage, res.CostUSD
 	switch {
 	case res.Err != nil && llm.IsConfigError(res.Err):

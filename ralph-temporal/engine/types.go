@@ -71,6 +71,10 @@ type AttemptInput struct {
 	// MessagesFrom is the first of the run's ralph say messages this
 	// attempt's agent gets.
 	MessagesFrom int `json:"messages_from"`
+	// LastError and LastSummary say how the task's previous attempt
+	// failed, which a retry's agent is told, as the local loop's is.
+	LastError   string `json:"last_error,omitempty"`
+	LastSummary string `json:"last_summary,omitempty"`
 }
 
 // Error kinds of an attempt's outcome the workflow branches on.

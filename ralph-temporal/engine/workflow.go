@@ -77,6 +77,7 @@ type loopWF struct {
 	attempts   map[string]int
 	notBefore  map[string]time.Time
 	waived     map[string]int
+	lastTry    map[string]coordinator.LastTry
 	streak     decide.Streak
 	breaker    decide.Breaker
 	iterations int
@@ -98,7 +99,7 @@ type loopWF struct {
 func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, error) {
 	return func(ctx workflow.Context, in RunInput) (RunResult, error) {
 		w := &loopWF{ctx: ctx, in: in, policy: in.Policy.WithDefaults(), running: map[string]*inflight{}, attempts: map[string]int{},
-			notBefore: map[string]time.Time{}, waived: map[string]int{}, start: workflow.Now(ctx),
+			notBefore: map[string]time.Time{}, waived: map[string]int{}, lastTry: map[string]coordinator.LastTry{}, start: workflow.Now(ctx),
 			sessionID: workflow.GetInfo(ctx).WorkflowExecution.RunID}
 		w.trips = coordinator.DefaultBreaker
 		var err error
@@ -279,7 +280,8 @@ func (w *loopWF) begin(t memory.Task) {
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	})
 	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Verify: w.in.Verify, Agent: w.in.Agent,
-		TaskTimeout: w.in.TaskTimeout, SessionID: w.sessionID, MessagesFrom: w.delivered}
+		TaskTimeout: w.in.TaskTimeout, SessionID: w.sessionID, MessagesFrom: w.delivered,
+		LastError: w.lastTry[t.ID].Error, LastSummary: w.lastTry[t.ID].Summary}
 	w.delivered = len(w.messages)
 	w.running[t.ID] = &inflight{task: t, attempt: attempt, cancel: cancel, fut: workflow.ExecuteActivity(actx, AttemptName, in)}
 }
@@ -365,6 +367,7 @@ func (w *loopWF) finish(f *inflight) (coordinator.LoopResult, bool) {
 			failure, final = c, true
 		} else {
 			w.done = append(w.done, id)
+			delete(w.lastTry, id)
 			w.streak = w.streak.Succeeded()
 			w.emit(w.ended(f, memory.TaskDone, out, ""))
 			if w.breaker.Succeeded(id, w.policy.BreakerCooldown) {
@@ -375,6 +378,7 @@ func (w *loopWF) finish(f *inflight) (coordinator.LoopResult, bool) {
 	}
 	w.errs++
 	w.streak = w.streak.Failed(failure)
+	w.lastTry[id] = coordinator.LastTry{Error: failure, Summary: out.Summary}
 	s := w.policy.SettleFailure(f.attempt, w.waived[id], final, now)
 	if s.Next == memory.TaskOpen {
 		w.notBefore[id] = s.NotBefore

@@ -286,3 +286,21 @@ func TestWorkflowWithoutTasksSaysSo(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+func TestWorkflowRetryIsToldHowTheLastAttemptFailed(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] flaky <!-- ralph:id=f -->\n"
+	e := newEnv(t, tasks, nil, func(_ context.Context, in AttemptInput) (AttemptOutcome, error) {
+		if in.Attempt == 1 {
+			return AttemptOutcome{Failure: "verification failed: 2 tests fail", Summary: "changed a.go"}, nil
+		}
+		return AttemptOutcome{Completed: true}, nil
+	})
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{Retries: 1}))
+	if res := e.result(t); res.Reason != decide.ReasonAllDone || res.IsError {
+		t.Fatalf("%+v", res)
+	}
+	_, inputs := e.remote.seen()
+	if len(inputs) != 2 || inputs[0].LastError != "" || inputs[1].LastError != "verification failed: 2 tests fail" || inputs[1].LastSummary != "changed a.go" {
+		t.Fatalf("inputs %+v", inputs)
+	}
+}
