@@ -375,13 +375,13 @@ func TestRunBudgetQuestionStaysOnScreen(t *testing.T) {
 	writeTasks(t, dir, numbered(5, nil)...)
 	mustWrite(t, filepath.Join(dir, ".ralph", "config.toml"), "input_price_per_mtok = 100\noutput_price_per_mtok = 100\n")
 	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "-y", "run", "--max-cost", "0.0001")
-	r.waitFor("the cost limit of $0.00 is reached", 20*time.Second)
+	r.waitFor("the cost limit of $0.0001 is reached", 20*time.Second)
 	if _, ok := r.out.waitScreen(2*time.Second, func(_, cur string) bool { return strings.HasPrefix(cur, "[y/N]") }); !ok {
 		t.Fatalf("no prompt; the screen shows:\n%s", r.screen())
 	}
 	mark := r.out.Len()
 	time.Sleep(500 * time.Millisecond)
-	if screen, cursor := r.out.Screen(); !strings.Contains(screen, "the cost limit of $0.00 is reached") || !strings.HasPrefix(cursor, "[y/N]") {
+	if screen, cursor := r.out.Screen(); !strings.Contains(screen, "the cost limit of $0.0001 is reached") || !strings.HasPrefix(cursor, "[y/N]") {
 		t.Fatalf("500 ms later the question is gone; cursor line %q, screen:\n%s", cursor, screen)
 	}
 	if drawn := r.out.Since(mark); drawn != "" {

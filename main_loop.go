@@ -62,6 +62,7 @@ unique part.`,
 		fl.StringVar(&f.run.Breaker, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')")
 		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
 		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex or exec:'<command>'")
+		fl.StringArrayVar(&f.run.AgentArgs, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)")
 		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
 		fl.DurationVar(&f.breakerCool, "breaker-cooldown", time.Duration(d.BreakerCooldown),
 			"with nobody to ask, how long the tripped circuit breaker waits before it lets one task through (doubles after each failed one)")
@@ -84,6 +85,7 @@ const runExamples = `  ralph run -y
   ralph run -y --parallel 3 --verify 'go test ./...'
   ralph run -y --until 'tasks_done >= 5 || cost_usd > 2'
   ralph run --agent claude --on-error skip
+  ralph run --agent codex --agent-arg=--model --agent-arg=gpt-5-codex
   ralph run --agent "exec:./my-agent.sh" --task-timeout 10m
   ralph run --agent claude --max-wait 5h --breaker-cooldown 10m
   ralph run -y --commit
@@ -160,6 +162,7 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("breaker", func() { rc.Breaker = flags.Breaker })
 	set("verify", func() { rc.Verify = flags.Verify })
 	set("agent", func() { rc.Agent = flags.Agent })
+	set("agent-arg", func() { rc.AgentArgs = flags.AgentArgs })
 	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
 	set("breaker-cooldown", func() { rc.BreakerCooldown = flags.BreakerCooldown })
 	set("parallel", func() { rc.Parallel = flags.Parallel })

@@ -3,8 +3,10 @@ package coordinator
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
@@ -12,12 +14,16 @@ import (
 
 // ExternalTaskWorker works each task by running an external CLI agent
 // (claude, codex, or any command) with the task as its prompt. Completion
-// is the agent printing the completion marker.
+// is the agent printing the completion marker, with nothing it said or
+// did contradicting it (see verdict).
 type ExternalTaskWorker struct {
 	Agent workers.ExternalAgent
 	// Events receives the agent's events, as a child agent's; nil
 	// publishes to nobody.
 	Events *pubsub.Broker[Event]
+	// Price prices the agent's usage when it reports no cost of its own
+	// (codex); nil leaves such a cost unknown.
+	Price *llm.Price
 }
 
 // Work runs the agent once for the task.
@@ -35,32 +41,48 @@ func (w ExternalTaskWorker) Work(ctx context.Context, a Assignment) TaskOutcome 
 	if ws.Dir != "" {
 		agent.Root = ws.Dir // the task's own worktree
 	}
-	prompt, err := a.Prompt(string(w.Agent.Kind))
+	prompt, err := a.Prompt(string(w.Agent.Kind), workers.MarkerInstructions)
 	if err != nil {
 		emit(Event{Type: EventAgentFinished, Text: err.Error(), IsError: true, Task: task.ID})
 		return TaskOutcome{Err: err}
 	}
-	prompt += "\n\nWhen the task is done and verified, print " + workers.CompletionMarker + " on a line of its own."
+	if !strings.Contains(prompt, workers.CompletionMarker) {
+		// A person's template that leaves out .Finish: without the
+		// markers the agent could never say it is done.
+		prompt += "\n\n" + workers.MarkerInstructions
+	}
+	before := takeWorkState(ctx, agent)
 	res, err := agent.Run(ctx, prompt, func(ev workers.ExternalEvent) {
 		switch ev.Kind {
 		case "text":
 			emit(Event{Type: EventAssistant, Text: ev.Text})
 		case "tool":
 			emit(Event{Type: EventToolCall, ToolName: ev.Text})
+		case "warning":
+			emit(Event{Type: EventWarning, Text: ev.Text})
 		}
 	})
 	out := TaskOutcome{Completed: res.Completed, Summary: res.Text, Usage: res.Usage, CostUSD: res.CostUSD}
-	switch {
-	case err != nil:
-		out.Err = err
-	case !res.Completed && res.Limit != nil:
-		// The agent's account is out of its allowance: the loop waits for
-		// the reset instead of failing the task.
-		out.Err = &workers.UsageLimitError{Agent: w.Agent.Kind, UsageLimit: *res.Limit}
-	case !res.Completed && res.ExitCode != 0:
-		out.Err = fmt.Errorf("%s exited with status %d: %s", w.Agent.Kind, res.ExitCode, text.Clip(res.Stderr, 300))
+	if out.CostUSD == nil && w.Price != nil && res.Usage.InputTokens+res.Usage.OutputTokens > 0 {
+		c := w.Price.Cost(res.Usage)
+		out.CostUSD = &c
 	}
-	emit(Event{Type: EventAgentFinished, Text: text.Clip(res.Text, 500), IsError: out.Err != nil || !out.Completed,
+	out.Err = verdict(ctx, agent, res, err, before)
+	emit(Event{Type: EventAgentFinished, Text: finishedText(res, out), IsError: out.Err != nil || !out.Completed,
 		Task: task.ID, Usage: &out.Usage, CostUSD: out.CostUSD})
 	return out
+}
+
+// finishedText is what the agent_finished event says: the answer, or why
+// the attempt failed.
+func finishedText(res workers.ExternalResult, out TaskOutcome) string {
+	switch {
+	case out.Err != nil:
+		return out.Err.Error()
+	case !out.Completed && res.Text == "":
+		return "it did not say the task was done, and wrote no answer"
+	case !out.Completed:
+		return "it did not say the task was done: " + text.Clip(res.Text, 500)
+	}
+	return text.Clip(res.Text, 500)
 }

@@ -60,15 +60,17 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 			return LoopResult{Reason: ReasonUntil, IsError: len(l.failed) > 0}, true
 		}
 	}
-	if decide.CostSpent(l.cost, l.o.MaxCost) {
+	// A budget spent by the last task stops nothing: with no task left the
+	// loop ends on the tasks' account (finalReason), not the budget's.
+	if decide.CostSpent(l.cost, l.o.MaxCost, l.stats.TasksOpen, len(l.running)) {
 		// The budget is spent: with a person at the terminal, pause and ask
 		// whether to spend as much again; otherwise stop.
 		stop := memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit",
-			Reason: fmt.Sprintf("the known cost $%.2f reached --max-cost $%.2f and nobody can be asked to raise it", l.cost, l.o.MaxCost)}
+			Reason: fmt.Sprintf("the known cost %s reached --max-cost %s and nobody can be asked to raise it", FormatUSD(l.cost), FormatUSD(l.o.MaxCost))}
 		if l.o.Ask != nil {
-			question := fmt.Sprintf("the cost limit of $%.2f is reached ($%.2f spent). Allow another $%.2f?", l.o.MaxCost, l.cost, l.o.MaxCost)
+			question := fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", FormatUSD(l.o.MaxCost), FormatUSD(l.cost), FormatUSD(l.o.MaxCost))
 			if l.o.Ask(ctx, question) {
-				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from $%.2f to $%.2f", l.o.MaxCost, 2*l.o.MaxCost),
+				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from %s to %s", FormatUSD(l.o.MaxCost), FormatUSD(2*l.o.MaxCost)),
 					By: memory.DecidedByPerson, Reason: "the person answered yes to: " + question})
 				l.o.MaxCost *= 2
 				return LoopResult{}, false
@@ -76,7 +78,7 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 			stop.By, stop.Reason = memory.DecidedByPerson, "the person did not answer yes to: "+question
 		}
 		l.decide(stop)
-		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of $%.2f was reached ($%.2f)", l.o.MaxCost, l.cost)}, true
+		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of %s was reached (%s)", FormatUSD(l.o.MaxCost), FormatUSD(l.cost))}, true
 	}
 	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
 		l.refreshCounts()

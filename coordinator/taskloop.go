@@ -118,6 +118,7 @@ func DefaultBreaker(s LoopStats) (bool, error) {
 // Loop end reasons.
 const (
 	ReasonAllDone       = decide.ReasonAllDone
+	ReasonSomeFailed    = decide.ReasonSomeFailed
 	ReasonUntil         = decide.ReasonUntil
 	ReasonMaxIterations = decide.ReasonMaxIterations
 	ReasonMaxCost       = decide.ReasonMaxCost

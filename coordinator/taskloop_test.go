@@ -68,7 +68,7 @@ func TestLoopTwentyTasksOneAlwaysFails(t *testing.T) {
 			return TaskOutcome{Completed: true, Summary: "did " + task.Title}
 		}),
 	})
-	if !res.IsError || res.Reason != ReasonAllDone || len(res.Done) != 19 || len(res.Failed) != 1 {
+	if !res.IsError || res.Reason != ReasonSomeFailed || len(res.Done) != 19 || len(res.Failed) != 1 {
 		t.Fatalf("result = %+v", res)
 	}
 	f := loadTasks(t, fs, root)
@@ -290,6 +290,36 @@ func TestLoopCostLimitAsksThenStops(t *testing.T) {
 	})
 	if res.Reason != ReasonMaxCost || !res.IsError || asked != 2 || len(res.Done) != 4 {
 		t.Fatalf("result %+v after %d questions", res, asked)
+	}
+}
+
+// A budget spent by the last task stops nothing: the loop ends with every
+// task done and no error. A budget spent earlier stops the loop with the
+// sub-cent amounts shown as they are.
+func TestLoopCostLimitAfterTheLastTask(t *testing.T) {
+	cost := 0.0003
+	worker := fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+		return TaskOutcome{Completed: true, CostUSD: &cost}
+	})
+	root, fs := taskProject(t, taskList(2))
+	res := RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root, MaxCost: 0.0005, Worker: worker})
+	if res.Reason != ReasonAllDone || res.IsError || len(res.Done) != 2 {
+		t.Fatalf("the last task spent the budget: %+v", res)
+	}
+	root, fs = taskProject(t, taskList(4))
+	res = RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root, MaxCost: 0.0005, Worker: worker})
+	if res.Reason != ReasonMaxCost || !res.IsError || len(res.Done) != 2 ||
+		res.Err == nil || res.Err.Error() != "the cost limit of $0.0005 was reached ($0.0006)" {
+		t.Fatalf("a budget spent with tasks left: %+v", res)
+	}
+}
+
+func TestFormatUSD(t *testing.T) {
+	for x, want := range map[float64]string{0: "$0.00", 2.5: "$2.50", 0.01: "$0.01", 0.0042: "$0.0042", 0.000123: "$0.00012",
+		0.0001: "$0.0001", 0.0099: "$0.0099", 12.345: "$12.35"} {
+		if got := FormatUSD(x); got != want {
+			t.Errorf("FormatUSD(%v) = %s, want %s", x, got, want)
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
 	}
 	// Messages for the task loop (ralph say) reach the child at its step
 	// boundaries through its queue.
-	prompt, err := a.Prompt("")
+	prompt, err := a.Prompt("", "")
 	if err != nil {
 		return TaskOutcome{Err: err}
 	}
@@ -83,14 +83,15 @@ type Assignment struct {
 
 // Prompt is what the worker tells the agent: ralph's prompt or the
 // person's template, filled in. agent names an external agent, "" for
-// ralph's own child.
-func (a Assignment) Prompt(agent string) (string, error) {
+// ralph's own child; finish says how that agent reports the task done
+// ("" for ralph's own complete_task).
+func (a Assignment) Prompt(agent, finish string) (string, error) {
 	d := a.brief
 	if d.Task.ID == "" {
 		// An assignment made outside the loop (a test's) has only its task.
 		d.Task, d.Attempt = taskprompt.Task{ID: a.Task.ID, Title: a.Task.Title, Priority: a.Task.Priority, Depends: a.Task.Depends}, a.Attempt
 	}
-	d.Agent, d.Branch = agent, a.Workspace.Branch
+	d.Agent, d.Branch, d.Finish = agent, a.Workspace.Branch, finish
 	if a.Workspace.Dir != "" {
 		d.Dir = a.Workspace.Dir
 	}

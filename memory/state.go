@@ -96,7 +96,9 @@ type Worker struct {
 // approval flag (--yes) is deliberately not saved: approval is given by
 // the person each time ralph starts.
 type RunConfig struct {
-	Agent         string   `json:"agent,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// AgentArgs go on the external agent's command line (--agent-arg).
+	AgentArgs     []string `json:"agent_args,omitempty"`
 	Verify        string   `json:"verify,omitempty"`
 	Parallel      int      `json:"parallel,omitempty"`
 	Until         string   `json:"until,omitempty"`

@@ -60,8 +60,13 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.scr.delta(ev.Text)
 		}
 	case coordinator.EventAssistant:
-		if !child {
+		switch {
+		case !child:
 			s.scr.finish(ev.Text)
+		case strings.TrimSpace(ev.Text) != "":
+			// A child's or an external agent's message, folded to its
+			// first line as claude and codex show their own.
+			s.scr.line(s.scr.dim(fit(who + "│ " + firstLine(ev.Text))))
 		}
 	case coordinator.EventToolCall:
 		s.scr.line(s.scr.dim(fit(who + "• " + commands.ToolSummary(ev.ToolName, ev.ToolArgs))))

@@ -28,6 +28,14 @@ Conditions (--until, --breaker) are expressions over: iterations, tasks_open,
 tasks_done, tasks_failed, errors, error_rate, tokens, cost_usd, elapsed_s,
 no_progress, same_error_repeats. They are checked before any model call.
 
+External agents (--agent claude|codex) may edit inside the project and nothing
+more, matched to --sandbox and -y: codex gets --sandbox <mode> and
+--skip-git-repo-check, claude --permission-mode acceptEdits (plus its own sandbox
+for Bash under -y). --agent-arg ARG (repeatable) and [agents.claude] /
+[agents.codex] in the config add arguments; a task counts as done only when the
+agent prints the marker and no refused tool, failed last command or unchanged
+work tree contradicts it.
+
 In git: every attempt is checkpointed (ralph diff --task ID, ralph undo --task ID);
 --commit makes one commit per done task with only its files, leaving your staged
 and uncommitted work as it is; --worktrees works each task in .ralph/worktrees/ID

@@ -83,6 +83,8 @@ func compileRun(rc *memory.RunConfig) (loopSetup, error) {
 			return s, err
 		}
 		s.external = &a
+	} else if len(rc.AgentArgs) > 0 {
+		return s, fmt.Errorf("--agent-arg goes with --agent claude, codex or exec:'<command>'")
 	}
 	return s, nil
 }
@@ -132,13 +134,14 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		if err := workers.BecomeSubreaper(); err != nil {
 			fmt.Fprintln(face.Stderr, "ralph: "+err.Error())
 		}
-		setup.external.Root, setup.external.Timeout = p.Root, time.Duration(rc.TaskTimeout)
-		if setup.external.Kind == workers.AgentCodex && p.Config.Sandbox != "" {
-			// codex has a sandbox of its own with the same mode names, so
-			// it gets ralph's; claude -p has no such setting to pass.
-			setup.external.Args = append([]string{"--sandbox", p.Config.Sandbox}, setup.external.Args...)
+		agent, price, notices, err := p.ExternalAgent(rc)
+		if err != nil {
+			return face.Fail(ExitUsage, err), nil
 		}
-		worker = coordinator.ExternalTaskWorker{Agent: *setup.external, Events: coord.Events()}
+		for _, n := range notices {
+			face.Notify(n)
+		}
+		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: coord.Events(), Price: price}
 	}
 	// Another terminal steers the loop: ralph stop is the hard stop Ctrl-C
 	// queues, ralph pause and continue act on the loop, and ralph say

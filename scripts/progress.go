@@ -174,6 +174,13 @@ func (p *progress) handle(ev coordinator.Event) {
 	case coordinator.EventTextDelta:
 		p.tokens += max(1, len(ev.Text)/4)
 		p.status = fmt.Sprintf("writing (turn %d)", ev.Turn)
+	case coordinator.EventAssistant:
+		// A child's or an external agent's message, folded to its first
+		// line as claude and codex show their own; the main agent's
+		// answer is printed whole at the end.
+		if !main && strings.TrimSpace(ev.Text) != "" {
+			p.printlnDim(fmt.Sprintf("  │ %s: %s", ev.AgentID, text.ClipWidth(folded(ev.Text), 140)))
+		}
 	case coordinator.EventToolCall:
 		p.status = "running " + ev.ToolName
 		p.println("• " + ev.ToolName + " " + summarizeArgs(string(ev.ToolArgs)))
@@ -231,6 +238,15 @@ func (p *progress) stop() {
 func summarizeArgs(args string) string {
 	args = strings.Join(strings.Fields(args), " ")
 	return text.ClipWidth(args, 120)
+}
+
+// folded is the first line of s, with " …" when more follows.
+func folded(s string) string {
+	first, rest, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if strings.TrimSpace(rest) != "" {
+		return strings.TrimSpace(first) + " …"
+	}
+	return strings.TrimSpace(first)
 }
 
 func firstLine(s string) string {

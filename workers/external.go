@@ -30,6 +30,10 @@ const (
 // CompletionMarker is what an agent prints to say the task is done.
 const CompletionMarker = "<promise>COMPLETE</promise>"
 
+// NoChangesMarker is what an agent prints instead to say the task is done
+// and needed no change to any file (see AgentReport.NoChanges).
+const NoChangesMarker = "<promise>NO_CHANGES</promise>"
+
 // DefaultAgentTimeout bounds one task when ExternalAgent.Timeout is zero.
 const DefaultAgentTimeout = 30 * time.Minute
 
@@ -48,6 +52,10 @@ type ExternalAgent struct {
 	// KeepEnv lists variables to pass even though they look like
 	// credentials: exact names, or prefixes ending in "*".
 	KeepEnv []string
+	// DropEnv lists variables to drop although they do not look like
+	// credentials (ralph's own key variable), unless KeepEnv or the
+	// agent's needs keep them.
+	DropEnv []string
 }
 
 // ExternalEvent is one piece of progress from a running agent. Kind is
@@ -75,6 +83,8 @@ type ExternalResult struct {
 	TimedOut  bool
 	Duration  time.Duration
 	Stderr    string // the head and tail of the agent's stderr, for diagnosing failures
+	// AgentReport is what the agent said went wrong, if anything.
+	AgentReport
 	// Limit is the usage limit the agent said it hit (in its stream, its
 	// output or its stderr), if any.
 	Limit *UsageLimit
@@ -187,7 +197,7 @@ func (a ExternalAgent) Run(ctx context.Context, prompt string, emit func(Externa
 	cmd.Dir = a.Root
 	// The token marks every process the agent starts, wherever it goes
 	// (see escaped_linux.go).
-	cmd.Env = append(ScrubEnv(env, a.keepEnv(env)...), agentTokenVar+"="+token)
+	cmd.Env = append(scrubEnv(env, a.DropEnv, a.keepEnv(env)), agentTokenVar+"="+token)
 	cmd.SysProcAttr = procAttr()
 	p, err := startAgent(cmd, a.Kind, prompt)
 	if err != nil {
@@ -232,6 +242,7 @@ wait:
 
 	res.Text, res.Completed = p.out.result()
 	res.Usage, res.CostUSD = p.out.usage, p.out.cost
+	res.AgentReport = p.out.report()
 	res.Stderr = strings.TrimSpace(strings.ToValidUTF8(p.errOut.String(), "\uFFFD"))
 	if p.cmd.ProcessState != nil {
 		res.ExitCode = p.cmd.ProcessState.ExitCode()

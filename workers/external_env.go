@@ -1,6 +1,9 @@
 package workers
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The rule for an external agent's environment: a variable whose name looks
 // like a credential is dropped unless the agent needs it. An agent runs
@@ -17,7 +20,10 @@ import "strings"
 // Kept regardless: what the chosen CLI needs (claude: ANTHROPIC_* and
 // CLAUDE_*, plus AWS_* with CLAUDE_CODE_USE_BEDROCK and
 // GOOGLE_APPLICATION_CREDENTIALS with CLAUDE_CODE_USE_VERTEX; codex:
-// OPENAI_* and CODEX_*) and whatever ExternalAgent.KeepEnv lists. HOME,
+// OPENAI_* and CODEX_*) and whatever ExternalAgent.KeepEnv lists (the
+// variables the agent's own configuration names, see external_config.go).
+// ExternalAgent.DropEnv names ralph's own key variable, dropped whatever
+// its name unless kept by the above. HOME,
 // PATH and other ordinary variables never look like credentials. The rule
 // goes by names only: a secret inside, say, DATABASE_URL passes.
 
@@ -58,10 +64,16 @@ func looksLikeCredential(name string) bool {
 // (see the rule above), except those named in keep. A keep entry is an
 // exact name or a prefix ending in "*", such as "CLAUDE_*".
 func ScrubEnv(env []string, keep ...string) []string {
+	return scrubEnv(env, nil, keep)
+}
+
+// scrubEnv is ScrubEnv that also drops the variables named in drop,
+// unless keep keeps them.
+func scrubEnv(env, drop, keep []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !looksLikeCredential(name) || kept(name, keep) {
+		if !(looksLikeCredential(name) || slices.Contains(drop, name)) || kept(name, keep) {
 			out = append(out, kv)
 		}
 	}
@@ -99,6 +111,9 @@ func (a ExternalAgent) keepEnv(env []string) []string {
 		}
 	case AgentCodex:
 		keep = append(keep, "OPENAI_*", "CODEX_*")
+		// A provider of codex's config reads its key from the variable
+		// its env_key names, such as OPENROUTER_API_KEY.
+		keep = append(keep, codexEnvKeys(env)...)
 	}
 	return keep
 }

@@ -32,13 +32,24 @@ type claudeEvent struct {
 	Error        string       `json:"error"`
 	TotalCostUSD *float64     `json:"total_cost_usd"`
 	Usage        *claudeUsage `json:"usage"`
+	// PermissionDenials and Errors are read apart (see claudeResultDetails),
+	// so that a shape ralph does not expect cannot make the whole line
+	// unreadable.
+	PermissionDenials json.RawMessage `json:"permission_denials"`
+	Errors            json.RawMessage `json:"errors"`
 }
 
 type claudeBlock struct {
 	Type  string          `json:"type"`
 	Text  string          `json:"text"`
+	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
+	// A tool_result block (in a "user" message) answers the tool_use
+	// whose id is ToolUseID; Content is a string or a list of blocks.
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
 }
 
 // claudeUsage is Anthropic's usage, where input_tokens excludes the prompt
@@ -69,7 +80,17 @@ func (s *agentStream) claudeLine(b []byte) bool {
 					}
 					s.assistantText(bl.Text)
 				case "tool_use":
+					s.claudeToolUse(bl)
 					s.send(ExternalEvent{Kind: "tool", Text: toolSummary(bl.Name, string(bl.Input))})
+				}
+			}
+		}
+	case "user":
+		var blocks []claudeBlock
+		if ev.Message != nil && json.Unmarshal(ev.Message.Content, &blocks) == nil {
+			for _, bl := range blocks {
+				if bl.Type == "tool_result" {
+					s.claudeToolResult(bl)
 				}
 			}
 		}
@@ -90,20 +111,13 @@ func (s *agentStream) claudeLine(b []byte) bool {
 			usage := s.usage
 			s.send(ExternalEvent{Kind: "usage", Usage: &usage})
 		}
-		if ev.IsError {
-			msg := ev.Subtype
-			if ev.Result != nil && *ev.Result != "" {
-				msg = *ev.Result
-			}
-			s.noteLimit(msg)
-			s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
-		}
+		s.claudeResultDetails(ev)
 	case "rate_limit_event":
 		if l, ok := claudeRateLimit(b); ok {
 			s.keepLimit(l)
 		}
 	}
-	return true // system, user (tool results) and future events carry nothing ralph uses
+	return true // system and future events carry nothing ralph uses
 }
 
 // codexEvent is one line of codex exec --json: thread.started,
@@ -135,6 +149,8 @@ type codexItem struct {
 	Text     string `json:"text"`
 	Command  string `json:"command"`
 	ExitCode *int   `json:"exit_code"`
+	Status   string `json:"status"` // of a command: in_progress, completed, failed, declined
+	Output   string `json:"aggregated_output"`
 	Changes  []struct {
 		Path string `json:"path"`
 		Kind string `json:"kind"`
@@ -162,19 +178,30 @@ func (s *agentStream) codexLine(b []byte) bool {
 			s.codexItemDone(ev.Item)
 		}
 	case "turn.completed":
+		s.codexErr = "" // whatever went wrong before, the turn recovered
 		if u := ev.Usage; u != nil {
 			turn := conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 			s.usage = s.usage.Add(turn)
 			s.send(ExternalEvent{Kind: "usage", Usage: &turn})
 		}
 	case "turn.failed":
-		if ev.Error != nil {
-			s.noteLimit(ev.Error.Message)
-			s.send(ExternalEvent{Kind: "error", Text: capEventText(ev.Error.Message)})
+		msg := s.codexErr
+		if ev.Error != nil && strings.TrimSpace(ev.Error.Message) != "" {
+			msg = ev.Error.Message
 		}
+		if msg == "" {
+			msg = "the turn failed"
+		}
+		s.noteLimit(msg)
+		s.agentErr, s.codexErr = msg, ""
+		s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
 	case "error":
+		// codex also reports errors it recovers from (a stream it
+		// reconnects) this way: the error is the run's only if no turn
+		// completes after it.
 		s.noteLimit(ev.Message)
-		s.send(ExternalEvent{Kind: "error", Text: capEventText(ev.Message)})
+		s.codexErr = ev.Message
+		s.send(ExternalEvent{Kind: "warning", Text: capEventText(ev.Message)})
 	case "":
 		if ev.Msg.Type == "agent_message" {
 			s.final, s.hasFinal = ev.Msg.Message, true
@@ -192,8 +219,16 @@ func (s *agentStream) codexItemDone(it *codexItem) {
 		s.final, s.hasFinal = it.Text, true
 		s.assistantText(it.Text)
 	case "error":
+		// An error item is a notice that did not stop the turn, such as
+		// "Model metadata for `x` not found"; fatal errors are events of
+		// their own.
 		s.noteLimit(it.Message)
-		s.send(ExternalEvent{Kind: "error", Text: capEventText(it.Message)})
+		s.send(ExternalEvent{Kind: "warning", Text: capEventText(it.Message)})
+	case "command_execution":
+		s.codexCommand(it)
+		if !s.started[it.ID] || it.ID == "" {
+			s.codexTool(it)
+		}
 	default:
 		if !s.started[it.ID] || it.ID == "" {
 			s.codexTool(it)

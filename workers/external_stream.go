@@ -41,12 +41,20 @@ type agentStream struct {
 	usage     conversation.Usage
 	cost      *float64
 	completed bool
+	noChanges bool            // the agent said the task needed no change (NoChangesMarker)
 	started   map[string]bool // codex item ids already reported when they started
-	limit     *UsageLimit     // the usage limit the agent said it hit, if any
+
+	// What the agent itself said went wrong (see external_verdict.go).
+	agentErr string            // its fatal error
+	codexErr string            // codex's last error event, until a turn completes after it
+	denials  []Denial          // claude's permission_denials
+	lastCmd  *AgentCommand     // the last shell command it ran
+	bash     map[string]string // claude: Bash tool_use id → its command
+	limit    *UsageLimit       // the usage limit the agent said it hit, if any
 }
 
 func newAgentStream(kind ExternalKind, send func(ExternalEvent)) *agentStream {
-	s := &agentStream{kind: kind, send: send, started: map[string]bool{}}
+	s := &agentStream{kind: kind, send: send, started: map[string]bool{}, bash: map[string]string{}}
 	if kind == AgentExec {
 		s.raw = newHeadTailBuffer(maxAgentOutput)
 	} else {
@@ -68,18 +76,18 @@ func (s *agentStream) Write(p []byte) {
 // flush handles a last line that had no newline.
 func (s *agentStream) flush() { s.lines.flush() }
 
-// scanRaw looks for the marker in p and across the boundary with the bytes
-// that came before it.
+// scanRaw looks for the markers in p and across the boundary with the
+// bytes that came before it.
 func (s *agentStream) scanRaw(p []byte) {
-	if s.completed {
+	if s.completed && s.noChanges {
 		return
 	}
-	marker := []byte(CompletionMarker)
-	k := len(marker) - 1
+	k := len(NoChangesMarker) - 1 // the longer marker
 	joint := append(append(make([]byte, 0, 2*k), s.tail...), p[:min(len(p), k)]...)
-	if bytes.Contains(joint, marker) || bytes.Contains(p, marker) {
-		s.completed = true
-		return
+	for _, m := range []string{CompletionMarker, NoChangesMarker} {
+		if bytes.Contains(joint, []byte(m)) || bytes.Contains(p, []byte(m)) {
+			s.checkText(m)
+		}
 	}
 	if len(p) >= k {
 		joint = p
@@ -124,10 +132,13 @@ func (s *agentStream) line(b []byte, cut bool) {
 	s.send(ExternalEvent{Kind: "text", Text: capEventText(text)})
 }
 
-// checkText notes the marker in text the agent wrote as its own.
+// checkText notes the markers in text the agent wrote as its own.
 func (s *agentStream) checkText(text string) {
 	if strings.Contains(text, CompletionMarker) {
 		s.completed = true
+	}
+	if strings.Contains(text, NoChangesMarker) {
+		s.completed, s.noChanges = true, true
 	}
 }
 
@@ -159,18 +170,19 @@ func (s *agentStream) result() (string, bool) {
 	return truncateMiddle(t, maxAgentOutput), s.completed
 }
 
-// stripMarker removes the completion marker from text, and the lines that
-// held nothing else, since the marker is a signal for ralph, not part of the
+// stripMarker removes the markers from text, and the lines that held
+// nothing else, since a marker is a signal for ralph, not part of the
 // answer.
 func stripMarker(text string) string {
-	if !strings.Contains(text, CompletionMarker) {
+	if !strings.Contains(text, CompletionMarker) && !strings.Contains(text, NoChangesMarker) {
 		return text
 	}
 	lines := strings.Split(text, "\n")
 	out := lines[:0]
 	for _, l := range lines {
-		if strings.Contains(l, CompletionMarker) {
-			l = strings.TrimRight(strings.ReplaceAll(l, CompletionMarker, ""), " \t\r")
+		if strings.Contains(l, CompletionMarker) || strings.Contains(l, NoChangesMarker) {
+			l = strings.ReplaceAll(strings.ReplaceAll(l, CompletionMarker, ""), NoChangesMarker, "")
+			l = strings.TrimRight(l, " \t\r")
 			if strings.TrimSpace(l) == "" {
 				continue
 			}

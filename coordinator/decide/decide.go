@@ -23,6 +23,7 @@ const (
 // Loop end reasons.
 const (
 	ReasonAllDone       = "all tasks done"
+	ReasonSomeFailed    = "no task left to work, some failed"
 	ReasonUntil         = "stop condition met"
 	ReasonMaxIterations = "max iterations reached"
 	ReasonMaxCost       = "cost limit reached"
@@ -148,15 +149,22 @@ func (p Policy) OutOfIterations(iterations, running, open int) bool {
 	return iterations >= p.MaxIterations && running == 0 && open > 0
 }
 
-// CostSpent reports whether the known cost reached the limit (0: none).
-func CostSpent(cost, max float64) bool { return max > 0 && cost >= max }
+// CostSpent reports whether the known cost reached the limit (0: none)
+// while work is left: a budget spent by the last task stops nothing, and
+// the loop ends on the tasks' account (Final).
+func CostSpent(cost, max float64, open, running int) bool {
+	return max > 0 && cost >= max && (open > 0 || running > 0)
+}
 
 // Final is why a loop with nothing left to start and nothing running
-// ends, and whether that is an error: all done (an error if a task
-// failed), or stuck on tasks whose dependencies are not done.
+// ends, and whether that is an error: all done, no task left but some
+// failed, or stuck on tasks whose dependencies are not done.
 func Final(c memory.TaskCounts, failedThisRun int) (reason string, isError bool) {
-	if c.Open == 0 && c.InProgress == 0 {
-		return ReasonAllDone, c.Failed > 0 || failedThisRun > 0
+	switch {
+	case c.Open == 0 && c.InProgress == 0 && (c.Failed > 0 || failedThisRun > 0):
+		return ReasonSomeFailed, true
+	case c.Open == 0 && c.InProgress == 0:
+		return ReasonAllDone, false
 	}
 	return ReasonStuck, true
 }

@@ -69,13 +69,13 @@ func TestStopConditions(t *testing.T) {
 	if !p.OutOfIterations(3, 0, 1) || p.OutOfIterations(3, 1, 1) || p.OutOfIterations(3, 0, 0) || p.OutOfIterations(2, 0, 1) {
 		t.Fatal("OutOfIterations")
 	}
-	if CostSpent(5, 0) || !CostSpent(5, 5) || CostSpent(4.9, 5) {
+	if CostSpent(5, 0, 1, 0) || !CostSpent(5, 5, 1, 0) || !CostSpent(5, 5, 0, 1) || CostSpent(4.9, 5, 1, 0) || CostSpent(5, 5, 0, 0) {
 		t.Fatal("CostSpent")
 	}
 	if r, e := Final(memory.TaskCounts{Done: 2}, 0); r != ReasonAllDone || e {
 		t.Fatal(r, e)
 	}
-	if r, e := Final(memory.TaskCounts{Done: 2, Failed: 1}, 0); r != ReasonAllDone || !e {
+	if r, e := Final(memory.TaskCounts{Done: 2, Failed: 1}, 0); r != ReasonSomeFailed || !e {
 		t.Fatal(r, e)
 	}
 	if r, e := Final(memory.TaskCounts{Open: 1}, 0); r != ReasonStuck || !e {

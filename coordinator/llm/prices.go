@@ -26,6 +26,11 @@ var listPrices = []struct {
 	prefix string
 	price  Price
 }{
+	{"gpt-5-nano", Price{0.05, 0.40}},
+	{"gpt-5-mini", Price{0.25, 2.00}},
+	{"gpt-5.1", Price{1.25, 10.00}},
+	{"gpt-5", Price{1.25, 10.00}}, // gpt-5-codex too
+	{"codex-mini", Price{1.50, 6.00}},
 	{"gpt-4.1-nano", Price{0.10, 0.40}},
 	{"gpt-4.1-mini", Price{0.40, 1.60}},
 	{"gpt-4.1", Price{2.00, 8.00}},
@@ -43,7 +48,10 @@ func ListPrice(model string) (Price, bool) {
 		m = m[i+1:]
 	}
 	for _, p := range listPrices {
-		if strings.HasPrefix(m, p.prefix) {
+		// The prefix must end where a name part ends: gpt-5 prices
+		// gpt-5-codex and gpt-5-2025-08-07, not gpt-5.2, whose price ralph
+		// does not know.
+		if rest, ok := strings.CutPrefix(m, p.prefix); ok && (rest == "" || strings.ContainsRune("-:@", rune(rest[0]))) {
 			return p.price, true
 		}
 	}

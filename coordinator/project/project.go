@@ -101,6 +101,8 @@ type Project struct {
 	// Approval decides which commands run_command may run. Nobody is
 	// asked until a face that has a person sets its Asker.
 	Approval *approval.Policy
+	// Yes is --yes: every command the sandbox contains runs unasked.
+	Yes bool
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -209,6 +211,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		return nil, err
 	}
 	_ = lock.SetSession(p.Session.ID)
+	p.Yes = opts.Yes
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,

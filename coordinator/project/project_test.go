@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -131,7 +132,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	getenv := env(t)
-	want := &memory.RunConfig{Agent: "exec:./a.sh", Verify: "go test ./...", Parallel: 3, Retries: 1, OnError: "skip"}
+	want := &memory.RunConfig{Agent: "exec:./a.sh", AgentArgs: []string{"--fast", "x y"}, Verify: "go test ./...", Parallel: 3, Retries: 1, OnError: "skip"}
 	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return want, nil }})
 	if err != nil {
@@ -139,7 +140,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 	}
 	id := p.Session.ID
 	st, err := memory.LoadSessionState(p.Fs, dir, id)
-	if err != nil || st.Status != memory.StatusRunning || st.Run == nil || *st.Run != *want {
+	if err != nil || st.Status != memory.StatusRunning || !reflect.DeepEqual(st.Run, want) {
 		t.Fatalf("the session is not on disk as started: %+v, %v", st, err)
 	}
 	_ = p.Close()
@@ -151,7 +152,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if p.Session.ID != id || p.Mode != ModeRun || got == nil || *got != *want {
+	if p.Session.ID != id || p.Mode != ModeRun || !reflect.DeepEqual(got, want) {
 		t.Fatalf("resume: session %s mode %s run %+v", p.Session.ID, p.Mode, got)
 	}
 }

@@ -18,8 +18,7 @@ func Default(d Data) string {
 		b.WriteString("Notes under the task in RALPH_TASKS.md:\n\n" + fenced(notes) + "\n")
 	}
 	b.WriteString("Read RALPH_TASKS.md for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
-	b.WriteString("Do the task, verify it (build, tests) where that makes sense, then call complete_task with its id and a short summary. ")
-	b.WriteString("If you cannot finish it, do not call complete_task; say in your final answer what blocks it.")
+	b.WriteString(finish(d))
 	if d.Agent == "" {
 		b.WriteString(" When you make a significant choice (one approach over another, a trade-off, a guess where the task is unclear), call record_decision with the decision, why, how confident you are and the alternatives you weighed.")
 	}
@@ -67,4 +66,14 @@ func fenced(s string) string {
 	}
 	fence := strings.Repeat("`", n)
 	return fence + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// finish is how the agent says the task is done: the caller's words for an
+// external agent, ralph's own complete_task otherwise.
+func finish(d Data) string {
+	if d.Finish != "" {
+		return d.Finish
+	}
+	return "Do the task, verify it (build, tests) where that makes sense, then call complete_task with its id and a short summary. " +
+		"If you cannot finish it, do not call complete_task; say in your final answer what blocks it."
 }

@@ -46,6 +46,9 @@ type Data struct {
 	// Agent is the external agent working the task (claude, codex,
 	// exec), "" for ralph's own.
 	Agent string
+	// Finish says how the agent reports that the task is done: ralph's
+	// own agents call complete_task, an external agent prints a marker.
+	Finish string
 	// Default is ralph's own prompt for this attempt, for a template that
 	// only adds to it.
 	Default string
@@ -61,7 +64,7 @@ type Task struct {
 
 // Fields names the fields for error messages and help.
 const Fields = ".Task.ID, .Task.Title, .Task.Priority, .Task.Depends, .Notes, .Goals, .Progress, .Attempt, " +
-	".LastError, .LastVerify, .LastSummary, .Branch, .Dir, .Date, .Agent and .Default"
+	".LastError, .LastVerify, .LastSummary, .Branch, .Dir, .Date, .Agent, .Finish and .Default"
 
 // funcs are the functions a template may call beside text/template's
 // own: join, for a list such as .Task.Depends ({{join .Task.Depends ", "}}).

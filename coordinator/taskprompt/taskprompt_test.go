@@ -147,3 +147,20 @@ func TestRalphTUITemplate(t *testing.T) {
 		t.Error("README.md does not show testdata/ralph-tui.tmpl as it is")
 	}
 }
+
+// An external agent has no complete_task: its prompt says how it finishes
+// in the caller's words, once, and never names the tool it lacks.
+func TestDefaultFinishForAnExternalAgent(t *testing.T) {
+	d := Data{Task: Task{ID: "t1", Title: "add a flag"}, Attempt: 1}
+	if got := Default(d); !strings.Contains(got, "call complete_task") {
+		t.Errorf("ralph's own agent is not told about complete_task:\n%s", got)
+	}
+	d.Agent, d.Finish = "codex", "When it is done, print <promise>COMPLETE</promise>."
+	got := Default(d)
+	if strings.Contains(got, "complete_task") || strings.Contains(got, "record_decision") {
+		t.Errorf("an external agent is told about a tool it does not have:\n%s", got)
+	}
+	if strings.Count(got, d.Finish) != 1 {
+		t.Errorf("the finish instructions are not there once:\n%s", got)
+	}
+}

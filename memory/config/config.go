@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -162,6 +163,27 @@ type Config struct {
 	// (prompt_template): absolute, or relative to the project root. A
 	// project's config may only name a file inside the project.
 	PromptTemplate string
+	// Agents are the settings of the external agents of `ralph run
+	// --agent`, by kind (AgentKinds).
+	Agents map[string]Agent
+}
+
+// AgentKinds are the external agents a config may have a table for.
+var AgentKinds = []string{"claude", "codex"}
+
+// Agent is one [agents.<kind>] table: how ralph runs that CLI.
+type Agent struct {
+	// Args go on the agent's command line after ralph's defaults; Env
+	// lists variables it keeps although they look like credentials. Both
+	// may only be set in the user's config: a cloned repository must not
+	// widen what the agent may do, nor pick which secrets it gets.
+	Args []string
+	Env  []string
+	// Model is passed as --model.
+	Model string
+	// InputPrice and OutputPrice (USD per million tokens) price the
+	// agent's usage when it reports no cost of its own (codex).
+	InputPrice, OutputPrice float64
 }
 
 // Engine is the [engine] table: ralph run's task loop here ("local", the
@@ -216,12 +238,23 @@ type File struct {
 	// PromptTemplate is a Go text/template file for the task loop's
 	// prompts (see coordinator/taskprompt).
 	PromptTemplate string `toml:"prompt_template"`
+	// Agents: [agents.claude], [agents.codex].
+	Agents map[string]AgentFile `toml:"agents"`
 }
 
 // RetentionFile is the [retention] table.
 type RetentionFile struct {
 	Keep      *int   `toml:"keep"`
 	OlderThan string `toml:"older_than"`
+}
+
+// AgentFile is the TOML schema of an [agents.<kind>] table.
+type AgentFile struct {
+	Args        []string `toml:"args"`
+	Env         []string `toml:"env"`
+	Model       string   `toml:"model"`
+	InputPrice  float64  `toml:"input_price_per_mtok"`
+	OutputPrice float64  `toml:"output_price_per_mtok"`
 }
 
 // Sources says where to look.
@@ -357,6 +390,9 @@ func Load(src Sources) (Config, error) {
 		if err := c.applySandbox(f, p, fromProject); err != nil {
 			return c, err
 		}
+		if err := c.applyAgents(f, p, fromProject); err != nil {
+			return c, err
+		}
 		if err := c.applyLimits(f, p, fromProject); err != nil {
 			return c, err
 		}
@@ -399,7 +435,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, prompt_template)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -486,6 +522,42 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 			return invalidf("%s: network = true would give the model's commands the network your user config takes away, and a project's config may only take it away", path)
 		}
 		c.Network = *f.Network
+	}
+	return nil
+}
+
+// applyAgents takes the [agents.<kind>] tables of one config file. A
+// project's file may set an agent's model and prices, not its arguments
+// or the variables it keeps.
+func (c *Config) applyAgents(f File, path string, fromProject bool) error {
+	for kind, af := range f.Agents {
+		if !slices.Contains(AgentKinds, kind) {
+			return invalidf("%s: [agents.%s] is not an agent ralph runs; use [agents.claude] or [agents.codex]", path, kind)
+		}
+		if fromProject && (len(af.Args) > 0 || len(af.Env) > 0) {
+			return invalidf("%s: agents.%s.args and .env may only be set in your user config (%s), not in a project's config", path, kind, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		if af.InputPrice < 0 || af.OutputPrice < 0 {
+			return invalidf("%s: agents.%s: prices per million tokens cannot be negative", path, kind)
+		}
+		for _, e := range af.Env {
+			if strings.TrimSpace(e) == "" || strings.ContainsAny(e, "= \t") {
+				return invalidf("%s: agents.%s.env entry %q is not a variable name (or a prefix ending in *)", path, kind, e)
+			}
+		}
+		if c.Agents == nil {
+			c.Agents = map[string]Agent{}
+		}
+		a := c.Agents[kind]
+		a.Args = append(a.Args, af.Args...)
+		a.Env = append(a.Env, af.Env...)
+		if af.Model != "" {
+			a.Model = af.Model
+		}
+		if af.InputPrice != 0 || af.OutputPrice != 0 {
+			a.InputPrice, a.OutputPrice = af.InputPrice, af.OutputPrice
+		}
+		c.Agents[kind] = a
 	}
 	return nil
 }

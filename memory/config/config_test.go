@@ -469,6 +469,47 @@ func TestStyleSetting(t *testing.T) {
 	}
 }
 
+func TestAgentsSettings(t *testing.T) {
+	user := `
+[agents.codex]
+args = ["-c", "model_reasoning_effort=high"]
+env = ["OPENROUTER_API_KEY", "MY_*"]
+model = "gpt-5-codex"
+[agents.claude]
+args = ["--add-dir", "/tmp/x"]
+`
+	project := `
+[agents.codex]
+model = "gpt-5-mini"
+input_price_per_mtok = 0.25
+output_price_per_mtok = 2
+`
+	c, err := load(t, map[string]string{userFile: user, projectFile: project}, env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Agent{
+		"codex":  {Args: []string{"-c", "model_reasoning_effort=high"}, Env: []string{"OPENROUTER_API_KEY", "MY_*"}, Model: "gpt-5-mini", InputPrice: 0.25, OutputPrice: 2},
+		"claude": {Args: []string{"--add-dir", "/tmp/x"}},
+	}
+	if !reflect.DeepEqual(c.Agents, want) {
+		t.Fatalf("Agents = %+v", c.Agents)
+	}
+	for _, bad := range []struct{ file, content, want string }{
+		{projectFile, "[agents.claude]\nargs = [\"--dangerously-skip-permissions\"]\n", "may only be set in your user config"},
+		{projectFile, "[agents.codex]\nenv = [\"AWS_SECRET_ACCESS_KEY\"]\n", "may only be set in your user config"},
+		{userFile, "[agents.gemini]\nmodel = \"x\"\n", "[agents.gemini] is not an agent ralph runs"},
+		{userFile, "[agents.codex]\nmodle = \"x\"\n", `unknown setting "agents.codex.modle"`},
+		{userFile, "[agents.codex]\nenv = [\"A=B\"]\n", "is not a variable name"},
+		{userFile, "[agents.codex]\ninput_price_per_mtok = -1\n", "cannot be negative"},
+	} {
+		_, err := load(t, map[string]string{bad.file: bad.content}, env{})
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: err = %v, want %q", bad.content, err, bad.want)
+		}
+	}
+}
+
 func TestLimitsAndAskBefore(t *testing.T) {
 	c, err := load(t, map[string]string{
 		userFile:    "ask_before = [\"git push*\"]\nmax_wait = \"2h\"\nmax_retry_after = 5\nnotify_command = \"notify-send ralph\"",

@@ -494,7 +494,7 @@ func (w *loopWF) checkLimits() (coordinator.LoopResult, bool) {
 			return coordinator.LoopResult{Reason: decide.ReasonUntil, IsError: len(w.failed) > 0}, true
 		}
 	}
-	if decide.CostSpent(w.cost, w.in.MaxCost) {
+	if decide.CostSpent(w.cost, w.in.MaxCost, st.TasksOpen, len(w.running)) {
 		return coordinator.LoopResult{Reason: decide.ReasonMaxCost, IsError: true,
 			Err: fmt.Errorf("the cost limit of $%.2f was reached ($%.2f)", w.in.MaxCost, w.cost)}, true
 	}

@@ -1,5 +1,6 @@
 // Package fakemodel is a scripted fake of an OpenAI-compatible chat
-// completions server, for tests, benchmarks and the demo.
+// completions server (and of the Messages and Responses APIs), for tests,
+// benchmarks and the demo.
 //
 // A Server listens on the loopback interface only and plays a Scenario: each
 // POST /v1/chat/completions request consumes the next Response in arrival
@@ -14,6 +15,12 @@
 // and no_usage make it behave like the real servers ralph meets (Ollama,
 // LM Studio, vLLM, llama.cpp's server, OpenRouter); flavor.go cites which
 // server does what.
+//
+// The same scripted responses are served, in the same order, as
+// Anthropic's Messages API (POST /v1/messages, messages.go) and OpenAI's
+// Responses API (POST /v1/responses, responses.go), so that the coding
+// agents' own CLIs — claude with ANTHROPIC_BASE_URL, codex with a model
+// provider — can be run against the server (see apis.go).
 //
 // Every request is recorded (see RecordedRequest) so tests can check what
 // the client sent, and ServerTime lets benchmarks separate the client's own

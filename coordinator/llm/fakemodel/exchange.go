@@ -5,13 +5,14 @@ import (
 	"time"
 )
 
-// exchange is one chat completion request being answered.
+// exchange is one request being answered.
 type exchange struct {
 	s       *Server
 	w       http.ResponseWriter
 	r       *http.Request
 	rec     RecordedRequest
-	settled bool // only touched by the handler's goroutine
+	api     wireAPI // nil: chat completions
+	settled bool    // only touched by the handler's goroutine
 }
 
 // settle records how the request ended. Writers call it just before their

@@ -42,10 +42,21 @@ func (x *exchange) respond(resp Response) {
 	}
 	if resp.Status != 0 && resp.Status != http.StatusOK {
 		x.settle(false)
+		if x.api != nil && resp.Body == "" && !resp.EmptyBody {
+			resp.Body = x.api.errorBody(resp.Status, fmt.Sprintf("fake error %d", resp.Status))
+		}
 		writeScriptedError(x.w, resp)
 		return
 	}
 	rp := x.s.newReply(&x.rec, resp)
+	switch {
+	case x.api != nil && x.rec.Request.Stream:
+		x.api.writeStream(x, rp)
+		return
+	case x.api != nil:
+		x.api.writeMessage(x, rp)
+		return
+	}
 	if x.rec.Request.Stream {
 		x.writeStream(rp)
 		return

@@ -23,15 +23,21 @@ const defaultModel = "fake-model"
 // and the bound keeps a runaway client from exhausting test memory.
 const maxBodyBytes = 64 << 20
 
-// RecordedRequest is one chat completion request as the server saw it, so a
-// test can assert on exactly what the client sent and how long it waited.
+// RecordedRequest is one model request (chat completions, Messages or
+// Responses) as the server saw it, so a test can assert on exactly what
+// the client sent and how long it waited.
 type RecordedRequest struct {
-	// Index counts chat completion requests from 0 in arrival order,
-	// including ones rejected with 401, 400 or 404.
-	Index   int
-	Header  http.Header
-	Body    []byte                       // raw JSON body
-	Request openai.ChatCompletionRequest // decoded body (zero if it did not decode)
+	// Index counts model requests, of every API, from 0 in arrival
+	// order, including ones rejected with 401, 400 or 404.
+	Index int
+	// Path is the API the request called: /v1/chat/completions,
+	// /v1/messages (Anthropic) or /v1/responses (OpenAI's Responses).
+	Path   string
+	Header http.Header
+	Body   []byte // raw JSON body
+	// Request is the decoded body of a chat completion request (zero if
+	// it did not decode); of the other APIs only Model and Stream.
+	Request openai.ChatCompletionRequest
 	// Received is when the request arrived; Served is the time from arrival
 	// until the handler finished, scripted delays included. It is measured
 	// just before the response's final write, so it is already set when the
@@ -123,6 +129,8 @@ func start(sc *Scenario, fn func(RecordedRequest) Response, addr string) (*Serve
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
+	mux.HandleFunc("POST /v1/messages", s.handleAPI(messagesAPI{}))
+	mux.HandleFunc("POST /v1/responses", s.handleAPI(responsesAPI{}))
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("GET /api/ps", s.handlePS)
 	mux.HandleFunc("POST /api/show", s.handleShow)
@@ -167,7 +175,7 @@ func (s *Server) track(h http.Handler) http.Handler {
 	})
 }
 
-// Requests returns a copy of the recorded chat completion requests in
+// Requests returns a copy of the recorded model requests in
 // arrival order.
 func (s *Server) Requests() []RecordedRequest {
 	s.mu.Lock()
@@ -187,7 +195,7 @@ func (s *Server) ServerTime() time.Duration {
 	return total
 }
 
-// Active is the number of chat completion requests in flight now; like
+// Active is the number of model requests in flight now; like
 // Served, a request stops counting just before its final write.
 func (s *Server) Active() int {
 	s.mu.Lock()
@@ -254,7 +262,7 @@ type rejection struct {
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{s: s, w: w, r: r}
-	x.rec = RecordedRequest{Header: r.Header.Clone(), Received: time.Now()}
+	x.rec = RecordedRequest{Path: r.URL.Path, Header: r.Header.Clone(), Received: time.Now()}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	x.rec.Body = body
 	var rej *rejection

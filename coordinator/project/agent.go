@@ -1,0 +1,50 @@
+package project
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// ExternalAgent is the task loop's external agent (--agent) as it runs in
+// this project: ralph's defaults for its kind matched to the project's
+// sandbox, -y and allowed_commands, then [agents.<kind>] of the config,
+// then --agent-arg. price prices its usage when it reports no cost itself
+// (nil: unknown); notices are sentences for the person before the loop
+// starts: what the agent may change, and a --max-cost it cannot honour.
+func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent workers.ExternalAgent, price *llm.Price, notices []string, err error) {
+	agent, err = workers.ParseAgentSpec(rc.Agent)
+	if err != nil {
+		return agent, nil, nil, err
+	}
+	settings := p.Config.Agents[string(agent.Kind)]
+	var allowed []string
+	if p.Approval != nil {
+		allowed = p.Approval.Rules()
+	}
+	agent = agent.Configure(workers.AgentPolicy{Sandbox: p.Config.Sandbox, Yes: p.Yes, Allowed: allowed},
+		workers.AgentSettings{Args: settings.Args, Env: settings.Env, Model: settings.Model}, rc.AgentArgs)
+	agent.Root, agent.Timeout = p.Root, time.Duration(rc.TaskTimeout)
+	// ralph's own key goes to the agent only if the agent needs it (codex
+	// keeps OPENAI_*), whatever the variable is called.
+	agent.DropEnv = []string{p.Config.APIKeyEnv}
+	if w := agent.Writes(); w != "" {
+		notices = append(notices, w)
+	}
+	switch {
+	case settings.InputPrice > 0 || settings.OutputPrice > 0:
+		price = &llm.Price{Input: settings.InputPrice, Output: settings.OutputPrice}
+	default:
+		if lp, ok := llm.ListPrice(agent.Model()); ok && agent.Model() != "" {
+			price = &lp
+		}
+	}
+	if rc.MaxCost > 0 && agent.Kind == workers.AgentCodex && price == nil {
+		notices = append(notices, fmt.Sprintf("--max-cost cannot stop codex: ralph knows no price for its model %q; set input_price_per_mtok and output_price_per_mtok under [agents.codex] in your config",
+			agent.Model()))
+	}
+	return agent, price, notices, nil
+}

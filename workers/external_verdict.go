@@ -1,0 +1,303 @@
+package workers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// This file reads what an agent said went wrong — its own error, the tools
+// its permissions refused, the last command it ran — and turns that into
+// the one sentence a person reads when a task fails. The marker alone does
+// not make a task done: claude in its default permission mode and codex
+// in its default read-only sandbox both print it after every write was
+// refused.
+
+// MarkerInstructions tell an external agent how to say it is done, for the
+// end of its prompt: the markers and what they mean, once.
+const MarkerInstructions = "Do the task and verify it (build, tests) where that makes sense. " +
+	"When it is done, end your final message with " + CompletionMarker + " on a line of its own; ralph then checks the work and marks the task done. " +
+	"If the task needed no change to any file, end with " + NoChangesMarker + " instead. " +
+	"If you cannot finish it, print neither and say what blocks it."
+
+// AgentReport is what an agent said about how its run went, beyond its
+// answer.
+type AgentReport struct {
+	// AgentError is the agent's own account of a failure, in its words:
+	// claude's result when is_error is set, codex's turn.failed or an error
+	// event no completed turn followed. "" when it reported none.
+	AgentError string
+	// NoChanges: the agent printed NoChangesMarker, saying the task is done
+	// and needed no change to any file.
+	NoChanges bool
+	// Denials are the tool calls the agent's permissions refused
+	// (claude's permission_denials).
+	Denials []Denial
+	// LastCommand is the last shell command the agent ran, nil for none.
+	LastCommand *AgentCommand
+}
+
+// Denial is one tool call an agent's permissions refused.
+type Denial struct {
+	Tool  string // as the agent names it: Bash, Edit, Write, …
+	Input string // what it would have run or written, on one line
+}
+
+// AgentCommand is a shell command an agent ran and how it ended.
+type AgentCommand struct {
+	Command  string
+	ExitCode *int // nil when the agent does not say (claude)
+	Failed   bool
+	Output   string // its first line of output
+}
+
+// report is what the stream said went wrong, once it has ended.
+func (s *agentStream) report() AgentReport {
+	r := AgentReport{AgentError: s.agentErr, NoChanges: s.noChanges, Denials: s.denials, LastCommand: s.lastCmd}
+	if r.AgentError == "" && s.codexErr != "" {
+		r.AgentError = s.codexErr // an error no completed turn followed
+	}
+	return r
+}
+
+// claudeToolUse notes a Bash call, to pair it with its result.
+func (s *agentStream) claudeToolUse(bl claudeBlock) {
+	if bl.Name != "Bash" || bl.ID == "" {
+		return
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(bl.Input, &in)
+	s.bash[bl.ID] = in.Command
+}
+
+// claudeToolResult records the result of a Bash call as the last command.
+func (s *agentStream) claudeToolResult(bl claudeBlock) {
+	command, ok := s.bash[bl.ToolUseID]
+	if !ok {
+		return
+	}
+	delete(s.bash, bl.ToolUseID)
+	s.lastCmd = &AgentCommand{Command: command, Failed: bl.IsError, Output: firstLine(blockText(bl.Content))}
+}
+
+// blockText is a tool result's content: a string, or the text of a list
+// of blocks.
+func blockText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []claudeBlock
+	if json.Unmarshal(raw, &blocks) != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Text != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// claudeResultDetails reads the result's error and permission denials.
+func (s *agentStream) claudeResultDetails(ev claudeEvent) {
+	var denials []struct {
+		ToolName  string          `json:"tool_name"`
+		ToolInput json.RawMessage `json:"tool_input"`
+	}
+	if json.Unmarshal(ev.PermissionDenials, &denials) == nil {
+		for _, d := range denials {
+			s.denials = append(s.denials, Denial{Tool: d.ToolName, Input: denialInput(d.ToolInput)})
+		}
+	}
+	if !ev.IsError {
+		return
+	}
+	msg := ""
+	if ev.Result != nil {
+		msg = strings.TrimSpace(*ev.Result)
+	}
+	if msg == "" {
+		var errs []string
+		_ = json.Unmarshal(ev.Errors, &errs)
+		msg = "it ended with " + ev.Subtype
+		if len(errs) > 0 {
+			msg += " (" + errs[0] + ")"
+		}
+	}
+	s.noteLimit(msg)
+	s.agentErr = msg
+	s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+}
+
+// denialInput is the gist of a refused call's input: the command of a
+// Bash call, the path of an edit, else the input itself.
+func denialInput(raw json.RawMessage) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+	}
+	_ = json.Unmarshal(raw, &in)
+	switch {
+	case in.Command != "":
+		return oneLine(in.Command)
+	case in.FilePath != "":
+		return in.FilePath
+	}
+	return oneLine(string(raw))
+}
+
+// codexCommand records a finished command as the last one.
+func (s *agentStream) codexCommand(it *codexItem) {
+	failed := it.Status == "failed" || it.Status == "declined" || (it.ExitCode != nil && *it.ExitCode != 0)
+	s.lastCmd = &AgentCommand{Command: unwrapShell(it.Command), ExitCode: it.ExitCode, Failed: failed, Output: firstLine(it.Output)}
+}
+
+// unwrapShell shows `/bin/bash -lc 'go test'`, as codex reports its
+// commands, as the command the model wrote.
+func unwrapShell(command string) string {
+	for _, sh := range []string{"/bin/bash -lc ", "bash -lc ", "/bin/sh -c ", "sh -c ", "/bin/zsh -lc ", "zsh -lc "} {
+		rest, ok := strings.CutPrefix(command, sh)
+		if !ok || len(rest) < 2 {
+			continue
+		}
+		q := rest[0]
+		if (q == '\'' || q == '"') && rest[len(rest)-1] == q {
+			inner := rest[1 : len(rest)-1]
+			if q == '"' {
+				inner = strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\$`, `$`).Replace(inner)
+			}
+			return inner
+		}
+	}
+	return command
+}
+
+// Failure is why a finished run failed, in one sentence, or "": the
+// agent's own error first, then a non-zero exit without the marker, with
+// the line of stderr that says most (see stderrReason).
+func (r ExternalResult) Failure(kind ExternalKind) string {
+	switch {
+	case r.AgentError != "":
+		return fmt.Sprintf("%s failed: %s", kind, clipOneLine(r.AgentError, 300))
+	case r.ExitCode != 0 && !r.Completed:
+		msg := fmt.Sprintf("%s exited with status %d", kind, r.ExitCode)
+		if why := stderrReason(r.Stderr); why != "" {
+			msg += ": " + why
+		}
+		return msg
+	}
+	return ""
+}
+
+// Contradiction is why a claimed completion does not hold, in one
+// sentence, or "": a tool the agent's permissions refused, or a last
+// command that failed.
+func (r ExternalResult) Contradiction(kind ExternalKind) string {
+	if len(r.Denials) > 0 {
+		d := r.Denials[0]
+		msg := fmt.Sprintf("%s was not allowed to %s", kind, denialVerb(d))
+		if n := len(r.Denials) - 1; n > 0 {
+			msg += fmt.Sprintf(" (and %d more refused call(s))", n)
+		}
+		return msg + ": " + denialHint(d)
+	}
+	if c := r.LastCommand; c != nil && c.Failed {
+		status := "failed"
+		if c.ExitCode != nil {
+			status = fmt.Sprintf("failed with exit status %d", *c.ExitCode)
+		}
+		msg := fmt.Sprintf("the last command %s ran %s, so the task is not verified: %s", kind, status, clipOneLine(c.Command, 200))
+		if strings.TrimSpace(c.Command) == "" {
+			// A call whose input the agent could not read: no command ran.
+			msg = fmt.Sprintf("the last shell call %s made failed, so the task is not verified", kind)
+		}
+		if c.Output != "" {
+			msg += " (" + clipOneLine(c.Output, 200) + ")"
+		}
+		return msg
+	}
+	return ""
+}
+
+func denialVerb(d Denial) string {
+	switch d.Tool {
+	case "Bash":
+		return fmt.Sprintf("run Bash (%s)", clipOneLine(d.Input, 120))
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return fmt.Sprintf("use %s on %s", d.Tool, clipOneLine(d.Input, 120))
+	}
+	return "use " + d.Tool
+}
+
+// denialHint says how to allow a refused tool, in claude's own terms.
+func denialHint(d Denial) string {
+	switch d.Tool {
+	case "Bash":
+		rule := "Bash"
+		if w := strings.Fields(d.Input); len(w) > 0 {
+			rule = fmt.Sprintf("Bash(%s:*)", w[0])
+		}
+		return fmt.Sprintf("add %q to permissions.allow in .claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q, or run ralph with -y (claude's sandbox then runs Bash)", rule, rule)
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return "ralph gives claude --permission-mode acceptEdits unless its --sandbox is read-only or --agent-arg sets another mode; check permissions.deny in .claude/settings.json"
+	}
+	return fmt.Sprintf("add %q to permissions.allow in .claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q", d.Tool, d.Tool)
+}
+
+// stderrNoise are lines codex and claude print on stderr in ordinary
+// runs; they never say why a run failed.
+var stderrNoise = []string{
+	"WARNING: proceeding, even though we could not create PATH aliases",
+	"Reading prompt from stdin",
+	"Reading additional input from stdin",
+	"failed to record rollout items",
+}
+
+// stderrReason picks the line of stderr that best says why the agent
+// failed: the last one that mentions an error, else the last line, noise
+// left out.
+func stderrReason(stderr string) string {
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || isNoise(l) {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		lower := strings.ToLower(lines[i])
+		if strings.Contains(lower, "error") || strings.Contains(lower, "fatal") || strings.Contains(lower, "fail") {
+			return clipOneLine(lines[i], 300)
+		}
+	}
+	if len(lines) > 0 {
+		return clipOneLine(lines[len(lines)-1], 300)
+	}
+	return ""
+}
+
+func isNoise(line string) bool {
+	for _, n := range stderrNoise {
+		if strings.Contains(line, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine folds whitespace, newlines included, to single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clipOneLine(s string, n int) string { return text.Clip(oneLine(s), n) }
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(first)
+}
