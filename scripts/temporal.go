@@ -93,6 +93,9 @@ func (t TemporalRun) args() []string {
 			args = append(args, flag, v)
 		}
 	}
+	for _, a := range rc.AgentArgs {
+		args = append(args, "--agent-arg", a)
+	}
 	if rc.MaxCost > 0 {
 		args = append(args, "--max-cost", strconv.FormatFloat(rc.MaxCost, 'f', -1, 64))
 	}

@@ -133,7 +133,7 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 // run one attempt there, and verifies a claimed completion.
 func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *heartbeat, out *AttemptOutcome) {
 	rc := scripts.DefaultRun()
-	rc.MaxIterations, rc.Verify, rc.Agent = 1, in.Verify, in.Agent
+	rc.MaxIterations, rc.Verify, rc.Agent, rc.AgentArgs = 1, in.Verify, in.Agent, in.AgentArgs
 	if in.TaskTimeout > 0 {
 		rc.TaskTimeout = memory.Duration(in.TaskTimeout)
 	}
@@ -160,13 +160,14 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	})
 	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
 	if rc.Agent != "" {
-		spec, err := workers.ParseAgentSpec(rc.Agent)
+		// The external agent as ralph run configures it: the worker's own
+		// [agents.*] settings, its sandbox and approvals, --agent-arg.
+		agent, price, _, err := p.ExternalAgent(&rc)
 		if err != nil {
 			out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 			return
 		}
-		spec.Root, spec.Timeout = wt, time.Duration(rc.TaskTimeout)
-		worker = coordinator.ExternalTaskWorker{Agent: spec, Events: coord.Events()}
+		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: coord.Events(), Price: price}
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(rc.TaskTimeout))
 	defer cancel()

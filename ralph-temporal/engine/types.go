@@ -45,6 +45,7 @@ type RunInput struct {
 	Verify string `json:"verify,omitempty"`
 	// Agent is an external agent (--agent); "" is ralph's own.
 	Agent       string        `json:"agent,omitempty"`
+	AgentArgs   []string      `json:"agent_args,omitempty"`
 	TaskTimeout time.Duration `json:"task_timeout"`
 	MaxCost     float64       `json:"max_cost,omitempty"`
 	// Until and Breaker are conditions as --until and --breaker take them.
@@ -66,6 +67,7 @@ type AttemptInput struct {
 	Attempt     int           `json:"attempt"`
 	Verify      string        `json:"verify,omitempty"`
 	Agent       string        `json:"agent,omitempty"`
+	AgentArgs   []string      `json:"agent_args,omitempty"`
 	TaskTimeout time.Duration `json:"task_timeout"`
 	SessionID   string        `json:"session_id"`
 	// MessagesFrom is the first of the run's ralph say messages this

@@ -279,7 +279,7 @@ func (w *loopWF) begin(t memory.Task) {
 		// only that is retried, on any worker.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	})
-	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Verify: w.in.Verify, Agent: w.in.Agent,
+	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Verify: w.in.Verify, Agent: w.in.Agent, AgentArgs: w.in.AgentArgs,
 		TaskTimeout: w.in.TaskTimeout, SessionID: w.sessionID, MessagesFrom: w.delivered,
 		LastError: w.lastTry[t.ID].Error, LastSummary: w.lastTry[t.ID].Summary}
 	w.delivered = len(w.messages)
