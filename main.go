@@ -52,10 +52,13 @@ type flags struct {
 	breakerCool    time.Duration
 	maxWait        time.Duration
 	maxWaitSet     bool // --max-wait was given (0 is a value: never wait)
-	sandbox        string
-	noNetwork      bool
-	style          string
-	noWait         bool
+	// engine is ralph run's --engine and how to reach it (flags over the
+	// config's [engine]).
+	engine    config.Engine
+	sandbox   string
+	noNetwork bool
+	style     string
+	noWait    bool
 }
 
 // exitError carries an exit code out of cobra.
@@ -421,7 +424,12 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 			Use:   "status",
 			Short: "Show the project's session, tasks and lock (no model call)",
 			Args:  cobra.NoArgs,
-			RunE:  withRecords(scripts.Records.Status),
+			RunE: withRecords(func(r scripts.Records) error {
+				if m, ok := r.TemporalMarker(); ok {
+					return r.StatusTemporal(context.Background(), m)
+				}
+				return r.Status()
+			}),
 		},
 		c.sessionsCommand(),
 		logs,

@@ -25,6 +25,9 @@ func (c *cli) addControlCommands(root *cobra.Command) {
 			if err != nil {
 				return err
 			}
+			if m, ok := r.TemporalMarker(); ok {
+				return exit(r.SteerTemporal(cmd.Context(), m, req))
+			}
 			return exit(r.Steer(cmd.Context(), req))
 		}
 	}
@@ -103,6 +106,9 @@ waiting_for_input) unless it was started with --no-wait.
 			}
 			// --json (the shorthand every command takes) means the events
 			// as stream-json here: a watch has no single result object.
+			if m, ok := r.TemporalMarker(); ok {
+				return r.WatchTemporal(cmd.Context(), m, c.f.json || c.f.outputFormat == scripts.FormatStreamJSON)
+			}
 			if err := r.Watch(cmd.Context(), c.f.json || c.f.outputFormat == scripts.FormatStreamJSON); err != nil {
 				return fmt.Errorf("watch: %w", err)
 			}

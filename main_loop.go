@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
@@ -70,6 +73,11 @@ unique part.`,
 		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
 			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")
 	}
+	rf := runCmd.Flags()
+	rf.StringVar(&f.engine.Name, "engine", "", "where the task loop runs: local (the default) or temporal (config [engine] name)")
+	rf.StringVar(&f.engine.Address, "address", "", "with --engine temporal: the Temporal frontend, HOST:PORT")
+	rf.StringVar(&f.engine.Namespace, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")")
+	rf.StringVar(&f.engine.TaskQueue, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")")
 	root.AddCommand(runCmd, resume)
 }
 
@@ -117,6 +125,11 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		rc.Commit = rc.Commit || rc.Worktrees
 		return &rc, scripts.CheckRun(&rc)
 	}
+	if mode == project.ModeRun && !resume {
+		if code, ok := c.runElsewhere(ctx, face, settle); ok {
+			return code
+		}
+	}
 	p, err := c.open(ctx, mode, resume, nil, settle)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)
@@ -157,4 +170,40 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
 	set("prompt-template", func() { rc.PromptTemplate = flags.PromptTemplate })
 	return rc
+}
+
+// runElsewhere runs the task loop on another engine when --engine or the
+// config's [engine] says so; ok is false for the local loop.
+func (c *cli) runElsewhere(ctx context.Context, face *scripts.OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error)) (code int, ok bool) {
+	root, err := project.Root(c.f.dir)
+	if err != nil {
+		return face.Fail(scripts.ExitUsage, err), true
+	}
+	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	if err != nil {
+		return face.Fail(scripts.ExitUsage, err), true
+	}
+	e := cfg.Engine
+	fe := c.f.engine
+	for _, kv := range [][2]*string{{&e.Name, &fe.Name}, {&e.Address, &fe.Address}, {&e.Namespace, &fe.Namespace}, {&e.TaskQueue, &fe.TaskQueue}} {
+		if *kv[1] != "" {
+			*kv[0] = *kv[1]
+		}
+	}
+	switch e.Name {
+	case "", "local":
+		return 0, false
+	case scripts.EngineTemporal:
+	default:
+		return face.Fail(scripts.ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
+	}
+	rc, err := settle(nil)
+	if err != nil {
+		return face.Fail(scripts.ExitUsage, err), true
+	}
+	maxWait := cfg.MaxWait
+	if c.f.maxWaitSet {
+		maxWait = c.f.maxWait
+	}
+	return scripts.RunTemporal(ctx, face, scripts.TemporalRun{Root: root, Engine: e, Run: *rc, MaxWait: maxWait}), true
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/decide"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -30,79 +31,28 @@ import (
 
 // DefaultBreakerCooldown is how long a tripped breaker stays open the
 // first time when nobody can be asked.
-const DefaultBreakerCooldown = 5 * time.Minute
-
-// breakerState is the breaker of one loop; the zero value is closed.
-type breakerState struct {
-	state    string // memory.BreakerOpen or BreakerHalfOpen; "" is closed
-	until    time.Time
-	cooldown time.Duration // of the current or next opening
-	trips    int
-	probe    string // the task the half-open breaker let through
-}
-
-// record is the breaker for session.json: nil while it is closed and
-// never tripped.
-func (b breakerState) record() *memory.Breaker {
-	if b.trips == 0 {
-		return nil
-	}
-	state := b.state
-	if state == "" {
-		state = memory.BreakerClosed
-	}
-	return &memory.Breaker{State: state, Until: b.until, Cooldown: memory.Duration(b.cooldown), Trips: b.trips}
-}
+const DefaultBreakerCooldown = decide.DefaultBreakerCooldown
 
 // parallel is how many tasks may run at once now: one while half-open.
-func (l *loop) parallel() int {
-	if l.breaker.state == memory.BreakerHalfOpen {
-		return 1
-	}
-	return l.o.Parallel
-}
-
-// started notes the task a half-open breaker lets through.
-func (b *breakerState) started(id string) {
-	if b.state == memory.BreakerHalfOpen && b.probe == "" {
-		b.probe = id
-	}
-}
+func (l *loop) parallel() int { return l.breaker.Parallel(l.o.Parallel) }
 
 // breakerHold is how long an open breaker keeps tasks from starting; once
 // its cooldown has passed it goes half-open.
 func (l *loop) breakerHold(now time.Time) time.Duration {
-	b := &l.breaker
-	if b.probe != "" && !l.running[b.probe] {
-		// The probe ended without a verdict (a limit, a stop): the next
-		// task is the probe.
-		b.probe = ""
+	hold, halfOpened := l.breaker.Hold(now, func(id string) bool { return l.running[id] })
+	if halfOpened {
+		l.breakerChanged("breaker_half_open", "open → half-open: the cooldown is over; one task runs alone to see whether the trouble has passed",
+			"open → half-open: one task runs alone", fmt.Sprintf("the cooldown of %s is over; one task shows whether the trouble has passed before all run again", l.breaker.Cooldown))
 	}
-	switch {
-	case b.state == memory.BreakerHalfOpen && b.probe != "":
-		// The probe runs alone; nothing else starts until its end wakes
-		// the loop.
-		return time.Hour
-	case b.state != memory.BreakerOpen:
-		return 0
-	case now.Before(b.until):
-		return b.until.Sub(now)
-	}
-	b.state, b.until, b.probe = memory.BreakerHalfOpen, time.Time{}, ""
-	l.breakerChanged("breaker_half_open", "open → half-open: the cooldown is over; one task runs alone to see whether the trouble has passed",
-		"open → half-open: one task runs alone", fmt.Sprintf("the cooldown of %s is over; one task shows whether the trouble has passed before all run again", b.cooldown))
-	return 0
+	return hold
 }
 
 // breakerSucceeded closes a half-open breaker whose probe succeeded.
 func (l *loop) breakerSucceeded(id string) {
-	b := &l.breaker
-	if b.state != memory.BreakerHalfOpen || b.probe != id {
-		return
+	if l.breaker.Succeeded(id, l.o.BreakerCooldown) {
+		l.breakerChanged("breaker_closed", fmt.Sprintf("half-open → closed: %s succeeded; tasks run again", id),
+			"half-open → closed: tasks run again", fmt.Sprintf("%s, the task the half-open breaker let through, succeeded", id))
 	}
-	b.state, b.probe, b.cooldown = "", "", l.o.BreakerCooldown
-	l.breakerChanged("breaker_closed", fmt.Sprintf("half-open → closed: %s succeeded; tasks run again", id),
-		"half-open → closed: tasks run again", fmt.Sprintf("%s, the task the half-open breaker let through, succeeded", id))
 }
 
 // breakerFailed judges a failed attempt: a half-open breaker's probe
@@ -111,12 +61,11 @@ func (l *loop) breakerSucceeded(id string) {
 // reports whether the loop must stop.
 func (l *loop) breakerFailed(ctx context.Context, id, failure string) (LoopResult, bool) {
 	b := &l.breaker
-	switch {
-	case b.state == memory.BreakerHalfOpen && b.probe == id:
-		b.cooldown *= 2
-		l.openBreaker("half-open → open", fmt.Sprintf("%s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), b.cooldown))
+	switch b.Failed(id) {
+	case decide.Reopen:
+		l.openBreaker("half-open → open", fmt.Sprintf("%s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), b.Cooldown))
 		return LoopResult{}, false
-	case b.state != "":
+	case decide.Ignore:
 		return LoopResult{}, false // open, or half-open with a task from before: the probe decides
 	}
 	l.refreshStats()
@@ -143,9 +92,6 @@ func (l *loop) breakerFailed(ctx context.Context, id, failure string) (LoopResul
 			Reason: "the person did not answer yes to: " + question})
 		return LoopResult{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
 	}
-	if b.cooldown <= 0 {
-		b.cooldown = l.o.BreakerCooldown
-	}
 	l.openBreaker("closed → open", why)
 	return LoopResult{}, false
 }
@@ -155,10 +101,9 @@ func (l *loop) breakerFailed(ctx context.Context, id, failure string) (LoopResul
 func (l *loop) openBreaker(change, why string) {
 	b := &l.breaker
 	now := time.Now()
-	b.state, b.until, b.probe = memory.BreakerOpen, now.Add(b.cooldown), ""
-	b.trips++
-	l.breakerChanged("breaker_open", fmt.Sprintf("%s: %s; one task runs at %s (cooldown %s)", change, why, text.Clock(b.until, now), b.cooldown),
-		fmt.Sprintf("%s: no task starts until %s (cooldown %s)", change, b.until.UTC().Format(time.RFC3339), b.cooldown),
+	b.Open(now, l.o.BreakerCooldown)
+	l.breakerChanged("breaker_open", fmt.Sprintf("%s: %s; one task runs at %s (cooldown %s)", change, why, text.Clock(b.Until, now), b.Cooldown),
+		fmt.Sprintf("%s: no task starts until %s (cooldown %s)", change, b.Until.UTC().Format(time.RFC3339), b.Cooldown),
 		why+"; nobody can be asked whether to go on, so the loop waits before it tries one task again")
 }
 
@@ -166,10 +111,7 @@ func (l *loop) openBreaker(change, why string) {
 // changed and why), the event (text, as faces show it) and session.json.
 func (l *loop) breakerChanged(kind, text, detail, reason string) {
 	l.decide(memory.DecisionRecord{Kind: kind, Detail: detail, Reason: reason})
-	state := l.breaker.state
-	if state == "" {
-		state = memory.BreakerClosed
-	}
-	l.emit(Event{Type: EventBreaker, State: state, Until: l.breaker.until, Text: "circuit breaker " + text, IsError: state == memory.BreakerOpen})
+	state := l.breaker.Name()
+	l.emit(Event{Type: EventBreaker, State: state, Until: l.breaker.Until, Text: "circuit breaker " + text, IsError: state == memory.BreakerOpen})
 	l.save(memory.StatusRunning, "")
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/afero"
+
 	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -39,7 +41,7 @@ func (l *loop) picked(t memory.Task, attempt int, later []memory.Task) memory.De
 	if attempt > 1 {
 		why = append(why, fmt.Sprintf("attempt %d failed and its backoff is over", attempt-1))
 	}
-	if l.breaker.state == memory.BreakerHalfOpen && l.breaker.probe == "" {
+	if l.breaker.State == memory.BreakerHalfOpen && l.breaker.Probe == "" {
 		why = append(why, "the circuit breaker is half-open, so it runs alone to show whether the trouble has passed")
 	}
 	d := memory.DecisionRecord{Kind: "task_picked", Task: t.ID, Detail: fmt.Sprintf("%s (%s), attempt %d", t.ID, t.Title, attempt),
@@ -103,12 +105,27 @@ func tryOf(failure string, verify *VerifyRun, out TaskOutcome) lastTry {
 // attempt went. Files that cannot be read are left out: the agent can
 // still read them itself.
 func (l *loop) assign(f *memory.TaskFile, t memory.Task, attempt int) Assignment {
-	d := taskprompt.Data{Task: taskprompt.Task{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends},
-		Attempt: attempt, Notes: f.Notes(t.ID), Dir: l.o.Root, Date: time.Now().Format("2006-01-02")}
-	d.Goals, _ = memory.Goals(l.o.Fs, l.o.Root, goalsLimit)
-	d.Progress, _ = memory.RecentProgress(l.o.Fs, l.o.Root, progressLimit)
+	var last LastTry
 	if tr, ok := l.tries[t.ID]; ok && attempt > 1 {
-		d.LastError, d.LastVerify, d.LastSummary = tr.err, tr.verify, tr.summary
+		last = LastTry{Error: tr.err, Verify: tr.verify, Summary: tr.summary}
 	}
-	return Assignment{Task: t, Attempt: attempt, brief: d, template: l.o.Prompt}
+	return AssignmentIn(l.o.Fs, l.o.Root, f, t, attempt, last, l.o.Prompt)
+}
+
+// LastTry is how a task's previous attempt failed, which a retry is told.
+type LastTry struct{ Error, Verify, Summary string }
+
+// AssignmentIn is attempt number attempt at t as a loop in the project at
+// root hands it to a worker, f being its task file: the local loop and the
+// attempts of the loop on Temporal (ralph-temporal) brief agents alike.
+// tmpl is the person's prompt template (nil: ralph's own prompt).
+func AssignmentIn(fs afero.Fs, root string, f *memory.TaskFile, t memory.Task, attempt int, last LastTry, tmpl *taskprompt.Template) Assignment {
+	d := taskprompt.Data{Task: taskprompt.Task{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends},
+		Attempt: attempt, Notes: f.Notes(t.ID), Dir: root, Date: time.Now().Format("2006-01-02")}
+	d.Goals, _ = memory.Goals(fs, root, goalsLimit)
+	d.Progress, _ = memory.RecentProgress(fs, root, progressLimit)
+	if attempt > 1 {
+		d.LastError, d.LastVerify, d.LastSummary = last.Error, last.Verify, last.Summary
+	}
+	return Assignment{Task: t, Attempt: attempt, brief: d, template: tmpl}
 }

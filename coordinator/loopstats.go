@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/decide"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -61,7 +62,7 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 	}
 	// A budget spent by the last task stops nothing: with no task left the
 	// loop ends on the tasks' account (finalReason), not the budget's.
-	if l.o.MaxCost > 0 && l.cost >= l.o.MaxCost && (l.stats.TasksOpen > 0 || len(l.running) > 0) {
+	if decide.CostSpent(l.cost, l.o.MaxCost, l.stats.TasksOpen, len(l.running)) {
 		// The budget is spent: with a person at the terminal, pause and ask
 		// whether to spend as much again; otherwise stop.
 		stop := memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit",
@@ -81,7 +82,7 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 	}
 	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
 		l.refreshCounts()
-		if l.stats.TasksOpen == 0 {
+		if !l.policy().OutOfIterations(l.stats.Iterations, len(l.running), l.stats.TasksOpen) {
 			return LoopResult{}, false
 		}
 		return LoopResult{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
@@ -92,11 +93,8 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 // finalReason is why a loop with nothing left to start ends.
 func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
 	c := f.Counts()
-	switch {
-	case c.Open == 0 && c.InProgress == 0 && (c.Failed > 0 || len(l.failed) > 0):
-		return LoopResult{Reason: ReasonSomeFailed, IsError: true}
-	case c.Open == 0 && c.InProgress == 0:
-		return LoopResult{Reason: ReasonAllDone}
+	if reason, isError := decide.Final(c, len(l.failed)); reason != ReasonStuck {
+		return LoopResult{Reason: reason, IsError: isError}
 	}
 	return LoopResult{Reason: ReasonStuck, IsError: true,
 		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
@@ -118,7 +116,7 @@ func (l *loop) save(status, current string) {
 		}
 		s.CurrentTask = current
 		s.Tasks = l.counts
-		s.Wait, s.Breaker = l.wait, l.breaker.record()
+		s.Wait, s.Breaker = l.wait, l.breaker.Record()
 		if status != memory.StatusRunning {
 			s.EndedAt = time.Now().UTC()
 		}

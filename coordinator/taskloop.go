@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/decide"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/coordinator/taskprompt"
@@ -38,9 +39,9 @@ type TaskOutcome struct {
 
 // Error policies for a failed attempt.
 const (
-	OnErrorRetry = "retry"
-	OnErrorSkip  = "skip"
-	OnErrorAbort = "abort"
+	OnErrorRetry = decide.OnErrorRetry
+	OnErrorSkip  = decide.OnErrorSkip
+	OnErrorAbort = decide.OnErrorAbort
 )
 
 // LoopOptions configures the task loop.
@@ -116,15 +117,15 @@ func DefaultBreaker(s LoopStats) (bool, error) {
 
 // Loop end reasons.
 const (
-	ReasonAllDone       = "all tasks done"
-	ReasonSomeFailed    = "no task left to work, some failed"
-	ReasonUntil         = "stop condition met"
-	ReasonMaxIterations = "max iterations reached"
-	ReasonMaxCost       = "cost limit reached"
-	ReasonBreaker       = "circuit breaker tripped"
-	ReasonAborted       = "aborted after a failed task"
-	ReasonInterrupted   = "interrupted"
-	ReasonStuck         = "no runnable task left"
+	ReasonAllDone       = decide.ReasonAllDone
+	ReasonSomeFailed    = decide.ReasonSomeFailed
+	ReasonUntil         = decide.ReasonUntil
+	ReasonMaxIterations = decide.ReasonMaxIterations
+	ReasonMaxCost       = decide.ReasonMaxCost
+	ReasonBreaker       = decide.ReasonBreaker
+	ReasonAborted       = decide.ReasonAborted
+	ReasonInterrupted   = decide.ReasonInterrupted
+	ReasonStuck         = decide.ReasonStuck
 	ReasonNotSaved      = "the session record could not be saved"
 	ReasonConfig        = "the model is configured wrongly"
 )
@@ -171,7 +172,7 @@ type loop struct {
 	// per task the attempts a limit cut short, which spend no retry.
 	wait    *memory.Wait
 	waived  map[string]int
-	breaker breakerState
+	breaker decide.Breaker
 	// tries holds, per task, how its latest failed attempt went.
 	tries map[string]lastTry
 	// storeErr is the first record that could not be saved. Only the
@@ -228,7 +229,7 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 	l.failIfNotSaved()
 	// A loop that ended waits for nothing, and its breaker is history
 	// (decisions.jsonl keeps it).
-	l.wait, l.breaker = nil, breakerState{}
+	l.wait, l.breaker = nil, decide.Breaker{}
 	status := memory.StatusCompleted
 	switch {
 	case l.res.Reason == ReasonInterrupted:
@@ -329,7 +330,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			ready, wait = nil, hold
 		}
 		for i, t := range ready {
-			if inflight >= l.parallel() || l.stats.Iterations+inflight >= l.o.MaxIterations {
+			if !l.policy().CanStart(inflight, l.parallel(), l.stats.Iterations) {
 				break
 			}
 			attempt, err := l.begin(t, ready[i+1:])
@@ -337,7 +338,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 				return stop(LoopResult{Reason: "cannot update the task file", IsError: true, Err: err})
 			}
 			inflight++
-			l.breaker.started(t.ID)
+			l.breaker.Started(t.ID)
 			a := l.assign(f, t, attempt)
 			go func() {
 				d := attemptDone{task: t, attempt: attempt}
@@ -451,19 +452,7 @@ func (l *loop) boundary() (*memory.TaskFile, error) {
 // is memory's rule, the one ralph status uses too; the loop only leaves out
 // the tasks it is running and those waiting out a backoff.
 func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
-	var out []memory.Task
-	var wait time.Duration
-	now := time.Now()
-	for _, t := range f.Ready(func(id string) bool { return l.running[id] }) {
-		if nb, ok := l.notBefore[t.ID]; ok && nb.After(now) {
-			if w := nb.Sub(now); wait == 0 || w < wait {
-				wait = w
-			}
-			continue
-		}
-		out = append(out, t)
-	}
-	return out, wait
+	return decide.Ready(f.Ready(func(id string) bool { return l.running[id] }), l.notBefore, time.Now())
 }
 
 // begin marks a task in progress and counts the attempt. later are the
@@ -571,31 +560,22 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		}
 		l.done = append(l.done, t.ID)
 		delete(l.tries, t.ID)
-		l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = 0, 0, ""
+		l.setStreak(decide.Streak{}.Succeeded())
 		l.emit(attemptEnded(d, memory.TaskDone, verify, ""))
 		l.breakerSucceeded(t.ID)
 		l.save(memory.StatusRunning, "")
 		return LoopResult{}, false
 	}
 	l.stats.Errors++
-	l.stats.NoProgress++
-	if failure == l.lastErr {
-		l.stats.SameErrorRepeats++
-	} else {
-		l.stats.SameErrorRepeats, l.lastErr = 1, failure
-	}
+	l.setStreak(l.streak().Failed(failure))
 	if l.o.Store != nil {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
 	l.tries[t.ID] = tryOf(failure, verify, out)
-	next := memory.TaskFailed
-	used := d.attempt - l.waived[t.ID]
-	retry := l.o.OnError == OnErrorRetry && used <= l.o.Retries && !final
-	var backoff time.Duration
+	settled := l.policy().SettleFailure(d.attempt, l.waived[t.ID], final, time.Now())
+	next, used, retry, backoff := settled.Next, d.attempt-l.waived[t.ID], settled.Next == memory.TaskOpen, settled.Backoff
 	if retry {
-		next = memory.TaskOpen
-		backoff = l.o.Backoff << (d.attempt - 1)
-		l.notBefore[t.ID] = time.Now().Add(backoff)
+		l.notBefore[t.ID] = settled.NotBefore
 	}
 	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
 		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
@@ -608,8 +588,22 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.failed = append(l.failed, t.ID)
 	}
 	l.save(memory.StatusRunning, "")
-	if l.o.OnError == OnErrorAbort {
+	if settled.Abort {
 		return LoopResult{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
 	}
 	return l.breakerFailed(ctx, t.ID, failure)
+}
+
+// policy is the loop's options as the shared decisions take them.
+func (l *loop) policy() decide.Policy {
+	return decide.Policy{MaxIterations: l.o.MaxIterations, Parallel: l.o.Parallel, OnError: l.o.OnError, Retries: l.o.Retries,
+		Backoff: l.o.Backoff, BreakerCooldown: l.o.BreakerCooldown}
+}
+
+func (l *loop) streak() decide.Streak {
+	return decide.Streak{NoProgress: l.stats.NoProgress, SameErrorRepeats: l.stats.SameErrorRepeats, LastErr: l.lastErr}
+}
+
+func (l *loop) setStreak(s decide.Streak) {
+	l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = s.NoProgress, s.SameErrorRepeats, s.LastErr
 }

@@ -49,6 +49,11 @@ max_wait, default 6h). Without a terminal the tripped circuit breaker opens for
 --breaker-cooldown (default 5m), then lets one task through: success closes it,
 failure opens it again for twice as long.
 
+Many machines: --engine temporal --address HOST:PORT runs the loop as a Temporal
+workflow, each attempt on one of the ralph-temporal workers, in a worktree of a
+clone of the project's remote (origin) on a branch ralph/ID, merged into the
+current branch there; ralph stop, say, pause, continue, status and watch reach it.
+
 Prompts: each attempt's agent is told its task, its notes, the goals and the latest
 progress; a retry is also told why the last attempt failed (the error, the end of
 the --verify output, the agent's last words). --prompt-template FILE (config

@@ -156,6 +156,9 @@ type Config struct {
 	// Retention is which sessions to keep ([retention] keep, older_than);
 	// a zero policy keeps every session.
 	Retention retention.Policy
+	// Engine is where ralph run runs the task loop ([engine]); the flags
+	// of ralph run win.
+	Engine Engine
 	// PromptTemplate is the task loop's prompt template
 	// (prompt_template): absolute, or relative to the project root. A
 	// project's config may only name a file inside the project.
@@ -185,6 +188,18 @@ type Agent struct {
 	// InputPrice and OutputPrice (USD per million tokens) price the
 	// agent's usage when it reports no cost of its own (codex).
 	InputPrice, OutputPrice float64
+}
+
+// Engine is the [engine] table: ralph run's task loop here ("local", the
+// default) or on Temporal ("temporal"), and how to reach it. Address is
+// taken from the user's own config only: a cloned repository's could
+// send the person's Temporal API key to a server of its choosing.
+type Engine struct {
+	Name      string `toml:"name"`
+	Address   string `toml:"address"`
+	Namespace string `toml:"namespace"`
+	TaskQueue string `toml:"task_queue"`
+	TLS       bool   `toml:"tls"`
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -223,6 +238,7 @@ type File struct {
 	// Retention: keep the newest Keep sessions and those younger than
 	// OlderThan ("30d"); prune the rest when a session starts.
 	Retention *RetentionFile `toml:"retention"`
+	Engine    *Engine        `toml:"engine"`
 	// PromptTemplate is a Go text/template file for the task loop's
 	// prompts (see coordinator/taskprompt).
 	PromptTemplate string `toml:"prompt_template"`
@@ -370,6 +386,9 @@ func Load(src Sources) (Config, error) {
 			c.Style = f.Style
 		}
 		if err := c.applyRetention(f.Retention, p); err != nil {
+			return c, err
+		}
+		if err := c.applyEngine(f.Engine, p, fromProject); err != nil {
 			return c, err
 		}
 		if err := c.applyPromptTemplate(f.PromptTemplate, p, fromProject); err != nil {
@@ -699,4 +718,32 @@ func parseSeconds(v any) (time.Duration, error) {
 		return d, nil
 	}
 	return 0, fmt.Errorf("want seconds or a duration such as \"90s\", not %v", v)
+}
+
+func (c *Config) applyEngine(e *Engine, p string, fromProject bool) error {
+	if e == nil {
+		return nil
+	}
+	switch e.Name {
+	case "", "local", "temporal":
+	default:
+		return invalidf("%s: [engine] name %q is not local or temporal", p, e.Name)
+	}
+	if fromProject && e.Address != "" {
+		return invalidf("%s: [engine] address may be set only in your own config (~/.config/ralph/config.toml) or with --address: a repository's config could send your Temporal API key to a server of its choosing", p)
+	}
+	if e.Name != "" {
+		c.Engine.Name = e.Name
+	}
+	if e.Address != "" {
+		c.Engine.Address = e.Address
+	}
+	if e.Namespace != "" {
+		c.Engine.Namespace = e.Namespace
+	}
+	if e.TaskQueue != "" {
+		c.Engine.TaskQueue = e.TaskQueue
+	}
+	c.Engine.TLS = c.Engine.TLS || e.TLS
+	return nil
 }

@@ -1,0 +1,146 @@
+// Package scenarios is the table of task-loop cases that both hosts of the
+// loop are tested against: the local loop (coordinator) and the Temporal
+// workflow (ralph-temporal/engine). Each case is a task file, a policy and
+// the scripted result of every attempt; both hosts must end with the same
+// tasks done and failed, the same attempts, the same order and reason.
+package scenarios
+
+import (
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/decide"
+)
+
+// Scenario is one case.
+type Scenario struct {
+	Name  string
+	Tasks string // RALPH_TASKS.md
+	// Policy: Backoff is kept tiny so retries do not slow the tests.
+	Policy decide.Policy
+	// Results scripts the attempts: per task id, the result of attempt 1,
+	// 2, ...: "done", or "fail:<error>". An attempt not scripted is done.
+	Results map[string][]string
+	// Breaker, when set, is the condition the breaker trips on (nil:
+	// never). Cases with a breaker run with nobody to ask.
+	Breaker func(noProgress, sameErrorRepeats int) bool
+
+	// What both hosts must end with.
+	Reason  string
+	IsError bool
+	Done    []string // in the order the tasks were done (Parallel 1)
+	Failed  []string
+	// Attempts is every task's number of attempts.
+	Attempts map[string]int
+	// Starts is the order attempts started, task ids (Parallel 1).
+	Starts []string
+}
+
+// Result is the scripted result of attempt number attempt of task id:
+// whether it is done, and else its error.
+func (s Scenario) Result(id string, attempt int) (done bool, failure string) {
+	rs := s.Results[id]
+	if attempt-1 >= len(rs) {
+		return true, ""
+	}
+	r := rs[attempt-1]
+	if r == "done" {
+		return true, ""
+	}
+	return false, strings.TrimPrefix(r, "fail:")
+}
+
+// fast is a backoff no case waits on; slow one long enough that the
+// other ready task surely starts first, which fixes the order of starts
+// on a busy machine.
+const (
+	fast = time.Millisecond
+	slow = 300 * time.Millisecond
+)
+
+// All is the table.
+var All = []Scenario{
+	{
+		Name: "ordering by priority then file order",
+		Tasks: "# Tasks\n\n- [ ] third <!-- ralph:id=c priority=3 -->\n- [ ] first <!-- ralph:id=a priority=1 -->\n" +
+			"- [ ] fourth <!-- ralph:id=d -->\n- [ ] second <!-- ralph:id=b priority=2 -->\n",
+		Policy: decide.Policy{Backoff: fast},
+		Reason: decide.ReasonAllDone, Done: []string{"a", "b", "c", "d"},
+		Attempts: map[string]int{"a": 1, "b": 1, "c": 1, "d": 1},
+		Starts:   []string{"a", "b", "c", "d"},
+	},
+	{
+		Name: "dependencies wait for the tasks they depend on",
+		Tasks: "# Tasks\n\n- [ ] build on both <!-- ralph:id=top depends=base,lib -->\n- [ ] lib <!-- ralph:id=lib depends=base -->\n" +
+			"- [ ] base <!-- ralph:id=base -->\n",
+		Policy: decide.Policy{Backoff: fast},
+		Reason: decide.ReasonAllDone, Done: []string{"base", "lib", "top"},
+		Attempts: map[string]int{"base": 1, "lib": 1, "top": 1},
+		Starts:   []string{"base", "lib", "top"},
+	},
+	{
+		Name:    "a retry after a failure, then done",
+		Tasks:   "# Tasks\n\n- [ ] flaky <!-- ralph:id=f -->\n- [ ] steady <!-- ralph:id=s -->\n",
+		Policy:  decide.Policy{Retries: 2, Backoff: slow},
+		Results: map[string][]string{"f": {"fail:tests fail", "done"}},
+		Reason:  decide.ReasonAllDone, Done: []string{"s", "f"},
+		Attempts: map[string]int{"f": 2, "s": 1},
+		Starts:   []string{"f", "s", "f"},
+	},
+	{
+		Name:    "retries spent: the task fails, the rest go on",
+		Tasks:   "# Tasks\n\n- [ ] broken <!-- ralph:id=x -->\n- [ ] fine <!-- ralph:id=y -->\n",
+		Policy:  decide.Policy{Retries: 1, Backoff: slow},
+		Results: map[string][]string{"x": {"fail:boom", "fail:boom"}},
+		Reason:  decide.ReasonSomeFailed, IsError: true, Done: []string{"y"}, Failed: []string{"x"},
+		Attempts: map[string]int{"x": 2, "y": 1},
+		Starts:   []string{"x", "y", "x"},
+	},
+	{
+		Name:    "skip marks a failed task failed at once",
+		Tasks:   "# Tasks\n\n- [ ] broken <!-- ralph:id=x -->\n- [ ] fine <!-- ralph:id=y -->\n",
+		Policy:  decide.Policy{OnError: decide.OnErrorSkip, Retries: 3, Backoff: fast},
+		Results: map[string][]string{"x": {"fail:boom"}},
+		Reason:  decide.ReasonSomeFailed, IsError: true, Done: []string{"y"}, Failed: []string{"x"},
+		Attempts: map[string]int{"x": 1, "y": 1},
+		Starts:   []string{"x", "y"},
+	},
+	{
+		Name:    "abort stops the loop at the first failure",
+		Tasks:   "# Tasks\n\n- [ ] broken <!-- ralph:id=x -->\n- [ ] fine <!-- ralph:id=y -->\n",
+		Policy:  decide.Policy{OnError: decide.OnErrorAbort, Backoff: fast},
+		Results: map[string][]string{"x": {"fail:boom"}},
+		Reason:  decide.ReasonAborted, IsError: true, Failed: []string{"x"},
+		Attempts: map[string]int{"x": 1},
+		Starts:   []string{"x"},
+	},
+	{
+		Name:   "stuck on a dependency that is not a task",
+		Tasks:  "# Tasks\n\n- [ ] fine <!-- ralph:id=y -->\n- [ ] waits <!-- ralph:id=w depends=nope -->\n",
+		Policy: decide.Policy{Backoff: fast},
+		Reason: decide.ReasonStuck, IsError: true, Done: []string{"y"},
+		Attempts: map[string]int{"y": 1},
+		Starts:   []string{"y"},
+	},
+	{
+		Name:   "max iterations ends a loop with tasks open",
+		Tasks:  "# Tasks\n\n- [ ] one <!-- ralph:id=a -->\n- [ ] two <!-- ralph:id=b -->\n- [ ] three <!-- ralph:id=c -->\n",
+		Policy: decide.Policy{MaxIterations: 2, Backoff: fast},
+		Reason: decide.ReasonMaxIterations, IsError: true, Done: []string{"a", "b"},
+		Attempts: map[string]int{"a": 1, "b": 1},
+		Starts:   []string{"a", "b"},
+	},
+	{
+		// Two failures trip the breaker; its cooldown passes, the probe
+		// (the failing task's retry) fails and it opens again for twice
+		// as long; the next probe succeeds and closes it.
+		Name:    "the breaker opens, goes half-open, reopens, closes",
+		Tasks:   "# Tasks\n\n- [ ] shaky <!-- ralph:id=s -->\n- [ ] later <!-- ralph:id=l depends=s -->\n",
+		Policy:  decide.Policy{Retries: 5, Backoff: 50 * time.Millisecond, BreakerCooldown: 20 * time.Millisecond},
+		Results: map[string][]string{"s": {"fail:down", "fail:down", "fail:down", "done"}},
+		Breaker: func(noProgress, _ int) bool { return noProgress >= 2 },
+		Reason:  decide.ReasonAllDone, Done: []string{"s", "l"},
+		Attempts: map[string]int{"s": 4, "l": 1},
+		Starts:   []string{"s", "s", "s", "s", "l"},
+	},
+}

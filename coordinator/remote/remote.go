@@ -1,0 +1,62 @@
+// Package remote is what the lean ralph and ralph-temporal say to each
+// other when a task loop runs on Temporal: ralph execs ralph-temporal and
+// reads one JSON Line per line from it. It holds types only, so ralph
+// links no Temporal SDK (which costs about 16 ms of start-up and 10 MB).
+package remote
+
+import (
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// Line is one line of ralph-temporal's output while it follows a run: an
+// event of the run, or, last, its result.
+type Line struct {
+	Event  *coordinator.Event `json:"event,omitempty"`
+	Result *Result            `json:"result,omitempty"`
+}
+
+// Result is how a run ended.
+type Result struct {
+	Reason     string             `json:"reason"`
+	IsError    bool               `json:"is_error"`
+	Error      string             `json:"error,omitempty"`
+	Done       []string           `json:"done"`
+	Failed     []string           `json:"failed"`
+	Iterations int                `json:"iterations"`
+	Counts     memory.TaskCounts  `json:"tasks"`
+	Usage      conversation.Usage `json:"usage"`
+	CostUSD    float64            `json:"cost_usd,omitempty"`
+	SessionID  string             `json:"session_id"`
+}
+
+// Status answers the status query: what ralph status shows of a run on
+// Temporal.
+type Status struct {
+	WorkflowID string            `json:"workflow_id"`
+	Status     string            `json:"status"` // running, paused, stopping
+	Running    []string          `json:"running"`
+	Done       []string          `json:"done"`
+	Failed     []string          `json:"failed"`
+	Counts     memory.TaskCounts `json:"tasks"`
+	Iterations int               `json:"iterations"`
+	Breaker    *memory.Breaker   `json:"breaker,omitempty"`
+	CostUSD    float64           `json:"cost_usd,omitempty"`
+}
+
+// Marker is .ralph/engine.json: a project whose task loop runs on
+// Temporal, so that ralph stop, say, pause, continue, status and watch
+// reach it there. It holds how to connect, never a secret: an API key is
+// read from the environment only.
+type Marker struct {
+	Engine     string `json:"engine"` // "temporal"
+	Address    string `json:"address"`
+	Namespace  string `json:"namespace,omitempty"`
+	TaskQueue  string `json:"task_queue,omitempty"`
+	TLS        bool   `json:"tls,omitempty"`
+	WorkflowID string `json:"workflow_id,omitempty"`
+}
+
+// MarkerFile is the marker's name under .ralph/.
+const MarkerFile = "engine.json"

@@ -1,0 +1,252 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spf13/afero"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// Activities are the activities a worker runs.
+type Activities struct {
+	client client.Client
+	repos  gitRepos
+	name   string // the worker, in outcomes and heartbeats
+}
+
+// NewActivities returns the activities of a worker keeping its clones
+// under dir; c reads the messages of ralph say from the workflow.
+func NewActivities(c client.Client, dir string) *Activities {
+	host, _ := os.Hostname()
+	return &Activities{client: c, repos: gitRepos{dir: dir}, name: fmt.Sprintf("%s:%d", host, os.Getpid())}
+}
+
+// beat is an attempt's heartbeat: where it is, and its outcome once it
+// has pushed, so an attempt given to another worker after that does not
+// do the task again.
+type beat struct {
+	Phase  string          `json:"phase"`
+	Worker string          `json:"worker"`
+	Last   string          `json:"last,omitempty"` // the agent's last event
+	Done   *AttemptOutcome `json:"done,omitempty"`
+}
+
+// heartbeat keeps the attempt's heartbeat going: often enough that a
+// cancellation (ralph stop) reaches it within the worker's heartbeat
+// throttle, which ralph-temporal sets to 500 ms.
+type heartbeat struct {
+	mu sync.Mutex
+	b  beat
+}
+
+func (h *heartbeat) set(fn func(*beat)) {
+	h.mu.Lock()
+	fn(&h.b)
+	h.mu.Unlock()
+}
+
+func (h *heartbeat) run(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		h.mu.Lock()
+		b := h.b
+		h.mu.Unlock()
+		activity.RecordHeartbeat(ctx, b)
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Attempt is the task attempt activity: a worktree on ralph/<task-id>
+// from the remote, ralph's agent (or the run's external agent) on the task
+// with the project's sandbox and --verify, and the branch pushed.
+func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
+	if activity.HasHeartbeatDetails(ctx) {
+		var prev beat
+		if err := activity.GetHeartbeatDetails(ctx, &prev); err == nil && prev.Done != nil {
+			// The worker that did the work was lost after pushing it.
+			return *prev.Done, nil
+		}
+	}
+	hb := &heartbeat{b: beat{Phase: "fetching", Worker: a.name}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); hb.run(ctx, stop) }()
+	defer wg.Wait()
+	defer close(stop)
+
+	out := AttemptOutcome{Worker: a.name}
+	wt, err := a.repos.of(in.Project.Remote).worktree(ctx, in.Project, in.Task.ID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		out.Failure = fmt.Sprintf("%s: %v", coordinator.ErrWorkspace, err)
+		return out, nil
+	}
+	hb.set(func(b *beat) { b.Phase = "working" })
+	a.work(ctx, in, wt, hb, &out)
+	if ctx.Err() != nil {
+		// A hard stop (or the run's end): the agent is stopped; what it
+		// left is not pushed, as a stopped local attempt is not kept.
+		return out, ctx.Err()
+	}
+	hb.set(func(b *beat) { b.Phase = "pushing" })
+	commit, err := pushAttempt(ctx, wt, in.Task.ID, in.Attempt, out.Summary)
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		if out.Failure == "" {
+			out.Completed, out.Failure = false, "cannot push the task's branch: "+err.Error()
+		}
+	}
+	out.Commit = commit
+	hb.set(func(b *beat) { b.Phase, b.Done = "pushed", &out })
+	activity.RecordHeartbeat(ctx, hb.b)
+	return out, nil
+}
+
+// work runs the agent on the task in the worktree, as ralph run would
+// run one attempt there, and verifies a claimed completion.
+func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *heartbeat, out *AttemptOutcome) {
+	rc := scripts.DefaultRun()
+	rc.MaxIterations, rc.Verify, rc.Agent, rc.AgentArgs = 1, in.Verify, in.Agent, in.AgentArgs
+	if in.TaskTimeout > 0 {
+		rc.TaskTimeout = memory.Duration(in.TaskTimeout)
+	}
+	if err := scripts.CheckRun(&rc); err != nil {
+		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
+		return
+	}
+	p, err := project.Open(ctx, project.Options{Dir: wt, Mode: project.ModeRun, Force: true, Yes: true, NoWait: true,
+		Run:    func(*memory.RunConfig) (*memory.RunConfig, error) { return &rc, nil },
+		Notify: func(string) {}})
+	if err != nil {
+		out.Failure = err.Error()
+		if project.ExitCode(err) == 2 {
+			out.ErrKind = ErrKindConfig
+		}
+		return
+	}
+	defer p.Close()
+	queue := interrupts.NewQueue()
+	coord := p.Coordinator(queue, func(ev coordinator.Event) {
+		if ev.Text != "" {
+			hb.set(func(b *beat) { b.Last = text.Clip(ev.Text, 200) })
+		}
+	})
+	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
+	if rc.Agent != "" {
+		// The external agent as ralph run configures it: the worker's own
+		// [agents.*] settings, its sandbox and approvals, --agent-arg.
+		agent, price, _, err := p.ExternalAgent(&rc)
+		if err != nil {
+			out.Failure, out.ErrKind = err.Error(), ErrKindConfig
+			return
+		}
+		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: coord.Events(), Price: price}
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(rc.TaskTimeout))
+	defer cancel()
+	go a.relayMessages(wctx, in.MessagesFrom, coord)
+	// The agent is briefed as the local loop briefs it: the task's notes,
+	// the goals, the latest progress, and for a retry how the last went.
+	fs := afero.NewOsFs()
+	f, err := memory.LoadTasks(fs, wt)
+	if err != nil {
+		f = memory.ParseTasks(nil)
+	}
+	res := worker.Work(wctx, coordinator.AssignmentIn(fs, wt, f, in.Task, in.Attempt,
+		coordinator.LastTry{Error: in.LastError, Summary: in.LastSummary}, nil))
+	out.Completed, out.Summary, out.Usage, out.CostUSD = res.Completed, res.Summary, res.Usage, res.CostUSD
+	switch {
+	case res.Err != nil && llm.IsConfigError(res.Err):
+		out.Failure, out.ErrKind = res.Err.Error(), ErrKindConfig
+		return
+	case res.Err != nil:
+		out.Failure = res.Err.Error()
+		if until, ok := limitOf(res.Err); ok {
+			out.ErrKind, out.LimitUntil = ErrKindLimit, until
+		}
+		return
+	case !res.Completed:
+		return // the workflow says why
+	}
+	if rc.Verify != "" {
+		hb.set(func(b *beat) { b.Phase = "verifying" })
+		r := p.Tools.RunShell(ctx, rc.Verify, 10*time.Minute)
+		if r.IsError {
+			out.Failure = "verification failed: " + text.Clip(r.Output, 500)
+		}
+	}
+}
+
+// limitOf reports an error that is a rate or usage limit, and when it
+// resets (zero when nobody said).
+func limitOf(err error) (time.Time, bool) {
+	if t, ok := llm.ResetTime(err); ok {
+		return t, true
+	}
+	var ul *workers.UsageLimitError
+	if errors.As(err, &ul) {
+		return ul.Until, true
+	}
+	return time.Time{}, false
+}
+
+// relayMessages gives the agent what ralph say sends to the run, read
+// from the workflow about once a second.
+func (a *Activities) relayMessages(ctx context.Context, from int, coord *coordinator.Coordinator) {
+	if a.client == nil {
+		return
+	}
+	info := activity.GetInfo(ctx)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v, err := a.client.QueryWorkflow(ctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID, QueryMessages, from)
+		if err != nil {
+			continue
+		}
+		var page MessagePage
+		if v.Get(&page) != nil {
+			continue
+		}
+		for _, m := range page.Messages {
+			kind := interrupts.Normal
+			if m.Urgent {
+				kind = interrupts.Urgent
+			}
+			coord.TellWorkers(interrupts.Interrupt{Kind: kind, Text: m.Text})
+		}
+		from = page.Next
+	}
+}

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/ralph-dev/ralph/coordinator/remote"
+)
+
+// pollEvery is how often a follower asks the workflow for new events.
+const pollEvery = 250 * time.Millisecond
+
+// Start starts the project's run, or attaches to it when one runs: the
+// workflow id is the project's, so two starts are one run.
+func Start(ctx context.Context, c client.Client, taskQueue string, in RunInput) (client.WorkflowRun, error) {
+	return c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: in.Project.WorkflowID(), TaskQueue: taskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, WorkflowName, in)
+}
+
+// Follow writes the run's events to out as remote.Line JSON, one a line,
+// until it ends, then its result. When ctx ends first (the follower was
+// interrupted), the run is stopped and still followed to its end, for at
+// most a minute.
+func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, out io.Writer) (RunResult, error) {
+	enc := json.NewEncoder(out)
+	var res RunResult
+	done := make(chan error, 1)
+	// The result is waited for without ctx: a stopped run still ends.
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 24*time.Hour)
+	defer cancel()
+	go func() { done <- run.Get(bg, &res) }()
+	next := 0
+	poll := func() {
+		v, err := c.QueryWorkflow(bg, run.GetID(), run.GetRunID(), QueryEvents, next)
+		if err != nil {
+			return
+		}
+		var page EventPage
+		if v.Get(&page) != nil {
+			return
+		}
+		for i := range page.Events {
+			_ = enc.Encode(remote.Line{Event: &page.Events[i]})
+		}
+		next = page.Next
+	}
+	interrupted := ctx.Done()
+	var deadline <-chan time.Time
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-done:
+			poll()
+			if err != nil {
+				return res, fmt.Errorf("the run on Temporal failed: %w", err)
+			}
+			_ = enc.Encode(remote.Line{Result: &res})
+			return res, nil
+		case <-interrupted:
+			interrupted = nil
+			deadline = time.After(time.Minute)
+			if err := Signal(bg, c, run.GetID(), Control{Op: OpStop}); err != nil {
+				return res, err
+			}
+		case <-deadline:
+			return res, errors.New("the run did not end within a minute of the stop")
+		case <-t.C:
+			poll()
+		}
+	}
+}
+
+// Signal sends a control signal to the project's running workflow.
+func Signal(ctx context.Context, c client.Client, workflowID string, ctl Control) error {
+	if err := c.SignalWorkflow(ctx, workflowID, "", SignalName, ctl); err != nil {
+		return fmt.Errorf("cannot reach the run %s: %w", workflowID, err)
+	}
+	return nil
+}
+
+// QueryStatusOf asks the project's workflow for its status.
+func QueryStatusOf(ctx context.Context, c client.Client, workflowID string) (Status, error) {
+	var st Status
+	v, err := c.QueryWorkflow(ctx, workflowID, "", QueryStatus)
+	if err != nil {
+		return st, fmt.Errorf("cannot ask the run %s: %w", workflowID, err)
+	}
+	return st, v.Get(&st)
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// Integrate is the integration activity: on a clone of the target branch
+// it merges the branches of tasks done, writes the tasks' states and
+// attempts to RALPH_TASKS.md and their entries to RALPH_PROGRESS.md,
+// commits and pushes. The workflow runs one at a time, so the markdown has
+// a single writer. Run again after a partial success (its worker was lost
+// after the push), it changes nothing twice: a merged branch merges as a
+// no-op, a state is set to what it is, and a progress entry is written
+// once per task and run.
+func (a *Activities) Integrate(ctx context.Context, in IntegrateInput) (IntegrateResult, error) {
+	dir := filepath.Join(a.repos.of(in.Project.Remote).root, "integrate")
+	// Heartbeats, so a lost worker's integration moves on as soon as an
+	// attempt's would.
+	hb := &heartbeat{b: beat{Phase: "integrating", Worker: a.name}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); hb.run(ctx, stop) }()
+	defer wg.Wait()
+	defer close(stop)
+	var res IntegrateResult
+	// The push races people and other tools pushing to the branch: on a
+	// rejection it starts again from the branch as it now is.
+	var err error
+	for try := 0; try < 5; try++ {
+		res, err = a.integrateOnce(ctx, dir, in)
+		var ge *gitError
+		if err == nil || !errors.As(err, &ge) || len(ge.args) == 0 || ge.args[0] != "push" {
+			break
+		}
+	}
+	return res, err
+}
+
+func (a *Activities) integrateOnce(ctx context.Context, dir string, in IntegrateInput) (IntegrateResult, error) {
+	res := IntegrateResult{Conflicts: map[string]string{}}
+	p := in.Project
+	if err := clone(ctx, p.Remote, dir, false); err != nil {
+		return res, err
+	}
+	for _, args := range [][]string{{"checkout", "--quiet", "--force", "-B", p.Branch, "origin/" + p.Branch}, {"reset", "--quiet", "--hard", "origin/" + p.Branch}, {"clean", "-fdq"}} {
+		if _, err := runGit(ctx, dir, args...); err != nil {
+			return res, err
+		}
+	}
+	var ids []string
+	for _, u := range in.Updates {
+		ids = append(ids, u.ID)
+		if !u.Merge {
+			continue
+		}
+		if c := merge(ctx, dir, p, u.ID); c != "" {
+			res.Conflicts[u.ID] = c
+		}
+	}
+	fs := afero.NewOsFs()
+	if _, err := memory.UpdateTasks(fs, dir, func(f *memory.TaskFile) error {
+		f.AssignIDs()
+		if len(in.Updates) == 0 {
+			// The run's first look: a task a crashed local run left in
+			// progress is open again, as the local loop's recovery does.
+			f.ResetInProgress()
+		}
+		for _, u := range in.Updates {
+			if c := res.Conflicts[u.ID]; c != "" {
+				_ = f.SetMeta(u.ID, "branch", TaskBranch(u.ID))
+				continue
+			}
+			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+				return err
+			}
+			if u.Attempts > 0 {
+				if err := f.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts)); err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+					return err
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return res, fmt.Errorf("cannot update %s on %s: %w", memory.TasksFile, p.Branch, err)
+	}
+	for _, u := range in.Updates {
+		if u.Progress != nil && res.Conflicts[u.ID] == "" {
+			if err := memory.AppendProgress(fs, dir, *u.Progress); err != nil {
+				return res, err
+			}
+		}
+	}
+	if _, err := runGit(ctx, dir, "add", "--", memory.TasksFile, memory.ProgressFile); err != nil && exists(filepath.Join(dir, memory.ProgressFile)) {
+		return res, err
+	}
+	if _, err := runGit(ctx, dir, "diff", "--cached", "--quiet"); err != nil {
+		msg := "ralph: task list"
+		if len(ids) > 0 {
+			msg = "ralph: " + strings.Join(ids, ", ")
+		}
+		if _, err := runGit(ctx, dir, "commit", "--quiet", "--no-verify", "-m", msg+"\n\nrun "+in.SessionID); err != nil {
+			return res, err
+		}
+	}
+	if _, err := runGit(ctx, dir, "push", "--quiet", "origin", "HEAD:refs/heads/"+p.Branch); err != nil {
+		return res, err
+	}
+	data, err := afero.ReadFile(fs, filepath.Join(dir, memory.TasksFile))
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		return res, err
+	}
+	res.Tasks = string(data)
+	res.Head, _ = runGit(ctx, dir, "rev-parse", "HEAD")
+	return res, nil
+}
+
+// merge merges ralph/<id> into the checked-out target branch. It returns
+// "" on success (or when the task pushed no branch), else the sentence
+// saying where it conflicted; the merge is then undone and the branch
+// kept for a person.
+func merge(ctx context.Context, dir string, p Project, id string) string {
+	ref := "origin/" + TaskBranch(id)
+	if _, err := runGit(ctx, dir, "rev-parse", "--verify", "--quiet", ref); err != nil {
+		return ""
+	}
+	_, err := runGit(ctx, dir, "merge", "--quiet", "--no-ff", "--no-edit", "-m", fmt.Sprintf("ralph: merge %s (task %s)", TaskBranch(id), id), ref)
+	if err == nil {
+		return ""
+	}
+	files, _ := runGit(ctx, dir, "diff", "--name-only", "--diff-filter=U")
+	_, _ = runGit(ctx, dir, "merge", "--abort")
+	if files == "" {
+		return fmt.Sprintf("merging %s into %s failed: %v; the branch %s is kept", TaskBranch(id), p.Branch, err, TaskBranch(id))
+	}
+	return fmt.Sprintf("merging %s into %s conflicted in %s; the branch %s is kept", TaskBranch(id), p.Branch,
+		strings.Join(strings.Fields(files), ", "), TaskBranch(id))
+}

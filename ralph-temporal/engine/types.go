@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator/remote"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// Names of the workflow, its activities, signal and queries: part of the
+// contract between workers, clients and workflows already running.
+const (
+	WorkflowName  = "ralph.TaskLoop"
+	AttemptName   = "ralph.TaskAttempt"
+	IntegrateName = "ralph.Integrate"
+	SignalName    = "ralph.control"
+	QueryStatus   = "status"
+	QueryEvents   = "events"
+	QueryMessages = "messages"
+)
+
+// Control operations (the signal's Op).
+const (
+	OpStop     = "stop"
+	OpSay      = "say"
+	OpPause    = "pause"
+	OpContinue = "continue"
+)
+
+// Control is the signal ralph stop, say, pause and continue send.
+type Control struct {
+	Op     string `json:"op"`
+	Text   string `json:"text,omitempty"`
+	Urgent bool   `json:"urgent,omitempty"`
+}
+
+// RunInput starts a run: the project and its run configuration.
+type RunInput struct {
+	Project Project       `json:"project"`
+	Policy  decide.Policy `json:"policy"`
+	// Verify is a command that must pass in the task's worktree before a
+	// claimed completion counts.
+	Verify string `json:"verify,omitempty"`
+	// Agent is an external agent (--agent); "" is ralph's own.
+	Agent       string        `json:"agent,omitempty"`
+	AgentArgs   []string      `json:"agent_args,omitempty"`
+	TaskTimeout time.Duration `json:"task_timeout"`
+	MaxCost     float64       `json:"max_cost,omitempty"`
+	// Until and Breaker are conditions as --until and --breaker take them.
+	Until   string `json:"until,omitempty"`
+	Breaker string `json:"breaker,omitempty"`
+	// HeartbeatTimeout is how long a silent attempt is given before its
+	// worker counts as lost and the attempt moves to another (default
+	// 30 s).
+	HeartbeatTimeout time.Duration `json:"heartbeat_timeout,omitempty"`
+	// MaxWait is the longest wait for a rate or usage limit to reset
+	// (0: never wait).
+	MaxWait time.Duration `json:"max_wait,omitempty"`
+}
+
+// AttemptInput is one attempt at a task.
+type AttemptInput struct {
+	Project     Project       `json:"project"`
+	Task        memory.Task   `json:"task"`
+	Attempt     int           `json:"attempt"`
+	Verify      string        `json:"verify,omitempty"`
+	Agent       string        `json:"agent,omitempty"`
+	AgentArgs   []string      `json:"agent_args,omitempty"`
+	TaskTimeout time.Duration `json:"task_timeout"`
+	SessionID   string        `json:"session_id"`
+	// MessagesFrom is the first of the run's ralph say messages this
+	// attempt's agent gets.
+	MessagesFrom int `json:"messages_from"`
+	// LastError and LastSummary say how the task's previous attempt
+	// failed, which a retry's agent is told, as the local loop's is.
+	LastError   string `json:"last_error,omitempty"`
+	LastSummary string `json:"last_summary,omitempty"`
+}
+
+// Error kinds of an attempt's outcome the workflow branches on.
+const (
+	ErrKindConfig = "config" // the model is configured wrongly: the loop stops
+	ErrKindLimit  = "limit"  // a rate or usage limit: wait for its reset
+)
+
+// AttemptOutcome is what an attempt came to. Task failures are outcomes,
+// not activity errors: ralph's own policy settles them, and Temporal
+// retries an activity only when its worker is lost.
+type AttemptOutcome struct {
+	Completed bool   `json:"completed"`
+	Summary   string `json:"summary,omitempty"`
+	// Failure is why the attempt failed ("" when it did not): an error,
+	// no claim of completion, or verification.
+	Failure    string             `json:"failure,omitempty"`
+	ErrKind    string             `json:"err_kind,omitempty"`
+	LimitUntil time.Time          `json:"limit_until,omitempty"`
+	Usage      conversation.Usage `json:"usage"`
+	CostUSD    *float64           `json:"cost_usd,omitempty"`
+	// Commit is the head of ralph/<task-id> the attempt pushed ("" when
+	// it changed nothing).
+	Commit string `json:"commit,omitempty"`
+	Worker string `json:"worker,omitempty"`
+}
+
+// TaskUpdate is one task's change the integration writes.
+type TaskUpdate struct {
+	ID       string           `json:"id"`
+	State    memory.TaskState `json:"state"`
+	Attempts int              `json:"attempts"`
+	// Merge: the task is done; merge ralph/<id> into the target branch.
+	Merge bool `json:"merge,omitempty"`
+	// Progress is the entry for RALPH_PROGRESS.md, when done.
+	Progress *memory.ProgressEntry `json:"progress,omitempty"`
+}
+
+// IntegrateInput is one integration: updates to write (none: just read
+// the task file, giving ids to tasks without one).
+type IntegrateInput struct {
+	Project Project      `json:"project"`
+	Updates []TaskUpdate `json:"updates,omitempty"`
+	// SessionID names the run in commit messages.
+	SessionID string `json:"session_id"`
+}
+
+// IntegrateResult is the target branch's task file after the integration,
+// and the merges that conflicted (task id → the sentence why).
+type IntegrateResult struct {
+	Tasks     string            `json:"tasks"`
+	Conflicts map[string]string `json:"conflicts,omitempty"`
+	Head      string            `json:"head"`
+}
+
+// Status and RunResult are the query's and the workflow's answers, in
+// the types the lean ralph reads.
+type (
+	Status    = remote.Status
+	RunResult = remote.Result
+)

@@ -1,0 +1,306 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator/decide/scenarios"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// fakeRemote stands in for the target branch: the integration activity
+// writes its task file, as the real one writes RALPH_TASKS.md there.
+type fakeRemote struct {
+	mu       sync.Mutex
+	file     *memory.TaskFile
+	starts   []string
+	inputs   []AttemptInput
+	progress []string
+}
+
+func (r *fakeRemote) integrate(_ context.Context, in IntegrateInput) (IntegrateResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.file.AssignIDs()
+	for _, u := range in.Updates {
+		if err := r.file.SetState(u.ID, u.State); err != nil {
+			return IntegrateResult{}, err
+		}
+		if u.Attempts > 0 {
+			_ = r.file.SetMeta(u.ID, "attempts", strconv.Itoa(u.Attempts))
+		}
+		if u.Progress != nil {
+			r.progress = append(r.progress, u.ID)
+		}
+	}
+	return IntegrateResult{Tasks: string(r.file.Bytes())}, nil
+}
+
+// seen is what the attempts saw so far: the tasks they started, in
+// order, and their inputs.
+func (r *fakeRemote) seen() ([]string, []AttemptInput) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.starts), slices.Clone(r.inputs)
+}
+
+func (r *fakeRemote) started(in AttemptInput) {
+	r.mu.Lock()
+	r.starts = append(r.starts, in.Task.ID)
+	r.inputs = append(r.inputs, in)
+	r.mu.Unlock()
+}
+
+type env struct {
+	*testsuite.TestWorkflowEnvironment
+	remote *fakeRemote
+}
+
+// newEnv is the SDK's in-process test environment with the workflow, the
+// fake remote's integration and attempt as the activity.
+func newEnv(t *testing.T, tasks string, cond Conditions, attempt func(ctx context.Context, in AttemptInput) (AttemptOutcome, error)) env {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(testLogger{t})
+	e := s.NewTestWorkflowEnvironment()
+	e.SetTestTimeout(time.Minute)
+	r := &fakeRemote{file: memory.ParseTasks([]byte(tasks))}
+	if cond == nil {
+		cond = func(string, string) (coordinator.Condition, error) {
+			return func(coordinator.LoopStats) (bool, error) { return false, nil }, nil
+		}
+	}
+	e.RegisterWorkflowWithOptions(NewTaskLoop(cond), workflow.RegisterOptions{Name: WorkflowName})
+	e.RegisterActivityWithOptions(r.integrate, activity.RegisterOptions{Name: IntegrateName})
+	e.RegisterActivityWithOptions(func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
+		r.started(in)
+		return attempt(ctx, in)
+	}, activity.RegisterOptions{Name: AttemptName})
+	return env{e, r}
+}
+
+func input(p decide.Policy) RunInput {
+	return RunInput{Project: Project{Remote: "file:///remote.git", Branch: "main"}, Policy: p, TaskTimeout: time.Minute, Breaker: "scenario"}
+}
+
+func (e env) result(t *testing.T) RunResult {
+	t.Helper()
+	if !e.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	if err := e.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res RunResult
+	if err := e.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestWorkflowScenarios runs the table the local loop's TestLoopScenarios
+// runs: the same cases, the same expectations.
+func TestWorkflowScenarios(t *testing.T) {
+	for _, sc := range scenarios.All {
+		t.Run(sc.Name, func(t *testing.T) {
+			cond := func(string, string) (coordinator.Condition, error) {
+				return func(s coordinator.LoopStats) (bool, error) {
+					return sc.Breaker != nil && sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil
+				}, nil
+			}
+			e := newEnv(t, sc.Tasks, cond, func(_ context.Context, in AttemptInput) (AttemptOutcome, error) {
+				if done, failure := sc.Result(in.Task.ID, in.Attempt); !done {
+					return AttemptOutcome{Failure: failure}, nil
+				}
+				return AttemptOutcome{Completed: true, Summary: "did " + in.Task.ID}, nil
+			})
+			e.ExecuteWorkflow(WorkflowName, input(sc.Policy))
+			res := e.result(t)
+			if res.Reason != sc.Reason || res.IsError != sc.IsError {
+				t.Fatalf("reason %q (error %v), want %q (error %v): %s", res.Reason, res.IsError, sc.Reason, sc.IsError, res.Error)
+			}
+			if !slices.Equal(res.Done, sc.Done) || !slices.Equal(res.Failed, sc.Failed) {
+				t.Fatalf("done %v failed %v, want %v and %v", res.Done, res.Failed, sc.Done, sc.Failed)
+			}
+			if starts, _ := e.remote.seen(); !slices.Equal(starts, sc.Starts) {
+				t.Fatalf("starts %v, want %v", starts, sc.Starts)
+			}
+			for _, task := range e.remote.file.Tasks() {
+				if task.Attempts != sc.Attempts[task.ID] {
+					t.Errorf("task %s: %d attempts on the branch, want %d", task.ID, task.Attempts, sc.Attempts[task.ID])
+				}
+			}
+			if !slices.Equal(e.remote.progress, sc.Done) {
+				t.Errorf("progress entries for %v, want %v", e.remote.progress, sc.Done)
+			}
+		})
+	}
+}
+
+// blockUntilCancelled is an attempt that works until it is cancelled, as
+// an agent does until ralph stop.
+func blockUntilCancelled(ctx context.Context, _ AttemptInput) (AttemptOutcome, error) {
+	<-ctx.Done()
+	return AttemptOutcome{}, ctx.Err()
+}
+
+func TestWorkflowStopCancelsEveryAttempt(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] a <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n- [ ] c <!-- ralph:id=c -->\n"
+	e := newEnv(t, tasks, nil, blockUntilCancelled)
+	e.RegisterDelayedCallback(func() {
+		var st Status
+		v, err := e.QueryWorkflow(QueryStatus)
+		if err != nil || v.Get(&st) != nil || !slices.Equal(st.Running, []string{"a", "b"}) || st.Status != memory.StatusRunning {
+			t.Errorf("status before the stop: %+v (%v)", st, err)
+		}
+		e.SignalWorkflow(SignalName, Control{Op: OpStop})
+	}, 100*time.Millisecond)
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{Parallel: 2}))
+	res := e.result(t)
+	if res.Reason != decide.ReasonInterrupted || !res.IsError || len(res.Done) != 0 {
+		t.Fatalf("%+v", res)
+	}
+	// Both start at once, in either order.
+	if starts, _ := e.remote.seen(); !slices.Equal(slices.Sorted(slices.Values(starts)), []string{"a", "b"}) {
+		t.Fatalf("starts %v", starts)
+	}
+	// Nothing was written for the stopped attempts: both are open.
+	if c := e.remote.file.Counts(); c.Open != 3 {
+		t.Fatalf("counts %+v", c)
+	}
+}
+
+func TestWorkflowSayReachesTheRunningAttemptsAndStatusAnswers(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] a <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n"
+	release := make(chan struct{})
+	e := newEnv(t, tasks, nil, func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
+		if in.Task.ID == "a" {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return AttemptOutcome{}, ctx.Err()
+			}
+		}
+		return AttemptOutcome{Completed: true, Summary: "ok"}, nil
+	})
+	e.RegisterDelayedCallback(func() {
+		e.SignalWorkflow(SignalName, Control{Op: OpSay, Text: "use the helper"})
+	}, 100*time.Millisecond)
+	e.RegisterDelayedCallback(func() {
+		var page MessagePage
+		v, err := e.QueryWorkflow(QueryMessages, 0)
+		if err != nil || v.Get(&page) != nil || len(page.Messages) != 1 || page.Messages[0].Text != "use the helper" || page.Next != 1 {
+			t.Errorf("messages %+v (%v)", page, err)
+		}
+		var st Status
+		v, err = e.QueryWorkflow(QueryStatus)
+		if err != nil || v.Get(&st) != nil || !slices.Equal(st.Running, []string{"a"}) || st.Iterations != 1 || st.Counts.Open != 2 {
+			t.Errorf("status %+v (%v)", st, err)
+		}
+		close(release)
+	}, 300*time.Millisecond)
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{}))
+	res := e.result(t)
+	if res.Reason != decide.ReasonAllDone || res.IsError || !slices.Equal(res.Done, []string{"a", "b"}) {
+		t.Fatalf("%+v", res)
+	}
+	// a was running when the message came, so b, started after, does not
+	// get it again.
+	if _, inputs := e.remote.seen(); len(inputs) != 2 || inputs[0].MessagesFrom != 0 || inputs[1].MessagesFrom != 1 {
+		t.Fatalf("inputs %+v", inputs)
+	}
+	var page EventPage
+	v, err := e.QueryWorkflow(QueryEvents, 0)
+	if err != nil || v.Get(&page) != nil {
+		t.Fatal(err)
+	}
+	var changes []string
+	for _, ev := range page.Events {
+		if ev.Type == coordinator.EventTaskChanged {
+			changes = append(changes, ev.Text)
+		}
+	}
+	if want := []string{"a in_progress", "a done", "b in_progress", "b done"}; !slices.Equal(changes, want) {
+		t.Fatalf("task events %v, want %v", changes, want)
+	}
+}
+
+func TestWorkflowPauseHoldsNewTasks(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] a <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n"
+	e := newEnv(t, tasks, nil, func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
+		return AttemptOutcome{Completed: true}, nil
+	})
+	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalName, Control{Op: OpPause}) }, 0)
+	e.RegisterDelayedCallback(func() {
+		var st Status
+		v, err := e.QueryWorkflow(QueryStatus)
+		if starts, _ := e.remote.seen(); err != nil || v.Get(&st) != nil || st.Status != memory.StatusPaused || len(starts) > 1 {
+			t.Errorf("paused: %+v starts %v (%v)", st, starts, err)
+		}
+		e.SignalWorkflow(SignalName, Control{Op: OpContinue})
+	}, time.Hour)
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{}))
+	if res := e.result(t); res.Reason != decide.ReasonAllDone || len(res.Done) != 2 {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestWorkflowConfigErrorStopsTheRun(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] a <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n"
+	e := newEnv(t, tasks, nil, func(context.Context, AttemptInput) (AttemptOutcome, error) {
+		return AttemptOutcome{Failure: "no API key", ErrKind: ErrKindConfig}, nil
+	})
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{}))
+	res := e.result(t)
+	if starts, _ := e.remote.seen(); res.Reason != ReasonConfig || !res.IsError || len(starts) != 1 || e.remote.file.Counts().Open != 2 {
+		t.Fatalf("%+v starts %v", res, starts)
+	}
+}
+
+// testLogger keeps the SDK's warnings and errors in the test's log.
+type testLogger struct{ t *testing.T }
+
+func (testLogger) Debug(string, ...any)          {}
+func (testLogger) Info(string, ...any)           {}
+func (l testLogger) Warn(msg string, kv ...any)  { l.t.Log("warn: " + msg + kvText(kv)) }
+func (l testLogger) Error(msg string, kv ...any) { l.t.Log("error: " + msg + kvText(kv)) }
+
+func TestWorkflowWithoutTasksSaysSo(t *testing.T) {
+	e := newEnv(t, "", nil, func(context.Context, AttemptInput) (AttemptOutcome, error) {
+		t.Error("no attempt may start")
+		return AttemptOutcome{}, nil
+	})
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{}))
+	if res := e.result(t); res.Reason != ReasonNoTasks || !res.IsError || !strings.Contains(res.Error, "RALPH_TASKS.md on main has no tasks") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestWorkflowRetryIsToldHowTheLastAttemptFailed(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] flaky <!-- ralph:id=f -->\n"
+	e := newEnv(t, tasks, nil, func(_ context.Context, in AttemptInput) (AttemptOutcome, error) {
+		if in.Attempt == 1 {
+			return AttemptOutcome{Failure: "verification failed: 2 tests fail", Summary: "changed a.go"}, nil
+		}
+		return AttemptOutcome{Completed: true}, nil
+	})
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{Retries: 1}))
+	if res := e.result(t); res.Reason != decide.ReasonAllDone || res.IsError {
+		t.Fatalf("%+v", res)
+	}
+	_, inputs := e.remote.seen()
+	if len(inputs) != 2 || inputs[0].LastError != "" || inputs[1].LastError != "verification failed: 2 tests fail" || inputs[1].LastSummary != "changed a.go" {
+		t.Fatalf("inputs %+v", inputs)
+	}
+}
