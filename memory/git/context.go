@@ -23,6 +23,11 @@ const recentCommits = 10
 // and index that match HEAD, with no untracked files. exclude are paths
 // (relative to dir) left out of the status: ralph's own state directory.
 func Context(ctx context.Context, dir string, exclude ...string) (text string, clean bool, err error) {
+	// Outside any work tree both commands can only fail; starting them
+	// cost milliseconds of every one-shot in a scratch directory.
+	if !mayBeInWorkTree(dir) {
+		return "", false, ErrNoRepo
+	}
 	// The whole work tree (":/"), whatever dir is, with paths relative to
 	// its top. The status, the longer of the two, starts first.
 	args := []string{"-c", "status.relativePaths=false", "status", "--short", "--branch", "--untracked-files=normal", "--", ":/"}

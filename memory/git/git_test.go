@@ -102,6 +102,9 @@ func TestOpenStartsNoGitThatCanOnlyFail(t *testing.T) {
 	if _, err := Open(context.Background(), outside); !errors.Is(err, ErrNoRepo) || started() != 0 {
 		t.Fatalf("outside a work tree: %v, or git was started", err)
 	}
+	if _, _, err := Context(context.Background(), outside, ".ralph"); !errors.Is(err, ErrNoRepo) || started() != 0 {
+		t.Fatalf("the context outside a work tree: %v, or git was started", err)
+	}
 	if r, err := Open(context.Background(), inside); err != nil || r.Prefix != "sub/" || started() != 1 {
 		t.Fatalf("inside a work tree: %+v %v", r, err)
 	}
