@@ -10,13 +10,16 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 # detector needs cgo, so `make test` keeps it.
 CGO      ?= 0
 
-.PHONY: build test test-temporal temporal-server bench lint demo clean
+.PHONY: build build-ralph test test-temporal temporal-server bench lint demo clean
 
 ## build: compile ralph into bin/ralph, and ralph-temporal (the task loop
 ## on Temporal, a module of its own so ralph links no Temporal SDK) beside it
-build:
-	CGO_ENABLED=$(CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+build: build-ralph
 	cd ralph-temporal && CGO_ENABLED=$(CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o ../$(dir $(BIN))ralph-temporal .
+
+## build-ralph: compile ralph alone (no Temporal SDK to download)
+build-ralph:
+	CGO_ENABLED=$(CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 # The Temporal dev server the end-to-end test starts. v1.9.1 cannot be built
 # from the module proxy (its cliext replace names a module it lacks).
@@ -55,7 +58,7 @@ lint:
 	cd ralph-temporal && $(GO) vet ./...
 
 ## demo: build ralph and run one task end to end against the bundled scripted model
-demo: build
+demo: build-ralph
 	@CGO_ENABLED=$(CGO) $(GO) build -o bin/fakemodel ./cmd/fakemodel
 	@./testdata/demo.sh
 
