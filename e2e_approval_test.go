@@ -21,32 +21,19 @@ import (
 // answers final.
 func commandScenario(t testing.TB, turns [][]string, final string) string {
 	t.Helper()
-	type call struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	type response struct {
-		Text      string `json:"text,omitempty"`
-		ToolCalls []call `json:"tool_calls,omitempty"`
-	}
-	var rs []response
+	var calls [][]toolCall
 	for _, cmds := range turns {
-		var calls []call
+		var turn []toolCall
 		for _, c := range cmds {
 			args, err := json.Marshal(map[string]string{"command": c})
 			if err != nil {
 				t.Fatal(err)
 			}
-			calls = append(calls, call{Name: "run_command", Arguments: string(args)})
+			turn = append(turn, toolCall{name: "run_command", args: string(args)})
 		}
-		rs = append(rs, response{ToolCalls: calls})
+		calls = append(calls, turn)
 	}
-	rs = append(rs, response{Text: final})
-	js, err := json.Marshal(map[string]any{"name": "approval", "responses": rs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(js)
+	return toolScenario(t, "approval", calls, final)
 }
 
 // allowRules sets the project's allowed_commands and records them on the

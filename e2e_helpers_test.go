@@ -232,3 +232,35 @@ func envValue(env []string, name string) string {
 	}
 	return ""
 }
+
+// toolCall is one call the stand-in model makes.
+type toolCall struct{ name, args string }
+
+// toolScenario is a fake-model scenario named name: each turn makes the
+// given tool calls (concurrently, as one turn's calls run), then the
+// model answers final.
+func toolScenario(t testing.TB, name string, turns [][]toolCall, final string) string {
+	t.Helper()
+	type call struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	type response struct {
+		Text      string `json:"text,omitempty"`
+		ToolCalls []call `json:"tool_calls,omitempty"`
+	}
+	var rs []response
+	for _, turn := range turns {
+		var calls []call
+		for _, c := range turn {
+			calls = append(calls, call{Name: c.name, Arguments: c.args})
+		}
+		rs = append(rs, response{ToolCalls: calls})
+	}
+	rs = append(rs, response{Text: final})
+	js, err := json.Marshal(map[string]any{"name": name, "responses": rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(js)
+}

@@ -54,35 +54,11 @@ func mcpServerBin(t testing.TB) string {
 	return mcpBinPath
 }
 
-// toolCall is one call the stand-in model makes.
-type toolCall struct{ name, args string }
-
 // mcpScenario: each turn makes the given calls, then the model answers
 // final.
 func mcpScenario(t testing.TB, turns [][]toolCall, final string) string {
 	t.Helper()
-	type call struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	}
-	type response struct {
-		Text      string `json:"text,omitempty"`
-		ToolCalls []call `json:"tool_calls,omitempty"`
-	}
-	var rs []response
-	for _, turn := range turns {
-		var calls []call
-		for _, c := range turn {
-			calls = append(calls, call{Name: c.name, Arguments: c.args})
-		}
-		rs = append(rs, response{ToolCalls: calls})
-	}
-	rs = append(rs, response{Text: final})
-	js, err := json.Marshal(map[string]any{"name": "mcp", "responses": rs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(js)
+	return toolScenario(t, "mcp", turns, final)
 }
 
 // testServerTOML is the [mcp_servers.NAME] table of the test server,

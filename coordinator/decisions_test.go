@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,15 +21,7 @@ import (
 // with the task, and the agent's with its agent, reason, confidence and
 // alternatives; the event log holds them too.
 func TestDecisionsGoThroughTheRecorder(t *testing.T) {
-	fs := afero.NewMemMapFs()
-	const root = "/project"
-	if err := afero.WriteFile(fs, filepath.Join(root, memory.TasksFile), []byte("- [ ] first task\n- [ ] second task\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := memory.CreateSession(fs, root, "s1", memory.State{Status: memory.StatusRunning})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs, root, sess := twoTaskProject(t)
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
 		m := taskIDRe.FindStringSubmatch(msgs[1].Content)

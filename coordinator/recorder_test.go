@@ -138,12 +138,10 @@ func (a testAgentStore) AppendMessages(msgs ...conversation.Message) error {
 func (a testAgentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
 func (a testAgentStore) SaveState(func(*memory.State)) error { return nil }
 
-var taskIDRe = regexp.MustCompile(`^Your task \((t\d+) in RALPH_TASKS.md\)`)
-
-// TestChildrenOfChatAndLoopGetTranscriptSections: children spawned by the
-// model and children working the task loop each get one section of
-// agents/transcript.md.
-func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
+// twoTaskProject is a project in memory with two open tasks and a
+// running session.
+func twoTaskProject(t *testing.T) (afero.Fs, string, *memory.Session) {
+	t.Helper()
 	fs := afero.NewMemMapFs()
 	const root = "/project"
 	if err := afero.WriteFile(fs, filepath.Join(root, memory.TasksFile), []byte("- [ ] first task\n- [ ] second task\n"), 0o644); err != nil {
@@ -153,6 +151,16 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fs, root, sess
+}
+
+var taskIDRe = regexp.MustCompile(`^Your task \((t\d+) in RALPH_TASKS.md\)`)
+
+// TestChildrenOfChatAndLoopGetTranscriptSections: children spawned by the
+// model and children working the task loop each get one section of
+// agents/transcript.md.
+func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
+	fs, root, sess := twoTaskProject(t)
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
