@@ -209,22 +209,17 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 		}
 		return workers.Decision{Reason: reasonNobody + workers.ApprovalHint}
 	}
-	select {
-	case p.turn <- struct{}{}:
-		defer func() { <-p.turn }()
-	case <-ctx.Done():
-		return workers.Decision{Reason: reasonCancelled}
-	}
 	// An answer to an earlier question may have remembered what this
-	// command needs while it waited for its turn.
-	if p.Allowed(command) {
-		return workers.Decision{Allowed: true}
-	}
-	q := p.Question(command)
-	ans, err := asker.Ask(ctx, q)
-	if err == nil {
-		p.answered(q, ans)
-	}
+	// command needs while it waited for its turn; the question offers
+	// only the rules still missing then.
+	var q Question
+	ans, err := p.ask(ctx, asker, func() (Question, bool) {
+		if p.Allowed(command) {
+			return q, true
+		}
+		q = p.Question(command)
+		return q, false
+	})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
@@ -264,16 +259,7 @@ func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.
 	if asker == nil {
 		return workers.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and nobody can be asked here, so it was not done", m.what, m.pattern)}
 	}
-	select {
-	case p.turn <- struct{}{}:
-		defer func() { <-p.turn }()
-	case <-ctx.Done():
-		return workers.Decision{Reason: reasonCancelled}
-	}
-	ans, err := asker.Ask(ctx, q)
-	if err == nil {
-		p.answered(q, ans)
-	}
+	ans, err := p.ask(ctx, asker, only(q))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
@@ -283,6 +269,44 @@ func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.
 		return workers.Decision{Allowed: true}
 	}
 	return workers.Decision{Reason: reasonDeclined}
+}
+
+// ask puts a question to the person once it is its turn (one question
+// at a time) and records the answer in the session's record. next runs
+// once the turn is taken and gives the question, or allowed when an
+// answer to an earlier question has meanwhile allowed what this one
+// waited to ask: then nobody is asked and Yes comes back. While waiting
+// for the turn a cancelled ctx returns its error.
+func (p *Policy) ask(ctx context.Context, asker Asker, next func() (q Question, allowed bool)) (Answer, error) {
+	select {
+	case p.turn <- struct{}{}:
+		defer func() { <-p.turn }()
+	case <-ctx.Done():
+		return No, ctx.Err()
+	}
+	q, allowed := next()
+	if allowed {
+		return Yes, nil
+	}
+	ans, err := asker.Ask(ctx, q)
+	if err == nil {
+		p.answered(q, ans)
+	}
+	return ans, err
+}
+
+// only is a question that nothing asked earlier can settle.
+func only(q Question) func() (Question, bool) {
+	return func() (Question, bool) { return q, false }
+}
+
+// noter is how the asker shows a notice, or a notice dropped when it
+// cannot.
+func noter(asker Asker) func(text string, warn bool) {
+	if n, ok := asker.(Noter); ok {
+		return n.Note
+	}
+	return func(string, bool) {}
 }
 
 // answered records a person's answer in the session's record: an
@@ -324,10 +348,7 @@ func (p *Policy) remember(asker Asker, rules []string) {
 		p.addRule(r)
 	}
 	p.mu.Unlock()
-	note := func(string, bool) {}
-	if n, ok := asker.(Noter); ok {
-		note = n.Note
-	}
+	note := noter(asker)
 	if p.fs == nil || p.secrets.Contains(strings.Join(rules, "\n")) {
 		// A rule holding a secret is never written to a file.
 		note("allowed until ralph exits: "+quoteRules(rules), false)

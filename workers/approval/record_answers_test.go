@@ -59,4 +59,14 @@ func TestAnswersAreRecorded(t *testing.T) {
 	if !yes.ApproveCommand(ctx, "make").Allowed || len(recs) != 0 {
 		t.Errorf("--yes: records = %+v", recs)
 	}
+	// An MCP tool call is asked through the same policy, and recorded.
+	mcp, _ := newPolicy(t, Options{Record: record})
+	mcp.SetAsker(&scriptedAsker{answers: []Answer{No}})
+	recs = nil
+	if mcp.ApproveTool(ctx, "github", "create_issue", toolName, []byte(`{}`)).Allowed {
+		t.Fatal("no allowed an MCP tool call")
+	}
+	if len(recs) != 1 || recs[0].Kind != "approval_refused" || !strings.Contains(recs[0].Detail, toolName) || recs[0].By != memory.DecidedByPerson {
+		t.Errorf("the MCP answer: records = %+v", recs)
+	}
 }

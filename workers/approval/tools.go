@@ -42,17 +42,8 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and nobody can be asked here (no terminal, a script or `ralph run`); "+
 			"rerun ralph with --yes (-y) to allow MCP tool calls, or answer \"always\" for this tool once in chat", name)}
 	}
-	select {
-	case p.turn <- struct{}{}:
-		defer func() { <-p.turn }()
-	case <-ctx.Done():
-		return workers.Decision{Reason: reasonCancelled}
-	}
-	if p.toolAllowed(name) {
-		return workers.Decision{Allowed: true}
-	}
 	q := Question{MCP: call, Remember: []string{name}}
-	ans, err := asker.Ask(ctx, q)
+	ans, err := p.ask(ctx, asker, func() (Question, bool) { return q, p.toolAllowed(name) })
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
@@ -91,25 +82,16 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 	if asker == nil {
 		return workers.Decision{Reason: refusal}
 	}
-	select {
-	case p.turn <- struct{}{}:
-		defer func() { <-p.turn }()
-	case <-ctx.Done():
-		return workers.Decision{Reason: reasonCancelled}
-	}
 	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: s.Runs(), HTTP: s.Transport != config.TransportStdio},
 		Remember: []string{serverEntry(s)}}
-	ans, err := asker.Ask(ctx, q)
+	ans, err := p.ask(ctx, asker, only(q))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
 		return workers.Decision{Reason: refusal}
 	case ans == Always:
-		note := func(string, bool) {}
-		if n, ok := asker.(Noter); ok {
-			note = n.Note
-		}
+		note := noter(asker)
 		if p.fs == nil {
 			note("MCP server `"+s.Name+"` approved until ralph exits", false)
 		} else if err := TrustServer(p.fs, p.userDir, p.root, s); err != nil {
