@@ -311,8 +311,11 @@ func (t *Toolset) Definitions() []ToolDef {
 func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) Result {
 	t.mu.RLock()
 	tool, ok := t.tools[name]
-	names := slices.Clone(t.order)
+	var names []string
 	if !ok {
+		// The names are only for the model's error: a miss is rare, a
+		// call is not.
+		names = slices.Clone(t.order)
 		for _, st := range t.sourceTools() {
 			names = append(names, st.Def().Name)
 			if st.Def().Name == name {

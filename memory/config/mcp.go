@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,7 +128,7 @@ func ValidServerName(name string) error {
 // mcpServers resolves one config file's [mcp_servers] tables.
 func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, getenv func(string) string) ([]MCPServer, error) {
 	var out []MCPServer
-	for _, name := range sortedKeys(tables) {
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
 		f := tables[name]
 		if err := ValidServerName(name); err != nil {
 			return nil, invalidf("%s: %v", path, err)
@@ -182,7 +184,7 @@ func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, 
 		}
 		if len(headersEnv) > 0 {
 			s.HeadersEnv, s.Headers = headersEnv, map[string]string{}
-			for _, h := range sortedKeys(headersEnv) {
+			for _, h := range slices.Sorted(maps.Keys(headersEnv)) {
 				v := getenv(headersEnv[h])
 				if v == "" {
 					s.Err = fmt.Sprintf("the %s header's variable %s is not set", h, headersEnv[h])
@@ -240,7 +242,7 @@ func projectMCPJSON(fs afero.Fs, root string, getenv func(string) string) ([]MCP
 	}
 	var out []MCPServer
 	var warns []string
-	for _, name := range sortedKeys(f.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(f.Servers)) {
 		d := f.Servers[name]
 		if err := ValidServerName(name); err != nil {
 			warns = append(warns, fmt.Sprintf("%s: %v; the server is left out", path, err))
@@ -287,7 +289,7 @@ func projectMCPJSON(fs afero.Fs, root string, getenv func(string) string) ([]MCP
 		}
 		if len(missing) > 0 {
 			sort.Strings(missing)
-			s.Err = fmt.Sprintf("it needs the environment variable %s, which is not set", strings.Join(dedupe(missing), ", "))
+			s.Err = fmt.Sprintf("it needs the environment variable %s, which is not set", strings.Join(slices.Compact(missing), ", "))
 		}
 		s.fingerprint = fingerprint(s.Transport, d.Command, d.Args, d.Env, d.Cwd, d.URL, d.Headers, nil)
 		out = append(out, s)
@@ -356,7 +358,7 @@ func mergeServers(user, project, projectJSON []MCPServer) ([]MCPServer, []string
 		}
 	}
 	var out []MCPServer
-	for _, name := range sortedKeys(byName) {
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		out = append(out, byName[name])
 	}
 	return out, warns
@@ -403,23 +405,4 @@ func looksSecret(name string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func dedupe(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -77,7 +78,7 @@ func AddMCPServer(fs afero.Fs, path, name string, def MCPServerFile) error {
 			continue
 		}
 		var items []string
-		for _, k := range sortedKeys(kv.m) {
+		for _, k := range slices.Sorted(maps.Keys(kv.m)) {
 			items = append(items, quoteKey(k)+" = "+QuoteTOML(kv.m[k]))
 		}
 		fmt.Fprintf(&b, "%s = { %s }\n", kv.key, strings.Join(items, ", "))
@@ -188,7 +189,7 @@ func checkEdit(updated []byte, before File, want map[string]MCPServerFile) error
 	if _, err := toml.Decode(string(updated), &after); err != nil {
 		return err
 	}
-	before.MCPServers, want = want, nil
+	before.MCPServers = want
 	if len(before.MCPServers) == 0 {
 		before.MCPServers = nil
 	}

@@ -43,7 +43,6 @@ type server struct {
 	crash    string        // the sentence about its latest crash
 	starting chan struct{} // closed when the start under way ends
 	handled  chan struct{} // closed when the watcher has dealt with the connection's end
-	calls    int
 }
 
 func (s *server) startable() bool {
@@ -278,14 +277,8 @@ func (s *server) call(ctx context.Context, t *tool, args json.RawMessage) worker
 		return workers.Result{IsError: true, Output: t.name + " was not called: " + err.Error()}
 	}
 	s.mu.Lock()
-	s.calls++
 	handled := s.handled
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.calls--
-		s.mu.Unlock()
-	}()
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.ToolTimeout)
 	defer cancel()
 	type answer struct {
