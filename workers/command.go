@@ -152,22 +152,7 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	case <-ctx.Done():
 		outcome = "command cancelled; its process group was killed"
 	}
-	// The leader is a zombie or still running, so its pid cannot have been
-	// reused and -pgid names only this command's group. Killing it also ends
-	// background jobs left behind by a leader that exited normally.
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	select {
-	case <-ld.exited():
-	case <-time.After(reapTimeout):
-		ld.abandon()
-		<-ld.exited()
-	}
-	status, waitErr := ld.wait()
-	waitGroupGone(pgid, reapTimeout)
-	// Background jobs whose shell died first were reparented to ralph when
-	// it is a subreaper (a task loop with external agents runs --verify
-	// through here); reap them so they do not stay zombies.
-	reapGroup(pgid)
+	status, waitErr := killAndReap(ld, pgid)
 
 	// Every group member is dead, so the pipe reaches EOF as soon as the
 	// kernel has closed their descriptors. A process that escaped the group
@@ -240,4 +225,26 @@ func (t *Toolset) RunShell(ctx context.Context, command string, timeout time.Dur
 		timeout = t.timeout
 	}
 	return t.execute(ctx, command, timeout, nil)
+}
+
+// killAndReap ends a process group whose leader ld has not been reaped:
+// the leader is a zombie or still running, so its pid cannot have been
+// reused and -pgid names only this group. Killing it also ends background
+// jobs left behind by a leader that exited normally. It returns the
+// leader's wait status once no member is alive (or after reapTimeout).
+func killAndReap(ld leader, pgid int) (syscall.WaitStatus, error) {
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	select {
+	case <-ld.exited():
+	case <-time.After(reapTimeout):
+		ld.abandon()
+		<-ld.exited()
+	}
+	status, err := ld.wait()
+	waitGroupGone(pgid, reapTimeout)
+	// Background jobs whose shell died first were reparented to ralph when
+	// it is a subreaper (a task loop with external agents runs --verify
+	// through here); reap them so they do not stay zombies.
+	reapGroup(pgid)
+	return status, err
 }

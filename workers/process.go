@@ -59,16 +59,7 @@ func (g *Group) Stop(grace time.Duration) string {
 				}
 			}
 		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		select {
-		case <-g.ld.exited():
-		case <-time.After(reapTimeout):
-			g.ld.abandon()
-			<-g.ld.exited()
-		}
-		ws, err := g.ld.wait()
-		waitGroupGone(pgid, reapTimeout)
-		reapGroup(pgid)
+		ws, err := killAndReap(g.ld, pgid)
 		switch {
 		case err != nil:
 			g.how = err.Error()
