@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -18,4 +19,10 @@ func FormatUSD(x float64) string {
 	digits := int(math.Ceil(-math.Log10(a))) + 1
 	s := strings.TrimRight(strconv.FormatFloat(x, 'f', digits, 64), "0")
 	return "$" + s
+}
+
+// CostLimitError is how a run that spent its --max-cost ends, in the
+// local loop and on Temporal alike.
+func CostLimitError(limit, spent float64) error {
+	return fmt.Errorf("the cost limit of %s was reached (%s)", FormatUSD(limit), FormatUSD(spent))
 }

@@ -78,7 +78,7 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 			stop.By, stop.Reason = memory.DecidedByPerson, "the person did not answer yes to: "+question
 		}
 		l.decide(stop)
-		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: fmt.Errorf("the cost limit of %s was reached (%s)", FormatUSD(l.o.MaxCost), FormatUSD(l.cost))}, true
+		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: CostLimitError(l.o.MaxCost, l.cost)}, true
 	}
 	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
 		l.refreshCounts()

@@ -34,17 +34,19 @@ func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent workers.ExternalAge
 	if w := agent.Writes(); w != "" {
 		notices = append(notices, w)
 	}
+	// Model reads the agent's own config file (codex's), so once.
+	model := agent.Model()
 	switch {
 	case settings.InputPrice > 0 || settings.OutputPrice > 0:
 		price = &llm.Price{Input: settings.InputPrice, Output: settings.OutputPrice}
 	default:
-		if lp, ok := llm.ListPrice(agent.Model()); ok && agent.Model() != "" {
+		if lp, ok := llm.ListPrice(model); ok && model != "" {
 			price = &lp
 		}
 	}
 	if rc.MaxCost > 0 && agent.Kind == workers.AgentCodex && price == nil {
 		notices = append(notices, fmt.Sprintf("--max-cost cannot stop codex: ralph knows no price for its model %q; set input_price_per_mtok and output_price_per_mtok under [agents.codex] in your config",
-			agent.Model()))
+			model))
 	}
 	return agent, price, notices, nil
 }

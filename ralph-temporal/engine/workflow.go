@@ -496,7 +496,7 @@ func (w *loopWF) checkLimits() (coordinator.LoopResult, bool) {
 	}
 	if decide.CostSpent(w.cost, w.in.MaxCost, st.TasksOpen, len(w.running)) {
 		return coordinator.LoopResult{Reason: decide.ReasonMaxCost, IsError: true,
-			Err: fmt.Errorf("the cost limit of $%.2f was reached ($%.2f)", w.in.MaxCost, w.cost)}, true
+			Err: coordinator.CostLimitError(w.in.MaxCost, w.cost)}, true
 	}
 	if w.policy.OutOfIterations(w.iterations, len(w.running), st.TasksOpen) {
 		return coordinator.LoopResult{Reason: decide.ReasonMaxIterations, IsError: true,
