@@ -80,11 +80,9 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 		l.decide(stop)
 		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: CostLimitError(l.o.MaxCost, l.cost)}, true
 	}
-	if l.stats.Iterations >= l.o.MaxIterations && len(l.running) == 0 {
-		l.refreshCounts()
-		if !l.policy().OutOfIterations(l.stats.Iterations, len(l.running), l.stats.TasksOpen) {
-			return LoopResult{}, false
-		}
+	// The counts are those refreshStats read at the top: nothing since
+	// has changed the task file.
+	if l.policy().OutOfIterations(l.stats.Iterations, len(l.running), l.stats.TasksOpen) {
 		return LoopResult{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
 	}
 	return LoopResult{}, false
