@@ -218,6 +218,7 @@ func (r *ptyRalph) exitCode(limit time.Duration) int {
 	case <-time.After(limit):
 		r.t.Fatalf("ralph did not exit within %s; the screen shows:\n%s", limit, r.screen())
 	}
+	r.drainOutput(limit)
 	var ee *exec.ExitError
 	if errors.As(r.err, &ee) {
 		return ee.ExitCode()
@@ -226,6 +227,36 @@ func (r *ptyRalph) exitCode(limit time.Duration) int {
 		r.t.Fatal(r.err)
 	}
 	return 0
+}
+
+// drainMark is written to the terminal after ralph exits. An operating
+// system command, it shows nothing on the screen.
+const drainMark = "\x1b]ralph-test-drained\x07"
+
+// drainOutput returns once everything ralph wrote to the terminal has
+// been read from the master side. The exit alone does not say so: the
+// test keeps the slave open (for stty), so the master never reads an end
+// of file, and on a busy machine the copying goroutine may still be
+// behind. A mark written to the slave now queues behind ralph's last
+// byte; once it is read, so is all of ralph's output. The mark is then
+// cut from the log.
+func (r *ptyRalph) drainOutput(limit time.Duration) {
+	r.t.Helper()
+	off := r.out.Len()
+	if _, err := r.pts.WriteString(drainMark); err != nil {
+		r.t.Fatalf("writing to the terminal: %v", err)
+	}
+	seen := func(raw, _ string) bool { return strings.Contains(raw, drainMark) }
+	if _, ok := r.out.waitRaw(off, limit, seen); !ok {
+		r.t.Fatalf("ralph's output was not all read within %s", limit)
+	}
+	r.out.mu.Lock()
+	defer r.out.mu.Unlock()
+	b := r.out.b.Bytes()
+	i := off + bytes.Index(b[off:], []byte(drainMark))
+	rest := append([]byte(nil), b[i+len(drainMark):]...)
+	r.out.b.Truncate(i)
+	r.out.b.Write(rest)
 }
 
 // stty returns `stty -a` of the terminal.
