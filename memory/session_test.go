@@ -394,6 +394,32 @@ func TestNewIDSortsByTime(t *testing.T) {
 	}
 }
 
+// Sessions started within one second (a script's back-to-back one-shots)
+// still sort in the order they began, to the millisecond; many ids in one
+// millisecond stay apart.
+func TestNewIDSortsWithinASecond(t *testing.T) {
+	base := time.Date(2026, 11, 23, 4, 47, 13, 0, time.UTC)
+	var ids []string
+	for ms := range 1000 {
+		id := NewID(base.Add(time.Duration(ms) * time.Millisecond))
+		if !idPattern.MatchString(id) || len(id) != len("20260101T000000Z-")+12 {
+			t.Fatalf("id %q is not a timestamp and 12 hex digits", id)
+		}
+		ids = append(ids, id)
+	}
+	if !sort.StringsAreSorted(ids) {
+		t.Errorf("ids of one second are not in time order: %q ... %q", ids[:3], ids[len(ids)-3:])
+	}
+	seen := map[string]bool{}
+	for range 10000 {
+		id := NewID(base)
+		if seen[id] {
+			t.Fatalf("NewID repeated %q within 10000 calls in one millisecond", id)
+		}
+		seen[id] = true
+	}
+}
+
 func TestNewIDUnique(t *testing.T) {
 	// All in the same second: only the random part tells them apart.
 	now := time.Now()
