@@ -214,7 +214,7 @@ func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
 		t.Skip("no git")
 	}
 	bin := t.TempDir()
-	wrapper := "#!/bin/sh\ncase \"$1\" in commit-tree|hash-object) echo 'fatal: cannot write objects: disk full' >&2; exit 128;; esac\nexec " + realGit + " \"$@\"\n"
+	wrapper := "#!/bin/sh\ncase \"$1\" in write-tree|commit-tree|hash-object) echo 'fatal: cannot write objects: disk full' >&2; exit 128;; esac\nexec " + realGit + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -207,6 +207,10 @@ func countAssistant(msgs []conversation.Message) int {
 // SessionDir is where a session's record lives.
 func SessionDir(root, id string) string { return filepath.Join(root, SessionsDir, id) }
 
+// GitIndexName is the file in a session's directory that is the session's
+// own git index, from which its checkpoints are built.
+const GitIndexName = "git-index"
+
 // TrimTornTail cuts a file back to its last newline. Logs are appended a
 // whole line at a time, so bytes after the last newline can only be an
 // append a crash interrupted.

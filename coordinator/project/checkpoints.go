@@ -17,7 +17,7 @@ import (
 
 // indexName is ralph's own git index for a session's checkpoints, in the
 // session's directory (ignored by .ralph/.gitignore).
-const indexName = "git-index"
+const indexName = memory.GitIndexName
 
 // gitState is what the project knows of its git work tree: nothing
 // outside git.

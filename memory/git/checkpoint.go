@@ -55,6 +55,10 @@ type Checkpoints struct {
 	repo    *Repo
 	session string
 	index   string // ralph's index file for this session
+	// store writes commits and refs without git's processes, when the
+	// repository's layout allows; nil otherwise.
+	store *store
+	split bool // whether this checkpoint's commands split the index
 	// state is ralph's state directory relative to the top ("" when it
 	// lies outside the work tree), never recorded.
 	state string
@@ -68,7 +72,7 @@ type Checkpoints struct {
 // checkpoint's commit when the session resumes, "" when it starts.
 // stateDir is ralph's state directory (.ralph), which is never recorded.
 func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
-	c := &Checkpoints{repo: repo, session: session, index: index, last: last}
+	c := &Checkpoints{repo: repo, session: session, index: index, last: last, store: nativeStore(repo.GitDir)}
 	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 		c.state = filepath.ToSlash(rel)
 	}
@@ -109,15 +113,17 @@ func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "
 // that changed files through ralph's own file tools knows them.
 //
 // The git processes that run one after the other are the status, the
-// add and the write-tree; the diff runs beside the write-tree, and the
-// two that write the commit and its ref start beside the add and only
-// wait there for their input.
+// add and the write-tree; the diff runs beside the write-tree. Ralph
+// writes the commit and its ref itself (see store); where it leaves that
+// to git, the two processes start beside the add and only wait there for
+// their input.
 func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (*Checkpoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.seedIndex(); err != nil {
 		return nil, err
 	}
+	c.decideSplit()
 	// Against ralph's own index, which holds the previous checkpoint, the
 	// status lists exactly what changed since; the untracked cache (kept
 	// in that index) spares walking unchanged directories next time.
@@ -126,21 +132,28 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	var w *writers
 	var wErr error
 	defer func() { w.abort() }()
-	changed, skipped, err := c.take(ctx, env, only, func() {
-		if w == nil && wErr == nil {
+	startWriters := func() {
+		if c.store == nil && w == nil && wErr == nil {
 			w, wErr = c.startWriters(ctx)
 		}
-	})
+	}
+	changed, skipped, err := c.take(ctx, env, only, startWriters)
+	if err != nil && c.repairIndex() {
+		// The index's shared part was gone; seeded again, it works.
+		if err = c.seedIndex(); err == nil {
+			c.decideSplit()
+			changed, skipped, err = c.take(ctx, env, only, startWriters)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	if len(changed) == 0 && parent != "" {
 		return nil, nil
 	}
-	if w == nil && wErr == nil {
-		// A baseline of a tree that matches the index as seeded.
-		w, wErr = c.startWriters(ctx)
-	}
+	// A baseline of a tree that matches the index as seeded has not
+	// started them yet.
+	startWriters()
 	if wErr != nil {
 		return nil, fmt.Errorf("checkpoint: %w", wErr)
 	}
@@ -154,7 +167,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 			numstat, diffErr = c.repo.Git(ctx, env, "diff", "--cached", "--numstat", "-z", "--no-renames", parent)
 		})
 	}
-	tree, treeErr = c.repo.Git(ctx, env, "write-tree")
+	tree, treeErr = c.repo.Git(ctx, env, c.writing("write-tree")...)
 	wg.Wait()
 	if err := errors.Join(diffErr, treeErr); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
@@ -168,10 +181,16 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 		parent = c.repo.Head
 	}
 	cp := &Checkpoint{Ref: c.Ref(name), Parent: parent, Files: files, Skipped: skipped}
-	if cp.Commit, err = w.write(strings.TrimSpace(string(tree)), parent, message, cp.Ref); err != nil {
+	body := commitBody(strings.TrimSpace(string(tree)), parent, message, time.Now())
+	if c.store != nil {
+		cp.Commit, err = c.storeCommit(ctx, body, cp.Ref)
+	} else {
+		cp.Commit, err = w.write(body, cp.Ref)
+		w = nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	w = nil
 	c.last = cp.Commit
 	return cp, nil
 }
@@ -195,17 +214,35 @@ func (c *Checkpoints) startWriters(ctx context.Context) (*writers, error) {
 	return &writers{commit: commit, ref: ref}, nil
 }
 
-// write writes the commit of tree (with parent, if any) and points ref at
-// it. The commit is what `git commit-tree` makes, by ralph, dated now.
-func (w *writers) write(tree, parent, message, ref string) (string, error) {
-	var b strings.Builder
+// commitBody is the commit of tree (with parent, if any) that `git
+// commit-tree` makes, by ralph, dated t.
+func commitBody(tree, parent, message string, t time.Time) []byte {
+	var b bytes.Buffer
 	fmt.Fprintf(&b, "tree %s\n", tree)
 	if parent != "" {
 		fmt.Fprintf(&b, "parent %s\n", parent)
 	}
-	who := signature(time.Now())
+	who := signature(t)
 	fmt.Fprintf(&b, "author %s\ncommitter %s\n\n%s\n", who, who, strings.TrimRight(message, "\n"))
-	out, err := w.commit.finish([]byte(b.String()))
+	return b.Bytes()
+}
+
+// storeCommit writes the commit and its ref through the store; a ref name
+// the store does not take goes to git.
+func (c *Checkpoints) storeCommit(ctx context.Context, body []byte, ref string) (string, error) {
+	commit, err := c.store.writeCommit(body)
+	if err != nil {
+		return "", err
+	}
+	if err = c.store.writeRef(ref, commit); errors.Is(err, errNotPlain) {
+		_, err = c.repo.Git(ctx, nil, "update-ref", ref, commit)
+	}
+	return commit, err
+}
+
+// write writes the commit and points ref at it.
+func (w *writers) write(body []byte, ref string) (string, error) {
+	out, err := w.commit.finish(body)
 	if err != nil {
 		w.ref.abort()
 		return "", err
@@ -291,7 +328,7 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 // and removed files alike, ignored ones refused.
 func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, beside func()) error {
 	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(paths), beside,
-		"add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")
+		c.writing("add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")...)
 }
 
 // update brings paths that the status listed up to the work tree in
@@ -305,7 +342,7 @@ func (c *Checkpoints) update(ctx context.Context, env []string, paths []string, 
 		stdin.WriteString(strings.TrimSuffix(p, "/"))
 		stdin.WriteByte(0)
 	}
-	return c.feed(ctx, env, stdin.Bytes(), beside, "update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+	return c.feed(ctx, env, stdin.Bytes(), beside, c.writing("update-index", "--add", "--remove", "--replace", "-z", "--stdin")...)
 }
 
 // feed runs a git command that reads its paths from standard input;
@@ -338,8 +375,8 @@ func (c *Checkpoints) isState(p string) bool {
 // configured untracked mode matches the one asked for; ralph's directory
 // is therefore left out here rather than by an exclude pathspec.
 func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, err error) {
-	out, err := c.repo.Git(ctx, env, "-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
-		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
+	out, err := c.repo.Git(ctx, env, c.writing("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
+		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -430,121 +467,4 @@ func parseNumstat(out []byte) []FileChange {
 		files = append(files, fc)
 	}
 	return files
-}
-
-// Diff returns the patch between two checkpoints (or any commits), for the
-// given paths relative to the top, or all when none are given. It is
-// never coloured: the files hold untrusted text, and the caller colours
-// what it has cleaned.
-func (r *Repo) Diff(ctx context.Context, from, to string, paths ...string) ([]byte, error) {
-	args := []string{"diff", "--no-renames", "--no-ext-diff", "--no-color", from, to, "--"}
-	return r.Git(ctx, nil, append(args, literal(paths)...)...)
-}
-
-// Numstat counts the lines that paths (all when none) gained and lost
-// between two commits.
-func (r *Repo) Numstat(ctx context.Context, from, to string, paths []string) ([]FileChange, error) {
-	args := []string{"diff", "--numstat", "-z", "--no-renames", from, to, "--"}
-	out, err := r.Git(ctx, nil, append(args, literal(paths)...)...)
-	if err != nil {
-		return nil, err
-	}
-	return parseNumstat(out), nil
-}
-
-// Changed returns which of paths differ between two commits.
-func (r *Repo) Changed(ctx context.Context, from, to string, paths []string) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	out, err := r.Git(ctx, nil, append([]string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to, "--"}, literal(paths)...)...)
-	if err != nil {
-		return nil, err
-	}
-	var changed []string
-	for _, p := range bytes.Split(out, []byte{0}) {
-		if len(p) > 0 {
-			changed = append(changed, string(p))
-		}
-	}
-	return changed, nil
-}
-
-// Restore puts paths (relative to the top) back as they are in commit:
-// with their content and mode when commit has them, removed when it does
-// not. Only the work tree changes; the person's index is not touched.
-func (r *Repo) Restore(ctx context.Context, index, commit string, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	out, err := r.Git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", commit, "--"}, literal(paths)...)...)
-	if err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	present := map[string]bool{}
-	for _, p := range bytes.Split(out, []byte{0}) {
-		if len(p) > 0 {
-			present[string(p)] = true
-		}
-	}
-	var back []string
-	for _, p := range paths {
-		if present[p] {
-			back = append(back, p)
-			continue
-		}
-		if err := os.Remove(r.Abs(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("restore: %w", err)
-		}
-		removeEmptyParents(r.Top, filepath.Dir(r.Abs(p)))
-	}
-	if len(back) == 0 {
-		return nil
-	}
-	// git restore writes only the work tree (no --staged); ralph's own
-	// index file keeps git from refreshing the person's.
-	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := r.Git(ctx, env, append([]string{"restore", "--source=" + commit, "--worktree", "--"}, literal(back)...)...); err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	return nil
-}
-
-// removeEmptyParents removes directories left empty by a removed file, up
-// to (not including) top, as git does when it removes files.
-func removeEmptyParents(top, dir string) {
-	for dir != top && strings.HasPrefix(dir, top+string(filepath.Separator)) {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
-}
-
-// literal makes paths literal pathspecs: a file named "*.go" means that
-// file, not a pattern.
-func literal(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = ":(literal)" + p
-	}
-	return out
-}
-
-// Prune deletes a session's checkpoint refs; the commits become
-// unreachable and git's own garbage collection removes them in time.
-func (r *Repo) Prune(ctx context.Context, session string) error {
-	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname)", RefPrefix+session+"/")
-	if err != nil {
-		return err
-	}
-	var stdin bytes.Buffer
-	for _, ref := range strings.Fields(string(out)) {
-		fmt.Fprintf(&stdin, "delete %s\n", ref)
-	}
-	if stdin.Len() == 0 {
-		return nil
-	}
-	_, err = run(ctx, r.Top, nil, stdin.Bytes(), "update-ref", "--stdin")
-	return err
 }

@@ -56,9 +56,16 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoRepo
 	}
-	// One git for the four facts: this is on the way to the first
-	// request. Before the first commit HEAD does not resolve: git prints
-	// the other three, then "HEAD", and fails.
+	if r := discover(dir); r != nil {
+		return r, nil
+	}
+	return revParse(ctx, dir)
+}
+
+// revParse is Open by git itself.
+func revParse(ctx context.Context, dir string) (*Repo, error) {
+	// One git for the four facts. Before the first commit HEAD does not
+	// resolve: git prints the other three, then "HEAD", and fails.
 	out, err := run(ctx, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix", "HEAD")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) < 4 || lines[0] == "" || (err != nil && lines[3] != "HEAD") {

@@ -75,7 +75,8 @@ func TestOpenOutsideARepository(t *testing.T) {
 
 // TestOpenStartsNoGitThatCanOnlyFail: outside any work tree Open answers
 // without starting git, which cost milliseconds on the way to the first
-// request; inside one, or with GIT_DIR set, git decides.
+// request; inside a plain one it reads the repository's files (see
+// TestDiscoverAgreesWithGit); with GIT_DIR set, git decides.
 func TestOpenStartsNoGitThatCanOnlyFail(t *testing.T) {
 	real, err := exec.LookPath("git")
 	if err != nil {
@@ -105,7 +106,7 @@ func TestOpenStartsNoGitThatCanOnlyFail(t *testing.T) {
 	if _, _, err := Context(context.Background(), outside, ".ralph"); !errors.Is(err, ErrNoRepo) || started() != 0 {
 		t.Fatalf("the context outside a work tree: %v, or git was started", err)
 	}
-	if r, err := Open(context.Background(), inside); err != nil || r.Prefix != "sub/" || started() != 1 {
+	if r, err := Open(context.Background(), inside); err != nil || r.Prefix != "sub/" || started() != 0 {
 		t.Fatalf("inside a work tree: %+v %v", r, err)
 	}
 	t.Setenv("GIT_DIR", filepath.Join(filepath.Dir(inside), ".git"))
@@ -381,7 +382,7 @@ func TestPruneDeletesTheSessionsRefs(t *testing.T) {
 			t.Fatalf("refs of %s: %q", s, got)
 		}
 	}
-	if err := r.Prune(ctx, "drop"); err != nil {
+	if err := r.Prune(ctx, "drop", filepath.Join(t.TempDir(), "index")); err != nil {
 		t.Fatal(err)
 	}
 	if got := sh(t, dir, "git for-each-ref --format='%(refname)' refs/ralph"); got != "refs/ralph/keep/0\nrefs/ralph/keep/1\n" {

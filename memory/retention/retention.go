@@ -226,9 +226,11 @@ func running(status string) bool {
 	return status == memory.StatusRunning || status == memory.StatusPaused
 }
 
-// RefPruner deletes a session's git checkpoint refs; *git.Repo is one.
+// RefPruner deletes a session's git checkpoint refs and what its git
+// index (the file index, which goes with the session's directory) keeps
+// in the repository; *git.Repo is one.
 type RefPruner interface {
-	Prune(ctx context.Context, session string) error
+	Prune(ctx context.Context, session, index string) error
 }
 
 // Remove deletes the sessions: each one's checkpoint refs (when refs is
@@ -264,7 +266,7 @@ const leftoverPrefix = ".prune-"
 
 func removeOne(ctx context.Context, fs afero.Fs, root, id string, refs RefPruner) error {
 	if refs != nil {
-		if err := refs.Prune(ctx, id); err != nil {
+		if err := refs.Prune(ctx, id, filepath.Join(memory.SessionDir(root, id), memory.GitIndexName)); err != nil {
 			return fmt.Errorf("delete the git checkpoints of %s: %w", id, err)
 		}
 	}

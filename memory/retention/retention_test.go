@@ -104,7 +104,7 @@ type fakeRefs struct {
 	fail   string
 }
 
-func (f *fakeRefs) Prune(_ context.Context, session string) error {
+func (f *fakeRefs) Prune(_ context.Context, session, _ string) error {
 	if session == f.fail {
 		return errors.New("git broke")
 	}

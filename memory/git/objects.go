@@ -1,0 +1,149 @@
+package git
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// store writes a checkpoint's commit object and its ref straight into the
+// repository, as git's own hash-object and update-ref would: a checkpoint
+// is recorded after every turn that changed files, and those two git
+// processes (a few milliseconds each, one after the other) came after
+// the tree was written, the last step of every checkpoint. It is used
+// only for the plain layout git has always had: SHA-1 objects in the
+// repository's own objects directory and loose refs in files; anything
+// else (SHA-256, the reftable ref store, a shared repository's
+// permissions, an object directory named by the environment, a
+// configured fsync policy) goes to git's processes, which know it.
+type store struct {
+	common string // the common git directory: objects and shared refs
+}
+
+// nativeStore returns the store for a repository whose layout ralph can
+// write itself, or nil.
+func nativeStore(gitDir string) *store {
+	for _, v := range []string{"GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
+		if os.Getenv(v) != "" {
+			return nil
+		}
+	}
+	common := commonDir(gitDir)
+	config, err := os.ReadFile(filepath.Join(common, "config"))
+	if err != nil || !plainLayout(config) {
+		return nil
+	}
+	return &store{common: common}
+}
+
+// commonDir is the directory that holds a repository's objects and shared
+// refs: gitDir itself, or the main one that a linked worktree's names.
+func commonDir(gitDir string) string {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	c := strings.TrimSpace(string(b))
+	if filepath.IsAbs(c) {
+		return c
+	}
+	return filepath.Join(gitDir, c)
+}
+
+// unusualKeys are the configuration keys that change how objects and refs
+// are written. Their mere mention, in any section and whatever the value,
+// sends the writes to git: a false positive costs only milliseconds.
+var unusualKeys = []string{"objectformat", "refstorage", "sharedrepository", "fsync", "compression", "worktreeconfig"}
+
+// plainLayout reports whether a repository's config leaves objects and
+// refs in git's plain layout.
+func plainLayout(config []byte) bool {
+	text := strings.ToLower(string(config))
+	for _, k := range unusualKeys {
+		if strings.Contains(text, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeCommit writes a commit object with the given body (what `git
+// hash-object -t commit` reads) and returns its name.
+func (s *store) writeCommit(body []byte) (string, error) {
+	var raw bytes.Buffer
+	fmt.Fprintf(&raw, "commit %d\x00", len(body))
+	raw.Write(body)
+	sum := sha1.Sum(raw.Bytes())
+	name := hex.EncodeToString(sum[:])
+	dir := filepath.Join(s.common, "objects", name[:2])
+	final := filepath.Join(dir, name[2:])
+	if _, err := os.Stat(final); err == nil {
+		return name, nil // objects never change: the same one is there
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", fmt.Errorf("write the commit object: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "tmp_obj_")
+	if err != nil {
+		return "", fmt.Errorf("write the commit object: %w", err)
+	}
+	// Loose objects are compressed for speed (core.looseCompression's
+	// default); a configured level sends the write to git instead.
+	zw, _ := zlib.NewWriterLevel(tmp, zlib.BestSpeed)
+	_, err = zw.Write(raw.Bytes())
+	err = errors.Join(err, zw.Close(), tmp.Chmod(0o444), tmp.Close())
+	if err == nil {
+		// As git does: the name is claimed by a link, and an object that
+		// appeared meanwhile is the same object.
+		if err = os.Link(tmp.Name(), final); errors.Is(err, os.ErrExist) {
+			err = nil
+		}
+	}
+	os.Remove(tmp.Name())
+	if err != nil {
+		return "", fmt.Errorf("write the commit object: %w", err)
+	}
+	return name, nil
+}
+
+// safeRef matches the ref names ralph makes (refs/ralph/<session>/<name>)
+// that are also valid git ref names; another name goes to git, which
+// checks it.
+var safeRef = regexp.MustCompile(`^refs/ralph(/[A-Za-z0-9_][A-Za-z0-9_-]*)+$`)
+
+// errNotPlain says a write needs git's own process.
+var errNotPlain = errors.New("not a plain loose ref")
+
+// writeRef points a loose ref at commit, with git's lock-file protocol:
+// the lock is created exclusively, so a git that updates the same ref at
+// the same moment fails one of the two, as two gits would.
+func (s *store) writeRef(ref, commit string) error {
+	if !safeRef.MatchString(ref) {
+		return errNotPlain
+	}
+	path := filepath.Join(s.common, filepath.FromSlash(ref))
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return fmt.Errorf("write %s: %w", ref, err)
+	}
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", ref, err)
+	}
+	_, err = f.WriteString(commit + "\n")
+	if err = errors.Join(err, f.Close()); err == nil {
+		err = os.Rename(lock, path)
+	}
+	if err != nil {
+		os.Remove(lock)
+		return fmt.Errorf("write %s: %w", ref, err)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Diff returns the patch between two checkpoints (or any commits), for the
+// given paths relative to the top, or all when none are given. It is
+// never coloured: the files hold untrusted text, and the caller colours
+// what it has cleaned.
+func (r *Repo) Diff(ctx context.Context, from, to string, paths ...string) ([]byte, error) {
+	args := []string{"diff", "--no-renames", "--no-ext-diff", "--no-color", from, to, "--"}
+	return r.Git(ctx, nil, append(args, literal(paths)...)...)
+}
+
+// Numstat counts the lines that paths (all when none) gained and lost
+// between two commits.
+func (r *Repo) Numstat(ctx context.Context, from, to string, paths []string) ([]FileChange, error) {
+	args := []string{"diff", "--numstat", "-z", "--no-renames", from, to, "--"}
+	out, err := r.Git(ctx, nil, append(args, literal(paths)...)...)
+	if err != nil {
+		return nil, err
+	}
+	return parseNumstat(out), nil
+}
+
+// Changed returns which of paths differ between two commits.
+func (r *Repo) Changed(ctx context.Context, from, to string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err := r.Git(ctx, nil, append([]string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to, "--"}, literal(paths)...)...)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			changed = append(changed, string(p))
+		}
+	}
+	return changed, nil
+}
+
+// Restore puts paths (relative to the top) back as they are in commit:
+// with their content and mode when commit has them, removed when it does
+// not. Only the work tree changes; the person's index is not touched.
+func (r *Repo) Restore(ctx context.Context, index, commit string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	out, err := r.Git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", commit, "--"}, literal(paths)...)...)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	present := map[string]bool{}
+	for _, p := range bytes.Split(out, []byte{0}) {
+		if len(p) > 0 {
+			present[string(p)] = true
+		}
+	}
+	var back []string
+	for _, p := range paths {
+		if present[p] {
+			back = append(back, p)
+			continue
+		}
+		if err := os.Remove(r.Abs(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("restore: %w", err)
+		}
+		removeEmptyParents(r.Top, filepath.Dir(r.Abs(p)))
+	}
+	if len(back) == 0 {
+		return nil
+	}
+	// git restore writes only the work tree (no --staged); ralph's own
+	// index file keeps git from refreshing the person's.
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := r.Git(ctx, env, append([]string{"restore", "--source=" + commit, "--worktree", "--"}, literal(back)...)...); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	return nil
+}
+
+// removeEmptyParents removes directories left empty by a removed file, up
+// to (not including) top, as git does when it removes files.
+func removeEmptyParents(top, dir string) {
+	for dir != top && strings.HasPrefix(dir, top+string(filepath.Separator)) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// literal makes paths literal pathspecs: a file named "*.go" means that
+// file, not a pattern.
+func literal(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}
+
+// Prune deletes a session's checkpoint refs, and the shared part of its
+// index file (index; the caller removes the file itself); the commits
+// become unreachable and git's own garbage collection removes them in
+// time.
+func (r *Repo) Prune(ctx context.Context, session, index string) error {
+	if err := r.forgetIndex(index); err != nil {
+		return err
+	}
+	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname)", RefPrefix+session+"/")
+	if err != nil {
+		return err
+	}
+	var stdin bytes.Buffer
+	for _, ref := range strings.Fields(string(out)) {
+		fmt.Fprintf(&stdin, "delete %s\n", ref)
+	}
+	if stdin.Len() == 0 {
+		return nil
+	}
+	_, err = run(ctx, r.Top, nil, stdin.Bytes(), "update-ref", "--stdin")
+	return err
+}
