@@ -15,7 +15,8 @@ import (
 )
 
 // RegistryEntry is one project in the cross-project registry that `ralph
-// sessions` lists: the last session run there and how it ended.
+// sessions` lists: the last session started there. Its status is the one
+// the session started with; the project's own records say how it ended.
 type RegistryEntry struct {
 	Root      string    `json:"root"`
 	SessionID string    `json:"session_id"`

@@ -116,10 +116,12 @@ func (r Records) Sessions(project string, limit int) error {
 
 // allSessions expands each project's registry entry into one entry per
 // session it keeps; a project whose sessions cannot be read keeps the
-// registry's entry.
+// registry's entry, whose status is unknown: the registry records a
+// session when it starts, not how it ends.
 func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.RegistryEntry {
 	var out []memory.RegistryEntry
 	for _, p := range projects {
+		p.Status = "unknown"
 		ids, err := memory.ListSessions(fs, p.Root)
 		if err != nil || len(ids) == 0 {
 			if p.SessionID != "" {

@@ -254,10 +254,12 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 // registerBeside tells the cross-project registry that this session runs,
 // on a goroutine of its own: the registry is shared by every ralph of the
 // user, behind a lock of its own, and nothing on the way to the first
-// request needs it. Close waits for it before it records how the session
-// ended, so the two updates land in order and before ralph exits. A crash
-// before it lands leaves the registry as it was, whole: it only names
-// projects, whose own records hold their sessions.
+// request needs it. Close waits for it, so it lands before ralph exits. A
+// crash before it lands leaves the registry as it was, whole. The
+// registry only names projects and the session last started in each;
+// how a session ended is in the project's own records, which `ralph
+// sessions` reads, so the end of a session writes nothing there: that
+// second update cost about a millisecond at the end of every one-shot.
 func (p *Project) registerBeside() {
 	p.registered = make(chan struct{})
 	go func() {
@@ -540,8 +542,8 @@ func (p *Project) Prior() *memory.State {
 	return &st
 }
 
-// Close ends the event subscriptions, records the final state in the
-// registry and releases the lock.
+// Close ends the event subscriptions, waits for the registry's update
+// and releases the lock.
 func (p *Project) Close() error {
 	// The control socket goes first, while the lock still says this ralph
 	// runs: its watchers get every event so far, then the end.
@@ -567,7 +569,6 @@ func (p *Project) Close() error {
 	if p.registered != nil {
 		<-p.registered
 	}
-	p.touchRegistry()
 	errs = append(errs, p.Session.Close())
 	return errors.Join(append(errs, p.Lock.Release())...)
 }
