@@ -102,8 +102,12 @@ func (s *store) writeCommit(body []byte) (string, error) {
 	if err == nil {
 		// As git does: the name is claimed by a link, and an object that
 		// appeared meanwhile is the same object.
-		if err = os.Link(tmp.Name(), final); errors.Is(err, os.ErrExist) {
+		switch err = os.Link(tmp.Name(), final); {
+		case errors.Is(err, os.ErrExist):
 			err = nil
+		case err != nil:
+			// A file system without hard links: git renames there too.
+			err = os.Rename(tmp.Name(), final)
 		}
 	}
 	os.Remove(tmp.Name())
