@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/repl"
 	"github.com/ralph-dev/ralph/scripts/terminal"
@@ -277,6 +278,9 @@ func (c *cli) task(ctx context.Context, task string) int {
 		}
 		return face.Fail(scripts.ExitUsage, fmt.Errorf("no task given: pass it as an argument (ralph \"task\") or on standard input"))
 	}
+	// The signal handler OneShotMain installs is registered meanwhile,
+	// while opening the project waits for its disk.
+	interrupts.Listen()
 	p, err := c.open(ctx, project.ModeOneShot, resume, nil, nil)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)
@@ -306,6 +310,7 @@ func (c *cli) script(ctx context.Context, in io.Reader, o scripts.ScriptOptions)
 	if code != 0 {
 		return code
 	}
+	interrupts.Listen()
 	p, err := c.open(ctx, project.ModeScript, c.f.cont || c.f.session != "", nil, nil)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)

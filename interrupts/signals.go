@@ -4,35 +4,106 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
-// NotifySignals turns SIGINT and SIGTERM into HardStop interrupts on q until
-// ctx is done or the returned stop function is called. The first signal is
-// pushed with the signal attached so the face can pick the exit code (130 or
-// 143); later signals are pushed too, so a consumer that is already stopping
-// can treat a second one as "stop harder".
-func NotifySignals(ctx context.Context, q *Queue) (stop func()) {
-	ch := make(chan os.Signal, 4)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case sig := <-ch:
-				q.Push(Interrupt{Kind: HardStop, Signal: sig})
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		cancel()
-		<-done
+// The process catches SIGINT and SIGTERM through one listener. Registering
+// it is slow for a command-line program: the Go runtime starts a thread of
+// its own for signal masks and hands each signal to it, about a millisecond
+// on a busy two-core machine. Listen starts that work early, on a goroutine,
+// so a one-shot pays for it while it waits for its disk instead of on its
+// way to the model; NotifySignals then only attaches a queue.
+var (
+	listenMu sync.Mutex
+	current  *listener
+)
+
+// listener is the process's signal registration. Until a queue is
+// attached, a signal ends the process as it would with no handler at all,
+// so listening early changes nothing a person can see.
+type listener struct {
+	ch         chan os.Signal
+	registered chan struct{} // closed once signal.Notify has returned
+	done       chan struct{} // closed when the loop has ended
+
+	mu     sync.Mutex
+	q      *Queue
+	closed bool
+}
+
+// Listen registers for SIGINT and SIGTERM on a goroutine of its own and
+// returns at once; the next NotifySignals attaches to it. Call it only on
+// the way to NotifySignals: until then a signal still ends the process.
+func Listen() {
+	listenMu.Lock()
+	defer listenMu.Unlock()
+	if current == nil {
+		current = startListener()
 	}
+}
+
+func startListener() *listener {
+	l := &listener{ch: make(chan os.Signal, 4), registered: make(chan struct{}), done: make(chan struct{})}
+	go l.loop()
+	return l
+}
+
+func (l *listener) loop() {
+	defer close(l.done)
+	signal.Notify(l.ch, syscall.SIGINT, syscall.SIGTERM)
+	close(l.registered)
+	for sig := range l.ch {
+		l.mu.Lock()
+		q, closed := l.q, l.closed
+		l.mu.Unlock()
+		if closed {
+			return
+		}
+		if q == nil {
+			// Nobody handles signals yet: end the process by the signal,
+			// exactly as an unhandled one would.
+			signal.Reset(sig)
+			_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+			continue
+		}
+		q.Push(Interrupt{Kind: HardStop, Signal: sig})
+	}
+}
+
+// NotifySignals turns SIGINT and SIGTERM into HardStop interrupts on q until
+// ctx is done or the returned stop function is called; signals are caught
+// by the time it returns. The first signal is pushed with the signal
+// attached so the face can pick the exit code (130 or 143); later signals
+// are pushed too, so a consumer that is already stopping can treat a
+// second one as "stop harder". After stop, signals have their default
+// effect again.
+func NotifySignals(ctx context.Context, q *Queue) (stop func()) {
+	listenMu.Lock()
+	l := current
+	if l == nil {
+		l = startListener()
+	}
+	// The listener belongs to this call now; a later Listen starts afresh.
+	current = nil
+	listenMu.Unlock()
+	<-l.registered
+	l.mu.Lock()
+	l.q = q
+	l.mu.Unlock()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			signal.Stop(l.ch)
+			l.mu.Lock()
+			l.closed = true
+			l.mu.Unlock()
+			close(l.ch)
+			<-l.done
+		})
+	}
+	context.AfterFunc(ctx, stop)
+	return stop
 }
 
 // ExitCode is the conventional shell exit code for a process stopped by sig:
