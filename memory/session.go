@@ -116,12 +116,18 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
-	if err := syncFile(fs, filepath.Join(building, "session.json")); err != nil {
+	logs := make(chan map[string]*appendFile, 1)
+	go func() { logs <- s.createLogs(building) }()
+	serr := syncFile(fs, filepath.Join(building, "session.json"))
+	s.files = <-logs
+	if serr != nil {
+		s.closeFiles()
 		_ = fs.RemoveAll(building)
-		return nil, fmt.Errorf("create session record: %w", err)
+		return nil, fmt.Errorf("create session record: %w", serr)
 	}
 	syncDir(fs, building)
 	if err := fs.Rename(building, s.Dir); err != nil {
+		s.closeFiles()
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
@@ -133,6 +139,36 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 	return s, nil
 }
 
+// firstLogs are the logs every run writes before its first request.
+var firstLogs = []string{"events.jsonl", "transcript.md", "messages.jsonl"}
+
+// createLogs creates the session's first logs in dir, the directory
+// CreateSession builds, and keeps them open for appending under their
+// final paths. It runs while CreateSession waits for its first fsync:
+// creating a file can cost more than that wait on a crowded file system,
+// and the run would otherwise create them one by one on its way to the
+// model. The directory's fsync makes their names durable with the rest.
+// A log it cannot create is left to the first append, which reports it.
+func (s *Session) createLogs(dir string) map[string]*appendFile {
+	files := map[string]*appendFile{}
+	for _, name := range firstLogs {
+		f, err := s.fs.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			continue
+		}
+		files[filepath.Join(s.Dir, name)] = &appendFile{f: f}
+	}
+	return files
+}
+
+// closeFiles closes the open logs of a session that was not created.
+func (s *Session) closeFiles() {
+	for path, a := range s.files {
+		_ = a.f.Close()
+		delete(s.files, path)
+	}
+}
+
 // syncFile makes a file's content durable.
 func syncFile(fs afero.Fs, path string) error {
 	f, err := fs.Open(path)
@@ -142,21 +178,27 @@ func syncFile(fs afero.Fs, path string) error {
 	return errors.Join(f.Sync(), f.Close())
 }
 
-// RemoveUnfinishedSessions deletes session directories whose creation a
-// crash interrupted (CreateSession's dot-named work in progress). Call it
-// only under the project lock, when no CreateSession can be running.
-func RemoveUnfinishedSessions(fs afero.Fs, root string) error {
-	// Names only: this runs at every start, and a project keeps every
-	// session it ever had, so a stat of each would grow with its age.
+// SessionDirNames reads the names in .ralph/sessions, once per start: a
+// project keeps every session it ever had, and reading a directory of a
+// few hundred names cost about 0.3 ms here, so recovery reads it once for
+// both of its uses (RemoveUnfinishedSessions, RecordedState). Names
+// only, for the same reason: a stat of each would grow with the project's
+// age. A directory that cannot be read lists nothing.
+func SessionDirNames(fs afero.Fs, root string) []string {
 	d, err := fs.Open(filepath.Join(root, SessionsDir))
 	if err != nil {
 		return nil
 	}
-	names, err := d.Readdirnames(-1)
+	names, _ := d.Readdirnames(-1)
 	_ = d.Close()
-	if err != nil {
-		return nil
-	}
+	return names
+}
+
+// RemoveUnfinishedSessions deletes session directories whose creation a
+// crash interrupted (CreateSession's dot-named work in progress), of the
+// names SessionDirNames read. Call it only under the project lock, when no
+// CreateSession can be running.
+func RemoveUnfinishedSessions(fs afero.Fs, root string, names []string) error {
 	var errs []error
 	for _, name := range names {
 		if strings.HasPrefix(name, ".new-") {

@@ -202,8 +202,8 @@ func LoadState(fs afero.Fs, root string) (State, error) {
 // updated last wins; the summary stands when neither has one. A corrupt
 // or too new summary is reported as LoadState reports it, so that the
 // caller sets it aside or refuses it; ErrNoSession means there is no
-// session at all.
-func RecordedState(fs afero.Fs, root string) (State, error) {
+// session at all. names is the listing of the sessions (SessionDirNames).
+func RecordedState(fs afero.Fs, root string, names []string) (State, error) {
 	sum, err := LoadState(fs, root)
 	if err != nil && !errors.Is(err, ErrNoSession) {
 		return State{}, err
@@ -218,7 +218,7 @@ func RecordedState(fs afero.Fs, root string) (State, error) {
 	if err == nil {
 		consider(sum.SessionID)
 	}
-	for _, id := range newestSessions(fs, root) {
+	for _, id := range lastSaved(fs, root, newestSessions(names)) {
 		if id != sum.SessionID {
 			consider(id)
 		}
@@ -229,16 +229,9 @@ func RecordedState(fs afero.Fs, root string) (State, error) {
 	return best, nil
 }
 
-// newestSessions are the session directories created in the newest
-// second (ids sort by their time, to the second, then by chance), read
-// without a stat of every session a long-lived project has kept.
-func newestSessions(fs afero.Fs, root string) []string {
-	d, err := fs.Open(filepath.Join(root, SessionsDir))
-	if err != nil {
-		return nil
-	}
-	names, _ := d.Readdirnames(-1)
-	_ = d.Close()
+// newestSessions are the session directories of names created in the
+// newest second (ids sort by their time, to the second, then by chance).
+func newestSessions(names []string) []string {
 	second := func(id string) string { s, _, _ := strings.Cut(id, "-"); return s }
 	var newest []string
 	for _, n := range names {
@@ -251,6 +244,31 @@ func newestSessions(fs afero.Fs, root string) []string {
 		}
 	}
 	return newest
+}
+
+// lastSaved narrows sessions created in the same second to the one whose
+// own record was written last, by a stat of each: a script calling ralph
+// in a loop starts a score of sessions a second, and reading and decoding
+// every one of their records at each start cost more than half a
+// millisecond. The file's time is only a preselection: RecordedState
+// still compares the record's own clock with the summary's. When no
+// record can be stat'ed, all are read.
+func lastSaved(fs afero.Fs, root string, ids []string) []string {
+	if len(ids) < 2 {
+		return ids
+	}
+	var last string
+	var at time.Time
+	for _, id := range ids {
+		fi, err := fs.Stat(filepath.Join(SessionDir(root, id), "session.json"))
+		if err == nil && (last == "" || fi.ModTime().After(at)) {
+			last, at = id, fi.ModTime()
+		}
+	}
+	if last == "" {
+		return ids
+	}
+	return []string{last}
 }
 
 // LoadSessionState reads the copy in a session's own directory.

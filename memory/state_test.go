@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -56,7 +57,7 @@ func TestLoadStateErrors(t *testing.T) {
 // sessions' own records, or without it; RecordedState reads past it.
 func TestRecordedStateGoesByTheSessionsOwnRecords(t *testing.T) {
 	fs := afero.NewMemMapFs()
-	if _, err := RecordedState(fs, root); !errors.Is(err, ErrNoSession) {
+	if _, err := RecordedState(fs, root, SessionDirNames(fs, root)); !errors.Is(err, ErrNoSession) {
 		t.Fatalf("no session at all: %v", err)
 	}
 	a, err := CreateSession(fs, root, "20250301T120000Z-aaaaaa", State{Status: StatusRunning, Mode: "oneshot"})
@@ -69,7 +70,7 @@ func TestRecordedStateGoesByTheSessionsOwnRecords(t *testing.T) {
 	}
 	check := func(what, id, status string) {
 		t.Helper()
-		st, err := RecordedState(fs, root)
+		st, err := RecordedState(fs, root, SessionDirNames(fs, root))
 		if err != nil || st.SessionID != id || st.Status != status {
 			t.Fatalf("%s: %s %s %v, want %s %s", what, st.SessionID, st.Status, err, id, status)
 		}
@@ -96,7 +97,41 @@ func TestRecordedStateGoesByTheSessionsOwnRecords(t *testing.T) {
 
 	// A corrupt summary is reported, so recovery sets it aside.
 	_ = afero.WriteFile(fs, filepath.Join(root, SessionFile), []byte(`{"version":1,`), 0o644)
-	if _, err := RecordedState(fs, root); !errors.Is(err, ErrCorruptState) {
+	if _, err := RecordedState(fs, root, SessionDirNames(fs, root)); !errors.Is(err, ErrCorruptState) {
 		t.Fatalf("corrupt summary: %v", err)
+	}
+}
+
+// TestRecordedStateAmongSessionsOfOneSecond: of many sessions started in
+// the same second (a script's one-shots), the one whose record was saved
+// last is found, whichever its name, though only it is read.
+func TestRecordedStateAmongSessionsOfOneSecond(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	ids := []string{"20250301T140000Z-001aaaaaaaaa", "20250301T140000Z-002bbbbbbbbb", "20250301T140000Z-003ccccccccc"}
+	var sessions []*Session
+	for _, id := range ids {
+		s, err := CreateSession(fs, root, id, State{Status: StatusRunning, Mode: "oneshot"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveState(func(st *State) { st.Status = StatusCompleted }); err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	// The middle one was resumed last and left running by a crash of the
+	// machine that lost the summary's update.
+	summary := readString(t, fs, filepath.Join(root, SessionFile))
+	time.Sleep(2 * time.Millisecond)
+	if err := sessions[1].SaveState(func(st *State) { st.Status = StatusRunning }); err != nil {
+		t.Fatal(err)
+	}
+	_ = afero.WriteFile(fs, filepath.Join(root, SessionFile), []byte(summary), 0o644)
+	st, err := RecordedState(fs, root, SessionDirNames(fs, root))
+	if err != nil || st.SessionID != ids[1] || st.Status != StatusRunning {
+		t.Fatalf("got %s %s %v, want %s running", st.SessionID, st.Status, err, ids[1])
+	}
+	if got := lastSaved(fs, root, ids); len(got) != 1 || got[0] != ids[1] {
+		t.Fatalf("lastSaved = %v, want [%s]", got, ids[1])
 	}
 }

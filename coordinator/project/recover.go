@@ -26,13 +26,14 @@ func (p *Project) recover(notify func(string)) error {
 	}); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("reset in-progress tasks after a crash: %w", err)
 	}
-	if err := memory.RemoveUnfinishedSessions(p.Fs, p.Root); err != nil {
+	names := memory.SessionDirNames(p.Fs, p.Root)
+	if err := memory.RemoveUnfinishedSessions(p.Fs, p.Root, names); err != nil {
 		return fmt.Errorf("remove a session record a crash left half made: %w", err)
 	}
 	now := time.Now().UTC()
 	// By the sessions' own records: a crash of the machine may have left
 	// the summary behind them.
-	st, err := memory.RecordedState(p.Fs, p.Root)
+	st, err := memory.RecordedState(p.Fs, p.Root, names)
 	switch {
 	case errors.Is(err, memory.ErrNoSession):
 		p.noteReset(notify)

@@ -231,7 +231,9 @@ func TestArchive(t *testing.T) {
 	refs := &fakeRefs{}
 	res, err := Archive(context.Background(), fs, "/p", all[0], refs, reg, now)
 	must(t, err)
-	if res.Path != "/p/.ralph/archive/"+all[0]+".tar.gz" || res.Files != 2 {
+	// session.json and events.jsonl, with the transcript and messages
+	// every session is created with (empty here: nothing ran).
+	if res.Path != "/p/.ralph/archive/"+all[0]+".tar.gz" || res.Files != 4 {
 		t.Errorf("result %+v", res)
 	}
 	if _, err := fs.Stat(memory.SessionDir("/p", all[0])); !os.IsNotExist(err) {
