@@ -178,6 +178,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if _, real := opts.Fs.(*afero.OsFs); real {
 		look = lookAtGit(root)
 	}
+	// Beside the lock and the session record, which wait for the disk.
+	llm.Warm()
 	cfg, err := config.Load(config.Sources{Fs: opts.Fs, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
 	if err != nil {
 		return nil, err
