@@ -43,7 +43,18 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		return Response{}, f
 	}
 
-	stream, err := c.oa.CreateChatCompletionStream(ctx, c.toOpenAI(req))
+	o := c.toOpenAI(req)
+	if err := checkTools(o, req.Tools); err != nil {
+		return fail(err)
+	}
+	if len(req.Tools) > 0 {
+		tools, err := c.tools.encoded(req.Tools)
+		if err != nil {
+			return fail(err)
+		}
+		slot.tools = tools
+	}
+	stream, err := c.oa.CreateChatCompletionStream(ctx, o)
 	if err != nil {
 		return fail(err)
 	}

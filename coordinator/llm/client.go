@@ -74,6 +74,8 @@ type Client struct {
 	ollama atomic.Bool
 	// truncWarned is set once a truncated prompt has been reported.
 	truncWarned atomic.Bool
+	// tools keeps the encoded tool definitions (tools.go).
+	tools toolCache
 }
 
 // New returns a client for cfg.

@@ -42,6 +42,9 @@ type attemptSlot struct {
 	body        []byte       // an error response's body (status >= 400)
 	streamErr   *serverError // the first error inside a 200 answer
 	contentType string
+	// tools is the request's "tools" array, encoded once (tools.go) and
+	// added to the body go-openai built without it.
+	tools []byte
 }
 
 func newSlot() *attemptSlot {
@@ -110,8 +113,14 @@ var limitHeaders = []string{
 }
 
 func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
 	slot, ok := req.Context().Value(slotKey{}).(*attemptSlot)
+	if ok && slot.tools != nil {
+		var err error
+		if req, err = withTools(req, slot.tools); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := t.next.RoundTrip(req)
 	if err != nil || !ok {
 		return resp, err
 	}

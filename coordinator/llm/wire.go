@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 
@@ -85,15 +84,8 @@ func (c *Client) toOpenAI(req Request) openai.ChatCompletionRequest {
 		}
 		o.Messages = append(o.Messages, om)
 	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		o.Tools = append(o.Tools, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: t.Name, Description: t.Description, Parameters: params,
-		}})
-	}
+	// The tools are not here: they are encoded once and added to the
+	// request's body on its way out (tools.go).
 	return o
 }
 
