@@ -38,7 +38,14 @@ func WriteFileAtomicUnsynced(fs afero.Fs, path string, data []byte, perm os.File
 	return writeAtomic(fs, path, data, perm, false)
 }
 
-func writeAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode, durable bool) (err error) {
+func writeAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode, durable bool) error {
+	return writeAtomicAfter(fs, path, data, perm, durable, nil)
+}
+
+// writeAtomicAfter is writeAtomic, waiting for before (when not nil) to
+// return before path is replaced: the new file is written and made durable
+// while another file's fsync runs, and appears only once both are done.
+func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, durable bool, before func()) (err error) {
 	dir := filepath.Dir(path)
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -66,6 +73,9 @@ func writeAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode, durabl
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
+	}
+	if before != nil {
+		before()
 	}
 	if err = fs.Rename(tmp, path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)

@@ -116,8 +116,15 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
+	// The run's first logs are created, and the directory fsynced with
+	// their names, while session.json is fsynced: the two fsyncs share a
+	// journal commit.
 	logs := make(chan map[string]*appendFile, 1)
-	go func() { logs <- s.createLogs(building) }()
+	go func() {
+		files := s.createLogs(building)
+		syncDir(fs, building)
+		logs <- files
+	}()
 	serr := syncFile(fs, filepath.Join(building, "session.json"))
 	s.files = <-logs
 	if serr != nil {
@@ -125,7 +132,6 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", serr)
 	}
-	syncDir(fs, building)
 	if err := fs.Rename(building, s.Dir); err != nil {
 		s.closeFiles()
 		_ = fs.RemoveAll(building)
@@ -376,9 +382,22 @@ func (s *Session) SaveStateIfChanged(fn func(*State)) (bool, error) {
 // saveLocked writes the state; s.mu must be held.
 func (s *Session) saveLocked() error {
 	s.state.UpdatedAt = time.Now().UTC()
+	// The messages appended since the last save are fsynced while the
+	// new record is written and fsynced, and the record is renamed into
+	// place only once both are durable: the two fsyncs share the file
+	// system's journal commit (a fifth of a save here) and the record
+	// still never names a message a crash of the machine could lose.
+	var messagesSynced func()
 	if s.pending > 0 {
 		if a, ok := s.files[filepath.Join(s.Dir, "messages.jsonl")]; ok {
-			_ = a.f.Sync()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_ = a.f.Sync()
+			}()
+			messagesSynced = func() { <-done }
+			// Whatever happens below, the fsync is over when the save is.
+			defer messagesSynced()
 		}
 		s.pending = 0
 	}
@@ -387,7 +406,7 @@ func (s *Session) saveLocked() error {
 		return err
 	}
 	s.saved = nil
-	if err := WriteFileAtomic(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644); err != nil {
+	if err := writeAtomicAfter(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, messagesSynced); err != nil {
 		return err
 	}
 	if err := WriteFileAtomicUnsynced(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644); err != nil {
