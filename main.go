@@ -278,6 +278,7 @@ func (c *cli) task(ctx context.Context, task string) int {
 		}
 		return face.Fail(scripts.ExitUsage, fmt.Errorf("no task given: pass it as an argument (ralph \"task\") or on standard input"))
 	}
+	shortRunGC()
 	// The signal handler OneShotMain installs is registered meanwhile,
 	// while opening the project waits for its disk.
 	interrupts.Listen()
