@@ -45,6 +45,8 @@ type Options struct {
 	EventsPath string
 	// Redact takes secrets out of each event line, as the record does.
 	Redact func([]byte) []byte
+	// Listener is the socket bound ahead (Bind); nil binds it now.
+	Listener *Listener
 }
 
 // Server is a listening control socket. Start it once the project lock is
@@ -76,12 +78,23 @@ const (
 	refusedChild = "refused: a command this ralph runs cannot steer it"
 )
 
-// Start replaces any socket a ralph that is gone left at the project's
-// socket path and serves requests until Close. The caller holds the
-// project lock, so no live ralph serves that socket: a ralph displaced by
-// --force keeps serving the old inode, which nobody reaches any more.
-func Start(o Options) (*Server, error) {
-	path := SocketPath(o.Root)
+// Listener is a control socket bound before its server starts (Bind):
+// making the socket file can cost a quarter of a millisecond, which a
+// one-shot pays while it waits for its disk rather than on its way to the
+// model. Connections made before Start wait in the socket's backlog.
+type Listener struct {
+	path string
+	l    *net.UnixListener
+	file os.FileInfo // the socket file as bound, to remove only our own
+}
+
+// Bind replaces any socket a ralph that is gone left at the project's
+// socket path and listens on it; Start serves it, or Close gives it up.
+// The caller holds the project lock, so no live ralph serves that socket:
+// a ralph displaced by --force keeps serving the old inode, which nobody
+// reaches any more.
+func Bind(root string) (*Listener, error) {
+	path := SocketPath(root)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("remove the stale control socket: %w", err)
 	}
@@ -89,8 +102,35 @@ func Start(o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}
-	s := &Server{o: o, path: path, l: l, target: o.Target, watches: map[*watch]struct{}{}}
-	s.file, _ = os.Stat(path)
+	fi, _ := os.Stat(path)
+	return &Listener{path: path, l: l, file: fi}, nil
+}
+
+// Close gives up a socket no server took, and removes its file.
+func (b *Listener) Close() error {
+	err := b.l.Close()
+	removeOwn(b.path, b.file)
+	return err
+}
+
+// removeOwn removes the socket file at path if it is still the one bound.
+func removeOwn(path string, file os.FileInfo) {
+	if fi, err := os.Stat(path); err == nil && file != nil && os.SameFile(fi, file) {
+		_ = os.Remove(path)
+	}
+}
+
+// Start serves requests on the project's socket until Close: on
+// o.Listener when it is bound already, otherwise on one it binds (Bind).
+func Start(o Options) (*Server, error) {
+	b := o.Listener
+	if b == nil {
+		var err error
+		if b, err = Bind(o.Root); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{o: o, path: b.path, l: b.l, file: b.file, target: o.Target, watches: map[*watch]struct{}{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go s.accept()
@@ -284,9 +324,7 @@ func (s *Server) Close() error {
 	}
 	s.cancel()
 	s.wg.Wait()
-	if fi, serr := os.Stat(s.path); serr == nil && s.file != nil && os.SameFile(fi, s.file) {
-		_ = os.Remove(s.path)
-	}
+	removeOwn(s.path, s.file)
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}

@@ -325,3 +325,50 @@ func TestSlowRequestDoesNotHoldOthers(t *testing.T) {
 		t.Fatalf("%q, %v", line, err)
 	}
 }
+
+// TestBoundAhead: a socket bound before its server starts holds a request
+// made meanwhile until the server answers it; one given up without a
+// server leaves no socket file behind.
+func TestBoundAhead(t *testing.T) {
+	root := project(t, t.TempDir())
+	b, err := Bind(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan Reply, 1)
+	go func() {
+		r, _ := Call(context.Background(), root, Request{Op: OpStop})
+		answered <- r
+	}()
+	time.Sleep(50 * time.Millisecond) // the request waits in the backlog
+	target := &fakeTarget{}
+	srv, err := Start(Options{Root: root, SessionID: "s1", Mode: "oneshot", Target: target, Events: pubsub.NewBroker[coordinator.Event](), Listener: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-answered:
+		if !r.OK {
+			t.Fatalf("reply %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request made before the server started got no answer")
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(SocketPath(root)); !os.IsNotExist(err) {
+		t.Fatalf("socket left after Close: %v", err)
+	}
+
+	b, err = Bind(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(SocketPath(root)); !os.IsNotExist(err) {
+		t.Fatalf("socket left after giving it up: %v", err)
+	}
+}

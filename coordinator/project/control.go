@@ -30,6 +30,18 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 		// have none.
 		return nil
 	}
+	var listener *control.Listener
+	if p.bound != nil {
+		b := <-p.bound
+		p.bound = nil
+		if b.err != nil {
+			if notify != nil {
+				notify("no control socket, so no other terminal can steer this run: " + b.err.Error())
+			}
+			return nil
+		}
+		listener = b.l
+	}
 	events := p.coord.Events()
 	q := control.NewQuestions(p.Session, func(ev coordinator.Event) {
 		ev.SessionID = p.Session.ID
@@ -38,6 +50,7 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 	srv, err := control.Start(control.Options{
 		Root: p.Root, SessionID: p.Session.ID, Mode: p.Mode, Target: t, Questions: q,
 		Events: events, EventsPath: memory.LogPath(p.Root, p.Session.ID, memory.EventsLog), Redact: p.Redactor.RedactBytes,
+		Listener: listener,
 	})
 	if err != nil {
 		if notify != nil {
@@ -65,8 +78,31 @@ func (p *Project) Asker(q *control.Questions, term approval.Asker) approval.Aske
 	return nil
 }
 
+// boundSocket is the outcome of binding the control socket ahead.
+type boundSocket struct {
+	l   *control.Listener
+	err error
+}
+
+// bindAhead binds the control socket on a goroutine of its own; Serve
+// takes it, or closeControl gives it up. Call it under the lock.
+func (p *Project) bindAhead() {
+	p.bound = make(chan boundSocket, 1)
+	go func() {
+		l, err := control.Bind(p.Root)
+		p.bound <- boundSocket{l, err}
+	}()
+}
+
 // closeControl stops serving the socket; watchers get the events so far.
 func (p *Project) closeControl() error {
+	if p.bound != nil {
+		// Bound ahead and never served (the run ended before it began).
+		if b := <-p.bound; b.l != nil {
+			_ = b.l.Close()
+		}
+		p.bound = nil
+	}
 	if p.control == nil {
 		return nil
 	}

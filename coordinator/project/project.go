@@ -141,6 +141,8 @@ type Project struct {
 	warnTo      atomic.Pointer[coordinator.Coordinator]
 	face        func()
 	unsubscribe []func() error
+	// bound is the control socket being bound ahead of Serve, if any.
+	bound chan boundSocket
 	// control is the control socket (Serve) and questions the questions
 	// asked through it.
 	control   *control.Server
@@ -202,9 +204,16 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	ok := false
 	defer func() {
 		if !ok {
+			_ = p.closeControl()
 			_ = lock.Release()
 		}
 	}()
+	if _, real := opts.Fs.(*afero.OsFs); real && opts.Mode == ModeOneShot {
+		// A one-shot serves its control socket (Serve) as soon as it
+		// runs; bound now, under the lock, beside recovery and the
+		// session record, which wait for the disk.
+		p.bindAhead()
+	}
 	if err := p.recover(opts.Notify); err != nil {
 		return nil, err
 	}

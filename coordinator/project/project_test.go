@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/spf13/afero"
 )
@@ -238,5 +239,22 @@ func TestRecoveryGoesByTheSessionsOwnRecords(t *testing.T) {
 	}
 	if st, _ := memory.LoadSessionState(fs, dir, b.ID); st.Status != memory.StatusInterrupted {
 		t.Fatalf("the running session is now %q", st.Status)
+	}
+}
+
+// TestSocketBoundAheadGoesWithTheProject: a one-shot binds its control
+// socket while it opens; closed without ever serving it (a run that ended
+// before it began), the project leaves no socket file behind.
+func TestSocketBoundAheadGoesWithTheProject(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot, Overrides: Overrides{MaxRetries: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(control.SocketPath(dir)); !os.IsNotExist(err) {
+		t.Fatalf("a socket was left behind: %v", err)
 	}
 }
