@@ -194,6 +194,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
+	if opts.Mode == ModeOneShot && cfg.BaseURL != "" {
+		// Beside the lock and the session record, which wait for the disk.
+		llm.Preconnect(cfg.BaseURL)
+	}
 	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
