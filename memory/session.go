@@ -128,12 +128,12 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 	serr := syncFile(fs, filepath.Join(building, "session.json"))
 	s.files = <-logs
 	if serr != nil {
-		s.closeFiles()
+		_ = s.Close()
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", serr)
 	}
 	if err := fs.Rename(building, s.Dir); err != nil {
-		s.closeFiles()
+		_ = s.Close()
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
@@ -165,14 +165,6 @@ func (s *Session) createLogs(dir string) map[string]*appendFile {
 		files[filepath.Join(s.Dir, name)] = &appendFile{f: f}
 	}
 	return files
-}
-
-// closeFiles closes the open logs of a session that was not created.
-func (s *Session) closeFiles() {
-	for path, a := range s.files {
-		_ = a.f.Close()
-		delete(s.files, path)
-	}
 }
 
 // syncFile makes a file's content durable.
