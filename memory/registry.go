@@ -15,12 +15,14 @@ import (
 )
 
 // RegistryEntry is one project in the cross-project registry that `ralph
-// sessions` lists: the last session started there. Its status is the one
-// the session started with; the project's own records say how it ended.
+// sessions` lists: the last session started there. The registry keeps no
+// status (the project's own records say how a session ended); Status is
+// filled in for listings, and older ralphs wrote the status a session
+// started with.
 type RegistryEntry struct {
 	Root      string    `json:"root"`
 	SessionID string    `json:"session_id"`
-	Status    string    `json:"status"`
+	Status    string    `json:"status,omitempty"`
 	Mode      string    `json:"mode,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
 }

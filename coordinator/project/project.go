@@ -176,8 +176,11 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
+	// Git, sockets and connections need the real file system; tests on
+	// a memory one have none of them.
+	_, real := opts.Fs.(*afero.OsFs)
 	var look chan gitLook
-	if _, real := opts.Fs.(*afero.OsFs); real {
+	if real {
 		look = lookAtGit(root)
 	}
 	// Beside the lock and the session record, which wait for the disk.
@@ -212,7 +215,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			_ = lock.Release()
 		}
 	}()
-	if _, real := opts.Fs.(*afero.OsFs); real && opts.Mode == ModeOneShot {
+	if real && opts.Mode == ModeOneShot {
 		// A one-shot serves its control socket (Serve) as soon as it
 		// runs; bound now, under the lock, beside recovery and the
 		// session record, which wait for the disk.
@@ -612,7 +615,7 @@ func (p *Project) touchRegistry() {
 	st := p.Session.State()
 	// The registry is a convenience index; failing to update it must not
 	// fail the run.
-	_ = p.registry.Update(memory.RegistryEntry{Root: p.Root, SessionID: st.SessionID, Status: st.Status, Mode: st.Mode, UpdatedAt: time.Now().UTC()})
+	_ = p.registry.Update(memory.RegistryEntry{Root: p.Root, SessionID: st.SessionID, Mode: st.Mode, UpdatedAt: time.Now().UTC()})
 }
 
 // commandEnv is the environment for run_command without ralph's model key:
