@@ -92,7 +92,7 @@ func NotifySignals(ctx context.Context, q *Queue) (stop func()) {
 	l.q = q
 	l.mu.Unlock()
 	var once sync.Once
-	stop = func() {
+	release := func() {
 		once.Do(func() {
 			signal.Stop(l.ch)
 			l.mu.Lock()
@@ -102,8 +102,13 @@ func NotifySignals(ctx context.Context, q *Queue) (stop func()) {
 			<-l.done
 		})
 	}
-	context.AfterFunc(ctx, stop)
-	return stop
+	// ctx's end releases the signals too; a stop before it lets go of
+	// ctx, which may outlive this call by far.
+	unhook := context.AfterFunc(ctx, release)
+	return func() {
+		unhook()
+		release()
+	}
 }
 
 // ExitCode is the conventional shell exit code for a process stopped by sig:
