@@ -54,6 +54,7 @@ var defaultTransport http.RoundTripper = func() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 128
 	t.MaxIdleConns = 256
+	dial = t.DialContext
 	t.DialContext = dialContext // a connection opened ahead first (Preconnect)
 	return t
 }()

@@ -28,7 +28,9 @@ var preconn struct {
 	conn net.Conn      // nil if the dial failed or the connection was taken
 }
 
-var dialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+// dial is the standard transport's own dial, which defaultTransport
+// wraps.
+var dial func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // Preconnect starts opening a connection to baseURL's host on a goroutine
 // of its own and returns at once. Through a proxy, which the transport
@@ -63,7 +65,7 @@ func preconnectVia(baseURL string, proxy func(*http.Request) (*url.URL, error)) 
 	preconn.mu.Unlock()
 	go func() {
 		defer close(done)
-		c, err := dialer.DialContext(context.Background(), "tcp", addr)
+		c, err := dial(context.Background(), "tcp", addr)
 		if err != nil {
 			return
 		}
@@ -107,5 +109,5 @@ func dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 			return c, nil
 		}
 	}
-	return dialer.DialContext(ctx, network, addr)
+	return dial(ctx, network, addr)
 }

@@ -27,9 +27,11 @@ import (
 // toolCache keeps the encoded "tools" array of the definitions seen last.
 type toolCache struct {
 	mu      sync.Mutex
-	seed    maphash.Seed
 	entries map[uint64]toolEntry
 }
+
+// toolSeed keys the cache; hashes are only compared within a process.
+var toolSeed = maphash.MakeSeed()
 
 type toolEntry struct {
 	defs    []conversation.ToolDef
@@ -43,14 +45,7 @@ const maxToolSets = 16
 // encoded returns the JSON array for defs as the "tools" field of a chat
 // completion request, with the same content go-openai would send.
 func (tc *toolCache) encoded(defs []conversation.ToolDef) ([]byte, error) {
-	tc.mu.Lock()
-	if tc.entries == nil {
-		tc.seed = maphash.MakeSeed()
-		tc.entries = map[uint64]toolEntry{}
-	}
-	seed := tc.seed
-	tc.mu.Unlock()
-	key := hashDefs(seed, defs)
+	key := hashDefs(defs)
 	tc.mu.Lock()
 	e, ok := tc.entries[key]
 	tc.mu.Unlock()
@@ -71,8 +66,8 @@ func (tc *toolCache) encoded(defs []conversation.ToolDef) ([]byte, error) {
 	}
 	e = toolEntry{defs: slices.Clone(defs), encoded: data}
 	tc.mu.Lock()
-	if len(tc.entries) >= maxToolSets {
-		clear(tc.entries)
+	if tc.entries == nil || len(tc.entries) >= maxToolSets {
+		tc.entries = map[uint64]toolEntry{}
 	}
 	tc.entries[key] = e
 	tc.mu.Unlock()
@@ -92,9 +87,9 @@ type wireFunction struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-func hashDefs(seed maphash.Seed, defs []conversation.ToolDef) uint64 {
+func hashDefs(defs []conversation.ToolDef) uint64 {
 	var h maphash.Hash
-	h.SetSeed(seed)
+	h.SetSeed(toolSeed)
 	for _, d := range defs {
 		_, _ = h.WriteString(d.Name)
 		_ = h.WriteByte(0)
