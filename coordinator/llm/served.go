@@ -202,11 +202,14 @@ func estimateRequest(req Request) int {
 	return n + EstimateTools(req.Tools)
 }
 
-// EstimateTools is the estimated size of tool definitions in a prompt.
+// EstimateTools is the estimated size of tool definitions in a prompt. It
+// counts bytes rather than joining each definition's parts, because it is
+// asked on every model call of every agent and joining allocated the whole
+// tool list each time.
 func EstimateTools(tools []conversation.ToolDef) int {
 	n := 0
 	for _, t := range tools {
-		n += conversation.EstimateTokens(conversation.Message{Content: t.Name + t.Description + string(t.Parameters)})
+		n += conversation.EstimateBytes(len(t.Name) + len(t.Description) + len(t.Parameters))
 	}
 	return n
 }

@@ -76,5 +76,11 @@ func EstimateTokens(m Message) int {
 	for _, c := range m.ToolCalls {
 		n += len(c.Name) + len(c.Arguments) + 12
 	}
+	return EstimateBytes(n)
+}
+
+// EstimateBytes is EstimateTokens for n bytes of prompt text in one framed
+// part, for callers that can count bytes without building a message.
+func EstimateBytes(n int) int {
 	return (n*2+6)/7 + 6
 }
