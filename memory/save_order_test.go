@@ -21,6 +21,9 @@ type orderFs struct {
 	afero.Fs
 	mu  sync.Mutex
 	log []string
+	// gate, when set, holds every fsync of the sessions directory until
+	// it is closed.
+	gate chan struct{}
 }
 
 func (o *orderFs) note(s string) {
@@ -59,6 +62,9 @@ func (f *orderFile) Sync() error {
 	if filepath.Base(f.Name()) == "messages.jsonl" {
 		time.Sleep(30 * time.Millisecond)
 	}
+	if f.fs.gate != nil && filepath.Base(f.Name()) == filepath.Base(SessionsDir) {
+		<-f.fs.gate
+	}
 	err := f.File.Sync()
 	f.fs.note("synced " + filepath.Base(f.Name()))
 	return err
@@ -95,5 +101,63 @@ func TestSaveMakesMessagesDurableBeforeTheRecord(t *testing.T) {
 	// The record's own fsync came before its rename too.
 	if i := slices.IndexFunc(log, func(s string) bool { return strings.HasPrefix(s, "synced .session.json.tmp") }); i < 0 || i > renamed {
 		t.Fatalf("the record was not fsynced before its rename:\n%s", strings.Join(log, "\n"))
+	}
+}
+
+// TestNewSessionIsPlacedBeforeItsFirstSave: CreateSession does not wait
+// for the fsync that makes the session's name in .ralph/sessions durable
+// (the first request need not), but the session's first save does, so no
+// record of anything the model did can be durable before the session is.
+func TestNewSessionIsPlacedBeforeItsFirstSave(t *testing.T) {
+	fs := &orderFs{Fs: afero.NewOsFs(), gate: make(chan struct{})}
+	created := make(chan *Session, 1)
+	go func() {
+		s, err := CreateSession(fs, t.TempDir(), "20250301T120000Z-000aaaaaaaaa", State{Status: StatusRunning})
+		if err != nil {
+			t.Error(err)
+		}
+		created <- s
+	}()
+	var s *Session
+	select {
+	case s = <-created:
+	case <-time.After(10 * time.Second):
+		close(fs.gate)
+		t.Fatal("CreateSession waited for the fsync of the sessions directory")
+	}
+	if s == nil {
+		close(fs.gate)
+		return
+	}
+	saved := make(chan error, 1)
+	go func() { saved <- s.SaveState(func(st *State) { st.Status = StatusCompleted }) }()
+	select {
+	case err := <-saved:
+		t.Fatalf("the first save ended (%v) before the session's directory was durable", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(fs.gate)
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fs.mu.Lock()
+	log := slices.Clone(fs.log)
+	fs.mu.Unlock()
+	placed := slices.Index(log, "synced sessions")
+	// CreateSession renamed the session's record and the summary; the
+	// third rename of a session.json is the save's own record.
+	renamed, n := -1, 0
+	for i, l := range log {
+		if l == "rename session.json" {
+			if n++; n == 3 {
+				renamed = i
+			}
+		}
+	}
+	if placed < 0 || renamed < 0 || placed > renamed {
+		t.Fatalf("sessions directory synced at %d, first save renamed at %d:\n%s", placed, renamed, strings.Join(log, "\n"))
 	}
 }

@@ -85,16 +85,20 @@ type Session struct {
 	// saved is the state last written, without its clock (see
 	// SaveStateIfChanged); nil when unknown.
 	saved []byte
+	// placed closes when a new session's directory is durable under its
+	// final name; nil once waited for, or for a session opened again.
+	placed chan struct{}
 }
 
-// CreateSession starts a new session record in the project at root and
-// makes it durable before returning: the session's directory appears under
-// .ralph/sessions only complete, with its session.json inside (it is
-// built under a dot-name and renamed into place), and .ralph/session.json
-// names it. So a crash at any moment leaves either no trace of the session
-// or a session that recovery and `ralph resume` can read. The session's own
-// record is durable when CreateSession returns; the summary is derived from
-// it (see SaveState). secrets are replaced by "[REDACTED]" in everything
+// CreateSession starts a new session record in the project at root: the
+// session's directory appears under .ralph/sessions only complete, with
+// its session.json inside (it is built under a dot-name and renamed into
+// place), and .ralph/session.json names it. So a crash at any moment
+// leaves either no trace of the session or a session that recovery and
+// `ralph resume` can read. The session's own record is durable when
+// CreateSession returns, and its name in .ralph/sessions before the
+// session's first save or Close; the summary is derived from it (see
+// SaveState). secrets are replaced by "[REDACTED]" in everything
 // the session writes.
 func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
 	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: NewRedactor(secrets...)}
@@ -137,12 +141,33 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
-	syncDir(fs, parent)
+	// The rename is made durable while the run goes on to its first
+	// request (a journal commit, up to a millisecond or more here, that
+	// the request need not wait for): a crash of the machine before it is
+	// durable loses a session that had changed nothing yet, and every
+	// later save, and Close, waits for it first, so nothing the model
+	// does can come before it.
+	placed := make(chan struct{})
+	go func() {
+		defer close(placed)
+		syncDir(fs, parent)
+	}()
+	s.placed = placed
 	if err := WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	s.saved = stateKey(s.state)
 	return s, nil
+}
+
+// waitPlaced waits until the new session's directory is durable under
+// its final name (see CreateSession); s.mu must be held.
+func (s *Session) waitPlaced() {
+	if s.placed != nil {
+		<-s.placed
+		s.placed = nil
+	}
 }
 
 // firstLogs are the logs every run writes before its first request.
@@ -373,6 +398,7 @@ func (s *Session) SaveStateIfChanged(fn func(*State)) (bool, error) {
 
 // saveLocked writes the state; s.mu must be held.
 func (s *Session) saveLocked() error {
+	s.waitPlaced()
 	s.state.UpdatedAt = time.Now().UTC()
 	// The messages appended since the last save are fsynced while the
 	// new record is written and fsynced, and the record is renamed into
@@ -631,6 +657,7 @@ func (s *Session) appendLocked(path string, data []byte) error {
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.waitPlaced()
 	var errs []error
 	for path, a := range s.files {
 		if s.pending > 0 && path == filepath.Join(s.Dir, "messages.jsonl") {
