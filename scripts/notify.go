@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -163,13 +164,7 @@ func (w *boundedBuffer) firstLine() string {
 // notifyEnv is ralph's environment without the model's API key, which a
 // notification has no use for.
 func notifyEnv(keyVar string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); name != keyVar || keyVar == "" {
-			env = append(env, kv)
-		}
-	}
-	return env
+	return childenv.Without(os.Environ(), keyVar)
 }
 
 // writeNotification writes a notification's sequence to w, which is the

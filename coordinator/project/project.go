@@ -23,6 +23,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
@@ -622,15 +623,7 @@ func (p *Project) touchRegistry() {
 // nothing a command does needs it, and its output could otherwise carry it
 // into the conversation.
 func commandEnv(keyVar string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if name == keyVar || name == "OPENAI_API_KEY" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
+	return childenv.Without(os.Environ(), keyVar, "OPENAI_API_KEY")
 }
 
 // SystemPrompt is the coordinator's system prompt: who it is, its tools,

@@ -18,6 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/retention"
 )
 
@@ -432,6 +433,9 @@ func Load(src Sources) (Config, error) {
 		c.Model = v
 	}
 	c.APIKey = src.Getenv(c.APIKeyEnv)
+	// No process ralph starts for itself may inherit the model's key,
+	// whatever the variable holding it is called.
+	childenv.Hide(c.APIKeyEnv)
 	return c, nil
 }
 

@@ -327,7 +327,26 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 // add brings paths in ralph's index up to the work tree: changed, new
 // and removed files alike, ignored ones refused.
 func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, beside func()) error {
-	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(paths), beside,
+	var plain, nested []string
+	for _, p := range paths {
+		if c.repo.isNestedRepo(p) {
+			nested = append(nested, p) // see add.go: git add would look inside
+		} else {
+			plain = append(plain, p)
+		}
+	}
+	if len(nested) > 0 {
+		if err := c.update(ctx, env, nested, nil); err != nil {
+			return err
+		}
+	}
+	if len(plain) == 0 {
+		if beside != nil {
+			beside()
+		}
+		return nil
+	}
+	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(plain), beside,
 		c.writing("add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")...)
 }
 

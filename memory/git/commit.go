@@ -89,7 +89,7 @@ func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, 
 	if len(take) == 0 {
 		return "", nil
 	}
-	if _, err := run(ctx, r.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(take), "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+	if err := r.addPaths(ctx, env, take); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	if same, err := r.indexMatches(ctx, env, old); err != nil || same {
@@ -101,7 +101,7 @@ func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, 
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if _, err := runFor(ctx, SlowTimeout, r.Top, env, []byte(message), "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
+	if _, err := runHooked(ctx, r.Top, env, []byte(message), "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
 		return "", err
 	}
 	commit := r.HeadNow(ctx)

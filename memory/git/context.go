@@ -30,7 +30,7 @@ func Context(ctx context.Context, dir string, exclude ...string) (text string, c
 	}
 	// The whole work tree (":/"), whatever dir is, with paths relative to
 	// its top. The status, the longer of the two, starts first.
-	args := []string{"-c", "status.relativePaths=false", "status", "--short", "--branch", "--untracked-files=normal", "--", ":/"}
+	args := []string{"-c", "status.relativePaths=false", "status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty", "--", ":/"}
 	for _, x := range exclude {
 		args = append(args, ":(exclude,literal)"+x)
 	}

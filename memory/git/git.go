@@ -16,8 +16,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/childenv"
 )
 
 // ErrNoRepo says the directory is not inside a git work tree, or git is
@@ -115,14 +118,25 @@ func (r *Repo) Git(ctx context.Context, env []string, args ...string) ([]byte, e
 // Commands that read the person's index pass GIT_OPTIONAL_LOCKS=0, so
 // that not even a stat refresh is written to it.
 func run(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	return runFor(ctx, Timeout, dir, env, stdin, args...)
+	return runCmd(ctx, Timeout, false, dir, env, stdin, args...)
 }
 
-// runFor is run with another time limit.
-func runFor(ctx context.Context, timeout time.Duration, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+// runHooked runs a git command that the person expects to run their
+// hooks (a commit ralph makes for them, a worktree checkout), with the
+// longer SlowTimeout: a pre-commit hook that lints or tests may take
+// minutes, as it does when the person commits. The hooks run only from
+// where the model cannot write them (see hooksOutsideWorkTree).
+func runHooked(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+	hooks := hooksOutsideWorkTree(ctx, dir)
+	return runCmd(ctx, SlowTimeout, hooks, dir, env, stdin, args...)
+}
+
+// runCmd runs git with a time limit; hooks says whether the person's
+// hooks may run.
+func runCmd(ctx context.Context, timeout time.Duration, hooks bool, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := command(ctx, dir, env, args)
+	cmd := command(ctx, dir, env, hooks, args)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -135,14 +149,100 @@ func runFor(ctx context.Context, timeout time.Duration, dir string, env []string
 	return out, nil
 }
 
-// command is git with args in dir, with the person's environment and
-// prompts turned off.
-func command(ctx context.Context, dir string, env, args []string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", args...)
+// safeConfig is given on the command line of every git ralph runs. The
+// model writes files, and git reads some of them as configuration that
+// names programs to run: a nested repository's .git/config, a
+// submodule's .git/modules/<name>/config, a linked worktree's
+// config.worktree. ralph's git runs outside the sandbox with the
+// person's rights, so none of those programs may run: settings given
+// with -c win over every configuration file, and git hands them on to
+// the gits it starts inside submodules (GIT_CONFIG_PARAMETERS), so they
+// hold there too.
+//   - core.fsmonitor runs a program on every index refresh (status,
+//     diff, add): the attack of a nested repository.
+//   - core.hooksPath=/dev/null turns hooks off; runHooked restores the
+//     person's own.
+//   - submodule.recurse and status.submoduleSummary would start gits in
+//     submodules, which read the submodules' own configuration; every
+//     command that looks at the work tree also passes
+//     --ignore-submodules, which .gitmodules cannot override.
+//   - protocol.allow=never: ralph's git never talks to a remote, so no
+//     transport (core.sshCommand, ext::, a credential helper) can run.
+//   - pager and editors: ralph reads git's output itself and never edits.
+//
+// Filter drivers, textconv and diff drivers are named by configuration
+// too; the person's configuration is theirs (LFS must work), and a
+// nested repository's is never read, since nothing recurses into it.
+var safeConfig = []string{
+	"core.fsmonitor=false",
+	"core.hooksPath=/dev/null",
+	"core.pager=cat",
+	"core.editor=:",
+	"sequence.editor=:",
+	"core.askPass=",
+	"credential.helper=",
+	"protocol.allow=never",
+	"submodule.recurse=false",
+	"status.submoduleSummary=false",
+	"diff.ignoreSubmodules=dirty",
+}
+
+// remoteConfig are the settings of safeConfig that a git talking to a
+// remote must go without: its transport and the person's credentials.
+var remoteConfig = []string{"protocol.allow=never", "credential.helper=", "core.askPass="}
+
+// command is git with args in dir, with the person's environment less
+// anything that looks like a credential (git needs none of ralph's, and
+// the model's key must reach no process ralph starts), prompts turned
+// off, and safeConfig before args. hooks keeps the person's hooks.
+func command(ctx context.Context, dir string, env []string, hooks bool, args []string) *exec.Cmd {
+	return build(ctx, dir, env, hooks, false, args)
+}
+
+// RemoteCommand is the git command ralph-temporal's workers run in their
+// own clones: safeConfig, except that it may fetch and push with the
+// person's transport and credentials, and it never runs hooks. It is the
+// one other way to build a git command; every git ralph runs comes from
+// this file.
+func RemoteCommand(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
+	return build(ctx, dir, env, false, true, args)
+}
+
+func build(ctx context.Context, dir string, env []string, hooks, remote bool, args []string) *exec.Cmd {
+	full := make([]string, 0, 2*len(safeConfig)+len(args))
+	for _, kv := range safeConfig {
+		if hooks && strings.HasPrefix(kv, "core.hooksPath=") || remote && slices.Contains(remoteConfig, kv) {
+			continue
+		}
+		full = append(full, "-c", kv)
+	}
+	full = append(full, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(childenv.Scrub(os.Environ()), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
+}
+
+// hooksOutsideWorkTree reports whether the hooks that git would run in
+// dir lie where the model cannot write: .git/hooks, which the sandbox
+// keeps read-only, or a core.hooksPath outside the work tree. A
+// hooksPath inside the work tree (a tracked .husky/, say) holds files
+// the model may have written, and running them would run the model's
+// code unsandboxed, so such hooks are skipped.
+func hooksOutsideWorkTree(ctx context.Context, dir string) bool {
+	out, err := runCmd(ctx, Timeout, true, dir, nil, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir", "--git-path", "hooks")
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if err != nil || len(lines) != 3 {
+		return false
+	}
+	top, gitDir, hooks := lines[0], lines[1], lines[2]
+	return within(gitDir, hooks) || !within(top, hooks)
+}
+
+// within reports whether path is dir or lies beneath it.
+func within(dir, path string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // commandError describes a git command that failed: its first line of
@@ -181,7 +281,7 @@ func (r *Repo) start(ctx context.Context, env []string, args ...string) (*proc, 
 func start(ctx context.Context, dir string, env []string, args ...string) (*proc, error) {
 	p := &proc{args: args}
 	p.ctx, p.cancel = context.WithTimeout(ctx, Timeout)
-	p.cmd = command(p.ctx, dir, env, args)
+	p.cmd = command(p.ctx, dir, env, false, args)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err == nil {

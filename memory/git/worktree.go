@@ -75,7 +75,7 @@ func (r *Repo) AddWorktree(ctx context.Context, dir, branch, base string) error 
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return fmt.Errorf("worktree: %w", err)
 	}
-	if _, err := runFor(ctx, SlowTimeout, r.Top, nil, nil, "worktree", "add", "-q", "-b", branch, dir, base); err != nil {
+	if _, err := runHooked(ctx, r.Top, nil, nil, "worktree", "add", "-q", "-b", branch, dir, base); err != nil {
 		return fmt.Errorf("worktree: %w", err)
 	}
 	return nil
@@ -122,13 +122,13 @@ func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
 // ralph made for a task, whose index is ralph's), running the person's
 // hooks. It returns "" when nothing changed.
 func (r *Repo) CommitAll(ctx context.Context, message string) (string, error) {
-	if _, err := r.Git(ctx, nil, "add", "-A", "--", "."); err != nil {
+	if err := r.addAll(ctx, nil); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	if same, err := r.indexMatches(ctx, nil, r.HeadNow(ctx)); err != nil || same {
 		return "", err
 	}
-	if _, err := runFor(ctx, SlowTimeout, r.Top, nil, []byte(message), "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
+	if _, err := runHooked(ctx, r.Top, nil, []byte(message), "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
 		return "", err
 	}
 	return r.HeadNow(ctx), nil
@@ -139,7 +139,7 @@ func (r *Repo) CommitAll(ctx context.Context, message string) (string, error) {
 // ralph's own branch, so removing the work tree loses nothing. It returns
 // "" when nothing changed.
 func (r *Repo) Snapshot(ctx context.Context, message string) (string, error) {
-	if _, err := r.Git(ctx, nil, "add", "-A", "--", "."); err != nil {
+	if err := r.addAll(ctx, nil); err != nil {
 		return "", fmt.Errorf("snapshot: %w", err)
 	}
 	head := r.HeadNow(ctx)
@@ -259,7 +259,7 @@ func (r *Repo) dirty(ctx context.Context, commit string, paths []string) ([]stri
 	}
 	env := []string{"GIT_OPTIONAL_LOCKS=0"}
 	for _, args := range [][]string{
-		{"diff", "--name-only", "-z", "--no-renames", commit, "--"},
+		{"diff", "--name-only", "-z", "--no-renames", "--ignore-submodules=dirty", commit, "--"},
 		{"diff", "--cached", "--name-only", "-z", "--no-renames", commit, "--"},
 		{"ls-files", "-z", "--others", "--"},
 	} {

@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	rgit "github.com/ralph-dev/ralph/memory/git"
 )
 
 // A worker keeps, under its --dir, one directory per remote: a clone the
@@ -70,13 +71,12 @@ func (e *gitError) Unwrap() error { return e.err }
 // runGit runs git in dir. Commits get ralph's identity where git has none
 // configured, so a fresh worker machine can commit.
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var env []string
 	if os.Getenv("GIT_AUTHOR_NAME") == "" {
-		cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME=ralph", "GIT_COMMITTER_NAME=ralph",
-			"GIT_AUTHOR_EMAIL=ralph@localhost", "GIT_COMMITTER_EMAIL=ralph@localhost")
+		env = []string{"GIT_AUTHOR_NAME=ralph", "GIT_COMMITTER_NAME=ralph",
+			"GIT_AUTHOR_EMAIL=ralph@localhost", "GIT_COMMITTER_EMAIL=ralph@localhost"}
 	}
+	cmd := rgit.RemoteCommand(ctx, dir, env, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -143,7 +143,9 @@ func (r *repoDirs) worktree(ctx context.Context, p Project, id string) (string, 
 // pushAttempt commits what the attempt changed (the state files left
 // out) on ralph/<id> and pushes the branch. It returns the branch's head.
 func pushAttempt(ctx context.Context, wt, id string, attempt int, summary string) (string, error) {
-	if _, err := runGit(ctx, wt, "add", "-A"); err != nil {
+	// The model worked in this tree: a nested repository it made must
+	// not get git add to look inside it (see memory/git's add.go).
+	if err := rgit.AddAll(ctx, wt); err != nil {
 		return "", err
 	}
 	for _, f := range stateFiles {

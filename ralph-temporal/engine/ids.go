@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os/exec"
 	"strings"
+
+	rgit "github.com/ralph-dev/ralph/memory/git"
 )
 
 // Project names the repository and branch a run works on. The workflow id
@@ -55,8 +56,6 @@ func Discover(ctx context.Context, dir, remote, branch string) (Project, error) 
 }
 
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	out, err := rgit.RemoteCommand(ctx, dir, nil, args...).Output()
 	return strings.TrimSpace(string(out)), err
 }

@@ -1,0 +1,160 @@
+package git
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// trapRepo is a repository holding what a model can leave behind to get
+// ralph's own git to run its code outside the sandbox: a nested
+// repository added as a gitlink and a submodule whose repository lives
+// in .git/modules, each configured with every key that names a program
+// (fsmonitor, hooks, a clean filter its .gitattributes selects, a pager,
+// an external diff), and with a dirty work tree so that git would look
+// inside. Each trap writes its name into the returned file.
+func trapRepo(t *testing.T) (dir, ran string) {
+	t.Helper()
+	dir = repo(t)
+	ran = filepath.Join(t.TempDir(), "ran")
+	trap := func(name string) string { return "echo " + name + " >> " + ran + "; false" }
+	configure := func(where, prefix string) {
+		sh(t, where, strings.Join([]string{
+			"git config core.fsmonitor '" + trap(prefix+"-fsmonitor") + "'",
+			"git config filter.evil.clean '" + trap(prefix+"-clean") + "'",
+			"git config filter.evil.smudge '" + trap(prefix+"-smudge") + "'",
+			"git config core.pager '" + trap(prefix+"-pager") + "'",
+			"git config diff.external '" + trap(prefix+"-extdiff") + "'",
+			"mkdir -p \"$(git rev-parse --git-path hooks)\"",
+			"printf '#!/bin/sh\\n" + trap(prefix+"-hook") + "\\n' > \"$(git rev-parse --git-path hooks)/post-checkout\"",
+			"chmod +x \"$(git rev-parse --git-path hooks)/post-checkout\"",
+		}, " && "))
+	}
+	// The nested repository, added as a gitlink.
+	sh(t, dir, "git init -q nest && cd nest && printf '* filter=evil\\n' > .gitattributes && printf 'a\\n' > a.txt && git -c filter.evil.clean=cat add . && git commit -qm n")
+	configure(filepath.Join(dir, "nest"), "nest")
+	sh(t, dir, "git add nest 2>/dev/null && git commit -qm 'add nest'")
+	// A submodule from a repository outside, cloned into .git/modules.
+	src := t.TempDir()
+	sh(t, src, "git init -q -b main && printf 's\\n' > s.txt && git add . && git commit -qm s")
+	sh(t, dir, "git -c protocol.file.allow=always submodule --quiet add "+src+" sub && git commit -qm 'add sub'")
+	configure(filepath.Join(dir, "sub"), "sub")
+	sh(t, dir, "printf '* filter=evil\\n' > sub/.gitattributes")
+	// Dirty both, so that a git that recursed would refresh their index.
+	write(t, filepath.Join(dir, "nest", "a.txt"), "changed\n")
+	write(t, filepath.Join(dir, "sub", "s.txt"), "changed\n")
+	write(t, filepath.Join(dir, "b.txt"), "one\ntwo\nthree\n")
+	return dir, ran
+}
+
+func TestNestedRepositoriesRunNothingInRalphsGit(t *testing.T) {
+	personEnv(t)
+	dir, ran := trapRepo(t)
+	ctx := context.Background()
+	r := open(t, dir)
+	if _, _, err := Context(ctx, dir, ".ralph"); err != nil {
+		t.Fatal(err)
+	}
+	step := func(name string) {
+		if b, err := os.ReadFile(ran); err == nil {
+			t.Fatalf("after %s, ralph's git had run programs named by the model's repositories:\n%s", name, b)
+		}
+	}
+	step("context")
+	if _, err := r.WorkState(ctx, ".ralph"); err != nil {
+		t.Fatal(err)
+	}
+	cps := NewCheckpoints(r, "s1", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step("baseline checkpoint")
+	write(t, filepath.Join(dir, "b.txt"), "one\n")
+	write(t, filepath.Join(dir, "nest", "a.txt"), "again\n")
+	next, err := cps.Record(ctx, "1", "turn 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	step("checkpoint")
+	if _, err := r.Diff(ctx, base.Commit, next.Commit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Numstat(ctx, base.Commit, next.Commit, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Restore(ctx, cps.Index(), base.Commit, []string{"b.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	step("diff and restore")
+	if _, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt", "nest", "sub"}, "task"); err != nil {
+		t.Fatal(err)
+	}
+	step("commit")
+	wt := filepath.Join(t.TempDir(), "wt")
+	if err := r.AddWorktree(ctx, wt, "task-1", "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	w := open(t, wt)
+	write(t, filepath.Join(wt, "new.txt"), "n\n")
+	if _, err := w.CommitAll(ctx, "in the worktree"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Snapshot(ctx, "unfinished"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RemoveWorktree(ctx, wt); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("ralph's git ran programs named by the model's repositories:\n%s", b)
+	}
+	// The traps are armed: the person's own git status would run them.
+	sh(t, dir, "git status --short >/dev/null 2>&1 || true")
+	if _, err := os.Stat(ran); err != nil {
+		t.Fatalf("the trap did not fire for plain git either, so the test proves nothing: %v", err)
+	}
+}
+
+// TestRalphsGitHoldsNoCredential checks the environment of ralph's git:
+// git reads configuration the model may have written, so it must not
+// hold the model's key or any other credential.
+func TestRalphsGitHoldsNoCredential(t *testing.T) {
+	dir := repo(t)
+	t.Setenv("OPENAI_API_KEY", "sk-test-secret")
+	t.Setenv("GITHUB_TOKEN", "ghp-secret")
+	cmd := command(context.Background(), dir, nil, false, []string{"version"})
+	for _, kv := range cmd.Env {
+		if strings.Contains(kv, "secret") {
+			t.Errorf("git's environment holds %s", kv)
+		}
+	}
+}
+
+// TestHooksInTheWorkTreeDoNotRun: a commit ralph makes for the person
+// runs their hooks, but not from a hooksPath inside the work tree, where
+// the model writes.
+func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
+	personEnv(t)
+	dir := repo(t)
+	ran := filepath.Join(t.TempDir(), "ran")
+	sh(t, dir, "mkdir .husky && printf '#!/bin/sh\\necho husky >> "+ran+"\\n' > .husky/pre-commit && chmod +x .husky/pre-commit && git config core.hooksPath .husky")
+	write(t, filepath.Join(dir, "b.txt"), "changed\n")
+	if _, err := open(t, dir).CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("a hook the model could have written ran")
+	}
+	// .git/hooks, which the sandbox keeps read-only, still runs.
+	sh(t, dir, "git config --unset core.hooksPath && printf '#!/bin/sh\\necho person >> "+ran+"\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
+	write(t, filepath.Join(dir, "b.txt"), "changed again\n")
+	if _, err := open(t, dir).CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task 2"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(ran); string(b) != "person\n" {
+		t.Fatalf("the person's own hook did not run: %q", b)
+	}
+}
