@@ -70,6 +70,10 @@ func confined(res Result, p *sandbox.Policy, o sandbox.Outcome, output string, k
 		notes = append(notes, fmt.Sprintf("[ralph: the sandbox removed %s, which this command created: git would run or read it outside the sandbox]",
 			strings.Join(o.Removed, ", ")))
 	}
+	for _, u := range o.Undone {
+		notes = append(notes, fmt.Sprintf("[ralph: the sandbox took back %s in %s, which this command set: git would run it outside the sandbox]",
+			strings.Join(u.Keys, ", "), u.File))
+	}
 	if note := p.Explain(output); note != "" {
 		notes = append(notes, note)
 	}

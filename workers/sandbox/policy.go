@@ -75,6 +75,10 @@ type Policy struct {
 	// extra is true when the person added writable directories, which the
 	// description for the model then mentions.
 	extra bool
+	// gitWrite lists, when the root is a linked worktree, the directories
+	// of the main repository its git writes (see worktree.go), and
+	// gitGuard the files in them that stay read-only.
+	gitWrite, gitGuard []string
 	// Helper is the executable that runs HelperMain when started with
 	// HelperArg; "" means this process's own binary (/proc/self/exe), so
 	// a ralph binary replaced on disk while it runs still finds itself.
@@ -107,6 +111,7 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 			}
 		}
 		p.extra = len(extra) > 0
+		p.gitWrite, p.gitGuard = worktreeDirs(real)
 	}
 	return p, nil
 }
@@ -162,6 +167,16 @@ func (p *Policy) writable(path string) bool {
 	}
 	if within(p.Root, path) {
 		return true
+	}
+	for _, g := range p.gitGuard {
+		if within(g, path) {
+			return false
+		}
+	}
+	for _, d := range p.gitWrite {
+		if within(d, path) {
+			return true
+		}
 	}
 	for _, d := range p.Writable {
 		if within(d, path) {

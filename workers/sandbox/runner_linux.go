@@ -58,6 +58,9 @@ type spec struct {
 // died, or when it stopped answering. Close stops it.
 type Runner struct {
 	policy *Policy
+	// nested undoes what commands do to nested repositories'
+	// configuration (workspace-write only; see nestedgit.go).
+	nested *nestedGuard
 
 	mu     sync.Mutex
 	cur    *server
@@ -66,7 +69,13 @@ type Runner struct {
 
 // NewRunner returns a runner for the policy; no process starts until the
 // first command.
-func NewRunner(p *Policy) *Runner { return &Runner{policy: p} }
+func NewRunner(p *Policy) *Runner {
+	r := &Runner{policy: p}
+	if p.Mode == WorkspaceWrite {
+		r.nested = newNestedGuard(p.Root)
+	}
+	return r
+}
 
 // Command is what to start.
 type Command struct {
@@ -88,6 +97,7 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	s := spec{Mode: r.policy.Mode, Network: r.policy.Network}
 	if s.Mode == WorkspaceWrite {
 		s.Write = append([]string{r.policy.Root}, r.policy.Writable...)
+		s.Write = append(s.Write, r.policy.gitWrite...)
 		if err := r.policy.protect(&s); err != nil {
 			return nil, err
 		}
@@ -95,6 +105,9 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	key, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if r.nested != nil {
+		r.nested.prime()
 	}
 	srv, err := r.server(ctx, s, string(key))
 	if err != nil {
@@ -105,7 +118,7 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 		srv.release()
 		return nil, err
 	}
-	p.absent, p.root = s.absent, r.policy.Root
+	p.absent, p.root, p.nested = s.absent, r.policy.Root, r.nested
 	return p, nil
 }
 
@@ -159,6 +172,7 @@ type Process struct {
 
 	absent []string
 	root   string
+	nested *nestedGuard
 }
 
 // deliver hands the process a message from the helper.
@@ -250,6 +264,9 @@ func (p *Process) Wait() (syscall.WaitStatus, Outcome) {
 			out.Removed = append(out.Removed, rel)
 		}
 	}
+	if p.nested != nil {
+		out.Undone = p.nested.check()
+	}
 	return ws, out
 }
 
@@ -261,6 +278,9 @@ type Outcome struct {
 	// Removed lists guarded paths (such as .git/commondir) that the
 	// command created and that were removed again, relative to the root.
 	Removed []string
+	// Undone lists the program keys the command set in nested
+	// repositories' configuration, which were taken back.
+	Undone []Undone
 }
 
 // protect fills in what workspace-write keeps read-only under the root,
@@ -306,6 +326,27 @@ func (p *Policy) protect(s *spec) error {
 	}
 	if wholeGit {
 		s.Protect = append([]string{gitDir}, s.Protect...)
+	}
+	// A linked worktree's administrative files in the main repository.
+	for _, path := range p.gitGuard {
+		if _, err := os.Lstat(path); err == nil {
+			s.Protect = append(s.Protect, path)
+		} else {
+			s.absent = append(s.absent, path)
+		}
+	}
+	// The configuration and hooks of the submodules' repositories and of
+	// the other linked worktrees, which the person's git reads as it
+	// reads .git/config; those a command creates are nestedGuard's.
+	if gitIsDir {
+		for _, pattern := range []string{"modules/*/config", "modules/*/hooks", "modules/*/modules/*/config", "modules/*/modules/*/hooks", "worktrees/*/config.worktree", "worktrees/*/commondir"} {
+			matches, _ := filepath.Glob(filepath.Join(gitDir, pattern))
+			for _, m := range matches {
+				if fi, err := os.Lstat(m); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+					s.Protect = append(s.Protect, m)
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -62,4 +62,5 @@ func (p *Process) Wait() (syscall.WaitStatus, Outcome) { return 0, Outcome{} }
 type Outcome struct {
 	Err     error
 	Removed []string
+	Undone  []Undone
 }
