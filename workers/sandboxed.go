@@ -70,6 +70,10 @@ func confined(res Result, p *sandbox.Policy, o sandbox.Outcome, output string, k
 		notes = append(notes, fmt.Sprintf("[ralph: the sandbox removed %s, which this command created: git would run or read it outside the sandbox]",
 			strings.Join(o.Removed, ", ")))
 	}
+	if len(o.Restored) > 0 {
+		notes = append(notes, fmt.Sprintf("[ralph: the sandbox put back %s, which this command changed: git would run or read it outside the sandbox]",
+			strings.Join(o.Restored, ", ")))
+	}
 	for _, u := range o.Undone {
 		notes = append(notes, fmt.Sprintf("[ralph: the sandbox took back %s in %s, which this command set: git would run it outside the sandbox]",
 			strings.Join(u.Keys, ", "), u.File))

@@ -56,6 +56,9 @@ type Options struct {
 	// Writable lists more directories that workspace-write commands may
 	// write (the person's sandbox_writable, such as a build cache).
 	Writable []string
+	// Notify tells the person something once, outside the conversation
+	// (that the sandbox runs weaker on this system); nil says nothing.
+	Notify func(string)
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
@@ -128,6 +131,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workers: %w", err)
 	}
+	policy.Notify = opts.Notify
 
 	t := &Toolset{
 		opts:        opts,

@@ -24,6 +24,10 @@ import (
 //   - it lives in this ralph's user and mount namespaces: a sandboxed
 //     command that left ralph's process tree (a daemon) still runs in the
 //     namespaces of its sandbox.
+//   - it is not confined where ralph is not: every sandboxed command runs
+//     with no_new_privs (Landlock needs it, and it cannot be undone), so
+//     a daemon that left the process tree is known by it even where the
+//     sandbox has no namespaces of its own (the Landlock-only sandbox).
 //
 // A peer that cannot be looked at (it is gone, or /proc hides it) is
 // refused: the check fails closed.
@@ -49,6 +53,9 @@ func checkPeer(c net.Conn) string {
 		return "" // this process itself
 	}
 	if descendant(pid, os.Getpid()) {
+		return refusedChild
+	}
+	if noNewPrivs("self") == "0" && noNewPrivs(strconv.Itoa(pid)) != "0" {
 		return refusedChild
 	}
 	for _, ns := range []string{"user", "mnt"} {
@@ -97,4 +104,19 @@ func parentPID(pid int) (int, error) {
 		return 0, errors.New("malformed /proc stat")
 	}
 	return strconv.Atoi(fields[1])
+}
+
+// noNewPrivs reads the NoNewPrivs line of /proc/<pid>/status: "0", "1",
+// or "" when it cannot be read (which the caller counts as confined).
+func noNewPrivs(pid string) string {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "NoNewPrivs:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

@@ -65,13 +65,15 @@ func HelperMain(args []string) int {
 // confine applies the policy to the helper itself, and through it to
 // every command it starts.
 func confine(s spec) error {
-	if !s.Network {
-		if err := loopbackUp(); err != nil {
-			return fmt.Errorf("cannot bring up the loopback interface of the private network: %w", err)
+	if !s.Landlocked {
+		if !s.Network {
+			if err := loopbackUp(); err != nil {
+				return nsError(fmt.Errorf("cannot bring up the loopback interface of the private network: %w", err))
+			}
 		}
-	}
-	if err := mountProtected(s); err != nil {
-		return err
+		if err := mountProtected(s); err != nil {
+			return nsError(err)
+		}
 	}
 	if err := shield(); err != nil {
 		return err
@@ -85,6 +87,16 @@ func confine(s spec) error {
 		return fmt.Errorf("cannot drop the sandbox helper's capabilities: %w", err)
 	}
 	return nil
+}
+
+// nsError marks an error of the namespaces' making as namespacesFailed
+// when the kernel denied the right to use them (EPERM, EACCES), so that
+// ralph falls back to Landlock alone.
+func nsError(err error) error {
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+		return fmt.Errorf("%s%w", namespacesFailed, err)
+	}
+	return err
 }
 
 // shield keeps the commands from taking over the helper, which runs with
@@ -342,7 +354,14 @@ func restrict(s spec) error {
 	// Network rules are left out on purpose: with the network on, TCP and
 	// UDP stay open; without it the command has a network namespace of
 	// its own, which closes every protocol, not only TCP.
-	cfg, err := landlock.NewConfig(landlock.V11.HandledAccessFS, landlock.V11.Scoped)
+	args := []any{landlock.V11.HandledAccessFS, landlock.V11.Scoped}
+	if s.Landlocked && !s.Network {
+		// Without a network namespace, Landlock's own network rules
+		// shut the network: handled and granted to nothing, so every
+		// TCP connect and bind is refused (UDP too from Landlock 10).
+		args = append(args, landlock.V11.HandledAccessNet)
+	}
+	cfg, err := landlock.NewConfig(args...)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}

@@ -72,6 +72,10 @@ type Policy struct {
 	Writable []string
 	// Network is false under --no-network.
 	Network bool
+	// UnixSockets lists the named Unix sockets outside the project that
+	// commands may connect to (the person's sandbox_unix_sockets), each
+	// as given and with symbolic links resolved (AllowUnixSockets).
+	UnixSockets []string
 	// extra is true when the person added writable directories, which the
 	// description for the model then mentions.
 	extra bool
@@ -79,6 +83,9 @@ type Policy struct {
 	// of the main repository its git writes (see worktree.go), and
 	// gitGuard the files in them that stay read-only.
 	gitWrite, gitGuard []string
+	// Notify, when set, tells the person something about the sandbox
+	// once (that it runs weaker than it should on this system).
+	Notify func(string)
 	// Helper is the executable that runs HelperMain when started with
 	// HelperArg; "" means this process's own binary (/proc/self/exe), so
 	// a ralph binary replaced on disk while it runs still finds itself.

@@ -42,6 +42,10 @@ type spec struct {
 	Protect []string `json:"protect,omitempty"`
 	// Network is false for a private network namespace.
 	Network bool `json:"network"`
+	// Landlocked is the sandbox without namespaces, where the kernel
+	// allows none (see restore.go): no mounts, no network namespace;
+	// Landlock alone confines, and shuts TCP off without the network.
+	Landlocked bool `json:"landlocked,omitempty"`
 	// absent lists guarded paths that did not exist when the spec was
 	// made: a bind mount needs an existing path to cover, so a command
 	// that creates one has it removed afterwards (Process.Wait).
@@ -65,6 +69,10 @@ type Runner struct {
 	mu     sync.Mutex
 	cur    *server
 	closed bool
+	// guarded is set once the kernel refused the namespaces: the
+	// sandbox runs on Landlock alone from then on, and restores the
+	// protected paths after every command.
+	guarded *guardedState
 }
 
 // NewRunner returns a runner for the policy; no process starts until the
@@ -94,32 +102,87 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	if !r.policy.Confines() {
 		return nil, errors.New("sandbox: the policy confines nothing")
 	}
-	s := spec{Mode: r.policy.Mode, Network: r.policy.Network}
-	if s.Mode == WorkspaceWrite {
-		s.Write = append([]string{r.policy.Root}, r.policy.Writable...)
-		s.Write = append(s.Write, r.policy.gitWrite...)
-		if err := r.policy.protect(&s); err != nil {
-			return nil, err
-		}
-	}
-	key, err := json.Marshal(s)
+	s, key, err := r.spec()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+		return nil, err
 	}
 	if r.nested != nil {
 		r.nested.prime()
 	}
-	srv, err := r.server(ctx, s, string(key))
+	srv, err := r.server(ctx, s, key)
+	if errors.Is(err, errNamespaces) && r.fallBack() {
+		if s, key, err = r.spec(); err != nil {
+			return nil, err
+		}
+		srv, err = r.server(ctx, s, key)
+	}
 	if err != nil {
 		return nil, err
+	}
+	r.mu.Lock()
+	g := r.guarded
+	r.mu.Unlock()
+	if g != nil && s.Mode == WorkspaceWrite {
+		g.begin()
+	} else {
+		g = nil
 	}
 	p, err := srv.start(c)
 	if err != nil {
+		if g != nil {
+			g.end()
+		}
 		srv.release()
 		return nil, err
 	}
-	p.absent, p.root, p.nested = s.absent, r.policy.Root, r.nested
+	p.absent, p.root, p.nested, p.guarded = s.absent, r.policy.Root, r.nested, g
 	return p, nil
+}
+
+// spec is the policy as the helper gets it, and its key.
+func (r *Runner) spec() (spec, string, error) {
+	r.mu.Lock()
+	landlocked := r.guarded != nil
+	r.mu.Unlock()
+	s := spec{Mode: r.policy.Mode, Network: r.policy.Network, Landlocked: landlocked}
+	if s.Mode == WorkspaceWrite {
+		s.Write = append([]string{r.policy.Root}, r.policy.Writable...)
+		s.Write = append(s.Write, r.policy.gitWrite...)
+		if err := r.policy.protect(&s); err != nil {
+			return s, "", err
+		}
+		if landlocked {
+			s.Pin, s.Protect = nil, nil // no mounts without namespaces
+		}
+	}
+	key, err := json.Marshal(s)
+	if err != nil {
+		return s, "", fmt.Errorf("sandbox: %w", err)
+	}
+	return s, string(key), nil
+}
+
+// LandlockOnlyNote is what ralph says, once, when the kernel allows no
+// user namespaces and the sandbox runs on Landlock alone.
+const LandlockOnlyNote = "this system allows no user namespaces (Ubuntu's kernel.apparmor_restrict_unprivileged_userns, or a container), " +
+	"so the sandbox runs on Landlock alone: writes outside the project are still refused, but .git/hooks, .git/config and .ralph/config.toml " +
+	"are restored after each command instead of being read-only, and --no-network blocks TCP only; " +
+	"for the full sandbox, allow user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0, or the AppArmor profile in docs/sandbox.md)"
+
+// fallBack switches the runner to Landlock alone, once; it reports
+// whether it did.
+func (r *Runner) fallBack() bool {
+	r.mu.Lock()
+	if r.guarded != nil {
+		r.mu.Unlock()
+		return false
+	}
+	r.guarded = newGuardedState(r.policy.Root, r.policy.gitGuard)
+	r.mu.Unlock()
+	if r.policy.Notify != nil {
+		r.policy.Notify(LandlockOnlyNote)
+	}
+	return true
 }
 
 // server returns a live helper for the spec, starting one if needed, and
@@ -170,9 +233,10 @@ type Process struct {
 	exited  chan struct{}
 	once    sync.Once
 
-	absent []string
-	root   string
-	nested *nestedGuard
+	absent  []string
+	root    string
+	nested  *nestedGuard
+	guarded *guardedState
 }
 
 // deliver hands the process a message from the helper.
@@ -264,6 +328,9 @@ func (p *Process) Wait() (syscall.WaitStatus, Outcome) {
 			out.Removed = append(out.Removed, rel)
 		}
 	}
+	if p.guarded != nil {
+		out.Restored = p.guarded.end()
+	}
 	if p.nested != nil {
 		out.Undone = p.nested.check()
 	}
@@ -281,6 +348,9 @@ type Outcome struct {
 	// Undone lists the program keys the command set in nested
 	// repositories' configuration, which were taken back.
 	Undone []Undone
+	// Restored lists the protected paths the command changed, created or
+	// removed and that were put back (the Landlock-only sandbox).
+	Restored []string
 }
 
 // protect fills in what workspace-write keeps read-only under the root,

@@ -60,7 +60,8 @@ func (p *Process) Wait() (syscall.WaitStatus, Outcome) { return 0, Outcome{} }
 
 // Outcome is what the sandbox has to add to a finished command's result.
 type Outcome struct {
-	Err     error
-	Removed []string
-	Undone  []Undone
+	Err      error
+	Removed  []string
+	Undone   []Undone
+	Restored []string
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -66,10 +67,18 @@ func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, 
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	namespaces(cmd.SysProcAttr, sp)
-	err = cmd.Start()
+	userns := cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWUSER != 0
+	if userns && os.Getenv(NoUserNamespacesEnv) != "" {
+		err = syscall.EPERM // as the kernel refuses them (see NoUserNamespacesEnv)
+	} else {
+		err = cmd.Start()
+	}
 	theirs.Close()
 	if err != nil {
 		conn.Close()
+		if userns && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EINVAL)) {
+			return nil, fmt.Errorf("%w: %w: %v", ErrUnavailable, errNamespaces, err)
+		}
 		return nil, fmt.Errorf("%w: cannot start its helper %s: %v", ErrUnavailable, helper, err)
 	}
 	s := &server{key: key, cmd: cmd, conn: conn, done: make(chan struct{}), procs: map[uint64]*Process{}}
@@ -83,6 +92,10 @@ func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, 
 		case err != nil:
 			first <- fmt.Errorf("%w: its helper did not start (the program %s does not handle %s)", ErrUnavailable, helperName(p), HelperArg)
 		case m.Op == opFailed:
+			if strings.HasPrefix(m.Err, namespacesFailed) {
+				first <- fmt.Errorf("%w: %w: %s", ErrUnavailable, errNamespaces, m.Err)
+				break
+			}
 			first <- fmt.Errorf("%w: %s", ErrUnavailable, m.Err)
 		case m.Op != opReady:
 			first <- fmt.Errorf("%w: its helper said %q", ErrUnavailable, m.Op)
@@ -109,11 +122,28 @@ func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, 
 	return s, nil
 }
 
+// NoUserNamespacesEnv, set to anything, makes ralph act as if the kernel
+// refused user namespaces, as Ubuntu's AppArmor default does: the way to
+// try the Landlock-only sandbox on a machine that has them.
+const NoUserNamespacesEnv = "RALPH_SANDBOX_NO_USERNS"
+
+// errNamespaces says the kernel allows this process no user namespace
+// (or none that may mount): the runner falls back to Landlock alone.
+var errNamespaces = errors.New("user namespaces are not allowed here")
+
+// namespacesFailed starts the helper's word that it got its namespaces
+// but no right to use them: AppArmor's restriction lets the namespace be
+// made and then denies it every capability.
+const namespacesFailed = "namespaces: "
+
 // namespaces adds the namespaces the spec needs: a mount namespace for
 // the read-only binds, a network namespace without the network, and the
 // user namespace that lets an unprivileged helper create the others. The
 // commands keep the person's user id.
 func namespaces(attr *syscall.SysProcAttr, s spec) {
+	if s.Landlocked {
+		return
+	}
 	var flags uintptr
 	if len(s.Pin)+len(s.Protect) > 0 {
 		flags |= syscall.CLONE_NEWNS

@@ -1,0 +1,226 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+)
+
+// Where the kernel lets no unprivileged process make a user namespace
+// (Ubuntu 24.04's AppArmor default, kernel.apparmor_restrict_unprivileged_userns=1,
+// and many containers), the helper cannot mount the protected paths
+// read-only, and Landlock alone cannot take back a sub-path of the
+// writable project. Rather than push the person to run with no sandbox at
+// all, workspace-write then runs on Landlock alone and keeps the
+// protected paths by checking them after every command: what a command
+// changed under .git/hooks, .git/config (and the files like it) and
+// .ralph/config.toml is put back as it was, what it created there is
+// removed, and a .git directory moved aside is moved back. That is weaker
+// than a read-only mount — a program the command left running in the
+// background could act before the check, and the person's own git could
+// run a hook in the moment between — which is why ralph says so once.
+
+// guardedFiles are the paths under the root that the Landlock-only
+// sandbox restores, beside protectedNames' git paths: .ralph as a whole
+// is ralph's to write while commands run, so only its configuration,
+// which holds the allowed commands, is guarded.
+var guardedFiles = []string{".git/hooks", ".git/config", ".git/commondir", ".git/config.worktree", ".ralph/config.toml"}
+
+// guardedState is the Landlock-only sandbox's record of the guarded
+// paths. The record is taken when a command starts while none runs, and
+// kept while any does: a command that starts after another changed a
+// hook must not make the changed hook the one to restore.
+type guardedState struct {
+	root  string
+	paths []string // absolute
+
+	mu      sync.Mutex
+	running int
+	base    map[string]entry // path → what it was; absent paths have none
+	gitIno  uint64
+}
+
+// entry is one file, directory or link as recorded.
+type entry struct {
+	mode fs.FileMode
+	data []byte // a file's content, a link's target
+}
+
+func newGuardedState(root string, extra []string) *guardedState {
+	g := &guardedState{root: root}
+	for _, name := range guardedFiles {
+		g.paths = append(g.paths, filepath.Join(root, name))
+	}
+	g.paths = append(g.paths, extra...)
+	return g
+}
+
+// begin is called before a command starts.
+func (g *guardedState) begin() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.running == 0 {
+		g.base = map[string]entry{}
+		for _, p := range g.paths {
+			record(p, g.base)
+		}
+		g.gitIno = inode(filepath.Join(g.root, ".git"))
+	}
+	g.running++
+}
+
+// end is called once a command has finished; it puts the guarded paths
+// back and returns those it had to, relative to the root.
+func (g *guardedState) end() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running--
+	var restored []string
+	note := func(p string) {
+		rel, _ := filepath.Rel(g.root, p)
+		restored = append(restored, rel)
+	}
+	gitDir := filepath.Join(g.root, ".git")
+	if g.gitIno != 0 && inode(gitDir) != g.gitIno {
+		// .git was moved aside (and perhaps another made): the one ralph
+		// knew is looked for beside it and moved back.
+		if old := g.findInode(g.gitIno); old != "" {
+			if _, err := os.Lstat(gitDir); err == nil {
+				os.Rename(gitDir, gitDir+".replaced-by-a-command")
+			}
+			if os.Rename(old, gitDir) == nil {
+				note(gitDir)
+			}
+		}
+	}
+	for _, p := range g.paths {
+		now := map[string]entry{}
+		record(p, now)
+		// Removed what the command created, deepest first.
+		var extra []string
+		for q := range now {
+			if _, ok := g.base[q]; !ok {
+				extra = append(extra, q)
+			}
+		}
+		slices.Sort(extra)
+		for i := len(extra) - 1; i >= 0; i-- {
+			if os.RemoveAll(extra[i]) == nil {
+				note(extra[i])
+			}
+		}
+		// Put back what it changed or removed, parents first.
+		for _, q := range slices.Sorted(maps.Keys(g.base)) {
+			was := g.base[q]
+			if !within(p, q) {
+				continue
+			}
+			if is, ok := now[q]; ok && is.mode == was.mode && bytes.Equal(is.data, was.data) {
+				continue
+			}
+			if put(q, was) == nil {
+				note(q)
+			}
+		}
+	}
+	return dedupe(restored)
+}
+
+// findInode looks for the directory with inode ino among the root's
+// entries, where `mv .git .git-old` leaves it.
+func (g *guardedState) findInode(ino uint64) string {
+	entries, err := os.ReadDir(g.root)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		p := filepath.Join(g.root, e.Name())
+		if e.IsDir() && inode(p) == ino {
+			return p
+		}
+	}
+	return ""
+}
+
+func inode(path string) uint64 {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}
+
+// record adds path, and everything under it when it is a directory, to m.
+func record(path string, m map[string]entry) {
+	filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		e := entry{mode: fi.Mode()}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			t, _ := os.Readlink(p)
+			e.data = []byte(t)
+		case fi.Mode().IsRegular():
+			e.data, _ = os.ReadFile(p)
+		}
+		m[p] = e
+		return nil
+	})
+}
+
+// put makes path what e recorded, replacing whatever is there.
+func put(path string, e entry) error {
+	switch {
+	case e.mode.IsDir():
+		if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
+			os.Remove(path)
+		}
+		if err := os.Mkdir(path, e.mode.Perm()); err != nil && !os.IsExist(err) {
+			return err
+		}
+		return os.Chmod(path, e.mode.Perm())
+	case e.mode&fs.ModeSymlink != 0:
+		os.RemoveAll(path)
+		return os.Symlink(string(e.data), path)
+	default:
+		if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+			os.RemoveAll(path)
+		}
+		tmp := path + ".ralph-restore"
+		if err := os.WriteFile(tmp, e.data, e.mode.Perm()); err != nil {
+			return err
+		}
+		if err := os.Chmod(tmp, e.mode.Perm()); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return os.Rename(tmp, path)
+	}
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,108 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestLandlockAloneWhenNamespacesAreRefused is the sandbox on a system
+// that allows no user namespaces (Ubuntu 24.04's default): commands
+// still run, writes outside the project are still refused, the protected
+// paths a command changes are put back and reported, and without the
+// network TCP is refused. ralph says once what is weaker.
+func TestLandlockAloneWhenNamespacesAreRefused(t *testing.T) {
+	t.Setenv(NoUserNamespacesEnv, "1")
+	f := newFixture(t)
+	mustWrite(t, filepath.Join(f.root, ".git", "hooks", "post-commit"), "#!/bin/sh\nexit 0\n")
+	config := readFileT(t, filepath.Join(f.root, ".git", "config"))
+	p := f.policy(WorkspaceWrite, false)
+	var notes atomic.Int32
+	p.Notify = func(s string) {
+		if !strings.Contains(s, "Landlock alone") {
+			t.Errorf("note: %s", s)
+		}
+		notes.Add(1)
+	}
+
+	out, ok, _ := run(t, p, "echo inside > inside.txt && echo x > "+f.outside+"/a.txt")
+	if ok {
+		t.Fatalf("a write outside was allowed: %s", out)
+	}
+	fileIs(t, filepath.Join(f.root, "inside.txt"), "inside\n")
+	fileIs(t, filepath.Join(f.outside, "a.txt"), "")
+	if pid := helperPid(t, p); pid > 0 {
+		mine, _ := os.Readlink("/proc/self/ns/user")
+		// The helper is not dumpable: as an unprivileged user its
+		// namespaces cannot be read, and the other checks must do.
+		theirs, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/user", pid))
+		if err == nil && mine != theirs {
+			t.Fatalf("the helper has a user namespace of its own (%s, ours %s): the switch did not hold", theirs, mine)
+		}
+	}
+
+	_, _, o := run(t, p, strings.Join([]string{
+		"printf '#!/bin/sh\\nevil\\n' > .git/hooks/pre-commit",
+		"rm .git/hooks/post-commit",
+		"printf '[core]\\n\\tfsmonitor = evil\\n' >> .git/config",
+		"echo evil > .git/commondir",
+		"echo 'allowed_commands = [\"rm\"]' > .ralph/config.toml",
+	}, "; "))
+	for _, want := range []string{".git/hooks/pre-commit", ".git/hooks/post-commit", ".git/config", ".git/commondir", ".ralph/config.toml"} {
+		if !strings.Contains(strings.Join(append(o.Restored, o.Removed...), " "), want) {
+			t.Errorf("%s not reported as put back: %v %v", want, o.Restored, o.Removed)
+		}
+	}
+	fileIs(t, filepath.Join(f.root, ".git", "hooks", "pre-commit"), "")
+	fileIs(t, filepath.Join(f.root, ".git", "hooks", "post-commit"), "#!/bin/sh\nexit 0\n")
+	fileIs(t, filepath.Join(f.root, ".git", "config"), config)
+	fileIs(t, filepath.Join(f.root, ".git", "commondir"), "")
+	fileIs(t, filepath.Join(f.root, ".ralph", "config.toml"), "model = \"m\"\n")
+
+	// .git moved aside and another made comes back as it was.
+	ino := inode(filepath.Join(f.root, ".git"))
+	run(t, p, "mv .git .git-old && git init -q && printf '#!/bin/sh\\nevil\\n' > .git/hooks/pre-commit")
+	if inode(filepath.Join(f.root, ".git")) != ino {
+		t.Error(".git moved aside was not moved back")
+	}
+	fileIs(t, filepath.Join(f.root, ".git", "hooks", "pre-commit"), "")
+
+	// No network: TCP refused by Landlock.
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	if out, ok, _ := run(t, p, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", ln.Addr().(*net.TCPAddr).Port)); ok || accepted.Load() != 0 {
+		t.Errorf("TCP got through without the network: %s", out)
+	}
+	if n := notes.Load(); n != 1 {
+		t.Errorf("ralph said what is weaker %d times, want once", n)
+	}
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
