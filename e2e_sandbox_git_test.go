@@ -216,3 +216,48 @@ func TestModelCommitsInALinkedWorktree(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxWithoutUserNamespaces runs ralph as on Ubuntu 24.04, where
+// no unprivileged process may use a user namespace: commands still run
+// under workspace-write, on Landlock alone; writes outside the project
+// are refused; a hook a command writes is put back and reported; and
+// the person is told once what is weaker.
+func TestSandboxWithoutUserNamespaces(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, outside, tmp := filepath.Join(base, "proj"), filepath.Join(base, "outside"), filepath.Join(base, "tmp")
+	for _, d := range []string{proj, outside, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitProject(t, proj)
+	srv, results := commandsServer(t,
+		"(echo pwn > "+outside+"/x.txt 2>&1; true)",
+		"echo '#!/bin/sh' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+		"echo inside > inside.txt && git add inside.txt && git commit -qm inside && echo committed",
+	)
+	env := cleanEnv(t, append([]string{"OPENAI_BASE_URL=" + srv.URL, "TMPDIR=" + tmp, "RALPH_SANDBOX_NO_USERNS=1"}, gitEnv...)...)
+	r := ralph(t, proj, env, nil, "-y", "set up")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	res := results()
+	if !strings.Contains(res, "committed") {
+		t.Errorf("the commands did not run:\n%s", res)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Error("a write outside the project got through")
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the hook the command wrote is still there")
+	}
+	if !strings.Contains(res, "the sandbox put back .git/hooks/pre-commit") {
+		t.Errorf("the model was not told the hook was put back:\n%s", res)
+	}
+	if n := strings.Count(r.stderr, "the sandbox runs on Landlock alone"); n != 1 {
+		t.Errorf("the person was told %d times what is weaker, want once:\n%s", n, r.stderr)
+	}
+}
