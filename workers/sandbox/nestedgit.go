@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The sandbox keeps the project's own .git/config and hooks read-only, but
@@ -185,6 +186,8 @@ type nestedGuard struct {
 
 	mu    sync.Mutex
 	known map[string][]byte // path → content; nil until the first look
+	dirs  map[string]int64  // the project's directories → change time
+	gits  map[string]bool   // the nested .git entries found
 }
 
 func newNestedGuard(root string) *nestedGuard { return &nestedGuard{root: root} }
@@ -279,27 +282,45 @@ func replaceFile(path string, data []byte) error {
 // git directory (the project's own included) the submodules'
 // modules/**/config and the linked worktrees' config.worktree. The
 // project's own .git/config is the read-only mount's to keep.
+//
+// It runs after every command, so it does not read every directory of a
+// large project each time: it remembers the directories and their change
+// times (ctime, which no command can set back, unlike mtime), and reads
+// again only those whose entries changed. A repository made anywhere adds
+// .git to some directory and so changes that directory.
 func (g *nestedGuard) find() []string {
-	var out []string
 	topGit := filepath.Join(g.root, ".git")
+	if g.dirs == nil {
+		g.dirs, g.gits = map[string]int64{}, map[string]bool{}
+		g.scan(g.root)
+	} else {
+		for dir, was := range g.dirs {
+			fi, err := os.Lstat(dir)
+			if err != nil || !fi.IsDir() {
+				delete(g.dirs, dir)
+				continue
+			}
+			if now := changeStamp(fi); now != was {
+				g.dirs[dir] = settled(now)
+				g.rescan(dir)
+			}
+		}
+	}
+	var out []string
 	gitDirs := []string{}
 	if fi, err := os.Stat(topGit); err == nil && fi.IsDir() {
 		gitDirs = append(gitDirs, topGit)
 	}
-	filepath.WalkDir(g.root, func(path string, d fs.DirEntry, err error) error {
+	for path := range g.gits {
+		fi, err := os.Lstat(path)
 		if err != nil {
-			return nil
+			delete(g.gits, path)
+			continue
 		}
-		if path == topGit || path == filepath.Join(g.root, ".ralph") {
-			return filepath.SkipDir // the read-only mounts' to keep
-		}
-		if d.Name() != ".git" {
-			return nil
-		}
-		if d.IsDir() {
+		if fi.IsDir() {
 			gitDirs = append(gitDirs, path)
 			out = append(out, filepath.Join(path, "config"))
-			return filepath.SkipDir
+			continue
 		}
 		// A .git file: "gitdir: <dir>", relative to the file's directory.
 		if b, err := os.ReadFile(path); err == nil {
@@ -313,8 +334,7 @@ func (g *nestedGuard) find() []string {
 				}
 			}
 		}
-		return nil
-	})
+	}
 	for _, gd := range gitDirs {
 		filepath.WalkDir(filepath.Join(gd, "modules"), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -340,5 +360,67 @@ func (g *nestedGuard) find() []string {
 			exist = append(exist, p)
 		}
 	}
+	slices.Sort(exist)
 	return exist
+}
+
+// settled is a change time to remember, or -1 when it is so recent that
+// another change in the same clock tick would leave it as it is: file
+// times come from a coarse clock (a few milliseconds), and a command that
+// starts right after the look could add .git within the same tick. A
+// directory remembered as -1 is read again at the next look.
+func settled(stamp int64) int64 {
+	if d := time.Now().UnixNano() - stamp; d < int64(time.Second) && d > -int64(time.Second) {
+		return -1
+	}
+	return stamp
+}
+
+// scan records dir and every directory below it, and the .git entries
+// found, not descending into ralph's state or any git directory.
+func (g *nestedGuard) scan(dir string) {
+	topGit, state := filepath.Join(g.root, ".git"), filepath.Join(g.root, ".ralph")
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if path == topGit || path == state {
+			return filepath.SkipDir // the read-only mounts' to keep
+		}
+		if d.Name() == ".git" {
+			g.gits[path] = true
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				g.dirs[path] = settled(changeStamp(fi))
+			}
+		}
+		return nil
+	})
+}
+
+// rescan reads a directory whose entries changed: a new .git in it, or a
+// new directory below it, which is scanned whole.
+func (g *nestedGuard) rescan(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	topGit, state := filepath.Join(g.root, ".git"), filepath.Join(g.root, ".ralph")
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case path == topGit || path == state:
+		case e.Name() == ".git":
+			g.gits[path] = true
+		case e.IsDir():
+			if _, known := g.dirs[path]; !known {
+				g.scan(path)
+			}
+		}
+	}
 }

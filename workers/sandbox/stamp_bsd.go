@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd
+
+package sandbox
+
+import "syscall"
+
+func ctimeNanos(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

@@ -1,0 +1,5 @@
+package sandbox
+
+import "syscall"
+
+func ctimeNanos(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }
