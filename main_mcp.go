@@ -106,8 +106,11 @@ file; switch it off for you with [mcp_servers.NAME] enabled = false instead.`,
 		Long: `A server the project defines (its .mcp.json or .ralph/config.toml, which a
 cloned repository controls) runs a program as you, so ralph starts it only
 once you approved it on this machine. This approves the servers named, as
-they are defined now: if the repository changes a definition, it must be
-approved again. The record is ~/.config/ralph/approved_commands.json.`,
+they are defined now, and prints everything it approves (command, arguments,
+env names and values with secrets hidden, cwd, URL, header names, roots) and
+what changed since you last approved it: if the repository changes any of
+it, it must be approved again. The record is
+~/.config/ralph/approved_commands.json.`,
 		Example: `  ralph mcp list          # shows which servers need approval
   ralph mcp approve github`,
 		Args: cobra.MinimumNArgs(1),

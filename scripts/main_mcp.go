@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -35,10 +37,22 @@ Servers are configured in ralph's config files, as codex does:
   url = "https://mcp.example.com/mcp"
   headers_env = { Authorization = "DOCS_AUTH" }   # the header's value is read from $DOCS_AUTH
 
+  [mcp_servers.files]
+  command = "npx"
+  args = ["-y", "@modelcontextprotocol/server-filesystem"]
+  roots = ["docs"]   # the MCP roots offered to it, relative to the project
+
 and in a project's .mcp.json, as Claude Code does ({"mcpServers": {...}}). A
 server the project defines (.mcp.json or .ralph/config.toml) starts only after
 you approved it on this machine: when asked at the terminal, or with
-ralph mcp approve NAME.`
+ralph mcp approve NAME. What you approve is everything that decides what it
+runs (command, arguments, env names and values with secrets hidden, cwd, URL,
+header names, roots); if any of it changes, ralph asks again and shows what
+changed.
+
+Roots: a server is offered the project as its MCP root only when its table
+sets no roots and its arguments name no existing directory; a server started
+with directories of its own (server-filesystem ~/notes) keeps them.`
 
 // MCPCommands carry out `ralph mcp …` for one project.
 type MCPCommands struct {
@@ -176,7 +190,7 @@ func (m MCPCommands) Add(a MCPAdd) error {
 		}
 		for _, s := range cfg.MCPServers {
 			if s.Name == a.Name && s.Source == path {
-				return approval.TrustServer(m.Fs, config.UserConfigDir(), m.Root, s)
+				return approval.TrustServer(m.Fs, config.UserConfigDir(), m.Root, s, memory.NewRedactor(cfg.Secrets()...))
 			}
 		}
 	}
@@ -242,10 +256,27 @@ func (m MCPCommands) Approve(names []string) error {
 			fmt.Fprintf(m.Out, "MCP server %s is in your own config (%s) and needs no approval\n", name, found.Source)
 			continue
 		}
-		if err := approval.TrustServer(m.Fs, config.UserConfigDir(), m.Root, *found); err != nil {
-			return err
+		secrets := memory.NewRedactor(cfg.Secrets()...)
+		// What is approved is shown, every field of it, and what changed
+		// since the last approval: the person approves knowing what runs.
+		review := approval.ReviewServer(m.Fs, config.UserConfigDir(), m.Root, *found, secrets)
+		if err := approval.TrustServer(m.Fs, config.UserConfigDir(), m.Root, *found, secrets); err != nil {
+			return fmt.Errorf("approving MCP server %s: %w", name, err)
 		}
-		fmt.Fprintf(m.Out, "approved MCP server %s on this machine: %s (from %s)\n", name, found.Runs(), found.Source)
+		fmt.Fprintf(m.Out, "approved MCP server %s on this machine: %s (from %s)\n", name, text.Visible(secrets.Redact(found.Runs())), found.Source)
+		switch {
+		case review.Approved:
+		case len(review.Changes) > 0:
+			fmt.Fprintln(m.Out, "  changed since you approved it before:")
+			for _, c := range review.Changes {
+				fmt.Fprintln(m.Out, "    "+c)
+			}
+		case review.Earlier:
+			fmt.Fprintln(m.Out, "  changed since you approved it before (ralph kept no copy of what you approved then)")
+		}
+		for _, f := range review.Shown {
+			fmt.Fprintln(m.Out, "  "+f)
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package project
 import (
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -20,6 +21,8 @@ func NewMCP(root string, cfg config.Config, approver mcp.Approver, notify func(s
 // and the project's ones approved on this machine start, and no tool is
 // called.
 func InspectMCP(fs afero.Fs, root string, cfg config.Config) *mcp.Manager {
-	policy := approval.New(approval.Options{Fs: fs, Root: root, UserConfigDir: config.UserConfigDir()})
+	// The secrets keep a token the config holds out of what a refusal
+	// shows of a server that changed.
+	policy := approval.New(approval.Options{Fs: fs, Root: root, UserConfigDir: config.UserConfigDir(), Secrets: memory.NewRedactor(cfg.Secrets()...)})
 	return NewMCP(root, cfg, policy, nil)
 }

@@ -69,15 +69,46 @@ type MCPServer struct {
 	// Err, when set, says why the server cannot start (a variable it
 	// needs is not set); it is listed, not started.
 	Err string
-	// fingerprint identifies the definition as written (before variables
-	// are expanded), so an approval lapses when the definition changes.
-	fingerprint string
+	// Roots are the directories ralph offers the server as MCP roots, as
+	// the table writes them (a relative one is relative to the project
+	// root). nil means the table sets none, and ralph decides
+	// (workers/mcp); an empty list offers none.
+	Roots []string
+	// written is the definition as its file writes it, before variables
+	// are expanded: what a person approves, and what the fingerprint
+	// identifies, so an approval lapses when the definition changes.
+	written MCPDefinition
 }
+
+// MCPDefinition is everything that decides what a server runs or reaches,
+// as its file writes it (${VAR} not expanded, since the repository
+// controls the file and the person their own environment). It is what a
+// person approves of a project's server and what the approval's
+// fingerprint covers.
+type MCPDefinition struct {
+	Transport string
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	// Headers are .mcp.json's headers with their values as written (often
+	// a ${VAR}, sometimes a token).
+	Headers map[string]string
+	// HeadersEnv names, for each header of a [mcp_servers] table, the
+	// variable its value is read from.
+	HeadersEnv map[string]string
+	// Roots are the table's roots; nil when it sets none.
+	Roots []string
+}
+
+// Definition is the server's definition as its file writes it.
+func (s MCPServer) Definition() MCPDefinition { return s.written }
 
 // Fingerprint identifies what the server runs or reaches, as its file
 // writes it: an approval of a project's server is for this definition
 // and lapses when the repository changes it.
-func (s MCPServer) Fingerprint() string { return s.fingerprint }
+func (s MCPServer) Fingerprint() string { return s.written.Fingerprint() }
 
 // Runs is what the server is in a few words: its command line or its URL.
 func (s MCPServer) Runs() string {
@@ -102,6 +133,10 @@ type MCPServerFile struct {
 	// BearerTokenEnvVar sends "Authorization: Bearer $VAR" (codex's name).
 	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
 	Enabled           *bool  `toml:"enabled"`
+	// Roots are the directories offered to the server as MCP roots,
+	// instead of ralph's choice (see workers/mcp); relative ones are
+	// relative to the project root.
+	Roots []string `toml:"roots"`
 	// Timeouts are seconds or durations ("90s"); codex's *_sec names too.
 	ToolTimeout       any `toml:"tool_timeout"`
 	ToolTimeoutSec    any `toml:"tool_timeout_sec"`
@@ -110,7 +145,7 @@ type MCPServerFile struct {
 }
 
 // mcpKeys are the settings of an [mcp_servers.NAME] table, for messages.
-const mcpKeys = "command, args, env, cwd, url, headers_env, bearer_token_env_var, enabled, tool_timeout, startup_timeout"
+const mcpKeys = "command, args, env, cwd, url, headers_env, bearer_token_env_var, roots, enabled, tool_timeout, startup_timeout"
 
 // serverName is what a server may be called: it becomes part of tool
 // names (mcp__NAME__tool), which models accept only in this alphabet.
@@ -135,6 +170,11 @@ func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, 
 		}
 		s := MCPServer{Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL, Enabled: true,
 			Source: path, FromProject: fromProject, ToolTimeout: DefaultMCPToolTimeout, StartupTimeout: DefaultMCPStartupTimeout}
+		if f.Roots != nil {
+			// `roots = []` is a choice too (offer none), kept apart from
+			// a table that says nothing.
+			s.Roots = append([]string{}, f.Roots...)
+		}
 		if f.Enabled != nil {
 			s.Enabled = *f.Enabled
 		}
@@ -196,7 +236,8 @@ func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, 
 				s.Headers[h] = v
 			}
 		}
-		s.fingerprint = fingerprint(s.Transport, f.Command, f.Args, f.Env, f.Cwd, f.URL, nil, headersEnv)
+		s.written = MCPDefinition{Transport: s.Transport, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL,
+			HeadersEnv: headersEnv, Roots: s.Roots}
 		out = append(out, s)
 	}
 	return out, nil
@@ -291,7 +332,7 @@ func projectMCPJSON(fs afero.Fs, root string, getenv func(string) string) ([]MCP
 			sort.Strings(missing)
 			s.Err = fmt.Sprintf("it needs the environment variable %s, which is not set", strings.Join(slices.Compact(missing), ", "))
 		}
-		s.fingerprint = fingerprint(s.Transport, d.Command, d.Args, d.Env, d.Cwd, d.URL, d.Headers, nil)
+		s.written = MCPDefinition{Transport: s.Transport, Command: d.Command, Args: d.Args, Env: d.Env, Cwd: d.Cwd, URL: d.URL, Headers: d.Headers}
 		out = append(out, s)
 	}
 	return out, warns
@@ -364,10 +405,17 @@ func mergeServers(user, project, projectJSON []MCPServer) ([]MCPServer, []string
 	return out, warns
 }
 
-// fingerprint hashes a definition as written.
-func fingerprint(transport, command string, args []string, env map[string]string, cwd, url string, headers, headersEnv map[string]string) string {
-	data, _ := json.Marshal(map[string]any{"transport": transport, "command": command, "args": args, "env": env, "cwd": cwd,
-		"url": url, "headers": headers, "headers_env": headersEnv})
+// Fingerprint hashes the definition. Its form is the one approvals were
+// recorded with before roots existed: roots are added only when the table
+// sets them, so an approval of a server whose definition did not change
+// still holds.
+func (d MCPDefinition) Fingerprint() string {
+	m := map[string]any{"transport": d.Transport, "command": d.Command, "args": d.Args, "env": d.Env, "cwd": d.Cwd,
+		"url": d.URL, "headers": d.Headers, "headers_env": d.HeadersEnv}
+	if d.Roots != nil {
+		m["roots"] = d.Roots
+	}
+	data, _ := json.Marshal(m)
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:8])
 }
@@ -396,6 +444,12 @@ func (c Config) MCPSecrets() []string {
 	}
 	return out
 }
+
+// LooksSecret reports whether a variable's name says its value is a
+// secret (a token, key, password or credential): such a value is kept out
+// of every file ralph writes and hidden where a server's definition is
+// shown.
+func LooksSecret(name string) bool { return looksSecret(name) }
 
 func looksSecret(name string) bool {
 	n := strings.ToUpper(name)

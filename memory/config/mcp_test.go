@@ -180,3 +180,60 @@ func TestAddRemoveMCPServerKeepsTheRest(t *testing.T) {
 		t.Fatalf("new file: %q", data)
 	}
 }
+
+// TestMCPFingerprintCoversWhatRuns: the fingerprint of a definition is
+// the one approvals were recorded with before roots existed (so they
+// still hold), changes with every field that decides what runs (env and
+// cwd included), and with roots once a table sets them, `roots = []`
+// apart from none.
+func TestMCPFingerprintCoversWhatRuns(t *testing.T) {
+	fp := func(files map[string]string) map[string]MCPServer {
+		t.Helper()
+		c, err := load(t, files, env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]MCPServer{}
+		for _, s := range c.MCPServers {
+			out[s.Name] = s
+		}
+		return out
+	}
+	jsonFile := filepath.Join(projectRoot, MCPFile)
+	base := fp(map[string]string{
+		jsonFile: `{"mcpServers":{"tool":{"command":"node","args":["srv.js"],"env":{"A":"b"}}}}`,
+		userFile: "[mcp_servers.x]\ncommand = \"node\"\nargs = [\"a\"]\n",
+	})
+	// Recorded by ralph before this change, for these very definitions.
+	if base["tool"].Fingerprint() != "116cba593a99fd73" || base["x"].Fingerprint() != "aab8a96e306e4072" {
+		t.Fatalf("fingerprints changed: %s %s", base["tool"].Fingerprint(), base["x"].Fingerprint())
+	}
+	if d := base["tool"].Definition(); d.Command != "node" || d.Env["A"] != "b" || d.Roots != nil {
+		t.Fatalf("definition %+v", d)
+	}
+	seen := map[string]string{base["tool"].Fingerprint(): "base"}
+	for name, js := range map[string]string{
+		"env value": `{"mcpServers":{"tool":{"command":"node","args":["srv.js"],"env":{"A":"c"}}}}`,
+		"env added": `{"mcpServers":{"tool":{"command":"node","args":["srv.js"],"env":{"A":"b","NODE_OPTIONS":"--require x.js"}}}}`,
+		"cwd":       `{"mcpServers":{"tool":{"command":"node","args":["srv.js"],"env":{"A":"b"},"cwd":"sub"}}}`,
+		"args":      `{"mcpServers":{"tool":{"command":"node","args":["srv2.js"],"env":{"A":"b"}}}}`,
+		"headers":   `{"mcpServers":{"tool":{"type":"http","url":"http://h/mcp","headers":{"X":"1"}}}}`,
+	} {
+		f := fp(map[string]string{jsonFile: js})["tool"].Fingerprint()
+		if prev, ok := seen[f]; ok {
+			t.Errorf("%s has the fingerprint of %s", name, prev)
+		}
+		seen[f] = name
+	}
+	roots := fp(map[string]string{userFile: "[mcp_servers.x]\ncommand = \"node\"\nargs = [\"a\"]\nroots = [\"docs\", \"/srv\"]\n" +
+		"[mcp_servers.y]\ncommand = \"node\"\nargs = [\"a\"]\nroots = []\n"})
+	if r := roots["x"].Roots; strings.Join(r, ",") != "docs,/srv" || roots["x"].Fingerprint() == base["x"].Fingerprint() {
+		t.Fatalf("roots = %q, fingerprint %s", r, roots["x"].Fingerprint())
+	}
+	if r := roots["y"].Roots; r == nil || len(r) != 0 || roots["y"].Fingerprint() == base["x"].Fingerprint() {
+		t.Fatalf("roots = [] read as %#v", r)
+	}
+	if base["x"].Roots != nil {
+		t.Fatalf("no roots read as %#v", base["x"].Roots)
+	}
+}

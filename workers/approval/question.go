@@ -68,6 +68,9 @@ type ServerStart struct {
 	Source string // the file that defines it
 	Runs   string // its command line or URL
 	HTTP   bool   // Runs is a URL
+	// Review is everything that decides what it runs, and what changed
+	// since the person last approved it.
+	Review ServerReview
 }
 
 // maxShownArgs bounds the arguments of an MCP call shown in a question;
@@ -187,6 +190,25 @@ func (q Question) serverText() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, verb, text.Visible(s.Name), text.Visible(s.Source), text.Visible(s.Runs), q.Choices())
+	// Every field that decides what runs is shown, and a change first:
+	// a definition that changed only its environment must not read like
+	// the one approved before.
+	if r := s.Review; r.Earlier {
+		if len(r.Changes) > 0 {
+			b.WriteString("  it changed since you approved it on this machine:\n")
+			for _, c := range r.Changes {
+				b.WriteString("    " + c + "\n")
+			}
+		} else {
+			b.WriteString("  it changed since you approved it on this machine (ralph kept no copy of what you approved then)\n")
+		}
+	}
+	if len(s.Review.Shown) > 0 {
+		fmt.Fprintf(&b, "  as %s defines it:\n", text.Visible(s.Source))
+		for _, f := range s.Review.Shown {
+			b.WriteString("    " + f + "\n")
+		}
+	}
 	b.WriteString("  the project's files, not yours, define this server, and it runs as you, outside the sandbox; " +
 		"[a]lways approves this definition on this machine until it changes (as `ralph mcp approve " + text.Visible(s.Name) + "` does)")
 	return b.String()

@@ -74,16 +74,23 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 	if ServerApproved(p.fs, p.userDir, p.root, s) {
 		return workers.Decision{Allowed: true}
 	}
+	review := ReviewServer(p.fs, p.userDir, p.root, s, p.secrets)
 	refusal := fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine; "+
 		"approve it with `ralph mcp approve %s`", s.Name, relTo(p.root, s.Source), s.Name)
+	if review.Earlier {
+		// Nobody may be asked, so the refusal itself says what changed:
+		// the person reads it before approving again.
+		refusal = fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine as it is now: %s; "+
+			"approve it again with `ralph mcp approve %s` if that is what you want to run", s.Name, relTo(p.root, s.Source), review.Changed(), s.Name)
+	}
 	p.mu.Lock()
 	asker := p.asker
 	p.mu.Unlock()
 	if asker == nil {
 		return workers.Decision{Reason: refusal}
 	}
-	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: s.Runs(), HTTP: s.Transport != config.TransportStdio},
-		Remember: []string{serverEntry(s)}}
+	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: p.secrets.Redact(s.Runs()), HTTP: s.Transport != config.TransportStdio,
+		Review: review}, Remember: []string{serverEntry(s)}}
 	ans, err := p.ask(ctx, asker, only(q))
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -94,7 +101,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 		note := noter(asker)
 		if p.fs == nil {
 			note("MCP server `"+s.Name+"` approved until ralph exits", false)
-		} else if err := TrustServer(p.fs, p.userDir, p.root, s); err != nil {
+		} else if err := TrustServer(p.fs, p.userDir, p.root, s, p.secrets); err != nil {
 			note(fmt.Sprintf("could not record the approval of MCP server `%s` (%v); approved until ralph exits", s.Name, err), true)
 		} else {
 			note("MCP server `"+s.Name+"` approved on this machine", false)

@@ -21,8 +21,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -41,7 +39,8 @@ type Approver interface {
 type Options struct {
 	Servers []config.MCPServer
 	// Dir is the working directory of stdio servers (the project root),
-	// also offered to servers as the client's root.
+	// also offered as the client's root to a server that has no
+	// directories of its own (see roots.go).
 	Dir string
 	// Env is the environment of stdio servers, before their own env.
 	Env []string
@@ -72,7 +71,6 @@ const (
 // Manager holds the project's MCP servers. It is safe for concurrent use.
 type Manager struct {
 	opts    Options
-	client  *sdk.Client
 	servers []*server
 
 	prepMu   sync.Mutex
@@ -90,12 +88,11 @@ func New(o Options) *Manager {
 	if version == "" {
 		version = "dev"
 	}
-	m.client = sdk.NewClient(&sdk.Implementation{Name: "ralph", Version: version}, nil)
-	if o.Dir != "" {
-		m.client.AddRoots(&sdk.Root{URI: "file://" + o.Dir, Name: "project"})
-	}
 	for _, cfg := range o.Servers {
+		// Each server has a client of its own, since what it is offered as
+		// roots depends on the server.
 		s := &server{m: m, cfg: cfg, state: StateIdle}
+		s.client = newClient(version, serverRoots(cfg, o.Dir), o.Dir, s.rootsAsked)
 		switch {
 		case !cfg.Enabled:
 			s.state = StateDisabled

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -30,8 +31,12 @@ var errClosed = errors.New("ralph is shutting its MCP servers down")
 
 // server is one configured server and its connection, if any.
 type server struct {
-	m   *Manager
-	cfg config.MCPServer
+	m      *Manager
+	cfg    config.MCPServer
+	client *sdk.Client
+	// roots is what the server did with its roots during its latest
+	// start (see settleRoots).
+	roots atomic.Int64
 
 	mu       sync.Mutex
 	state    string
@@ -43,6 +48,16 @@ type server struct {
 	crash    string        // the sentence about its latest crash
 	starting chan struct{} // closed when the start under way ends
 	handled  chan struct{} // closed when the watcher has dealt with the connection's end
+}
+
+// rootsAsked notes that the server asked for its roots, and when ralph
+// answered.
+func (s *server) rootsAsked(answered bool) {
+	if !answered {
+		s.roots.Store(rootsAsking)
+		return
+	}
+	s.roots.Store(time.Now().UnixNano())
 }
 
 func (s *server) startable() bool {
@@ -174,11 +189,16 @@ func (s *server) unavailable() error {
 func (s *server) connect(ctx context.Context) (*conn, []*tool, error) {
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StartupTimeout)
 	defer cancel()
-	c, err := connect(sctx, s.m.client, s.cfg, s.m.opts.Dir, s.m.opts.Env)
+	s.roots.Store(0)
+	c, err := connect(sctx, s.client, s.cfg, s.m.opts.Dir, s.m.opts.Env)
 	if err == nil {
 		var tools []*tool
 		tools, err = s.list(sctx, c)
 		if err == nil {
+			// A server that asked for its roots takes them in the
+			// background; its first call must not find the directories it
+			// was started with instead.
+			settleRoots(sctx, &s.roots)
 			return c, tools, nil
 		}
 		c.close()
