@@ -214,7 +214,10 @@ func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
 		t.Skip("no git")
 	}
 	bin := t.TempDir()
-	wrapper := "#!/bin/sh\ncase \"$1\" in write-tree|commit-tree|hash-object) echo 'fatal: cannot write objects: disk full' >&2; exit 128;; esac\nexec " + realGit + " \"$@\"\n"
+	// ralph puts -c settings before the subcommand, which the wrapper
+	// skips to find it.
+	wrapper := "#!/bin/sh\nsub=; skip=\nfor a in \"$@\"; do\n  if [ -n \"$skip\" ]; then skip=; continue; fi\n  case \"$a\" in -c) skip=1;; -*) ;; *) sub=$a; break;; esac\ndone\n" +
+		"case \"$sub\" in write-tree|commit-tree|hash-object) echo 'fatal: cannot write objects: disk full' >&2; exit 128;; esac\nexec " + realGit + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
 	}
