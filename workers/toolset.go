@@ -56,6 +56,10 @@ type Options struct {
 	// Writable lists more directories that workspace-write commands may
 	// write (the person's sandbox_writable, such as a build cache).
 	Writable []string
+	// UnixSockets lists named Unix sockets outside the project that
+	// sandboxed commands may connect to (the person's
+	// sandbox_unix_sockets); every other one outside it is refused.
+	UnixSockets []string
 	// Notify tells the person something once, outside the conversation
 	// (that the sandbox runs weaker on this system); nil says nothing.
 	Notify func(string)
@@ -132,6 +136,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 		return nil, fmt.Errorf("workers: %w", err)
 	}
 	policy.Notify = opts.Notify
+	policy.AllowUnixSockets(opts.UnixSockets...)
 
 	t := &Toolset{
 		opts:        opts,

@@ -249,7 +249,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools, err = workers.NewToolset(workers.Options{
 		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
-		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, AutoApprove: opts.Yes,
+		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, AutoApprove: opts.Yes,
 		Notify: opts.Notify,
 	})
 	if err != nil {

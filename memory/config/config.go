@@ -137,6 +137,12 @@ type Config struct {
 	// write under workspace-write (absolute; "~/" expanded). Only the
 	// user's config may set it.
 	SandboxWritable []string
+	// SandboxUnixSockets lists named Unix sockets outside the project
+	// that the model's commands may connect to (absolute; "~/" expanded);
+	// every other one outside the project is refused. Only the user's
+	// config may set it: a socket such as /var/run/docker.sock gives
+	// whoever reaches it the machine.
+	SandboxUnixSockets []string
 	// Style is how answers are rendered on a terminal: "auto" (or ""),
 	// "dark", "light" or "notty" (scripts/terminal decides auto).
 	Style string
@@ -225,12 +231,13 @@ type File struct {
 	// StreamIdleTimeout is seconds (a number) or a duration ("90s").
 	StreamIdleTimeout any `toml:"stream_idle_timeout"`
 	// AllowedCommands: rules for run_command (see workers/approval).
-	AllowedCommands []string `toml:"allowed_commands"`
-	Sandbox         string   `toml:"sandbox"`
-	Network         *bool    `toml:"network"`
-	SandboxWritable []string `toml:"sandbox_writable"`
-	Style           string   `toml:"style"`
-	AskBefore       []string `toml:"ask_before"`
+	AllowedCommands    []string `toml:"allowed_commands"`
+	Sandbox            string   `toml:"sandbox"`
+	Network            *bool    `toml:"network"`
+	SandboxWritable    []string `toml:"sandbox_writable"`
+	SandboxUnixSockets []string `toml:"sandbox_unix_sockets"`
+	Style              string   `toml:"style"`
+	AskBefore          []string `toml:"ask_before"`
 	// MaxRetryAfter and MaxWait are seconds or durations, like
 	// StreamIdleTimeout.
 	MaxRetryAfter any    `toml:"max_retry_after"`
@@ -465,7 +472,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 		if strings.HasPrefix(keys[0], "mcp_servers.") {
 			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
 		}
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, style, max_retry_after, max_wait, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, style, max_retry_after, max_wait, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -545,6 +552,22 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 				return invalidf("%s: sandbox_writable entry %q is not an absolute path (or ~/...)", path, d)
 			}
 			c.SandboxWritable = append(c.SandboxWritable, filepath.Clean(d))
+		}
+	}
+	if len(f.SandboxUnixSockets) > 0 {
+		if fromProject {
+			return invalidf("%s: sandbox_unix_sockets may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		for _, s := range f.SandboxUnixSockets {
+			if strings.HasPrefix(s, "~/") {
+				if home, err := os.UserHomeDir(); err == nil {
+					s = filepath.Join(home, s[2:])
+				}
+			}
+			if !filepath.IsAbs(s) {
+				return invalidf("%s: sandbox_unix_sockets entry %q is not an absolute path (or ~/...)", path, s)
+			}
+			c.SandboxUnixSockets = append(c.SandboxUnixSockets, filepath.Clean(s))
 		}
 	}
 	if f.Network != nil {

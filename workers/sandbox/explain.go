@@ -17,35 +17,92 @@ const UnsandboxedHint = `if the task really needs it, call run_command again wit
 // only "Permission denied" or "Read-only file system", so the note is
 // added when such an error names a path the policy forbids writing (or
 // names none, when the sandbox is the likely cause), and, without the
-// network, when a connection or name lookup failed.
+// network, when a connection or name lookup failed. A connect to a Unix
+// socket outside the project is told apart by the words around the
+// denial, or by the sandbox's own record of the connects it refused for
+// commands that have ended (their output often names no socket).
 func (p *Policy) Explain(output string) string {
 	if !p.Confines() {
 		return ""
 	}
-	fsBlocked, netBlocked := false, false
-	for _, line := range strings.Split(output, "\n") {
+	lines := strings.Split(output, "\n")
+	evidence := false
+	for _, line := range lines {
 		lower := strings.ToLower(line)
-		if !fsBlocked && p.deniedWrite(line, lower) {
+		if isDenial(lower) || strings.Contains(lower, "connect") {
+			evidence = true
+			break
+		}
+	}
+	var refused []string
+	if evidence {
+		refused = p.takeRefusals()
+	}
+	fsBlocked, netBlocked, sockBlocked := false, false, len(refused) > 0
+	for _, line := range lines {
+		lower := strings.ToLower(line)
+		if p.deniedSocket(line, lower) {
+			sockBlocked = true
+			continue // a socket's refusal is not a write's
+		}
+		// A denial that names no path is the refused socket's, when
+		// the sandbox refused one.
+		if !fsBlocked && (len(refused) == 0 || len(candidatePaths(line)) > 0) && p.deniedWrite(line, lower) {
 			fsBlocked = true
 		}
 		if !netBlocked && !p.Network && netFailure(lower) {
 			netBlocked = true
 		}
 	}
-	var what string
+	var what []string
+	if sockBlocked {
+		s := "connecting to Unix sockets outside the project is not allowed"
+		if len(refused) > 0 {
+			s += " (refused: " + strings.Join(refused, ", ") + ")"
+		}
+		what = append(what, s+"; the user can allow a socket by adding its path to sandbox_unix_sockets in their user config (~/.config/ralph/config.toml)")
+	}
 	switch {
 	case fsBlocked && netBlocked:
-		what = p.Describe()
+		what = append(what, p.Describe())
 	case fsBlocked:
 		q := *p
 		q.Network = true // the network is not what failed
-		what = q.Describe()
+		what = append(what, q.Describe())
 	case netBlocked:
-		what = "there is no network (--no-network): connections and name lookups fail"
-	default:
+		what = append(what, "there is no network (--no-network): connections and name lookups fail")
+	}
+	if len(what) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("[ralph: the sandbox (%s) blocked this: %s; %s]", p.Mode, what, UnsandboxedHint)
+	return fmt.Sprintf("[ralph: the sandbox (%s) blocked this: %s; %s]", p.Mode, strings.Join(what, "; "), UnsandboxedHint)
+}
+
+// deniedSocket reports whether one line of output is a refused connect to
+// a Unix socket: a denial that speaks of a socket, or names a socket file
+// the policy does not allow, or, with the network on (when the sandbox
+// refuses no other connect), speaks of connecting.
+func (p *Policy) deniedSocket(line, lower string) bool {
+	// A refused connect is EACCES, or EPERM for an abstract socket; a
+	// read-only file system or a busy mount point is a write's refusal.
+	if !strings.Contains(lower, "permission denied") && !strings.Contains(lower, "operation not permitted") {
+		return false
+	}
+	for _, w := range []string{"socket", "unix:", "dial unix", "unix connect"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	if p.Network && strings.Contains(lower, "connect") {
+		return true
+	}
+	for _, path := range candidatePaths(line) {
+		real := p.resolve(path)
+		if fi, err := os.Stat(real); err == nil && fi.Mode()&os.ModeSocket != 0 && !p.unixSocketAllowed(real) {
+			return true
+		}
+	}
+	return false
 }
 
 // denialWords are the kernel's words for a refused write as tools print

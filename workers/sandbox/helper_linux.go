@@ -42,6 +42,7 @@ func HelperMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "ralph: bad sandbox policy:", err)
 		return 2
 	}
+	helperUnix = parseUnixSpec(args[2])
 	syscall.CloseOnExec(helperFD)
 	f := os.NewFile(helperFD, "ralph")
 	c, err := net.FileConn(f)
@@ -55,7 +56,16 @@ func HelperMain(args []string) int {
 		send(conn, message{Op: opFailed, Err: err.Error()})
 		return 126
 	}
-	if err := send(conn, message{Op: opReady}); err != nil {
+	// Where Landlock cannot refuse named Unix sockets, the connect
+	// filter's files go to ralph with the ready message.
+	supervision, err := superviseConnects()
+	if err != nil {
+		send(conn, message{Op: opFailed, Err: err.Error()})
+		return 126
+	}
+	err = send(conn, message{Op: opReady}, supervision...)
+	closeAll(supervision)
+	if err != nil {
 		return 1
 	}
 	(&helper{conn: conn, leaders: map[uint64]int{}}).serve()
@@ -379,6 +389,7 @@ func restrict(s spec) error {
 		}
 		rules = append(rules, rw)
 	}
+	rules = append(rules, resolveUnixRules(abi)...)
 	if err := cfg.BestEffort().Restrict(rules...); err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}

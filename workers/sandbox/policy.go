@@ -76,6 +76,9 @@ type Policy struct {
 	// commands may connect to (the person's sandbox_unix_sockets), each
 	// as given and with symbolic links resolved (AllowUnixSockets).
 	UnixSockets []string
+	// refusals are the socket connects the sandbox refused that no note
+	// has told the model of yet (see Explain).
+	refusals *socketRefusals
 	// extra is true when the person added writable directories, which the
 	// description for the model then mentions.
 	extra bool

@@ -23,6 +23,9 @@ type server struct {
 	conn *net.UnixConn
 	wmu  sync.Mutex // one writer at a time on the socket
 	done chan struct{}
+	// connects answers the connects of the helper's commands, where the
+	// helper installed the connect filter (see connectSupervisor).
+	connects *connectSupervisor
 
 	mu      sync.Mutex
 	procs   map[uint64]*Process
@@ -56,7 +59,7 @@ func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, 
 	}
 	cmd := &exec.Cmd{
 		Path:       helper,
-		Args:       []string{"ralph", HelperArg, key},
+		Args:       []string{"ralph", HelperArg, helperArgument(key, p)},
 		Dir:        p.Root,
 		ExtraFiles: []*os.File{theirs}, // descriptor 3, helperFD
 		// Each command gets its environment with its request; the helper
@@ -85,9 +88,14 @@ func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, 
 
 	// The first message says whether the helper could confine itself.
 	first := make(chan error, 1)
+	readyFiles := make(chan []int, 1) // the ready message's files, sent before first
 	go func() {
 		m, fds, err := receive(conn)
-		closeAll(fds)
+		if err != nil || m.Op != opReady {
+			closeAll(fds)
+			fds = nil
+		}
+		readyFiles <- fds
 		switch {
 		case err != nil:
 			first <- fmt.Errorf("%w: its helper did not start (the program %s does not handle %s)", ErrUnavailable, helperName(p), HelperArg)
@@ -111,6 +119,12 @@ func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, 
 		err = fmt.Errorf("%w: its helper did not start within %s", ErrUnavailable, helperStartWait)
 	case <-ctx.Done():
 		err = ctx.Err()
+	}
+	if err == nil {
+		// The ready message's files, if any, are the connect filter's.
+		s.connects, err = startConnectSupervisor(p, cmd.Process.Pid, <-readyFiles)
+	} else {
+		go func() { closeAll(<-readyFiles) }()
 	}
 	if err != nil {
 		conn.Close()
@@ -252,6 +266,7 @@ func (s *server) stop() {
 	s.conn.Close()
 	s.cmd.Process.Kill()
 	<-s.done
+	s.connects.stop()
 }
 
 // request sends one message with files attached.

@@ -1,0 +1,255 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp filter that hands every connect(2) of a sandboxed command
+// to ralph. Landlock before ABI 9 cannot refuse a connect to a named Unix
+// socket, and a network namespace does not separate them either, so on
+// such kernels ralph looks at each connect itself (connectSupervisor)
+// and performs it, or refuses it, on the command's behalf.
+
+// seccomp's user-notification structures (linux/seccomp.h); their sizes
+// are part of the ioctl numbers.
+type seccompData struct {
+	Nr   int32
+	Arch uint32
+	IP   uint64
+	Args [6]uint64
+}
+
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Data  seccompData
+}
+
+type seccompNotifResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+// seccompIoctlNotifIDValid is SECCOMP_IOCTL_NOTIF_ID_VALID, _IOW('!', 2,
+// __u64), which x/sys/unix does not define.
+const seccompIoctlNotifIDValid = 0x40082102
+
+// SECCOMP_IOCTL_NOTIF_SET_FLAGS, _IOW('!', 4, __u64), and its one flag.
+const (
+	seccompIoctlNotifSetFlags    = 0x40082104
+	seccompUserNotifFDSyncWakeUp = 1
+)
+
+// The offsets of struct seccomp_data's fields, for the filter's loads.
+const (
+	offNr   = 0
+	offArch = 4
+	offArgs = 16
+)
+
+// x32 system calls are x86-64 ones with this bit set.
+const x32SyscallBit = 0x40000000
+
+// socketcall's call number for connect (linux/net.h).
+const sysConnect = 3
+
+// archCalls are the numbers the filter acts on, per audit architecture.
+// All four architectures a helper on x86-64 or arm64 can meet are listed:
+// a 64-bit command may still make 32-bit system calls (int 0x80 on
+// x86-64, an arm32 binary on arm64), and a filter that let those through
+// would let connect through with them.
+type archCalls struct {
+	arch         uint32
+	mask         uint32 // ANDed with the number first; 0 for none
+	connect      uint32
+	socketcall   uint32 // 0 where there is none
+	ioUringSetup uint32
+	seccomp      uint32
+}
+
+var filterArchs = []archCalls{
+	{arch: unix.AUDIT_ARCH_X86_64, mask: ^uint32(x32SyscallBit), connect: 42, ioUringSetup: 425, seccomp: 317},
+	{arch: unix.AUDIT_ARCH_I386, connect: 362, socketcall: 102, ioUringSetup: 425, seccomp: 354},
+	{arch: unix.AUDIT_ARCH_AARCH64, connect: 203, ioUringSetup: 425, seccomp: 277},
+	{arch: unix.AUDIT_ARCH_ARM, connect: 283, socketcall: 102, ioUringSetup: 425, seccomp: 383},
+}
+
+// filterSupported reports whether this build knows the system call
+// numbers of the architecture it runs on.
+func filterSupported() bool {
+	switch runtime.GOARCH {
+	case "amd64", "arm64", "386", "arm":
+		return true
+	}
+	return false
+}
+
+// connectFilter is the BPF program: for each known architecture,
+//
+//   - connect (and socketcall's connect) goes to the supervisor;
+//   - io_uring_setup fails with ENOSYS, because a ring's IORING_OP_CONNECT
+//     is a connect that no seccomp filter sees, and programs fall back
+//     to plain system calls without io_uring;
+//   - seccomp(SECCOMP_SET_MODE_FILTER) with SECCOMP_FILTER_FLAG_NEW_LISTENER
+//     fails with EPERM: when two filters both ask for a user
+//     notification, the newest one's listener gets it, so a command
+//     could otherwise install its own listener in front of ralph's and
+//     answer "continue" to its own connects;
+//   - everything else is allowed.
+//
+// An architecture the filter does not know kills the process: it cannot
+// occur on the architectures listed, and letting it through would let
+// its connect through.
+func connectFilter() ([]unix.SockFilter, error) {
+	var a bpfAsm
+	a.ld(offArch)
+	for _, c := range filterArchs {
+		a.jeq(c.arch, fmt.Sprintf("arch-%x", c.arch), "")
+	}
+	a.ret(unix.SECCOMP_RET_KILL_PROCESS)
+	for _, c := range filterArchs {
+		p := fmt.Sprintf("arch-%x", c.arch)
+		a.label(p)
+		a.ld(offNr)
+		if c.mask != 0 {
+			a.and(c.mask)
+		}
+		a.jeq(c.connect, "notify", "")
+		if c.socketcall != 0 {
+			a.jeq(c.socketcall, p+"-socketcall", "")
+		}
+		a.jeq(c.ioUringSetup, "enosys", "")
+		a.jeq(c.seccomp, p+"-seccomp", "")
+		a.ret(unix.SECCOMP_RET_ALLOW)
+		if c.socketcall != 0 {
+			a.label(p + "-socketcall")
+			a.ld(offArgs) // the low half of args[0]: the call
+			a.jeq(sysConnect, "notify", "allow")
+		}
+		a.label(p + "-seccomp")
+		a.ld(offArgs) // the operation
+		a.jeq(unix.SECCOMP_SET_MODE_FILTER, "", "allow")
+		a.ld(offArgs + 8) // the flags
+		a.jset(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, "eperm", "allow")
+	}
+	a.label("notify")
+	a.ret(unix.SECCOMP_RET_USER_NOTIF)
+	a.label("enosys")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
+	a.label("eperm")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	a.label("allow")
+	a.ret(unix.SECCOMP_RET_ALLOW)
+	return a.assemble()
+}
+
+// installConnectFilter installs connectFilter on every thread of this
+// process (TSYNC: the helper's Go runtime forks commands from any of
+// them) and returns the listener on which ralph receives the
+// notifications. no_new_privs, which an unprivileged filter needs, is
+// set by Landlock already and set again here so the order cannot matter.
+func installConnectFilter() (int, error) {
+	prog, err := connectFilter()
+	if err != nil {
+		return -1, err
+	}
+	if err := ll.AllThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return -1, fmt.Errorf("no_new_privs: %w", err)
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	flags := uintptr(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_TSYNC | unix.SECCOMP_FILTER_FLAG_TSYNC_ESRCH)
+	for {
+		fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog)))
+		runtime.KeepAlive(prog)
+		// ESRCH: a thread was exiting as the filter was synchronised;
+		// trying again finds it gone.
+		if errno == unix.ESRCH || errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return -1, fmt.Errorf("seccomp: %w", errno)
+		}
+		return int(fd), nil
+	}
+}
+
+// bpfAsm assembles a classic BPF program with named forward jumps.
+type bpfAsm struct {
+	prog   []unix.SockFilter
+	labels map[string]int
+	jumps  []bpfJump
+}
+
+type bpfJump struct {
+	at     int
+	tl, fl string // "" is the next instruction
+}
+
+func (a *bpfAsm) label(name string) {
+	if a.labels == nil {
+		a.labels = map[string]int{}
+	}
+	a.labels[name] = len(a.prog)
+}
+
+func (a *bpfAsm) ld(off uint32) {
+	a.prog = append(a.prog, unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off})
+}
+
+func (a *bpfAsm) and(k uint32) {
+	a.prog = append(a.prog, unix.SockFilter{Code: unix.BPF_ALU | unix.BPF_AND | unix.BPF_K, K: k})
+}
+
+func (a *bpfAsm) ret(k uint32) {
+	a.prog = append(a.prog, unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: k})
+}
+
+func (a *bpfAsm) jeq(k uint32, t, f string) { a.jump(unix.BPF_JEQ, k, t, f) }
+
+func (a *bpfAsm) jset(k uint32, t, f string) { a.jump(unix.BPF_JSET, k, t, f) }
+
+func (a *bpfAsm) jump(op uint16, k uint32, t, f string) {
+	a.jumps = append(a.jumps, bpfJump{at: len(a.prog), tl: t, fl: f})
+	a.prog = append(a.prog, unix.SockFilter{Code: unix.BPF_JMP | op | unix.BPF_K, K: k})
+}
+
+// assemble resolves the jumps; classic BPF jumps only forward, by at
+// most 255 instructions.
+func (a *bpfAsm) assemble() ([]unix.SockFilter, error) {
+	offset := func(from int, name string) (uint8, error) {
+		if name == "" {
+			return 0, nil
+		}
+		to, ok := a.labels[name]
+		if !ok {
+			return 0, fmt.Errorf("bpf: no label %q", name)
+		}
+		d := to - from - 1
+		if d < 0 || d > 255 {
+			return 0, errors.New("bpf: jump out of range")
+		}
+		return uint8(d), nil
+	}
+	for _, j := range a.jumps {
+		var err error
+		if a.prog[j.at].Jt, err = offset(j.at, j.tl); err != nil {
+			return nil, err
+		}
+		if a.prog[j.at].Jf, err = offset(j.at, j.fl); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.prog) > unix.BPF_MAXINSNS {
+		return nil, errors.New("bpf: program too long")
+	}
+	return a.prog, nil
+}
