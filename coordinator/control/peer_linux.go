@@ -3,14 +3,14 @@
 package control
 
 import (
-	"bytes"
-	"errors"
 	"net"
 	"os"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // checkPeer says why the process at the other end of c may not steer
@@ -73,7 +73,7 @@ func checkPeer(c net.Conn) string {
 // read counts as one, so that the check fails closed.
 func descendant(pid, ancestor int) bool {
 	for range 4096 { // far deeper than any real process tree
-		ppid, err := parentPID(pid)
+		ppid, err := proctree.ParentPID(pid)
 		switch {
 		case err != nil:
 			return true
@@ -85,25 +85,6 @@ func descendant(pid, ancestor int) bool {
 		pid = ppid
 	}
 	return true
-}
-
-// parentPID reads field 4 of /proc/<pid>/stat. The command name before
-// it is in parentheses and may hold spaces and parentheses itself, so the
-// fields are counted from the last ')'.
-func parentPID(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errors.New("malformed /proc stat")
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 2 {
-		return 0, errors.New("malformed /proc stat")
-	}
-	return strconv.Atoi(fields[1])
 }
 
 // noNewPrivs reads the NoNewPrivs line of /proc/<pid>/status: "0", "1",

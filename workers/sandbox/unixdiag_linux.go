@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // Finding the server of a Unix socket file: the kernel's sock_diag
@@ -396,7 +398,7 @@ func sandboxPids(helper int) []int {
 		if err != nil {
 			continue
 		}
-		if ppid, err := parentPID(pid); err == nil {
+		if ppid, err := proctree.ParentPID(pid); err == nil {
 			children[ppid] = append(children[ppid], pid)
 		}
 	}
@@ -417,32 +419,13 @@ func descendsFrom(pid, ancestor int) bool {
 		if pid <= 1 {
 			return false
 		}
-		ppid, err := parentPID(pid)
+		ppid, err := proctree.ParentPID(pid)
 		if err != nil {
 			return false
 		}
 		pid = ppid
 	}
 	return false
-}
-
-// parentPID reads field 4 of /proc/<pid>/stat. The command name before
-// it is in parentheses and may hold spaces and parentheses itself, so the
-// fields are counted from the last ')'.
-func parentPID(pid int) (int, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errors.New("malformed /proc stat")
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 2 {
-		return 0, errors.New("malformed /proc stat")
-	}
-	return strconv.Atoi(fields[1])
 }
 
 // threadGroup is the process (thread group) that thread tid belongs to.
