@@ -1,4 +1,4 @@
-package main
+package scripts
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/control"
-	"github.com/ralph-dev/ralph/scripts"
 )
 
 // addControlCommands wires the commands that steer and watch a ralph
@@ -42,7 +41,7 @@ model reads it next. In ralph run the message goes to the agents working
 tasks (or the next task started). The chat shell takes it only while it
 works; at its prompt, type it there.
 
-` + scripts.SteerHelp,
+` + SteerHelp,
 		Example: `  ralph say "use the existing helper in util.go"
   ralph say --urgent "stop editing main.go, it is generated"`,
 		Args: cobra.MinimumNArgs(1),
@@ -69,12 +68,12 @@ answer goes to that question only, never to one asked after it.
 A ralph without a terminal waits for the answer (its status says
 waiting_for_input) unless it was started with --no-wait.
 
-` + scripts.SteerHelp,
+` + SteerHelp,
 		Example: `  ralph status            # shows the question and its number
   ralph answer --id 3 y`,
 		Args: cobra.ExactArgs(1),
 		RunE: steer(func(args []string) (control.Request, error) {
-			a, err := scripts.ParseAnswer(args[0])
+			a, err := ParseAnswer(args[0])
 			if err != nil {
 				return control.Request{}, usageErrorf("%s", err)
 			}
@@ -87,29 +86,29 @@ waiting_for_input) unless it was started with --no-wait.
 	answer.Flags().IntVar(&id, "id", 0, "the number of the question to answer (ralph status shows it)")
 	simple := func(use, short, long string, op string) *cobra.Command {
 		return &cobra.Command{
-			Use: use, Short: short, Long: long + "\n\n" + scripts.SteerHelp, Args: cobra.NoArgs,
+			Use: use, Short: short, Long: long + "\n\n" + SteerHelp, Args: cobra.NoArgs,
 			RunE: steer(func([]string) (control.Request, error) { return control.Request{Op: op}, nil }),
 		}
 	}
 	watch := &cobra.Command{
 		Use:   "watch",
 		Short: "A live view of the running ralph (or the last session): tasks, agents, events, cost, questions",
-		Long:  scripts.WatchHelp,
+		Long:  WatchHelp,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := c.records()
 			if err != nil {
 				return err
 			}
-			if f := c.f.outputFormat; f != scripts.FormatText && f != scripts.FormatStreamJSON {
+			if f := c.f.outputFormat; f != FormatText && f != FormatStreamJSON {
 				return usageErrorf("ralph watch prints text or stream-json (--json), not %s", f)
 			}
 			// --json (the shorthand every command takes) means the events
 			// as stream-json here: a watch has no single result object.
 			if m, ok := r.TemporalMarker(); ok {
-				return r.WatchTemporal(cmd.Context(), m, c.f.json || c.f.outputFormat == scripts.FormatStreamJSON)
+				return r.WatchTemporal(cmd.Context(), m, c.f.json || c.f.outputFormat == FormatStreamJSON)
 			}
-			if err := r.Watch(cmd.Context(), c.f.json || c.f.outputFormat == scripts.FormatStreamJSON); err != nil {
+			if err := r.Watch(cmd.Context(), c.f.json || c.f.outputFormat == FormatStreamJSON); err != nil {
 				return fmt.Errorf("watch: %w", err)
 			}
 			return nil

@@ -1,4 +1,4 @@
-package main
+package scripts
 
 import (
 	"fmt"
@@ -10,8 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
-	"github.com/ralph-dev/ralph/scripts"
-	"github.com/ralph-dev/ralph/scripts/suggest"
+	typo "github.com/ralph-dev/ralph/scripts/suggest"
 )
 
 // nearCommand returns the subcommand a single-word task is one typo away
@@ -21,7 +20,7 @@ import (
 func nearCommand(cmd *cobra.Command, word string) string {
 	for _, c := range cmd.Commands() {
 		for _, name := range append([]string{c.Name()}, c.Aliases...) {
-			if suggest.Distance(strings.ToLower(word), name) <= 1 {
+			if typo.Distance(strings.ToLower(word), name) <= 1 {
 				return name
 			}
 		}
@@ -69,7 +68,7 @@ func (c *cli) sessionsCommand() *cobra.Command {
 				}
 				root = r
 			}
-			return scripts.Records{Fs: afero.NewOsFs(), JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}.Sessions(root, limit)
+			return Records{Fs: afero.NewOsFs(), JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}.Sessions(root, limit)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "project", "", "only this project's sessions (a directory in it)")

@@ -1,0 +1,408 @@
+package scripts
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/taskprompt"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/spf13/afero"
+	"github.com/spf13/cobra"
+)
+
+// addLoopCommands wires `ralph run` and `ralph resume`, which share the
+// task loop's flags: resume restores a loop's saved configuration and the
+// flags given to it override that.
+func (c *cli) addLoopCommands(root *cobra.Command) {
+	f := &c.f
+	runCmd := &cobra.Command{
+		Use:     "run",
+		Short:   "Work through RALPH_TASKS.md on its own until done, a stop condition, or a limit",
+		Long:    RunHelp,
+		Example: runExamples,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exit(c.loop(cmd, project.ModeRun, false))
+		},
+	}
+	resume := &cobra.Command{
+		Use:   "resume [session-id]",
+		Short: "Continue an interrupted session (the latest by default)",
+		Long: `Continue a session from its last saved step: after a Ctrl-C, a crash or a kill.
+A task loop goes on with the configuration it was started with (--agent,
+--verify, --parallel, --until, ...); flags given here override it and are
+saved. Tool calls that were running when ralph stopped are reported to the
+model as "unknown outcome", so it checks before repeating them; nothing
+already done is done again. A session id may be given in full or as a
+unique part.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				f.session = args[0]
+			}
+			return exit(c.loop(cmd, "", true))
+		},
+	}
+	d := DefaultRun()
+	for _, cmd := range []*cobra.Command{runCmd, resume} {
+		fl := cmd.Flags()
+		fl.IntVar(&f.run.MaxIterations, "max-iterations", d.MaxIterations, "stop after this many task attempts")
+		fl.StringVar(&f.run.OnError, "on-error", d.OnError, "after a failed attempt: retry, skip (mark failed) or abort")
+		fl.IntVar(&f.run.Retries, "retries", d.Retries, "with --on-error retry: attempts after the first before a task is marked failed")
+		fl.Float64Var(&f.run.MaxCost, "max-cost", 0, "stop when the known cost in USD reaches this (0: no limit)")
+		fl.StringVar(&f.run.Until, "until", "", "stop, successfully, once this condition holds, e.g. 'tasks_done >= 5'")
+		fl.StringVar(&f.run.Breaker, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')")
+		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
+		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex or exec:'<command>'")
+		fl.StringArrayVar(&f.run.AgentArgs, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)")
+		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
+		fl.DurationVar(&f.breakerCool, "breaker-cooldown", time.Duration(d.BreakerCooldown),
+			"with nobody to ask, how long the tripped circuit breaker waits before it lets one task through (doubles after each failed one)")
+		fl.DurationVar(&f.maxWait, "max-wait", config.DefaultMaxWait,
+			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
+		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
+		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
+		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
+			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")
+	}
+	rf := runCmd.Flags()
+	rf.StringVar(&f.engine.Name, "engine", "", "where the task loop runs: local (the default) or temporal (config [engine] name)")
+	rf.StringVar(&f.engine.Address, "address", "", "with --engine temporal: the Temporal frontend, HOST:PORT")
+	rf.StringVar(&f.engine.Namespace, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")")
+	rf.StringVar(&f.engine.TaskQueue, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")")
+	root.AddCommand(runCmd, resume)
+}
+
+const runExamples = `  ralph run -y
+  ralph run -y --parallel 3 --verify 'go test ./...'
+  ralph run -y --until 'tasks_done >= 5 || cost_usd > 2'
+  ralph run --agent claude --on-error skip
+  ralph run --agent codex --agent-arg=--model --agent-arg=gpt-5-codex
+  ralph run --agent "exec:./my-agent.sh" --task-timeout 10m
+  ralph run --agent claude --max-wait 5h --breaker-cooldown 10m
+  ralph run -y --commit
+  ralph run -y --parallel 3 --worktrees
+  ralph run -y --prompt-template .ralph/prompt.tmpl`
+
+// loop opens the project for a task loop (`ralph run`) or a resume, whose
+// session decides the face: a task loop goes on as one, anything else
+// continues its conversation once.
+func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
+	ctx := cmd.Context()
+	face, code := NewOneShot(c.format(), c.term)
+	if code != 0 {
+		return code
+	}
+	c.f.maxWaitSet = cmd.Flags().Changed("max-wait")
+	if c.f.maxWait < 0 {
+		return face.Fail(ExitUsage, fmt.Errorf("--max-wait cannot be negative (got %s); 0 means never wait", c.f.maxWait))
+	}
+	settle := func(saved *memory.RunConfig) (*memory.RunConfig, error) {
+		rc := c.f.run
+		rc.TaskTimeout = memory.Duration(c.f.taskTimeout)
+		rc.BreakerCooldown = memory.Duration(c.f.breakerCool)
+		rc.Parallel = c.f.parallel
+		if rc.PromptTemplate != "" {
+			// Saved for resume, which may run from another directory.
+			abs, err := filepath.Abs(rc.PromptTemplate)
+			if err != nil {
+				return nil, fmt.Errorf("--prompt-template %s: %w", rc.PromptTemplate, err)
+			}
+			rc.PromptTemplate = abs
+		}
+		if saved != nil {
+			rc = overrideRun(*saved, rc, cmd.Flags().Changed)
+		}
+		// A worktree's work reaches the branch only as a commit.
+		rc.Commit = rc.Commit || rc.Worktrees
+		return &rc, CheckRun(&rc)
+	}
+	if mode == project.ModeRun && !resume {
+		if code, ok := c.runElsewhere(ctx, face, settle); ok {
+			return code
+		}
+	}
+	p, err := c.open(ctx, mode, resume, nil, settle)
+	if err != nil {
+		return face.Fail(project.ExitCode(err), err)
+	}
+	defer p.Close()
+	if p.Mode != project.ModeRun {
+		return OneShotMain(ctx, p, face, "", true)
+	}
+	code, handoff := RunMain(ctx, p, face, c.term)
+	if handoff != nil {
+		return c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Handoff: handoff})
+	}
+	return code
+}
+
+// overrideRun is a saved run configuration with the flags given on this
+// command line put over it.
+func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memory.RunConfig {
+	rc := saved
+	set := func(name string, apply func()) {
+		if changed(name) {
+			apply()
+		}
+	}
+	set("max-iterations", func() { rc.MaxIterations = flags.MaxIterations })
+	set("on-error", func() { rc.OnError = flags.OnError })
+	set("retries", func() { rc.Retries = flags.Retries })
+	set("max-cost", func() { rc.MaxCost = flags.MaxCost })
+	set("until", func() { rc.Until = flags.Until })
+	set("breaker", func() { rc.Breaker = flags.Breaker })
+	set("verify", func() { rc.Verify = flags.Verify })
+	set("agent", func() { rc.Agent = flags.Agent })
+	set("agent-arg", func() { rc.AgentArgs = flags.AgentArgs })
+	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
+	set("breaker-cooldown", func() { rc.BreakerCooldown = flags.BreakerCooldown })
+	set("parallel", func() { rc.Parallel = flags.Parallel })
+	set("commit", func() { rc.Commit = flags.Commit })
+	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
+	set("prompt-template", func() { rc.PromptTemplate = flags.PromptTemplate })
+	return rc
+}
+
+// runElsewhere runs the task loop on another engine when --engine or the
+// config's [engine] says so; ok is false for the local loop.
+func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error)) (code int, ok bool) {
+	root, err := project.Root(c.f.dir)
+	if err != nil {
+		return face.Fail(ExitUsage, err), true
+	}
+	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	if err != nil {
+		return face.Fail(ExitUsage, err), true
+	}
+	e := cfg.Engine
+	fe := c.f.engine
+	for _, kv := range [][2]*string{{&e.Name, &fe.Name}, {&e.Address, &fe.Address}, {&e.Namespace, &fe.Namespace}, {&e.TaskQueue, &fe.TaskQueue}} {
+		if *kv[1] != "" {
+			*kv[0] = *kv[1]
+		}
+	}
+	switch e.Name {
+	case "", "local":
+		return 0, false
+	case EngineTemporal:
+	default:
+		return face.Fail(ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
+	}
+	rc, err := settle(nil)
+	if err != nil {
+		return face.Fail(ExitUsage, err), true
+	}
+	maxWait := cfg.MaxWait
+	if c.f.maxWaitSet {
+		maxWait = c.f.maxWait
+	}
+	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Run: *rc, MaxWait: maxWait}), true
+}
+
+// DefaultRun is the configuration of `ralph run` before any flag.
+func DefaultRun() memory.RunConfig {
+	return memory.RunConfig{
+		MaxIterations: 100, OnError: coordinator.OnErrorRetry, Retries: 2,
+		TaskTimeout:     memory.Duration(coordinator.DefaultChildTimeout),
+		BreakerCooldown: memory.Duration(coordinator.DefaultBreakerCooldown),
+	}
+}
+
+// loopSetup is a run configuration compiled for the task loop.
+type loopSetup struct {
+	until, breaker coordinator.Condition
+	external       *workers.ExternalAgent
+}
+
+// CheckRun reports a run configuration that cannot work, in one sentence:
+// a negative or zero limit, an unknown --on-error, a condition that does
+// not compile, an agent that is unknown or cannot start. It is checked
+// before any work starts, so a typo costs nothing. (An exec: agent given
+// by a relative path is checked against the project root when the project
+// is opened, see project.Open.)
+func CheckRun(rc *memory.RunConfig) error {
+	_, err := compileRun(rc)
+	return err
+}
+
+func compileRun(rc *memory.RunConfig) (loopSetup, error) {
+	var s loopSetup
+	switch {
+	case rc.Parallel < 0:
+		return s, fmt.Errorf("--parallel cannot be negative (got %d); it is how many tasks are worked at once", rc.Parallel)
+	case rc.TaskTimeout <= 0:
+		return s, fmt.Errorf("--task-timeout must be positive, not %s", time.Duration(rc.TaskTimeout))
+	case rc.MaxCost < 0 || math.IsNaN(rc.MaxCost):
+		return s, fmt.Errorf("--max-cost cannot be negative (got %v); 0 means no limit", rc.MaxCost)
+	case rc.MaxIterations <= 0:
+		return s, fmt.Errorf("--max-iterations must be at least 1, not %d", rc.MaxIterations)
+	case rc.Retries < 0:
+		return s, fmt.Errorf("--retries cannot be negative (got %d)", rc.Retries)
+	case rc.BreakerCooldown < 0:
+		return s, fmt.Errorf("--breaker-cooldown cannot be negative (got %s)", time.Duration(rc.BreakerCooldown))
+	}
+	switch rc.OnError {
+	case coordinator.OnErrorRetry, coordinator.OnErrorSkip, coordinator.OnErrorAbort:
+	default:
+		return s, fmt.Errorf("--on-error must be retry, skip or abort, not %q", rc.OnError)
+	}
+	var err error
+	if rc.Until != "" {
+		if s.until, err = CompileCondition("--until", rc.Until); err != nil {
+			return s, err
+		}
+	}
+	if rc.Breaker != "" {
+		if s.breaker, err = CompileCondition("--breaker", rc.Breaker); err != nil {
+			return s, err
+		}
+	}
+	if rc.Agent != "" {
+		a, err := workers.ParseAgentSpec(rc.Agent)
+		if err != nil {
+			return s, err
+		}
+		if err := a.Check(""); err != nil {
+			return s, err
+		}
+		s.external = &a
+	} else if len(rc.AgentArgs) > 0 {
+		return s, fmt.Errorf("--agent-arg goes with --agent claude, codex or exec:'<command>'")
+	}
+	return s, nil
+}
+
+// Handoff is a task loop stopped by Ctrl-C on a terminal: the person goes
+// on talking to the same coordinator in the chat shell, and /run resumes
+// the loop.
+type Handoff struct {
+	Queue *interrupts.Queue
+	Coord *coordinator.Coordinator
+}
+
+// RunMain works through RALPH_TASKS.md on an opened project whose session
+// is a task loop: `ralph run`, and `ralph resume` of a run, with the
+// configuration saved in the session. A non-nil Handoff asks the caller to
+// open the chat shell on it; the exit code is then meaningless.
+func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.Facts) (int, *Handoff) {
+	rc := p.Session.State().Run
+	if rc == nil {
+		d := DefaultRun()
+		rc = &d
+	}
+	setup, err := compileRun(rc)
+	if err != nil {
+		return face.Fail(ExitUsage, err), nil
+	}
+	tasks, err := memory.LoadTasks(p.Fs, p.Root)
+	if err != nil {
+		return face.Fail(ExitFailed, err), nil
+	}
+	if tasks.Counts().Total == 0 {
+		return face.Fail(ExitUsage, fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", memory.TasksFile)), nil
+	}
+	queue := interrupts.NewQueue()
+	stopSignals := interrupts.NotifySignals(ctx, queue)
+	defer stopSignals()
+	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
+	face.Start()
+	defer face.Close()
+	coord := p.Coordinator(queue, face.Handle)
+	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
+	if setup.external != nil {
+		// Processes an agent starts outside its group (claude's own
+		// sessions, setsid) are reparented to ralph rather than init, so
+		// they are found, stopped and reaped with the agent.
+		if err := workers.BecomeSubreaper(); err != nil {
+			fmt.Fprintln(face.Stderr, "ralph: "+err.Error())
+		}
+		agent, price, notices, err := p.ExternalAgent(rc)
+		if err != nil {
+			return face.Fail(ExitUsage, err), nil
+		}
+		for _, n := range notices {
+			face.Notify(n)
+		}
+		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: coord.Events(), Price: price}
+	}
+	// Another terminal steers the loop: ralph stop is the hard stop Ctrl-C
+	// queues, ralph pause and continue act on the loop, and ralph say
+	// reaches the agents working tasks at their next step boundary.
+	ctl := coordinator.NewLoopControl()
+	tell := func(it interrupts.Interrupt) int {
+		if setup.external != nil {
+			return -1
+		}
+		return coord.TellWorkers(it)
+	}
+	questions := p.Serve(control.Steer{Queue: queue, Tell: tell, Loop: ctl}, face.Notify)
+	// Approvals are asked at the terminal when there is one and through
+	// ralph answer; the loop's own questions (the budget, the breaker)
+	// only where there is a terminal: without one, its limits stop it.
+	if a := p.Asker(questions, face.Asker()); a != nil {
+		p.Approval.SetAsker(a)
+		defer p.Approval.SetAsker(nil)
+	}
+	ask := face.Confirmer()
+	if ask != nil && questions != nil {
+		ask = questions.Confirmer(ask)
+	}
+	opts := coordinator.LoopOptions{
+		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
+		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
+		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: p.Prior(),
+		Control:  ctl,
+		Ask:      ask,
+		Notify:   face.Notify,
+		Redactor: p.Redactor,
+		Git:      p.TaskGit(rc),
+		// --prompt-template or prompt_template, read when the project
+		// was opened (nil: ralph's own prompt).
+		Prompt: p.PromptTemplate(),
+		// Limits are waited for up to max_wait (--max-wait); the breaker's
+		// cooldown applies only where nobody can be asked (Ask nil).
+		MaxWait:         p.Config.MaxWait,
+		BreakerCooldown: time.Duration(rc.BreakerCooldown),
+	}
+	if rc.Verify != "" {
+		opts.Verify = func(ctx context.Context, ws coordinator.Workspace) (bool, string) {
+			tools := p.Tools
+			if ws.Tools != nil {
+				tools = ws.Tools // the task's own worktree
+			}
+			r := tools.RunShell(ctx, rc.Verify, 10*time.Minute)
+			return !r.IsError, r.Output
+		}
+	}
+	start := time.Now()
+	res := coordinator.RunTasks(ctx, opts)
+	if res.Reason == coordinator.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText &&
+		t.InTTY && t.ErrTTY {
+		// Stop and switch: the loop is stopped and saved; the person goes
+		// on talking to the same coordinator, and /run resumes the loop.
+		stopSignals()
+		face.Close()
+		fmt.Fprintf(face.Stderr, "ralph: stopped the task loop (%d done, %d failed) — state saved; this is chat now: /run resumes the loop, Ctrl-D leaves\n",
+			len(res.Done), len(res.Failed))
+		return 0, &Handoff{Queue: queue, Coord: coord}
+	}
+	counts := memory.TaskCounts{}
+	if f, err := memory.LoadTasks(p.Fs, p.Root); err == nil {
+		counts = f.Counts()
+	}
+	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, counts), nil
+}
