@@ -11,16 +11,16 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/ralph-temporal/engine"
-	"github.com/ralph-dev/ralph/scripts"
 )
 
 func runCmd(conn *engine.Conn) *cobra.Command {
 	var pf projectFlags
 	var in engine.RunInput
 	var attach bool
-	d := scripts.DefaultRun()
+	d := loop.DefaultRun()
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Start the project's run on Temporal, or attach to it, and follow it",
@@ -43,7 +43,7 @@ run: its attempts are cancelled on every worker.`,
 			rc := d
 			rc.MaxIterations, rc.OnError, rc.Retries, rc.Until, rc.Breaker, rc.Agent, rc.AgentArgs = in.Policy.MaxIterations, in.Policy.OnError, in.Policy.Retries, in.Until, in.Breaker, in.Agent, in.AgentArgs
 			rc.Parallel, rc.MaxCost = in.Policy.Parallel, in.MaxCost
-			if err := scripts.CheckRun(&rc); err != nil {
+			if err := loop.CheckRun(&rc); err != nil {
 				return usageError{err}
 			}
 			c, err := conn.Dial()

@@ -3,7 +3,6 @@ package scripts
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -11,13 +10,13 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 )
@@ -55,7 +54,7 @@ unique part.`,
 			return exit(c.loop(cmd, "", true))
 		},
 	}
-	d := DefaultRun()
+	d := loop.DefaultRun()
 	for _, cmd := range []*cobra.Command{runCmd, resume} {
 		fl := cmd.Flags()
 		fl.IntVar(&f.run.MaxIterations, "max-iterations", d.MaxIterations, "stop after this many task attempts")
@@ -127,7 +126,7 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		}
 		// A worktree's work reaches the branch only as a commit.
 		rc.Commit = rc.Commit || rc.Worktrees
-		return &rc, CheckRun(&rc)
+		return &rc, loop.CheckRun(&rc)
 	}
 	if mode == project.ModeRun && !resume {
 		if code, ok := c.runElsewhere(ctx, face, settle); ok {
@@ -212,79 +211,6 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Run: *rc, MaxWait: maxWait}), true
 }
 
-// DefaultRun is the configuration of `ralph run` before any flag.
-func DefaultRun() memory.RunConfig {
-	return memory.RunConfig{
-		MaxIterations: 100, OnError: coordinator.OnErrorRetry, Retries: 2,
-		TaskTimeout:     memory.Duration(coordinator.DefaultChildTimeout),
-		BreakerCooldown: memory.Duration(coordinator.DefaultBreakerCooldown),
-	}
-}
-
-// loopSetup is a run configuration compiled for the task loop.
-type loopSetup struct {
-	until, breaker coordinator.Condition
-	external       *workers.ExternalAgent
-}
-
-// CheckRun reports a run configuration that cannot work, in one sentence:
-// a negative or zero limit, an unknown --on-error, a condition that does
-// not compile, an agent that is unknown or cannot start. It is checked
-// before any work starts, so a typo costs nothing. (An exec: agent given
-// by a relative path is checked against the project root when the project
-// is opened, see project.Open.)
-func CheckRun(rc *memory.RunConfig) error {
-	_, err := compileRun(rc)
-	return err
-}
-
-func compileRun(rc *memory.RunConfig) (loopSetup, error) {
-	var s loopSetup
-	switch {
-	case rc.Parallel < 0:
-		return s, fmt.Errorf("--parallel cannot be negative (got %d); it is how many tasks are worked at once", rc.Parallel)
-	case rc.TaskTimeout <= 0:
-		return s, fmt.Errorf("--task-timeout must be positive, not %s", time.Duration(rc.TaskTimeout))
-	case rc.MaxCost < 0 || math.IsNaN(rc.MaxCost):
-		return s, fmt.Errorf("--max-cost cannot be negative (got %v); 0 means no limit", rc.MaxCost)
-	case rc.MaxIterations <= 0:
-		return s, fmt.Errorf("--max-iterations must be at least 1, not %d", rc.MaxIterations)
-	case rc.Retries < 0:
-		return s, fmt.Errorf("--retries cannot be negative (got %d)", rc.Retries)
-	case rc.BreakerCooldown < 0:
-		return s, fmt.Errorf("--breaker-cooldown cannot be negative (got %s)", time.Duration(rc.BreakerCooldown))
-	}
-	switch rc.OnError {
-	case coordinator.OnErrorRetry, coordinator.OnErrorSkip, coordinator.OnErrorAbort:
-	default:
-		return s, fmt.Errorf("--on-error must be retry, skip or abort, not %q", rc.OnError)
-	}
-	var err error
-	if rc.Until != "" {
-		if s.until, err = CompileCondition("--until", rc.Until); err != nil {
-			return s, err
-		}
-	}
-	if rc.Breaker != "" {
-		if s.breaker, err = CompileCondition("--breaker", rc.Breaker); err != nil {
-			return s, err
-		}
-	}
-	if rc.Agent != "" {
-		a, err := workers.ParseAgentSpec(rc.Agent)
-		if err != nil {
-			return s, err
-		}
-		if err := a.Check(""); err != nil {
-			return s, err
-		}
-		s.external = &a
-	} else if len(rc.AgentArgs) > 0 {
-		return s, fmt.Errorf("--agent-arg goes with --agent claude, codex or exec:'<command>'")
-	}
-	return s, nil
-}
-
 // Handoff is a task loop stopped by Ctrl-C on a terminal: the person goes
 // on talking to the same coordinator in the chat shell, and /run resumes
 // the loop.
@@ -300,13 +226,16 @@ type Handoff struct {
 func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.Facts) (int, *Handoff) {
 	rc := p.Session.State().Run
 	if rc == nil {
-		d := DefaultRun()
+		d := loop.DefaultRun()
 		rc = &d
 	}
-	setup, err := compileRun(rc)
+	checked, err := loop.Compile(rc)
 	if err != nil {
 		return face.Fail(ExitUsage, err), nil
 	}
+	// Messages from another terminal reach ralph's own agents, not a CLI
+	// agent's.
+	external := checked.External != nil
 	tasks, err := memory.LoadTasks(p.Fs, p.Root)
 	if err != nil {
 		return face.Fail(ExitFailed, err), nil
@@ -322,29 +251,12 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	face.Start()
 	defer face.Close()
 	coord := p.Coordinator(queue, face.Handle)
-	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
-	if setup.external != nil {
-		// Processes an agent starts outside its group (claude's own
-		// sessions, setsid) are reparented to ralph rather than init, so
-		// they are found, stopped and reaped with the agent.
-		if err := workers.BecomeSubreaper(); err != nil {
-			fmt.Fprintln(face.Stderr, "ralph: "+err.Error())
-		}
-		agent, price, notices, err := p.ExternalAgent(rc)
-		if err != nil {
-			return face.Fail(ExitUsage, err), nil
-		}
-		for _, n := range notices {
-			face.Notify(n)
-		}
-		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: coord.Events(), Price: price}
-	}
 	// Another terminal steers the loop: ralph stop is the hard stop Ctrl-C
 	// queues, ralph pause and continue act on the loop, and ralph say
 	// reaches the agents working tasks at their next step boundary.
 	ctl := coordinator.NewLoopControl()
 	tell := func(it interrupts.Interrupt) int {
-		if setup.external != nil {
+		if external {
 			return -1
 		}
 		return coord.TellWorkers(it)
@@ -361,32 +273,9 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	if ask != nil && questions != nil {
 		ask = questions.Confirmer(ask)
 	}
-	opts := coordinator.LoopOptions{
-		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: rc.Parallel,
-		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.until, Breaker: setup.breaker,
-		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: p.Prior(),
-		Control:  ctl,
-		Ask:      ask,
-		Notify:   face.Notify,
-		Redactor: p.Redactor,
-		Git:      p.TaskGit(rc),
-		// --prompt-template or prompt_template, read when the project
-		// was opened (nil: ralph's own prompt).
-		Prompt: p.PromptTemplate(),
-		// Limits are waited for up to max_wait (--max-wait); the breaker's
-		// cooldown applies only where nobody can be asked (Ask nil).
-		MaxWait:         p.Config.MaxWait,
-		BreakerCooldown: time.Duration(rc.BreakerCooldown),
-	}
-	if rc.Verify != "" {
-		opts.Verify = func(ctx context.Context, ws coordinator.Workspace) (bool, string) {
-			tools := p.Tools
-			if ws.Tools != nil {
-				tools = ws.Tools // the task's own worktree
-			}
-			r := tools.RunShell(ctx, rc.Verify, 10*time.Minute)
-			return !r.IsError, r.Output
-		}
+	opts, _, err := p.LoopOptions(rc, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify})
+	if err != nil {
+		return face.Fail(ExitUsage, err), nil
 	}
 	start := time.Now()
 	res := coordinator.RunTasks(ctx, opts)

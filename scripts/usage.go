@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
-	typo "github.com/ralph-dev/ralph/scripts/suggest"
+	typo "github.com/ralph-dev/ralph/memory/text"
 )
 
 // nearCommand returns the subcommand a single-word task is one typo away

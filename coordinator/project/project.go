@@ -658,11 +658,11 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	if err := p.loadPrompt(st.Run); err != nil {
 		return "", err
 	}
-	res := coordinator.RunTasks(ctx, coordinator.LoopOptions{
-		Fs: p.Fs, Root: p.Root, Worker: coord.ChildTaskWorker(), Parallel: p.parallel,
-		Queue: queue, Store: ctl.Watch(p.Session), Events: coord.Events(), RecordErr: p.RecordErr, SessionID: p.Session.ID, Prior: &st, Ask: ask, Control: ctl,
-		Redactor: p.Redactor, Git: p.TaskGit(st.Run), MaxWait: p.Config.MaxWait, BreakerCooldown: breakerCooldown(st.Run), Prompt: p.prompt,
-	})
+	opts, _, err := p.LoopOptions(st.Run, LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Prior: &st})
+	if err != nil {
+		return "", err
+	}
+	res := coordinator.RunTasks(ctx, opts)
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {
 		if res.Err != nil {
@@ -671,15 +671,6 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 		return summary, errors.New(summary)
 	}
 	return summary, nil
-}
-
-// breakerCooldown is a run configuration's --breaker-cooldown, or 0 for
-// the default.
-func breakerCooldown(rc *memory.RunConfig) time.Duration {
-	if rc == nil {
-		return 0
-	}
-	return time.Duration(rc.BreakerCooldown)
 }
 
 // CloseConversation leaves a truthful status when a chat or a script

@@ -14,11 +14,11 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -132,12 +132,12 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 // work runs the agent on the task in the worktree, as ralph run would
 // run one attempt there, and verifies a claimed completion.
 func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *heartbeat, out *AttemptOutcome) {
-	rc := scripts.DefaultRun()
+	rc := loop.DefaultRun()
 	rc.MaxIterations, rc.Verify, rc.Agent, rc.AgentArgs = 1, in.Verify, in.Agent, in.AgentArgs
 	if in.TaskTimeout > 0 {
 		rc.TaskTimeout = memory.Duration(in.TaskTimeout)
 	}
-	if err := scripts.CheckRun(&rc); err != nil {
+	if err := loop.CheckRun(&rc); err != nil {
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/ralph-dev/ralph/scripts"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -32,7 +32,7 @@ type WorkerOptions struct {
 
 // Register puts the workflow and the activities on w.
 func Register(w worker.Registry, a *Activities) {
-	w.RegisterWorkflowWithOptions(NewTaskLoop(scripts.CompileCondition), workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterWorkflowWithOptions(NewTaskLoop(loop.CompileCondition), workflow.RegisterOptions{Name: WorkflowName})
 	w.RegisterActivityWithOptions(a.Attempt, activity.RegisterOptions{Name: AttemptName})
 	w.RegisterActivityWithOptions(a.Integrate, activity.RegisterOptions{Name: IntegrateName})
 }

@@ -39,7 +39,7 @@ const (
 )
 
 // Conditions compiles --until and --breaker; ralph-temporal passes the
-// same compiler ralph uses (scripts.CompileCondition).
+// same compiler ralph uses (loop.CompileCondition).
 type Conditions func(name, expr string) (coordinator.Condition, error)
 
 // EventPage answers the events query: the events from Since on, and the

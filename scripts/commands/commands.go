@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
-	"github.com/ralph-dev/ralph/scripts/suggest"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
@@ -180,7 +180,7 @@ func Nearest(name string) string {
 	}
 	best, bestD := "", 1<<30
 	for _, n := range Names() {
-		if d := suggest.Distance(name, n); d < bestD {
+		if d := text.Distance(name, n); d < bestD {
 			best, bestD = n, d
 		}
 	}

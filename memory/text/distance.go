@@ -1,7 +1,8 @@
-// Package suggest measures how far a mistyped word is from the ones a
-// program knows, so every "did you mean" in ralph (commands, slash
-// commands, condition variables) agrees on what a typo is.
-package suggest
+package text
+
+// Distance measures how far a mistyped word is from the ones a program
+// knows, so that every "did you mean" in ralph (commands, slash commands,
+// condition variables) agrees on what a typo is.
 
 // Distance is the optimal string alignment distance between a and b:
 // Levenshtein's insertions, deletions and substitutions, plus the swap of

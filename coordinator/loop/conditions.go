@@ -1,4 +1,4 @@
-package scripts
+package loop
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	typo "github.com/ralph-dev/ralph/scripts/suggest"
+	typo "github.com/ralph-dev/ralph/memory/text"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/builtin"

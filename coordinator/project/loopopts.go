@@ -1,0 +1,103 @@
+package project
+
+import (
+	"context"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// LoopFace is what the face starting a task loop adds to the run
+// configuration: the coordinator whose events it shows, the queue of hard
+// stops meant for the loop, the loop's control (pause, continue), who
+// answers the loop's own questions, and where its notices go.
+type LoopFace struct {
+	Coord   *coordinator.Coordinator
+	Queue   *interrupts.Queue
+	Control *coordinator.LoopControl
+	// Ask answers the circuit breaker and the budget; nil: nobody to
+	// ask, the loop's limits stop it.
+	Ask func(context.Context, string) bool
+	// Notify tells the person something beside the loop's events.
+	Notify func(string)
+	// Prior is the session's state the loop picks up from; nil is the
+	// state the project was opened with.
+	Prior *memory.State
+}
+
+// LoopOptions is the one builder of the task loop's options, for `ralph
+// run`, `ralph resume` and /run in chat alike: a loop stopped into chat
+// and resumed with /run goes on with everything its run configuration
+// said (verify, until, breaker, limits, on-error, retries, cost, the
+// external agent), not with ralph's defaults. A nil rc is `ralph run`'s
+// defaults. The Setup tells the face whether an external agent works the
+// tasks.
+func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (coordinator.LoopOptions, loop.Setup, error) {
+	if rc == nil {
+		d := loop.DefaultRun()
+		rc = &d
+	}
+	setup, err := loop.Compile(rc)
+	if err != nil {
+		return coordinator.LoopOptions{}, setup, err
+	}
+	notify := f.Notify
+	if notify == nil {
+		notify = func(string) {}
+	}
+	var worker coordinator.TaskWorker = f.Coord.ChildTaskWorker()
+	if setup.External != nil {
+		// Processes an agent starts outside its group (claude's own
+		// sessions, setsid) are reparented to ralph rather than init, so
+		// they are found, stopped and reaped with the agent.
+		if err := workers.BecomeSubreaper(); err != nil {
+			notify(err.Error())
+		}
+		agent, price, notices, err := p.ExternalAgent(rc)
+		if err != nil {
+			return coordinator.LoopOptions{}, setup, err
+		}
+		for _, n := range notices {
+			notify(n)
+		}
+		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: f.Coord.Events(), Price: price}
+	}
+	prior := f.Prior
+	if prior == nil {
+		prior = p.Prior()
+	}
+	parallel := rc.Parallel
+	if parallel == 0 {
+		parallel = p.parallel
+	}
+	opts := coordinator.LoopOptions{
+		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: parallel,
+		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
+		Queue: f.Queue, Store: f.Control.Watch(p.Session), Events: f.Coord.Events(), RecordErr: p.RecordErr,
+		SessionID: p.Session.ID, Prior: prior, Control: f.Control, Ask: f.Ask, Notify: f.Notify, Redactor: p.Redactor,
+		Git: p.TaskGit(rc),
+		// --prompt-template or prompt_template, read when the project
+		// was opened or /run started (nil: ralph's own prompt).
+		Prompt: p.PromptTemplate(),
+		// Limits are waited for up to max_wait (--max-wait); the breaker's
+		// cooldown applies only where nobody can be asked (Ask nil).
+		MaxWait:         p.Config.MaxWait,
+		BreakerCooldown: time.Duration(rc.BreakerCooldown),
+	}
+	if rc.Verify != "" {
+		verify := rc.Verify
+		opts.Verify = func(ctx context.Context, ws coordinator.Workspace) (bool, string) {
+			tools := p.Tools
+			if ws.Tools != nil {
+				tools = ws.Tools // the task's own worktree
+			}
+			r := tools.RunShell(ctx, verify, 10*time.Minute)
+			return !r.IsError, r.Output
+		}
+	}
+	return opts, setup, nil
+}
