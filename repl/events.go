@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/commands"
 )
 
 // Handle renders one coordinator event. Subscribe it to the coordinator's
@@ -69,7 +70,7 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.scr.line(s.scr.dim(fit(who + "│ " + firstLine(ev.Text))))
 		}
 	case coordinator.EventToolCall:
-		s.scr.line(s.scr.dim(fit(who + "• " + commands.ToolSummary(ev.ToolName, ev.ToolArgs))))
+		s.scr.line(s.scr.dim(fit(who + "• " + view.ToolCall(ev.ToolName, ev.ToolArgs))))
 	case coordinator.EventToolResult:
 		first := firstLine(ev.Output)
 		if ev.IsError {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -430,9 +432,5 @@ func formatElapsed(d time.Duration) string {
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
 
-func thousands(n int64) string {
-	if n < 1000 {
-		return fmt.Sprint(n)
-	}
-	return fmt.Sprintf("%.1fk", float64(n)/1000)
-}
+// thousands is view.Count: one way to write a count in every face.
+func thousands(n int64) string { return view.Count(n) }

@@ -134,7 +134,7 @@ func TestProgressWritesToolLinesAndClears(t *testing.T) {
 	o.Handle(coordinator.Event{Type: coordinator.EventToolResult, ToolName: "write_file", IsError: true, Output: "disk full\nmore"})
 	o.Finish(coordinator.Result{Subtype: "success", Text: "ok"})
 	s := errb.String()
-	if !strings.Contains(s, `• write_file {"path": "a.txt"}`) || !strings.Contains(s, "✗ disk full") || strings.Contains(s, "more") {
+	if !strings.Contains(s, "• write_file a.txt") || !strings.Contains(s, "✗ disk full") || strings.Contains(s, "more") {
 		t.Fatalf("progress = %q", s)
 	}
 	if !strings.HasSuffix(s, "\r\x1b[K") {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -183,7 +185,7 @@ func (p *progress) handle(ev coordinator.Event) {
 		}
 	case coordinator.EventToolCall:
 		p.status = "running " + ev.ToolName
-		p.println("• " + ev.ToolName + " " + summarizeArgs(string(ev.ToolArgs)))
+		p.println("• " + view.ToolCall(ev.ToolName, ev.ToolArgs))
 	case coordinator.EventToolResult:
 		if ev.IsError {
 			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
@@ -233,11 +235,6 @@ func (p *progress) stop() {
 	p.mu.Lock()
 	fmt.Fprint(p.w, "\r\x1b[K")
 	p.mu.Unlock()
-}
-
-func summarizeArgs(args string) string {
-	args = strings.Join(strings.Fields(args), " ")
-	return text.ClipWidth(args, 120)
 }
 
 // folded is the first line of s, with " …" when more follows.

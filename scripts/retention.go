@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/retention"
@@ -107,9 +109,4 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+func plural(n int, one, many string) string { return view.Plural(n, one, many) }

@@ -1,7 +1,6 @@
 package scripts
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/scripts/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
@@ -140,7 +141,7 @@ func (v *watchView) apply(ev coordinator.Event) {
 	case coordinator.EventTextDelta:
 		doing(fmt.Sprintf("writing (turn %d)", ev.Turn))
 	case coordinator.EventToolCall:
-		doing(strings.TrimSpace("running " + ev.ToolName + " " + argsSummary(ev.ToolArgs)))
+		doing(view.ToolCall(ev.ToolName, ev.ToolArgs))
 	case coordinator.EventToolResult:
 		doing("reading the result of " + ev.ToolName)
 	case coordinator.EventWaiting, coordinator.EventRetry:
@@ -333,7 +334,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 		add(label, fmt.Sprintf("%-6s %s", id, v.agents[id].what))
 	}
 	if st != nil {
-		add("tokens", fmt.Sprintf("%d in / %d out · cost %s", st.Usage.InputTokens, st.Usage.OutputTokens, costText(st.CostUSD)))
+		add("tokens", fmt.Sprintf("%d in / %d out · cost %s", st.Usage.InputTokens, st.Usage.OutputTokens, view.Money(st.CostUSD)))
 	}
 	add("tasks", fmt.Sprintf("%d done, %d open, %d failed", v.counts.Done, v.counts.Open+v.counts.InProgress, v.counts.Failed))
 	q := v.question
@@ -354,28 +355,6 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	}
 	t = append(t, strings.Repeat("─", 40))
 	return t, slices.Clone(v.last)
-}
-
-// argsSummary is what a tool call is about, as a person reads it: the
-// command it runs, the path it touches, or its arguments on one line.
-func argsSummary(raw json.RawMessage) string {
-	var args map[string]any
-	if json.Unmarshal(raw, &args) != nil {
-		return oneLine(string(raw))
-	}
-	for _, k := range []string{"command", "path", "pattern", "task"} {
-		if s, ok := args[k].(string); ok {
-			return oneLine(s)
-		}
-	}
-	return oneLine(string(raw))
-}
-
-func costText(c *float64) string {
-	if c == nil {
-		return "unknown"
-	}
-	return fmt.Sprintf("$%.4f", *c)
 }
 
 func oneLine(s string) string { return text.ClipWidth(strings.Join(strings.Fields(s), " "), 80) }

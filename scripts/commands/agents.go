@@ -3,9 +3,10 @@ package commands
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/scripts/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -132,37 +133,5 @@ func Activity(ev coordinator.Event) string {
 	return ""
 }
 
-// ToolSummary says what a tool call does, in a few words, for a
-// terminal: the model wrote the arguments, so the summary carries no
-// terminal controls.
-func ToolSummary(name string, args json.RawMessage) string {
-	return text.StripControls(toolSummary(name, args))
-}
-
-func toolSummary(name string, args json.RawMessage) string {
-	var a struct {
-		Command string `json:"command"`
-		Path    string `json:"path"`
-		Pattern string `json:"pattern"`
-		Task    string `json:"task"`
-		ID      string `json:"id"`
-	}
-	_ = json.Unmarshal(args, &a)
-	switch {
-	case name == "run_command" && a.Command != "":
-		return "running `" + text.ClipWidth(oneLine(text.Visible(a.Command)), 80) + "`"
-	case name == "spawn_agent":
-		return "starting a child agent: " + text.ClipWidth(oneLine(a.Task), 60)
-	case a.Path != "":
-		return name + " " + text.ClipWidth(a.Path, 80)
-	case a.Pattern != "":
-		return name + " " + text.ClipWidth(a.Pattern, 60)
-	case a.ID != "":
-		return name + " " + a.ID
-	}
-	s := strings.TrimSpace(oneLine(string(args)))
-	if s == "" || s == "{}" {
-		return name
-	}
-	return name + " " + text.ClipWidth(s, 80)
-}
+// ToolSummary says what a tool call does, in a few words (view.ToolCall).
+func ToolSummary(name string, args json.RawMessage) string { return view.ToolCall(name, args) }

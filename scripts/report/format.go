@@ -2,10 +2,11 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/scripts/view"
 
 	"github.com/mattn/go-runewidth"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -95,36 +96,11 @@ func humanDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }
 
-// thousands writes an integer with comma separators, because token counts
-// run to millions and unseparated digits are hard to compare by eye.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// thousands is view's (scripts/view), under the name this package has always used.
+func thousands(n int64) string { return view.Count(n) }
 
-// money formats a cost; unknown is said in words rather than as $0, which
-// would claim the run was free.
-func money(c *float64) string {
-	if c == nil {
-		return "unknown"
-	}
-	if *c != 0 && math.Abs(*c) < 0.01 {
-		return fmt.Sprintf("$%.4f", *c)
-	}
-	return fmt.Sprintf("$%.2f", *c)
-}
+// money is view's (scripts/view), under the name this package has always used.
+func money(c *float64) string { return view.Money(c) }
 
 // percent formats a rate in [0,1]; nil (nothing to measure) is a dash.
 func percent(r *float64) string {
@@ -134,13 +110,8 @@ func percent(r *float64) string {
 	return strconv.FormatFloat(*r*100, 'f', 1, 64) + "%"
 }
 
-// oneLine flattens text to a single line and cuts it at n cells, so a log
-// line or table cell never breaks the layout around it.
-func oneLine(s string, n int) string {
-	// The records hold the model's words: what a terminal would act on
-	// goes, whether the line ends up on one or in a file opened later.
-	return text.ClipWidth(strings.Join(strings.Fields(text.StripControls(s)), " "), n)
-}
+// oneLine is view's (scripts/view), under the name this package has always used.
+func oneLine(s string, n int) string { return view.OneLine(s, n) }
 
 // truncate cuts multi-line text at n runes, keeping line breaks, for
 // excerpts in the markdown report.
@@ -154,9 +125,5 @@ func truncate(s string, n int) string {
 
 func ptr[T any](v T) *T { return &v }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+// plural is view's (scripts/view), under the name this package has always used.
+func plural(n int, one, many string) string { return view.Plural(n, one, many) }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -193,7 +195,7 @@ func eventDetail(e coordinator.Event) string {
 			return "model " + e.Model
 		}
 	case coordinator.EventToolCall:
-		return strings.TrimSpace(e.ToolName + " " + compactJSON(toolArgs(e), 200))
+		return view.ToolCall(e.ToolName, e.ToolArgs)
 	case coordinator.EventToolResult:
 		if e.IsError {
 			return e.ToolName + " error: " + oneLine(e.Output, 160)
@@ -226,17 +228,4 @@ func eventDetail(e coordinator.Event) string {
 		}
 	}
 	return oneLine(e.Text, 200)
-}
-
-// compactJSON shows tool arguments on one line; arguments that are not JSON
-// are shown as the text they are.
-func compactJSON(raw json.RawMessage, n int) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return oneLine(string(raw), n)
-	}
-	return oneLine(buf.String(), n)
 }

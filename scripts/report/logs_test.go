@@ -39,14 +39,14 @@ func TestWriteLogsFormatted(t *testing.T) {
 00:48:08 turn 1   turn_started
 00:48:09 turn 1   retry           attempt 1 failed, retrying in 2s: HTTP 429
 00:48:11 turn 1   assistant       I'll write the file.
-00:48:11 turn 1   tool_call       write_file {"path":"hello.txt","content":"hi"}
+00:48:11 turn 1   tool_call       write_file hello.txt
 00:48:11 turn 1   tool_result     write_file wrote hello.txt
-00:48:11 turn 1   tool_call       edit_file {"path":"main.go","old_string":"x","new_string":"y"}
+00:48:11 turn 1   tool_call       edit_file main.go
 00:48:11 turn 1   tool_result     edit_file error: old_string not found in main.go
 00:48:12 turn 2   turn_started
-00:48:12 turn 2   tool_call       read_file {"path":"hello.txt"}
+00:48:12 turn 2   tool_call       read_file hello.txt
 00:48:12 turn 2   tool_result     read_file hi
-00:48:12 turn 2   tool_call       edit_file {"path":"./main.go","old_string":"a","new_string":"b"}
+00:48:12 turn 2   tool_call       edit_file ./main.go
 00:48:12 turn 2   tool_result     edit_file edited main.go
 00:48:13 turn 3   turn_started
 00:48:14 turn 3   assistant       Done: hello.txt contains hi.
@@ -94,7 +94,7 @@ func TestWriteLogsStripsControls(t *testing.T) {
 	must(t, WriteLogs(context.Background(), fs, root, idA, &out, false, false))
 	got := out.String()
 	if strings.ContainsAny(got, "\x1b\x07\r\u009b") || !strings.Contains(got, "run_command cleared") || !strings.Contains(got, "[w1] agent_spawned   task") ||
-		!strings.Contains(got, `{"path":"ab"}`) || !strings.Contains(got, "torn line") {
+		!strings.Contains(got, "read_file ab") || !strings.Contains(got, "torn line") {
 		t.Fatalf("logs:\n%q", got)
 	}
 }

@@ -1,0 +1,101 @@
+// Package view is the one way ralph's faces turn what happened into
+// words on a line: a tool call, a count, a cost, a plural. The chat shell,
+// the one-shot progress on stderr, `ralph watch`, `ralph logs`, the agent
+// panel and the reports all take their words from here, so that the same
+// call reads the same wherever a person meets it.
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// ToolCall says what a tool call does, in a few words: running and the
+// command in backquotes, the tool's name and its path, or "starting a
+// child agent:" and the task. The model wrote the arguments, so the line
+// carries no terminal controls.
+func ToolCall(name string, args json.RawMessage) string {
+	return text.StripControls(toolCall(name, args))
+}
+
+func toolCall(name string, args json.RawMessage) string {
+	var a struct {
+		Command string `json:"command"`
+		Path    string `json:"path"`
+		Pattern string `json:"pattern"`
+		Task    string `json:"task"`
+		ID      string `json:"id"`
+	}
+	_ = json.Unmarshal(args, &a)
+	switch {
+	case name == "run_command" && a.Command != "":
+		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
+	case name == "spawn_agent":
+		return "starting a child agent: " + text.ClipWidth(fold(a.Task), 60)
+	case a.Path != "":
+		return name + " " + text.ClipWidth(a.Path, 80)
+	case a.Pattern != "":
+		return name + " " + text.ClipWidth(a.Pattern, 60)
+	case a.ID != "":
+		return name + " " + a.ID
+	}
+	s := strings.TrimSpace(fold(string(args)))
+	if s == "" || s == "{}" || s == "null" {
+		return name
+	}
+	return name + " " + text.ClipWidth(s, 80)
+}
+
+// fold joins the lines and runs of white space of s into single spaces.
+func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// OneLine flattens text to a single line without terminal controls and
+// cuts it at n cells, so a log line or table cell never breaks the layout
+// around it.
+func OneLine(s string, n int) string {
+	return text.ClipWidth(fold(text.StripControls(s)), n)
+}
+
+// Count writes an integer with comma separators: token counts run to
+// millions, and unseparated digits are hard to compare by eye.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Money formats a cost; unknown is said in words rather than as $0, which
+// would claim the run was free.
+func Money(c *float64) string {
+	if c == nil {
+		return "unknown"
+	}
+	if *c != 0 && math.Abs(*c) < 0.01 {
+		return fmt.Sprintf("$%.4f", *c)
+	}
+	return fmt.Sprintf("$%.2f", *c)
+}
+
+// Plural is one when n is 1, many otherwise.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

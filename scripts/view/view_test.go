@@ -1,0 +1,49 @@
+package view
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestToolCallLines is the table of how a tool call reads in every face:
+// the chat shell, the one-shot progress, `ralph watch`, `ralph logs` and
+// the agent panel all print ToolCall's line (their own tests check that
+// they do), so this table is what a person sees everywhere.
+func TestToolCallLines(t *testing.T) {
+	for _, c := range []struct{ name, args, want string }{
+		{"run_command", `{"command":"go test ./..."}`, "running `go test ./...`"},
+		{"run_command", `{"command":"make\n  test"}`, "running `make test`"},
+		{"run_command", `{"command":"echo \u001b[2Jgone"}`, "running `echo ^[[2Jgone`"},
+		{"read_file", `{"path":"main.go","offset":10}`, "read_file main.go"},
+		{"write_file", `{"path":"a.txt","content":"hi"}`, "write_file a.txt"},
+		{"search", `{"pattern":"TODO"}`, "search TODO"},
+		{"complete_task", `{"id":"t3","summary":"done"}`, "complete_task t3"},
+		{"spawn_agent", `{"task":"write the\nparser"}`, "starting a child agent: write the parser"},
+		{"list_files", `{}`, "list_files"},
+		{"mcp__notes__find", `{"query":"x"}`, `mcp__notes__find {"query":"x"}`},
+		{"remember", `not json`, "remember not json"},
+	} {
+		if got := ToolCall(c.name, json.RawMessage(c.args)); got != c.want {
+			t.Errorf("ToolCall(%s, %s) = %q, want %q", c.name, c.args, got, c.want)
+		}
+	}
+}
+
+func TestCountMoneyPlural(t *testing.T) {
+	if got := Count(1234567); got != "1,234,567" {
+		t.Errorf("Count = %s", got)
+	}
+	if got := Count(-1000); got != "-1,000" {
+		t.Errorf("Count = %s", got)
+	}
+	c := 0.004
+	if got := Money(&c); got != "$0.0040" {
+		t.Errorf("Money = %s", got)
+	}
+	if got := Money(nil); got != "unknown" {
+		t.Errorf("Money(nil) = %s", got)
+	}
+	if Plural(1, "task", "tasks") != "task" || Plural(2, "task", "tasks") != "tasks" {
+		t.Error("Plural")
+	}
+}
