@@ -58,7 +58,7 @@ Prompts: each attempt's agent is told its task, its notes, the goals and the lat
 progress; a retry is also told why the last attempt failed (the error, the end of
 the --verify output, the agent's last words). --prompt-template FILE (config
 prompt_template) writes that prompt with a Go text/template of your own instead;
-its fields are in the README. A template that does not parse or names an unknown
+its fields are in docs/run.md. A template that does not parse or names an unknown
 field stops the run (exit 2) before any task is touched.
 
 Every choice the loop makes (the task picked, a retry, a skip, a breaker change, a

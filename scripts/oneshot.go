@@ -186,7 +186,7 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 }
 
 // ResultJSON is the final object of json and stream-json output; its field
-// names and order are a contract (see README).
+// names and order are a contract (see docs/oneshot.md).
 type ResultJSON struct {
 	Type              string             `json:"type"`
 	Subtype           string             `json:"subtype"`

@@ -190,7 +190,7 @@ func TestReadPipedStdin(t *testing.T) {
 	}
 }
 
-// The stream-json line of an event is the event less what the README
+// The stream-json line of an event is the event less what docs/oneshot.md
 // leaves out: time, session id, model, result, a user message's priority;
 // a cut-short answer is not streamed at all.
 func TestStreamEventWireForm(t *testing.T) {

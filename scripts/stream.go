@@ -85,7 +85,7 @@ func (s *streamEncoder) event(ev coordinator.Event) {
 
 // streamEvent is the stream-json form of an event: the event itself,
 // less what would repeat on every line (time, session id), what the init
-// and result lines carry (model, result) and what the README leaves out
+// and result lines carry (model, result) and what docs/oneshot.md leaves out
 // (the priority of a user message), with a retry flattened into attempt,
 // wait_ms and text. The fields below shadow the event's own of the same
 // JSON name, and, nil, are omitted; so a field added to coordinator.Event

@@ -24,7 +24,7 @@ import (
 // or a condition that is not true-or-false stops ralph with one sentence
 // before it spends anything, rather than after an hour of work.
 
-// Variable is one name a condition may use, for --help and the README.
+// Variable is one name a condition may use, for --help and docs/run.md.
 type Variable struct {
 	Name    string // as written in a condition, e.g. "tasks_done"
 	Type    string // "int" or "float"

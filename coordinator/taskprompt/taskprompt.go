@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/afero"
 )
 
-// Data is what a template sees. The README lists these fields; renaming
+// Data is what a template sees. docs/run.md lists these fields; renaming
 // one breaks the templates people wrote.
 type Data struct {
 	// Task is the task being worked.

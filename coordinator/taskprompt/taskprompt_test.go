@@ -73,7 +73,7 @@ func TestTemplateFillsEveryField(t *testing.T) {
 	if p, err := nilTemplate.Prompt(d); err != nil || p != Default(d) {
 		t.Errorf("no template: %q, %v", p, err)
 	}
-	// Every field the README names is one the template sees.
+	// Every field docs/run.md names is one the template sees.
 	for _, f := range strings.FieldsFunc(strings.TrimSuffix(Fields, "."), func(r rune) bool { return r == ',' || r == ' ' }) {
 		if !strings.HasPrefix(f, ".") {
 			continue // "and"
@@ -117,8 +117,8 @@ func TestBadTemplates(t *testing.T) {
 	}
 }
 
-// TestRalphTUITemplate: the README's translation of ralph-tui's default
-// template parses, fills in, and is the one the README shows.
+// TestRalphTUITemplate: docs/run.md's translation of ralph-tui's default
+// template parses, fills in, and is the one docs/run.md shows.
 func TestRalphTUITemplate(t *testing.T) {
 	tp, err := Load(afero.NewOsFs(), filepath.Join("testdata", "ralph-tui.tmpl"))
 	if err != nil {
@@ -139,12 +139,12 @@ func TestRalphTUITemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "run.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), "```gotemplate\n"+string(src)+"```\n") {
-		t.Error("README.md does not show testdata/ralph-tui.tmpl as it is")
+		t.Error("docs/run.md does not show testdata/ralph-tui.tmpl as it is")
 	}
 }
 
