@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -57,21 +58,18 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
 		},
 	})
-	if coord == nil {
-		coord = p.Coordinator(queue, sh.Handle)
-	} else {
-		p.SetSink(sh.Handle)
-	}
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer
 	// with ralph answer, or steer the shell as its keys do.
+	at := p.Attach(ctx, project.Face{Handle: sh.Handle, Queue: queue, Coord: coord, Asker: approvalAsker{sh: sh},
+		Steer:  func(*coordinator.Coordinator) control.Target { return remote{s: sh} },
+		Notify: func(s string) { sh.note(s, false) }})
+	defer at.Detach()
+	coord = at.Coord
 	confirm = sh.Confirm
-	questions := p.Serve(remote{s: sh}, func(s string) { sh.note(s, false) })
-	if questions != nil {
-		confirm = questions.Confirmer(sh.Confirm)
+	if at.Questions != nil {
+		confirm = at.Questions.Confirmer(sh.Confirm)
 	}
-	p.Approval.SetAsker(p.Asker(questions, approvalAsker{sh: sh}))
-	defer p.Approval.SetAsker(nil)
 	code := sh.Run(ctx, coord)
 	p.CloseConversation()
 	return code

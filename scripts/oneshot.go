@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -362,25 +361,18 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		}
 		prompt = resumePrompt(p.History)
 	}
-	queue := interrupts.NewQueue()
-	stopSignals := interrupts.NotifySignals(ctx, queue)
-	defer stopSignals()
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
 	defer face.notifier.Close()
 	face.Start()
 	defer face.Close()
-	coord := p.Coordinator(queue, face.Handle)
 	// Another terminal steers the run as this one would: ralph stop is
 	// the hard stop Ctrl-C queues, ralph say a message for the next step.
-	questions := p.Serve(control.Steer{Queue: queue}, face.Notify)
 	// Approvals are asked at the terminal when there is one (with --yes
 	// only about leaving the sandbox), and through ralph answer.
-	if a := p.Asker(questions, face.Asker()); a != nil {
-		p.Approval.SetAsker(a)
-		defer p.Approval.SetAsker(nil)
-	}
-	res := coord.Run(ctx, prompt)
+	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})
+	defer at.Detach()
+	res := at.Coord.Run(ctx, prompt)
 	return face.Finish(res)
 }
 

@@ -243,32 +243,30 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	if tasks.Counts().Total == 0 {
 		return face.Fail(ExitUsage, fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", memory.TasksFile)), nil
 	}
-	queue := interrupts.NewQueue()
-	stopSignals := interrupts.NotifySignals(ctx, queue)
-	defer stopSignals()
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
 	face.Start()
 	defer face.Close()
-	coord := p.Coordinator(queue, face.Handle)
 	// Another terminal steers the loop: ralph stop is the hard stop Ctrl-C
 	// queues, ralph pause and continue act on the loop, and ralph say
 	// reaches the agents working tasks at their next step boundary.
-	ctl := coordinator.NewLoopControl()
-	tell := func(it interrupts.Interrupt) int {
-		if external {
-			return -1
-		}
-		return coord.TellWorkers(it)
-	}
-	questions := p.Serve(control.Steer{Queue: queue, Tell: tell, Loop: ctl}, face.Notify)
 	// Approvals are asked at the terminal when there is one and through
 	// ralph answer; the loop's own questions (the budget, the breaker)
 	// only where there is a terminal: without one, its limits stop it.
-	if a := p.Asker(questions, face.Asker()); a != nil {
-		p.Approval.SetAsker(a)
-		defer p.Approval.SetAsker(nil)
-	}
+	ctl := coordinator.NewLoopControl()
+	queue := interrupts.NewQueue()
+	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Queue: queue, Signals: true,
+		Steer: func(coord *coordinator.Coordinator) control.Target {
+			tell := func(it interrupts.Interrupt) int {
+				if external {
+					return -1
+				}
+				return coord.TellWorkers(it)
+			}
+			return control.Steer{Queue: queue, Tell: tell, Loop: ctl}
+		}})
+	defer at.Detach()
+	coord, questions := at.Coord, at.Questions
 	ask := face.Confirmer()
 	if ask != nil && questions != nil {
 		ask = questions.Confirmer(ask)
@@ -283,7 +281,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		t.InTTY && t.ErrTTY {
 		// Stop and switch: the loop is stopped and saved; the person goes
 		// on talking to the same coordinator, and /run resumes the loop.
-		stopSignals()
+		at.StopSignals()
 		face.Close()
 		fmt.Fprintf(face.Stderr, "ralph: stopped the task loop (%d done, %d failed) — state saved; this is chat now: /run resumes the loop, Ctrl-D leaves\n",
 			len(res.Done), len(res.Failed))

@@ -328,21 +328,18 @@ type ScriptOptions struct {
 // --no-wait.
 func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptOptions, t terminal.Facts) int {
 	queue := interrupts.NewQueue()
-	stopSignals := interrupts.NotifySignals(ctx, queue)
-	defer stopSignals()
 	sc := &Script{
 		Format: o.Format, Stdout: t.Out, Stderr: t.Err, StderrTTY: o.Progress, Color: t.Color,
 		KeepGoing: o.KeepGoing, Model: p.Config.Model, Cwd: p.Root, SessionID: p.Session.ID, Queue: queue,
 	}
-	coord := p.Coordinator(queue, sc.Handle)
 	// The task loop a script's /run starts can be paused from another
 	// terminal; the conversation's messages and stops share its queue.
 	ctl := coordinator.NewLoopControl()
-	questions := p.Serve(control.Steer{Queue: queue, Loop: ctl}, func(s string) { fmt.Fprintln(t.Err, "ralph: "+text.StripControls(s)) })
-	if a := p.Asker(questions, nil); a != nil {
-		p.Approval.SetAsker(a)
-		defer p.Approval.SetAsker(nil)
-	}
+	at := p.Attach(ctx, project.Face{Handle: sc.Handle, Queue: queue, Signals: true,
+		Steer:  func(*coordinator.Coordinator) control.Target { return control.Steer{Queue: queue, Loop: ctl} },
+		Notify: func(s string) { fmt.Fprintln(t.Err, "ralph: "+text.StripControls(s)) }})
+	defer at.Detach()
+	coord := at.Coord
 	var typed []string
 	sc.Run = coord.Run
 	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status,
