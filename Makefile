@@ -34,7 +34,7 @@ temporal-server:
 ## suite) and the end-to-end run on a dev server with two workers
 test-temporal: temporal-server
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 20m ./...
-	PATH="$$PATH:$$($(GO) env GOPATH)/bin" $(GO) test -race -count=1 -timeout 20m -run 'TestTemporal|TestNoTemporalSDK' .
+	PATH="$$PATH:$$($(GO) env GOPATH)/bin" $(GO) test -race -count=1 -timeout 20m -run 'TestTemporal|TestNoTemporalSDK' ./e2e
 
 ## test: the whole test suite with the race detector
 test:
@@ -45,11 +45,11 @@ test:
 BENCH_PKGS := $(shell $(GO) list ./... | grep -v '/cmd/')
 
 ## bench: every benchmark, printed as a table of medians against targets.
-## The end-to-end ones in the root package run a fixed number of trials
-## each (-benchtime 1x); package micro-benchmarks run for 300ms each.
+## The end-to-end ones in e2e/ run a fixed number of trials each
+## (-benchtime 1x); package micro-benchmarks run for 300ms each.
 bench:
-	@{ $(GO) test -run '^$$' -bench . -benchtime 1x . ; \
-	   $(GO) test -run '^$$' -bench . -benchtime 300ms -benchmem $(filter-out github.com/ralph-dev/ralph,$(BENCH_PKGS)) ; } | $(GO) run ./cmd/benchtable
+	@{ $(GO) test -run '^$$' -bench . -benchtime 1x ./e2e ; \
+	   $(GO) test -run '^$$' -bench . -benchtime 300ms -benchmem $(filter-out github.com/ralph-dev/ralph/e2e,$(BENCH_PKGS)) ; } | $(GO) run ./cmd/benchtable
 
 ## lint: formatting and vet
 lint:

@@ -1,0 +1,295 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+)
+
+var spawnSpec = regexp.MustCompile(`spawn (\d+) rounds=(\d+) delay=(\d+)(?: command=(.*))?`)
+
+// fleetModel scripts a coordinator that spawns n children in one turn; each
+// child makes rounds-1 tool calls (list_files, or run_command when a command
+// is given) and then answers; every response waits delay ms, as a model would.
+func fleetModel() func(fakemodel.RecordedRequest) fakemodel.Response {
+	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		var spec []string
+		for _, m := range msgs {
+			if sm := spawnSpec.FindStringSubmatch(m.Content); m.Role == "user" && sm != nil {
+				spec = sm
+				break
+			}
+		}
+		if spec == nil {
+			return fakemodel.Response{Text: "no spec"}
+		}
+		n, _ := strconv.Atoi(spec[1])
+		rounds, _ := strconv.Atoi(spec[2])
+		delay, _ := strconv.Atoi(spec[3])
+		last := msgs[len(msgs)-1]
+		if strings.HasPrefix(msgs[0].Content, "You are a child agent") {
+			done := 0
+			for _, m := range msgs {
+				if m.Role == "tool" {
+					done++
+				}
+			}
+			if done+1 >= rounds {
+				return fakemodel.Response{DelayMS: delay, Text: "child report"}
+			}
+			call := fakemodel.ToolCall{Name: "list_files", Arguments: `{}`}
+			if spec[4] != "" {
+				args, _ := json.Marshal(map[string]string{"command": spec[4]})
+				call = fakemodel.ToolCall{Name: "run_command", Arguments: string(args)}
+			}
+			return fakemodel.Response{DelayMS: delay, ToolCalls: []fakemodel.ToolCall{call}}
+		}
+		if last.Role == "tool" {
+			return fakemodel.Response{DelayMS: delay, Text: "all children reported"}
+		}
+		var calls []fakemodel.ToolCall
+		for i := 0; i < n; i++ {
+			args, _ := json.Marshal(map[string]string{"task": fmt.Sprintf("child %d: %s", i, spec[0])})
+			calls = append(calls, fakemodel.ToolCall{Name: "spawn_agent", Arguments: string(args)})
+		}
+		return fakemodel.Response{DelayMS: delay, ToolCalls: calls}
+	}
+}
+
+// BenchmarkChildren64: 64 children, 3 model rounds each, the model taking
+// 20 ms per answer. The ideal schedule with --parallel 64 is 5 answers in a
+// row (spawn, 3 child rounds, summary) = 100 ms; the span is measured at the
+// server from the first request to the last answer (target: within 1.2x).
+// ralph's own CPU time (user+system of its process) per child round
+// (target < 1 ms).
+func BenchmarkChildren64(b *testing.B) {
+	srv := fakemodel.NewServerFunc(fleetModel())
+	b.Cleanup(srv.Close)
+	env := cleanEnv(b)
+	n := trials(b, 5)
+	var spans, cpus []time.Duration
+	for i := 0; i < n; i++ {
+		before := len(srv.Requests())
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "--json", "spawn 64 rounds=3 delay=20")
+		cmd.Dir, cmd.Env = b.TempDir(), env
+		if out, err := cmd.Output(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		reqs := srv.Requests()[before:]
+		if len(reqs) != 2+64*3 {
+			b.Fatalf("%d requests, want %d", len(reqs), 2+64*3)
+		}
+		first, last := reqs[0].Received, reqs[0].Received
+		for _, r := range reqs {
+			if end := r.Received.Add(r.Served); end.After(last) {
+				last = end
+			}
+		}
+		spans = append(spans, last.Sub(first))
+		cpus = append(cpus, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	}
+	base := bareClientSpan(b, srv.URL, srv.Requests(), n)
+	b.ReportMetric(float64(percentile(spans, 0.5))/float64(100*time.Millisecond), "span/ideal")
+	b.ReportMetric(ms(percentile(spans, 0.5)), "span-ms")
+	b.ReportMetric(ms(base), "bare-client-span-ms")
+	b.ReportMetric(float64(percentile(spans, 0.5))/float64(base), "span/bare-client")
+	b.ReportMetric(ms(percentile(cpus, 0.5))/(64*3), "cpu-ms/child-round")
+}
+
+// BenchmarkHardStop64: SIGINT with 64 children each running a command, to
+// exit; every process group gone and the session saved as interrupted
+// (target: p99 < 100 ms).
+func BenchmarkHardStop64(b *testing.B) {
+	srv := fakemodel.NewServerFunc(fleetModel())
+	b.Cleanup(srv.Close)
+	env := cleanEnv(b)
+	n := trials(b, 10)
+	var ds []time.Duration
+	orphans := 0
+	for i := 0; i < n; i++ {
+		dir := b.TempDir()
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "-y", "--json", "spawn 64 rounds=2 delay=0 command=echo $$ >> pids; sleep 60")
+		cmd.Dir, cmd.Env = dir, env
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		var pgids []int
+		deadline := time.Now().Add(20 * time.Second)
+		for len(pgids) < 64 {
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				b.Fatalf("only %d commands started", len(pgids))
+			}
+			time.Sleep(2 * time.Millisecond)
+			data, _ := os.ReadFile(filepath.Join(dir, "pids"))
+			pgids = pgids[:0]
+			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				if p, err := strconv.Atoi(l); err == nil {
+					pgids = append(pgids, p)
+				}
+			}
+		}
+		start := time.Now()
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		err := cmd.Wait()
+		ds = append(ds, time.Since(start))
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			b.Fatalf("exit: %v", err)
+		}
+		for _, pg := range pgids {
+			if groupRunning(pg) {
+				orphans++
+				_ = syscall.Kill(-pg, syscall.SIGKILL)
+			}
+		}
+		state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
+		if !strings.Contains(string(state), `"status": "interrupted"`) {
+			b.Fatalf("state not saved as interrupted: %s", state)
+		}
+	}
+	b.ReportMetric(ms(percentile(ds, 0.5)), "median-ms")
+	b.ReportMetric(ms(percentile(ds, 0.99)), "p99-ms")
+	b.ReportMetric(float64(orphans), "orphans")
+}
+
+// groupRunning reports whether any live (not zombie) process is in group pg.
+func groupRunning(pg int) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:])
+		if len(f) > 2 && f[2] == strconv.Itoa(pg) && f[0] != "Z" && pid > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkIdleChildMemory: resident memory of the ralph process with 1
+// and with 64 children waiting on the model, per extra child (target:
+// under 200 KB).
+func BenchmarkIdleChildMemory(b *testing.B) {
+	srv := fakemodel.NewServerFunc(fleetModel())
+	b.Cleanup(srv.Close)
+	env := cleanEnv(b)
+	rss := func(children int) int {
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "--json", fmt.Sprintf("spawn %d rounds=1 delay=4000", children))
+		cmd.Dir, cmd.Env = b.TempDir(), env
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		deadline := time.Now().Add(10 * time.Second)
+		for srv.Active() < children+0 || srv.Active() == 0 {
+			if time.Now().After(deadline) {
+				b.Fatalf("children did not start: %d active", srv.Active())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond) // let the children settle into waiting
+		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "VmRSS:") {
+				kb, _ := strconv.Atoi(strings.Fields(l)[1])
+				return kb
+			}
+		}
+		b.Fatal("no VmRSS")
+		return 0
+	}
+	n := trials(b, 3)
+	var per []time.Duration // KB, stored as durations to reuse percentile
+	for i := 0; i < n; i++ {
+		one := rss(1)
+		many := rss(64)
+		per = append(per, time.Duration((many-one)*1000/63))
+	}
+	b.ReportMetric(float64(percentile(per, 0.5))/1000, "KB/idle-child")
+}
+
+// TestProfileChildren64 writes a CPU profile of ralph running 64 children
+// when RALPH_PROFILE_OUT is set; it is a developer tool, skipped otherwise.
+func TestProfileChildren64(t *testing.T) {
+	out := os.Getenv("RALPH_PROFILE_OUT")
+	if out == "" {
+		t.Skip("set RALPH_PROFILE_OUT to write a profile")
+	}
+	srv := fakemodel.NewServerFunc(fleetModel())
+	t.Cleanup(srv.Close)
+	cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "--json", "spawn 64 rounds=20 delay=0")
+	cmd.Dir, cmd.Env = t.TempDir(), cleanEnv(t, "RALPH_CPUPROFILE="+out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+}
+
+// bareClientSpan replays the same schedule (one request, 64 concurrent
+// chains of three, one request) with a request body ralph's children sent,
+// from a bare HTTP client with no agent logic at all: what this machine's
+// transport and the fake server cost by themselves, to read ralph's span
+// against.
+func bareClientSpan(b *testing.B, baseURL string, reqs []fakemodel.RecordedRequest, trials int) time.Duration {
+	var childBody []byte
+	for _, r := range reqs {
+		if strings.HasPrefix(r.Request.Messages[0].Content, "You are a child agent") {
+			childBody = r.Body
+			break
+		}
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
+	call := func(body []byte) {
+		// Replayed bodies carry the fleet spec, so the fake model answers
+		// them as it answered ralph (a child answers text, delay 20 ms).
+		resp, err := client.Post(baseURL+"/chat/completions", "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	var ds []time.Duration
+	for t := 0; t < trials; t++ {
+		start := time.Now()
+		call(childBody)
+		var wg sync.WaitGroup
+		for i := 0; i < 64; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := 0; r < 3; r++ {
+					call(childBody)
+				}
+			}()
+		}
+		wg.Wait()
+		call(childBody)
+		ds = append(ds, time.Since(start))
+	}
+	return percentile(ds, 0.5)
+}

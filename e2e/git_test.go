@@ -1,0 +1,241 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+)
+
+var personGit = []string{
+	"GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
+	"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com", "GIT_CONFIG_NOSYSTEM=1",
+}
+
+// gitProjectDir is a repository with two commits of a.txt's neighbours.
+func gitProjectDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shIn(t, dir, `git init -q -b main && printf 'b1\nb2\n' > b.txt && printf 'c\n' > c.txt && git add . && git commit -qm 'add b and c' &&
+		printf 'b1\nb2\nb3\n' > b.txt && git commit -qam 'grow b to three lines'`)
+	return dir
+}
+
+func shIn(t *testing.T, dir, script string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), personGit...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// writer is a stand-in model whose first turn writes a.txt and edits
+// b.txt, then answers.
+func writer(t *testing.T) *fakemodel.Server {
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		if msgs[len(msgs)-1].Role == "tool" {
+			return fakemodel.Response{Text: "done"}
+		}
+		w, _ := json.Marshal(map[string]string{"path": "a.txt", "content": "new file\n"})
+		e, _ := json.Marshal(map[string]string{"path": "b.txt", "old_string": "b2\n", "new_string": "B2 changed\n"})
+		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{
+			{ID: "w", Name: "write_file", Arguments: string(w)},
+			{ID: "e", Name: "edit_file", Arguments: string(e)},
+		}}
+	})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// personsGitState is what checkpoints and undo must never change: HEAD,
+// the index byte for byte, the stash and the branches.
+func personsGitState(t *testing.T, dir string) string {
+	return shIn(t, dir, "sha256sum .git/index; git rev-parse HEAD; git symbolic-ref HEAD; git stash list; git for-each-ref refs/heads refs/tags")
+}
+
+func TestUndoPutsBackTheTurnAndKeepsThePersonsWork(t *testing.T) {
+	dir := gitProjectDir(t)
+	// The person's own work in progress: a stash, a staged file, an
+	// uncommitted change.
+	shIn(t, dir, `printf 'stashed\n' >> c.txt && git stash -q && printf 'staged\n' > staged.txt && git add staged.txt && printf 'mine\n' >> c.txt`)
+	before := personsGitState(t, dir)
+	srv := writer(t)
+	env := cleanEnv(t)
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--output-format", "stream-json", "write a and edit b")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "b.txt")); got != "b1\nB2 changed\nb3\n" {
+		t.Fatalf("b.txt after the turn = %q", got)
+	}
+	// The stream says which files the turn changed, with line counts.
+	var changed map[string]any
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(line, `"type":"files_changed"`) {
+			json.Unmarshal([]byte(line), &changed)
+		}
+	}
+	if changed == nil || changed["text"] != "a.txt (+1 −0), b.txt (+1 −1)" {
+		t.Fatalf("files_changed event = %v\n%s", changed, r.stdout)
+	}
+	// The system prompt carried the repository: the last commit subject
+	// and the status lines.
+	system := srv.Requests()[0].Request.Messages[0].Content
+	for _, want := range []string{"Branch: main", "- grow b to three lines", "A  staged.txt", " M c.txt"} {
+		if !strings.Contains(system, want) {
+			t.Errorf("the system prompt lacks %q:\n%s", want, system)
+		}
+	}
+	if after := personsGitState(t, dir); after != before {
+		t.Fatalf("checkpoints changed the person's git state:\n%s\nwas\n%s", after, before)
+	}
+
+	d := ralph(t, dir, env, nil, "diff")
+	if d.code != 0 || !strings.Contains(d.stdout, "+B2 changed") || !strings.Contains(d.stdout, "+++ b/a.txt") || strings.Contains(d.stdout, "c.txt") {
+		t.Fatalf("ralph diff: exit %d\n%s\n%s", d.code, d.stdout, d.stderr)
+	}
+	dj := ralph(t, dir, env, nil, "diff", "--json")
+	var diff struct {
+		What  string
+		Files []struct {
+			Path           string
+			Added, Deleted int
+		}
+	}
+	if err := json.Unmarshal([]byte(dj.stdout), &diff); err != nil || diff.What != "turn 1" || len(diff.Files) != 2 {
+		t.Fatalf("ralph diff --json: %v %s", err, dj.stdout)
+	}
+
+	u := ralph(t, dir, env, nil, "undo")
+	if u.code != 0 || !strings.Contains(u.stdout, "put back a.txt, b.txt") {
+		t.Fatalf("ralph undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+		t.Error("a.txt, which the turn created, is still there")
+	}
+	if got := readFileT(t, filepath.Join(dir, "b.txt")); got != "b1\nb2\nb3\n" {
+		t.Errorf("b.txt after undo = %q", got)
+	}
+	if got := readFileT(t, filepath.Join(dir, "c.txt")); got != "c\nmine\n" {
+		t.Errorf("the person's c.txt = %q", got)
+	}
+	if got := readFileT(t, filepath.Join(dir, "staged.txt")); got != "staged\n" {
+		t.Errorf("the person's staged.txt = %q", got)
+	}
+	if after := personsGitState(t, dir); after != before {
+		t.Fatalf("undo changed the person's git state:\n%s\nwas\n%s", after, before)
+	}
+	// The undo is a checkpoint too: undoing it puts the turn back.
+	u = ralph(t, dir, env, nil, "undo")
+	if u.code != 0 || readFileT(t, filepath.Join(dir, "b.txt")) != "b1\nB2 changed\nb3\n" || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
+		t.Fatalf("undo of the undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+}
+
+func TestUndoNamesAndSkipsAFileChangedSince(t *testing.T) {
+	dir := gitProjectDir(t)
+	srv := writer(t)
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	// The person edits b.txt after the turn.
+	shIn(t, dir, `printf 'b1\nB2 changed\nb3\nmy line\n' > b.txt`)
+	u := ralph(t, dir, env, nil, "undo")
+	if u.code != 1 || !strings.Contains(u.stdout, "skipped b.txt: changed since turn 1") || !strings.Contains(u.stdout, "put back a.txt") {
+		t.Fatalf("ralph undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "b.txt")); got != "b1\nB2 changed\nb3\nmy line\n" {
+		t.Fatalf("the person's edit was overwritten: %q", got)
+	}
+	// --force takes the turn back all the same.
+	u = ralph(t, dir, env, nil, "undo", "--turn", "1", "--force")
+	if u.code != 0 || readFileT(t, filepath.Join(dir, "b.txt")) != "b1\nb2\nb3\n" {
+		t.Fatalf("undo --force: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+}
+
+func TestUndoOutsideGitIsOneSentence(t *testing.T) {
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	for _, args := range [][]string{{"undo"}, {"diff"}} {
+		r := ralph(t, dir, env, nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "need a git repository") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("ralph %s outside git: exit %d %q", args[0], r.code, r.stderr)
+		}
+	}
+}
+
+func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
+	dir := gitProjectDir(t)
+	srv := writer(t)
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	// While ralph is away the person edits c.txt.
+	shIn(t, dir, `printf 'c\nperson was here\n' > c.txt`)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-c", "go on"); r.code != 0 {
+		t.Fatalf("continue: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	msgs := reqs[len(reqs)-1].Request.Messages
+	var prompt string
+	for _, m := range msgs {
+		if m.Role == "user" && strings.Contains(m.Content, "go on") {
+			prompt = m.Content
+		}
+	}
+	for _, want := range []string{"[ralph: the session resumed", "c.txt", "b.txt", "Since this session began"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the resumed prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+}
+
+func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
+	dir := gitProjectDir(t)
+	// A git that cannot make commits: the person's repository may be
+	// read-only, full, or damaged.
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	bin := t.TempDir()
+	// ralph puts -c settings before the subcommand, which the wrapper
+	// skips to find it.
+	wrapper := "#!/bin/sh\nsub=; skip=\nfor a in \"$@\"; do\n  if [ -n \"$skip\" ]; then skip=; continue; fi\n  case \"$a\" in -c) skip=1;; -*) ;; *) sub=$a; break;; esac\ndone\n" +
+		"case \"$sub\" in write-tree|commit-tree|hash-object) echo 'fatal: cannot write objects: disk full' >&2; exit 128;; esac\nexec " + realGit + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := writer(t)
+	env := cleanEnv(t)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(kv, "PATH=")
+		}
+	}
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b")
+	if r.code != 0 || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
+		t.Fatalf("a checkpoint failure failed the run: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "ralph: warning: could not record a git checkpoint") || !strings.Contains(r.stderr, "disk full") {
+		t.Fatalf("stderr does not warn about the checkpoint:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stderr, "could not record a git checkpoint"); n != 1 {
+		t.Fatalf("warned %d times", n)
+	}
+}
