@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ralph-dev/ralph"
+
+// layer is how high a package of ralph stands: dependencies point down
+// (faces → coordinator → workers → memory), interrupts may be used by
+// all, and main only wires. -1 is a package outside the layering (the
+// developers' commands in cmd/, these tests).
+func layer(pkg string) int {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	top, _, _ := strings.Cut(rel, "/")
+	switch top {
+	case "":
+		return 5 // main
+	case "scripts", "repl":
+		return 4
+	case "coordinator", "ralph-temporal":
+		return 3
+	case "workers":
+		return 2
+	case "memory":
+		return 1
+	case "interrupts":
+		return 0
+	}
+	return -1
+}
+
+// imports lists, for each package of the module in dir, the module's
+// packages it imports.
+func imports(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	list := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	list.Dir = dir
+	out, err := list.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, module) {
+				m[f[0]] = append(m[f[0]], imp)
+			}
+		}
+	}
+	if len(m) < 2 {
+		t.Fatalf("go list in %s found almost no imports of ralph's packages:\n%s", dir, out)
+	}
+	return m
+}
+
+// TestPackagesPointDown keeps the floor plan of docs/architecture.md:
+// no package imports one above it, nothing but main imports the chat
+// shell, nothing below the faces imports scripts, and ralph-temporal (a
+// module of its own, the task loop on Temporal) imports no face.
+func TestPackagesPointDown(t *testing.T) {
+	for _, dir := range []string{moduleRoot, filepath.Join(moduleRoot, "ralph-temporal")} {
+		for pkg, imps := range imports(t, dir) {
+			from := layer(pkg)
+			if from < 0 {
+				continue
+			}
+			for _, imp := range imps {
+				to := layer(imp)
+				switch {
+				case imp == module+"/repl" && pkg != module:
+					t.Errorf("%s imports the chat shell; only main may", pkg)
+				case strings.HasPrefix(imp, module+"/scripts") && from < 4:
+					t.Errorf("%s, below the faces, imports %s", pkg, imp)
+				case strings.HasPrefix(pkg, module+"/ralph-temporal") && to == 4:
+					t.Errorf("ralph-temporal's %s imports the face %s", pkg, imp)
+				case to > from:
+					t.Errorf("%s (layer %d) imports %s (layer %d): dependencies point down", pkg, from, imp, to)
+				}
+			}
+		}
+	}
+}
