@@ -28,37 +28,9 @@ const (
 	reapTimeout = 2 * time.Second
 )
 
-func (t *Toolset) runCommandTool() Tool {
-	return builtin{
-		def: ToolDef{
-			Name: "run_command",
-			Description: "Run a shell command with bash in the project root and return its combined stdout and stderr. " +
-				"The user may have to approve it first. stdin is empty, so interactive programs will not work. " +
-				"Background jobs are killed when the command finishes. Default timeout " +
-				"is 120 seconds; pass timeout_s for long builds or tests." + t.sandboxDescription(),
-			Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The bash command line to run."},
-    "timeout_s": {"type": "number", "description": "Timeout in seconds (at most 3600)."},
-    "unsandboxed": {"type": "boolean", "description": "Run outside the sandbox. Only when the sandbox blocked something the task really needs; the user is asked every time."}
-  },
-  "required": ["command"]
-}`),
-		},
-		run: t.runCommand,
-	}
-}
-
-type runCommandArgs struct {
-	Command     string   `json:"command"`
-	TimeoutS    *float64 `json:"timeout_s"`
-	Unsandboxed bool     `json:"unsandboxed"`
-}
-
 func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
-	var a runCommandArgs
-	if err := decodeArgs("run_command", raw, &a, "command"); err != nil {
+	var a RunCommandParams
+	if err := decodeArgs(ToolRunCommand, raw, &a); err != nil {
 		return errResult("%v", err)
 	}
 	if strings.TrimSpace(a.Command) == "" {

@@ -20,74 +20,9 @@ import (
 // that it is binary, the same heuristic git and grep use.
 const binarySniffLen = 8 << 10
 
-func (t *Toolset) readFileTool() Tool {
-	return builtin{
-		def: ToolDef{
-			Name: "read_file",
-			Description: "Read a text file in the project. Returns the file's text after a one-line header in brackets. " +
-				"Large files are cut at the output limit; the header then says which offset to pass to continue.",
-			Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the project root."},
-    "offset": {"type": "integer", "description": "First line to return, 1-based. Default 1."},
-    "limit": {"type": "integer", "description": "Number of lines to return. Default: as many as fit."}
-  },
-  "required": ["path"]
-}`),
-		},
-		run: t.readFile,
-	}
-}
-
-func (t *Toolset) writeFileTool() Tool {
-	return builtin{
-		def: ToolDef{
-			Name: "write_file",
-			Description: "Create or overwrite a file in the project with the given content. Parent directories are created. " +
-				"Prefer edit_file for changing part of an existing file.",
-			Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the project root."},
-    "content": {"type": "string", "description": "The complete new content of the file."}
-  },
-  "required": ["path", "content"]
-}`),
-		},
-		run: t.writeFile,
-	}
-}
-
-func (t *Toolset) editFileTool() Tool {
-	return builtin{
-		def: ToolDef{
-			Name: "edit_file",
-			Description: "Replace one exact occurrence of old_string with new_string in a file. " +
-				"old_string must match the file exactly (including whitespace) and occur exactly once; include surrounding lines to make it unique.",
-			Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the project root."},
-    "old_string": {"type": "string", "description": "Exact text to replace; must occur exactly once in the file."},
-    "new_string": {"type": "string", "description": "Text to put in its place."}
-  },
-  "required": ["path", "old_string", "new_string"]
-}`),
-		},
-		run: t.editFile,
-	}
-}
-
-type readFileArgs struct {
-	Path   string `json:"path"`
-	Offset int    `json:"offset"`
-	Limit  int    `json:"limit"`
-}
-
 func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {
-	var a readFileArgs
-	if err := decodeArgs("read_file", raw, &a, "path"); err != nil {
+	var a ReadFileParams
+	if err := decodeArgs(ToolReadFile, raw, &a); err != nil {
 		return errResult("%v", err)
 	}
 	if a.Path == "" {
@@ -221,14 +156,9 @@ func (p linePage) result(display string, offset, budget int) Result {
 	return Result{Output: header + "\n" + string(p.text)}
 }
 
-type writeFileArgs struct {
-	Path    string `json:"path"`
-	Content string `json:"content"`
-}
-
 func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
-	var a writeFileArgs
-	if err := decodeArgs("write_file", raw, &a, "path", "content"); err != nil {
+	var a WriteFileParams
+	if err := decodeArgs(ToolWriteFile, raw, &a); err != nil {
 		return errResult("%v", err)
 	}
 	if a.Path == "" {
@@ -244,7 +174,7 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errResult("write_file cancelled; %s was not written", display)
 	}
-	if r, ok := t.approveWrite(ctx, "write_file", display, rel); !ok {
+	if r, ok := t.approveWrite(ctx, ToolWriteFile, display, rel); !ok {
 		return r
 	}
 	root, err := t.openRoot()
@@ -257,7 +187,7 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 		return refusal("write", a.Path, display, err)
 	}
 	defer tg.Close()
-	if r, ok := t.approveResolved(ctx, "write_file", display, rel, tg); !ok {
+	if r, ok := t.approveResolved(ctx, ToolWriteFile, display, rel, tg); !ok {
 		return r
 	}
 	unlock := t.lockPath(tg.key(t.root))
@@ -268,15 +198,9 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), display)}
 }
 
-type editFileArgs struct {
-	Path      string `json:"path"`
-	OldString string `json:"old_string"`
-	NewString string `json:"new_string"`
-}
-
 func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
-	var a editFileArgs
-	if err := decodeArgs("edit_file", raw, &a, "path", "old_string", "new_string"); err != nil {
+	var a EditFileParams
+	if err := decodeArgs(ToolEditFile, raw, &a); err != nil {
 		return errResult("%v", err)
 	}
 	if a.Path == "" {
@@ -298,7 +222,7 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errResult("edit_file cancelled; %s was not changed", display)
 	}
-	if r, ok := t.approveWrite(ctx, "edit_file", display, rel); !ok {
+	if r, ok := t.approveWrite(ctx, ToolEditFile, display, rel); !ok {
 		return r
 	}
 	root, err := t.openRoot()
@@ -314,7 +238,7 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 		return refusal("edit", a.Path, display, err)
 	}
 	defer tg.Close()
-	if r, ok := t.approveResolved(ctx, "edit_file", display, rel, tg); !ok {
+	if r, ok := t.approveResolved(ctx, ToolEditFile, display, rel, tg); !ok {
 		return r
 	}
 	// Hold the lock across read, check and write so a concurrent edit of the

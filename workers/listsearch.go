@@ -25,51 +25,9 @@ const (
 	maxMatchLineLen  = 300     // runes of a matching line shown
 )
 
-func (t *Toolset) listFilesTool() Tool {
-	return builtin{
-		def: ToolDef{
-			Name: "list_files",
-			Description: "List files and directories recursively under a directory of the project (directories end in /). " +
-				"Skips .git, .ralph and node_modules. Paths are relative to the project root.",
-			Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "Directory to list, relative to the project root. Default \".\"."},
-    "pattern": {"type": "string", "description": "Optional glob matched against each entry's base name or relative path, e.g. \"*.go\" or \"cmd/**/*_test.go\"."}
-  }
-}`),
-		},
-		run: t.listFiles,
-	}
-}
-
-func (t *Toolset) searchTool() Tool {
-	return builtin{
-		def: ToolDef{
-			Name: "search",
-			Description: "Search text files under a file or directory of the project for a Go regular expression (RE2 syntax). " +
-				"Returns matching lines as path:line: text. Skips binary files, files over 2 MiB, .git, .ralph and node_modules.",
-			Parameters: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Go regular expression, e.g. \"func \\\\w+Handler\" or \"(?i)todo\"."},
-    "path": {"type": "string", "description": "File or directory to search, relative to the project root. Default \".\"."}
-  },
-  "required": ["pattern"]
-}`),
-		},
-		run: t.search,
-	}
-}
-
-type listFilesArgs struct {
-	Path    string `json:"path"`
-	Pattern string `json:"pattern"`
-}
-
 func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
-	var a listFilesArgs
-	if err := decodeArgs("list_files", raw, &a); err != nil {
+	var a ListFilesParams
+	if err := decodeArgs(ToolListFiles, raw, &a); err != nil {
 		return errResult("%v", err)
 	}
 	if a.Path == "" {
@@ -124,14 +82,9 @@ func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
 	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
 }
 
-type searchArgs struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
-}
-
 func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
-	var a searchArgs
-	if err := decodeArgs("search", raw, &a, "pattern"); err != nil {
+	var a SearchParams
+	if err := decodeArgs(ToolSearch, raw, &a); err != nil {
 		return errResult("%v", err)
 	}
 	if a.Pattern == "" {
@@ -149,7 +102,7 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 		return pathResult(a.Path, err)
 	}
 	if _, err := os.Stat(real); err != nil {
-		return fsErrorResult("search", display, err)
+		return fsErrorResult(ToolSearch, display, err)
 	}
 
 	var out strings.Builder

@@ -21,13 +21,6 @@ import (
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
-// ToolDef is what the model sees (OpenAI function calling).
-type ToolDef struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage // JSON Schema object
-}
-
 // Result is what a tool call returns to the model. Failures are results the
 // model can read (IsError true), never Go errors.
 type Result struct {
@@ -356,10 +349,12 @@ func errResult(format string, a ...any) Result {
 	return Result{Output: fmt.Sprintf(format, a...), IsError: true}
 }
 
-// decodeArgs unmarshals tool arguments into dst and checks that the required
-// fields are present. Its errors are single sentences meant for the model,
-// which will read them and retry the call.
-func decodeArgs(tool string, raw json.RawMessage, dst any, required ...string) error {
+// decodeArgs unmarshals tool arguments into dst, a pointer to the tool's
+// params struct, and checks that the fields it requires are present. Its
+// errors are single sentences meant for the model, which will read them
+// and retry the call.
+func decodeArgs(tool string, raw json.RawMessage, dst any) error {
+	required := Required(dst)
 	trimmed := strings.TrimSpace(string(raw))
 	if trimmed == "" || trimmed == "null" {
 		trimmed = "{}"

@@ -2,6 +2,7 @@ package workers
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,11 +13,18 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-// recordDecisionDescription is what the model reads about record_decision.
-const recordDecisionDescription = "Record a significant choice you made and why, in this session's record (decisions.jsonl), " +
-	"so a person reading it later knows why the work went the way it did: an approach chosen over another, a trade-off, " +
-	"a guess where the task was unclear, something deliberately left out. Not for routine steps. " +
-	"confidence is how sure you are, from 0 to 1; alternatives are the options you weighed and did not take."
+//go:embed record_decision.md
+var recordDecisionDescription string
+
+// RecordDecisionParams are record_decision's arguments. Alternatives is
+// decoded leniently (one string is a list of one), so its schema type is
+// given by tags.
+type RecordDecisionParams struct {
+	Decision     string          `json:"decision" required:"true" description:"what you decided, one sentence"`
+	Reason       string          `json:"reason" required:"true" description:"why"`
+	Confidence   *float64        `json:"confidence" minimum:"0" maximum:"1" description:"how sure you are, 0 to 1"`
+	Alternatives json.RawMessage `json:"alternatives" type:"array" items:"string" description:"the options you did not take"`
+}
 
 // Bounds on what one record keeps: a decision is a sentence, its reason a
 // paragraph.
@@ -34,13 +42,7 @@ const (
 // session's one recorder writes it to decisions.jsonl.
 func NewRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
 	return stateTool{
-		def: ToolDef{Name: "record_decision", Description: recordDecisionDescription,
-			Parameters: json.RawMessage(`{"type":"object","properties":{` +
-				`"decision":{"type":"string","description":"what you decided, one sentence"},` +
-				`"reason":{"type":"string","description":"why"},` +
-				`"confidence":{"type":"number","minimum":0,"maximum":1,"description":"how sure you are, 0 to 1"},` +
-				`"alternatives":{"type":"array","items":{"type":"string"},"description":"the options you did not take"}},` +
-				`"required":["decision","reason"]}`)},
+		def: ToolDef{Name: ToolRecordDecision, Description: description(recordDecisionDescription), Parameters: Schema(RecordDecisionParams{})},
 		run: func(ctx context.Context, args json.RawMessage) Result {
 			d, err := parseDecision(args)
 			if err != nil {
@@ -58,12 +60,7 @@ func NewRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
 
 // parseDecision checks record_decision's arguments and makes the record.
 func parseDecision(args json.RawMessage) (memory.DecisionRecord, error) {
-	var a struct {
-		Decision     string          `json:"decision"`
-		Reason       string          `json:"reason"`
-		Confidence   *float64        `json:"confidence"`
-		Alternatives json.RawMessage `json:"alternatives"`
-	}
+	var a RecordDecisionParams
 	if err := json.Unmarshal(args, &a); err != nil {
 		return memory.DecisionRecord{}, fmt.Errorf(`it needs {"decision": "...", "reason": "...", "confidence": 0.8, "alternatives": ["..."]}: %w`, err)
 	}

@@ -1,0 +1,40 @@
+package workers
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+//go:embed remember.md
+var rememberDescription string
+
+// RememberParams are remember's arguments.
+type RememberParams struct {
+	Note string `json:"note" required:"true" description:"the learning, one line"`
+}
+
+// NewRememberTool is remember{note}: it appends a learning about the
+// project to AGENT.md, where every later session reads it. Secrets in the
+// note are redacted first: AGENT.md is committed with the project, and a
+// model may repeat a key the person pasted.
+func NewRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
+	return stateTool{
+		def: ToolDef{Name: ToolRemember, Description: description(rememberDescription), Parameters: Schema(RememberParams{})},
+		run: func(_ context.Context, args json.RawMessage) Result {
+			var a RememberParams
+			if err := json.Unmarshal(args, &a); err != nil {
+				return Result{IsError: true, Output: "remember needs {\"note\": \"...\"}: " + err.Error()}
+			}
+			if err := memory.AppendLearning(fs, root, redact.Redact(a.Note), time.Now()); err != nil {
+				return Result{IsError: true, Output: "could not save the learning: " + err.Error()}
+			}
+			return Result{Output: "saved to " + memory.AgentFile}
+		},
+	}
+}
