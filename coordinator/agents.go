@@ -15,7 +15,7 @@ import (
 )
 
 // SpawnAgentTool is the coordinator-only tool that starts a child agent.
-const SpawnAgentTool = "spawn_agent"
+const SpawnAgentTool = workers.ToolSpawnAgent
 
 var spawnAgentDef = conversation.ToolDef{
 	Name: SpawnAgentTool,

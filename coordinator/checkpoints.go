@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // Checkpointer records the work tree around the turns that may change it;
@@ -28,16 +29,10 @@ type Checkpointer interface {
 	Wait()
 }
 
-// readOnlyTools change nothing in the work tree; a turn that called only
-// these needs no checkpoint.
-var readOnlyTools = map[string]bool{
-	"read_file": true, "list_files": true, "search": true, "ask_user": true, "record_decision": true,
-}
-
 // mayChangeFiles reports whether a turn's calls may have changed files.
 func mayChangeFiles(calls []string) bool {
 	for _, name := range calls {
-		if !readOnlyTools[name] {
+		if !workers.Info(name).ReadOnly {
 			return true
 		}
 	}
@@ -67,9 +62,6 @@ func callNames(calls []conversation.ToolCall) []string {
 	return names
 }
 
-// fileTools write only the file named by their path argument.
-var fileTools = map[string]bool{"write_file": true, "edit_file": true}
-
 // writtenPaths lists the paths a turn's file tools were asked to write,
 // or nil when another tool (a command, a child agent, any tool ralph does
 // not know) may have changed files anywhere.
@@ -77,8 +69,8 @@ func writtenPaths(calls []conversation.ToolCall) []string {
 	paths := []string{}
 	for _, call := range calls {
 		switch {
-		case readOnlyTools[call.Name]:
-		case fileTools[call.Name]:
+		case workers.Info(call.Name).ReadOnly:
+		case workers.Info(call.Name).WritesPaths:
 			var a struct {
 				Path string `json:"path"`
 			}

@@ -33,7 +33,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
 	switch {
 	case ws.Tools != nil:
 		// A worktree of the task's own: the same tools, rooted there.
-		tools = ws.Tools.View([]string{"complete_task"}, claim)
+		tools = ws.Tools.View([]string{workers.ToolCompleteTask}, claim)
 	case ch.ToolsWith != nil:
 		tools = ch.ToolsWith(claim)
 	}
@@ -114,15 +114,11 @@ func (t *claimTool) get() (bool, string) {
 }
 
 func (t *claimTool) Def() workers.ToolDef {
-	return workers.ToolDef{Name: "complete_task", Description: "Report that your task is done, with a short summary of what you did and how you verified it.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"summary":{"type":"string"}},"required":["id","summary"]}`)}
+	return workers.CompleteTaskLoopDef()
 }
 
 func (t *claimTool) Run(_ context.Context, args json.RawMessage) workers.Result {
-	var a struct {
-		ID      string `json:"id"`
-		Summary string `json:"summary"`
-	}
+	var a workers.CompleteTaskParams
 	if err := json.Unmarshal(args, &a); err != nil {
 		return workers.Result{IsError: true, Output: `complete_task needs {"id": "...", "summary": "..."}`}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -96,7 +97,7 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Output, "\n")
 		c.logError("tool", call.Name, text.Clip(first, 300))
-		if call.Name == "run_command" && strings.Contains(res.Output, workers.ApprovalHint) {
+		if call.Name == workers.ToolRunCommand && strings.Contains(res.Output, workers.ApprovalHint) {
 			var a struct{ Command string }
 			_ = json.Unmarshal(args, &a)
 			c.denied = append(c.denied, a.Command)
@@ -111,11 +112,9 @@ func toolDefs(t Tools, children bool) []conversation.ToolDef {
 	if t == nil {
 		return nil
 	}
-	defs := t.Definitions()
-	out := make([]conversation.ToolDef, len(defs))
-	for i, d := range defs {
-		out[i] = conversation.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
-	}
+	// workers.ToolDef is conversation.ToolDef: the definitions go to the
+	// model as they are. The copy keeps spawn_agent out of t's slice.
+	out := slices.Clone(t.Definitions())
 	if children {
 		out = append(out, spawnAgentDef)
 	}

@@ -517,9 +517,9 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 		Parallel: parallel,
 		MaxTurns: p.Config.MaxTurns,
 		Timeout:  coordinator.DefaultChildTimeout,
-		Tools:    p.Tools.View([]string{"complete_task"}, extra...),
+		Tools:    p.Tools.View([]string{workers.ToolCompleteTask}, extra...),
 		ToolsWith: func(more ...workers.Tool) coordinator.Tools {
-			return p.Tools.View([]string{"complete_task"}, append(append([]workers.Tool(nil), extra...), more...)...)
+			return p.Tools.View([]string{workers.ToolCompleteTask}, append(append([]workers.Tool(nil), extra...), more...)...)
 		},
 		Memory: p.learnings,
 		Store:  func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
