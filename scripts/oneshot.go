@@ -215,7 +215,7 @@ func NewResultJSON(res coordinator.Result) ResultJSON {
 		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
 		Usage: res.Usage, TotalCostUSD: res.CostUSD}
 	for _, c := range res.Denied {
-		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: "run_command", Command: c})
+		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: workers.ToolRunCommand, Command: c})
 	}
 	if res.Err != nil {
 		r.Error = res.Err.Error()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // Analysis is what one session did, in numbers. Totals (turns, tokens,
@@ -199,7 +200,7 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 				stat(e.ToolName).Errors++
 			} else {
 				okResults++
-				if e.ToolName == "complete_task" {
+				if e.ToolName == workers.ToolCompleteTask {
 					tasks.completed(calls[e.ToolID])
 				}
 			}

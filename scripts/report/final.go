@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // FinalReportFile is the report's name inside the session directory.
@@ -280,7 +281,7 @@ func writeFiles(b *strings.Builder, evs []coordinator.Event) {
 			calls[e.ToolID] = e
 		case coordinator.EventToolResult:
 			c, ok := calls[e.ToolID]
-			if e.IsError || !ok || (c.ToolName != "write_file" && c.ToolName != "edit_file") {
+			if e.IsError || !ok || !workers.Info(c.ToolName).WritesPaths {
 				continue
 			}
 			p := toolPath(c)
@@ -291,7 +292,7 @@ func writeFiles(b *strings.Builder, evs []coordinator.Event) {
 			if touched[p] == nil {
 				touched[p] = &touch{}
 			}
-			if c.ToolName == "write_file" {
+			if c.ToolName == workers.ToolWriteFile {
 				touched[p].writes++
 			} else {
 				touched[p].edits++

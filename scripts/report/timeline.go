@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // Timeline is what happened to each task of a session, and when, built
@@ -175,7 +176,7 @@ func (b *timelineBuilder) event(e coordinator.Event) {
 			a.CostUSD = e.CostUSD
 		}
 	case coordinator.EventToolCall:
-		if e.ToolName == "run_command" && e.ToolID != "" {
+		if e.ToolName == workers.ToolRunCommand && e.ToolID != "" {
 			b.calls[e.ToolID] = e
 		}
 	case coordinator.EventToolResult:

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // ToolCall says what a tool call does, in a few words: running and the
@@ -33,9 +34,9 @@ func toolCall(name string, args json.RawMessage) string {
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
-	case name == "run_command" && a.Command != "":
+	case name == workers.ToolRunCommand && a.Command != "":
 		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
-	case name == "spawn_agent":
+	case name == workers.ToolSpawnAgent:
 		return "starting a child agent: " + text.ClipWidth(fold(a.Task), 60)
 	case a.Path != "":
 		return name + " " + text.ClipWidth(a.Path, 80)
