@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ralph-dev/ralph/memory"
@@ -25,7 +26,8 @@ type goldenTool struct {
 }
 
 // goldenDefs are the definitions of every tool this package makes, with
-// run_command's sandbox sentence left out (danger-full-access adds none).
+// run_command's sandbox sentence left out (danger-full-access adds none),
+// and last the task loop's complete_task (the coordinator's claim tool).
 func goldenDefs(t *testing.T) []ToolDef {
 	ts := newTestToolset(t, Options{Sandbox: sandbox.FullAccess})
 	defs := ts.Definitions()
@@ -34,6 +36,7 @@ func goldenDefs(t *testing.T) []ToolDef {
 		NewRememberTool(fs, "/p", memory.NewRedactor()).Def(),
 		NewCompleteTaskTool(fs, "/p", memory.NewRedactor()).Def(),
 		NewRecordDecisionTool(func(memory.DecisionRecord) error { return nil }).Def(),
+		CompleteTaskLoopDef(),
 	)
 	return defs
 }
@@ -91,5 +94,52 @@ func TestToolSchemasGolden(t *testing.T) {
 		if !reflect.DeepEqual(got, exp) {
 			t.Errorf("%s parameters:\n got %s\nwant %s", d.Name, d.Parameters, w.Parameters)
 		}
+	}
+}
+
+// TestRunCommandDescriptionAddsSandbox checks that the dynamic part of
+// run_command's description (the sandbox) follows the static run_command.md.
+func TestRunCommandDescriptionAddsSandbox(t *testing.T) {
+	ts := newTestToolset(t, Options{})
+	for _, d := range ts.Definitions() {
+		if d.Name != ToolRunCommand {
+			continue
+		}
+		static := description(runCommandDescription)
+		if !strings.HasPrefix(d.Description, static+" Commands run in a sandbox (") {
+			t.Errorf("run_command description = %q, want run_command.md then the sandbox", d.Description)
+		}
+		return
+	}
+	t.Fatal("no run_command")
+}
+
+// TestSchemaFromParams checks the generator on every kind of field the
+// params structs use.
+func TestSchemaFromParams(t *testing.T) {
+	type params struct {
+		S      string          `json:"s" required:"true" description:"a \"quoted\" <string>"`
+		I      int             `json:"i"`
+		F      *float64        `json:"f" minimum:"0" maximum:"1"`
+		B      bool            `json:"b,omitempty"`
+		L      []string        `json:"l"`
+		R      json.RawMessage `json:"r" type:"array" items:"string" required:"true"`
+		Hidden string          `json:"-"`
+		none   string
+	}
+	_ = params{}.none
+	want := `{"type":"object","properties":{"s":{"type":"string","description":"a \"quoted\" <string>"},` +
+		`"i":{"type":"integer"},"f":{"type":"number","minimum":0,"maximum":1},"b":{"type":"boolean"},` +
+		`"l":{"type":"array","items":{"type":"string"}},"r":{"type":"array","items":{"type":"string"}}},"required":["s","r"]}`
+	if got := string(Schema(params{})); got != want {
+		t.Errorf("Schema:\n got %s\nwant %s", got, want)
+	}
+	if got := Required(&params{}); !reflect.DeepEqual(got, []string{"s", "r"}) {
+		t.Errorf("Required = %q", got)
+	}
+	var p params
+	err := decodeArgs("t", json.RawMessage(`{"s":"x"}`), &p)
+	if err == nil || err.Error() != `t is missing the required argument "r"` {
+		t.Errorf("decodeArgs without r: %v", err)
 	}
 }
