@@ -2,10 +2,8 @@ package workers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"strings"
@@ -27,41 +25,6 @@ const (
 	// rare process stuck in uninterruptible sleep.
 	reapTimeout = 2 * time.Second
 )
-
-func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
-	var a RunCommandParams
-	if err := decodeArgs(ToolRunCommand, raw, &a); err != nil {
-		return errResult("%v", err)
-	}
-	if strings.TrimSpace(a.Command) == "" {
-		return errResult("run_command needs a non-empty command")
-	}
-	timeout := t.timeout
-	if a.TimeoutS != nil {
-		if *a.TimeoutS <= 0 || math.IsNaN(*a.TimeoutS) {
-			return errResult("timeout_s must be a positive number of seconds")
-		}
-		timeout = maxCommandTimeout
-		if *a.TimeoutS < maxCommandTimeout.Seconds() {
-			timeout = time.Duration(*a.TimeoutS * float64(time.Second))
-		}
-	}
-
-	if err := ctx.Err(); err != nil {
-		return errResult("command cancelled before it ran")
-	}
-	if a.Unsandboxed && t.policy.Confines() {
-		return t.runUnsandboxed(ctx, a.Command, timeout)
-	}
-	d := t.approver.ApproveCommand(ctx, a.Command)
-	if !d.Allowed {
-		if ctx.Err() != nil {
-			return errResult("command cancelled before it ran")
-		}
-		return errResult("command was not run: %s", d.Reason)
-	}
-	return t.execute(ctx, a.Command, timeout, t.policy)
-}
 
 // execute runs command in its own process group, confined by policy
 // unless that is nil or full access, and guarantees that no member of that

@@ -1,6 +1,14 @@
 package workers
 
-import _ "embed"
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+)
 
 //go:embed edit_file.md
 var editFileDescription string
@@ -17,4 +25,71 @@ func (t *Toolset) editFileTool() Tool {
 		def: ToolDef{Name: ToolEditFile, Description: description(editFileDescription), Parameters: Schema(EditFileParams{})},
 		run: t.editFile,
 	}
+}
+
+func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
+	var a EditFileParams
+	if err := decodeArgs(ToolEditFile, raw, &a); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Path == "" {
+		return errResult("edit_file needs a non-empty path")
+	}
+	if a.OldString == "" {
+		return errResult("old_string must not be empty; use write_file to create a file")
+	}
+	if a.OldString == a.NewString {
+		return errResult("old_string and new_string are identical, so there is nothing to change")
+	}
+	rel, display, err := t.lexical(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if isProtected(rel) {
+		return refusal("edit", a.Path, display, ErrProtected)
+	}
+	if err := ctx.Err(); err != nil {
+		return errResult("edit_file cancelled; %s was not changed", display)
+	}
+	if r, ok := t.approveWrite(ctx, ToolEditFile, display, rel); !ok {
+		return r
+	}
+	root, err := t.openRoot()
+	if err != nil {
+		return fsErrorResult("edit", display, err)
+	}
+	defer root.Close()
+	tg, err := root.writeTarget(rel, false)
+	if errors.Is(err, syscall.EISDIR) {
+		return errResult("%s is a directory; use list_files to see its contents", display)
+	}
+	if err != nil {
+		return refusal("edit", a.Path, display, err)
+	}
+	defer tg.Close()
+	if r, ok := t.approveResolved(ctx, ToolEditFile, display, rel, tg); !ok {
+		return r
+	}
+	// Hold the lock across read, check and write so a concurrent edit of the
+	// same file cannot be lost.
+	unlock := t.lockPath(tg.key(t.root))
+	defer unlock()
+	data, err := tg.read()
+	if err != nil {
+		return refusal("edit", a.Path, display, err)
+	}
+	content := string(data)
+	switch n := strings.Count(content, a.OldString); n {
+	case 0:
+		return errResult("old_string not found in %s (the file may have changed; read it again)", display)
+	case 1:
+	default:
+		return errResult("old_string occurs %d times in %s; add surrounding context so it matches exactly once", n, display)
+	}
+	updated := strings.Replace(content, a.OldString, a.NewString, 1)
+	if err := tg.write([]byte(updated)); err != nil {
+		return refusal("edit", a.Path, display, err)
+	}
+	return Result{Output: fmt.Sprintf("edited %s: replaced %d line(s) with %d line(s)",
+		display, strings.Count(a.OldString, "\n")+1, strings.Count(a.NewString, "\n")+1)}
 }

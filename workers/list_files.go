@@ -1,6 +1,14 @@
 package workers
 
-import _ "embed"
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
 
 //go:embed list_files.md
 var listFilesDescription string
@@ -16,4 +24,61 @@ func (t *Toolset) listFilesTool() Tool {
 		def: ToolDef{Name: ToolListFiles, Description: description(listFilesDescription), Parameters: Schema(ListFilesParams{})},
 		run: t.listFiles,
 	}
+}
+
+func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
+	var a ListFilesParams
+	if err := decodeArgs(ToolListFiles, raw, &a); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	if err := validGlob(a.Pattern); err != nil {
+		return errResult("invalid pattern %q: %v", a.Pattern, err)
+	}
+	real, display, err := t.resolve(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if _, err := os.Stat(real); err != nil {
+		return fsErrorResult("list", display, err)
+	}
+
+	var out strings.Builder
+	count, stopped := 0, ""
+	err = t.walkProject(ctx, real, func(_ *rootDir, p string, d fs.DirEntry) error {
+		if p == real && d.IsDir() {
+			return nil // the directory itself is not an entry of its listing
+		}
+		rel := t.relSlash(p)
+		if a.Pattern != "" && !matchAny(a.Pattern, d.Name(), rel, relTo(real, p)) {
+			return nil
+		}
+		line := rel
+		if d.IsDir() {
+			line += "/"
+		}
+		if count == maxListEntries || out.Len()+len(line)+1 > t.maxOut {
+			stopped = fmt.Sprintf("[listing stopped after %d entries; narrow it with path or pattern]", count)
+			return fs.SkipAll
+		}
+		out.WriteString(line)
+		out.WriteByte('\n')
+		count++
+		return nil
+	})
+	if err != nil {
+		return errResult("list_files stopped: %v", err)
+	}
+	if count == 0 {
+		if a.Pattern != "" {
+			return Result{Output: fmt.Sprintf("no entries under %s match %q", display, a.Pattern)}
+		}
+		return Result{Output: fmt.Sprintf("%s has no entries", display)}
+	}
+	if stopped != "" {
+		out.WriteString(stopped)
+	}
+	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
 }

@@ -1,20 +1,14 @@
 package workers
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
-	"github.com/ralph-dev/ralph/memory/text"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,161 +18,6 @@ const (
 	maxSearchFile    = 2 << 20 // larger files are generated or data, not source
 	maxMatchLineLen  = 300     // runes of a matching line shown
 )
-
-func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
-	var a ListFilesParams
-	if err := decodeArgs(ToolListFiles, raw, &a); err != nil {
-		return errResult("%v", err)
-	}
-	if a.Path == "" {
-		a.Path = "."
-	}
-	if err := validGlob(a.Pattern); err != nil {
-		return errResult("invalid pattern %q: %v", a.Pattern, err)
-	}
-	real, display, err := t.resolve(a.Path)
-	if err != nil {
-		return pathResult(a.Path, err)
-	}
-	if _, err := os.Stat(real); err != nil {
-		return fsErrorResult("list", display, err)
-	}
-
-	var out strings.Builder
-	count, stopped := 0, ""
-	err = t.walkProject(ctx, real, func(_ *rootDir, p string, d fs.DirEntry) error {
-		if p == real && d.IsDir() {
-			return nil // the directory itself is not an entry of its listing
-		}
-		rel := t.relSlash(p)
-		if a.Pattern != "" && !matchAny(a.Pattern, d.Name(), rel, relTo(real, p)) {
-			return nil
-		}
-		line := rel
-		if d.IsDir() {
-			line += "/"
-		}
-		if count == maxListEntries || out.Len()+len(line)+1 > t.maxOut {
-			stopped = fmt.Sprintf("[listing stopped after %d entries; narrow it with path or pattern]", count)
-			return fs.SkipAll
-		}
-		out.WriteString(line)
-		out.WriteByte('\n')
-		count++
-		return nil
-	})
-	if err != nil {
-		return errResult("list_files stopped: %v", err)
-	}
-	if count == 0 {
-		if a.Pattern != "" {
-			return Result{Output: fmt.Sprintf("no entries under %s match %q", display, a.Pattern)}
-		}
-		return Result{Output: fmt.Sprintf("%s has no entries", display)}
-	}
-	if stopped != "" {
-		out.WriteString(stopped)
-	}
-	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
-}
-
-func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
-	var a SearchParams
-	if err := decodeArgs(ToolSearch, raw, &a); err != nil {
-		return errResult("%v", err)
-	}
-	if a.Pattern == "" {
-		return errResult("search needs a non-empty pattern")
-	}
-	re, err := regexp.Compile(a.Pattern)
-	if err != nil {
-		return errResult("invalid regular expression: %v", err)
-	}
-	if a.Path == "" {
-		a.Path = "."
-	}
-	real, display, err := t.resolve(a.Path)
-	if err != nil {
-		return pathResult(a.Path, err)
-	}
-	if _, err := os.Stat(real); err != nil {
-		return fsErrorResult(ToolSearch, display, err)
-	}
-
-	var out strings.Builder
-	matches, stopped := 0, ""
-	err = t.walkProject(ctx, real, func(root *rootDir, p string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() {
-			return nil // directories are walked into; symlinks could lead outside the root
-		}
-		data, ok := t.readSearchable(root, p)
-		if !ok {
-			return nil
-		}
-		rel := t.relSlash(p)
-		for lineNo := 1; len(data) > 0; lineNo++ {
-			line := data
-			if i := bytes.IndexByte(data, '\n'); i >= 0 {
-				line, data = data[:i], data[i+1:]
-			} else {
-				data = nil
-			}
-			if !re.Match(line) {
-				continue
-			}
-			entry := fmt.Sprintf("%s:%d: %s\n", rel, lineNo, clipLine(line))
-			if matches == maxSearchMatches || out.Len()+len(entry) > t.maxOut {
-				stopped = fmt.Sprintf("[search stopped after %d matches; narrow the pattern or path]", matches)
-				return fs.SkipAll
-			}
-			out.WriteString(entry)
-			matches++
-		}
-		return nil
-	})
-	if err != nil {
-		return errResult("search stopped: %v", err)
-	}
-	if matches == 0 {
-		return Result{Output: fmt.Sprintf("no matches for %q in %s", a.Pattern, display)}
-	}
-	if stopped != "" {
-		out.WriteString(stopped)
-	}
-	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
-}
-
-// readSearchable returns the file's content unless it is too large, binary or
-// unreadable; search skips such files silently because they are rarely what
-// the model is looking for.
-func (t *Toolset) readSearchable(root *rootDir, p string) ([]byte, bool) {
-	rel, err := filepath.Rel(t.root, p)
-	if err != nil {
-		return nil, false
-	}
-	f, err := root.openFile(rel)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() > maxSearchFile {
-		return nil, false
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSearchFile+1))
-	if err != nil || len(data) > maxSearchFile {
-		return nil, false
-	}
-	if bytes.IndexByte(data[:min(len(data), binarySniffLen)], 0) >= 0 {
-		return nil, false
-	}
-	return data, true
-}
-
-// clipLine trims a matching line for display, cutting very long lines (such
-// as minified code) to maxMatchLineLen runes.
-func clipLine(line []byte) string {
-	return text.ClipRunes(strings.TrimRight(string(line), "\r"), maxMatchLineLen, " [...]")
-}
 
 // walkProject walks the directory (or file) real in lexical order,
 // skipping the directories in skipNames and unreadable directories, and

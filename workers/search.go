@@ -1,6 +1,20 @@
 package workers
 
-import _ "embed"
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
+)
 
 //go:embed search.md
 var searchDescription string
@@ -16,4 +30,102 @@ func (t *Toolset) searchTool() Tool {
 		def: ToolDef{Name: ToolSearch, Description: description(searchDescription), Parameters: Schema(SearchParams{})},
 		run: t.search,
 	}
+}
+
+func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
+	var a SearchParams
+	if err := decodeArgs(ToolSearch, raw, &a); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Pattern == "" {
+		return errResult("search needs a non-empty pattern")
+	}
+	re, err := regexp.Compile(a.Pattern)
+	if err != nil {
+		return errResult("invalid regular expression: %v", err)
+	}
+	if a.Path == "" {
+		a.Path = "."
+	}
+	real, display, err := t.resolve(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if _, err := os.Stat(real); err != nil {
+		return fsErrorResult(ToolSearch, display, err)
+	}
+
+	var out strings.Builder
+	matches, stopped := 0, ""
+	err = t.walkProject(ctx, real, func(root *rootDir, p string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() {
+			return nil // directories are walked into; symlinks could lead outside the root
+		}
+		data, ok := t.readSearchable(root, p)
+		if !ok {
+			return nil
+		}
+		rel := t.relSlash(p)
+		for lineNo := 1; len(data) > 0; lineNo++ {
+			line := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				line, data = data[:i], data[i+1:]
+			} else {
+				data = nil
+			}
+			if !re.Match(line) {
+				continue
+			}
+			entry := fmt.Sprintf("%s:%d: %s\n", rel, lineNo, clipLine(line))
+			if matches == maxSearchMatches || out.Len()+len(entry) > t.maxOut {
+				stopped = fmt.Sprintf("[search stopped after %d matches; narrow the pattern or path]", matches)
+				return fs.SkipAll
+			}
+			out.WriteString(entry)
+			matches++
+		}
+		return nil
+	})
+	if err != nil {
+		return errResult("search stopped: %v", err)
+	}
+	if matches == 0 {
+		return Result{Output: fmt.Sprintf("no matches for %q in %s", a.Pattern, display)}
+	}
+	if stopped != "" {
+		out.WriteString(stopped)
+	}
+	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
+}
+
+// readSearchable returns the file's content unless it is too large, binary or
+// unreadable; search skips such files silently because they are rarely what
+// the model is looking for.
+func (t *Toolset) readSearchable(root *rootDir, p string) ([]byte, bool) {
+	rel, err := filepath.Rel(t.root, p)
+	if err != nil {
+		return nil, false
+	}
+	f, err := root.openFile(rel)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() > maxSearchFile {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSearchFile+1))
+	if err != nil || len(data) > maxSearchFile {
+		return nil, false
+	}
+	if bytes.IndexByte(data[:min(len(data), binarySniffLen)], 0) >= 0 {
+		return nil, false
+	}
+	return data, true
+}
+
+// clipLine trims a matching line for display, cutting very long lines (such
+// as minified code) to maxMatchLineLen runes.
+func clipLine(line []byte) string {
+	return text.ClipRunes(strings.TrimRight(string(line), "\r"), maxMatchLineLen, " [...]")
 }

@@ -1,6 +1,11 @@
 package workers
 
-import _ "embed"
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
 
 //go:embed write_file.md
 var writeFileDescription string
@@ -16,4 +21,46 @@ func (t *Toolset) writeFileTool() Tool {
 		def: ToolDef{Name: ToolWriteFile, Description: description(writeFileDescription), Parameters: Schema(WriteFileParams{})},
 		run: t.writeFile,
 	}
+}
+
+func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
+	var a WriteFileParams
+	if err := decodeArgs(ToolWriteFile, raw, &a); err != nil {
+		return errResult("%v", err)
+	}
+	if a.Path == "" {
+		return errResult("write_file needs a non-empty path")
+	}
+	rel, display, err := t.lexical(a.Path)
+	if err != nil {
+		return pathResult(a.Path, err)
+	}
+	if isProtected(rel) {
+		return refusal("write", a.Path, display, ErrProtected)
+	}
+	if err := ctx.Err(); err != nil {
+		return errResult("write_file cancelled; %s was not written", display)
+	}
+	if r, ok := t.approveWrite(ctx, ToolWriteFile, display, rel); !ok {
+		return r
+	}
+	root, err := t.openRoot()
+	if err != nil {
+		return fsErrorResult("write", display, err)
+	}
+	defer root.Close()
+	tg, err := root.writeTarget(rel, true)
+	if err != nil {
+		return refusal("write", a.Path, display, err)
+	}
+	defer tg.Close()
+	if r, ok := t.approveResolved(ctx, ToolWriteFile, display, rel, tg); !ok {
+		return r
+	}
+	unlock := t.lockPath(tg.key(t.root))
+	defer unlock()
+	if err := tg.write([]byte(a.Content)); err != nil {
+		return refusal("write", a.Path, display, err)
+	}
+	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), display)}
 }
