@@ -1,0 +1,31 @@
+package workers
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestToolInfo keeps the metadata true to the tools: a tool that writes
+// only its path requires a path, and what checkpoints skip as read-only
+// are the tools that change nothing in the work tree.
+func TestToolInfo(t *testing.T) {
+	params := map[string]any{ToolWriteFile: WriteFileParams{}, ToolEditFile: EditFileParams{}}
+	for name, p := range params {
+		if !Info(name).WritesPaths || Info(name).ReadOnly {
+			t.Errorf("%s: %+v, want WritesPaths", name, Info(name))
+		}
+		if !slices.Contains(Required(p), "path") {
+			t.Errorf("%s writes its path but does not require one", name)
+		}
+	}
+	for _, name := range []string{ToolReadFile, ToolListFiles, ToolSearch, ToolRecordDecision, ToolAskUser} {
+		if !Info(name).ReadOnly {
+			t.Errorf("%s is not read-only", name)
+		}
+	}
+	for _, name := range []string{ToolRunCommand, ToolRemember, ToolCompleteTask, ToolSpawnAgent, "mcp__x__y"} {
+		if Info(name) != (ToolInfo{}) {
+			t.Errorf("%s: %+v, want nothing known", name, Info(name))
+		}
+	}
+}
