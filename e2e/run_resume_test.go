@@ -4,11 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
 // TestRunResumedInChatKeepsItsConfiguration: a `ralph run --verify false`
@@ -18,23 +15,7 @@ import (
 // external agent), so the tasks were checked off without the check that
 // always fails.
 func TestRunResumedInChatKeepsItsConfiguration(t *testing.T) {
-	var fast atomic.Bool
-	done := taskChildModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
-		if !fast.Load() {
-			return fakemodel.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
-		}
-		return done(r)
-	})
-	t.Cleanup(srv.Close)
-	dir := t.TempDir()
-	writeTasks(t, dir, "first thing", "second thing")
-	r := startPTY(t, dir, cleanEnv(t), "--base-url", srv.URL, "-y", "run", "--verify", "false", "--on-error", "skip")
-	r.waitFor("first thing", 10*time.Second)
-	waitFor(t, "a child streaming", 10*time.Second, func() bool { return srv.Active() == 1 })
-	r.typeKeys("\x03")
-	r.waitFor("this is chat now", 5*time.Second)
-	r.waitIdle(5*time.Second, nil)
+	r, dir, srv, fast := runIntoChat(t, "--verify", "false", "--on-error", "skip")
 	waitFor(t, "no child streaming after the switch", 2*time.Second, func() bool { return srv.Active() == 0 })
 	fast.Store(true)
 	r.typeKeys("/run\r")

@@ -258,27 +258,36 @@ func TestRunSIGINTWithoutTerminalExits130(t *testing.T) {
 	}
 }
 
-// TestRunCtrlCSwitchesToChat: Ctrl-C during `ralph run` on a terminal stops
-// every child, saves, and opens the chat shell on the same coordinator;
-// /run resumes the loop there.
-func TestRunCtrlCSwitchesToChat(t *testing.T) {
-	var fast atomic.Bool
+// runIntoChat starts `ralph run` with extra flags on a terminal over two
+// tasks, whose children stream slowly until fast is set, and presses
+// Ctrl-C while the first streams: the run stops into chat.
+func runIntoChat(t *testing.T, extra ...string) (r *ptyRalph, dir string, srv *fakemodel.Server, fast *atomic.Bool) {
+	t.Helper()
+	fast = &atomic.Bool{}
 	done := taskChildModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv = fakemodel.NewServerFunc(func(req fakemodel.RecordedRequest) fakemodel.Response {
 		if !fast.Load() {
 			return fakemodel.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
 		}
-		return done(r)
+		return done(req)
 	})
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
+	dir = t.TempDir()
 	writeTasks(t, dir, "first thing", "second thing")
-	r := startPTY(t, dir, cleanEnv(t), "--base-url", srv.URL, "-y", "run")
+	r = startPTY(t, dir, cleanEnv(t), append([]string{"--base-url", srv.URL, "-y", "run"}, extra...)...)
 	r.waitFor("first thing", 10*time.Second)
 	waitFor(t, "a child streaming", 10*time.Second, func() bool { return srv.Active() == 1 })
 	r.typeKeys("\x03")
 	r.waitFor("this is chat now", 5*time.Second)
 	r.waitIdle(5*time.Second, nil)
+	return r, dir, srv, fast
+}
+
+// TestRunCtrlCSwitchesToChat: Ctrl-C during `ralph run` on a terminal stops
+// every child, saves, and opens the chat shell on the same coordinator;
+// /run resumes the loop there.
+func TestRunCtrlCSwitchesToChat(t *testing.T) {
+	r, dir, srv, fast := runIntoChat(t)
 	data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
 	if strings.Contains(string(data), "[~]") {
 		t.Fatalf("the stopped task is still in progress:\n%s", data)
