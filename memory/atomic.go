@@ -77,6 +77,7 @@ func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, d
 	if before != nil {
 		before()
 	}
+	recordOwnWrite(path, data)
 	if err = fs.Rename(tmp, path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // Where the kernel lets no unprivileged process make a user namespace
@@ -59,6 +61,9 @@ func newGuardedState(root string, extra []string) *guardedState {
 		g.paths = append(g.paths, filepath.Join(root, name))
 	}
 	g.paths = append(g.paths, extra...)
+	// ralph saves "always" answers to .ralph/config.toml while commands
+	// run; what it wrote there is its own, not a command's to undo.
+	memory.WatchOwnWrites(g.paths...)
 	return g
 }
 
@@ -105,10 +110,15 @@ func (g *guardedState) end() []string {
 		record(p, now)
 		// Removed what the command created, deepest first.
 		var extra []string
-		for q := range now {
-			if _, ok := g.base[q]; !ok {
-				extra = append(extra, q)
+		for q, is := range now {
+			if _, ok := g.base[q]; ok {
+				continue
 			}
+			if is.mode.IsRegular() && memory.WroteLast(q, is.data) {
+				g.base[q] = is // ralph created it since the record
+				continue
+			}
+			extra = append(extra, q)
 		}
 		slices.Sort(extra)
 		for i := len(extra) - 1; i >= 0; i-- {
@@ -123,6 +133,9 @@ func (g *guardedState) end() []string {
 				continue
 			}
 			if is, ok := now[q]; ok && is.mode == was.mode && bytes.Equal(is.data, was.data) {
+				continue
+			} else if ok && is.mode.IsRegular() && memory.WroteLast(q, is.data) {
+				g.base[q] = is // ralph's own write since the record
 				continue
 			}
 			if put(q, was) == nil {

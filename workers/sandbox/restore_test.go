@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // TestLandlockAloneWhenNamespacesAreRefused is the sandbox on a system
@@ -95,6 +99,33 @@ func TestLandlockAloneWhenNamespacesAreRefused(t *testing.T) {
 	}
 	if n := notes.Load(); n != 1 {
 		t.Errorf("ralph said what is weaker %d times, want once", n)
+	}
+}
+
+// TestLandlockAloneKeepsRalphsOwnWrites: ralph saves an "always" answer
+// to .ralph/config.toml while another command runs; the restore after
+// that command must keep ralph's write, and still undo the command's.
+func TestLandlockAloneKeepsRalphsOwnWrites(t *testing.T) {
+	t.Setenv(NoUserNamespacesEnv, "1")
+	f := newFixture(t)
+	p := f.policy(WorkspaceWrite, true)
+	cfg := filepath.Join(f.root, ".ralph", "config.toml")
+	helperPid(t, p) // the runner is in the Landlock-only mode from here
+	proc, pr, err := start(t, p, "sleep 0.3; echo evil > .git/hooks/pre-commit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "model = \"m\"\nallowed_commands = [\"make\"]\n"
+	if err := memory.WriteFileAtomic(afero.NewOsFs(), cfg, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, o := finish(t, proc, pr)
+	fileIs(t, cfg, want)
+	fileIs(t, filepath.Join(f.root, ".git", "hooks", "pre-commit"), "")
+	for _, r := range o.Restored {
+		if strings.Contains(r, "config.toml") {
+			t.Errorf("ralph's own write was reported as put back: %v", o.Restored)
+		}
 	}
 }
 
