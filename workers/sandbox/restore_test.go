@@ -78,22 +78,7 @@ func TestLandlockAloneWhenNamespacesAreRefused(t *testing.T) {
 	fileIs(t, filepath.Join(f.root, ".git", "hooks", "pre-commit"), "")
 
 	// No network: TCP refused by Landlock.
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var accepted atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
+	ln, accepted := tcpListener(t)
 	if out, ok, _ := run(t, p, fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", ln.Addr().(*net.TCPAddr).Port)); ok || accepted.Load() != 0 {
 		t.Errorf("TCP got through without the network: %s", out)
 	}

@@ -389,22 +389,7 @@ func TestAbstractSocketsOutsideTheSandboxAreRefused(t *testing.T) {
 func TestTCPStillConnects(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var accepted atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
+	ln, accepted := tcpListener(t)
 	for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
 		if out, ok := probe(t, f.policy(mode, true), "tcp", "PROBE_ADDR="+ln.Addr().String()); !ok {
 			t.Errorf("%s: TCP to 127.0.0.1 with the network on: %q", mode, out)
@@ -543,4 +528,27 @@ func TestRefusedConnectsAreToldEvenWhenTheOutputNamesNoSocket(t *testing.T) {
 	if note := p.Explain("PermissionError: [Errno 13] Permission denied"); note != "" {
 		t.Errorf("the refusal was told again: %q", note)
 	}
+}
+
+// tcpListener is a listener on 127.0.0.1 that counts the connections it
+// accepts and closes them; it is closed when the test ends.
+func tcpListener(t *testing.T) (net.Listener, *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	accepted := &atomic.Int32{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	return ln, accepted
 }
