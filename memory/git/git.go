@@ -231,12 +231,21 @@ func build(ctx context.Context, dir string, env []string, hooks, remote bool, ar
 // the model may have written, and running them would run the model's
 // code unsandboxed, so such hooks are skipped.
 func hooksOutsideWorkTree(ctx context.Context, dir string) bool {
-	out, err := runCmd(ctx, Timeout, true, dir, nil, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir", "--git-path", "hooks")
+	// --git-path answers relative to dir (--path-format=absolute needs
+	// git 2.31); the other two are absolute.
+	out, err := runCmd(ctx, Timeout, true, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "hooks")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if err != nil || len(lines) != 3 {
 		return false
 	}
 	top, gitDir, hooks := lines[0], lines[1], lines[2]
+	if !filepath.IsAbs(hooks) {
+		hooks = filepath.Join(dir, hooks)
+	}
+	// Symbolic links are resolved as git resolved top and the git dir.
+	if real, err := filepath.EvalSymlinks(hooks); err == nil {
+		hooks = real
+	}
 	return within(gitDir, hooks) || !within(top, hooks)
 }
 
