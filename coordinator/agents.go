@@ -9,21 +9,12 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
 // SpawnAgentTool is the coordinator-only tool that starts a child agent.
 const SpawnAgentTool = workers.ToolSpawnAgent
-
-var spawnAgentDef = conversation.ToolDef{
-	Name: SpawnAgentTool,
-	Description: "Start a child agent on one focused task. It gets a fresh conversation with the file and command tools (not spawn_agent) " +
-		"and returns its final report as this call's result. Several spawn_agent calls in one turn run in parallel. " +
-		"The child does not see this conversation: give it a complete, self-contained task.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"task":{"type":"string","description":"the complete task for the child"}},"required":["task"]}`),
-}
 
 // DefaultChildTimeout bounds one child agent, or one task attempt, when
 // nothing else is configured. It is one constant so that a child spawned in
@@ -86,9 +77,7 @@ func (c *Coordinator) forward(ev Event) {
 // as the spawn_agent result. A child that fails, times out or panics is
 // reported as an error result; it never takes the coordinator down.
 func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage) (res workers.Result) {
-	var a struct {
-		Task string `json:"task"`
-	}
+	var a workers.SpawnAgentParams
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
@@ -234,4 +223,53 @@ func (c *Coordinator) looping() (string, bool) {
 	}
 	name, _, _ := strings.Cut(c.repeatSig, "\x00")
 	return name, true
+}
+
+// ChildTask is one child agent the task loop runs for an attempt at a
+// task. It is the coordinator's whole API for the loop (with Publish and
+// TellWorkers), so the loop can live in a package of its own and the
+// Temporal worker can drive the same agents.
+type ChildTask struct {
+	Prompt  string
+	TaskID  string
+	Attempt int
+	// Tools, when set, are the tools of the task's own worktree; nil gives
+	// the child the coordinator's child tools.
+	Tools *workers.Toolset
+	// Finish replaces the child's complete_task with the loop's own, which
+	// records the claim for the loop to verify.
+	Finish workers.Tool
+}
+
+// ErrNoChildren is what RunChild returns when c was built without
+// child agents.
+var ErrNoChildren = errors.New("child agents are not enabled")
+
+// RunChild runs one child agent for the task loop to the end and returns
+// its result and, when it did not succeed, one sentence saying why
+// (timed out, out of turns, stopped, failed). The child's messages from
+// TellWorkers reach it at its step boundaries. Its usage is not added to
+// c's: the loop accounts usage per task itself.
+func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string, error) {
+	ch := c.opts.Children
+	if ch == nil {
+		return Result{}, "", ErrNoChildren
+	}
+	var tools Tools = ch.Tools
+	switch {
+	case t.Tools != nil:
+		// A worktree of the task's own: the same tools, rooted there.
+		tools = t.Tools.View([]string{workers.ToolCompleteTask}, t.Finish)
+	case ch.ToolsWith != nil && t.Finish != nil:
+		tools = ch.ToolsWith(t.Finish)
+	}
+	queue := interrupts.NewQueue()
+	c.workers.join(queue)
+	defer c.workers.leave(queue)
+	run := c.runAgent(ctx, agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue}, tools, false)
+	failure := ""
+	if run.res.IsError {
+		failure = run.res.Output
+	}
+	return run.result, failure, nil
 }

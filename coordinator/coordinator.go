@@ -166,13 +166,13 @@ func (c *Coordinator) emit(ev Event) {
 		c.opts.parent.forward(ev)
 		return
 	}
-	publish(c.opts.Events, ev)
+	Publish(c.opts.Events, ev)
 }
 
-// publish sends text and thinking deltas lossily, since the full text
-// follows, and
-// every other event for sure.
-func publish(b *pubsub.Broker[Event], ev Event) {
+// Publish sends text and thinking deltas lossily, since the full text
+// follows, and every other event for sure. It is how anything beside the
+// coordinator (the task loop, an external agent) publishes its events.
+func Publish(b *pubsub.Broker[Event], ev Event) {
 	if ev.Type == EventTextDelta || ev.Type == EventThinkingDelta {
 		b.PublishLossy(ev)
 		return
@@ -207,7 +207,7 @@ func (c *Coordinator) logError(kind, tool, msg string) {
 // event, which the recorder writes to decisions.jsonl.
 func (c *Coordinator) logDecision(d memory.DecisionRecord) {
 	d.Turn = c.turns
-	c.emit(decisionEvent(d))
+	c.emit(DecisionEvent(d))
 }
 
 // RecordDecision publishes a decision made beside the conversation (a
@@ -216,13 +216,14 @@ func (c *Coordinator) logDecision(d memory.DecisionRecord) {
 // recorder writes decisions.jsonl like every other decision of the run.
 // d.Agent names the agent it belongs to, "" the coordinator itself.
 func (c *Coordinator) RecordDecision(d memory.DecisionRecord) {
-	ev := decisionEvent(d)
+	ev := DecisionEvent(d)
 	ev.AgentID = d.Agent
 	c.emit(ev)
 }
 
-// decisionEvent is the event that carries d, timed now when d is not.
-func decisionEvent(d memory.DecisionRecord) Event {
+// DecisionEvent is the event that carries d, timed now when d is not; the
+// task loop publishes its decisions as this event too.
+func DecisionEvent(d memory.DecisionRecord) Event {
 	if d.Time.IsZero() {
 		d.Time = time.Now().UTC()
 	}

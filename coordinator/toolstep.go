@@ -116,7 +116,7 @@ func toolDefs(t Tools, children bool) []conversation.ToolDef {
 	// model as they are. The copy keeps spawn_agent out of t's slice.
 	out := slices.Clone(t.Definitions())
 	if children {
-		out = append(out, spawnAgentDef)
+		out = append(out, workers.SpawnAgentDef())
 	}
 	return out
 }

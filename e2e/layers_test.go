@@ -61,7 +61,8 @@ func imports(t *testing.T, dir string) map[string][]string {
 // TestPackagesPointDown keeps the floor plan of docs/architecture.md:
 // no package imports one above it, nothing but main imports the chat
 // shell, nothing below the faces imports scripts, and ralph-temporal (a
-// module of its own, the task loop on Temporal) imports no face.
+// module of its own, the task loop on Temporal) imports no face; the
+// agent (coordinator and its helpers) never imports the task loop.
 func TestPackagesPointDown(t *testing.T) {
 	for _, dir := range []string{moduleRoot, filepath.Join(moduleRoot, "ralph-temporal")} {
 		for pkg, imps := range imports(t, dir) {
@@ -80,8 +81,23 @@ func TestPackagesPointDown(t *testing.T) {
 					t.Errorf("ralph-temporal's %s imports the face %s", pkg, imp)
 				case to > from:
 					t.Errorf("%s (layer %d) imports %s (layer %d): dependencies point down", pkg, from, imp, to)
+				case agentPackage(pkg) && strings.HasPrefix(imp, module+"/coordinator/loop"):
+					// The task loop stands on the agent's public API, as
+					// ralph-temporal's workflow does; the bring-up and the
+					// control socket, above both, join them.
+					t.Errorf("%s imports the task loop %s; the loop uses the agent, not the other way round", pkg, imp)
 				}
 			}
 		}
 	}
+}
+
+// agentPackage reports whether pkg is the agent or one of the helpers it
+// is built from, which the task loop uses and so may not use.
+func agentPackage(pkg string) bool {
+	switch strings.TrimPrefix(pkg, module+"/") {
+	case "coordinator", "coordinator/pubsub", "coordinator/remote":
+		return true
+	}
+	return strings.HasPrefix(pkg, module+"/coordinator/llm")
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
-	"github.com/ralph-dev/ralph/coordinator/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/ralph-temporal/engine"
 )

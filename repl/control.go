@@ -4,8 +4,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/interrupts"
 )
 
@@ -86,7 +86,7 @@ func (r remote) Continue() control.Reply {
 }
 
 func loopReply(err error) control.Reply {
-	if errors.Is(err, coordinator.ErrNoLoop) {
+	if errors.Is(err, loop.ErrNoLoop) {
 		return control.NotDone("no task loop is running in the chat")
 	}
 	return control.NotDone("%s", err.Error())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -41,7 +42,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	var sh *Shell
 	var confirm func(context.Context, string) bool
 	coord := o.Coord
-	ctl := coordinator.NewLoopControl()
+	ctl := loop.NewControl()
 	// The task loop has its own queue, apart from the conversation's: a
 	// conversation may run beside a paused loop, and a hard stop or a
 	// message meant for one must never be taken by the other.

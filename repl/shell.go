@@ -42,7 +42,7 @@ type Coordinator interface {
 }
 
 // LoopControl pauses and resumes the task loop;
-// *coordinator.LoopControl implements it.
+// *loop.Control implements it.
 type LoopControl interface {
 	Pause() error
 	Resume() error

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -15,7 +16,7 @@ import (
 // stream-json) or a summary (text), and returns the exit code: 0 when no
 // task failed and the loop ended as asked, 1 otherwise, 130/143 when
 // interrupted.
-func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took time.Duration, usage conversation.Usage, counts memory.TaskCounts) int {
+func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Duration, usage conversation.Usage, counts memory.TaskCounts) int {
 	o.Close()
 	r := coordinator.Result{Subtype: coordinator.SubtypeSuccess, IsError: res.IsError, SessionID: sessionID,
 		NumTurns: res.Stats.Iterations, Duration: took, Usage: usage, Err: res.Err, Signal: res.Signal}
@@ -24,9 +25,9 @@ func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took 
 		r.CostUSD = &c
 	}
 	switch {
-	case res.Reason == coordinator.ReasonInterrupted:
+	case res.Reason == loop.ReasonInterrupted:
 		r.Subtype = coordinator.SubtypeInterrupted
-	case res.Reason == coordinator.ReasonMaxIterations:
+	case res.Reason == loop.ReasonMaxIterations:
 		r.Subtype = coordinator.SubtypeMaxTurns
 	case res.IsError:
 		r.Subtype = coordinator.SubtypeExecutionError
@@ -59,7 +60,7 @@ func (o *OneShot) FinishLoop(res coordinator.LoopResult, sessionID string, took 
 	return code
 }
 
-func loopSummary(res coordinator.LoopResult, c memory.TaskCounts) string {
+func loopSummary(res loop.Result, c memory.TaskCounts) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d done, %d failed, %d open after %d iteration(s)", res.Reason, c.Done, c.Failed, c.Open+c.InProgress, res.Stats.Iterations)
 	if len(res.Failed) > 0 {

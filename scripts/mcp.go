@@ -5,6 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -13,11 +19,6 @@ import (
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
-	"io"
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 )
 
 // addMCPCommands wires `ralph mcp`: list, add, remove and approve the MCP

@@ -70,7 +70,7 @@ type OneShot struct {
 
 	// Handle, on the broker's goroutine, and Finish or Fail, on the
 	// caller's, share these without a lock: Handle runs only while the
-	// coordinator (or the task loop) runs, and Run (RunTasks) returns
+	// coordinator (or the task loop) runs, and Run (loop.Run) returns
 	// only after every event is handled.
 	progress *progress
 	enc      *streamEncoder

@@ -11,8 +11,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
-	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -253,7 +253,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	// Approvals are asked at the terminal when there is one and through
 	// ralph answer; the loop's own questions (the budget, the breaker)
 	// only where there is a terminal: without one, its limits stop it.
-	ctl := coordinator.NewLoopControl()
+	ctl := loop.NewControl()
 	queue := interrupts.NewQueue()
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Queue: queue, Signals: true,
 		Steer: func(coord *coordinator.Coordinator) control.Target {
@@ -276,8 +276,8 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		return face.Fail(ExitUsage, err), nil
 	}
 	start := time.Now()
-	res := coordinator.RunTasks(ctx, opts)
-	if res.Reason == coordinator.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText &&
+	res := loop.Run(ctx, opts)
+	if res.Reason == loop.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText &&
 		t.InTTY && t.ErrTTY {
 		// Stop and switch: the loop is stopped and saved; the person goes
 		// on talking to the same coordinator, and /run resumes the loop.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -334,7 +335,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	}
 	// The task loop a script's /run starts can be paused from another
 	// terminal; the conversation's messages and stops share its queue.
-	ctl := coordinator.NewLoopControl()
+	ctl := loop.NewControl()
 	at := p.Attach(ctx, project.Face{Handle: sc.Handle, Queue: queue, Signals: true,
 		Steer:  func(*coordinator.Coordinator) control.Target { return control.Steer{Queue: queue, Loop: ctl} },
 		Notify: func(s string) { fmt.Fprintln(t.Err, "ralph: "+text.StripControls(s)) }})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -165,12 +166,12 @@ func RunTemporal(ctx context.Context, face *OneShot, t TemporalRun) int {
 		}
 		return face.Fail(code, fmt.Errorf("the run on Temporal gave no result (ralph-temporal exited %d)", code))
 	}
-	lr := coordinator.LoopResult{Reason: res.Reason, IsError: res.IsError, Done: res.Done, Failed: res.Failed,
-		Stats: coordinator.LoopStats{Iterations: res.Iterations, CostUSD: res.CostUSD, TasksDone: res.Counts.Done, TasksFailed: res.Counts.Failed}}
+	lr := loop.Result{Reason: res.Reason, IsError: res.IsError, Done: res.Done, Failed: res.Failed,
+		Stats: loop.Stats{Iterations: res.Iterations, CostUSD: res.CostUSD, TasksDone: res.Counts.Done, TasksFailed: res.Counts.Failed}}
 	if res.Error != "" {
 		lr.Err = errors.New(res.Error)
 	}
-	if res.Reason == coordinator.ReasonInterrupted {
+	if res.Reason == loop.ReasonInterrupted {
 		lr.Signal = syscall.SIGINT
 		if got == syscall.SIGTERM {
 			lr.Signal = got

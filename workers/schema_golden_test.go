@@ -27,7 +27,8 @@ type goldenTool struct {
 
 // goldenDefs are the definitions of every tool this package makes, with
 // run_command's sandbox sentence left out (danger-full-access adds none),
-// and last the task loop's complete_task (the coordinator's claim tool).
+// then the task loop's complete_task (the coordinator's claim tool) and
+// last spawn_agent (the coordinator's own).
 func goldenDefs(t *testing.T) []ToolDef {
 	ts := newTestToolset(t, Options{Sandbox: sandbox.FullAccess})
 	defs := ts.Definitions()
@@ -37,6 +38,7 @@ func goldenDefs(t *testing.T) []ToolDef {
 		NewCompleteTaskTool(fs, "/p", memory.NewRedactor()).Def(),
 		NewRecordDecisionTool(func(memory.DecisionRecord) error { return nil }).Def(),
 		CompleteTaskLoopDef(),
+		SpawnAgentDef(),
 	)
 	return defs
 }

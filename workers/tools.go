@@ -24,7 +24,7 @@ const (
 	ToolCompleteTask   = "complete_task"
 	ToolRecordDecision = "record_decision"
 	// ToolSpawnAgent is the coordinator's tool that starts a child agent;
-	// it is defined there (coordinator.SpawnAgentTool).
+	// its definition is here (SpawnAgentDef), its running there.
 	ToolSpawnAgent = "spawn_agent"
 	// ToolAskUser is planned (issue 30: the model asks the person a
 	// question); no tool has the name yet. It is named here because it

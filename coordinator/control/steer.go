@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/interrupts"
 )
 
@@ -25,7 +25,7 @@ type Steer struct {
 	// count says they cannot take messages at all.
 	Tell func(interrupts.Interrupt) int
 	// Loop pauses and resumes the task loop; nil when none runs.
-	Loop *coordinator.LoopControl
+	Loop *loop.Control
 }
 
 // Stop implements Target.
@@ -92,7 +92,7 @@ func (s Steer) Continue() Reply {
 }
 
 func notRunning(err error) Reply {
-	if errors.Is(err, coordinator.ErrNoLoop) {
+	if errors.Is(err, loop.ErrNoLoop) {
 		return NotDone("no task loop is running here")
 	}
 	return NotDone("%s", err.Error())

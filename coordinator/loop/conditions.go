@@ -14,12 +14,10 @@ import (
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
-
-	"github.com/ralph-dev/ralph/coordinator"
 )
 
 // User-written conditions (--until, the circuit breaker, quality gates) are
-// expr-lang expressions over coordinator.LoopStats. They are compiled once,
+// expr-lang expressions over Stats. They are compiled once,
 // before any model call, against the struct's type, so a misspelt variable
 // or a condition that is not true-or-false stops ralph with one sentence
 // before it spends anything, rather than after an hour of work.
@@ -31,9 +29,9 @@ type Variable struct {
 	Meaning string // one line
 }
 
-// variableMeanings documents each LoopStats field by its expr name. A test
+// variableMeanings documents each Stats field by its expr name. A test
 // checks that every field has an entry, so a new figure cannot be added to
-// LoopStats without saying what it means.
+// Stats without saying what it means.
 var variableMeanings = map[string]string{
 	"iterations":         "loop iterations run so far",
 	"tasks_open":         "tasks still open in RALPH_TASKS.md",
@@ -48,10 +46,10 @@ var variableMeanings = map[string]string{
 	"same_error_repeats": "consecutive iterations that failed with the same error",
 }
 
-// variables is derived from LoopStats itself, so the names offered in
+// variables is derived from Stats itself, so the names offered in
 // messages and help are exactly the ones the compiler accepts.
 var variables = func() []Variable {
-	t := reflect.TypeFor[coordinator.LoopStats]()
+	t := reflect.TypeFor[Stats]()
 	out := make([]Variable, 0, t.NumField())
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -68,7 +66,7 @@ var variables = func() []Variable {
 	return out
 }()
 
-// KnownVariables lists the names a condition may use, in LoopStats order,
+// KnownVariables lists the names a condition may use, in Stats order,
 // with their types and meanings.
 func KnownVariables() []Variable {
 	return append([]Variable(nil), variables...)
@@ -78,7 +76,7 @@ func KnownVariables() []Variable {
 var errDivisionByZero = errors.New("division by zero")
 
 // divFunc is the name "/" is rewritten to. Users never need to write it; it
-// only has to be a name no LoopStats field will ever take.
+// only has to be a name no Stats field will ever take.
 const divFunc = "ralph_divide"
 
 // divide replaces expr's "/", which follows IEEE arithmetic and would turn
@@ -107,7 +105,7 @@ func toFloat(v any) float64 {
 // expr replace "/" with divide wherever both sides are known numbers, which
 // with a typed environment is everywhere that matters.
 var compileOptions = []expr.Option{
-	expr.Env(coordinator.LoopStats{}),
+	expr.Env(Stats{}),
 	expr.AsBool(),
 	expr.Function(divFunc, divide,
 		new(func(int, int) float64), new(func(int, float64) float64),
@@ -126,12 +124,12 @@ func (e *conditionError) Error() string { return e.msg }
 func (e *conditionError) Unwrap() error { return e.err }
 
 // CompileCondition compiles src as a boolean expression over
-// coordinator.LoopStats; what names the flag in messages ("--until"). An
+// Stats; what names the flag in messages ("--until"). An
 // unknown name, a syntax error, or a result that is not true or false is an
 // error now, with the position and, for a misspelt name, the nearest known
 // one. The returned Condition is safe for concurrent use; an error while it
 // runs (a division by zero) is returned, never a panic.
-func CompileCondition(what, src string) (coordinator.Condition, error) {
+func CompileCondition(what, src string) (Condition, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, &conditionError{msg: fmt.Sprintf("%s: the condition is empty; write one such as %q", what, "tasks_open == 0")}
 	}
@@ -143,7 +141,7 @@ func CompileCondition(what, src string) (coordinator.Condition, error) {
 	// evaluation takes one from a pool. Reusing a VM keeps its stack, which
 	// saves an allocation per evaluation over vm.Run's fresh VM.
 	pool := &sync.Pool{New: func() any { return new(vm.VM) }}
-	return func(s coordinator.LoopStats) (bool, error) {
+	return func(s Stats) (bool, error) {
 		m := pool.Get().(*vm.VM)
 		out, err := m.Run(prog, s)
 		pool.Put(m)

@@ -7,11 +7,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/ralph-dev/ralph/coordinator"
 )
 
-func mustCompile(t *testing.T, src string) coordinator.Condition {
+func mustCompile(t *testing.T, src string) Condition {
 	t.Helper()
 	c, err := CompileCondition("--until", src)
 	if err != nil {
@@ -21,7 +19,7 @@ func mustCompile(t *testing.T, src string) coordinator.Condition {
 }
 
 func TestConditionTrueAndFalse(t *testing.T) {
-	s := coordinator.LoopStats{Iterations: 6, TasksOpen: 2, TasksDone: 5, CostUSD: 1.25, ErrorRate: 0.5,
+	s := Stats{Iterations: 6, TasksOpen: 2, TasksDone: 5, CostUSD: 1.25, ErrorRate: 0.5,
 		NoProgress: 3, SameErrorRepeats: 1, ElapsedS: 90}
 	cases := []struct {
 		src  string
@@ -50,12 +48,12 @@ func TestConditionTrueAndFalse(t *testing.T) {
 	}
 }
 
-// Every LoopStats field must be reachable by its documented name and read
+// Every Stats field must be reachable by its documented name and read
 // the right field, so each one is set alone to a distinctive value.
 func TestEveryVariableUsable(t *testing.T) {
 	vars := KnownVariables()
-	if n := reflect.TypeFor[coordinator.LoopStats]().NumField(); len(vars) != n {
-		t.Fatalf("KnownVariables lists %d names; LoopStats has %d fields", len(vars), n)
+	if n := reflect.TypeFor[Stats]().NumField(); len(vars) != n {
+		t.Fatalf("KnownVariables lists %d names; Stats has %d fields", len(vars), n)
 	}
 	for i, v := range vars {
 		if v.Meaning == "" {
@@ -64,7 +62,7 @@ func TestEveryVariableUsable(t *testing.T) {
 		if v.Type != "int" && v.Type != "float" {
 			t.Errorf("variable %s has type %q", v.Name, v.Type)
 		}
-		var s coordinator.LoopStats
+		var s Stats
 		f := reflect.ValueOf(&s).Elem().Field(i)
 		if f.Kind() == reflect.Int {
 			f.SetInt(7)
@@ -75,7 +73,7 @@ func TestEveryVariableUsable(t *testing.T) {
 		if got, err := c(s); err != nil || !got {
 			t.Errorf("%s == 7 with only that field set: %v, %v", v.Name, got, err)
 		}
-		if got, err := c(coordinator.LoopStats{}); err != nil || got {
+		if got, err := c(Stats{}); err != nil || got {
 			t.Errorf("%s == 7 on zero stats: %v, %v", v.Name, got, err)
 		}
 	}
@@ -151,7 +149,7 @@ func TestSuggest(t *testing.T) {
 }
 
 func TestConditionRuntimeErrors(t *testing.T) {
-	zero := coordinator.LoopStats{}
+	zero := Stats{}
 	cases := []struct{ src, want string }{
 		{"tasks_done / iterations > 0.5", `--until: division by zero at column 12; guard the divisor, as in "iterations > 0 && errors / iterations > 0.5"`},
 		{"cost_usd / tasks_done > 1", "--until: division by zero at column 10"},
@@ -168,7 +166,7 @@ func TestConditionRuntimeErrors(t *testing.T) {
 			t.Errorf("%q:\n got %s\nwant %s", c.src, err, c.want)
 		}
 		// The same compiled condition keeps working once the divisor is not zero.
-		if _, err := cond(coordinator.LoopStats{Iterations: 2, TasksDone: 1}); err != nil {
+		if _, err := cond(Stats{Iterations: 2, TasksDone: 1}); err != nil {
 			t.Errorf("%q after an error: %v", c.src, err)
 		}
 	}
@@ -199,7 +197,7 @@ func TestConditionConcurrent(t *testing.T) {
 				return
 			}
 			for i := range 2000 {
-				s := coordinator.LoopStats{TasksDone: (g + i) % 10, Iterations: i % 3, CostUSD: float64(i % 4)}
+				s := Stats{TasksDone: (g + i) % 10, Iterations: i % 3, CostUSD: float64(i % 4)}
 				got, err := cond(s)
 				var want bool
 				var wantErr bool
@@ -233,7 +231,7 @@ func BenchmarkConditionEval(b *testing.B) {
 		{"until", "tasks_done >= 5 || cost_usd > 2"},
 		{"breaker", "no_progress >= 3 || same_error_repeats >= 3 || (iterations > 0 && errors / iterations > 0.5)"},
 	}
-	s := coordinator.LoopStats{Iterations: 12, TasksDone: 4, Errors: 3, CostUSD: 1, NoProgress: 1, SameErrorRepeats: 1}
+	s := Stats{Iterations: 12, TasksDone: 4, Errors: 3, CostUSD: 1, NoProgress: 1, SameErrorRepeats: 1}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			cond, err := CompileCondition("--until", c.src)
@@ -257,7 +255,7 @@ func BenchmarkConditionEvalParallel(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
-		s := coordinator.LoopStats{TasksDone: 4, CostUSD: 1}
+		s := Stats{TasksDone: 4, CostUSD: 1}
 		for pb.Next() {
 			if ok, err := cond(s); err != nil || ok {
 				b.Error(ok, err)

@@ -18,15 +18,15 @@ import (
 // DefaultRun is the configuration of `ralph run` before any flag.
 func DefaultRun() memory.RunConfig {
 	return memory.RunConfig{
-		MaxIterations: 100, OnError: coordinator.OnErrorRetry, Retries: 2,
+		MaxIterations: 100, OnError: OnErrorRetry, Retries: 2,
 		TaskTimeout:     memory.Duration(coordinator.DefaultChildTimeout),
-		BreakerCooldown: memory.Duration(coordinator.DefaultBreakerCooldown),
+		BreakerCooldown: memory.Duration(DefaultBreakerCooldown),
 	}
 }
 
 // Setup is a run configuration compiled for the task loop.
 type Setup struct {
-	Until, Breaker coordinator.Condition
+	Until, Breaker Condition
 	// External is the CLI agent that works the tasks (--agent), nil
 	// for ralph's own child agents.
 	External *workers.ExternalAgent
@@ -60,7 +60,7 @@ func Compile(rc *memory.RunConfig) (Setup, error) {
 		return s, fmt.Errorf("--breaker-cooldown cannot be negative (got %s)", time.Duration(rc.BreakerCooldown))
 	}
 	switch rc.OnError {
-	case coordinator.OnErrorRetry, coordinator.OnErrorSkip, coordinator.OnErrorAbort:
+	case OnErrorRetry, OnErrorSkip, OnErrorAbort:
 	default:
 		return s, fmt.Errorf("--on-error must be retry, skip or abort, not %q", rc.OnError)
 	}

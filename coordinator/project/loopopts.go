@@ -18,7 +18,7 @@ import (
 type LoopFace struct {
 	Coord   *coordinator.Coordinator
 	Queue   *interrupts.Queue
-	Control *coordinator.LoopControl
+	Control *loop.Control
 	// Ask answers the circuit breaker and the budget; nil: nobody to
 	// ask, the loop's limits stop it.
 	Ask func(context.Context, string) bool
@@ -36,20 +36,20 @@ type LoopFace struct {
 // external agent), not with ralph's defaults. A nil rc is `ralph run`'s
 // defaults. The Setup tells the face whether an external agent works the
 // tasks.
-func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (coordinator.LoopOptions, loop.Setup, error) {
+func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, loop.Setup, error) {
 	if rc == nil {
 		d := loop.DefaultRun()
 		rc = &d
 	}
 	setup, err := loop.Compile(rc)
 	if err != nil {
-		return coordinator.LoopOptions{}, setup, err
+		return loop.Options{}, setup, err
 	}
 	notify := f.Notify
 	if notify == nil {
 		notify = func(string) {}
 	}
-	var worker coordinator.TaskWorker = f.Coord.ChildTaskWorker()
+	var worker loop.Worker = loop.ChildWorker(f.Coord)
 	if setup.External != nil {
 		// Processes an agent starts outside its group (claude's own
 		// sessions, setsid) are reparented to ralph rather than init, so
@@ -59,12 +59,12 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (coordinator.Loo
 		}
 		agent, price, notices, err := p.ExternalAgent(rc)
 		if err != nil {
-			return coordinator.LoopOptions{}, setup, err
+			return loop.Options{}, setup, err
 		}
 		for _, n := range notices {
 			notify(n)
 		}
-		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: f.Coord.Events(), Price: price}
+		worker = loop.ExternalWorker{Agent: agent, Events: f.Coord.Events(), Price: price}
 	}
 	prior := f.Prior
 	if prior == nil {
@@ -74,7 +74,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (coordinator.Loo
 	if parallel == 0 {
 		parallel = p.parallel
 	}
-	opts := coordinator.LoopOptions{
+	opts := loop.Options{
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
 		Queue: f.Queue, Store: f.Control.Watch(p.Session), Events: f.Coord.Events(), RecordErr: p.RecordErr,
@@ -90,7 +90,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (coordinator.Loo
 	}
 	if rc.Verify != "" {
 		verify := rc.Verify
-		opts.Verify = func(ctx context.Context, ws coordinator.Workspace) (bool, string) {
+		opts.Verify = func(ctx context.Context, ws loop.Workspace) (bool, string) {
 			tools := p.Tools
 			if ws.Tools != nil {
 				tools = ws.Tools // the task's own worktree

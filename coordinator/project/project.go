@@ -20,7 +20,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/taskprompt"
+	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -471,7 +472,7 @@ func (p *Project) decide(d memory.DecisionRecord) error {
 
 // RecordErr is the first error writing the session's events or
 // transcript, if any: a run or task loop on this project checks it before
-// it reports (coordinator.Options.RecordErr, LoopOptions.RecordErr).
+// it reports (coordinator.Options.RecordErr, loop.Options.RecordErr).
 func (p *Project) RecordErr() error {
 	if p.recording == nil {
 		return nil
@@ -651,7 +652,7 @@ When the task is done, answer with a short summary of what you did. Today is %s.
 // the hard stops meant for the loop; ctl, if set, pauses and resumes it.
 // ask answers the circuit breaker (nil: nobody to ask, the loop stops).
 func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
-	ctl *coordinator.LoopControl, ask func(context.Context, string) bool) (string, error) {
+	ctl *loop.Control, ask func(context.Context, string) bool) (string, error) {
 	st := p.Session.State()
 	// Read now, so a template edited during the chat counts, and a bad
 	// one stops the loop before it starts.
@@ -662,7 +663,7 @@ func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, 
 	if err != nil {
 		return "", err
 	}
-	res := coordinator.RunTasks(ctx, opts)
+	res := loop.Run(ctx, opts)
 	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
 	if res.IsError {
 		if res.Err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -57,10 +57,10 @@ func checkRunGit(ctx context.Context, run *memory.RunConfig, root string) error 
 }
 
 // TaskGit is git's part in this project's task loop (see
-// coordinator.TaskGit): a checkpoint after every attempt, and as the run
+// loop.TaskGit): a checkpoint after every attempt, and as the run
 // asks, a commit per done task or a worktree per task merged back. It is
 // nil outside git.
-func (p *Project) TaskGit(run *memory.RunConfig) coordinator.TaskGit {
+func (p *Project) TaskGit(run *memory.RunConfig) loop.TaskGit {
 	g := p.openGit(context.Background())
 	if g.cps == nil {
 		return nil
@@ -100,16 +100,16 @@ type worktree struct {
 	task  string
 	dir   string // the worktree's top
 	repo  *git.Repo
-	ws    coordinator.Workspace
+	ws    loop.Workspace
 	tools *workers.Toolset
 }
 
-func (g *taskGit) Workspace(ctx context.Context, t memory.Task, attempt int) (coordinator.Workspace, error) {
+func (g *taskGit) Workspace(ctx context.Context, t memory.Task, attempt int) (loop.Workspace, error) {
 	// The session's first checkpoint must be taken before a task changes
 	// anything, or it would count as the person's.
 	g.cps.Before(ctx)
 	if !g.worktrees {
-		return coordinator.Workspace{}, nil
+		return loop.Workspace{}, nil
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -118,7 +118,7 @@ func (g *taskGit) Workspace(ctx context.Context, t memory.Task, attempt int) (co
 	}
 	wt, err := g.addWorktree(ctx, t.ID)
 	if err != nil {
-		return coordinator.Workspace{}, err
+		return loop.Workspace{}, err
 	}
 	g.trees[t.ID] = wt
 	g.saveWorkers()
@@ -171,7 +171,7 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 		return nil, err
 	}
 	return &worktree{task: id, dir: dir, repo: wrepo, tools: tools,
-		ws: coordinator.Workspace{Dir: projDir, Branch: branch, Tools: tools}}, nil
+		ws: loop.Workspace{Dir: projDir, Branch: branch, Tools: tools}}, nil
 }
 
 // saveWorkers puts the worktrees in session.json, for ralph status.
@@ -188,7 +188,7 @@ func (g *taskGit) saveWorkers() {
 	_ = g.p.Session.SaveState(func(s *memory.State) { s.Workers = list })
 }
 
-func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws coordinator.Workspace) []git.FileChange {
+func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace) []git.FileChange {
 	if ws.Branch != "" {
 		return nil // its changes reach the project with its merge
 	}
@@ -218,7 +218,7 @@ func (g *taskGit) message(t memory.Task, summary string) string {
 	return msg + "\n\nRalph-Session: " + g.p.Session.ID + "\n"
 }
 
-func (g *taskGit) Done(ctx context.Context, t memory.Task, attempt int, summary string, ws coordinator.Workspace) (string, []git.FileChange, error) {
+func (g *taskGit) Done(ctx context.Context, t memory.Task, attempt int, summary string, ws loop.Workspace) (string, []git.FileChange, error) {
 	if !g.commit {
 		return "", nil, nil
 	}
@@ -331,7 +331,7 @@ func (g *taskGit) Close(ctx context.Context) []string {
 		for _, w := range known {
 			if filepath.Dir(w.Dir) == base && !slices.ContainsFunc(list, func(wt *worktree) bool { return wt.dir == w.Dir }) {
 				if r, err := git.Open(ctx, w.Dir); err == nil {
-					list = append(list, &worktree{task: filepath.Base(w.Dir), dir: w.Dir, repo: r, ws: coordinator.Workspace{Branch: w.Branch}})
+					list = append(list, &worktree{task: filepath.Base(w.Dir), dir: w.Dir, repo: r, ws: loop.Workspace{Branch: w.Branch}})
 				}
 			}
 		}
@@ -348,4 +348,4 @@ func (g *taskGit) Close(ctx context.Context) []string {
 	return notices
 }
 
-var _ coordinator.TaskGit = (*taskGit)(nil)
+var _ loop.TaskGit = (*taskGit)(nil)

@@ -103,7 +103,7 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		out.Failure = fmt.Sprintf("%s: %v", coordinator.ErrWorkspace, err)
+		out.Failure = fmt.Sprintf("%s: %v", loop.ErrWorkspace, err)
 		return out, nil
 	}
 	hb.set(func(b *beat) { b.Phase = "working" })
@@ -158,7 +158,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 			hb.set(func(b *beat) { b.Last = text.Clip(ev.Text, 200) })
 		}
 	})
-	var worker coordinator.TaskWorker = coord.ChildTaskWorker()
+	var worker loop.Worker = loop.ChildWorker(coord)
 	if rc.Agent != "" {
 		// The external agent as ralph run configures it: the worker's own
 		// [agents.*] settings, its sandbox and approvals, --agent-arg.
@@ -167,7 +167,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 			out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 			return
 		}
-		worker = coordinator.ExternalTaskWorker{Agent: agent, Events: coord.Events(), Price: price}
+		worker = loop.ExternalWorker{Agent: agent, Events: coord.Events(), Price: price}
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(rc.TaskTimeout))
 	defer cancel()
@@ -179,8 +179,8 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	if err != nil {
 		f = memory.ParseTasks(nil)
 	}
-	res := worker.Work(wctx, coordinator.AssignmentIn(fs, wt, f, in.Task, in.Attempt,
-		coordinator.LastTry{Error: in.LastError, Summary: in.LastSummary}, nil))
+	res := worker.Work(wctx, loop.AssignmentIn(fs, wt, f, in.Task, in.Attempt,
+		loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, nil))
 	out.Completed, out.Summary, out.Usage, out.CostUSD = res.Completed, res.Summary, res.Usage, res.CostUSD
 	switch {
 	case res.Err != nil && llm.IsConfigError(res.Err):

@@ -10,13 +10,14 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-// The task loop as a workflow. It is the local loop (coordinator.RunTasks)
+// The task loop as a workflow. It is the local loop (loop.Run)
 // on another host: the same decisions from coordinator/decide, in the same
 // order, with the clock read from workflow.Now so a replay decides alike.
 // What differs is where the work happens: an attempt is an activity on
@@ -34,13 +35,13 @@ const maxEvents = 2000
 
 // ReasonConfig and ReasonNoTasks end runs that could not work at all.
 const (
-	ReasonConfig  = coordinator.ReasonConfig
+	ReasonConfig  = loop.ReasonConfig
 	ReasonNoTasks = "cannot read the task file"
 )
 
 // Conditions compiles --until and --breaker; ralph-temporal passes the
 // same compiler ralph uses (loop.CompileCondition).
-type Conditions func(name, expr string) (coordinator.Condition, error)
+type Conditions func(name, expr string) (loop.Condition, error)
 
 // EventPage answers the events query: the events from Since on, and the
 // index to ask from next.
@@ -68,8 +69,8 @@ type loopWF struct {
 	ctx        workflow.Context
 	in         RunInput
 	policy     decide.Policy
-	until      coordinator.Condition
-	trips      coordinator.Condition
+	until      loop.Condition
+	trips      loop.Condition
 	sessionID  string
 	start      time.Time
 	file       *memory.TaskFile
@@ -77,7 +78,7 @@ type loopWF struct {
 	attempts   map[string]int
 	notBefore  map[string]time.Time
 	waived     map[string]int
-	lastTry    map[string]coordinator.LastTry
+	lastTry    map[string]loop.LastTry
 	streak     decide.Streak
 	breaker    decide.Breaker
 	iterations int
@@ -99,9 +100,9 @@ type loopWF struct {
 func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, error) {
 	return func(ctx workflow.Context, in RunInput) (RunResult, error) {
 		w := &loopWF{ctx: ctx, in: in, policy: in.Policy.WithDefaults(), running: map[string]*inflight{}, attempts: map[string]int{},
-			notBefore: map[string]time.Time{}, waived: map[string]int{}, lastTry: map[string]coordinator.LastTry{}, start: workflow.Now(ctx),
+			notBefore: map[string]time.Time{}, waived: map[string]int{}, lastTry: map[string]loop.LastTry{}, start: workflow.Now(ctx),
 			sessionID: workflow.GetInfo(ctx).WorkflowExecution.RunID}
-		w.trips = coordinator.DefaultBreaker
+		w.trips = loop.DefaultBreaker
 		var err error
 		if in.Until != "" {
 			if w.until, err = cond("--until", in.Until); err != nil {
@@ -118,10 +119,10 @@ func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, e
 		}
 		sig := workflow.GetSignalChannel(ctx, SignalName)
 		if _, err := w.integrate(nil); err != nil {
-			return w.result(coordinator.LoopResult{Reason: ReasonNoTasks, IsError: true, Err: err}), nil
+			return w.result(loop.Result{Reason: ReasonNoTasks, IsError: true, Err: err}), nil
 		}
 		if w.file.Counts().Total == 0 {
-			return w.result(coordinator.LoopResult{Reason: ReasonNoTasks, IsError: true,
+			return w.result(loop.Result{Reason: ReasonNoTasks, IsError: true,
 				Err: fmt.Errorf("%s on %s has no tasks; add lines like \"- [ ] do something\" and push them", memory.TasksFile, in.Project.Branch)}), nil
 		}
 		return w.result(w.run(sig)), nil
@@ -147,11 +148,11 @@ func (w *loopWF) queries() error {
 	})
 }
 
-func (w *loopWF) run(sig workflow.ReceiveChannel) coordinator.LoopResult {
+func (w *loopWF) run(sig workflow.ReceiveChannel) loop.Result {
 	for {
 		w.drain(sig)
 		if w.stopping {
-			return w.stop(coordinator.LoopResult{Reason: decide.ReasonInterrupted, IsError: true})
+			return w.stop(loop.Result{Reason: decide.ReasonInterrupted, IsError: true})
 		}
 		if r, stop := w.checkLimits(); stop {
 			return w.stop(r)
@@ -295,7 +296,7 @@ func (w *loopWF) heartbeatTimeout() time.Duration {
 
 // stop cancels the attempts in flight, waits for each to end (their
 // agents are stopped by then), and ends the loop with r.
-func (w *loopWF) stop(r coordinator.LoopResult) coordinator.LoopResult {
+func (w *loopWF) stop(r loop.Result) loop.Result {
 	ids := w.runningIDs()
 	for _, id := range ids {
 		w.running[id].cancel()
@@ -326,7 +327,7 @@ func (w *loopWF) addUsage(out AttemptOutcome) {
 
 // finish settles one attempt, as coordinator's loop.finish does. It
 // reports whether the loop must stop.
-func (w *loopWF) finish(f *inflight) (coordinator.LoopResult, bool) {
+func (w *loopWF) finish(f *inflight) (loop.Result, bool) {
 	id := f.task.ID
 	delete(w.running, id)
 	var out AttemptOutcome
@@ -341,10 +342,10 @@ func (w *loopWF) finish(f *inflight) (coordinator.LoopResult, bool) {
 		ev := w.ended(f, memory.TaskOpen, out, failure)
 		ev.IsError = true
 		w.emit(ev)
-		return coordinator.LoopResult{Reason: ReasonConfig, IsError: true, Err: errors.New(failure)}, true
+		return loop.Result{Reason: ReasonConfig, IsError: true, Err: errors.New(failure)}, true
 	case out.ErrKind == ErrKindLimit:
 		if failure = w.waitForLimit(f, out); failure == "" {
-			return coordinator.LoopResult{}, false
+			return loop.Result{}, false
 		}
 	case failure == "" && !out.Completed:
 		failure = "the worker finished without completing the task"
@@ -361,7 +362,7 @@ func (w *loopWF) finish(f *inflight) (coordinator.LoopResult, bool) {
 		res, err := w.integrate([]TaskUpdate{{ID: id, State: memory.TaskDone, Attempts: f.attempt, Merge: true,
 			Progress: &memory.ProgressEntry{Time: now, Title: f.task.Title, Body: body, SessionID: w.sessionID, Iteration: w.iterations, TaskID: id}}})
 		if err != nil {
-			return coordinator.LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
+			return loop.Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
 		if c := res.Conflicts[id]; c != "" {
 			failure, final = c, true
@@ -373,18 +374,18 @@ func (w *loopWF) finish(f *inflight) (coordinator.LoopResult, bool) {
 			if w.breaker.Succeeded(id, w.policy.BreakerCooldown) {
 				w.breakerChanged(fmt.Sprintf("half-open → closed: %s succeeded; tasks run again", id))
 			}
-			return coordinator.LoopResult{}, false
+			return loop.Result{}, false
 		}
 	}
 	w.errs++
 	w.streak = w.streak.Failed(failure)
-	w.lastTry[id] = coordinator.LastTry{Error: failure, Summary: out.Summary}
+	w.lastTry[id] = loop.LastTry{Error: failure, Summary: out.Summary}
 	s := w.policy.SettleFailure(f.attempt, w.waived[id], final, now)
 	if s.Next == memory.TaskOpen {
 		w.notBefore[id] = s.NotBefore
 	}
 	if _, err := w.integrate([]TaskUpdate{{ID: id, State: s.Next, Attempts: f.attempt}}); err != nil {
-		return coordinator.LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
+		return loop.Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	ev := w.ended(f, s.Next, out, failure)
 	ev.IsError = true
@@ -393,7 +394,7 @@ func (w *loopWF) finish(f *inflight) (coordinator.LoopResult, bool) {
 		w.failed = append(w.failed, id)
 	}
 	if s.Abort {
-		return coordinator.LoopResult{Reason: decide.ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", id, failure)}, true
+		return loop.Result{Reason: decide.ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", id, failure)}, true
 	}
 	return w.breakerFailed(id, failure)
 }
@@ -439,23 +440,23 @@ func (w *loopWF) hold(now time.Time) time.Duration {
 	return max(wait, b)
 }
 
-func (w *loopWF) breakerFailed(id, failure string) (coordinator.LoopResult, bool) {
+func (w *loopWF) breakerFailed(id, failure string) (loop.Result, bool) {
 	switch w.breaker.Failed(id) {
 	case decide.Reopen:
 		w.openBreaker(fmt.Sprintf("half-open → open: %s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), w.breaker.Cooldown))
-		return coordinator.LoopResult{}, false
+		return loop.Result{}, false
 	case decide.Ignore:
-		return coordinator.LoopResult{}, false
+		return loop.Result{}, false
 	}
 	trip, err := w.trips(w.stats())
 	if err != nil {
 		why := "the breaker condition failed: " + err.Error()
-		return coordinator.LoopResult{Reason: decide.ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
+		return loop.Result{Reason: decide.ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
 	}
 	if trip {
 		w.openBreaker(fmt.Sprintf("closed → open: %d attempts in a row completed no task; last error: %s", w.streak.NoProgress, text.Clip(failure, 200)))
 	}
-	return coordinator.LoopResult{}, false
+	return loop.Result{}, false
 }
 
 func (w *loopWF) openBreaker(why string) {
@@ -471,9 +472,9 @@ func (w *loopWF) breakerChanged(detail string) {
 }
 
 // stats are the figures --until and --breaker see.
-func (w *loopWF) stats() coordinator.LoopStats {
+func (w *loopWF) stats() loop.Stats {
 	c := w.file.Counts()
-	s := coordinator.LoopStats{Iterations: w.iterations, TasksOpen: c.Open + c.InProgress, TasksDone: c.Done, TasksFailed: c.Failed,
+	s := loop.Stats{Iterations: w.iterations, TasksOpen: c.Open + c.InProgress, TasksDone: c.Done, TasksFailed: c.Failed,
 		Errors: w.errs, Tokens: w.usage.InputTokens + w.usage.OutputTokens, CostUSD: w.cost,
 		ElapsedS: workflow.Now(w.ctx).Sub(w.start).Seconds(), NoProgress: w.streak.NoProgress, SameErrorRepeats: w.streak.SameErrorRepeats}
 	if w.iterations > 0 {
@@ -483,32 +484,32 @@ func (w *loopWF) stats() coordinator.LoopStats {
 }
 
 // checkLimits evaluates the stop conditions at a boundary.
-func (w *loopWF) checkLimits() (coordinator.LoopResult, bool) {
+func (w *loopWF) checkLimits() (loop.Result, bool) {
 	st := w.stats()
 	if w.until != nil {
 		ok, err := w.until(st)
 		if err != nil {
-			return coordinator.LoopResult{Reason: "the --until condition failed", IsError: true, Err: err}, true
+			return loop.Result{Reason: "the --until condition failed", IsError: true, Err: err}, true
 		}
 		if ok {
-			return coordinator.LoopResult{Reason: decide.ReasonUntil, IsError: len(w.failed) > 0}, true
+			return loop.Result{Reason: decide.ReasonUntil, IsError: len(w.failed) > 0}, true
 		}
 	}
 	if decide.CostSpent(w.cost, w.in.MaxCost, st.TasksOpen, len(w.running)) {
-		return coordinator.LoopResult{Reason: decide.ReasonMaxCost, IsError: true,
+		return loop.Result{Reason: decide.ReasonMaxCost, IsError: true,
 			Err: coordinator.CostLimitError(w.in.MaxCost, w.cost)}, true
 	}
 	if w.policy.OutOfIterations(w.iterations, len(w.running), st.TasksOpen) {
-		return coordinator.LoopResult{Reason: decide.ReasonMaxIterations, IsError: true,
+		return loop.Result{Reason: decide.ReasonMaxIterations, IsError: true,
 			Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", w.policy.MaxIterations, st.TasksOpen)}, true
 	}
-	return coordinator.LoopResult{}, false
+	return loop.Result{}, false
 }
 
-func (w *loopWF) final() coordinator.LoopResult {
+func (w *loopWF) final() loop.Result {
 	c := w.file.Counts()
 	reason, isError := decide.Final(c, len(w.failed))
-	r := coordinator.LoopResult{Reason: reason, IsError: isError}
+	r := loop.Result{Reason: reason, IsError: isError}
 	if reason == decide.ReasonStuck {
 		r.Err = fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)
 	}
@@ -546,7 +547,7 @@ func (w *loopWF) status() Status {
 	return st
 }
 
-func (w *loopWF) result(r coordinator.LoopResult) RunResult {
+func (w *loopWF) result(r loop.Result) RunResult {
 	res := RunResult{Reason: r.Reason, IsError: r.IsError, Done: w.done, Failed: w.failed, Iterations: w.iterations,
 		Usage: w.usage, CostUSD: w.cost, SessionID: w.sessionID}
 	if r.Err != nil {

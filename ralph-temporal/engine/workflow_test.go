@@ -14,8 +14,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/decide"
-	"github.com/ralph-dev/ralph/coordinator/decide/scenarios"
+	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -77,8 +78,8 @@ func newEnv(t *testing.T, tasks string, cond Conditions, attempt func(ctx contex
 	e.SetTestTimeout(time.Minute)
 	r := &fakeRemote{file: memory.ParseTasks([]byte(tasks))}
 	if cond == nil {
-		cond = func(string, string) (coordinator.Condition, error) {
-			return func(coordinator.LoopStats) (bool, error) { return false, nil }, nil
+		cond = func(string, string) (loop.Condition, error) {
+			return func(loop.Stats) (bool, error) { return false, nil }, nil
 		}
 	}
 	e.RegisterWorkflowWithOptions(NewTaskLoop(cond), workflow.RegisterOptions{Name: WorkflowName})
@@ -114,8 +115,8 @@ func (e env) result(t *testing.T) RunResult {
 func TestWorkflowScenarios(t *testing.T) {
 	for _, sc := range scenarios.All {
 		t.Run(sc.Name, func(t *testing.T) {
-			cond := func(string, string) (coordinator.Condition, error) {
-				return func(s coordinator.LoopStats) (bool, error) {
+			cond := func(string, string) (loop.Condition, error) {
+				return func(s loop.Stats) (bool, error) {
 					return sc.Breaker != nil && sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil
 				}, nil
 			}

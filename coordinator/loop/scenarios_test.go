@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/decide/scenarios"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -20,22 +20,22 @@ func TestLoopScenarios(t *testing.T) {
 			root, fs := taskProject(t, sc.Tasks)
 			var mu sync.Mutex
 			var starts []string
-			breaker := func(LoopStats) (bool, error) { return false, nil }
+			breaker := func(Stats) (bool, error) { return false, nil }
 			if sc.Breaker != nil {
-				breaker = func(s LoopStats) (bool, error) { return sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil }
+				breaker = func(s Stats) (bool, error) { return sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil }
 			}
 			p := sc.Policy
-			res := RunTasks(context.Background(), LoopOptions{
+			res := Run(context.Background(), Options{
 				Fs: fs, Root: root, MaxIterations: p.MaxIterations, Parallel: p.Parallel, OnError: p.OnError, Retries: p.Retries,
 				Backoff: p.Backoff, BreakerCooldown: p.BreakerCooldown, Breaker: breaker,
-				Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) TaskOutcome {
+				Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) Outcome {
 					mu.Lock()
 					starts = append(starts, task.ID)
 					mu.Unlock()
 					if done, failure := sc.Result(task.ID, attempt); !done {
-						return TaskOutcome{Err: errors.New(failure)}
+						return Outcome{Err: errors.New(failure)}
 					}
-					return TaskOutcome{Completed: true, Summary: "did " + task.ID}
+					return Outcome{Completed: true, Summary: "did " + task.ID}
 				}),
 			})
 			if res.Reason != sc.Reason || res.IsError != sc.IsError {

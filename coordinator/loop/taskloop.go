@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -10,24 +10,25 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
-	"github.com/ralph-dev/ralph/coordinator/taskprompt"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-// TaskWorker works one task of RALPH_TASKS.md: a child agent of the
+// Worker works one task of RALPH_TASKS.md: a child agent of the
 // coordinator, or an external CLI agent.
-type TaskWorker interface {
-	Work(ctx context.Context, a Assignment) TaskOutcome
+type Worker interface {
+	Work(ctx context.Context, a Assignment) Outcome
 }
 
-// TaskOutcome is what one attempt at a task came to.
-type TaskOutcome struct {
+// Outcome is what one attempt at a task came to.
+type Outcome struct {
 	// Completed: the worker claims the task is done (complete_task, or the
 	// completion marker of an external agent). Verification may still fail.
 	Completed bool
@@ -44,11 +45,11 @@ const (
 	OnErrorAbort = decide.OnErrorAbort
 )
 
-// LoopOptions configures the task loop.
-type LoopOptions struct {
+// Options configures the task loop.
+type Options struct {
 	Fs     afero.Fs
 	Root   string
-	Worker TaskWorker
+	Worker Worker
 	// MaxIterations bounds task attempts (default 100).
 	MaxIterations int
 	// Parallel is how many independent tasks are worked at once (default 1).
@@ -83,7 +84,7 @@ type LoopOptions struct {
 	// work as configured (see TaskGit).
 	Git   TaskGit
 	Queue *interrupts.Queue
-	Store Store
+	Store coordinator.Store
 	// Notify, if set, is told one sentence about each thing the loop did
 	// to the task file that a person should know of, such as a duplicate
 	// id it replaced. The same sentence goes to decisions.jsonl.
@@ -91,14 +92,14 @@ type LoopOptions struct {
 	// Events receives the loop's events; give it the coordinator's broker
 	// (Coordinator.Events) so its children's events and the loop's form
 	// one stream. nil publishes to nobody.
-	Events *pubsub.Broker[Event]
+	Events *pubsub.Broker[coordinator.Event]
 	// RecordErr, if set, tells whether the session's record could not be
 	// written (Recording.Err); the loop checks it before it reports.
 	RecordErr func() error
 	// SessionID is put on events and progress entries.
 	SessionID string
 	// Control, if set, pauses and resumes the loop from outside.
-	Control *LoopControl
+	Control *Control
 	// Prior continues a resumed session's counters.
 	Prior *memory.State
 	// Redactor takes secrets out of the progress entries the loop writes
@@ -111,7 +112,7 @@ type LoopOptions struct {
 
 // DefaultBreaker trips after three attempts in a row that completed no task,
 // or the same error three times in a row.
-func DefaultBreaker(s LoopStats) (bool, error) {
+func DefaultBreaker(s Stats) (bool, error) {
 	return s.NoProgress >= 3 || s.SameErrorRepeats >= 3, nil
 }
 
@@ -130,9 +131,9 @@ const (
 	ReasonConfig        = "the model is configured wrongly"
 )
 
-// LoopResult is how a task loop ended.
-type LoopResult struct {
-	Stats   LoopStats `json:"stats"`
+// Result is how a task loop ended.
+type Result struct {
+	Stats   Stats     `json:"stats"`
 	Reason  string    `json:"reason"`
 	Done    []string  `json:"done"`
 	Failed  []string  `json:"failed"`
@@ -145,7 +146,7 @@ type attemptDone struct {
 	task    memory.Task
 	attempt int
 	ws      Workspace
-	out     TaskOutcome
+	out     Outcome
 }
 
 // lastTry is how a task's latest failed attempt went, which its retry is
@@ -154,11 +155,11 @@ type lastTry struct {
 	err, verify, summary string
 }
 
-// loop is the state of one RunTasks call.
+// loop is the state of one Run call.
 type loop struct {
-	o         LoopOptions
+	o         Options
 	start     time.Time
-	stats     LoopStats
+	stats     Stats
 	usage     conversation.Usage
 	cost      float64
 	lastErr   string
@@ -167,7 +168,7 @@ type loop struct {
 	done      []string
 	failed    []string
 	counts    memory.TaskCounts // as of the last refresh
-	res       LoopResult
+	res       Result
 	// wait is the limit the loop waits for, nil when none; waived counts
 	// per task the attempts a limit cut short, which spend no retry.
 	wait    *memory.Wait
@@ -180,11 +181,11 @@ type loop struct {
 	storeErr error
 }
 
-// RunTasks works through RALPH_TASKS.md until every task is done or failed,
+// Run works through RALPH_TASKS.md until every task is done or failed,
 // a stop condition holds, a limit is reached, or a hard stop arrives. It
 // saves the session at every task boundary. When it returns, every
 // subscriber has handled every event of the loop.
-func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
+func Run(ctx context.Context, o Options) Result {
 	if o.MaxIterations <= 0 {
 		o.MaxIterations = 100
 	}
@@ -204,7 +205,7 @@ func RunTasks(ctx context.Context, o LoopOptions) LoopResult {
 		o.Queue = interrupts.NewQueue()
 	}
 	if o.Events == nil {
-		o.Events = pubsub.NewBroker[Event]()
+		o.Events = pubsub.NewBroker[coordinator.Event]()
 	}
 	if o.BreakerCooldown <= 0 {
 		o.BreakerCooldown = DefaultBreakerCooldown
@@ -270,13 +271,13 @@ func (l *loop) failIfNotSaved() {
 	}
 }
 
-func (l *loop) emit(ev Event) {
+func (l *loop) emit(ev coordinator.Event) {
 	ev.Time = time.Now()
 	ev.SessionID = l.o.SessionID
 	if ev.AgentID == "" {
-		ev.AgentID = MainAgent
+		ev.AgentID = coordinator.MainAgent
 	}
-	publish(l.o.Events, ev)
+	coordinator.Publish(l.o.Events, ev)
 }
 
 // decide records a choice of the loop, and why it was made: a decision
@@ -286,17 +287,17 @@ func (l *loop) decide(d memory.DecisionRecord) {
 	if d.Turn == 0 {
 		d.Turn = l.stats.Iterations
 	}
-	l.emit(decisionEvent(d))
+	l.emit(coordinator.DecisionEvent(d))
 }
 
-func (l *loop) run(ctx context.Context) LoopResult {
+func (l *loop) run(ctx context.Context) Result {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := make(chan attemptDone)
 	inflight := 0
 	// stop ends the loop: in-flight attempts are cancelled and awaited, so
-	// no worker outlives RunTasks, and their tasks go back to open.
-	stop := func(r LoopResult) LoopResult {
+	// no worker outlives Run, and their tasks go back to open.
+	stop := func(r Result) Result {
 		cancel()
 		for inflight > 0 {
 			d := <-results
@@ -307,10 +308,10 @@ func (l *loop) run(ctx context.Context) LoopResult {
 	}
 	for {
 		if it, ok := l.o.Queue.PopAtMost(interrupts.HardStop); ok {
-			return stop(LoopResult{Reason: ReasonInterrupted, IsError: true, Signal: it.Signal})
+			return stop(Result{Reason: ReasonInterrupted, IsError: true, Signal: it.Signal})
 		}
 		if ctx.Err() != nil {
-			return stop(LoopResult{Reason: ReasonInterrupted, IsError: true})
+			return stop(Result{Reason: ReasonInterrupted, IsError: true})
 		}
 		if r, done := l.checkLimits(ctx); done {
 			return stop(r)
@@ -318,7 +319,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 		// Start as many ready tasks as the parallelism allows.
 		f, err := l.boundary()
 		if err != nil {
-			return stop(LoopResult{Reason: "cannot read the task file", IsError: true, Err: err})
+			return stop(Result{Reason: "cannot read the task file", IsError: true, Err: err})
 		}
 		paused := l.o.Control.Paused()
 		ready, wait := l.ready(f)
@@ -335,7 +336,7 @@ func (l *loop) run(ctx context.Context) LoopResult {
 			}
 			attempt, err := l.begin(t, ready[i+1:])
 			if err != nil {
-				return stop(LoopResult{Reason: "cannot update the task file", IsError: true, Err: err})
+				return stop(Result{Reason: "cannot update the task file", IsError: true, Err: err})
 			}
 			inflight++
 			l.breaker.Started(t.ID)
@@ -469,8 +470,8 @@ func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
 		return 0, err
 	}
 	l.running[t.ID] = true
-	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
-		Task: t.ID, TaskAttempt: &TaskAttempt{Number: attempt}})
+	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
+		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
 	l.decide(l.picked(t, attempt, later))
 	l.stats.Iterations++
 	l.save(memory.StatusRunning, t.ID)
@@ -494,7 +495,7 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	l.emit(attemptEnded(d, memory.TaskOpen, nil, "interrupted"))
 }
 
-func (l *loop) addUsage(out TaskOutcome) {
+func (l *loop) addUsage(out Outcome) {
 	l.usage = l.usage.Add(out.Usage)
 	if out.CostUSD != nil {
 		l.cost += *out.CostUSD
@@ -503,7 +504,7 @@ func (l *loop) addUsage(out TaskOutcome) {
 
 // finish settles one attempt: done (claimed and verified), retry, failed,
 // or abort. It reports whether the loop must stop.
-func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
+func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 	delete(l.running, d.task.ID)
 	l.addUsage(d.out)
 	t, out := d.task, d.out
@@ -512,7 +513,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		return l.stopOnConfig(t, out.Err), true
 	}
 	failure, final, endedAlready := "", false, false
-	var verify *VerifyRun
+	var verify *coordinator.VerifyRun
 	switch {
 	case out.Err != nil && isLimit(out.Err):
 		// A limit cut the attempt short: wait for it to reset, unless it
@@ -520,7 +521,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.ended(ctx, d)
 		endedAlready = true
 		if failure = l.waitForLimit(d, out.Err); failure == "" {
-			return LoopResult{}, false
+			return Result{}, false
 		}
 	case out.Err != nil:
 		failure = out.Err.Error()
@@ -556,7 +557,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID}))
 		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
 		if err != nil {
-			return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
+			return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
 		l.done = append(l.done, t.ID)
 		delete(l.tries, t.ID)
@@ -564,7 +565,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.emit(attemptEnded(d, memory.TaskDone, verify, ""))
 		l.breakerSucceeded(t.ID)
 		l.save(memory.StatusRunning, "")
-		return LoopResult{}, false
+		return Result{}, false
 	}
 	l.stats.Errors++
 	l.setStreak(l.streak().Failed(failure))
@@ -578,7 +579,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 		l.notBefore[t.ID] = settled.NotBefore
 	}
 	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
-		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: err}, true
+		return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	ev := attemptEnded(d, next, verify, failure)
 	ev.IsError = true
@@ -589,7 +590,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (LoopResult, bool) {
 	}
 	l.save(memory.StatusRunning, "")
 	if settled.Abort {
-		return LoopResult{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
+		return Result{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
 	}
 	return l.breakerFailed(ctx, t.ID, failure)
 }

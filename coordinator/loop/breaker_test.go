@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -30,12 +31,12 @@ func loopSession(t *testing.T, fs afero.Fs, root string) *memory.Session {
 // recordInto records the events of b (a new broker when nil) into the
 // session, as a run's recorder does: decisions reach decisions.jsonl
 // only through it.
-func recordInto(t *testing.T, b *pubsub.Broker[Event], s *memory.Session) *pubsub.Broker[Event] {
+func recordInto(t *testing.T, b *pubsub.Broker[coordinator.Event], s *memory.Session) *pubsub.Broker[coordinator.Event] {
 	t.Helper()
 	if b == nil {
-		b = pubsub.NewBroker[Event]()
+		b = pubsub.NewBroker[coordinator.Event]()
 	}
-	rec := StartRecording(context.Background(), b, s)
+	rec := coordinator.StartRecording(context.Background(), b, s)
 	t.Cleanup(func() { _ = rec.Stop() })
 	return b
 }
@@ -74,14 +75,14 @@ func TestBreakerClosedOpenHalfOpenClosed(t *testing.T) {
 	var calls atomic.Int32
 	var snapshots []memory.State
 	events := collectEvents(t)
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 200 * time.Millisecond,
 		Store: snapshotStore{s, &snapshots}, Events: recordInto(t, events.broker, s),
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			if calls.Add(1) <= 3 {
-				return TaskOutcome{Err: errors.New("the server is down")}
+				return Outcome{Err: errors.New("the server is down")}
 			}
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if res.IsError || res.Reason != ReasonAllDone || len(res.Done) != 5 {
@@ -109,7 +110,7 @@ func TestBreakerClosedOpenHalfOpenClosed(t *testing.T) {
 	}
 	var states []string
 	for _, ev := range events.all() {
-		if ev.Type == EventBreaker {
+		if ev.Type == coordinator.EventBreaker {
 			states = append(states, ev.State)
 		}
 	}
@@ -127,21 +128,21 @@ func TestBreakerHalfOpenFailureDoublesTheCooldown(t *testing.T) {
 	// Every task fails until the breaker has gone half-open twice: the
 	// first task it lets through fails, the second succeeds.
 	var halfOpens atomic.Int32
-	events := pubsub.NewBroker[Event]()
-	t.Cleanup(events.Subscribe(context.Background(), func(ev Event) {
-		if ev.Type == EventBreaker && ev.State == memory.BreakerHalfOpen {
+	events := pubsub.NewBroker[coordinator.Event]()
+	t.Cleanup(events.Subscribe(context.Background(), func(ev coordinator.Event) {
+		if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerHalfOpen {
 			halfOpens.Add(1)
 		}
 	}, pubsub.Sync()))
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 100 * time.Millisecond, Parallel: 3,
 		Store: s, Events: recordInto(t, events, s),
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			time.Sleep(20 * time.Millisecond)
 			if halfOpens.Load() < 2 {
-				return TaskOutcome{Err: errors.New("still down")}
+				return Outcome{Err: errors.New("still down")}
 			}
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if res.IsError || len(res.Done) != 6 {
@@ -196,15 +197,15 @@ func (s snapshotStore) SaveState(fn func(*memory.State)) error {
 
 // eventLog collects a broker's events for a test.
 type eventLog struct {
-	broker *pubsub.Broker[Event]
+	broker *pubsub.Broker[coordinator.Event]
 	mu     sync.Mutex
-	events []Event
+	events []coordinator.Event
 }
 
 func collectEvents(t *testing.T) *eventLog {
 	t.Helper()
-	l := &eventLog{broker: pubsub.NewBroker[Event]()}
-	t.Cleanup(l.broker.Subscribe(context.Background(), func(ev Event) {
+	l := &eventLog{broker: pubsub.NewBroker[coordinator.Event]()}
+	t.Cleanup(l.broker.Subscribe(context.Background(), func(ev coordinator.Event) {
 		l.mu.Lock()
 		l.events = append(l.events, ev)
 		l.mu.Unlock()
@@ -212,8 +213,8 @@ func collectEvents(t *testing.T) *eventLog {
 	return l
 }
 
-func (l *eventLog) all() []Event {
+func (l *eventLog) all() []coordinator.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Event(nil), l.events...)
+	return append([]coordinator.Event(nil), l.events...)
 }

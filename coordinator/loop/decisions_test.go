@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 	"github.com/ralph-dev/ralph/memory"
@@ -39,21 +40,21 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 	})
 	t.Cleanup(srv.Close)
 	tools := mustTools(t)
-	var coord *Coordinator
+	var coord *coordinator.Coordinator
 	tools.Register(workers.NewRecordDecisionTool(func(d memory.DecisionRecord) error {
 		coord.RecordDecision(d)
 		return nil
 	}))
-	coord = New(Options{
+	coord = coordinator.New(coordinator.Options{
 		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
 		SessionID: sess.ID, System: "main",
-		Children: &Children{Parallel: 1, MaxTurns: 5, Tools: tools.View(nil),
-			ToolsWith: func(extra ...workers.Tool) Tools { return tools.View(nil, extra...) },
-			Store:     func(id string) Store { return testAgentStore{sess, id} }},
+		Children: &coordinator.Children{Parallel: 1, MaxTurns: 5, Tools: tools.View(nil),
+			ToolsWith: func(extra ...workers.Tool) coordinator.Tools { return tools.View(nil, extra...) },
+			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} }},
 	})
-	rec := StartRecording(context.Background(), coord.Events(), sess)
-	res := RunTasks(context.Background(), LoopOptions{
-		Fs: fs, Root: root, Worker: coord.ChildTaskWorker(), Store: sess, Events: coord.Events(), SessionID: sess.ID, RecordErr: rec.Err,
+	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess)
+	res := Run(context.Background(), Options{
+		Fs: fs, Root: root, Worker: ChildWorker(coord), Store: sess, Events: coord.Events(), SessionID: sess.ID, RecordErr: rec.Err,
 	})
 	if err := rec.Stop(); err != nil || res.IsError || len(res.Done) != 2 {
 		t.Fatalf("result %+v, record error %v", res, err)
@@ -78,10 +79,10 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 			got = append(got, d.Agent+" decided on "+d.Task)
 		}
 	}
-	evs, _, _ := memory.ReadJSONL[Event](fs, memory.LogPath(root, sess.ID, memory.EventsLog))
+	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, sess.ID, memory.EventsLog))
 	agentOf := map[string]string{}
 	for _, ev := range evs {
-		if ev.Type == EventAgentSpawned {
+		if ev.Type == coordinator.EventAgentSpawned {
 			agentOf[ev.Task] = ev.AgentID
 		}
 	}
@@ -91,7 +92,7 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 	}
 	n := 0
 	for _, ev := range evs {
-		if ev.Type == EventDecision && ev.Decision != nil && ev.Decision.Kind == "agent_decision" && ev.AgentID == ev.Decision.Agent {
+		if ev.Type == coordinator.EventDecision && ev.Decision != nil && ev.Decision.Kind == "agent_decision" && ev.AgentID == ev.Decision.Agent {
 			n++
 		}
 	}
@@ -101,7 +102,7 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 }
 
 // decisionsLost is a record store whose decisions.jsonl cannot be written.
-type decisionsLost struct{ RecordStore }
+type decisionsLost struct{ coordinator.RecordStore }
 
 func (decisionsLost) AppendLog(name string, _ any) error {
 	return fmt.Errorf("%s.jsonl: disk full", name)
@@ -113,16 +114,16 @@ func TestLostDecisionFailsTheLoop(t *testing.T) {
 	root, fs := taskProject(t, taskList(1))
 	s := loopSession(t, fs, root)
 	events := collectEvents(t)
-	rec := StartRecording(context.Background(), events.broker, decisionsLost{s})
+	rec := coordinator.StartRecording(context.Background(), events.broker, decisionsLost{s})
 	t.Cleanup(func() { _ = rec.Stop() })
-	res := RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root, Store: s, Events: events.broker, RecordErr: rec.Err,
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} })})
+	res := Run(context.Background(), Options{Fs: fs, Root: root, Store: s, Events: events.broker, RecordErr: rec.Err,
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} })})
 	if !res.IsError || res.Reason != ReasonNotSaved || !strings.Contains(fmt.Sprint(res.Err), "decisions.jsonl: disk full") {
 		t.Fatalf("result = %+v", res)
 	}
 	var d *memory.DecisionRecord
 	for _, ev := range events.all() {
-		if ev.Type == EventDecision {
+		if ev.Type == coordinator.EventDecision {
 			d = ev.Decision
 			break
 		}
@@ -153,9 +154,9 @@ func TestContextTrimIsADecision(t *testing.T) {
 		{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"big.txt"}`}}},
 		{Role: "tool", ToolCallID: "c1", Name: "read_file", Content: strings.Repeat("a line of a big file\n", 2000)},
 		{Role: "assistant", Content: "read it"}}
-	coord := New(Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: mustTools(t),
+	coord := coordinator.New(coordinator.Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: mustTools(t),
 		Store: sess, SessionID: "s1", History: history, ContextTokens: 3000})
-	rec := StartRecording(context.Background(), coord.Events(), sess)
+	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess)
 	if res := coord.Run(context.Background(), "and now?"); res.IsError {
 		t.Fatalf("result = %+v", res)
 	}

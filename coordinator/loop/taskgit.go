@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/workers"
@@ -77,7 +78,7 @@ func (l *loop) ended(ctx context.Context, d attemptDone) {
 
 func (l *loop) filesChanged(t memory.Task, files []git.FileChange) {
 	if len(files) > 0 {
-		l.emit(Event{Type: EventFilesChanged, Files: files, Text: FilesSummary(files), Task: t.ID})
+		l.emit(coordinator.Event{Type: coordinator.EventFilesChanged, Files: files, Text: coordinator.FilesSummary(files), Task: t.ID})
 	}
 }
 

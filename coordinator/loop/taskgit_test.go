@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -64,15 +64,15 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 	}}
 	var verified sync.Map
 	var notices []string
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 2, Backoff: time.Millisecond, Git: g,
-		Breaker: func(LoopStats) (bool, error) { return false, nil },
+		Breaker: func(Stats) (bool, error) { return false, nil },
 		Notify:  func(s string) { notices = append(notices, s) },
-		Worker: workspaceWorker(func(_ context.Context, task memory.Task, attempt int, ws Workspace) TaskOutcome {
+		Worker: workspaceWorker(func(_ context.Context, task memory.Task, attempt int, ws Workspace) Outcome {
 			if ws.Dir != "/wt/"+task.ID {
-				return TaskOutcome{Err: errors.New("not in the task's workspace: " + ws.Dir)}
+				return Outcome{Err: errors.New("not in the task's workspace: " + ws.Dir)}
 			}
-			return TaskOutcome{Completed: true, Summary: "did " + task.Title}
+			return Outcome{Completed: true, Summary: "did " + task.Title}
 		}),
 		Verify: func(_ context.Context, ws Workspace) (bool, string) {
 			verified.Store(ws.Dir, true)
@@ -127,9 +127,9 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 	}
 }
 
-// workspaceWorker is a TaskWorker from a function that sees the workspace.
-type workspaceWorker func(ctx context.Context, t memory.Task, attempt int, ws Workspace) TaskOutcome
+// workspaceWorker is a Worker from a function that sees the workspace.
+type workspaceWorker func(ctx context.Context, t memory.Task, attempt int, ws Workspace) Outcome
 
-func (f workspaceWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
+func (f workspaceWorker) Work(ctx context.Context, a Assignment) Outcome {
 	return f(ctx, a.Task, a.Attempt, a.Workspace)
 }

@@ -1,9 +1,10 @@
-package coordinator
+package loop
 
 import (
 	"context"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -14,18 +15,18 @@ const verifyOutputLimit = 2000
 
 // verify runs the --verify command for an attempt and returns the record
 // of the run for the attempt's end event, and its full output.
-func (l *loop) verify(ctx context.Context, ws Workspace) (*VerifyRun, string) {
+func (l *loop) verify(ctx context.Context, ws Workspace) (*coordinator.VerifyRun, string) {
 	start := time.Now()
 	ok, output := l.o.Verify(ctx, ws)
-	return &VerifyRun{OK: ok, DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output
+	return &coordinator.VerifyRun{OK: ok, DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output
 }
 
 // attemptEnded is the task_changed event that ends an attempt: the task's
 // new state, with the attempt's number, what it spent, its verification
 // and why it failed, so a session's own record holds its task timeline.
-func attemptEnded(d attemptDone, state memory.TaskState, verify *VerifyRun, failure string) Event {
+func attemptEnded(d attemptDone, state memory.TaskState, verify *coordinator.VerifyRun, failure string) coordinator.Event {
 	usage := d.out.Usage
-	return Event{Type: EventTaskChanged, Text: d.task.ID + " " + string(state), Output: d.task.Title, Task: d.task.ID,
-		TaskAttempt: &TaskAttempt{Number: d.attempt, Verify: verify, Error: text.Clip(failure, 1000)},
+	return coordinator.Event{Type: coordinator.EventTaskChanged, Text: d.task.ID + " " + string(state), Output: d.task.Title, Task: d.task.ID,
+		TaskAttempt: &coordinator.TaskAttempt{Number: d.attempt, Verify: verify, Error: text.Clip(failure, 1000)},
 		Usage:       &usage, CostUSD: d.out.CostUSD}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 )
 
 // Scenario is one case.

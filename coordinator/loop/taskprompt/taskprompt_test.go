@@ -139,7 +139,7 @@ func TestRalphTUITemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "run.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "run.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -17,21 +18,21 @@ import (
 // its own task timeline.
 func TestTaskEventsRecordEachAttempt(t *testing.T) {
 	root, fs := taskProject(t, "- [ ] flaky <!-- ralph:id=t1 -->\n")
-	events := pubsub.NewBroker[Event]()
+	events := pubsub.NewBroker[coordinator.Event]()
 	var mu sync.Mutex
-	var changed []Event
-	defer events.Subscribe(context.Background(), func(ev Event) {
-		if ev.Type == EventTaskChanged {
+	var changed []coordinator.Event
+	defer events.Subscribe(context.Background(), func(ev coordinator.Event) {
+		if ev.Type == coordinator.EventTaskChanged {
 			mu.Lock()
 			changed = append(changed, ev)
 			mu.Unlock()
 		}
 	}, pubsub.Sync())()
 	cost := 0.002
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 1, Backoff: time.Millisecond, Events: events,
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
-			return TaskOutcome{Completed: true, Usage: conversation.Usage{InputTokens: 10, OutputTokens: 2}, CostUSD: &cost}
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			return Outcome{Completed: true, Usage: conversation.Usage{InputTokens: 10, OutputTokens: 2}, CostUSD: &cost}
 		}),
 		Verify: func(context.Context, Workspace) (bool, string) {
 			mu.Lock()

@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -31,17 +31,17 @@ func TestLimitWaitThenGoOn(t *testing.T) {
 	var starts []time.Time
 	var reset time.Time
 	var calls atomic.Int32
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 0, MaxWait: time.Hour, Store: snapshotStore{s, &snapshots}, Events: recordInto(t, nil, s),
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			mu.Lock()
 			starts = append(starts, time.Now())
 			mu.Unlock()
 			if calls.Add(1) == 1 {
 				reset = time.Now().Add(300 * time.Millisecond)
-				return TaskOutcome{Err: rateLimited(reset)}
+				return Outcome{Err: rateLimited(reset)}
 			}
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if res.IsError || len(res.Done) != 3 || len(res.Failed) != 0 || res.Stats.Iterations != 3 || res.Stats.Errors != 0 {
@@ -79,17 +79,17 @@ func TestLimitWaitThenGoOn(t *testing.T) {
 func TestLimitWaitSpendsNoRetry(t *testing.T) {
 	root, fs := taskProject(t, taskList(1))
 	var calls atomic.Int32
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 1, Backoff: time.Millisecond, MaxWait: time.Hour,
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			switch calls.Add(1) {
 			case 1:
-				return TaskOutcome{Err: &workers.UsageLimitError{Agent: workers.AgentCodex,
+				return Outcome{Err: &workers.UsageLimitError{Agent: workers.AgentCodex,
 					UsageLimit: workers.UsageLimit{Until: time.Now().Add(50 * time.Millisecond), Text: "You've hit your usage limit."}}}
 			case 2:
-				return TaskOutcome{Err: errors.New("tests fail")}
+				return Outcome{Err: errors.New("tests fail")}
 			}
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if res.IsError || len(res.Done) != 1 || calls.Load() != 3 {
@@ -101,10 +101,10 @@ func TestLimitWaitSpendsNoRetry(t *testing.T) {
 // fails the attempt as any failure, in one sentence that says so.
 func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	root, fs := taskProject(t, taskList(1))
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, OnError: OnErrorSkip, MaxWait: time.Hour,
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
-			return TaskOutcome{Err: rateLimited(time.Now().Add(3 * time.Hour))}
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			return Outcome{Err: rateLimited(time.Now().Add(3 * time.Hour))}
 		}),
 	})
 	if len(res.Failed) != 1 {
@@ -117,10 +117,10 @@ func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	// And with --max-wait 0 nothing is waited for.
 	root, fs = taskProject(t, taskList(1))
 	s := loopSession(t, fs, root)
-	res = RunTasks(context.Background(), LoopOptions{
+	res = Run(context.Background(), Options{
 		Fs: fs, Root: root, OnError: OnErrorSkip, Store: s, Events: recordInto(t, nil, s),
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
-			return TaskOutcome{Err: rateLimited(time.Now().Add(time.Minute))}
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			return Outcome{Err: rateLimited(time.Now().Add(time.Minute))}
 		}),
 	})
 	if len(res.Failed) != 1 {
@@ -143,19 +143,19 @@ func TestLimitWaitEndsAtOnceOnHardStop(t *testing.T) {
 	root, fs := taskProject(t, taskList(2))
 	s := loopSession(t, fs, root)
 	q := interrupts.NewQueue()
-	done := make(chan LoopResult, 1)
+	done := make(chan Result, 1)
 	go func() {
-		done <- RunTasks(context.Background(), LoopOptions{
+		done <- Run(context.Background(), Options{
 			Fs: fs, Root: root, MaxWait: 6 * time.Hour, Queue: q, Store: s,
-			Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
-				return TaskOutcome{Err: rateLimited(time.Now().Add(2 * time.Hour))}
+			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+				return Outcome{Err: rateLimited(time.Now().Add(2 * time.Hour))}
 			}),
 		})
 	}()
 	waitUntil(t, func() bool { w := s.State().Wait; return w != nil && w.Until.Sub(time.Now()) > time.Hour })
 	stopAt := time.Now()
 	q.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
-	var res LoopResult
+	var res Result
 	select {
 	case res = <-done:
 	case <-time.After(10 * time.Second):

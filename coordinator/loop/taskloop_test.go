@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -14,15 +14,16 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
-// fnWorker is a TaskWorker from a function, for loop tests without a model.
-type fnWorker func(ctx context.Context, t memory.Task, attempt int) TaskOutcome
+// fnWorker is a Worker from a function, for loop tests without a model.
+type fnWorker func(ctx context.Context, t memory.Task, attempt int) Outcome
 
-func (f fnWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
+func (f fnWorker) Work(ctx context.Context, a Assignment) Outcome {
 	return f(ctx, a.Task, a.Attempt)
 }
 
@@ -56,16 +57,16 @@ func loadTasks(t *testing.T, fs afero.Fs, root string) *memory.TaskFile {
 func TestLoopTwentyTasksOneAlwaysFails(t *testing.T) {
 	root, fs := taskProject(t, taskList(20))
 	var attempts sync.Map
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 2, Backoff: time.Millisecond,
-		Breaker: func(LoopStats) (bool, error) { return false, nil },
-		Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) TaskOutcome {
+		Breaker: func(Stats) (bool, error) { return false, nil },
+		Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) Outcome {
 			n, _ := attempts.LoadOrStore(task.Title, new(atomic.Int32))
 			n.(*atomic.Int32).Add(1)
 			if task.Title == "task number 13" {
-				return TaskOutcome{Err: errors.New("compile error in 13")}
+				return Outcome{Err: errors.New("compile error in 13")}
 			}
-			return TaskOutcome{Completed: true, Summary: "did " + task.Title}
+			return Outcome{Completed: true, Summary: "did " + task.Title}
 		}),
 	})
 	if !res.IsError || res.Reason != ReasonSomeFailed || len(res.Done) != 19 || len(res.Failed) != 1 {
@@ -95,10 +96,10 @@ func TestLoopTwentyTasksOneAlwaysFails(t *testing.T) {
 
 func TestLoopUntilStopsAfterFive(t *testing.T) {
 	root, fs := taskProject(t, taskList(10))
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root,
-		Until:  func(s LoopStats) (bool, error) { return s.TasksDone >= 5, nil },
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} }),
+		Until:  func(s Stats) (bool, error) { return s.TasksDone >= 5, nil },
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
 	if res.IsError || res.Reason != ReasonUntil || len(res.Done) != 5 {
 		t.Fatalf("result = %+v", res)
@@ -113,9 +114,9 @@ func TestLoopParallelRespectsDependencies(t *testing.T) {
 	var now, peak atomic.Int32
 	var mu sync.Mutex
 	var order []string
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Parallel: 4,
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			n := now.Add(1)
 			for {
 				p := peak.Load()
@@ -128,7 +129,7 @@ func TestLoopParallelRespectsDependencies(t *testing.T) {
 			mu.Lock()
 			order = append(order, task.ID)
 			mu.Unlock()
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if res.IsError || len(res.Done) != 6 {
@@ -147,12 +148,12 @@ func TestLoopCircuitBreakerAsksAPerson(t *testing.T) {
 	// stops when they say no.
 	root, fs := taskProject(t, taskList(5))
 	asked, calls := 0, 0
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond,
 		Ask: func(context.Context, string) bool { asked++; return asked == 1 },
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			calls++
-			return TaskOutcome{Err: errors.New("rate limited")}
+			return Outcome{Err: errors.New("rate limited")}
 		}),
 	})
 	if res.Reason != ReasonBreaker || asked != 2 || calls != 6 {
@@ -162,10 +163,10 @@ func TestLoopCircuitBreakerAsksAPerson(t *testing.T) {
 
 func TestLoopVerifyAndAbort(t *testing.T) {
 	root, fs := taskProject(t, taskList(3))
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, OnError: OnErrorAbort,
 		Verify: func(context.Context, Workspace) (bool, string) { return false, "FAIL: TestX" },
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} }),
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
 	if res.Reason != ReasonAborted || !strings.Contains(res.Err.Error(), "verification failed: FAIL: TestX") {
 		t.Fatalf("result = %+v", res)
@@ -179,14 +180,14 @@ func TestLoopHardStopResetsInProgress(t *testing.T) {
 	root, fs := taskProject(t, taskList(4))
 	q := interrupts.NewQueue()
 	started := make(chan struct{}, 4)
-	res := make(chan LoopResult, 1)
+	res := make(chan Result, 1)
 	go func() {
-		res <- RunTasks(context.Background(), LoopOptions{
+		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Parallel: 2, Queue: q,
-			Worker: fnWorker(func(ctx context.Context, _ memory.Task, _ int) TaskOutcome {
+			Worker: fnWorker(func(ctx context.Context, _ memory.Task, _ int) Outcome {
 				started <- struct{}{}
 				<-ctx.Done()
-				return TaskOutcome{Err: ctx.Err()}
+				return Outcome{Err: ctx.Err()}
 			}),
 		})
 	}()
@@ -205,8 +206,8 @@ func TestLoopHardStopResetsInProgress(t *testing.T) {
 
 func TestLoopStuckOnUnmetDependency(t *testing.T) {
 	root, fs := taskProject(t, "- [ ] a <!-- ralph:id=a depends=nope -->\n")
-	res := RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root,
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} })})
+	res := Run(context.Background(), Options{Fs: fs, Root: root,
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} })})
 	if res.Reason != ReasonStuck || !res.IsError {
 		t.Fatalf("result = %+v", res)
 	}
@@ -214,21 +215,21 @@ func TestLoopStuckOnUnmetDependency(t *testing.T) {
 
 func TestLoopPauseAndResume(t *testing.T) {
 	root, fs := taskProject(t, taskList(3))
-	ctl := NewLoopControl()
+	ctl := NewControl()
 	if err := ctl.Pause(); !errors.Is(err, ErrNoLoop) {
 		t.Fatalf("pausing with no loop: %v", err)
 	}
 	var calls atomic.Int32
 	release := make(chan struct{})
-	res := make(chan LoopResult, 1)
+	res := make(chan Result, 1)
 	go func() {
-		res <- RunTasks(context.Background(), LoopOptions{
+		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Control: ctl,
-			Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 				if calls.Add(1) == 1 {
 					<-release
 				}
-				return TaskOutcome{Completed: true}
+				return Outcome{Completed: true}
 			}),
 		})
 	}()
@@ -275,7 +276,7 @@ func TestLoopCostLimitAsksThenStops(t *testing.T) {
 	root, fs := taskProject(t, taskList(6))
 	cost := 1.0
 	asked := 0
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, MaxCost: 2,
 		Ask: func(_ context.Context, q string) bool {
 			asked++
@@ -284,8 +285,8 @@ func TestLoopCostLimitAsksThenStops(t *testing.T) {
 			}
 			return asked == 1 // raise once, then stop
 		},
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
-			return TaskOutcome{Completed: true, CostUSD: &cost}
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+			return Outcome{Completed: true, CostUSD: &cost}
 		}),
 	})
 	if res.Reason != ReasonMaxCost || !res.IsError || asked != 2 || len(res.Done) != 4 {
@@ -298,16 +299,16 @@ func TestLoopCostLimitAsksThenStops(t *testing.T) {
 // sub-cent amounts shown as they are.
 func TestLoopCostLimitAfterTheLastTask(t *testing.T) {
 	cost := 0.0003
-	worker := fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
-		return TaskOutcome{Completed: true, CostUSD: &cost}
+	worker := fnWorker(func(context.Context, memory.Task, int) Outcome {
+		return Outcome{Completed: true, CostUSD: &cost}
 	})
 	root, fs := taskProject(t, taskList(2))
-	res := RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root, MaxCost: 0.0005, Worker: worker})
+	res := Run(context.Background(), Options{Fs: fs, Root: root, MaxCost: 0.0005, Worker: worker})
 	if res.Reason != ReasonAllDone || res.IsError || len(res.Done) != 2 {
 		t.Fatalf("the last task spent the budget: %+v", res)
 	}
 	root, fs = taskProject(t, taskList(4))
-	res = RunTasks(context.Background(), LoopOptions{Fs: fs, Root: root, MaxCost: 0.0005, Worker: worker})
+	res = Run(context.Background(), Options{Fs: fs, Root: root, MaxCost: 0.0005, Worker: worker})
 	if res.Reason != ReasonMaxCost || !res.IsError || len(res.Done) != 2 ||
 		res.Err == nil || res.Err.Error() != "the cost limit of $0.0005 was reached ($0.0006)" {
 		t.Fatalf("a budget spent with tasks left: %+v", res)
@@ -317,7 +318,7 @@ func TestLoopCostLimitAfterTheLastTask(t *testing.T) {
 func TestFormatUSD(t *testing.T) {
 	for x, want := range map[float64]string{0: "$0.00", 2.5: "$2.50", 0.01: "$0.01", 0.0042: "$0.0042", 0.000123: "$0.00012",
 		0.0001: "$0.0001", 0.0099: "$0.0099", 12.345: "$12.35"} {
-		if got := FormatUSD(x); got != want {
+		if got := coordinator.FormatUSD(x); got != want {
 			t.Errorf("FormatUSD(%v) = %s, want %s", x, got, want)
 		}
 	}
@@ -360,11 +361,11 @@ func TestLoopAgreesWithStatus(t *testing.T) {
 
 	root, fs := taskProject(t, tricky)
 	var got []string
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root,
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			got = append(got, task.Title)
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if strings.Join(got, "|") != strings.Join(want, "|") {
@@ -387,10 +388,10 @@ func TestLoopGivesIDsAtEveryBoundary(t *testing.T) {
 	runs := map[string]int{}
 	ids := map[string]string{}
 	var notices []string
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, MaxIterations: 20,
 		Notify: func(s string) { notices = append(notices, s) },
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			mu.Lock()
 			defer mu.Unlock()
 			runs[task.Title]++
@@ -398,17 +399,17 @@ func TestLoopGivesIDsAtEveryBoundary(t *testing.T) {
 			if len(runs) == 1 {
 				f, err := os.OpenFile(filepath.Join(root, memory.TasksFile), os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
-					return TaskOutcome{Err: err}
+					return Outcome{Err: err}
 				}
 				_, err = f.WriteString("- [ ] added during the run\n- [ ] copied <!-- ralph:id=t1 -->\n")
 				if cerr := f.Close(); err == nil {
 					err = cerr
 				}
 				if err != nil {
-					return TaskOutcome{Err: err}
+					return Outcome{Err: err}
 				}
 			}
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if res.IsError || len(res.Done) != 4 || res.Stats.Iterations != 4 {
@@ -432,12 +433,12 @@ func TestLoopDuplicateIDsRunOnce(t *testing.T) {
 	root, fs := taskProject(t, "- [ ] a <!-- ralph:id=t1 -->\n- [ ] b <!-- ralph:id=t1 -->\n- [ ] c <!-- ralph:id=t1 -->\n")
 	runs := map[string]int{}
 	var notices []string
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, MaxIterations: 90,
 		Notify: func(s string) { notices = append(notices, s) },
-		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) TaskOutcome {
+		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			runs[task.Title]++
-			return TaskOutcome{Completed: true}
+			return Outcome{Completed: true}
 		}),
 	})
 	if res.IsError || res.Reason != ReasonAllDone || res.Stats.Iterations != 3 {
@@ -476,9 +477,9 @@ func (s *failingStore) SaveState(fn func(*memory.State)) error {
 func TestLoopUnsavedRecordIsAnError(t *testing.T) {
 	root, fs := taskProject(t, taskList(2))
 	store := &failingStore{}
-	res := RunTasks(context.Background(), LoopOptions{
+	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Store: store,
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Completed: true} }),
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
 	if !res.IsError || res.Reason != ReasonNotSaved || !errors.Is(res.Err, errDiskFull) || len(res.Done) != 2 {
 		t.Fatalf("result = %+v", res)
@@ -489,9 +490,9 @@ func TestLoopUnsavedRecordIsAnError(t *testing.T) {
 	// A run that failed for its own reason keeps that reason and adds the
 	// lost record to its error.
 	root, fs = taskProject(t, taskList(1))
-	res = RunTasks(context.Background(), LoopOptions{
+	res = Run(context.Background(), Options{
 		Fs: fs, Root: root, Store: &failingStore{}, OnError: OnErrorAbort,
-		Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome { return TaskOutcome{Err: errors.New("boom")} }),
+		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Err: errors.New("boom")} }),
 	})
 	if res.Reason != ReasonAborted || !errors.Is(res.Err, errDiskFull) || !strings.Contains(res.Err.Error(), "boom") {
 		t.Fatalf("result = %+v", res)

@@ -1,10 +1,11 @@
-package coordinator
+package loop
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -77,7 +78,7 @@ func (l *loop) waitForLimit(d attemptDone, err error) string {
 			note = "waiting for " + what + " (it named no reset time) until " + text.Clock(until, now)
 		}
 		l.wait = &memory.Wait{Reason: reason, Until: until, Text: note}
-		l.emit(Event{Type: EventLimitWait, Text: note, Until: until})
+		l.emit(coordinator.Event{Type: coordinator.EventLimitWait, Text: note, Until: until})
 	}
 	why := fmt.Sprintf("attempt %d was stopped by %s: %s; no attempt can succeed before it resets, so waiting spends no retry", d.attempt, what,
 		text.Clip(err.Error(), 300))
@@ -102,7 +103,7 @@ func (l *loop) hold() time.Duration {
 		} else {
 			l.wait = nil
 			note := "the wait for " + limitName(w.Reason) + " is over; going on"
-			l.emit(Event{Type: EventLimitWait, Text: note})
+			l.emit(coordinator.Event{Type: coordinator.EventLimitWait, Text: note})
 			l.decide(memory.DecisionRecord{Kind: "limit_wait_over", Detail: note,
 				Reason: "the reset time " + w.Until.UTC().Format(time.RFC3339) + " has passed"})
 			l.save(memory.StatusRunning, "")

@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -36,19 +36,19 @@ func (s *stateStore) status() string {
 // change that, and Resume ends it at once.
 func TestLoopControlIdleOnlyWhenNothingIsInFlight(t *testing.T) {
 	root, fs := taskProject(t, taskList(2))
-	ctl := NewLoopControl()
+	ctl := NewControl()
 	store := &stateStore{}
 	var calls atomic.Int32
 	release := make(chan struct{})
-	res := make(chan LoopResult, 1)
+	res := make(chan Result, 1)
 	go func() {
-		res <- RunTasks(context.Background(), LoopOptions{
+		res <- Run(context.Background(), Options{
 			Fs: fs, Root: root, Control: ctl, Store: ctl.Watch(store),
-			Worker: fnWorker(func(context.Context, memory.Task, int) TaskOutcome {
+			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 				if calls.Add(1) == 1 {
 					<-release
 				}
-				return TaskOutcome{Completed: true}
+				return Outcome{Completed: true}
 			}),
 		})
 	}()

@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"fmt"
@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator/taskprompt"
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -92,7 +93,7 @@ func plural(n int, one, many string) string {
 // tryOf is how a failed attempt went, as its retry is told: a failed
 // verification is told by the end of its output rather than by the
 // failure sentence, which holds the output's head.
-func tryOf(failure string, verify *VerifyRun, out TaskOutcome) lastTry {
+func tryOf(failure string, verify *coordinator.VerifyRun, out Outcome) lastTry {
 	t := lastTry{err: failure, summary: text.Clip(out.Summary, 1000)}
 	if verify != nil && !verify.OK {
 		t.err, t.verify = "the --verify command failed", verify.Output

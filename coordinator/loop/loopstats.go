@@ -1,18 +1,19 @@
-package coordinator
+package loop
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 )
 
-// LoopStats are the figures user-written conditions see (--until, the
+// Stats are the figures user-written conditions see (--until, the
 // circuit breaker, quality gates). Field names are the variable names in
 // expressions, via the expr tags, and part of ralph's documented contract.
-type LoopStats struct {
+type Stats struct {
 	Iterations       int     `expr:"iterations" json:"iterations"`
 	TasksOpen        int     `expr:"tasks_open" json:"tasks_open"`
 	TasksDone        int     `expr:"tasks_done" json:"tasks_done"`
@@ -26,8 +27,8 @@ type LoopStats struct {
 	SameErrorRepeats int     `expr:"same_error_repeats" json:"same_error_repeats"` // consecutive iterations failing with the same error
 }
 
-// Condition is a compiled user condition over LoopStats.
-type Condition func(LoopStats) (bool, error)
+// Condition is a compiled user condition over Stats.
+type Condition func(Stats) (bool, error)
 
 // refreshCounts reads the task file's counts into the stats.
 func (l *loop) refreshCounts() {
@@ -49,15 +50,15 @@ func (l *loop) refreshStats() {
 }
 
 // checkLimits evaluates the stop conditions at a boundary.
-func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
+func (l *loop) checkLimits(ctx context.Context) (Result, bool) {
 	l.refreshStats()
 	if l.o.Until != nil {
 		ok, err := l.o.Until(l.stats)
 		if err != nil {
-			return LoopResult{Reason: "the --until condition failed", IsError: true, Err: err}, true
+			return Result{Reason: "the --until condition failed", IsError: true, Err: err}, true
 		}
 		if ok {
-			return LoopResult{Reason: ReasonUntil, IsError: len(l.failed) > 0}, true
+			return Result{Reason: ReasonUntil, IsError: len(l.failed) > 0}, true
 		}
 	}
 	// A budget spent by the last task stops nothing: with no task left the
@@ -66,35 +67,35 @@ func (l *loop) checkLimits(ctx context.Context) (LoopResult, bool) {
 		// The budget is spent: with a person at the terminal, pause and ask
 		// whether to spend as much again; otherwise stop.
 		stop := memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit",
-			Reason: fmt.Sprintf("the known cost %s reached --max-cost %s and nobody can be asked to raise it", FormatUSD(l.cost), FormatUSD(l.o.MaxCost))}
+			Reason: fmt.Sprintf("the known cost %s reached --max-cost %s and nobody can be asked to raise it", coordinator.FormatUSD(l.cost), coordinator.FormatUSD(l.o.MaxCost))}
 		if l.o.Ask != nil {
-			question := fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", FormatUSD(l.o.MaxCost), FormatUSD(l.cost), FormatUSD(l.o.MaxCost))
+			question := fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", coordinator.FormatUSD(l.o.MaxCost), coordinator.FormatUSD(l.cost), coordinator.FormatUSD(l.o.MaxCost))
 			if l.o.Ask(ctx, question) {
-				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from %s to %s", FormatUSD(l.o.MaxCost), FormatUSD(2*l.o.MaxCost)),
+				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from %s to %s", coordinator.FormatUSD(l.o.MaxCost), coordinator.FormatUSD(2*l.o.MaxCost)),
 					By: memory.DecidedByPerson, Reason: "the person answered yes to: " + question})
 				l.o.MaxCost *= 2
-				return LoopResult{}, false
+				return Result{}, false
 			}
 			stop.By, stop.Reason = memory.DecidedByPerson, "the person did not answer yes to: "+question
 		}
 		l.decide(stop)
-		return LoopResult{Reason: ReasonMaxCost, IsError: true, Err: CostLimitError(l.o.MaxCost, l.cost)}, true
+		return Result{Reason: ReasonMaxCost, IsError: true, Err: coordinator.CostLimitError(l.o.MaxCost, l.cost)}, true
 	}
 	// The counts are those refreshStats read at the top: nothing since
 	// has changed the task file.
 	if l.policy().OutOfIterations(l.stats.Iterations, len(l.running), l.stats.TasksOpen) {
-		return LoopResult{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
+		return Result{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
 	}
-	return LoopResult{}, false
+	return Result{}, false
 }
 
 // finalReason is why a loop with nothing left to start ends.
-func (l *loop) finalReason(f *memory.TaskFile) LoopResult {
+func (l *loop) finalReason(f *memory.TaskFile) Result {
 	c := f.Counts()
 	if reason, isError := decide.Final(c, len(l.failed)); reason != ReasonStuck {
-		return LoopResult{Reason: reason, IsError: isError}
+		return Result{Reason: reason, IsError: isError}
 	}
-	return LoopResult{Reason: ReasonStuck, IsError: true,
+	return Result{Reason: ReasonStuck, IsError: true,
 		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
 }
 

@@ -2,7 +2,7 @@
 // next and how many may run, how a failed attempt settles (retry, fail,
 // abort) and when it may be retried, when the loop stops, and the circuit
 // breaker. It does no I/O and reads no clock: the time is passed in. So
-// the same code decides for the local loop (coordinator.RunTasks) and for
+// the same code decides for the local loop (loop.Run) and for
 // the loop as a Temporal workflow (ralph-temporal), where every decision
 // must be deterministic to be replayed.
 package decide

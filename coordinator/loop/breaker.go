@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/decide"
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // The circuit breaker (--breaker, default DefaultBreaker) trips when its
 // condition holds after a failed attempt. With a person at the terminal
-// (LoopOptions.Ask) it asks whether to go on, as it always did. Without
+// (Options.Ask) it asks whether to go on, as it always did. Without
 // one it has three states, as breakers in services do:
 //
 //   - closed: tasks run;
@@ -59,25 +60,25 @@ func (l *loop) breakerSucceeded(id string) {
 // opens it again for twice as long; otherwise the condition is evaluated
 // and, when it holds, the person is asked (Ask) or the breaker opens. It
 // reports whether the loop must stop.
-func (l *loop) breakerFailed(ctx context.Context, id, failure string) (LoopResult, bool) {
+func (l *loop) breakerFailed(ctx context.Context, id, failure string) (Result, bool) {
 	b := &l.breaker
 	switch b.Failed(id) {
 	case decide.Reopen:
 		l.openBreaker("half-open → open", fmt.Sprintf("%s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), b.Cooldown))
-		return LoopResult{}, false
+		return Result{}, false
 	case decide.Ignore:
-		return LoopResult{}, false // open, or half-open with a task from before: the probe decides
+		return Result{}, false // open, or half-open with a task from before: the probe decides
 	}
 	l.refreshStats()
 	trip, err := l.o.Breaker(l.stats)
 	if err == nil && !trip {
-		return LoopResult{}, false
+		return Result{}, false
 	}
 	why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, text.Clip(failure, 200))
 	if err != nil {
 		why = "the breaker condition failed: " + err.Error()
 		l.decide(memory.DecisionRecord{Kind: "breaker", Task: id, Detail: "the loop stops", Reason: why})
-		return LoopResult{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
+		return Result{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
 	}
 	if l.o.Ask != nil {
 		question := "circuit breaker: " + why + ". Go on?"
@@ -86,14 +87,14 @@ func (l *loop) breakerFailed(ctx context.Context, id, failure string) (LoopResul
 			l.decide(memory.DecisionRecord{Kind: "breaker_go_on", Detail: "the loop goes on", By: memory.DecidedByPerson,
 				Reason: "the person answered yes to: " + question})
 			l.stats.NoProgress, l.stats.SameErrorRepeats = 0, 0
-			return LoopResult{}, false
+			return Result{}, false
 		}
 		l.decide(memory.DecisionRecord{Kind: "breaker_stop", Detail: "the loop stops", By: memory.DecidedByPerson,
 			Reason: "the person did not answer yes to: " + question})
-		return LoopResult{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
+		return Result{Reason: ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
 	}
 	l.openBreaker("closed → open", why)
-	return LoopResult{}, false
+	return Result{}, false
 }
 
 // openBreaker opens the breaker for its cooldown: change is the
@@ -112,6 +113,6 @@ func (l *loop) openBreaker(change, why string) {
 func (l *loop) breakerChanged(kind, text, detail, reason string) {
 	l.decide(memory.DecisionRecord{Kind: kind, Detail: detail, Reason: reason})
 	state := l.breaker.Name()
-	l.emit(Event{Type: EventBreaker, State: state, Until: l.breaker.Until, Text: "circuit breaker " + text, IsError: state == memory.BreakerOpen})
+	l.emit(coordinator.Event{Type: coordinator.EventBreaker, State: state, Until: l.breaker.Until, Text: "circuit breaker " + text, IsError: state == memory.BreakerOpen})
 	l.save(memory.StatusRunning, "")
 }

@@ -1,10 +1,11 @@
-package coordinator
+package loop
 
 import (
 	"errors"
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -12,10 +13,10 @@ import (
 // ErrNoLoop is returned when pausing or resuming while no task loop runs.
 var ErrNoLoop = errors.New("no task loop is running")
 
-// LoopControl pauses and resumes a running task loop from another
+// Control pauses and resumes a running task loop from another
 // goroutine (chat's /pause and /resume). A paused loop starts no new task;
 // tasks already in flight finish, and the session says "paused".
-type LoopControl struct {
+type Control struct {
 	mu     sync.Mutex
 	active bool
 	paused bool
@@ -24,16 +25,16 @@ type LoopControl struct {
 	wake chan struct{}
 }
 
-// NewLoopControl returns a control for loops that have not started.
-func NewLoopControl() *LoopControl { return &LoopControl{wake: make(chan struct{}, 1)} }
+// NewControl returns a control for loops that have not started.
+func NewControl() *Control { return &Control{wake: make(chan struct{}, 1)} }
 
 // Pause stops the loop from starting new tasks.
-func (c *LoopControl) Pause() error { return c.set(true) }
+func (c *Control) Pause() error { return c.set(true) }
 
 // Resume lets a paused loop go on.
-func (c *LoopControl) Resume() error { return c.set(false) }
+func (c *Control) Resume() error { return c.set(false) }
 
-func (c *LoopControl) set(paused bool) error {
+func (c *Control) set(paused bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.active {
@@ -53,7 +54,7 @@ func (c *LoopControl) set(paused bool) error {
 }
 
 // Paused reports whether the loop is paused.
-func (c *LoopControl) Paused() bool {
+func (c *Control) Paused() bool {
 	if c == nil {
 		return false
 	}
@@ -66,7 +67,7 @@ func (c *LoopControl) Paused() bool {
 // task it was working on when it was paused has ended, and it waits for
 // Resume. Chat frees its prompt for conversation only then, so that a
 // conversation never works on the files beside a task.
-func (c *LoopControl) Idle() bool {
+func (c *Control) Idle() bool {
 	if c == nil {
 		return false
 	}
@@ -81,7 +82,7 @@ func (c *LoopControl) Idle() bool {
 // again, so the prompt is free exactly while the session says paused.
 // Give the wrapped store to the loop only: other writers of the session
 // (a conversation) say nothing about the loop.
-func (c *LoopControl) Watch(st Store) Store {
+func (c *Control) Watch(st coordinator.Store) coordinator.Store {
 	if c == nil || st == nil {
 		return st
 	}
@@ -89,8 +90,8 @@ func (c *LoopControl) Watch(st Store) Store {
 }
 
 type watchedStore struct {
-	Store
-	c *LoopControl
+	coordinator.Store
+	c *Control
 }
 
 func (w watchedStore) SaveState(fn func(*memory.State)) error {
@@ -103,7 +104,7 @@ func (w watchedStore) SaveState(fn func(*memory.State)) error {
 }
 
 // changed is signalled on every Pause or Resume.
-func (c *LoopControl) changed() <-chan struct{} {
+func (c *Control) changed() <-chan struct{} {
 	if c == nil {
 		return nil
 	}
@@ -111,7 +112,7 @@ func (c *LoopControl) changed() <-chan struct{} {
 }
 
 // begin and end bracket a loop's run; a new loop starts unpaused.
-func (c *LoopControl) begin() {
+func (c *Control) begin() {
 	if c == nil {
 		return
 	}
@@ -120,7 +121,7 @@ func (c *LoopControl) begin() {
 	c.mu.Unlock()
 }
 
-func (c *LoopControl) end() {
+func (c *Control) end() {
 	if c == nil {
 		return
 	}
@@ -134,17 +135,17 @@ func (c *LoopControl) end() {
 // no task can succeed until the person fixes it, so retrying would only
 // spend attempts and trip the breaker. The task goes back to open, not
 // failed, since it was never really tried.
-func (l *loop) stopOnConfig(t memory.Task, err error) LoopResult {
+func (l *loop) stopOnConfig(t memory.Task, err error) Result {
 	l.stats.Errors++
 	if l.o.Store != nil {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.stats.Iterations, Message: t.ID + ": " + err.Error()}))
 	}
 	if _, uerr := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); uerr != nil {
-		return LoopResult{Reason: "cannot update the task file", IsError: true, Err: uerr}
+		return Result{Reason: "cannot update the task file", IsError: true, Err: uerr}
 	}
-	l.emit(Event{Type: EventTaskChanged, Text: t.ID + " open", Output: t.Title, IsError: true})
+	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " open", Output: t.Title, IsError: true})
 	l.decide(memory.DecisionRecord{Kind: "config_error", Task: t.ID, Detail: "the loop stops; " + t.ID + " goes back to open",
 		Reason: text.Clip(err.Error(), 300) + "; no task can succeed until the configuration is fixed, so retrying would only spend attempts"})
 	l.save(memory.StatusRunning, "")
-	return LoopResult{Reason: ReasonConfig, IsError: true, Err: err}
+	return Result{Reason: ReasonConfig, IsError: true, Err: err}
 }

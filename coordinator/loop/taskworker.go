@@ -1,4 +1,4 @@
-package coordinator
+package loop
 
 import (
 	"context"
@@ -8,48 +8,33 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/taskprompt"
-	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// ChildTaskWorker works each task with a child agent of c. The child gets
+// ChildWorker works each task with a child agent of c. The child gets
 // its own complete_task, which records its claim that the task is done;
 // the loop then verifies and marks the task.
-func (c *Coordinator) ChildTaskWorker() TaskWorker { return childWorker{c} }
+func ChildWorker(c *coordinator.Coordinator) Worker { return childWorker{c} }
 
-type childWorker struct{ c *Coordinator }
+type childWorker struct{ c *coordinator.Coordinator }
 
-func (w childWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
+func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 	task, attempt, ws := a.Task, a.Attempt, a.Workspace
-	ch := w.c.opts.Children
-	if ch == nil {
-		return TaskOutcome{Err: errors.New("child agents are not enabled")}
-	}
-	claim := &claimTool{task: task}
-	var tools Tools = ch.Tools
-	switch {
-	case ws.Tools != nil:
-		// A worktree of the task's own: the same tools, rooted there.
-		tools = ws.Tools.View([]string{workers.ToolCompleteTask}, claim)
-	case ch.ToolsWith != nil:
-		tools = ch.ToolsWith(claim)
-	}
-	// Messages for the task loop (ralph say) reach the child at its step
-	// boundaries through its queue.
 	prompt, err := a.Prompt("", "")
 	if err != nil {
-		return TaskOutcome{Err: err}
+		return Outcome{Err: err}
 	}
-	queue := interrupts.NewQueue()
-	w.c.workers.join(queue)
-	defer w.c.workers.leave(queue)
-	run := w.c.runAgent(ctx, agentJob{prompt: prompt, taskID: task.ID, attempt: attempt, queue: queue}, tools, false)
-	out := TaskOutcome{Usage: run.result.Usage, Summary: run.result.Text, CostUSD: run.result.CostUSD}
-	claimed, summary := claim.get()
-	if claimed {
+	claim := &claimTool{task: task}
+	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim})
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	out := Outcome{Usage: res.Usage, Summary: res.Text, CostUSD: res.CostUSD}
+	if claimed, summary := claim.get(); claimed {
 		out.Completed = true
 		if summary != "" {
 			out.Summary = summary
@@ -57,15 +42,15 @@ func (w childWorker) Work(ctx context.Context, a Assignment) TaskOutcome {
 		return out
 	}
 	switch {
-	case run.res.IsError && llm.IsConfigError(run.result.Err):
+	case failure != "" && llm.IsConfigError(res.Err):
 		// The model's own sentence, so the loop (and the exit code) can
 		// tell a configuration error from a failed task.
-		out.Err = run.result.Err
-	case run.res.IsError && isLimit(run.result.Err):
+		out.Err = res.Err
+	case failure != "" && isLimit(res.Err):
 		// The rate limit's reset time, which the loop waits for.
-		out.Err = run.result.Err
-	case run.res.IsError:
-		out.Err = errors.New(run.res.Output)
+		out.Err = res.Err
+	case failure != "":
+		out.Err = errors.New(failure)
 	}
 	return out
 }
