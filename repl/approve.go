@@ -3,9 +3,8 @@ package repl
 import (
 	"context"
 	"errors"
-	"strings"
 
-	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -31,9 +30,11 @@ var errNoAnswer = errors.New("the question was not answered: the work was stoppe
 // Ask implements approval.Asker.
 func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.Answer, error) {
 	question := q.Text()
-	what := "to run `" + clipWidth(strings.Join(strings.Fields(text.Visible(q.Command)), " "), 60) + "`"
-	if q.Tool != "" || q.MCP != nil || q.Server != nil {
-		what = "to " + clipWidth(q.What(), 70)
+	// The job line names the call the way every face does (scripts/view);
+	// starting a server is no call, so it says what the policy says.
+	what := clipWidth(q.What(), 70)
+	if name, args := q.Call(); name != "" {
+		what = view.ToolCall(name, args)
 	}
 	for {
 		line, ok := a.sh.Ask(ctx, question, q.Prompt(), what)

@@ -225,7 +225,7 @@ func (s *Shell) stop(j *job) bool {
 			j.what = j.name
 		}
 		if s.ask != nil {
-			j.what = "waiting for your answer (" + s.ask.what + ")"
+			j.what = "waiting for your answer: " + s.ask.what
 		}
 	}
 	s.mu.Unlock()

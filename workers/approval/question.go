@@ -2,10 +2,12 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // Answer is a person's answer to a Question.
@@ -90,6 +92,26 @@ func (q Question) What() string {
 		return fmt.Sprintf("change %s (%s)", text.Visible(q.Command), q.Tool)
 	}
 	return "run `" + text.Visible(q.Command) + "`"
+}
+
+// Call is the tool call the question is about, as the model made it: its
+// tool's name and arguments. Faces show it through the same one-line view
+// as every other tool call (scripts/view), so the call a person is asked
+// about reads exactly as it did in the line above the question, in
+// `ralph watch` and in `ralph logs`. A question about starting a server
+// is about no call: its name is "".
+func (q Question) Call() (name string, args json.RawMessage) {
+	switch {
+	case q.MCP != nil:
+		return q.MCP.Name, json.RawMessage(q.MCP.Args)
+	case q.Server != nil:
+		return "", nil
+	case q.Tool != "":
+		args, _ = json.Marshal(map[string]string{"path": q.Command})
+		return q.Tool, args
+	}
+	args, _ = json.Marshal(map[string]string{"command": q.Command})
+	return workers.ToolRunCommand, args
 }
 
 // CanAlways reports whether "always" is offered.

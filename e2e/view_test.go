@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOneLineForAToolCall: the same tool call reads the same wherever a
+// person meets it — the chat's line above the approval question, the
+// question's own line in chat (what a hard stop says it waited on), the
+// one-shot progress on stderr, `ralph watch` and `ralph logs` — because
+// every face takes it from scripts/view. Each row is one face and the
+// line the model's calls must show there.
+func TestOneLineForAToolCall(t *testing.T) {
+	const (
+		command = "echo ran > ran.txt"
+		ran     = "running `" + command + "`"
+		read    = "read_file notes/plan.md"
+	)
+	calls := [][]toolCall{
+		{{name: "read_file", args: `{"path":"notes/plan.md"}`}},
+		{{name: "run_command", args: `{"command":"` + command + `"}`}},
+	}
+	scenario := toolScenario(t, "one line", calls, "All done.")
+
+	// Chat on a terminal, asked about the command: the tool lines above
+	// the question, then a hard stop while it waits says what it waited
+	// for. A watch from another terminal shows the same call meanwhile.
+	chatDir := t.TempDir()
+	mustWrite(t, chatDir+"/notes/plan.md", "the plan\n")
+	env := chatEnv(t)
+	srv := inlineServer(t, scenario)
+	chat := startPTY(t, chatDir, env, "chat", "--base-url", srv.URL)
+	chat.waitIdle(10*time.Second, nil)
+	chat.typeKeys("go\r")
+	chat.waitFor("run `"+command+"`? [y]es / [n]o / [a]lways", 10*time.Second)
+	waitSocket(t, chatDir)
+	watch := startPTY(t, chatDir, env, "watch")
+	watch.waitFor("question  #1", 10*time.Second)
+	watchScreen := watch.screen()
+	chatScreen := chat.screen()
+	chat.typeKeys("\x03")
+	chat.waitFor("stopped: ", 10*time.Second)
+	stopped := chat.screen()
+	chat.waitIdle(10*time.Second, nil)
+	chat.typeKeys("\x04")
+	if code := chat.exitCode(10 * time.Second); code != 0 {
+		t.Fatalf("chat exited %d", code)
+	}
+	logs := ralph(t, chatDir, env, nil, "logs")
+	if logs.code != 0 {
+		t.Fatalf("ralph logs: exit %d %s", logs.code, logs.stderr)
+	}
+
+	// One-shot on a terminal with --yes: the progress lines on stderr.
+	oneDir := t.TempDir()
+	mustWrite(t, oneDir+"/notes/plan.md", "the plan\n")
+	one := startPTY(t, oneDir, env, "-y", "--base-url", inlineServer(t, scenario).URL, "go")
+	if code := one.exitCode(20 * time.Second); code != 0 {
+		t.Fatalf("one-shot exited %d:\n%s", code, one.screen())
+	}
+	oneShot := one.out.Since(0)
+
+	for _, row := range []struct {
+		face, shown string
+		want        []string
+	}{
+		{"chat, above the question", chatScreen, []string{"• " + read, "• " + ran}},
+		{"chat, the question waited on", stopped, []string{"stopped: waiting for your answer: " + ran}},
+		{"one-shot progress", oneShot, []string{"• " + read, "• " + ran}},
+		{"ralph watch", watchScreen, []string{"main   " + ran}},
+		{"ralph logs", logs.stdout, []string{read, ran}},
+	} {
+		for _, want := range row.want {
+			if !strings.Contains(row.shown, want) {
+				t.Errorf("%s does not show %q:\n%s", row.face, want, row.shown)
+			}
+		}
+	}
+}
