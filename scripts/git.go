@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 )
@@ -132,6 +133,7 @@ func (r Records) Diff(ctx context.Context, id string, sel project.Selection) err
 
 // colorDiffLine colours one line of a patch the way git does.
 func colorDiffLine(line string) string {
+	colors := view.Palette{On: true}
 	body := strings.TrimSuffix(line, "\n")
 	nl := line[len(body):]
 	switch {
@@ -140,13 +142,13 @@ func colorDiffLine(line string) string {
 	case strings.HasPrefix(body, "diff --git"), strings.HasPrefix(body, "index "),
 		strings.HasPrefix(body, "--- "), strings.HasPrefix(body, "+++ "),
 		strings.HasPrefix(body, "new file"), strings.HasPrefix(body, "deleted file"):
-		return "\x1b[1m" + body + "\x1b[m" + nl
+		return colors.Bold(body) + nl
 	case strings.HasPrefix(body, "@@"):
-		return "\x1b[36m" + body + "\x1b[m" + nl
+		return colors.Cyan(body) + nl
 	case body[0] == '+':
-		return "\x1b[32m" + body + "\x1b[m" + nl
+		return colors.Green(body) + nl
 	case body[0] == '-':
-		return "\x1b[31m" + body + "\x1b[m" + nl
+		return colors.Red(body) + nl
 	}
 	return line
 }

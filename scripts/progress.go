@@ -87,12 +87,7 @@ func (p *progress) draw() {
 	fmt.Fprintf(p.w, "\r\x1b[K%s", p.dim(line))
 }
 
-func (p *progress) dim(s string) string {
-	if !p.color {
-		return s
-	}
-	return "\x1b[2m" + s + "\x1b[0m"
-}
+func (p *progress) dim(s string) string { return view.Palette{On: p.color}.Dim(s) }
 
 // println prints a permanent line above the status line, or holds it
 // back while a question waits; callers hold p.mu.
