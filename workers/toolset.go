@@ -329,6 +329,13 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 	if !ok {
 		return errResult("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
 	}
+	if t.policy.Mode == sandbox.ReadOnly && writesFiles[name] {
+		// read-only promises that nothing writes a file, as codex's does:
+		// the sandbox holds run_command to it, and this holds ralph's own
+		// file tools, which run in ralph's process outside the sandbox.
+		return errResult("%s was not done: the sandbox is read-only (--sandbox read-only), so no file may be written; "+
+			"say what you would change instead, or ask the user to rerun ralph with --sandbox workspace-write", name)
+	}
 	res := tool.Run(ctx, args)
 	res.Output = truncateMiddle(res.Output, t.maxOut+resultSlack)
 	return res
