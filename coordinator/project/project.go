@@ -89,6 +89,24 @@ type Options struct {
 	Run func(saved *memory.RunConfig) (*memory.RunConfig, error)
 	// Notify receives one-line notices for the user (crash recovered, ...).
 	Notify func(string)
+	// Conventions are the flags people bring from other agents.
+	Conventions
+}
+
+// Conventions are the command-line options people bring from Claude Code
+// and codex (docs/conventions.md), each mapped onto ralph's own mechanism.
+type Conventions struct {
+	// StartDir is where the person started ralph ("": the working
+	// directory); the model is told it when it is below the root.
+	StartDir string
+	// AppendSystem is --append-system-prompt: more of the system prompt.
+	AppendSystem string
+	// AddDirs are --add-dir: more directories to read and write.
+	AddDirs []string
+	// Tools are --allowed-tools and --disallowed-tools.
+	Tools approval.ToolRules
+	// NeverAsk refuses what no rule allows (--permission-mode dontAsk).
+	NeverAsk bool
 }
 
 // Project is an opened project. Close it on every exit path.
@@ -153,6 +171,10 @@ type Project struct {
 	NoWait bool
 	// pruning is the retention policy's pruning under way, if any.
 	pruning *pruning
+	// StartDir is the directory the person started in, relative to Root
+	// ("." at the root); appendSystem is --append-system-prompt.
+	StartDir     string
+	appendSystem string
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -203,7 +225,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		llm.Preconnect(cfg.BaseURL)
 	}
 	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.Secrets()...),
-		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look}
+		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look,
+		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
@@ -242,6 +265,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.
 		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
+		Tools:  opts.Tools, NeverAsk: opts.NeverAsk,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -250,10 +274,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools, err = workers.NewToolset(workers.Options{
 		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, AutoApprove: opts.Yes,
-		Notify: opts.Notify,
+		Notify: opts.Notify, AddDirs: opts.AddDirs,
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
@@ -633,14 +657,18 @@ func (p *Project) SystemPrompt() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are ralph, an AI coding agent working in the project at %s.
 You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done; record_decision records a significant choice and why in the session's record.
-Paths are relative to the project root; you cannot touch files outside it.
+Paths are relative to the project root; you cannot touch files outside it%s.%s
 Work step by step: inspect before you change, make focused edits, and verify with commands when that helps.
 At a significant choice (one approach over another, a trade-off, a guess where the request is unclear) call record_decision with the decision, why, how confident you are and the alternatives you weighed.
-When the task is done, answer with a short summary of what you did. Today is %s.`, p.Root, time.Now().Format("2006-01-02"))
+When the task is done, answer with a short summary of what you did. Today is %s.`, p.Root, p.addedNote(), p.whereNote(), time.Now().Format("2006-01-02"))
 	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
 	if err == nil && len(docs) > 0 {
 		b.WriteString("\n\nThe project's state files, as they are now:\n\n")
 		b.WriteString(memory.ContextBlock(docs))
+	}
+	b.WriteString(p.instructions())
+	if p.appendSystem != "" {
+		b.WriteString("\n\n" + p.appendSystem)
 	}
 	return b.String()
 }
