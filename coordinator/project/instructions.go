@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -120,4 +122,16 @@ func (p *Project) addedNote() string {
 		return ""
 	}
 	return ", except these directories the user added, which you reach by absolute path: " + strings.Join(p.Tools.AddedDirs(), ", ")
+}
+
+// nextSession moves the project's session record on to a new session
+// (chat's /clear, coordinator.Options.NextSession): the lock and the
+// registry name the new one, as they name any session that starts.
+func (p *Project) nextSession() (string, error) {
+	if err := p.Session.Next(memory.NewID(time.Now())); err != nil {
+		return "", err
+	}
+	_ = p.Lock.SetSession(p.Session.ID)
+	p.touchRegistry()
+	return p.Session.ID, nil
 }

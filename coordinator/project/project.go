@@ -461,7 +461,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
-		Children: p.Children(nil), PriceOf: p.PriceOf,
+		Children: p.Children(nil), PriceOf: p.PriceOf, NextSession: p.nextSession,
 	}
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
