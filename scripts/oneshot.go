@@ -113,6 +113,11 @@ func (o *OneShot) Start() {
 	o.enc = newStreamEncoder(o.Stdout)
 	if o.Format == FormatText && o.StderrTTY {
 		o.progress = startProgress(o.Stderr, o.Color)
+		if o.StdoutTTY {
+			o.progress.mu.Lock()
+			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width}
+			o.progress.mu.Unlock()
+		}
 		if o.asks != nil {
 			o.asks.pause, o.asks.note = o.progress.pause, o.progress.note
 		}
@@ -327,6 +332,9 @@ func (o *OneShot) WriteAnswer(md string) { o.writeAnswer(md) }
 // terminal controls: plain text piped on may still end up on a terminal
 // (| tee, | less -R), and an answer loses nothing by their absence.
 func (o *OneShot) writeAnswer(md string) {
+	if o.progress != nil && o.progress.answer != nil && !o.progress.answer.replace(md) {
+		return
+	}
 	if o.StdoutTTY {
 		style := ""
 		if o.Color && o.Style != nil {
