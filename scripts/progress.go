@@ -40,8 +40,8 @@ type progress struct {
 	// answer streams the main agent's text to standard output when that
 	// is a terminal (answerstream.go); nil otherwise.
 	answer *answerStream
-	done    chan struct{}
-	wg      sync.WaitGroup
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -91,22 +90,6 @@ type Options struct {
 	Notify func(string)
 	// Conventions are the flags people bring from other agents.
 	Conventions
-}
-
-// Conventions are the command-line options people bring from Claude Code
-// and codex (docs/conventions.md), each mapped onto ralph's own mechanism.
-type Conventions struct {
-	// StartDir is where the person started ralph ("": the working
-	// directory); the model is told it when it is below the root.
-	StartDir string
-	// AppendSystem is --append-system-prompt: more of the system prompt.
-	AppendSystem string
-	// AddDirs are --add-dir: more directories to read and write.
-	AddDirs []string
-	// Tools are --allowed-tools and --disallowed-tools.
-	Tools approval.ToolRules
-	// NeverAsk refuses what no rule allows (--permission-mode dontAsk).
-	NeverAsk bool
 }
 
 // Project is an opened project. Close it on every exit path.
@@ -649,28 +632,6 @@ func (p *Project) touchRegistry() {
 // into the conversation.
 func commandEnv(keyVar string) []string {
 	return childenv.Without(os.Environ(), keyVar, "OPENAI_API_KEY")
-}
-
-// SystemPrompt is the coordinator's system prompt: who it is, its tools,
-// and the project's markdown state so it picks up where it left off.
-func (p *Project) SystemPrompt() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `You are ralph, an AI coding agent working in the project at %s.
-You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done; record_decision records a significant choice and why in the session's record.
-Paths are relative to the project root; you cannot touch files outside it%s.%s
-Work step by step: inspect before you change, make focused edits, and verify with commands when that helps.
-At a significant choice (one approach over another, a trade-off, a guess where the request is unclear) call record_decision with the decision, why, how confident you are and the alternatives you weighed.
-When the task is done, answer with a short summary of what you did. Today is %s.`, p.Root, p.addedNote(), p.whereNote(), time.Now().Format("2006-01-02"))
-	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
-	if err == nil && len(docs) > 0 {
-		b.WriteString("\n\nThe project's state files, as they are now:\n\n")
-		b.WriteString(memory.ContextBlock(docs))
-	}
-	b.WriteString(p.instructions())
-	if p.appendSystem != "" {
-		b.WriteString("\n\n" + p.appendSystem)
-	}
-	return b.String()
 }
 
 // TaskLoop is /run in chat and in scripts: the task loop over

@@ -14,6 +14,28 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
+// SystemPrompt is the coordinator's system prompt: who it is, its tools,
+// and the project's markdown state so it picks up where it left off.
+func (p *Project) SystemPrompt() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `You are ralph, an AI coding agent working in the project at %s.
+You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done; record_decision records a significant choice and why in the session's record.
+Paths are relative to the project root; you cannot touch files outside it%s.%s
+Work step by step: inspect before you change, make focused edits, and verify with commands when that helps.
+At a significant choice (one approach over another, a trade-off, a guess where the request is unclear) call record_decision with the decision, why, how confident you are and the alternatives you weighed.
+When the task is done, answer with a short summary of what you did. Today is %s.`, p.Root, p.addedNote(), p.whereNote(), time.Now().Format("2006-01-02"))
+	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
+	if err == nil && len(docs) > 0 {
+		b.WriteString("\n\nThe project's state files, as they are now:\n\n")
+		b.WriteString(memory.ContextBlock(docs))
+	}
+	b.WriteString(p.instructions())
+	if p.appendSystem != "" {
+		b.WriteString("\n\n" + p.appendSystem)
+	}
+	return b.String()
+}
+
 // InstructionFiles are the instructions files other coding agents read
 // (codex's AGENTS.md, Claude Code's CLAUDE.md), which ralph reads as the
 // project's instructions too. AGENT.md stays ralph's own learnings file.
@@ -122,16 +144,4 @@ func (p *Project) addedNote() string {
 		return ""
 	}
 	return ", except these directories the user added, which you reach by absolute path: " + strings.Join(p.Tools.AddedDirs(), ", ")
-}
-
-// nextSession moves the project's session record on to a new session
-// (chat's /clear, coordinator.Options.NextSession): the lock and the
-// registry name the new one, as they name any session that starts.
-func (p *Project) nextSession() (string, error) {
-	if err := p.Session.Next(memory.NewID(time.Now())); err != nil {
-		return "", err
-	}
-	_ = p.Lock.SetSession(p.Session.ID)
-	p.touchRegistry()
-	return p.Session.ID, nil
 }
