@@ -12,21 +12,33 @@ import (
 
 // answerStream shows the main agent's answer on the terminal while it
 // arrives, as claude and codex do, instead of a spinner until the end:
-// the text as it comes, stripped of terminal controls, then, once the
-// run is over, the final answer rendered in its place (Finish). A run
-// stopped by Ctrl-C keeps on the screen what had arrived. It lives in
-// the progress display, under its mutex, because both write to the same
-// terminal: while text streams the status line is not drawn.
+// the text as it comes, stripped of terminal controls and wrapped at
+// words to the terminal's width, then, once the run is over, the final
+// answer rendered in its place (Finish). A run stopped by Ctrl-C keeps on
+// the screen what had arrived. It lives in the progress display, under
+// its mutex, because both write to the same terminal: while text streams
+// the status line is not drawn. Wrapping itself, rather than leaving it
+// to the terminal, keeps every line within the width and tells exactly
+// how many rows the answer took, which replacing it needs.
 type answerStream struct {
 	out   io.Writer // standard output, a terminal
-	width int       // its width in cells; 0 unknown
-	// open is a message still arriving; cur is its text so far.
-	open bool
-	cur  strings.Builder
-	// last is the last message shown whole, and rows the terminal rows it
-	// took, for Finish to replace it with its rendering.
-	last string
-	rows int
+	width int       // its width in cells; 0 unknown: no wrapping
+	// open is a message still arriving; cur its text so far, col the
+	// cursor's column, rows the lines ended so far, and word the word
+	// held back until it is known whether it fits on the line.
+	open  bool
+	cur   strings.Builder
+	col   int
+	rows  int
+	word  strings.Builder
+	wordW int
+	// spaces are held back too: they are written before the next word
+	// when it fits on the line, and dropped where the line breaks.
+	spaces int
+	// last is the last message shown whole, and lastRows the terminal
+	// rows it took, for Finish to replace it with its rendering.
+	last     string
+	lastRows int
 }
 
 // delta shows more of the answer; the caller has cleared the status line.
@@ -37,7 +49,48 @@ func (a *answerStream) delta(s string) {
 	}
 	a.open = true
 	a.cur.WriteString(s)
-	_, _ = io.WriteString(a.out, s)
+	for _, r := range s {
+		switch r {
+		case '\n':
+			a.flushWord()
+			a.newline()
+		case ' ', '\t':
+			a.flushWord()
+			a.spaces++
+		default:
+			a.word.WriteRune(r)
+			a.wordW += runewidth.RuneWidth(r)
+			if a.width > 0 && a.wordW >= a.width {
+				// A word as wide as the line is broken where it must be.
+				a.flushWord()
+			}
+		}
+	}
+}
+
+// flushWord writes the held-back word, on a new line when it does not
+// fit on this one.
+func (a *answerStream) flushWord() {
+	if a.wordW == 0 && a.word.Len() == 0 {
+		return
+	}
+	if a.width > 0 && a.col > 0 && a.col+a.spaces+a.wordW > a.width {
+		a.newline()
+	} else if a.spaces > 0 {
+		_, _ = io.WriteString(a.out, strings.Repeat(" ", a.spaces))
+		a.col += a.spaces
+	}
+	a.spaces = 0
+	_, _ = io.WriteString(a.out, a.word.String())
+	a.col += a.wordW
+	a.word.Reset()
+	a.wordW = 0
+}
+
+func (a *answerStream) newline() {
+	_, _ = io.WriteString(a.out, "\n")
+	a.col, a.spaces = 0, 0
+	a.rows++
 }
 
 // end closes the message that was arriving: its line is ended, and it is
@@ -46,12 +99,12 @@ func (a *answerStream) end() {
 	if !a.open {
 		return
 	}
-	shown := a.cur.String()
-	if !strings.HasSuffix(shown, "\n") {
-		_, _ = io.WriteString(a.out, "\n")
+	a.flushWord()
+	if a.col > 0 {
+		a.newline()
 	}
-	a.last, a.rows = shown, rowsOf(shown, a.width)
-	a.open = false
+	a.last, a.lastRows = a.cur.String(), a.rows
+	a.open, a.rows = false, 0
 	a.cur.Reset()
 }
 
@@ -69,23 +122,9 @@ func (a *answerStream) replace(final string) bool {
 	if a.last == "" || strings.TrimSpace(a.last) != strings.TrimSpace(text.StripControls(final)) {
 		return true
 	}
-	if a.width <= 0 || a.rows > maxErase {
+	if a.width <= 0 || a.lastRows > maxErase {
 		return false
 	}
-	fmt.Fprintf(a.out, "\x1b[%dA\r\x1b[J", a.rows)
+	fmt.Fprintf(a.out, "\x1b[%dA\r\x1b[J", a.lastRows)
 	return true
-}
-
-// rowsOf is how many terminal rows text takes at width cells a row.
-func rowsOf(s string, width int) int {
-	rows := 0
-	for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-		w := runewidth.StringWidth(strings.ReplaceAll(line, "\t", "        "))
-		if width <= 0 || w <= width {
-			rows++
-			continue
-		}
-		rows += (w + width - 1) / width
-	}
-	return rows
 }
