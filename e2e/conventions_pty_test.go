@@ -66,3 +66,30 @@ func TestOneShotCtrlCKeepsPartialAnswer(t *testing.T) {
 		t.Fatalf("the partial answer or the stop is not on the screen:\n%s", screen)
 	}
 }
+
+// `ralph --resume` without an id on a terminal lists the sessions, newest
+// first, and reopens the one picked in the chat shell.
+func TestResumePicksAtTerminal(t *testing.T) {
+	srv := inlineServer(t, textScenario(t, "one", "two"))
+	dir := t.TempDir()
+	for _, task := range []string{"first", "second"} {
+		if r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, task); r.code != 0 {
+			t.Fatalf("one-shot: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	ids, err := os.ReadDir(dir + "/.ralph/sessions")
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("sessions: %v %v", ids, err)
+	}
+	r := startPTY(t, dir, chatEnv(t), "--resume", "--base-url", srv.URL)
+	r.waitFor("Resume which?", 10*time.Second)
+	if s := r.screen(); strings.Index(s, ids[1].Name()) > strings.Index(s, ids[0].Name()) {
+		t.Fatalf("the newest session is not listed first:\n%s", s)
+	}
+	r.typeKeys("2\r")
+	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "session "+ids[0].Name()+" ·") })
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
+	}
+}

@@ -533,16 +533,19 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 	}
 }
 
-// learnings is AGENT.md, which every child is seeded with.
+// learnings is AGENT.md and the instructions files, which every child
+// is seeded with.
 func (p *Project) learnings() string {
-	data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile))
-	if err != nil {
-		return ""
+	var s string
+	if data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile)); err == nil {
+		if len(data) > 8<<10 {
+			data = data[:8<<10]
+		}
+		s = string(data)
 	}
-	if len(data) > 8<<10 {
-		data = data[:8<<10]
-	}
-	return string(data)
+	// A child follows the project's instructions files as its
+	// coordinator does: AGENTS.md speaks to every agent.
+	return s + p.instructions()
 }
 
 // agentStore records a child agent's conversation under the session's
