@@ -81,6 +81,8 @@ func TestConventionFlags(t *testing.T) {
 				}
 				resultsHave("outside")(t, "", srv, runResult{})
 			}},
+		{name: "add-dir that is not a directory", args: []string{"--add-dir", filepath.Join(other, "missing"), "go"}, code: 2,
+			check: stderrHas("--add-dir " + filepath.Join(other, "missing") + " is not a directory")},
 		{name: "verbose", calls: []toolCall{{"list_files", `{}`}}, args: []string{"-v", "go"}, check: stderrHas("• list")},
 		{name: "read-only refuses write_file and edit_file",
 			calls: []toolCall{{"write_file", `{"path":"w.txt","content":"x"}`}, {"edit_file", `{"path":"keep.txt","old_string":"same","new_string":"changed"}`}},

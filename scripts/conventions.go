@@ -82,6 +82,14 @@ func (c *cli) settleConventions(cmd *cobra.Command) error {
 	if err != nil {
 		return usageErrorf("%s", err)
 	}
+	for _, d := range cf.addDirs {
+		// Checked here so a mistyped directory stops ralph before a
+		// session is recorded; the tools check it again when they root
+		// themselves in it.
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return usageErrorf("--add-dir %s is not a directory", d)
+		}
+	}
 	cf.conv.Tools, cf.conv.AppendSystem, cf.conv.AddDirs = rules, cf.appendSystem, cf.addDirs
 	cf.conv.StartDir = f.dir
 	return nil
