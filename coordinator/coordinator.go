@@ -75,6 +75,10 @@ type Options struct {
 	// RecordErr, if set, tells whether the session's record could not be
 	// written (Recording.Err); a run checks it before it reports.
 	RecordErr func() error
+	// NextSession, if set, starts a new session record for a cleared
+	// conversation (Reset) and returns its id: the Store writes it from
+	// then on.
+	NextSession func() (string, error)
 
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
@@ -576,22 +580,6 @@ func (c *Coordinator) ModelName() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.opts.ModelName
-}
-
-// Reset forgets the conversation except the system prompt (chat's /clear).
-// The session's log keeps everything; the next request starts fresh.
-func (c *Coordinator) Reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var kept []conversation.Message
-	for _, m := range c.messages {
-		if m.Role == conversation.RoleSystem {
-			kept = append(kept, m)
-		}
-	}
-	c.messages = kept
-	c.logDecision(memory.DecisionRecord{Kind: "clear", Detail: "the user cleared the conversation", Reason: "the person asked for it (/clear)",
-		By: memory.DecidedByPerson})
 }
 
 // Usage is the token usage so far, children included.

@@ -101,7 +101,13 @@ type Session struct {
 // SaveState). secrets are replaced by "[REDACTED]" in everything
 // the session writes.
 func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
-	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: NewRedactor(secrets...)}
+	return createSession(fs, root, id, state, NewRedactor(secrets...))
+}
+
+// createSession is CreateSession with the redactor of the session it
+// follows (Next).
+func createSession(fs afero.Fs, root, id string, state State, redact *Redactor) (*Session, error) {
+	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: redact}
 	state.Version = StateVersion
 	state.SessionID = id
 	state.UpdatedAt = time.Now().UTC()

@@ -53,9 +53,9 @@ func (f *fakeCoord) Run(ctx context.Context, prompt string) coordinator.Result {
 	}
 }
 
-func (f *fakeCoord) ModelName() string { return "m" }
-func (f *fakeCoord) SetModel(string)   {}
-func (f *fakeCoord) Reset()            {}
+func (f *fakeCoord) ModelName() string      { return "m" }
+func (f *fakeCoord) SetModel(string)        {}
+func (f *fakeCoord) Reset() (string, error) { return "", nil }
 func (f *fakeCoord) Events() *pubsub.Broker[coordinator.Event] {
 	return nil
 }

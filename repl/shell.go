@@ -36,7 +36,7 @@ type Coordinator interface {
 	Run(ctx context.Context, prompt string) coordinator.Result
 	ModelName() string
 	SetModel(name string)
-	Reset()
+	Reset() (string, error)
 	// Events is where the coordinator publishes; nil when there is none.
 	Events() *pubsub.Broker[coordinator.Event]
 }

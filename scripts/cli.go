@@ -51,6 +51,8 @@ type flags struct {
 	noNetwork bool
 	style     string
 	noWait    bool
+	// conv are the flags people bring from Claude Code and codex.
+	conv conventionFlags
 }
 
 // exitError carries an exit code out of cobra.
@@ -135,9 +137,13 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 			}
 			c.term = terminal.Detect(f.noColor, os.Getenv)
 			c.term.Style = f.style
-			return nil
+			return c.settleConventions(cmd)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := c.resumeArgs(args)
+			if err != nil {
+				return err
+			}
 			// After "--" every word is the task's, even a command's name.
 			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && !strings.ContainsAny(args[0], " \t\n") {
 				if s := nearCommand(cmd, args[0]); s != "" {
@@ -167,7 +173,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
 	pf.StringVarP(&f.sandbox, "sandbox", "s", "", "what the model's commands may change: read-only, workspace-write (default) or danger-full-access")
 	pf.BoolVar(&f.noNetwork, "no-network", false, "no network for the model's commands")
-	pf.BoolVar(&f.noWait, "no-wait", false, "without a terminal, refuse a command that needs approval instead of waiting for `ralph answer`")
+	pf.BoolVar(&f.noWait, "no-wait", false, "without a terminal, refuse a command that needs approval instead of waiting for ralph answer")
 	root.Flags().SetInterspersed(true)
 
 	root.AddCommand(&cobra.Command{
@@ -184,6 +190,9 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addGitCommands(root)
 	c.addControlCommands(root)
 	c.addMCPCommands(root)
+	c.addConventionFlags(root)
+	trimSubcommandHelp(root)
+	hintTaskWords(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
@@ -233,6 +242,7 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
 			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
 			Sandbox: f.sandbox, NoNetwork: f.noNetwork, MaxWait: f.maxWaitOverride()},
+		Conventions: f.conv.conv,
 	})
 }
 
@@ -252,6 +262,7 @@ func (c *cli) task(ctx context.Context, task string) int {
 	if code != 0 {
 		return code
 	}
+	face.Verbose = c.f.conv.verbose
 	stdin, piped, err := ReadPipedStdin(os.Stdin)
 	if err != nil {
 		return face.Fail(ExitUsage, err)
@@ -259,7 +270,9 @@ func (c *cli) task(ctx context.Context, task string) int {
 	prompt := BuildPrompt(task, stdin)
 	resume := c.f.cont || c.f.session != ""
 	if prompt == "" {
-		if !piped && c.term.InTTY && !resume {
+		// Bare ralph, ralph -c and ralph --resume on a terminal open the
+		// chat shell, on the session they name; -p never does.
+		if !piped && c.term.InTTY && !c.f.conv.print {
 			return c.chat(ctx)
 		}
 		return face.Fail(ExitUsage, fmt.Errorf("no task given: pass it as an argument (ralph \"task\") or on standard input"))

@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -67,6 +68,9 @@ type OneShot struct {
 	ConfiguredStyle string
 	Model           string
 	Cwd             string
+	// Verbose (-v) shows each step on stderr where no progress display
+	// does (stderr not a terminal), as plain lines for a log.
+	Verbose bool
 
 	// Handle, on the broker's goroutine, and Finish or Fail, on the
 	// caller's, share these without a lock: Handle runs only while the
@@ -109,6 +113,11 @@ func (o *OneShot) Start() {
 	o.enc = newStreamEncoder(o.Stdout)
 	if o.Format == FormatText && o.StderrTTY {
 		o.progress = startProgress(o.Stderr, o.Color)
+		if o.StdoutTTY {
+			o.progress.mu.Lock()
+			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width}
+			o.progress.mu.Unlock()
+		}
 		if o.asks != nil {
 			o.asks.pause, o.asks.note = o.progress.pause, o.progress.note
 		}
@@ -180,6 +189,26 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 	case FormatText:
 		if o.progress != nil {
 			o.progress.handle(ev)
+		} else if o.Verbose {
+			o.verboseLine(ev)
+		}
+	}
+}
+
+// verboseLine is one step of -v without a terminal: what the progress
+// display prints above its status line, without its drawing.
+func (o *OneShot) verboseLine(ev coordinator.Event) {
+	switch ev.Type {
+	case coordinator.EventToolCall:
+		fmt.Fprintln(o.Stderr, "ralph: • "+text.StripControls(view.ToolCall(ev.ToolName, ev.ToolArgs)))
+	case coordinator.EventToolResult:
+		if ev.IsError {
+			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
+			fmt.Fprintln(o.Stderr, "ralph:   ✗ "+text.ClipWidth(text.StripControls(first), 160))
+		}
+	case coordinator.EventRetry:
+		if ev.Retry != nil {
+			fmt.Fprintf(o.Stderr, "ralph:   ↻ %s; retrying\n", text.StripControls(ev.Retry.Reason))
 		}
 	}
 }
@@ -303,6 +332,9 @@ func (o *OneShot) WriteAnswer(md string) { o.writeAnswer(md) }
 // terminal controls: plain text piped on may still end up on a terminal
 // (| tee, | less -R), and an answer loses nothing by their absence.
 func (o *OneShot) writeAnswer(md string) {
+	if o.progress != nil && o.progress.answer != nil && !o.progress.answer.replace(md) {
+		return
+	}
 	if o.StdoutTTY {
 		style := ""
 		if o.Color && o.Style != nil {

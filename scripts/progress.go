@@ -37,8 +37,11 @@ type progress struct {
 	frame   int
 	paused  bool
 	held    []string // lines printed while paused
-	done    chan struct{}
-	wg      sync.WaitGroup
+	// answer streams the main agent's text to standard output when that
+	// is a terminal (answerstream.go); nil otherwise.
+	answer *answerStream
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -70,7 +73,7 @@ func startProgress(w io.Writer, color bool) *progress {
 // draw rewrites the status line, unless a question waits; callers hold
 // p.mu.
 func (p *progress) draw() {
-	if p.paused {
+	if p.paused || (p.answer != nil && p.answer.open) {
 		return
 	}
 	status := p.status
@@ -101,6 +104,9 @@ func (p *progress) printlnDim(s string) {
 }
 
 func (p *progress) printLine(s string) {
+	if p.answer != nil {
+		p.answer.end()
+	}
 	if p.paused {
 		p.held = append(p.held, s)
 		return
@@ -171,7 +177,16 @@ func (p *progress) handle(ev coordinator.Event) {
 	case coordinator.EventTextDelta:
 		p.tokens += max(1, len(ev.Text)/4)
 		p.status = fmt.Sprintf("writing (turn %d)", ev.Turn)
+		if main && p.answer != nil {
+			if !p.answer.open {
+				fmt.Fprint(p.w, "\r\x1b[K")
+			}
+			p.answer.delta(ev.Text)
+		}
 	case coordinator.EventAssistant:
+		if main && p.answer != nil {
+			p.answer.end()
+		}
 		// A child's or an external agent's message, folded to its first
 		// line as claude and codex show their own; the main agent's
 		// answer is printed whole at the end.
@@ -228,7 +243,12 @@ func (p *progress) stop() {
 	close(p.done)
 	p.wg.Wait()
 	p.mu.Lock()
-	fmt.Fprint(p.w, "\r\x1b[K")
+	if p.answer != nil && p.answer.open {
+		// A stopped run's partial answer stays on the screen, whole.
+		p.answer.end()
+	} else {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
 	p.mu.Unlock()
 }
 

@@ -53,6 +53,10 @@ var toolInfo = map[string]ToolInfo{
 	ToolEditFile:       {WritesPaths: true},
 }
 
+// writesFiles are ralph's own tools that write files in ralph's process,
+// outside the sandbox: --sandbox read-only refuses them (Toolset.Call).
+var writesFiles = map[string]bool{ToolWriteFile: true, ToolEditFile: true, ToolRemember: true, ToolCompleteTask: true}
+
 // Info returns what is known of the named tool; a tool ralph does not
 // know (an MCP server's, run_command, spawn_agent) may do anything.
 func Info(name string) ToolInfo { return toolInfo[name] }

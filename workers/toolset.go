@@ -56,6 +56,10 @@ type Options struct {
 	// Notify tells the person something once, outside the conversation
 	// (that the sandbox runs weaker on this system); nil says nothing.
 	Notify func(string)
+	// AddDirs are more directories the person named (--add-dir) that the
+	// file tools may read and write, by absolute path, and that
+	// workspace-write commands may write.
+	AddDirs []string
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
@@ -100,6 +104,8 @@ type Toolset struct {
 	// several agents sharing this Toolset cannot interleave read-modify-write.
 	locksMu sync.Mutex
 	locks   map[string]*sync.Mutex
+	// added are the directories of --add-dir (adddirs.go).
+	added []addedDir
 }
 
 // NewToolset checks the root and returns a Toolset with the built-in tools
@@ -124,7 +130,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
 	}
 
-	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, opts.Writable...)
+	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, append(slices.Clone(opts.Writable), opts.AddDirs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("workers: %w", err)
 	}
@@ -158,6 +164,9 @@ func NewToolset(opts Options) (*Toolset, error) {
 	for _, b := range t.builtins() {
 		t.Register(b)
 	}
+	if t.added, err = newAddedDirs(opts); err != nil {
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -186,7 +195,12 @@ func (t *Toolset) builtins() []Tool {
 
 // Close stops the sandbox's helper process, if one was started; commands
 // still running are killed with it. The Toolset must not be used after.
-func (t *Toolset) Close() { t.runner.Close() }
+func (t *Toolset) Close() {
+	t.runner.Close()
+	for _, d := range t.added {
+		d.tools.Close()
+	}
+}
 
 // Rooted returns a Toolset like t — the same approver, environment,
 // timeouts, output limit and sandbox mode — whose file tools and commands
@@ -328,6 +342,16 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 	t.mu.RUnlock()
 	if !ok {
 		return errResult("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
+	}
+	if t.policy.Mode == sandbox.ReadOnly && writesFiles[name] {
+		// read-only promises that nothing writes a file, as codex's does:
+		// the sandbox holds run_command to it, and this holds ralph's own
+		// file tools, which run in ralph's process outside the sandbox.
+		return errResult("%s was not done: the sandbox is read-only (--sandbox read-only), so no file may be written; "+
+			"say what you would change instead, or ask the user to rerun ralph with --sandbox workspace-write", name)
+	}
+	if at := t.addedFor(name, args); at != nil {
+		return at.Call(ctx, name, args)
 	}
 	res := tool.Run(ctx, args)
 	res.Output = truncateMiddle(res.Output, t.maxOut+resultSlack)

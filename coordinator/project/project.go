@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +89,8 @@ type Options struct {
 	Run func(saved *memory.RunConfig) (*memory.RunConfig, error)
 	// Notify receives one-line notices for the user (crash recovered, ...).
 	Notify func(string)
+	// Conventions are the flags people bring from other agents.
+	Conventions
 }
 
 // Project is an opened project. Close it on every exit path.
@@ -154,6 +155,10 @@ type Project struct {
 	NoWait bool
 	// pruning is the retention policy's pruning under way, if any.
 	pruning *pruning
+	// StartDir is the directory the person started in, relative to Root
+	// ("." at the root); appendSystem is --append-system-prompt.
+	StartDir     string
+	appendSystem string
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -204,7 +209,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		llm.Preconnect(cfg.BaseURL)
 	}
 	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.Secrets()...),
-		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look}
+		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look,
+		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
@@ -243,6 +249,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.
 		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
+		Tools:  opts.Tools, NeverAsk: opts.NeverAsk,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -251,10 +258,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools, err = workers.NewToolset(workers.Options{
 		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, AutoApprove: opts.Yes,
-		Notify: opts.Notify,
+		Notify: opts.Notify, AddDirs: opts.AddDirs,
 	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
@@ -438,7 +445,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
-		Children: p.Children(nil), PriceOf: p.PriceOf,
+		Children: p.Children(nil), PriceOf: p.PriceOf, NextSession: p.nextSession,
 	}
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
@@ -527,16 +534,19 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 	}
 }
 
-// learnings is AGENT.md, which every child is seeded with.
+// learnings is AGENT.md and the instructions files, which every child
+// is seeded with.
 func (p *Project) learnings() string {
-	data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile))
-	if err != nil {
-		return ""
+	var s string
+	if data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile)); err == nil {
+		if len(data) > 8<<10 {
+			data = data[:8<<10]
+		}
+		s = string(data)
 	}
-	if len(data) > 8<<10 {
-		data = data[:8<<10]
-	}
-	return string(data)
+	// A child follows the project's instructions files as its
+	// coordinator does: AGENTS.md speaks to every agent.
+	return s + p.instructions()
 }
 
 // agentStore records a child agent's conversation under the session's
@@ -626,24 +636,6 @@ func (p *Project) touchRegistry() {
 // into the conversation.
 func commandEnv(keyVar string) []string {
 	return childenv.Without(os.Environ(), keyVar, "OPENAI_API_KEY")
-}
-
-// SystemPrompt is the coordinator's system prompt: who it is, its tools,
-// and the project's markdown state so it picks up where it left off.
-func (p *Project) SystemPrompt() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `You are ralph, an AI coding agent working in the project at %s.
-You act through tools: read_file, write_file, edit_file, list_files, search and run_command; remember saves a lasting learning about the project to AGENT.md; complete_task marks a task of RALPH_TASKS.md done; record_decision records a significant choice and why in the session's record.
-Paths are relative to the project root; you cannot touch files outside it.
-Work step by step: inspect before you change, make focused edits, and verify with commands when that helps.
-At a significant choice (one approach over another, a trade-off, a guess where the request is unclear) call record_decision with the decision, why, how confident you are and the alternatives you weighed.
-When the task is done, answer with a short summary of what you did. Today is %s.`, p.Root, time.Now().Format("2006-01-02"))
-	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
-	if err == nil && len(docs) > 0 {
-		b.WriteString("\n\nThe project's state files, as they are now:\n\n")
-		b.WriteString(memory.ContextBlock(docs))
-	}
-	return b.String()
 }
 
 // TaskLoop is /run in chat and in scripts: the task loop over

@@ -194,7 +194,15 @@ func runClear(_ context.Context, h *Host, _ string) (Outcome, error) {
 	if h.busy() {
 		return Outcome{}, errors.New("/clear: ralph is working; stop it first (Ctrl-C or /stop)")
 	}
-	h.Coord.Reset()
+	old := h.session()
+	id, err := h.Coord.Reset()
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/clear: %w", err)
+	}
+	if id != old {
+		h.printf("conversation cleared; it goes on in session %s (the one before, %s, keeps everything and resumes with --resume %s)\n", id, old, old)
+		return Outcome{}, nil
+	}
 	h.printf("conversation cleared; the session log keeps everything\n")
 	return Outcome{}, nil
 }
@@ -223,11 +231,11 @@ func runHistory(_ context.Context, h *Host, args string) (Outcome, error) {
 
 func runSession(_ context.Context, h *Host, args string) (Outcome, error) {
 	if args == "" {
-		if h.SessionID == "" {
+		if h.session() == "" {
 			h.printf("no session\n")
 			return Outcome{}, nil
 		}
-		h.printf("session %s (%s)\n", h.SessionID, filepath.Join(memory.SessionsDir, h.SessionID))
+		h.printf("session %s (%s)\n", h.session(), filepath.Join(memory.SessionsDir, h.session()))
 		return Outcome{}, nil
 	}
 	id, err := memory.FindSession(h.Fs, h.Root, args)

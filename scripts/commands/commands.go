@@ -23,7 +23,8 @@ import (
 type Coordinator interface {
 	ModelName() string
 	SetModel(name string)
-	Reset()
+	// Reset clears the conversation and returns the session it goes on in.
+	Reset() (string, error)
 }
 
 // Host is the face a command runs in. Optional hooks left nil make their
@@ -62,6 +63,15 @@ func (h *Host) now() time.Time {
 		return h.Now()
 	}
 	return time.Now()
+}
+
+// session is the session the conversation is in now: the coordinator's,
+// which /clear moves to a new one, or the face's.
+func (h *Host) session() string {
+	if c, ok := h.Coord.(interface{ SessionID() string }); ok && c.SessionID() != "" {
+		return c.SessionID()
+	}
+	return h.SessionID
 }
 
 func (h *Host) busy() bool { return h.Busy != nil && h.Busy() }

@@ -19,9 +19,9 @@ type fakeCoord struct {
 	reset int
 }
 
-func (f *fakeCoord) ModelName() string    { return f.model }
-func (f *fakeCoord) SetModel(name string) { f.model = name }
-func (f *fakeCoord) Reset()               { f.reset++ }
+func (f *fakeCoord) ModelName() string      { return f.model }
+func (f *fakeCoord) SetModel(name string)   { f.model = name }
+func (f *fakeCoord) Reset() (string, error) { f.reset++; return "", nil }
 
 func host(t *testing.T) (*Host, *bytes.Buffer, *fakeCoord) {
 	t.Helper()

@@ -61,7 +61,7 @@ func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
-	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, h.SessionID, sel)
+	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, h.session(), sel)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}

@@ -60,6 +60,12 @@ type Options struct {
 	// AskBefore are the person's ask_before patterns: commands and files
 	// that always need a person, even with Yes or a remembered rule.
 	AskBefore []string
+	// Tools are --allowed-tools and --disallowed-tools: rules for this
+	// process only, never saved.
+	Tools ToolRules
+	// NeverAsk refuses what no rule allows instead of asking anyone
+	// (--permission-mode dontAsk).
+	NeverAsk bool
 	// Record, if set, is told every answer a person gave (an approval
 	// granted or refused), for the session's decisions.jsonl.
 	Record func(memory.DecisionRecord)
@@ -79,6 +85,11 @@ type Policy struct {
 	turn    chan struct{} // holds a token while a question is asked
 	always  askBefore     // ask_before: asked every time, whatever else says yes
 	record  func(memory.DecisionRecord)
+	// deny refuses what --disallowed-tools names; allowCommands is a
+	// bare --allowed-tools Bash; neverAsk is --permission-mode dontAsk.
+	deny          denied
+	allowCommands bool
+	neverAsk      bool
 
 	mu    sync.Mutex // guards the fields below
 	rules []string
@@ -90,7 +101,7 @@ var _ workers.Approver = (*Policy)(nil)
 // New returns the policy for a project.
 func New(o Options) *Policy {
 	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1),
-		always: newAskBefore(o.AskBefore), record: o.Record}
+		always: newAskBefore(o.AskBefore), record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
 	p.roots = []string{o.Root}
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
@@ -103,6 +114,9 @@ func New(o Options) *Policy {
 		p.addRule(r)
 	}
 	p.ignored = ignored
+	for _, r := range o.Tools.Allow {
+		p.addRule(r)
+	}
 	return p
 }
 
@@ -191,18 +205,19 @@ const (
 // ApproveCommand implements workers.Approver.
 func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Decision {
 	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+	if m, ok := p.deny.commands.command(cmd, p.roots); ok {
+		return workers.Decision{Reason: m.refusal()}
+	}
 	if m, ok := p.always.command(cmd, p.roots); ok {
 		return p.askPerson(ctx, Question{Command: cmd, Unsandboxed: unsandboxed, Why: []string{m.reason()}}, m)
 	}
 	switch {
 	case unsandboxed && p.yes:
 		return workers.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
-	case p.yes, p.Allowed(command):
+	case p.yes, p.Allowed(command), p.allowCommands && !unsandboxed:
 		return workers.Decision{Allowed: true}
 	}
-	p.mu.Lock()
-	asker := p.asker
-	p.mu.Unlock()
+	asker := p.currentAsker()
 	if asker == nil {
 		if unsandboxed {
 			return workers.Decision{Reason: "running outside the sandbox needs approval and nobody can be asked here; " + SandboxHint}
@@ -243,6 +258,9 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 // paths are the file as the model named it and as it resolves, relative
 // to the project root.
 func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string) workers.Decision {
+	if m, ok := p.deny.writes[tool].path(tool, paths...); ok {
+		return workers.Decision{Reason: m.refusal()}
+	}
 	m, ok := p.always.path(tool, paths...)
 	if !ok {
 		return workers.Decision{Allowed: true}
@@ -250,12 +268,21 @@ func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string)
 	return p.askPerson(ctx, Question{Command: paths[0], Tool: tool, Why: []string{m.reason()}}, m)
 }
 
+// currentAsker is who is asked now: nobody under --permission-mode
+// dontAsk, whoever the face set otherwise.
+func (p *Policy) currentAsker() Asker {
+	if p.neverAsk {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.asker
+}
+
 // askPerson asks the person about an action ask_before holds back, or
 // refuses it when nobody can be asked. No answer remembers anything.
 func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.Decision {
-	p.mu.Lock()
-	asker := p.asker
-	p.mu.Unlock()
+	asker := p.currentAsker()
 	if asker == nil {
 		return workers.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and nobody can be asked here, so it was not done", m.what, m.pattern)}
 	}

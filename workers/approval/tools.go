@@ -29,15 +29,16 @@ func isToolRule(r string) bool { return strings.HasPrefix(r, toolRulePrefix) }
 // name the model called (mcp__server__tool), args the arguments as sent.
 func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) workers.Decision {
 	call := &MCPCall{Server: server, Tool: tool, Name: name, Args: compactJSON(args)}
+	if m, ok := p.deny.commands.tool(name); ok {
+		return workers.Decision{Reason: m.refusal()}
+	}
 	if m, ok := p.always.tool(name); ok {
 		return p.askPerson(ctx, Question{MCP: call, Why: []string{m.reason()}}, m)
 	}
 	if p.yes || p.toolAllowed(name) {
 		return workers.Decision{Allowed: true}
 	}
-	p.mu.Lock()
-	asker := p.asker
-	p.mu.Unlock()
+	asker := p.currentAsker()
 	if asker == nil {
 		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and nobody can be asked here (no terminal, a script or `ralph run`); "+
 			"rerun ralph with --yes (-y) to allow MCP tool calls, or answer \"always\" for this tool once in chat", name)}
@@ -83,9 +84,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 		refusal = fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine as it is now: %s; "+
 			"approve it again with `ralph mcp approve %s` if that is what you want to run", s.Name, relTo(p.root, s.Source), review.Changed(), s.Name)
 	}
-	p.mu.Lock()
-	asker := p.asker
-	p.mu.Unlock()
+	asker := p.currentAsker()
 	if asker == nil {
 		return workers.Decision{Reason: refusal}
 	}

@@ -1,0 +1,95 @@
+package e2e
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bare `ralph -c` on a terminal reopens the latest conversation in the
+// chat shell, as `claude -c` and `codex resume --last` do, instead of
+// saying no task was given.
+func TestBareContinueOpensChat(t *testing.T) {
+	srv := inlineServer(t, textScenario(t, "first answer"))
+	dir := t.TempDir()
+	if r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "hello"); r.code != 0 {
+		t.Fatalf("one-shot: exit %d\n%s", r.code, r.stderr)
+	}
+	ids, err := os.ReadDir(dir + "/.ralph/sessions")
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("sessions: %v %v", ids, err)
+	}
+	r := startPTY(t, dir, chatEnv(t), "-c", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "session "+ids[0].Name()) })
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
+	}
+}
+
+// A one-shot on a terminal shows the answer while it arrives and renders
+// it in place at the end.
+func TestOneShotStreamsOnTerminal(t *testing.T) {
+	srv := inlineServer(t, `{"name":"slow","responses":[{"text":"streaming along nicely, then **bold words** at the end","chunk_size":4,"chunk_delay_ms":60}]}`)
+	dir := t.TempDir()
+	// In colour, so the rendering differs from the text: bold is drawn,
+	// not spelled with asterisks.
+	r := startPTY(t, dir, cleanEnv(t, "TERM=xterm"), "--style", "dark", "--base-url", srv.URL, "go")
+	r.waitFor("streaming along", 10*time.Second)
+	select {
+	case <-r.exited:
+		t.Fatalf("the answer appeared only once the run was over; the screen shows:\n%s", r.screen())
+	default:
+	}
+	if code := r.exitCode(10 * time.Second); code != 0 {
+		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
+	}
+	screen := r.screen()
+	if strings.Count(screen, "streaming along") != 1 || strings.Contains(screen, "**bold") || !strings.Contains(screen, "bold words") {
+		t.Fatalf("the streamed answer was not replaced by its rendering, once:\n%s", screen)
+	}
+}
+
+// Ctrl-C during a one-shot on a terminal leaves what arrived on the
+// screen and exits 130.
+func TestOneShotCtrlCKeepsPartialAnswer(t *testing.T) {
+	srv := inlineServer(t, `{"name":"slower","responses":[{"text":"PARTIAL-START and then a great deal more that never comes","chunk_size":14,"chunk_delay_ms":3000}]}`)
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "go")
+	r.waitFor("PARTIAL-START", 10*time.Second)
+	r.typeKeys("\x03")
+	if code := r.exitCode(10 * time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130; the screen shows:\n%s", code, r.screen())
+	}
+	if screen := r.screen(); !strings.Contains(screen, "PARTIAL-START") || !strings.Contains(screen, "stopped") {
+		t.Fatalf("the partial answer or the stop is not on the screen:\n%s", screen)
+	}
+}
+
+// `ralph --resume` without an id on a terminal lists the sessions, newest
+// first, and reopens the one picked in the chat shell.
+func TestResumePicksAtTerminal(t *testing.T) {
+	srv := inlineServer(t, textScenario(t, "one", "two"))
+	dir := t.TempDir()
+	for _, task := range []string{"first", "second"} {
+		if r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, task); r.code != 0 {
+			t.Fatalf("one-shot: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	ids, err := os.ReadDir(dir + "/.ralph/sessions")
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("sessions: %v %v", ids, err)
+	}
+	r := startPTY(t, dir, chatEnv(t), "--resume", "--base-url", srv.URL)
+	r.waitFor("Resume which?", 10*time.Second)
+	if s := r.screen(); strings.Index(s, ids[1].Name()) > strings.Index(s, ids[0].Name()) {
+		t.Fatalf("the newest session is not listed first:\n%s", s)
+	}
+	r.typeKeys("2\r")
+	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "session "+ids[0].Name()+" ·") })
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
+	}
+}

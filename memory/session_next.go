@@ -1,0 +1,54 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Next ends this session's record and goes on in a new one named id, in
+// the same *Session, so everything that writes through it (the
+// coordinator, the recorder of its events, the checkpoints) writes the
+// new record from now on without being told. The old session is saved
+// as completed and stays in .ralph/sessions, listed and resumable by its
+// id; the new one is created as CreateSession creates any (complete or
+// not at all) and .ralph/session.json names it, so `ralph -c` continues
+// the new one and never sends the old conversation again. This is chat's
+// /clear: a person who clears a conversation does not want it back.
+// Call it only while nothing runs.
+func (s *Session) Next(id string) error {
+	now := time.Now().UTC()
+	if err := s.SaveState(func(st *State) {
+		if Active(st.Status) {
+			st.Status = StatusCompleted
+		}
+		st.EndedAt = now
+	}); err != nil {
+		return fmt.Errorf("end session %s: %w", s.ID, err)
+	}
+	old := s.State()
+	st := State{Status: StatusRunning, Mode: old.Mode, Model: old.Model, StartedAt: now}
+	if old.CostUSD != nil {
+		st.CostUSD = new(float64)
+	}
+	next, err := createSession(s.fs, s.Root, id, st, s.redact)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waitPlaced()
+	var errs []error
+	for path, a := range s.files {
+		errs = append(errs, a.f.Close())
+		delete(s.files, path)
+	}
+	next.mu.Lock()
+	s.ID, s.Dir, s.files, s.state, s.saved, s.placed = next.ID, next.Dir, next.files, next.state, next.saved, next.placed
+	next.mu.Unlock()
+	s.pending, s.agentMD = 0, nil
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close session logs: %w", err)
+	}
+	return nil
+}

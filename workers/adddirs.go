@@ -1,0 +1,82 @@
+package workers
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// pathTools are the file tools whose "path" argument may name a file in
+// a directory added with --add-dir.
+var pathTools = map[string]bool{ToolReadFile: true, ToolWriteFile: true, ToolEditFile: true, ToolListFiles: true, ToolSearch: true}
+
+// addedDir is a directory the person added with --add-dir: the file tools
+// reach it through a Toolset rooted there, confined to it exactly as the
+// project's tools are to the project (symlinks, .git, .ralph).
+type addedDir struct {
+	lex, real string
+	tools     *Toolset
+}
+
+// newAddedDirs roots a Toolset in each directory the person named. Only
+// the person names them (the command line): nothing the model writes or
+// a cloned repository holds can add one.
+func newAddedDirs(o Options) ([]addedDir, error) {
+	var out []addedDir
+	for _, d := range o.AddDirs {
+		lex, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("--add-dir %s: %w", d, err)
+		}
+		fi, err := os.Stat(lex)
+		if err != nil {
+			return nil, fmt.Errorf("--add-dir %s: %w", d, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("--add-dir %s is not a directory", d)
+		}
+		sub := o
+		sub.Root, sub.AddDirs = lex, nil
+		t, err := NewToolset(sub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, addedDir{lex: filepath.Clean(lex), real: t.root, tools: t})
+	}
+	return out, nil
+}
+
+// addedFor is the added directory's Toolset a file tool's call belongs
+// to: its path is absolute and inside that directory (and not inside the
+// project, which its own tools serve). nil: the project's.
+func (t *Toolset) addedFor(name string, args json.RawMessage) *Toolset {
+	if len(t.added) == 0 || !pathTools[name] {
+		return nil
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || !filepath.IsAbs(a.Path) {
+		return nil
+	}
+	p := filepath.Clean(a.Path)
+	if isInside(t.root, p) || isInside(t.rootLex, p) {
+		return nil
+	}
+	for _, d := range t.added {
+		if isInside(d.lex, p) || isInside(d.real, p) {
+			return d.tools
+		}
+	}
+	return nil
+}
+
+// AddedDirs are the directories added with --add-dir, symlinks resolved.
+func (t *Toolset) AddedDirs() []string {
+	out := make([]string, len(t.added))
+	for i, d := range t.added {
+		out[i] = d.real
+	}
+	return out
+}

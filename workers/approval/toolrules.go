@@ -1,0 +1,175 @@
+package approval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// ToolRules are --allowed-tools and --disallowed-tools, written as Claude
+// Code writes them ("Bash(git diff:*)", "Edit", "mcp__github__*"),
+// translated into this policy's own terms: an allow rule is a remembered
+// rule for this process only (never saved), a deny rule is an ask_before
+// pattern that refuses instead of asking. So the command line adds no
+// second way of deciding; it feeds the one policy.
+type ToolRules struct {
+	// Allow are rules in the normal form "always" remembers (the command's
+	// first word, or its first two for launchers), and MCP tool names.
+	Allow []string
+	// AllowCommands is a bare "Bash": every command the sandbox contains
+	// runs unasked, as with --yes, but MCP tools are still asked about.
+	AllowCommands bool
+	// Deny are command and MCP tool patterns in ask_before's syntax.
+	Deny []string
+	// DenyWrites are path patterns per file tool (write_file, edit_file);
+	// "*" refuses every write of that tool.
+	DenyWrites map[string][]string
+}
+
+// Empty reports whether no rule was given.
+func (r ToolRules) Empty() bool {
+	return len(r.Allow) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0
+}
+
+// toolAliases maps Claude Code's and ralph's names of a tool to ralph's.
+var toolAliases = map[string]string{
+	"bash": workers.ToolRunCommand, "run_command": workers.ToolRunCommand,
+	"edit": workers.ToolEditFile, "multiedit": workers.ToolEditFile, "edit_file": workers.ToolEditFile,
+	"write": workers.ToolWriteFile, "write_file": workers.ToolWriteFile,
+	"read": workers.ToolReadFile, "read_file": workers.ToolReadFile, "glob": workers.ToolListFiles, "ls": workers.ToolListFiles,
+	"list_files": workers.ToolListFiles, "grep": workers.ToolSearch, "search": workers.ToolSearch,
+}
+
+// readOnlyAliases are tools that never ask in ralph, so allowing them
+// changes nothing; Claude Code's tools ralph does not have are accepted
+// the same way, so a command line copied from Claude Code still runs.
+var ignoredAllow = map[string]bool{
+	workers.ToolReadFile: true, workers.ToolListFiles: true, workers.ToolSearch: true,
+	workers.ToolWriteFile: true, workers.ToolEditFile: true,
+	"webfetch": true, "websearch": true, "task": true, "todowrite": true, "notebookedit": true,
+}
+
+// SplitToolList splits the words of --allowed-tools as Claude Code does:
+// by commas or spaces, except inside parentheses ("Bash(git log:*)").
+func SplitToolList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		depth, start := 0, 0
+		for i := 0; i <= len(v); i++ {
+			switch {
+			case i == len(v) || (depth == 0 && (v[i] == ',' || v[i] == ' ' || v[i] == '\t')):
+				if w := strings.TrimSpace(v[start:i]); w != "" {
+					out = append(out, w)
+				}
+				start = i + 1
+			case v[i] == '(':
+				depth++
+			case v[i] == ')' && depth > 0:
+				depth--
+			}
+		}
+	}
+	return out
+}
+
+// ParseToolRules translates --allowed-tools and --disallowed-tools. A
+// tool ralph cannot honour as asked is an error naming it, since a
+// refusal the person asked for must never be dropped silently.
+func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
+	var r ToolRules
+	for _, w := range SplitToolList(allowed) {
+		name, arg, err := splitRule(w)
+		if err != nil {
+			return r, err
+		}
+		switch tool := toolAliases[strings.ToLower(name)]; {
+		case isToolRule(name):
+			r.Allow = append(r.Allow, name)
+		case tool == workers.ToolRunCommand && arg == "":
+			r.AllowCommands = true
+		case tool == workers.ToolRunCommand:
+			a := Analyze(commandOf(arg))
+			if len(a.Rules) == 0 {
+				return r, fmt.Errorf("--allowed-tools %q names no command", w)
+			}
+			r.Allow = append(r.Allow, a.Rules...)
+		case ignoredAllow[tool], ignoredAllow[strings.ToLower(name)]:
+			// Never asked about in ralph: nothing to allow.
+		default:
+			return r, fmt.Errorf("--allowed-tools %q: ralph has no tool %s (it knows Bash, Edit, Write, Read, Glob, Grep and mcp__server__tool)", w, name)
+		}
+	}
+	for _, w := range SplitToolList(disallowed) {
+		name, arg, err := splitRule(w)
+		if err != nil {
+			return r, err
+		}
+		switch tool := toolAliases[strings.ToLower(name)]; {
+		case isToolRule(name):
+			r.Deny = append(r.Deny, name)
+		case tool == workers.ToolRunCommand && arg == "":
+			r.Deny = append(r.Deny, "*")
+		case tool == workers.ToolRunCommand:
+			r.Deny = append(r.Deny, commandOf(arg)+suffixOf(arg))
+		case tool == workers.ToolWriteFile || tool == workers.ToolEditFile:
+			if r.DenyWrites == nil {
+				r.DenyWrites = map[string][]string{}
+			}
+			if arg == "" {
+				arg = "*"
+			}
+			r.DenyWrites[tool] = append(r.DenyWrites[tool], arg)
+		default:
+			return r, fmt.Errorf("--disallowed-tools %q: ralph can refuse Bash, Edit, Write and mcp__server__tool, not %s", w, name)
+		}
+	}
+	return r, nil
+}
+
+// splitRule splits "Bash(git diff:*)" into "Bash" and "git diff:*".
+func splitRule(w string) (name, arg string, err error) {
+	open := strings.IndexByte(w, '(')
+	if open < 0 {
+		return w, "", nil
+	}
+	if !strings.HasSuffix(w, ")") || open == 0 {
+		return "", "", fmt.Errorf("tool rule %q is not Tool or Tool(pattern)", w)
+	}
+	return w[:open], strings.TrimSpace(w[open+1 : len(w)-1]), nil
+}
+
+// commandOf is the command of a Bash rule's pattern without Claude Code's
+// ":*" ("any arguments") suffix.
+func commandOf(arg string) string {
+	arg = strings.TrimSuffix(arg, ":*")
+	return strings.TrimSpace(strings.TrimSuffix(arg, "*"))
+}
+
+// suffixOf keeps a trailing "*" of a deny pattern, which ask_before's
+// syntax reads as "this word, and anything after it".
+func suffixOf(arg string) string {
+	if strings.HasSuffix(arg, "*") && !strings.HasSuffix(arg, ":*") {
+		return "*"
+	}
+	return ""
+}
+
+// denied holds the refusals of ToolRules.
+type denied struct {
+	commands askBefore
+	writes   map[string]askBefore
+}
+
+func newDenied(r ToolRules) denied {
+	d := denied{commands: newAskBefore(r.Deny), writes: map[string]askBefore{}}
+	for tool, pats := range r.DenyWrites {
+		d.writes[tool] = newAskBefore(pats)
+	}
+	return d
+}
+
+// refusal is the reason given when a deny rule refuses something.
+func (m askMatch) refusal() string {
+	return fmt.Sprintf("--disallowed-tools %q refuses %s, so it was not done", m.pattern, m.what)
+}

@@ -1,0 +1,48 @@
+package approval
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/ralph-dev/ralph/workers"
+)
+
+func TestParseToolRules(t *testing.T) {
+	r, err := ParseToolRules([]string{"Bash(go test:*),Read Edit", "mcp__gh__issue"}, []string{"Bash(git push:*) Write(secrets/*)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(r.Allow, "go test") || !slices.Contains(r.Allow, "mcp__gh__issue") || r.AllowCommands {
+		t.Fatalf("allow = %+v", r)
+	}
+	if !slices.Equal(r.Deny, []string{"git push"}) || !slices.Equal(r.DenyWrites[workers.ToolWriteFile], []string{"secrets/*"}) {
+		t.Fatalf("deny = %+v", r)
+	}
+	if _, err := ParseToolRules([]string{"Frobnicate"}, nil); err == nil {
+		t.Fatal("an unknown tool was accepted")
+	}
+	if _, err := ParseToolRules(nil, []string{"Read"}); err == nil {
+		t.Fatal("a refusal ralph cannot honour was accepted")
+	}
+}
+
+func TestToolRulesDecide(t *testing.T) {
+	r, err := ParseToolRules([]string{"Bash(go test:*)"}, []string{"Bash(git push:*)", "Edit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Root: t.TempDir(), Tools: r, NeverAsk: true})
+	ctx := context.Background()
+	for cmd, want := range map[string]bool{"go test ./...": true, "git push origin main": false, "ls": false, "go test ./... && git push": false} {
+		if d := p.ApproveCommand(ctx, cmd); d.Allowed != want {
+			t.Errorf("%q: allowed %v, want %v (%s)", cmd, d.Allowed, want, d.Reason)
+		}
+	}
+	if d := p.ApproveWrite(ctx, workers.ToolEditFile, "a.go"); d.Allowed {
+		t.Error("edit_file was allowed under --disallowed-tools Edit")
+	}
+	if d := p.ApproveWrite(ctx, workers.ToolWriteFile, "a.go"); !d.Allowed {
+		t.Errorf("write_file was refused: %s", d.Reason)
+	}
+}
