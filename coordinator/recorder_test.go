@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -160,4 +161,37 @@ func mustTools(t *testing.T) *workers.Toolset {
 	}
 	t.Cleanup(tools.Close)
 	return tools
+}
+
+// TestContextTrimIsADecision: a request cut to fit the context window is
+// a decision with its reason, in decisions.jsonl.
+func TestContextTrimIsADecision(t *testing.T) {
+	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServer(sc)
+	t.Cleanup(srv.Close)
+	fs := afero.NewMemMapFs()
+	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := []conversation.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "read big.txt"},
+		{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"big.txt"}`}}},
+		{Role: "tool", ToolCallID: "c1", Name: "read_file", Content: strings.Repeat("a line of a big file\n", 2000)},
+		{Role: "assistant", Content: "read it"}}
+	coord := New(Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: mustTools(t),
+		Store: sess, SessionID: "s1", History: history, ContextTokens: 3000})
+	rec := StartRecording(context.Background(), coord.Events(), sess)
+	if res := coord.Run(context.Background(), "and now?"); res.IsError {
+		t.Fatalf("result = %+v", res)
+	}
+	if err := rec.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath("/project", "s1", memory.DecisionsLog))
+	if len(recs) != 1 || recs[0].Kind != "context_trim" || recs[0].Turn != 1 || !strings.Contains(recs[0].Reason, "larger than the input budget") {
+		t.Fatalf("decisions = %+v", recs)
+	}
 }

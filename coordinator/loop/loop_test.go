@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -312,15 +311,6 @@ func TestLoopCostLimitAfterTheLastTask(t *testing.T) {
 	if res.Reason != ReasonMaxCost || !res.IsError || len(res.Done) != 2 ||
 		res.Err == nil || res.Err.Error() != "the cost limit of $0.0005 was reached ($0.0006)" {
 		t.Fatalf("a budget spent with tasks left: %+v", res)
-	}
-}
-
-func TestFormatUSD(t *testing.T) {
-	for x, want := range map[float64]string{0: "$0.00", 2.5: "$2.50", 0.01: "$0.01", 0.0042: "$0.0042", 0.000123: "$0.00012",
-		0.0001: "$0.0001", 0.0099: "$0.0099", 12.345: "$12.35"} {
-		if got := coordinator.FormatUSD(x); got != want {
-			t.Errorf("FormatUSD(%v) = %s, want %s", x, got, want)
-		}
 	}
 }
 
