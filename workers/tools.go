@@ -41,6 +41,9 @@ type ToolInfo struct {
 	// WritesPaths tools write only the file named by their "path"
 	// argument, so the files a turn changed are known without looking.
 	WritesPaths bool
+	// WritesInProcess tools write files from ralph's own process, outside
+	// the sandbox, so --sandbox read-only refuses them (Toolset.Call).
+	WritesInProcess bool
 }
 
 var toolInfo = map[string]ToolInfo{
@@ -49,13 +52,11 @@ var toolInfo = map[string]ToolInfo{
 	ToolSearch:         {ReadOnly: true},
 	ToolRecordDecision: {ReadOnly: true},
 	ToolAskUser:        {ReadOnly: true},
-	ToolWriteFile:      {WritesPaths: true},
-	ToolEditFile:       {WritesPaths: true},
+	ToolWriteFile:      {WritesPaths: true, WritesInProcess: true},
+	ToolEditFile:       {WritesPaths: true, WritesInProcess: true},
+	ToolRemember:       {WritesInProcess: true},
+	ToolCompleteTask:   {WritesInProcess: true},
 }
-
-// writesFiles are ralph's own tools that write files in ralph's process,
-// outside the sandbox: --sandbox read-only refuses them (Toolset.Call).
-var writesFiles = map[string]bool{ToolWriteFile: true, ToolEditFile: true, ToolRemember: true, ToolCompleteTask: true}
 
 // Info returns what is known of the named tool; a tool ralph does not
 // know (an MCP server's, run_command, spawn_agent) may do anything.

@@ -23,9 +23,21 @@ func TestToolInfo(t *testing.T) {
 			t.Errorf("%s is not read-only", name)
 		}
 	}
-	for _, name := range []string{ToolRunCommand, ToolRemember, ToolCompleteTask, ToolSpawnAgent, "mcp__x__y"} {
+	for _, name := range []string{ToolRunCommand, ToolSpawnAgent, "mcp__x__y"} {
 		if Info(name) != (ToolInfo{}) {
 			t.Errorf("%s: %+v, want nothing known", name, Info(name))
+		}
+	}
+	// ralph's own writers may change any file as far as checkpoints know,
+	// and are what --sandbox read-only refuses.
+	for _, name := range []string{ToolRemember, ToolCompleteTask} {
+		if i := Info(name); i.ReadOnly || i.WritesPaths || !i.WritesInProcess {
+			t.Errorf("%s: %+v, want only WritesInProcess", name, i)
+		}
+	}
+	for _, name := range []string{ToolWriteFile, ToolEditFile} {
+		if !Info(name).WritesInProcess {
+			t.Errorf("%s writes from ralph's process but is not marked so", name)
 		}
 	}
 }

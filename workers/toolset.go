@@ -343,7 +343,7 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 	if !ok {
 		return errResult("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
 	}
-	if t.policy.Mode == sandbox.ReadOnly && writesFiles[name] {
+	if t.policy.Mode == sandbox.ReadOnly && Info(name).WritesInProcess {
 		// read-only promises that nothing writes a file, as codex's does:
 		// the sandbox holds run_command to it, and this holds ralph's own
 		// file tools, which run in ralph's process outside the sandbox.
