@@ -23,6 +23,8 @@ import (
 type answerStream struct {
 	out   io.Writer // standard output, a terminal
 	width int       // its width in cells; 0 unknown: no wrapping
+	// height is its rows; 0 unknown: the answer is never replaced.
+	height int
 	// open is a message still arriving; cur its text so far, col the
 	// cursor's column, rows the lines ended so far, and word the word
 	// held back until it is known whether it fits on the line.
@@ -108,12 +110,6 @@ func (a *answerStream) end() {
 	a.cur.Reset()
 }
 
-// maxErase bounds the rows Finish moves up to replace the streamed answer
-// with its rendering: past a screenful the top of the text has scrolled
-// away, and moving up would erase the wrong lines, so a longer answer
-// stays as it streamed.
-const maxErase = 24
-
 // replace takes the streamed answer off the screen when it is final, so
 // its rendering goes in its place; it reports whether the answer still
 // needs writing (false: the streamed text stays, as it is the answer).
@@ -122,7 +118,10 @@ func (a *answerStream) replace(final string) bool {
 	if a.last == "" || strings.TrimSpace(a.last) != strings.TrimSpace(text.StripControls(final)) {
 		return true
 	}
-	if a.width <= 0 || a.lastRows > maxErase {
+	// Past a screenful (less the status line below it) the top of the
+	// text has scrolled away, and moving up would erase the wrong lines,
+	// so a longer answer stays as it streamed.
+	if a.width <= 0 || a.height <= 1 || a.lastRows > a.height-1 {
 		return false
 	}
 	fmt.Fprintf(a.out, "\x1b[%dA\r\x1b[J", a.lastRows)

@@ -60,6 +60,7 @@ type OneShot struct {
 	StderrTTY bool // show progress
 	Color     bool
 	Width     int
+	Height    int // the terminal's rows, 0 unknown
 	// Style decides the render style of answers on a terminal from the
 	// configured setting (terminal.Facts.RenderStyle). It is called only
 	// when an answer is rendered, since deciding may ask the terminal;
@@ -115,7 +116,7 @@ func (o *OneShot) Start() {
 		o.progress = startProgress(o.Stderr, o.Color)
 		if o.StdoutTTY {
 			o.progress.mu.Lock()
-			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width}
+			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width, height: o.Height}
 			o.progress.mu.Unlock()
 		}
 		if o.asks != nil {
@@ -366,7 +367,7 @@ func quoteList(cmds []string) string {
 func NewOneShot(format string, t terminal.Facts) (*OneShot, int) {
 	face := &OneShot{
 		Format: format, Stdout: t.Out, Stderr: t.Err,
-		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width, Style: t.RenderStyle,
+		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width, Height: t.Height, Style: t.RenderStyle,
 		facts: t,
 	}
 	if t.ErrTTY {

@@ -14,8 +14,9 @@ import (
 type Facts struct {
 	In, Out, Err          *os.File
 	InTTY, OutTTY, ErrTTY bool
-	// Width is the output terminal's width in cells; 0 when unknown.
-	Width int
+	// Width and Height are the output terminal's size in cells; 0 when
+	// unknown.
+	Width, Height int
 	// Color: styled output is wanted. It is off with --no-color, with
 	// NO_COLOR set and not empty (https://no-color.org), and on a dumb
 	// terminal (TERM=dumb), which cannot draw escape sequences.
@@ -33,7 +34,7 @@ func Detect(noColor bool, getenv func(string) string) Facts {
 	f.InTTY, f.OutTTY, f.ErrTTY = IsTerminal(os.Stdin), IsTerminal(os.Stdout), IsTerminal(os.Stderr)
 	f.Color = WantColor(noColor, getenv)
 	if f.OutTTY {
-		f.Width = Width(os.Stdout)
+		f.Width, f.Height = Size(os.Stdout, 0, 0)
 	}
 	return f
 }
