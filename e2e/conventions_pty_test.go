@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -91,5 +93,37 @@ func TestResumePicksAtTerminal(t *testing.T) {
 	r.typeKeys("\x04")
 	if code := r.exitCode(5 * time.Second); code != 0 {
 		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
+	}
+}
+
+// A one-shot's 2,000-line answer streamed at full speed on a terminal
+// is on the screen (with its scrollback) whole: every line once, in
+// order, as it streamed, since it is too tall to be replaced by its
+// rendering.
+func TestOneShotStreamsALongAnswerWhole(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&b, "answer line %04d of two thousand\n", i)
+	}
+	answer, _ := json.Marshal(b.String())
+	srv := inlineServer(t, `{"name":"long","responses":[{"text":`+string(answer)+`,"chunk_size":64}]}`)
+	r := startPTY(t, t.TempDir(), chatEnv(t), "--base-url", srv.URL, "go")
+	if code := r.exitCode(30 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	r.drainOutput(2 * time.Second)
+	var got []string
+	for _, l := range strings.Split(r.screen(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "answer line ") {
+			got = append(got, strings.TrimSpace(l))
+		}
+	}
+	if len(got) != 2000 {
+		t.Fatalf("%d answer lines on the screen, want 2000", len(got))
+	}
+	for i, l := range got {
+		if want := fmt.Sprintf("answer line %04d of two thousand", i+1); l != want {
+			t.Fatalf("line %d on the screen is %q, want %q", i+1, l, want)
+		}
 	}
 }

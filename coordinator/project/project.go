@@ -21,6 +21,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -497,7 +498,9 @@ func (p *Project) SetSink(emit func(coordinator.Event)) {
 		p.face = nil
 	}
 	if emit != nil && p.coord != nil {
-		p.face = p.coord.Events().Subscribe(context.Background(), emit)
+		// A face shows the answer's text as it streams, so it takes every
+		// piece, however slow its terminal (pubsub.Lossless).
+		p.face = p.coord.Events().Subscribe(context.Background(), emit, pubsub.Lossless())
 	}
 }
 

@@ -36,9 +36,17 @@ func NewBroker[T any]() *Broker[T] { return &Broker[T]{} }
 type Option func(*options)
 
 type options struct {
-	sync bool
-	at   func()
+	sync     bool
+	lossless bool
+	at       func()
 }
+
+// Lossless makes an asynchronous subscriber take lossy values too, however
+// far behind it is: a face that shows streamed text as it arrives must
+// show every piece, or its lines come out missing and joined wrongly. Its
+// queue is then bounded only by what the publisher sends, which for text
+// is the answer the coordinator holds whole anyway.
+func Lossless() Option { return func(o *options) { o.lossless = true } }
 
 // Sync makes a subscriber synchronous: it is called inside Publish, on the
 // publisher's goroutine, serialised with every other publish. Publish
@@ -89,7 +97,7 @@ func (b *Broker[T]) Subscribe(ctx context.Context, fn func(T), opts ...Option) (
 	for _, opt := range opts {
 		opt(&o)
 	}
-	s := &subscriber[T]{fn: fn, sync: o.sync}
+	s := &subscriber[T]{fn: fn, sync: o.sync, lossless: o.lossless}
 	if !s.sync {
 		// Made before the subscriber is in the broker, where a publish on
 		// another goroutine may push to it at once.
@@ -185,8 +193,9 @@ type item[T any] struct {
 }
 
 type subscriber[T any] struct {
-	fn   func(T)
-	sync bool
+	fn       func(T)
+	sync     bool
+	lossless bool // takes lossy values however far behind (Lossless)
 
 	// For an asynchronous subscriber: its queue, the signal that the queue
 	// grew, the request to stop once it is drained, and the sign that its
@@ -210,7 +219,7 @@ func (s *subscriber[T]) stop() {
 // push queues it, unless it is a lossy value and the subscriber is behind.
 func (s *subscriber[T]) push(it item[T], lossy bool) {
 	s.mu.Lock()
-	if lossy && s.pending >= LossyBacklog {
+	if lossy && !s.lossless && s.pending >= LossyBacklog {
 		s.mu.Unlock()
 		return
 	}

@@ -421,3 +421,33 @@ func TestAtIsNotCalledOnAClosedBroker(t *testing.T) {
 		t.Fatal("At was called on a closed broker")
 	}
 }
+
+// A Lossless subscriber far behind still gets every lossy value, in
+// order, while a plain one beside it drops them.
+func TestLosslessKeepsLossyValuesOfASlowSubscriber(t *testing.T) {
+	b := NewBroker[int]()
+	release := make(chan struct{})
+	var all recorder
+	cancel := b.Subscribe(context.Background(), func(v int) {
+		<-release
+		all.add(v)
+	}, Lossless())
+	b.Publish(-1)
+	for i := 0; i < LossyBacklog+100; i++ {
+		b.PublishLossy(i)
+	}
+	close(release)
+	if err := b.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := all.values()
+	if len(got) != LossyBacklog+101 {
+		t.Fatalf("the lossless subscriber got %d values, want %d", len(got), LossyBacklog+101)
+	}
+	for i, v := range got[1:] {
+		if v != i {
+			t.Fatalf("value %d is %d: out of order or lost", i, v)
+		}
+	}
+	cancel()
+}
