@@ -131,17 +131,7 @@ func (failingRecord) AppendEvent(any) error { return fmt.Errorf("disk full") }
 
 // A run whose events could not be recorded does not look clean.
 func TestUnrecordedRunIsAnError(t *testing.T) {
-	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := fakemodel.NewServer(sc)
-	t.Cleanup(srv.Close)
-	fs := afero.NewMemMapFs()
-	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, sess := doneSession(t)
 	events := pubsub.NewBroker[Event]()
 	rec := StartRecording(context.Background(), events, failingRecord{sess})
 	t.Cleanup(func() { _ = rec.Stop() })
@@ -166,17 +156,7 @@ func mustTools(t *testing.T) *workers.Toolset {
 // TestContextTrimIsADecision: a request cut to fit the context window is
 // a decision with its reason, in decisions.jsonl.
 func TestContextTrimIsADecision(t *testing.T) {
-	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := fakemodel.NewServer(sc)
-	t.Cleanup(srv.Close)
-	fs := afero.NewMemMapFs()
-	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, fs, sess := doneSession(t)
 	history := []conversation.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "read big.txt"},
 		{Role: "assistant", ToolCalls: []conversation.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"big.txt"}`}}},
 		{Role: "tool", ToolCallID: "c1", Name: "read_file", Content: strings.Repeat("a line of a big file\n", 2000)},
@@ -194,4 +174,22 @@ func TestContextTrimIsADecision(t *testing.T) {
 	if len(recs) != 1 || recs[0].Kind != "context_trim" || recs[0].Turn != 1 || !strings.Contains(recs[0].Reason, "larger than the input budget") {
 		t.Fatalf("decisions = %+v", recs)
 	}
+}
+
+// doneSession is a model that answers "done" and a running session s1 of
+// /project in memory, for tests of what a run records.
+func doneSession(t *testing.T) (*fakemodel.Server, afero.Fs, *memory.Session) {
+	t.Helper()
+	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServer(sc)
+	t.Cleanup(srv.Close)
+	fs := afero.NewMemMapFs()
+	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, fs, sess
 }
