@@ -228,7 +228,9 @@ func TestRecoveryGoesByTheSessionsOwnRecords(t *testing.T) {
 
 	// A newer session left running, whose summary never landed.
 	before := read(t, summary)
-	b, err := memory.CreateSession(fs, dir, memory.NewID(time.Now()), memory.State{Status: memory.StatusRunning, Mode: ModeOneShot})
+	// Its id must sort after the session open() just made, which a fast
+	// machine can start within the same millisecond: a second on.
+	b, err := memory.CreateSession(fs, dir, memory.NewID(time.Now().Add(time.Second)), memory.State{Status: memory.StatusRunning, Mode: ModeOneShot})
 	if err != nil {
 		t.Fatal(err)
 	}
