@@ -179,6 +179,10 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 	for _, b := range s.opts.Banner {
 		s.scr.line(s.scr.dim(b))
 	}
+	// The painter writes everything above the prompt from now on (the
+	// banner is written already, before the first prompt); it stops in
+	// shutdown, after the last job, having written all.
+	s.scr.start()
 	code = s.loop()
 	s.shutdown()
 	return code
@@ -456,6 +460,7 @@ func (s *Shell) shutdown() {
 	}
 	close(s.done)
 	s.bg.Wait()
+	s.scr.stop()
 	// The loop has returned from Readline, so readline's terminal reader
 	// waits for the next Readline: close our input first (any read ends),
 	// then the terminal, then wait for readline's line editor to see the
