@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"fmt"
 	"strings"
 	"testing"
@@ -93,7 +92,6 @@ func TestChatLongAnswersVT(t *testing.T) {
 				time.Sleep(50 * time.Millisecond)
 				got := answerOnScreen(t, r.screen(), typed)
 				if got != want {
-					_ = os.WriteFile("/tmp/wt29a-scratch/raw.txt", []byte(r.out.Since(0)), 0o644)
 					t.Fatalf("run %d: the screen differs from the answer: %s", run, firstLineDiff(got, want))
 				}
 				r.typeKeys("\x04")
@@ -114,4 +112,49 @@ func firstLineDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
+}
+
+// A paste taller than the screen is folded into one line of the prompt:
+// it appears at once, leaves no copies of the prompt in the scrollback,
+// and is sent whole.
+func TestChatBigPasteIsFoldedVT(t *testing.T) {
+	srv := inlineServer(t, `{"name":"paste","loop":true,"responses":[{"text":"got it"}]}`)
+	r := startPTY(t, t.TempDir(), cleanEnv(t, "NO_COLOR=1", "TERM=xterm"), "chat", "--base-url", srv.URL)
+	r.waitIdle(20*time.Second, nil)
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "panic: at frame %d in /src/project/pkg/file%d.go:%d +0x%x\r\n", i, i, 10*i, 16*i)
+	}
+	off := r.out.Len()
+	pasted := time.Now()
+	r.typeKeys("look at this \x1b[200~" + b.String() + "\x1b[201~")
+	at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cursor string) bool { return strings.Contains(cursor, "200 more lines") })
+	if !ok {
+		t.Fatalf("the folded paste did not appear:\n%s", r.screen())
+	}
+	took := at.Sub(pasted)
+	t.Logf("the paste appeared after %s", took)
+	// Generous: the figure itself is measured by BenchmarkChatPaste.
+	if took > 2*time.Second {
+		t.Errorf("the paste took %s to appear", took)
+	}
+	r.typeKeys("\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "got it") })
+	if n := strings.Count(r.screen(), "look at this"); n > 1 {
+		t.Errorf("%d copies of the prompt line on the screen and in its scrollback:\n%s", n, r.screen())
+	}
+	r.typeKeys("\x04")
+	if code := r.exitCode(20 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	msgs := savedMessages(t, sessionDir(t, r.cmd.Dir))
+	found := false
+	for _, m := range msgs {
+		if strings.Contains(m.Content, "frame 199 in /src/project/pkg/file199.go") && strings.Contains(m.Content, "look at this panic: at frame 0") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the paste was not sent whole: %+v", msgs)
+	}
 }

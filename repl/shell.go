@@ -25,6 +25,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -195,6 +196,7 @@ func (s *Shell) open(fd int) error {
 	if err != nil {
 		return err
 	}
+	in.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
 	s.in = in
 	scrubHistory(s.opts.HistoryFile, s.redact)
 	s.hist = loadHistory(s.opts.HistoryFile)
@@ -261,9 +263,24 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 		s.scr.touched()
 	case readline.CharDelete, readline.CharCtrlL, readline.CharCtrlZ:
 		s.scr.touched()
+	case expandKey:
+		// Shown above the prompt rather than put into the line: a line
+		// taller than the screen is what the fold avoids.
+		for _, t := range s.in.folds.pending() {
+			s.scr.block(s.scr.dim(text.StripControls(t)))
+		}
+		return r, false
 	}
 	return r, true
 }
+
+// expandKey (Ctrl-O) shows the whole text of the pastes folded in the
+// line being edited.
+const expandKey = 15
+
+// unfold is a line as typed, with its paste placeholders and folds turned
+// back into the text pasted.
+func (s *Shell) unfold(line string) string { return s.in.folds.unfold(unpaste(line)) }
 
 func (s *Shell) setWidthCallback(f func()) {
 	s.mu.Lock()
@@ -302,7 +319,8 @@ func (s *Shell) loop() int {
 			// io.EOF: Ctrl-D on an empty line, or the terminal went away.
 			return 0
 		}
-		if s.answer(unpaste(line)) {
+		if s.answer(s.unfold(line)) {
+			s.in.folds.forget()
 			continue
 		}
 		if strings.HasSuffix(line, "\\") {
@@ -317,7 +335,9 @@ func (s *Shell) loop() int {
 			continue
 		}
 		_ = s.rl.SaveHistory(s.hist.add(s.redact(line)))
-		if s.submit(unpaste(line)) {
+		sent := s.unfold(line)
+		s.in.folds.forget()
+		if s.submit(sent) {
 			return 0
 		}
 	}

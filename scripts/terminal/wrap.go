@@ -50,8 +50,10 @@ func fits(s string, width int) bool {
 	return true
 }
 
-// ProtectHyphens replaces each hyphen between two letters or digits with
-// a non-breaking hyphen, so that a word wrapper keeps the word whole;
+// ProtectHyphens replaces each hyphen in a word (a run of characters
+// other than white space with a letter or digit in it: "up-to-date",
+// "Ctrl-D", "-la") with a
+// non-breaking hyphen, so that a word wrapper keeps the word whole;
 // RestoreHyphens undoes it. Only words that fit in width cells are
 // protected: a longer one has to break somewhere, and after a hyphen is
 // the best place. The render package uses the pair around glamour, whose
@@ -67,14 +69,17 @@ func ProtectHyphens(s string, width int) string {
 			start++
 			continue
 		}
-		end, hyphen := start, false
+		end, hyphen, word := start, false, false
 		for end < len(rs) && !unicode.IsSpace(rs[end]) {
 			hyphen = hyphen || rs[end] == '-'
+			word = word || unicode.IsLetter(rs[end]) || unicode.IsDigit(rs[end])
 			end++
 		}
-		if hyphen && ansi.StringWidth(string(rs[start:end])) <= width {
-			for i := start + 1; i+1 < end; i++ {
-				if rs[i] == '-' && wordRune(rs[i-1]) && wordRune(rs[i+1]) {
+		// A run of hyphens alone ("-", "---", "|--:|") is markup, not a
+		// word: markdown must still see its list markers and rules.
+		if hyphen && word && ansi.StringWidth(string(rs[start:end])) <= width {
+			for i := start; i < end; i++ {
+				if rs[i] == '-' {
 					rs[i] = nbHyphen
 					changed = true
 				}
@@ -96,5 +101,3 @@ func RestoreHyphens(s string) string {
 	}
 	return strings.ReplaceAll(s, string(nbHyphen), "-")
 }
-
-func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == nbHyphen }

@@ -24,6 +24,7 @@ func TestWrap(t *testing.T) {
 		{"help's Ctrl-D", "At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves.", 20,
 			"At an idle prompt\nCtrl-C clears the\nline; Ctrl-C twice\nor Ctrl-D leaves."},
 		{"Ctrl-D at the edge", "press Ctrl-D", 10, "press\nCtrl-D"},
+		{"an option stays whole", "run `ls -la`? now", 8, "run `ls\n-la`?\nnow"},
 		{"a dash between words is not glued", "this - that", 6, "this -\nthat"},
 		{"escape sequences are not counted or cut", "\x1b[1mbold words\x1b[0m here and there", 15, "\x1b[1mbold words\x1b[0m here\nand there"},
 		{"wide characters count two", "漢字漢字 漢字漢字 漢字", 10, "漢字漢字\n漢字漢字\n漢字"},
