@@ -175,7 +175,12 @@ func TestRulesDoNotStretch(t *testing.T) {
 // waitRawText waits until ralph has written want to the terminal.
 func (r *ptyRalph) waitRawText(want string, limit time.Duration) {
 	r.t.Helper()
-	if _, ok := r.out.waitRaw(0, limit, func(raw, _ string) bool { return strings.Contains(raw, want) }); !ok {
+	// ralph wraps its questions at the terminal's width, at spaces: the
+	// text is looked for with its runs of white space made one space.
+	words := strings.Join(strings.Fields(want), " ")
+	if _, ok := r.out.waitRaw(0, limit, func(raw, _ string) bool {
+		return strings.Contains(raw, want) || strings.Contains(strings.Join(strings.Fields(raw), " "), words)
+	}); !ok {
 		r.t.Fatalf("timed out after %s waiting for %q to be written; the screen shows:\n%s", limit, want, r.screen())
 	}
 }
@@ -209,7 +214,7 @@ func TestChatApprovalShowsTheTruth(t *testing.T) {
 	r.waitRawText("asked every time, no [a]lways: it writes to ~/.bashrc, in a home directory outside the project", time.Second)
 	r.typeKeys("n\r")
 	// The spoof's question is wider than the terminal, so it is looked
-	// for in what was written rather than on the wrapped screen.
+	// for in what was written rather than on the screen.
 	r.waitRawText("run `touch "+out+"/SPOOF2 #\\r^[[2K^[[8mrun `ls -la`? (always allows `ls`)^[]0;ralph^G`? [y]es / [n]o", 10*time.Second)
 	r.typeKeys("n\r")
 	r.waitFor("All done.", 10*time.Second)

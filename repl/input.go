@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,6 +48,12 @@ type ttyInput struct {
 	pending []byte // bytes ready for Read
 	carry   []byte // a possible paste marker cut at the end of a read
 	inPaste bool
+	paste   []byte // the bracketed paste being read
+
+	// size is the terminal's size, which decides when a paste is folded;
+	// nil means 80×24.
+	size  func() (cols, rows int)
+	folds foldStore
 }
 
 func newTTYInput(fd int, onEsc func()) (*ttyInput, error) {
@@ -198,19 +205,41 @@ func (t *ttyInput) filter(chunk []byte) []byte {
 			continue
 		}
 		i := bytes.Index(chunk, pasteEnd)
-		body := chunk
-		if i >= 0 {
-			body, chunk = chunk[:i], chunk[i+len(pasteEnd):]
-			t.inPaste = false
-		} else {
+		if i < 0 {
 			keep := partialSuffix(chunk, pasteEnd)
-			body = chunk[:len(chunk)-keep]
+			t.paste = append(t.paste, chunk[:len(chunk)-keep]...)
 			t.carry = append(t.carry, chunk[len(chunk)-keep:]...)
-			chunk = nil
+			return out
 		}
-		out = appendPasted(out, body)
+		t.paste = append(t.paste, chunk[:i]...)
+		chunk = chunk[i+len(pasteEnd):]
+		t.inPaste = false
+		out = t.appendPaste(out, t.paste)
+		t.paste = nil
 	}
 	return out
+}
+
+// appendPaste adds a whole bracketed paste to the line: as it is (with
+// placeholders for its line breaks) when it is small, folded otherwise.
+// readline draws the whole line again for every rune it is given, and a
+// line taller than the screen cannot be drawn over: a big paste took
+// seconds to appear and left a copy of the prompt in the scrollback for
+// each of its runes. Folded, it is a short token that stands for the
+// text (see foldStore) and is sent whole.
+func (t *ttyInput) appendPaste(out, body []byte) []byte {
+	cols, rows := 80, 24
+	if t.size != nil {
+		if c, r := t.size(); c > 0 && r > 0 {
+			cols, rows = c, r
+		}
+	}
+	shown := appendPasted(nil, body)
+	lines := bytes.Count(shown, []byte(string(pastedNewline))) + 1
+	if lines <= 3 && utf8.RuneCount(shown) < cols*max(rows/3, 1) {
+		return append(out, shown...)
+	}
+	return append(out, t.folds.fold(unpaste(string(shown)), cols)...)
 }
 
 // appendTyped copies typed bytes without NULs (Ctrl-Space): readline

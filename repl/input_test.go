@@ -2,8 +2,10 @@ package repl
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -83,16 +85,53 @@ func TestBracketedPasteBecomesOneLine(t *testing.T) {
 	if got := unpaste("line 1␤line⇥2"); got != "line 1\nline\t2" {
 		t.Fatalf("unpaste = %q", got)
 	}
-	// Markers cut between reads are carried over.
+	// Markers cut between reads are carried over; a paste is given to
+	// readline once it is whole.
 	ch = readOnce(in)
 	_, _ = w.Write([]byte("\x1b[200~x\r"))
-	expectRead(t, ch, "x␤")
-	ch = readOnce(in)
 	_, _ = w.Write([]byte("y\x1b[2"))
-	expectRead(t, ch, "y")
-	ch = readOnce(in)
 	_, _ = w.Write([]byte("01~\r"))
-	expectRead(t, ch, "\r")
+	expectRead(t, ch, "x␤y\r")
+}
+
+// A paste taller than a third of the screen is folded into a token that
+// shows its first line and how many more there are, and is sent whole.
+func TestBigPasteIsFolded(t *testing.T) {
+	in, w, _ := pipeInput(t)
+	in.size = func() (int, int) { return 80, 24 }
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "\tat frame %d (file.go:%d)\r\n", i, i)
+	}
+	go func() { _, _ = w.Write([]byte("see \x1b[200~" + b.String() + "\x1b[201~ please")) }()
+	var got string
+	for !strings.HasSuffix(got, "please") {
+		select {
+		case r := <-readOnce(in):
+			got += r.s
+		case <-time.After(2 * time.Second):
+			t.Fatalf("no read after %q", got)
+		}
+	}
+	if got != "see ⟪ at frame 0 (file.go:0) … 200 more lines #1⟫ please" {
+		t.Fatalf("read %q", got)
+	}
+	want := "see " + strings.ReplaceAll(b.String(), "\r\n", "\n") + " please"
+	if pend := in.folds.pending(); len(pend) != 1 {
+		t.Fatalf("pending = %d folds", len(pend))
+	}
+	if line := in.folds.unfold(unpaste(got)); line != want {
+		t.Fatalf("unfolded to %q", line)
+	}
+	in.folds.forget()
+	if len(in.folds.pending()) != 0 {
+		t.Fatal("a sent fold is still kept")
+	}
+	// One long line is folded too.
+	long := strings.Repeat("x", 6000)
+	if tok := in.folds.fold(long, 80); !strings.HasSuffix(tok, " more characters #2⟫") || len([]rune(tok)) > 80 {
+		t.Fatalf("token %q", tok)
+	}
 }
 
 func TestNULIsDropped(t *testing.T) {

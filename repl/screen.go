@@ -5,29 +5,44 @@ import (
 	"io"
 	"strings"
 	"sync"
-
-	"github.com/mattn/go-runewidth"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/render"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
-// screen writes everything that appears above the prompt: the answer as it
-// streams, the finished answer rendered as markdown, and one-line progress.
+// screen owns everything that appears above the prompt: the answer as it
+// streams, its blocks rendered as markdown when they are complete, and
+// one-line progress.
 //
-// Its writers go through readline, which clears the prompt before each
-// write and redraws it after, so every write must end with a newline (the
-// clearing erases the whole prompt row). The unfinished last row of a
-// streaming answer is therefore printed with a newline too and, while
-// nothing else has been printed or typed below it, rewritten in place with
-// the next piece ("\x1b[1A" moves up onto it). For the same reason, when the
-// turn's answer is complete and its draft is still whole on screen, the
-// draft is erased and replaced by the markdown rendered by glamour at the
-// terminal's width; a draft that was broken up or scrolled away is left as
-// streamed rather than printed twice. Without colour the rendering would
-// be the answer as it is, which the draft already shows, so it stays.
+// The coordinator's events only change the screen's model in memory; one
+// goroutine, the painter, turns the model into bytes and writes them. The
+// split is what keeps long answers whole: the broker drops text deltas for
+// a subscriber more than pubsub.LossyBacklog events behind, and when every
+// delta was written to the terminal on the event's own goroutine (through
+// readline, which clears and redraws the prompt around each write), a fast
+// answer of a few hundred lines put the shell that far behind, so lines
+// went missing in the middle and, with nothing repaired at the end, at the
+// tail. Now an event costs an append, the painter writes whatever has
+// piled up in one go, and the finished answer is checked against what was
+// streamed (see finish).
+//
+// The answer is laid out block by block (a paragraph, a list, a fenced
+// code block). Finished blocks are written for good, rendered by glamour;
+// the block in flight is shown raw in a live region of at most half the
+// screen just above the prompt, which each paint erases and draws again.
+// A block that outgrows the live region, or that something was printed or
+// typed below, goes on raw: its finished lines are written for good as
+// they come and only its unfinished last line stays live. Long answers
+// therefore scroll like any output, and nothing is ever drawn twice.
+//
+// Writes go through readline's writers, which clear the prompt before the
+// write and draw it again after, so every write ends with a newline and
+// the prompt only ever appears below finished output.
 type screen struct {
-	mu sync.Mutex
+	paintMu sync.Mutex
+	mu      sync.Mutex
 	// draftOut draws the streaming answer and its rendering (the terminal).
 	draftOut io.Writer
 	// infoOut takes progress lines and command output (stderr).
@@ -41,14 +56,35 @@ type screen struct {
 	mdStyle string
 	size    func() (cols, rows int)
 
-	active   bool   // a draft is being streamed
-	row      []rune // its unfinished last row
-	rowCols  int
-	rowShown bool // row is printed, followed by a newline
-	rowLast  bool // and nothing was printed or typed below it since
-	rows     int  // screen rows the draft occupies, row included
-	erasable bool // nothing was printed or typed since the draft began
+	ans answer
+
+	// queue is output written for good and not yet painted, in order.
+	queue []segment
+	// live is what the live region should show; shown is how many rows
+	// of it the terminal shows now, directly above the prompt.
+	live     []string
+	lastLive []string
+	shown    int
+	// shownEnd is how much of the answer's text the shown rows hold.
+	shownEnd int
+
+	// kick wakes the painter; nil while no painter runs, when every
+	// change is painted at once on the caller's goroutine.
+	kick    chan struct{}
+	stopped chan struct{}
+	quit    chan struct{}
 }
+
+// segment is text for one of the screen's writers.
+type segment struct {
+	w    io.Writer
+	text string
+}
+
+// frameGap is the least time between two paints while output streams:
+// about a terminal's frame, so a fast answer costs a few dozen prompt
+// redraws a second rather than one per piece of text.
+const frameGap = 8 * time.Millisecond
 
 func (s *screen) dims() (int, int) {
 	w, h := 80, 24
@@ -57,153 +93,273 @@ func (s *screen) dims() (int, int) {
 			w, h = cw, ch
 		}
 	}
-	return max(w, 20), h
+	return max(w, 20), max(h, 4)
+}
+
+// start runs the painter until stop.
+func (s *screen) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kick != nil {
+		return
+	}
+	s.kick, s.quit, s.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go s.painter(s.kick, s.quit, s.stopped)
+}
+
+// stop paints what is left and ends the painter; later changes are
+// painted at once again.
+func (s *screen) stop() {
+	s.mu.Lock()
+	quit, stopped := s.quit, s.stopped
+	s.mu.Unlock()
+	if quit == nil {
+		return
+	}
+	close(quit)
+	<-stopped
+	s.mu.Lock()
+	s.kick, s.quit, s.stopped = nil, nil, nil
+	s.mu.Unlock()
+	s.paint()
+}
+
+func (s *screen) painter(kick, quit, stopped chan struct{}) {
+	defer close(stopped)
+	for {
+		select {
+		case <-quit:
+			s.paint()
+			return
+		case <-kick:
+		}
+		s.paint()
+		select {
+		case <-quit:
+			s.paint()
+			return
+		case <-time.After(frameGap):
+		}
+	}
+}
+
+// changed is called with mu held after the model changed. Without a
+// painter (before the shell starts it, and in tests) the change is
+// written at once.
+func (s *screen) changed() {
+	if s.kick == nil {
+		for _, g := range s.frameLocked() {
+			_, _ = io.WriteString(g.w, g.text)
+		}
+		return
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// paint writes what changed since the last paint. The bytes are worked
+// out under mu and written after it is released: the write may block for
+// as long as the terminal is slow, and an event waiting for mu that long
+// is what made the broker drop text before. paintMu keeps paints in order.
+func (s *screen) paint() {
+	s.paintMu.Lock()
+	defer s.paintMu.Unlock()
+	s.mu.Lock()
+	segs := s.frameLocked()
+	s.mu.Unlock()
+	for _, g := range segs {
+		_, _ = io.WriteString(g.w, g.text)
+	}
+}
+
+// frameLocked erases the live region, takes the queued output and draws
+// the live region again, as bytes for each writer in order, and records
+// the live region as shown.
+func (s *screen) frameLocked() []segment {
+	if len(s.queue) == 0 && sameRows(s.live, s.shown, s.lastLive) {
+		return nil
+	}
+	// Consecutive output for one writer is joined with a builder: the
+	// queue may hold thousands of pieces when the terminal is slow.
+	var segs []segment
+	var cur strings.Builder
+	var curW io.Writer
+	add := func(w io.Writer, t string) {
+		if t == "" {
+			return
+		}
+		if w != curW && cur.Len() > 0 {
+			segs = append(segs, segment{curW, cur.String()})
+			cur.Reset()
+		}
+		curW = w
+		cur.WriteString(t)
+	}
+
+	if s.shown > 0 {
+		add(s.draftOut, fmt.Sprintf("\x1b[%dA\r\x1b[J", s.shown))
+	}
+	for _, q := range s.queue {
+		add(q.w, q.text)
+	}
+	s.queue = s.queue[:0]
+	for _, r := range s.live {
+		add(s.draftOut, r+"\n")
+	}
+	s.shown, s.shownEnd = len(s.live), s.ans.liveEnd
+	s.lastLive = append(s.lastLive[:0], s.live...)
+	if cur.Len() > 0 {
+		segs = append(segs, segment{curW, cur.String()})
+	}
+	return segs
+}
+
+// sameRows reports whether the live region shows rows already.
+func sameRows(live []string, shown int, last []string) bool {
+	if len(live) != shown || len(last) != shown {
+		return false
+	}
+	for i := range live {
+		if live[i] != last[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // delta streams a piece of the answer.
-func (s *screen) delta(text string) {
+func (s *screen) delta(t string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	w, _ := s.dims()
-	var b strings.Builder
-	if !s.active {
-		s.active, s.erasable, s.rows, s.row, s.rowCols = true, true, 0, nil, 0
-	}
-	if s.rowShown {
-		if s.rowLast {
-			b.WriteString("\x1b[1A\r\x1b[2K")
-			s.rows--
-		} else {
-			// Something came below the unfinished row: it stays as it is
-			// and the answer goes on from a new row.
-			s.row, s.rowCols = nil, 0
-		}
-		s.rowShown = false
-	}
-	emit := func(r []rune) {
-		b.WriteString(string(r))
-		b.WriteByte('\n')
-		s.rows++
-	}
-	for _, r := range sanitizeStream(text) {
-		if r == '\n' {
-			emit(s.row)
-			s.row, s.rowCols = nil, 0
-			continue
-		}
-		rw := runewidth.RuneWidth(r)
-		if s.rowCols+rw > w-1 {
-			// Wrap at the last space when there is one, like a person would.
-			if r == ' ' {
-				emit(s.row)
-				s.row, s.rowCols = nil, 0
-				continue
-			}
-			if i := lastSpace(s.row); i > 0 {
-				rest := append([]rune(nil), s.row[i+1:]...)
-				emit(s.row[:i])
-				s.row, s.rowCols = rest, runewidth.StringWidth(string(rest))
-			} else {
-				emit(s.row)
-				s.row, s.rowCols = nil, 0
-			}
-		}
-		s.row = append(s.row, r)
-		s.rowCols += rw
-	}
-	if len(s.row) > 0 {
-		emit(s.row)
-		s.rowShown, s.rowLast = true, true
-	}
-	if b.Len() > 0 {
-		_, _ = io.WriteString(s.draftOut, b.String())
-	}
+	s.ans.active = true
+	s.ans.got.WriteString(sanitizeStream(t))
+	s.layout(false)
+	s.changed()
 }
 
-// finish shows a turn's complete answer.
-func (s *screen) finish(text string) {
+// finish shows a turn's complete answer: the blocks not written yet are
+// written. The streamed text is checked against the answer first; if
+// pieces were lost on the way (the broker may drop deltas for a face that
+// falls behind), what is on screen is not the answer, and the answer
+// follows whole after a note saying so.
+func (s *screen) finish(full string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer s.reset()
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(full) == "" {
+		s.freezeLive()
+		s.resetAnswer()
+		s.changed()
 		return
 	}
 	if s.answerOut != nil {
 		// Standard output is a file or pipe: it gets the plain answer, the
 		// terminal keeps the draft it watched.
-		text = sanitizeAnswer(text)
-		if !strings.HasSuffix(text, "\n") {
-			text += "\n"
+		plain := sanitizeAnswer(full)
+		if !strings.HasSuffix(plain, "\n") {
+			plain += "\n"
 		}
-		_, _ = io.WriteString(s.answerOut, text)
-		if s.active {
+		_, _ = io.WriteString(s.answerOut, plain)
+		if s.ans.active {
+			s.freezeLive()
+			s.resetAnswer()
+			s.changed()
 			return
 		}
 	}
-	if s.active && !s.color {
-		return
+	full = sanitizeStream(full)
+	got := s.ans.got.String()
+	if !strings.HasPrefix(full, got[:s.ans.done]) {
+		s.freezeLive()
+		s.queue = append(s.queue, segment{s.infoOut, s.dim("(part of this answer was lost on its way to the screen; here it is whole)") + "\n"})
+		s.resetAnswer()
 	}
-	w, h := s.dims()
-	out := render.Markdown(text, render.Options{Width: w, Color: s.color, Style: s.mdStyle})
-	switch {
-	case !s.active || s.rows == 0:
-	case s.erasable && s.rows+2 < h:
-		out = fmt.Sprintf("\x1b[%dA\r\x1b[J", s.rows) + out
-	default:
-		return
-	}
-	_, _ = io.WriteString(s.draftOut, out)
+	s.ans.active = true
+	s.ans.got.Reset()
+	s.ans.got.WriteString(full)
+	s.layout(true)
+	s.resetAnswer()
+	s.changed()
 }
 
-// void erases a draft the model will send again (a retried call), when it
-// is still whole on screen, and forgets it.
+// void forgets a draft the model will send again (a retried call): the
+// block in flight is erased; what was written for good stays.
 func (s *screen) void() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, h := s.dims()
-	if s.active && s.erasable && s.rows > 0 && s.rows+2 < h {
-		_, _ = fmt.Fprintf(s.draftOut, "\x1b[%dA\r\x1b[J", s.rows)
-	}
-	s.reset()
+	s.live = nil
+	s.resetAnswer()
+	s.changed()
 }
 
 // end leaves the draft on screen as streamed (a cut answer).
 func (s *screen) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reset()
+	s.freezeLive()
+	s.resetAnswer()
+	s.changed()
 }
 
-func (s *screen) reset() {
-	s.active, s.row, s.rowCols, s.rowShown, s.rowLast, s.rows, s.erasable = false, nil, 0, false, false, 0, false
+func (s *screen) resetAnswer() {
+	s.ans = answer{}
+	s.live = nil
 }
 
-// touched records that the screen changed below the draft (the user
-// submitted a line, or cleared the screen), so it can no longer be
-// rewritten in place.
+// touched records that the screen changed below the live region (the user
+// submitted a line, or cleared the screen): the rows shown stay where
+// they are, and the answer goes on below them.
 func (s *screen) touched() {
 	s.mu.Lock()
-	s.erasable, s.rowLast = false, false
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.shown > 0 && s.ans.active {
+		s.ans.done = max(s.ans.done, s.shownEnd)
+		s.ans.raw = true
+	}
+	s.shown, s.live, s.lastLive = 0, nil, nil
+	if s.ans.active {
+		s.layout(false)
+	}
+	s.changed()
+}
+
+// freezeLive writes the block in flight for good, raw, as the live region
+// shows it, so that output printed next goes below it.
+func (s *screen) freezeLive() {
+	if !s.ans.active {
+		return
+	}
+	w, _ := s.dims()
+	got := s.ans.got.String()
+	if rest := got[s.ans.done:]; rest != "" {
+		s.queue = append(s.queue, segment{s.draftOut, s.ans.rawRows(rest, w, true)})
+		s.ans.done = len(got)
+	}
+	s.ans.raw = true
+	s.live = nil
 }
 
 // line prints one line of progress or a notice.
-func (s *screen) line(text string) {
-	s.block(text + "\n")
+func (s *screen) line(t string) {
+	s.block(t + "\n")
 }
 
-// block prints text (which should end with a newline) on the info writer.
-func (s *screen) block(text string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.erasable, s.rowLast = false, false
-	if text == "" {
+// block prints text on the info writer, below the answer so far, wrapped
+// at the terminal's width.
+func (s *screen) block(t string) {
+	if t == "" {
 		return
 	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.freezeLive()
+	if !strings.HasSuffix(t, "\n") {
+		t += "\n"
 	}
-	_, _ = io.WriteString(s.infoOut, text)
+	w, _ := s.dims()
+	s.queue = append(s.queue, segment{s.infoOut, terminal.Wrap(t, w-1)})
+	s.changed()
 }
 
 // markdown renders text for the terminal.
@@ -222,16 +378,6 @@ func (s *screen) style(code, t string) string {
 		return t
 	}
 	return "\x1b[" + code + "m" + t + "\x1b[0m"
-}
-
-// lastSpace is the index of the last space in r, or -1.
-func lastSpace(r []rune) int {
-	for i := len(r) - 1; i >= 0; i-- {
-		if r[i] == ' ' {
-			return i
-		}
-	}
-	return -1
 }
 
 // sanitizeStream keeps a model's text from driving the terminal: escape

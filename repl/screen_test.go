@@ -3,7 +3,12 @@ package repl
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -14,98 +19,140 @@ func testScreen(cols, rows int) (*screen, *bytes.Buffer, *bytes.Buffer) {
 	return &screen{draftOut: draft, infoOut: info, size: func() (int, int) { return cols, rows }}, draft, info
 }
 
-func TestStreamRewritesTheUnfinishedRow(t *testing.T) {
-	s, draft, _ := testScreen(40, 20)
-	s.delta("Hello wor")
-	s.delta("ld.\nNext")
-	s.delta(" line")
-	want := "Hello wor\n" +
-		"\x1b[1A\r\x1b[2K" + "Hello world.\n" + "Next\n" +
-		"\x1b[1A\r\x1b[2K" + "Next line\n"
-	if draft.String() != want {
-		t.Fatalf("wrote %q\nwant  %q", draft.String(), want)
+// shown replays what the screen wrote the way a terminal shows it, as far
+// as the screen's own sequences go (erase the live region: up n rows and
+// clear to the end), with styles removed.
+func shown(out string) []string {
+	out = sgr.ReplaceAllString(out, "")
+	var lines []string
+	cur := ""
+	for len(out) > 0 {
+		if m := eraseUp.FindStringSubmatch(out); m != nil && strings.HasPrefix(out, m[0]) {
+			n, _ := strconv.Atoi(m[1])
+			lines = lines[:len(lines)-n]
+			out = out[len(m[0]):]
+			continue
+		}
+		c := out[0]
+		out = out[1:]
+		if c == '\n' {
+			lines = append(lines, cur)
+			cur = ""
+			continue
+		}
+		cur += string(c)
 	}
-	if s.rows != 2 {
-		t.Fatalf("rows = %d, want 2", s.rows)
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+var (
+	sgr     = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	eraseUp = regexp.MustCompile("^\x1b\\[([0-9]+)A\r\x1b\\[J")
+)
+
+// stream sends text in pieces of n bytes.
+func stream(s *screen, text string, n int) {
+	for len(text) > 0 {
+		k := min(n, len(text))
+		s.delta(text[:k])
+		text = text[k:]
 	}
 }
 
-func TestStreamWrapsAtSpaces(t *testing.T) {
-	s, draft, _ := testScreen(20, 20)
-	s.delta("the quick brown fox jumps over the lazy dog")
-	want := "the quick brown fox\njumps over the lazy\ndog\n"
-	if draft.String() != want {
-		t.Fatalf("wrote %q, want %q", draft.String(), want)
+// Without colour, what the screen shows is the answer, line for line, at
+// any length and whatever the size of the pieces.
+func TestStreamShowsTheWholeAnswer(t *testing.T) {
+	var b strings.Builder
+	for i := range 700 {
+		fmt.Fprintf(&b, "line %d of the answer, with some words in it\n", i)
+		if i%50 == 0 {
+			b.WriteString("\n")
+		}
 	}
-	for _, l := range strings.Split(strings.TrimSuffix(draft.String(), "\n"), "\n") {
-		if len(l) >= 20 {
-			t.Fatalf("row %q fills the terminal's width", l)
+	answer := strings.TrimSuffix(b.String(), "\n")
+	for _, piece := range []int{1, 7, 100, 5000} {
+		s, draft, _ := testScreen(100, 24)
+		stream(s, answer, piece)
+		s.finish(answer)
+		if got := strings.Join(shown(draft.String()), "\n"); got != answer {
+			t.Fatalf("pieces of %d: the screen differs from the answer:\n%s", piece, firstDiff(got, answer))
 		}
 	}
 }
 
-func TestFinishReplacesAWholeDraft(t *testing.T) {
-	s, draft, _ := testScreen(40, 20)
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d: %q, want %q", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(al), len(bl))
+}
+
+// With colour, each finished block is rendered while the next streams,
+// and the block in flight shows raw.
+func TestStreamRendersFinishedBlocks(t *testing.T) {
+	s, draft, _ := testScreen(60, 24)
 	s.color, s.mdStyle = true, "dark"
-	s.delta("Some **bold**\ntext")
-	draft.Reset()
-	s.finish("Some **bold**\ntext")
-	out := draft.String()
-	if !strings.HasPrefix(out, "\x1b[2A\r\x1b[J") || strings.Contains(out, "**") || !strings.Contains(out, ";1mbold\x1b[0m") {
-		t.Fatalf("finish wrote %q", out)
+	s.delta("Some **bold** words\n\nand the ")
+	out := shown(draft.String())
+	if len(out) != 3 || strings.TrimSpace(out[0]) != "Some bold words" || out[1] != "" || out[2] != "and the " {
+		t.Fatalf("screen = %q", out)
 	}
-	if s.active {
-		t.Fatal("the draft is still active after finish")
+	s.delta("next `block`")
+	s.finish("Some **bold** words\n\nand the next `block`")
+	out = shown(draft.String())
+	if len(out) != 3 || strings.Contains(strings.Join(out, "\n"), "`") {
+		t.Fatalf("screen = %q", out)
 	}
 }
 
-// Without colour the rendering is the answer as it is, which the draft
-// already shows: it stays as streamed.
-func TestFinishWithoutColorKeepsTheDraft(t *testing.T) {
+// A block taller than half the screen is not held back for rendering: its
+// lines are written as they come, and stay.
+func TestTallBlockGoesOnRaw(t *testing.T) {
+	s, draft, _ := testScreen(60, 10)
+	s.color, s.mdStyle = true, "dark"
+	code := "```go\n" + strings.Repeat("x := 1\n", 30) + "```\n"
+	stream(s, code, 5)
+	if strings.Count(draft.String(), "x := 1") > 90 {
+		t.Fatalf("the tall block was redrawn: %d copies", strings.Count(draft.String(), "x := 1"))
+	}
+	s.finish(code + "\nafter")
+	out := shown(draft.String())
+	if strings.Count(strings.Join(out, "\n"), "x := 1") != 30 || strings.TrimSpace(out[len(out)-1]) != "after" {
+		t.Fatalf("screen = %q", out)
+	}
+}
+
+// Pieces the broker dropped are noticed when the answer is complete, and
+// the answer is shown whole after a note.
+func TestLostPiecesAreRepaired(t *testing.T) {
+	s, draft, info := testScreen(60, 24)
+	s.delta("one\ntwo\n")
+	s.delta("four\n")
+	s.finish("one\ntwo\nthree\nfour\n")
+	if !strings.Contains(info.String(), "lost on its way") {
+		t.Fatalf("no note: %q", info.String())
+	}
+	if got := shown(draft.String()); strings.Join(got[len(got)-4:], ",") != "one,two,three,four" {
+		t.Fatalf("screen = %q", got)
+	}
+}
+
+// Something typed below the live region leaves it where it is; the
+// answer goes on below.
+func TestTouchedLeavesTheRowsShown(t *testing.T) {
 	s, draft, _ := testScreen(40, 20)
-	s.delta("Some **bold**\ntext")
-	draft.Reset()
-	s.finish("Some **bold**\ntext")
-	if draft.Len() != 0 || s.active {
-		t.Fatalf("finish wrote %q (active %v)", draft.String(), s.active)
-	}
-}
-
-func TestFinishLeavesABrokenDraft(t *testing.T) {
-	s, draft, info := testScreen(40, 20)
 	s.delta("first part ")
-	s.touched() // the user pressed Enter below it
+	s.touched()
 	s.delta("second")
-	if got := draft.String(); got != "first part \nsecond\n" {
-		t.Fatalf("after touched the row was rewritten: %q", got)
-	}
-	s.delta(" part")
-	if !strings.HasSuffix(draft.String(), "\x1b[1A\r\x1b[2Ksecond part\n") {
-		t.Fatalf("the new row is not rewritten in place: %q", draft.String())
-	}
-	draft.Reset()
-	s.finish("first part second part")
-	if draft.Len() != 0 {
-		t.Fatalf("a broken draft was printed again: %q", draft.String())
-	}
-	s.line("• tool")
-	if info.String() != "• tool\n" {
-		t.Fatalf("info = %q", info.String())
-	}
-}
-
-func TestFinishWithoutStreamingAndTallDrafts(t *testing.T) {
-	s, draft, _ := testScreen(40, 5)
-	s.finish("just the answer")
-	if draft.String() != "just the answer\n" {
-		t.Fatalf("finish wrote %q", draft.String())
-	}
-	draft.Reset()
-	s.delta("1\n2\n3\n4\n5\n6\n")
-	draft.Reset()
-	s.finish("1\n2\n3\n4\n5\n6")
-	if draft.Len() != 0 {
-		t.Fatalf("a draft taller than the screen was reprinted: %q", draft.String())
+	s.finish("first part second")
+	if got := shown(draft.String()); strings.Join(got, "|") != "first part |second" {
+		t.Fatalf("screen = %q", got)
 	}
 }
 
@@ -118,19 +165,46 @@ func TestAnswerToAFile(t *testing.T) {
 	if file.String() != "streamed **answer**\n" {
 		t.Fatalf("the file got %q", file.String())
 	}
-	if strings.Contains(draft.String(), "\x1b[J") {
-		t.Fatalf("the terminal's draft was replaced: %q", draft.String())
+	if got := shown(draft.String()); strings.Join(got, "|") != "streamed **answer**" {
+		t.Fatalf("the terminal shows %q", got)
 	}
 }
 
 func TestVoidErasesARetriedDraft(t *testing.T) {
 	s, draft, _ := testScreen(40, 20)
+	s.color = true
 	s.delta("a\nb")
-	draft.Reset()
 	s.void()
-	if draft.String() != "\x1b[2A\r\x1b[J" || s.active {
-		t.Fatalf("void wrote %q (active %v)", draft.String(), s.active)
+	if got := shown(draft.String()); len(got) != 0 {
+		t.Fatalf("void left %q", got)
 	}
+}
+
+// The painter writes from its own goroutine; stop paints what is left.
+func TestPainterPaintsEverything(t *testing.T) {
+	s, draft, _ := testScreen(80, 24)
+	var mu sync.Mutex
+	s.draftOut = lockedWriter{&mu, draft}
+	s.start()
+	stream(s, strings.Repeat("word ", 2000), 3)
+	s.finish(strings.Repeat("word ", 2000))
+	s.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(shown(draft.String()), " "); strings.Count(got, "word") != 2000 {
+		t.Fatalf("%d words shown", strings.Count(got, "word"))
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func TestSanitizeStream(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -179,6 +180,10 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 	for _, b := range s.opts.Banner {
 		s.scr.line(s.scr.dim(b))
 	}
+	// The painter writes everything above the prompt from now on (the
+	// banner is written already, before the first prompt); it stops in
+	// shutdown, after the last job, having written all.
+	s.scr.start()
 	code = s.loop()
 	s.shutdown()
 	return code
@@ -191,6 +196,7 @@ func (s *Shell) open(fd int) error {
 	if err != nil {
 		return err
 	}
+	in.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
 	s.in = in
 	scrubHistory(s.opts.HistoryFile, s.redact)
 	s.hist = loadHistory(s.opts.HistoryFile)
@@ -257,9 +263,24 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 		s.scr.touched()
 	case readline.CharDelete, readline.CharCtrlL, readline.CharCtrlZ:
 		s.scr.touched()
+	case expandKey:
+		// Shown above the prompt rather than put into the line: a line
+		// taller than the screen is what the fold avoids.
+		for _, t := range s.in.folds.pending() {
+			s.scr.block(s.scr.dim(text.StripControls(t)))
+		}
+		return r, false
 	}
 	return r, true
 }
+
+// expandKey (Ctrl-O) shows the whole text of the pastes folded in the
+// line being edited.
+const expandKey = 15
+
+// unfold is a line as typed, with its paste placeholders and folds turned
+// back into the text pasted.
+func (s *Shell) unfold(line string) string { return s.in.folds.unfold(unpaste(line)) }
 
 func (s *Shell) setWidthCallback(f func()) {
 	s.mu.Lock()
@@ -298,7 +319,8 @@ func (s *Shell) loop() int {
 			// io.EOF: Ctrl-D on an empty line, or the terminal went away.
 			return 0
 		}
-		if s.answer(unpaste(line)) {
+		if s.answer(s.unfold(line)) {
+			s.in.folds.forget()
 			continue
 		}
 		if strings.HasSuffix(line, "\\") {
@@ -313,7 +335,9 @@ func (s *Shell) loop() int {
 			continue
 		}
 		_ = s.rl.SaveHistory(s.hist.add(s.redact(line)))
-		if s.submit(unpaste(line)) {
+		sent := s.unfold(line)
+		s.in.folds.forget()
+		if s.submit(sent) {
 			return 0
 		}
 	}
@@ -456,6 +480,7 @@ func (s *Shell) shutdown() {
 	}
 	close(s.done)
 	s.bg.Wait()
+	s.scr.stop()
 	// The loop has returned from Readline, so readline's terminal reader
 	// waits for the next Readline: close our input first (any read ends),
 	// then the terminal, then wait for readline's line editor to see the

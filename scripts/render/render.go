@@ -37,6 +37,7 @@ import (
 	"github.com/muesli/termenv"
 
 	rtext "github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // The styles a caller may ask for; anything else renders as StyleDark.
@@ -105,11 +106,49 @@ func render(src string, opt Options) (string, error) {
 	if style != StyleLight && style != StyleNoTTY {
 		style = StyleDark
 	}
-	out, err := renderers.render(src, style, width)
+	out, err := renderers.render(protectProse(src, width), style, width)
 	if err != nil {
 		return "", err
 	}
-	return finish(out), nil
+	return terminal.RestoreHyphens(finish(fitWidth(out, width))), nil
+}
+
+// protectProse keeps glamour from breaking hyphenated words that fit on a
+// line (four cells are left for its margins): its wrapper breaks after
+// any hyphen, which left "Ctrl-" at the end of one line and
+// "D" on the next. Hyphens inside words become non-breaking ones (see
+// terminal.ProtectHyphens), and render turns them back after glamour.
+// Fenced code is left alone, since chroma must see the code as written.
+func protectProse(src string, width int) string {
+	if !strings.Contains(src, "-") || strings.ContainsRune(src, '\u2011') {
+		return src
+	}
+	lines := strings.SplitAfter(src, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```"):
+			fence = "```"
+		case strings.HasPrefix(t, "~~~"):
+			fence = "~~~"
+		default:
+			lines[i] = terminal.ProtectHyphens(l, width-4)
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// fitWidth wraps any line glamour left wider than the terminal (a long
+// word, a code line) with the one wrapping rule (terminal.Wrap), so the
+// terminal never cuts one itself in the middle of a word. It runs before
+// the padding is trimmed, so every line it makes ends with a reset too.
+func fitWidth(out string, width int) string {
+	return terminal.Wrap(out, width)
 }
 
 // rendererKey names one configured glamour renderer.

@@ -284,3 +284,21 @@ func TestTooCostly(t *testing.T) {
 		t.Errorf("a costly document rendered as %q", got)
 	}
 }
+
+// Glamour's wrapper breaks after any hyphen; rendered prose must move a
+// hyphenated word to the next line whole ("Ctrl-D", "up-to-date").
+func TestHyphenatedWordsStayWhole(t *testing.T) {
+	md := "At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves. Keep the tree up-to-date with main, always."
+	for _, w := range []int{20, 27, 33, 41, 58} {
+		out := anySGRForTest.ReplaceAllString(Markdown(md, Options{Width: w, Color: true, Style: StyleDark}), "")
+		for _, l := range strings.Split(out, "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasSuffix(l, "-") || strings.HasPrefix(l, "D ") || strings.HasPrefix(l, "date") || strings.HasPrefix(l, "to-date") {
+				t.Errorf("width %d: a hyphenated word was split:\n%s", w, out)
+				break
+			}
+		}
+	}
+}
+
+var anySGRForTest = regexp.MustCompile("\x1b\\[[0-9;]*m")
