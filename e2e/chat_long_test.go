@@ -76,7 +76,7 @@ func TestChatLongAnswersVT(t *testing.T) {
 			js, _ := json.Marshal(tc.answer)
 			srv := inlineServer(t, `{"name":"long","loop":true,"responses":[{"text":`+string(js)+`,"chunk_size":16}]}`)
 			want := expectedScreen(tc.answer)
-			runs := 10
+			runs := 20
 			if testing.Short() {
 				runs = 2
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/project"
-	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/terminal"
@@ -63,25 +62,11 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer
 	// with ralph answer, or steer the shell as its keys do.
-	//
-	// The shell takes the events itself, synchronously, rather than as the
-	// face's Handle, which the broker calls from a queue of its own: text
-	// deltas are published lossily, and a fast answer put the queue more
-	// than pubsub.LossyBacklog deltas behind, so lines of long answers
-	// never reached the screen. Handle only changes the screen's model in
-	// memory (the painter writes), so it holds the coordinator up for no
-	// more than an append. Attaching without a Handle still takes the
-	// events from a face that had them before (a task loop switched into
-	// chat).
-	at := p.Attach(ctx, project.Face{Queue: queue, Coord: coord, Asker: approvalAsker{sh: sh},
+	at := p.Attach(ctx, project.Face{Handle: sh.Handle, Queue: queue, Coord: coord, Asker: approvalAsker{sh: sh},
 		Steer:  func(*coordinator.Coordinator) control.Target { return remote{s: sh} },
 		Notify: func(s string) { sh.note(s, false) }})
 	defer at.Detach()
 	coord = at.Coord
-	if b := coord.Events(); b != nil {
-		stop := b.Subscribe(ctx, sh.Handle, pubsub.Sync())
-		defer stop()
-	}
 	confirm = sh.Confirm
 	if at.Questions != nil {
 		confirm = at.Questions.Confirmer(sh.Confirm)
