@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Bare `ralph -c` on a terminal reopens the latest conversation in the
@@ -124,6 +125,28 @@ func TestOneShotStreamsALongAnswerWhole(t *testing.T) {
 	for i, l := range got {
 		if want := fmt.Sprintf("answer line %04d of two thousand", i+1); l != want {
 			t.Fatalf("line %d on the screen is %q, want %q", i+1, l, want)
+		}
+	}
+}
+
+// Help on a terminal is laid out at its width: no line is left for the
+// terminal to cut, and a flag's description continues under its own
+// column rather than at the left edge, mid-word.
+func TestHelpIsWrappedAtTheTerminalsWidth(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"undo", "--help"}} {
+		r := startPTY(t, t.TempDir(), chatEnv(t), args...)
+		if code := r.exitCode(20 * time.Second); code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		r.drainOutput(time.Second)
+		raw := strings.ReplaceAll(r.out.Since(0), "\r\n", "\n")
+		for _, l := range strings.Split(raw, "\n") {
+			if n := utf8.RuneCountInString(l); n > ptyCols {
+				t.Errorf("%v: a line of %d characters, wider than the terminal's %d: %q", args, n, ptyCols, l)
+			}
+		}
+		if args[0] == "run" && !strings.Contains(raw, "\n                                    ") {
+			t.Errorf("%v: no description continues under its column:\n%s", args, raw)
 		}
 	}
 }

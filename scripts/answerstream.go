@@ -5,9 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mattn/go-runewidth"
-
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // answerStream shows the main agent's answer on the terminal while it
@@ -25,18 +24,16 @@ type answerStream struct {
 	width int       // its width in cells; 0 unknown: no wrapping
 	// height is its rows; 0 unknown: the answer is never replaced.
 	height int
-	// open is a message still arriving; cur its text so far, col the
-	// cursor's column, rows the lines ended so far, and word the word
-	// held back until it is known whether it fits on the line.
-	open  bool
-	cur   strings.Builder
-	col   int
-	rows  int
-	word  strings.Builder
-	wordW int
-	// spaces are held back too: they are written before the next word
-	// when it fits on the line, and dropped where the line breaks.
-	spaces int
+	// open is a message still arriving; cur its text so far and rows the
+	// terminal rows it has ended so far.
+	open bool
+	cur  strings.Builder
+	rows int
+	// row is the text of the row in flight (after the last row ended),
+	// and shown how many of its bytes are on the terminal: whole words
+	// only, since the next word decides whether the row breaks before it.
+	row   string
+	shown int
 	// last is the last message shown whole, and lastRows the terminal
 	// rows it took, for Finish to replace it with its rendering.
 	last     string
@@ -44,6 +41,12 @@ type answerStream struct {
 }
 
 // delta shows more of the answer; the caller has cleared the status line.
+//
+// The layout is terminal.Wrap's, the one every other text ralph prints
+// goes through. Wrapping is greedy, so the rows before the last are final
+// once a later row exists, and only the row in flight is wrapped again as
+// text comes: the cost stays proportional to the text, however long the
+// line.
 func (a *answerStream) delta(s string) {
 	s = text.StripControls(s)
 	if s == "" {
@@ -51,47 +54,59 @@ func (a *answerStream) delta(s string) {
 	}
 	a.open = true
 	a.cur.WriteString(s)
-	for _, r := range s {
-		switch r {
-		case '\n':
-			a.flushWord()
-			a.newline()
-		case ' ', '\t':
-			a.flushWord()
-			a.spaces++
-		default:
-			a.word.WriteRune(r)
-			a.wordW += runewidth.RuneWidth(r)
-			if a.width > 0 && a.wordW >= a.width {
-				// A word as wide as the line is broken where it must be.
-				a.flushWord()
-			}
+	for {
+		line, rest, nl := strings.Cut(s, "\n")
+		a.row += line
+		a.lay(nl)
+		if !nl {
+			return
 		}
+		s = rest
 	}
 }
 
-// flushWord writes the held-back word, on a new line when it does not
-// fit on this one.
-func (a *answerStream) flushWord() {
-	if a.wordW == 0 && a.word.Len() == 0 {
+// lay writes what is final of the row in flight; ended: the line ended
+// there, so all of it is.
+func (a *answerStream) lay(ended bool) {
+	rows := []string{a.row}
+	if a.width > 0 {
+		// Spaces at the end are wrapped with the word that follows them:
+		// alone they could push the row to break early, and the wrapper
+		// drops them.
+		body := strings.TrimRight(a.row, " \t")
+		rows = strings.Split(terminal.Wrap(body, a.width), "\n")
+		rows[len(rows)-1] += a.row[len(body):]
+	}
+	for _, r := range rows[:len(rows)-1] {
+		a.write(r)
+		a.newline()
+	}
+	a.row = rows[len(rows)-1]
+	if ended {
+		a.write(a.row)
+		a.newline()
 		return
 	}
-	if a.width > 0 && a.col > 0 && a.col+a.spaces+a.wordW > a.width {
-		a.newline()
-	} else if a.spaces > 0 {
-		_, _ = io.WriteString(a.out, strings.Repeat(" ", a.spaces))
-		a.col += a.spaces
+	// Of the row in flight, the words followed by a space are shown: they
+	// stay on this row whatever comes. The spaces after them wait, since
+	// the row may break there.
+	if i := strings.LastIndexAny(a.row, " \t"); i >= 0 {
+		a.write(strings.TrimRight(a.row[:i], " \t"))
 	}
-	a.spaces = 0
-	_, _ = io.WriteString(a.out, a.word.String())
-	a.col += a.wordW
-	a.word.Reset()
-	a.wordW = 0
+}
+
+// write shows the row in flight up to the end of done, which extends what
+// is shown of it.
+func (a *answerStream) write(done string) {
+	if len(done) > a.shown {
+		_, _ = io.WriteString(a.out, done[a.shown:])
+		a.shown = len(done)
+	}
 }
 
 func (a *answerStream) newline() {
 	_, _ = io.WriteString(a.out, "\n")
-	a.col, a.spaces = 0, 0
+	a.row, a.shown = "", 0
 	a.rows++
 }
 
@@ -101,9 +116,8 @@ func (a *answerStream) end() {
 	if !a.open {
 		return
 	}
-	a.flushWord()
-	if a.col > 0 {
-		a.newline()
+	if a.row != "" {
+		a.lay(true)
 	}
 	a.last, a.lastRows = a.cur.String(), a.rows
 	a.open, a.rows = false, 0

@@ -192,6 +192,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addMCPCommands(root)
 	c.addConventionFlags(root)
 	trimSubcommandHelp(root)
+	wrapHelp(root)
 	hintTaskWords(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")

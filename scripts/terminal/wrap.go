@@ -101,3 +101,59 @@ func RestoreHyphens(s string) string {
 	}
 	return strings.ReplaceAll(s, string(nbHyphen), "-")
 }
+
+// WrapHanging is Wrap for text laid out in columns, as help screens are:
+// a line that does not fit continues under the column its text starts
+// in, so "  -m, --model string   the model to use ..." wraps under "the"
+// rather than at the left edge. The column is where the last gap of two
+// or more spaces in the line's first half ends, or else the line's own
+// indentation. Lines that fit are left as they are.
+func WrapHanging(s string, width int) string {
+	if width < 1 || fits(s, width) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		if ansi.StringWidth(line) <= width {
+			continue
+		}
+		col := hangingColumn(line, width)
+		head, body := line[:col], line[col:]
+		rows := strings.Split(Wrap(body, width-col), "\n")
+		pad := strings.Repeat(" ", col)
+		for j := range rows {
+			if j == 0 {
+				rows[j] = head + rows[j]
+			} else {
+				rows[j] = pad + rows[j]
+			}
+		}
+		lines[i] = strings.Join(rows, "\n")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// hangingColumn is the byte offset in line where its wrapped text goes on
+// (see WrapHanging). Only plain spaces count, and a column past half the
+// width would leave too narrow a text, so the indentation is taken then.
+func hangingColumn(line string, width int) int {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	col := indent
+	for i := indent; i+1 < len(line) && i < width/2; i++ {
+		if line[i] == ' ' && line[i+1] == ' ' {
+			j := i
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+			if j < width/2 && j < len(line) {
+				col = j
+			}
+			i = j
+		}
+	}
+	if ansi.StringWidth(line[:col]) != col {
+		// Wide characters or escapes before the column: keep it simple.
+		return indent
+	}
+	return col
+}

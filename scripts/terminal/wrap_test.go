@@ -55,3 +55,27 @@ func BenchmarkWrap(b *testing.B) {
 		_ = Wrap(para, 80)
 	}
 }
+
+// Help lines laid out in columns wrap under their text's column, never
+// past the width and never inside a word.
+func TestWrapHanging(t *testing.T) {
+	in := "  -m, --model string   the model to use for the main agent and its children, unless a task says otherwise\n" +
+		"  analyze     Duration, turns, tokens, cost, tool use, errors and success rate of a session\n" +
+		"The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL, the flags below.\n" +
+		"short line"
+	got := WrapHanging(in, 60)
+	want := "  -m, --model string   the model to use for the main agent\n" +
+		"                       and its children, unless a task says\n" +
+		"                       otherwise\n" +
+		"  analyze     Duration, turns, tokens, cost, tool use,\n" +
+		"              errors and success rate of a session\n" +
+		"The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL\n" +
+		"and RALPH_MODEL, the flags below.\n" +
+		"short line"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if WrapHanging(in, 0) != in {
+		t.Fatal("width 0 changed the text")
+	}
+}
