@@ -17,7 +17,9 @@ type remote struct{ s *Shell }
 var _ control.Target = remote{}
 
 // told shows a request from another terminal above the prompt.
-func (r remote) told(what string) { r.s.scr.line(r.s.scr.dim("↯ from another terminal: " + what)) }
+func (r remote) told(what string) {
+	r.s.scr.line(r.s.scr.pal.Dim("↯ from another terminal: " + what))
+}
 
 // Stop implements control.Target: the hard stop of Ctrl-C or /stop.
 func (r remote) Stop() control.Reply {

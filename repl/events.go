@@ -46,7 +46,7 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	fit := func(t string) string { return clipWidth(text.StripControls(t), w-1) }
 	if !child {
 		if sum := s.think.fold(); sum != "" {
-			s.scr.line(s.scr.dim(fit(sum)))
+			s.scr.line(s.scr.pal.Dim(fit(sum)))
 		}
 	}
 	switch ev.Type {
@@ -67,45 +67,45 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		case strings.TrimSpace(ev.Text) != "":
 			// A child's or an external agent's message, folded to its
 			// first line as claude and codex show their own.
-			s.scr.line(s.scr.dim(fit(who + "│ " + firstLine(ev.Text))))
+			s.scr.line(s.scr.pal.Dim(fit(who + "│ " + firstLine(ev.Text))))
 		}
 	case coordinator.EventToolCall:
-		s.scr.line(s.scr.dim(fit(who + "• " + view.ToolCall(ev.ToolName, ev.ToolArgs))))
+		s.scr.line(s.scr.pal.Dim(fit(who + "• " + view.ToolCall(ev.ToolName, ev.ToolArgs))))
 	case coordinator.EventToolResult:
 		first := firstLine(ev.Output)
 		if ev.IsError {
-			s.scr.line(s.scr.red(fit(who + "  ✗ " + first)))
+			s.scr.line(s.scr.pal.Red(fit(who + "  ✗ " + first)))
 		} else {
-			s.scr.line(s.scr.dim(fit(who + "  ↳ " + first)))
+			s.scr.line(s.scr.pal.Dim(fit(who + "  ↳ " + first)))
 		}
 	case coordinator.EventRetry:
 		s.scr.void()
 		if ev.Retry != nil {
-			s.scr.line(s.scr.dim(fit(fmt.Sprintf("%s↻ %s; retrying in %s", who, ev.Retry.Reason, ev.Retry.Wait.Round(1e7)))))
+			s.scr.line(s.scr.pal.Dim(fit(fmt.Sprintf("%s↻ %s; retrying in %s", who, ev.Retry.Reason, ev.Retry.Wait.Round(1e7)))))
 		}
 	case coordinator.EventUserMessage:
-		s.scr.line(s.scr.dim(fit("↳ delivered: " + strings.Join(strings.Fields(ev.Text), " "))))
+		s.scr.line(s.scr.pal.Dim(fit("↳ delivered: " + strings.Join(strings.Fields(ev.Text), " "))))
 	case coordinator.EventAgentSpawned:
-		s.scr.line(s.scr.dim(fit("↗ " + ev.AgentID + " started: " + strings.Join(strings.Fields(ev.Text), " "))))
+		s.scr.line(s.scr.pal.Dim(fit("↗ " + ev.AgentID + " started: " + strings.Join(strings.Fields(ev.Text), " "))))
 	case coordinator.EventAgentFinished:
 		verb := "finished"
 		if ev.IsError {
 			verb = "failed: " + firstLine(ev.Text)
 		}
-		s.scr.line(s.scr.dim(fit("↘ " + ev.AgentID + " " + verb)))
+		s.scr.line(s.scr.pal.Dim(fit("↘ " + ev.AgentID + " " + verb)))
 	case coordinator.EventTaskChanged:
-		s.scr.line(s.scr.dim(fit("▸ task " + ev.Text + ": " + ev.Output)))
+		s.scr.line(s.scr.pal.Dim(fit("▸ task " + ev.Text + ": " + ev.Output)))
 	case coordinator.EventLimitWait, coordinator.EventBreaker:
 		// The /run loop waits for a limit or its breaker changed: say why
 		// nothing seems to happen.
-		s.scr.line(s.scr.dim(fit("⏸ " + ev.Text)))
+		s.scr.line(s.scr.pal.Dim(fit("⏸ " + ev.Text)))
 	case coordinator.EventWarning:
-		s.scr.line(s.scr.red(fit(who + "! " + ev.Text)))
+		s.scr.line(s.scr.pal.Red(fit(who + "! " + ev.Text)))
 	case coordinator.EventError:
 		// The main agent's error ends its run, and the run's result says
 		// it once (finishJob); a child's is news.
 		if child {
-			s.scr.line(s.scr.red(fit(who + "✗ " + ev.Text)))
+			s.scr.line(s.scr.pal.Red(fit(who + "✗ " + ev.Text)))
 		}
 	case coordinator.EventInterrupted:
 		if !child {

@@ -119,17 +119,17 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		if what == "" {
 			what = s.agents.Summary()
 		}
-		s.scr.line(s.scr.bold("stopped: "+what) + " — state saved")
+		s.scr.line(s.scr.pal.Bold("stopped: "+what) + " — state saved")
 		failed = true
 	case r.res != nil && r.res.IsError:
 		msg := r.res.Text
 		if r.res.Err != nil {
 			msg = r.res.Err.Error()
 		}
-		s.scr.line(s.scr.red("✗ " + msg))
+		s.scr.line(s.scr.pal.Red("✗ " + msg))
 		failed = true
 	case r.err != nil:
-		s.scr.line(s.scr.red("✗ " + r.err.Error()))
+		s.scr.line(s.scr.pal.Red("✗ " + r.err.Error()))
 	case r.res == nil && strings.TrimSpace(r.text) != "":
 		s.scr.block(s.scr.markdown(r.text))
 	}
@@ -141,7 +141,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		for _, it := range left[1:] {
 			s.queue.Push(it)
 		}
-		s.scr.line(s.scr.dim("↳ on to your queued message"))
+		s.scr.line(s.scr.pal.Dim("↳ on to your queued message"))
 		if s.startRun(left[0].Text) {
 			return
 		}
@@ -157,8 +157,14 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		for _, it := range left {
 			texts = append(texts, fmt.Sprintf("%q", clipWidth(it.Text, 60)))
 		}
-		s.scr.line(s.scr.dim("not delivered: " + strings.Join(texts, ", ")))
+		s.scr.line(s.scr.pal.Dim("not delivered: " + strings.Join(texts, ", ")))
 	}
+	// The answer's last frame is written before the idle prompt comes
+	// back, not up to a frame later: a line typed at once (typed ahead,
+	// or pasted) would otherwise be taken as output below the answer's
+	// live rows, which then stayed raw on the screen with their rendering
+	// printed under the next request.
+	s.scr.paint()
 	s.updatePrompt()
 }
 
@@ -302,7 +308,7 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 	}
 	// The bell calls a person who looked away: the work is stopped until
 	// they answer.
-	s.scr.line("\a" + s.scr.bold(question))
+	s.scr.line("\a" + s.scr.pal.Bold(question))
 	s.updatePrompt()
 	select {
 	case a := <-req.answer:
@@ -324,9 +330,9 @@ func (s *Shell) events() *pubsub.Broker[coordinator.Event] {
 // note prints a notice above the prompt, in red when bad.
 func (s *Shell) note(text string, bad bool) {
 	if bad {
-		s.scr.line(s.scr.red(text))
+		s.scr.line(s.scr.pal.Red(text))
 	} else {
-		s.scr.line(s.scr.dim(text))
+		s.scr.line(s.scr.pal.Dim(text))
 	}
 }
 
@@ -373,14 +379,14 @@ func (s *Shell) promptText() string {
 	}
 	switch {
 	case ask != nil:
-		return s.scr.bold(ask.prompt) + " "
+		return s.scr.pal.Bold(ask.prompt) + " "
 	case cont:
-		return s.scr.dim("…") + " "
+		return s.scr.pal.Dim("…") + " "
 	case j == nil:
-		return s.scr.bold(strings.TrimSpace(IdlePrompt)) + " "
+		return s.scr.pal.Bold(strings.TrimSpace(IdlePrompt)) + " "
 	case run == nil && idle && !stopping:
 		// The prompt is free for conversation, and says what waits.
-		return s.scr.bold("ralph") + s.scr.dim(" (task loop paused, /resume goes on)") + s.scr.bold(">") + " "
+		return s.scr.pal.Bold("ralph") + s.scr.pal.Dim(" (task loop paused, /resume goes on)") + s.scr.pal.Bold(">") + " "
 	}
 	el := time.Since(j.start)
 	parts := []string{spinner[int(el/(200*time.Millisecond))%len(spinner)] + " " + formatElapsed(el)}
@@ -406,7 +412,7 @@ func (s *Shell) promptText() string {
 		parts = append(parts, fmt.Sprintf("%d %s", n, map[bool]string{true: "agent", false: "agents"}[n == 1]))
 	}
 	parts = append(parts, "Ctrl-C stops")
-	return s.scr.dim(strings.Join(parts, " · ")) + " › "
+	return s.scr.pal.Dim(strings.Join(parts, " · ")) + " › "
 }
 
 // updatePrompt shows the prompt for the current state, if it changed.

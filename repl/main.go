@@ -62,7 +62,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer
 	// with ralph answer, or steer the shell as its keys do.
-	at := p.Attach(ctx, project.Face{Handle: sh.Handle, Queue: queue, Coord: coord, Asker: approvalAsker{sh: sh},
+	at := p.Attach(ctx, project.Face{Handle: sh.Handle, InStep: true, Queue: queue, Coord: coord, Asker: approvalAsker{sh: sh},
 		Steer:  func(*coordinator.Coordinator) control.Target { return remote{s: sh} },
 		Notify: func(s string) { sh.note(s, false) }})
 	defer at.Detach()

@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // screen owns everything that appears above the prompt: the answer as it
@@ -51,6 +52,8 @@ type screen struct {
 	// finished answers are written to it as plain text.
 	answerOut io.Writer
 	color     bool
+	// pal styles ralph's own words, in colour when color is set.
+	pal view.Palette
 	// mdStyle is the render style (dark, light or notty), decided once
 	// before the line editor starts reading the terminal.
 	mdStyle string
@@ -272,7 +275,7 @@ func (s *screen) finish(full string) {
 	got := s.ans.got.String()
 	if !strings.HasPrefix(full, got[:s.ans.done]) {
 		s.freezeLive()
-		s.queue = append(s.queue, segment{s.infoOut, s.dim("(part of this answer was lost on its way to the screen; here it is whole)") + "\n"})
+		s.queue = append(s.queue, segment{s.infoOut, s.pal.Dim("(part of this answer was lost on its way to the screen; here it is whole)") + "\n"})
 		s.resetAnswer()
 	}
 	s.ans.active = true
@@ -366,18 +369,6 @@ func (s *screen) block(t string) {
 func (s *screen) markdown(md string) string {
 	w, _ := s.dims()
 	return render.Markdown(md, render.Options{Width: w, Color: s.color, Style: s.mdStyle})
-}
-
-func (s *screen) dim(t string) string   { return s.style("2", t) }
-func (s *screen) red(t string) string   { return s.style("31", t) }
-func (s *screen) bold(t string) string  { return s.style("1", t) }
-func (s *screen) green(t string) string { return s.style("32", t) }
-
-func (s *screen) style(code, t string) string {
-	if !s.color {
-		return t
-	}
-	return "\x1b[" + code + "m" + t + "\x1b[0m"
 }
 
 // sanitizeStream keeps a model's text from driving the terminal: escape

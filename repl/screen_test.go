@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 func testScreen(cols, rows int) (*screen, *bytes.Buffer, *bytes.Buffer) {
@@ -172,7 +173,7 @@ func TestAnswerToAFile(t *testing.T) {
 
 func TestVoidErasesARetriedDraft(t *testing.T) {
 	s, draft, _ := testScreen(40, 20)
-	s.color = true
+	s.color, s.pal = true, view.Palette{On: true}
 	s.delta("a\nb")
 	s.void()
 	if got := shown(draft.String()); len(got) != 0 {
@@ -221,7 +222,7 @@ func TestSanitizeStream(t *testing.T) {
 func TestHandleStripsControls(t *testing.T) {
 	sh := New(Options{Color: true})
 	scr, _, info := testScreen(100, 40)
-	scr.color = true
+	scr.color, scr.pal = true, view.Palette{On: true}
 	sh.scr = scr
 	for _, ev := range []coordinator.Event{
 		{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"printf '\u001b[2J'"}`)},

@@ -28,6 +28,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers/mcp"
 )
 
@@ -145,7 +146,7 @@ func New(opts Options) *Shell {
 	}
 	s := &Shell{opts: opts, queue: opts.Queue, done: make(chan struct{}), askTurn: make(chan struct{}, 1), eofSeen: make(chan struct{})}
 	s.quitCode.Store(-1)
-	s.scr = &screen{infoOut: io.Discard, draftOut: io.Discard, color: opts.Color, mdStyle: opts.Style}
+	s.scr = &screen{infoOut: io.Discard, draftOut: io.Discard, color: opts.Color, pal: view.Palette{On: opts.Color}, mdStyle: opts.Style}
 	return s
 }
 
@@ -178,7 +179,7 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 	_, _ = io.WriteString(s.opts.Err, "\x1b[?2004h") // bracketed paste, so pasted lines stay one message
 	s.background(ctx)
 	for _, b := range s.opts.Banner {
-		s.scr.line(s.scr.dim(b))
+		s.scr.line(s.scr.pal.Dim(b))
 	}
 	// The painter writes everything above the prompt from now on (the
 	// banner is written already, before the first prompt); it stops in
@@ -267,7 +268,7 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 		// Shown above the prompt rather than put into the line: a line
 		// taller than the screen is what the fold avoids.
 		for _, t := range s.in.folds.pending() {
-			s.scr.block(s.scr.dim(text.StripControls(t)))
+			s.scr.block(s.scr.pal.Dim(text.StripControls(t)))
 		}
 		return r, false
 	}
@@ -312,7 +313,7 @@ func (s *Shell) loop() int {
 			}
 			s.lastCtrlC = time.Now()
 			if strings.TrimSpace(line) == "" {
-				s.scr.line(s.scr.dim("(Ctrl-C again or Ctrl-D to leave)"))
+				s.scr.line(s.scr.pal.Dim("(Ctrl-C again or Ctrl-D to leave)"))
 			}
 			continue
 		case err != nil:
@@ -372,10 +373,10 @@ func (s *Shell) submit(line string) (exit bool) {
 		// The shell is leaving.
 	case urgent:
 		j.queue.Push(interrupts.Interrupt{Kind: interrupts.Urgent, Text: text})
-		s.scr.line(s.scr.dim("⚡ urgent: cutting the current step"))
+		s.scr.line(s.scr.pal.Dim("⚡ urgent: cutting the current step"))
 	default:
 		j.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: text})
-		s.scr.line(s.scr.dim("queued: delivered at the next step boundary"))
+		s.scr.line(s.scr.pal.Dim("queued: delivered at the next step boundary"))
 	}
 	return false
 }
@@ -386,13 +387,13 @@ func (s *Shell) command(line string) (exit bool) {
 	o, err := commands.Dispatch(s.ctx, s.host(&out), line)
 	s.scr.block(out.String())
 	if err != nil {
-		s.scr.line(s.scr.red("✗ " + err.Error()))
+		s.scr.line(s.scr.pal.Red("✗ " + err.Error()))
 	}
 	if o.Job != nil && !s.startJob(o.JobName, func(ctx context.Context) jobResult {
 		text, err := o.Job(ctx)
 		return jobResult{text: text, err: err}
 	}) {
-		s.scr.line(s.scr.red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+		s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
 	}
 	return o.Exit
 }
@@ -476,7 +477,7 @@ func (s *Shell) shutdown() {
 	select {
 	case <-waited:
 	case <-time.After(10 * time.Second):
-		s.scr.line(s.scr.red("ralph: the work did not stop within 10 s; leaving anyway"))
+		s.scr.line(s.scr.pal.Red("ralph: the work did not stop within 10 s; leaving anyway"))
 	}
 	close(s.done)
 	s.bg.Wait()

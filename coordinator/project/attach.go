@@ -17,6 +17,14 @@ import (
 type Face struct {
 	// Handle receives the coordinator's events.
 	Handle func(coordinator.Event)
+	// InStep calls Handle in the goroutine that publishes, so every
+	// event has reached the face before the turn that sent it returns: a
+	// face that redraws its prompt when a turn ends then never draws it
+	// above the answer's last lines. Only for a Handle that costs no more
+	// than an append (the chat shell's, whose painter does the writing),
+	// since it holds the coordinator up; otherwise Handle gets its events
+	// from a queue of its own.
+	InStep bool
 	// Steer is what another terminal's ralph stop, say, pause and
 	// continue reach, given the face's coordinator; nil: only a stop,
 	// on the face's queue.
@@ -60,10 +68,9 @@ func (p *Project) Attach(ctx context.Context, f Face) *Attached {
 		a.stopSignals = interrupts.NotifySignals(ctx, a.Queue)
 	}
 	if a.Coord == nil {
-		a.Coord = p.Coordinator(a.Queue, f.Handle)
-	} else {
-		p.SetSink(f.Handle)
+		a.Coord = p.Coordinator(a.Queue, nil)
 	}
+	p.SetSink(f.Handle, f.InStep)
 	var steer control.Target = control.Steer{Queue: a.Queue}
 	if f.Steer != nil {
 		steer = f.Steer(a.Coord)

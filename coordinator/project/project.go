@@ -461,7 +461,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session)
 	p.unsubscribe = append(p.unsubscribe, rec.Stop)
 	p.coord, p.recording = c, rec
-	p.SetSink(emit)
+	p.SetSink(emit, false)
 	return c
 }
 
@@ -491,8 +491,9 @@ func (p *Project) RecordErr() error {
 // SetSink hands the coordinator's events to another face (a task loop
 // switched into chat): the old face is given what was published to it and
 // unsubscribed before the new one is subscribed, so nothing is lost and
-// the two never overlap.
-func (p *Project) SetSink(emit func(coordinator.Event)) {
+// the two never overlap. inStep calls emit in the publisher's goroutine
+// (Face.InStep).
+func (p *Project) SetSink(emit func(coordinator.Event), inStep bool) {
 	if p.face != nil {
 		p.face()
 		p.face = nil
@@ -500,7 +501,11 @@ func (p *Project) SetSink(emit func(coordinator.Event)) {
 	if emit != nil && p.coord != nil {
 		// A face shows the answer's text as it streams, so it takes every
 		// piece, however slow its terminal (pubsub.Lossless).
-		p.face = p.coord.Events().Subscribe(context.Background(), emit, pubsub.Lossless())
+		opt := pubsub.Lossless()
+		if inStep {
+			opt = pubsub.Sync()
+		}
+		p.face = p.coord.Events().Subscribe(context.Background(), emit, opt)
 	}
 }
 
@@ -586,7 +591,7 @@ func (p *Project) Close() error {
 	// that goes through them.
 	p.stopRetention()
 	// The face drains first, then the recorders, newest first.
-	p.SetSink(nil)
+	p.SetSink(nil, false)
 	for i := len(p.unsubscribe) - 1; i >= 0; i-- {
 		errs = append(errs, p.unsubscribe[i]())
 	}
