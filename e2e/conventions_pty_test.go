@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +150,50 @@ func TestHelpIsWrappedAtTheTerminalsWidth(t *testing.T) {
 		if args[0] == "run" && !strings.Contains(raw, "\n                                    ") {
 			t.Errorf("%v: no description continues under its column:\n%s", args, raw)
 		}
+	}
+}
+
+// After /clear, a watch from another terminal joins the new session: it
+// is named in what the watch prints, and the conversation before the
+// clear is not replayed to it.
+func TestWatchAfterClearFollowsTheNewSession(t *testing.T) {
+	srv := inlineServer(t, textScenario(t, "noted", "fresh"))
+	dir := t.TempDir()
+	env := cleanEnv(t, "NO_COLOR=1", "TERM=xterm")
+	r := startPTY(t, dir, env, "chat", "--base-url", srv.URL)
+	r.waitIdle(20*time.Second, nil)
+	r.typeKeys("my password is SECRET1\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "noted") })
+	r.typeKeys("/clear\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "goes on in session") })
+	ids, _ := os.ReadDir(filepath.Join(dir, ".ralph", "sessions"))
+	if len(ids) != 2 {
+		t.Fatalf("%d sessions, want 2", len(ids))
+	}
+	newID := ids[1].Name()
+	w := exec.Command(ralphBin, "watch")
+	w.Dir, w.Env = dir, env
+	wout, werr := &lockedBuffer{}, &lockedBuffer{}
+	w.Stdout, w.Stderr = wout, werr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	waitFor(t, "the watch to join", 10*time.Second, func() bool { return strings.Contains(wout.String(), "ralph watch: session") })
+	r.typeKeys("hello again\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "fresh") })
+	r.typeKeys("\x04")
+	if code := r.exitCode(20 * time.Second); code != 0 {
+		t.Fatalf("chat: exit %d", code)
+	}
+	if code, _ := exitCode(t, w, 10*time.Second); code != 0 {
+		t.Fatalf("watch: exit %d: %s", code, werr.String())
+	}
+	out := wout.String()
+	if !strings.Contains(out, newID) || strings.Contains(out, ids[0].Name()) {
+		t.Errorf("the watch does not name the new session %s only:\n%s", newID, out)
+	}
+	if strings.Contains(out, "SECRET1") || strings.Contains(out, "noted") || !strings.Contains(out, "fresh") {
+		t.Errorf("the watch shows the conversation before the clear, or not the one after:\n%s", out)
 	}
 }

@@ -52,3 +52,12 @@ func (s *Session) Next(id string) error {
 	}
 	return nil
 }
+
+// CurrentID is the id of the session the record goes to now: the one
+// Next moved on to, read under the session's lock, for goroutines that
+// may ask while a /clear moves it (a watch joining the control socket).
+func (s *Session) CurrentID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ID
+}

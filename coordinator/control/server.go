@@ -34,15 +34,17 @@ type Answerer interface {
 // Options configure a Server.
 type Options struct {
 	// Root is the project; the socket is SocketPath(Root).
-	Root      string
-	SessionID string
+	Root string
+	// Session is the session the run records now and the path of its
+	// events.jsonl, which a watch reads up to where it joined. It is
+	// asked at each join, since chat's /clear moves the run to a new
+	// session.
+	Session   func() (id, eventsPath string)
 	Mode      string
 	Target    Target
 	Questions Answerer
-	// Events is the run's one event stream; EventsPath its record
-	// (events.jsonl), which a watch reads up to where it joined.
-	Events     *pubsub.Broker[coordinator.Event]
-	EventsPath string
+	// Events is the run's one event stream.
+	Events *pubsub.Broker[coordinator.Event]
 	// Redact takes secrets out of each event line, as the record does.
 	Redact func([]byte) []byte
 	// Listener is the socket bound ahead (Bind); nil binds it now.
@@ -252,9 +254,12 @@ func (s *Server) watch(c net.Conn) {
 			failed.Do(stop)
 		}
 	}
+	var session string
 	cancel := s.o.Events.Subscribe(ctx, send, pubsub.At(func() {
+		var path string
+		session, path = s.o.Session()
 		offset = 0
-		if fi, err := os.Stat(s.o.EventsPath); err == nil {
+		if fi, err := os.Stat(path); err == nil {
 			offset = fi.Size()
 		}
 	}))
@@ -265,7 +270,7 @@ func (s *Server) watch(c net.Conn) {
 		return
 	}
 	_ = c.SetDeadline(time.Now().Add(writeTimeout))
-	err := writeLine(c, Hello{OK: true, SessionID: s.o.SessionID, Mode: s.o.Mode, PID: os.Getpid(), Offset: offset})
+	err := writeLine(c, Hello{OK: true, SessionID: session, Mode: s.o.Mode, PID: os.Getpid(), Offset: offset})
 	close(ready)
 	if err != nil {
 		s.drop(w)

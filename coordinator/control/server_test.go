@@ -76,7 +76,7 @@ func startServer(t *testing.T, root string) (*Server, *fakeTarget, *pubsub.Broke
 	}, pubsub.Sync())
 	t.Cleanup(stopRec)
 	target := &fakeTarget{}
-	srv, err := Start(Options{Root: root, SessionID: "s1", Mode: "run", Target: target, Events: events, EventsPath: path})
+	srv, err := Start(Options{Root: root, Session: func() (string, string) { return "s1", path }, Mode: "run", Target: target, Events: events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +342,7 @@ func TestBoundAhead(t *testing.T) {
 	}()
 	time.Sleep(50 * time.Millisecond) // the request waits in the backlog
 	target := &fakeTarget{}
-	srv, err := Start(Options{Root: root, SessionID: "s1", Mode: "oneshot", Target: target, Events: pubsub.NewBroker[coordinator.Event](), Listener: b})
+	srv, err := Start(Options{Root: root, Session: func() (string, string) { return "s1", "" }, Mode: "oneshot", Target: target, Events: pubsub.NewBroker[coordinator.Event](), Listener: b})
 	if err != nil {
 		t.Fatal(err)
 	}

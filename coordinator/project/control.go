@@ -44,12 +44,15 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 	}
 	events := p.coord.Events()
 	q := control.NewQuestions(p.Session, func(ev coordinator.Event) {
-		ev.SessionID = p.Session.ID
+		ev.SessionID = p.Session.CurrentID()
 		events.Publish(ev)
 	}, notify)
 	srv, err := control.Start(control.Options{
-		Root: p.Root, SessionID: p.Session.ID, Mode: p.Mode, Target: t, Questions: q,
-		Events: events, EventsPath: memory.LogPath(p.Root, p.Session.ID, memory.EventsLog), Redact: p.Redactor.RedactBytes,
+		Root: p.Root, Mode: p.Mode, Target: t, Questions: q, Events: events, Redact: p.Redactor.RedactBytes,
+		Session: func() (string, string) {
+			id := p.Session.CurrentID()
+			return id, memory.LogPath(p.Root, id, memory.EventsLog)
+		},
 		Listener: listener,
 	})
 	if err != nil {

@@ -35,7 +35,7 @@ func All() []Spec {
 		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"mcp", "", "the MCP servers: their state and tools", runMCP},
-		{"clear", "", "start the conversation afresh (the session log keeps everything)", runClear},
+		{"clear", "", "start a new conversation, in a new session (the old one stays resumable by id)", runClear},
 		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
 		{"session", "[id]", "this session's id, or an analysis of another session", runSession},
 		{"diff", "[--turn N|--task ID|--session]", "what the last turn changed, like `ralph diff`", runDiff},
