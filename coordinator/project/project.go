@@ -542,8 +542,9 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 	}
 }
 
-// learnings is AGENT.md and the instructions files, which every child
-// is seeded with.
+// learnings is AGENT.md, the instructions files and where the person
+// started, which every child is seeded with: a child asked to write
+// "the file here" must know where here is, as its coordinator does.
 func (p *Project) learnings() string {
 	var s string
 	if data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile)); err == nil {
@@ -554,7 +555,7 @@ func (p *Project) learnings() string {
 	}
 	// A child follows the project's instructions files as its
 	// coordinator does: AGENTS.md speaks to every agent.
-	return s + p.instructions()
+	return s + p.instructions() + p.whereNote()
 }
 
 // agentStore records a child agent's conversation under the session's
