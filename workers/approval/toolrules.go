@@ -85,7 +85,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		}
 		switch tool := toolAliases[strings.ToLower(name)]; {
 		case isToolRule(name):
-			r.Allow = append(r.Allow, name)
+			r.Allow = append(r.Allow, wholeServer(name))
 		case tool == workers.ToolRunCommand && arg == "":
 			r.AllowCommands = true
 		case tool == workers.ToolRunCommand:
@@ -107,7 +107,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		}
 		switch tool := toolAliases[strings.ToLower(name)]; {
 		case isToolRule(name):
-			r.Deny = append(r.Deny, name)
+			r.Deny = append(r.Deny, wholeServer(name))
 		case tool == workers.ToolRunCommand && arg == "":
 			r.Deny = append(r.Deny, "*")
 		case tool == workers.ToolRunCommand:
@@ -125,6 +125,16 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		}
 	}
 	return r, nil
+}
+
+// wholeServer turns Claude Code's rule for all of a server's tools,
+// "mcp__github", into ralph's pattern for them, "mcp__github__*"; a tool's
+// own name or a pattern is kept as it is.
+func wholeServer(rule string) string {
+	if !strings.Contains(strings.TrimPrefix(rule, toolRulePrefix), "__") && !strings.HasSuffix(rule, "*") {
+		return rule + "__*"
+	}
+	return rule
 }
 
 // splitRule splits "Bash(git diff:*)" into "Bash" and "git diff:*".

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ralph-dev/ralph/workers"
@@ -44,5 +45,25 @@ func TestToolRulesDecide(t *testing.T) {
 	}
 	if d := p.ApproveWrite(ctx, workers.ToolWriteFile, "a.go"); !d.Allowed {
 		t.Errorf("write_file was refused: %s", d.Reason)
+	}
+}
+
+// MCP tools are allowed and refused by name, by server pattern
+// ("mcp__gh__*") and by Claude Code's server-wide form ("mcp__gh").
+func TestToolRulesMCPServers(t *testing.T) {
+	r, err := ParseToolRules([]string{"mcp__gh", "mcp__db__query"}, []string{"mcp__fs__*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Root: t.TempDir(), Tools: r, NeverAsk: true})
+	ctx := context.Background()
+	for name, want := range map[string]bool{
+		"mcp__gh__create_issue": true, "mcp__gh__list": true, "mcp__db__query": true,
+		"mcp__db__drop": false, "mcp__ghost__x": false, "mcp__fs__write": false,
+	} {
+		server, tool, _ := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__")
+		if d := p.ApproveTool(ctx, server, tool, name, nil); d.Allowed != want {
+			t.Errorf("%s: allowed %v, want %v (%s)", name, d.Allowed, want, d.Reason)
+		}
 	}
 }

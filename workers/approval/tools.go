@@ -62,7 +62,18 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 func (p *Policy) toolAllowed(name string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Contains(p.rules, name)
+	return slices.ContainsFunc(p.rules, func(rule string) bool { return toolRuleMatches(rule, name) })
+}
+
+// toolRuleMatches reports whether an allow rule holds the MCP tool name:
+// the tool's own name, or a whole server's tools as --allowed-tools
+// writes them ("mcp__github__*", which ParseToolRules also makes of
+// Claude Code's "mcp__github").
+func toolRuleMatches(rule, name string) bool {
+	if prefix, ok := strings.CutSuffix(rule, "*"); ok && isToolRule(prefix) {
+		return strings.HasPrefix(name, prefix)
+	}
+	return rule == name
 }
 
 // ApproveServer decides whether an MCP server may start: one of the
