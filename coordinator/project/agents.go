@@ -1,0 +1,155 @@
+package project
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/spf13/afero"
+)
+
+// The project's agents: the coordinator a face works through, the events
+// it hands the face, and the configuration of its child agents.
+
+// Coordinator builds the main coordinator for this project's session, with
+// child agents enabled. Its events are recorded into the session, and emit,
+// when not nil, is subscribed to them (see SetSink); the subscriptions end
+// at Close.
+func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
+	g := p.openGit(context.Background())
+	opts := coordinator.Options{
+		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
+		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
+		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
+		Children: p.Children(nil), PriceOf: p.PriceOf, NextSession: p.nextSession,
+	}
+	if g.cps != nil {
+		opts.Checkpoints = g.cps
+	}
+	if len(p.History) > 0 && g.context != "" {
+		// A resumed conversation keeps its first system prompt; what the
+		// repository looks like now reaches the model with the next prompt.
+		opts.Note = "[ralph: the session resumed; the git repository now]\n" + g.context
+	}
+	c := coordinator.New(opts)
+	p.warnTo.Store(c)
+	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session)
+	p.unsubscribe = append(p.unsubscribe, rec.Stop)
+	p.coord, p.recording = c, rec
+	p.SetSink(emit, false)
+	return c
+}
+
+// decide records a decision made beside the coordinator's own (a
+// person's answer, an agent's record_decision, what retention pruned):
+// on the coordinator's event stream once there is one, so the session's
+// recorder writes it with every other decision of the run; straight into
+// the session before that.
+func (p *Project) decide(d memory.DecisionRecord) error {
+	if c := p.warnTo.Load(); c != nil {
+		c.RecordDecision(d)
+		return nil
+	}
+	return p.Session.AppendLog(memory.DecisionsLog, d)
+}
+
+// RecordErr is the first error writing the session's events or
+// transcript, if any: a run or task loop on this project checks it before
+// it reports (coordinator.Options.RecordErr, loop.Options.RecordErr).
+func (p *Project) RecordErr() error {
+	if p.recording == nil {
+		return nil
+	}
+	return p.recording.Err()
+}
+
+// SetSink hands the coordinator's events to another face (a task loop
+// switched into chat): the old face is given what was published to it and
+// unsubscribed before the new one is subscribed, so nothing is lost and
+// the two never overlap. inStep calls emit in the publisher's goroutine
+// (Face.InStep).
+func (p *Project) SetSink(emit func(coordinator.Event), inStep bool) {
+	if p.face != nil {
+		p.face()
+		p.face = nil
+	}
+	if emit != nil && p.coord != nil {
+		// A face shows the answer's text as it streams, so it takes every
+		// piece, however slow its terminal (pubsub.Lossless).
+		opt := pubsub.Lossless()
+		if inStep {
+			opt = pubsub.Sync()
+		}
+		p.face = p.coord.Events().Subscribe(context.Background(), emit, opt)
+	}
+}
+
+// PriceOf is a model's price: the config's prices when set, else the
+// model's list price if ralph knows it, else nil (cost unknown).
+func (p *Project) PriceOf(model string) *llm.Price {
+	if p.Config.InputPrice > 0 || p.Config.OutputPrice > 0 {
+		return &llm.Price{Input: p.Config.InputPrice, Output: p.Config.OutputPrice}
+	}
+	if lp, ok := llm.ListPrice(model); ok {
+		return &lp
+	}
+	return nil
+}
+
+// Children is the child-agent configuration: the project's tools without
+// complete_task (the coordinator keeps the task list), plus any extra
+// tools, recorded under the session's agents/ directory.
+func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
+	parallel := p.parallel
+	if parallel <= 0 {
+		parallel = 4
+	}
+	return &coordinator.Children{
+		Parallel: parallel,
+		MaxTurns: p.Config.MaxTurns,
+		Timeout:  coordinator.DefaultChildTimeout,
+		Tools:    p.Tools.View([]string{workers.ToolCompleteTask}, extra...),
+		ToolsWith: func(more ...workers.Tool) coordinator.Tools {
+			return p.Tools.View([]string{workers.ToolCompleteTask}, append(append([]workers.Tool(nil), extra...), more...)...)
+		},
+		Memory: p.learnings,
+		Store:  func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
+	}
+}
+
+// learnings is AGENT.md, the instructions files and where the person
+// started, which every child is seeded with: a child asked to write
+// "the file here" must know where here is, as its coordinator does.
+func (p *Project) learnings() string {
+	var s string
+	if data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, memory.AgentFile)); err == nil {
+		if len(data) > 8<<10 {
+			data = data[:8<<10]
+		}
+		s = string(data)
+	}
+	// A child follows the project's instructions files as its
+	// coordinator does: AGENTS.md speaks to every agent.
+	return s + p.instructions() + p.whereNote()
+}
+
+// agentStore records a child agent's conversation under the session's
+// agents/ directory. Its events, and the transcript made of them, are
+// recorded from the coordinator's event stream; only the coordinator saves
+// state.
+type agentStore struct {
+	s  *memory.Session
+	id string
+}
+
+func (a agentStore) AppendMessages(msgs ...conversation.Message) error {
+	return a.s.AppendAgentMessages(a.id, msgs...)
+}
+func (a agentStore) AppendLog(name string, v any) error  { return a.s.AppendLog(name, v) }
+func (a agentStore) SaveState(func(*memory.State)) error { return nil }
