@@ -49,7 +49,7 @@ func TestAskBeforeRefusedHeadlessEvenWithYes(t *testing.T) {
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "go.mod"), "module mine\n")
 	srv := inlineServer(t, askBeforeScenario(t))
-	r := ralph(t, dir, askBeforeEnv(t, cleanEnv(t)), nil, "--base-url", srv.URL, "-y", "--no-wait", "--json", "push it")
+	r := ralph(t, dir, askBeforeEnv(t, cleanEnv(t)), nil, "--base-url", srv.URL, "-y", "--json", "push it")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -69,8 +69,8 @@ func TestAskBeforeRefusedHeadlessEvenWithYes(t *testing.T) {
 		results[i] = msgs[len(msgs)-1].Content
 	}
 	for i, want := range map[int]string{
-		1: "command was not run: `git push origin main` needs a person's approval (ask_before \"git push*\" in the config) and nobody can be asked here, so it was not done",
-		2: "write_file was not done: write_file go.mod needs a person's approval (ask_before \"go.mod\" in the config) and nobody can be asked here, so it was not done",
+		1: "command was not run: `git push origin main` needs a person's approval (ask_before \"git push*\" in the config) and nobody can be asked here (there is no terminal to ask at), so it was not done",
+		2: "write_file was not done: write_file go.mod needs a person's approval (ask_before \"go.mod\" in the config) and nobody can be asked here (there is no terminal to ask at), so it was not done",
 	} {
 		if results[i] != want {
 			t.Errorf("tool result %d = %q\nwant %q", i, results[i], want)

@@ -121,7 +121,7 @@ func TestControlAnswersAScript(t *testing.T) {
 	env := cleanEnv(t)
 	file := filepath.Join(t.TempDir(), "steps.txt")
 	mustWrite(t, file, "make ran.txt\n")
-	cmd, out, errb := startRalph(t, dir, env, "script", file, "--base-url", srv.URL)
+	cmd, out, errb := startRalph(t, dir, env, "script", file, "--wait-for-answers", "--base-url", srv.URL)
 	waitFor(t, "the question", 20*time.Second, func() bool {
 		return strings.Contains(steer(t, dir, env, "status").stdout, "waiting_for_input")
 	})

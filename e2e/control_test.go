@@ -255,7 +255,7 @@ func TestControlAnswerHeadlessApproval(t *testing.T) {
 	srv := inlineServer(t, commandScenario(t, [][]string{{command}}, "done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
-	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "make ran.txt")
+	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "make ran.txt")
 	var status string
 	waitFor(t, "the question", 20*time.Second, func() bool {
 		status = steer(t, dir, env, "status").stdout

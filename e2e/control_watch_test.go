@@ -132,7 +132,7 @@ func TestControlWatchShowsTheRun(t *testing.T) {
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
-	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "make ran.txt")
+	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "make ran.txt")
 	waitSocket(t, dir)
 	w := exec.Command(ralphBin, "watch")
 	w.Dir, w.Env = dir, env
@@ -256,7 +256,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 	dir := t.TempDir()
 	writeTasks(t, dir, "first", "second")
 	env := cleanEnv(t, "TERM=xterm")
-	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "make ran.txt")
+	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "make ran.txt")
 	waitSocket(t, dir)
 	w := startPTY(t, dir, env, "watch")
 	state := filepath.Join(dir, ".ralph", "session.json")

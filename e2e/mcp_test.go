@@ -262,7 +262,7 @@ func TestMCPProjectServerNeedsApproval(t *testing.T) {
 	sc := mcpScenario(t, [][]toolCall{{{"mcp__t__echo", `{"text":"x"}`}}}, "done")
 	run := func() (runResult, *fakemodel.Server) {
 		srv := inlineServer(t, sc)
-		r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "--no-wait", "go")
+		r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "go")
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}

@@ -51,6 +51,11 @@ type flags struct {
 	noNetwork bool
 	style     string
 	noWait    bool
+	// waitForAnswers is --wait-for-answers ("" not given,
+	// waitForAnswersOn without a value); answerTimeout --answer-timeout.
+	waitForAnswers string
+	answerTimeout  time.Duration
+	answers        project.Answers
 	// conv are the flags people bring from Claude Code and codex.
 	conv conventionFlags
 }
@@ -137,6 +142,9 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 			}
 			c.term = terminal.Detect(f.noColor, os.Getenv)
 			c.term.Style = f.style
+			if err := f.settleAnswers(cmd); err != nil {
+				return err
+			}
 			return c.settleConventions(cmd)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -173,7 +181,10 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
 	pf.StringVarP(&f.sandbox, "sandbox", "s", "", "what the model's commands may change: read-only, workspace-write (default) or danger-full-access")
 	pf.BoolVar(&f.noNetwork, "no-network", false, "no network for the model's commands")
-	pf.BoolVar(&f.noWait, "no-wait", false, "without a terminal, refuse a command that needs approval instead of waiting for ralph answer")
+	pf.BoolVar(&f.noWait, "no-wait", false, "never wait for ralph answer: without a terminal, refuse at once what needs a person")
+	pf.StringVar(&f.waitForAnswers, "wait-for-answers", "", "without a terminal, a one-shot or script waits for ralph answer (=DURATION: at most that long; default --answer-timeout)")
+	pf.Lookup("wait-for-answers").NoOptDefVal = waitForAnswersOn
+	pf.DurationVar(&f.answerTimeout, "answer-timeout", config.DefaultAnswerTimeout, "longest a question waits for ralph answer with nobody at a terminal, then it is refused (config answer_timeout; 0: no limit)")
 	root.Flags().SetInterspersed(true)
 
 	root.AddCommand(&cobra.Command{
@@ -239,12 +250,50 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
 	}
 	return project.Open(ctx, project.Options{
-		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, NoWait: f.noWait, Notify: notify, Run: runCfg,
+		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
 		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
 			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
 			Sandbox: f.sandbox, NoNetwork: f.noNetwork, MaxWait: f.maxWaitOverride()},
 		Conventions: f.conv.conv,
 	})
+}
+
+// waitForAnswersOn is --wait-for-answers given without a duration.
+const waitForAnswersOn = "on"
+
+// settleAnswers turns the flags of waiting for answers into the
+// project's Answers (--no-wait is read when the project opens, since
+// --permission-mode dontAsk sets it too).
+func (f *flags) settleAnswers(cmd *cobra.Command) error {
+	if f.answerTimeout < 0 {
+		return usageErrorf("--answer-timeout cannot be negative (got %s); 0 means no limit", f.answerTimeout)
+	}
+	if cmd.Flags().Changed("answer-timeout") {
+		d := f.answerTimeout
+		f.answers.Timeout = &d
+	}
+	switch f.waitForAnswers {
+	case "":
+	case waitForAnswersOn:
+		f.answers.WaitFor = new(time.Duration)
+	default:
+		d, err := time.ParseDuration(f.waitForAnswers)
+		if err != nil || d <= 0 {
+			return usageErrorf("--wait-for-answers=%s is not a duration such as 10m or 2h", f.waitForAnswers)
+		}
+		f.answers.WaitFor = &d
+	}
+	if f.noWait && f.answers.WaitFor != nil {
+		return usageErrorf("--no-wait and --wait-for-answers say opposite things; give one")
+	}
+	return nil
+}
+
+// answersWithNoWait are the Answers with --no-wait as settled last.
+func (f flags) answersWithNoWait() project.Answers {
+	a := f.answers
+	a.NoWait = f.noWait
+	return a
 }
 
 // maxWaitOverride is --max-wait when given, nil to take the config's.

@@ -27,7 +27,7 @@ type WriteApprover interface {
 // ApprovalHint tells the user how to allow commands without a terminal.
 // A refusal that contains it counts as a permission denial in the run's
 // result.
-const ApprovalHint = "rerun ralph with --yes (-y) to allow commands"
+const ApprovalHint = "rerun ralph with --yes (-y) to allow commands, or with --wait-for-answers to wait for `ralph answer` from another terminal"
 
 // refuseAll is the approver of a toolset given none: nothing runs, and the
 // model and the person are told how to allow commands.

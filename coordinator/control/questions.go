@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -36,6 +37,22 @@ type Questions struct {
 	mu   sync.Mutex // guards the fields below and notify
 	next int
 	wait *waiting
+	// limit is how long a question nobody at a terminal can answer waits
+	// for ralph answer (0: no limit); see SetLimit.
+	limit time.Duration
+}
+
+// ErrNoAnswer is what a question returns when its time to wait for ralph
+// answer ran out; the caller takes it as a refusal and goes on.
+var ErrNoAnswer = errors.New("no answer came")
+
+// SetLimit sets how long a question waits for ralph answer when there is
+// no terminal to ask at (--answer-timeout); 0 waits for as long as the
+// run lasts. A question asked at a terminal waits for the person there.
+func (h *Questions) SetLimit(d time.Duration) {
+	h.mu.Lock()
+	h.limit = d
+	h.mu.Unlock()
 }
 
 // waiting is the question being asked now.
@@ -111,6 +128,10 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 	}
 	w := &waiting{q: q, parse: parse, retry: retry, answer: make(chan answered, 2)}
 	h.mu.Lock()
+	limit := h.limit
+	if term != nil {
+		limit = 0
+	}
 	h.next++
 	w.q.ID, w.q.Since = h.next, time.Now().UTC()
 	h.wait = w
@@ -118,8 +139,18 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 	_ = h.store.SetQuestion(&w.q)
 	h.emit(coordinator.Event{Type: coordinator.EventQuestion, Question: &w.q})
 	if term == nil {
-		h.note(fmt.Sprintf("waiting for an answer to question #%d:\n%s\nanswer from another terminal: ralph answer --id %d %s",
-			w.q.ID, w.q.Text, w.q.ID, strings.Join(w.q.Answers, "|")))
+		how := "waiting for an answer"
+		if limit > 0 {
+			how = fmt.Sprintf("waiting up to %s for an answer", limit)
+		}
+		h.note(fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: ralph answer --id %d %s",
+			how, w.q.ID, w.q.Text, w.q.ID, answerHint(w.q.Answers)))
+	}
+	if limit > 0 {
+		timer := time.AfterFunc(limit, func() {
+			h.settle(w, answered{err: fmt.Errorf("%w within %s", ErrNoAnswer, limit)})
+		})
+		defer timer.Stop()
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	termDone := make(chan struct{})
@@ -194,6 +225,15 @@ func (h *Questions) Answer(id int, text string) Reply {
 	w.settled = true
 	w.answer <- answered{v: v, from: fromSocket}
 	return Done("answered %s to question #%d:\n%s", answerWord(v), w.q.ID, w.q.Text)
+}
+
+// answerHint is what ralph answer takes for a question: its answers, or
+// any text for an open question.
+func answerHint(answers []string) string {
+	if len(answers) == 0 {
+		return `"your answer"`
+	}
+	return strings.Join(answers, "|")
 }
 
 // answerWord is an answer as people say it.

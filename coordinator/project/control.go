@@ -67,17 +67,23 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 
 // Asker is who the approval policy asks while a face runs: the person at
 // its terminal (term; nil when there is none) and, through the control
-// socket, anyone who answers with ralph answer. Without a terminal a
-// question waits for ralph answer, unless --no-wait keeps the old rule
-// (or there is no socket): then nobody is asked and a command without a
-// rule is refused with a hint.
+// socket, anyone who answers with ralph answer, as the one rule of
+// waiting says. When nobody may be asked it returns nil and tells the
+// policy why, which every refusal then says.
 func (p *Project) Asker(q *control.Questions, term approval.Asker) approval.Asker {
+	w := p.waiting(term != nil)
+	if !w.wait {
+		p.Approval.SetNobody(w.nobody)
+		return nil
+	}
 	switch {
-	case q != nil && (term != nil || !p.NoWait):
+	case q != nil:
+		q.SetLimit(w.limit)
 		return q.Asker(term)
 	case term != nil:
 		return term
 	}
+	p.Approval.SetNobody("no other terminal can answer either (there is no control socket)")
 	return nil
 }
 

@@ -78,9 +78,9 @@ type Options struct {
 	Force     bool
 	// Yes approves every command that stays in the sandbox (--yes).
 	Yes bool
-	// NoWait refuses questions nobody at a terminal can answer rather
-	// than waiting for ralph answer (--no-wait).
-	NoWait bool
+	// Answers say whether and how long a question nobody at a terminal
+	// can answer waits for ralph answer.
+	Answers Answers
 	// Run settles the task loop's configuration when the session's mode is
 	// run: it gets the saved configuration of a resumed session (nil for a
 	// new one) and returns the one to use, which is saved in session.json.
@@ -149,9 +149,8 @@ type Project struct {
 	// asked through it.
 	control   *control.Server
 	questions *control.Questions
-	// NoWait keeps the refusal of a question nobody at a terminal can
-	// answer, instead of waiting for ralph answer (--no-wait).
-	NoWait bool
+	// answers are Options.Answers (see waiting).
+	answers Answers
 	// pruning is the retention policy's pruning under way, if any.
 	pruning *pruning
 	// StartDir is the directory the person started in, relative to Root
@@ -207,7 +206,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// Beside the lock and the session record, which wait for the disk.
 		llm.Preconnect(cfg.BaseURL)
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, NoWait: opts.NoWait, Redactor: memory.NewRedactor(cfg.Secrets()...),
+	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)

@@ -41,6 +41,10 @@ const (
 	// usage limit to reset (max_wait, --max-wait): long enough for a
 	// five-hour usage window, short of a weekly one.
 	DefaultMaxWait = 6 * time.Hour
+	// DefaultAnswerTimeout is how long a question nobody at a terminal
+	// can answer waits for ralph answer (answer_timeout, --answer-timeout)
+	// before it is taken as refused and the run goes on.
+	DefaultAnswerTimeout = time.Hour
 )
 
 // SandboxModes are the sandbox settings, strictest first; package
@@ -155,6 +159,10 @@ type Config struct {
 	// for a limit to reset (max_wait, --max-wait; 0: never).
 	MaxRetryAfter time.Duration
 	MaxWait       time.Duration
+	// AnswerTimeout is how long a question waits for ralph answer when
+	// there is no terminal to ask at (answer_timeout, --answer-timeout;
+	// 0: no limit).
+	AnswerTimeout time.Duration
 	// NotifyCommand runs, with a JSON summary on its stdin, when a run
 	// ends, the circuit breaker trips or a question waits. Only the
 	// user's config may set it: a project's would run a cloned
@@ -242,6 +250,7 @@ type File struct {
 	// StreamIdleTimeout.
 	MaxRetryAfter any    `toml:"max_retry_after"`
 	MaxWait       any    `toml:"max_wait"`
+	AnswerTimeout any    `toml:"answer_timeout"`
 	NotifyCommand string `toml:"notify_command"`
 	// Retention: keep the newest Keep sessions and those younger than
 	// OlderThan ("30d"); prune the rest when a session starts.
@@ -322,6 +331,7 @@ func Load(src Sources) (Config, error) {
 		Network:        true,
 		MaxRetryAfter:  DefaultMaxRetryAfter,
 		MaxWait:        DefaultMaxWait,
+		AnswerTimeout:  DefaultAnswerTimeout,
 	}
 	var paths []string
 	if src.UserConfigDir != "" {
@@ -472,7 +482,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 		if strings.HasPrefix(keys[0], "mcp_servers.") {
 			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
 		}
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, style, max_retry_after, max_wait, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -623,7 +633,8 @@ func (c *Config) applyLimits(f File, path string, fromProject bool) error {
 		name string
 		v    any
 		dst  *time.Duration
-	}{{"max_retry_after", f.MaxRetryAfter, &c.MaxRetryAfter}, {"max_wait", f.MaxWait, &c.MaxWait}} {
+	}{{"max_retry_after", f.MaxRetryAfter, &c.MaxRetryAfter}, {"max_wait", f.MaxWait, &c.MaxWait},
+		{"answer_timeout", f.AnswerTimeout, &c.AnswerTimeout}} {
 		if x.v == nil {
 			continue
 		}

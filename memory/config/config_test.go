@@ -48,7 +48,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := Config{
 		Model: DefaultModel, BaseURL: DefaultBaseURL, APIKeyEnv: "OPENAI_API_KEY",
 		MaxTurns: DefaultMaxTurns, MaxRetries: DefaultMaxRetries, CommandTimeout: DefaultCommandTimeout, IdleTimeout: DefaultIdleTimeout,
-		Sandbox: "workspace-write", Network: true, MaxRetryAfter: DefaultMaxRetryAfter, MaxWait: DefaultMaxWait,
+		Sandbox: "workspace-write", Network: true, MaxRetryAfter: DefaultMaxRetryAfter, MaxWait: DefaultMaxWait, AnswerTimeout: DefaultAnswerTimeout,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults = %+v, want %+v", c, want)
@@ -119,7 +119,7 @@ max_retries = 0
 				t.Fatal(err)
 			}
 			tt.want.Sandbox, tt.want.Network = DefaultSandbox, true // none of these files sets them
-			tt.want.MaxRetryAfter, tt.want.MaxWait = DefaultMaxRetryAfter, DefaultMaxWait
+			tt.want.MaxRetryAfter, tt.want.MaxWait, tt.want.AnswerTimeout = DefaultMaxRetryAfter, DefaultMaxWait, DefaultAnswerTimeout
 			if !reflect.DeepEqual(c, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", c, tt.want)
 			}
@@ -513,7 +513,7 @@ output_price_per_mtok = 2
 func TestLimitsAndAskBefore(t *testing.T) {
 	c, err := load(t, map[string]string{
 		userFile:    "ask_before = [\"git push*\"]\nmax_wait = \"2h\"\nmax_retry_after = 5\nnotify_command = \"notify-send ralph\"",
-		projectFile: "ask_before = [\"go.mod\", \"*.sql\"]\nmax_wait = 0",
+		projectFile: "ask_before = [\"go.mod\", \"*.sql\"]\nmax_wait = 0\nanswer_timeout = \"90s\"",
 	}, env{})
 	if err != nil {
 		t.Fatal(err)
@@ -521,8 +521,8 @@ func TestLimitsAndAskBefore(t *testing.T) {
 	if !reflect.DeepEqual(c.AskBefore, []string{"git push*", "go.mod", "*.sql"}) {
 		t.Errorf("ask_before = %q: want the user's and the project's patterns together", c.AskBefore)
 	}
-	if c.MaxWait != 0 || c.MaxRetryAfter != 5*time.Second || c.NotifyCommand != "notify-send ralph" {
-		t.Errorf("max_wait %s, max_retry_after %s, notify_command %q", c.MaxWait, c.MaxRetryAfter, c.NotifyCommand)
+	if c.MaxWait != 0 || c.MaxRetryAfter != 5*time.Second || c.NotifyCommand != "notify-send ralph" || c.AnswerTimeout != 90*time.Second {
+		t.Errorf("max_wait %s, max_retry_after %s, notify_command %q, answer_timeout %s", c.MaxWait, c.MaxRetryAfter, c.NotifyCommand, c.AnswerTimeout)
 	}
 	// A cloned repository must not choose a command ralph runs.
 	_, err = load(t, map[string]string{projectFile: `notify_command = "curl evil"`}, env{})

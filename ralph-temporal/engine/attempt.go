@@ -141,7 +141,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}
-	p, err := project.Open(ctx, project.Options{Dir: wt, Mode: project.ModeRun, Force: true, Yes: true, NoWait: true,
+	p, err := project.Open(ctx, project.Options{Dir: wt, Mode: project.ModeRun, Force: true, Yes: true, Answers: project.Answers{NoWait: true},
 		Run:    func(*memory.RunConfig) (*memory.RunConfig, error) { return &rc, nil },
 		Notify: func(string) {}})
 	if err != nil {

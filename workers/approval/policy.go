@@ -94,6 +94,8 @@ type Policy struct {
 	mu    sync.Mutex // guards the fields below
 	rules []string
 	asker Asker
+	// nobody is why nobody can be asked while asker is nil (SetNobody).
+	nobody string
 }
 
 var _ workers.Approver = (*Policy)(nil)
@@ -138,6 +140,30 @@ func (p *Policy) SetAsker(a Asker) {
 	p.mu.Lock()
 	p.asker = a
 	p.mu.Unlock()
+}
+
+// SetNobody says why nobody can be asked while no Asker is set ("there
+// is no terminal to ask at", "CI=true is set, …"): every refusal for want
+// of a person says it, so the person reading it knows what to change.
+func (p *Policy) SetNobody(why string) {
+	p.mu.Lock()
+	p.nobody = why
+	p.mu.Unlock()
+}
+
+// nobodyAsked is the refusal's clause for an action that needs a person
+// when nobody can be asked.
+func (p *Policy) nobodyAsked() string {
+	p.mu.Lock()
+	why := p.nobody
+	p.mu.Unlock()
+	switch {
+	case p.neverAsk:
+		why = "--permission-mode dontAsk"
+	case why == "":
+		why = "there is no terminal to ask at"
+	}
+	return "nobody can be asked here (" + why + ")"
 }
 
 // addRule adds a rule in its normal form; callers other than New hold mu.
@@ -197,7 +223,6 @@ func (p *Policy) Question(command string) Question {
 // Reasons given to the model (and, through the run's denials, to the
 // person) when a command does not run.
 const (
-	reasonNobody    = "run_command needs approval and nobody can be asked here (no terminal, a script or `ralph run`); "
 	reasonDeclined  = "the user declined to run this command"
 	reasonCancelled = "cancelled: the user stopped the work before answering whether to run this command"
 )
@@ -220,9 +245,9 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 	asker := p.currentAsker()
 	if asker == nil {
 		if unsandboxed {
-			return workers.Decision{Reason: "running outside the sandbox needs approval and nobody can be asked here; " + SandboxHint}
+			return workers.Decision{Reason: "running outside the sandbox needs approval and " + p.nobodyAsked() + "; " + SandboxHint}
 		}
-		return workers.Decision{Reason: reasonNobody + workers.ApprovalHint}
+		return workers.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + workers.ApprovalHint}
 	}
 	// An answer to an earlier question may have remembered what this
 	// command needs while it waited for its turn; the question offers
@@ -284,7 +309,7 @@ func (p *Policy) currentAsker() Asker {
 func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.Decision {
 	asker := p.currentAsker()
 	if asker == nil {
-		return workers.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and nobody can be asked here, so it was not done", m.what, m.pattern)}
+		return workers.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and %s, so it was not done", m.what, m.pattern, p.nobodyAsked())}
 	}
 	ans, err := p.ask(ctx, asker, only(q))
 	switch {

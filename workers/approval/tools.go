@@ -40,8 +40,8 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 	}
 	asker := p.currentAsker()
 	if asker == nil {
-		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and nobody can be asked here (no terminal, a script or `ralph run`); "+
-			"rerun ralph with --yes (-y) to allow MCP tool calls, or answer \"always\" for this tool once in chat", name)}
+		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and %s; "+
+			"rerun ralph with --yes (-y) or --allowed-tools %s to allow it, or answer \"always\" for this tool once in chat", name, p.nobodyAsked(), name)}
 	}
 	q := Question{MCP: call, Remember: []string{name}}
 	ans, err := p.ask(ctx, asker, func() (Question, bool) { return q, p.toolAllowed(name) })

@@ -1,0 +1,93 @@
+package project
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Answers say whether a question nobody at a terminal can answer waits
+// for ralph answer, and for how long (the flags; see waiting).
+type Answers struct {
+	// NoWait never waits (--no-wait).
+	NoWait bool
+	// WaitFor is --wait-for-answers: a one-shot or script without a
+	// terminal waits too, for at most this long (0: the answer timeout).
+	// nil: it was not given.
+	WaitFor *time.Duration
+	// Timeout is --answer-timeout (nil: the config's answer_timeout).
+	Timeout *time.Duration
+}
+
+// waiting is the one rule for every question ralph asks (command
+// approvals, ask_before, MCP tools and servers, ask_user): whether it
+// waits for an answer, how long, and, when it does not, why nobody is
+// asked, which the refusal says.
+//
+//   - In CI nothing waits, whatever the mode and the flags: a job that
+//     waits for a person hangs until the CI service kills it.
+//   - A terminal at hand is asked, and ralph answer from another terminal
+//     answers too, with no limit: the person is there.
+//   - Without a terminal, ralph run (left working) waits for ralph answer
+//     up to the answer timeout, then takes the question as refused and
+//     goes on; a one-shot or a script does not wait unless
+//     --wait-for-answers says so, since a cron job or a script step
+//     must not hang.
+type waiting struct {
+	wait bool
+	// limit is how long to wait for ralph answer (0: no limit).
+	limit time.Duration
+	// nobody is why nobody is asked, when wait is false.
+	nobody string
+}
+
+func (p *Project) waiting(terminal bool) waiting {
+	if name, ok := InCI(os.Getenv); ok && p.Mode != ModeChat {
+		why := fmt.Sprintf("%s is set, and in CI ralph never waits for an answer", name)
+		if p.answers.WaitFor != nil {
+			why += " (not even with --wait-for-answers)"
+		}
+		return waiting{nobody: why}
+	}
+	if terminal {
+		return waiting{wait: true}
+	}
+	if p.answers.NoWait {
+		return waiting{nobody: "--no-wait was given"}
+	}
+	limit := p.Config.AnswerTimeout
+	if p.answers.Timeout != nil {
+		limit = *p.answers.Timeout
+	}
+	switch {
+	case p.answers.WaitFor != nil:
+		if *p.answers.WaitFor > 0 {
+			limit = *p.answers.WaitFor
+		}
+		return waiting{wait: true, limit: limit}
+	case p.Mode == ModeRun:
+		return waiting{wait: true, limit: limit}
+	}
+	return waiting{nobody: "there is no terminal to ask at"}
+}
+
+// ciVariables are the variables the big CI services set in every job.
+// CI is set by nearly all of them; the others catch the ones that do not,
+// or a job that unset it.
+var ciVariables = []string{"CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TRAVIS",
+	"JENKINS_URL", "TEAMCITY_VERSION", "TF_BUILD", "BITBUCKET_BUILD_NUMBER", "DRONE", "APPVEYOR", "CODEBUILD_BUILD_ID"}
+
+// InCI reports whether ralph runs in a CI job, and the variable that says
+// so. A variable set to "", "0" or "false" does not count: that is how a
+// person says "not CI" for a job run by hand.
+func InCI(getenv func(string) string) (string, bool) {
+	for _, name := range ciVariables {
+		switch v := strings.ToLower(strings.TrimSpace(getenv(name))); v {
+		case "", "0", "false", "no":
+		default:
+			return name + "=" + getenv(name), true
+		}
+	}
+	return "", false
+}
