@@ -124,6 +124,10 @@ The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
 the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.
 Local endpoints (Ollama, vLLM, LM Studio, llama.cpp) need no key.
 
+Questions (approvals, ask_user) are asked at the terminal; without one, ralph run
+waits for ralph answer up to --answer-timeout, a one-shot or script refuses at once
+(--wait-for-answers waits), and in CI nothing waits.
+
 Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 3 another ralph holds this project, 130 interrupted (SIGINT), 143 (SIGTERM).`,
 		Example: `  ralph "add a --verbose flag to main.go"
