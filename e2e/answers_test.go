@@ -72,3 +72,108 @@ func TestHeadlessRunAnswerTimeout(t *testing.T) {
 		t.Errorf("stderr does not say how long it waits: %q", r.stderr)
 	}
 }
+
+// askScenario is a model that asks the person which colour, then ends.
+func askScenario(t testing.TB) string {
+	return toolScenario(t, "ask", [][]toolCall{{{"ask_user", `{"question":"which colour should the button be?","choices":["red","blue"]}`}}}, "done")
+}
+
+// A model's question in a run left working: ralph status shows it, ralph
+// answer with a choice's number answers it, the model's next request
+// carries the answer, and the question and its answer are in the
+// session's decisions. Unanswered, it ends after --answer-timeout and the
+// model is told to decide itself.
+func TestHeadlessRunAskUser(t *testing.T) {
+	t.Run("answered", func(t *testing.T) {
+		srv := inlineServer(t, askScenario(t))
+		dir := t.TempDir()
+		writeTasks(t, dir, "style the button")
+		env := cleanEnv(t)
+		cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "run", "--retries", "0")
+		waitSocket(t, dir)
+		waitFor(t, "the question in ralph status", 20*time.Second, func() bool {
+			st := ralph(t, dir, env, nil, "status", "--json")
+			return strings.Contains(st.stdout, "which colour should the button be?")
+		})
+		if r := steer(t, dir, env, "answer", "2"); r.code != 0 || !strings.Contains(r.stdout, "blue") {
+			t.Fatalf("ralph answer 2: exit %d %q %q", r.code, r.stdout, r.stderr)
+		}
+		if code, _ := exitCode(t, cmd, 30*time.Second); code > 1 {
+			t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		told := toolResults(srv.Requests()[1])["ask_user"]
+		if len(told) != 1 || told[0] != "the person answered: blue" {
+			t.Fatalf("the model was told %q", told)
+		}
+		decisions := readFile(t, filepath.Join(sessionDir(t, dir), "decisions.jsonl"))
+		if !strings.Contains(decisions, `"kind":"question"`) || !strings.Contains(decisions, "the person answered: blue") {
+			t.Fatalf("decisions.jsonl lacks the question:\n%s", decisions)
+		}
+	})
+	t.Run("no answer in time", func(t *testing.T) {
+		srv := inlineServer(t, askScenario(t))
+		dir := t.TempDir()
+		writeTasks(t, dir, "style the button")
+		r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "run", "--retries", "0", "--answer-timeout", "2s")
+		if r.code > 1 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		told := toolResults(srv.Requests()[1])["ask_user"]
+		if len(told) != 1 || !strings.Contains(told[0], "no answer came within 2s") || !strings.Contains(told[0], "decide yourself") {
+			t.Fatalf("the model was told %q", told)
+		}
+	})
+}
+
+// A one-shot with nobody at a terminal does not wait for the model's
+// question either: the model is told at once to decide itself.
+func TestHeadlessOneShotAskUserDoesNotWait(t *testing.T) {
+	srv := inlineServer(t, askScenario(t))
+	start := time.Now()
+	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "style the button")
+	if r.code != 0 || time.Since(start) > 2*time.Second {
+		t.Fatalf("exit %d after %s: %s", r.code, time.Since(start), r.stderr)
+	}
+	told := toolResults(srv.Requests()[1])["ask_user"]
+	if len(told) != 1 || !strings.Contains(told[0], "there is no terminal to ask at") {
+		t.Fatalf("the model was told %q", told)
+	}
+}
+
+// In chat the model's question shows as its line, the person's next line
+// answers it (a choice by its number), the model reads the answer, and the
+// conversation on disk keeps the question and the answer.
+func TestChatAskUser(t *testing.T) {
+	srv := inlineServer(t, askScenario(t))
+	dir := t.TempDir()
+	r := startPTY(t, dir, cleanEnv(t, "NO_COLOR=1", "TERM=xterm"), "chat", "--base-url", srv.URL)
+	r.waitIdle(20*time.Second, nil)
+	r.typeKeys("style the button\r")
+	r.waitFor("your answer (1-2 or words) ›", 20*time.Second)
+	screen := r.screen()
+	for _, want := range []string{"the model asks: which colour should the button be?", "  1. red", "  2. blue"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the screen lacks %q:\n%s", want, screen)
+		}
+	}
+	r.typeKeys("2\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "done") })
+	r.typeKeys("\x04")
+	if code := r.exitCode(20 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	told := toolResults(srv.Requests()[1])["ask_user"]
+	if len(told) != 1 || told[0] != "the person answered: blue" {
+		t.Fatalf("the model was told %q", told)
+	}
+	var asked, answered bool
+	for _, m := range savedMessages(t, sessionDir(t, dir)) {
+		for _, c := range m.ToolCalls {
+			asked = asked || strings.Contains(c.Arguments, "which colour should the button be?")
+		}
+		answered = answered || (m.Role == "tool" && m.Content == "the person answered: blue")
+	}
+	if !asked || !answered {
+		t.Fatalf("the conversation on disk lacks the question (%v) or the answer (%v)", asked, answered)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -53,3 +54,17 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 
 // Note implements approval.Noter.
 func (a approvalAsker) Note(text string, bad bool) { a.sh.note(text, bad) }
+
+// AskText implements approval.TextAsker: a model's question (ask_user) is
+// shown as the model's line, and the person's next line is the answer.
+// A hard stop (Ctrl-C) leaves it unanswered.
+func (a approvalAsker) AskText(ctx context.Context, q workers.UserQuestion) (string, error) {
+	line, ok := a.sh.Ask(ctx, q.Shown(), q.AnswerPrompt(), "a question for you")
+	if !ok {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		return "", errNoAnswer
+	}
+	return workers.ChoiceAnswer(q, line), nil
+}

@@ -309,6 +309,8 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 	// The bell calls a person who looked away: the work is stopped until
 	// they answer.
 	s.scr.line("\a" + s.scr.pal.Bold(question))
+	// The question is on the screen before the prompt asks for its answer.
+	s.scr.paint()
 	s.updatePrompt()
 	select {
 	case a := <-req.answer:

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -172,4 +173,14 @@ func (q *questions) confirm(ctx context.Context, question string) bool {
 	}
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
+}
+
+// AskText implements approval.TextAsker: a model's question (ask_user),
+// answered by the next line typed; a choice's number stands for it.
+func (q *questions) AskText(ctx context.Context, qu workers.UserQuestion) (string, error) {
+	line, err := q.ask(ctx, qu.Shown(), qu.AnswerPrompt(), true)
+	if err != nil {
+		return "", err
+	}
+	return workers.ChoiceAnswer(qu, line), nil
 }

@@ -56,24 +56,28 @@ works; at its prompt, type it there.
 	say.Flags().BoolVar(&urgent, "urgent", false, "cut the current step short: the model reads the message next")
 	var id int
 	answer := &cobra.Command{
-		Use:   "answer y|n|always",
-		Short: "Answer the question the running ralph waits on (an approval, a yes/no question)",
+		Use:   "answer y|n|always|TEXT",
+		Short: "Answer the question the running ralph waits on (an approval, a yes/no question, the model's question)",
 		Long: `Answer the question the ralph running in this project waits on: whether to
 run a command (y runs it once, n refuses it, always runs it and remembers its
 rule, exactly as "always" at its terminal, and only where that offers it),
-or a yes/no question of the task loop. ralph status and ralph watch show the
-waiting question, its number and the command that answers it; with --id the
-answer goes to that question only, never to one asked after it.
+a yes/no question of the task loop, or the model's own question (ask_user),
+which takes your words or a choice's number. ralph status and ralph watch
+show the waiting question, its number and the command that answers it; with
+--id the answer goes to that question only, never to one asked after it.
 
-A ralph without a terminal waits for the answer (its status says
-waiting_for_input) unless it was started with --no-wait.
+Without a terminal, ralph run waits for the answer (its status says
+waiting_for_input) up to --answer-timeout; a one-shot or script waits only
+with --wait-for-answers, and nothing waits in CI.
 
 ` + SteerHelp,
 		Example: `  ralph status            # shows the question and its number
-  ralph answer --id 3 y`,
-		Args: cobra.ExactArgs(1),
+  ralph answer --id 3 y
+  ralph answer "use Redis, it is already deployed"
+  ralph answer 2           # the second of the question's choices`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: steer(func(args []string) (control.Request, error) {
-			a, err := ParseAnswer(args[0])
+			a, err := ParseAnswer(strings.Join(args, " "))
 			if err != nil {
 				return control.Request{}, usageErrorf("%s", err)
 			}

@@ -74,11 +74,16 @@ func (r Records) notReached(err error) string {
 	return "no ralph is running in " + r.Root
 }
 
-// ParseAnswer checks an answer given to ralph answer before it is sent:
-// y, n or always (or yes, no, a). Whether the question takes "always" is
-// for the running ralph to say, since only it knows the question.
+// ParseAnswer reads an answer given to ralph answer before it is sent:
+// the words of an approval (y, yes, n, no, a, always) in their one form,
+// anything else as it is, for a model's question (ask_user) and a choice
+// by its number. Whether it answers the question waiting is the running
+// ralph's to say, since only it knows the question.
 func ParseAnswer(s string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "":
+		return "", fmt.Errorf("the answer is empty: give y, n, always, a choice's number or your words")
 	case "y", "yes":
 		return "y", nil
 	case "n", "no":
@@ -86,5 +91,5 @@ func ParseAnswer(s string) (string, error) {
 	case "a", "always":
 		return "always", nil
 	}
-	return "", fmt.Errorf("%q is not an answer: give y, n or always", s)
+	return s, nil
 }

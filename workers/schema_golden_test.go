@@ -37,6 +37,7 @@ func goldenDefs(t *testing.T) []ToolDef {
 		NewRememberTool(fs, "/p", memory.NewRedactor()).Def(),
 		NewCompleteTaskTool(fs, "/p", memory.NewRedactor()).Def(),
 		NewRecordDecisionTool(func(memory.DecisionRecord) error { return nil }).Def(),
+		NewAskUserTool(nil).Def(),
 		CompleteTaskLoopDef(),
 		SpawnAgentDef(),
 	)

@@ -26,9 +26,7 @@ const (
 	// ToolSpawnAgent is the coordinator's tool that starts a child agent;
 	// its definition is here (SpawnAgentDef), its running there.
 	ToolSpawnAgent = "spawn_agent"
-	// ToolAskUser is planned (issue 30: the model asks the person a
-	// question); no tool has the name yet. It is named here because it
-	// will change nothing in the work tree, which checkpoints rely on.
+	// ToolAskUser asks the person a question (ask_user.go).
 	ToolAskUser = "ask_user"
 )
 

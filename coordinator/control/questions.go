@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -330,4 +331,34 @@ func (h *Questions) Confirmer(term func(context.Context, string) bool) func(cont
 		yes, _ := got.v.(bool)
 		return err == nil && yes
 	}
+}
+
+// AskText implements approval.TextAsker: a model's question (ask_user)
+// asked at the terminal, when there is one that takes it, raced against
+// ralph answer, which takes the person's words or a choice's number.
+func (a asker) AskText(ctx context.Context, q workers.UserQuestion) (string, error) {
+	text := q.Shown()
+	if len(q.Choices) > 0 {
+		text += "\n(answer with a choice's number or in your own words)"
+	}
+	mq := memory.Question{Kind: "ask_user", Text: text}
+	parse := func(s string) (any, bool) {
+		if strings.TrimSpace(s) == "" {
+			return nil, false
+		}
+		return workers.ChoiceAnswer(q, s), true
+	}
+	var term func(context.Context) (any, error)
+	if ta, ok := a.term.(approval.TextAsker); ok {
+		term = func(ctx context.Context) (any, error) { return ta.AskText(ctx, q) }
+	}
+	got, id, err := a.h.ask(ctx, mq, parse, "give your answer in words, or a choice's number", term)
+	if err != nil {
+		return "", err
+	}
+	if n, ok := a.term.(approval.Noter); ok && got.from != fromTerminal {
+		n.Note(fmt.Sprintf("question #%d answered from another terminal: %s", id, answerWord(got.v)), false)
+	}
+	s, _ := got.v.(string)
+	return s, nil
 }

@@ -269,6 +269,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewRecordDecisionTool(p.decide))
+	p.Tools.Register(workers.NewAskUserTool(p.Approval))
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()

@@ -17,8 +17,8 @@ import (
 )
 
 // ToolCall says what a tool call does, in a few words: running and the
-// command in backquotes, the tool's name and its path, or "starting a
-// child agent:" and the task. The model wrote the arguments, so the line
+// command in backquotes, the tool's name and its path, "starting a child
+// agent:" and the task, or "asking you:" and the model's question. The model wrote the arguments, so the line
 // carries no terminal controls.
 func ToolCall(name string, args json.RawMessage) string {
 	return text.StripControls(toolCall(name, args))
@@ -26,11 +26,12 @@ func ToolCall(name string, args json.RawMessage) string {
 
 func toolCall(name string, args json.RawMessage) string {
 	var a struct {
-		Command string `json:"command"`
-		Path    string `json:"path"`
-		Pattern string `json:"pattern"`
-		Task    string `json:"task"`
-		ID      string `json:"id"`
+		Command  string `json:"command"`
+		Path     string `json:"path"`
+		Pattern  string `json:"pattern"`
+		Task     string `json:"task"`
+		ID       string `json:"id"`
+		Question string `json:"question"`
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
@@ -38,6 +39,8 @@ func toolCall(name string, args json.RawMessage) string {
 		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
 	case name == workers.ToolSpawnAgent:
 		return "starting a child agent: " + text.ClipWidth(fold(a.Task), 60)
+	case name == workers.ToolAskUser:
+		return "asking you: " + text.ClipWidth(fold(a.Question), 70)
 	case a.Path != "":
 		return name + " " + text.ClipWidth(a.Path, 80)
 	case a.Pattern != "":

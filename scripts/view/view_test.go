@@ -19,6 +19,7 @@ func TestToolCallLines(t *testing.T) {
 		{"search", `{"pattern":"TODO"}`, "search TODO"},
 		{"complete_task", `{"id":"t3","summary":"done"}`, "complete_task t3"},
 		{"spawn_agent", `{"task":"write the\nparser"}`, "starting a child agent: write the parser"},
+		{"ask_user", `{"question":"which\ncolour?","choices":["red"]}`, "asking you: which colour?"},
 		{"list_files", `{}`, "list_files"},
 		{"mcp__notes__find", `{"query":"x"}`, `mcp__notes__find {"query":"x"}`},
 		{"remember", `not json`, "remember not json"},
