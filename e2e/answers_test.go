@@ -95,6 +95,9 @@ func TestHeadlessRunAskUser(t *testing.T) {
 			st := ralph(t, dir, env, nil, "status", "--json")
 			return strings.Contains(st.stdout, "which colour should the button be?")
 		})
+		if st := ralph(t, dir, env, nil, "status"); !strings.Contains(st.stdout, `ralph answer --id 1 "your answer"`) || !strings.Contains(st.stdout, "2. blue") {
+			t.Errorf("ralph status does not show the question and how to answer it:\n%s", st.stdout)
+		}
 		if r := steer(t, dir, env, "answer", "2"); r.code != 0 || !strings.Contains(r.stdout, "blue") {
 			t.Fatalf("ralph answer 2: exit %d %q %q", r.code, r.stdout, r.stderr)
 		}

@@ -70,17 +70,31 @@ type State struct {
 }
 
 // Question is a question a running ralph waits on: an approval to run a
-// command, or a yes/no question of the task loop. Text is what its
-// terminal shows, with every control character made visible.
+// command, a yes/no question of the task loop, or the model's own
+// question (ask_user). Text is what its terminal shows, with every
+// control character made visible.
 type Question struct {
 	// ID tells one question from the next, so an answer given to a
 	// question a person saw never goes to another (ralph answer --id).
 	ID   int    `json:"id"`
-	Kind string `json:"kind"` // approval or confirm
+	Kind string `json:"kind"` // approval, confirm or ask_user
 	Text string `json:"text"`
-	// Answers are the answers it takes: y and n, and always where offered.
+	// Answers are the answers it takes: y and n, and always where
+	// offered; none for the model's question, which takes any words.
 	Answers []string  `json:"answers"`
 	Since   time.Time `json:"since"`
+}
+
+// AnswerCommand is the command that answers q, as every face shows it.
+func (q Question) AnswerCommand() string {
+	answers := strings.Join(q.Answers, "|")
+	switch {
+	case q.Kind == "ask_user":
+		answers = `"your answer"`
+	case answers == "":
+		answers = "y|n"
+	}
+	return fmt.Sprintf("ralph answer --id %d %s", q.ID, answers)
 }
 
 // Worker is a task being worked in a git worktree of its own.

@@ -144,8 +144,8 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 		if limit > 0 {
 			how = fmt.Sprintf("waiting up to %s for an answer", limit)
 		}
-		h.note(fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: ralph answer --id %d %s",
-			how, w.q.ID, w.q.Text, w.q.ID, answerHint(w.q.Answers)))
+		h.note(fmt.Sprintf("%s to question #%d:\n%s\nanswer from another terminal: %s",
+			how, w.q.ID, w.q.Text, w.q.AnswerCommand()))
 	}
 	if limit > 0 {
 		timer := time.AfterFunc(limit, func() {
@@ -226,15 +226,6 @@ func (h *Questions) Answer(id int, text string) Reply {
 	w.settled = true
 	w.answer <- answered{v: v, from: fromSocket}
 	return Done("answered %s to question #%d:\n%s", answerWord(v), w.q.ID, w.q.Text)
-}
-
-// answerHint is what ralph answer takes for a question: its answers, or
-// any text for an open question.
-func answerHint(answers []string) string {
-	if len(answers) == 0 {
-		return `"your answer"`
-	}
-	return strings.Join(answers, "|")
 }
 
 // answerWord is an answer as people say it.

@@ -295,14 +295,5 @@ func QuestionLines(q *memory.Question, now time.Time) []string {
 	for _, l := range strings.Split(q.Text, "\n") {
 		lines = append(lines, text.StripControls(l))
 	}
-	return append(lines, AnswerHint(q))
-}
-
-// AnswerHint is the command that answers q.
-func AnswerHint(q *memory.Question) string {
-	answers := strings.Join(q.Answers, "|")
-	if answers == "" {
-		answers = "y|n"
-	}
-	return fmt.Sprintf("ralph answer --id %d %s", q.ID, answers)
+	return append(lines, q.AnswerCommand())
 }
