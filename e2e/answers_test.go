@@ -112,6 +112,9 @@ func TestHeadlessRunAskUser(t *testing.T) {
 		if !strings.Contains(decisions, `"kind":"question"`) || !strings.Contains(decisions, "the person answered: blue") {
 			t.Fatalf("decisions.jsonl lacks the question:\n%s", decisions)
 		}
+		if rep := ralph(t, dir, env, nil, "report"); !strings.Contains(rep.stdout, "asked: which colour should the button be?") || !strings.Contains(rep.stdout, "the person answered: blue") {
+			t.Errorf("ralph report lacks the question and its answer:\n%s%s", rep.stdout, rep.stderr)
+		}
 	})
 	t.Run("no answer in time", func(t *testing.T) {
 		srv := inlineServer(t, askScenario(t))
