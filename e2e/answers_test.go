@@ -13,14 +13,15 @@ import (
 // --wait-for-answers, and the refusal says so.
 func TestHeadlessOneShotNeverHangs(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		env   []string
-		args  []string
-		wants []string
+		name   string
+		env    []string
+		args   []string
+		wants  []string
+		notice string // on stderr
 	}{
-		{"no terminal", nil, nil, []string{"there is no terminal to ask at", "--yes", "--wait-for-answers"}},
-		{"CI wins", []string{"CI=true"}, []string{"--wait-for-answers"}, []string{"CI=true is set, and in CI ralph never waits for an answer (not even with --wait-for-answers)", "--yes"}},
-		{"GitHub Actions", []string{"GITHUB_ACTIONS=true"}, []string{"--wait-for-answers=10m"}, []string{"GITHUB_ACTIONS=true is set"}},
+		{"no terminal", nil, nil, []string{"there is no terminal to ask at", "--yes", "--wait-for-answers"}, ""},
+		{"CI wins", []string{"CI=true"}, []string{"--wait-for-answers"}, []string{"CI=true is set, and in CI ralph never waits for an answer (not even with --wait-for-answers)", "--yes"}, "CI=true is set: --wait-for-answers is ignored"},
+		{"GitHub Actions", []string{"GITHUB_ACTIONS=true"}, []string{"--wait-for-answers=10m"}, []string{"GITHUB_ACTIONS=true is set"}, "GITHUB_ACTIONS=true is set: --wait-for-answers is ignored"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "done"))
@@ -41,8 +42,8 @@ func TestHeadlessOneShotNeverHangs(t *testing.T) {
 					t.Errorf("the model was told %q, want it to say %q", told, want)
 				}
 			}
-			if !strings.Contains(r.stderr, "--yes") {
-				t.Errorf("stderr does not say how to allow it: %q", r.stderr)
+			if !strings.Contains(r.stderr, "--yes") || !strings.Contains(r.stderr, tc.notice) {
+				t.Errorf("stderr does not say how to allow it, or lacks %q: %q", tc.notice, r.stderr)
 			}
 		})
 	}

@@ -80,6 +80,9 @@ func (p *Project) Attach(ctx context.Context, f Face) *Attached {
 		notify = func(string) {}
 	}
 	a.Questions = p.Serve(steer, notify)
+	if msg := p.waitNotice(); msg != "" {
+		notify(msg)
+	}
 	if asker := p.Asker(a.Questions, f.Asker); asker != nil {
 		p.Approval.SetAsker(asker)
 		a.asker = true

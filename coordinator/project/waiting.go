@@ -72,6 +72,17 @@ func (p *Project) waiting(terminal bool) waiting {
 	return waiting{nobody: "there is no terminal to ask at"}
 }
 
+// waitNotice is what the person is told when they asked to wait and the
+// rule says otherwise: in CI --wait-for-answers is ignored, and a run
+// that would silently refuse what they meant to answer must say so.
+func (p *Project) waitNotice() string {
+	name, ci := InCI(os.Getenv)
+	if !ci || p.Mode == ModeChat || p.answers.WaitFor == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s is set: --wait-for-answers is ignored, since in CI ralph never waits for an answer", name)
+}
+
 // ciVariables are the variables the big CI services set in every job.
 // CI is set by nearly all of them; the others catch the ones that do not,
 // or a job that unset it.
