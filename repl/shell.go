@@ -253,6 +253,14 @@ func (s *Shell) open(fd int) error {
 // newline or clear the screen mean output can no longer be rewritten in
 // place; rune 0 is readline's end of input, which shutdown waits for.
 func (s *Shell) filterRune(r rune) (rune, bool) {
+	// readline's key loop changes its completion and search state without
+	// a lock, and its writer reads that state on the goroutine that
+	// writes, here the painter. Each key waits for a paint in progress,
+	// so every paint is ordered before the next key's changes, and every
+	// key's changes before the paints after the next key; the race
+	// detector found a paint and a Tab unordered.
+	s.scr.paintMu.Lock()
+	s.scr.paintMu.Unlock()
 	switch r {
 	case 0:
 		s.scr.touched()
