@@ -70,7 +70,7 @@ func TestChatLongAnswersVT(t *testing.T) {
 		answer string
 	}{
 		{"2000 lines", longAnswer(2000, 40)},
-		{"200 KB", longAnswer(1250, 150)},
+		{"200 KB", longAnswer(1320, 150)}, // 202 KB
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			js, _ := json.Marshal(tc.answer)
