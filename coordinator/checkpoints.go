@@ -18,15 +18,23 @@ type Checkpointer interface {
 	// Before returns once every earlier checkpoint is taken, so that a
 	// turn's tools never change files a pending checkpoint still reads.
 	Before(ctx context.Context)
-	// After records the work tree after turn's tools in the background,
+	// After records the work tree after a step's tools in the background,
 	// beside the next model request, and calls report with the files
 	// that changed, if any. written lists the paths the turn's file tools
 	// were asked to write when nothing else could have changed a file
 	// (no command ran, no agent was spawned); nil means anything may have
 	// changed.
-	After(turn int, written []string, report func([]git.FileChange))
+	After(step Step, written []string, report func([]git.FileChange))
 	// Wait returns once no checkpoint is pending.
 	Wait()
+}
+
+// Step names a model step: its turn in the session, and the person's
+// request it belongs to, named by the turn that request began at (every
+// step of one Run is one request: a one-shot, a chat message, a task
+// attempt), which undo and diff take as their unit.
+type Step struct {
+	Request, Turn int
 }
 
 // mayChangeFiles reports whether a turn's calls may have changed files.
@@ -47,7 +55,7 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	if c.opts.Checkpoints == nil || !mayChangeFiles(names) {
 		return
 	}
-	c.opts.Checkpoints.After(turn, writtenPaths(calls), func(files []git.FileChange) {
+	c.opts.Checkpoints.After(Step{Request: c.runStart + 1, Turn: turn}, writtenPaths(calls), func(files []git.FileChange) {
 		if len(files) > 0 {
 			c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 		}

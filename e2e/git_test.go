@@ -114,7 +114,7 @@ func TestUndoPutsBackTheTurnAndKeepsThePersonsWork(t *testing.T) {
 			Added, Deleted int
 		}
 	}
-	if err := json.Unmarshal([]byte(dj.stdout), &diff); err != nil || diff.What != "turn 1" || len(diff.Files) != 2 {
+	if err := json.Unmarshal([]byte(dj.stdout), &diff); err != nil || diff.What != "your last request (step 1)" || len(diff.Files) != 2 {
 		t.Fatalf("ralph diff --json: %v %s", err, dj.stdout)
 	}
 
@@ -154,17 +154,77 @@ func TestUndoNamesAndSkipsAFileChangedSince(t *testing.T) {
 	// The person edits b.txt after the turn.
 	shIn(t, dir, `printf 'b1\nB2 changed\nb3\nmy line\n' > b.txt`)
 	u := ralph(t, dir, env, nil, "undo")
-	if u.code != 1 || !strings.Contains(u.stdout, "skipped b.txt: changed since turn 1") || !strings.Contains(u.stdout, "put back a.txt") {
+	if u.code != 1 || !strings.Contains(u.stdout, "skipped b.txt: changed since your last request (step 1)") || !strings.Contains(u.stdout, "put back a.txt") {
 		t.Fatalf("ralph undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
 	}
 	if got := readFileT(t, filepath.Join(dir, "b.txt")); got != "b1\nB2 changed\nb3\nmy line\n" {
 		t.Fatalf("the person's edit was overwritten: %q", got)
 	}
 	// --force takes the turn back all the same.
-	u = ralph(t, dir, env, nil, "undo", "--turn", "1", "--force")
+	u = ralph(t, dir, env, nil, "undo", "--step", "1", "--force")
 	if u.code != 0 || readFileT(t, filepath.Join(dir, "b.txt")) != "b1\nb2\nb3\n" {
 		t.Fatalf("undo --force: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
 	}
+}
+
+// The unit of undo and diff is the person's request: a one-shot whose
+// model took two steps (a.txt written in the first, b.txt changed in the
+// second) is taken back whole, and --step reaches one step alone. The
+// JSON output and checkpoints.jsonl name both the request and the steps.
+func TestUndoTakesBackTheWholeRequest(t *testing.T) {
+	twoSteps := func(t *testing.T) (string, []string) {
+		dir := gitProjectDir(t)
+		env := cleanEnv(t)
+		srv := inlineServer(t, toolScenario(t, "two steps", [][]toolCall{
+			{{"write_file", `{"path":"a.txt","content":"new file\n"}`}},
+			{{"edit_file", `{"path":"b.txt","old_string":"b2","new_string":"B2 changed"}`}},
+		}, "done"))
+		if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b"); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		return dir, env
+	}
+	t.Run("the request", func(t *testing.T) {
+		dir, env := twoSteps(t)
+		log := readFileT(t, filepath.Join(sessionDir(t, dir), "checkpoints.jsonl"))
+		if strings.Count(log, `"request":1`) != 2 || !strings.Contains(log, `"turn":2`) {
+			t.Fatalf("checkpoints.jsonl does not name the request and both steps:\n%s", log)
+		}
+		dj := ralph(t, dir, env, nil, "diff", "--json")
+		var diff struct {
+			What    string
+			Request int
+			Steps   []int
+			Files   []struct{ Path string }
+		}
+		if err := json.Unmarshal([]byte(dj.stdout), &diff); err != nil || diff.What != "your last request (steps 1-2)" || diff.Request != 1 ||
+			len(diff.Steps) != 2 || len(diff.Files) != 2 {
+			t.Fatalf("ralph diff --json: %v %s", err, dj.stdout)
+		}
+		u := ralph(t, dir, env, nil, "undo", "--json")
+		var res struct {
+			What     string
+			Request  int
+			Steps    []int
+			Restored []string
+		}
+		if err := json.Unmarshal([]byte(u.stdout), &res); err != nil || u.code != 0 || res.Request != 1 || len(res.Steps) != 2 || len(res.Restored) != 2 {
+			t.Fatalf("undo --json: exit %d %v\n%s\n%s", u.code, err, u.stdout, u.stderr)
+		}
+		if exists(filepath.Join(dir, "a.txt")) || readFileT(t, filepath.Join(dir, "b.txt")) != "b1\nb2\nb3\n" {
+			t.Fatal("undo did not take back both steps of the request")
+		}
+	})
+	t.Run("one step", func(t *testing.T) {
+		dir, env := twoSteps(t)
+		u := ralph(t, dir, env, nil, "undo", "--step", "2")
+		if u.code != 0 || !strings.Contains(u.stdout, "undid step 2: put back b.txt") {
+			t.Fatalf("undo --step 2: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+		}
+		if readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" || readFileT(t, filepath.Join(dir, "b.txt")) != "b1\nb2\nb3\n" {
+			t.Fatal("undo --step 2 took back more or less than step 2")
+		}
+	})
 }
 
 func TestUndoOutsideGitIsOneSentence(t *testing.T) {

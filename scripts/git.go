@@ -18,7 +18,9 @@ import (
 func (c *cli) addGitCommands(root *cobra.Command) {
 	var sel project.Selection
 	selection := func(cmd *cobra.Command, whole bool) {
-		cmd.Flags().IntVar(&sel.Turn, "turn", 0, "the changes of turn N")
+		cmd.Flags().IntVar(&sel.Step, "step", 0, "the changes of model step N alone (the default is your whole last request)")
+		cmd.Flags().IntVar(&sel.Step, "turn", 0, "the old name of --step")
+		_ = cmd.Flags().MarkHidden("turn")
 		cmd.Flags().StringVar(&sel.Task, "task", "", "the changes of every attempt at the task with this id")
 		if whole {
 			cmd.Flags().BoolVar(&sel.Session, "session", false, "everything the session changed")
@@ -30,7 +32,7 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 	}
 	diff := &cobra.Command{
 		Use:   "diff [session-id]",
-		Short: "Show what ralph's last turn changed (or --turn N, --task ID, --session), from its git checkpoints",
+		Short: "Show what ralph changed for your last request (or --step N, --task ID, --session), from its git checkpoints",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if r, err := c.records(); err == nil {
@@ -51,11 +53,12 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 	selection(diff, true)
 	undo := &cobra.Command{
 		Use:   "undo [session-id]",
-		Short: "Put back the files ralph's last turn changed (or --turn N, --task ID); --force overwrites files changed since",
-		Long: `Put back the files that ralph's last turn changed (or turn N, or every attempt at
-a task) as they were at the checkpoint before it. Only files ralph changed in those
-turns are touched; a file changed since (by you or a later turn) is named and left
-alone unless --force is given. The undo is a checkpoint itself: undo again to take
+		Short: "Put back the files ralph changed for your last request (or --step N, --task ID); --force overwrites files changed since",
+		Long: `Put back the files that ralph changed for your last request (a one-shot, a chat
+message, a task attempt: every model step it took), or for model step N alone
+(--step), or for every attempt at a task, as they were at the checkpoint before.
+Only files ralph changed there are touched; a file changed since (by you or a later
+step) is named and left alone unless --force is given. The undo is a checkpoint itself: undo again to take
 it back. Exit 1 when a file was skipped, 2 outside a git repository or when there
 is nothing to undo, 3 while another ralph works in the project.`,
 		Args: cobra.MaximumNArgs(1),
@@ -91,8 +94,12 @@ is nothing to undo, 3 while another ralph works in the project.`,
 
 // DiffResult is `ralph diff --json`.
 type DiffResult struct {
-	Session string           `json:"session_id"`
-	What    string           `json:"what"`
+	Session string `json:"session_id"`
+	What    string `json:"what"`
+	// Request and Steps are what was selected: the request (the session
+	// turn it began at) and its model steps.
+	Request int              `json:"request,omitempty"`
+	Steps   []int            `json:"steps,omitempty"`
 	From    string           `json:"from"`
 	To      string           `json:"to"`
 	Files   []git.FileChange `json:"files"`
@@ -115,7 +122,7 @@ func (r Records) Diff(ctx context.Context, id string, sel project.Selection) err
 		if err != nil {
 			return err
 		}
-		return r.writeJSON(DiffResult{Session: id, What: ch.What, From: ch.From, To: ch.To, Files: files, Patch: plain})
+		return r.writeJSON(DiffResult{Session: id, What: ch.What, Request: ch.Request, Steps: ch.Steps, From: ch.From, To: ch.To, Files: files, Patch: plain})
 	}
 	if r.Term.ErrTTY {
 		fmt.Fprintf(r.Err, "%s of session %s:\n", ch.What, id)

@@ -235,7 +235,7 @@ func (c *checkpoints) latest() chan struct{} {
 	return c.pending
 }
 
-func (c *checkpoints) After(turn int, written []string, report func([]git.FileChange)) {
+func (c *checkpoints) After(step coordinator.Step, written []string, report func([]git.FileChange)) {
 	only := c.topPaths(written)
 	c.pendingMu.Lock()
 	prev, done := c.pending, make(chan struct{})
@@ -249,7 +249,7 @@ func (c *checkpoints) After(turn int, written []string, report func([]git.FileCh
 		}
 		// Bounded by git's own timeout, not the turn's context, which a
 		// hard stop may have ended: what it changed must still be taken.
-		cp := c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: turn}, fmt.Sprintf("turn-%d", turn), only...)
+		cp := c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: step.Turn, Request: step.Request}, fmt.Sprintf("turn-%d", step.Turn), only...)
 		if cp != nil {
 			report(cp.Files)
 		}

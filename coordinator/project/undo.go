@@ -23,10 +23,11 @@ var ErrNoGit = errors.New("undo and diff need a git repository: ralph keeps its 
 var ErrNothingToUndo = errors.New("nothing to take back")
 
 // Selection picks the changes of a session that diff and undo work on:
-// the last turn that changed files (the zero value), turn N, every
-// attempt of a task, or (diff only) the whole session.
+// the person's last request that changed files, with every model step it
+// took (the zero value), one step N, every attempt of a task, or (diff
+// only) the whole session.
 type Selection struct {
-	Turn    int
+	Step    int
 	Task    string
 	Session bool
 }
@@ -40,8 +41,14 @@ type Changes struct {
 	// selected entries changed.
 	From, To string
 	Files    []string
-	// What says in words what was selected: "turn 3", "task t2", ...
+	// What says in words what was selected: "your last request (steps
+	// 3-4)", "step 3", "task t2", ...
 	What string
+	// Request is the request the entries belong to (the session turn it
+	// began at), when one request was selected; Steps are the model
+	// steps selected.
+	Request int
+	Steps   []int
 }
 
 // Patch is the selection's patch, uncoloured, with the terminal control
@@ -91,25 +98,21 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection) (*Changes, er
 			}
 		}
 		c.What = "task " + sel.Task
-	case sel.Turn > 0:
+	case sel.Step > 0:
 		for _, e := range log {
-			if e.Kind == git.KindTurn && e.Turn == sel.Turn {
+			if e.Kind == git.KindTurn && e.Turn == sel.Step {
 				picked = append(picked, e)
 			}
 		}
-		c.What = fmt.Sprintf("turn %d", sel.Turn)
+		c.What = fmt.Sprintf("step %d", sel.Step)
 	default:
-		// The latest change ralph made: a turn, a task, or an undo (so
-		// undo twice puts the undone back).
-		for i := len(log) - 1; i >= 0; i-- {
-			if k := log[i].Kind; k == git.KindTurn || k == git.KindTask || k == git.KindUndo {
-				picked = []git.Entry{log[i]}
-				break
-			}
-		}
+		// The latest change ralph made for the person: every step of the
+		// last request, a task attempt, or an undo (so undo twice puts the
+		// undone back).
+		picked = lastRequest(log)
 		c.What = "the last change"
-		if len(picked) == 1 {
-			c.What = describe(picked[0])
+		if len(picked) > 0 {
+			c.What = describe(picked)
 		}
 	}
 	if len(picked) == 0 {
@@ -117,6 +120,14 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection) (*Changes, er
 	}
 	c.Entries = picked
 	c.From, c.To = picked[0].Parent, picked[len(picked)-1].Commit
+	for _, e := range picked {
+		if e.Kind == git.KindTurn {
+			c.Steps = append(c.Steps, e.Turn)
+		}
+	}
+	if r := picked[0].Request; r > 0 && picked[len(picked)-1].Request == r {
+		c.Request = r
+	}
 	for _, e := range picked {
 		for _, f := range e.Files {
 			if !slices.Contains(c.Files, f.Path) {
@@ -127,10 +138,49 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection) (*Changes, er
 	return c, nil
 }
 
-func describe(e git.Entry) string {
+// lastRequest is the entries of ralph's latest change: the turn entries
+// of the last request (found back to its first step, across the resume
+// entries a crash or an undo's own record left between them), or the
+// last task attempt or undo alone.
+func lastRequest(log []git.Entry) []git.Entry {
+	i := len(log) - 1
+	for i >= 0 && log[i].Kind != git.KindTurn && log[i].Kind != git.KindTask && log[i].Kind != git.KindUndo {
+		i--
+	}
+	if i < 0 {
+		return nil
+	}
+	last := log[i]
+	if last.Kind != git.KindTurn || last.Request == 0 {
+		return []git.Entry{last}
+	}
+	picked := []git.Entry{last}
+	for j := i - 1; j >= 0; j-- {
+		e := log[j]
+		if e.Kind == git.KindResume {
+			continue
+		}
+		if e.Kind != git.KindTurn || e.Request != last.Request {
+			break
+		}
+		picked = append(picked, e)
+	}
+	slices.Reverse(picked)
+	return picked
+}
+
+// describe says in words what the picked entries are.
+func describe(picked []git.Entry) string {
+	e := picked[0]
 	switch e.Kind {
 	case git.KindTurn:
-		return fmt.Sprintf("turn %d", e.Turn)
+		if e.Request == 0 {
+			return fmt.Sprintf("step %d", e.Turn)
+		}
+		if len(picked) == 1 {
+			return fmt.Sprintf("your last request (step %d)", e.Turn)
+		}
+		return fmt.Sprintf("your last request (steps %d-%d)", e.Turn, picked[len(picked)-1].Turn)
 	case git.KindTask:
 		return "task " + e.Task
 	case git.KindUndo:
@@ -141,7 +191,11 @@ func describe(e git.Entry) string {
 
 // UndoResult says what an undo did.
 type UndoResult struct {
-	What     string   `json:"what"`
+	What string `json:"what"`
+	// Request and Steps are what was taken back: the request (the
+	// session turn it began at) and its model steps.
+	Request  int      `json:"request,omitempty"`
+	Steps    []int    `json:"steps,omitempty"`
 	Restored []string `json:"restored"`
 	// Skipped are files changed since the selected turns (by the person
 	// or a later turn), left as they are.
@@ -156,7 +210,7 @@ type UndoResult struct {
 // force is set. The undo is recorded as a checkpoint of its own.
 func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection, force bool) (*UndoResult, error) {
 	if sel.Session {
-		return nil, fmt.Errorf("%w: undo takes a turn or a task, not a whole session", config.ErrInvalid)
+		return nil, fmt.Errorf("%w: undo takes a request, a step or a task, not a whole session", config.ErrInvalid)
 	}
 	repo := cps.cps.Repo()
 	ch, err := selectEntries(repo, log, sel)
@@ -168,7 +222,7 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 	<-cps.ready
 	cps.record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
 	now := cps.cps.Last()
-	res := &UndoResult{What: ch.What}
+	res := &UndoResult{What: ch.What, Request: ch.Request, Steps: ch.Steps}
 	// Each file goes back to its state before the first selected entry
 	// that touched it; it counts as changed since when it differs from
 	// the state after the last selected entry that touched it.

@@ -24,7 +24,12 @@ const (
 type Entry struct {
 	Kind string    `json:"kind"`
 	Time time.Time `json:"time"`
-	Turn int       `json:"turn,omitempty"`
+	// Turn is the model step (turn) a turn entry follows; Request the
+	// person's request it belongs to, named by the session turn it began
+	// at, so that every step of one request is taken back together.
+	// Entries older than Request have none: each is its own request.
+	Turn    int `json:"turn,omitempty"`
+	Request int `json:"request,omitempty"`
 	Task string    `json:"task,omitempty"`
 	// Undone names the entry (its ref) an undo took back.
 	Undone string `json:"undone,omitempty"`

@@ -38,8 +38,8 @@ func All() []Spec {
 		{"clear", "", "start a new conversation, in a new session (the old one stays resumable by id)", runClear},
 		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
 		{"session", "[id]", "this session's id, or an analysis of another session", runSession},
-		{"diff", "[--turn N|--task ID|--session]", "what the last turn changed, like `ralph diff`", runDiff},
-		{"undo", "[--turn N|--task ID] [--force]", "put back the files the last turn changed, like `ralph undo`", runUndo},
+		{"diff", "[--step N|--task ID|--session]", "what ralph changed for your last message, like `ralph diff`", runDiff},
+		{"undo", "[--step N|--task ID] [--force]", "put back the files ralph changed for your last message, like `ralph undo`", runUndo},
 		{"exit", "", "save and leave (also Ctrl-D, or Ctrl-C twice)", runExit},
 	}
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 )
 
-// parseSelection reads /diff's and /undo's arguments: --turn N, --task ID,
-// --session and --force, as on the command line.
+// parseSelection reads /diff's and /undo's arguments: --step N (or its
+// old name --turn N), --task ID, --session and --force, as on the command
+// line. Without one they take the last request.
 func parseSelection(args string) (project.Selection, bool, error) {
 	var sel project.Selection
 	force := false
@@ -29,16 +30,16 @@ func parseSelection(args string) (project.Selection, bool, error) {
 			return words[i], nil
 		}
 		switch name {
-		case "--turn":
+		case "--step", "--turn":
 			v, err := next()
 			if err != nil {
 				return sel, false, err
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
-				return sel, false, fmt.Errorf("--turn takes a turn number, not %q", v)
+				return sel, false, fmt.Errorf("%s takes a step number, not %q", name, v)
 			}
-			sel.Turn = n
+			sel.Step = n
 		case "--task":
 			v, err := next()
 			if err != nil {
@@ -50,7 +51,7 @@ func parseSelection(args string) (project.Selection, bool, error) {
 		case "--force":
 			force = true
 		default:
-			return sel, false, fmt.Errorf("unknown argument %q; use --turn N, --task ID, --session or --force", w)
+			return sel, false, fmt.Errorf("unknown argument %q; use --step N, --task ID, --session or --force", w)
 		}
 	}
 	return sel, force, nil
