@@ -28,9 +28,9 @@ type Entry struct {
 	// person's request it belongs to, named by the session turn it began
 	// at, so that every step of one request is taken back together.
 	// Entries older than Request have none: each is its own request.
-	Turn    int `json:"turn,omitempty"`
-	Request int `json:"request,omitempty"`
-	Task string    `json:"task,omitempty"`
+	Turn    int    `json:"turn,omitempty"`
+	Request int    `json:"request,omitempty"`
+	Task    string `json:"task,omitempty"`
 	// Undone names the entry (its ref) an undo took back.
 	Undone string `json:"undone,omitempty"`
 	Checkpoint
