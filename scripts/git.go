@@ -167,10 +167,10 @@ func (r Records) Undo(res *project.UndoResult) (partial bool, err error) {
 		return len(res.Skipped) > 0, r.writeJSON(res)
 	}
 	if len(res.Restored) > 0 {
-		fmt.Fprintf(r.Out, "undid %s: put back %s\n", res.What, strings.Join(res.Restored, ", "))
+		fmt.Fprintf(r.Out, "undid %s: put back %s\n", res.What, view.Paths(res.Restored))
 	}
 	if len(res.Skipped) > 0 {
-		fmt.Fprintf(r.Out, "skipped %s: changed since %s; ralph undo --force overwrites them\n", strings.Join(res.Skipped, ", "), res.What)
+		fmt.Fprintf(r.Out, "skipped %s: changed since %s; ralph undo --force overwrites them\n", view.Paths(res.Skipped), res.What)
 	}
 	if len(res.Restored) == 0 && len(res.Skipped) == 0 {
 		fmt.Fprintf(r.Out, "%s changed no files that are still there to put back\n", res.What)

@@ -235,22 +235,58 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 			last[f.Path] = e
 		}
 	}
-	byParent := map[string][]string{}
-	for _, p := range ch.Files {
-		if !force {
-			changed, err := repo.Changed(ctx, last[p].Commit, now, []string{p})
+	// Which files changed since is asked once per checkpoint the files
+	// were last changed in, not once per file: ten thousand files are
+	// one git process, not ten thousand.
+	changedSince := map[string]bool{}
+	if !force {
+		byLast := map[string][]string{}
+		for _, p := range ch.Files {
+			byLast[last[p].Commit] = append(byLast[last[p].Commit], p)
+		}
+		for commit, paths := range byLast {
+			changed, err := repo.Changed(ctx, commit, now, paths)
 			if err != nil {
 				return nil, err
 			}
-			if len(changed) > 0 {
-				res.Skipped = append(res.Skipped, p)
-				continue
+			for _, p := range changed {
+				changedSince[p] = true
 			}
 		}
-		byParent[first[p].Parent] = append(byParent[first[p].Parent], p)
+	}
+	// A file changed since that already holds what the undo would put
+	// back is done, not skipped: an undo killed half-way is finished by
+	// the next one.
+	done := map[string]bool{}
+	byFirst := map[string][]string{}
+	for p := range changedSince {
+		byFirst[first[p].Parent] = append(byFirst[first[p].Parent], p)
+	}
+	for parent, paths := range byFirst {
+		differ, err := repo.Changed(ctx, parent, now, paths)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			done[p] = true
+		}
+		for _, p := range differ {
+			done[p] = false
+		}
+	}
+	byParent := map[string][]string{}
+	for _, p := range ch.Files {
+		switch {
+		case done[p]:
+			res.Restored = append(res.Restored, p)
+		case changedSince[p]:
+			res.Skipped = append(res.Skipped, p)
+		default:
+			byParent[first[p].Parent] = append(byParent[first[p].Parent], p)
+		}
 	}
 	for parent, paths := range byParent {
-		if err := repo.Restore(ctx, cps.cps.Index(), parent, paths); err != nil {
+		if err := repo.Restore(ctx, parent, paths); err != nil {
 			return res, err
 		}
 		res.Restored = append(res.Restored, paths...)

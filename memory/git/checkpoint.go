@@ -120,6 +120,11 @@ func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "
 func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (*Checkpoint, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// A lock on ralph's own index is always stale here: its checkpoints
+	// are taken one at a time (mu), and the project's lock keeps every
+	// other ralph out. A git killed at its time limit leaves one behind,
+	// and every later checkpoint of the session failed on it.
+	_ = os.Remove(c.index + ".lock")
 	if err := c.seedIndex(); err != nil {
 		return nil, err
 	}

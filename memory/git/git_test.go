@@ -350,7 +350,7 @@ func TestRestorePutsFilesBackAndRemovesNewOnes(t *testing.T) {
 	if changed, err := r.Changed(ctx, turn.Commit, "HEAD", paths); err != nil || len(changed) == 0 {
 		t.Fatalf("Changed = %v, %v", changed, err)
 	}
-	if err := r.Restore(ctx, index, base.Commit, []string{"b.txt", "new/dir/n.txt", "README.md"}); err != nil {
+	if err := r.Restore(ctx, base.Commit, []string{"b.txt", "new/dir/n.txt", "README.md"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := sh(t, dir, "cat b.txt; test -x README.md && echo exec; ls new 2>&1 || true"); got != "one\ntwo\nls: cannot access 'new': No such file or directory\n" {

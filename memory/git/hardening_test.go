@@ -85,7 +85,7 @@ func TestNestedRepositoriesRunNothingInRalphsGit(t *testing.T) {
 	if _, err := r.Numstat(ctx, base.Commit, next.Commit, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Restore(ctx, cps.Index(), base.Commit, []string{"b.txt"}); err != nil {
+	if err := r.Restore(ctx, base.Commit, []string{"b.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	step("diff and restore")

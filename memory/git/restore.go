@@ -3,7 +3,6 @@ package git
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,18 +29,24 @@ func (r *Repo) Numstat(ctx context.Context, from, to string, paths []string) ([]
 	return parseNumstat(out), nil
 }
 
-// Changed returns which of paths differ between two commits.
+// Changed returns which of paths differ between two commits. The two
+// trees are compared whole, in one process, and the answer filtered
+// here: any number of paths costs one git command.
 func (r *Repo) Changed(ctx context.Context, from, to string, paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	out, err := r.Git(ctx, nil, append([]string{"diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to, "--"}, literal(paths)...)...)
+	out, err := runCmd(ctx, scaled(0, len(paths)), false, r.Top, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to)
 	if err != nil {
 		return nil, err
 	}
+	wanted := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		wanted[p] = true
+	}
 	var changed []string
 	for _, p := range bytes.Split(out, []byte{0}) {
-		if len(p) > 0 {
+		if len(p) > 0 && wanted[string(p)] {
 			changed = append(changed, string(p))
 		}
 	}
@@ -50,42 +55,13 @@ func (r *Repo) Changed(ctx context.Context, from, to string, paths []string) ([]
 
 // Restore puts paths (relative to the top) back as they are in commit:
 // with their content and mode when commit has them, removed when it does
-// not. Only the work tree changes; the person's index is not touched.
-func (r *Repo) Restore(ctx context.Context, index, commit string, paths []string) error {
+// not (see writeBack). Only the work tree changes; no index is touched,
+// the person's or ralph's, so a killed restore leaves no lock behind.
+func (r *Repo) Restore(ctx context.Context, commit string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	out, err := r.Git(ctx, nil, append([]string{"ls-tree", "-r", "-z", "--name-only", commit, "--"}, literal(paths)...)...)
-	if err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	present := map[string]bool{}
-	for _, p := range bytes.Split(out, []byte{0}) {
-		if len(p) > 0 {
-			present[string(p)] = true
-		}
-	}
-	var back []string
-	for _, p := range paths {
-		if present[p] {
-			back = append(back, p)
-			continue
-		}
-		if err := os.Remove(r.Abs(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("restore: %w", err)
-		}
-		removeEmptyParents(r.Top, filepath.Dir(r.Abs(p)))
-	}
-	if len(back) == 0 {
-		return nil
-	}
-	// git restore writes only the work tree (no --staged); ralph's own
-	// index file keeps git from refreshing the person's.
-	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := r.Git(ctx, env, append([]string{"restore", "--source=" + commit, "--worktree", "--"}, literal(back)...)...); err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	return nil
+	return r.writeBack(ctx, commit, paths)
 }
 
 // removeEmptyParents removes directories left empty by a removed file, up

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // parseSelection reads /diff's and /undo's arguments: --step N (or its
@@ -90,10 +91,10 @@ func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("/undo: %w", err)
 	}
 	if len(res.Restored) > 0 {
-		h.printf("undid %s: put back %s\n", res.What, strings.Join(res.Restored, ", "))
+		h.printf("undid %s: put back %s\n", res.What, view.Paths(res.Restored))
 	}
 	if len(res.Skipped) > 0 {
-		h.printf("skipped %s: changed since %s; /undo --force overwrites them\n", strings.Join(res.Skipped, ", "), res.What)
+		h.printf("skipped %s: changed since %s; /undo --force overwrites them\n", view.Paths(res.Skipped), res.What)
 	}
 	if len(res.Restored)+len(res.Skipped) == 0 {
 		h.printf("%s changed no files that are still there to put back\n", res.What)

@@ -103,3 +103,14 @@ func Plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Paths names files for a line of output: all of them when they are few,
+// else the first ones and how many more, so that an undo of ten thousand
+// files says so in one short line rather than a line of 400 KB.
+func Paths(paths []string) string {
+	const shown = 10
+	if len(paths) <= shown+1 {
+		return OneLine(strings.Join(paths, ", "), 1<<20)
+	}
+	return OneLine(strings.Join(paths[:shown], ", "), 1<<20) + fmt.Sprintf(" and %s more", Count(int64(len(paths)-shown)))
+}

@@ -1,0 +1,263 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// tempMark is in the name of every temporary file a restore writes beside
+// the file it replaces; one a killed restore left is recognised by it and
+// removed by the next.
+const tempMark = ".ralph-restore-"
+
+// treeEntry is a file of a commit's tree: its mode and object.
+type treeEntry struct {
+	mode, object string
+}
+
+// listTree reads the files of commit, for the paths wanted (all of a tree
+// is listed in one process and filtered here: thousands of paths on a
+// command line could pass its length limit).
+func (r *Repo) listTree(ctx context.Context, commit string, wanted map[string]bool) (map[string]treeEntry, error) {
+	out, err := runCmd(ctx, scaled(0, len(wanted)), false, r.Top, nil, nil, "ls-tree", "-r", "-z", "--full-tree", commit)
+	if err != nil {
+		return nil, err
+	}
+	entries := map[string]treeEntry{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// <mode> SP <type> SP <object> TAB <path>
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok || !wanted[string(path)] {
+			continue
+		}
+		f := strings.Fields(string(meta))
+		if len(f) != 3 {
+			continue
+		}
+		entries[string(path)] = treeEntry{mode: f[0], object: f[2]}
+	}
+	return entries, nil
+}
+
+// scaled is the time limit of a git command that handles files and bytes:
+// Timeout, plus what so much work takes on a slow disk, so a big undo is
+// never cut off half-way by a limit meant for small ones.
+func scaled(bytes int64, files int) time.Duration {
+	return Timeout + time.Duration(bytes/(20<<20))*time.Second + time.Duration(files)*2*time.Millisecond
+}
+
+// writeBack puts paths back as commit has them: each file's content comes
+// from one `git cat-file --batch --filters`, converted for the work tree
+// as git restore would (line endings, LFS and other smudge filters), and
+// is written to a temporary file beside it that is then renamed over it,
+// so a file is either as it was or as restored, never cut short, whatever
+// is killed when. Modes and symbolic links are kept; a path commit lacks
+// is removed. Submodules (gitlinks) are left alone.
+func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) error {
+	wanted := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		wanted[p] = true
+	}
+	tree, err := r.listTree(ctx, commit, wanted)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	var blobs []string
+	for _, p := range paths {
+		e, ok := tree[p]
+		switch {
+		case !ok:
+			if err := os.Remove(r.Abs(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("restore: %w", err)
+			}
+			removeEmptyParents(r.Top, filepath.Dir(r.Abs(p)))
+		case e.mode == "160000":
+			// A submodule's commit is not a file to write.
+		case strings.ContainsAny(p, "\n\r"):
+			// A batch line cannot name it; git restore can.
+			if err := r.restoreOne(ctx, commit, p); err != nil {
+				return err
+			}
+		default:
+			blobs = append(blobs, p)
+		}
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	r.removeLeftovers(blobs)
+	return r.writeBlobs(ctx, tree, blobs)
+}
+
+// restoreOne has git restore write one file from commit, for a path the
+// batch cannot name. It uses a throwaway index, so neither the person's
+// nor ralph's is locked.
+func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
+	tmp, err := os.CreateTemp("", "ralph-restore-index-*")
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	name := tmp.Name()
+	_ = tmp.Close()
+	_ = os.Remove(name)
+	defer os.Remove(name)
+	env := []string{"GIT_INDEX_FILE=" + name}
+	if _, err := r.Git(ctx, env, "restore", "--source="+commit, "--worktree", "--", ":(literal)"+path); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	return nil
+}
+
+// writeBlobs streams the blobs of paths out of one `git cat-file --batch`
+// and writes each in place.
+func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths []string) error {
+	var size int64
+	var in bytes.Buffer
+	for _, p := range paths {
+		// With --filters each line names the object and the path whose
+		// attributes convert it.
+		in.WriteString(tree[p].object + " " + p + "\n")
+	}
+	// The limit grows with the work once the sizes are known; until then,
+	// a generous one for the count of files.
+	ctx, cancel := context.WithTimeout(ctx, scaled(0, len(paths))+SlowTimeout)
+	defer cancel()
+	cmd := command(ctx, r.Top, nil, false, []string{"cat-file", "--batch", "--filters"})
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	br := bufio.NewReaderSize(out, 256<<10)
+	var werr error
+	for _, p := range paths {
+		header, err := br.ReadString('\n')
+		if err != nil {
+			werr = fmt.Errorf("reading %s from git: %w", p, err)
+			break
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 || f[1] != "blob" {
+			werr = fmt.Errorf("git has no file content for %s: %s", p, strings.TrimSpace(header))
+			break
+		}
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			werr = fmt.Errorf("reading %s from git: %w", p, err)
+			break
+		}
+		size += n
+		if werr = r.writeOne(p, tree[p].mode, io.LimitReader(br, n), n); werr != nil {
+			break
+		}
+		if _, err := br.Discard(1); err != nil { // the newline after the content
+			werr = fmt.Errorf("reading %s from git: %w", p, err)
+			break
+		}
+	}
+	if werr != nil {
+		cancel()
+		_ = cmd.Wait()
+		return fmt.Errorf("restore: %w", werr)
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("restore: %w", commandError(ctx, scaled(size, len(paths)), []string{"cat-file", "--batch", "--filters"}, stderr.String(), err))
+	}
+	return nil
+}
+
+// writeOne writes one file's n bytes of content with mode (git's: 100644,
+// 100755 or 120000 for a symbolic link) through a temporary file renamed
+// over it.
+func (r *Repo) writeOne(path, mode string, content io.Reader, n int64) error {
+	abs := r.Abs(path)
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(abs)+tempMark+strconv.Itoa(os.Getpid()))
+	if mode == "120000" {
+		target, err := io.ReadAll(content)
+		if err != nil {
+			return err
+		}
+		_ = os.Remove(tmp)
+		if err := os.Symlink(string(target), tmp); err != nil {
+			return err
+		}
+		return replace(tmp, abs)
+	}
+	perm := os.FileMode(0o644)
+	if mode == "100755" {
+		perm = 0o755
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = io.CopyN(f, content, n)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// The umask may have narrowed the mode git records.
+		err = os.Chmod(tmp, perm)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return replace(tmp, abs)
+}
+
+// replace renames tmp over path; a directory in the file's place (the
+// model turned a file into one) is removed first, as git would.
+func replace(tmp, path string) error {
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		if err := os.RemoveAll(path); err != nil {
+			_ = os.Remove(tmp)
+			return err
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// removeLeftovers removes the temporary files a killed restore left in
+// the directories of paths, reading each directory once.
+func (r *Repo) removeLeftovers(paths []string) {
+	seen := map[string]bool{}
+	for _, p := range paths {
+		dir := filepath.Dir(r.Abs(p))
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if strings.Contains(e.Name(), tempMark) {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}
