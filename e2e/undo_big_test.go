@@ -113,3 +113,40 @@ func TestUndoTenThousandFiles(t *testing.T) {
 		t.Fatalf("after the second undo, %d of %d files restored", got, n)
 	}
 }
+
+// A 600 MB tracked file changed beside two small ones: the turn's
+// checkpoint holds the small files and names the big one as left out;
+// the person is told, diff says so, and undo puts the small ones back
+// and names the big one as not restorable.
+func TestUndoBesideA600MBFile(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shIn(t, dir, `git init -q -b main && truncate -s 600M big.bin && printf 'one\n' > s1.txt && printf 'two\n' > s2.txt && git add . && git commit -qm files`)
+	srv := inlineServer(t, commandScenario(t, [][]string{{"printf x >> big.bin && printf 'ONE\\n' > s1.txt && printf 'TWO\\n' > s2.txt"}}, "done"))
+	env := cleanEnv(t)
+	start := time.Now()
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "change them")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	t.Logf("the run took %s", time.Since(start).Round(time.Millisecond))
+	if !strings.Contains(r.stderr, "big.bin (600 MB) is too big to checkpoint") {
+		t.Errorf("the person was not told of the big file:\n%s", r.stderr)
+	}
+	log := readFileT(t, filepath.Join(sessionDir(t, dir), "checkpoints.jsonl"))
+	if !strings.Contains(log, `"skipped":["big.bin"]`) || !strings.Contains(log, `"path":"s1.txt"`) || !strings.Contains(log, `"path":"s2.txt"`) {
+		t.Fatalf("checkpoints.jsonl:\n%s", log)
+	}
+	if d := ralph(t, dir, env, nil, "diff"); d.code != 0 || !strings.Contains(d.stderr, "too big to checkpoint (checkpoint_max_file_mb): big.bin") || !strings.Contains(d.stdout, "+ONE") {
+		t.Fatalf("diff: exit %d\n%s\n%s", d.code, d.stdout, d.stderr)
+	}
+	u := ralph(t, dir, env, nil, "undo")
+	if u.code != 0 || !strings.Contains(u.stdout, "put back s1.txt, s2.txt") || !strings.Contains(u.stdout, "cannot put back big.bin") {
+		t.Fatalf("undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+	if readFileT(t, filepath.Join(dir, "s1.txt")) != "one\n" || readFileT(t, filepath.Join(dir, "s2.txt")) != "two\n" {
+		t.Fatal("the small files were not put back")
+	}
+}

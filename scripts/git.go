@@ -98,12 +98,15 @@ type DiffResult struct {
 	What    string `json:"what"`
 	// Request and Steps are what was selected: the request (the session
 	// turn it began at) and its model steps.
-	Request int              `json:"request,omitempty"`
-	Steps   []int            `json:"steps,omitempty"`
-	From    string           `json:"from"`
-	To      string           `json:"to"`
-	Files   []git.FileChange `json:"files"`
-	Patch   string           `json:"patch"`
+	Request int   `json:"request,omitempty"`
+	Steps   []int `json:"steps,omitempty"`
+	// TooBig are files changed there that were too big to checkpoint,
+	// so the patch does not show them.
+	TooBig []string         `json:"too_big,omitempty"`
+	From   string           `json:"from"`
+	To     string           `json:"to"`
+	Files  []git.FileChange `json:"files"`
+	Patch  string           `json:"patch"`
 }
 
 // Diff shows what a session's turns changed, from its git checkpoints: the
@@ -122,10 +125,15 @@ func (r Records) Diff(ctx context.Context, id string, sel project.Selection) err
 		if err != nil {
 			return err
 		}
-		return r.writeJSON(DiffResult{Session: id, What: ch.What, Request: ch.Request, Steps: ch.Steps, From: ch.From, To: ch.To, Files: files, Patch: plain})
+		return r.writeJSON(DiffResult{Session: id, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig, From: ch.From, To: ch.To, Files: files, Patch: plain})
 	}
 	if r.Term.ErrTTY {
 		fmt.Fprintf(r.Err, "%s of session %s:\n", ch.What, id)
+	}
+	if len(ch.TooBig) > 0 {
+		// Said on stderr whether or not it is a terminal: the patch on
+		// stdout is not the whole change.
+		fmt.Fprintf(r.Err, "ralph: not in the patch, too big to checkpoint (checkpoint_max_file_mb): %s\n", view.Paths(ch.TooBig))
 	}
 	// Only ralph's colours reach the terminal: the patch holds none.
 	if !r.Term.OutTTY || !r.Term.Color {
@@ -171,6 +179,9 @@ func (r Records) Undo(res *project.UndoResult) (partial bool, err error) {
 	}
 	if len(res.Skipped) > 0 {
 		fmt.Fprintf(r.Out, "skipped %s: changed since %s; ralph undo --force overwrites them\n", view.Paths(res.Skipped), res.What)
+	}
+	if len(res.TooBig) > 0 {
+		fmt.Fprintf(r.Out, "cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
 	}
 	if len(res.Restored) == 0 && len(res.Skipped) == 0 {
 		fmt.Fprintf(r.Out, "%s changed no files that are still there to put back\n", res.What)

@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -81,7 +82,8 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 	}
 	p.git.repo, p.git.context = l.repo, l.context
 	entries := p.CheckpointLog(p.Session.ID)
-	p.git.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr)
+	p.git.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr,
+		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn)
 	p.git.cps.resolve = p.Tools.Resolve
 	if p.Resumed && len(entries) > 0 {
 		p.git.context += p.sinceBaseline(ctx, entries[0])
@@ -118,11 +120,24 @@ func (p *Project) recordErr(err error) {
 	}
 }
 
+// warn tells the person something about this session's work, through
+// the coordinator's events (a warning in the turn's output), when one
+// runs.
+func (p *Project) warn(s string) {
+	if c := p.warnTo.Load(); c != nil {
+		c.Warn(s)
+	}
+}
+
 // checkpoints implements coordinator.Checkpointer for a session.
 type checkpoints struct {
 	cps     *git.Checkpoints
 	session *memory.Session
 	fail    func(error)
+	// tell warns the person, once per file, of a file too big to
+	// checkpoint (told holds the files told of).
+	tell func(string)
+	told map[string]bool
 	// ready closes when the session's first checkpoint of this process
 	// (the baseline, or what changed while ralph was away) is taken.
 	ready chan struct{}
@@ -141,15 +156,17 @@ type checkpoints struct {
 // work tree takes HEAD for its baseline at no cost; otherwise the first
 // checkpoint runs beside the first model request, and Before waits for it
 // before any tool may change a file.
-func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries []git.Entry, clean bool, fail func(error)) *checkpoints {
+func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries []git.Entry, clean bool, fail func(error),
+	maxFile int64, tell func(string)) *checkpoints {
 	last, kind := "", git.KindBaseline
 	if n := len(entries); n > 0 {
 		last, kind = entries[n-1].Commit, git.KindResume
 	}
 	c := &checkpoints{
 		cps:     git.NewCheckpoints(repo, s.ID, filepath.Join(s.Dir, indexName), stateDir, last),
-		session: s, fail: fail, ready: make(chan struct{}),
+		session: s, fail: fail, ready: make(chan struct{}), tell: tell, told: map[string]bool{},
 	}
+	c.cps.SetMaxFile(maxFile)
 	if kind == git.KindBaseline && clean && repo.Head != "" {
 		c.cps.Adopt(repo.Head)
 		c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}})
@@ -178,7 +195,25 @@ func (c *checkpoints) record(ctx context.Context, e git.Entry, name string, only
 	}
 	e.Time, e.Checkpoint = time.Now().UTC(), *cp
 	c.log(e)
+	c.tellSkipped(cp.Skipped)
 	return cp
+}
+
+// tellSkipped warns the person of each file left out of a checkpoint for
+// its size, once per file: the turn's changes to it cannot be undone.
+func (c *checkpoints) tellSkipped(paths []string) {
+	for _, p := range paths {
+		if c.told[p] || c.tell == nil {
+			continue
+		}
+		c.told[p] = true
+		size := ""
+		if fi, err := os.Lstat(c.cps.Repo().Abs(p)); err == nil {
+			size = fmt.Sprintf(" (%d MB)", fi.Size()>>20)
+		}
+		c.tell(fmt.Sprintf("%s%s is too big to checkpoint (over checkpoint_max_file_mb, %d MB), so ralph undo cannot put it back; the other files are checkpointed",
+			p, size, c.cps.MaxFile()>>20))
+	}
 }
 
 // recordTask takes a checkpoint after an attempt at a task and logs it
@@ -207,6 +242,7 @@ func (c *checkpoints) recordTask(ctx context.Context, task, name string, skip ma
 	}
 	cp.Files = files
 	c.log(git.Entry{Kind: git.KindTask, Task: task, Time: time.Now().UTC(), Checkpoint: *cp})
+	c.tellSkipped(cp.Skipped)
 	return files
 }
 

@@ -49,6 +49,9 @@ type Changes struct {
 	// steps selected.
 	Request int
 	Steps   []int
+	// TooBig are files the selected entries left out for their size:
+	// their changes are in no checkpoint, and undo cannot put them back.
+	TooBig []string
 }
 
 // Patch is the selection's patch, uncoloured, with the terminal control
@@ -134,6 +137,11 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection) (*Changes, er
 				c.Files = append(c.Files, f.Path)
 			}
 		}
+		for _, p := range e.Skipped {
+			if !slices.Contains(c.TooBig, p) {
+				c.TooBig = append(c.TooBig, p)
+			}
+		}
 	}
 	return c, nil
 }
@@ -200,6 +208,9 @@ type UndoResult struct {
 	// Skipped are files changed since the selected turns (by the person
 	// or a later turn), left as they are.
 	Skipped []string `json:"skipped,omitempty"`
+	// TooBig are files the selection changed that were too big to
+	// checkpoint: they are not put back.
+	TooBig []string `json:"too_big,omitempty"`
 	// Checkpoint is the undo's own checkpoint, so it can be undone.
 	Checkpoint string `json:"checkpoint,omitempty"`
 }
@@ -222,7 +233,7 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 	<-cps.ready
 	cps.record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
 	now := cps.cps.Last()
-	res := &UndoResult{What: ch.What, Request: ch.Request, Steps: ch.Steps}
+	res := &UndoResult{What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig}
 	// Each file goes back to its state before the first selected entry
 	// that touched it; it counts as changed since when it differs from
 	// the state after the last selected entry that touched it.

@@ -110,6 +110,10 @@ type Config struct {
 	// ContextTokens is the input budget of one request; 0 means derived
 	// from the model's known context window.
 	ContextTokens int
+	// CheckpointMaxFileMB is the largest file, in MB, a git checkpoint
+	// takes in (checkpoint_max_file_mb; 0: the default, 50); a larger
+	// one is left out by name and cannot be undone.
+	CheckpointMaxFileMB int
 	// MaxOutputTokens limits each answer (max_output_tokens); 0 leaves it
 	// to the server.
 	MaxOutputTokens int
@@ -232,6 +236,7 @@ type File struct {
 	MaxTurns        int     `toml:"max_turns"`
 	MaxRetries      *int    `toml:"max_retries"`
 	ContextTokens   int     `toml:"context_tokens"`
+	CheckpointMaxMB int     `toml:"checkpoint_max_file_mb"`
 	MaxOutputTokens int     `toml:"max_output_tokens"`
 	InputPrice      float64 `toml:"input_price_per_mtok"`
 	OutputPrice     float64 `toml:"output_price_per_mtok"`
@@ -378,6 +383,9 @@ func Load(src Sources) (Config, error) {
 		if f.ContextTokens != 0 {
 			c.ContextTokens = f.ContextTokens
 		}
+		if f.CheckpointMaxMB != 0 {
+			c.CheckpointMaxFileMB = f.CheckpointMaxMB
+		}
 		if f.MaxOutputTokens != 0 {
 			c.MaxOutputTokens = f.MaxOutputTokens
 		}
@@ -482,7 +490,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 		if strings.HasPrefix(keys[0], "mcp_servers.") {
 			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
 		}
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, checkpoint_max_file_mb, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<claude|codex>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -677,6 +685,9 @@ func (c Config) Validate() error {
 	}
 	if c.ContextTokens < 0 || (c.ContextTokens > 0 && c.ContextTokens < 1024) {
 		return invalidf("context_tokens must be at least 1024, not %d", c.ContextTokens)
+	}
+	if c.CheckpointMaxFileMB < 0 {
+		return invalidf("checkpoint_max_file_mb must not be negative, not %d", c.CheckpointMaxFileMB)
 	}
 	if c.MaxOutputTokens < 0 {
 		return invalidf("max_output_tokens must not be negative, not %d", c.MaxOutputTokens)

@@ -14,10 +14,13 @@ import (
 	"time"
 )
 
-// MaxFileSize is the largest untracked file a checkpoint takes in; larger
-// ones (build outputs, data sets, core dumps) would bloat the repository
-// for every turn, and are left out with a note.
-const MaxFileSize = 5 << 20
+// MaxFileSize is the default for the largest file, tracked or not, a
+// checkpoint takes in (config checkpoint_max_file_mb). A larger one (a
+// data set, a build output, a core dump) costs seconds and its size in
+// .git for every turn that changes it, and git could be killed at its
+// time limit half-way, losing the whole checkpoint; it is left out by
+// name, and the rest of the turn is still recorded.
+const MaxFileSize = 50 << 20
 
 // RefPrefix is where checkpoints live: never a branch, never pushed by a
 // default refspec, invisible to `git log --all` only by being under refs/
@@ -42,7 +45,8 @@ type Checkpoint struct {
 	// without commits.
 	Parent string       `json:"parent,omitempty"`
 	Files  []FileChange `json:"files,omitempty"`
-	// Skipped lists untracked files left out for their size.
+	// Skipped lists the files left out for their size: undo cannot put
+	// them back.
 	Skipped []string `json:"skipped,omitempty"`
 }
 
@@ -65,6 +69,39 @@ type Checkpoints struct {
 
 	mu   sync.Mutex
 	last string // the latest checkpoint's commit
+	// maxFile is the largest file taken in (SetMaxFile).
+	maxFile int64
+}
+
+// SetMaxFile sets the largest file a checkpoint takes in; n <= 0 keeps
+// MaxFileSize.
+func (c *Checkpoints) SetMaxFile(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n > 0 {
+		c.maxFile = n
+	}
+}
+
+// MaxFile is the largest file a checkpoint takes in.
+func (c *Checkpoints) MaxFile() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxFile
+}
+
+// tooBig reports whether the file at p (relative to the top) is over the
+// size limit, and adds its size to *total otherwise.
+func (c *Checkpoints) tooBig(p string, total *int64) bool {
+	fi, err := os.Lstat(c.repo.Abs(p))
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if fi.Size() > c.maxFile {
+		return true
+	}
+	*total += fi.Size()
+	return false
 }
 
 // NewCheckpoints returns the recorder for a session. index is the path of
@@ -72,7 +109,7 @@ type Checkpoints struct {
 // checkpoint's commit when the session resumes, "" when it starts.
 // stateDir is ralph's state directory (.ralph), which is never recorded.
 func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
-	c := &Checkpoints{repo: repo, session: session, index: index, last: last, store: nativeStore(repo.GitDir)}
+	c := &Checkpoints{repo: repo, session: session, index: index, last: last, store: nativeStore(repo.GitDir), maxFile: MaxFileSize}
 	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 		c.state = filepath.ToSlash(rel)
 	}
@@ -291,22 +328,24 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 		// The paths are known: no status, only the size rule. A path
 		// git cannot take (gone and never recorded) sends it to the
 		// full look below.
+		var size int64
 		for _, p := range only {
 			if c.isState(p) {
 				continue
 			}
-			if fi, err := os.Lstat(c.repo.Abs(p)); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
+			if c.tooBig(p, &size) {
 				skipped = append(skipped, p)
 				continue
 			}
 			changed = append(changed, p)
 		}
-		if len(changed) == 0 || c.add(ctx, env, changed, beside) == nil {
+		if len(changed) == 0 || c.add(ctx, env, changed, size, beside) == nil {
 			return changed, skipped, nil
 		}
 	}
 	for try := 1; ; try++ {
-		changed, skipped, err = c.status(ctx, env)
+		var size int64
+		changed, skipped, size, err = c.status(ctx, env)
 		if err != nil || len(changed) == 0 {
 			return changed, skipped, err
 		}
@@ -314,10 +353,10 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 		// update-index takes the paths, without add's pathspec matching
 		// over the whole index. git add stays the fallback, for the rare
 		// path it refuses (turned into a directory since the status).
-		if c.update(ctx, env, changed, beside) == nil {
+		if c.update(ctx, env, changed, size, beside) == nil {
 			return changed, skipped, nil
 		}
-		err = c.add(ctx, env, changed, nil)
+		err = c.add(ctx, env, changed, size, nil)
 		var ce *CommandError
 		if err == nil || try == 3 || !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "did not match any files") {
 			break
@@ -331,7 +370,7 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 
 // add brings paths in ralph's index up to the work tree: changed, new
 // and removed files alike, ignored ones refused.
-func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, beside func()) error {
+func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, size int64, beside func()) error {
 	var plain, nested []string
 	for _, p := range paths {
 		if c.repo.isNestedRepo(p) {
@@ -341,7 +380,7 @@ func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, bes
 		}
 	}
 	if len(nested) > 0 {
-		if err := c.update(ctx, env, nested, nil); err != nil {
+		if err := c.update(ctx, env, nested, 0, nil); err != nil {
 			return err
 		}
 	}
@@ -351,7 +390,7 @@ func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, bes
 		}
 		return nil
 	}
-	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(plain), beside,
+	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(plain), scaled(size, len(plain)), beside,
 		c.writing("add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")...)
 }
 
@@ -360,20 +399,21 @@ func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, bes
 // comes before the files in it). A path that is gone is removed from the
 // index, or was never in it; a nested repository ("dir/") is taken as
 // git add takes it, as a gitlink.
-func (c *Checkpoints) update(ctx context.Context, env []string, paths []string, beside func()) error {
+func (c *Checkpoints) update(ctx context.Context, env []string, paths []string, size int64, beside func()) error {
 	var stdin bytes.Buffer
 	for _, p := range paths {
 		stdin.WriteString(strings.TrimSuffix(p, "/"))
 		stdin.WriteByte(0)
 	}
-	return c.feed(ctx, env, stdin.Bytes(), beside, c.writing("update-index", "--add", "--remove", "--replace", "-z", "--stdin")...)
+	return c.feed(ctx, env, stdin.Bytes(), scaled(size, len(paths)), beside, c.writing("update-index", "--add", "--remove", "--replace", "-z", "--stdin")...)
 }
 
-// feed runs a git command that reads its paths from standard input;
-// beside, when not nil, runs once the command has started and before it
-// gets them (git takes the index's lock first, then reads them).
-func (c *Checkpoints) feed(ctx context.Context, env []string, stdin []byte, beside func(), args ...string) error {
-	p, err := c.repo.start(ctx, env, args...)
+// feed runs a git command that reads its paths from standard input,
+// within limit (which grows with the bytes it hashes); beside, when not
+// nil, runs once the command has started and before it gets them (git
+// takes the index's lock first, then reads them).
+func (c *Checkpoints) feed(ctx context.Context, env []string, stdin []byte, limit time.Duration, beside func(), args ...string) error {
+	p, err := startWithin(ctx, limit, c.repo.Top, env, args...)
 	if err != nil {
 		return err
 	}
@@ -398,11 +438,11 @@ func (c *Checkpoints) isState(p string) bool {
 // Git keeps the untracked cache only for a status without pathspecs whose
 // configured untracked mode matches the one asked for; ralph's directory
 // is therefore left out here rather than by an exclude pathspec.
-func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, err error) {
+func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, size int64, err error) {
 	out, err := c.repo.Git(ctx, env, c.writing("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
 		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("checkpoint: %w", err)
+		return nil, nil, 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		entry := string(rec)
@@ -410,13 +450,6 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 		switch {
 		case strings.HasPrefix(entry, "? "):
 			p = entry[2:]
-			if c.isState(p) {
-				continue
-			}
-			if fi, err := os.Lstat(c.repo.Abs(p)); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileSize {
-				skipped = append(skipped, p)
-				continue
-			}
 		case strings.HasPrefix(entry, "1 "):
 			// "1 XY sub mH mI mW hH hI path": Y is the work tree against
 			// the index, the only side that matters here.
@@ -428,11 +461,15 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 				p = f[10]
 			}
 		}
-		if p != "" && !c.isState(p) {
+		switch {
+		case p == "" || c.isState(p):
+		case c.tooBig(p, &size):
+			skipped = append(skipped, p)
+		default:
 			changed = append(changed, p)
 		}
 	}
-	return changed, skipped, nil
+	return changed, skipped, size, nil
 }
 
 // seedIndex starts ralph's index as a copy of the person's, whose cached

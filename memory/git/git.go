@@ -276,6 +276,7 @@ type proc struct {
 	ctx            context.Context
 	cancel         context.CancelFunc
 	args           []string
+	limit          time.Duration
 	stdin          io.WriteCloser
 	stdout, stderr bytes.Buffer
 }
@@ -288,8 +289,13 @@ func (r *Repo) start(ctx context.Context, env []string, args ...string) (*proc, 
 
 // start starts git with args in dir.
 func start(ctx context.Context, dir string, env []string, args ...string) (*proc, error) {
-	p := &proc{args: args}
-	p.ctx, p.cancel = context.WithTimeout(ctx, Timeout)
+	return startWithin(ctx, Timeout, dir, env, args...)
+}
+
+// startWithin starts git with args in dir, bounded by limit.
+func startWithin(ctx context.Context, limit time.Duration, dir string, env []string, args ...string) (*proc, error) {
+	p := &proc{args: args, limit: limit}
+	p.ctx, p.cancel = context.WithTimeout(ctx, limit)
 	p.cmd = command(p.ctx, dir, env, false, args)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	var err error
@@ -298,7 +304,7 @@ func start(ctx context.Context, dir string, env []string, args ...string) (*proc
 	}
 	if err != nil {
 		p.cancel()
-		return nil, commandError(p.ctx, Timeout, args, "", err)
+		return nil, commandError(p.ctx, limit, args, "", err)
 	}
 	return p, nil
 }
@@ -310,7 +316,7 @@ func (p *proc) finish(input []byte) ([]byte, error) {
 	_, werr := p.stdin.Write(input)
 	cerr := p.stdin.Close()
 	if err := errors.Join(p.cmd.Wait(), werr, cerr); err != nil {
-		return p.stdout.Bytes(), commandError(p.ctx, Timeout, p.args, p.stderr.String(), err)
+		return p.stdout.Bytes(), commandError(p.ctx, p.limit, p.args, p.stderr.String(), err)
 	}
 	return p.stdout.Bytes(), nil
 }

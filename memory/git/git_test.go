@@ -207,12 +207,13 @@ func TestCheckpointsTakeTheWorkTreeAndNothingOfThePersons(t *testing.T) {
 	sh(t, dir, "printf 'stash me\\n' >> b.txt && git stash -q && git add staged.txt && printf 'dirty\\n' >> README.md && printf 'after stash\\n' > c.txt")
 	write(t, filepath.Join(dir, ".ralph", "session.json"), "{}")
 	big := filepath.Join(dir, "big.bin")
-	if err := os.WriteFile(big, make([]byte, MaxFileSize+1), 0o644); err != nil {
+	if err := os.WriteFile(big, make([]byte, 1<<20+1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before := personState(t, dir)
 	r := open(t, dir)
 	cps := NewCheckpoints(r, "s1", filepath.Join(dir, ".ralph", "sessions", "s1", "git-index"), filepath.Join(dir, ".ralph"), "")
+	cps.SetMaxFile(1 << 20)
 	ctx := context.Background()
 
 	base, err := cps.Record(ctx, "0", "baseline")
@@ -447,4 +448,33 @@ func childCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A tracked file over the size limit is left out of a checkpoint by
+// name, and the rest of the change is still recorded.
+func TestCheckpointSkipsABigTrackedFileByName(t *testing.T) {
+	dir := repo(t)
+	write(t, filepath.Join(dir, "big.bin"), strings.Repeat("x", 3<<20))
+	sh(t, dir, "git add big.bin && git commit -qm big")
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s1", filepath.Join(dir, ".ralph", "sessions", "s1", "git-index"), filepath.Join(dir, ".ralph"), "")
+	cps.SetMaxFile(1 << 20)
+	ctx := context.Background()
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "big.bin"), strings.Repeat("y", 3<<20))
+	write(t, filepath.Join(dir, "b.txt"), "small change\n")
+	write(t, filepath.Join(dir, "new.txt"), "new\n")
+	cp, err := cps.Record(ctx, "1", "turn 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range cp.Files {
+		paths = append(paths, f.Path)
+	}
+	if !slices.Equal(paths, []string{"b.txt", "new.txt"}) || !slices.Equal(cp.Skipped, []string{"big.bin"}) {
+		t.Fatalf("files %v, skipped %v", paths, cp.Skipped)
+	}
 }

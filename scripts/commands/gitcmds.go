@@ -96,6 +96,9 @@ func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if len(res.Skipped) > 0 {
 		h.printf("skipped %s: changed since %s; /undo --force overwrites them\n", view.Paths(res.Skipped), res.What)
 	}
+	if len(res.TooBig) > 0 {
+		h.printf("cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
+	}
 	if len(res.Restored)+len(res.Skipped) == 0 {
 		h.printf("%s changed no files that are still there to put back\n", res.What)
 	}
