@@ -299,3 +299,46 @@ func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
 		t.Fatalf("warned %d times", n)
 	}
 }
+
+// Undo names what the model's own git commands did, which it does not
+// take back itself: a commit that moved the person's branch and a branch
+// created, each with the command that puts it back; --git moves the
+// branch back (git reset --soft).
+func TestUndoNamesWhatTheModelsGitDid(t *testing.T) {
+	for _, moveHead := range []bool{false, true} {
+		dir := gitProjectDir(t)
+		head := strings.TrimSpace(shIn(t, dir, "git rev-parse HEAD"))
+		srv := inlineServer(t, commandScenario(t, [][]string{{
+			"printf 'new\\n' > a.txt && git add a.txt && git -c user.name=m -c user.email=m@example.invalid commit -qm 'the model commits' && git branch side",
+		}}, "done"))
+		env := cleanEnv(t)
+		if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--sandbox", "danger-full-access", "commit a file"); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		moved := strings.TrimSpace(shIn(t, dir, "git rev-parse HEAD"))
+		if moved == head {
+			t.Fatal("the model's commit did not happen")
+		}
+		args := []string{"undo"}
+		if moveHead {
+			args = append(args, "--git")
+		}
+		u := ralph(t, dir, env, nil, args...)
+		if u.code != 0 || !strings.Contains(u.stdout, "put back a.txt") {
+			t.Fatalf("undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+		}
+		if !strings.Contains(u.stdout, "not undone: branch side was created; to put it back: git branch -D side") {
+			t.Errorf("undo does not name the branch created:\n%s", u.stdout)
+		}
+		now := strings.TrimSpace(shIn(t, dir, "git rev-parse HEAD"))
+		if !moveHead {
+			if want := "to put it back: git reset --soft " + head; !strings.Contains(u.stdout, "branch main moved from "+head[:12]+" to "+moved[:12]) || !strings.Contains(u.stdout, want) || now != moved {
+				t.Errorf("undo does not say how to move main back, or moved it:\n%s", u.stdout)
+			}
+			continue
+		}
+		if now != head || !strings.Contains(u.stdout, "put back with git reset --soft "+head) {
+			t.Errorf("undo --git did not move main back (HEAD %s, want %s):\n%s", now, head, u.stdout)
+		}
+	}
+}

@@ -58,7 +58,10 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 message, a task attempt: every model step it took), or for model step N alone
 (--step), or for every attempt at a task, as they were at the checkpoint before.
 Only files ralph changed there are touched; a file changed since (by you or a later
-step) is named and left alone unless --force is given. The undo is a checkpoint itself: undo again to take
+step) is named and left alone unless --force is given. What the model's own git
+commands did (a commit that moved your branch, a switch, a branch created or
+deleted) is not undone but named, with the git command that puts it back; --git
+moves a branch a commit moved back itself (git reset --soft). The undo is a checkpoint itself: undo again to take
 it back. Exit 1 when a file was skipped, 2 outside a git repository or when there
 is nothing to undo, 3 while another ralph works in the project.`,
 		Args: cobra.MaximumNArgs(1),
@@ -89,6 +92,7 @@ is nothing to undo, 3 while another ralph works in the project.`,
 		},
 	}
 	selection(undo, false)
+	undo.Flags().BoolVar(&sel.Git, "git", false, "also move the branch back that a commit of the model's moved (git reset --soft: your files and index stay)")
 	root.AddCommand(diff, undo)
 }
 
@@ -182,6 +186,12 @@ func (r Records) Undo(res *project.UndoResult) (partial bool, err error) {
 	}
 	if len(res.TooBig) > 0 {
 		fmt.Fprintf(r.Out, "cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
+	}
+	for _, d := range res.GitDone {
+		fmt.Fprintln(r.Out, d)
+	}
+	for _, g := range res.Git {
+		fmt.Fprintf(r.Out, "not undone: %s; to put it back: %s\n", g.What, g.Command)
 	}
 	if len(res.Restored) == 0 && len(res.Skipped) == 0 {
 		fmt.Fprintf(r.Out, "%s changed no files that are still there to put back\n", res.What)

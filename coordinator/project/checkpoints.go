@@ -169,7 +169,7 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 	c.cps.SetMaxFile(maxFile)
 	if kind == git.KindBaseline && clean && repo.Head != "" {
 		c.cps.Adopt(repo.Head)
-		c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}})
+		c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}, Git: c.heads(context.Background())})
 		close(c.ready)
 		return c
 	}
@@ -194,9 +194,21 @@ func (c *checkpoints) record(ctx context.Context, e git.Entry, name string, only
 		return nil
 	}
 	e.Time, e.Checkpoint = time.Now().UTC(), *cp
+	e.Git = c.heads(ctx)
 	c.log(e)
 	c.tellSkipped(cp.Skipped)
 	return cp
+}
+
+// heads records the person's HEAD and branches beside a checkpoint, for
+// undo to say what a model's git commands changed; nil when git cannot
+// tell.
+func (c *checkpoints) heads(ctx context.Context) *git.Heads {
+	h, err := c.cps.Repo().ReadHeads(ctx)
+	if err != nil {
+		return nil
+	}
+	return &h
 }
 
 // tellSkipped warns the person of each file left out of a checkpoint for
@@ -241,7 +253,7 @@ func (c *checkpoints) recordTask(ctx context.Context, task, name string, skip ma
 		return nil
 	}
 	cp.Files = files
-	c.log(git.Entry{Kind: git.KindTask, Task: task, Time: time.Now().UTC(), Checkpoint: *cp})
+	c.log(git.Entry{Kind: git.KindTask, Task: task, Time: time.Now().UTC(), Checkpoint: *cp, Git: c.heads(ctx)})
 	c.tellSkipped(cp.Skipped)
 	return files
 }

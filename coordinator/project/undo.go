@@ -30,6 +30,10 @@ type Selection struct {
 	Step    int
 	Task    string
 	Session bool
+	// Git (undo --git) also moves the branch back that a model's commit
+	// moved (git reset --soft, keeping the files and the index); without
+	// it undo only says how.
+	Git bool
 }
 
 // Changes are the selected checkpoints of a session and what they changed.
@@ -211,6 +215,12 @@ type UndoResult struct {
 	// TooBig are files the selection changed that were too big to
 	// checkpoint: they are not put back.
 	TooBig []string `json:"too_big,omitempty"`
+	// Git are the changes to the person's HEAD and branches since before
+	// the selection, which undo does not make itself (but for the branch
+	// a commit moved, with --git: then GitDone says so), each with the git
+	// command that puts it back.
+	Git     []git.GitChange `json:"git,omitempty"`
+	GitDone []string        `json:"git_done,omitempty"`
 	// Checkpoint is the undo's own checkpoint, so it can be undone.
 	Checkpoint string `json:"checkpoint,omitempty"`
 }
@@ -303,6 +313,7 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 		res.Restored = append(res.Restored, paths...)
 	}
 	slices.Sort(res.Restored)
+	res.Git, res.GitDone = gitSince(ctx, repo, log, ch.From, sel.Git)
 	var refs []string
 	for _, e := range ch.Entries {
 		refs = append(refs, e.Ref)
@@ -311,6 +322,36 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 		res.Checkpoint = cp.Commit
 	}
 	return res, nil
+}
+
+// gitSince compares the person's HEAD and branches now with their record
+// beside the checkpoint before the selection (from), and says what the
+// model's own git commands (or anyone's since) changed. With moveHead, a
+// branch that moved under HEAD is put back with git reset --soft.
+func gitSince(ctx context.Context, repo *git.Repo, log []git.Entry, from string, moveHead bool) (changes []git.GitChange, done []string) {
+	var before *git.Heads
+	for _, e := range log {
+		if e.Commit == from && e.Git != nil {
+			before = e.Git
+		}
+	}
+	if before == nil {
+		return nil, nil
+	}
+	now, err := repo.ReadHeads(ctx)
+	if err != nil {
+		return nil, nil
+	}
+	for _, c := range git.HeadChanges(*before, now) {
+		if commit, ok := strings.CutPrefix(c.Command, "git reset --soft "); ok && moveHead {
+			if err := repo.ResetHead(ctx, commit); err == nil {
+				done = append(done, c.What+"; put back with "+c.Command)
+				continue
+			}
+		}
+		changes = append(changes, c)
+	}
+	return changes, done
 }
 
 // Undo takes back changes of this project's session (chat's /undo: the

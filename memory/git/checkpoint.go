@@ -123,6 +123,12 @@ func (c *Checkpoints) Adopt(commit string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = commit
+	// The index is seeded now, while it is the person's as the baseline
+	// saw it: seeded at the first checkpoint instead, it could hold what
+	// the model's own `git add` or `git commit` put there, and the files
+	// they took in would look unchanged to the checkpoint and to undo.
+	// A failure here leaves it to the first checkpoint, as before.
+	_ = c.seedIndex()
 }
 
 // Last returns the latest checkpoint's commit, "" before the first.

@@ -33,6 +33,9 @@ type Entry struct {
 	Task    string `json:"task,omitempty"`
 	// Undone names the entry (its ref) an undo took back.
 	Undone string `json:"undone,omitempty"`
+	// Git is the person's HEAD and branches when the checkpoint was
+	// taken (nil in logs older than it).
+	Git *Heads `json:"git,omitempty"`
 	Checkpoint
 }
 

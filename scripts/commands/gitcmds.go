@@ -51,8 +51,10 @@ func parseSelection(args string) (project.Selection, bool, error) {
 			sel.Session = true
 		case "--force":
 			force = true
+		case "--git":
+			sel.Git = true
 		default:
-			return sel, false, fmt.Errorf("unknown argument %q; use --step N, --task ID, --session or --force", w)
+			return sel, false, fmt.Errorf("unknown argument %q; use --step N, --task ID, --session, --force or --git", w)
 		}
 	}
 	return sel, force, nil
@@ -98,6 +100,12 @@ func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
 	}
 	if len(res.TooBig) > 0 {
 		h.printf("cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
+	}
+	for _, d := range res.GitDone {
+		h.printf("%s\n", d)
+	}
+	for _, g := range res.Git {
+		h.printf("not undone: %s; to put it back: %s\n", g.What, g.Command)
 	}
 	if len(res.Restored)+len(res.Skipped) == 0 {
 		h.printf("%s changed no files that are still there to put back\n", res.What)
