@@ -28,7 +28,7 @@ func gitProjectDir(t *testing.T) string {
 	return dir
 }
 
-func shIn(t *testing.T, dir, script string) string {
+func shIn(t testing.TB, dir, script string) string {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir

@@ -15,7 +15,7 @@ import (
 // bigChangeSet is a repository of n committed files f/NNNNN.txt holding
 // "original N", and a model that rewrites every one of them with a
 // command (it answers the same way every time it is asked).
-func bigChangeSet(t *testing.T, n int) (dir string, env []string, url string) {
+func bigChangeSet(t testing.TB, n int) (dir string, env []string, url string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -31,7 +31,7 @@ func bigChangeSet(t *testing.T, n int) (dir string, env []string, url string) {
 
 // checkFiles says whether every file is whole: the original text or the
 // model's, never a truncated one; it returns how many are original.
-func checkFiles(t *testing.T, dir string, n int) int {
+func checkFiles(t testing.TB, dir string, n int) int {
 	t.Helper()
 	original := 0
 	for i := 1; i <= n; i++ {
@@ -149,4 +149,34 @@ func TestUndoBesideA600MBFile(t *testing.T) {
 	if readFileT(t, filepath.Join(dir, "s1.txt")) != "one\n" || readFileT(t, filepath.Join(dir, "s2.txt")) != "two\n" {
 		t.Fatal("the small files were not put back")
 	}
+}
+
+// BenchmarkUndo10k: ralph undo of 10,000 files a model's command changed,
+// against git checkout of the same files in the same run (target: undo
+// under 3x git's time; it is one batch, not a process per file).
+func BenchmarkUndo10k(b *testing.B) {
+	const n = 10000
+	dir, env, url := bigChangeSet(b, n)
+	var undos, checkouts []time.Duration
+	for range trials(b, 3) {
+		shIn(b, dir, `for f in f/*.txt; do echo changed > $f; done`)
+		start := time.Now()
+		shIn(b, dir, `git checkout -- f`)
+		checkouts = append(checkouts, time.Since(start))
+		if r := ralph(b, dir, env, nil, "--base-url", url, "-y", "rewrite every file"); r.code != 0 {
+			b.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		start = time.Now()
+		if u := ralph(b, dir, env, nil, "undo"); u.code != 0 {
+			b.Fatalf("undo: exit %d\n%s", u.code, u.stderr)
+		}
+		undos = append(undos, time.Since(start))
+		if got := checkFiles(b, dir, n); got != n {
+			b.Fatalf("%d of %d files restored", got, n)
+		}
+	}
+	u, c := percentile(undos, 0.5), percentile(checkouts, 0.5)
+	b.ReportMetric(ms(u), "undo-ms")
+	b.ReportMetric(ms(c), "checkout-ms")
+	b.ReportMetric(float64(u)/float64(c), "undo/checkout")
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -143,6 +144,10 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 		return fmt.Errorf("restore: %w", err)
 	}
 	br := bufio.NewReaderSize(out, 256<<10)
+	// Small files are handed to a few writers, which make their system
+	// calls side by side; a big one is written here, streamed, so that
+	// memory stays small whatever the sizes.
+	w := newWriterPool(r)
 	var werr error
 	for _, p := range paths {
 		header, err := br.ReadString('\n')
@@ -161,13 +166,25 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 			break
 		}
 		size += n
-		if werr = r.writeOne(p, tree[p].mode, io.LimitReader(br, n), n); werr != nil {
+		if n <= pooledFile {
+			data := make([]byte, n)
+			if _, err := io.ReadFull(br, data); err != nil {
+				werr = fmt.Errorf("reading %s from git: %w", p, err)
+				break
+			}
+			if werr = w.write(p, tree[p].mode, data); werr != nil {
+				break
+			}
+		} else if werr = r.writeOne(p, tree[p].mode, io.LimitReader(br, n), n, w.dirs); werr != nil {
 			break
 		}
 		if _, err := br.Discard(1); err != nil { // the newline after the content
 			werr = fmt.Errorf("reading %s from git: %w", p, err)
 			break
 		}
+	}
+	if err := w.wait(); werr == nil {
+		werr = err
 	}
 	if werr != nil {
 		cancel()
@@ -183,11 +200,14 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 // writeOne writes one file's n bytes of content with mode (git's: 100644,
 // 100755 or 120000 for a symbolic link) through a temporary file renamed
 // over it.
-func (r *Repo) writeOne(path, mode string, content io.Reader, n int64) error {
+func (r *Repo) writeOne(path, mode string, content io.Reader, n int64, dirs *sync.Map) error {
 	abs := r.Abs(path)
 	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if _, made := dirs.Load(dir); !made {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		dirs.Store(dir, true)
 	}
 	tmp := filepath.Join(dir, "."+filepath.Base(abs)+tempMark+strconv.Itoa(os.Getpid()))
 	if mode == "120000" {
@@ -201,9 +221,10 @@ func (r *Repo) writeOne(path, mode string, content io.Reader, n int64) error {
 		}
 		return replace(tmp, abs)
 	}
-	perm := os.FileMode(0o644)
+	// As git checkout does: 0666 or 0777, narrowed by the umask.
+	perm := os.FileMode(0o666)
 	if mode == "100755" {
-		perm = 0o755
+		perm = 0o777
 	}
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
@@ -213,10 +234,6 @@ func (r *Repo) writeOne(path, mode string, content io.Reader, n int64) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		// The umask may have narrowed the mode git records.
-		err = os.Chmod(tmp, perm)
-	}
 	if err != nil {
 		_ = os.Remove(tmp)
 		return err
@@ -224,20 +241,80 @@ func (r *Repo) writeOne(path, mode string, content io.Reader, n int64) error {
 	return replace(tmp, abs)
 }
 
-// replace renames tmp over path; a directory in the file's place (the
-// model turned a file into one) is removed first, as git would.
-func replace(tmp, path string) error {
-	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
-		if err := os.RemoveAll(path); err != nil {
-			_ = os.Remove(tmp)
-			return err
-		}
+// pooledFile is the largest file handed to the writer pool whole; larger
+// ones are streamed to disk as they are read.
+const pooledFile = 1 << 20
+
+// writerPool writes small files on a few goroutines at once.
+type writerPool struct {
+	r    *Repo
+	jobs chan writeJob
+	wg   sync.WaitGroup
+	dirs *sync.Map // directories known to exist
+	mu   sync.Mutex
+	err  error
+}
+
+type writeJob struct {
+	path, mode string
+	data       []byte
+}
+
+func newWriterPool(r *Repo) *writerPool {
+	w := &writerPool{r: r, jobs: make(chan writeJob, 64), dirs: &sync.Map{}}
+	for range 4 {
+		w.wg.Go(func() {
+			for j := range w.jobs {
+				if err := r.writeOne(j.path, j.mode, bytes.NewReader(j.data), int64(len(j.data)), w.dirs); err != nil {
+					w.mu.Lock()
+					if w.err == nil {
+						w.err = fmt.Errorf("%s: %w", j.path, err)
+					}
+					w.mu.Unlock()
+				}
+			}
+		})
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
+	return w
+}
+
+// write queues a file, or returns the first error a writer met.
+func (w *writerPool) write(path, mode string, data []byte) error {
+	w.mu.Lock()
+	err := w.err
+	w.mu.Unlock()
+	if err != nil {
 		return err
 	}
+	w.jobs <- writeJob{path: path, mode: mode, data: data}
 	return nil
+}
+
+// wait ends the pool once every queued file is written, and returns the
+// first error.
+func (w *writerPool) wait() error {
+	close(w.jobs)
+	w.wg.Wait()
+	return w.err
+}
+
+// replace renames tmp over path. A directory in the file's place (the
+// model turned a file into one) is removed, as git would, and the rename
+// tried again; it is looked for only then, since one more system call per
+// file is a tenth of an undo's time.
+func replace(tmp, path string) error {
+	err := os.Rename(tmp, path)
+	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.IsDir() {
+			if err = os.RemoveAll(path); err == nil {
+				err = os.Rename(tmp, path)
+			}
+		}
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
 }
 
 // removeLeftovers removes the temporary files a killed restore left in
