@@ -30,8 +30,10 @@ func bigChangeSet(t testing.TB, n int) (dir string, env []string, url string) {
 }
 
 // checkFiles says whether every file is whole: the original text or the
-// model's, never a truncated one; it returns how many are original.
-func checkFiles(t testing.TB, dir string, n int) int {
+// model's, never a truncated one; it returns how many are original. A
+// killed undo may leave its temporary files (the next one removes them);
+// otherwise there must be none.
+func checkFiles(t testing.TB, dir string, n int, killed ...bool) int {
 	t.Helper()
 	original := 0
 	for i := 1; i <= n; i++ {
@@ -46,7 +48,7 @@ func checkFiles(t testing.TB, dir string, n int) int {
 			t.Fatalf("f/%s.txt holds %q: neither the original nor the model's", name, data)
 		}
 	}
-	if leftovers, _ := filepath.Glob(filepath.Join(dir, "f", ".*ralph-restore*")); len(leftovers) > 0 {
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, "f", ".*ralph-restore*")); len(leftovers) > 0 && len(killed) == 0 {
 		t.Fatalf("temporary files left: %v", leftovers[:min(3, len(leftovers))])
 	}
 	return original
@@ -104,7 +106,7 @@ func TestUndoTenThousandFiles(t *testing.T) {
 	time.Sleep(time.Duration(rand.Int64N(int64(took))))
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	checkFiles(t, dir, n)
+	checkFiles(t, dir, n, true)
 	u = ralph(t, dir, env, nil, "undo")
 	if u.code != 0 {
 		t.Fatalf("the undo after a killed one: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)

@@ -469,6 +469,8 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 		}
 		switch {
 		case p == "" || c.isState(p):
+		case strings.Contains(filepath.Base(p), tempMark):
+			// A killed undo's temporary file, which the next one removes.
 		case c.tooBig(p, &size):
 			skipped = append(skipped, p)
 		default:
