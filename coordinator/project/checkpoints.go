@@ -169,8 +169,14 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 	c.cps.SetMaxFile(maxFile)
 	if kind == git.KindBaseline && clean && repo.Head != "" {
 		c.cps.Adopt(repo.Head)
-		c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}, Git: c.heads(context.Background())})
-		close(c.ready)
+		// The index copy and the record of HEAD and the branches (a git
+		// process) run beside the first model request, not before it;
+		// Before holds every tool until they are done.
+		go func() {
+			defer close(c.ready)
+			c.cps.Seed()
+			c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}, Git: c.heads(context.Background())})
+		}()
 		return c
 	}
 	go func() {

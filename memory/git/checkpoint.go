@@ -118,16 +118,22 @@ func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoi
 
 // Adopt takes commit as the latest checkpoint without recording one: a
 // session that starts on a clean work tree has HEAD for its baseline, and
-// the index copied from the person's already matches it.
+// the index copied from the person's (Seed) already matches it.
 func (c *Checkpoints) Adopt(commit string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = commit
-	// The index is seeded now, while it is the person's as the baseline
-	// saw it: seeded at the first checkpoint instead, it could hold what
-	// the model's own `git add` or `git commit` put there, and the files
-	// they took in would look unchanged to the checkpoint and to undo.
-	// A failure here leaves it to the first checkpoint, as before.
+}
+
+// Seed copies the person's index as ralph's, if it has none yet. An
+// adopted baseline is seeded before any tool runs: seeded at the first
+// checkpoint instead, the index could hold what the model's own `git add`
+// or `git commit` put there, and the files they took in would look
+// unchanged to the checkpoint and to undo. A failure leaves it to the
+// first checkpoint.
+func (c *Checkpoints) Seed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	_ = c.seedIndex()
 }
 
