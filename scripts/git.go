@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
@@ -178,23 +179,6 @@ func (r Records) Undo(res *project.UndoResult) (partial bool, err error) {
 	if r.JSON {
 		return len(res.Skipped) > 0, r.writeJSON(res)
 	}
-	if len(res.Restored) > 0 {
-		fmt.Fprintf(r.Out, "undid %s: put back %s\n", res.What, view.Paths(res.Restored))
-	}
-	if len(res.Skipped) > 0 {
-		fmt.Fprintf(r.Out, "skipped %s: changed since %s; ralph undo --force overwrites them\n", view.Paths(res.Skipped), res.What)
-	}
-	if len(res.TooBig) > 0 {
-		fmt.Fprintf(r.Out, "cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
-	}
-	for _, d := range res.GitDone {
-		fmt.Fprintln(r.Out, d)
-	}
-	for _, g := range res.Git {
-		fmt.Fprintf(r.Out, "not undone: %s; to put it back: %s\n", g.What, g.Command)
-	}
-	if len(res.Restored) == 0 && len(res.Skipped) == 0 {
-		fmt.Fprintf(r.Out, "%s changed no files that are still there to put back\n", res.What)
-	}
+	fmt.Fprint(r.Out, commands.UndoReport(res, "ralph undo"))
 	return len(res.Skipped) > 0, nil
 }

@@ -92,23 +92,31 @@ func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/undo: %w", err)
 	}
+	h.printf("%s", UndoReport(res, "/undo"))
+	return Outcome{}, nil
+}
+
+// UndoReport is what an undo did, in lines, as `ralph undo` and chat's
+// /undo both print it; command is how the person reruns it.
+func UndoReport(res *project.UndoResult, command string) string {
+	var b strings.Builder
 	if len(res.Restored) > 0 {
-		h.printf("undid %s: put back %s\n", res.What, view.Paths(res.Restored))
+		fmt.Fprintf(&b, "undid %s: put back %s\n", res.What, view.Paths(res.Restored))
 	}
 	if len(res.Skipped) > 0 {
-		h.printf("skipped %s: changed since %s; /undo --force overwrites them\n", view.Paths(res.Skipped), res.What)
+		fmt.Fprintf(&b, "skipped %s: changed since %s; %s --force overwrites them\n", view.Paths(res.Skipped), res.What, command)
 	}
 	if len(res.TooBig) > 0 {
-		h.printf("cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
+		fmt.Fprintf(&b, "cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
 	}
 	for _, d := range res.GitDone {
-		h.printf("%s\n", d)
+		b.WriteString(d + "\n")
 	}
 	for _, g := range res.Git {
-		h.printf("not undone: %s; to put it back: %s\n", g.What, g.Command)
+		fmt.Fprintf(&b, "not undone: %s; to put it back: %s\n", g.What, g.Command)
 	}
 	if len(res.Restored)+len(res.Skipped) == 0 {
-		h.printf("%s changed no files that are still there to put back\n", res.What)
+		fmt.Fprintf(&b, "%s changed no files that are still there to put back\n", res.What)
 	}
-	return Outcome{}, nil
+	return b.String()
 }
