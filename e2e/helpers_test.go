@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -126,12 +127,7 @@ func cleanEnv(t testing.TB, extra ...string) []string {
 		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "RALPH_MODEL", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "NO_COLOR", "COLORFGBG":
 			continue
 		}
-		if _, ci := project.InCI(func(v string) string {
-			if v == name {
-				return "1"
-			}
-			return ""
-		}); ci {
+		if slices.Contains(project.CIVariables, name) {
 			// The suite may run in CI; whether ralph waits for answers
 			// must not depend on it (the tests that want CI set it).
 			continue

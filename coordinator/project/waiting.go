@@ -83,17 +83,17 @@ func (p *Project) waitNotice() string {
 	return fmt.Sprintf("%s is set: --wait-for-answers is ignored, since in CI ralph never waits for an answer", name)
 }
 
-// ciVariables are the variables the big CI services set in every job.
+// CIVariables are the variables the big CI services set in every job.
 // CI is set by nearly all of them; the others catch the ones that do not,
 // or a job that unset it.
-var ciVariables = []string{"CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TRAVIS",
+var CIVariables = []string{"CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TRAVIS",
 	"JENKINS_URL", "TEAMCITY_VERSION", "TF_BUILD", "BITBUCKET_BUILD_NUMBER", "DRONE", "APPVEYOR", "CODEBUILD_BUILD_ID"}
 
 // InCI reports whether ralph runs in a CI job, and the variable that says
 // so. A variable set to "", "0" or "false" does not count: that is how a
 // person says "not CI" for a job run by hand.
 func InCI(getenv func(string) string) (string, bool) {
-	for _, name := range ciVariables {
+	for _, name := range CIVariables {
 		switch v := strings.ToLower(strings.TrimSpace(getenv(name))); v {
 		case "", "0", "false", "no":
 		default:
