@@ -23,28 +23,31 @@ const tempMark = ".ralph-restore-"
 // treeEntry is a file of a commit's tree: its mode and object.
 type treeEntry struct {
 	mode, object string
+	size         int64 // bytes, for the time limit of writing it back
 }
 
 // listTree reads the files of commit, for the paths wanted (all of a tree
 // is listed in one process and filtered here: thousands of paths on a
 // command line could pass its length limit).
 func (r *Repo) listTree(ctx context.Context, commit string, wanted map[string]bool) (map[string]treeEntry, error) {
-	out, err := runCmd(ctx, scaled(0, len(wanted)), false, r.Top, nil, nil, "ls-tree", "-r", "-z", "--full-tree", commit)
+	out, err := runCmd(ctx, scaled(0, len(wanted)), false, r.Top, nil, nil, "ls-tree", "-r", "-z", "-l", "--full-tree", commit)
 	if err != nil {
 		return nil, err
 	}
 	entries := map[string]treeEntry{}
 	for _, rec := range bytes.Split(out, []byte{0}) {
-		// <mode> SP <type> SP <object> TAB <path>
+		// <mode> SP <type> SP <object> SP+ <size> TAB <path> (size "-"
+		// for a submodule)
 		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
 		if !ok || !wanted[string(path)] {
 			continue
 		}
 		f := strings.Fields(string(meta))
-		if len(f) != 3 {
+		if len(f) != 4 {
 			continue
 		}
-		entries[string(path)] = treeEntry{mode: f[0], object: f[2]}
+		size, _ := strconv.ParseInt(f[3], 10, 64)
+		entries[string(path)] = treeEntry{mode: f[0], object: f[2], size: size}
 	}
 	return entries, nil
 }
@@ -127,10 +130,10 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 		// With --filters each line names the object and the path whose
 		// attributes convert it.
 		in.WriteString(tree[p].object + " " + p + "\n")
+		size += tree[p].size
 	}
-	// The limit grows with the work once the sizes are known; until then,
-	// a generous one for the count of files.
-	ctx, cancel := context.WithTimeout(ctx, scaled(0, len(paths))+SlowTimeout)
+	limit := scaled(size, len(paths))
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := command(ctx, r.Top, nil, false, []string{"cat-file", "--batch", "--filters"})
 	cmd.Stdin = &in
@@ -165,7 +168,6 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 			werr = fmt.Errorf("reading %s from git: %w", p, err)
 			break
 		}
-		size += n
 		if n <= pooledFile {
 			data := make([]byte, n)
 			if _, err := io.ReadFull(br, data); err != nil {
@@ -192,7 +194,7 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 		return fmt.Errorf("restore: %w", werr)
 	}
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("restore: %w", commandError(ctx, scaled(size, len(paths)), []string{"cat-file", "--batch", "--filters"}, stderr.String(), err))
+		return fmt.Errorf("restore: %w", commandError(ctx, limit, []string{"cat-file", "--batch", "--filters"}, stderr.String(), err))
 	}
 	return nil
 }
