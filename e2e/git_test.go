@@ -340,5 +340,48 @@ func TestUndoNamesWhatTheModelsGitDid(t *testing.T) {
 		if now != head || !strings.Contains(u.stdout, "put back with git reset --soft "+head) {
 			t.Errorf("undo --git did not move main back (HEAD %s, want %s):\n%s", now, head, u.stdout)
 		}
+		// The commit's git add is taken back too: the person's index is
+		// as before, and nothing is left staged or changed.
+		if st := shIn(t, dir, "git status --porcelain -- . ':!.ralph'"); st != "" || !strings.Contains(u.stdout, "put back with git read-tree ") {
+			t.Errorf("undo --git left the person's git state changed:\n%s\n%s", st, u.stdout)
+		}
+	}
+}
+
+// TestUndoNamesWhatTheModelStaged: a model's git add without a commit
+// changes the person's index, which no checkpoint holds; undo names it
+// with the command that puts it back, and --git runs that command.
+func TestUndoNamesWhatTheModelStaged(t *testing.T) {
+	for _, moveIndex := range []bool{false, true} {
+		dir := gitProjectDir(t)
+		srv := inlineServer(t, commandScenario(t, [][]string{{
+			"printf 'new\\n' > a.txt && printf 'changed\\n' > b.txt && git add a.txt b.txt",
+		}}, "done"))
+		env := cleanEnv(t)
+		if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--sandbox", "danger-full-access", "stage two files"); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		if st := shIn(t, dir, "git diff --cached --name-only"); st != "a.txt\nb.txt\n" {
+			t.Fatalf("the model's git add did not happen: %q", st)
+		}
+		args := []string{"undo"}
+		if moveIndex {
+			args = append(args, "--git")
+		}
+		u := ralph(t, dir, env, nil, args...)
+		if u.code != 0 {
+			t.Fatalf("undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+		}
+		if !moveIndex {
+			_, command, ok := strings.Cut(u.stdout, "the index (what is staged) changed: the model's git add, rm, reset or commit; to put it back: ")
+			if !ok {
+				t.Fatalf("undo does not name the staged files:\n%s", u.stdout)
+			}
+			command, _, _ = strings.Cut(command, "\n")
+			shIn(t, dir, command)
+		}
+		if st := shIn(t, dir, "git status --porcelain -- . ':!.ralph'"); st != "" {
+			t.Errorf("the person's git state is not as before (--git %v):\n%s\n%s", moveIndex, st, u.stdout)
+		}
 	}
 }

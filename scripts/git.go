@@ -61,8 +61,10 @@ message, a task attempt: every model step it took), or for model step N alone
 Only files ralph changed there are touched; a file changed since (by you or a later
 step) is named and left alone unless --force is given. What the model's own git
 commands did (a commit that moved your branch, a switch, a branch created or
-deleted) is not undone but named, with the git command that puts it back; --git
-moves a branch a commit moved back itself (git reset --soft). The undo is a checkpoint itself: undo again to take
+deleted, files staged) is not undone but named, with the git command that puts it
+back; --git runs the reset of a moved branch (git reset --soft) and of your index
+(git read-tree) itself. Files come back byte for byte, line endings included,
+whatever the attributes say. The undo is a checkpoint itself: undo again to take
 it back. Exit 1 when a file was skipped, 2 outside a git repository or when there
 is nothing to undo, 3 while another ralph works in the project.`,
 		Args: cobra.MaximumNArgs(1),

@@ -175,6 +175,15 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		go func() {
 			defer close(c.ready)
 			c.cps.Seed()
+			if !c.cps.HeadIsExact(context.Background()) {
+				// Some file is on disk as git would not write it back
+				// from HEAD (a CRLF file under text=auto): the baseline
+				// is recorded after all, with its bytes.
+				c.cps.Adopt("")
+				c.record(context.Background(), git.Entry{Kind: kind}, kind)
+				return
+			}
+			repo.IndexIsHead()
 			c.log(git.Entry{Kind: kind, Time: time.Now().UTC(), Checkpoint: git.Checkpoint{Commit: repo.Head}, Git: c.heads(context.Background())})
 		}()
 		return c

@@ -31,8 +31,9 @@ type Selection struct {
 	Task    string
 	Session bool
 	// Git (undo --git) also moves the branch back that a model's commit
-	// moved (git reset --soft, keeping the files and the index); without
-	// it undo only says how.
+	// moved (git reset --soft, keeping the files) and puts the person's
+	// index back as it was (git read-tree); without it undo only says
+	// how.
 	Git bool
 }
 
@@ -342,9 +343,20 @@ func gitSince(ctx context.Context, repo *git.Repo, log []git.Entry, from string,
 	if err != nil {
 		return nil, nil
 	}
+	if before.Index != now.Index && repo.SameTree(ctx, before.Index, now.Index) {
+		// One is HEAD's commit (a clean tree's index), or the model's
+		// git add was taken back by its git reset.
+		now.Index = before.Index
+	}
 	for _, c := range git.HeadChanges(*before, now) {
 		if commit, ok := strings.CutPrefix(c.Command, "git reset --soft "); ok && moveHead {
 			if err := repo.ResetHead(ctx, commit); err == nil {
+				done = append(done, c.What+"; put back with "+c.Command)
+				continue
+			}
+		}
+		if tree, ok := strings.CutPrefix(c.Command, "git read-tree "); ok && moveHead {
+			if err := repo.ResetIndex(ctx, tree); err == nil {
 				done = append(done, c.What+"; put back with "+c.Command)
 				continue
 			}

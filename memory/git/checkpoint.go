@@ -71,6 +71,15 @@ type Checkpoints struct {
 	last string // the latest checkpoint's commit
 	// maxFile is the largest file taken in (SetMaxFile).
 	maxFile int64
+	// rawPrev is the latest checkpoint's raw tree (see raw.go), read
+	// from its commit when rawKnown is false.
+	rawPrev  string
+	rawKnown bool
+
+	// convertOnce reads whether git may convert files here (mayConvert).
+	convertOnce sync.Once
+	autocrlfOn  bool
+	attrsSeen   bool
 }
 
 // SetMaxFile sets the largest file a checkpoint takes in; n <= 0 keeps
@@ -123,6 +132,7 @@ func (c *Checkpoints) Adopt(commit string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = commit
+	c.rawKnown = false
 }
 
 // Seed copies the person's index as ralph's, if it has none yet. An
@@ -227,7 +237,8 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	var files []FileChange
-	if parent != "" {
+	baseline := parent == ""
+	if !baseline {
 		if files = parseNumstat(numstat); len(files) == 0 {
 			return nil, nil
 		}
@@ -235,6 +246,13 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 		parent = c.repo.Head
 	}
 	cp := &Checkpoint{Ref: c.Ref(name), Parent: parent, Files: files, Skipped: skipped}
+	raw, err := c.keepRaw(ctx, env, changed, baseline, c.Ref(name)+rawSuffix)
+	if err != nil {
+		return nil, err
+	}
+	if raw != "" {
+		message = strings.TrimRight(message, "\n") + "\n\n" + rawTrailer + raw
+	}
 	body := commitBody(strings.TrimSpace(string(tree)), parent, message, time.Now())
 	if c.store != nil {
 		cp.Commit, err = c.storeCommit(ctx, body, cp.Ref)
@@ -246,6 +264,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	c.last = cp.Commit
+	c.rawPrev, c.rawKnown = raw, true
 	return cp, nil
 }
 

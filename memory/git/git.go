@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -48,6 +49,12 @@ type Repo struct {
 	// Head is HEAD's commit when the repository was opened, "" before the
 	// first commit.
 	Head string
+
+	// indexSum and indexSeen are the person's index's last checksum and
+	// the tree it held then (see indexTree).
+	indexMu   sync.Mutex
+	indexSum  string
+	indexSeen string
 }
 
 // Open finds the work tree that dir lies in. It fails with ErrNoRepo when

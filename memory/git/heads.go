@@ -1,12 +1,14 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Heads is the person's git state that a checkpoint cannot hold and a
@@ -22,6 +24,9 @@ type Heads struct {
 	// past maxBranches, where comparing them would cost more than it
 	// tells.
 	Branches []string `json:"branches,omitempty"`
+	// Index is the tree the person's index holds (what `git commit` would
+	// commit), "" when it cannot be told (a merge in conflict).
+	Index string `json:"index,omitempty"`
 }
 
 // maxBranches is the most branches recorded beside a checkpoint.
@@ -41,7 +46,10 @@ func (r *Repo) ReadHeads(ctx context.Context) (Heads, error) {
 	} else {
 		h.Head = head
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() { h.Index = r.indexTree(ctx) })
 	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
+	wg.Wait()
 	if err != nil {
 		return h, err
 	}
@@ -59,6 +67,68 @@ func (r *Repo) ReadHeads(ctx context.Context) (Heads, error) {
 		}
 	}
 	return h, nil
+}
+
+// indexTree is the tree of the person's index, written from a copy of it:
+// git write-tree on the index itself could write the index back (its
+// cache of trees), and the person's index is never written by ralph
+// unasked. "" when it cannot be told.
+func (r *Repo) indexTree(ctx context.Context) string {
+	data, err := os.ReadFile(filepath.Join(r.GitDir, "index"))
+	if err != nil || len(data) < 20 {
+		return ""
+	}
+	// The index ends in the hash of all its bytes: an index that has not
+	// changed since the last look has the tree found then.
+	sum := string(data[len(data)-20:])
+	r.indexMu.Lock()
+	defer r.indexMu.Unlock()
+	if sum == r.indexSum {
+		return r.indexSeen
+	}
+	tmp, err := os.CreateTemp("", "ralph-heads-index-*")
+	if err != nil {
+		return ""
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
+		return ""
+	}
+	out, err := r.Git(ctx, []string{"GIT_INDEX_FILE=" + tmp.Name()}, "write-tree")
+	if err != nil {
+		return ""
+	}
+	r.indexSum, r.indexSeen = sum, strings.TrimSpace(string(out))
+	return r.indexSeen
+}
+
+// IndexIsHead notes that the person's index, as it is now, holds HEAD's
+// tree (the work tree was found clean), so that the next look at an
+// unchanged index needs no git process: its tree is named by HEAD's
+// commit, which undo resolves when it compares (SameTree).
+func (r *Repo) IndexIsHead() {
+	data, err := os.ReadFile(filepath.Join(r.GitDir, "index"))
+	if err != nil || len(data) < 20 || r.Head == "" {
+		return
+	}
+	r.indexMu.Lock()
+	defer r.indexMu.Unlock()
+	r.indexSum, r.indexSeen = string(data[len(data)-20:]), r.Head
+}
+
+// SameTree reports whether two tree-ishes (trees or commits) name the same
+// tree.
+func (r *Repo) SameTree(ctx context.Context, a, b string) bool {
+	if a == b {
+		return true
+	}
+	out, err := r.Git(ctx, nil, "rev-parse", "--verify", "--end-of-options", a+"^{tree}")
+	if err != nil {
+		return false
+	}
+	out2, err := r.Git(ctx, nil, "rev-parse", "--verify", "--end-of-options", b+"^{tree}")
+	return err == nil && bytes.Equal(out, out2)
 }
 
 // GitChange is one change to the person's git state that undo does not
@@ -89,6 +159,14 @@ func HeadChanges(before, now Heads) []GitChange {
 		out = append(out, GitChange{
 			What:    fmt.Sprintf("branch %s moved from %s to %s (a commit, reset or merge of the model's)", now.Branch, short(before.Head), short(now.Head)),
 			Command: "git reset --soft " + before.Head,
+		})
+	}
+	if before.Index != "" && now.Index != "" && before.Index != now.Index {
+		// After a moved branch's reset --soft (above), which keeps the
+		// index as the model left it.
+		out = append(out, GitChange{
+			What:    "the index (what is staged) changed: the model's git add, rm, reset or commit",
+			Command: "git read-tree " + before.Index,
 		})
 	}
 	if before.Branches == nil || now.Branches == nil {
@@ -134,6 +212,15 @@ func orDetached(branch string) string {
 		return "no branch (detached)"
 	}
 	return branch
+}
+
+// ResetIndex puts the person's index back to tree (git read-tree): undo
+// --git, for what the model staged.
+func (r *Repo) ResetIndex(ctx context.Context, tree string) error {
+	if _, err := r.Git(ctx, nil, "read-tree", tree); err != nil {
+		return fmt.Errorf("git read-tree %s: %w", short(tree), err)
+	}
+	return nil
 }
 
 // ResetHead moves the current branch back to commit, keeping the work

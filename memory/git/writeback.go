@@ -75,7 +75,15 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	var blobs []string
+	// Files git would not write back as they were are kept byte for
+	// byte in the checkpoint's raw tree (see raw.go).
+	var raw map[string]treeEntry
+	if t := r.rawTreeOf(ctx, commit); t != "" {
+		if raw, err = r.listTree(ctx, t, wanted); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+	}
+	var blobs, rawBlobs []string
 	for _, p := range paths {
 		e, ok := tree[p]
 		switch {
@@ -92,14 +100,23 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 				return err
 			}
 		default:
-			blobs = append(blobs, p)
+			if _, ok := raw[p]; ok {
+				rawBlobs = append(rawBlobs, p)
+			} else {
+				blobs = append(blobs, p)
+			}
 		}
 	}
-	if len(blobs) == 0 {
-		return nil
+	r.removeLeftovers(append(blobs[:len(blobs):len(blobs)], rawBlobs...))
+	if len(blobs) > 0 {
+		if err := r.writeBlobs(ctx, tree, blobs, true); err != nil {
+			return err
+		}
 	}
-	r.removeLeftovers(blobs)
-	return r.writeBlobs(ctx, tree, blobs)
+	if len(rawBlobs) > 0 {
+		return r.writeBlobs(ctx, raw, rawBlobs, false)
+	}
+	return nil
 }
 
 // restoreOne has git restore write one file from commit, for a path the
@@ -122,20 +139,29 @@ func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
 }
 
 // writeBlobs streams the blobs of paths out of one `git cat-file --batch`
-// and writes each in place.
-func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths []string) error {
+// and writes each in place; filters says whether git converts them for the
+// work tree (not for a raw tree's, which are the bytes themselves).
+func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths []string, filters bool) error {
 	var size int64
 	var in bytes.Buffer
+	args := []string{"cat-file", "--batch"}
 	for _, p := range paths {
 		// With --filters each line names the object and the path whose
 		// attributes convert it.
-		in.WriteString(tree[p].object + " " + p + "\n")
+		in.WriteString(tree[p].object)
+		if filters {
+			in.WriteString(" " + p)
+		}
+		in.WriteByte('\n')
 		size += tree[p].size
+	}
+	if filters {
+		args = append(args, "--filters")
 	}
 	limit := scaled(size, len(paths))
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := command(ctx, r.Top, nil, false, []string{"cat-file", "--batch", "--filters"})
+	cmd := command(ctx, r.Top, nil, false, args)
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -194,7 +220,7 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 		return fmt.Errorf("restore: %w", werr)
 	}
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("restore: %w", commandError(ctx, limit, []string{"cat-file", "--batch", "--filters"}, stderr.String(), err))
+		return fmt.Errorf("restore: %w", commandError(ctx, limit, args, stderr.String(), err))
 	}
 	return nil
 }

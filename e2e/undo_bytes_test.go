@@ -1,0 +1,106 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUndoKeepsBytesGitWouldConvert: in a repository whose attributes
+// convert line endings, undo puts back the bytes that were on disk, not
+// what git would write from its normalised copy. Each case is a file git
+// stores otherwise than it lies on disk:
+//   - a CRLF file committed under `* text=auto` (git stores LF; the work
+//     tree is clean, so the session takes HEAD for its baseline),
+//   - an untracked CRLF file (the baseline is recorded, not HEAD),
+//   - a file with mixed line endings under `eol=crlf` (git's checkout
+//     would turn every lone LF into CRLF),
+//   - a CRLF file the model wrote in one request and changed in the next.
+func TestUndoKeepsBytesGitWouldConvert(t *testing.T) {
+	const crlf = "one\r\ntwo\r\nthree\r\n"
+	const mixed = "unix\nwindows\r\nunix again\n"
+	project := func(t *testing.T, setup string) (string, []string) {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		shIn(t, dir, `git init -q -b main && printf '* text=auto\n*.crlf eol=crlf\n' > .gitattributes && printf 'x\n' > keep.txt &&
+			git add . && git commit -qm base && `+setup)
+		return dir, cleanEnv(t)
+	}
+	change := func(t *testing.T, dir string, env []string, path, content string) {
+		t.Helper()
+		srv := inlineServer(t, toolScenario(t, "change "+path, [][]toolCall{
+			{{"write_file", `{"path":"` + path + `","content":` + jsonString(content) + `}`}},
+		}, "done"))
+		if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "change "+path); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	undo := func(t *testing.T, dir string, env []string, path, want string) {
+		t.Helper()
+		if r := ralph(t, dir, env, nil, "undo"); r.code != 0 {
+			t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if got := readFileT(t, filepath.Join(dir, path)); got != want {
+			t.Fatalf("undo put back %q, want %q", got, want)
+		}
+	}
+	t.Run("committed CRLF on a clean tree", func(t *testing.T) {
+		dir, env := project(t, `printf 'one\r\ntwo\r\nthree\r\n' > win.txt && git add win.txt 2>/dev/null && git commit -qm win`)
+		if out := shIn(t, dir, "git status --porcelain"); out != "" {
+			t.Fatalf("the tree should be clean: %s", out)
+		}
+		change(t, dir, env, "win.txt", "replaced\n")
+		undo(t, dir, env, "win.txt", crlf)
+	})
+	t.Run("untracked CRLF", func(t *testing.T) {
+		dir, env := project(t, `printf 'one\r\ntwo\r\nthree\r\n' > new.txt`)
+		change(t, dir, env, "new.txt", "replaced\n")
+		undo(t, dir, env, "new.txt", crlf)
+	})
+	t.Run("mixed endings under eol=crlf", func(t *testing.T) {
+		dir, env := project(t, `printf 'unix\nwindows\r\nunix again\n' > m.crlf`)
+		change(t, dir, env, "m.crlf", "replaced\r\n")
+		undo(t, dir, env, "m.crlf", mixed)
+	})
+	t.Run("written by the model, changed by the next request", func(t *testing.T) {
+		dir, env := project(t, `true`)
+		change(t, dir, env, "made.txt", crlf)
+		change(t, dir, env, "made.txt", "second\n")
+		undo(t, dir, env, "made.txt", crlf)
+		// The raw copy is kept from git's garbage collection by a ref
+		// beside the checkpoint's, and ralph's own refs alone hold it.
+		refs := shIn(t, dir, "git for-each-ref --format='%(refname) %(objecttype)' refs/ralph/")
+		if !strings.Contains(refs, ".raw tree") {
+			t.Fatalf("no ref keeps the raw tree:\n%s", refs)
+		}
+	})
+	t.Run("core.autocrlf without attributes", func(t *testing.T) {
+		dir := gitProjectDir(t)
+		env := cleanEnv(t)
+		shIn(t, dir, `git config core.autocrlf input && printf 'one\r\ntwo\r\nthree\r\n' > new.txt`)
+		change(t, dir, env, "new.txt", "replaced\n")
+		undo(t, dir, env, "new.txt", crlf)
+	})
+	t.Run("nothing to keep without attributes", func(t *testing.T) {
+		dir := gitProjectDir(t)
+		env := cleanEnv(t)
+		if err := os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b1\r\nb2\r\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		change(t, dir, env, "b.txt", "replaced\n")
+		undo(t, dir, env, "b.txt", "b1\r\nb2\r\n")
+		if refs := shIn(t, dir, "git for-each-ref refs/ralph/"); strings.Contains(refs, ".raw") {
+			t.Fatalf("a raw tree was kept where git converts nothing:\n%s", refs)
+		}
+	})
+}
+
+// jsonString quotes s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

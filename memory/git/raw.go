@@ -1,0 +1,403 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Git converts some files on their way into a commit and back out: line
+// endings under the text, eol and crlf attributes or core.autocrlf, ident,
+// a working-tree-encoding. A checkpoint stores what git would commit, and
+// for most files writing that back through git's filters gives the bytes
+// that were on disk. For some it does not: a CRLF file in a `* text=auto`
+// repository is stored with LF and comes back with LF. Such a file is kept
+// a second time, byte for byte, in the checkpoint's raw tree, which a
+// restore writes from without filters.
+//
+// The raw tree is named in the checkpoint commit's message (rawTrailer)
+// and kept from garbage collection by a ref beside the checkpoint's. It
+// carries every such file of the work tree, not only the turn's: each
+// checkpoint's raw tree starts from the one before. Files under a filter
+// attribute (LFS and the like) are left to their filter, which puts back
+// what it cleaned; their raw bytes would be the very blobs LFS keeps out of
+// the repository.
+const rawTrailer = "ralph-raw-tree: "
+
+// rawSuffix ends the name of the ref that keeps a checkpoint's raw tree.
+const rawSuffix = ".raw"
+
+// emptyTree is git's empty tree (the same in every SHA-1 repository).
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// convertAttrs are the attributes under which git may change a file's
+// bytes on their way in or out; filter is asked apart.
+var convertAttrs = []string{"text", "eol", "crlf", "ident", "working-tree-encoding", "filter"}
+
+// mayConvert reports whether git may convert any file's bytes in this
+// repository: core.autocrlf is on, or some attributes file exists (the
+// person's global one, info/attributes, a .gitattributes in the work
+// tree's top, or one the index names). It is read once per session, with
+// one git process for the configuration and no walk over the tree: the
+// index's bytes are searched for the word, which also finds it in a path
+// the index stores shortened (a false positive costs only the exact look
+// of check-attr). A .gitattributes the model adds is seen by keepRaw.
+func (c *Checkpoints) mayConvert(ctx context.Context) bool {
+	c.convertOnce.Do(func() {
+		c.autocrlfOn, c.attrsSeen = c.readConvertConfig(ctx)
+		if c.attrsSeen {
+			return
+		}
+		home, _ := os.UserHomeDir()
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" && home != "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		for _, f := range []string{
+			filepath.Join(xdg, "git", "attributes"),
+			filepath.Join(commonDir(c.repo.GitDir), "info", "attributes"),
+			filepath.Join(c.repo.Top, ".gitattributes"),
+		} {
+			if _, err := os.Stat(f); err == nil {
+				c.attrsSeen = true
+				return
+			}
+		}
+		c.attrsSeen = indexMentions(c.repo.GitDir, "attributes")
+	})
+	return c.autocrlfOn || c.attrsSeen
+}
+
+// readConvertConfig reads core.autocrlf, and whether core.attributesFile
+// names a file, in one git process.
+func (c *Checkpoints) readConvertConfig(ctx context.Context) (autocrlf, attrsFile bool) {
+	if !configMayName(c.repo.GitDir, "autocrlf", "attributesfile") {
+		return false, false
+	}
+	out, _ := c.repo.Git(ctx, nil, "config", "-z", "--get-regexp", `^core\.(autocrlf|attributesfile)$`)
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		key, val, _ := strings.Cut(string(rec), "\n")
+		switch strings.ToLower(key) {
+		case "core.autocrlf":
+			v := strings.ToLower(strings.TrimSpace(val))
+			autocrlf = v == "true" || v == "input" || v == "yes" || v == "on" || v == "1"
+		case "core.attributesfile":
+			attrsFile = strings.TrimSpace(val) != ""
+		}
+	}
+	return autocrlf, attrsFile
+}
+
+// configMayName reports whether git's configuration may set any of keys,
+// without a git process: none of its files (the system's, the person's,
+// the repository's) mentions them, no file includes another, and the
+// environment adds none. A mention anywhere, even in a comment, sends the
+// question to git.
+func configMayName(gitDir string, keys ...string) bool {
+	if os.Getenv("GIT_CONFIG_PARAMETERS") != "" || os.Getenv("GIT_CONFIG_COUNT") != "" {
+		return true
+	}
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	system := os.Getenv("GIT_CONFIG_SYSTEM")
+	if system == "" {
+		system = "/etc/gitconfig"
+	}
+	global := []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		global = []string{g}
+	}
+	files := append([]string{system, filepath.Join(commonDir(gitDir), "config"), filepath.Join(gitDir, "config.worktree")}, global...)
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") != "" {
+		files = files[1:]
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return true
+		}
+		text := strings.ToLower(string(data))
+		if strings.Contains(text, "include") {
+			return true
+		}
+		for _, k := range keys {
+			if strings.Contains(text, k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// indexMentions reports whether the person's index file, or the shared
+// part of a split one, holds word anywhere; true when it cannot be read.
+func indexMentions(gitDir, word string) bool {
+	data, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil || bytes.Contains(data, []byte(word)) {
+		return true
+	}
+	shared, err := sharedIndexOf(data)
+	if err != nil {
+		return true
+	}
+	if shared == "" {
+		return false
+	}
+	data, err = os.ReadFile(filepath.Join(gitDir, "sharedindex."+shared))
+	return err != nil || bytes.Contains(data, []byte(word))
+}
+
+// convertible returns those of paths (relative to the top) whose bytes git
+// may convert without a filter: one git check-attr for all of them.
+func (c *Checkpoints) convertible(ctx context.Context, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	args := append([]string{"check-attr", "-z", "--stdin"}, convertAttrs...)
+	out, err := runCmd(ctx, scaled(0, len(paths)), false, c.repo.Top, nil, nulList(paths), args...)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: reading attributes: %w", err)
+	}
+	// Output: <path> NUL <attribute> NUL <value> NUL, per path and
+	// attribute, in the order asked.
+	auto := c.autocrlfOn
+	converts, filtered := map[string]bool{}, map[string]bool{}
+	f := bytes.Split(out, []byte{0})
+	for i := 0; i+2 < len(f); i += 3 {
+		p, attr, val := string(f[i]), string(f[i+1]), string(f[i+2])
+		switch {
+		case val == "unspecified" || val == "unset":
+			if attr == "text" && auto && val == "unspecified" {
+				converts[p] = true
+			}
+		case attr == "filter":
+			filtered[p] = true
+		default:
+			converts[p] = true
+		}
+	}
+	var out2 []string
+	for _, p := range paths {
+		if converts[p] && !filtered[p] {
+			out2 = append(out2, p)
+		}
+	}
+	return out2, nil
+}
+
+// indexEntries reads ralph's index (env names it): each path's mode and
+// object.
+func (c *Checkpoints) indexEntries(ctx context.Context, env []string) (map[string]treeEntry, error) {
+	out, err := c.repo.Git(ctx, env, "ls-files", "-s", "-z")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	entries := map[string]treeEntry{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// <mode> SP <object> SP <stage> TAB <path>
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		if f := strings.Fields(string(meta)); ok && len(f) == 3 {
+			entries[string(path)] = treeEntry{mode: f[0], object: f[1]}
+		}
+	}
+	return entries, nil
+}
+
+// rawDiffers returns the files of paths whose bytes on disk differ from
+// the object ralph's index holds for them (git converted them on the way
+// in), with their raw objects, written to the repository.
+func (c *Checkpoints) rawDiffers(ctx context.Context, env []string, paths []string, all bool) ([]rawEntry, error) {
+	if !c.mayConvert(ctx) {
+		return nil, nil
+	}
+	var index map[string]treeEntry
+	var err error
+	if all {
+		if index, err = c.indexEntries(ctx, env); err != nil {
+			return nil, err
+		}
+		paths = paths[:0:0]
+		for p, e := range index {
+			if e.mode == "100644" || e.mode == "100755" {
+				paths = append(paths, p)
+			}
+		}
+	}
+	cands, err := c.convertible(ctx, paths)
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	if index == nil {
+		if index, err = c.indexEntries(ctx, env); err != nil {
+			return nil, err
+		}
+	}
+	var files []string
+	for _, p := range cands {
+		e, ok := index[p]
+		if !ok || (e.mode != "100644" && e.mode != "100755") {
+			continue
+		}
+		// A symbolic link or a path gone since has no bytes of its own
+		// to keep; hash-object would follow the link.
+		if fi, err := os.Lstat(c.repo.Abs(p)); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		files = append(files, p)
+	}
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var stdin bytes.Buffer
+	var size int64
+	for _, p := range files {
+		stdin.WriteString(p + "\n")
+		if fi, err := os.Lstat(c.repo.Abs(p)); err == nil {
+			size += fi.Size()
+		}
+	}
+	out, err := runCmd(ctx, scaled(size, len(files)), false, c.repo.Top, nil, stdin.Bytes(),
+		"hash-object", "-w", "--no-filters", "--stdin-paths")
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: keeping raw bytes: %w", err)
+	}
+	objects := strings.Fields(string(out))
+	if len(objects) != len(files) {
+		return nil, fmt.Errorf("checkpoint: git hashed %d of %d files", len(objects), len(files))
+	}
+	var raw []rawEntry
+	for i, p := range files {
+		if e := index[p]; objects[i] != e.object {
+			raw = append(raw, rawEntry{mode: e.mode, object: objects[i], path: p})
+		}
+	}
+	return raw, nil
+}
+
+// rawEntry is a file kept byte for byte.
+type rawEntry struct{ mode, object, path string }
+
+// rawTree brings the previous checkpoint's raw tree up to date: the
+// changed paths leave it, and raw (each a changed path, or on a baseline
+// any path) enter it. It returns "" when no file needs one.
+func (c *Checkpoints) rawTree(ctx context.Context, prev string, changed []string, raw []rawEntry) (string, error) {
+	if prev == "" && len(raw) == 0 {
+		return "", nil
+	}
+	tmp, err := os.CreateTemp("", "ralph-raw-index-*")
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	name := tmp.Name()
+	_ = tmp.Close()
+	_ = os.Remove(name)
+	defer os.Remove(name)
+	env := []string{"GIT_INDEX_FILE=" + name}
+	if prev != "" {
+		if _, err := c.repo.Git(ctx, env, "read-tree", prev); err != nil {
+			return "", fmt.Errorf("checkpoint: %w", err)
+		}
+	}
+	var stdin bytes.Buffer
+	for _, p := range changed {
+		// Mode 0 removes a path (and is nothing for one not there).
+		fmt.Fprintf(&stdin, "0 %s\t%s\x00", strings.Repeat("0", 40), strings.TrimSuffix(p, "/"))
+	}
+	for _, e := range raw {
+		fmt.Fprintf(&stdin, "%s %s\t%s\x00", e.mode, e.object, e.path)
+	}
+	if _, err := runCmd(ctx, scaled(0, len(changed)+len(raw)), false, c.repo.Top, env, stdin.Bytes(),
+		"update-index", "-z", "--index-info"); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	out, err := c.repo.Git(ctx, env, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	tree := strings.TrimSpace(string(out))
+	if tree == emptyTree {
+		return "", nil
+	}
+	return tree, nil
+}
+
+// rawTreeOf reads the raw tree a checkpoint commit names, "" when it names
+// none (or is not ralph's: a person's commit message could say anything).
+func (r *Repo) rawTreeOf(ctx context.Context, commit string) string {
+	if commit == "" {
+		return ""
+	}
+	out, err := r.Git(ctx, nil, "cat-file", "commit", commit)
+	if err != nil {
+		return ""
+	}
+	head, msg, _ := strings.Cut(string(out), "\n\n")
+	if !strings.Contains(head, "\nauthor ralph <ralph@localhost> ") {
+		return ""
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		if t, ok := strings.CutPrefix(line, rawTrailer); ok && len(t) >= 40 {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
+
+// HeadIsExact reports whether HEAD, written back through git's filters,
+// gives every tracked file's bytes as they are on disk, so that a session
+// on a clean work tree may take HEAD for its baseline. It is false when a
+// file is on disk as git would not write it (a CRLF file committed in a
+// `* text=auto` repository): the baseline must then be recorded, with its
+// raw tree. It runs after Seed.
+func (c *Checkpoints) HeadIsExact(ctx context.Context) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	raw, err := c.rawDiffers(ctx, []string{"GIT_INDEX_FILE=" + c.index}, nil, true)
+	return err == nil && len(raw) == 0
+}
+
+// keepRaw finds the files of changed (every tracked file, for a baseline)
+// that git converted on their way into the index, and returns the
+// checkpoint's raw tree, kept by ref; "" when no file of the work tree
+// needs one.
+func (c *Checkpoints) keepRaw(ctx context.Context, env []string, changed []string, baseline bool, ref string) (string, error) {
+	if !c.rawKnown {
+		c.rawPrev, c.rawKnown = c.repo.rawTreeOf(ctx, c.last), true
+	}
+	prev := c.rawPrev
+	if baseline {
+		prev = ""
+	}
+	c.mayConvert(ctx)
+	for _, p := range changed {
+		if path.Base(p) == ".gitattributes" {
+			c.attrsSeen = true
+		}
+	}
+	raw, err := c.rawDiffers(ctx, env, changed, baseline)
+	if err != nil {
+		return "", err
+	}
+	tree, err := c.rawTree(ctx, prev, changed, raw)
+	if err != nil || tree == "" {
+		return "", err
+	}
+	if _, err := c.repo.Git(ctx, nil, "update-ref", ref, tree); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	return tree, nil
+}
