@@ -57,8 +57,112 @@ func (f *TaskFile) Ready(exclude func(id string) bool) []Task {
 			out = append(out, f.task(i))
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Task) int { return cmp.Compare(a.Priority, b.Priority) })
+	// Among tasks of equal priority the one on the longest chain of
+	// open tasks waiting for it goes first (the critical path), then
+	// the one more tasks wait for: finishing it unblocks the most.
+	chain, waiting := f.blocking(ids)
+	slices.SortStableFunc(out, func(a, b Task) int {
+		return cmp.Or(cmp.Compare(a.Priority, b.Priority),
+			cmp.Compare(chain[ids[b.ID]], chain[ids[a.ID]]),
+			cmp.Compare(waiting[ids[b.ID]], waiting[ids[a.ID]]))
+	})
 	return out
+}
+
+// blocking measures, for every task, how much open work waits for it:
+// chain is the length of the longest chain of unfinished tasks that
+// depend on it, one after another (0 when none does), and waiting how
+// many unfinished tasks depend on it directly or through others. A
+// cycle is cut where it closes; run refuses a list with one anyway.
+func (f *TaskFile) blocking(ids map[string]int) (chain, waiting []int) {
+	n := len(f.tasks)
+	dependents := make([][]int, n)
+	for i := range f.tasks {
+		if st := f.tasks[i].state; st == TaskDone || st == TaskSkipped {
+			continue
+		}
+		for _, d := range f.tasks[i].depends() {
+			if j, ok := ids[d]; ok && j != i {
+				dependents[j] = append(dependents[j], i)
+			}
+		}
+	}
+	chain, waiting = make([]int, n), make([]int, n)
+	const unseen, visiting, seen = 0, 1, 2
+	mark := make([]int, n)
+	var walk func(i int)
+	walk = func(i int) {
+		mark[i] = visiting
+		for _, j := range dependents[i] {
+			if mark[j] == unseen {
+				walk(j)
+			}
+			if mark[j] == seen {
+				chain[i] = max(chain[i], chain[j]+1)
+			}
+		}
+		mark[i] = seen
+	}
+	for i := range f.tasks {
+		if mark[i] == unseen {
+			walk(i)
+		}
+		// Every task that waits for i, once, however many ways.
+		reached := map[int]bool{}
+		stack := append([]int(nil), dependents[i]...)
+		for len(stack) > 0 {
+			j := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if reached[j] || j == i {
+				continue
+			}
+			reached[j] = true
+			stack = append(stack, dependents[j]...)
+		}
+		waiting[i] = len(reached)
+	}
+	return chain, waiting
+}
+
+// Order is the order in which ralph would take the open tasks if each
+// were done at its first attempt, one at a time: Next, again and again.
+// Tasks that can never start (a dependency that is no task, a cycle, a
+// failed task) are left out; ralph plans --graph lists them apart.
+func (f *TaskFile) Order() []Task {
+	g := &TaskFile{tasks: slices.Clone(f.tasks), lines: f.lines, info: f.info}
+	var out []Task
+	// Tasks in progress come first, as if they were finishing now.
+	for i := range g.tasks {
+		if g.tasks[i].state == TaskInProgress {
+			out = append(out, g.task(i))
+			g.tasks[i].state = TaskDone
+		}
+	}
+	for {
+		t, ok := g.Next()
+		if !ok {
+			return out
+		}
+		out = append(out, t)
+		g.tasks[g.find(t.ID)].state = TaskDone
+	}
+}
+
+// GraphProblems are the mistakes in the dependencies that keep a task
+// from ever starting: a depends= naming no task, and cycles. ralph run
+// refuses a list with any before it starts work (exit 2).
+func (f *TaskFile) GraphProblems() []string {
+	ids := f.idIndex()
+	var out []string
+	for i := range f.tasks {
+		r := &f.tasks[i]
+		for _, d := range r.depends() {
+			if _, ok := ids[d]; !ok {
+				out = append(out, fmt.Sprintf("Task %s (line %d) depends on %q, which is not a task id, so it will never be ready.", r.id(), r.line+1, d))
+			}
+		}
+	}
+	return append(out, f.cycles(ids)...)
 }
 
 // Next returns the most urgent ready task, the first that Ready returns.

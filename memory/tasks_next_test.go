@@ -2,6 +2,7 @@ package memory
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +55,55 @@ func TestTaskReady(t *testing.T) {
 	}
 	if n, ok := f.Next(); !ok || n.ID != "b" {
 		t.Errorf("Next = %+v, %v", n, ok)
+	}
+}
+
+// TestTaskReadyPrefersTheCriticalPath: among ready tasks of equal
+// priority, the one at the head of the longest chain of waiting tasks
+// goes first, then the one most tasks wait for; priority still comes
+// before both, and file order after.
+func TestTaskReadyPrefersTheCriticalPath(t *testing.T) {
+	f := ParseTasks([]byte("" +
+		"- [ ] leaf <!-- ralph:id=leaf -->\n" +
+		"- [ ] wide <!-- ralph:id=wide -->\n" +
+		"- [ ] deep <!-- ralph:id=deep -->\n" +
+		"- [ ] w1 <!-- ralph:id=w1 depends=wide -->\n" +
+		"- [ ] w2 <!-- ralph:id=w2 depends=wide -->\n" +
+		"- [ ] d1 <!-- ralph:id=d1 depends=deep -->\n" +
+		"- [ ] d2 <!-- ralph:id=d2 depends=d1 -->\n" +
+		"- [ ] d3 <!-- ralph:id=d3 depends=d2 -->\n" +
+		"- [ ] urgent <!-- ralph:id=urgent priority=0 -->\n"))
+	var got []string
+	for _, tk := range f.Ready(nil) {
+		got = append(got, tk.ID)
+	}
+	if want := "urgent deep wide leaf"; strings.Join(got, " ") != want {
+		t.Fatalf("Ready = %v, want %s", got, want)
+	}
+	var order []string
+	for _, tk := range f.Order() {
+		order = append(order, tk.ID)
+	}
+	if want := "urgent deep d1 wide d2 leaf w1 w2 d3"; strings.Join(order, " ") != want {
+		t.Fatalf("Order = %v, want %s", order, want)
+	}
+}
+
+// TestTaskGraphProblemsNameTheCycleAndTheUnknownName: what run refuses.
+func TestTaskGraphProblemsNameTheCycleAndTheUnknownName(t *testing.T) {
+	f := ParseTasks([]byte("" +
+		"- [ ] a <!-- ralph:id=a depends=c -->\n" +
+		"- [ ] b <!-- ralph:id=b depends=a -->\n" +
+		"- [ ] c <!-- ralph:id=c depends=b -->\n" +
+		"- [ ] d <!-- ralph:id=d depends=nowhere -->\n" +
+		"- [ ] e <!-- ralph:id=e -->\n"))
+	got := strings.Join(f.GraphProblems(), "\n")
+	for _, want := range []string{`Task d (line 4) depends on "nowhere", which is not a task id`, "Tasks a, b, c depend on each other in a cycle"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("GraphProblems lacks %q:\n%s", want, got)
+		}
+	}
+	if ok := ParseTasks([]byte("- [ ] x <!-- ralph:id=x -->\n- [ ] y <!-- ralph:id=y depends=x -->\n")).GraphProblems(); len(ok) != 0 {
+		t.Errorf("a sound list has problems: %v", ok)
 	}
 }

@@ -472,6 +472,28 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 	}
 	logs.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events while the session runs")
 	logs.Flags().BoolVar(&raw, "raw", false, "print the events as JSON lines")
+	var graph bool
+	statusCmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the project's session, tasks and lock (no model call); --graph the order of the tasks",
+		Long: `Show the project's session, its tasks and the lock, without calling the model.
+With --graph, print instead the order in which ralph run would take the open
+tasks if each were done at its first attempt: the lowest priority number first,
+and among equals the task at the head of the longest chain of tasks waiting for
+it, then the one most tasks wait for, then file order. A dependency that names no
+task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
+		Args: cobra.NoArgs,
+		RunE: withRecords(func(r Records) error {
+			if graph {
+				return r.StatusGraph()
+			}
+			if m, ok := r.TemporalMarker(); ok {
+				return r.StatusTemporal(context.Background(), m)
+			}
+			return r.Status()
+		}),
+	}
+	statusCmd.Flags().BoolVar(&graph, "graph", false, "print the order ralph run would take the open tasks in, and what keeps any from starting")
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "init",
@@ -479,17 +501,7 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 			Args:  cobra.NoArgs,
 			RunE:  withRecords(Records.Init),
 		},
-		&cobra.Command{
-			Use:   "status",
-			Short: "Show the project's session, tasks and lock (no model call)",
-			Args:  cobra.NoArgs,
-			RunE: withRecords(func(r Records) error {
-				if m, ok := r.TemporalMarker(); ok {
-					return r.StatusTemporal(context.Background(), m)
-				}
-				return r.Status()
-			}),
-		},
+		statusCmd,
 		c.sessionsCommand(),
 		logs,
 		c.reportCommand(),

@@ -410,3 +410,50 @@ func (r Records) writeJSON(v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// graphStep is one task of `ralph status --graph`, in the order ralph
+// would take it.
+type graphStep struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Priority int      `json:"priority"`
+	Depends  []string `json:"depends,omitempty"`
+}
+
+// StatusGraph prints the order in which ralph run would take the open
+// tasks (each done at its first attempt): most urgent first, and among
+// equals the one that unblocks the most; then what keeps other tasks from
+// ever starting.
+func (r Records) StatusGraph() error {
+	tf, err := memory.LoadTasks(r.Fs, r.Root)
+	if err != nil {
+		return err
+	}
+	var order []graphStep
+	for _, t := range tf.Order() {
+		order = append(order, graphStep{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends})
+	}
+	problems := tf.GraphProblems()
+	if r.JSON {
+		return r.writeJSON(struct {
+			Order    []graphStep `json:"order"`
+			Problems []string    `json:"problems"`
+		}{order, problems})
+	}
+	var b strings.Builder
+	if len(order) == 0 {
+		b.WriteString("No open task can start.\n")
+	}
+	for i, s := range order {
+		fmt.Fprintf(&b, "%3d. %s  %s (priority %d", i+1, s.ID, s.Title, s.Priority)
+		if len(s.Depends) > 0 {
+			fmt.Fprintf(&b, ", after %s", strings.Join(s.Depends, ", "))
+		}
+		b.WriteString(")\n")
+	}
+	for _, p := range problems {
+		b.WriteString("! " + p + "\n")
+	}
+	fmt.Fprint(r.Out, text.StripControls(b.String()))
+	return nil
+}

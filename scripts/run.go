@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -242,6 +243,11 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	}
 	if tasks.Counts().Total == 0 {
 		return face.Fail(ExitUsage, fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", memory.TasksFile)), nil
+	}
+	// A task that can never start is refused before any work, rather
+	// than found when the rest is done and the run ends unfinished.
+	if problems := tasks.GraphProblems(); len(problems) > 0 {
+		return face.Fail(ExitUsage, fmt.Errorf("%s cannot be worked through: %s", memory.TasksFile, strings.Join(problems, " "))), nil
 	}
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
