@@ -42,6 +42,10 @@ type prdDoc struct {
 	Description string      `json:"description"`
 	BranchName  string      `json:"branchName"`
 	UserStories *[]prdStory `json:"userStories"` // a pointer, so a missing list is told from an empty one
+
+	// plain keeps each title as written, without the story's id before
+	// it (ImportPlan: a plan's ids are short words of its own).
+	plain bool
 }
 
 type prdStory struct {
@@ -106,6 +110,22 @@ func ImportPRD(fs afero.Fs, root string, data []byte) (ImportResult, error) {
 		return ImportResult{}, err
 	}
 	return res, nil
+}
+
+// ImportPlan is ImportPRD for a plan ralph plan wrote (the same JSON):
+// each title is kept as written, without its id before it.
+func ImportPlan(fs afero.Fs, root string, data []byte) (ImportResult, error) {
+	doc, err := parsePRD(data)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	doc.plain = true
+	var res ImportResult
+	_, err = UpdateTasks(fs, root, func(f *TaskFile) error {
+		res = ImportResult{}
+		return f.importPRD(doc, &res)
+	})
+	return res, err
 }
 
 func parsePRD(data []byte) (*prdDoc, error) {
@@ -332,7 +352,7 @@ func (f *TaskFile) importPRD(doc *prdDoc, res *ImportResult) error {
 			} else {
 				warn("Story %s has no title; its task is titled by its id.", name)
 			}
-		case !startsWithWord(title, id):
+		case !doc.plain && !startsWithWord(title, id):
 			title = id + ": " + title
 		}
 		if !headerDone {

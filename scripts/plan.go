@@ -1,0 +1,306 @@
+package scripts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/render"
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/sandbox"
+)
+
+// PlanHelp is `ralph plan --help`.
+const PlanHelp = `Talk a feature into a plan: ralph's coordinator reads the project (its
+structure, tests, RALPH_GOALS.md and the task list), asks you what it cannot
+find out, and writes the plan: the feature's goals as a section of
+RALPH_GOALS.md, and its tasks into RALPH_TASKS.md in the task list's own
+grammar (ids, priorities, depends=, acceptance criteria and a verify command
+as notes), every line already there kept.
+
+Nothing else is written: the session runs with --sandbox read-only, and the
+plan goes through one tool, write_plan. On a terminal ralph then shows the
+plan, in the order ralph run would take it, and asks:
+  a  accept it (and, if you like, start ralph run)
+  r  revise it: say what should change ("split task 3", anything)
+  e  edit RALPH_TASKS.md in $VISUAL or $EDITOR
+  d  drop it: both files are put back byte for byte
+Without a terminal, in CI, or with --json, the plan is written and printed
+(as JSON with --json) without asking. Exit 1 when the model wrote no plan.`
+
+const planExamples = `  ralph plan "add a cache in front of the database"
+  ralph plan --json "support Windows line endings" | jq .tasks
+  ralph plan --base-url http://127.0.0.1:11434 -m qwen3 "rate limiting"`
+
+// addPlanCommand wires `ralph plan`.
+func (c *cli) addPlanCommand(root *cobra.Command) {
+	root.AddCommand(&cobra.Command{
+		Use:     "plan FEATURE",
+		Short:   "Talk a feature into goals and a task list (RALPH_TASKS.md) that ralph run then works through",
+		Long:    PlanHelp,
+		Example: planExamples,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return exit(c.plan(cmd.Context(), strings.Join(args, " ")))
+		},
+	})
+}
+
+// plan is `ralph plan "feature"`.
+func (c *cli) plan(ctx context.Context, feature string) int {
+	face, code := NewOneShot(c.format(), c.term)
+	if code != 0 {
+		return code
+	}
+	face.Verbose = c.f.conv.verbose
+	if strings.TrimSpace(feature) == "" {
+		return face.Fail(ExitUsage, errors.New("no feature given: ralph plan \"what to build\""))
+	}
+	// Planning reads; the plan is written by write_plan alone.
+	c.f.sandbox = string(sandbox.ReadOnly)
+	p, err := c.open(ctx, project.ModeOneShot, false, nil, nil)
+	if err != nil {
+		return face.Fail(project.ExitCode(err), err)
+	}
+	run := false
+	code = PlanMain(ctx, p, face, feature, func() { run = true })
+	p.Close()
+	if run {
+		return c.runAfterPlan(ctx)
+	}
+	return code
+}
+
+// runAfterPlan starts `ralph run` on the accepted plan, in a process of
+// its own (the plan's session and lock are closed by then), with the
+// flags this one was given.
+func (c *cli) runAfterPlan(ctx context.Context) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ralph: cannot start ralph run: %v\n", err)
+		return ExitFailed
+	}
+	args := []string{"run"}
+	if c.f.baseURL != "" {
+		args = append(args, "--base-url", c.f.baseURL)
+	}
+	if c.f.model != "" {
+		args = append(args, "--model", c.f.model)
+	}
+	if c.f.yes {
+		args = append(args, "--yes")
+	}
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = c.f.dir, os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		fmt.Fprintf(os.Stderr, "ralph: ralph run: %v\n", err)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// planPrompt is the request that starts a plan.
+func planPrompt(feature string) string {
+	return "Plan this feature; do not build it now:\n\n" + feature + "\n\n" +
+		"First read the project with your read-only tools: its layout, how it is built and tested, " +
+		memory.GoalsFile + " and " + memory.TasksFile + ". Ask the person with " + workers.ToolAskUser +
+		" about what matters and you cannot find out (one question at a time, only what changes the plan). " +
+		"Then call " + workers.ToolWritePlan + " once with the goals and the tasks. Files cannot be changed in this session " +
+		"except through " + workers.ToolWritePlan + ". End with a short summary of the plan."
+}
+
+// PlanMain plans a feature on an opened project: the conversation, then on
+// a terminal the person's accept, revise, edit or drop. accept, when the
+// person wants the plan run now, is called before PlanMain returns.
+func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature string, accept func()) int {
+	pw, err := workers.NewPlanWriter(p.Fs, p.Root)
+	if err != nil {
+		return face.Fail(ExitFailed, err)
+	}
+	p.Tools.Register(pw.Tool())
+	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.Start()
+	defer face.Close()
+	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})
+	defer at.Detach()
+	_, ci := project.InCI(os.Getenv)
+	ask := face.asks != nil && face.Format == FormatText && !ci
+	res := at.Coord.Run(ctx, planPrompt(feature))
+	for {
+		if res.IsError {
+			return face.Finish(res)
+		}
+		plan := pw.Plan()
+		if plan == nil {
+			face.Close()
+			fmt.Fprintf(face.Stderr, "ralph: the model wrote no plan (it never called %s); its answer was: %s\n",
+				workers.ToolWritePlan, text.StripControls(strings.TrimSpace(res.Text)))
+			return ExitFailed
+		}
+		if !ask {
+			return face.finishPlan(p, plan, res)
+		}
+		choice, err := face.asks.ask(ctx, face.showPlan(p, plan),
+			"Accept the plan? [a]ccept, [r]evise, [e]dit, [d]rop:", true)
+		if err != nil {
+			// The terminal closed or the person stopped: the plan stays
+			// written, as it would after accept.
+			return face.finishPlan(p, plan, res)
+		}
+		switch strings.ToLower(strings.TrimSpace(choice)) {
+		case "", "a", "accept", "y", "yes":
+			face.notePlan(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
+			if yes, err := face.asks.ask(ctx, "Start it now with ralph run?", "[y/N]", false); err == nil && isYes(yes) {
+				accept()
+			} else {
+				face.notePlan("start it when you like with: ralph run")
+			}
+			return ExitOK
+		case "r", "revise":
+			what, err := face.asks.ask(ctx, "What should change?", ">", false)
+			if err != nil || strings.TrimSpace(what) == "" {
+				continue
+			}
+			res = at.Coord.Run(ctx, "Revise the plan: "+what+"\nCall "+workers.ToolWritePlan+" again with the whole revised plan.")
+		case "e", "edit":
+			if err := editFile(ctx, filepath.Join(p.Root, memory.TasksFile)); err != nil {
+				face.notePlan(err.Error())
+			}
+		case "d", "drop":
+			if err := pw.Drop(); err != nil {
+				return face.Fail(ExitFailed, err)
+			}
+			face.notePlan(fmt.Sprintf("dropped the plan: %s and %s are as they were", memory.TasksFile, memory.GoalsFile))
+			return ExitOK
+		default:
+			face.notePlan("answer a, r, e or d")
+		}
+	}
+}
+
+func isYes(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return s == "y" || s == "yes"
+}
+
+// editFile opens path in the person's editor ($VISUAL, $EDITOR, else vi)
+// on the terminal, and waits for it.
+func editFile(ctx context.Context, path string) error {
+	editor := os.Getenv("VISUAL")
+	if editor == "" {
+		editor = os.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	// The editor may carry arguments ("code --wait"), as git allows.
+	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$@"`, editor, path)
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open the terminal for the editor: %w", err)
+	}
+	defer tty.Close()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("the editor (%s) failed: %w", editor, err)
+	}
+	return nil
+}
+
+// notePlan tells the person something about the plan, on stderr.
+func (o *OneShot) notePlan(s string) {
+	fmt.Fprintln(o.Stderr, "ralph: "+s)
+}
+
+// planMarkdown is the plan as a person reads it: the goals, then every
+// open task of the task list in the order ralph run would take them (the
+// file is read again, so an edit shows).
+func planMarkdown(p *project.Project, plan *workers.Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n## Tasks, in the order ralph run takes them\n\n", plan.Title, strings.TrimSpace(plan.Goals))
+	tf, err := memory.LoadTasks(p.Fs, p.Root)
+	if err != nil {
+		return b.String() + err.Error() + "\n"
+	}
+	for i, t := range tf.Order() {
+		fmt.Fprintf(&b, "%d. **%s** %s", i+1, t.ID, t.Title)
+		if len(t.Depends) > 0 {
+			fmt.Fprintf(&b, " _(after %s)_", strings.Join(t.Depends, ", "))
+		}
+		b.WriteString("\n")
+		if notes := strings.TrimSpace(tf.Notes(t.ID)); notes != "" {
+			for _, l := range strings.Split(notes, "\n") {
+				b.WriteString("   " + l + "\n")
+			}
+		}
+	}
+	for _, w := range append(plan.Warnings, tf.GraphProblems()...) {
+		b.WriteString("\n> " + w + "\n")
+	}
+	return b.String()
+}
+
+// showPlan is the plan for the terminal: rendered, without any control
+// sequence of the model's.
+func (o *OneShot) showPlan(p *project.Project, plan *workers.Plan) string {
+	md := planMarkdown(p, plan)
+	if !o.StdoutTTY {
+		return text.StripControls(md)
+	}
+	style := ""
+	if o.Color && o.Style != nil {
+		style = o.Style(o.ConfiguredStyle)
+	}
+	return render.Markdown(text.StripControls(md), render.Options{Width: o.Width, Color: o.Color, Style: style})
+}
+
+// planResult is `ralph plan --json`'s one object.
+type planResult struct {
+	Type      string        `json:"type"`
+	SessionID string        `json:"session_id"`
+	TasksFile string        `json:"tasks_file"`
+	GoalsFile string        `json:"goals_file"`
+	Plan      *workers.Plan `json:"plan"`
+	Order     []string      `json:"order"`
+	Problems  []string      `json:"problems,omitempty"`
+	Summary   string        `json:"summary"`
+}
+
+// finishPlan ends a plan that is written and not asked about: the JSON
+// object, or the plan as text.
+func (o *OneShot) finishPlan(p *project.Project, plan *workers.Plan, res coordinator.Result) int {
+	o.Close()
+	if o.Format == FormatJSON || o.Format == FormatStreamJSON {
+		out := planResult{Type: "plan", SessionID: res.SessionID, TasksFile: memory.TasksFile, GoalsFile: memory.GoalsFile,
+			Plan: plan, Summary: res.Text}
+		if tf, err := memory.LoadTasks(p.Fs, p.Root); err == nil {
+			for _, t := range tf.Order() {
+				out.Order = append(out.Order, t.ID)
+			}
+			out.Problems = tf.GraphProblems()
+		}
+		enc := json.NewEncoder(o.Stdout)
+		if err := enc.Encode(out); err != nil {
+			return ExitFailed
+		}
+		return ExitOK
+	}
+	fmt.Fprint(o.Stdout, o.showPlan(p, plan))
+	o.notePlan(fmt.Sprintf("the plan is in %s and %s; start it with: ralph run", memory.TasksFile, memory.GoalsFile))
+	return ExitOK
+}
