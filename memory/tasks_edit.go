@@ -376,9 +376,13 @@ func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {
 // Add) and is created only if fn changes something; its mode is otherwise
 // kept. If fn fails, nothing is written and the error is returned.
 func UpdateTasks(fs afero.Fs, root string, fn func(f *TaskFile) error) (*TaskFile, error) {
+	return updateTaskFile(fs, filepath.Join(root, TasksFile), fn)
+}
+
+// updateTaskFile is UpdateTasks of the task file at path.
+func updateTaskFile(fs afero.Fs, path string, fn func(f *TaskFile) error) (*TaskFile, error) {
 	tasksMu.Lock()
 	defer tasksMu.Unlock()
-	path := filepath.Join(root, TasksFile)
 	before, perm, err := readTasks(fs, path)
 	if err != nil {
 		return nil, err

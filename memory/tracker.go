@@ -1,0 +1,264 @@
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/afero"
+)
+
+// A Tracker is where a plan's tasks live: ralph's own task file, any
+// markdown task file in its grammar, a ralphex plan or a ralph-tui
+// prd.json, and later trackers outside the project (Beads' bd). The task
+// loop reads and settles tasks through it alone: Load gives every task in
+// ralph's terms, so that one rule picks what is ready (TaskFile.Ready),
+// and Update claims, settles and notes a task through the same calls on
+// the TaskFile (SetState, SetMeta), which the tracker writes back in its
+// own format.
+type Tracker interface {
+	// Name is the plan as a person names it: its path relative to the
+	// project root.
+	Name() string
+	// Load reads the tasks.
+	Load() (*TaskFile, error)
+	// Update reads the tasks afresh, applies fn and writes back what fn
+	// changed; nothing is written when fn fails.
+	Update(fn func(f *TaskFile) error) (*TaskFile, error)
+	// Verify is the plan's own verify command, "" when it names none (a
+	// ralphex plan's validation commands, joined with &&).
+	Verify() string
+}
+
+// OpenTracker opens the plan at path (relative to root, or absolute):
+// a .json file is a ralph-tui prd.json, worked in place; a markdown file
+// shaped as ralphex writes plans ("### Task N: title" sections) is read
+// as one; any other file is a task list in ralph's grammar. A missing
+// file is an error, except RALPH_TASKS.md, which may be empty.
+func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
+	if path == "" {
+		path = TasksFile
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, path)
+	}
+	name := path
+	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		name = filepath.ToSlash(rel)
+	}
+	data, err := afero.ReadFile(fs, abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && name == TasksFile:
+		return &markdownTracker{fs: fs, path: abs, name: name}, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w: plan %s: %w", ErrPlan, name, err)
+	}
+	switch {
+	case strings.EqualFold(filepath.Ext(abs), ".json"):
+		if _, err := parsePRD(data); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrPlan, name, err)
+		}
+		return &viewTracker{fs: fs, root: root, name: name, src: &prdSource{fs: fs, path: abs}}, nil
+	case isRalphexPlan(data):
+		src := &ralphexSource{fs: fs, path: abs}
+		return &viewTracker{fs: fs, root: root, name: name, src: src, verify: src.verify(data)}, nil
+	}
+	return &markdownTracker{fs: fs, path: abs, name: name}, nil
+}
+
+// ErrPlan is a plan file that cannot be read as one.
+var ErrPlan = errors.New("bad plan")
+
+// markdownTracker is a task file in ralph's grammar, edited in place.
+type markdownTracker struct {
+	fs         afero.Fs
+	path, name string
+}
+
+func (m *markdownTracker) Name() string   { return m.name }
+func (m *markdownTracker) Verify() string { return "" }
+
+func (m *markdownTracker) Load() (*TaskFile, error) {
+	data, _, err := readTasks(m.fs, m.path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTasks(data), nil
+}
+
+func (m *markdownTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
+	return updateTaskFile(m.fs, m.path, fn)
+}
+
+// sourceTask is one task as a tracker other than a task file holds it.
+type sourceTask struct {
+	ID, Title string
+	Notes     string
+	Priority  *int
+	Depends   []string
+	Done      bool
+}
+
+// taskSource is a tracker's own storage: what it holds, and how a task
+// is marked done there. A new tracker (Beads' bd CLI: `bd list --json`
+// to read, `bd close ID` to mark done) is one of these.
+type taskSource interface {
+	read() ([]sourceTask, error)
+	// markDone marks tasks done (or not done again) in the source.
+	markDone(done map[string]bool) error
+}
+
+// viewTracker works a plan kept in another format through a view of it in
+// ralph's grammar. What the source cannot hold (a task in progress or
+// failed, its attempts) is kept beside it in .ralph/plans/<name>.json.
+type viewTracker struct {
+	fs     afero.Fs
+	root   string
+	name   string
+	src    taskSource
+	verify string
+}
+
+func (v *viewTracker) Name() string   { return v.name }
+func (v *viewTracker) Verify() string { return v.verify }
+
+// viewState is what ralph keeps of a task beside the source.
+type viewState struct {
+	State    TaskState `json:"state,omitempty"`
+	Attempts int       `json:"attempts,omitempty"`
+}
+
+func (v *viewTracker) sidecar() string {
+	return filepath.Join(v.root, StateDir, "plans", strings.NewReplacer("/", "__", "\\", "__").Replace(v.name)+".json")
+}
+
+func (v *viewTracker) readSidecar() map[string]viewState {
+	out := map[string]viewState{}
+	if data, err := afero.ReadFile(v.fs, v.sidecar()); err == nil {
+		_ = json.Unmarshal(data, &out)
+	}
+	return out
+}
+
+// view renders the source's tasks as a task file: a line per task with
+// its id, priority, dependencies and attempts, and its notes under it.
+func (v *viewTracker) view() (*TaskFile, []sourceTask, error) {
+	tasks, err := v.src.read()
+	if err != nil {
+		return nil, nil, err
+	}
+	side := v.readSidecar()
+	var b strings.Builder
+	for _, t := range tasks {
+		s := side[t.ID]
+		box := " "
+		switch {
+		case t.Done:
+			box = "x"
+		case s.State == TaskInProgress:
+			box = "~"
+		case s.State == TaskFailed:
+			box = "!"
+		case s.State == TaskSkipped:
+			box = "-"
+		}
+		meta := map[string]string{"id": t.ID}
+		if t.Priority != nil {
+			meta["priority"] = strconv.Itoa(*t.Priority)
+		}
+		if len(t.Depends) > 0 {
+			meta["depends"] = strings.Join(t.Depends, ",")
+		}
+		if s.Attempts > 0 {
+			meta["attempts"] = strconv.Itoa(s.Attempts)
+		}
+		title := strings.Join(strings.Fields(t.Title), " ")
+		fmt.Fprintf(&b, "- [%s] %s %s\n", box, title, formatMeta(metaFromMap(meta)))
+		for _, l := range strings.Split(strings.TrimSpace(t.Notes), "\n") {
+			if strings.TrimSpace(l) != "" {
+				b.WriteString("  " + strings.TrimRight(l, " \t") + "\n")
+			}
+		}
+	}
+	return ParseTasks([]byte(b.String())), tasks, nil
+}
+
+func (v *viewTracker) Load() (*TaskFile, error) {
+	f, _, err := v.view()
+	return f, err
+}
+
+func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
+	tasksMu.Lock()
+	defer tasksMu.Unlock()
+	f, tasks, err := v.view()
+	if err != nil {
+		return nil, err
+	}
+	before := map[string]Task{}
+	for _, t := range f.Tasks() {
+		before[t.ID] = t
+	}
+	if err := fn(f); err != nil {
+		return nil, err
+	}
+	side := v.readSidecar()
+	sideChanged := false
+	done := map[string]bool{}
+	for _, t := range f.Tasks() {
+		b, ok := before[t.ID]
+		if !ok {
+			continue // the view holds the source's tasks only
+		}
+		if (t.State == TaskDone) != (b.State == TaskDone) {
+			done[t.ID] = t.State == TaskDone
+		}
+		s := viewState{Attempts: t.Attempts}
+		if t.State != TaskDone && t.State != TaskOpen {
+			s.State = t.State
+		}
+		if side[t.ID] != s {
+			sideChanged = true
+			if s == (viewState{}) {
+				delete(side, t.ID)
+			} else {
+				side[t.ID] = s
+			}
+		}
+	}
+	_ = tasks
+	if len(done) > 0 {
+		if err := v.src.markDone(done); err != nil {
+			return nil, err
+		}
+	}
+	if sideChanged {
+		data, err := json.MarshalIndent(side, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := v.fs.MkdirAll(filepath.Dir(v.sidecar()), 0o755); err != nil {
+			return nil, err
+		}
+		if err := WriteFileAtomic(v.fs, v.sidecar(), append(data, '\n'), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// replaceAt returns data with the bytes [from, to) replaced by s.
+func replaceAt(data []byte, from, to int, s string) []byte {
+	var b bytes.Buffer
+	b.Grow(len(data) + len(s))
+	b.Write(data[:from])
+	b.WriteString(s)
+	b.Write(data[to:])
+	return b.Bytes()
+}
