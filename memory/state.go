@@ -136,6 +136,12 @@ type RunConfig struct {
 	// prompt_template in the config, else ralph's own prompt. It is read
 	// again on resume.
 	PromptTemplate string `json:"prompt_template,omitempty"`
+	// Plan is the plan file the loop works (ralph run PLAN), relative to
+	// the project root; "" for RALPH_TASKS.md.
+	Plan string `json:"plan,omitempty"`
+	// ArchiveDone moves the plan to plans_dir/completed when its last
+	// task is done (--archive-done).
+	ArchiveDone bool `json:"archive_done,omitempty"`
 }
 
 // Why a task loop waits (Wait.Reason).
