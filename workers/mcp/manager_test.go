@@ -336,3 +336,23 @@ func TestHTTPHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestEnabledAndDisabledTools: a person hides a server's tools with
+// codex's enabled_tools and disabled_tools; a hidden tool is neither
+// offered to the model nor listed.
+func TestEnabledAndDisabledTools(t *testing.T) {
+	s := stdio("test", nil)
+	s.EnabledTools, s.DisabledTools = []string{"echo", "add", "crash"}, []string{"crash"}
+	m, _ := newManager(t, &approver{}, s)
+	m.Prepare(context.Background())
+	var names []string
+	for _, tl := range m.Tools() {
+		names = append(names, tl.Def().Name)
+	}
+	if strings.Join(names, ",") != "mcp__test__add,mcp__test__echo" {
+		t.Fatalf("offered %v", names)
+	}
+	if st := m.Status(); len(st[0].Tools) != 2 {
+		t.Fatalf("listed %+v", st[0].Tools)
+	}
+}

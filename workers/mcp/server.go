@@ -216,7 +216,9 @@ func (s *server) list(ctx context.Context, c *conn) ([]*tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing its tools: %w", err)
 		}
-		remote = append(remote, t)
+		if s.cfg.Offers(t.Name) {
+			remote = append(remote, t)
+		}
 	}
 	names := make([]string, len(remote))
 	for i, t := range remote {
