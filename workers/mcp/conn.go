@@ -42,9 +42,11 @@ const stopGrace = 300 * time.Millisecond
 
 // connect starts (stdio) or reaches (HTTP) the server and completes the
 // MCP handshake within ctx.
-func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string) (*conn, error) {
+// notify is told, once per connection, of a line a stdio server wrote to
+// its output that is not MCP (see jsonLines).
+func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string, notify func(string)) (*conn, error) {
 	if s.Transport == config.TransportStdio {
-		return connectStdio(ctx, client, s, dir, env)
+		return connectStdio(ctx, client, s, dir, env, notify)
 	}
 	hc := &http.Client{Transport: headers{base: http.DefaultTransport, h: s.Headers}}
 	var t sdk.Transport
@@ -71,7 +73,7 @@ func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir st
 	return c, nil
 }
 
-func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string) (*conn, error) {
+func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string, notify func(string)) (*conn, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -134,7 +136,14 @@ func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, d
 		errR.Close()
 		close(c.done)
 	}()
-	session, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	var told atomic.Bool
+	out := newJSONLines(outR, func(line string) {
+		line = strings.TrimSpace(text.StripControls(line))
+		if line != "" && !told.Swap(true) && notify != nil {
+			notify(fmt.Sprintf("MCP server %q wrote a line that is not MCP to its output, which ralph skipped (further ones are skipped silently): %s", s.Name, line))
+		}
+	})
+	session, err := client.Connect(ctx, &sdk.IOTransport{Reader: out, Writer: inW}, nil)
 	if err != nil {
 		c.close()
 		if last := c.stderr.last(); last != "" {
