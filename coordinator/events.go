@@ -194,7 +194,15 @@ type Result struct {
 	Err error `json:"-"`
 	// Signal is the signal behind an interrupted result, if any.
 	Signal os.Signal `json:"-"`
-	// Denied lists commands refused for want of approval, so faces can say
-	// how to allow them.
-	Denied []string `json:"-"`
+	// Denied lists the calls refused for want of an approval nobody could
+	// give, so faces can say how to allow them.
+	Denied []Denial `json:"-"`
+}
+
+// Denial is one call refused for want of approval: a command, or the
+// arguments of another tool (an MCP server's).
+type Denial struct {
+	Tool    string
+	Command string          // run_command's
+	Args    json.RawMessage // any other tool's
 }

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +42,33 @@ func TestMCPCodexTableKeys(t *testing.T) {
 	}
 	if got := res["mcp__t__crash"]; len(got) != 1 || strings.Contains(got[0], "panic") {
 		t.Errorf("the hidden tool ran: %q", got)
+	}
+}
+
+// TestMCPRefusalIsAPermissionDenial: an MCP call refused because nobody
+// could approve it is listed in the result's permission_denials, with its
+// arguments, and the stderr summary says how to allow it (issue 36 item
+// 11: only commands were).
+func TestMCPRefusalIsAPermissionDenial(t *testing.T) {
+	env := cleanEnv(t)
+	userConfig(t, env, testServerTOML(t, "t", filepath.Join(t.TempDir(), "started")))
+	srv := inlineServer(t, mcpScenario(t, [][]toolCall{{{"mcp__t__echo", `{"text":"x"}`}, {"run_command", `{"command":"touch f"}`}}}, "done"))
+	r := ralph(t, t.TempDir(), env, nil, "--base-url", srv.URL, "--json", "--no-wait", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	ds, _ := resultLine(t, r.stdout)["permission_denials"].([]any)
+	var got []string
+	for _, d := range ds {
+		m, _ := d.(map[string]any)
+		args, _ := json.Marshal(m["arguments"])
+		got = append(got, fmt.Sprintf("%v %v %s", m["tool_name"], m["command"], args))
+	}
+	if strings.Join(got, "; ") != `mcp__t__echo <nil> {"text":"x"}; run_command touch f null` && strings.Join(got, "; ") != `run_command touch f null; mcp__t__echo <nil> {"text":"x"}` {
+		t.Errorf("permission_denials = %v", got)
+	}
+	if !strings.Contains(r.stderr, "ralph: MCP tool calls were not made because they need approval (`mcp__t__echo`); rerun ralph with --yes (-y) or --allowed-tools mcp__t__echo to allow them") ||
+		!strings.Contains(r.stderr, "ralph: 1 command(s) were not run") {
+		t.Errorf("stderr = %q", r.stderr)
 	}
 }

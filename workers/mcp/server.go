@@ -289,7 +289,7 @@ func (s *server) call(ctx context.Context, t *tool, args json.RawMessage) worker
 		if ctx.Err() != nil {
 			return workers.Result{IsError: true, Output: "cancelled before " + t.name + " was called"}
 		}
-		return workers.Result{IsError: true, Output: t.name + " was not called: " + d.Reason}
+		return workers.Result{IsError: true, Output: t.name + " was not called: " + d.Reason, Denied: d.Unasked}
 	}
 	c, err := s.ensure(ctx)
 	if err != nil {
