@@ -30,6 +30,7 @@ type conn struct {
 	group   *workers.Group // stdio only
 	stdin   io.Closer      // stdio only: closing it asks the server to exit
 	stderr  *tail
+	tasks   *taskWatch // stdio only: the tools that need MCP tasks
 	done    chan struct{}
 	how     string      // how it ended; set before done closes
 	closing atomic.Bool // ralph ended it on purpose
@@ -143,7 +144,8 @@ func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, d
 			notify(fmt.Sprintf("MCP server %q wrote a line that is not MCP to its output, which ralph skipped (further ones are skipped silently): %s", s.Name, line))
 		}
 	})
-	session, err := client.Connect(ctx, &sdk.IOTransport{Reader: out, Writer: inW}, nil)
+	c.tasks = &taskWatch{Transport: &sdk.IOTransport{Reader: out, Writer: inW}}
+	session, err := client.Connect(ctx, c.tasks, nil)
 	if err != nil {
 		c.close()
 		if last := c.stderr.last(); last != "" {

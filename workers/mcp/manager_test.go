@@ -30,6 +30,10 @@ import (
 var serverBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("MCP_RAW_SERVER") != "" {
+		rawServer()
+		return
+	}
 	dir, err := os.MkdirTemp("", "ralph-mcp-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

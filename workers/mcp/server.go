@@ -216,7 +216,9 @@ func (s *server) list(ctx context.Context, c *conn) ([]*tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing its tools: %w", err)
 		}
-		if s.cfg.Offers(t.Name) {
+		// A tool that can only run as an MCP task would always fail:
+		// ralph calls tools directly.
+		if s.cfg.Offers(t.Name) && (c.tasks == nil || !c.tasks.needsTasks(t.Name)) {
 			remote = append(remote, t)
 		}
 	}
