@@ -255,6 +255,9 @@ func (t *tail) last() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.ToValidUTF8(string(t.buf), "\uFFFD"), "\n")
+	if said := npmSaid(lines); said != "" {
+		return text.ClipRunes(said, 300, "…")
+	}
 	last := ""
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(text.StripControls(lines[i]))
