@@ -143,7 +143,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		if d := usage.CompletionTokensDetails; d != nil {
 			out.Usage.ReasoningTokens = d.ReasoningTokens
 		}
-		out.Truncation = c.truncation(req, usage.PromptTokens)
+		out.read = usage.PromptTokens
 	} else {
 		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
 	}

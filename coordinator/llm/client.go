@@ -142,6 +142,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		slot := newSlot()
 		resp, err := c.attempt(withSlot(ctx, slot), req, slot, emit)
 		if err == nil {
+			// Asked outside the attempt's context, whose requests carry
+			// the tools of the chat request.
+			resp.Truncation = c.truncation(ctx, req, resp.read)
 			return resp, nil
 		}
 		if ctx.Err() != nil {

@@ -92,15 +92,16 @@ func (c *Client) ServedWindow(ctx context.Context, model string) int {
 	return e.window
 }
 
-// cachedWindow is what ServedWindow found, without asking.
-func (c *Client) cachedWindow(model string) int {
+// cachedWindow is what ServedWindow found, without asking, and whether
+// the server said so (rather than ralph guessing).
+func (c *Client) cachedWindow(model string) (int, bool) {
 	if v, ok := servedCache.Load(c.servedKey(model)); ok {
 		e := v.(*servedEntry)
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		return e.window
+		return e.window, e.final
 	}
-	return 0
+	return 0, false
 }
 
 var numCtxRe = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
@@ -214,18 +215,26 @@ func EstimateTools(tools []conversation.ToolDef) int {
 	return n
 }
 
-// truncation reports, once per client, a prompt the server read much less
-// of than was sent: under half of the estimate (which errs high, but not
-// by half), or a prompt well over the window the server serves that it
-// read no more than the window of. Ollama reports the prompt tokens it
-// kept after cutting.
-func (c *Client) truncation(req Request, read int) *Truncation {
+// truncation reports, once per client, a prompt the server cut: one well
+// over the context window the server says it serves, of which it read no
+// more than the window (Ollama reports the prompt tokens it kept after
+// cutting). A small count alone is no evidence: servers report only what
+// their cache missed, or count their own way. A window ralph only guessed
+// (the model was not loaded yet) is asked again, now that the request
+// loaded it.
+func (c *Client) truncation(ctx context.Context, req Request, read int) *Truncation {
 	if read <= 0 || c.truncWarned.Load() {
 		return nil
 	}
 	sent := estimateRequest(req)
-	window := c.cachedWindow(req.Model)
-	cut := sent >= 1024 && (read*2 < sent || (window > 0 && read <= window && sent > window+window/4))
+	if sent < 1024 || read >= sent {
+		return nil
+	}
+	window, final := c.cachedWindow(req.Model)
+	if !final && c.looksLikeOllama() {
+		window = c.ServedWindow(ctx, req.Model)
+	}
+	cut := window > 0 && read <= window && sent > window+window/4
 	if !cut || !c.truncWarned.CompareAndSwap(false, true) {
 		return nil
 	}

@@ -30,10 +30,12 @@ type Response struct {
 	// Reasoning is what a thinking model reasoned before its answer. It is
 	// shown, never sent back: it is not part of Message.
 	Reasoning string
-	// Truncation is set when the server read much less of the prompt than
-	// was sent (Ollama cuts a prompt longer than its context silently), the
-	// first time this client sees it.
+	// Truncation is set when the server cut the prompt (Ollama cuts a
+	// prompt longer than the context it serves silently), the first time
+	// this client sees it.
 	Truncation *Truncation
+	// read is the prompt tokens the server reported, 0 when it did not.
+	read int
 }
 
 // Truncation describes a prompt the server cut.

@@ -73,7 +73,11 @@ func (s *Server) handlePS(w http.ResponseWriter, r *http.Request) {
 		Models []running `json:"models"`
 	}{Models: []running{}}
 	if s.loaded.Load() {
-		name := s.models[0] + ollamaDefaultVariant
+		name := s.models[0]
+		if m, _ := s.loadedModel.Load().(string); m != "" {
+			name = m
+		}
+		name = strings.TrimSuffix(name, ollamaDefaultVariant) + ollamaDefaultVariant
 		list.Models = append(list.Models, running{Name: name, Model: name, Size: 1 << 30, ContextLength: s.numCtx()})
 	}
 	writeJSON(w, http.StatusOK, list)
