@@ -78,7 +78,13 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		}
 	}
 	tools := toolDefs(c.opts.Tools, c.opts.Children != nil)
-	budget := c.budget(ctx, model, tools)
+	// Learning the budget may ask the server what context it serves (a
+	// question an Ollama whose native API hangs answers only at its time
+	// limit); a hard stop cuts it as it cuts the request.
+	var budget int
+	if cut := c.watch(ctx, func(ctx context.Context) { budget = c.budget(ctx, model, tools) }); cut != nil {
+		return resp, cut, nil
+	}
 	msgs, trimmed := memory.FitContext(c.Messages(), budget)
 	if trimmed > 0 {
 		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget),

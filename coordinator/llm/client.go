@@ -191,7 +191,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		case <-t.C:
 		}
 	}
-	return Response{}, c.classify(lastErr, req.Model, attempt)
+	return Response{}, c.classify(ctx, lastErr, req.Model, attempt)
 }
 
 // serialize makes onDelta safe to call from the stream and the idle

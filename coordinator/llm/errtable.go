@@ -192,7 +192,7 @@ func asFailure(err error) *failure {
 
 // sentence is the one sentence a person reads about a failed call: what
 // happened, the server's own words, and what to do.
-func (c *Client) sentence(r rule, f *failure, model string, attempts int) string {
+func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string, attempts int) string {
 	base := c.cfg.BaseURL
 	where := fmt.Sprintf("HTTP %d: %s", f.status, f.server.describe())
 	if f.inStream {
@@ -216,7 +216,7 @@ func (c *Client) sentence(r rule, f *failure, model string, attempts int) string
 	case ErrModelNotFound:
 		return fmt.Sprintf("model %q is not available at %s (%s); choose another with --model or RALPH_MODEL", model, base, where)
 	case ErrNotAnAPI:
-		return c.notAnAPISentence(where)
+		return c.notAnAPISentence(ctx, where)
 	case ErrRateLimited:
 		return fmt.Sprintf("the model endpoint %s is rate limiting ralph (%s)%s; wait a while or lower --parallel", base, where, after)
 	case ErrServer:
@@ -236,10 +236,10 @@ func (c *Client) sentence(r rule, f *failure, model string, attempts int) string
 }
 
 // classify turns the last failure of a call into an *Error.
-func (c *Client) classify(err error, model string, attempts int) error {
+func (c *Client) classify(ctx context.Context, err error, model string, attempts int) error {
 	f := asFailure(err)
 	r := lookup(f)
-	return &Error{Kind: r.kind, Status: f.status, Config: r.config, Err: err, Msg: c.sentence(r, f, model, attempts)}
+	return &Error{Kind: r.kind, Status: f.status, Config: r.config, Err: err, Msg: c.sentence(ctx, r, f, model, attempts)}
 }
 
 // maxAttemptsFor limits retries where more are unlikely to help: a refused

@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -57,10 +58,25 @@ func (s *Server) countAPI(path string) {
 	s.apiHits[path]++
 }
 
+// hangs holds a native API request until the client goes away, when the
+// scenario says the API hangs.
+func (s *Server) hangs(r *http.Request) bool {
+	if !s.isOllama() || !s.scenario.APIHang {
+		return false
+	}
+	// The server notices the client going away only once the body is read.
+	_, _ = io.Copy(io.Discard, r.Body)
+	<-r.Context().Done()
+	return true
+}
+
 func (s *Server) handlePS(w http.ResponseWriter, r *http.Request) {
 	s.countAPI(r.URL.Path)
 	if !s.isOllama() {
 		s.flavor().outside(w, r)
+		return
+	}
+	if s.hangs(r) {
 		return
 	}
 	type running struct {
@@ -87,6 +103,9 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	s.countAPI(r.URL.Path)
 	if !s.isOllama() {
 		s.flavor().outside(w, r)
+		return
+	}
+	if s.hangs(r) {
 		return
 	}
 	var req struct {
