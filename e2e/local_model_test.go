@@ -35,7 +35,9 @@ func TestSmallUsageIsNoTruncation(t *testing.T) {
 // stops at once; the questions took their whole time limit, about 4 s
 // (issue 36 item 19).
 func TestHardStopCutsContextProbes(t *testing.T) {
-	srv := hangingOllama(t)
+	srv, _ := ollamaServer(t, `{"flavor":"ollama","api_hang":true,"responses":[
+		{"tool_calls":[{"name":"list_files","arguments":"{}"}]},
+		{"text":"done"}]}`)
 	cmd, _, errb := startRalph(t, t.TempDir(), cleanEnv(t), "--base-url", srv.URL, "--json", "look around")
 	waitFor(t, "a question to the native API", 10*time.Second, func() bool { return srv.APIRequests("/api/ps") > 0 })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -47,22 +49,62 @@ func TestHardStopCutsContextProbes(t *testing.T) {
 	}
 }
 
-// hangingOllama is a stand-in Ollama whose native API hangs, on Ollama's
-// own port when it is free, so that ralph asks it before its first
+// ollamaServer is a stand-in Ollama playing js, on Ollama's own port
+// when it is free, so that ralph asks it what it serves before its first
 // request, as it asks a real one; elsewhere ralph learns it is Ollama from
-// its first answer and asks before the second.
-func hangingOllama(t *testing.T) *fakemodel.Server {
+// its first answer and asks before the second. ownPort says which.
+func ollamaServer(t *testing.T, js string) (srv *fakemodel.Server, ownPort bool) {
 	t.Helper()
-	sc, err := fakemodel.ParseScenario([]byte(`{"flavor":"ollama","api_hang":true,"responses":[
-		{"tool_calls":[{"name":"list_files","arguments":"{}"}]},
-		{"text":"done"}]}`))
+	sc, err := fakemodel.ParseScenario([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := fakemodel.NewServerAt(sc, "127.0.0.1:11434")
-	if err != nil {
+	srv, err = fakemodel.NewServerAt(sc, "127.0.0.1:11434")
+	if ownPort = err == nil; !ownPort {
 		srv = fakemodel.NewServer(sc)
 	}
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, ownPort
+}
+
+// TestServedContextTooSmallForThePrompt: when the context Ollama serves
+// cannot hold even ralph's system prompt and tools, ralph stops before
+// sending with exit 2 and the served figure, and the fix is the one for
+// where the limit is set: the Modelfile's num_ctx, or the server's default
+// (issue 36 item 23: it sent, warned and exited 0).
+func TestServedContextTooSmallForThePrompt(t *testing.T) {
+	for _, c := range []struct {
+		name, modelfile, want, not string
+	}{
+		{"modelfile", `,"num_ctx_modelfile":true`, "PARAMETER num_ctx 256", "OLLAMA_CONTEXT_LENGTH"},
+		{"default", ``, "OLLAMA_CONTEXT_LENGTH=32768", "PARAMETER num_ctx"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, ownPort := ollamaServer(t, `{"flavor":"ollama","num_ctx":256`+c.modelfile+`,"responses":[
+				{"tool_calls":[{"name":"list_files","arguments":"{}"}]},
+				{"text":"done"}]}`)
+			r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--json", "look around")
+			if r.code != 2 || resultLine(t, r.stdout)["is_error"] != true {
+				t.Fatalf("exit %d, want 2:\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			last := strings.TrimSpace(r.stderr)
+			last = last[strings.LastIndex(last, "\n")+1:]
+			oneSentence(t, last, "served with a context of 256 tokens", "so ralph did not send it", c.want)
+			if strings.Contains(last, c.not) {
+				t.Errorf("the fix is not where the limit is set: %s", last)
+			}
+			// Ralph knows a Modelfile's num_ctx before it sends anything to
+			// Ollama's own port; the server's default only once a request
+			// loaded the model, and a server elsewhere is known for
+			// Ollama only after its first answer.
+			want := 1
+			if ownPort && c.modelfile != "" {
+				want = 0
+				oneSentence(t, r.stderr)
+			}
+			if n := len(srv.Requests()); n != want {
+				t.Errorf("%d chat requests, want %d", n, want)
+			}
+		})
+	}
 }

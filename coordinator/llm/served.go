@@ -238,7 +238,11 @@ func (c *Client) truncation(ctx context.Context, req Request, read int) *Truncat
 	if !cut || !c.truncWarned.CompareAndSwap(false, true) {
 		return nil
 	}
-	return &Truncation{Sent: sent, Read: read, Window: window, ollama: c.looksLikeOllama()}
+	t := &Truncation{Sent: sent, Read: read, Window: window}
+	if c.looksLikeOllama() {
+		t.fix = c.ollamaFix(ctx, req.Model)
+	}
+	return t
 }
 
 // Sentence is the warning a person reads about a truncated prompt, with
@@ -248,10 +252,9 @@ func (t *Truncation) Sentence(model string) string {
 	if t.Window > 0 {
 		served = fmt.Sprintf(", it serves %q with a %d-token context", model, t.Window)
 	}
-	if t.ollama {
-		return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; "+
-			"start Ollama with a larger context (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or PARAMETER num_ctx in a Modelfile), "+
-			"or set context_tokens in the config below what it serves", t.Sent, t.Read, served)
+	if t.fix != "" {
+		return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; %s; "+
+			"or set context_tokens in the config below what it serves", t.Sent, t.Read, served, t.fix)
 	}
 	return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; "+
 		"start the server with a larger context, or set context_tokens in the config below what it serves", t.Sent, t.Read, served)

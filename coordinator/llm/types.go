@@ -40,10 +40,10 @@ type Response struct {
 
 // Truncation describes a prompt the server cut.
 type Truncation struct {
-	Sent   int // tokens sent, estimated
-	Read   int // prompt tokens the server reported
-	Window int // the context the server serves, 0 when unknown
-	ollama bool
+	Sent   int    // tokens sent, estimated
+	Read   int    // prompt tokens the server reported
+	Window int    // the context the server serves, 0 when unknown
+	fix    string // how to give the model more context (Ollama), or ""
 }
 
 // Delta is a piece of a streaming answer, passed to the caller as it arrives.

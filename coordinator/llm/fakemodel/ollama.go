@@ -2,6 +2,7 @@ package fakemodel
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -122,9 +123,13 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 		writeRaw(w, http.StatusNotFound, "application/json", string(b))
 		return
 	}
+	params := "stop                           \"<|im_end|>\""
+	if s.scenario.NumCtxModelfile {
+		params = fmt.Sprintf("num_ctx                        %d\n", s.numCtx()) + params
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"modelfile":  "FROM " + model,
-		"parameters": "stop                           \"<|im_end|>\"",
+		"parameters": params,
 		"template":   "{{ .Prompt }}",
 		"details":    map[string]any{"format": "gguf", "family": ollamaArchitecture},
 		"model_info": map[string]any{
