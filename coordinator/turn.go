@@ -130,7 +130,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 			if w := d.Waiting; w != nil {
 				ev := Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds()}
 				if w.Silent > 0 {
-					ev.Text = WaitingText(w.Silent)
+					ev.Text = WaitingText(*w)
 				}
 				c.emit(ev)
 			}

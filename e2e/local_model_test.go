@@ -108,3 +108,18 @@ func TestServedContextTooSmallForThePrompt(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalModelSlowFirstWord: a local model that reads its prompt for
+// longer than the idle timeout before its first word is waited for, and
+// the waiting line says why and how long (issue 36 item 18: ralph gave up
+// after the idle timeout, twice).
+func TestLocalModelSlowFirstWord(t *testing.T) {
+	srv := inlineServer(t, `{"responses":[{"text":"read it all","delay_ms":2500}]}`)
+	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--idle-timeout", "1s", "--output-format", "stream-json", "a long prompt")
+	if r.code != 0 || resultLine(t, r.stdout)["result"] != "read it all" || len(srv.Requests()) != 1 {
+		t.Fatalf("exit %d after %d requests: %s", r.code, len(srv.Requests()), r.stderr)
+	}
+	if !strings.Contains(r.stdout, "a local model may read a long prompt before its first word, so ralph waits up to 10 s") {
+		t.Fatalf("the waiting line does not say why:\n%s", r.stdout)
+	}
+}

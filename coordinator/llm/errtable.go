@@ -8,6 +8,7 @@ import (
 	"net"
 	"regexp"
 	"syscall"
+	"time"
 )
 
 // failure is one failed attempt, as the error table reads it.
@@ -20,7 +21,10 @@ type failure struct {
 	inStream bool
 	server   serverError // what the server said, whatever the shape
 	err      error       // the transport's or the stream's own error
-	stalled  bool        // nothing arrived for IdleTimeout
+	stalled  bool        // nothing arrived for the silence limit
+	// silentFor is that limit, when it was longer than IdleTimeout: a
+	// local model that never began its answer.
+	silentFor time.Duration
 	// reached is set when this or an earlier attempt of the call got an
 	// HTTP response: a refused connection then means the server went away,
 	// not that the URL is wrong.
@@ -204,6 +208,9 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 	}
 	switch r.kind {
 	case ErrStalled:
+		if f.silentFor > 0 {
+			return fmt.Sprintf("the model endpoint %s did not begin its answer within %s%s, the time a local model is given to read the prompt; raise --idle-timeout (stream_idle_timeout, ten times it) if the model is only slow", base, f.silentFor, after)
+		}
 		return fmt.Sprintf("the model endpoint %s sent nothing for %s%s; raise --idle-timeout (stream_idle_timeout) if the model is only slow", base, c.cfg.IdleTimeout, after)
 	case ErrNoToolSupport:
 		return fmt.Sprintf("model %q at %s cannot call tools (%s), and ralph works through tools; choose a model that supports them with --model or RALPH_MODEL", model, base, where)

@@ -112,21 +112,8 @@ var numCtxRe = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
 // guess). It returns 0 when the server does not answer like Ollama.
 func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
 	root := strings.TrimSuffix(c.cfg.BaseURL, "/v1")
-	var ps struct {
-		Models []struct {
-			Name          string `json:"name"`
-			Model         string `json:"model"`
-			ContextLength int    `json:"context_length"`
-		} `json:"models"`
-	}
-	if c.getJSON(ctx, http.MethodGet, root+"/api/ps", nil, &ps) {
-		for _, m := range ps.Models {
-			if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
-				if m.ContextLength > 0 {
-					return m.ContextLength, true
-				}
-			}
-		}
+	if n, loaded := c.loadedContext(ctx, model); loaded && n > 0 {
+		return n, true
 	}
 	var show struct {
 		Parameters string         `json:"parameters"`
@@ -149,6 +136,27 @@ func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
 		}
 	}
 	return w, false
+}
+
+// loadedContext asks Ollama's /api/ps whether model is loaded, and with
+// what context.
+func (c *Client) loadedContext(ctx context.Context, model string) (int, bool) {
+	var ps struct {
+		Models []struct {
+			Name          string `json:"name"`
+			Model         string `json:"model"`
+			ContextLength int    `json:"context_length"`
+		} `json:"models"`
+	}
+	if !c.getJSON(ctx, http.MethodGet, strings.TrimSuffix(c.cfg.BaseURL, "/v1")+"/api/ps", nil, &ps) {
+		return 0, false
+	}
+	for _, m := range ps.Models {
+		if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
+			return m.ContextLength, true
+		}
+	}
+	return 0, false
 }
 
 // sameOllamaModel matches a loaded model's name with the one asked for:

@@ -65,6 +65,13 @@ type Delta struct {
 // WaitInfo describes a silence of the endpoint.
 type WaitInfo struct {
 	Silent time.Duration `json:"silent"`
+	// Limit is how long the silence may last before the attempt is given
+	// up, when it is longer than the idle timeout: a local model that has
+	// not begun its answer (it may be reading a long prompt).
+	Limit time.Duration `json:"limit,omitempty"`
+	// Working: Ollama lists the model as loaded, so it is reading the
+	// prompt, and ralph waits as long as Limit says.
+	Working bool `json:"working,omitempty"`
 }
 
 // RetryInfo describes a retry the client is about to make, so faces can show
