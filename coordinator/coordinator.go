@@ -109,7 +109,7 @@ type Coordinator struct {
 	agentSeq  int
 	repeatSig string
 	repeats   int
-	denied    []string
+	denied    []Denial
 	storeErr  error
 	mu        sync.Mutex
 	// workers are the task loop's child agents, which messages for the

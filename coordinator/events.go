@@ -84,8 +84,28 @@ const (
 )
 
 // WaitingText is what faces show while the model endpoint is silent.
-func WaitingText(silent time.Duration) string {
-	return fmt.Sprintf("waiting for the model — no data for %d s", int(silent.Seconds()))
+// A local model that has not begun its answer is waited for longer, and
+// the line says so, and why.
+func WaitingText(w llm.WaitInfo) string {
+	s := fmt.Sprintf("waiting for the model — no data for %d s", int(w.Silent.Seconds()))
+	switch {
+	case w.Working:
+		s += fmt.Sprintf("; Ollama has the model loaded and is reading the prompt, so ralph waits up to %s", roughly(w.Limit))
+	case w.Limit > 0:
+		s += fmt.Sprintf("; a local model may read a long prompt before its first word, so ralph waits up to %s", roughly(w.Limit))
+	}
+	return s
+}
+
+// roughly is a limit in the largest whole unit that says it.
+func roughly(d time.Duration) string {
+	switch {
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d >= time.Second:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	}
+	return d.String()
 }
 
 // ThinkingSummary is the one line a thinking model's reasoning folds to
@@ -194,7 +214,15 @@ type Result struct {
 	Err error `json:"-"`
 	// Signal is the signal behind an interrupted result, if any.
 	Signal os.Signal `json:"-"`
-	// Denied lists commands refused for want of approval, so faces can say
-	// how to allow them.
-	Denied []string `json:"-"`
+	// Denied lists the calls refused for want of an approval nobody could
+	// give, so faces can say how to allow them.
+	Denied []Denial `json:"-"`
+}
+
+// Denial is one call refused for want of approval: a command, or the
+// arguments of another tool (an MCP server's).
+type Denial struct {
+	Tool    string
+	Command string          // run_command's
+	Args    json.RawMessage // any other tool's
 }

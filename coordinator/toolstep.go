@@ -97,10 +97,8 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Output, "\n")
 		c.logError("tool", call.Name, text.Clip(first, 300))
-		if call.Name == workers.ToolRunCommand && strings.Contains(res.Output, workers.ApprovalHint) {
-			var a struct{ Command string }
-			_ = json.Unmarshal(args, &a)
-			c.denied = append(c.denied, a.Command)
+		if res.Denied {
+			c.denied = append(c.denied, denial(call.Name, args))
 		}
 	}
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
@@ -119,6 +117,16 @@ func toolDefs(t Tools, children bool) []conversation.ToolDef {
 		out = append(out, workers.SpawnAgentDef())
 	}
 	return out
+}
+
+// denial is the Denial of a call of tool with args.
+func denial(tool string, args json.RawMessage) Denial {
+	if tool == workers.ToolRunCommand {
+		var a struct{ Command string }
+		_ = json.Unmarshal(args, &a)
+		return Denial{Tool: tool, Command: a.Command}
+	}
+	return Denial{Tool: tool, Args: safeRaw(args)}
 }
 
 // safeRaw returns args when it is valid JSON, else the arguments quoted as a

@@ -40,6 +40,25 @@ type servedWindower interface {
 	ServedWindow(ctx context.Context, model string) int
 }
 
+// servedChecker is a model client that can tell, before a request is
+// sent, that the context its server serves cannot hold the request's
+// fixed part (*llm.Client, for Ollama).
+type servedChecker interface {
+	CheckServed(ctx context.Context, model string, need int) error
+}
+
+// fixedTokens is the part of every request no fitting can shorten: the
+// system prompt and the tool definitions.
+func (c *Coordinator) fixedTokens(tools []conversation.ToolDef) int {
+	n := llm.EstimateTools(tools)
+	for _, m := range c.Messages() {
+		if m.Role == conversation.RoleSystem {
+			n += conversation.EstimateTokens(m)
+		}
+	}
+	return n
+}
+
 // budget is the input budget of the next request: context_tokens when the
 // configuration sets it; otherwise from the window the server says it
 // serves, or else the model's known window, less the tool definitions,
@@ -78,7 +97,22 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		}
 	}
 	tools := toolDefs(c.opts.Tools, c.opts.Children != nil)
-	budget := c.budget(ctx, model, tools)
+	// Learning the budget may ask the server what context it serves (a
+	// question an Ollama whose native API hangs answers only at its time
+	// limit); a hard stop cuts it as it cuts the request.
+	var budget int
+	var tooSmall error
+	if cut := c.watch(ctx, func(ctx context.Context) {
+		budget = c.budget(ctx, model, tools)
+		if sc, ok := c.opts.Model.(servedChecker); ok {
+			tooSmall = sc.CheckServed(ctx, model, c.fixedTokens(tools))
+		}
+	}); cut != nil {
+		return resp, cut, nil
+	}
+	if tooSmall != nil {
+		return resp, nil, tooSmall
+	}
 	msgs, trimmed := memory.FitContext(c.Messages(), budget)
 	if trimmed > 0 {
 		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget),
@@ -96,7 +130,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 			if w := d.Waiting; w != nil {
 				ev := Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds()}
 				if w.Silent > 0 {
-					ev.Text = WaitingText(w.Silent)
+					ev.Text = WaitingText(*w)
 				}
 				c.emit(ev)
 			}

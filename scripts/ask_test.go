@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -123,7 +124,7 @@ func TestProgressShowsWaiting(t *testing.T) {
 	p := startProgress(out, false)
 	defer p.stop()
 	p.handle(coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 1})
-	p.handle(coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, Text: coordinator.WaitingText(12 * time.Second)})
+	p.handle(coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, Text: coordinator.WaitingText(llm.WaitInfo{Silent: 12 * time.Second})})
 	if got := out.String(); !strings.Contains(got, "waiting for the model — no data for 12 s") {
 		t.Fatalf("status line: %q", got)
 	}

@@ -5,9 +5,11 @@ package scripts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -233,10 +235,12 @@ type ResultJSON struct {
 	Reason string             `json:"reason,omitempty"`
 }
 
-// Denial is a tool call refused for want of approval.
+// Denial is a tool call refused for want of approval: a command, or an
+// MCP tool's call with its arguments.
 type Denial struct {
-	ToolName string `json:"tool_name"`
-	Command  string `json:"command"`
+	ToolName  string          `json:"tool_name"`
+	Command   string          `json:"command,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
 // NewResultJSON builds the contract object from a result.
@@ -244,8 +248,8 @@ func NewResultJSON(res coordinator.Result) ResultJSON {
 	r := ResultJSON{Type: "result", Subtype: res.Subtype, IsError: res.IsError, Result: res.Text,
 		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
 		Usage: res.Usage, TotalCostUSD: res.CostUSD}
-	for _, c := range res.Denied {
-		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: workers.ToolRunCommand, Command: c})
+	for _, d := range res.Denied {
+		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: d.Tool, Command: d.Command, Arguments: d.Args})
 	}
 	if res.Err != nil {
 		r.Error = res.Err.Error()
@@ -319,11 +323,33 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		}
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(msg))
 	}
-	if len(res.Denied) > 0 {
-		fmt.Fprintf(o.Stderr, "ralph: %d command(s) were not run because they need approval (%s); %s\n",
-			len(res.Denied), quoteList(res.Denied), workers.ApprovalHint)
+	for _, l := range deniedSummary(res.Denied) {
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", l)
 	}
 	return code
+}
+
+// deniedSummary says, in a sentence for the commands and one for the MCP
+// tools, which calls were refused for want of approval and how to allow
+// them.
+func deniedSummary(denied []coordinator.Denial) []string {
+	var cmds, tools []string
+	for _, d := range denied {
+		if d.Tool == workers.ToolRunCommand {
+			cmds = append(cmds, d.Command)
+		} else if !slices.Contains(tools, d.Tool) {
+			tools = append(tools, d.Tool)
+		}
+	}
+	var out []string
+	if len(cmds) > 0 {
+		out = append(out, fmt.Sprintf("%d command(s) were not run because they need approval (%s); %s", len(cmds), quoteList(cmds), workers.ApprovalHint))
+	}
+	if len(tools) > 0 {
+		out = append(out, fmt.Sprintf("MCP tool calls were not made because they need approval (%s); rerun ralph with --yes (-y) or --allowed-tools %s to allow them",
+			quoteList(tools), strings.Join(tools, ",")))
+	}
+	return out
 }
 
 // WriteAnswer writes markdown text to stdout, rendered on a terminal.

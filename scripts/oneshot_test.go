@@ -50,9 +50,9 @@ func TestResultJSONContract(t *testing.T) {
 	if buf.String() != want {
 		t.Fatalf("got  %s\nwant %s", buf.String(), want)
 	}
-	r = NewResultJSON(coordinator.Result{Subtype: "error_during_execution", IsError: true, Err: errors.New("e"), Denied: []string{"rm x"}})
+	r = NewResultJSON(coordinator.Result{Subtype: "error_during_execution", IsError: true, Err: errors.New("e"), Denied: []coordinator.Denial{{Tool: "run_command", Command: "rm x"}, {Tool: "mcp__t__echo", Args: json.RawMessage(`{"text":"hi"}`)}}})
 	b, _ := json.Marshal(r)
-	if !strings.Contains(string(b), `"total_cost_usd":null`) || !strings.Contains(string(b), `"permission_denials":[{"tool_name":"run_command","command":"rm x"}]`) {
+	if !strings.Contains(string(b), `"total_cost_usd":null`) || !strings.Contains(string(b), `"permission_denials":[{"tool_name":"run_command","command":"rm x"},{"tool_name":"mcp__t__echo","arguments":{"text":"hi"}}]`) {
 		t.Fatalf("got %s", b)
 	}
 }

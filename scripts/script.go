@@ -17,7 +17,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/workers"
 )
 
 // Step is one message or slash command of a script.
@@ -247,9 +246,8 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 			fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, text.StripControls(msg))
 		}
 	}
-	if len(res.Denied) > 0 {
-		fmt.Fprintf(s.Stderr, "ralph: line %d: %d command(s) were not run because they need approval (%s); %s\n",
-			st.Line, len(res.Denied), quoteList(res.Denied), workers.ApprovalHint)
+	for _, l := range deniedSummary(res.Denied) {
+		fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, l)
 	}
 	return code, false, res.Subtype == coordinator.SubtypeInterrupted
 }

@@ -6,6 +6,10 @@ import "context"
 type Decision struct {
 	Allowed bool
 	Reason  string // shown to the model when not allowed
+	// Unasked: refused because nobody could be asked, or nobody answered,
+	// rather than by a person or a rule; the run's result lists such
+	// calls as permission denials, with how to allow them.
+	Unasked bool
 }
 
 // Approver decides whether run_command may run a command. ralph's one
@@ -25,8 +29,6 @@ type WriteApprover interface {
 }
 
 // ApprovalHint tells the user how to allow commands without a terminal.
-// A refusal that contains it counts as a permission denial in the run's
-// result.
 const ApprovalHint = "rerun ralph with --yes (-y) to allow commands, or with --wait-for-answers to wait for `ralph answer` from another terminal"
 
 // refuseAll is the approver of a toolset given none: nothing runs, and the
@@ -34,7 +36,7 @@ const ApprovalHint = "rerun ralph with --yes (-y) to allow commands, or with --w
 type refuseAll struct{}
 
 func (refuseAll) ApproveCommand(context.Context, string) Decision {
-	return Decision{Reason: "run_command needs approval and nobody can be asked here; " + ApprovalHint}
+	return Decision{Reason: "run_command needs approval and nobody can be asked here; " + ApprovalHint, Unasked: true}
 }
 
 // UnsandboxedPrefix marks a command that asks to run outside the sandbox

@@ -58,7 +58,9 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 		if ctx.Err() != nil {
 			return errResult("command cancelled before it ran")
 		}
-		return errResult("command was not run: %s", d.Reason)
+		r := errResult("command was not run: %s", d.Reason)
+		r.Denied = d.Unasked
+		return r
 	}
 	return t.execute(ctx, a.Command, timeout, t.policy)
 }

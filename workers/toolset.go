@@ -26,6 +26,9 @@ import (
 type Result struct {
 	Output  string
 	IsError bool
+	// Denied: the call did not happen because it needed an approval
+	// nobody could give (Decision.Unasked); the run's result lists it.
+	Denied bool
 }
 
 // Tool is one callable tool; the coordinator registers extra tools later.

@@ -20,13 +20,17 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var stalled atomic.Bool
-	stopWatch := c.watch(slot, emit, func() {
+	var silentFor atomic.Int64
+	stopWatch := c.watch(ctx, req.Model, slot, emit, func(limit time.Duration) {
+		if limit > c.cfg.IdleTimeout {
+			silentFor.Store(int64(limit))
+		}
 		stalled.Store(true)
 		cancel()
 	})
 	defer stopWatch()
 	fail := func(err error) (Response, error) {
-		f := &failure{err: err, stalled: stalled.Load()}
+		f := &failure{err: err, stalled: stalled.Load(), silentFor: time.Duration(silentFor.Load())}
 		if f.stalled {
 			return Response{}, f
 		}
@@ -143,7 +147,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		if d := usage.CompletionTokensDetails; d != nil {
 			out.Usage.ReasoningTokens = d.ReasoningTokens
 		}
-		out.Truncation = c.truncation(req, usage.PromptTokens)
+		out.read = usage.PromptTokens
 	} else {
 		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
 	}
@@ -220,9 +224,10 @@ func estimateUsage(req Request, answer conversation.Message, reasoning string) c
 
 // watch is the idle watchdog of one attempt: it tells the caller about a
 // silence longer than WaitNotice, about once a second, and again when data
-// flows after it; and it calls stall once the silence reaches IdleTimeout.
-// The returned stop ends it.
-func (c *Client) watch(slot *attemptSlot, emit func(Delta), stall func()) (stop func()) {
+// flows after it; and it calls stall once the silence reaches its limit:
+// IdleTimeout, or longer for a local model that has not begun its answer
+// (silenceLimit). The returned stop ends it.
+func (c *Client) watch(ctx context.Context, model string, slot *attemptSlot, emit func(Delta), stall func(limit time.Duration)) (stop func()) {
 	tick := min(max(c.cfg.IdleTimeout/20, 10*time.Millisecond), 250*time.Millisecond)
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -231,6 +236,7 @@ func (c *Client) watch(slot *attemptSlot, emit func(Delta), stall func()) (stop 
 		t := time.NewTicker(tick)
 		defer t.Stop()
 		var told time.Duration // the silence last reported, in whole seconds
+		var p patience
 		for {
 			select {
 			case <-done:
@@ -238,14 +244,19 @@ func (c *Client) watch(slot *attemptSlot, emit func(Delta), stall func()) (stop 
 			case <-t.C:
 			}
 			silent := slot.silence()
+			limit, working := c.silenceLimit(ctx, model, slot, silent, &p)
 			switch {
-			case silent >= c.cfg.IdleTimeout:
-				stall()
+			case silent >= limit:
+				stall(limit)
 				return
 			case silent >= c.cfg.WaitNotice:
 				if s := silent.Truncate(time.Second); s != told && s > 0 {
 					told = s
-					emit(Delta{Waiting: &WaitInfo{Silent: s}})
+					w := &WaitInfo{Silent: s, Working: working}
+					if limit > c.cfg.IdleTimeout {
+						w.Limit = limit
+					}
+					emit(Delta{Waiting: w})
 				}
 			case told > 0:
 				told = 0

@@ -31,6 +31,12 @@ type Config struct {
 	// IdleTimeout is the longest silence tolerated while waiting for the
 	// response or its next bytes (default DefaultIdleTimeout).
 	IdleTimeout time.Duration
+	// FirstByteTimeout is, for a local endpoint (see local.go), the
+	// longest silence before the first byte of the answer (default 10 ×
+	// IdleTimeout): a model on a CPU may read a long prompt for minutes
+	// before its first word. An Ollama that lists the model as loaded is
+	// waited for longer still (local.go).
+	FirstByteTimeout time.Duration
 	// WaitNotice is how long a silence lasts before the caller hears about
 	// it through Delta.Waiting (default 10s, or half of a shorter
 	// IdleTimeout).
@@ -78,6 +84,8 @@ type Client struct {
 	truncWarned atomic.Bool
 	// tools keeps the encoded tool definitions (tools.go).
 	tools toolCache
+	// local: the endpoint is on this machine or its network (local.go).
+	local bool
 }
 
 // New returns a client for cfg.
@@ -96,6 +104,9 @@ func New(cfg Config) *Client {
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.FirstByteTimeout <= 0 {
+		cfg.FirstByteTimeout = 10 * cfg.IdleTimeout
 	}
 	if cfg.WaitNotice <= 0 {
 		cfg.WaitNotice = 10 * time.Second
@@ -117,7 +128,7 @@ func New(cfg Config) *Client {
 	// 300 of them, which a long queue reaches. Silence is the idle
 	// watchdog's business.
 	oc.EmptyMessagesLimit = 1 << 30
-	return &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), httpClient: hc}
+	return &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), httpClient: hc, local: isLocal(cfg.BaseURL)}
 }
 
 // BaseURL is the endpoint this client talks to.
@@ -142,6 +153,9 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		slot := newSlot()
 		resp, err := c.attempt(withSlot(ctx, slot), req, slot, emit)
 		if err == nil {
+			// Asked outside the attempt's context, whose requests carry
+			// the tools of the chat request.
+			resp.Truncation = c.truncation(ctx, req, resp.read)
 			return resp, nil
 		}
 		if ctx.Err() != nil {
@@ -188,7 +202,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		case <-t.C:
 		}
 	}
-	return Response{}, c.classify(lastErr, req.Model, attempt)
+	return Response{}, c.classify(ctx, lastErr, req.Model, attempt)
 }
 
 // serialize makes onDelta safe to call from the stream and the idle

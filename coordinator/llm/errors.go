@@ -126,19 +126,21 @@ func rootCause(err error) string {
 // API. The common case is a missing /v1 (Ollama's root answers "Ollama is
 // running" and 404 for /chat/completions), so when the base URL lacks it,
 // ralph asks the same server at /v1 and, if that answers, says so.
-func (c *Client) notAnAPISentence(where string) string {
+func (c *Client) notAnAPISentence(ctx context.Context, where string) string {
 	base := c.cfg.BaseURL
 	if !strings.HasSuffix(base, "/v1") {
-		if c.probe(base + "/v1/models") {
+		if c.probe(ctx, base+"/v1/models") {
 			return fmt.Sprintf("%s is not the OpenAI-compatible API (%s), but %s/v1 is; use --base-url %s/v1 (or OPENAI_BASE_URL)", base, where, base, base)
 		}
 	}
 	return fmt.Sprintf("%s does not answer like an OpenAI-compatible API (%s); check --base-url or OPENAI_BASE_URL (it usually ends in /v1)", base, where)
 }
 
-// probe reports whether GET url answers 200, within a short time.
-func (c *Client) probe(url string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+// probe reports whether GET url answers 200, within a short time; a hard
+// stop (ctx) ends it at once, as it ends every question ralph asks a
+// server beside the chat request.
+func (c *Client) probe(ctx context.Context, url string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	resp, err := c.sideRequest(ctx, http.MethodGet, url, nil)
 	if err != nil {

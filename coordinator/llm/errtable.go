@@ -8,6 +8,7 @@ import (
 	"net"
 	"regexp"
 	"syscall"
+	"time"
 )
 
 // failure is one failed attempt, as the error table reads it.
@@ -20,7 +21,10 @@ type failure struct {
 	inStream bool
 	server   serverError // what the server said, whatever the shape
 	err      error       // the transport's or the stream's own error
-	stalled  bool        // nothing arrived for IdleTimeout
+	stalled  bool        // nothing arrived for the silence limit
+	// silentFor is that limit, when it was longer than IdleTimeout: a
+	// local model that never began its answer.
+	silentFor time.Duration
 	// reached is set when this or an earlier attempt of the call got an
 	// HTTP response: a refused connection then means the server went away,
 	// not that the URL is wrong.
@@ -192,7 +196,7 @@ func asFailure(err error) *failure {
 
 // sentence is the one sentence a person reads about a failed call: what
 // happened, the server's own words, and what to do.
-func (c *Client) sentence(r rule, f *failure, model string, attempts int) string {
+func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string, attempts int) string {
 	base := c.cfg.BaseURL
 	where := fmt.Sprintf("HTTP %d: %s", f.status, f.server.describe())
 	if f.inStream {
@@ -204,6 +208,9 @@ func (c *Client) sentence(r rule, f *failure, model string, attempts int) string
 	}
 	switch r.kind {
 	case ErrStalled:
+		if f.silentFor > 0 {
+			return fmt.Sprintf("the model endpoint %s did not begin its answer within %s%s, the time a local model is given to read the prompt; raise --idle-timeout (stream_idle_timeout, ten times it) if the model is only slow", base, f.silentFor, after)
+		}
 		return fmt.Sprintf("the model endpoint %s sent nothing for %s%s; raise --idle-timeout (stream_idle_timeout) if the model is only slow", base, c.cfg.IdleTimeout, after)
 	case ErrNoToolSupport:
 		return fmt.Sprintf("model %q at %s cannot call tools (%s), and ralph works through tools; choose a model that supports them with --model or RALPH_MODEL", model, base, where)
@@ -216,7 +223,7 @@ func (c *Client) sentence(r rule, f *failure, model string, attempts int) string
 	case ErrModelNotFound:
 		return fmt.Sprintf("model %q is not available at %s (%s); choose another with --model or RALPH_MODEL", model, base, where)
 	case ErrNotAnAPI:
-		return c.notAnAPISentence(where)
+		return c.notAnAPISentence(ctx, where)
 	case ErrRateLimited:
 		return fmt.Sprintf("the model endpoint %s is rate limiting ralph (%s)%s; wait a while or lower --parallel", base, where, after)
 	case ErrServer:
@@ -236,10 +243,10 @@ func (c *Client) sentence(r rule, f *failure, model string, attempts int) string
 }
 
 // classify turns the last failure of a call into an *Error.
-func (c *Client) classify(err error, model string, attempts int) error {
+func (c *Client) classify(ctx context.Context, err error, model string, attempts int) error {
 	f := asFailure(err)
 	r := lookup(f)
-	return &Error{Kind: r.kind, Status: f.status, Config: r.config, Err: err, Msg: c.sentence(r, f, model, attempts)}
+	return &Error{Kind: r.kind, Status: f.status, Config: r.config, Err: err, Msg: c.sentence(ctx, r, f, model, attempts)}
 }
 
 // maxAttemptsFor limits retries where more are unlikely to help: a refused

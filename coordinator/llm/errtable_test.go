@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -94,7 +95,7 @@ func TestErrorTable(t *testing.T) {
 			if r.kind != tt.kind || r.retry != tt.retry || r.config != tt.config {
 				t.Errorf("rule %q: kind %v, retry %v, config %v; want %v, %v, %v", r.name, r.kind, r.retry, r.config, tt.kind, tt.retry, tt.config)
 			}
-			err := c.classify(f, "m", 1)
+			err := c.classify(context.Background(), f, "m", 1)
 			if !errors.Is(err, tt.kind) || IsConfigError(err) != tt.config {
 				t.Errorf("classify = %v (config %v)", err, IsConfigError(err))
 			}

@@ -92,15 +92,16 @@ func (c *Client) ServedWindow(ctx context.Context, model string) int {
 	return e.window
 }
 
-// cachedWindow is what ServedWindow found, without asking.
-func (c *Client) cachedWindow(model string) int {
+// cachedWindow is what ServedWindow found, without asking, and whether
+// the server said so (rather than ralph guessing).
+func (c *Client) cachedWindow(model string) (int, bool) {
 	if v, ok := servedCache.Load(c.servedKey(model)); ok {
 		e := v.(*servedEntry)
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		return e.window
+		return e.window, e.final
 	}
-	return 0
+	return 0, false
 }
 
 var numCtxRe = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
@@ -111,21 +112,8 @@ var numCtxRe = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
 // guess). It returns 0 when the server does not answer like Ollama.
 func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
 	root := strings.TrimSuffix(c.cfg.BaseURL, "/v1")
-	var ps struct {
-		Models []struct {
-			Name          string `json:"name"`
-			Model         string `json:"model"`
-			ContextLength int    `json:"context_length"`
-		} `json:"models"`
-	}
-	if c.getJSON(ctx, http.MethodGet, root+"/api/ps", nil, &ps) {
-		for _, m := range ps.Models {
-			if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
-				if m.ContextLength > 0 {
-					return m.ContextLength, true
-				}
-			}
-		}
+	if n, loaded := c.loadedContext(ctx, model); loaded && n > 0 {
+		return n, true
 	}
 	var show struct {
 		Parameters string         `json:"parameters"`
@@ -148,6 +136,27 @@ func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
 		}
 	}
 	return w, false
+}
+
+// loadedContext asks Ollama's /api/ps whether model is loaded, and with
+// what context.
+func (c *Client) loadedContext(ctx context.Context, model string) (int, bool) {
+	var ps struct {
+		Models []struct {
+			Name          string `json:"name"`
+			Model         string `json:"model"`
+			ContextLength int    `json:"context_length"`
+		} `json:"models"`
+	}
+	if !c.getJSON(ctx, http.MethodGet, strings.TrimSuffix(c.cfg.BaseURL, "/v1")+"/api/ps", nil, &ps) {
+		return 0, false
+	}
+	for _, m := range ps.Models {
+		if sameOllamaModel(m.Name, model) || sameOllamaModel(m.Model, model) {
+			return m.ContextLength, true
+		}
+	}
+	return 0, false
 }
 
 // sameOllamaModel matches a loaded model's name with the one asked for:
@@ -214,22 +223,34 @@ func EstimateTools(tools []conversation.ToolDef) int {
 	return n
 }
 
-// truncation reports, once per client, a prompt the server read much less
-// of than was sent: under half of the estimate (which errs high, but not
-// by half), or a prompt well over the window the server serves that it
-// read no more than the window of. Ollama reports the prompt tokens it
-// kept after cutting.
-func (c *Client) truncation(req Request, read int) *Truncation {
+// truncation reports, once per client, a prompt the server cut: one well
+// over the context window the server says it serves, of which it read no
+// more than the window (Ollama reports the prompt tokens it kept after
+// cutting). A small count alone is no evidence: servers report only what
+// their cache missed, or count their own way. A window ralph only guessed
+// (the model was not loaded yet) is asked again, now that the request
+// loaded it.
+func (c *Client) truncation(ctx context.Context, req Request, read int) *Truncation {
 	if read <= 0 || c.truncWarned.Load() {
 		return nil
 	}
 	sent := estimateRequest(req)
-	window := c.cachedWindow(req.Model)
-	cut := sent >= 1024 && (read*2 < sent || (window > 0 && read <= window && sent > window+window/4))
+	if sent < 1024 || read >= sent {
+		return nil
+	}
+	window, final := c.cachedWindow(req.Model)
+	if !final && c.looksLikeOllama() {
+		window = c.ServedWindow(ctx, req.Model)
+	}
+	cut := window > 0 && read <= window && sent > window+window/4
 	if !cut || !c.truncWarned.CompareAndSwap(false, true) {
 		return nil
 	}
-	return &Truncation{Sent: sent, Read: read, Window: window, ollama: c.looksLikeOllama()}
+	t := &Truncation{Sent: sent, Read: read, Window: window}
+	if c.looksLikeOllama() {
+		t.fix = c.ollamaFix(ctx, req.Model)
+	}
+	return t
 }
 
 // Sentence is the warning a person reads about a truncated prompt, with
@@ -239,10 +260,9 @@ func (t *Truncation) Sentence(model string) string {
 	if t.Window > 0 {
 		served = fmt.Sprintf(", it serves %q with a %d-token context", model, t.Window)
 	}
-	if t.ollama {
-		return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; "+
-			"start Ollama with a larger context (OLLAMA_CONTEXT_LENGTH=32768 ollama serve, or PARAMETER num_ctx in a Modelfile), "+
-			"or set context_tokens in the config below what it serves", t.Sent, t.Read, served)
+	if t.fix != "" {
+		return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; %s; "+
+			"or set context_tokens in the config below what it serves", t.Sent, t.Read, served, t.fix)
 	}
 	return fmt.Sprintf("the model server cut the prompt: ralph sent about %d tokens and it read %d%s; "+
 		"start the server with a larger context, or set context_tokens in the config below what it serves", t.Sent, t.Read, served)

@@ -34,6 +34,8 @@ const maxLine = 64 << 10
 // attemptSlot is what the tap learnt about one attempt's response.
 type attemptSlot struct {
 	last atomic.Int64 // unix nanoseconds of the request start or the last byte received
+	// answered is set by the first byte of the answer's body.
+	answered atomic.Bool
 
 	mu          sync.Mutex
 	status      int
@@ -55,6 +57,12 @@ func newSlot() *attemptSlot {
 
 func withSlot(ctx context.Context, s *attemptSlot) context.Context {
 	return context.WithValue(ctx, slotKey{}, s)
+}
+
+// withoutSlot is ctx for a request beside the attempt's (a question to
+// the server's native API): cancelled with the attempt, without its tools.
+func withoutSlot(ctx context.Context) context.Context {
+	return context.WithValue(ctx, slotKey{}, (*attemptSlot)(nil))
 }
 
 func (s *attemptSlot) touch() { s.last.Store(time.Now().UnixNano()) }
@@ -114,6 +122,7 @@ var limitHeaders = []string{
 
 func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	slot, ok := req.Context().Value(slotKey{}).(*attemptSlot)
+	ok = ok && slot != nil
 	if ok && slot.tools != nil {
 		var err error
 		if req, err = withTools(req, slot.tools); err != nil {
@@ -165,6 +174,7 @@ func (b *tapBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if n > 0 {
 		b.slot.touch()
+		b.slot.answered.Store(true)
 		b.scan(p[:n])
 	}
 	if err == io.EOF && len(b.line) > 0 {

@@ -30,18 +30,20 @@ type Response struct {
 	// Reasoning is what a thinking model reasoned before its answer. It is
 	// shown, never sent back: it is not part of Message.
 	Reasoning string
-	// Truncation is set when the server read much less of the prompt than
-	// was sent (Ollama cuts a prompt longer than its context silently), the
-	// first time this client sees it.
+	// Truncation is set when the server cut the prompt (Ollama cuts a
+	// prompt longer than the context it serves silently), the first time
+	// this client sees it.
 	Truncation *Truncation
+	// read is the prompt tokens the server reported, 0 when it did not.
+	read int
 }
 
 // Truncation describes a prompt the server cut.
 type Truncation struct {
-	Sent   int // tokens sent, estimated
-	Read   int // prompt tokens the server reported
-	Window int // the context the server serves, 0 when unknown
-	ollama bool
+	Sent   int    // tokens sent, estimated
+	Read   int    // prompt tokens the server reported
+	Window int    // the context the server serves, 0 when unknown
+	fix    string // how to give the model more context (Ollama), or ""
 }
 
 // Delta is a piece of a streaming answer, passed to the caller as it arrives.
@@ -63,6 +65,13 @@ type Delta struct {
 // WaitInfo describes a silence of the endpoint.
 type WaitInfo struct {
 	Silent time.Duration `json:"silent"`
+	// Limit is how long the silence may last before the attempt is given
+	// up, when it is longer than the idle timeout: a local model that has
+	// not begun its answer (it may be reading a long prompt).
+	Limit time.Duration `json:"limit,omitempty"`
+	// Working: Ollama lists the model as loaded, so it is reading the
+	// prompt, and ralph waits as long as Limit says.
+	Working bool `json:"working,omitempty"`
 }
 
 // RetryInfo describes a retry the client is about to make, so faces can show

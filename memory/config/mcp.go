@@ -74,6 +74,12 @@ type MCPServer struct {
 	// root). nil means the table sets none, and ralph decides
 	// (workers/mcp); an empty list offers none.
 	Roots []string
+	// EnabledTools, when not nil, are the only tools of the server the
+	// model is offered (codex's enabled_tools); DisabledTools are never
+	// offered (codex's disabled_tools), whatever EnabledTools says. Both
+	// name tools as the server does.
+	EnabledTools  []string
+	DisabledTools []string
 	// written is the definition as its file writes it, before variables
 	// are expanded: what a person approves, and what the fingerprint
 	// identifies, so an approval lapses when the definition changes.
@@ -100,6 +106,9 @@ type MCPDefinition struct {
 	HeadersEnv map[string]string
 	// Roots are the table's roots; nil when it sets none.
 	Roots []string
+	// EnvVars name the variables of the person's environment the table
+	// passes to the server (codex's env_vars).
+	EnvVars []string
 }
 
 // Definition is the server's definition as its file writes it.
@@ -118,6 +127,16 @@ func (s MCPServer) Runs() string {
 	return s.URL
 }
 
+// Offers reports whether the model is offered the server's tool of that
+// name (the server's own name for it), by enabled_tools and
+// disabled_tools: a tool a person hid is neither listed nor callable.
+func (s MCPServer) Offers(tool string) bool {
+	if s.EnabledTools != nil && !slices.Contains(s.EnabledTools, tool) {
+		return false
+	}
+	return !slices.Contains(s.DisabledTools, tool)
+}
+
 // MCPServerFile is one [mcp_servers.NAME] table (codex's shape; codex's
 // names for the same settings are accepted too).
 type MCPServerFile struct {
@@ -132,7 +151,18 @@ type MCPServerFile struct {
 	EnvHTTPHeaders map[string]string `toml:"env_http_headers"`
 	// BearerTokenEnvVar sends "Authorization: Bearer $VAR" (codex's name).
 	BearerTokenEnvVar string `toml:"bearer_token_env_var"`
-	Enabled           *bool  `toml:"enabled"`
+	// HTTPHeaders are headers sent with their values as written
+	// (codex's http_headers); a token belongs in headers_env instead.
+	HTTPHeaders map[string]string `toml:"http_headers"`
+	Enabled     *bool             `toml:"enabled"`
+	// EnabledTools and DisabledTools choose which of the server's tools
+	// the model is offered (codex's names; see MCPServer).
+	EnabledTools  []string `toml:"enabled_tools"`
+	DisabledTools []string `toml:"disabled_tools"`
+	// EnvVars name variables of ralph's environment passed to the server
+	// (codex's env_vars): ralph passes its environment, less its model
+	// key, so this matters for a variable ralph would keep back.
+	EnvVars []string `toml:"env_vars"`
 	// Roots are the directories offered to the server as MCP roots,
 	// instead of ralph's choice (see workers/mcp); relative ones are
 	// relative to the project root.
@@ -145,7 +175,7 @@ type MCPServerFile struct {
 }
 
 // mcpKeys are the settings of an [mcp_servers.NAME] table, for messages.
-const mcpKeys = "command, args, env, cwd, url, headers_env, bearer_token_env_var, roots, enabled, tool_timeout, startup_timeout"
+const mcpKeys = "command, args, env, env_vars, cwd, url, headers_env, http_headers, bearer_token_env_var, roots, enabled, enabled_tools, disabled_tools, tool_timeout, startup_timeout"
 
 // serverName is what a server may be called: it becomes part of tool
 // names (mcp__NAME__tool), which models accept only in this alphabet.
@@ -178,6 +208,11 @@ func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, 
 		if f.Enabled != nil {
 			s.Enabled = *f.Enabled
 		}
+		if f.EnabledTools != nil {
+			// `enabled_tools = []` offers none, unlike a table without it.
+			s.EnabledTools = append([]string{}, f.EnabledTools...)
+		}
+		s.DisabledTools = f.DisabledTools
 		switch {
 		case f.Command != "" && f.URL != "":
 			return nil, invalidf("%s: mcp_servers.%s sets both command and url; a server is either a command ralph starts or a URL", path, name)
@@ -219,11 +254,33 @@ func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, 
 		if f.BearerTokenEnvVar != "" {
 			headersEnv["Authorization"] = f.BearerTokenEnvVar
 		}
-		if len(headersEnv) > 0 && s.Transport == TransportStdio {
+		if (len(headersEnv) > 0 || len(f.HTTPHeaders) > 0) && s.Transport == TransportStdio {
 			return nil, invalidf("%s: mcp_servers.%s: HTTP headers are for a server with a url, not a command", path, name)
 		}
+		if len(f.EnvVars) > 0 && s.Transport != TransportStdio {
+			return nil, invalidf("%s: mcp_servers.%s: env_vars are for a server ralph starts (a command), not a url", path, name)
+		}
+		if len(f.EnvVars) > 0 {
+			env := maps.Clone(f.Env)
+			if env == nil {
+				env = map[string]string{}
+			}
+			for _, v := range f.EnvVars {
+				// The table's own env wins over the variable of that name.
+				if _, set := env[v]; !set && getenv(v) != "" {
+					env[v] = getenv(v)
+				}
+			}
+			s.Env = env
+		}
+		if len(f.HTTPHeaders) > 0 {
+			s.Headers = maps.Clone(f.HTTPHeaders)
+		}
 		if len(headersEnv) > 0 {
-			s.HeadersEnv, s.Headers = headersEnv, map[string]string{}
+			if s.Headers == nil {
+				s.Headers = map[string]string{}
+			}
+			s.HeadersEnv = headersEnv
 			for _, h := range slices.Sorted(maps.Keys(headersEnv)) {
 				v := getenv(headersEnv[h])
 				if v == "" {
@@ -237,7 +294,7 @@ func mcpServers(tables map[string]MCPServerFile, path string, fromProject bool, 
 			}
 		}
 		s.written = MCPDefinition{Transport: s.Transport, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, URL: f.URL,
-			HeadersEnv: headersEnv, Roots: s.Roots}
+			Headers: f.HTTPHeaders, HeadersEnv: headersEnv, Roots: s.Roots, EnvVars: f.EnvVars}
 		out = append(out, s)
 	}
 	return out, nil
@@ -414,6 +471,9 @@ func (d MCPDefinition) Fingerprint() string {
 		"url": d.URL, "headers": d.Headers, "headers_env": d.HeadersEnv}
 	if d.Roots != nil {
 		m["roots"] = d.Roots
+	}
+	if len(d.EnvVars) > 0 {
+		m["env_vars"] = d.EnvVars
 	}
 	data, _ := json.Marshal(m)
 	sum := sha256.Sum256(data)

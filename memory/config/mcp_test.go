@@ -237,3 +237,58 @@ func TestMCPFingerprintCoversWhatRuns(t *testing.T) {
 		t.Fatalf("no roots read as %#v", base["x"].Roots)
 	}
 }
+
+// TestMCPCodexTableSettings: codex's enabled_tools, disabled_tools,
+// env_vars and http_headers are accepted (issue 36: each made every
+// command exit 2) and mean what they mean in codex.
+func TestMCPCodexTableSettings(t *testing.T) {
+	user := `
+[mcp_servers.fs]
+command = "npx"
+env = { KEEP = "mine" }
+env_vars = ["MY_TOKEN", "KEEP", "UNSET_ONE"]
+enabled_tools = ["read_file", "list_directory", "write_file"]
+disabled_tools = ["write_file"]
+
+[mcp_servers.web]
+url = "https://mcp.example/mcp"
+http_headers = { "X-Client" = "ralph" }
+env_http_headers = { Authorization = "WEB_AUTH" }
+enabled_tools = []
+`
+	c, err := load(t, map[string]string{userFile: user}, env{"MY_TOKEN": "tok-from-env", "KEEP": "theirs", "WEB_AUTH": "secret-auth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, web := c.MCPServers[0], c.MCPServers[1]
+	if fs.Env["MY_TOKEN"] != "tok-from-env" || fs.Env["KEEP"] != "mine" || len(fs.Env) != 2 {
+		t.Errorf("env = %v: env_vars pass the named variables that are set, the table's env winning", fs.Env)
+	}
+	for tool, want := range map[string]bool{"read_file": true, "list_directory": true, "write_file": false, "move_file": false} {
+		if fs.Offers(tool) != want {
+			t.Errorf("fs offers %s = %v, want %v", tool, !want, want)
+		}
+	}
+	if web.Offers("anything") {
+		t.Error("enabled_tools = [] must offer no tool")
+	}
+	if web.Headers["X-Client"] != "ralph" || web.Headers["Authorization"] != "secret-auth" {
+		t.Errorf("headers = %v", web.Headers)
+	}
+	if d := fs.Definition(); strings.Join(d.EnvVars, ",") != "MY_TOKEN,KEEP,UNSET_ONE" || d.Env["KEEP"] != "mine" || len(d.Env) != 1 {
+		t.Errorf("the definition shown for approval = %+v", d)
+	}
+	// A change of env_vars is a change of what the server is given.
+	c2, err := load(t, map[string]string{userFile: strings.Replace(user, `"MY_TOKEN", `, "", 1)}, env{})
+	if err != nil || c2.MCPServers[0].Fingerprint() == fs.Fingerprint() {
+		t.Errorf("env_vars are not in the fingerprint (err %v)", err)
+	}
+	for _, bad := range []struct{ file, want string }{
+		{"[mcp_servers.x]\ncommand = \"a\"\nhttp_headers = { A = \"B\" }\n", "HTTP headers are for a server with a url"},
+		{"[mcp_servers.x]\nurl = \"http://h/\"\nenv_vars = [\"A\"]\n", "env_vars are for a server ralph starts"},
+	} {
+		if _, err := load(t, map[string]string{userFile: bad.file}, env{}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: err = %v, want %q", bad.file, err, bad.want)
+		}
+	}
+}

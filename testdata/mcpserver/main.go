@@ -8,6 +8,7 @@
 //
 //	MCP_MARKER  a file this server appends its pid to when it starts
 //	MCP_CHILD   a file the crash tool writes the pid of the child it leaves behind to
+//	MCP_BANNER  lines printed on stdout before the server speaks MCP, as some servers do
 package main
 
 import (
@@ -28,6 +29,9 @@ func main() {
 			fmt.Fprintf(f, "%d\n", os.Getpid())
 			f.Close()
 		}
+	}
+	if b := os.Getenv("MCP_BANNER"); b != "" {
+		fmt.Println(b)
 	}
 	s := tools.Server("testdata")
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {

@@ -115,6 +115,10 @@ func showDefinition(d config.MCPDefinition, secrets *memory.Redactor) []serverFi
 	for _, k := range sortedKeys(d.Env) {
 		secret("env "+text.Visible(k), d.Env[k], secretName(k))
 	}
+	if len(d.EnvVars) > 0 {
+		// Their values are the person's own, so only the names are shown.
+		add("env_vars", list(d.EnvVars), false)
+	}
 	if d.Transport == config.TransportStdio {
 		cwd := "(the project root)"
 		if d.Cwd != "" {

@@ -247,7 +247,7 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 		if unsandboxed {
 			return workers.Decision{Reason: "running outside the sandbox needs approval and " + p.nobodyAsked() + "; " + SandboxHint}
 		}
-		return workers.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + workers.ApprovalHint}
+		return workers.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + workers.ApprovalHint, Unasked: true}
 	}
 	// An answer to an earlier question may have remembered what this
 	// command needs while it waited for its turn; the question offers
@@ -264,7 +264,7 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
-		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, workers.ApprovalHint)}
+		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, workers.ApprovalHint), Unasked: true}
 	case ans == Yes:
 		return workers.Decision{Allowed: true}
 	case ans == Always && q.CanAlways():

@@ -41,7 +41,7 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 	asker := p.currentAsker()
 	if asker == nil {
 		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and %s; "+
-			"rerun ralph with --yes (-y) or --allowed-tools %s to allow it, or answer \"always\" for this tool once in chat", name, p.nobodyAsked(), name)}
+			"rerun ralph with --yes (-y) or --allowed-tools %s to allow it, or answer \"always\" for this tool once in chat", name, p.nobodyAsked(), name), Unasked: true}
 	}
 	q := Question{MCP: call, Remember: []string{name}}
 	ans, err := p.ask(ctx, asker, func() (Question, bool) { return q, p.toolAllowed(name) })
@@ -49,7 +49,7 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
-		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err)}
+		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err), Unasked: true}
 	case ans == Always:
 		p.remember(asker, q.Remember)
 		return workers.Decision{Allowed: true}

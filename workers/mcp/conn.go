@@ -30,6 +30,7 @@ type conn struct {
 	group   *workers.Group // stdio only
 	stdin   io.Closer      // stdio only: closing it asks the server to exit
 	stderr  *tail
+	tasks   *taskWatch // stdio only: the tools that need MCP tasks
 	done    chan struct{}
 	how     string      // how it ended; set before done closes
 	closing atomic.Bool // ralph ended it on purpose
@@ -42,9 +43,11 @@ const stopGrace = 300 * time.Millisecond
 
 // connect starts (stdio) or reaches (HTTP) the server and completes the
 // MCP handshake within ctx.
-func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string) (*conn, error) {
+// notify is told, once per connection, of a line a stdio server wrote to
+// its output that is not MCP (see jsonLines).
+func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string, notify func(string)) (*conn, error) {
 	if s.Transport == config.TransportStdio {
-		return connectStdio(ctx, client, s, dir, env)
+		return connectStdio(ctx, client, s, dir, env, notify)
 	}
 	hc := &http.Client{Transport: headers{base: http.DefaultTransport, h: s.Headers}}
 	var t sdk.Transport
@@ -71,7 +74,7 @@ func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir st
 	return c, nil
 }
 
-func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string) (*conn, error) {
+func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string, notify func(string)) (*conn, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -134,7 +137,15 @@ func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, d
 		errR.Close()
 		close(c.done)
 	}()
-	session, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	var told atomic.Bool
+	out := newJSONLines(outR, func(line string) {
+		line = strings.TrimSpace(text.StripControls(line))
+		if line != "" && !told.Swap(true) && notify != nil {
+			notify(fmt.Sprintf("MCP server %q wrote a line that is not MCP to its output, which ralph skipped (further ones are skipped silently): %s", s.Name, line))
+		}
+	})
+	c.tasks = &taskWatch{Transport: &sdk.IOTransport{Reader: out, Writer: inW}}
+	session, err := client.Connect(ctx, c.tasks, nil)
 	if err != nil {
 		c.close()
 		if last := c.stderr.last(); last != "" {
@@ -244,6 +255,9 @@ func (t *tail) last() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.ToValidUTF8(string(t.buf), "\uFFFD"), "\n")
+	if said := npmSaid(lines); said != "" {
+		return text.ClipRunes(said, 300, "…")
+	}
 	last := ""
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(text.StripControls(lines[i]))

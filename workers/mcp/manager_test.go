@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +30,10 @@ import (
 var serverBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv("MCP_RAW_SERVER") != "" {
+		rawServer()
+		return
+	}
 	dir, err := os.MkdirTemp("", "ralph-mcp-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -334,5 +340,59 @@ func TestHTTPHeaders(t *testing.T) {
 		if s.Name == "nokey" && (s.State != StateFailed || !strings.Contains(s.Error, "401")) && !strings.Contains(strings.ToLower(s.Error), "unauthorized") {
 			t.Errorf("nokey = %+v", s)
 		}
+	}
+}
+
+// TestEnabledAndDisabledTools: a person hides a server's tools with
+// codex's enabled_tools and disabled_tools; a hidden tool is neither
+// offered to the model nor listed.
+func TestEnabledAndDisabledTools(t *testing.T) {
+	s := stdio("test", nil)
+	s.EnabledTools, s.DisabledTools = []string{"echo", "add", "crash"}, []string{"crash"}
+	m, _ := newManager(t, &approver{}, s)
+	m.Prepare(context.Background())
+	var names []string
+	for _, tl := range m.Tools() {
+		names = append(names, tl.Def().Name)
+	}
+	if strings.Join(names, ",") != "mcp__test__add,mcp__test__echo" {
+		t.Fatalf("offered %v", names)
+	}
+	if st := m.Status(); len(st[0].Tools) != 2 {
+		t.Fatalf("listed %+v", st[0].Tools)
+	}
+}
+
+// TestBannerOnStdoutSkipped: a server that prints a banner on stdout
+// before it speaks MCP works (issue 36 item 10: the connection died at the
+// first such line), and the person is told of the line once.
+func TestBannerOnStdoutSkipped(t *testing.T) {
+	m, n := newManager(t, &approver{}, stdio("chatty", map[string]string{"MCP_BANNER": "Server v1 starting…\nlistening on stdio\n\x1b[31mready\x1b[0m"}))
+	m.Prepare(context.Background())
+	if r := call(t, m, "mcp__chatty__echo", `{"text":"hi"}`); r.IsError || r.Output != "echo: hi" {
+		t.Fatalf("echo = %+v; notes %q", r, n.all())
+	}
+	notes := n.all()
+	if len(notes) != 1 || !strings.Contains(notes[0], `MCP server "chatty" wrote a line that is not MCP`) || !strings.Contains(notes[0], "Server v1 starting…") {
+		t.Fatalf("notes = %q", notes)
+	}
+}
+
+// TestJSONLinesPassesMessagesWhole: lines longer than the filter's buffer
+// pass (a message) or are dropped (anything else) whole.
+func TestJSONLinesPassesMessagesWhole(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","method":"x","params":{"v":"` + strings.Repeat("a", 200<<10) + `"}}`
+	in := "garbage " + strings.Repeat("b", 150<<10) + "\n\n  " + msg + "\nnot json\n[1]\n"
+	var skipped []string
+	j := newJSONLines(io.NopCloser(strings.NewReader(in)), func(l string) { skipped = append(skipped, l) })
+	got, err := io.ReadAll(iotest.OneByteReader(j))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "\n  "+msg+"\n[1]\n" {
+		t.Fatalf("passed %d bytes, starting %.40q", len(got), got)
+	}
+	if len(skipped) != 2 || !strings.HasPrefix(skipped[0], "garbage bbb") || len(skipped[0]) > 210 || skipped[1] != "not json\n" {
+		t.Fatalf("skipped %q", skipped)
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -47,7 +48,9 @@ func resultText(r *sdk.CallToolResult) workers.Result {
 	}
 	if r.StructuredContent != nil {
 		if data, err := json.Marshal(r.StructuredContent); err == nil && !holdsJSON(texts, data) {
-			parts = append(parts, "structured content:\n"+string(data))
+			if shown, ok := structured(data, r.Content, strings.Join(texts, "\n")); ok {
+				parts = append(parts, "structured content:\n"+shown)
+			}
 		}
 	}
 	out := strings.Join(parts, "\n")
@@ -55,6 +58,127 @@ func resultText(r *sdk.CallToolResult) workers.Result {
 		out = "(no output)"
 	}
 	return workers.Result{Output: strings.ToValidUTF8(out, "\uFFFD"), IsError: r.IsError}
+}
+
+// structured is the structured content as the model reads it, and false
+// when the content parts already hold all of it. Servers often repeat
+// their content there: server-filesystem answers every call with
+// {"content": <the text>}, and an image as {"content": [<the image
+// block>]}, whose base64 would reach the model past the note that says
+// the image is not shown, and double what a long result is cut to. So a
+// value the parts hold is left out: a content block, a string a text
+// part contains, the base64 of a binary part; what is left is shown with
+// the long repeats replaced by a note.
+func structured(data []byte, content []sdk.Content, text string) (string, bool) {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return string(data), true
+	}
+	d := dedup{text: text, blocks: map[string]bool{}, binary: map[string]string{}}
+	for _, c := range content {
+		if b, err := json.Marshal(c); err == nil {
+			var x any
+			if json.Unmarshal(b, &x) == nil {
+				b, _ = json.Marshal(x)
+				d.blocks[string(b)] = true
+			}
+		}
+		switch c := c.(type) {
+		case *sdk.ImageContent:
+			d.binary[base64.StdEncoding.EncodeToString(c.Data)] = "[the image's data, not shown]"
+		case *sdk.AudioContent:
+			d.binary[base64.StdEncoding.EncodeToString(c.Data)] = "[the audio's data, not shown]"
+		case *sdk.EmbeddedResource:
+			if c.Resource != nil && len(c.Resource.Blob) > 0 {
+				d.binary[base64.StdEncoding.EncodeToString(c.Resource.Blob)] = "[the resource's data, not shown]"
+			}
+		}
+	}
+	held, matched := d.held(v)
+	if held && matched > 0 {
+		return "", false
+	}
+	out, err := json.Marshal(d.trim(v))
+	if err != nil {
+		return string(data), true
+	}
+	return string(out), true
+}
+
+// dedup knows what a result's content parts hold.
+type dedup struct {
+	text   string            // the text parts, joined
+	blocks map[string]bool   // each content block as compact JSON
+	binary map[string]string // base64 of binary parts → the note shown instead
+}
+
+// repeatMin is how long a string must be to be replaced by a note when
+// the rest of the structured content is shown: shorter ones cost less
+// than the note.
+const repeatMin = 200
+
+// held reports whether the parts hold all of v, and how many of its
+// values (strings, numbers, blocks) were found in them: flags alone
+// (true, null) beside nothing the parts hold are not taken as held.
+func (d dedup) held(v any) (bool, int) {
+	switch x := v.(type) {
+	case string:
+		if _, ok := d.binary[x]; ok || (x != "" && strings.Contains(d.text, x)) {
+			return true, 1
+		}
+		return x == "", 0
+	case float64:
+		b, _ := json.Marshal(x)
+		return strings.Contains(d.text, string(b)), 1
+	case bool, nil:
+		return true, 0
+	case map[string]any:
+		if b, err := json.Marshal(x); err == nil && d.blocks[string(b)] {
+			return true, 1
+		}
+		n := 0
+		for _, e := range x {
+			ok, m := d.held(e)
+			if !ok {
+				return false, 0
+			}
+			n += m
+		}
+		return true, n
+	case []any:
+		n := 0
+		for _, e := range x {
+			ok, m := d.held(e)
+			if !ok {
+				return false, 0
+			}
+			n += m
+		}
+		return true, n
+	}
+	return false, 0
+}
+
+// trim replaces the long strings of v the parts already hold by a note.
+func (d dedup) trim(v any) any {
+	switch x := v.(type) {
+	case string:
+		if note, ok := d.binary[x]; ok && len(x) >= repeatMin {
+			return note
+		}
+		if len(x) >= repeatMin && strings.Contains(d.text, x) {
+			return "[the same as the text above]"
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = d.trim(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = d.trim(e)
+		}
+	}
+	return v
 }
 
 // holdsJSON reports whether one of texts is the JSON data, written

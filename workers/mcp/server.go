@@ -190,7 +190,7 @@ func (s *server) connect(ctx context.Context) (*conn, []*tool, error) {
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StartupTimeout)
 	defer cancel()
 	s.roots.Store(0)
-	c, err := connect(sctx, s.client, s.cfg, s.m.opts.Dir, s.m.opts.Env)
+	c, err := connect(sctx, s.client, s.cfg, s.m.opts.Dir, s.m.opts.Env, func(msg string) { s.m.notify("%s", msg) })
 	if err == nil {
 		var tools []*tool
 		tools, err = s.list(sctx, c)
@@ -216,7 +216,11 @@ func (s *server) list(ctx context.Context, c *conn) ([]*tool, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing its tools: %w", err)
 		}
-		remote = append(remote, t)
+		// A tool that can only run as an MCP task would always fail:
+		// ralph calls tools directly.
+		if s.cfg.Offers(t.Name) && (c.tasks == nil || !c.tasks.needsTasks(t.Name)) {
+			remote = append(remote, t)
+		}
 	}
 	names := make([]string, len(remote))
 	for i, t := range remote {
@@ -287,7 +291,7 @@ func (s *server) call(ctx context.Context, t *tool, args json.RawMessage) worker
 		if ctx.Err() != nil {
 			return workers.Result{IsError: true, Output: "cancelled before " + t.name + " was called"}
 		}
-		return workers.Result{IsError: true, Output: t.name + " was not called: " + d.Reason}
+		return workers.Result{IsError: true, Output: t.name + " was not called: " + d.Reason, Denied: d.Unasked}
 	}
 	c, err := s.ensure(ctx)
 	if err != nil {

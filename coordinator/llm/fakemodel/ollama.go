@@ -2,6 +2,8 @@ package fakemodel
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -57,10 +59,25 @@ func (s *Server) countAPI(path string) {
 	s.apiHits[path]++
 }
 
+// hangs holds a native API request until the client goes away, when the
+// scenario says the API hangs.
+func (s *Server) hangs(r *http.Request) bool {
+	if !s.isOllama() || !s.scenario.APIHang {
+		return false
+	}
+	// The server notices the client going away only once the body is read.
+	_, _ = io.Copy(io.Discard, r.Body)
+	<-r.Context().Done()
+	return true
+}
+
 func (s *Server) handlePS(w http.ResponseWriter, r *http.Request) {
 	s.countAPI(r.URL.Path)
 	if !s.isOllama() {
 		s.flavor().outside(w, r)
+		return
+	}
+	if s.hangs(r) {
 		return
 	}
 	type running struct {
@@ -73,7 +90,11 @@ func (s *Server) handlePS(w http.ResponseWriter, r *http.Request) {
 		Models []running `json:"models"`
 	}{Models: []running{}}
 	if s.loaded.Load() {
-		name := s.models[0] + ollamaDefaultVariant
+		name := s.models[0]
+		if m, _ := s.loadedModel.Load().(string); m != "" {
+			name = m
+		}
+		name = strings.TrimSuffix(name, ollamaDefaultVariant) + ollamaDefaultVariant
 		list.Models = append(list.Models, running{Name: name, Model: name, Size: 1 << 30, ContextLength: s.numCtx()})
 	}
 	writeJSON(w, http.StatusOK, list)
@@ -83,6 +104,9 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	s.countAPI(r.URL.Path)
 	if !s.isOllama() {
 		s.flavor().outside(w, r)
+		return
+	}
+	if s.hangs(r) {
 		return
 	}
 	var req struct {
@@ -99,9 +123,13 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 		writeRaw(w, http.StatusNotFound, "application/json", string(b))
 		return
 	}
+	params := "stop                           \"<|im_end|>\""
+	if s.scenario.NumCtxModelfile {
+		params = fmt.Sprintf("num_ctx                        %d\n", s.numCtx()) + params
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"modelfile":  "FROM " + model,
-		"parameters": "stop                           \"<|im_end|>\"",
+		"parameters": params,
 		"template":   "{{ .Prompt }}",
 		"details":    map[string]any{"format": "gguf", "family": ollamaArchitecture},
 		"model_info": map[string]any{

@@ -50,6 +50,15 @@ type Scenario struct {
 	// model is loaded (after the first chat request), and prompt_tokens
 	// never exceeds it, since Ollama cuts a longer prompt silently.
 	NumCtx int `json:"num_ctx,omitempty"`
+	// NumCtxModelfile says the model's Modelfile sets NumCtx (PARAMETER
+	// num_ctx): /api/show lists it among the parameters, and it is served
+	// whether the model is loaded or not. Otherwise NumCtx is the server's
+	// default (OLLAMA_CONTEXT_LENGTH).
+	NumCtxModelfile bool `json:"num_ctx_modelfile,omitempty"`
+	// APIHang makes the ollama flavor's native API (/api/ps, /api/show)
+	// accept a request and answer nothing until the client goes away, as
+	// an Ollama busy loading a model on a slow machine can.
+	APIHang bool `json:"api_hang,omitempty"`
 }
 
 // Response is one scripted model turn. It is either an HTTP error (Status set

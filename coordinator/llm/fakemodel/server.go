@@ -74,6 +74,8 @@ type Server struct {
 	requests  []RecordedRequest
 	apiHits   map[string]int // requests to Ollama's native API, by path
 	loaded    atomic.Bool    // the ollama flavor has served a chat request
+	// loadedModel is the model of that request, as /api/ps names it.
+	loadedModel atomic.Value // string
 }
 
 // NewServer starts a server playing the scenario on 127.0.0.1 with a random
@@ -291,6 +293,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if rej == nil && s.isOllama() {
+			s.loadedModel.Store(x.rec.Request.Model)
 			s.loaded.Store(true)
 		}
 	}
