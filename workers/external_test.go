@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,16 +53,6 @@ func testEnv(kv ...string) []string {
 		env = append(env, kv[i]+"="+kv[i+1])
 	}
 	return env
-}
-
-// processAlive reports whether pid is running (a zombie counts as gone).
-func processAlive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	state, _, ok := parseStat(data)
-	return ok && state != 'Z' && state != 'X'
 }
 
 // fileAppears polls for a non-empty file, for at most 10 seconds.
