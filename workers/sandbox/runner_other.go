@@ -56,7 +56,7 @@ func (p *Process) Exited() <-chan struct{} { return nil }
 func (p *Process) Abandon() {}
 
 // Wait does nothing here.
-func (p *Process) Wait() (syscall.WaitStatus, Outcome) { return 0, Outcome{} }
+func (p *Process) Wait() (ws syscall.WaitStatus, o Outcome) { return ws, o }
 
 // Outcome is what the sandbox has to add to a finished command's result.
 type Outcome struct {
