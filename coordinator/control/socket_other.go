@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package control
 
@@ -37,9 +37,5 @@ func listen(path string) (*net.UnixListener, error) {
 	}
 	return ul, nil
 }
-
-// checkPeer cannot ask the kernel here; the socket's mode keeps other
-// users out.
-func checkPeer(net.Conn) string { return "" }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
