@@ -10,6 +10,10 @@ import (
 	"syscall"
 )
 
+// maxSocketPath is the longest path a unix socket address holds: sun_path
+// is 104 bytes on macOS and the BSDs, with room for the terminating NUL.
+const maxSocketPath = 103
+
 // shortPath has no /proc/self/fd to go through: a project too deep for a
 // socket address has no control socket here.
 func shortPath(path string) (string, func(), error) {

@@ -13,6 +13,10 @@ import (
 // later have them, and Go's net package speaks them). Who may connect is
 // decided by the socket file's access list, as the mode decides on Unix.
 
+// maxSocketPath is the longest path a unix socket address holds: sun_path
+// is 108 bytes on Windows too, with room for the terminating NUL.
+const maxSocketPath = 107
+
 // shortPath has no /proc/self/fd to go through: a project too deep for a
 // socket address has no control socket here.
 func shortPath(path string) (string, func(), error) {
