@@ -61,11 +61,14 @@ lint:
 TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 
 ## cross: compile and vet ralph and ralph-temporal for every target in
-## TARGETS (what CI runs: a build break on any platform is red)
+## TARGETS (what CI runs: a build break on any platform is red). The
+## end-to-end tests drive the binary with bash, pseudo-terminals and
+## signals, so they are left out for Windows, where they cannot run.
 cross:
 	@set -e; for t in $(TARGETS); do \
-	  echo "go vet $$t"; \
-	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./... ; \
+	  echo "go vet $$t"; pkgs=./...; \
+	  if [ $${t%/*} = windows ]; then pkgs=$$(GOOS=windows $(GO) list ./... | grep -v '/e2e$$'); fi; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet $$pkgs ; \
 	  (cd ralph-temporal && GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./...) ; \
 	done
 
