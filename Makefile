@@ -10,7 +10,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 # detector needs cgo, so `make test` keeps it.
 CGO      ?= 0
 
-.PHONY: build build-ralph test test-temporal temporal-server bench lint demo clean
+.PHONY: build build-ralph test test-temporal temporal-server bench lint cross dist demo clean
 
 ## build: compile ralph into bin/ralph, and ralph-temporal (the task loop
 ## on Temporal, a module of its own so ralph links no Temporal SDK) beside it
@@ -57,10 +57,49 @@ lint:
 	$(GO) vet ./...
 	cd ralph-temporal && $(GO) vet ./...
 
+# The targets ralph is built, vetted and released for.
+TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+
+## cross: compile and vet ralph and ralph-temporal for every target in
+## TARGETS (what CI runs: a build break on any platform is red). The
+## end-to-end tests drive the binary with bash, pseudo-terminals and
+## signals, so they are left out for Windows, where they cannot run.
+cross:
+	@set -e; for t in $(TARGETS); do \
+	  echo "go vet $$t"; pkgs=./...; \
+	  if [ $${t%/*} = windows ]; then pkgs=$$(GOOS=windows $(GO) list ./... | grep -v '/e2e$$'); fi; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet $$pkgs ; \
+	  (cd ralph-temporal && GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./...) ; \
+	done
+
+## dist: a release archive per target in dist/ (ralph, README, LICENSE,
+## completions for bash, zsh, fish and PowerShell; .zip for Windows,
+## .tar.gz elsewhere) and their SHA-256 sums in dist/SHA256SUMS
+dist: build-ralph
+	@rm -rf dist && mkdir -p dist/completions
+	@[ -f LICENSE ] || echo "make dist: the repository has no LICENSE file, so the archives have none" >&2
+	$(BIN) completion bash > dist/completions/ralph.bash
+	$(BIN) completion zsh > dist/completions/_ralph
+	$(BIN) completion fish > dist/completions/ralph.fish
+	$(BIN) completion powershell > dist/completions/ralph.ps1
+	@set -e; for t in $(TARGETS); do \
+	  os=$${t%/*}; arch=$${t#*/}; name=ralph-$(VERSION)-$$os-$$arch; dir=dist/$$name; exe=ralph; \
+	  if [ $$os = windows ]; then exe=ralph.exe; fi; \
+	  mkdir -p $$dir; \
+	  GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$dir/$$exe . ; \
+	  LC_ALL=C grep -qaF -- 'ralph-dev/ralph' $$dir/$$exe && LC_ALL=C grep -qaF -- '$(VERSION)' $$dir/$$exe || { echo "$$dir/$$exe: version $(VERSION) is not in it" >&2; exit 1; }; \
+	  cp README.md $$dir/; if [ -f LICENSE ]; then cp LICENSE $$dir/; fi; cp -R dist/completions $$dir/; \
+	  if [ $$os = windows ]; then (cd dist && zip -qr $$name.zip $$name); else tar -C dist -czf dist/$$name.tar.gz $$name; fi; \
+	  rm -rf $$dir; echo "dist/$$name"; \
+	done
+	@rm -rf dist/completions
+	@cd dist && { command -v sha256sum >/dev/null && sha256sum *.tar.gz *.zip || shasum -a 256 *.tar.gz *.zip ; } > SHA256SUMS
+	@cat dist/SHA256SUMS
+
 ## demo: build ralph and run one task end to end against the bundled scripted model
 demo: build-ralph
 	@CGO_ENABLED=$(CGO) $(GO) build -o bin/fakemodel ./cmd/fakemodel
 	@./testdata/demo.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -306,3 +306,12 @@ func toolScenario(t testing.TB, name string, turns [][]toolCall, final string) s
 	}
 	return string(js)
 }
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

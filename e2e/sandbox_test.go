@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -299,15 +301,6 @@ func snapshot(t *testing.T, dir string) []string {
 	})
 	sort.Strings(out)
 	return out
-}
-
-func readFileT(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestSymlinkSwappedDuringWritesStaysInside drives ralph with a stand-in

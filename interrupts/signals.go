@@ -64,7 +64,7 @@ func (l *listener) loop() {
 			// Nobody handles signals yet: end the process by the signal,
 			// exactly as an unhandled one would.
 			signal.Reset(sig)
-			_ = syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+			raise(sig.(syscall.Signal))
 			continue
 		}
 		q.Push(Interrupt{Kind: HardStop, Signal: sig})

@@ -78,7 +78,7 @@ func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, d
 		before()
 	}
 	recordOwnWrite(path, data)
-	if err = fs.Rename(tmp, path); err != nil {
+	if err = replace(fs, tmp, path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
 	if durable {

@@ -235,7 +235,7 @@ func (a *acquirer) takeOver() (*Lock, error) {
 		err = writeInfo(f, a.me)
 	}
 	if err == nil {
-		err = a.fs.Rename(tmp, a.path)
+		err = replace(a.fs, tmp, a.path)
 	}
 	if err != nil {
 		closeLocked(f, fd)

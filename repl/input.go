@@ -2,12 +2,9 @@ package repl
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"sync"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 )
 
 // Placeholders for the line breaks and tabs of a bracketed paste. readline
@@ -54,41 +51,6 @@ type ttyInput struct {
 	// nil means 80×24.
 	size  func() (cols, rows int)
 	folds foldStore
-}
-
-func newTTYInput(fd int, onEsc func()) (*ttyInput, error) {
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
-		return nil, err
-	}
-	return &ttyInput{fd: fd, wakeR: p[0], wakeW: p[1], onEsc: onEsc}, nil
-}
-
-// Inject queues bytes to be read as if typed; the shell uses it to wake
-// readline (a Ctrl-C) when a signal asks it to leave.
-func (t *ttyInput) Inject(b []byte) {
-	t.mu.Lock()
-	t.injected = append(t.injected, b...)
-	t.mu.Unlock()
-	_, _ = unix.Write(t.wakeW, []byte{0})
-}
-
-// Close makes pending and later reads return io.EOF.
-func (t *ttyInput) Close() error {
-	t.mu.Lock()
-	already := t.closed
-	t.closed = true
-	t.mu.Unlock()
-	if !already {
-		_, _ = unix.Write(t.wakeW, []byte{0})
-	}
-	return nil
-}
-
-// release closes the wake-up pipe once no read can be pending any more.
-func (t *ttyInput) release() {
-	_ = unix.Close(t.wakeR)
-	_ = unix.Close(t.wakeW)
 }
 
 // takeInjected returns queued injected bytes, or io.EOF once closed.
@@ -143,43 +105,6 @@ func (t *ttyInput) Read(p []byte) (int, error) {
 	n := copy(p, t.pending)
 	t.pending = t.pending[n:]
 	return n, nil
-}
-
-// readWait reads what the terminal has, waiting at most timeoutMS (-1:
-// forever). It returns 0 bytes when it timed out or was woken up.
-func (t *ttyInput) readWait(buf []byte, timeoutMS int) (int, error) {
-	fds := []unix.PollFd{{Fd: int32(t.fd), Events: unix.POLLIN}, {Fd: int32(t.wakeR), Events: unix.POLLIN}}
-	for {
-		_, err := unix.Poll(fds, timeoutMS)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		break
-	}
-	if fds[1].Revents != 0 {
-		var drain [64]byte
-		_, _ = unix.Read(t.wakeR, drain[:])
-		return 0, nil
-	}
-	if fds[0].Revents == 0 {
-		return 0, nil
-	}
-	for {
-		n, err := unix.Read(t.fd, buf)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		if n == 0 {
-			return 0, io.EOF
-		}
-		return n, nil
-	}
 }
 
 // filter turns bracketed pastes into placeholders on one line. Markers cut

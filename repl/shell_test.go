@@ -1,3 +1,5 @@
+//go:build unix
+
 package repl
 
 import (
@@ -61,7 +63,7 @@ func TestShellInAPTYLeavesNothingBehind(t *testing.T) {
 	warm := make(chan os.Signal, 1)
 	signal.Notify(warm, syscall.SIGWINCH)
 	signal.Stop(warm)
-	termiosBefore, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
+	termiosBefore, err := unix.IoctlGetTermios(int(pts.Fd()), tcgets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +107,7 @@ func TestShellInAPTYLeavesNothingBehind(t *testing.T) {
 	if got := fc.seen(); !reflect.DeepEqual(got, []string{"hello", "and then this"}) {
 		t.Fatalf("prompts = %q", got)
 	}
-	termiosAfter, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
+	termiosAfter, err := unix.IoctlGetTermios(int(pts.Fd()), tcgets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +146,7 @@ func TestCrashGuardRestoresTheTerminal(t *testing.T) {
 	defer ptm.Close()
 	defer pts.Close()
 	fd := int(pts.Fd())
-	before, _ := unix.IoctlGetTermios(fd, unix.TCGETS)
+	before, _ := unix.IoctlGetTermios(fd, tcgets)
 	g, err := saveTerminal(fd, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +161,7 @@ func TestCrashGuardRestoresTheTerminal(t *testing.T) {
 		defer s.crashGuard()
 		panic("boom")
 	}()
-	after, _ := unix.IoctlGetTermios(fd, unix.TCGETS)
+	after, _ := unix.IoctlGetTermios(fd, tcgets)
 	if repanicked != "boom" || *after != *before {
 		t.Fatalf("re-panicked with %v; terminal restored: %v", repanicked, *after == *before)
 	}

@@ -69,14 +69,14 @@ func (a *aboveWriter) Write(p []byte) (int, error) {
 // raw mode (between two lines) or someone sent with kill; it is handled
 // exactly like the key. SIGTERM and SIGHUP stop the work, save and leave.
 func notifySignals(ch chan os.Signal) {
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGWINCH)
+	signal.Notify(ch, shellSignals...)
 }
 
 func stopSignals(ch chan os.Signal) { signal.Stop(ch) }
 
 func (s *Shell) onSignal(sig os.Signal) {
 	switch sig {
-	case syscall.SIGWINCH:
+	case resizeSignal:
 		s.mu.Lock()
 		f := s.onWidth
 		s.mu.Unlock()

@@ -168,7 +168,7 @@ func (t *Toolset) RunShell(ctx context.Context, command string, timeout time.Dur
 // jobs left behind by a leader that exited normally. It returns the
 // leader's wait status once no member is alive (or after reapTimeout).
 func killAndReap(ld leader, pgid int) (syscall.WaitStatus, error) {
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = signalGroup(pgid, syscall.SIGKILL)
 	select {
 	case <-ld.exited():
 	case <-time.After(reapTimeout):

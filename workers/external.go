@@ -271,6 +271,9 @@ func startAgent(cmd *exec.Cmd, kind ExternalKind, prompt string) (*agentProc, er
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = f[0], f[3], f[5]
 	err := cmd.Start()
+	if err == nil {
+		err = joinGroup(cmd)
+	}
 	closeFiles(f[0], f[3], f[5]) // only the child holds these ends now
 	if err != nil {
 		closeFiles(f[1], f[2], f[4])
@@ -357,7 +360,7 @@ func (p *agentProc) interrupt() {
 	for _, step := range stopSteps {
 		// The leader is not reaped before finish, so -pgid names only
 		// this agent's group.
-		syscall.Kill(-p.pgid, step.sig)
+		signalGroup(p.pgid, step.sig)
 		t := time.NewTimer(step.wait)
 		select {
 		case <-p.exited:
@@ -387,7 +390,7 @@ func (p *agentProc) finish(events <-chan ExternalEvent, emit func(ExternalEvent)
 	roots = append(roots, p.processes()...)
 	// The leader is a zombie or still running, so -pgid names only this
 	// agent's group. Killing it also ends background jobs the agent left.
-	syscall.Kill(-p.pgid, syscall.SIGKILL)
+	signalGroup(p.pgid, syscall.SIGKILL)
 	<-p.exited
 	if !p.reaped {
 		p.cmd.Wait() // the exit status is read from cmd.ProcessState

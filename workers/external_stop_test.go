@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -90,116 +87,5 @@ func TestExternalStopEscalates(t *testing.T) {
 	}
 	if pid := waitForPID(t, pidFile); processAlive(pid) {
 		t.Fatalf("agent %d survived SIGKILL", pid)
-	}
-}
-
-// Processes that left the agent's group — by setsid, and even with an
-// emptied environment — are stopped with it, however it ends.
-func TestExternalStopKillsEscapedProcesses(t *testing.T) {
-	for _, c := range []struct {
-		name    string
-		timeout time.Duration
-		hang    bool
-	}{{"cancel", 0, true}, {"timeout", 300 * time.Millisecond, true},
-		// A timeout the agent never reaches: nothing stops it, it exits.
-		{"exit", time.Minute, false}} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			pidFile, escaped, bare := filepath.Join(dir, "pid"), filepath.Join(dir, "escaped"), filepath.Join(dir, "bare")
-			command := `setsid sleep 300 & echo $! > ` + escaped + `; ` +
-				`setsid env -i /bin/sh -c 'echo $$ > ` + bare + `; exec sleep 300' & ` +
-				`while [ ! -s ` + bare + ` ]; do sleep 0.01; done; echo $$ > ` + pidFile
-			if c.hang {
-				command += `; sleep 300`
-			}
-			err, _ := stopAgent(t, command, pidFile, c.timeout)
-			switch {
-			case c.name == "cancel" && !errors.Is(err, context.Canceled),
-				c.name == "timeout" && !errors.Is(err, ErrAgentTimeout),
-				c.name == "exit" && err != nil:
-				t.Fatalf("err = %v", err)
-			}
-			files := []string{escaped, bare}
-			if !c.hang {
-				// An orphan with an emptied environment is linked to the
-				// agent only while the agent lives; after a normal exit
-				// nothing ties it to ralph any more.
-				files = files[:1]
-				defer func() { syscall.Kill(waitForPID(t, bare), syscall.SIGKILL) }()
-			}
-			for _, f := range files {
-				pid := waitForPID(t, f)
-				if processAlive(pid) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("%s: process %d outlived the agent", filepath.Base(f), pid)
-				}
-			}
-		})
-	}
-}
-
-func TestParseProcStat(t *testing.T) {
-	line := "1234 (we (ird) name) S 77 987 987 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 555666 1000 10"
-	p, ok := parseProcStat(1234, []byte(line))
-	if !ok || p.state != 'S' || p.ppid != 77 || p.pgrp != 987 || p.start != 555666 {
-		t.Fatalf("parseProcStat = %+v, %v", p, ok)
-	}
-	if _, ok := parseProcStat(1, []byte("1 (x) S 1 1")); ok {
-		t.Fatal("parsed a short line")
-	}
-}
-
-// TestSubreaperReapsOrphans runs, in a child test process that is a child
-// subreaper, agents and a command that leave processes behind whose
-// parents exit first: they are reparented to that process, and once Run
-// and RunShell return none of them is left, not even as a zombie.
-func TestSubreaperReapsOrphans(t *testing.T) {
-	if os.Getenv("RALPH_TEST_SUBREAPER_HELPER") == "1" {
-		subreaperHelper(t)
-		return
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSubreaperReapsOrphans$", "-test.v")
-	cmd.Env = append(os.Environ(), "RALPH_TEST_SUBREAPER_HELPER=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS") {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
-}
-
-func subreaperHelper(t *testing.T) {
-	if err := BecomeSubreaper(); err != nil {
-		t.Skip(err)
-	}
-	self := os.Getpid()
-	children := func() []procInfo {
-		var out []procInfo
-		names, _ := filepath.Glob("/proc/[0-9]*")
-		for _, n := range names {
-			pid, _ := strconv.Atoi(filepath.Base(n))
-			if p, ok := readProc(pid); ok && p.ppid == self {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	// A background job in the group whose shell exits first, and one in
-	// a session of its own.
-	orphans := `(sleep 300 &); (setsid sleep 300 &); sleep 0.05; echo done`
-	if _, err := (ExternalAgent{Kind: AgentExec, Command: orphans}).Run(context.Background(), "", nil); err != nil {
-		t.Fatal(err)
-	}
-	if left := children(); len(left) != 0 {
-		t.Fatalf("after an agent: children left %+v", left)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	ExternalAgent{Kind: AgentExec, Command: orphans + "; sleep 300"}.Run(ctx, "", nil)
-	if left := children(); len(left) != 0 {
-		t.Fatalf("after a stopped agent: children left %+v", left)
-	}
-	ts := newTestToolset(t, Options{})
-	ts.RunShell(context.Background(), `(sleep 300 &); sleep 0.05`, 5*time.Second)
-	if left := children(); len(left) != 0 {
-		t.Fatalf("after a command: children left %+v", left)
 	}
 }

@@ -114,7 +114,7 @@ func assertGroupGone(t testing.TB, pgid int) {
 	assertNoLiveMember(t, pgid)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		err := syscall.Kill(-pgid, 0)
+		err := signalGroup(pgid, 0)
 		if errors.Is(err, syscall.ESRCH) {
 			return
 		}

@@ -38,6 +38,9 @@ func startLocal(cmd *exec.Cmd) (*localLeader, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	if err := joinGroup(cmd); err != nil {
+		return nil, err
+	}
 	l := &localLeader{cmd: cmd, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
@@ -68,7 +71,8 @@ func (l *localLeader) wait() (syscall.WaitStatus, error) {
 			return ws, nil
 		}
 	}
-	return 0, err
+	var unknown syscall.WaitStatus
+	return unknown, err
 }
 
 // confinedLeader is a command started inside the sandbox by its helper.
@@ -103,4 +107,16 @@ func (c *confinedLeader) wait() (syscall.WaitStatus, error) {
 	ws, o := c.p.Wait()
 	c.outcome = o
 	return ws, nil
+}
+
+// joinGroup finishes putting the just-started cmd into a process group of
+// its own where the platform needs a step after the start (see
+// groupStarted); if it fails, the command is killed and reaped.
+func joinGroup(cmd *exec.Cmd) error {
+	if err := groupStarted(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return err
+	}
+	return nil
 }

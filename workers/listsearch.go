@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -54,18 +51,6 @@ func (t *Toolset) walkProject(ctx context.Context, real string, fn func(root *ro
 		return nil
 	}
 	return err
-}
-
-// beneathFS is the project as an fs.FS whose every Open resolves beneath
-// the root.
-type beneathFS struct{ r *rootDir }
-
-func (b beneathFS) Open(name string) (fs.File, error) {
-	fd, err := b.r.open(filepath.FromSlash(name), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), filepath.Join(b.r.t.root, filepath.FromSlash(name))), nil
 }
 
 // relTo returns p relative to dir with slashes, for matching patterns written

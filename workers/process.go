@@ -52,7 +52,7 @@ func (g *Group) Stop(grace time.Duration) string {
 			select {
 			case <-g.ld.exited():
 			default:
-				_ = syscall.Kill(-pgid, syscall.SIGTERM)
+				_ = signalGroup(pgid, syscall.SIGTERM)
 				select {
 				case <-g.ld.exited():
 				case <-time.After(grace):

@@ -1,6 +1,10 @@
 package workers
 
-import "testing"
+import (
+	"os"
+	"strconv"
+	"testing"
+)
 
 // assertNoLiveMember fails if a process of group pgid is running (not a
 // zombie) right now.
@@ -19,4 +23,14 @@ func TestParseStat(t *testing.T) {
 	if _, _, ok := parseStat([]byte("garbage")); ok {
 		t.Fatal("parsed garbage")
 	}
+}
+
+// processAlive reports whether pid is running (a zombie counts as gone).
+func processAlive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, _, ok := parseStat(data)
+	return ok && state != 'Z' && state != 'X'
 }

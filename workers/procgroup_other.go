@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build unix && !linux
 
 package workers
 
@@ -27,3 +27,6 @@ func waitGroupGone(pgid int, timeout time.Duration) {
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// reapGroup has nothing to reap where ralph is no subreaper.
+func reapGroup(pgid int) {}

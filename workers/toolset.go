@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -180,6 +181,9 @@ func findShell() string {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
+	}
+	if runtime.GOOS == "windows" {
+		return "bash" // not found: the error then names what to install
 	}
 	return "/bin/sh"
 }

@@ -22,10 +22,6 @@ import (
 // SocketName is the socket's name inside .ralph/.
 const SocketName = "control.sock"
 
-// maxSocketPath is the longest path a unix socket address holds: sun_path
-// is 108 bytes on Linux, with room for the terminating NUL.
-const maxSocketPath = 107
-
 // Errors callers branch on.
 var (
 	// ErrNotRunning: no ralph serves the project's socket.

@@ -13,6 +13,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// maxSocketPath is the longest path a unix socket address holds: sun_path
+// is 108 bytes on Linux, with room for the terminating NUL.
+const maxSocketPath = 107
+
 // shortPath reaches a socket whose path is too long for sun_path through
 // /proc/self/fd: the directory is opened (O_PATH, which needs no read
 // permission) and the socket named inside the descriptor's magic link,

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package control
 
@@ -9,6 +9,10 @@ import (
 	"os"
 	"syscall"
 )
+
+// maxSocketPath is the longest path a unix socket address holds: sun_path
+// is 104 bytes on macOS and the BSDs, with room for the terminating NUL.
+const maxSocketPath = 103
 
 // shortPath has no /proc/self/fd to go through: a project too deep for a
 // socket address has no control socket here.
@@ -37,9 +41,5 @@ func listen(path string) (*net.UnixListener, error) {
 	}
 	return ul, nil
 }
-
-// checkPeer cannot ask the kernel here; the socket's mode keeps other
-// users out.
-func checkPeer(net.Conn) string { return "" }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }

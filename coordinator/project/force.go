@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -37,7 +38,7 @@ func acquire(fs afero.Fs, root string, force bool, notify func(string), secrets 
 		sig   syscall.Signal
 		grace time.Duration
 	}{{syscall.SIGTERM, termGrace}, {syscall.SIGKILL, killGrace}} {
-		if err := syscall.Kill(pid, step.sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		if err := interrupts.Kill(pid, step.sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 			return nil, fmt.Errorf("--force: cannot stop the ralph (pid %d) holding this project: %w", pid, err)
 		}
 		deadline := time.Now().Add(step.grace)

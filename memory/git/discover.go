@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // discover finds what Open reports by reading the repository's files, as
@@ -41,7 +40,7 @@ func discover(dir string) *Repo {
 		if filepath.Base(d) == ".git" {
 			return nil // inside a repository directory: git decides
 		}
-		if fi, err := os.Stat(d); err != nil || !sameDevice(fi, first) {
+		if fi, err := os.Stat(d); err != nil || !sameDevice(d, fi, start, first) {
 			return nil // git stops at a file system's boundary
 		}
 		fi, err := os.Lstat(filepath.Join(d, ".git"))
@@ -98,21 +97,6 @@ func found(dir, top string, fi os.FileInfo) *Repo {
 		r.Prefix = filepath.ToSlash(rel) + "/"
 	}
 	return r
-}
-
-func sameDevice(a, b os.FileInfo) bool {
-	sa, ok1 := a.Sys().(*syscall.Stat_t)
-	sb, ok2 := b.Sys().(*syscall.Stat_t)
-	return ok1 && ok2 && sa.Dev == sb.Dev
-}
-
-func ownedByMe(path string) bool {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Geteuid()
 }
 
 // plainConfig reports whether a repository config file (absent is fine)

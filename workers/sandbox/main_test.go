@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -12,4 +13,15 @@ func TestMain(m *testing.M) {
 		os.Exit(HelperMain(os.Args))
 	}
 	os.Exit(m.Run())
+}
+
+// realDir is a fresh temporary directory with symlinks resolved, as the
+// policy's paths are.
+func realDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

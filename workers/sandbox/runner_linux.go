@@ -337,22 +337,6 @@ func (p *Process) Wait() (syscall.WaitStatus, Outcome) {
 	return ws, out
 }
 
-// Outcome is what the sandbox has to add to a finished command's result.
-type Outcome struct {
-	// Err is set when the command's end is unknown: its helper died or
-	// stopped answering.
-	Err error
-	// Removed lists guarded paths (such as .git/commondir) that the
-	// command created and that were removed again, relative to the root.
-	Removed []string
-	// Undone lists the program keys the command set in nested
-	// repositories' configuration, which were taken back.
-	Undone []Undone
-	// Restored lists the protected paths the command changed, created or
-	// removed and that were put back (the Landlock-only sandbox).
-	Restored []string
-}
-
 // protect fills in what workspace-write keeps read-only under the root,
 // and remembers which guarded paths are absent so Finish can undo their
 // creation: a bind mount needs an existing path to cover.

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 )
 
@@ -16,11 +17,18 @@ const HelperArg = "__sandbox"
 // IsHelper reports whether args (os.Args) start the sandbox helper.
 func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
 
-// HelperMain refuses: the sandbox is built on Linux's Landlock and
-// namespaces.
+// HelperMain refuses: the helper is Linux's.
 func HelperMain([]string) int {
-	fmt.Fprintln(os.Stderr, "ralph: the sandbox needs Linux")
+	fmt.Fprintln(os.Stderr, "ralph: the sandbox helper runs only on Linux")
 	return 2
+}
+
+// why says in one sentence why commands cannot be confined here.
+func why() string {
+	if runtime.GOOS == "windows" {
+		return "Windows has nothing ralph can confine a command's writes and network with (Linux has Landlock and namespaces, macOS has Seatbelt)"
+	}
+	return "it needs Linux (Landlock and namespaces) or macOS (Seatbelt)"
 }
 
 // Runner starts confined commands; on this system it cannot.
@@ -38,9 +46,9 @@ type Command struct {
 	Stdin, Stdout, Stderr *os.File
 }
 
-// Start fails: only Linux has what the sandbox is built on.
+// Start fails: only Linux and macOS have what the sandbox is built on.
 func (r *Runner) Start(context.Context, Command) (*Process, error) {
-	return nil, fmt.Errorf("%w: it needs Linux (Landlock and namespaces)", ErrUnavailable)
+	return nil, fmt.Errorf("%w: %s", ErrUnavailable, why())
 }
 
 // Close does nothing here.
@@ -56,12 +64,4 @@ func (p *Process) Exited() <-chan struct{} { return nil }
 func (p *Process) Abandon() {}
 
 // Wait does nothing here.
-func (p *Process) Wait() (syscall.WaitStatus, Outcome) { return 0, Outcome{} }
-
-// Outcome is what the sandbox has to add to a finished command's result.
-type Outcome struct {
-	Err      error
-	Removed  []string
-	Undone   []Undone
-	Restored []string
-}
+func (p *Process) Wait() (ws syscall.WaitStatus, o Outcome) { return ws, o }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package sandbox
 
 import (
@@ -35,17 +37,6 @@ func newFixture(t *testing.T) fixture {
 
 func (f fixture) policy(mode Mode, network bool) *Policy {
 	return &Policy{Mode: mode, Root: f.root, Writable: []string{f.tmp}, Network: network}
-}
-
-// realDir is a fresh temporary directory with symlinks resolved, as the
-// policy's paths are.
-func realDir(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 func mustWrite(t *testing.T, path, content string) {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package terminal
 
 import (
@@ -9,7 +11,7 @@ import (
 
 // termState is a terminal's input and local modes, to compare.
 func termState(f *os.File) (string, error) {
-	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	tio, err := unix.IoctlGetTermios(int(f.Fd()), tcgets)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,199 @@
+package workers
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// On Windows the file tools resolve a path in user space first, as the
+// fallback on Unix does (evalExisting), and check the result against the
+// root; then they open it through an os.Root held on the project root. Go's
+// Root opens each component relative to its parent's handle and refuses one
+// that leads out of the root, so a directory swapped for a link or a
+// junction between the check and the use fails instead of leaving the
+// project.
+
+// rootDir is the project root held open for one file operation.
+type rootDir struct {
+	t    *Toolset
+	root *os.Root
+}
+
+// openRoot opens the project root directory for one operation. The caller
+// closes it.
+func (t *Toolset) openRoot() (*rootDir, error) {
+	r, err := os.OpenRoot(t.root)
+	if err != nil {
+		return nil, fmt.Errorf("open the project root: %w", err)
+	}
+	return &rootDir{t: t, root: r}, nil
+}
+
+func (r *rootDir) Close() { r.root.Close() }
+
+// resolve returns rel, a clean path relative to the root, with its links
+// resolved as far as it exists, still relative to the root; a path that
+// leaves the root wraps ErrOutsideRoot.
+func (r *rootDir) resolve(rel string) (string, error) {
+	real, err := evalExisting(filepath.Join(r.t.root, rel))
+	if err != nil {
+		return "", err
+	}
+	if !isInside(r.t.root, real) {
+		return "", fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
+	}
+	realRel, _ := filepath.Rel(r.t.root, real)
+	return realRel, nil
+}
+
+// openFile opens rel for reading and checks that it is a regular file,
+// before opening and again on the open file, in case it was swapped.
+func (r *rootDir) openFile(rel string) (*os.File, error) {
+	realRel, err := r.resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := r.root.Lstat(realRel)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularFile(rel, fi); err != nil {
+		return nil, err
+	}
+	f, err := r.root.Open(realRel)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err == nil {
+		err = regularFile(rel, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// regularFile says why fi, the file at rel, is not one the tools read.
+func regularFile(rel string, fi fs.FileInfo) error {
+	switch {
+	case fi.IsDir():
+		return &fs.PathError{Op: "open", Path: rel, Err: syscall.EISDIR}
+	case !fi.Mode().IsRegular():
+		return errNotRegular
+	}
+	return nil
+}
+
+// target is where a write lands: a directory inside the root and a name
+// in it, with links resolved. The bytes land by a rename inside the root's
+// handle (see write).
+type target struct {
+	root   *os.Root
+	dirRel string // the directory relative to the root, links resolved
+	name   string
+	exists bool
+}
+
+func (tg target) Close() {}
+
+// key names the file for the per-path write lock, however it was spelled.
+func (tg target) key(root string) string { return filepath.Join(root, tg.dirRel, tg.name) }
+
+// writeTarget resolves rel for a write. With create, missing directories
+// are made (never inside .git or .ralph) and a missing file is a target
+// with exists false; without it a missing file is fs.ErrNotExist.
+func (r *rootDir) writeTarget(rel string, create bool) (target, error) {
+	if isProtected(rel) {
+		return target{}, ErrProtected
+	}
+	realRel, err := r.resolve(rel)
+	if err != nil {
+		return target{}, err
+	}
+	if isProtected(realRel) {
+		return target{}, ErrProtected
+	}
+	if realRel == "." {
+		return target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
+	}
+	tg := target{root: r.root, dirRel: filepath.Dir(realRel), name: filepath.Base(realRel)}
+	fi, err := r.root.Lstat(realRel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && create:
+		if err := r.root.MkdirAll(tg.dirRel, 0o755); err != nil {
+			return target{}, err
+		}
+		return tg, nil
+	case err != nil:
+		return target{}, err
+	case fi.IsDir():
+		return target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
+	case !fi.Mode().IsRegular():
+		return target{}, errNotRegular
+	}
+	tg.exists = true
+	return tg, nil
+}
+
+// write replaces the target's file with data so that readers see either
+// the old or the new content, never a partial file: a new temporary file in
+// the same directory is written, synced and renamed over the name. Windows
+// keeps no Unix permission bits to carry over.
+func (tg target) write(data []byte) (err error) {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(tg.dirRel, ".ralph-write-"+hex.EncodeToString(rnd[:])+".tmp")
+	f, err := tg.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			tg.root.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return tg.root.Rename(tmp, filepath.Join(tg.dirRel, tg.name))
+}
+
+// read returns the content of the target's existing file.
+func (tg target) read() ([]byte, error) {
+	f, err := tg.root.Open(filepath.Join(tg.dirRel, tg.name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	return io.ReadAll(f)
+}
+
+// beneathFS is the project as an fs.FS whose every Open resolves beneath
+// the root.
+type beneathFS struct{ r *rootDir }
+
+func (b beneathFS) Open(name string) (fs.File, error) {
+	return b.r.root.Open(filepath.FromSlash(name))
+}
