@@ -479,14 +479,7 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 }
 
 func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
-	reason := "interrupted by the user"
-	switch {
-	case it.Signal != nil:
-		reason = "interrupted by " + it.Signal.String()
-	case it.Text != "":
-		// A hard stop that says where it came from (ralph stop).
-		reason = "interrupted by " + it.Text
-	}
+	reason := interrupts.StopReason(it)
 	c.counts.interrupts++
 	c.logDecision(memory.DecisionRecord{Kind: "interrupt", Detail: "the run stops; tool calls in flight are cancelled and the session is saved",
 		Reason: reason})

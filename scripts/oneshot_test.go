@@ -101,7 +101,7 @@ func TestTextFinish(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 	}
 	errb.Reset()
-	code = o.Finish(coordinator.Result{Subtype: "interrupted", IsError: true, Text: "interrupted by interrupt", SessionID: "s1", Signal: syscall.SIGINT})
+	code = o.Finish(coordinator.Result{Subtype: "interrupted", IsError: true, Text: "stopped by Ctrl-C", SessionID: "s1", Signal: syscall.SIGINT})
 	if code != 130 || !strings.Contains(errb.String(), "state saved (session s1)") {
 		t.Fatalf("exit %d stderr %q", code, errb.String())
 	}
