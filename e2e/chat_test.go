@@ -377,3 +377,24 @@ func TestChatRunsTheTaskLoop(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// Leaving the chat shell with Ctrl-C twice at the idle prompt says that
+// the conversation is kept and how to come back to it, instead of
+// quitting silently.
+func TestChatLeavingSaysHowToContinue(t *testing.T) {
+	srv := inlineServer(t, textScenario(t, "hello there"))
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("hi\r")
+	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "hello there") })
+	r.typeKeys("\x03")
+	r.waitFor("Ctrl-C again or Ctrl-D to leave", 5*time.Second)
+	r.typeKeys("\x03")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d after Ctrl-C twice", code)
+	}
+	if s := r.screen(); !strings.Contains(s, "`ralph chat -c` continues") {
+		t.Fatalf("leaving did not say how to continue; the screen shows:\n%s", s)
+	}
+}
