@@ -24,6 +24,8 @@ func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Durati
 		c := res.Stats.CostUSD
 		r.CostUSD = &c
 	}
+	// A loop's figures are its session's as the loop keeps them.
+	r.SessionTurns, r.SessionUsage, r.SessionCostUSD = r.NumTurns, r.Usage, r.CostUSD
 	switch {
 	case res.Reason == loop.ReasonInterrupted:
 		r.Subtype = coordinator.SubtypeInterrupted
