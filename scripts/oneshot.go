@@ -321,7 +321,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	}
 	switch {
 	case res.Subtype == coordinator.SubtypeInterrupted:
-		fmt.Fprintf(o.Stderr, "ralph: stopped: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
+		fmt.Fprintf(o.Stderr, "ralph: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
 	case res.IsError:
 		msg := res.Text
 		if res.Err != nil {
