@@ -49,14 +49,22 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 		var wg sync.WaitGroup
 		// Child agents start together (the pool bounds how many run); the
 		// other calls run one after another meanwhile, in call order.
+		// Their calls are announced here, in call order, and each child
+		// takes its place in the pool (and its number, and announces
+		// itself) only after the one called before it did, so the event
+		// stream and the agents' numbers follow the model's calls rather
+		// than the goroutines' timing.
+		var prev chan struct{}
 		for i := range calls {
 			if spawn(i) && json.Valid(args[i]) {
+				c.announce(calls[i], args[i])
+				ready := make(chan struct{})
 				wg.Add(1)
-				go func() {
+				go func(after <-chan struct{}) {
 					defer wg.Done()
-					c.announce(calls[i], args[i])
-					finish(i, c.spawnChild(ctx, calls[i].ID, args[i]))
-				}()
+					finish(i, c.spawnChild(ctx, calls[i].ID, args[i], after, ready))
+				}(prev)
+				prev = ready
 			}
 		}
 		for i := range calls {

@@ -90,11 +90,14 @@ type Options struct {
 // Shell is one interactive session. Create it with New, subscribe Handle
 // to the coordinator's events, then call Run once.
 type Shell struct {
-	opts   Options
-	coord  Coordinator
-	queue  *interrupts.Queue
-	agents commands.Agents
-	tokens atomic.Int64
+	// childFailures keeps a failed child's error to its agent_finished
+	// line.
+	childFailures view.ChildFailures
+	opts          Options
+	coord         Coordinator
+	queue         *interrupts.Queue
+	agents        commands.Agents
+	tokens        atomic.Int64
 	// waiting is the model's silence, or the end of its reasoning, as the
 	// status line says it.
 	waitMu  sync.Mutex
