@@ -196,7 +196,7 @@ func TestChatUrgentMessageCutsIn(t *testing.T) {
 	}
 }
 
-// run_command asks in the shell; y runs it, n refuses it, a runs it and
+// run_command asks in the shell; y runs it, n refuses it, p runs it and
 // saves the command's prefix in .ralph/config.toml (keeping every byte of
 // the file), after which the same kind of command is not asked about.
 func TestChatApprovals(t *testing.T) {
@@ -213,12 +213,13 @@ func TestChatApprovals(t *testing.T) {
 	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
 	r.waitIdle(10*time.Second, nil)
 	r.typeKeys("make some files\r")
-	r.waitFor("run `touch yes.txt`? [y]es / [n]o / [a]lways", 10*time.Second)
+	r.waitFor("run `touch yes.txt`? [y]es / [n]o / [t]ell it why not / [a]lways", 10*time.Second)
 	r.typeKeys("y\r")
 	r.waitFor("run `echo one > no.txt`?", 10*time.Second)
 	r.typeKeys("n\r")
 	r.waitFor("run `echo two > always.txt`?", 10*time.Second)
-	r.typeKeys("a\r")
+	// Always, in the project: the project's config keeps every byte.
+	r.typeKeys("p\r")
 	r.waitFor("All done.", 10*time.Second)
 	r.waitIdle(5*time.Second, nil)
 	r.typeKeys("\x04")

@@ -34,7 +34,7 @@ func TestOneLineForAToolCall(t *testing.T) {
 	chat := startPTY(t, chatDir, env, "chat", "--base-url", srv.URL)
 	chat.waitIdle(10*time.Second, nil)
 	chat.typeKeys("go\r")
-	chat.waitFor("run `"+command+"`? [y]es / [n]o / [a]lways", 10*time.Second)
+	chat.waitFor("run `"+command+"`? [y]es / [n]o / [t]ell it why not / [a]lways", 10*time.Second)
 	waitSocket(t, chatDir)
 	watch := startPTY(t, chatDir, env, "watch")
 	watch.waitFor("question  #1", 10*time.Second)

@@ -21,6 +21,7 @@ type approvalAsker struct {
 // the person's next line, and a place for a notice.
 type prompter interface {
 	Ask(ctx context.Context, question, prompt, what string) (string, bool)
+	AskKey(ctx context.Context, question, prompt, what, keys string) (string, bool)
 	note(text string, bad bool)
 }
 
@@ -38,7 +39,7 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 		what = view.ToolCall(name, args)
 	}
 	for {
-		line, ok := a.sh.Ask(ctx, question, q.Prompt(), what)
+		line, ok := a.sh.AskKey(ctx, question, q.Prompt(), what, q.Keys())
 		if !ok {
 			if err := ctx.Err(); err != nil {
 				return approval.No, err
@@ -46,6 +47,15 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 			return approval.No, errNoAnswer
 		}
 		if ans, ok := q.Parse(line); ok {
+			if ans == approval.TellWhy {
+				// "No, and tell it why": the person's next line is
+				// what the model is told.
+				why, ok := a.sh.Ask(ctx, "what should ralph be told?", approval.TellPrompt, what)
+				if !ok && ctx.Err() != nil {
+					return approval.No, ctx.Err()
+				}
+				return approval.NoBecause(why), nil
+			}
 			return ans, nil
 		}
 		question = q.Retry()

@@ -93,11 +93,15 @@ type Shell struct {
 	// childFailures keeps a failed child's error to its agent_finished
 	// line.
 	childFailures view.ChildFailures
-	opts          Options
-	coord         Coordinator
-	queue         *interrupts.Queue
-	agents        commands.Agents
-	tokens        atomic.Int64
+	// keys and lineLen are for questions a single key answers
+	// (keyanswer.go): lineLen is the length of the line being edited.
+	keys    keyState
+	lineLen atomic.Int64
+	opts    Options
+	coord   Coordinator
+	queue   *interrupts.Queue
+	agents  commands.Agents
+	tokens  atomic.Int64
 	// waiting is the model's silence, or the end of its reasoning, as the
 	// status line says it.
 	waitMu  sync.Mutex
@@ -234,6 +238,7 @@ func (s *Shell) open(fd int) error {
 			// Readline calls this just before it prints the prompt.
 			s.starting.Store(true)
 		}
+		s.lineLen.Store(int64(len(line)))
 		return complete(line, pos, key)
 	})
 	rl, err := readline.NewEx(cfg)
@@ -264,6 +269,9 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 	// detector found a paint and a Tab unordered.
 	s.scr.paintMu.Lock()
 	s.scr.paintMu.Unlock()
+	if s.keyAnswer(r) {
+		return r, false
+	}
 	switch r {
 	case 0:
 		s.scr.touched()

@@ -149,6 +149,15 @@ func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Ans
 			return approval.No, err
 		}
 		if ans, ok := qu.Parse(line); ok {
+			if ans == approval.TellWhy {
+				// "No, and tell it why": the person's next line is
+				// what the model is told.
+				why, err := q.ask(ctx, "what should ralph be told?", approval.TellPrompt, false)
+				if err != nil && ctx.Err() != nil {
+					return approval.No, err
+				}
+				return approval.NoBecause(why), nil
+			}
 			return ans, nil
 		}
 		text, bell = qu.Retry(), false

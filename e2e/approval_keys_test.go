@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Approvals in chat take a single key, without Enter; "t" is "no, and
+// tell it why", whose words reach the model; what "always" means is said
+// at the first question only; "a" remembers the rule in the person's own
+// config and "p" in the project's, which git shares.
+func TestChatApprovalsTakeOneKey(t *testing.T) {
+	dir := t.TempDir()
+	env := chatEnv(t)
+	srv := inlineServer(t, commandScenario(t, [][]string{{"echo one"}, {"cat two"}, {"touch three"}, {"mkdir four"}}, "All done."))
+	r := startPTY(t, dir, env, "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("go\r")
+	r.waitFor("run `echo one`? [y]es / [n]o / [t]ell it why not / [a]lways / [p]roject always", 10*time.Second)
+	// The whole word and Enter, out of habit: one answer, and nothing
+	// of it is left for the prompt.
+	r.typeKeys("yes\r")
+	r.waitFor("run `cat two`?", 10*time.Second)
+	r.typeKeys("t")
+	r.waitFor("tell ralph why not", 5*time.Second)
+	r.typeKeys("use printf instead\r")
+	r.waitFor("run `touch three`?", 10*time.Second)
+	r.typeKeys("a")
+	r.waitFor("run `mkdir four`?", 10*time.Second)
+	r.typeKeys("p")
+	r.waitFor("All done.", 10*time.Second)
+	r.waitIdle(5*time.Second, nil)
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	raw := r.out.Since(0)
+	if n := strings.Count(raw, "From then on a command runs without asking"); n != 1 {
+		t.Errorf("what always means was said %d times for 4 questions, want once", n)
+	}
+	if !exists(filepath.Join(dir, "three")) || !exists(filepath.Join(dir, "four")) {
+		t.Errorf("the approved commands did not run:\n%s", r.screen())
+	}
+	reqs := srv.Requests()
+	if len(reqs) < 3 || !strings.Contains(string(reqs[2].Body), "use printf instead") {
+		t.Fatalf("the person's reason did not reach the model")
+	}
+	if got, _ := os.ReadFile(filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml")); string(got) != "allowed_commands = [\"touch\"]\n" {
+		t.Errorf("your config.toml = %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, ".ralph", "config.toml")); string(got) != "allowed_commands = [\"mkdir\"]\n" {
+		t.Errorf("the project's config.toml = %q", got)
+	}
+	if s := r.screen(); len(reqs) != 5 || strings.Contains(s, "› es") || strings.Contains(s, "ralph> es") {
+		t.Errorf("keys leaked to the prompt:\n%s", s)
+	}
+}
