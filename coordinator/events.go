@@ -172,6 +172,10 @@ type Event struct {
 	// cost per task and per agent from them.
 	Usage   *conversation.Usage `json:"usage,omitempty"`
 	CostUSD *float64            `json:"cost_usd,omitempty"`
+	// Asking, on a tool_call, says a person is asked before the call
+	// runs: a face shows the question, and the call once it is allowed,
+	// not a "running" line for a command nobody approved yet.
+	Asking bool `json:"asking,omitempty"`
 }
 
 // TaskAttempt is the task loop's account of one attempt at a task. The

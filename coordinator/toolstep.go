@@ -98,7 +98,17 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 // means the call began, which resume needs to know (the recorder writes it
 // before Publish returns, so before the call runs).
 func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage) {
-	c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
+	ev := Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)}
+	if f, ok := c.opts.Tools.(foreseer); ok && json.Valid(args) {
+		ev.Asking = f.WillAsk(call.Name, args)
+	}
+	c.emit(ev)
+}
+
+// foreseer is a Tools that can tell whether a call will ask a person
+// before it runs (*workers.Toolset and its views).
+type foreseer interface {
+	WillAsk(name string, args json.RawMessage) bool
 }
 
 func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMessage, res workers.Result) {

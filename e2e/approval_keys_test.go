@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// Approvals in chat take a single key, without Enter; "t" is "no, and
+// Approvals in chat take a single key, without Enter, and a command is
+// shown running only once it is allowed; "t" is "no, and
 // tell it why", whose words reach the model; what "always" means is said
 // at the first question only; "a" remembers the rule in the person's own
 // config and "p" in the project's, which git shares.
@@ -38,6 +39,13 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	raw := r.out.Since(0)
+	// A command is shown running once it is allowed, not before.
+	if q, run := strings.Index(raw, "run `echo one`?"), strings.Index(raw, "• running `echo one`"); q < 0 || run < q {
+		t.Errorf("echo one was shown running (at %d) before its question (at %d)", run, q)
+	}
+	if strings.Contains(raw, "• running `cat two`") {
+		t.Error("the refused cat two was shown running")
+	}
 	if n := strings.Count(raw, "From then on a command runs without asking"); n != 1 {
 		t.Errorf("what always means was said %d times for 4 questions, want once", n)
 	}

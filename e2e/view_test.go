@@ -7,7 +7,7 @@ import (
 )
 
 // TestOneLineForAToolCall: the same tool call reads the same wherever a
-// person meets it — the chat's line above the approval question, the
+// person meets it — the chat's lines above the approval question, the
 // question's own line in chat (what a hard stop says it waited on), the
 // one-shot progress on stderr, `ralph watch` and `ralph logs` — because
 // every face takes it from scripts/view. Each row is one face and the
@@ -66,7 +66,9 @@ func TestOneLineForAToolCall(t *testing.T) {
 		face, shown string
 		want        []string
 	}{
-		{"chat, above the question", chatScreen, []string{"• " + read, "• " + ran}},
+		// The command asked about is not shown running before it is
+		// allowed: the question shows it (checked below).
+		{"chat, above the question", chatScreen, []string{"• " + read, "run `" + command + "`?"}},
 		{"chat, the question waited on", stopped, []string{"stopped: waiting for your answer: " + ran}},
 		{"one-shot progress", oneShot, []string{"• " + read, "• " + ran}},
 		{"ralph watch", watchScreen, []string{"main   " + ran}},
@@ -77,5 +79,8 @@ func TestOneLineForAToolCall(t *testing.T) {
 				t.Errorf("%s does not show %q:\n%s", row.face, want, row.shown)
 			}
 		}
+	}
+	if strings.Contains(chatScreen, "• "+ran) {
+		t.Errorf("chat showed the command running before it was allowed:\n%s", chatScreen)
 	}
 }

@@ -35,8 +35,17 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 	// The job line names the call the way every face does (scripts/view);
 	// starting a server is no call, so it says what the policy says.
 	what := clipWidth(q.What(), 70)
-	if name, args := q.Call(); name != "" {
+	name, args := q.Call()
+	if name != "" {
 		what = view.ToolCall(name, args)
+	}
+	// A command asked about has no "running" line yet (its tool_call
+	// event says Asking): it gets one once it is allowed.
+	allowed := func(ans approval.Answer) (approval.Answer, error) {
+		if name == workers.ToolRunCommand && !ans.Refused() {
+			a.sh.note("• "+what, false)
+		}
+		return ans, nil
 	}
 	for {
 		line, ok := a.sh.AskKey(ctx, question, q.Prompt(), what, q.Keys())
@@ -56,7 +65,7 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 				}
 				return approval.NoBecause(why), nil
 			}
-			return ans, nil
+			return allowed(ans)
 		}
 		question = q.Retry()
 	}

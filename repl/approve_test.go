@@ -61,7 +61,9 @@ func TestApprovalAsker(t *testing.T) {
 		t.Fatalf("the question does not say what always remembers: %q", ask.questions[3])
 	}
 	got, _ := afero.ReadFile(fs, filepath.Join("/home", "ralph", "config.toml"))
-	if string(got) != "allowed_commands = [\"go test\", \"go vet\"]\n" || len(ask.notes) != 1 {
+	// Each allowed command is shown running once allowed, then what
+	// always saved.
+	if string(got) != "allowed_commands = [\"go test\", \"go vet\"]\n" || len(ask.notes) != 3 || ask.notes[0] != "• running `touch x`" {
 		t.Fatalf("your config.toml = %q, notes %q", got, ask.notes)
 	}
 	if d := p.ApproveCommand(ctx, "go build"); d.Allowed {

@@ -70,6 +70,11 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.scr.line(s.scr.pal.Dim(fit(who + "│ " + firstLine(ev.Text))))
 		}
 	case coordinator.EventToolCall:
+		if ev.Asking {
+			// The question shows the call; the asker shows it running
+			// once it is allowed (approve.go).
+			break
+		}
 		s.scr.line(s.scr.pal.Dim(fit(who + "• " + view.ToolCall(ev.ToolName, ev.ToolArgs))))
 	case coordinator.EventToolResult:
 		first := firstLine(ev.Output)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -158,6 +159,11 @@ func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Ans
 				}
 				return approval.NoBecause(why), nil
 			}
+			if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
+				// A command asked about has no "running" line yet (its
+				// tool_call event says Asking): it gets one now.
+				q.line("• " + view.ToolCall(name, args))
+			}
 			return ans, nil
 		}
 		text, bell = qu.Retry(), false
@@ -165,12 +171,15 @@ func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Ans
 }
 
 // Note implements approval.Noter.
-func (q *questions) Note(text string, bad bool) {
+func (q *questions) Note(text string, bad bool) { q.line("ralph: " + text) }
+
+// line prints one line above the progress display, or on its own.
+func (q *questions) line(s string) {
 	if q.note != nil {
-		q.note("ralph: " + text)
+		q.note(s)
 		return
 	}
-	fmt.Fprintln(q.out, "ralph: "+text)
+	fmt.Fprintln(q.out, s)
 }
 
 // confirm asks a yes/no question (the budget, the circuit breaker); no

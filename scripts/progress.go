@@ -197,6 +197,12 @@ func (p *progress) handle(ev coordinator.Event) {
 			p.printlnDim(fmt.Sprintf("  │ %s: %s", ev.AgentID, text.ClipWidth(folded(ev.Text), 140)))
 		}
 	case coordinator.EventToolCall:
+		if ev.Asking {
+			// The question shows the call; the asker shows it running
+			// once it is allowed (ask.go).
+			p.status = "asking about " + ev.ToolName
+			break
+		}
 		p.status = "running " + ev.ToolName
 		p.println("• " + view.ToolCall(ev.ToolName, ev.ToolArgs))
 	case coordinator.EventToolResult:

@@ -101,7 +101,10 @@ type Policy struct {
 	nobody string
 }
 
-var _ workers.Approver = (*Policy)(nil)
+var (
+	_ workers.Approver = (*Policy)(nil)
+	_ workers.Foreseer = (*Policy)(nil)
+)
 
 // New returns the policy for a project.
 func New(o Options) *Policy {
@@ -289,6 +292,19 @@ func declined(reason string, ans Answer) string {
 		return reason
 	}
 	return reason + "; they said: " + ans.Why
+}
+
+// WillAsk implements workers.Foreseer: whether ApproveCommand would ask
+// a person about command now, rather than allow or refuse it at once.
+func (p *Policy) WillAsk(command string) bool {
+	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+	if _, ok := p.deny.commands.command(cmd, p.roots); ok || p.currentAsker() == nil {
+		return false
+	}
+	if _, ok := p.always.command(cmd, p.roots); ok {
+		return true
+	}
+	return !(unsandboxed && p.yes) && !p.yes && !p.Allowed(command) && !(p.allowCommands && !unsandboxed)
 }
 
 // ApproveWrite implements workers.WriteApprover: a file change by

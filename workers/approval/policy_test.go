@@ -342,3 +342,18 @@ func TestAlwaysIsExplainedOnce(t *testing.T) {
 		t.Fatalf("the second question explains always again:\n%s", second)
 	}
 }
+
+// WillAsk foresees ApproveCommand: a person is asked about a command no
+// rule allows, when someone can be asked, and about nothing else.
+func TestWillAsk(t *testing.T) {
+	p, _ := newPolicy(t, Options{UserRules: []string{"ls"}, AskBefore: []string{"ls -la*"}})
+	if p.WillAsk("make") {
+		t.Fatal("nobody can be asked, yet WillAsk says a person will be")
+	}
+	p.SetAsker(&scriptedAsker{})
+	for cmd, want := range map[string]bool{"make": true, "ls": false, "ls -la /": true, workers.UnsandboxedPrefix + "ls": true} {
+		if got := p.WillAsk(cmd); got != want {
+			t.Errorf("WillAsk(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
