@@ -55,6 +55,9 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo, MCP: p.MCP.Status,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
+		// Asking the background (RenderStyle) read what was typed
+		// meanwhile; the line editor gets it first.
+		TypeAhead:   terminal.TypeAhead(),
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)

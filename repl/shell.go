@@ -66,6 +66,9 @@ type Options struct {
 	Color        bool
 	// Style is the render style of answers: dark, light or notty.
 	Style string
+	// TypeAhead is what the person typed before the shell started
+	// reading the terminal (terminal.TypeAhead): it is read first.
+	TypeAhead []byte
 	// Banner lines are printed before the first prompt.
 	Banner []string
 	// HistoryFile keeps input history across runs (.ralph/history).
@@ -205,6 +208,9 @@ func (s *Shell) open(fd int) error {
 		return err
 	}
 	in.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
+	if len(s.opts.TypeAhead) > 0 {
+		in.Inject(s.opts.TypeAhead)
+	}
 	s.in = in
 	scrubHistory(s.opts.HistoryFile, s.redact)
 	s.hist = loadHistory(s.opts.HistoryFile)
