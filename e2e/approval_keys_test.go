@@ -66,3 +66,35 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 		t.Errorf("keys leaked to the prompt:\n%s", s)
 	}
 }
+
+// A one-shot on a terminal takes an approval's key without Enter too,
+// shows the command running only once allowed, and "t" sends the
+// person's words to the model.
+func TestOneShotApprovalTakesOneKey(t *testing.T) {
+	dir := t.TempDir()
+	srv := inlineServer(t, commandScenario(t, [][]string{{"touch one"}, {"touch two"}}, "Finished."))
+	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "make files")
+	r.waitFor("run `touch one`? [y]es / [n]o / [t]ell it why not / [a]lways", 10*time.Second)
+	r.typeKeys("y")
+	r.waitFor("run `touch two`?", 10*time.Second)
+	r.typeKeys("t")
+	r.waitFor("tell ralph why not", 5*time.Second)
+	r.typeKeys("not now\r")
+	r.waitFor("Finished.", 10*time.Second)
+	if code := r.exitCode(10 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !exists(filepath.Join(dir, "one")) || exists(filepath.Join(dir, "two")) {
+		t.Fatalf("one made %v, two made %v", exists(filepath.Join(dir, "one")), exists(filepath.Join(dir, "two")))
+	}
+	raw := r.out.Since(0)
+	if q, run := strings.Index(raw, "run `touch one`?"), strings.Index(raw, "• running `touch one`"); q < 0 || run < q {
+		t.Errorf("touch one was shown running (at %d) before its question (at %d)", run, q)
+	}
+	if reqs := srv.Requests(); len(reqs) != 3 || !strings.Contains(string(reqs[2].Body), "not now") {
+		t.Fatal("the person's reason did not reach the model")
+	}
+	if after := r.stty(); after != r.sttyBefore {
+		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
+	}
+}

@@ -78,16 +78,7 @@ func (q *questions) ask(ctx context.Context, question, prompt string, bell bool)
 	if q.pause != nil {
 		defer q.pause()()
 	}
-	ring := ""
-	if bell {
-		ring = "\a"
-		if q.alert != nil {
-			if s := q.alert(question); s != "" {
-				ring = s
-			}
-		}
-	}
-	fmt.Fprintf(q.out, "%s\n%s\n%s ", ring, question, prompt)
+	fmt.Fprintf(q.out, "%s\n%s\n%s ", q.ring(question, bell), question, prompt)
 	if q.pending == nil {
 		ch := make(chan lineResult, 1)
 		q.pending = ch
@@ -110,6 +101,21 @@ func (q *questions) ask(ctx context.Context, question, prompt string, bell bool)
 		fmt.Fprintln(q.out)
 		return "", ctx.Err()
 	}
+}
+
+// ring is what calls the person to a question: the bell (and the
+// Notifier's sequence) once per question, nothing when a bad answer is
+// asked about again.
+func (q *questions) ring(question string, bell bool) string {
+	if !bell {
+		return ""
+	}
+	if q.alert != nil {
+		if s := q.alert(question); s != "" {
+			return s
+		}
+	}
+	return "\a"
 }
 
 // ready opens the terminal on first use; the caller holds the turn.
@@ -145,7 +151,7 @@ func (q *questions) close() {
 func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Answer, error) {
 	text, bell := qu.Text(), true
 	for {
-		line, err := q.ask(ctx, text, qu.Prompt(), bell)
+		line, err := q.askKey(ctx, text, qu.Prompt(), qu.Keys(), bell)
 		if err != nil {
 			return approval.No, err
 		}
