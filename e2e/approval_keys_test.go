@@ -30,6 +30,10 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 	r.typeKeys("use printf instead\r")
 	r.waitFor("run `touch three`?", 10*time.Second)
 	r.typeKeys("a")
+	// The rest of the word, typed just after the key had answered, is
+	// dropped rather than left for the prompt or the next question.
+	r.waitFor("allowed from now on: `touch`", 10*time.Second)
+	r.typeKeys("lways\r")
 	r.waitFor("run `mkdir four`?", 10*time.Second)
 	r.typeKeys("p")
 	r.waitFor("All done.", 10*time.Second)
@@ -39,6 +43,9 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	raw := r.out.Since(0)
+	if strings.Contains(raw, "please answer") {
+		t.Errorf("a key or the rest of a word was not taken as meant:\n%s", r.screen())
+	}
 	// A command is shown running once it is allowed, not before.
 	if q, run := strings.Index(raw, "run `echo one`?"), strings.Index(raw, "• running `echo one`"); q < 0 || run < q {
 		t.Errorf("echo one was shown running (at %d) before its question (at %d)", run, q)
