@@ -76,12 +76,15 @@ func (c *Coordinator) forward(ev Event) {
 // spawnChild runs one child agent to the end and returns its final report
 // as the spawn_agent result. A child that fails, times out or panics is
 // reported as an error result; it never takes the coordinator down.
-func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage) (res workers.Result) {
+// after, when set, is closed once the child called before it has started
+// (or given up); ready is closed once this one has.
+func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage, after <-chan struct{}, ready chan struct{}) (res workers.Result) {
 	var a workers.SpawnAgentParams
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
+		close(ready)
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
-	return c.runAgent(ctx, agentJob{callID: callID, prompt: a.Task}, c.opts.Children.Tools, true).res
+	return c.runAgent(ctx, agentJob{callID: callID, prompt: a.Task, after: after, ready: ready}, c.opts.Children.Tools, true).res
 }
 
 // agentJob is what a child agent is started for: a spawn_agent call
@@ -95,12 +98,21 @@ type agentJob struct {
 	// queue carries messages to the agent at its step boundaries (ralph
 	// say to a task loop); nil gives the agent a queue of its own.
 	queue *interrupts.Queue
+	// after, when set, is waited for before the agent takes its place in
+	// the pool, and ready, when set, is closed once it has one and has
+	// announced itself (or gave up): children spawned in one turn start
+	// in call order.
+	after <-chan struct{}
+	ready chan struct{}
 }
 
 // agentRun is the result of one child agent.
 type agentRun struct {
 	res    workers.Result
 	result Result
+	// why is the error that ended a failed child, without the words
+	// telling the model that it failed.
+	why string
 }
 
 // runAgent runs one child agent with the given tools to the end. Its usage
@@ -109,6 +121,19 @@ type agentRun struct {
 func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, addUsage bool) (run agentRun) {
 	callID, task, queue := job.callID, job.prompt, job.queue
 	ch := c.opts.Children
+	started := func() {
+		if job.ready != nil {
+			close(job.ready)
+			job.ready = nil
+		}
+	}
+	defer started()
+	if job.after != nil {
+		select {
+		case <-job.after:
+		case <-ctx.Done():
+		}
+	}
 	select {
 	case c.pool <- struct{}{}:
 	case <-ctx.Done():
@@ -123,6 +148,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		spawned.TaskAttempt = &TaskAttempt{Number: job.attempt}
 	}
 	c.emit(spawned)
+	started()
 	defer func() {
 		if r := recover(); r != nil {
 			run.res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
@@ -130,7 +156,12 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 			c.logError("agent", SpawnAgentTool, run.res.Output)
 		}
 		usage := run.result.Usage
-		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(run.res.Output, 500), IsError: run.res.IsError,
+		said := run.res.Output
+		if run.why != "" {
+			// "failed" is the event's to say: its text is why.
+			said = run.why
+		}
+		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(said, 500), IsError: run.res.IsError,
 			Task: job.taskID, Usage: &usage, CostUSD: run.result.CostUSD})
 	}()
 	timeout := ch.Timeout
@@ -175,6 +206,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 			msg = r.Err.Error()
 		}
 		run.res = workers.Result{IsError: true, Output: "the child agent failed: " + msg}
+		run.why = msg
 	}
 	return run
 }

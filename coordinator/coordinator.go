@@ -100,7 +100,11 @@ type Coordinator struct {
 	turns      int
 	runStart   int // turns before the current Run; the turn limit is per Run
 	usage      conversation.Usage
-	counts     struct{ retries, errors, interrupts int }
+	// runUsage is the part of usage spent by the current Run: a result
+	// counts its tokens, turns and time in one scope, this run's, and the
+	// session's totals apart.
+	runUsage conversation.Usage
+	counts   struct{ retries, errors, interrupts int }
 	// statsMu guards counts, usage and storeErr, which child agents update
 	// from their own goroutines.
 	statsMu sync.Mutex
@@ -298,6 +302,9 @@ func (c *Coordinator) stateNow(status string, errText string) func(*memory.State
 func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	start := time.Now()
 	c.runStart = c.turns
+	c.statsMu.Lock()
+	c.runUsage = conversation.Usage{}
+	c.statsMu.Unlock()
 	c.noteRepeat("")
 	c.denied = nil
 	res := c.runSafely(ctx, prompt)
@@ -309,8 +316,11 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	res.SessionID = c.opts.SessionID
 	res.NumTurns = c.turns - c.runStart
 	res.Duration = time.Since(start)
-	res.Usage = c.Usage()
-	res.CostUSD = c.cost()
+	c.statsMu.Lock()
+	res.Usage, res.SessionUsage = c.runUsage, c.usage
+	c.statsMu.Unlock()
+	res.CostUSD, res.SessionCostUSD = c.costOf(res.Usage), c.cost()
+	res.SessionTurns = c.turns
 	res.Denied = c.denied
 	if c.opts.RecordErr != nil {
 		c.keep(c.opts.RecordErr())
@@ -479,14 +489,7 @@ func (c *Coordinator) deliver(it interrupts.Interrupt) {
 }
 
 func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
-	reason := "interrupted by the user"
-	switch {
-	case it.Signal != nil:
-		reason = "interrupted by " + it.Signal.String()
-	case it.Text != "":
-		// A hard stop that says where it came from (ralph stop).
-		reason = "interrupted by " + it.Text
-	}
+	reason := interrupts.StopReason(it)
 	c.counts.interrupts++
 	c.logDecision(memory.DecisionRecord{Kind: "interrupt", Detail: "the run stops; tool calls in flight are cancelled and the session is saved",
 		Reason: reason})
@@ -591,7 +594,11 @@ func (c *Coordinator) Usage() conversation.Usage {
 
 // cost is the known cost of the usage so far, or nil when the model has no
 // known price.
-func (c *Coordinator) cost() *float64 {
+func (c *Coordinator) cost() *float64 { return c.costOf(c.Usage()) }
+
+// costOf is the known cost of u at the model's price, or nil when the
+// model has no known price.
+func (c *Coordinator) costOf(u conversation.Usage) *float64 {
 	if c.opts.PriceOf == nil {
 		return nil
 	}
@@ -599,13 +606,14 @@ func (c *Coordinator) cost() *float64 {
 	if p == nil {
 		return nil
 	}
-	v := p.Cost(c.Usage())
+	v := p.Cost(u)
 	return &v
 }
 
 func (c *Coordinator) addUsage(u conversation.Usage) {
 	c.statsMu.Lock()
 	c.usage = c.usage.Add(u)
+	c.runUsage = c.runUsage.Add(u)
 	c.statsMu.Unlock()
 }
 

@@ -172,6 +172,10 @@ type Event struct {
 	// cost per task and per agent from them.
 	Usage   *conversation.Usage `json:"usage,omitempty"`
 	CostUSD *float64            `json:"cost_usd,omitempty"`
+	// Asking, on a tool_call, says a person is asked before the call
+	// runs: a face shows the question, and the call once it is allowed,
+	// not a "running" line for a command nobody approved yet.
+	Asking bool `json:"asking,omitempty"`
 }
 
 // TaskAttempt is the task loop's account of one attempt at a task. The
@@ -202,14 +206,22 @@ const (
 
 // Result is how a run ended.
 type Result struct {
-	Subtype   string             `json:"subtype"`
-	IsError   bool               `json:"is_error"`
-	Text      string             `json:"result"`
-	SessionID string             `json:"session_id"`
-	NumTurns  int                `json:"num_turns"`
-	Duration  time.Duration      `json:"-"`
-	Usage     conversation.Usage `json:"usage"`
-	CostUSD   *float64           `json:"total_cost_usd"`
+	Subtype   string `json:"subtype"`
+	IsError   bool   `json:"is_error"`
+	Text      string `json:"result"`
+	SessionID string `json:"session_id"`
+	// NumTurns, Duration, Usage and CostUSD are this run's: a continued
+	// session's earlier runs are not in them.
+	NumTurns int                `json:"num_turns"`
+	Duration time.Duration      `json:"-"`
+	Usage    conversation.Usage `json:"usage"`
+	CostUSD  *float64           `json:"total_cost_usd"`
+	// SessionTurns, SessionUsage and SessionCostUSD are the session's
+	// totals, earlier runs included (the same as this run's in a new
+	// session).
+	SessionTurns   int                `json:"session_num_turns"`
+	SessionUsage   conversation.Usage `json:"session_usage"`
+	SessionCostUSD *float64           `json:"session_total_cost_usd"`
 	// Err is the error behind an error_during_execution result.
 	Err error `json:"-"`
 	// Signal is the signal behind an interrupted result, if any.

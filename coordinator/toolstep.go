@@ -49,14 +49,22 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 		var wg sync.WaitGroup
 		// Child agents start together (the pool bounds how many run); the
 		// other calls run one after another meanwhile, in call order.
+		// Their calls are announced here, in call order, and each child
+		// takes its place in the pool (and its number, and announces
+		// itself) only after the one called before it did, so the event
+		// stream and the agents' numbers follow the model's calls rather
+		// than the goroutines' timing.
+		var prev chan struct{}
 		for i := range calls {
 			if spawn(i) && json.Valid(args[i]) {
+				c.announce(calls[i], args[i])
+				ready := make(chan struct{})
 				wg.Add(1)
-				go func() {
+				go func(after <-chan struct{}) {
 					defer wg.Done()
-					c.announce(calls[i], args[i])
-					finish(i, c.spawnChild(ctx, calls[i].ID, args[i]))
-				}()
+					finish(i, c.spawnChild(ctx, calls[i].ID, args[i], after, ready))
+				}(prev)
+				prev = ready
 			}
 		}
 		for i := range calls {
@@ -90,7 +98,17 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 // means the call began, which resume needs to know (the recorder writes it
 // before Publish returns, so before the call runs).
 func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage) {
-	c.emit(Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)})
+	ev := Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)}
+	if f, ok := c.opts.Tools.(foreseer); ok && json.Valid(args) {
+		ev.Asking = f.WillAsk(call.Name, args)
+	}
+	c.emit(ev)
+}
+
+// foreseer is a Tools that can tell whether a call will ask a person
+// before it runs (*workers.Toolset and its views).
+type foreseer interface {
+	WillAsk(name string, args json.RawMessage) bool
 }
 
 func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMessage, res workers.Result) {

@@ -196,7 +196,7 @@ func TestChatUrgentMessageCutsIn(t *testing.T) {
 	}
 }
 
-// run_command asks in the shell; y runs it, n refuses it, a runs it and
+// run_command asks in the shell; y runs it, n refuses it, p runs it and
 // saves the command's prefix in .ralph/config.toml (keeping every byte of
 // the file), after which the same kind of command is not asked about.
 func TestChatApprovals(t *testing.T) {
@@ -213,12 +213,13 @@ func TestChatApprovals(t *testing.T) {
 	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
 	r.waitIdle(10*time.Second, nil)
 	r.typeKeys("make some files\r")
-	r.waitFor("run `touch yes.txt`? [y]es / [n]o / [a]lways", 10*time.Second)
+	r.waitFor("run `touch yes.txt`? [y]es / [n]o / [t]ell it why not / [a]lways", 10*time.Second)
 	r.typeKeys("y\r")
 	r.waitFor("run `echo one > no.txt`?", 10*time.Second)
 	r.typeKeys("n\r")
 	r.waitFor("run `echo two > always.txt`?", 10*time.Second)
-	r.typeKeys("a\r")
+	// Always, in the project: the project's config keeps every byte.
+	r.typeKeys("p\r")
 	r.waitFor("All done.", 10*time.Second)
 	r.waitIdle(5*time.Second, nil)
 	r.typeKeys("\x04")
@@ -375,5 +376,26 @@ func TestChatRunsTheTaskLoop(t *testing.T) {
 	r.typeKeys("/exit\r")
 	if code := r.exitCode(5 * time.Second); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// Leaving the chat shell with Ctrl-C twice at the idle prompt says that
+// the conversation is kept and how to come back to it, instead of
+// quitting silently.
+func TestChatLeavingSaysHowToContinue(t *testing.T) {
+	srv := inlineServer(t, textScenario(t, "hello there"))
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("hi\r")
+	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "hello there") })
+	r.typeKeys("\x03")
+	r.waitFor("Ctrl-C again or Ctrl-D to leave", 5*time.Second)
+	r.typeKeys("\x03")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d after Ctrl-C twice", code)
+	}
+	if s := r.screen(); !strings.Contains(s, "`ralph chat -c` continues") {
+		t.Fatalf("leaving did not say how to continue; the screen shows:\n%s", s)
 	}
 }

@@ -134,9 +134,10 @@ func TestControlAnswersAScript(t *testing.T) {
 	if !exists(filepath.Join(dir, "ran.txt")) {
 		t.Fatal("the command did not run")
 	}
-	// always remembered the rule, as at a terminal.
-	if cfg := readFile(t, filepath.Join(dir, ".ralph", "config.toml")); !strings.Contains(cfg, `"echo"`) {
-		t.Fatalf("config.toml after always: %q", cfg)
+	// always remembered the rule in the person's own config, as at a
+	// terminal.
+	if cfg := readFile(t, filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml")); !strings.Contains(cfg, `"echo"`) {
+		t.Fatalf("your config.toml after always: %q", cfg)
 	}
 	if !strings.Contains(errb.String(), "allowed from now on: `echo`") {
 		t.Fatalf("stderr does not say what always saved: %q", errb.String())

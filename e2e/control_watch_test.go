@@ -155,7 +155,7 @@ func TestControlWatchShowsTheRun(t *testing.T) {
 		t.Fatalf("the watch exited %d: %s", code, werr.String())
 	}
 	got := wout.String()
-	for _, want := range []string{"ralph watch: session ", "tool_call", "run `echo ran > ran.txt`? [y]es / [n]o / [a]lways",
+	for _, want := range []string{"ralph watch: session ", "tool_call", "run `echo ran > ran.txt`? [y]es / [n]o / [t]ell it why not / [a]lways",
 		"answered", "#1 yes (ralph answer)", "result", "ralph watch: the session is completed"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("the watch lacks %q:\n%s", want, got)
@@ -273,7 +273,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 	t.Logf("the question was on the watch's screen %s after session.json showed it", time.Since(asked).Round(time.Millisecond))
 	screen := w.screen()
 	for _, want := range []string{"ralph watch · waiting_for_input · oneshot", "project   " + dir, "main   running `echo ran > ran.txt`",
-		"0 done, 2 open, 0 failed", "question  #1", "run `echo ran > ran.txt`? [y]es / [n]o / [a]lways", "tool_call"} {
+		"0 done, 2 open, 0 failed", "question  #1", "run `echo ran > ran.txt`? [y]es / [n]o / [t]ell it why not / [a]lways", "tool_call"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("the screen lacks %q:\n%s", want, screen)
 		}

@@ -98,3 +98,30 @@ func TestStartDirectoryAndInstructions(t *testing.T) {
 		t.Fatalf("instructions missing or not nearest first (%d, %d, %d):\n%s", near, rootAgents, far, sys)
 	}
 }
+
+// After -c the JSON result counts one scope, this run: its usage, turns
+// and time, with the session's totals under their own names (usage once
+// counted the whole session while num_turns counted this run).
+func TestContinueResultCountsThisRun(t *testing.T) {
+	srv := inlineServer(t, `{"name":"usage","responses":[`+
+		`{"text":"first","usage":{"prompt_tokens":100,"completion_tokens":10}},`+
+		`{"text":"second","usage":{"prompt_tokens":200,"completion_tokens":20}}]}`)
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "hello"); r.code != 0 {
+		t.Fatalf("one-shot: exit %d\n%s", r.code, r.stderr)
+	}
+	r := ralph(t, dir, env, nil, "-c", "--base-url", srv.URL, "--json", "and now?")
+	if r.code != 0 {
+		t.Fatalf("ralph -c: exit %d\n%s", r.code, r.stderr)
+	}
+	m := resultLine(t, r.stdout)
+	usage, _ := m["usage"].(map[string]any)
+	session, _ := m["session_usage"].(map[string]any)
+	if m["num_turns"] != 1.0 || usage["input_tokens"] != 200.0 || usage["output_tokens"] != 20.0 {
+		t.Fatalf("the result does not count this run alone: %v", m)
+	}
+	if m["session_num_turns"] != 2.0 || session["input_tokens"] != 300.0 || session["output_tokens"] != 30.0 {
+		t.Fatalf("the result's session totals are not the session's: %v", m)
+	}
+}

@@ -186,12 +186,12 @@ func TestMCPApprovalAtTerminal(t *testing.T) {
 		{{"mcp__t__echo", `{"text":"again"}`}},
 	}, "Finished."))
 	r := startPTY(t, dir, env, "--base-url", srv.URL, "use the tools")
-	r.waitRawText("call `echo` of MCP server `t`? [y]es / [n]o / [a]lways", 20*time.Second)
+	r.waitRawText("call `echo` of MCP server `t`? [y]es / [n]o / [t]ell it why not / [a]lways", 20*time.Second)
 	r.waitRawText(`arguments: {"text":"hi\u001b[2J there"}`, time.Second)
 	r.typeKeys("y\r")
-	r.waitRawText("call `add` of MCP server `t`? [y]es / [n]o / [a]lways", 20*time.Second)
-	r.waitRawText("[a]lways allows mcp__t__add in this project", time.Second)
-	r.typeKeys("a\r")
+	r.waitRawText("call `add` of MCP server `t`? [y]es / [n]o / [t]ell it why not / [a]lways", 20*time.Second)
+	r.waitRawText("[a]lways allows mcp__t__add without asking", time.Second)
+	r.typeKeys("p\r")
 	// The second add is not asked about; the next echo is.
 	r.waitRawText(`arguments: {"text":"again"}`, 20*time.Second)
 	r.typeKeys("n\r")
@@ -310,7 +310,7 @@ func TestMCPProjectServerAskedAtTerminal(t *testing.T) {
 	mustWrite(t, filepath.Join(dir, ".mcp.json"), string(js))
 	srv := inlineServer(t, mcpScenario(t, [][]toolCall{{{"mcp__t__echo", `{"text":"x"}`}}}, "Finished."))
 	r := startPTY(t, dir, env, "--base-url", srv.URL, "-y", "go")
-	r.waitRawText("start MCP server `t` from .mcp.json: `"+mcpServerBin(t)+"`? [y]es / [n]o / [a]lways", 20*time.Second)
+	r.waitRawText("start MCP server `t` from .mcp.json: `"+mcpServerBin(t)+"`? [y]es / [n]o / [t]ell it why not / [a]lways", 20*time.Second)
 	if len(pids(marker)) != 0 {
 		t.Fatal("started before the answer")
 	}

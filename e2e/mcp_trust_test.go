@@ -138,7 +138,7 @@ func TestMCPProjectServerEnvChangeAtTerminal(t *testing.T) {
 	writeProjectServer(t, dir, map[string]string{"MCP_MARKER": newMarker, "NODE_OPTIONS": "--require ./.hidden/x.js", "GITHUB_TOKEN": secretEnvValue})
 	srv := inlineServer(t, mcpScenario(t, [][]toolCall{{{"mcp__t__echo", `{"text":"x"}`}}}, "Finished."))
 	r := startPTY(t, dir, env, "--base-url", srv.URL, "-y", "go")
-	r.waitRawText("start MCP server `t` from .mcp.json: `"+mcpServerBin(t)+" --serve`? [y]es / [n]o / [a]lways", 20*time.Second)
+	r.waitRawText("start MCP server `t` from .mcp.json: `"+mcpServerBin(t)+" --serve`? [y]es / [n]o / [t]ell it why not / [a]lways", 20*time.Second)
 	for _, want := range []string{
 		"it changed since you approved it on this machine:",
 		"env MCP_MARKER: " + oldMarker + " → " + newMarker,

@@ -447,7 +447,10 @@ func TestHardStopDuringCommand(t *testing.T) {
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
-	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		// why is the result's words for the stop: what the person did,
+		// not Go's name of the signal.
+		why string
+	}{{syscall.SIGINT, 130, "stopped by Ctrl-C"}, {syscall.SIGTERM, 143, "stopped by SIGTERM"}} {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			srv := scenarioServer(t, "sleep_command")
 			dir := t.TempDir()
@@ -476,8 +479,8 @@ func TestHardStopDuringCommand(t *testing.T) {
 			if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
 				t.Fatalf("process group %d still has members after exit (kill: %v)", pgid, err)
 			}
-			if m := resultLine(t, out.String()); m["subtype"] != "interrupted" || m["is_error"] != true {
-				t.Fatalf("result = %v", m)
+			if m := resultLine(t, out.String()); m["subtype"] != "interrupted" || m["is_error"] != true || m["result"] != c.why {
+				t.Fatalf("result = %v, want the result %q", m, c.why)
 			}
 			msgs := savedMessages(t, sessionDir(t, dir))
 			last := msgs[len(msgs)-1]

@@ -28,3 +28,24 @@ func TestRunResumedInChatKeepsItsConfiguration(t *testing.T) {
 	r.typeKeys("\x04")
 	r.exitCode(5 * time.Second)
 }
+
+// A resumed task loop's result counts this run, as a continued
+// one-shot's does: num_turns the iterations it made, the session's
+// totals under their own names (num_turns counted the whole session,
+// duration_ms this run).
+func TestResumedLoopResultCountsThisRun(t *testing.T) {
+	complete := testdata("agents", "complete.sh")
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two")
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--json", "run", "--max-iterations", "1", "--agent", "exec:"+complete); r.code != 1 {
+		t.Fatalf("run: exit %d, want 1 (stopped by --max-iterations)\n%s", r.code, r.stderr)
+	}
+	r := ralph(t, dir, env, nil, "--json", "resume", "--max-iterations", "5")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	if m := resultLine(t, r.stdout); m["num_turns"] != 1.0 || m["session_num_turns"] != 2.0 {
+		t.Fatalf("the resumed loop's result = %v, want num_turns 1 and session_num_turns 2", m)
+	}
+}

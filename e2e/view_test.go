@@ -7,7 +7,7 @@ import (
 )
 
 // TestOneLineForAToolCall: the same tool call reads the same wherever a
-// person meets it — the chat's line above the approval question, the
+// person meets it — the chat's lines above the approval question, the
 // question's own line in chat (what a hard stop says it waited on), the
 // one-shot progress on stderr, `ralph watch` and `ralph logs` — because
 // every face takes it from scripts/view. Each row is one face and the
@@ -34,7 +34,7 @@ func TestOneLineForAToolCall(t *testing.T) {
 	chat := startPTY(t, chatDir, env, "chat", "--base-url", srv.URL)
 	chat.waitIdle(10*time.Second, nil)
 	chat.typeKeys("go\r")
-	chat.waitFor("run `"+command+"`? [y]es / [n]o / [a]lways", 10*time.Second)
+	chat.waitFor("run `"+command+"`? [y]es / [n]o / [t]ell it why not / [a]lways", 10*time.Second)
 	waitSocket(t, chatDir)
 	watch := startPTY(t, chatDir, env, "watch")
 	watch.waitFor("question  #1", 10*time.Second)
@@ -66,7 +66,9 @@ func TestOneLineForAToolCall(t *testing.T) {
 		face, shown string
 		want        []string
 	}{
-		{"chat, above the question", chatScreen, []string{"• " + read, "• " + ran}},
+		// The command asked about is not shown running before it is
+		// allowed: the question shows it (checked below).
+		{"chat, above the question", chatScreen, []string{"• " + read, "run `" + command + "`?"}},
 		{"chat, the question waited on", stopped, []string{"stopped: waiting for your answer: " + ran}},
 		{"one-shot progress", oneShot, []string{"• " + read, "• " + ran}},
 		{"ralph watch", watchScreen, []string{"main   " + ran}},
@@ -77,5 +79,8 @@ func TestOneLineForAToolCall(t *testing.T) {
 				t.Errorf("%s does not show %q:\n%s", row.face, want, row.shown)
 			}
 		}
+	}
+	if strings.Contains(chatScreen, "• "+ran) {
+		t.Errorf("chat showed the command running before it was allowed:\n%s", chatScreen)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // The process catches SIGINT and SIGTERM through one listener. Registering
@@ -118,4 +120,26 @@ func ExitCode(sig os.Signal) int {
 		return 128 + int(s)
 	}
 	return 130
+}
+
+// StopReason says in words what stopped the work: "stopped by Ctrl-C" for
+// SIGINT, "stopped by SIGTERM" and the like for other signals, "stopped by
+// <who>" for a hard stop that says where it came from (ralph stop), and
+// "stopped by you" for one typed at the chat prompt. Go's own names of the
+// signals ("interrupt", "terminated") read badly after "stopped by".
+func StopReason(it Interrupt) string {
+	switch {
+	case it.Signal == syscall.SIGINT:
+		return "stopped by Ctrl-C"
+	case it.Signal != nil:
+		if s, ok := it.Signal.(syscall.Signal); ok {
+			if name := unix.SignalName(s); name != "" {
+				return "stopped by " + name
+			}
+		}
+		return "stopped by signal " + it.Signal.String()
+	case it.Text != "":
+		return "stopped by " + it.Text
+	}
+	return "stopped by you"
 }

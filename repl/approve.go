@@ -21,6 +21,7 @@ type approvalAsker struct {
 // the person's next line, and a place for a notice.
 type prompter interface {
 	Ask(ctx context.Context, question, prompt, what string) (string, bool)
+	AskKey(ctx context.Context, question, prompt, what, keys string) (string, bool)
 	note(text string, bad bool)
 }
 
@@ -34,11 +35,20 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 	// The job line names the call the way every face does (scripts/view);
 	// starting a server is no call, so it says what the policy says.
 	what := clipWidth(q.What(), 70)
-	if name, args := q.Call(); name != "" {
+	name, args := q.Call()
+	if name != "" {
 		what = view.ToolCall(name, args)
 	}
+	// A command asked about has no "running" line yet (its tool_call
+	// event says Asking): it gets one once it is allowed.
+	allowed := func(ans approval.Answer) (approval.Answer, error) {
+		if name == workers.ToolRunCommand && !ans.Refused() {
+			a.sh.note("• "+what, false)
+		}
+		return ans, nil
+	}
 	for {
-		line, ok := a.sh.Ask(ctx, question, q.Prompt(), what)
+		line, ok := a.sh.AskKey(ctx, question, q.Prompt(), what, q.Keys())
 		if !ok {
 			if err := ctx.Err(); err != nil {
 				return approval.No, err
@@ -46,7 +56,16 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 			return approval.No, errNoAnswer
 		}
 		if ans, ok := q.Parse(line); ok {
-			return ans, nil
+			if ans == approval.TellWhy {
+				// "No, and tell it why": the person's next line is
+				// what the model is told.
+				why, ok := a.sh.Ask(ctx, "what should ralph be told?", approval.TellPrompt, what)
+				if !ok && ctx.Err() != nil {
+					return approval.No, ctx.Err()
+				}
+				return approval.NoBecause(why), nil
+			}
+			return allowed(ans)
 		}
 		question = q.Retry()
 	}

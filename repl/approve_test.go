@@ -28,6 +28,10 @@ func (f *fakePrompter) Ask(_ context.Context, question, _, _ string) (string, bo
 	return a, true
 }
 
+func (f *fakePrompter) AskKey(ctx context.Context, question, prompt, what, _ string) (string, bool) {
+	return f.Ask(ctx, question, prompt, what)
+}
+
 func (f *fakePrompter) note(text string, _ bool) { f.notes = append(f.notes, text) }
 
 // The shell's asker shows the policy's question, asks again after an
@@ -47,7 +51,7 @@ func TestApprovalAsker(t *testing.T) {
 	if d := p.ApproveCommand(ctx, "rm x"); d.Allowed || !strings.Contains(d.Reason, "declined") || len(ask.questions) != 3 {
 		t.Fatalf("n after a bad answer: %+v, questions %q", d, ask.questions)
 	}
-	if !strings.Contains(ask.questions[2], "please answer y (yes), n (no) or a (always)") {
+	if !strings.Contains(ask.questions[2], "please answer y (yes), n (no), t (no, and tell it why), a (always)") {
 		t.Fatalf("a bad answer was not asked again: %q", ask.questions[2])
 	}
 	if d := p.ApproveCommand(ctx, "go test ./... && go vet ./..."); !d.Allowed {
@@ -56,12 +60,19 @@ func TestApprovalAsker(t *testing.T) {
 	if !strings.Contains(ask.questions[3], "[a]lways remembers `go test`, `go vet`") {
 		t.Fatalf("the question does not say what always remembers: %q", ask.questions[3])
 	}
-	got, _ := afero.ReadFile(fs, filepath.Join("/p", ".ralph", "config.toml"))
-	if string(got) != "allowed_commands = [\"go test\", \"go vet\"]\n" || len(ask.notes) != 1 {
-		t.Fatalf("config.toml = %q, notes %q", got, ask.notes)
+	got, _ := afero.ReadFile(fs, filepath.Join("/home", "ralph", "config.toml"))
+	// Each allowed command is shown running once allowed, then what
+	// always saved.
+	if string(got) != "allowed_commands = [\"go test\", \"go vet\"]\n" || len(ask.notes) != 3 || ask.notes[0] != "• running `touch x`" {
+		t.Fatalf("your config.toml = %q, notes %q", got, ask.notes)
 	}
 	if d := p.ApproveCommand(ctx, "go build"); d.Allowed {
 		t.Fatal("go build was allowed by go test")
+	}
+	// t is "no, and tell it why": the next line is what the model is told.
+	ask.answers = []string{"t", "use make instead"}
+	if d := p.ApproveCommand(ctx, "cc main.c"); d.Allowed || !strings.Contains(d.Reason, "use make instead") {
+		t.Fatalf("no with a reason: %+v", d)
 	}
 }
 

@@ -70,9 +70,18 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.scr.line(s.scr.pal.Dim(fit(who + "│ " + firstLine(ev.Text))))
 		}
 	case coordinator.EventToolCall:
+		if ev.Asking {
+			// The question shows the call; the asker shows it running
+			// once it is allowed (approve.go).
+			break
+		}
 		s.scr.line(s.scr.pal.Dim(fit(who + "• " + view.ToolCall(ev.ToolName, ev.ToolArgs))))
 	case coordinator.EventToolResult:
 		first := firstLine(ev.Output)
+		if ev.IsError && s.childFailures.Told(ev.ToolID) {
+			// The child's agent_finished line said it.
+			break
+		}
 		if ev.IsError {
 			s.scr.line(s.scr.pal.Red(fit(who + "  ✗ " + first)))
 		} else {
@@ -91,6 +100,7 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		verb := "finished"
 		if ev.IsError {
 			verb = "failed: " + firstLine(ev.Text)
+			s.childFailures.Failed(ev.ToolID)
 		}
 		s.scr.line(s.scr.pal.Dim(fit("↘ " + ev.AgentID + " " + verb)))
 	case coordinator.EventTaskChanged:
@@ -102,11 +112,9 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	case coordinator.EventWarning:
 		s.scr.line(s.scr.pal.Red(fit(who + "! " + ev.Text)))
 	case coordinator.EventError:
-		// The main agent's error ends its run, and the run's result says
-		// it once (finishJob); a child's is news.
-		if child {
-			s.scr.line(s.scr.pal.Red(fit(who + "✗ " + ev.Text)))
-		}
+		// An error ends its agent's run: the run's result says the main
+		// agent's once (finishJob), and a child's agent_finished line
+		// says a child's.
 	case coordinator.EventInterrupted:
 		if !child {
 			s.scr.end()

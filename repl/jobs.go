@@ -267,7 +267,10 @@ func (s *Shell) resume() error {
 // askReq is a question waiting for the user's next line.
 type askReq struct {
 	prompt, what string
-	answer       chan string
+	// keys, when set, answer the question as soon as one is typed on an
+	// empty line, without Enter (an approval's y, n, a, …).
+	keys   string
+	answer chan string
 }
 
 // Ask prints question, shows prompt, and returns the next line the user
@@ -276,6 +279,12 @@ type askReq struct {
 // (a hard stop), or the shell is not running or leaving. Questions are
 // asked one at a time.
 func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string, bool) {
+	return s.AskKey(ctx, question, prompt, what, "")
+}
+
+// AskKey is Ask for a question that one of keys answers at once, without
+// Enter; a longer answer typed out ("yes") works too.
+func (s *Shell) AskKey(ctx context.Context, question, prompt, what, keys string) (string, bool) {
 	select {
 	case s.askTurn <- struct{}{}:
 	case <-ctx.Done():
@@ -284,7 +293,7 @@ func (s *Shell) Ask(ctx context.Context, question, prompt, what string) (string,
 		return "", false
 	}
 	defer func() { <-s.askTurn }()
-	req := &askReq{prompt: prompt, what: what, answer: make(chan string, 1)}
+	req := &askReq{prompt: prompt, what: what, keys: keys, answer: make(chan string, 1)}
 	s.mu.Lock()
 	if s.closing || s.rl == nil {
 		s.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
@@ -54,6 +55,9 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo, MCP: p.MCP.Status,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
+		// Asking the background (RenderStyle) read what was typed
+		// meanwhile; the line editor gets it first.
+		TypeAhead:   terminal.TypeAhead(),
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
@@ -73,5 +77,21 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	}
 	code := sh.Run(ctx, coord)
 	p.CloseConversation()
+	// Leaving (Ctrl-C twice, Ctrl-D) keeps the conversation, and nothing
+	// else on the screen says so or how to come back to it. A task
+	// loop's shell (o.Coord) is the loop's to report on.
+	if o.Coord == nil && talked(coord.Messages()) {
+		fmt.Fprintf(o.Term.Err, "ralph: the conversation is saved (session %s); `ralph chat -c` continues it\n", p.Session.ID)
+	}
 	return code
+}
+
+// talked reports whether the conversation holds a message of the person's.
+func talked(msgs []conversation.Message) bool {
+	for _, m := range msgs {
+		if m.Role == conversation.RoleUser {
+			return true
+		}
+	}
+	return false
 }

@@ -229,7 +229,7 @@ func TestHandleStripsControls(t *testing.T) {
 		{Type: coordinator.EventToolResult, ToolName: "run_command", Output: "\x1b[2J\x1b]0;pwned\x07done"},
 		{Type: coordinator.EventToolCall, AgentID: "agent\x1b[8m-1", ToolName: "read_file", ToolArgs: json.RawMessage("{\"path\":\"a\u009b2Jb\"}")},
 		{Type: coordinator.EventTaskChanged, Text: "t1 done", Output: "title\r\x1b[Kspoof"},
-		{Type: coordinator.EventError, AgentID: "agent-2", Text: "boom\x1b[?1049h"},
+		{Type: coordinator.EventAgentFinished, AgentID: "agent-2", IsError: true, Text: "boom\x1b[?1049h"},
 	} {
 		sh.Handle(ev)
 	}
@@ -240,7 +240,7 @@ func TestHandleStripsControls(t *testing.T) {
 	if strings.ContainsAny(got, "\x1b\x07\r\u009b") {
 		t.Fatalf("a control sequence reached the terminal: %q", got)
 	}
-	for _, want := range []string{"running `printf '^[[2J'`", "↳ done", "[agent-1] • read_file ab", "titlespoof", "[agent-2] ✗ boom"} {
+	for _, want := range []string{"running `printf '^[[2J'`", "↳ done", "[agent-1] • read_file ab", "titlespoof", "agent-2 failed: boom"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in %q", want, got)
 		}

@@ -66,6 +66,9 @@ type Options struct {
 	Color        bool
 	// Style is the render style of answers: dark, light or notty.
 	Style string
+	// TypeAhead is what the person typed before the shell started
+	// reading the terminal (terminal.TypeAhead): it is read first.
+	TypeAhead []byte
 	// Banner lines are printed before the first prompt.
 	Banner []string
 	// HistoryFile keeps input history across runs (.ralph/history).
@@ -90,11 +93,18 @@ type Options struct {
 // Shell is one interactive session. Create it with New, subscribe Handle
 // to the coordinator's events, then call Run once.
 type Shell struct {
-	opts   Options
-	coord  Coordinator
-	queue  *interrupts.Queue
-	agents commands.Agents
-	tokens atomic.Int64
+	// childFailures keeps a failed child's error to its agent_finished
+	// line.
+	childFailures view.ChildFailures
+	// keys and lineLen are for questions a single key answers
+	// (keyanswer.go): lineLen is the length of the line being edited.
+	keys    keyState
+	lineLen atomic.Int64
+	opts    Options
+	coord   Coordinator
+	queue   *interrupts.Queue
+	agents  commands.Agents
+	tokens  atomic.Int64
 	// waiting is the model's silence, or the end of its reasoning, as the
 	// status line says it.
 	waitMu  sync.Mutex
@@ -198,6 +208,9 @@ func (s *Shell) open(fd int) error {
 		return err
 	}
 	in.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
+	if len(s.opts.TypeAhead) > 0 {
+		in.Inject(s.opts.TypeAhead)
+	}
 	s.in = in
 	scrubHistory(s.opts.HistoryFile, s.redact)
 	s.hist = loadHistory(s.opts.HistoryFile)
@@ -231,6 +244,7 @@ func (s *Shell) open(fd int) error {
 			// Readline calls this just before it prints the prompt.
 			s.starting.Store(true)
 		}
+		s.lineLen.Store(int64(len(line)))
 		return complete(line, pos, key)
 	})
 	rl, err := readline.NewEx(cfg)
@@ -261,6 +275,9 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 	// detector found a paint and a Tab unordered.
 	s.scr.paintMu.Lock()
 	s.scr.paintMu.Unlock()
+	if s.keyAnswer(r) {
+		return r, false
+	}
 	switch r {
 	case 0:
 		s.scr.touched()

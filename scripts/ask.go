@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -77,16 +78,7 @@ func (q *questions) ask(ctx context.Context, question, prompt string, bell bool)
 	if q.pause != nil {
 		defer q.pause()()
 	}
-	ring := ""
-	if bell {
-		ring = "\a"
-		if q.alert != nil {
-			if s := q.alert(question); s != "" {
-				ring = s
-			}
-		}
-	}
-	fmt.Fprintf(q.out, "%s\n%s\n%s ", ring, question, prompt)
+	fmt.Fprintf(q.out, "%s\n%s\n%s ", q.ring(question, bell), question, prompt)
 	if q.pending == nil {
 		ch := make(chan lineResult, 1)
 		q.pending = ch
@@ -109,6 +101,21 @@ func (q *questions) ask(ctx context.Context, question, prompt string, bell bool)
 		fmt.Fprintln(q.out)
 		return "", ctx.Err()
 	}
+}
+
+// ring is what calls the person to a question: the bell (and the
+// Notifier's sequence) once per question, nothing when a bad answer is
+// asked about again.
+func (q *questions) ring(question string, bell bool) string {
+	if !bell {
+		return ""
+	}
+	if q.alert != nil {
+		if s := q.alert(question); s != "" {
+			return s
+		}
+	}
+	return "\a"
 }
 
 // ready opens the terminal on first use; the caller holds the turn.
@@ -144,11 +151,25 @@ func (q *questions) close() {
 func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Answer, error) {
 	text, bell := qu.Text(), true
 	for {
-		line, err := q.ask(ctx, text, qu.Prompt(), bell)
+		line, err := q.askKey(ctx, text, qu.Prompt(), qu.Keys(), bell)
 		if err != nil {
 			return approval.No, err
 		}
 		if ans, ok := qu.Parse(line); ok {
+			if ans == approval.TellWhy {
+				// "No, and tell it why": the person's next line is
+				// what the model is told.
+				why, err := q.ask(ctx, "what should ralph be told?", approval.TellPrompt, false)
+				if err != nil && ctx.Err() != nil {
+					return approval.No, err
+				}
+				return approval.NoBecause(why), nil
+			}
+			if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
+				// A command asked about has no "running" line yet (its
+				// tool_call event says Asking): it gets one now.
+				q.line("• " + view.ToolCall(name, args))
+			}
 			return ans, nil
 		}
 		text, bell = qu.Retry(), false
@@ -156,12 +177,15 @@ func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Ans
 }
 
 // Note implements approval.Noter.
-func (q *questions) Note(text string, bad bool) {
+func (q *questions) Note(text string, bad bool) { q.line("ralph: " + text) }
+
+// line prints one line above the progress display, or on its own.
+func (q *questions) line(s string) {
 	if q.note != nil {
-		q.note("ralph: " + text)
+		q.note(s)
 		return
 	}
-	fmt.Fprintln(q.out, "ralph: "+text)
+	fmt.Fprintln(q.out, s)
 }
 
 // confirm asks a yes/no question (the budget, the circuit breaker); no

@@ -37,8 +37,8 @@ func TestQuestionsAsk(t *testing.T) {
 		t.Fatalf("Ask = %v, %v", ans, err)
 	}
 	got := out.String()
-	if strings.Count(got, "\a") != 1 || !strings.Contains(got, "run `ls^[[2K`? [y]es / [n]o / [a]lways") ||
-		!strings.Contains(got, "please answer y (yes), n (no) or a (always)") || strings.Contains(got, "\x1b") {
+	if strings.Count(got, "\a") != 1 || !strings.Contains(got, "run `ls^[[2K`? [y]es / [n]o / [t]ell it why not / [a]lways") ||
+		!strings.Contains(got, "please answer y (yes), n (no), t (no, and tell it why), a (always)") || strings.Contains(got, "\x1b") {
 		t.Fatalf("shown: %q", got)
 	}
 	if paused != 2 || resumed != 2 {

@@ -16,13 +16,21 @@ import (
 // stream-json) or a summary (text), and returns the exit code: 0 when no
 // task failed and the loop ended as asked, 1 otherwise, 130/143 when
 // interrupted.
-func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Duration, usage conversation.Usage, counts memory.TaskCounts) int {
+//
+// usage is the session's, and prior the session's record as the loop
+// found it (zero for a new session): the result counts this run alone,
+// with the session's totals under their own names, as a one-shot's does.
+func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Duration, usage conversation.Usage, prior memory.State, counts memory.TaskCounts) int {
 	o.Close()
 	r := coordinator.Result{Subtype: coordinator.SubtypeSuccess, IsError: res.IsError, SessionID: sessionID,
-		NumTurns: res.Stats.Iterations, Duration: took, Usage: usage, Err: res.Err, Signal: res.Signal}
+		NumTurns: res.Stats.Iterations - prior.Iteration, Duration: took, Usage: usage.Sub(prior.Usage), Err: res.Err, Signal: res.Signal,
+		SessionTurns: res.Stats.Iterations, SessionUsage: usage}
 	if res.Stats.CostUSD > 0 {
-		c := res.Stats.CostUSD
-		r.CostUSD = &c
+		total, run := res.Stats.CostUSD, res.Stats.CostUSD
+		if prior.CostUSD != nil {
+			run -= *prior.CostUSD
+		}
+		r.SessionCostUSD, r.CostUSD = &total, &run
 	}
 	switch {
 	case res.Reason == loop.ReasonInterrupted:

@@ -219,17 +219,22 @@ func (o *OneShot) verboseLine(ev coordinator.Event) {
 // ResultJSON is the final object of json and stream-json output; its field
 // names and order are a contract (see docs/oneshot.md).
 type ResultJSON struct {
-	Type              string             `json:"type"`
-	Subtype           string             `json:"subtype"`
-	IsError           bool               `json:"is_error"`
-	Result            string             `json:"result"`
-	SessionID         string             `json:"session_id"`
-	NumTurns          int                `json:"num_turns"`
-	DurationMS        int64              `json:"duration_ms"`
-	Usage             conversation.Usage `json:"usage"`
-	TotalCostUSD      *float64           `json:"total_cost_usd"`
-	PermissionDenials []Denial           `json:"permission_denials,omitempty"`
-	Error             string             `json:"error,omitempty"`
+	Type         string             `json:"type"`
+	Subtype      string             `json:"subtype"`
+	IsError      bool               `json:"is_error"`
+	Result       string             `json:"result"`
+	SessionID    string             `json:"session_id"`
+	NumTurns     int                `json:"num_turns"`
+	DurationMS   int64              `json:"duration_ms"`
+	Usage        conversation.Usage `json:"usage"`
+	TotalCostUSD *float64           `json:"total_cost_usd"`
+	// The session's totals: after -c or --resume, earlier runs are in
+	// them and not in the fields above, which count this run alone.
+	SessionNumTurns     int                `json:"session_num_turns"`
+	SessionUsage        conversation.Usage `json:"session_usage"`
+	SessionTotalCostUSD *float64           `json:"session_total_cost_usd"`
+	PermissionDenials   []Denial           `json:"permission_denials,omitempty"`
+	Error               string             `json:"error,omitempty"`
 	// Tasks and Reason are set by `ralph run`.
 	Tasks  *memory.TaskCounts `json:"tasks,omitempty"`
 	Reason string             `json:"reason,omitempty"`
@@ -247,7 +252,8 @@ type Denial struct {
 func NewResultJSON(res coordinator.Result) ResultJSON {
 	r := ResultJSON{Type: "result", Subtype: res.Subtype, IsError: res.IsError, Result: res.Text,
 		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
-		Usage: res.Usage, TotalCostUSD: res.CostUSD}
+		Usage: res.Usage, TotalCostUSD: res.CostUSD,
+		SessionNumTurns: res.SessionTurns, SessionUsage: res.SessionUsage, SessionTotalCostUSD: res.SessionCostUSD}
 	for _, d := range res.Denied {
 		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: d.Tool, Command: d.Command, Arguments: d.Args})
 	}
@@ -315,7 +321,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	}
 	switch {
 	case res.Subtype == coordinator.SubtypeInterrupted:
-		fmt.Fprintf(o.Stderr, "ralph: stopped: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
+		fmt.Fprintf(o.Stderr, "ralph: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
 	case res.IsError:
 		msg := res.Text
 		if res.Err != nil {

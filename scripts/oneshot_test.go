@@ -41,12 +41,14 @@ func TestExitCodeAgreesWithIsError(t *testing.T) {
 func TestResultJSONContract(t *testing.T) {
 	cost := 0.25
 	r := NewResultJSON(coordinator.Result{Subtype: "success", Text: "hi <b>", SessionID: "s", NumTurns: 2,
-		Duration: 1500 * time.Millisecond, Usage: conversation.Usage{InputTokens: 3, OutputTokens: 4}, CostUSD: &cost})
+		Duration: 1500 * time.Millisecond, Usage: conversation.Usage{InputTokens: 3, OutputTokens: 4}, CostUSD: &cost,
+		SessionTurns: 5, SessionUsage: conversation.Usage{InputTokens: 9, OutputTokens: 8}, SessionCostUSD: &cost})
 	var buf bytes.Buffer
 	o := &OneShot{Format: FormatJSON, Stdout: &buf, Stderr: &bytes.Buffer{}}
 	o.Start()
 	o.enc.value(r)
-	want := `{"type":"result","subtype":"success","is_error":false,"result":"hi <b>","session_id":"s","num_turns":2,"duration_ms":1500,"usage":{"input_tokens":3,"output_tokens":4},"total_cost_usd":0.25}` + "\n"
+	want := `{"type":"result","subtype":"success","is_error":false,"result":"hi <b>","session_id":"s","num_turns":2,"duration_ms":1500,"usage":{"input_tokens":3,"output_tokens":4},"total_cost_usd":0.25,` +
+		`"session_num_turns":5,"session_usage":{"input_tokens":9,"output_tokens":8},"session_total_cost_usd":0.25}` + "\n"
 	if buf.String() != want {
 		t.Fatalf("got  %s\nwant %s", buf.String(), want)
 	}
@@ -101,7 +103,7 @@ func TestTextFinish(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q", code, out.String(), errb.String())
 	}
 	errb.Reset()
-	code = o.Finish(coordinator.Result{Subtype: "interrupted", IsError: true, Text: "interrupted by interrupt", SessionID: "s1", Signal: syscall.SIGINT})
+	code = o.Finish(coordinator.Result{Subtype: "interrupted", IsError: true, Text: "stopped by Ctrl-C", SessionID: "s1", Signal: syscall.SIGINT})
 	if code != 130 || !strings.Contains(errb.String(), "state saved (session s1)") {
 		t.Fatalf("exit %d stderr %q", code, errb.String())
 	}

@@ -23,11 +23,14 @@ import (
 // titles, agent names) comes from the model or from commands, so it is
 // stripped of terminal controls; only its own styling reaches the terminal.
 type progress struct {
-	w      io.Writer
-	color  bool
-	start  time.Time
-	mu     sync.Mutex
-	status string
+	// childFailures keeps a failed child's error to its agent_finished
+	// line.
+	childFailures view.ChildFailures
+	w             io.Writer
+	color         bool
+	start         time.Time
+	mu            sync.Mutex
+	status        string
 	// waiting is the model's silence as the status line says it, "" while
 	// data flows.
 	waiting string
@@ -194,10 +197,16 @@ func (p *progress) handle(ev coordinator.Event) {
 			p.printlnDim(fmt.Sprintf("  │ %s: %s", ev.AgentID, text.ClipWidth(folded(ev.Text), 140)))
 		}
 	case coordinator.EventToolCall:
+		if ev.Asking {
+			// The question shows the call; the asker shows it running
+			// once it is allowed (ask.go).
+			p.status = "asking about " + ev.ToolName
+			break
+		}
 		p.status = "running " + ev.ToolName
 		p.println("• " + view.ToolCall(ev.ToolName, ev.ToolArgs))
 	case coordinator.EventToolResult:
-		if ev.IsError {
+		if ev.IsError && !p.childFailures.Told(ev.ToolID) {
 			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
 			p.println("  ✗ " + text.ClipWidth(first, 160))
 		}
@@ -206,7 +215,9 @@ func (p *progress) handle(ev coordinator.Event) {
 			p.println(fmt.Sprintf("  ↻ %s; retrying in %s", ev.Retry.Reason, ev.Retry.Wait.Round(10*time.Millisecond)))
 		}
 	case coordinator.EventError:
-		p.println("  ✗ " + ev.Text)
+		// An error ends its agent's run: the result says the main
+		// agent's once (Finish), and a child's agent_finished line says a
+		// child's.
 	case coordinator.EventLimitWait, coordinator.EventBreaker:
 		p.println("  ⏸ " + ev.Text)
 		p.status = text.StripControls(ev.Text)
@@ -228,6 +239,7 @@ func (p *progress) handle(ev coordinator.Event) {
 		verdict := "finished"
 		if ev.IsError {
 			verdict = "failed: " + text.ClipWidth(firstLine(ev.Text), 100)
+			p.childFailures.Failed(ev.ToolID)
 		}
 		p.println(fmt.Sprintf("  ↲ %s %s", ev.AgentID, verdict))
 	}

@@ -281,7 +281,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	if err != nil {
 		return face.Fail(ExitUsage, err), nil
 	}
-	start := time.Now()
+	start, prior := time.Now(), p.Session.State()
 	res := loop.Run(ctx, opts)
 	if res.Reason == loop.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText &&
 		t.InTTY && t.ErrTTY {
@@ -297,5 +297,5 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	if f, err := memory.LoadTasks(p.Fs, p.Root); err == nil {
 		counts = f.Counts()
 	}
-	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, counts), nil
+	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, prior, counts), nil
 }

@@ -177,7 +177,9 @@ func RunTemporal(ctx context.Context, face *OneShot, t TemporalRun) int {
 			lr.Signal = got
 		}
 	}
-	return face.FinishLoop(lr, res.SessionID, time.Since(start), res.Usage, res.Counts)
+	// The workflow reports its session's figures; what an earlier run of
+	// it spent is not told apart here.
+	return face.FinishLoop(lr, res.SessionID, time.Since(start), res.Usage, memory.State{}, res.Counts)
 }
 
 // follow reads ralph-temporal's lines, handing each event to handle, and

@@ -44,3 +44,11 @@ func (refuseAll) ApproveCommand(context.Context, string) Decision {
 // such a command every time, never offers or records "always" for it, and
 // --yes does not approve it.
 const UnsandboxedPrefix = "[unsandboxed] "
+
+// Foreseer is an Approver that can tell, before a command runs, whether
+// a person will be asked about it. The coordinator marks such a call's
+// tool_call event (Asking), so that a face shows the question rather
+// than a "running" line for a command nobody approved yet.
+type Foreseer interface {
+	WillAsk(command string) bool
+}

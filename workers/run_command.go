@@ -64,3 +64,21 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 	}
 	return t.execute(ctx, a.Command, timeout, t.policy)
 }
+
+// WillAsk reports whether calling the tool name with args will ask a
+// person first: run_command with a command no rule allows, when the
+// approver can tell (Foreseer).
+func (t *Toolset) WillAsk(name string, args json.RawMessage) bool {
+	f, ok := t.approver.(Foreseer)
+	if name != ToolRunCommand || !ok {
+		return false
+	}
+	var a RunCommandParams
+	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Command) == "" {
+		return false
+	}
+	if a.Unsandboxed && t.policy.Confines() {
+		return f.WillAsk(UnsandboxedPrefix + a.Command)
+	}
+	return f.WillAsk(a.Command)
+}

@@ -67,6 +67,14 @@ func (v *View) Prepare(ctx context.Context) { v.base.Prepare(ctx) }
 // Unprepared reports whether the base has a source to prepare.
 func (v *View) Unprepared() bool { return v.base.Unprepared() }
 
+// WillAsk is the base's, for a tool the view neither hides nor replaces.
+func (v *View) WillAsk(name string, args json.RawMessage) bool {
+	if _, over := v.over[name]; over || v.hide[name] {
+		return false
+	}
+	return v.base.WillAsk(name, args)
+}
+
 // Call runs a visible tool.
 func (v *View) Call(ctx context.Context, name string, args json.RawMessage) Result {
 	if v.hide[name] {

@@ -232,13 +232,7 @@ func (h *Questions) Answer(id int, text string) Reply {
 func answerWord(v any) string {
 	switch a := v.(type) {
 	case approval.Answer:
-		switch a {
-		case approval.Yes:
-			return "yes"
-		case approval.Always:
-			return "always"
-		}
-		return "no"
+		return a.Word()
 	case bool:
 		if a {
 			return "yes"
@@ -263,6 +257,9 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 	answers := []string{"y", "n"}
 	if q.CanAlways() {
 		answers = append(answers, "always")
+	}
+	if q.CanShare() {
+		answers = append(answers, "project")
 	}
 	mq := memory.Question{Kind: "approval", Text: q.Text(), Answers: answers}
 	parse := func(s string) (any, bool) { return q.Parse(s) }

@@ -62,7 +62,7 @@ func TestApprovalAnsweredFromAnotherTerminal(t *testing.T) {
 		got <- a
 	}()
 	w := waitingQuestion(t, h)
-	if w.Text != q.Text() || strings.Contains(w.Text, "\x1b") || strings.Join(w.Answers, ",") != "y,n,always" || w.Kind != "approval" {
+	if w.Text != q.Text() || strings.Contains(w.Text, "\x1b") || strings.Join(w.Answers, ",") != "y,n,always,project" || w.Kind != "approval" {
 		t.Fatalf("the waiting question is %+v; the terminal would show %q", w, q.Text())
 	}
 	if r := h.Answer(w.ID+1, "y"); r.OK || !strings.Contains(r.Text, "no longer waiting") {

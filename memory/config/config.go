@@ -315,6 +315,12 @@ func ValidStyle(s string) bool {
 	return false
 }
 
+// UserFile is the person's own config file under their config directory
+// (UserConfigDir): ralph/config.toml.
+func UserFile(userConfigDir string) string {
+	return filepath.Join(userConfigDir, "ralph", "config.toml")
+}
+
 // ProjectFile is the project config path relative to the project root.
 const ProjectFile = ".ralph/config.toml"
 
@@ -340,7 +346,7 @@ func Load(src Sources) (Config, error) {
 	}
 	var paths []string
 	if src.UserConfigDir != "" {
-		paths = append(paths, filepath.Join(src.UserConfigDir, "ralph", "config.toml"))
+		paths = append(paths, UserFile(src.UserConfigDir))
 	}
 	if src.ProjectRoot != "" {
 		paths = append(paths, filepath.Join(src.ProjectRoot, ProjectFile))

@@ -57,6 +57,14 @@ func (u Usage) Add(o Usage) Usage {
 		ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens, Estimated: u.Estimated || o.Estimated}
 }
 
+// Sub returns what u counts beyond an earlier count o of the same tokens
+// (a session's usage less what it had when a run began); it is an estimate
+// when u is.
+func (u Usage) Sub(o Usage) Usage {
+	return Usage{InputTokens: u.InputTokens - o.InputTokens, OutputTokens: u.OutputTokens - o.OutputTokens,
+		ReasoningTokens: u.ReasoningTokens - o.ReasoningTokens, Estimated: u.Estimated}
+}
+
 // Empty reports an assistant message that says nothing: no text and no
 // tool calls (a reasoning-only turn, a model that stopped at once, a tool
 // call the server's parser dropped). The chat API requires content when

@@ -76,7 +76,7 @@ func TestReportFromEventsOnly(t *testing.T) {
 	boom := ev(coordinator.EventError, 2, 1)
 	boom.Text = "the endpoint is unreachable"
 	stop := ev(coordinator.EventInterrupted, 3, 1)
-	stop.Text = "interrupted by interrupt"
+	stop.Text = "stopped by Ctrl-C"
 	for _, e := range []coordinator.Event{ev(coordinator.EventTurnStarted, 0, 1),
 		call(1, 1, "c1", "write_file", `{"path":"a.go"}`), res(1, 1, "c1", "write_file", "refused: outside the project", true), boom, stop} {
 		must(t, s.AppendEvent(e))
@@ -90,7 +90,7 @@ func TestReportFromEventsOnly(t *testing.T) {
 		"### Final answer\n\n(no answer yet)\n",
 		"## Tasks\n\nThis session worked on no tasks.\n",
 		"- `00:48:09` turn 1 **tool** (write_file): refused: outside the project\n- `00:48:10` turn 1 **model**: the endpoint is unreachable\n",
-		"## Interruptions and decisions\n\n- `00:48:11` turn 1 **interrupt**: interrupted by interrupt\n",
+		"## Interruptions and decisions\n\n- `00:48:11` turn 1 **interrupt**: stopped by Ctrl-C\n",
 		"## Files touched\n\nNone.\n",
 	} {
 		if !strings.Contains(md, want) {

@@ -20,6 +20,8 @@ import (
 // for a whole line, and the terminal's modes are restored before this
 // returns. A terminal that answers nothing costs timeout; one that
 // answers later than that (over a slow link) leaves its answer as input.
+// Keys the person typed meanwhile are read with the answers and kept for
+// the line editor (TypeAhead).
 //
 // This is not termenv's query (which glamour's "auto" style uses): that
 // waits up to 5 s for every byte.
@@ -42,8 +44,9 @@ func queryBackground(out *os.File, timeout time.Duration) (dark, ok bool) {
 	if _, err := unix.Write(fd, []byte("\x1b]11;?\x1b\\\x1b[c")); err != nil {
 		return false, false
 	}
-	answer := readAnswer(fd, time.Now().Add(timeout))
-	return parseBackground(answer)
+	answers, typed := splitAnswers(readAnswer(fd, time.Now().Add(timeout)))
+	keepTypeAhead(typed)
+	return parseBackground(answers)
 }
 
 // readAnswer reads from fd until the DA1 answer ("ESC [ ? … c") has come,

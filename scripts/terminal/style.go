@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
@@ -122,4 +123,78 @@ func parseBackground(answer []byte) (dark, ok bool) {
 	}
 	// Relative luminance (Rec. 709) of the colour as given.
 	return 0.2126*c[0]+0.7152*c[1]+0.0722*c[2] < 0.5, true
+}
+
+// typeAhead is what the person typed while the terminal was asked its
+// background: read with the terminal's answers, it is kept for whoever
+// reads the terminal next.
+var typeAhead struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func keepTypeAhead(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	typeAhead.mu.Lock()
+	typeAhead.b = append(typeAhead.b, b...)
+	typeAhead.mu.Unlock()
+}
+
+// TypeAhead returns, once, the keys the person typed while ralph asked
+// the terminal its background (RenderStyle): the chat shell's line
+// editor reads them before the terminal, so nothing typed at start-up is
+// lost (a Ctrl-D typed then once did nothing).
+func TypeAhead() []byte {
+	typeAhead.mu.Lock()
+	defer typeAhead.mu.Unlock()
+	b := typeAhead.b
+	typeAhead.b = nil
+	return b
+}
+
+// splitAnswers separates the terminal's answers to the background query
+// (OSC 11, ended by BEL or ST, and DA1, "ESC [ ? … c") from whatever else
+// came with them: the keys typed meanwhile, in their order.
+func splitAnswers(got []byte) (answers, typed []byte) {
+	for len(got) > 0 {
+		n := answerLen(got)
+		if n > 0 {
+			answers = append(answers, got[:n]...)
+			got = got[n:]
+			continue
+		}
+		typed = append(typed, got[0])
+		got = got[1:]
+	}
+	return answers, typed
+}
+
+// answerLen is the length of the answer b starts with, or 0 when it
+// starts with none. An answer cut off at the end of b counts whole.
+func answerLen(b []byte) int {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x1b]11;")):
+		for i := 2; i < len(b); i++ {
+			if b[i] == '\a' {
+				return i + 1
+			}
+			if b[i] == 0x1b && i+1 < len(b) && b[i+1] == '\\' {
+				return i + 2
+			}
+		}
+		return len(b)
+	case bytes.HasPrefix(b, []byte("\x1b[?")):
+		for i := 3; i < len(b); i++ {
+			switch c := b[i]; {
+			case c == 'c':
+				return i + 1
+			case c != ';' && (c < '0' || c > '9'):
+				return 0
+			}
+		}
+		return len(b)
+	}
+	return 0
 }

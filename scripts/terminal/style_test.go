@@ -54,3 +54,23 @@ func TestRenderStyleSettings(t *testing.T) {
 		t.Errorf("not a terminal: %q, want dark without asking", got)
 	}
 }
+
+// The keys typed while the terminal is asked its background come with
+// its answers; they are told apart and kept in order.
+func TestSplitAnswersKeepsTypeAhead(t *testing.T) {
+	got := []byte("h\x1b]11;rgb:ffff/ffff/ffff\x1b\\i\x1b[A\x1b[?62;22c\x04")
+	answers, typed := splitAnswers(got)
+	if string(answers) != "\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c" || string(typed) != "hi\x1b[A\x04" {
+		t.Fatalf("answers %q, typed %q", answers, typed)
+	}
+	if dark, ok := parseBackground(answers); !ok || dark {
+		t.Fatalf("the answers read as dark %v, ok %v", dark, ok)
+	}
+	keepTypeAhead(typed)
+	if b := TypeAhead(); string(b) != "hi\x1b[A\x04" || TypeAhead() != nil {
+		t.Fatalf("TypeAhead = %q, then not empty", b)
+	}
+	if _, typed := splitAnswers([]byte("\x1b]11;rgb:0/0/0\a")); typed != nil {
+		t.Fatalf("a BEL-ended answer left %q", typed)
+	}
+}

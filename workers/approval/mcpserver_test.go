@@ -42,7 +42,7 @@ func TestServerApprovalShowsTheEnvironment(t *testing.T) {
 	}
 	first := a.asked[0].Text()
 	for _, want := range []string{
-		"start MCP server `tool` from .mcp.json: `node srv.js --key=[REDACTED]`? [y]es / [n]o / [a]lways\n",
+		"start MCP server `tool` from .mcp.json: `node srv.js --key=[REDACTED]`? [y]es / [n]o / [t]ell it why not / [a]lways\n",
 		"  as .mcp.json defines it:\n    command: node\n    args: srv.js --key=[REDACTED]\n    env GH_TOKEN: ${GH_TOKEN}\n    env LOG: info\n    cwd: (the project root)\n",
 	} {
 		if !strings.Contains(first, want) {

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -93,12 +94,17 @@ type Policy struct {
 
 	mu    sync.Mutex // guards the fields below
 	rules []string
-	asker Asker
+	// explained: a question has told the person what "always" means.
+	explained bool
+	asker     Asker
 	// nobody is why nobody can be asked while asker is nil (SetNobody).
 	nobody string
 }
 
-var _ workers.Approver = (*Policy)(nil)
+var (
+	_ workers.Approver = (*Policy)(nil)
+	_ workers.Foreseer = (*Policy)(nil)
+)
 
 // New returns the policy for a project.
 func New(o Options) *Policy {
@@ -267,15 +273,38 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, workers.ApprovalHint), Unasked: true}
 	case ans == Yes:
 		return workers.Decision{Allowed: true}
-	case ans == Always && q.CanAlways():
-		p.remember(asker, q.Remember)
+	case ans.Remembers() && q.CanAlways() && (ans != Share || q.CanShare()):
+		p.remember(asker, q.Remember, ans == Share)
 		return workers.Decision{Allowed: true}
-	case ans == Always:
+	case ans.Remembers():
 		// An Asker must not offer what the question does not; run it
 		// this once, as the person said yes, and remember nothing.
 		return workers.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: reasonDeclined}
+	return workers.Decision{Reason: declined(reasonDeclined, ans)}
+}
+
+// declined is the reason a refusal gives the model: why it was asked
+// not to, with the person's own words when they gave some ("no, and tell
+// it why").
+func declined(reason string, ans Answer) string {
+	if ans.Why == "" {
+		return reason
+	}
+	return reason + "; they said: " + ans.Why
+}
+
+// WillAsk implements workers.Foreseer: whether ApproveCommand would ask
+// a person about command now, rather than allow or refuse it at once.
+func (p *Policy) WillAsk(command string) bool {
+	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+	if _, ok := p.deny.commands.command(cmd, p.roots); ok || p.currentAsker() == nil {
+		return false
+	}
+	if _, ok := p.always.command(cmd, p.roots); ok {
+		return true
+	}
+	return !(unsandboxed && p.yes) && !p.yes && !p.Allowed(command) && !(p.allowCommands && !unsandboxed)
 }
 
 // ApproveWrite implements workers.WriteApprover: a file change by
@@ -317,10 +346,10 @@ func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
 		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err)}
-	case ans == Yes, ans == Always:
+	case !ans.Refused():
 		return workers.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: reasonDeclined}
+	return workers.Decision{Reason: declined(reasonDeclined, ans)}
 }
 
 // ask puts a question to the person once it is its turn (one question
@@ -340,6 +369,14 @@ func (p *Policy) ask(ctx context.Context, asker Asker, next func() (q Question, 
 	if allowed {
 		return Yes, nil
 	}
+	// What "always" means is said in full once a session; a person
+	// reads it at every question otherwise.
+	p.mu.Lock()
+	q.Brief, q.UserFile = q.CanAlways() && p.explained, p.userFileShown()
+	if q.CanAlways() {
+		p.explained = true
+	}
+	p.mu.Unlock()
 	ans, err := asker.Ask(ctx, q)
 	if err == nil {
 		p.answered(q, ans)
@@ -369,18 +406,15 @@ func (p *Policy) answered(q Question, ans Answer) {
 		return
 	}
 	d := memory.DecisionRecord{Time: time.Now().UTC(), Kind: "approval", By: memory.DecidedByPerson}
-	word := "yes"
 	switch {
-	case ans == Always && q.CanAlways():
-		word = "always"
+	case ans.Remembers() && q.CanAlways():
 		d.Detail = "allowed to " + q.What() + ", and from now on commands of " + quoteRules(q.Remember)
-	case ans == Yes, ans == Always:
+	case !ans.Refused():
 		d.Detail = "allowed to " + q.What() + " this once"
 	default:
-		word = "no"
 		d.Kind, d.Detail = "approval_refused", "refused to "+q.What()
 	}
-	d.Reason = "the person answered " + word + " when asked"
+	d.Reason = "the person answered " + ans.Word() + " when asked"
 	switch {
 	case q.Unsandboxed:
 		d.Reason += "; the command asked to run outside the sandbox, which is asked about every time"
@@ -392,9 +426,10 @@ func (p *Policy) answered(q Question, ans Answer) {
 	p.record(d)
 }
 
-// remember adds rules for this process and saves them, telling the
-// person where (or why not) when the asker can show a notice.
-func (p *Policy) remember(asker Asker, rules []string) {
+// remember adds rules for this process and saves them, in the person's
+// own config or, shared, in the project's, telling the person where (or
+// why not) when the asker can show a notice.
+func (p *Policy) remember(asker Asker, rules []string, shared bool) {
 	p.mu.Lock()
 	for _, r := range rules {
 		p.addRule(r)
@@ -407,8 +442,18 @@ func (p *Policy) remember(asker Asker, rules []string) {
 		return
 	}
 	var errs []error
+	where := config.UserFile(p.userDir)
+	if shared {
+		where = config.ProjectFile
+	}
 	for _, r := range rules {
-		if err := saveRule(p.fs, p.root, p.userDir, r); err != nil {
+		var err error
+		if shared {
+			err = saveRule(p.fs, p.root, p.userDir, r)
+		} else {
+			err = saveUserRule(p.fs, p.userDir, r)
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -416,5 +461,20 @@ func (p *Policy) remember(asker Asker, rules []string) {
 		note(fmt.Sprintf("could not save %s (%v); allowed until ralph exits", quoteRules(rules), err), true)
 		return
 	}
-	note("allowed from now on: "+quoteRules(rules)+" (allowed_commands in "+config.ProjectFile+")", false)
+	note("allowed from now on: "+quoteRules(rules)+" (allowed_commands in "+where+")", false)
+}
+
+// userFileShown is the person's own config as a question names it, with
+// the home directory as ~.
+func (p *Policy) userFileShown() string {
+	if p.userDir == "" {
+		return ""
+	}
+	f := config.UserFile(p.userDir)
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rest, ok := strings.CutPrefix(f, home+"/"); ok {
+			return "~/" + rest
+		}
+	}
+	return f
 }

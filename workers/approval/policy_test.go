@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -104,10 +105,10 @@ func TestAlwaysScope(t *testing.T) {
 	}
 }
 
-// TestAlwaysIsSavedAndTrusted: "always" writes the rule to the project's
-// config and to the person's record, so a new policy on the same project
-// honours it; a project config alone, as a cloned repository brings it,
-// does not count.
+// TestAlwaysIsSavedAndTrusted: "always, in the project" writes the rule
+// to the project's config and to the person's record, so a new policy on
+// the same project honours it; a project config alone, as a cloned
+// repository brings it, does not count.
 func TestAlwaysIsSavedAndTrusted(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	cfg := filepath.Join(testRoot, config.ProjectFile)
@@ -116,7 +117,7 @@ func TestAlwaysIsSavedAndTrusted(t *testing.T) {
 	if p.Ignored() != 1 || p.Allowed("rm x") {
 		t.Fatalf("an untrusted project rule counted: ignored %d", p.Ignored())
 	}
-	asker := &scriptedAsker{answers: []Answer{Always}}
+	asker := &scriptedAsker{answers: []Answer{Share}}
 	p.SetAsker(asker)
 	if d := p.ApproveCommand(context.Background(), "go test ./..."); !d.Allowed {
 		t.Fatal(d.Reason)
@@ -271,4 +272,88 @@ func TestQuestionsOneAtATime(t *testing.T) {
 		t.Fatalf("waiting for the turn: %+v", d)
 	}
 	<-p.turn
+}
+
+// "always" remembers a rule in the person's own config, which git shares
+// with nobody and which counts in every project; the project's tracked
+// .ralph/config.toml is left alone (it was the default before).
+func TestAlwaysGoesToYourOwnConfig(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	user := config.UserFile("/home/u/.config")
+	_ = afero.WriteFile(fs, user, []byte("model = \"m\"\n\n[mcp_servers.x]\ncommand = \"x\"\n"), 0o600)
+	p, _ := newPolicy(t, Options{Fs: fs})
+	asker := &scriptedAsker{answers: []Answer{Always}}
+	p.SetAsker(asker)
+	if d := p.ApproveCommand(context.Background(), "go test ./..."); !d.Allowed {
+		t.Fatal(d.Reason)
+	}
+	got, _ := afero.ReadFile(fs, user)
+	if string(got) != "model = \"m\"\n\nallowed_commands = [\"go test\"]\n\n[mcp_servers.x]\ncommand = \"x\"\n" {
+		t.Fatalf("%s = %q", user, got)
+	}
+	if fi, _ := fs.Stat(user); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the config's mode changed to %v", fi.Mode().Perm())
+	}
+	if ok, _ := afero.Exists(fs, filepath.Join(testRoot, config.ProjectFile)); ok {
+		t.Fatal("always wrote the project's config")
+	}
+	if len(asker.notes) != 1 || !strings.Contains(asker.notes[0], user) {
+		t.Fatalf("notes = %q", asker.notes)
+	}
+	again, _ := newPolicy(t, Options{Fs: fs, Root: "/elsewhere", UserRules: []string{"go test"}})
+	if !again.Allowed("go test ./x") {
+		t.Fatal("the rule from the person's config did not count")
+	}
+}
+
+// "no, and tell it why": the person's words reach the model in the
+// refusal, and the decision record keeps them.
+func TestNoWithAReasonReachesTheModel(t *testing.T) {
+	var recs []string
+	p, _ := newPolicy(t, Options{Record: func(d memory.DecisionRecord) { recs = append(recs, d.Reason) }})
+	q := p.Question("rm -rf build")
+	ans, ok := q.Parse("n: use make clean instead")
+	if !ok || ans != NoBecause("use make clean instead") {
+		t.Fatalf("Parse = %+v, %v", ans, ok)
+	}
+	p.SetAsker(&scriptedAsker{answers: []Answer{ans}})
+	d := p.ApproveCommand(context.Background(), "rm -rf build")
+	if d.Allowed || !strings.Contains(d.Reason, "declined") || !strings.Contains(d.Reason, "use make clean instead") {
+		t.Fatalf("decision = %+v", d)
+	}
+	if len(recs) != 1 || !strings.Contains(recs[0], "no: use make clean instead") {
+		t.Fatalf("decisions = %q", recs)
+	}
+}
+
+// What "always" means is said in full at the first question that offers
+// it, and briefly after that.
+func TestAlwaysIsExplainedOnce(t *testing.T) {
+	p, _ := newPolicy(t, Options{})
+	asker := &scriptedAsker{answers: []Answer{Yes, Yes}}
+	p.SetAsker(asker)
+	p.ApproveCommand(context.Background(), "make")
+	p.ApproveCommand(context.Background(), "make")
+	first, second := asker.asked[0].Text(), asker.asked[1].Text()
+	if !strings.Contains(first, "From then on a command runs without asking") || !strings.Contains(first, "~") && !strings.Contains(first, "/home/u/.config/ralph/config.toml") {
+		t.Fatalf("the first question does not explain always:\n%s", first)
+	}
+	if strings.Contains(second, "From then on") || strings.Count(second, "\n") != 1 || !strings.Contains(second, "[a]lways remembers `make`") {
+		t.Fatalf("the second question explains always again:\n%s", second)
+	}
+}
+
+// WillAsk foresees ApproveCommand: a person is asked about a command no
+// rule allows, when someone can be asked, and about nothing else.
+func TestWillAsk(t *testing.T) {
+	p, _ := newPolicy(t, Options{UserRules: []string{"ls"}, AskBefore: []string{"ls -la*"}})
+	if p.WillAsk("make") {
+		t.Fatal("nobody can be asked, yet WillAsk says a person will be")
+	}
+	p.SetAsker(&scriptedAsker{})
+	for cmd, want := range map[string]bool{"make": true, "ls": false, "ls -la /": true, workers.UnsandboxedPrefix + "ls": true} {
+		if got := p.WillAsk(cmd); got != want {
+			t.Errorf("WillAsk(%q) = %v, want %v", cmd, got, want)
+		}
+	}
 }

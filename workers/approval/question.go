@@ -6,19 +6,78 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// Answer is a person's answer to a Question.
-type Answer int
+// Answer is a person's answer to a Question: one of the values below, or
+// a No that tells the model why (NoBecause). Answers compare with ==.
+type Answer struct {
+	choice choice
+	// Why is what the person told the model with a No; "" for a plain no.
+	Why string
+}
+
+type choice int
+
+const (
+	choiceNo choice = iota
+	choiceYes
+	choiceAlways
+	choiceShare
+	choiceTell
+)
 
 // The answers a person can give.
-const (
-	No     Answer = iota // do not run it
-	Yes                  // run it this once
-	Always               // run it and remember its rules (only when offered)
+var (
+	// No: do not run it.
+	No = Answer{}
+	// Yes: run it this once.
+	Yes = Answer{choice: choiceYes}
+	// Always: run it and remember its rules in the person's own config,
+	// where they count in every project (only when offered).
+	Always = Answer{choice: choiceAlways}
+	// Share: run it and remember its rules in the project's
+	// .ralph/config.toml, which git shares with everyone who clones the
+	// project (only when offered, see CanShare).
+	Share = Answer{choice: choiceShare}
+	// TellWhy is "no, and tell it why" before the why: a face that gets it
+	// from Parse asks the person for their words and answers NoBecause.
+	TellWhy = Answer{choice: choiceTell}
 )
+
+// NoBecause is a No with the person's words for the model.
+func NoBecause(why string) Answer {
+	return Answer{Why: strings.Join(strings.Fields(why), " ")}
+}
+
+// Refused reports whether the answer is a no of any kind.
+func (a Answer) Refused() bool { return a.choice == choiceNo || a.choice == choiceTell }
+
+// Remembers reports whether the answer remembers the question's rules
+// (always, or always in the project).
+func (a Answer) Remembers() bool { return a.choice == choiceAlways || a.choice == choiceShare }
+
+// Word is the answer as people say it.
+func (a Answer) Word() string {
+	switch a.choice {
+	case choiceYes:
+		return "yes"
+	case choiceAlways:
+		return "always"
+	case choiceShare:
+		return "always, in the project"
+	}
+	if a.Why != "" {
+		return "no: " + a.Why
+	}
+	return "no"
+}
+
+// TellPrompt is the prompt a face reads the person's words at after
+// TellWhy.
+const TellPrompt = "tell ralph why not (Enter sends, empty for a plain no) ›"
 
 // Asker asks a person whether a command may run. Each face that has a
 // person at hand implements it: the chat shell at its prompt, one-shot
@@ -54,6 +113,12 @@ type Question struct {
 	// server's tool; Server one about starting a project's MCP server.
 	MCP    *MCPCall
 	Server *ServerStart
+	// Brief leaves out what "always" means, which the person was told
+	// at an earlier question of this session.
+	Brief bool
+	// UserFile is the person's own config, as "always" names it; "" says
+	// "your config".
+	UserFile string
 }
 
 // MCPCall is a call of an MCP server's tool as a person is asked about it.
@@ -117,21 +182,45 @@ func (q Question) Call() (name string, args json.RawMessage) {
 // CanAlways reports whether "always" is offered.
 func (q Question) CanAlways() bool { return len(q.Remember) > 0 && !q.Unsandboxed && q.Tool == "" }
 
-// Choices are the answers offered: "[y]es / [n]o / [a]lways" or
-// "[y]es / [n]o".
+// CanShare reports whether "always, in the project" is offered: where
+// "always" is, but for a server, which is approved on this machine only.
+func (q Question) CanShare() bool { return q.CanAlways() && q.Server == nil }
+
+// Choices are the answers offered, each with its key.
 func (q Question) Choices() string {
+	c := "[y]es / [n]o / [t]ell it why not"
 	if q.CanAlways() {
-		return "[y]es / [n]o / [a]lways"
+		c += " / [a]lways"
 	}
-	return "[y]es / [n]o"
+	if q.CanShare() {
+		c += " / [p]roject always"
+	}
+	return c
+}
+
+// Keys are the keys that answer the question at once, without Enter.
+func (q Question) Keys() string {
+	k := "ynt"
+	if q.CanAlways() {
+		k += "a"
+	}
+	if q.CanShare() {
+		k += "p"
+	}
+	return k
 }
 
 // Prompt is the short prompt a person types the answer at.
 func (q Question) Prompt() string {
-	if q.CanAlways() {
-		return "allow? y/n/a ›"
+	return "allow? " + strings.Join(strings.Split(q.Keys(), ""), "/") + " ›"
+}
+
+// userFile is how the question names the person's own config.
+func (q Question) userFile() string {
+	if q.UserFile == "" {
+		return "your config"
 	}
-	return "allow? y/n ›"
+	return "your config (" + q.UserFile + ")"
 }
 
 // Text is the question as a person reads it, every line of it: the
@@ -170,10 +259,14 @@ func (q Question) Text() string {
 		fmt.Fprintf(&b, "  asked every time: it runs without the sandbox, free to change anything you can; %s\n", text.Visible(strings.Join(q.Why, "; ")))
 	case q.Unsandboxed:
 		b.WriteString("  asked every time: it runs without the sandbox, free to change anything you can\n")
+	case q.CanAlways() && q.Brief:
+		fmt.Fprintf(&b, "  [a]lways remembers %s in your config, [p] in the project's\n", quoteRules(q.Remember))
 	case q.CanAlways():
-		fmt.Fprintf(&b, "  [a]lways remembers %s for this project (.ralph/config.toml): from then on a command runs without asking "+
+		// Said once a session (Brief after that): the rules' reach.
+		fmt.Fprintf(&b, "  [a]lways remembers %s in %s, for every project; [p]roject always in this project's %s instead, "+
+			"which git shares with everyone who clones it.\n  From then on a command runs without asking "+
 			"when every command in it is remembered, every path it names or redirects to is inside the project (not .git or .ralph), "+
-			"and it uses no variables, substitutions or commands that run other commands\n", quoteRules(q.Remember))
+			"and it uses no variables, substitutions or commands that run other commands\n", quoteRules(q.Remember), q.userFile(), config.ProjectFile)
 	default:
 		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s\n", text.Visible(strings.Join(q.Why, "; ")))
 	}
@@ -195,7 +288,7 @@ func (q Question) mcpText() string {
 	}
 	fmt.Fprintf(&b, "  arguments: %s\n", text.Visible(args))
 	if q.CanAlways() {
-		fmt.Fprintf(&b, "  [a]lways allows %s in this project without asking (allowed_commands in .ralph/config.toml)", text.Visible(c.Name))
+		fmt.Fprintf(&b, "  [a]lways allows %s without asking (allowed_commands in %s), [p] in the project's %s", text.Visible(c.Name), q.userFile(), config.ProjectFile)
 	} else {
 		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s", text.Visible(strings.Join(q.Why, "; ")))
 	}
@@ -236,18 +329,42 @@ func (q Question) serverText() string {
 	return b.String()
 }
 
-// Parse reads an answer typed at the prompt: y or yes, n or no, and a or
-// always when it is offered. ok is false for anything else, so the face
-// asks again.
+// Parse reads an answer typed at the prompt: y or yes, n or no, t (no,
+// and tell it why: TellWhy), a or always and p or project when they are
+// offered. A no followed by words ("n: use make instead", "t use make")
+// is a no with those words for the model, as `ralph answer` gives it. ok
+// is false for anything else, so the face asks again.
 func (q Question) Parse(s string) (a Answer, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
+	s = strings.TrimSpace(s)
+	word, rest, _ := strings.Cut(s, " ")
+	word = strings.TrimRight(word, ":,")
+	if w, r, found := strings.Cut(s, ":"); found && !strings.Contains(w, " ") {
+		word, rest = w, r
+	}
+	rest = strings.TrimSpace(rest)
+	switch strings.ToLower(word) {
+	case "n", "no", "t", "tell":
+		if rest != "" {
+			return NoBecause(rest), true
+		}
+	}
+	if rest != "" {
+		return No, false
+	}
+	switch strings.ToLower(word) {
 	case "y", "yes":
 		return Yes, true
 	case "n", "no":
 		return No, true
+	case "t", "tell":
+		return TellWhy, true
 	case "a", "always":
 		if q.CanAlways() {
 			return Always, true
+		}
+	case "p", "project":
+		if q.CanShare() {
+			return Share, true
 		}
 	}
 	return No, false
@@ -255,10 +372,14 @@ func (q Question) Parse(s string) (a Answer, ok bool) {
 
 // Retry is what to say when Parse did not understand an answer.
 func (q Question) Retry() string {
+	s := "please answer y (yes), n (no), t (no, and tell it why)"
 	if q.CanAlways() {
-		return "please answer y (yes), n (no) or a (always)"
+		s += ", a (always)"
 	}
-	return "please answer y (yes) or n (no)"
+	if q.CanShare() {
+		s += ", p (always, in the project)"
+	}
+	return s
 }
 
 func quoteRules(rules []string) string {

@@ -21,31 +21,71 @@ const allowedCommandsKey = "allowed_commands"
 
 // saveRule records rule on the person's side (TrustFile under
 // userConfigDir) and adds it to allowed_commands in the project's
-// .ralph/config.toml, creating the file if needed. Every other byte of the
-// file is kept: an existing array is extended in place, otherwise the key is
-// inserted before the first [table] header (where top-level keys must be) or
-// at the end. The result is checked to parse before it replaces the file,
-// atomically, so a person's config is never left broken.
+// .ralph/config.toml, where git shares it with everyone who clones the
+// project: "always, in the project".
 func saveRule(fs afero.Fs, root, userConfigDir, rule string) error {
 	rule = strings.Join(strings.Fields(rule), " ")
 	if rule == "" {
 		return errors.New("save rule: empty rule")
 	}
 	path := filepath.Join(root, config.ProjectFile)
+	// The file must parse before the approval is recorded: a rule that
+	// cannot be added must not count through the trust record alone.
+	if _, _, err := readConfig(fs, path); err != nil {
+		return err
+	}
+	if err := trustRule(fs, userConfigDir, root, rule); err != nil {
+		return fmt.Errorf("record the approval of %q: %w", rule, err)
+	}
+	return addRuleToFile(fs, path, rule)
+}
+
+// saveUserRule adds rule to allowed_commands in the person's own config
+// (config.UserFile), where it counts in every project and git shares it
+// with nobody: "always".
+func saveUserRule(fs afero.Fs, userConfigDir, rule string) error {
+	rule = strings.Join(strings.Fields(rule), " ")
+	if rule == "" {
+		return errors.New("save rule: empty rule")
+	}
+	if userConfigDir == "" {
+		return errors.New("no user config directory to save it in")
+	}
+	path := config.UserFile(userConfigDir)
+	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	return addRuleToFile(fs, path, rule)
+}
+
+// readConfig reads a config file for an edit: its bytes (none when it
+// does not exist), what they say, and its mode.
+func readConfig(fs afero.Fs, path string) ([]byte, config.File, error) {
+	var before config.File
 	old, err := afero.ReadFile(fs, path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", path, err)
+		return nil, before, fmt.Errorf("read %s: %w", path, err)
+	}
+	if _, err := toml.Decode(string(old), &before); err != nil {
+		return nil, before, fmt.Errorf("%s does not parse, so ralph leaves it alone: %w", path, err)
+	}
+	return old, before, nil
+}
+
+// addRuleToFile adds rule to allowed_commands in the config file at path,
+// creating the file if needed. Every other byte of the file is kept: an
+// existing array is extended in place, otherwise the key is inserted
+// before the first [table] header (where top-level keys must be) or at the
+// end. The result is checked to parse before it replaces the file,
+// atomically, so a person's config is never left broken.
+func addRuleToFile(fs afero.Fs, path, rule string) error {
+	old, before, err := readConfig(fs, path)
+	if err != nil {
+		return err
 	}
 	perm := os.FileMode(0o644)
 	if fi, err := fs.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
-	}
-	var before config.File
-	if _, err := toml.Decode(string(old), &before); err != nil {
-		return fmt.Errorf("%s does not parse, so ralph leaves it alone: %w", path, err)
-	}
-	if err := trustRule(fs, userConfigDir, root, rule); err != nil {
-		return fmt.Errorf("record the approval of %q: %w", rule, err)
 	}
 	for _, a := range before.AllowedCommands {
 		if a == rule {

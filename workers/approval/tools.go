@@ -50,13 +50,13 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
 		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err), Unasked: true}
-	case ans == Always:
-		p.remember(asker, q.Remember)
+	case ans.Remembers():
+		p.remember(asker, q.Remember, ans == Share)
 		return workers.Decision{Allowed: true}
 	case ans == Yes:
 		return workers.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: "the user declined this call of " + name}
+	return workers.Decision{Reason: declined("the user declined this call of "+name, ans)}
 }
 
 func (p *Policy) toolAllowed(name string) bool {
@@ -107,7 +107,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
 		return workers.Decision{Reason: refusal}
-	case ans == Always:
+	case ans.Remembers():
 		note := noter(asker)
 		if p.fs == nil {
 			note("MCP server `"+s.Name+"` approved until ralph exits", false)
@@ -120,7 +120,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 	case ans == Yes:
 		return workers.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: "the user declined to start MCP server " + s.Name}
+	return workers.Decision{Reason: declined("the user declined to start MCP server "+s.Name, ans)}
 }
 
 // relTo is path relative to root when it is inside it.

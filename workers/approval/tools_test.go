@@ -21,15 +21,15 @@ func TestApproveToolAsksShowsAndRemembers(t *testing.T) {
 	if d := p.ApproveTool(ctx, "github", "create_issue", toolName, args); d.Allowed || !strings.Contains(d.Reason, "rerun ralph with --yes") {
 		t.Fatalf("nobody to ask: %+v", d)
 	}
-	a := &scriptedAsker{answers: []Answer{Yes, Always}}
+	a := &scriptedAsker{answers: []Answer{Yes, Share}}
 	p.SetAsker(a)
 	if d := p.ApproveTool(ctx, "github", "create_issue", toolName, args); !d.Allowed {
 		t.Fatalf("yes: %+v", d)
 	}
 	q := a.asked[0]
 	txt := q.Text()
-	for _, want := range []string{"call `create_issue` of MCP server `github`? [y]es / [n]o / [a]lways", `arguments: {"title":"x\u001b[2J","body":"b"}`,
-		"[a]lways allows mcp__github__create_issue in this project"} {
+	for _, want := range []string{"call `create_issue` of MCP server `github`? [y]es / [n]o / [t]ell it why not / [a]lways / [p]roject always", `arguments: {"title":"x\u001b[2J","body":"b"}`,
+		"[a]lways allows mcp__github__create_issue without asking (allowed_commands in your config (/home/u/.config/ralph/config.toml)), [p] in the project's .ralph/config.toml"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("the question lacks %q:\n%s", want, txt)
 		}
@@ -105,7 +105,7 @@ func TestApproveServerOncePerMachine(t *testing.T) {
 		t.Fatalf("always: %+v", d)
 	}
 	txt := a.asked[0].Text()
-	if !strings.HasPrefix(txt, "start MCP server `tool` from .mcp.json: `node srv.js`? [y]es / [n]o / [a]lways\n") {
+	if !strings.HasPrefix(txt, "start MCP server `tool` from .mcp.json: `node srv.js`? [y]es / [n]o / [t]ell it why not / [a]lways\n") {
 		t.Fatalf("question:\n%s", txt)
 	}
 	p.SetAsker(nil)

@@ -1,0 +1,128 @@
+package scripts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/term"
+)
+
+// askKey is ask for a question that one of keys answers at once, without
+// Enter (an approval's y, n, t, a, p). The terminal is put in cbreak mode
+// for it (keys come one by one, unechoed; Ctrl-C still signals) and read
+// by polling, so no read outlives the question. Where that cannot be done
+// (the input is no terminal, or a line read of an earlier question is
+// still pending) it is ask: the next line typed.
+func (q *questions) askKey(ctx context.Context, question, prompt, keys string, bell bool) (string, error) {
+	select {
+	case q.turn <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	if err := q.ready(); err != nil {
+		<-q.turn
+		return "", err
+	}
+	fd, ok := q.keyFD()
+	if !ok {
+		<-q.turn
+		return q.ask(ctx, question, prompt, bell)
+	}
+	defer func() { <-q.turn }()
+	saved, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return "", fmt.Errorf("read the terminal's modes: %w", err)
+	}
+	cbreak := *saved
+	cbreak.Lflag &^= unix.ICANON | unix.ECHO
+	cbreak.Cc[unix.VMIN], cbreak.Cc[unix.VTIME] = 1, 0
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &cbreak); err != nil {
+		return "", fmt.Errorf("set the terminal's modes: %w", err)
+	}
+	defer func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, saved) }()
+	if q.pause != nil {
+		defer q.pause()()
+	}
+	fmt.Fprintf(q.out, "%s\n%s\n%s ", q.ring(question, bell), question, prompt)
+	for {
+		b, err := q.readKey(ctx, fd)
+		if err != nil {
+			fmt.Fprintln(q.out)
+			return "", err
+		}
+		switch {
+		case b == '\r' || b == '\n':
+			continue
+		case b == 4: // Ctrl-D: the person will not answer
+			fmt.Fprintln(q.out)
+			return "", errInputClosed
+		}
+		k := strings.ToLower(string(rune(b)))
+		fmt.Fprintln(q.out, k)
+		if strings.Contains(keys, k) {
+			// The rest of a word typed out of habit ("yes⏎") came with
+			// the key: it is not left for the next question.
+			q.drainKeys(fd)
+		}
+		return k, nil
+	}
+}
+
+// keyFD is the terminal's descriptor when keys can be read from it one by
+// one: it is a terminal, and nothing buffered or pending reads it.
+func (q *questions) keyFD() (int, bool) {
+	q.mu.Lock()
+	f, ok := q.f.(*os.File)
+	q.mu.Unlock()
+	if !ok || q.pending != nil || q.br.Buffered() > 0 || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
+// readKey waits for one byte from the terminal, or ctx's end.
+func (q *questions) readKey(ctx context.Context, fd int) (byte, error) {
+	var buf [1]byte
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 100)
+		if errors.Is(err, unix.EINTR) || n == 0 {
+			continue
+		}
+		if err != nil || fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 && fds[0].Revents&unix.POLLIN == 0 {
+			return 0, errInputClosed
+		}
+		m, err := unix.Read(fd, buf[:])
+		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
+			continue
+		}
+		if err != nil || m == 0 {
+			return 0, errInputClosed
+		}
+		return buf[0], nil
+	}
+}
+
+// drainKeys drops what the terminal holds now or within a moment, the
+// rest of a word typed with a key.
+func (q *questions) drainKeys(fd int) {
+	deadline := time.Now().Add(50 * time.Millisecond)
+	var buf [64]byte
+	for time.Now().Before(deadline) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(fds, 10); err != nil || n == 0 {
+			continue
+		}
+		if m, err := unix.Read(fd, buf[:]); err != nil || m == 0 {
+			return
+		}
+	}
+}
