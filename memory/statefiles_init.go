@@ -49,9 +49,19 @@ const progressTemplate = "# Progress\n\n" +
 // stateGitignore is .ralph/.gitignore as ralph creates it: everything in
 // .ralph/ is per-machine (session logs and transcripts, the lock, the input
 // history, session.json) except config.toml, which a project may share.
-// Without it `git add .` would commit transcripts. The patterns are
-// relative to the file's own directory.
+// Without it `git add .` would commit transcripts. The file ignores itself
+// too: were it kept, a project without a shared config.toml would show
+// .ralph/ as untracked and `git add -A` would commit the ignore file alone.
+// The patterns are relative to the file's own directory.
 const stateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
+	"# only config.toml is shared with the project.\n" +
+	"/*\n" +
+	"!/config.toml\n"
+
+// legacyStateGitignore is what earlier versions wrote as stateGitignore,
+// keeping the file itself out of the ignore; `ralph init` replaces it, byte
+// for byte unchanged, with today's text, and leaves any edited one alone.
+const legacyStateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
 	"# only config.toml is shared with the project.\n" +
 	"/*\n" +
 	"!/.gitignore\n" +
@@ -206,6 +216,9 @@ func mergeGitignore(fs afero.Fs, path string) (created bool, err error) {
 	created = errors.Is(statErr, os.ErrNotExist)
 	if created {
 		return true, WriteFileAtomic(fs, path, []byte(stateGitignore), perm)
+	}
+	if old == legacyStateGitignore {
+		return false, WriteFileAtomic(fs, path, []byte(stateGitignore), perm)
 	}
 	have := map[string]bool{}
 	for line := range strings.Lines(old) {
