@@ -360,6 +360,11 @@ func readTasks(fs afero.Fs, path string) ([]byte, os.FileMode, error) {
 	return data, perm, nil
 }
 
+// ErrNoTasks is a task list with no task in it, which `ralph run` refuses
+// (exit 2) before it records a session: a run with nothing to do would
+// otherwise leave a session that says it runs.
+var ErrNoTasks = fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", TasksFile)
+
 // LoadTasks reads root's RALPH_TASKS.md; a missing file is an empty list.
 func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {
 	data, _, err := readTasks(fs, filepath.Join(root, TasksFile))

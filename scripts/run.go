@@ -225,6 +225,12 @@ type Handoff struct {
 // configuration saved in the session. A non-nil Handoff asks the caller to
 // open the chat shell on it; the exit code is then meaningless.
 func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.Facts) (int, *Handoff) {
+	// A failure before the loop starts ends the session, which would
+	// otherwise say it runs.
+	fail := func(code int, err error) int {
+		p.EndUnstarted(err)
+		return face.Fail(code, err)
+	}
 	rc := p.Session.State().Run
 	if rc == nil {
 		d := loop.DefaultRun()
@@ -232,17 +238,17 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	}
 	checked, err := loop.Compile(rc)
 	if err != nil {
-		return face.Fail(ExitUsage, err), nil
+		return fail(ExitUsage, err), nil
 	}
 	// Messages from another terminal reach ralph's own agents, not a CLI
 	// agent's.
 	external := checked.External != nil
 	tasks, err := memory.LoadTasks(p.Fs, p.Root)
 	if err != nil {
-		return face.Fail(ExitFailed, err), nil
+		return fail(ExitFailed, err), nil
 	}
 	if tasks.Counts().Total == 0 {
-		return face.Fail(ExitUsage, fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", memory.TasksFile)), nil
+		return fail(ExitUsage, memory.ErrNoTasks), nil
 	}
 	// A task that can never start is refused before any work, rather
 	// than found when the rest is done and the run ends unfinished.
@@ -279,7 +285,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	}
 	opts, _, err := p.LoopOptions(rc, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify})
 	if err != nil {
-		return face.Fail(ExitUsage, err), nil
+		return fail(ExitUsage, err), nil
 	}
 	start := time.Now()
 	res := loop.Run(ctx, opts)

@@ -553,12 +553,29 @@ func (p *Project) CloseConversation() {
 	})
 }
 
+// EndUnstarted ends a session whose work failed before it began (a task
+// loop whose tasks or options turned out unusable once the project was
+// open), so that it is not left "running" for status, watch and the next
+// ralph's recovery: a resumed session goes back to the status it had, a
+// new one failed, with err as its error.
+func (p *Project) EndUnstarted(err error) {
+	_ = p.Session.SaveState(func(st *memory.State) {
+		st.Status = memory.StatusFailed
+		if p.Resumed && p.PriorStatus != "" && !memory.Active(p.PriorStatus) {
+			st.Status = p.PriorStatus
+		} else if err != nil {
+			st.Error = err.Error()
+		}
+		st.EndedAt = time.Now().UTC()
+	})
+}
+
 // ExitCode maps an error from Open to ralph's exit codes: 2 for bad input
 // or configuration, 3 when another ralph holds the project, 1 otherwise.
 func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, config.ErrInvalid), errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrNewerState),
-		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo):
+		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo), errors.Is(err, memory.ErrNoTasks):
 		return 2
 	case errors.Is(err, memory.ErrLocked):
 		return 3

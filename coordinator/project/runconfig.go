@@ -36,6 +36,18 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
 	}
+	if p.Mode == ModeRun {
+		// Before the session is recorded (or a resumed one set running):
+		// a loop with nothing to do must not leave a session behind that
+		// says it runs.
+		tasks, err := memory.LoadTasks(p.Fs, p.Root)
+		if err != nil {
+			return nil, err
+		}
+		if tasks.Counts().Total == 0 {
+			return nil, memory.ErrNoTasks
+		}
+	}
 	err := p.Config.Validate()
 	if err != nil && !(run != nil && run.Agent != "" && errors.Is(err, config.ErrNoKey)) {
 		return nil, err
