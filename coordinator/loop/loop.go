@@ -176,6 +176,8 @@ type loop struct {
 	breaker decide.Breaker
 	// tries holds, per task, how its latest failed attempt went.
 	tries map[string]lastTry
+	// pausing: the loop is paused with tasks in flight, as last saved.
+	pausing bool
 	// storeErr is the first record that could not be saved. Only the
 	// loop's own goroutine touches it: workers never write the record.
 	storeErr error
@@ -322,6 +324,7 @@ func (l *loop) run(ctx context.Context) Result {
 			return stop(Result{Reason: "cannot read the task file", IsError: true, Err: err})
 		}
 		paused := l.o.Control.Paused()
+		l.markPausing(paused, inflight)
 		ready, wait := l.ready(f)
 		if paused {
 			ready = nil

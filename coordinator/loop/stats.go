@@ -114,10 +114,28 @@ func (l *loop) save(status, current string) {
 			s.CostUSD = &c
 		}
 		s.CurrentTask = current
+		s.Pausing = l.pausing && status == memory.StatusRunning
 		s.Tasks = l.counts
 		s.Wait, s.Breaker = l.wait, l.breaker.Record()
 		if status != memory.StatusRunning {
 			s.EndedAt = time.Now().UTC()
 		}
 	}))
+}
+
+// markPausing records, as soon as the loop sees it, that it was paused
+// while tasks are in flight: the session stays running until they finish,
+// and says it is pausing so status and watch do not show a plain "running"
+// for as long as a task takes. A paused loop with nothing in flight saves
+// "paused" next, which clears it.
+func (l *loop) markPausing(paused bool, inflight int) {
+	want := paused && inflight > 0
+	if want == l.pausing {
+		return
+	}
+	l.pausing = want
+	if l.o.Store == nil || (paused && !want) {
+		return
+	}
+	l.keep(l.o.Store.SaveState(func(s *memory.State) { s.Pausing = want }))
 }

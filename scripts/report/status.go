@@ -124,7 +124,7 @@ func (r StatusReport) Text() string {
 	if s := r.Session; s == nil {
 		t.add("status", memory.StatusNone)
 	} else {
-		t.add("status", s.Status)
+		t.add("status", s.ShownStatus())
 		t.add("session", s.SessionID)
 		if s.Mode != "" {
 			t.add("mode", s.Mode)
