@@ -242,6 +242,9 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	l.save(status, "")
 	l.failIfNotSaved()
+	// The loop's last event says how it ended, as a run's result does.
+	final := l.res.Final(o.SessionID, time.Since(l.start), l.usage, l.counts)
+	l.emit(coordinator.Event{Type: coordinator.EventResult, Result: &final})
 	// As with Coordinator.Run: the face reports once the loop returns.
 	_ = o.Events.Flush(context.WithoutCancel(ctx))
 	return l.res
