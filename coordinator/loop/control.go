@@ -140,7 +140,7 @@ func (l *loop) stopOnConfig(t memory.Task, err error) Result {
 	if l.o.Store != nil {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.stats.Iterations, Message: t.ID + ": " + err.Error()}))
 	}
-	if _, uerr := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); uerr != nil {
+	if _, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); uerr != nil {
 		return Result{Reason: "cannot update the task file", IsError: true, Err: uerr}
 	}
 	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " open", Output: t.Title, IsError: true})

@@ -163,7 +163,7 @@ type loop struct {
 	usage     conversation.Usage
 	cost      float64
 	lastErr   string
-	running   map[string]bool
+	running   map[string]string // the tasks in flight: id to title
 	notBefore map[string]time.Time
 	done      []string
 	failed    []string
@@ -212,7 +212,7 @@ func Run(ctx context.Context, o Options) Result {
 	if o.BreakerCooldown <= 0 {
 		o.BreakerCooldown = DefaultBreakerCooldown
 	}
-	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
+	l := &loop{o: o, start: time.Now(), running: map[string]string{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
 		tries: map[string]lastTry{}}
 	if p := o.Prior; p != nil {
 		l.stats.Iterations, l.stats.Errors, l.usage = p.Iteration, p.Errors, p.Usage
@@ -427,46 +427,19 @@ func (l *loop) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
-// boundary reads the task list at a task boundary, giving an id to every
-// task that has none or shares one, so a task a person added during the
-// run can be started and marked like the others. The file is written only
-// when an id was given.
-func (l *loop) boundary() (*memory.TaskFile, error) {
-	var changes []memory.IDChange
-	f, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
-		changes = f.AssignIDs()
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range changes {
-		if c.Old == "" {
-			continue // a new task getting its first id is routine
-		}
-		notice := fmt.Sprintf("%s line %d: task %q had the duplicate id %s; it is now %s.", memory.TasksFile, c.Line, c.Title, c.Old, c.New)
-		l.decide(memory.DecisionRecord{Kind: "task_id_changed", Task: c.New, Detail: notice,
-			Reason: "two tasks had the same id; each needs its own, so that each runs once and is marked alone"})
-		if l.o.Notify != nil {
-			l.o.Notify(notice)
-		}
-	}
-	return f, nil
-}
-
 // ready lists the tasks that can start now, most urgent first, and how long
 // until a task now backing off may be retried. Which tasks are ready at all
 // is memory's rule, the one ralph status uses too; the loop only leaves out
 // the tasks it is running and those waiting out a backoff.
 func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
-	return decide.Ready(f.Ready(func(id string) bool { return l.running[id] }), l.notBefore, time.Now())
+	return decide.Ready(f.Ready(l.isRunning), l.notBefore, time.Now())
 }
 
 // begin marks a task in progress and counts the attempt. later are the
 // ready tasks ranked after it, the alternatives it was picked over.
 func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
 	attempt := t.Attempts + 1
-	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+	_, err := l.updateTasks(&t, func(f *memory.TaskFile) error {
 		if err := f.SetState(t.ID, memory.TaskInProgress); err != nil {
 			return err
 		}
@@ -475,7 +448,7 @@ func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	l.running[t.ID] = true
+	l.running[t.ID] = t.Title
 	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
 		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
 	l.decide(l.picked(t, attempt, later))
@@ -489,7 +462,7 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	delete(l.running, d.task.ID)
 	l.addUsage(d.out)
 	l.ended(ctx, d)
-	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+	_, err := l.updateTasks(&d.task, func(f *memory.TaskFile) error {
 		return f.SetState(d.task.ID, memory.TaskOpen)
 	})
 	// A task a person deleted meanwhile needs no reset. Any other failure
@@ -561,7 +534,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		// the task is marked done redoes the task, not the entry.
 		l.keep(memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
 			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID}))
-		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+		_, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
 		if err != nil {
 			return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
@@ -584,7 +557,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 	if retry {
 		l.notBefore[t.ID] = settled.NotBefore
 	}
-	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
+	if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
 		return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	ev := attemptEnded(d, next, verify, failure)
