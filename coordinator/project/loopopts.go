@@ -74,6 +74,9 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 	if parallel == 0 {
 		parallel = p.parallel
 	}
+	if f.Control != nil {
+		p.loopControl.Store(f.Control)
+	}
 	opts := loop.Options{
 		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,

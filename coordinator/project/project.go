@@ -140,7 +140,10 @@ type Project struct {
 	// warnTo is the coordinator that tells the person about a failed
 	// checkpoint, and records the decisions made beside it (decide),
 	// both of which happen on goroutines of their own.
-	warnTo      atomic.Pointer[coordinator.Coordinator]
+	warnTo atomic.Pointer[coordinator.Coordinator]
+	// loopControl is the control of the task loop last set up in this
+	// session, which the conversation's saves heed (besideLoop).
+	loopControl atomic.Pointer[loop.Control]
 	face        func()
 	unsubscribe []func() error
 	// bound is the control socket being bound ahead of Serve, if any.
