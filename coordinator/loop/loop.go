@@ -36,6 +36,9 @@ type Outcome struct {
 	Err       error
 	Usage     conversation.Usage
 	CostUSD   *float64
+	// Turns are the model turns the worker took (0 when it cannot tell,
+	// as for an external agent); the session counts them across tasks.
+	Turns int
 }
 
 // Error policies for a failed attempt.
@@ -85,6 +88,9 @@ type Options struct {
 	Git   TaskGit
 	Queue *interrupts.Queue
 	Store coordinator.Store
+	// Undelivered, if set, takes the messages for the loop's agents
+	// (ralph say) that none read; the loop reports them when it ends.
+	Undelivered func() []interrupts.Interrupt
 	// Notify, if set, is told one sentence about each thing the loop did
 	// to the task file that a person should know of, such as a duplicate
 	// id it replaced. The same sentence goes to decisions.jsonl.
@@ -161,6 +167,7 @@ type loop struct {
 	start     time.Time
 	stats     Stats
 	usage     conversation.Usage
+	turns     int // the agents' turns, all tasks together
 	cost      float64
 	lastErr   string
 	running   map[string]string // the tasks in flight: id to title
@@ -215,7 +222,7 @@ func Run(ctx context.Context, o Options) Result {
 	l := &loop{o: o, start: time.Now(), running: map[string]string{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
 		tries: map[string]lastTry{}}
 	if p := o.Prior; p != nil {
-		l.stats.Iterations, l.stats.Errors, l.usage = p.Iteration, p.Errors, p.Usage
+		l.stats.Iterations, l.stats.Errors, l.usage, l.turns = p.Iteration, p.Errors, p.Usage, p.Turns
 		if p.CostUSD != nil {
 			l.cost = *p.CostUSD
 		}
@@ -242,6 +249,7 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	l.save(status, "")
 	l.failIfNotSaved()
+	l.reportUndelivered()
 	// The loop's last event says how it ended, as a run's result does.
 	final := l.res.Final(o.SessionID, time.Since(l.start), l.usage, l.counts)
 	l.emit(coordinator.Event{Type: coordinator.EventResult, Result: &final})
@@ -476,6 +484,7 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 
 func (l *loop) addUsage(out Outcome) {
 	l.usage = l.usage.Add(out.Usage)
+	l.turns += out.Turns
 	if out.CostUSD != nil {
 		l.cost += *out.CostUSD
 	}

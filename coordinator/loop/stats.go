@@ -107,6 +107,7 @@ func (l *loop) save(status, current string) {
 	l.keep(l.o.Store.SaveState(func(s *memory.State) {
 		s.Status, s.Mode = status, "run"
 		s.Iteration = l.stats.Iterations
+		s.Turns = l.turns
 		s.Usage = l.usage
 		s.Errors = l.stats.Errors
 		if l.cost > 0 {

@@ -5,7 +5,9 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // boundary reads the task list at a task boundary, giving an id to every
@@ -54,4 +56,18 @@ func (l *loop) updateTasks(t *memory.Task, fn func(*memory.TaskFile) error) (*me
 		}
 	}
 	return f, err
+}
+
+// reportUndelivered warns, when the loop ends, of each message for its
+// agents (ralph say) that none read: the run ended before a step boundary
+// of an agent that could take it, and the person must know it was not
+// heard.
+func (l *loop) reportUndelivered() {
+	if l.o.Undelivered == nil {
+		return
+	}
+	for _, it := range l.o.Undelivered() {
+		l.emit(coordinator.Event{Type: coordinator.EventWarning,
+			Text: fmt.Sprintf("the task loop ended before any agent read your message %q; it was not delivered", text.Clip(it.Text, 200))})
+	}
 }

@@ -82,7 +82,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
 		Queue: f.Queue, Store: f.Control.Watch(p.Session), Events: f.Coord.Events(), RecordErr: p.RecordErr,
 		SessionID: p.Session.ID, Prior: prior, Control: f.Control, Ask: f.Ask, Notify: f.Notify, Redactor: p.Redactor,
-		Git: p.TaskGit(rc),
+		Git: p.TaskGit(rc), Undelivered: f.Coord.TakeUndelivered,
 		// --prompt-template or prompt_template, read when the project
 		// was opened or /run started (nil: ralph's own prompt).
 		Prompt: p.PromptTemplate(),
