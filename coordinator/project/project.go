@@ -518,6 +518,15 @@ func commandEnv(keyVar string) []string {
 // ask answers the circuit breaker (nil: nobody to ask, the loop stops).
 func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
 	ctl *loop.Control, ask func(context.Context, string) bool) (string, error) {
+	// A loop with nothing to work would end at once saying "all tasks
+	// done": say what is wrong instead, as ralph run does.
+	tasks, err := memory.LoadTasks(p.Fs, p.Root)
+	if err != nil {
+		return "", err
+	}
+	if tasks.Counts().Total == 0 {
+		return "", memory.ErrNoTasks
+	}
 	st := p.Session.State()
 	// Read now, so a template edited during the chat counts, and a bad
 	// one stops the loop before it starts.
