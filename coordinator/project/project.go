@@ -587,7 +587,7 @@ func (p *Project) EndUnstarted(err error) {
 func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, config.ErrInvalid), errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrNewerState),
-		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo), errors.Is(err, memory.ErrNoTasks),
+		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo), errors.Is(err, ErrNothingToShow), errors.Is(err, memory.ErrNoTasks),
 		errors.Is(err, memory.ErrNotWritable):
 		return 2
 	case errors.Is(err, memory.ErrLocked):
