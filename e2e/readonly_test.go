@@ -45,7 +45,11 @@ func TestReadOnlyProjectIsOneSentence(t *testing.T) {
 	if err := os.Chmod(dir, 0o555); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"--base-url", srv.URL, "hi"}, {"--base-url", srv.URL, "-y", "run"}} {
+	for _, args := range [][]string{{"--base-url", srv.URL, "hi"}, {"--base-url", srv.URL, "-y", "run"}, {"init"}} {
+		where := filepath.Join(dir, ".ralph")
+		if args[0] == "init" {
+			where = dir // the state files go in the project itself
+		}
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		cmd.Env = append(cleanEnv(t, "OPENAI_API_KEY=k"), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".state"))
@@ -62,7 +66,7 @@ func TestReadOnlyProjectIsOneSentence(t *testing.T) {
 			t.Fatal(err)
 		}
 		msg := strings.TrimSpace(stderr.String())
-		if code != 2 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "ralph: cannot write to "+filepath.Join(dir, ".ralph")+" (permission denied)") {
+		if code != 2 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "ralph: cannot write to "+where+" (permission denied)") {
 			t.Fatalf("ralph %q in a read-only project: exit %d, stderr:\n%s", args, code, msg)
 		}
 	}

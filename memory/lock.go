@@ -39,7 +39,7 @@ func (e *NotWritableError) Error() string {
 	if errors.Is(e.Err, syscall.EROFS) {
 		reason = "read-only file system"
 	}
-	return fmt.Sprintf("cannot write to %s (%s): ralph keeps its lock and session records there, so run it in a project directory you may write to",
+	return fmt.Sprintf("cannot write to %s (%s): ralph keeps its state there, so run it in a project directory you may write to",
 		e.Dir, reason)
 }
 
@@ -48,11 +48,11 @@ func (e *NotWritableError) Is(target error) bool { return target == ErrNotWritab
 
 func (e *NotWritableError) Unwrap() error { return e.Err }
 
-// notWritable turns a refused write under root's .ralph/ into a
-// *NotWritableError, and leaves any other error as it is.
-func notWritable(root string, err error) error {
+// NotWritable turns a write refused in dir into a *NotWritableError, and
+// leaves any other error as it is.
+func NotWritable(dir string, err error) error {
 	if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS) {
-		return &NotWritableError{Dir: filepath.Join(root, StateDir), Err: err}
+		return &NotWritableError{Dir: dir, Err: err}
 	}
 	return err
 }
@@ -147,7 +147,7 @@ func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets
 	// where .ralph/ and its .gitignore come into being, and where a
 	// project ralph may not write to is found.
 	if err := EnsureStateDir(fs, root); err != nil {
-		return nil, notWritable(root, fmt.Errorf("lock %s: %w", path, err))
+		return nil, NotWritable(filepath.Join(root, StateDir), fmt.Errorf("lock %s: %w", path, err))
 	}
 	me := selfInfo(sessionID)
 	me.Command = commandText(NewRedactor(secrets...))
@@ -155,7 +155,7 @@ func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets
 	for range lockAttempts {
 		l, retry, err := a.try()
 		if err != nil {
-			return nil, notWritable(root, err)
+			return nil, NotWritable(filepath.Join(root, StateDir), err)
 		}
 		if retry {
 			continue

@@ -415,3 +415,13 @@ func TestLockInAReadOnlyProject(t *testing.T) {
 		}
 	}
 }
+
+// TestInitInAReadOnlyProject: ralph init in a directory it may not write
+// to is the same one sentence, naming the project's directory.
+func TestInitInAReadOnlyProject(t *testing.T) {
+	root := t.TempDir()
+	_, err := InitProject(afero.NewReadOnlyFs(afero.NewOsFs()), root, time.Now())
+	if !errors.Is(err, ErrNotWritable) || !strings.HasPrefix(err.Error(), "cannot write to "+root+" (") {
+		t.Fatalf("err = %v, want ErrNotWritable naming %s", err, root)
+	}
+}

@@ -110,8 +110,14 @@ type InitResult struct {
 
 // InitProject creates the state files that are missing from root, with
 // short templates, and never overwrites one that exists: the person may
-// have written it before running `ralph init`.
+// have written it before running `ralph init`. A project it may not write
+// to is a *NotWritableError.
 func InitProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
+	res, err := initProject(fs, root, now)
+	return res, NotWritable(root, err)
+}
+
+func initProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 	res := InitResult{Info: DetectProject(fs, root)}
 	files := []struct{ name, text string }{
 		{AgentFile, agentTemplate(res.Info, now)},

@@ -234,6 +234,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		case cobraUsage.MatchString(err.Error()):
 			fmt.Fprintln(os.Stderr, "Run 'ralph --help' for usage.")
 			return ExitUsage
+		case errors.Is(err, memory.ErrNotWritable):
+			return ExitUsage // a project ralph may not write to is bad input
 		}
 		return ExitFailed
 	}
