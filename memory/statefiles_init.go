@@ -59,8 +59,9 @@ const stateGitignore = "# ralph's per-machine state (session logs, lock, input h
 	"!/config.toml\n"
 
 // legacyStateGitignore is what earlier versions wrote as stateGitignore,
-// keeping the file itself out of the ignore; `ralph init` replaces it, byte
-// for byte unchanged, with today's text, and leaves any edited one alone.
+// keeping the file itself out of the ignore; the next ralph (or `ralph
+// init`) replaces it, byte for byte unchanged, with today's text, and
+// leaves any edited one alone.
 const legacyStateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
 	"# only config.toml is shared with the project.\n" +
 	"/*\n" +
@@ -78,11 +79,17 @@ var ralphIgnores = []string{"/sessions/", "/archive/", "/*.lock", "/history", "/
 // when this call made it, writes .ralph/.gitignore into it (atomically,
 // into a directory nobody else has touched yet), so a project's state is
 // out of git from its first byte. A .ralph/ that exists is left as it is:
-// its .gitignore, or its absence, is the person's choice.
+// its .gitignore, or its absence, is the person's choice; only the exact
+// text earlier versions wrote, which left .ralph/ showing in git status,
+// is replaced with today's.
 func EnsureStateDir(fs afero.Fs, root string) error {
 	dir := filepath.Join(root, StateDir)
 	err := fs.Mkdir(dir, 0o755)
 	if errors.Is(err, os.ErrExist) {
+		path := filepath.Join(dir, ".gitignore")
+		if old, err := afero.ReadFile(fs, path); err == nil && string(old) == legacyStateGitignore {
+			return WriteFileAtomic(fs, path, []byte(stateGitignore), 0o644)
+		}
 		return nil
 	}
 	if errors.Is(err, os.ErrNotExist) {

@@ -175,6 +175,28 @@ func TestInitProjectReplacesLegacyGitignore(t *testing.T) {
 	}
 }
 
+// TestEnsureStateDirReplacesLegacyGitignore: the first ralph to run in a
+// project whose .ralph/.gitignore is exactly the old text replaces it;
+// one the person edited stays as it is.
+func TestEnsureStateDirReplacesLegacyGitignore(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	sfWrite(t, fs, ".ralph/.gitignore", legacyStateGitignore)
+	if err := EnsureStateDir(fs, sfRoot); err != nil {
+		t.Fatal(err)
+	}
+	if got := sfRead(t, fs, ".ralph/.gitignore"); got != stateGitignore {
+		t.Errorf(".gitignore:\n%s", got)
+	}
+	mine := legacyStateGitignore + "scratch/\n"
+	sfWrite(t, fs, ".ralph/.gitignore", mine)
+	if err := EnsureStateDir(fs, sfRoot); err != nil {
+		t.Fatal(err)
+	}
+	if got := sfRead(t, fs, ".ralph/.gitignore"); got != mine {
+		t.Errorf("an edited .gitignore changed:\n%s", got)
+	}
+}
+
 func TestLoadStateDocs(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	agent := strings.Repeat("line of agent notes\n", 20) // 400 bytes
