@@ -10,7 +10,9 @@ import (
 // mailboxes are the queues of the child agents working the task loop's
 // tasks, so that a message for the loop (ralph say from another
 // terminal) reaches each of them at its next step boundary. A message
-// sent while no task is worked waits for the next one to start.
+// sent while no task is worked waits for the next one to start, and so
+// does one the last worker ended its task without reading; what no
+// worker read when the loop ends, the loop reports (TakeUndelivered).
 type mailboxes struct {
 	mu      sync.Mutex
 	queues  []*interrupts.Queue
@@ -28,12 +30,40 @@ func (m *mailboxes) join(q *interrupts.Queue) {
 	m.pending = nil
 }
 
+// leave removes a worker's queue. The messages it never read go back to
+// waiting for the next worker when no other is working: they would
+// otherwise be lost with the queue. (With others working, they have
+// their own copies.)
 func (m *mailboxes) leave(q *interrupts.Queue) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if i := slices.Index(m.queues, q); i >= 0 {
 		m.queues = slices.Delete(m.queues, i, i+1)
 	}
+	if len(m.queues) > 0 {
+		return
+	}
+	for {
+		it, ok := q.Pop()
+		if !ok {
+			break
+		}
+		if it.Kind == interrupts.Normal || it.Kind == interrupts.Urgent {
+			m.pending = append(m.pending, it)
+		}
+	}
+}
+
+// TakeUndelivered empties the messages for the loop's workers that none
+// has read, and returns them: the loop, when it ends, says which messages
+// reached no agent, rather than losing them silently.
+func (c *Coordinator) TakeUndelivered() []interrupts.Interrupt {
+	m := &c.workers
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := m.pending
+	m.pending = nil
+	return out
 }
 
 // TellWorkers delivers a message (Normal or Urgent) to every child agent

@@ -70,6 +70,11 @@ func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 		if data := readTasks(); started("beta") || !strings.Contains(data, "- [x] alpha") || !strings.Contains(data, "- [ ] beta") {
 			t.Fatalf("%s the loop did not stay paused (beta started: %v):\n%s", when, started("beta"), data)
 		}
+		// The session says so too: a conversation beside the paused loop
+		// does not make it running, completed or interrupted.
+		if data, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json")); !strings.Contains(string(data), `"status": "paused"`) {
+			t.Fatalf("%s session.json does not say paused:\n%s", when, data)
+		}
 	}
 	const pausedPrompt = "ralph (task loop paused, /resume goes on)>"
 

@@ -75,6 +75,17 @@ func TestScriptStopsAtFirstFailure(t *testing.T) {
 	}
 }
 
+// TestScriptRunWithoutTasks: /run in a project with no task file says so,
+// as ralph run does, and fails the step; it does not report "all tasks
+// done" of a loop that had nothing to do.
+func TestScriptRunWithoutTasks(t *testing.T) {
+	srv := scenarioServer(t, "chat_hello")
+	r := ralph(t, t.TempDir(), cleanEnv(t, "OPENAI_API_KEY=k"), strings.NewReader("/run\n"), "script", "-", "--base-url", srv.URL)
+	if r.code != 1 || strings.Contains(r.stdout+r.stderr, "all tasks done") || !strings.Contains(r.stderr, "RALPH_TASKS.md has no tasks") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // json prints one result object per step, one per line; stream-json one
 // init line, the events, and a result object after each step.
 func TestScriptJSONFormats(t *testing.T) {

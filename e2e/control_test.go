@@ -207,6 +207,13 @@ func TestControlPauseContinue(t *testing.T) {
 	if r := steer(t, dir, env, "pause"); r.code != 0 || !strings.Contains(r.stdout, "paused") {
 		t.Fatalf("ralph pause: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// While the task in flight goes on, status says pausing, not running.
+	waitFor(t, "status to say pausing", 10*time.Second, func() bool {
+		return strings.Contains(steer(t, dir, env, "status").stdout, "status    pausing")
+	})
+	if st := steer(t, dir, env, "status", "--json"); !strings.Contains(st.stdout, `"pausing": true`) {
+		t.Fatalf("ralph status --json while pausing:\n%s", st.stdout)
+	}
 	g.open()
 	sessionSays := func(status string) func() bool {
 		return func() bool {

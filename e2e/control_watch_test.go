@@ -113,8 +113,10 @@ func TestControlWatchJSONSeesEveryEvent(t *testing.T) {
 			// The same event, not just the same type: its id, agent and text.
 			var m map[string]any
 			_ = json.Unmarshal([]byte(lines[i]), &m)
+			// init and result are the face's own lines, as in stream-json
+			// output: the result object, not the event that carries it.
 			for _, k := range []string{"tool_call_id", "agent_id", "text", "output"} {
-				if want[i] != "init" && m[k] != events[i][k] {
+				if want[i] != "init" && want[i] != "result" && m[k] != events[i][k] {
 					t.Fatalf("%s: event %d (%s) has %s %v, events.jsonl %v", w.name, i, want[i], k, m[k], events[i][k])
 				}
 			}
@@ -292,5 +294,36 @@ func TestControlWatchOnATerminal(t *testing.T) {
 	w.waitFor("ralph watch · completed", 10*time.Second)
 	if screen := w.screen(); !strings.Contains(screen, "ended     success") || strings.Contains(screen, "question  #1") {
 		t.Fatalf("the last frame:\n%s", screen)
+	}
+}
+
+// TestControlWatchStartedBeforeTheRun: ralph watch started in a project
+// where nothing has run yet waits for a ralph to start, says so on
+// stderr, then follows the run to its end like a watch started with it.
+func TestControlWatchStartedBeforeTheRun(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two")
+	env := cleanEnv(t)
+	w := exec.Command(ralphBin, "watch", "--json")
+	w.Dir, w.Env = dir, env
+	wout, werr := &lockedBuffer{}, &lockedBuffer{}
+	w.Stdout, w.Stderr = wout, werr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	waitFor(t, "the watch to say it waits", 10*time.Second, func() bool { return strings.Contains(werr.String(), "waiting for a ralph to start") })
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "run"); r.code != 0 {
+		t.Fatalf("the run exited %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if code, _ := exitCode(t, w, 10*time.Second); code != 0 {
+		t.Fatalf("the watch exited %d: %s", code, werr.String())
+	}
+	got, _ := streamTypes(t, wout.String())
+	want, _ := recordedTypes(t, filepath.Join(sessionDir(t, dir), "events.jsonl"))
+	if len(got) == 0 || got[len(got)-1] != "result" || len(got) != len(want) {
+		t.Fatalf("the watch printed %v\nevents.jsonl has %v\nstderr: %s", got, want, werr.String())
 	}
 }

@@ -238,6 +238,23 @@ func TestUndoOutsideGitIsOneSentence(t *testing.T) {
 	}
 }
 
+// TestDiffWithNothingToShowSaysSo: /diff (and ralph diff) after a request
+// that changed nothing says there is nothing to show, in diff's words,
+// not undo's "nothing to take back"; /undo keeps its own.
+func TestDiffWithNothingToShowSaysSo(t *testing.T) {
+	dir := gitProjectDir(t)
+	srv := scenarioServer(t, "chat_hello")
+	env := cleanEnv(t, "OPENAI_API_KEY=k")
+	r := ralph(t, dir, env, strings.NewReader("hello\n/diff\n/undo\n"), "script", "-", "--keep-going", "--base-url", srv.URL)
+	if !strings.Contains(r.stderr, "/diff: nothing to show: ") || strings.Contains(r.stderr, "/diff: nothing to take back") ||
+		!strings.Contains(r.stderr, "/undo: nothing to take back: ") {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if r := ralph(t, dir, env, nil, "diff"); r.code != 2 || !strings.HasPrefix(r.stderr, "ralph: nothing to show: ") {
+		t.Fatalf("ralph diff: exit %d %q", r.code, r.stderr)
+	}
+}
+
 func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
 	dir := gitProjectDir(t)
 	srv := writer(t)

@@ -18,7 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
-var taskPromptRe = regexp.MustCompile(`Your task \((\S+) in RALPH_TASKS\.md\): (.*)`)
+var taskPromptRe = regexp.MustCompile(`Your task \((\S+) in \S+\): (.*)`)
 
 // taskChildModel scripts the child agents of `ralph run`: each appends its
 // task's title to done.log (checking first on a retry, as the prompt asks),

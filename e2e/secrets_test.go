@@ -16,7 +16,8 @@ import (
 // message, and the model repeats it in remember and complete_task and in
 // its answer. Afterwards no file in the project or in $HOME holds the key
 // — not the session's logs, not AGENT.md, not RALPH_PROGRESS.md — and
-// .ralph/.gitignore keeps the session out of `git add .`.
+// .ralph/.gitignore keeps the session, and itself, out of `git add .`:
+// `git status` does not list .ralph/ at all.
 func TestSecretsStayOffDisk(t *testing.T) {
 	const key = "sk-e2e-SECRET-0123456789abcdef"
 	args := func(v any) string {
@@ -59,8 +60,11 @@ func TestSecretsStayOffDisk(t *testing.T) {
 	}
 	if hasGit == nil {
 		out := runGit(t, git, dir, "add", "--dry-run", ".")
-		if strings.Contains(strings.ReplaceAll(out, "add '.ralph/.gitignore'", ""), ".ralph/") {
+		if strings.Contains(out, ".ralph/") {
 			t.Fatalf("git add . would commit ralph's state:\n%s", out)
+		}
+		if out := runGit(t, git, dir, "status", "--porcelain", "--untracked-files=all"); strings.Contains(out, ".ralph/") {
+			t.Fatalf("git status lists ralph's state:\n%s", out)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/afero"
@@ -20,6 +21,41 @@ const LockFile = ".ralph/session.lock"
 
 // ErrLocked is matched (errors.Is) by every *LockedError.
 var ErrLocked = errors.New("project is locked by another ralph")
+
+// ErrNotWritable is matched (errors.Is) by the error of a project whose
+// .ralph/ ralph may not write to (a read-only directory or file system):
+// bad input, exit 2, said in one sentence rather than as a chain of
+// system calls.
+var ErrNotWritable = errors.New("the project is not writable")
+
+// NotWritableError is a project ralph may not write its state to.
+type NotWritableError struct {
+	Dir string // the directory ralph could not write to
+	Err error  // the error underneath, for errors.Is and the reason
+}
+
+func (e *NotWritableError) Error() string {
+	reason := "permission denied"
+	if errors.Is(e.Err, syscall.EROFS) {
+		reason = "read-only file system"
+	}
+	return fmt.Sprintf("cannot write to %s (%s): ralph keeps its state there, so run it in a project directory you may write to",
+		e.Dir, reason)
+}
+
+// Is makes errors.Is(err, ErrNotWritable) true for a *NotWritableError.
+func (e *NotWritableError) Is(target error) bool { return target == ErrNotWritable }
+
+func (e *NotWritableError) Unwrap() error { return e.Err }
+
+// NotWritable turns a write refused in dir into a *NotWritableError, and
+// leaves any other error as it is.
+func NotWritable(dir string, err error) error {
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return &NotWritableError{Dir: dir, Err: err}
+	}
+	return err
+}
 
 // errWouldBlock is what tryFlock returns when another open file
 // description holds a conflicting flock.
@@ -108,9 +144,10 @@ const lockAttempts = 20
 func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets ...string) (*Lock, error) {
 	path := filepath.Join(root, LockFile)
 	// The lock is the first thing ralph writes in a project, so this is
-	// where .ralph/ and its .gitignore come into being.
+	// where .ralph/ and its .gitignore come into being, and where a
+	// project ralph may not write to is found.
 	if err := EnsureStateDir(fs, root); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, NotWritable(filepath.Join(root, StateDir), fmt.Errorf("lock %s: %w", path, err))
 	}
 	me := selfInfo(sessionID)
 	me.Command = commandText(NewRedactor(secrets...))
@@ -118,7 +155,7 @@ func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets
 	for range lockAttempts {
 		l, retry, err := a.try()
 		if err != nil {
-			return nil, err
+			return nil, NotWritable(filepath.Join(root, StateDir), err)
 		}
 		if retry {
 			continue

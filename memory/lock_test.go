@@ -393,3 +393,35 @@ func BenchmarkAcquireRelease(b *testing.B) {
 		mustRelease(b, l)
 	}
 }
+
+// TestLockInAReadOnlyProject: a project ralph may not write to, with or
+// without a .ralph/ already there, is one sentence naming the directory
+// (ErrNotWritable, exit 2 for the faces), not a chain of system calls.
+func TestLockInAReadOnlyProject(t *testing.T) {
+	for _, withState := range []bool{false, true} {
+		root := t.TempDir()
+		if withState {
+			if err := os.Mkdir(filepath.Join(root, StateDir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := AcquireLock(afero.NewReadOnlyFs(afero.NewOsFs()), root, "s1", false)
+		if !errors.Is(err, ErrNotWritable) {
+			t.Fatalf("with .ralph/ %v: err = %v, want ErrNotWritable", withState, err)
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "cannot write to "+filepath.Join(root, StateDir)+" (") || strings.Count(msg, ": ") != 1 {
+			t.Fatalf("with .ralph/ %v: %q is not one sentence about the directory", withState, msg)
+		}
+	}
+}
+
+// TestInitInAReadOnlyProject: ralph init in a directory it may not write
+// to is the same one sentence, naming the project's directory.
+func TestInitInAReadOnlyProject(t *testing.T) {
+	root := t.TempDir()
+	_, err := InitProject(afero.NewReadOnlyFs(afero.NewOsFs()), root, time.Now())
+	if !errors.Is(err, ErrNotWritable) || !strings.HasPrefix(err.Error(), "cannot write to "+root+" (") {
+		t.Fatalf("err = %v, want ErrNotWritable naming %s", err, root)
+	}
+}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,7 +26,9 @@ func PlansDir(fs afero.Fs, root, configured string) string {
 
 // CompletedDir is where a finished plan is moved (ralph run
 // --archive-done), as ralphex does: plans_dir/completed.
-func CompletedDir(plansDir string) string { return filepath.ToSlash(filepath.Join(plansDir, "completed")) }
+func CompletedDir(plansDir string) string {
+	return filepath.ToSlash(filepath.Join(plansDir, "completed"))
+}
 
 // PlanInfo is one plan of `ralph plans`.
 type PlanInfo struct {
@@ -132,4 +135,26 @@ func SessionToResume(fs afero.Fs, root, plan string) string {
 		return st.SessionID
 	}
 	return ""
+}
+
+// ArchivePlan moves a finished plan into plansDir/completed (ralph run
+// --archive-done), as ralphex does, and forgets what ralph kept beside
+// it; it returns the new path. RALPH_TASKS.md is never moved.
+func ArchivePlan(fs afero.Fs, root, plan, plansDir string) (string, error) {
+	if plan == "" || plan == TasksFile {
+		return "", nil
+	}
+	dest := filepath.ToSlash(filepath.Join(CompletedDir(plansDir), filepath.Base(plan)))
+	if err := fs.MkdirAll(filepath.Join(root, CompletedDir(plansDir)), 0o755); err != nil {
+		return "", err
+	}
+	if _, err := fs.Stat(filepath.Join(root, dest)); err == nil {
+		return "", fmt.Errorf("cannot archive %s: %s exists", plan, dest)
+	}
+	if err := fs.Rename(filepath.Join(root, plan), filepath.Join(root, dest)); err != nil {
+		return "", err
+	}
+	v := viewTracker{root: root, name: plan}
+	_ = fs.Remove(v.sidecar())
+	return dest, nil
 }

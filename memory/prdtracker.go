@@ -24,11 +24,11 @@ type prdSource struct {
 func (p *prdSource) read() ([]sourceTask, error) {
 	data, err := afero.ReadFile(p.fs, p.path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
+		return nil, planErrorf("cannot read the plan: %v", err)
 	}
 	doc, err := parsePRD(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
+		return nil, planErrorf("%v", err)
 	}
 	var out []sourceTask
 	for i, s := range *doc.UserStories {
@@ -67,11 +67,11 @@ func (p *prdSource) markDone(done map[string]bool) error {
 	}
 	doc, err := parsePRD(data)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrPlan, err)
+		return planErrorf("%v", err)
 	}
 	spans, err := passesSpans(data)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrPlan, err)
+		return planErrorf("%v", err)
 	}
 	// Edits from the end, so earlier offsets stay right.
 	for i := len(*doc.UserStories) - 1; i >= 0; i-- {

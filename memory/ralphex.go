@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -108,7 +107,7 @@ func parseRalphex(data []byte) []ralphexSection {
 func (r *ralphexSource) read() ([]sourceTask, error) {
 	data, err := afero.ReadFile(r.fs, r.path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPlan, err)
+		return nil, planErrorf("cannot read the plan: %v", err)
 	}
 	var out []sourceTask
 	for _, s := range parseRalphex(data) {

@@ -97,7 +97,7 @@ func TestStateGitignoreKeepsOnlyConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("git add: %v %s", err, out)
 	}
-	if got := strings.TrimSpace(out); got != "add '.ralph/.gitignore'\nadd '.ralph/config.toml'" {
+	if got := strings.TrimSpace(out); got != "add '.ralph/config.toml'" {
 		t.Fatalf("git would add:\n%s", got)
 	}
 }

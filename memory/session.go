@@ -45,6 +45,16 @@ func Active(status string) bool {
 	return status == StatusRunning || status == StatusWaitingForInput
 }
 
+// ShownStatus is the status as people read it (ralph status, watch): a
+// running task loop that was paused and lets its tasks in flight finish
+// is "pausing", which session.json says as running with "pausing": true.
+func (s State) ShownStatus() string {
+	if s.Status == StatusRunning && s.Pausing {
+		return "pausing"
+	}
+	return s.Status
+}
+
 // NewID returns a session id that sorts by creation time and is unique
 // enough for one machine: the UTC time to the second, then 12 hex digits,
 // the first three the millisecond and the other nine random. The

@@ -44,10 +44,13 @@ type State struct {
 	CostUSD     *float64           `json:"cost_usd"`
 	Tasks       TaskCounts         `json:"tasks"`
 	CurrentTask string             `json:"current_task,omitempty"`
-	Retries     int                `json:"retries"`
-	Errors      int                `json:"errors"`
-	Interrupts  int                `json:"interruptions"`
-	Error       string             `json:"error,omitempty"`
+	// Pausing says a running task loop was paused and waits for the tasks
+	// in flight to finish; its status is "paused" once they have.
+	Pausing    bool   `json:"pausing,omitempty"`
+	Retries    int    `json:"retries"`
+	Errors     int    `json:"errors"`
+	Interrupts int    `json:"interruptions"`
+	Error      string `json:"error,omitempty"`
 	// Question is the question the session waits on, while its status is
 	// waiting_for_input.
 	Question *Question `json:"question,omitempty"`

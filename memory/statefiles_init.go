@@ -49,9 +49,20 @@ const progressTemplate = "# Progress\n\n" +
 // stateGitignore is .ralph/.gitignore as ralph creates it: everything in
 // .ralph/ is per-machine (session logs and transcripts, the lock, the input
 // history, session.json) except config.toml, which a project may share.
-// Without it `git add .` would commit transcripts. The patterns are
-// relative to the file's own directory.
+// Without it `git add .` would commit transcripts. The file ignores itself
+// too: were it kept, a project without a shared config.toml would show
+// .ralph/ as untracked and `git add -A` would commit the ignore file alone.
+// The patterns are relative to the file's own directory.
 const stateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
+	"# only config.toml is shared with the project.\n" +
+	"/*\n" +
+	"!/config.toml\n"
+
+// legacyStateGitignore is what earlier versions wrote as stateGitignore,
+// keeping the file itself out of the ignore; the next ralph (or `ralph
+// init`) replaces it, byte for byte unchanged, with today's text, and
+// leaves any edited one alone.
+const legacyStateGitignore = "# ralph's per-machine state (session logs, lock, input history) stays out of git;\n" +
 	"# only config.toml is shared with the project.\n" +
 	"/*\n" +
 	"!/.gitignore\n" +
@@ -68,11 +79,17 @@ var ralphIgnores = []string{"/sessions/", "/archive/", "/*.lock", "/history", "/
 // when this call made it, writes .ralph/.gitignore into it (atomically,
 // into a directory nobody else has touched yet), so a project's state is
 // out of git from its first byte. A .ralph/ that exists is left as it is:
-// its .gitignore, or its absence, is the person's choice.
+// its .gitignore, or its absence, is the person's choice; only the exact
+// text earlier versions wrote, which left .ralph/ showing in git status,
+// is replaced with today's.
 func EnsureStateDir(fs afero.Fs, root string) error {
 	dir := filepath.Join(root, StateDir)
 	err := fs.Mkdir(dir, 0o755)
 	if errors.Is(err, os.ErrExist) {
+		path := filepath.Join(dir, ".gitignore")
+		if old, err := afero.ReadFile(fs, path); err == nil && string(old) == legacyStateGitignore {
+			return WriteFileAtomic(fs, path, []byte(stateGitignore), 0o644)
+		}
 		return nil
 	}
 	if errors.Is(err, os.ErrNotExist) {
@@ -100,8 +117,14 @@ type InitResult struct {
 
 // InitProject creates the state files that are missing from root, with
 // short templates, and never overwrites one that exists: the person may
-// have written it before running `ralph init`.
+// have written it before running `ralph init`. A project it may not write
+// to is a *NotWritableError.
 func InitProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
+	res, err := initProject(fs, root, now)
+	return res, NotWritable(root, err)
+}
+
+func initProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 	res := InitResult{Info: DetectProject(fs, root)}
 	files := []struct{ name, text string }{
 		{AgentFile, agentTemplate(res.Info, now)},
@@ -206,6 +229,9 @@ func mergeGitignore(fs afero.Fs, path string) (created bool, err error) {
 	created = errors.Is(statErr, os.ErrNotExist)
 	if created {
 		return true, WriteFileAtomic(fs, path, []byte(stateGitignore), perm)
+	}
+	if old == legacyStateGitignore {
+		return false, WriteFileAtomic(fs, path, []byte(stateGitignore), perm)
 	}
 	have := map[string]bool{}
 	for line := range strings.Lines(old) {

@@ -74,7 +74,7 @@ func TestInitProjectCreatesFiles(t *testing.T) {
 			t.Errorf("%s template:\n%s", name, text)
 		}
 	}
-	if got := sfRead(t, fs, ".ralph/.gitignore"); !strings.HasSuffix(got, "\n/*\n!/.gitignore\n!/config.toml\n") {
+	if got := sfRead(t, fs, ".ralph/.gitignore"); !strings.HasSuffix(got, "\n/*\n!/config.toml\n") {
 		t.Errorf(".gitignore:\n%s", got)
 	}
 }
@@ -156,6 +156,44 @@ func TestInitProjectMergesGitignore(t *testing.T) {
 	}
 	if got := sfRead(t, fs, ".ralph/.gitignore"); got != want {
 		t.Errorf("second init changed .gitignore to %q", got)
+	}
+}
+
+// TestInitProjectReplacesLegacyGitignore: the .ralph/.gitignore earlier
+// versions wrote kept itself out of its own ignore, so .ralph/ showed as
+// untracked; init replaces that exact text with today's, which ignores
+// itself.
+func TestInitProjectReplacesLegacyGitignore(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	sfWrite(t, fs, ".ralph/.gitignore", legacyStateGitignore)
+	if _, err := InitProject(fs, sfRoot, sfNow); err != nil {
+		t.Fatal(err)
+	}
+	got := sfRead(t, fs, ".ralph/.gitignore")
+	if got != stateGitignore || strings.Contains(got, "!/.gitignore") {
+		t.Errorf(".gitignore after init:\n%s", got)
+	}
+}
+
+// TestEnsureStateDirReplacesLegacyGitignore: the first ralph to run in a
+// project whose .ralph/.gitignore is exactly the old text replaces it;
+// one the person edited stays as it is.
+func TestEnsureStateDirReplacesLegacyGitignore(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	sfWrite(t, fs, ".ralph/.gitignore", legacyStateGitignore)
+	if err := EnsureStateDir(fs, sfRoot); err != nil {
+		t.Fatal(err)
+	}
+	if got := sfRead(t, fs, ".ralph/.gitignore"); got != stateGitignore {
+		t.Errorf(".gitignore:\n%s", got)
+	}
+	mine := legacyStateGitignore + "scratch/\n"
+	sfWrite(t, fs, ".ralph/.gitignore", mine)
+	if err := EnsureStateDir(fs, sfRoot); err != nil {
+		t.Fatal(err)
+	}
+	if got := sfRead(t, fs, ".ralph/.gitignore"); got != mine {
+		t.Errorf("an edited .gitignore changed:\n%s", got)
 	}
 }
 

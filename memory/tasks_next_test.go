@@ -14,7 +14,7 @@ func TestTaskAssignIDsDuplicates(t *testing.T) {
 	want := "# T\r\n\r\n- [x] a <!-- ralph:id=t1 -->\r\n- [ ] b <!-- ralph:priority=2 id=t3 k -->  \r\nnote\r\n" +
 		"- [ ] c <!-- ralph:id=t2 -->\r\n  - [ ] d <!-- ralph:id=t4 -->\r\n- [ ] e <!-- ralph:id=t5 -->\r\n"
 	var got []IDChange
-	f := edit(t, in, want, func(f *TaskFile) error { got = f.AssignIDs(); return nil })
+	f := edit(t, in, want, func(f *TaskFile) error { got = f.AssignIDs(nil); return nil })
 	wantChanges := []IDChange{
 		{Line: 4, Title: "b", Old: "t1", New: "t3"},
 		{Line: 7, Title: "d", Old: "t1", New: "t4"},
@@ -29,6 +29,25 @@ func TestTaskAssignIDsDuplicates(t *testing.T) {
 	if p := f.Validate(); len(p) != 0 {
 		t.Errorf("problems left after AssignIDs: %q", p)
 	}
+}
+
+// A running task's line copied above itself, the copy's title edited: the
+// loop names the task it works by its title, so the original keeps the id
+// and the copy, in progress under an id nobody works, gets its own, open
+// and without the attempts it never made.
+func TestTaskAssignIDsKeepsTheRunningTasksID(t *testing.T) {
+	in := "- [~] similar task <!-- ralph:id=t1 attempts=1 -->\n- [~] the task <!-- ralph:id=t1 attempts=1 -->\n"
+	want := "- [ ] similar task <!-- ralph:id=t2 -->\n- [~] the task <!-- ralph:id=t1 attempts=1 -->\n"
+	var got []IDChange
+	edit(t, in, want, func(f *TaskFile) error { got = f.AssignIDs(map[string]string{"t1": "the task"}); return nil })
+	if want := []IDChange{{Line: 1, Title: "similar task", Old: "t1", New: "t2", Reopened: true}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("changes = %+v\nwant %+v", got, want)
+	}
+	// Pasted below and left as it was: the first keeps the id, the copy
+	// is open under its own.
+	in = "- [~] the task <!-- ralph:id=t1 attempts=1 -->\n- [~] the task <!-- ralph:id=t1 attempts=1 -->\n"
+	want = "- [~] the task <!-- ralph:id=t1 attempts=1 -->\n- [ ] the task <!-- ralph:id=t2 -->\n"
+	edit(t, in, want, func(f *TaskFile) error { f.AssignIDs(map[string]string{"t1": "the task"}); return nil })
 }
 
 func TestTaskReady(t *testing.T) {

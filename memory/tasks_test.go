@@ -201,7 +201,7 @@ func TestTaskAssignIDs(t *testing.T) {
 	want := "# Tasks\n\n- [ ] a <!-- ralph:id=t1 -->\n- [ ] b <!-- ralph:id=t2 -->\n" +
 		"  - [ ] c <!-- ralph:id=t3 priority=2 -->   \n- [x] d <!-- ralph:id=t4 -->\n```\n- [ ] code\n```\n"
 	f := edit(t, in, want, func(f *TaskFile) error {
-		if got := f.AssignIDs(); len(got) != 3 || got[0] != (IDChange{Line: 3, Title: "a", New: "t1"}) {
+		if got := f.AssignIDs(nil); len(got) != 3 || got[0] != (IDChange{Line: 3, Title: "a", New: "t1"}) {
 			t.Errorf("AssignIDs reported %+v", got)
 		}
 		return nil
@@ -209,7 +209,7 @@ func TestTaskAssignIDs(t *testing.T) {
 	if c, _ := f.Find("t3"); c.Parent != "t2" || c.Priority != 2 {
 		t.Errorf("subtask after AssignIDs: %+v", c)
 	}
-	if got := f.AssignIDs(); len(got) != 0 {
+	if got := f.AssignIDs(nil); len(got) != 0 {
 		t.Errorf("a second AssignIDs changed %+v", got)
 	}
 }
@@ -527,7 +527,7 @@ func FuzzTaskMeta(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, key, value, title string) {
 		tf := ParseTasks(data)
 		ts := tf.Tasks()
-		tf.AssignIDs()
+		tf.AssignIDs(nil)
 		for i := range ts {
 			task := tf.Tasks()[i]
 			if found, _ := tf.Find(task.ID); found.Line != task.Line {

@@ -56,13 +56,15 @@ func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 	switch {
 	case errors.Is(err, os.ErrNotExist) && name == TasksFile:
 		return &markdownTracker{fs: fs, path: abs, name: name}, nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, planErrorf("there is no plan %s", name)
 	case err != nil:
-		return nil, fmt.Errorf("%w: plan %s: %w", ErrPlan, name, err)
+		return nil, planErrorf("cannot read the plan %s: %v", name, err)
 	}
 	switch {
 	case strings.EqualFold(filepath.Ext(abs), ".json"):
 		if _, err := parsePRD(data); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrPlan, name, err)
+			return nil, planErrorf("%s: %v", name, err)
 		}
 		return &viewTracker{fs: fs, root: root, name: name, src: &prdSource{fs: fs, path: abs}}, nil
 	case isRalphexPlan(data):
@@ -72,8 +74,39 @@ func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 	return &markdownTracker{fs: fs, path: abs, name: name}, nil
 }
 
-// ErrPlan is a plan file that cannot be read as one.
+// ErrPlan is a plan that cannot be worked: missing, unreadable, or with
+// tasks that can never start. A PlanError says which, in one sentence.
 var ErrPlan = errors.New("bad plan")
+
+// PlanError is a plan that cannot be worked, said in one sentence.
+type PlanError struct{ Msg string }
+
+func (e *PlanError) Error() string        { return e.Msg }
+func (e *PlanError) Is(target error) bool { return target == ErrPlan }
+
+func planErrorf(format string, args ...any) error {
+	return &PlanError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// CheckRunnable is what ralph run asks of a plan before it records a
+// session: that it has tasks (ErrNoTasks for RALPH_TASKS.md), and that
+// none can never start (a depends= naming no task, a cycle).
+func CheckRunnable(tr Tracker) error {
+	f, err := tr.Load()
+	if err != nil {
+		return err
+	}
+	if f.Counts().Total == 0 {
+		if tr.Name() == TasksFile {
+			return ErrNoTasks
+		}
+		return planErrorf("%s has no tasks", tr.Name())
+	}
+	if problems := f.GraphProblems(); len(problems) > 0 {
+		return planErrorf("%s cannot be worked through: %s", tr.Name(), strings.Join(problems, " "))
+	}
+	return nil
+}
 
 // markdownTracker is a task file in ralph's grammar, edited in place.
 type markdownTracker struct {

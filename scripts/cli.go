@@ -23,6 +23,8 @@ import (
 
 // flags holds every command-line option.
 type flags struct {
+	// planArg is ralph run's PLAN as given.
+	planArg        string
 	model          string
 	baseURL        string
 	outputFormat   string
@@ -234,6 +236,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		case cobraUsage.MatchString(err.Error()):
 			fmt.Fprintln(os.Stderr, "Run 'ralph --help' for usage.")
 			return ExitUsage
+		case errors.Is(err, memory.ErrNotWritable):
+			return ExitUsage // a project ralph may not write to is bad input
 		}
 		return ExitFailed
 	}
@@ -475,24 +479,36 @@ func (c *cli) addRecordCommands(root *cobra.Command) {
 	logs.Flags().BoolVar(&raw, "raw", false, "print the events as JSON lines")
 	var graph bool
 	statusCmd := &cobra.Command{
-		Use:   "status",
+		Use:   "status [PLAN]",
 		Short: "Show the project's session, tasks and lock (no model call); --graph the order of the tasks",
 		Long: `Show the project's session, its tasks and the lock, without calling the model.
+With PLAN (a plan file, see ralph plans), the same for that plan: its tasks
+and the newest session that worked it.
 With --graph, print instead the order in which ralph run would take the open
 tasks if each were done at its first attempt: the lowest priority number first,
 and among equals the task at the head of the longest chain of tasks waiting for
 it, then the one most tasks wait for, then file order. A dependency that names no
 task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
-		Args: cobra.NoArgs,
-		RunE: withRecords(func(r Records) error {
-			if graph {
-				return r.StatusGraph()
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			r, err := c.records()
+			if err != nil {
+				return err
 			}
-			if m, ok := r.TemporalMarker(); ok {
+			plan := ""
+			if len(args) == 1 {
+				if plan, err = c.planName(r, args[0]); err != nil {
+					return usageErrorf("%s", err)
+				}
+			}
+			if graph {
+				return r.StatusGraph(plan)
+			}
+			if m, ok := r.TemporalMarker(); ok && plan == "" {
 				return r.StatusTemporal(context.Background(), m)
 			}
-			return r.Status()
-		}),
+			return r.Status(plan)
+		},
 	}
 	statusCmd.Flags().BoolVar(&graph, "graph", false, "print the order ralph run would take the open tasks in, and what keeps any from starting")
 	root.AddCommand(

@@ -2,10 +2,8 @@ package scripts
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -22,25 +20,7 @@ import (
 // with the session's totals under their own names, as a one-shot's does.
 func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Duration, usage conversation.Usage, prior memory.State, counts memory.TaskCounts) int {
 	o.Close()
-	r := coordinator.Result{Subtype: coordinator.SubtypeSuccess, IsError: res.IsError, SessionID: sessionID,
-		NumTurns: res.Stats.Iterations - prior.Iteration, Duration: took, Usage: usage.Sub(prior.Usage), Err: res.Err, Signal: res.Signal,
-		SessionTurns: res.Stats.Iterations, SessionUsage: usage}
-	if res.Stats.CostUSD > 0 {
-		total, run := res.Stats.CostUSD, res.Stats.CostUSD
-		if prior.CostUSD != nil {
-			run -= *prior.CostUSD
-		}
-		r.SessionCostUSD, r.CostUSD = &total, &run
-	}
-	switch {
-	case res.Reason == loop.ReasonInterrupted:
-		r.Subtype = coordinator.SubtypeInterrupted
-	case res.Reason == loop.ReasonMaxIterations:
-		r.Subtype = coordinator.SubtypeMaxTurns
-	case res.IsError:
-		r.Subtype = coordinator.SubtypeExecutionError
-	}
-	r.Text = loopSummary(res, counts)
+	r := res.Final(sessionID, took, usage, prior, counts)
 	code := ExitCode(r)
 	if res.IsError && code == ExitOK {
 		code = ExitFailed
@@ -66,13 +46,4 @@ func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Durati
 		IsError: &isError, ExitCode: &code, Tasks: &counts}))
 	o.notifier.Close()
 	return code
-}
-
-func loopSummary(res loop.Result, c memory.TaskCounts) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d done, %d failed, %d open after %d iteration(s)", res.Reason, c.Done, c.Failed, c.Open+c.InProgress, res.Stats.Iterations)
-	if len(res.Failed) > 0 {
-		fmt.Fprintf(&b, "; failed this run: %s", strings.Join(res.Failed, ", "))
-	}
-	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,29 @@ func TestStreamJSONInitFirstResultLast(t *testing.T) {
 	}
 	if errb.Len() != 0 {
 		t.Fatalf("stderr = %q", errb.String())
+	}
+}
+
+// A tool_result line always says is_error, false too; other events say it
+// only when true, as before.
+func TestStreamJSONToolResultAlwaysHasIsError(t *testing.T) {
+	for _, tc := range []struct {
+		ev   coordinator.Event
+		want string
+	}{
+		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "x"}, `{"type":"tool_result","tool_name":"read_file","output":"x","is_error":false}`},
+		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "no", IsError: true}, `{"type":"tool_result","tool_name":"read_file","output":"no","is_error":true}`},
+		{coordinator.Event{Type: coordinator.EventError, Text: "boom", IsError: true}, `{"type":"error","text":"boom","is_error":true}`},
+		{coordinator.Event{Type: coordinator.EventAssistant, Text: "hi"}, `{"type":"assistant","text":"hi"}`},
+	} {
+		var out bytes.Buffer
+		o := &OneShot{Format: FormatStreamJSON, Stdout: &out, Stderr: io.Discard}
+		o.Start()
+		o.Handle(tc.ev)
+		o.Close()
+		if got := strings.TrimSpace(out.String()); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.ev.Type, got, tc.want)
+		}
 	}
 }
 

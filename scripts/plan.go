@@ -43,8 +43,37 @@ const planExamples = `  ralph plan "add a cache in front of the database"
   ralph plan --json "support Windows line endings" | jq .tasks
   ralph plan --base-url http://127.0.0.1:11434 -m qwen3 "rate limiting"`
 
-// addPlanCommand wires `ralph plan`.
+// addPlanCommand wires `ralph plan` and `ralph plans`.
 func (c *cli) addPlanCommand(root *cobra.Command) {
+	var graph string
+	plans := &cobra.Command{
+		Use:   "plans",
+		Short: "List the project's plans (RALPH_TASKS.md and plans_dir) with their tasks and state; --graph PLAN its order",
+		Long: `List the plans ralph run can work: RALPH_TASKS.md and every markdown or JSON
+file of plans_dir (config; docs/plans when it exists, else .ralph/plans), each
+with its format (ralph's task list, a ralphex plan, a ralph-tui prd.json), its
+task counts, and the newest session that worked it. ralph run PLAN works one;
+a plan whose session stopped before its end (paused, interrupted) goes on in
+that session. With --graph PLAN, print the order ralph run would take PLAN's
+tasks in, and what keeps any of them from ever starting.`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			r, err := c.records()
+			if err != nil {
+				return err
+			}
+			if graph != "" {
+				plan, err := c.planName(r, graph)
+				if err != nil {
+					return usageErrorf("%s", err)
+				}
+				return r.StatusGraph(plan)
+			}
+			return r.Plans()
+		},
+	}
+	plans.Flags().StringVar(&graph, "graph", "", "print the order ralph run would take this plan's tasks in")
+	root.AddCommand(plans)
 	root.AddCommand(&cobra.Command{
 		Use:     "plan FEATURE",
 		Short:   "Talk a feature into goals and a task list (RALPH_TASKS.md) that ralph run then works through",

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
@@ -259,8 +260,8 @@ func (r Records) Init() error {
 }
 
 // Status shows the session, the tasks and the lock.
-func (r Records) Status() error {
-	s, err := report.Status(r.Fs, r.Root, time.Now())
+func (r Records) Status(plan string) error {
+	s, err := report.StatusOf(r.Fs, r.Root, plan, time.Now())
 	if err != nil {
 		return err
 	}
@@ -424,8 +425,12 @@ type graphStep struct {
 // tasks (each done at its first attempt): most urgent first, and among
 // equals the one that unblocks the most; then what keeps other tasks from
 // ever starting.
-func (r Records) StatusGraph() error {
-	tf, err := memory.LoadTasks(r.Fs, r.Root)
+func (r Records) StatusGraph(plan string) error {
+	tr, err := memory.OpenTracker(r.Fs, r.Root, plan)
+	if err != nil {
+		return err
+	}
+	tf, err := tr.Load()
 	if err != nil {
 		return err
 	}
@@ -454,6 +459,48 @@ func (r Records) StatusGraph() error {
 	for _, p := range problems {
 		b.WriteString("! " + p + "\n")
 	}
+	fmt.Fprint(r.Out, text.StripControls(b.String()))
+	return nil
+}
+
+// Plans lists the project's plans with their tasks and state (ralph
+// plans).
+func (r Records) Plans() error {
+	cfgDir := ""
+	if cfg, err := config.Load(config.Sources{Fs: r.Fs, ProjectRoot: r.Root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv}); err == nil {
+		cfgDir = cfg.PlansDir
+	}
+	plans, err := memory.ListPlans(r.Fs, r.Root, memory.PlansDir(r.Fs, r.Root, cfgDir))
+	if err != nil {
+		return err
+	}
+	if r.JSON {
+		if plans == nil {
+			plans = []memory.PlanInfo{}
+		}
+		return r.writeJSON(plans)
+	}
+	if len(plans) == 0 {
+		fmt.Fprintf(r.Out, "No plans: write RALPH_TASKS.md (ralph init, ralph plan \"feature\") or put plan files in %s.\n",
+			memory.PlansDir(r.Fs, r.Root, cfgDir))
+		return nil
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PLAN\tFORMAT\tDONE\tOPEN\tFAILED\tSTATE\tSESSION")
+	for _, p := range plans {
+		if p.Err != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tunreadable: %s\t\n", p.Name, p.Err)
+			continue
+		}
+		state := p.Status
+		if len(p.Problems) > 0 {
+			state += " (cannot finish: see ralph plans --graph " + p.Name + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\t%s\t%s\n", p.Name, p.Format, p.Tasks.Done, p.Tasks.Total,
+			p.Tasks.Open+p.Tasks.InProgress, p.Tasks.Failed, state, p.Session)
+	}
+	_ = tw.Flush()
 	fmt.Fprint(r.Out, text.StripControls(b.String()))
 	return nil
 }

@@ -28,12 +28,15 @@ import (
 func (c *cli) addLoopCommands(root *cobra.Command) {
 	f := &c.f
 	runCmd := &cobra.Command{
-		Use:     "run",
-		Short:   "Work through RALPH_TASKS.md on its own until done, a stop condition, or a limit",
+		Use:     "run [PLAN]",
+		Short:   "Work through RALPH_TASKS.md (or PLAN) on its own until done, a stop condition, or a limit",
 		Long:    RunHelp,
 		Example: runExamples,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				f.planArg = args[0]
+			}
 			return exit(c.loop(cmd, project.ModeRun, false))
 		},
 	}
@@ -74,6 +77,7 @@ unique part.`,
 			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
 		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
+		fl.BoolVar(&f.run.ArchiveDone, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)")
 		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
 			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")
 	}
@@ -129,6 +133,19 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		rc.Commit = rc.Commit || rc.Worktrees
 		return &rc, loop.CheckRun(&rc)
 	}
+	if c.f.planArg != "" {
+		plan, id, err := c.planToRun(c.f.planArg)
+		if err != nil {
+			return face.Fail(project.ExitCode(err), err)
+		}
+		c.f.run.Plan = plan
+		if id != "" && !resume {
+			// The plan's own session stopped before its end: it goes on
+			// where it stood, with its configuration.
+			resume, c.f.session = true, id
+			fmt.Fprintf(face.Stderr, "ralph: %s goes on in its session %s\n", plan, id)
+		}
+	}
 	if mode == project.ModeRun && !resume {
 		if code, ok := c.runElsewhere(ctx, face, settle); ok {
 			return code
@@ -173,7 +190,52 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("commit", func() { rc.Commit = flags.Commit })
 	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
 	set("prompt-template", func() { rc.PromptTemplate = flags.PromptTemplate })
+	set("archive-done", func() { rc.ArchiveDone = flags.ArchiveDone })
 	return rc
+}
+
+// planToRun resolves ralph run's PLAN to its path relative to the
+// project root, and finds the plan's session that stopped before its end,
+// if any.
+func (c *cli) planToRun(arg string) (plan, session string, err error) {
+	r, err := c.records()
+	if err != nil {
+		return "", "", err
+	}
+	if plan, err = c.planName(r, arg); err != nil {
+		return "", "", err
+	}
+	if _, err := memory.OpenTracker(r.Fs, r.Root, plan); err != nil {
+		return "", "", err
+	}
+	session = memory.SessionToResume(r.Fs, r.Root, plan)
+	if plan == memory.TasksFile {
+		plan = "" // the default plan, as a run without PLAN names it
+	}
+	return plan, session, nil
+}
+
+// planName is a plan file named on the command line (relative to the
+// directory ralph runs in, as -C gives it) as the project names it:
+// relative to its root. A plan outside the project is refused.
+func (c *cli) planName(r Records, arg string) (string, error) {
+	abs := arg
+	if !filepath.IsAbs(abs) {
+		base := c.f.dir
+		if base == "" {
+			base = "."
+		}
+		abs = filepath.Join(base, arg)
+	}
+	abs, err := filepath.Abs(abs)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(r.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", &memory.PlanError{Msg: fmt.Sprintf("the plan %s is outside the project %s", arg, r.Root)}
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 // runElsewhere runs the task loop on another engine when --engine or the
@@ -225,6 +287,12 @@ type Handoff struct {
 // configuration saved in the session. A non-nil Handoff asks the caller to
 // open the chat shell on it; the exit code is then meaningless.
 func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.Facts) (int, *Handoff) {
+	// A failure before the loop starts ends the session, which would
+	// otherwise say it runs.
+	fail := func(code int, err error) int {
+		p.EndUnstarted(err)
+		return face.Fail(code, err)
+	}
 	rc := p.Session.State().Run
 	if rc == nil {
 		d := loop.DefaultRun()
@@ -232,22 +300,19 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	}
 	checked, err := loop.Compile(rc)
 	if err != nil {
-		return face.Fail(ExitUsage, err), nil
+		return fail(ExitUsage, err), nil
 	}
 	// Messages from another terminal reach ralph's own agents, not a CLI
 	// agent's.
 	external := checked.External != nil
-	tasks, err := memory.LoadTasks(p.Fs, p.Root)
+	// Checked before the session was recorded too (project.Open); a
+	// resumed session's plan may have changed since.
+	tr, err := p.Tracker(rc)
+	if err == nil {
+		err = memory.CheckRunnable(tr)
+	}
 	if err != nil {
-		return face.Fail(ExitFailed, err), nil
-	}
-	if tasks.Counts().Total == 0 {
-		return face.Fail(ExitUsage, fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", memory.TasksFile)), nil
-	}
-	// A task that can never start is refused before any work, rather
-	// than found when the rest is done and the run ends unfinished.
-	if problems := tasks.GraphProblems(); len(problems) > 0 {
-		return face.Fail(ExitUsage, fmt.Errorf("%s cannot be worked through: %s", memory.TasksFile, strings.Join(problems, " "))), nil
+		return fail(project.ExitCode(err), err), nil
 	}
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
@@ -279,7 +344,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	}
 	opts, _, err := p.LoopOptions(rc, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify})
 	if err != nil {
-		return face.Fail(ExitUsage, err), nil
+		return fail(ExitUsage, err), nil
 	}
 	start, prior := time.Now(), p.Session.State()
 	res := loop.Run(ctx, opts)
@@ -294,8 +359,16 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		return 0, &Handoff{Queue: queue, Coord: coord}
 	}
 	counts := memory.TaskCounts{}
-	if f, err := memory.LoadTasks(p.Fs, p.Root); err == nil {
+	if f, err := tr.Load(); err == nil {
 		counts = f.Counts()
+	}
+	if rc.ArchiveDone && counts.Total > 0 && counts.Done+counts.Skipped == counts.Total {
+		// A finished plan leaves the plans in progress, as ralphex's do.
+		if dest, err := memory.ArchivePlan(p.Fs, p.Root, rc.Plan, memory.PlansDir(p.Fs, p.Root, p.Config.PlansDir)); err != nil {
+			fmt.Fprintf(face.Stderr, "ralph: %v\n", err)
+		} else if dest != "" {
+			fmt.Fprintf(face.Stderr, "ralph: every task of %s is done; moved it to %s\n", rc.Plan, dest)
+		}
 	}
 	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, prior, counts), nil
 }

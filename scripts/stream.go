@@ -100,10 +100,17 @@ type streamEvent struct {
 	Result    *struct{} `json:"result,omitempty"`
 	Attempt   int       `json:"attempt,omitempty"`
 	WaitMS    int64     `json:"wait_ms,omitempty"`
+	// IsError is always there on a tool_result, false too, so that a
+	// reader need not know that a missing key means success.
+	IsError *bool `json:"is_error,omitempty"`
 }
 
 func newStreamEvent(ev coordinator.Event) streamEvent {
 	w := streamEvent{Event: ev}
+	if ev.Type == coordinator.EventToolResult || ev.IsError {
+		isError := ev.IsError
+		w.IsError = &isError
+	}
 	if r := ev.Retry; r != nil {
 		w.Attempt, w.WaitMS, w.Event.Text = r.Attempt, r.Wait.Milliseconds(), r.Reason
 	}

@@ -220,10 +220,16 @@ func writeMarker(fs afero.Fs, root string, m remote.Marker) error {
 }
 
 // TemporalMarker reports whether the project's run is on Temporal, and
-// how to reach it.
+// how to reach it. A live local ralph holding the project's lock is what
+// runs now, whatever the marker says: a run on Temporal holds no lock
+// here, and a marker a crashed `ralph run --engine temporal` left behind
+// must not turn stop, status and watch away from the ralph that runs.
 func (r Records) TemporalMarker() (remote.Marker, bool) {
 	data, err := afero.ReadFile(r.Fs, markerPath(r.Root))
 	if err != nil {
+		return remote.Marker{}, false
+	}
+	if _, st, err := memory.ReadLock(r.Fs, r.Root); err == nil && st == memory.LockHeld {
 		return remote.Marker{}, false
 	}
 	var m remote.Marker

@@ -26,7 +26,8 @@ the question it waits on, if any, with the command that answers it. The view
 follows the run's event stream through its control socket and is redrawn
 within 200 ms of each event; it ends when the run ends.
 
-With no ralph running it shows the project's last session. A ralph that works
+With no ralph running it shows the project's last session; in a project where
+nothing has run yet, it waits for a ralph to start. A ralph that works
 here without a control socket (an older one) is followed through its
 events.jsonl.
 
@@ -61,6 +62,13 @@ func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 		sink = v
 	}
 	st, err := control.Watch(ctx, r.Root)
+	if errors.Is(err, control.ErrNotRunning) && !r.hasSession() {
+		// Started before the run it is meant for: wait for it.
+		st, err = r.waitForRun(ctx)
+		if st == nil && err == nil {
+			return nil // left before anything ran
+		}
+	}
 	switch {
 	case err == nil:
 		defer st.Close()
@@ -70,6 +78,46 @@ func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 	}
 	return err
 }
+
+// hasSession reports whether the project has a session to show.
+func (r Records) hasSession() bool {
+	_, err := memory.FindSession(r.Fs, r.Root, "")
+	return err == nil
+}
+
+// waitForRun waits, in a project where nothing has run yet, until a ralph
+// starts: its control socket answers (the stream is returned), or a
+// session appears without one (ErrNotRunning: follow its files). It says
+// on stderr that it waits; a nil stream and error mean ctx ended first.
+func (r Records) waitForRun(ctx context.Context) (*control.Stream, error) {
+	fmt.Fprintln(r.Err, "ralph watch: nothing has run in this project yet; waiting for a ralph to start here (Ctrl-C leaves)")
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-time.After(watchPoll):
+		}
+		st, err := control.Watch(ctx, r.Root)
+		if !errors.Is(err, control.ErrNotRunning) {
+			return st, err
+		}
+		if r.hasSession() {
+			// A ralph records its session a moment before its socket
+			// listens: give it that moment before following the files.
+			for range socketGrace {
+				time.Sleep(watchPoll)
+				if st, err = control.Watch(ctx, r.Root); !errors.Is(err, control.ErrNotRunning) {
+					break
+				}
+			}
+			return st, err
+		}
+	}
+}
+
+// socketGrace is how many polls a watch waits for the socket of a ralph
+// whose session has appeared.
+const socketGrace = 20
 
 // watchLive shows the session's events.jsonl up to where the watch
 // joined the event stream, then every event from the socket.

@@ -298,7 +298,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	st := v.state
 	status := "?"
 	if st != nil && st.SessionID == v.session {
-		status = st.Status
+		status = st.ShownStatus()
 	}
 	if v.ended != "" && !v.live {
 		status += " (" + v.ended + ")"

@@ -8,13 +8,23 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ralph-demo.XXXXXX")
 urlfile="$work/.fakemodel-url"
 "$root/bin/fakemodel" -scenario "$root/testdata/scenarios/demo.json" >"$urlfile" 2>/dev/null &
 fake=$!
-trap 'kill "$fake" 2>/dev/null || true' EXIT
+# The project directory goes when the demo ends, as the model does, unless
+# RALPH_DEMO_KEEP=1 asks to keep it for a look.
+cleanup() {
+	kill "$fake" 2>/dev/null || true
+	if [ "${RALPH_DEMO_KEEP:-}" != 1 ]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
 for _ in $(seq 200); do [ -s "$urlfile" ] && break; sleep 0.01; done
 url=$(head -n1 "$urlfile")
 rm -f "$urlfile"
 
 echo "== scripted model (not a real LLM) at $url"
-echo "== project directory: $work"
+if [ "${RALPH_DEMO_KEEP:-}" = 1 ]; then
+	echo "== project directory: $work (kept: RALPH_DEMO_KEEP=1)"
+else
+	echo "== project directory: $work (removed at the end; RALPH_DEMO_KEEP=1 keeps it)"
+fi
 echo '$ ralph --output-format json "create hello.txt containing hi"'
 cd "$work"
 set +e

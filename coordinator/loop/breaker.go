@@ -40,7 +40,7 @@ func (l *loop) parallel() int { return l.breaker.Parallel(l.o.Parallel) }
 // breakerHold is how long an open breaker keeps tasks from starting; once
 // its cooldown has passed it goes half-open.
 func (l *loop) breakerHold(now time.Time) time.Duration {
-	hold, halfOpened := l.breaker.Hold(now, func(id string) bool { return l.running[id] })
+	hold, halfOpened := l.breaker.Hold(now, l.isRunning)
 	if halfOpened {
 		l.breakerChanged("breaker_half_open", "open → half-open: the cooldown is over; one task runs alone to see whether the trouble has passed",
 			"open → half-open: one task runs alone", fmt.Sprintf("the cooldown of %s is over; one task shows whether the trouble has passed before all run again", l.breaker.Cooldown))

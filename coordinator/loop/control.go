@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -134,13 +135,23 @@ func (c *Control) end() {
 // unknown model, a model without tools, a conversation too long for it):
 // no task can succeed until the person fixes it, so retrying would only
 // spend attempts and trip the breaker. The task goes back to open, not
-// failed, since it was never really tried.
+// failed, with the attempts it had before (t is the task as it was
+// picked), since it was never really tried.
 func (l *loop) stopOnConfig(t memory.Task, err error) Result {
 	l.stats.Errors++
 	if l.o.Store != nil {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.stats.Iterations, Message: t.ID + ": " + err.Error()}))
 	}
-	if _, uerr := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); uerr != nil {
+	attempts := ""
+	if t.Attempts > 0 {
+		attempts = strconv.Itoa(t.Attempts)
+	}
+	if _, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error {
+		if err := f.SetState(t.ID, memory.TaskOpen); err != nil {
+			return err
+		}
+		return f.SetMeta(t.ID, "attempts", attempts)
+	}); uerr != nil {
 		return Result{Reason: "cannot update the task file", IsError: true, Err: uerr}
 	}
 	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " open", Output: t.Title, IsError: true})

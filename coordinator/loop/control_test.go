@@ -88,3 +88,67 @@ func TestLoopControlIdleOnlyWhenNothingIsInFlight(t *testing.T) {
 		t.Fatal("a finished loop still looks paused")
 	}
 }
+
+func (s *stateStore) state() memory.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st
+}
+
+// A loop paused with a task in flight says at once that it is pausing
+// (status running, pausing set: "pausing" for people), not a plain
+// running for as long as the task takes; paused clears it, and so does
+// a resume before the task ends.
+func TestLoopPausedWithATaskInFlightSaysPausing(t *testing.T) {
+	root, fs := taskProject(t, taskList(3))
+	ctl := NewControl()
+	store := &stateStore{}
+	var calls atomic.Int32
+	release := make(chan struct{}, 2)
+	res := make(chan Result, 1)
+	go func() {
+		res <- Run(context.Background(), Options{
+			Fs: fs, Root: root, Control: ctl, Store: ctl.Watch(store),
+			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
+				calls.Add(1)
+				<-release
+				return Outcome{Completed: true}
+			}),
+		})
+	}()
+	waitUntil(t, func() bool { return calls.Load() == 1 })
+	if err := ctl.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { return store.state().Pausing })
+	if st := store.state(); st.Status != memory.StatusRunning || st.ShownStatus() != "pausing" {
+		t.Fatalf("pausing with a task in flight: %+v", st)
+	}
+	// Resumed before the task ends: running again, not pausing.
+	if err := ctl.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { return !store.state().Pausing })
+	// Paused again; the task ends: paused, and no longer pausing.
+	if err := ctl.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { return store.state().Pausing })
+	release <- struct{}{}
+	waitUntil(t, ctl.Idle)
+	if st := store.state(); st.Status != memory.StatusPaused || st.Pausing || st.ShownStatus() != memory.StatusPaused {
+		t.Fatalf("paused: %+v", st)
+	}
+	close(release)
+	if err := ctl.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-res:
+		if r.IsError || len(r.Done) != 3 {
+			t.Fatalf("result = %+v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the loop did not finish after Resume")
+	}
+}

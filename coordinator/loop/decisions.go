@@ -110,7 +110,9 @@ func (l *loop) assign(f *memory.TaskFile, t memory.Task, attempt int) Assignment
 	if tr, ok := l.tries[t.ID]; ok && attempt > 1 {
 		last = LastTry{Error: tr.err, Verify: tr.verify, Summary: tr.summary}
 	}
-	return AssignmentIn(l.o.Fs, l.o.Root, f, t, attempt, last, l.o.Prompt)
+	a := AssignmentIn(l.o.Fs, l.o.Root, f, t, attempt, last, l.o.Prompt)
+	a.brief.Plan = l.o.Tasks.Name()
+	return a
 }
 
 // LastTry is how a task's previous attempt failed, which a retry is told.

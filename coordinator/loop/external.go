@@ -52,7 +52,7 @@ func (w ExternalWorker) Work(ctx context.Context, a Assignment) Outcome {
 		// markers the agent could never say it is done.
 		prompt += "\n\n" + workers.MarkerInstructions
 	}
-	before := takeWorkState(ctx, agent)
+	before := takeWorkState(ctx, agent, a.brief.Plan)
 	res, err := agent.Run(ctx, prompt, func(ev workers.ExternalEvent) {
 		switch ev.Kind {
 		case "text":

@@ -54,7 +54,7 @@ type workState struct {
 // takeWorkState records the state of the tree the agent works in. The task
 // loop's own files (the task list, the progress log, .ralph/) do not
 // count: the loop writes them while the attempt runs.
-func takeWorkState(ctx context.Context, agent workers.ExternalAgent) *workState {
+func takeWorkState(ctx context.Context, agent workers.ExternalAgent, plan string) *workState {
 	if agent.Kind == workers.AgentExec {
 		return nil
 	}
@@ -63,7 +63,10 @@ func takeWorkState(ctx context.Context, agent workers.ExternalAgent) *workState 
 		return nil
 	}
 	w := &workState{repo: repo}
-	for _, f := range []string{memory.StateDir, memory.TasksFile, memory.ProgressFile} {
+	for _, f := range []string{memory.StateDir, memory.TasksFile, memory.ProgressFile, plan} {
+		if f == "" {
+			continue
+		}
 		w.exclude = append(w.exclude, repo.Prefix+f)
 	}
 	if w.state, err = repo.WorkState(ctx, w.exclude...); err != nil {

@@ -137,7 +137,7 @@ func (l *loop) markConflict(t memory.Task, err error) {
 	if !errors.As(err, &me) {
 		return
 	}
-	_, uerr := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+	_, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error {
 		// A file name with a space cannot be one word of the task's
 		// metadata; the error log and the notice still name it.
 		if files := strings.Join(me.Files, ","); !strings.ContainsFunc(files, unicode.IsSpace) {

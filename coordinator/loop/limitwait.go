@@ -65,7 +65,7 @@ func (l *loop) waitForLimit(d attemptDone, err error) string {
 			what, text.Clock(until, now), roundWait(until.Sub(now)), l.o.MaxWait, err)
 	}
 	t := d.task
-	if _, uerr := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); uerr != nil &&
+	if _, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); uerr != nil &&
 		!errors.Is(uerr, memory.ErrTaskNotFound) {
 		l.keep(uerr)
 	}

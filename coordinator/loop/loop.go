@@ -36,6 +36,9 @@ type Outcome struct {
 	Err       error
 	Usage     conversation.Usage
 	CostUSD   *float64
+	// Turns are the model turns the worker took (0 when it cannot tell,
+	// as for an external agent); the session counts them across tasks.
+	Turns int
 }
 
 // Error policies for a failed attempt.
@@ -47,8 +50,11 @@ const (
 
 // Options configures the task loop.
 type Options struct {
-	Fs     afero.Fs
-	Root   string
+	Fs   afero.Fs
+	Root string
+	// Tasks is the plan the loop works (memory.OpenTracker); nil is
+	// RALPH_TASKS.md in Root.
+	Tasks  memory.Tracker
 	Worker Worker
 	// MaxIterations bounds task attempts (default 100).
 	MaxIterations int
@@ -85,6 +91,9 @@ type Options struct {
 	Git   TaskGit
 	Queue *interrupts.Queue
 	Store coordinator.Store
+	// Undelivered, if set, takes the messages for the loop's agents
+	// (ralph say) that none read; the loop reports them when it ends.
+	Undelivered func() []interrupts.Interrupt
 	// Notify, if set, is told one sentence about each thing the loop did
 	// to the task file that a person should know of, such as a duplicate
 	// id it replaced. The same sentence goes to decisions.jsonl.
@@ -161,9 +170,10 @@ type loop struct {
 	start     time.Time
 	stats     Stats
 	usage     conversation.Usage
+	turns     int // the agents' turns, all tasks together
 	cost      float64
 	lastErr   string
-	running   map[string]bool
+	running   map[string]string // the tasks in flight: id to title
 	notBefore map[string]time.Time
 	done      []string
 	failed    []string
@@ -176,6 +186,8 @@ type loop struct {
 	breaker decide.Breaker
 	// tries holds, per task, how its latest failed attempt went.
 	tries map[string]lastTry
+	// pausing: the loop is paused with tasks in flight, as last saved.
+	pausing bool
 	// storeErr is the first record that could not be saved. Only the
 	// loop's own goroutine touches it: workers never write the record.
 	storeErr error
@@ -186,6 +198,13 @@ type loop struct {
 // saves the session at every task boundary. When it returns, every
 // subscriber has handled every event of the loop.
 func Run(ctx context.Context, o Options) Result {
+	if o.Tasks == nil {
+		tr, err := memory.OpenTracker(o.Fs, o.Root, "")
+		if err != nil {
+			return Result{Reason: "cannot read the task file", IsError: true, Err: err}
+		}
+		o.Tasks = tr
+	}
 	if o.MaxIterations <= 0 {
 		o.MaxIterations = 100
 	}
@@ -210,10 +229,10 @@ func Run(ctx context.Context, o Options) Result {
 	if o.BreakerCooldown <= 0 {
 		o.BreakerCooldown = DefaultBreakerCooldown
 	}
-	l := &loop{o: o, start: time.Now(), running: map[string]bool{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
+	l := &loop{o: o, start: time.Now(), running: map[string]string{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
 		tries: map[string]lastTry{}}
 	if p := o.Prior; p != nil {
-		l.stats.Iterations, l.stats.Errors, l.usage = p.Iteration, p.Errors, p.Usage
+		l.stats.Iterations, l.stats.Errors, l.usage, l.turns = p.Iteration, p.Errors, p.Usage, p.Turns
 		if p.CostUSD != nil {
 			l.cost = *p.CostUSD
 		}
@@ -240,6 +259,10 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	l.save(status, "")
 	l.failIfNotSaved()
+	l.reportUndelivered()
+	// The loop's last event says how it ended, as a run's result does.
+	final := l.res.Final(o.SessionID, time.Since(l.start), l.usage, memory.State{}, l.counts)
+	l.emit(coordinator.Event{Type: coordinator.EventResult, Result: &final})
 	// As with Coordinator.Run: the face reports once the loop returns.
 	_ = o.Events.Flush(context.WithoutCancel(ctx))
 	return l.res
@@ -322,6 +345,7 @@ func (l *loop) run(ctx context.Context) Result {
 			return stop(Result{Reason: "cannot read the task file", IsError: true, Err: err})
 		}
 		paused := l.o.Control.Paused()
+		l.markPausing(paused, inflight)
 		ready, wait := l.ready(f)
 		if paused {
 			ready = nil
@@ -421,46 +445,19 @@ func (l *loop) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
-// boundary reads the task list at a task boundary, giving an id to every
-// task that has none or shares one, so a task a person added during the
-// run can be started and marked like the others. The file is written only
-// when an id was given.
-func (l *loop) boundary() (*memory.TaskFile, error) {
-	var changes []memory.IDChange
-	f, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
-		changes = f.AssignIDs()
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range changes {
-		if c.Old == "" {
-			continue // a new task getting its first id is routine
-		}
-		notice := fmt.Sprintf("%s line %d: task %q had the duplicate id %s; it is now %s.", memory.TasksFile, c.Line, c.Title, c.Old, c.New)
-		l.decide(memory.DecisionRecord{Kind: "task_id_changed", Task: c.New, Detail: notice,
-			Reason: "two tasks had the same id; each needs its own, so that each runs once and is marked alone"})
-		if l.o.Notify != nil {
-			l.o.Notify(notice)
-		}
-	}
-	return f, nil
-}
-
 // ready lists the tasks that can start now, most urgent first, and how long
 // until a task now backing off may be retried. Which tasks are ready at all
 // is memory's rule, the one ralph status uses too; the loop only leaves out
 // the tasks it is running and those waiting out a backoff.
 func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
-	return decide.Ready(f.Ready(func(id string) bool { return l.running[id] }), l.notBefore, time.Now())
+	return decide.Ready(f.Ready(l.isRunning), l.notBefore, time.Now())
 }
 
 // begin marks a task in progress and counts the attempt. later are the
 // ready tasks ranked after it, the alternatives it was picked over.
 func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
 	attempt := t.Attempts + 1
-	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+	_, err := l.updateTasks(&t, func(f *memory.TaskFile) error {
 		if err := f.SetState(t.ID, memory.TaskInProgress); err != nil {
 			return err
 		}
@@ -469,7 +466,7 @@ func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	l.running[t.ID] = true
+	l.running[t.ID] = t.Title
 	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
 		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
 	l.decide(l.picked(t, attempt, later))
@@ -483,7 +480,7 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	delete(l.running, d.task.ID)
 	l.addUsage(d.out)
 	l.ended(ctx, d)
-	_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error {
+	_, err := l.updateTasks(&d.task, func(f *memory.TaskFile) error {
 		return f.SetState(d.task.ID, memory.TaskOpen)
 	})
 	// A task a person deleted meanwhile needs no reset. Any other failure
@@ -497,6 +494,7 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 
 func (l *loop) addUsage(out Outcome) {
 	l.usage = l.usage.Add(out.Usage)
+	l.turns += out.Turns
 	if out.CostUSD != nil {
 		l.cost += *out.CostUSD
 	}
@@ -555,7 +553,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		// the task is marked done redoes the task, not the entry.
 		l.keep(memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
 			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID}))
-		_, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+		_, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
 		if err != nil {
 			return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
@@ -578,7 +576,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 	if retry {
 		l.notBefore[t.ID] = settled.NotBefore
 	}
-	if _, err := memory.UpdateTasks(l.o.Fs, l.o.Root, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
+	if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
 		return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	ev := attemptEnded(d, next, verify, failure)

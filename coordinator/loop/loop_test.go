@@ -333,7 +333,7 @@ func TestLoopAgreesWithStatus(t *testing.T) {
 
 	// What status would say next, after each task it named was done.
 	sim := memory.ParseTasks([]byte(tricky))
-	sim.AssignIDs()
+	sim.AssignIDs(nil)
 	var want []string
 	for {
 		n, ok := sim.Next()

@@ -32,7 +32,7 @@ type Condition func(Stats) (bool, error)
 
 // refreshCounts reads the task file's counts into the stats.
 func (l *loop) refreshCounts() {
-	if f, err := memory.LoadTasks(l.o.Fs, l.o.Root); err == nil {
+	if f, err := l.o.Tasks.Load(); err == nil {
 		c := f.Counts()
 		l.counts = c
 		l.stats.TasksOpen, l.stats.TasksDone, l.stats.TasksFailed = c.Open+c.InProgress, c.Done, c.Failed
@@ -107,6 +107,7 @@ func (l *loop) save(status, current string) {
 	l.keep(l.o.Store.SaveState(func(s *memory.State) {
 		s.Status, s.Mode = status, "run"
 		s.Iteration = l.stats.Iterations
+		s.Turns = l.turns
 		s.Usage = l.usage
 		s.Errors = l.stats.Errors
 		if l.cost > 0 {
@@ -114,10 +115,28 @@ func (l *loop) save(status, current string) {
 			s.CostUSD = &c
 		}
 		s.CurrentTask = current
+		s.Pausing = l.pausing && status == memory.StatusRunning
 		s.Tasks = l.counts
 		s.Wait, s.Breaker = l.wait, l.breaker.Record()
 		if status != memory.StatusRunning {
 			s.EndedAt = time.Now().UTC()
 		}
 	}))
+}
+
+// markPausing records, as soon as the loop sees it, that it was paused
+// while tasks are in flight: the session stays running until they finish,
+// and says it is pausing so status and watch do not show a plain "running"
+// for as long as a task takes. A paused loop with nothing in flight saves
+// "paused" next, which clears it.
+func (l *loop) markPausing(paused bool, inflight int) {
+	want := paused && inflight > 0
+	if want == l.pausing {
+		return
+	}
+	l.pausing = want
+	if l.o.Store == nil || (paused && !want) {
+		return
+	}
+	l.keep(l.o.Store.SaveState(func(s *memory.State) { s.Pausing = want }))
 }

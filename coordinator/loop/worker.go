@@ -33,7 +33,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
-	out := Outcome{Usage: res.Usage, Summary: res.Text, CostUSD: res.CostUSD}
+	out := Outcome{Usage: res.Usage, Summary: res.Text, CostUSD: res.CostUSD, Turns: res.NumTurns}
 	if claimed, summary := claim.get(); claimed {
 		out.Completed = true
 		if summary != "" {

@@ -3,11 +3,13 @@ package project
 import (
 	"context"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -25,7 +27,7 @@ import (
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
 	g := p.openGit(context.Background())
 	opts := coordinator.Options{
-		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: p.Session, Queue: queue,
+		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(nil), PriceOf: p.PriceOf, NextSession: p.nextSession,
@@ -45,6 +47,40 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	p.coord, p.recording = c, rec
 	p.SetSink(emit, false)
 	return c
+}
+
+// besideLoop is the session as the conversation's coordinator writes it.
+// A conversation may run beside a task loop paused in the same session
+// (chat or a script talking after /pause): while the loop is paused with
+// nothing in flight, which the session says as "paused", the
+// conversation's saves keep that status and the loop's iteration, so that
+// status, watch and sessions never show a running or finished session
+// whose loop waits for /resume.
+type besideLoop struct {
+	*memory.Session
+	loop *atomic.Pointer[loop.Control]
+}
+
+func (s besideLoop) keepPaused(fn func(*memory.State)) func(*memory.State) {
+	ctl := s.loop.Load()
+	if !ctl.Idle() {
+		return fn
+	}
+	return func(st *memory.State) {
+		status, ended, iteration := st.Status, st.EndedAt, st.Iteration
+		fn(st)
+		if status == memory.StatusPaused {
+			st.Status, st.EndedAt, st.Iteration = status, ended, iteration
+		}
+	}
+}
+
+func (s besideLoop) SaveState(fn func(*memory.State)) error {
+	return s.Session.SaveState(s.keepPaused(fn))
+}
+
+func (s besideLoop) SaveStateIfChanged(fn func(*memory.State)) (bool, error) {
+	return s.Session.SaveStateIfChanged(s.keepPaused(fn))
 }
 
 // decide records a decision made beside the coordinator's own (a

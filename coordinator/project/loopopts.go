@@ -74,12 +74,19 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 	if parallel == 0 {
 		parallel = p.parallel
 	}
+	if f.Control != nil {
+		p.loopControl.Store(f.Control)
+	}
+	tasks, err := p.Tracker(rc)
+	if err != nil {
+		return loop.Options{}, setup, err
+	}
 	opts := loop.Options{
-		Fs: p.Fs, Root: p.Root, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: parallel,
+		Fs: p.Fs, Root: p.Root, Tasks: tasks, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: parallel,
 		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
 		Queue: f.Queue, Store: f.Control.Watch(p.Session), Events: f.Coord.Events(), RecordErr: p.RecordErr,
 		SessionID: p.Session.ID, Prior: prior, Control: f.Control, Ask: f.Ask, Notify: f.Notify, Redactor: p.Redactor,
-		Git: p.TaskGit(rc),
+		Git: p.TaskGit(rc), Undelivered: f.Coord.TakeUndelivered,
 		// --prompt-template or prompt_template, read when the project
 		// was opened or /run started (nil: ralph's own prompt).
 		Prompt: p.PromptTemplate(),
@@ -88,8 +95,11 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		MaxWait:         p.Config.MaxWait,
 		BreakerCooldown: time.Duration(rc.BreakerCooldown),
 	}
-	if rc.Verify != "" {
-		verify := rc.Verify
+	verify := rc.Verify
+	if verify == "" {
+		verify = tasks.Verify()
+	}
+	if verify != "" {
 		opts.Verify = func(ctx context.Context, ws loop.Workspace) (bool, string) {
 			tools := p.Tools
 			if ws.Tools != nil {

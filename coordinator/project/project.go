@@ -140,7 +140,10 @@ type Project struct {
 	// warnTo is the coordinator that tells the person about a failed
 	// checkpoint, and records the decisions made beside it (decide),
 	// both of which happen on goroutines of their own.
-	warnTo      atomic.Pointer[coordinator.Coordinator]
+	warnTo atomic.Pointer[coordinator.Coordinator]
+	// loopControl is the control of the task loop last set up in this
+	// session, which the conversation's saves heed (besideLoop).
+	loopControl atomic.Pointer[loop.Control]
 	face        func()
 	unsubscribe []func() error
 	// bound is the control socket being bound ahead of Serve, if any.
@@ -515,7 +518,16 @@ func commandEnv(keyVar string) []string {
 // ask answers the circuit breaker (nil: nobody to ask, the loop stops).
 func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
 	ctl *loop.Control, ask func(context.Context, string) bool) (string, error) {
+	// A loop with nothing to work would end at once saying "all tasks
+	// done": say what is wrong instead, as ralph run does.
 	st := p.Session.State()
+	tr, err := p.Tracker(st.Run)
+	if err != nil {
+		return "", err
+	}
+	if err := memory.CheckRunnable(tr); err != nil {
+		return "", err
+	}
 	// Read now, so a template edited during the chat counts, and a bad
 	// one stops the loop before it starts.
 	if err := p.loadPrompt(st.Run); err != nil {
@@ -553,12 +565,30 @@ func (p *Project) CloseConversation() {
 	})
 }
 
+// EndUnstarted ends a session whose work failed before it began (a task
+// loop whose tasks or options turned out unusable once the project was
+// open), so that it is not left "running" for status, watch and the next
+// ralph's recovery: a resumed session goes back to the status it had, a
+// new one failed, with err as its error.
+func (p *Project) EndUnstarted(err error) {
+	_ = p.Session.SaveState(func(st *memory.State) {
+		st.Status = memory.StatusFailed
+		if p.Resumed && p.PriorStatus != "" && !memory.Active(p.PriorStatus) {
+			st.Status = p.PriorStatus
+		} else if err != nil {
+			st.Error = err.Error()
+		}
+		st.EndedAt = time.Now().UTC()
+	})
+}
+
 // ExitCode maps an error from Open to ralph's exit codes: 2 for bad input
 // or configuration, 3 when another ralph holds the project, 1 otherwise.
 func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, config.ErrInvalid), errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrNewerState),
-		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo):
+		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo), errors.Is(err, ErrNothingToShow), errors.Is(err, memory.ErrNoTasks), errors.Is(err, memory.ErrPlan),
+		errors.Is(err, memory.ErrNotWritable):
 		return 2
 	case errors.Is(err, memory.ErrLocked):
 		return 3

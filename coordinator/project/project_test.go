@@ -133,6 +133,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	getenv := env(t)
+	write(t, filepath.Join(dir, memory.TasksFile), "- [ ] one\n")
 	want := &memory.RunConfig{Agent: "exec:./a.sh", AgentArgs: []string{"--fast", "x y"}, Verify: "go test ./...", Parallel: 3, Retries: 1, OnError: "skip"}
 	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return want, nil }})
@@ -164,6 +165,22 @@ func TestBadRunConfigurationChangesNothing(t *testing.T) {
 	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return nil, errors.New("--until: bad") }})
 	if !errors.Is(err, ErrBadRunConfig) || ExitCode(err) != 2 {
+		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
+	}
+	if ids, _ := memory.ListSessions(afero.NewOsFs(), dir); len(ids) != 0 {
+		t.Fatalf("sessions created: %v", ids)
+	}
+}
+
+// A task loop with no task to work is bad input, refused before any
+// session is recorded: one would say it runs, and the next ralph would
+// recover it.
+func TestRunWithoutTasksChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, memory.TasksFile), "# Tasks\n\nnothing yet\n")
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return &memory.RunConfig{}, nil }})
+	if !errors.Is(err, memory.ErrNoTasks) || ExitCode(err) != 2 {
 		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
 	}
 	if ids, _ := memory.ListSessions(afero.NewOsFs(), dir); len(ids) != 0 {

@@ -55,6 +55,16 @@ func (p *Project) recover(notify func(string)) error {
 	case err != nil:
 		return err
 	}
+	if st.Run != nil && st.Run.Plan != "" {
+		// The session worked a plan file of its own: its tasks in
+		// progress are the dead ralph's too.
+		if tr, err := memory.OpenTracker(p.Fs, p.Root, st.Run.Plan); err == nil {
+			_, _ = tr.Update(func(f *memory.TaskFile) error {
+				p.resetTasks += f.ResetInProgress()
+				return nil
+			})
+		}
+	}
 	if !memory.Active(st.Status) {
 		p.noteReset(notify)
 		return nil

@@ -36,11 +36,37 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
 	}
+	if p.Mode == ModeRun {
+		// Before the session is recorded (or a resumed one set running):
+		// a loop with nothing to do, or with a task that can never start,
+		// must not leave a session behind that says it runs.
+		tr, err := p.Tracker(run)
+		if err != nil {
+			return nil, err
+		}
+		if err := memory.CheckRunnable(tr); err != nil {
+			return nil, err
+		}
+		if run != nil && run.Verify == "" {
+			// A ralphex plan's validation commands.
+			run.Verify = tr.Verify()
+		}
+	}
 	err := p.Config.Validate()
 	if err != nil && !(run != nil && run.Agent != "" && errors.Is(err, config.ErrNoKey)) {
 		return nil, err
 	}
 	return run, nil
+}
+
+// Tracker opens the plan a run configuration names: RALPH_TASKS.md when
+// it names none (or rc is nil).
+func (p *Project) Tracker(rc *memory.RunConfig) (memory.Tracker, error) {
+	plan := ""
+	if rc != nil {
+		plan = rc.Plan
+	}
+	return memory.OpenTracker(p.Fs, p.Root, plan)
 }
 
 // loadPrompt reads the task loop's prompt template, --prompt-template

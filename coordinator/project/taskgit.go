@@ -75,6 +75,7 @@ func (p *Project) TaskGit(run *memory.RunConfig) loop.TaskGit {
 	// git names worktrees by their real paths.
 	tg := &taskGit{p: p, repo: g.repo, cps: g.cps, trees: map[string]*worktree{}, base: filepath.Join(root, ".ralph", worktreesDir)}
 	if run != nil {
+		tg.plan = run.Plan
 		tg.commit, tg.worktrees = run.Commit || run.Worktrees, run.Worktrees
 	}
 	if tg.worktrees {
@@ -84,9 +85,12 @@ func (p *Project) TaskGit(run *memory.RunConfig) loop.TaskGit {
 }
 
 type taskGit struct {
-	p         *Project
-	repo      *git.Repo
-	cps       *checkpoints
+	p    *Project
+	repo *git.Repo
+	cps  *checkpoints
+	// plan is the plan file the loop works (besides RALPH_TASKS.md),
+	// bookkeeping that no task's checkpoint holds.
+	plan      string
 	commit    bool
 	worktrees bool
 	base      string // where the worktrees go
@@ -201,6 +205,9 @@ func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws loop
 func (g *taskGit) checkpoint(ctx context.Context, t memory.Task, attempt int) []git.FileChange {
 	<-g.cps.ready
 	skip := map[string]bool{g.repo.Prefix + memory.TasksFile: true, g.repo.Prefix + memory.ProgressFile: true}
+	if g.plan != "" {
+		skip[g.repo.Prefix+g.plan] = true
+	}
 	return g.cps.recordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef.ReplaceAllString(t.ID, "-"), attempt), skip)
 }
 

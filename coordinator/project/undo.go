@@ -22,6 +22,9 @@ var ErrNoGit = errors.New("undo and diff need a git repository: ralph keeps its 
 // ErrNothingToUndo says the selection matched no checkpoint (exit 2).
 var ErrNothingToUndo = errors.New("nothing to take back")
 
+// ErrNothingToShow is ErrNothingToUndo in diff's words (exit 2).
+var ErrNothingToShow = errors.New("nothing to show")
+
 // Selection picks the changes of a session that diff and undo work on:
 // the person's last request that changed files, with every model step it
 // took (the zero value), one step N, every attempt of a task, or (diff
@@ -85,10 +88,12 @@ func SelectChanges(ctx context.Context, fs afero.Fs, root, session string, sel S
 		return nil, ErrNoGit
 	}
 	data, _ := afero.ReadFile(fs, memory.LogPath(root, session, git.LogName))
-	return selectEntries(repo, git.ParseLog(data), sel)
+	return selectEntries(repo, git.ParseLog(data), sel, ErrNothingToShow)
 }
 
-func selectEntries(repo *git.Repo, log []git.Entry, sel Selection) (*Changes, error) {
+// selectEntries picks the entries of log that sel names; none is nothing,
+// the error diff and undo each say it with.
+func selectEntries(repo *git.Repo, log []git.Entry, sel Selection, nothing error) (*Changes, error) {
 	c := &Changes{Repo: repo}
 	var picked []git.Entry
 	switch {
@@ -124,7 +129,7 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection) (*Changes, er
 		}
 	}
 	if len(picked) == 0 {
-		return nil, fmt.Errorf("%w: %s changed no files in a checkpoint of this session", ErrNothingToUndo, c.What)
+		return nil, fmt.Errorf("%w: %s changed no files in a checkpoint of this session", nothing, c.What)
 	}
 	c.Entries = picked
 	c.From, c.To = picked[0].Parent, picked[len(picked)-1].Commit
@@ -235,7 +240,7 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 		return nil, fmt.Errorf("%w: undo takes a request, a step or a task, not a whole session", config.ErrInvalid)
 	}
 	repo := cps.cps.Repo()
-	ch, err := selectEntries(repo, log, sel)
+	ch, err := selectEntries(repo, log, sel, ErrNothingToUndo)
 	if err != nil {
 		return nil, err
 	}

@@ -182,6 +182,9 @@ type Config struct {
 	// (prompt_template): absolute, or relative to the project root. A
 	// project's config may only name a file inside the project.
 	PromptTemplate string
+	// PlansDir is where plan files are kept (plans_dir), relative to the
+	// project root; "" is docs/plans when it exists, else .ralph/plans.
+	PlansDir string
 	// Agents are the settings of the external agents of `ralph run
 	// --agent`, by kind (AgentKinds).
 	Agents map[string]Agent
@@ -264,6 +267,8 @@ type File struct {
 	// PromptTemplate is a Go text/template file for the task loop's
 	// prompts (see coordinator/taskprompt).
 	PromptTemplate string `toml:"prompt_template"`
+	// PlansDir is where `ralph plans` looks for plan files.
+	PlansDir string `toml:"plans_dir"`
 	// Agents: [agents.claude], [agents.codex].
 	Agents map[string]AgentFile `toml:"agents"`
 	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
@@ -425,6 +430,12 @@ func Load(src Sources) (Config, error) {
 		}
 		if err := c.applyPromptTemplate(f.PromptTemplate, p, fromProject); err != nil {
 			return c, err
+		}
+		if f.PlansDir != "" {
+			if filepath.IsAbs(f.PlansDir) || strings.HasPrefix(filepath.Clean(f.PlansDir), "..") {
+				return c, invalidf("%s: plans_dir %q must be a directory inside the project, relative to its root", p, f.PlansDir)
+			}
+			c.PlansDir = filepath.ToSlash(filepath.Clean(f.PlansDir))
 		}
 		if err := c.applySandbox(f, p, fromProject); err != nil {
 			return c, err

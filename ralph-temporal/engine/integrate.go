@@ -71,7 +71,7 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	}
 	fs := afero.NewOsFs()
 	if _, err := memory.UpdateTasks(fs, dir, func(f *memory.TaskFile) error {
-		f.AssignIDs()
+		f.AssignIDs(nil)
 		if len(in.Updates) == 0 {
 			// The run's first look: a task a crashed local run left in
 			// progress is open again, as the local loop's recovery does.

@@ -33,7 +33,7 @@ type fakeRemote struct {
 func (r *fakeRemote) integrate(_ context.Context, in IntegrateInput) (IntegrateResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.file.AssignIDs()
+	r.file.AssignIDs(nil)
 	for _, u := range in.Updates {
 		if err := r.file.SetState(u.ID, u.State); err != nil {
 			return IntegrateResult{}, err

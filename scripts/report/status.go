@@ -18,7 +18,10 @@ import (
 // from three small files (session.json, RALPH_TASKS.md, the lock) and never
 // from the logs, so it stays instant however long the history grows.
 type StatusReport struct {
-	Project  string            `json:"project"`
+	Project string `json:"project"`
+	// Plan is the plan reported on, when one was named (ralph status
+	// PLAN): its tasks, and the newest session that worked it.
+	Plan     string            `json:"plan,omitempty"`
 	Session  *memory.State     `json:"session"` // nil when the project has no (readable) session
 	Tasks    memory.TaskCounts `json:"tasks"`
 	NextTask string            `json:"next_task,omitempty"`
@@ -40,13 +43,30 @@ type LockReport struct {
 // it must show everything it can. It fails only when root is not a
 // directory.
 func Status(fs afero.Fs, root string, now time.Time) (StatusReport, error) {
+	return StatusOf(fs, root, "", now)
+}
+
+// StatusOf is Status of one plan (relative to root; "" for the project's
+// session and RALPH_TASKS.md): its tasks, and the newest session that
+// worked it.
+func StatusOf(fs afero.Fs, root, plan string, now time.Time) (StatusReport, error) {
 	if fi, err := fs.Stat(root); err != nil || !fi.IsDir() {
 		return StatusReport{}, fmt.Errorf("project directory %s does not exist", root)
 	}
-	r := StatusReport{Project: root, now: now}
+	r := StatusReport{Project: root, Plan: plan, now: now}
 	warn := func(format string, args ...any) { r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...)) }
 
+	tracker, err := memory.OpenTracker(fs, root, plan)
+	if err != nil {
+		return StatusReport{}, err
+	}
 	st, err := memory.LoadState(fs, root)
+	if plan != "" {
+		st, err = memory.State{}, memory.ErrNoSession
+		if s, ok := memory.PlanSessions(fs, root)[tracker.Name()]; ok {
+			st, err = s, nil
+		}
+	}
 	var corrupt *memory.CorruptStateError
 	switch {
 	case err == nil:
@@ -58,7 +78,7 @@ func Status(fs afero.Fs, root string, now time.Time) (StatusReport, error) {
 		warn("%v", err)
 	}
 
-	if tf, err := memory.LoadTasks(fs, root); err != nil {
+	if tf, err := tracker.Load(); err != nil {
 		warn("%v", err)
 	} else {
 		r.Tasks = tf.Counts()
@@ -66,7 +86,7 @@ func Status(fs afero.Fs, root string, now time.Time) (StatusReport, error) {
 			r.NextTask = t.Title
 		}
 		for _, p := range tf.Validate() {
-			warn("%s: %s", memory.TasksFile, p)
+			warn("%s: %s", tracker.Name(), p)
 		}
 	}
 
@@ -121,10 +141,13 @@ func (r StatusReport) Text() string {
 	}
 	var t table
 	t.add("project", r.Project)
+	if r.Plan != "" {
+		t.add("plan", r.Plan)
+	}
 	if s := r.Session; s == nil {
 		t.add("status", memory.StatusNone)
 	} else {
-		t.add("status", s.Status)
+		t.add("status", s.ShownStatus())
 		t.add("session", s.SessionID)
 		if s.Mode != "" {
 			t.add("mode", s.Mode)

@@ -9,15 +9,19 @@ import (
 // task and its id ("Your task (t3 in RALPH_TASKS.md): …"), which reports
 // of older sessions look for.
 func Default(d Data) string {
+	plan := d.Plan
+	if plan == "" {
+		plan = "RALPH_TASKS.md"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your task (%s in RALPH_TASKS.md): %s\n\n", d.Task.ID, d.Task.Title)
+	fmt.Fprintf(&b, "Your task (%s in %s): %s\n\n", d.Task.ID, plan, d.Task.Title)
 	if d.Branch != "" {
 		fmt.Fprintf(&b, "You work in a git worktree of your own, on the branch %s; other tasks work in theirs. Do not commit: ralph commits your work and merges it when the task is done.\n\n", d.Branch)
 	}
 	if notes := strings.TrimSpace(d.Notes); notes != "" {
-		b.WriteString("Notes under the task in RALPH_TASKS.md:\n\n" + fenced(notes) + "\n")
+		b.WriteString("Notes under the task in " + plan + ":\n\n" + fenced(notes) + "\n")
 	}
-	b.WriteString("Read RALPH_TASKS.md for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
+	b.WriteString("Read " + plan + " for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
 	b.WriteString(finish(d))
 	if d.Agent == "" {
 		b.WriteString(" When you make a significant choice (one approach over another, a trade-off, a guess where the task is unclear), call record_decision with the decision, why, how confident you are and the alternatives you weighed.")

@@ -21,6 +21,9 @@ import (
 type Data struct {
 	// Task is the task being worked.
 	Task Task
+	// Plan is the plan file the task is in, relative to the project
+	// root: RALPH_TASKS.md unless ralph run was given another.
+	Plan string
 	// Notes are the lines under the task in RALPH_TASKS.md (acceptance
 	// criteria, hints), without its subtasks.
 	Notes string
