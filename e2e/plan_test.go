@@ -45,7 +45,8 @@ func plannerModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 		}
 		last := msgs[len(msgs)-1]
 		switch {
-		case last.Role == "user" && strings.HasPrefix(last.Content, "Revise the plan"):
+		case last.Role == "user" && !strings.Contains(last.Content, "Plan this feature"):
+			// ralph plan's "revise", or what the person says in chat.
 			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_plan", Arguments: plan(storeOf(msgs), true)}}}
 		case last.Role == "user":
 			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "ask_user", Arguments: args(map[string]any{
@@ -154,5 +155,41 @@ func TestPlanOnATerminal(t *testing.T) {
 	}
 	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.Contains(tasks, "define the sqlite schema") {
 		t.Fatalf("the accepted plan is not in the task list:\n%s", tasks)
+	}
+}
+
+// TestPlanInChat: /plan in the chat shell is the same conversation: the
+// question is answered at the prompt, the plan is written, a message
+// revises it, and /plan drop puts every file back byte for byte.
+func TestPlanInChat(t *testing.T) {
+	srv := fakemodel.NewServerFunc(plannerModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(20*time.Second, nil)
+	r.typeKeys("/plan add a cache\r")
+	r.waitFor("Which store should back the cache?", 20*time.Second)
+	r.typeKeys("postgres\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "The plan has its tasks.") })
+	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.Contains(tasks, "define the postgres schema") {
+		t.Fatalf("the plan is not in the task list:\n%s", tasks)
+	}
+	r.typeKeys("split the cache task in three\r")
+	waitFor(t, "the revised plan", 20*time.Second, func() bool {
+		return strings.Contains(readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")), "cache-expire")
+	})
+	r.waitIdle(20*time.Second, nil)
+	r.typeKeys("/plan drop\r")
+	r.waitFor("dropped the plan", 10*time.Second)
+	if got := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); got != personsTasks {
+		t.Fatalf("/plan drop left RALPH_TASKS.md changed:\n%q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "RALPH_GOALS.md")); !os.IsNotExist(err) {
+		t.Fatalf("/plan drop left RALPH_GOALS.md behind: %v", err)
+	}
+	r.typeKeys("\x04")
+	if code := r.exitCode(20 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }

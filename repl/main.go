@@ -62,6 +62,11 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
 		},
+		Plan: func() error {
+			_, err := p.StartPlan()
+			return err
+		},
+		DropPlan: p.DropPlan,
 	})
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer

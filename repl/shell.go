@@ -78,8 +78,12 @@ type Options struct {
 	Redact func(string) string
 	// Loop runs the task loop for /run, and Control pauses and resumes it
 	// for /pause and /resume; nil makes those commands say so.
-	Loop    func(ctx context.Context) (string, error)
-	Control LoopControl
+	Loop func(ctx context.Context) (string, error)
+	// Plan and DropPlan start and take back a plan (/plan); nil makes
+	// /plan unavailable.
+	Plan     func() error
+	DropPlan func() error
+	Control  LoopControl
 	// LoopQueue is the task loop's interrupt queue: its hard stops and the
 	// messages typed while it works go there, never to Queue, which a
 	// conversation beside the paused loop reads (nil: a queue of its own).
@@ -414,6 +418,9 @@ func (s *Shell) command(line string) (exit bool) {
 	if err != nil {
 		s.scr.line(s.scr.pal.Red("✗ " + err.Error()))
 	}
+	if o.Send != "" && !s.startRun(o.Send) {
+		s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+	}
 	if o.Job != nil && !s.startJob(o.JobName, func(ctx context.Context) jobResult {
 		text, err := o.Job(ctx)
 		return jobResult{text: text, err: err}
@@ -427,7 +434,7 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 	h := &commands.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, Undo: s.opts.Undo, MCP: s.opts.MCP,
+		Loop: s.opts.Loop, Undo: s.opts.Undo, MCP: s.opts.MCP, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 	}
 	if s.opts.Control != nil {
 		h.Pause, h.Resume = s.opts.Control.Pause, s.resume

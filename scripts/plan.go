@@ -143,25 +143,14 @@ func (c *cli) runAfterPlan(ctx context.Context) int {
 	return ExitOK
 }
 
-// planPrompt is the request that starts a plan.
-func planPrompt(feature string) string {
-	return "Plan this feature; do not build it now:\n\n" + feature + "\n\n" +
-		"First read the project with your read-only tools: its layout, how it is built and tested, " +
-		memory.GoalsFile + " and " + memory.TasksFile + ". Ask the person with " + workers.ToolAskUser +
-		" about what matters and you cannot find out (one question at a time, only what changes the plan). " +
-		"Then call " + workers.ToolWritePlan + " once with the goals and the tasks. Files cannot be changed in this session " +
-		"except through " + workers.ToolWritePlan + ". End with a short summary of the plan."
-}
-
 // PlanMain plans a feature on an opened project: the conversation, then on
 // a terminal the person's accept, revise, edit or drop. accept, when the
 // person wants the plan run now, is called before PlanMain returns.
 func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature string, accept func()) int {
-	pw, err := workers.NewPlanWriter(p.Fs, p.Root)
+	pw, err := p.StartPlan()
 	if err != nil {
 		return face.Fail(ExitFailed, err)
 	}
-	p.Tools.Register(pw.Tool())
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.Start()
 	defer face.Close()
@@ -169,7 +158,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 	defer at.Detach()
 	_, ci := project.InCI(os.Getenv)
 	ask := face.asks != nil && face.Format == FormatText && !ci
-	res := at.Coord.Run(ctx, planPrompt(feature))
+	res := at.Coord.Run(ctx, workers.PlanPrompt(feature))
 	for {
 		if res.IsError {
 			return face.Finish(res)

@@ -207,3 +207,14 @@ func (w *PlanWriter) Plan() *Plan {
 	defer w.mu.Unlock()
 	return w.plan
 }
+
+// PlanPrompt is the request that starts a plan of feature (ralph plan,
+// /plan in chat).
+func PlanPrompt(feature string) string {
+	return "Plan this feature; do not build it now:\n\n" + feature + "\n\n" +
+		"First read the project with your read-only tools: its layout, how it is built and tested, " +
+		memory.GoalsFile + " and " + memory.TasksFile + ". Ask the person with " + ToolAskUser +
+		" about what matters and you cannot find out (one question at a time, only what changes the plan). " +
+		"Then call " + ToolWritePlan + " once with the goals and the tasks. Do not change any file " +
+		"except through " + ToolWritePlan + ". End with a short summary of the plan."
+}

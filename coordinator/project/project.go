@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -94,6 +95,10 @@ type Options struct {
 
 // Project is an opened project. Close it on every exit path.
 type Project struct {
+	// plan is the latest plan made here (StartPlan), for DropPlan.
+	planMu sync.Mutex
+	plan   *workers.PlanWriter
+
 	Root    string
 	Fs      afero.Fs
 	Config  config.Config

@@ -59,6 +59,36 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 	return run, nil
 }
 
+// StartPlan makes write_plan ready for a new plan (ralph plan, /plan in
+// chat), on the task list and the goals as they are now, which DropPlan
+// puts back.
+func (p *Project) StartPlan() (*workers.PlanWriter, error) {
+	pw, err := workers.NewPlanWriter(p.Fs, p.Root)
+	if err != nil {
+		return nil, err
+	}
+	p.Tools.Register(pw.Tool())
+	p.planMu.Lock()
+	p.plan = pw
+	p.planMu.Unlock()
+	return pw, nil
+}
+
+// ErrNoPlan is /plan drop with no plan made in this session.
+var ErrNoPlan = errors.New("no plan was made here to drop; /plan FEATURE makes one")
+
+// DropPlan puts the task list and the goals back as they were before the
+// latest plan.
+func (p *Project) DropPlan() error {
+	p.planMu.Lock()
+	pw := p.plan
+	p.planMu.Unlock()
+	if pw == nil {
+		return ErrNoPlan
+	}
+	return pw.Drop()
+}
+
 // Tracker opens the plan a run configuration names: RALPH_TASKS.md when
 // it names none (or rc is nil).
 func (p *Project) Tracker(rc *memory.RunConfig) (memory.Tracker, error) {

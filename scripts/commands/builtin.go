@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // UrgentMarker starts a message that must cut in at once (see HelpText).
@@ -31,6 +32,7 @@ func All() []Spec {
 		{"agents", "", "what each running agent is doing", runAgents},
 		{"stop", "", "hard stop: cancel everything in flight, keep what was done, save", runStop},
 		{"run", "", "start the task loop over RALPH_TASKS.md", runLoop},
+		{"plan", "FEATURE | drop", "talk a feature into goals and tasks (RALPH_TASKS.md), like `ralph plan`; drop puts both files back", runPlan},
 		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile", hook("pause", func(h *Host) func() error { return h.Pause })},
 		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
@@ -253,3 +255,27 @@ func runSession(_ context.Context, h *Host, args string) (Outcome, error) {
 func runExit(context.Context, *Host, string) (Outcome, error) { return Outcome{Exit: true}, nil }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func runPlan(_ context.Context, h *Host, args string) (Outcome, error) {
+	if h.Plan == nil || h.DropPlan == nil {
+		return Outcome{}, errors.New("/plan is not available here; use ralph plan \"feature\"")
+	}
+	feature := strings.TrimSpace(args)
+	switch {
+	case feature == "":
+		return Outcome{}, errors.New("say what to plan: /plan add a cache in front of the database")
+	case feature == "drop":
+		if err := h.DropPlan(); err != nil {
+			return Outcome{}, err
+		}
+		h.printf("dropped the plan: %s and %s are as they were before it\n", memory.TasksFile, memory.GoalsFile)
+		return Outcome{}, nil
+	case h.busy():
+		return Outcome{}, errors.New("ralph is working; plan when it is done (or stop it: Ctrl-C, /stop)")
+	}
+	if err := h.Plan(); err != nil {
+		return Outcome{}, err
+	}
+	h.printf("planning; when the plan is written, say what to change, /run starts it, /plan drop takes it back\n")
+	return Outcome{Send: workers.PlanPrompt(feature)}, nil
+}

@@ -53,6 +53,11 @@ type Host struct {
 	// Undo takes back changes of this session (the face's project holds
 	// the lock); nil makes /undo unavailable.
 	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
+	// Plan makes write_plan ready for a new plan (/plan), and DropPlan
+	// puts the task list and goals back as they were before it; nil
+	// makes /plan unavailable.
+	Plan     func() error
+	DropPlan func() error
 	// MCP lists the project's MCP servers; nil makes /mcp unavailable.
 	MCP func() []mcp.Status
 	Now func() time.Time
@@ -97,6 +102,9 @@ type Outcome struct {
 	// script. JobName says what it is ("the task loop").
 	Job     func(ctx context.Context) (string, error)
 	JobName string
+	// Send is a message the face sends as if the person had typed it
+	// (/plan's request).
+	Send string
 }
 
 // Spec describes one command.
