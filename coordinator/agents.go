@@ -271,6 +271,10 @@ type ChildTask struct {
 	// Finish replaces the child's complete_task with the loop's own, which
 	// records the claim for the loop to verify.
 	Finish workers.Tool
+	// ReadOnly gives the child only the tools that change nothing
+	// (workers.Info ReadOnly), and Finish: a reviewer reads the code and
+	// reports, it does not touch a file.
+	ReadOnly bool
 }
 
 // ErrNoChildren is what RunChild returns when c was built without
@@ -295,6 +299,13 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	case ch.ToolsWith != nil && t.Finish != nil:
 		tools = ch.ToolsWith(t.Finish)
 	}
+	if t.ReadOnly {
+		keep := ""
+		if t.Finish != nil {
+			keep = t.Finish.Def().Name
+		}
+		tools = readOnlyTools{tools: tools, keep: keep}
+	}
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
 	defer c.workers.leave(queue)
@@ -304,4 +315,32 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 		failure = run.res.Output
 	}
 	return run.result, failure, nil
+}
+
+// readOnlyTools are tools with every one that may change something left
+// out (and refused, should the model name it anyway), but keep.
+type readOnlyTools struct {
+	tools Tools
+	keep  string
+}
+
+func (r readOnlyTools) allowed(name string) bool {
+	return name == r.keep || workers.Info(name).ReadOnly
+}
+
+func (r readOnlyTools) Definitions() []workers.ToolDef {
+	var out []workers.ToolDef
+	for _, d := range r.tools.Definitions() {
+		if r.allowed(d.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (r readOnlyTools) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
+	if !r.allowed(name) {
+		return workers.Result{IsError: true, Output: name + " is not available to this agent: it reads and reports, and changes nothing"}
+	}
+	return r.tools.Call(ctx, name, args)
 }

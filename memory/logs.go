@@ -52,6 +52,10 @@ type DecisionRecord struct {
 	By           string   `json:"by,omitempty"`
 	Confidence   *float64 `json:"confidence,omitempty"`
 	Alternatives []string `json:"alternatives,omitempty"`
+	// Tokens and DurationMS are what the work decided on cost, where it
+	// is a piece of work of its own (a review).
+	Tokens     int   `json:"tokens,omitempty"`
+	DurationMS int64 `json:"duration_ms,omitempty"`
 }
 
 // Who made a decision (DecisionRecord.By).

@@ -145,6 +145,11 @@ type RunConfig struct {
 	// ArchiveDone moves the plan to plans_dir/completed when its last
 	// task is done (--archive-done).
 	ArchiveDone bool `json:"archive_done,omitempty"`
+	// Review is when reviewers read the work (--review): "task" after
+	// each task passes verify, "end" once after the last; "" never.
+	// ReviewRounds bounds its review-and-fix rounds (0: 3).
+	Review       string `json:"review,omitempty"`
+	ReviewRounds int    `json:"review_rounds,omitempty"`
 }
 
 // Why a task loop waits (Wait.Reason).

@@ -204,6 +204,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addConversationCommands(root)
 	c.addLoopCommands(root)
 	c.addPlanCommand(root)
+	c.addReviewCommand(root)
 	c.addRecordCommands(root)
 	c.addGitCommands(root)
 	c.addControlCommands(root)

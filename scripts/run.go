@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/review"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -77,6 +79,8 @@ unique part.`,
 			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
 		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
+		fl.StringVar(&f.run.Review, "review", "", "reviewer agents read the work before it counts: task (after each task passes verify) or end (once, after the last); confirmed findings are fixed (config review)")
+		fl.IntVar(&f.run.ReviewRounds, "review-rounds", 3, "with --review: most review-and-fix rounds")
 		fl.BoolVar(&f.run.ArchiveDone, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)")
 		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
 			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")
@@ -191,6 +195,8 @@ func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memor
 	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
 	set("prompt-template", func() { rc.PromptTemplate = flags.PromptTemplate })
 	set("archive-done", func() { rc.ArchiveDone = flags.ArchiveDone })
+	set("review", func() { rc.Review = flags.Review })
+	set("review-rounds", func() { rc.ReviewRounds = flags.ReviewRounds })
 	return rc
 }
 
@@ -361,6 +367,23 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	counts := memory.TaskCounts{}
 	if f, err := tr.Load(); err == nil {
 		counts = f.Counts()
+	}
+	if rc.Review == project.ReviewEnd && !res.IsError && res.Reason != loop.ReasonInterrupted {
+		// One review of the run's whole work, after its last task; its
+		// findings and fixes are recorded, and major ones left make the
+		// run's exit 1.
+		rep, err := p.RunReview(ctx, rc, coord, face.Notify)
+		switch {
+		case errors.Is(err, review.ErrNothingToReview):
+		case err != nil:
+			fmt.Fprintf(face.Stderr, "ralph: the review after the run failed: %v\n", err)
+			res.IsError = true
+		case !rep.Clean:
+			fmt.Fprintf(face.Stderr, "ralph: the review after the run left confirmed major findings after %d round(s); see ralph report\n", rep.Rounds)
+			res.IsError = true
+		default:
+			fmt.Fprintf(face.Stderr, "ralph: the review after the run is clean (%d round(s), %d finding(s))\n", rep.Rounds, len(rep.Findings))
+		}
 	}
 	if rc.ArchiveDone && counts.Total > 0 && counts.Done+counts.Skipped == counts.Total {
 		// A finished plan leaves the plans in progress, as ralphex's do.

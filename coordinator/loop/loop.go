@@ -48,6 +48,10 @@ const (
 	OnErrorAbort = decide.OnErrorAbort
 )
 
+// ReviewFunc reviews an attempt that passed verify: "" when its work may
+// count, otherwise why not.
+type ReviewFunc func(ctx context.Context, t memory.Task, attempt int, ws Workspace, verify string) string
+
 // Options configures the task loop.
 type Options struct {
 	Fs   afero.Fs
@@ -83,6 +87,10 @@ type Options struct {
 	// reset (see limitwait.go); an attempt stopped by a limit further off,
 	// or any limit when MaxWait is 0, fails as any other.
 	MaxWait time.Duration
+	// Review, when set, reviews an attempt that passed verify before it
+	// counts (ralph run --review task): "" when the work may count,
+	// otherwise why not, which fails the attempt.
+	Review ReviewFunc
 	// Verify, when set, must pass for a claimed completion to count; it
 	// runs in the attempt's workspace.
 	Verify func(ctx context.Context, ws Workspace) (ok bool, output string)
@@ -512,6 +520,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 	}
 	failure, final, endedAlready := "", false, false
 	var verify *coordinator.VerifyRun
+	var verifyOut string
 	switch {
 	case out.Err != nil && isLimit(out.Err):
 		// A limit cut the attempt short: wait for it to reset, unless it
@@ -529,13 +538,17 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 			failure += ": " + text.Clip(out.Summary, 300)
 		}
 	case l.o.Verify != nil:
-		var output string
-		if verify, output = l.verify(ctx, d.ws); !verify.OK {
-			failure = "verification failed: " + text.Clip(output, 500)
+		if verify, verifyOut = l.verify(ctx, d.ws); !verify.OK {
+			failure = "verification failed: " + text.Clip(verifyOut, 500)
 		}
 	}
 	if !endedAlready {
 		l.ended(ctx, d)
+	}
+	if failure == "" && l.o.Review != nil {
+		// Reviewers read the finished work before it counts; what they
+		// confirm is fixed, and what is left fails the attempt.
+		failure = l.o.Review(ctx, t, d.attempt, d.ws, verifyOut)
 	}
 	if failure == "" {
 		failure, final = l.keepWork(ctx, d)

@@ -64,6 +64,12 @@ func Compile(rc *memory.RunConfig) (Setup, error) {
 	default:
 		return s, fmt.Errorf("--on-error must be retry, skip or abort, not %q", rc.OnError)
 	}
+	switch {
+	case rc.Review != "" && rc.Review != "task" && rc.Review != "end":
+		return s, fmt.Errorf("--review must be task (after each task) or end (after the last), not %q", rc.Review)
+	case rc.ReviewRounds < 0:
+		return s, fmt.Errorf("--review-rounds cannot be negative (got %d)", rc.ReviewRounds)
+	}
 	var err error
 	if rc.Until != "" {
 		if s.Until, err = CompileCondition("--until", rc.Until); err != nil {

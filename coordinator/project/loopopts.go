@@ -95,6 +95,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		MaxWait:         p.Config.MaxWait,
 		BreakerCooldown: time.Duration(rc.BreakerCooldown),
 	}
+	opts.Review = p.TaskReview(rc, f.Coord, notify)
 	verify := rc.Verify
 	if verify == "" {
 		verify = tasks.Verify()

@@ -26,6 +26,9 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		if run, err = opts.Run(saved); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
+		if run.Review == "" {
+			run.Review = p.Config.Review
+		}
 		if err := checkAgent(run, p.Root); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}

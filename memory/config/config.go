@@ -185,6 +185,9 @@ type Config struct {
 	// PlansDir is where plan files are kept (plans_dir), relative to the
 	// project root; "" is docs/plans when it exists, else .ralph/plans.
 	PlansDir string
+	// Review is when ralph run has reviewers read the work (review):
+	// "task", "end", or "" for never; --review wins.
+	Review string
 	// Agents are the settings of the external agents of `ralph run
 	// --agent`, by kind (AgentKinds).
 	Agents map[string]Agent
@@ -269,6 +272,8 @@ type File struct {
 	PromptTemplate string `toml:"prompt_template"`
 	// PlansDir is where `ralph plans` looks for plan files.
 	PlansDir string `toml:"plans_dir"`
+	// Review: "task" or "end" (ralph run --review).
+	Review string `toml:"review"`
 	// Agents: [agents.claude], [agents.codex].
 	Agents map[string]AgentFile `toml:"agents"`
 	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
@@ -430,6 +435,13 @@ func Load(src Sources) (Config, error) {
 		}
 		if err := c.applyPromptTemplate(f.PromptTemplate, p, fromProject); err != nil {
 			return c, err
+		}
+		switch f.Review {
+		case "":
+		case "task", "end":
+			c.Review = f.Review
+		default:
+			return c, invalidf("%s: review %q is not task or end", p, f.Review)
 		}
 		if f.PlansDir != "" {
 			if filepath.IsAbs(f.PlansDir) || strings.HasPrefix(filepath.Clean(f.PlansDir), "..") {

@@ -55,6 +55,10 @@ type Analysis struct {
 	// Decisions sums up decisions.jsonl, with the notable decisions and
 	// their reasons.
 	Decisions DecisionStats `json:"decisions"`
+	// Reviews are the reviews of finished work (ralph review, ralph run
+	// --review): per task ("" for one outside a task), how many, and the
+	// tokens and time they took.
+	Reviews []ReviewStat `json:"reviews,omitempty"`
 	// Unreadable counts log lines that could not be decoded (a torn
 	// last append after a crash), and Notes says what was rebuilt.
 	Unreadable int      `json:"unreadable_lines,omitempty"`
@@ -111,6 +115,7 @@ func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, []mem
 	}
 	a.Unreadable += bad
 	a.Decisions = decisionStats(decs)
+	a.Reviews = reviewStats(decs)
 	modelErrs := a.fromEvents(evs)
 	if len(errs) > 0 {
 		for _, e := range errs {
@@ -400,4 +405,34 @@ func (t *taskTracker) stats() *TaskStats {
 		s.SuccessRate = ptr(float64(s.Done) / float64(s.Attempted))
 	}
 	return s
+}
+
+// ReviewStat is what reviewing one task cost.
+type ReviewStat struct {
+	Task       string `json:"task,omitempty"`
+	Reviews    int    `json:"reviews"`
+	Tokens     int    `json:"tokens"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// reviewStats sums the review_done decisions by task, in the order the
+// tasks were first reviewed.
+func reviewStats(decs []memory.DecisionRecord) []ReviewStat {
+	var out []ReviewStat
+	at := map[string]int{}
+	for _, d := range decs {
+		if d.Kind != "review_done" {
+			continue
+		}
+		i, ok := at[d.Task]
+		if !ok {
+			i = len(out)
+			at[d.Task] = i
+			out = append(out, ReviewStat{Task: d.Task})
+		}
+		out[i].Reviews++
+		out[i].Tokens += d.Tokens
+		out[i].DurationMS += d.DurationMS
+	}
+	return out
 }

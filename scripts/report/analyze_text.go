@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Text is the analysis for people: one fact a line, labels aligned, tools
@@ -47,6 +48,14 @@ func (a Analysis) Text() string {
 	t.add("interruptions", strconv.Itoa(a.Interruptions))
 	if ts := a.Tasks; ts != nil {
 		t.add("tasks", fmt.Sprintf("%d done, %d failed of %d attempted, %s succeeded", ts.Done, ts.Failed, ts.Attempted, percent(ts.SuccessRate)))
+	}
+	for _, r := range a.Reviews {
+		what := "review"
+		if r.Task != "" {
+			what += " of " + r.Task
+		}
+		t.add("reviewing", fmt.Sprintf("%s: %d %s, %d tokens, %s", what, r.Reviews, plural(r.Reviews, "review", "reviews"), r.Tokens,
+			(time.Duration(r.DurationMS)*time.Millisecond).Round(100*time.Millisecond)))
 	}
 	for i, line := range a.Decisions.text() {
 		label := ""

@@ -47,6 +47,7 @@ func Report(fs afero.Fs, root, id string, now time.Time) (markdown string, path 
 	writeTimeline(&b, rec.Timeline)
 	writeInsights(&b, ComputeInsights(rec))
 	writeMetrics(&b, a)
+	writeReviews(&b, a.Reviews)
 	writeErrors(&b, rec.Errors)
 	writeDecisions(&b, rec.Decision, evs)
 	writeFiles(&b, evs)
@@ -347,4 +348,20 @@ func codeSpan(s string) string {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
+}
+
+// writeReviews says what reviewing cost, per task: the reviews, their
+// tokens and their time (ralph review, ralph run --review).
+func writeReviews(b *strings.Builder, rs []ReviewStat) {
+	if len(rs) == 0 {
+		return
+	}
+	b.WriteString("\n## Reviews\n\n| task | reviews | tokens | time |\n|---|---|---|---|\n")
+	for _, r := range rs {
+		task := "(outside a task)"
+		if r.Task != "" {
+			task = "`" + r.Task + "`"
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %s |\n", task, r.Reviews, r.Tokens, (time.Duration(r.DurationMS) * time.Millisecond).Round(100*time.Millisecond))
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,8 +57,15 @@ type htmlPage struct {
 	MoreErrors                                                        int
 	Decisions                                                         []htmlDecision
 	MoreDecisions                                                     int
+	// Reviews are the tokens and time reviewing took, per task.
+	Reviews []htmlReview
 	// LeftOutPicks counts the routine task picks left out of a long list.
 	LeftOutPicks int
+}
+
+// htmlReview is one row of the reviews table.
+type htmlReview struct {
+	Task, Reviews, Tokens, Duration string
 }
 
 // htmlDecision is one row of the decisions table: what was decided
@@ -153,6 +161,10 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 			kind += " (" + e.ToolName + ")"
 		}
 		p.Errors = append(p.Errors, htmlRecord{Time: clock(e.Time), Kind: kind, Text: oneLine(e.Message, 500)})
+	}
+	for _, r := range a.Reviews {
+		p.Reviews = append(p.Reviews, htmlReview{Task: orDashStr(r.Task), Reviews: strconv.Itoa(r.Reviews), Tokens: thousands(int64(r.Tokens)),
+			Duration: humanDuration(time.Duration(r.DurationMS) * time.Millisecond)})
 	}
 	skipRoutine := len(rec.Decision) > recordsLimit
 	for _, d := range rec.Decision {

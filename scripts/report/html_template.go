@@ -119,7 +119,11 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 {{end}}</table>{{if .MoreErrors}}<p class="none">… and {{.MoreErrors}} more in errors.jsonl</p>{{end}}{{else}}<p class="none">No errors.</p>{{end}}
 </div>
 
-<h2>Decisions</h2>
+{{if .Reviews}}<h2>Reviews</h2>
+<div class="card"><table id="reviews"><tr><th>task</th><th>reviews</th><th>tokens</th><th>time</th></tr>
+{{range .Reviews}}<tr><td><code>{{.Task}}</code></td><td class="n">{{.Reviews}}</td><td class="n">{{.Tokens}}</td><td class="n">{{.Duration}}</td></tr>
+{{end}}</table></div>
+{{end}}<h2>Decisions</h2>
 <div class="card">
 {{if .Decisions}}<table id="decisions"><tr><th>time</th><th>decision</th><th>task, by</th><th>what, and why</th></tr>
 {{range .Decisions}}<tr><td class="n">{{.Time}}</td><td>{{.Kind}}</td><td>{{.Who}}</td><td>{{.Text}}{{range .Why}}<br><span class="why">{{.}}</span>{{end}}</td></tr>

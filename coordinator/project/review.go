@@ -1,0 +1,117 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/review"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/git"
+)
+
+// Review modes of ralph run (--review, review in the config).
+const (
+	ReviewTask = "task"
+	ReviewEnd  = "end"
+)
+
+// reviewOptions are a run's review settings: the project's reviewers
+// (.ralph/reviewers) or the defaults, and its rounds.
+func (p *Project) reviewOptions(rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) (review.Options, error) {
+	reviewers, err := review.LoadReviewers(p.Fs, p.Root)
+	if err != nil {
+		return review.Options{}, err
+	}
+	return review.Options{Reviewers: reviewers, Rounds: rc.ReviewRounds, Record: coord.RecordDecision, Note: notify}, nil
+}
+
+// TaskReview is the task loop's review of each attempt that passed
+// verify (ralph run --review task), nil when the run reviews none then.
+// It reads what the attempt changed (since the checkpoint before it, or
+// the uncommitted work of the task's own worktree), and fails the
+// attempt when a confirmed major finding is left after the rounds.
+func (p *Project) TaskReview(rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) loop.ReviewFunc {
+	if rc == nil || rc.Review != ReviewTask {
+		return nil
+	}
+	return func(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace, verify string) string {
+		diff, ok := p.attemptDiff(ctx, t, attempt, ws)
+		if !ok {
+			notify(fmt.Sprintf("task %s is not reviewed: its changes cannot be read without git", t.ID))
+			return ""
+		}
+		o, err := p.reviewOptions(rc, coord, notify)
+		if err != nil {
+			return "review: " + err.Error()
+		}
+		goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
+		rep, err := review.Run(ctx, coord, review.Input{TaskID: t.ID, Task: t.Title, Goals: goals, Verify: verify, Diff: diff}, o)
+		switch {
+		case errors.Is(err, review.ErrNothingToReview):
+			return ""
+		case err != nil:
+			return "review: " + err.Error()
+		case !rep.Clean:
+			var left []string
+			for _, f := range rep.Findings {
+				if f.Round == rep.Rounds && f.Severity == review.Major && f.Verdict == review.Confirmed {
+					left = append(left, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Why))
+				}
+			}
+			return fmt.Sprintf("review: confirmed major finding(s) left after %d round(s): %s", rep.Rounds, strings.Join(left, "; "))
+		}
+		return ""
+	}
+}
+
+// attemptDiff reads what a task's attempt changed: in the task's own
+// worktree its uncommitted work, else the work tree against the
+// checkpoint the attempt's own checkpoint followed.
+func (p *Project) attemptDiff(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace) (func(context.Context) (string, error), bool) {
+	if ws.Dir != "" {
+		repo, err := git.Open(ctx, ws.Dir)
+		if err != nil {
+			return nil, false
+		}
+		return func(ctx context.Context) (string, error) { return repo.ReviewDiff(ctx, "HEAD") }, true
+	}
+	g := p.openGit(ctx)
+	if g.cps == nil {
+		return nil, false
+	}
+	base := ""
+	suffix := fmt.Sprintf("-%d", attempt)
+	for _, e := range p.CheckpointLog(p.Session.ID) {
+		if e.Task == t.ID && strings.HasSuffix(e.Ref, suffix) {
+			base = e.Parent
+		}
+	}
+	if base == "" {
+		// The attempt changed nothing a checkpoint saw.
+		return func(context.Context) (string, error) { return "", nil }, true
+	}
+	return func(ctx context.Context) (string, error) { return g.repo.ReviewDiff(ctx, base) }, true
+}
+
+// RunReview reviews the work of the whole run once it has ended (ralph
+// run --review end): the work tree against the session's first
+// checkpoint. It returns the report, or why there was none.
+func (p *Project) RunReview(ctx context.Context, rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) (review.Report, error) {
+	g := p.openGit(ctx)
+	log := p.CheckpointLog(p.Session.ID)
+	if g.cps == nil || len(log) == 0 {
+		return review.Report{}, errors.New("the run's work cannot be read without git")
+	}
+	base := log[0].Commit
+	o, err := p.reviewOptions(rc, coord, notify)
+	if err != nil {
+		return review.Report{}, err
+	}
+	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
+	return review.Run(ctx, coord, review.Input{Goals: goals,
+		Diff: func(ctx context.Context) (string, error) { return g.repo.ReviewDiff(ctx, base) }}, o)
+}

@@ -1,0 +1,378 @@
+// Package review reads finished work before it counts: reviewer child
+// agents read a diff in parallel (correctness, goal, tests, simplicity,
+// or the person's own reviewers), each reporting findings as records; one
+// more agent checks every finding against the code and confirms or
+// rejects it with its reason; the confirmed ones are fixed by an agent
+// that may write; and the review repeats on the new diff until no
+// confirmed finding is major or the rounds run out. Every finding, its
+// verdict and every fix is a decision record.
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/spf13/afero"
+)
+
+// Severities of a finding: a major one is fixed before the work counts.
+const (
+	Major = "major"
+	Minor = "minor"
+)
+
+// Verdicts on a finding.
+const (
+	Confirmed = "confirmed"
+	Rejected  = "rejected"
+)
+
+// Finding is one thing a reviewer found.
+type Finding struct {
+	ID       string `json:"id"` // f1, f2, … in the order reported
+	Reviewer string `json:"reviewer"`
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Severity string `json:"severity"`
+	Why      string `json:"why"`
+	// Verdict and Reason are the check's: confirmed or rejected, and why.
+	Verdict string `json:"verdict,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Round   int    `json:"round"`
+}
+
+// Reviewer is one reviewer: its name and what it looks for.
+type Reviewer struct {
+	Name   string
+	Prompt string
+}
+
+// Defaults are the reviewers of a review that names none.
+func Defaults() []Reviewer {
+	return []Reviewer{
+		{"correctness", "Look for bugs: wrong logic, unhandled errors and edge cases, races, resource leaks, and security holes (injection, paths escaping where they should not, secrets)."},
+		{"goal", "Check that the change does what the task says, all of it, and nothing it should not: compare the task and the goals with what the diff actually does."},
+		{"tests", "Check that the change is tested: new behaviour has tests that would fail without it, and the tests test what they claim."},
+		{"simplicity", "Look for needless complexity: duplicated code, dead code, a second copy of something that exists, abstractions with one use."},
+	}
+}
+
+// Input is the work a review reads.
+type Input struct {
+	// TaskID and Task say what the work was for ("" outside a task).
+	TaskID, Task string
+	Goals        string
+	// Verify is the end of the verify command's output, if one ran.
+	Verify string
+	// Diff returns the work's patch as it is now (read again after a
+	// fix).
+	Diff func(ctx context.Context) (string, error)
+}
+
+// Agents runs child agents: the coordinator's RunChild.
+type Agents interface {
+	RunChild(ctx context.Context, t coordinator.ChildTask) (coordinator.Result, string, error)
+}
+
+// Options configures a review.
+type Options struct {
+	Reviewers []Reviewer
+	// Rounds bounds review-and-fix rounds (default 3).
+	Rounds int
+	// FindingsOnly reports the findings of one round and changes nothing:
+	// no check, no fix.
+	FindingsOnly bool
+	// Record keeps a decision record (decisions.jsonl); nil keeps none.
+	Record func(memory.DecisionRecord)
+	// Note tells the person how the review goes; nil says nothing.
+	Note func(string)
+}
+
+// Report is what a review did.
+type Report struct {
+	Findings []Finding `json:"findings"`
+	Rounds   int       `json:"rounds"`
+	// Clean: the last round found no confirmed major finding.
+	Clean bool `json:"clean"`
+	// Fixes are the fixing agents' summaries, one per round that fixed.
+	Fixes    []string           `json:"fixes,omitempty"`
+	Usage    conversation.Usage `json:"usage"`
+	CostUSD  *float64           `json:"cost_usd,omitempty"`
+	Duration time.Duration      `json:"duration_ns"`
+}
+
+// maxDiff bounds the patch a reviewer is given in its prompt; it reads
+// the files for the rest.
+const maxDiff = 60 << 10
+
+// ErrNothingToReview is a diff with no change in it.
+var ErrNothingToReview = errors.New("there is no change to review")
+
+// Run reviews in.
+func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
+	start := time.Now()
+	if len(o.Reviewers) == 0 {
+		o.Reviewers = Defaults()
+	}
+	if o.Rounds <= 0 {
+		o.Rounds = 3
+	}
+	note := o.Note
+	if note == nil {
+		note = func(string) {}
+	}
+	var rep Report
+	defer func() {
+		rep.Duration = time.Since(start)
+		if o.Record != nil {
+			o.Record(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "review_done", Task: in.TaskID,
+				Detail: fmt.Sprintf("%d round(s), %d finding(s), %d confirmed, %d fix(es); %s", rep.Rounds, len(rep.Findings),
+					len(confirmed(rep.Findings)), len(rep.Fixes), map[bool]string{true: "clean", false: "major findings left"}[rep.Clean]),
+				Tokens: rep.Usage.InputTokens + rep.Usage.OutputTokens, DurationMS: rep.Duration.Milliseconds()})
+		}
+	}()
+	next := 1
+	for round := 1; round <= o.Rounds; round++ {
+		rep.Rounds = round
+		diff, err := in.Diff(ctx)
+		if err != nil {
+			return rep, err
+		}
+		if strings.TrimSpace(diff) == "" {
+			if round == 1 {
+				return rep, ErrNothingToReview
+			}
+			rep.Clean = true
+			return rep, nil
+		}
+		found := reviewAll(ctx, a, in, diff, o.Reviewers, &rep)
+		for i := range found {
+			found[i].ID, found[i].Round = fmt.Sprintf("f%d", next), round
+			next++
+		}
+		note(fmt.Sprintf("review round %d: %d finding(s) from %d reviewer(s)", round, len(found), len(o.Reviewers)))
+		if o.FindingsOnly {
+			rep.Findings = append(rep.Findings, found...)
+			rep.Clean = !hasMajor(found, false)
+			return rep, ctx.Err()
+		}
+		if len(found) > 0 {
+			judge(ctx, a, in, diff, found, &rep)
+		}
+		for _, f := range found {
+			record(o.Record, in, f)
+		}
+		rep.Findings = append(rep.Findings, found...)
+		if !hasMajor(found, true) {
+			rep.Clean = true
+			return rep, ctx.Err()
+		}
+		if round == o.Rounds || ctx.Err() != nil {
+			break
+		}
+		summary := fix(ctx, a, in, diff, confirmed(found), &rep)
+		rep.Fixes = append(rep.Fixes, summary)
+		if o.Record != nil {
+			o.Record(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "review_fix", Task: in.TaskID,
+				Detail: text.Clip(summary, 500), Reason: fmt.Sprintf("round %d: %d confirmed finding(s)", round, len(confirmed(found)))})
+		}
+		note(fmt.Sprintf("review round %d: fixed %d confirmed finding(s); reviewing again", round, len(confirmed(found))))
+	}
+	return rep, ctx.Err()
+}
+
+func hasMajor(fs []Finding, confirmedOnly bool) bool {
+	for _, f := range fs {
+		if f.Severity == Major && (!confirmedOnly || f.Verdict == Confirmed) {
+			return true
+		}
+	}
+	return false
+}
+
+func confirmed(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Verdict == Confirmed {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func record(rec func(memory.DecisionRecord), in Input, f Finding) {
+	if rec == nil {
+		return
+	}
+	where := f.File
+	if f.Line > 0 {
+		where += fmt.Sprintf(":%d", f.Line)
+	}
+	rec(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "review_finding", Task: in.TaskID,
+		Detail: fmt.Sprintf("%s %s (%s, %s): %s — %s", f.ID, where, f.Reviewer, f.Severity, f.Why, f.Verdict),
+		Reason: f.Reason, By: memory.DecidedByAgent})
+}
+
+// add counts a child's usage in the report.
+func (r *Report) add(res coordinator.Result, mu *sync.Mutex) {
+	mu.Lock()
+	defer mu.Unlock()
+	r.Usage = r.Usage.Add(res.Usage)
+	if res.CostUSD != nil {
+		c := *res.CostUSD
+		if r.CostUSD != nil {
+			c += *r.CostUSD
+		}
+		r.CostUSD = &c
+	}
+}
+
+// brief is what every agent of a review is told of the work.
+func brief(in Input, diff string) string {
+	var b strings.Builder
+	if in.Task != "" {
+		fmt.Fprintf(&b, "The task: %s\n\n", in.Task)
+	}
+	if g := strings.TrimSpace(in.Goals); g != "" {
+		fmt.Fprintf(&b, "The project's goals:\n\n%s\n\n", text.Clip(g, 4000))
+	}
+	if v := strings.TrimSpace(in.Verify); v != "" {
+		fmt.Fprintf(&b, "The end of the verify command's output:\n\n```\n%s\n```\n\n", text.Clip(v, 4000))
+	}
+	d := diff
+	if len(d) > maxDiff {
+		d = text.Head(d, maxDiff) + "\n… (the patch goes on: read the files it names)"
+	}
+	fmt.Fprintf(&b, "The change, as a patch:\n\n```diff\n%s\n```\n", d)
+	return b.String()
+}
+
+// reviewAll runs every reviewer at once and gathers their findings in
+// reviewer order.
+func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Reviewer, rep *Report) []Finding {
+	out := make([][]Finding, len(rs))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, r := range rs {
+		wg.Go(func() {
+			tool := &findingsTool{reviewer: r.Name}
+			prompt := "You review a change as the " + r.Name + " reviewer. " + r.Prompt + "\n\n" + brief(in, diff) +
+				"\nRead the files you need. Report only real problems in this change, each with the file, the line and why it is wrong; " +
+				"major is a problem that must be fixed before the work counts, minor one that would be better fixed. " +
+				"Call " + toolReportFindings + " once at the end, with an empty list if you found nothing. Change no file."
+			res, _, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool, ReadOnly: true})
+			if err == nil {
+				rep.add(res, &mu)
+			}
+			out[i] = tool.get()
+		})
+	}
+	wg.Wait()
+	var all []Finding
+	for _, f := range out {
+		all = append(all, f...)
+	}
+	return all
+}
+
+// judge has one agent check every finding against the code.
+func judge(ctx context.Context, a Agents, in Input, diff string, found []Finding, rep *Report) {
+	list, _ := json.MarshalIndent(found, "", "  ")
+	tool := &verdictTool{}
+	prompt := "Reviewers reported the findings below on a change. Check each one against the code (read the files): " +
+		"is it a real problem in this change? Confirm it, or reject it with the reason (wrong, already handled, not in this change, a matter of taste).\n\n" +
+		brief(in, diff) + "\nThe findings:\n\n```json\n" + string(list) + "\n```\n\nCall " + toolJudgeFindings +
+		" once with a verdict for every finding. Change no file."
+	res, _, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool, ReadOnly: true})
+	if err == nil {
+		var mu sync.Mutex
+		rep.add(res, &mu)
+	}
+	verdicts := tool.get()
+	for i := range found {
+		v, ok := verdicts[found[i].ID]
+		if !ok {
+			// Unchecked: a major finding counts as confirmed, since the
+			// work must not count on a check that did not happen.
+			v = verdict{Verdict: Confirmed, Reason: "not checked: taken as reported"}
+		}
+		found[i].Verdict, found[i].Reason = v.Verdict, v.Reason
+	}
+}
+
+// fix has an agent fix the confirmed findings and returns its summary.
+func fix(ctx context.Context, a Agents, in Input, diff string, found []Finding, rep *Report) string {
+	list, _ := json.MarshalIndent(found, "", "  ")
+	tool := &fixedTool{}
+	prompt := "A review of a change confirmed the findings below. Fix each of them in the code, with the least change that fixes it, " +
+		"and keep the tests passing.\n\n" + brief(in, diff) + "\nThe findings:\n\n```json\n" + string(list) + "\n```\n\nWhen done, call " +
+		toolFixesDone + " with a short summary of what you changed."
+	res, failure, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool})
+	if err == nil {
+		var mu sync.Mutex
+		rep.add(res, &mu)
+	}
+	if s := tool.get(); s != "" {
+		return s
+	}
+	if failure != "" {
+		return "the fix did not finish: " + failure
+	}
+	return strings.TrimSpace(res.Text)
+}
+
+// Sort orders findings major first, then by file and line.
+func Sort(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if (fs[i].Severity == Major) != (fs[j].Severity == Major) {
+			return fs[i].Severity == Major
+		}
+		if fs[i].File != fs[j].File {
+			return fs[i].File < fs[j].File
+		}
+		return fs[i].Line < fs[j].Line
+	})
+}
+
+// ReviewersDir is where a project keeps its own reviewers: one markdown
+// file each, its name the reviewer's, its text what the reviewer looks for.
+const ReviewersDir = ".ralph/reviewers"
+
+// LoadReviewers reads the project's own reviewers, nil when it has none
+// (Run then uses Defaults).
+func LoadReviewers(fs afero.Fs, root string) ([]Reviewer, error) {
+	dir := filepath.Join(root, filepath.FromSlash(ReviewersDir))
+	infos, err := afero.ReadDir(fs, dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Reviewer
+	for _, fi := range infos {
+		if fi.IsDir() || !strings.EqualFold(filepath.Ext(fi.Name()), ".md") {
+			continue
+		}
+		data, err := afero.ReadFile(fs, filepath.Join(dir, fi.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if p := strings.TrimSpace(string(data)); p != "" {
+			out = append(out, Reviewer{Name: strings.TrimSuffix(fi.Name(), filepath.Ext(fi.Name())), Prompt: p})
+		}
+	}
+	return out, nil
+}
