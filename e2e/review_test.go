@@ -208,3 +208,26 @@ func TestRunReviewsEachTask(t *testing.T) {
 		t.Fatalf("ralph report does not show the review's cost:\n%s", rep.stdout)
 	}
 }
+
+// TestReviewByAnotherAgent: --reviewer runs the reviewers as another
+// agent (here an exec: one), whose findings come back from the JSON list
+// it prints.
+func TestReviewByAnotherAgent(t *testing.T) {
+	srv := fakemodel.NewServerFunc(reviewModel())
+	t.Cleanup(srv.Close)
+	dir := reviewProject(t)
+	script := filepath.Join(t.TempDir(), "reviewer.sh")
+	mustWrite(t, script, "#!/usr/bin/env bash\nprompt=$(cat)\ncase \"$prompt\" in\n"+
+		"  *'as the correctness reviewer'*) printf 'Found one.\\n```json\\n[{\"file\": \"calc.go\", \"line\": 3, \"severity\": \"major\", \"why\": \"Sub adds\"}]\\n```\\n' ;;\n"+
+		"  *) printf 'Nothing.\\n```json\\n[]\\n```\\n' ;;\nesac\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "review", "--findings-only", "--reviewer", "exec:"+script)
+	if r.code != 1 || !strings.Contains(r.stdout, "f1 calc.go:3 [major, correctness] Sub adds") || strings.Contains(r.stdout, "Mul could be written") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 0 {
+		t.Fatalf("ralph's own model reviewed too: %d requests", len(reqs))
+	}
+}

@@ -150,6 +150,9 @@ type RunConfig struct {
 	// ReviewRounds bounds its review-and-fix rounds (0: 3).
 	Review       string `json:"review,omitempty"`
 	ReviewRounds int    `json:"review_rounds,omitempty"`
+	// Reviewer is the agent the reviewers run as (--reviewer: claude,
+	// codex, exec:CMD); "" for ralph's own child agents.
+	Reviewer string `json:"reviewer,omitempty"`
 }
 
 // Why a task loop waits (Wait.Reason).

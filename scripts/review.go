@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,6 +40,7 @@ repository, nothing to review).`
 func (c *cli) addReviewCommand(root *cobra.Command) {
 	var findingsOnly bool
 	var rounds int
+	var reviewer string
 	cmd := &cobra.Command{
 		Use:   "review [RANGE]",
 		Short: "Review a change with reviewer agents; confirmed findings are fixed (--findings-only: just report)",
@@ -52,16 +54,17 @@ func (c *cli) addReviewCommand(root *cobra.Command) {
 			if len(args) == 1 {
 				rng = args[0]
 			}
-			return exit(c.review(cmd.Context(), rng, findingsOnly, rounds))
+			return exit(c.review(cmd.Context(), rng, findingsOnly, rounds, reviewer))
 		},
 	}
 	cmd.Flags().BoolVar(&findingsOnly, "findings-only", false, "print the reviewers' findings and change nothing")
 	cmd.Flags().IntVar(&rounds, "rounds", 3, "most review-and-fix rounds")
+	cmd.Flags().StringVar(&reviewer, "reviewer", "", "run the reviewers as another agent (claude, codex or exec:CMD), read-only")
 	root.AddCommand(cmd)
 }
 
 // review is `ralph review [RANGE]`.
-func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds int) int {
+func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds int, reviewer string) int {
 	face, code := NewOneShot(c.format(), c.term)
 	if code != 0 {
 		return code
@@ -87,6 +90,12 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	if err != nil {
 		return face.Fail(ExitFailed, err)
 	}
+	var ext review.ExternalReviewer
+	if reviewer != "" {
+		if ext, err = p.ReviewerAgent(reviewer, 30*time.Minute); err != nil {
+			return face.Fail(ExitUsage, err)
+		}
+	}
 	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.Start()
@@ -95,7 +104,7 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	defer at.Detach()
 	in := review.Input{Goals: goals, Diff: func(ctx context.Context) (string, error) { return repo.ReviewDiff(ctx, rng) }}
 	rep, err := review.Run(ctx, at.Coord, in, review.Options{Reviewers: reviewers, Rounds: rounds, FindingsOnly: findingsOnly,
-		Record: at.Coord.RecordDecision, Note: face.Notify})
+		Record: at.Coord.RecordDecision, Note: face.Notify, Agent: ext})
 	face.Close()
 	switch {
 	case errors.Is(err, review.ErrNothingToReview):

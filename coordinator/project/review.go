@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/review"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // Review modes of ralph run (--review, review in the config).
@@ -26,7 +29,31 @@ func (p *Project) reviewOptions(rc *memory.RunConfig, coord *coordinator.Coordin
 	if err != nil {
 		return review.Options{}, err
 	}
-	return review.Options{Reviewers: reviewers, Rounds: rc.ReviewRounds, Record: coord.RecordDecision, Note: notify}, nil
+	o := review.Options{Reviewers: reviewers, Rounds: rc.ReviewRounds, Record: coord.RecordDecision, Note: notify}
+	if rc.Reviewer != "" {
+		if o.Agent, err = p.ReviewerAgent(rc.Reviewer, time.Duration(rc.TaskTimeout)); err != nil {
+			return review.Options{}, err
+		}
+	}
+	return o, nil
+}
+
+// ReviewerAgent runs reviewers as another agent (--reviewer codex), in a
+// read-only sandbox whatever the run's: a reviewer reads and reports.
+func (p *Project) ReviewerAgent(spec string, timeout time.Duration) (review.ExternalReviewer, error) {
+	agent, err := workers.ParseAgentSpec(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --reviewer: %w", ErrBadRunConfig, err)
+	}
+	settings := p.Config.Agents[string(agent.Kind)]
+	agent = agent.Configure(workers.AgentPolicy{Sandbox: "read-only"},
+		workers.AgentSettings{Args: settings.Args, Env: settings.Env, Model: settings.Model}, nil)
+	agent.Root, agent.Timeout = p.Root, timeout
+	agent.DropEnv = []string{p.Config.APIKeyEnv}
+	return func(ctx context.Context, prompt string) (string, conversation.Usage, error) {
+		res, err := agent.Run(ctx, prompt, func(workers.ExternalEvent) {})
+		return res.Text, res.Usage, err
+	}, nil
 }
 
 // TaskReview is the task loop's review of each attempt that passed

@@ -98,7 +98,15 @@ type Options struct {
 	Record func(memory.DecisionRecord)
 	// Note tells the person how the review goes; nil says nothing.
 	Note func(string)
+	// Agent, when set, runs each reviewer instead of ralph's own child
+	// agents: another CLI (--reviewer codex), which prints its findings
+	// as a JSON list; the check and the fixes stay ralph's.
+	Agent ExternalReviewer
 }
+
+// ExternalReviewer runs a reviewer's prompt through another agent and
+// returns its final text and usage.
+type ExternalReviewer func(ctx context.Context, prompt string) (string, conversation.Usage, error)
 
 // Report is what a review did.
 type Report struct {
@@ -157,7 +165,7 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 			rep.Clean = true
 			return rep, nil
 		}
-		found := reviewAll(ctx, a, in, diff, o.Reviewers, &rep)
+		found := reviewAll(ctx, a, in, diff, o.Reviewers, &rep, o.Agent, note)
 		for i := range found {
 			found[i].ID, found[i].Round = fmt.Sprintf("f%d", next), round
 			next++
@@ -261,7 +269,7 @@ func brief(in Input, diff string) string {
 
 // reviewAll runs every reviewer at once and gathers their findings in
 // reviewer order.
-func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Reviewer, rep *Report) []Finding {
+func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Reviewer, rep *Report, ext ExternalReviewer, note func(string)) []Finding {
 	out := make([][]Finding, len(rs))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -270,8 +278,20 @@ func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Review
 			tool := &findingsTool{reviewer: r.Name}
 			prompt := "You review a change as the " + r.Name + " reviewer. " + r.Prompt + "\n\n" + brief(in, diff) +
 				"\nRead the files you need. Report only real problems in this change, each with the file, the line and why it is wrong; " +
-				"major is a problem that must be fixed before the work counts, minor one that would be better fixed. " +
-				"Call " + toolReportFindings + " once at the end, with an empty list if you found nothing. Change no file."
+				"major is a problem that must be fixed before the work counts, minor one that would be better fixed. "
+			if ext != nil {
+				prompt += "End your answer with the findings as a JSON list in a ```json block: " +
+					`[{"file": "…", "line": 1, "severity": "major", "why": "…"}]` + ", [] if you found nothing. Change no file."
+				text, usage, err := ext(ctx, prompt)
+				if err == nil {
+					rep.add(coordinator.Result{Usage: usage}, &mu)
+					out[i] = tool.parse(text)
+				} else {
+					note(fmt.Sprintf("the %s reviewer failed: %v", r.Name, err))
+				}
+				return
+			}
+			prompt += "Call " + toolReportFindings + " once at the end, with an empty list if you found nothing. Change no file."
 			res, _, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool, ReadOnly: true})
 			if err == nil {
 				rep.add(res, &mu)

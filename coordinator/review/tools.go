@@ -62,6 +62,24 @@ func (t *findingsTool) Run(_ context.Context, args json.RawMessage) workers.Resu
 	return workers.Result{Output: "reported; the review is done"}
 }
 
+// parse reads the findings another agent printed: the last ```json
+// block of its answer (or the answer itself, when it is the list).
+func (t *findingsTool) parse(answer string) []Finding {
+	body := strings.TrimSpace(answer)
+	if i := strings.LastIndex(body, "```json"); i >= 0 {
+		body = body[i+len("```json"):]
+		if j := strings.Index(body, "```"); j >= 0 {
+			body = body[:j]
+		}
+	}
+	raw, err := json.Marshal(json.RawMessage(strings.TrimSpace(body)))
+	if err != nil {
+		return nil
+	}
+	t.Run(context.Background(), json.RawMessage(`{"findings":`+string(raw)+`}`))
+	return t.get()
+}
+
 func (t *findingsTool) get() []Finding {
 	t.mu.Lock()
 	defer t.mu.Unlock()
