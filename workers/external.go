@@ -22,9 +22,10 @@ type ExternalKind string
 
 // The external agents ralph knows how to drive.
 const (
-	AgentClaude ExternalKind = "claude" // claude -p --output-format stream-json --verbose
-	AgentCodex  ExternalKind = "codex"  // codex exec --json -
-	AgentExec   ExternalKind = "exec"   // bash -c <command>, plain text output
+	AgentClaude   ExternalKind = "claude"   // claude -p --output-format stream-json --verbose
+	AgentCodex    ExternalKind = "codex"    // codex exec --json -
+	AgentOpenCode ExternalKind = "opencode" // opencode run --format json
+	AgentExec     ExternalKind = "exec"     // bash -c <command>, plain text output
 )
 
 // CompletionMarker is what an agent prints to say the task is done.
@@ -44,7 +45,7 @@ var ErrAgentTimeout = errors.New("external agent timed out")
 // ExternalAgent describes how to run one external CLI agent.
 type ExternalAgent struct {
 	Kind    ExternalKind
-	Command string        // exec: the bash command line; claude/codex: the binary (default "claude"/"codex")
+	Command string        // exec: the bash command line; otherwise the binary (default: the kind's name)
 	Args    []string      // extra arguments (exec: positional parameters $1…)
 	Timeout time.Duration // per task; zero means DefaultAgentTimeout
 	Root    string        // working directory (the project root)
@@ -56,6 +57,9 @@ type ExternalAgent struct {
 	// credentials (ralph's own key variable), unless KeepEnv or the
 	// agent's needs keep them.
 	DropEnv []string
+	// SetEnv are variables ralph sets for the agent, after the scrubbing:
+	// opencode's permission config (see external_opencode.go).
+	SetEnv []string
 }
 
 // ExternalEvent is one piece of progress from a running agent. Kind is
@@ -90,18 +94,20 @@ type ExternalResult struct {
 	Limit *UsageLimit
 }
 
-// ParseAgentSpec parses a --agent value: "claude", "codex" or
+// ParseAgentSpec parses a --agent value: "claude", "codex", "opencode" or
 // "exec:<command>", where the command is run with bash -c.
 func ParseAgentSpec(spec string) (ExternalAgent, error) {
 	s := strings.TrimSpace(spec)
 	lower := strings.ToLower(s)
 	switch {
 	case s == "":
-		return ExternalAgent{}, errors.New("the agent is empty; use claude, codex or exec:'<command>'")
+		return ExternalAgent{}, errors.New("the agent is empty; use claude, codex, opencode or exec:'<command>'")
 	case lower == string(AgentClaude):
 		return ExternalAgent{Kind: AgentClaude, Command: "claude"}, nil
 	case lower == string(AgentCodex):
 		return ExternalAgent{Kind: AgentCodex, Command: "codex"}, nil
+	case lower == string(AgentOpenCode):
+		return ExternalAgent{Kind: AgentOpenCode, Command: "opencode"}, nil
 	case strings.HasPrefix(lower, "exec:"):
 		command := strings.TrimSpace(s[len("exec:"):])
 		if command == "" {
@@ -109,13 +115,14 @@ func ParseAgentSpec(spec string) (ExternalAgent, error) {
 		}
 		return ExternalAgent{Kind: AgentExec, Command: command}, nil
 	default:
-		return ExternalAgent{}, fmt.Errorf("unknown agent %q; use claude, codex or exec:'<command>'", s)
+		return ExternalAgent{}, fmt.Errorf("unknown agent %q; use claude, codex, opencode or exec:'<command>'", s)
 	}
 }
 
 // commandLine returns the program and arguments for the agent's kind. The
 // prompt always goes to stdin: codex reads it from there when its prompt
-// argument is "-", and claude -p reads stdin when it has no prompt argument.
+// argument is "-", and claude -p and opencode run read stdin when they have
+// no prompt argument.
 func (a ExternalAgent) commandLine() (string, []string, error) {
 	bin := func(def string) string {
 		if strings.TrimSpace(a.Command) == "" {
@@ -131,6 +138,8 @@ func (a ExternalAgent) commandLine() (string, []string, error) {
 		// for part of the prompt.
 		args := append([]string{"exec", "--json"}, a.Args...)
 		return bin("codex"), append(args, "-"), nil
+	case AgentOpenCode:
+		return bin("opencode"), append([]string{"run", "--format", "json"}, a.Args...), nil
 	case AgentExec:
 		if strings.TrimSpace(a.Command) == "" {
 			return "", nil, errors.New("the exec agent has no command")
@@ -197,7 +206,7 @@ func (a ExternalAgent) Run(ctx context.Context, prompt string, emit func(Externa
 	cmd.Dir = a.Root
 	// The token marks every process the agent starts, wherever it goes
 	// (see escaped_linux.go).
-	cmd.Env = append(scrubEnv(env, a.DropEnv, a.keepEnv(env)), agentTokenVar+"="+token)
+	cmd.Env = append(a.setEnv(scrubEnv(env, a.DropEnv, a.keepEnv(env))), agentTokenVar+"="+token)
 	cmd.SysProcAttr = procAttr()
 	p, err := startAgent(cmd, a.Kind, prompt)
 	if err != nil {

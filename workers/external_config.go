@@ -57,7 +57,8 @@ const claudeSandboxSettings = `{"sandbox":{"enabled":true,"autoAllowBashIfSandbo
 // acceptEdits (default under read-only), --allowedTools with ralph's
 // allowed_commands as Bash rules, and under -y its own sandbox for Bash
 // (workspace-write) or Bash itself (danger-full-access); -y changes nothing
-// for codex, whose exec mode never asks.
+// for codex, whose exec mode never asks. opencode gets its permission
+// config in the environment (see external_opencode.go).
 func (a ExternalAgent) Configure(p AgentPolicy, s AgentSettings, extra []string) ExternalAgent {
 	if a.Kind == AgentExec {
 		a.Args = append(append([]string(nil), a.Args...), extra...)
@@ -70,6 +71,10 @@ func (a ExternalAgent) Configure(p AgentPolicy, s AgentSettings, extra []string)
 		def = codexDefaults(p, user)
 	case AgentClaude:
 		def = claudeDefaults(p, user)
+	case AgentOpenCode:
+		// opencode takes its permission as config, not arguments; through
+		// the environment, so that no file of ralph's lands in the project.
+		a.SetEnv = append(append([]string(nil), a.SetEnv...), opencodeSetEnv(p))
 	}
 	if s.Model != "" && !setsOption(user, "--model", "-m") {
 		def = append(def, "--model", s.Model)
@@ -199,6 +204,8 @@ func (a ExternalAgent) Writes() string {
 			return "codex runs with --sandbox workspace-write: it may write inside the project"
 		}
 		return "codex runs with --sandbox " + mode
+	case AgentOpenCode:
+		return a.opencodeWrites()
 	case AgentClaude:
 		if setsOption(a.Args, "--dangerously-skip-permissions") {
 			return "claude runs with --dangerously-skip-permissions: it may do anything"

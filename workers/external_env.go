@@ -15,7 +15,7 @@ import (
 // Kept regardless: what the chosen CLI needs (claude: ANTHROPIC_* and
 // CLAUDE_*, plus AWS_* with CLAUDE_CODE_USE_BEDROCK and
 // GOOGLE_APPLICATION_CREDENTIALS with CLAUDE_CODE_USE_VERTEX; codex:
-// OPENAI_* and CODEX_*) and whatever ExternalAgent.KeepEnv lists (the
+// OPENAI_* and CODEX_*; opencode: OPENCODE_*) and whatever ExternalAgent.KeepEnv lists (the
 // variables the agent's own configuration names, see external_config.go).
 // ExternalAgent.DropEnv names ralph's own key variable, dropped whatever
 // its name unless kept by the above.
@@ -48,6 +48,12 @@ func (a ExternalAgent) keepEnv(env []string) []string {
 		// A provider of codex's config reads its key from the variable
 		// its env_key names, such as OPENROUTER_API_KEY.
 		keep = append(keep, codexEnvKeys(env)...)
+	case AgentOpenCode:
+		// opencode's providers read the variables its config names with
+		// {env:…}; its built-in ones read their usual key variables, which
+		// the person keeps with [agents.opencode] env.
+		keep = append(keep, "OPENCODE_*")
+		keep = append(keep, opencodeEnvKeys(env)...)
 	}
 	return keep
 }

@@ -111,6 +111,10 @@ func (s *agentStream) line(b []byte, cut bool) {
 			if s.codexLine(trimmed) {
 				return
 			}
+		case AgentOpenCode:
+			if s.opencodeLine(trimmed) {
+				return
+			}
 		}
 	}
 	text := string(b)

@@ -27,13 +27,13 @@ const MarkerInstructions = "Do the task and verify it (build, tests) where that 
 type AgentReport struct {
 	// AgentError is the agent's own account of a failure, in its words:
 	// claude's result when is_error is set, codex's turn.failed or an error
-	// event no completed turn followed. "" when it reported none.
+	// event no completed turn followed, opencode's error event. "" when it reported none.
 	AgentError string
 	// NoChanges: the agent printed NoChangesMarker, saying the task is done
 	// and needed no change to any file.
 	NoChanges bool
 	// Denials are the tool calls the agent's permissions refused
-	// (claude's permission_denials).
+	// (claude's permission_denials, opencode's refused tool calls).
 	Denials []Denial
 	// LastCommand is the last shell command the agent ran, nil for none.
 	LastCommand *AgentCommand
@@ -205,7 +205,7 @@ func (r ExternalResult) Contradiction(kind ExternalKind) string {
 		if n := len(r.Denials) - 1; n > 0 {
 			msg += fmt.Sprintf(" (and %d more refused call(s))", n)
 		}
-		return msg + ": " + denialHint(d)
+		return msg + ": " + denialHint(kind, d)
 	}
 	if c := r.LastCommand; c != nil && c.Failed {
 		status := "failed"
@@ -226,17 +226,25 @@ func (r ExternalResult) Contradiction(kind ExternalKind) string {
 }
 
 func denialVerb(d Denial) string {
+	if strings.TrimSpace(d.Input) == "" {
+		return "use " + d.Tool
+	}
 	switch d.Tool {
-	case "Bash":
-		return fmt.Sprintf("run Bash (%s)", clipOneLine(d.Input, 120))
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+	case "Bash", "bash":
+		return fmt.Sprintf("run %s (%s)", d.Tool, clipOneLine(d.Input, 120))
+	case "Edit", "Write", "MultiEdit", "NotebookEdit", "edit", "write", "patch", "multiedit":
 		return fmt.Sprintf("use %s on %s", d.Tool, clipOneLine(d.Input, 120))
 	}
 	return "use " + d.Tool
 }
 
-// denialHint says how to allow a refused tool, in claude's own terms.
-func denialHint(d Denial) string {
+// denialHint says how to allow a refused tool, in the agent's own terms
+// (claude's settings), or in ralph's where ralph's settings decide
+// (opencode's permission).
+func denialHint(kind ExternalKind, d Denial) string {
+	if kind == AgentOpenCode {
+		return opencodeDenialHint(d)
+	}
 	switch d.Tool {
 	case "Bash":
 		rule := "Bash"

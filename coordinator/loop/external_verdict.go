@@ -30,6 +30,12 @@ func verdict(ctx context.Context, agent workers.ExternalAgent, res workers.Exter
 	if why := res.Failure(agent.Kind); why != "" {
 		return errors.New(why)
 	}
+	if !res.Completed && len(res.Denials) > 0 {
+		// The agent stopped at a call its permissions refused (opencode's
+		// run ends there): the attempt fails naming the call, not only
+		// for want of the marker.
+		return errors.New(res.Contradiction(agent.Kind))
+	}
 	if !res.Completed || agent.Kind == workers.AgentExec {
 		return nil
 	}
