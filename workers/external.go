@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -207,6 +208,12 @@ func (a ExternalAgent) Run(ctx context.Context, prompt string, emit func(Externa
 	// The token marks every process the agent starts, wherever it goes
 	// (see escaped_linux.go).
 	cmd.Env = append(a.setEnv(scrubEnv(env, a.DropEnv, a.keepEnv(env))), agentTokenVar+"="+token)
+	if a.Root != "" {
+		// PWD must name the directory the agent starts in, as a shell
+		// would set it: opencode takes its project from PWD, and an
+		// inherited one names ralph's own directory, not the project.
+		cmd.Env = append(slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") }), "PWD="+a.Root)
+	}
 	cmd.SysProcAttr = procAttr()
 	p, err := startAgent(cmd, a.Kind, prompt)
 	if err != nil {
