@@ -21,7 +21,7 @@ func agentEnv(t *testing.T, extra ...string) []string {
 	t.Helper()
 	bin := t.TempDir()
 	script := testdata("agents", "replay.sh")
-	for _, name := range []string{"claude", "codex"} {
+	for _, name := range []string{"claude", "codex", "opencode"} {
 		if err := os.Symlink(script, filepath.Join(bin, name)); err != nil {
 			t.Fatal(err)
 		}

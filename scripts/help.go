@@ -28,11 +28,13 @@ Conditions (--until, --breaker) are expressions over: iterations, tasks_open,
 tasks_done, tasks_failed, errors, error_rate, tokens, cost_usd, elapsed_s,
 no_progress, same_error_repeats. They are checked before any model call.
 
-External agents (--agent claude|codex) may edit inside the project and nothing
-more, matched to --sandbox and -y: codex gets --sandbox <mode> and
+External agents (--agent claude|codex|opencode) may edit inside the project and
+nothing more, matched to --sandbox and -y: codex gets --sandbox <mode> and
 --skip-git-repo-check, claude --permission-mode acceptEdits (plus its own sandbox
-for Bash under -y). --agent-arg ARG (repeatable) and [agents.claude] /
-[agents.codex] in the config add arguments; a task counts as done only when the
+for Bash under -y), opencode a permission config in OPENCODE_CONFIG_CONTENT (edits;
+commands only from allowed_commands, or all of them under -y --sandbox
+danger-full-access). --agent-arg ARG (repeatable) and [agents.claude] /
+[agents.codex] / [agents.opencode] in the config add arguments; a task counts as done only when the
 agent prints the marker and no refused tool, failed last command or unchanged
 work tree contradicts it.
 

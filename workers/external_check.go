@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// Check reports, in one sentence, an agent that cannot start: claude or
-// codex not on PATH, or an exec: command whose program is missing or not
+// Check reports, in one sentence, an agent that cannot start: claude, codex or
+// opencode not on PATH, or an exec: command whose program is missing or not
 // executable. It runs before any task is touched, so a typo is a usage
 // error instead of a failed task. root is the project root, where the
 // agent runs and relative paths start; "" skips the relative paths, for a
@@ -20,7 +20,7 @@ import (
 // let through: bash will say what is wrong with them.
 func (a ExternalAgent) Check(root string) error {
 	switch a.Kind {
-	case AgentClaude, AgentCodex:
+	case AgentClaude, AgentCodex, AgentOpenCode:
 		bin := strings.TrimSpace(a.Command)
 		if bin == "" {
 			bin = string(a.Kind)

@@ -170,3 +170,17 @@ func TestExternalOpenCodeKeepsItsProvidersKey(t *testing.T) {
 		t.Errorf("env = %s", got)
 	}
 }
+
+// A provider's usage limit, in opencode's error event, is waited out
+// rather than failed (the event's shape is that of opencode_err400).
+func TestExternalOpenCodeUsageLimit(t *testing.T) {
+	sample := filepath.Join(t.TempDir(), "limit.jsonl")
+	line := `{"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"APIError","data":{"message":"You've hit your usage limit. Try again at 3:45 PM.","statusCode":429,"isRetryable":false}}}` + "\n"
+	if err := os.WriteFile(sample, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := replay(t, AgentOpenCode, sample, "RALPH_TEST_EXIT", "1")
+	if res.Limit == nil || res.Limit.Until.IsZero() || !strings.Contains(res.Limit.Text, "usage limit") {
+		t.Fatalf("Limit = %+v", res.Limit)
+	}
+}
