@@ -70,6 +70,8 @@ func (a ExternalAgent) Configure(p AgentPolicy, s AgentSettings, extra []string)
 		def = codexDefaults(p, user)
 	case AgentClaude:
 		def = claudeDefaults(p, user)
+	case AgentGemini:
+		def = geminiDefaults(p, user)
 	}
 	if s.Model != "" && !setsOption(user, "--model", "-m") {
 		def = append(def, "--model", s.Model)
@@ -215,6 +217,8 @@ func (a ExternalAgent) Writes() string {
 			return "claude runs with --permission-mode default: without a terminal it may change no file unless permissions.allow says so"
 		}
 		return "claude runs with --permission-mode " + mode
+	case AgentGemini:
+		return geminiWrites(a.Args)
 	}
 	return ""
 }

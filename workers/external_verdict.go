@@ -205,7 +205,7 @@ func (r ExternalResult) Contradiction(kind ExternalKind) string {
 		if n := len(r.Denials) - 1; n > 0 {
 			msg += fmt.Sprintf(" (and %d more refused call(s))", n)
 		}
-		return msg + ": " + denialHint(d)
+		return msg + ": " + denialHint(kind, d)
 	}
 	if c := r.LastCommand; c != nil && c.Failed {
 		status := "failed"
@@ -229,14 +229,19 @@ func denialVerb(d Denial) string {
 	switch d.Tool {
 	case "Bash":
 		return fmt.Sprintf("run Bash (%s)", clipOneLine(d.Input, 120))
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+	case "run_shell_command":
+		return fmt.Sprintf("run a shell command (%s)", clipOneLine(d.Input, 120))
+	case "Edit", "Write", "MultiEdit", "NotebookEdit", "write_file", "replace":
 		return fmt.Sprintf("use %s on %s", d.Tool, clipOneLine(d.Input, 120))
 	}
 	return "use " + d.Tool
 }
 
-// denialHint says how to allow a refused tool, in claude's own terms.
-func denialHint(d Denial) string {
+// denialHint says how to allow a refused tool, in the agent's own terms.
+func denialHint(kind ExternalKind, d Denial) string {
+	if kind == AgentGemini {
+		return geminiDenialHint(d)
+	}
 	switch d.Tool {
 	case "Bash":
 		rule := "Bash"

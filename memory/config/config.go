@@ -198,7 +198,7 @@ type Config struct {
 }
 
 // AgentKinds are the external agents a config may have a table for.
-var AgentKinds = []string{"claude", "codex"}
+var AgentKinds = []string{"claude", "codex", "gemini"}
 
 // Agent is one [agents.<kind>] table: how ralph runs that CLI.
 type Agent struct {
@@ -632,7 +632,7 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 func (c *Config) applyAgents(f File, path string, fromProject bool) error {
 	for kind, af := range f.Agents {
 		if !slices.Contains(AgentKinds, kind) {
-			return invalidf("%s: [agents.%s] is not an agent ralph runs; use [agents.claude] or [agents.codex]", path, kind)
+			return invalidf("%s: [agents.%s] is not an agent ralph runs; use [agents.claude], [agents.codex] or [agents.gemini]", path, kind)
 		}
 		if fromProject && (len(af.Args) > 0 || len(af.Env) > 0) {
 			return invalidf("%s: agents.%s.args and .env may only be set in your user config (%s), not in a project's config", path, kind, filepath.Join("~/.config/ralph", "config.toml"))
