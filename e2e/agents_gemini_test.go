@@ -108,6 +108,23 @@ func TestRunRealGeminiShellRefused(t *testing.T) {
 	checkRealRun(t, dir, r, "hello from sh\n")
 }
 
+// Under ralph's --sandbox read-only gemini is offered no edit tool: its
+// write is refused, it says it is done all the same, and ralph names the
+// refused call.
+func TestRunRealGeminiReadOnly(t *testing.T) {
+	realAgent(t, "gemini")
+	dir := taskRepo(t, "write hello.txt")
+	call := fakemodel.ToolCall{Name: "write_file", Arguments: `{"file_path":"hello.txt","content":"hello\n"}`}
+	r, _ := runRealGemini(t, call, dir, "--sandbox", "read-only", "--output-format", "stream-json")
+	finished := agentFinished(t, r.stdout)
+	if r.code != 1 || len(finished) != 1 || !strings.HasPrefix(finished[0], "gemini was not allowed to use write_file on hello.txt") {
+		t.Fatalf("exit %d, agent_finished %q\nstderr:\n%s", r.code, finished, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err == nil {
+		t.Error("gemini wrote hello.txt under --sandbox read-only")
+	}
+}
+
 // An API error fails the task with gemini's own words for it.
 func TestRunRealGeminiAPIError(t *testing.T) {
 	realAgent(t, "gemini")
