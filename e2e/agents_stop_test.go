@@ -133,7 +133,7 @@ func TestRunAgentGetsToCleanUp(t *testing.T) {
 // touched: RALPH_TASKS.md stays byte for byte as it was.
 func TestRunBadInputIsUsageError(t *testing.T) {
 	complete := testdata("agents", "complete.sh")
-	bin := t.TempDir() // a PATH with bash but neither claude nor codex
+	bin := t.TempDir() // a PATH with bash but no agent CLI
 	for _, name := range []string{"bash", "env", "sh"} {
 		if p, err := exec.LookPath(name); err == nil {
 			os.Symlink(p, filepath.Join(bin, name))
@@ -151,6 +151,7 @@ func TestRunBadInputIsUsageError(t *testing.T) {
 		{[]string{"--retries", "-1"}, "--retries cannot be negative"},
 		{[]string{"--agent", "claude"}, "--agent claude needs the claude command, which is not on PATH"},
 		{[]string{"--agent", "codex"}, "--agent codex needs the codex command, which is not on PATH"},
+		{[]string{"--agent", "gemini"}, "--agent gemini needs the gemini command, which is not on PATH"},
 		{[]string{"--agent", "exec:./no-such-agent.sh"}, "which does not exist"},
 		{[]string{"--agent", "exec:./plain.sh"}, "which is not executable"},
 		{[]string{"--agent", "exec:no-such-agent-xyz"}, "not a command on PATH"},

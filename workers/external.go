@@ -26,6 +26,7 @@ const (
 	AgentClaude   ExternalKind = "claude"   // claude -p --output-format stream-json --verbose
 	AgentCodex    ExternalKind = "codex"    // codex exec --json -
 	AgentOpenCode ExternalKind = "opencode" // opencode run --format json
+	AgentGemini   ExternalKind = "gemini"   // gemini -p "" --output-format stream-json
 	AgentExec     ExternalKind = "exec"     // bash -c <command>, plain text output
 )
 
@@ -95,20 +96,22 @@ type ExternalResult struct {
 	Limit *UsageLimit
 }
 
-// ParseAgentSpec parses a --agent value: "claude", "codex", "opencode" or
+// ParseAgentSpec parses a --agent value: "claude", "codex", "opencode", "gemini" or
 // "exec:<command>", where the command is run with bash -c.
 func ParseAgentSpec(spec string) (ExternalAgent, error) {
 	s := strings.TrimSpace(spec)
 	lower := strings.ToLower(s)
 	switch {
 	case s == "":
-		return ExternalAgent{}, errors.New("the agent is empty; use claude, codex, opencode or exec:'<command>'")
+		return ExternalAgent{}, errors.New("the agent is empty; use claude, codex, opencode, gemini or exec:'<command>'")
 	case lower == string(AgentClaude):
 		return ExternalAgent{Kind: AgentClaude, Command: "claude"}, nil
 	case lower == string(AgentCodex):
 		return ExternalAgent{Kind: AgentCodex, Command: "codex"}, nil
 	case lower == string(AgentOpenCode):
 		return ExternalAgent{Kind: AgentOpenCode, Command: "opencode"}, nil
+	case lower == string(AgentGemini):
+		return ExternalAgent{Kind: AgentGemini, Command: "gemini"}, nil
 	case strings.HasPrefix(lower, "exec:"):
 		command := strings.TrimSpace(s[len("exec:"):])
 		if command == "" {
@@ -116,14 +119,14 @@ func ParseAgentSpec(spec string) (ExternalAgent, error) {
 		}
 		return ExternalAgent{Kind: AgentExec, Command: command}, nil
 	default:
-		return ExternalAgent{}, fmt.Errorf("unknown agent %q; use claude, codex, opencode or exec:'<command>'", s)
+		return ExternalAgent{}, fmt.Errorf("unknown agent %q; use claude, codex, opencode, gemini or exec:'<command>'", s)
 	}
 }
 
 // commandLine returns the program and arguments for the agent's kind. The
 // prompt always goes to stdin: codex reads it from there when its prompt
-// argument is "-", and claude -p and opencode run read stdin when they have
-// no prompt argument.
+// argument is "-", claude -p and opencode run read stdin when they have
+// no prompt argument, and gemini -p "" reads it and adds nothing.
 func (a ExternalAgent) commandLine() (string, []string, error) {
 	bin := func(def string) string {
 		if strings.TrimSpace(a.Command) == "" {
@@ -141,6 +144,10 @@ func (a ExternalAgent) commandLine() (string, []string, error) {
 		return bin("codex"), append(args, "-"), nil
 	case AgentOpenCode:
 		return bin("opencode"), append([]string{"run", "--format", "json"}, a.Args...), nil
+	case AgentGemini:
+		// -p's text is appended to stdin's; empty, it only makes the run
+		// headless.
+		return bin("gemini"), append([]string{"-p", "", "--output-format", "stream-json"}, a.Args...), nil
 	case AgentExec:
 		if strings.TrimSpace(a.Command) == "" {
 			return "", nil, errors.New("the exec agent has no command")

@@ -20,7 +20,7 @@ import (
 // let through: bash will say what is wrong with them.
 func (a ExternalAgent) Check(root string) error {
 	switch a.Kind {
-	case AgentClaude, AgentCodex, AgentOpenCode:
+	case AgentClaude, AgentCodex, AgentOpenCode, AgentGemini:
 		bin := strings.TrimSpace(a.Command)
 		if bin == "" {
 			bin = string(a.Kind)

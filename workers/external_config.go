@@ -75,6 +75,8 @@ func (a ExternalAgent) Configure(p AgentPolicy, s AgentSettings, extra []string)
 		// opencode takes its permission as config, not arguments; through
 		// the environment, so that no file of ralph's lands in the project.
 		a.SetEnv = append(append([]string(nil), a.SetEnv...), opencodeSetEnv(p))
+	case AgentGemini:
+		def = geminiDefaults(p, user)
 	}
 	if s.Model != "" && !setsOption(user, "--model", "-m") {
 		def = append(def, "--model", s.Model)
@@ -222,6 +224,8 @@ func (a ExternalAgent) Writes() string {
 			return "claude runs with --permission-mode default: without a terminal it may change no file unless permissions.allow says so"
 		}
 		return "claude runs with --permission-mode " + mode
+	case AgentGemini:
+		return geminiWrites(a.Args)
 	}
 	return ""
 }

@@ -54,6 +54,13 @@ func (a ExternalAgent) keepEnv(env []string) []string {
 		// the person keeps with [agents.opencode] env.
 		keep = append(keep, "OPENCODE_*")
 		keep = append(keep, opencodeEnvKeys(env)...)
+	case AgentGemini:
+		keep = append(keep, "GEMINI_*", "GOOGLE_GEMINI_*", "GOOGLE_API_KEY", "GOOGLE_GENAI_*")
+		// Gemini CLI can call the model through Vertex AI instead, and
+		// then authenticates with Google Cloud's credentials.
+		if envValue(env, "GOOGLE_GENAI_USE_VERTEXAI") != "" {
+			keep = append(keep, "GOOGLE_CLOUD_*", "GOOGLE_APPLICATION_CREDENTIALS")
+		}
 	}
 	return keep
 }

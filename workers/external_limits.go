@@ -33,6 +33,13 @@ import (
 //     2025 3:45 PM" on another day — or "Try again later." when the
 //     server gave no time (UsageLimitReachedError in
 //     codex-rs/core/src/error.rs of github.com/openai/codex).
+//   - gemini (Gemini CLI 0.61, stream-json): a result with status "error"
+//     and "[API Error: You have exhausted your daily quota on this
+//     model.]", when the API refuses a request with 429 and a per-day
+//     quota violation (classifyGoogleError in packages/core/src/utils/
+//     googleQuotaErrors.ts of github.com/google-gemini/gemini-cli; it
+//     retries the per-minute ones itself). The Gemini API's daily quotas
+//     reset at midnight Pacific time, which is when ralph waits for.
 //
 // An exec: agent is often a wrapper around one of these, so its output is
 // read for the same words.
@@ -62,7 +69,10 @@ func (e *UsageLimitError) Error() string {
 
 var (
 	// limitWordsRe finds an agent saying it hit its limit.
-	limitWordsRe = regexp.MustCompile(`(?i)you[’']ve hit your (?:usage )?limit|(?:claude (?:ai )?)?usage limit reached|(?:5-hour|five-hour|session|daily|weekly|opus|sonnet|opus weekly|sonnet weekly) limit reached`)
+	limitWordsRe = regexp.MustCompile(`(?i)you[’']ve hit your (?:usage )?limit|(?:claude (?:ai )?)?usage limit reached|(?:5-hour|five-hour|session|daily|weekly|opus|sonnet|opus weekly|sonnet weekly) limit reached|` +
+		geminiDailyQuota)
+	// geminiDailyQuota is Gemini CLI's words for a per-day quota.
+	geminiDailyQuota = `exhausted your daily quota`
 	// claudeLegacyRe is claude 1.0's "Claude AI usage limit reached|<unix seconds>".
 	claudeLegacyRe = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})\b`)
 	// resetAtRe finds when: "resets 2pm (Europe/Berlin)", "reset at
@@ -91,7 +101,21 @@ func ParseUsageLimit(s string, now time.Time) (UsageLimit, bool) {
 	if m := resetAtRe.FindStringSubmatch(s); m != nil {
 		l.Until = resetTime(m, now)
 	}
+	if strings.EqualFold(w, geminiDailyQuota) {
+		l.Until = nextPacificMidnight(now)
+	}
 	return l, true
+}
+
+// nextPacificMidnight is when the Gemini API's daily quotas next reset;
+// zero without time zone data, so that ralph waits its default instead.
+func nextPacificMidnight(now time.Time) time.Time {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		return time.Time{}
+	}
+	t := now.In(la)
+	return time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, la)
 }
 
 // resetTime is the moment resetAtRe's match names: the next such time

@@ -50,11 +50,14 @@ type agentStream struct {
 	denials  []Denial          // claude's permission_denials
 	lastCmd  *AgentCommand     // the last shell command it ran
 	bash     map[string]string // claude: Bash tool_use id → its command
-	limit    *UsageLimit       // the usage limit the agent said it hit, if any
+	// geminiCalls are gemini's tool calls by tool_id, until their result.
+	geminiCalls map[string]geminiCall
+	limit       *UsageLimit // the usage limit the agent said it hit, if any
 }
 
 func newAgentStream(kind ExternalKind, send func(ExternalEvent)) *agentStream {
-	s := &agentStream{kind: kind, send: send, started: map[string]bool{}, bash: map[string]string{}}
+	s := &agentStream{kind: kind, send: send, started: map[string]bool{}, bash: map[string]string{},
+		geminiCalls: map[string]geminiCall{}}
 	if kind == AgentExec {
 		s.raw = newHeadTailBuffer(maxAgentOutput)
 	} else {
@@ -113,6 +116,10 @@ func (s *agentStream) line(b []byte, cut bool) {
 			}
 		case AgentOpenCode:
 			if s.opencodeLine(trimmed) {
+				return
+			}
+		case AgentGemini:
+			if s.geminiLine(trimmed) {
 				return
 			}
 		}

@@ -75,7 +75,7 @@ func TestExternalParseAgentSpec(t *testing.T) {
 			t.Errorf("ParseAgentSpec(%q) = %+v, %v; want %+v", spec, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "gemini", "exec:", "exec:   "} {
+	for _, bad := range []string{"", "aider", "exec:", "exec:   "} {
 		_, err := ParseAgentSpec(bad)
 		if err == nil || strings.Contains(err.Error(), ". ") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("ParseAgentSpec(%q) error = %v; want one sentence", bad, err)

@@ -232,18 +232,23 @@ func denialVerb(d Denial) string {
 	switch d.Tool {
 	case "Bash", "bash":
 		return fmt.Sprintf("run %s (%s)", d.Tool, clipOneLine(d.Input, 120))
-	case "Edit", "Write", "MultiEdit", "NotebookEdit", "edit", "write", "patch", "multiedit":
+	case "run_shell_command":
+		return fmt.Sprintf("run a shell command (%s)", clipOneLine(d.Input, 120))
+	case "Edit", "Write", "MultiEdit", "NotebookEdit", "edit", "write", "patch", "multiedit", "write_file", "replace":
 		return fmt.Sprintf("use %s on %s", d.Tool, clipOneLine(d.Input, 120))
 	}
 	return "use " + d.Tool
 }
 
 // denialHint says how to allow a refused tool, in the agent's own terms
-// (claude's settings), or in ralph's where ralph's settings decide
-// (opencode's permission).
+// (claude's settings, gemini's flags), or in ralph's where ralph's
+// settings decide (opencode's permission).
 func denialHint(kind ExternalKind, d Denial) string {
-	if kind == AgentOpenCode {
+	switch kind {
+	case AgentOpenCode:
 		return opencodeDenialHint(d)
+	case AgentGemini:
+		return geminiDenialHint(d)
 	}
 	switch d.Tool {
 	case "Bash":

@@ -44,9 +44,10 @@ func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent workers.ExternalAge
 			price = &lp
 		}
 	}
-	if rc.MaxCost > 0 && agent.Kind == workers.AgentCodex && price == nil {
-		notices = append(notices, fmt.Sprintf("--max-cost cannot stop codex: ralph knows no price for its model %q; set input_price_per_mtok and output_price_per_mtok under [agents.codex] in your config",
-			model))
+	// codex and gemini report tokens but no cost.
+	if rc.MaxCost > 0 && (agent.Kind == workers.AgentCodex || agent.Kind == workers.AgentGemini) && price == nil {
+		notices = append(notices, fmt.Sprintf("--max-cost cannot stop %s: ralph knows no price for its model %q; set input_price_per_mtok and output_price_per_mtok under [agents.%s] in your config",
+			agent.Kind, model, agent.Kind))
 	}
 	return agent, price, notices, nil
 }

@@ -198,7 +198,7 @@ type Config struct {
 }
 
 // AgentKinds are the external agents a config may have a table for.
-var AgentKinds = []string{"claude", "codex", "opencode"}
+var AgentKinds = []string{"claude", "codex", "opencode", "gemini"}
 
 // Agent is one [agents.<kind>] table: how ralph runs that CLI.
 type Agent struct {

@@ -477,6 +477,9 @@ env = ["OPENROUTER_API_KEY", "MY_*"]
 model = "gpt-5-codex"
 [agents.claude]
 args = ["--add-dir", "/tmp/x"]
+[agents.gemini]
+args = ["--sandbox"]
+model = "gemini-2.5-pro"
 `
 	project := `
 [agents.codex]
@@ -491,6 +494,7 @@ output_price_per_mtok = 2
 	want := map[string]Agent{
 		"codex":  {Args: []string{"-c", "model_reasoning_effort=high"}, Env: []string{"OPENROUTER_API_KEY", "MY_*"}, Model: "gpt-5-mini", InputPrice: 0.25, OutputPrice: 2},
 		"claude": {Args: []string{"--add-dir", "/tmp/x"}},
+		"gemini": {Args: []string{"--sandbox"}, Model: "gemini-2.5-pro"},
 	}
 	if !reflect.DeepEqual(c.Agents, want) {
 		t.Fatalf("Agents = %+v", c.Agents)
@@ -498,7 +502,7 @@ output_price_per_mtok = 2
 	for _, bad := range []struct{ file, content, want string }{
 		{projectFile, "[agents.claude]\nargs = [\"--dangerously-skip-permissions\"]\n", "may only be set in your user config"},
 		{projectFile, "[agents.codex]\nenv = [\"AWS_SECRET_ACCESS_KEY\"]\n", "may only be set in your user config"},
-		{userFile, "[agents.gemini]\nmodel = \"x\"\n", "[agents.gemini] is not an agent ralph runs"},
+		{userFile, "[agents.aider]\nmodel = \"x\"\n", "[agents.aider] is not an agent ralph runs"},
 		{userFile, "[agents.codex]\nmodle = \"x\"\n", `unknown setting "agents.codex.modle"`},
 		{userFile, "[agents.codex]\nenv = [\"A=B\"]\n", "is not a variable name"},
 		{userFile, "[agents.codex]\ninput_price_per_mtok = -1\n", "cannot be negative"},

@@ -9,8 +9,9 @@ import (
 )
 
 // wireAPI is one of the APIs besides chat completions that the server
-// speaks (Anthropic's Messages, OpenAI's Responses), so that the coding
-// agents' own CLIs (claude, codex) can be pointed at it. Each consumes the
+// speaks (Anthropic's Messages, OpenAI's Responses, Google's Gemini), so
+// that the coding agents' own CLIs (claude, codex, gemini) can be pointed
+// at it. Each consumes the
 // same scripted Responses as chat completions, in the same order: a test
 // scripts a model turn once, whichever API the client calls.
 type wireAPI interface {
@@ -22,6 +23,12 @@ type wireAPI interface {
 	// writeStream and writeMessage answer a streaming and a plain request.
 	writeStream(x *exchange, rp *reply)
 	writeMessage(x *exchange, rp *reply)
+}
+
+// pathRequest is an API whose model and streaming are named by the path
+// rather than the body (Gemini's).
+type pathRequest interface {
+	requestOf(r *http.Request) (model string, stream bool)
 }
 
 // handleAPI serves one request of api: the same checks, recording and
@@ -37,13 +44,17 @@ func (s *Server) handleAPI(api wireAPI) http.HandlerFunc {
 			Model  string `json:"model"`
 			Stream bool   `json:"stream"`
 		}
+		decoded := json.Unmarshal(body, &in) == nil
+		if p, ok := api.(pathRequest); ok {
+			in.Model, in.Stream = p.requestOf(r)
+		}
 		status, msg := 0, ""
 		switch {
 		case s.scenario != nil && s.scenario.APIKey != "" && !api.authorized(r, s.scenario.APIKey):
 			status, msg = http.StatusUnauthorized, "invalid API key"
 		case err != nil:
 			status, msg = http.StatusBadRequest, "fake model: cannot read request body: "+err.Error()
-		case json.Unmarshal(body, &in) != nil:
+		case !decoded:
 			status, msg = http.StatusBadRequest, "fake model: the request body is not a JSON object"
 		case s.scenario != nil && s.scenario.Model != "" && in.Model != s.scenario.Model:
 			status, msg = http.StatusNotFound, "model: "+in.Model
@@ -115,7 +126,8 @@ func scriptedEvents(resp Response, body, end []sseEvent) []sseEvent {
 }
 
 // writeSSE sends events as a text/event-stream, each as "event: <name>"
-// and "data: <json>", with the response's chunk delay before each.
+// and "data: <json>" (only the data line for an event without a name),
+// with the response's chunk delay before each.
 func (x *exchange) writeSSE(resp Response, events []sseEvent) {
 	rc := http.NewResponseController(x.w)
 	h := x.w.Header()
@@ -141,7 +153,11 @@ func (x *exchange) writeSSE(resp Response, events []sseEvent) {
 		if i == len(events)-1 && !resp.Stall {
 			x.settle(false)
 		}
-		if _, err := fmt.Fprintf(x.w, "event: %s\ndata: %s\n\n", ev.name, ev.data); err != nil {
+		line := fmt.Sprintf("event: %s\ndata: %s\n\n", ev.name, ev.data)
+		if ev.name == "" {
+			line = fmt.Sprintf("data: %s\n\n", ev.data)
+		}
+		if _, err := io.WriteString(x.w, line); err != nil {
 			x.settle(true)
 			return
 		}

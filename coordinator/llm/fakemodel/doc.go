@@ -1,5 +1,5 @@
 // Package fakemodel is a scripted fake of an OpenAI-compatible chat
-// completions server (and of the Messages and Responses APIs), for tests,
+// completions server (and of the Messages, Responses and Gemini APIs), for tests,
 // benchmarks and the demo.
 //
 // A Server listens on the loopback interface only and plays a Scenario: each
@@ -17,10 +17,12 @@
 // server does what.
 //
 // The same scripted responses are served, in the same order, as
-// Anthropic's Messages API (POST /v1/messages, messages.go) and OpenAI's
-// Responses API (POST /v1/responses, responses.go), so that the coding
-// agents' own CLIs — claude with ANTHROPIC_BASE_URL, codex with a model
-// provider — can be run against the server (see apis.go).
+// Anthropic's Messages API (POST /v1/messages, messages.go), OpenAI's
+// Responses API (POST /v1/responses, responses.go) and Google's Gemini API
+// (POST /v1beta/models/MODEL:streamGenerateContent, gemini.go), so that
+// the coding agents' own CLIs — claude with ANTHROPIC_BASE_URL, codex with
+// a model provider, gemini with GOOGLE_GEMINI_BASE_URL — can be run
+// against the server (see apis.go).
 //
 // Every request is recorded (see RecordedRequest) so tests can check what
 // the client sent, and ServerTime lets benchmarks separate the client's own

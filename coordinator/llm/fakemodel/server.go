@@ -31,7 +31,8 @@ type RecordedRequest struct {
 	// order, including ones rejected with 401, 400 or 404.
 	Index int
 	// Path is the API the request called: /v1/chat/completions,
-	// /v1/messages (Anthropic) or /v1/responses (OpenAI's Responses).
+	// /v1/messages (Anthropic), /v1/responses (OpenAI's Responses) or
+	// /v1beta/models/MODEL:streamGenerateContent (Gemini).
 	Path   string
 	Header http.Header
 	Body   []byte // raw JSON body
@@ -133,6 +134,7 @@ func start(sc *Scenario, fn func(RecordedRequest) Response, addr string) (*Serve
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/messages", s.handleAPI(messagesAPI{}))
 	mux.HandleFunc("POST /v1/responses", s.handleAPI(responsesAPI{}))
+	mux.HandleFunc("POST "+geminiPrefix+"{call}", s.handleGemini())
 	mux.HandleFunc("GET /v1/models", s.handleModels)
 	mux.HandleFunc("GET /api/ps", s.handlePS)
 	mux.HandleFunc("POST /api/show", s.handleShow)

@@ -47,7 +47,7 @@ type Data struct {
 	// Date is today's date, 2006-01-02.
 	Date string
 	// Agent is the external agent working the task (claude, codex,
-	// exec), "" for ralph's own.
+	// gemini, exec), "" for ralph's own.
 	Agent string
 	// Finish says how the agent reports that the task is done: ralph's
 	// own agents call complete_task, an external agent prints a marker.

@@ -1,0 +1,226 @@
+package workers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// This file is Gemini CLI (@google/gemini-cli) as an external agent: its
+// command line, its stream-json output and its permission flags. Sources:
+// the CLI's own help and its headless-mode code (packages/cli/src/
+// nonInteractiveCli.ts and packages/core/src/output/types.ts in
+// github.com/google-gemini/gemini-cli), checked against version 0.61.0
+// driven against ralph's stand-in model (testdata/agents/samples/gemini_*).
+//
+// gemini -p "" --output-format stream-json reads the prompt from stdin
+// (-p's text is appended to stdin's, and empty adds nothing) and writes
+// one JSON object a line: "init", "message" (the user's prompt, then the
+// assistant's text in pieces with "delta":true), "tool_use" (tool_name,
+// tool_id, parameters), "tool_result" (tool_id, status success or error,
+// output, error{type,message}), "error" (severity warning or error) and a
+// last "result" (status success or error, error{type,message}, stats with
+// the tokens of the whole run). It reports no cost.
+//
+// Permissions: headless, the CLI never asks. In --approval-mode default it
+// does not even offer the model the tools that would need asking (edits
+// and shell commands), and a call to one comes back as a tool_result with
+// error type "tool_not_registered"; auto_edit adds write_file and replace,
+// which refuse paths outside the workspace; yolo adds run_shell_command
+// without any sandbox of its own; --allowed-tools "run_shell_command(go
+// test)" adds the commands that start so. Its -s sandbox needs Docker or
+// Podman (or macOS's sandbox-exec), so ralph does not turn it on.
+//
+// Exit codes: 0 when the run ended, even if a tool failed; 41 when no
+// authentication is configured, 55 in a directory it does not trust
+// (ralph passes --skip-trust: it has chosen the directory), and on an API
+// error the HTTP status modulo 256 (400 → 144, 429 → 173), after the
+// error result line.
+
+// geminiEvent is one line of gemini's stream-json.
+type geminiEvent struct {
+	Type       string          `json:"type"`
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	Delta      bool            `json:"delta"`
+	ToolName   string          `json:"tool_name"`
+	ToolID     string          `json:"tool_id"`
+	Parameters json.RawMessage `json:"parameters"`
+	Status     string          `json:"status"`
+	Output     string          `json:"output"`
+	Severity   string          `json:"severity"`
+	Message    string          `json:"message"`
+	Error      *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Stats *struct {
+		InputTokens  int `json:"input_tokens"` // includes the cached ones
+		OutputTokens int `json:"output_tokens"`
+	} `json:"stats"`
+}
+
+// geminiGated are the tools gemini offers only when its approval mode or
+// --allowed-tools let them run: a call to one that was not offered is a
+// permission refused, not a model's typo.
+var geminiGated = map[string]bool{"write_file": true, "replace": true, "run_shell_command": true}
+
+// geminiDenied are the error types of a tool call gemini's policy or
+// workspace refused.
+var geminiDenied = map[string]bool{"policy_violation": true, "permission_denied": true, "path_not_in_workspace": true}
+
+// geminiLine handles a gemini event and reports whether b was one.
+func (s *agentStream) geminiLine(b []byte) bool {
+	var ev geminiEvent
+	if json.Unmarshal(b, &ev) != nil || ev.Type == "" {
+		return false
+	}
+	switch ev.Type {
+	case "message":
+		if ev.Role != "assistant" {
+			break
+		}
+		// The answer comes in pieces; the message is all of them since
+		// the last tool call, and the final one is the last such message.
+		s.final += ev.Content
+		s.hasFinal = true
+		s.checkText(s.final)
+		if strings.TrimSpace(ev.Content) != "" {
+			s.lastText = s.final
+			s.send(ExternalEvent{Kind: "text", Text: capEventText(ev.Content)})
+		}
+	case "tool_use":
+		s.final, s.hasFinal = "", false
+		s.geminiCalls[ev.ToolID] = geminiCall{name: ev.ToolName, input: ev.Parameters}
+		s.send(ExternalEvent{Kind: "tool", Text: toolSummary(ev.ToolName, string(ev.Parameters))})
+	case "tool_result":
+		s.geminiToolResult(ev)
+	case "error":
+		s.noteLimit(ev.Message)
+		if ev.Severity == "error" {
+			s.agentErr = ev.Message
+			s.send(ExternalEvent{Kind: "error", Text: capEventText(ev.Message)})
+		} else {
+			s.send(ExternalEvent{Kind: "warning", Text: capEventText(ev.Message)})
+		}
+	case "result":
+		if u := ev.Stats; u != nil {
+			s.usage = conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+			usage := s.usage
+			s.send(ExternalEvent{Kind: "usage", Usage: &usage})
+		}
+		if ev.Status == "error" {
+			msg := "it ended with an error"
+			if ev.Error != nil && strings.TrimSpace(ev.Error.Message) != "" {
+				msg = ev.Error.Message
+			}
+			s.noteLimit(msg)
+			s.agentErr = msg
+			s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+		}
+	}
+	return true // init, the user's message and future events carry nothing ralph uses
+}
+
+// geminiCall is a tool call waiting for its result.
+type geminiCall struct {
+	name  string
+	input json.RawMessage
+}
+
+// geminiToolResult pairs a result with its call: a refused call is a
+// denial, a shell command the last command.
+func (s *agentStream) geminiToolResult(ev geminiEvent) {
+	call, ok := s.geminiCalls[ev.ToolID]
+	if !ok {
+		return
+	}
+	delete(s.geminiCalls, ev.ToolID)
+	errType, errMsg := "", ""
+	if ev.Error != nil {
+		errType, errMsg = ev.Error.Type, ev.Error.Message
+	}
+	if ev.Status == "error" && (geminiDenied[errType] || errType == "tool_not_registered" && geminiGated[call.name]) {
+		s.denials = append(s.denials, Denial{Tool: call.name, Input: denialInput(call.input)})
+		return
+	}
+	if call.name != "run_shell_command" {
+		return
+	}
+	var in struct {
+		Command string `json:"command"`
+	}
+	_ = json.Unmarshal(call.input, &in)
+	out := ev.Output
+	if ev.Status == "error" && errMsg != "" {
+		out = errMsg
+	}
+	// gemini reports a command that exits non-zero as a success with its
+	// output; only a command it could not run is an error.
+	s.lastCmd = &AgentCommand{Command: in.Command, Failed: ev.Status == "error", Output: firstLine(out)}
+}
+
+// geminiDefaults are ralph's arguments for gemini under p: --skip-trust,
+// and the approval mode and allowed commands nearest ralph's sandbox.
+func geminiDefaults(p AgentPolicy, user []string) []string {
+	var def []string
+	if !setsOption(user, "--skip-trust") {
+		def = append(def, "--skip-trust")
+	}
+	if setsOption(user, "--approval-mode", "--yolo", "-y") {
+		return def
+	}
+	mode := sandboxMode(p)
+	switch {
+	case mode == sandboxReadOnly:
+		return append(def, "--approval-mode", "default") // no edit or shell tool is offered
+	case p.Yes && mode == sandboxFull:
+		return append(def, "--approval-mode", "yolo")
+	}
+	def = append(def, "--approval-mode", "auto_edit")
+	var tools []string
+	for _, r := range p.Allowed {
+		if r = strings.Join(strings.Fields(r), " "); r != "" {
+			tools = append(tools, "run_shell_command("+r+")")
+		}
+	}
+	if len(tools) > 0 && !setsOption(user, "--allowed-tools") {
+		def = append(append(def, "--allowed-tools"), tools...)
+	}
+	return def
+}
+
+// geminiWrites says what gemini may change under its arguments.
+func geminiWrites(args []string) string {
+	if setsOption(args, "--yolo", "-y") {
+		return "gemini runs with --yolo: it may edit files and run any command, without a sandbox"
+	}
+	mode, ok := optionValue(args, "--approval-mode")
+	switch {
+	case !ok:
+		return "gemini runs with the approval mode of its own settings"
+	case mode == "yolo":
+		return "gemini runs with --approval-mode yolo: it may edit files and run any command, without a sandbox"
+	case mode == "auto_edit" && setsOption(args, "--allowed-tools"):
+		return "gemini runs with --approval-mode auto_edit: it may edit files in the project and run the commands of --allowed-tools (ralph's allowed_commands), no others"
+	case mode == "auto_edit":
+		return "gemini runs with --approval-mode auto_edit: it may edit files in the project but run no shell command; allowed_commands or -y with --sandbox danger-full-access open them"
+	case mode == "default" || mode == "plan":
+		return "gemini runs with --approval-mode " + mode + ": without a terminal it may change no file and run no command"
+	}
+	return "gemini runs with --approval-mode " + mode
+}
+
+// geminiDenialHint says how to allow a tool gemini refused.
+func geminiDenialHint(d Denial) string {
+	if d.Tool == "run_shell_command" {
+		rule := "run_shell_command"
+		if w := strings.Fields(d.Input); len(w) > 0 {
+			rule = fmt.Sprintf("run_shell_command(%s)", w[0])
+		}
+		return fmt.Sprintf("add the command to allowed_commands in ralph's config, or pass --agent-arg=--allowed-tools --agent-arg=%q, or run ralph with -y --sandbox danger-full-access (gemini's --yolo)", rule)
+	}
+	return "ralph gives gemini --approval-mode auto_edit unless its --sandbox is read-only or --agent-arg sets another mode; check the policies of gemini's settings"
+}
