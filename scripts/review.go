@@ -59,7 +59,7 @@ func (c *cli) addReviewCommand(root *cobra.Command) {
 	}
 	cmd.Flags().BoolVar(&findingsOnly, "findings-only", false, "print the reviewers' findings and change nothing")
 	cmd.Flags().IntVar(&rounds, "rounds", 3, "most review-and-fix rounds")
-	cmd.Flags().StringVar(&reviewer, "reviewer", "", "run the reviewers as another agent (claude, codex or exec:CMD), read-only")
+	cmd.Flags().StringVar(&reviewer, "reviewer", "", "run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only")
 	root.AddCommand(cmd)
 }
 

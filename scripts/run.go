@@ -81,7 +81,7 @@ unique part.`,
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
 		fl.StringVar(&f.run.Review, "review", "", "reviewer agents read the work before it counts: task (after each task passes verify) or end (once, after the last); confirmed findings are fixed (config review)")
 		fl.IntVar(&f.run.ReviewRounds, "review-rounds", 3, "with --review: most review-and-fix rounds")
-		fl.StringVar(&f.run.Reviewer, "reviewer", "", "with --review: run the reviewers as another agent (claude, codex or exec:CMD), read-only")
+		fl.StringVar(&f.run.Reviewer, "reviewer", "", "with --review: run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only")
 		fl.BoolVar(&f.run.ArchiveDone, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)")
 		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
 			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")
