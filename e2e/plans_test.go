@@ -204,3 +204,20 @@ func TestRunArchivesAFinishedPlan(t *testing.T) {
 		t.Fatalf("archived plan:\n%s", got)
 	}
 }
+
+// TestPlanNamesThatAreBadInput: a plan that does not exist, or lies
+// outside the project, is one sentence and exit 2 for every command that
+// takes one.
+func TestPlanNamesThatAreBadInput(t *testing.T) {
+	dir := t.TempDir()
+	env := cleanEnv(t, "OPENAI_API_KEY=sk-test")
+	for _, args := range [][]string{{"run", "nope.md"}, {"status", "nope.md"}, {"plans", "--graph", "nope.md"}, {"run", "../outside.md"}} {
+		r := ralph(t, dir, env, nil, args...)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "plan") {
+			t.Errorf("ralph %v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ralph", "sessions")); err == nil {
+		t.Error("a refused plan left a session behind")
+	}
+}

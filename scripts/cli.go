@@ -503,12 +503,12 @@ task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
 				}
 			}
 			if graph {
-				return r.StatusGraph(plan)
+				return planUsage(r.StatusGraph(plan))
 			}
 			if m, ok := r.TemporalMarker(); ok && plan == "" {
 				return r.StatusTemporal(context.Background(), m)
 			}
-			return r.Status(plan)
+			return planUsage(r.Status(plan))
 		},
 	}
 	statusCmd.Flags().BoolVar(&graph, "graph", false, "print the order ralph run would take the open tasks in, and what keeps any from starting")

@@ -67,7 +67,7 @@ tasks in, and what keeps any of them from ever starting.`,
 				if err != nil {
 					return usageErrorf("%s", err)
 				}
-				return r.StatusGraph(plan)
+				return planUsage(r.StatusGraph(plan))
 			}
 			return r.Plans()
 		},
@@ -84,6 +84,14 @@ tasks in, and what keeps any of them from ever starting.`,
 			return exit(c.plan(cmd.Context(), strings.Join(args, " ")))
 		},
 	})
+}
+
+// planUsage makes a plan that cannot be read bad input (exit 2).
+func planUsage(err error) error {
+	if errors.Is(err, memory.ErrPlan) {
+		return usageErrorf("%s", err)
+	}
+	return err
 }
 
 // plan is `ralph plan "feature"`.
