@@ -275,6 +275,11 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
+	if rc.Plan != "" || rc.Review != "" {
+		// The workflow works the branch's RALPH_TASKS.md and knows no
+		// reviewers: say so rather than run something else.
+		return face.Fail(ExitUsage, errors.New("--engine temporal works RALPH_TASKS.md without --review; run other plans and reviews with the local engine")), true
+	}
 	maxWait := cfg.MaxWait
 	if c.f.maxWaitSet {
 		maxWait = c.f.maxWait
