@@ -6,8 +6,6 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // The process catches SIGINT and SIGTERM through one listener. Registering
@@ -122,6 +120,14 @@ func ExitCode(sig os.Signal) int {
 	return 130
 }
 
+// signalNames are the signals that stop ralph by their usual names; the
+// syscall package has them on every platform (x/sys/unix's SignalName
+// has no Windows).
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGABRT: "SIGABRT",
+}
+
 // StopReason says in words what stopped the work: "stopped by Ctrl-C" for
 // SIGINT, "stopped by SIGTERM" and the like for other signals, "stopped by
 // <who>" for a hard stop that says where it came from (ralph stop), and
@@ -133,7 +139,7 @@ func StopReason(it Interrupt) string {
 		return "stopped by Ctrl-C"
 	case it.Signal != nil:
 		if s, ok := it.Signal.(syscall.Signal); ok {
-			if name := unix.SignalName(s); name != "" {
+			if name, ok := signalNames[s]; ok {
 				return "stopped by " + name
 			}
 		}

@@ -1,3 +1,5 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
 package scripts
 
 import (
@@ -34,17 +36,17 @@ func (q *questions) askKey(ctx context.Context, question, prompt, keys string, b
 		return q.ask(ctx, question, prompt, bell)
 	}
 	defer func() { <-q.turn }()
-	saved, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	saved, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
 	if err != nil {
 		return "", fmt.Errorf("read the terminal's modes: %w", err)
 	}
 	cbreak := *saved
 	cbreak.Lflag &^= unix.ICANON | unix.ECHO
 	cbreak.Cc[unix.VMIN], cbreak.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &cbreak); err != nil {
+	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &cbreak); err != nil {
 		return "", fmt.Errorf("set the terminal's modes: %w", err)
 	}
-	defer func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, saved) }()
+	defer func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, saved) }()
 	if q.pause != nil {
 		defer q.pause()()
 	}
