@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -32,33 +33,100 @@ func (r *Repo) ReviewBase(ctx context.Context) (string, error) {
 	return "HEAD", nil
 }
 
+// reviewLimit bounds the patch ReviewDiff returns: a review reads the
+// head of it (and the files it names), so a change of 10,000 files or a
+// 600 MB one costs no more than this.
+const reviewLimit = 256 << 10
+
+// reviewBigFile is the size from which a file's content is left out of
+// the patch ("Binary files … differ", or a line naming a new file).
+const reviewBigFile = 1 << 20
+
 // ReviewDiff is the patch a review reads: of a range ("main..feature",
 // "HEAD~3") as git diff gives it, or, for a single commit, from it to the
 // work tree, with the files git does not track yet (and does not ignore)
-// as new files. Nothing is written: no index, no object.
+// as new files. It is cut at reviewLimit, saying what it left out, and a
+// file over reviewBigFile shows as changed without its content. Nothing
+// is written: no index, no object.
 func (r *Repo) ReviewDiff(ctx context.Context, rng string) (string, error) {
-	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-renames", rng, "--"}
-	out, err := r.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, args...)
+	args := []string{"-c", fmt.Sprintf("core.bigFileThreshold=%d", reviewBigFile),
+		"diff", "--no-color", "--no-ext-diff", "--no-renames", rng, "--"}
+	out, err := runCmd(ctx, scaled(0, 10000), false, r.Top, []string{"GIT_OPTIONAL_LOCKS=0"}, nil, args...)
 	if err != nil {
 		return "", err
 	}
-	if strings.Contains(rng, "..") {
-		return string(out), nil
-	}
 	var b bytes.Buffer
+	if len(out) > reviewLimit {
+		b.Write(out[:reviewLimit])
+		fmt.Fprintf(&b, "\n… the patch goes on for %d more bytes (git diff %s)\n", len(out)-reviewLimit, rng)
+		return b.String(), nil
+	}
 	b.Write(out)
+	if strings.Contains(rng, "..") {
+		return b.String(), nil
+	}
 	untracked, err := r.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, "ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
 		return "", err
 	}
+	var left []string
 	for _, p := range bytes.Split(untracked, []byte{0}) {
-		if len(p) == 0 || bytes.HasPrefix(p, []byte(".ralph/")) {
-			continue
+		name := string(p)
+		switch {
+		case name == "" || strings.HasPrefix(name, ".ralph/"):
+		case b.Len() >= reviewLimit:
+			left = append(left, name)
+		default:
+			newFilePatch(&b, r.Abs(name), name)
 		}
-		// --no-index exits 1 when the files differ, as they always do
-		// here; its output is the patch all the same.
-		d, _ := r.Git(ctx, nil, "diff", "--no-color", "--no-ext-diff", "--no-index", "--", "/dev/null", string(p))
-		b.Write(d)
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "\n… and %d more new files: %s\n", len(left), strings.Join(clipList(left, 50), ", "))
 	}
 	return b.String(), nil
+}
+
+// newFilePatch writes the patch of an untracked file as git diff would
+// show it new, without a git process per file: its lines, or that it is
+// binary or too big to show.
+func newFilePatch(b *bytes.Buffer, abs, name string) {
+	fi, err := os.Lstat(abs)
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	fmt.Fprintf(b, "diff --git a/%s b/%s\nnew file mode %o\n", name, name, 0o100644|fi.Mode().Perm()&0o111)
+	if fi.Size() > reviewBigFile {
+		fmt.Fprintf(b, "(a new file of %d bytes, too big to show)\n", fi.Size())
+		return
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		fmt.Fprintf(b, "Binary files /dev/null and b/%s differ\n", name)
+		return
+	}
+	if len(data) == 0 {
+		return
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	fmt.Fprintf(b, "--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%d @@\n", name, len(lines))
+	for _, l := range lines {
+		b.WriteString("+" + l)
+	}
+	if !strings.HasSuffix(lines[len(lines)-1], "\n") {
+		b.WriteString("\n\\ No newline at end of file\n")
+	}
+}
+
+// clipList keeps the first n names, and says how many more there are.
+func clipList(names []string, n int) []string {
+	if len(names) <= n {
+		return names
+	}
+	return append(names[:n:n], fmt.Sprintf("(%d more)", len(names)-n))
 }
