@@ -181,10 +181,10 @@ func (v *viewTracker) readSidecar() map[string]viewState {
 
 // view renders the source's tasks as a task file: a line per task with
 // its id, priority, dependencies and attempts, and its notes under it.
-func (v *viewTracker) view() (*TaskFile, []sourceTask, error) {
+func (v *viewTracker) view() (*TaskFile, error) {
 	tasks, err := v.src.read()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	side := v.readSidecar()
 	var b strings.Builder
@@ -219,18 +219,15 @@ func (v *viewTracker) view() (*TaskFile, []sourceTask, error) {
 			}
 		}
 	}
-	return ParseTasks([]byte(b.String())), tasks, nil
+	return ParseTasks([]byte(b.String())), nil
 }
 
-func (v *viewTracker) Load() (*TaskFile, error) {
-	f, _, err := v.view()
-	return f, err
-}
+func (v *viewTracker) Load() (*TaskFile, error) { return v.view() }
 
 func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 	tasksMu.Lock()
 	defer tasksMu.Unlock()
-	f, tasks, err := v.view()
+	f, err := v.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +262,6 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 			}
 		}
 	}
-	_ = tasks
 	if len(done) > 0 {
 		if err := v.src.markDone(done); err != nil {
 			return nil, err

@@ -142,9 +142,10 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 		note = func(string) {}
 	}
 	var rep Report
+	var err error
 	defer func() {
 		rep.Duration = time.Since(start)
-		if o.Record != nil {
+		if o.Record != nil && !errors.Is(err, ErrNothingToReview) {
 			o.Record(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "review_done", Task: in.TaskID,
 				Detail: fmt.Sprintf("%d round(s), %d finding(s), %d confirmed, %d fix(es); %s", rep.Rounds, len(rep.Findings),
 					len(confirmed(rep.Findings)), len(rep.Fixes), map[bool]string{true: "clean", false: "major findings left"}[rep.Clean]),
@@ -154,13 +155,14 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 	next := 1
 	for round := 1; round <= o.Rounds; round++ {
 		rep.Rounds = round
-		diff, err := in.Diff(ctx)
-		if err != nil {
+		var diff string
+		if diff, err = in.Diff(ctx); err != nil {
 			return rep, err
 		}
 		if strings.TrimSpace(diff) == "" {
 			if round == 1 {
-				return rep, ErrNothingToReview
+				err = ErrNothingToReview
+				return rep, err
 			}
 			rep.Clean = true
 			return rep, nil
@@ -324,8 +326,8 @@ func judge(ctx context.Context, a Agents, in Input, diff string, found []Finding
 	for i := range found {
 		v, ok := verdicts[found[i].ID]
 		if !ok {
-			// Unchecked: a major finding counts as confirmed, since the
-			// work must not count on a check that did not happen.
+			// Unchecked: a finding counts as confirmed, since the work
+			// must not count on a check that did not happen.
 			v = verdict{Verdict: Confirmed, Reason: "not checked: taken as reported"}
 		}
 		found[i].Verdict, found[i].Reason = v.Verdict, v.Reason

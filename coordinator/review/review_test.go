@@ -108,11 +108,14 @@ func TestAnotherAgentsFindingsAreRead(t *testing.T) {
 	}
 }
 
-// TestNothingToReview: an empty diff is said, not reviewed.
+// TestNothingToReview: an empty diff is said, not reviewed, and no
+// review is recorded as having cost anything.
 func TestNothingToReview(t *testing.T) {
+	var recs []memory.DecisionRecord
 	_, err := Run(context.Background(), &fakeAgents{answer: func(string) string { return "" }},
-		Input{Diff: func(context.Context) (string, error) { return "  \n", nil }}, Options{})
-	if err != ErrNothingToReview {
-		t.Fatalf("err %v", err)
+		Input{Diff: func(context.Context) (string, error) { return "  \n", nil }},
+		Options{Record: func(d memory.DecisionRecord) { recs = append(recs, d) }})
+	if err != ErrNothingToReview || len(recs) != 0 {
+		t.Fatalf("err %v, records %v", err, recs)
 	}
 }

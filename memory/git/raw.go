@@ -247,6 +247,8 @@ func (c *Checkpoints) rawDiffers(ctx context.Context, env []string, paths []stri
 		}
 	}
 	var files []string
+	var stdin bytes.Buffer
+	var size int64
 	for _, p := range cands {
 		e, ok := index[p]
 		if !ok || (e.mode != "100644" && e.mode != "100755") {
@@ -254,21 +256,16 @@ func (c *Checkpoints) rawDiffers(ctx context.Context, env []string, paths []stri
 		}
 		// A symbolic link or a path gone since has no bytes of its own
 		// to keep; hash-object would follow the link.
-		if fi, err := os.Lstat(c.repo.Abs(p)); err != nil || !fi.Mode().IsRegular() {
+		fi, err := os.Lstat(c.repo.Abs(p))
+		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
 		files = append(files, p)
+		stdin.WriteString(p + "\n")
+		size += fi.Size()
 	}
 	if len(files) == 0 {
 		return nil, nil
-	}
-	var stdin bytes.Buffer
-	var size int64
-	for _, p := range files {
-		stdin.WriteString(p + "\n")
-		if fi, err := os.Lstat(c.repo.Abs(p)); err == nil {
-			size += fi.Size()
-		}
 	}
 	out, err := runCmd(ctx, scaled(size, len(files)), false, c.repo.Top, nil, stdin.Bytes(),
 		"hash-object", "-w", "--no-filters", "--stdin-paths")
