@@ -190,11 +190,11 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		}
 		switch strings.ToLower(strings.TrimSpace(choice)) {
 		case "", "a", "accept", "y", "yes":
-			face.notePlan(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
+			face.Notify(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
 			if yes, err := face.asks.ask(ctx, "Start it now with ralph run?", "[y/N]", false); err == nil && isYes(yes) {
 				accept()
 			} else {
-				face.notePlan("start it when you like with: ralph run")
+				face.Notify("start it when you like with: ralph run")
 			}
 			return ExitOK
 		case "r", "revise":
@@ -205,16 +205,16 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 			res = at.Coord.Run(ctx, "Revise the plan: "+what+"\nCall "+workers.ToolWritePlan+" again with the whole revised plan.")
 		case "e", "edit":
 			if err := editFile(ctx, filepath.Join(p.Root, memory.TasksFile)); err != nil {
-				face.notePlan(err.Error())
+				face.Notify(err.Error())
 			}
 		case "d", "drop":
 			if err := pw.Drop(); err != nil {
 				return face.Fail(ExitFailed, err)
 			}
-			face.notePlan(fmt.Sprintf("dropped the plan: %s and %s are as they were", memory.TasksFile, memory.GoalsFile))
+			face.Notify(fmt.Sprintf("dropped the plan: %s and %s are as they were", memory.TasksFile, memory.GoalsFile))
 			return ExitOK
 		default:
-			face.notePlan("answer a, r, e or d")
+			face.Notify("answer a, r, e or d")
 		}
 	}
 }
@@ -246,11 +246,6 @@ func editFile(ctx context.Context, path string) error {
 		return fmt.Errorf("the editor (%s) failed: %w", editor, err)
 	}
 	return nil
-}
-
-// notePlan tells the person something about the plan, on stderr.
-func (o *OneShot) notePlan(s string) {
-	fmt.Fprintln(o.Stderr, "ralph: "+s)
 }
 
 // planMarkdown is the plan as a person reads it: the goals, then every
@@ -327,6 +322,6 @@ func (o *OneShot) finishPlan(p *project.Project, plan *workers.Plan, res coordin
 		return ExitOK
 	}
 	fmt.Fprint(o.Stdout, o.showPlan(p, plan))
-	o.notePlan(fmt.Sprintf("the plan is in %s and %s; start it with: ralph run", memory.TasksFile, memory.GoalsFile))
+	o.Notify(fmt.Sprintf("the plan is in %s and %s; start it with: ralph run", memory.TasksFile, memory.GoalsFile))
 	return ExitOK
 }
