@@ -119,7 +119,10 @@ func TestPlanOnATerminal(t *testing.T) {
 	env := chatEnv(t)
 
 	r := startPTY(t, dir, env, "--base-url", srv.URL, "plan", "add a cache")
-	r.waitFor("Which store should back the cache?", 20*time.Second)
+	// The answer prompt, not the question: the line announcing the
+	// ask_user call names the question before the prompt is up.
+	r.waitFor("your answer (1-2 or words) ›", 20*time.Second)
+	r.waitFor("Which store should back the cache?", time.Second)
 	r.typeKeys("postgres\r")
 	r.waitFor("Accept the plan?", 20*time.Second)
 	r.waitFor("put the cache in front of postgres", time.Second)
@@ -143,7 +146,10 @@ func TestPlanOnATerminal(t *testing.T) {
 	}
 
 	r = startPTY(t, dir, env, "--base-url", srv.URL, "plan", "add a cache")
-	r.waitFor("Which store should back the cache?", 20*time.Second)
+	// The answer prompt, not the question: the line announcing the
+	// ask_user call names the question before the prompt is up.
+	r.waitFor("your answer (1-2 or words) ›", 20*time.Second)
+	r.waitFor("Which store should back the cache?", time.Second)
 	r.typeKeys("sqlite\r")
 	r.waitFor("Accept the plan?", 20*time.Second)
 	r.typeKeys("a\r")
@@ -169,7 +175,10 @@ func TestPlanInChat(t *testing.T) {
 	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
 	r.waitIdle(20*time.Second, nil)
 	r.typeKeys("/plan add a cache\r")
-	r.waitFor("Which store should back the cache?", 20*time.Second)
+	// The answer prompt, not the question: the line announcing the
+	// ask_user call names the question before the prompt is up.
+	r.waitFor("your answer (1-2 or words) ›", 20*time.Second)
+	r.waitFor("Which store should back the cache?", time.Second)
 	r.typeKeys("postgres\r")
 	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "The plan has its tasks.") })
 	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.Contains(tasks, "define the postgres schema") {
