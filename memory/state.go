@@ -160,6 +160,7 @@ const (
 	WaitRateLimit  = "rate_limit"  // the model endpoint's rate limit
 	WaitUsageLimit = "usage_limit" // an external agent's usage limit
 	WaitBreaker    = "breaker"     // the circuit breaker's cooldown
+	WaitDiskFull   = "disk_full"   // the project's file system is full
 )
 
 // Wait is a task loop waiting until a time before it starts another task.

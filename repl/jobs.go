@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // job is work running in the background while the prompt stays usable: a
@@ -126,10 +127,17 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		if r.res.Err != nil {
 			msg = r.res.Err.Error()
 		}
+		if memory.IsDiskFull(errors.New(msg)) {
+			msg = s.diskFull(errors.New(msg))
+		}
 		s.scr.line(s.scr.pal.Red("✗ " + msg))
 		failed = true
 	case r.err != nil:
-		s.scr.line(s.scr.pal.Red("✗ " + r.err.Error()))
+		msg := r.err.Error()
+		if memory.IsDiskFull(r.err) {
+			msg = s.diskFull(r.err)
+		}
+		s.scr.line(s.scr.pal.Red("✗ " + msg))
 	case r.res == nil && strings.TrimSpace(r.text) != "":
 		s.scr.block(s.scr.markdown(r.text))
 	}
@@ -451,3 +459,10 @@ func formatElapsed(d time.Duration) string {
 
 // thousands is view.Count: one way to write a count in every face.
 func thousands(n int64) string { return view.Count(n) }
+
+// diskFull is a full disk as the chat says it: the file system and the
+// space left, and that the conversation goes on once there is room (what
+// was saved before stays whole).
+func (s *Shell) diskFull(err error) string {
+	return memory.ExplainDiskFull(err, s.opts.Root).Error() + "; free some space, then send your message again"
+}

@@ -22,6 +22,7 @@ const (
 	NotifyRunEnded    = "run_ended"    // a task loop ended, however it did
 	NotifyBreakerOpen = "breaker_open" // the circuit breaker tripped
 	NotifyQuestion    = "question"     // a question waits for a person
+	NotifyDiskFull    = "disk_full"    // the task loop waits for space on a full disk
 )
 
 // NotifyEvent is the JSON summary notify_command reads on its stdin.

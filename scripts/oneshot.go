@@ -178,6 +178,9 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 		// someone reading a headless run's log must not think it hung.
 		fmt.Fprintln(o.Stderr, "ralph: "+text.StripControls(ev.Text))
 	}
+	if ev.Type == coordinator.EventLimitWait && ev.State == memory.WaitDiskFull && strings.HasPrefix(ev.Text, "waiting") {
+		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyDiskFull, Text: ev.Text}))
+	}
 	if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerOpen {
 		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyBreakerOpen, Text: ev.Text}))
 	}
@@ -285,6 +288,9 @@ func ExitCode(res coordinator.Result) int {
 // returns code.
 func (o *OneShot) Fail(code int, err error) int {
 	o.Close()
+	if memory.IsDiskFull(err) {
+		err, code = o.diskFull(err), ExitFailed
+	}
 	if o.enc == nil {
 		o.enc = newStreamEncoder(o.Stdout)
 	}
@@ -307,6 +313,14 @@ func (o *OneShot) Fail(code int, err error) int {
 // person watching it reads stderr.
 func (o *OneShot) Finish(res coordinator.Result) int {
 	o.Close()
+	if res.IsError && res.Subtype != coordinator.SubtypeInterrupted && (memory.IsDiskFull(res.Err) || res.Err == nil && memory.IsDiskFull(errors.New(res.Text))) {
+		cause := res.Err
+		if cause == nil {
+			cause = errors.New(res.Text)
+		}
+		res.Err = o.diskFull(cause)
+		res.Text = res.Err.Error()
+	}
 	code := ExitCode(res)
 	switch o.Format {
 	case FormatJSON, FormatStreamJSON:
@@ -333,6 +347,13 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", l)
 	}
 	return code
+}
+
+// diskFull is a full disk as the one-shot says it: the file system, the
+// space left, and that the session goes on once there is room (what was
+// saved before stays whole).
+func (o *OneShot) diskFull(err error) error {
+	return fmt.Errorf("%w; free some space, then ralph -c continues the session", memory.ExplainDiskFull(err, o.Cwd))
 }
 
 // deniedSummary says, in a sentence for the commands and one for the MCP

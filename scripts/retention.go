@@ -85,7 +85,7 @@ func (r Records) Archive(ctx context.Context, id string) error {
 	if r.JSON {
 		return r.writeJSON(res)
 	}
-	fmt.Fprintf(r.Out, "archived %s to %s (%d files, %s)\n", id, text.StripControls(res.Path), res.Files, byteSize(res.Bytes))
+	fmt.Fprintf(r.Out, "archived %s to %s (%d files, %s)\n", id, text.StripControls(res.Path), res.Files, text.Size(res.Bytes))
 	return nil
 }
 
@@ -97,16 +97,6 @@ func checkpointRefs(ctx context.Context, root string) retention.RefPruner {
 		return nil
 	}
 	return repo
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func plural(n int, one, many string) string { return view.Plural(n, one, many) }

@@ -97,7 +97,9 @@ func (l *loop) waitForLimit(d attemptDone, err error) string {
 func (l *loop) hold() time.Duration {
 	now := time.Now()
 	var wait time.Duration
-	if w := l.wait; w != nil {
+	if w := l.wait; w != nil && w.Reason == memory.WaitDiskFull {
+		wait = l.holdForDisk(now)
+	} else if w != nil {
 		if now.Before(w.Until) {
 			wait = w.Until.Sub(now)
 		} else {

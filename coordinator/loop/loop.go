@@ -199,6 +199,11 @@ type loop struct {
 	// storeErr is the first record that could not be saved. Only the
 	// loop's own goroutine touches it: workers never write the record.
 	storeErr error
+	// diskErr is the last record a full disk kept from being saved, and
+	// reopen the tasks it left marked in progress (see diskwait.go).
+	diskErr       error
+	reopen        []string
+	diskRecovered bool
 }
 
 // Run works through RALPH_TASKS.md until every task is done or failed,
@@ -279,6 +284,13 @@ func Run(ctx context.Context, o Options) Result {
 // keep remembers the first error saving the session record. The loop goes
 // on, since the work matters more than its log, but the result reports it.
 func (l *loop) keep(err error) {
+	if memory.IsDiskFull(err) {
+		// The loop waits for space and writes its state again then
+		// (holdForDisk); failIfNotSaved reports it if no save after
+		// the wait cleared it.
+		l.diskErr = err
+		return
+	}
 	if err != nil && l.storeErr == nil {
 		l.storeErr = err
 	}
@@ -288,7 +300,15 @@ func (l *loop) keep(err error) {
 // a run whose record is incomplete does not look clean.
 func (l *loop) failIfNotSaved() {
 	if l.o.RecordErr != nil {
-		l.keep(l.o.RecordErr())
+		// Events the recorder could not append while the disk was full
+		// are lost, but the run waited for space and its state was
+		// saved whole after: that is no record lost.
+		if err := l.o.RecordErr(); !(l.diskRecovered && memory.IsDiskFull(err)) {
+			l.keep(err)
+		}
+	}
+	if l.storeErr == nil && l.diskErr != nil {
+		l.storeErr = memory.ExplainDiskFull(l.diskErr, l.o.Root)
 	}
 	if l.storeErr == nil {
 		return
@@ -347,6 +367,9 @@ func (l *loop) run(ctx context.Context) Result {
 		if r, done := l.checkLimits(ctx); done {
 			return stop(r)
 		}
+		// A wait that ends now may put tasks back to open, so it is
+		// looked at before the task file is read.
+		hold := l.hold()
 		// Start as many ready tasks as the parallelism allows.
 		f, err := l.boundary()
 		if err != nil {
@@ -358,7 +381,7 @@ func (l *loop) run(ctx context.Context) Result {
 		if paused {
 			ready = nil
 		}
-		if hold := l.hold(); hold > 0 {
+		if hold > 0 {
 			// A limit to reset or an open breaker: nothing starts before.
 			ready, wait = nil, hold
 		}
@@ -367,6 +390,11 @@ func (l *loop) run(ctx context.Context) Result {
 				break
 			}
 			attempt, err := l.begin(t, ready[i+1:])
+			if err != nil && memory.IsDiskFull(err) {
+				l.pauseForDisk(err)
+				ready, wait = nil, l.hold()
+				break
+			}
 			if err != nil {
 				return stop(Result{Reason: "cannot update the task file", IsError: true, Err: err})
 			}
@@ -542,6 +570,18 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 			failure = "verification failed: " + text.Clip(verifyOut, 500)
 		}
 	}
+	if !endedAlready && l.diskFull(out.Err, failure) {
+		// A full disk is no failure of the task: wait for space.
+		l.ended(ctx, d)
+		cause := out.Err
+		if cause == nil {
+			cause = errors.New(failure)
+		}
+		if failure = l.waitForDisk(d, cause); failure == "" {
+			return Result{}, false
+		}
+		endedAlready = true
+	}
 	if !endedAlready {
 		l.ended(ctx, d)
 	}
@@ -567,6 +607,13 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		l.keep(memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
 			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID}))
 		_, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+		if err != nil && memory.IsDiskFull(err) {
+			// The work is done but cannot be recorded: the task is
+			// worked again once there is space.
+			if failure = l.waitForDisk(d, err); failure == "" {
+				return Result{}, false
+			}
+		}
 		if err != nil {
 			return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
@@ -590,6 +637,9 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		l.notBefore[t.ID] = settled.NotBefore
 	}
 	if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
+		if memory.IsDiskFull(err) && l.waitForDisk(d, err) == "" {
+			return Result{}, false
+		}
 		return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	ev := attemptEnded(d, next, verify, failure)

@@ -116,7 +116,7 @@ func (p *Project) CheckpointLog(session string) []git.Entry {
 func (p *Project) recordErr(err error) {
 	p.Session.AppendLog("errors", map[string]any{"time": time.Now().UTC(), "kind": "checkpoint", "message": err.Error()})
 	if c := p.warnTo.Load(); c != nil {
-		c.Warn("could not record a git checkpoint, so ralph undo and ralph diff will miss this change: " + err.Error())
+		c.Warn("could not record a git checkpoint, so ralph undo and ralph diff will miss this change: " + memory.ExplainDiskFull(err, p.Root).Error())
 	}
 }
 

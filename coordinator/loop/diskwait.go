@@ -1,0 +1,113 @@
+package loop
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// A full disk stops every attempt the same way — git cannot write a
+// checkpoint, ralph its records, the model's tools their files — until
+// someone frees space. An unattended run must not spend its attempts and
+// trip its breaker on that, so an attempt that failed while the project's
+// file system was full (or on an error that says so) is treated like a
+// rate limit: the task goes back to open, the attempt is not counted, the
+// loop says once why it waits (session.json's wait, a limit_wait event, a
+// notification) and starts nothing until there is room again.
+
+// diskPoll is how often the loop looks at the free space while it waits;
+// statfs costs microseconds.
+var diskPoll = time.Second
+
+// quotaWait is how long the loop waits when an error said the disk or a
+// quota was full but the file system shows space (a quota, or space freed
+// meanwhile): long enough not to spend model calls on a retry a second.
+var quotaWait = time.Minute
+
+// diskFull reports whether the attempt that ended with err and failure
+// failed on a full disk: an error in its chain says so, or the project's
+// file system is full now.
+func (l *loop) diskFull(err error, failure string) bool {
+	if failure == "" {
+		return false
+	}
+	return memory.IsDiskFull(err) || memory.IsDiskFull(errors.New(failure)) || memory.DiskLow(l.o.Root)
+}
+
+// waitForDisk is waitForLimit for a full disk: the task goes back to open
+// (or, while nothing can be written, is reopened when there is space) and
+// the attempt is not counted. It returns "" when the loop waits, or the
+// failure sentence when the person's --max-wait 0 says it never waits.
+func (l *loop) waitForDisk(d attemptDone, cause error) string {
+	full := memory.DiskFull(l.o.Root, cause)
+	if l.o.MaxWait <= 0 {
+		return full.Error() + " (ralph does not wait with --max-wait 0)"
+	}
+	t := d.task
+	if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) }); memory.IsDiskFull(err) {
+		l.reopen = append(l.reopen, t.ID)
+	} else if err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+		l.keep(err)
+	}
+	l.waived[t.ID]++
+	l.stats.Iterations--
+	l.emit(attemptEnded(d, memory.TaskOpen, nil, full.Error()))
+	l.pauseForDisk(cause)
+	l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
+		Detail: t.ID + " goes back to open; " + l.wait.Text,
+		Reason: "attempt " + strconv.Itoa(d.attempt) + " failed on a full disk: " + text.Clip(full.Error(), 300) + "; no attempt can succeed before there is space, so waiting spends no retry"})
+	return ""
+}
+
+// pauseForDisk makes the loop start nothing until the project's file
+// system has space again, saying so once.
+func (l *loop) pauseForDisk(cause error) {
+	poll := diskPoll
+	if !memory.DiskLow(l.o.Root) {
+		poll = quotaWait
+	}
+	until := time.Now().Add(poll)
+	if l.wait != nil && l.wait.Reason == memory.WaitDiskFull {
+		if until.After(l.wait.Until) {
+			l.wait.Until = until
+		}
+		return
+	}
+	note := "waiting for space: " + memory.DiskFull(l.o.Root, cause).Error()
+	l.wait = &memory.Wait{Reason: memory.WaitDiskFull, Until: until, Text: note}
+	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
+	l.save(memory.StatusRunning, "")
+}
+
+// holdForDisk is hold's part for a disk wait: how long until the loop
+// looks again, or 0 when there is space and the wait is over.
+func (l *loop) holdForDisk(now time.Time) time.Duration {
+	w := l.wait
+	if now.Before(w.Until) {
+		return w.Until.Sub(now)
+	}
+	if memory.DiskLow(l.o.Root) {
+		w.Until = now.Add(diskPoll)
+		return diskPoll
+	}
+	// Tasks that could not be put back to open while the disk was full
+	// are put back now.
+	for _, id := range l.reopen {
+		if _, err := l.updateTasks(nil, func(f *memory.TaskFile) error { return f.SetState(id, memory.TaskOpen) }); memory.IsDiskFull(err) {
+			w.Until = now.Add(diskPoll)
+			return diskPoll
+		}
+	}
+	l.reopen = nil
+	l.wait = nil
+	note := "there is space again on the project's file system; going on"
+	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
+	l.decide(memory.DecisionRecord{Kind: "limit_wait_over", Detail: note, Reason: "the project's file system has more than " + text.Size(memory.LowSpace) + " free"})
+	l.diskErr, l.diskRecovered = nil, true
+	l.save(memory.StatusRunning, "")
+	return 0
+}

@@ -1,0 +1,5 @@
+//go:build darwin || freebsd
+
+package memory
+
+func mountOf(string) (string, string) { return "", "" }
