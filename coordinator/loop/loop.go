@@ -358,8 +358,10 @@ func (l *loop) run(ctx context.Context) Result {
 		if paused {
 			ready = nil
 		}
-		if hold := l.hold(); hold > 0 {
+		if hold := l.hold(); hold > 0 && (len(ready) > 0 || wait > 0 || inflight > 0) {
 			// A limit to reset or an open breaker: nothing starts before.
+			// When no task could start again anyway, there is nothing to
+			// wait for, and the loop ends below.
 			ready, wait = nil, hold
 		}
 		for i, t := range ready {
