@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+)
+
+// Issue 43: results tell the truth. A check that could not run is a
+// failure, a hint does what it says, and a loop with nothing left to do
+// ends at once.
+
+// reviewJSON is the part of ralph review --json these tests read.
+type reviewJSON struct {
+	Type     string `json:"type"`
+	Clean    bool   `json:"clean"`
+	Error    string `json:"error"`
+	Findings []struct{ Reviewer, Why string }
+}
+
+func parseReview(t *testing.T, r runResult) reviewJSON {
+	t.Helper()
+	var rep reviewJSON
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Type != "review" {
+		t.Fatalf("ralph review --json printed no report (%v); exit %d\nstdout:\n%s\nstderr:\n%s", err, r.code, r.stdout, r.stderr)
+	}
+	return rep
+}
+
+// sessionStatus is the status the project's only session was left in.
+func sessionStatus(t *testing.T, dir string) string {
+	t.Helper()
+	var st struct{ Status string }
+	data := readFileT(t, filepath.Join(sessionDir(t, dir), "session.json"))
+	if err := json.Unmarshal([]byte(data), &st); err != nil {
+		t.Fatalf("session.json: %v\n%s", err, data)
+	}
+	return st.Status
+}
+
+// TestReviewUnreachableModelFails: with the model endpoint unreachable no
+// reviewer can run, so the review fails, named, with exit 1 and
+// "clean": false, instead of "No findings." and exit 0; and its session
+// is ended, not left running.
+func TestReviewUnreachableModelFails(t *testing.T) {
+	dir := reviewProject(t)
+	env := cleanEnv(t, "OPENAI_BASE_URL=http://127.0.0.1:1/v1", "OPENAI_API_KEY=sk-test")
+	r := ralph(t, dir, env, nil, "--json", "review", "--findings-only")
+	rep := parseReview(t, r)
+	if r.code != 1 || rep.Clean || !strings.Contains(rep.Error, "reviewer") || !strings.Contains(r.stderr, "the review could not be done") {
+		t.Fatalf("exit %d, report %+v\nstderr:\n%s", r.code, rep, r.stderr)
+	}
+	text := ralph(t, dir, env, nil, "review", "--findings-only")
+	if text.code != 1 || strings.Contains(text.stdout, "No findings.") || !strings.Contains(text.stdout, "could not be done") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", text.code, text.stdout, text.stderr)
+	}
+}
+
+// silentReviewers is a stand-in model whose reviewers answer in words
+// and never call report_findings; a task's worker (ralph run) writes
+// calc.go and completes its task.
+func silentReviewers() *fakemodel.Server {
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	return fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		for _, m := range msgs {
+			if m.Role != openai.ChatMessageRoleUser {
+				continue
+			}
+			if sub := taskPromptRe.FindStringSubmatch(m.Content); sub != nil {
+				switch {
+				case last.Role == openai.ChatMessageRoleUser:
+					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "calc.go", "content": calcBug})}}}
+				case last.Name == "write_file":
+					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "added Mul"})}}}
+				}
+				return fakemodel.Response{Text: "done"}
+			}
+			break
+		}
+		return fakemodel.Response{Text: "The change looks fine to me."}
+	})
+}
+
+// TestReviewersThatNeverReportFail: reviewers that answer but never call
+// report_findings found nothing only as far as anyone knows: the review
+// fails with exit 1, "clean": false and the reviewers named, and its
+// session ends failed, so the next ralph does not call it left running.
+func TestReviewersThatNeverReportFail(t *testing.T) {
+	srv := silentReviewers()
+	t.Cleanup(srv.Close)
+	dir := reviewProject(t)
+	env := cleanEnv(t)
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "review", "--findings-only")
+	rep := parseReview(t, r)
+	if r.code != 1 || rep.Clean || !strings.Contains(rep.Error, "the correctness reviewer finished without calling report_findings") {
+		t.Fatalf("exit %d, report %+v\nstderr:\n%s", r.code, rep, r.stderr)
+	}
+	if st := sessionStatus(t, dir); st != "failed" {
+		t.Fatalf("the review's session is %q, not failed", st)
+	}
+	next := ralph(t, dir, env, nil, "--base-url", srv.URL, "status")
+	if strings.Contains(next.stdout+next.stderr, "left running") {
+		t.Fatalf("the next ralph took the review for a session left running:\n%s\n%s", next.stdout, next.stderr)
+	}
+}
+
+// TestReviewSessionCompleted: a review that ran and found nothing ends
+// its session completed.
+func TestReviewSessionCompleted(t *testing.T) {
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		if last := msgs[len(msgs)-1]; last.Role == openai.ChatMessageRoleTool {
+			return fakemodel.Response{Text: "done"}
+		}
+		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "report_findings", Arguments: args(map[string]any{"findings": []any{}})}}}
+	})
+	t.Cleanup(srv.Close)
+	dir := reviewProject(t)
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "review", "--findings-only")
+	if r.code != 0 || !strings.Contains(r.stdout, "No findings.") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if st := sessionStatus(t, dir); st != "completed" {
+		t.Fatalf("the review's session is %q, not completed", st)
+	}
+}
+
+// TestRunBareReviewFailsUnreportedTask: bare --review means --review task,
+// and a task whose reviewers never reported is not counted as reviewed:
+// its attempts fail and the run exits 1.
+func TestRunBareReviewFailsUnreportedTask(t *testing.T) {
+	srv := silentReviewers()
+	t.Cleanup(srv.Close)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(dir, "calc.go"), calcGood)
+	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), "- [ ] add Mul <!-- ralph:id=mul -->\n")
+	shIn(t, dir, "git init -q -b main && git add . && git commit -qm calc")
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "run", "--review", "--retries", "0")
+	if r.code != 1 || strings.Contains(r.stderr, "flag needs an argument") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.HasPrefix(tasks, "- [!] add Mul") {
+		t.Fatalf("the unreviewed task counts:\n%s", tasks)
+	}
+	errs := readFileT(t, filepath.Join(sessionDir(t, dir), "errors.jsonl"))
+	if !strings.Contains(errs, "finished without calling report_findings") {
+		t.Fatalf("the attempt's failure does not name the reviewers:\n%s", errs)
+	}
+}
+
+// TestLoopEndsAtOnceWhenNothingIsLeft: one task that fails every attempt,
+// with nobody at a terminal and the breaker's default cooldown of five
+// minutes: the task is failed, nothing is left to start, and the loop
+// exits 1 within seconds instead of waiting out the cooldown.
+func TestLoopEndsAtOnceWhenNothingIsLeft(t *testing.T) {
+	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
+		return fakemodel.Response{Text: "I could not do it."}
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), "- [ ] an impossible task <!-- ralph:id=t1 -->\n")
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "run")
+	if r.code != 1 || r.dur > 10*time.Second {
+		t.Fatalf("exit %d after %s\n%s\n%s", r.code, r.dur, r.stdout, r.stderr)
+	}
+	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.HasPrefix(tasks, "- [!] an impossible task") {
+		t.Fatalf("tasks:\n%s", tasks)
+	}
+	if decisions, _ := os.ReadFile(filepath.Join(sessionDir(t, dir), "decisions.jsonl")); strings.Contains(string(decisions), `"kind":"breaker_open"`) {
+		t.Fatalf("the breaker opened with nothing left to hold back:\n%s", decisions)
+	}
+}
