@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,5 +182,73 @@ func TestLoopEndsAtOnceWhenNothingIsLeft(t *testing.T) {
 	}
 	if decisions, _ := os.ReadFile(filepath.Join(sessionDir(t, dir), "decisions.jsonl")); strings.Contains(string(decisions), `"kind":"breaker_open"`) {
 		t.Fatalf("the breaker opened with nothing left to hold back:\n%s", decisions)
+	}
+}
+
+// TestPlanTaskVerifyDecides: a task's own verify command, as ralph plan
+// writes it under the task ("Verify: `CMD` passes") or as a person writes
+// it ("verify: CMD"), runs after the run's --verify and decides: the task
+// whose command fails is not done though its worker said it was, the one
+// whose command passes is; and the worker was told which commands decide.
+func TestPlanTaskVerifyDecides(t *testing.T) {
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	var told []string
+	var mu sync.Mutex
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		for _, m := range msgs {
+			sub := taskPromptRe.FindStringSubmatch(m.Content)
+			if m.Role != openai.ChatMessageRoleUser || sub == nil {
+				continue
+			}
+			switch {
+			case last.Role == openai.ChatMessageRoleUser:
+				mu.Lock()
+				told = append(told, m.Content)
+				mu.Unlock()
+				if sub[1] == "t2" {
+					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "t2.txt", "content": "ok\n"})}}}
+				}
+				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done"})}}}
+			case last.Name == "write_file":
+				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done"})}}}
+			case last.Name == "complete_task":
+				mu.Lock()
+				told = append(told, last.Content)
+				mu.Unlock()
+			}
+			return fakemodel.Response{Text: "done"}
+		}
+		return fakemodel.Response{Text: "nothing to do"}
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), "# Tasks\n\n"+
+		"- [ ] write t1.txt <!-- ralph:id=t1 -->\n  Acceptance criteria:\n  - Verify: `test -f t1.txt` passes\n"+
+		"- [ ] write t2.txt <!-- ralph:id=t2 -->\n  verify: test -f t2.txt\n")
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "run", "--retries", "0", "--verify", "test -f RALPH_TASKS.md")
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md"))
+	if !strings.Contains(tasks, "- [!] write t1.txt") || !strings.Contains(tasks, "- [x] write t2.txt") {
+		t.Fatalf("tasks:\n%s", tasks)
+	}
+	errs := readFileT(t, filepath.Join(sessionDir(t, dir), "errors.jsonl"))
+	if !strings.Contains(errs, "(`test -f t1.txt` did not pass)") {
+		t.Fatalf("the failure does not name the task's command:\n%s", errs)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(told, "\n")
+	for _, want := range []string{"ralph runs `test -f RALPH_TASKS.md`, then `test -f t1.txt`; the task is done only if every one passes",
+		"ralph runs `test -f RALPH_TASKS.md`, then `test -f t2.txt`"} {
+		if strings.Count(all, want) != 2 { // the task prompt and complete_task's answer
+			t.Fatalf("the worker was not told %q twice:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "ralph will verify it") {
+		t.Fatalf("the worker was told something vague:\n%s", all)
 	}
 }
