@@ -252,3 +252,62 @@ func TestPlanTaskVerifyDecides(t *testing.T) {
 		t.Fatalf("the worker was told something vague:\n%s", all)
 	}
 }
+
+// TestPartialUndoHintDoesWhatItSays: after an undo that skipped a file the
+// person edited, the hint's command, run exactly as printed, overwrites
+// that file alone: a.txt stays as it was before the request, b.txt goes
+// back to its state before it; and no message names a checkpoint ref.
+func TestPartialUndoHintDoesWhatItSays(t *testing.T) {
+	dir := gitProjectDir(t)
+	srv := writer(t)
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	shIn(t, dir, `printf 'b1\nB2 changed\nb3\nmy line\n' > b.txt`)
+	u := ralph(t, dir, env, nil, "undo")
+	if u.code != 1 || !strings.Contains(u.stdout, "put back a.txt") || !strings.Contains(u.stdout, "skipped b.txt") {
+		t.Fatalf("ralph undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
+	}
+	hint := hintCommand(t, u.stdout)
+	if hint[0] != "ralph" {
+		t.Fatalf("the hint is not a ralph command: %q", hint)
+	}
+	f := ralph(t, dir, env, nil, hint[1:]...)
+	if f.code != 0 {
+		t.Fatalf("%q: exit %d\n%s\n%s", hint, f.code, f.stdout, f.stderr)
+	}
+	if exists(filepath.Join(dir, "a.txt")) {
+		t.Fatalf("%q put a.txt back as the model wrote it:\n%s", hint, f.stdout)
+	}
+	if got := readFileT(t, filepath.Join(dir, "b.txt")); got != "b1\nb2\nb3\n" {
+		t.Fatalf("%q left b.txt as %q:\n%s", hint, got, f.stdout)
+	}
+	d := ralph(t, dir, env, nil, "diff", "--json")
+	for _, out := range []string{u.stdout, u.stderr, f.stdout, f.stderr, d.stdout, d.stderr} {
+		if strings.Contains(out, "refs/") {
+			t.Fatalf("a message names a checkpoint ref:\n%s", out)
+		}
+	}
+	if !strings.Contains(d.stdout, `"what": "the undo of your last request`) {
+		t.Fatalf("ralph diff of the last undo:\n%s", d.stdout)
+	}
+}
+
+// hintCommand is the command in backticks on the undo's "skipped" line,
+// as words.
+func hintCommand(t *testing.T, out string) []string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "skipped ") {
+			continue
+		}
+		if _, rest, ok := strings.Cut(l, "`"); ok {
+			if cmd, _, ok := strings.Cut(rest, "`"); ok {
+				return strings.Fields(cmd)
+			}
+		}
+	}
+	t.Fatalf("no command in backticks on the skipped line:\n%s", out)
+	return nil
+}
