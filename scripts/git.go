@@ -59,7 +59,8 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 message, a task attempt: every model step it took), or for model step N alone
 (--step), or for every attempt at a task, as they were at the checkpoint before.
 Only files ralph changed there are touched; a file changed since (by you or a later
-step) is named and left alone unless --force is given. What the model's own git
+step) is named and left alone unless --force is given; to finish such an undo,
+--skipped --force overwrites the files it skipped and no other. What the model's own git
 commands did (a commit that moved your branch, a switch, a branch created or
 deleted, files staged) is not undone but named, with the git command that puts it
 back; --git runs the reset of a moved branch (git reset --soft) and of your index
@@ -95,6 +96,7 @@ is nothing to undo, 3 while another ralph works in the project.`,
 		},
 	}
 	selection(undo, false)
+	undo.Flags().BoolVar(&sel.Skipped, "skipped", false, "finish the last undo: only the files it skipped because they changed since (with --force: overwrite them)")
 	undo.Flags().BoolVar(&sel.Git, "git", false, "also move the branch back that a commit of the model's moved (git reset --soft: your files and index stay)")
 	root.AddCommand(diff, undo)
 }

@@ -33,8 +33,10 @@ uncommitted changes on the default branch, new files included.
 --findings-only runs one round of the reviewers, who only read, and prints
 what they found: no check, no fix, no file changed.
 
-Exit 0 when no major finding is left, 1 when one is, 2 for bad input (no git
-repository, nothing to review).`
+Exit 0 when no major finding is left, 1 when one is or when the review could
+not be done (a reviewer failed, timed out or never reported its findings: a
+check that did not run is no pass; --json says "clean": false and why in
+"error"), 2 for bad input (no git repository, nothing to review).`
 
 // addReviewCommand wires `ralph review`.
 func (c *cli) addReviewCommand(root *cobra.Command) {
@@ -77,23 +79,27 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 		return face.Fail(project.ExitCode(err), err)
 	}
 	defer p.Close()
+	// The review's session ends with its verdict, as a one-shot's does,
+	// so that no later ralph takes it for one left running.
+	var verdict error
+	defer func() { p.EndOneShot(verdict) }()
 	repo, err := git.Open(ctx, p.Root)
 	if err != nil {
-		return face.Fail(ExitUsage, errors.New("ralph review reads a git diff: run it inside a git repository"))
+		return failWith(face, &verdict, ExitUsage, errors.New("ralph review reads a git diff: run it inside a git repository"))
 	}
 	if rng == "" {
 		if rng, err = repo.ReviewBase(ctx); err != nil {
-			return face.Fail(ExitUsage, err)
+			return failWith(face, &verdict, ExitUsage, err)
 		}
 	}
 	reviewers, err := review.LoadReviewers(p.Fs, p.Root)
 	if err != nil {
-		return face.Fail(ExitFailed, err)
+		return failWith(face, &verdict, ExitFailed, err)
 	}
 	var ext review.ExternalReviewer
 	if reviewer != "" {
 		if ext, err = p.ReviewerAgent(reviewer, 30*time.Minute); err != nil {
-			return face.Fail(ExitUsage, err)
+			return failWith(face, &verdict, ExitUsage, err)
 		}
 	}
 	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
@@ -108,9 +114,13 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	face.Close()
 	switch {
 	case errors.Is(err, review.ErrNothingToReview):
-		return face.Fail(ExitUsage, fmt.Errorf("%w in %s", err, rng))
+		return failWith(face, &verdict, ExitUsage, fmt.Errorf("%w in %s", err, rng))
+	case errors.Is(err, review.ErrIncomplete):
+		// The report is printed still, clean false with the reason, so a
+		// script reads the same shape whether the review ran or not.
+		verdict = err
 	case err != nil:
-		return face.Fail(ExitFailed, err)
+		return failWith(face, &verdict, ExitFailed, err)
 	}
 	if face.Format == FormatJSON || face.Format == FormatStreamJSON {
 		_ = json.NewEncoder(face.Stdout).Encode(struct {
@@ -121,10 +131,25 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	} else {
 		fmt.Fprint(face.Stdout, text.StripControls(reviewText(rep, findingsOnly)))
 	}
+	if verdict != nil {
+		fmt.Fprintf(face.Stderr, "ralph: %s\n", text.StripControls(verdict.Error()))
+		return ExitFailed
+	}
 	if !rep.Clean {
+		verdict = errors.New("confirmed major findings are left")
+		if findingsOnly {
+			verdict = errors.New("major findings were reported")
+		}
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// failWith reports err as the review's failure and keeps it as the
+// session's verdict.
+func failWith(face *OneShot, verdict *error, code int, err error) int {
+	*verdict = err
+	return face.Fail(code, err)
 }
 
 // reviewText is a review for people: its findings, major first, each with
@@ -144,6 +169,8 @@ func reviewText(rep review.Report, findingsOnly bool) string {
 		}
 	}
 	switch {
+	case rep.Error != "":
+		fmt.Fprintf(&b, "The review could not be done, so it does not pass: %s.\n", rep.Error)
 	case len(fs) == 0:
 		b.WriteString("No findings.\n")
 	case findingsOnly:

@@ -36,6 +36,7 @@ func (c *cli) addLoopCommands(root *cobra.Command) {
 		Example: runExamples,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = reviewValue(cmd, args, &f.run.Review)
 			if len(args) == 1 {
 				f.planArg = args[0]
 			}
@@ -54,6 +55,7 @@ already done is done again. A session id may be given in full or as a
 unique part.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = reviewValue(cmd, args, &f.run.Review)
 			if len(args) == 1 {
 				f.session = args[0]
 			}
@@ -79,7 +81,9 @@ unique part.`,
 			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
 		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
 		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
-		fl.StringVar(&f.run.Review, "review", "", "reviewer agents read the work before it counts: task (after each task passes verify) or end (once, after the last); confirmed findings are fixed (config review)")
+		fl.StringVar(&f.run.Review, "review", "", "reviewer agents read the work before it counts: task (after each task passes verify; bare --review) or end (once, after the last); confirmed findings are fixed (config review)")
+		// People type --review bare; it means the review of each task.
+		fl.Lookup("review").NoOptDefVal = project.ReviewTask
 		fl.IntVar(&f.run.ReviewRounds, "review-rounds", 3, "with --review: most review-and-fix rounds")
 		fl.StringVar(&f.run.Reviewer, "reviewer", "", "with --review: run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only")
 		fl.BoolVar(&f.run.ArchiveDone, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)")
@@ -401,4 +405,20 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		}
 	}
 	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, prior, counts), nil
+}
+
+// reviewValue takes a mode written after a bare --review ("--review end",
+// which the flag's optional value leaves as an argument) as the flag's
+// value, so both spellings keep meaning what they say. It returns the
+// arguments left.
+func reviewValue(cmd *cobra.Command, args []string, review *string) []string {
+	fl := cmd.Flags().Lookup("review")
+	if fl == nil || !fl.Changed || *review != project.ReviewTask || len(args) == 0 {
+		return args
+	}
+	if args[0] == project.ReviewTask || args[0] == project.ReviewEnd {
+		*review = args[0]
+		return args[1:]
+	}
+	return args
 }

@@ -35,7 +35,7 @@ type PlannedTask struct {
 	Title              string   `json:"title" required:"true" description:"what to do, one line"`
 	Description        string   `json:"description,omitempty" description:"more about the task, if the title is not enough"`
 	AcceptanceCriteria []string `json:"acceptance_criteria,omitempty" description:"what must hold when the task is done"`
-	Verify             string   `json:"verify,omitempty" description:"a command that passes only when the task is done, such as a test"`
+	Verify             string   `json:"verify,omitempty" description:"a command that passes only when the task is done, such as a test; ralph run runs it after the agent says the task is done, and the task is done only if it passes"`
 	Priority           *int     `json:"priority,omitempty" description:"lower is sooner; leave out where the order does not matter"`
 	DependsOn          []string `json:"depends_on,omitempty" description:"ids of tasks that must be done first"`
 }

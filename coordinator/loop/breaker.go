@@ -69,6 +69,12 @@ func (l *loop) breakerFailed(ctx context.Context, id, failure string) (Result, b
 	case decide.Ignore:
 		return Result{}, false // open, or half-open with a task from before: the probe decides
 	}
+	if l.nothingLeft() {
+		// No task can start again (every one done, failed or blocked):
+		// the loop ends now, and there is nothing to ask about or to
+		// wait out a cooldown for.
+		return Result{}, false
+	}
 	l.refreshStats()
 	trip, err := l.o.Breaker(l.stats)
 	if err == nil && !trip {
@@ -115,4 +121,18 @@ func (l *loop) breakerChanged(kind, text, detail, reason string) {
 	state := l.breaker.Name()
 	l.emit(coordinator.Event{Type: coordinator.EventBreaker, State: state, Until: l.breaker.Until, Text: "circuit breaker " + text, IsError: state == memory.BreakerOpen})
 	l.save(memory.StatusRunning, "")
+}
+
+// nothingLeft reports whether no task could start again: none is in
+// flight, none is ready and none is backing off before a retry.
+func (l *loop) nothingLeft() bool {
+	if len(l.running) > 0 {
+		return false
+	}
+	f, err := l.o.Tasks.Load()
+	if err != nil {
+		return false
+	}
+	ready, wait := l.ready(f)
+	return len(ready) == 0 && wait == 0
 }

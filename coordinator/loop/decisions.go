@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,7 +113,21 @@ func (l *loop) assign(f *memory.TaskFile, t memory.Task, attempt int) Assignment
 	}
 	a := AssignmentIn(l.o.Fs, l.o.Root, f, t, attempt, last, l.o.Prompt)
 	a.brief.Plan = l.o.Tasks.Name()
+	a.checks = Checks(l.o.VerifyCommands, f.Verify(t.ID))
+	a.brief.Verify = a.checks
 	return a
+}
+
+// Checks are the verify commands that decide a task: the run's, then
+// the task's own (taskVerify), each once.
+func Checks(run []string, taskVerify string) []string {
+	var out []string
+	for _, c := range append(run[:len(run):len(run)], taskVerify) {
+		if c = strings.TrimSpace(c); c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // LastTry is how a task's previous attempt failed, which a retry is told.

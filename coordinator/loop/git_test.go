@@ -74,7 +74,7 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 			}
 			return Outcome{Completed: true, Summary: "did " + task.Title}
 		}),
-		Verify: func(_ context.Context, ws Workspace) (bool, string) {
+		VerifyCommands: []string{"check"}, Verify: func(_ context.Context, ws Workspace, _ string) (bool, string) {
 			verified.Store(ws.Dir, true)
 			return true, ""
 		},

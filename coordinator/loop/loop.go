@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/afero"
@@ -91,9 +92,13 @@ type Options struct {
 	// counts (ralph run --review task): "" when the work may count,
 	// otherwise why not, which fails the attempt.
 	Review ReviewFunc
-	// Verify, when set, must pass for a claimed completion to count; it
-	// runs in the attempt's workspace.
-	Verify func(ctx context.Context, ws Workspace) (ok bool, output string)
+	// VerifyCommands must pass, in order, for a claimed completion to
+	// count: the run's --verify (or the plan's validation commands). A
+	// task's own verify command (TaskFile.Verify) runs after them. Verify
+	// runs one of them in the attempt's workspace; a command that could
+	// not run (not found, timed out) does not pass.
+	VerifyCommands []string
+	Verify         func(ctx context.Context, ws Workspace, command string) (ok bool, output string)
 	// Git, when set, checkpoints every attempt and keeps done tasks'
 	// work as configured (see TaskGit).
 	Git   TaskGit
@@ -164,6 +169,9 @@ type attemptDone struct {
 	attempt int
 	ws      Workspace
 	out     Outcome
+	// checks are the verify commands that decide the attempt, as its
+	// agent was told.
+	checks []string
 }
 
 // lastTry is how a task's latest failed attempt went, which its retry is
@@ -381,8 +389,10 @@ func (l *loop) run(ctx context.Context) Result {
 		if paused {
 			ready = nil
 		}
-		if hold > 0 {
+		if hold > 0 && (len(ready) > 0 || wait > 0 || inflight > 0 || len(l.reopen) > 0) {
 			// A limit to reset or an open breaker: nothing starts before.
+			// When no task could start again anyway, there is nothing to
+			// wait for, and the loop ends below.
 			ready, wait = nil, hold
 		}
 		for i, t := range ready {
@@ -402,7 +412,7 @@ func (l *loop) run(ctx context.Context) Result {
 			l.breaker.Started(t.ID)
 			a := l.assign(f, t, attempt)
 			go func() {
-				d := attemptDone{task: t, attempt: attempt}
+				d := attemptDone{task: t, attempt: attempt, checks: a.checks}
 				var err error
 				if d.ws, err = l.prepare(ctx, t, attempt); err != nil {
 					d.out.Err = err
@@ -565,9 +575,12 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		if out.Summary != "" {
 			failure += ": " + text.Clip(out.Summary, 300)
 		}
-	case l.o.Verify != nil:
-		if verify, verifyOut = l.verify(ctx, d.ws); !verify.OK {
-			failure = "verification failed: " + text.Clip(verifyOut, 500)
+	case len(d.checks) > 0:
+		var failed string
+		if verify, verifyOut, failed = l.verify(ctx, d.ws, d.checks); !verify.OK {
+			// The output's head first, as reports read it, then which
+			// command decided.
+			failure = fmt.Sprintf("verification failed: %s (`%s` did not pass)", text.Clip(strings.TrimSpace(verifyOut), 500), failed)
 		}
 	}
 	if !endedAlready && l.diskFull(out.Err, failure) {

@@ -164,10 +164,10 @@ func TestLoopVerifyAndAbort(t *testing.T) {
 	root, fs := taskProject(t, taskList(3))
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, OnError: OnErrorAbort,
-		Verify: func(context.Context, Workspace) (bool, string) { return false, "FAIL: TestX" },
+		VerifyCommands: []string{"check"}, Verify: func(context.Context, Workspace, string) (bool, string) { return false, "FAIL: TestX" },
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
-	if res.Reason != ReasonAborted || !strings.Contains(res.Err.Error(), "verification failed: FAIL: TestX") {
+	if res.Reason != ReasonAborted || !strings.Contains(res.Err.Error(), "verification failed: FAIL: TestX (`check` did not pass)") {
 		t.Fatalf("result = %+v", res)
 	}
 	if c := loadTasks(t, fs, root).Counts(); c.Done != 0 || c.Failed != 1 || c.Open != 2 {

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -13,12 +14,30 @@ import (
 // where a test runner says what failed, is what a report shows.
 const verifyOutputLimit = 2000
 
-// verify runs the --verify command for an attempt and returns the record
-// of the run for the attempt's end event, and its full output.
-func (l *loop) verify(ctx context.Context, ws Workspace) (*coordinator.VerifyRun, string) {
+// verify runs an attempt's verify commands in order, up to the first
+// that does not pass, and returns the record of the run for the
+// attempt's end event, the full output, and the command that did not
+// pass ("" when all did).
+func (l *loop) verify(ctx context.Context, ws Workspace, cmds []string) (*coordinator.VerifyRun, string, string) {
 	start := time.Now()
-	ok, output := l.o.Verify(ctx, ws)
-	return &coordinator.VerifyRun{OK: ok, DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output
+	var outputs []string
+	failed := ""
+	for _, cmd := range cmds {
+		ok, output := false, "ralph cannot run verify commands here"
+		if l.o.Verify != nil {
+			ok, output = l.o.Verify(ctx, ws, cmd)
+		}
+		if len(cmds) > 1 {
+			output = "$ " + cmd + "\n" + output
+		}
+		outputs = append(outputs, output)
+		if !ok {
+			failed = cmd
+			break
+		}
+	}
+	output := strings.Join(outputs, "\n")
+	return &coordinator.VerifyRun{OK: failed == "", DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output, failed
 }
 
 // attemptEnded is the task_changed event that ends an attempt: the task's

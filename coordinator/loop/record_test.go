@@ -34,7 +34,7 @@ func TestTaskEventsRecordEachAttempt(t *testing.T) {
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			return Outcome{Completed: true, Usage: conversation.Usage{InputTokens: 10, OutputTokens: 2}, CostUSD: &cost}
 		}),
-		Verify: func(context.Context, Workspace) (bool, string) {
+		VerifyCommands: []string{"check"}, Verify: func(context.Context, Workspace, string) (bool, string) {
 			mu.Lock()
 			defer mu.Unlock()
 			if len(changed) < 3 {

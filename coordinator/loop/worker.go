@@ -28,7 +28,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 	if err != nil {
 		return Outcome{Err: err}
 	}
-	claim := &claimTool{task: task}
+	claim := &claimTool{task: task, checks: a.checks}
 	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim})
 	if err != nil {
 		return Outcome{Err: err}
@@ -64,6 +64,8 @@ type Assignment struct {
 	// person's prompt template (nil: ralph's own prompt).
 	brief    taskprompt.Data
 	template *taskprompt.Template
+	// checks are the verify commands that decide the attempt.
+	checks []string
 }
 
 // Prompt is what the worker tells the agent: ralph's prompt or the
@@ -87,6 +89,7 @@ func (a Assignment) Prompt(agent, finish string) (string, error) {
 // of editing the task file, because the loop verifies before marking done.
 type claimTool struct {
 	task    memory.Task
+	checks  []string
 	mu      sync.Mutex
 	claimed bool
 	summary string
@@ -113,5 +116,9 @@ func (t *claimTool) Run(_ context.Context, args json.RawMessage) workers.Result 
 	t.mu.Lock()
 	t.claimed, t.summary = true, a.Summary
 	t.mu.Unlock()
-	return workers.Result{Output: fmt.Sprintf("task %s reported done; ralph will verify it. Finish with your final report.", t.task.ID)}
+	decides := "no verify command is set, so your word decides."
+	if len(t.checks) > 0 {
+		decides = taskprompt.Decides(t.checks)
+	}
+	return workers.Result{Output: fmt.Sprintf("task %s reported done; %s Finish with your final report.", t.task.ID, decides)}
 }

@@ -96,19 +96,17 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		BreakerCooldown: time.Duration(rc.BreakerCooldown),
 	}
 	opts.Review = p.TaskReview(rc, f.Coord, notify)
-	verify := rc.Verify
-	if verify == "" {
-		verify = tasks.Verify()
-	}
-	if verify != "" {
-		opts.Verify = func(ctx context.Context, ws loop.Workspace) (bool, string) {
-			tools := p.Tools
-			if ws.Tools != nil {
-				tools = ws.Tools // the task's own worktree
-			}
-			r := tools.RunShell(ctx, verify, 10*time.Minute)
-			return !r.IsError, r.Output
+	// The run's --verify, then the plan's own validation commands (a
+	// ralphex plan's), each once; a task's own verify command comes after
+	// them, from its notes.
+	opts.VerifyCommands = loop.Checks([]string{rc.Verify}, tasks.Verify())
+	opts.Verify = func(ctx context.Context, ws loop.Workspace, command string) (bool, string) {
+		tools := p.Tools
+		if ws.Tools != nil {
+			tools = ws.Tools // the task's own worktree
 		}
+		r := tools.RunShell(ctx, command, 10*time.Minute)
+		return !r.IsError, r.Output
 	}
 	return opts, setup, nil
 }

@@ -68,8 +68,7 @@ func (p *Project) TaskReview(rc *memory.RunConfig, coord *coordinator.Coordinato
 	return func(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace, verify string) string {
 		diff, ok := p.attemptDiff(ctx, t, attempt, ws)
 		if !ok {
-			notify(fmt.Sprintf("task %s is not reviewed: its changes cannot be read without git", t.ID))
-			return ""
+			return fmt.Sprintf("review: task %s cannot be reviewed: its changes cannot be read without git", t.ID)
 		}
 		o, err := p.reviewOptions(rc, coord, notify)
 		if err != nil {
@@ -81,6 +80,8 @@ func (p *Project) TaskReview(rc *memory.RunConfig, coord *coordinator.Coordinato
 		case errors.Is(err, review.ErrNothingToReview):
 			return ""
 		case err != nil:
+			// A review that could not be done (ErrIncomplete among them)
+			// fails the attempt: the task was not reviewed.
 			return "review: " + err.Error()
 		case !rep.Clean:
 			var left []string
@@ -141,4 +142,18 @@ func (p *Project) RunReview(ctx context.Context, rc *memory.RunConfig, coord *co
 	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
 	return review.Run(ctx, coord, review.Input{Goals: goals,
 		Diff: func(ctx context.Context) (string, error) { return g.repo.ReviewDiff(ctx, base) }}, o)
+}
+
+// EndOneShot ends the session of a one-shot that runs no conversation of
+// its own (ralph review): completed when verdict is nil, failed with it
+// otherwise, so that status, watch and the next ralph's recovery do not
+// take it for one left running.
+func (p *Project) EndOneShot(verdict error) {
+	_ = p.Session.SaveState(func(st *memory.State) {
+		st.Status, st.Error = memory.StatusCompleted, ""
+		if verdict != nil {
+			st.Status, st.Error = memory.StatusFailed, verdict.Error()
+		}
+		st.EndedAt = time.Now().UTC()
+	})
 }

@@ -33,6 +33,9 @@ type Selection struct {
 	Step    int
 	Task    string
 	Session bool
+	// Skipped (undo --skipped) selects the files the latest undo skipped,
+	// in the changes it took back (see undo_skipped.go).
+	Skipped bool
 	// Git (undo --git) also moves the branch back that a model's commit
 	// moved (git reset --soft, keeping the files) and puts the person's
 	// index back as it was (git read-tree); without it undo only says
@@ -104,6 +107,12 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection, nothing error
 			}
 		}
 		c.What = "this session"
+	case sel.Skipped:
+		_, picked, _ = lastUndo(log)
+		c.What = "the last undo"
+		if len(picked) > 0 {
+			c.What = describe(picked)
+		}
 	case sel.Task != "":
 		for _, e := range log {
 			if e.Kind == git.KindTask && e.Task == sel.Task {
@@ -124,7 +133,9 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection, nothing error
 		// undone back).
 		picked = lastRequest(log)
 		c.What = "the last change"
-		if len(picked) > 0 {
+		if len(picked) == 1 && picked[0].Kind == git.KindUndo {
+			c.What = describeUndo(log, picked[0])
+		} else if len(picked) > 0 {
 			c.What = describe(picked)
 		}
 	}
@@ -243,6 +254,12 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 	ch, err := selectEntries(repo, log, sel, ErrNothingToUndo)
 	if err != nil {
 		return nil, err
+	}
+	if sel.Skipped {
+		u, _, _ := lastUndo(log)
+		if err := skippedBy(ctx, repo, u, ch); err != nil {
+			return nil, err
+		}
 	}
 	// What the work tree holds now, recorded so that nothing of the
 	// person's is lost even when forced.

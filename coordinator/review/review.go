@@ -112,8 +112,12 @@ type ExternalReviewer func(ctx context.Context, prompt string) (string, conversa
 type Report struct {
 	Findings []Finding `json:"findings"`
 	Rounds   int       `json:"rounds"`
-	// Clean: the last round found no confirmed major finding.
+	// Clean: the last round found no confirmed major finding, and every
+	// reviewer reported. A review that could not run is never clean.
 	Clean bool `json:"clean"`
+	// Error says why the review could not be done (a reviewer that
+	// failed, timed out or reported nothing), "" when it was.
+	Error string `json:"error,omitempty"`
 	// Fixes are the fixing agents' summaries, one per round that fixed.
 	Fixes    []string           `json:"fixes,omitempty"`
 	Usage    conversation.Usage `json:"usage"`
@@ -127,6 +131,11 @@ const maxDiff = 60 << 10
 
 // ErrNothingToReview is a diff with no change in it.
 var ErrNothingToReview = errors.New("there is no change to review")
+
+// ErrIncomplete is a review that could not be done: a reviewer failed,
+// timed out or never reported. Its findings are not all there is, so it
+// does not pass; the error names the reviewers and why.
+var ErrIncomplete = errors.New("the review could not be done")
 
 // Run reviews in.
 func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
@@ -148,7 +157,7 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 		if o.Record != nil && !errors.Is(err, ErrNothingToReview) {
 			o.Record(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "review_done", Task: in.TaskID,
 				Detail: fmt.Sprintf("%d round(s), %d finding(s), %d confirmed, %d fix(es); %s", rep.Rounds, len(rep.Findings),
-					len(confirmed(rep.Findings)), len(rep.Fixes), map[bool]string{true: "clean", false: "major findings left"}[rep.Clean]),
+					len(confirmed(rep.Findings)), len(rep.Fixes), verdictOf(rep)),
 				Tokens: rep.Usage.InputTokens + rep.Usage.OutputTokens, DurationMS: rep.Duration.Milliseconds()})
 		}
 	}()
@@ -167,11 +176,17 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 			rep.Clean = true
 			return rep, nil
 		}
-		found := reviewAll(ctx, a, in, diff, o.Reviewers, &rep, o.Agent, note)
-		for i := range found {
-			found[i].ID, found[i].Round = fmt.Sprintf("f%d", next), round
-			next++
+		found, failed := reviewAll(ctx, a, in, diff, o.Reviewers, &rep, o.Agent, note)
+		if len(failed) > 0 {
+			// A reviewer that did not report may have found what the others
+			// did not: what they found is kept, but the review fails.
+			rep.Findings = append(rep.Findings, number(found, round, &next)...)
+			rep.Clean = false
+			err = fmt.Errorf("%w: %s", ErrIncomplete, strings.Join(failed, "; "))
+			rep.Error = err.Error()
+			return rep, err
 		}
+		found = number(found, round, &next)
 		note(fmt.Sprintf("review round %d: %d finding(s) from %d reviewer(s)", round, len(found), len(o.Reviewers)))
 		if o.FindingsOnly {
 			rep.Findings = append(rep.Findings, found...)
@@ -201,6 +216,27 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 		note(fmt.Sprintf("review round %d: fixed %d confirmed finding(s); reviewing again", round, len(confirmed(found))))
 	}
 	return rep, ctx.Err()
+}
+
+// number gives the findings of a round their ids (f1, f2, … across
+// rounds, next being the first free number) and their round.
+func number(found []Finding, round int, next *int) []Finding {
+	for i := range found {
+		found[i].ID, found[i].Round = fmt.Sprintf("f%d", *next), round
+		*next++
+	}
+	return found
+}
+
+// verdictOf is how a review ended, in a few words.
+func verdictOf(rep Report) string {
+	switch {
+	case rep.Error != "":
+		return "not done: " + rep.Error
+	case rep.Clean:
+		return "clean"
+	}
+	return "major findings left"
 }
 
 func hasMajor(fs []Finding, confirmedOnly bool) bool {
@@ -270,9 +306,12 @@ func brief(in Input, diff string) string {
 }
 
 // reviewAll runs every reviewer at once and gathers their findings in
-// reviewer order.
-func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Reviewer, rep *Report, ext ExternalReviewer, note func(string)) []Finding {
+// reviewer order, and, for each reviewer that did not report (it failed,
+// timed out or never called report_findings), a sentence naming it and
+// saying why.
+func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Reviewer, rep *Report, ext ExternalReviewer, note func(string)) ([]Finding, []string) {
 	out := make([][]Finding, len(rs))
+	why := make([]string, len(rs))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for i, r := range rs {
@@ -285,28 +324,45 @@ func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Review
 				prompt += "End your answer with the findings as a JSON list in a ```json block: " +
 					`[{"file": "…", "line": 1, "severity": "major", "why": "…"}]` + ", [] if you found nothing. Change no file."
 				text, usage, err := ext(ctx, prompt)
-				if err == nil {
-					rep.add(coordinator.Result{Usage: usage}, &mu)
-					out[i] = tool.parse(text)
-				} else {
-					note(fmt.Sprintf("the %s reviewer failed: %v", r.Name, err))
+				if err != nil {
+					why[i] = fmt.Sprintf("the %s reviewer failed: %v", r.Name, err)
+					note(why[i])
+					return
+				}
+				rep.add(coordinator.Result{Usage: usage}, &mu)
+				out[i] = tool.parse(text)
+				if !tool.reported() {
+					why[i] = fmt.Sprintf("the %s reviewer printed no list of findings", r.Name)
 				}
 				return
 			}
 			prompt += "Call " + toolReportFindings + " once at the end, with an empty list if you found nothing. Change no file."
-			res, _, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool, ReadOnly: true})
+			res, failure, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool, ReadOnly: true})
 			if err == nil {
 				rep.add(res, &mu)
 			}
 			out[i] = tool.get()
+			switch {
+			case tool.reported():
+			case err != nil:
+				why[i] = fmt.Sprintf("the %s reviewer could not run: %v", r.Name, err)
+			case failure != "":
+				why[i] = fmt.Sprintf("the %s reviewer failed: %s", r.Name, failure)
+			default:
+				why[i] = fmt.Sprintf("the %s reviewer finished without calling %s", r.Name, toolReportFindings)
+			}
 		})
 	}
 	wg.Wait()
 	var all []Finding
-	for _, f := range out {
+	var failed []string
+	for i, f := range out {
 		all = append(all, f...)
+		if why[i] != "" {
+			failed = append(failed, why[i])
+		}
 	}
-	return all
+	return all, failed
 }
 
 // judge has one agent check every finding against the code.

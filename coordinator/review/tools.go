@@ -34,6 +34,8 @@ type findingsTool struct {
 	reviewer string
 	mu       sync.Mutex
 	found    []Finding
+	// called: the reviewer reported, an empty list included.
+	called bool
 }
 
 func (t *findingsTool) Def() workers.ToolDef {
@@ -57,7 +59,7 @@ func (t *findingsTool) Run(_ context.Context, args json.RawMessage) workers.Resu
 			Why: text.Clip(text.StripControls(f.Why), 1000)})
 	}
 	t.mu.Lock()
-	t.found = out
+	t.found, t.called = out, true
 	t.mu.Unlock()
 	return workers.Result{Output: "reported; the review is done"}
 }
@@ -78,6 +80,14 @@ func (t *findingsTool) parse(answer string) []Finding {
 	}
 	t.Run(context.Background(), json.RawMessage(`{"findings":`+string(raw)+`}`))
 	return t.get()
+}
+
+// reported says whether the reviewer reported at all: a reviewer that
+// never did found nothing only as far as anyone knows.
+func (t *findingsTool) reported() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.called
 }
 
 func (t *findingsTool) get() []Finding {

@@ -51,10 +51,12 @@ func parseSelection(args string) (project.Selection, bool, error) {
 			sel.Session = true
 		case "--force":
 			force = true
+		case "--skipped":
+			sel.Skipped = true
 		case "--git":
 			sel.Git = true
 		default:
-			return sel, false, fmt.Errorf("unknown argument %q; use --step N, --task ID, --session, --force or --git", w)
+			return sel, false, fmt.Errorf("unknown argument %q; use --step N, --task ID, --session, --skipped, --force or --git", w)
 		}
 	}
 	return sel, force, nil
@@ -104,7 +106,9 @@ func UndoReport(res *project.UndoResult, command string) string {
 		fmt.Fprintf(&b, "undid %s: put back %s\n", res.What, view.Paths(res.Restored))
 	}
 	if len(res.Skipped) > 0 {
-		fmt.Fprintf(&b, "skipped %s: changed since %s; %s --force overwrites them\n", view.Paths(res.Skipped), res.What, command)
+		// Not a plain --force: the last change is now this undo, which
+		// that would take back; --skipped finishes this one.
+		fmt.Fprintf(&b, "skipped %s: changed since %s; `%s --skipped --force` overwrites those files only\n", view.Paths(res.Skipped), res.What, command)
 	}
 	if len(res.TooBig) > 0 {
 		fmt.Fprintf(&b, "cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))

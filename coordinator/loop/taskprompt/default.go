@@ -23,6 +23,9 @@ func Default(d Data) string {
 	}
 	b.WriteString("Read " + plan + " for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
 	b.WriteString(finish(d))
+	if len(d.Verify) > 0 {
+		b.WriteString(" " + Decides(d.Verify))
+	}
 	if d.Agent == "" {
 		b.WriteString(" When you make a significant choice (one approach over another, a trade-off, a guess where the task is unclear), call record_decision with the decision, why, how confident you are and the alternatives you weighed.")
 	}
@@ -70,6 +73,17 @@ func fenced(s string) string {
 	}
 	fence := strings.Repeat("`", n)
 	return fence + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// Decides tells an agent which commands decide whether its task is done:
+// the exact commands ralph runs after the agent says it is.
+func Decides(cmds []string) string {
+	q := make([]string, len(cmds))
+	for i, c := range cmds {
+		q[i] = "`" + c + "`"
+	}
+	return "When you say the task is done, ralph runs " + strings.Join(q, ", then ") +
+		"; the task is done only if every one passes."
 }
 
 // finish is how the agent says the task is done: the caller's words for an

@@ -55,6 +55,11 @@ type Data struct {
 	// Default is ralph's own prompt for this attempt, for a template that
 	// only adds to it.
 	Default string
+	// Verify are the commands that decide whether the task is done, in
+	// the order ralph runs them once the agent says it is: the run's
+	// --verify (or the plan's validation commands), then the task's own.
+	// Empty when none is set: then the agent's word decides.
+	Verify []string
 }
 
 // Task is a task of RALPH_TASKS.md as a template sees it.
@@ -67,7 +72,7 @@ type Task struct {
 
 // Fields names the fields for error messages and help.
 const Fields = ".Task.ID, .Task.Title, .Task.Priority, .Task.Depends, .Notes, .Goals, .Progress, .Attempt, " +
-	".LastError, .LastVerify, .LastSummary, .Branch, .Dir, .Date, .Agent, .Finish and .Default"
+	".LastError, .LastVerify, .LastSummary, .Branch, .Dir, .Date, .Agent, .Finish, .Verify and .Default"
 
 // funcs are the functions a template may call beside text/template's
 // own: join, for a list such as .Task.Depends ({{join .Task.Depends ", "}}).
