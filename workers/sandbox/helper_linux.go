@@ -7,13 +7,16 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // devices are the device files every command may open for writing: shells
@@ -33,6 +36,9 @@ const helperFD = 3
 // each costs one fork and exec, not a new helper. It returns, with the exit
 // code to use, when ralph closes the socket or confinement fails.
 func HelperMain(args []string) int {
+	if len(args) > 2 && args[2] == reapArg {
+		return reapMain(args[3:])
+	}
 	if len(args) != 3 {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox helper is started by ralph itself, not by hand")
 		return 2
@@ -68,7 +74,12 @@ func HelperMain(args []string) int {
 	if err != nil {
 		return 1
 	}
-	(&helper{conn: conn, leaders: map[uint64]int{}}).serve()
+	// The helper is the subreaper of last resort (see reaper_linux.go).
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		send(conn, message{Op: opFailed, Err: fmt.Sprintf("cannot watch the commands' processes: %v", err)})
+		return 126
+	}
+	(&helper{conn: conn, leaders: map[uint64]int{}, pidns: true}).serve()
 	return 0
 }
 
@@ -112,22 +123,54 @@ func nsError(err error) error {
 // shield keeps the commands from taking over the helper, which runs with
 // their confinement and their user id: commands could otherwise attach to
 // it with ptrace (or /proc/PID/mem) and send ralph false answers. A
-// process that is not dumpable can be traced only with CAP_SYS_PTRACE,
-// and dropping that from the bounding set denies it to every command,
-// even one running as root in the namespace. A helper without the
-// capability to drop it (no user namespace, not root) cannot pass it on
-// either. Signals stay possible: a command that kills its helper ends
-// only its own commands, which ralph reports, and the next command gets
-// a new helper.
+// process that is not dumpable can be traced only with CAP_SYS_PTRACE.
+//
+// It also leaves the commands no capability at all, even run as root (in
+// the Landlock-only sandbox, real root; in the default sandbox, root of a
+// user namespace that maps every id): the bounding set is emptied and the
+// inheritable set cleared, so executing a program as root grants nothing,
+// and no_new_privs (set by Landlock) makes set-user-ID and file
+// capabilities grant nothing either. The helper keeps its own effective
+// capabilities, which it needs to give each command a PID namespace. A
+// helper without the capability to drop them (no user namespace, not
+// root) holds none to pass on.
 func shield() error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("cannot protect the sandbox helper: %w", err)
 	}
 	// The bounding set is per thread and a command inherits the one of
-	// the thread that forks it, so it is dropped on every thread.
-	err := ll.AllThreadsPrctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0)
-	if err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EPERM) {
-		return fmt.Errorf("cannot protect the sandbox helper: %w", err)
+	// the thread that forks it, so it is dropped on every thread. The
+	// kernel answers EINVAL past its last capability.
+	for c := 0; ; c++ {
+		err := ll.AllThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if errors.Is(err, unix.EINVAL) {
+			break
+		}
+		if errors.Is(err, unix.EPERM) {
+			break // no CAP_SETPCAP, so no capability to pass on
+		}
+		if err != nil {
+			return fmt.Errorf("cannot drop the sandbox's capabilities: %w", err)
+		}
+	}
+	return clearInheritable()
+}
+
+// clearInheritable empties the inheritable set on every thread, where it
+// is not empty already (it usually is).
+func clearInheritable() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("cannot read the sandbox's capabilities: %w", err)
+	}
+	if data[0].Inheritable == 0 && data[1].Inheritable == 0 {
+		return nil
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	_, _, errno := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	if errno != 0 {
+		return fmt.Errorf("cannot drop the sandbox's capabilities: %w", errno)
 	}
 	return nil
 }
@@ -139,6 +182,10 @@ type helper struct {
 
 	mu      sync.Mutex
 	leaders map[uint64]int // request id → the pid of a started, unreaped command
+	// pidns is true while commands get a PID namespace of their own; the
+	// first start the kernel refuses one turns it off for good, and the
+	// commands run under a reaper instead (see reaper_linux.go).
+	pidns bool
 }
 
 func (h *helper) reply(m message) {
@@ -176,8 +223,9 @@ func isTemporary(err error) bool {
 	return errors.As(err, &errno) && (errno == syscall.EINTR || errno == syscall.EAGAIN)
 }
 
-// start starts one command in a process group of its own. fds are the
-// request pipe, stdin, stdout and stderr.
+// start starts one command in a process group of its own, and in a PID
+// namespace of its own or under a reaper. fds are the request pipe,
+// stdin, stdout and stderr.
 func (h *helper) start(id uint64, fds []int) {
 	defer closeAll(fds)
 	fail := func(format string, a ...any) { h.reply(message{Op: opStarted, ID: id, Err: fmt.Sprintf(format, a...)}) }
@@ -190,23 +238,19 @@ func (h *helper) start(id uint64, fds []int) {
 		fail("bad start request: %v", err)
 		return
 	}
-	pid, err := syscall.ForkExec(req.Path, req.Args, &syscall.ProcAttr{
-		Dir:   req.Dir,
-		Env:   req.Env,
-		Files: []uintptr{uintptr(fds[1]), uintptr(fds[2]), uintptr(fds[3])},
-		// The parent-death signal ends a command whose helper died, as
-		// ralph's own commands end when ralph dies. The kernel sends it
-		// when the thread that forked ends; no thread of the helper ends
-		// before the helper does.
-		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
-	})
+	// The lock is held from the fork until the leader is known, so that
+	// killOrphans never takes a command just started for an orphan.
+	h.mu.Lock()
+	pid, err := h.fork(req, fds[1:])
+	if err == nil {
+		h.leaders[id] = pid
+	}
+	pidns := h.pidns
+	h.mu.Unlock()
 	if err != nil {
 		fail("cannot start %s: %v", req.Path, err)
 		return
 	}
-	h.mu.Lock()
-	h.leaders[id] = pid
-	h.mu.Unlock()
 	h.reply(message{Op: opStarted, ID: id, Pid: pid})
 	go func() {
 		// WNOWAIT leaves the leader a zombie, so its pid, and with it the
@@ -215,8 +259,84 @@ func (h *helper) start(id uint64, fds []int) {
 		var info unix.Siginfo
 		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
 		}
+		// A reaper that was killed left its command's processes to the
+		// helper; they die before ralph hears of the end. One that exited
+		// had killed them all itself, and a namespace's init takes its
+		// processes with it.
+		if !pidns && info.Code != cldExited {
+			h.killOrphans()
+		}
 		h.reply(message{Op: opExited, ID: id})
 	}()
+}
+
+// cldExited is siginfo's code for a child that exited rather than being
+// killed by a signal.
+const cldExited = 1
+
+// fork starts the request's program with the streams, in a PID namespace
+// of its own while the kernel grants one, else under a reaper.
+func (h *helper) fork(req request, streams []int) (int, error) {
+	attr := &syscall.ProcAttr{
+		Dir:   req.Dir,
+		Env:   req.Env,
+		Files: []uintptr{uintptr(streams[0]), uintptr(streams[1]), uintptr(streams[2])},
+		// The parent-death signal ends a command whose helper died, as
+		// ralph's own commands end when ralph dies. The kernel sends it
+		// when the thread that forked ends; no thread of the helper ends
+		// before the helper does. In a new PID namespace, Go's check
+		// that the parent still lives (getppid, which is 0 there) makes
+		// the child signal itself, which the kernel ignores for a
+		// namespace's init.
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if h.pidns {
+		attr.Sys.Cloneflags = pidNamespaceFlag
+		pid, err := syscall.ForkExec(req.Path, req.Args, attr)
+		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) {
+			return pid, err
+		}
+		h.pidns = false
+		attr.Sys.Cloneflags = 0
+	}
+	// The reaper's exec of the program would fail where ralph cannot see
+	// it, so a program that cannot run is refused here, as exec would.
+	path := req.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(req.Dir, path)
+	}
+	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.X_OK, unix.AT_EACCESS); err != nil {
+		return 0, err
+	}
+	return syscall.ForkExec("/proc/self/exe", reaperArgs(req.Path, req.Args), attr)
+}
+
+// killOrphans kills the helper's children that are no command's leader:
+// the processes of a command whose reaper was killed, reparented to the
+// helper as their subreaper. It repeats until none is left, since a
+// killed orphan's children come to the helper in turn.
+func (h *helper) killOrphans() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	leaders := make(map[int]bool, len(h.leaders))
+	for _, pid := range h.leaders {
+		leaders[pid] = true
+	}
+	self := os.Getpid()
+	for {
+		orphans := childrenOf(self, leaders)
+		if len(orphans) == 0 {
+			return
+		}
+		for _, pid := range orphans {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		for _, pid := range orphans {
+			var info unix.Siginfo
+			for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED, nil) == unix.EINTR {
+			}
+		}
+	}
 }
 
 // reap collects a command's leader and reports its wait status.

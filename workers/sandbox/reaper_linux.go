@@ -1,0 +1,182 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Nothing a command starts may outlive it: a daemon left behind could
+// rewrite .git after the post-command restore, or run with the person's
+// next git. Two mechanisms give that, the first where it can be had:
+//
+//   - A PID namespace of the command's own (pidNamespaceFlag): its first
+//     process is the namespace's init, and when it exits the kernel kills
+//     every process of the namespace, setsid'd and double-forked daemons
+//     included, before the exit is even reported. Creating one takes
+//     CAP_SYS_ADMIN, which the helper has in its user namespace, or as
+//     real root.
+//   - Elsewhere (the Landlock-only sandbox as an ordinary user, or a
+//     helper without a user namespace), a reaper: ralph's own binary,
+//     re-executed as `ralph __sandbox __reap PROGRAM ARGV...`, makes itself
+//     the child subreaper of the command, so every orphan of the command is
+//     reparented to it; once the command exits it kills its descendants
+//     until none is left, and only then exits with the command's status.
+//     The helper is the subreaper of last resort: the orphans of a reaper
+//     that was killed come to it, and it kills them before it reports the
+//     command's end (killOrphans).
+//
+// Either way, when ralph learns that a command ended, nothing it started
+// runs any more, and the restore of .git (restore.go, nestedgit.go) comes
+// after that.
+
+// reapArg, after HelperArg, makes the helper's binary a command's reaper.
+const reapArg = "__reap"
+
+// pidNamespaceFlag is what the helper adds to a command's clone flags
+// for a PID namespace of its own.
+const pidNamespaceFlag = syscall.CLONE_NEWPID
+
+// reaperArgs is the command line that starts the program path with argv
+// under a reaper, from the helper's own binary.
+func reaperArgs(path string, argv []string) []string {
+	return append([]string{"ralph", HelperArg, reapArg, path}, argv...)
+}
+
+// reapMain is the reaper: args are the program and its argv. It returns
+// the command's exit code; a command killed by a signal makes the reaper
+// die of the same signal, so ralph reports it as it would the command's.
+func reapMain(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "ralph: the sandbox reaper is started by ralph itself, not by hand")
+		return 2
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "ralph: the sandbox cannot watch this command's processes:", err)
+		return 126
+	}
+	// The command's parent-death signal is tied to the thread that forks
+	// it, which must live as long as the reaper does.
+	runtime.LockOSThread()
+	pid, err := syscall.ForkExec(args[0], args[1:], &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+		// The command stays in the reaper's process group, which ralph
+		// kills as a whole on a timeout or a stop.
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ralph: cannot start %s: %v\n", args[0], err)
+		return 127
+	}
+	// Orphans reparented meanwhile are reaped as they come, so that they
+	// do not stay zombies while the command runs.
+	var ws unix.WaitStatus
+	for {
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if got == pid {
+			break
+		}
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			return 126
+		}
+	}
+	killDescendants()
+	if ws.Signaled() {
+		dieOf(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// killDescendants kills the reaper's children until it has none left. A
+// killed child's own children are reparented to the reaper before the
+// child can be reaped, so they are found on the next round; SIGKILL
+// leaves none a way out.
+func killDescendants() {
+	self := os.Getpid()
+	for {
+		got, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+		switch {
+		case errors.Is(err, unix.ECHILD):
+			return
+		case err != nil || got > 0:
+			continue // interrupted, or one reaped: look again
+		}
+		// Children remain, and none has exited yet.
+		for _, pid := range childrenOf(self, nil) {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		if _, err := unix.Wait4(-1, nil, 0, nil); errors.Is(err, unix.ECHILD) {
+			return
+		}
+	}
+}
+
+// childrenOf lists the live processes whose parent is pid, leaving out
+// those in skip. It reads /proc, which every Linux ralph runs on has.
+func childrenOf(pid int, skip map[int]bool) []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	var out []int
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		child, err := strconv.Atoi(name)
+		if err != nil || skip[child] {
+			continue
+		}
+		if ppid, ok := parentOf(child); ok && ppid == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// parentOf reads the parent pid from /proc/PID/stat: "pid (comm) state
+// ppid ...", where comm may hold spaces and parentheses.
+func parentOf(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	i := len(b) - 1
+	for i >= 0 && b[i] != ')' {
+		i--
+	}
+	var state byte
+	var ppid int
+	if i < 0 {
+		return 0, false
+	}
+	if _, err := fmt.Sscanf(string(b[i+1:]), " %c %d", &state, &ppid); err != nil {
+		return 0, false
+	}
+	return ppid, true
+}
+
+// dieOf ends the reaper with sig, as the command ended. Go's runtime has
+// its own handlers for most signals (and would print a traceback for
+// some), so the default action is put back with a raw sigaction first; no
+// core file is written into the project.
+func dieOf(sig syscall.Signal) {
+	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+	// struct sigaction, all zero: SIG_DFL, no flags, an empty mask. Zero
+	// is the same on every architecture whatever the field order.
+	var act [4]uint64
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act[0])), 0, 8, 0, 0)
+	unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
+	// A signal whose default is to be ignored (SIGCHLD, SIGWINCH) cannot
+	// end the reaper; the shell's convention says what happened.
+	os.Exit(128 + int(sig))
+}
