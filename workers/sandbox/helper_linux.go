@@ -292,8 +292,18 @@ func mountProtected(s spec) error {
 			return err
 		}
 	}
+	// The secrets are mounted over here, in the namespace the pins made
+	// private; a helper without one keeps them out with Landlock instead
+	// (restrict).
+	if err := hideSecrets(helperUnix.Secrets); err != nil {
+		return err
+	}
+	secretsMounted = true
 	return nil
 }
+
+// secretsMounted is set once mountProtected has hidden the secrets.
+var secretsMounted bool
 
 // bindSelf binds path onto itself, read-only if asked. The path is opened
 // without following symbolic links and mounted through /proc/self/fd, so
@@ -352,8 +362,9 @@ func bindSelf(path string, readOnly bool) error {
 	return nil
 }
 
-// restrict applies Landlock: read and execute everywhere, write only in
-// the spec's directories and the harmless devices. It refuses to run
+// restrict applies Landlock: read and execute everywhere but the secret
+// paths (readRules), write only in the spec's directories and the
+// harmless devices. It refuses to run
 // without Landlock rather than run unconfined: go-landlock's best effort
 // mode would silently enforce nothing on such a kernel.
 func restrict(s spec) error {
@@ -375,10 +386,11 @@ func restrict(s spec) error {
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles(devices...).IgnoreIfMissing(),
+	secrets := helperUnix.Secrets
+	if secretsMounted {
+		secrets = nil
 	}
+	rules := append(readRules(secrets), landlock.RWFiles(devices...).IgnoreIfMissing())
 	if len(s.Write) > 0 {
 		rw := landlock.RWDirs(s.Write...)
 		// Moving files between directories (git moves objects into
