@@ -378,8 +378,9 @@ func restrict(s spec) error {
 	args := []any{landlock.V11.HandledAccessFS, landlock.V11.Scoped}
 	if s.Landlocked && !s.Network {
 		// Without a network namespace, Landlock's own network rules
-		// shut the network: handled and granted to nothing, so every
-		// TCP connect and bind is refused (UDP too from Landlock 10).
+		// shut TCP: handled and granted to nothing, so every TCP
+		// connect and bind is refused. The socket filter refuses every
+		// other kind of IP socket (filterRules.noNetwork).
 		args = append(args, landlock.V11.HandledAccessNet)
 	}
 	cfg, err := landlock.NewConfig(args...)
