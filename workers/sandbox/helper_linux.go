@@ -292,18 +292,8 @@ func mountProtected(s spec) error {
 			return err
 		}
 	}
-	// The secrets are mounted over here, in the namespace the pins made
-	// private; a helper without one keeps them out with Landlock instead
-	// (restrict).
-	if err := hideSecrets(helperUnix.Secrets); err != nil {
-		return err
-	}
-	secretsMounted = true
 	return nil
 }
-
-// secretsMounted is set once mountProtected has hidden the secrets.
-var secretsMounted bool
 
 // bindSelf binds path onto itself, read-only if asked. The path is opened
 // without following symbolic links and mounted through /proc/self/fd, so
@@ -387,11 +377,7 @@ func restrict(s spec) error {
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	secrets := helperUnix.Secrets
-	if secretsMounted {
-		secrets = nil
-	}
-	rules := append(readRules(secrets), landlock.RWFiles(devices...).IgnoreIfMissing())
+	rules := append(readRules(helperUnix.Secrets), landlock.RWFiles(devices...).IgnoreIfMissing())
 	if len(s.Write) > 0 {
 		rw := landlock.RWDirs(s.Write...)
 		// Moving files between directories (git moves objects into
