@@ -57,6 +57,9 @@ type Options struct {
 	// sandboxed commands may connect to (the person's
 	// sandbox_unix_sockets); every other one outside it is refused.
 	UnixSockets []string
+	// Readable lists the well-known secret paths sandboxed commands may
+	// read after all (the person's sandbox_readable).
+	Readable []string
 	// Notify tells the person something once, outside the conversation
 	// (that the sandbox runs weaker on this system); nil says nothing.
 	Notify func(string)
@@ -140,6 +143,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 	}
 	policy.Notify = opts.Notify
 	policy.AllowUnixSockets(opts.UnixSockets...)
+	policy.AllowReadable(opts.Readable...)
 
 	t := &Toolset{
 		opts:        opts,

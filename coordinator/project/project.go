@@ -262,8 +262,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			n, config.ProjectFile))
 	}
 	p.Tools, err = workers.NewToolset(workers.Options{
-		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout, Env: commandEnv(cfg.APIKeyEnv),
-		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, AutoApprove: opts.Yes,
+		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout,
+		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
+		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
+		Readable: cfg.SandboxReadable, AutoApprove: opts.Yes,
 		Notify: opts.Notify, AddDirs: opts.AddDirs,
 	})
 	if err != nil {
@@ -509,9 +511,9 @@ func (p *Project) touchRegistry() {
 	_ = p.registry.Update(memory.RegistryEntry{Root: p.Root, SessionID: st.SessionID, Mode: st.Mode, UpdatedAt: time.Now().UTC()})
 }
 
-// commandEnv is the environment for run_command without ralph's model key:
-// nothing a command does needs it, and its output could otherwise carry it
-// into the conversation.
+// commandEnv is the environment for MCP servers without ralph's model key:
+// nothing a server does needs it, and its output could otherwise carry it
+// into the conversation. run_command's is childenv.ForCommands.
 func commandEnv(keyVar string) []string {
 	return childenv.Without(os.Environ(), keyVar, "OPENAI_API_KEY")
 }

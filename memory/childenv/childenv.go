@@ -8,9 +8,10 @@
 // A name looks like a credential (compared in upper case) when it
 //   - starts with AWS_, AZURE_, OPENAI_ or ANTHROPIC_ (cloud and model
 //     provider settings, which carry keys);
-//   - ends in _KEY, _APIKEY or _TOKEN (OPENROUTER_API_KEY, GITHUB_TOKEN,
-//     GH_TOKEN, NPM_TOKEN, …), or is TOKEN, APIKEY or API_KEY itself;
-//   - contains SECRET, PASSWORD, PASSWD, CREDENTIAL or PRIVATE_KEY;
+//   - contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL
+//     (OPENROUTER_API_KEY, GITHUB_TOKEN, GH_TOKEN, NPM_TOKEN,
+//     AWS_SECRET_ACCESS_KEY, …), as codex's default excludes of
+//     *KEY*, *SECRET* and *TOKEN* do;
 //   - or was named by Hide: the variable the person configured for the
 //     model's key (api_key_env), whatever its name.
 //
@@ -26,9 +27,7 @@ import (
 
 var (
 	credentialPrefixes = []string{"AWS_", "AZURE_", "OPENAI_", "ANTHROPIC_"}
-	credentialSuffixes = []string{"_KEY", "_APIKEY", "_TOKEN"}
-	credentialNames    = []string{"TOKEN", "APIKEY", "API_KEY"}
-	credentialWords    = []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY"}
+	credentialWords    = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"}
 )
 
 // hidden are the variable names Hide added, for the whole process: the
@@ -67,16 +66,6 @@ func LooksLikeCredential(name string) bool {
 			return true
 		}
 	}
-	for _, s := range credentialSuffixes {
-		if strings.HasSuffix(n, s) {
-			return true
-		}
-	}
-	for _, s := range credentialNames {
-		if n == s {
-			return true
-		}
-	}
 	for _, w := range credentialWords {
 		if strings.Contains(n, w) {
 			return true
@@ -99,6 +88,26 @@ func ScrubDropping(env, drop, keep []string) []string {
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
 		if !(LooksLikeCredential(name) || slices.Contains(drop, name)) || Kept(name, keep) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// ForCommands is the environment of the model's commands (run_command):
+// env without the variables that look like credentials, except those the
+// person listed (shell_env, names or prefixes ending in "*"), and never
+// with the variables Hide named or drop names (the model's key), listed
+// or not. A command's output goes to the model, so a secret in its
+// environment is one `env` away from the conversation.
+func ForCommands(env, include []string, drop ...string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if IsHidden(name) || slices.Contains(drop, name) {
+			continue
+		}
+		if !LooksLikeCredential(name) || Kept(name, include) {
 			out = append(out, kv)
 		}
 	}

@@ -151,6 +151,15 @@ type Config struct {
 	// config may set it: a socket such as /var/run/docker.sock gives
 	// whoever reaches it the machine.
 	SandboxUnixSockets []string
+	// SandboxReadable lists well-known secret files and directories
+	// (~/.ssh, ~/.aws, ...) the model's commands may read after all
+	// (absolute; "~/" expanded). Only the user's config may set it.
+	SandboxReadable []string
+	// ShellEnv lists the credential-looking environment variables
+	// (GITHUB_TOKEN, ...) the model's commands still get: every other is
+	// dropped (see memory/childenv). An entry is a name or a prefix
+	// ending in "*". Only the user's config may set it.
+	ShellEnv []string
 	// Style is how answers are rendered on a terminal: "auto" (or ""),
 	// "dark", "light" or "notty" (scripts/terminal decides auto).
 	Style string
@@ -255,6 +264,8 @@ type File struct {
 	Network            *bool    `toml:"network"`
 	SandboxWritable    []string `toml:"sandbox_writable"`
 	SandboxUnixSockets []string `toml:"sandbox_unix_sockets"`
+	SandboxReadable    []string `toml:"sandbox_readable"`
+	ShellEnv           []string `toml:"shell_env"`
 	Style              string   `toml:"style"`
 	AskBefore          []string `toml:"ask_before"`
 	// MaxRetryAfter and MaxWait are seconds or durations, like
@@ -519,7 +530,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 		if strings.HasPrefix(keys[0], "mcp_servers.") {
 			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
 		}
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, checkpoint_max_file_mb, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<claude|codex|opencode>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, checkpoint_max_file_mb, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, sandbox_readable, shell_env, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<claude|codex|opencode>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -585,36 +596,37 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 		}
 		c.Sandbox = f.Sandbox
 	}
-	if len(f.SandboxWritable) > 0 {
-		if fromProject {
-			return invalidf("%s: sandbox_writable may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
+	for _, l := range []struct {
+		key      string
+		from     []string
+		to       *[]string
+		notPaths bool
+	}{
+		{"sandbox_writable", f.SandboxWritable, &c.SandboxWritable, false},
+		{"sandbox_unix_sockets", f.SandboxUnixSockets, &c.SandboxUnixSockets, false},
+		{"sandbox_readable", f.SandboxReadable, &c.SandboxReadable, false},
+		{"shell_env", f.ShellEnv, &c.ShellEnv, true},
+	} {
+		if len(l.from) == 0 {
+			continue
 		}
-		for _, d := range f.SandboxWritable {
-			if strings.HasPrefix(d, "~/") {
+		if fromProject {
+			return invalidf("%s: %s may only be set in your user config (%s), not in a project's config", path, l.key, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		for _, e := range l.from {
+			if l.notPaths {
+				*l.to = append(*l.to, e)
+				continue
+			}
+			if strings.HasPrefix(e, "~/") {
 				if home, err := os.UserHomeDir(); err == nil {
-					d = filepath.Join(home, d[2:])
+					e = filepath.Join(home, e[2:])
 				}
 			}
-			if !filepath.IsAbs(d) {
-				return invalidf("%s: sandbox_writable entry %q is not an absolute path (or ~/...)", path, d)
+			if !filepath.IsAbs(e) {
+				return invalidf("%s: %s entry %q is not an absolute path (or ~/...)", path, l.key, e)
 			}
-			c.SandboxWritable = append(c.SandboxWritable, filepath.Clean(d))
-		}
-	}
-	if len(f.SandboxUnixSockets) > 0 {
-		if fromProject {
-			return invalidf("%s: sandbox_unix_sockets may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
-		}
-		for _, s := range f.SandboxUnixSockets {
-			if strings.HasPrefix(s, "~/") {
-				if home, err := os.UserHomeDir(); err == nil {
-					s = filepath.Join(home, s[2:])
-				}
-			}
-			if !filepath.IsAbs(s) {
-				return invalidf("%s: sandbox_unix_sockets entry %q is not an absolute path (or ~/...)", path, s)
-			}
-			c.SandboxUnixSockets = append(c.SandboxUnixSockets, filepath.Clean(s))
+			*l.to = append(*l.to, filepath.Clean(e))
 		}
 	}
 	if f.Network != nil {

@@ -472,8 +472,9 @@ func bindSelf(path string, readOnly bool) error {
 	return nil
 }
 
-// restrict applies Landlock: read and execute everywhere, write only in
-// the spec's directories and the harmless devices. It refuses to run
+// restrict applies Landlock: read and execute everywhere but the secret
+// paths (readRules), write only in the spec's directories and the
+// harmless devices. It refuses to run
 // without Landlock rather than run unconfined: go-landlock's best effort
 // mode would silently enforce nothing on such a kernel.
 func restrict(s spec) error {
@@ -487,18 +488,16 @@ func restrict(s spec) error {
 	args := []any{landlock.V11.HandledAccessFS, landlock.V11.Scoped}
 	if s.Landlocked && !s.Network {
 		// Without a network namespace, Landlock's own network rules
-		// shut the network: handled and granted to nothing, so every
-		// TCP connect and bind is refused (UDP too from Landlock 10).
+		// shut TCP: handled and granted to nothing, so every TCP
+		// connect and bind is refused. The socket filter refuses every
+		// other kind of IP socket (filterRules.noNetwork).
 		args = append(args, landlock.V11.HandledAccessNet)
 	}
 	cfg, err := landlock.NewConfig(args...)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles(devices...).IgnoreIfMissing(),
-	}
+	rules := append(readRules(helperUnix.Secrets), landlock.RWFiles(devices...).IgnoreIfMissing())
 	if len(s.Write) > 0 {
 		rw := landlock.RWDirs(s.Write...)
 		// Moving files between directories (git moves objects into

@@ -76,6 +76,10 @@ type Policy struct {
 	// commands may connect to (the person's sandbox_unix_sockets), each
 	// as given and with symbolic links resolved (AllowUnixSockets).
 	UnixSockets []string
+	// Secrets are the well-known secret files and directories commands
+	// may not read (secrets.go): those of the person's home and ralph's
+	// own configuration, less what AllowReadable allowed.
+	Secrets []string
 	// refusals are the socket connects the sandbox refused that no note
 	// has told the model of yet (see Explain).
 	refusals *socketRefusals
@@ -114,6 +118,12 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 		return nil, fmt.Errorf("sandbox: project root: %w", err)
 	}
 	p := &Policy{Mode: mode, Root: real, Network: network}
+	if mode != FullAccess {
+		// The project's own files are never hidden, nor a secret
+		// directory the project lies in.
+		p.Secrets = defaultSecrets()
+		p.AllowReadable(real)
+	}
 	if mode == WorkspaceWrite {
 		for _, d := range append([]string{os.TempDir(), "/dev/shm"}, extra...) {
 			if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {

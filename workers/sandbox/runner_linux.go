@@ -166,7 +166,7 @@ func (r *Runner) spec() (spec, string, error) {
 // user namespaces and the sandbox runs on Landlock alone.
 const LandlockOnlyNote = "this system allows no user namespaces (Ubuntu's kernel.apparmor_restrict_unprivileged_userns, or a container), " +
 	"so the sandbox runs on Landlock alone: writes outside the project are still refused, but .git/hooks, .git/config and .ralph/config.toml " +
-	"are restored after each command instead of being read-only, and --no-network blocks TCP only; " +
+	"are restored after each command instead of being read-only, and --no-network leaves commands no loopback of their own; " +
 	"for the full sandbox, allow user namespaces (sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0, or the AppArmor profile in docs/sandbox.md)"
 
 // fallBack switches the runner to Landlock alone, once; it reports

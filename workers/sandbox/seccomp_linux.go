@@ -59,8 +59,22 @@ const (
 // x32 system calls are x86-64 ones with this bit set.
 const x32SyscallBit = 0x40000000
 
-// socketcall's call number for connect (linux/net.h).
-const sysConnect = 3
+// socketcall's call numbers (linux/net.h).
+const (
+	sysSocket     = 1
+	sysConnect    = 3
+	sysSocketpair = 8
+	sysSendto     = 11
+	sysSendmsg    = 16
+	sysSendmmsg   = 20
+)
+
+// ipprotoMPTCP is IPPROTO_MPTCP, which x/sys/unix does not define.
+const ipprotoMPTCP = 262
+
+// sockTypeMask is SOCK_TYPE_MASK: the type argument of socket(2) without
+// SOCK_CLOEXEC and SOCK_NONBLOCK.
+const sockTypeMask = 0xf
 
 // archCalls are the numbers the filter acts on, per audit architecture.
 // All four architectures a helper on x86-64 or arm64 can meet are listed:
@@ -74,13 +88,22 @@ type archCalls struct {
 	socketcall   uint32 // 0 where there is none
 	ioUringSetup uint32
 	seccomp      uint32
+	socket       uint32
+	socketpair   uint32
+	sendto       uint32
+	sendmsg      uint32
+	sendmmsg     uint32
 }
 
 var filterArchs = []archCalls{
-	{arch: unix.AUDIT_ARCH_X86_64, mask: ^uint32(x32SyscallBit), connect: 42, ioUringSetup: 425, seccomp: 317},
-	{arch: unix.AUDIT_ARCH_I386, connect: 362, socketcall: 102, ioUringSetup: 425, seccomp: 354},
-	{arch: unix.AUDIT_ARCH_AARCH64, connect: 203, ioUringSetup: 425, seccomp: 277},
-	{arch: unix.AUDIT_ARCH_ARM, connect: 283, socketcall: 102, ioUringSetup: 425, seccomp: 383},
+	{arch: unix.AUDIT_ARCH_X86_64, mask: ^uint32(x32SyscallBit), connect: 42, ioUringSetup: 425, seccomp: 317,
+		socket: 41, socketpair: 53, sendto: 44, sendmsg: 46, sendmmsg: 307},
+	{arch: unix.AUDIT_ARCH_I386, connect: 362, socketcall: 102, ioUringSetup: 425, seccomp: 354,
+		socket: 359, socketpair: 360, sendto: 369, sendmsg: 370, sendmmsg: 345},
+	{arch: unix.AUDIT_ARCH_AARCH64, connect: 203, ioUringSetup: 425, seccomp: 277,
+		socket: 198, socketpair: 199, sendto: 206, sendmsg: 211, sendmmsg: 269},
+	{arch: unix.AUDIT_ARCH_ARM, connect: 283, socketcall: 102, ioUringSetup: 425, seccomp: 383,
+		socket: 281, socketpair: 288, sendto: 290, sendmsg: 296, sendmmsg: 374},
 }
 
 // filterSupported reports whether this build knows the system call
@@ -93,9 +116,38 @@ func filterSupported() bool {
 	return false
 }
 
+// filterRules says which parts of the filter a helper needs.
+type filterRules struct {
+	// supervise hands connects to ralph (Landlock before ABI 9 cannot
+	// refuse named Unix sockets) and refuses Unix datagram sockets,
+	// whose sendto and sendmsg can name any socket without a connect.
+	supervise bool
+	// noNetwork is the sandbox without the network and without a
+	// network namespace: Landlock's rules govern TCP only, so every other
+	// way onto a network is refused here.
+	noNetwork bool
+}
+
 // connectFilter is the BPF program: for each known architecture,
 //
-//   - connect (and socketcall's connect) goes to the supervisor;
+//   - connect (and socketcall's connect) goes to the supervisor, when
+//     supervising;
+//   - socket(2) with IPPROTO_MPTCP fails with EPROTONOSUPPORT, as on a
+//     kernel without MPTCP: Landlock's TCP rules do not govern it, and
+//     programs (Go's listeners among them) fall back to TCP;
+//   - when supervising, socket(2) and socketpair(2) of AF_UNIX
+//     SOCK_DGRAM fail with EACCES: such a socket's sendto and sendmsg
+//     reach any named socket by its path, which seccomp cannot see (it is
+//     in the command's memory) and which could be rewritten after ralph
+//     looked. Stream and seqpacket sockets cannot address a send (the
+//     kernel refuses or ignores the name), so connect is their only way;
+//   - without the network and its namespace, socket(2) makes only TCP,
+//     Unix and netlink sockets (UDP, raw, packet, SCTP and the rest fail
+//     with EACCES or EAFNOSUPPORT), and sends with MSG_FASTOPEN, a
+//     connect in disguise, fail with EACCES;
+//   - socketcall's socket and socketpair (32-bit programs only), whose
+//     arguments lie in memory, fail with ENOSYS, and without the network
+//     its sends too;
 //   - io_uring_setup fails with ENOSYS, because a ring's IORING_OP_CONNECT
 //     is a connect that no seccomp filter sees, and programs fall back
 //     to plain system calls without io_uring;
@@ -109,7 +161,11 @@ func filterSupported() bool {
 // An architecture the filter does not know kills the process: it cannot
 // occur on the architectures listed, and letting it through would let
 // its connect through.
-func connectFilter() ([]unix.SockFilter, error) {
+func connectFilter(r filterRules) ([]unix.SockFilter, error) {
+	connect := "allow"
+	if r.supervise {
+		connect = "notify"
+	}
 	var a bpfAsm
 	a.ld(offArch)
 	for _, c := range filterArchs {
@@ -123,9 +179,18 @@ func connectFilter() ([]unix.SockFilter, error) {
 		if c.mask != 0 {
 			a.and(c.mask)
 		}
-		a.jeq(c.connect, "notify", "")
+		a.jeq(c.connect, connect, "")
 		if c.socketcall != 0 {
 			a.jeq(c.socketcall, p+"-socketcall", "")
+		}
+		a.jeq(c.socket, "socket", "")
+		if r.supervise {
+			a.jeq(c.socketpair, "socketpair", "")
+		}
+		if r.noNetwork {
+			a.jeq(c.sendto, "send-flags3", "")
+			a.jeq(c.sendmsg, "send-flags2", "")
+			a.jeq(c.sendmmsg, "send-flags3", "")
 		}
 		a.jeq(c.ioUringSetup, "enosys", "")
 		a.jeq(c.seccomp, p+"-seccomp", "")
@@ -133,7 +198,15 @@ func connectFilter() ([]unix.SockFilter, error) {
 		if c.socketcall != 0 {
 			a.label(p + "-socketcall")
 			a.ld(offArgs) // the low half of args[0]: the call
-			a.jeq(sysConnect, "notify", "allow")
+			a.jeq(sysConnect, connect, "")
+			a.jeq(sysSocket, "enosys", "")
+			a.jeq(sysSocketpair, "enosys", "")
+			if r.noNetwork {
+				a.jeq(sysSendto, "enosys", "")
+				a.jeq(sysSendmsg, "enosys", "")
+				a.jeq(sysSendmmsg, "enosys", "")
+			}
+			a.ret(unix.SECCOMP_RET_ALLOW)
 		}
 		a.label(p + "-seccomp")
 		a.ld(offArgs) // the operation
@@ -141,12 +214,65 @@ func connectFilter() ([]unix.SockFilter, error) {
 		a.ld(offArgs + 8) // the flags
 		a.jset(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, "eperm", "allow")
 	}
+	// socket(domain, type, protocol): the same rules on every
+	// architecture, since only the arguments' low halves count.
+	a.label("socket")
+	a.ld(offArgs) // the domain
+	a.jeq(unix.AF_INET, "socket-inet", "")
+	a.jeq(unix.AF_INET6, "socket-inet", "")
+	a.jeq(unix.AF_UNIX, "socketpair-unix", "")
+	if r.noNetwork {
+		a.jeq(unix.AF_NETLINK, "allow", "eafnosupport")
+	} else {
+		a.ret(unix.SECCOMP_RET_ALLOW)
+	}
+	a.label("socket-inet")
+	a.ld(offArgs + 16) // the protocol
+	a.jeq(ipprotoMPTCP, "eprotonosupport", "")
+	if r.noNetwork {
+		a.jeq(0, "", "socket-tcp")
+		a.ld(offArgs + 8) // the type
+		a.and(sockTypeMask)
+		a.jeq(unix.SOCK_STREAM, "allow", "eacces")
+		a.label("socket-tcp")
+		a.jeq(unix.IPPROTO_TCP, "", "eacces")
+		a.ld(offArgs + 8)
+		a.and(sockTypeMask)
+		a.jeq(unix.SOCK_STREAM, "allow", "eacces")
+	} else {
+		a.ret(unix.SECCOMP_RET_ALLOW)
+	}
+	a.label("socketpair")
+	a.ld(offArgs) // the domain
+	a.jeq(unix.AF_UNIX, "socketpair-unix", "allow")
+	a.label("socketpair-unix")
+	if r.supervise {
+		a.ld(offArgs + 8) // the type
+		a.and(sockTypeMask)
+		a.jeq(unix.SOCK_DGRAM, "eacces", "allow")
+	} else {
+		a.ret(unix.SECCOMP_RET_ALLOW)
+	}
+	// MSG_FASTOPEN in the flags: sendmsg's third argument, sendto's and
+	// sendmmsg's fourth.
+	a.label("send-flags2")
+	a.ld(offArgs + 16)
+	a.jset(unix.MSG_FASTOPEN, "eacces", "allow")
+	a.label("send-flags3")
+	a.ld(offArgs + 24)
+	a.jset(unix.MSG_FASTOPEN, "eacces", "allow")
 	a.label("notify")
 	a.ret(unix.SECCOMP_RET_USER_NOTIF)
 	a.label("enosys")
 	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS))
 	a.label("eperm")
 	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	a.label("eacces")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
+	a.label("eafnosupport")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
+	a.label("eprotonosupport")
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT))
 	a.label("allow")
 	a.ret(unix.SECCOMP_RET_ALLOW)
 	return a.assemble()
@@ -154,11 +280,12 @@ func connectFilter() ([]unix.SockFilter, error) {
 
 // installConnectFilter installs connectFilter on every thread of this
 // process (TSYNC: the helper's Go runtime forks commands from any of
-// them) and returns the listener on which ralph receives the
-// notifications. no_new_privs, which an unprivileged filter needs, is
-// set by Landlock already and set again here so the order cannot matter.
-func installConnectFilter() (int, error) {
-	prog, err := connectFilter()
+// them) and, when supervising, returns the listener on which ralph
+// receives the notifications (-1 otherwise). no_new_privs, which an
+// unprivileged filter needs, is set by Landlock already and set again
+// here so the order cannot matter.
+func installConnectFilter(r filterRules) (int, error) {
+	prog, err := connectFilter(r)
 	if err != nil {
 		return -1, err
 	}
@@ -166,7 +293,10 @@ func installConnectFilter() (int, error) {
 		return -1, fmt.Errorf("no_new_privs: %w", err)
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	flags := uintptr(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_TSYNC | unix.SECCOMP_FILTER_FLAG_TSYNC_ESRCH)
+	flags := uintptr(unix.SECCOMP_FILTER_FLAG_TSYNC | unix.SECCOMP_FILTER_FLAG_TSYNC_ESRCH)
+	if r.supervise {
+		flags |= unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
+	}
 	for {
 		fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&fprog)))
 		runtime.KeepAlive(prog)
@@ -177,6 +307,9 @@ func installConnectFilter() (int, error) {
 		}
 		if errno != 0 {
 			return -1, fmt.Errorf("seccomp: %w", errno)
+		}
+		if !r.supervise {
+			return -1, nil
 		}
 		return int(fd), nil
 	}

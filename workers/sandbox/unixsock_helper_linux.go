@@ -33,6 +33,13 @@ type unixSpec struct {
 	// NoFilter leaves the seccomp supervisor out; tests set it to measure
 	// what the supervisor costs.
 	NoFilter bool `json:"no_filter,omitempty"`
+	// Secrets are the well-known secret files and directories commands
+	// may not read (see secrets.go).
+	Secrets []string `json:"secrets,omitempty"`
+
+	// network and landlocked are the spec's own, read from the same
+	// argument: the socket filter depends on them.
+	network, landlocked bool
 }
 
 // helperUnix is the helper process's unixSpec, set once by HelperMain
@@ -44,9 +51,12 @@ var helperUnix unixSpec
 // one is the zero spec.
 func parseUnixSpec(arg string) unixSpec {
 	var w struct {
-		Unix unixSpec `json:"unix"`
+		Unix       unixSpec `json:"unix"`
+		Network    bool     `json:"network"`
+		Landlocked bool     `json:"landlocked"`
 	}
 	_ = json.Unmarshal([]byte(arg), &w) // the spec itself was parsed, and checked, already
+	w.Unix.network, w.Unix.landlocked = w.Network, w.Landlocked
 	return w.Unix
 }
 
@@ -61,7 +71,7 @@ func helperArgument(key string, p *Policy) string {
 	if err := json.Unmarshal([]byte(key), &m); err != nil {
 		return key
 	}
-	u, err := json.Marshal(unixSpec{Root: p.Root, Sockets: p.UnixSockets, NoFilter: noConnectFilter})
+	u, err := json.Marshal(unixSpec{Root: p.Root, Sockets: p.UnixSockets, NoFilter: noConnectFilter, Secrets: p.Secrets})
 	if err != nil {
 		return key
 	}
@@ -96,21 +106,29 @@ func resolveUnixRules(abi int) []landlock.Rule {
 	return rules
 }
 
-// superviseConnects runs in the helper once it is confined. Where
-// Landlock cannot refuse named sockets, it installs the connect filter
-// and returns the files ralph's supervisor needs, which go with the ready
+// superviseConnects runs in the helper once it is confined. It installs
+// the socket filter (connectFilter) on every architecture whose system
+// call numbers it knows. Where Landlock cannot refuse named sockets
+// (before ABI 9) the filter supervises connects, and superviseConnects
+// returns the files ralph's supervisor needs, which go with the ready
 // message: the filter's listener, ralph's end of the channel on which
 // ralph asks the helper to perform Unix-socket connects, and a sock_diag
 // socket of the sandbox's network namespace, where ralph finds out which
-// process listens on a socket. It returns none where Landlock does the
-// work (ABI 9 and later) or on an architecture whose system call numbers
-// the filter does not know. The helper closes its copies once sent: a
-// command that got hold of the listener could answer its own connects.
+// process listens on a socket. It returns none where Landlock does that
+// work. The helper closes its copies once sent: a command that got hold
+// of the listener could answer its own connects.
 func superviseConnects() ([]int, error) {
-	if helperUnix.NoFilter || !filterSupported() {
+	if !filterSupported() {
 		return nil, nil
 	}
-	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi >= landlockResolveUnix {
+	rules := filterRules{noNetwork: helperUnix.landlocked && !helperUnix.network}
+	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi < landlockResolveUnix && !helperUnix.NoFilter {
+		rules.supervise = true
+	}
+	if !rules.supervise {
+		if _, err := installConnectFilter(rules); err != nil {
+			return nil, fmt.Errorf("cannot install the socket filter (seccomp): %w", err)
+		}
 		return nil, nil
 	}
 	diag, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
@@ -131,7 +149,7 @@ func superviseConnects() ([]int, error) {
 		return nil, fmt.Errorf("connect channel: %w", err)
 	}
 	conn := c.(*net.UnixConn)
-	listener, err := installConnectFilter()
+	listener, err := installConnectFilter(rules)
 	if err != nil {
 		conn.Close()
 		unix.Close(diag)
