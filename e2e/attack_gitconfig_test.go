@@ -89,7 +89,7 @@ func TestModelsOwnRepositoryIsNotTrusted(t *testing.T) {
 	for _, mode := range gitAttackModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, outside, payload := gitAttackDirs(t)
-			srv, _ := commandsServer(t,
+			srv, results := commandsServer(t,
 				"git init -q -b main && printf '* filter=x diff=x\\n' > .gitattributes && echo a > a.txt",
 				"git add . && git -c user.name=m -c user.email=m@example.com commit -qm mine",
 				"git config filter.x.clean '"+payload("clean")+"' && git config filter.x.smudge '"+payload("smudge")+"'",
@@ -101,6 +101,15 @@ func TestModelsOwnRepositoryIsNotTrusted(t *testing.T) {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
 			noPayloadRan(t, outside, "the session that made the repository")
+			if b, _ := os.ReadFile(filepath.Join(proj, ".git", "config")); !strings.Contains(string(b), "fsmonitor") {
+				// The fallback takes a new .git/config back after the
+				// command; a process the command left behind (cause 1)
+				// wrote it again later, as the test does now.
+				if !strings.Contains(results(), "the sandbox put back") {
+					t.Fatalf("the model's repository is not armed, so the test proves nothing:\n%s\n%s\n%s", b, r.stdout, results())
+				}
+				gitIn(t, proj, "git config filter.x.clean '"+payload("clean")+"' && git config diff.x.textconv '"+payload("textconv")+"' && git config core.fsmonitor '"+payload("fsmonitor")+"'")
+			}
 			// The next session changes the file the filter selects.
 			srv2, _ := commandsServer(t, "echo c >> a.txt && echo ok")
 			env2 := withURL(env, srv2.URL) // the same person, the same HOME
