@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
 )
@@ -239,26 +240,32 @@ type guard struct {
 	env           []string // the pinned repository, if any
 	untrusted     []string // the keys neutralised, for tests and messages
 	stamps        []stamp  // what the guard was read from
+	entries       []configEntry
 }
 
 // guards caches a guard per directory: git's listing runs again only
 // when a file it was read from (or a pointer to the repository) changed.
 var (
-	guardsMu sync.Mutex
-	guards   = map[string]*guard{}
-	pinsMu   sync.Mutex
-	pins     = map[string]*pinned{} // by work tree top, registered by Guard
-	pinCache = map[string]*pinned{} // by directory git runs in
+	computeMu sync.Mutex
+	guardsMu  sync.Mutex
+	guards    = map[string]*guard{}
+	pinsMu    sync.Mutex
+	pins      = map[string]*pinned{} // by work tree top, registered by Guard
+	pinCache  = map[string]*pinned{} // by directory git runs in
 )
 
 // guardFor is the guard of ralph's git in dir. A failure to read the
 // configuration neutralises what can be neutralised without it.
 func guardFor(ctx context.Context, dir string) *guard {
 	p := pinFor(dir)
-	guardsMu.Lock()
-	g := guards[dir]
-	guardsMu.Unlock()
-	if g != nil && stampsHold(g.stamps) {
+	if g := cachedGuard(dir); g != nil {
+		return g
+	}
+	// One listing at a time: the gits of a checkpoint start side by
+	// side, and one reading serves them all.
+	computeMu.Lock()
+	defer computeMu.Unlock()
+	if g := cachedGuard(dir); g != nil {
 		return g
 	}
 	var env []string
@@ -266,11 +273,47 @@ func guardFor(ctx context.Context, dir string) *guard {
 		env = p.env()
 		p.checkPointers()
 	}
-	files := []string{}
+	start := time.Now()
 	entries, err := listConfig(ctx, dir, env)
 	if err != nil {
 		return &guard{noDiffDrivers: true, noHooks: true, env: env}
 	}
+	g := guardFrom(dir, p, entries)
+	// A file written while git read it may not be what git read: such a
+	// guard serves this command only.
+	if !changedSince(g.stamps, start) {
+		guardsMu.Lock()
+		guards[dir] = g
+		guardsMu.Unlock()
+	}
+	return g
+}
+
+// changedSince reports whether a file (not a directory) was modified at
+// or after t.
+func changedSince(stamps []stamp, t time.Time) bool {
+	for _, s := range stamps {
+		if s.fi != nil && !s.fi.IsDir() && !s.fi.ModTime().Before(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// cachedGuard is dir's guard if nothing it was read from has changed.
+func cachedGuard(dir string) *guard {
+	guardsMu.Lock()
+	g := guards[dir]
+	guardsMu.Unlock()
+	if g != nil && stampsHold(g.stamps) {
+		return g
+	}
+	return nil
+}
+
+// guardFrom decides the guard of dir from git's listing.
+func guardFrom(dir string, p *pinned, entries []configEntry) *guard {
+	var files []string
 	var extra []string
 	if p != nil {
 		extra = append(extra, p.top, p.root)
@@ -279,7 +322,10 @@ func guardFor(ctx context.Context, dir string) *guard {
 	if p != nil && p.record != nil {
 		p.record(local)
 	}
-	g.env = env
+	if p != nil {
+		g.env = p.env()
+	}
+	g.entries = entries
 	for _, e := range entries {
 		if e.origin != "" {
 			files = append(files, e.origin)
@@ -291,9 +337,6 @@ func guardFor(ctx context.Context, dir string) *guard {
 	files = append(files, configHomes()...)
 	files = append(files, pointerFiles(dir, p)...)
 	g.stamps = stampAll(files)
-	guardsMu.Lock()
-	guards[dir] = g
-	guardsMu.Unlock()
 	return g
 }
 
@@ -513,4 +556,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// pinnedTo reports whether the guard was read from the repository p
+// pins, found by git itself or pinned.
+func (g *guard) pinnedTo(p *pinned) bool {
+	gitDir, common := "", ""
+	for _, kv := range g.env {
+		if v, ok := strings.CutPrefix(kv, "GIT_DIR="); ok {
+			gitDir = v
+		} else if v, ok := strings.CutPrefix(kv, "GIT_COMMON_DIR="); ok {
+			common = v
+		}
+	}
+	if gitDir == "" {
+		gitDir, common = onDiskRepository(p.top)
+	}
+	return samePath(gitDir, p.gitDir) && samePath(common, p.common)
 }

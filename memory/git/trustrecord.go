@@ -122,8 +122,16 @@ func Guard(ctx context.Context, root string, r *Repo, warn func(string)) {
 	}
 	p := &pinned{root: root, top: r.Top, gitDir: r.GitDir, common: commonDir(r.GitDir), warn: warn}
 	// The repository's own program-running keys now, by git's reading.
+	// The first look at the work tree (Context) may have read it
+	// already, from the same repository.
 	var current []string
-	if entries, err := listConfig(ctx, r.Top, p.env()); err == nil {
+	entries, err := []configEntry(nil), error(nil)
+	if g := cachedGuard(r.Top); g != nil && g.pinnedTo(p) {
+		entries = g.entries
+	} else {
+		entries, err = listConfig(ctx, r.Top, p.env())
+	}
+	if err == nil {
 		p.trustAll = true
 		_, current = decide(entries, p, nil)
 		p.trustAll = false
@@ -178,6 +186,9 @@ func Guard(ctx context.Context, root string, r *Repo, warn func(string)) {
 	pinsMu.Unlock()
 	guardsMu.Lock()
 	guards = map[string]*guard{}
+	if err == nil {
+		guards[r.Top] = guardFrom(r.Top, p, entries)
+	}
 	guardsMu.Unlock()
 }
 
