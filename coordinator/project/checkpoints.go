@@ -77,6 +77,9 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 		p.gitLook = lookAtGit(p.Root)
 	}
 	l := <-p.gitLook
+	// From here on ralph's git keeps to the repository as the session
+	// found it, and runs no program its config names unless the person's.
+	git.Guard(ctx, p.Root, l.repo, p.warn)
 	if l.repo == nil {
 		return p.git
 	}

@@ -20,8 +20,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/ralph-dev/ralph/memory/childenv"
 )
 
 // ErrNoRepo says the directory is not inside a git work tree, or git is
@@ -215,20 +213,26 @@ func RemoteCommand(ctx context.Context, dir string, env []string, args ...string
 	return build(ctx, dir, env, false, true, args)
 }
 
+// build is the one place a git command ralph runs is made: safeConfig,
+// then the guard of the directory (trust.go): every program-running key
+// from a file the model may write neutralised, porcelain diffs without
+// external diff or textconv when one such is configured, and the
+// repository pinned to the one the session opened.
 func build(ctx context.Context, dir string, env []string, hooks, remote bool, args []string) *exec.Cmd {
-	full := make([]string, 0, 2*len(safeConfig)+len(args))
-	for _, kv := range safeConfig {
-		if hooks && strings.HasPrefix(kv, "core.hooksPath=") || remote && slices.Contains(remoteConfig, kv) {
-			continue
-		}
-		full = append(full, "-c", kv)
+	g := guardFor(ctx, dir)
+	if g.noHooks {
+		hooks = false
 	}
-	full = append(full, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = append(childenv.Scrub(os.Environ()), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
-	cmd.Env = append(cmd.Env, env...)
-	return cmd
+	if g.noDiffDrivers && len(args) > 0 && slices.Contains([]string{"diff", "log", "show"}, args[0]) {
+		args = append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+	}
+	pin := g.env
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GIT_DIR=") || strings.HasPrefix(kv, "GIT_WORK_TREE=") {
+			pin = nil // the caller names the repository itself
+		}
+	}
+	return bare(ctx, dir, slices.Concat(pin, env), hooks, remote, g.config, args)
 }
 
 // hooksOutsideWorkTree reports whether the hooks that git would run in

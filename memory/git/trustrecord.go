@@ -1,0 +1,210 @@
+package git
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// trustRecord is what ralph remembers, outside the project and outside
+// every place a command may write, of the repository a project lies in:
+// whether there was one when a session began, where it was, and which
+// program-running keys of its own config are the person's. A repository
+// that appeared after ralph saw the project without one (the model's
+// git init) is the model's, and so is a key that appeared in the
+// repository's config while a session ran; a key that appeared between
+// sessions is the person's.
+type trustRecord struct {
+	Root      string   `json:"root"`
+	Repo      bool     `json:"repo"`
+	Top       string   `json:"top,omitempty"`
+	GitDir    string   `json:"git_dir,omitempty"`
+	CommonDir string   `json:"common_dir,omitempty"`
+	Trusted   []string `json:"trusted,omitempty"`
+	Seen      []string `json:"seen,omitempty"`
+}
+
+// recordMu serialises a process's writes of its records.
+var recordMu sync.Mutex
+
+// recordPath is where the record of a directory lives: in ralph's user
+// configuration directory, which the sandbox keeps out of a command's
+// reach.
+func recordPath(dir string) string {
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return filepath.Join(base, "ralph", "git-trust", hex.EncodeToString(sum[:16])+".json")
+}
+
+func loadRecord(dir string) *trustRecord {
+	path := recordPath(dir)
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var rec trustRecord
+	if json.Unmarshal(b, &rec) != nil {
+		return nil
+	}
+	return &rec
+}
+
+func saveRecord(dir string, rec *trustRecord) error {
+	path := recordPath(dir)
+	if path == "" {
+		return nil
+	}
+	recordMu.Lock()
+	defer recordMu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("record of the repository's trust: %w", err)
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("record of the repository's trust: %w", err)
+	}
+	tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("record of the repository's trust: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("record of the repository's trust: %w", err)
+	}
+	return nil
+}
+
+// pinFromRecord is the repository whose top is top as a session recorded
+// it, for a ralph that opens no session (diff, undo): pinned where the
+// session pinned it while that still exists, with the keys it trusted.
+// Without a record, git finds the repository itself and its own config
+// is trusted, as at a session's first sight of it.
+func pinFromRecord(top string) *pinned {
+	rec := loadRecord(top)
+	if rec == nil || !rec.Repo {
+		gitDir, common := onDiskRepository(top)
+		return &pinned{root: top, top: top, gitDir: gitDir, common: common, unpinned: true, trustAll: rec == nil}
+	}
+	p := &pinned{root: rec.Root, top: rec.Top, gitDir: rec.GitDir, common: rec.CommonDir, trusted: set(rec.Trusted)}
+	if _, err := os.Stat(filepath.Join(p.common, "config")); err != nil {
+		p.gitDir, p.common = onDiskRepository(top)
+		p.unpinned = true
+	}
+	return p
+}
+
+// Guard is called when a session opens the project at root, with the
+// repository it lies in (nil: none). From then on ralph's git in that
+// repository is pinned to the git dir and common dir it has now, and
+// runs programs from the repository's own config only for the keys that
+// are the person's (see trustRecord); warn says, once, that a command
+// changed which repository .git names.
+func Guard(ctx context.Context, root string, r *Repo, warn func(string)) {
+	if r == nil {
+		_ = saveRecord(root, &trustRecord{Root: root})
+		return
+	}
+	rec := loadRecord(r.Top)
+	if rec == nil && r.Top != root {
+		rec = loadRecord(root)
+	}
+	p := &pinned{root: root, top: r.Top, gitDir: r.GitDir, common: commonDir(r.GitDir), warn: warn}
+	// The repository's own program-running keys now, by git's reading.
+	// The first look at the work tree (Context) may have read it
+	// already, from the same repository.
+	var current []string
+	entries, err := []configEntry(nil), error(nil)
+	if g := cachedGuard(r.Top); g != nil && g.pinnedTo(p) {
+		entries = g.entries
+	} else {
+		entries, err = listConfig(ctx, r.Top, p.env())
+	}
+	if err == nil {
+		p.trustAll = true
+		_, current = decide(entries, p, nil)
+		p.trustAll = false
+	}
+	switch {
+	case rec == nil:
+		// First sight: what is there is the person's.
+		p.trusted = set(current)
+	case !rec.Repo:
+		// ralph saw the project without a repository: this one is
+		// the model's, or at least not known to be the person's.
+		p.trusted = map[string]bool{}
+	case !samePath(rec.GitDir, p.gitDir) || !samePath(rec.CommonDir, p.common):
+		p.trusted = map[string]bool{}
+		if warn != nil {
+			warn(fmt.Sprintf("the repository at %s is not the one ralph last saw there (%s, now %s): "+
+				"programs its config names (filters, diff drivers, hooks) do not run in ralph's git", r.Top, rec.CommonDir, p.common))
+		}
+	default:
+		p.trusted = map[string]bool{}
+		seen := set(rec.Seen)
+		for _, kv := range current {
+			if slices.Contains(rec.Trusted, kv) || !seen[kv] {
+				p.trusted[kv] = true
+			}
+		}
+	}
+	next := &trustRecord{Root: root, Repo: true, Top: r.Top, GitDir: p.gitDir, CommonDir: p.common,
+		Trusted: keys(p.trusted), Seen: current}
+	_ = saveRecord(r.Top, next)
+	// Keys that appear while the session runs are remembered as seen,
+	// so that the next session does not take them for the person's.
+	var mu sync.Mutex
+	p.record = func(kvs []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen := set(next.Seen)
+		grew := false
+		for _, kv := range kvs {
+			if !seen[kv] {
+				next.Seen = append(next.Seen, kv)
+				grew = true
+			}
+		}
+		if grew {
+			_ = saveRecord(r.Top, next)
+		}
+	}
+	pinsMu.Lock()
+	pins[r.Top] = p
+	pinCache = map[string]*pinned{}
+	pinsMu.Unlock()
+	guardsMu.Lock()
+	guards = map[string]*guard{}
+	if err == nil {
+		guards[r.Top] = guardFrom(r.Top, p, entries)
+	}
+	guardsMu.Unlock()
+}
+
+func set(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[s] = true
+	}
+	return m
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
