@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -62,17 +60,6 @@ func (r *Repo) Restore(ctx context.Context, commit string, paths []string) error
 		return nil
 	}
 	return r.writeBack(ctx, commit, paths)
-}
-
-// removeEmptyParents removes directories left empty by a removed file, up
-// to (not including) top, as git does when it removes files.
-func removeEmptyParents(top, dir string) {
-	for dir != top && strings.HasPrefix(dir, top+string(filepath.Separator)) {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 // literal makes paths literal pathspecs: a file named "*.go" means that
