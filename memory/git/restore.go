@@ -80,6 +80,11 @@ func (r *Repo) Prune(ctx context.Context, session, index string) error {
 	if err := r.forgetIndex(index); err != nil {
 		return err
 	}
+	// git deletes a ref through the directories of its path: none may be
+	// a link out of the repository (see refguard.go).
+	if err := guardRepo(commonDir(r.GitDir), session); err != nil {
+		return err
+	}
 	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname)", RefPrefix+session+"/")
 	if err != nil {
 		return err
