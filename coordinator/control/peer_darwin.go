@@ -34,3 +34,13 @@ func checkPeer(c net.Conn) string {
 	}
 	return ""
 }
+
+// checkServer says why the process listening at the other end of c is
+// not a ralph of this user's, or "" when it may be: macOS names its user
+// only, so another user's is refused.
+func checkServer(c net.Conn) string {
+	if checkPeer(c) != "" {
+		return "it runs as another user"
+	}
+	return ""
+}

@@ -101,3 +101,31 @@ func noNewPrivs(pid string) string {
 	}
 	return ""
 }
+
+// checkServer says why the process listening at the other end of c (a
+// client's connection) is not a ralph of this user's, or "" when it may
+// be: it runs as this user, and it is not confined where this client is
+// not (a sandboxed command's listener runs with no_new_privs, see
+// checkPeer). A server that cannot be looked at is refused.
+func checkServer(c net.Conn) string {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return "it cannot be asked who it is"
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return "it cannot be asked who it is"
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) }); err != nil || cerr != nil {
+		return "it cannot be asked who it is"
+	}
+	if int(cred.Uid) != os.Getuid() {
+		return "it runs as another user"
+	}
+	if noNewPrivs("self") == "0" && noNewPrivs(strconv.Itoa(int(cred.Pid))) != "0" {
+		return "it runs confined, as ralph's sandboxed commands do"
+	}
+	return ""
+}

@@ -97,6 +97,9 @@ type Listener struct {
 // reaches any more.
 func Bind(root string) (*Listener, error) {
 	path := SocketPath(root)
+	if err := makeSocketDir(path, root); err != nil {
+		return nil, err
+	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("remove the stale control socket: %w", err)
 	}

@@ -147,8 +147,14 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 // still gets its socket, reached through the directory's descriptor.
 func TestDeepProjectPath(t *testing.T) {
 	root := t.TempDir()
+	// The socket lives in ralph's state directory, not the project: a
+	// deep one makes the path long.
+	state := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("RALPH_HOME", state)
 	for len(SocketPath(root)) <= 200 {
-		root = filepath.Join(root, strings.Repeat("deep", 10))
+		state = filepath.Join(state, strings.Repeat("deep", 10))
+		t.Setenv("RALPH_HOME", state)
 	}
 	project(t, root)
 	_, target, _ := startServer(t, root)

@@ -1,15 +1,18 @@
 // Package control is a running ralph's control socket: another terminal
 // of the same user steers it (ralph stop, say, pause, continue, answer)
-// and follows its events (ralph watch) through a unix socket under
-// .ralph/. The socket is the running ralph's own: a stale one left by a
-// ralph that was killed is replaced by the next, which holds the project
-// lock and so knows nobody else serves it.
+// and follows its events (ralph watch) through a unix socket in a
+// directory of the user's own outside the project (SocketPath). The
+// socket is the running ralph's own: a stale one left by a ralph that was
+// killed is replaced by the next, which holds the project lock and so
+// knows nobody else serves it.
 //
 // The protocol is one JSON line each way: a Request, then a Reply; a watch
 // gets a Hello and then one line per event, as events.jsonl stores them.
 package control
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -19,7 +22,10 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 )
 
-// SocketName is the socket's name inside .ralph/.
+// SocketName was the socket's name inside .ralph/. Nothing is served
+// there any more: in the Landlock-only sandbox a command may write .ralph/,
+// and one replaced the socket with its own listener and received what the
+// person said with ralph say. A file of that name is ignored.
 const SocketName = "control.sock"
 
 // Errors callers branch on.
@@ -28,11 +34,66 @@ var (
 	ErrNotRunning = errors.New("no ralph is running in this project")
 	// ErrRefused: the socket belongs to another user.
 	ErrRefused = errors.New("the ralph running here belongs to another user")
+	// ErrImpostor: what listens on the socket is not a ralph of this
+	// user's, and is told nothing.
+	ErrImpostor = errors.New("what listens on the control socket is not a ralph of yours, so nothing was sent to it")
+	// ErrNoPlace: every directory the socket could live in lies inside
+	// the project, where a command could replace it.
+	ErrNoPlace = errors.New("every directory for the control socket lies inside the project, where a command could replace it")
 )
 
-// SocketPath is where the control socket of the project at root lives.
+// SocketPath is where the control socket of the project at root lives: in
+// a directory of the user's own that no sandboxed command may write
+// (socketDirs), named by a hash of the project's path, so the server and
+// every client find it the same way and the name stays short enough for a
+// socket address. A directory inside the project is passed over; when all
+// are, the path is the last one's and Bind refuses it (ErrNoPlace).
 func SocketPath(root string) string {
-	return filepath.Join(root, memory.StateDir, SocketName)
+	root = filepath.Clean(root)
+	sum := sha256.Sum256([]byte(root))
+	name := hex.EncodeToString(sum[:8]) + ".sock"
+	dirs := socketDirs()
+	for _, d := range dirs {
+		if !within(root, d) {
+			return filepath.Join(d, name)
+		}
+	}
+	return filepath.Join(dirs[len(dirs)-1], name)
+}
+
+// socketDirs are the directories the control socket may live in, best
+// first: the user's runtime directory ($XDG_RUNTIME_DIR, a tmpfs of the
+// user's own that ends with their login), else ralph's state directory
+// (memory.RegistryDir: $RALPH_HOME, $XDG_STATE_HOME/ralph or
+// ~/.local/state/ralph). Neither is the temporary directory or the
+// project, which sandboxed commands may write.
+func socketDirs() []string {
+	var dirs []string
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		dirs = append(dirs, filepath.Join(d, "ralph"))
+	}
+	return append(dirs, filepath.Join(memory.RegistryDir(os.Getenv), "run"))
+}
+
+// within reports whether path is root or lies under it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, filepath.Clean(path))
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// makeSocketDir makes the socket's directory, its owner's only.
+func makeSocketDir(path, root string) error {
+	dir := filepath.Dir(path)
+	if within(filepath.Clean(root), dir) {
+		return ErrNoPlace
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("make the control socket's directory: %w", err)
+	}
+	// MkdirAll leaves an existing directory as it is; this one holds
+	// nobody else's files.
+	_ = os.Chmod(dir, 0o700)
+	return nil
 }
 
 // address is how to reach path in a socket address. A path too long for
@@ -56,6 +117,12 @@ func dial(path string) (net.Conn, error) {
 	c, err := net.Dial("unix", addr)
 	if err != nil {
 		return nil, classify(path, err)
+	}
+	// What the person says goes only to a ralph of theirs: a listener a
+	// command put in the socket's place gets nothing.
+	if why := checkServer(c); why != "" {
+		c.Close()
+		return nil, fmt.Errorf("%w: %s", ErrImpostor, why)
 	}
 	return c, nil
 }

@@ -184,6 +184,11 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	// other ralph out. A git killed at its time limit leaves one behind,
 	// and every later checkpoint of the session failed on it.
 	_ = os.Remove(c.index + ".lock")
+	// Nothing is written through a directory a command swapped for a
+	// symlink (see refguard.go).
+	if err := guardRepo(commonDir(c.repo.GitDir), c.session); err != nil {
+		return nil, err
+	}
 	if err := c.seedIndex(); err != nil {
 		return nil, err
 	}

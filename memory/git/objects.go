@@ -3,11 +3,13 @@ package git
 import (
 	"bytes"
 	"compress/zlib"
+	"crypto/rand"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -75,42 +77,53 @@ func plainLayout(config []byte) bool {
 }
 
 // writeCommit writes a commit object with the given body (what `git
-// hash-object -t commit` reads) and returns its name.
+// hash-object -t commit` reads) and returns its name. The object's
+// directory is opened beneath the common directory, following no symlink
+// (see beneath.go).
 func (s *store) writeCommit(body []byte) (string, error) {
 	var raw bytes.Buffer
 	fmt.Fprintf(&raw, "commit %d\x00", len(body))
 	raw.Write(body)
 	sum := sha1.Sum(raw.Bytes())
 	name := hex.EncodeToString(sum[:])
-	dir := filepath.Join(s.common, "objects", name[:2])
-	final := filepath.Join(dir, name[2:])
-	if _, err := os.Stat(final); err == nil {
-		return name, nil // objects never change: the same one is there
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	b, err := openBeneath(s.common)
+	if err != nil {
 		return "", fmt.Errorf("write the commit object: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "tmp_obj_")
+	defer b.Close()
+	d, done, err := b.dir(filepath.Join("objects", name[:2]), true)
+	if err != nil {
+		return "", fmt.Errorf("write the commit object: %w", err)
+	}
+	defer done()
+	final := name[2:]
+	if _, err := d.Lstat(final); err == nil {
+		return name, nil // objects never change: the same one is there
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := "tmp_obj_" + hex.EncodeToString(rnd[:])
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return "", fmt.Errorf("write the commit object: %w", err)
 	}
 	// Loose objects are compressed for speed (core.looseCompression's
 	// default); a configured level sends the write to git instead.
-	zw, _ := zlib.NewWriterLevel(tmp, zlib.BestSpeed)
+	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
 	_, err = zw.Write(raw.Bytes())
-	err = errors.Join(err, zw.Close(), tmp.Chmod(0o444), tmp.Close())
+	err = errors.Join(err, zw.Close(), f.Close())
 	if err == nil {
 		// As git does: the name is claimed by a link, and an object that
 		// appeared meanwhile is the same object.
-		switch err = os.Link(tmp.Name(), final); {
+		switch err = d.Link(tmp, final); {
 		case errors.Is(err, os.ErrExist):
 			err = nil
 		case err != nil:
 			// A file system without hard links: git renames there too.
-			err = os.Rename(tmp.Name(), final)
+			err = d.Rename(tmp, final)
 		}
 	}
-	os.Remove(tmp.Name())
+	_ = d.Remove(tmp)
 	if err != nil {
 		return "", fmt.Errorf("write the commit object: %w", err)
 	}
@@ -127,26 +140,35 @@ var errNotPlain = errors.New("not a plain loose ref")
 
 // writeRef points a loose ref at commit, with git's lock-file protocol:
 // the lock is created exclusively, so a git that updates the same ref at
-// the same moment fails one of the two, as two gits would.
+// the same moment fails one of the two, as two gits would. The ref's
+// directory is opened beneath the common directory, following no symlink,
+// and the rename replaces a link at the ref's name, never what it names.
 func (s *store) writeRef(ref, commit string) error {
 	if !safeRef.MatchString(ref) {
 		return errNotPlain
 	}
-	path := filepath.Join(s.common, filepath.FromSlash(ref))
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+	b, err := openBeneath(s.common)
+	if err != nil {
 		return fmt.Errorf("write %s: %w", ref, err)
 	}
-	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	defer b.Close()
+	d, done, err := b.dir(path.Dir(ref), true)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", ref, err)
+	}
+	defer done()
+	name := path.Base(ref)
+	lock := name + ".lock"
+	f, err := d.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", ref, err)
 	}
 	_, err = f.WriteString(commit + "\n")
 	if err = errors.Join(err, f.Close()); err == nil {
-		err = os.Rename(lock, path)
+		err = d.Rename(lock, name)
 	}
 	if err != nil {
-		os.Remove(lock)
+		_ = d.Remove(lock)
 		return fmt.Errorf("write %s: %w", ref, err)
 	}
 	return nil

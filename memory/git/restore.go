@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -64,17 +62,6 @@ func (r *Repo) Restore(ctx context.Context, commit string, paths []string) error
 	return r.writeBack(ctx, commit, paths)
 }
 
-// removeEmptyParents removes directories left empty by a removed file, up
-// to (not including) top, as git does when it removes files.
-func removeEmptyParents(top, dir string) {
-	for dir != top && strings.HasPrefix(dir, top+string(filepath.Separator)) {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
-}
-
 // literal makes paths literal pathspecs: a file named "*.go" means that
 // file, not a pattern.
 func literal(paths []string) []string {
@@ -91,6 +78,11 @@ func literal(paths []string) []string {
 // time.
 func (r *Repo) Prune(ctx context.Context, session, index string) error {
 	if err := r.forgetIndex(index); err != nil {
+		return err
+	}
+	// git deletes a ref through the directories of its path: none may be
+	// a link out of the repository (see refguard.go).
+	if err := guardRepo(commonDir(r.GitDir), session); err != nil {
 		return err
 	}
 	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname)", RefPrefix+session+"/")

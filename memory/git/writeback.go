@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,12 +64,24 @@ func scaled(bytes int64, files int) time.Duration {
 // is written to a temporary file beside it that is then renamed over it,
 // so a file is either as it was or as restored, never cut short, whatever
 // is killed when. Modes and symbolic links are kept; a path commit lacks
-// is removed. Submodules (gitlinks) are left alone.
+// is removed. Submodules (gitlinks) are left alone. Every write goes
+// beneath the top without following a symlink on the way (see
+// beneath.go), and a path that is not a file of the work tree (a forged
+// record's "../../home/.bashrc") fails the whole restore before anything
+// is written.
 func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) error {
 	wanted := make(map[string]bool, len(paths))
 	for _, p := range paths {
+		if !safePath(p) {
+			return fmt.Errorf("restore: %q: %w; nothing was restored", p, ErrUnsafePath)
+		}
 		wanted[p] = true
 	}
+	b, err := openBeneath(r.Top)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	defer b.Close()
 	tree, err := r.listTree(ctx, commit, wanted)
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
@@ -88,10 +99,10 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 		e, ok := tree[p]
 		switch {
 		case !ok:
-			if err := os.Remove(r.Abs(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := b.remove(p); err != nil {
 				return fmt.Errorf("restore: %w", err)
 			}
-			removeEmptyParents(r.Top, filepath.Dir(r.Abs(p)))
+			b.removeEmptyParents(p)
 		case e.mode == "160000":
 			// A submodule's commit is not a file to write.
 		case strings.ContainsAny(p, "\n\r"):
@@ -107,14 +118,14 @@ func (r *Repo) writeBack(ctx context.Context, commit string, paths []string) err
 			}
 		}
 	}
-	r.removeLeftovers(append(blobs[:len(blobs):len(blobs)], rawBlobs...))
+	b.removeLeftovers(append(blobs[:len(blobs):len(blobs)], rawBlobs...))
 	if len(blobs) > 0 {
-		if err := r.writeBlobs(ctx, tree, blobs, true); err != nil {
+		if err := r.writeBlobs(ctx, b, tree, blobs, true); err != nil {
 			return err
 		}
 	}
 	if len(rawBlobs) > 0 {
-		return r.writeBlobs(ctx, raw, rawBlobs, false)
+		return r.writeBlobs(ctx, b, raw, rawBlobs, false)
 	}
 	return nil
 }
@@ -141,7 +152,7 @@ func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
 // writeBlobs streams the blobs of paths out of one `git cat-file --batch`
 // and writes each in place; filters says whether git converts them for the
 // work tree (not for a raw tree's, which are the bytes themselves).
-func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths []string, filters bool) error {
+func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeEntry, paths []string, filters bool) error {
 	var size int64
 	var in bytes.Buffer
 	args := []string{"cat-file", "--batch"}
@@ -176,7 +187,7 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 	// Small files are handed to a few writers, which make their system
 	// calls side by side; a big one is written here, streamed, so that
 	// memory stays small whatever the sizes.
-	w := newWriterPool(r)
+	w := newWriterPool(b)
 	var werr error
 	for _, p := range paths {
 		header, err := br.ReadString('\n')
@@ -203,7 +214,7 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 			if werr = w.write(p, tree[p].mode, data); werr != nil {
 				break
 			}
-		} else if werr = r.writeOne(p, tree[p].mode, io.LimitReader(br, n), n, w.dirs); werr != nil {
+		} else if werr = b.writeOne(p, tree[p].mode, io.LimitReader(br, n), n); werr != nil {
 			break
 		}
 		if _, err := br.Discard(1); err != nil { // the newline after the content
@@ -227,34 +238,33 @@ func (r *Repo) writeBlobs(ctx context.Context, tree map[string]treeEntry, paths 
 
 // writeOne writes one file's n bytes of content with mode (git's: 100644,
 // 100755 or 120000 for a symbolic link) through a temporary file renamed
-// over it.
-func (r *Repo) writeOne(path, mode string, content io.Reader, n int64, dirs *sync.Map) error {
-	abs := r.Abs(path)
-	dir := filepath.Dir(abs)
-	if _, made := dirs.Load(dir); !made {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		dirs.Store(dir, true)
+// over it, in its directory opened beneath the root.
+func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error {
+	d, done, err := b.dir(filepath.Dir(filepath.FromSlash(path)), true)
+	if err != nil {
+		return err
 	}
-	tmp := filepath.Join(dir, "."+filepath.Base(abs)+tempMark+strconv.Itoa(os.Getpid()))
+	defer done()
+	name := filepath.Base(filepath.FromSlash(path))
+	tmp := "." + name + tempMark + strconv.Itoa(os.Getpid())
+	_ = d.Remove(tmp)
 	if mode == "120000" {
 		target, err := io.ReadAll(content)
 		if err != nil {
 			return err
 		}
-		_ = os.Remove(tmp)
-		if err := os.Symlink(string(target), tmp); err != nil {
+		if err := d.Symlink(string(target), tmp); err != nil {
 			return err
 		}
-		return replace(tmp, abs)
+		return replace(d, tmp, name)
 	}
-	// As git checkout does: 0666 or 0777, narrowed by the umask.
+	// As git checkout does: 0666 or 0777, narrowed by the umask. O_EXCL
+	// creates the file itself, never through a link planted at its name.
 	perm := os.FileMode(0o666)
 	if mode == "100755" {
 		perm = 0o777
 	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
@@ -263,10 +273,10 @@ func (r *Repo) writeOne(path, mode string, content io.Reader, n int64, dirs *syn
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
+		_ = d.Remove(tmp)
 		return err
 	}
-	return replace(tmp, abs)
+	return replace(d, tmp, name)
 }
 
 // pooledFile is the largest file handed to the writer pool whole; larger
@@ -275,10 +285,8 @@ const pooledFile = 1 << 20
 
 // writerPool writes small files on a few goroutines at once.
 type writerPool struct {
-	r    *Repo
 	jobs chan writeJob
 	wg   sync.WaitGroup
-	dirs *sync.Map // directories known to exist
 	mu   sync.Mutex
 	err  error
 }
@@ -288,12 +296,12 @@ type writeJob struct {
 	data       []byte
 }
 
-func newWriterPool(r *Repo) *writerPool {
-	w := &writerPool{r: r, jobs: make(chan writeJob, 64), dirs: &sync.Map{}}
+func newWriterPool(b *beneath) *writerPool {
+	w := &writerPool{jobs: make(chan writeJob, 64)}
 	for range 4 {
 		w.wg.Go(func() {
 			for j := range w.jobs {
-				if err := r.writeOne(j.path, j.mode, bytes.NewReader(j.data), int64(len(j.data)), w.dirs); err != nil {
+				if err := b.writeOne(j.path, j.mode, bytes.NewReader(j.data), int64(len(j.data))); err != nil {
 					w.mu.Lock()
 					if w.err == nil {
 						w.err = fmt.Errorf("%s: %w", j.path, err)
@@ -326,43 +334,50 @@ func (w *writerPool) wait() error {
 	return w.err
 }
 
-// replace renames tmp over path. A directory in the file's place (the
-// model turned a file into one) is removed, as git would, and the rename
-// tried again; it is looked for only then, since one more system call per
-// file is a tenth of an undo's time.
-func replace(tmp, path string) error {
-	err := os.Rename(tmp, path)
+// replace renames tmp over name in d: the rename replaces a symlink at
+// name, never what it names. A directory in the file's place (the model
+// turned a file into one) is removed, as git would, and the rename tried
+// again; it is looked for only then, since one more system call per file
+// is a tenth of an undo's time.
+func replace(d *os.Root, tmp, name string) error {
+	err := d.Rename(tmp, name)
 	if err != nil {
-		if fi, lerr := os.Lstat(path); lerr == nil && fi.IsDir() {
-			if err = os.RemoveAll(path); err == nil {
-				err = os.Rename(tmp, path)
+		if fi, lerr := d.Lstat(name); lerr == nil && fi.IsDir() {
+			if err = d.RemoveAll(name); err == nil {
+				err = d.Rename(tmp, name)
 			}
 		}
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
+		_ = d.Remove(tmp)
 	}
 	return err
 }
 
 // removeLeftovers removes the temporary files a killed restore left in
-// the directories of paths, reading each directory once.
-func (r *Repo) removeLeftovers(paths []string) {
+// the directories of paths, reading each directory once. A directory
+// behind a symlink is not read.
+func (b *beneath) removeLeftovers(paths []string) {
 	seen := map[string]bool{}
 	for _, p := range paths {
-		dir := filepath.Dir(r.Abs(p))
+		dir := filepath.Dir(filepath.FromSlash(p))
 		if seen[dir] {
 			continue
 		}
 		seen[dir] = true
-		entries, err := os.ReadDir(dir)
+		d, done, err := b.dir(dir, false)
 		if err != nil {
 			continue
 		}
-		for _, e := range entries {
-			if strings.Contains(e.Name(), tempMark) {
-				_ = os.Remove(filepath.Join(dir, e.Name()))
+		if f, err := d.Open("."); err == nil {
+			entries, _ := f.ReadDir(-1)
+			_ = f.Close()
+			for _, e := range entries {
+				if strings.Contains(e.Name(), tempMark) {
+					_ = d.Remove(e.Name())
+				}
 			}
 		}
+		done()
 	}
 }
