@@ -95,6 +95,8 @@ func runProbe(mode string) int {
 		return probeTCPLoop()
 	case "send-loop":
 		return probeSendLoop()
+	case "sockets":
+		return probeSockets()
 	}
 	fmt.Println("unknown probe", mode)
 	return 2
