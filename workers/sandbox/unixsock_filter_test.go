@@ -35,6 +35,7 @@ func probeSockets() int {
 	try("unix-dgram", sock(unix.AF_UNIX, unix.SOCK_DGRAM, 0))
 	_, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	try("unix-dgram-pair", err)
+	try("unix-raw", sock(unix.AF_UNIX, unix.SOCK_RAW, 0))
 	try("unix-stream", sock(unix.AF_UNIX, unix.SOCK_STREAM, 0))
 	try("unix-seqpacket", sock(unix.AF_UNIX, unix.SOCK_SEQPACKET, 0))
 	try("tcp", sock(unix.AF_INET, unix.SOCK_STREAM, 0))
@@ -95,7 +96,7 @@ func TestSocketFilter(t *testing.T) {
 				k, v, _ := strings.Cut(f, "=")
 				got[k] = v
 			}
-			want := map[string]string{"unix-dgram": dgram, "unix-dgram-pair": dgram, "unix-stream": "ok", "unix-seqpacket": "ok"}
+			want := map[string]string{"unix-dgram": dgram, "unix-dgram-pair": dgram, "unix-raw": dgram, "unix-stream": "ok", "unix-seqpacket": "ok"}
 			for k, v := range c.want {
 				want[k] = v
 			}
