@@ -35,7 +35,7 @@ func TestAttackSecretsByDefault(t *testing.T) {
 				}
 			}
 			gitProject(t, proj)
-			srv, results := commandsServer(t, `env; echo ---; for f in ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc ~/.config/ralph/config.toml ~/.kube/config; do cat "$f" || echo "unreadable: $f"; done; ls ~ >/dev/null && echo "home listed"; true`)
+			srv, results := commandsServer(t, `env; echo ---; for f in ~/.ssh/id_rsa ~/.aws/credentials ~/.netrc ~/.config/ralph/config.toml ~/.config/gh/hosts.yml ~/.kube/config; do cat "$f" || echo "unreadable: $f"; done; ls ~ >/dev/null && echo "home listed"; true`)
 			const key = "sk-e2e-secrets-model-key"
 			env := cleanEnv(t, append([]string{"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + srv.URL, "TMPDIR=" + tmp,
 				"GITHUB_TOKEN=ghp_e2e_github", "AWS_SECRET_ACCESS_KEY=e2e_aws_secret", "ANTHROPIC_API_KEY=e2e_anthropic",
@@ -50,6 +50,7 @@ func TestAttackSecretsByDefault(t *testing.T) {
 				".netrc":                    "E2E-NETRC-PASSWORD",
 				".config/ralph/config.toml": "shell_env = [\"NPM_TOKEN\"]\nsandbox_readable = [\"~/.kube\"]\n# E2E-RALPH-CONFIG\n",
 				".kube/config":              "E2E-KUBE-ALLOWED",
+				".config/gh/hosts.yml":      "E2E-GH-TOKEN",
 			}
 			for f, content := range secrets {
 				p := filepath.Join(home, f)
@@ -67,7 +68,7 @@ func TestAttackSecretsByDefault(t *testing.T) {
 			res := results()
 			t.Logf("the model saw:\n%s", res)
 			for _, leaked := range []string{key, "ghp_e2e_github", "e2e_aws_secret", "e2e_anthropic",
-				"E2E-SSH-PRIVATE-KEY", "E2E-AWS-CREDENTIALS", "E2E-NETRC-PASSWORD", "E2E-RALPH-CONFIG"} {
+				"E2E-SSH-PRIVATE-KEY", "E2E-AWS-CREDENTIALS", "E2E-NETRC-PASSWORD", "E2E-RALPH-CONFIG", "E2E-GH-TOKEN"} {
 				if strings.Contains(res, leaked) {
 					t.Errorf("the command got %s", leaked)
 				}

@@ -14,7 +14,8 @@ import (
 // TestAttackSocketsDatagramsAndNetwork is issue 42's causes 5 and 8, as an
 // attacker whose every command is approved (-y): a command sends
 // datagrams to a named Unix datagram socket outside the project without
-// connecting (sendto, sendmsg, and sendto from one end of a socket pair),
+// connecting (sendto, sendmsg, sendto from one end of a socket pair and
+// from a SOCK_RAW socket),
 // and, without the network, opens an MPTCP connection and sends a UDP
 // datagram to servers on the host's loopback. Each payload carries
 // whether the model's key was in its environment. Nothing arrives, in
@@ -120,6 +121,8 @@ except OSError as e:
 				py("sendto", `socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(p, "`+dgram+`")`),
 				py("sendmsg", `socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([p], [], 0, "`+dgram+`")`),
 				py("pair", `socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendto(p, "`+dgram+`")`),
+				// The kernel makes a datagram socket of AF_UNIX SOCK_RAW.
+				py("raw", `socket.socket(socket.AF_UNIX, socket.SOCK_RAW).sendto(p, "`+dgram+`")`),
 			}
 			if noNet {
 				attacks = append(attacks,
@@ -148,7 +151,7 @@ except OSError as e:
 			// Without the network, the default sandbox's commands have a
 			// loopback of their own, where UDP and TCP go nowhere else;
 			// the fallback has none, and refuses them.
-			names := []string{"sendto", "sendmsg", "pair"}
+			names := []string{"sendto", "sendmsg", "pair", "raw"}
 			if noNet {
 				names = append(names, "mptcp")
 			}

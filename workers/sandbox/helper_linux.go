@@ -474,9 +474,9 @@ func bindSelf(path string, readOnly bool) error {
 
 // restrict applies Landlock: read and execute everywhere but the secret
 // paths (readRules), write only in the spec's directories and the
-// harmless devices. It refuses to run
-// without Landlock rather than run unconfined: go-landlock's best effort
-// mode would silently enforce nothing on such a kernel.
+// harmless devices. It refuses to run without Landlock rather than run
+// unconfined: go-landlock's best effort mode would silently enforce
+// nothing on such a kernel.
 func restrict(s spec) error {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {

@@ -93,11 +93,13 @@ type archCalls struct {
 	sendto       uint32
 	sendmsg      uint32
 	sendmmsg     uint32
+	// x32 has numbers of its own for the calls that take a msghdr.
+	sendmsgX32, sendmmsgX32 uint32
 }
 
 var filterArchs = []archCalls{
 	{arch: unix.AUDIT_ARCH_X86_64, mask: ^uint32(x32SyscallBit), connect: 42, ioUringSetup: 425, seccomp: 317,
-		socket: 41, socketpair: 53, sendto: 44, sendmsg: 46, sendmmsg: 307},
+		socket: 41, socketpair: 53, sendto: 44, sendmsg: 46, sendmmsg: 307, sendmsgX32: 518, sendmmsgX32: 538},
 	{arch: unix.AUDIT_ARCH_I386, connect: 362, socketcall: 102, ioUringSetup: 425, seccomp: 354,
 		socket: 359, socketpair: 360, sendto: 369, sendmsg: 370, sendmmsg: 345},
 	{arch: unix.AUDIT_ARCH_AARCH64, connect: 203, ioUringSetup: 425, seccomp: 277,
@@ -135,8 +137,9 @@ type filterRules struct {
 //   - socket(2) with IPPROTO_MPTCP fails with EPROTONOSUPPORT, as on a
 //     kernel without MPTCP: Landlock's TCP rules do not govern it, and
 //     programs (Go's listeners among them) fall back to TCP;
-//   - when supervising, socket(2) and socketpair(2) of AF_UNIX
-//     SOCK_DGRAM fail with EACCES: such a socket's sendto and sendmsg
+//   - when supervising, socket(2) and socketpair(2) of AF_UNIX make
+//     only stream and seqpacket sockets, others (SOCK_DGRAM, and SOCK_RAW,
+//     which the kernel makes a datagram socket of) fail with EACCES: such a socket's sendto and sendmsg
 //     reach any named socket by its path, which seccomp cannot see (it is
 //     in the command's memory) and which could be rewritten after ralph
 //     looked. Stream and seqpacket sockets cannot address a send (the
@@ -191,6 +194,10 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 			a.jeq(c.sendto, "send-flags3", "")
 			a.jeq(c.sendmsg, "send-flags2", "")
 			a.jeq(c.sendmmsg, "send-flags3", "")
+			if c.sendmsgX32 != 0 {
+				a.jeq(c.sendmsgX32, "send-flags2", "")
+				a.jeq(c.sendmmsgX32, "send-flags3", "")
+			}
 		}
 		a.jeq(c.ioUringSetup, "enosys", "")
 		a.jeq(c.seccomp, p+"-seccomp", "")
@@ -247,9 +254,12 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 	a.jeq(unix.AF_UNIX, "socketpair-unix", "allow")
 	a.label("socketpair-unix")
 	if r.supervise {
+		// Only stream and seqpacket: the kernel makes a datagram socket
+		// of SOCK_RAW too.
 		a.ld(offArgs + 8) // the type
 		a.and(sockTypeMask)
-		a.jeq(unix.SOCK_DGRAM, "eacces", "allow")
+		a.jeq(unix.SOCK_STREAM, "allow", "")
+		a.jeq(unix.SOCK_SEQPACKET, "allow", "eacces")
 	} else {
 		a.ret(unix.SECCOMP_RET_ALLOW)
 	}

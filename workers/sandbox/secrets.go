@@ -12,10 +12,13 @@ import (
 // that reads ralph's own configuration learns what the person allowed.
 // The person lets a command read one with sandbox_readable.
 
-// secretNames are the secret paths under the home directory.
+// secretNames are the secret paths under the home directory: keys and
+// the credentials of clouds, clusters, registries and git hosts. ~/.npmrc
+// is left out although it may hold a token: npm reads its registry
+// settings there for every install.
 var secretNames = []string{
-	".ssh", ".aws", ".gnupg", ".kube", ".netrc",
-	".config/gcloud", ".docker/config.json",
+	".ssh", ".aws", ".gnupg", ".kube", ".netrc", ".git-credentials", ".pypirc",
+	".config/gcloud", ".config/gh", ".docker/config.json", ".cargo/credentials.toml",
 }
 
 // secretPaths lists the secret paths for the home directory home and

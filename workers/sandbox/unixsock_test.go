@@ -95,6 +95,8 @@ func runProbe(mode string) int {
 		return probeTCPLoop()
 	case "send-loop":
 		return probeSendLoop()
+	case "sockets":
+		return probeSockets()
 	}
 	fmt.Println("unknown probe", mode)
 	return 2
@@ -187,42 +189,6 @@ func probeTCPLoop() int {
 			unix.Close(a)
 		}
 		unix.Close(c)
-	}
-	fmt.Println(time.Since(start).Nanoseconds())
-	return 0
-}
-
-// probeSendLoop times PROBE_N sends of a small datagram to a UDP socket
-// on the loopback, alternately with sendto and an address and with
-// sendmsg and one, the calls a datagram program makes, and prints the
-// nanoseconds they took.
-func probeSendLoop() int {
-	n, _ := strconv.Atoi(os.Getenv("PROBE_N"))
-	r, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		fmt.Println("error:", err)
-		return 1
-	}
-	if err := unix.Bind(r, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		fmt.Println("error:", err)
-		return 1
-	}
-	unix.SetsockoptInt(r, unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20)
-	to, _ := unix.Getsockname(r)
-	s, _ := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	msg, buf := []byte("x"), make([]byte, 16)
-	start := time.Now()
-	for i := 0; i < n; i++ {
-		if i%2 == 0 {
-			err = unix.Sendto(s, msg, 0, to)
-		} else {
-			err = unix.Sendmsg(s, msg, nil, to, 0)
-		}
-		if err != nil {
-			fmt.Println("error:", err)
-			return 1
-		}
-		unix.Recvfrom(r, buf, 0)
 	}
 	fmt.Println(time.Since(start).Nanoseconds())
 	return 0
@@ -511,39 +477,6 @@ func BenchmarkSandboxedConnects(b *testing.B) {
 				total += time.Duration(ns)
 			}
 			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*n), "ns/connect")
-		})
-	}
-}
-
-// BenchmarkSandboxedSends times a loop of 10,000 UDP sends (sendto and
-// sendmsg with an address, each received) inside one sandboxed command,
-// with the connect filter and without it: the socket filter must cost
-// ordinary sends nothing noticeable.
-func BenchmarkSandboxedSends(b *testing.B) {
-	const n = 10000
-	root, err := filepath.EvalSymlinks(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, filtered := range []bool{false, true} {
-		name := "unfiltered"
-		if filtered {
-			name = "filtered"
-		}
-		b.Run(name, func(b *testing.B) {
-			noConnectFilter = !filtered
-			defer func() { noConnectFilter = false }()
-			p := &Policy{Mode: WorkspaceWrite, Root: root, Network: true}
-			var total time.Duration
-			for i := 0; i < b.N; i++ {
-				out, ok := probe(b, p, "send-loop", "PROBE_N="+strconv.Itoa(n))
-				ns, err := strconv.ParseInt(out, 10, 64)
-				if !ok || err != nil {
-					b.Fatalf("send-loop: %q", out)
-				}
-				total += time.Duration(ns)
-			}
-			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*n), "ns/send")
 		})
 	}
 }
