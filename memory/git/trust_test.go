@@ -198,6 +198,9 @@ func TestAGlobalFileOutsideTheSandboxIsTrusted(t *testing.T) {
 	dir := repo(t)
 	attrs(t, dir)
 	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("TMPDIR", filepath.Join(home, "tmp")) // the sandbox's temporary directory, apart
 	global := filepath.Join(home, ".gitconfig")
 	ran := armed(t, dir, global)
