@@ -223,8 +223,15 @@ func build(ctx context.Context, dir string, env []string, hooks, remote bool, ar
 	if g.noHooks {
 		hooks = false
 	}
-	if g.noDiffDrivers && len(args) > 0 && slices.Contains([]string{"diff", "log", "show"}, args[0]) {
-		args = append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+	if g.noDiffDrivers {
+		// The subcommand follows the caller's own -c settings.
+		i := 0
+		for i+1 < len(args) && args[i] == "-c" {
+			i += 2
+		}
+		if i < len(args) && slices.Contains([]string{"diff", "log", "show"}, args[i]) {
+			args = slices.Concat(args[:i+1], []string{"--no-ext-diff", "--no-textconv"}, args[i+1:])
+		}
 	}
 	pin := g.env
 	for _, kv := range env {

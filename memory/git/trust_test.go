@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -244,5 +245,41 @@ func TestARewrittenCommonDirIsNotFollowed(t *testing.T) {
 	}
 	if len(told) != 1 || !strings.Contains(told[0], "changed under ralph") {
 		t.Fatalf("told %q, want one sentence that the repository changed", told)
+	}
+}
+
+// TestDiffsGoWithoutTheModelsDrivers: every porcelain diff ralph runs,
+// its own -c settings before the subcommand or not, goes without
+// external diff and textconv once one is untrusted.
+func TestDiffsGoWithoutTheModelsDrivers(t *testing.T) {
+	trustEnv(t)
+	dir := repo(t)
+	if err := saveRecord(dir, &trustRecord{Root: dir}); err != nil {
+		t.Fatal(err)
+	}
+	attrs(t, dir)
+	armed(t, dir, "")
+	for _, args := range [][]string{{"diff", "HEAD"}, {"-c", "core.bigFileThreshold=1", "diff", "HEAD"}, {"log", "-p"}, {"show"}} {
+		cmd := build(context.Background(), dir, nil, false, false, args)
+		if !slices.Contains(cmd.Args, "--no-textconv") || !slices.Contains(cmd.Args, "--no-ext-diff") {
+			t.Errorf("%v: %v", args, cmd.Args)
+		}
+	}
+}
+
+// TestProgramKeys: the keys that run a program are known, and others
+// are not taken for them.
+func TestProgramKeys(t *testing.T) {
+	for key, want := range map[string]bool{
+		"filter.lfs.process": true, "filter.a.b.clean": true, "diff.external": true, "diff.x.textconv": true,
+		"merge.x.driver": true, "core.sshcommand": true, "gpg.program": true, "gpg.ssh.program": true,
+		"credential.https://h.example.helper": true, "core.hookspath": true, "uploadpack.packobjectshook": true,
+		"remote.origin.uploadpack": true, "pager.log": true, "hook.lint.command": true, "core.alternaterefscommand": true,
+		"interactive.difffilter": true, "core.fsmonitor": true,
+		"filter.lfs.required": false, "diff.x.binary": false, "core.autocrlf": false, "remote.origin.url": false, "user.name": false,
+	} {
+		if _, got := programKey(key); got != want {
+			t.Errorf("programKey(%q) = %v, want %v", key, got, want)
+		}
 	}
 }
