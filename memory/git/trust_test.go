@@ -190,6 +190,19 @@ func TestAnIncludedWorkTreeFileIsNotTrusted(t *testing.T) {
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("ralph's git ran programs from an included work-tree file:\n%s", b)
 	}
+	// Written so that a parser of ours would miss the key (a byte-order
+	// mark, a line of 5 MiB before it), git still reads it, and so does
+	// the guard.
+	long := "\xef\xbb\xbf# " + strings.Repeat("x", 5<<20) + "\n[filter \"x\"]\n\tclean = \"echo bom >> " + ran + "; cat\"\n"
+	write(t, filepath.Join(dir, ".gitconfig"), long)
+	exercise(t, r, dir)
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("ralph's git ran a filter written to be missed:\n%s", b)
+	}
+	sh(t, dir, "git add b.txt")
+	if b, _ := os.ReadFile(ran); !strings.Contains(string(b), "bom") {
+		t.Fatalf("plain git did not read the filter either, so the test proves nothing: %q", b)
+	}
 }
 
 // TestAGlobalFileOutsideTheSandboxIsTrusted: the person's ~/.gitconfig
