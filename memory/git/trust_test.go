@@ -251,8 +251,15 @@ func TestARewrittenCommonDirIsNotFollowed(t *testing.T) {
 	sh(t, dir, "cp -a .git "+evil)
 	ran := armed(t, dir, filepath.Join(evil, "config"))
 	sh(t, dir, "git config -f "+evil+"/config core.fsmonitor 'echo fsmonitor >> "+ran+"' && echo "+evil+" > .git/commondir")
+	sh(t, dir, "printf '#!/bin/sh\\necho hook >> "+ran+"\\n' > "+evil+"/hooks/pre-commit && chmod +x "+evil+"/hooks/pre-commit")
 	exercise(t, r, dir)
 	exercise(t, r, dir)
+	// A commit ralph makes for the person (--commit) runs their hooks,
+	// from the repository the session opened, not the copy's.
+	write(t, filepath.Join(dir, "b.txt"), "for the commit\n")
+	if _, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task"); err != nil {
+		t.Fatal(err)
+	}
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("ralph's git followed the rewritten commondir:\n%s", b)
 	}
