@@ -175,9 +175,11 @@ func runCmd(ctx context.Context, timeout time.Duration, hooks bool, dir string, 
 //     transport (core.sshCommand, ext::, a credential helper) can run.
 //   - pager and editors: ralph reads git's output itself and never edits.
 //
-// Filter drivers, textconv and diff drivers are named by configuration
-// too; the person's configuration is theirs (LFS must work), and a
-// nested repository's is never read, since nothing recurses into it.
+// Filter drivers, textconv, diff and merge drivers and the other keys
+// that run a program are named by configuration too: the person's run
+// (LFS must work), the model's are neutralised by the guard build adds
+// (trust.go), and a nested repository's is never read, since nothing
+// recurses into it.
 var safeConfig = []string{
 	"core.fsmonitor=false",
 	"core.hooksPath=/dev/null",
