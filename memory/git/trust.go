@@ -131,8 +131,10 @@ type pinned struct {
 	// record, when set, remembers keys seen in the repository's config
 	// (see Guard).
 	record func(keys []string)
-	warn   func(string)
-	warned sync.Once
+	// writable are more directories commands may write.
+	writable []string
+	warn     func(string)
+	warned   sync.Once
 }
 
 // env pins ralph's git to the repository: a .git file or commondir
@@ -316,7 +318,7 @@ func guardFrom(dir string, p *pinned, entries []configEntry) *guard {
 	var files []string
 	var extra []string
 	if p != nil {
-		extra = append(extra, p.top, p.root)
+		extra = append(append(extra, p.top, p.root), p.writable...)
 	}
 	g, local := decide(entries, p, writableRoots(extra...))
 	if p != nil && p.record != nil {

@@ -123,7 +123,7 @@ func TestTheModelsRepositoryRunsNothing(t *testing.T) {
 	attrs(t, dir)
 	ran := armed(t, dir, "")
 	r := open(t, dir)
-	Guard(context.Background(), dir, r, nil)
+	Guard(context.Background(), dir, r, nil, nil)
 	exercise(t, r, dir)
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("ralph's git ran the model's programs:\n%s", b)
@@ -147,7 +147,7 @@ func TestThePersonsKeysRunAndTheSessionsDoNot(t *testing.T) {
 	mine := filepath.Join(t.TempDir(), "mine")
 	sh(t, dir, "git config filter.x.clean 'echo person >> "+mine+"; cat'")
 	r := open(t, dir)
-	Guard(context.Background(), dir, r, nil)
+	Guard(context.Background(), dir, r, nil, nil)
 	exercise(t, r, dir)
 	if _, err := os.Stat(mine); err != nil {
 		t.Fatal("the person's own filter did not run")
@@ -157,7 +157,7 @@ func TestThePersonsKeysRunAndTheSessionsDoNot(t *testing.T) {
 	exercise(t, r, dir)
 	forgetGuards()
 	r = open(t, dir)
-	Guard(context.Background(), dir, r, nil)
+	Guard(context.Background(), dir, r, nil, nil)
 	exercise(t, r, dir)
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("keys that appeared during a session ran:\n%s", b)
@@ -167,7 +167,7 @@ func TestThePersonsKeysRunAndTheSessionsDoNot(t *testing.T) {
 	sh(t, dir, "git config filter.x.smudge 'echo smudge >> "+later+"; cat'")
 	forgetGuards()
 	r = open(t, dir)
-	Guard(context.Background(), dir, r, nil)
+	Guard(context.Background(), dir, r, nil, nil)
 	g := guardFor(context.Background(), dir)
 	for _, k := range g.untrusted {
 		if k == "filter.x.smudge" || k == "filter.x.clean" {
@@ -185,7 +185,7 @@ func TestAnIncludedWorkTreeFileIsNotTrusted(t *testing.T) {
 	sh(t, dir, "git config include.path ../.gitconfig")
 	ran := armed(t, dir, ".gitconfig")
 	r := open(t, dir)
-	Guard(context.Background(), dir, r, nil)
+	Guard(context.Background(), dir, r, nil, nil)
 	exercise(t, r, dir)
 	if b, err := os.ReadFile(ran); err == nil {
 		t.Fatalf("ralph's git ran programs from an included work-tree file:\n%s", b)
@@ -220,19 +220,27 @@ func TestAGlobalFileOutsideTheSandboxIsTrusted(t *testing.T) {
 	ran := armed(t, dir, global)
 	r := open(t, dir)
 	t.Setenv("GIT_CONFIG_GLOBAL", global)
-	Guard(context.Background(), dir, r, nil)
+	Guard(context.Background(), dir, r, nil, nil)
 	exercise(t, r, dir)
 	if b, _ := os.ReadFile(ran); !strings.Contains(string(b), "clean") {
 		t.Fatalf("the person's global filter did not run: %q", b)
 	}
-	// The same file where a command may write.
+	// The same file where a command may write: a directory the person
+	// let commands write (sandbox_writable, --add-dir), or the
+	// temporary directory.
 	forgetGuards()
-	t.Setenv("TMPDIR", home)
 	os.Remove(ran)
-	Guard(context.Background(), dir, r, nil)
+	Guard(context.Background(), dir, r, []string{home}, nil)
 	exercise(t, r, dir)
 	if b, err := os.ReadFile(ran); err == nil {
-		t.Fatalf("a global config a command could write ran:\n%s", b)
+		t.Fatalf("a global config in a writable directory ran:\n%s", b)
+	}
+	forgetGuards()
+	t.Setenv("TMPDIR", home)
+	Guard(context.Background(), dir, r, nil, nil)
+	exercise(t, r, dir)
+	if b, err := os.ReadFile(ran); err == nil {
+		t.Fatalf("a global config in the temporary directory ran:\n%s", b)
 	}
 }
 
@@ -245,7 +253,7 @@ func TestARewrittenCommonDirIsNotFollowed(t *testing.T) {
 	attrs(t, dir)
 	r := open(t, dir)
 	var told []string
-	Guard(context.Background(), dir, r, func(s string) { told = append(told, s) })
+	Guard(context.Background(), dir, r, nil, func(s string) { told = append(told, s) })
 	exercise(t, r, dir)
 	evil := filepath.Join(t.TempDir(), "evil")
 	sh(t, dir, "cp -a .git "+evil)
