@@ -236,13 +236,13 @@ func decide(entries []configEntry, p *pinned, roots []string) (g *guard, localKe
 
 // guard is what ralph's git in one directory runs with.
 type guard struct {
-	config        []string // -c settings that neutralise untrusted keys
-	noDiffDrivers bool     // porcelain diffs get --no-ext-diff --no-textconv
-	noHooks       bool     // hooks stay off even where the person's would run
-	env           []string // the pinned repository, if any
-	untrusted     []string // the keys neutralised, for tests and messages
-	stamps        []stamp  // what the guard was read from
-	entries       []configEntry
+	config        []string      // -c settings that neutralise untrusted keys
+	noDiffDrivers bool          // porcelain diffs get --no-ext-diff --no-textconv
+	noHooks       bool          // hooks stay off even where the person's would run
+	env           []string      // the pinned repository, if any
+	untrusted     []string      // the keys neutralised, for tests and messages
+	stamps        []stamp       // what the guard was read from
+	entries       []configEntry // git's listing, for Guard to reuse
 }
 
 // guards caches a guard per directory: git's listing runs again only
