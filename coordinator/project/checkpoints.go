@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -79,7 +80,11 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 	l := <-p.gitLook
 	// From here on ralph's git keeps to the repository as the session
 	// found it, and runs no program its config names unless the person's.
-	git.Guard(ctx, p.Root, l.repo, p.warn)
+	writable := slices.Clone(p.Config.SandboxWritable)
+	if p.Tools != nil {
+		writable = append(writable, p.Tools.AddedDirs()...)
+	}
+	git.Guard(ctx, p.Root, l.repo, writable, p.warn)
 	if l.repo == nil {
 		return p.git
 	}

@@ -111,6 +111,8 @@ func plainConfig(path string) bool {
 	if err != nil {
 		return false
 	}
+	// git skips a UTF-8 byte-order mark at the start of a config file.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := strings.ToLower(strings.Join(strings.Fields(sc.Text()), ""))

@@ -175,9 +175,11 @@ func runCmd(ctx context.Context, timeout time.Duration, hooks bool, dir string, 
 //     transport (core.sshCommand, ext::, a credential helper) can run.
 //   - pager and editors: ralph reads git's output itself and never edits.
 //
-// Filter drivers, textconv and diff drivers are named by configuration
-// too; the person's configuration is theirs (LFS must work), and a
-// nested repository's is never read, since nothing recurses into it.
+// Filter drivers, textconv, diff and merge drivers and the other keys
+// that run a program are named by configuration too: the person's run
+// (LFS must work), the model's are neutralised by the guard build adds
+// (trust.go), and a nested repository's is never read, since nothing
+// recurses into it.
 var safeConfig = []string{
 	"core.fsmonitor=false",
 	"core.hooksPath=/dev/null",
@@ -223,8 +225,15 @@ func build(ctx context.Context, dir string, env []string, hooks, remote bool, ar
 	if g.noHooks {
 		hooks = false
 	}
-	if g.noDiffDrivers && len(args) > 0 && slices.Contains([]string{"diff", "log", "show"}, args[0]) {
-		args = append([]string{args[0], "--no-ext-diff", "--no-textconv"}, args[1:]...)
+	if g.noDiffDrivers {
+		// The subcommand follows the caller's own -c settings.
+		i := 0
+		for i+1 < len(args) && args[i] == "-c" {
+			i += 2
+		}
+		if i < len(args) && slices.Contains([]string{"diff", "log", "show"}, args[i]) {
+			args = slices.Concat(args[:i+1], []string{"--no-ext-diff", "--no-textconv"}, args[i+1:])
+		}
 	}
 	pin := g.env
 	for _, kv := range env {

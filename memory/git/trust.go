@@ -131,8 +131,10 @@ type pinned struct {
 	// record, when set, remembers keys seen in the repository's config
 	// (see Guard).
 	record func(keys []string)
-	warn   func(string)
-	warned sync.Once
+	// writable are more directories commands may write.
+	writable []string
+	warn     func(string)
+	warned   sync.Once
 }
 
 // env pins ralph's git to the repository: a .git file or commondir
@@ -234,13 +236,13 @@ func decide(entries []configEntry, p *pinned, roots []string) (g *guard, localKe
 
 // guard is what ralph's git in one directory runs with.
 type guard struct {
-	config        []string // -c settings that neutralise untrusted keys
-	noDiffDrivers bool     // porcelain diffs get --no-ext-diff --no-textconv
-	noHooks       bool     // hooks stay off even where the person's would run
-	env           []string // the pinned repository, if any
-	untrusted     []string // the keys neutralised, for tests and messages
-	stamps        []stamp  // what the guard was read from
-	entries       []configEntry
+	config        []string      // -c settings that neutralise untrusted keys
+	noDiffDrivers bool          // porcelain diffs get --no-ext-diff --no-textconv
+	noHooks       bool          // hooks stay off even where the person's would run
+	env           []string      // the pinned repository, if any
+	untrusted     []string      // the keys neutralised, for tests and messages
+	stamps        []stamp       // what the guard was read from
+	entries       []configEntry // git's listing, for Guard to reuse
 }
 
 // guards caches a guard per directory: git's listing runs again only
@@ -316,7 +318,7 @@ func guardFrom(dir string, p *pinned, entries []configEntry) *guard {
 	var files []string
 	var extra []string
 	if p != nil {
-		extra = append(extra, p.top, p.root)
+		extra = append(append(extra, p.top, p.root), p.writable...)
 	}
 	g, local := decide(entries, p, writableRoots(extra...))
 	if p != nil && p.record != nil {

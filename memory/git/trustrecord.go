@@ -28,6 +28,7 @@ type trustRecord struct {
 	CommonDir string   `json:"common_dir,omitempty"`
 	Trusted   []string `json:"trusted,omitempty"`
 	Seen      []string `json:"seen,omitempty"`
+	Writable  []string `json:"writable,omitempty"` // sandbox_writable and --add-dir
 }
 
 // recordMu serialises a process's writes of its records.
@@ -97,7 +98,7 @@ func pinFromRecord(top string) *pinned {
 		gitDir, common := onDiskRepository(top)
 		return &pinned{root: top, top: top, gitDir: gitDir, common: common, unpinned: true, trustAll: rec == nil}
 	}
-	p := &pinned{root: rec.Root, top: rec.Top, gitDir: rec.GitDir, common: rec.CommonDir, trusted: set(rec.Trusted)}
+	p := &pinned{root: rec.Root, top: rec.Top, gitDir: rec.GitDir, common: rec.CommonDir, trusted: set(rec.Trusted), writable: rec.Writable}
 	if _, err := os.Stat(filepath.Join(p.common, "config")); err != nil {
 		p.gitDir, p.common = onDiskRepository(top)
 		p.unpinned = true
@@ -106,12 +107,13 @@ func pinFromRecord(top string) *pinned {
 }
 
 // Guard is called when a session opens the project at root, with the
-// repository it lies in (nil: none). From then on ralph's git in that
+// repository it lies in (nil: none) and the directories beside the
+// project that its commands may write (sandbox_writable, --add-dir). From then on ralph's git in that
 // repository is pinned to the git dir and common dir it has now, and
 // runs programs from the repository's own config only for the keys that
 // are the person's (see trustRecord); warn says, once, that a command
 // changed which repository .git names.
-func Guard(ctx context.Context, root string, r *Repo, warn func(string)) {
+func Guard(ctx context.Context, root string, r *Repo, writable []string, warn func(string)) {
 	if r == nil {
 		_ = saveRecord(root, &trustRecord{Root: root})
 		return
@@ -120,7 +122,7 @@ func Guard(ctx context.Context, root string, r *Repo, warn func(string)) {
 	if rec == nil && r.Top != root {
 		rec = loadRecord(root)
 	}
-	p := &pinned{root: root, top: r.Top, gitDir: r.GitDir, common: commonDir(r.GitDir), warn: warn}
+	p := &pinned{root: root, top: r.Top, gitDir: r.GitDir, common: commonDir(r.GitDir), writable: writable, warn: warn}
 	// The repository's own program-running keys now, by git's reading.
 	// The first look at the work tree (Context) may have read it
 	// already, from the same repository.
@@ -160,7 +162,7 @@ func Guard(ctx context.Context, root string, r *Repo, warn func(string)) {
 		}
 	}
 	next := &trustRecord{Root: root, Repo: true, Top: r.Top, GitDir: p.gitDir, CommonDir: p.common,
-		Trusted: keys(p.trusted), Seen: current}
+		Trusted: keys(p.trusted), Seen: current, Writable: writable}
 	_ = saveRecord(r.Top, next)
 	// Keys that appear while the session runs are remembered as seen,
 	// so that the next session does not take them for the person's.
