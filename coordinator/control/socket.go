@@ -102,7 +102,7 @@ func makeSocketDir(path, root string) error {
 
 // address is how to reach path in a socket address. A path too long for
 // sun_path is reached through a descriptor of its directory
-// (/proc/self/fd/N/control.sock, see shortPath); done closes it and must
+// (/proc/self/fd/N/<hash>.sock, see shortPath); done closes it and must
 // be called once the socket is bound or connected.
 func address(path string) (addr string, done func(), err error) {
 	if len(path) <= maxSocketPath {
