@@ -91,7 +91,7 @@ func TestHeadlessRunAskUser(t *testing.T) {
 		writeTasks(t, dir, "style the button")
 		env := cleanEnv(t)
 		cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "run", "--retries", "0")
-		waitSocket(t, dir)
+		waitSocket(t, dir, env)
 		waitFor(t, "the question in ralph status", 20*time.Second, func() bool {
 			st := ralph(t, dir, env, nil, "status", "--json")
 			return strings.Contains(st.stdout, "which colour should the button be?")

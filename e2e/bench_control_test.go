@@ -40,7 +40,7 @@ func BenchmarkControlStop(b *testing.B) {
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
 		waitFor(b, "the run to wait on its model", 10*time.Second, func() bool {
-			fi, err := os.Stat(filepath.Join(dir, ".ralph", "control.sock"))
+			fi, err := os.Stat(socketPath(dir, env))
 			return err == nil && fi.Mode()&os.ModeSocket != 0 && srv.Active() == 1
 		})
 		start := time.Now()

@@ -91,7 +91,7 @@ func TestControlSayReachesTheTaskLoop(t *testing.T) {
 	writeTasks(t, dir, "the only task")
 	env := cleanEnv(t)
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--json", "run", "--retries", "0")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	waitFor(t, "the task in flight", 10*time.Second, func() bool { return srv.Active() == 1 })
 	r := steer(t, dir, env, "say", msg)
 	if r.code != 0 || !strings.Contains(r.stdout, "the agent working a task gets it") {
@@ -108,7 +108,7 @@ func TestControlSayReachesTheTaskLoop(t *testing.T) {
 	if !strings.Contains(readFile(t, filepath.Join(dir, "RALPH_TASKS.md")), "- [x] the only task") {
 		t.Fatal("the task is not done")
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".ralph", "control.sock")); !os.IsNotExist(err) {
+	if _, err := os.Stat(socketPath(dir, env)); !os.IsNotExist(err) {
 		t.Fatalf("the socket outlived the run: %v", err)
 	}
 }

@@ -28,7 +28,7 @@ func TestControlIgnoresALeftoverEngineMarker(t *testing.T) {
 	}
 	env := cleanEnv(t)
 	cmd, _, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--json", "run")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	waitFor(t, "the task in flight", 10*time.Second, func() bool { return srv.Active() == 1 })
 	st := steer(t, dir, env, "status")
 	if st.code != 0 || !strings.Contains(st.stdout, "status    running") {
@@ -60,7 +60,7 @@ func TestControlSayAfterTheLastStepIsNotLostSilently(t *testing.T) {
 	writeTasks(t, dir, "one")
 	env := cleanEnv(t)
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--json", "run")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	waitFor(t, "the task's last request", 20*time.Second, func() bool { return srv.Active() == 1 && len(srv.Requests()) == 3 })
 	if r := steer(t, dir, env, "say", msg); r.code != 0 {
 		t.Fatalf("ralph say: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
@@ -61,11 +62,29 @@ func steer(t testing.TB, dir string, env []string, args ...string) runResult {
 }
 
 // waitSocket waits until the ralph working in dir serves its socket.
-func waitSocket(t testing.TB, dir string) {
+func waitSocket(t testing.TB, dir string, env []string) {
 	t.Helper()
+	sock := socketPath(dir, env)
 	waitFor(t, "the control socket", 10*time.Second, func() bool {
-		fi, err := os.Stat(filepath.Join(dir, ".ralph", "control.sock"))
+		fi, err := os.Stat(sock)
 		return err == nil && fi.Mode()&os.ModeSocket != 0
+	})
+}
+
+// socketPath is where the ralph working in dir with env serves its
+// control socket.
+func socketPath(dir string, env []string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return control.SocketPathIn(dir, func(name string) string {
+		v := ""
+		for _, kv := range env {
+			if k, val, _ := strings.Cut(kv, "="); k == name {
+				v = val
+			}
+		}
+		return v
 	})
 }
 
@@ -90,7 +109,7 @@ func TestControlStopHeadlessRun(t *testing.T) {
 	writeTasks(t, dir, "one", "two", "three")
 	env := cleanEnv(t)
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--json", "run", "--parallel", "2")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	waitFor(t, "two tasks in progress", 10*time.Second, func() bool {
 		data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
 		return strings.Count(string(data), "- [~]") == 2 && srv.Active() == 2
@@ -115,7 +134,7 @@ func TestControlStopHeadlessRun(t *testing.T) {
 	if !strings.Contains(string(state), `"status": "interrupted"`) {
 		t.Fatalf("session.json = %s", state)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".ralph", "control.sock")); !os.IsNotExist(err) {
+	if _, err := os.Stat(socketPath(dir, env)); !os.IsNotExist(err) {
 		t.Fatalf("the socket outlived its ralph: %v", err)
 	}
 	// Nothing runs now: exit 1 with one sentence.
@@ -142,7 +161,7 @@ func TestControlSayReachesTheModel(t *testing.T) {
 			dir := t.TempDir()
 			env := cleanEnv(t)
 			cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "format the code")
-			waitSocket(t, dir)
+			waitSocket(t, dir, env)
 			waitFor(t, "the first request", 10*time.Second, func() bool { return srv.Active() == 1 })
 			args := []string{"say", msg}
 			if urgent {
@@ -202,7 +221,7 @@ func TestControlPauseContinue(t *testing.T) {
 	writeTasks(t, dir, "one", "two", "three")
 	env := cleanEnv(t)
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--json", "run")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	waitFor(t, "the first task in flight", 10*time.Second, func() bool { return srv.Active() == 1 })
 	if r := steer(t, dir, env, "pause"); r.code != 0 || !strings.Contains(r.stdout, "paused") {
 		t.Fatalf("ralph pause: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -73,7 +73,7 @@ func TestControlWatchJSONSeesEveryEvent(t *testing.T) {
 	writeTasks(t, dir, "one", "two", "three", "four", "five", "six")
 	env := cleanEnv(t)
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--json", "run", "--parallel", "2")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	watch := func() (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
 		w := exec.Command(ralphBin, "watch", "--json")
 		w.Dir, w.Env = dir, env
@@ -135,7 +135,7 @@ func TestControlWatchShowsTheRun(t *testing.T) {
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "make ran.txt")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	w := exec.Command(ralphBin, "watch")
 	w.Dir, w.Env = dir, env
 	wout, werr := &lockedBuffer{}, &lockedBuffer{}
@@ -199,7 +199,7 @@ func TestControlRefusesAnotherUser(t *testing.T) {
 	}
 	env := cleanEnv(t)
 	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "wait")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	for _, args := range [][]string{{"stop"}, {"say", "hi"}, {"watch", "--json"}} {
 		as := exec.Command(bin, args...)
 		as.Dir, as.Env = dir, append(env, "HOME="+base)
@@ -229,11 +229,11 @@ func TestControlStaleSocketReplaced(t *testing.T) {
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "wait")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	waitFor(t, "the first ralph's request", 10*time.Second, func() bool { return len(srv.Requests()) == 1 })
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	sock := filepath.Join(dir, ".ralph", "control.sock")
+	sock := socketPath(dir, env)
 	if _, err := os.Stat(sock); err != nil {
 		t.Fatalf("SIGKILL should leave the socket behind: %v", err)
 	}
@@ -259,7 +259,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 	writeTasks(t, dir, "first", "second")
 	env := cleanEnv(t, "TERM=xterm")
 	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "make ran.txt")
-	waitSocket(t, dir)
+	waitSocket(t, dir, env)
 	w := startPTY(t, dir, env, "watch")
 	state := filepath.Join(dir, ".ralph", "session.json")
 	var asked time.Time

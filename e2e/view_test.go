@@ -35,7 +35,7 @@ func TestOneLineForAToolCall(t *testing.T) {
 	chat.waitIdle(10*time.Second, nil)
 	chat.typeKeys("go\r")
 	chat.waitFor("run `"+command+"`? [y]es / [n]o / [t]ell it why not / [a]lways", 10*time.Second)
-	waitSocket(t, chatDir)
+	waitSocket(t, chatDir, env)
 	watch := startPTY(t, chatDir, env, "watch")
 	watch.waitFor("question  #1", 10*time.Second)
 	watchScreen := watch.screen()

@@ -14,8 +14,9 @@ import (
 // SteerHelp is the shared part of the help of ralph stop, say, pause,
 // continue and answer.
 const SteerHelp = `It talks to the ralph running in this project (ralph run, a one-shot task,
-a script or the chat shell) through its control socket, .ralph/control.sock,
-which only the user running that ralph may use. The running ralph answers in
+a script or the chat shell) through its control socket (in $XDG_RUNTIME_DIR/ralph,
+else ralph's state directory; never in the project), which only the user
+running that ralph may use. The running ralph answers in
 one sentence, printed here.
 
 Exit codes: 0 delivered, 1 no ralph is running here (or it could not take the

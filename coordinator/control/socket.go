@@ -48,11 +48,15 @@ var (
 // every client find it the same way and the name stays short enough for a
 // socket address. A directory inside the project is passed over; when all
 // are, the path is the last one's and Bind refuses it (ErrNoPlace).
-func SocketPath(root string) string {
+func SocketPath(root string) string { return SocketPathIn(root, os.Getenv) }
+
+// SocketPathIn is SocketPath with the environment read through getenv, for
+// a ralph whose environment is not this process's (tests).
+func SocketPathIn(root string, getenv func(string) string) string {
 	root = filepath.Clean(root)
 	sum := sha256.Sum256([]byte(root))
 	name := hex.EncodeToString(sum[:8]) + ".sock"
-	dirs := socketDirs()
+	dirs := socketDirs(getenv)
 	for _, d := range dirs {
 		if !within(root, d) {
 			return filepath.Join(d, name)
@@ -67,12 +71,12 @@ func SocketPath(root string) string {
 // (memory.RegistryDir: $RALPH_HOME, $XDG_STATE_HOME/ralph or
 // ~/.local/state/ralph). Neither is the temporary directory or the
 // project, which sandboxed commands may write.
-func socketDirs() []string {
+func socketDirs(getenv func(string) string) []string {
 	var dirs []string
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
 		dirs = append(dirs, filepath.Join(d, "ralph"))
 	}
-	return append(dirs, filepath.Join(memory.RegistryDir(os.Getenv), "run"))
+	return append(dirs, filepath.Join(memory.RegistryDir(getenv), "run"))
 }
 
 // within reports whether path is root or lies under it.
@@ -98,7 +102,7 @@ func makeSocketDir(path, root string) error {
 
 // address is how to reach path in a socket address. A path too long for
 // sun_path is reached through a descriptor of its directory
-// (/proc/self/fd/N/control.sock, see shortPath); done closes it and must
+// (/proc/self/fd/N/<hash>.sock, see shortPath); done closes it and must
 // be called once the socket is bound or connected.
 func address(path string) (addr string, done func(), err error) {
 	if len(path) <= maxSocketPath {
@@ -134,6 +138,10 @@ func classify(path string, err error) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist), isRefused(err):
 		return ErrNotRunning
+	case errors.Is(err, os.ErrPermission) && ownSocket(path):
+		// The socket is this user's, yet the connect was refused: the
+		// sandbox of a command ralph runs keeps it from the socket.
+		return fmt.Errorf("%s (the sandbox keeps it from %s)", refusedChild, path)
 	case errors.Is(err, os.ErrPermission):
 		return fmt.Errorf("%w (%s is not yours to open)", ErrRefused, path)
 	}

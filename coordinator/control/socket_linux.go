@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"syscall"
 
@@ -64,3 +65,10 @@ func listen(path string) (*net.UnixListener, error) {
 }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// ownSocket reports whether the file at path belongs to this process's
+// user.
+func ownSocket(path string) bool {
+	var st unix.Stat_t
+	return unix.Stat(path, &st) == nil && int(st.Uid) == os.Getuid()
+}

@@ -43,3 +43,14 @@ func listen(path string) (*net.UnixListener, error) {
 }
 
 func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// ownSocket reports whether the file at path belongs to this process's
+// user.
+func ownSocket(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}

@@ -170,7 +170,13 @@ func (b *beneath) remove(rel string) error {
 		return err
 	}
 	defer done()
-	if err := d.Remove(filepath.Base(filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	name := filepath.Base(filepath.FromSlash(rel))
+	// A directory is no file git tracks: one in the name's place now was
+	// made for another path of the restore (a link the restore replaced).
+	if fi, err := d.Lstat(name); err != nil || fi.IsDir() {
+		return nil
+	}
+	if err := d.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

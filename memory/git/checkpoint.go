@@ -186,7 +186,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	_ = os.Remove(c.index + ".lock")
 	// Nothing is written through a directory a command swapped for a
 	// symlink (see refguard.go).
-	if err := guardRepo(commonDir(c.repo.GitDir), c.session); err != nil {
+	if err := guardRepo(commonDir(c.repo.GitDir), c.session, true); err != nil {
 		return nil, err
 	}
 	if err := c.seedIndex(); err != nil {

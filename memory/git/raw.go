@@ -295,13 +295,12 @@ func (c *Checkpoints) rawTree(ctx context.Context, prev string, changed []string
 	if prev == "" && len(raw) == 0 {
 		return "", nil
 	}
-	tmp, err := os.CreateTemp("", "ralph-raw-index-*")
-	if err != nil {
-		return "", fmt.Errorf("checkpoint: %w", err)
-	}
-	name := tmp.Name()
-	_ = tmp.Close()
+	// The throwaway index lies beside ralph's own, not in the temporary
+	// directory: a command may write that, and a link it planted at the
+	// name would have git's lock file write the index where it points.
+	name := c.index + ".raw"
 	_ = os.Remove(name)
+	_ = os.Remove(name + ".lock")
 	defer os.Remove(name)
 	env := []string{"GIT_INDEX_FILE=" + name}
 	if prev != "" {

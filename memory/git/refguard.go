@@ -23,10 +23,11 @@ var ErrLinkedGitDir = errors.New("ralph writes no checkpoint through a symbolic 
 // guardRepo makes ralph's ref namespace for session (refs/ralph and
 // refs/ralph/<session>, and their reflog directories) real directories:
 // a symlink there is ralph's own namespace swapped for a link, and is
-// removed, never followed. It fails when a directory that is not ralph's
+// removed, never followed. Without create, missing directories are left
+// missing (the session's refs are about to be deleted). It fails when a directory that is not ralph's
 // (refs, objects, a fan-out directory of objects, logs) or packed-refs is
 // a symlink, as git would write through it.
-func guardRepo(common, session string) error {
+func guardRepo(common, session string, create bool) error {
 	b, err := openBeneath(common)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -57,6 +58,21 @@ func guardRepo(common, session string) error {
 		if fi, err := b.root.Lstat(filepath.FromSlash(rel)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			if err := b.root.Remove(filepath.FromSlash(rel)); err != nil {
 				return fmt.Errorf("checkpoint: %w", err)
+			}
+		}
+	}
+	if !create {
+		// Nothing is made for a session whose refs are only deleted: a
+		// link in the way is removed, a missing directory is no refs.
+		for _, rel := range []string{"refs/ralph", "refs/ralph/" + session} {
+			fi, err := b.root.Lstat(filepath.FromSlash(rel))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return nil
+			case err != nil:
+				return fmt.Errorf("checkpoint: %w", err)
+			case fi.Mode()&fs.ModeSymlink != 0:
+				return b.root.Remove(filepath.FromSlash(rel))
 			}
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -247,12 +249,12 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 	defer done()
 	name := filepath.Base(filepath.FromSlash(path))
 	tmp := "." + name + tempMark + strconv.Itoa(os.Getpid())
-	_ = d.Remove(tmp)
 	if mode == "120000" {
 		target, err := io.ReadAll(content)
 		if err != nil {
 			return err
 		}
+		_ = d.Remove(tmp)
 		if err := d.Symlink(string(target), tmp); err != nil {
 			return err
 		}
@@ -265,6 +267,12 @@ func (b *beneath) writeOne(path, mode string, content io.Reader, n int64) error 
 		perm = 0o777
 	}
 	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if errors.Is(err, fs.ErrExist) {
+		// A leftover that removeLeftovers did not see (a link, or one
+		// made since) is removed, never written through.
+		_ = d.Remove(tmp)
+		f, err = d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	}
 	if err != nil {
 		return err
 	}

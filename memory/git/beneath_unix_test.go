@@ -1,0 +1,98 @@
+//go:build unix
+
+package git
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRestoreFollowsNoSymlinkedDirectory: a directory of a restored file
+// swapped for a link out of the work tree (and one inside it) is replaced
+// by the directory, and nothing is written or removed where the links
+// pointed.
+func TestRestoreFollowsNoSymlinkedDirectory(t *testing.T) {
+	dir := repo(t)
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "x.txt"), "outside\n")
+	write(t, filepath.Join(outside, "gone.txt"), "keep me\n")
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	sh(t, dir, "mkdir -p d e && printf 'mine\\n' > d/x.txt && printf 'e\\n' > e/y.txt")
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "rm -r d e && ln -s '"+outside+"' d && mkdir in && ln -s in e")
+	if err := r.Restore(ctx, base.Commit, []string{"d/x.txt", "e/y.txt", "d/gone.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, outside, "cat x.txt gone.txt; ls"); got != "outside\nkeep me\ngone.txt\nx.txt\n" {
+		t.Fatalf("the link's target changed: %q", got)
+	}
+	for _, d := range []string{"d", "e"} {
+		if fi, err := os.Lstat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			t.Fatalf("%s is not a directory again: %v", d, err)
+		}
+	}
+	if got := sh(t, dir, "cat d/x.txt e/y.txt; ls in"); got != "mine\ne\n" {
+		t.Fatalf("after restore: %q", got)
+	}
+}
+
+// TestRestoreRefusesPathsOutsideTheWorkTree: a path a forged record names
+// fails the restore before anything is written or removed.
+func TestRestoreRefusesPathsOutsideTheWorkTree(t *testing.T) {
+	dir := repo(t)
+	victim := filepath.Join(filepath.Dir(dir), "victim.txt")
+	write(t, victim, "the person's\n")
+	t.Cleanup(func() { os.Remove(victim) })
+	r := open(t, dir)
+	for _, p := range []string{"../victim.txt", "/etc/passwd", "a/../../victim.txt", ".git/config", ".ralph/x", "./b.txt", ""} {
+		err := r.Restore(context.Background(), "HEAD", []string{"b.txt", p})
+		if !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "the person's\n" {
+		t.Fatal("the file outside changed")
+	}
+}
+
+// TestCheckpointRefsFollowNoLink: refs/ralph and a session's directory
+// swapped for links are made directories again, nothing lands where the
+// links pointed, and a linked refs fails the checkpoint in one sentence.
+func TestCheckpointRefsFollowNoLink(t *testing.T) {
+	dir := repo(t)
+	outside := t.TempDir()
+	r := open(t, dir)
+	cps := NewCheckpoints(r, "s", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	ctx := context.Background()
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "rm -rf .git/refs/ralph && ln -s '"+outside+"' .git/refs/ralph && echo 1 > n.txt")
+	if _, err := cps.Record(ctx, "1", "turn"); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "mkdir -p '"+outside+"/s' && ln -s '"+outside+"/s' .git/refs/ralph/s2 && echo 2 > n.txt")
+	cps2 := NewCheckpoints(r, "s2", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	if _, err := cps2.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, outside, "find . -mindepth 1"); got != "./s\n" {
+		t.Fatalf("written through the links: %q", got)
+	}
+	if got := sh(t, dir, "git for-each-ref --format='%(refname)' refs/ralph/"); !strings.Contains(got, "refs/ralph/s/1") || !strings.Contains(got, "refs/ralph/s2/0") {
+		t.Fatalf("refs: %q", got)
+	}
+	sh(t, dir, "mv .git/refs .git/refs.real && ln -s refs.real .git/refs && echo 3 > n.txt")
+	if _, err := cps.Record(ctx, "2", "turn"); !errors.Is(err, ErrLinkedGitDir) || !strings.Contains(err.Error(), ".git/refs is not a plain directory") {
+		t.Fatalf("a linked refs: %v", err)
+	}
+}
