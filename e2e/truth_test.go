@@ -316,3 +316,38 @@ func hintCommand(t *testing.T, out string) []string {
 	t.Fatalf("no command on the skipped line:\n%s", out)
 	return nil
 }
+
+// TestPlannedTaskVerifyFailsIsNotDone: ralph plan writes a task with its
+// verify command (test -f done.log); a worker that says the task is done
+// without making it so does not get it marked done: the command ralph
+// plan wrote decides, and the run exits 1.
+func TestPlannedTaskVerifyFailsIsNotDone(t *testing.T) {
+	planner := plannerModel()
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		for _, m := range msgs {
+			if sub := taskPromptRe.FindStringSubmatch(m.Content); sub != nil && m.Role == openai.ChatMessageRoleUser {
+				if msgs[len(msgs)-1].Role == openai.ChatMessageRoleUser {
+					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done, trust me"})}}}
+				}
+				return fakemodel.Response{Text: "done"}
+			}
+		}
+		return planner(r)
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "plan", "add a cache"); r.code != 0 {
+		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	run := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--retries", "0")
+	if run.code != 1 {
+		t.Fatalf("run: exit %d\n%s\n%s", run.code, run.stdout, run.stderr)
+	}
+	tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md"))
+	if !strings.Contains(tasks, "- [!] define the sqlite schema") || strings.Contains(tasks, "- [x]") {
+		t.Fatalf("RALPH_TASKS.md:\n%s", tasks)
+	}
+}
