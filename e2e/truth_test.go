@@ -55,7 +55,8 @@ func TestReviewUnreachableModelFails(t *testing.T) {
 	env := cleanEnv(t, "OPENAI_BASE_URL=http://127.0.0.1:1/v1", "OPENAI_API_KEY=sk-test")
 	r := ralph(t, dir, env, nil, "--json", "review", "--findings-only")
 	rep := parseReview(t, r)
-	if r.code != 1 || rep.Clean || !strings.Contains(rep.Error, "reviewer") || !strings.Contains(r.stderr, "the review could not be done") {
+	if r.code != 1 || rep.Clean || !strings.Contains(rep.Error, "reviewer") || !strings.Contains(r.stderr, "the review could not be done") ||
+		!strings.Contains(r.stdout, `"findings":[]`) {
 		t.Fatalf("exit %d, report %+v\nstderr:\n%s", r.code, rep, r.stderr)
 	}
 	text := ralph(t, dir, env, nil, "review", "--findings-only")
