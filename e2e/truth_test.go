@@ -352,3 +352,23 @@ func TestPlannedTaskVerifyFailsIsNotDone(t *testing.T) {
 		t.Fatalf("RALPH_TASKS.md:\n%s", tasks)
 	}
 }
+
+// TestRalphexValidationRunsBesideVerify: a ralphex plan's validation
+// commands decide each task after the run's own --verify, not only when
+// --verify is left out.
+func TestRalphexValidationRunsBesideVerify(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	plan := "# Plan: caching\n\n## Implementation Steps\n\n" +
+		"### Task 1: add the interface\n\n- [ ] write it\n\n" +
+		"## Validation Commands\n\n- `echo validation >> checks.log`\n"
+	mustWrite(t, filepath.Join(dir, "docs", "plans", "cache.md"), plan)
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "run", "docs/plans/cache.md", "--verify", "echo verify >> checks.log")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "checks.log")); got != "verify\nvalidation\n" {
+		t.Fatalf("the checks ran %q, want --verify then the plan's validation command", got)
+	}
+}
