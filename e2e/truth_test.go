@@ -55,7 +55,8 @@ func TestReviewUnreachableModelFails(t *testing.T) {
 	env := cleanEnv(t, "OPENAI_BASE_URL=http://127.0.0.1:1/v1", "OPENAI_API_KEY=sk-test")
 	r := ralph(t, dir, env, nil, "--json", "review", "--findings-only")
 	rep := parseReview(t, r)
-	if r.code != 1 || rep.Clean || !strings.Contains(rep.Error, "reviewer") || !strings.Contains(r.stderr, "the review could not be done") {
+	if r.code != 1 || rep.Clean || !strings.Contains(rep.Error, "reviewer") || !strings.Contains(r.stderr, "the review could not be done") ||
+		!strings.Contains(r.stdout, `"findings":[]`) {
 		t.Fatalf("exit %d, report %+v\nstderr:\n%s", r.code, rep, r.stderr)
 	}
 	text := ralph(t, dir, env, nil, "review", "--findings-only")
@@ -315,4 +316,59 @@ func hintCommand(t *testing.T, out string) []string {
 	}
 	t.Fatalf("no command on the skipped line:\n%s", out)
 	return nil
+}
+
+// TestPlannedTaskVerifyFailsIsNotDone: ralph plan writes a task with its
+// verify command (test -f done.log); a worker that says the task is done
+// without making it so does not get it marked done: the command ralph
+// plan wrote decides, and the run exits 1.
+func TestPlannedTaskVerifyFailsIsNotDone(t *testing.T) {
+	planner := plannerModel()
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		for _, m := range msgs {
+			if sub := taskPromptRe.FindStringSubmatch(m.Content); sub != nil && m.Role == openai.ChatMessageRoleUser {
+				if msgs[len(msgs)-1].Role == openai.ChatMessageRoleUser {
+					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done, trust me"})}}}
+				}
+				return fakemodel.Response{Text: "done"}
+			}
+		}
+		return planner(r)
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "plan", "add a cache"); r.code != 0 {
+		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	run := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--retries", "0")
+	if run.code != 1 {
+		t.Fatalf("run: exit %d\n%s\n%s", run.code, run.stdout, run.stderr)
+	}
+	tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md"))
+	if !strings.Contains(tasks, "- [!] define the sqlite schema") || strings.Contains(tasks, "- [x]") {
+		t.Fatalf("RALPH_TASKS.md:\n%s", tasks)
+	}
+}
+
+// TestRalphexValidationRunsBesideVerify: a ralphex plan's validation
+// commands decide each task after the run's own --verify, not only when
+// --verify is left out.
+func TestRalphexValidationRunsBesideVerify(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	plan := "# Plan: caching\n\n## Implementation Steps\n\n" +
+		"### Task 1: add the interface\n\n- [ ] write it\n\n" +
+		"## Validation Commands\n\n- `echo validation >> checks.log`\n"
+	mustWrite(t, filepath.Join(dir, "docs", "plans", "cache.md"), plan)
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "run", "docs/plans/cache.md", "--verify", "echo verify >> checks.log")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "checks.log")); got != "verify\nvalidation\n" {
+		t.Fatalf("the checks ran %q, want --verify then the plan's validation command", got)
+	}
 }

@@ -21,7 +21,8 @@ project; 130/143 interrupted by SIGINT/SIGTERM.`
 const RunHelp = `Work through the open tasks of RALPH_TASKS.md: pick the next ready task (priority,
 then file order, dependencies done), mark it in progress, let a child agent (or an
 external CLI agent, --agent) work it, and mark it done when the agent completes it
-and --verify passes. Progress is saved at every task boundary; after a crash,
+and its verify commands pass: --verify, then the task's own ("verify: CMD" in its
+notes, as ralph plan writes it). Progress is saved at every task boundary; after a crash,
 ` + "`ralph resume`" + ` picks the loop up.
 
 Conditions (--until, --breaker) are expressions over: iterations, tasks_open,

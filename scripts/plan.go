@@ -27,7 +27,8 @@ structure, tests, RALPH_GOALS.md and the task list), asks you what it cannot
 find out, and writes the plan: the feature's goals as a section of
 RALPH_GOALS.md, and its tasks into RALPH_TASKS.md in the task list's own
 grammar (ids, priorities, depends=, acceptance criteria and a verify command
-as notes), every line already there kept.
+as notes: "Verify: ` + "`CMD`" + ` passes", which ralph run runs for that task after its
+--verify, the task done only if it passes), every line already there kept.
 
 Nothing else is written: the session runs with --sandbox read-only, and the
 plan goes through one tool, write_plan. On a terminal ralph then shows the

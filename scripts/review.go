@@ -122,6 +122,9 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	case err != nil:
 		return failWith(face, &verdict, ExitFailed, err)
 	}
+	if rep.Findings == nil {
+		rep.Findings = []review.Finding{} // a list in JSON, empty or not
+	}
 	if face.Format == FormatJSON || face.Format == FormatStreamJSON {
 		_ = json.NewEncoder(face.Stdout).Encode(struct {
 			Type  string `json:"type"`

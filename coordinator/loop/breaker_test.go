@@ -218,3 +218,24 @@ func (l *eventLog) all() []coordinator.Event {
 	defer l.mu.Unlock()
 	return append([]coordinator.Event(nil), l.events...)
 }
+
+// TestBreakerWithNothingLeft: one task fails every attempt and the
+// breaker's condition holds after the last, when the task is failed and
+// nothing is left: nobody is asked whether to go on, no cooldown is
+// waited out, and the loop ends at once.
+func TestBreakerWithNothingLeft(t *testing.T) {
+	for _, ask := range []bool{true, false} {
+		root, fs := taskProject(t, taskList(1))
+		var asked atomic.Int32
+		o := Options{Fs: fs, Root: root, Retries: 2, Backoff: time.Millisecond, Breaker: DefaultBreaker, BreakerCooldown: time.Hour,
+			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Err: errors.New("boom")} })}
+		if ask {
+			o.Ask = func(context.Context, string) bool { asked.Add(1); return true }
+		}
+		start := time.Now()
+		res := Run(context.Background(), o)
+		if !res.IsError || len(res.Failed) != 1 || asked.Load() != 0 || time.Since(start) > 5*time.Second {
+			t.Fatalf("ask=%v: result %+v, asked %d times, took %s", ask, res, asked.Load(), time.Since(start))
+		}
+	}
+}

@@ -132,3 +132,24 @@ func TestLostDecisionFailsTheLoop(t *testing.T) {
 		t.Errorf("decision = %s", b)
 	}
 }
+
+// TestChecks: the run's verify commands, then the task's own, each once
+// and none empty: a ralphex plan's validation commands that are also the
+// run's --verify (as a run without --verify saves them) run once.
+func TestChecks(t *testing.T) {
+	for _, c := range []struct {
+		run  []string
+		task string
+		want string
+	}{
+		{nil, "", ""},
+		{[]string{"", ""}, "", ""},
+		{[]string{"go test ./..."}, "", "go test ./..."},
+		{[]string{"go vet ./...", "go test ./..."}, "go test ./calc", "go vet ./...|go test ./...|go test ./calc"},
+		{[]string{"make check", "make check"}, " make check ", "make check"},
+	} {
+		if got := strings.Join(Checks(c.run, c.task), "|"); got != c.want {
+			t.Errorf("Checks(%q, %q) = %q, want %q", c.run, c.task, got, c.want)
+		}
+	}
+}

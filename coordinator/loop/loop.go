@@ -538,14 +538,6 @@ func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	l.emit(attemptEnded(d, memory.TaskOpen, nil, "interrupted"))
 }
 
-func (l *loop) addUsage(out Outcome) {
-	l.usage = l.usage.Add(out.Usage)
-	l.turns += out.Turns
-	if out.CostUSD != nil {
-		l.cost += *out.CostUSD
-	}
-}
-
 // finish settles one attempt: done (claimed and verified), retry, failed,
 // or abort. It reports whether the loop must stop.
 func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
@@ -667,18 +659,4 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		return Result{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
 	}
 	return l.breakerFailed(ctx, t.ID, failure)
-}
-
-// policy is the loop's options as the shared decisions take them.
-func (l *loop) policy() decide.Policy {
-	return decide.Policy{MaxIterations: l.o.MaxIterations, Parallel: l.o.Parallel, OnError: l.o.OnError, Retries: l.o.Retries,
-		Backoff: l.o.Backoff, BreakerCooldown: l.o.BreakerCooldown}
-}
-
-func (l *loop) streak() decide.Streak {
-	return decide.Streak{NoProgress: l.stats.NoProgress, SameErrorRepeats: l.stats.SameErrorRepeats, LastErr: l.lastErr}
-}
-
-func (l *loop) setStreak(s decide.Streak) {
-	l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = s.NoProgress, s.SameErrorRepeats, s.LastErr
 }

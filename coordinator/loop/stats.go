@@ -140,3 +140,26 @@ func (l *loop) markPausing(paused bool, inflight int) {
 	}
 	l.keep(l.o.Store.SaveState(func(s *memory.State) { s.Pausing = want }))
 }
+
+// addUsage counts what an attempt spent.
+func (l *loop) addUsage(out Outcome) {
+	l.usage = l.usage.Add(out.Usage)
+	l.turns += out.Turns
+	if out.CostUSD != nil {
+		l.cost += *out.CostUSD
+	}
+}
+
+// policy is the loop's options as the shared decisions take them.
+func (l *loop) policy() decide.Policy {
+	return decide.Policy{MaxIterations: l.o.MaxIterations, Parallel: l.o.Parallel, OnError: l.o.OnError, Retries: l.o.Retries,
+		Backoff: l.o.Backoff, BreakerCooldown: l.o.BreakerCooldown}
+}
+
+func (l *loop) streak() decide.Streak {
+	return decide.Streak{NoProgress: l.stats.NoProgress, SameErrorRepeats: l.stats.SameErrorRepeats, LastErr: l.lastErr}
+}
+
+func (l *loop) setStreak(s decide.Streak) {
+	l.stats.NoProgress, l.stats.SameErrorRepeats, l.lastErr = s.NoProgress, s.SameErrorRepeats, s.LastErr
+}

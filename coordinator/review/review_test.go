@@ -3,12 +3,14 @@ package review
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // fakeAgents answers each child by calling its Finish tool with what
@@ -117,5 +119,35 @@ func TestNothingToReview(t *testing.T) {
 		Options{Record: func(d memory.DecisionRecord) { recs = append(recs, d) }})
 	if err != ErrNothingToReview || len(recs) != 0 {
 		t.Fatalf("err %v, records %v", err, recs)
+	}
+}
+
+// TestRunFailsWhenAReviewerDoesNotReport: a reviewer that never calls
+// report_findings, or whose other agent fails, makes the review fail,
+// named: ErrIncomplete, Clean false, and the reason in Error; what the
+// others found is kept.
+func TestRunFailsWhenAReviewerDoesNotReport(t *testing.T) {
+	agents := &fakeAgents{answer: func(p string) string {
+		if strings.Contains(p, "as the goal reviewer") {
+			return ""
+		}
+		return `{"findings":[]}`
+	}}
+	diff := func(context.Context) (string, error) { return "+x\n", nil }
+	for _, only := range []bool{true, false} {
+		rep, err := Run(context.Background(), agents, Input{Diff: diff}, Options{FindingsOnly: only})
+		if !errors.Is(err, ErrIncomplete) || rep.Clean || !strings.Contains(rep.Error, "the goal reviewer finished without calling report_findings") {
+			t.Fatalf("findings-only %v: %v %+v", only, err, rep)
+		}
+	}
+	ext := func(_ context.Context, prompt string) (string, conversation.Usage, error) {
+		if strings.Contains(prompt, "as the tests reviewer") {
+			return "", conversation.Usage{}, errors.New("timed out")
+		}
+		return "```json\n[]\n```", conversation.Usage{}, nil
+	}
+	rep, err := Run(context.Background(), agents, Input{Diff: diff}, Options{FindingsOnly: true, Agent: ext})
+	if !errors.Is(err, ErrIncomplete) || rep.Clean || !strings.Contains(rep.Error, "the tests reviewer failed: timed out") {
+		t.Fatalf("another agent: %v %+v", err, rep)
 	}
 }
