@@ -120,13 +120,16 @@ func (g *guardedState) end() []string {
 			if os.Rename(found, gitDir) == nil {
 				note(gitDir)
 			}
-		case cur != 0 && g.home != nil:
+		default:
 			// A .git that ralph did not record at this command's start:
 			// perhaps the person's, moved back (or copied back, with new
-			// inodes) after an earlier command took it away. It is
-			// compared with the last record of the person's, and nothing
-			// in it is deleted: what differs is set aside.
-			base, sure = g.home, false
+			// inodes) after an earlier command or session took it away.
+			// It is compared with the last record of the person's, and
+			// nothing in it is deleted: what differs is set aside.
+			sure = false
+			if cur != 0 && g.home != nil {
+				base = g.home
+			}
 		}
 	}
 	for _, p := range g.paths {
@@ -145,6 +148,9 @@ func (g *guardedState) end() []string {
 			extra = append(extra, q)
 		}
 		slices.Sort(extra)
+		if !sure {
+			extra = unsure(extra)
+		}
 		for i := len(extra) - 1; i >= 0; i-- {
 			if remove(extra[i], sure) == nil {
 				note(extra[i])
@@ -172,6 +178,28 @@ func (g *guardedState) end() []string {
 		}
 	}
 	return dedupe(restored)
+}
+
+// unsure narrows what to set aside in a .git that may be the person's:
+// only the topmost of what is new (a directory goes aside whole), and
+// never the configuration, which stays where the person's git reads it:
+// the program keys in it, if the command set any, are the nested
+// repositories' guard's to take back (nestedgit.go), key by key.
+func unsure(extra []string) []string {
+	var out []string
+	for _, q := range extra {
+		switch filepath.Base(q) {
+		case "config", "config.worktree":
+			if filepath.Base(filepath.Dir(q)) == ".git" {
+				continue
+			}
+		}
+		if len(out) > 0 && within(out[len(out)-1], q) {
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
 }
 
 // remove takes away what a command created under a guarded path: deleted
