@@ -145,7 +145,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person, moved bool) ([]Undone, []string) {
 	var undone []Undone
 	var entries []git.ConfigEntry
-	for round := 0; round < 3; round++ {
+	for round := 0; ; round++ {
 		entries = listConfig(ctx, r)
 		if person {
 			break
@@ -154,25 +154,31 @@ func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person
 		if len(added) == 0 {
 			break
 		}
-		outside := false
+		// Files in the project are put back, and git reads again (an
+		// include taken back takes its file's keys with it); what is
+		// still added then lies outside, or would not go: the pointer
+		// that leads there is set aside.
+		outside, took := round == 2, false
 		for _, file := range slices.Sorted(maps.Keys(added)) {
 			keys := added[file]
-			if !g.inProject(file) {
-				outside = true
-				continue
-			}
 			slices.Sort(keys)
-			if err := g.takeBack(ctx, file, keys); err == nil {
-				undone = append(undone, Undone{File: g.rel(file), Keys: keys})
-			} else {
+			if round == 2 || !g.inProject(file) {
 				outside = true
+			} else if err := g.takeBack(ctx, file, keys); err != nil {
+				outside = true
+			} else {
+				took = true
+				undone = append(undone, Undone{File: g.rel(file), Keys: keys})
 			}
 		}
-		if outside {
+		if outside && !took || round == 2 {
 			if u, ok := g.disable(ptr, r, moved, added); ok {
 				undone = append(undone, u)
 				entries = nil
 			}
+			break
+		}
+		if !took {
 			break
 		}
 	}
@@ -491,6 +497,11 @@ func (g *nestedGuard) pointers() []string {
 		commons[gitDir], commons[common] = true, true
 	}
 	for gd := range commons {
+		if !g.inProject(gd) {
+			// Another worktree's or submodule of a repository outside
+			// is not reached from the project.
+			continue
+		}
 		filepath.WalkDir(filepath.Join(gd, "modules"), func(path string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
 				return nil
