@@ -48,7 +48,7 @@ func TestNestedGuardLeavesThePersonsOwnAndUndoesTheCommands(t *testing.T) {
 	}
 	gitInit(t, root)
 	gitInit(t, filepath.Join(root, "vendor/lib"), "core.hooksPath", ".husky") // the person's
-	personal := readFileT(t, filepath.Join(root, "vendor/lib/.git/config"))
+	personal := readText(t, filepath.Join(root, "vendor/lib/.git/config"))
 	g := newNestedGuard(root)
 	g.prime()
 	gitInit(t, filepath.Join(root, "nest"), "core.fsmonitor", "evil")
@@ -72,10 +72,10 @@ func TestNestedGuardLeavesThePersonsOwnAndUndoesTheCommands(t *testing.T) {
 			t.Errorf("%s: undone %q, want %q (all: %v)", k, got[k], v, got)
 		}
 	}
-	if b := readFileT(t, filepath.Join(root, "vendor/lib/.git/config")); b != personal {
+	if b := readText(t, filepath.Join(root, "vendor/lib/.git/config")); b != personal {
 		t.Errorf("the person's file was not put back as it was:\n%s", b)
 	}
-	if b := readFileT(t, filepath.Join(root, "nest/.git/config")); strings.Contains(b, "fsmonitor") || !strings.Contains(b, "repositoryformatversion") {
+	if b := readText(t, filepath.Join(root, "nest/.git/config")); strings.Contains(b, "fsmonitor") || !strings.Contains(b, "repositoryformatversion") {
 		t.Errorf("the new file kept a program key, or lost another:\n%s", b)
 	}
 	if again := g.check(); len(again) != 0 {
@@ -98,7 +98,7 @@ func TestNestedGuardReadsAsGitDoes(t *testing.T) {
 	// A byte-order mark, and a line of 5 MiB before the key.
 	gitInit(t, filepath.Join(root, "bom"))
 	cfg := filepath.Join(root, "bom/.git/config")
-	b := readFileT(t, cfg)
+	b := readText(t, cfg)
 	long := "[x]\n\ty = " + strings.Repeat("a", 5<<20) + "\n[core]\n\tfsmonitor = evil\n"
 	if err := os.WriteFile(cfg, []byte("\ufeff"+b+long), 0o644); err != nil {
 		t.Fatal(err)
@@ -130,10 +130,10 @@ func TestNestedGuardReadsAsGitDoes(t *testing.T) {
 			t.Errorf("%s was not kept aside: %v (undone: %v)", p, err, got)
 		}
 	}
-	if b := readFileT(t, cfg); strings.Contains(b, "fsmonitor") || !strings.HasPrefix(b, "\ufeff") || !strings.Contains(b, strings.Repeat("a", 5<<20)) {
+	if b := readText(t, cfg); strings.Contains(b, "fsmonitor") || !strings.HasPrefix(b, "\ufeff") || !strings.Contains(b, strings.Repeat("a", 5<<20)) {
 		t.Errorf("bom/.git/config: fsmonitor kept or other content lost (%d bytes)", len(b))
 	}
-	if b := readFileT(t, filepath.Join(root, "shared.cfg")); b != "[user]\n\tname = me\n" {
+	if b := readText(t, filepath.Join(root, "shared.cfg")); b != "[user]\n\tname = me\n" {
 		t.Errorf("shared.cfg was not put back:\n%s", b)
 	}
 	if again := g.check(); len(again) != 0 {
@@ -156,7 +156,7 @@ func TestNestedGuardKeepsAMovedRepositorysKeys(t *testing.T) {
 	if u := g.check(); len(u) != 0 {
 		t.Errorf("took back %v", u)
 	}
-	if b := readFileT(t, filepath.Join(root, "lib/sub/.git/config")); !strings.Contains(b, "editor = vim") {
+	if b := readText(t, filepath.Join(root, "lib/sub/.git/config")); !strings.Contains(b, "editor = vim") {
 		t.Errorf("the person's core.editor was lost:\n%s", b)
 	}
 }
@@ -196,4 +196,13 @@ func BenchmarkNestedGuardCheck10k(b *testing.B) {
 			b.Fatal(u)
 		}
 	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
