@@ -282,20 +282,25 @@ func (g *nestedGuard) remember(entries []git.ConfigEntry) {
 
 // takeBack undoes what a command added to file: a file known before goes
 // back to what it was, whole; a new one loses the keys, by git's own
-// writer. It writes the file itself, never through a link.
+// writer. It writes the file itself, never through a link: a link there
+// is replaced (a known file) or renamed aside (a new one).
 func (g *nestedGuard) takeBack(ctx context.Context, file string, keys []string) error {
-	real, err := filepath.EvalSymlinks(file)
+	dir, err := filepath.EvalSymlinks(filepath.Dir(file))
 	if err != nil {
 		return fmt.Errorf("resolving %s: %w", file, err)
 	}
-	if !g.inProject(real) {
-		return fmt.Errorf("%s lies outside the project", real)
+	path := filepath.Join(dir, filepath.Base(file))
+	if !g.inProject(path) {
+		return fmt.Errorf("%s lies outside the project", path)
 	}
 	if k := g.knownFile(file); k != nil && k.content != nil {
-		return replaceFile(real, k.content)
+		return replaceFile(path, k.content)
+	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return os.Rename(path, path+".ralph-untrusted")
 	}
 	for _, key := range keys {
-		if err := git.UnsetConfig(ctx, real, key); err != nil {
+		if err := git.UnsetConfig(ctx, path, key); err != nil {
 			return err
 		}
 	}

@@ -206,3 +206,30 @@ func readText(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestNestedGuardNeverWritesThroughALink: an included file the command
+// replaced with a link to a file outside the project is put back as a
+// file; the file outside is not written.
+func TestNestedGuardNeverWritesThroughALink(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	gitInit(t, root, "include.path", "../shared.cfg")
+	shared := filepath.Join(root, "shared.cfg")
+	os.WriteFile(shared, []byte("[user]\n\tname = me\n"), 0o644)
+	g := newNestedGuard(root)
+	g.prime()
+	evil := filepath.Join(outside, "evil.cfg")
+	os.WriteFile(evil, []byte("[core]\n\tfsmonitor = evil\n"), 0o644)
+	os.Remove(shared)
+	if err := os.Symlink(evil, shared); err != nil {
+		t.Fatal(err)
+	}
+	if got := undoneMap(g.check()); got["shared.cfg"] != "core.fsmonitor" {
+		t.Errorf("undone: %v", got)
+	}
+	if fi, err := os.Lstat(shared); err != nil || !fi.Mode().IsRegular() || readText(t, shared) != "[user]\n\tname = me\n" {
+		t.Errorf("shared.cfg was not put back as a file: %v", err)
+	}
+	if readText(t, evil) != "[core]\n\tfsmonitor = evil\n" {
+		t.Error("the file outside was written through the link")
+	}
+}
