@@ -81,7 +81,9 @@ type ConfigEntry struct {
 // configEnv keeps every configuration but the repository's own out of a
 // listing: no system or global file, nothing from the environment that
 // would name another repository, common directory or configuration.
-var configEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null", "GIT_OPTIONAL_LOCKS=0", "HOME=/nonexistent", "XDG_CONFIG_HOME=/nonexistent"}
+// HOME stays, so that an include of ~/… names the file the person's git
+// reads.
+var configEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null", "GIT_OPTIONAL_LOCKS=0"}
 
 // configCommand is git config with args, run with only configEnv and
 // gitDir (if any) for git's own variables. git config runs no program:
@@ -97,7 +99,7 @@ func configCommand(ctx context.Context, gitDir string, args ...string) ([]byte, 
 	env := cmd.Env[:0:0]
 	for _, kv := range cmd.Env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "GIT_") && name != "HOME" && name != "XDG_CONFIG_HOME" {
+		if !strings.HasPrefix(name, "GIT_") {
 			env = append(env, kv)
 		}
 	}
