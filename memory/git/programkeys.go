@@ -132,10 +132,12 @@ func ConfigFiles(ctx context.Context, gitDir string) ([]ConfigEntry, error) {
 	return parseList(out), nil
 }
 
-// ConfigFile lists the keys of one configuration file, and of the files it
-// includes unconditionally, as git reads them.
+// ConfigFile lists the keys of one configuration file as git reads it,
+// its includes not followed (an include.path is a key like another): what
+// it names may be what made ConfigFiles fail, such as a pipe that never
+// ends.
 func ConfigFile(ctx context.Context, file string) ([]ConfigEntry, error) {
-	out, err := configCommand(ctx, "", "--file", file, "--list", "--show-origin", "--includes", "-z")
+	out, err := configCommand(ctx, "", "--file", file, "--list", "--show-origin", "--no-includes", "-z")
 	if err != nil {
 		return nil, err
 	}

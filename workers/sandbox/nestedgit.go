@@ -69,6 +69,10 @@ type Undone struct {
 	Keys []string // the keys, such as core.fsmonitor
 }
 
+// maxConfig is the largest configuration file kept to be put back; a
+// larger one that gains a program key loses it by git's writer instead.
+const maxConfig = 64 << 20
+
 // gitTimeout bounds the guard's use of git in one check.
 const gitTimeout = 30 * time.Second
 
@@ -200,8 +204,10 @@ func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person
 }
 
 // listConfig is git's reading of a repository's configuration; when git
-// refuses the repository (no HEAD yet, an unknown format), each file it
-// could read once the repository is whole is listed on its own.
+// refuses the repository (no HEAD yet, an unknown format) or cannot
+// finish reading it (an include of a pipe nobody writes), each file it
+// reads is listed on its own, its includes not followed, so that the
+// include itself is seen and taken back.
 func listConfig(ctx context.Context, r *repo) []git.ConfigEntry {
 	if entries, err := git.ConfigFiles(ctx, r.gitDir); err == nil {
 		return entries
@@ -268,7 +274,10 @@ func (g *nestedGuard) remember(entries []git.ConfigEntry) {
 				continue
 			}
 			k = &known{fi: fi, program: map[string]bool{}}
-			k.content, _ = os.ReadFile(e.File)
+			if fi.Mode().IsRegular() && fi.Size() <= maxConfig {
+				// Not a pipe or a device, which could block the read.
+				k.content, _ = os.ReadFile(e.File)
+			}
 			byFile[e.File] = k
 		}
 		if git.RunsProgram(e.Key) {
