@@ -402,6 +402,12 @@ func stampOf(paths []string) string {
 				b.WriteString(" -")
 				continue
 			}
+			if fi.IsDir() {
+				// A directory's times change with every lock file git
+				// makes in it; what matters in it is watched itself.
+				b.WriteString(" d")
+				continue
+			}
 			c := changeStamp(fi)
 			if settled(c) < 0 {
 				return ""
