@@ -38,11 +38,14 @@ type nestedGuard struct {
 
 	mu     sync.Mutex
 	primed bool
-	real   string            // root, symbolic links resolved
-	dirs   map[string]int64  // the project's directories → change time
-	gits   map[string]bool   // the .git entries found in the work trees
-	repos  map[string]*repo  // pointer (a .git entry or a git directory) → what it led to
-	files  map[string]*known // configuration file → its keys when last read
+	real   string           // root, symbolic links resolved
+	dirs   map[string]int64 // the project's directories → change time
+	gits   map[string]bool  // the .git entries found in the work trees
+	repos  map[string]*repo // pointer (a .git entry or a git directory) → what it led to
+	// resolved is what each pointer of the last look leads to: its git
+	// directory and common directory.
+	resolved map[string][2]string
+	files    map[string]*known // configuration file → its keys when last read
 }
 
 // repo is one repository as last read.
@@ -115,7 +118,11 @@ func (g *nestedGuard) look(person bool) []Undone {
 	seen := map[string]bool{}
 	for _, ptr := range g.pointers() {
 		seen[ptr] = true
-		gitDir, common := resolveGitDir(ptr)
+		rc, ok := g.resolved[ptr]
+		if !ok {
+			rc[0], rc[1] = resolveGitDir(ptr)
+		}
+		gitDir, common := rc[0], rc[1]
 		r := g.repos[ptr]
 		if r == nil {
 			r = &repo{person: person}
@@ -361,7 +368,11 @@ func (g *nestedGuard) disable(ptr string, r *repo, moved bool, added map[string]
 // common directory its commondir names, or itself.
 func resolveGitDir(ptr string) (gitDir, common string) {
 	gitDir = ptr
-	if fi, err := os.Stat(ptr); err == nil && fi.Mode().IsRegular() {
+	fi, err := os.Lstat(ptr)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		fi, err = os.Stat(ptr)
+	}
+	if err == nil && fi.Mode().IsRegular() {
 		if b, err := os.ReadFile(ptr); err == nil {
 			if dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
 				dir = strings.TrimSpace(dir)
@@ -372,8 +383,12 @@ func resolveGitDir(ptr string) (gitDir, common string) {
 			}
 		}
 	}
-	if real, err := filepath.EvalSymlinks(gitDir); err == nil {
-		gitDir = real
+	if gitDir != ptr || fi == nil || !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+		// A directory found by the walk has no link on its way; what a
+		// .git file or link names may.
+		if real, err := filepath.EvalSymlinks(gitDir); err == nil {
+			gitDir = real
+		}
 	}
 	common = gitDir
 	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
@@ -396,12 +411,20 @@ func stampOf(paths []string) string {
 	var b strings.Builder
 	for _, p := range paths {
 		b.WriteString(p)
-		for _, stat := range []func(string) (fs.FileInfo, error){os.Lstat, os.Stat} {
-			fi, err := stat(p)
-			if err != nil {
+		fi, err := os.Lstat(p)
+		infos := []fs.FileInfo{fi}
+		if err != nil {
+			infos = nil
+			b.WriteString(" -")
+		} else if fi.Mode()&fs.ModeSymlink != 0 {
+			// A link: what it names counts too.
+			if target, err := os.Stat(p); err == nil {
+				infos = append(infos, target)
+			} else {
 				b.WriteString(" -")
-				continue
 			}
+		}
+		for _, fi := range infos {
 			if fi.IsDir() {
 				// A directory's times change with every lock file git
 				// makes in it; what matters in it is watched itself.

@@ -36,6 +36,7 @@ func (g *nestedGuard) pointers() []string {
 			}
 		}
 	}
+	g.resolved = map[string][2]string{}
 	var out []string
 	if _, err := os.Lstat(topGit); err == nil {
 		out = append(out, topGit)
@@ -51,6 +52,7 @@ func (g *nestedGuard) pointers() []string {
 	for _, ptr := range out {
 		gitDir, common := resolveGitDir(ptr)
 		commons[gitDir], commons[common] = true, true
+		g.resolved[ptr] = [2]string{gitDir, common}
 	}
 	for gd := range commons {
 		if !g.inProject(gd) {
