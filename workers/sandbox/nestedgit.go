@@ -1,426 +1,496 @@
 package sandbox
 
 import (
-	"bufio"
-	"bytes"
+	"context"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/git"
 )
 
 // The sandbox keeps the project's own .git/config and hooks read-only, but
-// a command may create repositories of its own anywhere it writes: `git
-// init nest`, a submodule cloned into .git/modules, a linked worktree's
-// config.worktree. Their configuration names programs (core.fsmonitor,
-// hooks, filter drivers, pagers, aliases) that the person's next `git
-// status` in the project runs, outside any sandbox, by recursing into the
-// nested repository. ralph's own git never recurses (memory/git), but the
-// person's does. So after every command, the configuration files of
-// nested repositories are found and read, and a key that runs a program,
-// set by the command, is undone: the file goes back to what it was, or,
-// when the command created it, loses those keys. The model is told in the
-// command's result and the person sees that result.
+// a command may create repositories of its own anywhere it writes (`git
+// init nest`, a submodule in .git/modules, a linked worktree, a .git file
+// or link pointing anywhere, a commondir naming another directory), or
+// write files that a repository's configuration includes. Their
+// configuration names programs (core.fsmonitor, filters, pagers, aliases)
+// that the person's next `git status` runs outside any sandbox. So after
+// every command, the configuration of every repository in the project is
+// read by git itself (git config --list --show-origin --includes, which
+// follows .git files, commondir and includes exactly as the person's git
+// will), and every key that runs a program and that was not there before
+// the command is taken back; the model is told in the command's result.
+// The person's keys, there before the first command, are never touched,
+// and a file keeps its keys when it is moved (a .git moved into a
+// subdirectory), since files are known by identity as well as by path.
 
-// programKey reports whether a git configuration key (section, optional
-// subsection, name; all but the subsection compared in lower case) names
-// a program that git runs, or a file that could name one (include).
-func programKey(section, sub, name string) bool {
-	switch section {
-	case "core":
-		switch name {
-		case "fsmonitor", "hookspath", "sshcommand", "gitproxy", "pager", "editor", "askpass", "alternaterefscommand", "worktree":
-			return true
-		}
-	case "sequence":
-		return name == "editor"
-	case "pager", "alias", "include", "includeif":
-		return true
-	case "filter":
-		return name == "clean" || name == "smudge" || name == "process"
-	case "diff":
-		return name == "external" || name == "textconv" || name == "command"
-	case "merge":
-		return name == "driver"
-	case "mergetool", "difftool", "browser", "man":
-		return name == "cmd" || name == "path"
-	case "credential":
-		return name == "helper"
-	case "gpg":
-		return name == "program"
-	case "uploadpack":
-		return name == "packobjectshook"
-	case "remote":
-		return name == "uploadpack" || name == "receivepack" || name == "vcs"
-	case "submodule":
-		return name == "update"
-	case "tar":
-		return name == "command"
-	case "web":
-		return name == "browser"
-	case "sendemail":
-		return true
-	}
-	return false
-}
-
-// configLine is one line of a git configuration file, with the key it
-// sets ("" for section headers, comments and blank lines).
-type configLine struct {
-	text    string
-	program bool // sets a key that runs a program (or continues one)
-	key     string
-}
-
-// parseConfig splits a git configuration file into lines and marks the
-// ones that set program keys. It errs on the side of marking: a value
-// continued with a trailing backslash is marked with its key.
-func parseConfig(data []byte) []configLine {
-	var lines []configLine
-	section, sub := "", ""
-	continued := false
-	prevProgram, prevKey := false, ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		text := sc.Text()
-		if continued {
-			lines = append(lines, configLine{text: text, program: prevProgram, key: prevKey})
-			continued = strings.HasSuffix(text, "\\")
-			continue
-		}
-		t := strings.TrimSpace(text)
-		l := configLine{text: text}
-		switch {
-		case t == "" || t[0] == '#' || t[0] == ';':
-		case t[0] == '[':
-			end := strings.IndexByte(t, ']')
-			if end < 0 {
-				end = len(t)
-			}
-			head := t[1:end]
-			rest := strings.TrimSpace(t[min(end+1, len(t)):])
-			section, sub = head, ""
-			if i := strings.IndexAny(head, " \t"); i >= 0 {
-				section, sub = head[:i], strings.Trim(strings.TrimSpace(head[i:]), `"`)
-			} else if i := strings.IndexByte(head, '.'); i >= 0 {
-				section, sub = head[:i], head[i+1:]
-			}
-			section = strings.ToLower(section)
-			// "[core] fsmonitor = x" sets a key on the header's line.
-			if rest != "" && rest[0] != '#' && rest[0] != ';' {
-				name, _, _ := strings.Cut(rest, "=")
-				name = strings.ToLower(strings.TrimSpace(name))
-				l.program, l.key = programKey(section, sub, name), keyName(section, sub, name)
-				continued = strings.HasSuffix(t, "\\")
-			}
-		default:
-			name, _, _ := strings.Cut(t, "=")
-			name = strings.ToLower(strings.TrimSpace(name))
-			l.program, l.key = programKey(section, sub, name), keyName(section, sub, name)
-			continued = strings.HasSuffix(t, "\\")
-		}
-		prevProgram, prevKey = l.program, l.key
-		lines = append(lines, l)
-	}
-	return lines
-}
-
-func keyName(section, sub, name string) string {
-	if sub != "" {
-		return section + "." + sub + "." + name
-	}
-	return section + "." + name
-}
-
-// programLines maps each line of a configuration file that sets a
-// program key, white space folded, to its key.
-func programLines(data []byte) map[string]string {
-	m := map[string]string{}
-	for _, l := range parseConfig(data) {
-		if l.program {
-			m[strings.Join(strings.Fields(l.text), " ")] = l.key
-		}
-	}
-	return m
-}
-
-// addedKeys lists, once each and in order, the keys of the program lines
-// that now has and old (nil for a new file) lacks.
-func addedKeys(now, old []byte) []string {
-	had := programLines(old)
-	var keys []string
-	for _, l := range parseConfig(now) {
-		if !l.program {
-			continue
-		}
-		if _, ok := had[strings.Join(strings.Fields(l.text), " ")]; ok {
-			continue
-		}
-		if !slices.Contains(keys, l.key) {
-			keys = append(keys, l.key)
-		}
-	}
-	return keys
-}
-
-// withoutProgramKeys is the configuration file without its program keys.
-func withoutProgramKeys(data []byte) []byte {
-	var b bytes.Buffer
-	for _, l := range parseConfig(data) {
-		if !l.program {
-			b.WriteString(l.text)
-			b.WriteByte('\n')
-		}
-	}
-	return b.Bytes()
-}
-
-// nestedGuard remembers the nested repositories' configuration files of
-// one project as the last check saw them.
+// nestedGuard remembers the repositories of one project and the program
+// keys of their configuration files as the last check saw them.
 type nestedGuard struct {
 	root string
 
-	mu    sync.Mutex
-	known map[string][]byte // path → content; nil until the first look
-	dirs  map[string]int64  // the project's directories → change time
-	gits  map[string]bool   // the nested .git entries found
+	mu     sync.Mutex
+	primed bool
+	real   string           // root, symbolic links resolved
+	dirs   map[string]int64 // the project's directories → change time
+	gits   map[string]bool  // the .git entries found in the work trees
+	repos  map[string]*repo // pointer (a .git entry or a git directory) → what it led to
+	// resolved is what each pointer of the last look leads to: its git
+	// directory and common directory.
+	resolved map[string][2]string
+	files    map[string]*known // configuration file → its keys when last read
+}
+
+// repo is one repository as last read.
+type repo struct {
+	gitDir, common string
+	stamp          string   // the watched files' stat; "" to read again
+	watch          []string // the files whose change makes git read others
+	person         bool     // there before the first command
+}
+
+// known is one configuration file as git last read it.
+type known struct {
+	fi      fs.FileInfo
+	program map[string]bool // "key\nvalue" of its program keys
+	content []byte          // to put back; nil when it could not be read
 }
 
 func newNestedGuard(root string) *nestedGuard { return &nestedGuard{root: root} }
 
-// Undone is a program key a command set in a nested repository's
-// configuration, which the sandbox took back.
+// Undone is a program key a command set in a repository's configuration,
+// which the sandbox took back.
 type Undone struct {
-	File string   // relative to the project root
+	File string   // relative to the project root, or absolute outside it
 	Keys []string // the keys, such as core.fsmonitor
 }
 
-// prime records the configuration files as they are before the first
-// command, so that the person's own nested repositories are left alone.
+// maxConfig is the largest configuration file kept to be put back; a
+// larger one that gains a program key loses it by git's writer instead.
+const maxConfig = 64 << 20
+
+// gitTimeout bounds the guard's use of git in one check.
+const gitTimeout = 30 * time.Second
+
+// prime records the repositories and their configuration as they are
+// before the first command: they are the person's, and left alone.
 func (g *nestedGuard) prime() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.known != nil {
+	if g.primed {
 		return
 	}
-	g.known = map[string][]byte{}
-	for _, p := range g.find() {
-		if b, err := os.ReadFile(p); err == nil {
-			g.known[p] = b
-		}
-	}
+	g.look(true)
+	g.primed = true
 }
 
-// check finds the configuration files again and undoes what a command
-// did to them: a changed file that gained program keys goes back to its
-// old content; a new file loses its program keys.
+// check reads the repositories again and takes back what a command added.
 func (g *nestedGuard) check() []Undone {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.known == nil {
-		g.known = map[string][]byte{}
+	// Unprimed, nothing is known to be the person's: every program key is
+	// taken back.
+	g.primed = true
+	return g.look(false)
+}
+
+// look finds the repositories and, for each whose watched files changed,
+// has git list its configuration; with person set, what it finds is
+// recorded as the person's, otherwise added program keys are taken back.
+func (g *nestedGuard) look(person bool) []Undone {
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	if g.repos == nil {
+		g.repos, g.files = map[string]*repo{}, map[string]*known{}
+		g.real = g.root
+		if r, err := filepath.EvalSymlinks(g.root); err == nil {
+			g.real = r
+		}
 	}
 	var undone []Undone
-	for _, p := range g.find() {
-		now, err := os.ReadFile(p)
-		if err != nil {
+	seen := map[string]bool{}
+	for _, ptr := range g.pointers() {
+		seen[ptr] = true
+		rc, ok := g.resolved[ptr]
+		if !ok {
+			rc[0], rc[1] = resolveGitDir(ptr)
+		}
+		gitDir, common := rc[0], rc[1]
+		r := g.repos[ptr]
+		if r == nil {
+			r = &repo{person: person}
+			g.repos[ptr] = r
+		}
+		moved := r.gitDir != gitDir || r.common != common
+		r.gitDir, r.common = gitDir, common
+		watch := append([]string{ptr, filepath.Join(gitDir, "HEAD"), filepath.Join(gitDir, "commondir"),
+			filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"),
+			filepath.Join(common, "config"), filepath.Join(common, "config.worktree")}, r.watch...)
+		if stamp := stampOf(watch); stamp != "" && stamp == r.stamp && !moved {
 			continue
 		}
-		old, seen := g.known[p]
-		if seen && bytes.Equal(old, now) {
-			continue
+		u, extra := g.guardRepo(ctx, ptr, r, person, moved)
+		undone = append(undone, u...)
+		r.watch = extra
+		r.stamp = stampOf(append(watch[:7:7], extra...))
+	}
+	for ptr := range g.repos {
+		if !seen[ptr] {
+			delete(g.repos, ptr)
 		}
-		keys := addedKeys(now, old)
-		if len(keys) == 0 {
-			g.known[p] = now
-			continue
-		}
-		fixed := withoutProgramKeys(now)
-		if seen {
-			fixed = old
-		}
-		if err := replaceFile(p, fixed); err != nil {
-			continue
-		}
-		g.known[p] = fixed
-		rel, _ := filepath.Rel(g.root, p)
-		undone = append(undone, Undone{File: rel, Keys: keys})
 	}
 	return undone
 }
 
-// replaceFile writes data over path by renaming a new file into place,
-// so that the file is never seen half written, keeping its mode.
-func replaceFile(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Lstat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			// A link or a device: take it away rather than write
-			// through it.
-			return os.Remove(path)
+// guardRepo lists one repository's configuration, takes back the program
+// keys added since the last look, and returns what it did and the files
+// to watch beside the usual ones: every file git read, and the targets
+// of includes that do not exist yet.
+func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person, moved bool) ([]Undone, []string) {
+	var undone []Undone
+	var entries []git.ConfigEntry
+	for round := 0; ; round++ {
+		entries = listConfig(ctx, r)
+		if person {
+			break
 		}
-		mode = fi.Mode().Perm()
+		added := g.added(entries)
+		if len(added) == 0 {
+			break
+		}
+		// Files in the project are put back, and git reads again (an
+		// include taken back takes its file's keys with it); what is
+		// still added then lies outside, or would not go: the pointer
+		// that leads there is set aside.
+		outside, took := round == 2, false
+		for _, file := range slices.Sorted(maps.Keys(added)) {
+			keys := added[file]
+			slices.Sort(keys)
+			if round == 2 || !g.inProject(file) {
+				outside = true
+			} else if err := g.takeBack(ctx, file, keys); err != nil {
+				outside = true
+			} else {
+				took = true
+				undone = append(undone, Undone{File: g.rel(file), Keys: keys})
+			}
+		}
+		if outside && !took || round == 2 {
+			if u, ok := g.disable(ptr, r, moved, added); ok {
+				undone = append(undone, u)
+				entries = nil
+			}
+			break
+		}
+		if !took {
+			break
+		}
 	}
-	tmp := path + ".ralph-undo"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
+	var extra []string
+	for _, e := range entries {
+		if !slices.Contains(extra, e.File) {
+			extra = append(extra, e.File)
+		}
+		if git.RunsProgram(e.Key) && strings.HasSuffix(strings.ToLower(e.Key), ".path") && strings.HasPrefix(strings.ToLower(e.Key), "include") {
+			target := e.Value
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(e.File), target)
+			}
+			extra = append(extra, filepath.Clean(target))
+		}
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
+	g.remember(entries)
+	return mergeUndone(undone), extra
+}
+
+// listConfig is git's reading of a repository's configuration; when git
+// refuses the repository (no HEAD yet, an unknown format) or cannot
+// finish reading it (an include of a pipe nobody writes), each file it
+// reads is listed on its own, its includes not followed, so that the
+// include itself is seen and taken back.
+func listConfig(ctx context.Context, r *repo) []git.ConfigEntry {
+	if entries, err := git.ConfigFiles(ctx, r.gitDir); err == nil {
+		return entries
+	}
+	var entries []git.ConfigEntry
+	for _, f := range []string{filepath.Join(r.gitDir, "config"), filepath.Join(r.gitDir, "config.worktree"),
+		filepath.Join(r.common, "config"), filepath.Join(r.common, "config.worktree")} {
+		if fi, err := os.Stat(f); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if e, err := git.ConfigFile(ctx, f); err == nil {
+			entries = append(entries, e...)
+		}
+	}
+	return entries
+}
+
+// added groups, by file, the program keys of entries that the file did
+// not have when last read. A file not read before is looked for under
+// another name (a moved .git keeps its files).
+func (g *nestedGuard) added(entries []git.ConfigEntry) map[string][]string {
+	out := map[string][]string{}
+	for _, e := range entries {
+		if !git.RunsProgram(e.Key) {
+			continue
+		}
+		k := g.knownFile(e.File)
+		if k != nil && k.program[e.Key+"\n"+e.Value] {
+			continue
+		}
+		if !slices.Contains(out[e.File], e.Key) {
+			out[e.File] = append(out[e.File], e.Key)
+		}
+	}
+	return out
+}
+
+// knownFile is what the last look saw of file: by its name, or else by
+// its identity under another name.
+func (g *nestedGuard) knownFile(file string) *known {
+	if k := g.files[file]; k != nil {
+		return k // git's writer replaces a file: its identity changes
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		return nil
+	}
+	for _, k := range g.files {
+		if os.SameFile(fi, k.fi) {
+			return k
+		}
 	}
 	return nil
 }
 
-// find lists the configuration files git reads in the project's nested
-// repositories: each nested .git directory's config, the repository a
-// nested .git file points to (when it lies in the project), and in every
-// git directory (the project's own included) the submodules'
-// modules/**/config and the linked worktrees' config.worktree. The
-// project's own .git/config is the read-only mount's to keep.
-//
-// It runs after every command, so it does not read every directory of a
-// large project each time: it remembers the directories and their change
-// times (ctime, which no command can set back, unlike mtime), and reads
-// again only those whose entries changed. A repository made anywhere adds
-// .git to some directory and so changes that directory.
-func (g *nestedGuard) find() []string {
-	topGit := filepath.Join(g.root, ".git")
-	if g.dirs == nil {
-		g.dirs, g.gits = map[string]int64{}, map[string]bool{}
-		g.scan(g.root)
-	} else {
-		for dir, was := range g.dirs {
-			fi, err := os.Lstat(dir)
-			if err != nil || !fi.IsDir() {
-				delete(g.dirs, dir)
+// remember records the files of entries as they are now.
+func (g *nestedGuard) remember(entries []git.ConfigEntry) {
+	byFile := map[string]*known{}
+	for _, e := range entries {
+		k := byFile[e.File]
+		if k == nil {
+			fi, err := os.Stat(e.File)
+			if err != nil {
 				continue
 			}
-			if now := changeStamp(fi); now != was {
-				g.dirs[dir] = settled(now)
-				g.rescan(dir)
+			k = &known{fi: fi, program: map[string]bool{}}
+			if fi.Mode().IsRegular() && fi.Size() <= maxConfig {
+				// Not a pipe or a device, which could block the read.
+				k.content, _ = os.ReadFile(e.File)
+			}
+			byFile[e.File] = k
+		}
+		if git.RunsProgram(e.Key) {
+			k.program[e.Key+"\n"+e.Value] = true
+		}
+	}
+	for f, k := range byFile {
+		g.files[f] = k
+	}
+}
+
+// takeBack undoes what a command added to file: a file known before goes
+// back to what it was, whole; a new one loses the keys, by git's own
+// writer. It writes the file itself, never through a link: a link there
+// is replaced (a known file) or renamed aside (a new one).
+func (g *nestedGuard) takeBack(ctx context.Context, file string, keys []string) error {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(file))
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", file, err)
+	}
+	path := filepath.Join(dir, filepath.Base(file))
+	if !g.inProject(path) {
+		return fmt.Errorf("%s lies outside the project", path)
+	}
+	if k := g.knownFile(file); k != nil && k.content != nil {
+		return replaceFile(path, k.content)
+	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return os.Rename(path, path+".ralph-untrusted")
+	}
+	for _, key := range keys {
+		if err := git.UnsetConfig(ctx, path, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// disable makes the repository unreachable for git when what it read
+// lies outside the project, where ralph does not write: the .git file or
+// link, or the commondir, that leads there is renamed aside (kept, not
+// deleted). The person's own pointers, unchanged, are left alone.
+func (g *nestedGuard) disable(ptr string, r *repo, moved bool, added map[string][]string) (Undone, bool) {
+	if r.person && !moved {
+		return Undone{}, false
+	}
+	var keys []string
+	for _, ks := range added {
+		for _, k := range ks {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
 			}
 		}
 	}
-	var out []string
-	gitDirs := []string{}
-	if fi, err := os.Stat(topGit); err == nil && fi.IsDir() {
-		gitDirs = append(gitDirs, topGit)
+	slices.Sort(keys)
+	target := ""
+	if fi, err := os.Lstat(ptr); err == nil && !fi.IsDir() {
+		target = ptr
+	} else if cd := filepath.Join(r.gitDir, "commondir"); r.common != r.gitDir {
+		target = cd
 	}
-	for path := range g.gits {
-		fi, err := os.Lstat(path)
-		if err != nil {
-			delete(g.gits, path)
-			continue
+	if target == "" || !g.inProject(target) || ptr == filepath.Join(g.root, ".git") && r.person {
+		return Undone{}, false
+	}
+	aside := target + ".ralph-untrusted"
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(aside); err != nil {
+			break
 		}
-		if fi.IsDir() {
-			gitDirs = append(gitDirs, path)
-			out = append(out, filepath.Join(path, "config"))
-			continue
-		}
-		// A .git file: "gitdir: <dir>", relative to the file's directory.
-		if b, err := os.ReadFile(path); err == nil {
+		aside = fmt.Sprintf("%s.ralph-untrusted-%d", target, n)
+	}
+	if err := os.Rename(target, aside); err != nil {
+		return Undone{}, false
+	}
+	return Undone{File: fmt.Sprintf("%s (renamed to %s: the configuration it leads to lies outside the project)", g.rel(target), filepath.Base(aside)), Keys: keys}, true
+}
+
+// resolveGitDir is the git directory a .git entry (or a git directory)
+// leads to, as git finds it: a directory or a link to one is it, a file
+// names it ("gitdir: <dir>", relative to the file's directory); and the
+// common directory its commondir names, or itself.
+func resolveGitDir(ptr string) (gitDir, common string) {
+	gitDir = ptr
+	fi, err := os.Lstat(ptr)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		fi, err = os.Stat(ptr)
+	}
+	if err == nil && fi.Mode().IsRegular() {
+		if b, err := os.ReadFile(ptr); err == nil {
 			if dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
 				dir = strings.TrimSpace(dir)
 				if !filepath.IsAbs(dir) {
-					dir = filepath.Join(filepath.Dir(path), dir)
+					dir = filepath.Join(filepath.Dir(ptr), dir)
 				}
-				if within(g.root, filepath.Clean(dir)) && !within(topGit, filepath.Clean(dir)) {
-					out = append(out, filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree"))
-				}
+				gitDir = dir
 			}
 		}
 	}
-	for _, gd := range gitDirs {
-		filepath.WalkDir(filepath.Join(gd, "modules"), func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() && (d.Name() == "objects" || d.Name() == "refs" || d.Name() == "logs" || d.Name() == "hooks") {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && (d.Name() == "config" || d.Name() == "config.worktree") {
-				out = append(out, path)
-			}
-			return nil
-		})
-		if entries, err := os.ReadDir(filepath.Join(gd, "worktrees")); err == nil {
-			for _, e := range entries {
-				out = append(out, filepath.Join(gd, "worktrees", e.Name(), "config.worktree"))
-			}
+	if gitDir != ptr || fi == nil || !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+		// A directory found by the walk has no link on its way; what a
+		// .git file or link names may.
+		if real, err := filepath.EvalSymlinks(gitDir); err == nil {
+			gitDir = real
 		}
 	}
-	var exist []string
-	for _, p := range out {
-		if _, err := os.Lstat(p); err == nil {
-			exist = append(exist, p)
+	common = gitDir
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
 		}
+		if real, err := filepath.EvalSymlinks(c); err == nil {
+			c = real
+		}
+		common = filepath.Clean(c)
 	}
-	slices.Sort(exist)
-	return exist
+	return gitDir, common
 }
 
-// settled is a change time to remember, or -1 when it is so recent that
-// another change in the same clock tick would leave it as it is: file
-// times come from a coarse clock (a few milliseconds), and a command that
-// starts right after the look could add .git within the same tick. A
-// directory remembered as -1 is read again at the next look.
-func settled(stamp int64) int64 {
-	if d := time.Now().UnixNano() - stamp; d < int64(time.Second) && d > -int64(time.Second) {
-		return -1
-	}
-	return stamp
-}
-
-// scan records dir and every directory below it, and the .git entries
-// found, not descending into ralph's state or any git directory.
-func (g *nestedGuard) scan(dir string) {
-	topGit, state := filepath.Join(g.root, ".git"), filepath.Join(g.root, ".ralph")
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// stampOf is the watched files' identity, size and times, or "" when one
+// changed so recently that another change in the same clock tick could
+// go unseen (see settled).
+func stampOf(paths []string) string {
+	var b strings.Builder
+	for _, p := range paths {
+		b.WriteString(p)
+		fi, err := os.Lstat(p)
+		infos := []fs.FileInfo{fi}
 		if err != nil {
-			return nil
-		}
-		if path == topGit || path == state {
-			return filepath.SkipDir // the read-only mounts' to keep
-		}
-		if d.Name() == ".git" {
-			g.gits[path] = true
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				g.dirs[path] = settled(changeStamp(fi))
+			infos = nil
+			b.WriteString(" -")
+		} else if fi.Mode()&fs.ModeSymlink != 0 {
+			// A link: what it names counts too.
+			if target, err := os.Stat(p); err == nil {
+				infos = append(infos, target)
+			} else {
+				b.WriteString(" -")
 			}
 		}
-		return nil
-	})
+		for _, fi := range infos {
+			if fi.IsDir() {
+				// A directory's times change with every lock file git
+				// makes in it; what matters in it is watched itself.
+				b.WriteString(" d")
+				continue
+			}
+			c := changeStamp(fi)
+			if settled(c) < 0 {
+				return ""
+			}
+			fmt.Fprintf(&b, " %d/%d/%d/%v", fi.Size(), fi.ModTime().UnixNano(), c, fi.Mode())
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
-// rescan reads a directory whose entries changed: a new .git in it, or a
-// new directory below it, which is scanned whole.
-func (g *nestedGuard) rescan(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	topGit, state := filepath.Join(g.root, ".git"), filepath.Join(g.root, ".ralph")
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		switch {
-		case path == topGit || path == state:
-		case e.Name() == ".git":
-			g.gits[path] = true
-		case e.IsDir():
-			if _, known := g.dirs[path]; !known {
-				g.scan(path)
+func (g *nestedGuard) inProject(path string) bool {
+	return within(g.root, filepath.Clean(path)) || within(g.real, filepath.Clean(path))
+}
+
+func (g *nestedGuard) rel(path string) string {
+	for _, base := range []string{g.root, g.real} {
+		if within(base, path) {
+			if rel, err := filepath.Rel(base, path); err == nil {
+				return rel
 			}
 		}
 	}
+	return path
+}
+
+// mergeUndone joins the reports of one file.
+func mergeUndone(us []Undone) []Undone {
+	var out []Undone
+	for _, u := range us {
+		i := slices.IndexFunc(out, func(o Undone) bool { return o.File == u.File })
+		if i < 0 {
+			out = append(out, u)
+			continue
+		}
+		for _, k := range u.Keys {
+			if !slices.Contains(out[i].Keys, k) {
+				out[i].Keys = append(out[i].Keys, k)
+			}
+		}
+	}
+	return out
+}
+
+// replaceFile writes data over path by renaming a new file into place,
+// so that the file is never seen half written, keeping its mode. A link
+// or a device there is replaced, not written through.
+func replaceFile(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		mode = fi.Mode().Perm()
+	}
+	tmp := path + ".ralph-undo"
+	os.Remove(tmp)
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return fmt.Errorf("putting back %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("putting back %s: %w", path, err)
+	}
+	return nil
 }

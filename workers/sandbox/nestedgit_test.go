@@ -2,57 +2,39 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-func TestProgramKeysOfAGitConfig(t *testing.T) {
-	cfg := `[core]
-	repositoryformatversion = 0
-	FSMonitor = "run me"
-[filter "lfs"]
-	clean = git-lfs clean -- %f
-	required = true
-[alias]
-	st = !sh -c 'evil'
-[core] pager = less \
-   -R
-[remote "origin"]
-	url = https://example.com/x
-	uploadpack = evil
-[user]
-	name = person
-`
-	got := addedKeys([]byte(cfg), nil)
-	want := []string{"core.fsmonitor", "filter.lfs.clean", "alias.st", "core.pager", "remote.origin.uploadpack"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("addedKeys = %q, want %q", got, want)
+// gitInit makes a repository at dir with git itself, and sets its keys.
+func gitInit(t testing.TB, dir string, keys ...string) {
+	t.Helper()
+	cmds := [][]string{{"init", "-q", dir}}
+	for i := 0; i+1 < len(keys); i += 2 {
+		cmds = append(cmds, []string{"-C", dir, "config", keys[i], keys[i+1]})
 	}
-	clean := string(withoutProgramKeys([]byte(cfg)))
-	for _, gone := range []string{"run me", "git-lfs", "evil", "less", "-R"} {
-		if strings.Contains(clean, gone) {
-			t.Errorf("%q survived:\n%s", gone, clean)
+	for _, args := range cmds {
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
-	}
-	for _, kept := range []string{"repositoryformatversion", "required = true", "url = https://example.com/x", "name = person"} {
-		if !strings.Contains(clean, kept) {
-			t.Errorf("%q was lost:\n%s", kept, clean)
-		}
-	}
-	// A key the file had already is not the command's doing; a new
-	// value of it is.
-	if got := addedKeys([]byte(cfg), []byte(cfg)); len(got) != 0 {
-		t.Errorf("unchanged file: %q", got)
-	}
-	changed := strings.Replace(cfg, `"run me"`, `"run me too"`, 1)
-	if got := addedKeys([]byte(changed), []byte(cfg)); !slices.Equal(got, []string{"core.fsmonitor"}) {
-		t.Errorf("changed value: %q", got)
 	}
 }
 
+func undoneMap(us []Undone) map[string]string {
+	got := map[string]string{}
+	for _, u := range us {
+		got[u.File] = strings.Join(u.Keys, ",")
+	}
+	return got
+}
+
+// TestNestedGuardLeavesThePersonsOwnAndUndoesTheCommands: what the person
+// had is kept, what a command added is taken back, as git reads it.
 func TestNestedGuardLeavesThePersonsOwnAndUndoesTheCommands(t *testing.T) {
 	root := t.TempDir()
 	write := func(rel, content string) {
@@ -64,23 +46,25 @@ func TestNestedGuardLeavesThePersonsOwnAndUndoesTheCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(".git/config", "[core]\n\tbare = false\n")
-	write("vendor/lib/.git/config", "[core]\n\thooksPath = .husky\n") // the person's
+	gitInit(t, root)
+	gitInit(t, filepath.Join(root, "vendor/lib"), "core.hooksPath", ".husky") // the person's
+	personal := readText(t, filepath.Join(root, "vendor/lib/.git/config"))
 	g := newNestedGuard(root)
 	g.prime()
-	write("nest/.git/config", "[core]\n\tfsmonitor = evil\n\tbare = false\n")
-	write(".git/modules/sub/config", "[core]\n\tworktree = ../../../sub\n[diff \"x\"]\n\ttextconv = evil\n")
-	write("linked/.git", "gitdir: ../elsewhere\n")
-	write("elsewhere/config", "[core]\n\tsshCommand = evil\n")
-	write("vendor/lib/.git/config", "[core]\n\thooksPath = .husky\n\tpager = evil\n")
-	got := map[string]string{}
-	for _, u := range g.check() {
-		got[u.File] = strings.Join(u.Keys, ",")
-	}
+	gitInit(t, filepath.Join(root, "nest"), "core.fsmonitor", "evil")
+	gitInit(t, filepath.Join(root, "sub"))
+	os.MkdirAll(filepath.Join(root, ".git/modules"), 0o755)
+	os.Rename(filepath.Join(root, "sub/.git"), filepath.Join(root, ".git/modules/sub"))
+	os.WriteFile(filepath.Join(root, "sub/.git"), []byte("gitdir: ../.git/modules/sub\n"), 0o644)
+	gitInit(t, filepath.Join(root, "sub"), "diff.x.textconv", "evil")
+	gitInit(t, filepath.Join(root, "elsewhere"), "core.sshCommand", "evil")
+	write("linked/.git", "gitdir: ../elsewhere/.git\n")
+	gitInit(t, filepath.Join(root, "vendor/lib"), "core.pager", "evil")
+	got := undoneMap(g.check())
 	want := map[string]string{
 		"nest/.git/config":        "core.fsmonitor",
-		".git/modules/sub/config": "core.worktree,diff.x.textconv",
-		"elsewhere/config":        "core.sshcommand",
+		".git/modules/sub/config": "diff.x.textconv",
+		"elsewhere/.git/config":   "core.sshcommand",
 		"vendor/lib/.git/config":  "core.pager",
 	}
 	for k, v := range want {
@@ -88,14 +72,104 @@ func TestNestedGuardLeavesThePersonsOwnAndUndoesTheCommands(t *testing.T) {
 			t.Errorf("%s: undone %q, want %q (all: %v)", k, got[k], v, got)
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(root, "vendor/lib/.git/config")); string(b) != "[core]\n\thooksPath = .husky\n" {
+	if b := readText(t, filepath.Join(root, "vendor/lib/.git/config")); b != personal {
 		t.Errorf("the person's file was not put back as it was:\n%s", b)
 	}
-	if b, _ := os.ReadFile(filepath.Join(root, "nest/.git/config")); string(b) != "[core]\n\tbare = false\n" {
-		t.Errorf("the new file kept a program key:\n%s", b)
+	if b := readText(t, filepath.Join(root, "nest/.git/config")); strings.Contains(b, "fsmonitor") || !strings.Contains(b, "repositoryformatversion") {
+		t.Errorf("the new file kept a program key, or lost another:\n%s", b)
 	}
 	if again := g.check(); len(again) != 0 {
 		t.Errorf("a second check undid %v", again)
+	}
+}
+
+// TestNestedGuardReadsAsGitDoes: the ways around a parser of ours that
+// git still reads — a byte-order mark, a line longer than a buffer, a
+// .git link, a .git file or a commondir leading outside the project, an
+// include of a work-tree file — are all seen and taken back.
+func TestNestedGuardReadsAsGitDoes(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	gitInit(t, root, "include.path", "../shared.cfg") // the person's include
+	if err := os.WriteFile(filepath.Join(root, "shared.cfg"), []byte("[user]\n\tname = me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newNestedGuard(root)
+	g.prime()
+	// A byte-order mark, and a line of 5 MiB before the key.
+	gitInit(t, filepath.Join(root, "bom"))
+	cfg := filepath.Join(root, "bom/.git/config")
+	b := readText(t, cfg)
+	long := "[x]\n\ty = " + strings.Repeat("a", 5<<20) + "\n[core]\n\tfsmonitor = evil\n"
+	if err := os.WriteFile(cfg, []byte("\ufeff"+b+long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A .git link and a .git file to repositories outside.
+	gitInit(t, filepath.Join(outside, "a"), "core.fsmonitor", "evil")
+	gitInit(t, filepath.Join(outside, "b"), "core.fsmonitor", "evil")
+	os.MkdirAll(filepath.Join(root, "ln"), 0o755)
+	os.MkdirAll(filepath.Join(root, "gf"), 0o755)
+	if err := os.Symlink(filepath.Join(outside, "a/.git"), filepath.Join(root, "ln/.git")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "gf/.git"), []byte("gitdir: "+filepath.Join(outside, "b/.git")+"\n"), 0o644)
+	// A commondir elsewhere.
+	gitInit(t, filepath.Join(root, "cd"))
+	os.WriteFile(filepath.Join(root, "cd/.git/commondir"), []byte(filepath.Join(outside, "a/.git")+"\n"), 0o644)
+	// The include of a work-tree file gains a filter.
+	os.WriteFile(filepath.Join(root, "shared.cfg"), []byte("[user]\n\tname = me\n[filter \"x\"]\n\tclean = evil\n"), 0o644)
+
+	got := undoneMap(g.check())
+	if got["bom/.git/config"] != "core.fsmonitor" || got["shared.cfg"] != "filter.x.clean" {
+		t.Errorf("undone: %v", got)
+	}
+	for _, p := range []string{"ln/.git", "gf/.git", "cd/.git/commondir"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("%s still leads outside", p)
+		}
+		if _, err := os.Lstat(filepath.Join(root, p+".ralph-untrusted")); err != nil {
+			t.Errorf("%s was not kept aside: %v (undone: %v)", p, err, got)
+		}
+	}
+	if b := readText(t, cfg); strings.Contains(b, "fsmonitor") || !strings.HasPrefix(b, "\ufeff") || !strings.Contains(b, strings.Repeat("a", 5<<20)) {
+		t.Errorf("bom/.git/config: fsmonitor kept or other content lost (%d bytes)", len(b))
+	}
+	if b := readText(t, filepath.Join(root, "shared.cfg")); b != "[user]\n\tname = me\n" {
+		t.Errorf("shared.cfg was not put back:\n%s", b)
+	}
+	if again := g.check(); len(again) != 0 {
+		t.Errorf("a second check undid %v", again)
+	}
+}
+
+// TestNestedGuardKeepsAMovedRepositorysKeys: the person's core.editor in
+// a nested repository survives its .git being moved into a subdirectory.
+func TestNestedGuardKeepsAMovedRepositorysKeys(t *testing.T) {
+	root := t.TempDir()
+	gitInit(t, root)
+	gitInit(t, filepath.Join(root, "lib"), "core.editor", "vim")
+	g := newNestedGuard(root)
+	g.prime()
+	os.MkdirAll(filepath.Join(root, "lib/sub"), 0o755)
+	if err := os.Rename(filepath.Join(root, "lib/.git"), filepath.Join(root, "lib/sub/.git")); err != nil {
+		t.Fatal(err)
+	}
+	if u := g.check(); len(u) != 0 {
+		t.Errorf("took back %v", u)
+	}
+	if b := readText(t, filepath.Join(root, "lib/sub/.git/config")); !strings.Contains(b, "editor = vim") {
+		t.Errorf("the person's core.editor was lost:\n%s", b)
+	}
+}
+
+// TestNestedGuardTopLevelRepositoryMadeByACommand: a project that was no
+// repository gets one from a command; its program keys are taken back.
+func TestNestedGuardTopLevelRepositoryMadeByACommand(t *testing.T) {
+	root := t.TempDir()
+	g := newNestedGuard(root)
+	g.prime()
+	gitInit(t, root, "core.fsmonitor", "evil", "filter.x.clean", "evil", "diff.x.textconv", "evil")
+	if got := undoneMap(g.check()); got[".git/config"] != "core.fsmonitor,diff.x.textconv,filter.x.clean" {
+		t.Errorf("undone: %v", got)
 	}
 }
 
@@ -121,5 +195,41 @@ func BenchmarkNestedGuardCheck10k(b *testing.B) {
 		if u := g.check(); len(u) != 0 {
 			b.Fatal(u)
 		}
+	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestNestedGuardNeverWritesThroughALink: an included file the command
+// replaced with a link to a file outside the project is put back as a
+// file; the file outside is not written.
+func TestNestedGuardNeverWritesThroughALink(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	gitInit(t, root, "include.path", "../shared.cfg")
+	shared := filepath.Join(root, "shared.cfg")
+	os.WriteFile(shared, []byte("[user]\n\tname = me\n"), 0o644)
+	g := newNestedGuard(root)
+	g.prime()
+	evil := filepath.Join(outside, "evil.cfg")
+	os.WriteFile(evil, []byte("[core]\n\tfsmonitor = evil\n"), 0o644)
+	os.Remove(shared)
+	if err := os.Symlink(evil, shared); err != nil {
+		t.Fatal(err)
+	}
+	if got := undoneMap(g.check()); got["shared.cfg"] != "core.fsmonitor" {
+		t.Errorf("undone: %v", got)
+	}
+	if fi, err := os.Lstat(shared); err != nil || !fi.Mode().IsRegular() || readText(t, shared) != "[user]\n\tname = me\n" {
+		t.Errorf("shared.cfg was not put back as a file: %v", err)
+	}
+	if readText(t, evil) != "[core]\n\tfsmonitor = evil\n" {
+		t.Error("the file outside was written through the link")
 	}
 }

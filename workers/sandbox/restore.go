@@ -4,11 +4,13 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -47,6 +49,11 @@ type guardedState struct {
 	running int
 	base    map[string]entry // path → what it was; absent paths have none
 	gitIno  uint64
+	// home is the record of the last .git seen in place: a command that
+	// took .git away, in one command or across two, and put it (or a
+	// copy) back, brings back the person's hooks and configuration, which
+	// are compared with this record and never deleted.
+	home map[string]entry
 }
 
 // entry is one file, directory or link as recorded.
@@ -77,6 +84,9 @@ func (g *guardedState) begin() {
 			record(p, g.base)
 		}
 		g.gitIno = inode(filepath.Join(g.root, ".git"))
+		if g.gitIno != 0 {
+			g.home = g.base
+		}
 	}
 	g.running++
 }
@@ -93,15 +103,32 @@ func (g *guardedState) end() []string {
 		restored = append(restored, rel)
 	}
 	gitDir := filepath.Join(g.root, ".git")
-	if g.gitIno != 0 && inode(gitDir) != g.gitIno {
+	base, sure := g.base, true
+	if cur := inode(gitDir); cur != g.gitIno {
 		// .git was moved aside (and perhaps another made): the one ralph
-		// knew is looked for beside it and moved back.
-		if old := g.findInode(g.gitIno); old != "" {
+		// knew is looked for in the project and moved back; what was in
+		// its place is kept beside it.
+		found := ""
+		if g.gitIno != 0 {
+			found = g.findInode(g.gitIno)
+		}
+		switch {
+		case found != "":
 			if _, err := os.Lstat(gitDir); err == nil {
-				os.Rename(gitDir, gitDir+".replaced-by-a-command")
+				os.Rename(gitDir, aside(gitDir+".replaced-by-a-command"))
 			}
-			if os.Rename(old, gitDir) == nil {
+			if os.Rename(found, gitDir) == nil {
 				note(gitDir)
+			}
+		default:
+			// A .git that ralph did not record at this command's start:
+			// perhaps the person's, moved back (or copied back, with new
+			// inodes) after an earlier command or session took it away.
+			// It is compared with the last record of the person's, and
+			// nothing in it is deleted: what differs is set aside.
+			sure = false
+			if cur != 0 && g.home != nil {
+				base = g.home
 			}
 		}
 	}
@@ -111,32 +138,39 @@ func (g *guardedState) end() []string {
 		// Removed what the command created, deepest first.
 		var extra []string
 		for q, is := range now {
-			if _, ok := g.base[q]; ok {
+			if _, ok := base[q]; ok {
 				continue
 			}
 			if is.mode.IsRegular() && memory.WroteLast(q, is.data) {
-				g.base[q] = is // ralph created it since the record
+				base[q] = is // ralph created it since the record
 				continue
 			}
 			extra = append(extra, q)
 		}
 		slices.Sort(extra)
+		if !sure {
+			extra = unsure(extra)
+		}
 		for i := len(extra) - 1; i >= 0; i-- {
-			if os.RemoveAll(extra[i]) == nil {
+			if remove(extra[i], sure) == nil {
 				note(extra[i])
 			}
 		}
 		// Put back what it changed or removed, parents first.
-		for _, q := range slices.Sorted(maps.Keys(g.base)) {
-			was := g.base[q]
+		for _, q := range slices.Sorted(maps.Keys(base)) {
+			was := base[q]
 			if !within(p, q) {
 				continue
 			}
-			if is, ok := now[q]; ok && is.mode == was.mode && bytes.Equal(is.data, was.data) {
+			is, ok := now[q]
+			if ok && is.mode == was.mode && bytes.Equal(is.data, was.data) {
 				continue
 			} else if ok && is.mode.IsRegular() && memory.WroteLast(q, is.data) {
-				g.base[q] = is // ralph's own write since the record
+				base[q] = is // ralph's own write since the record
 				continue
+			}
+			if ok && !sure && !is.mode.IsDir() {
+				os.Rename(q, aside(q+".ralph-set-aside"))
 			}
 			if put(q, was) == nil {
 				note(q)
@@ -146,20 +180,73 @@ func (g *guardedState) end() []string {
 	return dedupe(restored)
 }
 
-// findInode looks for the directory with inode ino among the root's
-// entries, where `mv .git .git-old` leaves it.
-func (g *guardedState) findInode(ino uint64) string {
-	entries, err := os.ReadDir(g.root)
-	if err != nil {
-		return ""
-	}
-	for _, e := range entries {
-		p := filepath.Join(g.root, e.Name())
-		if e.IsDir() && inode(p) == ino {
-			return p
+// unsure narrows what to set aside in a .git that may be the person's:
+// only the topmost of what is new (a directory goes aside whole), and
+// never the configuration, which stays where the person's git reads it:
+// the program keys in it, if the command set any, are the nested
+// repositories' guard's to take back (nestedgit.go), key by key.
+func unsure(extra []string) []string {
+	var out []string
+	for _, q := range extra {
+		switch filepath.Base(q) {
+		case "config", "config.worktree":
+			if filepath.Base(filepath.Dir(q)) == ".git" {
+				continue
+			}
 		}
+		if len(out) > 0 && within(out[len(out)-1], q) {
+			continue
+		}
+		out = append(out, q)
 	}
-	return ""
+	return out
+}
+
+// remove takes away what a command created under a guarded path: deleted
+// when it lies in the .git recorded at the command's start, and so can
+// only be the command's; set aside (renamed, where git does not look for
+// it) when the .git is another, which may be the person's moved back.
+func remove(path string, sure bool) error {
+	if sure {
+		return os.RemoveAll(path)
+	}
+	return os.Rename(path, aside(path+".ralph-set-aside"))
+}
+
+// aside is name, or name with a number added when name is taken.
+func aside(name string) string {
+	for n, try := 2, name; ; n++ {
+		if _, err := os.Lstat(try); err != nil {
+			return try
+		}
+		try = fmt.Sprintf("%s-%d", name, n)
+	}
+}
+
+// findInode looks for the directory with inode ino in the project, where
+// `mv .git .git-old` or `mv .git sub/.git` leaves it: the root's entries
+// and the directories a few levels below (a rename keeps the inode). It
+// runs only when .git is not the one recorded.
+func (g *guardedState) findInode(ino uint64) string {
+	const depth = 4
+	found := ""
+	filepath.WalkDir(g.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found != "" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() || p == g.root {
+			return nil
+		}
+		if inode(p) == ino {
+			found = p
+			return filepath.SkipAll
+		}
+		if d.Name() == ".git" || d.Name() == ".ralph" || strings.Count(p[len(g.root):], string(filepath.Separator)) >= depth {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return found
 }
 
 func inode(path string) uint64 {

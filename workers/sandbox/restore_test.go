@@ -114,6 +114,40 @@ func TestLandlockAloneKeepsRalphsOwnWrites(t *testing.T) {
 	}
 }
 
+// TestLandlockAloneNeverDeletesAMovedBackGit: a command that moves .git
+// into a subdirectory has it moved back whole; one that takes it away and
+// a later one that brings a copy back (new inodes, so not "the one
+// recorded") lose nothing of the person's: the person's hooks and
+// configuration stay, and what the command added is set aside, not
+// deleted (issue 42: the restore deleted the hooks and config of a .git
+// moved back).
+func TestLandlockAloneNeverDeletesAMovedBackGit(t *testing.T) {
+	t.Setenv(NoUserNamespacesEnv, "1")
+	f := newFixture(t)
+	hook := filepath.Join(f.root, ".git", "hooks", "post-commit")
+	mustWrite(t, hook, "#!/bin/sh\necho mine\n")
+	config := readFileT(t, filepath.Join(f.root, ".git", "config"))
+	p := f.policy(WorkspaceWrite, false)
+	ino := inode(filepath.Join(f.root, ".git"))
+
+	run(t, p, "mkdir -p sub/deeper && mv .git sub/deeper/.git")
+	if inode(filepath.Join(f.root, ".git")) != ino {
+		t.Fatal(".git moved into a subdirectory was not moved back")
+	}
+	fileIs(t, hook, "#!/bin/sh\necho mine\n")
+
+	run(t, p, "cp -a .git "+f.tmp+"/saved && rm -rf .git")
+	run(t, p, "cp -a "+f.tmp+"/saved .git && printf '#!/bin/sh\\nevil\\n' > .git/hooks/pre-commit")
+	fileIs(t, hook, "#!/bin/sh\necho mine\n")
+	fileIs(t, filepath.Join(f.root, ".git", "config"), config)
+	if _, err := os.Stat(filepath.Join(f.root, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the command's hook is still where git runs it")
+	}
+	if _, err := os.Stat(filepath.Join(f.root, ".git", "hooks", "pre-commit.ralph-set-aside")); err != nil {
+		t.Errorf("the command's hook was not set aside: %v", err)
+	}
+}
+
 func readFileT(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -1,0 +1,174 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// RunsProgram reports whether git, reading the configuration key (as git
+// config --list prints it: section and name in lower case, subsection as
+// written), would run a program it names, or would read a file that could
+// name one (an include). It is the one list of such keys: ralph's own git
+// neutralises them for files the model can write, and the sandbox takes
+// back those a command adds to any repository in the project.
+func RunsProgram(key string) bool {
+	key = strings.ToLower(key)
+	first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+	if first < 0 {
+		return false
+	}
+	section, name, sub := key[:first], key[last+1:], ""
+	if last > first {
+		sub = key[first+1 : last]
+	}
+	switch section {
+	case "core":
+		switch name {
+		case "fsmonitor", "hookspath", "sshcommand", "gitproxy", "pager", "editor", "askpass", "alternaterefscommand":
+			return sub == ""
+		}
+	case "sequence":
+		return name == "editor"
+	case "pager", "alias", "sendemail", "instaweb":
+		// Every pager.<cmd> and alias runs something (an alias without
+		// "!" may still pass -c core.fsmonitor=… to the git it runs).
+		return true
+	case "include":
+		return name == "path"
+	case "includeif":
+		return name == "path"
+	case "filter":
+		return name == "clean" || name == "smudge" || name == "process"
+	case "diff":
+		return name == "external" || name == "textconv" || name == "command"
+	case "merge":
+		return name == "driver"
+	case "mergetool", "difftool", "browser", "man", "guitool":
+		return name == "cmd" || name == "path"
+	case "credential":
+		return name == "helper"
+	case "gpg":
+		return name == "program" || name == "defaultkeycommand"
+	case "uploadpack":
+		return name == "packobjectshook"
+	case "remote":
+		return name == "uploadpack" || name == "receivepack" || name == "vcs"
+	case "submodule":
+		return name == "update" // "!command"
+	case "tar":
+		return name == "command"
+	case "web":
+		return name == "browser"
+	case "hook":
+		return name == "command"
+	case "interactive":
+		return name == "difffilter"
+	case "imap":
+		return name == "tunnel"
+	}
+	return false
+}
+
+// ConfigEntry is one key as git read it: the file it came from (an
+// absolute path, includes followed), the key and its value.
+type ConfigEntry struct {
+	File, Key, Value string
+}
+
+// configEnv keeps every configuration but the repository's own out of a
+// listing: no system or global file, nothing from the environment that
+// would name another repository, common directory or configuration.
+// HOME stays, so that an include of ~/… names the file the person's git
+// reads.
+var configEnv = []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null", "GIT_OPTIONAL_LOCKS=0"}
+
+// configCommand is git config with args, run with only configEnv and
+// gitDir (if any) for git's own variables. git config runs no program:
+// it reads and writes files, and neither fsmonitor, hooks nor a pager
+// (output is not a terminal, and safeConfig sets core.pager=cat) apply.
+func configCommand(ctx context.Context, gitDir string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	cmd := build(ctx, "/", nil, false, false, append([]string{"--no-pager", "config"}, args...))
+	// Only configEnv and GIT_DIR of git's own variables: the person's
+	// GIT_CONFIG, GIT_COMMON_DIR or GIT_CONFIG_PARAMETERS would make git
+	// read other files than the repository's.
+	env := cmd.Env[:0:0]
+	for _, kv := range cmd.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, configEnv...)
+	if gitDir != "" {
+		env = append(env, "GIT_DIR="+gitDir)
+		cmd.Dir = gitDir
+	}
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, commandError(ctx, Timeout, []string{"config"}, stderr.String(), err)
+	}
+	return out, nil
+}
+
+// ConfigFiles lists every key that git reads from the files of the
+// repository whose git directory is gitDir (a .git directory, a linked
+// worktree's or a submodule's): its config, the common directory's that
+// commondir names, config.worktree where enabled and every file they
+// include, conditions evaluated as git evaluates them. Keys given on the
+// command line are left out.
+func ConfigFiles(ctx context.Context, gitDir string) ([]ConfigEntry, error) {
+	out, err := configCommand(ctx, gitDir, "--list", "--show-origin", "--includes", "-z")
+	if err != nil {
+		return nil, err
+	}
+	return parseList(out), nil
+}
+
+// ConfigFile lists the keys of one configuration file as git reads it,
+// its includes not followed (an include.path is a key like another): what
+// it names may be what made ConfigFiles fail, such as a pipe that never
+// ends.
+func ConfigFile(ctx context.Context, file string) ([]ConfigEntry, error) {
+	out, err := configCommand(ctx, "", "--file", file, "--list", "--show-origin", "--no-includes", "-z")
+	if err != nil {
+		return nil, err
+	}
+	return parseList(out), nil
+}
+
+// parseList reads git config --list --show-origin -z: origin NUL key
+// (newline value) NUL, for every key.
+func parseList(out []byte) []ConfigEntry {
+	var entries []ConfigEntry
+	fields := bytes.Split(out, []byte{0})
+	for i := 0; i+1 < len(fields); i += 2 {
+		origin, kv := string(fields[i]), string(fields[i+1])
+		file, ok := strings.CutPrefix(origin, "file:")
+		if !ok {
+			continue // the command line, standard input, a blob
+		}
+		key, value, _ := strings.Cut(kv, "\n")
+		entries = append(entries, ConfigEntry{File: filepath.Clean(file), Key: key, Value: value})
+	}
+	return entries
+}
+
+// UnsetConfig removes every value of key from one configuration file,
+// with git's own writer, so that the file is read and written as git
+// reads it (a byte-order mark, long lines, continued values). A key that
+// is not there is no error.
+func UnsetConfig(ctx context.Context, file, key string) error {
+	_, err := configCommand(ctx, "", "--file", file, "--unset-all", key)
+	if err != nil && exitCode(err) != 5 { // 5: no such key
+		return fmt.Errorf("taking %s out of %s: %w", key, file, err)
+	}
+	return nil
+}
