@@ -66,6 +66,8 @@ func RunsProgram(key string) bool {
 		return name == "command"
 	case "interactive":
 		return name == "difffilter"
+	case "trailer":
+		return name == "command" || name == "cmd"
 	case "imap":
 		return name == "tunnel"
 	}
@@ -76,6 +78,9 @@ func RunsProgram(key string) bool {
 // absolute path, includes followed), the key and its value.
 type ConfigEntry struct {
 	File, Key, Value string
+	// Scope is git's --show-scope (system, global, local, worktree,
+	// command), where the listing asked for it.
+	Scope string
 }
 
 // configEnv keeps every configuration but the repository's own out of a
@@ -129,7 +134,7 @@ func ConfigFiles(ctx context.Context, gitDir string) ([]ConfigEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseList(out), nil
+	return parseList(out, false, gitDir), nil
 }
 
 // ConfigFile lists the keys of one configuration file as git reads it,
@@ -141,22 +146,38 @@ func ConfigFile(ctx context.Context, file string) ([]ConfigEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseList(out), nil
+	return parseList(out, false, "/"), nil
 }
 
-// parseList reads git config --list --show-origin -z: origin NUL key
-// (newline value) NUL, for every key.
-func parseList(out []byte) []ConfigEntry {
+// parseList reads git config --list --show-origin -z: [scope NUL] origin
+// NUL key (newline value) NUL for every key, the scope only when scoped
+// (--show-scope). Keys from no file (the command line, standard input, a
+// blob) are kept only when scoped, with no File, since the scope then
+// says whose they are; a relative origin is taken from dir.
+func parseList(out []byte, scoped bool, dir string) []ConfigEntry {
 	var entries []ConfigEntry
 	fields := bytes.Split(out, []byte{0})
-	for i := 0; i+1 < len(fields); i += 2 {
-		origin, kv := string(fields[i]), string(fields[i+1])
-		file, ok := strings.CutPrefix(origin, "file:")
-		if !ok {
-			continue // the command line, standard input, a blob
+	step := 2
+	if scoped {
+		step = 3
+	}
+	for i := 0; i+step-1 < len(fields); i += step {
+		var e ConfigEntry
+		f := fields[i : i+step]
+		if scoped {
+			e.Scope, f = string(f[0]), f[1:]
 		}
-		key, value, _ := strings.Cut(kv, "\n")
-		entries = append(entries, ConfigEntry{File: filepath.Clean(file), Key: key, Value: value})
+		file, ok := strings.CutPrefix(string(f[0]), "file:")
+		if ok {
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(dir, file)
+			}
+			e.File = filepath.Clean(file)
+		} else if !scoped {
+			continue
+		}
+		e.Key, e.Value, _ = strings.Cut(string(f[1]), "\n")
+		entries = append(entries, e)
 	}
 	return entries
 }

@@ -28,18 +28,11 @@ import (
 // the model could have written is neutralised with -c on the command
 // line, which wins over every file.
 
-// configEntry is one line of git's configuration listing.
-type configEntry struct {
-	scope  string // system, global, local, worktree, command
-	origin string // the file it came from, absolute; "" when none
-	key    string // as git prints it: section and name lower case
-	value  string
-}
-
 // listConfig is git's own reading of the configuration ralph's git sees
-// in dir with env, includes followed. git config runs no program: it
-// reads files only (verified by TestConfigListingRunsNothing).
-func listConfig(ctx context.Context, dir string, env []string) ([]configEntry, error) {
+// in dir with env, includes followed, with each key's scope. git config
+// runs no program: it reads files only (verified by
+// TestConfigListingRunsNothing).
+func listConfig(ctx context.Context, dir string, env []string) ([]ConfigEntry, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	args := []string{"config", "--list", "--show-origin", "--show-scope", "--includes", "-z"}
@@ -50,20 +43,7 @@ func listConfig(ctx context.Context, dir string, env []string) ([]configEntry, e
 	if err != nil {
 		return nil, commandError(ctx, Timeout, args, stderr.String(), err)
 	}
-	fields := strings.Split(string(out), "\x00")
-	var entries []configEntry
-	for i := 0; i+2 < len(fields); i += 3 {
-		e := configEntry{scope: fields[i]}
-		if path, ok := strings.CutPrefix(fields[i+1], "file:"); ok {
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(dir, path)
-			}
-			e.origin = filepath.Clean(path)
-		}
-		e.key, e.value, _ = strings.Cut(fields[i+2], "\n")
-		entries = append(entries, e)
-	}
-	return entries, nil
+	return parseList(out, true, dir), nil
 }
 
 // neutraliser says what takes a program-running key out of ralph's git.
@@ -82,6 +62,11 @@ type neutraliser struct {
 // mergetool, difftool, browser, submodule update) are left: git's
 // builtins cannot be aliased.
 func programKey(key string) (neutraliser, bool) {
+	if !RunsProgram(key) {
+		// RunsProgram is the one list of such keys; this says only how
+		// ralph's git goes without those of them it could meet.
+		return neutraliser{}, false
+	}
 	section, rest, _ := strings.Cut(key, ".")
 	sub, name := "", rest
 	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
@@ -197,23 +182,23 @@ func modelMayWrite(path string, roots []string) bool {
 // decide turns git's listing into the guard of ralph's git: every
 // program-running key from a file the model may write, or from the
 // repository's own config unless the person's, is neutralised.
-func decide(entries []configEntry, p *pinned, roots []string) (g *guard, localKeys []string) {
+func decide(entries []ConfigEntry, p *pinned, roots []string) (g *guard, localKeys []string) {
 	g = &guard{}
 	seen := map[string]bool{}
 	for _, e := range entries {
-		n, ok := programKey(e.key)
+		n, ok := programKey(e.Key)
 		if !ok {
 			continue
 		}
 		trusted := false
-		switch e.scope {
+		switch e.Scope {
 		case "command":
 			trusted = true // the person's environment, or ralph's own
 		case "system", "global":
-			trusted = e.origin != "" && !modelMayWrite(e.origin, roots)
+			trusted = e.File != "" && !modelMayWrite(e.File, roots)
 		case "local", "worktree":
-			if p != nil && p.ownConfig(e.origin) {
-				kv := e.key + "=" + e.value
+			if p != nil && p.ownConfig(e.File) {
+				kv := e.Key + "=" + e.Value
 				localKeys = append(localKeys, kv)
 				trusted = p.trustAll || p.trusted[kv]
 			}
@@ -221,7 +206,7 @@ func decide(entries []configEntry, p *pinned, roots []string) (g *guard, localKe
 		if trusted {
 			continue
 		}
-		g.untrusted = append(g.untrusted, e.key)
+		g.untrusted = append(g.untrusted, e.Key)
 		for _, kv := range n.config {
 			if !seen[kv] {
 				seen[kv] = true
@@ -242,7 +227,7 @@ type guard struct {
 	env           []string      // the pinned repository, if any
 	untrusted     []string      // the keys neutralised, for tests and messages
 	stamps        []stamp       // what the guard was read from
-	entries       []configEntry // git's listing, for Guard to reuse
+	entries       []ConfigEntry // git's listing, for Guard to reuse
 }
 
 // guards caches a guard per directory: git's listing runs again only
@@ -314,7 +299,7 @@ func cachedGuard(dir string) *guard {
 }
 
 // guardFrom decides the guard of dir from git's listing.
-func guardFrom(dir string, p *pinned, entries []configEntry) *guard {
+func guardFrom(dir string, p *pinned, entries []ConfigEntry) *guard {
 	var files []string
 	var extra []string
 	if p != nil {
@@ -329,8 +314,8 @@ func guardFrom(dir string, p *pinned, entries []configEntry) *guard {
 	}
 	g.entries = entries
 	for _, e := range entries {
-		if e.origin != "" {
-			files = append(files, e.origin)
+		if e.File != "" {
+			files = append(files, e.File)
 		}
 		if inc, ok := includeTarget(e); ok {
 			files = append(files, inc)
@@ -344,17 +329,17 @@ func guardFrom(dir string, p *pinned, entries []configEntry) *guard {
 
 // includeTarget is the file an include names, so that one created later
 // is noticed.
-func includeTarget(e configEntry) (string, bool) {
-	if e.key != "include.path" && !(strings.HasPrefix(e.key, "includeif.") && strings.HasSuffix(e.key, ".path")) || e.origin == "" {
+func includeTarget(e ConfigEntry) (string, bool) {
+	if e.Key != "include.path" && !(strings.HasPrefix(e.Key, "includeif.") && strings.HasSuffix(e.Key, ".path")) || e.File == "" {
 		return "", false
 	}
-	path := e.value
+	path := e.Value
 	if strings.HasPrefix(path, "~/") {
 		home, _ := os.UserHomeDir()
 		path = filepath.Join(home, path[2:])
 	}
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(e.origin), path)
+		path = filepath.Join(filepath.Dir(e.File), path)
 	}
 	return path, true
 }

@@ -101,7 +101,7 @@ func TestConfigListingRunsNothing(t *testing.T) {
 	}
 	found := false
 	for _, e := range entries {
-		if e.key == "core.pager" && e.scope == "local" && e.origin == filepath.Join(dir, "inc") {
+		if e.Key == "core.pager" && e.Scope == "local" && e.File == filepath.Join(dir, "inc") {
 			found = true
 		}
 	}

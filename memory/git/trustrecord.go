@@ -127,7 +127,7 @@ func Guard(ctx context.Context, root string, r *Repo, writable []string, warn fu
 	// The first look at the work tree (Context) may have read it
 	// already, from the same repository.
 	var current []string
-	entries, err := []configEntry(nil), error(nil)
+	entries, err := []ConfigEntry(nil), error(nil)
 	if g := cachedGuard(r.Top); g != nil && g.pinnedTo(p) {
 		entries = g.entries
 	} else {
