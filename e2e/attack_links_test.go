@@ -16,15 +16,6 @@ import (
 // with a home and a temporary directory of the test's own outside the
 // project.
 
-// sandboxModes are the two sandboxes a command may run in, as extra
-// environment for ralph.
-var sandboxModes = []struct {
-	name string
-	env  []string
-}{
-	{"default", nil},
-	{"fallback", []string{"RALPH_SANDBOX_NO_USERNS=1"}},
-}
 
 // attackLayout makes base/proj (a git repository with one commit) and
 // base/home with a .bashrc of the person's, and returns them.

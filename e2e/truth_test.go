@@ -55,12 +55,14 @@ func TestReviewUnreachableModelFails(t *testing.T) {
 	env := cleanEnv(t, "OPENAI_BASE_URL=http://127.0.0.1:1/v1", "OPENAI_API_KEY=sk-test")
 	r := ralph(t, dir, env, nil, "--json", "review", "--findings-only")
 	rep := parseReview(t, r)
-	if r.code != 1 || rep.Clean || !strings.Contains(rep.Error, "reviewer") || !strings.Contains(r.stderr, "the review could not be done") ||
+	// An unreachable endpoint is a configuration error: exit 2, as for a
+	// one-shot, and never a clean review.
+	if r.code != 2 || rep.Clean || !strings.Contains(rep.Error, "reviewer") || !strings.Contains(r.stderr, "the review could not be done") ||
 		!strings.Contains(r.stdout, `"findings":[]`) {
 		t.Fatalf("exit %d, report %+v\nstderr:\n%s", r.code, rep, r.stderr)
 	}
 	text := ralph(t, dir, env, nil, "review", "--findings-only")
-	if text.code != 1 || strings.Contains(text.stdout, "No findings.") || !strings.Contains(text.stdout, "could not be done") {
+	if text.code != 2 || strings.Contains(text.stdout, "No findings.") || !strings.Contains(text.stdout, "could not be done") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", text.code, text.stdout, text.stderr)
 	}
 }

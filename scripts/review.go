@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/review"
 	"github.com/ralph-dev/ralph/memory"
@@ -136,6 +137,11 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	}
 	if verdict != nil {
 		fmt.Fprintf(face.Stderr, "ralph: %s\n", text.StripControls(verdict.Error()))
+		if llm.IsConfigError(verdict) {
+			// No reviewer could reach the model: a configuration error,
+			// exit 2, as a one-shot says it.
+			return ExitUsage
+		}
 		return ExitFailed
 	}
 	if !rep.Clean {

@@ -9,6 +9,7 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -137,6 +139,22 @@ var ErrNothingToReview = errors.New("there is no change to review")
 // does not pass; the error names the reviewers and why.
 var ErrIncomplete = errors.New("the review could not be done")
 
+// incomplete is ErrIncomplete with what the reviewers said, and the
+// model's configuration error when that is why they could not run.
+type incomplete struct {
+	msg    string
+	config error
+}
+
+func (e *incomplete) Error() string { return e.msg }
+
+func (e *incomplete) Unwrap() []error {
+	if e.config == nil {
+		return []error{ErrIncomplete}
+	}
+	return []error{ErrIncomplete, e.config}
+}
+
 // Run reviews in.
 func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 	start := time.Now()
@@ -176,13 +194,13 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 			rep.Clean = true
 			return rep, nil
 		}
-		found, failed := reviewAll(ctx, a, in, diff, o.Reviewers, &rep, o.Agent, note)
+		found, failed, cfgErr := reviewAll(ctx, a, in, diff, o.Reviewers, &rep, o.Agent, note)
 		if len(failed) > 0 {
 			// A reviewer that did not report may have found what the others
 			// did not: what they found is kept, but the review fails.
 			rep.Findings = append(rep.Findings, number(found, round, &next)...)
 			rep.Clean = false
-			err = fmt.Errorf("%w: %s", ErrIncomplete, strings.Join(failed, "; "))
+			err = &incomplete{msg: ErrIncomplete.Error() + ": " + strings.Join(failed, "; "), config: cfgErr}
 			rep.Error = err.Error()
 			return rep, err
 		}
@@ -309,9 +327,13 @@ func brief(in Input, diff string) string {
 // reviewer order, and, for each reviewer that did not report (it failed,
 // timed out or never called report_findings), a sentence naming it and
 // saying why.
-func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Reviewer, rep *Report, ext ExternalReviewer, note func(string)) ([]Finding, []string) {
+func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Reviewer, rep *Report, ext ExternalReviewer, note func(string)) ([]Finding, []string, error) {
 	out := make([][]Finding, len(rs))
 	why := make([]string, len(rs))
+	// config is a reviewer's failure that is the model's configuration
+	// (no key, an unreachable endpoint): the review fails as a usage
+	// error then, as a one-shot does.
+	config := make([]error, len(rs))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for i, r := range rs {
@@ -342,6 +364,9 @@ func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Review
 				rep.add(res, &mu)
 			}
 			out[i] = tool.get()
+			if cause := cmp.Or(err, res.Err); !tool.reported() && llm.IsConfigError(cause) {
+				config[i] = cause
+			}
 			switch {
 			case tool.reported():
 			case err != nil:
@@ -356,13 +381,15 @@ func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Review
 	wg.Wait()
 	var all []Finding
 	var failed []string
+	var cfgErr error
 	for i, f := range out {
 		all = append(all, f...)
 		if why[i] != "" {
 			failed = append(failed, why[i])
 		}
+		cfgErr = cmp.Or(cfgErr, config[i])
 	}
-	return all, failed
+	return all, failed, cfgErr
 }
 
 // judge has one agent check every finding against the code.
