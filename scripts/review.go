@@ -37,7 +37,8 @@ what they found: no check, no fix, no file changed.
 Exit 0 when no major finding is left, 1 when one is or when the review could
 not be done (a reviewer failed, timed out or never reported its findings: a
 check that did not run is no pass; --json says "clean": false and why in
-"error"), 2 for bad input (no git repository, nothing to review).`
+"error"), 2 for bad input (no git repository, nothing to review) or when the
+reviewers could not reach the model (no key, an unreachable endpoint).`
 
 // addReviewCommand wires `ralph review`.
 func (c *cli) addReviewCommand(root *cobra.Command) {
