@@ -118,7 +118,7 @@ func (c *Checkpoints) tooBig(p string, total *int64) bool {
 // checkpoint's commit when the session resumes, "" when it starts.
 // stateDir is ralph's state directory (.ralph), which is never recorded.
 func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
-	c := &Checkpoints{repo: repo, session: session, index: index, last: last, store: nativeStore(repo.GitDir), maxFile: MaxFileSize}
+	c := &Checkpoints{repo: repo, session: session, index: index, last: last, store: nativeStore(repo.common()), maxFile: MaxFileSize}
 	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 		c.state = filepath.ToSlash(rel)
 	}
@@ -186,7 +186,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	_ = os.Remove(c.index + ".lock")
 	// Nothing is written through a directory a command swapped for a
 	// symlink (see refguard.go).
-	if err := guardRepo(commonDir(c.repo.GitDir), c.session, true); err != nil {
+	if err := guardRepo(c.repo.common(), c.session, true); err != nil {
 		return nil, err
 	}
 	if err := c.seedIndex(); err != nil {

@@ -31,18 +31,29 @@ type store struct {
 
 // nativeStore returns the store for a repository whose layout ralph can
 // write itself, or nil.
-func nativeStore(gitDir string) *store {
+func nativeStore(common string) *store {
 	for _, v := range []string{"GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
 		if os.Getenv(v) != "" {
 			return nil
 		}
 	}
-	common := commonDir(gitDir)
 	config, err := os.ReadFile(filepath.Join(common, "config"))
 	if err != nil || !plainLayout(config) {
 		return nil
 	}
 	return &store{common: common}
+}
+
+// common is the repository's common directory as ralph's git uses it:
+// the one pinned when the session opened the repository (see Guard), so
+// that ralph's own writer and its checks of the ref directories keep to
+// the repository git is pinned to, whatever a command wrote into
+// commondir since; what commondir says now where nothing was pinned.
+func (r *Repo) common() string {
+	if p := pinFor(r.Top); p != nil && p.common != "" && !p.unpinned {
+		return p.common
+	}
+	return commonDir(r.GitDir)
 }
 
 // commonDir is the directory that holds a repository's objects and shared

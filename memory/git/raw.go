@@ -60,7 +60,7 @@ func (c *Checkpoints) mayConvert(ctx context.Context) bool {
 		}
 		for _, f := range []string{
 			filepath.Join(xdg, "git", "attributes"),
-			filepath.Join(commonDir(c.repo.GitDir), "info", "attributes"),
+			filepath.Join(c.repo.common(), "info", "attributes"),
 			filepath.Join(c.repo.Top, ".gitattributes"),
 		} {
 			if _, err := os.Stat(f); err == nil {

@@ -82,7 +82,7 @@ func (r *Repo) Prune(ctx context.Context, session, index string) error {
 	}
 	// git deletes a ref through the directories of its path: none may be
 	// a link out of the repository (see refguard.go).
-	if err := guardRepo(commonDir(r.GitDir), session, false); err != nil {
+	if err := guardRepo(r.common(), session, false); err != nil {
 		return err
 	}
 	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname)", RefPrefix+session+"/")
