@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -79,7 +80,9 @@ func HelperMain(args []string) int {
 		send(conn, message{Op: opFailed, Err: fmt.Sprintf("cannot watch the commands' processes: %v", err)})
 		return 126
 	}
-	(&helper{conn: conn, leaders: map[uint64]int{}, pidns: true}).serve()
+	h := &helper{conn: conn, leaders: map[uint64]int{}, pidns: true, pinned: make(chan func())}
+	go h.pin()
+	h.serve()
 	return 0
 }
 
@@ -186,6 +189,29 @@ type helper struct {
 	// first start the kernel refuses one turns it off for good, and the
 	// commands run under a reaper instead (see reaper_linux.go).
 	pidns bool
+	// pinned runs what it is sent on one thread, the one that forks
+	// every command (see pin).
+	pinned chan func()
+}
+
+// pin runs the functions sent on pinned on one OS thread, for good.
+// Landlock gives every thread of the helper a domain of its own, and its
+// signal scope lets a thread signal only the processes started from its
+// own domain: the thread that forked a reaper is the only one that can
+// kill what the reaper left. The thread also never ends, which would send
+// the commands their parent-death signal.
+func (h *helper) pin() {
+	runtime.LockOSThread()
+	for f := range h.pinned {
+		f()
+	}
+}
+
+// onPinned runs f on the pinned thread and waits for it.
+func (h *helper) onPinned(f func()) {
+	done := make(chan struct{})
+	h.pinned <- func() { f(); close(done) }
+	<-done
 }
 
 func (h *helper) reply(m message) {
@@ -241,7 +267,8 @@ func (h *helper) start(id uint64, fds []int) {
 	// The lock is held from the fork until the leader is known, so that
 	// killOrphans never takes a command just started for an orphan.
 	h.mu.Lock()
-	pid, err := h.fork(req, fds[1:])
+	var pid int
+	h.onPinned(func() { pid, err = h.fork(req, fds[1:]) })
 	if err == nil {
 		h.leaders[id] = pid
 	}
@@ -283,8 +310,8 @@ func (h *helper) fork(req request, streams []int) (int, error) {
 		Files: []uintptr{uintptr(streams[0]), uintptr(streams[1]), uintptr(streams[2])},
 		// The parent-death signal ends a command whose helper died, as
 		// ralph's own commands end when ralph dies. The kernel sends it
-		// when the thread that forked ends; no thread of the helper ends
-		// before the helper does. In a new PID namespace, Go's check
+		// when the thread that forked ends; the pinned thread ends only
+		// with the helper. In a new PID namespace, Go's check
 		// that the parent still lives (getppid, which is 0 there) makes
 		// the child signal itself, which the kernel ignores for a
 		// namespace's init.
@@ -328,10 +355,19 @@ func (h *helper) killOrphans() {
 		if len(orphans) == 0 {
 			return
 		}
-		for _, pid := range orphans {
-			unix.Kill(pid, unix.SIGKILL)
+		var killed []int
+		h.onPinned(func() {
+			for _, pid := range orphans {
+				if unix.Kill(pid, unix.SIGKILL) == nil {
+					killed = append(killed, pid)
+				}
+			}
+		})
+		// One the helper may not kill would be waited for forever.
+		if len(killed) == 0 {
+			return
 		}
-		for _, pid := range orphans {
+		for _, pid := range killed {
 			var info unix.Siginfo
 			for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED, nil) == unix.EINTR {
 			}
