@@ -14,33 +14,40 @@ import (
 
 // Nothing a command starts may outlive it: a daemon left behind could
 // rewrite .git after the post-command restore, or run with the person's
-// next git. Two mechanisms give that, the first where it can be had:
+// next git. Every command runs under a reaper: ralph's own binary,
+// re-executed as `ralph __sandbox __reap PROGRAM ARGV...`, which starts the
+// command, waits for it, kills every descendant left and only then exits.
+// Two things make that complete:
 //
-//   - A PID namespace of the command's own (pidNamespaceFlag): its first
-//     process is the namespace's init, and when it exits the kernel kills
-//     every process of the namespace, setsid'd and double-forked daemons
-//     included, before the exit is even reported. Creating one takes
-//     CAP_SYS_ADMIN, which the helper has in its user namespace, or as
-//     real root.
-//   - Elsewhere (the Landlock-only sandbox as an ordinary user, or a
-//     helper without a user namespace), a reaper: ralph's own binary,
-//     re-executed as `ralph __sandbox __reap PROGRAM ARGV...`, makes itself
-//     the child subreaper of the command, so every orphan of the command is
-//     reparented to it; once the command exits it kills its descendants
-//     until none is left, and only then exits with the command's status.
-//     The helper is the subreaper of last resort: the orphans of a reaper
-//     that was killed come to it, and it kills them before it reports the
-//     command's end (killOrphans).
+//   - Where the helper can make one, the reaper is the first process of a
+//     PID namespace of its own: when it exits, or ralph kills it, the
+//     kernel kills every process of the namespace, setsid'd and
+//     double-forked daemons included, before the exit is even reported.
+//     It takes CAP_SYS_ADMIN, which the helper has in its user namespace,
+//     or as real root. The reaper, not the command, is the namespace's
+//     init, because an init ignores the signals its own namespace sends
+//     it without a handler: a shell that ran `kill $$`, or a program that
+//     called abort(), would otherwise run on.
+//   - Elsewhere (the Landlock-only sandbox as an ordinary user, a helper
+//     without a user namespace), the reaper is the child subreaper of the
+//     command, so its orphans are reparented to it and killed; the helper
+//     is the subreaper of last resort, and kills what a killed reaper left
+//     before it reports the command's end (killOrphans).
 //
 // Either way, when ralph learns that a command ended, nothing it started
 // runs any more, and the restore of .git (restore.go, nestedgit.go) comes
-// after that.
+// after that. A namespace's init cannot die of a signal it sends itself,
+// so the reaper reports the command's own wait status on statusFD.
+
+// statusFD is the reaper's pipe to the helper for the command's wait
+// status, four bytes in the machine's order.
+const statusFD = 3
 
 // reapArg, after HelperArg, makes the helper's binary a command's reaper.
 const reapArg = "__reap"
 
-// pidNamespaceFlag is what the helper adds to a command's clone flags
-// for a PID namespace of its own.
+// pidNamespaceFlag is what the helper adds to a reaper's clone flags for
+// a PID namespace of its own.
 const pidNamespaceFlag = syscall.CLONE_NEWPID
 
 // reaperArgs is the command line that starts the program path with argv
@@ -50,13 +57,14 @@ func reaperArgs(path string, argv []string) []string {
 }
 
 // reapMain is the reaper: args are the program and its argv. It returns
-// the command's exit code; a command killed by a signal makes the reaper
-// die of the same signal, so ralph reports it as it would the command's.
+// the command's exit code, and writes its wait status to statusFD.
 func reapMain(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox reaper is started by ralph itself, not by hand")
 		return 2
 	}
+	// The status pipe is the reaper's alone, not the command's.
+	syscall.CloseOnExec(statusFD)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox cannot watch this command's processes:", err)
 		return 126
@@ -88,8 +96,10 @@ func reapMain(args []string) int {
 		}
 	}
 	killDescendants()
+	status := uint32(ws)
+	unix.Write(statusFD, (*[4]byte)(unsafe.Pointer(&status))[:])
 	if ws.Signaled() {
-		dieOf(ws.Signal())
+		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
 }
@@ -100,6 +110,11 @@ func reapMain(args []string) int {
 // leaves none a way out.
 func killDescendants() {
 	self := os.Getpid()
+	if self == 1 {
+		// The namespace's init: its exit kills them all, and /proc,
+		// the machine's, knows it by another pid.
+		return
+	}
 	for {
 		got, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
 		switch {
@@ -163,20 +178,4 @@ func parentOf(pid int) (int, bool) {
 		return 0, false
 	}
 	return ppid, true
-}
-
-// dieOf ends the reaper with sig, as the command ended. Go's runtime has
-// its own handlers for most signals (and would print a traceback for
-// some), so the default action is put back with a raw sigaction first; no
-// core file is written into the project.
-func dieOf(sig syscall.Signal) {
-	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
-	// struct sigaction, all zero: SIG_DFL, no flags, an empty mask. Zero
-	// is the same on every architecture whatever the field order.
-	var act [4]uint64
-	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act[0])), 0, 8, 0, 0)
-	unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
-	// A signal whose default is to be ignored (SIGCHLD, SIGWINCH) cannot
-	// end the reaper; the shell's convention says what happened.
-	os.Exit(128 + int(sig))
 }
