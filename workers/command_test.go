@@ -61,7 +61,7 @@ func TestRunCommandTimeoutKillsGroup(t *testing.T) {
 	ts := newTestToolset(t, Options{Approver: allowAll})
 	start := time.Now()
 	res := call(t, ts, "run_command", map[string]any{
-		"command":   "echo $$ > pid; echo started; sleep 60 & sleep 60",
+		"command":   groupToFile + "; echo started; sleep 60 & sleep 60",
 		"timeout_s": 0.5,
 	})
 	if d := time.Since(start); d > 5*time.Second {
@@ -92,7 +92,7 @@ func cancelKillsGroupWithin(t *testing.T, ts *Toolset, limit time.Duration) {
 	defer cancel()
 	done := make(chan Result, 1)
 	go func() {
-		done <- callCtx(ctx, t, ts, "run_command", map[string]any{"command": "sleep 60 & echo $$ > pid; sleep 60"})
+		done <- callCtx(ctx, t, ts, "run_command", map[string]any{"command": "sleep 60 & " + groupToFile + "; sleep 60"})
 	}()
 	pgid := waitForPID(t, filepath.Join(ts.Root(), "pid"))
 	cancelled := time.Now()
@@ -119,7 +119,7 @@ func TestRunCommandBackgroundChildDoesNotHang(t *testing.T) {
 	// The first job keeps the output pipe open; the second does not hold it
 	// but must still be killed with the group.
 	out := mustOK(t, call(t, ts, "run_command", map[string]any{
-		"command": "echo $$ > pid; sleep 100 & (sleep 100 >/dev/null 2>&1 &); echo done",
+		"command": groupToFile + "; sleep 100 & (sleep 100 >/dev/null 2>&1 &); echo done",
 	}))
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("call took %v with a background child", d)
@@ -163,3 +163,8 @@ func TestFormatSeconds(t *testing.T) {
 		}
 	}
 }
+
+// groupToFile writes the command's process group id, as the machine sees
+// it, to the file pid: /proc/self/stat's fifth field. $$ would not do:
+// a sandboxed shell has a pid of its own namespace's, not the group's.
+const groupToFile = "read -r _ _ _ _ g _ < /proc/self/stat; echo $g > pid"
