@@ -18,10 +18,9 @@ import (
 var sandboxModes = []struct {
 	name string
 	env  []string
-	args []string
 }{
-	{"default", nil, nil},
-	{"landlock-only", []string{"RALPH_SANDBOX_NO_USERNS=1"}, nil},
+	{"default", nil},
+	{"landlock-only", []string{"RALPH_SANDBOX_NO_USERNS=1"}},
 }
 
 // attackDirs makes base/proj (a repository), base/outside (writable by
@@ -90,12 +89,9 @@ func payloadRuns(t *testing.T, outside, key string) []string {
 // the process side: a command starts a setsid'd daemon and a
 // double-forked nohup one, and returns. Nothing it started may outlive
 // it: once ralph is done, the markers the daemons append to stop
-// growing and no such process is left. Without a sandbox too: the person
-// starts the servers they want to keep.
+// growing and no such process is left.
 func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
-	modes := append(sandboxModes, sandboxModes[0])
-	modes[len(modes)-1].name, modes[len(modes)-1].args = "danger-full-access", []string{"--sandbox", "danger-full-access"}
-	for _, mode := range modes {
+	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, _, tmp := attackDirs(t)
 			token := fmt.Sprintf("ralph-daemon-%d-%s", os.Getpid(), mode.name)
@@ -109,7 +105,7 @@ func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
 				"sleep 0.5 && echo started",
 			)
 			env := cleanEnv(t, append(append([]string{"OPENAI_BASE_URL=" + srv.URL, "TMPDIR=" + tmp}, gitEnv...), mode.env...)...)
-			r := ralph(t, proj, env, nil, append(append([]string{"-y"}, mode.args...), "set up the daemons")...)
+			r := ralph(t, proj, env, nil, "-y", "set up the daemons")
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}

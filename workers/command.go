@@ -56,7 +56,10 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 		// Outside the sandbox no PID namespace or reaper ends what the
 		// command started; a token in its environment marks its
 		// processes wherever they go (setsid, a double fork), as for
-		// the external agents, and they are killed once it ends.
+		// the external agents, and they are killed when ralph stops the
+		// command. The scan of /proc that takes costs more than a short
+		// command, so a command that ends by itself leaves what it
+		// started outside its group to the person, as their shell would.
 		var tok [8]byte
 		_, _ = rand.Read(tok[:])
 		token = hex.EncodeToString(tok[:])
@@ -101,7 +104,7 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 		outcome = "command cancelled; its process group was killed"
 	}
 	status, waitErr := killAndReap(ld, pgid)
-	if token != "" {
+	if token != "" && outcome != "" {
 		stopEscaped(token, reapTimeout)
 	}
 

@@ -2,12 +2,15 @@ package workers
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -168,3 +171,23 @@ func TestFormatSeconds(t *testing.T) {
 // it, to the file pid: /proc/self/stat's fifth field. $$ would not do:
 // a sandboxed shell has a pid of its own namespace's, not the group's.
 const groupToFile = "read -r _ _ _ _ g _ < /proc/self/stat; echo $g > pid"
+
+// TestRunCommandTimeoutKillsWhatLeftTheGroup: outside the sandbox, a
+// command that ralph stops has the processes it moved out of its group
+// (setsid) killed too, found by the mark in their environment.
+func TestRunCommandTimeoutKillsWhatLeftTheGroup(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: allowAll, Sandbox: sandbox.FullAccess})
+	token := fmt.Sprintf("left-the-group-%d", time.Now().UnixNano())
+	res := call(t, ts, "run_command", map[string]any{
+		"command":   "setsid sh -c 'sleep 300; : " + token + "' > /dev/null 2>&1 < /dev/null & sleep 60",
+		"timeout_s": 0.5,
+	})
+	mustErr(t, res, "command timed out")
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), token) {
+			t.Errorf("%s outlived the command that ralph stopped: %q", p, b)
+		}
+	}
+}
