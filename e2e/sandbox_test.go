@@ -132,9 +132,9 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		// started some other way, must not help.
 		{command: "cat /proc/$PPID/environ", note: fsNote},
 		{command: "head -c 64 /proc/$PPID/mem", note: fsNote},
-		// In its own PID namespace a command cannot name its helper: the
-		// helper is its parent's parent by /proc, the machine's.
-		{command: "read -r _ _ _ r _ < /proc/self/stat; read -r _ _ _ h _ < /proc/$r/stat; for t in /proc/$h/task/*; do kill -9 ${t##*/} || exit 1; done; sleep 5", note: "No such process"},
+		// In its own PID namespace a command cannot name its helper, its
+		// parent by /proc (the machine's): $PPID is 0 there.
+		{command: "read -r _ _ _ h _ < /proc/self/stat; for t in /proc/$h/task/*; do kill -9 ${t##*/} || exit 1; done; sleep 5", note: "No such process"},
 		{command: w(outside + "/after-helper-killed.txt"), note: fsNote},
 		// A stopped helper cannot say the command ended: the call ends at
 		// its timeout, as a command that sleeps would.

@@ -304,9 +304,10 @@ func (h *helper) start(id uint64, fds []int) {
 // killed by a signal.
 const cldExited = 1
 
-// fork starts the request's program with the streams under a reaper, in
-// a PID namespace of its own while the kernel grants one. It returns the
-// reaper's pid and the read end of its status pipe.
+// fork starts the request's program with the streams as the init of a
+// PID namespace of its own while the kernel grants one, else under a
+// reaper. It returns the leader's pid and, for a reaper, the read end of
+// its status pipe.
 func (h *helper) fork(req request, streams []int) (int, *os.File, error) {
 	// The reaper's exec of the program would fail where ralph cannot see
 	// it, so a program that cannot run is refused here, as exec would.
@@ -334,21 +335,21 @@ func (h *helper) fork(req request, streams []int) (int, *os.File, error) {
 		// signal itself, which the kernel ignores for a namespace's init.
 		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
-	args := reaperArgs(req.Path, req.Args)
 	if h.pidns {
+		// The program itself is the namespace's init: a reaper there
+		// would cost every command an exec of ralph's binary.
 		attr.Sys.Cloneflags = pidNamespaceFlag
-		pid, err := syscall.ForkExec("/proc/self/exe", args, attr)
+		files := attr.Files
+		attr.Files = files[:3]
+		pid, err := syscall.ForkExec(req.Path, req.Args, attr)
 		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) {
-			if err != nil {
-				r.Close()
-				return 0, nil, err
-			}
-			return pid, r, nil
+			r.Close()
+			return pid, nil, err
 		}
 		h.pidns = false
-		attr.Sys.Cloneflags = 0
+		attr.Sys.Cloneflags, attr.Files = 0, files
 	}
-	pid, err := syscall.ForkExec("/proc/self/exe", args, attr)
+	pid, err := syscall.ForkExec("/proc/self/exe", reaperArgs(req.Path, req.Args), attr)
 	if err != nil {
 		r.Close()
 		return 0, nil, err
@@ -393,9 +394,9 @@ func (h *helper) killOrphans() {
 	}
 }
 
-// reap collects a command's reaper and reports the command's wait status:
-// the one the reaper wrote, or the reaper's own where it was killed before
-// it could.
+// reap collects a command's leader and reports the command's wait
+// status: under a reaper, the one the reaper wrote, or the reaper's own
+// where it was killed before it could.
 func (h *helper) reap(id uint64) {
 	h.mu.Lock()
 	pid, ok := h.leaders[id]
@@ -414,12 +415,14 @@ func (h *helper) reap(id uint64) {
 			break
 		}
 	}
-	// The reaper has exited, so the pipe holds all it wrote.
-	var b [4]byte
-	if n, _ := io.ReadFull(status, b[:]); n == len(b) {
-		ws = syscall.WaitStatus(*(*uint32)(unsafe.Pointer(&b[0])))
+	// A reaper has exited, so its pipe holds all it wrote.
+	if status != nil {
+		var b [4]byte
+		if n, _ := io.ReadFull(status, b[:]); n == len(b) {
+			ws = syscall.WaitStatus(*(*uint32)(unsafe.Pointer(&b[0])))
+		}
+		status.Close()
 	}
-	status.Close()
 	h.reply(message{Op: opReaped, ID: id, Status: ws})
 }
 

@@ -14,30 +14,29 @@ import (
 
 // Nothing a command starts may outlive it: a daemon left behind could
 // rewrite .git after the post-command restore, or run with the person's
-// next git. Every command runs under a reaper: ralph's own binary,
-// re-executed as `ralph __sandbox __reap PROGRAM ARGV...`, which starts the
-// command, waits for it, kills every descendant left and only then exits.
-// Two things make that complete:
+// next git. Two mechanisms give that, the first where it can be had:
 //
-//   - Where the helper can make one, the reaper is the first process of a
-//     PID namespace of its own: when it exits, or ralph kills it, the
-//     kernel kills every process of the namespace, setsid'd and
-//     double-forked daemons included, before the exit is even reported.
-//     It takes CAP_SYS_ADMIN, which the helper has in its user namespace,
-//     or as real root. The reaper, not the command, is the namespace's
-//     init, because an init ignores the signals its own namespace sends
-//     it without a handler: a shell that ran `kill $$`, or a program that
-//     called abort(), would otherwise run on.
+//   - A PID namespace of the command's own: its program is the
+//     namespace's init, and when it exits, or ralph kills it, the kernel
+//     kills every process of the namespace, setsid'd and double-forked
+//     daemons included, before the exit is even reported. Creating one
+//     takes CAP_SYS_ADMIN, which the helper has in its user namespace, or
+//     as real root. An init ignores the signals its own namespace sends it
+//     without a handler, so a shell's `kill $$` does nothing there; ralph
+//     kills with SIGKILL from outside, which always reaches it.
 //   - Elsewhere (the Landlock-only sandbox as an ordinary user, a helper
-//     without a user namespace), the reaper is the child subreaper of the
-//     command, so its orphans are reparented to it and killed; the helper
-//     is the subreaper of last resort, and kills what a killed reaper left
-//     before it reports the command's end (killOrphans).
+//     without a user namespace), a reaper: ralph's own binary, re-executed
+//     as `ralph __sandbox __reap PROGRAM ARGV...`, makes itself the child
+//     subreaper of the command, so every orphan of the command is
+//     reparented to it; once the command exits it kills its descendants
+//     until none is left, and only then exits. The helper is the
+//     subreaper of last resort: the orphans of a reaper that was killed
+//     come to it, and it kills them before it reports the command's end
+//     (killOrphans).
 //
 // Either way, when ralph learns that a command ended, nothing it started
 // runs any more, and the restore of .git (restore.go, nestedgit.go) comes
-// after that. A namespace's init cannot die of a signal it sends itself,
-// so the reaper reports the command's own wait status on statusFD.
+// after that.
 
 // statusFD is the reaper's pipe to the helper for the command's wait
 // status, four bytes in the machine's order.
@@ -46,7 +45,7 @@ const statusFD = 3
 // reapArg, after HelperArg, makes the helper's binary a command's reaper.
 const reapArg = "__reap"
 
-// pidNamespaceFlag is what the helper adds to a reaper's clone flags for
+// pidNamespaceFlag is what the helper adds to a command's clone flags for
 // a PID namespace of its own.
 const pidNamespaceFlag = syscall.CLONE_NEWPID
 
