@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -195,26 +194,6 @@ type helper struct {
 	pinned chan func()
 }
 
-// pin runs the functions sent on pinned on one OS thread, for good.
-// Landlock gives every thread of the helper a domain of its own, and its
-// signal scope lets a thread signal only the processes started from its
-// own domain: the thread that forked a reaper is the only one that can
-// kill what the reaper left. The thread also never ends, which would send
-// the commands their parent-death signal.
-func (h *helper) pin() {
-	runtime.LockOSThread()
-	for f := range h.pinned {
-		f()
-	}
-}
-
-// onPinned runs f on the pinned thread and waits for it.
-func (h *helper) onPinned(f func()) {
-	done := make(chan struct{})
-	h.pinned <- func() { f(); close(done) }
-	<-done
-}
-
 func (h *helper) reply(m message) {
 	h.wmu.Lock()
 	defer h.wmu.Unlock()
@@ -300,10 +279,6 @@ func (h *helper) start(id uint64, fds []int) {
 	}()
 }
 
-// cldExited is siginfo's code for a child that exited rather than being
-// killed by a signal.
-const cldExited = 1
-
 // fork starts the request's program with the streams as the init of a
 // PID namespace of its own while the kernel grants one, else under a
 // reaper. It returns the leader's pid and, for a reaper, the read end of
@@ -355,43 +330,6 @@ func (h *helper) fork(req request, streams []int) (int, *os.File, error) {
 		return 0, nil, err
 	}
 	return pid, r, nil
-}
-
-// killOrphans kills the helper's children that are no command's leader:
-// the processes of a command whose reaper was killed, reparented to the
-// helper as their subreaper. It repeats until none is left, since a
-// killed orphan's children come to the helper in turn.
-func (h *helper) killOrphans() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	leaders := make(map[int]bool, len(h.leaders))
-	for _, pid := range h.leaders {
-		leaders[pid] = true
-	}
-	self := os.Getpid()
-	for {
-		orphans := childrenOf(self, leaders)
-		if len(orphans) == 0 {
-			return
-		}
-		var killed []int
-		h.onPinned(func() {
-			for _, pid := range orphans {
-				if unix.Kill(pid, unix.SIGKILL) == nil {
-					killed = append(killed, pid)
-				}
-			}
-		})
-		// One the helper may not kill would be waited for forever.
-		if len(killed) == 0 {
-			return
-		}
-		for _, pid := range killed {
-			var info unix.Siginfo
-			for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED, nil) == unix.EINTR {
-			}
-		}
-	}
 }
 
 // reap collects a command's leader and reports the command's wait

@@ -39,7 +39,9 @@ import (
 // after that.
 
 // statusFD is the reaper's pipe to the helper for the command's wait
-// status, four bytes in the machine's order.
+// status, four bytes in the machine's order: a reaper cannot simply die
+// of the command's signal, since Go's runtime handles most signals itself
+// (and prints a traceback for some).
 const statusFD = 3
 
 // reapArg, after HelperArg, makes the helper's binary a command's reaper.
@@ -177,4 +179,65 @@ func parentOf(pid int) (int, bool) {
 		return 0, false
 	}
 	return ppid, true
+}
+
+// pin runs the functions sent on pinned on one OS thread, for good.
+// Landlock gives every thread of the helper a domain of its own, and its
+// signal scope lets a thread signal only the processes started from its
+// own domain: the thread that forked a reaper is the only one that can
+// kill what the reaper left. The thread also never ends, which would send
+// the commands their parent-death signal.
+func (h *helper) pin() {
+	runtime.LockOSThread()
+	for f := range h.pinned {
+		f()
+	}
+}
+
+// onPinned runs f on the pinned thread and waits for it.
+func (h *helper) onPinned(f func()) {
+	done := make(chan struct{})
+	h.pinned <- func() { f(); close(done) }
+	<-done
+}
+
+// cldExited is siginfo's code for a child that exited rather than being
+// killed by a signal.
+const cldExited = 1
+
+// killOrphans kills the helper's children that are no command's leader:
+// the processes of a command whose reaper was killed, reparented to the
+// helper as their subreaper. It repeats until none is left, since a
+// killed orphan's children come to the helper in turn.
+func (h *helper) killOrphans() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	leaders := make(map[int]bool, len(h.leaders))
+	for _, pid := range h.leaders {
+		leaders[pid] = true
+	}
+	self := os.Getpid()
+	for {
+		orphans := childrenOf(self, leaders)
+		if len(orphans) == 0 {
+			return
+		}
+		var killed []int
+		h.onPinned(func() {
+			for _, pid := range orphans {
+				if unix.Kill(pid, unix.SIGKILL) == nil {
+					killed = append(killed, pid)
+				}
+			}
+		})
+		// One the helper may not kill would be waited for forever.
+		if len(killed) == 0 {
+			return
+		}
+		for _, pid := range killed {
+			var info unix.Siginfo
+			for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED, nil) == unix.EINTR {
+			}
+		}
+	}
 }
