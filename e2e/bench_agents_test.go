@@ -124,7 +124,7 @@ func BenchmarkHardStop64(b *testing.B) {
 	orphans := 0
 	for i := 0; i < n; i++ {
 		dir := b.TempDir()
-		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "-y", "--json", "spawn 64 rounds=2 delay=0 command=echo $$ >> pids; sleep 60")
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "-y", "--json", "spawn 64 rounds=2 delay=0 command=cut -d' ' -f5 /proc/self/stat >> pids; sleep 60")
 		cmd.Dir, cmd.Env = dir, env
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
@@ -154,6 +154,11 @@ func BenchmarkHardStop64(b *testing.B) {
 			b.Fatalf("exit: %v", err)
 		}
 		for _, pg := range pgids {
+			// A group id of 1 or less would make the kill below hit
+			// every process of the machine.
+			if pg <= 1 {
+				b.Fatalf("group id %d read from the commands", pg)
+			}
 			if groupRunning(pg) {
 				orphans++
 				_ = syscall.Kill(-pg, syscall.SIGKILL)

@@ -187,7 +187,7 @@ func straceCalls(b *testing.B, path string) int {
 // exit (target: p99 < 100 ms over 50 runs, 0 orphaned processes).
 func BenchmarkHardStop(b *testing.B) {
 	srv := inlineServer(b, `{"name":"sleep_loop","loop":true,"responses":[
-		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"echo $$ > cmd.pid; sleep 60\"}"}]}]}`)
+		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60\"}"}]}]}`)
 	env := cleanEnv(b)
 	n := trials(b, 50)
 	var ds []time.Duration

@@ -62,7 +62,7 @@ func TestChatHardStopDuringCommand(t *testing.T) {
 	if n := strings.Count(screen, "stopped:"); n != 1 {
 		t.Fatalf("%d stopped lines:\n%s", n, screen)
 	}
-	if !strings.Contains(screen, "stopped: running `echo $$ > cmd.pid; sleep 60` — state saved") {
+	if !strings.Contains(screen, "stopped: running `cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60` — state saved") {
 		t.Fatalf("the stopped line does not say what was running:\n%s", screen)
 	}
 	waitGroupGone(t, pgid)

@@ -228,7 +228,7 @@ func TestCorruptSessionJSONIsSetAsideAndRebuilt(t *testing.T) {
 
 func TestResumeAfterHardStop(t *testing.T) {
 	srv := inlineServer(t, `{"name":"x","responses":[
-		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"echo $$ > cmd.pid; sleep 60\"}"}]},
+		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60\"}"}]},
 		{"text":"resumed and finished"}]}`)
 	dir := t.TempDir()
 	cmd, _, _ := startRalph(t, dir, cleanEnv(t), "--base-url", srv.URL, "-y", "--json", "sleep")

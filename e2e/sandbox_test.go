@@ -130,9 +130,11 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		// The helper that starts the commands is a process too: reading
 		// its memory or environment, or killing it to get a command
 		// started some other way, must not help.
-		{command: "cat /proc/$PPID/environ", note: fsNote},
-		{command: "head -c 64 /proc/$PPID/mem", note: fsNote},
-		{command: "for t in /proc/$PPID/task/*; do kill -9 ${t##*/}; done; sleep 5", note: "the sandbox helper stopped"},
+		{command: "read -r _ _ _ h _ < /proc/self/stat; cat /proc/$h/environ", note: fsNote},
+		{command: "read -r _ _ _ h _ < /proc/self/stat; head -c 64 /proc/$h/mem", note: fsNote},
+		// In its own PID namespace a command cannot name its helper, its
+		// parent by /proc (the machine's): $PPID is 0 there.
+		{command: "read -r _ _ _ h _ < /proc/self/stat; for t in /proc/$h/task/*; do kill -9 ${t##*/} || exit 1; done; sleep 5", note: "No such process"},
 		{command: w(outside + "/after-helper-killed.txt"), note: fsNote},
 		// A stopped helper cannot say the command ended: the call ends at
 		// its timeout, as a command that sleeps would.

@@ -2,6 +2,8 @@ package workers
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -27,9 +29,11 @@ const (
 )
 
 // execute runs command in its own process group, confined by policy
-// unless that is nil or full access, and guarantees that no member of that
-// group is alive when it returns, whichever way the command ends: normal
-// exit, timeout or cancellation.
+// unless that is nil or full access, and guarantees that nothing it
+// started is alive when it returns, whichever way the command ends:
+// normal exit, timeout or cancellation. Inside the sandbox the command's
+// PID namespace or reaper sees to processes that left the group; outside
+// it, the token in their environment does.
 func (t *Toolset) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -45,9 +49,21 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	cmd.Stderr = pw
 	cmd.SysProcAttr = procAttr()
 	var ld leader
+	var token string
 	if policy.Confines() {
 		ld, err = t.startConfined(ctx, cmd, pw)
 	} else {
+		// Outside the sandbox no PID namespace or reaper ends what the
+		// command started; a token in its environment marks its
+		// processes wherever they go (setsid, a double fork), as for
+		// the external agents, and they are killed when ralph stops the
+		// command. The scan of /proc that takes costs more than a short
+		// command, so a command that ends by itself leaves what it
+		// started outside its group to the person, as their shell would.
+		var tok [8]byte
+		_, _ = rand.Read(tok[:])
+		token = hex.EncodeToString(tok[:])
+		cmd.Env = append(cmd.Environ(), agentTokenVar+"="+token)
 		ld, err = startLocal(cmd)
 	}
 	pw.Close() // only the children hold the write end now
@@ -88,6 +104,9 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 		outcome = "command cancelled; its process group was killed"
 	}
 	status, waitErr := killAndReap(ld, pgid)
+	if token != "" && outcome != "" {
+		stopEscaped(token, reapTimeout)
+	}
 
 	// Every group member is dead, so the pipe reaches EOF as soon as the
 	// kernel has closed their descriptors. A process that escaped the group

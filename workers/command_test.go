@@ -2,12 +2,15 @@ package workers
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -23,7 +26,11 @@ func TestRunCommand(t *testing.T) {
 	}
 	res := call(t, ts, "run_command", map[string]any{"command": "echo partial; exit 3"})
 	mustErr(t, res, "partial\nexit status 3")
-	res = call(t, ts, "run_command", map[string]any{"command": "kill -TERM $$"})
+	// A sandboxed shell is its PID namespace's init, which ignores the
+	// signals it sends itself; how a signalled command is reported is the
+	// same with or without the sandbox.
+	full := newTestToolset(t, Options{Approver: allowAll, Sandbox: sandbox.FullAccess})
+	res = call(t, full, "run_command", map[string]any{"command": "kill -TERM $$"})
 	mustErr(t, res, "terminated by signal terminated")
 }
 
@@ -61,7 +68,7 @@ func TestRunCommandTimeoutKillsGroup(t *testing.T) {
 	ts := newTestToolset(t, Options{Approver: allowAll})
 	start := time.Now()
 	res := call(t, ts, "run_command", map[string]any{
-		"command":   "echo $$ > pid; echo started; sleep 60 & sleep 60",
+		"command":   groupToFile + "; echo started; sleep 60 & sleep 60",
 		"timeout_s": 0.5,
 	})
 	if d := time.Since(start); d > 5*time.Second {
@@ -92,7 +99,7 @@ func cancelKillsGroupWithin(t *testing.T, ts *Toolset, limit time.Duration) {
 	defer cancel()
 	done := make(chan Result, 1)
 	go func() {
-		done <- callCtx(ctx, t, ts, "run_command", map[string]any{"command": "sleep 60 & echo $$ > pid; sleep 60"})
+		done <- callCtx(ctx, t, ts, "run_command", map[string]any{"command": "sleep 60 & " + groupToFile + "; sleep 60"})
 	}()
 	pgid := waitForPID(t, filepath.Join(ts.Root(), "pid"))
 	cancelled := time.Now()
@@ -119,7 +126,7 @@ func TestRunCommandBackgroundChildDoesNotHang(t *testing.T) {
 	// The first job keeps the output pipe open; the second does not hold it
 	// but must still be killed with the group.
 	out := mustOK(t, call(t, ts, "run_command", map[string]any{
-		"command": "echo $$ > pid; sleep 100 & (sleep 100 >/dev/null 2>&1 &); echo done",
+		"command": groupToFile + "; sleep 100 & (sleep 100 >/dev/null 2>&1 &); echo done",
 	}))
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("call took %v with a background child", d)
@@ -160,6 +167,31 @@ func TestFormatSeconds(t *testing.T) {
 	} {
 		if got := formatSeconds(d); got != want {
 			t.Errorf("formatSeconds(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// groupToFile writes the command's process group id, as the machine sees
+// it, to the file pid: /proc/self/stat's fifth field. $$ would not do:
+// a sandboxed shell has a pid of its own namespace's, not the group's.
+const groupToFile = "read -r _ _ _ _ g _ < /proc/self/stat; echo $g > pid"
+
+// TestRunCommandTimeoutKillsWhatLeftTheGroup: outside the sandbox, a
+// command that ralph stops has the processes it moved out of its group
+// (setsid) killed too, found by the mark in their environment.
+func TestRunCommandTimeoutKillsWhatLeftTheGroup(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: allowAll, Sandbox: sandbox.FullAccess})
+	token := fmt.Sprintf("left-the-group-%d", time.Now().UnixNano())
+	res := call(t, ts, "run_command", map[string]any{
+		"command":   "setsid sh -c 'sleep 300; : " + token + "' > /dev/null 2>&1 < /dev/null & sleep 60",
+		"timeout_s": 0.5,
+	})
+	mustErr(t, res, "command timed out")
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), token) {
+			t.Errorf("%s outlived the command that ralph stopped: %q", p, b)
 		}
 	}
 }

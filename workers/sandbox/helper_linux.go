@@ -79,7 +79,9 @@ func HelperMain(args []string) int {
 		send(conn, message{Op: opFailed, Err: fmt.Sprintf("cannot watch the commands' processes: %v", err)})
 		return 126
 	}
-	(&helper{conn: conn, leaders: map[uint64]int{}, pidns: true}).serve()
+	h := &helper{conn: conn, leaders: map[uint64]int{}, status: map[uint64]*os.File{}, pidns: true, pinned: make(chan func())}
+	go h.pin()
+	h.serve()
 	return 0
 }
 
@@ -181,11 +183,15 @@ type helper struct {
 	wmu  sync.Mutex // one writer at a time on the socket
 
 	mu      sync.Mutex
-	leaders map[uint64]int // request id → the pid of a started, unreaped command
+	leaders map[uint64]int      // request id → the pid of a started, unreaped command
+	status  map[uint64]*os.File // request id → its reaper's status pipe
 	// pidns is true while commands get a PID namespace of their own; the
 	// first start the kernel refuses one turns it off for good, and the
 	// commands run under a reaper instead (see reaper_linux.go).
 	pidns bool
+	// pinned runs what it is sent on one thread, the one that forks
+	// every command (see pin).
+	pinned chan func()
 }
 
 func (h *helper) reply(m message) {
@@ -241,9 +247,12 @@ func (h *helper) start(id uint64, fds []int) {
 	// The lock is held from the fork until the leader is known, so that
 	// killOrphans never takes a command just started for an orphan.
 	h.mu.Lock()
-	pid, err := h.fork(req, fds[1:])
+	var pid int
+	var status *os.File
+	h.onPinned(func() { pid, status, err = h.fork(req, fds[1:]) })
 	if err == nil {
 		h.leaders[id] = pid
+		h.status[id] = status
 	}
 	pidns := h.pidns
 	h.mu.Unlock()
@@ -270,35 +279,11 @@ func (h *helper) start(id uint64, fds []int) {
 	}()
 }
 
-// cldExited is siginfo's code for a child that exited rather than being
-// killed by a signal.
-const cldExited = 1
-
-// fork starts the request's program with the streams, in a PID namespace
-// of its own while the kernel grants one, else under a reaper.
-func (h *helper) fork(req request, streams []int) (int, error) {
-	attr := &syscall.ProcAttr{
-		Dir:   req.Dir,
-		Env:   req.Env,
-		Files: []uintptr{uintptr(streams[0]), uintptr(streams[1]), uintptr(streams[2])},
-		// The parent-death signal ends a command whose helper died, as
-		// ralph's own commands end when ralph dies. The kernel sends it
-		// when the thread that forked ends; no thread of the helper ends
-		// before the helper does. In a new PID namespace, Go's check
-		// that the parent still lives (getppid, which is 0 there) makes
-		// the child signal itself, which the kernel ignores for a
-		// namespace's init.
-		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
-	}
-	if h.pidns {
-		attr.Sys.Cloneflags = pidNamespaceFlag
-		pid, err := syscall.ForkExec(req.Path, req.Args, attr)
-		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) {
-			return pid, err
-		}
-		h.pidns = false
-		attr.Sys.Cloneflags = 0
-	}
+// fork starts the request's program with the streams as the init of a
+// PID namespace of its own while the kernel grants one, else under a
+// reaper. It returns the leader's pid and, for a reaper, the read end of
+// its status pipe.
+func (h *helper) fork(req request, streams []int) (int, *os.File, error) {
 	// The reaper's exec of the program would fail where ralph cannot see
 	// it, so a program that cannot run is refused here, as exec would.
 	path := req.Path
@@ -306,44 +291,56 @@ func (h *helper) fork(req request, streams []int) (int, error) {
 		path = filepath.Join(req.Dir, path)
 	}
 	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.X_OK, unix.AT_EACCESS); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	return syscall.ForkExec("/proc/self/exe", reaperArgs(req.Path, req.Args), attr)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer w.Close()
+	attr := &syscall.ProcAttr{
+		Dir:   req.Dir,
+		Env:   req.Env,
+		Files: []uintptr{uintptr(streams[0]), uintptr(streams[1]), uintptr(streams[2]), w.Fd()},
+		// The parent-death signal ends a command whose helper died, as
+		// ralph's own commands end when ralph dies. The kernel sends it
+		// when the thread that forked ends; the pinned thread ends only
+		// with the helper. In a new PID namespace, Go's check that the
+		// parent still lives (getppid, which is 0 there) makes the child
+		// signal itself, which the kernel ignores for a namespace's init.
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if h.pidns {
+		// The program itself is the namespace's init: a reaper there
+		// would cost every command an exec of ralph's binary.
+		attr.Sys.Cloneflags = pidNamespaceFlag
+		files := attr.Files
+		attr.Files = files[:3]
+		pid, err := syscall.ForkExec(req.Path, req.Args, attr)
+		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.EINVAL) {
+			r.Close()
+			return pid, nil, err
+		}
+		h.pidns = false
+		attr.Sys.Cloneflags, attr.Files = 0, files
+	}
+	pid, err := syscall.ForkExec("/proc/self/exe", reaperArgs(req.Path, req.Args), attr)
+	if err != nil {
+		r.Close()
+		return 0, nil, err
+	}
+	return pid, r, nil
 }
 
-// killOrphans kills the helper's children that are no command's leader:
-// the processes of a command whose reaper was killed, reparented to the
-// helper as their subreaper. It repeats until none is left, since a
-// killed orphan's children come to the helper in turn.
-func (h *helper) killOrphans() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	leaders := make(map[int]bool, len(h.leaders))
-	for _, pid := range h.leaders {
-		leaders[pid] = true
-	}
-	self := os.Getpid()
-	for {
-		orphans := childrenOf(self, leaders)
-		if len(orphans) == 0 {
-			return
-		}
-		for _, pid := range orphans {
-			unix.Kill(pid, unix.SIGKILL)
-		}
-		for _, pid := range orphans {
-			var info unix.Siginfo
-			for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED, nil) == unix.EINTR {
-			}
-		}
-	}
-}
-
-// reap collects a command's leader and reports its wait status.
+// reap collects a command's leader and reports the command's wait
+// status: under a reaper, the one the reaper wrote, or the reaper's own
+// where it was killed before it could.
 func (h *helper) reap(id uint64) {
 	h.mu.Lock()
 	pid, ok := h.leaders[id]
+	status := h.status[id]
 	delete(h.leaders, id)
+	delete(h.status, id)
 	h.mu.Unlock()
 	if !ok {
 		h.reply(message{Op: opReaped, ID: id, Err: "no such command"})
@@ -355,6 +352,14 @@ func (h *helper) reap(id uint64) {
 		if err != syscall.EINTR {
 			break
 		}
+	}
+	// A reaper has exited, so its pipe holds all it wrote.
+	if status != nil {
+		var b [4]byte
+		if n, _ := io.ReadFull(status, b[:]); n == len(b) {
+			ws = syscall.WaitStatus(*(*uint32)(unsafe.Pointer(&b[0])))
+		}
+		status.Close()
 	}
 	h.reply(message{Op: opReaped, ID: id, Status: ws})
 }

@@ -16,31 +16,39 @@ import (
 // rewrite .git after the post-command restore, or run with the person's
 // next git. Two mechanisms give that, the first where it can be had:
 //
-//   - A PID namespace of the command's own (pidNamespaceFlag): its first
-//     process is the namespace's init, and when it exits the kernel kills
-//     every process of the namespace, setsid'd and double-forked daemons
-//     included, before the exit is even reported. Creating one takes
-//     CAP_SYS_ADMIN, which the helper has in its user namespace, or as
-//     real root.
-//   - Elsewhere (the Landlock-only sandbox as an ordinary user, or a
-//     helper without a user namespace), a reaper: ralph's own binary,
-//     re-executed as `ralph __sandbox __reap PROGRAM ARGV...`, makes itself
-//     the child subreaper of the command, so every orphan of the command is
+//   - A PID namespace of the command's own: its program is the
+//     namespace's init, and when it exits, or ralph kills it, the kernel
+//     kills every process of the namespace, setsid'd and double-forked
+//     daemons included, before the exit is even reported. Creating one
+//     takes CAP_SYS_ADMIN, which the helper has in its user namespace, or
+//     as real root. An init ignores the signals its own namespace sends it
+//     without a handler, so a shell's `kill $$` does nothing there; ralph
+//     kills with SIGKILL from outside, which always reaches it.
+//   - Elsewhere (the Landlock-only sandbox as an ordinary user, a helper
+//     without a user namespace), a reaper: ralph's own binary, re-executed
+//     as `ralph __sandbox __reap PROGRAM ARGV...`, makes itself the child
+//     subreaper of the command, so every orphan of the command is
 //     reparented to it; once the command exits it kills its descendants
-//     until none is left, and only then exits with the command's status.
-//     The helper is the subreaper of last resort: the orphans of a reaper
-//     that was killed come to it, and it kills them before it reports the
-//     command's end (killOrphans).
+//     until none is left, and only then exits. The helper is the
+//     subreaper of last resort: the orphans of a reaper that was killed
+//     come to it, and it kills them before it reports the command's end
+//     (killOrphans).
 //
 // Either way, when ralph learns that a command ended, nothing it started
 // runs any more, and the restore of .git (restore.go, nestedgit.go) comes
 // after that.
 
+// statusFD is the reaper's pipe to the helper for the command's wait
+// status, four bytes in the machine's order: a reaper cannot simply die
+// of the command's signal, since Go's runtime handles most signals itself
+// (and prints a traceback for some).
+const statusFD = 3
+
 // reapArg, after HelperArg, makes the helper's binary a command's reaper.
 const reapArg = "__reap"
 
-// pidNamespaceFlag is what the helper adds to a command's clone flags
-// for a PID namespace of its own.
+// pidNamespaceFlag is what the helper adds to a command's clone flags for
+// a PID namespace of its own.
 const pidNamespaceFlag = syscall.CLONE_NEWPID
 
 // reaperArgs is the command line that starts the program path with argv
@@ -50,13 +58,14 @@ func reaperArgs(path string, argv []string) []string {
 }
 
 // reapMain is the reaper: args are the program and its argv. It returns
-// the command's exit code; a command killed by a signal makes the reaper
-// die of the same signal, so ralph reports it as it would the command's.
+// the command's exit code, and writes its wait status to statusFD.
 func reapMain(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox reaper is started by ralph itself, not by hand")
 		return 2
 	}
+	// The status pipe is the reaper's alone, not the command's.
+	syscall.CloseOnExec(statusFD)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox cannot watch this command's processes:", err)
 		return 126
@@ -88,8 +97,10 @@ func reapMain(args []string) int {
 		}
 	}
 	killDescendants()
+	status := uint32(ws)
+	unix.Write(statusFD, (*[4]byte)(unsafe.Pointer(&status))[:])
 	if ws.Signaled() {
-		dieOf(ws.Signal())
+		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
 }
@@ -100,6 +111,11 @@ func reapMain(args []string) int {
 // leaves none a way out.
 func killDescendants() {
 	self := os.Getpid()
+	if self == 1 {
+		// The namespace's init: its exit kills them all, and /proc,
+		// the machine's, knows it by another pid.
+		return
+	}
 	for {
 		got, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
 		switch {
@@ -165,18 +181,63 @@ func parentOf(pid int) (int, bool) {
 	return ppid, true
 }
 
-// dieOf ends the reaper with sig, as the command ended. Go's runtime has
-// its own handlers for most signals (and would print a traceback for
-// some), so the default action is put back with a raw sigaction first; no
-// core file is written into the project.
-func dieOf(sig syscall.Signal) {
-	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
-	// struct sigaction, all zero: SIG_DFL, no flags, an empty mask. Zero
-	// is the same on every architecture whatever the field order.
-	var act [4]uint64
-	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act[0])), 0, 8, 0, 0)
-	unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
-	// A signal whose default is to be ignored (SIGCHLD, SIGWINCH) cannot
-	// end the reaper; the shell's convention says what happened.
-	os.Exit(128 + int(sig))
+// pin runs the functions sent on pinned on one OS thread, for good.
+// Landlock gives every thread of the helper a domain of its own, and its
+// signal scope lets a thread signal only the processes started from its
+// own domain: the thread that forked a reaper is the only one that can
+// kill what the reaper left. The thread also never ends, which would send
+// the commands their parent-death signal.
+func (h *helper) pin() {
+	runtime.LockOSThread()
+	for f := range h.pinned {
+		f()
+	}
+}
+
+// onPinned runs f on the pinned thread and waits for it.
+func (h *helper) onPinned(f func()) {
+	done := make(chan struct{})
+	h.pinned <- func() { f(); close(done) }
+	<-done
+}
+
+// cldExited is siginfo's code for a child that exited rather than being
+// killed by a signal.
+const cldExited = 1
+
+// killOrphans kills the helper's children that are no command's leader:
+// the processes of a command whose reaper was killed, reparented to the
+// helper as their subreaper. It repeats until none is left, since a
+// killed orphan's children come to the helper in turn.
+func (h *helper) killOrphans() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	leaders := make(map[int]bool, len(h.leaders))
+	for _, pid := range h.leaders {
+		leaders[pid] = true
+	}
+	self := os.Getpid()
+	for {
+		orphans := childrenOf(self, leaders)
+		if len(orphans) == 0 {
+			return
+		}
+		var killed []int
+		h.onPinned(func() {
+			for _, pid := range orphans {
+				if unix.Kill(pid, unix.SIGKILL) == nil {
+					killed = append(killed, pid)
+				}
+			}
+		})
+		// One the helper may not kill would be waited for forever.
+		if len(killed) == 0 {
+			return
+		}
+		for _, pid := range killed {
+			var info unix.Siginfo
+			for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED, nil) == unix.EINTR {
+			}
+		}
+	}
 }
