@@ -137,7 +137,7 @@ func TestScenarioFixtureArguments(t *testing.T) {
 	if json.Valid([]byte(args("invalid_tool_json.json", 0, 0))) {
 		t.Error("invalid_tool_json.json response 1 has valid JSON arguments")
 	}
-	if got := args("sleep_command.json", 0, 0); got != `{"command":"echo $$ > cmd.pid; sleep 60"}` {
+	if got := args("sleep_command.json", 0, 0); got != `{"command":"cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60"}` {
 		t.Errorf("sleep_command args = %s", got)
 	}
 	sc, err := LoadScenario(filepath.Join(scenarioDir, "slow_stream.json"))
