@@ -16,7 +16,6 @@ import (
 // with a home and a temporary directory of the test's own outside the
 // project.
 
-
 // attackLayout makes base/proj (a git repository with one commit) and
 // base/home with a .bashrc of the person's, and returns them.
 func attackLayout(t *testing.T) (proj, home string) {
