@@ -116,3 +116,39 @@ func TestFullDiskRunWaitsForSpace(t *testing.T) {
 		t.Errorf("the full disk tripped the breaker or lost the record:\n%s", errb.String())
 	}
 }
+
+// TestFullDiskChat is the same in the chat shell: the message whose
+// command filled the disk fails with the one sentence (no raw write error
+// of a temporary file), the shell stays, and once space is freed the
+// next message is answered in the same conversation.
+func TestFullDiskChat(t *testing.T) {
+	proj := smallDisk(t, "3m")
+	srv := inlineServer(t, `{"name":"fillchat","responses":[
+		{"text":"filling","tool_calls":[`+fillDisk+`]},
+		{"text":"I filled it."},
+		{"text":"Still here."}]}`)
+	r := startPTY(t, proj, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("fill the disk\r")
+	r.waitFor("is full (", 30*time.Second)
+	screen := r.screen()
+	t.Logf("screen:\n%s", screen)
+	for _, want := range []string{"tmpfs", "free of 3.0 MB", "send your message again"} {
+		if !strings.Contains(strings.Join(strings.Fields(screen), " "), want) {
+			t.Errorf("the chat did not say %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, ".tmp-") {
+		t.Errorf("the chat shows a temporary file's name:\n%s", screen)
+	}
+	if err := os.Remove(filepath.Join(proj, "fill")); err != nil {
+		t.Fatal(err)
+	}
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("are you there?\r")
+	r.waitFor("Still here.", 30*time.Second)
+	r.typeKeys("\x04")
+	if code := r.exitCode(10 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.screen())
+	}
+}
