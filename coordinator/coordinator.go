@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
@@ -98,6 +99,9 @@ type Coordinator struct {
 	contextSet bool
 	messages   []conversation.Message
 	turns      int
+	// turnNow is turns for other goroutines (Warn): turns itself is the
+	// run's goroutine's alone.
+	turnNow atomic.Int64
 	runStart   int // turns before the current Run; the turn limit is per Run
 	usage      conversation.Usage
 	// runUsage is the part of usage spent by the current Run: a result
@@ -142,6 +146,7 @@ func New(opts Options) *Coordinator {
 	}
 	if p := opts.Prior; p != nil {
 		c.turns, c.usage = p.Turns, p.Usage
+		c.turnNow.Store(int64(p.Turns))
 		c.counts.retries, c.counts.errors, c.counts.interrupts = p.Retries, p.Errors, p.Interrupts
 	}
 	return c
@@ -403,6 +408,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 				Text: lastAssistantText(c.Messages())}
 		}
 		c.turns++
+		c.turnNow.Store(int64(c.turns))
 		c.emit(Event{Type: EventTurnStarted, Turn: c.turns})
 		model := c.ModelName()
 		resp, cut, err := c.modelStep(ctx)

@@ -32,6 +32,7 @@ func (c *Coordinator) Reset() (string, error) {
 		c.usage, c.counts = conversation.Usage{}, struct{ retries, errors, interrupts int }{}
 		c.statsMu.Unlock()
 		c.turns, c.runStart = 0, 0
+		c.turnNow.Store(0)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -209,6 +209,9 @@ func (c *Coordinator) Warn(text string) { c.warn("warning", text) }
 // warn tells the person about something that went wrong without ending
 // the run, and records it.
 func (c *Coordinator) warn(kind, text string) {
-	c.logDecision(memory.DecisionRecord{Kind: kind, Detail: text, Reason: "it went wrong beside the run, which goes on"})
-	c.emit(Event{Type: EventWarning, Turn: c.turns, Text: text})
+	// Warn may be called from any goroutine, so the turn is read through
+	// turnNow, never c.turns.
+	turn := int(c.turnNow.Load())
+	c.emit(DecisionEvent(memory.DecisionRecord{Kind: kind, Detail: text, Reason: "it went wrong beside the run, which goes on", Turn: turn}))
+	c.emit(Event{Type: EventWarning, Turn: turn, Text: text})
 }

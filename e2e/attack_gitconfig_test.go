@@ -102,10 +102,12 @@ func TestModelsOwnRepositoryIsNotTrusted(t *testing.T) {
 			}
 			noPayloadRan(t, outside, "the session that made the repository")
 			if b, _ := os.ReadFile(filepath.Join(proj, ".git", "config")); !strings.Contains(string(b), "fsmonitor") {
-				// The fallback takes a new .git/config back after the
-				// command; a process the command left behind (cause 1)
-				// wrote it again later, as the test does now.
-				if !strings.Contains(results(), "the sandbox put back") {
+				// The sandbox takes the new repository's program keys back
+				// after the command (the guard in the default sandbox, the
+				// restore in the fallback); the test arms it again itself,
+				// as a process left behind once could, to try ralph's own
+				// git on its own.
+				if res := results(); !strings.Contains(res, "the sandbox put back") && !strings.Contains(res, "the sandbox took back") {
 					t.Fatalf("the model's repository is not armed, so the test proves nothing:\n%s\n%s\n%s", b, r.stdout, results())
 				}
 				gitIn(t, proj, "git config filter.x.clean '"+payload("clean")+"' && git config diff.x.textconv '"+payload("textconv")+"' && git config core.fsmonitor '"+payload("fsmonitor")+"'")
