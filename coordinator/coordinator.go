@@ -101,9 +101,9 @@ type Coordinator struct {
 	turns      int
 	// turnNow is turns for other goroutines (Warn): turns itself is the
 	// run's goroutine's alone.
-	turnNow atomic.Int64
-	runStart   int // turns before the current Run; the turn limit is per Run
-	usage      conversation.Usage
+	turnNow  atomic.Int64
+	runStart int // turns before the current Run; the turn limit is per Run
+	usage    conversation.Usage
 	// runUsage is the part of usage spent by the current Run: a result
 	// counts its tokens, turns and time in one scope, this run's, and the
 	// session's totals apart.
