@@ -154,31 +154,4 @@ func probeSendLoop() int {
 // sendmsg with an address, each received) inside one sandboxed command,
 // with the connect filter and without it: the socket filter must cost
 // ordinary sends nothing noticeable.
-func BenchmarkSandboxedSends(b *testing.B) {
-	const n = 10000
-	root, err := filepath.EvalSymlinks(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, filtered := range []bool{false, true} {
-		name := "unfiltered"
-		if filtered {
-			name = "filtered"
-		}
-		b.Run(name, func(b *testing.B) {
-			noConnectFilter = !filtered
-			defer func() { noConnectFilter = false }()
-			p := &Policy{Mode: WorkspaceWrite, Root: root, Network: true}
-			var total time.Duration
-			for i := 0; i < b.N; i++ {
-				out, ok := probe(b, p, "send-loop", "PROBE_N="+strconv.Itoa(n))
-				ns, err := strconv.ParseInt(out, 10, 64)
-				if !ok || err != nil {
-					b.Fatalf("send-loop: %q", out)
-				}
-				total += time.Duration(ns)
-			}
-			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*n), "ns/send")
-		})
-	}
-}
+func BenchmarkSandboxedSends(b *testing.B) { benchProbeLoop(b, "send-loop", 10000, "ns/send") }

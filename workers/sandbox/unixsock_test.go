@@ -452,8 +452,12 @@ func landlockABI() int {
 // BenchmarkSandboxedConnects times a loop of 1,000 TCP connects to a
 // listener on the loopback, inside one sandboxed command, with the
 // connect filter and without it.
-func BenchmarkSandboxedConnects(b *testing.B) {
-	const n = 1000
+func BenchmarkSandboxedConnects(b *testing.B) { benchProbeLoop(b, "tcp-loop", 1000, "ns/connect") }
+
+// benchProbeLoop runs the probe's loop of n operations inside one
+// sandboxed command, with the connect filter and without it, and reports
+// the time of one operation as unit.
+func benchProbeLoop(b *testing.B, loop string, n int, unit string) {
 	root, err := filepath.EvalSymlinks(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -469,14 +473,14 @@ func BenchmarkSandboxedConnects(b *testing.B) {
 			p := &Policy{Mode: WorkspaceWrite, Root: root, Network: true}
 			var total time.Duration
 			for i := 0; i < b.N; i++ {
-				out, ok := probe(b, p, "tcp-loop", "PROBE_N="+strconv.Itoa(n))
+				out, ok := probe(b, p, loop, "PROBE_N="+strconv.Itoa(n))
 				ns, err := strconv.ParseInt(out, 10, 64)
 				if !ok || err != nil {
-					b.Fatalf("tcp-loop: %q", out)
+					b.Fatalf("%s: %q", loop, out)
 				}
 				total += time.Duration(ns)
 			}
-			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*n), "ns/connect")
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N*n), unit)
 		})
 	}
 }
