@@ -29,13 +29,15 @@ var diskPoll = time.Second
 var quotaWait = time.Minute
 
 // diskFull reports whether the attempt that ended with err and failure
-// failed on a full disk: an error in its chain says so, or the project's
-// file system is full now.
+// failed on a full disk: an error of ralph's own in its chain says so, or
+// the project's file system is full now. The failure's text is not read:
+// it may hold the model's own summary, and a model that wrote "no space
+// left on device" there must not get its attempts waived.
 func (l *loop) diskFull(err error, failure string) bool {
 	if failure == "" {
 		return false
 	}
-	return memory.IsDiskFull(err) || memory.IsDiskFull(errors.New(failure)) || memory.DiskLow(l.o.Root)
+	return memory.IsDiskFull(err) || memory.DiskLow(l.o.Root)
 }
 
 // waitForDisk is waitForLimit for a full disk: the task goes back to open
