@@ -165,10 +165,7 @@ func TestChatAskUser(t *testing.T) {
 	}
 	r.typeKeys("2\r")
 	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "done") })
-	r.typeKeys("\x04")
-	if code := r.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 20*time.Second)
 	told := toolResults(srv.Requests()[1])["ask_user"]
 	if len(told) != 1 || told[0] != "the person answered: blue" {
 		t.Fatalf("the model was told %q", told)

@@ -38,10 +38,7 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 	r.typeKeys("p")
 	r.waitFor("All done.", 10*time.Second)
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 5*time.Second)
 	raw := r.out.Since(0)
 	if strings.Contains(raw, "please answer") {
 		t.Errorf("a key or the rest of a word was not taken as meant:\n%s", r.screen())
@@ -88,9 +85,7 @@ func TestOneShotApprovalTakesOneKey(t *testing.T) {
 	r.waitFor("tell ralph why not", 5*time.Second)
 	r.typeKeys("not now\r")
 	r.waitFor("Finished.", 10*time.Second)
-	if code := r.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.expectExit(0, 10*time.Second)
 	if !exists(filepath.Join(dir, "one")) || exists(filepath.Join(dir, "two")) {
 		t.Fatalf("one made %v, two made %v", exists(filepath.Join(dir, "one")), exists(filepath.Join(dir, "two")))
 	}
@@ -100,8 +95,5 @@ func TestOneShotApprovalTakesOneKey(t *testing.T) {
 	}
 	if reqs := srv.Requests(); len(reqs) != 3 || !strings.Contains(string(reqs[2].Body), "not now") {
 		t.Fatal("the person's reason did not reach the model")
-	}
-	if after := r.stty(); after != r.sttyBefore {
-		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
 	}
 }

@@ -92,9 +92,7 @@ func TestAskBeforeAsksOnATerminalEvenWithYes(t *testing.T) {
 	r.waitFor("change go.mod (write_file)? [y]es / [n]o", 20*time.Second)
 	r.typeKeys("y\r")
 	r.waitFor("Finished.", 20*time.Second)
-	if code := r.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.expectExit(0, 10*time.Second)
 	if exists(filepath.Join(dir, "pushed.txt")) {
 		t.Fatal("the declined push ran")
 	}

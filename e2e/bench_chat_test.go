@@ -48,8 +48,7 @@ func BenchmarkChatHardStop(b *testing.B) {
 			command = append(command, d)
 		}
 	}
-	r.typeKeys("\x04")
-	r.exitCode(10 * time.Second)
+	r.leave(0, 10*time.Second)
 	b.ReportMetric(ms(percentile(all, 0.5)), "median-ms")
 	b.ReportMetric(ms(percentile(all, 0.99)), "p99-ms")
 	b.ReportMetric(ms(percentile(streaming, 0.99)), "stream-p99-ms")
@@ -68,8 +67,7 @@ func BenchmarkChatStartup(b *testing.B) {
 		r := startPTY(b, b.TempDir(), env, "chat", "--base-url", srv.URL)
 		at := r.waitIdle(10*time.Second, nil)
 		ds = append(ds, at.Sub(r.started))
-		r.typeKeys("\x04")
-		r.exitCode(10 * time.Second)
+		r.leave(0, 10*time.Second)
 	}
 	b.ReportMetric(ms(percentile(ds, 0.5)), "median-ms")
 	b.ReportMetric(ms(percentile(ds, 0.9)), "p90-ms")

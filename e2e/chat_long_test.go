@@ -94,10 +94,7 @@ func TestChatLongAnswersVT(t *testing.T) {
 				if got != want {
 					t.Fatalf("run %d: the screen differs from the answer: %s", run, firstLineDiff(got, want))
 				}
-				r.typeKeys("\x04")
-				if code := r.exitCode(20 * time.Second); code != 0 {
-					t.Fatalf("run %d: exit %d", run, code)
-				}
+				r.leave(0, 20*time.Second)
 			}
 		})
 	}
@@ -143,10 +140,7 @@ func TestChatBigPasteIsFoldedVT(t *testing.T) {
 	if n := strings.Count(r.screen(), "look at this"); n > 1 {
 		t.Errorf("%d copies of the prompt line on the screen and in its scrollback:\n%s", n, r.screen())
 	}
-	r.typeKeys("\x04")
-	if code := r.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 20*time.Second)
 	msgs := savedMessages(t, sessionDir(t, r.cmd.Dir))
 	found := false
 	for _, m := range msgs {

@@ -126,8 +126,5 @@ func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 		t.Fatalf("after /resume:\n%s", data)
 	}
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 5*time.Second)
 }

@@ -229,6 +229,29 @@ func (r *ptyRalph) exitCode(limit time.Duration) int {
 	return 0
 }
 
+// leave types Ctrl-D, as a person leaving the chat does, and checks the
+// way out with expectExit.
+func (r *ptyRalph) leave(wantCode int, limit time.Duration) {
+	r.t.Helper()
+	r.typeKeys("\x04")
+	r.expectExit(wantCode, limit)
+}
+
+// expectExit waits up to limit for ralph to exit and fails unless it
+// exited with wantCode and left the terminal's modes (`stty -a`) as it
+// found them: every way out of a session on a terminal is checked for
+// both, since a wrong code or a terminal left raw is what the person is
+// left with.
+func (r *ptyRalph) expectExit(wantCode int, limit time.Duration) {
+	r.t.Helper()
+	if code := r.exitCode(limit); code != wantCode {
+		r.t.Fatalf("exit %d, want %d; the screen shows:\n%s", code, wantCode, r.screen())
+	}
+	if after := r.stty(); after != r.sttyBefore {
+		r.t.Fatalf("the terminal's modes (stty -a) changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
+	}
+}
+
 // drainMark is written to the terminal after ralph exits. An operating
 // system command, it shows nothing on the screen.
 const drainMark = "\x1b]ralph-test-drained\x07"

@@ -27,13 +27,7 @@ func TestChatStreamsAnswer(t *testing.T) {
 	r.waitIdle(5*time.Second, nil)
 	time.Sleep(200 * time.Millisecond)
 	t.Logf("screen:\n%s", r.screen())
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if after := r.stty(); after != r.sttyBefore {
-		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
-	}
+	r.leave(0, 5*time.Second)
 }
 
 // TestChatHardStopDuringCommand is the must-show: Ctrl-C while a command
@@ -86,13 +80,7 @@ func TestChatHardStopDuringCommand(t *testing.T) {
 	if msgs[1].Content != "run the long thing" || !strings.Contains(msgs[3].Content, "cancelled") || msgs[4].Content != "what were you doing?" {
 		t.Fatalf("the follow-up request lacks the earlier conversation: %+v", msgs)
 	}
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if after := r.stty(); after != r.sttyBefore {
-		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
-	}
+	r.leave(0, 5*time.Second)
 	state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
 	if !strings.Contains(string(state), `"status": "completed"`) {
 		t.Fatalf("session.json = %s", state)
@@ -146,8 +134,7 @@ func TestChatNormalMessageAtBoundary(t *testing.T) {
 	r.waitFor("queued: delivered at the next step boundary", 5*time.Second)
 	r.waitFor("Done, and I read your note too.", 10*time.Second)
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	r.exitCode(5 * time.Second)
+	r.leave(0, 5*time.Second)
 	srv.Close()
 	reqs := srv.Requests()
 	if len(reqs) != 2 || reqs[0].Cancelled {
@@ -179,8 +166,7 @@ func TestChatUrgentMessageCutsIn(t *testing.T) {
 	if strings.Contains(r.screen(), "Line 50 of") {
 		t.Fatalf("the long answer was not cut:\n%s", r.screen())
 	}
-	r.typeKeys("\x04")
-	r.exitCode(5 * time.Second)
+	r.leave(0, 5*time.Second)
 	srv.Close() // waits for the handlers, so the cancel is recorded
 	reqs := srv.Requests()
 	if len(reqs) != 2 || !reqs[0].Cancelled {
@@ -222,10 +208,7 @@ func TestChatApprovals(t *testing.T) {
 	r.typeKeys("p\r")
 	r.waitFor("All done.", 10*time.Second)
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 5*time.Second)
 	for name, want := range map[string]bool{"yes.txt": true, "no.txt": false, "always.txt": true, "auto.txt": true} {
 		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
 			t.Errorf("%s exists: %v, want %v", name, err == nil, want)
@@ -263,9 +246,7 @@ func TestChatEscStops(t *testing.T) {
 	r.waitIdle(5*time.Second, func(s string) bool { return strings.Contains(s, "stopped:") })
 	waitGroupGone(t, pgid)
 	r.typeKeys("/exit\r")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.expectExit(0, 5*time.Second)
 }
 
 // History survives a restart (Up recalls the last session's lines), Tab
@@ -297,12 +278,7 @@ func TestChatHistoryCompletionAndKeys(t *testing.T) {
 		t.Fatalf("Ctrl-C did not clear the line:\n%s", r.screen())
 	}
 	r.typeKeys("\x03")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d after Ctrl-C twice", code)
-	}
-	if after := r.stty(); after != r.sttyBefore {
-		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
-	}
+	r.expectExit(0, 5*time.Second)
 	if len(srv.Requests()) != 0 {
 		t.Fatal("slash commands called the model")
 	}
@@ -317,13 +293,8 @@ func TestChatHistoryCompletionAndKeys(t *testing.T) {
 	if _, ok := r.out.waitScreen(5*time.Second, func(_, cur string) bool { return cur == "ralph> /model" }); !ok {
 		t.Fatalf("Up did not recall the line before:\n%s", r.screen())
 	}
-	r.typeKeys("\x15\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d after Ctrl-D", code)
-	}
-	if after := r.stty(); after != r.sttyBefore {
-		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
-	}
+	r.typeKeys("\x15") // Ctrl-U empties the line, so Ctrl-D leaves
+	r.leave(0, 5*time.Second)
 }
 
 // SIGTERM stops the work, saves and leaves with 143, restoring the
@@ -338,13 +309,8 @@ func TestChatSIGTERM(t *testing.T) {
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code := r.exitCode(5 * time.Second); code != 143 {
-		t.Fatalf("exit %d, want 143", code)
-	}
+	r.expectExit(143, 5*time.Second)
 	waitGroupGone(t, pgid)
-	if after := r.stty(); after != r.sttyBefore {
-		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
-	}
 	state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
 	if !strings.Contains(string(state), `"status": "interrupted"`) {
 		t.Fatalf("session.json = %s", state)
@@ -374,9 +340,7 @@ func TestChatRunsTheTaskLoop(t *testing.T) {
 		t.Fatalf("RALPH_TASKS.md:\n%s", tasks)
 	}
 	r.typeKeys("/exit\r")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.expectExit(0, 5*time.Second)
 }
 
 // Leaving the chat shell with Ctrl-C twice at the idle prompt says that
@@ -392,9 +356,7 @@ func TestChatLeavingSaysHowToContinue(t *testing.T) {
 	r.typeKeys("\x03")
 	r.waitFor("Ctrl-C again or Ctrl-D to leave", 5*time.Second)
 	r.typeKeys("\x03")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d after Ctrl-C twice", code)
-	}
+	r.expectExit(0, 5*time.Second)
 	if s := r.screen(); !strings.Contains(s, "`ralph chat -c` continues") {
 		t.Fatalf("leaving did not say how to continue; the screen shows:\n%s", s)
 	}

@@ -16,11 +16,5 @@ func TestChatKeepsTypeAheadDuringTheColourQuery(t *testing.T) {
 	if _, ok := r.out.waitRaw(0, 10*time.Second, func(raw, _ string) bool { return strings.Contains(raw, "\x1b]11;?") }); !ok {
 		t.Fatalf("ralph did not ask the terminal its background; it wrote %q", r.out.Since(0))
 	}
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d after Ctrl-D", code)
-	}
-	if after := r.stty(); after != r.sttyBefore {
-		t.Fatalf("stty -a changed:\nbefore:\n%s\nafter:\n%s", r.sttyBefore, after)
-	}
+	r.leave(0, 5*time.Second)
 }

@@ -65,6 +65,7 @@ func TestControlSteersTheChat(t *testing.T) {
 	if r := steer(t, dir, env, "pause"); r.code != 1 || !strings.Contains(r.stderr, "no task loop") {
 		t.Fatalf("ralph pause without a loop: exit %d %q", r.code, r.stderr)
 	}
+	sh.leave(0, 10*time.Second)
 }
 
 // TestControlSayReachesTheTaskLoop: in ralph run, a message reaches the

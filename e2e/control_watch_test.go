@@ -286,11 +286,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
 		t.Fatalf("the run exited %d", code)
 	}
-	select {
-	case <-w.exited:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("the watch did not end with the run:\n%s", w.screen())
-	}
+	w.expectExit(0, 10*time.Second) // the watch ends with the run
 	w.waitFor("ralph watch · completed", 10*time.Second)
 	if screen := w.screen(); !strings.Contains(screen, "ended     success") || strings.Contains(screen, "question  #1") {
 		t.Fatalf("the last frame:\n%s", screen)

@@ -27,10 +27,7 @@ func TestBareContinueOpensChat(t *testing.T) {
 	}
 	r := startPTY(t, dir, chatEnv(t), "-c", "--base-url", srv.URL)
 	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "session "+ids[0].Name()) })
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
-	}
+	r.leave(0, 5*time.Second)
 }
 
 // A one-shot on a terminal shows the answer while it arrives and renders
@@ -47,9 +44,7 @@ func TestOneShotStreamsOnTerminal(t *testing.T) {
 		t.Fatalf("the answer appeared only once the run was over; the screen shows:\n%s", r.screen())
 	default:
 	}
-	if code := r.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
-	}
+	r.expectExit(0, 10*time.Second)
 	screen := r.screen()
 	if strings.Count(screen, "streaming along") != 1 || strings.Contains(screen, "**bold") || !strings.Contains(screen, "bold words") {
 		t.Fatalf("the streamed answer was not replaced by its rendering, once:\n%s", screen)
@@ -64,9 +59,7 @@ func TestOneShotCtrlCKeepsPartialAnswer(t *testing.T) {
 	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "go")
 	r.waitFor("PARTIAL-START", 10*time.Second)
 	r.typeKeys("\x03")
-	if code := r.exitCode(10 * time.Second); code != 130 {
-		t.Fatalf("exit %d, want 130; the screen shows:\n%s", code, r.screen())
-	}
+	r.expectExit(130, 10*time.Second)
 	if screen := r.screen(); !strings.Contains(screen, "PARTIAL-START") || !strings.Contains(screen, "stopped") {
 		t.Fatalf("the partial answer or the stop is not on the screen:\n%s", screen)
 	}
@@ -93,10 +86,7 @@ func TestResumePicksAtTerminal(t *testing.T) {
 	}
 	r.typeKeys("2\r")
 	r.waitIdle(10*time.Second, func(s string) bool { return strings.Contains(s, "session "+ids[0].Name()+" ·") })
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d; the screen shows:\n%s", code, r.screen())
-	}
+	r.leave(0, 5*time.Second)
 }
 
 // A one-shot's 2,000-line answer streamed at full speed on a terminal
@@ -111,9 +101,7 @@ func TestOneShotStreamsALongAnswerWhole(t *testing.T) {
 	answer, _ := json.Marshal(b.String())
 	srv := inlineServer(t, `{"name":"long","responses":[{"text":`+string(answer)+`,"chunk_size":64}]}`)
 	r := startPTY(t, t.TempDir(), chatEnv(t), "--base-url", srv.URL, "go")
-	if code := r.exitCode(30 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.expectExit(0, 30*time.Second)
 	r.drainOutput(2 * time.Second)
 	var got []string
 	for _, l := range strings.Split(r.screen(), "\n") {
@@ -137,9 +125,7 @@ func TestOneShotStreamsALongAnswerWhole(t *testing.T) {
 func TestHelpIsWrappedAtTheTerminalsWidth(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"undo", "--help"}} {
 		r := startPTY(t, t.TempDir(), chatEnv(t), args...)
-		if code := r.exitCode(20 * time.Second); code != 0 {
-			t.Fatalf("%v: exit %d", args, code)
-		}
+		r.expectExit(0, 20*time.Second)
 		r.drainOutput(time.Second)
 		raw := strings.ReplaceAll(r.out.Since(0), "\r\n", "\n")
 		for _, l := range strings.Split(raw, "\n") {
@@ -182,10 +168,7 @@ func TestWatchAfterClearFollowsTheNewSession(t *testing.T) {
 	waitFor(t, "the watch to join", 10*time.Second, func() bool { return strings.Contains(wout.String(), "ralph watch: session") })
 	r.typeKeys("hello again\r")
 	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "fresh") })
-	r.typeKeys("\x04")
-	if code := r.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("chat: exit %d", code)
-	}
+	r.leave(0, 20*time.Second)
 	if code, _ := exitCode(t, w, 10*time.Second); code != 0 {
 		t.Fatalf("watch: exit %d: %s", code, werr.String())
 	}

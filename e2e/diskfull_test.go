@@ -147,8 +147,5 @@ func TestFullDiskChat(t *testing.T) {
 	r.waitIdle(10*time.Second, nil)
 	r.typeKeys("are you there?\r")
 	r.waitFor("Still here.", 30*time.Second)
-	r.typeKeys("\x04")
-	if code := r.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.screen())
-	}
+	r.leave(0, 10*time.Second)
 }

@@ -196,9 +196,7 @@ func TestMCPApprovalAtTerminal(t *testing.T) {
 	r.waitRawText(`arguments: {"text":"again"}`, 20*time.Second)
 	r.typeKeys("n\r")
 	r.waitFor("Finished.", 20*time.Second)
-	if code := r.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, r.screen())
-	}
+	r.expectExit(0, 20*time.Second)
 	if n := strings.Count(r.out.Since(0), "of MCP server `t`?"); n != 3 {
 		t.Fatalf("asked %d times, want 3:\n%s", n, r.screen())
 	}
@@ -316,9 +314,7 @@ func TestMCPProjectServerAskedAtTerminal(t *testing.T) {
 	}
 	r.typeKeys("a\r")
 	r.waitFor("Finished.", 20*time.Second)
-	if code := r.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, r.screen())
-	}
+	r.expectExit(0, 20*time.Second)
 	if len(pids(marker)) != 1 {
 		t.Fatalf("started %v", pids(marker))
 	}

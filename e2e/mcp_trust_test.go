@@ -155,9 +155,7 @@ func TestMCPProjectServerEnvChangeAtTerminal(t *testing.T) {
 	}
 	r.typeKeys("a\r")
 	r.waitFor("Finished.", 20*time.Second)
-	if code := r.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, r.screen())
-	}
+	r.expectExit(0, 20*time.Second)
 	if len(pids(newMarker)) != 1 || len(pids(oldMarker)) != 0 {
 		t.Fatalf("after always: old %v, new %v", pids(oldMarker), pids(newMarker))
 	}

@@ -135,9 +135,7 @@ func TestPlanOnATerminal(t *testing.T) {
 	}
 	r.typeKeys("d\r")
 	r.waitFor("dropped the plan", 10*time.Second)
-	if code := r.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.expectExit(0, 10*time.Second)
 	if got := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); got != personsTasks {
 		t.Fatalf("drop left RALPH_TASKS.md changed:\n%q", got)
 	}
@@ -156,9 +154,7 @@ func TestPlanOnATerminal(t *testing.T) {
 	r.waitFor("Start it now with ralph run?", 10*time.Second)
 	r.typeKeys("n\r")
 	r.waitFor("start it when you like with: ralph run", 10*time.Second)
-	if code := r.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.expectExit(0, 10*time.Second)
 	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.Contains(tasks, "define the sqlite schema") {
 		t.Fatalf("the accepted plan is not in the task list:\n%s", tasks)
 	}
@@ -197,8 +193,5 @@ func TestPlanInChat(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "RALPH_GOALS.md")); !os.IsNotExist(err) {
 		t.Fatalf("/plan drop left RALPH_GOALS.md behind: %v", err)
 	}
-	r.typeKeys("\x04")
-	if code := r.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 20*time.Second)
 }

@@ -122,17 +122,12 @@ func TestOneShotRendersOnATerminal(t *testing.T) {
 			}
 			args := append([]string{"--base-url", srv.URL}, tc.args...)
 			r := startPTYAnswering(t, tc.terminal, dir, cleanEnv(t, "TERM=xterm-256color"), append(args, "show me a program")...)
-			if code := r.exitCode(20 * time.Second); code != 0 {
-				t.Fatalf("exit %d:\n%s", code, r.screen())
-			}
+			r.expectExit(0, 20*time.Second)
 			raw := r.out.Since(0)
 			if n := strings.Count(raw, osc11Query); n != tc.queries {
 				t.Errorf("the terminal was asked %d times, want %d", n, tc.queries)
 			}
 			assertRendered(t, raw, r.screen(), tc.prose)
-			if got := r.stty(); got != r.sttyBefore {
-				t.Errorf("the terminal's modes changed:\n%s\nwas:\n%s", got, r.sttyBefore)
-			}
 		})
 	}
 }
@@ -157,9 +152,7 @@ func TestOneShotPlainWhenPipedOrNoColor(t *testing.T) {
 			args = append([]string{"--no-color"}, args...)
 		}
 		r := startPTYAnswering(t, darkTerminal, t.TempDir(), cleanEnv(t, append(env, "TERM=xterm-256color")...), args...)
-		if code := r.exitCode(20 * time.Second); code != 0 {
-			t.Fatalf("exit %d:\n%s", code, r.screen())
-		}
+		r.expectExit(0, 20*time.Second)
 		raw := r.out.Since(0)
 		if anySGR.MatchString(raw) || strings.Contains(raw, osc11Query) {
 			t.Errorf("%v: styles or a query on a terminal without colour: %q", env, raw)
@@ -193,9 +186,6 @@ func TestChatRendersOnATerminal(t *testing.T) {
 	if n := strings.Count(r.out.Since(0), osc11Query); n != 1 {
 		t.Errorf("the terminal was asked %d times, want once", n)
 	}
-	r.typeKeys("\x04")
-	if code := r.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 10*time.Second)
 	assertNotGarbled(t, r.screen())
 }

@@ -25,8 +25,7 @@ func TestRunResumedInChatKeepsItsConfiguration(t *testing.T) {
 		t.Fatalf("/run checked a task off although --verify false fails:\n%s", data)
 	}
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	r.exitCode(5 * time.Second)
+	r.leave(0, 5*time.Second)
 }
 
 // A resumed task loop's result counts this run, as a continued

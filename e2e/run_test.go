@@ -304,10 +304,7 @@ func TestRunCtrlCSwitchesToChat(t *testing.T) {
 		t.Fatalf("after /run:\n%s", data)
 	}
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 5*time.Second)
 }
 
 // TestChatPauseAndResumeTheLoop: /pause in chat lets the task in flight
@@ -351,10 +348,7 @@ func TestChatPauseAndResumeTheLoop(t *testing.T) {
 		t.Fatalf("after /resume:\n%s", data)
 	}
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 5*time.Second)
 }
 
 // Bare `ralph` on a terminal opens the chat shell.
@@ -365,10 +359,7 @@ func TestBareRalphOnATerminalOpensChat(t *testing.T) {
 	r.typeKeys("create hello.txt\r")
 	r.waitFor(`Created hello.txt containing "hi".`, 10*time.Second)
 	r.waitIdle(5*time.Second, nil)
-	r.typeKeys("\x04")
-	if code := r.exitCode(5 * time.Second); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	r.leave(0, 5*time.Second)
 }
 
 func TestRunMaxCostStops(t *testing.T) {

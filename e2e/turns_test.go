@@ -245,9 +245,7 @@ func TestReasoningOnATerminal(t *testing.T) {
 	srv := inlineServer(t, `{"flavor":"ollama","loop":true,"responses":[
 		{"reasoning":"Thinking hard about the greeting","chunk_delay_ms":5,"text":"hello there"}]}`)
 	p := startPTY(t, t.TempDir(), cleanEnv(t, "TERM=xterm"), "--base-url", srv.URL, "hello")
-	if code := p.exitCode(30 * time.Second); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.screen())
-	}
+	p.expectExit(0, 30*time.Second)
 	raw := p.out.Since(0)
 	if !strings.Contains(raw, "\x1b[2m∴ thought for") || !strings.Contains(raw, "Thinking hard about the greeting") {
 		t.Fatalf("no dim folded reasoning line in the one-shot's output:\n%q", raw)
@@ -265,9 +263,7 @@ func TestReasoningOnATerminal(t *testing.T) {
 		t.Fatalf("no dim folded reasoning line in chat:\n%q", raw)
 	}
 	c.typeKeys("/exit\r")
-	if code := c.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("chat exit %d", code)
-	}
+	c.expectExit(0, 20*time.Second)
 }
 
 // Item 11: after a failed turn the history holds two user messages in a

@@ -44,10 +44,8 @@ func TestOneLineForAToolCall(t *testing.T) {
 	chat.waitFor("stopped: ", 10*time.Second)
 	stopped := chat.screen()
 	chat.waitIdle(10*time.Second, nil)
-	chat.typeKeys("\x04")
-	if code := chat.exitCode(10 * time.Second); code != 0 {
-		t.Fatalf("chat exited %d", code)
-	}
+	chat.leave(0, 10*time.Second)
+	watch.expectExit(0, 10*time.Second) // the watch ends with the session
 	logs := ralph(t, chatDir, env, nil, "logs")
 	if logs.code != 0 {
 		t.Fatalf("ralph logs: exit %d %s", logs.code, logs.stderr)
@@ -57,9 +55,7 @@ func TestOneLineForAToolCall(t *testing.T) {
 	oneDir := t.TempDir()
 	mustWrite(t, oneDir+"/notes/plan.md", "the plan\n")
 	one := startPTY(t, oneDir, env, "-y", "--base-url", inlineServer(t, scenario).URL, "go")
-	if code := one.exitCode(20 * time.Second); code != 0 {
-		t.Fatalf("one-shot exited %d:\n%s", code, one.screen())
-	}
+	one.expectExit(0, 20*time.Second)
 	oneShot := one.out.Since(0)
 
 	for _, row := range []struct {
