@@ -33,6 +33,16 @@ func longAnswer(n, width int) string {
 // typed and the idle prompt after the answer.
 func answerOnScreen(t *testing.T, screen, typed string) string {
 	t.Helper()
+	answer := answerIn(screen, typed)
+	if answer == "" {
+		t.Fatalf("no answer between the typed line and the prompt:\n%s", screen)
+	}
+	return answer
+}
+
+// answerIn is the text between the last prompt line holding typed and the
+// idle prompt after it, or "" when there is none yet.
+func answerIn(screen, typed string) string {
 	lines := strings.Split(screen, "\n")
 	start := -1
 	for i, l := range lines {
@@ -45,7 +55,7 @@ func answerOnScreen(t *testing.T, screen, typed string) string {
 		end--
 	}
 	if start < 0 || end <= start {
-		t.Fatalf("no answer between the typed line and the prompt:\n%s", screen)
+		return ""
 	}
 	return strings.Join(lines[start:end], "\n")
 }

@@ -17,16 +17,33 @@ import (
 // be read as text.
 func chatEnv(t testing.TB) []string { return cleanEnv(t, "NO_COLOR=1", "TERM=xterm") }
 
+// The answer streams in (part of it is on the screen before the rest) and
+// the screen then shows the scenario's answer whole, line for line as the
+// person sees it, between the line they typed and the next prompt.
 func TestChatStreamsAnswer(t *testing.T) {
 	srv := scenarioServer(t, "chat_hello")
-	dir := t.TempDir()
-	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	want := expectedScreen(scenarioAnswer(t, "chat_hello", 0))
+	r := startPTY(t, t.TempDir(), chatEnv(t), "chat", "--base-url", srv.URL)
 	r.waitIdle(10*time.Second, nil)
 	r.typeKeys("say hello\r")
-	r.waitFor("The end.", 10*time.Second)
-	r.waitIdle(5*time.Second, nil)
-	time.Sleep(200 * time.Millisecond)
-	t.Logf("screen:\n%s", r.screen())
+	first, _, _ := strings.Cut(want, " ")
+	last := want[strings.LastIndexByte(want, '\n')+1:]
+	var whole bool
+	if _, ok := r.out.waitScreen(10*time.Second, func(s, _ string) bool {
+		whole = strings.Contains(s, last)
+		return strings.Contains(s, "ralph> say hello\n"+first)
+	}); !ok {
+		t.Fatalf("the answer did not begin on the screen:\n%s", r.screen())
+	}
+	if whole {
+		t.Errorf("the answer appeared whole, not streamed:\n%s", r.screen())
+	}
+	// The prompt may come back a moment before the painter's last frame,
+	// so the screen is given until the limit to show the answer whole.
+	r.waitIdle(10*time.Second, nil)
+	if _, ok := r.out.waitScreen(5*time.Second, func(s, _ string) bool { return answerIn(s, "say hello") == want }); !ok {
+		t.Fatalf("the screen differs from the answer: %s\nthe screen shows:\n%s", firstLineDiff(answerIn(r.screen(), "say hello"), want), r.screen())
+	}
 	r.leave(0, 5*time.Second)
 }
 

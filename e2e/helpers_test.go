@@ -315,3 +315,23 @@ func readFileT(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// scenarioAnswer is the text of the i-th response of a scenario file in
+// testdata, read from the file itself so a test compares the screen with
+// what the scenario says and not with a copy of it.
+func scenarioAnswer(t testing.TB, name string, i int) string {
+	t.Helper()
+	var sc struct {
+		Responses []struct {
+			Text string `json:"text"`
+		} `json:"responses"`
+	}
+	data, err := os.ReadFile(testdata("scenarios", name+".json"))
+	if err == nil {
+		err = json.Unmarshal(data, &sc)
+	}
+	if err != nil || i >= len(sc.Responses) {
+		t.Fatalf("scenario %s has no response %d: %v", name, i, err)
+	}
+	return sc.Responses[i].Text
+}
