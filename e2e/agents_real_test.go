@@ -192,7 +192,7 @@ func TestRunRealClaudeBash(t *testing.T) {
 
 	for _, tool := range []string{"bwrap", "socat"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("claude's sandbox (-y) needs %s", tool)
+			t.Fatalf("claude's sandbox (-y) needs %s, which is not installed: install %s (.ci/run does)", tool, map[string]string{"bwrap": "bubblewrap", "socat": "socat"}[tool])
 		}
 	}
 	dir = taskRepo(t, "write hello.txt")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,9 +21,7 @@ import (
 // the default sandbox and in the Landlock-only fallback, with the
 // network on and off; the command's output says each was refused.
 func TestAttackSocketsDatagramsAndNetwork(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("needs python3")
-	}
+	needTool(t, "python3", "python3")
 	for _, c := range []struct {
 		name     string
 		fallback bool

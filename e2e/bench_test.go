@@ -124,11 +124,9 @@ func BenchmarkOneShotSayHi(b *testing.B) {
 // before, counted by strace (target: at most 6: the session's start record
 // and its end, three each), and of each further turn that ran tools that
 // only read (target: at most 3; a tool that writes a person's file makes
-// it durable on top of that). Skipped without strace.
+// it durable on top of that). It fails without strace.
 func BenchmarkOneShotFsyncs(b *testing.B) {
-	if _, err := exec.LookPath("strace"); err != nil {
-		b.Skip("strace is not installed")
-	}
+	needTool(b, "strace", "strace")
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
 		if !strings.Contains(msgs[1].Content, "look around") {

@@ -116,7 +116,7 @@ func startPTYAnswering(t testing.TB, reply string, dir string, env []string, arg
 	t.Helper()
 	ptm, pts, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
+		t.Fatalf("no pseudo-terminal could be opened, and this test needs one: %v", err)
 	}
 	if err := pty.Setsize(ptm, &pty.Winsize{Rows: ptyRows, Cols: ptyCols}); err != nil {
 		t.Fatal(err)

@@ -286,10 +286,7 @@ func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
 	dir := gitProjectDir(t)
 	// A git that cannot make commits: the person's repository may be
 	// read-only, full, or damaged.
-	realGit, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("no git")
-	}
+	realGit := needTool(t, "git", "git")
 	bin := t.TempDir()
 	// ralph puts -c settings before the subcommand, which the wrapper
 	// skips to find it.

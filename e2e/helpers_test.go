@@ -335,3 +335,50 @@ func scenarioAnswer(t testing.TB, name string, i int) string {
 	}
 	return sc.Responses[i].Text
 }
+
+// needTool returns the path of a program the test needs, and fails the
+// test when it is missing: CI installs every such program (.ci/run), so a
+// missing one is a broken machine, said in one sentence with what to
+// install, never a quiet skip.
+func needTool(t testing.TB, name, install string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s is not installed, and this test needs it: install %s (.ci/run does)", name, install)
+	}
+	return path
+}
+
+// npmPackage fetches an npm package with npx into the tests' shared npm
+// cache (by running it with args and an empty standard input, which ends
+// a stdio server once it has started) and returns npx and the cache. A
+// missing npx, or a fetch that does not finish within three minutes,
+// fails the test.
+func npmPackage(t *testing.T, pkg string, args ...string) (npx, cache string) {
+	t.Helper()
+	if testing.Short() {
+		// -short asks for the tests that need no network; CI does not
+		// pass it.
+		t.Skip("fetches a package")
+	}
+	npx = needTool(t, "npx", "Node.js and npm")
+	cache = filepath.Join(os.TempDir(), "ralph-test-npm-cache")
+	fetch := exec.Command(npx, append([]string{"-y", pkg}, args...)...)
+	fetch.Env = append(os.Environ(), "npm_config_cache="+cache)
+	fetch.Stdin = strings.NewReader("")
+	var out bytes.Buffer
+	fetch.Stdout, fetch.Stderr = &out, &out
+	if err := fetch.Start(); err != nil {
+		t.Fatalf("npx could not start to fetch %s: %v", pkg, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- fetch.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Minute):
+		_ = fetch.Process.Kill()
+		<-done
+		t.Fatalf("npx did not fetch and start %s within 3 minutes: %s", pkg, out.String())
+	}
+	return npx, cache
+}

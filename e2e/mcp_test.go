@@ -523,36 +523,15 @@ func TestMCPCommands(t *testing.T) {
 }
 
 // TestMCPEverythingServerFromNPM: the reference "everything" server,
-// fetched with npx, is started and one of its tools is called. Skipped
-// without npx or when the package cannot be fetched.
+// fetched with npx, is started and one of its tools is called. Without
+// npx, or when the package cannot be fetched, the test fails.
 func TestMCPEverythingServerFromNPM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fetches a package")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Skip("no npx")
-	}
-	cache := filepath.Join(os.TempDir(), "ralph-test-npm-cache")
-	fetch := exec.Command(npx, "-y", "@modelcontextprotocol/server-everything", "--help")
-	fetch.Env = append(os.Environ(), "npm_config_cache="+cache)
-	fetch.Stdin = strings.NewReader("")
-	done := make(chan error, 1)
-	if err := fetch.Start(); err != nil {
-		t.Skipf("npx: %v", err)
-	}
-	go func() { done <- fetch.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Minute):
-		_ = fetch.Process.Kill()
-		t.Skip("fetching the everything server took too long")
-	}
+	npx, cache := npmPackage(t, "@modelcontextprotocol/server-everything", "--help")
 	dir, env := t.TempDir(), cleanEnv(t)
 	userConfig(t, env, fmt.Sprintf("[mcp_servers.everything]\ncommand = %q\nargs = [\"-y\", \"@modelcontextprotocol/server-everything\"]\nenv = { npm_config_cache = %q }\nstartup_timeout = 120\n", npx, cache))
 	list := ralph(t, dir, env, nil, "mcp", "list", "--json")
 	if list.code != 0 || !strings.Contains(list.stdout, `"mcp__everything__echo"`) {
-		t.Skipf("the everything server did not start here: %s %s", list.stdout, list.stderr)
+		t.Fatalf("the everything server did not start, or offered no echo tool: %s %s", list.stdout, list.stderr)
 	}
 	srv := inlineServer(t, mcpScenario(t, [][]toolCall{{{"mcp__everything__echo", `{"message":"hello from ralph"}`}}}, "done"))
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "echo")

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -167,37 +166,13 @@ func TestMCPProjectServerEnvChangeAtTerminal(t *testing.T) {
 
 // filesystemServer fetches @modelcontextprotocol/server-filesystem with
 // npx once, into a cache shared by the test runs, and returns npx and the
-// cache; it skips the test without npx or when the package cannot be
-// fetched.
+// cache; without npx, or when the package cannot be fetched, the test
+// fails.
 func filesystemServer(t *testing.T) (npx, cache string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("fetches a package")
-	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Skip("no npx")
-	}
-	cache = filepath.Join(os.TempDir(), "ralph-test-npm-cache")
-	probe := t.TempDir()
 	// The server lists its allowed directories on stderr and waits on
 	// stdin; an empty stdin ends it once it is fetched and started.
-	fetch := exec.Command(npx, "-y", "@modelcontextprotocol/server-filesystem", probe)
-	fetch.Env = append(os.Environ(), "npm_config_cache="+cache)
-	fetch.Stdin = strings.NewReader("")
-	done := make(chan error, 1)
-	if err := fetch.Start(); err != nil {
-		t.Skipf("npx: %v", err)
-	}
-	go func() { done <- fetch.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Minute):
-		_ = fetch.Process.Kill()
-		<-done
-		t.Skip("fetching the filesystem server took too long")
-	}
-	return npx, cache
+	return npmPackage(t, "@modelcontextprotocol/server-filesystem", t.TempDir())
 }
 
 // fsTable is the [mcp_servers.NAME] table of the filesystem server

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -22,9 +21,7 @@ import (
 // sandbox_unix_sockets, and a server the command starts itself in
 // $TMPDIR, stay reachable.
 func TestSandboxedCommandsCannotReachSocketsOutside(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("needs python3")
-	}
+	needTool(t, "python3", "python3")
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
