@@ -1,68 +1,27 @@
 package e2e
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
-// These tests run the real opencode (npm opencode-ai), when it is
-// installed, through `ralph run --agent opencode` against the stand-in
-// model, which opencode reaches as an OpenAI-compatible provider of the
-// person's own config (OPENCODE_CONFIG, outside the project).
-
-// opencodeRan reads a chat completions request: whether it offers tools,
-// and whether a tool's result is in the conversation.
-func opencodeRan(body []byte) (tools, ran bool) {
-	var req struct {
-		Tools    []json.RawMessage `json:"tools"`
-		Messages []struct {
-			Role string `json:"role"`
-		} `json:"messages"`
-	}
-	_ = json.Unmarshal(body, &req)
-	for _, m := range req.Messages {
-		ran = ran || m.Role == "tool"
-	}
-	return len(req.Tools) > 0, ran
-}
-
-// opencodeEnv is a clean environment whose opencode config names the
-// stand-in at url as its provider and model; its key variable looks like
-// a credential, and ralph keeps it because that config names it.
-func opencodeEnv(t *testing.T, url string) []string {
-	t.Helper()
-	cfg := filepath.Join(t.TempDir(), "opencode.json")
-	mustWrite(t, cfg, fmt.Sprintf(`{"provider":{"standin":{"npm":"@ai-sdk/openai-compatible","name":"stand-in",
- "options":{"baseURL":%q,"apiKey":"{env:STAND_IN_API_KEY}"},"models":{"fake-model":{"name":"fake"}}}},
- "model":"standin/fake-model","autoupdate":false,"share":"disabled"}`, url))
-	return cleanEnv(t, "OPENCODE_CONFIG="+cfg, "STAND_IN_API_KEY=fake-opencode-key")
-}
-
-// runRealOpenCode runs one task with opencode, whose model makes call.
-func runRealOpenCode(t *testing.T, call fakemodel.ToolCall, dir string, args ...string) (runResult, *fakemodel.Server) {
-	t.Helper()
-	srv := agentModel(t, call, opencodeRan)
-	args = append(args, "run", "--agent", "opencode", "--task-timeout", "3m", "--retries", "0")
-	return ralph(t, dir, opencodeEnv(t, srv.URL), nil, args...), srv
-}
+// These tests run the real opencode (npm opencode-ai) through `ralph run
+// --agent opencode` with the harness of agents_real_test.go, against the
+// stand-in model, which opencode reaches as an OpenAI-compatible provider
+// of the person's own config (OPENCODE_CONFIG, outside the project).
 
 // opencode writes the file with its write tool, which ralph's default
 // permission allows; ralph leaves no opencode.json in the project.
 func TestRunRealOpenCode(t *testing.T) {
-	realAgent(t, "opencode")
+	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
-	r, srv := runRealOpenCode(t, fakemodel.ToolCall{Name: "write", Arguments: `{"filePath":"hello.txt","content":"hello from opencode\n"}`}, dir, "--json")
+	r, srv := opencode.runCall(t, fakemodel.ToolCall{Name: "write", Arguments: `{"filePath":"hello.txt","content":"hello from opencode\n"}`}, dir, "--json")
 	checkRealRun(t, dir, r, "hello from opencode\n")
-	checkRequests(t, srv, "/v1/chat/completions", "Authorization", "Bearer fake-opencode-key")
+	opencode.checkRequests(t, srv)
 	if m := resultLine(t, r.stdout); m["usage"].(map[string]any)["input_tokens"].(float64) == 0 {
 		t.Errorf("no tokens recorded for opencode: %v", m)
 	}
@@ -78,91 +37,37 @@ func TestRunRealOpenCode(t *testing.T) {
 // refuses what it would ask for and stops, and ralph fails the attempt
 // naming the command.
 func TestRunRealOpenCodeBash(t *testing.T) {
-	realAgent(t, "opencode")
+	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
 	call := fakemodel.ToolCall{Name: "bash", Arguments: `{"command":"printf 'hello from sh\\n' > hello.txt","description":"write hello.txt"}`}
-	r, _ := runRealOpenCode(t, call, dir, "--output-format", "stream-json")
+	r, _ := opencode.runCall(t, call, dir, "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
 	if r.code != 1 || len(finished) != 1 || !strings.HasPrefix(finished[0], `opencode was not allowed to run bash (printf 'hello from sh\n' > hello.txt)`) ||
 		!strings.Contains(finished[0], "allow printf in allowed_commands") {
 		t.Fatalf("exit %d, agent_finished %q\nstderr:\n%s", r.code, finished, r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err == nil {
+	if exists(filepath.Join(dir, "hello.txt")) {
 		t.Error("opencode wrote hello.txt with a command it was not allowed to run")
 	}
 
 	// With -y and no sandbox of ralph's, every command runs.
 	dir = taskRepo(t, "write hello.txt")
-	r, _ = runRealOpenCode(t, call, dir, "-y", "--sandbox", "danger-full-access", "--json")
+	r, _ = opencode.runCall(t, call, dir, "-y", "--sandbox", "danger-full-access", "--json")
 	checkRealRun(t, dir, r, "hello from sh\n")
 }
 
 // The provider's error is the task's error, in opencode's words.
 func TestRunRealOpenCodeAPIError(t *testing.T) {
-	realAgent(t, "opencode")
+	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Status: 400, Body: `{"error":{"message":"the stand-in refused the request","type":"invalid_request_error"}}`}
 	})
 	t.Cleanup(srv.Close)
-	r := ralph(t, dir, opencodeEnv(t, srv.URL), nil, "--output-format", "stream-json", "run", "--agent", "opencode", "--task-timeout", "3m", "--retries", "0")
+	r := opencode.run(t, dir, opencode.env(t, srv), "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
 	if r.code != 1 || len(finished) != 1 || finished[0] != "opencode failed: the stand-in refused the request" {
 		t.Fatalf("exit %d, agent_finished %q\nstderr:\n%s", r.code, finished, r.stderr)
-	}
-}
-
-// processesWithEnv lists the processes whose environment holds kv.
-func processesWithEnv(kv string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		for _, v := range strings.Split(string(data), "\x00") {
-			if v == kv {
-				pids = append(pids, pid)
-				break
-			}
-		}
-	}
-	return pids
-}
-
-// Ctrl-C to ralph while opencode runs a command leaves no process of
-// opencode's behind: opencode, its helpers and the command, which ralph
-// does not start itself.
-func TestRunRealOpenCodeSIGINTLeavesNothing(t *testing.T) {
-	realAgent(t, "opencode")
-	dir := taskRepo(t, "sleep")
-	pidFile := filepath.Join(dir, "sleeper.pid")
-	call := fakemodel.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"echo $$ > %s; exec sleep 300","description":"sleep"}`, pidFile)}
-	srv := agentModel(t, call, opencodeRan)
-	env := opencodeEnv(t, srv.URL)
-	home := "HOME=" + envValue(env, "HOME")
-	cmd, out := startRun(t, dir, env, "-y", "--sandbox", "danger-full-access", "--agent", "opencode", "--task-timeout", "3m")
-	pids := agentPIDs(t, pidFile)
-	// The command is found by its pid; ralph and opencode by their
-	// environment.
-	if n := len(processesWithEnv(home)); n < 2 {
-		t.Fatalf("%d processes of the run, want ralph and opencode at least", n)
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	if code := waitExit(t, cmd, out, 30*time.Second); code != 130 {
-		t.Fatalf("exit %d, want 130\n%s", code, out.String())
-	}
-	assertNothingLeft(t, pids)
-	if left := processesWithEnv(home); len(left) > 0 {
-		for _, pid := range left {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		t.Fatalf("processes %v outlived ralph", left)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,20 +11,150 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
-// These tests run the real claude and codex CLIs, when they are installed,
-// through `ralph run --agent`, against the stand-in model speaking each
-// CLI's own API: Anthropic's Messages for claude (ANTHROPIC_BASE_URL),
-// OpenAI's Responses for codex (a model provider in its config). The model
-// asks the agent to write a file with the agent's own tool, then says it
-// is done: ralph's defaults must let the agent write inside the project,
-// and ralph must see the work and check the task off.
+// The TestRunReal* tests run the agents' real CLIs through `ralph run
+// --agent` against the stand-in model speaking each CLI's own API. In the
+// common case the model asks the agent to write a file with the agent's
+// own tool, then says it is done: ralph's defaults must let the agent
+// write inside the project, and ralph must see the work and check the
+// task off. CI installs every CLI (.ci/run); a missing one fails the test.
+//
+// One harness serves every agent: what differs between the CLIs is data
+// in realCLIs, and the tests of each agent (this file, agents_gemini_* and
+// agents_opencode_*) call the same functions.
 
-// realAgent skips the test unless the CLI is on PATH.
-func realAgent(t *testing.T, name string) {
+// realCLI is one agent's real CLI as the harness drives it.
+type realCLI struct {
+	// name is the binary on PATH and the agent's name for --agent.
+	name string
+	// install says what to install when the binary is missing.
+	install string
+	// ran reads a request in the CLI's API: whether it offers tools, and
+	// whether a tool's result is in the conversation.
+	ran func(body []byte) (tools, ran bool)
+	// env is a clean environment that points the CLI at the stand-in srv.
+	env func(t *testing.T, srv *fakemodel.Server) []string
+	// path is where each of its requests goes (a trailing * takes any
+	// rest), and header carries key in every request.
+	path, header, key string
+}
+
+// realCLIs are the agents' CLIs, by name.
+var realCLIs = map[string]realCLI{
+	// claude speaks Anthropic's Messages API at ANTHROPIC_BASE_URL.
+	"claude": {
+		name: "claude", install: "npm's @anthropic-ai/claude-code", ran: claudeRan,
+		path: "/v1/messages", header: "X-Api-Key", key: "fake-anthropic-key",
+		env: func(t *testing.T, srv *fakemodel.Server) []string {
+			return cleanEnv(t, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"), "ANTHROPIC_API_KEY=fake-anthropic-key",
+				"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+		},
+	},
+	// codex speaks OpenAI's Responses API to a model provider of its
+	// config, whose key variable looks like a credential: ralph keeps it
+	// because codex's own config names it (env_key).
+	"codex": {
+		name: "codex", install: "npm's @openai/codex", ran: codexRan,
+		path: "/v1/responses", header: "Authorization", key: "Bearer fake-codex-key",
+		env: func(t *testing.T, srv *fakemodel.Server) []string {
+			home := t.TempDir()
+			mustWrite(t, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "fake-model"
+model_provider = "stand-in"
+
+[model_providers.stand-in]
+name = "stand-in"
+base_url = %q
+env_key = "STAND_IN_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+`, srv.URL))
+			// codex puts its sandbox helper on PATH through links in
+			// CODEX_HOME, which it refuses to make under the temporary
+			// directory; with bubblewrap installed its commands then fail
+			// to start. A TMPDIR of the test's own puts CODEX_HOME
+			// outside it.
+			return cleanEnv(t, "CODEX_HOME="+home, "STAND_IN_API_KEY=fake-codex-key", "TMPDIR="+t.TempDir())
+		},
+	},
+	// gemini speaks Google's Gemini API at GOOGLE_GEMINI_BASE_URL. With
+	// that set, Gemini CLI 0.61 takes its auth type to be "gateway", which
+	// its own check then refuses ("Invalid auth method selected."); its
+	// settings choose the API key instead. The model is set in
+	// [agents.gemini], so gemini does not first ask the model to route the
+	// prompt.
+	"gemini": {
+		name: "gemini", install: "npm's @google/gemini-cli", ran: geminiRan,
+		path: "/v1beta/models/gemini-2.5-flash:*", header: "X-Goog-Api-Key", key: "fake-gemini-key",
+		env: func(t *testing.T, srv *fakemodel.Server) []string {
+			env := cleanEnv(t, "GOOGLE_GEMINI_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"), "GEMINI_API_KEY=fake-gemini-key")
+			mustWrite(t, filepath.Join(envValue(env, "HOME"), ".gemini", "settings.json"),
+				`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}`)
+			userConfig(t, env, geminiModelConfig)
+			return env
+		},
+	},
+	// opencode reaches the stand-in as an OpenAI-compatible provider of
+	// the person's own config (OPENCODE_CONFIG, outside the project); its
+	// key variable looks like a credential, and ralph keeps it because
+	// that config names it.
+	"opencode": {
+		name: "opencode", install: "npm's opencode-ai", ran: opencodeRan,
+		path: "/v1/chat/completions", header: "Authorization", key: "Bearer fake-opencode-key",
+		env: func(t *testing.T, srv *fakemodel.Server) []string {
+			cfg := filepath.Join(t.TempDir(), "opencode.json")
+			mustWrite(t, cfg, fmt.Sprintf(`{"provider":{"standin":{"npm":"@ai-sdk/openai-compatible","name":"stand-in",
+ "options":{"baseURL":%q,"apiKey":"{env:STAND_IN_API_KEY}"},"models":{"fake-model":{"name":"fake"}}}},
+ "model":"standin/fake-model","autoupdate":false,"share":"disabled"}`, srv.URL))
+			return cleanEnv(t, "OPENCODE_CONFIG="+cfg, "STAND_IN_API_KEY=fake-opencode-key")
+		},
+	},
+}
+
+// geminiModelConfig is ralph's config that names gemini's model.
+const geminiModelConfig = "[agents.gemini]\nmodel = \"gemini-2.5-flash\"\n"
+
+// realAgent returns the named CLI's row of realCLIs, and fails the test
+// when the CLI is not installed.
+func realAgent(t *testing.T, name string) realCLI {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed", name)
+	c, ok := realCLIs[name]
+	if !ok {
+		t.Fatalf("no real CLI named %s in realCLIs", name)
 	}
+	needTool(t, c.name, c.install)
+	return c
+}
+
+// model is the stand-in model for the CLI: a tool call first, and once
+// its result is in the conversation, the answer with the completion
+// marker. Requests that offer no tools (side requests of the CLI) get a
+// short answer.
+func (c realCLI) model(t *testing.T, call fakemodel.ToolCall) *fakemodel.Server {
+	t.Helper()
+	return agentModel(t, call, c.ran)
+}
+
+// run runs `ralph run --agent` with the CLI on dir's tasks, ralph's
+// global flags args first, with one attempt a task.
+func (c realCLI) run(t *testing.T, dir string, env []string, args ...string) runResult {
+	t.Helper()
+	args = append(args, "run", "--agent", c.name, "--task-timeout", "3m", "--retries", "0")
+	return ralph(t, dir, env, nil, args...)
+}
+
+// runCall is the common case: the CLI's model makes call, and ralph runs
+// the task with the CLI's own environment.
+func (c realCLI) runCall(t *testing.T, call fakemodel.ToolCall, dir string, args ...string) (runResult, *fakemodel.Server) {
+	t.Helper()
+	srv := c.model(t, call)
+	return c.run(t, dir, c.env(t, srv), args...), srv
+}
+
+// checkRequests checks that the run made the tool call and the answer at
+// least, every request to the CLI's path with its key.
+func (c realCLI) checkRequests(t *testing.T, srv *fakemodel.Server) {
+	t.Helper()
+	checkRequests(t, srv, c.path, c.header, c.key)
 }
 
 // agentModel is the stand-in model for one agent: a tool call that writes
@@ -62,6 +190,23 @@ func checkRealRun(t *testing.T, dir string, r runResult, want string) {
 	}
 	if tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.Contains(tasks, "- [x] write hello.txt") {
 		t.Errorf("the task is not checked off:\n%s", tasks)
+	}
+}
+
+// checkRequests checks that every request went to path (a trailing *
+// takes any rest) with the key in header.
+func checkRequests(t *testing.T, srv *fakemodel.Server, path, header, key string) {
+	t.Helper()
+	reqs := srv.Requests()
+	if len(reqs) < 2 {
+		t.Errorf("%d requests, want the tool call and the answer at least", len(reqs))
+	}
+	prefix, wild := strings.CutSuffix(path, "*")
+	for _, req := range reqs {
+		pathOK := req.Path == path || wild && strings.HasPrefix(req.Path, prefix)
+		if !pathOK || req.Header.Get(header) != key {
+			t.Errorf("a request to %s with %s %q, want %s with %q", req.Path, header, req.Header.Get(header), path, key)
+		}
 	}
 }
 
@@ -102,69 +247,50 @@ func codexRan(body []byte) (tools, ran bool) {
 	return len(req.Tools) > 0, ran
 }
 
-// runRealClaude runs one task with claude, whose model makes call.
-func runRealClaude(t *testing.T, call fakemodel.ToolCall, dir string, args ...string) (runResult, *fakemodel.Server) {
-	t.Helper()
-	srv := agentModel(t, call, claudeRan)
-	env := cleanEnv(t, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"), "ANTHROPIC_API_KEY=fake-anthropic-key",
-		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	args = append(args, "run", "--agent", "claude", "--task-timeout", "3m", "--retries", "0")
-	return ralph(t, dir, env, nil, args...), srv
-}
-
-// runRealCodex runs one task with codex, whose model makes call, through
-// a custom provider whose key variable looks like a credential: ralph
-// keeps it because codex's own config names it (env_key).
-func runRealCodex(t *testing.T, call fakemodel.ToolCall, dir string, userConf string, args ...string) (runResult, *fakemodel.Server) {
-	t.Helper()
-	srv := agentModel(t, call, codexRan)
-	home := t.TempDir()
-	mustWrite(t, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "fake-model"
-model_provider = "stand-in"
-
-[model_providers.stand-in]
-name = "stand-in"
-base_url = %q
-env_key = "STAND_IN_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-`, srv.URL))
-	// codex puts its sandbox helper on PATH through links in CODEX_HOME,
-	// which it refuses to make under the temporary directory; with
-	// bubblewrap installed its commands then fail to start. A TMPDIR of
-	// the test's own puts CODEX_HOME outside it.
-	env := cleanEnv(t, "CODEX_HOME="+home, "STAND_IN_API_KEY=fake-codex-key", "TMPDIR="+t.TempDir())
-	if userConf != "" {
-		userConfig(t, env, userConf)
+// geminiRan reads a Gemini request the same way: a function's result is
+// a functionResponse part.
+func geminiRan(body []byte) (tools, ran bool) {
+	var req struct {
+		Tools    []json.RawMessage `json:"tools"`
+		Contents []struct {
+			Parts []map[string]json.RawMessage `json:"parts"`
+		} `json:"contents"`
 	}
-	args = append(args, "run", "--agent", "codex", "--task-timeout", "3m", "--retries", "0")
-	return ralph(t, dir, env, nil, args...), srv
-}
-
-// checkRequests checks that every request went to path with the key.
-func checkRequests(t *testing.T, srv *fakemodel.Server, path, header, key string) {
-	t.Helper()
-	reqs := srv.Requests()
-	if len(reqs) < 2 {
-		t.Errorf("%d requests, want the tool call and the answer at least", len(reqs))
-	}
-	for _, req := range reqs {
-		if req.Path != path || req.Header.Get(header) != key {
-			t.Errorf("a request to %s with %s %q, want %s with %q", req.Path, header, req.Header.Get(header), path, key)
+	_ = json.Unmarshal(body, &req)
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			_, ok := p["functionResponse"]
+			ran = ran || ok
 		}
 	}
+	return len(req.Tools) > 0, ran
+}
+
+// opencodeRan reads a chat completions request the same way: a tool's
+// result is a message of role tool.
+func opencodeRan(body []byte) (tools, ran bool) {
+	var req struct {
+		Tools    []json.RawMessage `json:"tools"`
+		Messages []struct {
+			Role string `json:"role"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &req)
+	for _, m := range req.Messages {
+		ran = ran || m.Role == "tool"
+	}
+	return len(req.Tools) > 0, ran
 }
 
 // claude writes the file with its Write tool, which ralph's default
 // --permission-mode acceptEdits allows; its cost is recorded.
 func TestRunRealClaude(t *testing.T) {
-	realAgent(t, "claude")
+	claude := realAgent(t, "claude")
 	dir := taskRepo(t, "write hello.txt")
 	args, _ := json.Marshal(map[string]string{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello from claude\n"})
-	r, srv := runRealClaude(t, fakemodel.ToolCall{Name: "Write", Arguments: string(args)}, dir, "--json")
+	r, srv := claude.runCall(t, fakemodel.ToolCall{Name: "Write", Arguments: string(args)}, dir, "--json")
 	checkRealRun(t, dir, r, "hello from claude\n")
-	checkRequests(t, srv, "/v1/messages", "X-Api-Key", "fake-anthropic-key")
+	claude.checkRequests(t, srv)
 	if m := resultLine(t, r.stdout); m["total_cost_usd"] == nil {
 		t.Errorf("no cost recorded for claude: %v", m)
 	}
@@ -177,38 +303,37 @@ func TestRunRealClaude(t *testing.T) {
 // wrapped in sh.) With -y claude's own sandbox runs it, which needs
 // bubblewrap and socat.
 func TestRunRealClaudeBash(t *testing.T) {
-	realAgent(t, "claude")
+	claude := realAgent(t, "claude")
+	needTool(t, "bwrap", "bubblewrap")
+	needTool(t, "socat", "socat")
 	call := fakemodel.ToolCall{Name: "Bash", Arguments: `{"command":"sh -c \"printf 'hello from sh\\n' > hello.txt\""}`}
 	dir := taskRepo(t, "write hello.txt")
-	r, _ := runRealClaude(t, call, dir, "--output-format", "stream-json")
+	r, _ := claude.runCall(t, call, dir, "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
 	if r.code != 1 || len(finished) != 1 || !strings.HasPrefix(finished[0], `claude was not allowed to run Bash (sh -c "printf`) ||
 		!strings.Contains(finished[0], `add "Bash(sh:*)" to permissions.allow`) {
 		t.Fatalf("exit %d, agent_finished %q\nstderr:\n%s", r.code, finished, r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err == nil {
+	if exists(filepath.Join(dir, "hello.txt")) {
 		t.Error("claude wrote hello.txt with a command it was not allowed to run")
 	}
 
-	for _, tool := range []string{"bwrap", "socat"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("claude's sandbox (-y) needs %s, which is not installed: install %s (.ci/run does)", tool, map[string]string{"bwrap": "bubblewrap", "socat": "socat"}[tool])
-		}
-	}
 	dir = taskRepo(t, "write hello.txt")
-	r, _ = runRealClaude(t, call, dir, "-y", "--json")
+	r, _ = claude.runCall(t, call, dir, "-y", "--json")
 	checkRealRun(t, dir, r, "hello from sh\n")
 }
 
 // codex writes the file with a shell command in the workspace-write
 // sandbox ralph gives it; its tokens are priced with [agents.codex].
 func TestRunRealCodex(t *testing.T) {
-	realAgent(t, "codex")
+	codex := realAgent(t, "codex")
 	dir := taskRepo(t, "write hello.txt")
-	call := fakemodel.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello from codex\\n' > hello.txt"}`}
-	r, srv := runRealCodex(t, call, dir, "[agents.codex]\ninput_price_per_mtok = 1\noutput_price_per_mtok = 1\n", "--json")
+	srv := codex.model(t, fakemodel.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello from codex\\n' > hello.txt"}`})
+	env := codex.env(t, srv)
+	userConfig(t, env, "[agents.codex]\ninput_price_per_mtok = 1\noutput_price_per_mtok = 1\n")
+	r := codex.run(t, dir, env, "--json")
 	checkRealRun(t, dir, r, "hello from codex\n")
-	checkRequests(t, srv, "/v1/responses", "Authorization", "Bearer fake-codex-key")
+	codex.checkRequests(t, srv)
 	m := resultLine(t, r.stdout)
 	usage, _ := m["usage"].(map[string]any)
 	tokens, _ := usage["input_tokens"].(float64)
@@ -221,15 +346,15 @@ func TestRunRealCodex(t *testing.T) {
 // In a read-only sandbox codex's command fails and nothing is written;
 // codex says it is done all the same, and ralph fails the attempt.
 func TestRunRealCodexReadOnly(t *testing.T) {
-	realAgent(t, "codex")
+	codex := realAgent(t, "codex")
 	dir := taskRepo(t, "write hello.txt")
 	call := fakemodel.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello\\n' > hello.txt"}`}
-	r, _ := runRealCodex(t, call, dir, "", "--sandbox", "read-only", "--output-format", "stream-json")
+	r, _ := codex.runCall(t, call, dir, "--sandbox", "read-only", "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
 	if r.code != 1 || len(finished) != 1 || !strings.HasPrefix(finished[0], "codex said the task was done but no file changed; codex runs with --sandbox read-only") {
 		t.Fatalf("exit %d, agent_finished %q\nstderr:\n%s", r.code, finished, r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); err == nil {
+	if exists(filepath.Join(dir, "hello.txt")) {
 		t.Error("codex wrote hello.txt in a read-only sandbox")
 	}
 }

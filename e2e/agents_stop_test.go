@@ -33,7 +33,7 @@ func assertNothingLeft(t *testing.T, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
 		if processRunning(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = signalProcess(pid, syscall.SIGKILL)
 			t.Fatalf("process %d outlived ralph", pid)
 		}
 	}

@@ -66,7 +66,7 @@ func pidsWith(token string) []int {
 func killWith(t *testing.T, token string) {
 	t.Cleanup(func() {
 		for _, pid := range pidsWith(token) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = signalProcess(pid, syscall.SIGKILL)
 		}
 	})
 }

@@ -161,7 +161,7 @@ func BenchmarkHardStop64(b *testing.B) {
 			}
 			if groupRunning(pg) {
 				orphans++
-				_ = syscall.Kill(-pg, syscall.SIGKILL)
+				_ = signalGroup(pg, syscall.SIGKILL)
 			}
 		}
 		state, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))

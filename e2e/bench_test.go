@@ -206,9 +206,9 @@ func BenchmarkHardStop(b *testing.B) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 			b.Fatalf("exit: %v", err)
 		}
-		if syscall.Kill(-pgid, 0) == nil {
+		if signalGroup(pgid, 0) == nil {
 			orphans++
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			_ = signalGroup(pgid, syscall.SIGKILL)
 		}
 	}
 	b.ReportMetric(ms(percentile(ds, 0.5)), "median-ms")

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -124,7 +123,7 @@ func startPTYAnswering(t testing.TB, reply string, dir string, env []string, arg
 	cmd := exec.Command(ralphBin, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	cmd.SysProcAttr = onTerminal()
 	r := &ptyRalph{t: t, cmd: cmd, ptm: ptm, pts: pts, out: newScreenLog(), exited: make(chan struct{})}
 	r.sttyBefore = r.stty()
 	r.started = time.Now()

@@ -58,7 +58,7 @@ func TestChatHardStopDuringCommand(t *testing.T) {
 	r.waitIdle(10*time.Second, nil)
 	r.typeKeys("run the long thing\r")
 	pgid := waitCommandPID(t, filepath.Join(dir, "cmd.pid"))
-	if err := syscall.Kill(pgid, 0); err != nil {
+	if err := signalProcess(pgid, 0); err != nil {
 		t.Fatalf("command %d not running before the stop: %v", pgid, err)
 	}
 	pressed := time.Now()
@@ -127,7 +127,7 @@ func waitGroupGone(t testing.TB, pgid int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		err := syscall.Kill(-pgid, 0)
+		err := signalGroup(pgid, 0)
 		if errors.Is(err, syscall.ESRCH) {
 			return
 		}

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -203,7 +202,7 @@ func TestControlRefusesAnotherUser(t *testing.T) {
 	for _, args := range [][]string{{"stop"}, {"say", "hi"}, {"watch", "--json"}} {
 		as := exec.Command(bin, args...)
 		as.Dir, as.Env = dir, append(env, "HOME="+base)
-		as.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		as.SysProcAttr = asUser(65534, 65534) // nobody
 		out, err := as.CombinedOutput()
 		ee, ok := err.(*exec.ExitError)
 		if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "another user") {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -84,18 +83,9 @@ func pids(path string) []int {
 	return out
 }
 
-// running reports whether pid is a live process (zombies are not).
-func running(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	return err == nil && !strings.Contains(string(data), ") Z ")
-}
-
 func waitDead(t testing.TB, what string, pid int) {
 	t.Helper()
-	waitFor(t, what+" to be gone", 10*time.Second, func() bool { return !running(pid) })
+	waitFor(t, what+" to be gone", 10*time.Second, func() bool { return !processRunning(pid) })
 }
 
 // toolResults are the tool messages of a recorded request, by tool name.
@@ -387,7 +377,7 @@ func TestMCPHardStopDuringSlowCall(t *testing.T) {
 		t.Fatalf("exit %d; stderr %s", code, errb.String())
 	}
 	t.Logf("SIGINT to exit: %s", took)
-	if pid := pids(marker)[0]; running(pid) {
+	if pid := pids(marker)[0]; processRunning(pid) {
 		t.Fatalf("the MCP server %d outlived ralph", pid)
 	}
 	msgs := savedMessages(t, sessionDir(t, dir))

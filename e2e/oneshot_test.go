@@ -465,7 +465,7 @@ func TestHardStopDuringCommand(t *testing.T) {
 				pgid, err = strconv.Atoi(strings.TrimSpace(string(data)))
 				return err == nil
 			})
-			if err := syscall.Kill(pgid, 0); err != nil {
+			if err := signalProcess(pgid, 0); err != nil {
 				t.Fatalf("command group %d not alive before the signal: %v", pgid, err)
 			}
 			if err := cmd.Process.Signal(c.sig); err != nil {
@@ -476,7 +476,7 @@ func TestHardStopDuringCommand(t *testing.T) {
 				t.Fatalf("exit %d, want %d; stderr %s", code, c.code, errb.String())
 			}
 			t.Logf("%s to exit: %s", c.sig, took)
-			if err := syscall.Kill(-pgid, 0); !errors.Is(err, syscall.ESRCH) {
+			if err := signalGroup(pgid, 0); !errors.Is(err, syscall.ESRCH) {
 				t.Fatalf("process group %d still has members after exit (kill: %v)", pgid, err)
 			}
 			if m := resultLine(t, out.String()); m["subtype"] != "interrupted" || m["is_error"] != true || m["result"] != c.why {

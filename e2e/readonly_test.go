@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -54,7 +53,7 @@ func TestReadOnlyProjectIsOneSentence(t *testing.T) {
 		cmd.Dir = dir
 		cmd.Env = append(cleanEnv(t, "OPENAI_API_KEY=k"), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".state"))
 		if os.Getuid() == 0 {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			cmd.SysProcAttr = asUser(65534, 65534) // nobody
 		}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

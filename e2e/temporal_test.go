@@ -82,12 +82,12 @@ func startDevServer(t *testing.T) string {
 		"--log-level", "error", "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000")
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = inOwnGroup()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	})
 	for end := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
