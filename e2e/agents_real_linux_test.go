@@ -84,7 +84,9 @@ func TestRunRealOpenCodeSIGINTLeavesNothing(t *testing.T) {
 	call := fakemodel.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"echo $$ > %s; exec sleep 300","description":"sleep"}`, pidFile)}
 	env := opencode.env(t, opencode.model(t, call))
 	cmd, out := startRun(t, dir, env, "-y", "--sandbox", "danger-full-access", "--agent", "opencode", "--task-timeout", "3m")
-	pids := agentPIDs(t, pidFile)
+	// A real opencode takes a while to start, the longer on a busy
+	// machine (over 10 seconds with the test suite beside it).
+	pids := recordedPIDs(t, "opencode's command", time.Minute, pidFile)
 	// The command is found by its pid; ralph and opencode by their
 	// environment.
 	if n := len(runProcesses(env, 0)); n < 2 {

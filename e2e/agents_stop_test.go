@@ -14,10 +14,17 @@ import (
 // agentPIDs reads the pids a fake agent recorded.
 func agentPIDs(t *testing.T, files ...string) []int {
 	t.Helper()
+	return recordedPIDs(t, "the fake agent", 10*time.Second, files...)
+}
+
+// recordedPIDs waits up to limit for who to record a pid in each of files,
+// and reads them.
+func recordedPIDs(t *testing.T, who string, limit time.Duration, files ...string) []int {
+	t.Helper()
 	var pids []int
 	for _, f := range files {
 		var pid int
-		waitFor(t, "the fake agent to record "+filepath.Base(f), 10*time.Second, func() bool {
+		waitFor(t, who+" to record "+filepath.Base(f), limit, func() bool {
 			data, err := os.ReadFile(f)
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
 			return err == nil && pid > 0
