@@ -63,21 +63,8 @@ func startRun(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd
 // waitExit waits for ralph to exit and returns its exit code.
 func waitExit(t *testing.T, cmd *exec.Cmd, out *lockedBuffer, limit time.Duration) int {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(limit):
-		t.Fatalf("ralph did not exit within %s\n%s", limit, out.String())
-		return -1
-	}
+	code, _ := waitCmd(t, cmd, limit, out.String)
+	return code
 }
 
 // An agent that started a process in a session of its own (setsid, as

@@ -389,6 +389,14 @@ func startRalph(t *testing.T, dir string, env []string, args ...string) (*exec.C
 
 func exitCode(t *testing.T, cmd *exec.Cmd, limit time.Duration) (int, time.Duration) {
 	t.Helper()
+	return waitCmd(t, cmd, limit, func() string { return "" })
+}
+
+// waitCmd waits up to limit for a started ralph to exit, and returns its
+// exit code and how long it took; on the limit it fails the test with
+// what shown says ralph wrote.
+func waitCmd(t *testing.T, cmd *exec.Cmd, limit time.Duration, shown func() string) (int, time.Duration) {
+	t.Helper()
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -403,7 +411,7 @@ func exitCode(t *testing.T, cmd *exec.Cmd, limit time.Duration) (int, time.Durat
 		}
 		return 0, time.Since(start)
 	case <-time.After(limit):
-		t.Fatalf("ralph did not exit within %s", limit)
+		t.Fatalf("ralph did not exit within %s\n%s", limit, shown())
 	}
 	return -1, 0
 }
