@@ -15,7 +15,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
-	"github.com/ralph-dev/ralph/coordinator/review"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -310,27 +309,16 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		p.EndUnstarted(err)
 		return face.Fail(code, err)
 	}
-	rc := p.Session.State().Run
-	if rc == nil {
-		d := loop.DefaultRun()
-		rc = &d
-	}
-	checked, err := loop.Compile(rc)
-	if err != nil {
-		return fail(ExitUsage, err), nil
+	// Checked before the session was recorded too (project.Open); a
+	// resumed session's plan may have changed since. RunLoop checks again
+	// when it starts; here a bad loop fails before the face starts.
+	rc := p.RunConfig()
+	if err := p.CheckLoop(rc); err != nil {
+		return fail(project.ExitCode(err), err), nil
 	}
 	// Messages from another terminal reach ralph's own agents, not a CLI
 	// agent's.
-	external := checked.External != nil
-	// Checked before the session was recorded too (project.Open); a
-	// resumed session's plan may have changed since.
-	tr, err := p.Tracker(rc)
-	if err == nil {
-		err = memory.CheckRunnable(tr)
-	}
-	if err != nil {
-		return fail(project.ExitCode(err), err), nil
-	}
+	external := rc.Agent != ""
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
 	face.Start()
@@ -359,52 +347,29 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	if ask != nil && questions != nil {
 		ask = questions.Confirmer(ask)
 	}
-	opts, _, err := p.LoopOptions(rc, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify})
-	if err != nil {
-		return fail(ExitUsage, err), nil
+	// Stop and switch: a Ctrl-C at a terminal stops and saves the loop;
+	// the person goes on talking to the same coordinator, and /run
+	// resumes the loop, ending it as this run would have.
+	intoChat := func(res loop.Result) bool {
+		return res.Reason == loop.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText && t.InTTY && t.ErrTTY
 	}
 	start, prior := time.Now(), p.Session.State()
-	res := loop.Run(ctx, opts)
-	if res.Reason == loop.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText &&
-		t.InTTY && t.ErrTTY {
-		// Stop and switch: the loop is stopped and saved; the person goes
-		// on talking to the same coordinator, and /run resumes the loop.
+	run, err := p.RunLoop(ctx, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify, Handoff: intoChat})
+	if err != nil {
+		return fail(project.ExitCode(err), err), nil
+	}
+	res := run.Result
+	if run.HandedOff {
 		at.StopSignals()
 		face.Close()
 		fmt.Fprintf(face.Stderr, "ralph: stopped the task loop (%d done, %d failed) — state saved; this is chat now: /run resumes the loop, Ctrl-D leaves\n",
 			len(res.Done), len(res.Failed))
 		return 0, &Handoff{Queue: queue, Coord: coord}
 	}
-	counts := memory.TaskCounts{}
-	if f, err := tr.Load(); err == nil {
-		counts = f.Counts()
+	for _, n := range run.Notes {
+		fmt.Fprintf(face.Stderr, "ralph: %s\n", n)
 	}
-	if rc.Review == project.ReviewEnd && !res.IsError && res.Reason != loop.ReasonInterrupted {
-		// One review of the run's whole work, after its last task; its
-		// findings and fixes are recorded, and major ones left make the
-		// run's exit 1.
-		rep, err := p.RunReview(ctx, rc, coord, face.Notify)
-		switch {
-		case errors.Is(err, review.ErrNothingToReview):
-		case err != nil:
-			fmt.Fprintf(face.Stderr, "ralph: the review after the run failed: %v\n", err)
-			res.IsError = true
-		case !rep.Clean:
-			fmt.Fprintf(face.Stderr, "ralph: the review after the run left confirmed major findings after %d round(s); see ralph report\n", rep.Rounds)
-			res.IsError = true
-		default:
-			fmt.Fprintf(face.Stderr, "ralph: the review after the run is clean (%d round(s), %d finding(s))\n", rep.Rounds, len(rep.Findings))
-		}
-	}
-	if rc.ArchiveDone && counts.Total > 0 && counts.Done+counts.Skipped == counts.Total {
-		// A finished plan leaves the plans in progress, as ralphex's do.
-		if dest, err := memory.ArchivePlan(p.Fs, p.Root, rc.Plan, memory.PlansDir(p.Fs, p.Root, p.Config.PlansDir)); err != nil {
-			fmt.Fprintf(face.Stderr, "ralph: %v\n", err)
-		} else if dest != "" {
-			fmt.Fprintf(face.Stderr, "ralph: every task of %s is done; moved it to %s\n", rc.Plan, dest)
-		}
-	}
-	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, prior, counts), nil
+	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, prior, run.Counts), nil
 }
 
 // reviewValue takes a mode written after a bare --review ("--review end",

@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+)
+
+// TestRunResumedInChatEndsAsItsRun: `ralph run --review end
+// --archive-done PLAN` stopped into chat with Ctrl-C and resumed there
+// with /run ends as the run it was started as: once its last task is
+// done the reviewers read the run's whole work and the finished plan is
+// moved to plans_dir/completed. Only ralph run used to do those steps,
+// so a loop finished by /run skipped both without a word.
+func TestRunResumedInChatEndsAsItsRun(t *testing.T) {
+	var fast atomic.Bool
+	worker, reviewer := taskChildModel(), reviewModel()
+	srv := fakemodel.NewServerFunc(func(req fakemodel.RecordedRequest) fakemodel.Response {
+		for _, m := range req.Request.Messages {
+			if m.Role == "user" && taskPromptRe.MatchString(m.Content) {
+				if !fast.Load() {
+					return fakemodel.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
+				}
+				return worker(req)
+			}
+		}
+		return reviewer(req)
+	})
+	t.Cleanup(srv.Close)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(dir, "README.md"), "calc\n")
+	shIn(t, dir, "git init -q -b main && git add . && git commit -qm start")
+	plan := filepath.Join("docs", "plans", "small.md")
+	mustWrite(t, filepath.Join(dir, plan), "- [ ] first thing\n- [ ] second thing\n")
+
+	r := startPTY(t, dir, cleanEnv(t), "--base-url", srv.URL, "-y", "run", "--review=end", "--archive-done", plan)
+	r.waitFor("first thing", 10*time.Second)
+	waitFor(t, "a child streaming", 10*time.Second, func() bool { return srv.Active() == 1 })
+	r.typeKeys("\x03")
+	r.waitFor("this is chat now", 5*time.Second)
+	r.waitIdle(5*time.Second, nil)
+	waitFor(t, "no child streaming after the switch", 2*time.Second, func() bool { return srv.Active() == 0 })
+	fast.Store(true)
+	r.typeKeys("/run\r")
+	r.waitFor("task loop: all tasks done", 30*time.Second)
+	r.waitFor("the review after the run is clean", 30*time.Second)
+	r.waitFor("moved it to docs/plans/completed/small.md", 10*time.Second)
+	if got := readFileT(t, filepath.Join(dir, "docs", "plans", "completed", "small.md")); strings.Count(got, "- [x]") != 2 {
+		t.Fatalf("the archived plan:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, plan)); !os.IsNotExist(err) {
+		t.Fatalf("the finished plan is still among the plans in progress: %v", err)
+	}
+	if decisions := readFileT(t, filepath.Join(sessionDir(t, dir), "decisions.jsonl")); !strings.Contains(decisions, `"kind":"review_done"`) {
+		t.Fatalf("no review of the run was recorded:\n%s", decisions)
+	}
+	r.waitIdle(5*time.Second, nil)
+	r.typeKeys("\x04")
+	if code := r.exitCode(5 * time.Second); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
