@@ -68,3 +68,33 @@ func TestRunResumedInChatEndsAsItsRun(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestTemporalRefusesWhatItCannotRun: what the loop on Temporal cannot
+// do (a plan other than RALPH_TASKS.md, reviews, from the flags or the
+// config) is refused in one sentence with exit 2 before anything starts,
+// rather than dropped on the way to the workers.
+func TestTemporalRefusesWhatItCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	writeTasks(t, dir, "only thing")
+	mustWrite(t, filepath.Join(dir, "docs", "plans", "p.md"), "- [ ] planned thing\n")
+	env := cleanEnv(t, "OPENAI_API_KEY=sk-test")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1", "--review=end"}, "cannot run --review end"},
+		{[]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1", "docs/plans/p.md"}, "run the plan docs/plans/p.md with the local engine"},
+		{[]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1", "--prompt-template", "missing.tmpl"}, "missing.tmpl does not exist"},
+	} {
+		r := ralph(t, dir, env, nil, c.args...)
+		if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("ralph %v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	// The config's review is the run's, as it is for the local engine.
+	mustWrite(t, filepath.Join(dir, ".ralph", "config.toml"), "review = \"task\"\n")
+	r := ralph(t, dir, env, nil, "run", "--engine", "temporal", "--address", "127.0.0.1:1")
+	if r.code != 2 || !strings.Contains(r.stderr, "cannot run --review task") {
+		t.Errorf("review in the config: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -2,7 +2,6 @@ package scripts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -278,16 +278,48 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	if rc.Plan != "" || rc.Review != "" {
-		// The workflow works the branch's RALPH_TASKS.md and knows no
-		// reviewers: say so rather than run something else.
-		return face.Fail(ExitUsage, errors.New("--engine temporal works RALPH_TASKS.md without --review; run other plans and reviews with the local engine")), true
+	if rc.Review == "" {
+		rc.Review = cfg.Review // as the local run takes it (project.Open)
 	}
-	maxWait := cfg.MaxWait
+	// What the loop on Temporal cannot do is refused here, in one
+	// sentence, rather than dropped on the way.
+	if err := remote.Refused(*rc); err != nil {
+		return face.Fail(ExitUsage, err), true
+	}
+	start := remote.Start{Run: *rc, MaxWait: cfg.MaxWait}
 	if c.f.maxWaitSet {
-		maxWait = c.f.maxWait
+		start.MaxWait = c.f.maxWait
 	}
-	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Run: *rc, MaxWait: maxWait}), true
+	if start.Prompt, err = promptText(root, rc.PromptTemplate, cfg.PromptTemplate); err != nil {
+		return face.Fail(ExitUsage, err), true
+	}
+	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Start: start}), true
+}
+
+// promptText is the text of the run's prompt template, --prompt-template
+// (an absolute path by now) before prompt_template in the config
+// (relative to the project root), checked as the local run checks it;
+// "" for ralph's own prompt.
+func promptText(root, flag, configured string) (string, error) {
+	path := configured
+	if flag != "" {
+		path = flag
+	}
+	if path == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	fs := afero.NewOsFs()
+	if _, err := taskprompt.Load(fs, path); err != nil {
+		return "", err
+	}
+	data, err := afero.ReadFile(fs, path)
+	if err != nil {
+		return "", fmt.Errorf("the prompt template %s cannot be read: %w", path, err)
+	}
+	return string(data), nil
 }
 
 // Handoff is a task loop stopped by Ctrl-C on a terminal: the person goes
