@@ -61,39 +61,13 @@ unique part.`,
 			return exit(c.loop(cmd, "", true))
 		},
 	}
-	d := loop.DefaultRun()
 	for _, cmd := range []*cobra.Command{runCmd, resume} {
 		fl := cmd.Flags()
-		fl.IntVar(&f.run.MaxIterations, "max-iterations", d.MaxIterations, "stop after this many task attempts")
-		fl.StringVar(&f.run.OnError, "on-error", d.OnError, "after a failed attempt: retry, skip (mark failed) or abort")
-		fl.IntVar(&f.run.Retries, "retries", d.Retries, "with --on-error retry: attempts after the first before a task is marked failed")
-		fl.Float64Var(&f.run.MaxCost, "max-cost", 0, "stop when the known cost in USD reaches this (0: no limit)")
-		fl.StringVar(&f.run.Until, "until", "", "stop, successfully, once this condition holds, e.g. 'tasks_done >= 5'")
-		fl.StringVar(&f.run.Breaker, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')")
-		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
-		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex, opencode, gemini or exec:'<command>'")
-		fl.StringArrayVar(&f.run.AgentArgs, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)")
-		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
-		fl.DurationVar(&f.breakerCool, "breaker-cooldown", time.Duration(d.BreakerCooldown),
-			"with nobody to ask, how long the tripped circuit breaker waits before it lets one task through (doubles after each failed one)")
+		runFlags().register(fl, &f.run)
 		fl.DurationVar(&f.maxWait, "max-wait", config.DefaultMaxWait,
 			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
-		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
-		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
-		fl.StringVar(&f.run.Review, "review", "", "reviewer agents read the work before it counts: task (after each task passes verify; bare --review) or end (once, after the last); confirmed findings are fixed (config review)")
-		// People type --review bare; it means the review of each task.
-		fl.Lookup("review").NoOptDefVal = project.ReviewTask
-		fl.IntVar(&f.run.ReviewRounds, "review-rounds", 3, "with --review: most review-and-fix rounds")
-		fl.StringVar(&f.run.Reviewer, "reviewer", "", "with --review: run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only")
-		fl.BoolVar(&f.run.ArchiveDone, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)")
-		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
-			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")
 	}
-	rf := runCmd.Flags()
-	rf.StringVar(&f.engine.Name, "engine", "", "where the task loop runs: local (the default) or temporal (config [engine] name)")
-	rf.StringVar(&f.engine.Address, "address", "", "with --engine temporal: the Temporal frontend, HOST:PORT")
-	rf.StringVar(&f.engine.Namespace, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")")
-	rf.StringVar(&f.engine.TaskQueue, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")")
+	engineFlags().register(runCmd.Flags(), &f.engine)
 	root.AddCommand(runCmd, resume)
 }
 
@@ -123,8 +97,6 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	}
 	settle := func(saved *memory.RunConfig) (*memory.RunConfig, error) {
 		rc := c.f.run
-		rc.TaskTimeout = memory.Duration(c.f.taskTimeout)
-		rc.BreakerCooldown = memory.Duration(c.f.breakerCool)
 		rc.Parallel = c.f.parallel
 		if rc.PromptTemplate != "" {
 			// Saved for resume, which may run from another directory.
@@ -135,7 +107,8 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 			rc.PromptTemplate = abs
 		}
 		if saved != nil {
-			rc = overrideRun(*saved, rc, cmd.Flags().Changed)
+			// The saved configuration, with the flags given here over it.
+			rc = runFlags().over(*saved, rc, cmd.Flags().Changed)
 		}
 		// A worktree's work reaches the branch only as a commit.
 		rc.Commit = rc.Commit || rc.Worktrees
@@ -155,7 +128,7 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		}
 	}
 	if mode == project.ModeRun && !resume {
-		if code, ok := c.runElsewhere(ctx, face, settle); ok {
+		if code, ok := c.runElsewhere(ctx, face, settle, cmd.Flags().Changed); ok {
 			return code
 		}
 	}
@@ -172,37 +145,6 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		return c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Handoff: handoff})
 	}
 	return code
-}
-
-// overrideRun is a saved run configuration with the flags given on this
-// command line put over it.
-func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memory.RunConfig {
-	rc := saved
-	set := func(name string, apply func()) {
-		if changed(name) {
-			apply()
-		}
-	}
-	set("max-iterations", func() { rc.MaxIterations = flags.MaxIterations })
-	set("on-error", func() { rc.OnError = flags.OnError })
-	set("retries", func() { rc.Retries = flags.Retries })
-	set("max-cost", func() { rc.MaxCost = flags.MaxCost })
-	set("until", func() { rc.Until = flags.Until })
-	set("breaker", func() { rc.Breaker = flags.Breaker })
-	set("verify", func() { rc.Verify = flags.Verify })
-	set("agent", func() { rc.Agent = flags.Agent })
-	set("agent-arg", func() { rc.AgentArgs = flags.AgentArgs })
-	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
-	set("breaker-cooldown", func() { rc.BreakerCooldown = flags.BreakerCooldown })
-	set("parallel", func() { rc.Parallel = flags.Parallel })
-	set("commit", func() { rc.Commit = flags.Commit })
-	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
-	set("prompt-template", func() { rc.PromptTemplate = flags.PromptTemplate })
-	set("archive-done", func() { rc.ArchiveDone = flags.ArchiveDone })
-	set("review", func() { rc.Review = flags.Review })
-	set("review-rounds", func() { rc.ReviewRounds = flags.ReviewRounds })
-	set("reviewer", func() { rc.Reviewer = flags.Reviewer })
-	return rc
 }
 
 // planToRun resolves ralph run's PLAN to its path relative to the
@@ -251,7 +193,8 @@ func (c *cli) planName(r Records, arg string) (string, error) {
 
 // runElsewhere runs the task loop on another engine when --engine or the
 // config's [engine] says so; ok is false for the local loop.
-func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error)) (code int, ok bool) {
+func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error),
+	changed func(string) bool) (code int, ok bool) {
 	root, err := project.Root(c.f.dir)
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
@@ -260,13 +203,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	e := cfg.Engine
-	fe := c.f.engine
-	for _, kv := range [][2]*string{{&e.Name, &fe.Name}, {&e.Address, &fe.Address}, {&e.Namespace, &fe.Namespace}, {&e.TaskQueue, &fe.TaskQueue}} {
-		if *kv[1] != "" {
-			*kv[0] = *kv[1]
-		}
-	}
+	e := engineFlags().over(cfg.Engine, c.f.engine, changed)
 	switch e.Name {
 	case "", "local":
 		return 0, false
