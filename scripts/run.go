@@ -33,7 +33,7 @@ func (c *cli) addLoopCommands(root *cobra.Command) {
 		Short:   "Work through RALPH_TASKS.md (or PLAN) on its own until done, a stop condition, or a limit",
 		Long:    RunHelp,
 		Example: runExamples,
-		Args:    cobra.MaximumNArgs(1),
+		Args:    loopArgs(&f.run.Review),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = reviewValue(cmd, args, &f.run.Review)
 			if len(args) == 1 {
@@ -52,7 +52,7 @@ saved. Tool calls that were running when ralph stopped are reported to the
 model as "unknown outcome", so it checks before repeating them; nothing
 already done is done again. A session id may be given in full or as a
 unique part.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: loopArgs(&f.run.Review),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = reviewValue(cmd, args, &f.run.Review)
 			if len(args) == 1 {
@@ -346,13 +346,33 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 // value, so both spellings keep meaning what they say. It returns the
 // arguments left.
 func reviewValue(cmd *cobra.Command, args []string, review *string) []string {
-	fl := cmd.Flags().Lookup("review")
-	if fl == nil || !fl.Changed || *review != project.ReviewTask || len(args) == 0 {
-		return args
-	}
-	if args[0] == project.ReviewTask || args[0] == project.ReviewEnd {
-		*review = args[0]
-		return args[1:]
+	if mode, rest := splitReview(cmd, args, *review); mode != "" {
+		*review = mode
+		return rest
 	}
 	return args
+}
+
+// splitReview finds the mode written after a bare --review among args:
+// it returns the mode and the arguments after it, or "" when there is
+// none.
+func splitReview(cmd *cobra.Command, args []string, review string) (string, []string) {
+	fl := cmd.Flags().Lookup("review")
+	if fl == nil || !fl.Changed || review != project.ReviewTask || len(args) == 0 {
+		return "", args
+	}
+	if args[0] == project.ReviewTask || args[0] == project.ReviewEnd {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+// loopArgs is ralph run's and ralph resume's one argument at most, not
+// counting a mode written after a bare --review ("ralph run --review end
+// PLAN").
+func loopArgs(review *string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		_, rest := splitReview(cmd, args, *review)
+		return cobra.MaximumNArgs(1)(cmd, rest)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/ralph-dev/ralph/memory"
@@ -40,5 +41,35 @@ func TestRunFlagsCoverTheRunConfiguration(t *testing.T) {
 	onlyVerify := func(name string) bool { return name == "verify" }
 	if got := table.over(saved, parsed, onlyVerify); got.Verify != "make" || got.Agent != "claude" || got.Parallel != 1 {
 		t.Fatalf("--verify alone over the saved configuration: %+v", got)
+	}
+}
+
+// TestReviewModeBeforeThePlan: "ralph run --review end PLAN" is the end
+// review of PLAN, not two arguments; a bare --review before PLAN is the
+// review of each task.
+func TestReviewModeBeforeThePlan(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		mode, plan string
+	}{
+		{[]string{"--review", "end", "p.md"}, "end", "p.md"},
+		{[]string{"--review", "p.md"}, "task", "p.md"},
+		{[]string{"--review=end", "p.md"}, "end", "p.md"},
+	} {
+		cli := &cli{}
+		root := &cobra.Command{Use: "ralph"}
+		root.PersistentFlags().IntVar(&cli.f.parallel, "parallel", 0, "")
+		var plan string
+		cli.addLoopCommands(root)
+		run, _, _ := root.Find([]string{"run"})
+		run.RunE = func(cmd *cobra.Command, args []string) error {
+			args = reviewValue(cmd, args, &cli.f.run.Review)
+			plan = args[0]
+			return nil
+		}
+		root.SetArgs(append([]string{"run"}, c.args...))
+		if err := root.Execute(); err != nil || cli.f.run.Review != c.mode || plan != c.plan {
+			t.Errorf("ralph run %v: review %q, plan %q (%v)", c.args, cli.f.run.Review, plan, err)
+		}
 	}
 }
