@@ -142,12 +142,6 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}
-	fs := afero.NewOsFs()
-	assignment, f, err := brief(fs, wt, in)
-	if err != nil {
-		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
-		return
-	}
 	p, err := project.Open(ctx, project.Options{Dir: wt, Mode: project.ModeRun, Force: true, Yes: true, Answers: project.Answers{NoWait: true},
 		Run:    func(*memory.RunConfig) (*memory.RunConfig, error) { return &rc, nil },
 		Notify: func(string) {}})
@@ -173,6 +167,11 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}
+	assignment, checks, err := brief(afero.NewOsFs(), wt, in, opts.VerifyCommands)
+	if err != nil {
+		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
+		return
+	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(rc.TaskTimeout))
 	defer cancel()
 	go a.relayMessages(wctx, in.MessagesFrom, coord)
@@ -193,7 +192,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	}
 	// The run's --verify, the plan's validation commands, then the
 	// task's own verify lines, in order, as the local loop runs them.
-	for _, cmd := range loop.Checks(opts.VerifyCommands, f.Verify(in.Task.ID)) {
+	for _, cmd := range checks {
 		hb.set(func(b *beat) { b.Phase = "verifying" })
 		if ok, output := opts.Verify(ctx, loop.Workspace{}, cmd); !ok {
 			out.Failure = "verification failed: " + cmd + ": " + text.Clip(output, 500)
@@ -204,10 +203,11 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 
 // brief is what the attempt's agent is told, as the local loop briefs it:
 // the task's notes, the goals, the latest progress, for a retry how the
-// last went, in the run's prompt template. The template came as text from
-// where the run was started, since its path means nothing on this
-// machine. The task file is the worktree's.
-func brief(fs afero.Fs, wt string, in AttemptInput) (loop.Assignment, *memory.TaskFile, error) {
+// last went, and the verify commands that decide it (run, the run's
+// checks, then the task's own from the worktree's task file), in the
+// run's prompt template. The template came as text from where the run
+// was started, since its path means nothing on this machine.
+func brief(fs afero.Fs, wt string, in AttemptInput, run []string) (loop.Assignment, []string, error) {
 	var tmpl *taskprompt.Template
 	if in.Prompt != "" {
 		var err error
@@ -219,7 +219,9 @@ func brief(fs afero.Fs, wt string, in AttemptInput) (loop.Assignment, *memory.Ta
 	if err != nil {
 		f = memory.ParseTasks(nil)
 	}
-	return loop.AssignmentIn(fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, tmpl), f, nil
+	checks := loop.Checks(run, f.Verify(in.Task.ID))
+	a := loop.AssignmentIn(fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, tmpl)
+	return a.DecidedBy(checks), checks, nil
 }
 
 // attemptRun is the run configuration one attempt works with: the run's,

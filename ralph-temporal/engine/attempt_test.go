@@ -77,36 +77,39 @@ func TestAttemptRunKeepsTheAgentsPart(t *testing.T) {
 }
 
 // TestAttemptBriefUsesTheRunsTemplate: the agent of an attempt is told
-// its task in the run's prompt template, which came as text, and in
-// ralph's own prompt without one.
+// its task and the commands that decide it (the run's, then the task's
+// own Verify: line) in the run's prompt template, which came as text, and
+// in ralph's own prompt without one.
 func TestAttemptBriefUsesTheRunsTemplate(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	wt := "/wt"
 	if err := afero.WriteFile(fs, filepath.Join(wt, memory.TasksFile), []byte("- [ ] build the thing <!-- ralph:id=t1 -->\n  Verify: `make check`\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := AttemptInput{Task: memory.Task{ID: "t1", Title: "build the thing"}, Attempt: 1, Prompt: "Work on {{.Task.Title}} our way."}
-	a, f, err := brief(fs, wt, in)
+	in := AttemptInput{Task: memory.Task{ID: "t1", Title: "build the thing"}, Attempt: 1,
+		Prompt: "Work on {{.Task.Title}} our way; {{range .Verify}}{{.}}, {{end}}decide."}
+	a, checks, err := brief(fs, wt, in, []string{"go vet ./..."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := a.Prompt("", "")
-	if err != nil || got != "Work on build the thing our way." {
+	if err != nil || got != "Work on build the thing our way; go vet ./..., make check, decide." {
 		t.Fatalf("prompt %q (%v)", got, err)
 	}
-	if v := f.Verify("t1"); v != "make check" {
-		t.Fatalf("the task's own verify command = %q", v)
+	// The run's checks, then the task's own.
+	if !reflect.DeepEqual(checks, []string{"go vet ./...", "make check"}) {
+		t.Fatalf("checks %q", checks)
 	}
 	in.Prompt = ""
-	a, _, err = brief(fs, wt, in)
+	a, _, err = brief(fs, wt, in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := a.Prompt("", ""); strings.Contains(got, "our way") || !strings.Contains(got, "build the thing") {
+	if got, _ := a.Prompt("", ""); strings.Contains(got, "our way") || !strings.Contains(got, "build the thing") || !strings.Contains(got, "make check") {
 		t.Fatalf("ralph's own prompt: %q", got)
 	}
 	in.Prompt = "{{.Nope}}"
-	if _, _, err := brief(fs, wt, in); err == nil {
+	if _, _, err := brief(fs, wt, in, nil); err == nil {
 		t.Fatal("a bad template was taken")
 	}
 }
