@@ -215,9 +215,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	if rc.Review == "" {
-		rc.Review = cfg.Review // as the local run takes it (project.Open)
-	}
+	project.FromConfig(rc, cfg)
 	// What the loop on Temporal cannot do is refused here, in one
 	// sentence, rather than dropped on the way.
 	if err := remote.Refused(*rc); err != nil {
