@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,52 @@ func TestTemporalRefusesWhatItCannotRun(t *testing.T) {
 	r := ralph(t, dir, env, nil, "run", "--engine", "temporal", "--address", "127.0.0.1:1")
 	if r.code != 2 || !strings.Contains(r.stderr, "cannot run --review task") {
 		t.Errorf("review in the config: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestTemporalGetsTheRunAsData: ralph run --engine temporal hands
+// ralph-temporal the run's configuration as JSON on its standard input,
+// with the prompt template's text, rather than as flags it would parse
+// again (which dropped --prompt-template, --commit, --worktrees and
+// --archive-done). A stand-in ralph-temporal on PATH records what it got.
+func TestTemporalGetsTheRunAsData(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(ralphBin), "ralph-temporal")); err == nil {
+		t.Skip("the real ralph-temporal is beside ralph, where ralph looks first")
+	}
+	dir := t.TempDir()
+	writeTasks(t, dir, "only thing")
+	mustWrite(t, filepath.Join(dir, "t.tmpl"), "Work on {{.Task.Title}} our way.\n")
+	fake := t.TempDir()
+	got := filepath.Join(fake, "got")
+	mustWrite(t, filepath.Join(fake, "ralph-temporal"), "#!/bin/sh\necho \"$@\" > "+got+".args\ncat > "+got+".json\n"+
+		`echo '{"result":{"reason":"all_done","done":["t1"],"failed":[],"iterations":1,"tasks":{"total":1,"done":1},"usage":{},"session_id":"s"}}'`+"\n")
+	if err := os.Chmod(filepath.Join(fake, "ralph-temporal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := cleanEnv(t, "OPENAI_API_KEY=sk-test", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := ralph(t, dir, env, nil, "run", "--engine", "temporal", "--address", "127.0.0.1:1", "--prompt-template", "t.tmpl",
+		"--commit", "--archive-done", "--verify", "make check", "--agent-arg", "--x", "--agent", "exec:true", "--max-wait", "90s")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if args := readFileT(t, got+".args"); !strings.Contains(args, "run -C "+dir+" --config -") || strings.Contains(args, "--verify") {
+		t.Fatalf("ralph-temporal's arguments: %s", args)
+	}
+	var start struct {
+		Run     map[string]any `json:"run"`
+		Prompt  string         `json:"prompt"`
+		MaxWait int64          `json:"max_wait"`
+	}
+	if err := json.Unmarshal([]byte(readFileT(t, got+".json")), &start); err != nil {
+		t.Fatal(err)
+	}
+	if start.Prompt != "Work on {{.Task.Title}} our way.\n" || start.MaxWait != int64(90*time.Second) {
+		t.Fatalf("the prompt and max_wait sent: %+v", start)
+	}
+	for k, want := range map[string]any{"commit": true, "archive_done": true, "verify": "make check", "agent": "exec:true",
+		"prompt_template": filepath.Join(dir, "t.tmpl")} {
+		if start.Run[k] != want {
+			t.Errorf("run.%s = %v, want %v (all: %v)", k, start.Run[k], want, start.Run)
+		}
 	}
 }
