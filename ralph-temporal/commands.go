@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -12,15 +13,17 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/ralph-temporal/engine"
 )
 
 func runCmd(conn *engine.Conn) *cobra.Command {
 	var pf projectFlags
-	var in engine.RunInput
 	var attach bool
-	d := loop.DefaultRun()
+	var configFile string
+	var backoff, heartbeat time.Duration
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Start the project's run on Temporal, or attach to it, and follow it",
@@ -29,21 +32,27 @@ going (the workflow id comes from the remote and the branch, so two starts
 are one run), and print its events as JSON lines until it ends, then its
 result: {"event": {...}} ... {"result": {...}}. ralph run --engine temporal
 execs this and shows the events as a local run's. An interrupt stops the
-run: its attempts are cancelled on every worker.`,
+run: its attempts are cancelled on every worker.
+
+The run's configuration is read as JSON from --config (- for standard
+input), as ralph run writes it: {"run": {...}, "prompt": "...",
+"max_wait": ...}, with the run's fields as .ralph/session.json holds them.
+Without it the run has ralph run's defaults.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := conn.Normalise(); err != nil {
 				return err
 			}
+			start, err := readStart(configFile, os.Stdin)
+			if err != nil {
+				return usageError{err}
+			}
 			p, err := pf.find(cmd.Context())
 			if err != nil {
 				return err
 			}
-			in.Project = p
-			rc := d
-			rc.MaxIterations, rc.OnError, rc.Retries, rc.Until, rc.Breaker, rc.Agent, rc.AgentArgs = in.Policy.MaxIterations, in.Policy.OnError, in.Policy.Retries, in.Until, in.Breaker, in.Agent, in.AgentArgs
-			rc.Parallel, rc.MaxCost = in.Policy.Parallel, in.MaxCost
-			if err := loop.CheckRun(&rc); err != nil {
+			in, err := runInput(start, p, backoff, heartbeat)
+			if err != nil {
 				return usageError{err}
 			}
 			c, err := conn.Dial()
@@ -72,27 +81,59 @@ run: its attempts are cancelled on every worker.`,
 	}
 	pf.add(cmd)
 	fl := cmd.Flags()
-	fl.IntVar(&in.Policy.MaxIterations, "max-iterations", d.MaxIterations, "stop after this many task attempts")
-	fl.IntVar(&in.Policy.Parallel, "parallel", 1, "tasks worked at once, across all workers")
-	fl.StringVar(&in.Policy.OnError, "on-error", d.OnError, "after a failed attempt: retry, skip (mark failed) or abort")
-	fl.IntVar(&in.Policy.Retries, "retries", d.Retries, "with --on-error retry: attempts after the first before a task is marked failed")
-	fl.DurationVar(&in.Policy.Backoff, "backoff", decide.DefaultBackoff, "the wait before a task's first retry; it doubles after")
-	fl.DurationVar(&in.Policy.BreakerCooldown, "breaker-cooldown", time.Duration(d.BreakerCooldown), "how long the tripped circuit breaker waits before it lets one task through")
-	fl.StringVar(&in.Verify, "verify", "", "command that must pass in the task's worktree before a task counts as done")
-	fl.StringVar(&in.Agent, "agent", "", "work tasks with an external CLI: claude, codex, opencode, gemini or exec:'<command>'")
-	fl.StringArrayVar(&in.AgentArgs, "agent-arg", nil, "one more argument for the external agent (repeatable)")
-	fl.DurationVar(&in.TaskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
-	fl.Float64Var(&in.MaxCost, "max-cost", 0, "stop when the known cost in USD reaches this (0: no limit)")
-	fl.StringVar(&in.Until, "until", "", "stop, successfully, once this condition holds")
-	fl.StringVar(&in.Breaker, "breaker", "", "circuit breaker condition")
-	fl.DurationVar(&in.MaxWait, "max-wait", config.DefaultMaxWait, "longest wait for a rate or usage limit to reset (0: never wait)")
+	fl.StringVar(&configFile, "config", "", "the run's configuration as JSON, as ralph run --engine temporal writes it (- reads standard input)")
+	fl.DurationVar(&backoff, "backoff", decide.DefaultBackoff, "the wait before a task's first retry; it doubles after")
 	hb := engine.DefaultHeartbeatTimeout
 	if d, err := time.ParseDuration(os.Getenv("RALPH_TEMPORAL_HEARTBEAT_TIMEOUT")); err == nil && d > 0 {
 		hb = d // for tests that kill a worker and would rather not wait 30 s
 	}
-	fl.DurationVar(&in.HeartbeatTimeout, "heartbeat-timeout", hb, "how long a silent attempt is given before its worker counts as lost (env RALPH_TEMPORAL_HEARTBEAT_TIMEOUT)")
+	fl.DurationVar(&heartbeat, "heartbeat-timeout", hb, "how long a silent attempt is given before its worker counts as lost (env RALPH_TEMPORAL_HEARTBEAT_TIMEOUT)")
 	fl.BoolVar(&attach, "attach", false, "only follow the run going now; start none")
 	return cmd
+}
+
+// readStart reads the run's configuration: ralph run's defaults when no
+// file is named, else the JSON document ralph wrote (- is stdin).
+func readStart(name string, stdin io.Reader) (remote.Start, error) {
+	start := remote.Start{Run: loop.DefaultRun(), MaxWait: config.DefaultMaxWait}
+	if name == "" {
+		return start, nil
+	}
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return start, fmt.Errorf("--config: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	dec := json.NewDecoder(r)
+	// A field this binary does not know is a setting it would drop.
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&start); err != nil {
+		return start, fmt.Errorf("--config: the run's configuration is not ralph's JSON: %w", err)
+	}
+	return start, nil
+}
+
+// runInput is the workflow's input for a run configuration: refused in
+// one sentence when the loop on Temporal cannot run it, checked as the
+// local loop checks it, and otherwise carried whole.
+func runInput(start remote.Start, p engine.Project, backoff, heartbeat time.Duration) (engine.RunInput, error) {
+	if err := remote.Refused(start.Run); err != nil {
+		return engine.RunInput{}, err
+	}
+	if err := loop.CheckRun(&start.Run); err != nil {
+		return engine.RunInput{}, err
+	}
+	if start.Prompt != "" {
+		if _, err := taskprompt.Parse("prompt template", start.Prompt); err != nil {
+			return engine.RunInput{}, err
+		}
+	}
+	return engine.RunInput{Project: p, Run: start.Run, Prompt: start.Prompt, Backoff: backoff,
+		HeartbeatTimeout: heartbeat, MaxWait: start.MaxWait}, nil
 }
 
 func signalCmd(conn *engine.Conn) *cobra.Command {

@@ -42,8 +42,6 @@ type flags struct {
 	force          bool
 	parallel       int
 	run            memory.RunConfig
-	taskTimeout    time.Duration
-	breakerCool    time.Duration
 	maxWait        time.Duration
 	maxWaitSet     bool // --max-wait was given (0 is a value: never wait)
 	// engine is ralph run's --engine and how to reach it (flags over the

@@ -2,7 +2,6 @@ package scripts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
-	"github.com/ralph-dev/ralph/coordinator/review"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -34,7 +33,7 @@ func (c *cli) addLoopCommands(root *cobra.Command) {
 		Short:   "Work through RALPH_TASKS.md (or PLAN) on its own until done, a stop condition, or a limit",
 		Long:    RunHelp,
 		Example: runExamples,
-		Args:    cobra.MaximumNArgs(1),
+		Args:    loopArgs(&f.run.Review),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = reviewValue(cmd, args, &f.run.Review)
 			if len(args) == 1 {
@@ -53,7 +52,7 @@ saved. Tool calls that were running when ralph stopped are reported to the
 model as "unknown outcome", so it checks before repeating them; nothing
 already done is done again. A session id may be given in full or as a
 unique part.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: loopArgs(&f.run.Review),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			args = reviewValue(cmd, args, &f.run.Review)
 			if len(args) == 1 {
@@ -62,39 +61,13 @@ unique part.`,
 			return exit(c.loop(cmd, "", true))
 		},
 	}
-	d := loop.DefaultRun()
 	for _, cmd := range []*cobra.Command{runCmd, resume} {
 		fl := cmd.Flags()
-		fl.IntVar(&f.run.MaxIterations, "max-iterations", d.MaxIterations, "stop after this many task attempts")
-		fl.StringVar(&f.run.OnError, "on-error", d.OnError, "after a failed attempt: retry, skip (mark failed) or abort")
-		fl.IntVar(&f.run.Retries, "retries", d.Retries, "with --on-error retry: attempts after the first before a task is marked failed")
-		fl.Float64Var(&f.run.MaxCost, "max-cost", 0, "stop when the known cost in USD reaches this (0: no limit)")
-		fl.StringVar(&f.run.Until, "until", "", "stop, successfully, once this condition holds, e.g. 'tasks_done >= 5'")
-		fl.StringVar(&f.run.Breaker, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')")
-		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
-		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex, opencode, gemini or exec:'<command>'")
-		fl.StringArrayVar(&f.run.AgentArgs, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)")
-		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
-		fl.DurationVar(&f.breakerCool, "breaker-cooldown", time.Duration(d.BreakerCooldown),
-			"with nobody to ask, how long the tripped circuit breaker waits before it lets one task through (doubles after each failed one)")
+		runFlags().register(fl, &f.run)
 		fl.DurationVar(&f.maxWait, "max-wait", config.DefaultMaxWait,
 			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
-		fl.BoolVar(&f.run.Commit, "commit", false, "one git commit per done task, holding only that task's files")
-		fl.BoolVar(&f.run.Worktrees, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)")
-		fl.StringVar(&f.run.Review, "review", "", "reviewer agents read the work before it counts: task (after each task passes verify; bare --review) or end (once, after the last); confirmed findings are fixed (config review)")
-		// People type --review bare; it means the review of each task.
-		fl.Lookup("review").NoOptDefVal = project.ReviewTask
-		fl.IntVar(&f.run.ReviewRounds, "review-rounds", 3, "with --review: most review-and-fix rounds")
-		fl.StringVar(&f.run.Reviewer, "reviewer", "", "with --review: run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only")
-		fl.BoolVar(&f.run.ArchiveDone, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)")
-		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
-			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")
 	}
-	rf := runCmd.Flags()
-	rf.StringVar(&f.engine.Name, "engine", "", "where the task loop runs: local (the default) or temporal (config [engine] name)")
-	rf.StringVar(&f.engine.Address, "address", "", "with --engine temporal: the Temporal frontend, HOST:PORT")
-	rf.StringVar(&f.engine.Namespace, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")")
-	rf.StringVar(&f.engine.TaskQueue, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")")
+	engineFlags().register(runCmd.Flags(), &f.engine)
 	root.AddCommand(runCmd, resume)
 }
 
@@ -124,8 +97,6 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	}
 	settle := func(saved *memory.RunConfig) (*memory.RunConfig, error) {
 		rc := c.f.run
-		rc.TaskTimeout = memory.Duration(c.f.taskTimeout)
-		rc.BreakerCooldown = memory.Duration(c.f.breakerCool)
 		rc.Parallel = c.f.parallel
 		if rc.PromptTemplate != "" {
 			// Saved for resume, which may run from another directory.
@@ -136,7 +107,8 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 			rc.PromptTemplate = abs
 		}
 		if saved != nil {
-			rc = overrideRun(*saved, rc, cmd.Flags().Changed)
+			// The saved configuration, with the flags given here over it.
+			rc = runFlags().over(*saved, rc, cmd.Flags().Changed)
 		}
 		// A worktree's work reaches the branch only as a commit.
 		rc.Commit = rc.Commit || rc.Worktrees
@@ -156,7 +128,7 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		}
 	}
 	if mode == project.ModeRun && !resume {
-		if code, ok := c.runElsewhere(ctx, face, settle); ok {
+		if code, ok := c.runElsewhere(ctx, face, settle, cmd.Flags().Changed); ok {
 			return code
 		}
 	}
@@ -173,37 +145,6 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		return c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Handoff: handoff})
 	}
 	return code
-}
-
-// overrideRun is a saved run configuration with the flags given on this
-// command line put over it.
-func overrideRun(saved, flags memory.RunConfig, changed func(string) bool) memory.RunConfig {
-	rc := saved
-	set := func(name string, apply func()) {
-		if changed(name) {
-			apply()
-		}
-	}
-	set("max-iterations", func() { rc.MaxIterations = flags.MaxIterations })
-	set("on-error", func() { rc.OnError = flags.OnError })
-	set("retries", func() { rc.Retries = flags.Retries })
-	set("max-cost", func() { rc.MaxCost = flags.MaxCost })
-	set("until", func() { rc.Until = flags.Until })
-	set("breaker", func() { rc.Breaker = flags.Breaker })
-	set("verify", func() { rc.Verify = flags.Verify })
-	set("agent", func() { rc.Agent = flags.Agent })
-	set("agent-arg", func() { rc.AgentArgs = flags.AgentArgs })
-	set("task-timeout", func() { rc.TaskTimeout = flags.TaskTimeout })
-	set("breaker-cooldown", func() { rc.BreakerCooldown = flags.BreakerCooldown })
-	set("parallel", func() { rc.Parallel = flags.Parallel })
-	set("commit", func() { rc.Commit = flags.Commit })
-	set("worktrees", func() { rc.Worktrees = flags.Worktrees })
-	set("prompt-template", func() { rc.PromptTemplate = flags.PromptTemplate })
-	set("archive-done", func() { rc.ArchiveDone = flags.ArchiveDone })
-	set("review", func() { rc.Review = flags.Review })
-	set("review-rounds", func() { rc.ReviewRounds = flags.ReviewRounds })
-	set("reviewer", func() { rc.Reviewer = flags.Reviewer })
-	return rc
 }
 
 // planToRun resolves ralph run's PLAN to its path relative to the
@@ -252,7 +193,8 @@ func (c *cli) planName(r Records, arg string) (string, error) {
 
 // runElsewhere runs the task loop on another engine when --engine or the
 // config's [engine] says so; ok is false for the local loop.
-func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error)) (code int, ok bool) {
+func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error),
+	changed func(string) bool) (code int, ok bool) {
 	root, err := project.Root(c.f.dir)
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
@@ -261,13 +203,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	e := cfg.Engine
-	fe := c.f.engine
-	for _, kv := range [][2]*string{{&e.Name, &fe.Name}, {&e.Address, &fe.Address}, {&e.Namespace, &fe.Namespace}, {&e.TaskQueue, &fe.TaskQueue}} {
-		if *kv[1] != "" {
-			*kv[0] = *kv[1]
-		}
-	}
+	e := engineFlags().over(cfg.Engine, c.f.engine, changed)
 	switch e.Name {
 	case "", "local":
 		return 0, false
@@ -279,16 +215,46 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	if rc.Plan != "" || rc.Review != "" {
-		// The workflow works the branch's RALPH_TASKS.md and knows no
-		// reviewers: say so rather than run something else.
-		return face.Fail(ExitUsage, errors.New("--engine temporal works RALPH_TASKS.md without --review; run other plans and reviews with the local engine")), true
+	project.FromConfig(rc, cfg)
+	// What the loop on Temporal cannot do is refused here, in one
+	// sentence, rather than dropped on the way.
+	if err := remote.Refused(*rc); err != nil {
+		return face.Fail(ExitUsage, err), true
 	}
-	maxWait := cfg.MaxWait
+	start := remote.Start{Run: *rc, MaxWait: cfg.MaxWait}
 	if c.f.maxWaitSet {
-		maxWait = c.f.maxWait
+		start.MaxWait = c.f.maxWait
 	}
-	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Run: *rc, MaxWait: maxWait}), true
+	if start.Prompt, err = promptText(root, rc.PromptTemplate, cfg.PromptTemplate); err != nil {
+		return face.Fail(ExitUsage, err), true
+	}
+	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Start: start}), true
+}
+
+// promptText is the text of the run's prompt template, --prompt-template
+// (an absolute path by now) before prompt_template in the config
+// (relative to the project root), checked as the local run checks it;
+// "" for ralph's own prompt.
+func promptText(root, flag, configured string) (string, error) {
+	path := configured
+	if flag != "" {
+		path = flag
+	}
+	if path == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	fs := afero.NewOsFs()
+	if _, err := taskprompt.Load(fs, path); err != nil {
+		return "", err
+	}
+	data, err := afero.ReadFile(fs, path)
+	if err != nil {
+		return "", fmt.Errorf("the prompt template %s cannot be read: %w", path, err)
+	}
+	return string(data), nil
 }
 
 // Handoff is a task loop stopped by Ctrl-C on a terminal: the person goes
@@ -310,27 +276,16 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		p.EndUnstarted(err)
 		return face.Fail(code, err)
 	}
-	rc := p.Session.State().Run
-	if rc == nil {
-		d := loop.DefaultRun()
-		rc = &d
-	}
-	checked, err := loop.Compile(rc)
-	if err != nil {
-		return fail(ExitUsage, err), nil
+	// Checked before the session was recorded too (project.Open); a
+	// resumed session's plan may have changed since. RunLoop checks again
+	// when it starts; here a bad loop fails before the face starts.
+	rc := p.RunConfig()
+	if err := p.CheckLoop(rc); err != nil {
+		return fail(project.ExitCode(err), err), nil
 	}
 	// Messages from another terminal reach ralph's own agents, not a CLI
 	// agent's.
-	external := checked.External != nil
-	// Checked before the session was recorded too (project.Open); a
-	// resumed session's plan may have changed since.
-	tr, err := p.Tracker(rc)
-	if err == nil {
-		err = memory.CheckRunnable(tr)
-	}
-	if err != nil {
-		return fail(project.ExitCode(err), err), nil
-	}
+	external := rc.Agent != ""
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
 	face.Start()
@@ -359,52 +314,29 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	if ask != nil && questions != nil {
 		ask = questions.Confirmer(ask)
 	}
-	opts, _, err := p.LoopOptions(rc, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify})
-	if err != nil {
-		return fail(ExitUsage, err), nil
+	// Stop and switch: a Ctrl-C at a terminal stops and saves the loop;
+	// the person goes on talking to the same coordinator, and /run
+	// resumes the loop, ending it as this run would have.
+	intoChat := func(res loop.Result) bool {
+		return res.Reason == loop.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText && t.InTTY && t.ErrTTY
 	}
 	start, prior := time.Now(), p.Session.State()
-	res := loop.Run(ctx, opts)
-	if res.Reason == loop.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText &&
-		t.InTTY && t.ErrTTY {
-		// Stop and switch: the loop is stopped and saved; the person goes
-		// on talking to the same coordinator, and /run resumes the loop.
+	run, err := p.RunLoop(ctx, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify, Handoff: intoChat})
+	if err != nil {
+		return fail(project.ExitCode(err), err), nil
+	}
+	res := run.Result
+	if run.HandedOff {
 		at.StopSignals()
 		face.Close()
 		fmt.Fprintf(face.Stderr, "ralph: stopped the task loop (%d done, %d failed) — state saved; this is chat now: /run resumes the loop, Ctrl-D leaves\n",
 			len(res.Done), len(res.Failed))
 		return 0, &Handoff{Queue: queue, Coord: coord}
 	}
-	counts := memory.TaskCounts{}
-	if f, err := tr.Load(); err == nil {
-		counts = f.Counts()
+	for _, n := range run.Notes {
+		fmt.Fprintf(face.Stderr, "ralph: %s\n", n)
 	}
-	if rc.Review == project.ReviewEnd && !res.IsError && res.Reason != loop.ReasonInterrupted {
-		// One review of the run's whole work, after its last task; its
-		// findings and fixes are recorded, and major ones left make the
-		// run's exit 1.
-		rep, err := p.RunReview(ctx, rc, coord, face.Notify)
-		switch {
-		case errors.Is(err, review.ErrNothingToReview):
-		case err != nil:
-			fmt.Fprintf(face.Stderr, "ralph: the review after the run failed: %v\n", err)
-			res.IsError = true
-		case !rep.Clean:
-			fmt.Fprintf(face.Stderr, "ralph: the review after the run left confirmed major findings after %d round(s); see ralph report\n", rep.Rounds)
-			res.IsError = true
-		default:
-			fmt.Fprintf(face.Stderr, "ralph: the review after the run is clean (%d round(s), %d finding(s))\n", rep.Rounds, len(rep.Findings))
-		}
-	}
-	if rc.ArchiveDone && counts.Total > 0 && counts.Done+counts.Skipped == counts.Total {
-		// A finished plan leaves the plans in progress, as ralphex's do.
-		if dest, err := memory.ArchivePlan(p.Fs, p.Root, rc.Plan, memory.PlansDir(p.Fs, p.Root, p.Config.PlansDir)); err != nil {
-			fmt.Fprintf(face.Stderr, "ralph: %v\n", err)
-		} else if dest != "" {
-			fmt.Fprintf(face.Stderr, "ralph: every task of %s is done; moved it to %s\n", rc.Plan, dest)
-		}
-	}
-	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, prior, counts), nil
+	return face.FinishLoop(res, p.Session.ID, time.Since(start), p.Session.State().Usage, prior, run.Counts), nil
 }
 
 // reviewValue takes a mode written after a bare --review ("--review end",
@@ -412,13 +344,33 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 // value, so both spellings keep meaning what they say. It returns the
 // arguments left.
 func reviewValue(cmd *cobra.Command, args []string, review *string) []string {
-	fl := cmd.Flags().Lookup("review")
-	if fl == nil || !fl.Changed || *review != project.ReviewTask || len(args) == 0 {
-		return args
-	}
-	if args[0] == project.ReviewTask || args[0] == project.ReviewEnd {
-		*review = args[0]
-		return args[1:]
+	if mode, rest := splitReview(cmd, args, *review); mode != "" {
+		*review = mode
+		return rest
 	}
 	return args
+}
+
+// splitReview finds the mode written after a bare --review among args:
+// it returns the mode and the arguments after it, or "" when there is
+// none.
+func splitReview(cmd *cobra.Command, args []string, review string) (string, []string) {
+	fl := cmd.Flags().Lookup("review")
+	if fl == nil || !fl.Changed || review != project.ReviewTask || len(args) == 0 {
+		return "", args
+	}
+	if args[0] == project.ReviewTask || args[0] == project.ReviewEnd {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+// loopArgs is ralph run's and ralph resume's one argument at most, not
+// counting a mode written after a bare --review ("ralph run --review end
+// PLAN").
+func loopArgs(review *string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		_, rest := splitReview(cmd, args, *review)
+		return cobra.MaximumNArgs(1)(cmd, rest)
+	}
 }

@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -64,9 +64,8 @@ func FindTemporalBinary() (string, error) {
 type TemporalRun struct {
 	Root   string
 	Engine config.Engine
-	Run    memory.RunConfig
-	// MaxWait is --max-wait or the config's max_wait.
-	MaxWait time.Duration
+	// Start is the run's configuration, handed to ralph-temporal as data.
+	Start remote.Start
 }
 
 func connArgs(e config.Engine) []string {
@@ -79,26 +78,6 @@ func connArgs(e config.Engine) []string {
 	}
 	if e.TLS {
 		args = append(args, "--tls")
-	}
-	return args
-}
-
-func (t TemporalRun) args() []string {
-	rc := t.Run
-	args := append(connArgs(t.Engine), "run", "-C", t.Root,
-		"--max-iterations", strconv.Itoa(rc.MaxIterations), "--on-error", rc.OnError, "--retries", strconv.Itoa(rc.Retries),
-		"--parallel", strconv.Itoa(max(rc.Parallel, 1)), "--task-timeout", time.Duration(rc.TaskTimeout).String(),
-		"--breaker-cooldown", time.Duration(rc.BreakerCooldown).String(), "--max-wait", t.MaxWait.String())
-	for flag, v := range map[string]string{"--verify": rc.Verify, "--agent": rc.Agent, "--until": rc.Until, "--breaker": rc.Breaker} {
-		if v != "" {
-			args = append(args, flag, v)
-		}
-	}
-	for _, a := range rc.AgentArgs {
-		args = append(args, "--agent-arg", a)
-	}
-	if rc.MaxCost > 0 {
-		args = append(args, "--max-cost", strconv.FormatFloat(rc.MaxCost, 'f', -1, 64))
 	}
 	return args
 }
@@ -120,8 +99,14 @@ func RunTemporal(ctx context.Context, face *OneShot, t TemporalRun) int {
 		return face.Fail(ExitFailed, err)
 	}
 	defer func() { _ = fs.Remove(markerPath(t.Root)) }()
-	cmd := exec.Command(bin, t.args()...)
-	cmd.Dir, cmd.Stderr = t.Root, face.Stderr
+	// The run's configuration travels as JSON on ralph-temporal's
+	// standard input, whole: no setting is turned back into flags.
+	startJSON, err := json.Marshal(t.Start)
+	if err != nil {
+		return face.Fail(ExitFailed, err)
+	}
+	cmd := exec.Command(bin, append(connArgs(t.Engine), "run", "-C", t.Root, "--config", "-")...)
+	cmd.Dir, cmd.Stderr, cmd.Stdin = t.Root, face.Stderr, bytes.NewReader(startJSON)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return face.Fail(ExitFailed, err)

@@ -113,8 +113,14 @@ func (l *loop) assign(f *memory.TaskFile, t memory.Task, attempt int) Assignment
 	}
 	a := AssignmentIn(l.o.Fs, l.o.Root, f, t, attempt, last, l.o.Prompt)
 	a.brief.Plan = l.o.Tasks.Name()
-	a.checks = Checks(l.o.VerifyCommands, f.Verify(t.ID))
-	a.brief.Verify = a.checks
+	return a.DecidedBy(Checks(l.o.VerifyCommands, f.Verify(t.ID)))
+}
+
+// DecidedBy is a with the verify commands that decide it: its agent is
+// told them, and its claim of completion is checked by them. The local
+// loop and the attempts on Temporal set them alike.
+func (a Assignment) DecidedBy(checks []string) Assignment {
+	a.checks, a.brief.Verify = checks, checks
 	return a
 }
 

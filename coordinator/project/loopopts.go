@@ -27,6 +27,10 @@ type LoopFace struct {
 	// Prior is the session's state the loop picks up from; nil is the
 	// state the project was opened with.
 	Prior *memory.State
+	// Handoff, when set, is asked once the loop has stopped whether the
+	// face takes the stopped loop over (Ctrl-C into chat); then RunLoop
+	// leaves the end-of-run steps to the loop's real end.
+	Handoff func(loop.Result) bool
 }
 
 // LoopOptions is the one builder of the task loop's options, for `ralph

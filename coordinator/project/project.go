@@ -21,7 +21,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
-	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -516,43 +515,6 @@ func (p *Project) touchRegistry() {
 // into the conversation. run_command's is childenv.ForCommands.
 func commandEnv(keyVar string) []string {
 	return childenv.Without(os.Environ(), keyVar, "OPENAI_API_KEY")
-}
-
-// TaskLoop is /run in chat and in scripts: the task loop over
-// RALPH_TASKS.md as `ralph run` runs it, with children spawned by this
-// conversation's coordinator and events shown by the face. queue carries
-// the hard stops meant for the loop; ctl, if set, pauses and resumes it.
-// ask answers the circuit breaker (nil: nobody to ask, the loop stops).
-func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
-	ctl *loop.Control, ask func(context.Context, string) bool) (string, error) {
-	// A loop with nothing to work would end at once saying "all tasks
-	// done": say what is wrong instead, as ralph run does.
-	st := p.Session.State()
-	tr, err := p.Tracker(st.Run)
-	if err != nil {
-		return "", err
-	}
-	if err := memory.CheckRunnable(tr); err != nil {
-		return "", err
-	}
-	// Read now, so a template edited during the chat counts, and a bad
-	// one stops the loop before it starts.
-	if err := p.loadPrompt(st.Run); err != nil {
-		return "", err
-	}
-	opts, _, err := p.LoopOptions(st.Run, LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Prior: &st})
-	if err != nil {
-		return "", err
-	}
-	res := loop.Run(ctx, opts)
-	summary := fmt.Sprintf("task loop: %s (%d done, %d failed)", res.Reason, len(res.Done), len(res.Failed))
-	if res.IsError {
-		if res.Err != nil {
-			return summary, res.Err
-		}
-		return summary, errors.New(summary)
-	}
-	return summary, nil
 }
 
 // CloseConversation leaves a truthful status when a chat or a script

@@ -26,9 +26,7 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		if run, err = opts.Run(saved); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
-		if run.Review == "" {
-			run.Review = p.Config.Review
-		}
+		FromConfig(run, p.Config)
 		if err := checkAgent(run, p.Root); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
@@ -60,6 +58,16 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		return nil, err
 	}
 	return run, nil
+}
+
+// FromConfig fills in what a run configuration leaves to the config
+// (review), for a run on any engine. The prompt template is not among
+// them: prompt_template is read where the prompt is made (loadPrompt), so
+// an edited config counts on resume.
+func FromConfig(run *memory.RunConfig, cfg config.Config) {
+	if run.Review == "" {
+		run.Review = cfg.Review
+	}
 }
 
 // StartPlan makes write_plan ready for a new plan (ralph plan, /plan in

@@ -5,6 +5,9 @@
 package remote
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -60,3 +63,35 @@ type Marker struct {
 
 // MarkerFile is the marker's name under .ralph/.
 const MarkerFile = "engine.json"
+
+// Start is what ralph hands ralph-temporal to start a run, as one JSON
+// document on its standard input: the run configuration as data, so that
+// every setting reaches the workers as ralph settled it and none is lost
+// on a second trip through flags.
+type Start struct {
+	Run memory.RunConfig `json:"run"`
+	// Prompt is the text of the run's prompt template (--prompt-template,
+	// else prompt_template in the config), read where the run is started:
+	// the workers run on other machines, where its path means nothing.
+	// "" is ralph's own prompt.
+	Prompt string `json:"prompt,omitempty"`
+	// MaxWait is --max-wait or the config's max_wait: the longest wait for
+	// a rate or usage limit to reset (0: never wait).
+	MaxWait time.Duration `json:"max_wait"`
+}
+
+// Refused is the sentence why the loop on Temporal cannot run a run
+// configuration, nil when it can. The workflow works the target branch's
+// RALPH_TASKS.md and knows no reviewers; every other setting it uses
+// (--commit and --worktrees are how it always works: each task on its
+// own branch, merged when done; --archive-done leaves RALPH_TASKS.md in
+// place, as the local loop does).
+func Refused(rc memory.RunConfig) error {
+	switch {
+	case rc.Plan != "":
+		return fmt.Errorf("--engine temporal works the branch's %s; run the plan %s with the local engine", memory.TasksFile, rc.Plan)
+	case rc.Review != "":
+		return fmt.Errorf("--engine temporal has no reviewers, so it cannot run --review %s; run reviews with the local engine", rc.Review)
+	}
+	return nil
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -130,14 +131,14 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 }
 
 // work runs the agent on the task in the worktree, as ralph run would
-// run one attempt there, and verifies a claimed completion.
+// run one attempt there, and verifies a claimed completion. The loop's
+// options are the local loop's (project.LoopOptions): the same worker,
+// external agent, verify commands (the run's, the plan's, the task's
+// own) and prompt template; the workflow is the loop, so the attempt
+// takes one attempt's part of them.
 func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *heartbeat, out *AttemptOutcome) {
-	rc := loop.DefaultRun()
-	rc.MaxIterations, rc.Verify, rc.Agent, rc.AgentArgs = 1, in.Verify, in.Agent, in.AgentArgs
-	if in.TaskTimeout > 0 {
-		rc.TaskTimeout = memory.Duration(in.TaskTimeout)
-	}
-	if err := loop.CheckRun(&rc); err != nil {
+	rc, err := attemptRun(in)
+	if err != nil {
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}
@@ -158,29 +159,23 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 			hb.set(func(b *beat) { b.Last = text.Clip(ev.Text, 200) })
 		}
 	})
-	var worker loop.Worker = loop.ChildWorker(coord)
-	if rc.Agent != "" {
-		// The external agent as ralph run configures it: the worker's own
-		// [agents.*] settings, its sandbox and approvals, --agent-arg.
-		agent, price, _, err := p.ExternalAgent(&rc)
-		if err != nil {
-			out.Failure, out.ErrKind = err.Error(), ErrKindConfig
-			return
-		}
-		worker = loop.ExternalWorker{Agent: agent, Events: coord.Events(), Price: price}
+	// The external agent, if any, as ralph run configures it: the
+	// worker's own [agents.*] settings, its sandbox and approvals,
+	// --agent-arg.
+	opts, _, err := p.LoopOptions(&rc, project.LoopFace{Coord: coord, Queue: queue})
+	if err != nil {
+		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
+		return
+	}
+	assignment, checks, err := brief(afero.NewOsFs(), wt, in, opts.VerifyCommands)
+	if err != nil {
+		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
+		return
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(rc.TaskTimeout))
 	defer cancel()
 	go a.relayMessages(wctx, in.MessagesFrom, coord)
-	// The agent is briefed as the local loop briefs it: the task's notes,
-	// the goals, the latest progress, and for a retry how the last went.
-	fs := afero.NewOsFs()
-	f, err := memory.LoadTasks(fs, wt)
-	if err != nil {
-		f = memory.ParseTasks(nil)
-	}
-	res := worker.Work(wctx, loop.AssignmentIn(fs, wt, f, in.Task, in.Attempt,
-		loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, nil))
+	res := opts.Worker.Work(wctx, assignment)
 	out.Completed, out.Summary, out.Usage, out.CostUSD = res.Completed, res.Summary, res.Usage, res.CostUSD
 	switch {
 	case res.Err != nil && llm.IsConfigError(res.Err):
@@ -195,13 +190,55 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	case !res.Completed:
 		return // the workflow says why
 	}
-	if rc.Verify != "" {
+	// The run's --verify, the plan's validation commands, then the
+	// task's own verify lines, in order, as the local loop runs them.
+	for _, cmd := range checks {
 		hb.set(func(b *beat) { b.Phase = "verifying" })
-		r := p.Tools.RunShell(ctx, rc.Verify, 10*time.Minute)
-		if r.IsError {
-			out.Failure = "verification failed: " + text.Clip(r.Output, 500)
+		if ok, output := opts.Verify(ctx, loop.Workspace{}, cmd); !ok {
+			out.Failure = "verification failed: " + cmd + ": " + text.Clip(output, 500)
+			return
 		}
 	}
+}
+
+// brief is what the attempt's agent is told, as the local loop briefs it:
+// the task's notes, the goals, the latest progress, for a retry how the
+// last went, and the verify commands that decide it (run, the run's
+// checks, then the task's own from the worktree's task file), in the
+// run's prompt template. The template came as text from where the run
+// was started, since its path means nothing on this machine.
+func brief(fs afero.Fs, wt string, in AttemptInput, run []string) (loop.Assignment, []string, error) {
+	var tmpl *taskprompt.Template
+	if in.Prompt != "" {
+		var err error
+		if tmpl, err = taskprompt.Parse("prompt template", in.Prompt); err != nil {
+			return loop.Assignment{}, nil, err
+		}
+	}
+	f, err := memory.LoadTasks(fs, wt)
+	if err != nil {
+		f = memory.ParseTasks(nil)
+	}
+	checks := loop.Checks(run, f.Verify(in.Task.ID))
+	a := loop.AssignmentIn(fs, wt, f, in.Task, in.Attempt, loop.LastTry{Error: in.LastError, Summary: in.LastSummary}, tmpl)
+	return a.DecidedBy(checks), checks, nil
+}
+
+// attemptRun is the run configuration one attempt works with: the run's,
+// less what the workflow does itself rather than the attempt (the loop's
+// limits, its git work per task, reviews, the plan's archive) and less
+// the template's path, which came as text.
+func attemptRun(in AttemptInput) (memory.RunConfig, error) {
+	rc := in.Run
+	if rc.TaskTimeout <= 0 {
+		rc.TaskTimeout = loop.DefaultRun().TaskTimeout
+	}
+	if rc.OnError == "" {
+		rc.OnError = loop.OnErrorRetry
+	}
+	rc.MaxIterations, rc.Parallel, rc.Until, rc.Breaker, rc.MaxCost = 1, 0, "", "", 0
+	rc.Commit, rc.Worktrees, rc.Review, rc.Reviewer, rc.ArchiveDone, rc.Plan, rc.PromptTemplate = false, false, "", "", false, "", ""
+	return rc, loop.CheckRun(&rc)
 }
 
 // limitOf reports an error that is a rate or usage limit, and when it

@@ -36,21 +36,18 @@ type Control struct {
 	Urgent bool   `json:"urgent,omitempty"`
 }
 
-// RunInput starts a run: the project and its run configuration.
+// RunInput starts a run: the project, and its run configuration as ralph
+// settled it (remote.Start), which the workflow and every attempt read
+// as data.
 type RunInput struct {
-	Project Project       `json:"project"`
-	Policy  decide.Policy `json:"policy"`
-	// Verify is a command that must pass in the task's worktree before a
-	// claimed completion counts.
-	Verify string `json:"verify,omitempty"`
-	// Agent is an external agent (--agent); "" is ralph's own.
-	Agent       string        `json:"agent,omitempty"`
-	AgentArgs   []string      `json:"agent_args,omitempty"`
-	TaskTimeout time.Duration `json:"task_timeout"`
-	MaxCost     float64       `json:"max_cost,omitempty"`
-	// Until and Breaker are conditions as --until and --breaker take them.
-	Until   string `json:"until,omitempty"`
-	Breaker string `json:"breaker,omitempty"`
+	Project Project          `json:"project"`
+	Run     memory.RunConfig `json:"run"`
+	// Prompt is the text of the run's prompt template; "" is ralph's own
+	// prompt.
+	Prompt string `json:"prompt,omitempty"`
+	// Backoff is the wait before a task's first retry; it doubles after
+	// (0: the default).
+	Backoff time.Duration `json:"backoff,omitempty"`
 	// HeartbeatTimeout is how long a silent attempt is given before its
 	// worker counts as lost and the attempt moves to another (default
 	// 30 s).
@@ -60,16 +57,23 @@ type RunInput struct {
 	MaxWait time.Duration `json:"max_wait,omitempty"`
 }
 
+// Policy is the run configuration's part that ralph's decisions take, the
+// same for the local loop and this workflow.
+func (in RunInput) Policy() decide.Policy {
+	rc := in.Run
+	return decide.Policy{MaxIterations: rc.MaxIterations, Parallel: rc.Parallel, OnError: rc.OnError, Retries: rc.Retries,
+		Backoff: in.Backoff, BreakerCooldown: time.Duration(rc.BreakerCooldown)}.WithDefaults()
+}
+
 // AttemptInput is one attempt at a task.
 type AttemptInput struct {
-	Project     Project       `json:"project"`
-	Task        memory.Task   `json:"task"`
-	Attempt     int           `json:"attempt"`
-	Verify      string        `json:"verify,omitempty"`
-	Agent       string        `json:"agent,omitempty"`
-	AgentArgs   []string      `json:"agent_args,omitempty"`
-	TaskTimeout time.Duration `json:"task_timeout"`
-	SessionID   string        `json:"session_id"`
+	Project Project     `json:"project"`
+	Task    memory.Task `json:"task"`
+	Attempt int         `json:"attempt"`
+	// Run and Prompt are the run's, as RunInput holds them.
+	Run       memory.RunConfig `json:"run"`
+	Prompt    string           `json:"prompt,omitempty"`
+	SessionID string           `json:"session_id"`
 	// MessagesFrom is the first of the run's ralph say messages this
 	// attempt's agent gets.
 	MessagesFrom int `json:"messages_from"`

@@ -99,18 +99,18 @@ type loopWF struct {
 // NewTaskLoop is the workflow function, with conditions compiled by cond.
 func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, error) {
 	return func(ctx workflow.Context, in RunInput) (RunResult, error) {
-		w := &loopWF{ctx: ctx, in: in, policy: in.Policy.WithDefaults(), running: map[string]*inflight{}, attempts: map[string]int{},
+		w := &loopWF{ctx: ctx, in: in, policy: in.Policy(), running: map[string]*inflight{}, attempts: map[string]int{},
 			notBefore: map[string]time.Time{}, waived: map[string]int{}, lastTry: map[string]loop.LastTry{}, start: workflow.Now(ctx),
 			sessionID: workflow.GetInfo(ctx).WorkflowExecution.RunID}
 		w.trips = loop.DefaultBreaker
 		var err error
-		if in.Until != "" {
-			if w.until, err = cond("--until", in.Until); err != nil {
+		if in.Run.Until != "" {
+			if w.until, err = cond("--until", in.Run.Until); err != nil {
 				return RunResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "config", err)
 			}
 		}
-		if in.Breaker != "" {
-			if w.trips, err = cond("--breaker", in.Breaker); err != nil {
+		if in.Run.Breaker != "" {
+			if w.trips, err = cond("--breaker", in.Run.Breaker); err != nil {
 				return RunResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "config", err)
 			}
 		}
@@ -272,7 +272,7 @@ func (w *loopWF) begin(t memory.Task) {
 	actx = workflow.WithActivityOptions(actx, workflow.ActivityOptions{
 		// The attempt's own time limit is the agent's; this one covers
 		// fetching, verifying and pushing besides.
-		StartToCloseTimeout: w.in.TaskTimeout + 30*time.Minute,
+		StartToCloseTimeout: time.Duration(w.in.Run.TaskTimeout) + 30*time.Minute,
 		HeartbeatTimeout:    hb,
 		WaitForCancellation: true,
 		// A failed task is an outcome, settled by ralph's policy above;
@@ -280,8 +280,8 @@ func (w *loopWF) begin(t memory.Task) {
 		// only that is retried, on any worker.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	})
-	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Verify: w.in.Verify, Agent: w.in.Agent, AgentArgs: w.in.AgentArgs,
-		TaskTimeout: w.in.TaskTimeout, SessionID: w.sessionID, MessagesFrom: w.delivered,
+	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Run: w.in.Run, Prompt: w.in.Prompt,
+		SessionID: w.sessionID, MessagesFrom: w.delivered,
 		LastError: w.lastTry[t.ID].Error, LastSummary: w.lastTry[t.ID].Summary}
 	w.delivered = len(w.messages)
 	w.running[t.ID] = &inflight{task: t, attempt: attempt, cancel: cancel, fut: workflow.ExecuteActivity(actx, AttemptName, in)}
@@ -495,9 +495,9 @@ func (w *loopWF) checkLimits() (loop.Result, bool) {
 			return loop.Result{Reason: decide.ReasonUntil, IsError: len(w.failed) > 0}, true
 		}
 	}
-	if decide.CostSpent(w.cost, w.in.MaxCost, st.TasksOpen, len(w.running)) {
+	if decide.CostSpent(w.cost, w.in.Run.MaxCost, st.TasksOpen, len(w.running)) {
 		return loop.Result{Reason: decide.ReasonMaxCost, IsError: true,
-			Err: coordinator.CostLimitError(w.in.MaxCost, w.cost)}, true
+			Err: coordinator.CostLimitError(w.in.Run.MaxCost, w.cost)}, true
 	}
 	if w.policy.OutOfIterations(w.iterations, len(w.running), st.TasksOpen) {
 		return loop.Result{Reason: decide.ReasonMaxIterations, IsError: true,

@@ -91,8 +91,11 @@ func newEnv(t *testing.T, tasks string, cond Conditions, attempt func(ctx contex
 	return env{e, r}
 }
 
+// input is a run whose configuration holds the scenario's policy.
 func input(p decide.Policy) RunInput {
-	return RunInput{Project: Project{Remote: "file:///remote.git", Branch: "main"}, Policy: p, TaskTimeout: time.Minute, Breaker: "scenario"}
+	rc := memory.RunConfig{MaxIterations: p.MaxIterations, Parallel: p.Parallel, OnError: p.OnError, Retries: p.Retries,
+		BreakerCooldown: memory.Duration(p.BreakerCooldown), TaskTimeout: memory.Duration(time.Minute), Breaker: "scenario"}
+	return RunInput{Project: Project{Remote: "file:///remote.git", Branch: "main"}, Run: rc, Backoff: p.Backoff}
 }
 
 func (e env) result(t *testing.T) RunResult {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/remote"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/ralph-temporal/engine"
+)
+
+// everyField is a run configuration with every field the loop on
+// Temporal runs set to something other than its default; the fields it
+// refuses (a plan, reviews) are left out.
+func everyField() memory.RunConfig {
+	return memory.RunConfig{Agent: "exec:true", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", Parallel: 3,
+		Until: "tasks_done >= 9", Breaker: "no_progress >= 9", MaxCost: 3.5, TaskTimeout: memory.Duration(7 * time.Minute),
+		OnError: loop.OnErrorSkip, Retries: 4, MaxIterations: 42, BreakerCooldown: memory.Duration(time.Second),
+		Commit: true, Worktrees: true, PromptTemplate: "/elsewhere/t.tmpl", ArchiveDone: true, ReviewRounds: 2, Reviewer: "codex"}
+}
+
+// TestTheRunTravelsWhole: the run configuration ralph writes reaches the
+// workflow's input field for field, with the prompt template's text and
+// the limit wait; ralph-temporal retypes none of it.
+func TestTheRunTravelsWhole(t *testing.T) {
+	rc := everyField()
+	refused := map[string]bool{"Plan": true, "Review": true}
+	v := reflect.ValueOf(rc)
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Name; v.Field(i).IsZero() && !refused[name] {
+			t.Fatalf("everyField leaves %s unset: set it, or refuse it in remote.Refused", name)
+		}
+	}
+	start := remote.Start{Run: rc, Prompt: "Work on {{.Task.Title}} our way.", MaxWait: 90 * time.Minute}
+	data, err := json.Marshal(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readStart("-", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := engine.Project{Remote: "file:///r.git", Branch: "main"}
+	in, err := runInput(got, p, time.Second, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := engine.RunInput{Project: p, Run: rc, Prompt: start.Prompt, Backoff: time.Second, HeartbeatTimeout: 2 * time.Second, MaxWait: start.MaxWait}
+	if !reflect.DeepEqual(in, want) {
+		t.Fatalf("the workflow's input:\n%+v\nwant\n%+v", in, want)
+	}
+	if pol := in.Policy(); pol.MaxIterations != 42 || pol.Parallel != 3 || pol.OnError != loop.OnErrorSkip || pol.Retries != 4 || pol.BreakerCooldown != time.Second {
+		t.Fatalf("policy %+v", pol)
+	}
+}
+
+// TestRunRefusesWhatItCannotDo: a plan other than RALPH_TASKS.md, a
+// review, a bad template and a field this binary does not know are each
+// refused in one sentence, never dropped.
+func TestRunRefusesWhatItCannotDo(t *testing.T) {
+	for name, start := range map[string]remote.Start{
+		"plan":     {Run: func() memory.RunConfig { rc := everyField(); rc.Plan = "docs/plans/p.md"; return rc }()},
+		"review":   {Run: func() memory.RunConfig { rc := everyField(); rc.Review = "end"; return rc }()},
+		"template": {Run: everyField(), Prompt: "{{.Nope}}"},
+		"on-error": {Run: func() memory.RunConfig { rc := everyField(); rc.OnError = "shrug"; return rc }()},
+	} {
+		_, err := runInput(start, engine.Project{}, 0, 0)
+		if err == nil || strings.Contains(strings.TrimSpace(err.Error()), "\n") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := readStart("-", strings.NewReader(`{"run": {"verify": "make"}, "dropped": true}`)); err == nil {
+		t.Error("a field ralph-temporal does not know was dropped without a word")
+	}
+	start, err := readStart("", nil)
+	if err != nil || !reflect.DeepEqual(start.Run, loop.DefaultRun()) {
+		t.Fatalf("without --config: %+v (%v)", start, err)
+	}
+}
