@@ -365,7 +365,7 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 		return at.Call(ctx, name, args)
 	}
 	res := tool.Run(ctx, args)
-	res.Output = truncateMiddle(res.Output, t.maxOut+resultSlack)
+	res.Output = TruncateMiddle(res.Output, t.maxOut+resultSlack)
 	return res
 }
 

@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
@@ -132,7 +132,7 @@ func (s *agentStream) claudeResultDetails(ev claudeEvent) {
 	}
 	s.noteLimit(msg)
 	s.agentErr = msg
-	s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+	s.send(Event{Kind: "error", Text: capEventText(msg)})
 }
 
 // denialInput is the gist of a refused call's input: the command of a
@@ -181,7 +181,7 @@ func unwrapShell(command string) string {
 // Failure is why a finished run failed, in one sentence, or "": the
 // agent's own error first, then a non-zero exit without the marker, with
 // the line of stderr that says most (see stderrReason).
-func (r ExternalResult) Failure(kind ExternalKind) string {
+func (r Result) Failure(kind Kind) string {
 	switch {
 	case r.AgentError != "":
 		return fmt.Sprintf("%s failed: %s", kind, clipOneLine(r.AgentError, 300))
@@ -198,7 +198,7 @@ func (r ExternalResult) Failure(kind ExternalKind) string {
 // Contradiction is why a claimed completion does not hold, in one
 // sentence, or "": a tool the agent's permissions refused, or a last
 // command that failed.
-func (r ExternalResult) Contradiction(kind ExternalKind) string {
+func (r Result) Contradiction(kind Kind) string {
 	if len(r.Denials) > 0 {
 		d := r.Denials[0]
 		msg := fmt.Sprintf("%s was not allowed to %s", kind, denialVerb(d))
@@ -243,7 +243,7 @@ func denialVerb(d Denial) string {
 // denialHint says how to allow a refused tool, in the agent's own terms
 // (claude's settings, gemini's flags), or in ralph's where ralph's
 // settings decide (opencode's permission).
-func denialHint(kind ExternalKind, d Denial) string {
+func denialHint(kind Kind, d Denial) string {
 	switch kind {
 	case AgentOpenCode:
 		return opencodeDenialHint(d)

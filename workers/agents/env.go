@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"strings"
@@ -15,9 +15,9 @@ import (
 // Kept regardless: what the chosen CLI needs (claude: ANTHROPIC_* and
 // CLAUDE_*, plus AWS_* with CLAUDE_CODE_USE_BEDROCK and
 // GOOGLE_APPLICATION_CREDENTIALS with CLAUDE_CODE_USE_VERTEX; codex:
-// OPENAI_* and CODEX_*; opencode: OPENCODE_*) and whatever ExternalAgent.KeepEnv lists (the
+// OPENAI_* and CODEX_*; opencode: OPENCODE_*) and whatever Agent.KeepEnv lists (the
 // variables the agent's own configuration names, see external_config.go).
-// ExternalAgent.DropEnv names ralph's own key variable, dropped whatever
+// Agent.DropEnv names ralph's own key variable, dropped whatever
 // its name unless kept by the above.
 
 // ScrubEnv returns env without the variables that look like credentials,
@@ -30,7 +30,7 @@ func scrubEnv(env, drop, keep []string) []string { return childenv.ScrubDropping
 
 // keepEnv lists the credential-like variables this agent needs: its CLI's
 // own key and settings, and the caller's KeepEnv.
-func (a ExternalAgent) keepEnv(env []string) []string {
+func (a Agent) keepEnv(env []string) []string {
 	keep := append([]string(nil), a.KeepEnv...)
 	switch a.Kind {
 	case AgentClaude:

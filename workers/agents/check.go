@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // caller that does not know the root yet. Commands whose program only the
 // shell can tell (a builtin such as cd, an expansion such as $AGENT) are
 // let through: bash will say what is wrong with them.
-func (a ExternalAgent) Check(root string) error {
+func (a Agent) Check(root string) error {
 	switch a.Kind {
 	case AgentClaude, AgentCodex, AgentOpenCode, AgentGemini:
 		bin := strings.TrimSpace(a.Command)

@@ -1,6 +1,8 @@
-package workers
+package agents
 
 import (
+	"github.com/ralph-dev/ralph/workers"
+
 	"bytes"
 	"fmt"
 	"strings"
@@ -28,12 +30,12 @@ const (
 // has no such structure, so there the marker counts anywhere in stdout,
 // including split across reads.
 type agentStream struct {
-	kind  ExternalKind
-	send  func(ExternalEvent)
+	kind  Kind
+	send  func(Event)
 	lines lineSplitter
-	tail  []byte          // exec: the last bytes seen, to find a marker split across reads
-	raw   *headTailBuffer // exec: all of stdout
-	plain *headTailBuffer // claude/codex: lines that were not JSON events
+	tail  []byte                  // exec: the last bytes seen, to find a marker split across reads
+	raw   *workers.HeadTailBuffer // exec: all of stdout
+	plain *workers.HeadTailBuffer // claude/codex: lines that were not JSON events
 
 	final     string // claude's result field or codex's last agent message
 	hasFinal  bool
@@ -55,13 +57,13 @@ type agentStream struct {
 	limit       *UsageLimit // the usage limit the agent said it hit, if any
 }
 
-func newAgentStream(kind ExternalKind, send func(ExternalEvent)) *agentStream {
+func newAgentStream(kind Kind, send func(Event)) *agentStream {
 	s := &agentStream{kind: kind, send: send, started: map[string]bool{}, bash: map[string]string{},
 		geminiCalls: map[string]geminiCall{}}
 	if kind == AgentExec {
-		s.raw = newHeadTailBuffer(maxAgentOutput)
+		s.raw = workers.NewHeadTailBuffer(maxAgentOutput)
 	} else {
-		s.plain = newHeadTailBuffer(maxAgentOutput)
+		s.plain = workers.NewHeadTailBuffer(maxAgentOutput)
 	}
 	s.lines = lineSplitter{max: maxAgentLine, onLine: s.line}
 	return s
@@ -140,7 +142,7 @@ func (s *agentStream) line(b []byte, cut bool) {
 		s.plain.Write([]byte{'\n'})
 		s.checkText(text)
 	}
-	s.send(ExternalEvent{Kind: "text", Text: capEventText(text)})
+	s.send(Event{Kind: "text", Text: capEventText(text)})
 }
 
 // checkText notes the markers in text the agent wrote as its own.
@@ -160,7 +162,7 @@ func (s *agentStream) assistantText(text string) {
 	}
 	s.lastText = text
 	s.checkText(text)
-	s.send(ExternalEvent{Kind: "text", Text: capEventText(text)})
+	s.send(Event{Kind: "text", Text: capEventText(text)})
 }
 
 // result returns the final text without the marker, and whether the marker
@@ -178,7 +180,7 @@ func (s *agentStream) result() (string, bool) {
 		t = s.plain.String()
 	}
 	t = strings.TrimSpace(stripMarker(strings.ToValidUTF8(t, "\uFFFD")))
-	return truncateMiddle(t, maxAgentOutput), s.completed
+	return workers.TruncateMiddle(t, maxAgentOutput), s.completed
 }
 
 // stripMarker removes the markers from text, and the lines that held
@@ -212,7 +214,7 @@ func toolSummary(name, args string) string {
 
 // capEventText bounds an event's text, keeping its head and tail.
 func capEventText(s string) string {
-	return truncateMiddle(strings.ToValidUTF8(s, "\uFFFD"), maxEventText)
+	return workers.TruncateMiddle(strings.ToValidUTF8(s, "\uFFFD"), maxEventText)
 }
 
 // lineSplitter cuts a byte stream into lines for onLine, without the
@@ -260,7 +262,7 @@ func (l *lineSplitter) end() {
 }
 
 // String makes events readable in test failures and logs.
-func (e ExternalEvent) String() string {
+func (e Event) String() string {
 	if e.Usage != nil {
 		return fmt.Sprintf("%s(in=%d out=%d)", e.Kind, e.Usage.InputTokens, e.Usage.OutputTokens)
 	}

@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
@@ -89,27 +89,27 @@ func (s *agentStream) geminiLine(b []byte) bool {
 		s.checkText(s.final)
 		if strings.TrimSpace(ev.Content) != "" {
 			s.lastText = s.final
-			s.send(ExternalEvent{Kind: "text", Text: capEventText(ev.Content)})
+			s.send(Event{Kind: "text", Text: capEventText(ev.Content)})
 		}
 	case "tool_use":
 		s.final, s.hasFinal = "", false
 		s.geminiCalls[ev.ToolID] = geminiCall{name: ev.ToolName, input: ev.Parameters}
-		s.send(ExternalEvent{Kind: "tool", Text: toolSummary(ev.ToolName, string(ev.Parameters))})
+		s.send(Event{Kind: "tool", Text: toolSummary(ev.ToolName, string(ev.Parameters))})
 	case "tool_result":
 		s.geminiToolResult(ev)
 	case "error":
 		s.noteLimit(ev.Message)
 		if ev.Severity == "error" {
 			s.agentErr = ev.Message
-			s.send(ExternalEvent{Kind: "error", Text: capEventText(ev.Message)})
+			s.send(Event{Kind: "error", Text: capEventText(ev.Message)})
 		} else {
-			s.send(ExternalEvent{Kind: "warning", Text: capEventText(ev.Message)})
+			s.send(Event{Kind: "warning", Text: capEventText(ev.Message)})
 		}
 	case "result":
 		if u := ev.Stats; u != nil {
 			s.usage = conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 			usage := s.usage
-			s.send(ExternalEvent{Kind: "usage", Usage: &usage})
+			s.send(Event{Kind: "usage", Usage: &usage})
 		}
 		if ev.Status == "error" {
 			msg := "it ended with an error"
@@ -118,7 +118,7 @@ func (s *agentStream) geminiLine(b []byte) bool {
 			}
 			s.noteLimit(msg)
 			s.agentErr = msg
-			s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+			s.send(Event{Kind: "error", Text: capEventText(msg)})
 		}
 	}
 	return true // init, the user's message and future events carry nothing ralph uses
@@ -164,7 +164,7 @@ func (s *agentStream) geminiToolResult(ev geminiEvent) {
 
 // geminiDefaults are ralph's arguments for gemini under p: --skip-trust,
 // and the approval mode and allowed commands nearest ralph's sandbox.
-func geminiDefaults(p AgentPolicy, user []string) []string {
+func geminiDefaults(p Policy, user []string) []string {
 	var def []string
 	if !setsOption(user, "--skip-trust") {
 		def = append(def, "--skip-trust")

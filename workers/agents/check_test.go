@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"os"
@@ -66,7 +66,7 @@ func TestExternalCheck(t *testing.T) {
 		{"claude", "no-such-claude-xyz", "--agent claude needs the no-such-claude-xyz command, which is not on PATH"},
 		{"codex", "no-such-codex-xyz", "--agent codex needs the no-such-codex-xyz command"},
 	} {
-		a, err := ParseAgentSpec(c.spec)
+		a, err := Parse(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestExternalCheck(t *testing.T) {
 		}
 	}
 	// Without the root a relative path cannot be checked and passes.
-	a, _ := ParseAgentSpec("exec:./missing.sh")
+	a, _ := Parse("exec:./missing.sh")
 	if err := a.Check(""); err != nil {
 		t.Errorf("Check without a root: %v", err)
 	}

@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
@@ -40,7 +40,7 @@ const opencodeConfigVar = "OPENCODE_CONFIG_CONTENT"
 // allowed_commands run, and any other command is asked for, which `opencode
 // run` refuses. Edits are allowed unless the sandbox is read-only, where
 // neither edits nor commands are.
-func opencodePermission(p AgentPolicy) map[string]any {
+func opencodePermission(p Policy) map[string]any {
 	mode := sandboxMode(p)
 	if mode == sandboxReadOnly {
 		return map[string]any{"edit": "deny", "bash": "deny"}
@@ -58,7 +58,7 @@ func opencodePermission(p AgentPolicy) map[string]any {
 }
 
 // opencodeSetEnv is the variable Configure sets for opencode.
-func opencodeSetEnv(p AgentPolicy) string {
+func opencodeSetEnv(p Policy) string {
 	b, _ := json.Marshal(map[string]any{"permission": opencodePermission(p)})
 	return opencodeConfigVar + "=" + string(b)
 }
@@ -67,7 +67,7 @@ func opencodeSetEnv(p AgentPolicy) string {
 // OPENCODE_CONFIG_CONTENT is kept: ralph's permission goes into it unless
 // it sets a permission itself, which then wins, as the person's arguments
 // win over ralph's defaults.
-func (a ExternalAgent) setEnv(env []string) []string {
+func (a Agent) setEnv(env []string) []string {
 	for _, kv := range a.SetEnv {
 		name, val, _ := strings.Cut(kv, "=")
 		if name == opencodeConfigVar {
@@ -101,7 +101,7 @@ func mergeOpenCodeConfig(own, ralph string) string {
 
 // opencodeWrites says what opencode may change, from its permission as it
 // will get it.
-func (a ExternalAgent) opencodeWrites() string {
+func (a Agent) opencodeWrites() string {
 	if setsOption(a.Args, "--auto") {
 		return "opencode runs with --auto: it may edit and run any command its permission config does not deny, without a sandbox"
 	}
@@ -233,7 +233,7 @@ func (s *agentStream) opencodeLine(b []byte) bool {
 			t := p.Tokens
 			step := conversation.Usage{InputTokens: t.Input + t.Cache.Read + t.Cache.Write, OutputTokens: t.Output + t.Reasoning}
 			s.usage = s.usage.Add(step)
-			s.send(ExternalEvent{Kind: "usage", Usage: &step})
+			s.send(Event{Kind: "usage", Usage: &step})
 		}
 		// opencode prices a step by its model's listed price, and says 0
 		// for a model it has no price for: only a price it knew is a cost.
@@ -258,7 +258,7 @@ func (s *agentStream) opencodeLine(b []byte) bool {
 		}
 		s.noteLimit(msg)
 		s.agentErr = msg
-		s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+		s.send(Event{Kind: "error", Text: capEventText(msg)})
 	}
 	return true // step_start, reasoning and future events carry nothing ralph uses
 }
@@ -290,7 +290,7 @@ func (s *agentStream) opencodeTool(p *opencodePart) {
 	case in.FilePath != "":
 		args = in.FilePath
 	}
-	s.send(ExternalEvent{Kind: "tool", Text: toolSummary(p.Tool, args)})
+	s.send(Event{Kind: "tool", Text: toolSummary(p.Tool, args)})
 }
 
 // opencodeRefused reports whether a tool's error is its permission

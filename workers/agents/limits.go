@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
@@ -56,7 +56,7 @@ type UsageLimit struct {
 // UsageLimitError is the error of a task attempt that an external agent
 // gave up on its usage limit.
 type UsageLimitError struct {
-	Agent ExternalKind
+	Agent Kind
 	UsageLimit
 }
 

@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"os"
@@ -14,9 +14,9 @@ import (
 // person's own arguments, which win. It also reads codex's own config for
 // the variables it names (env_key) and the model it uses.
 
-// AgentPolicy is what ralph's own settings allow the model's commands; an
+// Policy is what ralph's own settings allow the model's commands; an
 // external agent gets the nearest settings of its own.
-type AgentPolicy struct {
+type Policy struct {
 	// Sandbox is ralph's sandbox mode ("" is workspace-write).
 	Sandbox string
 	// Yes is -y: every command the sandbox contains runs without asking.
@@ -26,9 +26,9 @@ type AgentPolicy struct {
 	Allowed []string
 }
 
-// AgentSettings are the person's settings for one agent kind, from the
+// Settings are the person's settings for one agent kind, from the
 // [agents.claude] or [agents.codex] table of the config.
-type AgentSettings struct {
+type Settings struct {
 	Args  []string // put after ralph's defaults
 	Env   []string // variables to keep (names, or prefixes ending in "*")
 	Model string   // --model, unless the arguments choose one
@@ -59,7 +59,7 @@ const claudeSandboxSettings = `{"sandbox":{"enabled":true,"autoAllowBashIfSandbo
 // (workspace-write) or Bash itself (danger-full-access); -y changes nothing
 // for codex, whose exec mode never asks. opencode gets its permission
 // config in the environment (see external_opencode.go).
-func (a ExternalAgent) Configure(p AgentPolicy, s AgentSettings, extra []string) ExternalAgent {
+func (a Agent) Configure(p Policy, s Settings, extra []string) Agent {
 	if a.Kind == AgentExec {
 		a.Args = append(append([]string(nil), a.Args...), extra...)
 		return a
@@ -86,14 +86,14 @@ func (a ExternalAgent) Configure(p AgentPolicy, s AgentSettings, extra []string)
 	return a
 }
 
-func sandboxMode(p AgentPolicy) string {
+func sandboxMode(p Policy) string {
 	if p.Sandbox == "" {
 		return sandboxWorkspace
 	}
 	return p.Sandbox
 }
 
-func codexDefaults(p AgentPolicy, user []string) []string {
+func codexDefaults(p Policy, user []string) []string {
 	var def []string
 	if !setsOption(user, "--skip-git-repo-check") {
 		def = append(def, "--skip-git-repo-check")
@@ -105,7 +105,7 @@ func codexDefaults(p AgentPolicy, user []string) []string {
 	return def
 }
 
-func claudeDefaults(p AgentPolicy, user []string) []string {
+func claudeDefaults(p Policy, user []string) []string {
 	mode := sandboxMode(p)
 	var def []string
 	if !setsOption(user, "--permission-mode", "--dangerously-skip-permissions") {
@@ -189,7 +189,7 @@ func setsConfig(args []string, key string) bool {
 // Writes says in a few words what the agent may change, from its command
 // line, for the notice at the start of a run and the reason of an attempt
 // that changed nothing.
-func (a ExternalAgent) Writes() string {
+func (a Agent) Writes() string {
 	switch a.Kind {
 	case AgentCodex:
 		if setsOption(a.Args, "--dangerously-bypass-approvals-and-sandbox", "--yolo") {
@@ -280,7 +280,7 @@ func codexEnvKeys(env []string) []string {
 // Model is the model the agent will use as far as ralph can tell: its
 // --model argument, else for codex the model of its config (the profile's
 // when one is chosen); "" when unknown.
-func (a ExternalAgent) Model() string {
+func (a Agent) Model() string {
 	if m, ok := optionValue(a.Args, "--model", "-m"); ok {
 		return m
 	}

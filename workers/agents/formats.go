@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
@@ -81,7 +81,7 @@ func (s *agentStream) claudeLine(b []byte) bool {
 					s.assistantText(bl.Text)
 				case "tool_use":
 					s.claudeToolUse(bl)
-					s.send(ExternalEvent{Kind: "tool", Text: toolSummary(bl.Name, string(bl.Input))})
+					s.send(Event{Kind: "tool", Text: toolSummary(bl.Name, string(bl.Input))})
 				}
 			}
 		}
@@ -109,7 +109,7 @@ func (s *agentStream) claudeLine(b []byte) bool {
 				OutputTokens: u.OutputTokens,
 			}
 			usage := s.usage
-			s.send(ExternalEvent{Kind: "usage", Usage: &usage})
+			s.send(Event{Kind: "usage", Usage: &usage})
 		}
 		s.claudeResultDetails(ev)
 	case "rate_limit_event":
@@ -182,7 +182,7 @@ func (s *agentStream) codexLine(b []byte) bool {
 		if u := ev.Usage; u != nil {
 			turn := conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 			s.usage = s.usage.Add(turn)
-			s.send(ExternalEvent{Kind: "usage", Usage: &turn})
+			s.send(Event{Kind: "usage", Usage: &turn})
 		}
 	case "turn.failed":
 		msg := s.codexErr
@@ -194,14 +194,14 @@ func (s *agentStream) codexLine(b []byte) bool {
 		}
 		s.noteLimit(msg)
 		s.agentErr, s.codexErr = msg, ""
-		s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+		s.send(Event{Kind: "error", Text: capEventText(msg)})
 	case "error":
 		// codex also reports errors it recovers from (a stream it
 		// reconnects) this way: the error is the run's only if no turn
 		// completes after it.
 		s.noteLimit(ev.Message)
 		s.codexErr = ev.Message
-		s.send(ExternalEvent{Kind: "warning", Text: capEventText(ev.Message)})
+		s.send(Event{Kind: "warning", Text: capEventText(ev.Message)})
 	case "":
 		if ev.Msg.Type == "agent_message" {
 			s.final, s.hasFinal = ev.Msg.Message, true
@@ -223,7 +223,7 @@ func (s *agentStream) codexItemDone(it *codexItem) {
 		// "Model metadata for `x` not found"; fatal errors are events of
 		// their own.
 		s.noteLimit(it.Message)
-		s.send(ExternalEvent{Kind: "warning", Text: capEventText(it.Message)})
+		s.send(Event{Kind: "warning", Text: capEventText(it.Message)})
 	case "command_execution":
 		s.codexCommand(it)
 		if !s.started[it.ID] || it.ID == "" {
@@ -258,5 +258,5 @@ func (s *agentStream) codexTool(it *codexItem) {
 	if it.ID != "" {
 		s.started[it.ID] = true
 	}
-	s.send(ExternalEvent{Kind: "tool", Text: text})
+	s.send(Event{Kind: "tool", Text: text})
 }
