@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"os"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ run: its attempts are cancelled on every worker.`,
 	fl.DurationVar(&in.Policy.Backoff, "backoff", decide.DefaultBackoff, "the wait before a task's first retry; it doubles after")
 	fl.DurationVar(&in.Policy.BreakerCooldown, "breaker-cooldown", time.Duration(d.BreakerCooldown), "how long the tripped circuit breaker waits before it lets one task through")
 	fl.StringVar(&in.Verify, "verify", "", "command that must pass in the task's worktree before a task counts as done")
-	fl.StringVar(&in.Agent, "agent", "", "work tasks with an external CLI: claude, codex, opencode, gemini or exec:'<command>'")
+	fl.StringVar(&in.Agent, "agent", "", "work tasks with an external CLI: "+agents.Choices())
 	fl.StringArrayVar(&in.AgentArgs, "agent-arg", nil, "one more argument for the external agent (repeatable)")
 	fl.DurationVar(&in.TaskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
 	fl.Float64Var(&in.MaxCost, "max-cost", 0, "stop when the known cost in USD reaches this (0: no limit)")

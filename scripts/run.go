@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,7 @@ unique part.`,
 		fl.StringVar(&f.run.Until, "until", "", "stop, successfully, once this condition holds, e.g. 'tasks_done >= 5'")
 		fl.StringVar(&f.run.Breaker, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')")
 		fl.StringVar(&f.run.Verify, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'")
-		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: claude, codex, opencode, gemini or exec:'<command>'")
+		fl.StringVar(&f.run.Agent, "agent", "", "work tasks with an external CLI: "+agents.Choices())
 		fl.StringArrayVar(&f.run.AgentArgs, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)")
 		fl.DurationVar(&f.taskTimeout, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt")
 		fl.DurationVar(&f.breakerCool, "breaker-cooldown", time.Duration(d.BreakerCooldown),
@@ -85,7 +86,7 @@ unique part.`,
 		// People type --review bare; it means the review of each task.
 		fl.Lookup("review").NoOptDefVal = project.ReviewTask
 		fl.IntVar(&f.run.ReviewRounds, "review-rounds", 3, "with --review: most review-and-fix rounds")
-		fl.StringVar(&f.run.Reviewer, "reviewer", "", "with --review: run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only")
+		fl.StringVar(&f.run.Reviewer, "reviewer", "", "with --review: run the reviewers as another agent ("+agents.Choices()+"), read-only")
 		fl.BoolVar(&f.run.ArchiveDone, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)")
 		fl.StringVar(&f.run.PromptTemplate, "prompt-template", "",
 			"Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")")

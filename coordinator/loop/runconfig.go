@@ -91,7 +91,7 @@ func Compile(rc *memory.RunConfig) (Setup, error) {
 		}
 		s.External = &a
 	} else if len(rc.AgentArgs) > 0 {
-		return s, fmt.Errorf("--agent-arg goes with --agent claude, codex, opencode, gemini or exec:'<command>'")
+		return s, fmt.Errorf("--agent-arg goes with --agent %s", agents.Choices())
 	}
 	return s, nil
 }

@@ -44,8 +44,8 @@ func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent agents.Agent, price
 			price = &lp
 		}
 	}
-	// codex and gemini report tokens but no cost.
-	if rc.MaxCost > 0 && (agent.Kind == agents.AgentCodex || agent.Kind == agents.AgentGemini) && price == nil {
+	// Some CLIs report tokens but no cost; an exec: agent reports neither.
+	if rc.MaxCost > 0 && agent.Kind != agents.AgentExec && !agent.ReportsCost() && price == nil {
 		notices = append(notices, fmt.Sprintf("--max-cost cannot stop %s: ralph knows no price for its model %q; set input_price_per_mtok and output_price_per_mtok under [agents.%s] in your config",
 			agent.Kind, model, agent.Kind))
 	}

@@ -19,15 +19,6 @@ import (
 // instead of its own model loop.
 type Kind string
 
-// The external agents ralph knows how to drive.
-const (
-	AgentClaude   Kind = "claude"   // claude -p --output-format stream-json --verbose
-	AgentCodex    Kind = "codex"    // codex exec --json -
-	AgentOpenCode Kind = "opencode" // opencode run --format json
-	AgentGemini   Kind = "gemini"   // gemini -p "" --output-format stream-json
-	AgentExec     Kind = "exec"     // bash -c <command>, plain text output
-)
-
 // CompletionMarker is what an agent prints to say the task is done.
 const CompletionMarker = "<promise>COMPLETE</promise>"
 
@@ -92,72 +83,6 @@ type Result struct {
 	// Limit is the usage limit the agent said it hit (in its stream, its
 	// output or its stderr), if any.
 	Limit *UsageLimit
-}
-
-// Parse parses a --agent value: "claude", "codex", "opencode", "gemini" or
-// "exec:<command>", where the command is run with bash -c.
-func Parse(spec string) (Agent, error) {
-	s := strings.TrimSpace(spec)
-	lower := strings.ToLower(s)
-	switch {
-	case s == "":
-		return Agent{}, errors.New("the agent is empty; use claude, codex, opencode, gemini or exec:'<command>'")
-	case lower == string(AgentClaude):
-		return Agent{Kind: AgentClaude, Command: "claude"}, nil
-	case lower == string(AgentCodex):
-		return Agent{Kind: AgentCodex, Command: "codex"}, nil
-	case lower == string(AgentOpenCode):
-		return Agent{Kind: AgentOpenCode, Command: "opencode"}, nil
-	case lower == string(AgentGemini):
-		return Agent{Kind: AgentGemini, Command: "gemini"}, nil
-	case strings.HasPrefix(lower, "exec:"):
-		command := strings.TrimSpace(s[len("exec:"):])
-		if command == "" {
-			return Agent{}, errors.New("exec: needs a command, as in exec:'./my-agent.sh'")
-		}
-		return Agent{Kind: AgentExec, Command: command}, nil
-	default:
-		return Agent{}, fmt.Errorf("unknown agent %q; use claude, codex, opencode, gemini or exec:'<command>'", s)
-	}
-}
-
-// commandLine returns the program and arguments for the agent's kind. The
-// prompt always goes to stdin: codex reads it from there when its prompt
-// argument is "-", claude -p and opencode run read stdin when they have
-// no prompt argument, and gemini -p "" reads it and adds nothing.
-func (a Agent) commandLine() (string, []string, error) {
-	bin := func(def string) string {
-		if strings.TrimSpace(a.Command) == "" {
-			return def
-		}
-		return a.Command
-	}
-	switch a.Kind {
-	case AgentClaude:
-		return bin("claude"), append([]string{"-p", "--output-format", "stream-json", "--verbose"}, a.Args...), nil
-	case AgentCodex:
-		// Extra arguments go before "-" so that options are never taken
-		// for part of the prompt.
-		args := append([]string{"exec", "--json"}, a.Args...)
-		return bin("codex"), append(args, "-"), nil
-	case AgentOpenCode:
-		return bin("opencode"), append([]string{"run", "--format", "json"}, a.Args...), nil
-	case AgentGemini:
-		// -p's text is appended to stdin's; empty, it only makes the run
-		// headless.
-		return bin("gemini"), append([]string{"-p", "", "--output-format", "stream-json"}, a.Args...), nil
-	case AgentExec:
-		if strings.TrimSpace(a.Command) == "" {
-			return "", nil, errors.New("the exec agent has no command")
-		}
-		args := []string{"-c", a.Command}
-		if len(a.Args) > 0 {
-			args = append(append(args, "bash"), a.Args...)
-		}
-		return "bash", args, nil
-	default:
-		return "", nil, fmt.Errorf("unknown agent kind %q", a.Kind)
-	}
 }
 
 // Run starts the agent with the prompt on its stdin, in its own process
@@ -276,6 +201,34 @@ func startAgent(cmd *exec.Cmd, kind Kind, prompt string) (*agentRun, error) {
 		close(r.events)
 	}()
 	return r, nil
+}
+
+// commandLine returns the program and arguments: the CLI's, or for an
+// exec: agent bash -c with the command and its positional parameters.
+func (a Agent) commandLine() (string, []string, error) {
+	if a.Kind == AgentExec {
+		if strings.TrimSpace(a.Command) == "" {
+			return "", nil, errors.New("the exec agent has no command")
+		}
+		args := []string{"-c", a.Command}
+		if len(a.Args) > 0 {
+			args = append(append(args, "bash"), a.Args...)
+		}
+		return "bash", args, nil
+	}
+	c := cliFor(a.Kind)
+	if c == nil {
+		return "", nil, fmt.Errorf("unknown agent kind %q", a.Kind)
+	}
+	return a.program(), c.args(a.Args), nil
+}
+
+// program is the CLI's program: the agent's Command, else the kind's name.
+func (a Agent) program() string {
+	if bin := strings.TrimSpace(a.Command); bin != "" {
+		return a.Command
+	}
+	return string(a.Kind)
 }
 
 // agentRun is one started agent: its process, and the events its output

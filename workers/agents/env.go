@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
@@ -12,11 +13,9 @@ import (
 // may control, so it should hold no secret beyond the one that lets it
 // call its own model.
 //
-// Kept regardless: what the chosen CLI needs (claude: ANTHROPIC_* and
-// CLAUDE_*, plus AWS_* with CLAUDE_CODE_USE_BEDROCK and
-// GOOGLE_APPLICATION_CREDENTIALS with CLAUDE_CODE_USE_VERTEX; codex:
-// OPENAI_* and CODEX_*; opencode: OPENCODE_*) and whatever Agent.KeepEnv lists (the
-// variables the agent's own configuration names, see external_config.go).
+// Kept regardless: what the chosen CLI needs (its keepEnv, in its own
+// file) and whatever Agent.KeepEnv lists (the variables the agent's own
+// configuration names, see config.go).
 // Agent.DropEnv names ralph's own key variable, dropped whatever
 // its name unless kept by the above.
 
@@ -28,43 +27,6 @@ func ScrubEnv(env []string, keep ...string) []string { return childenv.Scrub(env
 // unless keep keeps them.
 func scrubEnv(env, drop, keep []string) []string { return childenv.ScrubDropping(env, drop, keep) }
 
-// keepEnv lists the credential-like variables this agent needs: its CLI's
-// own key and settings, and the caller's KeepEnv.
-func (a Agent) keepEnv(env []string) []string {
-	keep := append([]string(nil), a.KeepEnv...)
-	switch a.Kind {
-	case AgentClaude:
-		keep = append(keep, "ANTHROPIC_*", "CLAUDE_*")
-		// Claude Code can call the model through Bedrock or Vertex instead,
-		// and then authenticates with that cloud's credentials.
-		if envValue(env, "CLAUDE_CODE_USE_BEDROCK") != "" {
-			keep = append(keep, "AWS_*")
-		}
-		if envValue(env, "CLAUDE_CODE_USE_VERTEX") != "" {
-			keep = append(keep, "GOOGLE_APPLICATION_CREDENTIALS")
-		}
-	case AgentCodex:
-		keep = append(keep, "OPENAI_*", "CODEX_*")
-		// A provider of codex's config reads its key from the variable
-		// its env_key names, such as OPENROUTER_API_KEY.
-		keep = append(keep, codexEnvKeys(env)...)
-	case AgentOpenCode:
-		// opencode's providers read the variables its config names with
-		// {env:…}; its built-in ones read their usual key variables, which
-		// the person keeps with [agents.opencode] env.
-		keep = append(keep, "OPENCODE_*")
-		keep = append(keep, opencodeEnvKeys(env)...)
-	case AgentGemini:
-		keep = append(keep, "GEMINI_*", "GOOGLE_GEMINI_*", "GOOGLE_API_KEY", "GOOGLE_GENAI_*")
-		// Gemini CLI can call the model through Vertex AI instead, and
-		// then authenticates with Google Cloud's credentials.
-		if envValue(env, "GOOGLE_GENAI_USE_VERTEXAI") != "" {
-			keep = append(keep, "GOOGLE_CLOUD_*", "GOOGLE_APPLICATION_CREDENTIALS")
-		}
-	}
-	return keep
-}
-
 // envValue returns the last value of name in env, as the child would see it.
 func envValue(env []string, name string) string {
 	v := ""
@@ -74,4 +36,28 @@ func envValue(env []string, name string) string {
 		}
 	}
 	return v
+}
+
+// keepEnv lists the credential-like variables this agent needs: its CLI's
+// own key and settings, and the caller's KeepEnv.
+func (a Agent) keepEnv(env []string) []string {
+	keep := append([]string(nil), a.KeepEnv...)
+	if c := cliFor(a.Kind); c != nil {
+		keep = append(keep, c.keepEnv(env)...)
+	}
+	return keep
+}
+
+// setEnv adds SetEnv to env, replacing what env had; a variable the person
+// set too is merged as the CLI says (see cli.mergeEnv).
+func (a Agent) setEnv(env []string) []string {
+	c := cliFor(a.Kind)
+	for _, kv := range a.SetEnv {
+		name, val, _ := strings.Cut(kv, "=")
+		if own := envValue(env, name); own != "" && c != nil {
+			val = c.mergeEnv(name, own, val)
+		}
+		env = append(slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }), name+"="+val)
+	}
+	return env
 }

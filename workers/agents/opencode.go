@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -27,6 +27,58 @@ import (
 // tool part ends with status "error") and the run stops there; a tool the
 // config denies outright is not offered to the model, whose call of it
 // comes back as the "invalid" tool.
+
+// AgentOpenCode is OpenCode.
+const AgentOpenCode Kind = "opencode"
+
+type opencodeCLI struct{}
+
+func (opencodeCLI) kind() Kind { return AgentOpenCode }
+
+func (opencodeCLI) args(extra []string) []string {
+	return append([]string{"run", "--format", "json"}, extra...)
+}
+
+// keepEnv keeps OPENCODE_* and the variables its config names with
+// {env:…}; its built-in providers read their usual key variables, which
+// the person keeps with [agents.opencode] env.
+func (opencodeCLI) keepEnv(env []string) []string {
+	return append([]string{"OPENCODE_*"}, opencodeEnvKeys(env)...)
+}
+
+// configure gives opencode its permission as config, not arguments;
+// through the environment, so that no file of ralph's lands in the
+// project.
+func (opencodeCLI) configure(p Policy, _ []string) ([]string, []string) {
+	return nil, []string{opencodeSetEnv(p)}
+}
+
+func (opencodeCLI) writes(a Agent) string { return a.opencodeWrites() }
+
+func (opencodeCLI) configModel(Agent) string { return "" }
+
+func (opencodeCLI) parseLine(s *agentStream, b []byte) bool { return s.opencodeLine(b) }
+
+func (opencodeCLI) denialHint(d Denial) string { return opencodeDenialHint(d) }
+
+func (opencodeCLI) gets() string {
+	return "opencode a permission config in OPENCODE_CONFIG_CONTENT (edits; commands only from allowed_commands, or all of them under -y --sandbox danger-full-access)"
+}
+
+func (opencodeCLI) reportsCost() bool { return true }
+
+// mergeEnv keeps a config of the person's own in OPENCODE_CONFIG_CONTENT:
+// ralph's permission goes into it unless it sets a permission itself,
+// which then wins, as the person's arguments win over ralph's defaults.
+// usageLimit: the CLI's limit messages are in the common words.
+func (opencodeCLI) usageLimit(string, time.Time) (UsageLimit, bool) { return UsageLimit{}, false }
+
+func (opencodeCLI) mergeEnv(name, own, ours string) string {
+	if name != opencodeConfigVar {
+		return ours
+	}
+	return mergeOpenCodeConfig(own, ours)
+}
 
 // opencodeConfigVar is the variable through which ralph gives opencode its
 // permission config, so that ralph writes no opencode.json of its own into
@@ -61,23 +113,6 @@ func opencodePermission(p Policy) map[string]any {
 func opencodeSetEnv(p Policy) string {
 	b, _ := json.Marshal(map[string]any{"permission": opencodePermission(p)})
 	return opencodeConfigVar + "=" + string(b)
-}
-
-// setEnv adds SetEnv to env. A config of the person's own in
-// OPENCODE_CONFIG_CONTENT is kept: ralph's permission goes into it unless
-// it sets a permission itself, which then wins, as the person's arguments
-// win over ralph's defaults.
-func (a Agent) setEnv(env []string) []string {
-	for _, kv := range a.SetEnv {
-		name, val, _ := strings.Cut(kv, "=")
-		if name == opencodeConfigVar {
-			if own := envValue(env, name); own != "" {
-				val = mergeOpenCodeConfig(own, val)
-			}
-		}
-		env = append(slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }), name+"="+val)
-	}
-	return env
 }
 
 // mergeOpenCodeConfig puts ralph's permission into the person's inline

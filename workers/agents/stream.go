@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"github.com/ralph-dev/ralph/workers"
 
 	"bytes"
@@ -23,7 +24,7 @@ const (
 // agentStream turns an agent's stdout into events and a final result. It
 // is owned by the goroutine reading stdout until that goroutine ends.
 //
-// For claude and codex the completion marker counts only in text the agent
+// For a CLI's JSON stream the completion marker counts only in text the agent
 // wrote as its own message (and in lines that are not JSON events), never in
 // tool output: an agent that reads a prompt file or greps the code would
 // otherwise echo the marker and "complete" without finishing. exec output
@@ -31,35 +32,42 @@ const (
 // including split across reads.
 type agentStream struct {
 	kind  Kind
+	cli   cli // nil for exec
 	send  func(Event)
 	lines lineSplitter
 	tail  []byte                  // exec: the last bytes seen, to find a marker split across reads
 	raw   *workers.HeadTailBuffer // exec: all of stdout
-	plain *workers.HeadTailBuffer // claude/codex: lines that were not JSON events
+	plain *workers.HeadTailBuffer // a CLI: lines that were not JSON events
 
-	final     string // claude's result field or codex's last agent message
+	final     string // the answer the CLI gave as its last word
 	hasFinal  bool
 	lastText  string // the last assistant text, if no final one arrives
 	usage     conversation.Usage
 	cost      *float64
 	completed bool
 	noChanges bool            // the agent said the task needed no change (NoChangesMarker)
-	started   map[string]bool // codex item ids already reported when they started
+	started   map[string]bool // tool ids already reported when they started
 
-	// What the agent itself said went wrong (see external_verdict.go).
-	agentErr string            // its fatal error
-	codexErr string            // codex's last error event, until a turn completes after it
-	denials  []Denial          // claude's permission_denials
-	lastCmd  *AgentCommand     // the last shell command it ran
-	bash     map[string]string // claude: Bash tool_use id → its command
-	// geminiCalls are gemini's tool calls by tool_id, until their result.
-	geminiCalls map[string]geminiCall
-	limit       *UsageLimit // the usage limit the agent said it hit, if any
+	// What the agent itself said went wrong (see verdict.go).
+	agentErr string // its fatal error
+	// pendingErr is an error the agent reported and may still recover
+	// from (a turn that completes after it clears it); it counts as its
+	// error if nothing cleared it.
+	pendingErr string
+	denials    []Denial            // the calls its permissions refused
+	lastCmd    *AgentCommand       // the last shell command it ran
+	calls      map[string]toolCall // tool calls by id, until their result
+	limit      *UsageLimit         // the usage limit the agent said it hit, if any
+}
+
+// toolCall is a tool call waiting for its result.
+type toolCall struct {
+	name  string
+	input json.RawMessage
 }
 
 func newAgentStream(kind Kind, send func(Event)) *agentStream {
-	s := &agentStream{kind: kind, send: send, started: map[string]bool{}, bash: map[string]string{},
-		geminiCalls: map[string]geminiCall{}}
+	s := &agentStream{kind: kind, cli: cliFor(kind), send: send, started: map[string]bool{}, calls: map[string]toolCall{}}
 	if kind == AgentExec {
 		s.raw = workers.NewHeadTailBuffer(maxAgentOutput)
 	} else {
@@ -107,23 +115,8 @@ func (s *agentStream) line(b []byte, cut bool) {
 		return
 	}
 	if !cut && trimmed[0] == '{' {
-		switch s.kind {
-		case AgentClaude:
-			if s.claudeLine(trimmed) {
-				return
-			}
-		case AgentCodex:
-			if s.codexLine(trimmed) {
-				return
-			}
-		case AgentOpenCode:
-			if s.opencodeLine(trimmed) {
-				return
-			}
-		case AgentGemini:
-			if s.geminiLine(trimmed) {
-				return
-			}
+		if s.cli != nil && s.cli.parseLine(s, trimmed) {
+			return
 		}
 	}
 	text := string(b)
