@@ -369,16 +369,6 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 	return res
 }
 
-// builtin adapts a definition and a function to the Tool interface.
-type builtin struct {
-	def ToolDef
-	run func(ctx context.Context, args json.RawMessage) Result
-}
-
-func (b builtin) Def() ToolDef { return b.def }
-
-func (b builtin) Run(ctx context.Context, args json.RawMessage) Result { return b.run(ctx, args) }
-
 // errResult formats an error result for the model.
 func errResult(format string, a ...any) Result {
 	return Result{Output: fmt.Sprintf(format, a...), IsError: true}
