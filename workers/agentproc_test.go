@@ -63,7 +63,7 @@ func TestExternalStopEscalates(t *testing.T) {
 	if took < 400*time.Millisecond || took > 3*time.Second {
 		t.Fatalf("stopped after %s; want SIGKILL after both waits", took)
 	}
-	if pid := waitForPID(t, pidFile); processAlive(pid) {
+	if pid := waitForPID(t, pidFile); ProcessAlive(pid) {
 		t.Fatalf("agent %d survived SIGKILL", pid)
 	}
 }

@@ -53,7 +53,7 @@ func TestExternalStopKillsEscapedProcesses(t *testing.T) {
 			}
 			for _, f := range files {
 				pid := waitForPID(t, f)
-				if processAlive(pid) {
+				if ProcessAlive(pid) {
 					syscall.Kill(pid, syscall.SIGKILL)
 					t.Errorf("%s: process %d outlived the agent", filepath.Base(f), pid)
 				}

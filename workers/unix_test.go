@@ -45,7 +45,7 @@ func TestExternalEscapedProcessDoesNotBlock(t *testing.T) {
 	out, _ := runAgentProcess(t, command, "", false)
 	took := time.Since(start)
 	pid := waitForPID(t, pidFile)
-	alive := processAlive(pid)
+	alive := ProcessAlive(pid)
 	syscall.Kill(pid, syscall.SIGKILL) // in case the test fails
 	if out != "bye\n" {
 		t.Fatalf("output %q", out)
