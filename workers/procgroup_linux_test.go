@@ -22,4 +22,3 @@ func TestParseStat(t *testing.T) {
 		t.Fatal("parsed garbage")
 	}
 }
-
