@@ -49,7 +49,7 @@ type Agent struct {
 	// agent's needs keep them.
 	DropEnv []string
 	// SetEnv are variables ralph sets for the agent, after the scrubbing:
-	// opencode's permission config (see external_opencode.go).
+	// opencode's permission config (see opencode.go).
 	SetEnv []string
 }
 
@@ -94,7 +94,7 @@ type Result struct {
 // ErrAgentTimeout); either way the agent is stopped gracefully (SIGINT to
 // its group, 3 s, SIGTERM, 2 s, SIGKILL). When Run returns no process the
 // agent started is running, in its group or out of it (see
-// escaped_linux.go).
+// workers.AgentProcess).
 func (a Agent) Run(ctx context.Context, prompt string, emit func(Event)) (Result, error) {
 	start := time.Now()
 	res := Result{ExitCode: -1}
