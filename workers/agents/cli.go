@@ -85,9 +85,6 @@ func Names() []string {
 	return names
 }
 
-// IsKnown reports whether name is one of Names.
-func IsKnown(name string) bool { return cliFor(Kind(strings.ToLower(name))) != nil }
-
 // Choices lists what --agent takes, for help and error text: "claude,
 // codex, … or exec:'<command>'".
 func Choices() string { return strings.Join(Names(), ", ") + " or exec:'<command>'" }
