@@ -1,5 +1,10 @@
 package scripts
 
+import (
+	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/workers/agents"
+)
+
 // ScriptHelp is `ralph script --help`'s text.
 const ScriptHelp = `Run a script of chat lines: one message or slash command per line, # comments
 and blank lines skipped, a trailing backslash continues a line. ralph stops at
@@ -17,8 +22,9 @@ Exit codes: 0 every step succeeded; otherwise the code of the first failed
 step: 1 it failed, 2 usage or configuration error; 3 another ralph holds the
 project; 130/143 interrupted by SIGINT/SIGTERM.`
 
-// RunHelp is `ralph run --help`'s text.
-const RunHelp = `Work through the open tasks of RALPH_TASKS.md: pick the next ready task (priority,
+// RunHelp is `ralph run --help`'s text. The external agents' paragraph
+// comes from their table, which alone names them.
+var RunHelp = `Work through the open tasks of RALPH_TASKS.md: pick the next ready task (priority,
 then file order, dependencies done), mark it in progress, let a child agent (or an
 external CLI agent, --agent) work it, and mark it done when the agent completes it
 and its verify commands pass: --verify, then the task's own ("verify: CMD" in its
@@ -29,15 +35,7 @@ Conditions (--until, --breaker) are expressions over: iterations, tasks_open,
 tasks_done, tasks_failed, errors, error_rate, tokens, cost_usd, elapsed_s,
 no_progress, same_error_repeats. They are checked before any model call.
 
-External agents (--agent claude|codex|opencode) may edit inside the project and
-nothing more, matched to --sandbox and -y: codex gets --sandbox <mode> and
---skip-git-repo-check, claude --permission-mode acceptEdits (plus its own sandbox
-for Bash under -y), opencode a permission config in OPENCODE_CONFIG_CONTENT (edits;
-commands only from allowed_commands, or all of them under -y --sandbox
-danger-full-access). --agent-arg ARG (repeatable) and [agents.claude] /
-[agents.codex] / [agents.opencode] in the config add arguments; a task counts as done only when the
-agent prints the marker and no refused tool, failed last command or unchanged
-work tree contradicts it.
+` + terminal.Wrap(agents.Help(), 82) + `
 
 In git: every attempt is checkpointed (ralph diff --task ID, ralph undo --task ID);
 --commit makes one commit per done task with only its files, leaving your staged
@@ -46,7 +44,7 @@ on a branch ralph/ID and merges it back (a conflict marks the task [!] and keeps
 the branch).
 
 Limits: an attempt stopped by a rate limit or an agent's usage limit that resets later
-(claude's and codex's own messages are read) is not a failure; the loop starts no
+(the agents' own messages are read) is not a failure; the loop starts no
 task until the reset (ralph status says until when), at most --max-wait (config
 max_wait, default 6h). Without a terminal the tripped circuit breaker opens for
 --breaker-cooldown (default 5m), then lets one task through: success closes it,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"strings"
 	"time"
 
@@ -63,7 +64,7 @@ func (c *cli) addReviewCommand(root *cobra.Command) {
 	}
 	cmd.Flags().BoolVar(&findingsOnly, "findings-only", false, "print the reviewers' findings and change nothing")
 	cmd.Flags().IntVar(&rounds, "rounds", 3, "most review-and-fix rounds")
-	cmd.Flags().StringVar(&reviewer, "reviewer", "", "run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only")
+	cmd.Flags().StringVar(&reviewer, "reviewer", "", "run the reviewers as another agent ("+agents.Choices()+"), read-only")
 	root.AddCommand(cmd)
 }
 

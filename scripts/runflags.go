@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // The task loop's flags are declared once, here: each row names a flag
@@ -85,7 +86,7 @@ func runFlags() settings[memory.RunConfig] {
 		field(stringFlag, "until", "", "stop, successfully, once this condition holds, e.g. 'tasks_done >= 5'", func(r *rc) *string { return &r.Until }),
 		field(stringFlag, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')", func(r *rc) *string { return &r.Breaker }),
 		field(stringFlag, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'", func(r *rc) *string { return &r.Verify }),
-		field(stringFlag, "agent", "", "work tasks with an external CLI: claude, codex, opencode, gemini or exec:'<command>'", func(r *rc) *string { return &r.Agent }),
+		field(stringFlag, "agent", "", "work tasks with an external CLI: "+agents.Choices(), func(r *rc) *string { return &r.Agent }),
 		field(stringsFlag, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)", func(r *rc) *[]string { return &r.AgentArgs }),
 		field(durationFlag, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt", duration(func(r *rc) *memory.Duration { return &r.TaskTimeout })),
 		field(durationFlag, "breaker-cooldown", time.Duration(d.BreakerCooldown),
@@ -95,7 +96,7 @@ func runFlags() settings[memory.RunConfig] {
 		field(boolFlag, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)", func(r *rc) *bool { return &r.Worktrees }),
 		reviewFlag(),
 		field(intFlag, "review-rounds", 3, "with --review: most review-and-fix rounds", func(r *rc) *int { return &r.ReviewRounds }),
-		field(stringFlag, "reviewer", "", "with --review: run the reviewers as another agent (claude, codex, opencode, gemini or exec:CMD), read-only", func(r *rc) *string { return &r.Reviewer }),
+		field(stringFlag, "reviewer", "", "with --review: run the reviewers as another agent ("+agents.Choices()+"), read-only", func(r *rc) *string { return &r.Reviewer }),
 		field(boolFlag, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)", func(r *rc) *bool { return &r.ArchiveDone }),
 		field(stringFlag, "prompt-template", "", "Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")",
 			func(r *rc) *string { return &r.PromptTemplate }),

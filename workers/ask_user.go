@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,9 +9,6 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/text"
 )
-
-//go:embed ask_user.md
-var askUserDescription string
 
 // AskUserParams are ask_user's arguments.
 type AskUserParams struct {
@@ -49,30 +45,27 @@ const (
 // NewAskUserTool is ask_user{question, choices?}: the model asks the
 // person, and the answer, or word that none came, is the tool's result.
 func NewAskUserTool(asker UserAsker) Tool {
-	return stateTool{
-		def: ToolDef{Name: ToolAskUser, Description: description(askUserDescription), Parameters: Schema(AskUserParams{})},
-		run: func(ctx context.Context, args json.RawMessage) Result {
-			var a AskUserParams
-			if err := json.Unmarshal(args, &a); err != nil {
-				return Result{IsError: true, Output: "ask_user needs {\"question\": \"...\", \"choices\": [...]}: " + err.Error()}
-			}
-			q, bad := userQuestion(a)
-			if bad != "" {
-				return Result{IsError: true, Output: bad}
-			}
-			q.Agent = CallerOf(ctx).Agent
-			answer, err := asker.AskUser(ctx, q)
-			switch {
-			case err != nil && ctx.Err() != nil:
-				return Result{Output: "not answered: the person stopped the work before answering"}
-			case err != nil:
-				return Result{Output: fmt.Sprintf("no answer (%v): decide yourself, and say in your answer what you assumed", err)}
-			case strings.TrimSpace(answer) == "":
-				return Result{Output: "the person gave an empty answer: decide yourself, and say in your answer what you assumed"}
-			}
-			return Result{Output: "the person answered: " + answer}
-		},
-	}
+	return NewTool(Def("ask_user"), func(ctx context.Context, args json.RawMessage) Result {
+		var a AskUserParams
+		if err := json.Unmarshal(args, &a); err != nil {
+			return Result{IsError: true, Output: "ask_user needs {\"question\": \"...\", \"choices\": [...]}: " + err.Error()}
+		}
+		q, bad := userQuestion(a)
+		if bad != "" {
+			return Result{IsError: true, Output: bad}
+		}
+		q.Agent = CallerOf(ctx).Agent
+		answer, err := asker.AskUser(ctx, q)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return Result{Output: "not answered: the person stopped the work before answering"}
+		case err != nil:
+			return Result{Output: fmt.Sprintf("no answer (%v): decide yourself, and say in your answer what you assumed", err)}
+		case strings.TrimSpace(answer) == "":
+			return Result{Output: "the person gave an empty answer: decide yourself, and say in your answer what you assumed"}
+		}
+		return Result{Output: "the person answered: " + answer}
+	})
 }
 
 // userQuestion checks a's question and choices, or says what is wrong.

@@ -79,7 +79,7 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	}
 	pgid := ld.pid()
 
-	out := newHeadTailBuffer(t.maxOut)
+	out := NewHeadTailBuffer(t.maxOut)
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -99,7 +99,7 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	select {
 	case <-ld.exited():
 	case <-timer.C:
-		outcome = fmt.Sprintf("command timed out after %s; its process group was killed", formatSeconds(timeout))
+		outcome = fmt.Sprintf("command timed out after %s; its process group was killed", FormatSeconds(timeout))
 	case <-ctx.Done():
 		outcome = "command cancelled; its process group was killed"
 	}
@@ -161,9 +161,9 @@ func commandResult(text string, ws syscall.WaitStatus, waitErr error) Result {
 	return Result{Output: text + status, IsError: true}
 }
 
-// formatSeconds prints whole seconds as "120s" rather than "2m0s", which is
+// FormatSeconds prints whole seconds as "120s" rather than "2m0s", which is
 // how the model passed them in timeout_s.
-func formatSeconds(d time.Duration) string {
+func FormatSeconds(d time.Duration) string {
 	if d%time.Second == 0 {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}

@@ -165,8 +165,8 @@ func TestFormatSeconds(t *testing.T) {
 		3600 * time.Second:      "3600s",
 		1500 * time.Millisecond: "1.5s",
 	} {
-		if got := formatSeconds(d); got != want {
-			t.Errorf("formatSeconds(%v) = %q, want %q", d, got, want)
+		if got := FormatSeconds(d); got != want {
+			t.Errorf("FormatSeconds(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,12 +17,6 @@ import (
 // only reports the task done, for ralph to verify before marking it
 // (complete_task_loop.md, the coordinator's claim tool).
 
-//go:embed complete_task.md
-var completeTaskDescription string
-
-//go:embed complete_task_loop.md
-var completeTaskLoopDescription string
-
 // CompleteTaskParams are complete_task's arguments, in chat and in the
 // task loop alike.
 type CompleteTaskParams struct {
@@ -34,13 +27,13 @@ type CompleteTaskParams struct {
 // CompleteTaskDef is complete_task as the model sees it in chat, where the
 // tool marks the task done itself (NewCompleteTaskTool).
 func CompleteTaskDef() ToolDef {
-	return ToolDef{Name: ToolCompleteTask, Description: description(completeTaskDescription), Parameters: Schema(CompleteTaskParams{})}
+	return Def("complete_task")
 }
 
 // CompleteTaskLoopDef is complete_task as the model sees it in the task
 // loop, where calling it reports the task done and ralph verifies it.
 func CompleteTaskLoopDef() ToolDef {
-	return ToolDef{Name: ToolCompleteTask, Description: description(completeTaskLoopDescription), Parameters: Schema(CompleteTaskParams{})}
+	return Def("complete_task_loop")
 }
 
 // NewCompleteTaskTool is complete_task{id,summary}: it marks a task of
@@ -49,32 +42,29 @@ func CompleteTaskLoopDef() ToolDef {
 // meanwhile are kept. Secrets in the summary are redacted, as for
 // remember.
 func NewCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
-	return stateTool{
-		def: CompleteTaskDef(),
-		run: func(_ context.Context, args json.RawMessage) Result {
-			var a CompleteTaskParams
-			if err := json.Unmarshal(args, &a); err != nil || a.ID == "" {
-				return Result{IsError: true, Output: "complete_task needs {\"id\": \"t1\", \"summary\": \"...\"}"}
+	return NewTool(CompleteTaskDef(), func(_ context.Context, args json.RawMessage) Result {
+		var a CompleteTaskParams
+		if err := json.Unmarshal(args, &a); err != nil || a.ID == "" {
+			return Result{IsError: true, Output: "complete_task needs {\"id\": \"t1\", \"summary\": \"...\"}"}
+		}
+		var task memory.Task
+		_, err := memory.UpdateTasks(fs, root, func(f *memory.TaskFile) error {
+			t, ok := f.Find(a.ID)
+			if !ok {
+				return fmt.Errorf("%w: %s", memory.ErrTaskNotFound, a.ID)
 			}
-			var task memory.Task
-			_, err := memory.UpdateTasks(fs, root, func(f *memory.TaskFile) error {
-				t, ok := f.Find(a.ID)
-				if !ok {
-					return fmt.Errorf("%w: %s", memory.ErrTaskNotFound, a.ID)
-				}
-				task = t
-				return f.SetState(t.ID, memory.TaskDone)
-			})
-			if errors.Is(err, memory.ErrTaskNotFound) {
-				return Result{IsError: true, Output: fmt.Sprintf("no task %q in %s; read the file for the ids", a.ID, memory.TasksFile)}
-			}
-			if err != nil {
-				return Result{IsError: true, Output: "could not update the task file: " + err.Error()}
-			}
-			if err := memory.AppendProgress(fs, root, memory.ProgressEntry{Time: time.Now(), Title: redact.Redact(task.Title), Body: redact.Redact(a.Summary)}); err != nil {
-				return Result{IsError: true, Output: "task marked done, but the progress entry failed: " + err.Error()}
-			}
-			return Result{Output: fmt.Sprintf("task %s (%s) marked done", task.ID, task.Title)}
-		},
-	}
+			task = t
+			return f.SetState(t.ID, memory.TaskDone)
+		})
+		if errors.Is(err, memory.ErrTaskNotFound) {
+			return Result{IsError: true, Output: fmt.Sprintf("no task %q in %s; read the file for the ids", a.ID, memory.TasksFile)}
+		}
+		if err != nil {
+			return Result{IsError: true, Output: "could not update the task file: " + err.Error()}
+		}
+		if err := memory.AppendProgress(fs, root, memory.ProgressEntry{Time: time.Now(), Title: redact.Redact(task.Title), Body: redact.Redact(a.Summary)}); err != nil {
+			return Result{IsError: true, Output: "task marked done, but the progress entry failed: " + err.Error()}
+		}
+		return Result{Output: fmt.Sprintf("task %s (%s) marked done", task.ID, task.Title)}
+	})
 }

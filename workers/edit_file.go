@@ -2,16 +2,12 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"syscall"
 )
-
-//go:embed edit_file.md
-var editFileDescription string
 
 // EditFileParams are edit_file's arguments.
 type EditFileParams struct {
@@ -21,10 +17,7 @@ type EditFileParams struct {
 }
 
 func (t *Toolset) editFileTool() Tool {
-	return builtin{
-		def: ToolDef{Name: ToolEditFile, Description: description(editFileDescription), Parameters: Schema(EditFileParams{})},
-		run: t.editFile,
-	}
+	return NewTool(Def("edit_file"), t.editFile)
 }
 
 func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {

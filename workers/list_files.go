@@ -2,16 +2,12 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"strings"
 )
-
-//go:embed list_files.md
-var listFilesDescription string
 
 // ListFilesParams are list_files's arguments.
 type ListFilesParams struct {
@@ -20,10 +16,7 @@ type ListFilesParams struct {
 }
 
 func (t *Toolset) listFilesTool() Tool {
-	return builtin{
-		def: ToolDef{Name: ToolListFiles, Description: description(listFilesDescription), Parameters: Schema(ListFilesParams{})},
-		run: t.listFiles,
-	}
+	return NewTool(Def("list_files"), t.listFiles)
 }
 
 func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {

@@ -12,10 +12,10 @@ func omittedMarker(n int64) string {
 	return fmt.Sprintf("\n[... %d bytes omitted ...]\n", n)
 }
 
-// truncateMiddle keeps the first and last halves of max bytes of s and marks
+// TruncateMiddle keeps the first and last halves of max bytes of s and marks
 // the cut with the number of bytes left out, so the model knows the output
 // it sees is not all there was.
-func truncateMiddle(s string, max int) string {
+func TruncateMiddle(s string, max int) string {
 	return text.ClipMiddle(s, max, func(n int) string { return omittedMarker(int64(n)) })
 }
 
@@ -42,22 +42,23 @@ func runeStartAtOrAfter(s string, i int) int {
 	return i
 }
 
-// headTailBuffer is an io.Writer that keeps at most the first and last halves
+// HeadTailBuffer is an io.Writer that keeps at most the first and last halves
 // of max bytes written to it, so a command that prints gigabytes costs a
 // bounded amount of memory. It is not safe for concurrent use; the single
 // goroutine draining a command's pipe owns it until it finishes.
-type headTailBuffer struct {
+type HeadTailBuffer struct {
 	max   int
 	head  []byte
 	tail  []byte // grows to twice its budget before being compacted
 	total int64
 }
 
-func newHeadTailBuffer(max int) *headTailBuffer {
-	return &headTailBuffer{max: max}
+// NewHeadTailBuffer returns a buffer that keeps at most max bytes.
+func NewHeadTailBuffer(max int) *HeadTailBuffer {
+	return &HeadTailBuffer{max: max}
 }
 
-func (b *headTailBuffer) Write(p []byte) (int, error) {
+func (b *HeadTailBuffer) Write(p []byte) (int, error) {
 	n := len(p)
 	b.total += int64(n)
 	headCap := b.max / 2
@@ -83,7 +84,7 @@ func (b *headTailBuffer) Write(p []byte) (int, error) {
 
 // String returns everything written if it fit, or the head, a marker with the
 // number of bytes dropped, and the tail.
-func (b *headTailBuffer) String() string {
+func (b *HeadTailBuffer) String() string {
 	tailCap := b.max - b.max/2
 	tail := b.tail
 	if len(tail) > tailCap {

@@ -7,24 +7,24 @@ import (
 )
 
 func TestTruncateMiddle(t *testing.T) {
-	if got := truncateMiddle("short", 10); got != "short" {
+	if got := TruncateMiddle("short", 10); got != "short" {
 		t.Fatalf("short string changed: %q", got)
 	}
 	s := strings.Repeat("a", 50) + strings.Repeat("b", 100) + strings.Repeat("c", 50)
-	got := truncateMiddle(s, 100)
+	got := TruncateMiddle(s, 100)
 	if want := strings.Repeat("a", 50) + "\n[... 100 bytes omitted ...]\n" + strings.Repeat("c", 50); got != want {
 		t.Fatalf("got %q", got)
 	}
 	// Cuts never split a multi-byte rune.
 	u := strings.Repeat("€", 100) // 3 bytes each
-	got = truncateMiddle(u, 100)
+	got = TruncateMiddle(u, 100)
 	if !utf8.ValidString(got) {
 		t.Fatalf("invalid UTF-8 after cut: %q", got)
 	}
 }
 
 func TestHeadTailBuffer(t *testing.T) {
-	b := newHeadTailBuffer(10)
+	b := NewHeadTailBuffer(10)
 	b.Write([]byte("0123"))
 	if b.String() != "0123" {
 		t.Fatalf("small: %q", b.String())
@@ -49,7 +49,7 @@ func TestHeadTailBuffer(t *testing.T) {
 }
 
 func TestHeadTailBufferKeepsRunesWhole(t *testing.T) {
-	b := newHeadTailBuffer(10)
+	b := NewHeadTailBuffer(10)
 	b.Write([]byte(strings.Repeat("€", 20))) // 60 bytes
 	got := b.String()
 	if !utf8.ValidString(got) {

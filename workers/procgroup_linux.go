@@ -106,3 +106,15 @@ func parseStat(data []byte) (state byte, pgrp int, ok bool) {
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// ProcessAlive reports whether pid is running, a zombie counting as gone:
+// for tests, here and in packages built on these process groups, that
+// check nothing outlived what was stopped.
+func ProcessAlive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	state, _, ok := parseStat(data)
+	return ok && state != 'Z' && state != 'X'
+}

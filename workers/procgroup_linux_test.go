@@ -1,8 +1,6 @@
 package workers
 
 import (
-	"os"
-	"strconv"
 	"testing"
 )
 
@@ -23,14 +21,4 @@ func TestParseStat(t *testing.T) {
 	if _, _, ok := parseStat([]byte("garbage")); ok {
 		t.Fatal("parsed garbage")
 	}
-}
-
-// processAlive reports whether pid is running (a zombie counts as gone).
-func processAlive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	state, _, ok := parseStat(data)
-	return ok && state != 'Z' && state != 'X'
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +13,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-//go:embed read_file.md
-var readFileDescription string
-
 // ReadFileParams are read_file's arguments.
 type ReadFileParams struct {
 	Path   string `json:"path" required:"true" description:"File path, relative to the project root."`
@@ -25,10 +21,7 @@ type ReadFileParams struct {
 }
 
 func (t *Toolset) readFileTool() Tool {
-	return builtin{
-		def: ToolDef{Name: ToolReadFile, Description: description(readFileDescription), Parameters: Schema(ReadFileParams{})},
-		run: t.readFile,
-	}
+	return NewTool(Def("read_file"), t.readFile)
 }
 
 func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {

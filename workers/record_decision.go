@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,9 +11,6 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
-
-//go:embed record_decision.md
-var recordDecisionDescription string
 
 // RecordDecisionParams are record_decision's arguments. Alternatives is
 // decoded leniently (one string is a list of one), so its schema type is
@@ -41,21 +37,18 @@ const (
 // record publishes it where the run's other decisions go, so the
 // session's one recorder writes it to decisions.jsonl.
 func NewRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
-	return stateTool{
-		def: ToolDef{Name: ToolRecordDecision, Description: description(recordDecisionDescription), Parameters: Schema(RecordDecisionParams{})},
-		run: func(ctx context.Context, args json.RawMessage) Result {
-			d, err := parseDecision(args)
-			if err != nil {
-				return Result{IsError: true, Output: "record_decision: " + err.Error()}
-			}
-			c := CallerOf(ctx)
-			d.Agent, d.Task = c.Agent, c.Task
-			if err := record(d); err != nil {
-				return Result{IsError: true, Output: "could not record the decision: " + err.Error()}
-			}
-			return Result{Output: "recorded: " + d.Detail}
-		},
-	}
+	return NewTool(Def("record_decision"), func(ctx context.Context, args json.RawMessage) Result {
+		d, err := parseDecision(args)
+		if err != nil {
+			return Result{IsError: true, Output: "record_decision: " + err.Error()}
+		}
+		c := CallerOf(ctx)
+		d.Agent, d.Task = c.Agent, c.Task
+		if err := record(d); err != nil {
+			return Result{IsError: true, Output: "could not record the decision: " + err.Error()}
+		}
+		return Result{Output: "recorded: " + d.Detail}
+	})
 }
 
 // parseDecision checks record_decision's arguments and makes the record.

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"time"
 
@@ -10,9 +9,6 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 )
-
-//go:embed remember.md
-var rememberDescription string
 
 // RememberParams are remember's arguments.
 type RememberParams struct {
@@ -24,17 +20,14 @@ type RememberParams struct {
 // note are redacted first: AGENT.md is committed with the project, and a
 // model may repeat a key the person pasted.
 func NewRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
-	return stateTool{
-		def: ToolDef{Name: ToolRemember, Description: description(rememberDescription), Parameters: Schema(RememberParams{})},
-		run: func(_ context.Context, args json.RawMessage) Result {
-			var a RememberParams
-			if err := json.Unmarshal(args, &a); err != nil {
-				return Result{IsError: true, Output: "remember needs {\"note\": \"...\"}: " + err.Error()}
-			}
-			if err := memory.AppendLearning(fs, root, redact.Redact(a.Note), time.Now()); err != nil {
-				return Result{IsError: true, Output: "could not save the learning: " + err.Error()}
-			}
-			return Result{Output: "saved to " + memory.AgentFile}
-		},
-	}
+	return NewTool(Def("remember"), func(_ context.Context, args json.RawMessage) Result {
+		var a RememberParams
+		if err := json.Unmarshal(args, &a); err != nil {
+			return Result{IsError: true, Output: "remember needs {\"note\": \"...\"}: " + err.Error()}
+		}
+		if err := memory.AppendLearning(fs, root, redact.Redact(a.Note), time.Now()); err != nil {
+			return Result{IsError: true, Output: "could not save the learning: " + err.Error()}
+		}
+		return Result{Output: "saved to " + memory.AgentFile}
+	})
 }

@@ -2,15 +2,11 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"math"
 	"strings"
 	"time"
 )
-
-//go:embed run_command.md
-var runCommandDescription string
 
 // RunCommandParams are run_command's arguments.
 type RunCommandParams struct {
@@ -22,10 +18,9 @@ type RunCommandParams struct {
 // runCommandTool's description is run_command.md and, when commands are
 // confined, what the sandbox allows (sandboxDescription).
 func (t *Toolset) runCommandTool() Tool {
-	return builtin{
-		def: ToolDef{Name: ToolRunCommand, Description: description(runCommandDescription) + t.sandboxDescription(), Parameters: Schema(RunCommandParams{})},
-		run: t.runCommand,
-	}
+	def := Def("run_command")
+	def.Description += t.sandboxDescription()
+	return NewTool(def, t.runCommand)
 }
 
 func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {

@@ -27,8 +27,8 @@ type goldenTool struct {
 
 // goldenDefs are the definitions of every tool this package makes, with
 // run_command's sandbox sentence left out (danger-full-access adds none),
-// then the task loop's complete_task (the coordinator's claim tool) and
-// last spawn_agent (the coordinator's own).
+// then the task loop's complete_task (the coordinator's claim tool),
+// spawn_agent (the coordinator's own) and last the review's three.
 func goldenDefs(t *testing.T) []ToolDef {
 	ts := newTestToolset(t, Options{Sandbox: sandbox.FullAccess})
 	defs := ts.Definitions()
@@ -40,6 +40,9 @@ func goldenDefs(t *testing.T) []ToolDef {
 		NewAskUserTool(nil).Def(),
 		CompleteTaskLoopDef(),
 		SpawnAgentDef(),
+		Def("report_findings"),
+		Def("judge_findings"),
+		Def("fixes_done"),
 	)
 	return defs
 }
@@ -108,7 +111,7 @@ func TestRunCommandDescriptionAddsSandbox(t *testing.T) {
 		if d.Name != ToolRunCommand {
 			continue
 		}
-		static := description(runCommandDescription)
+		static := Def("run_command").Description
 		if !strings.HasPrefix(d.Description, static+" Commands run in a sandbox (") {
 			t.Errorf("run_command description = %q, want run_command.md then the sandbox", d.Description)
 		}

@@ -3,7 +3,6 @@ package workers
 import (
 	"bytes"
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,9 +15,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
-//go:embed search.md
-var searchDescription string
-
 // SearchParams are search's arguments.
 type SearchParams struct {
 	Pattern string `json:"pattern" required:"true" description:"Go regular expression, e.g. \"func \\\\w+Handler\" or \"(?i)todo\"."`
@@ -26,10 +22,7 @@ type SearchParams struct {
 }
 
 func (t *Toolset) searchTool() Tool {
-	return builtin{
-		def: ToolDef{Name: ToolSearch, Description: description(searchDescription), Parameters: Schema(SearchParams{})},
-		run: t.search,
-	}
+	return NewTool(Def("search"), t.search)
 }
 
 func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {

@@ -1,12 +1,5 @@
 package workers
 
-import (
-	_ "embed"
-)
-
-//go:embed spawn_agent.md
-var spawnAgentDescription string
-
 // SpawnAgentParams are spawn_agent's arguments.
 type SpawnAgentParams struct {
 	Task string `json:"task" required:"true" description:"the complete task for the child"`
@@ -17,5 +10,5 @@ type SpawnAgentParams struct {
 // schema live here beside every other tool's, so the model's view of all
 // tools is in one place and one golden file.
 func SpawnAgentDef() ToolDef {
-	return ToolDef{Name: ToolSpawnAgent, Description: description(spawnAgentDescription), Parameters: Schema(SpawnAgentParams{})}
+	return Def("spawn_agent")
 }

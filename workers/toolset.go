@@ -365,19 +365,9 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 		return at.Call(ctx, name, args)
 	}
 	res := tool.Run(ctx, args)
-	res.Output = truncateMiddle(res.Output, t.maxOut+resultSlack)
+	res.Output = TruncateMiddle(res.Output, t.maxOut+resultSlack)
 	return res
 }
-
-// builtin adapts a definition and a function to the Tool interface.
-type builtin struct {
-	def ToolDef
-	run func(ctx context.Context, args json.RawMessage) Result
-}
-
-func (b builtin) Def() ToolDef { return b.def }
-
-func (b builtin) Run(ctx context.Context, args json.RawMessage) Result { return b.run(ctx, args) }
 
 // errResult formats an error result for the model.
 func errResult(format string, a ...any) Result {

@@ -86,7 +86,7 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) Resu
 	}
 	if o, ok := v.over[name]; ok {
 		res := o.Run(ctx, args)
-		res.Output = truncateMiddle(res.Output, v.base.maxOut+resultSlack)
+		res.Output = TruncateMiddle(res.Output, v.base.maxOut+resultSlack)
 		return res
 	}
 	return v.base.Call(ctx, name, args)

@@ -2,13 +2,9 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 )
-
-//go:embed write_file.md
-var writeFileDescription string
 
 // WriteFileParams are write_file's arguments.
 type WriteFileParams struct {
@@ -17,10 +13,7 @@ type WriteFileParams struct {
 }
 
 func (t *Toolset) writeFileTool() Tool {
-	return builtin{
-		def: ToolDef{Name: ToolWriteFile, Description: description(writeFileDescription), Parameters: Schema(WriteFileParams{})},
-		run: t.writeFile,
-	}
+	return NewTool(Def("write_file"), t.writeFile)
 }
 
 func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {

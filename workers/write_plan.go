@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,9 +14,6 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 )
-
-//go:embed write_plan.md
-var writePlanDescription string
 
 // ToolWritePlan writes a planned feature's goals and tasks (ralph plan).
 const ToolWritePlan = "write_plan"
@@ -89,27 +85,24 @@ func NewPlanWriter(fs afero.Fs, root string) (*PlanWriter, error) {
 
 // Tool is write_plan, for the planning coordinator's toolset.
 func (w *PlanWriter) Tool() Tool {
-	return stateTool{
-		def: ToolDef{Name: ToolWritePlan, Description: description(writePlanDescription), Parameters: Schema(WritePlanParams{})},
-		run: func(_ context.Context, args json.RawMessage) Result {
-			var a WritePlanParams
-			if err := json.Unmarshal(args, &a); err != nil {
-				return Result{IsError: true, Output: "write_plan needs {\"title\", \"goals\", \"tasks\": [{\"id\", \"title\", ...}]}: " + err.Error()}
-			}
-			if len(a.Tasks) == 0 {
-				return Result{IsError: true, Output: "write_plan needs at least one task"}
-			}
-			p, err := w.write(a)
-			if err != nil {
-				return Result{IsError: true, Output: "the plan was not written: " + err.Error()}
-			}
-			out := fmt.Sprintf("wrote %d tasks to %s and the goals to %s", len(p.Tasks), memory.TasksFile, memory.GoalsFile)
-			if len(p.Warnings) > 0 {
-				out += "; fix these and call write_plan again: " + strings.Join(p.Warnings, " ")
-			}
-			return Result{Output: out}
-		},
-	}
+	return NewTool(Def("write_plan"), func(_ context.Context, args json.RawMessage) Result {
+		var a WritePlanParams
+		if err := json.Unmarshal(args, &a); err != nil {
+			return Result{IsError: true, Output: "write_plan needs {\"title\", \"goals\", \"tasks\": [{\"id\", \"title\", ...}]}: " + err.Error()}
+		}
+		if len(a.Tasks) == 0 {
+			return Result{IsError: true, Output: "write_plan needs at least one task"}
+		}
+		p, err := w.write(a)
+		if err != nil {
+			return Result{IsError: true, Output: "the plan was not written: " + err.Error()}
+		}
+		out := fmt.Sprintf("wrote %d tasks to %s and the goals to %s", len(p.Tasks), memory.TasksFile, memory.GoalsFile)
+		if len(p.Warnings) > 0 {
+			out += "; fix these and call write_plan again: " + strings.Join(p.Warnings, " ")
+		}
+		return Result{Output: out}
+	})
 }
 
 // write puts the files back as they were before the plan and writes the

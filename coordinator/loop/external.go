@@ -10,7 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // ExternalWorker works each task by running an external CLI agent
@@ -18,7 +18,7 @@ import (
 // is the agent printing the completion marker, with nothing it said or
 // did contradicting it (see verdict).
 type ExternalWorker struct {
-	Agent workers.ExternalAgent
+	Agent agents.Agent
 	// Events receives the agent's events, as a child agent's; nil
 	// publishes to nobody.
 	Events *pubsub.Broker[coordinator.Event]
@@ -42,18 +42,18 @@ func (w ExternalWorker) Work(ctx context.Context, a Assignment) Outcome {
 	if ws.Dir != "" {
 		agent.Root = ws.Dir // the task's own worktree
 	}
-	prompt, err := a.Prompt(string(w.Agent.Kind), workers.MarkerInstructions)
+	prompt, err := a.Prompt(string(w.Agent.Kind), agents.MarkerInstructions)
 	if err != nil {
 		emit(coordinator.Event{Type: coordinator.EventAgentFinished, Text: err.Error(), IsError: true, Task: task.ID})
 		return Outcome{Err: err}
 	}
-	if !strings.Contains(prompt, workers.CompletionMarker) {
+	if !strings.Contains(prompt, agents.CompletionMarker) {
 		// A person's template that leaves out .Finish: without the
 		// markers the agent could never say it is done.
-		prompt += "\n\n" + workers.MarkerInstructions
+		prompt += "\n\n" + agents.MarkerInstructions
 	}
 	before := takeWorkState(ctx, agent, a.brief.Plan)
-	res, err := agent.Run(ctx, prompt, func(ev workers.ExternalEvent) {
+	res, err := agent.Run(ctx, prompt, func(ev agents.Event) {
 		switch ev.Kind {
 		case "text":
 			emit(coordinator.Event{Type: coordinator.EventAssistant, Text: ev.Text})
@@ -76,7 +76,7 @@ func (w ExternalWorker) Work(ctx context.Context, a Assignment) Outcome {
 
 // finishedText is what the agent_finished event says: the answer, or why
 // the attempt failed.
-func finishedText(res workers.ExternalResult, out Outcome) string {
+func finishedText(res agents.Result, out Outcome) string {
 	switch {
 	case out.Err != nil:
 		return out.Err.Error()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // verdict is an external agent's attempt's error: the run's own
@@ -18,14 +18,14 @@ import (
 // as far as the agent's account goes; the loop's --verify comes next.
 // exec: agents have no structured account, so only their exit status
 // counts.
-func verdict(ctx context.Context, agent workers.ExternalAgent, res workers.ExternalResult, runErr error, before *workState) error {
+func verdict(ctx context.Context, agent agents.Agent, res agents.Result, runErr error, before *workState) error {
 	if runErr != nil {
 		return runErr
 	}
 	if !res.Completed && res.Limit != nil {
 		// The agent's account is out of its allowance: the loop waits for
 		// the reset instead of failing the task.
-		return &workers.UsageLimitError{Agent: agent.Kind, UsageLimit: *res.Limit}
+		return &agents.UsageLimitError{Agent: agent.Kind, UsageLimit: *res.Limit}
 	}
 	if why := res.Failure(agent.Kind); why != "" {
 		return errors.New(why)
@@ -36,7 +36,7 @@ func verdict(ctx context.Context, agent workers.ExternalAgent, res workers.Exter
 		// for want of the marker.
 		return errors.New(res.Contradiction(agent.Kind))
 	}
-	if !res.Completed || agent.Kind == workers.AgentExec {
+	if !res.Completed || agent.Kind == agents.AgentExec {
 		return nil
 	}
 	if why := res.Contradiction(agent.Kind); why != "" {
@@ -44,7 +44,7 @@ func verdict(ctx context.Context, agent workers.ExternalAgent, res workers.Exter
 	}
 	if before != nil && !res.NoChanges && before.unchanged(ctx) {
 		return fmt.Errorf("%s said the task was done but no file changed; %s (a task that needs no change ends with %s)",
-			agent.Kind, agent.Writes(), workers.NoChangesMarker)
+			agent.Kind, agent.Writes(), agents.NoChangesMarker)
 	}
 	return nil
 }
@@ -60,8 +60,8 @@ type workState struct {
 // takeWorkState records the state of the tree the agent works in. The task
 // loop's own files (the task list, the progress log, .ralph/) do not
 // count: the loop writes them while the attempt runs.
-func takeWorkState(ctx context.Context, agent workers.ExternalAgent, plan string) *workState {
-	if agent.Kind == workers.AgentExec {
+func takeWorkState(ctx context.Context, agent agents.Agent, plan string) *workState {
+	if agent.Kind == agents.AgentExec {
 		return nil
 	}
 	repo, err := git.Open(ctx, agent.Root)

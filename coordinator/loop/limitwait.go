@@ -9,7 +9,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // A task attempt that a rate limit (the model endpoint's 429 with a reset
@@ -33,7 +33,7 @@ func limitOf(err error) (until time.Time, reason, what string, ok bool) {
 	if t, ok := llm.ResetTime(err); ok {
 		return t, memory.WaitRateLimit, "the rate limit", true
 	}
-	var ul *workers.UsageLimitError
+	var ul *agents.UsageLimitError
 	if errors.As(err, &ul) {
 		return ul.Until, memory.WaitUsageLimit, fmt.Sprintf("the %s usage limit", ul.Agent), true
 	}

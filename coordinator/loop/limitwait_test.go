@@ -12,7 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 func rateLimited(until time.Time) error {
@@ -84,8 +84,8 @@ func TestLimitWaitSpendsNoRetry(t *testing.T) {
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			switch calls.Add(1) {
 			case 1:
-				return Outcome{Err: &workers.UsageLimitError{Agent: workers.AgentCodex,
-					UsageLimit: workers.UsageLimit{Until: time.Now().Add(50 * time.Millisecond), Text: "You've hit your usage limit."}}}
+				return Outcome{Err: &agents.UsageLimitError{Agent: agents.AgentCodex,
+					UsageLimit: agents.UsageLimit{Until: time.Now().Add(50 * time.Millisecond), Text: "You've hit your usage limit."}}}
 			case 2:
 				return Outcome{Err: errors.New("tests fail")}
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // DefaultRun is the configuration of `ralph run` before any flag.
@@ -29,7 +29,7 @@ type Setup struct {
 	Until, Breaker Condition
 	// External is the CLI agent that works the tasks (--agent), nil
 	// for ralph's own child agents.
-	External *workers.ExternalAgent
+	External *agents.Agent
 }
 
 // CheckRun reports a run configuration that cannot work, in one sentence:
@@ -82,7 +82,7 @@ func Compile(rc *memory.RunConfig) (Setup, error) {
 		}
 	}
 	if rc.Agent != "" {
-		a, err := workers.ParseAgentSpec(rc.Agent)
+		a, err := agents.Parse(rc.Agent)
 		if err != nil {
 			return s, err
 		}
@@ -91,7 +91,7 @@ func Compile(rc *memory.RunConfig) (Setup, error) {
 		}
 		s.External = &a
 	} else if len(rc.AgentArgs) > 0 {
-		return s, fmt.Errorf("--agent-arg goes with --agent claude, codex, opencode, gemini or exec:'<command>'")
+		return s, fmt.Errorf("--agent-arg goes with --agent %s", agents.Choices())
 	}
 	return s, nil
 }

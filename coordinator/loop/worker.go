@@ -29,7 +29,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 		return Outcome{Err: err}
 	}
 	claim := &claimTool{task: task, checks: a.checks}
-	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim})
+	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim.tool()})
 	if err != nil {
 		return Outcome{Err: err}
 	}
@@ -101,11 +101,10 @@ func (t *claimTool) get() (bool, string) {
 	return t.claimed, t.summary
 }
 
-func (t *claimTool) Def() workers.ToolDef {
-	return workers.CompleteTaskLoopDef()
-}
+// tool is the task loop's complete_task as the model sees it.
+func (t *claimTool) tool() workers.Tool { return workers.NewTool(workers.CompleteTaskLoopDef(), t.run) }
 
-func (t *claimTool) Run(_ context.Context, args json.RawMessage) workers.Result {
+func (t *claimTool) run(_ context.Context, args json.RawMessage) workers.Result {
 	var a workers.CompleteTaskParams
 	if err := json.Unmarshal(args, &a); err != nil {
 		return workers.Result{IsError: true, Output: `complete_task needs {"id": "...", "summary": "..."}`}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // ExternalAgent is the task loop's external agent (--agent) as it runs in
@@ -15,8 +15,8 @@ import (
 // then --agent-arg. price prices its usage when it reports no cost itself
 // (nil: unknown); notices are sentences for the person before the loop
 // starts: what the agent may change, and a --max-cost it cannot honour.
-func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent workers.ExternalAgent, price *llm.Price, notices []string, err error) {
-	agent, err = workers.ParseAgentSpec(rc.Agent)
+func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent agents.Agent, price *llm.Price, notices []string, err error) {
+	agent, err = agents.Parse(rc.Agent)
 	if err != nil {
 		return agent, nil, nil, err
 	}
@@ -25,8 +25,8 @@ func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent workers.ExternalAge
 	if p.Approval != nil {
 		allowed = p.Approval.Rules()
 	}
-	agent = agent.Configure(workers.AgentPolicy{Sandbox: p.Config.Sandbox, Yes: p.Yes, Allowed: allowed},
-		workers.AgentSettings{Args: settings.Args, Env: settings.Env, Model: settings.Model}, rc.AgentArgs)
+	agent = agent.Configure(agents.Policy{Sandbox: p.Config.Sandbox, Yes: p.Yes, Allowed: allowed},
+		agents.Settings{Args: settings.Args, Env: settings.Env, Model: settings.Model}, rc.AgentArgs)
 	agent.Root, agent.Timeout = p.Root, time.Duration(rc.TaskTimeout)
 	// ralph's own key goes to the agent only if the agent needs it (codex
 	// keeps OPENAI_*), whatever the variable is called.
@@ -44,8 +44,8 @@ func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent workers.ExternalAge
 			price = &lp
 		}
 	}
-	// codex and gemini report tokens but no cost.
-	if rc.MaxCost > 0 && (agent.Kind == workers.AgentCodex || agent.Kind == workers.AgentGemini) && price == nil {
+	// Some CLIs report tokens but no cost; an exec: agent reports neither.
+	if rc.MaxCost > 0 && agent.Kind != agents.AgentExec && !agent.ReportsCost() && price == nil {
 		notices = append(notices, fmt.Sprintf("--max-cost cannot stop %s: ralph knows no price for its model %q; set input_price_per_mtok and output_price_per_mtok under [agents.%s] in your config",
 			agent.Kind, model, agent.Kind))
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // Review modes of ralph run (--review, review in the config).
@@ -41,17 +41,17 @@ func (p *Project) reviewOptions(rc *memory.RunConfig, coord *coordinator.Coordin
 // ReviewerAgent runs reviewers as another agent (--reviewer codex), in a
 // read-only sandbox whatever the run's: a reviewer reads and reports.
 func (p *Project) ReviewerAgent(spec string, timeout time.Duration) (review.ExternalReviewer, error) {
-	agent, err := workers.ParseAgentSpec(spec)
+	agent, err := agents.Parse(spec)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --reviewer: %w", ErrBadRunConfig, err)
 	}
 	settings := p.Config.Agents[string(agent.Kind)]
-	agent = agent.Configure(workers.AgentPolicy{Sandbox: "read-only"},
-		workers.AgentSettings{Args: settings.Args, Env: settings.Env, Model: settings.Model}, nil)
+	agent = agent.Configure(agents.Policy{Sandbox: "read-only"},
+		agents.Settings{Args: settings.Args, Env: settings.Env, Model: settings.Model}, nil)
 	agent.Root, agent.Timeout = p.Root, timeout
 	agent.DropEnv = []string{p.Config.APIKeyEnv}
 	return func(ctx context.Context, prompt string) (string, conversation.Usage, error) {
-		res, err := agent.Run(ctx, prompt, func(workers.ExternalEvent) {})
+		res, err := agent.Run(ctx, prompt, func(agents.Event) {})
 		return res.Text, res.Usage, err
 	}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // ErrBadRunConfig is a task loop configuration that cannot work (a
@@ -144,7 +145,7 @@ func checkAgent(run *memory.RunConfig, root string) error {
 	if run == nil || run.Agent == "" {
 		return nil
 	}
-	a, err := workers.ParseAgentSpec(run.Agent)
+	a, err := agents.Parse(run.Agent)
 	if err != nil {
 		return err
 	}

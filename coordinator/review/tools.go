@@ -10,24 +10,15 @@ import (
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// The tools a review's agents finish with.
+// The tools a review's agents finish with. Their definitions, with their
+// descriptions (report_findings.md, …), are in workers' one list of tools;
+// running them is the review's, so each adapts its run method with
+// workers.NewTool.
 const (
-	toolReportFindings = "report_findings"
-	toolJudgeFindings  = "judge_findings"
-	toolFixesDone      = "fixes_done"
+	toolReportFindings = workers.ToolReportFindings
+	toolJudgeFindings  = workers.ToolJudgeFindings
+	toolFixesDone      = workers.ToolFixesDone
 )
-
-// reportParams are report_findings' arguments.
-type reportParams struct {
-	Findings []reportedFinding `json:"findings" required:"true" description:"the problems found; an empty list when there are none"`
-}
-
-type reportedFinding struct {
-	File     string `json:"file" required:"true" description:"the file, relative to the project root"`
-	Line     int    `json:"line,omitempty" description:"the line the problem is on"`
-	Severity string `json:"severity" required:"true" description:"major (must be fixed before the work counts) or minor"`
-	Why      string `json:"why" required:"true" description:"what is wrong and why, in a sentence or two"`
-}
 
 // findingsTool is a reviewer's report_findings.
 type findingsTool struct {
@@ -38,13 +29,13 @@ type findingsTool struct {
 	called bool
 }
 
-func (t *findingsTool) Def() workers.ToolDef {
-	return workers.ToolDef{Name: toolReportFindings, Description: "Report the problems you found in the change, all at once, and finish the review.",
-		Parameters: workers.Schema(reportParams{})}
+// tool is report_findings as the model sees it.
+func (t *findingsTool) tool() workers.Tool {
+	return workers.NewTool(workers.Def(toolReportFindings), t.run)
 }
 
-func (t *findingsTool) Run(_ context.Context, args json.RawMessage) workers.Result {
-	var p reportParams
+func (t *findingsTool) run(_ context.Context, args json.RawMessage) workers.Result {
+	var p workers.ReportFindingsParams
 	if err := json.Unmarshal(args, &p); err != nil {
 		return workers.Result{IsError: true, Output: `report_findings needs {"findings": [{"file", "line", "severity", "why"}]}: ` + err.Error()}
 	}
@@ -78,7 +69,7 @@ func (t *findingsTool) parse(answer string) []Finding {
 	if err != nil {
 		return nil
 	}
-	t.Run(context.Background(), json.RawMessage(`{"findings":`+string(raw)+`}`))
+	t.run(context.Background(), json.RawMessage(`{"findings":`+string(raw)+`}`))
 	return t.get()
 }
 
@@ -96,17 +87,6 @@ func (t *findingsTool) get() []Finding {
 	return t.found
 }
 
-// judgeParams are judge_findings' arguments.
-type judgeParams struct {
-	Verdicts []verdictParam `json:"verdicts" required:"true" description:"one verdict per finding"`
-}
-
-type verdictParam struct {
-	ID      string `json:"id" required:"true" description:"the finding's id (f1, f2, …)"`
-	Verdict string `json:"verdict" required:"true" description:"confirmed (a real problem in this change) or rejected"`
-	Reason  string `json:"reason" required:"true" description:"why, in a sentence"`
-}
-
 type verdict struct{ Verdict, Reason string }
 
 // verdictTool is the checking agent's judge_findings.
@@ -115,13 +95,13 @@ type verdictTool struct {
 	got map[string]verdict
 }
 
-func (t *verdictTool) Def() workers.ToolDef {
-	return workers.ToolDef{Name: toolJudgeFindings, Description: "Give your verdict on every finding, all at once, and finish.",
-		Parameters: workers.Schema(judgeParams{})}
+// tool is judge_findings as the model sees it.
+func (t *verdictTool) tool() workers.Tool {
+	return workers.NewTool(workers.Def(toolJudgeFindings), t.run)
 }
 
-func (t *verdictTool) Run(_ context.Context, args json.RawMessage) workers.Result {
-	var p judgeParams
+func (t *verdictTool) run(_ context.Context, args json.RawMessage) workers.Result {
+	var p workers.JudgeFindingsParams
 	if err := json.Unmarshal(args, &p); err != nil {
 		return workers.Result{IsError: true, Output: `judge_findings needs {"verdicts": [{"id", "verdict", "reason"}]}: ` + err.Error()}
 	}
@@ -151,17 +131,11 @@ type fixedTool struct {
 	summary string
 }
 
-type fixedParams struct {
-	Summary string `json:"summary" required:"true" description:"what you changed, finding by finding"`
-}
+// tool is fixes_done as the model sees it.
+func (t *fixedTool) tool() workers.Tool { return workers.NewTool(workers.Def(toolFixesDone), t.run) }
 
-func (t *fixedTool) Def() workers.ToolDef {
-	return workers.ToolDef{Name: toolFixesDone, Description: "Say the confirmed findings are fixed, with what you changed, and finish.",
-		Parameters: workers.Schema(fixedParams{})}
-}
-
-func (t *fixedTool) Run(_ context.Context, args json.RawMessage) workers.Result {
-	var p fixedParams
+func (t *fixedTool) run(_ context.Context, args json.RawMessage) workers.Result {
+	var p workers.FixesDoneParams
 	if err := json.Unmarshal(args, &p); err != nil {
 		return workers.Result{IsError: true, Output: `fixes_done needs {"summary": "..."}: ` + err.Error()}
 	}

@@ -206,8 +206,13 @@ type Config struct {
 	MCPWarnings []string
 }
 
-// AgentKinds are the external agents a config may have a table for.
-var AgentKinds = []string{"claude", "codex", "opencode", "gemini"}
+// AgentKinds are the external agents a config may have a table for. The
+// agents are known only to their own package (workers/agents), which sits
+// above this one and fills AgentKinds in when it is linked into a program,
+// so that config names none of them and adding an agent touches no file
+// here. Empty (a program without agents), any [agents.<kind>] table is
+// taken, since no agent will read it.
+var AgentKinds []string
 
 // Agent is one [agents.<kind>] table: how ralph runs that CLI.
 type Agent struct {
@@ -285,7 +290,7 @@ type File struct {
 	PlansDir string `toml:"plans_dir"`
 	// Review: "task" or "end" (ralph run --review).
 	Review string `toml:"review"`
-	// Agents: [agents.claude], [agents.codex].
+	// Agents: [agents.<kind>] tables.
 	Agents map[string]AgentFile `toml:"agents"`
 	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
 	MCPServers map[string]MCPServerFile `toml:"mcp_servers"`
@@ -530,7 +535,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 		if strings.HasPrefix(keys[0], "mcp_servers.") {
 			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
 		}
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, checkpoint_max_file_mb, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, sandbox_readable, shell_env, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<claude|codex|opencode>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
+		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, checkpoint_max_file_mb, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, sandbox_readable, shell_env, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<kind>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
 	}
 	return f, true, nil
 }
@@ -643,7 +648,7 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 // or the variables it keeps.
 func (c *Config) applyAgents(f File, path string, fromProject bool) error {
 	for kind, af := range f.Agents {
-		if !slices.Contains(AgentKinds, kind) {
+		if len(AgentKinds) > 0 && !slices.Contains(AgentKinds, kind) {
 			return invalidf("%s: [agents.%s] is not an agent ralph runs; use one of [agents.%s]", path, kind, strings.Join(AgentKinds, "], [agents."))
 		}
 		if fromProject && (len(af.Args) > 0 || len(af.Env) > 0) {

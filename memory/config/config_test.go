@@ -470,6 +470,10 @@ func TestStyleSetting(t *testing.T) {
 }
 
 func TestAgentsSettings(t *testing.T) {
+	// The agents' own package fills AgentKinds in; this one is below it.
+	old := AgentKinds
+	AgentKinds = []string{"claude", "codex", "opencode", "gemini"}
+	t.Cleanup(func() { AgentKinds = old })
 	user := `
 [agents.codex]
 args = ["-c", "model_reasoning_effort=high"]

@@ -20,7 +20,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // Activities are the activities a worker runs.
@@ -247,7 +247,7 @@ func limitOf(err error) (time.Time, bool) {
 	if t, ok := llm.ResetTime(err); ok {
 		return t, true
 	}
-	var ul *workers.UsageLimitError
+	var ul *agents.UsageLimitError
 	if errors.As(err, &ul) {
 		return ul.Until, true
 	}

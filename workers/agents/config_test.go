@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"context"
@@ -9,38 +9,38 @@ import (
 )
 
 func TestExternalConfigureMatchesRalphsSettings(t *testing.T) {
-	codex := ExternalAgent{Kind: AgentCodex, Command: "codex"}
-	claude := ExternalAgent{Kind: AgentClaude, Command: "claude"}
+	codex := Agent{Kind: AgentCodex, Command: "codex"}
+	claude := Agent{Kind: AgentClaude, Command: "claude"}
 	rules := []string{"go test", "make"}
 	for _, c := range []struct {
 		name  string
-		agent ExternalAgent
-		p     AgentPolicy
-		s     AgentSettings
+		agent Agent
+		p     Policy
+		s     Settings
 		extra []string
 		want  string
 	}{
-		{"codex default", codex, AgentPolicy{}, AgentSettings{}, nil,
+		{"codex default", codex, Policy{}, Settings{}, nil,
 			"--skip-git-repo-check --sandbox workspace-write"},
-		{"codex read-only, -y changes nothing", codex, AgentPolicy{Sandbox: "read-only", Yes: true, Allowed: rules}, AgentSettings{}, nil,
+		{"codex read-only, -y changes nothing", codex, Policy{Sandbox: "read-only", Yes: true, Allowed: rules}, Settings{}, nil,
 			"--skip-git-repo-check --sandbox read-only"},
-		{"codex settings and --agent-arg", codex, AgentPolicy{}, AgentSettings{Args: []string{"-c", "model_reasoning_effort=high"}, Model: "gpt-5-codex"}, []string{"--oss"},
+		{"codex settings and --agent-arg", codex, Policy{}, Settings{Args: []string{"-c", "model_reasoning_effort=high"}, Model: "gpt-5-codex"}, []string{"--oss"},
 			"--skip-git-repo-check --sandbox workspace-write --model gpt-5-codex -c model_reasoning_effort=high --oss"},
-		{"codex: the person's sandbox wins", codex, AgentPolicy{}, AgentSettings{}, []string{"--sandbox=danger-full-access", "--skip-git-repo-check", "-m", "o3"},
+		{"codex: the person's sandbox wins", codex, Policy{}, Settings{}, []string{"--sandbox=danger-full-access", "--skip-git-repo-check", "-m", "o3"},
 			"--sandbox=danger-full-access --skip-git-repo-check -m o3"},
-		{"codex: sandbox_mode by -c", codex, AgentPolicy{}, AgentSettings{Model: "gpt-5"}, []string{"-c", "sandbox_mode=read-only"},
+		{"codex: sandbox_mode by -c", codex, Policy{}, Settings{Model: "gpt-5"}, []string{"-c", "sandbox_mode=read-only"},
 			"--skip-git-repo-check --model gpt-5 -c sandbox_mode=read-only"},
-		{"claude default", claude, AgentPolicy{Allowed: rules}, AgentSettings{}, nil,
+		{"claude default", claude, Policy{Allowed: rules}, Settings{}, nil,
 			"--permission-mode acceptEdits --allowedTools Bash(go test:*) Bash(make:*)"},
-		{"claude -y: its own sandbox for Bash", claude, AgentPolicy{Yes: true}, AgentSettings{}, nil,
+		{"claude -y: its own sandbox for Bash", claude, Policy{Yes: true}, Settings{}, nil,
 			"--permission-mode acceptEdits --settings " + claudeSandboxSettings},
-		{"claude -y without ralph's sandbox", claude, AgentPolicy{Sandbox: "danger-full-access", Yes: true}, AgentSettings{}, nil,
+		{"claude -y without ralph's sandbox", claude, Policy{Sandbox: "danger-full-access", Yes: true}, Settings{}, nil,
 			"--permission-mode acceptEdits --allowedTools Bash"},
-		{"claude read-only: no edits, no rules", claude, AgentPolicy{Sandbox: "read-only", Yes: true, Allowed: rules}, AgentSettings{}, nil,
+		{"claude read-only: no edits, no rules", claude, Policy{Sandbox: "read-only", Yes: true, Allowed: rules}, Settings{}, nil,
 			"--permission-mode default"},
-		{"claude: the person's mode wins", claude, AgentPolicy{}, AgentSettings{Model: "opus"}, []string{"--permission-mode", "plan"},
+		{"claude: the person's mode wins", claude, Policy{}, Settings{Model: "opus"}, []string{"--permission-mode", "plan"},
 			"--model opus --permission-mode plan"},
-		{"exec: --agent-arg are positional", ExternalAgent{Kind: AgentExec, Command: "./a.sh"}, AgentPolicy{Yes: true}, AgentSettings{Model: "x"}, []string{"one", "two"},
+		{"exec: --agent-arg are positional", Agent{Kind: AgentExec, Command: "./a.sh"}, Policy{Yes: true}, Settings{Model: "x"}, []string{"one", "two"},
 			"one two"},
 	} {
 		got := c.agent.Configure(c.p, c.s, c.extra)
@@ -48,7 +48,7 @@ func TestExternalConfigureMatchesRalphsSettings(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, s, c.want)
 		}
 	}
-	if got := claude.Configure(AgentPolicy{}, AgentSettings{Env: []string{"MY_KEY"}}, nil); len(got.KeepEnv) != 1 || got.KeepEnv[0] != "MY_KEY" {
+	if got := claude.Configure(Policy{}, Settings{Env: []string{"MY_KEY"}}, nil); len(got.KeepEnv) != 1 || got.KeepEnv[0] != "MY_KEY" {
 		t.Errorf("KeepEnv = %v", got.KeepEnv)
 	}
 }
@@ -65,7 +65,7 @@ func TestExternalWritesSaysWhatTheAgentMayChange(t *testing.T) {
 		"claude --permission-mode acceptEdits --settings " + claudeSandboxSettings: "its own sandbox for Bash",
 	} {
 		f := strings.Fields(args)
-		a := ExternalAgent{Kind: ExternalKind(f[0]), Args: f[1:]}
+		a := Agent{Kind: Kind(f[0]), Args: f[1:]}
 		if got := a.Writes(); !strings.Contains(got, want) {
 			t.Errorf("%s: Writes = %q, want %q in it", args, got, want)
 		}
@@ -83,8 +83,8 @@ func TestExternalEnvKeepsWhatTheAgentsConfigNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := testEnv("CODEX_HOME", codexHome, "FAKE_API_KEY", "fake-secret", "OTHER_API_KEY", "other", "RALPH_LLM_AUTH", "ralph-secret")
-	run := func(kind ExternalKind) string {
-		a := ExternalAgent{Kind: kind, Command: fakeAgent(t, "env_dump.sh"), Env: env, DropEnv: []string{"RALPH_LLM_AUTH"}}
+	run := func(kind Kind) string {
+		a := Agent{Kind: kind, Command: fakeAgent(t, "env_dump.sh"), Env: env, DropEnv: []string{"RALPH_LLM_AUTH"}}
 		res, _, err := runAgent(t, context.Background(), a, "")
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +100,7 @@ func TestExternalEnvKeepsWhatTheAgentsConfigNames(t *testing.T) {
 		t.Fatalf("claude got codex's key or ralph's:%s", out)
 	}
 
-	a := ExternalAgent{Kind: AgentCodex, Env: env}
+	a := Agent{Kind: AgentCodex, Env: env}
 	if m := a.Model(); m != "gpt-5-codex" {
 		t.Errorf("Model from codex's config = %q", m)
 	}

@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
@@ -56,83 +56,10 @@ type AgentCommand struct {
 // report is what the stream said went wrong, once it has ended.
 func (s *agentStream) report() AgentReport {
 	r := AgentReport{AgentError: s.agentErr, NoChanges: s.noChanges, Denials: s.denials, LastCommand: s.lastCmd}
-	if r.AgentError == "" && s.codexErr != "" {
-		r.AgentError = s.codexErr // an error no completed turn followed
+	if r.AgentError == "" && s.pendingErr != "" {
+		r.AgentError = s.pendingErr // an error nothing recovered from
 	}
 	return r
-}
-
-// claudeToolUse notes a Bash call, to pair it with its result.
-func (s *agentStream) claudeToolUse(bl claudeBlock) {
-	if bl.Name != "Bash" || bl.ID == "" {
-		return
-	}
-	var in struct {
-		Command string `json:"command"`
-	}
-	_ = json.Unmarshal(bl.Input, &in)
-	s.bash[bl.ID] = in.Command
-}
-
-// claudeToolResult records the result of a Bash call as the last command.
-func (s *agentStream) claudeToolResult(bl claudeBlock) {
-	command, ok := s.bash[bl.ToolUseID]
-	if !ok {
-		return
-	}
-	delete(s.bash, bl.ToolUseID)
-	s.lastCmd = &AgentCommand{Command: command, Failed: bl.IsError, Output: firstLine(blockText(bl.Content))}
-}
-
-// blockText is a tool result's content: a string, or the text of a list
-// of blocks.
-func blockText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []claudeBlock
-	if json.Unmarshal(raw, &blocks) != nil {
-		return ""
-	}
-	var parts []string
-	for _, b := range blocks {
-		if b.Text != "" {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// claudeResultDetails reads the result's error and permission denials.
-func (s *agentStream) claudeResultDetails(ev claudeEvent) {
-	var denials []struct {
-		ToolName  string          `json:"tool_name"`
-		ToolInput json.RawMessage `json:"tool_input"`
-	}
-	if json.Unmarshal(ev.PermissionDenials, &denials) == nil {
-		for _, d := range denials {
-			s.denials = append(s.denials, Denial{Tool: d.ToolName, Input: denialInput(d.ToolInput)})
-		}
-	}
-	if !ev.IsError {
-		return
-	}
-	msg := ""
-	if ev.Result != nil {
-		msg = strings.TrimSpace(*ev.Result)
-	}
-	if msg == "" {
-		var errs []string
-		_ = json.Unmarshal(ev.Errors, &errs)
-		msg = "it ended with " + ev.Subtype
-		if len(errs) > 0 {
-			msg += " (" + errs[0] + ")"
-		}
-	}
-	s.noteLimit(msg)
-	s.agentErr = msg
-	s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
 }
 
 // denialInput is the gist of a refused call's input: the command of a
@@ -150,12 +77,6 @@ func denialInput(raw json.RawMessage) string {
 		return in.FilePath
 	}
 	return oneLine(string(raw))
-}
-
-// codexCommand records a finished command as the last one.
-func (s *agentStream) codexCommand(it *codexItem) {
-	failed := it.Status == "failed" || it.Status == "declined" || (it.ExitCode != nil && *it.ExitCode != 0)
-	s.lastCmd = &AgentCommand{Command: unwrapShell(it.Command), ExitCode: it.ExitCode, Failed: failed, Output: firstLine(it.Output)}
 }
 
 // unwrapShell shows `/bin/bash -lc 'go test'`, as codex reports its
@@ -181,7 +102,7 @@ func unwrapShell(command string) string {
 // Failure is why a finished run failed, in one sentence, or "": the
 // agent's own error first, then a non-zero exit without the marker, with
 // the line of stderr that says most (see stderrReason).
-func (r ExternalResult) Failure(kind ExternalKind) string {
+func (r Result) Failure(kind Kind) string {
 	switch {
 	case r.AgentError != "":
 		return fmt.Sprintf("%s failed: %s", kind, clipOneLine(r.AgentError, 300))
@@ -198,7 +119,7 @@ func (r ExternalResult) Failure(kind ExternalKind) string {
 // Contradiction is why a claimed completion does not hold, in one
 // sentence, or "": a tool the agent's permissions refused, or a last
 // command that failed.
-func (r ExternalResult) Contradiction(kind ExternalKind) string {
+func (r Result) Contradiction(kind Kind) string {
 	if len(r.Denials) > 0 {
 		d := r.Denials[0]
 		msg := fmt.Sprintf("%s was not allowed to %s", kind, denialVerb(d))
@@ -241,26 +162,12 @@ func denialVerb(d Denial) string {
 }
 
 // denialHint says how to allow a refused tool, in the agent's own terms
-// (claude's settings, gemini's flags), or in ralph's where ralph's
-// settings decide (opencode's permission).
-func denialHint(kind ExternalKind, d Denial) string {
-	switch kind {
-	case AgentOpenCode:
-		return opencodeDenialHint(d)
-	case AgentGemini:
-		return geminiDenialHint(d)
+// or in ralph's where ralph's settings decide (its CLI's denialHint).
+func denialHint(kind Kind, d Denial) string {
+	if c := cliFor(kind); c != nil {
+		return c.denialHint(d)
 	}
-	switch d.Tool {
-	case "Bash":
-		rule := "Bash"
-		if w := strings.Fields(d.Input); len(w) > 0 {
-			rule = fmt.Sprintf("Bash(%s:*)", w[0])
-		}
-		return fmt.Sprintf("add %q to permissions.allow in .claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q, or run ralph with -y (claude's sandbox then runs Bash)", rule, rule)
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		return "ralph gives claude --permission-mode acceptEdits unless its --sandbox is read-only or --agent-arg sets another mode; check permissions.deny in .claude/settings.json"
-	}
-	return fmt.Sprintf("add %q to permissions.allow in .claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q", d.Tool, d.Tool)
+	return "check the permissions of the agent's own settings"
 }
 
 // stderrNoise are lines codex and claude print on stderr in ordinary

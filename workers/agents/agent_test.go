@@ -1,6 +1,8 @@
-package workers
+package agents
 
 import (
+	"github.com/ralph-dev/ralph/workers"
+
 	"bytes"
 	"context"
 	"errors"
@@ -15,7 +17,7 @@ import (
 // fakeAgent returns the path of a fake CLI script in testdata/agents.
 func fakeAgent(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "testdata", "agents", name))
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "agents", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,18 +27,18 @@ func fakeAgent(t *testing.T, name string) string {
 // runAgent runs a and collects its events. The events slice is appended to
 // without a lock: the race detector checks that emit is only ever called
 // from Run's goroutine.
-func runAgent(t *testing.T, ctx context.Context, a ExternalAgent, prompt string) (ExternalResult, []ExternalEvent, error) {
+func runAgent(t *testing.T, ctx context.Context, a Agent, prompt string) (Result, []Event, error) {
 	t.Helper()
 	if a.Root == "" {
 		a.Root = t.TempDir()
 	}
-	var events []ExternalEvent
-	res, err := a.Run(ctx, prompt, func(ev ExternalEvent) { events = append(events, ev) })
+	var events []Event
+	res, err := a.Run(ctx, prompt, func(ev Event) { events = append(events, ev) })
 	return res, events, err
 }
 
 // hasEvent reports whether an event of kind contains text.
-func hasEvent(events []ExternalEvent, kind, text string) bool {
+func hasEvent(events []Event, kind, text string) bool {
 	for _, ev := range events {
 		if ev.Kind == kind && strings.Contains(ev.Text, text) {
 			return true
@@ -65,20 +67,20 @@ func fileAppears(path string) bool {
 }
 
 func TestExternalParseAgentSpec(t *testing.T) {
-	for spec, want := range map[string]ExternalAgent{
+	for spec, want := range map[string]Agent{
 		"claude":             {Kind: AgentClaude, Command: "claude"},
 		" Codex ":            {Kind: AgentCodex, Command: "codex"},
 		"exec:./run.sh --go": {Kind: AgentExec, Command: "./run.sh --go"},
 	} {
-		got, err := ParseAgentSpec(spec)
+		got, err := Parse(spec)
 		if err != nil || got.Kind != want.Kind || got.Command != want.Command {
-			t.Errorf("ParseAgentSpec(%q) = %+v, %v; want %+v", spec, got, err, want)
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", spec, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "aider", "exec:", "exec:   "} {
-		_, err := ParseAgentSpec(bad)
+		_, err := Parse(bad)
 		if err == nil || strings.Contains(err.Error(), ". ") || strings.Contains(err.Error(), "\n") {
-			t.Errorf("ParseAgentSpec(%q) error = %v; want one sentence", bad, err)
+			t.Errorf("Parse(%q) error = %v; want one sentence", bad, err)
 		}
 	}
 }
@@ -87,7 +89,7 @@ func TestExternalCompletesAndReadsPromptFromStdin(t *testing.T) {
 	dir := t.TempDir()
 	promptFile := filepath.Join(dir, "prompt")
 	prompt := "Do task T-3.\nIt has \"quotes\" and $dollars.\n" + strings.Repeat("long context ", 20000)
-	a := ExternalAgent{Kind: AgentExec, Command: "bash " + fakeAgent(t, "complete.sh"),
+	a := Agent{Kind: AgentExec, Command: "bash " + fakeAgent(t, "complete.sh"),
 		Env: testEnv("RALPH_TEST_PROMPT_FILE", promptFile)}
 	res, events, err := runAgent(t, context.Background(), a, prompt)
 	if err != nil {
@@ -96,7 +98,7 @@ func TestExternalCompletesAndReadsPromptFromStdin(t *testing.T) {
 	if !res.Completed || res.ExitCode != 0 || res.TimedOut {
 		t.Fatalf("result = %+v", res)
 	}
-	if got := readTestFile(t, promptFile); got != prompt {
+	if got := fileText(promptFile); got != prompt {
 		t.Fatalf("the agent read %d bytes of the prompt, want %d", len(got), len(prompt))
 	}
 	if res.Text != "reading the task\nediting hello.txt\nall done" {
@@ -110,16 +112,16 @@ func TestExternalCompletesAndReadsPromptFromStdin(t *testing.T) {
 func TestExternalClaudeStream(t *testing.T) {
 	dir := t.TempDir()
 	argsFile, promptFile := filepath.Join(dir, "args"), filepath.Join(dir, "prompt")
-	a := ExternalAgent{Kind: AgentClaude, Command: fakeAgent(t, "claude_stream.sh"), Args: []string{"--model", "opus"},
+	a := Agent{Kind: AgentClaude, Command: fakeAgent(t, "claude_stream.sh"), Args: []string{"--model", "opus"},
 		Env: testEnv("RALPH_TEST_ARGS_FILE", argsFile, "RALPH_TEST_PROMPT_FILE", promptFile)}
 	res, events, err := runAgent(t, context.Background(), a, "make hello.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readTestFile(t, argsFile); got != "-p\n--output-format\nstream-json\n--verbose\n--model\nopus\n" {
+	if got := fileText(argsFile); got != "-p\n--output-format\nstream-json\n--verbose\n--model\nopus\n" {
 		t.Fatalf("claude args = %q", got)
 	}
-	if readTestFile(t, promptFile) != "make hello.txt" {
+	if fileText(promptFile) != "make hello.txt" {
 		t.Fatal("the prompt did not arrive on stdin")
 	}
 	if !res.Completed || res.Text != "Created hello.txt containing hi." {
@@ -142,7 +144,7 @@ func TestExternalClaudeStream(t *testing.T) {
 // A marker quoted in tool output (claude ran `cat PROMPT.md`) is not the
 // agent saying it is done.
 func TestExternalClaudeMarkerInToolOutputDoesNotComplete(t *testing.T) {
-	a := ExternalAgent{Kind: AgentClaude, Command: fakeAgent(t, "claude_stream.sh"), Env: testEnv("RALPH_TEST_NO_COMPLETE", "1")}
+	a := Agent{Kind: AgentClaude, Command: fakeAgent(t, "claude_stream.sh"), Env: testEnv("RALPH_TEST_NO_COMPLETE", "1")}
 	res, _, err := runAgent(t, context.Background(), a, "x")
 	if err != nil {
 		t.Fatal(err)
@@ -155,16 +157,16 @@ func TestExternalClaudeMarkerInToolOutputDoesNotComplete(t *testing.T) {
 func TestExternalCodexJSON(t *testing.T) {
 	dir := t.TempDir()
 	argsFile, promptFile := filepath.Join(dir, "args"), filepath.Join(dir, "prompt")
-	a := ExternalAgent{Kind: AgentCodex, Command: fakeAgent(t, "codex_json.sh"), Args: []string{"--sandbox", "workspace-write"},
+	a := Agent{Kind: AgentCodex, Command: fakeAgent(t, "codex_json.sh"), Args: []string{"--sandbox", "workspace-write"},
 		Env: testEnv("RALPH_TEST_ARGS_FILE", argsFile, "RALPH_TEST_PROMPT_FILE", promptFile)}
 	res, events, err := runAgent(t, context.Background(), a, "make hello.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readTestFile(t, argsFile); got != "exec\n--json\n--sandbox\nworkspace-write\n-\n" {
+	if got := fileText(argsFile); got != "exec\n--json\n--sandbox\nworkspace-write\n-\n" {
 		t.Fatalf("codex args = %q", got)
 	}
-	if readTestFile(t, promptFile) != "make hello.txt" {
+	if fileText(promptFile) != "make hello.txt" {
 		t.Fatal("the prompt did not arrive on stdin")
 	}
 	if !res.Completed || res.Text != "Created hello.txt containing hi." {
@@ -188,22 +190,22 @@ func TestExternalCodexJSON(t *testing.T) {
 }
 
 // hangAgent starts hang.sh and returns its pid files.
-func hangAgent(t *testing.T) (ExternalAgent, string, string) {
+func hangAgent(t *testing.T) (Agent, string, string) {
 	dir := t.TempDir()
 	pidFile, childFile := filepath.Join(dir, "pid"), filepath.Join(dir, "child")
-	return ExternalAgent{Kind: AgentExec, Command: "exec bash " + fakeAgent(t, "hang.sh"),
+	return Agent{Kind: AgentExec, Command: "exec bash " + fakeAgent(t, "hang.sh"),
 		Env: testEnv("RALPH_TEST_PID_FILE", pidFile, "RALPH_TEST_CHILD_PID_FILE", childFile)}, pidFile, childFile
 }
 
 // assertKilled checks that the agent and its background child are gone.
 func assertKilled(t *testing.T, pidFile, childFile string) {
 	t.Helper()
-	pid, child := waitForPID(t, pidFile), waitForPID(t, childFile)
-	if processAlive(pid) || processAlive(child) {
-		t.Fatalf("agent %d alive %v, child %d alive %v after Run returned", pid, processAlive(pid), child, processAlive(child))
+	pid, child := pidIn(t, pidFile), pidIn(t, childFile)
+	if workers.ProcessAlive(pid) || workers.ProcessAlive(child) {
+		t.Fatalf("agent %d alive %v, child %d alive %v after Run returned", pid, workers.ProcessAlive(pid), child, workers.ProcessAlive(child))
 	}
-	// Zombies may wait a while for init to reap them; they run no code.
-	assertNoLiveMember(t, pid)
+	// That no other member of the group lives on is the process side's
+	// promise, checked in workers (agentproc_test.go, escaped_linux_test.go).
 }
 
 func TestExternalTimeoutKillsProcessGroup(t *testing.T) {
@@ -263,7 +265,7 @@ func TestExternalCancelKillsProcessGroupPromptly(t *testing.T) {
 func TestExternalBackgroundJobKilledOnExit(t *testing.T) {
 	dir := t.TempDir()
 	childFile := filepath.Join(dir, "child")
-	a := ExternalAgent{Kind: AgentExec, Command: `sleep 300 & echo $! > ` + childFile + `; echo started`}
+	a := Agent{Kind: AgentExec, Command: `sleep 300 & echo $! > ` + childFile + `; echo started`}
 	start := time.Now()
 	res, _, err := runAgent(t, context.Background(), a, "")
 	if err != nil || res.ExitCode != 0 || res.Text != "started" {
@@ -272,13 +274,13 @@ func TestExternalBackgroundJobKilledOnExit(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("Run took %s", d)
 	}
-	if child := waitForPID(t, childFile); processAlive(child) {
+	if child := pidIn(t, childFile); workers.ProcessAlive(child) {
 		t.Fatalf("background job %d still running", child)
 	}
 }
 
 func TestExternalNonZeroExit(t *testing.T) {
-	a := ExternalAgent{Kind: AgentExec, Command: "bash " + fakeAgent(t, "fail.sh")}
+	a := Agent{Kind: AgentExec, Command: "bash " + fakeAgent(t, "fail.sh")}
 	res, events, err := runAgent(t, context.Background(), a, "x")
 	if err != nil {
 		t.Fatalf("a failing agent is not a Go error: %v", err)
@@ -292,19 +294,19 @@ func TestExternalNonZeroExit(t *testing.T) {
 }
 
 func TestExternalStartFailure(t *testing.T) {
-	a := ExternalAgent{Kind: AgentClaude, Command: filepath.Join(t.TempDir(), "no-such-claude")}
+	a := Agent{Kind: AgentClaude, Command: filepath.Join(t.TempDir(), "no-such-claude")}
 	if _, _, err := runAgent(t, context.Background(), a, "x"); err == nil || !strings.Contains(err.Error(), "cannot start the claude agent") {
 		t.Fatalf("err = %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := runAgent(t, ctx, ExternalAgent{Kind: AgentExec, Command: "true"}, ""); !errors.Is(err, context.Canceled) {
+	if _, _, err := runAgent(t, ctx, Agent{Kind: AgentExec, Command: "true"}, ""); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled before start: err = %v", err)
 	}
 }
 
 func TestExternalMarkerSplitAcrossWrites(t *testing.T) {
-	a := ExternalAgent{Kind: AgentExec, Command: `printf 'done <promise>COMP'; sleep 0.2; printf 'LETE</promise> bye'`}
+	a := Agent{Kind: AgentExec, Command: `printf 'done <promise>COMP'; sleep 0.2; printf 'LETE</promise> bye'`}
 	res, _, err := runAgent(t, context.Background(), a, "")
 	if err != nil || !res.Completed || res.Text != "done  bye" {
 		t.Fatalf("Completed = %v, Text = %q, err = %v", res.Completed, res.Text, err)
@@ -317,7 +319,7 @@ func TestExternalMarkerSplitAcrossWrites(t *testing.T) {
 
 func TestExternalHugeOutputCapped(t *testing.T) {
 	// 8 MB of lines, one 6 MB line without a newline, then the marker.
-	a := ExternalAgent{Kind: AgentExec, Command: `yes 'all work and no play' | head -c 8000000; ` +
+	a := Agent{Kind: AgentExec, Command: `yes 'all work and no play' | head -c 8000000; ` +
 		`head -c 6000000 /dev/zero | tr '\0' x; echo; echo '<promise>COMPLETE</promise>'; echo the end`}
 	start := time.Now()
 	res, err := a.Run(context.Background(), "", nil)
@@ -331,8 +333,8 @@ func TestExternalHugeOutputCapped(t *testing.T) {
 	t.Logf("14 MB of output in %s", time.Since(start))
 
 	var biggest int
-	_, err = ExternalAgent{Kind: AgentExec, Command: `head -c 6000000 /dev/zero | tr '\0' x`}.Run(context.Background(), "",
-		func(ev ExternalEvent) { biggest = max(biggest, len(ev.Text)) })
+	_, err = Agent{Kind: AgentExec, Command: `head -c 6000000 /dev/zero | tr '\0' x`}.Run(context.Background(), "",
+		func(ev Event) { biggest = max(biggest, len(ev.Text)) })
 	if err != nil || biggest > maxEventText+100 {
 		t.Fatalf("largest event text %d bytes, err = %v", biggest, err)
 	}
@@ -351,14 +353,14 @@ func TestExternalUnreadPromptAndNoGoroutineLeak(t *testing.T) {
 	base := runtime.NumGoroutine()
 	prompt := strings.Repeat("p", 4<<20)
 	for range 3 {
-		res, err := ExternalAgent{Kind: AgentExec, Command: "echo ignored"}.Run(context.Background(), prompt, nil)
+		res, err := Agent{Kind: AgentExec, Command: "echo ignored"}.Run(context.Background(), prompt, nil)
 		if err != nil || res.Text != "ignored" {
 			t.Fatalf("res = %+v, err = %v", res, err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := (ExternalAgent{Kind: AgentExec, Command: "sleep 300"}).Run(ctx, prompt, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := (Agent{Kind: AgentExec, Command: "sleep 300"}).Run(ctx, prompt, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 	for deadline := time.Now().Add(2 * time.Second); runtime.NumGoroutine() > base; time.Sleep(10 * time.Millisecond) {

@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 func TestExternalEnvScrubbing(t *testing.T) {
 	env := testEnv("OPENAI_API_KEY", "sk-openai", "AWS_SECRET_ACCESS_KEY", "aws-secret", "ANTHROPIC_API_KEY", "sk-ant",
 		"GITHUB_TOKEN", "ghp", "MY_DB_PASSWORD", "pw", "CLAUDE_CODE_OAUTH_TOKEN", "oauth", "RALPH_TEST_VISIBLE", "yes")
-	run := func(kind ExternalKind, keep ...string) string {
-		a := ExternalAgent{Kind: kind, Command: fakeAgent(t, "env_dump.sh"), Env: env, KeepEnv: keep}
+	run := func(kind Kind, keep ...string) string {
+		a := Agent{Kind: kind, Command: fakeAgent(t, "env_dump.sh"), Env: env, KeepEnv: keep}
 		if kind == AgentExec {
 			a.Command = "bash " + a.Command
 		}

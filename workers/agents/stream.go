@@ -1,6 +1,9 @@
-package workers
+package agents
 
 import (
+	"encoding/json"
+	"github.com/ralph-dev/ralph/workers"
+
 	"bytes"
 	"fmt"
 	"strings"
@@ -21,47 +24,54 @@ const (
 // agentStream turns an agent's stdout into events and a final result. It
 // is owned by the goroutine reading stdout until that goroutine ends.
 //
-// For claude and codex the completion marker counts only in text the agent
+// For a CLI's JSON stream the completion marker counts only in text the agent
 // wrote as its own message (and in lines that are not JSON events), never in
 // tool output: an agent that reads a prompt file or greps the code would
 // otherwise echo the marker and "complete" without finishing. exec output
 // has no such structure, so there the marker counts anywhere in stdout,
 // including split across reads.
 type agentStream struct {
-	kind  ExternalKind
-	send  func(ExternalEvent)
+	kind  Kind
+	cli   cli // nil for exec
+	send  func(Event)
 	lines lineSplitter
-	tail  []byte          // exec: the last bytes seen, to find a marker split across reads
-	raw   *headTailBuffer // exec: all of stdout
-	plain *headTailBuffer // claude/codex: lines that were not JSON events
+	tail  []byte                  // exec: the last bytes seen, to find a marker split across reads
+	raw   *workers.HeadTailBuffer // exec: all of stdout
+	plain *workers.HeadTailBuffer // a CLI: lines that were not JSON events
 
-	final     string // claude's result field or codex's last agent message
+	final     string // the answer the CLI gave as its last word
 	hasFinal  bool
 	lastText  string // the last assistant text, if no final one arrives
 	usage     conversation.Usage
 	cost      *float64
 	completed bool
 	noChanges bool            // the agent said the task needed no change (NoChangesMarker)
-	started   map[string]bool // codex item ids already reported when they started
+	started   map[string]bool // tool ids already reported when they started
 
-	// What the agent itself said went wrong (see external_verdict.go).
-	agentErr string            // its fatal error
-	codexErr string            // codex's last error event, until a turn completes after it
-	denials  []Denial          // claude's permission_denials
-	lastCmd  *AgentCommand     // the last shell command it ran
-	bash     map[string]string // claude: Bash tool_use id → its command
-	// geminiCalls are gemini's tool calls by tool_id, until their result.
-	geminiCalls map[string]geminiCall
-	limit       *UsageLimit // the usage limit the agent said it hit, if any
+	// What the agent itself said went wrong (see verdict.go).
+	agentErr string // its fatal error
+	// pendingErr is an error the agent reported and may still recover
+	// from (a turn that completes after it clears it); it counts as its
+	// error if nothing cleared it.
+	pendingErr string
+	denials    []Denial            // the calls its permissions refused
+	lastCmd    *AgentCommand       // the last shell command it ran
+	calls      map[string]toolCall // tool calls by id, until their result
+	limit      *UsageLimit         // the usage limit the agent said it hit, if any
 }
 
-func newAgentStream(kind ExternalKind, send func(ExternalEvent)) *agentStream {
-	s := &agentStream{kind: kind, send: send, started: map[string]bool{}, bash: map[string]string{},
-		geminiCalls: map[string]geminiCall{}}
+// toolCall is a tool call waiting for its result.
+type toolCall struct {
+	name  string
+	input json.RawMessage
+}
+
+func newAgentStream(kind Kind, send func(Event)) *agentStream {
+	s := &agentStream{kind: kind, cli: cliFor(kind), send: send, started: map[string]bool{}, calls: map[string]toolCall{}}
 	if kind == AgentExec {
-		s.raw = newHeadTailBuffer(maxAgentOutput)
+		s.raw = workers.NewHeadTailBuffer(maxAgentOutput)
 	} else {
-		s.plain = newHeadTailBuffer(maxAgentOutput)
+		s.plain = workers.NewHeadTailBuffer(maxAgentOutput)
 	}
 	s.lines = lineSplitter{max: maxAgentLine, onLine: s.line}
 	return s
@@ -105,23 +115,8 @@ func (s *agentStream) line(b []byte, cut bool) {
 		return
 	}
 	if !cut && trimmed[0] == '{' {
-		switch s.kind {
-		case AgentClaude:
-			if s.claudeLine(trimmed) {
-				return
-			}
-		case AgentCodex:
-			if s.codexLine(trimmed) {
-				return
-			}
-		case AgentOpenCode:
-			if s.opencodeLine(trimmed) {
-				return
-			}
-		case AgentGemini:
-			if s.geminiLine(trimmed) {
-				return
-			}
+		if s.cli != nil && s.cli.parseLine(s, trimmed) {
+			return
 		}
 	}
 	text := string(b)
@@ -140,7 +135,7 @@ func (s *agentStream) line(b []byte, cut bool) {
 		s.plain.Write([]byte{'\n'})
 		s.checkText(text)
 	}
-	s.send(ExternalEvent{Kind: "text", Text: capEventText(text)})
+	s.send(Event{Kind: "text", Text: capEventText(text)})
 }
 
 // checkText notes the markers in text the agent wrote as its own.
@@ -160,7 +155,7 @@ func (s *agentStream) assistantText(text string) {
 	}
 	s.lastText = text
 	s.checkText(text)
-	s.send(ExternalEvent{Kind: "text", Text: capEventText(text)})
+	s.send(Event{Kind: "text", Text: capEventText(text)})
 }
 
 // result returns the final text without the marker, and whether the marker
@@ -178,7 +173,7 @@ func (s *agentStream) result() (string, bool) {
 		t = s.plain.String()
 	}
 	t = strings.TrimSpace(stripMarker(strings.ToValidUTF8(t, "\uFFFD")))
-	return truncateMiddle(t, maxAgentOutput), s.completed
+	return workers.TruncateMiddle(t, maxAgentOutput), s.completed
 }
 
 // stripMarker removes the markers from text, and the lines that held
@@ -212,7 +207,7 @@ func toolSummary(name, args string) string {
 
 // capEventText bounds an event's text, keeping its head and tail.
 func capEventText(s string) string {
-	return truncateMiddle(strings.ToValidUTF8(s, "\uFFFD"), maxEventText)
+	return workers.TruncateMiddle(strings.ToValidUTF8(s, "\uFFFD"), maxEventText)
 }
 
 // lineSplitter cuts a byte stream into lines for onLine, without the
@@ -260,7 +255,7 @@ func (l *lineSplitter) end() {
 }
 
 // String makes events readable in test failures and logs.
-func (e ExternalEvent) String() string {
+func (e Event) String() string {
 	if e.Usage != nil {
 		return fmt.Sprintf("%s(in=%d out=%d)", e.Kind, e.Usage.InputTokens, e.Usage.OutputTokens)
 	}

@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
@@ -86,7 +86,7 @@ func TestExternalOpenCodeFailedCommand(t *testing.T) {
 }
 
 // permissionOf is the permission Configure gives opencode.
-func permissionOf(t *testing.T, a ExternalAgent, env []string) string {
+func permissionOf(t *testing.T, a Agent, env []string) string {
 	t.Helper()
 	var cfg map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(envValue(a.setEnv(env), opencodeConfigVar)), &cfg); err != nil {
@@ -96,22 +96,22 @@ func permissionOf(t *testing.T, a ExternalAgent, env []string) string {
 }
 
 func TestExternalOpenCodePermissionMatchesRalphsSettings(t *testing.T) {
-	oc := ExternalAgent{Kind: AgentOpenCode, Command: "opencode"}
+	oc := Agent{Kind: AgentOpenCode, Command: "opencode"}
 	for _, c := range []struct {
 		name string
-		p    AgentPolicy
+		p    Policy
 		want string
 	}{
-		{"default: edits, and only allowed commands", AgentPolicy{Allowed: []string{"go  test"}},
+		{"default: edits, and only allowed commands", Policy{Allowed: []string{"go  test"}},
 			`{"bash":{"*":"ask","go test":"allow","go test *":"allow"},"edit":"allow"}`},
-		{"-y in workspace-write: opencode has no sandbox", AgentPolicy{Yes: true},
+		{"-y in workspace-write: opencode has no sandbox", Policy{Yes: true},
 			`{"bash":{"*":"ask"},"edit":"allow"}`},
-		{"-y without ralph's sandbox", AgentPolicy{Sandbox: "danger-full-access", Yes: true},
+		{"-y without ralph's sandbox", Policy{Sandbox: "danger-full-access", Yes: true},
 			`{"bash":"allow","edit":"allow","external_directory":"allow"}`},
-		{"read-only", AgentPolicy{Sandbox: "read-only", Yes: true, Allowed: []string{"make"}},
+		{"read-only", Policy{Sandbox: "read-only", Yes: true, Allowed: []string{"make"}},
 			`{"bash":"deny","edit":"deny"}`},
 	} {
-		a := oc.Configure(c.p, AgentSettings{Model: "standin/m"}, []string{"--variant", "high"})
+		a := oc.Configure(c.p, Settings{Model: "standin/m"}, []string{"--variant", "high"})
 		if got := permissionOf(t, a, nil); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
@@ -121,7 +121,7 @@ func TestExternalOpenCodePermissionMatchesRalphsSettings(t *testing.T) {
 	}
 
 	// The person's own inline config keeps its keys; its permission wins.
-	a := oc.Configure(AgentPolicy{Sandbox: "read-only"}, AgentSettings{}, nil)
+	a := oc.Configure(Policy{Sandbox: "read-only"}, Settings{}, nil)
 	env := a.setEnv([]string{"A=1", opencodeConfigVar + `={"model":"x/y"}`})
 	if got := envValue(env, opencodeConfigVar); got != `{"model":"x/y","permission":{"bash":"deny","edit":"deny"}}` {
 		t.Errorf("merged config = %s", got)
@@ -132,18 +132,18 @@ func TestExternalOpenCodePermissionMatchesRalphsSettings(t *testing.T) {
 }
 
 func TestExternalOpenCodeWrites(t *testing.T) {
-	oc := ExternalAgent{Kind: AgentOpenCode, Command: "opencode", Env: []string{"HOME=/nowhere"}}
+	oc := Agent{Kind: AgentOpenCode, Command: "opencode", Env: []string{"HOME=/nowhere"}}
 	for _, c := range []struct {
-		p     AgentPolicy
+		p     Policy
 		extra []string
 		want  string
 	}{
-		{AgentPolicy{}, nil, "to run only the commands of allowed_commands"},
-		{AgentPolicy{Sandbox: "read-only"}, nil, "it cannot change any file"},
-		{AgentPolicy{Sandbox: "danger-full-access", Yes: true}, nil, "it may edit and run any command, without a sandbox"},
-		{AgentPolicy{}, []string{"--auto"}, "opencode runs with --auto"},
+		{Policy{}, nil, "to run only the commands of allowed_commands"},
+		{Policy{Sandbox: "read-only"}, nil, "it cannot change any file"},
+		{Policy{Sandbox: "danger-full-access", Yes: true}, nil, "it may edit and run any command, without a sandbox"},
+		{Policy{}, []string{"--auto"}, "opencode runs with --auto"},
 	} {
-		if got := oc.Configure(c.p, AgentSettings{}, c.extra).Writes(); !strings.Contains(got, c.want) {
+		if got := oc.Configure(c.p, Settings{}, c.extra).Writes(); !strings.Contains(got, c.want) {
 			t.Errorf("%+v %v: Writes = %q, want %q in it", c.p, c.extra, got, c.want)
 		}
 	}
@@ -162,7 +162,7 @@ func TestExternalOpenCodeKeepsItsProvidersKey(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "opencode.json"), []byte(`{"x":"{env:STOLEN_TOKEN}"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a := ExternalAgent{Kind: AgentOpenCode, Root: root}
+	a := Agent{Kind: AgentOpenCode, Root: root}
 	env := []string{"HOME=" + home, "MY_PROVIDER_KEY=k", "STOLEN_TOKEN=s", "OPENCODE_API_KEY=o", "OTHER_API_KEY=x"}
 	got := strings.Join(scrubEnv(env, nil, a.keepEnv(env)), " ")
 	if !strings.Contains(got, "MY_PROVIDER_KEY=k") || !strings.Contains(got, "OPENCODE_API_KEY=o") ||

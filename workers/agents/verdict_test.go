@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 
 // replay runs replay.sh as an agent of kind, replaying sample with the
 // extra environment.
-func replay(t *testing.T, kind ExternalKind, sample string, env ...string) (ExternalResult, []ExternalEvent) {
+func replay(t *testing.T, kind Kind, sample string, env ...string) (Result, []Event) {
 	t.Helper()
-	a := ExternalAgent{Kind: kind, Command: fakeAgent(t, "replay.sh"), Env: testEnv(append([]string{"RALPH_TEST_SAMPLE", sample}, env...)...)}
+	a := Agent{Kind: kind, Command: fakeAgent(t, "replay.sh"), Env: testEnv(append([]string{"RALPH_TEST_SAMPLE", sample}, env...)...)}
 	res, events, err := runAgent(t, context.Background(), a, "do the task")
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestExternalCodexLastCommand(t *testing.T) {
 // reason says so rather than quoting an empty command (claude's
 // InputValidationError, seen with the real CLI).
 func TestExternalUnreadableShellCall(t *testing.T) {
-	res := ExternalResult{Completed: true, AgentReport: AgentReport{LastCommand: &AgentCommand{Failed: true,
+	res := Result{Completed: true, AgentReport: AgentReport{LastCommand: &AgentCommand{Failed: true,
 		Output: "<tool_use_error>InputValidationError: Bash was called with input that could not be parsed as JSON.</tool_use_error>"}}}
 	want := "the last shell call claude made failed, so the task is not verified (<tool_use_error>InputValidationError: Bash was called with input that could not be parsed as JSON.</tool_use_error>)"
 	if got := res.Contradiction(AgentClaude); got != want {
@@ -161,7 +161,7 @@ func TestExternalCodexRecoveredError(t *testing.T) {
 }
 
 func TestExternalNoChangesMarker(t *testing.T) {
-	a := ExternalAgent{Kind: AgentExec, Command: `echo 'nothing to do'; echo '<promise>NO_CHANGES</promise>'`}
+	a := Agent{Kind: AgentExec, Command: `echo 'nothing to do'; echo '<promise>NO_CHANGES</promise>'`}
 	res, _, err := runAgent(t, context.Background(), a, "")
 	if err != nil || !res.Completed || !res.NoChanges || res.Text != "nothing to do" {
 		t.Fatalf("res = %+v, err = %v", res, err)
@@ -171,12 +171,12 @@ func TestExternalNoChangesMarker(t *testing.T) {
 // Without an error of the agent's own, the line of stderr that says most
 // is the reason, noise left out.
 func TestExternalStderrReason(t *testing.T) {
-	res := ExternalResult{ExitCode: 2, Stderr: "WARNING: proceeding, even though we could not create PATH aliases: …\n" +
+	res := Result{ExitCode: 2, Stderr: "WARNING: proceeding, even though we could not create PATH aliases: …\n" +
 		"Reading prompt from stdin...\nerror: unexpected argument '--frobnicate' found\n\nUsage: codex exec [OPTIONS] [PROMPT]"}
 	if got := res.Failure(AgentCodex); got != "codex exited with status 2: error: unexpected argument '--frobnicate' found" {
 		t.Fatalf("Failure = %q", got)
 	}
-	res = ExternalResult{ExitCode: 1, Stderr: "WARNING: proceeding, even though we could not create PATH aliases: …"}
+	res = Result{ExitCode: 1, Stderr: "WARNING: proceeding, even though we could not create PATH aliases: …"}
 	if got := res.Failure(AgentClaude); got != "claude exited with status 1" {
 		t.Fatalf("Failure = %q", got)
 	}

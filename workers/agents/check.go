@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"errors"
@@ -10,21 +10,17 @@ import (
 	"strings"
 )
 
-// Check reports, in one sentence, an agent that cannot start: claude, codex or
-// opencode not on PATH, or an exec: command whose program is missing or not
+// Check reports, in one sentence, an agent that cannot start: its CLI not
+// on PATH, or an exec: command whose program is missing or not
 // executable. It runs before any task is touched, so a typo is a usage
 // error instead of a failed task. root is the project root, where the
 // agent runs and relative paths start; "" skips the relative paths, for a
 // caller that does not know the root yet. Commands whose program only the
 // shell can tell (a builtin such as cd, an expansion such as $AGENT) are
 // let through: bash will say what is wrong with them.
-func (a ExternalAgent) Check(root string) error {
-	switch a.Kind {
-	case AgentClaude, AgentCodex, AgentOpenCode, AgentGemini:
-		bin := strings.TrimSpace(a.Command)
-		if bin == "" {
-			bin = string(a.Kind)
-		}
+func (a Agent) Check(root string) error {
+	if a.Kind != AgentExec && cliFor(a.Kind) != nil {
+		bin := strings.TrimSpace(a.program())
 		if strings.Contains(bin, "/") {
 			return checkProgram(string(a.Kind), bin, root)
 		}
@@ -32,7 +28,8 @@ func (a ExternalAgent) Check(root string) error {
 			return fmt.Errorf("--agent %s needs the %s command, which is not on PATH; install it or choose another agent", a.Kind, bin)
 		}
 		return nil
-	case AgentExec:
+	}
+	if a.Kind == AgentExec {
 		word, ok := firstProgram(a.Command)
 		if !ok {
 			return nil

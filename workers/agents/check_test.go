@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"os"
@@ -42,13 +42,22 @@ func TestFirstProgram(t *testing.T) {
 
 func TestExternalCheck(t *testing.T) {
 	root := t.TempDir()
-	writeTestFile(t, filepath.Join(root, "run.sh"), "#!/bin/sh\n")
-	os.Chmod(filepath.Join(root, "run.sh"), 0o755)
-	writeTestFile(t, filepath.Join(root, "plain.sh"), "#!/bin/sh\n")
-	os.MkdirAll(filepath.Join(root, "dir"), 0o755)
 	bin := t.TempDir()
-	writeTestFile(t, filepath.Join(bin, "fakeclaude"), "#!/bin/sh\n")
-	os.Chmod(filepath.Join(bin, "fakeclaude"), 0o755)
+	for path, mode := range map[string]os.FileMode{"run.sh": 0o755, "plain.sh": 0o644, "dir/": 0o755, bin + "/fakeclaude": 0o755} {
+		var err error
+		dir := strings.HasSuffix(path, "/")
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		if dir {
+			err = os.MkdirAll(path, mode)
+		} else {
+			err = os.WriteFile(path, []byte("#!/bin/sh\n"), mode)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
 	for _, c := range []struct {
@@ -66,7 +75,7 @@ func TestExternalCheck(t *testing.T) {
 		{"claude", "no-such-claude-xyz", "--agent claude needs the no-such-claude-xyz command, which is not on PATH"},
 		{"codex", "no-such-codex-xyz", "--agent codex needs the no-such-codex-xyz command"},
 	} {
-		a, err := ParseAgentSpec(c.spec)
+		a, err := Parse(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +91,7 @@ func TestExternalCheck(t *testing.T) {
 		}
 	}
 	// Without the root a relative path cannot be checked and passes.
-	a, _ := ParseAgentSpec("exec:./missing.sh")
+	a, _ := Parse("exec:./missing.sh")
 	if err := a.Check(""); err != nil {
 		t.Errorf("Check without a root: %v", err)
 	}

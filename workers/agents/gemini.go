@@ -1,9 +1,11 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -38,6 +40,75 @@ import (
 // (ralph passes --skip-trust: it has chosen the directory), and on an API
 // error the HTTP status modulo 256 (400 → 144, 429 → 173), after the
 // error result line.
+
+// AgentGemini is Gemini CLI.
+const AgentGemini Kind = "gemini"
+
+type geminiCLI struct{}
+
+func (geminiCLI) kind() Kind { return AgentGemini }
+
+// args: -p's text is appended to stdin's; empty, it only makes the run
+// headless.
+func (geminiCLI) args(extra []string) []string {
+	return append([]string{"-p", "", "--output-format", "stream-json"}, extra...)
+}
+
+// keepEnv keeps gemini's key and settings. Gemini CLI can call the model
+// through Vertex AI instead, and then authenticates with Google Cloud's
+// credentials.
+func (geminiCLI) keepEnv(env []string) []string {
+	keep := []string{"GEMINI_*", "GOOGLE_GEMINI_*", "GOOGLE_API_KEY", "GOOGLE_GENAI_*"}
+	if envValue(env, "GOOGLE_GENAI_USE_VERTEXAI") != "" {
+		keep = append(keep, "GOOGLE_CLOUD_*", "GOOGLE_APPLICATION_CREDENTIALS")
+	}
+	return keep
+}
+
+func (geminiCLI) configure(p Policy, user []string) ([]string, []string) {
+	return geminiDefaults(p, user), nil
+}
+
+func (geminiCLI) writes(a Agent) string { return geminiWrites(a.Args) }
+
+func (geminiCLI) configModel(Agent) string { return "" }
+
+func (geminiCLI) parseLine(s *agentStream, b []byte) bool { return s.geminiLine(b) }
+
+func (geminiCLI) denialHint(d Denial) string { return geminiDenialHint(d) }
+
+// reportsCost: gemini reports tokens, never a cost.
+func (geminiCLI) gets() string {
+	return "gemini --approval-mode auto_edit with allowed_commands as --allowed-tools (yolo under -y --sandbox danger-full-access)"
+}
+
+func (geminiCLI) reportsCost() bool { return false }
+
+func (geminiCLI) mergeEnv(_, _, ours string) string { return ours }
+
+// geminiDailyQuotaRe finds Gemini CLI's words for a per-day quota.
+var geminiDailyQuotaRe = regexp.MustCompile(`(?i)exhausted your daily quota`)
+
+// usageLimit reads gemini's per-day quota, which resets at midnight
+// Pacific time.
+func (geminiCLI) usageLimit(s string, now time.Time) (UsageLimit, bool) {
+	w := geminiDailyQuotaRe.FindString(s)
+	if w == "" {
+		return UsageLimit{}, false
+	}
+	return UsageLimit{Until: nextPacificMidnight(now), Text: limitLine(s, w)}, true
+}
+
+// nextPacificMidnight is when the Gemini API's daily quotas next reset;
+// zero without time zone data, so that ralph waits its default instead.
+func nextPacificMidnight(now time.Time) time.Time {
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		return time.Time{}
+	}
+	t := now.In(la)
+	return time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, la)
+}
 
 // geminiEvent is one line of gemini's stream-json.
 type geminiEvent struct {
@@ -89,27 +160,27 @@ func (s *agentStream) geminiLine(b []byte) bool {
 		s.checkText(s.final)
 		if strings.TrimSpace(ev.Content) != "" {
 			s.lastText = s.final
-			s.send(ExternalEvent{Kind: "text", Text: capEventText(ev.Content)})
+			s.send(Event{Kind: "text", Text: capEventText(ev.Content)})
 		}
 	case "tool_use":
 		s.final, s.hasFinal = "", false
-		s.geminiCalls[ev.ToolID] = geminiCall{name: ev.ToolName, input: ev.Parameters}
-		s.send(ExternalEvent{Kind: "tool", Text: toolSummary(ev.ToolName, string(ev.Parameters))})
+		s.calls[ev.ToolID] = toolCall{name: ev.ToolName, input: ev.Parameters}
+		s.send(Event{Kind: "tool", Text: toolSummary(ev.ToolName, string(ev.Parameters))})
 	case "tool_result":
 		s.geminiToolResult(ev)
 	case "error":
 		s.noteLimit(ev.Message)
 		if ev.Severity == "error" {
 			s.agentErr = ev.Message
-			s.send(ExternalEvent{Kind: "error", Text: capEventText(ev.Message)})
+			s.send(Event{Kind: "error", Text: capEventText(ev.Message)})
 		} else {
-			s.send(ExternalEvent{Kind: "warning", Text: capEventText(ev.Message)})
+			s.send(Event{Kind: "warning", Text: capEventText(ev.Message)})
 		}
 	case "result":
 		if u := ev.Stats; u != nil {
 			s.usage = conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 			usage := s.usage
-			s.send(ExternalEvent{Kind: "usage", Usage: &usage})
+			s.send(Event{Kind: "usage", Usage: &usage})
 		}
 		if ev.Status == "error" {
 			msg := "it ended with an error"
@@ -118,26 +189,20 @@ func (s *agentStream) geminiLine(b []byte) bool {
 			}
 			s.noteLimit(msg)
 			s.agentErr = msg
-			s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+			s.send(Event{Kind: "error", Text: capEventText(msg)})
 		}
 	}
 	return true // init, the user's message and future events carry nothing ralph uses
 }
 
-// geminiCall is a tool call waiting for its result.
-type geminiCall struct {
-	name  string
-	input json.RawMessage
-}
-
 // geminiToolResult pairs a result with its call: a refused call is a
 // denial, a shell command the last command.
 func (s *agentStream) geminiToolResult(ev geminiEvent) {
-	call, ok := s.geminiCalls[ev.ToolID]
+	call, ok := s.calls[ev.ToolID]
 	if !ok {
 		return
 	}
-	delete(s.geminiCalls, ev.ToolID)
+	delete(s.calls, ev.ToolID)
 	errType, errMsg := "", ""
 	if ev.Error != nil {
 		errType, errMsg = ev.Error.Type, ev.Error.Message
@@ -164,7 +229,7 @@ func (s *agentStream) geminiToolResult(ev geminiEvent) {
 
 // geminiDefaults are ralph's arguments for gemini under p: --skip-trust,
 // and the approval mode and allowed commands nearest ralph's sandbox.
-func geminiDefaults(p AgentPolicy, user []string) []string {
+func geminiDefaults(p Policy, user []string) []string {
 	var def []string
 	if !setsOption(user, "--skip-trust") {
 		def = append(def, "--skip-trust")

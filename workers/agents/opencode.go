@@ -1,12 +1,12 @@
-package workers
+package agents
 
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
@@ -28,6 +28,58 @@ import (
 // config denies outright is not offered to the model, whose call of it
 // comes back as the "invalid" tool.
 
+// AgentOpenCode is OpenCode.
+const AgentOpenCode Kind = "opencode"
+
+type opencodeCLI struct{}
+
+func (opencodeCLI) kind() Kind { return AgentOpenCode }
+
+func (opencodeCLI) args(extra []string) []string {
+	return append([]string{"run", "--format", "json"}, extra...)
+}
+
+// keepEnv keeps OPENCODE_* and the variables its config names with
+// {env:…}; its built-in providers read their usual key variables, which
+// the person keeps with [agents.opencode] env.
+func (opencodeCLI) keepEnv(env []string) []string {
+	return append([]string{"OPENCODE_*"}, opencodeEnvKeys(env)...)
+}
+
+// configure gives opencode its permission as config, not arguments;
+// through the environment, so that no file of ralph's lands in the
+// project.
+func (opencodeCLI) configure(p Policy, _ []string) ([]string, []string) {
+	return nil, []string{opencodeSetEnv(p)}
+}
+
+func (opencodeCLI) writes(a Agent) string { return a.opencodeWrites() }
+
+func (opencodeCLI) configModel(Agent) string { return "" }
+
+func (opencodeCLI) parseLine(s *agentStream, b []byte) bool { return s.opencodeLine(b) }
+
+func (opencodeCLI) denialHint(d Denial) string { return opencodeDenialHint(d) }
+
+func (opencodeCLI) gets() string {
+	return "opencode a permission config in OPENCODE_CONFIG_CONTENT (edits; commands only from allowed_commands, or all of them under -y --sandbox danger-full-access)"
+}
+
+func (opencodeCLI) reportsCost() bool { return true }
+
+// mergeEnv keeps a config of the person's own in OPENCODE_CONFIG_CONTENT:
+// ralph's permission goes into it unless it sets a permission itself,
+// which then wins, as the person's arguments win over ralph's defaults.
+// usageLimit: the CLI's limit messages are in the common words.
+func (opencodeCLI) usageLimit(string, time.Time) (UsageLimit, bool) { return UsageLimit{}, false }
+
+func (opencodeCLI) mergeEnv(name, own, ours string) string {
+	if name != opencodeConfigVar {
+		return ours
+	}
+	return mergeOpenCodeConfig(own, ours)
+}
+
 // opencodeConfigVar is the variable through which ralph gives opencode its
 // permission config, so that ralph writes no opencode.json of its own into
 // the person's project and a project's opencode.json cannot widen it.
@@ -40,7 +92,7 @@ const opencodeConfigVar = "OPENCODE_CONFIG_CONTENT"
 // allowed_commands run, and any other command is asked for, which `opencode
 // run` refuses. Edits are allowed unless the sandbox is read-only, where
 // neither edits nor commands are.
-func opencodePermission(p AgentPolicy) map[string]any {
+func opencodePermission(p Policy) map[string]any {
 	mode := sandboxMode(p)
 	if mode == sandboxReadOnly {
 		return map[string]any{"edit": "deny", "bash": "deny"}
@@ -58,26 +110,9 @@ func opencodePermission(p AgentPolicy) map[string]any {
 }
 
 // opencodeSetEnv is the variable Configure sets for opencode.
-func opencodeSetEnv(p AgentPolicy) string {
+func opencodeSetEnv(p Policy) string {
 	b, _ := json.Marshal(map[string]any{"permission": opencodePermission(p)})
 	return opencodeConfigVar + "=" + string(b)
-}
-
-// setEnv adds SetEnv to env. A config of the person's own in
-// OPENCODE_CONFIG_CONTENT is kept: ralph's permission goes into it unless
-// it sets a permission itself, which then wins, as the person's arguments
-// win over ralph's defaults.
-func (a ExternalAgent) setEnv(env []string) []string {
-	for _, kv := range a.SetEnv {
-		name, val, _ := strings.Cut(kv, "=")
-		if name == opencodeConfigVar {
-			if own := envValue(env, name); own != "" {
-				val = mergeOpenCodeConfig(own, val)
-			}
-		}
-		env = append(slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") }), name+"="+val)
-	}
-	return env
 }
 
 // mergeOpenCodeConfig puts ralph's permission into the person's inline
@@ -101,7 +136,7 @@ func mergeOpenCodeConfig(own, ralph string) string {
 
 // opencodeWrites says what opencode may change, from its permission as it
 // will get it.
-func (a ExternalAgent) opencodeWrites() string {
+func (a Agent) opencodeWrites() string {
 	if setsOption(a.Args, "--auto") {
 		return "opencode runs with --auto: it may edit and run any command its permission config does not deny, without a sandbox"
 	}
@@ -233,7 +268,7 @@ func (s *agentStream) opencodeLine(b []byte) bool {
 			t := p.Tokens
 			step := conversation.Usage{InputTokens: t.Input + t.Cache.Read + t.Cache.Write, OutputTokens: t.Output + t.Reasoning}
 			s.usage = s.usage.Add(step)
-			s.send(ExternalEvent{Kind: "usage", Usage: &step})
+			s.send(Event{Kind: "usage", Usage: &step})
 		}
 		// opencode prices a step by its model's listed price, and says 0
 		// for a model it has no price for: only a price it knew is a cost.
@@ -258,7 +293,7 @@ func (s *agentStream) opencodeLine(b []byte) bool {
 		}
 		s.noteLimit(msg)
 		s.agentErr = msg
-		s.send(ExternalEvent{Kind: "error", Text: capEventText(msg)})
+		s.send(Event{Kind: "error", Text: capEventText(msg)})
 	}
 	return true // step_start, reasoning and future events carry nothing ralph uses
 }
@@ -290,7 +325,7 @@ func (s *agentStream) opencodeTool(p *opencodePart) {
 	case in.FilePath != "":
 		args = in.FilePath
 	}
-	s.send(ExternalEvent{Kind: "tool", Text: toolSummary(p.Tool, args)})
+	s.send(Event{Kind: "tool", Text: toolSummary(p.Tool, args)})
 }
 
 // opencodeRefused reports whether a tool's error is its permission

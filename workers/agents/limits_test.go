@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"context"
@@ -69,8 +69,8 @@ func mustLoc(t *testing.T, name string) *time.Location {
 
 // streamLimit feeds lines to an agent stream of kind and returns the limit
 // it noted.
-func streamLimit(kind ExternalKind, lines ...string) *UsageLimit {
-	s := newAgentStream(kind, func(ExternalEvent) {})
+func streamLimit(kind Kind, lines ...string) *UsageLimit {
+	s := newAgentStream(kind, func(Event) {})
 	for _, l := range lines {
 		s.Write([]byte(l + "\n"))
 	}
@@ -124,7 +124,7 @@ func TestAgentStreamsNoteUsageLimits(t *testing.T) {
 // TestExternalUsageLimitOnStderr: an agent that says it hit its limit on
 // stderr and exits 1 has it in its result.
 func TestExternalUsageLimitOnStderr(t *testing.T) {
-	a := ExternalAgent{Kind: AgentExec, Command: `echo "You've hit your usage limit. Try again at 3:45 PM." >&2; exit 1`}
+	a := Agent{Kind: AgentExec, Command: `echo "You've hit your usage limit. Try again at 3:45 PM." >&2; exit 1`}
 	res, _, err := runAgent(t, context.Background(), a, "x")
 	if err != nil {
 		t.Fatal(err)

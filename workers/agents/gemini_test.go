@@ -1,4 +1,4 @@
-package workers
+package agents
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 // the stand-in model (see testdata/agents/samples/README.md).
 
 func TestExternalGeminiParseAndCommandLine(t *testing.T) {
-	a, err := ParseAgentSpec(" Gemini ")
+	a, err := Parse(" Gemini ")
 	if err != nil || a.Kind != AgentGemini || a.Command != "gemini" {
-		t.Fatalf("ParseAgentSpec = %+v, %v", a, err)
+		t.Fatalf("Parse = %+v, %v", a, err)
 	}
 	a.Args = []string{"--skip-trust"}
 	name, args, err := a.commandLine()
@@ -103,24 +103,24 @@ func TestExternalGeminiDailyQuotaIsALimit(t *testing.T) {
 }
 
 func TestExternalGeminiConfigure(t *testing.T) {
-	gemini := ExternalAgent{Kind: AgentGemini, Command: "gemini"}
+	gemini := Agent{Kind: AgentGemini, Command: "gemini"}
 	rules := []string{"go test", "make"}
 	for _, c := range []struct {
 		name  string
-		p     AgentPolicy
-		s     AgentSettings
+		p     Policy
+		s     Settings
 		extra []string
 		want  string
 	}{
-		{"default: edits, ralph's commands", AgentPolicy{Allowed: rules}, AgentSettings{}, nil,
+		{"default: edits, ralph's commands", Policy{Allowed: rules}, Settings{}, nil,
 			"--skip-trust --approval-mode auto_edit --allowed-tools run_shell_command(go test) run_shell_command(make)"},
-		{"-y in workspace-write: still no other command", AgentPolicy{Yes: true}, AgentSettings{Model: "gemini-2.5-pro"}, nil,
+		{"-y in workspace-write: still no other command", Policy{Yes: true}, Settings{Model: "gemini-2.5-pro"}, nil,
 			"--skip-trust --approval-mode auto_edit --model gemini-2.5-pro"},
-		{"-y without ralph's sandbox: yolo", AgentPolicy{Sandbox: "danger-full-access", Yes: true, Allowed: rules}, AgentSettings{}, nil,
+		{"-y without ralph's sandbox: yolo", Policy{Sandbox: "danger-full-access", Yes: true, Allowed: rules}, Settings{}, nil,
 			"--skip-trust --approval-mode yolo"},
-		{"read-only: nothing", AgentPolicy{Sandbox: "read-only", Yes: true, Allowed: rules}, AgentSettings{}, nil,
+		{"read-only: nothing", Policy{Sandbox: "read-only", Yes: true, Allowed: rules}, Settings{}, nil,
 			"--skip-trust --approval-mode default"},
-		{"the person's mode wins", AgentPolicy{}, AgentSettings{}, []string{"--yolo", "-m", "x"},
+		{"the person's mode wins", Policy{}, Settings{}, []string{"--yolo", "-m", "x"},
 			"--skip-trust --yolo -m x"},
 	} {
 		got := gemini.Configure(c.p, c.s, c.extra)
@@ -138,7 +138,7 @@ func TestExternalGeminiConfigure(t *testing.T) {
 		"--yolo":                                         "without a sandbox",
 		"":                                               "approval mode of its own settings",
 	} {
-		if got := (ExternalAgent{Kind: AgentGemini, Args: strings.Fields(args)}).Writes(); !strings.Contains(got, want) {
+		if got := (Agent{Kind: AgentGemini, Args: strings.Fields(args)}).Writes(); !strings.Contains(got, want) {
 			t.Errorf("%s: Writes = %q, want %q in it", args, got, want)
 		}
 	}
@@ -147,7 +147,7 @@ func TestExternalGeminiConfigure(t *testing.T) {
 // gemini gets its own key and base URL, not other credentials.
 func TestExternalGeminiEnv(t *testing.T) {
 	env := testEnv("GEMINI_API_KEY", "g-secret", "GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:1", "OTHER_API_KEY", "other", "RALPH_LLM_AUTH", "ralph-secret")
-	a := ExternalAgent{Kind: AgentGemini, Command: fakeAgent(t, "env_dump.sh"), Env: env, DropEnv: []string{"RALPH_LLM_AUTH"}}
+	a := Agent{Kind: AgentGemini, Command: fakeAgent(t, "env_dump.sh"), Env: env, DropEnv: []string{"RALPH_LLM_AUTH"}}
 	res, _, err := runAgent(t, context.Background(), a, "")
 	if err != nil {
 		t.Fatal(err)

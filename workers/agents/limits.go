@@ -1,7 +1,6 @@
-package workers
+package agents
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -56,7 +55,7 @@ type UsageLimit struct {
 // UsageLimitError is the error of a task attempt that an external agent
 // gave up on its usage limit.
 type UsageLimitError struct {
-	Agent ExternalKind
+	Agent Kind
 	UsageLimit
 }
 
@@ -69,12 +68,9 @@ func (e *UsageLimitError) Error() string {
 
 var (
 	// limitWordsRe finds an agent saying it hit its limit.
-	limitWordsRe = regexp.MustCompile(`(?i)you[’']ve hit your (?:usage )?limit|(?:claude (?:ai )?)?usage limit reached|(?:5-hour|five-hour|session|daily|weekly|opus|sonnet|opus weekly|sonnet weekly) limit reached|` +
-		geminiDailyQuota)
-	// geminiDailyQuota is Gemini CLI's words for a per-day quota.
-	geminiDailyQuota = `exhausted your daily quota`
-	// claudeLegacyRe is claude 1.0's "Claude AI usage limit reached|<unix seconds>".
-	claudeLegacyRe = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})\b`)
+	// Words only one CLI uses, and their reset times, are its usageLimit's
+	// business.
+	limitWordsRe = regexp.MustCompile(`(?i)you[’']ve hit your (?:usage )?limit|usage limit reached|(?:5-hour|five-hour|session|daily|weekly|opus|sonnet|opus weekly|sonnet weekly) limit reached`)
 	// resetAtRe finds when: "resets 2pm (Europe/Berlin)", "reset at
 	// 2:10pm", "resets Apr 23 at 4pm (America/Recife)", "Try again at 3:45
 	// PM", "try again at Sep 5th, 2025 3:45 PM".
@@ -86,12 +82,14 @@ var (
 var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 
 // ParseUsageLimit reads an agent's message about its usage limit, in
-// claude's or codex's words, received at now. ok is false when s says
-// nothing of the kind; Until is zero when it names no reset time.
+// the words of any CLI (an exec: agent often wraps one), received at now.
+// ok is false when s says nothing of the kind; Until is zero when it
+// names no reset time.
 func ParseUsageLimit(s string, now time.Time) (UsageLimit, bool) {
-	if m := claudeLegacyRe.FindStringSubmatch(s); m != nil {
-		secs, _ := strconv.ParseInt(m[1], 10, 64)
-		return UsageLimit{Until: time.Unix(secs, 0), Text: limitLine(s, m[0])}, true
+	for _, c := range clis {
+		if l, ok := c.usageLimit(s, now); ok {
+			return l, true
+		}
 	}
 	w := limitWordsRe.FindString(s)
 	if w == "" {
@@ -101,21 +99,7 @@ func ParseUsageLimit(s string, now time.Time) (UsageLimit, bool) {
 	if m := resetAtRe.FindStringSubmatch(s); m != nil {
 		l.Until = resetTime(m, now)
 	}
-	if strings.EqualFold(w, geminiDailyQuota) {
-		l.Until = nextPacificMidnight(now)
-	}
 	return l, true
-}
-
-// nextPacificMidnight is when the Gemini API's daily quotas next reset;
-// zero without time zone data, so that ralph waits its default instead.
-func nextPacificMidnight(now time.Time) time.Time {
-	la, err := time.LoadLocation("America/Los_Angeles")
-	if err != nil {
-		return time.Time{}
-	}
-	t := now.In(la)
-	return time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, la)
 }
 
 // resetTime is the moment resetAtRe's match names: the next such time
@@ -167,33 +151,6 @@ func limitLine(s, found string) string {
 		}
 	}
 	return text.Clip(strings.TrimSpace(text.StripControls(s)), 300)
-}
-
-// claudeRateLimit reads claude's rate_limit_event: a limit when its status
-// is "rejected", with resetsAt in unix seconds.
-func claudeRateLimit(b []byte) (UsageLimit, bool) {
-	var ev struct {
-		Info struct {
-			Status   string  `json:"status"`
-			ResetsAt float64 `json:"resetsAt"`
-			Type     string  `json:"rateLimitType"`
-		} `json:"rate_limit_info"`
-	}
-	if json.Unmarshal(b, &ev) != nil || ev.Info.Status != "rejected" {
-		return UsageLimit{}, false
-	}
-	l := UsageLimit{Text: "claude's " + strings.ReplaceAll(ev.Info.Type, "_", "-") + " limit was reached"}
-	if ev.Info.Type == "" {
-		l.Text = "claude's usage limit was reached"
-	}
-	if ev.Info.ResetsAt > 0 {
-		secs := int64(ev.Info.ResetsAt)
-		if secs > 1e12 { // milliseconds, should a version send them
-			secs /= 1000
-		}
-		l.Until = time.Unix(secs, 0)
-	}
-	return l, true
 }
 
 // maxLimitLine is the longest plain line read for a usage-limit message.

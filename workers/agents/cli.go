@@ -1,0 +1,132 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/config"
+)
+
+// cli is what is particular to one coding-agent CLI. Each lives in a file
+// of its own (claude.go, codex.go, …) and is found through clis, so that
+// adding an agent is one new file and one row there: nothing else in ralph
+// names the agents. An exec: agent is no CLI: it is run as a bash command
+// and its output read as plain text.
+type cli interface {
+	// kind is the name --agent takes, and the CLI's program unless the
+	// agent's Command names another.
+	kind() Kind
+	// args is the command line after the program, extra (ralph's
+	// defaults and the person's arguments) included. The prompt always
+	// goes to stdin.
+	args(extra []string) []string
+	// keepEnv lists the credential-like variables the CLI needs, given the
+	// environment it gets: its own key and settings.
+	keepEnv(env []string) []string
+	// configure returns ralph's default arguments matched to p, leaving out
+	// those the person's arguments user set themselves, and variables to
+	// set for the CLI ("NAME=value").
+	configure(p Policy, user []string) (args, setEnv []string)
+	// writes says in a few words what the agent may change under its
+	// arguments.
+	writes(a Agent) string
+	// configModel is the model of the CLI's own config, when its
+	// arguments choose none; "" when unknown.
+	configModel(a Agent) string
+	// parseLine handles one JSON line of the CLI's output and reports
+	// whether it was one of its events.
+	parseLine(s *agentStream, b []byte) bool
+	// denialHint says how to allow a call the CLI's permissions refused.
+	denialHint(d Denial) string
+	// gets says in a few words what ralph gives the CLI to match its
+	// sandbox and -y, for help text: "codex --sandbox <mode> …".
+	gets() string
+	// reportsCost says whether the CLI reports what a run cost; without
+	// it a cost limit needs the model's price.
+	reportsCost() bool
+	// usageLimit reads the CLI's own words about a usage limit in s,
+	// received at now, beyond the words all of them use (see limits.go).
+	usageLimit(s string, now time.Time) (UsageLimit, bool)
+	// mergeEnv is the value a variable the CLI's configure set gets when
+	// the environment already holds the person's own value of it.
+	mergeEnv(name, own, ours string) string
+}
+
+// clis are the CLIs ralph can drive, in the order help text lists them.
+var clis = []cli{claudeCLI{}, codexCLI{}, opencodeCLI{}, geminiCLI{}}
+
+// The config validates its [agents.<kind>] tables against the kinds of
+// this table; it sits below this package and cannot ask it.
+func init() { config.AgentKinds = Names() }
+
+// AgentExec is a bash command (exec:'<command>') whose plain output is the
+// answer.
+const AgentExec Kind = "exec"
+
+// cliFor returns the CLI of kind, or nil for exec and unknown kinds.
+func cliFor(kind Kind) cli {
+	for _, c := range clis {
+		if c.kind() == kind {
+			return c
+		}
+	}
+	return nil
+}
+
+// Names are the agents --agent takes besides exec:, in the order help
+// text lists them.
+func Names() []string {
+	names := make([]string, len(clis))
+	for i, c := range clis {
+		names[i] = string(c.kind())
+	}
+	return names
+}
+
+// Choices lists what --agent takes, for help and error text: "claude,
+// codex, … or exec:'<command>'".
+func Choices() string { return strings.Join(Names(), ", ") + " or exec:'<command>'" }
+
+// Parse parses a --agent value: one of Names, or "exec:<command>", where
+// the command is run with bash -c.
+func Parse(spec string) (Agent, error) {
+	s := strings.TrimSpace(spec)
+	lower := strings.ToLower(s)
+	if c := cliFor(Kind(lower)); c != nil {
+		return Agent{Kind: c.kind(), Command: lower}, nil
+	}
+	switch {
+	case s == "":
+		return Agent{}, errors.New("the agent is empty; use " + Choices())
+	case strings.HasPrefix(lower, "exec:"):
+		command := strings.TrimSpace(s[len("exec:"):])
+		if command == "" {
+			return Agent{}, errors.New("exec: needs a command, as in exec:'./my-agent.sh'")
+		}
+		return Agent{Kind: AgentExec, Command: command}, nil
+	}
+	return Agent{}, fmt.Errorf("unknown agent %q; use %s", s, Choices())
+}
+
+// ReportsCost says whether the agent reports what a run cost itself; for
+// one that does not, a cost limit needs the model's price. An exec: agent
+// reports nothing.
+func (a Agent) ReportsCost() bool {
+	c := cliFor(a.Kind)
+	return c != nil && c.reportsCost()
+}
+
+// Help is the paragraph of help text about the external agents, on one
+// line for the face to wrap.
+func Help() string {
+	gets := make([]string, len(clis))
+	for i, c := range clis {
+		gets[i] = c.gets()
+	}
+	return "External agents (--agent " + strings.Join(Names(), "|") + ") may edit inside the project and nothing more, " +
+		"matched to --sandbox and -y: " + strings.Join(gets, "; ") + ". --agent-arg ARG (repeatable) and [agents.<kind>] " +
+		"in the config add arguments; a task counts as done only when the agent prints the marker and no refused tool, " +
+		"failed last command or unchanged work tree contradicts it."
+}

@@ -1,0 +1,101 @@
+package agents
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestOnlyTheTableNamesTheAgents fails when a Go file other than an
+// agent's own file names an agent kind in code: an identifier or a string
+// literal holding one of the kinds as a word. Adding an agent is then one
+// file and one row of clis, and no list or switch elsewhere can fall
+// behind. Comments are prose and may name them, and so may three pieces of
+// help prose that compare ralph to a CLI or show a command line (see
+// helpProse). Left out, since they name models and not the agents:
+// coordinator/llm (model names and the stand-in model's Gemini API); and
+// tests, which pick agents to drive. A literal is matched in lower case,
+// as a kind is spelled, so the CLAUDE.md instruction file is no agent.
+func TestOnlyTheTableNamesTheAgents(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	own := map[string]bool{"workers/agents/cli.go": true}
+	for _, name := range Names() {
+		kinds = append(kinds, name)
+		own["workers/agents/"+name+".go"] = true
+	}
+	word := regexp.MustCompile(`\b(` + strings.Join(kinds, "|") + `)\b`)
+	ident := regexp.MustCompile(`(?i)(` + strings.Join(kinds, "|") + `)`)
+	skipDir := map[string]bool{"coordinator/llm": true, "testdata": true, ".git": true, "e2e": true}
+	checked := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if skipDir[rel] || skipDir[d.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || own[rel] {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				if ident.MatchString(n.Name) {
+					t.Errorf("%s: the identifier %s names an agent; only its own file and the table in cli.go may", fset.Position(n.Pos()), n.Name)
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.STRING && word.MatchString(n.Value) && !(helpProse[rel] != "" && strings.Contains(n.Value, helpProse[rel])) {
+					t.Errorf("%s: the literal %s names an agent; take it from the table (agents.Names, agents.Choices) instead", fset.Position(n.Pos()), clip(n.Value))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d files checked; is the module root %s?", checked, root)
+	}
+}
+
+// helpProse are the help texts that may name a CLI, by file: what in
+// them does. They are documentation, not lists ralph acts on.
+var helpProse = map[string]string{
+	"scripts/conventions.go": "(as claude -p)",                           // -p is the flag people know
+	"scripts/mcp.go":         "as codex does",                            // the config shape it shares
+	"scripts/run.go":         "ralph run --agent claude --on-error skip", // the examples
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
