@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-	"golang.org/x/term"
+
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // askKey is ask for a question that one of keys answers at once, without
@@ -36,17 +37,11 @@ func (q *questions) askKey(ctx context.Context, question, prompt, keys string, b
 		return q.ask(ctx, question, prompt, bell)
 	}
 	defer func() { <-q.turn }()
-	saved, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	saved, err := terminal.Cbreak(fd)
 	if err != nil {
-		return "", fmt.Errorf("read the terminal's modes: %w", err)
+		return "", err
 	}
-	cbreak := *saved
-	cbreak.Lflag &^= unix.ICANON | unix.ECHO
-	cbreak.Cc[unix.VMIN], cbreak.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &cbreak); err != nil {
-		return "", fmt.Errorf("set the terminal's modes: %w", err)
-	}
-	defer func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, saved) }()
+	defer func() { _ = saved.Restore() }()
 	if q.pause != nil {
 		defer q.pause()()
 	}
@@ -81,7 +76,7 @@ func (q *questions) keyFD() (int, bool) {
 	q.mu.Lock()
 	f, ok := q.f.(*os.File)
 	q.mu.Unlock()
-	if !ok || q.pending != nil || q.br.Buffered() > 0 || !term.IsTerminal(int(f.Fd())) {
+	if !ok || q.pending != nil || q.br.Buffered() > 0 || !terminal.IsTerminal(f) {
 		return 0, false
 	}
 	return int(f.Fd()), true

@@ -36,11 +36,11 @@ func queryBackground(out *os.File, timeout time.Duration) (dark, ok bool) {
 	if pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pgrp != unix.Getpgrp() {
 		return false, false
 	}
-	saved, err := term.MakeRaw(fd)
+	saved, err := Raw(fd)
 	if err != nil {
 		return false, false
 	}
-	defer func() { _ = term.Restore(fd, saved) }()
+	defer func() { _ = saved.Restore() }()
 	if _, err := unix.Write(fd, []byte("\x1b]11;?\x1b\\\x1b[c")); err != nil {
 		return false, false
 	}
