@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
@@ -151,7 +152,7 @@ func (q *questions) close() {
 func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Answer, error) {
 	text, bell := qu.Text(), true
 	for {
-		line, err := q.askKey(ctx, text, qu.Prompt(), qu.Keys(), bell)
+		line, err := q.askKey(ctx, text, qu.Prompt(), terminal.KeyQuestion{Keys: qu.Keys()}, bell)
 		if err != nil {
 			return approval.No, err
 		}
@@ -188,15 +189,14 @@ func (q *questions) line(s string) {
 	fmt.Fprintln(q.out, s)
 }
 
+// yesNo is a yes/no question whose Enter is no: "[y/N]".
+var yesNo = terminal.KeyQuestion{Keys: "yn", Default: "n"}
+
 // confirm asks a yes/no question (the budget, the circuit breaker); no
 // answer is no.
 func (q *questions) confirm(ctx context.Context, question string) bool {
-	line, err := q.ask(ctx, "ralph: "+question, "[y/N]", true)
-	if err != nil {
-		return false
-	}
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
+	line, err := q.askKey(ctx, "ralph: "+question, "[y/N]", yesNo, true)
+	return err == nil && isYes(line)
 }
 
 // AskText implements approval.TextAsker: a model's question (ask_user),

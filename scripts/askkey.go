@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -15,13 +14,16 @@ import (
 	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
-// askKey is ask for a question that one of keys answers at once, without
-// Enter (an approval's y, n, t, a, p). The terminal is put in cbreak mode
-// for it (keys come one by one, unechoed; Ctrl-C still signals) and read
-// by polling, so no read outlives the question. Where that cannot be done
+// askKey is ask for a question that one key answers at once, without
+// Enter (an approval's y, n, t, a, p; the plan's a, r, e, d; a yes or
+// no). A key the question does not take is answered at once with the keys
+// it takes (terminal.KeyQuestion, which chat follows too), and the
+// question goes on waiting. The terminal is put in cbreak mode for it
+// (keys come one by one, unechoed; Ctrl-C still signals) and read by
+// polling, so no read outlives the question. Where that cannot be done
 // (the input is no terminal, or a line read of an earlier question is
-// still pending) it is ask: the next line typed.
-func (q *questions) askKey(ctx context.Context, question, prompt, keys string, bell bool) (string, error) {
+// still pending) it is ask: the next line typed, for the caller to read.
+func (q *questions) askKey(ctx context.Context, question, prompt string, kq terminal.KeyQuestion, bell bool) (string, error) {
 	select {
 	case q.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -52,21 +54,23 @@ func (q *questions) askKey(ctx context.Context, question, prompt, keys string, b
 			fmt.Fprintln(q.out)
 			return "", err
 		}
-		switch {
-		case b == '\r' || b == '\n':
-			continue
-		case b == 4: // Ctrl-D: the person will not answer
+		if b == 4 { // Ctrl-D: the person will not answer
 			fmt.Fprintln(q.out)
 			return "", errInputClosed
 		}
-		k := strings.ToLower(string(rune(b)))
-		fmt.Fprintln(q.out, k)
-		if strings.Contains(keys, k) {
-			// The rest of a word typed out of habit ("yes⏎") came with
-			// the key: it is not left for the next question.
-			q.drainKeys(fd)
+		press, answer := kq.Press(rune(b))
+		// What came with the key within a moment is dropped: the rest
+		// of a word typed out of habit ("yes⏎") is not left for the
+		// next question, nor the rest of a paste, of a character of
+		// several bytes or of an escape sequence for another hint.
+		q.drainKeys(fd)
+		switch press {
+		case terminal.PressAnswer:
+			fmt.Fprintln(q.out, answer)
+			return answer, nil
+		case terminal.PressUnoffered:
+			fmt.Fprintf(q.out, "\n%s\n%s ", kq.Hint(), prompt)
 		}
-		return k, nil
 	}
 }
 

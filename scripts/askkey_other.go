@@ -2,12 +2,16 @@
 
 package scripts
 
-import "context"
+import (
+	"context"
+
+	"github.com/ralph-dev/ralph/scripts/terminal"
+)
 
 // askKey asks for a line where keys cannot be read one by one here (the
 // Windows console reads keys through its own API, which ralph does not
-// use yet): the answer is the line's first letter, as on a terminal
-// without cbreak mode.
-func (q *questions) askKey(ctx context.Context, question, prompt, keys string, bell bool) (string, error) {
+// use yet): the caller reads the line, as on a terminal without cbreak
+// mode.
+func (q *questions) askKey(ctx context.Context, question, prompt string, _ terminal.KeyQuestion, bell bool) (string, error) {
 	return q.ask(ctx, question, prompt, bell)
 }
