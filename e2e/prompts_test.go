@@ -29,10 +29,14 @@ func TestPromptsChatApprovalUnofferedKey(t *testing.T) {
 	r.typeKeys("go\r")
 	r.waitFor("run `touch one`?", 10*time.Second)
 	r.typeKeys("x")
-	r.waitFor("press y, n, t, a or p", hintLimit)
+	r.waitFor("press y, n, t, a, p or ?", hintLimit)
 	if _, cur := r.out.Screen(); strings.Contains(cur, "x") {
 		t.Fatalf("the unoffered key went into the prompt's line %q", cur)
 	}
+	// ? says what "always" allows, which the question itself only
+	// points to, and the question goes on waiting.
+	r.typeKeys("?")
+	r.waitFor("From then on a command runs without asking", hintLimit)
 	r.typeKeys("y")
 	r.waitFor("All done.", 10*time.Second)
 	if !exists(filepath.Join(dir, "one")) {
@@ -54,7 +58,7 @@ func TestPromptsOneShotApprovalUnofferedKey(t *testing.T) {
 	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "make a file")
 	r.waitFor("run `touch one`?", 10*time.Second)
 	r.typeKeys("x")
-	r.waitFor("press y, n, t, a or p", hintLimit)
+	r.waitFor("press y, n, t, a, p or ?", hintLimit)
 	r.typeKeys("y")
 	r.waitFor("Finished.", 10*time.Second)
 	if code := r.exitCode(10 * time.Second); code != 0 {
@@ -77,6 +81,11 @@ func TestPromptsPlanUnofferedKey(t *testing.T) {
 	r.waitFor("your answer (1-2 or words) ›", 20*time.Second)
 	r.typeKeys("sqlite\r")
 	r.waitFor("Accept the plan?", 20*time.Second)
+	// The plan's task list is introduced by a line as a person writes
+	// it, not by markdown's raw "##".
+	if s := r.screen(); !strings.Contains(s, "Tasks, in the order ralph run takes them:") || strings.Contains(s, "## Tasks") {
+		t.Fatalf("the plan view's heading:\n%s", s)
+	}
 	r.typeKeys("x")
 	r.waitFor("press a, r, e or d", hintLimit)
 	r.typeKeys("a")

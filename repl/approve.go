@@ -48,12 +48,16 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 		return ans, nil
 	}
 	for {
-		line, ok := a.sh.AskKey(ctx, question, q.Prompt(), what, q.Keys())
+		line, ok := a.sh.AskKey(ctx, question, q.Prompt(), what, q.AllKeys())
 		if !ok {
 			if err := ctx.Err(); err != nil {
 				return approval.No, err
 			}
 			return approval.No, errNoAnswer
+		}
+		if line == approval.HelpKey {
+			question = q.Help()
+			continue
 		}
 		if ans, ok := q.Parse(line); ok {
 			if ans == approval.TellWhy {

@@ -152,9 +152,13 @@ func (q *questions) close() {
 func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Answer, error) {
 	text, bell := qu.Text(), true
 	for {
-		line, err := q.askKey(ctx, text, qu.Prompt(), terminal.KeyQuestion{Keys: qu.Keys()}, bell)
+		line, err := q.askKey(ctx, text, qu.Prompt(), terminal.KeyQuestion{Keys: qu.AllKeys()}, bell)
 		if err != nil {
 			return approval.No, err
+		}
+		if strings.TrimSpace(line) == approval.HelpKey {
+			text, bell = qu.Help(), false
+			continue
 		}
 		if ans, ok := qu.Parse(line); ok {
 			if ans == approval.TellWhy {

@@ -257,10 +257,12 @@ func editFile(ctx context.Context, path string) error {
 
 // planMarkdown is the plan as a person reads it: the goals, then every
 // open task of the task list in the order ralph run would take them (the
-// file is read again, so an edit shows).
+// file is read again, so an edit shows). The tasks are introduced by a
+// line in bold, not a second-level heading, which the terminal's
+// markdown styles draw with its "##" in front.
 func planMarkdown(p *project.Project, plan *workers.Plan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n## Tasks, in the order ralph run takes them\n\n", plan.Title, strings.TrimSpace(plan.Goals))
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n**Tasks, in the order ralph run takes them:**\n\n", plan.Title, strings.TrimSpace(plan.Goals))
 	tf, err := memory.LoadTasks(p.Fs, p.Root)
 	if err != nil {
 		return b.String() + err.Error() + "\n"
