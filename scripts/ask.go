@@ -150,35 +150,30 @@ func (q *questions) close() {
 // Ask implements approval.Asker: the policy's question, exactly, asked
 // again until the answer is one it offers.
 func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Answer, error) {
-	text, bell := qu.Text(), true
-	for {
-		line, err := q.askKey(ctx, text, qu.Prompt(), terminal.KeyQuestion{Keys: qu.AllKeys()}, bell)
-		if err != nil {
-			return approval.No, err
-		}
-		if strings.TrimSpace(line) == approval.HelpKey {
-			text, bell = qu.Help(), false
-			continue
-		}
-		if ans, ok := qu.Parse(line); ok {
-			if ans == approval.TellWhy {
-				// "No, and tell it why": the person's next line is
-				// what the model is told.
-				why, err := q.ask(ctx, "what should ralph be told?", approval.TellPrompt, false)
-				if err != nil && ctx.Err() != nil {
-					return approval.No, err
-				}
-				return approval.NoBecause(why), nil
-			}
-			if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
-				// A command asked about has no "running" line yet (its
-				// tool_call event says Asking): it gets one now.
-				q.line("• " + view.ToolCall(name, args))
-			}
-			return ans, nil
-		}
-		text, bell = qu.Retry(), false
+	ans, err := approval.Converse(ctx, terminalPrompter{q}, qu)
+	if err != nil {
+		return approval.No, err
 	}
+	if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
+		// A command asked about has no "running" line yet (its
+		// tool_call event says Asking): it gets one now.
+		q.line("• " + view.ToolCall(name, args))
+	}
+	return ans, nil
+}
+
+// terminalPrompter puts the policy's questions on the terminal, the bell
+// rung once per question.
+type terminalPrompter struct{ q *questions }
+
+// AskKey implements approval.Prompter.
+func (p terminalPrompter) AskKey(ctx context.Context, question, prompt, keys string, first bool) (string, error) {
+	return p.q.askKey(ctx, question, prompt, terminal.KeyQuestion{Keys: keys}, first)
+}
+
+// AskLine implements approval.Prompter.
+func (p terminalPrompter) AskLine(ctx context.Context, question, prompt string) (string, error) {
+	return p.q.ask(ctx, question, prompt, false)
 }
 
 // Note implements approval.Noter.
