@@ -1,15 +1,10 @@
-//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
-
 package scripts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/ralph-dev/ralph/scripts/terminal"
 )
@@ -75,12 +70,14 @@ func (q *questions) askKey(ctx context.Context, question, prompt string, kq term
 }
 
 // keyFD is the terminal's descriptor when keys can be read from it one by
-// one: it is a terminal, and nothing buffered or pending reads it.
+// one: it is a terminal, the platform reads keys one by one (the Windows
+// console does not, for ralph: there the answer is the line typed), and
+// nothing buffered or pending reads it.
 func (q *questions) keyFD() (int, bool) {
 	q.mu.Lock()
 	f, ok := q.f.(*os.File)
 	q.mu.Unlock()
-	if !ok || q.pending != nil || q.br.Buffered() > 0 || !terminal.IsTerminal(f) {
+	if !terminal.OneKey || !ok || q.pending != nil || q.br.Buffered() > 0 || !terminal.IsTerminal(f) {
 		return 0, false
 	}
 	return int(f.Fd()), true
@@ -93,22 +90,13 @@ func (q *questions) readKey(ctx context.Context, fd int) (byte, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, 100)
-		if errors.Is(err, unix.EINTR) || n == 0 {
-			continue
-		}
-		if err != nil || fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 && fds[0].Revents&unix.POLLIN == 0 {
+		n, err := terminal.ReadWait(fd, -1, buf[:], 100*time.Millisecond)
+		if err != nil {
 			return 0, errInputClosed
 		}
-		m, err := unix.Read(fd, buf[:])
-		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
-			continue
+		if n > 0 {
+			return buf[0], nil
 		}
-		if err != nil || m == 0 {
-			return 0, errInputClosed
-		}
-		return buf[0], nil
 	}
 }
 
@@ -118,11 +106,7 @@ func (q *questions) drainKeys(fd int) {
 	deadline := time.Now().Add(50 * time.Millisecond)
 	var buf [64]byte
 	for time.Now().Before(deadline) {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		if n, err := unix.Poll(fds, 10); err != nil || n == 0 {
-			continue
-		}
-		if m, err := unix.Read(fd, buf[:]); err != nil || m == 0 {
+		if _, err := terminal.ReadWait(fd, -1, buf[:], 10*time.Millisecond); err != nil {
 			return
 		}
 	}

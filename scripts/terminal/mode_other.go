@@ -8,6 +8,10 @@ import (
 	"golang.org/x/term"
 )
 
+// OneKey reports whether a terminal here can be read one key at a time
+// (Cbreak and ReadWait).
+const OneKey = false
+
 // modes are what x/term keeps of a terminal's state: on Windows the
 // console's input and output modes.
 type modes = *term.State

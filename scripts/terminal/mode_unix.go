@@ -8,6 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// OneKey reports whether a terminal here can be read one key at a time
+// (Cbreak and ReadWait).
+const OneKey = true
+
 // modes are the terminal's termios.
 type modes = unix.Termios
 
