@@ -53,7 +53,7 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 	if strings.Contains(raw, "• running `cat two`") {
 		t.Error("the refused cat two was shown running")
 	}
-	if n := strings.Count(raw, "? says what they allow"); n != 1 {
+	if n := strings.Count(raw, "(? explains)"); n != 1 {
 		t.Errorf("the key that says what always means was pointed to %d times for 4 questions, want once", n)
 	}
 	if !exists(filepath.Join(dir, "three")) || !exists(filepath.Join(dir, "four")) {

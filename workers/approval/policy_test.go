@@ -335,13 +335,13 @@ func TestAlwaysIsExplainedOnce(t *testing.T) {
 	p.ApproveCommand(context.Background(), "make")
 	p.ApproveCommand(context.Background(), "make")
 	first, second := asker.asked[0].Text(), asker.asked[1].Text()
-	if !strings.Contains(first, "? says what they allow") || strings.Count(first, "\n") != 1 {
+	if !strings.Contains(first, "(? explains)") || strings.Count(first, "\n") != 1 {
 		t.Fatalf("the first question does not point to what always allows in one line:\n%s", first)
 	}
 	if help := asker.asked[0].Help(); !strings.Contains(help, "From then on a command runs without asking") || !strings.Contains(help, "~") && !strings.Contains(help, "/home/u/.config/ralph/config.toml") {
 		t.Fatalf("? does not explain always:\n%s", help)
 	}
-	if strings.Contains(second, "? says") || strings.Count(second, "\n") != 1 || !strings.Contains(second, "[a]lways remembers `make`") {
+	if strings.Contains(second, "(? explains)") || strings.Count(second, "\n") != 1 || !strings.Contains(second, "[a]lways remembers `make`") {
 		t.Fatalf("the second question explains always again:\n%s", second)
 	}
 }

@@ -289,7 +289,7 @@ func (q Question) Text() string {
 		// The first question of a session points to Help, which says
 		// what the rules allow; one line, not a paragraph to read
 		// before answering.
-		fmt.Fprintf(&b, "  [a]lways remembers %s in your config, [p] in the project's; %s says what they allow\n", quoteRules(q.Remember), HelpKey)
+		fmt.Fprintf(&b, "  [a]lways remembers %s in your config, [p] in the project's (%s explains)\n", quoteRules(q.Remember), HelpKey)
 	default:
 		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s\n", text.Visible(strings.Join(q.Why, "; ")))
 	}

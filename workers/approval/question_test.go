@@ -37,7 +37,7 @@ func TestQuestionText(t *testing.T) {
 	if first != "run `go test ./... && go vet ./... | tee vet.log`? [y]es / [n]o / [t]ell it why not / [a]lways / [p]roject always" {
 		t.Fatalf("first line %q", first)
 	}
-	if rest != "  [a]lways remembers `go vet`, `tee` in your config, [p] in the project's; ? says what they allow" {
+	if rest != "  [a]lways remembers `go vet`, `tee` in your config, [p] in the project's (? explains)" {
 		t.Fatalf("what always remembers is not said in one line:\n%s", rest)
 	}
 	if help := q.Help(); !strings.Contains(help, "[a]lways remembers `go vet`, `tee` in your config, for every project; [p]roject always in this project's .ralph/config.toml") || !strings.Contains(help, "inside the project") {
