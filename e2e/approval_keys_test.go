@@ -9,10 +9,10 @@ import (
 )
 
 // Approvals in chat take a single key, without Enter, and a command is
-// shown running only once it is allowed; "t" is "no, and
-// tell it why", whose words reach the model; what "always" means is said
-// at the first question only; "a" remembers the rule in the person's own
-// config and "p" in the project's, which git shares.
+// shown running only once it is allowed; "t" is "no, and tell it why",
+// whose words reach the model; the key that says what "always" means is
+// pointed to at the first question only; "a" remembers the rule in the
+// person's own config and "p" in the project's, which git shares.
 func TestChatApprovalsTakeOneKey(t *testing.T) {
 	dir := t.TempDir()
 	env := chatEnv(t)
@@ -50,8 +50,8 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 	if strings.Contains(raw, "• running `cat two`") {
 		t.Error("the refused cat two was shown running")
 	}
-	if n := strings.Count(raw, "From then on a command runs without asking"); n != 1 {
-		t.Errorf("what always means was said %d times for 4 questions, want once", n)
+	if n := strings.Count(raw, "(? explains)"); n != 1 {
+		t.Errorf("the key that says what always means was pointed to %d times for 4 questions, want once", n)
 	}
 	if !exists(filepath.Join(dir, "three")) || !exists(filepath.Join(dir, "four")) {
 		t.Errorf("the approved commands did not run:\n%s", r.screen())

@@ -9,28 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryFlock takes a non-blocking flock (exclusive or shared) on fd. It
-// returns errWouldBlock if another open file description holds a
-// conflicting lock, and other errors where the filesystem has no flock.
-func tryFlock(fd uintptr, exclusive bool) error {
-	how := unix.LOCK_SH
-	if exclusive {
-		how = unix.LOCK_EX
-	}
-	for {
-		switch err := unix.Flock(int(fd), how|unix.LOCK_NB); err {
-		case unix.EINTR:
-			continue
-		case unix.EWOULDBLOCK:
-			return errWouldBlock
-		default:
-			return err
-		}
-	}
-}
-
-func unflock(fd uintptr) { _ = unix.Flock(int(fd), unix.LOCK_UN) }
-
 // sZomb is the state of a process that has exited but is not reaped
 // (SZOMB in sys/proc.h).
 const sZomb = 5

@@ -2,18 +2,7 @@
 
 package memory
 
-import (
-	"errors"
-	"fmt"
-)
-
-// errNoFlock makes AcquireLock use its O_EXCL fallback: ralph only relies
-// on flock(2) and /proc where it is tested, on Linux.
-var errNoFlock = errors.New("flock is not used on this platform")
-
-func tryFlock(fd uintptr, exclusive bool) error { return errNoFlock }
-
-func unflock(fd uintptr) {}
+import "fmt"
 
 // procStat cannot read process start times without /proc; ProcessAlive
 // then falls back to pidExists.

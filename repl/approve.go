@@ -31,7 +31,6 @@ var errNoAnswer = errors.New("the question was not answered: the work was stoppe
 
 // Ask implements approval.Asker.
 func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.Answer, error) {
-	question := q.Text()
 	// The job line names the call the way every face does (scripts/view);
 	// starting a server is no call, so it says what the policy says.
 	what := clipWidth(q.What(), 70)
@@ -47,28 +46,43 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 		}
 		return ans, nil
 	}
-	for {
-		line, ok := a.sh.AskKey(ctx, question, q.Prompt(), what, q.Keys())
-		if !ok {
-			if err := ctx.Err(); err != nil {
-				return approval.No, err
-			}
-			return approval.No, errNoAnswer
-		}
-		if ans, ok := q.Parse(line); ok {
-			if ans == approval.TellWhy {
-				// "No, and tell it why": the person's next line is
-				// what the model is told.
-				why, ok := a.sh.Ask(ctx, "what should ralph be told?", approval.TellPrompt, what)
-				if !ok && ctx.Err() != nil {
-					return approval.No, ctx.Err()
-				}
-				return approval.NoBecause(why), nil
-			}
-			return allowed(ans)
-		}
-		question = q.Retry()
+	ans, err := approval.Converse(ctx, shellPrompter{sh: a.sh, what: what}, q)
+	if err != nil {
+		return approval.No, err
 	}
+	return allowed(ans)
+}
+
+// shellPrompter puts the policy's questions at the shell's prompt; what
+// names the call on the busy prompt while it waits.
+type shellPrompter struct {
+	sh   prompter
+	what string
+}
+
+// AskKey implements approval.Prompter. The shell rings the bell at every
+// question it shows, first or not.
+func (p shellPrompter) AskKey(ctx context.Context, question, prompt, keys string, _ bool) (string, error) {
+	line, ok := p.sh.AskKey(ctx, question, prompt, p.what, keys)
+	return line, unanswered(ctx, ok)
+}
+
+// AskLine implements approval.Prompter.
+func (p shellPrompter) AskLine(ctx context.Context, question, prompt string) (string, error) {
+	line, ok := p.sh.Ask(ctx, question, prompt, p.what)
+	return line, unanswered(ctx, ok)
+}
+
+// unanswered is the error of a question the shell returned without an
+// answer: the context's end, or the shell leaving.
+func unanswered(ctx context.Context, ok bool) error {
+	if ok {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errNoAnswer
 }
 
 // Note implements approval.Noter.

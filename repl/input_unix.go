@@ -3,10 +3,11 @@
 package repl
 
 import (
-	"errors"
-	"io"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 func newTTYInput(fd int, onEsc func()) (*ttyInput, error) {
@@ -47,36 +48,5 @@ func (t *ttyInput) release() {
 // readWait reads what the terminal has, waiting at most timeoutMS (-1:
 // forever). It returns 0 bytes when it timed out or was woken up.
 func (t *ttyInput) readWait(buf []byte, timeoutMS int) (int, error) {
-	fds := []unix.PollFd{{Fd: int32(t.fd), Events: unix.POLLIN}, {Fd: int32(t.wakeR), Events: unix.POLLIN}}
-	for {
-		_, err := unix.Poll(fds, timeoutMS)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		break
-	}
-	if fds[1].Revents != 0 {
-		var drain [64]byte
-		_, _ = unix.Read(t.wakeR, drain[:])
-		return 0, nil
-	}
-	if fds[0].Revents == 0 {
-		return 0, nil
-	}
-	for {
-		n, err := unix.Read(t.fd, buf)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		if n == 0 {
-			return 0, io.EOF
-		}
-		return n, nil
-	}
+	return terminal.ReadWait(t.fd, t.wakeR, buf, time.Duration(timeoutMS)*time.Millisecond)
 }

@@ -355,9 +355,10 @@ func (s *Shell) note(text string, bad bool) {
 	}
 }
 
-// Confirm asks a yes/no question (the task loop's circuit breaker).
+// Confirm asks a yes/no question (the task loop's circuit breaker), one
+// key answering it as at every question.
 func (s *Shell) Confirm(ctx context.Context, question string) bool {
-	a, ok := s.Ask(ctx, question, "[y]es/[n]o ›", "a question")
+	a, ok := s.AskKey(ctx, question, "[y]es/[n]o ›", "a question", "yn")
 	a = strings.ToLower(strings.TrimSpace(a))
 	return ok && (a == "y" || a == "yes")
 }

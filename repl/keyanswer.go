@@ -6,11 +6,16 @@ import (
 	"unicode"
 
 	"github.com/chzyer/readline"
+
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // A question that a single key answers (an approval: y, n, t, a, p) is
 // answered as soon as the key is typed on an empty line: the key goes
-// into the line and an Enter is injected after it. A person used to
+// into the line and an Enter is injected after it. Any other character
+// is answered at once with the keys the question takes, and kept out of
+// the line (terminal.KeyQuestion, which the one-shot's questions follow
+// too). A person used to
 // typing the whole word and Enter ("yes⏎") must not have the rest of it
 // land at the next prompt as a message, so what follows the key within a
 // moment is dropped while it spells the rest of the word, and so is the
@@ -35,7 +40,13 @@ type keyState struct {
 	rest      []rune
 	dropEnter bool
 	until     time.Time
+	// hinted is when an unoffered key was last answered with the hint.
+	hinted time.Time
 }
+
+// hintQuiet is how long after a hint further unoffered keys are dropped
+// without another.
+const hintQuiet = time.Second
 
 // keyAnswer sees each key before readline and reports whether to drop it.
 func (s *Shell) keyAnswer(r rune) bool {
@@ -64,12 +75,27 @@ func (s *Shell) keyAnswer(r rune) bool {
 	s.mu.Lock()
 	req := s.ask
 	s.mu.Unlock()
-	lr := unicode.ToLower(r)
-	if req == nil || req.keys == "" || s.lineLen.Load() != 0 || !strings.ContainsRune(req.keys, lr) {
+	if req == nil || req.keys == "" || s.lineLen.Load() != 0 {
 		return false
 	}
-	k.entering = true
-	k.rest = []rune(strings.TrimPrefix(keyWords[lr], string(lr)))
-	s.in.Inject([]byte{readline.CharEnter})
+	q := terminal.KeyQuestion{Keys: req.keys}
+	press, answer := q.Press(r)
+	switch press {
+	case terminal.PressUnoffered:
+		// Answered at once, and the key is not put into the line: a
+		// line would turn the one-key question into one waiting for
+		// Enter. A burst of such keys (a paste) gets one hint.
+		if now := time.Now(); now.After(k.hinted.Add(hintQuiet)) {
+			k.hinted = now
+			s.note(q.Hint(), false)
+		}
+		return true
+	case terminal.PressIgnored:
+		return true
+	case terminal.PressAnswer:
+		k.entering = true
+		k.rest = []rune(strings.TrimPrefix(keyWords[unicode.ToLower(r)], answer))
+		s.in.Inject([]byte{readline.CharEnter})
+	}
 	return false
 }

@@ -17,12 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chzyer/readline"
 	"github.com/creack/pty"
 	"github.com/spf13/afero"
-	"golang.org/x/sys/unix"
 
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // lockedOutput collects what the shell draws on the terminal.
@@ -63,7 +62,7 @@ func TestShellInAPTYLeavesNothingBehind(t *testing.T) {
 	warm := make(chan os.Signal, 1)
 	signal.Notify(warm, syscall.SIGWINCH)
 	signal.Stop(warm)
-	termiosBefore, err := unix.IoctlGetTermios(int(pts.Fd()), tcgets)
+	termiosBefore, err := terminal.Save(int(pts.Fd()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +106,11 @@ func TestShellInAPTYLeavesNothingBehind(t *testing.T) {
 	if got := fc.seen(); !reflect.DeepEqual(got, []string{"hello", "and then this"}) {
 		t.Fatalf("prompts = %q", got)
 	}
-	termiosAfter, err := unix.IoctlGetTermios(int(pts.Fd()), tcgets)
+	termiosAfter, err := terminal.Save(int(pts.Fd()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *termiosAfter != *termiosBefore {
+	if !reflect.DeepEqual(termiosAfter, termiosBefore) {
 		t.Fatalf("terminal settings changed:\nbefore %+v\nafter  %+v", *termiosBefore, *termiosAfter)
 	}
 	if data, _ := os.ReadFile(hist); string(data) != "hello\nand then this\n" {
@@ -146,13 +145,13 @@ func TestCrashGuardRestoresTheTerminal(t *testing.T) {
 	defer ptm.Close()
 	defer pts.Close()
 	fd := int(pts.Fd())
-	before, _ := unix.IoctlGetTermios(fd, tcgets)
+	before, _ := terminal.Save(fd)
 	g, err := saveTerminal(fd, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &Shell{guard: g}
-	if _, err := readline.MakeRaw(fd); err != nil {
+	if _, err := terminal.Raw(fd); err != nil {
 		t.Fatal(err)
 	}
 	var repanicked any
@@ -161,8 +160,8 @@ func TestCrashGuardRestoresTheTerminal(t *testing.T) {
 		defer s.crashGuard()
 		panic("boom")
 	}()
-	after, _ := unix.IoctlGetTermios(fd, tcgets)
-	if repanicked != "boom" || *after != *before {
-		t.Fatalf("re-panicked with %v; terminal restored: %v", repanicked, *after == *before)
+	after, _ := terminal.Save(fd)
+	if repanicked != "boom" || !reflect.DeepEqual(after, before) {
+		t.Fatalf("re-panicked with %v; terminal restored: %v", repanicked, reflect.DeepEqual(after, before))
 	}
 }

@@ -8,24 +8,23 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/chzyer/readline"
-	"golang.org/x/term"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // rawMode switches the shell's terminal (not necessarily file descriptor
 // 0, which readline assumes) in and out of raw mode around each read. It
-// uses readline's raw mode, which keeps output processing on so that "\n"
-// still starts a new line.
+// uses the terminal package's raw mode, which keeps output processing on
+// so that "\n" still starts a new line.
 type rawMode struct {
 	mu    sync.Mutex
 	fd    int
-	state *readline.State
+	state *terminal.Mode
 }
 
 func (r *rawMode) enter() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st, err := readline.MakeRaw(r.fd)
+	st, err := terminal.Raw(r.fd)
 	if err == nil && r.state == nil {
 		r.state = st
 	}
@@ -38,7 +37,7 @@ func (r *rawMode) exit() error {
 	if r.state == nil {
 		return nil
 	}
-	err := readline.Restore(r.fd, r.state)
+	err := r.state.Restore()
 	r.state = nil
 	return err
 }
@@ -92,24 +91,23 @@ func (s *Shell) onSignal(sig os.Signal) {
 
 // termGuard puts the terminal back as it found it, once, on every way out.
 type termGuard struct {
-	fd    int
-	state *term.State
+	state *terminal.Mode
 	out   io.Writer
 	once  sync.Once
 }
 
 func saveTerminal(fd int, out io.Writer) (*termGuard, error) {
-	st, err := term.GetState(fd)
+	st, err := terminal.Save(fd)
 	if err != nil {
 		return nil, err
 	}
-	return &termGuard{fd: fd, state: st, out: out}, nil
+	return &termGuard{state: st, out: out}, nil
 }
 
 func (g *termGuard) restore() {
 	g.once.Do(func() {
 		_, _ = io.WriteString(g.out, "\x1b[?2004l")
-		_ = term.Restore(g.fd, g.state)
+		_ = g.state.Restore()
 	})
 }
 

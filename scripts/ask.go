@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
@@ -149,31 +150,30 @@ func (q *questions) close() {
 // Ask implements approval.Asker: the policy's question, exactly, asked
 // again until the answer is one it offers.
 func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Answer, error) {
-	text, bell := qu.Text(), true
-	for {
-		line, err := q.askKey(ctx, text, qu.Prompt(), qu.Keys(), bell)
-		if err != nil {
-			return approval.No, err
-		}
-		if ans, ok := qu.Parse(line); ok {
-			if ans == approval.TellWhy {
-				// "No, and tell it why": the person's next line is
-				// what the model is told.
-				why, err := q.ask(ctx, "what should ralph be told?", approval.TellPrompt, false)
-				if err != nil && ctx.Err() != nil {
-					return approval.No, err
-				}
-				return approval.NoBecause(why), nil
-			}
-			if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
-				// A command asked about has no "running" line yet (its
-				// tool_call event says Asking): it gets one now.
-				q.line("• " + view.ToolCall(name, args))
-			}
-			return ans, nil
-		}
-		text, bell = qu.Retry(), false
+	ans, err := approval.Converse(ctx, terminalPrompter{q}, qu)
+	if err != nil {
+		return approval.No, err
 	}
+	if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
+		// A command asked about has no "running" line yet (its
+		// tool_call event says Asking): it gets one now.
+		q.line("• " + view.ToolCall(name, args))
+	}
+	return ans, nil
+}
+
+// terminalPrompter puts the policy's questions on the terminal, the bell
+// rung once per question.
+type terminalPrompter struct{ q *questions }
+
+// AskKey implements approval.Prompter.
+func (p terminalPrompter) AskKey(ctx context.Context, question, prompt, keys string, first bool) (string, error) {
+	return p.q.askKey(ctx, question, prompt, terminal.KeyQuestion{Keys: keys}, first)
+}
+
+// AskLine implements approval.Prompter.
+func (p terminalPrompter) AskLine(ctx context.Context, question, prompt string) (string, error) {
+	return p.q.ask(ctx, question, prompt, false)
 }
 
 // Note implements approval.Noter.
@@ -188,15 +188,14 @@ func (q *questions) line(s string) {
 	fmt.Fprintln(q.out, s)
 }
 
+// yesNo is a yes/no question whose Enter is no: "[y/N]".
+var yesNo = terminal.KeyQuestion{Keys: "yn", Default: "n"}
+
 // confirm asks a yes/no question (the budget, the circuit breaker); no
 // answer is no.
 func (q *questions) confirm(ctx context.Context, question string) bool {
-	line, err := q.ask(ctx, "ralph: "+question, "[y/N]", true)
-	if err != nil {
-		return false
-	}
-	a := strings.ToLower(strings.TrimSpace(line))
-	return a == "y" || a == "yes"
+	line, err := q.askKey(ctx, "ralph: "+question, "[y/N]", yesNo, true)
+	return err == nil && isYes(line)
 }
 
 // AskText implements approval.TextAsker: a model's question (ask_user),

@@ -1,26 +1,24 @@
-//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
-
 package scripts
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-	"golang.org/x/term"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
-// askKey is ask for a question that one of keys answers at once, without
-// Enter (an approval's y, n, t, a, p). The terminal is put in cbreak mode
-// for it (keys come one by one, unechoed; Ctrl-C still signals) and read
-// by polling, so no read outlives the question. Where that cannot be done
+// askKey is ask for a question that one key answers at once, without
+// Enter (an approval's y, n, t, a, p; the plan's a, r, e, d; a yes or
+// no). A key the question does not take is answered at once with the keys
+// it takes (terminal.KeyQuestion, which chat follows too), and the
+// question goes on waiting. The terminal is put in cbreak mode for it
+// (keys come one by one, unechoed; Ctrl-C still signals) and read by
+// polling, so no read outlives the question. Where that cannot be done
 // (the input is no terminal, or a line read of an earlier question is
-// still pending) it is ask: the next line typed.
-func (q *questions) askKey(ctx context.Context, question, prompt, keys string, bell bool) (string, error) {
+// still pending) it is ask: the next line typed, for the caller to read.
+func (q *questions) askKey(ctx context.Context, question, prompt string, kq terminal.KeyQuestion, bell bool) (string, error) {
 	select {
 	case q.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -36,17 +34,11 @@ func (q *questions) askKey(ctx context.Context, question, prompt, keys string, b
 		return q.ask(ctx, question, prompt, bell)
 	}
 	defer func() { <-q.turn }()
-	saved, err := unix.IoctlGetTermios(fd, ioctlGetTermios)
+	saved, err := terminal.Cbreak(fd)
 	if err != nil {
-		return "", fmt.Errorf("read the terminal's modes: %w", err)
+		return "", err
 	}
-	cbreak := *saved
-	cbreak.Lflag &^= unix.ICANON | unix.ECHO
-	cbreak.Cc[unix.VMIN], cbreak.Cc[unix.VTIME] = 1, 0
-	if err := unix.IoctlSetTermios(fd, ioctlSetTermios, &cbreak); err != nil {
-		return "", fmt.Errorf("set the terminal's modes: %w", err)
-	}
-	defer func() { _ = unix.IoctlSetTermios(fd, ioctlSetTermios, saved) }()
+	defer func() { _ = saved.Restore() }()
 	if q.pause != nil {
 		defer q.pause()()
 	}
@@ -57,31 +49,35 @@ func (q *questions) askKey(ctx context.Context, question, prompt, keys string, b
 			fmt.Fprintln(q.out)
 			return "", err
 		}
-		switch {
-		case b == '\r' || b == '\n':
-			continue
-		case b == 4: // Ctrl-D: the person will not answer
+		if b == 4 { // Ctrl-D: the person will not answer
 			fmt.Fprintln(q.out)
 			return "", errInputClosed
 		}
-		k := strings.ToLower(string(rune(b)))
-		fmt.Fprintln(q.out, k)
-		if strings.Contains(keys, k) {
-			// The rest of a word typed out of habit ("yes⏎") came with
-			// the key: it is not left for the next question.
-			q.drainKeys(fd)
+		press, answer := kq.Press(rune(b))
+		// What came with the key within a moment is dropped: the rest
+		// of a word typed out of habit ("yes⏎") is not left for the
+		// next question, nor the rest of a paste, of a character of
+		// several bytes or of an escape sequence for another hint.
+		q.drainKeys(fd)
+		switch press {
+		case terminal.PressAnswer:
+			fmt.Fprintln(q.out, answer)
+			return answer, nil
+		case terminal.PressUnoffered:
+			fmt.Fprintf(q.out, "\n%s\n%s ", kq.Hint(), prompt)
 		}
-		return k, nil
 	}
 }
 
 // keyFD is the terminal's descriptor when keys can be read from it one by
-// one: it is a terminal, and nothing buffered or pending reads it.
+// one: it is a terminal, the platform reads keys one by one (the Windows
+// console does not, for ralph: there the answer is the line typed), and
+// nothing buffered or pending reads it.
 func (q *questions) keyFD() (int, bool) {
 	q.mu.Lock()
 	f, ok := q.f.(*os.File)
 	q.mu.Unlock()
-	if !ok || q.pending != nil || q.br.Buffered() > 0 || !term.IsTerminal(int(f.Fd())) {
+	if !terminal.OneKey || !ok || q.pending != nil || q.br.Buffered() > 0 || !terminal.IsTerminal(f) {
 		return 0, false
 	}
 	return int(f.Fd()), true
@@ -94,22 +90,13 @@ func (q *questions) readKey(ctx context.Context, fd int) (byte, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, 100)
-		if errors.Is(err, unix.EINTR) || n == 0 {
-			continue
-		}
-		if err != nil || fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0 && fds[0].Revents&unix.POLLIN == 0 {
+		n, err := terminal.ReadWait(fd, -1, buf[:], 100*time.Millisecond)
+		if err != nil {
 			return 0, errInputClosed
 		}
-		m, err := unix.Read(fd, buf[:])
-		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
-			continue
+		if n > 0 {
+			return buf[0], nil
 		}
-		if err != nil || m == 0 {
-			return 0, errInputClosed
-		}
-		return buf[0], nil
 	}
 }
 
@@ -119,11 +106,7 @@ func (q *questions) drainKeys(fd int) {
 	deadline := time.Now().Add(50 * time.Millisecond)
 	var buf [64]byte
 	for time.Now().Before(deadline) {
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		if n, err := unix.Poll(fds, 10); err != nil || n == 0 {
-			continue
-		}
-		if m, err := unix.Read(fd, buf[:]); err != nil || m == 0 {
+		if _, err := terminal.ReadWait(fd, -1, buf[:], 10*time.Millisecond); err != nil {
 			return
 		}
 	}

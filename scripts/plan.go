@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/render"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -182,8 +183,8 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		if !ask {
 			return face.finishPlan(p, plan, res)
 		}
-		choice, err := face.asks.ask(ctx, face.showPlan(p, plan),
-			"Accept the plan? [a]ccept, [r]evise, [e]dit, [d]rop:", true)
+		choice, err := face.asks.askKey(ctx, face.showPlan(p, plan),
+			"Accept the plan? [a]ccept, [r]evise, [e]dit, [d]rop:", planChoices, true)
 		if err != nil {
 			// The terminal closed or the person stopped: the plan stays
 			// written, as it would after accept.
@@ -192,13 +193,14 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		switch strings.ToLower(strings.TrimSpace(choice)) {
 		case "", "a", "accept", "y", "yes":
 			face.Notify(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
-			if yes, err := face.asks.ask(ctx, "Start it now with ralph run?", "[y/N]", false); err == nil && isYes(yes) {
+			if yes, err := face.asks.askKey(ctx, "Start it now with ralph run?", "[y/N]", yesNo, false); err == nil && isYes(yes) {
 				accept()
 			} else {
 				face.Notify("start it when you like with: ralph run")
 			}
 			return ExitOK
 		case "r", "revise":
+			// A revision is words: asked for on a line of its own.
 			what, err := face.asks.ask(ctx, "What should change?", ">", false)
 			if err != nil || strings.TrimSpace(what) == "" {
 				continue
@@ -219,6 +221,10 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		}
 	}
 }
+
+// planChoices are the keys of the plan's question; without a terminal
+// the words work too, and an empty line accepts.
+var planChoices = terminal.KeyQuestion{Keys: "ared"}
 
 func isYes(s string) bool {
 	s = strings.ToLower(strings.TrimSpace(s))
@@ -251,10 +257,12 @@ func editFile(ctx context.Context, path string) error {
 
 // planMarkdown is the plan as a person reads it: the goals, then every
 // open task of the task list in the order ralph run would take them (the
-// file is read again, so an edit shows).
+// file is read again, so an edit shows). The tasks are introduced by a
+// line in bold, not a second-level heading, which the terminal's
+// markdown styles draw with its "##" in front.
 func planMarkdown(p *project.Project, plan *workers.Plan) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n## Tasks, in the order ralph run takes them\n\n", plan.Title, strings.TrimSpace(plan.Goals))
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n**Tasks, in the order ralph run takes them:**\n\n", plan.Title, strings.TrimSpace(plan.Goals))
 	tf, err := memory.LoadTasks(p.Fs, p.Root)
 	if err != nil {
 		return b.String() + err.Error() + "\n"

@@ -4,7 +4,6 @@ package terminal
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"time"
 
@@ -36,11 +35,11 @@ func queryBackground(out *os.File, timeout time.Duration) (dark, ok bool) {
 	if pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP); err == nil && pgrp != unix.Getpgrp() {
 		return false, false
 	}
-	saved, err := term.MakeRaw(fd)
+	saved, err := Raw(fd)
 	if err != nil {
 		return false, false
 	}
-	defer func() { _ = term.Restore(fd, saved) }()
+	defer func() { _ = saved.Restore() }()
 	if _, err := unix.Write(fd, []byte("\x1b]11;?\x1b\\\x1b[c")); err != nil {
 		return false, false
 	}
@@ -59,16 +58,8 @@ func readAnswer(fd int, deadline time.Time) []byte {
 		if left <= 0 {
 			break
 		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, int(left/time.Millisecond)+1)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil || n == 0 || fds[0].Revents&unix.POLLIN == 0 {
-			break
-		}
-		m, err := unix.Read(fd, buf)
-		if err != nil || m <= 0 {
+		m, err := ReadWait(fd, -1, buf, left)
+		if err != nil || m == 0 {
 			break
 		}
 		got = append(got, buf[:m]...)

@@ -326,8 +326,8 @@ func TestNoWithAReasonReachesTheModel(t *testing.T) {
 	}
 }
 
-// What "always" means is said in full at the first question that offers
-// it, and briefly after that.
+// The first question that offers "always" points to the key that says
+// what it allows, in one line; later questions leave the pointer out.
 func TestAlwaysIsExplainedOnce(t *testing.T) {
 	p, _ := newPolicy(t, Options{})
 	asker := &scriptedAsker{answers: []Answer{Yes, Yes}}
@@ -335,10 +335,13 @@ func TestAlwaysIsExplainedOnce(t *testing.T) {
 	p.ApproveCommand(context.Background(), "make")
 	p.ApproveCommand(context.Background(), "make")
 	first, second := asker.asked[0].Text(), asker.asked[1].Text()
-	if !strings.Contains(first, "From then on a command runs without asking") || !strings.Contains(first, "~") && !strings.Contains(first, "/home/u/.config/ralph/config.toml") {
-		t.Fatalf("the first question does not explain always:\n%s", first)
+	if !strings.Contains(first, "(? explains)") || strings.Count(first, "\n") != 1 {
+		t.Fatalf("the first question does not point to what always allows in one line:\n%s", first)
 	}
-	if strings.Contains(second, "From then on") || strings.Count(second, "\n") != 1 || !strings.Contains(second, "[a]lways remembers `make`") {
+	if help := asker.asked[0].Help(); !strings.Contains(help, "From then on a command runs without asking") || !strings.Contains(help, "~") && !strings.Contains(help, "/home/u/.config/ralph/config.toml") {
+		t.Fatalf("? does not explain always:\n%s", help)
+	}
+	if strings.Contains(second, "(? explains)") || strings.Count(second, "\n") != 1 || !strings.Contains(second, "[a]lways remembers `make`") {
 		t.Fatalf("the second question explains always again:\n%s", second)
 	}
 }

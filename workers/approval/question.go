@@ -215,6 +215,30 @@ func (q Question) Prompt() string {
 	return "allow? " + strings.Join(strings.Split(q.Keys(), ""), "/") + " ›"
 }
 
+// HelpKey is the key that shows a question's Help.
+const HelpKey = "?"
+
+// AllKeys are the keys a face takes at the question: Keys, and HelpKey
+// when there is Help to show.
+func (q Question) AllKeys() string {
+	if q.Help() == "" {
+		return q.Keys()
+	}
+	return q.Keys() + HelpKey
+}
+
+// Help is what HelpKey shows: what "always" remembers, where, and which
+// commands then run without asking; "" when "always" is not offered.
+func (q Question) Help() string {
+	if !q.CanAlways() || q.MCP != nil || q.Server != nil {
+		return ""
+	}
+	return fmt.Sprintf("[a]lways remembers %s in %s, for every project; [p]roject always in this project's %s instead, "+
+		"which git shares with everyone who clones it. From then on a command runs without asking "+
+		"when every command in it is remembered, every path it names or redirects to is inside the project (not .git or .ralph), "+
+		"and it uses no variables, substitutions or commands that run other commands.", quoteRules(q.Remember), q.userFile(), config.ProjectFile)
+}
+
 // userFile is how the question names the person's own config.
 func (q Question) userFile() string {
 	if q.UserFile == "" {
@@ -262,11 +286,10 @@ func (q Question) Text() string {
 	case q.CanAlways() && q.Brief:
 		fmt.Fprintf(&b, "  [a]lways remembers %s in your config, [p] in the project's\n", quoteRules(q.Remember))
 	case q.CanAlways():
-		// Said once a session (Brief after that): the rules' reach.
-		fmt.Fprintf(&b, "  [a]lways remembers %s in %s, for every project; [p]roject always in this project's %s instead, "+
-			"which git shares with everyone who clones it.\n  From then on a command runs without asking "+
-			"when every command in it is remembered, every path it names or redirects to is inside the project (not .git or .ralph), "+
-			"and it uses no variables, substitutions or commands that run other commands\n", quoteRules(q.Remember), q.userFile(), config.ProjectFile)
+		// The first question of a session points to Help, which says
+		// what the rules allow; one line, not a paragraph to read
+		// before answering.
+		fmt.Fprintf(&b, "  [a]lways remembers %s in your config, [p] in the project's (%s explains)\n", quoteRules(q.Remember), HelpKey)
 	default:
 		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s\n", text.Visible(strings.Join(q.Why, "; ")))
 	}

@@ -37,8 +37,14 @@ func TestQuestionText(t *testing.T) {
 	if first != "run `go test ./... && go vet ./... | tee vet.log`? [y]es / [n]o / [t]ell it why not / [a]lways / [p]roject always" {
 		t.Fatalf("first line %q", first)
 	}
-	if !strings.Contains(rest, "[a]lways remembers `go vet`, `tee` in your config, for every project; [p]roject always in this project's .ralph/config.toml") || !strings.Contains(rest, "inside the project") {
-		t.Fatalf("what always remembers is not said:\n%s", rest)
+	if rest != "  [a]lways remembers `go vet`, `tee` in your config, [p] in the project's (? explains)" {
+		t.Fatalf("what always remembers is not said in one line:\n%s", rest)
+	}
+	if help := q.Help(); !strings.Contains(help, "[a]lways remembers `go vet`, `tee` in your config, for every project; [p]roject always in this project's .ralph/config.toml") || !strings.Contains(help, "inside the project") {
+		t.Fatalf("? does not say what always allows:\n%s", help)
+	}
+	if q.AllKeys() != "yntap?" {
+		t.Fatalf("AllKeys = %q", q.AllKeys())
 	}
 	if q.Prompt() != "allow? y/n/t/a/p ›" {
 		t.Fatalf("prompt %q", q.Prompt())
