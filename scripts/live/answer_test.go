@@ -1,0 +1,127 @@
+package live
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/e2e/vt"
+)
+
+// answerOf is an answer of paragraphs of numbered words (w0, w1, …), each
+// paragraph one line of the lengths given; every word is in it once.
+func answerOf(paragraphs []int) string {
+	var b strings.Builder
+	n := 0
+	for i, words := range paragraphs {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		for j := range words {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "w%d", n)
+			n++
+		}
+	}
+	return b.String()
+}
+
+var wordRE = regexp.MustCompile(`\bw([0-9]+)\b`)
+
+// checkWords fails unless screen holds the words w0…w(n-1) once each, in
+// order.
+func checkWords(t *testing.T, what, screen string, n int) {
+	t.Helper()
+	got := wordRE.FindAllStringSubmatch(screen, -1)
+	for i, m := range got {
+		if k, _ := strconv.Atoi(m[1]); k != i || i >= n {
+			t.Fatalf("%s: word %d on the screen is w%s, want each of w0…w%d once, in order; screen:\n%s", what, i, m[1], n-1, tail(screen))
+		}
+	}
+	if len(got) != n {
+		t.Fatalf("%s: %d words on the screen, want %d; screen:\n%s", what, len(got), n, tail(screen))
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return "…" + s[len(s)-3000:]
+	}
+	return s
+}
+
+// streamTo streams answer in random pieces through an Answer painted on a
+// terminal model of cols×rows, the way a face paints it, and finishes it.
+func streamTo(rng *rand.Rand, answer string, color bool, cols, rows int) string {
+	term := vt.New(cols, rows)
+	a := &Answer{Color: color, Style: func() string { return "notty" }}
+	var r Region
+	paint := func() {
+		// The terminal's output processing (ONLCR) ends lines with CR LF.
+		_, _ = term.Write([]byte(strings.ReplaceAll(r.Frame(a.Take(), a.Live()), "\n", "\r\n")))
+		a.Shown()
+	}
+	maxPiece := 1 + rng.IntN(40)
+	for rest := answer; rest != ""; {
+		n := min(len(rest), 1+rng.IntN(maxPiece))
+		a.Write(rest[:n], cols, rows)
+		rest = rest[n:]
+		if rng.IntN(3) > 0 {
+			paint()
+		}
+	}
+	a.Finish(answer, cols, rows)
+	paint()
+	return term.Text()
+}
+
+// The one rule of the live region, for any chunking, paragraph length and
+// window height: it is never taller than the window, so what scrolls out
+// of it is written once, and the screen and its scrollback hold every word
+// of the answer exactly once, in order, rendered or raw.
+func TestLiveRegionWritesEveryWordOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(44, 1))
+	for i := range 150 {
+		rows := 2 + rng.IntN(199)
+		cols := 20 + rng.IntN(100)
+		var paragraphs []int
+		for range 1 + rng.IntN(4) {
+			paragraphs = append(paragraphs, 1+rng.IntN(700))
+		}
+		answer := answerOf(paragraphs)
+		n := strings.Count(answer, "w")
+		color := i%4 != 0
+		what := fmt.Sprintf("case %d: %d×%d, colour %v, paragraphs %v", i, cols, rows, color, paragraphs)
+		checkWords(t, what, streamTo(rng, answer, color, cols, rows), n)
+	}
+}
+
+// The case of the issue: 600 words with no newline, slowly, in a 100×20
+// window, left tens of thousands of copies in the scrollback.
+func TestLongParagraphInASmallWindow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 100))
+	answer := answerOf([]int{600})
+	for _, rows := range []int{2, 3, 20, 30, 60} {
+		checkWords(t, fmt.Sprintf("100×%d", rows), streamTo(rng, answer, true, 100, rows), 600)
+	}
+}
+
+// A terminal that reports no size is laid out as 80×24, and the answer's
+// blocks are still rendered.
+func TestUnknownSizeIsRendered(t *testing.T) {
+	if w, h := Size(0, 0); w != 80 || h != 24 {
+		t.Fatalf("Size(0, 0) = %d×%d, want 80×24", w, h)
+	}
+	a := &Answer{Color: true, Style: func() string { return "dark" }}
+	a.Write("# Title\n\nSome **bold** text.\n\n", 0, 0)
+	a.Finish("# Title\n\nSome **bold** text.\n", 0, 0)
+	out := a.Take()
+	if strings.Contains(out, "**bold**") || !strings.Contains(out, "\x1b[") {
+		t.Fatalf("the answer was not rendered on a terminal of unknown size:\n%q", out)
+	}
+}
