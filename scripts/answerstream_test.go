@@ -1,40 +1,42 @@
 package scripts
 
 import (
-	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ralph-dev/ralph/e2e/vt"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
-// The streamed answer is wrapped at words within the width, and the rows
-// it took are counted exactly, whatever the chunks.
-func TestAnswerStreamWraps(t *testing.T) {
-	var out bytes.Buffer
-	a := &answerStream{out: &out, width: 10}
-	for _, chunk := range []string{"hello wo", "rld, this is", " a longwordthatgoesonandon\nend"} {
-		a.delta(chunk)
-	}
-	a.end()
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	for _, l := range lines {
-		if len(l) > 10 {
-			t.Errorf("line %q is wider than 10", l)
+// onlcr writes to a terminal model as a pty does: lines end with CR LF.
+type onlcr struct{ term *vt.Screen }
+
+func (o onlcr) Write(p []byte) (int, error) {
+	_, _ = o.term.Write([]byte(strings.ReplaceAll(string(p), "\n", "\r\n")))
+	return len(p), nil
+}
+
+// streamAnswer streams answer in random whole-character pieces (they
+// arrive as JSON strings) to a one-shot's answer on a terminal model.
+func streamAnswer(rng *rand.Rand, a *answerStream, answer string) {
+	for rest := answer; rest != ""; {
+		n := min(len(rest), 1+rng.IntN(9))
+		for n < len(rest) && !utf8.RuneStart(rest[n]) {
+			n++
 		}
-	}
-	if a.lastRows != len(lines) {
-		t.Fatalf("counted %d rows, wrote %d:\n%s", a.lastRows, len(lines), out.String())
-	}
-	if !strings.HasPrefix(out.String(), "hello\nworld,\nthis is a\n") {
-		t.Fatalf("not wrapped at words:\n%q", out.String())
+		a.delta(rest[:n])
+		rest = rest[n:]
 	}
 }
 
-// However the answer is cut into pieces, what streams is exactly the
-// layout of terminal.Wrap, the one wrapping of everything ralph prints:
+// Without colour, however the answer is cut into pieces, what the screen
+// shows is exactly the layout of terminal.Wrap, the one wrapping of
+// everything ralph prints (within the width less the last column):
 // hyphenated words kept whole, wide characters counted as two cells,
 // indentation kept, a word wider than the line cut.
 func TestAnswerStreamIsTheOneWrap(t *testing.T) {
@@ -46,59 +48,88 @@ func TestAnswerStreamIsTheOneWrap(t *testing.T) {
 		"",
 		"short",
 	}, "\n")
-	for _, width := range []int{12, 20, 33, 80} {
+	for _, width := range []int{20, 33, 80} {
 		var want []string
 		for _, l := range strings.Split(answer, "\n") {
-			want = append(want, terminal.Wrap(l, width))
+			want = append(want, terminal.Wrap(l, width-1))
 		}
 		rng := rand.New(rand.NewPCG(uint64(width), 7))
-		for range 50 {
-			var out bytes.Buffer
-			a := &answerStream{out: &out, width: width}
-			for rest := answer; rest != ""; {
-				// Pieces arrive as JSON strings: whole characters.
-				n := min(len(rest), 1+rng.IntN(9))
-				for !utf8.RuneStart(rest[n%len(rest)]) && n < len(rest) {
-					n++
-				}
-				a.delta(rest[:n])
-				rest = rest[n:]
-			}
+		for range 30 {
+			term := vt.New(width, 200)
+			a := &answerStream{out: onlcr{term}, width: width, height: 200}
+			streamAnswer(rng, a, answer)
 			a.end()
-			got := strings.TrimSuffix(out.String(), "\n")
-			if got != strings.Join(want, "\n") {
+			if got := term.Text(); got != strings.Join(want, "\n") {
 				t.Fatalf("width %d: streamed\n%s\nwant\n%s", width, got, strings.Join(want, "\n"))
-			}
-			if rows := strings.Count(out.String(), "\n"); a.lastRows != rows {
-				t.Fatalf("width %d: counted %d rows, wrote %d", width, a.lastRows, rows)
 			}
 		}
 	}
 }
 
-// The streamed answer is replaced by its rendering only while all of it
-// is still on the screen: a taller one stays as it streamed, since moving
-// up past the top would erase lines that are not the answer's.
-func TestAnswerStreamReplacesOnlyWhatIsOnScreen(t *testing.T) {
-	for _, c := range []struct {
-		lines, height int
-		replaced      bool
-	}{
-		{lines: 5, height: 24, replaced: true},
-		{lines: 23, height: 24, replaced: true},
-		{lines: 24, height: 24, replaced: false},
-		{lines: 30, height: 40, replaced: true},
-		{lines: 5, height: 0, replaced: false},
-	} {
-		var out bytes.Buffer
-		a := &answerStream{out: &out, width: 80, height: c.height}
-		answer := strings.Repeat("a line\n", c.lines)
-		a.delta(answer)
-		out.Reset()
-		needed := a.replace(answer)
-		erased := strings.Contains(out.String(), "\x1b[J")
-		if erased != c.replaced || needed != c.replaced {
-			t.Errorf("%d lines on %d rows: erased %v, needs writing %v; want %v", c.lines, c.height, erased, needed, c.replaced)
+var numbered = regexp.MustCompile(`\bw([0-9]+)\b`)
+
+// The one-shot follows the live region's one rule too: whatever the
+// window's height and the paragraphs' length, the screen and its
+// scrollback hold each word once, in order, and the answer's last message
+// is not written again at the end.
+func TestAnswerStreamWritesEveryWordOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(44, 3))
+	for i := range 60 {
+		cols, rows := 20+rng.IntN(100), 2+rng.IntN(199)
+		var b strings.Builder
+		n := 0
+		for p := range 1 + rng.IntN(3) {
+			if p > 0 {
+				b.WriteString("\n\n")
+			}
+			for j := range 1 + rng.IntN(600) {
+				if j > 0 {
+					b.WriteByte(' ')
+				}
+				fmt.Fprintf(&b, "w%d", n)
+				n++
+			}
 		}
+		term := vt.New(cols, rows)
+		a := &answerStream{out: onlcr{term}, width: cols, height: rows, color: i%2 == 0, style: func() string { return "notty" }}
+		streamAnswer(rng, a, b.String())
+		if a.replace(b.String()) {
+			t.Fatalf("case %d: the final answer would be written again", i)
+		}
+		words := numbered.FindAllStringSubmatch(term.Text(), -1)
+		for j, m := range words {
+			if k, _ := strconv.Atoi(m[1]); k != j {
+				t.Fatalf("case %d (%d×%d): word %d on the screen is w%s (%d words, want %d)", i, cols, rows, j, m[1], len(words), n)
+			}
+		}
+		if len(words) != n {
+			t.Fatalf("case %d (%d×%d): %d words on the screen, want %d", i, cols, rows, len(words), n)
+		}
+	}
+}
+
+// A terminal that reports no size (0×0) is laid out as 80×24 and still
+// gets the answer rendered; it used to keep the raw stream.
+func TestAnswerStreamRendersAtUnknownSize(t *testing.T) {
+	term := vt.New(80, 24)
+	a := &answerStream{out: onlcr{term}, color: true, style: func() string { return "dark" }}
+	answer := "# Plan\n\nSome **bold** words.\n"
+	streamAnswer(rand.New(rand.NewPCG(1, 2)), a, answer)
+	if a.replace(answer) {
+		t.Fatalf("the answer shown would be written again")
+	}
+	if got := term.Text(); strings.Contains(got, "**") || !strings.Contains(got, "bold words.") {
+		t.Fatalf("the answer is not rendered:\n%s", got)
+	}
+}
+
+// A final answer other than the last message streamed is written whole.
+func TestAnswerStreamOtherFinalIsWritten(t *testing.T) {
+	term := vt.New(80, 24)
+	a := &answerStream{out: onlcr{term}, width: 80, height: 24}
+	a.delta("first message")
+	a.end()
+	if !a.replace("a different answer") {
+		t.Fatalf("a different final answer must be written")
 	}
 }
