@@ -245,8 +245,16 @@ func (s *Shell) open(fd int) error {
 	complete := completionListener(cfg.AutoComplete.(*completer))
 	cfg.SetListener(func(line []rune, pos int, key rune) ([]rune, int, bool) {
 		if line == nil && key == 0 {
-			// Readline calls this just before it prints the prompt.
+			// Readline calls this just before it prints the prompt. A
+			// paint that started before, having found starting unset,
+			// writes straight to the terminal, since readline is not
+			// reading yet: it must be done before the prompt is printed,
+			// or its line (the "• running" after a one-key approval)
+			// lands on the prompt's row. Taking the painter's lock waits
+			// for it, and every paint after sees starting set.
+			s.scr.paintMu.Lock()
 			s.starting.Store(true)
+			s.scr.paintMu.Unlock()
 		}
 		s.lineLen.Store(int64(len(line)))
 		return complete(line, pos, key)
