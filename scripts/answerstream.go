@@ -14,7 +14,9 @@ import (
 // finished block is written rendered, the block in flight shows raw in a
 // live region that is never taller than the window, and a block taller
 // than that goes on raw, its rows written for good as they fill. A run
-// stopped by Ctrl-C keeps on the screen what had arrived. It lives in the
+// stopped by Ctrl-C keeps on the screen what had arrived. Without colour
+// the answer is the model's text as it is (what NO_COLOR asks for): it is
+// written as it comes, with nothing to lay out or replace. It lives in the
 // progress display, under its mutex, because both write to the same
 // terminal: while text streams the status line is not drawn.
 type answerStream struct {
@@ -32,6 +34,8 @@ type answerStream struct {
 	// whole, which the final answer need not repeat.
 	open bool
 	last string
+	// plain is the message so far without colour.
+	plain strings.Builder
 }
 
 // delta shows more of the answer; the caller has cleared the status line.
@@ -42,6 +46,12 @@ func (a *answerStream) delta(s string) {
 	if !a.open {
 		a.open = true
 		a.ans.Color, a.ans.Style = a.color, a.renderStyle
+	}
+	if !a.color {
+		s = text.StripControls(s)
+		a.plain.WriteString(s)
+		_, _ = io.WriteString(a.out, s)
+		return
 	}
 	a.ans.Write(s, a.width, a.height)
 	a.paint()
@@ -71,11 +81,19 @@ func (a *answerStream) end() {
 	if !a.open {
 		return
 	}
+	a.open = false
+	if !a.color {
+		a.last = a.plain.String()
+		a.plain.Reset()
+		if !strings.HasSuffix(a.last, "\n") {
+			_, _ = io.WriteString(a.out, "\n")
+		}
+		return
+	}
 	a.last = a.ans.Text()
 	a.ans.Finish(a.last, a.width, a.height)
 	a.paint()
 	a.region.Forget()
-	a.open = false
 }
 
 // replace closes the streamed answer; it reports whether the final answer
@@ -83,5 +101,9 @@ func (a *answerStream) end() {
 // is on the screen rendered already).
 func (a *answerStream) replace(final string) bool {
 	a.end()
-	return a.last == "" || strings.TrimSpace(a.last) != strings.TrimSpace(live.Sanitize(text.StripControls(final)))
+	final = text.StripControls(final)
+	if a.color {
+		final = live.Sanitize(final)
+	}
+	return a.last == "" || strings.TrimSpace(a.last) != strings.TrimSpace(final)
 }

@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ralph-dev/ralph/e2e/vt"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 )
 
 // answerOf is an answer of paragraphs of numbered words (w0, w1, …), each
@@ -123,5 +125,46 @@ func TestUnknownSizeIsRendered(t *testing.T) {
 	out := a.Take()
 	if strings.Contains(out, "**bold**") || !strings.Contains(out, "\x1b[") {
 		t.Fatalf("the answer was not rendered on a terminal of unknown size:\n%q", out)
+	}
+}
+
+// Raw rows are exactly the layout of terminal.Wrap, the one wrapping of
+// everything ralph prints, within the width less the last column, however
+// the text is cut into pieces: hyphenated words kept whole, wide
+// characters counted as two cells, indentation kept, a word wider than
+// the line cut.
+func TestRawRowsAreTheOneWrap(t *testing.T) {
+	answer := strings.Join([]string{
+		"Set OPENAI_API_KEY before you run it, and keep the cache up-to-date with Ctrl-D and make -j4 all.",
+		"    indented code line that is long enough to wrap somewhere in the middle of it",
+		"日本語のテキストは二つのセルを使います、そして折り返しも正しく数えられます。",
+		"https://example.invalid/a/very/long/path/that/is/wider/than/any/line/we/have/here/at/all",
+		"",
+		"short",
+	}, "\n")
+	for _, cols := range []int{20, 33, 80} {
+		var want []string
+		for _, l := range strings.Split(answer, "\n") {
+			want = append(want, terminal.Wrap(l, cols-1))
+		}
+		rng := rand.New(rand.NewPCG(uint64(cols), 7))
+		for range 30 {
+			a := &Answer{}
+			var out strings.Builder
+			for rest := answer; rest != ""; {
+				n := min(len(rest), 1+rng.IntN(9))
+				for n < len(rest) && !utf8.RuneStart(rest[n]) {
+					n++
+				}
+				a.Write(rest[:n], cols, 200)
+				out.WriteString(a.Take())
+				rest = rest[n:]
+			}
+			a.Finish(answer, cols, 200)
+			out.WriteString(a.Take())
+			if got := strings.TrimSuffix(out.String(), "\n"); got != strings.Join(want, "\n") {
+				t.Fatalf("width %d: laid out\n%s\nwant\n%s", cols, got, strings.Join(want, "\n"))
+			}
+		}
 	}
 }
