@@ -347,10 +347,6 @@ func (s *screen) markdown(md string) string {
 	return render.Markdown(md, render.Options{Width: w, Color: s.color, Style: s.mdStyle})
 }
 
-// sanitizeStream keeps a model's text from driving the terminal
-// (live.Sanitize).
-func sanitizeStream(t string) string { return live.Sanitize(t) }
-
 // clipWidth cuts s to at most n display columns.
 func clipWidth(s string, n int) string { return text.ClipWidth(s, n) }
 

@@ -158,8 +158,12 @@ func (a *Answer) Touched(shown bool, cols, rows int) {
 // Void forgets the answer; what was written for good stays.
 func (a *Answer) Void() { a.reset() }
 
+// reset forgets the answer but keeps its settings and the output not
+// taken yet.
 func (a *Answer) reset() {
-	*a = Answer{Color: a.Color, Style: a.Style, out: a.out}
+	pending := a.out.String()
+	*a = Answer{Color: a.Color, Style: a.Style}
+	a.out.WriteString(pending)
 }
 
 // Take returns the output written for good since the last Take.

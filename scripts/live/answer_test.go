@@ -168,3 +168,12 @@ func TestRawRowsAreTheOneWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestSanitize(t *testing.T) {
+	if got := Sanitize("a\x1b[31mb\tc\x07\r\n\u0085d\x1b]0;title\x07"); got != "ab    c\nd" {
+		t.Fatalf("Sanitize = %q", got)
+	}
+	if got := Sanitize("plain ünïcode\n"); got != "plain ünïcode\n" {
+		t.Fatalf("Sanitize changed clean text: %q", got)
+	}
+}
