@@ -11,14 +11,6 @@ import (
 	"github.com/ralph-dev/ralph/e2e/vt"
 )
 
-// onlcr writes to a terminal model as a pty does: lines end with CR LF.
-type onlcr struct{ term *vt.Screen }
-
-func (o onlcr) Write(p []byte) (int, error) {
-	_, _ = o.term.Write([]byte(strings.ReplaceAll(string(p), "\n", "\r\n")))
-	return len(p), nil
-}
-
 // numberedAnswer is paragraphs of numbered words (w0, w1, …), each
 // paragraph one line of the lengths given.
 func numberedAnswer(paragraphs []int) (string, int) {
@@ -65,7 +57,7 @@ func TestScreenWritesEveryWordOnce(t *testing.T) {
 	for i, tc := range cases {
 		color := i%3 != 2
 		term := vt.New(tc.cols, tc.rows)
-		out := onlcr{term}
+		out := term.TTY()
 		s := &screen{draftOut: out, infoOut: out, color: color, mdStyle: "notty", size: func() (int, int) { return tc.cols, tc.rows }}
 		answer, n := numberedAnswer(tc.paragraphs)
 		piece := 1 + rng.IntN(30)
@@ -93,7 +85,7 @@ func TestScreenWritesEveryWordOnce(t *testing.T) {
 // laid out at 80 columns.
 func TestScreenRendersAtUnknownSize(t *testing.T) {
 	term := vt.New(80, 24)
-	out := onlcr{term}
+	out := term.TTY()
 	s := &screen{draftOut: out, infoOut: out, color: true, mdStyle: "dark", size: func() (int, int) { return 0, 0 }}
 	answer := "# Plan\n\nIt returns **Vec<u8>** here.\n"
 	stream(s, answer, 3)

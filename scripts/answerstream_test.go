@@ -12,14 +12,6 @@ import (
 	"github.com/ralph-dev/ralph/e2e/vt"
 )
 
-// onlcr writes to a terminal model as a pty does: lines end with CR LF.
-type onlcr struct{ term *vt.Screen }
-
-func (o onlcr) Write(p []byte) (int, error) {
-	_, _ = o.term.Write([]byte(strings.ReplaceAll(string(p), "\n", "\r\n")))
-	return len(p), nil
-}
-
 // streamAnswer streams answer in random whole-character pieces (they
 // arrive as JSON strings) to a one-shot's answer on a terminal model.
 func streamAnswer(rng *rand.Rand, a *answerStream, answer string) {
@@ -77,7 +69,7 @@ func TestAnswerStreamWritesEveryWordOnce(t *testing.T) {
 		}
 		term := vt.New(cols, rows)
 		style := []string{"notty", "dark"}[i%2]
-		a := &answerStream{out: onlcr{term}, width: cols, height: rows, color: true, style: func() string { return style }}
+		a := &answerStream{out: term.TTY(), width: cols, height: rows, color: true, style: func() string { return style }}
 		streamAnswer(rng, a, b.String())
 		if a.replace(b.String()) {
 			t.Fatalf("case %d: the final answer would be written again", i)
@@ -98,7 +90,7 @@ func TestAnswerStreamWritesEveryWordOnce(t *testing.T) {
 // gets the answer rendered; it used to keep the raw stream.
 func TestAnswerStreamRendersAtUnknownSize(t *testing.T) {
 	term := vt.New(80, 24)
-	a := &answerStream{out: onlcr{term}, color: true, style: func() string { return "dark" }}
+	a := &answerStream{out: term.TTY(), color: true, style: func() string { return "dark" }}
 	answer := "# Plan\n\nSome **bold** words.\n"
 	streamAnswer(rand.New(rand.NewPCG(1, 2)), a, answer)
 	if a.replace(answer) {
@@ -112,7 +104,7 @@ func TestAnswerStreamRendersAtUnknownSize(t *testing.T) {
 // A final answer other than the last message streamed is written whole.
 func TestAnswerStreamOtherFinalIsWritten(t *testing.T) {
 	term := vt.New(80, 24)
-	a := &answerStream{out: onlcr{term}, width: 80, height: 24}
+	a := &answerStream{out: term.TTY(), width: 80, height: 24}
 	a.delta("first message")
 	a.end()
 	if !a.replace("a different answer") {

@@ -5,6 +5,8 @@
 package vt
 
 import (
+	"bytes"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -181,3 +183,15 @@ func (v *Screen) Text() string {
 
 // CursorLine is the line the cursor is on.
 func (v *Screen) CursorLine() string { return strings.TrimRight(string(v.lines[v.y]), " ") }
+
+// TTY is a writer to the screen through a terminal's output processing
+// (ONLCR: a newline is written as CR LF), as a program's output reaches a
+// terminal; Write takes bytes as the terminal receives them.
+func (v *Screen) TTY() io.Writer { return ttyWriter{v} }
+
+type ttyWriter struct{ v *Screen }
+
+func (w ttyWriter) Write(p []byte) (int, error) {
+	w.v.write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n")))
+	return len(p), nil
+}

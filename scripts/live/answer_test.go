@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -64,8 +65,7 @@ func streamTo(rng *rand.Rand, answer string, color bool, cols, rows int) string 
 	a := &Answer{Color: color, Style: func() string { return "notty" }}
 	var r Region
 	paint := func() {
-		// The terminal's output processing (ONLCR) ends lines with CR LF.
-		_, _ = term.Write([]byte(strings.ReplaceAll(r.Frame(a.Take(), a.Live()), "\n", "\r\n")))
+		_, _ = io.WriteString(term.TTY(), r.Frame(a.Take(), a.Live()))
 		a.Shown()
 	}
 	maxPiece := 1 + rng.IntN(40)
