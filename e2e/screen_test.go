@@ -3,42 +3,25 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
 	"github.com/mattn/go-runewidth"
+
+	termvt "github.com/ralph-dev/ralph/e2e/vt"
 )
 
 // The screen shows exactly what was said (issue 44): what the terminal
 // finally holds, scrollback included, is checked on the terminal model.
 
-// numberedParagraph is one line of n numbered words, w0 … w(n-1).
-func numberedParagraph(n int) string {
-	words := make([]string, n)
-	for i := range words {
-		words[i] = "w" + strconv.Itoa(i)
-	}
-	return strings.Join(words, " ")
-}
-
-var numberedWordRE = regexp.MustCompile(`\bw([0-9]+)\b`)
-
-// assertWordsOnce fails unless screen holds w0 … w(n-1) once each, in
-// order.
+// assertWordsOnce fails unless screen holds the words of vt.Numbered,
+// w0 … w(n-1), once each, in order.
 func assertWordsOnce(t *testing.T, screen string, n int) {
 	t.Helper()
-	words := numberedWordRE.FindAllStringSubmatch(screen, -1)
-	for i, m := range words {
-		if k, _ := strconv.Atoi(m[1]); k != i {
-			t.Fatalf("word %d on the screen is w%s; want w0…w%d once each, in order (%d words on the screen):\n%s", i, m[1], n-1, len(words), tailOf(screen, 4000))
-		}
-	}
-	if len(words) != n {
-		t.Fatalf("%d words on the screen, want %d:\n%s", len(words), n, tailOf(screen, 4000))
+	if err := termvt.WordsOnce(screen, n); err != nil {
+		t.Fatalf("%v:\n%s", err, tailOf(screen, 4000))
 	}
 }
 
@@ -61,8 +44,9 @@ func streamServer(t *testing.T, text string, chunk int) string {
 // answer, a JSON line, minified code), is on the screen once: in chat it
 // used to be drawn again into the scrollback at every piece.
 func TestScreenLongParagraphOnce(t *testing.T) {
-	const words = 1500 // about 80 rows at 100 columns: twice the window
-	url := streamServer(t, numberedParagraph(words), 23)
+	// About 80 rows at 100 columns: twice the window.
+	answer, words := termvt.Numbered(1500)
+	url := streamServer(t, answer, 23)
 	t.Run("chat", func(t *testing.T) {
 		r := startPTY(t, t.TempDir(), cleanEnv(t, "TERM=xterm-256color"), "chat", "--base-url", url)
 		r.waitIdle(10*time.Second, nil)

@@ -1,37 +1,12 @@
 package repl
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ralph-dev/ralph/e2e/vt"
 )
-
-// numberedAnswer is paragraphs of numbered words (w0, w1, …), each
-// paragraph one line of the lengths given.
-func numberedAnswer(paragraphs []int) (string, int) {
-	var b strings.Builder
-	n := 0
-	for i, words := range paragraphs {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		for j := range words {
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			fmt.Fprintf(&b, "w%d", n)
-			n++
-		}
-	}
-	return b.String(), n
-}
-
-var numberedWord = regexp.MustCompile(`\bw([0-9]+)\b`)
 
 // The chat's screen, on a terminal model, for any chunking, paragraph
 // length and window height from 2 to 200 rows: the screen and its
@@ -59,7 +34,7 @@ func TestScreenWritesEveryWordOnce(t *testing.T) {
 		term := vt.New(tc.cols, tc.rows)
 		out := term.TTY()
 		s := &screen{draftOut: out, infoOut: out, color: color, mdStyle: "notty", size: func() (int, int) { return tc.cols, tc.rows }}
-		answer, n := numberedAnswer(tc.paragraphs)
+		answer, n := vt.Numbered(tc.paragraphs...)
 		piece := 1 + rng.IntN(30)
 		for rest := answer; rest != ""; {
 			k := min(len(rest), 1+rng.IntN(piece))
@@ -67,16 +42,8 @@ func TestScreenWritesEveryWordOnce(t *testing.T) {
 			rest = rest[k:]
 		}
 		s.finish(answer)
-		screen := term.Text()
-		words := numberedWord.FindAllStringSubmatch(screen, -1)
-		what := fmt.Sprintf("%d×%d, colour %v, paragraphs %v", tc.cols, tc.rows, color, tc.paragraphs)
-		for j, m := range words {
-			if k, _ := strconv.Atoi(m[1]); k != j {
-				t.Fatalf("%s: word %d on the screen is w%s; want w0…w%d once each, in order (%d words on the screen)", what, j, m[1], n-1, len(words))
-			}
-		}
-		if len(words) != n {
-			t.Fatalf("%s: %d words on the screen, want %d", what, len(words), n)
+		if err := vt.WordsOnce(term.Text(), n); err != nil {
+			t.Fatalf("%d×%d, colour %v, paragraphs %v: %v", tc.cols, tc.rows, color, tc.paragraphs, err)
 		}
 	}
 }

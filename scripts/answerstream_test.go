@@ -1,10 +1,7 @@
 package scripts
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -43,8 +40,6 @@ func TestAnswerStreamPlainIsTheText(t *testing.T) {
 	}
 }
 
-var numbered = regexp.MustCompile(`\bw([0-9]+)\b`)
-
 // In colour the one-shot follows the live region's one rule too: whatever
 // the window's height and the paragraphs' length, the screen and its
 // scrollback hold each word once, in order, and the answer's last message
@@ -53,35 +48,20 @@ func TestAnswerStreamWritesEveryWordOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(44, 3))
 	for i := range 60 {
 		cols, rows := 20+rng.IntN(100), 2+rng.IntN(199)
-		var b strings.Builder
-		n := 0
-		for p := range 1 + rng.IntN(3) {
-			if p > 0 {
-				b.WriteString("\n\n")
-			}
-			for j := range 1 + rng.IntN(600) {
-				if j > 0 {
-					b.WriteByte(' ')
-				}
-				fmt.Fprintf(&b, "w%d", n)
-				n++
-			}
+		var ps []int
+		for range 1 + rng.IntN(3) {
+			ps = append(ps, 1+rng.IntN(600))
 		}
+		answer, n := vt.Numbered(ps...)
 		term := vt.New(cols, rows)
 		style := []string{"notty", "dark"}[i%2]
 		a := &answerStream{out: term.TTY(), width: cols, height: rows, color: true, style: func() string { return style }}
-		streamAnswer(rng, a, b.String())
-		if a.replace(b.String()) {
+		streamAnswer(rng, a, answer)
+		if a.replace(answer) {
 			t.Fatalf("case %d: the final answer would be written again", i)
 		}
-		words := numbered.FindAllStringSubmatch(term.Text(), -1)
-		for j, m := range words {
-			if k, _ := strconv.Atoi(m[1]); k != j {
-				t.Fatalf("case %d (%d×%d): word %d on the screen is w%s (%d words, want %d)", i, cols, rows, j, m[1], len(words), n)
-			}
-		}
-		if len(words) != n {
-			t.Fatalf("case %d (%d×%d): %d words on the screen, want %d", i, cols, rows, len(words), n)
+		if err := vt.WordsOnce(term.Text(), n); err != nil {
+			t.Fatalf("case %d (%d×%d): %v", i, cols, rows, err)
 		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -13,43 +11,6 @@ import (
 	"github.com/ralph-dev/ralph/e2e/vt"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 )
-
-// answerOf is an answer of paragraphs of numbered words (w0, w1, …), each
-// paragraph one line of the lengths given; every word is in it once.
-func answerOf(paragraphs []int) string {
-	var b strings.Builder
-	n := 0
-	for i, words := range paragraphs {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		for j := range words {
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			fmt.Fprintf(&b, "w%d", n)
-			n++
-		}
-	}
-	return b.String()
-}
-
-var wordRE = regexp.MustCompile(`\bw([0-9]+)\b`)
-
-// checkWords fails unless screen holds the words w0…w(n-1) once each, in
-// order.
-func checkWords(t *testing.T, what, screen string, n int) {
-	t.Helper()
-	got := wordRE.FindAllStringSubmatch(screen, -1)
-	for i, m := range got {
-		if k, _ := strconv.Atoi(m[1]); k != i || i >= n {
-			t.Fatalf("%s: word %d on the screen is w%s, want each of w0…w%d once, in order; screen:\n%s", what, i, m[1], n-1, tail(screen))
-		}
-	}
-	if len(got) != n {
-		t.Fatalf("%s: %d words on the screen, want %d; screen:\n%s", what, len(got), n, tail(screen))
-	}
-}
 
 func tail(s string) string {
 	if len(s) > 3000 {
@@ -95,11 +56,12 @@ func TestLiveRegionWritesEveryWordOnce(t *testing.T) {
 		for range 1 + rng.IntN(4) {
 			paragraphs = append(paragraphs, 1+rng.IntN(700))
 		}
-		answer := answerOf(paragraphs)
-		n := strings.Count(answer, "w")
+		answer, n := vt.Numbered(paragraphs...)
 		color := i%4 != 0
 		what := fmt.Sprintf("case %d: %d×%d, colour %v, paragraphs %v", i, cols, rows, color, paragraphs)
-		checkWords(t, what, streamTo(rng, answer, color, cols, rows), n)
+		if screen := streamTo(rng, answer, color, cols, rows); vt.WordsOnce(screen, n) != nil {
+			t.Fatalf("%s: %v; screen:\n%s", what, vt.WordsOnce(screen, n), tail(screen))
+		}
 	}
 }
 
@@ -107,9 +69,11 @@ func TestLiveRegionWritesEveryWordOnce(t *testing.T) {
 // window, left tens of thousands of copies in the scrollback.
 func TestLongParagraphInASmallWindow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 100))
-	answer := answerOf([]int{600})
+	answer, n := vt.Numbered(600)
 	for _, rows := range []int{2, 3, 20, 30, 60} {
-		checkWords(t, fmt.Sprintf("100×%d", rows), streamTo(rng, answer, true, 100, rows), 600)
+		if err := vt.WordsOnce(streamTo(rng, answer, true, 100, rows), n); err != nil {
+			t.Errorf("100×%d: %v", rows, err)
+		}
 	}
 }
 
