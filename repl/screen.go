@@ -1,13 +1,14 @@
 package repl
 
 import (
-	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
@@ -29,14 +30,11 @@ import (
 // piled up in one go, and the finished answer is checked against what was
 // streamed (see finish).
 //
-// The answer is laid out block by block (a paragraph, a list, a fenced
-// code block). Finished blocks are written for good, rendered by glamour;
-// the block in flight is shown raw in a live region of at most half the
-// screen just above the prompt, which each paint erases and draws again.
-// A block that outgrows the live region, or that something was printed or
-// typed below, goes on raw: its finished lines are written for good as
-// they come and only its unfinished last line stays live. Long answers
-// therefore scroll like any output, and nothing is ever drawn twice.
+// The answer's layout is the live-answer model every face shares
+// (scripts/live): finished blocks are written for good, rendered; the
+// block in flight is shown raw in a live region just above the prompt,
+// never taller than the window, which each paint redraws; what scrolls
+// out of it is final and written once.
 //
 // Writes go through readline's writers, which clear the prompt before the
 // write and draw it again after, so every write ends with a newline and
@@ -59,17 +57,13 @@ type screen struct {
 	mdStyle string
 	size    func() (cols, rows int)
 
-	ans answer
+	ans live.Answer
 
 	// queue is output written for good and not yet painted, in order.
 	queue []segment
-	// live is what the live region should show; shown is how many rows
-	// of it the terminal shows now, directly above the prompt.
-	live     []string
-	lastLive []string
-	shown    int
-	// shownEnd is how much of the answer's text the shown rows hold.
-	shownEnd int
+	// shown is what the terminal shows of the live region now, directly
+	// above the prompt.
+	shown []string
 
 	// kick wakes the painter; nil while no painter runs, when every
 	// change is painted at once on the caller's goroutine.
@@ -89,14 +83,28 @@ type segment struct {
 // redraws a second rather than one per piece of text.
 const frameGap = 8 * time.Millisecond
 
+// dims is the terminal's size for layout (live.Size: unknown is 80×24).
 func (s *screen) dims() (int, int) {
-	w, h := 80, 24
-	if s.size != nil {
-		if cw, ch := s.size(); cw > 0 {
-			w, h = cw, ch
-		}
+	if s.size == nil {
+		return live.Size(0, 0)
 	}
-	return max(w, 20), max(h, 4)
+	return live.Size(s.size())
+}
+
+// answer is the answer's model, set up for this screen.
+func (s *screen) answer() *live.Answer {
+	s.ans.Color = s.color
+	if s.ans.Style == nil {
+		s.ans.Style = func() string { return s.mdStyle }
+	}
+	return &s.ans
+}
+
+// takeAnswer queues what the answer wrote for good.
+func (s *screen) takeAnswer() {
+	if out := s.ans.Take(); out != "" {
+		s.queue = append(s.queue, segment{s.draftOut, out})
+	}
 }
 
 // start runs the painter until stop.
@@ -179,9 +187,11 @@ func (s *screen) paint() {
 
 // frameLocked erases the live region, takes the queued output and draws
 // the live region again, as bytes for each writer in order, and records
-// the live region as shown.
+// the live region as shown. With nothing queued only the rows that
+// changed are drawn again.
 func (s *screen) frameLocked() []segment {
-	if len(s.queue) == 0 && sameRows(s.live, s.shown, s.lastLive) {
+	rows := s.ans.Live()
+	if len(s.queue) == 0 && slices.Equal(rows, s.shown) {
 		return nil
 	}
 	// Consecutive output for one writer is joined with a builder: the
@@ -200,45 +210,32 @@ func (s *screen) frameLocked() []segment {
 		curW = w
 		cur.WriteString(t)
 	}
-
-	if s.shown > 0 {
-		add(s.draftOut, fmt.Sprintf("\x1b[%dA\r\x1b[J", s.shown))
+	if len(s.queue) == 0 {
+		add(s.draftOut, live.Redraw(s.shown, rows))
+	} else {
+		add(s.draftOut, live.Erase(len(s.shown)))
+		for _, q := range s.queue {
+			add(q.w, q.text)
+		}
+		clear(s.queue)
+		s.queue = s.queue[:0]
+		add(s.draftOut, live.Redraw(nil, rows))
 	}
-	for _, q := range s.queue {
-		add(q.w, q.text)
-	}
-	s.queue = s.queue[:0]
-	for _, r := range s.live {
-		add(s.draftOut, r+"\n")
-	}
-	s.shown, s.shownEnd = len(s.live), s.ans.liveEnd
-	s.lastLive = append(s.lastLive[:0], s.live...)
+	s.shown = append(s.shown[:0], rows...)
+	s.ans.Shown()
 	if cur.Len() > 0 {
 		segs = append(segs, segment{curW, cur.String()})
 	}
 	return segs
 }
 
-// sameRows reports whether the live region shows rows already.
-func sameRows(live []string, shown int, last []string) bool {
-	if len(live) != shown || len(last) != shown {
-		return false
-	}
-	for i := range live {
-		if live[i] != last[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // delta streams a piece of the answer.
 func (s *screen) delta(t string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ans.active = true
-	s.ans.got.WriteString(sanitizeStream(t))
-	s.layout(false)
+	w, h := s.dims()
+	s.answer().Write(t, w, h)
+	s.takeAnswer()
 	s.changed()
 }
 
@@ -250,9 +247,10 @@ func (s *screen) delta(t string) {
 func (s *screen) finish(full string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	a := s.answer()
 	if strings.TrimSpace(full) == "" {
 		s.freezeLive()
-		s.resetAnswer()
+		a.Void()
 		s.changed()
 		return
 	}
@@ -264,25 +262,21 @@ func (s *screen) finish(full string) {
 			plain += "\n"
 		}
 		_, _ = io.WriteString(s.answerOut, plain)
-		if s.ans.active {
+		if a.Active() {
 			s.freezeLive()
-			s.resetAnswer()
+			a.Void()
 			s.changed()
 			return
 		}
 	}
-	full = sanitizeStream(full)
-	got := s.ans.got.String()
-	if !strings.HasPrefix(full, got[:s.ans.done]) {
+	if !a.Consistent(full) {
 		s.freezeLive()
 		s.queue = append(s.queue, segment{s.infoOut, s.pal.Dim("(part of this answer was lost on its way to the screen; here it is whole)") + "\n"})
-		s.resetAnswer()
+		a.Void()
 	}
-	s.ans.active = true
-	s.ans.got.Reset()
-	s.ans.got.WriteString(full)
-	s.layout(true)
-	s.resetAnswer()
+	w, h := s.dims()
+	a.Finish(full, w, h)
+	s.takeAnswer()
 	s.changed()
 }
 
@@ -291,8 +285,7 @@ func (s *screen) finish(full string) {
 func (s *screen) void() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.live = nil
-	s.resetAnswer()
+	s.answer().Void()
 	s.changed()
 }
 
@@ -301,13 +294,8 @@ func (s *screen) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.freezeLive()
-	s.resetAnswer()
+	s.answer().Void()
 	s.changed()
-}
-
-func (s *screen) resetAnswer() {
-	s.ans = answer{}
-	s.live = nil
 }
 
 // touched records that the screen changed below the live region (the user
@@ -316,31 +304,19 @@ func (s *screen) resetAnswer() {
 func (s *screen) touched() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shown > 0 && s.ans.active {
-		s.ans.done = max(s.ans.done, s.shownEnd)
-		s.ans.raw = true
-	}
-	s.shown, s.live, s.lastLive = 0, nil, nil
-	if s.ans.active {
-		s.layout(false)
-	}
+	w, h := s.dims()
+	s.answer().Touched(len(s.shown) > 0, w, h)
+	s.shown = nil
+	s.takeAnswer()
 	s.changed()
 }
 
 // freezeLive writes the block in flight for good, raw, as the live region
 // shows it, so that output printed next goes below it.
 func (s *screen) freezeLive() {
-	if !s.ans.active {
-		return
-	}
 	w, _ := s.dims()
-	got := s.ans.got.String()
-	if rest := got[s.ans.done:]; rest != "" {
-		s.queue = append(s.queue, segment{s.draftOut, s.ans.rawRows(rest, w, true)})
-		s.ans.done = len(got)
-	}
-	s.ans.raw = true
-	s.live = nil
+	s.answer().Freeze(w)
+	s.takeAnswer()
 }
 
 // line prints one line of progress or a notice.
@@ -369,15 +345,6 @@ func (s *screen) block(t string) {
 func (s *screen) markdown(md string) string {
 	w, _ := s.dims()
 	return render.Markdown(md, render.Options{Width: w, Color: s.color, Style: s.mdStyle})
-}
-
-// sanitizeStream keeps a model's text from driving the terminal: escape
-// sequences and control characters other than newlines are removed
-// (text.StripControls) and tabs become spaces, so the width of a row is
-// known. A sequence split between two pieces of the stream loses its
-// introducer with the first piece; what is left of it prints as text.
-func sanitizeStream(t string) string {
-	return strings.ReplaceAll(text.StripControls(t), "\t", "    ")
 }
 
 // clipWidth cuts s to at most n display columns.

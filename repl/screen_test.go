@@ -208,15 +208,6 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func TestSanitizeStream(t *testing.T) {
-	if got := sanitizeStream("a\x1b[31mb\tc\x07\r\n\u0085d\x1b]0;title\x07"); got != "ab    c\nd" {
-		t.Fatalf("sanitizeStream = %q", got)
-	}
-	if got := sanitizeStream("plain ünïcode\n"); got != "plain ünïcode\n" {
-		t.Fatalf("sanitizeStream changed clean text: %q", got)
-	}
-}
-
 // Lines made of what the model and its commands wrote reach the terminal
 // without their control sequences; ralph's own styling still does.
 func TestHandleStripsControls(t *testing.T) {

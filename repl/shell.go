@@ -246,7 +246,7 @@ func (s *Shell) open(fd int) error {
 	cfg.SetListener(func(line []rune, pos int, key rune) ([]rune, int, bool) {
 		if line == nil && key == 0 {
 			// Readline calls this just before it prints the prompt.
-			s.starting.Store(true)
+			s.promptComing()
 		}
 		s.lineLen.Store(int64(len(line)))
 		return complete(line, pos, key)
@@ -258,8 +258,8 @@ func (s *Shell) open(fd int) error {
 	}
 	s.rl = rl
 	s.scr.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
-	s.scr.infoOut = &aboveWriter{s: s, w: rl.Stdout()}
-	s.scr.draftOut = &aboveWriter{s: s, w: rl.Stderr()}
+	s.scr.infoOut = rowClearing{&aboveWriter{s: s, w: rl.Stdout()}}
+	s.scr.draftOut = rowClearing{&aboveWriter{s: s, w: rl.Stderr()}}
 	if !terminal.IsTerminal(s.opts.Out) {
 		s.scr.draftOut = s.scr.infoOut
 		s.scr.answerOut = s.opts.Out
@@ -280,6 +280,10 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 	s.scr.paintMu.Lock()
 	s.scr.paintMu.Unlock()
 	if s.keyAnswer(r) {
+		// readline draws the prompt again after a key it drops, which
+		// may be between two lines (the Enter typed after a one-key
+		// answer), when it is not marked as reading.
+		s.promptComing()
 		return r, false
 	}
 	switch r {
@@ -302,6 +306,39 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 		return r, false
 	}
 	return r, true
+}
+
+// rowClearing clears the row the cursor is on before each write of the
+// painter. readline clears its prompt around a write only while it is
+// marked as reading, and that mark is down for a moment after every key
+// it takes, even with the prompt on the screen: a write in that moment
+// (the "• running" line just after a one-key approval, while the Enter
+// typed after the key is dropped) landed after the prompt, on its row.
+// The painter's writes all end with a newline, so the row the cursor is
+// on holds nothing but the prompt, which readline draws again after the
+// key; when readline clears it itself, this clears an empty row.
+type rowClearing struct{ w io.Writer }
+
+func (c rowClearing) Write(p []byte) (int, error) {
+	if _, err := c.w.Write(append([]byte("\r\x1b[K"), p...)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// promptComing is called just before readline prints the prompt, at the
+// start of a line or when it draws the line again after a key it drops.
+// A paint that started before, having found starting unset, writes
+// straight to the terminal, since readline is not marked as reading: it
+// must be done before the prompt is printed, or its line (the "• running"
+// after a one-key approval) lands on the prompt's row. Taking the
+// painter's lock waits for it, and every paint after sees starting set
+// and waits for readline to read, so that readline clears the prompt
+// around its write.
+func (s *Shell) promptComing() {
+	s.scr.paintMu.Lock()
+	s.starting.Store(true)
+	s.scr.paintMu.Unlock()
 }
 
 // expandKey (Ctrl-O) shows the whole text of the pastes folded in the

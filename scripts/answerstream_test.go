@@ -1,104 +1,93 @@
 package scripts
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/e2e/vt"
 )
 
-// The streamed answer is wrapped at words within the width, and the rows
-// it took are counted exactly, whatever the chunks.
-func TestAnswerStreamWraps(t *testing.T) {
-	var out bytes.Buffer
-	a := &answerStream{out: &out, width: 10}
-	for _, chunk := range []string{"hello wo", "rld, this is", " a longwordthatgoesonandon\nend"} {
-		a.delta(chunk)
+// streamAnswer streams answer in random whole-character pieces (they
+// arrive as JSON strings) to a one-shot's answer on a terminal model.
+func streamAnswer(rng *rand.Rand, a *answerStream, answer string) {
+	for rest := answer; rest != ""; {
+		n := min(len(rest), 1+rng.IntN(9))
+		for n < len(rest) && !utf8.RuneStart(rest[n]) {
+			n++
+		}
+		a.delta(rest[:n])
+		rest = rest[n:]
 	}
+}
+
+// Without colour the answer is the model's text as it is, written as it
+// comes, whatever the pieces (NO_COLOR), and not written again at the end.
+func TestAnswerStreamPlainIsTheText(t *testing.T) {
+	answer := "Here is\tthe program:\n\n```go\nfunc main() {}\n```\n\nA long line " + strings.Repeat("that goes on ", 20) + "and ends."
+	rng := rand.New(rand.NewPCG(3, 7))
+	for range 20 {
+		var out strings.Builder
+		a := &answerStream{out: &out, width: 40, height: 10}
+		streamAnswer(rng, a, answer)
+		if a.replace(answer) {
+			t.Fatalf("the plain answer would be written twice")
+		}
+		if out.String() != answer+"\n" {
+			t.Fatalf("wrote %q, want the answer as it is", out.String())
+		}
+	}
+}
+
+// In colour the one-shot follows the live region's one rule too: whatever
+// the window's height and the paragraphs' length, the screen and its
+// scrollback hold each word once, in order, and the answer's last message
+// is not written again at the end.
+func TestAnswerStreamWritesEveryWordOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(44, 3))
+	for i := range 60 {
+		cols, rows := 20+rng.IntN(100), 2+rng.IntN(199)
+		var ps []int
+		for range 1 + rng.IntN(3) {
+			ps = append(ps, 1+rng.IntN(600))
+		}
+		answer, n := vt.Numbered(ps...)
+		term := vt.New(cols, rows)
+		style := []string{"notty", "dark"}[i%2]
+		a := &answerStream{out: term.TTY(), width: cols, height: rows, color: true, style: func() string { return style }}
+		streamAnswer(rng, a, answer)
+		if a.replace(answer) {
+			t.Fatalf("case %d: the final answer would be written again", i)
+		}
+		if err := vt.WordsOnce(term.Text(), n); err != nil {
+			t.Fatalf("case %d (%d×%d): %v", i, cols, rows, err)
+		}
+	}
+}
+
+// A terminal that reports no size (0×0) is laid out as 80×24 and still
+// gets the answer rendered; it used to keep the raw stream.
+func TestAnswerStreamRendersAtUnknownSize(t *testing.T) {
+	term := vt.New(80, 24)
+	a := &answerStream{out: term.TTY(), color: true, style: func() string { return "dark" }}
+	answer := "# Plan\n\nSome **bold** words.\n"
+	streamAnswer(rand.New(rand.NewPCG(1, 2)), a, answer)
+	if a.replace(answer) {
+		t.Fatalf("the answer shown would be written again")
+	}
+	if got := term.Text(); strings.Contains(got, "**") || !strings.Contains(got, "bold words.") {
+		t.Fatalf("the answer is not rendered:\n%s", got)
+	}
+}
+
+// A final answer other than the last message streamed is written whole.
+func TestAnswerStreamOtherFinalIsWritten(t *testing.T) {
+	term := vt.New(80, 24)
+	a := &answerStream{out: term.TTY(), width: 80, height: 24}
+	a.delta("first message")
 	a.end()
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	for _, l := range lines {
-		if len(l) > 10 {
-			t.Errorf("line %q is wider than 10", l)
-		}
-	}
-	if a.lastRows != len(lines) {
-		t.Fatalf("counted %d rows, wrote %d:\n%s", a.lastRows, len(lines), out.String())
-	}
-	if !strings.HasPrefix(out.String(), "hello\nworld,\nthis is a\n") {
-		t.Fatalf("not wrapped at words:\n%q", out.String())
-	}
-}
-
-// However the answer is cut into pieces, what streams is exactly the
-// layout of terminal.Wrap, the one wrapping of everything ralph prints:
-// hyphenated words kept whole, wide characters counted as two cells,
-// indentation kept, a word wider than the line cut.
-func TestAnswerStreamIsTheOneWrap(t *testing.T) {
-	answer := strings.Join([]string{
-		"Set OPENAI_API_KEY before you run it, and keep the cache up-to-date with Ctrl-D and make -j4 all.",
-		"    indented code line that is long enough to wrap somewhere in the middle of it",
-		"日本語のテキストは二つのセルを使います、そして折り返しも正しく数えられます。",
-		"https://example.invalid/a/very/long/path/that/is/wider/than/any/line/we/have/here/at/all",
-		"",
-		"short",
-	}, "\n")
-	for _, width := range []int{12, 20, 33, 80} {
-		var want []string
-		for _, l := range strings.Split(answer, "\n") {
-			want = append(want, terminal.Wrap(l, width))
-		}
-		rng := rand.New(rand.NewPCG(uint64(width), 7))
-		for range 50 {
-			var out bytes.Buffer
-			a := &answerStream{out: &out, width: width}
-			for rest := answer; rest != ""; {
-				// Pieces arrive as JSON strings: whole characters.
-				n := min(len(rest), 1+rng.IntN(9))
-				for !utf8.RuneStart(rest[n%len(rest)]) && n < len(rest) {
-					n++
-				}
-				a.delta(rest[:n])
-				rest = rest[n:]
-			}
-			a.end()
-			got := strings.TrimSuffix(out.String(), "\n")
-			if got != strings.Join(want, "\n") {
-				t.Fatalf("width %d: streamed\n%s\nwant\n%s", width, got, strings.Join(want, "\n"))
-			}
-			if rows := strings.Count(out.String(), "\n"); a.lastRows != rows {
-				t.Fatalf("width %d: counted %d rows, wrote %d", width, a.lastRows, rows)
-			}
-		}
-	}
-}
-
-// The streamed answer is replaced by its rendering only while all of it
-// is still on the screen: a taller one stays as it streamed, since moving
-// up past the top would erase lines that are not the answer's.
-func TestAnswerStreamReplacesOnlyWhatIsOnScreen(t *testing.T) {
-	for _, c := range []struct {
-		lines, height int
-		replaced      bool
-	}{
-		{lines: 5, height: 24, replaced: true},
-		{lines: 23, height: 24, replaced: true},
-		{lines: 24, height: 24, replaced: false},
-		{lines: 30, height: 40, replaced: true},
-		{lines: 5, height: 0, replaced: false},
-	} {
-		var out bytes.Buffer
-		a := &answerStream{out: &out, width: 80, height: c.height}
-		answer := strings.Repeat("a line\n", c.lines)
-		a.delta(answer)
-		out.Reset()
-		needed := a.replace(answer)
-		erased := strings.Contains(out.String(), "\x1b[J")
-		if erased != c.replaced || needed != c.replaced {
-			t.Errorf("%d lines on %d rows: erased %v, needs writing %v; want %v", c.lines, c.height, erased, needed, c.replaced)
-		}
+	if !a.replace("a different answer") {
+		t.Fatalf("a different final answer must be written")
 	}
 }

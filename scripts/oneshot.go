@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
@@ -118,7 +119,7 @@ func (o *OneShot) Start() {
 		o.progress = startProgress(o.Stderr, o.Color)
 		if o.StdoutTTY {
 			o.progress.mu.Lock()
-			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width, height: o.Height}
+			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width, height: o.Height, color: o.Color, style: o.renderStyle}
 			o.progress.mu.Unlock()
 		}
 		if o.asks != nil {
@@ -379,6 +380,14 @@ func deniedSummary(denied []coordinator.Denial) []string {
 	return out
 }
 
+// renderStyle is the render style of answers on this terminal.
+func (o *OneShot) renderStyle() string {
+	if o.Color && o.Style != nil {
+		return o.Style(o.ConfiguredStyle)
+	}
+	return ""
+}
+
 // WriteAnswer writes markdown text to stdout, rendered on a terminal.
 func (o *OneShot) WriteAnswer(md string) { o.writeAnswer(md) }
 
@@ -390,11 +399,10 @@ func (o *OneShot) writeAnswer(md string) {
 		return
 	}
 	if o.StdoutTTY {
-		style := ""
-		if o.Color && o.Style != nil {
-			style = o.Style(o.ConfiguredStyle)
-		}
-		_, _ = io.WriteString(o.Stdout, render.Markdown(md, render.Options{Width: o.Width, Color: o.Color, Style: style}))
+		// A terminal that reports no size is laid out as 80 columns, as
+		// the streamed answer is (live.Size).
+		width, _ := live.Size(o.Width, o.Height)
+		_, _ = io.WriteString(o.Stdout, render.Markdown(md, render.Options{Width: width, Color: o.Color, Style: o.renderStyle()}))
 		return
 	}
 	md = text.StripControls(md)

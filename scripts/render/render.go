@@ -27,14 +27,20 @@
 package render
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/glamour/ansi"
 	"github.com/charmbracelet/glamour/styles"
 	"github.com/muesli/termenv"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/util"
 
 	rtext "github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/terminal"
@@ -158,12 +164,12 @@ type rendererKey struct {
 }
 
 // rendererCache keeps one glamour renderer per style and width. A
-// TermRenderer is not safe for concurrent use (its ANSI renderer keeps a
-// block stack while it walks a document), so rendering holds the lock;
+// renderer is not safe for concurrent use (glamour's ANSI renderer keeps
+// a block stack while it walks a document), so rendering holds the lock;
 // answers are rendered once per turn, so nobody waits in practice.
 type rendererCache struct {
 	mu sync.Mutex
-	m  map[rendererKey]*glamour.TermRenderer
+	m  map[rendererKey]goldmark.Markdown
 }
 
 var renderers = &rendererCache{}
@@ -180,35 +186,48 @@ func (c *rendererCache) render(src, style string, width int) (string, error) {
 			panic(p)
 		}
 	}()
-	r := c.m[k]
-	if r == nil {
-		cfg := styles.DarkStyleConfig
-		switch style {
-		case StyleLight:
-			cfg = styles.LightStyleConfig
-		case StyleNoTTY:
-			cfg = styles.NoTTYStyleConfig
-		}
-		// The style is given as a value rather than by name: by name,
-		// glamour's "auto" would query the terminal itself, on every
-		// renderer, with a 5 s timeout. ralph decides the style once
-		// (scripts/terminal). 256 colours is what chroma's terminal
-		// formatter writes for code anyway.
-		var err error
-		r, err = glamour.NewTermRenderer(
-			glamour.WithStyles(cfg),
-			glamour.WithWordWrap(width),
-			glamour.WithColorProfile(termenv.ANSI256),
-		)
-		if err != nil {
-			return "", err
-		}
+	md := c.m[k]
+	if md == nil {
+		md = newRenderer(style, width)
 		if c.m == nil {
-			c.m = map[rendererKey]*glamour.TermRenderer{}
+			c.m = map[rendererKey]goldmark.Markdown{}
 		}
-		c.m[k] = r
+		c.m[k] = md
 	}
-	return r.Render(src)
+	var out strings.Builder
+	if err := md.Convert([]byte(src), &out); err != nil {
+		return "", fmt.Errorf("rendering markdown: %w", err)
+	}
+	return out.String(), nil
+}
+
+// glamourPriority is the priority glamour gives its ANSI renderer.
+const glamourPriority = 1000
+
+// newRenderer is glamour's terminal renderer as glamour.NewTermRenderer
+// builds it (GitHub-flavoured markdown, definition lists, heading ids),
+// assembled here so that the parser also gets htmlAsText: glamour offers
+// no option to keep raw HTML, which it strips (see html.go).
+//
+// The style is given as a value rather than by name: by name, glamour's
+// "auto" would query the terminal itself, on every renderer, with a 5 s
+// timeout. ralph decides the style once (scripts/terminal). 256 colours
+// is what chroma's terminal formatter writes for code anyway.
+func newRenderer(style string, width int) goldmark.Markdown {
+	cfg := styles.DarkStyleConfig
+	switch style {
+	case StyleLight:
+		cfg = styles.LightStyleConfig
+	case StyleNoTTY:
+		cfg = styles.NoTTYStyleConfig
+	}
+	md := goldmark.New(
+		goldmark.WithExtensions(extension.GFM, extension.DefinitionList),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID(), htmlParserOption),
+	)
+	ar := ansi.NewRenderer(ansi.Options{WordWrap: width, ColorProfile: termenv.ANSI256, Styles: cfg})
+	md.SetRenderer(renderer.NewRenderer(renderer.WithNodeRenderers(util.Prioritized(ar, glamourPriority))))
+	return md
 }
 
 // stripControls removes the model's escape sequences and control

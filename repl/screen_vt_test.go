@@ -1,0 +1,63 @@
+package repl
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/e2e/vt"
+)
+
+// The chat's screen, on a terminal model, for any chunking, paragraph
+// length and window height from 2 to 200 rows: the screen and its
+// scrollback hold each word of the answer exactly once, in order. A
+// paragraph taller than the window used to be drawn again into the
+// scrollback at every piece (39,120 copies of 600 words at 100×20).
+func TestScreenWritesEveryWordOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(44, 2))
+	cases := []struct {
+		cols, rows int
+		paragraphs []int
+	}{{100, 20, []int{600}}, {100, 30, []int{600}}, {100, 60, []int{600}}, {100, 2, []int{30, 200}}}
+	for range 60 {
+		var ps []int
+		for range 1 + rng.IntN(3) {
+			ps = append(ps, 1+rng.IntN(700))
+		}
+		cases = append(cases, struct {
+			cols, rows int
+			paragraphs []int
+		}{20 + rng.IntN(100), 2 + rng.IntN(199), ps})
+	}
+	for i, tc := range cases {
+		color := i%3 != 2
+		term := vt.New(tc.cols, tc.rows)
+		out := term.TTY()
+		s := &screen{draftOut: out, infoOut: out, color: color, mdStyle: "notty", size: func() (int, int) { return tc.cols, tc.rows }}
+		answer, n := vt.Numbered(tc.paragraphs...)
+		piece := 1 + rng.IntN(30)
+		for rest := answer; rest != ""; {
+			k := min(len(rest), 1+rng.IntN(piece))
+			s.delta(rest[:k])
+			rest = rest[k:]
+		}
+		s.finish(answer)
+		if err := vt.WordsOnce(term.Text(), n); err != nil {
+			t.Fatalf("%d×%d, colour %v, paragraphs %v: %v", tc.cols, tc.rows, color, tc.paragraphs, err)
+		}
+	}
+}
+
+// A terminal that reports no size (0×0) still gets the answer rendered,
+// laid out at 80 columns.
+func TestScreenRendersAtUnknownSize(t *testing.T) {
+	term := vt.New(80, 24)
+	out := term.TTY()
+	s := &screen{draftOut: out, infoOut: out, color: true, mdStyle: "dark", size: func() (int, int) { return 0, 0 }}
+	answer := "# Plan\n\nIt returns **Vec<u8>** here.\n"
+	stream(s, answer, 3)
+	s.finish(answer)
+	if got := term.Text(); strings.Contains(got, "**") || !strings.Contains(got, "Vec<u8>") {
+		t.Fatalf("the answer is not rendered whole:\n%s", got)
+	}
+}
