@@ -201,21 +201,11 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 	}
 }
 
-// verboseLine is one step of -v without a terminal: what the progress
-// display prints above its status line, without its drawing.
+// verboseLine is one step of -v without a terminal: the line the
+// progress display prints above its status line, without its drawing.
 func (o *OneShot) verboseLine(ev coordinator.Event) {
-	switch ev.Type {
-	case coordinator.EventToolCall:
-		fmt.Fprintln(o.Stderr, "ralph: • "+text.StripControls(view.ToolCall(ev.ToolName, ev.ToolArgs)))
-	case coordinator.EventToolResult:
-		if ev.IsError {
-			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
-			fmt.Fprintln(o.Stderr, "ralph:   ✗ "+text.ClipWidth(text.StripControls(first), 160))
-		}
-	case coordinator.EventRetry:
-		if ev.Retry != nil {
-			fmt.Fprintf(o.Stderr, "ralph:   ↻ %s; retrying\n", text.StripControls(ev.Retry.Reason))
-		}
+	if l, ok := view.EventLine(ev); ok && shownAbove(ev) {
+		fmt.Fprintln(o.Stderr, "ralph: "+l.String())
 	}
 }
 
