@@ -133,7 +133,7 @@ func (v *watchView) apply(ev coordinator.Event) {
 		}
 		doing("starting")
 	case coordinator.EventAgentSpawned:
-		v.agents[id] = &agentNow{what: "starting: " + oneLine(ev.Text), since: ev.Time}
+		v.agents[id] = &agentNow{what: "starting: " + view.OneLine(ev.Text, 80), since: ev.Time}
 	case coordinator.EventAgentFinished:
 		delete(v.agents, id)
 	case coordinator.EventTurnStarted:
@@ -145,8 +145,8 @@ func (v *watchView) apply(ev coordinator.Event) {
 	case coordinator.EventToolResult:
 		doing("reading the result of " + ev.ToolName)
 	case coordinator.EventWaiting, coordinator.EventRetry:
-		if s := report.FormatEvent(ev); s != "" {
-			doing(strings.Join(strings.Fields(s)[1:], " "))
+		if l, ok := view.EventLine(ev); ok {
+			doing(l.Text)
 		}
 	case coordinator.EventTaskChanged:
 		tid, state, _ := strings.Cut(ev.Text, " ")
@@ -320,7 +320,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 			label = "task"
 		}
 		tk := v.tasks[id]
-		add(label, fmt.Sprintf("%s %s · %s", id, oneLine(tk.title), formatElapsed(now.Sub(tk.since))))
+		add(label, fmt.Sprintf("%s %s · %s", id, view.OneLine(tk.title, 80), view.Duration(now.Sub(tk.since).Truncate(time.Second))))
 	}
 	if len(ids) == 0 && st != nil && st.CurrentTask != "" {
 		add("task", st.CurrentTask)
@@ -355,18 +355,4 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	}
 	t = append(t, strings.Repeat("─", 40))
 	return t, slices.Clone(v.last)
-}
-
-func oneLine(s string) string { return text.ClipWidth(strings.Join(strings.Fields(s), " "), 80) }
-
-// formatElapsed is 42s, 3m05s or 1h02m.
-func formatElapsed(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"cmp"
 	"fmt"
 	"regexp"
@@ -112,7 +114,8 @@ func errorsFromEvents(evs []coordinator.Event) []memory.ErrorRecord {
 		case e.Type == coordinator.EventToolResult && e.IsError:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "tool", Turn: e.Turn, ToolName: e.ToolName, Message: e.Output})
 		case e.Type == coordinator.EventRetry:
-			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "retry", Turn: e.Turn, Message: eventDetail(e)})
+			l, _ := view.EventLine(e)
+			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "retry", Turn: e.Turn, Message: l.Text})
 		case e.Type == coordinator.EventError:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "model", Turn: e.Turn, Message: e.Text})
 		}
@@ -311,7 +314,7 @@ func (in Insights) Text() string {
 	if section("slowest tasks", len(in.Slowest) == 0) {
 		t := table{right: map[int]bool{1: true, 2: true}}
 		for _, x := range in.Slowest {
-			t.add(name(x), humanDuration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, plural(x.Attempts, "attempt", "attempts")), x.State)
+			t.add(name(x), view.Duration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, plural(x.Attempts, "attempt", "attempts")), x.State)
 		}
 		t.write(&b, "  ")
 	}
