@@ -78,7 +78,7 @@ func TestProgressPause(t *testing.T) {
 		t.Fatalf("drawn while paused: %q", got)
 	}
 	resume()
-	if got := out.String()[mark:]; !strings.Contains(got, "• running `ls`") || !strings.Contains(got, "run_command ·") {
+	if got := out.String()[mark:]; !strings.Contains(got, "• running `ls`") || !strings.Contains(got, "running `ls` ·") {
 		t.Fatalf("after resume: %q", got)
 	}
 }

@@ -163,6 +163,11 @@ func (p *progress) handle(ev coordinator.Event) {
 	}
 	// A failed child's error result: its agent_finished line said it.
 	show := shownAbove(ev) && !(ev.Type == coordinator.EventToolResult && p.childFailures.Told(ev.ToolID))
+	// The model's silence is shown over the status, not in its place
+	// (draw), so the status is back once data flows again.
+	if what, ok := view.Activity(ev); ok && main && ev.Type != coordinator.EventWaiting {
+		p.status = what
+	}
 	switch ev.Type {
 	case coordinator.EventThinkingDelta:
 		if main {
@@ -170,11 +175,8 @@ func (p *progress) handle(ev coordinator.Event) {
 		}
 	case coordinator.EventWaiting:
 		p.waiting = view.Waiting(ev)
-	case coordinator.EventTurnStarted:
-		p.status = fmt.Sprintf("thinking (turn %d)", ev.Turn)
 	case coordinator.EventTextDelta:
 		p.tokens += max(1, len(ev.Text)/4)
-		p.status = fmt.Sprintf("writing (turn %d)", ev.Turn)
 		if main && p.answer != nil {
 			if !p.answer.open {
 				fmt.Fprint(p.w, "\r\x1b[K")
@@ -184,20 +186,6 @@ func (p *progress) handle(ev coordinator.Event) {
 	case coordinator.EventAssistant:
 		if main && p.answer != nil {
 			p.answer.end()
-		}
-	case coordinator.EventToolCall:
-		if ev.Asking {
-			// The question shows the call; the asker shows it running
-			// once it is allowed (ask.go).
-			p.status = "asking about " + ev.ToolName
-			break
-		}
-		p.status = "running " + ev.ToolName
-	case coordinator.EventLimitWait, coordinator.EventBreaker:
-		p.status = text.StripControls(ev.Text)
-	case coordinator.EventTaskChanged:
-		if id, state, _ := strings.Cut(ev.Text, " "); state == "in_progress" {
-			p.status = "working on " + id
 		}
 	case coordinator.EventAgentSpawned:
 		p.agents++

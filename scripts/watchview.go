@@ -119,8 +119,8 @@ func (v *watchView) apply(ev coordinator.Event) {
 	if id == "" {
 		id = coordinator.MainAgent
 	}
-	doing := func(what string) {
-		if a, ok := v.agents[id]; ok {
+	if what, ok := view.Activity(ev); ok {
+		if a, ok := v.agents[id]; ok && ev.Type != coordinator.EventAgentSpawned {
 			a.what = what
 		} else {
 			v.agents[id] = &agentNow{what: what, since: ev.Time}
@@ -131,23 +131,8 @@ func (v *watchView) apply(ev coordinator.Event) {
 		if id == coordinator.MainAgent {
 			v.model, v.started, v.ended = ev.Model, ev.Time, ""
 		}
-		doing("starting")
-	case coordinator.EventAgentSpawned:
-		v.agents[id] = &agentNow{what: "starting: " + view.OneLine(ev.Text, 80), since: ev.Time}
 	case coordinator.EventAgentFinished:
 		delete(v.agents, id)
-	case coordinator.EventTurnStarted:
-		doing(fmt.Sprintf("thinking (turn %d)", ev.Turn))
-	case coordinator.EventTextDelta:
-		doing(fmt.Sprintf("writing (turn %d)", ev.Turn))
-	case coordinator.EventToolCall:
-		doing(view.ToolCall(ev.ToolName, ev.ToolArgs))
-	case coordinator.EventToolResult:
-		doing("reading the result of " + ev.ToolName)
-	case coordinator.EventWaiting, coordinator.EventRetry:
-		if l, ok := view.EventLine(ev); ok {
-			doing(l.Text)
-		}
 	case coordinator.EventTaskChanged:
 		tid, state, _ := strings.Cut(ev.Text, " ")
 		if state == "in_progress" {
