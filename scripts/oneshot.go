@@ -74,6 +74,9 @@ type OneShot struct {
 	// Verbose (-v) shows each step on stderr where no progress display
 	// does (stderr not a terminal), as plain lines for a log.
 	Verbose bool
+	// verboseFailures keeps a failed child's error to its agent_finished
+	// line under -v, as the progress display does.
+	verboseFailures view.ChildFailures
 
 	// Handle, on the broker's goroutine, and Finish or Fail, on the
 	// caller's, share these without a lock: Handle runs only while the
@@ -204,6 +207,12 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 // verboseLine is one step of -v without a terminal: the line the
 // progress display prints above its status line, without its drawing.
 func (o *OneShot) verboseLine(ev coordinator.Event) {
+	if ev.Type == coordinator.EventAgentFinished && ev.IsError {
+		o.verboseFailures.Failed(ev.ToolID)
+	}
+	if ev.Type == coordinator.EventToolResult && ev.IsError && o.verboseFailures.Told(ev.ToolID) {
+		return
+	}
 	if l, ok := view.EventLine(ev); ok && shownAbove(ev) {
 		fmt.Fprintln(o.Stderr, "ralph: "+l.String())
 	}
