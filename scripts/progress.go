@@ -83,7 +83,7 @@ func (p *progress) draw() {
 	if p.waiting != "" {
 		status = p.waiting
 	}
-	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), time.Since(p.start).Seconds())
+	line := fmt.Sprintf("%s %s · %s", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), view.Duration(time.Since(p.start).Truncate(100*time.Millisecond)))
 	if p.tokens > 0 {
 		line += fmt.Sprintf(" · %d tokens", p.tokens)
 	}

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/memory/text"
+
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"cmp"
@@ -139,7 +141,7 @@ func ComputeInsights(sessions ...SessionRecords) Insights {
 				DurationMS: t.DurationMS, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, CostUSD: t.CostUSD})
 		}
 		for _, c := range s.Timeline.Commands {
-			key := strings.Join(strings.Fields(c.Command), " ")
+			key := text.OneLine(c.Command)
 			st := cmds[key]
 			if st == nil {
 				st = &CommandStat{Command: key}
@@ -272,7 +274,7 @@ var (
 // together: ids, paths, hex and numbers become placeholders, whitespace
 // one space, and the result is cut at 160 characters.
 func ErrorKey(msg string) string {
-	s := strings.Join(strings.Fields(msg), " ")
+	s := text.OneLine(msg)
 	s = errUUID.ReplaceAllString(s, "<id>")
 	s = errPath.ReplaceAllStringFunc(s, func(p string) string {
 		if strings.ContainsAny(p, `/\`) {
