@@ -149,7 +149,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		for _, it := range left[1:] {
 			s.queue.Push(it)
 		}
-		s.scr.line(s.scr.pal.Dim("↳ on to your queued message"))
+		s.scr.line(s.scr.pal.Dim(view.GlyphDelivery + " on to your queued message"))
 		if s.startRun(left[0].Text) {
 			return
 		}
