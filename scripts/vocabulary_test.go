@@ -44,9 +44,17 @@ func TestFacesPrintTheViewsLines(t *testing.T) {
 	var errb bytes.Buffer
 	o := &OneShot{Format: FormatText, Stdout: &bytes.Buffer{}, Stderr: &errb, Verbose: true}
 	for _, ev := range evs {
-		o.verboseLine(ev)
+		o.Handle(ev)
 	}
-	faces["-v"] = errb.String()
+	// Without a terminal a warning is a diagnostic: "ralph: " and the
+	// view's words, without the glyph.
+	var warning view.Line
+	for _, ev := range evs {
+		if ev.Type == coordinator.EventWarning {
+			warning, _ = view.EventLine(ev)
+		}
+	}
+	faces["-v"] = strings.ReplaceAll(errb.String(), "ralph: "+warning.Text, "ralph: "+warning.String())
 
 	var logs strings.Builder
 	for _, ev := range evs {

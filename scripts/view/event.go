@@ -176,7 +176,7 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 	case coordinator.EventError:
 		return failed(GlyphFailed, OneLine(ev.Text, longWidth))
 	case coordinator.EventWarning:
-		return failed(GlyphWarning, OneLine(ev.Text, longWidth))
+		return failed(GlyphWarning, "warning: "+OneLine(ev.Text, longWidth))
 	case coordinator.EventResult:
 		return resultLine(ev)
 	case coordinator.EventQuestion:
@@ -194,7 +194,8 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		}
 		return note(GlyphTaskDone, "answered "+s)
 	case coordinator.EventLimitWait, coordinator.EventBreaker:
-		return note(GlyphPause, OneLine(ev.Text, longWidth))
+		// An open breaker is an error: tasks keep failing.
+		return Line{Glyph: GlyphPause, Text: OneLine(ev.Text, longWidth), Style: map[bool]Style{true: StyleError}[ev.IsError]}, true
 	case coordinator.EventDecision:
 		if d := ev.Decision; d != nil {
 			s := d.Kind + ": " + OneLine(d.Detail, 160)
