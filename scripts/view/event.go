@@ -174,9 +174,9 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 	case coordinator.EventInterrupted:
 		return note(GlyphStopped, strings.TrimSuffix("interrupted: "+OneLine(ev.Text, longWidth), ": "))
 	case coordinator.EventError:
-		return failed(GlyphFailed, OneLine(ev.Text, longWidth))
+		return failed(GlyphFailed, whole(ev.Text))
 	case coordinator.EventWarning:
-		return failed(GlyphWarning, "warning: "+OneLine(ev.Text, longWidth))
+		return failed(GlyphWarning, "warning: "+whole(ev.Text))
 	case coordinator.EventResult:
 		return resultLine(ev)
 	case coordinator.EventQuestion:
@@ -195,7 +195,7 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		return note(GlyphTaskDone, "answered "+s)
 	case coordinator.EventLimitWait, coordinator.EventBreaker:
 		// An open breaker is an error: tasks keep failing.
-		return Line{Glyph: GlyphPause, Text: OneLine(ev.Text, longWidth), Style: map[bool]Style{true: StyleError}[ev.IsError]}, true
+		return Line{Glyph: GlyphPause, Text: whole(ev.Text), Style: map[bool]Style{true: StyleError}[ev.IsError]}, true
 	case coordinator.EventDecision:
 		if d := ev.Decision; d != nil {
 			s := d.Kind + ": " + OneLine(d.Detail, 160)
@@ -209,6 +209,10 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 	// and text.
 	return note(GlyphTurn, strings.TrimSpace(string(ev.Type)+" "+OneLine(ev.Text, longWidth)))
 }
+
+// whole is ralph's own sentence (a warning, an error, why the loop
+// waits) on one line and uncut: a face that has a width cuts it to that.
+func whole(s string) string { return text.OneLine(s) }
 
 // clipFirst is the first line of s, cut at n cells.
 func clipFirst(s string, n int) string { return text.ClipWidth(text.FirstLine(s), n) }
