@@ -284,14 +284,15 @@ func Waiting(ev coordinator.Event) string {
 // beyond (1h02m). A clock that ticks once a second truncates its value
 // to the second first.
 func Duration(d time.Duration) string {
+	// Each step rounds first, so 59.97s reads 1m00s, never 60s.
 	switch {
 	case d <= 0:
 		return "0s"
-	case d < time.Second:
+	case d.Round(time.Millisecond) < time.Second:
 		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
+	case d.Round(100*time.Millisecond) < time.Minute:
 		return d.Round(100 * time.Millisecond).String()
-	case d < time.Hour:
+	case d.Round(time.Second) < time.Hour:
 		d = d.Round(time.Second)
 		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
 	}

@@ -139,7 +139,7 @@ func TestDuration(t *testing.T) {
 	}{
 		{0, "0s"}, {1234 * time.Microsecond, "1ms"}, {1500 * time.Millisecond, "1.5s"}, {42 * time.Second, "42s"},
 		{6*time.Second + 140*time.Millisecond, "6.1s"}, {3*time.Minute + 5*time.Second, "3m05s"},
-		{62 * time.Minute, "1h02m"}, {83*time.Minute + 40*time.Second, "1h24m"},
+		{62 * time.Minute, "1h02m"}, {59970 * time.Millisecond, "1m00s"}, {999700 * time.Microsecond, "1s"}, {time.Hour - 200*time.Millisecond, "1h00m"}, {83*time.Minute + 40*time.Second, "1h24m"},
 	} {
 		if got := Duration(c.d); got != c.want {
 			t.Errorf("Duration(%v) = %s, want %s", c.d, got, c.want)
