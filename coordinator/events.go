@@ -6,9 +6,7 @@ package coordinator
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
@@ -29,7 +27,9 @@ type EventType string
 //     some, and the turn's full text follows as assistant.
 //   - waiting says the model endpoint has sent nothing for SilentMS, about
 //     once a second from ten seconds of silence on; one without SilentMS
-//     says data flows again.
+//     says data flows again. WaitLimitMS and ModelLoaded say why a local
+//     model is waited for longer. It carries no words (records before
+//     issue 50 had them in Text): the faces word it (scripts/view).
 //   - files_changed follows a turn that changed files in a git work tree:
 //     which, with their added and deleted lines, since the checkpoint
 //     before the turn; in the task loop, a task attempt (Task names it)
@@ -83,51 +83,6 @@ const (
 	EventDecision       EventType = "decision"
 )
 
-// WaitingText is what faces show while the model endpoint is silent.
-// A local model that has not begun its answer is waited for longer, and
-// the line says so, and why.
-func WaitingText(w llm.WaitInfo) string {
-	s := fmt.Sprintf("waiting for the model — no data for %d s", int(w.Silent.Seconds()))
-	switch {
-	case w.Working:
-		s += fmt.Sprintf("; Ollama has the model loaded and is reading the prompt, so ralph waits up to %s", roughly(w.Limit))
-	case w.Limit > 0:
-		s += fmt.Sprintf("; a local model may read a long prompt before its first word, so ralph waits up to %s", roughly(w.Limit))
-	}
-	return s
-}
-
-// roughly is a limit in the largest whole unit that says it.
-func roughly(d time.Duration) string {
-	switch {
-	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
-	case d >= time.Second:
-		return fmt.Sprintf("%d s", int(d.Seconds()))
-	}
-	return d.String()
-}
-
-// ThinkingSummary is the one line a thinking model's reasoning folds to
-// on a terminal once its answer starts: how long it thought and how it
-// began.
-func ThinkingSummary(reasoning string, took time.Duration) string {
-	words := strings.Join(strings.Fields(reasoning), " ")
-	if r := []rune(words); len(r) > 100 {
-		words = string(r[:100]) + " …"
-	}
-	return fmt.Sprintf("∴ thought for %.1f s: %s", took.Seconds(), words)
-}
-
-// ThinkingTail is the end of the reasoning so far, for a status line.
-func ThinkingTail(reasoning string, n int) string {
-	r := []rune(strings.Join(strings.Fields(reasoning), " "))
-	if len(r) > n {
-		return "thinking: …" + string(r[len(r)-n:])
-	}
-	return "thinking: " + string(r)
-}
-
 // MainAgent is the agent id of the coordinator itself.
 const MainAgent = "main"
 
@@ -146,9 +101,15 @@ type Event struct {
 	IsError   bool            `json:"is_error,omitempty"`
 	Retry     *llm.RetryInfo  `json:"retry,omitempty"`
 	SilentMS  int64           `json:"silent_ms,omitempty"` // of a waiting event
-	Priority  string          `json:"priority,omitempty"`  // of a user_message: urgent or normal
-	Model     string          `json:"model,omitempty"`
-	Result    *Result         `json:"result,omitempty"`
+	// WaitLimitMS is how long a waiting event's silence may last, when a
+	// local model that has not begun its answer is waited for longer
+	// than the idle timeout; ModelLoaded says Ollama has the model loaded
+	// and is reading the prompt.
+	WaitLimitMS int64   `json:"wait_limit_ms,omitempty"`
+	ModelLoaded bool    `json:"model_loaded,omitempty"`
+	Priority    string  `json:"priority,omitempty"` // of a user_message: urgent or normal
+	Model       string  `json:"model,omitempty"`
+	Result      *Result `json:"result,omitempty"`
 	// Files are the files a turn changed, with line counts, in a
 	// files_changed event (its Text sums them up in one line).
 	Files []git.FileChange `json:"files,omitempty"`

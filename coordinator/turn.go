@@ -128,11 +128,8 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
 			}
 			if w := d.Waiting; w != nil {
-				ev := Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds()}
-				if w.Silent > 0 {
-					ev.Text = WaitingText(*w)
-				}
-				c.emit(ev)
+				c.emit(Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds(),
+					WaitLimitMS: w.Limit.Milliseconds(), ModelLoaded: w.Working})
 			}
 			if d.Reasoning != "" {
 				c.emit(Event{Type: EventThinkingDelta, Turn: c.turns, Text: d.Reasoning})

@@ -286,6 +286,6 @@ func TestRunAgentTextOnATerminal(t *testing.T) {
 	writeTasks(t, dir, "write claude_ok.txt")
 	env := append(agentEnv(t, "RALPH_TEST_SAMPLE=claude_write_allowed", "RALPH_TEST_WRITE=claude_ok.txt"), "NO_COLOR=1", "TERM=xterm")
 	r := startPTY(t, dir, env, "run", "--agent", "claude")
-	r.waitFor("│ claude:t1: Wrote claude_ok.txt. <promise>COMPLETE</promise>", 20*time.Second)
+	r.waitFor("[claude:t1] │ Wrote claude_ok.txt. <promise>COMPLETE</promise>", 20*time.Second)
 	r.expectExit(0, 20*time.Second)
 }

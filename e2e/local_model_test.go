@@ -119,7 +119,7 @@ func TestLocalModelSlowFirstWord(t *testing.T) {
 	if r.code != 0 || resultLine(t, r.stdout)["result"] != "read it all" || len(srv.Requests()) != 1 {
 		t.Fatalf("exit %d after %d requests: %s", r.code, len(srv.Requests()), r.stderr)
 	}
-	if !strings.Contains(r.stdout, "a local model may read a long prompt before its first word, so ralph waits up to 10 s") {
+	if !strings.Contains(r.stdout, "a local model may read a long prompt before its first word, so ralph waits up to 10s") {
 		t.Fatalf("the waiting line does not say why:\n%s", r.stdout)
 	}
 }

@@ -116,7 +116,7 @@ func TestStalledStreamIsBoundedAndVisible(t *testing.T) {
 		t.Fatalf("took %s, want about two idle timeouts", took)
 	}
 	oneSentence(t, r.stderr, "sent nothing for 2s", "after 2 attempts", "--idle-timeout")
-	if !strings.Contains(r.stdout, `"type":"waiting"`) || !strings.Contains(r.stdout, "waiting for the model — no data for 1 s") {
+	if !strings.Contains(r.stdout, `"type":"waiting"`) || !strings.Contains(r.stdout, "waiting for the model — no data for 1s") {
 		t.Fatalf("no waiting event in the stream:\n%s", r.stdout)
 	}
 	if m := resultLine(t, r.stdout); m["is_error"] != true {

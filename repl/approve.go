@@ -42,7 +42,7 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 	// event says Asking): it gets one once it is allowed.
 	allowed := func(ans approval.Answer) (approval.Answer, error) {
 		if name == workers.ToolRunCommand && !ans.Refused() {
-			a.sh.note("• "+what, false)
+			a.sh.note(view.GlyphTool+" "+what, false)
 		}
 		return ans, nil
 	}

@@ -1,13 +1,11 @@
 package repl
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Handle renders one coordinator event. Subscribe it to the coordinator's
@@ -22,35 +20,30 @@ import (
 func (s *Shell) Handle(ev coordinator.Event) {
 	s.agents.Handle(ev)
 	child := ev.AgentID != "" && ev.AgentID != coordinator.MainAgent
-	who := ""
-	if child {
-		who = "[" + ev.AgentID + "] "
-	}
-	if ev.Type == coordinator.EventWaiting {
+	switch ev.Type {
+	case coordinator.EventWaiting:
 		if !child {
-			s.setWaiting(ev.Text)
+			s.setWaiting(view.Waiting(ev))
 		}
 		return
-	}
-	if ev.Type == coordinator.EventThinkingDelta {
+	case coordinator.EventThinkingDelta:
 		if !child {
-			s.setWaiting(text.StripControls(s.think.add(ev.Text)))
+			s.setWaiting(s.think.Add(ev.Text))
 		}
 		return
 	}
 	if !child {
 		s.setWaiting("")
-	}
-	w, _ := s.scr.dims()
-	// fit makes one line of untrusted text safe and short enough.
-	fit := func(t string) string { return clipWidth(text.StripControls(t), w-1) }
-	if !child {
-		if sum := s.think.fold(); sum != "" {
-			s.scr.line(s.scr.pal.Dim(fit(sum)))
+		if l, ok := s.think.Fold(); ok {
+			s.printLine(l)
 		}
 	}
+	// The chat shows a line for these kinds (a child's message, a call
+	// nobody is asked about, an error result its agent_finished line did
+	// not tell) and acts on some of them; the line's words are the view's.
+	show := false
 	switch ev.Type {
-	case coordinator.EventTurnStarted:
+	case coordinator.EventTurnStarted, coordinator.EventInterrupted:
 		if !child {
 			// A cut answer (an urgent message) left its draft as it was.
 			s.scr.end()
@@ -61,77 +54,46 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.scr.delta(ev.Text)
 		}
 	case coordinator.EventAssistant:
-		switch {
-		case !child:
+		if !child {
 			s.scr.finish(ev.Text)
-		case strings.TrimSpace(ev.Text) != "":
-			// A child's or an external agent's message, folded to its
-			// first line as claude and codex show their own.
-			s.scr.line(s.scr.pal.Dim(fit(who + "│ " + firstLine(ev.Text))))
 		}
+		// A child's or an external agent's message, folded to its first
+		// line as claude and codex show their own.
+		show = child && strings.TrimSpace(ev.Text) != ""
 	case coordinator.EventToolCall:
-		if ev.Asking {
-			// The question shows the call; the asker shows it running
-			// once it is allowed (approve.go).
-			break
-		}
-		s.scr.line(s.scr.pal.Dim(fit(who + "• " + view.ToolCall(ev.ToolName, ev.ToolArgs))))
+		// An asked call: the question shows it, and the asker shows it
+		// running once it is allowed (approve.go).
+		show = !ev.Asking
 	case coordinator.EventToolResult:
-		first := firstLine(ev.Output)
-		if ev.IsError && s.childFailures.Told(ev.ToolID) {
-			// The child's agent_finished line said it.
-			break
-		}
-		if ev.IsError {
-			s.scr.line(s.scr.pal.Red(fit(who + "  ✗ " + first)))
-		} else {
-			s.scr.line(s.scr.pal.Dim(fit(who + "  ↳ " + first)))
-		}
+		// A failed child's error: its agent_finished line said it.
+		show = !ev.IsError || !s.childFailures.Told(ev.ToolID)
 	case coordinator.EventRetry:
 		s.scr.void()
-		if ev.Retry != nil {
-			s.scr.line(s.scr.pal.Dim(fit(fmt.Sprintf("%s↻ %s; retrying in %s", who, ev.Retry.Reason, ev.Retry.Wait.Round(1e7)))))
-		}
-	case coordinator.EventUserMessage:
-		s.scr.line(s.scr.pal.Dim(fit("↳ delivered: " + strings.Join(strings.Fields(ev.Text), " "))))
-	case coordinator.EventAgentSpawned:
-		s.scr.line(s.scr.pal.Dim(fit("↗ " + ev.AgentID + " started: " + strings.Join(strings.Fields(ev.Text), " "))))
+		show = true
 	case coordinator.EventAgentFinished:
-		verb := "finished"
 		if ev.IsError {
-			verb = "failed: " + firstLine(ev.Text)
 			s.childFailures.Failed(ev.ToolID)
 		}
-		s.scr.line(s.scr.pal.Dim(fit("↘ " + ev.AgentID + " " + verb)))
-	case coordinator.EventTaskChanged:
-		s.scr.line(s.scr.pal.Dim(fit("▸ task " + ev.Text + ": " + ev.Output)))
-	case coordinator.EventLimitWait, coordinator.EventBreaker:
-		// The /run loop waits for a limit or its breaker changed: say why
-		// nothing seems to happen.
-		s.scr.line(s.scr.pal.Dim(fit("⏸ " + ev.Text)))
-	case coordinator.EventWarning:
-		s.scr.line(s.scr.pal.Red(fit(who + "! " + ev.Text)))
+		show = true
+	case coordinator.EventUserMessage, coordinator.EventAgentSpawned, coordinator.EventTaskChanged,
+		coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventWarning:
+		// The /run loop waits for a limit or its breaker changed: the
+		// line says why nothing seems to happen.
+		show = true
 	case coordinator.EventError:
 		// An error ends its agent's run: the run's result says the main
 		// agent's once (finishJob), and a child's agent_finished line
 		// says a child's.
-	case coordinator.EventInterrupted:
-		if !child {
-			s.scr.end()
-		}
+	}
+	if l, ok := view.EventLine(ev); ok && show {
+		s.printLine(l)
 	}
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	first, rest, _ := strings.Cut(s, "\n")
-	if first == "" {
-		return "(no output)"
-	}
-	if rest != "" {
-		return first + " …"
-	}
-	return first
+// printLine prints an event's line above the prompt, cut to the screen.
+func (s *Shell) printLine(l view.Line) {
+	w, _ := s.scr.dims()
+	s.scr.line(l.Paint(s.scr.pal, w-1))
 }
 
 // setWaiting sets what the status line says about a silent model, ""

@@ -149,7 +149,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		for _, it := range left[1:] {
 			s.queue.Push(it)
 		}
-		s.scr.line(s.scr.pal.Dim("↳ on to your queued message"))
+		s.scr.line(s.scr.pal.Dim(view.GlyphDelivery + " on to your queued message"))
 		if s.startRun(left[0].Text) {
 			return
 		}
@@ -451,12 +451,9 @@ func (s *Shell) updatePrompt() {
 	s.rl.Refresh()
 }
 
-func formatElapsed(d time.Duration) string {
-	if d < time.Minute {
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	}
-	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-}
+// formatElapsed is a job's clock, which ticks once a second, by the one
+// duration rule (view.Duration).
+func formatElapsed(d time.Duration) string { return view.Duration(d.Truncate(time.Second)) }
 
 // thousands is view.Count: one way to write a count in every face.
 func thousands(n int64) string { return view.Count(n) }

@@ -157,7 +157,7 @@ func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Ans
 	if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
 		// A command asked about has no "running" line yet (its
 		// tool_call event says Asking): it gets one now.
-		q.line("• " + view.ToolCall(name, args))
+		q.line(view.GlyphTool + " " + view.ToolCall(name, args))
 	}
 	return ans, nil
 }

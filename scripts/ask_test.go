@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -79,7 +78,7 @@ func TestProgressPause(t *testing.T) {
 		t.Fatalf("drawn while paused: %q", got)
 	}
 	resume()
-	if got := out.String()[mark:]; !strings.Contains(got, "• running `ls`") || !strings.Contains(got, "run_command ·") {
+	if got := out.String()[mark:]; !strings.Contains(got, "• running `ls`") || !strings.Contains(got, "running `ls` ·") {
 		t.Fatalf("after resume: %q", got)
 	}
 }
@@ -95,7 +94,7 @@ func TestProgressStripsControls(t *testing.T) {
 	p.stop()
 	got := out.String()
 	got = strings.NewReplacer("\r\x1b[K", "").Replace(got)
-	if strings.ContainsAny(got, "\x1b\a\u009b") || !strings.Contains(got, "✗ boom") || !strings.Contains(got, "↳ a1: task") {
+	if strings.ContainsAny(got, "\x1b\a\u009b") || !strings.Contains(got, "✗ boom") || !strings.Contains(got, "↗ a1 started: task") {
 		t.Fatalf("progress printed %q", got)
 	}
 }
@@ -124,8 +123,8 @@ func TestProgressShowsWaiting(t *testing.T) {
 	p := startProgress(out, false)
 	defer p.stop()
 	p.handle(coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 1})
-	p.handle(coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, Text: coordinator.WaitingText(llm.WaitInfo{Silent: 12 * time.Second})})
-	if got := out.String(); !strings.Contains(got, "waiting for the model — no data for 12 s") {
+	p.handle(coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000})
+	if got := out.String(); !strings.Contains(got, "waiting for the model — no data for 12s") {
 		t.Fatalf("status line: %q", got)
 	}
 	mark := len(out.String())

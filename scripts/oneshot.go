@@ -75,6 +75,9 @@ type OneShot struct {
 	// Verbose (-v) shows each step on stderr where no progress display
 	// does (stderr not a terminal), as plain lines for a log.
 	Verbose bool
+	// verboseFailures keeps a failed child's error to its agent_finished
+	// line under -v, as the progress display does.
+	verboseFailures view.ChildFailures
 
 	// Handle, on the broker's goroutine, and Finish or Fail, on the
 	// caller's, share these without a lock: Handle runs only while the
@@ -169,15 +172,15 @@ func (o *OneShot) Notify(s string) {
 // Handle renders one coordinator event. Subscribe it to the coordinator's
 // events: the broker calls it in order, one event at a time.
 func (o *OneShot) Handle(ev coordinator.Event) {
-	if ev.Type == coordinator.EventWarning && o.progress == nil {
+	if ev.Type == coordinator.EventWarning || ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker {
 		// A warning is for the person watching, in every format, like an
-		// error; the progress display shows it on a terminal.
-		fmt.Fprintln(o.Stderr, "ralph: warning: "+text.StripControls(ev.Text))
-	}
-	if (ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker) && o.progress == nil {
-		// So is a loop that stops starting tasks for a while, and why:
-		// someone reading a headless run's log must not think it hung.
-		fmt.Fprintln(o.Stderr, "ralph: "+text.StripControls(ev.Text))
+		// error; so is a loop that stops starting tasks for a while, and
+		// why: someone reading a headless run's log must not think it
+		// hung. The progress display shows them on a terminal; here they
+		// are diagnostics, "ralph: " and the view's words.
+		if l, ok := view.EventLine(ev); ok && o.progress == nil {
+			fmt.Fprintln(o.Stderr, "ralph: "+l.Text)
+		}
 	}
 	if ev.Type == coordinator.EventLimitWait && ev.State == memory.WaitDiskFull && strings.HasPrefix(ev.Text, "waiting") {
 		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyDiskFull, Text: ev.Text}))
@@ -202,21 +205,22 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 	}
 }
 
-// verboseLine is one step of -v without a terminal: what the progress
-// display prints above its status line, without its drawing.
+// verboseLine is one step of -v without a terminal: the line the
+// progress display prints above its status line, without its drawing.
 func (o *OneShot) verboseLine(ev coordinator.Event) {
 	switch ev.Type {
-	case coordinator.EventToolCall:
-		fmt.Fprintln(o.Stderr, "ralph: • "+text.StripControls(view.ToolCall(ev.ToolName, ev.ToolArgs)))
-	case coordinator.EventToolResult:
-		if ev.IsError {
-			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
-			fmt.Fprintln(o.Stderr, "ralph:   ✗ "+text.ClipWidth(text.StripControls(first), 160))
-		}
-	case coordinator.EventRetry:
-		if ev.Retry != nil {
-			fmt.Fprintf(o.Stderr, "ralph:   ↻ %s; retrying\n", text.StripControls(ev.Retry.Reason))
-		}
+	case coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker:
+		// Handle printed it already, as it does without -v.
+		return
+	}
+	if ev.Type == coordinator.EventAgentFinished && ev.IsError {
+		o.verboseFailures.Failed(ev.ToolID)
+	}
+	if ev.Type == coordinator.EventToolResult && ev.IsError && o.verboseFailures.Told(ev.ToolID) {
+		return
+	}
+	if l, ok := view.EventLine(ev); ok && shownAbove(ev) {
+		fmt.Fprintln(o.Stderr, "ralph: "+l.String())
 	}
 }
 

@@ -36,7 +36,7 @@ type progress struct {
 	waiting string
 	tokens  int
 	agents  int
-	think   thinking
+	think   view.Thinking
 	frame   int
 	paused  bool
 	held    []string // lines printed while paused
@@ -83,7 +83,7 @@ func (p *progress) draw() {
 	if p.waiting != "" {
 		status = p.waiting
 	}
-	line := fmt.Sprintf("%s %s · %.1fs", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), time.Since(p.start).Seconds())
+	line := fmt.Sprintf("%s %s · %s", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), view.Duration(time.Since(p.start).Truncate(100*time.Millisecond)))
 	if p.tokens > 0 {
 		line += fmt.Sprintf(" · %d tokens", p.tokens)
 	}
@@ -99,11 +99,6 @@ func (p *progress) dim(s string) string { return view.Palette{On: p.color}.Dim(s
 // back while a question waits; callers hold p.mu.
 func (p *progress) println(s string) {
 	p.printLine(text.StripControls(s))
-}
-
-// printlnDim is println in the dim style.
-func (p *progress) printlnDim(s string) {
-	p.printLine(p.dim(text.StripControls(s)))
 }
 
 func (p *progress) printLine(s string) {
@@ -162,24 +157,26 @@ func (p *progress) handle(ev coordinator.Event) {
 	}
 	main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
 	if main && ev.Type != coordinator.EventThinkingDelta && ev.Type != coordinator.EventWaiting {
-		if s := p.think.fold(); s != "" {
-			p.printlnDim(s)
+		if l, ok := p.think.Fold(); ok {
+			p.printEvent(l)
 		}
+	}
+	// A failed child's error result: its agent_finished line said it.
+	show := shownAbove(ev) && !(ev.Type == coordinator.EventToolResult && p.childFailures.Told(ev.ToolID))
+	// The model's silence is shown over the status, not in its place
+	// (draw), so the status is back once data flows again.
+	if what, ok := view.Activity(ev); ok && main && ev.Type != coordinator.EventWaiting {
+		p.status = what
 	}
 	switch ev.Type {
 	case coordinator.EventThinkingDelta:
 		if main {
-			p.status = p.think.add(ev.Text)
+			p.status = p.think.Add(ev.Text)
 		}
-	case coordinator.EventWarning:
-		p.println("  ! " + ev.Text)
 	case coordinator.EventWaiting:
-		p.waiting = ev.Text
-	case coordinator.EventTurnStarted:
-		p.status = fmt.Sprintf("thinking (turn %d)", ev.Turn)
+		p.waiting = view.Waiting(ev)
 	case coordinator.EventTextDelta:
 		p.tokens += max(1, len(ev.Text)/4)
-		p.status = fmt.Sprintf("writing (turn %d)", ev.Turn)
 		if main && p.answer != nil {
 			if !p.answer.open {
 				fmt.Fprint(p.w, "\r\x1b[K")
@@ -190,60 +187,45 @@ func (p *progress) handle(ev coordinator.Event) {
 		if main && p.answer != nil {
 			p.answer.end()
 		}
-		// A child's or an external agent's message, folded to its first
-		// line as claude and codex show their own; the main agent's
-		// answer is printed whole at the end.
-		if !main && strings.TrimSpace(ev.Text) != "" {
-			p.printlnDim(fmt.Sprintf("  │ %s: %s", ev.AgentID, text.ClipWidth(folded(ev.Text), 140)))
-		}
-	case coordinator.EventToolCall:
-		if ev.Asking {
-			// The question shows the call; the asker shows it running
-			// once it is allowed (ask.go).
-			p.status = "asking about " + ev.ToolName
-			break
-		}
-		p.status = "running " + ev.ToolName
-		p.println("• " + view.ToolCall(ev.ToolName, ev.ToolArgs))
-	case coordinator.EventToolResult:
-		if ev.IsError && !p.childFailures.Told(ev.ToolID) {
-			first, _, _ := strings.Cut(strings.TrimSpace(ev.Output), "\n")
-			p.println("  ✗ " + text.ClipWidth(first, 160))
-		}
-	case coordinator.EventRetry:
-		if ev.Retry != nil {
-			p.println(fmt.Sprintf("  ↻ %s; retrying in %s", ev.Retry.Reason, ev.Retry.Wait.Round(10*time.Millisecond)))
-		}
-	case coordinator.EventError:
-		// An error ends its agent's run: the result says the main
-		// agent's once (Finish), and a child's agent_finished line says a
-		// child's.
-	case coordinator.EventLimitWait, coordinator.EventBreaker:
-		p.println("  ⏸ " + ev.Text)
-		p.status = text.StripControls(ev.Text)
-	case coordinator.EventTaskChanged:
-		id, state, _ := strings.Cut(ev.Text, " ")
-		mark := map[string]string{"in_progress": "▶", "done": "✓", "failed": "✗", "open": "↺"}[state]
-		if mark == "" {
-			mark = "·"
-		}
-		p.println(fmt.Sprintf("%s %s %s (%s)", mark, id, text.ClipWidth(ev.Output, 100), strings.ReplaceAll(state, "_", " ")))
-		if state == "in_progress" {
-			p.status = "working on " + id
-		}
 	case coordinator.EventAgentSpawned:
 		p.agents++
-		p.println(fmt.Sprintf("  ↳ %s: %s", ev.AgentID, text.ClipWidth(firstLine(ev.Text), 100)))
 	case coordinator.EventAgentFinished:
 		p.agents--
-		verdict := "finished"
 		if ev.IsError {
-			verdict = "failed: " + text.ClipWidth(firstLine(ev.Text), 100)
 			p.childFailures.Failed(ev.ToolID)
 		}
-		p.println(fmt.Sprintf("  ↲ %s %s", ev.AgentID, verdict))
+	}
+	if l, ok := view.EventLine(ev); ok && show {
+		p.printEvent(l)
 	}
 	p.draw()
+}
+
+// shownAbove reports whether a one-shot run prints a line for ev, above
+// its progress display or, with -v and no terminal, alone: a child's
+// message, a call nobody is asked about, a tool's error (not its other
+// results, which would bury the calls), retries, warnings, tasks, agents
+// and waits. An error ends its agent's run: the result says the main
+// agent's once (Finish), and a child's agent_finished line says a child's.
+func shownAbove(ev coordinator.Event) bool {
+	switch ev.Type {
+	case coordinator.EventAssistant:
+		return ev.AgentID != "" && ev.AgentID != coordinator.MainAgent && strings.TrimSpace(ev.Text) != ""
+	case coordinator.EventToolCall:
+		return !ev.Asking
+	case coordinator.EventToolResult:
+		return ev.IsError
+	case coordinator.EventRetry, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
+		coordinator.EventTaskChanged, coordinator.EventAgentSpawned, coordinator.EventAgentFinished:
+		return true
+	}
+	return false
+}
+
+// printEvent prints an event's line above the status line; callers hold
+// p.mu.
+func (p *progress) printEvent(l view.Line) {
+	p.printLine(l.Paint(view.Palette{On: p.color}, 0))
 }
 
 func (p *progress) stop() {
@@ -262,18 +244,4 @@ func (p *progress) stop() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 	p.mu.Unlock()
-}
-
-// folded is the first line of s, with " …" when more follows.
-func folded(s string) string {
-	first, rest, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	if strings.TrimSpace(rest) != "" {
-		return strings.TrimSpace(first) + " …"
-	}
-	return strings.TrimSpace(first)
-}
-
-func firstLine(s string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return first
 }

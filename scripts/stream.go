@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // streamEncoder writes JSON output, one object per line: the result
@@ -113,6 +114,11 @@ func newStreamEvent(ev coordinator.Event) streamEvent {
 	}
 	if r := ev.Retry; r != nil {
 		w.Attempt, w.WaitMS, w.Event.Text = r.Attempt, r.Wait.Milliseconds(), r.Reason
+	}
+	if ev.Type == coordinator.EventWaiting && ev.Text == "" {
+		// The core sends the silence as numbers; stream-json readers
+		// have always had it in words too (docs/oneshot.md).
+		w.Event.Text = view.Waiting(ev)
 	}
 	return w
 }

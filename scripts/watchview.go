@@ -119,8 +119,8 @@ func (v *watchView) apply(ev coordinator.Event) {
 	if id == "" {
 		id = coordinator.MainAgent
 	}
-	doing := func(what string) {
-		if a, ok := v.agents[id]; ok {
+	if what, ok := view.Activity(ev); ok {
+		if a, ok := v.agents[id]; ok && ev.Type != coordinator.EventAgentSpawned {
 			a.what = what
 		} else {
 			v.agents[id] = &agentNow{what: what, since: ev.Time}
@@ -131,23 +131,8 @@ func (v *watchView) apply(ev coordinator.Event) {
 		if id == coordinator.MainAgent {
 			v.model, v.started, v.ended = ev.Model, ev.Time, ""
 		}
-		doing("starting")
-	case coordinator.EventAgentSpawned:
-		v.agents[id] = &agentNow{what: "starting: " + oneLine(ev.Text), since: ev.Time}
 	case coordinator.EventAgentFinished:
 		delete(v.agents, id)
-	case coordinator.EventTurnStarted:
-		doing(fmt.Sprintf("thinking (turn %d)", ev.Turn))
-	case coordinator.EventTextDelta:
-		doing(fmt.Sprintf("writing (turn %d)", ev.Turn))
-	case coordinator.EventToolCall:
-		doing(view.ToolCall(ev.ToolName, ev.ToolArgs))
-	case coordinator.EventToolResult:
-		doing("reading the result of " + ev.ToolName)
-	case coordinator.EventWaiting, coordinator.EventRetry:
-		if s := report.FormatEvent(ev); s != "" {
-			doing(strings.Join(strings.Fields(s)[1:], " "))
-		}
 	case coordinator.EventTaskChanged:
 		tid, state, _ := strings.Cut(ev.Text, " ")
 		if state == "in_progress" {
@@ -320,7 +305,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 			label = "task"
 		}
 		tk := v.tasks[id]
-		add(label, fmt.Sprintf("%s %s · %s", id, oneLine(tk.title), formatElapsed(now.Sub(tk.since))))
+		add(label, fmt.Sprintf("%s %s · %s", id, view.OneLine(tk.title, 80), view.Duration(now.Sub(tk.since).Truncate(time.Second))))
 	}
 	if len(ids) == 0 && st != nil && st.CurrentTask != "" {
 		add("task", st.CurrentTask)
@@ -355,18 +340,4 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	}
 	t = append(t, strings.Repeat("─", 40))
 	return t, slices.Clone(v.last)
-}
-
-func oneLine(s string) string { return text.ClipWidth(strings.Join(strings.Fields(s), " "), 80) }
-
-// formatElapsed is 42s, 3m05s or 1h02m.
-func formatElapsed(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }

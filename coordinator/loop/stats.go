@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Stats are the figures user-written conditions see (--until, the
@@ -67,11 +68,11 @@ func (l *loop) checkLimits(ctx context.Context) (Result, bool) {
 		// The budget is spent: with a person at the terminal, pause and ask
 		// whether to spend as much again; otherwise stop.
 		stop := memory.DecisionRecord{Kind: "budget_stop", Detail: "the loop stops at the cost limit",
-			Reason: fmt.Sprintf("the known cost %s reached --max-cost %s and nobody can be asked to raise it", coordinator.FormatUSD(l.cost), coordinator.FormatUSD(l.o.MaxCost))}
+			Reason: fmt.Sprintf("the known cost %s reached --max-cost %s and nobody can be asked to raise it", text.Dollars(l.cost), text.Dollars(l.o.MaxCost))}
 		if l.o.Ask != nil {
-			question := fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", coordinator.FormatUSD(l.o.MaxCost), coordinator.FormatUSD(l.cost), coordinator.FormatUSD(l.o.MaxCost))
+			question := fmt.Sprintf("the cost limit of %s is reached (%s spent). Allow another %s?", text.Dollars(l.o.MaxCost), text.Dollars(l.cost), text.Dollars(l.o.MaxCost))
 			if l.o.Ask(ctx, question) {
-				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from %s to %s", coordinator.FormatUSD(l.o.MaxCost), coordinator.FormatUSD(2*l.o.MaxCost)),
+				l.decide(memory.DecisionRecord{Kind: "budget_raised", Detail: fmt.Sprintf("the cost limit goes from %s to %s", text.Dollars(l.o.MaxCost), text.Dollars(2*l.o.MaxCost)),
 					By: memory.DecidedByPerson, Reason: "the person answered yes to: " + question})
 				l.o.MaxCost *= 2
 				return Result{}, false

@@ -56,8 +56,8 @@ func (a *Agents) Handle(ev coordinator.Event) {
 		}
 		return
 	}
-	doing := Activity(ev)
-	if doing == "" {
+	doing, ok := view.Activity(ev)
+	if !ok {
 		return
 	}
 	if id == "" || id == coordinator.MainAgent {
@@ -111,26 +111,6 @@ func (a *Agents) Summary() string {
 		s += fmt.Sprintf(" (and %d child %s)", n, map[bool]string{true: "agent", false: "agents"}[n == 1])
 	}
 	return s
-}
-
-// Activity describes what an event shows an agent doing, or "" when the
-// event says nothing about that.
-func Activity(ev coordinator.Event) string {
-	switch ev.Type {
-	case coordinator.EventTurnStarted:
-		return "waiting for the model"
-	case coordinator.EventTextDelta:
-		return "writing its answer"
-	case coordinator.EventThinkingDelta:
-		return "thinking"
-	case coordinator.EventRetry:
-		return "retrying the model call"
-	case coordinator.EventToolCall:
-		return ToolSummary(ev.ToolName, ev.ToolArgs)
-	case coordinator.EventToolResult:
-		return "waiting for the model"
-	}
-	return ""
 }
 
 // ToolSummary says what a tool call does, in a few words (view.ToolCall).

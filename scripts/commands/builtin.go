@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -136,7 +137,7 @@ func runAgents(_ context.Context, h *Host, _ string) (Outcome, error) {
 		h.printf("main: %s\n", h.Agents.Main())
 	}
 	for _, a := range h.Agents.List() {
-		h.printf("%s (%s): %s — %s\n", a.ID, now.Sub(a.Since).Round(100e6), text.ClipWidth(oneLine(a.Task), 80), a.Doing)
+		h.printf("%s (%s): %s — %s\n", a.ID, view.Duration(now.Sub(a.Since)), view.OneLine(a.Task, 80), a.Doing)
 	}
 	return Outcome{}, nil
 }
@@ -226,7 +227,7 @@ func runHistory(_ context.Context, h *Host, args string) (Outcome, error) {
 		h.printf("no history yet\n")
 	}
 	for i, l := range lines {
-		h.printf("%4d  %s\n", i+1, oneLine(l))
+		h.printf("%4d  %s\n", i+1, text.OneLine(l))
 	}
 	return Outcome{}, nil
 }
@@ -253,8 +254,6 @@ func runSession(_ context.Context, h *Host, args string) (Outcome, error) {
 }
 
 func runExit(context.Context, *Host, string) (Outcome, error) { return Outcome{Exit: true}, nil }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func runPlan(_ context.Context, h *Host, args string) (Outcome, error) {
 	if h.Plan == nil || h.DropPlan == nil {

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"fmt"
 	"sort"
 	"strconv"
@@ -18,7 +20,7 @@ func (a Analysis) Text() string {
 		status += " (" + extra + ")"
 	}
 	t.add("status", status)
-	dur := humanDuration(a.Duration())
+	dur := view.Duration(a.Duration())
 	if !a.StartedAt.IsZero() {
 		dur += "  (started " + a.StartedAt.Local().Format("2006-01-02 15:04:05") + ")"
 	}

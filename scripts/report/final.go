@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -70,7 +72,7 @@ func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState boo
 		fmt.Fprintf(b, "- Model: %s\n", a.Model)
 	}
 	if !a.StartedAt.IsZero() {
-		fmt.Fprintf(b, "- Started: %s, ran for %s\n", a.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), humanDuration(a.Duration()))
+		fmt.Fprintf(b, "- Started: %s, ran for %s\n", a.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), view.Duration(a.Duration()))
 	}
 	if haveState && st.Error != "" {
 		fmt.Fprintf(b, "- Error: %s\n", oneLine(st.Error, 300))
@@ -160,7 +162,7 @@ func writeTasks(b *strings.Builder, tl Timeline) {
 func writeMetrics(b *strings.Builder, a Analysis) {
 	b.WriteString("\n## Metrics\n\n| metric | value |\n|---|---:|\n")
 	row := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, cell(v)) }
-	row("duration", humanDuration(a.Duration()))
+	row("duration", view.Duration(a.Duration()))
 	row("turns", thousands(int64(a.Turns)))
 	if a.Iterations != a.Turns {
 		row("iterations", thousands(int64(a.Iterations)))

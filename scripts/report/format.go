@@ -79,23 +79,6 @@ func relTime(t, now time.Time) string {
 	return t.Local().Format("2006-01-02")
 }
 
-// humanDuration rounds a duration to the precision a person cares about:
-// milliseconds for short things, seconds for minutes, minutes for hours.
-func humanDuration(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0s"
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(100 * time.Millisecond).String()
-	case d < time.Hour:
-		return d.Round(time.Second).String()
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
-}
-
 // thousands is view's (scripts/view), under the name this package has always used.
 func thousands(n int64) string { return view.Count(n) }
 

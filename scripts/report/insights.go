@@ -1,6 +1,10 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/memory/text"
+
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"cmp"
 	"fmt"
 	"regexp"
@@ -112,7 +116,8 @@ func errorsFromEvents(evs []coordinator.Event) []memory.ErrorRecord {
 		case e.Type == coordinator.EventToolResult && e.IsError:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "tool", Turn: e.Turn, ToolName: e.ToolName, Message: e.Output})
 		case e.Type == coordinator.EventRetry:
-			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "retry", Turn: e.Turn, Message: eventDetail(e)})
+			l, _ := view.EventLine(e)
+			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "retry", Turn: e.Turn, Message: l.Text})
 		case e.Type == coordinator.EventError:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "model", Turn: e.Turn, Message: e.Text})
 		}
@@ -136,7 +141,7 @@ func ComputeInsights(sessions ...SessionRecords) Insights {
 				DurationMS: t.DurationMS, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, CostUSD: t.CostUSD})
 		}
 		for _, c := range s.Timeline.Commands {
-			key := strings.Join(strings.Fields(c.Command), " ")
+			key := text.OneLine(c.Command)
 			st := cmds[key]
 			if st == nil {
 				st = &CommandStat{Command: key}
@@ -269,7 +274,7 @@ var (
 // together: ids, paths, hex and numbers become placeholders, whitespace
 // one space, and the result is cut at 160 characters.
 func ErrorKey(msg string) string {
-	s := strings.Join(strings.Fields(msg), " ")
+	s := text.OneLine(msg)
 	s = errUUID.ReplaceAllString(s, "<id>")
 	s = errPath.ReplaceAllStringFunc(s, func(p string) string {
 		if strings.ContainsAny(p, `/\`) {
@@ -311,7 +316,7 @@ func (in Insights) Text() string {
 	if section("slowest tasks", len(in.Slowest) == 0) {
 		t := table{right: map[int]bool{1: true, 2: true}}
 		for _, x := range in.Slowest {
-			t.add(name(x), humanDuration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, plural(x.Attempts, "attempt", "attempts")), x.State)
+			t.add(name(x), view.Duration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, plural(x.Attempts, "attempt", "attempts")), x.State)
 		}
 		t.write(&b, "  ")
 	}

@@ -163,9 +163,10 @@ func formatLine(b []byte, lineNo int) string {
 	return FormatEvent(e)
 }
 
-// FormatEvent is "15:04:05 turn 3   tool_call       write_file {...}": the
-// clock as the writer recorded it (its local time), the turn, the type, and
-// what the type has to say, on one line.
+// FormatEvent is "15:04:05 turn 3   tool_call       • write_file a.go":
+// the clock as the writer recorded it (its local time), the turn and the
+// event's kind, the columns of a log, then the event's line as every face
+// says it (view.EventLine).
 func FormatEvent(e coordinator.Event) string {
 	var b strings.Builder
 	if e.Time.IsZero() {
@@ -178,54 +179,9 @@ func FormatEvent(e coordinator.Event) string {
 	} else {
 		b.WriteString(strings.Repeat(" ", 10))
 	}
-	if !mainAgent(e) {
-		b.WriteString("[" + e.AgentID + "] ")
-	}
 	fmt.Fprintf(&b, "%-15s", e.Type)
-	if d := eventDetail(e); d != "" {
-		b.WriteString(" " + d)
+	if l, ok := view.EventLine(e); ok {
+		b.WriteString(" " + l.String())
 	}
 	return strings.TrimRight(b.String(), " ")
-}
-
-func eventDetail(e coordinator.Event) string {
-	switch e.Type {
-	case coordinator.EventSessionStarted:
-		if e.Model != "" {
-			return "model " + e.Model
-		}
-	case coordinator.EventToolCall:
-		return view.ToolCall(e.ToolName, e.ToolArgs)
-	case coordinator.EventToolResult:
-		if e.IsError {
-			return e.ToolName + " error: " + oneLine(e.Output, 160)
-		}
-		return strings.TrimSpace(e.ToolName + " " + oneLine(e.Output, 160))
-	case coordinator.EventRetry:
-		if e.Retry != nil {
-			return fmt.Sprintf("attempt %d failed, retrying in %s: %s", e.Retry.Attempt, humanDuration(e.Retry.Wait), oneLine(e.Retry.Reason, 120))
-		}
-	case coordinator.EventQuestion:
-		if q := e.Question; q != nil {
-			return fmt.Sprintf("#%d %s", q.ID, oneLine(q.Text, 200))
-		}
-	case coordinator.EventAnswered:
-		if q := e.Question; q != nil {
-			return fmt.Sprintf("#%d %s (%s)", q.ID, e.Text, e.Output)
-		}
-	case coordinator.EventDecision:
-		if d := e.Decision; d != nil {
-			s := d.Kind + ": " + oneLine(d.Detail, 160)
-			if d.Reason != "" {
-				s += " — because " + oneLine(d.Reason, 160)
-			}
-			return s
-		}
-	case coordinator.EventResult:
-		if r := e.Result; r != nil {
-			return fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns, plural(r.NumTurns, "turn", "turns"),
-				thousands(int64(r.Usage.InputTokens)), thousands(int64(r.Usage.OutputTokens)), money(r.CostUSD))
-		}
-	}
-	return oneLine(e.Text, 200)
 }

@@ -35,22 +35,22 @@ func TestWriteLogsFormatted(t *testing.T) {
 	fixtureA(t, fs)
 	var out bytes.Buffer
 	must(t, WriteLogs(context.Background(), fs, root, idA, &out, false, false))
-	want := `00:48:08          session_started model gpt-test
-00:48:08 turn 1   turn_started
-00:48:09 turn 1   retry           attempt 1 failed, retrying in 2s: HTTP 429
-00:48:11 turn 1   assistant       I'll write the file.
-00:48:11 turn 1   tool_call       write_file hello.txt
-00:48:11 turn 1   tool_result     write_file wrote hello.txt
-00:48:11 turn 1   tool_call       edit_file main.go
-00:48:11 turn 1   tool_result     edit_file error: old_string not found in main.go
-00:48:12 turn 2   turn_started
-00:48:12 turn 2   tool_call       read_file hello.txt
-00:48:12 turn 2   tool_result     read_file hi
-00:48:12 turn 2   tool_call       edit_file ./main.go
-00:48:12 turn 2   tool_result     edit_file edited main.go
-00:48:13 turn 3   turn_started
-00:48:14 turn 3   assistant       Done: hello.txt contains hi.
-00:48:14          result          success after 3 turns, tokens 1,000 in / 200 out, cost unknown
+	want := `00:48:08          session_started ● session started · model gpt-test
+00:48:08 turn 1   turn_started    · turn 1
+00:48:09 turn 1   retry           ↻ attempt 1 failed: HTTP 429; retrying in 2s
+00:48:11 turn 1   assistant       │ I'll write the file.
+00:48:11 turn 1   tool_call       • write_file hello.txt
+00:48:11 turn 1   tool_result       ↳ wrote hello.txt
+00:48:11 turn 1   tool_call       • edit_file main.go
+00:48:11 turn 1   tool_result       ✗ old_string not found in main.go
+00:48:12 turn 2   turn_started    · turn 2
+00:48:12 turn 2   tool_call       • read_file hello.txt
+00:48:12 turn 2   tool_result       ↳ hi
+00:48:12 turn 2   tool_call       • edit_file ./main.go
+00:48:12 turn 2   tool_result       ↳ edited main.go
+00:48:13 turn 3   turn_started    · turn 3
+00:48:14 turn 3   assistant       │ Done: hello.txt contains hi.
+00:48:14          result          ■ success after 3 turns, tokens 1,000 in / 200 out, cost unknown
 `
 	if out.String() != want {
 		t.Errorf("formatted logs:\n%s\nwant:\n%s", out.String(), want)
@@ -67,7 +67,7 @@ func TestWriteLogsShowsDamageAndAgents(t *testing.T) {
 	must(t, memory.AppendFile(fs, memory.LogPath(root, idA, memory.EventsLog), []byte("not json\n"), false))
 	var out bytes.Buffer
 	must(t, WriteLogs(context.Background(), fs, root, idA, &out, false, false))
-	want := "00:48:09 turn 2   [w1] agent_spawned   fix the tests\n-- line 2 is not a valid event: not json\n"
+	want := "00:48:09 turn 2   agent_spawned   ↗ w1 started: fix the tests\n-- line 2 is not a valid event: not json\n"
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
@@ -93,7 +93,7 @@ func TestWriteLogsStripsControls(t *testing.T) {
 	var out bytes.Buffer
 	must(t, WriteLogs(context.Background(), fs, root, idA, &out, false, false))
 	got := out.String()
-	if strings.ContainsAny(got, "\x1b\x07\r\u009b") || !strings.Contains(got, "run_command cleared") || !strings.Contains(got, "[w1] agent_spawned   task") ||
+	if strings.ContainsAny(got, "\x1b\x07\r\u009b") || !strings.Contains(got, "↳ cleared") || !strings.Contains(got, "↗ w1 started: task") ||
 		!strings.Contains(got, "read_file ab") || !strings.Contains(got, "torn line") {
 		t.Fatalf("logs:\n%q", got)
 	}
@@ -160,7 +160,7 @@ func TestWriteLogsFollow(t *testing.T) {
 	if d := time.Since(stopped); d > 4*pollInterval {
 		t.Errorf("follow stopped %v after the session ended, want within a poll or two", d)
 	}
-	want := "00:48:08 turn 1   turn_started\n00:48:09 turn 2   turn_started\n00:48:10 turn 2   assistant       all done\n"
+	want := "00:48:08 turn 1   turn_started    · turn 1\n00:48:09 turn 2   turn_started    · turn 2\n00:48:10 turn 2   assistant       │ all done\n"
 	if out.String() != want {
 		t.Errorf("followed:\n%s\nwant:\n%s", out.String(), want)
 	}

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/scripts/view"
+
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -114,12 +116,7 @@ func StatusOf(fs afero.Fs, root, plan string, now time.Time) (StatusReport, erro
 }
 
 // humanAge is a lock's age to the second; its sub-second part is noise.
-func humanAge(d time.Duration) string {
-	if d < time.Second {
-		return "0s"
-	}
-	return d.Round(time.Second).String()
-}
+func humanAge(d time.Duration) string { return view.Duration(d.Truncate(time.Second)) }
 
 func holderName(info memory.LockInfo) string {
 	if info.PID <= 0 {
@@ -220,31 +217,25 @@ func (r StatusReport) Text() string {
 	return b.String()
 }
 
-// untilText is " (in 1h3m)" for a time ahead, "" otherwise.
+// untilText is " (in 1h03m)" for a time ahead, "" otherwise.
 func untilText(until, now time.Time) string {
 	if !until.After(now) {
 		return ""
 	}
-	d := until.Sub(now)
-	if d >= 10*time.Minute {
-		d = d.Round(time.Minute)
-	} else {
-		d = d.Round(time.Second)
-	}
-	return " (in " + d.String() + ")"
+	return " (in " + view.Duration(until.Sub(now)) + ")"
 }
 
 // breakerText is the circuit breaker's state for people: "open until
-// 14:10 (in 4m0s; cooldown 5m0s, tripped 1 time)".
+// 14:10 (in 4m00s; cooldown 5m00s, tripped 1 time)".
 func breakerText(b memory.Breaker, now time.Time) string {
 	trips := fmt.Sprintf("tripped %d %s", b.Trips, plural(b.Trips, "time", "times"))
 	switch b.State {
 	case memory.BreakerOpen:
 		until := "until " + text.Clock(b.Until, now) + untilText(b.Until, now)
-		return fmt.Sprintf("open %s: no task starts; cooldown %s, %s", until, time.Duration(b.Cooldown), trips)
+		return fmt.Sprintf("open %s: no task starts; cooldown %s, %s", until, view.Duration(time.Duration(b.Cooldown)), trips)
 	case memory.BreakerHalfOpen:
 		return "half-open: one task runs alone; its success closes the breaker, its failure opens it for " +
-			(2 * time.Duration(b.Cooldown)).String() + "; " + trips
+			view.Duration(2*time.Duration(b.Cooldown)) + "; " + trips
 	}
 	return "closed; " + trips
 }

@@ -76,7 +76,7 @@ func TestStatusRunningSessionWithLiveLock(t *testing.T) {
 	if r.Session == nil || r.Session.Status != memory.StatusRunning || r.Session.SessionID != idA {
 		t.Fatalf("session: %+v", r.Session)
 	}
-	if r.Lock.State != memory.LockHeld || r.Lock.Holder == nil || r.Lock.Holder.PID != os.Getpid() || r.Lock.Age != "3m0s" {
+	if r.Lock.State != memory.LockHeld || r.Lock.Holder == nil || r.Lock.Holder.PID != os.Getpid() || r.Lock.Age != "3m00s" {
 		t.Fatalf("lock: %+v", r.Lock)
 	}
 	wantCounts := memory.TaskCounts{Open: 2, Done: 1, Failed: 1, Total: 4}
@@ -98,7 +98,7 @@ func TestStatusRunningSessionWithLiveLock(t *testing.T) {
 		"tasks     1 done, 2 open, 1 failed (4 total)\n",
 		"next      Add a --verbose flag\n",
 		"lock      held by pid ",
-		"session " + idA + " for 3m0s\n",
+		"session " + idA + " for 3m00s\n",
 	} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("text lacks %q:\n%s", want, txt)
@@ -177,7 +177,7 @@ func TestStatusStaleLock(t *testing.T) {
 	writeLock(t, fs, memory.LockInfo{PID: 1 << 30, Hostname: host, SessionID: idA, AcquiredAt: t0})
 	r, err := Status(fs, root, t0.Add(time.Hour))
 	must(t, err)
-	if r.Lock.State != memory.LockStale || r.Lock.Holder == nil || r.Lock.Age != "1h0m0s" || !hasWarning(r, "the lock is stale") {
+	if r.Lock.State != memory.LockStale || r.Lock.Holder == nil || r.Lock.Age != "1h00m" || !hasWarning(r, "the lock is stale") {
 		t.Fatalf("lock %+v warnings %q", r.Lock, r.Warnings)
 	}
 	if txt := r.Text(); !strings.Contains(txt, "lock     stale (pid 1073741824 on "+host+", session "+idA+", gone)\n") {
@@ -270,8 +270,8 @@ func TestStatusShowsWaitsAndTheBreaker(t *testing.T) {
 	must(t, err)
 	text := r.Text()
 	for _, want := range []string{
-		"waiting   waiting for the rate limit until 01:53 (in 1h5m0s)\n",
-		"breaker   open until " + t0.Add(4*time.Minute).Local().Format("15:04") + " (in 4m0s): no task starts; cooldown 5m0s, tripped 1 time\n",
+		"waiting   waiting for the rate limit until 01:53 (in 1h05m)\n",
+		"breaker   open until " + t0.Add(4*time.Minute).Local().Format("15:04") + " (in 4m00s): no task starts; cooldown 5m00s, tripped 1 time\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status lacks %q:\n%s", want, text)

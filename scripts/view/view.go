@@ -8,7 +8,6 @@ package view
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -56,7 +55,7 @@ func toolCall(name string, args json.RawMessage) string {
 }
 
 // fold joins the lines and runs of white space of s into single spaces.
-func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
+func fold(s string) string { return text.OneLine(s) }
 
 // OneLine flattens text to a single line without terminal controls and
 // cuts it at n cells, so a log line or table cell never breaks the layout
@@ -84,16 +83,13 @@ func Count(n int64) string {
 	return b.String()
 }
 
-// Money formats a cost; unknown is said in words rather than as $0, which
-// would claim the run was free.
+// Money formats a cost by the one money rule (text.Dollars); unknown is
+// said in words rather than as $0, which would claim the run was free.
 func Money(c *float64) string {
 	if c == nil {
 		return "unknown"
 	}
-	if *c != 0 && math.Abs(*c) < 0.01 {
-		return fmt.Sprintf("$%.4f", *c)
-	}
-	return fmt.Sprintf("$%.2f", *c)
+	return text.Dollars(*c)
 }
 
 // Plural is one when n is 1, many otherwise.

@@ -38,7 +38,7 @@ func TestCountMoneyPlural(t *testing.T) {
 		t.Errorf("Count = %s", got)
 	}
 	c := 0.004
-	if got := Money(&c); got != "$0.0040" {
+	if got := Money(&c); got != "$0.004" {
 		t.Errorf("Money = %s", got)
 	}
 	if got := Money(nil); got != "unknown" {

@@ -14,6 +14,8 @@ import (
 	"text/template"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Data is what a template sees. docs/run.md lists these fields; renaming
@@ -121,7 +123,7 @@ func Parse(name, text string) (*Template, error) {
 	}
 	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(text)
 	if err != nil {
-		return nil, bad("%s", oneLine(err))
+		return nil, bad("%s", errorLine(err))
 	}
 	tp := &Template{name: name, t: t}
 	sample := Data{Task: Task{ID: "t1", Title: "a task", Priority: 1, Depends: []string{"t0"}}, Notes: "notes", Goals: "goals",
@@ -154,17 +156,17 @@ func (t *Template) Prompt(d Data) (string, error) {
 func (t *Template) execute(d Data) (string, error) {
 	var b bytes.Buffer
 	if err := t.t.Execute(&b, d); err != nil {
-		return "", bad("%s (the fields are %s)", oneLine(err), Fields)
+		return "", bad("%s (the fields are %s)", errorLine(err), Fields)
 	}
 	return b.String(), nil
 }
 
-// oneLine is an error as one line: text/template's messages name the file,
+// errorLine is an error as one line: text/template's messages name the file,
 // line and column already ("template: p.tmpl:3:7: executing "p.tmpl" at
 // <.Task.Titel>: can't evaluate field Titel …"), so only the words that
 // repeat them go: "p.tmpl:3:7: at <.Task.Titel>: can't evaluate …".
-func oneLine(err error) string {
-	s := strings.Join(strings.Fields(err.Error()), " ")
+func errorLine(err error) string {
+	s := text.OneLine(err.Error())
 	s = strings.TrimPrefix(s, "template: ")
 	return goNoise.ReplaceAllString(s, "")
 }

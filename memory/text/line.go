@@ -1,0 +1,39 @@
+package text
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// OneLine joins the lines and runs of white space of s into single
+// spaces, so a task, a command or an error message reads as one line
+// wherever it is shown or recorded.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// FirstLine is the first non-blank line of s, trimmed, with " …" when
+// more text follows: a tool's output or an agent's message folded to the
+// line a person reads first. It is "" when s is blank.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	first, rest, _ := strings.Cut(s, "\n")
+	first = strings.TrimSpace(first)
+	if strings.TrimSpace(rest) != "" {
+		return first + " " + Ellipsis
+	}
+	return first
+}
+
+// Dollars is the one way ralph writes an amount of money: two decimals
+// from a cent up ($2.50), and below a cent two significant digits with
+// trailing zeros dropped ($0.0042, $0.00012), so a cost limit of $0.001
+// never reads as "$0.00". It lives here rather than with the faces because
+// the core words its cost-limit errors and questions with it too.
+func Dollars(x float64) string {
+	a := math.Abs(x)
+	if a == 0 || a >= 0.01 || math.IsNaN(a) || math.IsInf(a, 0) {
+		return "$" + strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	digits := int(math.Ceil(-math.Log10(a))) + 1
+	return "$" + strings.TrimRight(strconv.FormatFloat(x, 'f', digits, 64), "0")
+}

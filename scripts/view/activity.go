@@ -1,0 +1,51 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// Activity is what an event shows its agent doing now, for a status line,
+// the agent panel and /agents: "thinking (turn 3)", "running `make`",
+// "waiting for the model — no data for 12s". It reports false when the
+// event says nothing about that. Like EventLine, it is the one wording of
+// its kind, so every face says the same of an agent at work.
+func Activity(ev coordinator.Event) (string, bool) {
+	s, ok := activity(ev)
+	return text.StripControls(s), ok
+}
+
+func activity(ev coordinator.Event) (string, bool) {
+	switch ev.Type {
+	case coordinator.EventSessionStarted:
+		return "starting", true
+	case coordinator.EventTurnStarted, coordinator.EventThinkingDelta:
+		return fmt.Sprintf("thinking (turn %d)", ev.Turn), true
+	case coordinator.EventTextDelta:
+		return fmt.Sprintf("writing (turn %d)", ev.Turn), true
+	case coordinator.EventToolCall:
+		// A call a person is asked about reads the same: the question
+		// beside it says it waits.
+		return ToolCall(ev.ToolName, ev.ToolArgs), true
+	case coordinator.EventToolResult:
+		return "reading the result of " + ev.ToolName, true
+	case coordinator.EventRetry:
+		return "retrying the model call", true
+	case coordinator.EventWaiting:
+		if w := Waiting(ev); w != "" {
+			return w, true
+		}
+	case coordinator.EventAgentSpawned:
+		return "starting: " + OneLine(ev.Text, 80), true
+	case coordinator.EventTaskChanged:
+		if id, state, _ := strings.Cut(ev.Text, " "); state == "in_progress" {
+			return "working on " + id, true
+		}
+	case coordinator.EventLimitWait, coordinator.EventBreaker:
+		return OneLine(ev.Text, longWidth), true
+	}
+	return "", false
+}

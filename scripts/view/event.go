@@ -1,0 +1,301 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// Style is what a line means to the eye, not how it is drawn: each face
+// applies it its own way (a colour on a terminal, nothing when piped, a
+// class in HTML).
+type Style int
+
+const (
+	// StyleNote is what ralph says beside the answer: tool calls, agents,
+	// tasks, retries. A terminal dims it.
+	StyleNote Style = iota
+	// StyleError is something that failed: a tool's error, a failed agent
+	// or task, an error or a warning. A terminal shows it red.
+	StyleError
+)
+
+// Line is one event as a person reads it. Agent names the child agent
+// that did it, "" for the main agent and for the lines that name the agent
+// in their text already (agent_spawned, agent_finished).
+//
+// Under marks a line that belongs to the one above it, a tool's result
+// under its call: it is indented by two spaces.
+type Line struct {
+	Agent string
+	Glyph string
+	Text  string
+	Style Style
+	Under bool
+}
+
+// String is the line as every face prints it: "[agent-1.1] • running
+// `make`". Faces may put layout around it (a timestamp column, an indent)
+// and clip it to their width, never other words.
+func (l Line) String() string {
+	s := l.Glyph + " " + l.Text
+	if l.Under {
+		s = "  " + s
+	}
+	if l.Agent != "" {
+		s = "[" + l.Agent + "] " + s
+	}
+	return s
+}
+
+// Paint is String cut to width cells (none when width is 0 or less), in
+// the line's style with palette p.
+func (l Line) Paint(p Palette, width int) string {
+	s := l.String()
+	if width > 0 {
+		s = text.ClipWidth(s, width)
+	}
+	if l.Style == StyleError {
+		return p.Red(s)
+	}
+	return p.Dim(s)
+}
+
+// The glyphs, one per meaning, in every face.
+const (
+	GlyphSession  = "●" // a session starts
+	GlyphTurn     = "·" // a turn starts, the state is saved
+	GlyphThought  = "∴" // a thinking model's reasoning
+	GlyphMessage  = "│" // what an agent said
+	GlyphTool     = "•" // a tool call
+	GlyphResult   = "↳" // a tool's result
+	GlyphFailed   = "✗" // a tool's error, a failed task, an error
+	GlyphRetry    = "↻" // a model call retried
+	GlyphWaiting  = "…" // the model endpoint is silent
+	GlyphDelivery = "→" // a message delivered to the agent
+	GlyphStarted  = "↗" // a child agent starts
+	GlyphFinished = "↘" // a child agent ends
+	GlyphTaskRun  = "▶" // a task starts
+	GlyphTaskDone = "✓" // a task is done, a question answered
+	GlyphTaskOpen = "↺" // a task is open again
+	GlyphFiles    = "±" // files changed
+	GlyphStopped  = "■" // a run is interrupted or ends
+	GlyphWarning  = "!" // something went wrong without ending the run
+	GlyphQuestion = "?" // a person is asked
+	GlyphPause    = "⏸" // the loop waits for a limit, the breaker moved
+	GlyphDecision = "◆" // a decision and why
+)
+
+// Widths at which a line's untrusted parts are cut: a face clips the
+// whole line to its screen as well.
+const (
+	shortWidth = 100
+	longWidth  = 200
+)
+
+// EventLine is the one way an event becomes words. It reports false for
+// the kinds that are pieces of something else (text and thinking deltas),
+// which no face prints as a line of their own. Every text in the line went
+// through text.StripControls: events carry what the model and its
+// commands wrote.
+func EventLine(ev coordinator.Event) (Line, bool) {
+	l, ok := eventLine(ev)
+	if !ok {
+		return Line{}, false
+	}
+	if ev.AgentID != "" && ev.AgentID != coordinator.MainAgent &&
+		ev.Type != coordinator.EventAgentSpawned && ev.Type != coordinator.EventAgentFinished {
+		l.Agent = text.StripControls(ev.AgentID)
+	}
+	l.Text = text.StripControls(l.Text)
+	return l, true
+}
+
+func eventLine(ev coordinator.Event) (Line, bool) {
+	note := func(glyph, s string) (Line, bool) { return Line{Glyph: glyph, Text: s}, true }
+	failed := func(glyph, s string) (Line, bool) { return Line{Glyph: glyph, Text: s, Style: StyleError}, true }
+	switch ev.Type {
+	case coordinator.EventTextDelta, coordinator.EventThinkingDelta:
+		return Line{}, false
+	case coordinator.EventSessionStarted:
+		if ev.Model != "" {
+			return note(GlyphSession, "session started · model "+ev.Model)
+		}
+		return note(GlyphSession, "session started")
+	case coordinator.EventTurnStarted:
+		return note(GlyphTurn, fmt.Sprintf("turn %d", ev.Turn))
+	case coordinator.EventThinking:
+		return note(GlyphThought, "thought: "+OneLine(ev.Text, shortWidth))
+	case coordinator.EventAssistant:
+		return note(GlyphMessage, clipFirst(ev.Text, longWidth))
+	case coordinator.EventAssistantCut:
+		return note(GlyphMessage, "cut short: "+clipFirst(ev.Text, longWidth))
+	case coordinator.EventToolCall:
+		return note(GlyphTool, ToolCall(ev.ToolName, ev.ToolArgs))
+	case coordinator.EventToolResult:
+		first := clipFirst(ev.Output, longWidth)
+		if first == "" {
+			first = "(no output)"
+		}
+		l := Line{Glyph: GlyphResult, Text: first, Under: true}
+		if ev.IsError {
+			l.Glyph, l.Style = GlyphFailed, StyleError
+		}
+		return l, true
+	case coordinator.EventUserMessage:
+		return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
+	case coordinator.EventRetry:
+		if r := ev.Retry; r != nil {
+			return note(GlyphRetry, fmt.Sprintf("attempt %d failed: %s; retrying in %s", r.Attempt, OneLine(r.Reason, longWidth), Duration(r.Wait)))
+		}
+		// A stream-json record keeps the reason in Text.
+		return note(GlyphRetry, "retrying: "+OneLine(ev.Text, longWidth))
+	case coordinator.EventWaiting:
+		if ev.SilentMS <= 0 {
+			return note(GlyphWaiting, "the model sends again")
+		}
+		return note(GlyphWaiting, Waiting(ev))
+	case coordinator.EventAgentSpawned:
+		return note(GlyphStarted, ev.AgentID+" started: "+clipFirst(ev.Text, shortWidth))
+	case coordinator.EventAgentFinished:
+		if ev.IsError {
+			return failed(GlyphFinished, ev.AgentID+" failed: "+clipFirst(ev.Text, shortWidth))
+		}
+		return note(GlyphFinished, ev.AgentID+" finished")
+	case coordinator.EventTaskChanged:
+		return taskLine(ev)
+	case coordinator.EventFilesChanged:
+		return note(GlyphFiles, OneLine(ev.Text, longWidth))
+	case coordinator.EventStateSaved:
+		return note(GlyphTurn, strings.TrimSpace("state saved "+OneLine(ev.Text, shortWidth)))
+	case coordinator.EventInterrupted:
+		return note(GlyphStopped, strings.TrimSuffix("interrupted: "+OneLine(ev.Text, longWidth), ": "))
+	case coordinator.EventError:
+		return failed(GlyphFailed, whole(ev.Text))
+	case coordinator.EventWarning:
+		return failed(GlyphWarning, "warning: "+whole(ev.Text))
+	case coordinator.EventResult:
+		return resultLine(ev)
+	case coordinator.EventQuestion:
+		if q := ev.Question; q != nil {
+			return note(GlyphQuestion, fmt.Sprintf("#%d %s", q.ID, OneLine(q.Text, longWidth)))
+		}
+		return note(GlyphQuestion, OneLine(ev.Text, longWidth))
+	case coordinator.EventAnswered:
+		s := OneLine(ev.Text, shortWidth)
+		if q := ev.Question; q != nil {
+			s = fmt.Sprintf("#%d %s", q.ID, s)
+		}
+		if ev.Output != "" {
+			s += " (" + OneLine(ev.Output, shortWidth) + ")"
+		}
+		return note(GlyphTaskDone, "answered "+s)
+	case coordinator.EventLimitWait, coordinator.EventBreaker:
+		// An open breaker is an error: tasks keep failing.
+		return Line{Glyph: GlyphPause, Text: whole(ev.Text), Style: map[bool]Style{true: StyleError}[ev.IsError]}, true
+	case coordinator.EventDecision:
+		if d := ev.Decision; d != nil {
+			s := d.Kind + ": " + OneLine(d.Detail, 160)
+			if d.Reason != "" {
+				s += " — because " + OneLine(d.Reason, 160)
+			}
+			return note(GlyphDecision, s)
+		}
+	}
+	// A kind this ralph does not know (a newer ralph's record): its name
+	// and text.
+	return note(GlyphTurn, strings.TrimSpace(string(ev.Type)+" "+OneLine(ev.Text, longWidth)))
+}
+
+// whole is ralph's own sentence (a warning, an error, why the loop
+// waits) on one line and uncut: a face that has a width cuts it to that.
+func whole(s string) string { return text.OneLine(s) }
+
+// clipFirst is the first line of s, cut at n cells.
+func clipFirst(s string, n int) string { return text.ClipWidth(text.FirstLine(s), n) }
+
+// taskLine is a task_changed event, whose Text is "id state" and Output
+// the task's title.
+func taskLine(ev coordinator.Event) (Line, bool) {
+	id, state, _ := strings.Cut(ev.Text, " ")
+	glyph, style := GlyphTurn, StyleNote
+	switch state {
+	case "in_progress":
+		glyph = GlyphTaskRun
+	case "done":
+		glyph = GlyphTaskDone
+	case "failed":
+		glyph, style = GlyphFailed, StyleError
+	case "open":
+		glyph = GlyphTaskOpen
+	}
+	s := "task " + id
+	if title := OneLine(ev.Output, shortWidth); title != "" {
+		s += ": " + title
+	}
+	if state != "" {
+		s += " (" + strings.ReplaceAll(state, "_", " ") + ")"
+	}
+	return Line{Glyph: glyph, Text: s, Style: style}, true
+}
+
+// resultLine is how a run ended, with its turns, tokens and cost.
+func resultLine(ev coordinator.Event) (Line, bool) {
+	r := ev.Result
+	if r == nil {
+		return Line{Glyph: GlyphStopped, Text: "ended"}, true
+	}
+	l := Line{Glyph: GlyphStopped, Text: fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns,
+		Plural(r.NumTurns, "turn", "turns"), Count(int64(r.Usage.InputTokens)), Count(int64(r.Usage.OutputTokens)), Money(r.CostUSD))}
+	if r.IsError {
+		l.Style = StyleError
+	}
+	return l, true
+}
+
+// Waiting is what a waiting event says: how long the model endpoint has
+// been silent and, for a local model waited for longer, why; "" when it
+// says data flows again. A record written before the event carried the
+// limit has its words in Text.
+func Waiting(ev coordinator.Event) string {
+	if ev.SilentMS <= 0 {
+		return ""
+	}
+	if ev.Text != "" && ev.WaitLimitMS == 0 && !ev.ModelLoaded {
+		return OneLine(ev.Text, longWidth)
+	}
+	s := "waiting for the model — no data for " + Duration(time.Duration(ev.SilentMS)*time.Millisecond)
+	limit := Duration(time.Duration(ev.WaitLimitMS) * time.Millisecond)
+	switch {
+	case ev.ModelLoaded:
+		s += "; Ollama has the model loaded and is reading the prompt, so ralph waits up to " + limit
+	case ev.WaitLimitMS > 0:
+		s += "; a local model may read a long prompt before its first word, so ralph waits up to " + limit
+	}
+	return s
+}
+
+// Duration is the one way ralph writes how long something took or will
+// take: milliseconds under a second (350ms), tenths under a minute (1.5s,
+// 42s), minutes and seconds under an hour (3m05s), hours and minutes
+// beyond (1h02m). A clock that ticks once a second truncates its value
+// to the second first.
+func Duration(d time.Duration) string {
+	// Each step rounds first, so 59.97s reads 1m00s, never 60s.
+	switch {
+	case d <= 0:
+		return "0s"
+	case d.Round(time.Millisecond) < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d.Round(100*time.Millisecond) < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d.Round(time.Second) < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}

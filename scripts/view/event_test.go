@@ -1,0 +1,167 @@
+package view
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// eventRows is every event kind as a person reads it, in every face: the
+// chat shell, the one-shot progress and -v, `ralph watch` and `ralph logs`
+// print EventLine's line (their own tests check that they do).
+var eventRows = []struct {
+	ev   coordinator.Event
+	want string // "" when the kind is no line of its own
+	err  bool
+}{
+	{ev: coordinator.Event{Type: coordinator.EventSessionStarted, Model: "m1"}, want: "● session started · model m1"},
+	{ev: coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 3}, want: "· turn 3"},
+	{ev: coordinator.Event{Type: coordinator.EventTextDelta, Text: "Hel"}},
+	{ev: coordinator.Event{Type: coordinator.EventThinkingDelta, Text: "hmm"}},
+	{ev: coordinator.Event{Type: coordinator.EventThinking, Text: "first\nI read"}, want: "∴ thought: first I read"},
+	{ev: coordinator.Event{Type: coordinator.EventAssistant, AgentID: "agent-1.1", Text: "done\nmore"}, want: "[agent-1.1] │ done …"},
+	{ev: coordinator.Event{Type: coordinator.EventAssistantCut, Text: "half"}, want: "│ cut short: half"},
+	{ev: coordinator.Event{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"make"}`)}, want: "• running `make`"},
+	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "ok\nrest"}, want: "  ↳ ok …"},
+	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "no such file\x1b[2J", IsError: true}, want: "  ✗ no such file", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "also\nthis"}, want: "→ delivered: also this"},
+	{ev: coordinator.Event{Type: coordinator.EventRetry, Retry: &llm.RetryInfo{Attempt: 2, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"}},
+		want: "↻ attempt 2 failed: HTTP 503; retrying in 1.5s"},
+	{ev: coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000}, want: "… waiting for the model — no data for 12s"},
+	{ev: coordinator.Event{Type: coordinator.EventAgentSpawned, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: "↗ agent-1.1 started: write the parser …"},
+	{ev: coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-1.1"}, want: "↘ agent-1.1 finished"},
+	{ev: coordinator.Event{Type: coordinator.EventAgentFinished, AgentID: "agent-1.1", IsError: true, Text: "boom"}, want: "↘ agent-1.1 failed: boom", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventTaskChanged, Text: "t1 in_progress", Output: "Parse"}, want: "▶ task t1: Parse (in progress)"},
+	{ev: coordinator.Event{Type: coordinator.EventTaskChanged, Text: "t1 failed", Output: "Parse"}, want: "✗ task t1: Parse (failed)", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventFilesChanged, Text: "1 file changed"}, want: "± 1 file changed"},
+	{ev: coordinator.Event{Type: coordinator.EventStateSaved}, want: "· state saved"},
+	{ev: coordinator.Event{Type: coordinator.EventInterrupted, Text: "Ctrl-C"}, want: "■ interrupted: Ctrl-C"},
+	{ev: coordinator.Event{Type: coordinator.EventError, Text: "model gone"}, want: "✗ model gone", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventWarning, Text: "prompt cut"}, want: "! warning: prompt cut", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventResult, Result: &coordinator.Result{Subtype: "success", NumTurns: 1, CostUSD: ptr(0.00012)}},
+		want: "■ success after 1 turn, tokens 0 in / 0 out, cost $0.00012"},
+	{ev: coordinator.Event{Type: coordinator.EventQuestion, Question: &memory.Question{ID: 4, Text: "allow?"}}, want: "? #4 allow?"},
+	{ev: coordinator.Event{Type: coordinator.EventAnswered, Question: &memory.Question{ID: 4}, Text: "y", Output: "terminal"}, want: "✓ answered #4 y (terminal)"},
+	{ev: coordinator.Event{Type: coordinator.EventLimitWait, Text: "waiting for the rate limit until 14:05"}, want: "⏸ waiting for the rate limit until 14:05"},
+	{ev: coordinator.Event{Type: coordinator.EventBreaker, Text: "circuit breaker open", IsError: true}, want: "⏸ circuit breaker open", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventDecision, Decision: &memory.DecisionRecord{Kind: "retry", Detail: "t1", Reason: "tests failed"}},
+		want: "◆ retry: t1 — because tests failed"},
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestEventLines renders every event kind once, and fails when a kind is
+// declared in coordinator/events.go without a row here: a new kind must
+// be given its words in the view, never in a face.
+func TestEventLines(t *testing.T) {
+	seen := map[coordinator.EventType]bool{}
+	for _, r := range eventRows {
+		seen[r.ev.Type] = true
+		l, ok := EventLine(r.ev)
+		if ok != (r.want != "") {
+			t.Errorf("%s: ok = %v", r.ev.Type, ok)
+			continue
+		}
+		if got := l.String(); ok && got != r.want {
+			t.Errorf("%s: %q, want %q", r.ev.Type, got, r.want)
+		}
+		if ok && (l.Style == StyleError) != r.err {
+			t.Errorf("%s: style %v", r.ev.Type, l.Style)
+		}
+	}
+	for _, kind := range declaredKinds(t) {
+		if !seen[kind] {
+			t.Errorf("event kind %s has no row in eventRows: give it its line in EventLine", kind)
+		}
+	}
+}
+
+// declaredKinds reads the EventType constants from the coordinator's
+// source, so a kind added there is found without anyone listing it.
+func declaredKinds(t *testing.T) []coordinator.EventType {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "../../coordinator/events.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []coordinator.EventType
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			v := s.(*ast.ValueSpec)
+			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "EventType" {
+				continue
+			}
+			for _, val := range v.Values {
+				if lit, ok := val.(*ast.BasicLit); ok {
+					k, _ := strconv.Unquote(lit.Value)
+					kinds = append(kinds, coordinator.EventType(k))
+				}
+			}
+		}
+	}
+	if len(kinds) < 20 {
+		t.Fatalf("found %d event kinds in coordinator/events.go; has the declaration moved?", len(kinds))
+	}
+	return kinds
+}
+
+// TestWaitingOldRecords: a waiting event recorded before the event
+// carried its limit has its words in Text, and a ralph reading that
+// record shows them.
+func TestWaitingOldRecords(t *testing.T) {
+	old := coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, Text: "waiting for the model — no data for 12 s"}
+	if got := Waiting(old); got != old.Text {
+		t.Errorf("old record: %q", got)
+	}
+	local := coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000, WaitLimitMS: 600000, ModelLoaded: true}
+	if got, want := Waiting(local), "waiting for the model — no data for 12s; Ollama has the model loaded and is reading the prompt, so ralph waits up to 10m00s"; got != want {
+		t.Errorf("local: %q, want %q", got, want)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"}, {1234 * time.Microsecond, "1ms"}, {1500 * time.Millisecond, "1.5s"}, {42 * time.Second, "42s"},
+		{6*time.Second + 140*time.Millisecond, "6.1s"}, {3*time.Minute + 5*time.Second, "3m05s"},
+		{62 * time.Minute, "1h02m"}, {59970 * time.Millisecond, "1m00s"}, {999700 * time.Microsecond, "1s"}, {time.Hour - 200*time.Millisecond, "1h00m"}, {83*time.Minute + 40*time.Second, "1h24m"},
+	} {
+		if got := Duration(c.d); got != c.want {
+			t.Errorf("Duration(%v) = %s, want %s", c.d, got, c.want)
+		}
+	}
+}
+
+func TestThinking(t *testing.T) {
+	var th Thinking
+	if _, ok := th.Fold(); ok {
+		t.Error("no reasoning, yet a line")
+	}
+	if got := th.Add("I should\nread main.go"); got != "thinking: I should read main.go" {
+		t.Errorf("tail %q", got)
+	}
+	l, ok := th.Fold()
+	if !ok || l.Glyph != GlyphThought || !regexpMatch(`^thought for [0-9.]+m?s: I should read main.go$`, l.Text) {
+		t.Errorf("fold %q", l.Text)
+	}
+	if _, ok := th.Fold(); ok {
+		t.Error("folded twice")
+	}
+}
+
+func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
