@@ -72,11 +72,11 @@ func denialInput(raw json.RawMessage) string {
 	_ = json.Unmarshal(raw, &in)
 	switch {
 	case in.Command != "":
-		return oneLine(in.Command)
+		return text.OneLine(in.Command)
 	case in.FilePath != "":
 		return in.FilePath
 	}
-	return oneLine(string(raw))
+	return text.OneLine(string(raw))
 }
 
 // unwrapShell shows `/bin/bash -lc 'go test'`, as codex reports its
@@ -212,11 +212,10 @@ func isNoise(line string) bool {
 	return false
 }
 
-// oneLine folds whitespace, newlines included, to single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func clipOneLine(s string, n int) string { return text.Clip(text.OneLine(s), n) }
 
-func clipOneLine(s string, n int) string { return text.Clip(oneLine(s), n) }
-
+// firstLine is the first non-blank line, without text.FirstLine's " …": a
+// command's output as the agent's verdict quotes it.
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return strings.TrimSpace(first)
