@@ -15,8 +15,15 @@ import (
 // resume by id. It returns the id the conversation goes on in. Call it
 // only while nothing runs.
 func (c *Coordinator) Reset() (string, error) {
-	c.logDecision(memory.DecisionRecord{Kind: "clear", Detail: "the user cleared the conversation", Reason: "the person asked for it (/clear)",
+	return c.moveOn(memory.DecisionRecord{Kind: "clear", Detail: "the user cleared the conversation", Reason: "the person asked for it (/clear)",
 		By: memory.DecidedByPerson})
+}
+
+// moveOn records why the conversation leaves its session (d), then keeps
+// only the system prompt and, with NextSession, goes on in a new session
+// record that starts with it: /clear and /handoff, one way.
+func (c *Coordinator) moveOn(d memory.DecisionRecord) (string, error) {
+	c.logDecision(d)
 	if c.opts.NextSession != nil {
 		// The recorder writes the clear into the old session before the
 		// record moves on.

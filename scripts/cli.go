@@ -207,6 +207,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addGitCommands(root)
 	c.addControlCommands(root)
 	c.addMCPCommands(root)
+	root.AddCommand(c.handoffCommand())
 	c.addConventionFlags(root)
 	trimSubcommandHelp(root)
 	wrapHelp(root)
@@ -413,6 +414,7 @@ func (c *cli) addConversationCommands(root *cobra.Command) {
 	for _, cmd := range []*cobra.Command{chat, script} {
 		cmd.Flags().BoolVarP(&f.cont, "continue", "c", false, "continue the latest session")
 		cmd.Flags().StringVar(&f.session, "session", "", "continue the session with this id (or a unique part of it)")
+		cmd.Flags().BoolVar(&f.conv.forkSession, "fork-session", false, "with -c or --session: continue in a copy of the session, leaving the original as it was")
 	}
 	root.AddCommand(chat, script)
 }

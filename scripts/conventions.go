@@ -28,6 +28,7 @@ type conventionFlags struct {
 	appendSystem   string
 	addDirs        []string
 	verbose        bool
+	forkSession    bool
 	// conv is what the flags settle into for project.Open.
 	conv project.Conventions
 }
@@ -45,6 +46,7 @@ func (c *cli) addConventionFlags(root *cobra.Command) {
 	root.Flags().BoolVarP(&cf.print, "print", "p", false, "run the task and print the answer, never the chat shell (as claude -p)")
 	root.Flags().StringVar(&cf.resume, "resume", "", "continue the session with this `ID` (ralph sessions lists them); without one, pick it on a terminal")
 	root.Flags().Lookup("resume").NoOptDefVal = pickSession
+	root.Flags().BoolVar(&cf.forkSession, "fork-session", false, "with -c or --resume: continue in a copy of the session under a new id, leaving the original as it was")
 	pf.StringArrayVar(&cf.allowed, "allowed-tools", nil, `tools that run without asking, e.g. "Bash(go test:*) Edit" (ralph's approval rules, for this run)`)
 	pf.StringArrayVar(&cf.disallowed, "disallowed-tools", nil, `tools that are refused, e.g. "Bash(git push:*) Write"`)
 	// Claude Code's own spellings, kept out of the help so it shows one
@@ -92,6 +94,10 @@ func (c *cli) settleConventions(cmd *cobra.Command) error {
 	}
 	cf.conv.Tools, cf.conv.AppendSystem, cf.conv.AddDirs = rules, cf.appendSystem, cf.addDirs
 	cf.conv.StartDir = f.dir
+	if cf.forkSession && !f.cont && f.session == "" && cf.resume == "" {
+		return usageErrorf("--fork-session goes with -c or --resume: it continues a copy of the session they name")
+	}
+	cf.conv.ForkSession = cf.forkSession
 	return nil
 }
 

@@ -218,7 +218,7 @@ commits). The running and the latest session cannot be archived.`,
 			return err
 		},
 	}
-	return []*cobra.Command{prune, archive}
+	return []*cobra.Command{prune, archive, c.mergeCommand()}
 }
 
 // Records answers the commands that read and manage a project's records

@@ -16,4 +16,7 @@ type Conventions struct {
 	Tools approval.ToolRules
 	// NeverAsk refuses what no rule allows (--permission-mode dontAsk).
 	NeverAsk bool
+	// ForkSession continues a copy of the session resumed, under a new
+	// id, and leaves the original as it was (--fork-session).
+	ForkSession bool
 }

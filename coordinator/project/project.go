@@ -368,6 +368,11 @@ func (p *Project) resume(opts Options) error {
 	if err != nil {
 		return err
 	}
+	if opts.ForkSession {
+		if id, err = p.fork(id); err != nil {
+			return err
+		}
+	}
 	s, msgs, err := memory.OpenSession(p.Fs, p.Root, id, p.secrets()...)
 	if err != nil {
 		return err

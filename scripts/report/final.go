@@ -45,6 +45,7 @@ func Report(fs afero.Fs, root, id string, now time.Time) (markdown string, path 
 	st, stErr := memory.LoadSessionState(fs, root, id)
 	msgs, msgErr := memory.LoadMessages(fs, dir)
 	writeSummary(&b, a, st, stErr == nil, msgs, msgErr, evs)
+	writeLinks(&b, fs, root, id)
 	writeTasks(&b, rec.Timeline)
 	writeTimeline(&b, rec.Timeline)
 	writeInsights(&b, ComputeInsights(rec))
