@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // handoffSummary is what the stand-in model writes when asked for a
@@ -239,5 +240,49 @@ func TestHandoffAndMergeOfUnknownSessions(t *testing.T) {
 	}
 	if r := ralph(t, dir, env, nil, "--fork-session", "hi"); r.code != 2 || !strings.Contains(r.stderr, "--fork-session goes with -c or --resume") {
 		t.Fatalf("--fork-session alone: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// /handoff in chat: the shell goes on in the new session, whose first
+// request carries the summary and not the conversation before it; the
+// session the chat leaves names the new one.
+func TestChatHandoffSwitchesToTheNewSession(t *testing.T) {
+	sum, _ := json.Marshal(handoffSummary)
+	srv := inlineServer(t, `{"name":"chat-handoff","responses":[
+		{"text":"Noted: remember the word PELICAN."},
+		{"text":`+string(sum)+`},
+		{"text":"The code word is PELICAN."}]}`)
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("remember the word PELICAN\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "Noted:") })
+	old := sessionIDs(t, dir)[0]
+	r.typeKeys("/handoff say the word\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "Handed off") })
+	r.typeKeys("what word?\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "The code word is PELICAN") })
+	r.leave(0, 20*time.Second)
+	ids := sessionIDs(t, dir)
+	if len(ids) != 2 || ids[0] != old {
+		t.Fatalf("want the old session and one new one, have %v", ids)
+	}
+	next := ids[1]
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("want 3 model requests, got %d", len(reqs))
+	}
+	if !bytes.Contains(reqs[1].Body, []byte("say the word")) || !bytes.Contains(reqs[1].Body, []byte("remember the word PELICAN")) {
+		t.Fatalf("the summary request lacks the goal or the conversation:\n%s", reqs[1].Body)
+	}
+	first := reqs[2].Body
+	if !bytes.Contains(first, []byte("The person chose the code word PELICAN")) || bytes.Contains(first, []byte("remember the word PELICAN")) {
+		t.Fatalf("the new session's first request is not the summary alone:\n%s", first)
+	}
+	if got := readFileT(t, filepath.Join(dir, ".ralph", "sessions", next, "messages.jsonl")); !strings.Contains(got, "what word?") {
+		t.Fatalf("the chat's next message did not go to the new session %s:\n%s", next, got)
+	}
+	if l := sessionLinks(t, dir, old); !slices.Contains(l["handed_off_to"].([]any), any(next)) {
+		t.Fatalf("the old session's links do not name the new one: %v", l)
 	}
 }

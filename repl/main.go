@@ -67,6 +67,9 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return err
 		},
 		DropPlan: p.DropPlan,
+		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
+			return p.Handoff(ctx, coord, goal)
+		},
 	})
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer

@@ -92,6 +92,8 @@ type Options struct {
 	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
 	// MCP lists the project's MCP servers for /mcp.
 	MCP func() []mcp.Status
+	// Handoff serves /handoff.
+	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -472,6 +474,7 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
 		Loop: s.opts.Loop, Undo: s.opts.Undo, MCP: s.opts.MCP, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
+		Handoff: s.opts.Handoff,
 	}
 	if s.opts.Control != nil {
 		h.Pause, h.Resume = s.opts.Control.Pause, s.resume

@@ -343,6 +343,9 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	sc.Run = coord.Run
 	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status,
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
+		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
+			return p.Handoff(ctx, coord, goal)
+		},
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, queue, ctl, nil)
 		}}

@@ -39,6 +39,7 @@ func All() []Spec {
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"mcp", "", "the MCP servers: their state and tools", runMCP},
 		{"clear", "", "start a new conversation, in a new session (the old one stays resumable by id)", runClear},
+		{"handoff", "[goal]", "go on in a new session that starts from a summary the model writes of this one (decisions, files, open questions, what is next)", runHandoff},
 		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
 		{"session", "[id]", "this session's id, or an analysis of another session", runSession},
 		{"diff", "[--step N|--task ID|--session]", "what ralph changed for your last message, like `ralph diff`", runDiff},

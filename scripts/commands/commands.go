@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -60,7 +61,10 @@ type Host struct {
 	DropPlan func() error
 	// MCP lists the project's MCP servers; nil makes /mcp unavailable.
 	MCP func() []mcp.Status
-	Now func() time.Time
+	// Handoff hands the conversation off to a new session (/handoff);
+	// nil makes /handoff unavailable.
+	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
+	Now     func() time.Time
 }
 
 func (h *Host) now() time.Time {
