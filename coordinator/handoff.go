@@ -102,6 +102,17 @@ func SummaryContext(what, summary, goal string) []conversation.Message {
 	}
 }
 
+// Conversed reports whether msgs hold a conversation to summarise: a
+// message of the person's, beyond the system prompt.
+func Conversed(msgs []conversation.Message) bool {
+	for _, m := range msgs {
+		if m.Role == conversation.RoleUser {
+			return true
+		}
+	}
+	return false
+}
+
 // Handoff is what a hand-off did.
 type Handoff struct {
 	From, To string // the session handed off and the new one
@@ -119,6 +130,9 @@ func (c *Coordinator) Handoff(ctx context.Context, goal string) (Handoff, error)
 		return Handoff{}, errors.New("this conversation has no session record to hand off from")
 	}
 	from := c.SessionID()
+	if !Conversed(c.Messages()) {
+		return Handoff{}, errors.New("there is no conversation to hand off yet")
+	}
 	model := c.ModelName()
 	summary, usage, err := Summarize(ctx, c.opts.Model, model, c.budget(ctx, model, nil), c.Messages(), goal)
 	c.addUsage(usage)

@@ -55,3 +55,12 @@ func TestHandoffWithoutNextSession(t *testing.T) {
 		t.Fatal("a coordinator without NextSession handed off")
 	}
 }
+
+// An empty conversation has nothing to hand off, and nothing moves on.
+func TestHandoffOfAnEmptyConversation(t *testing.T) {
+	moved := false
+	c := New(Options{Model: &summaryModel{}, ModelName: "m", System: "s", NextSession: func() (string, error) { moved = true; return "b", nil }})
+	if _, err := c.Handoff(context.Background(), ""); err == nil || moved {
+		t.Fatalf("an empty conversation was handed off: %v, moved %v", err, moved)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -67,6 +68,9 @@ func (c *cli) handoff(ctx context.Context, args []string) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	if err := needConversation(r, id, "hand off"); err != nil {
+		return c.fail(err)
+	}
 	p, code := c.openSession(ctx, id)
 	if p == nil {
 		return code
@@ -106,6 +110,9 @@ func (c *cli) merge(ctx context.Context, a, b string) int {
 	if into == from {
 		return c.fail(usageErrorf("%q and %q are the same session %s; merge two different ones", a, b, into))
 	}
+	if err := needConversation(r, from, "merge"); err != nil {
+		return c.fail(err)
+	}
 	mode := sessionMode(r, into)
 	p, code := c.openSession(ctx, into)
 	if p == nil {
@@ -144,6 +151,20 @@ func (c *cli) openSession(ctx context.Context, id string) (*project.Project, int
 		return nil, project.ExitCode(err)
 	}
 	return p, ExitOK
+}
+
+// needConversation refuses, as bad input, a session with nothing to
+// summarise: an empty chat's record, or one whose conversation cannot be
+// read.
+func needConversation(r Records, id, what string) error {
+	msgs, err := memory.LoadMessages(r.Fs, memory.SessionDir(r.Root, id))
+	if err != nil {
+		return usageErrorf("cannot %s session %s: %s", what, id, err)
+	}
+	if !coordinator.Conversed(msgs) {
+		return usageErrorf("session %s has no conversation to %s", id, what)
+	}
+	return nil
 }
 
 // sessionMode is the mode a session's record says, "" when unknown.

@@ -53,8 +53,8 @@ func (p *Project) Merge(ctx context.Context, from string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(msgs) == 0 {
-		return "", fmt.Errorf("%w: session %s has no conversation to merge", memory.ErrNoSession, from)
+	if !coordinator.Conversed(msgs) {
+		return "", fmt.Errorf("session %s has no conversation to merge", from)
 	}
 	budget := p.Config.ContextTokens
 	if budget <= 0 {
