@@ -196,9 +196,13 @@ func TestSessionsMergeBringsASummaryIntoA(t *testing.T) {
 	ids := sessionIDs(t, dir)
 	a, b := ids[0], ids[1]
 	bMessages := readFileT(t, filepath.Join(dir, ".ralph", "sessions", b, "messages.jsonl"))
-	m := ralph(t, dir, env, nil, "sessions", "merge", a, b)
+	m := ralph(t, dir, env, nil, "--json", "sessions", "merge", a, b)
 	if m.code != 0 {
 		t.Fatalf("merge: exit %d\n%s", m.code, m.stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(m.stdout), &res); err != nil || res["session_id"] != a || res["merged_from"] != b || !strings.Contains(res["summary"].(string), "LEXER-MARK") {
+		t.Fatalf("merge --json: %v\n%s", err, m.stdout)
 	}
 	if got := readFileT(t, filepath.Join(dir, ".ralph", "sessions", b, "messages.jsonl")); got != bMessages {
 		t.Fatalf("the merge changed B's conversation")
