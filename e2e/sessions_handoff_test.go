@@ -176,6 +176,9 @@ func TestForkSessionLeavesTheOriginalByteIdentical(t *testing.T) {
 	if rep.code != 0 || !strings.Contains(rep.stdout, "forked from "+orig) {
 		t.Fatalf("ralph report of the fork does not show its origin (exit %d):\n%s\n%s", rep.code, rep.stdout, rep.stderr)
 	}
+	if h := ralph(t, dir, env, nil, "report", fork, "--html"); h.code != 0 || !strings.Contains(readFileT(t, strings.TrimSpace(h.stdout)), "forked from "+orig) {
+		t.Fatalf("the HTML report of the fork does not show its origin (exit %d):\n%s\n%s", h.code, h.stdout, h.stderr)
+	}
 }
 
 // ralph sessions merge A B puts a summary of B into A's history with a

@@ -33,6 +33,9 @@ func HTMLReport(fs afero.Fs, root, id, out string, now time.Time) (string, error
 		return "", err
 	}
 	page := newHTMLPage(rec, now)
+	if l, err := memory.LoadLinks(fs, root, id); err == nil {
+		page.Links = l.Lines()
+	}
 	var b bytes.Buffer
 	if err := htmlTemplate.Execute(&b, page); err != nil {
 		return "", fmt.Errorf("html report: %w", err)
@@ -63,6 +66,8 @@ type htmlPage struct {
 	Reviews []htmlReview
 	// LeftOutPicks counts the routine task picks left out of a long list.
 	LeftOutPicks int
+	// Links are the sessions this one is linked to (links.json).
+	Links []string
 }
 
 // htmlReview is one row of the reviews table.

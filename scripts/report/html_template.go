@@ -54,6 +54,7 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 <div class="fact"><b>tasks</b>{{.TaskLine}}</div>
 </div>
 {{range .Notes}}<p class="sub">Note: {{.}}</p>{{end}}
+{{range .Links}}<p class="sub">Session {{.}}</p>{{end}}
 
 <h2>Timeline</h2>
 <div class="card">
