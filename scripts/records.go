@@ -307,6 +307,9 @@ func (r Records) Sessions(project string, limit int) error {
 		}
 	}
 	s := report.Sessions(list)
+	if r.Term.OutTTY {
+		s.Width = r.Term.Width
+	}
 	if limit > 0 && len(s.Sessions) > limit {
 		s.Sessions = s.Sessions[:limit]
 	}
@@ -334,9 +337,16 @@ func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.Registry
 		}
 		for _, id := range ids {
 			e := memory.RegistryEntry{Root: p.Root, SessionID: id}
-			if st, err := memory.LoadSessionState(fs, p.Root, id); err == nil {
+			st, err := memory.LoadSessionState(fs, p.Root, id)
+			switch {
+			case err == nil && memory.SessionEmpty(fs, p.Root, id) && !memory.Active(st.Status):
+				// Opened and left without a word: nothing to list.
+				continue
+			case err == nil:
 				e.Status, e.Mode, e.UpdatedAt = st.Status, st.Mode, st.UpdatedAt
-			} else if id == p.SessionID {
+				e.Model, e.Turns, e.CostUSD = st.Model, st.Turns, st.CostUSD
+				e.FirstPrompt = text.OneLine(memory.FirstPrompt(fs, p.Root, id))
+			case id == p.SessionID:
 				e = p
 			}
 			out = append(out, e)
