@@ -54,7 +54,6 @@ func (t *table) write(b *strings.Builder, indent string) {
 	}
 }
 
-
 // thousands is view's (scripts/view), under the name this package has always used.
 func thousands(n int64) string { return view.Count(n) }
 
