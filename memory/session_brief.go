@@ -11,16 +11,24 @@ import (
 	"github.com/spf13/afero"
 )
 
-// SessionEmpty reports whether session id holds no message: a chat that
-// was opened and left without a word (or a /clear that nothing followed).
-// Such a session is kept on disk, since its lock, control socket and
-// events were real while it ran, but it is never "the latest session"
-// that -c, --resume's picker or `ralph sessions` offer: continuing it
-// would skip the conversation the person had before it. A stat, not a
-// read, so listings stay cheap in a project of many sessions.
+// SessionEmpty reports whether session id was left without anything
+// done in it: no message, no turn, no iteration of a task loop, and no
+// ralph working in it now. That is a chat opened and left without a word
+// (or a /clear that nothing followed). Such a session is kept on disk,
+// since its lock, control socket and events were real while it ran, but
+// it is never "the latest session" that -c and `ralph resume` continue,
+// nor listed by --resume's picker or `ralph sessions`: continuing it would
+// skip the conversation the person had before it. A live one counts as
+// used, since `ralph watch` and `ralph status` follow the chat open now.
+// It costs a stat for a session with messages (the common case), so
+// listings stay cheap in a project of many sessions.
 func SessionEmpty(fs afero.Fs, root, id string) bool {
 	fi, err := fs.Stat(filepath.Join(SessionDir(root, id), "messages.jsonl"))
-	return err != nil || fi.Size() == 0
+	if err == nil && fi.Size() > 0 {
+		return false
+	}
+	st, err := LoadSessionState(fs, root, id)
+	return err == nil && !Active(st.Status) && st.Turns == 0 && st.Iteration == 0
 }
 
 // FirstPrompt is the first message the person sent in session id, or ""
@@ -140,16 +148,12 @@ func editDistance(a, b string) int {
 }
 
 // worthContinuing is ids (sorted, oldest first) cut after the newest
-// session that is not empty or still runs, so "the latest session" is
-// never one opened and left without a word (SessionEmpty); a live one
-// counts, since `ralph watch` and `ralph status` follow the chat that is
-// open now. When every session is empty, ids are left as they are.
+// session that is not empty, so "the latest session" is never one opened
+// and left without a word (SessionEmpty). When every session is empty,
+// ids are left as they are.
 func worthContinuing(fs afero.Fs, root string, ids []string) []string {
 	for k := len(ids) - 1; k >= 0; k-- {
 		if !SessionEmpty(fs, root, ids[k]) {
-			return ids[:k+1]
-		}
-		if st, err := LoadSessionState(fs, root, ids[k]); err == nil && Active(st.Status) {
 			return ids[:k+1]
 		}
 	}

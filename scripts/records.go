@@ -339,7 +339,7 @@ func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.Registry
 			e := memory.RegistryEntry{Root: p.Root, SessionID: id}
 			st, err := memory.LoadSessionState(fs, p.Root, id)
 			switch {
-			case err == nil && memory.SessionEmpty(fs, p.Root, id) && !memory.Active(st.Status):
+			case err == nil && memory.SessionEmpty(fs, p.Root, id):
 				// Opened and left without a word: nothing to list.
 				continue
 			case err == nil:
