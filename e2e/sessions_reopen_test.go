@@ -178,4 +178,17 @@ func TestExitSummary(t *testing.T) {
 	if strings.Contains(r.stderr, "continues it") {
 		t.Fatalf("a piped one-shot printed the summary:\n%s", r.stderr)
 	}
+
+	// In a git repository the files a turn changed are counted, in the
+	// summary and in --json.
+	repo := gitProjectDir(t)
+	r = ralph(t, repo, cleanEnv(t), nil, "--base-url", writer(t).URL, "--json", "write a and edit b")
+	if m := resultLine(t, r.stdout); r.code != 0 || m["files_changed"] != float64(2) {
+		t.Fatalf("files_changed after writing a.txt and editing b.txt: %v\n%s", m["files_changed"], r.stderr)
+	}
+	written := startPTY(t, gitProjectDir(t), chatEnv(t), "--base-url", writer(t).URL, "write a and edit b")
+	written.expectExit(0, 10*time.Second)
+	if s := written.screen(); !strings.Contains(s, "2 turns · 2 files changed") {
+		t.Fatalf("the summary does not count the files changed:\n%s", s)
+	}
 }
