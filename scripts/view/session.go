@@ -1,6 +1,8 @@
 package view
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/spf13/afero"
 )
 
@@ -34,7 +37,11 @@ func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
 	}
 	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
 	files := map[string]bool{}
+	// Tasks are done by the task loop (its task_changed "t3 done") or, in
+	// a conversation, by the model's complete_task; one task done both
+	// ways is counted once, by its id.
 	done := map[string]bool{}
+	completing := map[string]string{} // complete_task calls: tool call id → task
 	for _, ev := range evs {
 		switch ev.Type {
 		case coordinator.EventFilesChanged:
@@ -42,11 +49,20 @@ func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
 				files[c.Path] = true
 			}
 		case coordinator.EventTaskChanged:
-			// The task loop's words end with the task's new state
-			// ("t3: title → done").
 			words := strings.Fields(ev.Text)
 			if len(words) > 1 && memory.TaskState(strings.Trim(words[len(words)-1], ".,;")) == memory.TaskDone {
-				done[ev.Task+words[0]] = true
+				done[cmp.Or(ev.Task, words[0])] = true
+			}
+		case coordinator.EventToolCall:
+			var args struct {
+				ID string `json:"id"`
+			}
+			if ev.ToolName == workers.ToolCompleteTask && json.Unmarshal(ev.ToolArgs, &args) == nil && args.ID != "" {
+				completing[ev.ToolID] = args.ID
+			}
+		case coordinator.EventToolResult:
+			if id, ok := completing[ev.ToolID]; ok && !ev.IsError {
+				done[id] = true
 			}
 		}
 	}

@@ -1,11 +1,17 @@
 package view
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 func TestAgo(t *testing.T) {
@@ -45,5 +51,35 @@ func TestSessionWords(t *testing.T) {
 	st := memory.State{Turns: 1, Mode: "chat", Status: memory.StatusCompleted, Model: "m", UpdatedAt: time.Now().Add(-3 * time.Hour), CostUSD: &cost}
 	if got, want := SessionRow(st, time.Now()), "3h ago · 1 turn · $0.0042 · chat, completed · m"; got != want {
 		t.Errorf("row %q, want %q", got, want)
+	}
+}
+
+// The facts count each file and each task once, whichever way a task was
+// done (the task loop's task_changed, the model's complete_task).
+func TestLoadSessionFacts(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	cost := 0.5
+	s, err := memory.CreateSession(fs, "/p", "S1", memory.State{Status: memory.StatusCompleted, Turns: 3, CostUSD: &cost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []coordinator.Event{
+		{Type: coordinator.EventFilesChanged, Files: []git.FileChange{{Path: "a.go"}, {Path: "b.go"}}},
+		{Type: coordinator.EventFilesChanged, Files: []git.FileChange{{Path: "a.go"}}},
+		{Type: coordinator.EventTaskChanged, Text: "t1 in_progress", Task: "t1"},
+		{Type: coordinator.EventTaskChanged, Text: "t1 done", Task: "t1"},
+		{Type: coordinator.EventToolCall, ToolID: "c1", ToolName: workers.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t2","summary":"x"}`)},
+		{Type: coordinator.EventToolResult, ToolID: "c1", ToolName: workers.ToolCompleteTask},
+		{Type: coordinator.EventToolCall, ToolID: "c2", ToolName: workers.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t3","summary":"x"}`)},
+		{Type: coordinator.EventToolResult, ToolID: "c2", ToolName: workers.ToolCompleteTask, IsError: true},
+	} {
+		if err := s.AppendEvent(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.Close()
+	f := LoadSessionFacts(fs, "/p", "S1")
+	if f.Turns != 3 || f.Files != 2 || f.TasksDone != 2 || f.CostUSD == nil || *f.CostUSD != 0.5 {
+		t.Errorf("facts %+v", f)
 	}
 }
