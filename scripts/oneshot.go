@@ -93,8 +93,10 @@ type OneShot struct {
 	// facts are the terminal's, for the notifier.
 	facts terminal.Facts
 	// summary sums up the session when the run ends (OneShotMain sets
-	// it); nil leaves the summary out.
-	summary func(coordinator.Result) (view.SessionFacts, bool)
+	// it), and with wantLatest says whether it is the latest session (a
+	// listing of the sessions, which only the terminal's words need); nil
+	// leaves the summary out.
+	summary func(res coordinator.Result, wantLatest bool) (facts view.SessionFacts, latest bool)
 }
 
 // onTerminal reports whether a person reads this run on a terminal, to
@@ -347,7 +349,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	var facts view.SessionFacts
 	var latest bool
 	if o.summary != nil {
-		facts, latest = o.summary(res)
+		facts, latest = o.summary(res, o.onTerminal())
 	}
 	switch o.Format {
 	case FormatJSON, FormatStreamJSON:
@@ -490,8 +492,8 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		prompt = resumePrompt(p.History)
 	}
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
-	face.summary = func(res coordinator.Result) (view.SessionFacts, bool) {
-		return sessionSummary(p, res)
+	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
+		return sessionSummary(p, res, wantLatest)
 	}
 	if p.Resumed && face.onTerminal() {
 		// Before the progress display takes the terminal's last line.

@@ -12,9 +12,10 @@ import (
 // sessionSummary is a one-shot's session as its end sums it up: the
 // files and tasks from the session's events (every subscriber has
 // written its events when Run returns), the turns and cost from the
-// result, which counts earlier runs of a continued session too; and
-// whether the session is the latest, the one `ralph -c` continues.
-func sessionSummary(p *project.Project, res coordinator.Result) (view.SessionFacts, bool) {
+// result, which counts earlier runs of a continued session too; and, when
+// wantLatest, whether the session is the latest, the one `ralph -c`
+// continues.
+func sessionSummary(p *project.Project, res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
 	id := res.SessionID
 	if id == "" {
 		id = p.Session.CurrentID()
@@ -25,6 +26,9 @@ func sessionSummary(p *project.Project, res coordinator.Result) (view.SessionFac
 	}
 	if res.SessionCostUSD != nil {
 		f.CostUSD = res.SessionCostUSD
+	}
+	if !wantLatest {
+		return f, false
 	}
 	latest, _ := memory.FindSession(p.Fs, p.Root, "")
 	return f, latest == id
