@@ -74,9 +74,9 @@ func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
 // 1 task done · $0.02" (no cost when the model's price is unknown, no
 // tasks when none was done).
 func (f SessionFacts) StateLine() string {
-	parts := []string{plural(f.Turns, "turn", "turns"), plural(f.Files, "file changed", "files changed")}
+	parts := []string{counted(f.Turns, "turn", "turns"), counted(f.Files, "file changed", "files changed")}
 	if f.TasksDone > 0 {
-		parts = append(parts, plural(f.TasksDone, "task done", "tasks done"))
+		parts = append(parts, counted(f.TasksDone, "task done", "tasks done"))
 	}
 	if f.CostUSD != nil {
 		parts = append(parts, text.Dollars(*f.CostUSD))
@@ -84,11 +84,9 @@ func (f SessionFacts) StateLine() string {
 	return strings.Join(parts, " · ")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+// counted is n and its noun, by Plural: "1 turn", "3 turns".
+func counted(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, Plural(n, one, many))
 }
 
 // ExitSummary is what chat and a one-shot on a terminal say when they
@@ -189,7 +187,7 @@ func Lines(lines []string) string {
 // SessionRow is a session's facts as the --resume picker shows them under
 // its first prompt: age, turns, cost, mode, status and model.
 func SessionRow(st memory.State, now time.Time) string {
-	parts := []string{Ago(st.UpdatedAt, now), plural(st.Turns, "turn", "turns")}
+	parts := []string{Ago(st.UpdatedAt, now), counted(st.Turns, "turn", "turns")}
 	if st.CostUSD != nil {
 		parts = append(parts, text.Dollars(*st.CostUSD))
 	}
