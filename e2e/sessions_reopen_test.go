@@ -134,7 +134,7 @@ func TestSessionListsShowFirstPromptAndBadIDs(t *testing.T) {
 	picker.leave(0, 5*time.Second)
 
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--resume", "nosuch", "hi")
-	if r.code != 2 || !strings.Contains(r.stderr, `no session matches "nosuch"`) || strings.Contains(r.stderr, "needs a session id") {
+	if r.code != 2 || !strings.Contains(r.stderr, `no session matches "nosuch"`) || !strings.Contains(r.stderr, ids[1]) || strings.Contains(r.stderr, "needs a session id") {
 		t.Fatalf("--resume nosuch hi: exit %d\n%s", r.code, r.stderr)
 	}
 	// One character off the first session's id: it is offered.

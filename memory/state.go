@@ -420,10 +420,14 @@ func FindSession(fs afero.Fs, root, id string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
+		// What looks like the id, else what the person may have meant
+		// at all: the newest sessions.
 		if near := NearestSessions(ids, id, 3); len(near) > 0 {
 			return "", fmt.Errorf("%w: no session matches %q; the nearest: %s", ErrNoSession, id, strings.Join(near, ", "))
 		}
-		return "", fmt.Errorf("%w: no session matches %q", ErrNoSession, id)
+		newest := slices.Clone(ids[max(0, len(ids)-3):])
+		slices.Reverse(newest)
+		return "", fmt.Errorf("%w: no session matches %q; the newest: %s", ErrNoSession, id, strings.Join(newest, ", "))
 	case 1:
 		return found[0], nil
 	}
