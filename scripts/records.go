@@ -303,7 +303,8 @@ func (r Records) Sessions(project string, limit int) error {
 	archived, _ := reg.Archives()
 	for _, a := range archived {
 		if project == "" || samePath(a.Root, project) {
-			list = append(list, memory.RegistryEntry{Root: a.Root, SessionID: a.SessionID, Status: "archived", Mode: a.Mode, UpdatedAt: a.ArchivedAt})
+			list = append(list, memory.RegistryEntry{Root: a.Root, SessionID: a.SessionID, Status: "archived", Mode: a.Mode, UpdatedAt: a.ArchivedAt,
+				Model: a.Model, Turns: a.Turns, CostUSD: a.CostUSD})
 		}
 	}
 	s := report.Sessions(list)
