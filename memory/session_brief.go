@@ -70,10 +70,11 @@ func LastExchange(msgs []conversation.Message) (prompt, answer string) {
 	return "", ""
 }
 
-// NearestSessions are up to n of ids that look most like want, a
-// mistyped or stale id: those containing the longest run of want's
-// leading characters first, then by edit distance to the part of the id
-// as long as want. It is what "no session matches" offers instead.
+// NearestSessions are up to n of ids that look like want, a mistyped or
+// stale id: those containing the longest run of want's leading
+// characters first, then by edit distance to the part of the id as long
+// as want; none when nothing is near. It is what "no session matches"
+// offers instead.
 func NearestSessions(ids []string, want string, n int) []string {
 	if want == "" || n <= 0 {
 		return nil
@@ -113,8 +114,10 @@ func NearestSessions(ids []string, want string, n int) []string {
 	})
 	var out []string
 	for _, s := range all {
-		// Nothing in common at all is no help.
-		if s.prefix == 0 && s.dist >= len(want) {
+		// Near is a run of four or more of want's leading characters, or
+		// a third of its characters wrong at most: a character or two in
+		// common (every id has digits and hex) is chance, not a likeness.
+		if s.prefix < min(4, len(want)) && s.dist > len(want)/3 {
 			continue
 		}
 		out = append(out, s.id)

@@ -94,3 +94,10 @@ func TestLastExchange(t *testing.T) {
 		t.Errorf("no answer yet: %q %q", p, a)
 	}
 }
+
+func TestNearestSessionsIgnoresChance(t *testing.T) {
+	ids := []string{"20261125T010549Z-00ec1768d555", "20261125T010545Z-30064bc881cb"}
+	if got := NearestSessions(ids, "nosuch", 3); len(got) != 0 {
+		t.Errorf("a word with a letter in common is near: %v", got)
+	}
+}
