@@ -374,7 +374,7 @@ func TestChatLeavingSaysHowToContinue(t *testing.T) {
 	r.waitFor("Ctrl-C again or Ctrl-D to leave", 5*time.Second)
 	r.typeKeys("\x03")
 	r.expectExit(0, 5*time.Second)
-	if s := r.screen(); !strings.Contains(s, "`ralph chat -c` continues") {
+	if s := r.screen(); !strings.Contains(s, "`ralph -c` (or `ralph --resume") {
 		t.Fatalf("leaving did not say how to continue; the screen shows:\n%s", s)
 	}
 }

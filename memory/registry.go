@@ -25,6 +25,13 @@ type RegistryEntry struct {
 	Status    string    `json:"status,omitempty"`
 	Mode      string    `json:"mode,omitempty"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Model, FirstPrompt, Turns and CostUSD are filled in for listings
+	// from the session's own records (the registry itself keeps none of
+	// them): what tells one session from another at a glance.
+	Model       string   `json:"model,omitempty"`
+	FirstPrompt string   `json:"first_prompt,omitempty"`
+	Turns       int      `json:"turns,omitempty"`
+	CostUSD     *float64 `json:"cost_usd,omitempty"`
 }
 
 // Registry file names inside the registry directory.

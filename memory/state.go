@@ -378,11 +378,13 @@ func ListSessions(fs afero.Fs, root string) ([]string, error) {
 // directory and the one .ralph/session.json names (an older session that
 // was resumed), the one whose own record was updated last. The summary
 // alone is not trusted: a crash between creating a session and updating
-// the summary leaves the summary naming the previous session.
+// the summary leaves the summary naming the previous session. A session
+// opened and left without a word is passed over (worthContinuing).
 func latestSession(fs afero.Fs, root string, ids []string) string {
+	ids = worthContinuing(fs, root, ids)
 	newest := ids[len(ids)-1]
 	st, err := LoadState(fs, root)
-	if err != nil || st.SessionID == newest || !slices.Contains(ids, st.SessionID) {
+	if err != nil || st.SessionID == newest || !slices.Contains(ids, st.SessionID) || SessionEmpty(fs, root, st.SessionID) {
 		return newest
 	}
 	named, nerr := LoadSessionState(fs, root, st.SessionID)
@@ -418,7 +420,14 @@ func FindSession(fs afero.Fs, root, id string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("%w: no session matches %q", ErrNoSession, id)
+		// What looks like the id, else what the person may have meant
+		// at all: the newest sessions.
+		if near := NearestSessions(ids, id, 3); len(near) > 0 {
+			return "", fmt.Errorf("%w: no session matches %q; the nearest: %s", ErrNoSession, id, strings.Join(near, ", "))
+		}
+		newest := slices.Clone(ids[max(0, len(ids)-3):])
+		slices.Reverse(newest)
+		return "", fmt.Errorf("%w: no session matches %q; the newest: %s", ErrNoSession, id, strings.Join(newest, ", "))
 	case 1:
 		return found[0], nil
 	}

@@ -3,7 +3,9 @@ package repl
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
@@ -12,7 +14,9 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // MainOptions are what the chat shell needs besides the opened project.
@@ -32,12 +36,15 @@ type MainOptions struct {
 // leaves, and returns the exit code.
 func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	queue := o.Queue
+	// The style is decided before the line editor reads the terminal: in
+	// auto it may ask the terminal, which answers on its input.
+	style := o.Term.RenderStyle(p.Config.Style)
 	var banner []string
 	if queue == nil {
 		queue = interrupts.NewQueue()
 		banner = append(o.Notices, fmt.Sprintf("ralph %s · %s · session %s · /help for help, Ctrl-D to leave", o.Version, p.Config.Model, p.Session.ID))
 		if p.Resumed {
-			banner = append(banner, fmt.Sprintf("continuing the session: %d messages so far", len(p.History)))
+			banner = append(banner, reopened(p, o.Term, style)...)
 		}
 	}
 	var sh *Shell
@@ -48,9 +55,6 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// conversation may run beside a paused loop, and a hard stop or a
 	// message meant for one must never be taken by the other.
 	loopQueue := interrupts.NewQueue()
-	// The style is decided before the line editor reads the terminal: in
-	// auto it may ask the terminal, which answers on its input.
-	style := o.Term.RenderStyle(p.Config.Style)
 	sh = New(Options{
 		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo, MCP: p.MCP.Status,
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
@@ -89,9 +93,25 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// else on the screen says so or how to come back to it. A task
 	// loop's shell (o.Coord) is the loop's to report on.
 	if o.Coord == nil && talked(coord.Messages()) {
-		fmt.Fprintf(o.Term.Err, "ralph: the conversation is saved (session %s); `ralph chat -c` continues it\n", p.Session.ID)
+		id := p.Session.CurrentID()
+		latest, _ := memory.FindSession(p.Fs, p.Root, "")
+		summary := view.ExitSummary(view.LoadSessionFacts(p.Fs, p.Root, id), latest == id)
+		_, _ = io.WriteString(o.Term.Err, view.Lines(strings.Split(summary, "\n")))
 	}
 	return code
+}
+
+// reopened is what a continued session shows above the first prompt:
+// where it was (the last exchange, the answer rendered as the chat
+// renders answers) and one line of its state.
+func reopened(p *project.Project, t terminal.Facts, style string) []string {
+	prompt, answer := memory.LastExchange(p.History)
+	width := t.Width
+	if width <= 0 {
+		width = 80
+	}
+	rendered := render.Markdown(answer, render.Options{Width: width, Color: t.Color, Style: style})
+	return view.Reopened(view.LoadSessionFacts(p.Fs, p.Root, p.Session.ID), prompt, rendered, width)
 }
 
 // talked reports whether the conversation holds a message of the person's.

@@ -6,12 +6,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -117,8 +119,15 @@ func (c *cli) resumeArgs(args []string) ([]string, error) {
 	if id == pickSession {
 		id = ""
 		if len(args) > 0 && !strings.ContainsAny(args[0], " \t\n") {
-			if found, err := memory.FindSession(r.Fs, r.Root, args[0]); err == nil {
+			found, err := memory.FindSession(r.Fs, r.Root, args[0])
+			switch {
+			case err == nil:
 				id, args = found, args[1:]
+			case len(args) > 1 || !c.term.InTTY || !c.term.ErrTTY:
+				// A word with a prompt after it, or with no terminal to
+				// pick at, was meant as the id: say it matches nothing
+				// (and what is near) rather than that no id was given.
+				return args, usageErrorf("--resume %s: %s; `ralph sessions` lists them", args[0], strings.TrimPrefix(err.Error(), memory.ErrNoSession.Error()+": "))
 			}
 		}
 	}
@@ -138,18 +147,27 @@ func (c *cli) resumeArgs(args []string) ([]string, error) {
 }
 
 // pickFromTerminal lists the newest sessions and reads the person's pick.
+// A session opened and left without a word is not offered: there is
+// nothing in it to go back to (memory.SessionEmpty).
 func pickFromTerminal(r Records) (string, error) {
-	ids, err := memory.ListSessions(r.Fs, r.Root)
+	all, err := memory.ListSessions(r.Fs, r.Root)
 	if err != nil {
 		return "", err
+	}
+	var ids []string
+	for _, id := range all {
+		if !memory.SessionEmpty(r.Fs, r.Root, id) {
+			ids = append(ids, id)
+		}
 	}
 	if len(ids) == 0 {
 		return "", usageErrorf("this project has no sessions to resume yet")
 	}
 	shown := ids[max(0, len(ids)-10):]
 	fmt.Fprintln(os.Stderr, "Sessions, newest first:")
+	now := time.Now()
 	for i := len(shown) - 1; i >= 0; i-- {
-		fmt.Fprintf(os.Stderr, "  %2d) %s\n", len(shown)-i, describeSession(r.Fs, r.Root, shown[i]))
+		fmt.Fprintf(os.Stderr, "  %2d) %s\n", len(shown)-i, describeSession(r.Fs, r.Root, shown[i], now, r.Term.Width))
 	}
 	fmt.Fprint(os.Stderr, "Resume which? [1] ")
 	tty, err := openTTY()
@@ -168,13 +186,24 @@ func pickFromTerminal(r Records) (string, error) {
 	return shown[len(shown)-n], nil
 }
 
-// describeSession is one line of the picker: id, mode, status, model.
-func describeSession(fs afero.Fs, root, id string) string {
+// describeSession is a session in the picker, in two lines cut to the
+// terminal's width: its first prompt, which is what a person remembers
+// it by, then its id, age, turns, cost, mode, status and model.
+func describeSession(fs afero.Fs, root, id string, now time.Time, width int) string {
+	if width <= 0 {
+		width = 80
+	}
+	// The number before the first line ("  NN) ") indents the second.
+	const indent = "      "
 	st, err := memory.LoadSessionState(fs, root, id)
 	if err != nil {
 		return id
 	}
-	return fmt.Sprintf("%s  %s, %s, %s", id, st.Mode, st.Status, st.Model)
+	prompt := memory.FirstPrompt(fs, root, id)
+	if prompt == "" {
+		prompt = "(no message)"
+	}
+	return view.OneLine(prompt, width-len(indent)) + "\n" + indent + view.OneLine(id+" · "+view.SessionRow(st, now), width-len(indent))
 }
 
 // globalFlagsNote replaces cobra's "Global Flags" section in every

@@ -92,6 +92,18 @@ type OneShot struct {
 	notifier *Notifier
 	// facts are the terminal's, for the notifier.
 	facts terminal.Facts
+	// summary sums up the session when the run ends (OneShotMain sets
+	// it), and with wantLatest says whether it is the latest session (a
+	// listing of the sessions, which only the terminal's words need); nil
+	// leaves the summary out.
+	summary func(res coordinator.Result, wantLatest bool) (facts view.SessionFacts, latest bool)
+}
+
+// onTerminal reports whether a person reads this run on a terminal, to
+// whom ralph may say more than the answer: where a continued session was,
+// and a summary at the end. A pipe on either side is a script's.
+func (o *OneShot) onTerminal() bool {
+	return o.Format == FormatText && o.StdoutTTY && o.StderrTTY
 }
 
 // SetNotifier makes the face notify through n (see Notifier); call it
@@ -246,6 +258,13 @@ type ResultJSON struct {
 	// Tasks and Reason are set by `ralph run`.
 	Tasks  *memory.TaskCounts `json:"tasks,omitempty"`
 	Reason string             `json:"reason,omitempty"`
+	// FilesChanged, TasksDone and ContinueCommand are the one-shot's
+	// summary of its session, as a terminal shows it when the run ends
+	// (its turns and cost are session_num_turns and
+	// session_total_cost_usd above).
+	FilesChanged    *int   `json:"files_changed,omitempty"`
+	TasksDone       *int   `json:"tasks_done,omitempty"`
+	ContinueCommand string `json:"continue_command,omitempty"`
 }
 
 // Denial is a tool call refused for want of approval: a command, or an
@@ -327,9 +346,19 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		res.Text = res.Err.Error()
 	}
 	code := ExitCode(res)
+	var facts view.SessionFacts
+	var latest bool
+	if o.summary != nil {
+		facts, latest = o.summary(res, o.onTerminal())
+	}
 	switch o.Format {
 	case FormatJSON, FormatStreamJSON:
-		o.enc.value(NewResultJSON(res))
+		r := NewResultJSON(res)
+		if o.summary != nil {
+			r.FilesChanged, r.TasksDone = &facts.Files, &facts.TasksDone
+			r.ContinueCommand = view.ContinueCommand(facts.ID)
+		}
+		o.enc.value(r)
 	default:
 		partial := res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxTokens
 		if res.IsError && partial && res.Text != "" {
@@ -350,6 +379,9 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	}
 	for _, l := range deniedSummary(res.Denied) {
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", l)
+	}
+	if o.summary != nil && o.onTerminal() && facts.ID != "" {
+		_, _ = io.WriteString(o.Stderr, view.Lines(strings.Split(view.ExitSummary(facts, latest), "\n")))
 	}
 	return code
 }
@@ -460,6 +492,13 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		prompt = resumePrompt(p.History)
 	}
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
+		return sessionSummary(p, res, wantLatest)
+	}
+	if p.Resumed && face.onTerminal() {
+		// Before the progress display takes the terminal's last line.
+		_, _ = io.WriteString(face.Stderr, view.Lines(face.reopened(p)))
+	}
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
 	defer face.notifier.Close()
 	face.Start()

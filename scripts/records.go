@@ -303,10 +303,14 @@ func (r Records) Sessions(project string, limit int) error {
 	archived, _ := reg.Archives()
 	for _, a := range archived {
 		if project == "" || samePath(a.Root, project) {
-			list = append(list, memory.RegistryEntry{Root: a.Root, SessionID: a.SessionID, Status: "archived", Mode: a.Mode, UpdatedAt: a.ArchivedAt})
+			list = append(list, memory.RegistryEntry{Root: a.Root, SessionID: a.SessionID, Status: "archived", Mode: a.Mode, UpdatedAt: a.ArchivedAt,
+				Model: a.Model, Turns: a.Turns, CostUSD: a.CostUSD})
 		}
 	}
 	s := report.Sessions(list)
+	if r.Term.OutTTY {
+		s.Width = r.Term.Width
+	}
 	if limit > 0 && len(s.Sessions) > limit {
 		s.Sessions = s.Sessions[:limit]
 	}
@@ -334,9 +338,16 @@ func allSessions(fs afero.Fs, projects []memory.RegistryEntry) []memory.Registry
 		}
 		for _, id := range ids {
 			e := memory.RegistryEntry{Root: p.Root, SessionID: id}
-			if st, err := memory.LoadSessionState(fs, p.Root, id); err == nil {
+			st, err := memory.LoadSessionState(fs, p.Root, id)
+			switch {
+			case err == nil && memory.SessionEmpty(fs, p.Root, id):
+				// Opened and left without a word: nothing to list.
+				continue
+			case err == nil:
 				e.Status, e.Mode, e.UpdatedAt = st.Status, st.Mode, st.UpdatedAt
-			} else if id == p.SessionID {
+				e.Model, e.Turns, e.CostUSD = st.Model, st.Turns, st.CostUSD
+				e.FirstPrompt = text.OneLine(memory.FirstPrompt(fs, p.Root, id))
+			case id == p.SessionID:
 				e = p
 			}
 			out = append(out, e)

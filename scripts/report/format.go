@@ -1,10 +1,8 @@
 package report
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/ralph-dev/ralph/scripts/view"
 
@@ -54,29 +52,6 @@ func (t *table) write(b *strings.Builder, indent string) {
 		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
 	}
-}
-
-// relTime says how long ago t was in the words people use at a glance;
-// beyond a month a date is clearer than a count of days. A time slightly in
-// the future (clock skew between machines) reads as "just now".
-func relTime(t, now time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < 2*time.Second:
-		return "just now"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d/time.Second))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d/time.Hour))
-	case d < 30*24*time.Hour:
-		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
-	}
-	return t.Local().Format("2006-01-02")
 }
 
 // thousands is view's (scripts/view), under the name this package has always used.

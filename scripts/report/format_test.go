@@ -2,18 +2,10 @@ package report
 
 import (
 	"testing"
-	"time"
 )
 
 func TestFormatHelpers(t *testing.T) {
-	now := t0
 	for _, c := range []struct{ got, want string }{
-		{relTime(time.Time{}, now), "-"},
-		{relTime(now.Add(time.Second), now), "just now"}, // clock skew
-		{relTime(now.Add(-45*time.Second), now), "45s ago"},
-		{relTime(now.Add(-3*time.Minute), now), "3m ago"},
-		{relTime(now.Add(-47*time.Hour), now), "47h ago"},
-		{relTime(now.Add(-72*time.Hour), now), "3d ago"},
 		{thousands(0), "0"},
 		{thousands(1234567), "1,234,567"},
 		{thousands(-1500), "-1,500"},

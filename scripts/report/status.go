@@ -203,10 +203,10 @@ func (r StatusReport) Text() string {
 	}
 	t.add("lock", r.Lock.text())
 	if s := r.Session; s != nil {
-		t.add("started", relTime(s.StartedAt, now))
-		t.add("updated", relTime(s.UpdatedAt, now))
+		t.add("started", view.Ago(s.StartedAt, now))
+		t.add("updated", view.Ago(s.UpdatedAt, now))
 		if !s.EndedAt.IsZero() {
-			t.add("ended", relTime(s.EndedAt, now))
+			t.add("ended", view.Ago(s.EndedAt, now))
 		}
 	}
 	for _, w := range r.Warnings {
@@ -305,7 +305,7 @@ func relPath(p, home string) string {
 // line, then how to answer it: the answer names the question by its id,
 // so it cannot go to another one asked meanwhile.
 func QuestionLines(q *memory.Question, now time.Time) []string {
-	lines := []string{fmt.Sprintf("#%d, asked %s:", q.ID, relTime(q.Since, now))}
+	lines := []string{fmt.Sprintf("#%d, asked %s:", q.ID, view.Ago(q.Since, now))}
 	for _, l := range strings.Split(q.Text, "\n") {
 		lines = append(lines, text.StripControls(l))
 	}

@@ -232,17 +232,17 @@ func TestSessionsTable(t *testing.T) {
 	now := t0.Add(time.Hour)
 	reg := []memory.RegistryEntry{
 		{Root: "/srv/old", SessionID: "20261001T000000Z-111111111111", Status: "completed", Mode: "oneshot", UpdatedAt: t0.Add(-40 * 24 * time.Hour)},
-		{Root: "/srv/api", SessionID: idA, Status: "running", Mode: "run", UpdatedAt: now.Add(-5 * time.Second)},
+		{Root: "/srv/api", SessionID: idA, Status: "running", Mode: "run", UpdatedAt: now.Add(-5 * time.Second), Turns: 4, CostUSD: ptr(0.02), FirstPrompt: "fix the parser"},
 		{Root: "/srv/web", SessionID: idRun, Status: "interrupted", UpdatedAt: now.Add(-3 * time.Hour)},
 	}
 	r := sessionsAt(reg, now)
 	if r.Sessions[0].Root != "/srv/api" || r.Sessions[2].Root != "/srv/old" {
 		t.Fatalf("not newest first: %+v", r.Sessions)
 	}
-	want := "project   status       mode     session                        updated\n" +
-		"/srv/api  running      run      " + idA + "  5s ago\n" +
-		"/srv/web  interrupted  -        " + idRun + "  3h ago\n" +
-		"/srv/old  completed    oneshot  20261001T000000Z-111111111111  " + t0.Add(-40*24*time.Hour).Local().Format("2006-01-02") + "\n"
+	want := "project   status       mode     session                        updated     turns   cost  first prompt\n" +
+		"/srv/api  running      run      " + idA + "  5s ago          4  $0.02  fix the parser\n" +
+		"/srv/web  interrupted  -        " + idRun + "  3h ago          0      -\n" +
+		"/srv/old  completed    oneshot  20261001T000000Z-111111111111  " + t0.Add(-40*24*time.Hour).Local().Format("2006-01-02") + "      0      -\n"
 	if got := r.Text(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}

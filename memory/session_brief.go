@@ -1,0 +1,164 @@
+package memory
+
+import (
+	"bufio"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/spf13/afero"
+)
+
+// SessionEmpty reports whether session id was left without anything
+// done in it: no message, no turn, no iteration of a task loop, and no
+// ralph working in it now. That is a chat opened and left without a word
+// (or a /clear that nothing followed). Such a session is kept on disk,
+// since its lock, control socket and events were real while it ran, but
+// it is never "the latest session" that -c and `ralph resume` continue,
+// nor listed by --resume's picker or `ralph sessions`: continuing it would
+// skip the conversation the person had before it. A live one counts as
+// used, since `ralph watch` and `ralph status` follow the chat open now.
+// It costs a stat for a session with messages (the common case), so
+// listings stay cheap in a project of many sessions.
+func SessionEmpty(fs afero.Fs, root, id string) bool {
+	fi, err := fs.Stat(filepath.Join(SessionDir(root, id), "messages.jsonl"))
+	if err == nil && fi.Size() > 0 {
+		return false
+	}
+	st, err := LoadSessionState(fs, root, id)
+	return err == nil && !Active(st.Status) && st.Turns == 0 && st.Iteration == 0
+}
+
+// FirstPrompt is the first message the person sent in session id, or ""
+// when there is none. It reads messages.jsonl only up to that message,
+// which is near its start, so a listing of many long sessions does not
+// read their whole conversations.
+func FirstPrompt(fs afero.Fs, root, id string) string {
+	f, err := fs.Open(filepath.Join(SessionDir(root, id), "messages.jsonl"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for sc.Scan() {
+		var m conversation.Message
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Role == conversation.RoleUser && strings.TrimSpace(m.Content) != "" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// LastExchange is the person's last message in msgs and the text of the
+// answer that followed it (the last assistant words after it; "" while
+// none came), for a face to show where a reopened session was.
+func LastExchange(msgs []conversation.Message) (prompt, answer string) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != conversation.RoleUser || strings.TrimSpace(msgs[i].Content) == "" {
+			continue
+		}
+		for _, m := range msgs[i+1:] {
+			if m.Role == conversation.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+				answer = m.Content
+			}
+		}
+		return msgs[i].Content, answer
+	}
+	return "", ""
+}
+
+// NearestSessions are up to n of ids that look like want, a mistyped or
+// stale id: those containing the longest run of want's leading
+// characters first, then by edit distance to the part of the id as long
+// as want; none when nothing is near. It is what "no session matches"
+// offers instead.
+func NearestSessions(ids []string, want string, n int) []string {
+	if want == "" || n <= 0 {
+		return nil
+	}
+	type scored struct {
+		id           string
+		prefix, dist int
+	}
+	var all []scored
+	for _, id := range ids {
+		s := scored{id: id, dist: len(want) + len(id)}
+		for k := len(want); k > 0; k-- {
+			if strings.Contains(id, want[:k]) {
+				s.prefix = k
+				break
+			}
+		}
+		// The id's window of want's length that is nearest to want: people
+		// copy a part of an id, from anywhere in it.
+		for i := 0; i+len(want) <= len(id) || i == 0; i++ {
+			end := min(len(id), i+len(want))
+			s.dist = min(s.dist, editDistance(want, id[i:end]))
+			if end == len(id) {
+				break
+			}
+		}
+		all = append(all, s)
+	}
+	slices.SortStableFunc(all, func(a, b scored) int {
+		if a.prefix != b.prefix {
+			return b.prefix - a.prefix
+		}
+		if a.dist != b.dist {
+			return a.dist - b.dist
+		}
+		return strings.Compare(b.id, a.id) // newer first
+	})
+	var out []string
+	for _, s := range all {
+		// Near is a run of four or more of want's leading characters, or
+		// a third of its characters wrong at most: a character or two in
+		// common (every id has digits and hex) is chance, not a likeness.
+		if s.prefix < min(4, len(want)) && s.dist > len(want)/3 {
+			continue
+		}
+		out = append(out, s.id)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, by bytes
+// (ids are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// worthContinuing is ids (sorted, oldest first) cut after the newest
+// session that is not empty, so "the latest session" is never one opened
+// and left without a word (SessionEmpty). When every session is empty,
+// ids are left as they are.
+func worthContinuing(fs afero.Fs, root string, ids []string) []string {
+	for k := len(ids) - 1; k >= 0; k-- {
+		if !SessionEmpty(fs, root, ids[k]) {
+			return ids[:k+1]
+		}
+	}
+	return ids
+}
