@@ -254,7 +254,7 @@ func RemoveUnfinishedSessions(fs afero.Fs, root string, names []string) error {
 func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []conversation.Message, error) {
 	dir := SessionDir(root, id)
 	if fi, err := fs.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, nil, fmt.Errorf("%w: no session %s in %s", ErrNoSession, id, filepath.Join(root, SessionsDir))
+		return nil, nil, NoSessionf("no session %s in %s", id, filepath.Join(root, SessionsDir))
 	}
 	for _, name := range []string{"messages.jsonl", "events.jsonl", "decisions.jsonl", "errors.jsonl"} {
 		if err := TrimTornTail(fs, filepath.Join(dir, name)); err != nil {

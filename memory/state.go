@@ -318,7 +318,7 @@ func readState(fs afero.Fs, path string) (st State, err error) {
 	}()
 	data, err := afero.ReadFile(fs, path)
 	if errors.Is(err, os.ErrNotExist) {
-		return State{}, fmt.Errorf("%w: %s does not exist", ErrNoSession, path)
+		return State{}, NoSessionf("%s does not exist", path)
 	}
 	if err != nil {
 		return State{}, fmt.Errorf("read %s: %w", path, err)
@@ -404,7 +404,7 @@ func FindSession(fs afero.Fs, root, id string) (string, error) {
 		return "", err
 	}
 	if len(ids) == 0 {
-		return "", fmt.Errorf("%w: this project has no sessions yet", ErrNoSession)
+		return "", NoSessionf("this project has no sessions yet")
 	}
 	if id == "" {
 		return latestSession(fs, root, ids), nil
@@ -423,13 +423,27 @@ func FindSession(fs afero.Fs, root, id string) (string, error) {
 		// What looks like the id, else what the person may have meant
 		// at all: the newest sessions.
 		if near := NearestSessions(ids, id, 3); len(near) > 0 {
-			return "", fmt.Errorf("%w: no session matches %q; the nearest: %s", ErrNoSession, id, strings.Join(near, ", "))
+			return "", NoSessionf("no session matches %q; the nearest: %s", id, strings.Join(near, ", "))
 		}
 		newest := slices.Clone(ids[max(0, len(ids)-3):])
 		slices.Reverse(newest)
-		return "", fmt.Errorf("%w: no session matches %q; the newest: %s", ErrNoSession, id, strings.Join(newest, ", "))
+		return "", NoSessionf("no session matches %q; the newest: %s", id, strings.Join(newest, ", "))
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("%w: %q matches %d sessions; give more of the id", ErrNoSession, id, len(found))
+	return "", NoSessionf("%q matches %d sessions; give more of the id", id, len(found))
+}
+
+// noSessionError is an ErrNoSession whose message is the whole sentence,
+// so that it reads "this project has no sessions yet" rather than
+// "no session: this project has no sessions yet".
+type noSessionError struct{ msg string }
+
+func (e *noSessionError) Error() string        { return e.msg }
+func (e *noSessionError) Is(target error) bool { return target == ErrNoSession }
+
+// NoSessionf is an error that is ErrNoSession for callers that branch on
+// it, and says only what it formats.
+func NoSessionf(format string, args ...any) error {
+	return &noSessionError{fmt.Sprintf(format, args...)}
 }

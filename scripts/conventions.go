@@ -127,7 +127,7 @@ func (c *cli) resumeArgs(args []string) ([]string, error) {
 				// A word with a prompt after it, or with no terminal to
 				// pick at, was meant as the id: say it matches nothing
 				// (and what is near) rather than that no id was given.
-				return args, usageErrorf("--resume %s: %s; `ralph sessions` lists them", args[0], strings.TrimPrefix(err.Error(), memory.ErrNoSession.Error()+": "))
+				return args, usageErrorf("--resume %s: %s", args[0], err)
 			}
 		}
 	}

@@ -132,7 +132,7 @@ func (r Records) newest(n int, allProjects bool) ([]SessionRef, error) {
 		}
 	}
 	if len(all) == 0 {
-		return nil, badSelection("%w: no sessions yet", memory.ErrNoSession)
+		return nil, selectionError{memory.NoSessionf("no sessions yet")}
 	}
 	slices.SortStableFunc(all, func(a, b SessionRef) int { return strings.Compare(a.ID, b.ID) })
 	return all[max(0, len(all)-n):], nil

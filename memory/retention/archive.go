@@ -47,7 +47,7 @@ func Archive(ctx context.Context, fs afero.Fs, root, id string, refs RefPruner, 
 	}
 	dir := memory.SessionDir(root, id)
 	if fi, err := fs.Stat(dir); err != nil || !fi.IsDir() {
-		return res, fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, filepath.Join(root, memory.SessionsDir))
+		return res, memory.NoSessionf("no session %s in %s", id, filepath.Join(root, memory.SessionsDir))
 	}
 	data, files, err := pack(fs, dir, id)
 	if err != nil {

@@ -96,7 +96,7 @@ func Analyze(fs afero.Fs, root, id string) (Analysis, error) {
 // a long log.
 func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, []memory.DecisionRecord, error) {
 	if fi, err := fs.Stat(memory.SessionDir(root, id)); err != nil || !fi.IsDir() {
-		return Analysis{}, nil, nil, fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, root)
+		return Analysis{}, nil, nil, memory.NoSessionf("no session %s in %s", id, root)
 	}
 	a := Analysis{SessionID: id, ErrorsByKind: map[string]int{}, Tools: []ToolStat{}}
 	evs, bad, err := readEvents(fs, root, id)

@@ -39,7 +39,7 @@ var (
 // follow is meant to end.
 func WriteLogs(ctx context.Context, fs afero.Fs, root, id string, w io.Writer, follow, raw bool) error {
 	if fi, err := fs.Stat(memory.SessionDir(root, id)); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%w: no session %s in %s", memory.ErrNoSession, id, root)
+		return memory.NoSessionf("no session %s in %s", id, root)
 	}
 	t := &tailer{fs: fs, path: memory.LogPath(root, id, memory.EventsLog), w: w, raw: raw}
 	n, err := t.poll()
