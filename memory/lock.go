@@ -70,12 +70,37 @@ type LockedError struct {
 
 func (e *LockedError) Error() string {
 	h := e.Holder
+	what := ""
+	if h.SessionID != "" {
+		what = "session " + h.SessionID
+	}
+	desc := e.who(what)
+	if e.Foreign {
+		return desc + " on host " + h.Hostname + " holds this project's lock; if it is gone, rerun with --force"
+	}
+	return desc + " is working in this project; wait for it to finish or stop it"
+}
+
+// Who names the holder as a chat that wants the project back says it:
+// "another ralph (pid 4242, `ralph fix the tests`, started 3s ago)".
+func (e *LockedError) Who() string {
+	c := e.Holder.Command
+	if c != "" {
+		c = "`" + c + "`"
+	}
+	return e.who(c)
+}
+
+// who is "another ralph" and what the lock file says of it: its pid,
+// what (a session, a command line), and since when.
+func (e *LockedError) who(what string) string {
+	h := e.Holder
 	var who []string
 	if h.PID > 0 {
 		who = append(who, fmt.Sprintf("pid %d", h.PID))
 	}
-	if h.SessionID != "" {
-		who = append(who, "session "+h.SessionID)
+	if what != "" {
+		who = append(who, what)
 	}
 	if !h.AcquiredAt.IsZero() {
 		who = append(who, "started "+ago(time.Since(h.AcquiredAt)))
@@ -84,10 +109,7 @@ func (e *LockedError) Error() string {
 	if len(who) > 0 {
 		desc += " (" + strings.Join(who, ", ") + ")"
 	}
-	if e.Foreign {
-		return desc + " on host " + h.Hostname + " holds this project's lock; if it is gone, rerun with --force"
-	}
-	return desc + " is working in this project; wait for it to finish or stop it"
+	return desc
 }
 
 // Is makes errors.Is(err, ErrLocked) true for a *LockedError.

@@ -51,8 +51,24 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// The style is decided before the line editor reads the terminal: in
 	// auto it may ask the terminal, which answers on its input.
 	style := o.Term.RenderStyle(p.Config.Style)
+	// A plain chat holds the project only while work runs, so that
+	// beside it waiting at its prompt another ralph may work here (see
+	// project.Hold). One a task loop stopped into (o.Coord) keeps it,
+	// as the loop did.
+	var hold func() (func(), string, error)
+	if o.Coord == nil {
+		hold = p.Hold
+	}
 	sh = New(Options{
-		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo, MCP: p.MCP.Status,
+		Control: ctl, LoopQueue: loopQueue, MCP: p.MCP.Status, Hold: hold,
+		Undo: func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error) {
+			release, err := sh.hold()
+			if err != nil {
+				return nil, err
+			}
+			defer release()
+			return p.Undo(ctx, sel, force)
+		},
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
 		// Asking the background (RenderStyle) read what was typed
@@ -63,10 +79,22 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
 		},
 		Plan: func() error {
-			_, err := p.StartPlan()
+			release, err := sh.hold()
+			if err != nil {
+				return err
+			}
+			defer release()
+			_, err = p.StartPlan()
 			return err
 		},
-		DropPlan: p.DropPlan,
+		DropPlan: func() error {
+			release, err := sh.hold()
+			if err != nil {
+				return err
+			}
+			defer release()
+			return p.DropPlan()
+		},
 	})
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer
@@ -79,6 +107,9 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	confirm = sh.Confirm
 	if at.Questions != nil {
 		confirm = at.Questions.Confirmer(sh.Confirm)
+	}
+	if hold != nil {
+		p.LetGoWhenIdle()
 	}
 	code := sh.Run(ctx, coord)
 	p.CloseConversation()

@@ -140,7 +140,9 @@ type Project struct {
 	coord     *coordinator.Coordinator
 	recording *coordinator.Recording
 	git       *gitState
-	gitLook   chan gitLook
+	// idle lets the lock go while a chat waits at its prompt (idle.go).
+	idle    idleLock
+	gitLook chan gitLook
 	// warnTo is the coordinator that tells the person about a failed
 	// checkpoint, and records the decisions made beside it (decide),
 	// both of which happen on goroutines of their own.
