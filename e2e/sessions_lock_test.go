@@ -68,6 +68,10 @@ func TestSessionsLockIdleChatLetsOthersWork(t *testing.T) {
 	if got := readFileT(t, filepath.Join(dir, "a.txt")); got != "new file\n" {
 		t.Fatalf("a.txt = %q", got)
 	}
+	// The chat's control socket outlived the others beside it.
+	if o := ralph(t, dir, env, nil, "say", "are you there?"); !strings.Contains(o.stdout+o.stderr, "nothing is running in the chat") {
+		t.Fatalf("ralph say to the idle chat after the others: exit %d\n%s\n%s", o.code, o.stdout, o.stderr)
+	}
 
 	r.typeKeys("what is new?\r")
 	r.waitIdle(15*time.Second, func(s string) bool { return strings.Contains(s, "noted") })
