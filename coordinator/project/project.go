@@ -522,8 +522,14 @@ func commandEnv(keyVar string) []string {
 // CloseConversation leaves a truthful status when a chat or a script
 // ends: a conversation with no work in flight is not "running". Every
 // finished run has saved its own status already; a session in which
-// nothing ran goes back to what it was before, or completed.
+// nothing ran goes back to what it was before, or completed. A session
+// not running is not written again: a chat that let the project go (see
+// Hold) would put its session back in .ralph/session.json over the one
+// another ralph runs now.
 func (p *Project) CloseConversation() {
+	if !memory.Active(p.Session.State().Status) {
+		return
+	}
 	_ = p.Session.SaveState(func(st *memory.State) {
 		if !memory.Active(st.Status) {
 			return
