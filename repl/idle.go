@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -20,6 +21,33 @@ func (s *Shell) hold() (release func(), err error) {
 		s.scr.line(s.scr.pal.Dim("↯ " + news))
 	}
 	return release, nil
+}
+
+// holding runs fn, work that is not a job (/undo, /plan), holding the
+// project as a job does.
+func (s *Shell) holding(fn func() error) error {
+	release, err := s.hold()
+	if err != nil {
+		return err
+	}
+	defer release()
+	return fn()
+}
+
+// heldCoord is the conversation as the shell drives it: /clear holds the
+// project too, since it moves the project's record (.ralph/session.json)
+// on to a new session, which must not happen under another ralph at work.
+type heldCoord struct {
+	*coordinator.Coordinator
+	s *Shell
+}
+
+func (c heldCoord) Reset() (id string, err error) {
+	err = c.s.holding(func() error {
+		id, err = c.Coordinator.Reset()
+		return err
+	})
+	return id, err
 }
 
 // refused tells the person why a line started no work when the project

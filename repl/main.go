@@ -61,13 +61,12 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	}
 	sh = New(Options{
 		Control: ctl, LoopQueue: loopQueue, MCP: p.MCP.Status, Hold: hold,
-		Undo: func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error) {
-			release, err := sh.hold()
-			if err != nil {
-				return nil, err
-			}
-			defer release()
-			return p.Undo(ctx, sel, force)
+		Undo: func(ctx context.Context, sel project.Selection, force bool) (res *project.UndoResult, err error) {
+			err = sh.holding(func() error {
+				res, err = p.Undo(ctx, sel, force)
+				return err
+			})
+			return res, err
 		},
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
@@ -79,22 +78,12 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
 		},
 		Plan: func() error {
-			release, err := sh.hold()
-			if err != nil {
+			return sh.holding(func() error {
+				_, err := p.StartPlan()
 				return err
-			}
-			defer release()
-			_, err = p.StartPlan()
-			return err
+			})
 		},
-		DropPlan: func() error {
-			release, err := sh.hold()
-			if err != nil {
-				return err
-			}
-			defer release()
-			return p.DropPlan()
-		},
+		DropPlan: func() error { return sh.holding(p.DropPlan) },
 	})
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer
@@ -111,7 +100,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	if hold != nil {
 		p.LetGoWhenIdle()
 	}
-	code := sh.Run(ctx, coord)
+	code := sh.Run(ctx, heldCoord{Coordinator: coord, s: sh})
 	p.CloseConversation()
 	// Leaving (Ctrl-C twice, Ctrl-D) keeps the conversation, and nothing
 	// else on the screen says so or how to come back to it. A task
