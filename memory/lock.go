@@ -205,6 +205,8 @@ func (a *acquirer) acquire() (*Lock, error) {
 // person asks for work. It returns a *LockedError naming the holder when
 // another ralph took the project meanwhile. The Lock stays the same value,
 // so its holders need not learn of a new one; it is a no-op while held.
+// Previous then names the holder it found gone meanwhile, if any: a ralph
+// that crashed while it had the project.
 func (l *Lock) Reacquire() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -222,6 +224,7 @@ func (l *Lock) Reacquire() error {
 		return err
 	}
 	l.f, l.fd, l.info, l.released = n.f, n.fd, n.info, false
+	l.prev, l.hasPrev, l.forced = a.prev, a.hasPrev, false
 	heldLocks.Store(l, struct{}{})
 	return nil
 }

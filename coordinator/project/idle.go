@@ -59,6 +59,9 @@ func (p *Project) Hold() (release func(), news string, err error) {
 		}
 		news = p.noteChanges(p.idle.stamp.changes(p.stampTree()))
 		p.idle.stamp = nil
+		if _, crashed := p.Lock.Previous(); crashed {
+			news = joinNews(news, p.recoverBeside())
+		}
 	}
 	p.idle.holds++
 	return sync.OnceFunc(p.unhold), news, nil
@@ -99,6 +102,25 @@ func (p *Project) warnLater(err error) {
 	if c := p.warnTo.Load(); c != nil {
 		c.Warn(err.Error())
 	}
+}
+
+// recoverBeside recovers, as Open does, after a ralph that crashed while
+// the chat let the project go: its tasks in progress go back to open and
+// its session is marked interrupted. It returns what the person is told.
+func (p *Project) recoverBeside() string {
+	var notes []string
+	if err := p.recover(func(s string) { notes = append(notes, s) }); err != nil {
+		notes = append(notes, "recovery after a ralph that crashed beside this chat failed: "+err.Error())
+	}
+	return strings.Join(notes, "; ")
+}
+
+// joinNews puts two lines for the person into one.
+func joinNews(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // changesShown bounds the files named in the note and the line.

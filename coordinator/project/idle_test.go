@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,4 +92,42 @@ func BenchmarkStampGit(b *testing.B) {
 			b.Fatal("no files stamped")
 		}
 	}
+}
+
+// TestIdleLockRecoversAfterACrashBeside: a ralph that died holding the
+// project while the chat let it go is recovered from when the chat takes
+// the project back, as the next ralph's Open would: its task in progress
+// goes back to open, and the person is told.
+func TestIdleLockRecoversAfterACrashBeside(t *testing.T) {
+	dir := t.TempDir()
+	fs := afero.NewOsFs()
+	p, err := Open(context.Background(), Options{Fs: fs, Dir: dir, Getenv: env(t), Mode: ModeChat, Overrides: Overrides{MaxRetries: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.LetGoWhenIdle()
+	write(t, filepath.Join(dir, "RALPH_TASKS.md"), "- [~] half done\n")
+	// What a ralph killed with the project in hand leaves: its lock file,
+	// which nobody flocks.
+	write(t, filepath.Join(dir, memory.LockFile), `{"pid":999999,"hostname":"`+hostname(t)+`","start_time":1,"acquired_at":"2026-01-01T00:00:00Z"}`)
+	release, news, err := p.Hold()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if !strings.Contains(news, "reset 1 task(s)") {
+		t.Fatalf("news = %q", news)
+	}
+	if got := read(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.Contains(got, "- [ ] half done") {
+		t.Fatalf("the task left in progress is still %q", got)
+	}
+}
+
+func hostname(t *testing.T) string {
+	h, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
