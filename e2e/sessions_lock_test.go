@@ -129,8 +129,13 @@ func TestSessionsLockChatSaysWhoHasTheProject(t *testing.T) {
 		return err == nil && strings.Contains(string(b), "take your time")
 	})
 	r.typeKeys("my request\r")
-	r.waitFor("not started: another ralph (pid", 10*time.Second)
-	if s := r.screen(); !strings.Contains(s, "take your time") || len(chat.Requests()) != 0 {
+	// The line is as wide as the holder's command line, so it wraps
+	// where the pid and the port's digits put the words.
+	flat := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	if _, ok := r.out.waitScreen(10*time.Second, func(s, _ string) bool { return strings.Contains(flat(s), "onceitisdone") }); !ok {
+		t.Fatalf("no refusal on the screen:\n%s", r.screen())
+	}
+	if s := flat(r.screen()); !strings.Contains(s, "notstarted:anotherralph(pid") || !strings.Contains(s, "takeyourtime") || len(chat.Requests()) != 0 {
 		t.Fatalf("the refusal does not name the holder's command, or a request went out (%d):\n%s", len(chat.Requests()), s)
 	}
 	if o := <-done; o.code != 0 {
