@@ -120,6 +120,9 @@ type Coordinator struct {
 	denied    []Denial
 	storeErr  error
 	mu        sync.Mutex
+	// noteMu guards opts.Note, which AddNote adds to from the face's
+	// goroutine.
+	noteMu sync.Mutex
 	// workers are the task loop's child agents, which messages for the
 	// loop go to (TellWorkers).
 	workers mailboxes
@@ -388,8 +391,8 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	}
 	if prompt != "" {
 		content := prompt
-		if c.opts.Note != "" {
-			content, c.opts.Note = c.opts.Note+"\n"+prompt, ""
+		if note := c.takeNote(); note != "" {
+			content = note + "\n" + prompt
 		}
 		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
 	}

@@ -82,3 +82,25 @@ func (c *Coordinator) TellWorkers(it interrupts.Interrupt) int {
 	}
 	return len(m.queues)
 }
+
+// AddNote gives the model context that goes before the next prompt, once,
+// after any note waiting already: a chat that let the project go while it
+// waited at its prompt says which files another ralph or a person changed
+// meanwhile, so the model does not go by what it read before.
+func (c *Coordinator) AddNote(text string) {
+	c.noteMu.Lock()
+	defer c.noteMu.Unlock()
+	if c.opts.Note != "" {
+		text = c.opts.Note + "\n" + text
+	}
+	c.opts.Note = text
+}
+
+// takeNote empties the note for the next prompt and returns it.
+func (c *Coordinator) takeNote() string {
+	c.noteMu.Lock()
+	defer c.noteMu.Unlock()
+	note := c.opts.Note
+	c.opts.Note = ""
+	return note
+}

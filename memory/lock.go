@@ -70,12 +70,37 @@ type LockedError struct {
 
 func (e *LockedError) Error() string {
 	h := e.Holder
+	what := ""
+	if h.SessionID != "" {
+		what = "session " + h.SessionID
+	}
+	desc := e.who(what)
+	if e.Foreign {
+		return desc + " on host " + h.Hostname + " holds this project's lock; if it is gone, rerun with --force"
+	}
+	return desc + " is working in this project; wait for it to finish or stop it"
+}
+
+// Who names the holder as a chat that wants the project back says it:
+// "another ralph (pid 4242, `ralph fix the tests`, started 3s ago)".
+func (e *LockedError) Who() string {
+	c := e.Holder.Command
+	if c != "" {
+		c = "`" + c + "`"
+	}
+	return e.who(c)
+}
+
+// who is "another ralph" and what the lock file says of it: its pid,
+// what (a session, a command line), and since when.
+func (e *LockedError) who(what string) string {
+	h := e.Holder
 	var who []string
 	if h.PID > 0 {
 		who = append(who, fmt.Sprintf("pid %d", h.PID))
 	}
-	if h.SessionID != "" {
-		who = append(who, "session "+h.SessionID)
+	if what != "" {
+		who = append(who, what)
 	}
 	if !h.AcquiredAt.IsZero() {
 		who = append(who, "started "+ago(time.Since(h.AcquiredAt)))
@@ -84,10 +109,7 @@ func (e *LockedError) Error() string {
 	if len(who) > 0 {
 		desc += " (" + strings.Join(who, ", ") + ")"
 	}
-	if e.Foreign {
-		return desc + " on host " + h.Hostname + " holds this project's lock; if it is gone, rerun with --force"
-	}
-	return desc + " is working in this project; wait for it to finish or stop it"
+	return desc
 }
 
 // Is makes errors.Is(err, ErrLocked) true for a *LockedError.
@@ -106,8 +128,9 @@ func ago(d time.Duration) string {
 	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
 }
 
-// Lock is a held project lock. Keep it until the process ends and call
-// Release on every exit path; a crash releases it anyway.
+// Lock is a held project lock. Keep it while the process works and call
+// Release on every exit path; a crash releases it anyway. A chat releases
+// it while it waits at its prompt and takes it back (Reacquire).
 type Lock struct {
 	mu       sync.Mutex
 	fs       afero.Fs
@@ -152,19 +175,58 @@ func AcquireLock(fs afero.Fs, root string, sessionID string, force bool, secrets
 	me := selfInfo(sessionID)
 	me.Command = commandText(NewRedactor(secrets...))
 	a := &acquirer{fs: fs, path: path, me: me, force: force}
+	l, err := a.acquire()
+	if err != nil {
+		return nil, err
+	}
+	l.prev, l.hasPrev, l.forced = a.prev, a.hasPrev, a.forced
+	heldLocks.Store(l, struct{}{})
+	return l, nil
+}
+
+// acquire makes the attempts of one acquisition, retrying while the lock
+// file changes under it.
+func (a *acquirer) acquire() (*Lock, error) {
 	for range lockAttempts {
 		l, retry, err := a.try()
 		if err != nil {
-			return nil, NotWritable(filepath.Join(root, StateDir), err)
+			return nil, NotWritable(filepath.Dir(a.path), err)
 		}
-		if retry {
-			continue
+		if !retry {
+			return l, nil
 		}
-		l.prev, l.hasPrev, l.forced = a.prev, a.hasPrev, a.forced
-		heldLocks.Store(l, struct{}{})
-		return l, nil
 	}
-	return nil, fmt.Errorf("lock %s: the lock file kept changing under us; gave up after %d attempts", path, lockAttempts)
+	return nil, fmt.Errorf("lock %s: the lock file kept changing under us; gave up after %d attempts", a.path, lockAttempts)
+}
+
+// Reacquire takes back a lock this process released, as AcquireLock
+// without force would, for the same session and command line: a chat lets
+// the project go while it waits at its prompt and takes it back when the
+// person asks for work. It returns a *LockedError naming the holder when
+// another ralph took the project meanwhile. The Lock stays the same value,
+// so its holders need not learn of a new one; it is a no-op while held.
+// Previous then names the holder it found gone meanwhile, if any: a ralph
+// that crashed while it had the project.
+func (l *Lock) Reacquire() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.released {
+		return nil
+	}
+	me := selfInfo(l.info.SessionID)
+	me.Command = l.info.Command
+	a := &acquirer{fs: l.fs, path: l.path, me: me}
+	if err := EnsureStateDir(l.fs, filepath.Dir(filepath.Dir(l.path))); err != nil {
+		return NotWritable(filepath.Dir(l.path), fmt.Errorf("lock %s: %w", l.path, err))
+	}
+	n, err := a.acquire()
+	if err != nil {
+		return err
+	}
+	l.f, l.fd, l.info, l.released = n.f, n.fd, n.info, false
+	l.prev, l.hasPrev, l.forced = a.prev, a.hasPrev, false
+	heldLocks.Store(l, struct{}{})
+	return nil
 }
 
 // acquirer carries one AcquireLock call's state across its retries.

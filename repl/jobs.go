@@ -38,18 +38,29 @@ type jobResult struct {
 
 // startRun starts a conversation run, unless work runs already; a task
 // loop that is paused with nothing in flight leaves room for one.
-func (s *Shell) startRun(prompt string) bool {
+func (s *Shell) startRun(prompt string) error {
 	return s.startJob("", func(ctx context.Context) jobResult {
 		res := s.coord.Run(ctx, prompt)
 		return jobResult{res: &res}
 	})
 }
 
+// errNoRoom is startJob's refusal when other work runs, or the shell is
+// leaving.
+var errNoRoom = errors.New("no room for the job")
+
 // startJob runs fn in a goroutine the shell owns (shutdown waits for it),
-// unless the shell is leaving or there is no room for it: a conversation
-// run (name "") needs no other run and no task loop at work, any other
-// job (the task loop, named) needs nothing running at all.
-func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) bool {
+// unless the shell is leaving or there is no room for it (errNoRoom): a
+// conversation run (name "") needs no other run and no task loop at work,
+// any other job (the task loop, named) needs nothing running at all. The
+// job holds the project lock from start to end; when the chat let the
+// project go and another ralph has it now, the error names that ralph
+// (errors.Is memory.ErrLocked).
+func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) error {
+	release, err := s.hold()
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	run := name == ""
 	room := s.run == nil && s.taskLoop == nil
@@ -60,7 +71,8 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) bo
 	}
 	if s.closing || !room {
 		s.mu.Unlock()
-		return false
+		release()
+		return errNoRoom
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	j := &job{name: name, queue: s.opts.LoopQueue, cancel: cancel, start: time.Now()}
@@ -84,9 +96,12 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) bo
 	go func() {
 		defer s.jobs.Done()
 		defer s.crashGuard()
+		// After finishJob, which may start the next queued message
+		// under the same hold, so the project is not let go between.
+		defer release()
 		s.finishJob(j, s.runJob(ctx, j, fn))
 	}()
-	return true
+	return nil
 }
 
 // runJob runs fn, turning a panic into an error so that a bug in the work
@@ -150,7 +165,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 			s.queue.Push(it)
 		}
 		s.scr.line(s.scr.pal.Dim(view.GlyphDelivery + " on to your queued message"))
-		if s.startRun(left[0].Text) {
+		if s.startRun(left[0].Text) == nil {
 			return
 		}
 		// Something else runs meanwhile: it gets the message at its first

@@ -200,11 +200,11 @@ func TestConversationBesideAPausedLoop(t *testing.T) {
 	ctl := &fakeControl{}
 	s.opts.Control = ctl
 	loopEnded := make(chan error, 1)
-	if !s.startJob("the task loop", func(ctx context.Context) jobResult {
+	if err := s.startJob("the task loop", func(ctx context.Context) jobResult {
 		<-ctx.Done()
 		loopEnded <- ctx.Err()
 		return jobResult{}
-	}) {
+	}); err != nil {
 		t.Fatal("the loop did not start")
 	}
 	s.submit("for later")

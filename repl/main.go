@@ -55,8 +55,23 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// conversation may run beside a paused loop, and a hard stop or a
 	// message meant for one must never be taken by the other.
 	loopQueue := interrupts.NewQueue()
+	// A plain chat holds the project only while work runs, so that
+	// beside it waiting at its prompt another ralph may work here (see
+	// project.Hold). One a task loop stopped into (o.Coord) keeps it,
+	// as the loop did.
+	var hold func() (func(), string, error)
+	if o.Coord == nil {
+		hold = p.Hold
+	}
 	sh = New(Options{
-		Control: ctl, LoopQueue: loopQueue, Undo: p.Undo, MCP: p.MCP.Status,
+		Control: ctl, LoopQueue: loopQueue, MCP: p.MCP.Status, Hold: hold,
+		Undo: func(ctx context.Context, sel project.Selection, force bool) (res *project.UndoResult, err error) {
+			err = sh.holding(func() error {
+				res, err = p.Undo(ctx, sel, force)
+				return err
+			})
+			return res, err
+		},
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
 		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
 		// Asking the background (RenderStyle) read what was typed
@@ -67,10 +82,12 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
 		},
 		Plan: func() error {
-			_, err := p.StartPlan()
-			return err
+			return sh.holding(func() error {
+				_, err := p.StartPlan()
+				return err
+			})
 		},
-		DropPlan: p.DropPlan,
+		DropPlan: func() error { return sh.holding(p.DropPlan) },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return p.Handoff(ctx, coord, goal)
 		},
@@ -87,7 +104,10 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	if at.Questions != nil {
 		confirm = at.Questions.Confirmer(sh.Confirm)
 	}
-	code := sh.Run(ctx, coord)
+	if hold != nil {
+		p.LetGoWhenIdle()
+	}
+	code := sh.Run(ctx, heldCoord{Coordinator: coord, s: sh})
 	p.CloseConversation()
 	// Leaving (Ctrl-C twice, Ctrl-D) keeps the conversation, and nothing
 	// else on the screen says so or how to come back to it. A task

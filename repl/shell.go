@@ -94,6 +94,12 @@ type Options struct {
 	MCP func() []mcp.Status
 	// Handoff serves /handoff.
 	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
+	// Hold marks work that starts (project.Project.Hold): it takes the
+	// project lock back when the chat let it go at its idle prompt, or
+	// says who holds it now; release marks the work's end, and news is
+	// a line for the person about files changed meanwhile. nil: the
+	// lock is held from start to end.
+	Hold func() (release func(), news string, err error)
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -430,7 +436,7 @@ func (s *Shell) submit(line string) (exit bool) {
 	}
 	// A line starts a conversation when nothing runs or the task loop is
 	// paused with nothing in flight; otherwise it is for the work running.
-	if s.startRun(text) {
+	if err := s.startRun(text); err == nil || s.refused(err) {
 		return false
 	}
 	s.mu.Lock()
@@ -457,14 +463,19 @@ func (s *Shell) command(line string) (exit bool) {
 	if err != nil {
 		s.scr.line(s.scr.pal.Red("✗ " + err.Error()))
 	}
-	if o.Send != "" && !s.startRun(o.Send) {
-		s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+	if o.Send != "" {
+		if err := s.startRun(o.Send); err != nil && !s.refused(err) {
+			s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+		}
 	}
-	if o.Job != nil && !s.startJob(o.JobName, func(ctx context.Context) jobResult {
-		text, err := o.Job(ctx)
-		return jobResult{text: text, err: err}
-	}) {
-		s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+	if o.Job != nil {
+		err := s.startJob(o.JobName, func(ctx context.Context) jobResult {
+			text, err := o.Job(ctx)
+			return jobResult{text: text, err: err}
+		})
+		if err != nil && !s.refused(err) {
+			s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+		}
 	}
 	return o.Exit
 }

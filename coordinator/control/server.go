@@ -90,15 +90,25 @@ type Listener struct {
 	file os.FileInfo // the socket file as bound, to remove only our own
 }
 
+// ErrServed is Bind's refusal to take the socket from a live ralph of the
+// user's: a chat waiting at its prompt, which let the project lock go but
+// keeps serving its socket (ralph watch, say) until it leaves.
+var ErrServed = errors.New("a chat waiting at its prompt in this project serves the control socket")
+
 // Bind replaces any socket a ralph that is gone left at the project's
 // socket path and listens on it; Start serves it, or Close gives it up.
-// The caller holds the project lock, so no live ralph serves that socket:
-// a ralph displaced by --force keeps serving the old inode, which nobody
-// reaches any more.
+// The caller holds the project lock, so the only live ralph that may
+// serve that socket is a chat waiting at its prompt, which keeps it
+// (ErrServed); a ralph displaced by --force keeps serving the old inode,
+// which nobody reaches any more.
 func Bind(root string) (*Listener, error) {
 	path := SocketPath(root)
 	if err := makeSocketDir(path, root); err != nil {
 		return nil, err
+	}
+	if c, err := dial(path); err == nil {
+		_ = c.Close()
+		return nil, ErrServed
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("remove the stale control socket: %w", err)

@@ -140,7 +140,9 @@ type Project struct {
 	coord     *coordinator.Coordinator
 	recording *coordinator.Recording
 	git       *gitState
-	gitLook   chan gitLook
+	// idle lets the lock go while a chat waits at its prompt (idle.go).
+	idle    idleLock
+	gitLook chan gitLook
 	// warnTo is the coordinator that tells the person about a failed
 	// checkpoint, and records the decisions made beside it (decide),
 	// both of which happen on goroutines of their own.
@@ -525,8 +527,14 @@ func commandEnv(keyVar string) []string {
 // CloseConversation leaves a truthful status when a chat or a script
 // ends: a conversation with no work in flight is not "running". Every
 // finished run has saved its own status already; a session in which
-// nothing ran goes back to what it was before, or completed.
+// nothing ran goes back to what it was before, or completed. A session
+// not running is not written again: a chat that let the project go (see
+// Hold) would put its session back in .ralph/session.json over the one
+// another ralph runs now.
 func (p *Project) CloseConversation() {
+	if !memory.Active(p.Session.State().Status) {
+		return
+	}
 	_ = p.Session.SaveState(func(st *memory.State) {
 		if !memory.Active(st.Status) {
 			return

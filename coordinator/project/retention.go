@@ -29,11 +29,17 @@ func (p *Project) startRetention() {
 	if !policy.Active() || p.Session == nil {
 		return
 	}
+	// Pruning is work: a chat lets the project go only once it is done.
+	release, _, err := p.Hold()
+	if err != nil {
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr := &pruning{cancel: cancel, done: make(chan struct{})}
 	p.pruning = pr
 	go func() {
 		defer close(pr.done)
+		defer release()
 		p.prune(ctx, policy)
 	}()
 }
