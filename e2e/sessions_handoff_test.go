@@ -16,18 +16,6 @@ import (
 // never used, so a request that carries them carries the summary.
 const handoffSummary = "## Decisions\n- The person chose the code word PELICAN to be kept for later.\n## Files\nnone\n## Open questions\nnone\n## What is next\n- Say the code word when asked."
 
-// sessionIDs are the ids of a project's sessions, oldest first.
-func sessionIDs(t *testing.T, dir string) []string {
-	t.Helper()
-	dirs, _ := filepath.Glob(filepath.Join(dir, ".ralph", "sessions", "*"))
-	var ids []string
-	for _, d := range dirs {
-		ids = append(ids, filepath.Base(d))
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // sessionLinks reads a session's links.json.
 func sessionLinks(t *testing.T, dir, id string) map[string]any {
 	t.Helper()
