@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
@@ -116,7 +117,8 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		id := p.Session.CurrentID()
 		latest, _ := memory.FindSession(p.Fs, p.Root, "")
 		summary := view.ExitSummary(view.LoadSessionFacts(p.Fs, p.Root, id), latest == id)
-		_, _ = io.WriteString(o.Term.Err, view.Lines(strings.Split(summary, "\n")))
+		width, _ := live.Size(o.Term.Width, o.Term.Height)
+		_, _ = io.WriteString(o.Term.Err, view.Lines(strings.Split(summary, "\n"), width))
 	}
 	return code
 }

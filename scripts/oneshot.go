@@ -381,7 +381,8 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", l)
 	}
 	if o.summary != nil && o.onTerminal() && facts.ID != "" {
-		_, _ = io.WriteString(o.Stderr, view.Lines(strings.Split(view.ExitSummary(facts, latest), "\n")))
+		width, _ := live.Size(o.Width, o.Height)
+		_, _ = io.WriteString(o.Stderr, view.Lines(strings.Split(view.ExitSummary(facts, latest), "\n"), width))
 	}
 	return code
 }
@@ -497,7 +498,8 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	}
 	if p.Resumed && face.onTerminal() {
 		// Before the progress display takes the terminal's last line.
-		_, _ = io.WriteString(face.Stderr, view.Lines(face.reopened(p)))
+		width, _ := live.Size(face.Width, face.Height)
+		_, _ = io.WriteString(face.Stderr, view.Lines(face.reopened(p), width))
 	}
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
 	defer face.notifier.Close()

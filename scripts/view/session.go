@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/spf13/afero"
 )
@@ -170,19 +171,27 @@ func Ago(t, now time.Time) string {
 
 // Lines writes lines as ralph's notes on standard error: the first
 // after "ralph: ", the others indented under it.
-func Lines(lines []string) string {
+func Lines(lines []string, width int) string {
 	var b strings.Builder
 	for i, l := range lines {
-		if i == 0 {
-			b.WriteString("ralph: ")
-		} else {
-			b.WriteString("       ")
+		// A line wider than the terminal goes on under the text, not at
+		// the left edge (width 0: not a terminal, nothing is wrapped).
+		for j, row := range strings.Split(terminal.Wrap(l, width-len(linesIndent)), "\n") {
+			if i == 0 && j == 0 {
+				b.WriteString("ralph: ")
+			} else {
+				b.WriteString(linesIndent)
+			}
+			b.WriteString(row)
+			b.WriteByte('\n')
 		}
-		b.WriteString(l)
-		b.WriteByte('\n')
 	}
 	return b.String()
 }
+
+// linesIndent lines Lines' continuation rows up under the text after
+// "ralph: ".
+const linesIndent = "       "
 
 // SessionRow is a session's facts as the --resume picker shows them under
 // its first prompt: age, turns, cost, mode, status and model.
