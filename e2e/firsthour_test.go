@@ -90,8 +90,10 @@ func TestDistArchivesCarryTheLicence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds release archives")
 	}
-	if _, err := exec.LookPath("zip"); err != nil {
-		t.Skip("make dist needs zip for the Windows archive")
+	for _, tool := range []string{"make", "zip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("make dist needs %s (zip for the Windows archive)", tool)
+		}
 	}
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "dist")
