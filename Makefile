@@ -72,29 +72,32 @@ cross:
 	  (cd ralph-temporal && GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./...) ; \
 	done
 
-## dist: a release archive per target in dist/ (ralph, README, LICENSE,
+## dist: a release archive per target in $(DIST) (ralph, README, LICENSE,
 ## completions for bash, zsh, fish and PowerShell; .zip for Windows,
-## .tar.gz elsewhere) and their SHA-256 sums in dist/SHA256SUMS
+## .tar.gz elsewhere) and their SHA-256 sums in $(DIST)/SHA256SUMS.
+## DIST is a variable so that the test of the archives can write them
+## away from the checkout's own dist/.
+DIST ?= dist
 dist: build-ralph
-	@rm -rf dist && mkdir -p dist/completions
-	@[ -f LICENSE ] || echo "make dist: the repository has no LICENSE file, so the archives have none" >&2
-	$(BIN) completion bash > dist/completions/ralph.bash
-	$(BIN) completion zsh > dist/completions/_ralph
-	$(BIN) completion fish > dist/completions/ralph.fish
-	$(BIN) completion powershell > dist/completions/ralph.ps1
+	@rm -rf $(DIST) && mkdir -p $(DIST)/completions
+	@[ -f LICENSE ] || { echo "make dist: LICENSE is missing, and every archive must carry it" >&2; exit 1; }
+	$(BIN) completion bash > $(DIST)/completions/ralph.bash
+	$(BIN) completion zsh > $(DIST)/completions/_ralph
+	$(BIN) completion fish > $(DIST)/completions/ralph.fish
+	$(BIN) completion powershell > $(DIST)/completions/ralph.ps1
 	@set -e; for t in $(TARGETS); do \
-	  os=$${t%/*}; arch=$${t#*/}; name=ralph-$(VERSION)-$$os-$$arch; dir=dist/$$name; exe=ralph; \
+	  os=$${t%/*}; arch=$${t#*/}; name=ralph-$(VERSION)-$$os-$$arch; dir=$(DIST)/$$name; exe=ralph; \
 	  if [ $$os = windows ]; then exe=ralph.exe; fi; \
 	  mkdir -p $$dir; \
 	  GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $$dir/$$exe . ; \
 	  LC_ALL=C grep -qaF -- 'ralph-dev/ralph' $$dir/$$exe && LC_ALL=C grep -qaF -- '$(VERSION)' $$dir/$$exe || { echo "$$dir/$$exe: version $(VERSION) is not in it" >&2; exit 1; }; \
-	  cp README.md $$dir/; if [ -f LICENSE ]; then cp LICENSE $$dir/; fi; cp -R dist/completions $$dir/; \
-	  if [ $$os = windows ]; then (cd dist && zip -qr $$name.zip $$name); else tar -C dist -czf dist/$$name.tar.gz $$name; fi; \
-	  rm -rf $$dir; echo "dist/$$name"; \
+	  cp README.md LICENSE $$dir/; cp -R $(DIST)/completions $$dir/; \
+	  if [ $$os = windows ]; then (cd $(DIST) && zip -qr $$name.zip $$name); else tar -C $(DIST) -czf $(DIST)/$$name.tar.gz $$name; fi; \
+	  rm -rf $$dir; echo "$(DIST)/$$name"; \
 	done
-	@rm -rf dist/completions
-	@cd dist && { command -v sha256sum >/dev/null && sha256sum *.tar.gz *.zip || shasum -a 256 *.tar.gz *.zip ; } > SHA256SUMS
-	@cat dist/SHA256SUMS
+	@rm -rf $(DIST)/completions
+	@cd $(DIST) && { command -v sha256sum >/dev/null && sha256sum *.tar.gz *.zip || shasum -a 256 *.tar.gz *.zip ; } > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
 
 ## demo: build ralph and run one task end to end against the bundled scripted model
 demo: build-ralph

@@ -108,7 +108,7 @@ func (c *cli) plan(ctx context.Context, feature string) int {
 	}
 	// Planning reads; the plan is written by write_plan alone.
 	c.f.sandbox = string(sandbox.ReadOnly)
-	p, err := c.open(ctx, project.ModeOneShot, false, nil, nil)
+	p, err := c.open(ctx, project.ModePlan, false, nil, nil)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)
 	}

@@ -383,7 +383,24 @@ func (r Records) Report(id string) error {
 	face := &OneShot{Format: FormatText, Stdout: r.Out, Stderr: r.Err,
 		StdoutTTY: r.Term.OutTTY, Color: r.Term.Color, Width: r.Term.Width, Style: r.Term.RenderStyle}
 	face.WriteAnswer(md)
+	// The report itself is stdout; where it was written goes beside it on
+	// stderr, so that piping the report stays clean.
+	fmt.Fprintf(r.Err, "ralph: wrote %s\n", shownPath(path))
 	return nil
+}
+
+// shownPath is path relative to the working directory when it lies
+// beneath it (as .ralph/sessions/… usually does), and whole otherwise.
+func shownPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
 }
 
 // Analyze shows a session's metrics.
@@ -423,6 +440,24 @@ func (r Records) writeJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// nothingToStart says why ralph run would take no task: every one is
+// done (a finished list is not a stuck one), or none of the rest can start.
+func nothingToStart(tasks []memory.Task) string {
+	done := 0
+	for _, t := range tasks {
+		if t.State == memory.TaskDone {
+			done++
+		}
+	}
+	switch {
+	case done == 0 || done < len(tasks):
+		return "No open task can start."
+	case done == 1:
+		return "The one task is done; nothing is left to start."
+	}
+	return fmt.Sprintf("All %d tasks are done; nothing is left to start.", done)
+}
+
 // graphStep is one task of `ralph status --graph`, in the order ralph
 // would take it.
 type graphStep struct {
@@ -458,7 +493,7 @@ func (r Records) StatusGraph(plan string) error {
 	}
 	var b strings.Builder
 	if len(order) == 0 {
-		b.WriteString("No open task can start.\n")
+		b.WriteString(nothingToStart(tf.Tasks()) + "\n")
 	}
 	for i, s := range order {
 		fmt.Fprintf(&b, "%3d. %s  %s (priority %d", i+1, s.ID, s.Title, s.Priority)

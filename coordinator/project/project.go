@@ -57,7 +57,17 @@ const (
 	ModeChat    = "chat"
 	ModeScript  = "script"
 	ModeRun     = "run"
+	// ModePlan is `ralph plan`: a one-shot in all but its record, so that
+	// ralph status and the reports say what the session was.
+	ModePlan = "plan"
 )
+
+// runsOnce says whether a mode answers one request and exits, as a
+// one-shot and a plan do: such a session connects to its model and binds
+// its control socket ahead, beside the disk work of opening.
+func runsOnce(mode string) bool {
+	return mode == ModeOneShot || mode == ModePlan
+}
 
 // Options says how to open the project.
 type Options struct {
@@ -211,7 +221,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			return nil, err
 		}
 	}
-	if opts.Mode == ModeOneShot && cfg.BaseURL != "" {
+	if runsOnce(opts.Mode) && cfg.BaseURL != "" {
 		// Beside the lock and the session record, which wait for the disk.
 		llm.Preconnect(cfg.BaseURL)
 	}
@@ -230,7 +240,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 			_ = lock.Release()
 		}
 	}()
-	if real && opts.Mode == ModeOneShot {
+	if real && runsOnce(opts.Mode) {
 		// A one-shot serves its control socket (Serve) as soon as it
 		// runs; bound now, under the lock, beside recovery and the
 		// session record, which wait for the disk.
