@@ -215,7 +215,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageHintf("%s", err.Error()) })
+	root.SetFlagErrorFunc(flagError)
 
 	err := root.ExecuteContext(context.Background())
 	var ee exitError
