@@ -2,7 +2,6 @@ package scripts
 
 import (
 	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,25 +26,15 @@ func flagError(cmd *cobra.Command, err error) error {
 }
 
 // nearFlag is the visible flag of cmd (its own and those it inherits)
-// nearest to name, if near enough to be a typo of it: one edit for a
-// short name, two for a name of eight characters or more. The distance
-// is the one every "did you mean" in ralph uses (memory/text).
+// nearest to name, if near enough to be a typo of it (text.Nearest).
 func nearFlag(cmd *cobra.Command, name string) string {
-	name = strings.ToLower(name)
-	limit := 1
-	if len(name) >= 8 {
-		limit = 2
-	}
-	best, bestD := "", limit+1
+	var names []string
 	visit := func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if d := typo.Distance(name, f.Name); d < bestD || d == bestD && len(f.Name) < len(best) {
-			best, bestD = f.Name, d
+		if !f.Hidden {
+			names = append(names, f.Name)
 		}
 	}
 	cmd.LocalFlags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
-	return best
+	return typo.Nearest(name, names)
 }
