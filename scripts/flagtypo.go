@@ -25,15 +25,12 @@ func flagError(cmd *cobra.Command, err error) error {
 	return usageHintf("%s", err.Error())
 }
 
-// nearFlag is the visible flag of cmd (its own and those it inherits)
-// nearest to name, if near enough to be a typo of it (text.Nearest).
+// nearFlag is the flag of cmd (its own and those it inherits) nearest to
+// name, if near enough to be a typo of it (text.Nearest). Hidden flags
+// count: they are other agents' spellings, which people type from habit.
 func nearFlag(cmd *cobra.Command, name string) string {
 	var names []string
-	visit := func(f *pflag.Flag) {
-		if !f.Hidden {
-			names = append(names, f.Name)
-		}
-	}
+	visit := func(f *pflag.Flag) { names = append(names, f.Name) }
 	cmd.LocalFlags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
 	return typo.Nearest(name, names)

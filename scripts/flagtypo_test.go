@@ -41,6 +41,8 @@ func TestFlagTypos(t *testing.T) {
 		{[]string{"run", "--max-iteratons", "3"}, "ralph: unknown flag --max-iteratons; did you mean --max-iterations?\n"},
 		{[]string{"run", "--jsno"}, "ralph: unknown flag --jsno; did you mean --json?\n"},
 		{[]string{"logs", "--folow"}, "ralph: unknown flag --folow; did you mean --follow?\n"},
+		{[]string{"--dangerously-skip-permission", "task"}, "ralph: unknown flag --dangerously-skip-permission; did you mean --dangerously-skip-permissions?\n"},
+		{[]string{"--dangerously-skip-permissions", "--sandbox", "read-only", "task"}, "ralph: --dangerously-skip-permissions runs commands outside the sandbox and cannot go with --sandbox read-only\n"},
 		{[]string{"--zzzz", "task"}, "ralph: unknown flag: --zzzz\nRun 'ralph --help' for usage.\n"},
 		{[]string{"-Q", "task"}, "ralph: unknown shorthand flag: 'Q' in -Q\nRun 'ralph --help' for usage.\n"},
 	} {
