@@ -209,6 +209,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addMCPCommands(root)
 	root.AddCommand(c.handoffCommand())
 	c.addConventionFlags(root)
+	c.addValueCompletions(root)
 	trimSubcommandHelp(root)
 	wrapHelp(root)
 	hintTaskWords(root)
