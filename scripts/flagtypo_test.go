@@ -43,6 +43,8 @@ func TestFlagTypos(t *testing.T) {
 		{[]string{"logs", "--folow"}, "ralph: unknown flag --folow; did you mean --follow?\n"},
 		{[]string{"--dangerously-skip-permission", "task"}, "ralph: unknown flag --dangerously-skip-permission; did you mean --dangerously-skip-permissions?\n"},
 		{[]string{"--dangerously-skip-permissions", "--sandbox", "read-only", "task"}, "ralph: --dangerously-skip-permissions runs commands outside the sandbox and cannot go with --sandbox read-only\n"},
+		{[]string{"-jsno", "task"}, "ralph: unknown flag -jsno; did you mean --json?\n"},
+		{[]string{"-json", "task"}, "ralph: unknown flag -json; did you mean --json?\n"},
 		{[]string{"--zzzz", "task"}, "ralph: unknown flag: --zzzz\nRun 'ralph --help' for usage.\n"},
 		{[]string{"-Q", "task"}, "ralph: unknown shorthand flag: 'Q' in -Q\nRun 'ralph --help' for usage.\n"},
 	} {
