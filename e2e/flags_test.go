@@ -11,7 +11,7 @@ import (
 // TestFlagTypoSuggested: a mistyped flag is answered with the flag it was
 // one typo from, in one sentence, exit 2, before anything runs.
 func TestFlagTypoSuggested(t *testing.T) {
-	for typo, want := range map[string]string{"--jsno": "--json", "--modle": "--model", "--sanbox": "--sandbox"} {
+	for typo, want := range map[string]string{"--jsno": "--json", "--modle": "--model", "--sanbox": "--sandbox", "-jsno": "--json"} {
 		r := ralph(t, t.TempDir(), cleanEnv(t), nil, typo, "x", "hello")
 		if line := "ralph: unknown flag " + typo + "; did you mean " + want + "?\n"; r.code != 2 || r.stderr != line {
 			t.Errorf("ralph %s: exit %d, stderr %q; want exit 2, %q", typo, r.code, r.stderr, line)
