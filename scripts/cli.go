@@ -209,13 +209,14 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addMCPCommands(root)
 	root.AddCommand(c.handoffCommand())
 	c.addConventionFlags(root)
+	c.addValueCompletions(root)
 	trimSubcommandHelp(root)
 	wrapHelp(root)
 	hintTaskWords(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetArgs(args)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageHintf("%s", err.Error()) })
+	root.SetFlagErrorFunc(flagError)
 
 	err := root.ExecuteContext(context.Background())
 	var ee exitError

@@ -31,6 +31,8 @@ type conventionFlags struct {
 	addDirs        []string
 	verbose        bool
 	forkSession    bool
+	// skipPermissions is Claude Code's --dangerously-skip-permissions.
+	skipPermissions bool
 	// conv is what the flags settle into for project.Open.
 	conv project.Conventions
 }
@@ -61,7 +63,15 @@ func (c *cli) addConventionFlags(root *cobra.Command) {
 	pf.StringVar(&cf.appendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
 	pf.StringArrayVar(&cf.addDirs, "add-dir", nil, "another directory the model may read and write, by absolute path (repeatable)")
 	pf.BoolVarP(&cf.verbose, "verbose", "v", false, "show each step on stderr, also when it is not a terminal")
+	// Claude Code's way of saying -y --sandbox danger-full-access, taken
+	// with its warning but kept out of the help, which names ralph's own.
+	pf.BoolVar(&cf.skipPermissions, "dangerously-skip-permissions", false, "-y --sandbox danger-full-access (Claude Code's spelling)")
+	_ = pf.MarkHidden("dangerously-skip-permissions")
 }
+
+// skipPermissionsWarning is said on every run with
+// --dangerously-skip-permissions, in the words Claude Code warns with.
+const skipPermissionsWarning = "ralph: WARNING: with --dangerously-skip-permissions (-y --sandbox danger-full-access) ralph will not ask for your approval before running potentially dangerous commands and runs them outside the sandbox, so use it only in a container or VM that has restricted internet access and can easily be restored if damaged."
 
 // settleConventions turns the convention flags into ralph's settings; an
 // error is bad input (exit 2) before anything runs.
@@ -81,6 +91,14 @@ func (c *cli) settleConventions(cmd *cobra.Command) error {
 		cf.conv.NeverAsk, f.noWait = true, true
 	default:
 		return usageErrorf("--permission-mode %q is not one of %s", cf.permissionMode, strings.Join(permissionModes, ", "))
+	}
+	if cf.skipPermissions {
+		full := string(sandbox.FullAccess)
+		if f.sandbox != "" && f.sandbox != full {
+			return usageErrorf("--dangerously-skip-permissions runs commands outside the sandbox and cannot go with --sandbox %s", f.sandbox)
+		}
+		f.yes, f.sandbox = true, full
+		fmt.Fprintln(os.Stderr, skipPermissionsWarning)
 	}
 	rules, err := approval.ParseToolRules(cf.allowed, cf.disallowed)
 	if err != nil {

@@ -290,10 +290,11 @@ type File struct {
 	PlansDir string `toml:"plans_dir"`
 	// Review: "task" or "end" (ralph run --review).
 	Review string `toml:"review"`
-	// Agents: [agents.<kind>] tables.
-	Agents map[string]AgentFile `toml:"agents"`
+	// Agents: [agents.<kind>] tables. A map's tag "key" names its keys in
+	// the list of known settings (knownKeys).
+	Agents map[string]AgentFile `toml:"agents" key:"<kind>"`
 	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
-	MCPServers map[string]MCPServerFile `toml:"mcp_servers"`
+	MCPServers map[string]MCPServerFile `toml:"mcp_servers" key:"<name>"`
 }
 
 // RetentionFile is the [retention] table.
@@ -532,10 +533,7 @@ func readFile(fs afero.Fs, path string) (File, bool, error) {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		if strings.HasPrefix(keys[0], "mcp_servers.") {
-			return f, false, invalidf("%s: unknown MCP server setting %q (known: %s)", path, keys[0], mcpKeys)
-		}
-		return f, false, invalidf("%s: unknown setting %q (known: model, base_url, api_key_env, max_turns, max_retries, stream_idle_timeout, context_tokens, checkpoint_max_file_mb, max_output_tokens, input_price_per_mtok, output_price_per_mtok, command_timeout_s, allowed_commands, ask_before, sandbox, network, sandbox_writable, sandbox_unix_sockets, sandbox_readable, shell_env, style, max_retry_after, max_wait, answer_timeout, notify_command, retention, prompt_template, agents.<kind>.args, .env, .model, .input_price_per_mtok, .output_price_per_mtok, mcp_servers)", path, keys[0])
+		return f, false, invalidf("%s: %s", path, unknownKey(keys[0]))
 	}
 	return f, true, nil
 }

@@ -174,9 +174,6 @@ type MCPServerFile struct {
 	StartupTimeoutSec any `toml:"startup_timeout_sec"`
 }
 
-// mcpKeys are the settings of an [mcp_servers.NAME] table, for messages.
-const mcpKeys = "command, args, env, env_vars, cwd, url, headers_env, http_headers, bearer_token_env_var, roots, enabled, enabled_tools, disabled_tools, tool_timeout, startup_timeout"
-
 // serverName is what a server may be called: it becomes part of tool
 // names (mcp__NAME__tool), which models accept only in this alphabet.
 var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
