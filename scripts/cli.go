@@ -261,7 +261,7 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	}
 	return project.Open(ctx, project.Options{
 		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
-		Overrides: f.overrides(),
+		Overrides:   f.overrides(),
 		Conventions: f.conv.conv,
 	})
 }
