@@ -89,12 +89,18 @@ func (c *cli) loadEffective(cmd *cobra.Command) (effective, error) {
 // keySource says where the API key is read from, and whether it is set;
 // the key itself is never part of it.
 func keySource(e effective) string {
+	if e.Cfg.APIKey == "" {
+		return keyVariable(e) + ", not set"
+	}
+	return keyVariable(e)
+}
+
+// keyVariable names the variable the key is read from, and the file that
+// chose it when one did.
+func keyVariable(e effective) string {
 	where := "env " + e.Cfg.APIKeyEnv
 	if f := e.setBy("api_key_env"); f != "" {
 		where += " (api_key_env in " + f + ")"
-	}
-	if e.Cfg.APIKey == "" {
-		return where + ", not set"
 	}
 	return where
 }
@@ -166,7 +172,7 @@ func (e effective) settings(cmd *cobra.Command) []configValue {
 	}{
 		{"model", "model", "RALPH_MODEL", cfg.Model},
 		{"base_url", "base-url", "OPENAI_BASE_URL", cfg.BaseURL},
-		{"api_key", "", "", apiKey + " (" + e.KeySource + ")"},
+		{"api_key", "", "", apiKey},
 		{"max_turns", "max-turns", "", cfg.MaxTurns},
 		{"max_retries", "max-retries", "", cfg.MaxRetries},
 		{"command_timeout_s", "command-timeout", "", int(cfg.CommandTimeout / time.Second)},
@@ -189,8 +195,9 @@ func (e effective) settings(cmd *cobra.Command) []configValue {
 		{"max_wait", "", "", cfg.MaxWait.String()},
 		{"answer_timeout", "", "", cfg.AnswerTimeout.String()},
 		{"notify_command", "", "", cfg.NotifyCommand},
-		{"retention", "", "", cfg.Retention},
-		{"engine", "", "", cfg.Engine},
+		{"retention", "", "", map[string]any{"keep": cfg.Retention.Keep, "older_than": cfg.Retention.OlderThan.String()}},
+		{"engine", "", "", map[string]any{"name": cfg.Engine.Name, "address": cfg.Engine.Address, "namespace": cfg.Engine.Namespace,
+			"task_queue": cfg.Engine.TaskQueue, "tls": cfg.Engine.TLS}},
 		{"prompt_template", "", "", cfg.PromptTemplate},
 		{"plans_dir", "", "", cfg.PlansDir},
 		{"review", "", "", cfg.Review},
@@ -201,7 +208,7 @@ func (e effective) settings(cmd *cobra.Command) []configValue {
 	for _, s := range list {
 		src := source(s.key, s.flag, s.env)
 		if s.key == "api_key" {
-			src = source("api_key_env", "", "")
+			src = keyVariable(e) // never the key itself
 		}
 		out = append(out, configValue{Key: s.key, Value: s.value, Source: src})
 	}

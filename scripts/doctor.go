@@ -167,7 +167,13 @@ func endpointChecks(ctx context.Context, e effective) []check {
 			Fix: "pick one that ralph models lists, with --model, RALPH_MODEL or model in the config"})
 	}
 	if err := client.CheckTools(ctx, cfg.Model); err != nil {
-		out = append(out, check{Name: "tools", Status: checkProblem, Detail: err.Error(), Fix: "use a model and server that support tool calls (function calling)"})
+		ch := check{Name: "tools", Status: checkProblem, Detail: err.Error()}
+		if !llm.IsConfigError(err) {
+			// A configuration error's sentence says what to change; any
+			// other failure is the server's, which its log explains.
+			ch.Fix = "run ralph doctor again; if it fails again, the server's log says why"
+		}
+		out = append(out, ch)
 	} else {
 		out = append(out, check{Name: "tools", Status: checkOK, Detail: cfg.Model + " accepts a request with a tool"})
 	}

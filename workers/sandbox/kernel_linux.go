@@ -34,7 +34,7 @@ func ProbeKernel() Kernel {
 		why := "this system allows no user namespaces (a container, or sysctl)"
 		switch {
 		case k.Forced:
-			why = NoUserNamespacesEnv + " is set, so ralph acts as if user namespaces were refused"
+			why = NoUserNamespacesEnv + " is set (ralph acts as if the kernel refused user namespaces)"
 		case k.AppArmorRestricts:
 			why = "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=1)"
 		}
