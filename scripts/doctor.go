@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -286,25 +287,33 @@ func gitCheck(ctx context.Context) check {
 	return check{Name: "git", Status: checkOK, Detail: v}
 }
 
-// agentChecks report the agent CLIs ralph run --agent can use.
+// agentChecks report the agent CLIs ralph run --agent can use, asked
+// their versions all at once: some take seconds to start.
 func agentChecks(ctx context.Context) []check {
-	var out []check
-	for _, name := range agents.Names() {
-		ch := check{Name: "agent " + name, Status: checkOK}
-		path, err := exec.LookPath(name)
-		if err != nil {
-			ch.Detail = "not installed (needed only for ralph run --agent " + name + ")"
-			out = append(out, ch)
-			continue
-		}
-		if v, err := programVersion(ctx, path); err != nil {
-			ch.Status, ch.Detail, ch.Fix = checkWarning, err.Error(), "reinstall "+name+", or leave it out of ralph run --agent"
-		} else {
-			ch.Detail = v + " (" + path + ")"
-		}
-		out = append(out, ch)
+	names := agents.Names()
+	out := make([]check, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { out[i] = agentCheck(ctx, name) })
 	}
+	wg.Wait()
 	return out
+}
+
+// agentCheck reports one agent CLI: installed or not, and its version.
+func agentCheck(ctx context.Context, name string) check {
+	ch := check{Name: "agent " + name, Status: checkOK}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		ch.Detail = "not installed (needed only for ralph run --agent " + name + ")"
+		return ch
+	}
+	if v, err := programVersion(ctx, path); err != nil {
+		ch.Status, ch.Detail, ch.Fix = checkWarning, err.Error(), "reinstall "+name+", or leave it out of ralph run --agent"
+	} else {
+		ch.Detail = v + " (" + path + ")"
+	}
+	return ch
 }
 
 // writeDoctor prints the report: a header, the config files, then one
