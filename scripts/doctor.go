@@ -129,8 +129,10 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 	return r
 }
 
-// maskedKey matches what servers echo of a key they refuse ("sk-proj-…abcd").
-var maskedKey = regexp.MustCompile(`\b(sk|key|api)[-_][A-Za-z0-9_*.\-]{3,}`)
+// maskedKey matches what servers echo of a key they refuse, whole or
+// masked: OpenAI's, Anthropic's and OpenRouter's start "sk-" (OpenAI
+// answers "Incorrect API key provided: sk-proj-****abcd"), Google's "AIza".
+var maskedKey = regexp.MustCompile(`\b(sk-|AIza)[A-Za-z0-9_*.\-]{4,}`)
 
 func hideKeys(s string) string { return maskedKey.ReplaceAllString(s, "[key hidden]") }
 
