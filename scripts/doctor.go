@@ -102,6 +102,9 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 	}
 	if err != nil {
 		add(check{Name: "config", Status: checkProblem, Detail: err.Error(), Fix: "mend the setting the sentence names, in the file it names"})
+		// Without a configuration there is no mode to check; what the
+		// kernel gives is still worth knowing.
+		r.Sandbox = sandbox.ProbeKernel()
 	} else {
 		add(check{Name: "config", Status: checkOK, Detail: fmt.Sprintf("%d config file(s) read", len(e.Files))})
 		r.Model, r.BaseURL, r.KeySource = e.Cfg.Model, e.Cfg.BaseURL, e.KeySource
@@ -112,9 +115,6 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 		for _, ch := range mcpChecks(e) {
 			add(ch)
 		}
-	}
-	if err != nil {
-		r.Sandbox = sandbox.ProbeKernel()
 	}
 	add(gitCheck(ctx))
 	for _, ch := range agentChecks(ctx) {
