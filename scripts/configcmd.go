@@ -62,12 +62,7 @@ func (c *cli) loadEffective(cmd *cobra.Command) (effective, error) {
 	e.Root, e.Cfg = root, cfg
 	if root != "" {
 		fs := afero.NewOsFs()
-		var paths []string
-		if d := config.UserConfigDir(); d != "" {
-			paths = append(paths, config.UserFile(d))
-		}
-		paths = append(paths, root+string(os.PathSeparator)+config.ProjectFile)
-		for _, p := range paths {
+		for _, p := range config.Paths(config.UserConfigDir(), root) {
 			if _, statErr := os.Stat(p); statErr != nil {
 				continue
 			}

@@ -3,12 +3,27 @@ package config
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/afero"
 )
+
+// Paths are the config files Load reads, lowest precedence first, whether
+// or not they exist: the user's (when there is a config directory), then
+// the project's (when there is a project).
+func Paths(userConfigDir, projectRoot string) []string {
+	var paths []string
+	if userConfigDir != "" {
+		paths = append(paths, UserFile(userConfigDir))
+	}
+	if projectRoot != "" {
+		paths = append(paths, filepath.Join(projectRoot, ProjectFile))
+	}
+	return paths
+}
 
 // FileKeys lists the settings one config file sets, as dotted keys
 // ("model", "retention.keep", "agents.<kind>.model"), sorted; a server of
