@@ -208,6 +208,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addControlCommands(root)
 	c.addMCPCommands(root)
 	root.AddCommand(c.handoffCommand())
+	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand())
 	c.addConventionFlags(root)
 	c.addValueCompletions(root)
 	trimSubcommandHelp(root)
@@ -261,9 +262,7 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	}
 	return project.Open(ctx, project.Options{
 		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
-		Overrides: project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
-			CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
-			Sandbox: f.sandbox, NoNetwork: f.noNetwork, MaxWait: f.maxWaitOverride()},
+		Overrides:   f.overrides(),
 		Conventions: f.conv.conv,
 	})
 }

@@ -371,13 +371,7 @@ func Load(src Sources) (Config, error) {
 		MaxWait:        DefaultMaxWait,
 		AnswerTimeout:  DefaultAnswerTimeout,
 	}
-	var paths []string
-	if src.UserConfigDir != "" {
-		paths = append(paths, UserFile(src.UserConfigDir))
-	}
-	if src.ProjectRoot != "" {
-		paths = append(paths, filepath.Join(src.ProjectRoot, ProjectFile))
-	}
+	paths := Paths(src.UserConfigDir, src.ProjectRoot)
 	var userMCP, projectMCP []MCPServer
 	projectFile := ""
 	if src.ProjectRoot != "" {
