@@ -5,12 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/afero"
@@ -134,7 +130,7 @@ func (c *cli) modelCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), modelListTimeout)
 	defer cancel()
-	models, err := listModels(ctx, cfg.BaseURL, cfg.APIKey)
+	models, err := listModels(ctx, cfg)
 	if err != nil {
 		return nil, none
 	}
@@ -142,38 +138,19 @@ func (c *cli) modelCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.
 	return models, none
 }
 
-// listModels asks an OpenAI-compatible endpoint which models it serves.
-func listModels(ctx context.Context, baseURL, key string) ([]string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/models", nil)
+// listModels is the ids of the models the endpoint serves, through the
+// one client `ralph models` and `ralph doctor` ask with.
+func listModels(ctx context.Context, cfg config.Config) ([]string, error) {
+	served, err := endpointClient(cfg).Models(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("listing models: %w", err)
+		return nil, err
 	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("listing models: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("listing models: %s", resp.Status)
-	}
-	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return nil, fmt.Errorf("listing models: %w", err)
-	}
-	var ids []string
-	for _, m := range list.Data {
+	ids := make([]string, 0, len(served))
+	for _, m := range served {
 		if m.ID != "" {
 			ids = append(ids, m.ID)
 		}
 	}
-	slices.Sort(ids)
 	return ids, nil
 }
 
