@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/spf13/afero"
 )
 
@@ -96,7 +97,7 @@ func NearestSessions(ids []string, want string, n int) []string {
 		// copy a part of an id, from anywhere in it.
 		for i := 0; i+len(want) <= len(id) || i == 0; i++ {
 			end := min(len(id), i+len(want))
-			s.dist = min(s.dist, editDistance(want, id[i:end]))
+			s.dist = min(s.dist, text.Distance(want, id[i:end]))
 			if end == len(id) {
 				break
 			}
@@ -126,28 +127,6 @@ func NearestSessions(ids []string, want string, n int) []string {
 		}
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes
-// (ids are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // worthContinuing is ids (sorted, oldest first) cut after the newest

@@ -119,6 +119,7 @@ func Main(args []string, version string, shell ChatShell) int {
   ralph watch           follow the running ralph from another terminal;
                         ralph stop, say, pause, continue and answer steer it
   ralph mcp list        MCP servers whose tools the model may call (add, remove, approve)
+  ralph doctor          check the setup (config, model, sandbox, git) and say how to fix it
 
 The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
 the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.
@@ -219,7 +220,10 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.SetArgs(args)
 	root.SetFlagErrorFunc(flagError)
 
-	err := root.ExecuteContext(context.Background())
+	err := singleDashLong(root, args)
+	if err == nil {
+		err = root.ExecuteContext(context.Background())
+	}
 	var ee exitError
 	switch {
 	case err == nil:

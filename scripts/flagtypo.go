@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -36,4 +37,34 @@ func nearFlag(cmd *cobra.Command, name string) string {
 	cmd.LocalFlags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
 	return typo.Nearest(name, names)
+}
+
+// singleDashLong catches a long flag written with one dash, as Go's own
+// flag package spells them (`-model x`): pflag reads it as a cluster of
+// shorthands (`-m odel`) and would go on with a wrong value in silence.
+// Only a word that is exactly a long flag's name is caught, so a value
+// glued to a shorthand (`-mgpt-4o`) still works.
+func singleDashLong(root *cobra.Command, args []string) error {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		cmd = root
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(a[1:], "=")
+		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			f = cmd.InheritedFlags().Lookup(name)
+		}
+		if f == nil || len(name) < 2 {
+			continue
+		}
+		return usageErrorf("unknown flag -%s; did you mean --%s?", name, name)
+	}
+	return nil
 }

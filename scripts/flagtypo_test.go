@@ -45,6 +45,8 @@ func TestFlagTypos(t *testing.T) {
 		{[]string{"--dangerously-skip-permissions", "--sandbox", "read-only", "task"}, "ralph: --dangerously-skip-permissions runs commands outside the sandbox and cannot go with --sandbox read-only\n"},
 		{[]string{"-jsno", "task"}, "ralph: unknown flag -jsno; did you mean --json?\n"},
 		{[]string{"-json", "task"}, "ralph: unknown flag -json; did you mean --json?\n"},
+		{[]string{"-model", "x", "task"}, "ralph: unknown flag -model; did you mean --model?\n"},
+		{[]string{"run", "-max-iterations", "3"}, "ralph: unknown flag -max-iterations; did you mean --max-iterations?\n"},
 		{[]string{"--zzzz", "task"}, "ralph: unknown flag: --zzzz\nRun 'ralph --help' for usage.\n"},
 		{[]string{"-Q", "task"}, "ralph: unknown shorthand flag: 'Q' in -Q\nRun 'ralph --help' for usage.\n"},
 	} {

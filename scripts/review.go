@@ -77,7 +77,7 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	if rounds < 1 {
 		return face.Fail(ExitUsage, fmt.Errorf("--rounds must be 1 or more (got %d)", rounds))
 	}
-	p, err := c.open(ctx, project.ModeOneShot, false, nil, nil)
+	p, err := c.open(ctx, project.ModeReview, false, nil, nil)
 	if err != nil {
 		return face.Fail(project.ExitCode(err), err)
 	}

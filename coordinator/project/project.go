@@ -60,13 +60,16 @@ const (
 	// ModePlan is `ralph plan`: a one-shot in all but its record, so that
 	// ralph status and the reports say what the session was.
 	ModePlan = "plan"
+	// ModeReview is `ralph review`: reviewer agents over a change, a
+	// one-shot in how it runs, recorded as what it was.
+	ModeReview = "review"
 )
 
 // runsOnce says whether a mode answers one request and exits, as a
 // one-shot and a plan do: such a session connects to its model and binds
 // its control socket ahead, beside the disk work of opening.
 func runsOnce(mode string) bool {
-	return mode == ModeOneShot || mode == ModePlan
+	return mode == ModeOneShot || mode == ModePlan || mode == ModeReview
 }
 
 // Options says how to open the project.
