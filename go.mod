@@ -57,3 +57,5 @@ require (
 replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
 
 replace github.com/charmbracelet/glamour => ./third_party/glamour
+
+replace github.com/yuin/goldmark => ./third_party/goldmark
