@@ -41,6 +41,9 @@ var highlightSamples = []struct{ name, fence, code string }{
 	{"dockerfile", "dockerfile", "# build\nFROM golang:1.26 AS build\nWORKDIR /src\nCOPY . .\nRUN go build -o /ralph .\nENTRYPOINT [\"/ralph\"]\n"},
 	{"makefile", "makefile", "# targets\n.PHONY: build\nGO ?= go\n\nbuild: $(wildcard *.go)\n\t$(GO) build -o bin/ralph .\n"},
 	{"lua", "lua", "-- greet\nlocal function greet(name)\n  return \"hi \" .. name\nend\nlocal t = { x = 42, y = true }\nprint(greet(\"a\"), #t)\n"},
+	{"common-lisp", "common-lisp", "(defun greet (name)\n  \"Says hi.\"\n  (format t \"hi ~a~%\" name)) ; done\n(let ((x 42)) (car (list x)))\n"},
+	{"emacs-lisp", "elisp", "(defun greet (name)\n  \"Says hi.\"\n  (interactive \"sName: \")\n  (message \"hi %s\" name)) ; done\n(setq x (car '(1 2)))\n"},
+	{"go-html-template", "go-html-template", "<p>{{ .Name | html }}</p>\n{{ range .Items }}<li>{{ . }}</li>{{ end }}\n"},
 	{"unknown-language", "nosuchlang", "plain text in an unknown language 42 \"x\"\n"},
 	{"no-language", "", "text in a fence without a language\n"},
 }
