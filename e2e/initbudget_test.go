@@ -25,7 +25,7 @@ const (
 	// builds) preempting some package's init in some run does not fail the
 	// test, while real init work, which every run pays, still does.
 	initMinRuns = 5
-	initMaxRuns = 40
+	initMaxRuns = 150
 )
 
 // initCost is one run's package initialisation as GODEBUG=inittrace=1
