@@ -54,8 +54,11 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/alecthomas/chroma/v2 => ./third_party/chroma
-
-replace github.com/charmbracelet/glamour => ./third_party/glamour
-
-replace github.com/yuin/goldmark => ./third_party/goldmark
+// Patched copies that do their work on first use rather than in package
+// init (each directory's PATCH.md says what changed; docs/development.md,
+// "Start-up budget").
+replace (
+	github.com/alecthomas/chroma/v2 => ./third_party/chroma
+	github.com/charmbracelet/glamour => ./third_party/glamour
+	github.com/yuin/goldmark => ./third_party/goldmark
+)
