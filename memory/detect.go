@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 )
@@ -196,12 +197,12 @@ func makeTargets(b []byte) map[string]bool {
 
 // justRecipe matches a recipe header such as "test:", "@lint:" or
 // "build target='x':" but not an assignment such as "build := 'x'".
-var justRecipe = regexp.MustCompile(`^@?([A-Za-z0-9_-]+)(?:\s+[^:=]*)?:(?:[^=]|$)`)
+var justRecipe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@?([A-Za-z0-9_-]+)(?:\s+[^:=]*)?:(?:[^=]|$)`) })
 
 func justRecipes(b []byte) map[string]bool {
 	recipes := map[string]bool{}
 	for line := range strings.Lines(string(b)) {
-		if m := justRecipe.FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil {
+		if m := justRecipe().FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil {
 			recipes[m[1]] = true
 		}
 	}

@@ -3,6 +3,7 @@ package memory
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 )
@@ -17,18 +18,18 @@ import (
 // of the file is kept.
 
 var (
-	ralphexTask     = regexp.MustCompile(`^###\s+Task\s+(\d+)\s*[:.]\s*(.+?)\s*$`)
-	ralphexHeading  = regexp.MustCompile(`^#{1,3}\s`)
-	ralphexStep     = regexp.MustCompile(`^(\s*[-*+]\s+\[)([ xX])(\]\s*)(.*)$`)
-	ralphexValidate = regexp.MustCompile(`(?i)^#{2,3}\s+validation commands\s*$`)
-	ralphexListItem = regexp.MustCompile(`^\s*[-*+]\s+(?:\[[ xX]\]\s+)?(.+)$`)
+	ralphexTask     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^###\s+Task\s+(\d+)\s*[:.]\s*(.+?)\s*$`) })
+	ralphexHeading  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#{1,3}\s`) })
+	ralphexStep     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*[-*+]\s+\[)([ xX])(\]\s*)(.*)$`) })
+	ralphexValidate = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^#{2,3}\s+validation commands\s*$`) })
+	ralphexListItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*[-*+]\s+(?:\[[ xX]\]\s+)?(.+)$`) })
 )
 
 // isRalphexPlan reports whether a markdown file is shaped as a ralphex
 // plan: it has a "### Task N: title" section.
 func isRalphexPlan(data []byte) bool {
 	for _, l := range strings.Split(string(data), "\n") {
-		if ralphexTask.MatchString(strings.TrimRight(l, "\r")) {
+		if ralphexTask().MatchString(strings.TrimRight(l, "\r")) {
 			return true
 		}
 	}
@@ -61,7 +62,7 @@ func parseRalphex(data []byte) []ralphexSection {
 	}
 	for i, raw := range lines {
 		l := strings.TrimRight(raw, "\r")
-		if m := ralphexTask.FindStringSubmatch(l); m != nil {
+		if m := ralphexTask().FindStringSubmatch(l); m != nil {
 			flush()
 			id := "task-" + m[1]
 			t := sourceTask{ID: id, Title: m[2]}
@@ -72,7 +73,7 @@ func parseRalphex(data []byte) []ralphexSection {
 			cur = len(out) - 1
 			continue
 		}
-		if ralphexHeading.MatchString(l) {
+		if ralphexHeading().MatchString(l) {
 			flush()
 			cur = -1
 			continue
@@ -80,7 +81,7 @@ func parseRalphex(data []byte) []ralphexSection {
 		if cur < 0 {
 			continue
 		}
-		if m := ralphexStep.FindStringSubmatch(l); m != nil {
+		if m := ralphexStep().FindStringSubmatch(l); m != nil {
 			out[cur].steps = append(out[cur].steps, i)
 			step := "- " + m[4]
 			if m[2] != " " {
@@ -96,7 +97,7 @@ func parseRalphex(data []byte) []ralphexSection {
 		s := &out[i]
 		s.task.Done = len(s.steps) > 0
 		for _, at := range s.steps {
-			if m := ralphexStep.FindStringSubmatch(strings.TrimRight(lines[at], "\r")); m == nil || m[2] == " " {
+			if m := ralphexStep().FindStringSubmatch(strings.TrimRight(lines[at], "\r")); m == nil || m[2] == " " {
 				s.task.Done = false
 			}
 		}
@@ -134,7 +135,7 @@ func (r *ralphexSource) markDone(done map[string]bool) error {
 		}
 		for _, at := range s.steps {
 			cr := strings.HasSuffix(lines[at], "\r")
-			m := ralphexStep.FindStringSubmatch(strings.TrimRight(lines[at], "\r"))
+			m := ralphexStep().FindStringSubmatch(strings.TrimRight(lines[at], "\r"))
 			if m == nil || (m[2] != " ") == d {
 				continue
 			}
@@ -154,14 +155,14 @@ func (r *ralphexSource) verify(data []byte) string {
 	in := false
 	for _, raw := range strings.Split(string(data), "\n") {
 		l := strings.TrimRight(raw, "\r")
-		if ralphexHeading.MatchString(l) {
-			in = ralphexValidate.MatchString(l)
+		if ralphexHeading().MatchString(l) {
+			in = ralphexValidate().MatchString(l)
 			continue
 		}
 		if !in {
 			continue
 		}
-		m := ralphexListItem.FindStringSubmatch(l)
+		m := ralphexListItem().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}

@@ -71,8 +71,8 @@ type StateDoc struct {
 // entryHeading finds a progress entry boundary in the bytes before it
 // ("\n## 2026-..."); anyHeading is the fallback for hand-written entries.
 var (
-	entryHeading = regexp.MustCompile(`\n## \d{4}-\d{2}-\d{2}`)
-	anyHeading   = regexp.MustCompile(`\n## `)
+	entryHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n## \d{4}-\d{2}-\d{2}`) })
+	anyHeading   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n## `) })
 )
 
 // LoadStateDocs reads the state files that exist, in prompt order. Each is
@@ -152,7 +152,7 @@ func cutHead(b []byte, limit int) string {
 // cutTail drops the partial entry at the start of a progress tail whose
 // first byte is the one before the tail proper.
 func cutTail(b []byte) string {
-	for _, re := range []*regexp.Regexp{entryHeading, anyHeading} {
+	for _, re := range []*regexp.Regexp{entryHeading(), anyHeading()} {
 		if loc := re.FindIndex(b); loc != nil {
 			return string(b[loc[0]+1:])
 		}
@@ -210,13 +210,13 @@ func longestRun(s string, c byte) int {
 // calls would otherwise read the same AGENT.md and lose each other's line.
 var learningMu sync.Mutex
 
-var lineBreaks = regexp.MustCompile(`\s*[\r\n]\s*`)
+var lineBreaks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*[\r\n]\s*`) })
 
 // AppendLearning adds "- <note> (YYYY-MM-DD)" at the end of AGENT.md's
 // Learnings section, creating the file or section if missing and keeping
 // every other byte of the file, since a person edits it too.
 func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
-	note = strings.TrimSpace(lineBreaks.ReplaceAllString(note, " "))
+	note = strings.TrimSpace(lineBreaks().ReplaceAllString(note, " "))
 	if note == "" {
 		return errors.New("remember: the note is empty")
 	}
@@ -345,7 +345,7 @@ func AppendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	title := strings.TrimSpace(lineBreaks.ReplaceAllString(e.Title, " "))
+	title := strings.TrimSpace(lineBreaks().ReplaceAllString(e.Title, " "))
 	if title == "" {
 		title = fmt.Sprintf("Iteration %d", e.Iteration)
 	}

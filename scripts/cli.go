@@ -239,7 +239,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 				fmt.Fprintln(os.Stderr, "Run 'ralph --help' for usage.")
 			}
 			return ExitUsage
-		case cobraUsage.MatchString(err.Error()):
+		case cobraUsage().MatchString(err.Error()):
 			fmt.Fprintln(os.Stderr, "Run 'ralph --help' for usage.")
 			return ExitUsage
 		case errors.Is(err, memory.ErrNotWritable):

@@ -132,9 +132,9 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 // maskedKey matches what servers echo of a key they refuse, whole or
 // masked: OpenAI's, Anthropic's and OpenRouter's start "sk-" (OpenAI
 // answers "Incorrect API key provided: sk-proj-****abcd"), Google's "AIza".
-var maskedKey = regexp.MustCompile(`\b(sk-|AIza)[A-Za-z0-9_*.\-]{4,}`)
+var maskedKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(sk-|AIza)[A-Za-z0-9_*.\-]{4,}`) })
 
-func hideKeys(s string) string { return maskedKey.ReplaceAllString(s, "[key hidden]") }
+func hideKeys(s string) string { return maskedKey().ReplaceAllString(s, "[key hidden]") }
 
 // endpointChecks check the model, the key and the endpoint: whether it
 // answers, lists the model, takes tools, and what context it serves.

@@ -3,6 +3,7 @@ package scripts
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -13,13 +14,15 @@ import (
 // unknownFlag matches pflag's error for a long flag it does not know, and
 // for a word of one dash whose first letter is no shorthand (`-jsno`, as
 // Go programs spell long flags), capturing the dashes and the name typed.
-var unknownFlag = regexp.MustCompile(`^unknown (?:flag: (--)|shorthand flag: '.' in (-))([^=\s]{2,})`)
+var unknownFlag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^unknown (?:flag: (--)|shorthand flag: '.' in (-))([^=\s]{2,})`)
+})
 
 // flagError is every command's answer to a flag pflag refused: bad input
 // (exit 2), and for a long flag one typo away from a real one the flag
 // meant, in one sentence, as a mistyped subcommand gets.
 func flagError(cmd *cobra.Command, err error) error {
-	if m := unknownFlag.FindStringSubmatch(err.Error()); m != nil {
+	if m := unknownFlag().FindStringSubmatch(err.Error()); m != nil {
 		dashes, name := m[1]+m[2], m[3]
 		if near := nearFlag(cmd, name); near != "" {
 			return usageErrorf("unknown flag %s%s; did you mean --%s?", dashes, name, near)

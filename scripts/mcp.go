@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
@@ -227,7 +228,7 @@ type MCPAdd struct {
 	Project bool
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // ErrMCPUsage marks bad arguments to `ralph mcp` (exit 2).
 var ErrMCPUsage = errors.New("bad arguments")
@@ -258,7 +259,7 @@ func (m MCPCommands) Add(a MCPAdd) error {
 	def := config.MCPServerFile{Command: a.Command, Args: a.Args, URL: a.URL, BearerTokenEnvVar: a.BearerEnv}
 	for _, kv := range a.Env {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || !envName.MatchString(k) {
+		if !ok || !envName().MatchString(k) {
 			return usagef("--env takes NAME=VALUE, not %q", kv)
 		}
 		if def.Env == nil {
@@ -268,7 +269,7 @@ func (m MCPCommands) Add(a MCPAdd) error {
 	}
 	for _, kv := range a.HeaderEnv {
 		h, v, ok := strings.Cut(kv, "=")
-		if !ok || h == "" || !envName.MatchString(v) {
+		if !ok || h == "" || !envName().MatchString(v) {
 			return usagef("--header-env takes HEADER=VARIABLE, the name of the environment variable that holds the header's value (never the value itself), not %q", kv)
 		}
 		if def.HeadersEnv == nil {
@@ -276,7 +277,7 @@ func (m MCPCommands) Add(a MCPAdd) error {
 		}
 		def.HeadersEnv[h] = v
 	}
-	if a.BearerEnv != "" && !envName.MatchString(a.BearerEnv) {
+	if a.BearerEnv != "" && !envName().MatchString(a.BearerEnv) {
 		return usagef("--bearer-token-env takes the name of an environment variable, not %q", a.BearerEnv)
 	}
 	path := m.userFile()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
@@ -45,7 +46,9 @@ func usageHintf(format string, a ...any) error {
 
 // cobraUsage matches the errors cobra itself returns for a malformed
 // command line.
-var cobraUsage = regexp.MustCompile(`^(unknown (command|flag|shorthand)|accepts |requires |invalid argument|flag needs|bad flag)`)
+var cobraUsage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(unknown (command|flag|shorthand)|accepts |requires |invalid argument|flag needs|bad flag)`)
+})
 
 // sessionsCommand is `ralph sessions`: every session of every project
 // ralph has worked in, or of one (--project), the newest --limit.

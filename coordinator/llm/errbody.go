@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -151,23 +152,25 @@ func (se serverError) numericCode() int {
 }
 
 var (
-	htmlStart = regexp.MustCompile(`(?i)^(<!doctype html|<html|<head|<body|<center|<h1|<title)`)
+	htmlStart = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(<!doctype html|<html|<head|<body|<center|<h1|<title)`)
+	})
 	htmlTitle = func(b []byte) string {
-		for _, re := range []*regexp.Regexp{titleRe, h1Re} {
+		for _, re := range []*regexp.Regexp{titleRe(), h1Re()} {
 			if m := re.FindSubmatch(b); m != nil {
-				if t := words(html.UnescapeString(tagRe.ReplaceAllString(string(m[1]), ""))); t != "" {
+				if t := words(html.UnescapeString(tagRe().ReplaceAllString(string(m[1]), ""))); t != "" {
 					return t
 				}
 			}
 		}
 		return ""
 	}
-	titleRe = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-	h1Re    = regexp.MustCompile(`(?is)<h1[^>]*>(.*?)</h1>`)
-	tagRe   = regexp.MustCompile(`<[^>]*>`)
+	titleRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`) })
+	h1Re    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<h1[^>]*>(.*?)</h1>`) })
+	tagRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 )
 
-func looksHTML(b []byte) bool { return htmlStart.Match(b) }
+func looksHTML(b []byte) bool { return htmlStart().Match(b) }
 
 // words makes a server's text fit one sentence: one line, no controls,
 // clipped.

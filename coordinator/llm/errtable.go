@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"regexp"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -62,24 +63,32 @@ var (
 	// llama.cpp's server without a chat template: "tools param requires
 	// --jinja flag"; OpenRouter: "No endpoints found that support tool
 	// use" (404).
-	noToolsRe = regexp.MustCompile(`(?i)does not support tools|support tool use|tool choice requires|requires --jinja|tools? (are|is) not supported|does not support (function|tool) call`)
+	noToolsRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)does not support tools|support tool use|tool choice requires|requires --jinja|tools? (are|is) not supported|does not support (function|tool) call`)
+	})
 	// Prompts longer than the window. OpenAI: code context_length_exceeded,
 	// "This model's maximum context length is 128000 tokens"; vLLM and
 	// OpenRouter say the same words; llama.cpp's server: type
 	// exceed_context_size_error, "the request exceeds the available context
 	// size" (ggml-org/llama.cpp#15780); LM Studio: "context length".
-	contextRe = regexp.MustCompile(`(?i)maximum context length|exceeds the available context size|context[ _]length[ _]exceeded|prompt is too long|greater than the context length`)
+	contextRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)maximum context length|exceeds the available context size|context[ _]length[ _]exceeded|prompt is too long|greater than the context length`)
+	})
 	// Unknown models. OpenAI: code model_not_found; Ollama: "model
 	// \"x\" not found, try pulling it first" (404); vLLM: "The model `x`
 	// does not exist." (404); OpenRouter: "x is not a valid model ID" (400).
-	modelRe = regexp.MustCompile("(?i)model.*(not found|does not exist|not a valid model|no such model)|unknown model|invalid model")
+	modelRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("(?i)model.*(not found|does not exist|not a valid model|no such model)|unknown model|invalid model")
+	})
 	// Paths the server does not serve. OpenAI: "Invalid URL (POST
 	// /chat/completions)"; LM Studio: "Unexpected endpoint or method. (POST
 	// /chat/completions)" with HTTP 200; FastAPI (vLLM): {"detail":"Not
 	// Found"}; Go's and Ollama's "404 page not found".
-	endpointRe = regexp.MustCompile(`(?i)invalid url|unexpected endpoint|page not found|no route|^not found$|cannot (post|get) /`)
+	endpointRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)invalid url|unexpected endpoint|page not found|no route|^not found$|cannot (post|get) /`)
+	})
 	// Moderation refusals share 403 with bad keys on OpenRouter.
-	moderationRe = regexp.MustCompile(`(?i)flagged|moderation`)
+	moderationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)flagged|moderation`) })
 )
 
 func codeIs(f *failure, codes ...string) bool {
@@ -109,15 +118,15 @@ var errorTable = []rule{
 	{name: "stalled", kind: ErrStalled, retry: true,
 		match: func(f *failure) bool { return f.stalled }},
 	{name: "no tool support", kind: ErrNoToolSupport, config: true,
-		match: func(f *failure) bool { return noToolsRe.MatchString(f.server.message) }},
+		match: func(f *failure) bool { return noToolsRe().MatchString(f.server.message) }},
 	{name: "context too long", kind: ErrContextTooLong, config: true,
 		match: func(f *failure) bool {
-			return codeIs(f, "context_length_exceeded", "exceed_context_size_error") || contextRe.MatchString(f.server.message)
+			return codeIs(f, "context_length_exceeded", "exceed_context_size_error") || contextRe().MatchString(f.server.message)
 		}},
 	{name: "bad key", kind: ErrUnauthorized, config: true,
 		match: func(f *failure) bool {
 			s := f.effectiveStatus()
-			return s == 401 || (s == 403 && !moderationRe.MatchString(f.server.message)) || codeIs(f, "invalid_api_key", "authentication_error")
+			return s == 401 || (s == 403 && !moderationRe().MatchString(f.server.message)) || codeIs(f, "invalid_api_key", "authentication_error")
 		}},
 	{name: "no credit", kind: ErrQuota, config: true,
 		match: func(f *failure) bool { return f.effectiveStatus() == 402 || codeIs(f, "insufficient_quota") }},
@@ -127,12 +136,12 @@ var errorTable = []rule{
 				return true
 			}
 			s := f.effectiveStatus()
-			return (s == 400 || s == 404 || f.inStream) && f.server.shape != shapeHTML && modelRe.MatchString(f.server.message)
+			return (s == 400 || s == 404 || f.inStream) && f.server.shape != shapeHTML && modelRe().MatchString(f.server.message)
 		}},
 	{name: "not an OpenAI API", kind: ErrNotAnAPI, config: true,
 		match: func(f *failure) bool {
 			switch {
-			case endpointRe.MatchString(f.server.message):
+			case endpointRe().MatchString(f.server.message):
 				return true
 			case f.status == 404 || f.status == 405:
 				return f.server.shape != shapeObject || f.server.message == ""

@@ -1,6 +1,9 @@
 package llm
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // Fields some OpenAI-compatible servers refuse. Servers with strict request
 // schemas answer 400 naming the field they do not know (a pydantic
@@ -9,13 +12,15 @@ import "regexp"
 // ralph learns it from that first 400, sends the request again without the
 // field, and leaves it out for the rest of the process.
 var (
-	streamOptionsRe = regexp.MustCompile(`(?i)stream_options`)
+	streamOptionsRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)stream_options`) })
 	// OpenAI: "Unsupported parameter: 'max_tokens' is not supported with
 	// this model. Use 'max_completion_tokens' instead."; a strict schema
 	// that does not know max_completion_tokens names it.
-	maxTokensRe  = regexp.MustCompile(`(?i)max_tokens.*max_completion_tokens`)
-	completionRe = regexp.MustCompile(`(?i)max_completion_tokens`)
-	toolNameRe   = regexp.MustCompile(`(?i)(\bname\b.*(not permitted|unsupported|unknown|not allowed|unexpected|unrecognized))|((unknown|unexpected|unrecognized|extra)[^.]*\bname\b)|messages\.\d+\.name|messages\[\d+\]\.name`)
+	maxTokensRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)max_tokens.*max_completion_tokens`) })
+	completionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)max_completion_tokens`) })
+	toolNameRe   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\bname\b.*(not permitted|unsupported|unknown|not allowed|unexpected|unrecognized))|((unknown|unexpected|unrecognized|extra)[^.]*\bname\b)|messages\.\d+\.name|messages\[\d+\]\.name`)
+	})
 )
 
 // learn reports whether f is a 400 about a field this client can leave
@@ -26,16 +31,16 @@ func (c *Client) learn(req Request, f *failure) bool {
 	}
 	msg := f.server.message
 	switch {
-	case !c.noStreamOptions.Load() && streamOptionsRe.MatchString(msg):
+	case !c.noStreamOptions.Load() && streamOptionsRe().MatchString(msg):
 		c.noStreamOptions.Store(true)
 		return true
-	case c.cfg.MaxOutputTokens > 0 && c.tokensField.Load() != tokensFieldCompletion && maxTokensRe.MatchString(msg) && !c.completionTokensField(req.Model):
+	case c.cfg.MaxOutputTokens > 0 && c.tokensField.Load() != tokensFieldCompletion && maxTokensRe().MatchString(msg) && !c.completionTokensField(req.Model):
 		c.tokensField.Store(tokensFieldCompletion)
 		return true
-	case c.cfg.MaxOutputTokens > 0 && c.tokensField.Load() != tokensFieldMax && completionRe.MatchString(msg) && c.completionTokensField(req.Model):
+	case c.cfg.MaxOutputTokens > 0 && c.tokensField.Load() != tokensFieldMax && completionRe().MatchString(msg) && c.completionTokensField(req.Model):
 		c.tokensField.Store(tokensFieldMax)
 		return true
-	case !c.noToolName.Load() && hasToolName(req) && toolNameRe.MatchString(msg) && !modelRe.MatchString(msg):
+	case !c.noToolName.Load() && hasToolName(req) && toolNameRe().MatchString(msg) && !modelRe().MatchString(msg):
 		c.noToolName.Store(true)
 		return true
 	}

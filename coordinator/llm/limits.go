@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -86,11 +87,13 @@ func openAIReset(h http.Header) (time.Duration, bool) {
 
 // resetDurationRe is OpenAI's duration notation with an optional number of
 // days first ("1d2h3m4.5s", "6m0s", "20ms").
-var resetDurationRe = regexp.MustCompile(`^(?:(\d+)d)?((?:\d+(?:\.\d+)?(?:h|m|s|ms|us|µs|ns))*)$`)
+var resetDurationRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:(\d+)d)?((?:\d+(?:\.\d+)?(?:h|m|s|ms|us|µs|ns))*)$`)
+})
 
 func parseResetDuration(v string) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
-	m := resetDurationRe.FindStringSubmatch(v)
+	m := resetDurationRe().FindStringSubmatch(v)
 	if v == "" || m == nil {
 		return 0, false
 	}
@@ -131,10 +134,12 @@ func epochReset(v string, at time.Time) (time.Duration, bool) {
 
 // messageWaitRe finds a wait a server's message names: OpenAI's "Please
 // try again in 6m0s." or "in 20ms", and "retry after 30 seconds".
-var messageWaitRe = regexp.MustCompile(`(?i)(?:try again|retry) (?:in|after) ((?:\d+d)?(?:\d+(?:\.\d+)?(?:h|ms|m|s))+|\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?|hours?))\b`)
+var messageWaitRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:try again|retry) (?:in|after) ((?:\d+d)?(?:\d+(?:\.\d+)?(?:h|ms|m|s))+|\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?|hours?))\b`)
+})
 
 func messageWait(msg string) (time.Duration, bool) {
-	m := messageWaitRe.FindStringSubmatch(msg)
+	m := messageWaitRe().FindStringSubmatch(msg)
 	if m == nil {
 		return 0, false
 	}

@@ -104,7 +104,7 @@ func (c *Client) cachedWindow(model string) (int, bool) {
 	return 0, false
 }
 
-var numCtxRe = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
+var numCtxRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`) })
 
 // askOllama asks Ollama's native API what it serves model with: the
 // loaded model's context_length (final), else its num_ctx parameter
@@ -123,7 +123,7 @@ func (c *Client) askOllama(ctx context.Context, model string) (int, bool) {
 	if !c.getJSON(ctx, http.MethodPost, root+"/api/show", body, &show) {
 		return 0, false
 	}
-	if m := numCtxRe.FindStringSubmatch(show.Parameters); m != nil {
+	if m := numCtxRe().FindStringSubmatch(show.Parameters); m != nil {
 		var n int
 		if _, err := fmt.Sscan(m[1], &n); err == nil && n > 0 {
 			return n, true

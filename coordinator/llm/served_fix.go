@@ -28,7 +28,7 @@ func (c *Client) modelfileNumCtx(ctx context.Context, model string) (int, bool) 
 	if !c.getJSON(ctx, http.MethodPost, root+"/api/show", body, &show) {
 		return 0, false
 	}
-	if m := numCtxRe.FindStringSubmatch(show.Parameters); m != nil {
+	if m := numCtxRe().FindStringSubmatch(show.Parameters); m != nil {
 		var n int
 		if _, err := fmt.Sscan(m[1], &n); err == nil && n > 0 {
 			return n, true

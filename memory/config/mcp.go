@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/afero"
@@ -176,12 +177,12 @@ type MCPServerFile struct {
 
 // serverName is what a server may be called: it becomes part of tool
 // names (mcp__NAME__tool), which models accept only in this alphabet.
-var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`)
+var serverName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$`) })
 
 // ValidServerName reports whether name can name an MCP server, and if
 // not, why, in one sentence.
 func ValidServerName(name string) error {
-	if !serverName.MatchString(name) || strings.Contains(name, "__") {
+	if !serverName().MatchString(name) || strings.Contains(name, "__") {
 		return invalidf("MCP server name %q must be 1 to 40 letters, digits, - or _ (no __), starting with a letter or digit", name)
 	}
 	return nil

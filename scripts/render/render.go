@@ -21,9 +21,10 @@
 //     rendering at all: the answer is printed as it is, which is what
 //     scripts and people who turned colour off expect.
 //
-// Glamour's highlighter registers every chroma lexer and style in package
-// init, about 27 ms at every start of ralph; the project accepted that for
-// what it brings. Everything else here is built on first use.
+// Nothing here costs a start of ralph that renders nothing: chroma, glamour
+// and goldmark are patched copies (third_party/) that build their lexers,
+// styles and expressions on first use, and so is everything in this
+// package (see docs/development.md, "Start-up budget").
 package render
 
 import (
@@ -247,7 +248,7 @@ func stripControls(md string) string {
 func sanitize(text string) string {
 	text = strings.ReplaceAll(text, "\t", "    ")
 	if strings.Contains(text, "&#") {
-		text = controlRefs.ReplaceAllStringFunc(text, defuseRef)
+		text = controlRefs().ReplaceAllStringFunc(text, defuseRef)
 	}
 	return text
 }
@@ -255,7 +256,7 @@ func sanitize(text string) string {
 // controlRefs matches numeric character references. goldmark resolves
 // "&#27;" to a raw ESC, so "&#27;[2J" in an answer would clear the screen
 // after StripControls had passed it as harmless text.
-var controlRefs = regexp.MustCompile(`&#(?:[0-9]{1,8}|[xX][0-9a-fA-F]{1,8});`)
+var controlRefs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`&#(?:[0-9]{1,8}|[xX][0-9a-fA-F]{1,8});`) })
 
 // defuseRef replaces a reference to a control character (other than tab
 // and newline) with U+FFFD, goldmark's own replacement for references it

@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/ralph-dev/ralph/scripts/view"
+	"sync"
 
 	"bytes"
 	"fmt"
@@ -37,7 +38,7 @@ func HTMLReport(fs afero.Fs, root, id, out string, now time.Time) (string, error
 		page.Links = l.Lines()
 	}
 	var b bytes.Buffer
-	if err := htmlTemplate.Execute(&b, page); err != nil {
+	if err := htmlTemplate().Execute(&b, page); err != nil {
 		return "", fmt.Errorf("html report: %w", err)
 	}
 	if out == "" {
@@ -305,12 +306,16 @@ func newChart(tl Timeline) svgChart {
 	return c
 }
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"money": money,
-	"dur":   func(ms int64) string { return view.Duration(time.Duration(ms) * time.Millisecond) },
-	"k":     thousands,
-	"add":   func(a, b int) int { return a + b },
-	"kinds": kindNames,
-	"line":  func(s string) string { return oneLine(s, 200) },
-}).Parse(htmlSource))
+// htmlTemplate is parsed on first use: parsing it at package init cost
+// every start of ralph, most of which never write a report.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
+		"money": money,
+		"dur":   func(ms int64) string { return view.Duration(time.Duration(ms) * time.Millisecond) },
+		"k":     thousands,
+		"add":   func(a, b int) int { return a + b },
+		"kinds": kindNames,
+		"line":  func(s string) string { return oneLine(s, 200) },
+	}).Parse(htmlSource))
+})

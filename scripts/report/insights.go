@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/ralph-dev/ralph/memory/text"
+	"sync"
 
 	"github.com/ralph-dev/ralph/scripts/view"
 
@@ -264,10 +265,16 @@ func lastLine(s string) string {
 // Patterns that vary between errors that are otherwise the same, most
 // specific first: a path may hold numbers and hex, so it goes before them.
 var (
-	errUUID   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	errPath   = regexp.MustCompile(`(?:[A-Za-z]:\\|~?/|\.{1,2}/|\b[\w.-]+/)[\w.@+~-]*(?:[/\\][\w.@+~-]*)*`)
-	errHex    = regexp.MustCompile(`(?i)\b0x[0-9a-f]+\b|\b(?:[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*)\b`)
-	errNumber = regexp.MustCompile(`\d+(?:\.\d+)?`)
+	errUUID = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	})
+	errPath = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:[A-Za-z]:\\|~?/|\.{1,2}/|\b[\w.-]+/)[\w.@+~-]*(?:[/\\][\w.@+~-]*)*`)
+	})
+	errHex = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b0x[0-9a-f]+\b|\b(?:[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*|[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*)\b`)
+	})
+	errNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+(?:\.\d+)?`) })
 )
 
 // ErrorKey normalises an error message so that errors alike group
@@ -275,20 +282,20 @@ var (
 // one space, and the result is cut at 160 characters.
 func ErrorKey(msg string) string {
 	s := text.OneLine(msg)
-	s = errUUID.ReplaceAllString(s, "<id>")
-	s = errPath.ReplaceAllStringFunc(s, func(p string) string {
+	s = errUUID().ReplaceAllString(s, "<id>")
+	s = errPath().ReplaceAllStringFunc(s, func(p string) string {
 		if strings.ContainsAny(p, `/\`) {
 			return "<path>"
 		}
 		return p
 	})
-	s = errHex.ReplaceAllStringFunc(s, func(h string) string {
+	s = errHex().ReplaceAllStringFunc(s, func(h string) string {
 		if len(h) >= 6 || strings.HasPrefix(strings.ToLower(h), "0x") {
 			return "<hex>"
 		}
 		return h
 	})
-	s = errNumber.ReplaceAllString(s, "<n>")
+	s = errNumber().ReplaceAllString(s, "<n>")
 	return oneLine(s, 160)
 }
 

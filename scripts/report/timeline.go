@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -112,7 +113,7 @@ const commandOutputLimit = 400
 
 // taskPromptID finds the task a task loop's child works on in the prompt
 // it was spawned with, for records written before agent_spawned named it.
-var taskPromptID = regexp.MustCompile(`^Your task \((\S+) in RALPH_TASKS\.md\)`)
+var taskPromptID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Your task \((\S+) in RALPH_TASKS\.md\)`) })
 
 // timelineBuilder goes through a session's events once.
 type timelineBuilder struct {
@@ -264,7 +265,7 @@ func (b *timelineBuilder) close(t *TaskTimeline, a *AttemptTimeline, end time.Ti
 func (b *timelineBuilder) spawned(e coordinator.Event) {
 	span := AgentSpan{ID: e.AgentID, Task: e.Task, Start: e.Time}
 	if span.Task == "" {
-		if m := taskPromptID.FindStringSubmatch(e.Text); m != nil {
+		if m := taskPromptID().FindStringSubmatch(e.Text); m != nil {
 			span.Task = m[1]
 		}
 	}

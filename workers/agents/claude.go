@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -94,12 +95,12 @@ func (claudeCLI) reportsCost() bool { return true }
 func (claudeCLI) mergeEnv(_, _, ours string) string { return ours }
 
 // claudeLegacyRe is claude 1.0's "Claude AI usage limit reached|<unix seconds>".
-var claudeLegacyRe = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})\b`)
+var claudeLegacyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})\b`) })
 
 // usageLimit reads claude 1.0's limit message, which names the reset in
 // unix seconds; later versions use the common words.
 func (claudeCLI) usageLimit(s string, _ time.Time) (UsageLimit, bool) {
-	m := claudeLegacyRe.FindStringSubmatch(s)
+	m := claudeLegacyRe().FindStringSubmatch(s)
 	if m == nil {
 		return UsageLimit{}, false
 	}

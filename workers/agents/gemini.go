@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -87,12 +88,12 @@ func (geminiCLI) reportsCost() bool { return false }
 func (geminiCLI) mergeEnv(_, _, ours string) string { return ours }
 
 // geminiDailyQuotaRe finds Gemini CLI's words for a per-day quota.
-var geminiDailyQuotaRe = regexp.MustCompile(`(?i)exhausted your daily quota`)
+var geminiDailyQuotaRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)exhausted your daily quota`) })
 
 // usageLimit reads gemini's per-day quota, which resets at midnight
 // Pacific time.
 func (geminiCLI) usageLimit(s string, now time.Time) (UsageLimit, bool) {
-	w := geminiDailyQuotaRe.FindString(s)
+	w := geminiDailyQuotaRe().FindString(s)
 	if w == "" {
 		return UsageLimit{}, false
 	}

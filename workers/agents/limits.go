@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/text"
@@ -70,7 +71,9 @@ var (
 	// limitWordsRe finds an agent saying it hit its limit.
 	// Words only one CLI uses, and their reset times, are its usageLimit's
 	// business.
-	limitWordsRe = regexp.MustCompile(`(?i)you[’']ve hit your (?:usage )?limit|usage limit reached|(?:5-hour|five-hour|session|daily|weekly|opus|sonnet|opus weekly|sonnet weekly) limit reached`)
+	limitWordsRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)you[’']ve hit your (?:usage )?limit|usage limit reached|(?:5-hour|five-hour|session|daily|weekly|opus|sonnet|opus weekly|sonnet weekly) limit reached`)
+	})
 	// resetAtRe finds when: "resets 2pm (Europe/Berlin)", "reset at
 	// 2:10pm", "resets Apr 23 at 4pm (America/Recife)", "Try again at 3:45
 	// PM", "try again at Sep 5th, 2025 3:45 PM".
@@ -91,7 +94,7 @@ func ParseUsageLimit(s string, now time.Time) (UsageLimit, bool) {
 			return l, true
 		}
 	}
-	w := limitWordsRe.FindString(s)
+	w := limitWordsRe().FindString(s)
 	if w == "" {
 		return UsageLimit{}, false
 	}

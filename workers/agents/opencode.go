@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -164,7 +165,7 @@ func (a Agent) opencodeWrites() string {
 
 // opencodeEnvRe finds the variables an opencode config reads, as in
 // "apiKey": "{env:OPENROUTER_API_KEY}".
-var opencodeEnvRe = regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
+var opencodeEnvRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{env:([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // opencodeEnvKeys are the variables the person's own opencode config files
 // name with {env:…}: a custom provider's key has any name. A project's
@@ -192,7 +193,7 @@ func opencodeEnvKeys(env []string) []string {
 		if err != nil {
 			continue
 		}
-		for _, m := range opencodeEnvRe.FindAllStringSubmatch(string(data), -1) {
+		for _, m := range opencodeEnvRe().FindAllStringSubmatch(string(data), -1) {
 			keys = append(keys, m[1])
 		}
 	}

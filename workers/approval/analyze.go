@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -187,9 +188,9 @@ var (
 	// commandName is a command written plainly: no quotes, escapes,
 	// globs or expansions, so the name a rule matches is the program that
 	// runs. "[" is the test command.
-	commandName = regexp.MustCompile(`^([A-Za-z0-9_./][A-Za-z0-9._+@%:/-]*|\[)$`)
+	commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_./][A-Za-z0-9._+@%:/-]*|\[)$`) })
 	// subcommandName is a launcher's subcommand or target.
-	subcommandName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+@:/-]*$`)
+	subcommandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+@:/-]*$`) })
 )
 
 // call judges one simple command and records its rule.
@@ -198,7 +199,7 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 		return // assignments only; each Assign asks on its own
 	}
 	name, ok := plainLit(c.Args[0])
-	if !ok || !commandName.MatchString(name) {
+	if !ok || !commandName().MatchString(name) {
 		a.ask("its command name is quoted, escaped or computed (%s), so no rule can match it", wordSource(c.Args[0]))
 		return
 	}
@@ -225,7 +226,7 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 		case strings.HasPrefix(sub.value, "-"):
 			a.ask("`%s` takes an option (%s) before its subcommand, and rules cover only `%s <subcommand>`", name, sub.value, name)
 			return
-		case !sub.plain || !subcommandName.MatchString(sub.value):
+		case !sub.plain || !subcommandName().MatchString(sub.value):
 			a.ask("the subcommand of `%s` is quoted, escaped or computed (%s)", name, wordSource(c.Args[1]))
 			return
 		}

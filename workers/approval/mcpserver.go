@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 
@@ -52,11 +53,11 @@ func (f serverField) line() string { return f.Key + ": " + f.Value }
 
 // onlyVariables matches a value that is nothing but ${VAR} references: it
 // names where a secret comes from and holds none, so it is shown.
-var onlyVariables = regexp.MustCompile(`^(\$\{[A-Za-z_][A-Za-z0-9_]*\})+$`)
+var onlyVariables = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\$\{[A-Za-z_][A-Za-z0-9_]*\})+$`) })
 
 // plainValue is a value shown as it is; any other is quoted, so spaces,
 // quotes and empty values are seen for what they are.
-var plainValue = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./~^${}\[\]-]+$`)
+var plainValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./~^${}\[\]-]+$`) })
 
 // secretName reports whether a variable's or header's name says its value
 // is a secret, by either of ralph's rules: the one that keeps MCP values
@@ -71,7 +72,7 @@ func secretName(name string) bool {
 // characters made visible.
 func showValue(v string, secrets *memory.Redactor) string {
 	v = secrets.Redact(v)
-	if !plainValue.MatchString(v) {
+	if !plainValue().MatchString(v) {
 		v = strconv.Quote(v)
 	}
 	return text.Visible(v)
@@ -97,7 +98,7 @@ func showDefinition(d config.MCPDefinition, secrets *memory.Redactor) []serverFi
 	// secret is a value hidden because its name says it is a secret,
 	// unless it only names the variables it is read from.
 	secret := func(key, v string, byName bool) {
-		if byName && !onlyVariables.MatchString(v) {
+		if byName && !onlyVariables().MatchString(v) {
 			add(key, hiddenValue, true)
 			return
 		}
