@@ -124,6 +124,7 @@ func BenchmarkChildren64(b *testing.B) {
 			runRalph()
 		}
 		ratios = append(ratios, time.Duration(float64(time.Millisecond)*float64(spans[i])/float64(bares[i])))
+		b.Logf("pair %d: ralph %s, bare client %s", i, spans[i].Round(time.Millisecond), bares[i].Round(time.Millisecond))
 	}
 	b.ReportMetric(float64(percentile(spans, 0.5))/float64(100*time.Millisecond), "span/ideal")
 	b.ReportMetric(ms(percentile(spans, 0.5)), "span-ms")
