@@ -373,6 +373,9 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 			return
 		}
 		stack := debug.Stack()
+		if p, ok := r.(*stepPanic); ok {
+			r, stack = p.value, p.stack
+		}
 		err := fmt.Errorf("internal error: %v", r)
 		c.logError("panic", "", fmt.Sprintf("%v\n%s", r, stack))
 		c.emit(Event{Type: EventError, Text: err.Error()})
@@ -505,51 +508,58 @@ func (c *Coordinator) interrupted(it interrupts.Interrupt) Result {
 
 // watch runs fn under a cancellable context while watching the queue; a
 // hard stop or urgent message (or ctx ending) cancels fn and is returned
-// once fn has returned, so nothing of the step outlives the call. fn runs
-// on the caller's goroutine, whose stack has grown to a model call's depth
-// already, and a small goroutine watches: a new goroutine for each step
-// grew its stack to that depth again, copying it at each doubling, which
-// with 64 children was a seventh of ralph's CPU time. A panic in fn goes
-// up the caller's stack as it is, to Run, which turns it into a failed
-// result.
+// once fn has returned, so nothing of the step outlives the call.
 func (c *Coordinator) watch(ctx context.Context, fn func(ctx context.Context)) *stopCause {
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
-	cut := make(chan *stopCause, 1)
-	go func() { cut <- c.watchQueue(ctx, done, cancel) }()
-	returned := false
-	defer func() {
-		if !returned {
-			close(done) // fn panicked: the watcher ends too
-		}
+	var crash *stepPanic
+	go func() {
+		defer close(done)
+		// A panic in a step (a tool, a child) is carried back to this
+		// goroutine and raised again there, where Run turns it into a
+		// failed result instead of a crashed process.
+		defer func() {
+			if r := recover(); r != nil {
+				crash = &stepPanic{value: r, stack: debug.Stack()}
+			}
+		}()
+		fn(stepCtx)
 	}()
-	fn(stepCtx)
-	returned = true
-	close(done)
-	return <-cut
-}
-
-// watchQueue waits until done is closed, ctx ends or a hard stop or
-// urgent message is queued, cancelling the step in the latter two cases.
-func (c *Coordinator) watchQueue(ctx context.Context, done <-chan struct{}, cancel context.CancelFunc) *stopCause {
+	wait := func() {
+		<-done
+		if crash != nil {
+			panic(crash)
+		}
+	}
 	for {
 		select {
 		case <-done:
+			wait()
 			// An interrupt that raced with the end of the step is handled
 			// at the boundary.
 			return nil
 		case <-ctx.Done():
 			cancel()
+			wait()
 			return &stopCause{it: interrupts.Interrupt{Kind: interrupts.HardStop}}
 		case <-c.opts.Queue.Ready():
 			if it, ok := c.opts.Queue.PopAtMost(interrupts.Urgent); ok {
 				cancel()
+				wait()
 				return &stopCause{it: it}
 			}
 		}
 	}
 }
+
+// stepPanic is a panic raised inside a step, with the stack where it began.
+type stepPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *stepPanic) String() string { return fmt.Sprintf("%v", p.value) }
 
 func cutReason(it interrupts.Interrupt) string {
 	if it.Kind == interrupts.Urgent {
