@@ -48,6 +48,9 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			// A cut answer (an urgent message) left its draft as it was.
 			s.scr.end()
 		}
+		if !child && ev.Type == coordinator.EventInterrupted {
+			s.stopShown()
+		}
 	case coordinator.EventTextDelta:
 		s.tokens.Add(int64(max(1, len(ev.Text)/4)))
 		if !child {

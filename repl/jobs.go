@@ -26,6 +26,10 @@ type job struct {
 	start   time.Time
 	stopped bool   // a hard stop was asked for (guarded by Shell.mu)
 	what    string // what was running then
+	// shown: the stop took effect and was reported, the idle prompt is
+	// back while the run saves its state (stopShown; guarded by Shell.mu).
+	shown bool
+	ended chan struct{} // closed once the job and its report are over
 }
 
 // jobResult is how a job ended: res for a coordinator run, text and err
@@ -75,7 +79,7 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) er
 		return errNoRoom
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	j := &job{name: name, queue: s.opts.LoopQueue, cancel: cancel, start: time.Now()}
+	j := &job{name: name, queue: s.opts.LoopQueue, cancel: cancel, start: time.Now(), ended: make(chan struct{})}
 	if run {
 		j.queue = s.queue
 		s.run = j
@@ -95,6 +99,7 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) er
 	s.updatePrompt()
 	go func() {
 		defer s.jobs.Done()
+		defer close(j.ended)
 		defer s.crashGuard()
 		// After finishJob, which may start the next queued message
 		// under the same hold, so the project is not let go between.
@@ -120,7 +125,7 @@ func (s *Shell) runJob(ctx context.Context, j *job, fn func(context.Context) job
 // or on to the messages typed while it ran.
 func (s *Shell) finishJob(j *job, r jobResult) {
 	s.mu.Lock()
-	stopped, what := j.stopped, j.what
+	stopped, what, shown := j.stopped, j.what, j.shown
 	if s.run == j {
 		s.run = nil
 	} else {
@@ -131,11 +136,10 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 	s.scr.end()
 	failed := r.err != nil
 	switch {
+	case shown:
+		// Reported when the stop took effect (stopShown).
 	case r.res != nil && r.res.Subtype == coordinator.SubtypeInterrupted, r.res == nil && stopped:
-		if what == "" {
-			what = s.agents.Summary()
-		}
-		s.scr.line(s.scr.pal.Bold("stopped: "+what) + " — state saved")
+		s.scr.line(s.stoppedLine(what))
 		failed = true
 	case r.res != nil && r.res.IsError:
 		msg := r.res.Text
@@ -158,8 +162,9 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 	}
 	s.agents.Reset()
 	left := takeQueued(j.queue)
-	if len(left) > 0 && !failed && !stopped && !closing {
-		// Messages typed while the run ended with an answer: the first is
+	if len(left) > 0 && (shown || !failed && !stopped) && !closing {
+		// Messages typed while the run ended with an answer, or at the
+		// prompt a stop brought back while the run saved: the first is
 		// the next prompt, the rest are delivered at its first boundary.
 		for _, it := range left[1:] {
 			s.queue.Push(it)
@@ -176,11 +181,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		}
 		s.mu.Unlock()
 	} else if len(left) > 0 {
-		var texts []string
-		for _, it := range left {
-			texts = append(texts, fmt.Sprintf("%q", clipWidth(it.Text, 60)))
-		}
-		s.scr.line(s.scr.pal.Dim("not delivered: " + strings.Join(texts, ", ")))
+		s.notDelivered(left)
 	}
 	// The answer's last frame is written before the idle prompt comes
 	// back, not up to a frame later: a line typed at once (typed ahead,
@@ -228,6 +229,66 @@ func (s *Shell) hardStop() bool {
 	return s.stop(j)
 }
 
+// stopShown reports a hard stop of the conversation run as soon as it has
+// taken effect (the coordinator's interrupted event: the model stream
+// cancelled, every command's process group dead, the cancelled results
+// recorded) and brings the idle prompt back, while the run saves its state
+// durably. That save waits for the disk (fsyncs of tens of milliseconds on
+// a busy machine) and nothing on the screen depends on it; the prompt is
+// what the person is waiting for. Messages queued before the stop are
+// reported not delivered, as before. What the person does at the new
+// prompt waits the moment until the run has ended (settle), so that it
+// meets an idle shell: a message starts the next run, /resume finds no
+// conversation running, Ctrl-C is the idle prompt's. The task loop and a
+// shell that is leaving keep the report at the job's end.
+func (s *Shell) stopShown() {
+	s.mu.Lock()
+	j := s.run
+	if j == nil || !j.stopped || j.shown || s.closing {
+		s.mu.Unlock()
+		return
+	}
+	j.shown = true
+	what := j.what
+	s.mu.Unlock()
+	s.scr.end()
+	s.scr.line(s.stoppedLine(what))
+	if left := takeQueued(j.queue); len(left) > 0 {
+		s.notDelivered(left)
+	}
+	s.scr.paint()
+	s.updatePrompt()
+}
+
+// settle waits until a stopped run whose prompt is back already (stopShown)
+// has ended, which its save bounds. The input loop calls it with each line
+// or key it acts on.
+func (s *Shell) settle() {
+	s.mu.Lock()
+	j := s.run
+	s.mu.Unlock()
+	if j != nil && j.shown {
+		<-j.ended
+	}
+}
+
+// stoppedLine is the line that reports a hard stop.
+func (s *Shell) stoppedLine(what string) string {
+	if what == "" {
+		what = s.agents.Summary()
+	}
+	return s.scr.pal.Bold("stopped: "+what) + " — state saved"
+}
+
+// notDelivered reports messages a stop left in the queue.
+func (s *Shell) notDelivered(left []interrupts.Interrupt) {
+	var texts []string
+	for _, it := range left {
+		texts = append(texts, fmt.Sprintf("%q", clipWidth(it.Text, 60)))
+	}
+	s.scr.line(s.scr.pal.Dim("not delivered: " + strings.Join(texts, ", ")))
+}
+
 // stopAll stops every job: the shell is leaving.
 func (s *Shell) stopAll() {
 	s.mu.Lock()
@@ -241,8 +302,8 @@ func (s *Shell) stopAll() {
 // else consumes the stop. It reports whether j was running.
 func (s *Shell) stop(j *job) bool {
 	s.mu.Lock()
-	if j == nil || j != s.run && j != s.taskLoop {
-		// It ended meanwhile.
+	if j == nil || j != s.run && j != s.taskLoop || j.shown {
+		// It ended meanwhile, or its stop took effect and was reported.
 		s.mu.Unlock()
 		return false
 	}
@@ -402,7 +463,14 @@ const IdlePrompt = "ralph> "
 func (s *Shell) promptText() string {
 	s.mu.Lock()
 	run, loop, ask, cont := s.run, s.taskLoop, s.ask, s.cont
-	j := s.front()
+	if run != nil && run.shown {
+		// Its stop was reported; the prompt is free while it saves.
+		run = nil
+	}
+	j := run
+	if j == nil {
+		j = loop
+	}
 	var stopping bool
 	if j != nil {
 		stopping = j.stopped

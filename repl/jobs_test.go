@@ -24,6 +24,9 @@ type fakeCoord struct {
 	mu      sync.Mutex
 	prompts []string
 	urgent  []string
+	// interrupted, when set, is called on a hard stop before Run returns,
+	// as the coordinator emits its interrupted event before it saves.
+	interrupted func()
 }
 
 func (f *fakeCoord) Run(ctx context.Context, prompt string) coordinator.Result {
@@ -43,6 +46,9 @@ func (f *fakeCoord) Run(ctx context.Context, prompt string) coordinator.Result {
 					break
 				}
 				if it.Kind == interrupts.HardStop {
+					if f.interrupted != nil {
+						f.interrupted()
+					}
 					return coordinator.Result{Subtype: coordinator.SubtypeInterrupted, IsError: true}
 				}
 				f.mu.Lock()
@@ -129,6 +135,58 @@ func TestLinesWhileBusyBecomeInterrupts(t *testing.T) {
 	}
 	if strings.Count(info, "stopped:") != 1 || s.busy() || s.hardStop() {
 		t.Fatalf("after the stop: busy %v\n%s", s.busy(), info)
+	}
+}
+
+// TestStopShownWhileTheRunSaves: the stop is reported and the idle prompt
+// is back as soon as the coordinator says the stop took effect, not once
+// its state is durable; what was queued before the stop is not delivered,
+// and a message sent at that prompt waits for the stopped run to end
+// (settle), then starts the next run.
+func TestStopShownWhileTheRunSaves(t *testing.T) {
+	s, fc := testShell(t)
+	saved := make(chan struct{})
+	settled := make(chan struct{})
+	var sentWhileSaving sync.Once
+	fc.interrupted = func() {
+		s.Handle(coordinator.Event{Type: coordinator.EventInterrupted})
+		sentWhileSaving.Do(func() {
+			info := s.infoText(t)
+			if !strings.Contains(info, "stopped: ") || !strings.Contains(info, `not delivered: "before the stop"`) {
+				t.Errorf("the stop was not reported before the save:\n%s", info)
+			}
+			if p := s.promptText(); !strings.Contains(p, strings.TrimSpace(IdlePrompt)) {
+				t.Errorf("prompt while saving = %q, want the idle one", p)
+			}
+			if s.hardStop() {
+				t.Error("a second stop at the prompt found the stopped run running")
+			}
+			// As the input loop does with the line sent at the prompt.
+			go func() {
+				s.settle()
+				close(settled)
+				s.submit("after the stop")
+			}()
+		})
+		<-saved
+	}
+	s.submit("task")
+	eventually(t, "the run", func() bool { return len(fc.seen()) == 1 })
+	s.submit("before the stop")
+	s.hardStop()
+	select {
+	case <-settled:
+		t.Fatal("settle returned while the stopped run was still saving")
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(saved)
+	eventually(t, "the next run", func() bool { return len(fc.seen()) == 2 })
+	if got := fc.seen()[1]; got != "after the stop" {
+		t.Fatalf("next run's prompt = %q", got)
+	}
+	info := s.infoText(t)
+	if strings.Count(info, "stopped:") != 1 || strings.Count(info, "queued:") != 1 || strings.Contains(info, `"after the stop"`) {
+		t.Fatalf("screen:\n%s", info)
 	}
 }
 

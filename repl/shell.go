@@ -373,6 +373,7 @@ func (s *Shell) loop() int {
 		s.updatePrompt()
 		line, err := s.rl.Readline()
 		s.starting.Store(false)
+		s.settle()
 		if q := s.quitCode.Load(); q >= 0 {
 			return int(q)
 		}
