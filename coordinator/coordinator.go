@@ -350,7 +350,13 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	}
 	c.save(status, errText)
 	if res.Subtype == SubtypeInterrupted {
-		c.emit(Event{Type: EventStateSaved, Text: "state saved"})
+		// A stop says the state is saved only when it was: a face that
+		// told the person "stopped" at once waits for this word.
+		if c.storeErr == nil {
+			c.emit(Event{Type: EventStateSaved, Text: "state saved"})
+		} else {
+			c.emit(Event{Type: EventError, Text: fmt.Sprintf("state not saved: %v", c.storeErr)})
+		}
 	}
 	r := res
 	c.emit(Event{Type: EventResult, Result: &r})

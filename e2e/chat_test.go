@@ -73,9 +73,11 @@ func TestChatHardStopDuringCommand(t *testing.T) {
 	if n := strings.Count(screen, "stopped:"); n != 1 {
 		t.Fatalf("%d stopped lines:\n%s", n, screen)
 	}
-	if !strings.Contains(screen, "stopped: running `cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60` — state saved") {
+	if !strings.Contains(screen, "stopped: running `cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60`") {
 		t.Fatalf("the stopped line does not say what was running:\n%s", screen)
 	}
+	// The save is confirmed once it is done, not before.
+	r.waitIdle(5*time.Second, func(s string) bool { return strings.Contains(s, "state saved") })
 	waitGroupGone(t, pgid)
 
 	r.typeKeys("what were you doing?\r")

@@ -51,6 +51,10 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		if !child && ev.Type == coordinator.EventInterrupted {
 			s.stopShown()
 		}
+	case coordinator.EventStateSaved:
+		if !child {
+			s.savedShown()
+		}
 	case coordinator.EventTextDelta:
 		s.tokens.Add(int64(max(1, len(ev.Text)/4)))
 		if !child {

@@ -252,7 +252,9 @@ func (s *Shell) stopShown() {
 	what := j.what
 	s.mu.Unlock()
 	s.scr.end()
-	s.scr.line(s.stoppedLine(what))
+	// Not "state saved" yet: that is said when the save is done
+	// (savedShown), and an error line says it when it failed.
+	s.scr.line(s.scr.pal.Bold("stopped: " + s.stopWhat(what)))
 	if left := takeQueued(j.queue); len(left) > 0 {
 		s.notDelivered(left)
 	}
@@ -272,12 +274,29 @@ func (s *Shell) settle() {
 	}
 }
 
-// stoppedLine is the line that reports a hard stop.
-func (s *Shell) stoppedLine(what string) string {
+// savedShown confirms the save of a stop reported early (stopShown).
+func (s *Shell) savedShown() {
+	s.mu.Lock()
+	shown := s.run != nil && s.run.shown
+	s.mu.Unlock()
+	if shown {
+		s.scr.line(s.scr.pal.Dim("state saved"))
+		s.scr.paint()
+	}
+}
+
+// stopWhat is what a hard stop cut: what was running, or the agents.
+func (s *Shell) stopWhat(what string) string {
 	if what == "" {
 		what = s.agents.Summary()
 	}
-	return s.scr.pal.Bold("stopped: "+what) + " — state saved"
+	return what
+}
+
+// stoppedLine is the line that reports a hard stop at the job's end, when
+// the run's state is saved.
+func (s *Shell) stoppedLine(what string) string {
+	return s.scr.pal.Bold("stopped: "+s.stopWhat(what)) + " — state saved"
 }
 
 // notDelivered reports messages a stop left in the queue.
