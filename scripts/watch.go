@@ -216,7 +216,9 @@ func replayEvents(fs afero.Fs, path string, from, to int64, fn func(coordinator.
 
 // jsonWatch prints events as --output-format stream-json does: an init
 // line for each session_started, the result object for the run's result,
-// every other event as its stream-json line.
+// every other event as its stream-json line. Its first line is an init
+// line whatever the session's first event: a task loop publishes no
+// session_started, and a reader needs the session id first.
 type jsonWatch struct {
 	enc *streamEncoder
 	cwd string
@@ -226,6 +228,9 @@ func (j *jsonWatch) begin(string, bool) {}
 func (j *jsonWatch) end()               {}
 
 func (j *jsonWatch) event(ev coordinator.Event) {
+	if ev.Type != coordinator.EventSessionStarted {
+		j.enc.initOnce(ev.SessionID, ev.Model, j.cwd)
+	}
 	switch ev.Type {
 	case coordinator.EventSessionStarted:
 		j.enc.init(ev.SessionID, ev.Model, j.cwd)

@@ -73,9 +73,9 @@ func TestJSONWatchIsStreamJSON(t *testing.T) {
 		j.event(ev)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"type":"init","session_id":"s1"`) ||
-		!strings.HasPrefix(lines[1], `{"type":"tool_call"`) || strings.Contains(lines[1], `"time"`) ||
-		!strings.HasPrefix(lines[2], `{"type":"result","subtype":"success","is_error":false,"result":"done"`) {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"type":"init","schema_version":1,"session_id":"s1"`) ||
+		!strings.HasPrefix(lines[1], `{"type":"tool_call","schema_version":1`) || strings.Contains(lines[1], `"time"`) ||
+		!strings.HasPrefix(lines[2], `{"type":"result","schema_version":1,"subtype":"success","is_error":false,"result":"done"`) {
 		t.Fatalf("stream-json:\n%s", out.String())
 	}
 }
