@@ -19,6 +19,9 @@ type ContractLine struct {
 	// Fields are the JSON members this kind carries besides the ones
 	// every event has (EventFields); nil means all of Value's.
 	Fields []string
+	// Sometimes are members Value always has that only some faces print
+	// (a script step's number on the result line).
+	Sometimes []string
 }
 
 // EventFields are the members of every event line, whatever its type.
@@ -73,6 +76,7 @@ func ContractLines() []ContractLine {
 		event(coordinator.EventDecision, "A choice that shaped the run, and why (also in decisions.jsonl).", "text", "task", "decision"),
 		{Type: "command", About: "A script's slash command step ran (stream-json of a script only); its result line follows.", Value: CommandLine{}},
 		{Type: "result", About: "How the run ended: the last line of stream-json and the one object of json. " +
-			"step, line and input are a script step's only; tasks and reason ralph run's only.", Value: StepResult{}},
+			"step, line and input are a script step's only; tasks and reason ralph run's only.", Value: StepResult{},
+			Sometimes: []string{"step", "line", "input"}},
 	}
 }

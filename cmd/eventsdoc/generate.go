@@ -37,6 +37,11 @@ func Generate(root string) ([]byte, error) {
 				eventFields[f.name] = true
 			}
 		}
+		for i, f := range fields {
+			if slices.Contains(l.Sometimes, f.name) {
+				fields[i].always = false
+			}
+		}
 		fmt.Fprintf(&md, "\n### %s\n\n%s\n\n", l.Type, l.About)
 		def, err := g.object(&md, fields, l.Type)
 		if err != nil {
