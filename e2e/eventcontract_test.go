@@ -75,8 +75,8 @@ func contractLines(t *testing.T, rs *jsonschema.Resolved, face, stdout string, s
 
 // TestEveryJSONLineKeepsTheContract is the must-show: every JSON line of
 // every face (stream-json and json of a one-shot, of a resumed one, of a
-// script and of ralph run, and ralph watch --json of a run and of a
-// one-shot) validates against the schema docs/events.md publishes, with
+// script, of ralph run, plan and review, and ralph watch --json of a run
+// and of a one-shot) validates against the schema docs/events.md publishes, with
 // runs that make many kinds of line: tool calls and their errors, a child
 // agent that fails, retries, task attempts, decisions, a slash command.
 func TestEveryJSONLineKeepsTheContract(t *testing.T) {
@@ -161,7 +161,26 @@ func TestEveryJSONLineKeepsTheContract(t *testing.T) {
 		t.Fatalf("the watch's first line is not the run's: %v", watched[0])
 	}
 
-	for _, kind := range []string{"init", "turn_started", "retry", "tool_call", "tool_result", "text_delta", "assistant", "agent_spawned",
+	// ralph plan and ralph review stream their runs too, and end with
+	// their own object in place of a result.
+	planDir := t.TempDir()
+	mustWrite(t, filepath.Join(planDir, "RALPH_TASKS.md"), personsTasks)
+	planSrv := fakemodel.NewServerFunc(plannerModel())
+	t.Cleanup(planSrv.Close)
+	r = ralph(t, planDir, cleanEnv(t), nil, "--base-url", planSrv.URL, "--output-format", "stream-json", "plan", "add a cache")
+	if r.code != 0 {
+		t.Fatalf("ralph plan exited %d: %s", r.code, r.stderr)
+	}
+	note(contractLines(t, rs, "ralph plan's stream-json", r.stdout, true))
+	reviewSrv := fakemodel.NewServerFunc(reviewModel())
+	t.Cleanup(reviewSrv.Close)
+	r = ralph(t, reviewProject(t), cleanEnv(t), nil, "--base-url", reviewSrv.URL, "-y", "--output-format", "stream-json", "review")
+	if r.code != 0 {
+		t.Fatalf("ralph review exited %d: %s", r.code, r.stderr)
+	}
+	note(contractLines(t, rs, "ralph review's stream-json", r.stdout, true))
+
+	for _, kind := range []string{"init", "plan", "review", "turn_started", "retry", "tool_call", "tool_result", "text_delta", "assistant", "agent_spawned",
 		"agent_finished", "error", "files_changed", "task_changed", "decision", "command", "result"} {
 		if !seen[kind] {
 			kinds := make([]string, 0, len(seen))

@@ -74,6 +74,8 @@ func ContractLines() []ContractLine {
 			"one without until says the wait is over.", "text", "until", "state"),
 		event(coordinator.EventBreaker, "The circuit breaker changed state; an open one waits until until.", "text", "until", "state"),
 		event(coordinator.EventDecision, "A choice that shaped the run, and why (also in decisions.jsonl).", "text", "task", "decision"),
+		{Type: "plan", About: "The plan ralph plan wrote, in place of a result line: its tasks in the order ralph run takes them.", Value: planResult{}},
+		{Type: "review", About: "What ralph review found and fixed, in place of a result line.", Value: ReviewJSON{}},
 		{Type: "command", About: "A script's slash command step ran (stream-json of a script only); its result line follows.", Value: CommandLine{}},
 		{Type: "result", About: "How the run ended: the last line of stream-json and the one object of json. " +
 			"step, line and input are a script step's only; tasks and reason ralph run's only.", Value: StepResult{},

@@ -71,7 +71,7 @@ func Generate(root string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(&md, "\n### %s\n\n%s\n\n", t.Name(), about)
+		fmt.Fprintf(&md, "\n### %s object\n\n%s\n\n", t.Name(), about)
 		def, err := g.object(&md, fields, "")
 		if err != nil {
 			return nil, err
@@ -188,7 +188,7 @@ func (g *generator) jsonType(t reflect.Type, omitted bool) (map[string]any, stri
 		if !slices.Contains(g.nested, t) {
 			g.nested = append(g.nested, t)
 		}
-		return map[string]any{"$ref": "#/$defs/" + t.Name()}, fmt.Sprintf("object ([%s](#%s))", t.Name(), strings.ToLower(t.Name()))
+		return map[string]any{"$ref": "#/$defs/" + t.Name()}, fmt.Sprintf("object ([%s](#%s-object))", t.Name(), strings.ToLower(t.Name()))
 	}
 	return map[string]any{}, "any JSON"
 }
