@@ -75,8 +75,8 @@ func contractLines(t *testing.T, rs *jsonschema.Resolved, face, stdout string, s
 
 // TestEveryJSONLineKeepsTheContract is the must-show: every JSON line of
 // every face (stream-json and json of a one-shot, of a resumed one, of a
-// script, of ralph run, plan and review, and ralph watch --json of a run
-// and of a one-shot) validates against the schema docs/events.md publishes, with
+// script, of ralph run, plan and review, ralph watch --json of a run and
+// of a one-shot, and ralph logs --json) validates against the schema docs/events.md publishes, with
 // runs that make many kinds of line: tool calls and their errors, a child
 // agent that fails, retries, task attempts, decisions, a slash command.
 func TestEveryJSONLineKeepsTheContract(t *testing.T) {
@@ -123,6 +123,10 @@ func TestEveryJSONLineKeepsTheContract(t *testing.T) {
 	watched := contractLines(t, rs, "ralph watch --json of a one-shot", r.stdout, true)
 	if watched[0]["session_id"] != id {
 		t.Fatalf("the watch's first line is not the session's: %v", watched[0])
+	}
+	r = ralph(t, one, cleanEnv(t), nil, "logs", "--json", id)
+	if logged := contractLines(t, rs, "ralph logs --json", r.stdout, true); len(logged) != len(watched) || logged[0]["session_id"] != id {
+		t.Fatalf("ralph logs --json printed %d lines, ralph watch --json %d:\n%s", len(logged), len(watched), r.stdout)
 	}
 
 	r = ralph(t, scriptProject(t), cleanEnv(t), nil, "script", "--keep-going", "--output-format", "stream-json",

@@ -74,7 +74,11 @@ func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 		defer st.Close()
 		return r.watchLive(ctx, st, sink)
 	case errors.Is(err, control.ErrNotRunning):
-		return r.watchFiles(ctx, sink)
+		id, err := memory.FindSession(r.Fs, r.Root, "")
+		if err != nil {
+			return fmt.Errorf("nothing to watch: %w", err)
+		}
+		return r.watchFiles(ctx, sink, id, true)
 	}
 	return err
 }
@@ -142,18 +146,15 @@ func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSi
 	return nil
 }
 
-// watchFiles shows the last session from its events.jsonl, following it
-// while a ralph without a socket still works on it.
-func (r Records) watchFiles(ctx context.Context, sink watchSink) error {
-	id, err := memory.FindSession(r.Fs, r.Root, "")
-	if err != nil {
-		return fmt.Errorf("nothing to watch: %w", err)
-	}
+// watchFiles shows session id from its events.jsonl; with follow, it
+// goes on while a ralph without a socket still works on it.
+func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, follow bool) error {
 	sink.begin(id, false)
 	path := memory.LogPath(r.Root, id, memory.EventsLog)
 	var off int64
+	var err error
 	for {
-		running := report.SessionRunning(r.Fs, r.Root, id)
+		running := follow && report.SessionRunning(r.Fs, r.Root, id)
 		// Read after asking, so the last lines of a run that ended
 		// meanwhile are shown too.
 		if off, err = replayEvents(r.Fs, path, off, -1, sink.event); err != nil {
@@ -243,6 +244,17 @@ func (j *jsonWatch) event(ev coordinator.Event) {
 	default:
 		j.enc.event(ev)
 	}
+}
+
+// logsJSON prints a session's events (id, or the last session's) as
+// ralph watch --json does, lines of the event contract, following a
+// running one with follow.
+func (r Records) logsJSON(ctx context.Context, id string, follow bool) error {
+	id, err := memory.FindSession(r.Fs, r.Root, id)
+	if err != nil {
+		return err
+	}
+	return r.watchFiles(ctx, &jsonWatch{enc: newStreamEncoder(r.Out), cwd: r.Root}, id, follow)
 }
 
 func mainAgent(id string) bool { return id == "" || id == coordinator.MainAgent }
