@@ -73,9 +73,13 @@ func escapeC1(b []byte) []byte {
 // say an old one.
 type ContractVersion struct{}
 
+// contractVersionJSON is the version as JSON, made once: encoding/json
+// copies what MarshalJSON returns, so every line can share it.
+var contractVersionJSON = strconv.AppendInt(nil, coordinator.SchemaVersion, 10)
+
 // MarshalJSON writes the contract's version.
 func (ContractVersion) MarshalJSON() ([]byte, error) {
-	return strconv.AppendInt(nil, coordinator.SchemaVersion, 10), nil
+	return contractVersionJSON, nil
 }
 
 // UnmarshalJSON accepts any version: a reader of ralph's own lines (the
