@@ -161,8 +161,8 @@ func TestEveryJSONLineKeepsTheContract(t *testing.T) {
 		t.Fatalf("ralph run's init names %v, its result %v", lines[0]["session_id"], runID)
 	}
 	r = ralph(t, run, cleanEnv(t), nil, "watch", "--json")
-	if watched := contractLines(t, rs, "ralph watch --json of a run", r.stdout, true); watched[0]["session_id"] != runID {
-		t.Fatalf("the watch's first line is not the run's: %v", watched[0])
+	if watched := contractLines(t, rs, "ralph watch --json of a run", r.stdout, true); watched[0]["session_id"] != runID || watched[0]["model"] != lines[0]["model"] {
+		t.Fatalf("the watch's first line is not the run's %v: %v", lines[0], watched[0])
 	}
 
 	// ralph plan and ralph review stream their runs too, and end with

@@ -241,7 +241,7 @@ func (o *OneShot) verboseLine(ev coordinator.Event) {
 }
 
 // ResultJSON is the final object of json and stream-json output; its field
-// names and order are a contract (see docs/oneshot.md).
+// names and order are a contract (see docs/oneshot.md and docs/events.md).
 type ResultJSON struct {
 	// Type is "result".
 	Type string `json:"type"`

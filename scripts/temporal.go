@@ -319,7 +319,7 @@ func (r Records) WatchTemporal(ctx context.Context, m remote.Marker, jsonOut boo
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	js := &jsonWatch{enc: newStreamEncoder(r.Out), cwd: r.Root}
+	js := r.newJSONWatch()
 	follow(out, func(ev coordinator.Event) {
 		switch {
 		case jsonOut:

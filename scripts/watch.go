@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,7 +56,7 @@ var watchPoll = 100 * time.Millisecond
 func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 	var sink watchSink
 	if jsonOut {
-		sink = &jsonWatch{enc: newStreamEncoder(r.Out), cwd: r.Root}
+		sink = r.newJSONWatch()
 	} else {
 		v := newWatchView(r)
 		defer v.close()
@@ -222,19 +223,31 @@ func replayEvents(fs afero.Fs, path string, from, to int64, fn func(coordinator.
 // session_started, and a reader needs the session id first.
 type jsonWatch struct {
 	enc *streamEncoder
-	cwd string
+	r   Records
+	// model is the watched session's, from its record, for an init line
+	// no session_started gave the model of.
+	model string
 }
 
-func (j *jsonWatch) begin(string, bool) {}
-func (j *jsonWatch) end()               {}
+func (r Records) newJSONWatch() *jsonWatch {
+	return &jsonWatch{enc: newStreamEncoder(r.Out), r: r}
+}
+
+func (j *jsonWatch) begin(sessionID string, _ bool) {
+	if st, err := memory.LoadSessionState(j.r.Fs, j.r.Root, sessionID); err == nil {
+		j.model = st.Model
+	}
+}
+
+func (j *jsonWatch) end() {}
 
 func (j *jsonWatch) event(ev coordinator.Event) {
 	if ev.Type != coordinator.EventSessionStarted {
-		j.enc.initOnce(ev.SessionID, ev.Model, j.cwd)
+		j.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, j.model), j.r.Root)
 	}
 	switch ev.Type {
 	case coordinator.EventSessionStarted:
-		j.enc.init(ev.SessionID, ev.Model, j.cwd)
+		j.enc.init(ev.SessionID, ev.Model, j.r.Root)
 	case coordinator.EventResult:
 		// A child agent's result is its parent's tool result; only the
 		// run's own is a result line, as in stream-json output.
@@ -254,7 +267,7 @@ func (r Records) logsJSON(ctx context.Context, id string, follow bool) error {
 	if err != nil {
 		return err
 	}
-	return r.watchFiles(ctx, &jsonWatch{enc: newStreamEncoder(r.Out), cwd: r.Root}, id, follow)
+	return r.watchFiles(ctx, r.newJSONWatch(), id, follow)
 }
 
 func mainAgent(id string) bool { return id == "" || id == coordinator.MainAgent }

@@ -59,11 +59,24 @@ func TestWatchViewFrame(t *testing.T) {
 	}
 }
 
+// A task loop records no session_started: its watch still begins with an
+// init line naming the session.
+func TestJSONWatchOfALoopBeginsWithInit(t *testing.T) {
+	var out bytes.Buffer
+	j := Records{Out: &out, Root: "/p"}.newJSONWatch()
+	j.event(coordinator.Event{Type: coordinator.EventTaskChanged, SessionID: "s2", Text: "t1 in_progress"})
+	j.event(coordinator.Event{Type: coordinator.EventTaskChanged, SessionID: "s2", Text: "t1 done"})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"type":"init","schema_version":1,"session_id":"s2"`) {
+		t.Fatalf("stream-json:\n%s", out.String())
+	}
+}
+
 // TestJSONWatchIsStreamJSON: the run's result is a result line, a child's
 // is not; session_started is the init line; the rest as stream-json.
 func TestJSONWatchIsStreamJSON(t *testing.T) {
 	var out bytes.Buffer
-	j := &jsonWatch{enc: newStreamEncoder(&out), cwd: "/p"}
+	j := Records{Out: &out, Root: "/p"}.newJSONWatch()
 	for _, ev := range []coordinator.Event{
 		{Type: coordinator.EventSessionStarted, SessionID: "s1", Model: "m"},
 		{Type: coordinator.EventToolCall, ToolID: "c1", ToolName: "ls", Time: time.Now()},
