@@ -24,6 +24,11 @@ type ContractLine struct {
 	Sometimes []string
 }
 
+// NotStreamed are the events that are no line of their own:
+// session_started becomes the init line and result the result line, both
+// written by the face; assistant_cut's text went out as text deltas.
+var NotStreamed = []coordinator.EventType{coordinator.EventSessionStarted, coordinator.EventResult, coordinator.EventAssistantCut}
+
 // EventFields are the members of every event line, whatever its type.
 var EventFields = []string{"type", "schema_version", "agent_id", "turn", "is_error"}
 

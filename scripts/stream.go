@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -120,8 +121,7 @@ func (s *streamEncoder) initOnce(sessionID, model, cwd string) {
 // init line and result the result object, both written by the face;
 // assistant_cut is left out, its text went out as text deltas.
 func (s *streamEncoder) event(ev coordinator.Event) {
-	switch ev.Type {
-	case coordinator.EventSessionStarted, coordinator.EventResult, coordinator.EventAssistantCut:
+	if slices.Contains(NotStreamed, ev.Type) {
 		return
 	}
 	s.value(newStreamEvent(ev))

@@ -202,6 +202,37 @@ func namesIt(doc, name string) bool {
 	return false
 }
 
+// eventTypes are the values of the coordinator's EventType constants.
+func eventTypes(root string) ([]string, error) {
+	path := filepath.Join(root, "coordinator", "events.go")
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	var types []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			v := s.(*ast.ValueSpec)
+			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "EventType" {
+				continue
+			}
+			for _, val := range v.Values {
+				if lit, ok := val.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					types = append(types, strings.Trim(lit.Value, `"`))
+				}
+			}
+		}
+	}
+	if len(types) == 0 {
+		return nil, fmt.Errorf("no EventType constants in %s", path)
+	}
+	return types, nil
+}
+
 // oneParagraph joins a comment's lines into one.
 func oneParagraph(s string) string {
 	return strings.Join(strings.Fields(s), " ")

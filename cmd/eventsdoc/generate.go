@@ -53,6 +53,17 @@ func Generate(root string) ([]byte, error) {
 			"then": map[string]any{"$ref": "#/$defs/" + l.Type},
 		})
 	}
+	// An event type added to the coordinator must be given a line too.
+	types, err := eventTypes(root)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range types {
+		if !slices.Contains(scripts.NotStreamed, coordinator.EventType(t)) &&
+			!slices.ContainsFunc(scripts.ContractLines(), func(l scripts.ContractLine) bool { return l.Type == t }) {
+			return nil, fmt.Errorf("the event type %q is in no line of the contract (scripts.ContractLines) and not in scripts.NotStreamed", t)
+		}
+	}
 	// A field added to the event must be given to the kinds that carry
 	// it, or the contract would not say it exists.
 	for name, used := range eventFields {
