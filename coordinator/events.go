@@ -15,6 +15,14 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 )
 
+// SchemaVersion is the version of the JSON event contract: every line
+// ralph prints as JSON (stream-json, ralph watch --json, the result
+// object) carries it as schema_version. docs/events.md, generated from the
+// types, is the contract and says when the version changes: a field or a
+// kind added keeps it; a field removed or renamed, or a meaning changed,
+// raises it by one.
+const SchemaVersion = 1
+
 // EventType names an event; the names are part of the stream-json contract.
 type EventType string
 
@@ -88,19 +96,34 @@ const MainAgent = "main"
 
 // Event is one thing that happened. Fields not relevant to a type are empty.
 type Event struct {
-	Type      EventType       `json:"type"`
-	Time      time.Time       `json:"time"`
-	SessionID string          `json:"session_id,omitempty"`
-	AgentID   string          `json:"agent_id,omitempty"`
-	Turn      int             `json:"turn,omitempty"`
-	Text      string          `json:"text,omitempty"`
-	ToolID    string          `json:"tool_call_id,omitempty"`
-	ToolName  string          `json:"tool_name,omitempty"`
-	ToolArgs  json.RawMessage `json:"tool_input,omitempty"`
-	Output    string          `json:"output,omitempty"`
-	IsError   bool            `json:"is_error,omitempty"`
-	Retry     *llm.RetryInfo  `json:"retry,omitempty"`
-	SilentMS  int64           `json:"silent_ms,omitempty"` // of a waiting event
+	// Type says what happened, and so which fields are set.
+	Type      EventType `json:"type"`
+	Time      time.Time `json:"time"`
+	SessionID string    `json:"session_id,omitempty"`
+	// AgentID is the agent the event is about: "main" for the
+	// coordinator, "agent-1.2" for a child agent.
+	AgentID string `json:"agent_id,omitempty"`
+	// Turn is the agent's turn the event belongs to, from 1.
+	Turn int `json:"turn,omitempty"`
+	// Text is the event's words: the model's text, a message, a task,
+	// an error, as its type says.
+	Text string `json:"text,omitempty"`
+	// ToolID names a tool call; its tool_result, and the child agent a
+	// spawn_agent call starts, carry the same id.
+	ToolID string `json:"tool_call_id,omitempty"`
+	// ToolName is the called tool's name (mcp__server__tool for an MCP
+	// server's).
+	ToolName string `json:"tool_name,omitempty"`
+	// ToolArgs are the arguments the model gave the tool, as it gave
+	// them.
+	ToolArgs json.RawMessage `json:"tool_input,omitempty"`
+	// Output is what a tool returned to the model, or a second text the
+	// type explains.
+	Output string `json:"output,omitempty"`
+	// IsError says the event reports a failure.
+	IsError  bool           `json:"is_error,omitempty"`
+	Retry    *llm.RetryInfo `json:"retry,omitempty"`
+	SilentMS int64          `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
 	// WaitLimitMS is how long a waiting event's silence may last, when a
 	// local model that has not begun its answer is waited for longer
 	// than the idle timeout; ModelLoaded says Ollama has the model loaded
@@ -143,17 +166,24 @@ type Event struct {
 // event that begins an attempt carries its number only; the one that ends
 // it also how its verification went and, if it failed, why.
 type TaskAttempt struct {
-	Number int        `json:"number"`
+	// Number is the attempt's number, from 1.
+	Number int `json:"number"`
+	// Verify is how the --verify command went, on the event that ends
+	// the attempt.
 	Verify *VerifyRun `json:"verify,omitempty"`
-	Error  string     `json:"error,omitempty"`
+	// Error is why the attempt failed.
+	Error string `json:"error,omitempty"`
 }
 
 // VerifyRun is one run of the task loop's --verify command. Output keeps
 // the end of what it printed, where test runners put their verdict.
 type VerifyRun struct {
-	OK         bool   `json:"ok"`
-	DurationMS int64  `json:"duration_ms"`
-	Output     string `json:"output,omitempty"`
+	// OK says the command succeeded.
+	OK bool `json:"ok"`
+	// DurationMS is how long it ran.
+	DurationMS int64 `json:"duration_ms"`
+	// Output is the end of what it printed.
+	Output string `json:"output,omitempty"`
 }
 
 // Result subtypes, part of the JSON output contract.

@@ -35,7 +35,7 @@ func streamTypes(t testing.TB, out string) (types, lines []string) {
 }
 
 // recordedTypes is what stream-json makes of events.jsonl: an init line
-// for each session_started, a result line for the run's own result, no
+// first and for each session_started, a result line for the run's own result, no
 // line for a child's result or a cut answer, every other event as itself.
 func recordedTypes(t testing.TB, path string) (types []string, events []map[string]any) {
 	t.Helper()
@@ -53,6 +53,10 @@ func recordedTypes(t testing.TB, path string) (types []string, events []map[stri
 			continue
 		}
 		types, events = append(types, typ), append(events, m)
+	}
+	if len(types) > 0 && types[0] != "init" {
+		// A task loop records no session_started; its stream still begins with an init line.
+		types, events = append([]string{"init"}, types...), append([]map[string]any{{}}, events...)
 	}
 	return types, events
 }

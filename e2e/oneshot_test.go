@@ -45,7 +45,7 @@ func TestOneShotWritesFileJSON(t *testing.T) {
 	}
 	// The key order is part of the contract people read.
 	line := strings.TrimSpace(r.stdout)
-	if !strings.HasPrefix(line, `{"type":"result","subtype":"success","is_error":false,"result":`) {
+	if !strings.HasPrefix(line, `{"type":"result","schema_version":1,"subtype":"success","is_error":false,"result":`) {
 		t.Fatalf("result keys out of order: %s", line)
 	}
 	msgs := savedMessages(t, sessionDir(t, dir))

@@ -4,6 +4,7 @@
 package scripts
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -202,8 +203,11 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 	}
 	switch o.Format {
 	case FormatStreamJSON:
+		// The first line names the session: session_started's own init
+		// line, or, for a run that publishes none (the task loop, here or
+		// on Temporal), one before its first event.
+		o.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, o.Model), o.Cwd)
 		if ev.Type == coordinator.EventSessionStarted {
-			o.enc.init(ev.SessionID, ev.Model, o.Cwd)
 			return
 		}
 		// The result is written by Finish, once, last.
@@ -237,25 +241,43 @@ func (o *OneShot) verboseLine(ev coordinator.Event) {
 }
 
 // ResultJSON is the final object of json and stream-json output; its field
-// names and order are a contract (see docs/oneshot.md).
+// names and order are a contract (see docs/oneshot.md and docs/events.md).
 type ResultJSON struct {
-	Type         string             `json:"type"`
-	Subtype      string             `json:"subtype"`
-	IsError      bool               `json:"is_error"`
-	Result       string             `json:"result"`
-	SessionID    string             `json:"session_id"`
-	NumTurns     int                `json:"num_turns"`
-	DurationMS   int64              `json:"duration_ms"`
-	Usage        conversation.Usage `json:"usage"`
-	TotalCostUSD *float64           `json:"total_cost_usd"`
-	// The session's totals: after -c or --resume, earlier runs are in
-	// them and not in the fields above, which count this run alone.
+	// Type is "result".
+	Type string `json:"type"`
+	// SchemaVersion is the contract's version (docs/events.md).
+	SchemaVersion ContractVersion `json:"schema_version"`
+	// Subtype is how the run ended: success, error_max_turns,
+	// error_max_tokens, error_during_execution or interrupted.
+	Subtype string `json:"subtype"`
+	// IsError says the run failed; the exit code is not 0 then.
+	IsError bool `json:"is_error"`
+	// Result is the answer, or what went wrong.
+	Result string `json:"result"`
+	// SessionID is the session the run recorded into.
+	SessionID string `json:"session_id"`
+	// NumTurns is how many turns this run took.
+	NumTurns int `json:"num_turns"`
+	// DurationMS is how long this run took.
+	DurationMS int64 `json:"duration_ms"`
+	// Usage is the tokens this run used.
+	Usage conversation.Usage `json:"usage"`
+	// TotalCostUSD is what this run cost, null when the model's price is
+	// unknown.
+	TotalCostUSD *float64 `json:"total_cost_usd"`
+	// SessionNumTurns, SessionUsage and SessionTotalCostUSD are the
+	// session's totals: after -c or --resume, earlier runs are in them
+	// and not in the fields above, which count this run alone.
 	SessionNumTurns     int                `json:"session_num_turns"`
 	SessionUsage        conversation.Usage `json:"session_usage"`
 	SessionTotalCostUSD *float64           `json:"session_total_cost_usd"`
-	PermissionDenials   []Denial           `json:"permission_denials,omitempty"`
-	Error               string             `json:"error,omitempty"`
-	// Tasks and Reason are set by `ralph run`.
+	// PermissionDenials are the calls refused for want of an approval
+	// nobody could give.
+	PermissionDenials []Denial `json:"permission_denials,omitempty"`
+	// Error is the error behind an error_during_execution result.
+	Error string `json:"error,omitempty"`
+	// Tasks and Reason are set by `ralph run`: the tasks by state as
+	// the run ended, and why it ended.
 	Tasks  *memory.TaskCounts `json:"tasks,omitempty"`
 	Reason string             `json:"reason,omitempty"`
 	// FilesChanged, TasksDone and ContinueCommand are the one-shot's
@@ -270,8 +292,11 @@ type ResultJSON struct {
 // Denial is a tool call refused for want of approval: a command, or an
 // MCP tool's call with its arguments.
 type Denial struct {
-	ToolName  string          `json:"tool_name"`
-	Command   string          `json:"command,omitempty"`
+	// ToolName is the refused tool.
+	ToolName string `json:"tool_name"`
+	// Command is run_command's command.
+	Command string `json:"command,omitempty"`
+	// Arguments are any other tool's arguments.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
@@ -321,7 +346,7 @@ func (o *OneShot) Fail(code int, err error) int {
 	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
 	switch o.Format {
 	case FormatStreamJSON:
-		o.enc.init("", o.Model, o.Cwd)
+		o.enc.initOnce("", o.Model, o.Cwd)
 		o.enc.value(NewResultJSON(res))
 	case FormatJSON:
 		o.enc.value(NewResultJSON(res))

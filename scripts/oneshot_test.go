@@ -48,7 +48,7 @@ func TestResultJSONContract(t *testing.T) {
 	o := &OneShot{Format: FormatJSON, Stdout: &buf, Stderr: &bytes.Buffer{}}
 	o.Start()
 	o.enc.value(r)
-	want := `{"type":"result","subtype":"success","is_error":false,"result":"hi <b>","session_id":"s","num_turns":2,"duration_ms":1500,"usage":{"input_tokens":3,"output_tokens":4},"total_cost_usd":0.25,` +
+	want := `{"type":"result","schema_version":1,"subtype":"success","is_error":false,"result":"hi <b>","session_id":"s","num_turns":2,"duration_ms":1500,"usage":{"input_tokens":3,"output_tokens":4},"total_cost_usd":0.25,` +
 		`"session_num_turns":5,"session_usage":{"input_tokens":9,"output_tokens":8},"session_total_cost_usd":0.25}` + "\n"
 	if buf.String() != want {
 		t.Fatalf("got  %s\nwant %s", buf.String(), want)
@@ -74,16 +74,16 @@ func TestStreamJSONInitFirstResultLast(t *testing.T) {
 	if code != 0 || len(lines) != 5 {
 		t.Fatalf("exit %d, %d lines:\n%s", code, len(lines), out.String())
 	}
-	if lines[0] != `{"type":"init","session_id":"s9","model":"m","cwd":"/p"}` {
+	if lines[0] != `{"type":"init","schema_version":1,"session_id":"s9","model":"m","cwd":"/p"}` {
 		t.Fatalf("init = %s", lines[0])
 	}
-	if lines[2] != `{"type":"tool_call","tool_name":"read_file","tool_input":{"path":"a"}}` {
+	if lines[2] != `{"type":"tool_call","schema_version":1,"tool_name":"read_file","tool_input":{"path":"a"}}` {
 		t.Fatalf("tool_call = %s", lines[2])
 	}
-	if lines[3] != `{"type":"retry","text":"HTTP 429","attempt":1,"wait_ms":1000}` {
+	if lines[3] != `{"type":"retry","schema_version":1,"text":"HTTP 429","attempt":1,"wait_ms":1000}` {
 		t.Fatalf("retry = %s", lines[3])
 	}
-	if !strings.HasPrefix(lines[4], `{"type":"result","subtype":"success"`) {
+	if !strings.HasPrefix(lines[4], `{"type":"result","schema_version":1,"subtype":"success"`) {
 		t.Fatalf("last = %s", lines[4])
 	}
 	if errb.Len() != 0 {
@@ -98,18 +98,20 @@ func TestStreamJSONToolResultAlwaysHasIsError(t *testing.T) {
 		ev   coordinator.Event
 		want string
 	}{
-		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "x"}, `{"type":"tool_result","tool_name":"read_file","output":"x","is_error":false}`},
-		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "no", IsError: true}, `{"type":"tool_result","tool_name":"read_file","output":"no","is_error":true}`},
-		{coordinator.Event{Type: coordinator.EventError, Text: "boom", IsError: true}, `{"type":"error","text":"boom","is_error":true}`},
-		{coordinator.Event{Type: coordinator.EventAssistant, Text: "hi"}, `{"type":"assistant","text":"hi"}`},
+		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "x"}, `{"type":"tool_result","schema_version":1,"tool_name":"read_file","output":"x","is_error":false}`},
+		{coordinator.Event{Type: coordinator.EventToolResult, ToolName: "read_file", Output: "no", IsError: true}, `{"type":"tool_result","schema_version":1,"tool_name":"read_file","output":"no","is_error":true}`},
+		{coordinator.Event{Type: coordinator.EventError, Text: "boom", IsError: true}, `{"type":"error","schema_version":1,"text":"boom","is_error":true}`},
+		{coordinator.Event{Type: coordinator.EventAssistant, Text: "hi"}, `{"type":"assistant","schema_version":1,"text":"hi"}`},
 	} {
 		var out bytes.Buffer
 		o := &OneShot{Format: FormatStreamJSON, Stdout: &out, Stderr: io.Discard}
 		o.Start()
 		o.Handle(tc.ev)
 		o.Close()
-		if got := strings.TrimSpace(out.String()); got != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.ev.Type, got, tc.want)
+		// The init line comes first, before any event.
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"init",`) || lines[1] != tc.want {
+			t.Errorf("%s:\n got %s\nwant an init line, then %s", tc.ev.Type, out.String(), tc.want)
 		}
 	}
 }
@@ -145,7 +147,7 @@ func TestFailWritesResultInJSONModes(t *testing.T) {
 		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil || m["is_error"] != true || m["result"] != "no key" {
 			t.Fatalf("%s: %s", f, out.String())
 		}
-		if f == FormatStreamJSON && !strings.HasPrefix(lines[0], `{"type":"init"`) {
+		if f == FormatStreamJSON && !strings.HasPrefix(lines[0], `{"type":"init","schema_version":1`) {
 			t.Fatalf("stream-json must start with init: %s", out.String())
 		}
 	}
@@ -231,8 +233,8 @@ func TestStreamEventWireForm(t *testing.T) {
 	} {
 		enc.event(ev)
 	}
-	want := `{"type":"tool_result","agent_id":"agent-1.1","turn":2,"tool_call_id":"c1","tool_name":"run_command","output":"<ok>","is_error":true}` + "\n" +
-		`{"type":"user_message","agent_id":"main","text":"do X"}` + "\n"
+	want := `{"type":"tool_result","schema_version":1,"agent_id":"agent-1.1","turn":2,"tool_call_id":"c1","tool_name":"run_command","output":"<ok>","is_error":true}` + "\n" +
+		`{"type":"user_message","schema_version":1,"agent_id":"main","text":"do X"}` + "\n"
 	if out.String() != want {
 		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
 	}

@@ -2,7 +2,6 @@ package scripts
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -301,14 +300,24 @@ func (o *OneShot) showPlan(p *project.Project, plan *workers.Plan) string {
 
 // planResult is `ralph plan --json`'s one object.
 type planResult struct {
-	Type      string        `json:"type"`
-	SessionID string        `json:"session_id"`
-	TasksFile string        `json:"tasks_file"`
-	GoalsFile string        `json:"goals_file"`
-	Plan      *workers.Plan `json:"plan"`
-	Order     []string      `json:"order"`
-	Problems  []string      `json:"problems,omitempty"`
-	Summary   string        `json:"summary"`
+	// Type is "plan".
+	Type string `json:"type"`
+	// SchemaVersion is the contract's version (docs/events.md).
+	SchemaVersion ContractVersion `json:"schema_version"`
+	// SessionID is the planning session.
+	SessionID string `json:"session_id"`
+	// TasksFile and GoalsFile are the files the plan was written to.
+	TasksFile string `json:"tasks_file"`
+	GoalsFile string `json:"goals_file"`
+	// Plan is the plan as the model gave it.
+	Plan *workers.Plan `json:"plan"`
+	// Order is the task list's ids in the order ralph run takes them.
+	Order []string `json:"order"`
+	// Problems are what is wrong with the order: a dependency on no
+	// task, a cycle.
+	Problems []string `json:"problems,omitempty"`
+	// Summary is the planner's last words.
+	Summary string `json:"summary"`
 }
 
 // finishPlan ends a plan that is written and not asked about: the JSON
@@ -324,10 +333,7 @@ func (o *OneShot) finishPlan(p *project.Project, plan *workers.Plan, res coordin
 			}
 			out.Problems = tf.GraphProblems()
 		}
-		enc := json.NewEncoder(o.Stdout)
-		if err := enc.Encode(out); err != nil {
-			return ExitFailed
-		}
+		o.enc.value(out)
 		return ExitOK
 	}
 	fmt.Fprint(o.Stdout, o.showPlan(p, plan))

@@ -366,9 +366,13 @@ func samePath(a, b string) bool {
 	return err1 == nil && err2 == nil && ra == rb
 }
 
-// Logs prints a session's events, following a running one.
+// Logs prints a session's events, following a running one: for people,
+// as stored (raw), or with --json as lines of the event contract.
 func (r Records) Logs(ctx context.Context, id string, follow, raw bool) error {
-	return report.WriteLogs(ctx, r.Fs, r.Root, id, r.Out, follow, raw || r.JSON)
+	if r.JSON && !raw {
+		return r.logsJSON(ctx, id, follow)
+	}
+	return report.WriteLogs(ctx, r.Fs, r.Root, id, r.Out, follow, raw)
 }
 
 // Report writes and shows final-report.md.

@@ -2,7 +2,6 @@ package scripts
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/ralph-dev/ralph/workers/agents"
@@ -42,6 +41,17 @@ check that did not run is no pass; --json says "clean": false and why in
 reviewers could not reach the model (no key, an unreachable endpoint).`
 
 // addReviewCommand wires `ralph review`.
+// ReviewJSON is ralph review's last JSON line, in place of a result.
+type ReviewJSON struct {
+	// Type is "review".
+	Type string `json:"type"`
+	// SchemaVersion is the contract's version (docs/events.md).
+	SchemaVersion ContractVersion `json:"schema_version"`
+	// Range is the commits reviewed.
+	Range string `json:"range"`
+	review.Report
+}
+
 func (c *cli) addReviewCommand(root *cobra.Command) {
 	var findingsOnly bool
 	var rounds int
@@ -129,11 +139,7 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 		rep.Findings = []review.Finding{} // a list in JSON, empty or not
 	}
 	if face.Format == FormatJSON || face.Format == FormatStreamJSON {
-		_ = json.NewEncoder(face.Stdout).Encode(struct {
-			Type  string `json:"type"`
-			Range string `json:"range"`
-			review.Report
-		}{"review", rng, rep})
+		face.enc.value(ReviewJSON{Type: "review", Range: rng, Report: rep})
 	} else {
 		fmt.Fprint(face.Stdout, text.StripControls(reviewText(rep, findingsOnly)))
 	}

@@ -121,7 +121,6 @@ type Script struct {
 	// coordinator or the task loop, which return only after every event
 	// is handled.
 	enc      *streamEncoder
-	inited   bool
 	step     int
 	progress *progress
 }
@@ -129,9 +128,25 @@ type Script struct {
 // StepResult is one step's result object in json and stream-json output.
 type StepResult struct {
 	ResultJSON
-	Step  int    `json:"step"`
-	Line  int    `json:"line"`
+	// Step is the step's number in the script, from 1.
+	Step int `json:"step"`
+	// Line is the script's line the step began on.
+	Line int `json:"line"`
+	// Input is the step as written: the prompt or the slash command.
 	Input string `json:"input"`
+}
+
+// CommandLine is a script's slash command step in stream-json, before
+// its result line: what it was and what it printed.
+type CommandLine struct {
+	// Type is "command".
+	Type string `json:"type"`
+	// SchemaVersion is the contract's version (docs/events.md).
+	SchemaVersion ContractVersion `json:"schema_version"`
+	// Input is the slash command as written.
+	Input string `json:"input"`
+	// Output is what the command printed.
+	Output string `json:"output"`
 }
 
 // Handle renders one coordinator event. Subscribe it to the coordinator's
@@ -155,14 +170,10 @@ func (s *Script) Handle(ev coordinator.Event) {
 
 // writeInit writes the one init line.
 func (s *Script) writeInit(model string) {
-	if s.inited {
-		return
-	}
-	s.inited = true
 	if model == "" {
 		model = s.Model
 	}
-	s.enc.init(s.SessionID, model, s.Cwd)
+	s.enc.initOnce(s.SessionID, model, s.Cwd)
 }
 
 // Steps runs every step from next until it returns io.EOF (or a step
@@ -276,11 +287,7 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 		}
 		if s.Format == FormatStreamJSON {
 			s.writeInit("")
-			s.enc.value(struct {
-				Type   string `json:"type"`
-				Input  string `json:"input"`
-				Output string `json:"output"`
-			}{"command", st.Text, result})
+			s.enc.value(CommandLine{Type: "command", Input: st.Text, Output: result})
 		}
 		s.enc.value(StepResult{ResultJSON: r, Step: s.step, Line: st.Line, Input: st.Text})
 	default:

@@ -108,14 +108,14 @@ func TestScriptJSONAndStreamJSON(t *testing.T) {
 	if !second.IsError || !strings.Contains(second.Error, "unknown command") || second.Step != 2 {
 		t.Fatalf("step 2 = %+v", second)
 	}
-	if !strings.HasPrefix(lines[0], `{"type":"result","subtype":"success","is_error":false,"result":"echo: a"`) {
+	if !strings.HasPrefix(lines[0], `{"type":"result","schema_version":1,"subtype":"success","is_error":false,"result":"echo: a"`) {
 		t.Fatalf("the result keys are out of order: %s", lines[0])
 	}
 
 	out, _, _, _ = runScript(t, FormatStreamJSON, false, "/todo\na\n")
 	lines = strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], `{"type":"init","session_id":"s1","model":"m"`) ||
-		!strings.HasPrefix(lines[1], `{"type":"command","input":"/todo"`) || strings.Count(out, `"type":"result"`) != 2 {
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], `{"type":"init","schema_version":1,"session_id":"s1","model":"m"`) ||
+		!strings.HasPrefix(lines[1], `{"type":"command","schema_version":1,"input":"/todo"`) || strings.Count(out, `"type":"result"`) != 2 {
 		t.Fatalf("stream-json:\n%s", out)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/scripts/view"
@@ -23,6 +25,9 @@ type streamEncoder struct {
 	w   io.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
+	// inited says an init line went out: the faces that write one per
+	// output (a one-shot, a run, a script) ask initOnce for it.
+	inited bool
 }
 
 func newStreamEncoder(w io.Writer) *streamEncoder {
@@ -63,22 +68,60 @@ func escapeC1(b []byte) []byte {
 	return out
 }
 
-// init writes stream-json's first line.
+// ContractVersion is the schema_version member every JSON line of the
+// event contract carries. It has no value of its own: it always marshals
+// as coordinator.SchemaVersion, so no line can leave the version out or
+// say an old one.
+type ContractVersion struct{}
+
+// contractVersionJSON is the version as JSON, made once: encoding/json
+// copies what MarshalJSON returns, so every line can share it.
+var contractVersionJSON = strconv.AppendInt(nil, coordinator.SchemaVersion, 10)
+
+// MarshalJSON writes the contract's version.
+func (ContractVersion) MarshalJSON() ([]byte, error) {
+	return contractVersionJSON, nil
+}
+
+// UnmarshalJSON accepts any version: a reader of ralph's own lines (the
+// tests, a Go consumer) decides for itself what it understands.
+func (*ContractVersion) UnmarshalJSON([]byte) error { return nil }
+
+// InitLine is the first line of stream-json output: which session the
+// lines that follow are about, before anything else.
+type InitLine struct {
+	// Type is "init".
+	Type string `json:"type"`
+	// SchemaVersion is the contract's version (docs/events.md).
+	SchemaVersion ContractVersion `json:"schema_version"`
+	// SessionID is the session the run records into: the id to give
+	// ralph --resume. It is empty only when ralph failed before it could
+	// open a session (the result line that follows says why).
+	SessionID string `json:"session_id"`
+	// Model is the model the run asks, as configured.
+	Model string `json:"model"`
+	// Cwd is the project's root directory.
+	Cwd string `json:"cwd"`
+}
+
+// init writes an init line.
 func (s *streamEncoder) init(sessionID, model, cwd string) {
-	s.value(struct {
-		Type      string `json:"type"`
-		SessionID string `json:"session_id"`
-		Model     string `json:"model"`
-		Cwd       string `json:"cwd"`
-	}{"init", sessionID, model, cwd})
+	s.inited = true
+	s.value(InitLine{Type: "init", SessionID: sessionID, Model: model, Cwd: cwd})
+}
+
+// initOnce writes the init line unless one went out already.
+func (s *streamEncoder) initOnce(sessionID, model, cwd string) {
+	if !s.inited {
+		s.init(sessionID, model, cwd)
+	}
 }
 
 // event writes an event's stream-json line. session_started becomes the
 // init line and result the result object, both written by the face;
 // assistant_cut is left out, its text went out as text deltas.
 func (s *streamEncoder) event(ev coordinator.Event) {
-	switch ev.Type {
-	case coordinator.EventSessionStarted, coordinator.EventResult, coordinator.EventAssistantCut:
+	if slices.Contains(NotStreamed, ev.Type) {
 		return
 	}
 	s.value(newStreamEvent(ev))
@@ -91,7 +134,14 @@ func (s *streamEncoder) event(ev coordinator.Event) {
 // wait_ms and text. The fields below shadow the event's own of the same
 // JSON name, and, nil, are omitted; so a field added to coordinator.Event
 // appears here unless it is shadowed too.
+//
+// Type and SchemaVersion come first so that every line begins alike; Type
+// shadows the event's own, which newStreamEvent copies.
 type streamEvent struct {
+	// Type says what happened, and so which fields are set.
+	Type coordinator.EventType `json:"type"`
+	// SchemaVersion is the contract's version (docs/events.md).
+	SchemaVersion ContractVersion `json:"schema_version"`
 	coordinator.Event
 	Time      *struct{} `json:"time,omitempty"`
 	SessionID *struct{} `json:"session_id,omitempty"`
@@ -99,15 +149,18 @@ type streamEvent struct {
 	Priority  *struct{} `json:"priority,omitempty"`
 	Model     *struct{} `json:"model,omitempty"`
 	Result    *struct{} `json:"result,omitempty"`
-	Attempt   int       `json:"attempt,omitempty"`
-	WaitMS    int64     `json:"wait_ms,omitempty"`
-	// IsError is always there on a tool_result, false too, so that a
-	// reader need not know that a missing key means success.
+	// Attempt is a retry's number, from 1.
+	Attempt int `json:"attempt,omitempty"`
+	// WaitMS is how long ralph waits before a retry.
+	WaitMS int64 `json:"wait_ms,omitempty"`
+	// IsError says the event reports a failure. It is always there on a
+	// tool_result, false too, so that a reader need not know that a
+	// missing key means success.
 	IsError *bool `json:"is_error,omitempty"`
 }
 
 func newStreamEvent(ev coordinator.Event) streamEvent {
-	w := streamEvent{Event: ev}
+	w := streamEvent{Type: ev.Type, Event: ev}
 	if ev.Type == coordinator.EventToolResult || ev.IsError {
 		isError := ev.IsError
 		w.IsError = &isError

@@ -319,11 +319,11 @@ func (r Records) WatchTemporal(ctx context.Context, m remote.Marker, jsonOut boo
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	enc := json.NewEncoder(r.Out)
+	js := r.newJSONWatch()
 	follow(out, func(ev coordinator.Event) {
 		switch {
 		case jsonOut:
-			_ = enc.Encode(ev)
+			js.event(ev)
 		case ev.Text != "":
 			fmt.Fprintf(r.Out, "%s %s\n", ev.Time.Local().Format("15:04:05"), text.StripControls(ev.Text))
 		}

@@ -2,6 +2,7 @@ package scripts
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,7 +56,7 @@ var watchPoll = 100 * time.Millisecond
 func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 	var sink watchSink
 	if jsonOut {
-		sink = &jsonWatch{enc: newStreamEncoder(r.Out), cwd: r.Root}
+		sink = r.newJSONWatch()
 	} else {
 		v := newWatchView(r)
 		defer v.close()
@@ -74,7 +75,11 @@ func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 		defer st.Close()
 		return r.watchLive(ctx, st, sink)
 	case errors.Is(err, control.ErrNotRunning):
-		return r.watchFiles(ctx, sink)
+		id, err := memory.FindSession(r.Fs, r.Root, "")
+		if err != nil {
+			return fmt.Errorf("nothing to watch: %w", err)
+		}
+		return r.watchFiles(ctx, sink, id, true)
 	}
 	return err
 }
@@ -142,18 +147,15 @@ func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSi
 	return nil
 }
 
-// watchFiles shows the last session from its events.jsonl, following it
-// while a ralph without a socket still works on it.
-func (r Records) watchFiles(ctx context.Context, sink watchSink) error {
-	id, err := memory.FindSession(r.Fs, r.Root, "")
-	if err != nil {
-		return fmt.Errorf("nothing to watch: %w", err)
-	}
+// watchFiles shows session id from its events.jsonl; with follow, it
+// goes on while a ralph without a socket still works on it.
+func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, follow bool) error {
 	sink.begin(id, false)
 	path := memory.LogPath(r.Root, id, memory.EventsLog)
 	var off int64
+	var err error
 	for {
-		running := report.SessionRunning(r.Fs, r.Root, id)
+		running := follow && report.SessionRunning(r.Fs, r.Root, id)
 		// Read after asking, so the last lines of a run that ended
 		// meanwhile are shown too.
 		if off, err = replayEvents(r.Fs, path, off, -1, sink.event); err != nil {
@@ -216,19 +218,36 @@ func replayEvents(fs afero.Fs, path string, from, to int64, fn func(coordinator.
 
 // jsonWatch prints events as --output-format stream-json does: an init
 // line for each session_started, the result object for the run's result,
-// every other event as its stream-json line.
+// every other event as its stream-json line. Its first line is an init
+// line whatever the session's first event: a task loop publishes no
+// session_started, and a reader needs the session id first.
 type jsonWatch struct {
 	enc *streamEncoder
-	cwd string
+	r   Records
+	// model is the watched session's, from its record, for an init line
+	// no session_started gave the model of.
+	model string
 }
 
-func (j *jsonWatch) begin(string, bool) {}
-func (j *jsonWatch) end()               {}
+func (r Records) newJSONWatch() *jsonWatch {
+	return &jsonWatch{enc: newStreamEncoder(r.Out), r: r}
+}
+
+func (j *jsonWatch) begin(sessionID string, _ bool) {
+	if st, err := memory.LoadSessionState(j.r.Fs, j.r.Root, sessionID); err == nil {
+		j.model = st.Model
+	}
+}
+
+func (j *jsonWatch) end() {}
 
 func (j *jsonWatch) event(ev coordinator.Event) {
+	if ev.Type != coordinator.EventSessionStarted {
+		j.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, j.model), j.r.Root)
+	}
 	switch ev.Type {
 	case coordinator.EventSessionStarted:
-		j.enc.init(ev.SessionID, ev.Model, j.cwd)
+		j.enc.init(ev.SessionID, ev.Model, j.r.Root)
 	case coordinator.EventResult:
 		// A child agent's result is its parent's tool result; only the
 		// run's own is a result line, as in stream-json output.
@@ -238,6 +257,17 @@ func (j *jsonWatch) event(ev coordinator.Event) {
 	default:
 		j.enc.event(ev)
 	}
+}
+
+// logsJSON prints a session's events (id, or the last session's) as
+// ralph watch --json does, lines of the event contract, following a
+// running one with follow.
+func (r Records) logsJSON(ctx context.Context, id string, follow bool) error {
+	id, err := memory.FindSession(r.Fs, r.Root, id)
+	if err != nil {
+		return err
+	}
+	return r.watchFiles(ctx, r.newJSONWatch(), id, follow)
 }
 
 func mainAgent(id string) bool { return id == "" || id == coordinator.MainAgent }

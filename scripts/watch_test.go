@@ -59,11 +59,24 @@ func TestWatchViewFrame(t *testing.T) {
 	}
 }
 
+// A task loop records no session_started: its watch still begins with an
+// init line naming the session.
+func TestJSONWatchOfALoopBeginsWithInit(t *testing.T) {
+	var out bytes.Buffer
+	j := Records{Out: &out, Root: "/p"}.newJSONWatch()
+	j.event(coordinator.Event{Type: coordinator.EventTaskChanged, SessionID: "s2", Text: "t1 in_progress"})
+	j.event(coordinator.Event{Type: coordinator.EventTaskChanged, SessionID: "s2", Text: "t1 done"})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"type":"init","schema_version":1,"session_id":"s2"`) {
+		t.Fatalf("stream-json:\n%s", out.String())
+	}
+}
+
 // TestJSONWatchIsStreamJSON: the run's result is a result line, a child's
 // is not; session_started is the init line; the rest as stream-json.
 func TestJSONWatchIsStreamJSON(t *testing.T) {
 	var out bytes.Buffer
-	j := &jsonWatch{enc: newStreamEncoder(&out), cwd: "/p"}
+	j := Records{Out: &out, Root: "/p"}.newJSONWatch()
 	for _, ev := range []coordinator.Event{
 		{Type: coordinator.EventSessionStarted, SessionID: "s1", Model: "m"},
 		{Type: coordinator.EventToolCall, ToolID: "c1", ToolName: "ls", Time: time.Now()},
@@ -73,9 +86,9 @@ func TestJSONWatchIsStreamJSON(t *testing.T) {
 		j.event(ev)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"type":"init","session_id":"s1"`) ||
-		!strings.HasPrefix(lines[1], `{"type":"tool_call"`) || strings.Contains(lines[1], `"time"`) ||
-		!strings.HasPrefix(lines[2], `{"type":"result","subtype":"success","is_error":false,"result":"done"`) {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], `{"type":"init","schema_version":1,"session_id":"s1"`) ||
+		!strings.HasPrefix(lines[1], `{"type":"tool_call","schema_version":1`) || strings.Contains(lines[1], `"time"`) ||
+		!strings.HasPrefix(lines[2], `{"type":"result","schema_version":1,"subtype":"success","is_error":false,"result":"done"`) {
 		t.Fatalf("stream-json:\n%s", out.String())
 	}
 }
