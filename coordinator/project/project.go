@@ -487,6 +487,9 @@ func (p *Project) Close() error {
 	if p.git != nil && p.git.cps != nil {
 		p.git.cps.Wait() // their record goes to the session, closed below
 	}
+	// The trust record is written beside the first request
+	// (openGitBeside), and lands before ralph exits.
+	p.git.waitGuarded()
 	if p.MCP != nil {
 		p.MCP.Close()
 	}
