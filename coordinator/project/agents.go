@@ -34,6 +34,8 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	}
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
+	} else if p.placing {
+		opts.Checkpoints = placedGate{p.Session}
 	}
 	if len(p.History) > 0 && g.context != "" {
 		// A resumed conversation keeps its first system prompt; what the

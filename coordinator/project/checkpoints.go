@@ -230,6 +230,7 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		go func() {
 			defer close(c.ready)
 			<-guarded
+			_ = s.WaitInPlace() // the session's own index is in its directory
 			c.cps.Seed()
 			if !c.cps.HeadIsExact(context.Background()) {
 				// Some file is on disk as git would not write it back
@@ -247,6 +248,7 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 	go func() {
 		defer close(c.ready)
 		<-guarded
+		_ = s.WaitInPlace() // the session's own index is in its directory
 		c.record(context.Background(), git.Entry{Kind: kind}, kind)
 	}()
 	return c
@@ -337,6 +339,7 @@ func (c *checkpoints) log(e git.Entry) {
 }
 
 func (c *checkpoints) Before(ctx context.Context) {
+	placedGate{c.session}.Before(ctx)
 	for _, ch := range []chan struct{}{c.ready, c.latest()} {
 		if ch == nil {
 			continue
@@ -422,3 +425,28 @@ func (g *gitState) prompt() string {
 }
 
 var _ coordinator.Checkpointer = (*checkpoints)(nil)
+
+// placedGate holds a turn's tools that may change files until the
+// session's record is durable (memory.CreateSessionBeside), outside git,
+// where there are no checkpoints to wait for: nothing the model does
+// comes before the session it belongs to is on disk.
+type placedGate struct{ session *memory.Session }
+
+func (g placedGate) Before(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Its error is the next save's, which ends the run.
+		_ = g.session.WaitDurable()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+func (placedGate) After(coordinator.Step, []string, func([]git.FileChange)) {}
+
+func (placedGate) Wait() {}
+
+var _ coordinator.Checkpointer = placedGate{}
