@@ -104,7 +104,7 @@ type Session struct {
 // CreateSession and CreateSessionBeside).
 type placement struct {
 	// inPlace closes once the directory has its final name (and
-	// .ralph/sessions.json names it), durable closes once that name is
+	// .ralph/session.json names it), durable closes once that name is
 	// durable; err, read after either closes, is why it is not.
 	inPlace, durable chan struct{}
 	err              error
