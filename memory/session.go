@@ -490,8 +490,19 @@ func (s *Session) SaveStateIfChanged(fn func(*State)) (bool, error) {
 
 // saveLocked writes the state; s.mu must be held.
 func (s *Session) saveLocked() error {
-	if err := s.waitPlaced(); err != nil {
-		return err
+	// A new session's record goes in its directory under the final name,
+	// so the save waits for the rename. The fsync that makes that name
+	// durable may still run: this save's own fsyncs run beside it (they
+	// share a journal commit), and its record replaces the old one only
+	// once the name is durable, so no record of anything the model did
+	// is durable before the session is.
+	placed := func() error { return nil }
+	if s.placed != nil {
+		<-s.placed.inPlace
+		if err := s.placed.err; err != nil {
+			return err
+		}
+		placed = s.waitPlaced
 	}
 	s.state.UpdatedAt = time.Now().UTC()
 	// The messages appended since the last save are fsynced while the
@@ -499,7 +510,7 @@ func (s *Session) saveLocked() error {
 	// place only once both are durable: the two fsyncs share the file
 	// system's journal commit (a fifth of a save here) and the record
 	// still never names a message a crash of the machine could lose.
-	var messagesSynced func()
+	messagesSynced := func() {}
 	if s.pending > 0 {
 		if a, ok := s.files[filepath.Join(s.Dir, "messages.jsonl")]; ok {
 			done := make(chan struct{})
@@ -518,7 +529,11 @@ func (s *Session) saveLocked() error {
 		return err
 	}
 	s.saved = nil
-	if err := writeAtomicAfter(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, messagesSynced); err != nil {
+	before := func() error {
+		messagesSynced()
+		return placed()
+	}
+	if err := writeAtomicAfter(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, before); err != nil {
 		return err
 	}
 	if err := WriteFileAtomicUnsynced(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644); err != nil {

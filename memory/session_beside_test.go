@@ -64,7 +64,8 @@ func (f *gatedFile) Sync() error {
 // TestCreateSessionBesideWaitsForNoFsync: a one-shot's session is created
 // without waiting for any fsync, the run appends to its logs at once, and
 // the first save waits until the record is durable and in place: its
-// session.json fsynced before the rename, the directory under its final
+// session.json fsynced before the rename, the save's record renamed only
+// after the directory's name is durable, the directory under its final
 // name with everything appended before.
 func TestCreateSessionBesideWaitsForNoFsync(t *testing.T) {
 	root := t.TempDir()
@@ -116,6 +117,20 @@ func TestCreateSessionBesideWaitsForNoFsync(t *testing.T) {
 	renamed := slices.Index(log, "rename .new-"+id+" "+id)
 	if synced < 0 || renamed < 0 || synced > renamed {
 		t.Fatalf("session.json synced at %d, directory renamed at %d:\n%s", synced, renamed, strings.Join(log, "\n"))
+	}
+	// After the directory's rename come the summary's rename and then
+	// the save's own record, which waits for the name to be durable.
+	placed := slices.Index(log, "synced "+filepath.Base(SessionsDir))
+	record, n := -1, 0
+	for i, l := range log[renamed+1:] {
+		if strings.HasPrefix(l, "rename .session.json.tmp") && strings.HasSuffix(l, " session.json") {
+			if n++; n == 2 {
+				record = renamed + 1 + i
+			}
+		}
+	}
+	if placed < 0 || record < 0 || placed > record {
+		t.Fatalf("sessions directory synced at %d, the save's record renamed at %d:\n%s", placed, record, strings.Join(log, "\n"))
 	}
 	st, err := LoadSessionState(afero.NewOsFs(), root, id)
 	if err != nil || st.Status != StatusCompleted {
