@@ -10,7 +10,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 # detector needs cgo, so `make test` keeps it.
 CGO      ?= 0
 
-.PHONY: build build-ralph test test-temporal temporal-server bench lint cross dist demo clean
+.PHONY: build build-ralph test test-temporal temporal-server bench bench-peers lint cross dist demo clean
 
 ## build: compile ralph into bin/ralph, and ralph-temporal (the task loop
 ## on Temporal, a module of its own so ralph links no Temporal SDK) beside it
@@ -50,6 +50,15 @@ BENCH_PKGS := $(shell $(GO) list ./... | grep -v '/cmd/')
 bench:
 	@{ $(GO) test -run '^$$' -bench . -benchtime 1x ./e2e ; \
 	   $(GO) test -run '^$$' -bench . -benchtime 300ms -benchmem $(filter-out github.com/ralph-dev/ralph/e2e,$(BENCH_PKGS)) ; } | $(GO) run ./cmd/benchtable
+
+## bench-peers: ralph's one-shot against `codex exec` and `claude -p`
+## (those installed) on one stand-in model on 127.0.0.1, in N paired
+## rounds: median wall time, peak RSS and each peer's ratio to ralph.
+## PEERS_FLAGS=-git runs them in a fresh git repository.
+N ?= 20
+PEERS_FLAGS ?=
+bench-peers: build-ralph
+	@$(GO) run ./cmd/benchpeers -n $(N) -ralph $(BIN) $(PEERS_FLAGS)
 
 ## lint: formatting and vet
 lint:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,17 +86,37 @@ func BenchmarkOneShotOverhead(b *testing.B) {
 // BenchmarkOneShotSayHi: `ralph "say hi"` end to end, the plain answer
 // on a pipe, against a fake model that answers "hi" at once: wall time of
 // the whole process, start-up included, which is what a script calling
-// ralph waits for (target: median < 30 ms, plus the ~30 ms of start-up
-// glamour's highlighter costs). Each trial also times `ralph --version`
+// ralph waits for (target: median ≤ 15 ms), and its peak resident memory
+// (ru_maxrss, target: ≤ 16 MB). Each trial also times `ralph --version`
 // right before it, so own-median-ms, the median of their differences, is
 // ralph's own work around one model call with start-up taken out
-// (target: at most 8 ms).
+// (target: at most 8 ms). The same trial runs again in a fresh git
+// repository with one commit (git-median-ms, git-own-median-ms): the git
+// hardening and the checkpoints' baseline are the extra work there.
 func BenchmarkOneShotSayHi(b *testing.B) {
 	srv := inlineServer(b, `{"name":"say_hi","loop":true,"responses":[{"text":"hi"}]}`)
-	env := cleanEnv(b)
+	env := cleanEnv(b, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b")
 	dir := b.TempDir()
+	repo := b.TempDir()
+	setup := exec.Command("bash", "-c", `git init -q && echo hi > README.md && git add -A && git commit -qm first`)
+	setup.Dir, setup.Env = repo, env
+	if out, err := setup.CombinedOutput(); err != nil {
+		b.Fatalf("%v: %s", err, out)
+	}
 	n := trials(b, 40)
-	var wall, version, own []time.Duration
+	var wall, version, own, gitWall, gitOwn []time.Duration
+	var rss []int64
+	sayHi := func(dir string) (time.Duration, int64) {
+		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "say hi")
+		cmd.Dir, cmd.Env = dir, env
+		start := time.Now()
+		out, err := cmd.Output()
+		d := time.Since(start)
+		if err != nil || string(out) != "hi\n" {
+			b.Fatalf("say hi: %v %q", err, out)
+		}
+		return d, maxRSS(cmd.ProcessState)
+	}
 	for i := 0; i < n; i++ {
 		v := exec.Command(ralphBin, "--version")
 		v.Dir, v.Env = dir, env
@@ -104,20 +125,25 @@ func BenchmarkOneShotSayHi(b *testing.B) {
 			b.Fatalf("--version: %v %q", err, out)
 		}
 		vd := time.Since(start)
-		cmd := exec.Command(ralphBin, "--base-url", srv.URL, "say hi")
-		cmd.Dir, cmd.Env = dir, env
-		start = time.Now()
-		out, err := cmd.Output()
-		d := time.Since(start)
-		if err != nil || string(out) != "hi\n" {
-			b.Fatalf("say hi: %v %q", err, out)
-		}
-		wall, version, own = append(wall, d), append(version, vd), append(own, d-vd)
+		d, r := sayHi(dir)
+		g, _ := sayHi(repo)
+		wall, version, own, rss = append(wall, d), append(version, vd), append(own, d-vd), append(rss, r)
+		gitWall, gitOwn = append(gitWall, g), append(gitOwn, g-vd)
 	}
 	b.ReportMetric(ms(percentile(wall, 0.5)), "median-ms")
 	b.ReportMetric(ms(percentile(wall, 0.9)), "p90-ms")
 	b.ReportMetric(ms(percentile(version, 0.5)), "version-median-ms")
 	b.ReportMetric(ms(percentile(own, 0.5)), "own-median-ms")
+	b.ReportMetric(medianMB(rss), "peak-rss-MB")
+	b.ReportMetric(ms(percentile(gitWall, 0.5)), "git-median-ms")
+	b.ReportMetric(ms(percentile(gitOwn, 0.5)), "git-own-median-ms")
+}
+
+// medianMB is the median of byte counts, in megabytes.
+func medianMB(bs []int64) float64 {
+	s := slices.Clone(bs)
+	slices.Sort(s)
+	return float64(s[len(s)/2]) / (1 << 20)
 }
 
 // BenchmarkOneShotFsyncs: fsyncs of one `ralph "say hi"` in a project used

@@ -45,7 +45,8 @@ func writeAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode, durabl
 // writeAtomicAfter is writeAtomic, waiting for before (when not nil) to
 // return before path is replaced: the new file is written and made durable
 // while another file's fsync runs, and appears only once both are done.
-func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, durable bool, before func()) (err error) {
+// An error from before leaves path as it was.
+func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, durable bool, before func() error) (err error) {
 	dir := filepath.Dir(path)
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
@@ -75,7 +76,9 @@ func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, d
 		return fmt.Errorf("close %s: %w", path, err)
 	}
 	if before != nil {
-		before()
+		if err = before(); err != nil {
+			return err
+		}
 	}
 	recordOwnWrite(path, data)
 	if err = replace(fs, tmp, path); err != nil {

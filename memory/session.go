@@ -95,9 +95,19 @@ type Session struct {
 	// saved is the state last written, without its clock (see
 	// SaveStateIfChanged); nil when unknown.
 	saved []byte
-	// placed closes when a new session's directory is durable under its
+	// placed is the placing of a new session's directory under its
 	// final name; nil once waited for, or for a session opened again.
-	placed chan struct{}
+	placed *placement
+}
+
+// placement is a new session's directory being put in place (see
+// CreateSession and CreateSessionBeside).
+type placement struct {
+	// inPlace closes once the directory has its final name (and
+	// .ralph/session.json names it), durable closes once that name is
+	// durable; err, read after either closes, is why it is not.
+	inPlace, durable chan struct{}
+	err              error
 }
 
 // CreateSession starts a new session record in the project at root: the
@@ -111,12 +121,28 @@ type Session struct {
 // SaveState). secrets are replaced by "[REDACTED]" in everything
 // the session writes.
 func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
-	return createSession(fs, root, id, state, NewRedactor(secrets...))
+	return createSession(fs, root, id, state, NewRedactor(secrets...), false)
+}
+
+// CreateSessionBeside is CreateSession for the way to a one-shot's first
+// model request, which touches nothing of the session's: it returns once
+// the session's record and first logs are written (not yet durable) under
+// the directory's dot-name, and the fsyncs that make them durable, the
+// rename into place and the summary run beside the request. Whatever
+// reads or writes the session's directory by its name waits for the
+// rename (WaitInPlace); every save, Close, and WaitDurable wait for the
+// whole to be durable, and return its error if it failed. A crash before
+// the rename leaves the dot-named directory that recovery removes, as a
+// crash inside CreateSession does: nothing was recorded of a session the
+// model had not yet been able to change anything in.
+func CreateSessionBeside(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
+	return createSession(fs, root, id, state, NewRedactor(secrets...), true)
 }
 
 // createSession is CreateSession with the redactor of the session it
-// follows (Next).
-func createSession(fs afero.Fs, root, id string, state State, redact *Redactor) (*Session, error) {
+// follows (Next); beside leaves the placing to run on (see
+// CreateSessionBeside).
+func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, beside bool) (*Session, error) {
 	s := &Session{ID: id, Root: root, Dir: filepath.Join(root, SessionsDir, id), fs: fs, redact: redact}
 	state.Version = StateVersion
 	state.SessionID = id
@@ -136,54 +162,104 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor) 
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
+	pl := &placement{inPlace: make(chan struct{}), durable: make(chan struct{})}
+	s.placed = pl
 	// The run's first logs are created, and the directory fsynced with
 	// their names, while session.json is fsynced: the two fsyncs share a
-	// journal commit.
+	// journal commit. Beside the request, the logs are made here, so that
+	// the run appends to them at once.
 	logs := make(chan map[string]*appendFile, 1)
-	go func() {
-		files := s.createLogs(building)
-		syncDir(fs, building)
-		logs <- files
-	}()
-	serr := syncFile(fs, filepath.Join(building, "session.json"))
-	s.files = <-logs
-	if serr != nil {
-		_ = s.Close()
-		_ = fs.RemoveAll(building)
-		return nil, fmt.Errorf("create session record: %w", serr)
+	if beside {
+		logs <- s.createLogs(building)
 	}
-	if err := fs.Rename(building, s.Dir); err != nil {
-		_ = s.Close()
-		_ = fs.RemoveAll(building)
-		return nil, fmt.Errorf("create session record: %w", err)
-	}
-	// The rename is made durable while the run goes on to its first
-	// request (a journal commit, up to a millisecond or more here, that
-	// the request need not wait for): a crash of the machine before it is
-	// durable loses a session that had changed nothing yet, and every
-	// later save, and Close, waits for it first, so nothing the model
-	// does can come before it.
-	placed := make(chan struct{})
-	go func() {
-		defer close(placed)
-		syncDir(fs, parent)
-	}()
-	s.placed = placed
-	if err := WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644); err != nil {
-		_ = s.Close()
-		return nil, err
+	place := func() {
+		defer close(pl.durable)
+		synced := make(chan struct{})
+		go func() {
+			defer close(synced)
+			if !beside {
+				logs <- s.createLogs(building)
+			}
+			syncDir(fs, building)
+		}()
+		serr := syncFile(fs, filepath.Join(building, "session.json"))
+		<-synced
+		if serr == nil {
+			serr = fs.Rename(building, s.Dir)
+		}
+		if serr == nil {
+			serr = WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644)
+		}
+		if serr != nil {
+			pl.err = fmt.Errorf("create session record: %w", serr)
+		}
+		close(pl.inPlace)
+		if serr == nil {
+			// The rename is made durable while the run goes on to its
+			// first request (a journal commit, up to a millisecond or
+			// more here, that the request need not wait for): a crash of
+			// the machine before it is durable loses a session that had
+			// changed nothing yet, and every later save, and Close, waits
+			// for it first, so nothing the model does can come before it.
+			syncDir(fs, parent)
+		}
 	}
 	s.saved = stateKey(s.state)
+	if beside {
+		s.files = <-logs
+		go place()
+		return s, nil
+	}
+	go place()
+	s.files = <-logs
+	if err := s.WaitInPlace(); err != nil {
+		_ = s.Close()
+		_ = fs.RemoveAll(building)
+		return nil, err
+	}
 	return s, nil
+}
+
+// WaitInPlace returns once a new session's directory has its final name,
+// with the error that kept it from it; at once for a session opened
+// again.
+func (s *Session) WaitInPlace() error {
+	s.mu.Lock()
+	pl := s.placed
+	s.mu.Unlock()
+	if pl == nil {
+		return nil
+	}
+	<-pl.inPlace
+	return pl.err
+}
+
+// WaitDurable returns once a new session's directory is durable under its
+// final name (see CreateSessionBeside), with the error that kept it from
+// it; at once for a session opened again.
+func (s *Session) WaitDurable() error {
+	s.mu.Lock()
+	pl := s.placed
+	s.mu.Unlock()
+	if pl == nil {
+		return nil
+	}
+	<-pl.durable
+	return pl.err
 }
 
 // waitPlaced waits until the new session's directory is durable under
 // its final name (see CreateSession); s.mu must be held.
-func (s *Session) waitPlaced() {
-	if s.placed != nil {
-		<-s.placed
+func (s *Session) waitPlaced() error {
+	if s.placed == nil {
+		return nil
+	}
+	<-s.placed.durable
+	err := s.placed.err
+	if err == nil {
 		s.placed = nil
 	}
+	return err
 }
 
 // firstLogs are the logs every run writes before its first request.
@@ -414,14 +490,27 @@ func (s *Session) SaveStateIfChanged(fn func(*State)) (bool, error) {
 
 // saveLocked writes the state; s.mu must be held.
 func (s *Session) saveLocked() error {
-	s.waitPlaced()
+	// A new session's record goes in its directory under the final name,
+	// so the save waits for the rename. The fsync that makes that name
+	// durable may still run: this save's own fsyncs run beside it (they
+	// share a journal commit), and its record replaces the old one only
+	// once the name is durable, so no record of anything the model did
+	// is durable before the session is.
+	placed := func() error { return nil }
+	if s.placed != nil {
+		<-s.placed.inPlace
+		if err := s.placed.err; err != nil {
+			return err
+		}
+		placed = s.waitPlaced
+	}
 	s.state.UpdatedAt = time.Now().UTC()
 	// The messages appended since the last save are fsynced while the
 	// new record is written and fsynced, and the record is renamed into
 	// place only once both are durable: the two fsyncs share the file
 	// system's journal commit (a fifth of a save here) and the record
 	// still never names a message a crash of the machine could lose.
-	var messagesSynced func()
+	messagesSynced := func() {}
 	if s.pending > 0 {
 		if a, ok := s.files[filepath.Join(s.Dir, "messages.jsonl")]; ok {
 			done := make(chan struct{})
@@ -440,7 +529,11 @@ func (s *Session) saveLocked() error {
 		return err
 	}
 	s.saved = nil
-	if err := writeAtomicAfter(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, messagesSynced); err != nil {
+	before := func() error {
+		messagesSynced()
+		return placed()
+	}
+	if err := writeAtomicAfter(s.fs, filepath.Join(s.Dir, "session.json"), data, 0o644, true, before); err != nil {
 		return err
 	}
 	if err := WriteFileAtomicUnsynced(s.fs, filepath.Join(s.Root, SessionFile), data, 0o644); err != nil {
@@ -631,6 +724,14 @@ type appendFile struct {
 func (s *Session) appendLocked(path string, data []byte) error {
 	a, ok := s.files[path]
 	if !ok {
+		// A log not open yet is opened by its final name, which a new
+		// session's directory may still be on its way to.
+		if s.placed != nil {
+			<-s.placed.inPlace
+			if err := s.placed.err; err != nil {
+				return err
+			}
+		}
 		if err := s.fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 		}
@@ -673,8 +774,7 @@ func (s *Session) appendLocked(path string, data []byte) error {
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.waitPlaced()
-	var errs []error
+	errs := []error{s.waitPlaced()}
 	for path, a := range s.files {
 		if s.pending > 0 && path == filepath.Join(s.Dir, "messages.jsonl") {
 			errs = append(errs, a.f.Sync())

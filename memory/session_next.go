@@ -31,14 +31,13 @@ func (s *Session) Next(id string) error {
 	if old.CostUSD != nil {
 		st.CostUSD = new(float64)
 	}
-	next, err := createSession(s.fs, s.Root, id, st, s.redact)
+	next, err := createSession(s.fs, s.Root, id, st, s.redact, false)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.waitPlaced()
-	var errs []error
+	errs := []error{s.waitPlaced()}
 	for path, a := range s.files {
 		errs = append(errs, a.f.Close())
 		delete(s.files, path)

@@ -25,7 +25,7 @@ import (
 // when not nil, is subscribed to them (see SetSink); the subscriptions end
 // at Close.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
-	g := p.openGit(context.Background())
+	g := p.openGitBeside(context.Background())
 	opts := coordinator.Options{
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
@@ -34,6 +34,8 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	}
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
+	} else if p.placing {
+		opts.Checkpoints = placedGate{p.Session}
 	}
 	if len(p.History) > 0 && g.context != "" {
 		// A resumed conversation keeps its first system prompt; what the

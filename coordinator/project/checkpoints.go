@@ -27,6 +27,16 @@ type gitState struct {
 	repo    *git.Repo
 	context string // for the system prompt
 	cps     *checkpoints
+	// guarded closes once git.Guard has pinned ralph's git to the
+	// repository as the session found it and saved the trust record.
+	guarded chan struct{}
+}
+
+// waitGuarded returns once ralph's git is pinned (see gitState.guarded).
+func (g *gitState) waitGuarded() {
+	if g != nil && g.guarded != nil {
+		<-g.guarded
+	}
 }
 
 // gitLook is what a first look at the work tree found.
@@ -68,12 +78,28 @@ func lookAtGit(root string) chan gitLook {
 	return ch
 }
 
-// openGit sets up the session's git state once: nothing outside git.
+// openGit sets up the session's git state once, nothing outside git,
+// and returns once ralph's git is pinned to the repository, for callers
+// that run git themselves (undo, review, the task loop).
 func (p *Project) openGit(ctx context.Context) *gitState {
+	g := p.openGitBeside(ctx)
+	g.waitGuarded()
+	return g
+}
+
+// openGitBeside is openGit for the way to the first model request, which
+// needs only the first look's description of the repository for the
+// system prompt: the pinning (git.Guard: the repository's config keys,
+// the trust record written outside the project) runs beside the request.
+// Nothing can change the repository before it is done: every checkpoint,
+// and so every tool that may change a file (Checkpoints.Before), waits
+// for it, and Close waits for it before the process exits.
+func (p *Project) openGitBeside(ctx context.Context) *gitState {
 	if p.git != nil {
 		return p.git
 	}
-	p.git = &gitState{}
+	g := &gitState{guarded: make(chan struct{})}
+	p.git = g
 	if p.gitLook == nil {
 		p.gitLook = lookAtGit(p.Root)
 	}
@@ -84,19 +110,39 @@ func (p *Project) openGit(ctx context.Context) *gitState {
 	if p.Tools != nil {
 		writable = append(writable, p.Tools.AddedDirs()...)
 	}
-	git.Guard(ctx, p.Root, l.repo, writable, p.warn)
+	// What Guard itself says goes to the coordinator there is now, as
+	// when Guard ran before the coordinator was made: none for a
+	// session's first, whose events have not begun. What the pinned git
+	// says later (the repository changed under it) goes to the one that
+	// runs then.
+	before := p.warnTo.Load()
+	warn := func(s string) {
+		select {
+		case <-g.guarded:
+			p.warn(s)
+		default:
+			if before != nil {
+				before.Warn(s)
+			}
+		}
+	}
+	go func() {
+		defer close(g.guarded)
+		git.Guard(context.WithoutCancel(ctx), p.Root, l.repo, writable, warn)
+	}()
 	if l.repo == nil {
-		return p.git
+		return g
 	}
-	p.git.repo, p.git.context = l.repo, l.context
+	g.repo, g.context = l.repo, l.context
 	entries := p.CheckpointLog(p.Session.ID)
-	p.git.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr,
-		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn)
-	p.git.cps.resolve = p.Tools.Resolve
+	g.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr,
+		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn, g.guarded)
+	g.cps.resolve = p.Tools.Resolve
 	if p.Resumed && len(entries) > 0 {
-		p.git.context += p.sinceBaseline(ctx, entries[0])
+		g.waitGuarded()
+		g.context += p.sinceBaseline(ctx, entries[0])
 	}
-	return p.git
+	return g
 }
 
 // sinceBaseline says, for a resumed session's system prompt, what changed
@@ -163,9 +209,10 @@ type checkpoints struct {
 // newCheckpoints starts a session's checkpoints. A new session on a clean
 // work tree takes HEAD for its baseline at no cost; otherwise the first
 // checkpoint runs beside the first model request, and Before waits for it
-// before any tool may change a file.
+// before any tool may change a file. Both start once guarded closes: no
+// ralph git runs before the repository is pinned.
 func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries []git.Entry, clean bool, fail func(error),
-	maxFile int64, tell func(string)) *checkpoints {
+	maxFile int64, tell func(string), guarded <-chan struct{}) *checkpoints {
 	last, kind := "", git.KindBaseline
 	if n := len(entries); n > 0 {
 		last, kind = entries[n-1].Commit, git.KindResume
@@ -182,6 +229,8 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		// Before holds every tool until they are done.
 		go func() {
 			defer close(c.ready)
+			<-guarded
+			_ = s.WaitInPlace() // the session's own index is in its directory
 			c.cps.Seed()
 			if !c.cps.HeadIsExact(context.Background()) {
 				// Some file is on disk as git would not write it back
@@ -198,6 +247,8 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 	}
 	go func() {
 		defer close(c.ready)
+		<-guarded
+		_ = s.WaitInPlace() // the session's own index is in its directory
 		c.record(context.Background(), git.Entry{Kind: kind}, kind)
 	}()
 	return c
@@ -288,6 +339,7 @@ func (c *checkpoints) log(e git.Entry) {
 }
 
 func (c *checkpoints) Before(ctx context.Context) {
+	placedGate{c.session}.Before(ctx)
 	for _, ch := range []chan struct{}{c.ready, c.latest()} {
 		if ch == nil {
 			continue
@@ -373,3 +425,28 @@ func (g *gitState) prompt() string {
 }
 
 var _ coordinator.Checkpointer = (*checkpoints)(nil)
+
+// placedGate holds a turn's tools that may change files until the
+// session's record is durable (memory.CreateSessionBeside), outside git,
+// where there are no checkpoints to wait for: nothing the model does
+// comes before the session it belongs to is on disk.
+type placedGate struct{ session *memory.Session }
+
+func (g placedGate) Before(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Its error is the next save's, which ends the run.
+		_ = g.session.WaitDurable()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+func (placedGate) After(coordinator.Step, []string, func([]git.FileChange)) {}
+
+func (placedGate) Wait() {}
+
+var _ coordinator.Checkpointer = placedGate{}

@@ -156,6 +156,7 @@ func (p *Project) stampTree() treeStamp {
 	ctx, cancel := context.WithTimeout(context.Background(), stampTimeout)
 	defer cancel()
 	if p.git != nil && p.git.repo != nil {
+		p.git.waitGuarded()
 		return stampGit(ctx, p.git.repo)
 	}
 	return stampWalk(ctx, p.Root)

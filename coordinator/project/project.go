@@ -175,6 +175,9 @@ type Project struct {
 	answers Answers
 	// pruning is the retention policy's pruning under way, if any.
 	pruning *pruning
+	// placing says the session was created beside the first request
+	// (memory.CreateSessionBeside): its record may not be durable yet.
+	placing bool
 	// StartDir is the directory the person started in, relative to Root
 	// ("." at the root); appendSystem is --append-system-prompt.
 	StartDir     string
@@ -366,7 +369,14 @@ func (p *Project) start(opts Options) error {
 	if p.PriceOf(p.Config.Model) != nil {
 		cost = new(float64)
 	}
-	s, err := memory.CreateSession(p.Fs, p.Root, id, memory.State{
+	create := memory.CreateSession
+	if runsOnce(p.Mode) {
+		// A one-shot's record becomes durable beside its first request,
+		// which changes nothing; every tool that may change a file waits
+		// for it (placedGate, checkpoints.Before), as every save does.
+		create, p.placing = memory.CreateSessionBeside, true
+	}
+	s, err := create(p.Fs, p.Root, id, memory.State{
 		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
 	}, p.secrets()...)
 	if err != nil {
@@ -490,6 +500,9 @@ func (p *Project) Close() error {
 	if p.git != nil && p.git.cps != nil {
 		p.git.cps.Wait() // their record goes to the session, closed below
 	}
+	// The trust record is written beside the first request
+	// (openGitBeside), and lands before ralph exits.
+	p.git.waitGuarded()
 	if p.MCP != nil {
 		p.MCP.Close()
 	}

@@ -40,6 +40,9 @@ func (p *Project) startRetention() {
 	go func() {
 		defer close(pr.done)
 		defer release()
+		// The plan counts the new session among the kept, so it waits
+		// for its directory to be in place (memory.CreateSessionBeside).
+		_ = p.Session.WaitInPlace()
 		p.prune(ctx, policy)
 	}()
 }

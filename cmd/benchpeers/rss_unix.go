@@ -1,0 +1,23 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// maxRSS is a finished child's peak resident memory in bytes (0 where
+// the platform does not say).
+func maxRSS(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok || ru == nil {
+		return 0
+	}
+	// Linux and the BSDs count ru_maxrss in kilobytes, macOS in bytes.
+	if runtime.GOOS == "darwin" {
+		return ru.Maxrss
+	}
+	return ru.Maxrss << 10
+}
