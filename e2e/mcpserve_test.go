@@ -110,7 +110,9 @@ func TestMCPServeToolsAndTask(t *testing.T) {
 	srv := scenarioServer(t, "write_hello")
 	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
 
-	out, errs, code := inspector(t, dir, append([]string{"--method", "tools/list"}, stdioServer(env, mcpEnvNames...)...)...)
+	// --strict: a schema some clients reject (Claude Code fails to fetch
+	// the tools of a server with one) is an error, exit 6.
+	out, errs, code := inspector(t, dir, append([]string{"--method", "tools/list", "--strict"}, stdioServer(env, mcpEnvNames...)...)...)
 	var list struct {
 		Tools []struct {
 			Name        string         `json:"name"`

@@ -31,13 +31,13 @@ type SessionResult struct {
 	Mode   string `json:"mode"`
 	// Finished says the session recorded a result; a session still
 	// running, or a task loop (which has no one answer), has none.
-	Finished bool     `json:"finished"`
-	Answer   string   `json:"answer"`
-	IsError  bool     `json:"is_error"`
-	Subtype  string   `json:"subtype,omitempty"`
-	Turns    int      `json:"turns"`
-	CostUSD  *float64 `json:"cost_usd"`
-	Tasks    any      `json:"tasks"`
+	Finished bool              `json:"finished"`
+	Answer   string            `json:"answer"`
+	IsError  bool              `json:"is_error"`
+	Subtype  string            `json:"subtype,omitempty"`
+	Turns    int               `json:"turns"`
+	CostUSD  *float64          `json:"cost_usd"`
+	Tasks    memory.TaskCounts `json:"tasks"`
 	// TasksDone counts the tasks it finished; FilesChanged are the paths
 	// of the files it changed (known in a git work tree only).
 	TasksDone    int      `json:"tasks_done"`

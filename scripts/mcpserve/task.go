@@ -48,9 +48,9 @@ type TaskResult struct {
 // Denial is a call refused for want of approval, as the one-shot's
 // result names it: a command, or another tool's call with its arguments.
 type Denial struct {
-	ToolName  string `json:"tool_name"`
-	Command   string `json:"command,omitempty"`
-	Arguments any    `json:"arguments,omitempty"`
+	ToolName  string         `json:"tool_name"`
+	Command   string         `json:"command,omitempty"`
+	Arguments map[string]any `json:"arguments,omitempty"`
 }
 
 func (s *Server) addTaskTool() {
