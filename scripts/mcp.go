@@ -29,7 +29,7 @@ import (
 func (c *cli) addMCPCommands(root *cobra.Command) {
 	mcpCmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "List, add, remove and approve MCP servers (tools from outside ralph)",
+		Short: "List, add, remove and approve MCP servers (tools from outside ralph); serve ralph over MCP",
 		Long:  MCPHelp,
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -224,7 +224,11 @@ changed.
 
 Roots: a server is offered the project as its MCP root only when its table
 sets no roots and its arguments name no existing directory; a server started
-with directories of its own (server-filesystem ~/notes) keeps them.`
+with directories of its own (server-filesystem ~/notes) keeps them.
+
+The other way round, ralph mcp serve serves ralph itself over MCP, so that
+Claude Code, codex or opencode can hand ralph a task:
+claude mcp add ralph -- ralph mcp serve`
 
 // MCPCommands carry out `ralph mcp …` for one project.
 type MCPCommands struct {
