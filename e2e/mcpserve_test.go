@@ -210,7 +210,7 @@ func TestMCPServeRunStartStop(t *testing.T) {
 	if err := json.Unmarshal(r.StructuredContent, &started); err != nil || r.IsError || started.PID == 0 || started.SessionID == "" {
 		t.Fatalf("run_start: %+v (%v)", r, err)
 	}
-	t.Cleanup(func() { _ = signalProcess(started.PID, syscall.SIGKILL) })
+	t.Cleanup(func() { _ = signalProcess(started.PID, syscall.SIGKILL); _ = os.Remove(started.Log) })
 	waitFor(t, "a task in progress", 30*time.Second, func() bool {
 		data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
 		return strings.Contains(string(data), "- [~]") && srv.Active() == 1
