@@ -38,6 +38,12 @@ const interruptGrace = 10 * time.Second
 // reads no piped context. When ctx ends (the client cancelled the call)
 // it is interrupted as Ctrl-C would, so it saves its state.
 func (s *Server) ralph(ctx context.Context, dir string, args ...string) (outcome, error) {
+	return s.ralphLines(ctx, dir, nil, args...)
+}
+
+// ralphLines is ralph, with each line of its stdout also handed to
+// onLine (when set) as it is written, for a caller that reports progress.
+func (s *Server) ralphLines(ctx context.Context, dir string, onLine func([]byte), args ...string) (outcome, error) {
 	cmd := exec.CommandContext(ctx, s.opts.Bin, append([]string{"-C", dir}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = s.opts.Env
@@ -50,6 +56,9 @@ func (s *Server) ralph(ctx context.Context, dir string, args ...string) (outcome
 	cmd.WaitDelay = interruptGrace
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if onLine != nil {
+		cmd.Stdout = &lineWriter{buf: &out, onLine: onLine}
+	}
 	err := cmd.Run()
 	o := outcome{stdout: out.Bytes(), stderr: errb.Bytes()}
 	var exit *exec.ExitError
@@ -82,4 +91,25 @@ func (s *Server) jsonCommand(ctx context.Context, dir string, args ...string) (m
 		v["exit_code"] = o.code
 	}
 	return v, nil
+}
+
+// lineWriter keeps everything written to it and hands each whole line to
+// onLine as it arrives.
+type lineWriter struct {
+	buf     *bytes.Buffer
+	pending []byte
+	onLine  func([]byte)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	w.pending = append(w.pending, p...)
+	for {
+		i := bytes.IndexByte(w.pending, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.onLine(w.pending[:i])
+		w.pending = w.pending[i+1:]
+	}
 }

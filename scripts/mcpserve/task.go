@@ -11,6 +11,8 @@ import (
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 //go:embed task.md
@@ -54,7 +56,7 @@ type Denial struct {
 }
 
 func (s *Server) addTaskTool() {
-	add(s, "task", taskDescription, func(ctx context.Context, _ *mcp.CallToolRequest, p TaskParams) (*mcp.CallToolResult, TaskResult, error) {
+	add(s, "task", taskDescription, func(ctx context.Context, req *mcp.CallToolRequest, p TaskParams) (*mcp.CallToolResult, TaskResult, error) {
 		if p.Task == "" {
 			return nil, TaskResult{}, errors.New("the task is empty: say what ralph should do")
 		}
@@ -77,7 +79,7 @@ func (s *Server) addTaskTool() {
 		}
 		// After "--" the task is words, even one that looks like a flag
 		// or a command's name.
-		o, err := s.ralph(ctx, dir, append(args, "--", p.Task)...)
+		o, err := s.ralphLines(ctx, dir, progress(ctx, req), append(args, "--", p.Task)...)
 		if err != nil {
 			return nil, TaskResult{}, err
 		}
@@ -95,6 +97,33 @@ func (s *Server) addTaskTool() {
 		}
 		return r, res, nil
 	})
+}
+
+// progress sends the client, when it asked for progress, one
+// notification per event of the task as ralph's faces word it (a tool
+// call, a file changed, a task done), so that it sees ralph work and a
+// client that restarts its timeout on progress does not give up on a
+// long task.
+func progress(ctx context.Context, req *mcp.CallToolRequest) func([]byte) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	n := 0
+	return func(line []byte) {
+		var ev coordinator.Event
+		// The init and result lines are not events: the call's answer
+		// says what they do.
+		if json.Unmarshal(line, &ev) != nil || ev.Type == "init" || ev.Type == coordinator.EventResult {
+			return
+		}
+		l, ok := view.EventLine(ev)
+		if !ok || l.Text == "" {
+			return
+		}
+		n++
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: l.String()})
+	}
 }
 
 // readStream reads a one-shot's stream-json output: the files of its

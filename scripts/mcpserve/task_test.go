@@ -1,6 +1,7 @@
 package mcpserve
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 )
@@ -27,5 +28,24 @@ not json
 	}
 	if _, ok := readStream([]byte("ralph: no model configured\n")); ok {
 		t.Fatal("a result was found in output without one")
+	}
+}
+
+// TestLineWriter hands over whole lines however the output is cut, and
+// keeps every byte.
+func TestLineWriter(t *testing.T) {
+	var buf bytes.Buffer
+	var lines []string
+	w := &lineWriter{buf: &buf, onLine: func(l []byte) { lines = append(lines, string(l)) }}
+	for _, part := range []string{`{"a":`, "1}\n{\"b\"", ":2}\n\n", "tail"} {
+		if n, err := w.Write([]byte(part)); n != len(part) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	if want := []string{`{"a":1}`, `{"b":2}`, ""}; !slices.Equal(lines, want) {
+		t.Fatalf("lines = %q, want %q", lines, want)
+	}
+	if buf.String() != "{\"a\":1}\n{\"b\":2}\n\ntail" {
+		t.Fatalf("kept %q", buf.String())
 	}
 }
