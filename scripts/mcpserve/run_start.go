@@ -56,7 +56,7 @@ func (s *Server) addRunStartTool() {
 		if p.Plan != "" {
 			args = append(args, "--", p.Plan)
 		}
-		started, err := s.runs.start(ctx, s.opts.Bin, dir, root, s.opts.Env, args)
+		started, err := startRun(ctx, s.opts.Bin, dir, root, s.opts.Env, args)
 		return nil, started, err
 	})
 }

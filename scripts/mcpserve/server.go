@@ -38,12 +38,11 @@ type Options struct {
 type Server struct {
 	opts Options
 	mcp  *mcp.Server
-	runs *background
 }
 
 // New builds the server with every tool.
 func New(opts Options) *Server {
-	s := &Server{opts: opts, runs: newBackground()}
+	s := &Server{opts: opts}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "ralph", Title: "ralph", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 	})
