@@ -102,8 +102,8 @@ func gitInitT(t *testing.T, dir string) {
 // TestMCPServeToolsAndTask is the must-show's first half: the inspector
 // lists ralph's tools, runs a one-shot task through the task tool (its
 // file written, its answer, files, cost and session returned), reads the
-// session's result, and sees a command the person's policy would ask
-// about refused with the reason.
+// session's result, finds it among the sessions, undoes it, and sees a
+// command the person's policy would ask about refused with the reason.
 func TestMCPServeToolsAndTask(t *testing.T) {
 	dir := t.TempDir()
 	gitInitT(t, dir)
@@ -168,6 +168,19 @@ func TestMCPServeToolsAndTask(t *testing.T) {
 	}
 	if sr.SessionID != res.SessionID || !sr.Finished || sr.Answer != res.Answer || sr.Status != "completed" || !slices.Equal(sr.FilesChanged, []string{"hello.txt"}) {
 		t.Fatalf("session_result = %+v", sr)
+	}
+
+	r = callTool(t, dir, env, "sessions")
+	if r.IsError || !strings.Contains(string(r.StructuredContent), res.SessionID) {
+		t.Fatalf("sessions does not list %s: %+v %s", res.SessionID, r, r.StructuredContent)
+	}
+	// undo puts back what the task changed: hello.txt did not exist.
+	r = callTool(t, dir, env, "undo", "session_id="+res.SessionID)
+	if r.IsError {
+		t.Fatalf("undo: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hello.txt")); !os.IsNotExist(err) {
+		t.Fatalf("undo left hello.txt: %v (%s)", err, r.StructuredContent)
 	}
 
 	// The caller approves nothing: the model's command, which the
