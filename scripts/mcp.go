@@ -7,16 +7,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
+	"github.com/ralph-dev/ralph/scripts/mcpserve"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
@@ -27,7 +30,7 @@ import (
 func (c *cli) addMCPCommands(root *cobra.Command) {
 	mcpCmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "List, add, remove and approve MCP servers (tools from outside ralph)",
+		Short: "List, add, remove and approve MCP servers (tools from outside ralph); serve ralph over MCP",
 		Long:  MCPHelp,
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -125,8 +128,69 @@ it, it must be approved again. The record is
 		Args: cobra.MinimumNArgs(1),
 		RunE: run(func(m MCPCommands, _ *cobra.Command, args []string) error { return m.Approve(args) }),
 	}
-	mcpCmd.AddCommand(list, addCmd, remove, approve)
+	mcpCmd.AddCommand(list, addCmd, remove, approve, c.mcpServeCommand())
 	root.AddCommand(mcpCmd)
+}
+
+// mcpServeCommand is `ralph mcp serve`: ralph as an MCP server for other
+// agents, on stdio or (--addr) streamable HTTP.
+func (c *cli) mcpServeCommand() *cobra.Command {
+	var addr string
+	var allowRemote bool
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve ralph's tools over MCP (stdio; --addr: HTTP) so another agent can hand ralph a task",
+		Long: `Serve ralph as an MCP server, so that another agent (Claude Code, codex,
+opencode) can hand ralph a whole task, start, steer and stop a ralph run, and
+read and undo what ralph did. Its tools: task, run_start, run_stop, run_say,
+run_status, sessions, session_result, undo (docs/mcp.md). Each runs ralph in
+the directory it is given (default: where the server runs).
+
+The caller cannot approve anything: a task runs with your approval policy and
+no terminal, so whatever your config would ask about is refused, with the
+reason, as for a one-shot without a terminal.
+
+On stdio by default. With --addr HOST:PORT, streamable HTTP at /mcp on a
+loopback address (--allow-remote for any other); every request must carry
+Authorization: Bearer TOKEN, the token printed at start (or $RALPH_MCP_TOKEN,
+at least 32 characters), and name a loopback Host.`,
+		Example: `  claude mcp add ralph -- ralph mcp serve
+  ralph mcp serve --addr 127.0.0.1:8765`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bin, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("finding ralph's own binary: %w", err)
+			}
+			dir := c.f.dir
+			if dir == "" {
+				if dir, err = os.Getwd(); err != nil {
+					return fmt.Errorf("finding the working directory: %w", err)
+				}
+			}
+			if dir, err = filepath.Abs(dir); err != nil {
+				return usageErrorf("%s", err)
+			}
+			srv := mcpserve.New(mcpserve.Options{Bin: bin, Dir: dir, Version: c.version})
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if addr == "" {
+				if allowRemote {
+					return usageErrorf("--allow-remote goes with --addr")
+				}
+				return srv.ServeStdio(ctx)
+			}
+			err = srv.ServeHTTP(ctx, mcpserve.HTTPOptions{Addr: addr, AllowRemote: allowRemote,
+				Token: os.Getenv("RALPH_MCP_TOKEN"), Stderr: os.Stderr})
+			if ue := (*mcpserve.UsageError)(nil); errors.As(err, &ue) {
+				return usageErrorf("%s", err)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "", "serve streamable HTTP on HOST:PORT (loopback only without --allow-remote) instead of stdio")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "with --addr: allow an address other than loopback (the token still guards it)")
+	return cmd
 }
 
 // MCPHelp is `ralph mcp --help`.
@@ -161,7 +225,11 @@ changed.
 
 Roots: a server is offered the project as its MCP root only when its table
 sets no roots and its arguments name no existing directory; a server started
-with directories of its own (server-filesystem ~/notes) keeps them.`
+with directories of its own (server-filesystem ~/notes) keeps them.
+
+The other way round, ralph mcp serve serves ralph itself over MCP, so that
+Claude Code, codex or opencode can hand ralph a task:
+claude mcp add ralph -- ralph mcp serve`
 
 // MCPCommands carry out `ralph mcp …` for one project.
 type MCPCommands struct {
