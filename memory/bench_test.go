@@ -50,6 +50,7 @@ func boundary(s *Session, i int) error {
 // several-fold from one second to the next: the two sessions take turns
 // within each iteration (which goes first alternating), so both see the
 // same disk, where two sub-benchmarks run one after the other did not.
+// An op is one boundary of each session.
 func BenchmarkBoundarySave(b *testing.B) {
 	sizes := []int{10, 10000}
 	sessions := make([]*Session, len(sizes))
