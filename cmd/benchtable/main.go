@@ -51,6 +51,7 @@ var targets = []target{
 	{"SandboxedTrue", "overhead-median-ms", 5, "< 5 ms"},
 	{"Checkpoint", "median-ms", 50, "< 50 ms"},
 	{"OneShotCheckpoints", "git/plain", 1.3, "< 1.3x"},
+	{"BoundarySave", "10000/10", 1.5, "< 1.5"},
 	{"SandboxedHardStop", "p99-ms", 100, "< 100 ms"},
 	{"ControlStop", "p99-ms", 50, "< 50 ms"},
 	{"ControlStop", "socket-p99-ms", 50, "< 50 ms"},
@@ -114,30 +115,6 @@ func shortPkg(p string) string {
 	return strings.TrimPrefix(p, module+"/")
 }
 
-// ratios are derived figures: one benchmark's metric over another's.
-var ratios = []struct {
-	name, num, den, metric string
-	max                    float64
-	label                  string
-}{
-	{"BoundarySave 10000/10", "BoundarySave/at=10000", "BoundarySave/at=10", "ns/op", 1.5, "< 1.5"},
-}
-
-func metric(rows []row, name, unit string) (float64, bool) {
-	for _, r := range rows {
-		if r.name != name {
-			continue
-		}
-		for _, m := range r.metrics {
-			if m[1] == unit {
-				v, err := strconv.ParseFloat(m[0], 64)
-				return v, err == nil
-			}
-		}
-	}
-	return 0, false
-}
-
 func print(w io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "package\tbenchmark\tmetric\tvalue\ttarget\t")
@@ -149,19 +126,6 @@ func print(w io.Writer, rows []row) {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", r.pkg, r.name, m[1], m[0], verdict(r.name, m[1], m[0]))
 		}
-	}
-	for _, q := range ratios {
-		a, okA := metric(rows, q.num, q.metric)
-		b, okB := metric(rows, q.den, q.metric)
-		if !okA || !okB || b == 0 {
-			continue
-		}
-		v := a / b
-		verdict := q.label + "  ok"
-		if v >= q.max {
-			verdict = q.label + "  MISSED"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t\n", "ratio", q.name, q.metric, v, verdict)
 	}
 	tw.Flush()
 }

@@ -32,7 +32,8 @@ type Heads struct {
 // maxBranches is the most branches recorded beside a checkpoint.
 const maxBranches = 200
 
-// ReadHeads reads HEAD and the local branches, in one git process.
+// ReadHeads reads HEAD and the local branches: from the repository's
+// files where it can (see refsread.go), in one git process otherwise.
 func (r *Repo) ReadHeads(ctx context.Context) (Heads, error) {
 	var h Heads
 	data, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
@@ -48,12 +49,11 @@ func (r *Repo) ReadHeads(ctx context.Context) (Heads, error) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { h.Index = r.indexTree(ctx) })
-	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads")
+	lines, err := r.localBranches(ctx)
 	wg.Wait()
 	if err != nil {
 		return h, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	for _, l := range lines {
 		name, commit, ok := strings.Cut(l, " ")
 		if !ok {
@@ -67,6 +67,26 @@ func (r *Repo) ReadHeads(ctx context.Context) (Heads, error) {
 		}
 	}
 	return h, nil
+}
+
+// localBranches lists the local branches as "name commit", by name. The
+// name is the whole branch name, never git's shortened one (heads/x
+// where a tag x exists), which git branch would not take back.
+func (r *Repo) localBranches(ctx context.Context) ([]string, error) {
+	if lines, ok := localBranches(r.common()); ok {
+		return lines, nil
+	}
+	out, err := r.Git(ctx, nil, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads")
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if name, ok := strings.CutPrefix(l, "refs/heads/"); ok {
+			lines = append(lines, name)
+		}
+	}
+	return lines, nil
 }
 
 // indexTree is the tree of the person's index, written from a copy of it:

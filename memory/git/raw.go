@@ -337,9 +337,12 @@ func (r *Repo) rawTreeOf(ctx context.Context, commit string) string {
 	if commit == "" {
 		return ""
 	}
-	out, err := r.Git(ctx, nil, "cat-file", "commit", commit)
-	if err != nil {
-		return ""
+	out, ok := looseCommit(r.common(), commit)
+	if !ok {
+		var err error
+		if out, err = r.Git(ctx, nil, "cat-file", "commit", commit); err != nil {
+			return ""
+		}
 	}
 	head, msg, _ := strings.Cut(string(out), "\n\n")
 	if !strings.Contains(head, "\nauthor ralph <ralph@localhost> ") {

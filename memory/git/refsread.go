@@ -1,0 +1,182 @@
+package git
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A checkpoint after a turn used to end in two short git processes one
+// after the other: cat-file for the commit it follows (its raw tree, see
+// raw.go) and for-each-ref for the person's branches (see heads.go). On
+// a loaded two-core machine each cost several milliseconds of starting a
+// process, on the way out of every one-shot that wrote a file. Both are
+// read here from the repository's files, as the store writes them (see
+// objects.go), for the plain layout only; anything this does not
+// recognise (a symbolic ref, a name git might spell another way, a
+// packed object, another layout) returns false, and git reads it.
+
+// branchName matches the branch names read without git: the characters
+// people use, no component starting with a dot or ending in ".lock", no
+// "..". Git refuses some names this takes for others (a name git has
+// no trouble with but this does not take goes to git).
+var branchName = regexp.MustCompile(`^[A-Za-z0-9_+-][A-Za-z0-9_+.-]*(/[A-Za-z0-9_+-][A-Za-z0-9_+.-]*)*$`)
+
+// plainBranch reports whether name (after refs/heads/) is read here.
+func plainBranch(name string) bool {
+	if !branchName.MatchString(name) || strings.Contains(name, "..") {
+		return false
+	}
+	for _, c := range strings.Split(name, "/") {
+		if strings.HasSuffix(c, ".lock") || strings.HasSuffix(c, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// localBranches lists the local branches as "name commit", sorted by name
+// as git for-each-ref sorts them: the loose refs under refs/heads, and
+// the packed ones no loose ref overrides. ok is false when git must tell.
+// A branch whose commit is missing from the repository (a damaged one) is
+// listed, where git would leave it out with a warning.
+func localBranches(common string) (branches []string, ok bool) {
+	if nativeStore(common) == nil {
+		return nil, false
+	}
+	root, err := os.OpenRoot(common)
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	commits := map[string]string{}
+	fi, err := root.Lstat("refs/heads")
+	switch {
+	case err == nil && fi.IsDir():
+		err = fs.WalkDir(root.FS(), "refs/heads", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			name := strings.TrimPrefix(p, "refs/heads/")
+			if !d.Type().IsRegular() || !plainBranch(name) {
+				return errNotPlain
+			}
+			data, err := root.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			commit := strings.TrimSuffix(string(data), "\n")
+			if len(commit) != 40 || !isObjectName(commit) {
+				return errNotPlain // a symbolic ref, or one being written
+			}
+			commits[name] = commit
+			return nil
+		})
+		if err != nil {
+			return nil, false
+		}
+	case err == nil, !errors.Is(err, fs.ErrNotExist):
+		return nil, false
+	}
+	if !readPacked(root, commits) {
+		return nil, false
+	}
+	names := make([]string, 0, len(commits))
+	for name := range commits {
+		names = append(names, name)
+	}
+	// Byte order, as git's for-each-ref sorts by refname.
+	slices.Sort(names)
+	for _, name := range names {
+		branches = append(branches, name+" "+commits[name])
+	}
+	return branches, true
+}
+
+// readPacked adds the branches of packed-refs that no loose ref overrides
+// to commits; false when the file is not as git writes it.
+func readPacked(root *os.Root, commits map[string]string) bool {
+	fi, err := root.Lstat("packed-refs")
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	data, err := root.ReadFile("packed-refs")
+	if err != nil {
+		return false
+	}
+	loose := make(map[string]bool, len(commits))
+	for name := range commits {
+		loose[name] = true
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue // the header, a tag's peeled commit
+		}
+		commit, ref, found := strings.Cut(line, " ")
+		if !found || len(commit) != 40 || !isObjectName(commit) {
+			return false
+		}
+		name, branch := strings.CutPrefix(ref, "refs/heads/")
+		if !branch || loose[name] {
+			continue
+		}
+		if !plainBranch(name) {
+			return false
+		}
+		commits[name] = commit
+	}
+	return true
+}
+
+// maxLooseCommit bounds the commit object read without git: a checkpoint
+// commit is a few hundred bytes, and a larger one goes to git.
+const maxLooseCommit = 1 << 20
+
+// looseCommit reads a commit object stored loose in the repository (what
+// `git cat-file commit` prints); ok is false for one git must read (a
+// packed object, another layout, anything malformed).
+func looseCommit(common, name string) (body []byte, ok bool) {
+	if !isObjectName(name) || len(name) != 40 || nativeStore(common) == nil {
+		return nil, false
+	}
+	root, err := os.OpenRoot(common)
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	p := path.Join("objects", name[:2], name[2:])
+	if fi, err := root.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	f, err := root.Open(p)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(f)
+	if err != nil {
+		return nil, false
+	}
+	defer zr.Close()
+	raw, err := io.ReadAll(io.LimitReader(zr, maxLooseCommit+64))
+	if err != nil {
+		return nil, false
+	}
+	header, body, found := bytes.Cut(raw, []byte{0})
+	size, isCommit := strings.CutPrefix(string(header), "commit ")
+	if !found || !isCommit || size != strconv.Itoa(len(body)) || len(body) > maxLooseCommit {
+		return nil, false
+	}
+	return body, true
+}
