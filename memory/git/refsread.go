@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A checkpoint after a turn used to end in two short git processes one
@@ -28,11 +29,15 @@ import (
 // people use, no component starting with a dot or ending in ".lock", no
 // "..". Git refuses some names this takes for others (a name git has
 // no trouble with but this does not take goes to git).
-var branchName = regexp.MustCompile(`^[A-Za-z0-9_+-][A-Za-z0-9_+.-]*(/[A-Za-z0-9_+-][A-Za-z0-9_+.-]*)*$`)
+// It is compiled on first use, as every pattern is (docs/development.md,
+// "Start-up budget").
+var branchName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_+-][A-Za-z0-9_+.-]*(/[A-Za-z0-9_+-][A-Za-z0-9_+.-]*)*$`)
+})
 
 // plainBranch reports whether name (after refs/heads/) is read here.
 func plainBranch(name string) bool {
-	if !branchName.MatchString(name) || strings.Contains(name, "..") {
+	if !branchName().MatchString(name) || strings.Contains(name, "..") {
 		return false
 	}
 	for _, c := range strings.Split(name, "/") {
