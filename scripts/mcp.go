@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -171,7 +172,10 @@ at least 32 characters), and name a loopback Host.`,
 			if dir, err = filepath.Abs(dir); err != nil {
 				return usageErrorf("%s", err)
 			}
-			srv := mcpserve.New(mcpserve.Options{Bin: bin, Dir: dir, Version: c.version})
+			// The ralph processes the tools start need the model's key, not the
+			// server's own token: it stays in this process.
+			env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "RALPH_MCP_TOKEN=") })
+			srv := mcpserve.New(mcpserve.Options{Bin: bin, Dir: dir, Version: c.version, Env: env})
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if addr == "" {
