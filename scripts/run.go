@@ -68,6 +68,7 @@ unique part.`,
 			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
 	}
 	engineFlags().register(runCmd.Flags(), &f.engine)
+	f.tracker.register(runCmd.Flags())
 	root.AddCommand(runCmd, resume)
 }
 
@@ -114,6 +115,13 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		rc.Commit = rc.Commit || rc.Worktrees
 		return &rc, loop.CheckRun(&rc)
 	}
+	if mode == project.ModeRun && !resume {
+		plan, err := c.f.tracker.plan(c.f.dir, c.f.planArg, cmd.Flags().Changed)
+		if err != nil {
+			return face.Fail(ExitUsage, err)
+		}
+		c.f.planArg = plan
+	}
 	if c.f.planArg != "" {
 		plan, id, err := c.planToRun(c.f.planArg)
 		if err != nil {
@@ -155,8 +163,11 @@ func (c *cli) planToRun(arg string) (plan, session string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if plan, err = c.planName(r, arg); err != nil {
-		return "", "", err
+	plan = arg
+	if _, beads := memory.BeadsEpic(arg); !beads {
+		if plan, err = c.planName(r, arg); err != nil {
+			return "", "", err
+		}
 	}
 	if _, err := memory.OpenTracker(r.Fs, r.Root, plan); err != nil {
 		return "", "", err
