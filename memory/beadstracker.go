@@ -274,3 +274,48 @@ func beadsPlans(fs afero.Fs, root string) []string {
 	}
 	return out
 }
+
+// BeadsPlanTask is one task of a plan written into Beads.
+type BeadsPlanTask struct {
+	// ID is the task's id in the plan, which DependsOn names.
+	ID, Title, Notes string
+	Priority         *int
+	DependsOn        []string
+}
+
+// WriteBeadsPlan writes a plan into the Beads database of root (ralph
+// plan --tracker beads): an epic (the title, the goals as its
+// description), a task under it for each planned task, and a blocking
+// dependency for each of DependsOn. It returns the epic's id. A failure
+// part way leaves what was created, which the error names.
+func WriteBeadsPlan(root, title, goals string, tasks []BeadsPlanTask) (string, error) {
+	ctx := context.Background()
+	bd := BeadsClient(root)
+	src := &beadsSource{bd: bd, root: root}
+	epic, err := bd.Create(ctx, beads.NewIssue{Title: title, Description: goals, Type: beads.TypeEpic, Priority: 2})
+	if err != nil {
+		return "", src.beadsError(err)
+	}
+	ids := map[string]string{}
+	for _, t := range tasks {
+		pr := 2
+		if t.Priority != nil {
+			pr = min(max(*t.Priority, 0), 4)
+		}
+		id, err := bd.Create(ctx, beads.NewIssue{Title: t.Title, Description: t.Notes, Type: "task", Priority: pr, Parent: epic})
+		if err != nil {
+			return epic, fmt.Errorf("the epic %s is written with %d of its %d tasks: %w", epic, len(ids), len(tasks), src.beadsError(err))
+		}
+		ids[t.ID] = id
+	}
+	for _, t := range tasks {
+		for _, d := range t.DependsOn {
+			if blocker, ok := ids[d]; ok {
+				if err := bd.DependOn(ctx, ids[t.ID], blocker); err != nil {
+					return epic, fmt.Errorf("the epic %s is written, but not every dependency: %w", epic, src.beadsError(err))
+				}
+			}
+		}
+	}
+	return epic, nil
+}
