@@ -55,7 +55,8 @@ func (c *cli) addPlanCommand(root *cobra.Command) {
 		Long: `List the plans ralph run can work: RALPH_TASKS.md and every markdown or JSON
 file of plans_dir (config; docs/plans when it exists, else .ralph/plans), each
 with its format (ralph's task list, a ralphex plan, a ralph-tui prd.json), its
-task counts, and the newest session that worked it. ralph run PLAN works one;
+task counts, and the newest session that worked it; in a project with a Beads
+database, its epics too, as beads:ID. ralph run PLAN works one;
 a plan whose session stopped before its end (paused, interrupted) goes on in
 that session. With --graph PLAN, print the order ralph run would take PLAN's
 tasks in, and what keeps any of them from ever starting.`,
@@ -66,9 +67,11 @@ tasks in, and what keeps any of them from ever starting.`,
 				return err
 			}
 			if graph != "" {
-				plan, err := c.planName(r, graph)
-				if err != nil {
-					return usageErrorf("%s", err)
+				plan := graph
+				if _, beads := memory.BeadsEpic(graph); !beads {
+					if plan, err = c.planName(r, graph); err != nil {
+						return usageErrorf("%s", err)
+					}
 				}
 				return planUsage(r.StatusGraph(plan))
 			}

@@ -81,7 +81,8 @@ const runExamples = `  ralph run -y
   ralph run --agent claude --max-wait 5h --breaker-cooldown 10m
   ralph run -y --commit
   ralph run -y --parallel 3 --worktrees
-  ralph run -y --prompt-template .ralph/prompt.tmpl`
+  ralph run -y --prompt-template .ralph/prompt.tmpl
+  ralph run -y --tracker beads --epic bd-a3f8 --commit`
 
 // loop opens the project for a task loop (`ralph run`) or a resume, whose
 // session decides the face: a task loop goes on as one, anything else
