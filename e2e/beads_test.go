@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -241,10 +240,12 @@ echo "<promise>COMPLETE</promise>"
 		_, err := os.Stat(filepath.Join(dir, "agent.pid"))
 		return err == nil
 	})
-	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Process.Kill() // SIGKILL
 	_ = cmd.Wait()
 	if pid, err := strconv.Atoi(strings.TrimSpace(readFileT(t, filepath.Join(dir, "agent.pid")))); err == nil {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		if agent, err := os.FindProcess(pid); err == nil {
+			_ = agent.Kill()
+		}
 	}
 	is := bdShow(t, dir, env, ids[0])
 	if is.Status != beads.StatusInProgress || !strings.HasPrefix(is.Assignee, "ralph:") {
