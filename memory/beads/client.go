@@ -120,14 +120,14 @@ func (c *Client) run(ctx context.Context, args ...string) (json.RawMessage, erro
 	case ctx.Err() != nil:
 		e.Msg, e.err = fmt.Sprintf("no answer within %s", timeout), ctx.Err()
 	case runErr != nil:
-		e.Msg = lastLine(stderr.String())
+		e.Msg = stderrMessage(stderr.String())
 		if e.Msg == "" {
 			e.Msg = runErr.Error()
 		}
 	default:
 		e.Msg, e.err = fmt.Sprintf("its output is not JSON bd prints: %v", derr), derr
 	}
-	if noDatabase(e.Msg) {
+	if noDatabase(e.Msg) || noDatabase(e.Stderr) {
 		e.err = ErrNoDatabase
 	}
 	return nil, e
@@ -144,9 +144,31 @@ func noDatabase(msg string) bool {
 	return false
 }
 
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
+// stderrMessage is what bd said on stderr when it failed: its "Error:"
+// line, else its first line of words (not a hint, not JSON), else the
+// error of a JSON object there (bd update prints one on stderr, with the
+// failure of each issue).
+func stderrMessage(stderr string) string {
+	var words, fromJSON string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "Error:"):
+			return strings.TrimSpace(strings.TrimPrefix(l, "Error:"))
+		case strings.HasPrefix(l, "{"):
+			var obj map[string]json.RawMessage
+			if json.Unmarshal([]byte(l), &obj) == nil && fromJSON == "" {
+				fromJSON, _ = errorText(obj)
+			}
+		case words == "" && !strings.HasPrefix(l, "Hint:") && !strings.HasPrefix(l, "Warning:"):
+			words = l
+		}
+	}
+	if words != "" {
+		return words
+	}
+	return fromJSON
 }
 
 // bdError is the JSON error object bd prints on stdout.
