@@ -40,7 +40,8 @@ func needBd(t testing.TB) string {
 // beadsEnv is the environment of ralph and bd in a Beads test: bd on
 // PATH, and a Beads database where BEADS_DIR says, when it says.
 func beadsEnv(t testing.TB, bd string, extra ...string) []string {
-	env := cleanEnv(t, personGit...)
+	// No usage metrics leave a test machine.
+	env := cleanEnv(t, append(personGit, "BD_DISABLE_METRICS=1")...)
 	for i, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			env[i] = "PATH=" + filepath.Dir(bd) + string(os.PathListSeparator) + v
