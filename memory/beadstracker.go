@@ -72,6 +72,9 @@ func BeadsClient(root string) *beads.Client {
 // database (and the epic) before any work starts.
 func openBeads(fs afero.Fs, root, name, epic string) (Tracker, error) {
 	src := &beadsSource{bd: BeadsClient(root), epic: epic, root: root}
+	if err := src.checkEpic(); err != nil {
+		return nil, err
+	}
 	if _, err := src.read(); err != nil {
 		return nil, err
 	}
@@ -105,21 +108,28 @@ func (b *beadsSource) beadsError(err error) error {
 	return planErrorf("%v", err)
 }
 
+// checkEpic checks, once when the plan is opened, that bd runs, finds
+// the database and knows the epic as one.
+func (b *beadsSource) checkEpic() error {
+	if b.epic == "" {
+		return nil
+	}
+	e, err := b.bd.Show(context.Background(), b.epic)
+	if err != nil {
+		var be *beads.Error
+		if errors.As(err, &be) && !errors.Is(err, beads.ErrNoDatabase) {
+			return planErrorf("there is no Beads epic %s: bd says %s", b.epic, be.Msg)
+		}
+		return b.beadsError(err)
+	}
+	if e.IssueType != beads.TypeEpic {
+		return planErrorf("the Beads issue %s is a %s, not an epic; name an epic with --epic (ralph plans lists them)", b.epic, e.IssueType)
+	}
+	return nil
+}
+
 func (b *beadsSource) read() ([]sourceTask, error) {
 	ctx := context.Background()
-	if b.epic != "" {
-		e, err := b.bd.Show(ctx, b.epic)
-		if err != nil {
-			var be *beads.Error
-			if errors.As(err, &be) && !errors.Is(err, beads.ErrNoDatabase) {
-				return nil, planErrorf("there is no Beads epic %s: bd says %s", b.epic, be.Msg)
-			}
-			return nil, b.beadsError(err)
-		}
-		if e.IssueType != beads.TypeEpic {
-			return nil, planErrorf("the Beads issue %s is a %s, not an epic; name an epic with --epic (ralph plans lists them)", b.epic, e.IssueType)
-		}
-	}
 	all, err := b.bd.List(ctx, b.epic)
 	if err != nil {
 		return nil, b.beadsError(err)
