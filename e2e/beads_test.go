@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,11 +90,7 @@ func bdShow(t testing.TB, dir string, env []string, id string) beads.Issue {
 // task it depends on. It returns the epic's id and the tasks' ids.
 func beadsEpic(t testing.TB, dir string, env []string, titles []string, priorities []int, deps map[int]int) (string, []string) {
 	t.Helper()
-	cmd := exec.Command("bd", "init", "--quiet", "--prefix", "rt", "--skip-hooks", "--skip-agents", "--non-interactive")
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("bd init: %v\n%s", err, out)
-	}
+	bdInit(t, dir, env)
 	epic := bdIssues(t, dir, env, "create", "the feature", "--type", "epic")[0].ID
 	var ids []string
 	for i, title := range titles {
@@ -104,6 +101,16 @@ func beadsEpic(t testing.TB, dir string, env []string, titles []string, prioriti
 		bdIn(t, dir, env, "dep", "add", ids[from], ids[to])
 	}
 	return epic, ids
+}
+
+// bdInit makes a Beads database in dir.
+func bdInit(t testing.TB, dir string, env []string) {
+	t.Helper()
+	cmd := exec.Command("bd", "init", "--quiet", "--prefix", "rt", "--skip-hooks", "--skip-agents", "--non-interactive")
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("bd init: %v\n%s", err, out)
+	}
 }
 
 // TestBeadsEpicWorkedInDependencyOrder: ralph run --tracker beads --epic E
@@ -308,4 +315,51 @@ func exit2(t *testing.T, r runResult, want string) {
 		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 	}
 	oneSentence(t, r.stderr, want)
+}
+
+// TestBeadsPlanWritesAnEpicThatRunCompletes: ralph plan --tracker beads
+// writes the plan into bd as an epic with its tasks and the dependency
+// between them, leaves the task list as it was, and ralph run works the
+// epic in that order.
+func TestBeadsPlanWritesAnEpicThatRunCompletes(t *testing.T) {
+	bd := needBd(t)
+	srv := fakemodel.NewServerFunc(plannerModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	env := beadsEnv(t, bd)
+	bdInit(t, dir, env)
+	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "plan", "--tracker", "beads", "add a cache")
+	if r.code != 0 {
+		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var out struct{ Type, Epic string }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Type != "plan" || out.Epic == "" {
+		t.Fatalf("plan --json: %v\n%s", err, r.stdout)
+	}
+	if got := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md")); got != personsTasks {
+		t.Errorf("the task list changed:\n%s", got)
+	}
+	tasks := bdIssues(t, dir, env, "list", "--all", "--parent", out.Epic)
+	byTitle := map[string]beads.Issue{}
+	for _, is := range tasks {
+		byTitle[is.Title] = is
+	}
+	schema, cache := byTitle["define the sqlite schema"], byTitle["put the cache in front of sqlite"]
+	if len(tasks) != 2 || schema.ID == "" || cache.ID == "" || !strings.Contains(schema.Description, "Verify: `test -f done.log` passes") {
+		t.Fatalf("the epic's tasks: %+v", tasks)
+	}
+	blocked := false
+	for _, d := range cache.Dependencies {
+		blocked = blocked || d.Target() == schema.ID && d.Blocks()
+	}
+	if !blocked {
+		t.Fatalf("the cache task does not wait for the schema: %+v", cache.Dependencies)
+	}
+	if run := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--tracker", "beads", "--epic", out.Epic); run.code != 0 {
+		t.Fatalf("run: exit %d\n%s", run.code, run.stderr)
+	}
+	if done := readFileT(t, filepath.Join(dir, "done.log")); done != "define the sqlite schema\nput the cache in front of sqlite\n" {
+		t.Fatalf("done.log:\n%s", done)
+	}
 }
