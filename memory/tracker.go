@@ -146,8 +146,8 @@ type sourceTask struct {
 }
 
 // taskSource is a tracker's own storage: what it holds, and how a task
-// is marked done there. A new tracker (Beads' bd CLI: `bd list --json`
-// to read, `bd close ID` to mark done) is one of these.
+// is marked done there: a prd.json, a ralphex plan, Beads (which also
+// holds claims: claimSource).
 type taskSource interface {
 	read() ([]sourceTask, error)
 	// markDone marks tasks done (or not done again) in the source.
