@@ -204,7 +204,7 @@ echo "<promise>COMPLETE</promise>"
 	worked := readFileT(t, log)
 	for _, title := range titles {
 		if n := strings.Count(worked, title+" "); n != 1 {
-			t.Errorf("%q was worked %d times:\n%s", title, n, worked)
+			t.Errorf("%q was worked %d times:\n%s\na: %s\nb: %s", title, n, worked, runs[0].err.String(), runs[1].err.String())
 		}
 	}
 	for _, id := range ids {

@@ -130,11 +130,13 @@ func (b *beadsSource) checkEpic() error {
 
 func (b *beadsSource) read() ([]sourceTask, error) {
 	ctx := context.Background()
-	all, err := b.bd.List(ctx, b.epic)
+	// Ready before List: a task another worker claims between the two
+	// then shows as theirs, rather than open and not ready.
+	ready, err := b.bd.Ready(ctx, b.epic)
 	if err != nil {
 		return nil, b.beadsError(err)
 	}
-	ready, err := b.bd.Ready(ctx, b.epic)
+	all, err := b.bd.List(ctx, b.epic)
 	if err != nil {
 		return nil, b.beadsError(err)
 	}

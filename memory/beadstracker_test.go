@@ -153,6 +153,11 @@ func TestClaimingViewTracker(t *testing.T) {
 	if _, err := v.Update(func(f *TaskFile) error { return f.SetState("a", TaskDone) }); err != nil {
 		t.Fatal(err)
 	}
+	// c, claimed by another worker, picked from an older read: starting
+	// it is refused, not taken as started.
+	if err := start("c"); !errors.Is(err, ErrTaskTaken) {
+		t.Fatalf("starting a task another worker holds: %v", err)
+	}
 	want := []string{"claim a", "claim b", "release a", "claim a", "close a committed as abc"}
 	if !slices.Equal(src.calls, want) {
 		t.Errorf("calls %q, want %q", src.calls, want)

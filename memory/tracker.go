@@ -271,7 +271,7 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 	}
 	claims, _ := v.src.(claimSource)
 	if claims != nil {
-		if err := v.claim(claims, f, before); err != nil {
+		if err := v.claim(claims, f, before, src); err != nil {
 			return nil, err
 		}
 	}
@@ -327,23 +327,37 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 
 // claim claims in the source every task fn set in progress. When one
 // cannot be had, those claimed here are given back and the error wraps
-// ErrTaskTaken: nothing else of fn's is written.
-func (v *viewTracker) claim(c claimSource, f *TaskFile, before map[string]Task) error {
+// ErrTaskTaken: nothing else of fn's is written. A task another worker
+// holds is in progress already, so fn starting it (the loop picked it
+// from an older read) shows only as a new attempt: that is refused too.
+func (v *viewTracker) claim(c claimSource, f *TaskFile, before map[string]Task, src map[string]sourceTask) error {
 	var claimed []string
 	for _, t := range f.Tasks() {
 		b, ok := before[t.ID]
-		if !ok || t.State != TaskInProgress || b.State == TaskInProgress {
+		if !ok || t.State != TaskInProgress {
+			continue
+		}
+		if b.State == TaskInProgress {
+			if s := src[t.ID]; s.Claimed && !s.Mine && t.Attempts != b.Attempts {
+				v.giveBack(c, claimed)
+				return fmt.Errorf("%w: %s is claimed by another worker", ErrTaskTaken, t.ID)
+			}
 			continue
 		}
 		if err := c.claim(t.ID); err != nil {
-			for _, id := range claimed {
-				_ = c.release(id, "ralph could not claim another task of the same change")
-			}
+			v.giveBack(c, claimed)
 			return err
 		}
 		claimed = append(claimed, t.ID)
 	}
 	return nil
+}
+
+// giveBack releases the claims an update made before it failed.
+func (v *viewTracker) giveBack(c claimSource, claimed []string) {
+	for _, id := range claimed {
+		_ = c.release(id, "ralph could not claim another task of the same change")
+	}
 }
 
 // replaceAt returns data with the bytes [from, to) replaced by s.
