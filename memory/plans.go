@@ -34,7 +34,7 @@ func CompletedDir(plansDir string) string {
 type PlanInfo struct {
 	// Name is the plan's path relative to the project root.
 	Name   string     `json:"plan"`
-	Format string     `json:"format"` // "tasks", "ralphex" or "prd"
+	Format string     `json:"format"` // "tasks", "ralphex", "prd" or "beads"
 	Tasks  TaskCounts `json:"tasks"`
 	// Session is the newest session that worked the plan, "" for none;
 	// Status its status (running, paused, interrupted, completed, ...).
@@ -46,8 +46,9 @@ type PlanInfo struct {
 	Err string `json:"error,omitempty"`
 }
 
-// ListPlans lists RALPH_TASKS.md (when it exists) and every markdown or
-// JSON file of plansDir (not its completed/), with their counts and the
+// ListPlans lists RALPH_TASKS.md (when it exists), every markdown or
+// JSON file of plansDir (not its completed/) and, in a project with a
+// Beads database, its epics (beadsPlans), with their counts and the
 // newest session of each.
 func ListPlans(fs afero.Fs, root, plansDir string) ([]PlanInfo, error) {
 	var names []string
@@ -67,6 +68,7 @@ func ListPlans(fs afero.Fs, root, plansDir string) ([]PlanInfo, error) {
 	}
 	sort.Strings(found)
 	names = append(names, found...)
+	names = append(names, beadsPlans(fs, root)...)
 	sessions := PlanSessions(fs, root)
 	var out []PlanInfo
 	for _, name := range names {
@@ -94,8 +96,11 @@ func ListPlans(fs afero.Fs, root, plansDir string) ([]PlanInfo, error) {
 
 func trackerFormat(tr Tracker) string {
 	if v, ok := tr.(*viewTracker); ok {
-		if _, prd := v.src.(*prdSource); prd {
+		switch v.src.(type) {
+		case *prdSource:
 			return "prd"
+		case *beadsSource:
+			return "beads"
 		}
 		return "ralphex"
 	}

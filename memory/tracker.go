@@ -15,7 +15,7 @@ import (
 
 // A Tracker is where a plan's tasks live: ralph's own task file, any
 // markdown task file in its grammar, a ralphex plan or a ralph-tui
-// prd.json, and later trackers outside the project (Beads' bd). The task
+// prd.json, or Beads through its bd command (beadstracker.go). The task
 // loop reads and settles tasks through it alone: Load gives every task in
 // ralph's terms, so that one rule picks what is ready (TaskFile.Ready),
 // and Update claims, settles and notes a task through the same calls on
@@ -39,10 +39,14 @@ type Tracker interface {
 // a .json file is a ralph-tui prd.json, worked in place; a markdown file
 // shaped as ralphex writes plans ("### Task N: title" sections) is read
 // as one; any other file is a task list in ralph's grammar. A missing
-// file is an error, except RALPH_TASKS.md, which may be empty.
+// file is an error, except RALPH_TASKS.md, which may be empty. A Beads
+// plan ("beads:EPIC", BeadsPlanName) is read through bd.
 func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 	if path == "" {
 		path = TasksFile
+	}
+	if epic, ok := BeadsEpic(path); ok {
+		return openBeads(fs, root, path, epic)
 	}
 	abs := path
 	if !filepath.IsAbs(abs) {
@@ -136,15 +140,27 @@ type sourceTask struct {
 	Priority  *int
 	Depends   []string
 	Done      bool
+	// Claimed is a task the source itself holds in progress (a claimed
+	// bead); Mine when this ralph claimed it.
+	Claimed, Mine bool
 }
 
 // taskSource is a tracker's own storage: what it holds, and how a task
-// is marked done there. A new tracker (Beads' bd CLI: `bd list --json`
-// to read, `bd close ID` to mark done) is one of these.
+// is marked done there: a prd.json, a ralphex plan, Beads (which also
+// holds claims: claimSource).
 type taskSource interface {
 	read() ([]sourceTask, error)
 	// markDone marks tasks done (or not done again) in the source.
 	markDone(done map[string]bool) error
+}
+
+// claimSource is a source that holds claims itself (Beads): a task ralph
+// starts is claimed there, atomically (ErrTaskTaken when another worker
+// won it), and a task ralph puts back other than done is released.
+type claimSource interface {
+	claim(id string) error
+	release(id, why string) error
+	noteDone(id, note string)
 }
 
 // viewTracker works a plan kept in another format through a view of it in
@@ -168,7 +184,7 @@ type viewState struct {
 }
 
 func (v *viewTracker) sidecar() string {
-	return filepath.Join(v.root, StateDir, "plans", strings.NewReplacer("/", "__", "\\", "__").Replace(v.name)+".json")
+	return filepath.Join(v.root, StateDir, "plans", strings.NewReplacer("/", "__", "\\", "__", ":", "__").Replace(v.name)+".json")
 }
 
 func (v *viewTracker) readSidecar() map[string]viewState {
@@ -182,19 +198,27 @@ func (v *viewTracker) readSidecar() map[string]viewState {
 // view renders the source's tasks as a task file: a line per task with
 // its id, priority, dependencies and attempts, and its notes under it.
 func (v *viewTracker) view() (*TaskFile, error) {
+	f, _, err := v.viewTasks()
+	return f, err
+}
+
+// viewTasks is view, with the source's tasks by id.
+func (v *viewTracker) viewTasks() (*TaskFile, map[string]sourceTask, error) {
 	tasks, err := v.src.read()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	byID := make(map[string]sourceTask, len(tasks))
 	side := v.readSidecar()
 	var b strings.Builder
 	for _, t := range tasks {
+		byID[t.ID] = t
 		s := side[t.ID]
 		box := " "
 		switch {
 		case t.Done:
 			box = "x"
-		case s.State == TaskInProgress:
+		case t.Claimed, s.State == TaskInProgress:
 			box = "~"
 		case s.State == TaskFailed:
 			box = "!"
@@ -219,15 +243,22 @@ func (v *viewTracker) view() (*TaskFile, error) {
 			}
 		}
 	}
-	return ParseTasks([]byte(b.String())), nil
+	return ParseTasks([]byte(b.String())), byID, nil
 }
 
 func (v *viewTracker) Load() (*TaskFile, error) { return v.view() }
 
+// NoteDone keeps the reason a source that holds one closes a task with.
+func (v *viewTracker) NoteDone(id, note string) {
+	if c, ok := v.src.(claimSource); ok {
+		c.noteDone(id, note)
+	}
+}
+
 func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 	tasksMu.Lock()
 	defer tasksMu.Unlock()
-	f, err := v.Load()
+	f, src, err := v.viewTasks()
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +268,12 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 	}
 	if err := fn(f); err != nil {
 		return nil, err
+	}
+	claims, _ := v.src.(claimSource)
+	if claims != nil {
+		if err := v.claim(claims, f, before, src); err != nil {
+			return nil, err
+		}
 	}
 	side := v.readSidecar()
 	sideChanged := false
@@ -249,8 +286,14 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 		if (t.State == TaskDone) != (b.State == TaskDone) {
 			done[t.ID] = t.State == TaskDone
 		}
+		if claims != nil && b.State == TaskInProgress && t.State != TaskInProgress && t.State != TaskDone && src[t.ID].Mine {
+			if err := claims.release(t.ID, "ralph put the task back ("+string(t.State)+")"); err != nil {
+				return nil, err
+			}
+		}
 		s := viewState{Attempts: t.Attempts}
-		if t.State != TaskDone && t.State != TaskOpen {
+		if t.State != TaskDone && t.State != TaskOpen && !(claims != nil && t.State == TaskInProgress) {
+			// A source that holds claims holds what is in progress.
 			s.State = t.State
 		}
 		if side[t.ID] != s {
@@ -280,6 +323,41 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// claim claims in the source every task fn set in progress. When one
+// cannot be had, those claimed here are given back and the error wraps
+// ErrTaskTaken: nothing else of fn's is written. A task another worker
+// holds is in progress already, so fn starting it (the loop picked it
+// from an older read) shows only as a new attempt: that is refused too.
+func (v *viewTracker) claim(c claimSource, f *TaskFile, before map[string]Task, src map[string]sourceTask) error {
+	var claimed []string
+	for _, t := range f.Tasks() {
+		b, ok := before[t.ID]
+		if !ok || t.State != TaskInProgress {
+			continue
+		}
+		if b.State == TaskInProgress {
+			if s := src[t.ID]; s.Claimed && !s.Mine && t.Attempts != b.Attempts {
+				v.giveBack(c, claimed)
+				return fmt.Errorf("%w: %s is claimed by another worker", ErrTaskTaken, t.ID)
+			}
+			continue
+		}
+		if err := c.claim(t.ID); err != nil {
+			v.giveBack(c, claimed)
+			return err
+		}
+		claimed = append(claimed, t.ID)
+	}
+	return nil
+}
+
+// giveBack releases the claims an update made before it failed.
+func (v *viewTracker) giveBack(c claimSource, claimed []string) {
+	for _, id := range claimed {
+		_ = c.release(id, "ralph could not claim another task of the same change")
+	}
 }
 
 // replaceAt returns data with the bytes [from, to) replaced by s.

@@ -46,7 +46,9 @@ type flags struct {
 	maxWaitSet     bool // --max-wait was given (0 is a value: never wait)
 	// engine is ralph run's --engine and how to reach it (flags over the
 	// config's [engine]).
-	engine    config.Engine
+	engine config.Engine
+	// tracker is ralph run's --tracker and --epic.
+	tracker   trackerChoice
 	sandbox   string
 	noNetwork bool
 	style     string

@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
@@ -53,7 +54,8 @@ func (c *cli) addPlanCommand(root *cobra.Command) {
 		Long: `List the plans ralph run can work: RALPH_TASKS.md and every markdown or JSON
 file of plans_dir (config; docs/plans when it exists, else .ralph/plans), each
 with its format (ralph's task list, a ralphex plan, a ralph-tui prd.json), its
-task counts, and the newest session that worked it. ralph run PLAN works one;
+task counts, and the newest session that worked it; in a project with a Beads
+database, its epics too, as beads:ID. ralph run PLAN works one;
 a plan whose session stopped before its end (paused, interrupted) goes on in
 that session. With --graph PLAN, print the order ralph run would take PLAN's
 tasks in, and what keeps any of them from ever starting.`,
@@ -64,9 +66,11 @@ tasks in, and what keeps any of them from ever starting.`,
 				return err
 			}
 			if graph != "" {
-				plan, err := c.planName(r, graph)
-				if err != nil {
-					return usageErrorf("%s", err)
+				plan := graph
+				if _, beads := memory.BeadsEpic(graph); !beads {
+					if plan, err = c.planName(r, graph); err != nil {
+						return usageErrorf("%s", err)
+					}
 				}
 				return planUsage(r.StatusGraph(plan))
 			}
@@ -75,16 +79,24 @@ tasks in, and what keeps any of them from ever starting.`,
 	}
 	plans.Flags().StringVar(&graph, "graph", "", "print the order ralph run would take this plan's tasks in")
 	root.AddCommand(plans)
-	root.AddCommand(&cobra.Command{
+	var tracker string
+	plan := &cobra.Command{
 		Use:     "plan FEATURE",
 		Short:   "Talk a feature into goals and a task list (RALPH_TASKS.md) that ralph run then works through",
 		Long:    PlanHelp,
 		Example: planExamples,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return exit(c.plan(cmd.Context(), strings.Join(args, " ")))
+			switch tracker {
+			case "", config.TrackerFiles, config.TrackerBeads:
+			default:
+				return usageErrorf("--tracker must be %s or %s, not %q", config.TrackerFiles, config.TrackerBeads, tracker)
+			}
+			return exit(c.plan(cmd.Context(), strings.Join(args, " "), tracker == config.TrackerBeads))
 		},
-	})
+	}
+	plan.Flags().StringVar(&tracker, "tracker", "", "where the plan goes: files (RALPH_TASKS.md, the default) or beads (an epic with its tasks and dependencies, through bd)")
+	root.AddCommand(plan)
 }
 
 // planUsage makes a plan that cannot be read bad input (exit 2).
@@ -95,8 +107,8 @@ func planUsage(err error) error {
 	return err
 }
 
-// plan is `ralph plan "feature"`.
-func (c *cli) plan(ctx context.Context, feature string) int {
+// plan is `ralph plan "feature"`; toBeads writes the plan into Beads.
+func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
 	face, code := NewOneShot(c.format(), c.term)
 	if code != 0 {
 		return code
@@ -112,24 +124,54 @@ func (c *cli) plan(ctx context.Context, feature string) int {
 		return face.Fail(project.ExitCode(err), err)
 	}
 	run := false
-	code = PlanMain(ctx, p, face, feature, func() { run = true })
+	var export func(*workers.Plan) (string, error)
+	epic := ""
+	if toBeads {
+		export = func(plan *workers.Plan) (string, error) {
+			var err error
+			epic, err = beadsPlan(p.Root, plan)
+			return epic, err
+		}
+	}
+	code = PlanMain(ctx, p, face, feature, func() { run = true }, export)
 	p.Close()
 	if run {
-		return c.runAfterPlan(ctx)
+		return c.runAfterPlan(ctx, epic)
 	}
 	return code
 }
 
-// runAfterPlan starts `ralph run` on the accepted plan, in a process of
-// its own (the plan's session and lock are closed by then), with the
-// flags this one was given.
-func (c *cli) runAfterPlan(ctx context.Context) int {
+// beadsPlan writes an accepted plan into Beads as an epic with its tasks
+// and their dependencies, and returns the epic's id.
+func beadsPlan(root string, plan *workers.Plan) (string, error) {
+	var tasks []memory.BeadsPlanTask
+	for _, t := range plan.Tasks {
+		notes := []string{strings.TrimSpace(t.Description)}
+		for _, c := range t.AcceptanceCriteria {
+			notes = append(notes, "- "+strings.TrimSpace(c))
+		}
+		if t.Verify != "" {
+			notes = append(notes, "Verify: `"+t.Verify+"` passes")
+		}
+		tasks = append(tasks, memory.BeadsPlanTask{ID: t.ID, Title: t.Title, Priority: t.Priority, DependsOn: t.DependsOn,
+			Notes: strings.TrimSpace(strings.Join(notes, "\n"))})
+	}
+	return memory.WriteBeadsPlan(root, plan.Title, plan.Goals, tasks)
+}
+
+// runAfterPlan starts `ralph run` on the accepted plan (the Beads epic,
+// when there is one), in a process of its own (the plan's session and
+// lock are closed by then), with the flags this one was given.
+func (c *cli) runAfterPlan(ctx context.Context, epic string) int {
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "ralph: cannot start ralph run: %v\n", err)
 		return ExitFailed
 	}
 	args := []string{"run"}
+	if epic != "" {
+		args = append(args, "--tracker", config.TrackerBeads, "--epic", epic)
+	}
 	if c.f.baseURL != "" {
 		args = append(args, "--base-url", c.f.baseURL)
 	}
@@ -155,7 +197,9 @@ func (c *cli) runAfterPlan(ctx context.Context) int {
 // PlanMain plans a feature on an opened project: the conversation, then on
 // a terminal the person's accept, revise, edit or drop. accept, when the
 // person wants the plan run now, is called before PlanMain returns.
-func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature string, accept func()) int {
+// export, when not nil, writes the accepted plan elsewhere (Beads) and
+// returns where; RALPH_TASKS.md and RALPH_GOALS.md are then put back.
+func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature string, accept func(), export func(*workers.Plan) (string, error)) int {
 	pw, err := p.StartPlan()
 	if err != nil {
 		return face.Fail(ExitFailed, err)
@@ -168,6 +212,21 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 	_, ci := project.InCI(os.Getenv)
 	ask := face.asks != nil && face.Format == FormatText && !ci
 	res := at.Coord.Run(ctx, workers.PlanPrompt(feature))
+	// finish ends an accepted plan: written and shown, or, with export,
+	// written there and taken out of the files.
+	finish := func(plan *workers.Plan) int {
+		if export == nil {
+			return face.finishPlan(p, plan, res)
+		}
+		epic, err := export(plan)
+		if err != nil {
+			return face.Fail(project.ExitCode(err), err)
+		}
+		if err := pw.Drop(); err != nil {
+			return face.Fail(ExitFailed, err)
+		}
+		return face.finishBeadsPlan(plan, epic, res)
+	}
 	for {
 		if res.IsError {
 			return face.Finish(res)
@@ -180,22 +239,28 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 			return ExitFailed
 		}
 		if !ask {
-			return face.finishPlan(p, plan, res)
+			return finish(plan)
 		}
 		choice, err := face.asks.askKey(ctx, face.showPlan(p, plan),
 			"Accept the plan? [a]ccept, [r]evise, [e]dit, [d]rop:", planChoices, true)
 		if err != nil {
 			// The terminal closed or the person stopped: the plan stays
 			// written, as it would after accept.
-			return face.finishPlan(p, plan, res)
+			return finish(plan)
 		}
 		switch strings.ToLower(strings.TrimSpace(choice)) {
 		case "", "a", "accept", "y", "yes":
-			face.Notify(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
+			if export != nil {
+				if code := finish(plan); code != ExitOK {
+					return code
+				}
+			} else {
+				face.Notify(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
+			}
 			if yes, err := face.asks.askKey(ctx, "Start it now with ralph run?", "[y/N]", yesNo, false); err == nil && isYes(yes) {
 				accept()
 			} else {
-				face.Notify("start it when you like with: ralph run")
+				face.Notify("start it when you like with ralph run, as said above")
 			}
 			return ExitOK
 		case "r", "revise":
@@ -306,9 +371,12 @@ type planResult struct {
 	SchemaVersion ContractVersion `json:"schema_version"`
 	// SessionID is the planning session.
 	SessionID string `json:"session_id"`
-	// TasksFile and GoalsFile are the files the plan was written to.
-	TasksFile string `json:"tasks_file"`
-	GoalsFile string `json:"goals_file"`
+	// TasksFile and GoalsFile are the files the plan was written to
+	// (absent when it was written into Beads).
+	TasksFile string `json:"tasks_file,omitempty"`
+	GoalsFile string `json:"goals_file,omitempty"`
+	// Epic is the Beads epic the plan was written into (--tracker beads).
+	Epic string `json:"epic,omitempty"`
 	// Plan is the plan as the model gave it.
 	Plan *workers.Plan `json:"plan"`
 	// Order is the task list's ids in the order ralph run takes them.
@@ -318,6 +386,19 @@ type planResult struct {
 	Problems []string `json:"problems,omitempty"`
 	// Summary is the planner's last words.
 	Summary string `json:"summary"`
+}
+
+// finishBeadsPlan ends a plan written into Beads as the epic: the JSON
+// object, or a sentence saying where it is.
+func (o *OneShot) finishBeadsPlan(plan *workers.Plan, epic string, res coordinator.Result) int {
+	if o.Format == FormatJSON || o.Format == FormatStreamJSON {
+		o.Close()
+		out := planResult{Type: "plan", SessionID: res.SessionID, Epic: epic, Plan: plan, Summary: res.Text}
+		o.enc.value(out)
+		return ExitOK
+	}
+	o.Notify(fmt.Sprintf("the plan is in Beads as the epic %s (%d tasks); start it with: ralph run --tracker beads --epic %s", epic, len(plan.Tasks), epic))
+	return ExitOK
 }
 
 // finishPlan ends a plan that is written and not asked about: the JSON

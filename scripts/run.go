@@ -68,6 +68,7 @@ unique part.`,
 			"longest wait for a rate or usage limit to reset before a task fails instead (config max_wait; 0: never wait)")
 	}
 	engineFlags().register(runCmd.Flags(), &f.engine)
+	f.tracker.register(runCmd.Flags())
 	root.AddCommand(runCmd, resume)
 }
 
@@ -80,7 +81,8 @@ const runExamples = `  ralph run -y
   ralph run --agent claude --max-wait 5h --breaker-cooldown 10m
   ralph run -y --commit
   ralph run -y --parallel 3 --worktrees
-  ralph run -y --prompt-template .ralph/prompt.tmpl`
+  ralph run -y --prompt-template .ralph/prompt.tmpl
+  ralph run -y --tracker beads --epic bd-a3f8 --commit`
 
 // loop opens the project for a task loop (`ralph run`) or a resume, whose
 // session decides the face: a task loop goes on as one, anything else
@@ -113,6 +115,13 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		// A worktree's work reaches the branch only as a commit.
 		rc.Commit = rc.Commit || rc.Worktrees
 		return &rc, loop.CheckRun(&rc)
+	}
+	if mode == project.ModeRun && !resume {
+		plan, err := c.f.tracker.plan(c.f.dir, c.f.planArg, cmd.Flags().Changed)
+		if err != nil {
+			return face.Fail(ExitUsage, err)
+		}
+		c.f.planArg = plan
 	}
 	if c.f.planArg != "" {
 		plan, id, err := c.planToRun(c.f.planArg)
@@ -155,8 +164,11 @@ func (c *cli) planToRun(arg string) (plan, session string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if plan, err = c.planName(r, arg); err != nil {
-		return "", "", err
+	plan = arg
+	if _, beads := memory.BeadsEpic(arg); !beads {
+		if plan, err = c.planName(r, arg); err != nil {
+			return "", "", err
+		}
 	}
 	if _, err := memory.OpenTracker(r.Fs, r.Root, plan); err != nil {
 		return "", "", err

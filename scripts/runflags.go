@@ -1,7 +1,12 @@
 package scripts
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"time"
+
+	"github.com/spf13/afero"
 
 	"github.com/spf13/pflag"
 
@@ -134,4 +139,62 @@ func engineFlags() settings[config.Engine] {
 		field(stringFlag, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")", func(x *e) *string { return &x.Namespace }),
 		field(stringFlag, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")", func(x *e) *string { return &x.TaskQueue }),
 	}
+}
+
+// trackerChoice is ralph run's --tracker and --epic: where the tasks
+// come from when no PLAN is named, over the config's tracker.
+type trackerChoice struct {
+	Tracker, Epic string
+}
+
+func (t *trackerChoice) register(fl *pflag.FlagSet) {
+	fl.StringVar(&t.Tracker, "tracker", "", "where the tasks come from: files (RALPH_TASKS.md or PLAN, the default) or beads (Beads' bd; config tracker)")
+	fl.StringVar(&t.Epic, "epic", "", "with --tracker beads: work the issues under this epic (ralph plans lists them; default: every ready issue)")
+}
+
+// plan is the plan ralph run works: planArg as given, or the Beads plan
+// the tracker and epic name ("beads:EPIC"). dir is where ralph runs, whose
+// project's config may name the tracker.
+func (t trackerChoice) plan(dir, planArg string, changed func(string) bool) (string, error) {
+	tracker := t.Tracker
+	if !changed("tracker") {
+		tracker = configuredTracker(dir)
+	}
+	switch tracker {
+	case "", config.TrackerFiles:
+		if changed("epic") {
+			return "", fmt.Errorf("--epic names a Beads epic: use it with --tracker beads")
+		}
+		return planArg, nil
+	case config.TrackerBeads:
+	default:
+		return "", fmt.Errorf("--tracker must be %s or %s, not %q", config.TrackerFiles, config.TrackerBeads, tracker)
+	}
+	if planArg != "" {
+		if _, ok := memory.BeadsEpic(planArg); ok {
+			return planArg, nil
+		}
+		if changed("tracker") || changed("epic") {
+			return "", fmt.Errorf("name either a plan file (%s) or a Beads epic (--epic), not both", planArg)
+		}
+		return planArg, nil // a plan file named wins over the config's tracker
+	}
+	if strings.ContainsAny(t.Epic, " \t:") {
+		return "", fmt.Errorf("--epic %q is not a Beads issue id", t.Epic)
+	}
+	return memory.BeadsPlanName(t.Epic), nil
+}
+
+// configuredTracker is the tracker the config of dir's project names, ""
+// when it names none or cannot be read (opening the project says why).
+func configuredTracker(dir string) string {
+	root, err := project.Root(dir)
+	if err != nil {
+		return ""
+	}
+	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	if err != nil {
+		return ""
+	}
+	return cfg.Tracker
 }

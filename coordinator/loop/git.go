@@ -82,12 +82,13 @@ func (l *loop) filesChanged(t memory.Task, files []git.FileChange) {
 	}
 }
 
-// keepWork commits (and merges) a done task's work. It returns the
-// failure that keeps the task from counting as done, "" when none, and
-// whether that failure is final.
-func (l *loop) keepWork(ctx context.Context, d attemptDone) (failure string, final bool) {
+// keepWork commits (and merges) a done task's work. It returns what it
+// did ("task X committed as SHA", "" for nothing), the failure that keeps
+// the task from counting as done, "" when none, and whether that failure
+// is final.
+func (l *loop) keepWork(ctx context.Context, d attemptDone) (kept, failure string, final bool) {
 	if l.o.Git == nil {
-		return "", false
+		return "", "", false
 	}
 	note, files, err := l.o.Git.Done(ctx, d.task, d.attempt, d.out.Summary, d.ws)
 	l.filesChanged(d.task, files)
@@ -98,13 +99,13 @@ func (l *loop) keepWork(ctx context.Context, d attemptDone) (failure string, fin
 			if l.o.Notify != nil {
 				l.o.Notify(fmt.Sprintf("task %s failed: %s.", d.task.ID, failure))
 			}
-			return failure, true
+			return "", failure, true
 		}
 		var ce *git.CommandError
 		if errors.As(err, &ce) && ce.Stderr != "" && ce.Stderr != ce.Message {
-			return err.Error() + "\n" + ce.Stderr, false
+			return "", err.Error() + "\n" + ce.Stderr, false
 		}
-		return err.Error(), false
+		return "", err.Error(), false
 	}
 	if note != "" {
 		l.decide(memory.DecisionRecord{Kind: "task_committed", Task: d.task.ID, Detail: d.task.ID + ": " + note,
@@ -113,7 +114,16 @@ func (l *loop) keepWork(ctx context.Context, d attemptDone) (failure string, fin
 			l.o.Notify(note)
 		}
 	}
-	return "", false
+	return note, "", false
+}
+
+// doneNote is the sentence a closed task's reason gives for its work:
+// the commit keepWork made, or that none was made.
+func doneNote(kept string) string {
+	if kept == "" {
+		return "done (no commit: ralph run --commit makes one per task)."
+	}
+	return kept + "."
 }
 
 // closeGit ends git's part in the loop: worktrees are removed.

@@ -405,6 +405,11 @@ func (l *loop) run(ctx context.Context) Result {
 				ready, wait = nil, l.hold()
 				break
 			}
+			if errors.Is(err, memory.ErrTaskTaken) {
+				// Another worker claimed it first (a Beads plan): the
+				// next boundary shows it in progress.
+				continue
+			}
 			if err != nil {
 				return stop(Result{Reason: "cannot update the task file", IsError: true, Err: err})
 			}
@@ -595,17 +600,25 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		// confirm is fixed, and what is left fails the attempt.
 		failure = l.o.Review(ctx, t, d.attempt, d.ws, verifyOut)
 	}
+	kept := ""
 	if failure == "" {
-		failure, final = l.keepWork(ctx, d)
+		kept, failure, final = l.keepWork(ctx, d)
 	}
 	if failure == "" {
 		body := out.Summary
+		usage := ""
 		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
-			body += fmt.Sprintf("\n\nTokens for this task: %d in, %d out", u.InputTokens, u.OutputTokens)
+			usage = fmt.Sprintf("Tokens for this task: %d in, %d out", u.InputTokens, u.OutputTokens)
 			if out.CostUSD != nil {
-				body += fmt.Sprintf(", $%.4f", *out.CostUSD)
+				usage += fmt.Sprintf(", $%.4f", *out.CostUSD)
 			}
-			body += "."
+			usage += "."
+			body += "\n\n" + usage
+		}
+		if n, ok := l.o.Tasks.(memory.DoneNoter); ok {
+			// A tracker that closes the task with a reason (Beads)
+			// names the commit and the cost in it.
+			n.NoteDone(t.ID, strings.TrimSpace(fmt.Sprintf("ralph session %s, attempt %d: %s %s", l.o.SessionID, d.attempt, doneNote(kept), usage)))
 		}
 		// The progress entry goes first and is once-only: a crash before
 		// the task is marked done redoes the task, not the entry.

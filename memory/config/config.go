@@ -75,6 +75,13 @@ func (e *invalidError) Error() string        { return e.msg }
 func (e *invalidError) Unwrap() error        { return e.err }
 func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
 
+// The trackers ralph run takes tasks from (tracker, --tracker): plan
+// files (RALPH_TASKS.md, or the plan named), or Beads' bd.
+const (
+	TrackerFiles = "files"
+	TrackerBeads = "beads"
+)
+
 // ErrNoKey marks the missing-key error, which callers that need no model
 // (an external agent does the work) may ignore.
 var ErrNoKey = errors.New("no API key")
@@ -197,6 +204,10 @@ type Config struct {
 	// Review is when ralph run has reviewers read the work (review):
 	// "task", "end", or "" for never; --review wins.
 	Review string
+	// Tracker is where ralph run takes its tasks from when no plan is
+	// named (tracker): TrackerBeads for Beads, "" for plan files;
+	// --tracker wins.
+	Tracker string
 	// Agents are the settings of the external agents of `ralph run
 	// --agent`, by kind (AgentKinds).
 	Agents map[string]Agent
@@ -290,6 +301,8 @@ type File struct {
 	PlansDir string `toml:"plans_dir"`
 	// Review: "task" or "end" (ralph run --review).
 	Review string `toml:"review"`
+	// Tracker: "beads" or "files" (ralph run --tracker).
+	Tracker string `toml:"tracker"`
 	// Agents: [agents.<kind>] tables. A map's tag "key" names its keys in
 	// the list of known settings (knownKeys).
 	Agents map[string]AgentFile `toml:"agents" key:"<kind>"`
@@ -453,6 +466,13 @@ func Load(src Sources) (Config, error) {
 			c.Review = f.Review
 		default:
 			return c, invalidf("%s: review %q is not task or end", p, f.Review)
+		}
+		switch f.Tracker {
+		case "":
+		case TrackerFiles, TrackerBeads:
+			c.Tracker = f.Tracker
+		default:
+			return c, invalidf("%s: tracker %q is not %s or %s", p, f.Tracker, TrackerFiles, TrackerBeads)
 		}
 		if f.PlansDir != "" {
 			if filepath.IsAbs(f.PlansDir) || strings.HasPrefix(filepath.Clean(f.PlansDir), "..") {
