@@ -1,22 +1,18 @@
 package scripts
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
-
-	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // WatchHelp is the help of ralph watch.
@@ -175,46 +171,9 @@ func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, foll
 	return nil
 }
 
-// replayEvents hands fn each complete line of events.jsonl from byte from
-// up to byte to (-1: its end) and returns where it stopped: a line being
-// appended is left for the next read.
-func replayEvents(fs afero.Fs, path string, from, to int64, fn func(coordinator.Event)) (int64, error) {
-	if to == 0 || to >= 0 && to <= from {
-		return from, nil
-	}
-	f, err := fs.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return from, nil
-	}
-	if err != nil {
-		return from, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return from, fmt.Errorf("read %s: %w", path, err)
-	}
-	var rd io.Reader = f
-	if to > 0 {
-		rd = io.LimitReader(f, to-from)
-	}
-	br := bufio.NewReaderSize(rd, 64<<10)
-	off := from
-	for {
-		line, err := br.ReadBytes('\n')
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return off, nil
-			}
-			return off, fmt.Errorf("read %s: %w", path, err)
-		}
-		off += int64(len(line))
-		var ev coordinator.Event
-		if json.Unmarshal(line, &ev) != nil {
-			continue // a damaged line; ralph logs shows it as such
-		}
-		fn(ev)
-	}
-}
+// replayEvents is view.ReplayEvents, which the web view reads the same
+// files with.
+var replayEvents = view.ReplayEvents
 
 // jsonWatch prints events as --output-format stream-json does: an init
 // line for each session_started, the result object for the run's result,
