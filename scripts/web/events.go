@@ -1,0 +1,136 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/scripts/view"
+)
+
+// events streams a session's events as server-sent events. Each carries
+// the event's number in the session (its line in events.jsonl, from 1) as
+// its id, so a browser that reconnects with Last-Event-ID (or a page that
+// opens the stream with ?last=, the number it was rendered up to) gets
+// every later event once. A running session is followed as ralph watch
+// follows it: its events.jsonl up to where the watch joined the control
+// socket's stream, then the stream; a finished one is read from its
+// records, and the stream ends with an "end" event.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	ref, ok := s.find(r)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	last, _ := strconv.Atoi(r.Header.Get("Last-Event-ID"))
+	if q, err := strconv.Atoi(r.URL.Query().Get("last")); err == nil && q > last {
+		last = q
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	n := 0
+	send := func(ev coordinator.Event) {
+		n++
+		if n <= last {
+			return
+		}
+		x, ok := eventRow(n, ev)
+		if !ok {
+			return
+		}
+		b, _ := json.Marshal(x)
+		fmt.Fprintf(w, "id: %d\nevent: line\ndata: %s\n\n", n, b)
+		flusher.Flush()
+	}
+	end := func() {
+		fmt.Fprint(w, "event: end\ndata: {}\n\n")
+		flusher.Flush()
+	}
+	path := memory.LogPath(ref.Project, ref.ID, memory.EventsLog)
+	ctx := r.Context()
+	st, err := control.Watch(ctx, ref.Project)
+	if err == nil && st.Hello.SessionID != ref.ID {
+		// Another session of the project runs: this one is finished.
+		st.Close()
+		err = control.ErrNotRunning
+	}
+	if err != nil {
+		_, _ = view.ReplayEvents(s.o.Fs, path, 0, -1, send)
+		end()
+		return
+	}
+	defer st.Close()
+	if _, err := view.ReplayEvents(s.o.Fs, path, 0, st.Hello.Offset, send); err != nil {
+		return
+	}
+	flusher.Flush()
+	for {
+		ev, err := st.Next()
+		if errors.Is(err, io.EOF) {
+			end()
+			return
+		}
+		if err != nil || ctx.Err() != nil {
+			return
+		}
+		send(ev)
+	}
+}
+
+// steer sends a POSTed stop, pause, continue, say or answer to the ralph
+// running in the session's project, through the control socket ralph
+// stop, pause, continue, say and answer use: whichever answer reaches it
+// first wins. A form gets the page back with the reply; a script
+// (Accept: application/json) the reply object.
+func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
+	if s.o.ReadOnly {
+		http.Error(w, "this server is read-only (ralph serve --read-only)", http.StatusForbidden)
+		return
+	}
+	ref, ok := s.find(r)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	var req control.Request
+	switch op := r.PathValue("op"); op {
+	case control.OpStop, control.OpPause, control.OpContinue:
+		req = control.Request{Op: op}
+	case control.OpSay:
+		// "!urgent" before the words is the urgent flag, as typed at
+		// ralph's prompt.
+		msg, urgent := strings.CutPrefix(strings.TrimSpace(r.PostFormValue("text")), "!urgent")
+		req = control.Request{Op: op, Text: strings.TrimSpace(msg), Urgent: urgent || r.PostFormValue("urgent") != ""}
+	case control.OpAnswer:
+		id, _ := strconv.Atoi(r.PostFormValue("id"))
+		req = control.Request{Op: op, Text: r.PostFormValue("answer"), QuestionID: id}
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	reply, err := control.Call(r.Context(), ref.Project, req)
+	if err != nil {
+		reply = control.Reply{Text: "not delivered: " + err.Error()}
+	}
+	if r.Header.Get("Accept") == "application/json" {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(reply)
+		return
+	}
+	http.Redirect(w, r, "/s/"+ref.Key+"/"+ref.ID+"?reply="+url.QueryEscape(reply.Text), http.StatusSeeOther)
+}

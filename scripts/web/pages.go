@@ -1,0 +1,112 @@
+package web
+
+import (
+	"bytes"
+	"html/template"
+	"net/http"
+	"strconv"
+
+	"github.com/spf13/afero"
+	"github.com/yuin/goldmark"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/view"
+)
+
+// pages are the html/template pages: every value is escaped for where
+// it stands, so a model's `<script>` in a line, a file name or a command
+// is text.
+var pages = template.Must(template.ParseFS(assets, "assets/*.html"))
+
+// markdown renders answers with goldmark's defaults, which are what
+// makes them inert: raw HTML is left out (not passed through) and links
+// to javascript:, vbscript: and data: addresses are dropped.
+var markdown = goldmark.New()
+
+// running is whether session id of the project at root is being worked
+// now, as ralph logs --follow decides it.
+var running = report.SessionRunning
+
+// row is one event as the session page shows it.
+type row struct {
+	ID    int           `json:"id"`
+	Text  string        `json:"text,omitempty"`
+	Class string        `json:"class"`
+	HTML  template.HTML `json:"html,omitempty"`
+}
+
+// eventRow is ev as a page shows it: the line ralph watch prints, or, for
+// an answer, its markdown as HTML. ok is false for an event no face shows.
+func eventRow(id int, ev coordinator.Event) (row, bool) {
+	if ev.Type == coordinator.EventAssistant && ev.Text != "" {
+		var b bytes.Buffer
+		if err := markdown.Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
+			return row{ID: id, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
+		}
+	}
+	l, ok := view.EventLine(ev)
+	if !ok {
+		return row{}, false
+	}
+	class := "note"
+	if l.Style == view.StyleError {
+		class = "error"
+	}
+	return row{ID: id, Text: l.String(), Class: class}, true
+}
+
+// sessionEvents reads a session's events from its records, numbered from
+// 1 in the order they were written; the numbers are the SSE event ids.
+func sessionEvents(fs afero.Fs, root, id string, fn func(n int, ev coordinator.Event)) (int, error) {
+	n := 0
+	_, err := view.ReplayEvents(fs, memory.LogPath(root, id, memory.EventsLog), 0, -1, func(ev coordinator.Event) {
+		n++
+		fn(n, ev)
+	})
+	return n, err
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	s.render(w, "index.html", map[string]any{"Sessions": s.list()})
+}
+
+func (s *Server) session(w http.ResponseWriter, r *http.Request) {
+	ref, ok := s.find(r)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	var rows []row
+	last, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev coordinator.Event) {
+		if x, ok := eventRow(n, ev); ok {
+			rows = append(rows, x)
+		}
+	})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var waiting *memory.Question
+	if st, err := memory.LoadSessionState(s.o.Fs, ref.Project, ref.ID); err == nil && st.Question != nil && ref.Live {
+		q := *st.Question
+		q.Text = text.StripControls(q.Text)
+		waiting = &q
+	}
+	s.render(w, "session.html", map[string]any{
+		"S": ref, "Rows": rows, "Last": strconv.Itoa(last), "CSRF": csrfFor(s.o.Token),
+		"Steer": !s.o.ReadOnly && ref.Live, "Waiting": waiting, "Reply": r.URL.Query().Get("reply"),
+	})
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, data any) {
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b.Bytes())
+}
