@@ -45,6 +45,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	n := 0
 	send := func(ev coordinator.Event) {
+		if ev.Type == coordinator.EventTextDelta || ev.Type == coordinator.EventThinkingDelta {
+			// Deltas go to the socket only, never to events.jsonl: they
+			// have no number there, and no line.
+			return
+		}
 		n++
 		if n <= last {
 			return

@@ -1,0 +1,181 @@
+package e2e
+
+import (
+	"bufio"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+)
+
+// startServe starts ralph serve on a free loopback port and returns a
+// client that has opened the printed URL (so it holds the cookie) and
+// the server's address.
+func startServe(t *testing.T, dir string, env []string, args ...string) (*http.Client, string) {
+	t.Helper()
+	cmd := exec.Command(ralphBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Dir, cmd.Env = dir, env
+	errb := &lockedBuffer{}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	re := regexp.MustCompile(`http://\S+\?token=[0-9a-f]{64}`)
+	waitFor(t, "ralph serve's URL", 10*time.Second, func() bool { return re.MatchString(errb.String()) })
+	printed := re.FindString(errb.String())
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 60 * time.Second}
+	resp, err := c.Get(printed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.RawQuery != "" {
+		t.Fatalf("the printed URL: %d at %s, want 200 at the URL without the token", resp.StatusCode, resp.Request.URL)
+	}
+	u, _ := url.Parse(printed)
+	return c, "http://" + u.Host
+}
+
+func getPage(t *testing.T, c *http.Client, u string) string {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		b.WriteString(sc.Text() + "\n")
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d\n%s", u, resp.StatusCode, b.String())
+	}
+	return b.String()
+}
+
+// followSSE reads a session's event stream, from after last, and hands
+// each event's id to fn until fn says stop or the stream ends; it reports
+// whether the stream ended.
+func followSSE(t *testing.T, c *http.Client, u string, last string, fn func(id string) bool) bool {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	if last != "" {
+		req.Header.Set("Last-Event-ID", last)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		if sc.Text() == "event: end" {
+			return true
+		}
+		if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok && !fn(id) {
+			return false
+		}
+	}
+	return false
+}
+
+// TestServeFollowsARun: ralph serve lists a running ralph run as live,
+// streams its events as they happen, resumes a dropped stream from its
+// Last-Event-ID with no event lost or doubled (the same ids as the
+// finished session's stream read from its records), steers it (pause and
+// continue from a form, with the page's CSRF token), and refuses a
+// request without the token.
+func TestServeFollowsARun(t *testing.T) {
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		resp := taskChildModel()(r)
+		resp.ChunkSize, resp.ChunkDelayMS = 2, 5
+		return resp
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two", "three", "four", "five", "six")
+	env := cleanEnv(t)
+	run, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run")
+	waitSocket(t, dir, env)
+	c, base := startServe(t, dir, env)
+
+	if resp, err := http.Get(base + "/"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("without the token: %v %v, want 401", resp, err)
+	}
+	id := filepath.Base(sessionDir(t, dir))
+	index := getPage(t, c, base+"/")
+	link := regexp.MustCompile(`href="(/s/[0-9a-f]+/` + regexp.QuoteMeta(id) + `)"`).FindStringSubmatch(index)
+	if link == nil || !strings.Contains(index, `class="live"`) {
+		t.Fatalf("the index does not list session %s as live:\n%s", id, index)
+	}
+	page := getPage(t, c, base+link[1])
+	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	if csrf == nil {
+		t.Fatalf("the live session's page has no steering forms:\n%s", page)
+	}
+	form := url.Values{"csrf": {csrf[1]}}
+	for _, op := range []string{"pause", "continue"} {
+		req, _ := http.NewRequest(http.MethodPost, base+link[1]+"/"+op, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", base)
+		req.Header.Set("Accept", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			b.WriteString(sc.Text())
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(b.String(), `"ok":true`) {
+			t.Fatalf("%s from the page: %d %s", op, resp.StatusCode, b.String())
+		}
+	}
+
+	// Follow the live stream for a few events, drop it, and go on from
+	// the last id seen.
+	events := base + link[1] + "/events"
+	var got []string
+	ended := followSSE(t, c, events, "", func(id string) bool {
+		got = append(got, id)
+		return len(got) < 5
+	})
+	if !ended {
+		followSSE(t, c, events, got[len(got)-1], func(id string) bool {
+			got = append(got, id)
+			return true
+		})
+	}
+	if code, _ := exitCode(t, run, 60*time.Second); code != 0 {
+		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	var want []string
+	followSSE(t, c, events, "", func(id string) bool {
+		want = append(want, id)
+		return true
+	})
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("the live stream, dropped and resumed, gave ids\n%v\nthe finished session's stream\n%v", got, want)
+	}
+	if len(want) < 20 {
+		t.Fatalf("only %d events: the run was too short to test much", len(want))
+	}
+	page = getPage(t, c, base+link[1])
+	if n := strings.Count(page, "<li class="); n != len(want) {
+		t.Fatalf("the finished page shows %d events, its stream %d", n, len(want))
+	}
+}
