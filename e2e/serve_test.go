@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -177,5 +178,64 @@ func TestServeFollowsARun(t *testing.T) {
 	page = getPage(t, c, base+link[1])
 	if n := strings.Count(page, "<li class="); n != len(want) {
 		t.Fatalf("the finished page shows %d events, its stream %d", n, len(want))
+	}
+}
+
+// TestServeFlagStopsTheRunFromThePage: ralph run --serve prints its web
+// view's URL once on stderr; the page shows the live session, its stream
+// brings events as they happen, and Stop in the page stops the run as
+// ralph stop does (exit 130, the tasks back to open).
+func TestServeFlagStopsTheRunFromThePage(t *testing.T) {
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		resp := taskChildModel()(r)
+		resp.ChunkSize, resp.ChunkDelayMS = 1, 100
+		return resp
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two", "three", "four", "five", "six", "seven", "eight")
+	env := cleanEnv(t)
+	run, _, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run", "--serve")
+	re := regexp.MustCompile(`http://\S+\?token=[0-9a-f]{64}`)
+	waitFor(t, "ralph run --serve's URL", 10*time.Second, func() bool { return re.MatchString(errb.String()) })
+	printed := re.FindString(errb.String())
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	u, _ := url.Parse(printed)
+	base := "http://" + u.Host
+	_ = getPage(t, c, printed)
+	var link []string
+	waitFor(t, "the live session in the index", 10*time.Second, func() bool {
+		link = regexp.MustCompile(`href="(/s/[0-9a-f]+/[^"]+)"`).FindStringSubmatch(getPage(t, c, base+"/"))
+		return link != nil
+	})
+	seen := 0
+	followSSE(t, c, base+link[1]+"/events", "", func(string) bool {
+		seen++
+		return seen < 3
+	})
+	page := getPage(t, c, base+link[1])
+	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	if csrf == nil {
+		t.Fatalf("the live session's page has no steering forms:\n%s", page)
+	}
+	req, _ := http.NewRequest(http.MethodPost, base+link[1]+"/stop", strings.NewReader(url.Values{"csrf": {csrf[1]}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if code, _ := exitCode(t, run, 30*time.Second); code != 130 {
+		t.Fatalf("the run stopped from the page (reply %s, after %d events) exited %d, want 130\n%s", reply, seen, code, errb.String())
+	}
+	if n := strings.Count(errb.String(), "?token="); n != 1 {
+		t.Fatalf("the URL was printed %d times:\n%s", n, errb.String())
+	}
+	if tasks := readFile(t, filepath.Join(dir, "RALPH_TASKS.md")); strings.Contains(tasks, "[~]") || !strings.Contains(tasks, "- [ ]") {
+		t.Fatalf("the tasks are not back to open:\n%s", tasks)
 	}
 }

@@ -212,7 +212,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addMCPCommands(root)
 	root.AddCommand(c.handoffCommand())
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand())
-	root.AddCommand(c.serveCommand())
+	c.addServeCommands(root)
 	c.addConventionFlags(root)
 	c.addValueCompletions(root)
 	trimSubcommandHelp(root)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/web"
 )
@@ -67,12 +68,69 @@ func listSessions() []memory.RegistryEntry {
 	return allSessions(fs, entries)
 }
 
-// serve listens on o.Addr, prints the address to open once on stderr, and
-// serves until ctx ends.
+// addServeCommands wires ralph serve, and --serve on ralph run, which
+// serves that one project while it runs. It comes after the loop commands,
+// whose run command it adds the flag to.
+func (c *cli) addServeCommands(root *cobra.Command) {
+	root.AddCommand(c.serveCommand())
+	for _, cmd := range root.Commands() {
+		if cmd.Name() == "run" {
+			c.addServeFlag(cmd)
+		}
+	}
+}
+
+// addServeFlag gives cmd --serve[=ADDR]: before it runs, the web view of
+// its project listens (any free loopback port by default, so two runs
+// never collide) and its URL is printed once on stderr; it stops when the
+// command returns.
+func (c *cli) addServeFlag(cmd *cobra.Command) {
+	var addr string
+	fl := cmd.Flags()
+	fl.StringVar(&addr, "serve", "", "serve this project's web view while it runs (ralph serve's pages; any free loopback port, or =ADDR)")
+	fl.Lookup("serve").NoOptDefVal = "127.0.0.1:0"
+	inner := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if addr == "" {
+			return inner(cmd, args)
+		}
+		if !web.IsLoopback(addr) {
+			return usageErrorf("--serve=%s is not a loopback address; ralph serve --allow-remote serves beyond this machine", addr)
+		}
+		root, err := project.Root(c.f.dir)
+		if err != nil {
+			return usageErrorf("%s", err)
+		}
+		fs := afero.NewOsFs()
+		sessions := func() []memory.RegistryEntry { return allSessions(fs, []memory.RegistryEntry{{Root: root}}) }
+		wait, err := startWeb(cmd.Context(), web.Options{Addr: addr, Fs: fs, Sessions: sessions})
+		if err != nil {
+			return err
+		}
+		defer wait()
+		return inner(cmd, args)
+	}
+}
+
+// serve serves until ctx ends.
 func serve(ctx context.Context, o web.Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wait, err := startWeb(ctx, o)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return wait()
+}
+
+// startWeb listens on o.Addr, prints the address to open once on stderr,
+// and serves in the background; the returned wait stops the server and
+// says how serving went.
+func startWeb(ctx context.Context, o web.Options) (wait func() error, err error) {
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return fmt.Errorf("serve: %w", err)
+		return nil, fmt.Errorf("serve: %w", err)
 	}
 	// The Host check needs the port really listened on (--addr :0).
 	o.Addr = ln.Addr().String()
@@ -82,20 +140,23 @@ func serve(ctx context.Context, o web.Options) error {
 	s, err := web.New(o)
 	if err != nil {
 		ln.Close()
-		return fmt.Errorf("serve: %w", err)
+		return nil, fmt.Errorf("serve: %w", err)
 	}
 	fmt.Fprintln(os.Stderr, "ralph serve: open "+s.URL(o.Addr))
+	ctx, cancel := context.WithCancel(ctx)
 	// Requests end with ctx, so a followed event stream does not hold
 	// the shutdown up.
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	return func() error {
+		cancel()
+		sctx, stop := context.WithTimeout(context.Background(), 2*time.Second)
+		defer stop()
 		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
+		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	}, nil
 }
