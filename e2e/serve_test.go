@@ -239,3 +239,48 @@ func TestServeFlagStopsTheRunFromThePage(t *testing.T) {
 		t.Fatalf("the tasks are not back to open:\n%s", tasks)
 	}
 }
+
+// TestServeAnswersAnApproval: the page of a ralph waiting for an approval
+// shows the question with the answers it takes; y from the page runs the
+// command, as ralph answer y would, and the session records who answered.
+func TestServeAnswersAnApproval(t *testing.T) {
+	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	cmd, _, errb := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "make ran.txt")
+	waitSocket(t, dir, env)
+	c, base := startServe(t, dir, env)
+	var link []string
+	var page string
+	waitFor(t, "the approval on the page", 20*time.Second, func() bool {
+		link = regexp.MustCompile(`href="(/s/[0-9a-f]+/[^"]+)"`).FindStringSubmatch(getPage(t, c, base+"/"))
+		if link == nil {
+			return false
+		}
+		page = getPage(t, c, base+link[1])
+		return strings.Contains(page, `class="question"`)
+	})
+	if !strings.Contains(page, "echo ran &gt; ran.txt") || !strings.Contains(page, `value="y"`) {
+		t.Fatalf("the question lacks the whole command or its answers:\n%s", page)
+	}
+	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	qid := regexp.MustCompile(`name="id" value="(\d+)"`).FindStringSubmatch(page)
+	form := url.Values{"csrf": {csrf[1]}, "id": {qid[1]}, "answer": {"y"}}
+	req, _ := http.NewRequest(http.MethodPost, base+link[1]+"/answer", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
+		t.Fatalf("the run exited %d\n%s", code, errb.String())
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(dir, "ran.txt"))); got != "ran" {
+		t.Fatalf("ran.txt holds %q: the approved command did not run", got)
+	}
+	if page := getPage(t, c, base+link[1]); !strings.Contains(page, "#1 yes") {
+		t.Fatalf("the finished page does not show the answer:\n%s", page)
+	}
+}
