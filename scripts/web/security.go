@@ -117,7 +117,10 @@ func (g guard) wrap(h http.Handler) http.Handler {
 			v := u.Query()
 			v.Del("token")
 			u.RawQuery = v.Encode()
-			http.Redirect(w, r, (&url.URL{Path: u.Path, RawQuery: u.RawQuery}).String(), http.StatusSeeOther)
+			// One leading slash: "//host" would send the browser to another
+			// server.
+			to := url.URL{Path: "/" + strings.TrimLeft(u.Path, "/"), RawQuery: u.RawQuery}
+			http.Redirect(w, r, to.String(), http.StatusSeeOther)
 			return
 		}
 		c, err := r.Cookie(cookieName)

@@ -133,6 +133,9 @@ func TestTokenBecomesAStrictHttpOnlyCookie(t *testing.T) {
 	if len(c) != 1 || c[0].Value != testToken || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode {
 		t.Fatalf("cookie %+v, want the token, HttpOnly, SameSite=Strict", c)
 	}
+	if r := f.get(t, "//evil.example/x?token="+testToken, false); r.Header.Get("Location") != "/evil.example/x" {
+		t.Fatalf("a path of two slashes redirected to %q, another server", r.Header.Get("Location"))
+	}
 	if r := f.get(t, "/", true); r.StatusCode != http.StatusOK {
 		t.Fatalf("with the cookie: %d", r.StatusCode)
 	}
