@@ -126,24 +126,9 @@ func TestServeFollowsARun(t *testing.T) {
 	if csrf == nil {
 		t.Fatalf("the live session's page has no steering forms:\n%s", page)
 	}
-	form := url.Values{"csrf": {csrf[1]}}
 	for _, op := range []string{"pause", "continue"} {
-		req, _ := http.NewRequest(http.MethodPost, base+link[1]+"/"+op, strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Origin", base)
-		req.Header.Set("Accept", "application/json")
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			b.WriteString(sc.Text())
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || !strings.Contains(b.String(), `"ok":true`) {
-			t.Fatalf("%s from the page: %d %s", op, resp.StatusCode, b.String())
+		if reply := postForm(t, c, base, link[1]+"/"+op, url.Values{"csrf": {csrf[1]}}); !strings.Contains(reply, `"ok":true`) {
+			t.Fatalf("%s from the page: %s", op, reply)
 		}
 	}
 
@@ -219,16 +204,7 @@ func TestServeFlagStopsTheRunFromThePage(t *testing.T) {
 	if csrf == nil {
 		t.Fatalf("the live session's page has no steering forms:\n%s", page)
 	}
-	req, _ := http.NewRequest(http.MethodPost, base+link[1]+"/stop", strings.NewReader(url.Values{"csrf": {csrf[1]}}.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", base)
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reply, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	reply := postForm(t, c, base, link[1]+"/stop", url.Values{"csrf": {csrf[1]}})
 	if code, _ := exitCode(t, run, 30*time.Second); code != 130 {
 		t.Fatalf("the run stopped from the page (reply %s, after %d events) exited %d, want 130\n%s", reply, seen, code, errb.String())
 	}
@@ -265,15 +241,9 @@ func TestServeAnswersAnApproval(t *testing.T) {
 	}
 	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
 	qid := regexp.MustCompile(`name="id" value="(\d+)"`).FindStringSubmatch(page)
-	form := url.Values{"csrf": {csrf[1]}, "id": {qid[1]}, "answer": {"y"}}
-	req, _ := http.NewRequest(http.MethodPost, base+link[1]+"/answer", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", base)
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	if reply := postForm(t, c, base, link[1]+"/answer", url.Values{"csrf": {csrf[1]}, "id": {qid[1]}, "answer": {"y"}}); !strings.Contains(reply, `"ok":true`) {
+		t.Fatalf("y from the page: %s", reply)
 	}
-	resp.Body.Close()
 	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
 		t.Fatalf("the run exited %d\n%s", code, errb.String())
 	}
@@ -282,5 +252,60 @@ func TestServeAnswersAnApproval(t *testing.T) {
 	}
 	if page := getPage(t, c, base+link[1]); !strings.Contains(page, "#1 yes") {
 		t.Fatalf("the finished page does not show the answer:\n%s", page)
+	}
+}
+
+// postForm sends a page's form as a browser would (same Origin), asking
+// for the reply object, and returns it.
+func postForm(t *testing.T, c *http.Client, base, path string, form url.Values) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", base)
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+// TestServeAnswersAModelsQuestion: a model's ask_user question in a
+// ralph run shows on the page with a field for words; the words sent
+// from the page reach the model as the person's answer.
+func TestServeAnswersAModelsQuestion(t *testing.T) {
+	srv := inlineServer(t, askScenario(t))
+	dir := t.TempDir()
+	writeTasks(t, dir, "style the button")
+	env := cleanEnv(t)
+	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "run", "--retries", "0")
+	waitSocket(t, dir, env)
+	c, base := startServe(t, dir, env)
+	var link []string
+	var page string
+	waitFor(t, "the model's question on the page", 20*time.Second, func() bool {
+		link = regexp.MustCompile(`href="(/s/[0-9a-f]+/[^"]+)"`).FindStringSubmatch(getPage(t, c, base+"/"))
+		if link == nil {
+			return false
+		}
+		page = getPage(t, c, base+link[1])
+		return strings.Contains(page, "which colour should the button be?") && strings.Contains(page, `name="answer" aria-label`)
+	})
+	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	qid := regexp.MustCompile(`name="id" value="(\d+)"`).FindStringSubmatch(page)
+	if reply := postForm(t, c, base, link[1]+"/answer", url.Values{"csrf": {csrf[1]}, "id": {qid[1]}, "answer": {"teal, like the logo"}}); !strings.Contains(reply, `"ok":true`) {
+		t.Fatalf("the answer from the page: %s", reply)
+	}
+	if code, _ := exitCode(t, cmd, 30*time.Second); code > 1 {
+		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	told := toolResults(srv.Requests()[1])["ask_user"]
+	if len(told) != 1 || told[0] != "the person answered: teal, like the logo" {
+		t.Fatalf("the model was told %q", told)
 	}
 }
