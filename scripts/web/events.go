@@ -128,9 +128,14 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	reply, err := control.Call(r.Context(), ref.Project, req)
-	if err != nil {
-		reply = control.Reply{Text: "not delivered: " + err.Error()}
+	// The socket is the project's: a page of an older session must not
+	// steer the run that works there now.
+	reply := control.NotDone("session %s is not running; nothing was sent", ref.ID)
+	if ref.Live {
+		var err error
+		if reply, err = control.Call(r.Context(), ref.Project, req); err != nil {
+			reply = control.NotDone("not delivered: %s", err.Error())
+		}
 	}
 	if r.Header.Get("Accept") == "application/json" {
 		w.Header().Set("Content-Type", "application/json")

@@ -179,8 +179,12 @@ func TestStateChangesNeedSameOriginAndCSRF(t *testing.T) {
 	}
 	// Same origin and the right token pass to the handler, which finds
 	// no ralph running and says so on the page.
-	if r := f.post(t, p, good, f.url); r.StatusCode != http.StatusSeeOther {
+	r := f.post(t, p, good, f.url)
+	if r.StatusCode != http.StatusSeeOther {
 		t.Errorf("a good POST: %d, want 303", r.StatusCode)
+	}
+	if loc, _ := url.Parse(r.Header.Get("Location")); !strings.Contains(loc.Query().Get("reply"), "is not running; nothing was sent") {
+		t.Errorf("a finished session was steered: %q", r.Header.Get("Location"))
 	}
 	req, _ := http.NewRequest(http.MethodDelete, f.url+p, nil)
 	if r := f.do(t, req, true); r.StatusCode != http.StatusMethodNotAllowed {
