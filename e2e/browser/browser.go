@@ -12,7 +12,6 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -199,10 +198,9 @@ func (p *Page) waitTrue(js string, timeout time.Duration) error {
 
 // bodyText is what the page shows, for a failure message.
 func (p *Page) bodyText() string {
-	var s string
 	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
 	defer cancel()
-	s, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
 	return s
 }
 
@@ -219,7 +217,6 @@ func (p *Page) Click(sel string) {
 // selector sel.
 func (p *Page) Text(sel string) string {
 	p.t.Helper()
-	var s string
 	js := fmt.Sprintf(`(() => { const e = document.querySelector(%s); return e ? e.innerText : null; })()`, quote(sel))
 	var v *string
 	if err := p.evalInto(js, &v); err != nil {
@@ -228,8 +225,7 @@ func (p *Page) Text(sel string) string {
 	if v == nil {
 		p.t.Fatalf("text of %s: no such element", sel)
 	}
-	s = *v
-	return s
+	return *v
 }
 
 // Eval evaluates the JavaScript expression js in the page and returns
@@ -350,9 +346,7 @@ func (p *Page) RequestsOutside(hosts ...string) []string {
 
 // quote is s as a JavaScript string literal.
 func quote(s string) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(errors.New("a Go string always encodes")) // unreachable
-	}
+	// Marshalling a string cannot fail.
+	b, _ := json.Marshal(s)
 	return string(b)
 }
