@@ -102,10 +102,26 @@ func Open(t testing.TB, rawURL string) *Page {
 		cancelTab()
 		cancelAlloc()
 	})
+	return newPage(t, ctx, rawURL)
+}
+
+// OpenTab opens url in another tab of p's browser: the same profile and
+// cookies, as a second window of one person would have. A test of many
+// followers opens one tab each.
+func (p *Page) OpenTab(rawURL string) *Page {
+	p.t.Helper()
+	ctx, cancel := chromedp.NewContext(p.ctx)
+	p.t.Cleanup(cancel)
+	return newPage(p.t, ctx, rawURL)
+}
+
+// newPage starts recording what the tab of ctx does, then opens url in it.
+func newPage(t testing.TB, ctx context.Context, rawURL string) *Page {
+	t.Helper()
 	p := &Page{t: t, ctx: ctx}
-	// The first call starts the browser and must not carry a timeout (a
-	// timeout on it would end the browser with it), so it is bounded by
-	// a watchdog instead.
+	// The first call on a tab opens it (and the browser, for the first
+	// tab) and must not carry a timeout, which would close them again, so
+	// it is bounded by a watchdog instead.
 	done := make(chan error, 1)
 	go func() { done <- chromedp.Listen(ctx, p.record) }()
 	select {

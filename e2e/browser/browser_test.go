@@ -16,7 +16,8 @@ import (
 // TestPageRecordsWhatItDid: the harness sees what a hostile page does —
 // an alert (dismissed, so the page goes on), a console error, a request
 // to another host — and drives a page: a click changes its text, its
-// HttpOnly cookie is read through the browser, its screenshot is a PNG.
+// HttpOnly cookie is read through the browser, its screenshot is a PNG;
+// a second tab is a page of its own in the same browser.
 func TestPageRecordsWhatItDid(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "token", Value: "t0k", HttpOnly: true, SameSite: http.SameSiteStrictMode, Path: "/"})
@@ -53,6 +54,19 @@ img.src = 'http://attacker.invalid/steal';</script>`)
 	}
 	if v := page.Eval(`document.cookie`); v != "" {
 		t.Errorf("an HttpOnly cookie is readable from script: %q", v)
+	}
+	// A second tab of the same browser records its own doings and shares
+	// the first one's cookies.
+	tab := page.OpenTab(srv.URL + "/")
+	tab.WaitJS(`document.getElementById('out').dataset.after === '1'`, 10*time.Second)
+	if d, d0 := tab.Dialogs(), page.Dialogs(); len(d) != 1 || len(d0) != 1 {
+		t.Errorf("dialogs: the tab's %+v, the first page's %+v; want one each", d, d0)
+	}
+	if c := tab.Cookies(); len(c) != 1 || c[0].Value != "t0k" {
+		t.Errorf("the tab's cookies: %+v", c)
+	}
+	if got := tab.Text("#out"); got != "before" {
+		t.Errorf("the tab's text: %q, want its own page's", got)
 	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	page.Screenshot(shot)
