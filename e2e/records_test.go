@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/e2e/browser"
 )
 
 // recordsModel scripts the children of a ten-task run whose record has
@@ -163,13 +164,7 @@ func TestRecordsOfATenTaskRun(t *testing.T) {
 // must show something (not one colour).
 func checkInChromium(t *testing.T, page string, tasks int) {
 	t.Helper()
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
+	bin := browser.Find()
 	if bin == "" {
 		t.Fatal("headless Chromium is needed to check the HTML report: install Debian's chromium package")
 	}
