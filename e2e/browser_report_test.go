@@ -31,30 +31,7 @@ func TestBrowserReportRendersModelTextInert(t *testing.T) {
 	if browser.Find() == "" {
 		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
 	}
-	all := injectScript + " " + injectImg + " " + injectLink
-	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	// The file name cannot hold the script's closing "/", so it carries
-	// the image and the link.
-	fileName := injectImg + injectLink + ".txt"
-	command := "ls '" + injectScript + "' '" + injectImg + "' '" + injectLink + "'"
-	scenario := toolScenario(t, "inject", [][]toolCall{
-		{{name: "write_file", args: args(map[string]string{"path": fileName, "content": all + "\n"})}},
-		{{name: "run_command", args: args(map[string]string{"command": command})}},
-		{{name: "complete_task", args: args(map[string]string{"id": "t1", "summary": "did " + all})}},
-	}, "The answer: "+all)
-	srv := inlineServer(t, scenario)
-	// The project is a repository on a branch named with the script, so
-	// the session's branch carries it too.
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := cleanEnv(t)
-	writeTasks(t, dir, "fix "+all)
-	shIn(t, dir, `git init -q -b main && git add . && git commit -qm tasks && git checkout -qb '`+injectScript+`'`)
-	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run"); r.code != 0 {
-		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
+	dir, env, all, fileName, command := injectedSession(t)
 	h := ralph(t, dir, env, nil, "report", "--html")
 	path := strings.TrimSpace(h.stdout)
 	if h.code != 0 || !strings.HasSuffix(path, "report.html") {
@@ -112,4 +89,38 @@ func TestBrowserReportRendersModelTextInert(t *testing.T) {
 	if os.Getenv("RALPH_SCREENSHOTS") == "1" {
 		page.Screenshot(filepath.Join(moduleRoot, "docs", "images", "report.png"))
 	}
+}
+
+// injectedSession is a finished ralph run in a repository whose task
+// title, file name, command (and its failure), task summary, answer and
+// branch carry a <script>, an <img onerror> and a javascript: link: what
+// a hostile model makes ralph show. It returns the project, its
+// environment, the three strings together, the file name and the command.
+func injectedSession(t *testing.T) (dir string, env []string, all, fileName, command string) {
+	t.Helper()
+	all = injectScript + " " + injectImg + " " + injectLink
+	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	// The file name cannot hold the script's closing "/", so it carries
+	// the image and the link.
+	fileName = injectImg + injectLink + ".txt"
+	command = "ls '" + injectScript + "' '" + injectImg + "' '" + injectLink + "'"
+	scenario := toolScenario(t, "inject", [][]toolCall{
+		{{name: "write_file", args: args(map[string]string{"path": fileName, "content": all + "\n"})}},
+		{{name: "run_command", args: args(map[string]string{"command": command})}},
+		{{name: "complete_task", args: args(map[string]string{"id": "t1", "summary": "did " + all})}},
+	}, "The answer: "+all)
+	srv := inlineServer(t, scenario)
+	// The project is a repository on a branch named with the script, so
+	// the session's branch carries it too.
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env = cleanEnv(t)
+	writeTasks(t, dir, "fix "+all)
+	shIn(t, dir, `git init -q -b main && git add . && git commit -qm tasks && git checkout -qb '`+injectScript+`'`)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	return dir, env, all, fileName, command
 }

@@ -21,17 +21,7 @@ import (
 // the server's address.
 func startServe(t *testing.T, dir string, env []string, args ...string) (*http.Client, string) {
 	t.Helper()
-	cmd := exec.Command(ralphBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Dir, cmd.Env = dir, env
-	errb := &lockedBuffer{}
-	cmd.Stderr = errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	re := regexp.MustCompile(`http://\S+\?token=[0-9a-f]{64}`)
-	waitFor(t, "ralph serve's URL", 10*time.Second, func() bool { return re.MatchString(errb.String()) })
-	printed := re.FindString(errb.String())
+	printed := serveURL(t, dir, env, args...)
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 60 * time.Second}
 	resp, err := c.Get(printed)
@@ -44,6 +34,23 @@ func startServe(t *testing.T, dir string, env []string, args ...string) (*http.C
 	}
 	u, _ := url.Parse(printed)
 	return c, "http://" + u.Host
+}
+
+// serveURL starts ralph serve on a free loopback port and returns the URL
+// it printed, token included.
+func serveURL(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(ralphBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Dir, cmd.Env = dir, env
+	errb := &lockedBuffer{}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	re := regexp.MustCompile(`http://\S+\?token=[0-9a-f]{64}`)
+	waitFor(t, "ralph serve's URL", 10*time.Second, func() bool { return re.MatchString(errb.String()) })
+	return re.FindString(errb.String())
 }
 
 func getPage(t *testing.T, c *http.Client, u string) string {

@@ -260,7 +260,11 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 			if yes, err := face.asks.askKey(ctx, "Start it now with ralph run?", "[y/N]", yesNo, false); err == nil && isYes(yes) {
 				accept()
 			} else {
-				face.Notify("start it when you like with ralph run, as said above")
+				if export != nil {
+					face.Notify("start it when you like, with the command said above")
+				} else {
+					face.Notify("start it when you like with: ralph run")
+				}
 			}
 			return ExitOK
 		case "r", "revise":

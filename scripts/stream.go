@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/scripts/view"
@@ -22,6 +23,10 @@ import (
 // some terminals act on. JSON read on a terminal then shows the data and
 // drives nothing.
 type streamEncoder struct {
+	// mu makes each line one write: a face writes its own objects (a
+	// review's findings, a result) while the event stream's subscriber
+	// writes events, from another goroutine.
+	mu  sync.Mutex
 	w   io.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -39,6 +44,8 @@ func newStreamEncoder(w io.Writer) *streamEncoder {
 
 // value writes v as one line (a result object, a command step).
 func (s *streamEncoder) value(v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.buf.Reset()
 	if err := s.enc.Encode(v); err != nil {
 		return
@@ -106,14 +113,20 @@ type InitLine struct {
 
 // init writes an init line.
 func (s *streamEncoder) init(sessionID, model, cwd string) {
+	s.mu.Lock()
 	s.inited = true
+	s.mu.Unlock()
 	s.value(InitLine{Type: "init", SessionID: sessionID, Model: model, Cwd: cwd})
 }
 
 // initOnce writes the init line unless one went out already.
 func (s *streamEncoder) initOnce(sessionID, model, cwd string) {
-	if !s.inited {
-		s.init(sessionID, model, cwd)
+	s.mu.Lock()
+	done := s.inited
+	s.inited = true
+	s.mu.Unlock()
+	if !done {
+		s.value(InitLine{Type: "init", SessionID: sessionID, Model: model, Cwd: cwd})
 	}
 }
 
