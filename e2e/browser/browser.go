@@ -366,3 +366,30 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// ScriptCapable lists what in the page's DOM could run script: an on*
+// handler attribute, a javascript: URL, or a script, img, iframe, object
+// or embed element, less the elements matching the CSS selector allow
+// (a page's own script; "" allows none). A page showing model-written
+// text must list nothing.
+func (p *Page) ScriptCapable(allow string) []string {
+	p.t.Helper()
+	js := fmt.Sprintf(`((allow) => {
+  const out = [];
+  for (const e of document.querySelectorAll('*')) {
+    for (const a of e.attributes) {
+      if (a.name.startsWith('on')) out.push(e.tagName + ' ' + a.name + '=' + a.value);
+      if (/^\s*javascript:/i.test(a.value)) out.push(e.tagName + ' ' + a.name + '=' + a.value);
+    }
+  }
+  for (const e of document.querySelectorAll('script, img, iframe, object, embed')) {
+    if (allow === '' || !e.matches(allow)) out.push(e.outerHTML);
+  }
+  return out;
+})(%s)`, quote(allow))
+	var out []string
+	if err := p.evalInto(js, &out); err != nil {
+		p.t.Fatalf("script-capable elements: %v", err)
+	}
+	return out
+}

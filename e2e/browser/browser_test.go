@@ -68,6 +68,15 @@ img.src = 'http://attacker.invalid/steal';</script>`)
 	if got := tab.Text("#out"); got != "before" {
 		t.Errorf("the tab's text: %q, want its own page's", got)
 	}
+	// What could run script is listed, and only what is allowed is not.
+	page.Eval(`(() => { const i = document.createElement('img'); i.setAttribute('onerror', 'x()'); document.body.appendChild(i); const a = document.createElement('a'); a.href = 'javascript:x()'; document.body.appendChild(a); return true; })()`)
+	allowed := strings.Join(page.ScriptCapable("img"), "\n")
+	if !strings.Contains(allowed, "IMG onerror=x()") || !strings.Contains(allowed, "A href=javascript:x()") || strings.Contains(allowed, "<img") {
+		t.Errorf("script-capable with img allowed:\n%s\nwant the onerror attribute and the javascript: link, and no img element", allowed)
+	}
+	if all := strings.Join(page.ScriptCapable(""), "\n"); !strings.Contains(all, `<img onerror="x()">`) {
+		t.Errorf("script-capable, nothing allowed:\n%s\nwant the img element too", all)
+	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	page.Screenshot(shot)
 	data, err := os.ReadFile(shot)
