@@ -32,10 +32,13 @@ var running = report.SessionRunning
 
 // row is one event as the session page shows it.
 type row struct {
-	ID    int           `json:"id"`
-	Text  string        `json:"text,omitempty"`
-	Class string        `json:"class"`
-	HTML  template.HTML `json:"html,omitempty"`
+	ID int `json:"id"`
+	// Type is the event's type, for the page's scripts (steer.js,
+	// panels.js) that follow more than the line.
+	Type  coordinator.EventType `json:"type"`
+	Text  string                `json:"text,omitempty"`
+	Class string                `json:"class"`
+	HTML  template.HTML         `json:"html,omitempty"`
 }
 
 // eventRow is ev as a page shows it: the line ralph watch prints, or, for
@@ -44,7 +47,7 @@ func eventRow(id int, ev coordinator.Event) (row, bool) {
 	if ev.Type == coordinator.EventAssistant && ev.Text != "" {
 		var b bytes.Buffer
 		if err := markdown.Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
-			return row{ID: id, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
+			return row{ID: id, Type: ev.Type, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
 		}
 	}
 	l, ok := view.EventLine(ev)
@@ -55,7 +58,7 @@ func eventRow(id int, ev coordinator.Event) (row, bool) {
 	if l.Style == view.StyleError {
 		class = "error"
 	}
-	return row{ID: id, Text: l.String(), Class: class}, true
+	return row{ID: id, Type: ev.Type, Text: l.String(), Class: class}, true
 }
 
 // sessionEvents reads a session's events from its records, numbered from
@@ -89,16 +92,10 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	var waiting *memory.Question
-	if st, err := memory.LoadSessionState(s.o.Fs, ref.Project, ref.ID); err == nil && st.Question != nil && ref.Live {
-		q := *st.Question
-		q.Text = text.StripControls(q.Text)
-		waiting = &q
-	}
-	s.render(w, "session.html", map[string]any{
-		"S": ref, "Rows": rows, "Last": strconv.Itoa(last), "CSRF": csrfFor(s.o.Token),
-		"Steer": !s.o.ReadOnly && ref.Live, "Waiting": waiting, "Reply": r.URL.Query().Get("reply"),
-	})
+	data := map[string]any{"S": ref, "Rows": rows, "Last": strconv.Itoa(last), "Reply": r.URL.Query().Get("reply")}
+	s.addSteer(data, ref)
+	s.addPanels(data, ref)
+	s.render(w, "session.html", data)
 }
 
 func (s *Server) render(w http.ResponseWriter, name string, data any) {

@@ -12,6 +12,8 @@
     if (row.html) li.innerHTML = row.html; else li.textContent = row.text;
     li.dataset.id = row.id;
     list.appendChild(li);
+    // steer.js and panels.js follow the same lines.
+    document.dispatchEvent(new CustomEvent("ralph-line", { detail: row }));
   });
   // A finished stream is closed, not reconnected to.
   src.addEventListener("end", function () { src.close(); });
