@@ -95,6 +95,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	data := map[string]any{"S": ref, "Rows": rows, "Last": strconv.Itoa(last), "Reply": r.URL.Query().Get("reply")}
 	s.addSteer(data, ref)
 	s.addPanels(data, ref)
+	s.addFleet(data, ref)
 	s.render(w, "session.html", data)
 }
 
