@@ -289,7 +289,7 @@ func TestControlAnswerHeadlessApproval(t *testing.T) {
 	})
 	// The command as the terminal shows it: its escape made visible, and
 	// no "always" for a command holding a control character.
-	for _, want := range []string{"question", "#1", "run `echo ran > ran.txt #^[[2K hidden`? [y]es / [n]o / [t]ell it why not\n", "ralph answer --id 1 y|n\n"} {
+	for _, want := range []string{"question", "#1", "run `echo ran > ran.txt #^[[2K hidden`? [y]es / [n]o / [t]ell it why not\n", "ralph answer --id 1 y|n|t\n"} {
 		if !strings.Contains(status, want) {
 			t.Fatalf("ralph status lacks %q:\n%s", want, status)
 		}

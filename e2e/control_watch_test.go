@@ -148,7 +148,7 @@ func TestControlWatchShowsTheRun(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
 	waitFor(t, "the question in the watch", 20*time.Second, func() bool {
-		return strings.Contains(wout.String(), "ralph answer --id 1 y|n|always")
+		return strings.Contains(wout.String(), "ralph answer --id 1 y|n|t|always")
 	})
 	if r := steer(t, dir, env, "answer", "y"); r.code != 0 {
 		t.Fatalf("ralph answer: exit %d %s", r.code, r.stderr)
@@ -274,7 +274,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 		}
 		return false
 	})
-	w.waitFor("ralph answer --id 1 y|n|always", 10*time.Second)
+	w.waitFor("ralph answer --id 1 y|n|t|always", 10*time.Second)
 	t.Logf("the question was on the watch's screen %s after session.json showed it", time.Since(asked).Round(time.Millisecond))
 	screen := w.screen()
 	for _, want := range []string{"ralph watch · waiting_for_input · oneshot", "project   " + dir, "main   running `echo ran > ran.txt`",

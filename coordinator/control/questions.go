@@ -254,7 +254,9 @@ type asker struct {
 }
 
 func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, error) {
-	answers := []string{"y", "n"}
+	// t (no, and tell it why) is taken from another terminal or the web
+	// page as "t: the words", which q.Parse reads as the terminal does.
+	answers := []string{"y", "n", "t"}
 	if q.CanAlways() {
 		answers = append(answers, "always")
 	}
@@ -349,4 +351,31 @@ func (a asker) AskText(ctx context.Context, q workers.UserQuestion) (string, err
 	}
 	s, _ := got.v.(string)
 	return s, nil
+}
+
+// Chosen is the answer Choose got.
+type Chosen struct {
+	// Value is what the terminal's question or parse made of the answer.
+	Value any
+	// ID is the question's number.
+	ID int
+	// Terminal is whether the answer came from the terminal; else it came
+	// from ralph answer (or ralph serve's page, which sends it so).
+	Terminal bool
+}
+
+// Choose asks a question of kind (a plan's "plan") whose answers are the
+// keys in answers: term asks it at the terminal (nil: none), raced
+// against ralph answer and ralph serve's page, whose answer parse reads
+// (a key, or a key and words, "r: split task 3"); retry says what parse
+// takes. The first answer wins and the others are withdrawn, as for an
+// approval; what the answers mean stays the caller's.
+func (h *Questions) Choose(ctx context.Context, kind, text string, answers []string,
+	parse func(string) (any, bool), retry string, term func(context.Context) (any, error)) (Chosen, error) {
+	mq := memory.Question{Kind: kind, Text: text, Answers: answers}
+	got, id, err := h.ask(ctx, mq, parse, retry, term)
+	if err != nil {
+		return Chosen{ID: id}, err
+	}
+	return Chosen{Value: got.v, ID: id, Terminal: got.from == fromTerminal}, nil
 }

@@ -88,7 +88,7 @@ func TestApprovalAnsweredFromAnotherTerminal(t *testing.T) {
 		log.events[1].Text != "always" || log.events[1].Output != "ralph answer" {
 		t.Fatalf("events: %+v", log.events)
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "ralph answer --id 1 y|n|always") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "ralph answer --id 1 y|n|t|always") {
 		t.Fatalf("the person following the output was told %q", notes)
 	}
 }

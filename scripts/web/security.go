@@ -88,8 +88,8 @@ func IsLoopback(addr string) bool {
 
 // wrap puts the security rules in front of h, in the order that keeps
 // the cheapest refusal first: the Host (DNS rebinding), the token (401),
-// then, for a state-changing request, the method, the Origin and the CSRF
-// token (403). No CORS header is ever set, so no other origin may read a
+// then, for a state-changing request, the method, the Origin (which must
+// be there, and be this server) and the CSRF token (403). No CORS header is ever set, so no other origin may read a
 // reply.
 func (g guard) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -99,7 +99,11 @@ func (g guard) wrap(h http.Handler) http.Handler {
 		// would still do nothing.
 		hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Referrer-Policy", "no-referrer")
+		// No address of these pages goes to another site; same-origin
+		// (not no-referrer) because under no-referrer a browser sends
+		// "Origin: null" with the pages' own form posts, which the
+		// Origin check below would refuse.
+		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("Cache-Control", "no-store")
 		if g.hosts != nil && !g.hosts[strings.ToLower(r.Host)] {
 			http.Error(w, "this server answers only to the address it listens on", http.StatusForbidden)
@@ -131,8 +135,11 @@ func (g guard) wrap(h http.Handler) http.Handler {
 		switch r.Method {
 		case http.MethodGet, http.MethodHead:
 		case http.MethodPost:
-			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-				http.Error(w, "cross-origin request refused", http.StatusForbidden)
+			// Every browser of today sends Origin with a POST; one that
+			// comes without it is not a page of this server's, and is
+			// refused rather than trusted on the CSRF token alone.
+			if o := r.Header.Get("Origin"); o == "" || !sameOrigin(o, r.Host) {
+				http.Error(w, "cross-origin request refused: a POST must come from this server's own pages", http.StatusForbidden)
 				return
 			}
 			got := r.Header.Get("X-CSRF-Token")

@@ -12,9 +12,51 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
+// choice is one button of a waiting question: the answer it sends (the
+// key, as typed at the terminal or given to ralph answer), the key and
+// the word it is labelled with, and whether it takes the person's words
+// after it ("t: use make instead", "r: split task 3").
+type choice struct {
+	Answer, Key, Word string
+	Words             bool
+}
+
+// choiceWords label the answers a question's kind takes (the answers
+// themselves, and what they mean, are the asker's: the approval policy's,
+// the plan's); an answer not here is shown as it is.
+var choiceWords = map[string]map[string]choice{
+	"approval": {
+		"y":       {Key: "y", Word: "yes"},
+		"n":       {Key: "n", Word: "no"},
+		"t":       {Key: "t", Word: "no, and tell it why", Words: true},
+		"always":  {Key: "a", Word: "always"},
+		"project": {Key: "p", Word: "always, in this project"},
+	},
+	"confirm": {"y": {Key: "y", Word: "yes"}, "n": {Key: "n", Word: "no"}},
+	"plan": {
+		"a": {Key: "a", Word: "accept"},
+		"r": {Key: "r", Word: "revise", Words: true},
+		"d": {Key: "d", Word: "drop"},
+	},
+}
+
+// choices are q's buttons, in the order the asker offers them.
+func choices(q memory.Question) []choice {
+	var out []choice
+	for _, a := range q.Answers {
+		c, ok := choiceWords[q.Kind][a]
+		if !ok {
+			c = choice{Key: a}
+		}
+		c.Answer = a
+		out = append(out, c)
+	}
+	return out
+}
+
 // addSteer puts into a session page's data what its steering forms need
 // (steer.html): whether it may steer, the CSRF token, and the question
-// that waits, if any.
+// that waits, if any, with its buttons.
 func (s *Server) addSteer(data map[string]any, ref sessionRef) {
 	data["CSRF"] = csrfFor(s.o.Token)
 	data["Steer"] = !s.o.ReadOnly && ref.Live
@@ -22,7 +64,22 @@ func (s *Server) addSteer(data map[string]any, ref sessionRef) {
 		q := *st.Question
 		q.Text = text.StripControls(q.Text)
 		data["Waiting"] = &q
+		data["Choices"] = choices(q)
 	}
+}
+
+// steerPart is the steering part of a session page alone (steer.html),
+// which steer.js fetches again when a question comes or is answered, so
+// the page shows what waits without a reload or a timer.
+func (s *Server) steerPart(w http.ResponseWriter, r *http.Request) {
+	ref, ok := s.find(r)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	data := map[string]any{"S": ref}
+	s.addSteer(data, ref)
+	s.render(w, "steer", data)
 }
 
 // steer sends a POSTed stop, pause, continue, say or answer to the ralph
@@ -51,7 +108,7 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 		req = control.Request{Op: op, Text: strings.TrimSpace(msg), Urgent: urgent || r.PostFormValue("urgent") != ""}
 	case control.OpAnswer:
 		id, _ := strconv.Atoi(r.PostFormValue("id"))
-		req = control.Request{Op: op, Text: r.PostFormValue("answer"), QuestionID: id}
+		req = control.Request{Op: op, Text: formAnswer(r), QuestionID: id}
 	default:
 		http.NotFound(w, r)
 		return
@@ -71,4 +128,17 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, "/s/"+ref.Key+"/"+ref.ID+"?reply="+url.QueryEscape(reply.Text), http.StatusSeeOther)
+}
+
+// formAnswer is the answer a question's form sends: its button's answer,
+// with the words of the field beside a button that takes them, as
+// ralph answer takes them ("t: use make instead"). The asker's parser
+// reads it, so a page cannot answer what the terminal could not.
+func formAnswer(r *http.Request) string {
+	answer := strings.TrimSpace(r.PostFormValue("answer"))
+	words := strings.Join(strings.Fields(r.PostFormValue("words")), " ")
+	if words == "" || r.PostFormValue("takes_words") != answer {
+		return answer
+	}
+	return answer + ": " + words
 }
