@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -241,15 +242,19 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		if !ask {
 			return finish(plan)
 		}
-		choice, err := face.asks.askKey(ctx, face.showPlan(p, plan),
-			"Accept the plan? [a]ccept, [r]evise, [e]dit, [d]rop:", planChoices, true)
+		choice, err := askPlan(ctx, face, at.Questions, p, plan)
 		if err != nil {
 			// The terminal closed or the person stopped: the plan stays
 			// written, as it would after accept.
 			return finish(plan)
 		}
-		switch strings.ToLower(strings.TrimSpace(choice)) {
-		case "", "a", "accept", "y", "yes":
+		if !choice.terminal {
+			// The person at the terminal saw the question; they see it
+			// was answered elsewhere.
+			face.Notify(fmt.Sprintf("question #%d answered from another terminal: %s", choice.id, choice.answer))
+		}
+		switch choice.answer.key {
+		case "a":
 			if export != nil {
 				if code := finish(plan); code != ExitOK {
 					return code
@@ -257,28 +262,36 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 			} else {
 				face.Notify(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
 			}
-			if yes, err := face.asks.askKey(ctx, "Start it now with ralph run?", "[y/N]", yesNo, false); err == nil && isYes(yes) {
-				accept()
-			} else {
-				if export != nil {
-					face.Notify("start it when you like, with the command said above")
-				} else {
-					face.Notify("start it when you like with: ralph run")
+			// Accepted elsewhere, nobody may be at the terminal to say
+			// whether to start it: it is not started.
+			if choice.terminal {
+				if yes, err := face.asks.askKey(ctx, "Start it now with ralph run?", "[y/N]", yesNo, false); err == nil && isYes(yes) {
+					accept()
+					return ExitOK
 				}
 			}
+			if export != nil {
+				face.Notify("start it when you like, with the command said above")
+			} else {
+				face.Notify("start it when you like with: ralph run")
+			}
 			return ExitOK
-		case "r", "revise":
-			// A revision is words: asked for on a line of its own.
-			what, err := face.asks.ask(ctx, "What should change?", ">", false)
-			if err != nil || strings.TrimSpace(what) == "" {
-				continue
+		case "r":
+			// A revision is words: given with the answer from elsewhere
+			// ("r: split task 3"), asked for on a line of its own at the
+			// terminal.
+			what := choice.answer.words
+			if what == "" {
+				if what, err = face.asks.ask(ctx, "What should change?", ">", false); err != nil || strings.TrimSpace(what) == "" {
+					continue
+				}
 			}
 			res = at.Coord.Run(ctx, "Revise the plan: "+what+"\nCall "+workers.ToolWritePlan+" again with the whole revised plan.")
-		case "e", "edit":
+		case "e":
 			if err := editFile(ctx, filepath.Join(p.Root, memory.TasksFile)); err != nil {
 				face.Notify(err.Error())
 			}
-		case "d", "drop":
+		case "d":
 			if err := pw.Drop(); err != nil {
 				return face.Fail(ExitFailed, err)
 			}
@@ -293,6 +306,101 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 // planChoices are the keys of the plan's question; without a terminal
 // the words work too, and an empty line accepts.
 var planChoices = terminal.KeyQuestion{Keys: "ared"}
+
+// planAnswer is an answer to the plan's question: a (accept), r (revise,
+// with the words of what should change when they came with it), e (edit,
+// at the terminal only), d (drop), or "" for a key it does not take.
+type planAnswer struct{ key, words string }
+
+// String is the answer as the answered event and the notices say it.
+func (a planAnswer) String() string {
+	switch a.key {
+	case "a":
+		return "accept"
+	case "r":
+		if a.words != "" {
+			return "revise: " + a.words
+		}
+		return "revise"
+	case "e":
+		return "edit"
+	case "d":
+		return "drop"
+	}
+	return "?"
+}
+
+// planKey reads the terminal's answer (a key, or a word typed where keys
+// cannot be read; an empty line accepts).
+func planKey(s string) planAnswer {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "a", "accept", "y", "yes":
+		return planAnswer{key: "a"}
+	case "r", "revise":
+		return planAnswer{key: "r"}
+	case "e", "edit":
+		return planAnswer{key: "e"}
+	case "d", "drop":
+		return planAnswer{key: "d"}
+	}
+	return planAnswer{}
+}
+
+// parsePlanAnswer reads an answer given from elsewhere (ralph answer,
+// ralph serve's page): a, d, or r with what should change ("r: split
+// task 3"); the editor is the terminal's alone.
+func parsePlanAnswer(s string) (any, bool) {
+	word, words, _ := strings.Cut(strings.TrimSpace(s), ":")
+	if w, rest, found := strings.Cut(word, " "); found {
+		word, words = w, rest+words
+	}
+	words = strings.Join(strings.Fields(words), " ")
+	a := planKey(word)
+	switch {
+	case word == "":
+		return nil, false
+	case a.key == "r" && words != "":
+		a.words = words
+		return a, true
+	case (a.key == "a" || a.key == "d") && words == "":
+		return a, true
+	}
+	return nil, false
+}
+
+// planAsked is the answer askPlan got, with the question's number and
+// whether it came from the terminal.
+type planAsked struct {
+	answer   planAnswer
+	id       int
+	terminal bool
+}
+
+// askPlan asks the plan's question at the terminal and, through the
+// session's questions (qs, nil without a control socket), of ralph answer
+// and ralph serve's page at once: the first answer wins and the others
+// see it answered, as for an approval.
+func askPlan(ctx context.Context, face *OneShot, qs *control.Questions, p *project.Project, plan *workers.Plan) (planAsked, error) {
+	term := func(ctx context.Context) (any, error) {
+		choice, err := face.asks.askKey(ctx, face.showPlan(p, plan),
+			"Accept the plan? [a]ccept, [r]evise, [e]dit, [d]rop:", planChoices, true)
+		if err != nil {
+			return nil, err
+		}
+		return planKey(choice), nil
+	}
+	if qs == nil {
+		v, err := term(ctx)
+		a, _ := v.(planAnswer)
+		return planAsked{answer: a, terminal: true}, err
+	}
+	shown := text.StripControls(planMarkdown(p, plan)) +
+		"\nAccept the plan? a (accept), r: WHAT (revise: say what should change), d (drop: the files are put back); e (edit) at the terminal"
+	got, err := qs.Choose(ctx, "plan", shown, []string{"a", "r", "d"}, parsePlanAnswer,
+		`answer a (accept), r and what should change ("r: split task 3") or d (drop)`, term)
+	a, _ := got.Value.(planAnswer)
+	return planAsked{answer: a, id: got.ID, terminal: got.Terminal}, err
+}
 
 func isYes(s string) bool {
 	s = strings.ToLower(strings.TrimSpace(s))

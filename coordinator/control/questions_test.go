@@ -62,7 +62,7 @@ func TestApprovalAnsweredFromAnotherTerminal(t *testing.T) {
 		got <- a
 	}()
 	w := waitingQuestion(t, h)
-	if w.Text != q.Text() || strings.Contains(w.Text, "\x1b") || strings.Join(w.Answers, ",") != "y,n,always,project" || w.Kind != "approval" {
+	if w.Text != q.Text() || strings.Contains(w.Text, "\x1b") || strings.Join(w.Answers, ",") != "y,n,t,always,project" || w.Kind != "approval" {
 		t.Fatalf("the waiting question is %+v; the terminal would show %q", w, q.Text())
 	}
 	if r := h.Answer(w.ID+1, "y"); r.OK || !strings.Contains(r.Text, "no longer waiting") {
@@ -104,7 +104,7 @@ func TestAlwaysOnlyWhereOffered(t *testing.T) {
 		got <- a
 	}()
 	w := waitingQuestion(t, h)
-	if strings.Join(w.Answers, ",") != "y,n" {
+	if strings.Join(w.Answers, ",") != "y,n,t" {
 		t.Fatalf("answers offered: %v", w.Answers)
 	}
 	if r := h.Answer(w.ID, "always"); r.OK || !r.Bad {
@@ -217,5 +217,53 @@ func TestConfirmer(t *testing.T) {
 	h.Answer(0, "yes")
 	if !<-got {
 		t.Fatal("yes was not yes")
+	}
+}
+
+// TestChooseRacesTheTerminal: a question of keys (a plan's) waits at the
+// terminal and for ralph answer at once; an answer ralph answer gives,
+// read by the caller's parse, wins, the terminal's question is withdrawn,
+// and the answered event says where the answer came from.
+func TestChooseRacesTheTerminal(t *testing.T) {
+	log := &questionLog{}
+	h := NewQuestions(log, log.publish, nil)
+	parse := func(s string) (any, bool) {
+		k, words, _ := strings.Cut(s, ":")
+		if k == "r" && strings.TrimSpace(words) == "" {
+			return nil, false
+		}
+		return strings.TrimSpace(s), k == "a" || k == "r" || k == "d"
+	}
+	withdrawn := make(chan struct{})
+	term := func(ctx context.Context) (any, error) {
+		<-ctx.Done()
+		close(withdrawn)
+		return nil, ctx.Err()
+	}
+	got := make(chan Chosen, 1)
+	go func() {
+		c, err := h.Choose(context.Background(), "plan", "the plan", []string{"a", "r", "d"}, parse, "a, r: WHAT or d", term)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- c
+	}()
+	w := waitingQuestion(t, h)
+	if w.Kind != "plan" || strings.Join(w.Answers, ",") != "a,r,d" {
+		t.Fatalf("the waiting question is %+v", w)
+	}
+	if r := h.Answer(w.ID, "r"); r.OK || !r.Bad {
+		t.Fatalf("r without words: %+v", r)
+	}
+	if r := h.Answer(w.ID, "r: split task 3"); !r.OK {
+		t.Fatalf("r with words: %+v", r)
+	}
+	c := <-got
+	<-withdrawn
+	if c.Value != "r: split task 3" || c.Terminal || c.ID != w.ID {
+		t.Fatalf("chosen %+v", c)
+	}
+	if h.Waiting() != nil {
+		t.Fatal("the question still waits")
 	}
 }
