@@ -68,13 +68,14 @@ func listSessions() []memory.RegistryEntry {
 	return allSessions(fs, entries)
 }
 
-// addServeCommands wires ralph serve, and --serve on ralph run, which
-// serves that one project while it runs. It comes after the loop commands,
-// whose run command it adds the flag to.
+// addServeCommands wires ralph serve, and --serve on ralph run, ralph
+// chat and a one-shot (the root command), which serve that one project
+// while they work. It comes after the commands it adds the flag to.
 func (c *cli) addServeCommands(root *cobra.Command) {
 	root.AddCommand(c.serveCommand())
+	c.addServeFlag(root)
 	for _, cmd := range root.Commands() {
-		if cmd.Name() == "run" {
+		if cmd.Name() == "run" || cmd.Name() == "chat" {
 			c.addServeFlag(cmd)
 		}
 	}
@@ -82,12 +83,13 @@ func (c *cli) addServeCommands(root *cobra.Command) {
 
 // addServeFlag gives cmd --serve[=ADDR]: before it runs, the web view of
 // its project listens (any free loopback port by default, so two runs
-// never collide) and its URL is printed once on stderr; it stops when the
+// never collide) and its URL is printed once on stderr, before chat's
+// prompt is drawn, so the line does not cut into it; it stops when the
 // command returns.
 func (c *cli) addServeFlag(cmd *cobra.Command) {
 	var addr string
 	fl := cmd.Flags()
-	fl.StringVar(&addr, "serve", "", "serve this project's web view while it runs (ralph serve's pages; any free loopback port, or =ADDR)")
+	fl.StringVar(&addr, "serve", "", "serve this project's web view while it works, to follow and steer it from a browser (ralph serve's pages; any free loopback port, or =ADDR)")
 	fl.Lookup("serve").NoOptDefVal = "127.0.0.1:0"
 	inner := cmd.RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
