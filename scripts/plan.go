@@ -394,6 +394,19 @@ func askPlan(ctx context.Context, face *OneShot, qs *control.Questions, p *proje
 		a, _ := v.(planAnswer)
 		return planAsked{answer: a, terminal: true}, err
 	}
+	// The planning conversation has ended (completed); while its plan
+	// waits for the person the session is live again (waiting_for_input),
+	// so ralph status and ralph serve show it waiting and let it be
+	// answered, and it is put back as it was once answered.
+	was := p.Session.State().Status
+	_ = p.Session.SaveState(func(st *memory.State) { st.Status = memory.StatusRunning })
+	defer func() {
+		_ = p.Session.SaveState(func(st *memory.State) {
+			if st.Status == memory.StatusRunning {
+				st.Status = was
+			}
+		})
+	}()
 	shown := text.StripControls(planMarkdown(p, plan)) +
 		"\nAccept the plan? a (accept), r: WHAT (revise: say what should change), d (drop: the files are put back); e (edit) at the terminal"
 	got, err := qs.Choose(ctx, "plan", shown, []string{"a", "r", "d"}, parsePlanAnswer,
