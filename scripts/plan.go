@@ -39,6 +39,8 @@ plan, in the order ralph run would take it, and asks:
   r  revise it: say what should change ("split task 3", anything)
   e  edit RALPH_TASKS.md in $VISUAL or $EDITOR
   d  drop it: both files are put back byte for byte
+The same question waits for ralph answer (a, d, or "r: what should change")
+and ralph serve's page: the first answer wins, and the terminal says so.
 Without a terminal, in CI, or with --json, the plan is written and printed
 (as JSON with --json) without asking. Exit 1 when the model wrote no plan.`
 
