@@ -129,8 +129,8 @@ func TestBrowserServeApprovalInPage(t *testing.T) {
 		t.Fatalf("the page offers %q", got)
 	}
 	page.Click(`.waiting button[value="y"]`)
-	r.waitFor("answered from another terminal: yes", 20*time.Second)
-	page.WaitText(".steer .answered", "answered #1 yes", 20*time.Second)
+	r.waitFor("answered in ralph serve's page: yes", 20*time.Second)
+	page.WaitText(".steer .answered", "answered #1 yes (ralph serve's page)", 20*time.Second)
 	// The second question arrives in the same page without a reload.
 	page.WaitJS(`(document.querySelector(".waiting .question-text") || {}).textContent?.includes("rm -rf build")`, 20*time.Second)
 	if got := page.Eval(`document.querySelector(".steer .answered")`); got != nil {
@@ -138,7 +138,7 @@ func TestBrowserServeApprovalInPage(t *testing.T) {
 	}
 	page.EvalInto(`document.querySelector(".words input[name=words]").value = "use make clean instead"`, new(string))
 	page.Click(`.words button[value="t"]`)
-	r.waitFor("answered from another terminal: no: use make clean instead", 20*time.Second)
+	r.waitFor("answered in ralph serve's page: no: use make clean instead", 20*time.Second)
 	r.waitFor("All done.", 20*time.Second)
 	r.waitIdle(20*time.Second, nil)
 	if got := strings.TrimSpace(readFile(t, filepath.Join(dir, "ran.txt"))); got != "ran" {
@@ -205,10 +205,10 @@ func TestBrowserServePlanAcceptInPage(t *testing.T) {
 	}
 	page.EvalInto(`document.querySelector(".words input[name=words]").value = "split the cache task in three"`, new(string))
 	page.Click(`.words button[value="r"]`)
-	r.waitFor("answered from another terminal: revise: split the cache task in three", 20*time.Second)
+	r.waitFor("answered in ralph serve's page: revise: split the cache task in three", 20*time.Second)
 	page.WaitText(".waiting .question-text", "expire through the cache", 30*time.Second)
 	page.Click(`.waiting button[value="a"]`)
-	r.waitFor("answered from another terminal: accept", 20*time.Second)
+	r.waitFor("answered in ralph serve's page: accept", 20*time.Second)
 	r.waitFor("start it when you like with: ralph run", 10*time.Second)
 	r.expectExit(0, 20*time.Second)
 	tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md"))

@@ -253,7 +253,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		if !choice.terminal {
 			// The person at the terminal saw the question; they see it
 			// was answered elsewhere.
-			face.Notify(fmt.Sprintf("question #%d answered from another terminal: %s", choice.id, choice.answer))
+			face.Notify(choice.note)
 		}
 		switch choice.answer.key {
 		case "a":
@@ -370,12 +370,13 @@ func parsePlanAnswer(s string) (any, bool) {
 	return nil, false
 }
 
-// planAsked is the answer askPlan got, with the question's number and
-// whether it came from the terminal.
+// planAsked is the answer askPlan got, and whether it came from the
+// terminal.
 type planAsked struct {
 	answer   planAnswer
-	id       int
 	terminal bool
+	// note tells the terminal where an answer given elsewhere came from.
+	note string
 }
 
 // askPlan asks the plan's question at the terminal and, through the
@@ -414,7 +415,7 @@ func askPlan(ctx context.Context, face *OneShot, qs *control.Questions, p *proje
 	got, err := qs.Choose(ctx, "plan", shown, []string{"a", "r", "d"}, parsePlanAnswer,
 		`answer a (accept), r and what should change ("r: split task 3") or d (drop)`, term)
 	a, _ := got.Value.(planAnswer)
-	return planAsked{answer: a, id: got.ID, terminal: got.Terminal}, err
+	return planAsked{answer: a, terminal: got.Terminal, note: got.Note}, err
 }
 
 func isYes(s string) bool {

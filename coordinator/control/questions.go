@@ -75,7 +75,21 @@ type answered struct {
 const (
 	fromTerminal = "the terminal"
 	fromSocket   = "ralph answer"
+	fromPage     = "ralph serve's page"
 )
+
+// FromWeb is Request.From of an answer given in ralph serve's page.
+const FromWeb = "web"
+
+// answeredNote is what the person at the terminal is told of question id
+// answered elsewhere (from: where, as the answered event says it).
+func answeredNote(id int, from string, v any) string {
+	where := "from another terminal"
+	if from == fromPage {
+		where = "in ralph serve's page"
+	}
+	return fmt.Sprintf("question #%d answered %s: %s", id, where, answerWord(v))
+}
 
 // NewQuestions returns the questions of one session. publish sends an
 // event into the run's event stream; notify (nil: nowhere) prints a line
@@ -209,7 +223,16 @@ func (h *Questions) emit(ev coordinator.Event) {
 
 // Answer gives the waiting question an answer from another terminal. id,
 // when not 0, names the question the person saw; any other is left alone.
-func (h *Questions) Answer(id int, text string) Reply {
+func (h *Questions) Answer(id int, text string) Reply { return h.AnswerFrom(id, text, "") }
+
+// AnswerFrom is Answer given where from says (Request.From: "" for ralph
+// answer, FromWeb for ralph serve's page); any other word counts as ralph
+// answer, so a client cannot put its own words into the record.
+func (h *Questions) AnswerFrom(id int, text, from string) Reply {
+	src := fromSocket
+	if from == FromWeb {
+		src = fromPage
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	w := h.wait
@@ -224,7 +247,7 @@ func (h *Questions) Answer(id int, text string) Reply {
 		return Reply{Bad: true, Text: fmt.Sprintf("%q does not answer question #%d: %s", text, w.q.ID, w.retry)}
 	}
 	w.settled = true
-	w.answer <- answered{v: v, from: fromSocket}
+	w.answer <- answered{v: v, from: src}
 	return Done("answered %s to question #%d:\n%s", answerWord(v), w.q.ID, w.q.Text)
 }
 
@@ -276,7 +299,7 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 	if n, ok := a.term.(approval.Noter); ok && got.from != fromTerminal {
 		// The person at the terminal saw the question; they see it was
 		// answered elsewhere.
-		n.Note(fmt.Sprintf("question #%d answered from another terminal: %s", id, answerWord(got.v)), false)
+		n.Note(answeredNote(id, got.from, got.v), false)
 	}
 	ans, _ := got.v.(approval.Answer)
 	return ans, nil
@@ -347,7 +370,7 @@ func (a asker) AskText(ctx context.Context, q workers.UserQuestion) (string, err
 		return "", err
 	}
 	if n, ok := a.term.(approval.Noter); ok && got.from != fromTerminal {
-		n.Note(fmt.Sprintf("question #%d answered from another terminal: %s", id, answerWord(got.v)), false)
+		n.Note(answeredNote(id, got.from, got.v), false)
 	}
 	s, _ := got.v.(string)
 	return s, nil
@@ -360,8 +383,11 @@ type Chosen struct {
 	// ID is the question's number.
 	ID int
 	// Terminal is whether the answer came from the terminal; else it came
-	// from ralph answer (or ralph serve's page, which sends it so).
+	// from ralph answer or ralph serve's page, and Note says which.
 	Terminal bool
+	// Note is what to tell the person at the terminal of an answer given
+	// elsewhere.
+	Note string
 }
 
 // Choose asks a question of kind (a plan's "plan") whose answers are the
@@ -377,5 +403,5 @@ func (h *Questions) Choose(ctx context.Context, kind, text string, answers []str
 	if err != nil {
 		return Chosen{ID: id}, err
 	}
-	return Chosen{Value: got.v, ID: id, Terminal: got.from == fromTerminal}, nil
+	return Chosen{Value: got.v, ID: id, Terminal: got.from == fromTerminal, Note: answeredNote(id, got.from, got.v)}, nil
 }

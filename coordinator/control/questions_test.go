@@ -223,7 +223,8 @@ func TestConfirmer(t *testing.T) {
 // TestChooseRacesTheTerminal: a question of keys (a plan's) waits at the
 // terminal and for ralph answer at once; an answer ralph answer gives,
 // read by the caller's parse, wins, the terminal's question is withdrawn,
-// and the answered event says where the answer came from.
+// and the answered event and the terminal's note say where the answer
+// came from (ralph serve's page here).
 func TestChooseRacesTheTerminal(t *testing.T) {
 	log := &questionLog{}
 	h := NewQuestions(log, log.publish, nil)
@@ -255,13 +256,19 @@ func TestChooseRacesTheTerminal(t *testing.T) {
 	if r := h.Answer(w.ID, "r"); r.OK || !r.Bad {
 		t.Fatalf("r without words: %+v", r)
 	}
-	if r := h.Answer(w.ID, "r: split task 3"); !r.OK {
+	if r := h.AnswerFrom(w.ID, "r: split task 3", FromWeb); !r.OK {
 		t.Fatalf("r with words: %+v", r)
 	}
 	c := <-got
 	<-withdrawn
-	if c.Value != "r: split task 3" || c.Terminal || c.ID != w.ID {
+	if c.Value != "r: split task 3" || c.Terminal || c.ID != w.ID || c.Note != "question #1 answered in ralph serve's page: r: split task 3" {
 		t.Fatalf("chosen %+v", c)
+	}
+	log.mu.Lock()
+	last := log.events[len(log.events)-1]
+	log.mu.Unlock()
+	if last.Type != coordinator.EventAnswered || last.Output != "ralph serve's page" {
+		t.Fatalf("the answered event is %+v", last)
 	}
 	if h.Waiting() != nil {
 		t.Fatal("the question still waits")

@@ -28,7 +28,7 @@ type Target interface {
 // Answerer resolves the question the ralph waits on; *Questions
 // implements it.
 type Answerer interface {
-	Answer(id int, text string) Reply
+	AnswerFrom(id int, text, from string) Reply
 }
 
 // Options configure a Server.
@@ -221,7 +221,7 @@ func (s *Server) serve(c net.Conn) {
 		if s.o.Questions == nil {
 			r = NotDone("this ralph asks no questions")
 		} else {
-			r = s.o.Questions.Answer(req.QuestionID, req.Text)
+			r = s.o.Questions.AnswerFrom(req.QuestionID, req.Text, req.From)
 		}
 	default:
 		r = Reply{Bad: true, Text: fmt.Sprintf("this ralph does not know the request %q (an older ralph?)", req.Op)}

@@ -33,6 +33,9 @@ type Request struct {
 	// QuestionID, when set, is the question an answer is for: it is not
 	// given to any other.
 	QuestionID int `json:"question_id,omitempty"`
+	// From says where an answer was given, for the answered event and the
+	// terminal's notice: "" is ralph answer, FromWeb ralph serve's page.
+	From string `json:"from,omitempty"`
 }
 
 // Reply is the running ralph's answer: one sentence, and whether the

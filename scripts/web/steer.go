@@ -108,7 +108,7 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 		req = control.Request{Op: op, Text: strings.TrimSpace(msg), Urgent: urgent || r.PostFormValue("urgent") != ""}
 	case control.OpAnswer:
 		id, _ := strconv.Atoi(r.PostFormValue("id"))
-		req = control.Request{Op: op, Text: formAnswer(r), QuestionID: id}
+		req = control.Request{Op: op, Text: formAnswer(r), QuestionID: id, From: control.FromWeb}
 	default:
 		http.NotFound(w, r)
 		return
