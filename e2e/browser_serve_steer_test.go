@@ -3,7 +3,9 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -266,5 +268,45 @@ document.getElementById("f").submit();
 	}
 	if done := readFile(t, filepath.Join(dir, "RALPH_TASKS.md")); strings.Count(done, "- [x]") != 3 {
 		t.Fatalf("the run did not finish its tasks:\n%s", done)
+	}
+}
+
+// TestServeFlagOnAOneShot: ralph --serve "task" (a one-shot, without a
+// terminal, waiting for answers) prints its web view's URL once on
+// stderr; the page answers its approval with y, from the page's own
+// origin, and the command runs.
+func TestServeFlagOnAOneShot(t *testing.T) {
+	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	cmd, _, errb := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "--serve", "make ran.txt")
+	printed := printedURL(t, errb.String)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	_ = getPage(t, c, printed)
+	base := strings.SplitN(printed, "/?", 2)[0]
+	link := regexp.MustCompile(`href="(/s/[0-9a-f]+/[^"]+)"`)
+	var path, page string
+	waitFor(t, "the approval on the one-shot's page", 20*time.Second, func() bool {
+		m := link.FindStringSubmatch(getPage(t, c, base+"/"))
+		if m == nil {
+			return false
+		}
+		path, page = m[1], getPage(t, c, base+m[1]+"/steer")
+		return strings.Contains(page, `class="question-text"`)
+	})
+	csrf := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	qid := regexp.MustCompile(`name="id" value="(\d+)"`).FindStringSubmatch(page)
+	if reply := postForm(t, c, base, path+"/answer", url.Values{"csrf": {csrf[1]}, "id": {qid[1]}, "answer": {"y"}}); !strings.Contains(reply, `"ok":true`) {
+		t.Fatalf("y from the page: %s", reply)
+	}
+	if code, _ := exitCode(t, cmd, 30*time.Second); code != 0 {
+		t.Fatalf("the one-shot exited %d\n%s", code, errb.String())
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(dir, "ran.txt"))); got != "ran" {
+		t.Fatalf("ran.txt holds %q: the approved command did not run", got)
+	}
+	if n := strings.Count(errb.String(), "?token="); n != 1 {
+		t.Fatalf("the URL was printed %d times:\n%s", n, errb.String())
 	}
 }
