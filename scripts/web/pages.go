@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strconv"
 
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/spf13/afero"
 	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
@@ -23,8 +25,15 @@ var pages = template.Must(template.ParseFS(assets, "assets/*.html"))
 
 // markdown renders answers with goldmark's defaults, which are what
 // makes them inert: raw HTML is left out (not passed through) and links
-// to javascript:, vbscript: and data: addresses are dropped.
-var markdown = goldmark.New()
+// to javascript:, vbscript: and data: addresses are dropped. Fenced code
+// is highlighted by chroma, the highlighter ralph already links for the
+// terminal (glamour's), with CSS classes rather than style attributes:
+// the pages' Content-Security-Policy refuses inline styles, and
+// style.css colours the classes for light and dark. A language chroma
+// does not know is left plain, escaped as goldmark escapes it.
+var markdown = goldmark.New(goldmark.WithExtensions(highlighting.NewHighlighting(
+	highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+)))
 
 // running is whether session id of the project at root is being worked
 // now, as ralph logs --follow decides it.

@@ -1,5 +1,245 @@
 package web
 
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/view"
+)
+
+// panelData is what a session holds beside its events, as panels.html
+// shows it: read from the session's records and its plan on every
+// request, so a live session's panels and a finished one's come from the
+// same place, the records the HTML report is made from.
+type panelData struct {
+	// Fragment is the address of the panels alone, which panels.js
+	// fetches again when a line that changes them arrives.
+	Fragment string
+	// Plan names the plan the tasks come from; Order are its open tasks
+	// in the order ralph run takes them (report.PlanGraph, as ralph status
+	// --graph prints them), Rest the others, in the plan's order.
+	Plan     string
+	Order    []taskRow
+	Rest     []taskRow
+	Problems []string
+	Nothing  string
+	PlanErr  string
+	// Agents are the child agents the session ran, in the order they
+	// started.
+	Agents []agentRow
+	// Checkpoints are the requests whose checkpoints changed files, newest
+	// first, each with its diff as ralph diff shows it.
+	Checkpoints []checkpoint
+	Decisions   []decisionRow
+	Reviews     []decisionRow
+	Errors      []errorRow
+	Limits      []waitRow
+	Breaker     []waitRow
+}
+
+// taskRow is one task of the plan.
+type taskRow struct {
+	N        int
+	ID       string
+	Title    string
+	Status   string
+	Priority int
+	Depends  string
+}
+
+// agentRow is one child agent's run.
+type agentRow struct {
+	ID, Task, State, Spent string
+	Attempt                int
+}
+
+// decisionRow is a decision or a review's step, in words.
+type decisionRow struct {
+	Time, Kind, Task, Who, Detail, Reason string
+}
+
+// errorRow is one error of the session.
+type errorRow struct {
+	Time, Kind, Where, Message string
+}
+
+// waitRow is a limit waited out or a change of the circuit breaker.
+type waitRow struct {
+	Time, State, Until, Text string
+}
+
+// panelTypes are the event types after which a live page fetches its
+// panels again (panels.js reads them from the section's data-types).
+var panelTypes = []coordinator.EventType{
+	coordinator.EventTaskChanged, coordinator.EventAgentSpawned, coordinator.EventAgentFinished,
+	coordinator.EventFilesChanged, coordinator.EventStateSaved, coordinator.EventDecision,
+	coordinator.EventError, coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventResult,
+}
+
 // addPanels puts into a session page's data what it shows beside its
 // events (panels.html).
-func (s *Server) addPanels(data map[string]any, ref sessionRef) {}
+func (s *Server) addPanels(data map[string]any, ref sessionRef) {
+	s.putPanels(context.Background(), data, ref)
+}
+
+// putPanels puts the panels and the event types that change them into
+// data.
+func (s *Server) putPanels(ctx context.Context, data map[string]any, ref sessionRef) {
+	data["Panels"] = s.panelsOf(ctx, ref)
+	types := make([]string, len(panelTypes))
+	for i, t := range panelTypes {
+		types[i] = string(t)
+	}
+	data["PanelTypes"] = strings.Join(types, " ")
+}
+
+// panels serves the panels alone: the fragment panels.js puts in place of
+// the page's when a line that changes them arrives.
+func (s *Server) panels(w http.ResponseWriter, r *http.Request) {
+	ref, ok := s.find(r)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	data := map[string]any{"S": ref}
+	s.putPanels(r.Context(), data, ref)
+	s.render(w, "panels", data)
+}
+
+// panelsOf reads what the panels show. A part that cannot be read is
+// left out (or, for the plan, says why): the rest of the page still
+// serves.
+func (s *Server) panelsOf(ctx context.Context, ref sessionRef) panelData {
+	p := panelData{Fragment: "/s/" + ref.Key + "/" + ref.ID + "/panels"}
+	recs, err := report.Load(s.o.Fs, ref.Project, ref.ID)
+	if err != nil {
+		recs = report.SessionRecords{}
+	}
+	plan := ""
+	if recs.State.Run != nil {
+		plan = recs.State.Run.Plan
+	}
+	p.addTasks(s, ref.Project, plan)
+	for _, a := range recs.Timeline.Agents {
+		p.Agents = append(p.Agents, agentOf(a))
+	}
+	p.Checkpoints = checkpointsOf(ctx, s.o.Fs, ref.Project, ref.ID)
+	for _, d := range recs.Decision {
+		row := decisionOf(d)
+		if strings.HasPrefix(d.Kind, "review_") {
+			p.Reviews = append(p.Reviews, row)
+		} else {
+			p.Decisions = append(p.Decisions, row)
+		}
+	}
+	for _, e := range recs.Errors {
+		where := e.ToolName
+		if e.Turn > 0 {
+			where = strings.TrimSpace(fmt.Sprintf("%s step %d", where, e.Turn))
+		}
+		p.Errors = append(p.Errors, errorRow{Time: clock(e.Time), Kind: e.Kind, Where: where, Message: text.StripControls(e.Message)})
+	}
+	for _, ev := range recs.Events {
+		switch ev.Type {
+		case coordinator.EventLimitWait:
+			p.Limits = append(p.Limits, waitOf(ev))
+		case coordinator.EventBreaker:
+			p.Breaker = append(p.Breaker, waitOf(ev))
+		}
+	}
+	return p
+}
+
+// addTasks reads the plan's graph: its open tasks in the order ralph
+// takes them, then the rest.
+func (p *panelData) addTasks(s *Server, root, plan string) {
+	p.Plan = plan
+	if p.Plan == "" {
+		p.Plan = memory.TasksFile
+	}
+	g, err := report.PlanGraph(s.o.Fs, root, plan)
+	if err != nil {
+		p.PlanErr = text.StripControls(err.Error())
+		return
+	}
+	state := map[string]memory.Task{}
+	for _, t := range g.Tasks {
+		state[t.ID] = t
+	}
+	ordered := map[string]bool{}
+	for i, st := range g.Order {
+		ordered[st.ID] = true
+		p.Order = append(p.Order, taskRow{N: i + 1, ID: st.ID, Title: text.StripControls(st.Title), Status: string(state[st.ID].State),
+			Priority: st.Priority, Depends: strings.Join(st.Depends, ", ")})
+	}
+	for _, t := range g.Tasks {
+		if !ordered[t.ID] {
+			p.Rest = append(p.Rest, taskRow{ID: t.ID, Title: text.StripControls(t.Title), Status: string(t.State),
+				Priority: t.Priority, Depends: strings.Join(t.Depends, ", ")})
+		}
+	}
+	p.Problems = g.Problems
+	if len(g.Order) == 0 && len(g.Tasks) > 0 {
+		p.Nothing = g.NothingToStart()
+	}
+}
+
+func agentOf(a report.AgentSpan) agentRow {
+	r := agentRow{ID: a.ID, Task: a.Task, Attempt: a.Attempt, State: "running"}
+	switch {
+	case a.Failed:
+		r.State = "failed"
+	case !a.End.IsZero():
+		r.State = "finished"
+	}
+	if n := a.InputTokens + a.OutputTokens; n > 0 {
+		r.Spent = view.Count(n) + " tokens"
+	}
+	if a.CostUSD != nil && *a.CostUSD > 0 {
+		r.Spent += fmt.Sprintf(" · $%.2f", *a.CostUSD)
+	}
+	return r
+}
+
+func decisionOf(d memory.DecisionRecord) decisionRow {
+	who := ""
+	switch {
+	case d.By == memory.DecidedByPerson:
+		who = "the person"
+	case d.By == memory.DecidedByAgent && d.Agent != "":
+		who = "agent " + d.Agent
+	case d.By == memory.DecidedByAgent:
+		who = "the agent"
+	}
+	return decisionRow{Time: clock(d.Time), Kind: d.Kind, Task: d.Task, Who: who,
+		Detail: text.StripControls(d.Detail), Reason: text.StripControls(d.Reason)}
+}
+
+func waitOf(ev coordinator.Event) waitRow {
+	r := waitRow{Time: clock(ev.Time), State: ev.State, Text: text.StripControls(ev.Text)}
+	if !ev.Until.IsZero() {
+		r.Until = clock(ev.Until)
+	}
+	if r.Text == "" {
+		if l, ok := view.EventLine(ev); ok {
+			r.Text = l.Text
+		}
+	}
+	return r
+}
+
+// clock is a time as the panels show it: the local time of day, which is
+// what a person watching a run compares with.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Local().Format("15:04:05")
+}
