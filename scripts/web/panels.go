@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,13 +87,13 @@ var panelTypes = []coordinator.EventType{
 // addPanels puts into a session page's data what it shows beside its
 // events (panels.html).
 func (s *Server) addPanels(data map[string]any, ref sessionRef) {
-	s.putPanels(context.Background(), data, ref)
+	s.putPanels(context.Background(), data, ref, 0)
 }
 
-// putPanels puts the panels and the event types that change them into
-// data.
-func (s *Server) putPanels(ctx context.Context, data map[string]any, ref sessionRef) {
-	data["Panels"] = s.panelsOf(ctx, ref)
+// putPanels puts the panels, read once the records hold upto events, and
+// the event types that change them into data.
+func (s *Server) putPanels(ctx context.Context, data map[string]any, ref sessionRef, upto int) {
+	data["Panels"] = s.panelsOf(ctx, ref, upto)
 	types := make([]string, len(panelTypes))
 	for i, t := range panelTypes {
 		types[i] = string(t)
@@ -108,27 +109,41 @@ func (s *Server) panels(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	upto, _ := strconv.Atoi(r.URL.Query().Get("upto"))
 	data := map[string]any{"S": ref}
-	s.putPanels(r.Context(), data, ref)
+	s.putPanels(r.Context(), data, ref, upto)
 	s.render(w, "panels", data)
 }
 
+// recordWait bounds how long the panels wait for the records to hold the
+// event that asked for them.
+const recordWait = 2 * time.Second
+
 // panelsOf reads what the panels show. A part that cannot be read is
 // left out (or, for the plan, says why): the rest of the page still
-// serves.
-func (s *Server) panelsOf(ctx context.Context, ref sessionRef) panelData {
+// serves. upto is the number of the event a live page saw (its SSE id):
+// the stream may bring it before the recorder has written it to
+// events.jsonl, so the records are read again, for a moment, until they
+// hold it.
+func (s *Server) panelsOf(ctx context.Context, ref sessionRef, upto int) panelData {
 	p := panelData{Fragment: "/s/" + ref.Key + "/" + ref.ID + "/panels"}
-	recs, err := report.Load(s.o.Fs, ref.Project, ref.ID)
-	if err != nil {
-		recs = report.SessionRecords{}
-	}
+	recs := s.records(ctx, ref, upto)
 	plan := ""
 	if recs.State.Run != nil {
 		plan = recs.State.Run.Plan
 	}
 	p.addTasks(s, ref.Project, plan)
+	// The timeline closes the spans of agents that never finished at the
+	// record's end; whether they still run is the events' and the
+	// session's to say.
+	finished := map[string]bool{}
+	for _, ev := range recs.Events {
+		if ev.Type == coordinator.EventAgentFinished {
+			finished[ev.AgentID] = true
+		}
+	}
 	for _, a := range recs.Timeline.Agents {
-		p.Agents = append(p.Agents, agentOf(a))
+		p.Agents = append(p.Agents, agentOf(a, finished[a.ID], ref.Live))
 	}
 	p.Checkpoints = checkpointsOf(ctx, s.o.Fs, ref.Project, ref.ID)
 	for _, d := range recs.Decision {
@@ -155,6 +170,26 @@ func (s *Server) panelsOf(ctx context.Context, ref sessionRef) panelData {
 		}
 	}
 	return p
+}
+
+// records are the session's records once they hold upto events, or as
+// they are after recordWait.
+func (s *Server) records(ctx context.Context, ref sessionRef, upto int) report.SessionRecords {
+	deadline := time.Now().Add(recordWait)
+	for {
+		recs, err := report.Load(s.o.Fs, ref.Project, ref.ID)
+		if err != nil {
+			recs = report.SessionRecords{}
+		}
+		if len(recs.Events) >= upto || time.Now().After(deadline) {
+			return recs
+		}
+		select {
+		case <-ctx.Done():
+			return recs
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
 }
 
 // addTasks reads the plan's graph: its open tasks in the order ralph
@@ -191,19 +226,23 @@ func (p *panelData) addTasks(s *Server, root, plan string) {
 	}
 }
 
-func agentOf(a report.AgentSpan) agentRow {
-	r := agentRow{ID: a.ID, Task: a.Task, Attempt: a.Attempt, State: "running"}
+// agentOf is an agent's row: failed or finished when it said so, else
+// running while the session runs, and stopped with it.
+func agentOf(a report.AgentSpan, finished, live bool) agentRow {
+	r := agentRow{ID: a.ID, Task: a.Task, Attempt: a.Attempt, State: "stopped"}
 	switch {
-	case a.Failed:
+	case finished && a.Failed:
 		r.State = "failed"
-	case !a.End.IsZero():
+	case finished:
 		r.State = "finished"
+	case live:
+		r.State = "running"
 	}
 	if n := a.InputTokens + a.OutputTokens; n > 0 {
 		r.Spent = view.Count(n) + " tokens"
 	}
 	if a.CostUSD != nil && *a.CostUSD > 0 {
-		r.Spent += fmt.Sprintf(" · $%.2f", *a.CostUSD)
+		r.Spent += " · " + view.Money(a.CostUSD)
 	}
 	return r
 }

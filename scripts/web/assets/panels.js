@@ -4,19 +4,22 @@
 // timer: the event stream says when. Without JavaScript the page shows
 // them as served.
 (function () {
-  var busy = false, again = false;
+  var busy = false, again = false, upto = 0;
   function refresh() {
     var panels = document.getElementById("panels");
     if (!panels) return;
     if (busy) { again = true; return; }
     busy = true;
-    // Which checkpoints a person opened or closed stays so.
+    // A checkpoint a person opened or closed stays so; the others are
+    // as the server serves them (the newest open).
     var open = {};
-    panels.querySelectorAll("details.checkpoint").forEach(function (d) {
+    panels.querySelectorAll("details.checkpoint[data-touched]").forEach(function (d) {
       var c = d.querySelector(".cmd");
       if (c) open[c.textContent] = d.open;
     });
-    fetch(panels.dataset.fragment, { credentials: "same-origin", headers: { Accept: "text/html" } })
+    // upto: the server waits, a moment at most, for its records to hold
+    // the line that asked, which the stream may bring first.
+    fetch(panels.dataset.fragment + "?upto=" + upto, { credentials: "same-origin", headers: { Accept: "text/html" } })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(new Error("panels: " + r.status)); })
       .then(function (html) {
         // The fragment is the server's own template, every string in it
@@ -28,7 +31,10 @@
         if (!fresh || !now) return;
         fresh.querySelectorAll("details.checkpoint").forEach(function (d) {
           var c = d.querySelector(".cmd");
-          if (c && c.textContent in open) d.open = open[c.textContent];
+          if (c && c.textContent in open) {
+            d.open = open[c.textContent];
+            d.dataset.touched = "";
+          }
         });
         now.replaceWith(fresh);
         document.dispatchEvent(new CustomEvent("ralph-panels"));
@@ -39,10 +45,15 @@
         if (again) { again = false; refresh(); }
       });
   }
+  document.addEventListener("click", function (e) {
+    var s = e.target.closest && e.target.closest("#panels details.checkpoint > summary");
+    if (s) s.parentNode.dataset.touched = "";
+  });
   document.addEventListener("ralph-line", function (e) {
     var panels = document.getElementById("panels");
     if (!panels || !e.detail) return;
     var types = (panels.dataset.types || "").split(" ");
+    if (e.detail.id > upto) upto = e.detail.id;
     if (types.indexOf(e.detail.type) >= 0) refresh();
   });
 })();
