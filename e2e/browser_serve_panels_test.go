@@ -75,8 +75,8 @@ func TestBrowserServeCheckpointDiffEqualsRalphDiff(t *testing.T) {
 	page.WaitJS(`document.querySelector("#panels details.checkpoint pre.diff") !== null`, 20*time.Second)
 	var shown struct {
 		Command, Diff, What string
-		Files              []string
-		Classes            []string
+		Files               []string
+		Classes             []string
 	}
 	page.EvalInto(`(() => {
 		const c = document.querySelector("#panels details.checkpoint");
