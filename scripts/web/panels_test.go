@@ -157,13 +157,18 @@ func TestPanelsDiffIsTextAndClassed(t *testing.T) {
 // highlighted by chroma with classes, never a style attribute (the CSP
 // refuses inline styles), and what the code holds stays text.
 func TestAnswerCodeIsHighlightedWithClasses(t *testing.T) {
-	md := "```go\nfunc main() { println(\"<script>alert(1)</script>\") }\n```\n\n```nosuchlanguage\n<img src=x onerror=alert(2)>\n```\n\n" + hostile
+	// The second block asks for a highlighted line and line numbers in a
+	// table, which chroma styles inline unless it uses classes.
+	md := "```go\nfunc main() { println(\"<script>alert(1)</script>\") }\n```\n\n" +
+		"```python {hl_lines=[1] linenos=table}\nprint('<script>')\nx = 1\n```\n\n" +
+		"```nosuchlanguage\n<img src=x onerror=alert(2)>\n```\n\n" + hostile
 	x, ok := eventRow(1, coordinator.Event{Type: coordinator.EventAssistant, Text: md})
 	if !ok {
 		t.Fatal("no row")
 	}
 	html := string(x.HTML)
-	if !strings.Contains(html, `<pre class="chroma">`) || !strings.Contains(html, `<span class="kd">func</span>`) {
+	if !strings.Contains(html, `<pre class="chroma">`) || !strings.Contains(html, `<span class="kd">func</span>`) ||
+		!strings.Contains(html, `class="line hl"`) || !strings.Contains(html, `class="lntable"`) {
 		t.Errorf("the Go code is not highlighted with classes:\n%s", html)
 	}
 	if strings.Contains(html, "style=") {
