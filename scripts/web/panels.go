@@ -32,6 +32,9 @@ type panelData struct {
 	Problems []string
 	Nothing  string
 	PlanErr  string
+	// Worked are the tasks the session worked on, from its own records
+	// (as its report lists them), whatever the plan says today.
+	Worked []workedRow
 	// Agents are the child agents the session ran, in the order they
 	// started.
 	Agents []agentRow
@@ -53,6 +56,13 @@ type taskRow struct {
 	Status   string
 	Priority int
 	Depends  string
+}
+
+// workedRow is one task the session worked on: how it ended, in how many
+// attempts, what it took.
+type workedRow struct {
+	ID, Title, State, Took string
+	Attempts               int
 }
 
 // agentRow is one child agent's run.
@@ -133,6 +143,16 @@ func (s *Server) panelsOf(ctx context.Context, ref sessionRef, upto int) panelDa
 		plan = recs.State.Run.Plan
 	}
 	p.addTasks(s, ref.Project, plan)
+	for _, t := range recs.Timeline.Tasks {
+		w := workedRow{ID: t.ID, Title: text.StripControls(t.Title), State: t.State, Attempts: len(t.Attempts)}
+		if t.DurationMS > 0 {
+			w.Took = view.Duration(time.Duration(t.DurationMS) * time.Millisecond)
+		}
+		if t.CostUSD != nil && *t.CostUSD > 0 {
+			w.Took = strings.TrimPrefix(w.Took+" · "+view.Money(t.CostUSD), " · ")
+		}
+		p.Worked = append(p.Worked, w)
+	}
 	// The timeline closes the spans of agents that never finished at the
 	// record's end; whether they still run is the events' and the
 	// session's to say.
