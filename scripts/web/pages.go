@@ -3,8 +3,10 @@ package web
 import (
 	"bytes"
 	"html/template"
+	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/spf13/afero"
@@ -20,8 +22,22 @@ import (
 
 // pages are the html/template pages: every value is escaped for where
 // it stands, so a model's `<script>` in a line, a file name or a command
-// is text.
-var pages = template.Must(template.ParseFS(assets, "assets/*.html"))
+// is text. They are parsed on first use, not at every start of ralph
+// (docs/development.md, "Start-up budget"), which parsing them in
+// package init cost (~0.5 ms).
+var pages lazyPages
+
+// lazyPages parses the pages the first time one is executed.
+type lazyPages struct{}
+
+var parsedPages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(assets, "assets/*.html"))
+})
+
+// ExecuteTemplate executes the page or template name with data into w.
+func (lazyPages) ExecuteTemplate(w io.Writer, name string, data any) error {
+	return parsedPages().ExecuteTemplate(w, name, data)
+}
 
 // markdown renders answers with goldmark's defaults, which are what
 // makes them inert: raw HTML is left out (not passed through) and links
@@ -30,10 +46,14 @@ var pages = template.Must(template.ParseFS(assets, "assets/*.html"))
 // terminal (glamour's), with CSS classes rather than style attributes:
 // the pages' Content-Security-Policy refuses inline styles, and
 // style.css colours the classes for light and dark. A language chroma
-// does not know is left plain, escaped as goldmark escapes it.
-var markdown = goldmark.New(goldmark.WithExtensions(highlighting.NewHighlighting(
-	highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
-)))
+// does not know is left plain, escaped as goldmark escapes it. It is made
+// on first use, not at every start of ralph (docs/development.md,
+// "Start-up budget").
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(highlighting.NewHighlighting(
+		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+	)))
+})
 
 // running is whether session id of the project at root is being worked
 // now, as ralph logs --follow decides it.
@@ -55,7 +75,7 @@ type row struct {
 func eventRow(id int, ev coordinator.Event) (row, bool) {
 	if ev.Type == coordinator.EventAssistant && ev.Text != "" {
 		var b bytes.Buffer
-		if err := markdown.Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
+		if err := markdown().Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
 			return row{ID: id, Type: ev.Type, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
 		}
 	}
