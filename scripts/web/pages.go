@@ -112,7 +112,9 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rows []row
+	var evs []coordinator.Event
 	last, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev coordinator.Event) {
+		evs = append(evs, ev)
 		if x, ok := eventRow(n, ev); ok {
 			rows = append(rows, x)
 		}
@@ -123,7 +125,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	}
 	data := map[string]any{"S": ref, "Rows": rows, "Last": strconv.Itoa(last), "Reply": r.URL.Query().Get("reply")}
 	s.addSteer(data, ref)
-	s.addPanels(data, ref)
+	s.addPanels(data, ref, evs)
 	s.addFleet(data, ref)
 	s.render(w, "session.html", data)
 }

@@ -95,15 +95,20 @@ var panelTypes = []coordinator.EventType{
 }
 
 // addPanels puts into a session page's data what it shows beside its
-// events (panels.html).
-func (s *Server) addPanels(data map[string]any, ref sessionRef) {
-	s.putPanels(context.Background(), data, ref, 0)
+// events (panels.html); evs are the events the page read, so a long
+// session's events are not parsed twice.
+func (s *Server) addPanels(data map[string]any, ref sessionRef, evs []coordinator.Event) {
+	recs, err := report.RecordsOf(s.o.Fs, ref.Project, ref.ID, evs)
+	if err != nil {
+		recs = report.SessionRecords{Events: evs}
+	}
+	s.putPanels(context.Background(), data, ref, recs)
 }
 
-// putPanels puts the panels, read once the records hold upto events, and
-// the event types that change them into data.
-func (s *Server) putPanels(ctx context.Context, data map[string]any, ref sessionRef, upto int) {
-	data["Panels"] = s.panelsOf(ctx, ref, upto)
+// putPanels puts the panels made of recs and the event types that change
+// them into data.
+func (s *Server) putPanels(ctx context.Context, data map[string]any, ref sessionRef, recs report.SessionRecords) {
+	data["Panels"] = s.panelsOf(ctx, ref, recs)
 	types := make([]string, len(panelTypes))
 	for i, t := range panelTypes {
 		types[i] = string(t)
@@ -121,7 +126,7 @@ func (s *Server) panels(w http.ResponseWriter, r *http.Request) {
 	}
 	upto, _ := strconv.Atoi(r.URL.Query().Get("upto"))
 	data := map[string]any{"S": ref}
-	s.putPanels(r.Context(), data, ref, upto)
+	s.putPanels(r.Context(), data, ref, s.records(r.Context(), ref, upto))
 	s.render(w, "panels", data)
 }
 
@@ -129,15 +134,11 @@ func (s *Server) panels(w http.ResponseWriter, r *http.Request) {
 // event that asked for them.
 const recordWait = 2 * time.Second
 
-// panelsOf reads what the panels show. A part that cannot be read is
-// left out (or, for the plan, says why): the rest of the page still
-// serves. upto is the number of the event a live page saw (its SSE id):
-// the stream may bring it before the recorder has written it to
-// events.jsonl, so the records are read again, for a moment, until they
-// hold it.
-func (s *Server) panelsOf(ctx context.Context, ref sessionRef, upto int) panelData {
+// panelsOf is what the panels show of recs, the plan and the
+// checkpoints. A part that cannot be read is left out (or, for the plan,
+// says why): the rest of the page still serves.
+func (s *Server) panelsOf(ctx context.Context, ref sessionRef, recs report.SessionRecords) panelData {
 	p := panelData{Fragment: "/s/" + ref.Key + "/" + ref.ID + "/panels"}
-	recs := s.records(ctx, ref, upto)
 	plan := ""
 	if recs.State.Run != nil {
 		plan = recs.State.Run.Plan
@@ -192,21 +193,26 @@ func (s *Server) panelsOf(ctx context.Context, ref sessionRef, upto int) panelDa
 	return p
 }
 
-// records are the session's records once they hold upto events, or as
-// they are after recordWait.
+// records are the session's records once its events.jsonl holds upto
+// events, or as they are after recordWait. upto is the number of the
+// event a live page saw (its SSE id): the stream may bring it before the
+// recorder has written it, so the records are read again, for a moment,
+// until they hold it.
 func (s *Server) records(ctx context.Context, ref sessionRef, upto int) report.SessionRecords {
 	deadline := time.Now().Add(recordWait)
 	for {
-		recs, err := report.Load(s.o.Fs, ref.Project, ref.ID)
-		if err != nil {
-			recs = report.SessionRecords{}
-		}
-		if len(recs.Events) >= upto || time.Now().After(deadline) {
+		var evs []coordinator.Event
+		n, _ := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(_ int, ev coordinator.Event) { evs = append(evs, ev) })
+		if n >= upto || time.Now().After(deadline) {
+			recs, err := report.RecordsOf(s.o.Fs, ref.Project, ref.ID, evs)
+			if err != nil {
+				recs = report.SessionRecords{Events: evs}
+			}
 			return recs
 		}
 		select {
 		case <-ctx.Done():
-			return recs
+			return report.SessionRecords{Events: evs}
 		case <-time.After(25 * time.Millisecond):
 		}
 	}

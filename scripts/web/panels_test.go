@@ -62,7 +62,7 @@ func panelsFixture(t *testing.T) (*Server, sessionRef) {
 func renderPanels(t *testing.T, s *Server, ref sessionRef, p *panelData) string {
 	t.Helper()
 	data := map[string]any{"S": ref}
-	s.putPanels(context.Background(), data, ref, 0)
+	s.putPanels(context.Background(), data, ref, s.records(context.Background(), ref, 0))
 	if p != nil {
 		data["Panels"] = *p
 	}
@@ -112,7 +112,7 @@ func TestPanelsRenderModelStringsAsText(t *testing.T) {
 // after them.
 func TestPanelsTaskOrderIsTheGraphs(t *testing.T) {
 	s, ref := panelsFixture(t)
-	p := s.panelsOf(context.Background(), ref, 0)
+	p := s.panelsOf(context.Background(), ref, s.records(context.Background(), ref, 0))
 	var got []string
 	for _, r := range p.Order {
 		got = append(got, r.ID+":"+r.Status)
@@ -135,7 +135,7 @@ func TestPanelsDiffIsTextAndClassed(t *testing.T) {
 	s, ref := panelsFixture(t)
 	name := `<script>alert(4)</script><img src=x onerror=alert(5)>.go`
 	patch := "diff --git a/" + name + " b/" + name + "\n@@ -1 +1 @@\n-old " + hostile + "\n+new\n ctx\n"
-	p := s.panelsOf(context.Background(), ref, 0)
+	p := s.panelsOf(context.Background(), ref, s.records(context.Background(), ref, 0))
 	p.Checkpoints = []checkpoint{{What: "request 1", Command: "ralph diff s1 --request 1", Files: []string{name}, Lines: diffLines(patch)}}
 	html := renderPanels(t, s, ref, &p)
 	assertInert(t, html)
