@@ -24,6 +24,7 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 		_ = cmd.Flags().MarkHidden("turn")
 		cmd.Flags().StringVar(&sel.Task, "task", "", "the changes of every attempt at the task with this id")
 		if whole {
+			cmd.Flags().IntVar(&sel.Request, "request", 0, "every step of the request that began at session turn N (as ralph serve's checkpoints show it)")
 			cmd.Flags().BoolVar(&sel.Session, "session", false, "everything the session changed")
 		}
 	}

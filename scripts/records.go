@@ -444,69 +444,33 @@ func (r Records) writeJSON(v any) error {
 	return enc.Encode(v)
 }
 
-// nothingToStart says why ralph run would take no task: every one is
-// done (a finished list is not a stuck one), or none of the rest can start.
-func nothingToStart(tasks []memory.Task) string {
-	done := 0
-	for _, t := range tasks {
-		if t.State == memory.TaskDone {
-			done++
-		}
-	}
-	switch {
-	case done == 0 || done < len(tasks):
-		return "No open task can start."
-	case done == 1:
-		return "The one task is done; nothing is left to start."
-	}
-	return fmt.Sprintf("All %d tasks are done; nothing is left to start.", done)
-}
-
-// graphStep is one task of `ralph status --graph`, in the order ralph
-// would take it.
-type graphStep struct {
-	ID       string   `json:"id"`
-	Title    string   `json:"title"`
-	Priority int      `json:"priority"`
-	Depends  []string `json:"depends,omitempty"`
-}
-
 // StatusGraph prints the order in which ralph run would take the open
 // tasks (each done at its first attempt): most urgent first, and among
 // equals the one that unblocks the most; then what keeps other tasks from
-// ever starting.
+// ever starting. report.PlanGraph orders them, for ralph serve's pages too.
 func (r Records) StatusGraph(plan string) error {
-	tr, err := memory.OpenTracker(r.Fs, r.Root, plan)
+	g, err := report.PlanGraph(r.Fs, r.Root, plan)
 	if err != nil {
 		return err
 	}
-	tf, err := tr.Load()
-	if err != nil {
-		return err
-	}
-	var order []graphStep
-	for _, t := range tf.Order() {
-		order = append(order, graphStep{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends})
-	}
-	problems := tf.GraphProblems()
 	if r.JSON {
 		return r.writeJSON(struct {
-			Order    []graphStep `json:"order"`
-			Problems []string    `json:"problems"`
-		}{order, problems})
+			Order    []report.GraphStep `json:"order"`
+			Problems []string           `json:"problems"`
+		}{g.Order, g.Problems})
 	}
 	var b strings.Builder
-	if len(order) == 0 {
-		b.WriteString(nothingToStart(tf.Tasks()) + "\n")
+	if len(g.Order) == 0 {
+		b.WriteString(g.NothingToStart() + "\n")
 	}
-	for i, s := range order {
+	for i, s := range g.Order {
 		fmt.Fprintf(&b, "%3d. %s  %s (priority %d", i+1, s.ID, s.Title, s.Priority)
 		if len(s.Depends) > 0 {
 			fmt.Fprintf(&b, ", after %s", strings.Join(s.Depends, ", "))
 		}
 		b.WriteString(")\n")
 	}
-	for _, p := range problems {
+	for _, p := range g.Problems {
 		b.WriteString("! " + p + "\n")
 	}
 	fmt.Fprint(r.Out, text.StripControls(b.String()))

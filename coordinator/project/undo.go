@@ -30,7 +30,11 @@ var ErrNothingToShow = errors.New("nothing to show")
 // took (the zero value), one step N, every attempt of a task, or (diff
 // only) the whole session.
 type Selection struct {
-	Step    int
+	Step int
+	// Request selects every step of one request of the person, named by
+	// the session turn it began at (diff --request, and ralph serve's
+	// checkpoints, one diff a request).
+	Request int
 	Task    string
 	Session bool
 	// Skipped (undo --skipped) selects the files the latest undo skipped,
@@ -120,6 +124,13 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection, nothing error
 			}
 		}
 		c.What = "task " + sel.Task
+	case sel.Request > 0:
+		for _, e := range log {
+			if e.Kind == git.KindTurn && e.Request == sel.Request {
+				picked = append(picked, e)
+			}
+		}
+		c.What = fmt.Sprintf("request %d", sel.Request)
 	case sel.Step > 0:
 		for _, e := range log {
 			if e.Kind == git.KindTurn && e.Turn == sel.Step {

@@ -97,6 +97,24 @@ func Load(fs afero.Fs, root, id string) (SessionRecords, error) {
 	if err != nil {
 		return SessionRecords{}, err
 	}
+	r, err := recordsFrom(fs, root, id, evs, decs)
+	r.Analysis = a
+	return r, err
+}
+
+// RecordsOf is what Load reads but the analysis, from the session's
+// events already read (ralph serve's session page, which shows them).
+func RecordsOf(fs afero.Fs, root, id string, evs []coordinator.Event) (SessionRecords, error) {
+	decs, _, err := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath(root, id, memory.DecisionsLog))
+	if err != nil {
+		return SessionRecords{}, err
+	}
+	return recordsFrom(fs, root, id, evs, decs)
+}
+
+// recordsFrom completes a session's records from its events and
+// decisions.
+func recordsFrom(fs afero.Fs, root, id string, evs []coordinator.Event, decs []memory.DecisionRecord) (SessionRecords, error) {
 	st, _ := memory.LoadSessionState(fs, root, id)
 	errs, _, err := memory.ReadJSONL[memory.ErrorRecord](fs, memory.LogPath(root, id, memory.ErrorsLog))
 	if err != nil {
@@ -105,7 +123,7 @@ func Load(fs afero.Fs, root, id string) (SessionRecords, error) {
 	if len(errs) == 0 {
 		errs = errorsFromEvents(evs)
 	}
-	return SessionRecords{Analysis: a, State: st, Events: evs, Timeline: BuildTimeline(evs, st), Errors: errs, Decision: decs}, nil
+	return SessionRecords{State: st, Events: evs, Timeline: BuildTimeline(evs, st), Errors: errs, Decision: decs}, nil
 }
 
 // errorsFromEvents stands in for errors.jsonl in sessions recorded before

@@ -3,11 +3,15 @@ package web
 import (
 	"bytes"
 	"html/template"
+	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/spf13/afero"
 	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
@@ -18,13 +22,38 @@ import (
 
 // pages are the html/template pages: every value is escaped for where
 // it stands, so a model's `<script>` in a line, a file name or a command
-// is text.
-var pages = template.Must(template.ParseFS(assets, "assets/*.html"))
+// is text. They are parsed on first use, not at every start of ralph
+// (docs/development.md, "Start-up budget"), which parsing them in
+// package init cost (~0.5 ms).
+var pages lazyPages
+
+// lazyPages parses the pages the first time one is executed.
+type lazyPages struct{}
+
+var parsedPages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(assets, "assets/*.html"))
+})
+
+// ExecuteTemplate executes the page or template name with data into w.
+func (lazyPages) ExecuteTemplate(w io.Writer, name string, data any) error {
+	return parsedPages().ExecuteTemplate(w, name, data)
+}
 
 // markdown renders answers with goldmark's defaults, which are what
 // makes them inert: raw HTML is left out (not passed through) and links
-// to javascript:, vbscript: and data: addresses are dropped.
-var markdown = goldmark.New()
+// to javascript:, vbscript: and data: addresses are dropped. Fenced code
+// is highlighted by chroma, the highlighter ralph already links for the
+// terminal (glamour's), with CSS classes rather than style attributes:
+// the pages' Content-Security-Policy refuses inline styles, and
+// style.css colours the classes for light and dark. A language chroma
+// does not know is left plain, escaped as goldmark escapes it. It is made
+// on first use, not at every start of ralph (docs/development.md,
+// "Start-up budget").
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(highlighting.NewHighlighting(
+		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
+	)))
+})
 
 // running is whether session id of the project at root is being worked
 // now, as ralph logs --follow decides it.
@@ -46,7 +75,7 @@ type row struct {
 func eventRow(id int, ev coordinator.Event) (row, bool) {
 	if ev.Type == coordinator.EventAssistant && ev.Text != "" {
 		var b bytes.Buffer
-		if err := markdown.Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
+		if err := markdown().Convert([]byte(text.StripControls(ev.Text)), &b); err == nil {
 			return row{ID: id, Type: ev.Type, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
 		}
 	}
@@ -83,7 +112,9 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rows []row
+	var evs []coordinator.Event
 	last, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev coordinator.Event) {
+		evs = append(evs, ev)
 		if x, ok := eventRow(n, ev); ok {
 			rows = append(rows, x)
 		}
@@ -94,7 +125,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	}
 	data := map[string]any{"S": ref, "Rows": rows, "Last": strconv.Itoa(last), "Reply": r.URL.Query().Get("reply")}
 	s.addSteer(data, ref)
-	s.addPanels(data, ref)
+	s.addPanels(data, ref, evs)
 	s.addFleet(data, ref)
 	s.render(w, "session.html", data)
 }

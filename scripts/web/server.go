@@ -80,6 +80,7 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("GET /s/{project}/{session}", s.session)
 	mux.HandleFunc("GET /s/{project}/{session}/events", s.events)
 	mux.HandleFunc("GET /s/{project}/{session}/steer", s.steerPart)
+	mux.HandleFunc("GET /s/{project}/{session}/panels", s.panels)
 	mux.HandleFunc("POST /s/{project}/{session}/{op}", s.steer)
 	s.handler = g.wrap(mux)
 	return s, nil
