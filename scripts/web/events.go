@@ -41,6 +41,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	// A dropped page comes back within a second (the browser's default
+	// is several), asking from the last id it had.
+	fmt.Fprint(w, "retry: 1000\n\n")
 	n := 0
 	send := func(ev coordinator.Event) {
 		if ev.Type == coordinator.EventTextDelta || ev.Type == coordinator.EventThinkingDelta {

@@ -1,0 +1,259 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/e2e/browser"
+)
+
+// slowRunModel is taskChildModel taking delay before each answer and
+// streaming it in small chunks, so a run of a few tasks emits its events
+// over seconds: long enough for a page to follow it.
+func slowRunModel(t *testing.T, delayMS int) *fakemodel.Server {
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		resp := taskChildModel()(r)
+		resp.DelayMS, resp.ChunkSize, resp.ChunkDelayMS = delayMS, 2, 5
+		return resp
+	})
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// openSessionPage opens the index at printed (ralph serve's URL, token
+// included, or the same through a proxy) and then the page of session id
+// in another tab of the same browser.
+func openSessionPage(t *testing.T, printed, id string) (index, session *browser.Page) {
+	t.Helper()
+	index = browser.Open(t, printed)
+	index.WaitText("body", id, 20*time.Second)
+	session = index.OpenTab(index.Eval(`document.querySelector('a[href$="/` + id + `"]').href`).(string))
+	session.WaitJS(`!!document.getElementById('events')`, 20*time.Second)
+	return index, session
+}
+
+// eventTimes are the emission times of a session's events (its
+// events.jsonl), by event number: the SSE ids.
+func eventTimes(t *testing.T, sessionPath string) map[int]time.Time {
+	t.Helper()
+	f, err := os.Open(filepath.Join(sessionPath, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[int]time.Time{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	n := 0
+	for sc.Scan() {
+		var ev coordinator.Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil {
+			continue
+		}
+		n++
+		out[n] = ev.Time
+	}
+	return out
+}
+
+// TestBrowserServeEventsArriveWithin300ms: a ralph run is followed in
+// Chromium on ralph serve's session page; a MutationObserver records when
+// each line is added (Date.now(), the same clock ralph stamps its events
+// with); every event emitted after the observer was in place is in the
+// page within 300 ms of its emission (its time in events.jsonl).
+func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
+	if browser.Find() == "" {
+		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
+	}
+	srv := slowRunModel(t, 40)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two", "three", "four", "five", "six", "seven", "eight")
+	env := cleanEnv(t)
+	run, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run")
+	waitSocket(t, dir, env)
+	printed := serveURL(t, dir, env)
+	id := filepath.Base(sessionDir(t, dir))
+	_, page := openSessionPage(t, printed, id)
+	var since float64
+	page.EvalInto(`(() => {
+  window.__arrived = [];
+  new MutationObserver(ms => {
+    const now = Date.now();
+    for (const m of ms) for (const n of m.addedNodes) if (n.dataset && n.dataset.id) window.__arrived.push([Number(n.dataset.id), now]);
+  }).observe(document.getElementById('events'), {childList: true});
+  return Date.now();
+})()`, &since)
+	if code, _ := exitCode(t, run, 120*time.Second); code != 0 {
+		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	emitted := eventTimes(t, sessionDir(t, dir))
+	// The last lines reach the page after the run has ended.
+	var fresh int
+	page.EvalInto(`document.querySelectorAll('#events li').length`, &fresh)
+	time.Sleep(time.Second)
+	var arrived [][2]float64
+	page.EvalInto(`window.__arrived`, &arrived)
+	var lat []time.Duration
+	for _, a := range arrived {
+		at, ok := emitted[int(a[0])]
+		if !ok {
+			t.Fatalf("the page shows event %d, which events.jsonl does not hold", int(a[0]))
+		}
+		if float64(at.UnixMilli()) <= since {
+			continue // emitted before the page watched
+		}
+		lat = append(lat, time.Duration(a[1]-float64(at.UnixMilli()))*time.Millisecond)
+	}
+	if len(lat) < 30 {
+		t.Fatalf("only %d events arrived while the page watched (of %d in the session): too few to measure", len(lat), len(emitted))
+	}
+	slices.Sort(lat)
+	med, worst := lat[len(lat)/2], lat[len(lat)-1]
+	t.Logf("%d events: emission to the page's DOM, median %v, p90 %v, max %v", len(lat), med, lat[len(lat)*9/10], worst)
+	if worst > 300*time.Millisecond {
+		t.Fatalf("an event reached the page %v after it was emitted (median %v); the bound is 300 ms: %v", worst, med, lat)
+	}
+}
+
+// pageRows are the lines a session page shows, each as its class and
+// text.
+func pageRows(t *testing.T, p *browser.Page) []string {
+	t.Helper()
+	var rows []string
+	p.EvalInto(`[...document.querySelectorAll('#events li')].map(li => li.className + ' ' + li.innerText)`, &rows)
+	return rows
+}
+
+// TestBrowserServeSSEResumesAfterDrop: a ralph run's page, opened in
+// Chromium through a proxy in front of ralph serve (so its Host check
+// stands), loses its connections three times while the run works; each
+// time the page's EventSource comes back asking from the last id it had.
+// When the run is over the page shows the same lines as a fresh page of
+// the finished session, and the ids of the lines that came live are
+// those of the finished session's stream after the page was rendered: no
+// event lost, none doubled.
+func TestBrowserServeSSEResumesAfterDrop(t *testing.T) {
+	if browser.Find() == "" {
+		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
+	}
+	srv := slowRunModel(t, 80)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two", "three", "four", "five", "six", "seven", "eight")
+	env := cleanEnv(t)
+	run, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run")
+	waitSocket(t, dir, env)
+	printed, err := url.Parse(serveURL(t, dir, env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := browser.NewProxy(t, "http://"+printed.Host)
+	id := filepath.Base(sessionDir(t, dir))
+	_, page := openSessionPage(t, proxy.URL+"/?"+printed.RawQuery, id)
+	var rendered int
+	page.EvalInto(`Number(document.getElementById('events').dataset.last)`, &rendered)
+	seen := 0
+	for i := range 3 {
+		page.WaitJS(fmt.Sprintf(`document.querySelectorAll('#events li[data-id]').length > %d`, seen), 60*time.Second)
+		page.DropConnections(proxy, func() { time.Sleep(400 * time.Millisecond) })
+		page.EvalInto(`document.querySelectorAll('#events li[data-id]').length`, &seen)
+		t.Logf("drop %d after %d live lines", i+1, seen)
+	}
+	if code, _ := exitCode(t, run, 120*time.Second); code != 0 {
+		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	// The finished session's stream, read from its records, from the
+	// number the followed page was rendered up to.
+	fresh := page.OpenTab(proxy.URL + "/s/" + strings.TrimPrefix(page.Eval(`location.pathname`).(string), "/s/"))
+	fresh.WaitJS(`document.querySelectorAll('#events li').length > 0`, 20*time.Second)
+	want := pageRows(t, fresh)
+	watch := browser.WatchSSE(fresh, page.Eval(`location.pathname`).(string)+"/events?last="+strconv.Itoa(rendered), "line", "end")
+	fresh.WaitJS(`window.__ralphSSE && Object.values(window.__ralphSSE)[0].events.some(e => e.type === 'end')`, 20*time.Second)
+	var wantIDs []string
+	for _, e := range watch.Events() {
+		if e.Type == "line" {
+			wantIDs = append(wantIDs, e.ID)
+		}
+	}
+	// The followed page has its stream's end too: the last lines are in.
+	page.WaitJS(fmt.Sprintf(`document.querySelectorAll('#events li').length >= %d`, len(want)), 30*time.Second)
+	got := pageRows(t, page)
+	var gotIDs []string
+	page.EvalInto(`[...document.querySelectorAll('#events li[data-id]')].map(li => li.dataset.id)`, &gotIDs)
+	if strings.Join(gotIDs, ",") != strings.Join(wantIDs, ",") {
+		t.Errorf("the ids of the lines that came live, across 3 drops:\n%v\nthe finished session's stream after %d:\n%v", gotIDs, rendered, wantIDs)
+	}
+	if len(got) != len(want) || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the followed page (%d lines) differs from a fresh page of the finished session (%d lines):\n%s\n---\n%s",
+			len(got), len(want), strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(gotIDs) < 20 {
+		t.Fatalf("only %d lines came live: the drops tested little", len(gotIDs))
+	}
+}
+
+// TestBrowserServeIndexUpdatesLive: the index, open in Chromium before a
+// ralph run starts, shows the run's session when it starts (no reload),
+// live, then its turns and tokens growing in the same row, and, when the
+// run has ended, its status completed and the live flag gone.
+func TestBrowserServeIndexUpdatesLive(t *testing.T) {
+	if browser.Find() == "" {
+		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
+	}
+	srv := slowRunModel(t, 60)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two", "three", "four", "five", "six")
+	env := cleanEnv(t)
+	printed := serveURL(t, dir, env)
+	index := browser.Open(t, printed)
+	index.WaitText("body", "no sessions yet", 20*time.Second)
+	run, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run")
+	waitSocket(t, dir, env)
+	id := filepath.Base(sessionDir(t, dir))
+	row := `document.querySelector('tr[data-key$="/` + id + `"]')`
+	index.WaitJS(row+` !== null && `+row+`.querySelector('.live') !== null`, 20*time.Second)
+	index.Eval(`(window.__row = ` + row + `), true`)
+	cell := func(c string) string {
+		return index.Eval(row + `.querySelector('[data-col="` + c + `"]').innerText`).(string)
+	}
+	t.Logf("the new row: status %q, turns %q, tokens %q", cell("status"), cell("turns"), cell("tokens"))
+	index.WaitJS(row+`.querySelector('[data-col="turns"]').innerText !== '0' && `+row+`.querySelector('[data-col="tokens"]').innerText !== '0'`, 60*time.Second)
+	if code, _ := exitCode(t, run, 120*time.Second); code != 0 {
+		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	index.WaitJS(row+`.querySelector('.live') === null && `+row+`.querySelector('[data-col="status"]').innerText === 'completed'`, 20*time.Second)
+	if same := index.Eval(`window.__row === ` + row).(bool); !same {
+		t.Errorf("the row was replaced rather than updated in place")
+	}
+	if n := index.Eval(`document.querySelectorAll('tr[data-key]').length`).(float64); n != 1 {
+		t.Errorf("the index shows %v sessions, want 1", n)
+	}
+	t.Logf("the ended row: status %q, turns %q, tokens %q, cost %q, age %q", cell("status"), cell("turns"), cell("tokens"), cell("cost"), cell("age"))
+	if errs := pageErrors(index); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// pageErrors are a page's console errors but the browser's own 404 for
+// /favicon.ico, which a first tab asks for and ralph serve does not have.
+func pageErrors(p *browser.Page) []string {
+	favicon := slices.ContainsFunc(p.Requests(), func(u string) bool { return strings.HasSuffix(u, "/favicon.ico") })
+	var out []string
+	for _, e := range p.ConsoleErrors() {
+		if favicon && strings.Contains(e, "Failed to load resource") && strings.Contains(e, "404") {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
