@@ -257,3 +257,64 @@ func pageErrors(p *browser.Page) []string {
 	}
 	return out
 }
+
+// TestWebScreenshots: ralph serve's index and a live run's page in
+// Chromium in the light and dark schemes the browser prefers and at a
+// phone's width: the dark scheme is dark (and the light one light), and
+// at 390 px no page is wider than the screen. With RALPH_SCREENSHOTS=1 it
+// writes docs/images/web-{index,live}{,-dark,-phone}.png, the pictures of
+// docs/web.md.
+func TestWebScreenshots(t *testing.T) {
+	if browser.Find() == "" {
+		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
+	}
+	srv := slowRunModel(t, 400)
+	dir := t.TempDir()
+	writeTasks(t, dir, "add the login form", "validate the e-mail field", "show errors inline", "write the tests", "update the changelog",
+		"tidy the styles", "check the phone layout", "release notes")
+	env := cleanEnv(t)
+	startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run")
+	waitSocket(t, dir, env)
+	printed := serveURL(t, dir, env)
+	id := filepath.Base(sessionDir(t, dir))
+	index, live := openSessionPage(t, printed, id)
+	live.WaitJS(`document.querySelectorAll('#events li').length >= 12 && !!document.querySelector('.steer')`, 60*time.Second)
+	index.WaitJS(`!!document.querySelector('tr[data-key] .live') && document.querySelector('[data-col="turns"]').innerText !== '0'`, 30*time.Second)
+	shots := os.Getenv("RALPH_SCREENSHOTS") == "1"
+	for _, m := range []struct {
+		suffix        string
+		width, height int
+		mobile        bool
+		scheme        string
+	}{
+		{"", 1200, 800, false, "light"},
+		{"-dark", 1200, 800, false, "dark"},
+		{"-phone", 390, 844, true, "light"},
+	} {
+		for name, p := range map[string]*browser.Page{"index": index, "live": live} {
+			p.Emulate(m.width, m.height, m.mobile, m.scheme)
+			var bg []float64
+			p.EvalInto(`getComputedStyle(document.body).backgroundColor.match(/\d+/g).slice(0, 3).map(Number)`, &bg)
+			light := (bg[0] + bg[1] + bg[2]) / 3
+			if m.scheme == "dark" && light > 60 || m.scheme == "light" && light < 200 {
+				t.Errorf("%s in the %s scheme has the background %v", name, m.scheme, bg)
+			}
+			var wide []float64
+			p.EvalInto(`[document.documentElement.scrollWidth, window.innerWidth]`, &wide)
+			if wide[0] > wide[1] {
+				t.Errorf("%s at %d px wide is %v px wide: the page scrolls sideways", name, m.width, wide[0])
+			}
+			if shots {
+				p.Screenshot(filepath.Join(moduleRoot, "docs", "images", "web-"+name+m.suffix+".png"))
+			}
+		}
+	}
+	if m := live.Eval(`(() => { const b = document.querySelector('.steer button'); const r = b.getBoundingClientRect(); return r.width >= 40 && r.height >= 36; })()`).(bool); !m {
+		t.Errorf("at a phone's width the steering buttons are smaller than a fingertip")
+	}
+	for _, p := range []*browser.Page{index, live} {
+		if errs := pageErrors(p); len(errs) > 0 {
+			t.Errorf("console errors: %q", errs)
+		}
+	}
+}
