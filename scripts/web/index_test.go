@@ -39,6 +39,11 @@ func TestIndexStreamShowsANewSession(t *testing.T) {
 	ts.Config.Handler = s.Handler()
 	ts.Start()
 	t.Cleanup(ts.Close)
+	if resp, err := http.Get(ts.URL + "/events"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the index's stream without the token: %v %v, want 401", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/events", nil)
 	req.AddCookie(&http.Cookie{Name: cookieName, Value: testToken})
 	resp, err := http.DefaultClient.Do(req)
