@@ -44,16 +44,16 @@ func openSessionPage(t *testing.T, printed, id string) (index, session *browser.
 	return index, session
 }
 
-// eventTimes are the emission times of a session's events (its
-// events.jsonl), by event number: the SSE ids.
-func eventTimes(t *testing.T, sessionPath string) map[int]time.Time {
+// eventTimes are a session's events (its events.jsonl) with their
+// emission times, by event number: the SSE ids.
+func eventTimes(t *testing.T, sessionPath string) map[int]coordinator.Event {
 	t.Helper()
 	f, err := os.Open(filepath.Join(sessionPath, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[int]time.Time{}
+	out := map[int]coordinator.Event{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	n := 0
@@ -63,7 +63,7 @@ func eventTimes(t *testing.T, sessionPath string) map[int]time.Time {
 			continue
 		}
 		n++
-		out[n] = ev.Time
+		out[n] = ev
 	}
 	return out
 }
@@ -71,8 +71,9 @@ func eventTimes(t *testing.T, sessionPath string) map[int]time.Time {
 // TestBrowserServeEventsArriveWithin300ms: a ralph run is followed in
 // Chromium on ralph serve's session page; a MutationObserver records when
 // each line is added (Date.now(), the same clock ralph stamps its events
-// with); every event emitted after the observer was in place is in the
-// page within 300 ms of its emission (its time in events.jsonl). On a
+// with); every event emitted after the page's stream was following the
+// run is in the page within 300 ms of its emission (its time in
+// events.jsonl). On a
 // machine loaded beyond its cores, 95 % of them are, and all within 1 s.
 func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 	if browser.Find() == "" {
@@ -87,15 +88,14 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 	printed := serveURL(t, dir, env)
 	id := filepath.Base(sessionDir(t, dir))
 	_, page := openSessionPage(t, printed, id)
-	var since float64
-	page.EvalInto(`(() => {
+	page.Eval(`(() => {
   window.__arrived = [];
   new MutationObserver(ms => {
     const now = Date.now();
     for (const m of ms) for (const n of m.addedNodes) if (n.dataset && n.dataset.id) window.__arrived.push([Number(n.dataset.id), now]);
   }).observe(document.getElementById('events'), {childList: true});
-  return Date.now();
-})()`, &since)
+  return true;
+})()`)
 	if code, _ := exitCode(t, run, 120*time.Second); code != 0 {
 		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
 	}
@@ -106,16 +106,29 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 	time.Sleep(time.Second)
 	var arrived [][2]float64
 	page.EvalInto(`window.__arrived`, &arrived)
+	if len(arrived) == 0 {
+		t.Fatal("no line arrived in the page while the run worked")
+	}
+	// The first line to arrive came through the stream, which had joined
+	// the run's control socket by then: every event emitted after it is
+	// one the page follows live (those before may be caught up from
+	// events.jsonl, or have been in the page as it was served).
+	since := arrived[0][1]
 	var lat []time.Duration
+	slow := map[time.Duration]string{}
 	for _, a := range arrived {
-		at, ok := emitted[int(a[0])]
+		ev, ok := emitted[int(a[0])]
 		if !ok {
 			t.Fatalf("the page shows event %d, which events.jsonl does not hold", int(a[0]))
 		}
-		if float64(at.UnixMilli()) <= since {
+		if float64(ev.Time.UnixMilli()) <= since {
 			continue // emitted before the page watched
 		}
-		lat = append(lat, time.Duration(a[1]-float64(at.UnixMilli()))*time.Millisecond)
+		d := time.Duration(a[1]-float64(ev.Time.UnixMilli())) * time.Millisecond
+		lat = append(lat, d)
+		if d > 100*time.Millisecond {
+			slow[d] = fmt.Sprintf("%d %s", int(a[0]), ev.Type)
+		}
 	}
 	if len(lat) < 30 {
 		t.Fatalf("only %d events arrived while the page watched (of %d in the session): too few to measure", len(lat), len(emitted))
@@ -125,6 +138,9 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 	busy := overloaded()
 	t.Logf("%d events: emission to the page's DOM, median %v, p90 %v, p95 %v, max %v (load average over the cores: %v)",
 		len(lat), med, lat[len(lat)*9/10], p95, worst, busy)
+	if len(slow) > 0 {
+		t.Logf("the events slower than 100 ms: %v", slow)
+	}
 	// Every event is in the page within 300 ms. A machine running more
 	// than its cores can hold lets the scheduler hold any process up for
 	// longer than that now and then, so there the bound is on 95 % of the
