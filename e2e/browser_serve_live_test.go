@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,13 +24,26 @@ import (
 // streaming it in small chunks, so a run of a few tasks emits its events
 // over seconds: long enough for a page to follow it.
 func slowRunModel(t *testing.T, delayMS int) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv, release := gatedRunModel(t, delayMS)
+	release()
+	return srv
+}
+
+// gatedRunModel is slowRunModel holding every answer until release is
+// called, so a test can have a page in place before the run works.
+func gatedRunModel(t *testing.T, delayMS int) (srv *fakemodel.Server, release func()) {
+	gate := make(chan struct{})
+	srv = fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		select {
+		case <-gate:
+		case <-time.After(2 * time.Minute):
+		}
 		resp := taskChildModel()(r)
 		resp.DelayMS, resp.ChunkSize, resp.ChunkDelayMS = delayMS, 2, 5
 		return resp
 	})
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, sync.OnceFunc(func() { close(gate) })
 }
 
 // openSessionPage opens the index at printed (ralph serve's URL, token
@@ -79,7 +93,8 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 	if browser.Find() == "" {
 		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
 	}
-	srv := slowRunModel(t, 40)
+	srv, release := gatedRunModel(t, 40)
+	t.Cleanup(release)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two", "three", "four", "five", "six", "seven", "eight")
 	env := cleanEnv(t)
@@ -96,6 +111,8 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
   }).observe(document.getElementById('events'), {childList: true});
   return true;
 })()`)
+	// The run waits on the model until the page is in place.
+	release()
 	if code, _ := exitCode(t, run, 120*time.Second); code != 0 {
 		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
 	}
