@@ -87,8 +87,8 @@ func eventTimes(t *testing.T, sessionPath string) map[int]coordinator.Event {
 // each line is added (Date.now(), the same clock ralph stamps its events
 // with); every event emitted after the page's stream was following the
 // run is in the page within 300 ms of its emission (its time in
-// events.jsonl). On a
-// machine loaded beyond its cores, 95 % of them are, and all within 1 s.
+// events.jsonl). On a machine loaded beyond its cores, the median is
+// within 100 ms, 90 % of them within 300 ms, and all within 1 s.
 func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 	if browser.Find() == "" {
 		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
@@ -160,14 +160,17 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 	}
 	// Every event is in the page within 300 ms. A machine running more
 	// than its cores can hold lets the scheduler hold any process up for
-	// longer than that now and then, so there the bound is on 95 % of the
-	// events, and none may take a second: a view that polled, or buffered
-	// its stream, would miss both.
+	// longer than that now and then, so there the bounds are on the
+	// distribution: a median within 100 ms, 90 % within 300 ms and none
+	// beyond a second. A view that polled every 300 ms or more, or
+	// buffered its stream, would miss them.
+	p90 := lat[len(lat)*9/10]
 	switch {
 	case !busy && worst > 300*time.Millisecond:
 		t.Fatalf("an event reached the page %v after it was emitted (median %v); the bound is 300 ms: %v", worst, med, lat)
-	case p95 > 300*time.Millisecond || worst > time.Second:
-		t.Fatalf("on a busy machine, 95 %% of the events reached the page within %v and the slowest in %v; the bounds are 300 ms and 1 s: %v", p95, worst, lat)
+	case med > 100*time.Millisecond || p90 > 300*time.Millisecond || worst > time.Second:
+		t.Fatalf("on a busy machine, the events reached the page in a median %v, 90 %% within %v, the slowest in %v; the bounds are 100 ms, 300 ms and 1 s: %v",
+			med, p90, worst, lat)
 	}
 }
 
