@@ -20,8 +20,8 @@ import (
 )
 
 // serveClient starts ralph serve with env and returns a client holding
-// its cookie (it has opened the printed URL, and so the index, once),
-// the server's address and its process id.
+// its cookie (it has opened the printed URL, and so the index, once) and
+// the server's address.
 func serveClient(b testing.TB, dir string, env []string) (*http.Client, string) {
 	b.Helper()
 	printed := serveURL(b, dir, env)
@@ -36,6 +36,9 @@ func serveClient(b testing.TB, dir string, env []string) (*http.Client, string) 
 	return c, "http://" + u.Host
 }
 
+// dataLast is the number of events a session page was rendered up to.
+var dataLast = regexp.MustCompile(`data-last="(\d+)"`)
+
 // follow does what a browser following a session page does: it loads the
 // page, then opens its event stream from the number the page was rendered
 // up to, and reads it to its end. open is called once the stream is open;
@@ -49,7 +52,7 @@ func follow(c *http.Client, base, page string, open func()) (int, error) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		if m := regexp.MustCompile(`data-last="(\d+)"`).FindStringSubmatch(sc.Text()); m != nil {
+		if m := dataLast.FindStringSubmatch(sc.Text()); m != nil {
 			last = m[1]
 		}
 	}
