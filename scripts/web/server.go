@@ -53,6 +53,7 @@ type Server struct {
 	o       Options
 	handler http.Handler
 	hub     hub
+	feeds   feeds
 }
 
 // New makes a server with a fresh token unless o gives one.
