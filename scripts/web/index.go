@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/control"
 )
 
 // indexRow is one session of the index as its stream sends it (index.js
@@ -60,7 +57,7 @@ const settle = 50 * time.Millisecond
 // "session" event with a row that is new or changed, a "gone" event with
 // the key of a row no longer listed. Nothing is polled: the sessions are
 // listed again when the one event stream of a live session brings an
-// event (its control socket, as ralph watch follows it: its turns, tokens
+// event (its control socket's, through feed.go: its turns, tokens
 // and status change then, and its stream's end is the end of its live
 // flag), and when the registry directory changes, which is where every
 // ralph that starts a session says so (memory.Registry.Update, written by
@@ -81,7 +78,7 @@ func (s *Server) indexEvents(w http.ResponseWriter, r *http.Request) {
 	sent := map[string]indexRow{}
 	push := func() {
 		refs := s.list()
-		s.hub.follow(refs)
+		s.hub.follow(s, refs)
 		seen := map[string]bool{}
 		for _, ref := range refs {
 			x := toIndexRow(ref)
@@ -124,8 +121,9 @@ func (s *Server) indexEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // hub is what the index's streams share: one watch of the registry
-// directory and one control-socket stream per live project, whatever the
-// number of pages following the index. It runs while at least one does.
+// directory and one follower of each live run's feed (the server's one
+// watch of its control socket, feed.go), whatever the number of pages
+// following the index. It runs while at least one does.
 type hub struct {
 	mu     sync.Mutex
 	subs   map[chan struct{}]bool
@@ -222,9 +220,9 @@ func (h *hub) watchRegistry(ctx context.Context, w *fsnotify.Watcher) {
 	}
 }
 
-// follow opens the control stream of each live session's project that is
-// not followed yet.
-func (h *hub) follow(refs []sessionRef) {
+// follow joins the feed (feed.go: the server's one watch of a run's
+// control socket) of each live session that is not followed yet.
+func (h *hub) follow(s *Server, refs []sessionRef) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ctx == nil || h.ctx.Err() != nil {
@@ -233,7 +231,7 @@ func (h *hub) follow(refs []sessionRef) {
 	for _, r := range refs {
 		if r.Live && !h.watched[r.Project] {
 			h.watched[r.Project] = true
-			go h.watchRun(h.ctx, h.gen, r.Project)
+			go h.watchRun(h.ctx, h.gen, s, r)
 		}
 	}
 }
@@ -242,22 +240,21 @@ func (h *hub) follow(refs []sessionRef) {
 // its control socket: its records say it runs a moment before it listens.
 const socketWait = 3 * time.Second
 
-// watchRun follows the events of the ralph running at root, waking the
-// followers at each (but the text deltas, which change nothing listed)
-// and at its end, when its live flag goes.
-func (h *hub) watchRun(ctx context.Context, gen int, root string) {
+// watchRun follows the events of the run of r, waking the followers at
+// each and at its end, when its live flag goes.
+func (h *hub) watchRun(ctx context.Context, gen int, s *Server, r sessionRef) {
 	defer func() {
 		h.mu.Lock()
 		if h.gen == gen {
-			delete(h.watched, root)
+			delete(h.watched, r.Project)
 		}
 		h.mu.Unlock()
 		h.wake()
 	}()
-	var st *control.Stream
+	var f *feed
+	var ch chan numbered
 	for wait, deadline := 20*time.Millisecond, time.Now().Add(socketWait); ; wait *= 2 {
-		var err error
-		if st, err = control.Watch(ctx, root); err == nil {
+		if f, ch, _ = s.join(r.Project, r.ID); f != nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -269,14 +266,16 @@ func (h *hub) watchRun(ctx context.Context, gen int, root string) {
 		case <-time.After(wait):
 		}
 	}
-	defer st.Close()
+	defer s.leave(f, ch)
 	h.wake()
 	for {
-		ev, err := st.Next()
-		if err != nil {
+		select {
+		case <-ctx.Done():
 			return
-		}
-		if ev.Type != coordinator.EventTextDelta && ev.Type != coordinator.EventThinkingDelta {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
 			h.wake()
 		}
 	}
