@@ -38,7 +38,7 @@ func startServe(t *testing.T, dir string, env []string, args ...string) (*http.C
 
 // serveURL starts ralph serve on a free loopback port and returns the URL
 // it printed, token included.
-func serveURL(t *testing.T, dir string, env []string, args ...string) string {
+func serveURL(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(ralphBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Dir, cmd.Env = dir, env

@@ -55,6 +55,9 @@ var targets = []target{
 	{"SandboxedHardStop", "p99-ms", 100, "< 100 ms"},
 	{"ControlStop", "p99-ms", 50, "< 50 ms"},
 	{"ControlStop", "socket-p99-ms", 50, "< 50 ms"},
+	{"SessionPage10000", "ms/page", 300, "< 300 ms"},
+	{"ServeFollowers20", "followed/alone", 1.05, "< 1.05x"},
+	{"ServeFollowers20", "cpu-followed/alone", 1.05, "< 1.05x"},
 }
 
 var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)

@@ -109,12 +109,12 @@ func (w *SSEWatch) Close() {
 }
 
 // DropConnections drops the page's connections to the server behind
-// relay the way a flaky network does: the page goes offline (Chromium's
-// network emulation, so reconnecting fails), every connection through
-// the relay is cut, whileOffline runs (a test makes the server emit what
+// relay (a Relay or a Proxy) the way a flaky network does: the page goes
+// offline (Chromium's network emulation, so reconnecting fails), every
+// connection through the relay is cut, whileOffline runs (a test makes the server emit what
 // the page must catch up on; it may be nil), and the page comes back
 // online.
-func (p *Page) DropConnections(relay *Relay, whileOffline func()) {
+func (p *Page) DropConnections(relay Dropper, whileOffline func()) {
 	p.t.Helper()
 	p.setOffline(true)
 	relay.Drop()

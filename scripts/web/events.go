@@ -2,16 +2,11 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/control"
-	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // events streams a session's events as server-sent events. Each carries
@@ -19,9 +14,9 @@ import (
 // its id, so a browser that reconnects with Last-Event-ID (or a page that
 // opens the stream with ?last=, the number it was rendered up to) gets
 // every later event once. A running session is followed as ralph watch
-// follows it: its events.jsonl up to where the watch joined the control
-// socket's stream, then the stream; a finished one is read from its
-// records, and the stream ends with an "end" event.
+// follows it: its events.jsonl up to where this page joined the server's
+// watch of the run's control socket (feed.go), then the watch; a finished
+// one is read from its records, and the stream ends with an "end" event.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ref, ok := s.find(r)
 	if !ok {
@@ -41,14 +36,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	n := 0
-	send := func(ev coordinator.Event) {
-		if ev.Type == coordinator.EventTextDelta || ev.Type == coordinator.EventThinkingDelta {
-			// Deltas go to the socket only, never to events.jsonl: they
-			// have no number there, and no line.
-			return
-		}
-		n++
+	// A dropped page comes back within a second (the browser's default
+	// is several), asking from the last id it had.
+	fmt.Fprint(w, "retry: 1000\n\n")
+	send := func(n int, ev coordinator.Event) {
 		if n <= last {
 			return
 		}
@@ -58,39 +49,59 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		}
 		b, _ := json.Marshal(x)
 		fmt.Fprintf(w, "id: %d\nevent: line\ndata: %s\n\n", n, b)
-		flusher.Flush()
 	}
 	end := func() {
 		fmt.Fprint(w, "event: end\ndata: {}\n\n")
 		flusher.Flush()
 	}
-	path := memory.LogPath(ref.Project, ref.ID, memory.EventsLog)
-	ctx := r.Context()
-	st, err := control.Watch(ctx, ref.Project)
-	if err == nil && st.Hello.SessionID != ref.ID {
-		// Another session of the project runs: this one is finished.
-		st.Close()
-		err = control.ErrNotRunning
-	}
-	if err != nil {
-		_, _ = view.ReplayEvents(s.o.Fs, path, 0, -1, send)
+	// A running session is followed through the server's one watch of
+	// its run (feed.go); the events before this page joined it are read
+	// from events.jsonl, which holds each event before the run sends it.
+	f, ch, upto := s.join(ref.Project, ref.ID)
+	if f == nil {
+		_, _ = sessionEvents(s.o.Fs, ref.Project, ref.ID, send)
 		end()
 		return
 	}
-	defer st.Close()
-	if _, err := view.ReplayEvents(s.o.Fs, path, 0, st.Hello.Offset, send); err != nil {
+	defer s.leave(f, ch)
+	if _, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev coordinator.Event) {
+		if n <= upto {
+			send(n, ev)
+		}
+	}); err != nil {
 		return
 	}
 	flusher.Flush()
+	ctx := r.Context()
 	for {
-		ev, err := st.Next()
-		if errors.Is(err, io.EOF) {
-			end()
+		select {
+		case <-ctx.Done():
 			return
+		case x, ok := <-ch:
+			if !ok {
+				if f.ended() {
+					end()
+				}
+				return
+			}
+			send(x.n, x.ev)
+			// What else has arrived goes in the same write.
+			for more := true; more; {
+				select {
+				case x, ok = <-ch:
+					if !ok {
+						flusher.Flush()
+						if f.ended() {
+							end()
+						}
+						return
+					}
+					send(x.n, x.ev)
+				default:
+					more = false
+				}
+			}
+			flusher.Flush()
 		}
-		if err != nil || ctx.Err() != nil {
-			return
-		}
-		send(ev)
 	}
 }

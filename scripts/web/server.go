@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -41,12 +42,18 @@ type Options struct {
 	Token string
 	// Now is the clock of the ages shown; nil is time.Now.
 	Now func() time.Time
+	// Registry is the directory where every ralph registers the session
+	// it starts (memory.RegistryDir); the index's stream watches it to
+	// show a new session. Empty is memory.RegistryDir(os.Getenv).
+	Registry string
 }
 
 // Server is the web view.
 type Server struct {
 	o       Options
 	handler http.Handler
+	hub     hub
+	feeds   feeds
 }
 
 // New makes a server with a fresh token unless o gives one.
@@ -64,6 +71,9 @@ func New(o Options) (*Server, error) {
 	if o.Fs == nil {
 		o.Fs = afero.NewOsFs()
 	}
+	if o.Registry == "" {
+		o.Registry = memory.RegistryDir(os.Getenv)
+	}
 	g := guard{token: o.Token}
 	if !o.Remote {
 		hosts, ok := loopbackHosts(o.Addr)
@@ -77,6 +87,7 @@ func New(o Options) (*Server, error) {
 	static, _ := fs.Sub(assets, "assets")
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(static)))
 	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /events", s.indexEvents)
 	mux.HandleFunc("GET /s/{project}/{session}", s.session)
 	mux.HandleFunc("GET /s/{project}/{session}/events", s.events)
 	mux.HandleFunc("GET /s/{project}/{session}/steer", s.steerPart)
