@@ -89,8 +89,8 @@ func IsLoopback(addr string) bool {
 // wrap puts the security rules in front of h, in the order that keeps
 // the cheapest refusal first: the Host (DNS rebinding), the token (401),
 // then, for a state-changing request, the method, the Origin (which must
-// be there, and be this server) and the CSRF token (403). No CORS header is ever set, so no other origin may read a
-// reply.
+// be there, and be this server) and the CSRF token (403). No CORS header
+// is ever set, so no other origin may read a reply.
 func (g guard) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
