@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,12 +70,20 @@ func TestBrowserServeFollowsALiveRun(t *testing.T) {
 	if browser.Find() == "" {
 		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
 	}
+	// The model answers nothing until the page is open: on an idle
+	// machine the six tasks are done before a browser starts, and the
+	// page would have nothing left to follow.
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		<-release
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 2, 5
 		return resp
 	})
 	t.Cleanup(srv.Close)
+	t.Cleanup(open)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two", "three", "four", "five", "six")
 	env := cleanEnv(t)
@@ -85,9 +94,10 @@ func TestBrowserServeFollowsALiveRun(t *testing.T) {
 	id := filepath.Base(sessionDir(t, dir))
 	page.WaitText("body", id, 20*time.Second)
 	page = page.OpenTab(page.Eval(`document.querySelector('a[href$="/` + id + `"]').href`).(string))
-	page.WaitJS(`document.querySelectorAll('#events li').length > 0`, 20*time.Second)
+	page.WaitJS(`document.querySelector('#events') !== null`, 20*time.Second)
 	var first int
 	page.EvalInto(`document.querySelectorAll('#events li').length`, &first)
+	open()
 	// Lines arrive while the run works: more than the page was served with.
 	page.WaitJS(`document.querySelectorAll('#events li').length > `+strconv.Itoa(first), 60*time.Second)
 	if code, _ := exitCode(t, run, 90*time.Second); code != 0 {
