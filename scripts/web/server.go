@@ -5,6 +5,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -41,6 +43,10 @@ type Options struct {
 	Token string
 	// Now is the clock of the ages shown; nil is time.Now.
 	Now func() time.Time
+	// Fleet is the status of the project at root's run on Temporal, its
+	// tasks across its workers (fleet.go); ok is false when the project's
+	// run is not on Temporal. nil shows no fleet.
+	Fleet func(ctx context.Context, root string) (st remote.Status, ok bool, err error)
 }
 
 // Server is the web view.
@@ -79,6 +85,7 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("GET /{$}", s.index)
 	mux.HandleFunc("GET /s/{project}/{session}", s.session)
 	mux.HandleFunc("GET /s/{project}/{session}/events", s.events)
+	mux.HandleFunc("GET /s/{project}/{session}/fleet", s.fleet)
 	mux.HandleFunc("POST /s/{project}/{session}/{op}", s.steer)
 	s.handler = g.wrap(mux)
 	return s, nil

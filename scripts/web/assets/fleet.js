@@ -1,0 +1,35 @@
+// The fleet of a run on Temporal (fleet.html): when a line says a task
+// or an agent changed (live.js's "ralph-line" events), the section is
+// fetched again and put in its place. No timer: the page follows the
+// run's own events, and the server waits for a task just begun to reach
+// a worker.
+(function () {
+  var kinds = /^(task_changed|agent_)/;
+  var busy = false, again = false;
+  function refresh() {
+    var el = document.getElementById("fleet");
+    if (!el) return;
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(el.dataset.src, { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : ""; })
+      .then(function (html) {
+        // The fragment is the server's html/template output, escaped as
+        // the page itself is.
+        var t = document.createElement("template");
+        t.innerHTML = html.trim();
+        var next = t.content.firstElementChild;
+        // An empty answer (the run on Temporal is over) keeps the last
+        // fleet shown.
+        if (next && next.id === "fleet") el.replaceWith(next);
+      })
+      .catch(function () {})
+      .finally(function () {
+        busy = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+  document.addEventListener("ralph-line", function (e) {
+    if (e.detail && kinds.test(e.detail.type || "")) refresh();
+  });
+})();
