@@ -94,6 +94,8 @@ func (t *temporalSession) finish(res *remote.Result) {
 	if t.ctl != nil {
 		_ = t.ctl.Close()
 	}
+	// Nothing is published after the run's last line.
+	defer t.events.Close()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.sess == nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -51,5 +53,49 @@ func TestFleetOfNamesTheWorkerHoldingEachAttempt(t *testing.T) {
 		if st.Tasks[i] != want[i] {
 			t.Errorf("task %d = %+v, want %+v", i, st.Tasks[i], want[i])
 		}
+	}
+}
+
+// The status query holds every task, with the worker of each finished
+// attempt; the worker of one in flight is Temporal's to say (FleetOf).
+func TestWorkflowStatusHoldsTheFleet(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] write <b>a</b> <!-- ralph:id=a -->\n- [ ] b <!-- ralph:id=b -->\n- [ ] c <!-- ralph:id=c -->\n"
+	release := make(chan struct{})
+	e := newEnv(t, tasks, nil, func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
+		if in.Task.ID == "a" {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return AttemptOutcome{}, ctx.Err()
+			}
+		}
+		return AttemptOutcome{Completed: true, Summary: "ok", Worker: "host:" + in.Task.ID}, nil
+	})
+	e.RegisterDelayedCallback(func() {
+		defer close(release)
+		var st Status
+		v, err := e.QueryWorkflow(QueryStatus)
+		if err != nil || v.Get(&st) != nil {
+			t.Errorf("status: %v", err)
+			return
+		}
+		want := []remote.FleetTask{
+			{ID: "a", Title: "write <b>a</b>", State: memory.TaskInProgress, Attempt: 1},
+			{ID: "b", Title: "b", State: memory.TaskDone, Attempt: 1, Worker: "host:b"},
+			{ID: "c", Title: "c", State: memory.TaskDone, Attempt: 1, Worker: "host:c"},
+		}
+		if st.SessionID == "" || len(st.Tasks) != len(want) {
+			t.Errorf("status %+v", st)
+			return
+		}
+		for i := range want {
+			if st.Tasks[i] != want[i] {
+				t.Errorf("task %d = %+v, want %+v", i, st.Tasks[i], want[i])
+			}
+		}
+	}, 300*time.Millisecond)
+	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{Parallel: 2}))
+	if res := e.result(t); res.Reason != decide.ReasonAllDone {
+		t.Fatalf("%+v", res)
 	}
 }
