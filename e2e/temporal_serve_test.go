@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,7 +45,9 @@ func endRun(project string) {
 			continue
 		}
 		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if proc, err := os.FindProcess(pid); err == nil {
+				_ = proc.Kill()
+			}
 		}
 	}
 }
