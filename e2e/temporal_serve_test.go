@@ -94,7 +94,9 @@ func TestTemporalServeShowsTheFleet(t *testing.T) {
 	run, out, errb := startRalph(t, project, env, "run", "--engine", "temporal", "--address", addr, "--parallel", "3", "-y")
 	t.Cleanup(func() { endRun(project) })
 	var id string
-	waitFor(t, "the run on Temporal's session", 2*time.Minute, func() bool {
+	// The first event comes after the workflow has read the task file
+	// through a worker's clone of the remote: minutes on a loaded machine.
+	waitFor(t, "the run on Temporal's session", 4*time.Minute, func() bool {
 		// Not the dot-name it is built under.
 		m, _ := filepath.Glob(filepath.Join(project, ".ralph", "sessions", "[^.]*"))
 		if len(m) == 1 {
@@ -111,7 +113,7 @@ func TestTemporalServeShowsTheFleet(t *testing.T) {
 
 	// Three attempts held on two workers: both work.
 	page.WaitJS(`(() => { const r = [...document.querySelectorAll('#fleet tr[data-state="in_progress"]')];
-		return r.length == 3 && new Set(r.map(r => r.dataset.worker).filter(w => w)).size == 2 })()`, 2*time.Minute)
+		return r.length == 3 && new Set(r.map(r => r.dataset.worker).filter(w => w)).size == 2 })()`, 3*time.Minute)
 	pids := map[string]bool{}
 	for _, w := range workers {
 		pids[fmt.Sprint(w.cmd.Process.Pid)] = true

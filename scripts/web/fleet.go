@@ -19,12 +19,13 @@ const fleetTimeout = 10 * time.Second
 // settleFor is how long the fleet fragment waits for every attempt in
 // flight to have a worker. An attempt is begun (its task_changed event,
 // which makes the page fetch the fragment) before a worker takes it, and
-// the taking comes with no event of its own: the fragment asks again
-// until it has, rather than the page keeping a timer.
+// the taking comes with no event of its own: the fragment asks Temporal
+// again until it has, and the page (fleet.js) asks for the fragment again
+// while a task in flight has no worker, rather than keeping a timer.
 const settleFor = 5 * time.Second
 
 // settleEvery is how often the fragment asks while it waits.
-const settleEvery = 250 * time.Millisecond
+const settleEvery = 500 * time.Millisecond
 
 // fleetView is a run on Temporal as fleet.html shows it.
 type fleetView struct {

@@ -1,8 +1,10 @@
 // The fleet of a run on Temporal (fleet.html): when a line says a task
 // or an agent changed (live.js's "ralph-line" events), the section is
 // fetched again and put in its place. No timer: the page follows the
-// run's own events, and the server waits for a task just begun to reach
-// a worker.
+// run's own events. A worker taking a task comes with no event, so while
+// a task in flight has no worker the section is asked for again at once;
+// the server holds each answer until every such task has one, or a few
+// seconds have passed.
 (function () {
   var kinds = /^(task_changed|agent_)/;
   var busy = false, again = false;
@@ -21,7 +23,10 @@
         var next = t.content.firstElementChild;
         // An empty answer (the run on Temporal is over) keeps the last
         // fleet shown.
-        if (next && next.id === "fleet") el.replaceWith(next);
+        if (next && next.id === "fleet") {
+          el.replaceWith(next);
+          if (next.querySelector('tr[data-state="in_progress"][data-worker=""]')) again = true;
+        }
       })
       .catch(function () {})
       .finally(function () {
