@@ -25,7 +25,7 @@
         // fleet shown.
         if (next && next.id === "fleet") {
           el.replaceWith(next);
-          if (next.querySelector('tr[data-state="in_progress"][data-worker=""]')) again = true;
+          if (unsettled(next)) again = true;
         }
       })
       .catch(function () {})
@@ -34,7 +34,13 @@
         if (again) { again = false; refresh(); }
       });
   }
+  function unsettled(el) {
+    return el && el.querySelector('tr[data-state="in_progress"][data-worker=""]');
+  }
   document.addEventListener("ralph-line", function (e) {
     if (e.detail && kinds.test(e.detail.type || "")) refresh();
   });
+  // The page may have been served after the events of the tasks in
+  // flight, before a worker took them: no line will come for that.
+  if (unsettled(document.getElementById("fleet"))) refresh();
 })();
