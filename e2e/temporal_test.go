@@ -108,11 +108,12 @@ type tworker struct {
 	out *lockedBuffer
 }
 
-func startWorker(t *testing.T, addr string, env []string) *tworker {
+// startWorker starts a worker with its default flags and args.
+func startWorker(t *testing.T, addr string, env []string, args ...string) *tworker {
 	t.Helper()
 	dir := t.TempDir()
 	w := &tworker{dir: dir, out: &lockedBuffer{}}
-	w.cmd = exec.Command(buildRalphTemporal(t), "worker", "--address", addr, "--dir", filepath.Join(dir, "work"))
+	w.cmd = exec.Command(buildRalphTemporal(t), append([]string{"worker", "--address", addr, "--dir", filepath.Join(dir, "work")}, args...)...)
 	w.cmd.Dir, w.cmd.Env = dir, env
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	if err := w.cmd.Start(); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/web"
 )
@@ -136,6 +137,9 @@ func startWeb(ctx context.Context, o web.Options) (wait func() error, err error)
 	}
 	// The Host check needs the port really listened on (--addr :0).
 	o.Addr = ln.Addr().String()
+	o.Fleet = func(ctx context.Context, root string) (remote.Status, bool, error) {
+		return TemporalFleet(ctx, o.Fs, root)
+	}
 	if o.Remote {
 		fmt.Fprintf(os.Stderr, remoteWarning, o.Addr)
 	}

@@ -122,6 +122,7 @@ func RunTemporal(ctx context.Context, face *OneShot, t TemporalRun) int {
 	}
 	face.Start()
 	defer face.Close()
+	rec := startTemporalSession(fs, t.Root, marker, t.Start.Run)
 	var got os.Signal
 	forwarded, exited := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -139,8 +140,12 @@ func RunTemporal(ctx context.Context, face *OneShot, t TemporalRun) int {
 			}
 		}
 	}()
-	res := follow(out, face.Handle)
+	res := follow(out, func(ev coordinator.Event) {
+		rec.publish(ev)
+		face.Handle(ev)
+	})
 	waitErr := cmd.Wait()
+	rec.finish(res)
 	close(exited)
 	<-forwarded
 	if res == nil {
@@ -273,15 +278,9 @@ func (r Records) SteerTemporal(ctx context.Context, m remote.Marker, req control
 // StatusTemporal is ralph status for a run on Temporal: its workflow's
 // status query.
 func (r Records) StatusTemporal(ctx context.Context, m remote.Marker) error {
-	bin, err := FindTemporalBinary()
+	out, err := queryTemporalStatus(ctx, r.Root, m, r.Err)
 	if err != nil {
 		return err
-	}
-	cmd := exec.CommandContext(ctx, bin, append(connArgs(markerEngine(m)), "query", "-C", r.Root, "status")...)
-	cmd.Stderr = r.Err
-	out, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("cannot ask the run on Temporal for its status: %w", err)
 	}
 	if r.JSON {
 		_, err = r.Out.Write(out)
@@ -301,6 +300,41 @@ func (r Records) StatusTemporal(ctx context.Context, m remote.Marker) error {
 		fmt.Fprintf(r.Out, "Circuit breaker: %s (tripped %d time(s))\n", b.State, b.Trips)
 	}
 	return nil
+}
+
+// queryTemporalStatus is the status query's JSON, as ralph-temporal
+// prints it; what goes wrong on its way is written to stderr.
+func queryTemporalStatus(ctx context.Context, root string, m remote.Marker, stderr io.Writer) ([]byte, error) {
+	bin, err := FindTemporalBinary()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, append(connArgs(markerEngine(m)), "query", "-C", root, "status")...)
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("cannot ask the run on Temporal for its status: %w", err)
+	}
+	return out, nil
+}
+
+// TemporalFleet is the status of the project's run on Temporal, with its
+// tasks and the workers holding them, for ralph serve's fleet; ok is
+// false when the project's run is not on Temporal. It makes the query
+// ralph status makes.
+func TemporalFleet(ctx context.Context, fs afero.Fs, root string) (st remote.Status, ok bool, err error) {
+	m, ok := Records{Fs: fs, Root: root}.TemporalMarker()
+	if !ok {
+		return st, false, nil
+	}
+	out, err := queryTemporalStatus(ctx, root, m, io.Discard)
+	if err != nil {
+		return st, true, err
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		return st, true, fmt.Errorf("the run on Temporal answered its status query with something else: %w", err)
+	}
+	return st, true, nil
 }
 
 // WatchTemporal is ralph watch for a run on Temporal: its events as they

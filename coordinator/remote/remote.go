@@ -37,7 +37,9 @@ type Result struct {
 // Status answers the status query: what ralph status shows of a run on
 // Temporal.
 type Status struct {
-	WorkflowID string            `json:"workflow_id"`
+	WorkflowID string `json:"workflow_id"`
+	// SessionID is the run's session (its events' session id).
+	SessionID  string            `json:"session_id,omitempty"`
 	Status     string            `json:"status"` // running, paused, stopping
 	Running    []string          `json:"running"`
 	Done       []string          `json:"done"`
@@ -46,6 +48,25 @@ type Status struct {
 	Iterations int               `json:"iterations"`
 	Breaker    *memory.Breaker   `json:"breaker,omitempty"`
 	CostUSD    float64           `json:"cost_usd,omitempty"`
+	// Tasks are the run's tasks as the target branch's task file holds
+	// them, each with the worker that holds it or last worked it: the
+	// fleet ralph serve shows.
+	Tasks []FleetTask `json:"task_list,omitempty"`
+}
+
+// FleetTask is one task of a run on Temporal and where it is worked.
+type FleetTask struct {
+	ID    string           `json:"id"`
+	Title string           `json:"title"`
+	State memory.TaskState `json:"state"`
+	// Attempt is the task's attempt in flight, else its last one.
+	Attempt int `json:"attempt,omitempty"`
+	// Worker names the worker (host:pid) holding the attempt in flight,
+	// as Temporal last saw it, else the one that worked the last attempt.
+	Worker string `json:"worker,omitempty"`
+	// Phase is where the attempt in flight is (fetching, working,
+	// pushing), from its last heartbeat.
+	Phase string `json:"phase,omitempty"`
 }
 
 // Marker is .ralph/engine.json: a project whose task loop runs on

@@ -43,6 +43,7 @@ func NewActivities(c client.Client, dir string) *Activities {
 type beat struct {
 	Phase  string          `json:"phase"`
 	Worker string          `json:"worker"`
+	Task   string          `json:"task,omitempty"` // the task attempted, for the status query's fleet
 	Last   string          `json:"last,omitempty"` // the agent's last event
 	Done   *AttemptOutcome `json:"done,omitempty"`
 }
@@ -90,7 +91,7 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 			return *prev.Done, nil
 		}
 	}
-	hb := &heartbeat{b: beat{Phase: "fetching", Worker: a.name}}
+	hb := &heartbeat{b: beat{Phase: "fetching", Worker: a.name, Task: in.Task.ID}}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

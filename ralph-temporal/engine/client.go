@@ -9,9 +9,12 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // pollEvery is how often a follower asks the workflow for new events.
@@ -89,12 +92,55 @@ func Signal(ctx context.Context, c client.Client, workflowID string, ctl Control
 	return nil
 }
 
-// QueryStatusOf asks the project's workflow for its status.
+// QueryStatusOf asks the project's workflow for its status, and
+// Temporal for which worker holds each attempt in flight (FleetOf).
 func QueryStatusOf(ctx context.Context, c client.Client, workflowID string) (Status, error) {
 	var st Status
 	v, err := c.QueryWorkflow(ctx, workflowID, "", QueryStatus)
 	if err != nil {
 		return st, fmt.Errorf("cannot ask the run %s: %w", workflowID, err)
 	}
-	return st, v.Get(&st)
+	if err := v.Get(&st); err != nil {
+		return st, err
+	}
+	d, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
+	if err != nil {
+		return st, fmt.Errorf("cannot describe the run %s: %w", workflowID, err)
+	}
+	FleetOf(&st, d.GetPendingActivities())
+	return st, nil
+}
+
+// FleetOf puts into st's tasks which worker holds each attempt in
+// flight and where it is, from Temporal's pending activities: the
+// workflow itself never learns where an activity runs. An attempt's last
+// heartbeat names its task and worker; one sent before the attempt's
+// latest start is a lost worker's, and an attempt not started waits for
+// a worker to take it.
+func FleetOf(st *Status, pending []*workflowpb.PendingActivityInfo) {
+	where := map[string]remote.FleetTask{}
+	dc := converter.GetDefaultDataConverter()
+	for _, pa := range pending {
+		if pa.GetActivityType().GetName() != AttemptName {
+			continue
+		}
+		var b beat
+		if pa.GetHeartbeatDetails() == nil || dc.FromPayloads(pa.GetHeartbeatDetails(), &b) != nil || b.Task == "" {
+			continue
+		}
+		ft := remote.FleetTask{Worker: b.Worker, Phase: b.Phase}
+		stale := pa.GetLastHeartbeatTime().AsTime().Before(pa.GetLastStartedTime().AsTime())
+		switch {
+		case pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED:
+			ft = remote.FleetTask{Phase: "waiting for a worker"}
+		case stale:
+			ft = remote.FleetTask{Phase: "starting"}
+		}
+		where[b.Task] = ft
+	}
+	for i, t := range st.Tasks {
+		if ft, ok := where[t.ID]; ok && t.State == memory.TaskInProgress {
+			st.Tasks[i].Worker, st.Tasks[i].Phase = ft.Worker, ft.Phase
+		}
+	}
 }

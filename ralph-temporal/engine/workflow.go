@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -94,13 +95,17 @@ type loopWF struct {
 	eventBase  int // the index of events[0]
 	messages   []Control
 	delivered  int // messages before this index reached an attempt
+	// workedBy is the worker of each task's last finished attempt, for
+	// the status query's fleet; it is state only, so a replay decides
+	// alike.
+	workedBy map[string]string
 }
 
 // NewTaskLoop is the workflow function, with conditions compiled by cond.
 func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, error) {
 	return func(ctx workflow.Context, in RunInput) (RunResult, error) {
 		w := &loopWF{ctx: ctx, in: in, policy: in.Policy(), running: map[string]*inflight{}, attempts: map[string]int{},
-			notBefore: map[string]time.Time{}, waived: map[string]int{}, lastTry: map[string]loop.LastTry{}, start: workflow.Now(ctx),
+			notBefore: map[string]time.Time{}, waived: map[string]int{}, lastTry: map[string]loop.LastTry{}, workedBy: map[string]string{}, start: workflow.Now(ctx),
 			sessionID: workflow.GetInfo(ctx).WorkflowExecution.RunID}
 		w.trips = loop.DefaultBreaker
 		var err error
@@ -306,7 +311,7 @@ func (w *loopWF) stop(r loop.Result) loop.Result {
 		var out AttemptOutcome
 		_ = f.fut.Get(w.ctx, &out)
 		delete(w.running, id)
-		w.addUsage(out)
+		w.addUsage(id, out)
 		w.emit(w.ended(f, memory.TaskOpen, out, "interrupted"))
 	}
 	return r
@@ -318,7 +323,10 @@ func (w *loopWF) ended(f *inflight, state memory.TaskState, out AttemptOutcome, 
 		TaskAttempt: &coordinator.TaskAttempt{Number: f.attempt, Error: text.Clip(failure, 1000)}, Usage: &usage, CostUSD: out.CostUSD}
 }
 
-func (w *loopWF) addUsage(out AttemptOutcome) {
+func (w *loopWF) addUsage(id string, out AttemptOutcome) {
+	if out.Worker != "" {
+		w.workedBy[id] = out.Worker
+	}
 	w.usage = w.usage.Add(out.Usage)
 	if out.CostUSD != nil {
 		w.cost += *out.CostUSD
@@ -334,7 +342,7 @@ func (w *loopWF) finish(f *inflight) (loop.Result, bool) {
 	if err := f.fut.Get(w.ctx, &out); err != nil {
 		out = AttemptOutcome{Failure: "the attempt was lost: " + err.Error()}
 	}
-	w.addUsage(out)
+	w.addUsage(id, out)
 	failure, final := out.Failure, false
 	switch {
 	case out.ErrKind == ErrKindConfig:
@@ -533,7 +541,7 @@ func (w *loopWF) integrate(updates []TaskUpdate) (IntegrateResult, error) {
 }
 
 func (w *loopWF) status() Status {
-	st := Status{WorkflowID: workflow.GetInfo(w.ctx).WorkflowExecution.ID, Status: memory.StatusRunning, Running: w.runningIDs(),
+	st := Status{WorkflowID: workflow.GetInfo(w.ctx).WorkflowExecution.ID, SessionID: w.sessionID, Status: memory.StatusRunning, Running: w.runningIDs(),
 		Done: slices.Clone(w.done), Failed: slices.Clone(w.failed), Iterations: w.iterations, Breaker: w.breaker.Record(), CostUSD: w.cost}
 	switch {
 	case w.stopping:
@@ -543,8 +551,26 @@ func (w *loopWF) status() Status {
 	}
 	if w.file != nil {
 		st.Counts = w.file.Counts()
+		st.Tasks = w.fleet()
 	}
 	return st
+}
+
+// fleet is every task of the task file with its attempt and the worker
+// of its last finished attempt; which worker holds an attempt in flight
+// the workflow does not know (Temporal gives it to whichever polls), so
+// the status query's client adds it from the pending activities
+// (FleetOf).
+func (w *loopWF) fleet() []remote.FleetTask {
+	var out []remote.FleetTask
+	for _, t := range w.file.Tasks() {
+		ft := remote.FleetTask{ID: t.ID, Title: t.Title, State: t.State, Attempt: max(t.Attempts, w.attempts[t.ID]), Worker: w.workedBy[t.ID]}
+		if f, ok := w.running[t.ID]; ok {
+			ft.State, ft.Attempt, ft.Worker = memory.TaskInProgress, f.attempt, ""
+		}
+		out = append(out, ft)
+	}
+	return out
 }
 
 func (w *loopWF) result(r loop.Result) RunResult {

@@ -5,6 +5,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -46,6 +48,10 @@ type Options struct {
 	// it starts (memory.RegistryDir); the index's stream watches it to
 	// show a new session. Empty is memory.RegistryDir(os.Getenv).
 	Registry string
+	// Fleet is the status of the project at root's run on Temporal, its
+	// tasks across its workers (fleet.go); ok is false when the project's
+	// run is not on Temporal. nil shows no fleet.
+	Fleet func(ctx context.Context, root string) (st remote.Status, ok bool, err error)
 }
 
 // Server is the web view.
@@ -92,6 +98,7 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("GET /s/{project}/{session}/events", s.events)
 	mux.HandleFunc("GET /s/{project}/{session}/steer", s.steerPart)
 	mux.HandleFunc("GET /s/{project}/{session}/panels", s.panels)
+	mux.HandleFunc("GET /s/{project}/{session}/fleet", s.fleet)
 	mux.HandleFunc("POST /s/{project}/{session}/{op}", s.steer)
 	s.handler = g.wrap(mux)
 	return s, nil
