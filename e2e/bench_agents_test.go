@@ -272,15 +272,7 @@ func BenchmarkIdleChildMemory(b *testing.B) {
 			time.Sleep(5 * time.Millisecond)
 		}
 		time.Sleep(200 * time.Millisecond) // let the children settle into waiting
-		data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
-		for _, l := range strings.Split(string(data), "\n") {
-			if strings.HasPrefix(l, "VmRSS:") {
-				kb, _ := strconv.Atoi(strings.Fields(l)[1])
-				return kb
-			}
-		}
-		b.Fatal("no VmRSS")
-		return 0
+		return vmRSS(b, cmd.Process.Pid)
 	}
 	n := trials(b, 3)
 	var per []time.Duration // KB, stored as durations to reuse percentile

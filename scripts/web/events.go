@@ -27,15 +27,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if q, err := strconv.Atoi(r.URL.Query().Get("last")); err == nil && q > last {
 		last = q
 	}
-	flusher, ok := w.(http.Flusher)
+	flusher, ok := startSSE(w)
 	if !ok {
-		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
 	// A dropped page comes back within a second (the browser's default
 	// is several), asking from the last id it had.
 	fmt.Fprint(w, "retry: 1000\n\n")
@@ -104,4 +99,19 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			flusher.Flush()
 		}
 	}
+}
+
+// startSSE starts a server-sent events reply on w (the session's stream
+// and the index's), or answers 500 where w cannot stream.
+func startSSE(w http.ResponseWriter) (http.Flusher, bool) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
+		return nil, false
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return flusher, true
 }

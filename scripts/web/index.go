@@ -64,15 +64,10 @@ const settle = 50 * time.Millisecond
 // an atomic rename that the operating system's file notifications
 // report).
 func (s *Server) indexEvents(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
+	flusher, ok := startSSE(w)
 	if !ok {
-		http.Error(w, "streaming is not supported here", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
 	wake, leave := s.hub.join(s.o.Registry)
 	defer leave()
 	sent := map[string]indexRow{}
