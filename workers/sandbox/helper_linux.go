@@ -58,6 +58,16 @@ func HelperMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox helper is started by ralph itself, not by hand")
 		return 2
 	}
+	// The thread that forks every command starts first, and joins a
+	// session keyring of its own before the socket filter, which refuses
+	// keyctl, is installed.
+	h := &helper{conn: conn, leaders: map[uint64]int{}, status: map[uint64]*os.File{}, pidns: true, pinned: make(chan func())}
+	go h.pin()
+	h.onPinned(func() { err = joinFreshSessionKeyring() })
+	if err != nil {
+		send(conn, message{Op: opFailed, Err: err.Error()})
+		return 126
+	}
 	if err := confine(s); err != nil {
 		send(conn, message{Op: opFailed, Err: err.Error()})
 		return 126
@@ -79,8 +89,6 @@ func HelperMain(args []string) int {
 		send(conn, message{Op: opFailed, Err: fmt.Sprintf("cannot watch the commands' processes: %v", err)})
 		return 126
 	}
-	h := &helper{conn: conn, leaders: map[uint64]int{}, status: map[uint64]*os.File{}, pidns: true, pinned: make(chan func())}
-	go h.pin()
 	h.serve()
 	return 0
 }

@@ -186,7 +186,9 @@ func parentOf(pid int) (int, bool) {
 // signal scope lets a thread signal only the processes started from its
 // own domain: the thread that forked a reaper is the only one that can
 // kill what the reaper left. The thread also never ends, which would send
-// the commands their parent-death signal.
+// the commands their parent-death signal. And its session keyring is
+// the fresh one every command inherits (joinFreshSessionKeyring), which
+// no other thread of the helper has.
 func (h *helper) pin() {
 	runtime.LockOSThread()
 	for f := range h.pinned {

@@ -93,19 +93,48 @@ type archCalls struct {
 	sendto       uint32
 	sendmsg      uint32
 	sendmmsg     uint32
+	// The kernel keyring's calls.
+	addKey, requestKey, keyctl uint32
 	// x32 has numbers of its own for the calls that take a msghdr.
 	sendmsgX32, sendmmsgX32 uint32
 }
 
 var filterArchs = []archCalls{
 	{arch: unix.AUDIT_ARCH_X86_64, mask: ^uint32(x32SyscallBit), connect: 42, ioUringSetup: 425, seccomp: 317,
-		socket: 41, socketpair: 53, sendto: 44, sendmsg: 46, sendmmsg: 307, sendmsgX32: 518, sendmmsgX32: 538},
+		socket: 41, socketpair: 53, sendto: 44, sendmsg: 46, sendmmsg: 307, sendmsgX32: 518, sendmmsgX32: 538,
+		addKey: 248, requestKey: 249, keyctl: 250},
 	{arch: unix.AUDIT_ARCH_I386, connect: 362, socketcall: 102, ioUringSetup: 425, seccomp: 354,
-		socket: 359, socketpair: 360, sendto: 369, sendmsg: 370, sendmmsg: 345},
+		socket: 359, socketpair: 360, sendto: 369, sendmsg: 370, sendmmsg: 345,
+		addKey: 286, requestKey: 287, keyctl: 288},
 	{arch: unix.AUDIT_ARCH_AARCH64, connect: 203, ioUringSetup: 425, seccomp: 277,
-		socket: 198, socketpair: 199, sendto: 206, sendmsg: 211, sendmmsg: 269},
+		socket: 198, socketpair: 199, sendto: 206, sendmsg: 211, sendmmsg: 269,
+		addKey: 217, requestKey: 218, keyctl: 219},
 	{arch: unix.AUDIT_ARCH_ARM, connect: 283, socketcall: 102, ioUringSetup: 425, seccomp: 383,
-		socket: 281, socketpair: 288, sendto: 290, sendmsg: 296, sendmmsg: 374},
+		socket: 281, socketpair: 288, sendto: 290, sendmsg: 296, sendmmsg: 374,
+		addKey: 309, requestKey: 310, keyctl: 311},
+}
+
+// socketFamilies is the one allow-list of address families a sandboxed
+// command may make sockets of, the same in the default sandbox and in the
+// Landlock-only fallback, with the network on or off; each family goes on
+// to the rules named beside it. Every other family fails with
+// EAFNOSUPPORT, as on a kernel built without it: vsock (which no network
+// namespace separates, and which reaches the host or other virtual
+// machines), packet and raw link-layer sockets, AF_ALG (the kernel's
+// crypto API, a large attack surface), SMC (TCP by another door, which
+// Landlock's TCP rules do not govern), Bluetooth, CAN, TIPC, RDS, XDP,
+// PF_KEY and the rest. Netlink stays: glibc's getaddrinfo and
+// getifaddrs, Go's and Node's interface listings, ip and ss all read the
+// routing tables through it, and a command without capabilities can
+// change nothing there.
+var socketFamilies = []struct {
+	family uint32
+	rules  string // the filter's label for its sockets' further rules
+}{
+	{unix.AF_UNIX, "socket-unix"},
+	{unix.AF_INET, "socket-inet"},
+	{unix.AF_INET6, "socket-inet"},
+	{unix.AF_NETLINK, "allow"},
 }
 
 // filterSupported reports whether this build knows the system call
@@ -134,6 +163,8 @@ type filterRules struct {
 //
 //   - connect (and socketcall's connect) goes to the supervisor, when
 //     supervising;
+//   - socket(2) and socketpair(2) make sockets only of the families in
+//     socketFamilies; any other family fails with EAFNOSUPPORT;
 //   - socket(2) with IPPROTO_MPTCP fails with EPROTONOSUPPORT, as on a
 //     kernel without MPTCP: Landlock's TCP rules do not govern it, and
 //     programs (Go's listeners among them) fall back to TCP;
@@ -144,13 +175,22 @@ type filterRules struct {
 //     in the command's memory) and which could be rewritten after ralph
 //     looked. Stream and seqpacket sockets cannot address a send (the
 //     kernel refuses or ignores the name), so connect is their only way;
-//   - without the network and its namespace, socket(2) makes only TCP,
-//     Unix and netlink sockets (UDP, raw, packet, SCTP and the rest fail
-//     with EACCES or EAFNOSUPPORT), and sends with MSG_FASTOPEN, a
-//     connect in disguise, fail with EACCES;
+//   - without the network and its namespace, IP sockets are TCP only
+//     (UDP, raw, SCTP and the rest fail with EACCES), and sends with
+//     MSG_FASTOPEN, a connect in disguise, fail with EACCES;
 //   - socketcall's socket and socketpair (32-bit programs only), whose
 //     arguments lie in memory, fail with ENOSYS, and without the network
 //     its sends too;
+//   - add_key, request_key and keyctl fail with EPERM: the kernel's
+//     keyrings are no part of any namespace and Landlock does not cover
+//     them, so a command could otherwise read what the person's session
+//     keyring holds (Kerberos tickets, file-system encryption keys, stored
+//     tokens) or leave keys in their user keyring that outlive it. The
+//     helper gives commands a fresh session keyring besides (see
+//     keyring_linux.go). EPERM is the answer Docker's default profile
+//     gives these calls, so tools that run in containers already cope with
+//     it; ENOSYS would claim a kernel without keyrings, which some tools
+//     take as a reason to try other, odder, paths;
 //   - io_uring_setup fails with ENOSYS, because a ring's IORING_OP_CONNECT
 //     is a connect that no seccomp filter sees, and programs fall back
 //     to plain system calls without io_uring;
@@ -186,10 +226,13 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 		if c.socketcall != 0 {
 			a.jeq(c.socketcall, p+"-socketcall", "")
 		}
+		// socketpair's first three arguments are socket's, and the
+		// kernel refuses a pair of any family but AF_UNIX itself.
 		a.jeq(c.socket, "socket", "")
-		if r.supervise {
-			a.jeq(c.socketpair, "socketpair", "")
-		}
+		a.jeq(c.socketpair, "socket", "")
+		a.jeq(c.addKey, "eperm", "")
+		a.jeq(c.requestKey, "eperm", "")
+		a.jeq(c.keyctl, "eperm", "")
 		if r.noNetwork {
 			a.jeq(c.sendto, "send-flags3", "")
 			a.jeq(c.sendmsg, "send-flags2", "")
@@ -225,14 +268,10 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 	// architecture, since only the arguments' low halves count.
 	a.label("socket")
 	a.ld(offArgs) // the domain
-	a.jeq(unix.AF_INET, "socket-inet", "")
-	a.jeq(unix.AF_INET6, "socket-inet", "")
-	a.jeq(unix.AF_UNIX, "socketpair-unix", "")
-	if r.noNetwork {
-		a.jeq(unix.AF_NETLINK, "allow", "eafnosupport")
-	} else {
-		a.ret(unix.SECCOMP_RET_ALLOW)
+	for _, f := range socketFamilies {
+		a.jeq(f.family, f.rules, "")
 	}
+	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
 	a.label("socket-inet")
 	a.ld(offArgs + 16) // the protocol
 	a.jeq(ipprotoMPTCP, "eprotonosupport", "")
@@ -249,10 +288,7 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 	} else {
 		a.ret(unix.SECCOMP_RET_ALLOW)
 	}
-	a.label("socketpair")
-	a.ld(offArgs) // the domain
-	a.jeq(unix.AF_UNIX, "socketpair-unix", "allow")
-	a.label("socketpair-unix")
+	a.label("socket-unix")
 	if r.supervise {
 		// Only stream and seqpacket: the kernel makes a datagram socket
 		// of SOCK_RAW too.
@@ -279,8 +315,6 @@ func connectFilter(r filterRules) ([]unix.SockFilter, error) {
 	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
 	a.label("eacces")
 	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
-	a.label("eafnosupport")
-	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT))
 	a.label("eprotonosupport")
 	a.ret(unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT))
 	a.label("allow")

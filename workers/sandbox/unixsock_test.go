@@ -97,6 +97,10 @@ func runProbe(mode string) int {
 		return probeSendLoop()
 	case "sockets":
 		return probeSockets()
+	case "families":
+		return probeFamilies()
+	case "keyring":
+		return probeKeyring()
 	}
 	fmt.Println("unknown probe", mode)
 	return 2
