@@ -55,9 +55,11 @@ func probeSockets() int {
 
 // TestSocketFilter: in every sandbox an MPTCP socket is refused, as are
 // Unix datagram sockets where Landlock cannot judge their sends (before
-// ABI 9); without the network and without a network namespace only TCP,
-// Unix and netlink sockets can be made, and a TCP fast open send is
-// refused. Everything else stays as the kernel has it.
+// ABI 9); a packet socket, of a family outside socketFamilies, is refused
+// everywhere (TestSocketFamiliesAreOneList tries them all); without the
+// network and without a network namespace only TCP, Unix and netlink
+// sockets can be made, and a TCP fast open send is refused. Everything
+// else stays as the kernel has it.
 func TestSocketFilter(t *testing.T) {
 	if !filterSupported() {
 		t.Skip("no socket filter on this architecture")
@@ -70,9 +72,9 @@ func TestSocketFilter(t *testing.T) {
 		fallback, network bool
 		want              map[string]string
 	}{
-		{false, true, map[string]string{"mptcp": "EPROTONOSUPPORT", "udp": "ok", "tcp": "ok", "sctp": "", "fastopen": ""}},
-		{false, false, map[string]string{"mptcp": "EPROTONOSUPPORT", "udp": "ok", "tcp": "ok", "fastopen": "ECONNREFUSED"}},
-		{true, true, map[string]string{"mptcp": "EPROTONOSUPPORT", "udp": "ok", "tcp": "ok", "fastopen": ""}},
+		{false, true, map[string]string{"mptcp": "EPROTONOSUPPORT", "udp": "ok", "tcp": "ok", "sctp": "", "packet": "EAFNOSUPPORT", "fastopen": ""}},
+		{false, false, map[string]string{"mptcp": "EPROTONOSUPPORT", "udp": "ok", "tcp": "ok", "packet": "EAFNOSUPPORT", "fastopen": "ECONNREFUSED"}},
+		{true, true, map[string]string{"mptcp": "EPROTONOSUPPORT", "udp": "ok", "tcp": "ok", "packet": "EAFNOSUPPORT", "fastopen": ""}},
 		{true, false, map[string]string{"mptcp": "EPROTONOSUPPORT", "udp": "EACCES", "tcp": "ok", "tcp6": "ok", "sctp": "EACCES",
 			"packet": "EAFNOSUPPORT", "netlink": "ok", "fastopen": "EACCES"}},
 	} {
