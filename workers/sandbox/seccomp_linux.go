@@ -189,8 +189,8 @@ type filterRules struct {
 //     helper gives commands a fresh session keyring besides (see
 //     keyring_linux.go). EPERM is the answer Docker's default profile
 //     gives these calls, so tools that run in containers already cope with
-//     it; ENOSYS would claim a kernel without keyrings, which some tools
-//     take as a reason to try other, odder, paths;
+//     it ("Operation not permitted"); ENOSYS would claim a kernel built
+//     without keyrings;
 //   - io_uring_setup fails with ENOSYS, because a ring's IORING_OP_CONNECT
 //     is a connect that no seccomp filter sees, and programs fall back
 //     to plain system calls without io_uring;
