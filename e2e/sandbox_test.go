@@ -181,6 +181,10 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		filepath.WalkDir(filepath.Join(proj, ".ralph"), func(path string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				rel, _ := filepath.Rel(proj, path)
+				// A session's directory is built as .new-ID beside the
+				// first request and renamed into place while the model
+				// answers, so by the time these commands run it is ID.
+				rel = strings.Replace(rel, string(filepath.Separator)+".new-", string(filepath.Separator), 1)
 				if d.Type()&fs.ModeSocket != 0 {
 					controlSocket = rel
 					return nil
