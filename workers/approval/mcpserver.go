@@ -60,12 +60,9 @@ var onlyVariables = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 var plainValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./~^${}\[\]-]+$`) })
 
 // secretName reports whether a variable's or header's name says its value
-// is a secret, by either of ralph's rules: the one that keeps MCP values
-// out of files and the one that keeps credentials from the processes
-// ralph starts for itself.
-func secretName(name string) bool {
-	return config.LooksSecret(name) || childenv.LooksLikeCredential(name)
-}
+// is a secret, by childenv's one rule (the one that keeps MCP values out
+// of files and credentials from the processes ralph starts).
+func secretName(name string) bool { return childenv.LooksLikeCredential(name) }
 
 // showValue is a value as a person reads it: known secrets (the API key,
 // tokens ralph holds) redacted, quoted when it is not plain, and control
