@@ -65,9 +65,9 @@ func TestSecretPathsGrown(t *testing.T) {
 		t.Errorf("an .npmrc that does not exist, or a relative directory, is hidden: %q", got)
 	}
 	for content, hidden := range map[string]bool{
-		"registry=https://r.example/\n":                                 false,
-		"//r.example/:_authToken=npm_x\n":                               true,
-		"_auth=dXNlcjpwYXNz\n":                                          true,
+		"registry=https://r.example/\n":                              false,
+		"//r.example/:_authToken=npm_x\n":                            true,
+		"_auth=dXNlcjpwYXNz\n":                                       true,
 		"//r.example/:username=u\n//r.example/:_password=cGFzcw==\n": true,
 	} {
 		if err := os.WriteFile(filepath.Join(home, ".npmrc"), []byte(content), 0o600); err != nil {
