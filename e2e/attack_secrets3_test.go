@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
@@ -19,15 +17,6 @@ import (
 // 762dfe2: the nested guard kept ext:: transports, the newer credential
 // files were readable (and a hidden directory's link led out of it), and
 // the name rule let MYSQL_PWD, DATABASE_URL and the rest through.
-
-// sandboxFlavours are the two sandboxes every attack runs in.
-var sandboxFlavours = []struct {
-	name string
-	env  []string
-}{
-	{"default", nil},
-	{"fallback", []string{"RALPH_SANDBOX_NO_USERNS=1"}},
-}
 
 // endpointSaw is everything the stand-in model received, every request's
 // body as sent.
@@ -48,7 +37,7 @@ func endpointSaw(srv *fakemodel.Server) string {
 // ralph's own git, never run the ext:: program (it would leave its
 // environment in a directory outside the project that anyone may write).
 func TestAttackGitTransportsInANestedRepository(t *testing.T) {
-	for _, fl := range sandboxFlavours {
+	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, outside, tmp := attackDirs(t)
 			ext := func(name string) string { return "ext::sh -c env>" + outside + "/" + name }
@@ -133,7 +122,7 @@ func writeHome(t *testing.T, home string, files map[string]string) {
 // the same dotfiles directory is. ~/.npmrc is hidden while it holds a
 // token, and readable once it holds none.
 func TestAttackNewSecretFilesAreHidden(t *testing.T) {
-	for _, fl := range sandboxFlavours {
+	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
 			writeHome(t, home, newSecretFiles)
@@ -194,48 +183,16 @@ var secretVariables = map[string]string{
 	"FOO":                "ghp_e2eValueOnlyToken0123456789abcdefABCD",
 }
 
-// twoCommandsServer is a stand-in model that runs two commands side by
-// side in one turn, then ends; results is what the commands returned.
-func twoCommandsServer(t *testing.T, a, b string) (*fakemodel.Server, func() string) {
-	var mu sync.Mutex
-	var results []string
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
-		msgs := r.Request.Messages
-		if last := msgs[len(msgs)-1]; last.Role == "tool" {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, m := range msgs {
-				if m.Role == "tool" {
-					results = append(results, m.Content)
-				}
-			}
-			return fakemodel.Response{Text: "done"}
-		}
-		var calls []fakemodel.ToolCall
-		for _, c := range []string{a, b} {
-			js, _ := json.Marshal(map[string]any{"command": c})
-			calls = append(calls, fakemodel.ToolCall{Name: "run_command", Arguments: string(js)})
-		}
-		return fakemodel.Response{ToolCalls: calls}
-	})
-	t.Cleanup(srv.Close)
-	return srv, func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.Join(results, "\n")
-	}
-}
-
 // TestAttackSecretVariablesAreWithheld: two commands print their
 // environment to the model. None of issue 56's variables reaches them
 // (by name, word by word, or by value); the one the person listed in
 // shell_env does; ralph names the withheld ones once, by name, never by
 // value.
 func TestAttackSecretVariablesAreWithheld(t *testing.T) {
-	for _, fl := range sandboxFlavours {
+	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
-			srv, results := twoCommandsServer(t, "env; echo one", "env; echo two")
+			srv, results := callsServer(t, false, "env; echo one", "env; echo two")
 			extra := []string{"REDIS_URL=redis://:e2e-kept-redis-pw@h:6379", "PLAIN_SETTING=e2e-plain"}
 			for k, v := range secretVariables {
 				extra = append(extra, k+"="+v)

@@ -16,28 +16,32 @@ import (
 // that reads ralph's own configuration learns what the person allowed.
 // The person lets a command read one with sandbox_readable.
 
-// secretNames are the secret paths under the home directory: keys and
-// the credentials of clouds, clusters, registries, databases, password
-// stores and git hosts, and the login of every CLI agent ralph drives
-// (claude, codex, opencode, gemini). ~/.npmrc is hidden only when it
-// holds a token (npmrcSecret): npm reads its registry settings there for
-// every install.
-var secretNames = []string{
-	".ssh", ".aws", ".gnupg", ".kube", ".netrc", ".git-credentials", ".pypirc",
-	".config/gcloud", ".config/gh", ".docker/config.json", ".cargo/credentials.toml",
-	".config/git/credentials", ".config/hub", ".vault-token", ".pgpass", ".azure",
-	".terraform.d/credentials.tfrc.json", ".password-store", ".local/share/keyrings",
-	".claude/.credentials.json", ".codex/auth.json", ".local/share/opencode/auth.json", ".gemini",
+// SecretPath is one secret file or directory: Home beneath the home
+// directory, and Under beneath the directory the variable Env names, when
+// it is set to an absolute path (a list of them, for KUBECONFIG); either
+// may be empty.
+type SecretPath struct{ Home, Env, Under string }
+
+// secretList are the secret paths: keys and the credentials of clouds,
+// clusters, registries, databases, password stores and git hosts.
+// ~/.npmrc is hidden only when it holds a token (npmrcSecret): npm reads
+// its registry settings there for every install.
+var secretList = []SecretPath{
+	{Home: ".ssh"}, {Home: ".aws"}, {Home: ".gnupg", Env: "GNUPGHOME"}, {Home: ".kube", Env: "KUBECONFIG"},
+	{Home: ".netrc"}, {Home: ".git-credentials"}, {Home: ".pypirc"},
+	{Home: ".config/gcloud", Env: "XDG_CONFIG_HOME", Under: "gcloud"}, {Home: ".config/gh", Env: "XDG_CONFIG_HOME", Under: "gh"},
+	{Home: ".docker/config.json", Env: "DOCKER_CONFIG", Under: "config.json"}, {Home: ".cargo/credentials.toml"},
+	{Home: ".config/git/credentials", Env: "XDG_CONFIG_HOME", Under: "git/credentials"},
+	{Home: ".config/hub", Env: "XDG_CONFIG_HOME", Under: "hub"}, {Home: ".vault-token"}, {Home: ".pgpass"},
+	{Home: ".azure", Env: "AZURE_CONFIG_DIR"}, {Home: ".terraform.d/credentials.tfrc.json"},
+	{Home: ".password-store", Env: "PASSWORD_STORE_DIR"}, {Home: ".local/share/keyrings", Env: "XDG_DATA_HOME", Under: "keyrings"},
 }
 
-// xdgSecrets are the secret paths that follow an environment variable
-// when the person set it: variable, then the path beneath its value.
-var xdgSecrets = [][2]string{
-	{"XDG_CONFIG_HOME", "git/credentials"}, {"XDG_CONFIG_HOME", "gh"}, {"XDG_CONFIG_HOME", "gcloud"},
-	{"XDG_CONFIG_HOME", "hub"}, {"XDG_DATA_HOME", "opencode/auth.json"}, {"XDG_DATA_HOME", "keyrings"},
-	{"CODEX_HOME", "auth.json"}, {"CLAUDE_CONFIG_DIR", ".credentials.json"}, {"PASSWORD_STORE_DIR", ""}, {"GNUPGHOME", ""}, {"AZURE_CONFIG_DIR", ""}, {"KUBECONFIG", ""},
-	{"DOCKER_CONFIG", "config.json"},
-}
+// AgentLogins are where the agent CLIs ralph drives keep their logins
+// (each CLI's own file in workers/agents names its own, and that package
+// sets this at start, as it alone may name the agents): hidden like the
+// rest, so that a command cannot take the person's claude or codex login.
+var AgentLogins []SecretPath
 
 // Links inside a hidden directory are followed, so that the file a
 // dotfile manager's ~/.aws/credentials -> ~/dotfiles/aws/credentials
@@ -53,7 +57,7 @@ const (
 
 // secretPaths lists the secret paths for the home directory home and
 // ralph's user configuration directory ralphConfig (either may be ""),
-// with getenv for the variables that move them (xdgSecrets), each as
+// with getenv for the variables that move them (SecretPath.Env), each as
 // given and with its symbolic links resolved, so that a secret directory
 // that is a link is hidden where it really lies too, and with the targets
 // of the links inside the secret directories; links maps each such target
@@ -61,21 +65,21 @@ const (
 // it.
 func secretPaths(home, ralphConfig string, getenv func(string) string) (secrets []string, links map[string]string) {
 	var paths []string
-	if filepath.IsAbs(home) {
-		for _, n := range secretNames {
-			paths = append(paths, filepath.Join(home, n))
+	for _, sp := range slices.Concat(secretList, AgentLogins) {
+		if sp.Home != "" && filepath.IsAbs(home) {
+			paths = append(paths, filepath.Join(home, sp.Home))
 		}
-		if npmrc := filepath.Join(home, ".npmrc"); npmrcSecret(npmrc) {
-			paths = append(paths, npmrc)
+		if sp.Env == "" {
+			continue
 		}
-	}
-	for _, x := range xdgSecrets {
-		// KUBECONFIG is a list of files.
-		for _, dir := range filepath.SplitList(getenv(x[0])) {
+		for _, dir := range filepath.SplitList(getenv(sp.Env)) {
 			if filepath.IsAbs(dir) {
-				paths = append(paths, filepath.Join(dir, x[1]))
+				paths = append(paths, filepath.Join(dir, sp.Under))
 			}
 		}
+	}
+	if npmrc := filepath.Join(home, ".npmrc"); filepath.IsAbs(home) && npmrcSecret(npmrc) {
+		paths = append(paths, npmrc)
 	}
 	if filepath.IsAbs(ralphConfig) {
 		paths = append(paths, filepath.Clean(ralphConfig))

@@ -43,15 +43,17 @@ func TestSecretPathsAndAllowReadable(t *testing.T) {
 }
 
 // TestSecretPathsGrown: the credentials of databases, vaults, clouds,
-// password stores and every CLI agent ralph drives are hidden, where the
-// variables that move them say too; ~/.npmrc only with a token in it.
+// password stores and the agents' logins (AgentLogins, which
+// workers/agents fills) are hidden, where the variables that move them
+// say too; ~/.npmrc only with a token in it.
 func TestSecretPathsGrown(t *testing.T) {
 	home, xdg := realDir(t), realDir(t)
+	defer func(saved []SecretPath) { AgentLogins = saved }(AgentLogins)
+	AgentLogins = []SecretPath{{Home: ".agent/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
 	env := map[string]string{"XDG_CONFIG_HOME": xdg, "CODEX_HOME": "/c", "KUBECONFIG": "/k1:/k2:relative", "XDG_DATA_HOME": "rel"}
 	got, _ := secretPaths(home, "", func(k string) string { return env[k] })
-	for _, want := range []string{".config/git/credentials", ".codex/auth.json", ".claude/.credentials.json", ".vault-token",
-		".pgpass", ".azure", ".terraform.d/credentials.tfrc.json", ".config/hub", ".gemini", ".local/share/opencode/auth.json",
-		".password-store", ".local/share/keyrings"} {
+	for _, want := range []string{".config/git/credentials", ".agent/auth.json", ".vault-token",
+		".pgpass", ".azure", ".terraform.d/credentials.tfrc.json", ".config/hub", ".password-store", ".local/share/keyrings"} {
 		if !slices.Contains(got, filepath.Join(home, want)) {
 			t.Errorf("secretPaths lacks ~/%s", want)
 		}
