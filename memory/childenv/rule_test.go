@@ -84,6 +84,9 @@ func TestTheRule(t *testing.T) {
 		{"FOO", "redis://:pw@h:6379", true},
 		{"HTTPS_PROXY", "http://me:secret@proxy:3128", true},
 		{"FOO", "jdbc:mysql://app:hunter2@db/x", true},
+		{"FOO", "amqp://u:p:w@h", true},
+		{"FOO", "x=" + jwt + "; y", true},
+		{"FOO", "aws AKIAIOSFODNN7EXAMPLE", true},
 		// Values that are not.
 		{"FOO", "sk-short", false},
 		{"FOO", "task-runner-configuration-file", false},
@@ -94,6 +97,11 @@ func TestTheRule(t *testing.T) {
 		{"FOO", "ssh://git@example.com:22/repo", false},
 		{"FOO", "https://user@example.com/", false},
 		{"FOO", "", false},
+		{"FOO", "xoxb-short", false},
+		{"FOO", "AKIAIOSFODNN7EXAMPL", false},
+		{"FOO", "notAKIAIOSFODNN7EXAMPLE", false},
+		{"FOO", "://u:p@h", false},
+		{"FOO", "https://u:@h/", false},
 	} {
 		if got := IsCredential(c.name, c.value); got != c.secret {
 			t.Errorf("IsCredential(%q, %q) = %v, want %v", c.name, c.value, got, c.secret)
