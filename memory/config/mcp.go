@@ -503,10 +503,3 @@ func (c Config) MCPSecrets() []string {
 	}
 	return out
 }
-
-// LooksSecret reports whether a variable's or header's name says its
-// value is a secret (a token, key, password or credential): such a value
-// is kept out of every file ralph writes and hidden where a server's
-// definition is shown. It is childenv's rule, the one every environment
-// ralph builds follows.
-func LooksSecret(name string) bool { return childenv.LooksLikeCredential(name) }
