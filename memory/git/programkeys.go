@@ -75,7 +75,8 @@ func RunsProgram(key, value string) bool {
 	case "protocol":
 		return name == "allow" && !strings.EqualFold(strings.TrimSpace(value), "never")
 	case "submodule":
-		return name == "update" // "!command"
+		// update "!command"; a url git submodule update would clone.
+		return name == "update" || name == "url" && programTransport(value)
 	case "tar":
 		return name == "command"
 	case "web":

@@ -57,6 +57,8 @@ func TestTransportsRunProgramsByValue(t *testing.T) {
 		{"protocol.https.allow", "always", true},
 		{"protocol.version", "2", false},
 		{"remote.url", "ext::sh", false},
+		{"submodule.lib.url", "ext::sh -c x", true},
+		{"submodule.lib.url", "https://example.com/lib.git", false},
 	} {
 		if got := RunsProgram(c.key, c.value); got != c.want {
 			t.Errorf("RunsProgram(%q, %q) = %v, want %v", c.key, c.value, got, c.want)
