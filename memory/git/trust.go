@@ -535,10 +535,20 @@ func bare(ctx context.Context, dir string, env []string, hooks, remote bool, ext
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
-	cmd.Env = append(childenv.Scrub(os.Environ()), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
+	var keep []string
+	if remote {
+		// A proxy with a login (http://user:pw@proxy) looks like a
+		// credential by its value; a git that fetches and pushes with
+		// the person's transport needs it.
+		keep = proxyVars
+	}
+	cmd.Env = append(childenv.Scrub(os.Environ(), keep...), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
 	cmd.Env = withoutProgramTransports(append(cmd.Env, env...))
 	return cmd
 }
+
+// proxyVars are the proxy settings a git that talks to a remote keeps.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
 
 // withoutProgramTransports takes ext and fd out of GIT_ALLOW_PROTOCOL,
 // which, when set, overrides every protocol policy of the configuration
