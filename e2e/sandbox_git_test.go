@@ -33,6 +33,13 @@ func gitProject(t *testing.T, dir string) {
 // order) when asked to "set up", answers "done" after tool results and
 // "hi" to anything else. It keeps the tool results it was sent.
 func commandsServer(t *testing.T, commands ...string) (*fakemodel.Server, func() string) {
+	return callsServer(t, true, commands...)
+}
+
+// callsServer is commandsServer; with joined false, the commands are
+// separate run_command calls of the one turn, which ralph runs side by
+// side.
+func callsServer(t *testing.T, joined bool, commands ...string) (*fakemodel.Server, func() string) {
 	var mu sync.Mutex
 	var results []string
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
@@ -58,7 +65,7 @@ func commandsServer(t *testing.T, commands ...string) (*fakemodel.Server, func()
 		}
 		// One call a turn would be slower; they run concurrently, so
 		// the whole attack is one command.
-		if len(calls) > 1 {
+		if joined && len(calls) > 1 {
 			js, _ := json.Marshal(map[string]any{"command": strings.Join(commands, " && ")})
 			calls = []fakemodel.ToolCall{{Name: "run_command", Arguments: string(js)}}
 		}

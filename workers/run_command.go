@@ -3,6 +3,7 @@ package workers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errResult("command cancelled before it ran")
 	}
+	t.noteWithheld()
 	if a.Unsandboxed && t.policy.Confines() {
 		return t.runUnsandboxed(ctx, a.Command, timeout)
 	}
@@ -76,4 +78,18 @@ func (t *Toolset) WillAsk(name string, args json.RawMessage) bool {
 		return f.WillAsk(UnsandboxedPrefix + a.Command)
 	}
 	return f.WillAsk(a.Command)
+}
+
+// noteWithheld tells the person, at the session's first command, which of
+// their variables commands go without and how to pass one: a test suite
+// that needs DATABASE_URL fails otherwise with no word why. Names only,
+// never values.
+func (t *Toolset) noteWithheld() {
+	if len(t.opts.Withheld) == 0 || t.opts.Notify == nil || t.opts.withheldOnce == nil {
+		return
+	}
+	t.opts.withheldOnce.Do(func() {
+		t.opts.Notify(fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
+			strings.Join(t.opts.Withheld, ", "), t.opts.Withheld[0]))
+	})
 }

@@ -70,6 +70,13 @@ type Options struct {
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
+	// Withheld names the variables of the person's environment that Env
+	// leaves out as credentials and that shell_env could pass
+	// (childenv.Withheld): the first command tells the person of them,
+	// once for the Toolset and every Rooted copy of it.
+	Withheld []string
+	// withheldOnce is shared by the copies, so the note is said once.
+	withheldOnce *sync.Once
 }
 
 const (
@@ -142,6 +149,9 @@ func NewToolset(opts Options) (*Toolset, error) {
 		return nil, fmt.Errorf("workers: %w", err)
 	}
 	policy.Notify = opts.Notify
+	if opts.withheldOnce == nil {
+		opts.withheldOnce = new(sync.Once)
+	}
 	policy.AllowUnixSockets(opts.UnixSockets...)
 	policy.AllowReadable(opts.Readable...)
 

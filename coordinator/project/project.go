@@ -284,6 +284,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 		Readable: cfg.SandboxReadable, AutoApprove: opts.Yes,
 		Notify: opts.Notify, AddDirs: opts.AddDirs,
+		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)

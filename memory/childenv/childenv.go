@@ -1,33 +1,40 @@
 // Package childenv is the environment ralph gives the processes it starts
-// for itself (git, notifications, the CLI agents it drives): the person's
-// environment less anything that looks like a credential. The model is
-// untrusted and so is every file it wrote; git, for one, reads
-// configuration files the model may have written, so nothing ralph starts
-// should hold a secret it does not need, least of all the model's key.
+// (the model's commands, git, the CLI agents it drives, the programs a
+// project file names): the person's environment less anything that looks
+// like a credential. The model is untrusted and so is every file it wrote;
+// git, for one, reads configuration files the model may have written, so
+// nothing ralph starts should hold a secret it does not need, least of all
+// the model's key. It is also the one rule for which MCP values are
+// secrets (kept out of every file ralph writes, hidden where a server's
+// definition is shown): one question, one answer.
 //
-// A name looks like a credential (compared in upper case) when it
-//   - starts with AWS_, AZURE_, OPENAI_ or ANTHROPIC_ (cloud and model
-//     provider settings, which carry keys);
-//   - contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL
-//     (OPENROUTER_API_KEY, GITHUB_TOKEN, GH_TOKEN, NPM_TOKEN,
-//     AWS_SECRET_ACCESS_KEY, …), as codex's default excludes of
-//     *KEY*, *SECRET* and *TOKEN* do;
-//   - or was named by Hide: the variable the person configured for the
-//     model's key (api_key_env), whatever its name.
-//
-// HOME, PATH and other ordinary variables never look like credentials.
-// The rule goes by names only: a secret inside, say, DATABASE_URL passes.
+// The rule (rule.go) goes by the name, word by word, and by the value:
+//   - a name is cut into words at every character that is not a letter or
+//     a digit (GITHUB_PAT is GITHUB and PAT, NPM_CONFIG__AUTH holds AUTH),
+//     compared in upper case; it looks like a credential when one of its
+//     words is a credential word (KEY, TOKEN, SECRET, PASSWORD, PASSWD,
+//     PASS, PASSPHRASE, CREDENTIAL(S), AUTH, AUTHORIZATION, PWD, PAT, JWT,
+//     DSN, WEBHOOK, PRIVATE, COOKIE, APIKEY, …), a word ends with one of
+//     the long ones (AUTHTOKEN, DBPASSWORD), or the name starts with AWS_,
+//     AZURE_, OPENAI_ or ANTHROPIC_ (cloud and model provider settings,
+//     which carry keys). Word by word, PATH, GOPATH, OLDPWD, KEYBOARD_LAYOUT,
+//     TOKENIZERS_PARALLELISM and GIT_AUTHOR_NAME are no credentials;
+//   - a value looks like a credential when it holds a well-known token
+//     (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_, glpat-, xox[abposr]-,
+//     AKIA or ASIA and 16 more, a JWT eyJ….eyJ…., sk- and 20 more
+//     characters, which covers sk-ant- and sk-proj-) or is a URL with a
+//     password (postgres://user:pw@host/db);
+//   - the variables ordinary programs need are never hidden, whatever
+//     their value (neverHide): PATH and the search paths ending in PATH,
+//     PWD, OLDPWD, HOME, USER, SHELL, TERM, LANG, LC_*, TMPDIR, …;
+//   - a name Hide named (the variable the person configured for the
+//     model's key, api_key_env) always is.
 package childenv
 
 import (
 	"slices"
 	"strings"
 	"sync"
-)
-
-var (
-	credentialPrefixes = []string{"AWS_", "AZURE_", "OPENAI_", "ANTHROPIC_"}
-	credentialWords    = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"}
 )
 
 // hidden are the variable names Hide added, for the whole process: the
@@ -58,25 +65,9 @@ func IsHidden(name string) bool {
 	return slices.Contains(hidden, name)
 }
 
-// LooksLikeCredential applies the naming rule above.
-func LooksLikeCredential(name string) bool {
-	n := strings.ToUpper(name)
-	for _, p := range credentialPrefixes {
-		if strings.HasPrefix(n, p) {
-			return true
-		}
-	}
-	for _, w := range credentialWords {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return IsHidden(name)
-}
-
-// Scrub returns env without the variables that look like credentials,
-// except those that keep names. A keep entry is an exact name or a prefix
-// ending in "*", such as "CLAUDE_*".
+// Scrub returns env without the variables that look like credentials
+// (IsCredential), except those that keep names. A keep entry is an exact
+// name or a prefix ending in "*", such as "CLAUDE_*".
 func Scrub(env []string, keep ...string) []string {
 	return ScrubDropping(env, nil, keep)
 }
@@ -86,8 +77,8 @@ func Scrub(env []string, keep ...string) []string {
 func ScrubDropping(env, drop, keep []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !(LooksLikeCredential(name) || slices.Contains(drop, name)) || Kept(name, keep) {
+		name, value, _ := strings.Cut(kv, "=")
+		if !(IsCredential(name, value) || slices.Contains(drop, name)) || Kept(name, keep) {
 			out = append(out, kv)
 		}
 	}
@@ -103,14 +94,34 @@ func ScrubDropping(env, drop, keep []string) []string {
 func ForCommands(env, include []string, drop ...string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		if IsHidden(name) || slices.Contains(drop, name) {
 			continue
 		}
-		if !LooksLikeCredential(name) || Kept(name, include) {
+		if !IsCredential(name, value) || Kept(name, include) {
 			out = append(out, kv)
 		}
 	}
+	return out
+}
+
+// Withheld names the variables of env that ForCommands(env, include,
+// drop...) leaves out and that shell_env could pass: the ones the person
+// is told of, by name only, so that a test suite that needs DATABASE_URL
+// is not left to guess. The model's key (Hide, drop) is never passed, so
+// it is not named.
+func Withheld(env, include []string, drop ...string) []string {
+	var out []string
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if IsHidden(name) || slices.Contains(drop, name) || Kept(name, include) || !IsCredential(name, value) {
+			continue
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -24,7 +24,7 @@ func TestForCommandsKeepsOnlyTheListedCredentials(t *testing.T) {
 	env := []string{"HOME=/h", "GITHUB_TOKEN=a", "AWS_SECRET_ACCESS_KEY=b", "ANTHROPIC_API_KEY=c", "NPM_TOKEN=d", "NPM_CONFIG_X=e",
 		"OPENAI_API_KEY=f", "MY_MODEL_VAR=g", "SSH_AUTH_SOCK=/s", "TOKENIZERS_PARALLELISM=h"}
 	got := strings.Join(ForCommands(env, []string{"NPM_*", "OPENAI_API_KEY", "MY_MODEL_VAR"}, "OPENAI_API_KEY"), " ")
-	if got != "HOME=/h NPM_TOKEN=d NPM_CONFIG_X=e SSH_AUTH_SOCK=/s" {
+	if got != "HOME=/h NPM_TOKEN=d NPM_CONFIG_X=e SSH_AUTH_SOCK=/s TOKENIZERS_PARALLELISM=h" {
 		t.Fatalf("ForCommands = %s", got)
 	}
 }

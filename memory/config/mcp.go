@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/spf13/afero"
 )
 
@@ -484,7 +485,7 @@ func (c Config) Secrets() []string { return append([]string{c.APIKey}, c.MCPSecr
 
 // MCPSecrets are the values ralph must keep out of every file it writes:
 // the MCP servers' header values (bearer tokens) and environment values
-// whose names say they are secrets.
+// that childenv's one rule calls secrets, by name or by value.
 func (c Config) MCPSecrets() []string {
 	var out []string
 	for _, s := range c.MCPServers {
@@ -495,26 +496,10 @@ func (c Config) MCPSecrets() []string {
 			}
 		}
 		for k, v := range s.Env {
-			if looksSecret(k) {
+			if childenv.IsCredential(k, v) {
 				out = append(out, v)
 			}
 		}
 	}
 	return out
-}
-
-// LooksSecret reports whether a variable's name says its value is a
-// secret (a token, key, password or credential): such a value is kept out
-// of every file ralph writes and hidden where a server's definition is
-// shown.
-func LooksSecret(name string) bool { return looksSecret(name) }
-
-func looksSecret(name string) bool {
-	n := strings.ToUpper(name)
-	for _, w := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
 }

@@ -173,6 +173,13 @@ func runCmd(ctx context.Context, timeout time.Duration, hooks bool, dir string, 
 //     --ignore-submodules, which .gitmodules cannot override.
 //   - protocol.allow=never: ralph's git never talks to a remote, so no
 //     transport (core.sshCommand, ext::, a credential helper) can run.
+//   - protocol.ext.allow=never and protocol.fd.allow=never: a policy for
+//     one protocol wins over protocol.allow, so a configuration file's
+//     protocol.ext.allow=always would let ext:: run its program (a
+//     remote's url "ext::sh -c …", or an url.<base>.insteadOf that
+//     rewrites https:// to one). These two stay for the gits that talk
+//     to a remote (RemoteCommand) too; GIT_ALLOW_PROTOCOL, which would
+//     override every policy, loses ext and fd in bare.
 //   - pager and editors: ralph reads git's output itself and never edits.
 //
 // Filter drivers, textconv, diff and merge drivers and the other keys
@@ -189,6 +196,8 @@ var safeConfig = []string{
 	"core.askPass=",
 	"credential.helper=",
 	"protocol.allow=never",
+	"protocol.ext.allow=never",
+	"protocol.fd.allow=never",
 	"submodule.recurse=false",
 	"status.submoduleSummary=false",
 	"diff.ignoreSubmodules=dirty",

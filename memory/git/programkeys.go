@@ -10,11 +10,22 @@ import (
 
 // RunsProgram reports whether git, reading the configuration key (as git
 // config --list prints it: section and name in lower case, subsection as
-// written), would run a program it names, or would read a file that could
-// name one (an include). It is the one list of such keys: ralph's own git
-// neutralises them for files the model can write, and the sandbox takes
-// back those a command adds to any repository in the project.
-func RunsProgram(key string) bool {
+// written) with value, would run a program it names, or would read a file
+// that could name one (an include). It is the one list of such keys:
+// ralph's own git neutralises them for files the model can write, and the
+// sandbox takes back those a command adds to any repository in the
+// project.
+//
+// Most keys run a program whatever their value. The transports are
+// classified by value too: a remote's url or pushurl, or the base an
+// url.<base>.insteadOf rewrites to, that names the ext:: transport runs
+// the program it spells (git fetch there runs "ext::sh -c …"), and fd::
+// hands git's protocol to descriptors another program holds; and a
+// protocol.allow or protocol.<name>.allow widens which transports git
+// may use (always, or user: ext is refused by default only because its
+// policy is never), so every value but never counts. An ordinary remote
+// (https://…, ssh://…, a path) runs nothing of the model's.
+func RunsProgram(key, value string) bool {
 	key = strings.ToLower(key)
 	first, last := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
 	if first < 0 {
@@ -55,9 +66,17 @@ func RunsProgram(key string) bool {
 	case "uploadpack":
 		return name == "packobjectshook"
 	case "remote":
+		if name == "url" || name == "pushurl" {
+			return sub != "" && programTransport(value)
+		}
 		return name == "uploadpack" || name == "receivepack" || name == "vcs"
+	case "url":
+		return (name == "insteadof" || name == "pushinsteadof") && programTransport(sub)
+	case "protocol":
+		return name == "allow" && !strings.EqualFold(strings.TrimSpace(value), "never")
 	case "submodule":
-		return name == "update" // "!command"
+		// update "!command"; a url git submodule update would clone.
+		return name == "update" || name == "url" && programTransport(value)
 	case "tar":
 		return name == "command"
 	case "web":
@@ -72,6 +91,15 @@ func RunsProgram(key string) bool {
 		return name == "tunnel"
 	}
 	return false
+}
+
+// programTransport reports whether a URL names a transport that runs a
+// program, or speaks git's protocol over descriptors another program
+// holds: ext:: and fd::, compared as git would see them at the least
+// (case and surrounding space are not given the benefit of the doubt).
+func programTransport(url string) bool {
+	u := strings.ToLower(strings.TrimSpace(url))
+	return strings.HasPrefix(u, "ext::") || strings.HasPrefix(u, "fd::")
 }
 
 // ConfigEntry is one key as git read it: the file it came from (an

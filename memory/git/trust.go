@@ -61,8 +61,8 @@ type neutraliser struct {
 // conflict). Keys that only commands ralph never runs read (aliases,
 // mergetool, difftool, browser, submodule update) are left: git's
 // builtins cannot be aliased.
-func programKey(key string) (neutraliser, bool) {
-	if !RunsProgram(key) {
+func programKey(key, value string) (neutraliser, bool) {
+	if !RunsProgram(key, value) {
 		// RunsProgram is the one list of such keys; this says only how
 		// ralph's git goes without those of them it could meet.
 		return neutraliser{}, false
@@ -96,7 +96,11 @@ func programKey(key string) (neutraliser, bool) {
 		return set(key + "=")
 	case section == "pager" && sub == "":
 		return set(key + "=false")
-	case section == "sequence" && name == "editor":
+	case section == "sequence" && name == "editor",
+		section == "remote" && (name == "url" || name == "pushurl"),
+		section == "url", section == "protocol":
+		// safeConfig refuses the ext and fd transports for every git,
+		// the remote ones of ralph-temporal's workers too.
 		return neutraliser{}, true
 	}
 	return neutraliser{}, false
@@ -186,7 +190,7 @@ func decide(entries []ConfigEntry, p *pinned, roots []string) (g *guard, localKe
 	g = &guard{}
 	seen := map[string]bool{}
 	for _, e := range entries {
-		n, ok := programKey(e.Key)
+		n, ok := programKey(e.Key, e.Value)
 		if !ok {
 			continue
 		}
@@ -531,9 +535,40 @@ func bare(ctx context.Context, dir string, env []string, hooks, remote bool, ext
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = dir
-	cmd.Env = append(childenv.Scrub(os.Environ()), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
-	cmd.Env = append(cmd.Env, env...)
+	var keep []string
+	if remote {
+		// A proxy with a login (http://user:pw@proxy) looks like a
+		// credential by its value; a git that fetches and pushes with
+		// the person's transport needs it.
+		keep = proxyVars
+	}
+	cmd.Env = append(childenv.Scrub(os.Environ(), keep...), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
+	cmd.Env = withoutProgramTransports(append(cmd.Env, env...))
 	return cmd
+}
+
+// proxyVars are the proxy settings a git that talks to a remote keeps.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+
+// withoutProgramTransports takes ext and fd out of GIT_ALLOW_PROTOCOL,
+// which, when set, overrides every protocol policy of the configuration
+// and of -c: the person's list of protocols is kept otherwise, so that a
+// list narrower than git's default stays as narrow.
+func withoutProgramTransports(env []string) []string {
+	for i, kv := range env {
+		v, ok := strings.CutPrefix(kv, "GIT_ALLOW_PROTOCOL=")
+		if !ok {
+			continue
+		}
+		var keep []string
+		for _, p := range strings.Split(v, ":") {
+			if q := strings.ToLower(strings.TrimSpace(p)); q != "ext" && q != "fd" {
+				keep = append(keep, p)
+			}
+		}
+		env[i] = "GIT_ALLOW_PROTOCOL=" + strings.Join(keep, ":")
+	}
+	return env
 }
 
 func contains(list []string, s string) bool {

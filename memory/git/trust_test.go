@@ -306,7 +306,7 @@ func TestProgramKeys(t *testing.T) {
 		"interactive.difffilter": true, "core.fsmonitor": true,
 		"filter.lfs.required": false, "diff.x.binary": false, "core.autocrlf": false, "remote.origin.url": false, "user.name": false,
 	} {
-		if _, got := programKey(key); got != want {
+		if _, got := programKey(key, "https://example.com/x"); got != want {
 			t.Errorf("programKey(%q) = %v, want %v", key, got, want)
 		}
 	}

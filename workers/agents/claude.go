@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // This file is what is particular to Claude Code, run as claude -p
@@ -346,4 +347,10 @@ func claudeRateLimit(b []byte) (UsageLimit, bool) {
 		l.Until = time.Unix(secs, 0)
 	}
 	return l, true
+}
+
+// logins: the OAuth credentials claude keeps in ~/.claude (or
+// $CLAUDE_CONFIG_DIR) on Linux; macOS keeps them in the keychain.
+func (claudeCLI) logins() []sandbox.SecretPath {
+	return []sandbox.SecretPath{{Home: ".claude/.credentials.json", Env: "CLAUDE_CONFIG_DIR", Under: ".credentials.json"}}
 }

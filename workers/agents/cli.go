@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // cli is what is particular to one coding-agent CLI. Each lives in a file
@@ -52,14 +53,23 @@ type cli interface {
 	// mergeEnv is the value a variable the CLI's configure set gets when
 	// the environment already holds the person's own value of it.
 	mergeEnv(name, own, ours string) string
+	// logins are where the CLI keeps the person's login (an OAuth token,
+	// a key), which sandboxed commands may not read.
+	logins() []sandbox.SecretPath
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.
 var clis = []cli{claudeCLI{}, codexCLI{}, opencodeCLI{}, geminiCLI{}}
 
 // The config validates its [agents.<kind>] tables against the kinds of
-// this table; it sits below this package and cannot ask it.
-func init() { config.AgentKinds = Names() }
+// this table, and the sandbox hides each CLI's login; both sit below this
+// package and cannot ask it.
+func init() {
+	config.AgentKinds = Names()
+	for _, c := range clis {
+		sandbox.AgentLogins = append(sandbox.AgentLogins, c.logins()...)
+	}
+}
 
 // AgentExec is a bash command (exec:'<command>') whose plain output is the
 // answer.

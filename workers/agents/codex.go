@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // This file is what is particular to OpenAI's Codex CLI, run as codex exec
@@ -319,4 +320,10 @@ func setsConfig(args []string, key string) bool {
 		}
 	}
 	return false
+}
+
+// logins: codex's auth.json in ~/.codex (or $CODEX_HOME), its ChatGPT
+// login or API key.
+func (codexCLI) logins() []sandbox.SecretPath {
+	return []sandbox.SecretPath{{Home: ".codex/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // This file is Gemini CLI (@google/gemini-cli) as an external agent: its
@@ -289,4 +290,10 @@ func geminiDenialHint(d Denial) string {
 		return fmt.Sprintf("add the command to allowed_commands in ralph's config, or pass --agent-arg=--allowed-tools --agent-arg=%q, or run ralph with -y --sandbox danger-full-access (gemini's --yolo)", rule)
 	}
 	return "ralph gives gemini --approval-mode auto_edit unless its --sandbox is read-only or --agent-arg sets another mode; check the policies of gemini's settings"
+}
+
+// logins: the Gemini CLI keeps oauth_creds.json, google_accounts.json
+// and an .env that may hold GEMINI_API_KEY in ~/.gemini: all of it.
+func (geminiCLI) logins() []sandbox.SecretPath {
+	return []sandbox.SecretPath{{Home: ".gemini"}}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // This file is what is particular to OpenCode (npm opencode-ai), run as
@@ -349,4 +350,10 @@ func opencodeDenialHint(d Denial) string {
 		return "ralph denies opencode's edits only under --sandbox read-only; check the permission in your " + opencodeConfigVar
 	}
 	return "`opencode run` refuses every permission it would ask for; allow it in the permission of your " + opencodeConfigVar + ", or pass --agent-arg=--auto"
+}
+
+// logins: opencode's auth.json in its data directory, the providers'
+// keys and OAuth tokens.
+func (opencodeCLI) logins() []sandbox.SecretPath {
+	return []sandbox.SecretPath{{Home: ".local/share/opencode/auth.json", Env: "XDG_DATA_HOME", Under: "opencode/auth.json"}}
 }

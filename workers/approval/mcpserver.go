@@ -59,14 +59,6 @@ var onlyVariables = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 // quotes and empty values are seen for what they are.
 var plainValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./~^${}\[\]-]+$`) })
 
-// secretName reports whether a variable's or header's name says its value
-// is a secret, by either of ralph's rules: the one that keeps MCP values
-// out of files and the one that keeps credentials from the processes
-// ralph starts for itself.
-func secretName(name string) bool {
-	return config.LooksSecret(name) || childenv.LooksLikeCredential(name)
-}
-
 // showValue is a value as a person reads it: known secrets (the API key,
 // tokens ralph holds) redacted, quoted when it is not plain, and control
 // characters made visible.
@@ -114,7 +106,9 @@ func showDefinition(d config.MCPDefinition, secrets *memory.Redactor) []serverFi
 		add("url", showValue(d.URL, secrets), false)
 	}
 	for _, k := range sortedKeys(d.Env) {
-		secret("env "+text.Visible(k), d.Env[k], secretName(k))
+		// childenv's one rule, by name or value: the one that keeps MCP
+		// values out of files and credentials from what ralph starts.
+		secret("env "+text.Visible(k), d.Env[k], childenv.IsCredential(k, d.Env[k]))
 	}
 	if len(d.EnvVars) > 0 {
 		// Their values are the person's own, so only the names are shown.

@@ -198,7 +198,7 @@ func (g *nestedGuard) guardRepo(ctx context.Context, ptr string, r *repo, person
 		if !slices.Contains(extra, e.File) {
 			extra = append(extra, e.File)
 		}
-		if git.RunsProgram(e.Key) && strings.HasSuffix(strings.ToLower(e.Key), ".path") && strings.HasPrefix(strings.ToLower(e.Key), "include") {
+		if git.RunsProgram(e.Key, e.Value) && strings.HasSuffix(strings.ToLower(e.Key), ".path") && strings.HasPrefix(strings.ToLower(e.Key), "include") {
 			target := e.Value
 			if !filepath.IsAbs(target) {
 				target = filepath.Join(filepath.Dir(e.File), target)
@@ -238,7 +238,7 @@ func listConfig(ctx context.Context, r *repo) []git.ConfigEntry {
 func (g *nestedGuard) added(entries []git.ConfigEntry) map[string][]string {
 	out := map[string][]string{}
 	for _, e := range entries {
-		if !git.RunsProgram(e.Key) {
+		if !git.RunsProgram(e.Key, e.Value) {
 			continue
 		}
 		k := g.knownFile(e.File)
@@ -287,7 +287,7 @@ func (g *nestedGuard) remember(entries []git.ConfigEntry) {
 			}
 			byFile[e.File] = k
 		}
-		if git.RunsProgram(e.Key) {
+		if git.RunsProgram(e.Key, e.Value) {
 			k.program[e.Key+"\n"+e.Value] = true
 		}
 	}

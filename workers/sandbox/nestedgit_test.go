@@ -233,3 +233,33 @@ func TestNestedGuardNeverWritesThroughALink(t *testing.T) {
 		t.Error("the file outside was written through the link")
 	}
 }
+
+// TestNestedGuardTakesBackProgramTransports: an ext:: remote, an
+// insteadOf that rewrites to one and a protocol policy that allows it,
+// added by a command, are taken back; an ordinary remote stays, and so
+// does a policy that refuses.
+func TestNestedGuardTakesBackProgramTransports(t *testing.T) {
+	root := t.TempDir()
+	gitInit(t, root)
+	g := newNestedGuard(root)
+	g.prime()
+	nest := filepath.Join(root, "nest")
+	gitInit(t, nest, "remote.origin.url", "ext::sh -c touch% /tmp/x", "remote.mirror.url", "https://example.com/r.git",
+		"remote.mirror.pushurl", " FD::3 ", "protocol.ext.allow", "always", "protocol.allow", "user", "protocol.file.allow", "never",
+		"url.ext::sh -c touch% /tmp/x.insteadOf", "https://", "url.https://mirror.example/.insteadOf", "https://example.com/")
+	got := undoneMap(g.check())
+	if want := "protocol.allow,protocol.ext.allow,remote.mirror.pushurl,remote.origin.url,url.ext::sh -c touch% /tmp/x.insteadof"; got["nest/.git/config"] != want {
+		t.Errorf("undone %q, want %q", got["nest/.git/config"], want)
+	}
+	b := readText(t, filepath.Join(nest, ".git/config"))
+	for _, gone := range []string{"ext::", "FD::", "always", "user"} {
+		if strings.Contains(b, gone) {
+			t.Errorf("the config kept %q:\n%s", gone, b)
+		}
+	}
+	for _, kept := range []string{"https://example.com/r.git", "[protocol \"file\"]", "mirror.example"} {
+		if !strings.Contains(b, kept) {
+			t.Errorf("the config lost %q:\n%s", kept, b)
+		}
+	}
+}

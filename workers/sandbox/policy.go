@@ -80,6 +80,9 @@ type Policy struct {
 	// may not read (secrets.go): those of the person's home and ralph's
 	// own configuration, less what AllowReadable allowed.
 	Secrets []string
+	// secretLinks maps the target of a link inside a secret directory
+	// to the secret path it was found in (secretPaths).
+	secretLinks map[string]string
 	// refusals are the socket connects the sandbox refused that no note
 	// has told the model of yet (see Explain).
 	refusals *socketRefusals
@@ -121,7 +124,7 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 	if mode != FullAccess {
 		// The project's own files are never hidden, nor a secret
 		// directory the project lies in.
-		p.Secrets = defaultSecrets()
+		p.Secrets, p.secretLinks = defaultSecrets()
 		p.AllowReadable(real)
 	}
 	if mode == WorkspaceWrite {

@@ -28,6 +28,7 @@ import (
 func SeatbeltProfile(p *Policy) string {
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
+	b.WriteString(seatbeltReads(p.Secrets))
 	if p.Mode == WorkspaceWrite {
 		b.WriteString("\n; Writes: the project, except what git or ralph would act on outside the sandbox.\n")
 		fmt.Fprintf(&b, "(allow file-write*\n  (require-all %s", sbSubpath(p.Root))
@@ -75,8 +76,26 @@ func SeatbeltProfile(p *Policy) string {
 	return b.String()
 }
 
-// seatbeltBase is what every command may do: run programs, read files,
-// use a terminal and the few system services the standard tools ask for.
+// seatbeltReads allows reading everywhere but the secret paths (secrets.go),
+// as Landlock's rules do on Linux: each secret is an exception of the one
+// allowance (require-not), so no rule depends on the order Seatbelt weighs
+// rules in. A secret's metadata stays readable, so that listing a
+// directory that holds one (ls -l ~) works, as on Linux.
+func seatbeltReads(secrets []string) string {
+	if len(secrets) == 0 {
+		return "(allow file-read*)\n"
+	}
+	var b strings.Builder
+	b.WriteString("; Reading: everywhere but the secret files.\n(allow file-read-metadata)\n(allow file-read*\n  (require-all")
+	for _, s := range secrets {
+		fmt.Fprintf(&b, "\n    (require-not %s)", sbSubpath(s))
+	}
+	b.WriteString("))\n")
+	return b.String()
+}
+
+// seatbeltBase is what every command may do: run programs, read files
+// (seatbeltReads), use a terminal and the few system services the standard tools ask for.
 // Signals and process information reach only processes of the same
 // sandbox.
 const seatbeltBase = `(version 1)
@@ -85,7 +104,6 @@ const seatbeltBase = `(version 1)
 (allow process-fork)
 (allow signal (target same-sandbox))
 (allow process-info* (target same-sandbox))
-(allow file-read*)
 (allow file-ioctl)
 (allow sysctl-read)
 (allow system-socket)

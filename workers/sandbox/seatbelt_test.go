@@ -334,3 +334,26 @@ func TestSeatbeltProfileFromNew(t *testing.T) {
 		t.Errorf("profile does not deny by default once:\n%s", prof)
 	}
 }
+
+// TestSeatbeltProfileHidesSecrets: the secret paths cannot be read, their
+// metadata can, and everything else reads as before.
+func TestSeatbeltProfileHidesSecrets(t *testing.T) {
+	p := &Policy{Mode: WorkspaceWrite, Root: "/Users/me/proj", Secrets: []string{"/Users/me/.ssh", "/Users/me/.netrc", "/Users/me/dotfiles/aws/credentials"}}
+	for path, want := range map[string]bool{
+		"/Users/me/.ssh/id_ed25519":          false,
+		"/Users/me/.ssh":                     false,
+		"/Users/me/.netrc":                   false,
+		"/Users/me/dotfiles/aws/credentials": false,
+		"/Users/me/dotfiles/aws/config":      true,
+		"/Users/me/.sshrc":                   true,
+		"/Users/me/proj/main.go":             true,
+		"/etc/hosts":                         true,
+	} {
+		if got := profileAllows(t, p, sbRequest{op: "file-read-data", path: path}); got != want {
+			t.Errorf("read %s: allowed %v, want %v", path, got, want)
+		}
+	}
+	if !profileAllows(t, p, sbRequest{op: "file-read-metadata", path: "/Users/me/.ssh/id_ed25519"}) {
+		t.Error("a secret's metadata cannot be read: listing its directory fails")
+	}
+}

@@ -1,0 +1,208 @@
+package childenv
+
+import "strings"
+
+// credentialPrefixes start the names of cloud and model provider
+// settings, which carry keys (AWS_SECRET_ACCESS_KEY, AZURE_CLIENT_SECRET).
+var credentialPrefixes = []string{"AWS_", "AZURE_", "OPENAI_", "ANTHROPIC_"}
+
+// credentialWords are the words of a name that say its value is a secret.
+// A word is compared whole: KEY is a credential word, KEYBOARD is not.
+var credentialWords = map[string]bool{
+	"KEY": true, "KEYS": true, "APIKEY": true, "ACCESSKEY": true, "SECRETKEY": true, "PRIVATEKEY": true,
+	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "PASSPHRASE": true,
+	"CREDENTIAL": true, "CREDENTIALS": true, "CREDS": true,
+	"AUTH": true, "AUTHORIZATION": true, "COOKIE": true,
+	"PWD": true, "PAT": true, "JWT": true, "DSN": true, "WEBHOOK": true, "PRIVATE": true,
+}
+
+// credentialEndings are the long credential words, which also count at
+// the end of a longer word (AUTHTOKEN, DBPASSWORD, CLIENTSECRETS): none of
+// them ends an ordinary word, as KEY ends MONKEY.
+var credentialEndings = []string{"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD",
+	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY", "WEBHOOK"}
+
+// neverHide are the variables ordinary programs need, never hidden
+// whatever their value, beside LC_* and the one-word search paths ending
+// in PATH (GOPATH, MANPATH, PYTHONPATH, CLASSPATH). SSH_AUTH_SOCK names a
+// socket, not a secret (the sandbox decides whether a command may reach
+// it); LS_COLORS is long and never a secret.
+var neverHide = map[string]bool{
+	"PATH": true, "PWD": true, "OLDPWD": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
+	"TERM": true, "COLORTERM": true, "TERM_PROGRAM": true, "LANG": true, "LANGUAGE": true, "TMPDIR": true, "TZ": true,
+	"HOSTNAME": true, "SHLVL": true, "EDITOR": true, "VISUAL": true, "PAGER": true, "DISPLAY": true,
+	"WAYLAND_DISPLAY": true, "XDG_RUNTIME_DIR": true, "XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true,
+	"XDG_CACHE_HOME": true, "XDG_STATE_HOME": true, "SSH_AUTH_SOCK": true, "LS_COLORS": true,
+	"LD_LIBRARY_PATH": true, "NODE_PATH": true, "PKG_CONFIG_PATH": true, "GOROOT": true, "GOCACHE": true,
+	"GOMODCACHE": true, "GOFLAGS": true, "CI": true,
+}
+
+// tokenPrefix is a well-known token's start, the characters that may
+// follow it and how many must at least.
+type tokenPrefix struct {
+	prefix string
+	min    int
+	extra  string // characters allowed beside letters and digits
+	upper  bool   // capitals and digits only
+}
+
+// tokenPrefixes are the well-known tokens: GitHub's, GitLab's, Slack's,
+// an AWS key id, and sk- keys (OpenAI's sk-proj-, Anthropic's sk-ant-).
+var tokenPrefixes = []tokenPrefix{
+	{"ghp_", 20, "", false}, {"gho_", 20, "", false}, {"ghu_", 20, "", false}, {"ghs_", 20, "", false}, {"ghr_", 20, "", false},
+	{"github_pat_", 20, "_", false}, {"glpat-", 20, "_-", false},
+	{"xoxa-", 10, "-", false}, {"xoxb-", 10, "-", false}, {"xoxp-", 10, "-", false}, {"xoxo-", 10, "-", false},
+	{"xoxs-", 10, "-", false}, {"xoxr-", 10, "-", false},
+	{"AKIA", 16, "", true}, {"ASIA", 16, "", true}, {"sk-", 20, "_-", false},
+}
+
+// minSecretValue is shorter than any value the patterns match (the
+// shortest, a URL with a password, a://u:p@h, has nine characters):
+// shorter values are not looked at.
+const minSecretValue = 8
+
+// NeverHidden reports whether name is one of the variables that ordinary
+// programs need and that are never hidden.
+func NeverHidden(name string) bool {
+	n := strings.ToUpper(name)
+	if neverHide[n] || strings.HasPrefix(n, "LC_") {
+		return true
+	}
+	return strings.HasSuffix(n, "PATH") && !strings.ContainsFunc(n, notAlnum)
+}
+
+// LooksLikeCredential reports whether a variable's (or a header's) name
+// says its value is a secret: by its words and prefixes, or because Hide
+// named it. The names of NeverHidden never do.
+func LooksLikeCredential(name string) bool {
+	if IsHidden(name) {
+		return true
+	}
+	if NeverHidden(name) {
+		return false
+	}
+	n := strings.ToUpper(name)
+	for _, p := range credentialPrefixes {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	for _, w := range strings.FieldsFunc(n, notAlnum) {
+		if credentialWords[w] {
+			return true
+		}
+		for _, e := range credentialEndings {
+			if strings.HasSuffix(w, e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ValueLooksLikeCredential reports whether a value holds a well-known
+// token (after a character that is no letter or digit, so "task-…" holds
+// no "sk-"), a JWT (eyJ….eyJ….) or a URL with a password
+// (scheme://user:password@host): tight patterns, since a value alone is
+// hidden whatever its name. It is written out rather than a regular
+// expression: ralph's git scrubs the environment for every command it
+// starts, and this is ten times faster.
+func ValueLooksLikeCredential(v string) bool {
+	if len(v) < minSecretValue {
+		return false
+	}
+	for _, p := range tokenPrefixes {
+		for from := 0; ; {
+			i := strings.Index(v[from:], p.prefix)
+			if i < 0 {
+				break
+			}
+			i += from
+			if (i == 0 || notAlnum(rune(v[i-1]))) && run(v[i+len(p.prefix):], p) >= p.min {
+				return true
+			}
+			from = i + 1
+		}
+	}
+	return jwt(v) || urlWithPassword(v)
+}
+
+// run counts the characters at the start of s that a token may hold.
+func run(s string, p tokenPrefix) int {
+	n := 0
+	for n < len(s) {
+		c := rune(s[n])
+		ok := c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !p.upper {
+			ok = ok || c >= 'a' && c <= 'z' || strings.ContainsRune(p.extra, c)
+		}
+		if !ok {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// jwt reports whether v holds eyJ<base64url>.eyJ<base64url>. (a header
+// and a payload, both JSON objects).
+func jwt(v string) bool {
+	b64 := tokenPrefix{extra: "_-"}
+	for from := 0; ; {
+		i := strings.Index(v[from:], "eyJ")
+		if i < 0 {
+			return false
+		}
+		i += from
+		rest := v[i+3:]
+		if n := run(rest, b64); n < len(rest) && rest[n] == '.' && strings.HasPrefix(rest[n+1:], "eyJ") {
+			pay := rest[n+4:]
+			if m := run(pay, b64); m > 0 && m < len(pay) && pay[m] == '.' {
+				return true
+			}
+		}
+		from = i + 1
+	}
+}
+
+// urlWithPassword reports whether v holds scheme://user:password@ (the
+// user may be empty, the password may not).
+func urlWithPassword(v string) bool {
+	for from := 0; ; {
+		i := strings.Index(v[from:], "://")
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + 1
+		if i == 0 || !(v[i-1] >= 'A' && v[i-1] <= 'Z' || v[i-1] >= 'a' && v[i-1] <= 'z' || v[i-1] >= '0' && v[i-1] <= '9' || strings.ContainsRune("+.-", rune(v[i-1]))) {
+			continue // no scheme
+		}
+		rest := v[i+3:]
+		end := strings.IndexAny(rest, " \t\n/?#@")
+		if end < 0 || rest[end] != '@' {
+			continue
+		}
+		if _, pass, ok := strings.Cut(rest[:end], ":"); ok && pass != "" {
+			return true
+		}
+	}
+}
+
+// IsCredential is the one rule: a variable is kept from the processes
+// ralph starts when its name (LooksLikeCredential) or its value
+// (ValueLooksLikeCredential) says it is a secret; the names of
+// NeverHidden never are, unless Hide named them.
+func IsCredential(name, value string) bool {
+	if IsHidden(name) {
+		return true
+	}
+	if NeverHidden(name) {
+		return false
+	}
+	return LooksLikeCredential(name) || ValueLooksLikeCredential(value)
+}
+
+func notAlnum(r rune) bool {
+	return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+}
