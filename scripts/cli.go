@@ -98,6 +98,7 @@ type ChatOptions struct {
 // cli is one invocation: its flags and the facts of its terminal.
 type cli struct {
 	f       flags
+	found   *project.Found // the project, once root found it
 	term    terminal.Facts
 	version string
 	shell   ChatShell
@@ -267,8 +268,12 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	if notify == nil {
 		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
 	}
+	root, err := c.root()
+	if err != nil {
+		return nil, err
+	}
 	return project.Open(ctx, project.Options{
-		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
+		Dir: root, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
 		Overrides:   f.overrides(),
 		Conventions: f.conv.conv,
 	})
@@ -429,7 +434,7 @@ func (c *cli) addConversationCommands(root *cobra.Command) {
 // records is the read-only side of the project named by -C or found from
 // the working directory.
 func (c *cli) records() (Records, error) {
-	root, err := project.Root(c.f.dir)
+	root, err := c.root()
 	if err != nil {
 		return Records{}, usageErrorf("%s", err)
 	}

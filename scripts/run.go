@@ -207,7 +207,7 @@ func (c *cli) planName(r Records, arg string) (string, error) {
 // config's [engine] says so; ok is false for the local loop.
 func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error),
 	changed func(string) bool) (code int, ok bool) {
-	root, err := project.Root(c.f.dir)
+	root, err := c.root()
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
