@@ -186,13 +186,16 @@ func (r rules) check(dir string, explicit bool) error {
 		return notYours("%s is writable by every user, so ralph keeps no project there "+
 			"(make a directory of your own in it, e.g. mkdir %s, and run ralph there%s)", dir, filepath.Join(dir, "work"), orC)
 	}
-	if uid := r.owner(fi); uid != r.uid && !r.safe(dir) {
+	// The directory's owner, when safe.directory lets ralph work in a
+	// directory someone else owns, made its .ralph/ too.
+	owner := r.owner(fi)
+	if owner != r.uid && !r.safe(dir) {
 		return notYours("%s belongs to uid %d, not to you (uid %d), so ralph keeps no project there "+
-			"unless git's safe.directory names it%s", dir, uid, r.uid, other)
+			"unless git's safe.directory names it%s", dir, owner, r.uid, other)
 	}
 	state := filepath.Join(dir, memory.StateDir)
 	if fi, err := os.Lstat(state); err == nil {
-		if uid := r.owner(fi); uid != r.uid {
+		if uid := r.owner(fi); uid != r.uid && uid != owner {
 			return notYours("%s belongs to uid %d, not to you (uid %d), so ralph reads nothing in it "+
 				"(remove it, or name another project with -C)", state, uid, r.uid)
 		}

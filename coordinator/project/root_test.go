@@ -175,6 +175,13 @@ func TestProjectDirectoryMustBeYours(t *testing.T) {
 	if err := r.check(theirs, false); err != nil {
 		t.Fatalf("another user's directory that safe.directory names: %v", err)
 	}
+	// Its .ralph/ is its owner's too.
+	mkdirs(t, filepath.Join(theirs, memory.StateDir))
+	r = testRules(t, base, theirs, filepath.Join(theirs, memory.StateDir))
+	r.safe = func(dir string) bool { return dir == theirs }
+	if err := r.check(theirs, false); err != nil {
+		t.Fatalf("the .ralph/ of another user's directory that safe.directory names: %v", err)
+	}
 
 	mine := filepath.Join(base, "mine")
 	state := filepath.Join(mine, memory.StateDir)
