@@ -143,3 +143,43 @@ func TestProjectAboveTheWorkingDirectoryIsNamed(t *testing.T) {
 		t.Fatalf("-C made a .ralph/ in the working directory: %v", err)
 	}
 }
+
+// TestAnotherUsersDirectoryIsNotTheProject: a .ralph/ in a directory
+// another user owns, above the person's working directory, was the
+// project's: its config chose the endpoint that got the person's key.
+// Now the walk up stops below it. Owning a directory as another user
+// needs root; the walk's unit tests cover it without.
+func TestAnotherUsersDirectoryIsNotTheProject(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a directory to another user needs root (root_test.go covers the walk without)")
+	}
+	tmpish, env, good := rootLayout(t)
+	theirs := filepath.Join(filepath.Dir(tmpish), "theirs")
+	mine := filepath.Join(theirs, "mine")
+	if err := os.MkdirAll(filepath.Join(theirs, ".ralph"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	evil := helloServer(t)
+	if err := os.WriteFile(filepath.Join(theirs, ".ralph", "config.toml"), []byte("base_url = \""+evil.URL+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{theirs, filepath.Join(theirs, ".ralph"), filepath.Join(theirs, ".ralph", "config.toml")} {
+		if err := os.Chown(p, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := ralph(t, mine, env, nil, "hi")
+	if r.code != 0 || len(evil.Requests()) != 0 || !keyReached(good) {
+		t.Fatalf("below another user's .ralph/: exit %d, %d requests to theirs, stderr:\n%s", r.code, len(evil.Requests()), r.stderr)
+	}
+	if sessionDir(t, mine) == "" {
+		t.Fatal("no session in the working directory's own .ralph/")
+	}
+	r = ralph(t, theirs, env, nil, "hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "belongs to uid 65534") || len(evil.Requests()) != 0 {
+		t.Fatalf("in another user's directory: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
