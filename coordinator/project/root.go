@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -97,15 +98,27 @@ func Find(dir string) (Found, error) {
 // the safe.directory answer, so the walk is tested without root.
 type rules struct {
 	uid   int                   // the person's
+	sudo  int                   // the person's own under sudo (SUDO_UID, as git reads it), or -1
 	owner func(os.FileInfo) int // a directory's owner, -1 when unknown
 	safe  func(dir string) bool // git's safe.directory allows dir
 	stops map[string]bool       // directories the walk never enters
 }
 
 func defaultRules() rules {
-	return rules{uid: os.Geteuid(), owner: ownerOf, safe: func(dir string) bool {
+	r := rules{uid: os.Geteuid(), sudo: -1, owner: ownerOf, safe: func(dir string) bool {
 		return git.SafeDirectory(context.Background(), dir)
 	}, stops: boundaries()}
+	// Git lets root started through sudo work in the invoking user's
+	// repository; so does ralph, in their directories.
+	if id, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && r.uid == 0 && id >= 0 {
+		r.sudo = id
+	}
+	return r
+}
+
+// mine reports whether uid is the person's.
+func (r rules) mine(uid int) bool {
+	return uid == r.uid || r.sudo >= 0 && uid == r.sudo
 }
 
 func (r rules) find(dir string) (Found, error) {
@@ -165,7 +178,7 @@ func (r rules) boundary(dir string) bool {
 	if err != nil {
 		return true
 	}
-	return shared(fi) || r.owner(fi) != r.uid
+	return shared(fi) || !r.mine(r.owner(fi))
 }
 
 // check refuses a project directory ralph may not keep a project in;
@@ -189,13 +202,13 @@ func (r rules) check(dir string, explicit bool) error {
 	// The directory's owner, when safe.directory lets ralph work in a
 	// directory someone else owns, made its .ralph/ too.
 	owner := r.owner(fi)
-	if owner != r.uid && !r.safe(dir) {
+	if !r.mine(owner) && !r.safe(dir) {
 		return notYours("%s belongs to uid %d, not to you (uid %d), so ralph keeps no project there "+
 			"unless git's safe.directory names it%s", dir, owner, r.uid, other)
 	}
 	state := filepath.Join(dir, memory.StateDir)
 	if fi, err := os.Lstat(state); err == nil {
-		if uid := r.owner(fi); uid != r.uid && uid != owner {
+		if uid := r.owner(fi); !r.mine(uid) && uid != owner {
 			return notYours("%s belongs to uid %d, not to you (uid %d), so ralph reads nothing in it "+
 				"(remove it, or name another project with -C)", state, uid, r.uid)
 		}

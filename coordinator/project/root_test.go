@@ -25,7 +25,7 @@ func testRules(t *testing.T, base string, others ...string) rules {
 		}
 		infos = append(infos, fi)
 	}
-	return rules{uid: os.Geteuid(), stops: map[string]bool{filepath.Dir(base): true},
+	return rules{uid: os.Geteuid(), sudo: -1, stops: map[string]bool{filepath.Dir(base): true},
 		safe: func(string) bool { return false },
 		owner: func(fi os.FileInfo) int {
 			for _, o := range infos {
@@ -181,6 +181,13 @@ func TestProjectDirectoryMustBeYours(t *testing.T) {
 	r.safe = func(dir string) bool { return dir == theirs }
 	if err := r.check(theirs, false); err != nil {
 		t.Fatalf("the .ralph/ of another user's directory that safe.directory names: %v", err)
+	}
+
+	// Root under sudo works in the invoking user's directories, as git does.
+	r = testRules(t, base, theirs)
+	r.sudo = 65534
+	if err := r.check(theirs, false); err != nil {
+		t.Fatalf("the sudo user's own directory: %v", err)
 	}
 
 	mine := filepath.Join(base, "mine")
