@@ -117,7 +117,11 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		return &rc, loop.CheckRun(&rc)
 	}
 	if mode == project.ModeRun && !resume {
-		plan, err := c.f.tracker.plan(c.f.dir, c.f.planArg, cmd.Flags().Changed)
+		root, err := c.root()
+		if err != nil {
+			return face.Fail(project.ExitCode(err), err)
+		}
+		plan, err := c.f.tracker.plan(root, c.f.planArg, cmd.Flags().Changed)
 		if err != nil {
 			return face.Fail(ExitUsage, err)
 		}
