@@ -101,13 +101,13 @@ type rules struct {
 	sudo  int                   // the person's own under sudo (SUDO_UID, as git reads it), or -1
 	owner func(os.FileInfo) int // a directory's owner, -1 when unknown
 	safe  func(dir string) bool // git's safe.directory allows dir
-	stops map[string]bool       // directories the walk never enters
+	stops map[string]bool       // directories the walk never enters (nil: boundaries())
 }
 
 func defaultRules() rules {
 	r := rules{uid: os.Geteuid(), sudo: -1, owner: ownerOf, safe: func(dir string) bool {
 		return git.SafeDirectory(context.Background(), dir)
-	}, stops: boundaries()}
+	}}
 	// Git lets root started through sudo work in the invoking user's
 	// repository; so does ralph, in their directories.
 	if id, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && r.uid == 0 && id >= 0 {
@@ -139,6 +139,9 @@ func (r rules) find(dir string) (Found, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return Found{}, badDir(err, "cannot tell the working directory")
+	}
+	if r.stops == nil {
+		r.stops = boundaries() // only the walk needs them
 	}
 	f := r.walk(wd)
 	return f, r.check(f.Root, false)
