@@ -26,7 +26,7 @@ func rootLayout(t *testing.T) (tmpish string, env []string, good *fakemodel.Serv
 			t.Fatal(err)
 		}
 	}
-	if err := os.Chmod(tmpish, 0o1777); err != nil {
+	if err := os.Chmod(tmpish, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
 	good = helloServer(t)
@@ -63,7 +63,7 @@ func TestSharedDirectoryIsNobodysProject(t *testing.T) {
 	tmpish, env, good := rootLayout(t)
 	r := ralph(t, tmpish, env, nil, "hi")
 	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 ||
-		!strings.Contains(r.stderr, tmpish+" is writable by every user") || !strings.Contains(r.stderr, "-C") {
+		!strings.Contains(r.stderr, tmpish+" is a directory every user may write") || !strings.Contains(r.stderr, "-C") {
 		t.Fatalf("ralph in a sticky directory: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(tmpish, ".ralph")); !os.IsNotExist(err) {
@@ -101,7 +101,7 @@ func TestSharedDirectoryIsNobodysProject(t *testing.T) {
 
 	// Named with -C, it is refused as well: every user may write it.
 	r = ralph(t, sub, env, nil, "-C", tmpish, "hi")
-	if r.code != 2 || !strings.Contains(r.stderr, "writable by every user") || len(evil.Requests()) != 0 {
+	if r.code != 2 || !strings.Contains(r.stderr, "every user may write") || len(evil.Requests()) != 0 {
 		t.Fatalf("-C of a sticky directory: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -172,7 +172,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
 	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
-	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never a directory others may write)")
+	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command and MCP tool call without asking (except a command asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))

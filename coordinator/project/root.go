@@ -14,9 +14,9 @@ import (
 )
 
 // ErrNotYours is a project directory ralph refuses to keep a project in:
-// the file system's root, a directory another user owns, one every user
-// may write (sticky or world-writable, as /tmp is), or one whose .ralph/
-// someone else made. Another user — or the model's commands, which may
+// the file system's root, a directory another user owns, a sticky one
+// every user writes into (as /tmp), or one whose .ralph/ someone else
+// made. Another user — or the model's commands, which may
 // write /tmp — could have put a .ralph/config.toml there that sends the
 // person's key to their own server.
 var ErrNotYours = errors.New("not a directory of yours")
@@ -88,8 +88,9 @@ func Root(dir string) (string, error) {
 // directories (/tmp, /var/tmp, /dev/shm and $TMPDIR, which need not be
 // /tmp), and any directory that is sticky, world-writable or owned by
 // another user. Whichever way it was found, the project directory must be
-// the person's own and not writable by every user (ErrNotYours); git's
-// safe.directory may allow one another user owns, as it does for git.
+// the person's own and not a sticky directory every user writes into
+// (ErrNotYours), and its .ralph/ the person's; git's safe.directory may
+// allow a directory another user owns, as it does for git.
 func Find(dir string) (Found, error) {
 	return defaultRules().find(dir)
 }
@@ -198,8 +199,12 @@ func (r rules) check(dir string, explicit bool) error {
 	if err != nil {
 		return badDir(err, "project directory %s", dir)
 	}
-	if shared(fi) {
-		return notYours("%s is writable by every user, so ralph keeps no project there "+
+	// A sticky directory is where every user keeps their own files, as
+	// /tmp; a world-writable one that is not sticky may be the person's
+	// own on a file system that shows every file so (WSL's /mnt/c, vfat),
+	// and is theirs to choose: its .ralph/ must still be theirs, below.
+	if sticky(fi) {
+		return notYours("%s is a directory every user may write (sticky, as /tmp is), so ralph keeps no project there "+
 			"(make a directory of your own in it, e.g. mkdir %s, and run ralph there%s)", dir, filepath.Join(dir, "work"), orC)
 	}
 	// The directory's owner, when safe.directory lets ralph work in a

@@ -109,7 +109,7 @@ func TestWalkStopsAtDirectoriesOthersMayWrite(t *testing.T) {
 		mode  os.FileMode
 		other bool
 	}{
-		{"sticky", 0o1777, false},
+		{"sticky", 0o777 | os.ModeSticky, false},
 		{"world-writable", 0o777, false},
 		{"another user's", 0o755, true},
 	} {
@@ -134,7 +134,16 @@ func TestWalkStopsAtDirectoriesOthersMayWrite(t *testing.T) {
 			if err := r.check(sub, false); err != nil {
 				t.Fatalf("the person's own directory below it: %v", err)
 			}
+			// As the project itself, a world-writable directory of the
+			// person's (as a file system that shows every file so has)
+			// is theirs to choose; its .ralph/ is theirs.
 			err := r.check(up, false)
+			if c.name == "world-writable" {
+				if err != nil {
+					t.Fatalf("the person's world-writable directory as the project: %v", err)
+				}
+				return
+			}
 			if !errors.Is(err, ErrNotYours) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("%s itself as the project: %v", up, err)
 			}
@@ -153,7 +162,7 @@ func TestProjectDirectoryMustBeYours(t *testing.T) {
 	}
 	tmpish := filepath.Join(base, "tmpish")
 	mkdirs(t, tmpish)
-	if err := os.Chmod(tmpish, 0o1777); err != nil {
+	if err := os.Chmod(tmpish, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
 	err := r.check(tmpish, false)
@@ -210,7 +219,7 @@ func TestFindFromTheWorkingDirectory(t *testing.T) {
 	tmpish := filepath.Join(base, "tmpish")
 	sub := filepath.Join(tmpish, "sub")
 	mkdirs(t, sub, filepath.Join(tmpish, memory.StateDir))
-	if err := os.Chmod(tmpish, 0o1777); err != nil {
+	if err := os.Chmod(tmpish, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
 	r := testRules(t, base)

@@ -20,7 +20,13 @@ func ownerOf(fi os.FileInfo) int {
 // describes: world-writable, or sticky (as /tmp is), which only makes
 // sense on a directory all may write.
 func shared(fi os.FileInfo) bool {
-	return fi.Mode()&fs.ModeSticky != 0 || fi.Mode().Perm()&0o002 != 0
+	return sticky(fi) || fi.Mode().Perm()&0o002 != 0
+}
+
+// sticky reports whether fi describes a sticky directory: one made for
+// every user to keep their own files in, as /tmp, /var/tmp and /dev/shm.
+func sticky(fi os.FileInfo) bool {
+	return fi.Mode()&fs.ModeSticky != 0
 }
 
 // tempDirs are the usual temporary directories, whatever $TMPDIR says.

@@ -11,5 +11,8 @@ func ownerOf(os.FileInfo) int { return -1 }
 // mode 0777 there, which says nothing about other users.
 func shared(os.FileInfo) bool { return false }
 
+// sticky is false on Windows, which has no sticky directories.
+func sticky(os.FileInfo) bool { return false }
+
 // tempDirs are none beyond os.TempDir on Windows.
 func tempDirs() []string { return nil }
