@@ -18,6 +18,10 @@ const (
 	injectScript = `<script>alert(1)</script>`
 	injectImg    = `<img src=x onerror=alert(2)>`
 	injectLink   = `[x](javascript:alert(3))`
+	// injectAnswer is markdown only an answer is rendered from: links
+	// whose javascript: goldmark's own check missed (a character
+	// reference, an entity, an autolink) and an image from another site.
+	injectAnswer = `[y](&#106;avascript:alert(4)) [z](javascript&colon;alert(5)) <javascript:alert(6)> ![pixel](http://elsewhere.invalid/pixel.png)`
 )
 
 // TestBrowserReportRendersModelTextInert: a session whose task title,
@@ -96,7 +100,7 @@ func injectedSession(t *testing.T) (dir string, env []string, all, fileName, com
 		{{name: "write_file", args: args(map[string]string{"path": fileName, "content": all + "\n"})}},
 		{{name: "run_command", args: args(map[string]string{"command": command})}},
 		{{name: "complete_task", args: args(map[string]string{"id": "t1", "summary": "did " + all})}},
-	}, "The answer: "+all)
+	}, "The answer: "+all+" "+injectAnswer)
 	srv := inlineServer(t, scenario)
 	// The project is a repository on a branch named with the script, so
 	// the session's branch carries it too.

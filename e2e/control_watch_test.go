@@ -200,6 +200,12 @@ func TestControlRefusesAnotherUser(t *testing.T) {
 	if err != nil || os.WriteFile(bin, data, 0o755) != nil {
 		t.Fatal(err)
 	}
+	// ralph keeps no project in another user's directory unless git's
+	// safe.directory names it: nobody's names this one, so that the
+	// socket is what refuses.
+	if err := os.WriteFile(filepath.Join(base, ".gitconfig"), []byte("[safe]\n\tdirectory = "+dir+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	env := cleanEnv(t)
 	cmd, _, _ := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "wait")
 	waitSocket(t, dir, env)

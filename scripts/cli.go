@@ -98,6 +98,7 @@ type ChatOptions struct {
 // cli is one invocation: its flags and the facts of its terminal.
 type cli struct {
 	f       flags
+	found   *project.Found // the project, once root found it
 	term    terminal.Facts
 	version string
 	shell   ChatShell
@@ -171,7 +172,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
 	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
-	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in)")
+	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command and MCP tool call without asking (except a command asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))
@@ -267,8 +268,12 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	if notify == nil {
 		notify = func(s string) { fmt.Fprintln(os.Stderr, "ralph: "+s) }
 	}
+	root, err := c.root()
+	if err != nil {
+		return nil, err
+	}
 	return project.Open(ctx, project.Options{
-		Dir: f.dir, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
+		Dir: root, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
 		Overrides:   f.overrides(),
 		Conventions: f.conv.conv,
 	})
@@ -429,7 +434,7 @@ func (c *cli) addConversationCommands(root *cobra.Command) {
 // records is the read-only side of the project named by -C or found from
 // the working directory.
 func (c *cli) records() (Records, error) {
-	root, err := project.Root(c.f.dir)
+	root, err := c.root()
 	if err != nil {
 		return Records{}, usageErrorf("%s", err)
 	}

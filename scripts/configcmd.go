@@ -58,7 +58,11 @@ type effective struct {
 // as far as they were found.
 func (c *cli) loadEffective(cmd *cobra.Command) (effective, error) {
 	var e effective
-	root, cfg, err := project.EffectiveConfig(c.f.dir, c.f.overrides())
+	root, err := c.root()
+	if err != nil {
+		return e, err
+	}
+	root, cfg, err := project.EffectiveConfig(root, c.f.overrides())
 	e.Root, e.Cfg = root, cfg
 	if root != "" {
 		fs := afero.NewOsFs()

@@ -38,7 +38,7 @@ func (c *cli) addMCPCommands(root *cobra.Command) {
 	}
 	run := func(fn func(m MCPCommands, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			dir, err := project.Root(c.f.dir)
+			dir, err := c.root()
 			if err != nil {
 				return usageErrorf("%s", err)
 			}

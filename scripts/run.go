@@ -117,7 +117,11 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		return &rc, loop.CheckRun(&rc)
 	}
 	if mode == project.ModeRun && !resume {
-		plan, err := c.f.tracker.plan(c.f.dir, c.f.planArg, cmd.Flags().Changed)
+		root, err := c.root()
+		if err != nil {
+			return face.Fail(project.ExitCode(err), err)
+		}
+		plan, err := c.f.tracker.plan(root, c.f.planArg, cmd.Flags().Changed)
 		if err != nil {
 			return face.Fail(ExitUsage, err)
 		}
@@ -207,7 +211,7 @@ func (c *cli) planName(r Records, arg string) (string, error) {
 // config's [engine] says so; ok is false for the local loop.
 func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memory.RunConfig) (*memory.RunConfig, error),
 	changed func(string) bool) (code int, ok bool) {
-	root, err := project.Root(c.f.dir)
+	root, err := c.root()
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}

@@ -153,12 +153,12 @@ func (t *trackerChoice) register(fl *pflag.FlagSet) {
 }
 
 // plan is the plan ralph run works: planArg as given, or the Beads plan
-// the tracker and epic name ("beads:EPIC"). dir is where ralph runs, whose
-// project's config may name the tracker.
-func (t trackerChoice) plan(dir, planArg string, changed func(string) bool) (string, error) {
+// the tracker and epic name ("beads:EPIC"). root is the project, whose
+// config may name the tracker.
+func (t trackerChoice) plan(root, planArg string, changed func(string) bool) (string, error) {
 	tracker := t.Tracker
 	if !changed("tracker") {
-		tracker = configuredTracker(dir)
+		tracker = configuredTracker(root)
 	}
 	switch tracker {
 	case "", config.TrackerFiles:
@@ -185,13 +185,10 @@ func (t trackerChoice) plan(dir, planArg string, changed func(string) bool) (str
 	return memory.BeadsPlanName(t.Epic), nil
 }
 
-// configuredTracker is the tracker the config of dir's project names, ""
-// when it names none or cannot be read (opening the project says why).
-func configuredTracker(dir string) string {
-	root, err := project.Root(dir)
-	if err != nil {
-		return ""
-	}
+// configuredTracker is the tracker the config of the project at root
+// names, "" when it names none or cannot be read (opening the project
+// says why).
+func configuredTracker(root string) string {
 	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
 	if err != nil {
 		return ""

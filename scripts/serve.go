@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
-	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/web"
@@ -100,7 +99,7 @@ func (c *cli) addServeFlag(cmd *cobra.Command) {
 		if !web.IsLoopback(addr) {
 			return usageErrorf("--serve=%s is not a loopback address; ralph serve --allow-remote serves beyond this machine", addr)
 		}
-		root, err := project.Root(c.f.dir)
+		root, err := c.root()
 		if err != nil {
 			return usageErrorf("%s", err)
 		}

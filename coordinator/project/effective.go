@@ -1,8 +1,6 @@
 package project
 
 import (
-	"fmt"
-
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/config"
@@ -15,7 +13,7 @@ import (
 func EffectiveConfig(dir string, o Overrides) (root string, cfg config.Config, err error) {
 	root, err = Root(dir)
 	if err != nil {
-		return "", cfg, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		return "", cfg, err // one sentence that matches config.ErrInvalid
 	}
 	cfg, err = config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: nil})
 	if err != nil {

@@ -204,7 +204,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	root, err := Root(opts.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		return nil, err
 	}
 	// Git, sockets and connections need the real file system; tests on
 	// a memory one have none of them.

@@ -48,43 +48,6 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
-func TestRootFinding(t *testing.T) {
-	base := t.TempDir()
-	stop := map[string]bool{filepath.Dir(base): true}
-	proj := filepath.Join(base, "proj")
-	deep := filepath.Join(proj, "a", "b")
-	if err := os.MkdirAll(deep, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := findRoot(deep, stop); got != deep {
-		t.Fatalf("no markers: %s, want the working directory", got)
-	}
-	if err := os.Mkdir(filepath.Join(proj, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := findRoot(deep, stop); got != proj {
-		t.Fatalf("git top level: %s, want %s", got, proj)
-	}
-	if err := os.MkdirAll(filepath.Join(proj, "a", memory.StateDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := findRoot(deep, stop); got != filepath.Join(proj, "a") {
-		t.Fatalf(".ralph/ nearer than the git top: %s", got)
-	}
-	// A .ralph/ above the boundary is never reached.
-	if err := os.MkdirAll(filepath.Join(base, memory.StateDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	other := filepath.Join(base, "other")
-	_ = os.Mkdir(other, 0o755)
-	if got := findRoot(other, map[string]bool{base: true}); got != other {
-		t.Fatalf("walked into a boundary: %s", got)
-	}
-	if _, err := Root(filepath.Join(base, "missing")); err == nil {
-		t.Fatal("-C of a missing directory is not an error")
-	}
-}
-
 // A task left in progress is reset under the lock whatever session.json
 // says — even with no session.json at all — and a session whose own
 // record was lost resumes as the task loop it was.

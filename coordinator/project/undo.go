@@ -426,7 +426,7 @@ type UndoOptions struct {
 func UndoSession(ctx context.Context, o UndoOptions) (*UndoResult, error) {
 	root, err := Root(o.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		return nil, err
 	}
 	repo, err := git.Open(ctx, root)
 	if err != nil {

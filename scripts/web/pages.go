@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/afero"
 	"github.com/yuin/goldmark"
 	highlighting "github.com/yuin/goldmark-highlighting/v2"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
@@ -39,9 +41,9 @@ func (lazyPages) ExecuteTemplate(w io.Writer, name string, data any) error {
 	return parsedPages().ExecuteTemplate(w, name, data)
 }
 
-// markdown renders answers with goldmark's defaults, which are what
-// makes them inert: raw HTML is left out (not passed through) and links
-// to javascript:, vbscript: and data: addresses are dropped. Fenced code
+// markdown renders answers inert: goldmark's defaults leave raw HTML out
+// (not passed through), and safeLinks keeps links to the web only and
+// shows no images (links.go). Fenced code
 // is highlighted by chroma, the highlighter ralph already links for the
 // terminal (glamour's), with CSS classes rather than style attributes:
 // the pages' Content-Security-Policy refuses inline styles, and
@@ -52,7 +54,7 @@ func (lazyPages) ExecuteTemplate(w io.Writer, name string, data any) error {
 var markdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(goldmark.WithExtensions(highlighting.NewHighlighting(
 		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
-	)))
+	)), goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(safeLinks{}, 1000))))
 })
 
 // running is whether session id of the project at root is being worked
