@@ -88,14 +88,12 @@ func NotifyCommand(ctx context.Context, command string) *exec.Cmd {
 // may hold a directory of the project (direnv adds one).
 func UserServerCommand(root, dir string, env []string, name string, args ...string) *exec.Cmd {
 	env = PersonEnv(env, root)
-	path := name
+	cmd := exec.Command(name, args...)
 	if !strings.ContainsRune(name, filepath.Separator) {
-		if p, err := lookPathIn(name, envValue(env, "PATH")); err == nil {
-			path = p
-		}
+		// exec.Command looked name up on ralph's PATH; the program's own
+		// decides.
+		cmd.Path, cmd.Err = lookPathIn(name, envValue(env, "PATH"))
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Args[0] = name
 	cmd.Dir = dir
 	cmd.Env = env
 	return cmd
