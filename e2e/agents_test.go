@@ -123,7 +123,7 @@ func TestRunClaudePermissionDenialFailsTheAttempt(t *testing.T) {
 			t.Errorf("agent_finished %q lacks %q", finished[0], want)
 		}
 	}
-	if got := argsOf(t, args); got[0] != "-p --output-format stream-json --verbose --permission-mode acceptEdits" {
+	if got := argsOf(t, args); got[0] != "-p --output-format stream-json --verbose --setting-sources user --permission-mode acceptEdits" {
 		t.Errorf("claude's arguments: %q", got)
 	}
 	if !strings.Contains(r.stderr, "ralph: claude runs with --permission-mode acceptEdits: it may edit files in the project") {

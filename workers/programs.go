@@ -64,8 +64,8 @@ var ProgramRules = []ProgramRule{
 		"runs in the sandbox like any verify command, unless the person's user config sets verify_unsandboxed = true"},
 	{ProgramNotify, "the person (notify_command in their user config)",
 		"runs as theirs, outside the sandbox, with the commands' environment less the model's key"},
-	{ProgramAgent, "the person chose the agent; its project settings (.claude/, .gemini/, .codex/) are the model's",
-		"started with the person's settings only: claude --setting-sources user, gemini and codex with their project settings switched off (workers/agents)"},
+	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
+		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),

@@ -52,6 +52,13 @@ type cli interface {
 	// mergeEnv is the value a variable the CLI's configure set gets when
 	// the environment already holds the person's own value of it.
 	mergeEnv(name, own, ours string) string
+	// projectSettings are the project's files (relative to its root) the
+	// CLI reads whatever its arguments say and that can make it run a
+	// program outside any sandbox (hooks, MCP servers): the model can
+	// write them, so ralph does not start the CLI where one exists
+	// (projectsettings.go). A CLI that can be told to read the person's
+	// settings only is told so in configure, and has none.
+	projectSettings() []string
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.

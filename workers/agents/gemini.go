@@ -290,3 +290,11 @@ func geminiDenialHint(d Denial) string {
 	}
 	return "ralph gives gemini --approval-mode auto_edit unless its --sandbox is read-only or --agent-arg sets another mode; check the policies of gemini's settings"
 }
+
+// projectSettings: gemini reads .gemini/settings.json (hooks, MCP
+// servers, a tool discovery command) and .gemini/.env in every folder it
+// trusts, and without a terminal it runs only in a trusted one
+// (--skip-trust, which ralph passes); no switch keeps them out.
+func (geminiCLI) projectSettings() []string {
+	return []string{".gemini/settings.json", ".gemini/.env"}
+}
