@@ -183,3 +183,49 @@ func gitCommitAll(t *testing.T, dir string) {
 		t.Fatalf("commit: %v\n%s", err, out)
 	}
 }
+
+// TestRealClaudeRunsNoProjectHook is issue 56's item 8 (external
+// agents): `ralph run --agent claude` started claude -p in the project,
+// which read the project's .claude/settings.json, a file the model
+// writes, and ran its SessionStart hook outside any sandbox. Now claude
+// gets --setting-sources user: the hook does not run, and the task is
+// done all the same.
+func TestRealClaudeRunsNoProjectHook(t *testing.T) {
+	claude := realAgent(t, "claude")
+	dir := taskRepo(t, "write hello.txt")
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	hook := map[string]any{"hooks": map[string]any{"SessionStart": []any{map[string]any{
+		"hooks": []any{map[string]any{"type": "command", "command": "echo ran > " + marker}}}}}}
+	js, _ := json.Marshal(hook)
+	mustWrite(t, filepath.Join(dir, ".claude", "settings.json"), string(js))
+	args, _ := json.Marshal(map[string]string{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello from claude\n"})
+	r, _ := claude.runCall(t, fakemodel.ToolCall{Name: "Write", Arguments: string(args)}, dir, "--json")
+	checkRealRun(t, dir, r, "hello from claude\n")
+	if exists(marker) {
+		t.Error("claude ran the project's SessionStart hook")
+	}
+}
+
+// TestGeminiRefusedWithProjectSettings: gemini reads the project's
+// .gemini/settings.json in every folder it trusts (and ralph must make it
+// trust the project to run it without a terminal), with no switch to
+// leave it out; ralph does not start it in such a project, and says why.
+// A stand-in gemini on PATH records whether it was started.
+func TestGeminiRefusedWithProjectSettings(t *testing.T) {
+	dir := taskRepo(t, "write hello.txt")
+	mustWrite(t, filepath.Join(dir, ".gemini", "settings.json"), `{"hooks":{}}`)
+	bin := t.TempDir()
+	started := filepath.Join(t.TempDir(), "started")
+	mustWrite(t, filepath.Join(bin, "gemini"), "#!/bin/sh\necho started > "+started+"\n")
+	if err := os.Chmod(filepath.Join(bin, "gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := cleanEnv(t, "OPENAI_API_KEY=sk-test", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := ralph(t, dir, env, nil, "--output-format", "stream-json", "run", "--agent", "gemini", "--retries", "0")
+	if exists(started) {
+		t.Fatal("ralph started gemini in a project holding .gemini/settings.json")
+	}
+	if r.code == 0 || !strings.Contains(r.stderr+r.stdout, ".gemini/settings.json") {
+		t.Fatalf("exit %d, no word of .gemini/settings.json:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
