@@ -183,30 +183,25 @@ func looksLikePath(v string) bool {
 }
 
 // insideRoot reports whether path lies at or under root, as written or
-// once its links are resolved.
+// once its links are resolved (isInside, evalExisting: the file tools'
+// own tests).
 func insideRoot(path, root string) bool {
-	if root == "" {
+	if root == "" || !filepath.IsAbs(path) {
 		return false
 	}
-	under := func(p, r string) bool {
-		rel, err := filepath.Rel(r, p)
-		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-	}
-	path = filepath.Clean(path)
-	if under(path, root) {
+	path, root = filepath.Clean(path), filepath.Clean(root)
+	if isInside(root, path) {
 		return true
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		realRoot = root
+		return false
 	}
-	if under(path, realRoot) {
+	if isInside(realRoot, path) {
 		return true
 	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return under(real, realRoot)
-	}
-	return false
+	real, err := evalExisting(path)
+	return err == nil && isInside(realRoot, real)
 }
 
 // envValue is the value of key in env ("" when unset).
