@@ -45,7 +45,7 @@ var programSites = map[string]string{
 	"scripts/plan.go":                "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
 	"scripts/doctor.go":              "`<agent CLI> --version`, which reads no settings and runs no hook",
 	// Benchmarks and test programs, never part of ralph.
-	"cmd/benchpeers/main.go":           "a benchmark of other agents, run by developers",
+	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers",
 	"testdata/mcpserver/tools/tools.go": "the test MCP server",
 }
 

@@ -69,7 +69,7 @@ func TestAttemptRunKeepsTheAgentsPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := memory.RunConfig{Agent: in.Run.Agent, AgentArgs: in.Run.AgentArgs, Verify: in.Run.Verify, TaskTimeout: in.Run.TaskTimeout,
+	want := memory.RunConfig{Agent: in.Run.Agent, AgentArgs: in.Run.AgentArgs, Verify: in.Run.Verify, VerifyFromPlan: in.Run.VerifyFromPlan, TaskTimeout: in.Run.TaskTimeout,
 		OnError: in.Run.OnError, Retries: in.Run.Retries, MaxIterations: 1, BreakerCooldown: in.Run.BreakerCooldown, ReviewRounds: in.Run.ReviewRounds}
 	if !reflect.DeepEqual(rc, want) {
 		t.Fatalf("attemptRun = %+v\nwant %+v", rc, want)
