@@ -102,6 +102,11 @@ func TestProjectMCPServerRewrittenRunsInSandbox(t *testing.T) {
 			if b, _ := os.ReadFile(leak); strings.Contains(string(b), "h27secret") {
 				t.Error("the rewritten project server read ~/.ssh/id_rsa")
 			}
+			for _, req := range srv.Requests() {
+				if strings.Contains(string(req.Body), "h27secret") {
+					t.Error("the private key reached the model's endpoint")
+				}
+			}
 		})
 	}
 }
