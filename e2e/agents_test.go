@@ -213,7 +213,7 @@ func TestRunAgentArgsReachTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join([]string{"-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
+	want := strings.Join([]string{"-p", "--output-format", "stream-json", "--verbose", "--setting-sources", "user", "--permission-mode", "acceptEdits",
 		"--settings", `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true,"allowUnsandboxedCommands":false,"failIfUnavailable":true}}`,
 		"--model", "opus", "--add-dir", "/tmp/shared dir", "--max-turns", "5", "--"}, "\n") + "\n"
 	if string(data) != want {
