@@ -59,7 +59,7 @@ var ProgramRules = []ProgramRule{
 	{ProgramProjectMCP, "the model (.mcp.json, .ralph/config.toml and every file they name)",
 		"approved by the person (command, args, env, cwd); one whose command, args or cwd touch the project then runs in the sandbox of the session's mode, with the network on and its declared env"},
 	{ProgramVerify, "the model (RALPH_TASKS.md Verify: lines, a plan's Validation Commands, and the code they run)",
-		"always runs in the sandbox, workspace-write (the session's mode when that is danger-full-access)"},
+		"always runs in the sandbox, workspace-write whatever the session's mode (under danger-full-access it runs as the model's commands do, outside)"},
 	{ProgramPersonVerify, "the person (--verify); the code it runs is the model's",
 		"runs in the sandbox like any verify command, unless the person's user config sets verify_unsandboxed = true"},
 	{ProgramNotify, "the person (notify_command in their user config)",
@@ -70,8 +70,9 @@ var ProgramRules = []ProgramRule{
 
 // AgentCommand is the command of an external agent (workers/agents),
 // which works on the project: it starts there, and what it reads of the
-// project's own settings is decided by the agent's arguments (see
-// agents.Spec), not here.
+// project's own settings is decided by the arguments and variables each
+// CLI is configured with there (and a CLI that cannot be told is not
+// started beside them), not here.
 func AgentCommand(name string, args ...string) *exec.Cmd {
 	return exec.Command(name, args...)
 }
