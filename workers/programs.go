@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -217,14 +218,29 @@ func envValue(env []string, key string) string {
 
 // lookPathIn finds an executable name in the directories of pathList, as
 // exec.LookPath does with ralph's own PATH.
+// On Windows a program is a file with one of PATHEXT's extensions, and
+// has no executable bit.
 func lookPathIn(name, pathList string) (string, error) {
+	exts := []string{""}
+	if runtime.GOOS == "windows" {
+		exts = append(exts, filepath.SplitList(strings.ReplaceAll(os.Getenv("PATHEXT"), ";", string(os.PathListSeparator)))...)
+		if len(exts) == 1 {
+			exts = append(exts, ".com", ".exe", ".bat", ".cmd")
+		}
+	}
 	for _, dir := range filepath.SplitList(pathList) {
 		if dir == "" {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
+		for _, ext := range exts {
+			p := filepath.Join(dir, name+ext)
+			fi, err := os.Stat(p)
+			if err != nil || fi.IsDir() {
+				continue
+			}
+			if runtime.GOOS == "windows" || fi.Mode()&0o111 != 0 {
+				return p, nil
+			}
 		}
 	}
 	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
