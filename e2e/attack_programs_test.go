@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
@@ -232,5 +233,58 @@ func TestGeminiRefusedWithProjectSettings(t *testing.T) {
 	}
 	if r.code == 0 || !strings.Contains(r.stderr+r.stdout, ".gemini/settings.json") {
 		t.Fatalf("exit %d, no word of .gemini/settings.json:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestProjectMCPServerInSandboxDiesWithRalph: a project's server runs as
+// a long-lived process of the sandbox's helper; when ralph is killed
+// (SIGKILL, no clean-up of its own) the server dies with it. The server
+// appends to a file in the project every 20 ms while it lives.
+func TestProjectMCPServerInSandboxDiesWithRalph(t *testing.T) {
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			alive := filepath.Join(proj, "alive")
+			mustWrite(t, filepath.Join(proj, "tools", "srv.js"), "const fs = require('fs');\n"+
+				"setInterval(() => fs.appendFileSync("+strconvQuote(alive)+", 'x'), 20);\nprocess.stdin.resume();\n")
+			js, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"command": "node", "args": []string{"tools/srv.js"}}}})
+			mustWrite(t, filepath.Join(proj, ".mcp.json"), string(js))
+			srv, _ := commandsServer(t, "true")
+			env := attackEnv(t, home, srv.URL, mode.env)
+			if r := ralph(t, proj, env, nil, "mcp", "approve", "t"); r.code != 0 {
+				t.Fatalf("approve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			cmd := exec.Command(ralphBin, "-y", "hi")
+			cmd.Dir, cmd.Env = proj, env
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The server never answers MCP's handshake, so ralph waits for
+			// it (its start-up timeout) while it runs.
+			waitFor(t, "the project's server to run", 30*time.Second, func() bool { return exists(alive) })
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			size := func() int64 {
+				fi, err := os.Stat(alive)
+				if err != nil {
+					return -1
+				}
+				return fi.Size()
+			}
+			var last int64 = -2
+			waitFor(t, "the project's server to die with ralph", 10*time.Second, func() bool {
+				n := size()
+				time.Sleep(200 * time.Millisecond)
+				if size() == n {
+					last = n
+					return true
+				}
+				return false
+			})
+			time.Sleep(300 * time.Millisecond)
+			if size() != last {
+				t.Fatal("the project's server still runs after ralph was killed")
+			}
+		})
 	}
 }
