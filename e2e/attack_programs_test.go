@@ -215,7 +215,8 @@ func TestRealClaudeRunsNoProjectHook(t *testing.T) {
 // TestGeminiRefusedWithProjectSettings: gemini reads the project's
 // .gemini/settings.json in every folder it trusts (and ralph must make it
 // trust the project to run it without a terminal), with no switch to
-// leave it out; ralph does not start it in such a project, and says why.
+// leave it out; ralph does not start it in such a project: a usage error
+// (exit 2) before any task, which says why.
 // A stand-in gemini on PATH records whether it was started.
 func TestGeminiRefusedWithProjectSettings(t *testing.T) {
 	dir := taskRepo(t, "write hello.txt")
@@ -231,7 +232,7 @@ func TestGeminiRefusedWithProjectSettings(t *testing.T) {
 	if exists(started) {
 		t.Fatal("ralph started gemini in a project holding .gemini/settings.json")
 	}
-	if r.code == 0 || !strings.Contains(r.stderr+r.stdout, ".gemini/settings.json") {
+	if r.code != 2 || !strings.Contains(r.stderr+r.stdout, ".gemini/settings.json") {
 		t.Fatalf("exit %d, no word of .gemini/settings.json:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
