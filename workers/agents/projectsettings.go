@@ -21,6 +21,9 @@ func checkProjectSettings(kind Kind, root string) error {
 	if c == nil || root == "" {
 		return nil
 	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.Clean(home) == filepath.Clean(root) {
+		return nil // the person's own settings, as the CLIs read them there
+	}
 	for _, rel := range c.projectSettings() {
 		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
 			return fmt.Errorf("%w: %s reads %s, which the model can write and which can make it run programs (hooks, MCP servers) outside any sandbox, and it has no switch to leave it out; ralph does not start %s in this project: move the file away, or run %s yourself",
