@@ -134,7 +134,7 @@ func verifyModel(r fakemodel.RecordedRequest) fakemodel.Response {
 // (which runs the model's code). Now both run in the sandbox
 // (workspace-write: the project is writable, ~ is not); only
 // verify_unsandboxed = true in the person's user config lets their own
-// --verify out, never a task's line.
+// --verify out, never a task's line or a plan's validation commands.
 func TestVerifyCommandsRunInSandbox(t *testing.T) {
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -164,6 +164,19 @@ func TestVerifyCommandsRunInSandbox(t *testing.T) {
 			}
 			if exists(task) {
 				t.Error("verify_unsandboxed let a task's Verify: line out of the sandbox")
+			}
+
+			// Nor a plan's validation commands, which ralph keeps as the
+			// run's verify when no --verify is given.
+			planned := filepath.Join(home, "pwned-plan")
+			mustWrite(t, filepath.Join(proj, "docs", "plans", "p.md"), "# Plan: p\n\n## Implementation Steps\n\n### Task 1: one\n\n- [ ] do it\n\n"+
+				"## Validation Commands\n\n- `touch "+planned+" ; touch planned.txt`\n")
+			ralph(t, proj, env, nil, "-y", "run", "--retries", "0", "docs/plans/p.md")
+			if !exists(filepath.Join(proj, "planned.txt")) {
+				t.Fatal("the plan's validation command did not run")
+			}
+			if exists(planned) {
+				t.Error("verify_unsandboxed let a plan's validation command out of the sandbox")
 			}
 		})
 	}
