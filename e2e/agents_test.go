@@ -123,7 +123,7 @@ func TestRunClaudePermissionDenialFailsTheAttempt(t *testing.T) {
 			t.Errorf("agent_finished %q lacks %q", finished[0], want)
 		}
 	}
-	if got := argsOf(t, args); got[0] != "-p --output-format stream-json --verbose --permission-mode acceptEdits" {
+	if got := argsOf(t, args); got[0] != "-p --output-format stream-json --verbose --setting-sources user --permission-mode acceptEdits" {
 		t.Errorf("claude's arguments: %q", got)
 	}
 	if !strings.Contains(r.stderr, "ralph: claude runs with --permission-mode acceptEdits: it may edit files in the project") {
@@ -213,7 +213,7 @@ func TestRunAgentArgsReachTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join([]string{"-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
+	want := strings.Join([]string{"-p", "--output-format", "stream-json", "--verbose", "--setting-sources", "user", "--permission-mode", "acceptEdits",
 		"--settings", `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true,"allowUnsandboxedCommands":false,"failIfUnavailable":true}}`,
 		"--model", "opus", "--add-dir", "/tmp/shared dir", "--max-turns", "5", "--"}, "\n") + "\n"
 	if string(data) != want {

@@ -115,16 +115,20 @@ type Worker struct {
 type RunConfig struct {
 	Agent string `json:"agent,omitempty"`
 	// AgentArgs go on the external agent's command line (--agent-arg).
-	AgentArgs     []string `json:"agent_args,omitempty"`
-	Verify        string   `json:"verify,omitempty"`
-	Parallel      int      `json:"parallel,omitempty"`
-	Until         string   `json:"until,omitempty"`
-	Breaker       string   `json:"breaker,omitempty"`
-	MaxCost       float64  `json:"max_cost,omitempty"`
-	TaskTimeout   Duration `json:"task_timeout,omitempty"`
-	OnError       string   `json:"on_error,omitempty"`
-	Retries       int      `json:"retries"`
-	MaxIterations int      `json:"max_iterations,omitempty"`
+	AgentArgs []string `json:"agent_args,omitempty"`
+	Verify    string   `json:"verify,omitempty"`
+	// VerifyFromPlan says Verify holds a plan's Validation Commands, which
+	// ralph put there, not the person's --verify: they never leave the
+	// sandbox (workers.RunVerify).
+	VerifyFromPlan bool     `json:"verify_from_plan,omitempty"`
+	Parallel       int      `json:"parallel,omitempty"`
+	Until          string   `json:"until,omitempty"`
+	Breaker        string   `json:"breaker,omitempty"`
+	MaxCost        float64  `json:"max_cost,omitempty"`
+	TaskTimeout    Duration `json:"task_timeout,omitempty"`
+	OnError        string   `json:"on_error,omitempty"`
+	Retries        int      `json:"retries"`
+	MaxIterations  int      `json:"max_iterations,omitempty"`
 	// BreakerCooldown is how long the tripped breaker waits before it
 	// lets one task through when nobody can be asked (--breaker-cooldown;
 	// 0: the default).

@@ -18,7 +18,7 @@ import (
 // Temporal runs set to something other than its default; the fields it
 // refuses (a plan, reviews) are left out.
 func everyField() memory.RunConfig {
-	return memory.RunConfig{Agent: "exec:true", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", Parallel: 3,
+	return memory.RunConfig{Agent: "exec:true", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", VerifyFromPlan: true, Parallel: 3,
 		Until: "tasks_done >= 9", Breaker: "no_progress >= 9", MaxCost: 3.5, TaskTimeout: memory.Duration(7 * time.Minute),
 		OnError: loop.OnErrorSkip, Retries: 4, MaxIterations: 42, BreakerCooldown: memory.Duration(time.Second),
 		Commit: true, Worktrees: true, PromptTemplate: "/elsewhere/t.tmpl", ArchiveDone: true, ReviewRounds: 2, Reviewer: "codex"}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // What a notification is about (NotifyEvent.Event).
@@ -111,7 +111,7 @@ func (n *Notifier) exec(data []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", n.Command)
+	cmd := workers.NotifyCommand(ctx, n.Command)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Env = n.Env
 	var errb boundedBuffer

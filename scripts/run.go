@@ -111,6 +111,9 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 		if saved != nil {
 			// The saved configuration, with the flags given here over it.
 			rc = runFlags().over(*saved, rc, cmd.Flags().Changed)
+			if cmd.Flags().Changed("verify") {
+				rc.VerifyFromPlan = false // the person's own now
+			}
 		}
 		// A worktree's work reaches the branch only as a commit.
 		rc.Commit = rc.Commit || rc.Worktrees

@@ -170,17 +170,6 @@ func FormatSeconds(d time.Duration) string {
 	return d.String()
 }
 
-// RunShell runs a command the user gave ralph (such as `ralph run
-// --verify`) exactly like run_command — own process group, timeout, output
-// head and tail — but without asking for approval and outside the sandbox:
-// the user wrote it, and it runs as the user's own shell would.
-func (t *Toolset) RunShell(ctx context.Context, command string, timeout time.Duration) Result {
-	if timeout <= 0 {
-		timeout = t.timeout
-	}
-	return t.execute(ctx, command, timeout, nil)
-}
-
 // killAndReap ends a process group whose leader ld has not been reaped:
 // the leader is a zombie or still running, so its pid cannot have been
 // reused and -pgid names only this group. Killing it also ends background

@@ -65,7 +65,7 @@ func TestExternalStopKillsEscapedProcesses(t *testing.T) {
 // TestSubreaperReapsOrphans runs, in a child test process that is a child
 // subreaper, agents and a command that leave processes behind whose
 // parents exit first: they are reparented to that process, and once Run
-// and RunShell return none of them is left, not even as a zombie.
+// and RunVerify (let out) return none of them is left, not even as a zombie.
 func TestSubreaperReapsOrphans(t *testing.T) {
 	if os.Getenv("RALPH_TEST_SUBREAPER_HELPER") == "1" {
 		subreaperHelper(t)
@@ -108,7 +108,7 @@ func subreaperHelper(t *testing.T) {
 		t.Fatalf("after a stopped agent: children left %+v", left)
 	}
 	ts := newTestToolset(t, Options{})
-	ts.RunShell(context.Background(), `(sleep 300 &); sleep 0.05`, 5*time.Second)
+	ts.RunVerify(context.Background(), `(sleep 300 &); sleep 0.05`, 5*time.Second, true)
 	if left := children(); len(left) != 0 {
 		t.Fatalf("after a command: children left %+v", left)
 	}

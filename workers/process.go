@@ -14,7 +14,7 @@ import (
 // dies with it, nothing it started outlives it, and if ralph is killed the
 // kernel kills its leader.
 type Group struct {
-	ld   *localLeader
+	ld   leader
 	once sync.Once
 	how  string
 }

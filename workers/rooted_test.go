@@ -46,8 +46,8 @@ func TestRootedToolsetWorksInItsDirectoryOnly(t *testing.T) {
 	if out := mustOK(t, call(t, rt, "run_command", map[string]string{"command": "pwd"})); strings.TrimSpace(out) != rt.Root() {
 		t.Fatalf("commands run in %q, want %q", out, rt.Root())
 	}
-	if r := rt.RunShell(context.Background(), "ls a.txt", 0); r.IsError {
-		t.Fatalf("RunShell: %s", r.Output)
+	if r := rt.RunVerify(context.Background(), "ls a.txt", 0, false); r.IsError {
+		t.Fatalf("RunVerify: %s", r.Output)
 	}
 	// Registered tools come along as they are.
 	if out := mustOK(t, call(t, rt, "echo", nil)); out != "from the project" {

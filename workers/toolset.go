@@ -120,6 +120,11 @@ type Toolset struct {
 	locks   map[string]*sync.Mutex
 	// added are the directories of --add-dir (adddirs.go).
 	added []addedDir
+
+	// variants are Toolsets like this one with another sandbox, for
+	// the programs of programs.go; closed with it.
+	variantsMu sync.Mutex
+	variants   map[string]*Toolset
 }
 
 // NewToolset checks the root and returns a Toolset with the built-in tools
@@ -218,6 +223,12 @@ func (t *Toolset) builtins() []Tool {
 // still running are killed with it. The Toolset must not be used after.
 func (t *Toolset) Close() {
 	t.runner.Close()
+	t.variantsMu.Lock()
+	for _, v := range t.variants {
+		v.Close()
+	}
+	t.variants = nil
+	t.variantsMu.Unlock()
 	for _, d := range t.added {
 		d.tools.Close()
 	}

@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -104,12 +105,20 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 	// ralphex plan's), each once; a task's own verify command comes after
 	// them, from its notes.
 	opts.VerifyCommands = loop.Checks([]string{rc.Verify}, tasks.Verify())
+	// Every verify command runs in the sandbox: the code it runs is the
+	// model's, and a task's Verify: line or a plan's Validation Commands
+	// the model may have written itself. Only the person's own --verify
+	// leaves it, when their user config says so (verify_unsandboxed).
+	person := ""
+	if p.Config.VerifyUnsandboxed && !rc.VerifyFromPlan && strings.TrimSpace(rc.Verify) != strings.TrimSpace(tasks.Verify()) {
+		person = strings.TrimSpace(rc.Verify)
+	}
 	opts.Verify = func(ctx context.Context, ws loop.Workspace, command string) (bool, string) {
 		tools := p.Tools
 		if ws.Tools != nil {
 			tools = ws.Tools // the task's own worktree
 		}
-		r := tools.RunShell(ctx, command, 10*time.Minute)
+		r := tools.RunVerify(ctx, command, 10*time.Minute, person != "" && strings.TrimSpace(command) == person)
 		return !r.IsError, r.Output
 	}
 	return opts, setup, nil

@@ -1,19 +1,37 @@
 package project
 
 import (
+	"os"
+
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/mcp"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
-// NewMCP is the manager of a project's MCP servers: stdio servers run in
-// the project root with the environment of ralph's commands (without the
-// model's key); approver decides which servers start and which calls run.
-func NewMCP(root string, cfg config.Config, approver mcp.Approver, notify func(string)) *mcp.Manager {
-	return mcp.New(mcp.Options{Servers: cfg.MCPServers, Dir: root, Env: commandEnv(cfg.APIKeyEnv), Approver: approver, Notify: notify})
+// NewMCP is the manager of a project's MCP servers (workers/programs.go
+// decides where each runs): the person's own stdio servers start outside
+// the project with ralph's environment less the model's key; the
+// project's run in the project, in the sandbox tools gives them when they
+// touch it, with the environment of the model's commands. approver
+// decides which servers start and which calls run.
+func NewMCP(root string, cfg config.Config, approver mcp.Approver, notify func(string), tools *workers.Toolset) *mcp.Manager {
+	return mcp.New(mcpOptions(root, cfg, approver, notify, tools))
+}
+
+func mcpOptions(root string, cfg config.Config, approver mcp.Approver, notify func(string), tools *workers.Toolset) mcp.Options {
+	o := mcp.Options{Servers: cfg.MCPServers, Dir: root, Env: commandEnv(cfg.APIKeyEnv),
+		ProjectEnv: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
+		Approver:   approver, Notify: notify}
+	if tools != nil {
+		o.Sandbox = tools
+	}
+	return o
 }
 
 // InspectMCP opens a project's MCP servers without a session, for `ralph
@@ -24,5 +42,14 @@ func InspectMCP(fs afero.Fs, root string, cfg config.Config) *mcp.Manager {
 	// The secrets keep a token the config holds out of what a refusal
 	// shows of a server that changed.
 	policy := approval.New(approval.Options{Fs: fs, Root: root, UserConfigDir: config.UserConfigDir(), Secrets: memory.NewRedactor(cfg.Secrets()...)})
-	return NewMCP(root, cfg, policy, nil)
+	tools, err := workers.NewToolset(workers.Options{Root: root, Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network,
+		Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, Readable: cfg.SandboxReadable,
+		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY")})
+	if err != nil {
+		// The project's servers that need the sandbox are refused then.
+		return NewMCP(root, cfg, policy, nil, nil)
+	}
+	o := mcpOptions(root, cfg, policy, nil, tools)
+	o.OnClose = tools.Close
+	return mcp.New(o)
 }

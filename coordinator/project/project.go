@@ -292,7 +292,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
 	}
-	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify))
+	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools)
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
 	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))

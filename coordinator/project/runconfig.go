@@ -52,6 +52,7 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		if run != nil && run.Verify == "" {
 			// A ralphex plan's validation commands.
 			run.Verify = tr.Verify()
+			run.VerifyFromPlan = run.Verify != ""
 		}
 	}
 	err := p.Config.Validate()

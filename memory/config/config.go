@@ -188,6 +188,11 @@ type Config struct {
 	// user's config may set it: a project's would run a cloned
 	// repository's command.
 	NotifyCommand string
+	// VerifyUnsandboxed lets the person's own --verify run outside the
+	// sandbox (verify_unsandboxed); a task's Verify: lines and a plan's
+	// Validation Commands run in it all the same. Only the user's config
+	// may set it: the code a verify command runs is the model's.
+	VerifyUnsandboxed bool
 	// Retention is which sessions to keep ([retention] keep, older_than);
 	// a zero policy keeps every session.
 	Retention retention.Policy
@@ -290,6 +295,8 @@ type File struct {
 	MaxWait       any    `toml:"max_wait"`
 	AnswerTimeout any    `toml:"answer_timeout"`
 	NotifyCommand string `toml:"notify_command"`
+	// VerifyUnsandboxed: see Config.VerifyUnsandboxed.
+	VerifyUnsandboxed *bool `toml:"verify_unsandboxed"`
 	// Retention: keep the newest Keep sessions and those younger than
 	// OlderThan ("30d"); prune the rest when a session starts.
 	Retention *RetentionFile `toml:"retention"`
@@ -718,6 +725,12 @@ func (c *Config) applyLimits(f File, path string, fromProject bool) error {
 			return invalidf("%s: notify_command may only be set in your user config (%s), not in a project's config, which would run a command of the repository's choosing", path, filepath.Join("~/.config/ralph", "config.toml"))
 		}
 		c.NotifyCommand = f.NotifyCommand
+	}
+	if f.VerifyUnsandboxed != nil {
+		if fromProject {
+			return invalidf("%s: verify_unsandboxed may only be set in your user config (%s), not in a project's config, which would let the model's code out of the sandbox", path, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		c.VerifyUnsandboxed = *f.VerifyUnsandboxed
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ import (
 // TestEveryAttemptGetsTheWholeRun until it is set here, and so thought
 // about.
 func fullRun() memory.RunConfig {
-	return memory.RunConfig{Agent: "exec:./agent.sh", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", Parallel: 2,
+	return memory.RunConfig{Agent: "exec:./agent.sh", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", VerifyFromPlan: true, Parallel: 2,
 		Until: "tasks_done >= 9", Breaker: "no_progress >= 9", MaxCost: 3.5, TaskTimeout: memory.Duration(7 * time.Minute),
 		OnError: loop.OnErrorSkip, Retries: 4, MaxIterations: 42, BreakerCooldown: memory.Duration(time.Second),
 		Commit: true, Worktrees: true, PromptTemplate: "/elsewhere/t.tmpl", Plan: "docs/plans/p.md", ArchiveDone: true,
@@ -69,7 +69,7 @@ func TestAttemptRunKeepsTheAgentsPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := memory.RunConfig{Agent: in.Run.Agent, AgentArgs: in.Run.AgentArgs, Verify: in.Run.Verify, TaskTimeout: in.Run.TaskTimeout,
+	want := memory.RunConfig{Agent: in.Run.Agent, AgentArgs: in.Run.AgentArgs, Verify: in.Run.Verify, VerifyFromPlan: in.Run.VerifyFromPlan, TaskTimeout: in.Run.TaskTimeout,
 		OnError: in.Run.OnError, Retries: in.Run.Retries, MaxIterations: 1, BreakerCooldown: in.Run.BreakerCooldown, ReviewRounds: in.Run.ReviewRounds}
 	if !reflect.DeepEqual(rc, want) {
 		t.Fatalf("attemptRun = %+v\nwant %+v", rc, want)

@@ -113,7 +113,10 @@ func (a Agent) Run(ctx context.Context, prompt string, emit func(Event)) (Result
 	if env == nil {
 		env = os.Environ()
 	}
-	cmd := exec.Command(name, args...)
+	if err := checkProjectSettings(a.Kind, a.Root); err != nil {
+		return res, err
+	}
+	cmd := workers.AgentCommand(name, args...)
 	cmd.Dir = a.Root
 	cmd.Env = a.setEnv(scrubEnv(env, a.DropEnv, a.keepEnv(env)))
 	if a.Root != "" {

@@ -11,8 +11,9 @@ import (
 )
 
 // Check reports, in one sentence, an agent that cannot start: its CLI not
-// on PATH, or an exec: command whose program is missing or not
-// executable. It runs before any task is touched, so a typo is a usage
+// on PATH, a CLI beside project settings it cannot be told to leave out
+// (ErrProjectSettings), or an exec: command whose program is missing or
+// not executable. It runs before any task is touched, so a typo is a usage
 // error instead of a failed task. root is the project root, where the
 // agent runs and relative paths start; "" skips the relative paths, for a
 // caller that does not know the root yet. Commands whose program only the
@@ -27,7 +28,9 @@ func (a Agent) Check(root string) error {
 		if _, err := exec.LookPath(bin); err != nil {
 			return fmt.Errorf("--agent %s needs the %s command, which is not on PATH; install it or choose another agent", a.Kind, bin)
 		}
-		return nil
+		// Asked again before every start (Run): the model may write the
+		// file while the loop runs.
+		return checkProjectSettings(a.Kind, root)
 	}
 	if a.Kind == AgentExec {
 		word, ok := firstProgram(a.Command)

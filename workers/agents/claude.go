@@ -61,7 +61,7 @@ func (claudeCLI) writes(a Agent) string {
 	case mode == "acceptEdits" && strings.Contains(strings.Join(a.Args, " "), "autoAllowBashIfSandboxed"):
 		return "claude runs with --permission-mode acceptEdits and its own sandbox for Bash (-y): it may edit and run commands inside the project"
 	case mode == "acceptEdits":
-		return "claude runs with --permission-mode acceptEdits: it may edit files in the project and run plain file commands (touch, rm, a redirection); other commands need permissions.allow in .claude/settings.json or -y"
+		return "claude runs with --permission-mode acceptEdits: it may edit files in the project and run plain file commands (touch, rm, a redirection); other commands need permissions.allow in ~/.claude/settings.json (ralph gives claude the person's settings only) or -y"
 	case mode == "default":
 		return "claude runs with --permission-mode default: without a terminal it may change no file unless permissions.allow says so"
 	}
@@ -80,11 +80,11 @@ func (claudeCLI) denialHint(d Denial) string {
 		if w := strings.Fields(d.Input); len(w) > 0 {
 			rule = fmt.Sprintf("Bash(%s:*)", w[0])
 		}
-		return fmt.Sprintf("add %q to permissions.allow in .claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q, or run ralph with -y (claude's sandbox then runs Bash)", rule, rule)
+		return fmt.Sprintf("add %q to permissions.allow in ~/.claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q, or run ralph with -y (claude's sandbox then runs Bash)", rule, rule)
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		return "ralph gives claude --permission-mode acceptEdits unless its --sandbox is read-only or --agent-arg sets another mode; check permissions.deny in .claude/settings.json"
+		return "ralph gives claude --permission-mode acceptEdits unless its --sandbox is read-only or --agent-arg sets another mode; check permissions.deny in ~/.claude/settings.json"
 	}
-	return fmt.Sprintf("add %q to permissions.allow in .claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q", d.Tool, d.Tool)
+	return fmt.Sprintf("add %q to permissions.allow in ~/.claude/settings.json, or pass --agent-arg=--allowedTools --agent-arg=%q", d.Tool, d.Tool)
 }
 
 func (claudeCLI) gets() string {
@@ -117,6 +117,12 @@ const claudeSandboxSettings = `{"sandbox":{"enabled":true,"autoAllowBashIfSandbo
 func claudeDefaults(p Policy, user []string) []string {
 	mode := sandboxMode(p)
 	var def []string
+	// The project's .claude/settings.json and settings.local.json are the
+	// model's to write, and their hooks run outside any sandbox: claude
+	// reads the person's own settings only (workers/programs.go).
+	if !setsOption(user, "--setting-sources") {
+		def = append(def, "--setting-sources", "user")
+	}
 	if !setsOption(user, "--permission-mode", "--dangerously-skip-permissions") {
 		pm := "acceptEdits"
 		if mode == sandboxReadOnly {
@@ -354,3 +360,7 @@ func claudeRateLimit(b []byte) (UsageLimit, bool) {
 func (claudeCLI) logins() []sandbox.SecretPath {
 	return []sandbox.SecretPath{{Home: ".claude/.credentials.json", Env: "CLAUDE_CONFIG_DIR", Under: ".credentials.json"}}
 }
+
+// projectSettings: none; --setting-sources user (claudeDefaults) keeps
+// the project's .claude/settings.json and settings.local.json out.
+func (claudeCLI) projectSettings() []string { return nil }

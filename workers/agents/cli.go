@@ -56,6 +56,14 @@ type cli interface {
 	// logins are where the CLI keeps the person's login (an OAuth token,
 	// a key), which sandboxed commands may not read.
 	logins() []sandbox.SecretPath
+
+	// projectSettings are the project's files (relative to its root) the
+	// CLI reads whatever its arguments say and that can make it run a
+	// program outside any sandbox (hooks, MCP servers): the model can
+	// write them, so ralph does not start the CLI where one exists
+	// (projectsettings.go). A CLI that can be told to read the person's
+	// settings only is told so in configure, and has none.
+	projectSettings() []string
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.

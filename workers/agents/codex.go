@@ -327,3 +327,9 @@ func setsConfig(args []string, key string) bool {
 func (codexCLI) logins() []sandbox.SecretPath {
 	return []sandbox.SecretPath{{Home: ".codex/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
 }
+
+// projectSettings: none; codex reads a project's .codex/config.toml (and
+// its hooks, which it asks about before they first run) only in a project
+// the person marked trusted in their own ~/.codex/config.toml, which the
+// model cannot write.
+func (codexCLI) projectSettings() []string { return nil }

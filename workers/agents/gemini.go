@@ -297,3 +297,11 @@ func geminiDenialHint(d Denial) string {
 func (geminiCLI) logins() []sandbox.SecretPath {
 	return []sandbox.SecretPath{{Home: ".gemini"}}
 }
+
+// projectSettings: gemini reads .gemini/settings.json (hooks, MCP
+// servers, a tool discovery command) and .gemini/.env in every folder it
+// trusts, and without a terminal it runs only in a trusted one
+// (--skip-trust, which ralph passes); no switch keeps them out.
+func (geminiCLI) projectSettings() []string {
+	return []string{".gemini/settings.json", ".gemini/.env"}
+}

@@ -2,6 +2,9 @@ package agents
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +159,28 @@ func TestExternalGeminiEnv(t *testing.T) {
 	if !strings.Contains(out, "\nGEMINI_API_KEY=g-secret\n") || !strings.Contains(out, "\nGOOGLE_GEMINI_BASE_URL=") ||
 		strings.Contains(out, "OTHER_API_KEY") || strings.Contains(out, "RALPH_LLM_AUTH") {
 		t.Fatalf("gemini environment:%s", out)
+	}
+}
+
+// TestGeminiNotStartedBesideProjectSettings: gemini cannot be told to
+// leave the project's .gemini/settings.json out, so Check refuses it in a
+// project that holds one, and a project without it is fine.
+func TestGeminiNotStartedBesideProjectSettings(t *testing.T) {
+	root := t.TempDir()
+	if err := checkProjectSettings(AgentGemini, root); err != nil {
+		t.Fatalf("a project without gemini's settings: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".gemini", "settings.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := checkProjectSettings(AgentGemini, root)
+	if !errors.Is(err, ErrProjectSettings) || !strings.Contains(err.Error(), ".gemini/settings.json") {
+		t.Fatalf("beside .gemini/settings.json: %v", err)
+	}
+	if err := checkProjectSettings(AgentClaude, root); err != nil {
+		t.Fatalf("claude is told to leave the project's settings out: %v", err)
 	}
 }

@@ -51,8 +51,12 @@ func (opencodeCLI) keepEnv(env []string) []string {
 // configure gives opencode its permission as config, not arguments;
 // through the environment, so that no file of ralph's lands in the
 // project.
+// configure also switches off the project's own opencode.json
+// (OPENCODE_DISABLE_PROJECT_CONFIG): it is the model's to write, and can
+// name MCP servers and plugins opencode would run outside any sandbox
+// (workers/programs.go).
 func (opencodeCLI) configure(p Policy, _ []string) ([]string, []string) {
-	return nil, []string{opencodeSetEnv(p)}
+	return nil, []string{opencodeSetEnv(p), "OPENCODE_DISABLE_PROJECT_CONFIG=1"}
 }
 
 func (opencodeCLI) writes(a Agent) string { return a.opencodeWrites() }
@@ -357,3 +361,7 @@ func opencodeDenialHint(d Denial) string {
 func (opencodeCLI) logins() []sandbox.SecretPath {
 	return []sandbox.SecretPath{{Home: ".local/share/opencode/auth.json", Env: "XDG_DATA_HOME", Under: "opencode/auth.json"}}
 }
+
+// projectSettings: none; OPENCODE_DISABLE_PROJECT_CONFIG (configure)
+// keeps the project's opencode.json out.
+func (opencodeCLI) projectSettings() []string { return nil }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,9 +43,10 @@ const stopGrace = 300 * time.Millisecond
 // MCP handshake within ctx.
 // notify is told, once per connection, of a line a stdio server wrote to
 // its output that is not MCP (see jsonLines).
-func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string, notify func(string)) (*conn, error) {
+// start starts a stdio server's process on its ends of the pipes.
+func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, start func(context.Context, config.MCPServer, serverPipes) (*workers.Group, error), notify func(string)) (*conn, error) {
 	if s.Transport == config.TransportStdio {
-		return connectStdio(ctx, client, s, dir, env, notify)
+		return connectStdio(ctx, client, s, start, notify)
 	}
 	hc := &http.Client{Transport: headers{base: http.DefaultTransport, h: s.Headers}}
 	var t sdk.Transport
@@ -74,7 +73,7 @@ func connect(ctx context.Context, client *sdk.Client, s config.MCPServer, dir st
 	return c, nil
 }
 
-func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, dir string, env []string, notify func(string)) (*conn, error) {
+func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, start func(context.Context, config.MCPServer, serverPipes) (*workers.Group, error), notify func(string)) (*conn, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -93,19 +92,10 @@ func connectStdio(ctx context.Context, client *sdk.Client, s config.MCPServer, d
 		outW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(s.Command, s.Args...)
-	cmd.Dir = dir
-	if s.Cwd != "" {
-		cmd.Dir = s.Cwd
-		if !filepath.IsAbs(s.Cwd) {
-			cmd.Dir = filepath.Join(dir, s.Cwd)
-		}
-	}
-	cmd.Env = append(append([]string(nil), env...), envList(s.Env)...)
 	// The server's ends are files, so os/exec copies nothing and Wait
-	// waits for no copy a lingering grandchild could hold open.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	g, err := workers.StartGroup(cmd)
+	// waits for no copy a lingering grandchild could hold open; where and
+	// how it starts is workers/programs.go's decision (Manager.start).
+	g, err := start(ctx, s, serverPipes{in: inR, out: outW, err: errW})
 	inR.Close()
 	outW.Close()
 	errW.Close()

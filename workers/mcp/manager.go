@@ -42,8 +42,19 @@ type Options struct {
 	// also offered as the client's root to a server that has no
 	// directories of its own (see roots.go).
 	Dir string
-	// Env is the environment of stdio servers, before their own env.
+	// Env is the environment of the person's own stdio servers, before
+	// their own env (workers.PersonEnv takes the project off its search
+	// paths).
 	Env []string
+	// ProjectEnv is the environment of the project's stdio servers,
+	// before their own env: that of the model's commands. nil: Env.
+	ProjectEnv []string
+	// Sandbox starts the project's servers that touch the project; nil
+	// refuses to start them (see launch.go).
+	Sandbox Sandbox
+	// OnClose runs when Close is done (to close the Sandbox the manager
+	// was given for itself).
+	OnClose func()
 	// Approver decides starts and calls; nil refuses every call and
 	// starts only the person's own servers.
 	Approver Approver
@@ -190,6 +201,9 @@ func (m *Manager) Close() {
 	}
 	wg.Wait()
 	m.bg.Wait()
+	if m.opts.OnClose != nil {
+		m.opts.OnClose()
+	}
 }
 
 func (m *Manager) notify(format string, a ...any) {

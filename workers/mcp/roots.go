@@ -62,9 +62,19 @@ func serverRoots(cfg config.MCPServer, projectDir string) []string {
 // working directory, ~ for the home directory). It errs on the side of
 // yes: a server wrongly thought to have directories is offered no roots,
 // which takes nothing from it.
+//
+// A person's own server starts outside the project (launch.go); without a
+// cwd of its own, a relative argument such as server-filesystem's "."
+// meant the project before, and the project is what its roots give it
+// now, so only absolute (and ~) arguments count for it.
 func hasOwnDirectories(cfg config.MCPServer, projectDir string) bool {
 	cwd := projectDir
-	if cfg.Cwd != "" {
+	switch {
+	case !cfg.FromProject && cfg.Cwd == "":
+		cwd = ""
+	case !cfg.FromProject:
+		cwd = userServerDir(cfg)
+	case cfg.Cwd != "":
 		cwd = resolvePath(cfg.Cwd, projectDir)
 	}
 	for _, a := range cfg.Args {
@@ -80,7 +90,11 @@ func hasOwnDirectories(cfg config.MCPServer, projectDir string) bool {
 			if c == "" {
 				continue
 			}
-			if fi, err := os.Stat(resolvePath(c, cwd)); err == nil && fi.IsDir() {
+			p := resolvePath(c, cwd)
+			if p == "" {
+				continue
+			}
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 				return true
 			}
 		}

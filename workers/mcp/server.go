@@ -190,7 +190,7 @@ func (s *server) connect(ctx context.Context) (*conn, []*tool, error) {
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StartupTimeout)
 	defer cancel()
 	s.roots.Store(0)
-	c, err := connect(sctx, s.client, s.cfg, s.m.opts.Dir, s.m.opts.Env, func(msg string) { s.m.notify("%s", msg) })
+	c, err := connect(sctx, s.client, s.cfg, s.m.start, func(msg string) { s.m.notify("%s", msg) })
 	if err == nil {
 		var tools []*tool
 		tools, err = s.list(sctx, c)

@@ -1,0 +1,367 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/workers/sandbox"
+)
+
+// This file is the one place that decides every program ralph starts for
+// itself, other than git (memory/git decides git's, and runs no program a
+// file the model could write names) and the model's own commands
+// (run_command, in the sandbox: command.go). For each kind of program it
+// says who could have written what the program runs, and what ralph does
+// about it; the constructors below are the only calls of exec.Command for
+// these programs, and a guard test (programs_guard_test.go) fails when one
+// is added anywhere else outside a short allow-list.
+//
+// The rule behind the table: a program that a file of the project names,
+// or whose code the model could have written, runs in the sandbox; a
+// program the person configured runs as theirs, but never with the
+// project on its search paths or as its working directory, where a
+// launcher (python3 -m, node, npx) would take the model's code first.
+
+// Program is a kind of program ralph starts.
+type Program string
+
+// The kinds of program ralph starts.
+const (
+	ProgramUserMCP      Program = "user MCP server"
+	ProgramProjectMCP   Program = "project MCP server"
+	ProgramVerify       Program = "verify command of a task or plan"
+	ProgramPersonVerify Program = "the person's --verify"
+	ProgramNotify       Program = "notify_command"
+	ProgramAgent        Program = "external agent"
+)
+
+// ProgramRule is one row of the decision table.
+type ProgramRule struct {
+	Program Program
+	// WrittenBy says who could have written what the program runs.
+	WrittenBy string
+	// Decision says what ralph does about it.
+	Decision string
+}
+
+// ProgramRules is the decision table, in the order docs/sandbox.md lists
+// it.
+var ProgramRules = []ProgramRule{
+	{ProgramUserMCP, "the person (their user config); but a launcher it names resolves code from its working directory and search paths",
+		"started outside the project (its own cwd, else the user config directory), with PYTHONSAFEPATH=1 and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; the project reaches it through MCP roots"},
+	{ProgramProjectMCP, "the model (.mcp.json, .ralph/config.toml and every file they name)",
+		"approved by the person (command, args, env, cwd); one whose command, args or cwd touch the project then runs in the sandbox of the session's mode, with the network on and its declared env"},
+	{ProgramVerify, "the model (RALPH_TASKS.md Verify: lines, a plan's Validation Commands, and the code they run)",
+		"always runs in the sandbox, workspace-write whatever the session's mode (under danger-full-access it runs as the model's commands do, outside)"},
+	{ProgramPersonVerify, "the person (--verify); the code it runs is the model's",
+		"runs in the sandbox like any verify command, unless the person's user config sets verify_unsandboxed = true"},
+	{ProgramNotify, "the person (notify_command in their user config)",
+		"runs as theirs, outside the sandbox, with the commands' environment less the model's key"},
+	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
+		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
+}
+
+// AgentCommand is the command of an external agent (workers/agents),
+// which works on the project: it starts there, and what it reads of the
+// project's own settings is decided by the arguments and variables each
+// CLI is configured with there (and a CLI that cannot be told is not
+// started beside them), not here.
+func AgentCommand(name string, args ...string) *exec.Cmd {
+	return exec.Command(name, args...)
+}
+
+// NotifyCommand is the person's notify_command, run by the shell.
+func NotifyCommand(ctx context.Context, command string) *exec.Cmd {
+	return exec.CommandContext(ctx, "/bin/sh", "-c", command)
+}
+
+// UserServerCommand is the command of an MCP server from the person's own
+// config: started in dir, which lies outside the project unless the
+// person chose otherwise, with env made safe for root by PersonEnv. The
+// program itself is looked up on that PATH, not on ralph's, whose PATH
+// may hold a directory of the project (direnv adds one).
+func UserServerCommand(root, dir string, env []string, name string, args ...string) *exec.Cmd {
+	env = PersonEnv(env, root)
+	cmd := exec.Command(name, args...)
+	if !strings.ContainsRune(name, filepath.Separator) {
+		// exec.Command looked name up on ralph's PATH; the program's own
+		// decides.
+		cmd.Path, cmd.Err = lookPathIn(name, envValue(env, "PATH"))
+	}
+	cmd.Dir = dir
+	cmd.Env = env
+	return cmd
+}
+
+// ProjectServerCommand is the command of an MCP server the project
+// defines; StartSandboxed starts it when ServerTouchesProject.
+func ProjectServerCommand(dir string, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	return cmd
+}
+
+// pathLists are the variables that list directories a launcher searches
+// for code (separated by os.PathListSeparator).
+var pathLists = []string{"PATH", "NODE_PATH", "PYTHONPATH"}
+
+// PersonEnv is env for a program the person configured, made safe to run
+// beside a project the model writes: PATH, NODE_PATH and PYTHONPATH lose
+// their entries inside root (direnv adds the project's bin/ and
+// node_modules/.bin), NODE_OPTIONS loses the options that name a file
+// inside it (--require ./x.js), and PYTHONSAFEPATH=1 keeps Python 3.11
+// and later from putting the working directory or the script's directory
+// first on sys.path. Relative entries go too: they resolve against
+// whatever directory the program runs in.
+func PersonEnv(env []string, root string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+		case slices.Contains(pathLists, k):
+			var keep []string
+			for _, e := range filepath.SplitList(v) {
+				if e != "" && filepath.IsAbs(e) && !insideRoot(e, root) {
+					keep = append(keep, e)
+				}
+			}
+			kv = k + "=" + strings.Join(keep, string(os.PathListSeparator))
+		case k == "NODE_OPTIONS":
+			kv = k + "=" + nodeOptionsWithout(v, root)
+		case k == "PYTHONSAFEPATH":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "PYTHONSAFEPATH=1")
+}
+
+// nodeOptionsWithout drops the options of NODE_OPTIONS that name a path
+// inside root (or a relative one), with the flag before a separate value.
+func nodeOptionsWithout(v, root string) string {
+	fields := strings.Fields(v)
+	var keep []string
+	for i, f := range fields {
+		val := f
+		if _, after, ok := strings.Cut(f, "="); ok && strings.HasPrefix(f, "-") {
+			val = after
+		}
+		if strings.HasPrefix(val, "-") || !looksLikePath(val) || (filepath.IsAbs(val) && !insideRoot(val, root)) {
+			keep = append(keep, f)
+			continue
+		}
+		// A separate value: its flag goes with it.
+		if val == f && i > 0 && len(keep) > 0 && keep[len(keep)-1] == fields[i-1] && strings.HasPrefix(fields[i-1], "-") && !strings.Contains(fields[i-1], "=") {
+			keep = keep[:len(keep)-1]
+		}
+	}
+	return strings.Join(keep, " ")
+}
+
+// looksLikePath reports whether an option's value could name a file: a
+// module name such as "ts-node/register" is resolved from the working
+// directory's node_modules as well, so anything that is not a number
+// counts.
+func looksLikePath(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, r := range v {
+		if (r < '0' || r > '9') && r != '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// insideRoot reports whether path lies at or under root, as written or
+// once its links are resolved (isInside, evalExisting: the file tools'
+// own tests).
+func insideRoot(path, root string) bool {
+	if root == "" || !filepath.IsAbs(path) {
+		return false
+	}
+	path, root = filepath.Clean(path), filepath.Clean(root)
+	if isInside(root, path) {
+		return true
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	if isInside(realRoot, path) {
+		return true
+	}
+	real, err := evalExisting(path)
+	return err == nil && isInside(realRoot, real)
+}
+
+// envValue is the value of key in env ("" when unset).
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// lookPathIn finds an executable name in the directories of pathList, as
+// exec.LookPath does with ralph's own PATH.
+// On Windows a program is a file with one of PATHEXT's extensions, and
+// has no executable bit.
+func lookPathIn(name, pathList string) (string, error) {
+	exts := []string{""}
+	if runtime.GOOS == "windows" {
+		exts = append(exts, filepath.SplitList(strings.ReplaceAll(os.Getenv("PATHEXT"), ";", string(os.PathListSeparator)))...)
+		if len(exts) == 1 {
+			exts = append(exts, ".com", ".exe", ".bat", ".cmd")
+		}
+	}
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" {
+			continue
+		}
+		for _, ext := range exts {
+			p := filepath.Join(dir, name+ext)
+			fi, err := os.Stat(p)
+			if err != nil || fi.IsDir() {
+				continue
+			}
+			if runtime.GOOS == "windows" || fi.Mode()&0o111 != 0 {
+				return p, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+}
+
+// ServerTouchesProject reports whether an MCP server started with
+// command and args in cwd (relative to root; "" is root) runs anything
+// the project holds: it starts inside the project, or its command or an
+// argument (or an --option=value's value) names a path inside it. It errs
+// on the side of yes.
+func ServerTouchesProject(root, cwd, command string, args []string) bool {
+	dir := root
+	if cwd != "" {
+		dir = cwd
+		if !filepath.IsAbs(cwd) {
+			dir = filepath.Join(root, cwd)
+		}
+	}
+	if insideRoot(dir, root) {
+		return true
+	}
+	for _, a := range append([]string{command}, args...) {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v
+		}
+		if a == "" {
+			continue
+		}
+		p := a
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if insideRoot(p, root) {
+			return true
+		}
+	}
+	return false
+}
+
+// StartSandboxed starts a long-lived program a project file names (a
+// project's MCP server) in the sandbox, in the session's sandbox mode but
+// with the network on, as a Group whose stdin, stdout and stderr are the
+// *os.File ends cmd holds. It dies with its group, with the sandbox's
+// helper, and with ralph. Under danger-full-access it starts as the
+// model's commands do, outside.
+func (t *Toolset) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
+	ts := t
+	if t.policy.Confines() && !t.policy.Network {
+		var err error
+		if ts, err = t.variant("network", func(o *Options) { o.NoNetwork = false }); err != nil {
+			return nil, err
+		}
+	}
+	if !ts.policy.Confines() {
+		return StartGroup(cmd)
+	}
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	files := make([]*os.File, 3)
+	for i, s := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
+		if s == nil {
+			continue
+		}
+		f, ok := s.(*os.File)
+		if !ok {
+			return nil, errors.New("workers: a sandboxed program's stdin, stdout and stderr must be files")
+		}
+		files[i] = f
+	}
+	p, err := ts.runner.Start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
+		Stdin: files[0], Stdout: files[1], Stderr: files[2]})
+	if err != nil {
+		return nil, err
+	}
+	return &Group{ld: &confinedLeader{p: p}}, nil
+}
+
+// RunVerify runs a verify command (a task's Verify: line, a plan's
+// Validation Commands, the person's --verify) as run_command runs the
+// model's commands, without asking: in the sandbox, workspace-write even
+// when the session's commands are read-only, so that builds can write in
+// the project. unsandboxed lets it out, for the person's own --verify
+// when their user config says verify_unsandboxed = true; it then runs as
+// their shell would. Under danger-full-access it runs as the model's
+// commands do.
+func (t *Toolset) RunVerify(ctx context.Context, command string, timeout time.Duration, unsandboxed bool) Result {
+	if timeout <= 0 {
+		timeout = t.timeout
+	}
+	if unsandboxed || !t.policy.Confines() {
+		return t.execute(ctx, command, timeout, nil)
+	}
+	ts := t
+	if t.policy.Mode != sandbox.WorkspaceWrite {
+		var err error
+		if ts, err = t.variant("verify", func(o *Options) { o.Sandbox = sandbox.WorkspaceWrite }); err != nil {
+			return errResult("[ralph: the verify command did not run: %v]", err)
+		}
+	}
+	return ts.execute(ctx, command, timeout, ts.policy)
+}
+
+// variant is a Toolset like t with its options edited by edit, made once
+// per name and closed with t: a sandbox of another mode, or with the
+// network, for the programs above.
+func (t *Toolset) variant(name string, edit func(*Options)) (*Toolset, error) {
+	t.variantsMu.Lock()
+	defer t.variantsMu.Unlock()
+	if v, ok := t.variants[name]; ok {
+		return v, nil
+	}
+	o := t.opts
+	edit(&o)
+	v, err := NewToolset(o)
+	if err != nil {
+		return nil, err
+	}
+	if t.variants == nil {
+		t.variants = map[string]*Toolset{}
+	}
+	t.variants[name] = v
+	return v, nil
+}
