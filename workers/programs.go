@@ -341,8 +341,17 @@ func (t *Toolset) RunVerify(ctx context.Context, command string, timeout time.Du
 			return errResult("[ralph: the verify command did not run: %v]", err)
 		}
 	}
-	return ts.execute(ctx, command, timeout, ts.policy)
+	r := ts.execute(ctx, command, timeout, ts.policy)
+	// The sandbox's note tells the model how to ask for a command outside
+	// it, which is no way out for a verify command: nobody calls it again.
+	r.Output = strings.ReplaceAll(r.Output, sandbox.UnsandboxedHint, VerifyBlockedHint)
+	return r
 }
+
+// VerifyBlockedHint replaces the sandbox's hint in a verify command's
+// output: what the person can do, since no call of the model's lets a
+// verify command out.
+const VerifyBlockedHint = "a verify command runs in the sandbox; the user can make a directory it needs writable with sandbox_writable in their user config (~/.config/ralph/config.toml), see docs/run.md"
 
 // variant is a Toolset like t with its options edited by edit, made once
 // per name and closed with t: a sandbox of another mode, or with the

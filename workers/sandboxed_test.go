@@ -262,3 +262,19 @@ func BenchmarkSandboxedHardStop(b *testing.B) {
 	b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), "median-ms")
 	b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*99/100)])/float64(time.Millisecond), "p99-ms")
 }
+
+// TestVerifyRefusalNamesNoWayOut: a verify command the sandbox refused is
+// told what the person can do, not to call run_command unsandboxed, which
+// no verify command can.
+func TestVerifyRefusalNamesNoWayOut(t *testing.T) {
+	t.Parallel()
+	ts := gitProject(t, Options{Approver: allowAll})
+	outside := outsideDir(t)
+	r := ts.RunVerify(context.Background(), "echo x > "+outside+"/escape", 0, false)
+	if !r.IsError {
+		t.Fatalf("the sandbox let a verify command write outside: %s", r.Output)
+	}
+	if strings.Contains(r.Output, `"unsandboxed": true`) || !strings.Contains(r.Output, VerifyBlockedHint) {
+		t.Fatalf("the refused verify command's output: %s", r.Output)
+	}
+}
