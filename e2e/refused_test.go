@@ -21,7 +21,6 @@ func refusedScenario(status int, headers string) string {
 		`{"text":"hello to you"},{"text":"and again"},{"text":"third"}]}`
 }
 
-
 // lastUserTurn is the last user message a recorded request carried.
 func lastUserTurn(t *testing.T, req fakemodel.RecordedRequest) string {
 	t.Helper()

@@ -188,7 +188,9 @@ var errorTable = []rule{
 			return f.status == 200 && !f.inStream && f.server.shape == shapeHTML
 		}},
 	{name: "content filter", kind: ErrContentFiltered,
-		match: func(f *failure) bool { return f.effectiveStatus() != 429 && f.effectiveStatus() < 500 && contentFiltered(f) }},
+		match: func(f *failure) bool {
+			return f.effectiveStatus() != 429 && f.effectiveStatus() < 500 && contentFiltered(f)
+		}},
 	{name: "rate limited", kind: ErrRateLimited, retry: true,
 		match: func(f *failure) bool { return f.effectiveStatus() == 429 || codeIs(f, "rate_limit_exceeded") }},
 	{name: "server error", kind: ErrServer, retry: true,
