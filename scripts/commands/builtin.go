@@ -225,7 +225,7 @@ func runRetry(_ context.Context, h *Host, args string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("/retry takes no arguments, not %q", args)
 	}
 	rt, ok := h.Coord.(refusedTaker)
-	if !ok || h.Coord == nil {
+	if !ok {
 		return Outcome{}, fmt.Errorf("/retry: no conversation is open")
 	}
 	if h.busy() {
