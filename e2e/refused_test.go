@@ -15,9 +15,9 @@ const refusedBody = `{"error":{"message":"messages[1].content: string too long",
 
 // refusedScenario refuses the first request with status and answers the
 // later ones.
-func refusedScenario(status int, headers string) string {
+func refusedScenario(status int) string {
 	return `{"name":"refused","responses":[` +
-		`{"status":` + strconv.Itoa(status) + `,"body":` + jsonString(refusedBody) + headers + `},` +
+		`{"status":` + strconv.Itoa(status) + `,"body":` + jsonString(refusedBody) + `},` +
 		`{"text":"hello to you"},{"text":"and again"},{"text":"third"}]}`
 }
 
@@ -34,22 +34,30 @@ func lastUserTurn(t *testing.T, req fakemodel.RecordedRequest) string {
 	return ""
 }
 
-// A message the endpoint refused (HTTP 400) is set aside: the next message
-// in the same chat is sent alone, not glued onto it, and the person is
-// told once.
-func TestRefusedMessageSetAsideInChat(t *testing.T) {
-	srv := inlineServer(t, refusedScenario(400, ""))
+// refusedThen pipes a message the endpoint refuses, then next, into a
+// chat, and gives the chat's directory, its run and the second request.
+func refusedThen(t *testing.T, next string) (string, runResult, fakemodel.RecordedRequest) {
+	t.Helper()
+	srv := inlineServer(t, refusedScenario(400))
 	dir := t.TempDir()
-	r := ralph(t, dir, cleanEnv(t), strings.NewReader("x too long a paste\nhello\n"), "chat", "--base-url", srv.URL)
+	r := ralph(t, dir, cleanEnv(t), strings.NewReader("x too long a paste\n"+next+"\n"), "chat", "--base-url", srv.URL)
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2\n%s%s", len(reqs), r.stdout, r.stderr)
 	}
-	if got := lastUserTurn(t, reqs[1]); got != "hello" {
+	return dir, r, reqs[1]
+}
+
+// A message the endpoint refused (HTTP 400) is set aside: the next message
+// in the same chat is sent alone, not glued onto it, and the person is
+// told once.
+func TestRefusedMessageSetAsideInChat(t *testing.T) {
+	dir, r, second := refusedThen(t, "hello")
+	if got := lastUserTurn(t, second); got != "hello" {
 		t.Fatalf("the message after the refused one went out as %q, want \"hello\" alone", got)
 	}
-	if strings.Contains(string(reqs[1].Body), "too long a paste") {
-		t.Fatalf("the refused message was sent again:\n%s", reqs[1].Body)
+	if strings.Contains(string(second.Body), "too long a paste") {
+		t.Fatalf("the refused message was sent again:\n%s", second.Body)
 	}
 	all := r.stdout + r.stderr
 	if n := strings.Count(all, "set aside"); n != 1 {
@@ -77,14 +85,8 @@ func TestRefusedMessageSetAsideInChat(t *testing.T) {
 
 // /retry sends the refused message again.
 func TestRefusedMessageRetry(t *testing.T) {
-	srv := inlineServer(t, refusedScenario(400, ""))
-	dir := t.TempDir()
-	r := ralph(t, dir, cleanEnv(t), strings.NewReader("x too long a paste\n/retry\n"), "chat", "--base-url", srv.URL)
-	reqs := srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2\n%s%s", len(reqs), r.stdout, r.stderr)
-	}
-	if got := lastUserTurn(t, reqs[1]); got != "x too long a paste" {
+	_, _, second := refusedThen(t, "/retry")
+	if got := lastUserTurn(t, second); got != "x too long a paste" {
 		t.Fatalf("/retry sent %q, want the refused message", got)
 	}
 }
@@ -92,7 +94,7 @@ func TestRefusedMessageRetry(t *testing.T) {
 // A one-shot whose message is refused fails; `ralph -c` with another
 // message sends only that one.
 func TestRefusedMessageSetAsideAcrossContinue(t *testing.T) {
-	srv := inlineServer(t, refusedScenario(400, ""))
+	srv := inlineServer(t, refusedScenario(400))
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "first, far too long")
