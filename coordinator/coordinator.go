@@ -429,6 +429,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return c.interrupted(cut.it)
 		}
 		if err != nil {
+			err = c.setAside(err)
 			c.logError("model", "", err.Error())
 			c.emit(Event{Type: EventError, Text: err.Error()})
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}

@@ -50,6 +50,12 @@ type EventType string
 //   - question says the run waits for a person's answer (Question), at
 //     its terminal or from another one (ralph answer); answered says it
 //     came: Text is the answer, Output where it came from.
+//   - message_refused says the endpoint refused the request that ended
+//     with the person's message (HTTP 400, 413 or 422, a content filter,
+//     a context-length error): Text is the endpoint's reason, Output the
+//     message. The message is kept in the conversation, marked
+//     (conversation.Message.Refused), and left out of every later request
+//     until /retry sends it again.
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
@@ -73,6 +79,7 @@ const (
 	EventToolCall       EventType = "tool_call"
 	EventToolResult     EventType = "tool_result"
 	EventUserMessage    EventType = "user_message"
+	EventMessageRefused EventType = "message_refused"
 	EventRetry          EventType = "retry"
 	EventWaiting        EventType = "waiting"
 	EventAgentSpawned   EventType = "agent_spawned"

@@ -59,10 +59,15 @@ func Summarize(ctx context.Context, model Model, modelName string, budget int, m
 // renderForSummary writes a conversation as plain text for the model to
 // summarise: the system prompt left out (the next session has its own),
 // each message under its speaker, tool calls with their arguments and
-// tool results cut to their head.
+// tool results cut to their head. A message the endpoint refused is left
+// out: the model never read it, and it may be the very text too long for
+// the window.
 func renderForSummary(msgs []conversation.Message) string {
 	var b strings.Builder
 	for _, m := range msgs {
+		if m.Refused != "" {
+			continue
+		}
 		switch m.Role {
 		case conversation.RoleSystem:
 			continue

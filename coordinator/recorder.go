@@ -164,6 +164,8 @@ func transcriptOf(ev Event) string {
 		}
 	case EventAnswered:
 		return "\n**answered:** " + ev.Text + " (" + ev.Output + ")\n"
+	case EventMessageRefused:
+		return "\n**refused by the endpoint (" + ev.Text + "):** the message above is set aside and not sent again.\n"
 	case EventError:
 		return "\n**error:** " + ev.Text + "\n"
 	case EventAgentFinished:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
@@ -113,7 +114,9 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 	if tooSmall != nil {
 		return resp, nil, tooSmall
 	}
-	msgs, trimmed := memory.FitContext(c.Messages(), budget)
+	// A refused message is left out before fitting, so its size does not
+	// push older turns out of a request it is not part of.
+	msgs, trimmed := memory.FitContext(slices.DeleteFunc(c.Messages(), func(m conversation.Message) bool { return m.Refused != "" }), budget)
 	if trimmed > 0 {
 		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget),
 			Reason: fmt.Sprintf("the conversation is larger than the input budget of %d tokens (the model's window less its tools and its answer); the oldest tool output goes first, the system prompt and the latest turn stay", budget)})
@@ -171,6 +174,9 @@ func (c *Coordinator) unanswered(resp llm.Response) (Result, bool) {
 			ErrMaxTokens, keptText(msg))
 	case resp.FinishReason == "content_filter":
 		err = fmt.Errorf("%w (finish_reason \"content_filter\")%s; rephrase the request", ErrContentFilter, keptText(msg))
+		// The filter refused the person's message: it is set aside like a
+		// request the endpoint refused, before the partial answer is kept.
+		err = c.refuse(err, `finish_reason "content_filter"`)
 	case msg.Empty():
 		why := "without any text or tool call"
 		if resp.Reasoning != "" {

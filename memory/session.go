@@ -647,7 +647,7 @@ func LoadMessages(fs afero.Fs, dir string) ([]conversation.Message, error) {
 	if bad != nil && terminated {
 		return nil, bad
 	}
-	return msgs, nil
+	return conversation.ApplyRefusalMarks(msgs), nil
 }
 
 // AgentsDir is where child agents' records live inside a session directory:

@@ -56,6 +56,8 @@ func ContractLines() []ContractLine {
 		event(coordinator.EventToolResult, "What a tool call returned to the model; is_error is always there.",
 			"tool_call_id", "tool_name", "output"),
 		event(coordinator.EventUserMessage, "A message a person sent into the run (ralph say, the chat prompt).", "text"),
+		event(coordinator.EventMessageRefused, "The endpoint refused the request ending with a person's message (HTTP 400, 413 or 422, a content filter, "+
+			"a context-length error): text is the endpoint's reason, output the message, which later requests leave out until /retry.", "text", "output"),
 		event(coordinator.EventRetry, "A request to the model failed and is tried again after wait_ms: text says why.",
 			"text", "attempt", "wait_ms"),
 		event(coordinator.EventWaiting, "The model endpoint has sent nothing for silent_ms; "+

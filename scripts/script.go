@@ -233,6 +233,11 @@ func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalle
 	if strings.HasPrefix(msg, "//") {
 		msg = msg[1:]
 	}
+	return s.message(ctx, st, msg)
+}
+
+// message sends msg, step st's message, to the model.
+func (s *Script) message(ctx context.Context, st Step, msg string) (code int, exit, signalled bool) {
 	if s.Format == FormatText && s.StderrTTY {
 		s.progress = startProgress(s.Stderr, s.Color)
 	}
@@ -270,6 +275,14 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	h := *s.Host
 	h.Out = &out
 	o, err := commands.Dispatch(ctx, &h, st.Text)
+	if err == nil && o.Send != "" {
+		// A command that sends a message (/retry, /plan) sends it as
+		// the chat does: the step is that message.
+		if r := out.String(); r != "" && s.Format == FormatText {
+			writeText(s.Stdout, r)
+		}
+		return s.message(ctx, st, o.Send)
+	}
 	result := out.String()
 	if err == nil && o.Job != nil {
 		var jobText string

@@ -40,6 +40,9 @@ var (
 	ErrBrokenStream = errors.New("broken model stream")
 	// ErrBadRequest: the endpoint refused the request (HTTP 400 and similar).
 	ErrBadRequest = errors.New("model endpoint refused the request")
+	// ErrContentFiltered: the endpoint's content filter or policy refused
+	// the request.
+	ErrContentFiltered = errors.New("model endpoint's content filter refused the request")
 )
 
 // Error is a failed model call. Its message is one sentence meant for a
@@ -56,6 +59,20 @@ type Error struct {
 	// RetryAt is when the endpoint said its rate limit resets, when that
 	// was later than one call waits (see ResetTime); zero otherwise.
 	RetryAt time.Time
+	// Refusal is set when the endpoint refused this request for what it
+	// carries (see refusal): the endpoint's reason, "HTTP 400: …". Empty
+	// for every failure the same request could get past another time.
+	Refusal string
+}
+
+// Refusal is the endpoint's reason when err is a definite refusal of the
+// request's content, "" otherwise (see Error.Refusal).
+func Refusal(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Refusal
+	}
+	return ""
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -89,7 +89,45 @@ var (
 	})
 	// Moderation refusals share 403 with bad keys on OpenRouter.
 	moderationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)flagged|moderation`) })
+	// Content filters. Azure OpenAI: HTTP 400, code content_filter, "The
+	// response was filtered due to the prompt triggering Azure OpenAI's
+	// content management policy"; OpenAI: code content_policy_violation;
+	// others say "content policy" or "content filter" in their words.
+	contentFilterRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)content[ _-]?(filter|policy|management policy)`)
+	})
 )
+
+// contentFiltered reports a failure in which a content filter or policy
+// refused the request.
+func contentFiltered(f *failure) bool {
+	return codeIs(f, "content_filter", "content_policy_violation", "content_filtered") || contentFilterRe().MatchString(f.server.message)
+}
+
+// refusal is the endpoint's reason when a failure is a definite refusal
+// of what the request carries, "" otherwise. HTTP 400, 413 and 422, a
+// content filter and a context-length error refuse the request for its
+// content: sent again as it is, it would be refused again. A network
+// error, a 5xx, a 429 or a stop may pass another time, so they are not
+// refusals; nor are a bad key, an unknown model or a model without tools,
+// which no message causes.
+func refusal(r rule, f *failure) string {
+	switch r.kind {
+	case ErrContextTooLong, ErrContentFiltered:
+	case ErrBadRequest:
+		switch f.effectiveStatus() {
+		case 400, 413, 422:
+		default:
+			return ""
+		}
+	default:
+		return ""
+	}
+	if f.inStream {
+		return "an error inside its answer: " + f.server.describe()
+	}
+	return fmt.Sprintf("HTTP %d: %s", f.status, f.server.describe())
+}
 
 func codeIs(f *failure, codes ...string) bool {
 	for _, c := range codes {
@@ -148,6 +186,10 @@ var errorTable = []rule{
 			}
 			// A web page where the API should be, with status 200.
 			return f.status == 200 && !f.inStream && f.server.shape == shapeHTML
+		}},
+	{name: "content filter", kind: ErrContentFiltered,
+		match: func(f *failure) bool {
+			return f.effectiveStatus() != 429 && f.effectiveStatus() < 500 && contentFiltered(f)
 		}},
 	{name: "rate limited", kind: ErrRateLimited, retry: true,
 		match: func(f *failure) bool { return f.effectiveStatus() == 429 || codeIs(f, "rate_limit_exceeded") }},
@@ -242,6 +284,8 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 		return fmt.Sprintf("the model endpoint %s failed (%s)%s", base, where, after)
 	case ErrBadRequest:
 		return fmt.Sprintf("the model endpoint %s refused the request (%s)", base, where)
+	case ErrContentFiltered:
+		return fmt.Sprintf("the model endpoint %s's content filter refused the request (%s)", base, where)
 	case ErrUnreachable:
 		return fmt.Sprintf("cannot reach the model endpoint %s (%s); check --base-url or OPENAI_BASE_URL", base, rootCause(f.err))
 	}
@@ -255,7 +299,8 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 func (c *Client) classify(ctx context.Context, err error, model string, attempts int) error {
 	f := asFailure(err)
 	r := lookup(f)
-	return &Error{Kind: r.kind, Status: f.status, Config: r.config, Err: err, Msg: c.sentence(ctx, r, f, model, attempts)}
+	return &Error{Kind: r.kind, Status: f.status, Config: r.config, Err: err, Msg: c.sentence(ctx, r, f, model, attempts),
+		Refusal: refusal(r, f)}
 }
 
 // maxAttemptsFor limits retries where more are unlikely to help: a refused

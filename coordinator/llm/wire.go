@@ -23,10 +23,15 @@ import (
 //     alternation (Gemma's, older Mistral's) raise "Conversation roles must
 //     alternate user/assistant/user/assistant/..." otherwise, which vLLM
 //     answers with HTTP 400 and llama.cpp's server with 500.
+//   - A user message the endpoint refused (Message.Refused) is left out:
+//     sent again, it would be refused again, and merged with the next
+//     message it would make that one fail too. A message whose request
+//     failed otherwise (a network error, a 5xx, a 429, a stop) has no mark
+//     and is merged with the next as above, so the person's text is kept.
 func sendable(msgs []conversation.Message) []conversation.Message {
 	out := make([]conversation.Message, 0, len(msgs))
 	for _, m := range msgs {
-		if m.Empty() {
+		if m.Empty() || m.Refused != "" {
 			continue
 		}
 		if n := len(out); n > 0 {

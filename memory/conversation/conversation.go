@@ -23,6 +23,12 @@ type Message struct {
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
+	// Refused is the endpoint's reason when it refused the request that
+	// ended with this user message (HTTP 400, 413 or 422, a content
+	// filter, a context-length error). Requests leave such a message out,
+	// so one refusal does not make every later request fail the same way;
+	// the transcript keeps it.
+	Refused string `json:"refused,omitempty"`
 }
 
 // ToolCall is one function call requested by the model. Arguments is the raw
@@ -73,6 +79,44 @@ func (u Usage) Sub(o Usage) Usage {
 // must never be sent, and ralph does not keep one.
 func (m Message) Empty() bool {
 	return m.Role == RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0
+}
+
+// IsRefusalMark reports whether m is the line messages.jsonl gets when a
+// request was refused: no text of its own, it marks the user messages
+// just before it as refused. The file is only ever appended to, so the
+// mark comes after the message it is about.
+func (m Message) IsRefusalMark() bool {
+	return m.Role == RoleUser && m.Refused != "" && m.Content == "" && len(m.ToolCalls) == 0
+}
+
+// RefusalMark is the line that marks the messages before it as refused.
+func RefusalMark(reason string) Message { return Message{Role: RoleUser, Refused: reason} }
+
+// MarkRefused marks the user messages at the end of msgs, the turn the
+// endpoint refused, with reason, and reports how many it marked. A
+// conversation that ends in an answer or a tool result has no such turn:
+// a refusal there is not of a person's message, and nothing is marked.
+func MarkRefused(msgs []Message, reason string) int {
+	n := 0
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == RoleUser && msgs[i].Refused == ""; i-- {
+		msgs[i].Refused = reason
+		n++
+	}
+	return n
+}
+
+// ApplyRefusalMarks gives the messages before each refusal mark their
+// reason and drops the marks, as a saved conversation is read back.
+func ApplyRefusalMarks(msgs []Message) []Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if m.IsRefusalMark() {
+			MarkRefused(out, m.Refused)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // EstimateTokens approximates a message's token count without a

@@ -38,6 +38,7 @@ func All() []Spec {
 		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"mcp", "", "the MCP servers: their state and tools", runMCP},
+		{"retry", "", "send the last message the endpoint refused again (a refused message is set aside and left out of later requests)", runRetry},
 		{"clear", "", "start a new conversation, in a new session (the old one stays resumable by id)", runClear},
 		{"handoff", "[goal]", "go on in a new session that starts from a summary the model writes of this one (decisions, files, open questions, what is next)", runHandoff},
 		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
@@ -209,6 +210,33 @@ func runClear(_ context.Context, h *Host, _ string) (Outcome, error) {
 	}
 	h.printf("conversation cleared; the session log keeps everything\n")
 	return Outcome{}, nil
+}
+
+// refusedTaker is a conversation that can give back the message its
+// endpoint refused (*coordinator.Coordinator).
+type refusedTaker interface {
+	TakeRefused() (string, bool)
+}
+
+// runRetry sends the last refused message again, as a new message: the
+// refused one stays in the conversation, marked, and out of requests.
+func runRetry(_ context.Context, h *Host, args string) (Outcome, error) {
+	if args != "" {
+		return Outcome{}, fmt.Errorf("/retry takes no arguments, not %q", args)
+	}
+	rt, ok := h.Coord.(refusedTaker)
+	if !ok {
+		return Outcome{}, fmt.Errorf("/retry: no conversation is open")
+	}
+	if h.busy() {
+		return Outcome{}, errors.New("/retry: ralph is working; stop it first (Ctrl-C or /stop)")
+	}
+	text, ok := rt.TakeRefused()
+	if !ok {
+		h.printf("no message was refused; /retry sends one the endpoint refused again\n")
+		return Outcome{}, nil
+	}
+	return Outcome{Send: text}, nil
 }
 
 func runHistory(_ context.Context, h *Host, args string) (Outcome, error) {

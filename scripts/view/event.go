@@ -147,6 +147,10 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		return l, true
 	case coordinator.EventUserMessage:
 		return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
+	case coordinator.EventMessageRefused:
+		// Live faces say it in the run's error; this is the record's line
+		// (ralph logs, the web page).
+		return failed(GlyphWarning, "set aside, refused by the endpoint ("+OneLine(ev.Text, longWidth)+"): "+OneLine(ev.Output, shortWidth))
 	case coordinator.EventRetry:
 		if r := ev.Retry; r != nil {
 			return note(GlyphRetry, fmt.Sprintf("attempt %d failed: %s; retrying in %s", r.Attempt, OneLine(r.Reason, longWidth), Duration(r.Wait)))

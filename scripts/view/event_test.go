@@ -34,6 +34,8 @@ var eventRows = []struct {
 	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "ok\nrest"}, want: "  ↳ ok …"},
 	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "no such file\x1b[2J", IsError: true}, want: "  ✗ no such file", err: true},
 	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "also\nthis"}, want: "→ delivered: also this"},
+	{ev: coordinator.Event{Type: coordinator.EventMessageRefused, Text: "HTTP 400: too long", Output: "a long\npaste"},
+		want: "! set aside, refused by the endpoint (HTTP 400: too long): a long paste", err: true},
 	{ev: coordinator.Event{Type: coordinator.EventRetry, Retry: &llm.RetryInfo{Attempt: 2, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"}},
 		want: "↻ attempt 2 failed: HTTP 503; retrying in 1.5s"},
 	{ev: coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000}, want: "… waiting for the model — no data for 12s"},
