@@ -1,0 +1,21 @@
+package rootfs
+
+import "github.com/spf13/afero"
+
+// Person is the file system of the person's own directories outside any
+// project: their config directory (ralph/config.toml, approvals), the
+// cross-project registry and state directory, the runtime directory. No
+// command ralph runs may write there (the sandbox keeps them read-only or
+// hidden), so it is the plain OS file system; it is never used for a path
+// under a project, which goes through New.
+func Person() afero.Fs { return afero.NewOsFs() }
+
+// ForProject is the door on the project at root, or the error that it
+// cannot be opened (a root that is gone).
+func ForProject(root string) (afero.Fs, error) {
+	f, err := New(root)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
