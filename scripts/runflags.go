@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/afero"
-
 	"github.com/spf13/pflag"
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
@@ -192,7 +190,7 @@ func configuredTracker(dir string) string {
 	if err != nil {
 		return ""
 	}
-	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	cfg, err := project.LoadConfig(root, os.Getenv)
 	if err != nil {
 		return ""
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,15 +42,12 @@ func ReadInstruction(fsys afero.Fs, name string, allowed []string, limit int64) 
 	}
 	file, err := f.Open(name)
 	data, err := readLimited(file, err, limit)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
+	if !errors.Is(err, ErrLinkOut) {
 		return data, err
 	}
 	target, terr := filepath.EvalSymlinks(name)
 	if terr != nil {
 		return nil, err
-	}
-	if _, rerr := f.rel(target); rerr == nil {
-		return nil, err // inside, and unreadable for another reason
 	}
 	for _, a := range allowed {
 		if sameTarget(expandHome(a), target) {

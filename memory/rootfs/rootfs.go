@@ -117,6 +117,12 @@ func (f *Fs) rel(name string) (string, error) {
 	return "", &fs.PathError{Op: "open", Path: name, Err: ErrOutsideRoot}
 }
 
+// Contains reports whether name lies under the root.
+func (f *Fs) Contains(name string) bool {
+	_, err := f.rel(name)
+	return err == nil
+}
+
 func (f *Fs) Name() string { return "rootfs" }
 
 // Open opens name for reading, following links that stay inside the root.
@@ -289,14 +295,32 @@ func (f *Fs) Chtimes(name string, atime, mtime time.Time) error {
 	return f.pathErr(f.root.Chtimes(r, atime, mtime), name)
 }
 
-// pathErr names the caller's path in err, as the OS file system did.
+// pathErr names the caller's path in err, as the OS file system did, and
+// marks os.Root's refusal of a link that leads out of the root with
+// ErrLinkOut, so callers can tell it from a file that is missing.
 func (f *Fs) pathErr(err error, name string) error {
 	if err == nil {
 		return nil
 	}
+	op, inner := "open", err
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+		op, inner = pe.Op, pe.Err
 	}
-	return &fs.PathError{Op: "open", Path: name, Err: err}
+	if escapes(inner) {
+		inner = fmt.Errorf("%w: %w", ErrLinkOut, inner)
+	}
+	return &fs.PathError{Op: op, Path: name, Err: inner}
+}
+
+// escapes reports os.Root's error for a path that leads out of the root,
+// which the os package does not export.
+func escapes(err error) bool {
+	for err != nil {
+		if err.Error() == "path escapes from parent" {
+			return true
+		}
+		err = errors.Unwrap(err)
+	}
+	return false
 }

@@ -161,3 +161,16 @@ func TestRenameReplacesLinkAndCreatesExclusive(t *testing.T) {
 	}
 	unchanged(t, filepath.Join(root, ".ralph", "sessions", "a", "errors.jsonl"), "planted\n")
 }
+
+func TestLinkOutIsMarked(t *testing.T) {
+	root, outside, f := setup(t)
+	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(root, "RALPH_TASKS.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Open(filepath.Join(root, "RALPH_TASKS.md")); !errors.Is(err, ErrLinkOut) {
+		t.Fatalf("open of a link out: %v, want ErrLinkOut", err)
+	}
+	if _, err := f.Open(filepath.Join(root, "missing")); !errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrLinkOut) {
+		t.Fatalf("open of a missing file: %v", err)
+	}
+}
