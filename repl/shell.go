@@ -237,7 +237,7 @@ func (s *Shell) open(fd int) error {
 		return w
 	}
 	cfg := &readline.Config{
-		Prompt:                 s.promptText(),
+		Prompt: s.promptText(),
 		// readline is given no history file: it would open it with the
 		// OS's open, following a link a command planted at
 		// .ralph/history. The shell reads and appends the file through

@@ -104,18 +104,18 @@ func invalidf(format string, a ...any) error {
 // Config is the resolved configuration. APIKey is held in memory only and is
 // never written anywhere by ralph.
 type Config struct {
-	Model          string
-	BaseURL        string
-	APIKey         string `json:"-"`
-	APIKeyEnv      string // the variable the key came from, for messages
+	Model     string
+	BaseURL   string
+	APIKey    string `json:"-"`
+	APIKeyEnv string // the variable the key came from, for messages
 	// InstructionLinks are the targets outside the project an
 	// instructions file may link to (instruction_links, user config only:
 	// a project must not pick what of the person's files reaches the
 	// prompt).
 	InstructionLinks []string
-	MaxTurns       int
-	MaxRetries     int
-	CommandTimeout time.Duration
+	MaxTurns         int
+	MaxRetries       int
+	CommandTimeout   time.Duration
 	// IdleTimeout is the longest silence of the model endpoint tolerated
 	// within one attempt (stream_idle_timeout).
 	IdleTimeout time.Duration
