@@ -82,7 +82,14 @@ func appendHistory(fs afero.Fs, path, line string) {
 	if path == "" || fs == nil {
 		return
 	}
-	_ = memory.AppendFile(fs, path, []byte(line+"\n"), false)
+	// Owner-only, as readline kept it: the history is what the person
+	// typed.
+	f, err := fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write([]byte(line + "\n"))
+	_ = f.Close()
 }
 
 var flattener = strings.NewReplacer("\r\n", string(pastedNewline), "\n", string(pastedNewline), "\t", string(pastedTab))
