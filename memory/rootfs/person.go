@@ -9,13 +9,3 @@ import "github.com/spf13/afero"
 // hidden), so it is the plain OS file system; it is never used for a path
 // under a project, which goes through New.
 func Person() afero.Fs { return afero.NewOsFs() }
-
-// ForProject is the door on the project at root, or the error that it
-// cannot be opened (a root that is gone).
-func ForProject(root string) (afero.Fs, error) {
-	f, err := New(root)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
-}

@@ -187,7 +187,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	d, done, err := f.dirOf(r, true)
+	d, done, err := f.dirOf(r, false)
 	if err != nil {
 		return f.pathErr(err, name)
 	}
