@@ -244,3 +244,21 @@ func TestSessionLogsLinkedOutInFallback(t *testing.T) {
 		t.Fatalf("the refusal was not said: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestRunProgressLinkedOut: the task loop appends the progress entry
+// itself once a task is done; with RALPH_PROGRESS.md a link to ~/.bashrc
+// (made by a command before), `ralph run` wrote the model's summary
+// there. Now it refuses and says so in one sentence.
+func TestRunProgressLinkedOut(t *testing.T) {
+	proj, home := attackLayout(t)
+	writeTasks(t, proj, "greet the world")
+	if err := os.Symlink(filepath.Join(home, ".bashrc"), filepath.Join(proj, "RALPH_PROGRESS.md")); err != nil {
+		t.Fatal(err)
+	}
+	srv := newTurnsServer(t, []toolCall{{name: "complete_task", args: jsonArgs(map[string]string{"id": "t1", "summary": "echo pwned-by-the-model"})}})
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "run", "--max-iterations", "2")
+	wantBashrc(t, home)
+	if !strings.Contains(r.stderr, "RALPH_PROGRESS.md: a symbolic link") {
+		t.Fatalf("the refusal was not said: exit %d\n%s", r.code, r.stderr)
+	}
+}
