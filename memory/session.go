@@ -81,6 +81,9 @@ type Session struct {
 	ID   string
 	Root string
 	Dir  string
+	// LinksDropped are the session's logs (relative to the project) that
+	// OpenSession found to be symbolic links and removed (dropLink).
+	LinksDropped []string
 
 	fs      afero.Fs
 	redact  *Redactor
@@ -332,7 +335,11 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 	if fi, err := fs.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, nil, NoSessionf("no session %s in %s", id, filepath.Join(root, SessionsDir))
 	}
+	var replaced []string
 	for _, name := range []string{"messages.jsonl", "events.jsonl", "decisions.jsonl", "errors.jsonl"} {
+		if dropLink(fs, filepath.Join(dir, name)) {
+			replaced = append(replaced, filepath.Join(SessionsDir, id, name))
+		}
 		if err := TrimTornTail(fs, filepath.Join(dir, name)); err != nil {
 			return nil, nil, err
 		}
@@ -347,8 +354,25 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 		st = State{SessionID: id, Status: StatusInterrupted, Turns: countAssistant(msgs)}
 	}
 	st.Version = StateVersion
-	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: NewRedactor(secrets...), state: st}
+	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: NewRedactor(secrets...), state: st, LinksDropped: replaced}
 	return s, msgs, nil
+}
+
+// dropLink removes path when it is a symbolic link, and says so. A
+// session's logs are ralph's own files; where a command (which may write
+// .ralph/ in the Landlock-only fallback) replaced one with a link, to the
+// person's ~/.bashrc say, the link is removed, never followed, and the
+// next append starts a new log.
+func dropLink(fs afero.Fs, path string) bool {
+	l, ok := fs.(afero.Lstater)
+	if !ok {
+		return false
+	}
+	fi, _, err := l.LstatIfPossible(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return false
+	}
+	return fs.Remove(path) == nil
 }
 
 func countAssistant(msgs []conversation.Message) int {

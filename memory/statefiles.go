@@ -15,6 +15,8 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // The markdown state files in the project root. They are the part of
@@ -101,7 +103,10 @@ func LoadStateDocs(fs afero.Fs, root string, maxEach, maxProgress int) ([]StateD
 
 func loadDoc(fs afero.Fs, path string, limit int, tail bool) (StateDoc, bool, error) {
 	f, err := fs.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	// A state file that is a link out of the project (a command may have
+	// linked it to a key) is left out as if missing: the project's door
+	// refuses to follow it.
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, rootfs.ErrLinkOut) {
 		return StateDoc{}, false, nil
 	}
 	if err != nil {

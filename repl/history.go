@@ -23,12 +23,12 @@ type history struct {
 
 // loadHistory reads the history file; a missing or unreadable file is an
 // empty history, never an error that keeps the shell from starting.
-func loadHistory(path string) *history {
+func loadHistory(fs afero.Fs, path string) *history {
 	h := &history{}
-	if path == "" {
+	if path == "" || fs == nil {
 		return h
 	}
-	data, err := os.ReadFile(path)
+	data, err := afero.ReadFile(fs, path)
 	if err != nil {
 		return h
 	}
@@ -54,11 +54,11 @@ func (s *Shell) redact(line string) string {
 // scrubHistory rewrites a history file that holds a secret (typed before
 // ralph redacted history, or under another key) without it, atomically, so
 // neither readline nor /history brings it back and git never sees it.
-func scrubHistory(path string, redact func(string) string) {
-	if path == "" {
+func scrubHistory(fs afero.Fs, path string, redact func(string) string) {
+	if path == "" || fs == nil {
 		return
 	}
-	data, err := os.ReadFile(path)
+	data, err := afero.ReadFile(fs, path)
 	if err != nil {
 		return
 	}
@@ -67,12 +67,29 @@ func scrubHistory(path string, redact func(string) string) {
 		return
 	}
 	mode := os.FileMode(0o600)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := fs.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
 	// The history is a convenience: failing to scrub it must not keep the
 	// shell from starting, and the next line typed is redacted regardless.
-	_ = memory.WriteFileAtomic(afero.NewOsFs(), path, []byte(clean), mode)
+	_ = memory.WriteFileAtomic(fs, path, []byte(clean), mode)
+}
+
+// appendHistory appends one submitted line to the history file through
+// the project's door, which refuses a link a command planted there. The
+// history is a convenience: a line that cannot be kept is not an error.
+func appendHistory(fs afero.Fs, path, line string) {
+	if path == "" || fs == nil {
+		return
+	}
+	// Owner-only, as readline kept it: the history is what the person
+	// typed.
+	f, err := fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write([]byte(line + "\n"))
+	_ = f.Close()
 }
 
 var flattener = strings.NewReplacer("\r\n", string(pastedNewline), "\n", string(pastedNewline), "\t", string(pastedTab))

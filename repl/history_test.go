@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // TestHistoryRedactsSecrets: a key typed at the prompt reaches the
@@ -38,7 +39,7 @@ func TestHistoryRedactsSecrets(t *testing.T) {
 	}
 	q := interrupts.NewQueue()
 	fc := &fakeCoord{queue: q, release: make(chan struct{})}
-	sh := New(Options{Fs: afero.NewMemMapFs(), Root: "/p", Queue: q, In: pts, Out: pts, Err: pts,
+	sh := New(Options{Fs: historyDoor(t, hist), Root: filepath.Dir(hist), Queue: q, In: pts, Out: pts, Err: pts,
 		HistoryFile: hist, Redact: memory.NewRedactor(key).Redact})
 	done := make(chan int, 1)
 	go func() { done <- sh.Run(context.Background(), fc) }()
@@ -68,5 +69,49 @@ func TestHistoryRedactsSecrets(t *testing.T) {
 	}
 	if fi, err := os.Stat(hist); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("history mode: %v %v", fi, err)
+	}
+}
+
+// historyDoor is the project's door on the directory of hist, through
+// which the shell reads and appends its history as it does in a project.
+func historyDoor(t *testing.T, hist string) afero.Fs {
+	t.Helper()
+	door, err := rootfs.New(filepath.Dir(hist))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return door
+}
+
+// TestHistoryFollowsNoLink: a command that links .ralph/history to the
+// person's ~/.bashrc gets nothing appended there; readline itself is
+// given no history file to open.
+func TestHistoryFollowsNoLink(t *testing.T) {
+	base := t.TempDir()
+	proj, home := filepath.Join(base, "proj"), filepath.Join(base, "home")
+	for _, d := range []string{filepath.Join(proj, ".ralph"), home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bashrc := filepath.Join(home, ".bashrc")
+	if err := os.WriteFile(bashrc, []byte("# the person's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hist := filepath.Join(proj, ".ralph", "history")
+	if err := os.Symlink(bashrc, hist); err != nil {
+		t.Fatal(err)
+	}
+	door, err := rootfs.New(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendHistory(door, hist, "echo pwned")
+	scrubHistory(door, hist, func(s string) string { return s + "echo scrubbed\n" })
+	if h := loadHistory(door, hist); len(h.last(10)) != 0 {
+		t.Fatalf("the history read through the link: %q", h.last(10))
+	}
+	if b, _ := os.ReadFile(bashrc); string(b) != "# the person's\n" {
+		t.Fatalf("~/.bashrc = %q", b)
 	}
 }

@@ -89,7 +89,7 @@ func testShell(t *testing.T) (*Shell, *fakeCoord) {
 	s.ctx = context.Background()
 	fc := &fakeCoord{queue: q, release: make(chan struct{})}
 	s.coord = fc
-	s.hist = loadHistory("")
+	s.hist = loadHistory(nil, "")
 	buf := &text.LockedBuffer{}
 	s.scr.infoOut, s.scr.draftOut = buf, buf
 	t.Cleanup(func() {

@@ -25,6 +25,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
@@ -164,7 +165,12 @@ func New(opts Options) *Shell {
 		opts.LoopQueue = interrupts.NewQueue()
 	}
 	if opts.Fs == nil {
-		opts.Fs = afero.NewOsFs()
+		// The project's door; a shell with no project (a test) has an
+		// empty file system of its own.
+		opts.Fs = afero.NewMemMapFs()
+		if door, err := rootfs.New(opts.Root); opts.Root != "" && err == nil {
+			opts.Fs = door
+		}
 	}
 	s := &Shell{opts: opts, queue: opts.Queue, done: make(chan struct{}), askTurn: make(chan struct{}, 1), eofSeen: make(chan struct{})}
 	s.quitCode.Store(-1)
@@ -224,16 +230,19 @@ func (s *Shell) open(fd int) error {
 		in.Inject(s.opts.TypeAhead)
 	}
 	s.in = in
-	scrubHistory(s.opts.HistoryFile, s.redact)
-	s.hist = loadHistory(s.opts.HistoryFile)
+	scrubHistory(s.opts.Fs, s.opts.HistoryFile, s.redact)
+	s.hist = loadHistory(s.opts.Fs, s.opts.HistoryFile)
 	width := func() int {
 		w, _ := terminal.Size(s.opts.Err, 80, 24)
 		return w
 	}
 	cfg := &readline.Config{
-		Prompt:                 s.promptText(),
-		HistoryFile:            s.opts.HistoryFile,
-		HistoryLimit:           1000,
+		Prompt: s.promptText(),
+		// readline is given no history file: it would open it with the
+		// OS's open, following a link a command planted at
+		// .ralph/history. The shell reads and appends the file through
+		// the project's door (history.go) and hands readline the lines.
+		HistoryLimit:           historyKeep,
 		HistorySearchFold:      true,
 		DisableAutoSaveHistory: true,
 		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root),
@@ -265,6 +274,9 @@ func (s *Shell) open(fd int) error {
 		return err
 	}
 	s.rl = rl
+	for _, l := range s.hist.last(historyKeep) {
+		_ = rl.SaveHistory(l)
+	}
 	s.scr.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
 	s.scr.infoOut = rowClearing{&aboveWriter{s: s, w: rl.Stdout()}}
 	s.scr.draftOut = rowClearing{&aboveWriter{s: s, w: rl.Stderr()}}
@@ -410,7 +422,9 @@ func (s *Shell) loop() int {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		_ = s.rl.SaveHistory(s.hist.add(s.redact(line)))
+		flat := s.hist.add(s.redact(line))
+		_ = s.rl.SaveHistory(flat)
+		appendHistory(s.opts.Fs, s.opts.HistoryFile, flat)
 		sent := s.unfold(line)
 		s.in.folds.forget()
 		if s.submit(sent) {

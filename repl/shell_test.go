@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/scripts/terminal"
@@ -71,7 +70,7 @@ func TestShellInAPTYLeavesNothingBehind(t *testing.T) {
 	q := interrupts.NewQueue()
 	fc := &fakeCoord{queue: q, release: make(chan struct{})}
 	hist := filepath.Join(t.TempDir(), "history")
-	sh := New(Options{Fs: afero.NewMemMapFs(), Root: "/p", Queue: q, In: pts, Out: pts, Err: pts, HistoryFile: hist})
+	sh := New(Options{Fs: historyDoor(t, hist), Root: filepath.Dir(hist), Queue: q, In: pts, Out: pts, Err: pts, HistoryFile: hist})
 	done := make(chan int, 1)
 	go func() { done <- sh.Run(context.Background(), fc) }()
 

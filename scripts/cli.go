@@ -15,10 +15,10 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // flags holds every command-line option.
@@ -438,7 +438,11 @@ func (c *cli) records() (Records, error) {
 	if err != nil {
 		return Records{}, usageErrorf("%s", err)
 	}
-	return Records{Fs: afero.NewOsFs(), Root: root, JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}, nil
+	door, err := rootfs.New(root)
+	if err != nil {
+		return Records{}, usageErrorf("%s", err)
+	}
+	return Records{Fs: door, Person: rootfs.Person(), Root: root, JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}, nil
 }
 
 // session resolves an optional session id argument.

@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -82,7 +82,10 @@ func (c *cli) sessionCompletions(_ *cobra.Command, _ []string, _ string) ([]cobr
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	fs := afero.NewOsFs()
+	fs, err := rootfs.New(root)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	ids, err := memory.ListSessions(fs, root)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -114,7 +117,7 @@ const (
 func (c *cli) modelCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	none := cobra.ShellCompDirectiveNoFileComp
 	root, _ := project.Root(c.f.dir)
-	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	cfg, err := project.LoadConfig(root, os.Getenv)
 	if err != nil {
 		return nil, none
 	}

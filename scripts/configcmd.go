@@ -11,11 +11,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // overrides are the flags that change the configuration a session runs
@@ -65,8 +65,21 @@ func (c *cli) loadEffective(cmd *cobra.Command) (effective, error) {
 	root, cfg, err := project.EffectiveConfig(root, c.f.overrides())
 	e.Root, e.Cfg = root, cfg
 	if root != "" {
-		fs := afero.NewOsFs()
+		door, derr := rootfs.New(root)
+		if derr != nil && err == nil {
+			err = derr
+		}
+		userFile := config.UserFile(config.UserConfigDir())
 		for _, p := range config.Paths(config.UserConfigDir(), root) {
+			// The person's file through theirs, the project's through
+			// the project's door.
+			fs := rootfs.Person()
+			if p != userFile {
+				if door == nil {
+					continue
+				}
+				fs = door
+			}
 			if _, statErr := os.Stat(p); statErr != nil {
 				continue
 			}

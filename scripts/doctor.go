@@ -15,12 +15,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -248,7 +248,7 @@ func mcpChecks(e effective) []check {
 			out = append(out, check{Name: name, Status: checkWarning, Detail: s.Err, Fix: "set what it needs, or remove it with ralph mcp remove " + s.Name})
 		case !s.FromProject:
 			out = append(out, check{Name: name, Status: checkOK, Detail: "yours, from " + s.Source})
-		case approval.ServerApproved(afero.NewOsFs(), config.UserConfigDir(), e.Root, s):
+		case approval.ServerApproved(rootfs.Person(), config.UserConfigDir(), e.Root, s):
 			out = append(out, check{Name: name, Status: checkOK, Detail: "the project's (" + s.Source + "), approved on this machine"})
 		default:
 			out = append(out, check{Name: name, Status: checkWarning, Detail: "the project's (" + s.Source + "), not approved on this machine, so it does not start",

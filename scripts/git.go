@@ -10,7 +10,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/view"
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 )
 
@@ -80,7 +79,7 @@ is nothing to undo, 3 while another ralph works in the project.`,
 				id = args[0]
 			}
 			res, err := project.UndoSession(cmd.Context(), project.UndoOptions{
-				Fs: afero.NewOsFs(), Dir: r.Root, SessionID: id, Selection: sel, Force: c.f.force,
+				Fs: r.Fs, Dir: r.Root, SessionID: id, Selection: sel, Force: c.f.force,
 				Key: os.Getenv("OPENAI_API_KEY"),
 			})
 			if err != nil {

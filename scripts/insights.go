@@ -101,7 +101,7 @@ func (r Records) findAnywhere(want string) (SessionRef, error) {
 
 // otherProjects are the registry's projects but this one.
 func (r Records) otherProjects() []string {
-	entries, err := memory.OpenRegistry(r.Fs, memory.RegistryDir(os.Getenv)).List()
+	entries, err := memory.OpenRegistry(r.person(), memory.RegistryDir(os.Getenv)).List()
 	if err != nil {
 		return nil
 	}

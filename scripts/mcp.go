@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/mcpserve"
@@ -42,7 +43,11 @@ func (c *cli) addMCPCommands(root *cobra.Command) {
 			if err != nil {
 				return usageErrorf("%s", err)
 			}
-			m := MCPCommands{Fs: afero.NewOsFs(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}
+			door, err := rootfs.New(dir)
+			if err != nil {
+				return usageErrorf("%s", err)
+			}
+			m := MCPCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}
 			err = fn(m, cmd, args)
 			if errors.Is(err, ErrMCPUsage) || errors.Is(err, config.ErrInvalid) {
 				return usageErrorf("%s", err)
@@ -237,7 +242,10 @@ claude mcp add ralph -- ralph mcp serve`
 
 // MCPCommands carry out `ralph mcp …` for one project.
 type MCPCommands struct {
+	// Fs is the project's door; Person the person's config directory,
+	// nil meaning Fs as tests on one in-memory file system have it.
 	Fs     afero.Fs
+	Person afero.Fs
 	Root   string
 	JSON   bool
 	Out    io.Writer
@@ -245,7 +253,7 @@ type MCPCommands struct {
 }
 
 func (m MCPCommands) load() (config.Config, error) {
-	return config.Load(config.Sources{Fs: m.Fs, ProjectRoot: m.Root, UserConfigDir: config.UserConfigDir(), Getenv: m.Getenv})
+	return config.Load(config.Sources{Fs: m.Fs, UserFs: m.person(), ProjectRoot: m.Root, UserConfigDir: config.UserConfigDir(), Getenv: m.Getenv})
 }
 
 // List starts the servers it may (the person's own, and the project's
@@ -255,7 +263,7 @@ func (m MCPCommands) List(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mgr := project.InspectMCP(m.Fs, m.Root, cfg)
+	mgr := project.InspectMCP(m.Fs, m.person(), m.Root, cfg)
 	mgr.Prepare(ctx)
 	st := mgr.Status()
 	mgr.Close()
@@ -359,7 +367,7 @@ func (m MCPCommands) Add(a MCPAdd) error {
 	if path == "" {
 		return usagef("there is no user config directory ($XDG_CONFIG_HOME or ~/.config) to add the server to; use --project")
 	}
-	if err := config.AddMCPServer(m.Fs, path, a.Name, def); err != nil {
+	if err := config.AddMCPServer(m.fsFor(path), path, a.Name, def); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.Out, "added MCP server %s to %s; ralph starts it when a session first needs its tools\n", a.Name, path)
@@ -371,11 +379,28 @@ func (m MCPCommands) Add(a MCPAdd) error {
 		}
 		for _, s := range cfg.MCPServers {
 			if s.Name == a.Name && s.Source == path {
-				return approval.TrustServer(m.Fs, config.UserConfigDir(), m.Root, s, memory.NewRedactor(cfg.Secrets()...))
+				return approval.TrustServer(m.person(), config.UserConfigDir(), m.Root, s, memory.NewRedactor(cfg.Secrets()...))
 			}
 		}
 	}
 	return nil
+}
+
+// person is the file system of the person's config directory.
+func (m MCPCommands) person() afero.Fs {
+	if m.Person != nil {
+		return m.Person
+	}
+	return m.Fs
+}
+
+// fsFor is the file system holding a config file: the person's own file
+// through theirs, the project's through the project's door.
+func (m MCPCommands) fsFor(path string) afero.Fs {
+	if path == m.userFile() {
+		return m.person()
+	}
+	return m.Fs
 }
 
 func (m MCPCommands) userFile() string {
@@ -395,7 +420,7 @@ func (m MCPCommands) Remove(name string, projectOnly bool) error {
 	}
 	paths = append(paths, filepath.Join(m.Root, config.ProjectFile))
 	for _, path := range paths {
-		err := config.RemoveMCPServer(m.Fs, path, name)
+		err := config.RemoveMCPServer(m.fsFor(path), path, name)
 		if errors.Is(err, config.ErrNoServer) {
 			continue
 		}
@@ -440,8 +465,8 @@ func (m MCPCommands) Approve(names []string) error {
 		secrets := memory.NewRedactor(cfg.Secrets()...)
 		// What is approved is shown, every field of it, and what changed
 		// since the last approval: the person approves knowing what runs.
-		review := approval.ReviewServer(m.Fs, config.UserConfigDir(), m.Root, *found, secrets)
-		if err := approval.TrustServer(m.Fs, config.UserConfigDir(), m.Root, *found, secrets); err != nil {
+		review := approval.ReviewServer(m.person(), config.UserConfigDir(), m.Root, *found, secrets)
+		if err := approval.TrustServer(m.person(), config.UserConfigDir(), m.Root, *found, secrets); err != nil {
 			return fmt.Errorf("approving MCP server %s: %w", name, err)
 		}
 		fmt.Fprintf(m.Out, "approved MCP server %s on this machine: %s (from %s)\n", name, text.Visible(secrets.Redact(found.Runs())), found.Source)

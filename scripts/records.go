@@ -182,7 +182,7 @@ the latest session are never deleted. --dry-run only lists what would go.`,
 					policy.OlderThan = d
 				}
 			} else {
-				cfg, err := config.Load(config.Sources{Fs: r.Fs, ProjectRoot: r.Root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+				cfg, err := config.Load(config.Sources{Fs: r.Fs, UserFs: r.person(), ProjectRoot: r.Root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
 				if err != nil {
 					return usageErrorf("%s", err)
 				}
@@ -226,12 +226,16 @@ commits). The running and the latest session cannot be archived.`,
 // archiving), logs, report, analyze, insights, compare and import. Root is the project; JSON asks for
 // machine-readable output.
 type Records struct {
-	Fs   afero.Fs
-	Root string
-	JSON bool
-	Term terminal.Facts
-	Out  io.Writer
-	Err  io.Writer
+	// Fs is the project's door (memory/rootfs) when Root is one project;
+	// Person holds the person's own directories (the registry, their
+	// config), nil meaning Fs as tests on one in-memory file system have it.
+	Fs     afero.Fs
+	Person afero.Fs
+	Root   string
+	JSON   bool
+	Term   terminal.Facts
+	Out    io.Writer
+	Err    io.Writer
 }
 
 // Init creates the state files that are missing.
@@ -278,7 +282,7 @@ func (r Records) Status(plan string) error {
 // directory, found as the other commands find theirs); limit, when
 // positive, keeps the newest limit.
 func (r Records) Sessions(project string, limit int) error {
-	reg := memory.OpenRegistry(r.Fs, memory.RegistryDir(os.Getenv))
+	reg := memory.OpenRegistry(r.person(), memory.RegistryDir(os.Getenv))
 	entries, err := reg.List()
 	if err != nil {
 		return err
@@ -481,7 +485,7 @@ func (r Records) StatusGraph(plan string) error {
 // plans).
 func (r Records) Plans() error {
 	cfgDir := ""
-	if cfg, err := config.Load(config.Sources{Fs: r.Fs, ProjectRoot: r.Root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv}); err == nil {
+	if cfg, err := config.Load(config.Sources{Fs: r.Fs, UserFs: r.person(), ProjectRoot: r.Root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv}); err == nil {
 		cfgDir = cfg.PlansDir
 	}
 	plans, err := memory.ListPlans(r.Fs, r.Root, memory.PlansDir(r.Fs, r.Root, cfgDir))
@@ -517,4 +521,12 @@ func (r Records) Plans() error {
 	_ = tw.Flush()
 	fmt.Fprint(r.Out, text.StripControls(b.String()))
 	return nil
+}
+
+// person is the file system of the person's own directories.
+func (r Records) person() afero.Fs {
+	if r.Person != nil {
+		return r.Person
+	}
+	return r.Fs
 }

@@ -77,7 +77,7 @@ func (r Records) Prune(ctx context.Context, policy retention.Policy, dryRun bool
 // Archive packs a session into .ralph/archive/<id>.tar.gz, keeps its
 // summary in the registry and removes it with its git checkpoint refs.
 func (r Records) Archive(ctx context.Context, id string) error {
-	reg := memory.OpenRegistry(r.Fs, memory.RegistryDir(os.Getenv))
+	reg := memory.OpenRegistry(r.person(), memory.RegistryDir(os.Getenv))
 	res, err := retention.Archive(ctx, r.Fs, r.Root, id, checkpointRefs(ctx, r.Root), reg, time.Now())
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
@@ -218,7 +219,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	cfg, err := project.LoadConfig(root, os.Getenv)
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
@@ -265,11 +266,20 @@ func promptText(root, flag, configured string) (string, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
 	}
-	fs := afero.NewOsFs()
-	if _, err := taskprompt.Load(fs, path); err != nil {
+	// A template under the project is read through its door; one the
+	// person named elsewhere is theirs.
+	fs, err := rootfs.New(root)
+	if err != nil {
 		return "", err
 	}
-	data, err := afero.ReadFile(fs, path)
+	var from afero.Fs = fs
+	if !fs.Contains(path) {
+		from = rootfs.Person()
+	}
+	if _, err := taskprompt.Load(from, path); err != nil {
+		return "", err
+	}
+	data, err := afero.ReadFile(from, path)
 	if err != nil {
 		return "", fmt.Errorf("the prompt template %s cannot be read: %w", path, err)
 	}

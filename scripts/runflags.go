@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/afero"
-
 	"github.com/spf13/pflag"
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
@@ -189,7 +187,7 @@ func (t trackerChoice) plan(root, planArg string, changed func(string) bool) (st
 // names, "" when it names none or cannot be read (opening the project
 // says why).
 func configuredTracker(root string) string {
-	cfg, err := config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	cfg, err := project.LoadConfig(root, os.Getenv)
 	if err != nil {
 		return ""
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/scripts/web"
 )
 
@@ -103,7 +104,10 @@ func (c *cli) addServeFlag(cmd *cobra.Command) {
 		if err != nil {
 			return usageErrorf("%s", err)
 		}
-		fs := afero.NewOsFs()
+		fs, err := rootfs.New(root)
+		if err != nil {
+			return usageErrorf("%s", err)
+		}
 		sessions := func() []memory.RegistryEntry { return allSessions(fs, []memory.RegistryEntry{{Root: root}}) }
 		wait, err := startWeb(cmd.Context(), web.Options{Addr: addr, Fs: fs, Sessions: sessions})
 		if err != nil {

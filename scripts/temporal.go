@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -93,7 +94,10 @@ func RunTemporal(ctx context.Context, face *OneShot, t TemporalRun) int {
 	if t.Engine.Address == "" {
 		return face.Fail(ExitUsage, errors.New("--engine temporal needs --address HOST:PORT (or address in the [engine] table of your config)"))
 	}
-	fs := afero.NewOsFs()
+	fs, err := rootfs.New(t.Root)
+	if err != nil {
+		return face.Fail(ExitFailed, err)
+	}
 	marker := remote.Marker{Engine: EngineTemporal, Address: t.Engine.Address, Namespace: t.Engine.Namespace, TaskQueue: t.Engine.TaskQueue, TLS: t.Engine.TLS}
 	if err := writeMarker(fs, t.Root, marker); err != nil {
 		return face.Fail(ExitFailed, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // temporalSession records a run on Temporal as a session of the project
@@ -81,7 +82,7 @@ func (t *temporalSession) publish(ev coordinator.Event) {
 			t.rec = coordinator.StartRecording(context.Background(), t.events, s)
 			// The registry is a convenience index; failing to update it
 			// must not fail the run.
-			_ = memory.OpenRegistry(t.fs, memory.RegistryDir(os.Getenv)).Update(memory.RegistryEntry{Root: t.root, SessionID: t.id, Mode: "run", UpdatedAt: now})
+			_ = memory.OpenRegistry(rootfs.Person(), memory.RegistryDir(os.Getenv)).Update(memory.RegistryEntry{Root: t.root, SessionID: t.id, Mode: "run", UpdatedAt: now})
 		}
 	}
 	t.mu.Unlock()

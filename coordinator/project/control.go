@@ -1,11 +1,10 @@
 package project
 
 import (
-	"github.com/spf13/afero"
-
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -25,7 +24,7 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 	if p.coord == nil {
 		return nil
 	}
-	if _, real := p.Fs.(*afero.OsFs); !real {
+	if !rootfs.IsReal(p.Fs) {
 		// A socket needs a real directory; tests on a memory filesystem
 		// have none.
 		return nil

@@ -1,9 +1,10 @@
 package project
 
 import (
-	"github.com/spf13/afero"
+	"fmt"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // EffectiveConfig is the configuration a session opened in dir would run
@@ -15,10 +16,21 @@ func EffectiveConfig(dir string, o Overrides) (root string, cfg config.Config, e
 	if err != nil {
 		return "", cfg, err // one sentence that matches config.ErrInvalid
 	}
-	cfg, err = config.Load(config.Sources{Fs: afero.NewOsFs(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: nil})
+	cfg, err = LoadConfig(root, nil)
 	if err != nil {
 		return root, cfg, err
 	}
 	applyOverrides(&cfg, o)
 	return root, cfg, nil
+}
+
+// LoadConfig reads the config of the project at root from its files and
+// the environment (getenv; nil is the process's): the project's file
+// through the project's door, the person's own through theirs.
+func LoadConfig(root string, getenv func(string) string) (config.Config, error) {
+	door, err := rootfs.New(root)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	return config.Load(config.Sources{Fs: door, UserFs: rootfs.Person(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: getenv})
 }

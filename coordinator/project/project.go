@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -77,7 +79,7 @@ type Options struct {
 	// Dir is the project directory given with -C; "" finds the project
 	// from the working directory (see Root).
 	Dir    string
-	Fs     afero.Fs // nil: the OS filesystem
+	Fs     afero.Fs // nil: the project's door (memory/rootfs) and the person's own directories
 	Getenv func(string) string
 	// Overrides are the command line's settings.
 	Overrides Overrides
@@ -111,8 +113,11 @@ type Project struct {
 	planMu sync.Mutex
 	plan   *workers.PlanWriter
 
-	Root    string
+	Root string
+	// Fs is the project's door (memory/rootfs); Person holds the
+	// person's own directories outside it (config, registry).
 	Fs      afero.Fs
+	Person  afero.Fs
 	Config  config.Config
 	Lock    *memory.Lock
 	Session *memory.Session
@@ -182,6 +187,10 @@ type Project struct {
 	// ("." at the root); appendSystem is --append-system-prompt.
 	StartDir     string
 	appendSystem string
+	// notify tells the person something (Options.Notify); leftOutSaid
+	// the instructions files already said to be left out (leftOut).
+	notify      func(string)
+	leftOutSaid sync.Map
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -193,9 +202,6 @@ type Project struct {
 // memory.ErrNoSession for a resume with nothing to resume (exit 2),
 // ErrBadRunConfig (exit 2).
 func Open(ctx context.Context, opts Options) (*Project, error) {
-	if opts.Fs == nil {
-		opts.Fs = afero.NewOsFs()
-	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -206,16 +212,26 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
+	// ralph's own files under the project go through the project's door;
+	// the person's config and the registry, outside it, through theirs.
+	// A test's in-memory file system serves both.
+	person := opts.Fs
+	if opts.Fs == nil {
+		if opts.Fs, err = rootfs.New(root); err != nil {
+			return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		}
+		person = rootfs.Person()
+	}
 	// Git, sockets and connections need the real file system; tests on
 	// a memory one have none of them.
-	_, real := opts.Fs.(*afero.OsFs)
+	real := rootfs.IsReal(opts.Fs)
 	var look chan gitLook
 	if real {
 		look = lookAtGit(root)
 	}
 	// Beside the lock and the session record, which wait for the disk.
 	llm.Warm()
-	cfg, err := config.Load(config.Sources{Fs: opts.Fs, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
+	cfg, err := config.Load(config.Sources{Fs: opts.Fs, UserFs: person, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
 	if err != nil {
 		return nil, err
 	}
@@ -231,9 +247,9 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// Beside the lock and the session record, which wait for the disk.
 		llm.Preconnect(cfg.BaseURL)
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Config: cfg, parallel: opts.Overrides.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
-		registry: memory.OpenRegistry(opts.Fs, memory.RegistryDir(opts.Getenv)), gitLook: look,
-		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem}
+	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Overrides.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
+		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
+		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
@@ -266,7 +282,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	_ = lock.SetSession(p.Session.ID)
 	p.Yes = opts.Yes
 	p.Approval = approval.New(approval.Options{
-		Fs: opts.Fs, Root: root, UserConfigDir: config.UserConfigDir(),
+		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,
 		// A person's answers go to the session's decisions.jsonl. A write
 		// that fails is not the approval's business: the run's other
@@ -402,6 +418,9 @@ func (p *Project) resume(opts Options) error {
 	s, msgs, err := memory.OpenSession(p.Fs, p.Root, id, p.secrets()...)
 	if err != nil {
 		return err
+	}
+	for _, l := range s.LinksDropped {
+		opts.Notify(fmt.Sprintf("%s was a symbolic link, which a command may have planted; ralph removed it, followed nothing, and starts that log again", filepath.ToSlash(l)))
 	}
 	prior := s.State()
 	p.PriorStatus = prior.Status

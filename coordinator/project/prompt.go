@@ -2,15 +2,16 @@ package project
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/spf13/afero"
-
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -97,7 +98,10 @@ func (p *Project) instructions() string {
 	for {
 		for _, name := range InstructionFiles {
 			rel := filepath.Join(dir, name)
-			data, err := afero.ReadFile(p.Fs, filepath.Join(p.Root, rel))
+			data, err := rootfs.ReadInstruction(p.Fs, filepath.Join(p.Root, rel), p.Config.InstructionLinks, maxInstructionFile+1)
+			if lo := (*rootfs.LinkOutError)(nil); errors.As(err, &lo) {
+				p.leftOut(rel, lo.Target)
+			}
 			if err != nil || len(bytes.TrimSpace(data)) == 0 || containsBytes(seen, data) {
 				continue
 			}
@@ -118,6 +122,16 @@ func (p *Project) instructions() string {
 		return ""
 	}
 	return "\n\nThe project's instructions (AGENTS.md, CLAUDE.md), nearest the user's directory first; where they disagree the nearer one wins:\n" + b.String()
+}
+
+// leftOut says, once per file and process, that an instructions file is
+// a link out of the project and how the person allows it.
+func (p *Project) leftOut(rel, target string) {
+	if _, seen := p.leftOutSaid.LoadOrStore(rel, true); seen || p.notify == nil {
+		return
+	}
+	p.notify(fmt.Sprintf("%s is a link to %s, outside the project, and was left out of the prompt; to use it, add %q to instruction_links in %s",
+		filepath.ToSlash(rel), target, target, config.UserFile("~/.config")))
 }
 
 func containsBytes(list [][]byte, b []byte) bool {

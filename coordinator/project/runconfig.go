@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/spf13/afero"
+
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
@@ -128,12 +131,22 @@ func (p *Project) loadPrompt(run *memory.RunConfig) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.Root, path)
 	}
-	t, err := taskprompt.Load(p.Fs, path)
+	t, err := taskprompt.Load(p.fsFor(path), path)
 	if err != nil {
 		return err
 	}
 	p.prompt = t
 	return nil
+}
+
+// fsFor is the file system that reads path: the project's door for a
+// file under the project, the person's own for one they named elsewhere
+// (--prompt-template ~/templates/task.tmpl).
+func (p *Project) fsFor(path string) afero.Fs {
+	if door, ok := p.Fs.(*rootfs.Fs); ok && !door.Contains(path) && p.Person != nil {
+		return p.Person
+	}
+	return p.Fs
 }
 
 // PromptTemplate is the task loop's prompt template, nil for ralph's own

@@ -351,7 +351,7 @@ func (g *taskGit) Close(ctx context.Context) []string {
 		}
 	}
 	_ = g.repo.PruneWorktrees(ctx)
-	_ = os.Remove(base) // only when empty
+	_ = g.p.Fs.Remove(base) // only when empty
 	return notices
 }
 

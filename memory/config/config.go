@@ -104,13 +104,18 @@ func invalidf(format string, a ...any) error {
 // Config is the resolved configuration. APIKey is held in memory only and is
 // never written anywhere by ralph.
 type Config struct {
-	Model          string
-	BaseURL        string
-	APIKey         string `json:"-"`
-	APIKeyEnv      string // the variable the key came from, for messages
-	MaxTurns       int
-	MaxRetries     int
-	CommandTimeout time.Duration
+	Model     string
+	BaseURL   string
+	APIKey    string `json:"-"`
+	APIKeyEnv string // the variable the key came from, for messages
+	// InstructionLinks are the targets outside the project an
+	// instructions file may link to (instruction_links, user config only:
+	// a project must not pick what of the person's files reaches the
+	// prompt).
+	InstructionLinks []string
+	MaxTurns         int
+	MaxRetries       int
+	CommandTimeout   time.Duration
 	// IdleTimeout is the longest silence of the model endpoint tolerated
 	// within one attempt (stream_idle_timeout).
 	IdleTimeout time.Duration
@@ -315,6 +320,10 @@ type File struct {
 	Agents map[string]AgentFile `toml:"agents" key:"<kind>"`
 	// MCPServers are [mcp_servers.NAME] tables (mcp.go).
 	MCPServers map[string]MCPServerFile `toml:"mcp_servers" key:"<name>"`
+	// InstructionLinks are files outside the project an instructions file
+	// (AGENTS.md, CLAUDE.md) may be a link to ("~/dotfiles/AGENTS.md");
+	// user config only.
+	InstructionLinks []string `toml:"instruction_links"`
 }
 
 // RetentionFile is the [retention] table.
@@ -334,7 +343,12 @@ type AgentFile struct {
 
 // Sources says where to look.
 type Sources struct {
+	// Fs reads the project's files (.ralph/config.toml, .mcp.json): the
+	// project's door (memory/rootfs). UserFs reads the person's config
+	// directory, outside the project; nil means Fs, as tests on one
+	// in-memory file system have it.
 	Fs          afero.Fs
+	UserFs      afero.Fs
 	ProjectRoot string
 	// UserConfigDir is the directory holding the user's ralph/config.toml;
 	// empty means none.
@@ -397,8 +411,16 @@ func Load(src Sources) (Config, error) {
 	if src.ProjectRoot != "" {
 		projectFile = paths[len(paths)-1]
 	}
+	userFs := src.UserFs
+	if userFs == nil {
+		userFs = src.Fs
+	}
 	for _, p := range paths {
-		f, ok, err := readFile(src.Fs, p)
+		from := userFs
+		if p == projectFile {
+			from = src.Fs
+		}
+		f, ok, err := readFile(from, p)
 		if err != nil {
 			return c, err
 		}
@@ -423,6 +445,12 @@ func Load(src Sources) (Config, error) {
 		}
 		if f.APIKeyEnv != "" {
 			c.APIKeyEnv = f.APIKeyEnv
+		}
+		if len(f.InstructionLinks) > 0 {
+			if fromProject {
+				return c, invalidf("%s: instruction_links may only be set in your user config (%s), not in a project's config", p, filepath.Join("~/.config/ralph", "config.toml"))
+			}
+			c.InstructionLinks = append(c.InstructionLinks, f.InstructionLinks...)
 		}
 		if f.MaxTurns != 0 {
 			c.MaxTurns = f.MaxTurns

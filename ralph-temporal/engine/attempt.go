@@ -168,7 +168,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}
-	assignment, checks, err := brief(afero.NewOsFs(), wt, in, opts.VerifyCommands)
+	assignment, checks, err := brief(p.Fs, wt, in, opts.VerifyCommands)
 	if err != nil {
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // Integrate is the integration activity: on a clone of the target branch
@@ -69,7 +70,12 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 			res.Conflicts[u.ID] = c
 		}
 	}
-	fs := afero.NewOsFs()
+	// The clone is a project like any other: its task file goes through
+	// its door, which follows no link a command of an attempt planted.
+	fs, err := rootfs.New(dir)
+	if err != nil {
+		return res, err
+	}
 	if _, err := memory.UpdateTasks(fs, dir, func(f *memory.TaskFile) error {
 		f.AssignIDs(nil)
 		if len(in.Updates) == 0 {

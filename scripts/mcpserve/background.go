@@ -10,7 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/spf13/afero"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // readyLimit is how long a started run may take to hold the project's
@@ -51,7 +51,10 @@ func startRun(ctx context.Context, bin, dir, root string, env []string, args []s
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	fs := afero.NewOsFs()
+	fs, err := rootfs.New(root)
+	if err != nil {
+		return RunStarted{}, err
+	}
 	started := RunStarted{Dir: root, PID: cmd.Process.Pid, Log: f.Name()}
 	for {
 		select {

@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/spf13/afero"
 )
@@ -55,7 +56,11 @@ func (s *Server) addSessionResultTool() {
 		if err != nil {
 			return nil, SessionResult{}, err
 		}
-		res, err := readSession(afero.NewOsFs(), root, p.SessionID)
+		door, err := rootfs.New(root)
+		if err != nil {
+			return nil, SessionResult{}, err
+		}
+		res, err := readSession(door, root, p.SessionID)
 		return nil, res, err
 	})
 }

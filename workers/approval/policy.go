@@ -43,6 +43,10 @@ type Options struct {
 	// keeps "always" for this process only.
 	Fs   afero.Fs
 	Root string
+	// UserFs holds the person's config directory (their trust record and
+	// config.toml), outside the project and its door; nil means Fs, as
+	// tests on one in-memory file system have it.
+	UserFs afero.Fs
 	// UserConfigDir holds the person's trust record (TrustFile); "" means
 	// none, and then no project rule counts.
 	UserConfigDir string
@@ -77,6 +81,7 @@ type Options struct {
 // at a time.
 type Policy struct {
 	fs      afero.Fs
+	user    afero.Fs
 	root    string
 	roots   []string
 	userDir string
@@ -110,6 +115,10 @@ var (
 func New(o Options) *Policy {
 	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1),
 		always: newAskBefore(o.AskBefore), record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
+	p.user = o.UserFs
+	if p.user == nil {
+		p.user = o.Fs
+	}
 	p.roots = []string{o.Root}
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
@@ -117,7 +126,7 @@ func New(o Options) *Policy {
 	for _, r := range o.UserRules {
 		p.addRule(r)
 	}
-	trusted, ignored := trustedOnly(o.Fs, o.UserConfigDir, o.Root, o.ProjectRules)
+	trusted, ignored := trustedOnly(p.user, o.UserConfigDir, o.Root, o.ProjectRules)
 	for _, r := range trusted {
 		p.addRule(r)
 	}
@@ -449,9 +458,9 @@ func (p *Policy) remember(asker Asker, rules []string, shared bool) {
 	for _, r := range rules {
 		var err error
 		if shared {
-			err = saveRule(p.fs, p.root, p.userDir, r)
+			err = saveRule(p.fs, p.user, p.root, p.userDir, r)
 		} else {
-			err = saveUserRule(p.fs, p.userDir, r)
+			err = saveUserRule(p.user, p.userDir, r)
 		}
 		if err != nil {
 			errs = append(errs, err)

@@ -22,8 +22,9 @@ const allowedCommandsKey = "allowed_commands"
 // saveRule records rule on the person's side (TrustFile under
 // userConfigDir) and adds it to allowed_commands in the project's
 // .ralph/config.toml, where git shares it with everyone who clones the
-// project: "always, in the project".
-func saveRule(fs afero.Fs, root, userConfigDir, rule string) error {
+// project: "always, in the project". fs is the project's, user the
+// person's config directory's.
+func saveRule(fs, user afero.Fs, root, userConfigDir, rule string) error {
 	rule = strings.Join(strings.Fields(rule), " ")
 	if rule == "" {
 		return errors.New("save rule: empty rule")
@@ -34,7 +35,7 @@ func saveRule(fs afero.Fs, root, userConfigDir, rule string) error {
 	if _, _, err := readConfig(fs, path); err != nil {
 		return err
 	}
-	if err := trustRule(fs, userConfigDir, root, rule); err != nil {
+	if err := trustRule(user, userConfigDir, root, rule); err != nil {
 		return fmt.Errorf("record the approval of %q: %w", rule, err)
 	}
 	return addRuleToFile(fs, path, rule)

@@ -40,7 +40,7 @@ func TestSaveRulePreservesBytes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := saveRule(fs, "/p", "/home", c.prefix); err != nil {
+			if err := saveRule(fs, fs, "/p", "/home", c.prefix); err != nil {
 				t.Fatal(err)
 			}
 			got, _ := afero.ReadFile(fs, path)
@@ -53,7 +53,7 @@ func TestSaveRulePreservesBytes(t *testing.T) {
 				}
 			}
 			// Adding it again changes nothing.
-			if err := saveRule(fs, "/p", "/home", c.prefix); err != nil {
+			if err := saveRule(fs, fs, "/p", "/home", c.prefix); err != nil {
 				t.Fatal(err)
 			}
 			again, _ := afero.ReadFile(fs, path)
@@ -69,7 +69,7 @@ func TestSaveRuleRefusesBrokenFile(t *testing.T) {
 	path := filepath.Join("/p", config.ProjectFile)
 	broken := "model = \"unterminated\n"
 	_ = afero.WriteFile(fs, path, []byte(broken), 0o644)
-	if err := saveRule(fs, "/p", "/home", "ls"); err == nil {
+	if err := saveRule(fs, fs, "/p", "/home", "ls"); err == nil {
 		t.Fatal("no error for a file that does not parse")
 	}
 	if got, _ := afero.ReadFile(fs, path); string(got) != broken {
@@ -77,7 +77,7 @@ func TestSaveRuleRefusesBrokenFile(t *testing.T) {
 	}
 	notArray := "allowed_commands = \"ls\"\n"
 	_ = afero.WriteFile(fs, path, []byte(notArray), 0o644)
-	if err := saveRule(fs, "/p", "/home", "ls"); err == nil || !strings.Contains(err.Error(), "slice") {
+	if err := saveRule(fs, fs, "/p", "/home", "ls"); err == nil || !strings.Contains(err.Error(), "slice") {
 		t.Fatalf("err = %v, want a complaint about the type", err)
 	}
 	if got, _ := afero.ReadFile(fs, path); string(got) != notArray {

@@ -83,10 +83,10 @@ func toolRuleMatches(rule, name string) bool {
 // otherwise. --yes does not approve it: it approves what the model asks
 // for, not what the repository runs.
 func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.Decision {
-	if ServerApproved(p.fs, p.userDir, p.root, s) {
+	if ServerApproved(p.user, p.userDir, p.root, s) {
 		return workers.Decision{Allowed: true}
 	}
-	review := ReviewServer(p.fs, p.userDir, p.root, s, p.secrets)
+	review := ReviewServer(p.user, p.userDir, p.root, s, p.secrets)
 	refusal := fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine; "+
 		"approve it with `ralph mcp approve %s`", s.Name, relTo(p.root, s.Source), s.Name)
 	if review.Earlier {
@@ -111,7 +111,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 		note := noter(asker)
 		if p.fs == nil {
 			note("MCP server `"+s.Name+"` approved until ralph exits", false)
-		} else if err := TrustServer(p.fs, p.userDir, p.root, s, p.secrets); err != nil {
+		} else if err := TrustServer(p.user, p.userDir, p.root, s, p.secrets); err != nil {
 			note(fmt.Sprintf("could not record the approval of MCP server `%s` (%v); approved until ralph exits", s.Name, err), true)
 		} else {
 			note("MCP server `"+s.Name+"` approved on this machine", false)

@@ -1,0 +1,90 @@
+package rootfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/afero"
+)
+
+// ErrLinkOut says an instruction file is a link to a file outside the
+// project, which ralph leaves out of the prompt unless the person listed
+// its target in their config (instruction_links).
+var ErrLinkOut = errors.New("a link out of the project")
+
+// LinkOutError names the instruction file and where it points.
+type LinkOutError struct {
+	Name, Target string
+}
+
+func (e *LinkOutError) Error() string {
+	return fmt.Sprintf("%s is %s (to %s)", e.Name, ErrLinkOut, e.Target)
+}
+
+func (e *LinkOutError) Unwrap() error { return ErrLinkOut }
+
+// ReadInstruction reads an instructions file (AGENTS.md, CLAUDE.md, …) of
+// the project, at most limit bytes. A link inside the project is followed
+// (CLAUDE.md -> AGENTS.md). A link out of it is read only when its target
+// is among allowed (paths, "~/" for the home directory, as the person
+// wrote them in instruction_links); otherwise the error is a
+// *LinkOutError, and nothing of the target is read: a command may have
+// linked CLAUDE.md to a key it cannot read itself.
+func ReadInstruction(fsys afero.Fs, name string, allowed []string, limit int64) ([]byte, error) {
+	f, ok := fsys.(*Fs)
+	if !ok {
+		file, err := fsys.Open(name)
+		return readLimited(file, err, limit)
+	}
+	file, err := f.Open(name)
+	data, err := readLimited(file, err, limit)
+	if !errors.Is(err, ErrLinkOut) {
+		return data, err
+	}
+	target, terr := filepath.EvalSymlinks(name)
+	if terr != nil {
+		return nil, err
+	}
+	for _, a := range allowed {
+		if sameTarget(expandHome(a), target) {
+			file, err := os.Open(target)
+			return readLimited(file, err, limit)
+		}
+	}
+	return nil, &LinkOutError{Name: name, Target: target}
+}
+
+func readLimited(file io.ReadCloser, err error, limit int64) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if limit <= 0 {
+		limit = 1 << 20
+	}
+	return io.ReadAll(io.LimitReader(file, limit))
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
+}
+
+func sameTarget(allowed, target string) bool {
+	if !filepath.IsAbs(allowed) {
+		return false
+	}
+	if filepath.Clean(allowed) == target {
+		return true
+	}
+	r, err := filepath.EvalSymlinks(allowed)
+	return err == nil && r == target
+}

@@ -1,0 +1,176 @@
+package rootfs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/spf13/afero"
+)
+
+func setup(t *testing.T) (root, outside string, f *Fs) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	base := t.TempDir()
+	root = filepath.Join(base, "project")
+	outside = filepath.Join(base, "home")
+	for _, d := range []string{root, outside, filepath.Join(root, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "bashrc"), []byte("home\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git", "config"), []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, outside, f
+}
+
+func appendTo(f afero.Fs, p string) error {
+	file, err := f.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = file.Write([]byte("planted\n"))
+	return errors.Join(err, file.Close())
+}
+
+func unchanged(t *testing.T, p, want string) {
+	t.Helper()
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != want {
+		t.Fatalf("%s = %q, %v; want %q", p, got, err, want)
+	}
+}
+
+func TestWritesRefuseLinks(t *testing.T) {
+	root, outside, f := setup(t)
+	progress := filepath.Join(root, "RALPH_PROGRESS.md")
+	cases := map[string]string{
+		"out":      filepath.Join(outside, "bashrc"),
+		"inside":   ".git/config",
+		"dangling": filepath.Join(outside, "newfile"),
+	}
+	for name, target := range cases {
+		_ = os.Remove(progress)
+		if err := os.Symlink(target, progress); err != nil {
+			t.Fatal(err)
+		}
+		if err := appendTo(f, progress); !errors.Is(err, ErrLink) {
+			t.Errorf("%s: append through a link: %v, want ErrLink", name, err)
+		}
+		if err := afero.WriteFile(f, progress, []byte("x"), 0o644); !errors.Is(err, ErrLink) {
+			t.Errorf("%s: write through a link: %v, want ErrLink", name, err)
+		}
+	}
+	unchanged(t, filepath.Join(outside, "bashrc"), "home\n")
+	unchanged(t, filepath.Join(root, ".git", "config"), "[core]\n")
+	if _, err := os.Lstat(filepath.Join(outside, "newfile")); !os.IsNotExist(err) {
+		t.Fatalf("the dangling link's target was created: %v", err)
+	}
+	// A directory on the way that is a link.
+	if err := os.Symlink(outside, filepath.Join(root, ".ralph")); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendTo(f, filepath.Join(root, ".ralph", "bashrc")); !errors.Is(err, ErrLink) {
+		t.Errorf("append under a linked directory: %v, want ErrLink", err)
+	}
+	if err := f.MkdirAll(filepath.Join(root, ".ralph", "sessions"), 0o755); !errors.Is(err, ErrLink) {
+		t.Errorf("mkdir under a linked directory: %v, want ErrLink", err)
+	}
+	if err := f.Rename(filepath.Join(root, "x"), filepath.Join(root, ".ralph", "bashrc")); !errors.Is(err, ErrLink) {
+		t.Errorf("rename under a linked directory: %v, want ErrLink", err)
+	}
+	unchanged(t, filepath.Join(outside, "bashrc"), "home\n")
+}
+
+func TestOutsideRootIsAnError(t *testing.T) {
+	_, outside, f := setup(t)
+	if _, err := f.Open(filepath.Join(outside, "bashrc")); !errors.Is(err, ErrOutsideRoot) {
+		t.Fatalf("open outside: %v", err)
+	}
+	if err := appendTo(f, filepath.Join(outside, "bashrc")); !errors.Is(err, ErrOutsideRoot) {
+		t.Fatalf("append outside: %v", err)
+	}
+	unchanged(t, filepath.Join(outside, "bashrc"), "home\n")
+}
+
+func TestReadsStayInside(t *testing.T) {
+	root, outside, f := setup(t)
+	if err := os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("be kind"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("AGENTS.md", filepath.Join(root, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(root, "RALPH_TASKS.md")); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadInstruction(f, filepath.Join(root, "CLAUDE.md"), nil, 0); err != nil || string(data) != "be kind" {
+		t.Fatalf("CLAUDE.md -> AGENTS.md: %q, %v", data, err)
+	}
+	if _, err := afero.ReadFile(f, filepath.Join(root, "RALPH_TASKS.md")); err == nil {
+		t.Fatal("a link out of the project was read")
+	}
+	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(root, "AGENT.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadInstruction(f, filepath.Join(root, "AGENT.md"), nil, 0)
+	var lo *LinkOutError
+	if !errors.As(err, &lo) || !errors.Is(err, ErrLinkOut) {
+		t.Fatalf("instruction linked out: %v", err)
+	}
+	if data, err := ReadInstruction(f, filepath.Join(root, "AGENT.md"), []string{filepath.Join(outside, "bashrc")}, 0); err != nil || string(data) != "home\n" {
+		t.Fatalf("an allowed target: %q, %v", data, err)
+	}
+}
+
+func TestRenameReplacesLinkAndCreatesExclusive(t *testing.T) {
+	root, outside, f := setup(t)
+	progress := filepath.Join(root, "RALPH_PROGRESS.md")
+	if err := os.Symlink(filepath.Join(outside, "bashrc"), progress); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(root, ".tmp")
+	if err := afero.WriteFile(f, tmp, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Rename(tmp, progress); err != nil {
+		t.Fatal(err)
+	}
+	unchanged(t, progress, "new")
+	unchanged(t, filepath.Join(outside, "bashrc"), "home\n")
+	if err := f.Remove(progress); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.MkdirAll(filepath.Join(root, ".ralph", "sessions", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendTo(f, filepath.Join(root, ".ralph", "sessions", "a", "errors.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	unchanged(t, filepath.Join(root, ".ralph", "sessions", "a", "errors.jsonl"), "planted\n")
+}
+
+func TestLinkOutIsMarked(t *testing.T) {
+	root, outside, f := setup(t)
+	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(root, "RALPH_TASKS.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Open(filepath.Join(root, "RALPH_TASKS.md")); !errors.Is(err, ErrLinkOut) {
+		t.Fatalf("open of a link out: %v, want ErrLinkOut", err)
+	}
+	if _, err := f.Open(filepath.Join(root, "missing")); !errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrLinkOut) {
+		t.Fatalf("open of a missing file: %v", err)
+	}
+}
