@@ -109,6 +109,7 @@ var allowed = map[string]string{
 	"workers/sandbox/worktree.go:worktreeDirs":          "reads a worktree's .git file and commondir",
 	// The person's own files and directories outside any project.
 	"workers/agents/codex.go:readCodexConfig":    "the person's ~/.codex/config.toml",
+	"workers/sandbox/secrets.go:npmrcSecret":     "the person's ~/.npmrc, read only to decide whether to hide it",
 	"workers/agents/opencode.go:opencodeEnvKeys": "the person's opencode config (never the project's)",
 	"scripts/complete.go:readModelCache":         "the model-list cache in the person's cache dir",
 	"scripts/complete.go:writeModelCache":        "the model-list cache in the person's cache dir",
