@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -49,7 +48,7 @@ func (c *cli) serveCommand() *cobra.Command {
 			if remote && !allowRemote {
 				return usageErrorf("--addr %s is not a loopback address: add --allow-remote to serve it beyond this machine", addr)
 			}
-			return serve(cmd.Context(), web.Options{Addr: addr, Remote: remote, ReadOnly: readOnly, Fs: afero.NewOsFs(), Sessions: listSessions})
+			return serve(cmd.Context(), web.Options{Addr: addr, Remote: remote, ReadOnly: readOnly, Fs: rootfs.NewProjects(), Sessions: listSessions})
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7777", "the address to listen on, host:port (port 0: any free one)")
@@ -61,7 +60,7 @@ func (c *cli) serveCommand() *cobra.Command {
 // listSessions is every session of every project, as ralph sessions
 // lists them.
 func listSessions() []memory.RegistryEntry {
-	fs := afero.NewOsFs()
+	fs := rootfs.NewProjects()
 	entries, err := memory.OpenRegistry(fs, memory.RegistryDir(os.Getenv)).List()
 	if err != nil {
 		return nil

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	typo "github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -71,7 +71,7 @@ func (c *cli) sessionsCommand() *cobra.Command {
 				}
 				root = r
 			}
-			return Records{Fs: afero.NewOsFs(), JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}.Sessions(root, limit)
+			return Records{Fs: rootfs.NewProjects(), JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}.Sessions(root, limit)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "project", "", "only this project's sessions (a directory in it)")

@@ -119,13 +119,6 @@ var allowed = map[string]string{
 	"scripts/cli.go:cli.addConversationCommands": "ralph script FILE: a file the person names",
 	"scripts/cli.go:cli.addRecordCommands":       "ralph tasks import FILE: a file the person names",
 	"scripts/mcpserve/background.go:startRun":    "the started run's log, a temporary file of its own",
-	// Views across every project of the registry: they read sessions'
-	// records of many roots with one file system, and write nothing
-	// there (steering goes through each project's control socket).
-	"scripts/serve.go:cli.serveCommand":    "ralph serve: every project's records, read",
-	"scripts/serve.go:listSessions":        "ralph serve: every project's records, read",
-	"scripts/usage.go:cli.sessionsCommand": "ralph sessions: every project's records, read",
-	"scripts/web/server.go:New":            "the web view's default: every project's records, read",
 	// ralph-temporal: the worker's own directories (its clones and
 	// worktrees, outside any person's project) and its start file.
 	"ralph-temporal/commands.go:readStart":              "the start document ralph hands ralph-temporal",

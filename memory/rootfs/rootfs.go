@@ -87,7 +87,7 @@ func (f *Fs) Dir() string { return f.dir }
 // git, sockets and processes need a real one.
 func IsReal(fsys afero.Fs) bool {
 	switch fsys.(type) {
-	case *Fs, *afero.OsFs:
+	case *Fs, *Projects, *afero.OsFs:
 		return true
 	}
 	return false

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 //go:embed assets
@@ -75,7 +76,7 @@ func New(o Options) (*Server, error) {
 		o.Now = time.Now
 	}
 	if o.Fs == nil {
-		o.Fs = afero.NewOsFs()
+		o.Fs = rootfs.NewProjects()
 	}
 	if o.Registry == "" {
 		o.Registry = memory.RegistryDir(os.Getenv)
