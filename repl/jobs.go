@@ -549,6 +549,7 @@ func (s *Shell) updatePrompt() {
 		return
 	}
 	s.lastPrompt = p
+	s.syncWidth()
 	s.rl.SetPrompt(p)
 	s.rl.Refresh()
 }

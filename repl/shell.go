@@ -142,6 +142,8 @@ type Shell struct {
 	closing  bool
 	cont     bool
 	onWidth  func()
+	// width is the terminal width readline was last told (syncWidth).
+	width int
 
 	lastCtrlC  time.Time // the last Ctrl-C at an idle prompt; the loop's own
 	guard      *termGuard
@@ -266,6 +268,7 @@ func (s *Shell) open(fd int) error {
 	}
 	s.rl = rl
 	s.scr.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
+	s.scr.syncWidth = s.syncWidth
 	s.scr.infoOut = rowClearing{&aboveWriter{s: s, w: rl.Stdout()}}
 	s.scr.draftOut = rowClearing{&aboveWriter{s: s, w: rl.Stderr()}}
 	if !terminal.IsTerminal(s.opts.Out) {
@@ -361,6 +364,23 @@ func (s *Shell) setWidthCallback(f func()) {
 	s.mu.Lock()
 	s.onWidth = f
 	s.mu.Unlock()
+}
+
+// syncWidth tells readline the terminal's width when it changed. readline
+// learns it from the resize signal, which may arrive after the terminal
+// has reflowed its rows and a paint or a status tick has made readline
+// clear its prompt as wide as it was: a narrower terminal had wrapped the
+// status line over two rows, readline cleared one, and the other stayed
+// in the scrollback. So each paint and each prompt update checks first.
+func (s *Shell) syncWidth() {
+	w, _ := terminal.Size(s.opts.Err, 80, 24)
+	s.mu.Lock()
+	f, changed := s.onWidth, w != s.width
+	s.width = w
+	s.mu.Unlock()
+	if changed && f != nil {
+		f()
+	}
 }
 
 // loop is the one goroutine that reads lines; nothing else calls Readline.

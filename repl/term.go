@@ -76,12 +76,9 @@ func stopSignals(ch chan os.Signal) { signal.Stop(ch) }
 func (s *Shell) onSignal(sig os.Signal) {
 	switch sig {
 	case resizeSignal:
-		s.mu.Lock()
-		f := s.onWidth
-		s.mu.Unlock()
-		if f != nil {
-			f()
-		}
+		s.syncWidth()
+		// The live region is drawn again for the new size (screen.frameLocked).
+		s.scr.resized()
 	case syscall.SIGINT:
 		s.in.Inject([]byte{3})
 	case syscall.SIGTERM, syscall.SIGHUP:
