@@ -61,6 +61,9 @@ type screen struct {
 
 	// queue is output written for good and not yet painted, in order.
 	queue []segment
+	// later is notices that wait for the answer in flight to be written,
+	// so that it stays one block (lineAfter).
+	later []string
 	// shown is what the terminal shows of the live region now, directly
 	// above the prompt.
 	shown []string
@@ -304,6 +307,7 @@ func (s *screen) finish(full string) {
 	if strings.TrimSpace(full) == "" {
 		s.freezeLive()
 		a.Void()
+		s.flushLaterLocked()
 		s.changed()
 		return
 	}
@@ -330,6 +334,7 @@ func (s *screen) finish(full string) {
 	w, h := s.dims()
 	a.Finish(full, w, h)
 	s.takeAnswer()
+	s.flushLaterLocked()
 	s.changed()
 }
 
@@ -348,6 +353,23 @@ func (s *screen) end() {
 	defer s.mu.Unlock()
 	s.freezeLive()
 	s.answer().Void()
+	s.flushLaterLocked()
+	s.changed()
+}
+
+// cut shows an answer a hard stop cut as far as it came, rendered like
+// every finished answer (it sat raw at column 0 before), and the notices
+// that waited for it.
+func (s *screen) cut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fitLocked()
+	if a := s.answer(); a.Active() {
+		w, h := s.dims()
+		a.Finish(a.Text(), w, h)
+		s.takeAnswer()
+	}
+	s.flushLaterLocked()
 	s.changed()
 }
 
@@ -374,6 +396,32 @@ func (s *screen) freezeLive() {
 	s.takeAnswer()
 }
 
+// lineAfter prints a notice below the answer in flight once it is
+// written (at once when none is), not in the middle of it: a message typed
+// while an answer streams ("queued: …") used to cut the answer in two.
+func (s *screen) lineAfter(t string) {
+	s.mu.Lock()
+	if s.ans.Active() {
+		s.later = append(s.later, t)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.line(t)
+}
+
+// flushLaterLocked queues the notices that waited for the answer.
+func (s *screen) flushLaterLocked() {
+	if len(s.later) == 0 {
+		return
+	}
+	w, _ := s.dims()
+	for _, t := range s.later {
+		s.queue = append(s.queue, segment{s.infoOut, terminal.Wrap(t+"\n", w-1)})
+	}
+	s.later = nil
+}
+
 // line prints one line of progress or a notice.
 func (s *screen) line(t string) {
 	s.block(t + "\n")
@@ -388,6 +436,7 @@ func (s *screen) block(t string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.freezeLive()
+	s.flushLaterLocked()
 	if !strings.HasSuffix(t, "\n") {
 		t += "\n"
 	}

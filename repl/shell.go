@@ -112,11 +112,16 @@ type Shell struct {
 	// (keyanswer.go): lineLen is the length of the line being edited.
 	keys    keyState
 	lineLen atomic.Int64
-	opts    Options
-	coord   Coordinator
-	queue   *interrupts.Queue
-	agents  commands.Agents
-	tokens  atomic.Int64
+	// curLine is the line being edited (putBack).
+	lineMu  sync.Mutex
+	curLine string
+	// promptOut is readline's prompt writer (promptline.go).
+	promptOut *promptOut
+	opts      Options
+	coord     Coordinator
+	queue     *interrupts.Queue
+	agents    commands.Agents
+	tokens    atomic.Int64
 	// waiting is the model's silence, or the end of its reasoning, as the
 	// status line says it.
 	waitMu  sync.Mutex
@@ -228,6 +233,7 @@ func (s *Shell) open(fd int) error {
 	s.in = in
 	scrubHistory(s.opts.HistoryFile, s.redact)
 	s.hist = loadHistory(s.opts.HistoryFile)
+	s.promptOut = &promptOut{w: s.opts.Err}
 	width := func() int {
 		w, _ := terminal.Size(s.opts.Err, 80, 24)
 		return w
@@ -243,7 +249,7 @@ func (s *Shell) open(fd int) error {
 		// readline draws the prompt on Stdout; it is standard error here so
 		// standard output carries only answers. readline's Stderr writer
 		// is then the one that writes answers above the prompt.
-		Stdout:              s.opts.Err,
+		Stdout:              s.promptOut,
 		Stderr:              s.opts.Out,
 		FuncIsTerminal:      func() bool { return true },
 		FuncMakeRaw:         s.raw.enter,
@@ -259,6 +265,9 @@ func (s *Shell) open(fd int) error {
 			s.promptComing()
 		}
 		s.lineLen.Store(int64(len(line)))
+		s.lineMu.Lock()
+		s.curLine = string(line)
+		s.lineMu.Unlock()
 		return complete(line, pos, key)
 	})
 	rl, err := readline.NewEx(cfg)
@@ -296,6 +305,13 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 		// answer), when it is not marked as reading.
 		s.promptComing()
 		return r, false
+	}
+	if s.endsAtStatus(r) {
+		// The line ends at the status prompt, which is dropped from the
+		// screen (promptline.go): the rows under the live region are as
+		// they were, and the answer goes on in one piece.
+		s.starting.Store(false)
+		return r, true
 	}
 	switch r {
 	case 0:
@@ -471,7 +487,7 @@ func (s *Shell) submit(line string) (exit bool) {
 		s.scr.line(s.scr.pal.Dim("⚡ urgent: cutting the current step"))
 	default:
 		j.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: text})
-		s.scr.line(s.scr.pal.Dim("queued: delivered at the next step boundary"))
+		s.scr.lineAfter(s.scr.pal.Dim("queued: delivered at the next step boundary"))
 	}
 	return false
 }
