@@ -126,3 +126,60 @@ func TestChatResizeSlowTicks(t *testing.T) {
 	}
 	assertNoStatusLine(t, screen)
 }
+
+// typedChat streams a 600-word answer slowly and answers the next request
+// with "ok, noted".
+func typedChat(t *testing.T) (*tmuxChat, int) {
+	answer, words := termvt.Numbered(600)
+	js, _ := json.Marshal(answer)
+	url := inlineServer(t, fmt.Sprintf(`{"name":"typed","responses":[{"text":%s,"chunk_size":6,"chunk_delay_ms":12},{"text":"ok, noted"}]}`, js)).URL
+	c := startTmuxChat(t, url, 100, 30)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	c.tmux("send-keys", "go on", "Enter")
+	c.waitFor("the stream to start", 20*time.Second, func(s string) bool { return strings.Contains(s, "w60 ") })
+	return c, words
+}
+
+// A message typed while an answer streams leaves the answer one block:
+// no dead status line, no notice in the middle of it; the message is
+// said queued below the answer and delivered after it.
+func TestChatTypedDuringAnswerKeepsItWhole(t *testing.T) {
+	c, words := typedChat(t)
+	c.tmux("send-keys", "also this", "Enter")
+	c.waitFor("the second answer", 60*time.Second, func(s string) bool {
+		return strings.Contains(s, "ok, noted") && idlePrompt.MatchString(s)
+	})
+	time.Sleep(200 * time.Millisecond)
+	screen := c.screen()
+	assertWordsOnce(t, screen, words)
+	assertNoStatusLine(t, screen)
+	// Every row from the answer's first word to its last holds words of
+	// the answer only.
+	first, last := strings.Index(screen, "w0 "), strings.Index(screen, fmt.Sprintf("w%d", words-1))
+	for _, row := range strings.Split(screen[first:last], "\n") {
+		if strings.TrimSpace(row) != "" && !regexp.MustCompile(`^\s*(w[0-9]+\s*)+$`).MatchString(row) {
+			t.Fatalf("the answer is cut by %q:\n%s", row, tailOf(screen, 4000))
+		}
+	}
+	if !strings.Contains(screen[last:], "queued") || !strings.Contains(screen[last:], "also this") {
+		t.Fatalf("the queued message is not said below the answer:\n%s", tailOf(screen, 2000))
+	}
+}
+
+// Ctrl-C with a message queued stops the answer and puts the message back
+// into the prompt, where Enter sends it; it used to be thrown away ("not
+// delivered: …").
+func TestChatStopPutsQueuedBack(t *testing.T) {
+	c, _ := typedChat(t)
+	c.tmux("send-keys", "keep me", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	c.tmux("send-keys", "C-c")
+	c.waitFor("the message back in the prompt", 20*time.Second, func(s string) bool {
+		return regexp.MustCompile(`(?m)^ralph> keep me\s*$`).MatchString(s)
+	})
+	screen := c.screen()
+	assertNoStatusLine(t, screen)
+	if !strings.Contains(screen, "stopped: ") {
+		t.Fatalf("no stop reported:\n%s", tailOf(screen, 2000))
+	}
+}

@@ -487,7 +487,9 @@ func (s *Shell) submit(line string) (exit bool) {
 		s.scr.line(s.scr.pal.Dim("⚡ urgent: cutting the current step"))
 	default:
 		j.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: text})
-		s.scr.lineAfter(s.scr.pal.Dim("queued: delivered at the next step boundary"))
+		// The line it was typed on is gone from the screen (promptline.go):
+		// the notice says what was queued.
+		s.scr.lineAfter(s.scr.pal.Dim(fmt.Sprintf("queued: delivered at the next step boundary: %q", clipWidth(text, 60))))
 	}
 	return false
 }
