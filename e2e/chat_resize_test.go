@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,7 +45,15 @@ func startTmuxChat(t *testing.T, url string, cols, rows int) *tmuxChat {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", c.sock, "kill-server").Run() })
+	pid, _ := strconv.Atoi(strings.TrimSpace(c.tmux("display-message", "-p", "#{pane_pid}")))
+	t.Cleanup(func() {
+		// ralph saves its session when the terminal goes away; the
+		// project's directory is removed once it is done.
+		_ = exec.Command("tmux", "-S", c.sock, "kill-server").Run()
+		for i := 0; i < 500 && pid > 0 && syscall.Kill(pid, 0) == nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
 	return c
 }
 
