@@ -363,6 +363,11 @@ func (c rowClearing) Write(p []byte) (int, error) {
 // and waits for readline to read, so that readline clears the prompt
 // around its write.
 func (s *Shell) promptComing() {
+	if s.promptOut != nil {
+		// A line's last draw that was to be dropped has come by now, or
+		// never will: the prompt's next line must not be dropped.
+		s.promptOut.dropLine.Store(false)
+	}
 	s.scr.paintMu.Lock()
 	s.starting.Store(true)
 	s.scr.paintMu.Unlock()
