@@ -44,12 +44,13 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	show := false
 	switch ev.Type {
 	case coordinator.EventTurnStarted, coordinator.EventInterrupted:
+		if !child && ev.Type == coordinator.EventInterrupted {
+			// A hard stop: the answer so far is rendered (stopShown).
+			s.stopShown()
+		}
 		if !child {
 			// A cut answer (an urgent message) left its draft as it was.
 			s.scr.end()
-		}
-		if !child && ev.Type == coordinator.EventInterrupted {
-			s.stopShown()
 		}
 	case coordinator.EventStateSaved:
 		if !child {

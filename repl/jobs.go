@@ -251,7 +251,7 @@ func (s *Shell) stopShown() {
 	j.shown = true
 	what := j.what
 	s.mu.Unlock()
-	s.scr.end()
+	s.scr.cut()
 	// Not "state saved" yet: that is said when the save is done
 	// (savedShown), and an error line says it when it failed.
 	s.scr.line(s.scr.pal.Bold("stopped: " + s.stopWhat(what)))
@@ -300,12 +300,16 @@ func (s *Shell) stoppedLine(what string) string {
 }
 
 // notDelivered reports messages a stop left in the queue.
+// They go back into the prompt, joined by line breaks, so that Enter
+// sends them again; the line says so.
 func (s *Shell) notDelivered(left []interrupts.Interrupt) {
-	var texts []string
+	var texts, quoted []string
 	for _, it := range left {
-		texts = append(texts, fmt.Sprintf("%q", clipWidth(it.Text, 60)))
+		texts = append(texts, it.Text)
+		quoted = append(quoted, fmt.Sprintf("%q", clipWidth(it.Text, 60)))
 	}
-	s.scr.line(s.scr.pal.Dim("not delivered: " + strings.Join(texts, ", ")))
+	s.scr.line(s.scr.pal.Dim("not delivered, back in the prompt: " + strings.Join(quoted, ", ")))
+	s.putBack(texts)
 }
 
 // stopAll stops every job: the shell is leaving.
@@ -549,6 +553,7 @@ func (s *Shell) updatePrompt() {
 		return
 	}
 	s.lastPrompt = p
+	s.syncWidth()
 	s.rl.SetPrompt(p)
 	s.rl.Refresh()
 }

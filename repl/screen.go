@@ -61,9 +61,24 @@ type screen struct {
 
 	// queue is output written for good and not yet painted, in order.
 	queue []segment
+	// later is notices that wait for the answer in flight to be written,
+	// so that it stays one block (lineAfter).
+	later []string
 	// shown is what the terminal shows of the live region now, directly
 	// above the prompt.
 	shown []string
+	// shownCols and shownHeight are the size shown was drawn at. After a
+	// resize the terminal reflows the rows (tmux, VTE, iTerm2, Windows
+	// Terminal all do): a row drawn at 100 columns takes two at 50.
+	// Erasing len(shown) rows then left the top of the region in the
+	// scrollback, under a new copy of it: words printed twice for every
+	// resize mid-stream (see frameLocked).
+	shownCols, shownHeight int
+	// syncWidth, when set, tells the line editor the terminal's width
+	// before a paint, so that it clears the prompt's rows as the
+	// terminal has reflowed them and not as they were (the resize signal
+	// may come after the paint). It is called without mu.
+	syncWidth func()
 
 	// kick wakes the painter; nil while no painter runs, when every
 	// change is painted at once on the caller's goroutine.
@@ -177,6 +192,9 @@ func (s *screen) changed() {
 func (s *screen) paint() {
 	s.paintMu.Lock()
 	defer s.paintMu.Unlock()
+	if s.syncWidth != nil {
+		s.syncWidth()
+	}
 	s.mu.Lock()
 	segs := s.frameLocked()
 	s.mu.Unlock()
@@ -190,8 +208,11 @@ func (s *screen) paint() {
 // the live region as shown. With nothing queued only the rows that
 // changed are drawn again.
 func (s *screen) frameLocked() []segment {
+	s.fitLocked()
+	cols, height := s.dims()
+	resized := len(s.shown) > 0 && (cols != s.shownCols || height != s.shownHeight)
 	rows := s.ans.Live()
-	if len(s.queue) == 0 && slices.Equal(rows, s.shown) {
+	if len(s.queue) == 0 && !resized && slices.Equal(rows, s.shown) {
 		return nil
 	}
 	// Consecutive output for one writer is joined with a builder: the
@@ -210,9 +231,15 @@ func (s *screen) frameLocked() []segment {
 		curW = w
 		cur.WriteString(t)
 	}
-	if len(s.queue) == 0 {
+	switch {
+	case len(s.queue) == 0 && !resized:
 		add(s.draftOut, live.Redraw(s.shown, rows))
-	} else {
+	case len(s.queue) == 0:
+		// A wider or taller terminal keeps the region's rows as they
+		// were (each ends with a newline, so none is joined to the next).
+		add(s.draftOut, live.Erase(len(s.shown)))
+		add(s.draftOut, live.Redraw(nil, rows))
+	default:
 		add(s.draftOut, live.Erase(len(s.shown)))
 		for _, q := range s.queue {
 			add(q.w, q.text)
@@ -222,6 +249,7 @@ func (s *screen) frameLocked() []segment {
 		add(s.draftOut, live.Redraw(nil, rows))
 	}
 	s.shown = append(s.shown[:0], rows...)
+	s.shownCols, s.shownHeight = cols, height
 	s.ans.Shown()
 	if cur.Len() > 0 {
 		segs = append(segs, segment{curW, cur.String()})
@@ -229,10 +257,37 @@ func (s *screen) frameLocked() []segment {
 	return segs
 }
 
+// fitLocked is called with mu held before the answer is laid out or
+// painted. A terminal made narrower reflows the live region's rows over
+// more rows, and one made lower drops its top rows: either way (tmux keeps
+// the cursor's row and pushes the rows above it up) the top of the region
+// may now be in the scrollback, where no erase reaches, and erasing it to
+// draw it again printed it twice. What is shown then stays, for good, and
+// the answer goes on below it, as after a line typed under it. It must
+// run before the answer takes text at the new width, or the rows shown
+// would be laid out, and written, once more.
+func (s *screen) fitLocked() {
+	cols, height := s.dims()
+	if len(s.shown) == 0 || (cols >= s.shownCols && height >= s.shownHeight) {
+		return
+	}
+	s.answer().Touched(true, cols, height)
+	s.shown = nil
+	s.takeAnswer()
+}
+
+// resized paints the live region again for the terminal's new size.
+func (s *screen) resized() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.changed()
+}
+
 // delta streams a piece of the answer.
 func (s *screen) delta(t string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.fitLocked()
 	w, h := s.dims()
 	s.answer().Write(t, w, h)
 	s.takeAnswer()
@@ -247,10 +302,12 @@ func (s *screen) delta(t string) {
 func (s *screen) finish(full string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.fitLocked()
 	a := s.answer()
 	if strings.TrimSpace(full) == "" {
 		s.freezeLive()
 		a.Void()
+		s.flushLaterLocked()
 		s.changed()
 		return
 	}
@@ -277,6 +334,7 @@ func (s *screen) finish(full string) {
 	w, h := s.dims()
 	a.Finish(full, w, h)
 	s.takeAnswer()
+	s.flushLaterLocked()
 	s.changed()
 }
 
@@ -295,6 +353,23 @@ func (s *screen) end() {
 	defer s.mu.Unlock()
 	s.freezeLive()
 	s.answer().Void()
+	s.flushLaterLocked()
+	s.changed()
+}
+
+// cut shows an answer a hard stop cut as far as it came, rendered like
+// every finished answer (it sat raw at column 0 before), and the notices
+// that waited for it.
+func (s *screen) cut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fitLocked()
+	if a := s.answer(); a.Active() {
+		w, h := s.dims()
+		a.Finish(a.Text(), w, h)
+		s.takeAnswer()
+	}
+	s.flushLaterLocked()
 	s.changed()
 }
 
@@ -304,6 +379,7 @@ func (s *screen) end() {
 func (s *screen) touched() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.fitLocked()
 	w, h := s.dims()
 	s.answer().Touched(len(s.shown) > 0, w, h)
 	s.shown = nil
@@ -314,9 +390,36 @@ func (s *screen) touched() {
 // freezeLive writes the block in flight for good, raw, as the live region
 // shows it, so that output printed next goes below it.
 func (s *screen) freezeLive() {
+	s.fitLocked()
 	w, _ := s.dims()
 	s.answer().Freeze(w)
 	s.takeAnswer()
+}
+
+// lineAfter prints a notice below the answer in flight once it is
+// written (at once when none is), not in the middle of it: a message typed
+// while an answer streams ("queued: …") used to cut the answer in two.
+func (s *screen) lineAfter(t string) {
+	s.mu.Lock()
+	if s.ans.Active() {
+		s.later = append(s.later, t)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.line(t)
+}
+
+// flushLaterLocked queues the notices that waited for the answer.
+func (s *screen) flushLaterLocked() {
+	if len(s.later) == 0 {
+		return
+	}
+	w, _ := s.dims()
+	for _, t := range s.later {
+		s.queue = append(s.queue, segment{s.infoOut, terminal.Wrap(t+"\n", w-1)})
+	}
+	s.later = nil
 }
 
 // line prints one line of progress or a notice.
@@ -333,6 +436,7 @@ func (s *screen) block(t string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.freezeLive()
+	s.flushLaterLocked()
 	if !strings.HasSuffix(t, "\n") {
 		t += "\n"
 	}

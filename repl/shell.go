@@ -113,11 +113,16 @@ type Shell struct {
 	// (keyanswer.go): lineLen is the length of the line being edited.
 	keys    keyState
 	lineLen atomic.Int64
-	opts    Options
-	coord   Coordinator
-	queue   *interrupts.Queue
-	agents  commands.Agents
-	tokens  atomic.Int64
+	// curLine is the line being edited (putBack).
+	lineMu  sync.Mutex
+	curLine string
+	// promptOut is readline's prompt writer (promptline.go).
+	promptOut *promptOut
+	opts      Options
+	coord     Coordinator
+	queue     *interrupts.Queue
+	agents    commands.Agents
+	tokens    atomic.Int64
 	// waiting is the model's silence, or the end of its reasoning, as the
 	// status line says it.
 	waitMu  sync.Mutex
@@ -143,6 +148,8 @@ type Shell struct {
 	closing  bool
 	cont     bool
 	onWidth  func()
+	// width is the terminal width readline was last told (syncWidth).
+	width int
 
 	lastCtrlC  time.Time // the last Ctrl-C at an idle prompt; the loop's own
 	guard      *termGuard
@@ -232,6 +239,7 @@ func (s *Shell) open(fd int) error {
 	s.in = in
 	scrubHistory(s.opts.Fs, s.opts.HistoryFile, s.redact)
 	s.hist = loadHistory(s.opts.Fs, s.opts.HistoryFile)
+	s.promptOut = &promptOut{w: s.opts.Err}
 	width := func() int {
 		w, _ := terminal.Size(s.opts.Err, 80, 24)
 		return w
@@ -250,7 +258,7 @@ func (s *Shell) open(fd int) error {
 		// readline draws the prompt on Stdout; it is standard error here so
 		// standard output carries only answers. readline's Stderr writer
 		// is then the one that writes answers above the prompt.
-		Stdout:              s.opts.Err,
+		Stdout:              s.promptOut,
 		Stderr:              s.opts.Out,
 		FuncIsTerminal:      func() bool { return true },
 		FuncMakeRaw:         s.raw.enter,
@@ -266,6 +274,9 @@ func (s *Shell) open(fd int) error {
 			s.promptComing()
 		}
 		s.lineLen.Store(int64(len(line)))
+		s.lineMu.Lock()
+		s.curLine = string(line)
+		s.lineMu.Unlock()
 		return complete(line, pos, key)
 	})
 	rl, err := readline.NewEx(cfg)
@@ -278,6 +289,7 @@ func (s *Shell) open(fd int) error {
 		_ = rl.SaveHistory(l)
 	}
 	s.scr.size = func() (int, int) { return terminal.Size(s.opts.Err, 80, 24) }
+	s.scr.syncWidth = s.syncWidth
 	s.scr.infoOut = rowClearing{&aboveWriter{s: s, w: rl.Stdout()}}
 	s.scr.draftOut = rowClearing{&aboveWriter{s: s, w: rl.Stderr()}}
 	if !terminal.IsTerminal(s.opts.Out) {
@@ -305,6 +317,13 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 		// answer), when it is not marked as reading.
 		s.promptComing()
 		return r, false
+	}
+	if s.endsAtStatus(r) {
+		// The line ends at the status prompt, which is dropped from the
+		// screen (promptline.go): the rows under the live region are as
+		// they were, and the answer goes on in one piece.
+		s.starting.Store(false)
+		return r, true
 	}
 	switch r {
 	case 0:
@@ -356,6 +375,11 @@ func (c rowClearing) Write(p []byte) (int, error) {
 // and waits for readline to read, so that readline clears the prompt
 // around its write.
 func (s *Shell) promptComing() {
+	if s.promptOut != nil {
+		// A line's last draw that was to be dropped has come by now, or
+		// never will: the prompt's next line must not be dropped.
+		s.promptOut.dropLine.Store(false)
+	}
 	s.scr.paintMu.Lock()
 	s.starting.Store(true)
 	s.scr.paintMu.Unlock()
@@ -373,6 +397,23 @@ func (s *Shell) setWidthCallback(f func()) {
 	s.mu.Lock()
 	s.onWidth = f
 	s.mu.Unlock()
+}
+
+// syncWidth tells readline the terminal's width when it changed. readline
+// learns it from the resize signal, which may arrive after the terminal
+// has reflowed its rows and a paint or a status tick has made readline
+// clear its prompt as wide as it was: a narrower terminal had wrapped the
+// status line over two rows, readline cleared one, and the other stayed
+// in the scrollback. So each paint and each prompt update checks first.
+func (s *Shell) syncWidth() {
+	w, _ := terminal.Size(s.opts.Err, 80, 24)
+	s.mu.Lock()
+	f, changed := s.onWidth, w != s.width
+	s.width = w
+	s.mu.Unlock()
+	if changed && f != nil {
+		f()
+	}
 }
 
 // loop is the one goroutine that reads lines; nothing else calls Readline.
@@ -465,7 +506,9 @@ func (s *Shell) submit(line string) (exit bool) {
 		s.scr.line(s.scr.pal.Dim("⚡ urgent: cutting the current step"))
 	default:
 		j.queue.Push(interrupts.Interrupt{Kind: interrupts.Normal, Text: text})
-		s.scr.line(s.scr.pal.Dim("queued: delivered at the next step boundary"))
+		// The line it was typed on is gone from the screen (promptline.go):
+		// the notice says what was queued.
+		s.scr.lineAfter(s.scr.pal.Dim(fmt.Sprintf("queued: delivered at the next step boundary: %q", clipWidth(text, 60))))
 	}
 	return false
 }

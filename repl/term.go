@@ -55,6 +55,10 @@ type aboveWriter struct {
 }
 
 func (a *aboveWriter) Write(p []byte) (int, error) {
+	if po := a.s.promptOut; po != nil {
+		po.ours.Add(1)
+		defer po.ours.Add(-1)
+	}
 	if a.s.starting.Load() && !a.s.rl.Terminal.IsReading() {
 		deadline := time.Now().Add(50 * time.Millisecond)
 		for a.s.starting.Load() && !a.s.rl.Terminal.IsReading() && time.Now().Before(deadline) {
@@ -76,12 +80,9 @@ func stopSignals(ch chan os.Signal) { signal.Stop(ch) }
 func (s *Shell) onSignal(sig os.Signal) {
 	switch sig {
 	case resizeSignal:
-		s.mu.Lock()
-		f := s.onWidth
-		s.mu.Unlock()
-		if f != nil {
-			f()
-		}
+		s.syncWidth()
+		// The live region is drawn again for the new size (screen.frameLocked).
+		s.scr.resized()
 	case syscall.SIGINT:
 		s.in.Inject([]byte{3})
 	case syscall.SIGTERM, syscall.SIGHUP:

@@ -73,6 +73,9 @@ type Answer struct {
 	// shownRow are liveEnd and row when the face last showed the region.
 	liveEnd, shownEnd int
 	shownRow          string
+	// liveRow is the part of row the live region shows: up to the last
+	// whole word (see wordEnd).
+	liveRow string
 
 	out  strings.Builder
 	live []string
@@ -132,7 +135,7 @@ func (a *Answer) Freeze(cols int) {
 }
 
 // Shown records that the face shows the live region as Live is now.
-func (a *Answer) Shown() { a.shownEnd, a.shownRow = a.liveEnd, a.row }
+func (a *Answer) Shown() { a.shownEnd, a.shownRow = a.liveEnd, a.liveRow }
 
 // Touched records that the screen changed below the live region (the
 // user submitted a line, or cleared the screen): the rows shown stay
@@ -183,7 +186,7 @@ func (a *Answer) layout(eof bool, cols, rows int) {
 	cols, rows = Size(cols, rows)
 	got := a.got.String()
 	a.liveEnd = len(got)
-	a.live = nil
+	a.live, a.liveRow = nil, ""
 	// The live region and the prompt below it fit in the window.
 	limit := max(1, min(rows/2, rows-1))
 	if !a.Color {
@@ -259,6 +262,13 @@ func (a *Answer) layout(eof bool, cols, rows int) {
 		if a.blocks > 0 {
 			live = append([]string{""}, live...)
 		}
+		if cut := wordEnd(rest); cut < len(rest) && len(live) <= limit {
+			a.liveEnd = a.done + cut
+			live = liveRows(rest[:cut], cols)
+			if a.blocks > 0 {
+				live = append([]string{""}, live...)
+			}
+		}
 		if len(live) > limit {
 			// Too tall to redraw: the block goes on raw, after the blank
 			// line that separates it from the block before.
@@ -321,8 +331,22 @@ func (a *Answer) endRow() {
 // showRow makes the row in flight the live region.
 func (a *Answer) showRow() {
 	if a.midLine && a.row != "" {
-		a.live = []string{a.row}
+		if n := wordEnd(a.row); n > 0 {
+			a.liveRow = a.row[:n]
+			a.live = []string{a.liveRow}
+		}
 	}
+}
+
+// wordEnd is how much of t the live region shows: up to the end of its
+// last whole word. A word cut by the stream is held back until it ends,
+// so that a region kept where it is (a line typed under it, a resize)
+// never ends inside a word that then goes on on the next row.
+func wordEnd(t string) int {
+	if t == "" || strings.HasSuffix(t, " ") || strings.HasSuffix(t, "\n") {
+		return len(t)
+	}
+	return strings.LastIndexAny(t, " \n") + 1
 }
 
 // liveRows are the rows the live region shows for a block in flight.
