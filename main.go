@@ -25,6 +25,11 @@ func main() {
 	if sandbox.IsHelper(os.Args) {
 		os.Exit(sandbox.HelperMain(os.Args))
 	}
+	// Before anything starts: a descriptor the caller left open must not
+	// reach the programs ralph starts (see workers/sandbox/inherited.go).
+	if err := sandbox.SealInherited(); err != nil {
+		fmt.Fprintln(os.Stderr, "ralph:", err)
+	}
 	shell := scripts.ChatShell{Help: repl.Help, Main: chat}
 	os.Exit(profiled(func() int { return scripts.Main(os.Args[1:], version, shell) }))
 }

@@ -3,14 +3,18 @@ package childenv
 import "strings"
 
 // credentialPrefixes start the names of cloud and model provider
-// settings, which carry keys (AWS_SECRET_ACCESS_KEY, AZURE_CLIENT_SECRET).
-var credentialPrefixes = []string{"AWS_", "AZURE_", "OPENAI_", "ANTHROPIC_"}
+// settings, which carry keys (AWS_SECRET_ACCESS_KEY, AZURE_CLIENT_SECRET),
+// and the password managers' unlocked sessions (Bitwarden's BW_SESSION,
+// 1Password's OP_SESSION_<account>): SESSION alone is no credential word,
+// as most variables named so hold an id or a setting.
+var credentialPrefixes = []string{"AWS_", "AZURE_", "OPENAI_", "ANTHROPIC_", "BW_SESSION", "OP_SESSION_"}
 
 // credentialWords are the words of a name that say its value is a secret.
 // A word is compared whole: KEY is a credential word, KEYBOARD is not.
 var credentialWords = map[string]bool{
 	"KEY": true, "KEYS": true, "APIKEY": true, "ACCESSKEY": true, "SECRETKEY": true, "PRIVATEKEY": true,
 	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "PASSPHRASE": true,
+	"PW": true, "BINDPW": true,
 	"CREDENTIAL": true, "CREDENTIALS": true, "CREDS": true,
 	"AUTH": true, "AUTHORIZATION": true, "COOKIE": true,
 	"PWD": true, "PAT": true, "JWT": true, "DSN": true, "WEBHOOK": true, "PRIVATE": true,
@@ -20,7 +24,13 @@ var credentialWords = map[string]bool{
 // the end of a longer word (AUTHTOKEN, DBPASSWORD, CLIENTSECRETS): none of
 // them ends an ordinary word, as KEY ends MONKEY.
 var credentialEndings = []string{"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD",
-	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY", "WEBHOOK"}
+	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY", "APIKEYS", "WEBHOOK"}
+
+// passWords are the ordinary words ending in PASS, which otherwise counts
+// at the end of a word as the long credential words do (SSHPASS, DBPASS):
+// SSH_ASKPASS and GIT_ASKPASS name a program, not a password.
+var passWords = map[string]bool{"ASKPASS": true, "BYPASS": true, "COMPASS": true, "ENCOMPASS": true,
+	"SURPASS": true, "TRESPASS": true, "OVERPASS": true, "UNDERPASS": true}
 
 // neverHide are the variables ordinary programs need, never hidden
 // whatever their value, beside LC_* and the one-word search paths ending
@@ -46,13 +56,17 @@ type tokenPrefix struct {
 	upper  bool   // capitals and digits only
 }
 
-// tokenPrefixes are the well-known tokens: GitHub's, GitLab's, Slack's,
-// an AWS key id, and sk- keys (OpenAI's sk-proj-, Anthropic's sk-ant-).
+// tokenPrefixes are the well-known tokens: GitHub's, GitLab's, Slack's
+// (xoxe- its refresh tokens), an AWS key id, sk- keys (OpenAI's sk-proj-,
+// Anthropic's sk-ant-), Stripe's secret and restricted keys and webhook
+// signing secrets (its pk_ keys are public), and npm's access tokens.
 var tokenPrefixes = []tokenPrefix{
 	{"ghp_", 20, "", false}, {"gho_", 20, "", false}, {"ghu_", 20, "", false}, {"ghs_", 20, "", false}, {"ghr_", 20, "", false},
 	{"github_pat_", 20, "_", false}, {"glpat-", 20, "_-", false},
 	{"xoxa-", 10, "-", false}, {"xoxb-", 10, "-", false}, {"xoxp-", 10, "-", false}, {"xoxo-", 10, "-", false},
-	{"xoxs-", 10, "-", false}, {"xoxr-", 10, "-", false},
+	{"xoxs-", 10, "-", false}, {"xoxr-", 10, "-", false}, {"xoxe-", 10, "-", false},
+	{"sk_live_", 20, "", false}, {"sk_test_", 20, "", false}, {"rk_live_", 20, "", false}, {"rk_test_", 20, "", false},
+	{"whsec_", 20, "", false}, {"npm_", 36, "", false},
 	{"AKIA", 16, "", true}, {"ASIA", 16, "", true}, {"sk-", 20, "_-", false},
 }
 
@@ -88,7 +102,7 @@ func LooksLikeCredential(name string) bool {
 		}
 	}
 	for _, w := range strings.FieldsFunc(n, notAlnum) {
-		if credentialWords[w] {
+		if credentialWords[w] || strings.HasSuffix(w, "PASS") && !passWords[w] {
 			return true
 		}
 		for _, e := range credentialEndings {

@@ -49,7 +49,14 @@ func HelperMain(args []string) int {
 		return 2
 	}
 	helperUnix = parseUnixSpec(args[2])
-	syscall.CloseOnExec(helperFD)
+	// Nothing but the streams each command is handed passes to it: ralph
+	// seals what it inherited, and the helper, which may be started by
+	// another program some day, seals again what it holds (the socket
+	// to ralph included). The files ralph sends arrive close-on-exec.
+	if err := SealInherited(); err != nil {
+		fmt.Fprintln(os.Stderr, "ralph:", err)
+		return 126
+	}
 	f := os.NewFile(helperFD, "ralph")
 	c, err := net.FileConn(f)
 	f.Close()

@@ -64,8 +64,12 @@ func reapMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox reaper is started by ralph itself, not by hand")
 		return 2
 	}
-	// The status pipe is the reaper's alone, not the command's.
-	syscall.CloseOnExec(statusFD)
+	// The status pipe is the reaper's alone, not the command's, and so
+	// is every other descriptor it holds.
+	if err := SealInherited(); err != nil {
+		fmt.Fprintln(os.Stderr, "ralph:", err)
+		return 126
+	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "ralph: the sandbox cannot watch this command's processes:", err)
 		return 126

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,19 +56,22 @@ const (
 	linkEntries = 4096
 )
 
-// secretPaths lists the secret paths for the home directory home and
-// ralph's user configuration directory ralphConfig (either may be ""),
+// secretPaths lists the secret paths for the home directories homes and
+// ralph's user configuration directories ralphConfigs (empty and relative
+// entries are skipped),
 // with getenv for the variables that move them (SecretPath.Env), each as
 // given and with its symbolic links resolved, so that a secret directory
 // that is a link is hidden where it really lies too, and with the targets
 // of the links inside the secret directories; links maps each such target
 // to the secret path it was found in, which sandbox_readable opens with
 // it.
-func secretPaths(home, ralphConfig string, getenv func(string) string) (secrets []string, links map[string]string) {
+func secretPaths(homes, ralphConfigs []string, getenv func(string) string) (secrets []string, links map[string]string) {
 	var paths []string
 	for _, sp := range slices.Concat(secretList, AgentLogins) {
-		if sp.Home != "" && filepath.IsAbs(home) {
-			paths = append(paths, filepath.Join(home, sp.Home))
+		for _, home := range homes {
+			if sp.Home != "" && filepath.IsAbs(home) {
+				paths = append(paths, filepath.Join(home, sp.Home))
+			}
 		}
 		if sp.Env == "" {
 			continue
@@ -78,11 +82,15 @@ func secretPaths(home, ralphConfig string, getenv func(string) string) (secrets 
 			}
 		}
 	}
-	if npmrc := filepath.Join(home, ".npmrc"); filepath.IsAbs(home) && npmrcSecret(npmrc) {
-		paths = append(paths, npmrc)
+	for _, home := range homes {
+		if npmrc := filepath.Join(home, ".npmrc"); filepath.IsAbs(home) && npmrcSecret(npmrc) {
+			paths = append(paths, npmrc)
+		}
 	}
-	if filepath.IsAbs(ralphConfig) {
-		paths = append(paths, filepath.Clean(ralphConfig))
+	for _, c := range ralphConfigs {
+		if filepath.IsAbs(c) {
+			paths = append(paths, filepath.Clean(c))
+		}
 	}
 	var out []string
 	links = map[string]string{}
@@ -95,7 +103,7 @@ func secretPaths(home, ralphConfig string, getenv func(string) string) (secrets 
 		if r != p {
 			out = append(out, r)
 		}
-		for _, t := range linkTargets(r, home) {
+		for _, t := range linkTargets(r, homes) {
 			if _, ok := links[t]; !ok {
 				links[t] = p
 				out = append(out, t)
@@ -111,7 +119,7 @@ func secretPaths(home, ralphConfig string, getenv func(string) string) (secrets 
 // or a directory above it, a directory directly under / (/usr, /etc) and
 // what lies under /proc, /sys and /dev, whose hiding would take ordinary
 // programs away from every command.
-func linkTargets(dir, home string) []string {
+func linkTargets(dir string, homes []string) []string {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil
 	}
@@ -130,7 +138,7 @@ func linkTargets(dir, home string) []string {
 			p := filepath.Join(d, e.Name())
 			switch {
 			case e.Type()&fs.ModeSymlink != 0:
-				if t, err := filepath.EvalSymlinks(p); err == nil && !within(dir, t) && mayHide(t, home) {
+				if t, err := filepath.EvalSymlinks(p); err == nil && !within(dir, t) && mayHide(t, homes) {
 					out = append(out, t)
 				}
 			case e.IsDir() && depth < linkDepth:
@@ -143,9 +151,14 @@ func linkTargets(dir, home string) []string {
 }
 
 // mayHide reports whether a link's target may be hidden (see linkTargets).
-func mayHide(target, home string) bool {
-	if within(target, home) || strings.Count(target, "/") < 2 {
+func mayHide(target string, homes []string) bool {
+	if strings.Count(target, "/") < 2 {
 		return false
+	}
+	for _, home := range homes {
+		if within(target, home) {
+			return false
+		}
 	}
 	for _, sys := range []string{"/proc", "/sys", "/dev"} {
 		if within(sys, target) {
@@ -171,15 +184,44 @@ func npmrcSecret(path string) bool {
 	return bytes.Contains(b, []byte("_auth")) || bytes.Contains(b, []byte("_password"))
 }
 
-// defaultSecrets is secretPaths for this process's home and ralph's
-// configuration directory ($XDG_CONFIG_HOME/ralph, or ~/.config/ralph).
+// defaultSecrets is secretPaths for this process's homes and ralph's
+// configuration directories (see homes and ralphConfigs).
 func defaultSecrets() ([]string, map[string]string) {
-	home, _ := os.UserHomeDir()
-	ralphConfig := ""
-	if d, err := os.UserConfigDir(); err == nil {
-		ralphConfig = filepath.Join(d, "ralph")
+	hs := homes()
+	return secretPaths(hs, ralphConfigs(hs), os.Getenv)
+}
+
+// homes are the home directories whose secrets are hidden: $HOME, and
+// the login home the password database names when it differs, since
+// OpenSSH and many other tools read their keys from the login home
+// whatever $HOME says, so a command could otherwise read
+// /home/u/.ssh/id_rsa while ralph runs with HOME elsewhere.
+func homes() []string {
+	var out []string
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		out = append(out, filepath.Clean(h))
 	}
-	return secretPaths(home, ralphConfig, os.Getenv)
+	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) && !slices.Contains(out, filepath.Clean(u.HomeDir)) {
+		out = append(out, filepath.Clean(u.HomeDir))
+	}
+	return out
+}
+
+// ralphConfigs are ralph's user configuration directories:
+// $XDG_CONFIG_HOME/ralph where ralph reads its configuration, and
+// .config/ralph under every home too, which ralph read before the
+// variable was set or reads when another program starts it without it.
+func ralphConfigs(homes []string) []string {
+	var out []string
+	if d, err := os.UserConfigDir(); err == nil {
+		out = append(out, filepath.Join(d, "ralph"))
+	}
+	for _, h := range homes {
+		if c := filepath.Join(h, ".config", "ralph"); !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // AllowReadable lets commands read the secret paths that paths name

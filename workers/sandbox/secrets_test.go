@@ -19,7 +19,7 @@ func TestSecretPathsAndAllowReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(home, ".config", "ralph")
-	got, _ := secretPaths(home, cfg, func(string) string { return "" })
+	got, _ := secretPaths([]string{home}, []string{cfg}, func(string) string { return "" })
 	for _, want := range []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), elsewhere, filepath.Join(home, ".netrc"),
 		filepath.Join(home, ".docker", "config.json"), filepath.Join(home, ".config", "gcloud"), cfg} {
 		if !slices.Contains(got, want) {
@@ -51,7 +51,7 @@ func TestSecretPathsGrown(t *testing.T) {
 	defer func(saved []SecretPath) { AgentLogins = saved }(AgentLogins)
 	AgentLogins = []SecretPath{{Home: ".agent/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
 	env := map[string]string{"XDG_CONFIG_HOME": xdg, "CODEX_HOME": "/c", "KUBECONFIG": "/k1:/k2:relative", "XDG_DATA_HOME": "rel"}
-	got, _ := secretPaths(home, "", func(k string) string { return env[k] })
+	got, _ := secretPaths([]string{home}, nil, func(k string) string { return env[k] })
 	for _, want := range []string{".config/git/credentials", ".agent/auth.json", ".vault-token",
 		".pgpass", ".azure", ".terraform.d/credentials.tfrc.json", ".config/hub", ".password-store", ".local/share/keyrings"} {
 		if !slices.Contains(got, filepath.Join(home, want)) {
@@ -75,7 +75,7 @@ func TestSecretPathsGrown(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(home, ".npmrc"), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := secretPaths(home, "", func(string) string { return "" })
+		got, _ := secretPaths([]string{home}, nil, func(string) string { return "" })
 		if slices.Contains(got, filepath.Join(home, ".npmrc")) != hidden {
 			t.Errorf(".npmrc with %q: hidden %v, want %v", content, !hidden, hidden)
 		}
@@ -108,7 +108,7 @@ func TestLinksInsideSecretDirectories(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dotfiles, "aws/credentials"), []byte("secret"), 0o600)
-	got, links := secretPaths(home, "", func(string) string { return "" })
+	got, links := secretPaths([]string{home}, nil, func(string) string { return "" })
 	for _, want := range []string{filepath.Join(dotfiles, "aws/credentials"), filepath.Join(dotfiles, "ssh")} {
 		if !slices.Contains(got, want) {
 			t.Errorf("the link's target %s is not hidden: %q", want, got)
@@ -139,7 +139,34 @@ func TestLinkWalkIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Symlink(target, filepath.Join(deep, "link"))
-	if got := linkTargets(dir, "/nonexistent-home"); len(got) != 0 {
+	if got := linkTargets(dir, []string{"/nonexistent-home"}); len(got) != 0 {
 		t.Errorf("a link below the depth bound was followed: %q", got)
+	}
+}
+
+// TestSecretPathsOfBothHomes: when $HOME is not the login home, the
+// well-known secrets of both are hidden, and ralph's configuration under
+// ~/.config stays hidden when XDG_CONFIG_HOME points elsewhere.
+func TestSecretPathsOfBothHomes(t *testing.T) {
+	home, login, xdg := realDir(t), realDir(t), realDir(t)
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	hs := []string{home, login}
+	cfgs := ralphConfigs(hs)
+	for _, want := range []string{filepath.Join(xdg, "ralph"), filepath.Join(home, ".config", "ralph"), filepath.Join(login, ".config", "ralph")} {
+		if !slices.Contains(cfgs, want) {
+			t.Errorf("ralphConfigs lacks %s: %q", want, cfgs)
+		}
+	}
+	got, _ := secretPaths(hs, cfgs, func(string) string { return "" })
+	for _, h := range hs {
+		for _, want := range []string{filepath.Join(h, ".ssh"), filepath.Join(h, ".aws"), filepath.Join(h, ".config", "ralph")} {
+			if !slices.Contains(got, want) {
+				t.Errorf("secretPaths lacks %s: %q", want, got)
+			}
+		}
+	}
+	if got := homes(); len(got) == 0 || got[0] != home {
+		t.Errorf("homes() = %q, want $HOME %s first", got, home)
 	}
 }
