@@ -181,6 +181,14 @@ var secretVariables = map[string]string{
 	"SLACK_WEBHOOK_URL":  "https://hooks.example/services/e2e-slack-webhook",
 	"CI_JOB_JWT":         "e2e-ci-job-jwt-value",
 	"FOO":                "ghp_e2eValueOnlyToken0123456789abcdefABCD",
+	// FINDINGS 6c, after 1eb6b20.
+	"SSHPASS":           "e2e-sshpass-value",
+	"LDAP_BINDPW":       "e2e-ldap-bindpw-value",
+	"KEYRING_PW":        "e2e-keyring-pw-value",
+	"APIKEYS":           "e2e-apikeys-value",
+	"BW_SESSION":        "e2e-bw-session-value",
+	"OP_SESSION_myteam": "e2e-op-session-value",
+	"BILLING":           "sk_live_e2eStripeValueOnly0123456789",
 }
 
 // TestAttackSecretVariablesAreWithheld: two commands print their
@@ -229,6 +237,33 @@ func TestAttackSecretVariablesAreWithheld(t *testing.T) {
 			}
 			if strings.Contains(out, "REDIS_URL") || !strings.Contains(out, "shell_env") {
 				t.Errorf("the note named a kept variable, or not how to keep one:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestAttackRalphConfigUnderHomeIsHidden (FINDINGS 6b): with
+// XDG_CONFIG_HOME elsewhere (attackEnv's), ralph's configuration under
+// ~/.config/ralph was readable by commands on 1eb6b20; both it and the
+// one XDG_CONFIG_HOME names are hidden now.
+func TestAttackRalphConfigUnderHomeIsHidden(t *testing.T) {
+	for _, fl := range sandboxModes {
+		t.Run(fl.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			writeHome(t, home, map[string]string{".config/ralph/config.toml": "# E2E-RALPH-CONFIG-UNDER-HOME"})
+			srv, results := commandsServer(t, `cat ~/.config/ralph/config.toml "$XDG_CONFIG_HOME/ralph/config.toml" 2>/dev/null; echo done`)
+			env := attackEnv(t, home, srv.URL, fl.env)
+			writeHome(t, envValue(env, "XDG_CONFIG_HOME"), map[string]string{"ralph/config.toml": "# E2E-RALPH-CONFIG-UNDER-XDG"})
+			r := ralph(t, proj, env, nil, "-y", "set up the configuration")
+			res := results()
+			if r.code != 0 || !strings.Contains(res, "done") {
+				t.Fatalf("exit %d\n%s\n%s\n%s", r.code, r.stdout, r.stderr, res)
+			}
+			saw := endpointSaw(srv)
+			for _, secret := range []string{"E2E-RALPH-CONFIG-UNDER-HOME", "E2E-RALPH-CONFIG-UNDER-XDG"} {
+				if strings.Contains(res, secret) || strings.Contains(saw, secret) {
+					t.Errorf("%s reached the command and the endpoint:\n%s", secret, res)
+				}
 			}
 		})
 	}
