@@ -2,6 +2,6 @@
 
 package sandbox
 
-// sealInherited does nothing: Windows passes a child only the handles it
-// is given explicitly (exec.Cmd marks the rest not inheritable).
+// sealInherited does nothing: on Windows, Go starts a child with the
+// list of handles it is to inherit, and no other.
 func sealInherited() error { return nil }
