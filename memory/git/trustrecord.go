@@ -138,14 +138,20 @@ func Guard(ctx context.Context, root string, r *Repo, writable []string, warn fu
 		_, current = decide(entries, p, nil)
 		p.trustAll = false
 	}
+	real, id, _ := realDir(p.common)
 	switch {
+	case isModelRepository(real, id):
+		// The sandbox saw a command make it (modelrepo.go).
+		p.trusted = map[string]bool{}
 	case rec == nil:
 		// First sight: what is there is the person's.
 		p.trusted = set(current)
 	case !rec.Repo:
 		// ralph saw the project without a repository: this one is
-		// the model's, or at least not known to be the person's.
+		// the model's, or at least not known to be the person's, and
+		// so are its hooks.
 		p.trusted = map[string]bool{}
+		_ = MarkModelRepository(p.common, "ralph last saw "+root+" without a repository")
 	case !samePath(rec.GitDir, p.gitDir) || !samePath(rec.CommonDir, p.common):
 		p.trusted = map[string]bool{}
 		if warn != nil {
