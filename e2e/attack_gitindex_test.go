@@ -19,6 +19,20 @@ import (
 // plantedSessionID is the session a command plants under pkg/.ralph.
 const plantedSessionID = "20261125T235959Z-aaaaaaaaaaaa"
 
+// indexAttack lays out an attack: the project and home, the victim's
+// index, where the command's link points (the person's own index through
+// ownLink when own), and both indexes' bytes before.
+func indexAttack(t *testing.T, own bool, ownLink string) (proj, home, victim, link string, victimBefore, ownBefore []byte) {
+	t.Helper()
+	proj, home = attackLayout(t)
+	victim = gitIndexVictim(t, filepath.Dir(proj))
+	link = victim
+	if own {
+		link = ownLink
+	}
+	return proj, home, victim, link, readBytes(t, victim), readBytes(t, filepath.Join(proj, ".git", "index"))
+}
+
 // gitIndexVictim makes a repository outside the project, with one commit
 // and a staged file, and returns its .git/index.
 func gitIndexVictim(t *testing.T, base string) string {
@@ -29,6 +43,21 @@ func gitIndexVictim(t *testing.T, base string) string {
 	}
 	sh(t, victim, "git init -q && echo v > v && git add v && git commit -qm v && echo w > w && git add w")
 	return filepath.Join(victim, ".git", "index")
+}
+
+// indexesAsBefore fails the test when the victim's index or the person's
+// is not byte for byte what it was, or ralph's run r failed.
+func indexesAsBefore(t *testing.T, victim string, before []byte, proj string, own []byte, r runResult) {
+	t.Helper()
+	if !bytes.Equal(readBytes(t, victim), before) {
+		t.Errorf("the victim repository's index was rewritten through the link")
+	}
+	if !bytes.Equal(readBytes(t, filepath.Join(proj, ".git", "index")), own) {
+		t.Errorf("the person's own index was rewritten through the link")
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 func readBytes(t *testing.T, path string) []byte {
@@ -50,14 +79,7 @@ func readBytes(t *testing.T, path string) []byte {
 func TestCheckpointIndexFollowsNoLink(t *testing.T) {
 	for _, target := range []string{"victim", "own"} {
 		t.Run("landlock-only/"+target, func(t *testing.T) {
-			proj, home := attackLayout(t)
-			base := filepath.Dir(proj)
-			victim := gitIndexVictim(t, base)
-			link := victim
-			if target == "own" {
-				link = "../../../.git/index"
-			}
-			before, own := readBytes(t, victim), readBytes(t, filepath.Join(proj, ".git", "index"))
+			proj, home, victim, link, before, own := indexAttack(t, target == "own", "../../../.git/index")
 			srv := inlineServer(t, toolScenario(t, "gitindex", [][]toolCall{
 				{{"run_command", `{"command":"echo a > f1"}`}},
 				{{"run_command", `{"command":"echo b > f2; for d in .ralph/sessions/*/; do rm -f $d/git-index; ln -s ` + link + ` $d/git-index; done; ls -l .ralph/sessions/*/git-index"}`}},
@@ -66,15 +88,7 @@ func TestCheckpointIndexFollowsNoLink(t *testing.T) {
 			}, "done"))
 			env := attackEnv(t, home, srv.URL, []string{"RALPH_SANDBOX_NO_USERNS=1"})
 			r := ralph(t, proj, env, nil, "-y", "write four files")
-			if !bytes.Equal(readBytes(t, victim), before) {
-				t.Errorf("the victim repository's index was rewritten through the link")
-			}
-			if !bytes.Equal(readBytes(t, filepath.Join(proj, ".git", "index")), own) {
-				t.Errorf("the person's own index was rewritten through the link")
-			}
-			if r.code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-			}
+			indexesAsBefore(t, victim, before, proj, own, r)
 			if fi, err := os.Lstat(filepath.Join(sessionDir(t, proj), "git-index")); err != nil || !fi.Mode().IsRegular() {
 				t.Fatalf("the session's git-index is not ralph's own file again: %v %v", fi, err)
 			}
@@ -85,14 +99,7 @@ func TestCheckpointIndexFollowsNoLink(t *testing.T) {
 	}
 	for _, target := range []string{"victim", "own"} {
 		t.Run("default/"+target, func(t *testing.T) {
-			proj, home := attackLayout(t)
-			base := filepath.Dir(proj)
-			victim := gitIndexVictim(t, base)
-			link := victim
-			if target == "own" {
-				link = "../../../../.git/index"
-			}
-			before, own := readBytes(t, victim), readBytes(t, filepath.Join(proj, ".git", "index"))
+			proj, home, victim, link, before, own := indexAttack(t, target == "own", "../../../../.git/index")
 			dir := "pkg/.ralph/sessions/" + plantedSessionID
 			session := `{"version":1,"session_id":"` + plantedSessionID + `","status":"completed","mode":"oneshot","model":"fake-model",` +
 				`"started_at":"2026-11-25T23:59:58Z","updated_at":"2026-11-25T23:59:59Z"}`
@@ -107,15 +114,7 @@ func TestCheckpointIndexFollowsNoLink(t *testing.T) {
 			more, _ := commandsServer(t, "echo c > f3", "echo d > f4")
 			env = attackEnv(t, home, more.URL, nil)
 			r := ralph(t, filepath.Join(proj, "pkg"), env, nil, "-y", "-c", "set up more")
-			if !bytes.Equal(readBytes(t, victim), before) {
-				t.Errorf("the victim repository's index was rewritten through the link")
-			}
-			if !bytes.Equal(readBytes(t, filepath.Join(proj, ".git", "index")), own) {
-				t.Errorf("the person's own index was rewritten through the link")
-			}
-			if r.code != 0 {
-				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-			}
+			indexesAsBefore(t, victim, before, proj, own, r)
 		})
 	}
 }

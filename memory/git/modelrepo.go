@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,25 +71,7 @@ func MarkModelRepository(common, how string) error {
 	if isModelRepository(real, id) {
 		return nil
 	}
-	path := modelRecordPath(real)
-	if path == "" {
-		return nil
-	}
-	b, err := json.Marshal(modelRepo{Common: real, ID: id, Since: time.Now().UTC(), How: how})
-	if err != nil {
-		return fmt.Errorf("record of a repository the model made: %w", err)
-	}
-	recordMu.Lock()
-	defer recordMu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("record of a repository the model made: %w", err)
-	}
-	tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("record of a repository the model made: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := writeRecord(modelRecordPath(real), modelRepo{Common: real, ID: id, Since: time.Now().UTC(), How: how}); err != nil {
 		return fmt.Errorf("record of a repository the model made: %w", err)
 	}
 	return nil
@@ -99,16 +80,8 @@ func MarkModelRepository(common, how string) error {
 // isModelRepository reports whether the common directory real (links
 // resolved), of identity id, is marked as the model's.
 func isModelRepository(real, id string) bool {
-	path := modelRecordPath(real)
-	if path == "" {
-		return false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
 	var rec modelRepo
-	if json.Unmarshal(b, &rec) != nil || rec.Common != real {
+	if !readRecord(modelRecordPath(real), &rec) || rec.Common != real {
 		return false
 	}
 	return rec.ID == "" || id == "" || rec.ID == id

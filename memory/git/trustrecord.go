@@ -47,42 +47,52 @@ func recordPath(dir string) string {
 }
 
 func loadRecord(dir string) *trustRecord {
-	path := recordPath(dir)
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
 	var rec trustRecord
-	if json.Unmarshal(b, &rec) != nil {
+	if !readRecord(recordPath(dir), &rec) {
 		return nil
 	}
 	return &rec
 }
 
 func saveRecord(dir string, rec *trustRecord) error {
-	path := recordPath(dir)
+	if err := writeRecord(recordPath(dir), rec); err != nil {
+		return fmt.Errorf("record of the repository's trust: %w", err)
+	}
+	return nil
+}
+
+// readRecord reads the JSON record at path into v, and reports whether
+// there was one ralph could read.
+func readRecord(path string, v any) bool {
+	if path == "" {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// writeRecord writes v as JSON at path in ralph's user configuration
+// directory, whole or not at all; "" writes nothing.
+func writeRecord(path string, v any) error {
 	if path == "" {
 		return nil
 	}
 	recordMu.Lock()
 	defer recordMu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
-	b, err := json.Marshal(rec)
+	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
 	tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
 	return nil
 }
