@@ -222,6 +222,7 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		session: s, fail: fail, ready: make(chan struct{}), tell: tell, told: map[string]bool{},
 	}
 	c.cps.SetMaxFile(maxFile)
+	c.cps.SetWarn(tell)
 	if kind == git.KindBaseline && clean && repo.Head != "" {
 		c.cps.Adopt(repo.Head)
 		// The index copy and the record of HEAD and the branches (a git

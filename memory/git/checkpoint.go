@@ -59,6 +59,10 @@ type Checkpoints struct {
 	repo    *Repo
 	session string
 	index   string // ralph's index file for this session
+	// warnFn tells the person something once (see SetWarn); warnedIndex
+	// says the index's replacement was told.
+	warnFn      func(string)
+	warnedIndex bool
 	// store writes commits and refs without git's processes, when the
 	// repository's layout allows; nil otherwise.
 	store *store
@@ -184,6 +188,11 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	// other ralph out. A git killed at its time limit leaves one behind,
 	// and every later checkpoint of the session failed on it.
 	_ = os.Remove(c.index + ".lock")
+	// Nor is the index itself anything but ralph's own file (see
+	// indexfile.go).
+	if err := c.ownIndex(c.index); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
 	// Nothing is written through a directory a command swapped for a
 	// symlink (see refguard.go).
 	if err := guardRepo(c.repo.common(), c.session, true); err != nil {
@@ -514,7 +523,10 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 // file stats spare hashing every file of a large tree again. Without one
 // (a fresh repository) git builds it from scratch.
 func (c *Checkpoints) seedIndex() error {
-	if _, err := os.Stat(c.index); err == nil {
+	if err := c.ownIndex(c.index); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if _, err := os.Lstat(c.index); err == nil {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(c.index), 0o700); err != nil {
@@ -528,8 +540,11 @@ func (c *Checkpoints) seedIndex() error {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	defer src.Close()
+	// The copy is made new (O_EXCL): a link a command planted at its
+	// name is removed first, never written through.
 	tmp := c.index + ".seed"
-	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	_ = os.Remove(tmp)
+	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}

@@ -65,6 +65,9 @@ func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, 
 	}
 	_ = os.Remove(scratch)
 	defer os.Remove(scratch)
+	if _, err := ownIndex(scratch); err != nil {
+		return "", fmt.Errorf("commit: %w", err)
+	}
 	env := []string{"GIT_INDEX_FILE=" + scratch}
 	old := r.HeadNow(ctx)
 	seed := []string{"read-tree", "--empty"}

@@ -255,19 +255,28 @@ func build(ctx context.Context, dir string, env []string, hooks, remote bool, ar
 
 // hooksOutsideWorkTree reports whether the hooks that git would run in
 // dir lie where the model cannot write: .git/hooks, which the sandbox
-// keeps read-only, or a core.hooksPath outside the work tree. A
+// keeps read-only, or a core.hooksPath outside the work tree, of a
+// repository the model did not make. A
 // hooksPath inside the work tree (a tracked .husky/, say) holds files
 // the model may have written, and running them would run the model's
 // code unsandboxed, so such hooks are skipped.
 func hooksOutsideWorkTree(ctx context.Context, dir string) bool {
 	// --git-path answers relative to dir (--path-format=absolute needs
 	// git 2.31); the other two are absolute.
-	out, err := runCmd(ctx, Timeout, true, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "hooks")
+	out, err := runCmd(ctx, Timeout, true, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "hooks", "--git-common-dir")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if err != nil || len(lines) != 3 {
+	if err != nil || len(lines) != 4 {
 		return false
 	}
-	top, gitDir, hooks := lines[0], lines[1], lines[2]
+	top, gitDir, hooks, common := lines[0], lines[1], lines[2], lines[3]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	// A repository the model made has the model's hooks, wherever they
+	// lie (modelrepo.go).
+	if modelHooks(ctx, dir, common) {
+		return false
+	}
 	if !filepath.IsAbs(hooks) {
 		hooks = filepath.Join(dir, hooks)
 	}

@@ -115,6 +115,9 @@ func (r *Repo) indexTree(ctx context.Context) string {
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		return ""
 	}
+	if _, err := ownIndex(tmp.Name()); err != nil {
+		return ""
+	}
 	out, err := r.Git(ctx, []string{"GIT_INDEX_FILE=" + tmp.Name()}, "write-tree")
 	if err != nil {
 		return ""

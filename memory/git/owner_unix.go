@@ -3,6 +3,7 @@
 package git
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -24,4 +25,14 @@ func ownedByMe(path string) bool {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// fileID is a file's identity on its file system (device and inode), ""
+// when unknown.
+func fileID(fi os.FileInfo) string {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
 }

@@ -301,6 +301,9 @@ func (c *Checkpoints) rawTree(ctx context.Context, prev string, changed []string
 	name := c.index + ".raw"
 	_ = os.Remove(name)
 	_ = os.Remove(name + ".lock")
+	if _, err := ownIndex(name); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
 	defer os.Remove(name)
 	env := []string{"GIT_INDEX_FILE=" + name}
 	if prev != "" {
@@ -365,6 +368,9 @@ func (r *Repo) rawTreeOf(ctx context.Context, commit string) string {
 func (c *Checkpoints) HeadIsExact(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.ownIndex(c.index) != nil {
+		return false
+	}
 	raw, err := c.rawDiffers(ctx, []string{"GIT_INDEX_FILE=" + c.index}, nil, true)
 	return err == nil && len(raw) == 0
 }

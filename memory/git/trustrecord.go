@@ -47,42 +47,52 @@ func recordPath(dir string) string {
 }
 
 func loadRecord(dir string) *trustRecord {
-	path := recordPath(dir)
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
 	var rec trustRecord
-	if json.Unmarshal(b, &rec) != nil {
+	if !readRecord(recordPath(dir), &rec) {
 		return nil
 	}
 	return &rec
 }
 
 func saveRecord(dir string, rec *trustRecord) error {
-	path := recordPath(dir)
+	if err := writeRecord(recordPath(dir), rec); err != nil {
+		return fmt.Errorf("record of the repository's trust: %w", err)
+	}
+	return nil
+}
+
+// readRecord reads the JSON record at path into v, and reports whether
+// there was one ralph could read.
+func readRecord(path string, v any) bool {
+	if path == "" {
+		return false
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && json.Unmarshal(b, v) == nil
+}
+
+// writeRecord writes v as JSON at path in ralph's user configuration
+// directory, whole or not at all; "" writes nothing.
+func writeRecord(path string, v any) error {
 	if path == "" {
 		return nil
 	}
 	recordMu.Lock()
 	defer recordMu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
-	b, err := json.Marshal(rec)
+	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
 	tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("record of the repository's trust: %w", err)
+		return err
 	}
 	return nil
 }
@@ -138,14 +148,20 @@ func Guard(ctx context.Context, root string, r *Repo, writable []string, warn fu
 		_, current = decide(entries, p, nil)
 		p.trustAll = false
 	}
+	real, id, _ := realDir(p.common)
 	switch {
+	case isModelRepository(real, id):
+		// The sandbox saw a command make it (modelrepo.go).
+		p.trusted = map[string]bool{}
 	case rec == nil:
 		// First sight: what is there is the person's.
 		p.trusted = set(current)
 	case !rec.Repo:
 		// ralph saw the project without a repository: this one is
-		// the model's, or at least not known to be the person's.
+		// the model's, or at least not known to be the person's, and
+		// so are its hooks.
 		p.trusted = map[string]bool{}
+		_ = MarkModelRepository(p.common, "ralph last saw "+root+" without a repository")
 	case !samePath(rec.GitDir, p.gitDir) || !samePath(rec.CommonDir, p.common):
 		p.trusted = map[string]bool{}
 		if warn != nil {

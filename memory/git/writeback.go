@@ -144,6 +144,9 @@ func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
 	_ = tmp.Close()
 	_ = os.Remove(name)
 	defer os.Remove(name)
+	if _, err := ownIndex(name); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
 	env := []string{"GIT_INDEX_FILE=" + name}
 	if _, err := r.Git(ctx, env, "restore", "--source="+commit, "--worktree", "--", ":(literal)"+path); err != nil {
 		return fmt.Errorf("restore: %w", err)

@@ -12,7 +12,17 @@ func TestMain(m *testing.M) {
 	if IsHelper(os.Args) {
 		os.Exit(HelperMain(os.Args))
 	}
-	os.Exit(m.Run())
+	// The nested guard records repositories a command made in ralph's
+	// user configuration directory (memory/git/modelrepo.go): the
+	// tests' records go to one of their own, not the developer's.
+	cfg, err := os.MkdirTemp("", "ralph-sandbox-test-config-*")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", cfg)
+	code := m.Run()
+	os.RemoveAll(cfg)
+	os.Exit(code)
 }
 
 // realDir is a fresh temporary directory with symlinks resolved, as the

@@ -116,6 +116,12 @@ func (g *nestedGuard) look(person bool) []Undone {
 	}
 	var undone []Undone
 	seen := map[string]bool{}
+	// The common directories known before this look: a .git a command
+	// moved, or a second worktree of a known repository, is not new.
+	knownCommon := map[string]bool{}
+	for _, r := range g.repos {
+		knownCommon[r.common] = true
+	}
 	for _, ptr := range g.pointers() {
 		seen[ptr] = true
 		rc, ok := g.resolved[ptr]
@@ -127,6 +133,11 @@ func (g *nestedGuard) look(person bool) []Undone {
 		if r == nil {
 			r = &repo{person: person}
 			g.repos[ptr] = r
+			if !person && common != "" && !knownCommon[common] {
+				// A repository a command made is the model's, hooks
+				// and all: ralph's own commits never run them.
+				_ = git.MarkModelRepository(common, "a command made "+g.rel(ptr))
+			}
 		}
 		moved := r.gitDir != gitDir || r.common != common
 		r.gitDir, r.common = gitDir, common

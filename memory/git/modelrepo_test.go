@@ -1,0 +1,42 @@
+package git
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestModelRepositoryMarkHoldsUntilRecreated: a marked git directory is
+// the model's; the same path made again (a new directory) is not.
+func TestModelRepositoryMarkHoldsUntilRecreated(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	common := filepath.Join(t.TempDir(), ".git")
+	if err := os.Mkdir(common, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real, id, ok := realDir(common)
+	if !ok || isModelRepository(real, id) {
+		t.Fatalf("an unmarked directory: ok %v, marked %v", ok, isModelRepository(real, id))
+	}
+	if err := MarkModelRepository(common, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if !isModelRepository(real, id) {
+		t.Fatal("the marked directory is not the model's")
+	}
+	if id == "" {
+		return // no identity here: the mark holds by path
+	}
+	// A placeholder keeps the old inode from being reused at once.
+	if err := os.Rename(common, common+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(common, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real, id, _ = realDir(common)
+	if isModelRepository(real, id) {
+		t.Fatal("a repository made again at the path is still the model's")
+	}
+}
