@@ -119,6 +119,10 @@ type Project struct {
 	Fs      afero.Fs
 	Person  afero.Fs
 	Config  config.Config
+	// stateKey seals the run settings ralph saves (memory.Seal); nil when
+	// the person's config directory cannot hold it (keyErr says why).
+	stateKey []byte
+	keyErr   error
 	Lock    *memory.Lock
 	Session *memory.Session
 	Client  *llm.Client
@@ -250,6 +254,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Overrides.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
+	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
@@ -393,9 +398,11 @@ func (p *Project) start(opts Options) error {
 		// for it (placedGate, checkpoints.Before), as every save does.
 		create, p.placing = memory.CreateSessionBeside, true
 	}
-	s, err := create(p.Fs, p.Root, id, memory.State{
-		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
-	}, p.secrets()...)
+	st := memory.State{
+		SessionID: id, Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
+	}
+	p.seal(&st)
+	s, err := create(p.Fs, p.Root, id, st, p.secrets()...)
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
 	}
@@ -406,7 +413,7 @@ func (p *Project) start(opts Options) error {
 // resume reopens a session, settles its mode and configuration, and
 // repairs its history for the model.
 func (p *Project) resume(opts Options) error {
-	id, err := memory.FindSession(p.Fs, p.Root, opts.SessionID)
+	id, err := p.findResumable(opts)
 	if err != nil {
 		return err
 	}
@@ -423,6 +430,9 @@ func (p *Project) resume(opts Options) error {
 		opts.Notify(fmt.Sprintf("%s was a symbolic link, which a command may have planted; ralph removed it, followed nothing, and starts that log again", filepath.ToSlash(l)))
 	}
 	prior := s.State()
+	if err := p.trustSaved(&prior, opts.Notify); err != nil {
+		return err
+	}
 	p.PriorStatus = prior.Status
 	p.Mode = opts.Mode
 	if p.Mode == "" {
@@ -453,6 +463,7 @@ func (p *Project) resume(opts Options) error {
 		if run != nil {
 			st.Run = run
 		}
+		p.seal(st)
 		st.EndedAt = time.Time{}
 		st.Error = ""
 	})
