@@ -116,17 +116,17 @@ type Project struct {
 	Root string
 	// Fs is the project's door (memory/rootfs); Person holds the
 	// person's own directories outside it (config, registry).
-	Fs      afero.Fs
-	Person  afero.Fs
-	Config  config.Config
+	Fs     afero.Fs
+	Person afero.Fs
+	Config config.Config
 	// stateKey seals the run settings ralph saves (memory.Seal); nil when
 	// the person's config directory cannot hold it (keyErr says why).
 	stateKey []byte
 	keyErr   error
-	Lock    *memory.Lock
-	Session *memory.Session
-	Client  *llm.Client
-	Tools   *workers.Toolset
+	Lock     *memory.Lock
+	Session  *memory.Session
+	Client   *llm.Client
+	Tools    *workers.Toolset
 	// MCP holds the MCP servers, whose tools are among Tools; they start
 	// when the first model request needs them and stop at Close.
 	MCP *mcp.Manager
