@@ -43,7 +43,7 @@ func wantNotPwned(t *testing.T, home string, out ...string) {
 // over with a sentence naming it, and resuming it by name is refused.
 func TestResumeSkipsAPlantedSession(t *testing.T) {
 	proj, home := attackLayout(t)
-	srv, results := commandsServer(t, plantSession(".", `{"agent":"exec:./evil.sh","retries":0}`))
+	srv, results := commandsServer(t, plantSession(".", `{"agent":"exec:./evil.sh","task_timeout":"30m0s","on_error":"skip","retries":0,"max_iterations":5}`))
 	env := attackEnv(t, home, srv.URL, []string{"RALPH_SANDBOX_NO_USERNS=1"})
 	if r := ralph(t, proj, env, nil, "-y", "set up the plant"); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -86,7 +86,8 @@ func TestResumeRefusesEditedRunSettings(t *testing.T) {
 	if run == nil {
 		t.Fatalf("the run saved no settings: %v", st)
 	}
-	run["agent"], run["verify"] = "exec:./evil.sh", "./evil.sh"
+	run["agent"], run["verify"], run["max_iterations"] = "exec:./evil.sh", "./evil.sh", 5
+	t.Logf("saved settings: %v", run)
 	st["status"] = "interrupted"
 	b, _ := json.Marshal(st)
 	writeFileT(t, filepath.Join(dir, "session.json"), string(b))
