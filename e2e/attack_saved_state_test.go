@@ -105,3 +105,39 @@ func writeFileT(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestNestedPlantedProjectIsPassedOver: in the default sandbox only the
+// project's own .ralph/ is read-only, so a command makes pkg/.ralph/ with
+// an interrupted session whose prompt template is a secret of the
+// person's, and pkg/RALPH_TASKS.md. The person's `cd pkg && ralph resume`
+// took pkg for the project and sent the secret to the model endpoint.
+// Now the walk passes over the .ralph/ ralph did not make, says so, and
+// works on the enclosing project; nothing planted is read or run.
+func TestNestedPlantedProjectIsPassedOver(t *testing.T) {
+	proj, home := attackLayout(t)
+	const secret = "SECRET-e2e-saved-state-5150"
+	writeFileT(t, filepath.Join(home, "secret"), secret+"\n")
+	if err := os.MkdirAll(filepath.Join(proj, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plant := plantSession("pkg", `{"prompt_template":"`+filepath.Join(home, "secret")+`","task_timeout":"30m0s","on_error":"skip","retries":0,"max_iterations":5}`)
+	srv, results := commandsServer(t, plant)
+	env := attackEnv(t, home, srv.URL, nil)
+	if r := ralph(t, proj, env, nil, "-y", "set up the plant"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "pkg", ".ralph", "sessions", plantedID, "session.json")); err != nil {
+		t.Fatalf("the command could not plant the session, so the test proves nothing: %v\n%s", err, results())
+	}
+	before := len(srv.Requests())
+	r := ralph(t, filepath.Join(proj, "pkg"), env, nil, "-y", "resume")
+	wantNotPwned(t, home, r.stdout, r.stderr)
+	for _, req := range srv.Requests()[before:] {
+		if strings.Contains(string(req.Body), secret) {
+			t.Fatalf("the person's secret reached the model endpoint\n%s", r.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, "pkg/.ralph was not made by ralph for you") || !strings.Contains(r.stderr, "the project is "+proj) {
+		t.Fatalf("ralph in pkg did not say it works on the enclosing project: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
