@@ -109,6 +109,15 @@ func CheckSeal(key []byte, st State) error {
 	return nil
 }
 
+// SealWith makes every later save of the session seal its run settings
+// with key: the settings ralph itself sets stay trusted, whichever part of
+// ralph saves them, and the session a /clear starts (Next) is sealed too.
+func (s *Session) SealWith(key []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sealKey = key
+}
+
 // LatestSealed is FindSession's latest session among those whose own
 // record passes CheckSeal; it returns the ids of the newer sessions it
 // passed over, so that the caller names them.

@@ -87,6 +87,8 @@ type Session struct {
 
 	fs      afero.Fs
 	redact  *Redactor
+	// sealKey, when set, seals the run settings at every save (Seal).
+	sealKey []byte
 	mu      sync.Mutex
 	files   map[string]*appendFile      // open logs, by path
 	agentMD map[string]*strings.Builder // transcripts of running children
@@ -547,6 +549,9 @@ func (s *Session) saveLocked() error {
 			defer messagesSynced()
 		}
 		s.pending = 0
+	}
+	if s.sealKey != nil {
+		s.state.Seal = Seal(s.sealKey, s.state)
 	}
 	data, err := s.encodeState()
 	if err != nil {

@@ -406,6 +406,7 @@ func (p *Project) start(opts Options) error {
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
 	}
+	s.SealWith(p.stateKey)
 	p.Session = s
 	return nil
 }
@@ -433,6 +434,7 @@ func (p *Project) resume(opts Options) error {
 	if err := p.trustSaved(&prior, opts.Notify); err != nil {
 		return err
 	}
+	s.SealWith(p.stateKey)
 	p.PriorStatus = prior.Status
 	p.Mode = opts.Mode
 	if p.Mode == "" {
@@ -463,7 +465,6 @@ func (p *Project) resume(opts Options) error {
 		if run != nil {
 			st.Run = run
 		}
-		p.seal(st)
 		st.EndedAt = time.Time{}
 		st.Error = ""
 	})
