@@ -85,8 +85,8 @@ type Session struct {
 	// OpenSession found to be symbolic links and removed (dropLink).
 	LinksDropped []string
 
-	fs      afero.Fs
-	redact  *Redactor
+	fs     afero.Fs
+	redact *Redactor
 	// sealKey, when set, seals the run settings at every save (Seal).
 	sealKey []byte
 	mu      sync.Mutex
