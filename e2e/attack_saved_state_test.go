@@ -86,6 +86,11 @@ func TestResumeRefusesEditedRunSettings(t *testing.T) {
 	if run == nil {
 		t.Fatalf("the run saved no settings: %v", st)
 	}
+	// The person's own settings go on, in a fork too (sealed under the
+	// session it copies).
+	if f := ralph(t, proj, env, nil, "-y", "--session", filepath.Base(dir), "--fork-session", "how did it go?"); f.code == 2 || strings.Contains(f.stderr, "changed outside ralph") {
+		t.Fatalf("a fork of the person's own session was refused: exit %d\n%s", f.code, f.stderr)
+	}
 	run["agent"], run["verify"], run["max_iterations"] = "exec:./evil.sh", "./evil.sh", 5
 	t.Logf("saved settings: %v", run)
 	st["status"] = "interrupted"

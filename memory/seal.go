@@ -100,14 +100,21 @@ func Seal(key []byte, st State) string {
 // have under key.
 func CheckSeal(key []byte, st State) error {
 	if st.Seal == "" {
-		return fmt.Errorf("%w: they carry no seal (saved by an older ralph, or written by a command)", ErrUnsealed)
+		return unsealedError("they carry no seal: saved by an older ralph, or written by a command")
 	}
 	want := Seal(key, st)
 	if want == "" || !hmac.Equal([]byte(want), []byte(st.Seal)) {
-		return fmt.Errorf("%w: their seal does not match", ErrUnsealed)
+		return unsealedError("their seal does not match them")
 	}
 	return nil
 }
+
+// unsealedError is ErrUnsealed saying only why, for the sentence it goes
+// into.
+type unsealedError string
+
+func (e unsealedError) Error() string        { return string(e) }
+func (e unsealedError) Is(target error) bool { return target == ErrUnsealed }
 
 // SealWith makes every later save of the session seal its run settings
 // with key: the settings ralph itself sets stay trusted, whichever part of

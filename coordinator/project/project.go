@@ -418,6 +418,9 @@ func (p *Project) resume(opts Options) error {
 	if err != nil {
 		return err
 	}
+	// A fork carries the settings of the session it copies, sealed
+	// under that session's id.
+	sealedAs := id
 	if opts.ForkSession {
 		if id, err = p.fork(id); err != nil {
 			return err
@@ -431,7 +434,7 @@ func (p *Project) resume(opts Options) error {
 		opts.Notify(fmt.Sprintf("%s was a symbolic link, which a command may have planted; ralph removed it, followed nothing, and starts that log again", filepath.ToSlash(l)))
 	}
 	prior := s.State()
-	if err := p.trustSaved(&prior, opts.Notify); err != nil {
+	if err := p.trustSaved(&prior, sealedAs, opts.Notify); err != nil {
 		return err
 	}
 	s.SealWith(p.stateKey)

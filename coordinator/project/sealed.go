@@ -33,7 +33,7 @@ func (p *Project) findResumable(opts Options) (string, error) {
 	id, skipped, err := memory.LatestSealed(p.Fs, p.Root, p.stateKey)
 	for _, s := range skipped {
 		if s > id {
-			opts.Notify(fmt.Sprintf("skipped session %s: its saved settings were not sealed by ralph for you (saved by an older ralph, or written by a command); ralph resume %s picks it anyway, without its settings", s, s))
+			opts.Notify(fmt.Sprintf("skipped session %s: its saved settings carry no seal of yours (saved by an older ralph, or written by a command)", s))
 		}
 	}
 	return id, err
@@ -44,11 +44,16 @@ func (p *Project) findResumable(opts Options) (string, error) {
 // sentence; a session that saved none goes on with the defaults, said
 // once. An unsealed state keeps nothing ralph would act on: its run
 // settings and its model are dropped.
-func (p *Project) trustSaved(st *memory.State, notify func(string)) error {
+//
+// sealedAs is the id the settings were sealed under: the session's own,
+// or for a fork the session it copies.
+func (p *Project) trustSaved(st *memory.State, sealedAs string, notify func(string)) error {
 	var err error
+	as := *st
+	as.SessionID = sealedAs
 	if p.stateKey == nil {
-		err = fmt.Errorf("%w: ralph has no state key to check them with (%v)", memory.ErrUnsealed, p.keyErr)
-	} else if err = memory.CheckSeal(p.stateKey, *st); err == nil {
+		err = fmt.Errorf("ralph has no state key to check them with: %v", p.keyErr)
+	} else if err = memory.CheckSeal(p.stateKey, as); err == nil {
 		return nil
 	}
 	if st.Run != nil {
