@@ -56,8 +56,10 @@ func TestResumeSkipsAPlantedSession(t *testing.T) {
 	if !strings.Contains(r.stderr, "skipped session "+plantedID) {
 		t.Fatalf("resume did not say it passed over the planted session: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	t.Logf("ralph resume:\n%s", r.stderr)
 	r = ralph(t, proj, env, nil, "-y", "resume", plantedID)
 	wantNotPwned(t, home, r.stdout, r.stderr)
+	t.Logf("ralph resume %s:\n%s", plantedID, r.stderr)
 	if r.code != 2 || !strings.Contains(r.stderr, "changed outside ralph") {
 		t.Fatalf("resume of the planted session by name: exit %d, want 2 and one sentence\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -137,6 +139,7 @@ func TestNestedPlantedProjectIsPassedOver(t *testing.T) {
 	before := len(srv.Requests())
 	r := ralph(t, filepath.Join(proj, "pkg"), env, nil, "-y", "resume")
 	wantNotPwned(t, home, r.stdout, r.stderr)
+	t.Logf("cd pkg && ralph resume:\n%s", r.stderr)
 	for _, req := range srv.Requests()[before:] {
 		if strings.Contains(string(req.Body), secret) {
 			t.Fatalf("the person's secret reached the model endpoint\n%s", r.stderr)
