@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -116,10 +117,19 @@ func inlineServer(t testing.TB, js string) *fakemodel.Server {
 	return srv
 }
 
+// testHomes is each test's home directory (cleanEnv).
+var testHomes sync.Map
+
 // cleanEnv is the test process environment without anything that would
 // point ralph at a real model or at the developer's own config.
+//
+// Every call of one test gets the same home: the person's state key lives
+// in its config directory, and ralph trusts the run settings a session
+// saved only when they carry that key's seal (memory.Seal), as one person
+// running ralph again would.
 func cleanEnv(t testing.TB, extra ...string) []string {
-	home := t.TempDir()
+	h, _ := testHomes.LoadOrStore(t, t.TempDir())
+	home := h.(string)
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")

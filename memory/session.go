@@ -85,8 +85,10 @@ type Session struct {
 	// OpenSession found to be symbolic links and removed (dropLink).
 	LinksDropped []string
 
-	fs      afero.Fs
-	redact  *Redactor
+	fs     afero.Fs
+	redact *Redactor
+	// sealKey, when set, seals the run settings at every save (Seal).
+	sealKey []byte
 	mu      sync.Mutex
 	files   map[string]*appendFile      // open logs, by path
 	agentMD map[string]*strings.Builder // transcripts of running children
@@ -547,6 +549,9 @@ func (s *Session) saveLocked() error {
 			defer messagesSynced()
 		}
 		s.pending = 0
+	}
+	if s.sealKey != nil {
+		s.state.Seal = Seal(s.sealKey, s.state)
 	}
 	data, err := s.encodeState()
 	if err != nil {

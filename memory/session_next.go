@@ -31,6 +31,10 @@ func (s *Session) Next(id string) error {
 	if old.CostUSD != nil {
 		st.CostUSD = new(float64)
 	}
+	if s.sealKey != nil {
+		st.SessionID = id
+		st.Seal = Seal(s.sealKey, st)
+	}
 	next, err := createSession(s.fs, s.Root, id, st, s.redact, false)
 	if err != nil {
 		return err

@@ -57,6 +57,10 @@ type State struct {
 	// Run is how a task loop was started, so `ralph resume` goes on the
 	// same way; nil for other modes.
 	Run *RunConfig `json:"run,omitempty"`
+	// Seal is the HMAC of Run and SessionID under the person's state key
+	// (see Seal): a resume uses Run only when it matches, since a command
+	// can write this file.
+	Seal string `json:"seal,omitempty"`
 	// Workers are the task loop's worktrees while it runs (--worktrees).
 	Workers []Worker `json:"workers,omitempty"`
 	// Wait is what a running task loop waits for before it starts

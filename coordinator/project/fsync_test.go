@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,6 +61,10 @@ func oneShotSyncs(t *testing.T, dir, url, prompt string) int64 {
 	t.Helper()
 	fs := &syncCountingFs{Fs: afero.NewOsFs()}
 	getenv := env(t)
+	// The person's state key is made once on a machine, not per run.
+	if _, err := memory.StateKey(afero.NewOsFs(), filepath.Join(getenv("XDG_CONFIG_HOME"), "ralph")); err != nil {
+		t.Fatal(err)
+	}
 	p, err := Open(context.Background(), Options{Dir: dir, Fs: fs, Mode: ModeOneShot, Yes: true,
 		Getenv: func(k string) string {
 			if k == "OPENAI_BASE_URL" {

@@ -116,13 +116,17 @@ type Project struct {
 	Root string
 	// Fs is the project's door (memory/rootfs); Person holds the
 	// person's own directories outside it (config, registry).
-	Fs      afero.Fs
-	Person  afero.Fs
-	Config  config.Config
-	Lock    *memory.Lock
-	Session *memory.Session
-	Client  *llm.Client
-	Tools   *workers.Toolset
+	Fs     afero.Fs
+	Person afero.Fs
+	Config config.Config
+	// stateKey seals the run settings ralph saves (memory.Seal); nil when
+	// the person's config directory cannot hold it (keyErr says why).
+	stateKey []byte
+	keyErr   error
+	Lock     *memory.Lock
+	Session  *memory.Session
+	Client   *llm.Client
+	Tools    *workers.Toolset
 	// MCP holds the MCP servers, whose tools are among Tools; they start
 	// when the first model request needs them and stop at Close.
 	MCP *mcp.Manager
@@ -250,6 +254,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Overrides.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
+	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
 		return nil, err
@@ -393,12 +398,15 @@ func (p *Project) start(opts Options) error {
 		// for it (placedGate, checkpoints.Before), as every save does.
 		create, p.placing = memory.CreateSessionBeside, true
 	}
-	s, err := create(p.Fs, p.Root, id, memory.State{
-		Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
-	}, p.secrets()...)
+	st := memory.State{
+		SessionID: id, Status: memory.StatusRunning, Mode: p.Mode, Model: p.Config.Model, StartedAt: time.Now().UTC(), Run: run, CostUSD: cost,
+	}
+	p.seal(&st)
+	s, err := create(p.Fs, p.Root, id, st, p.secrets()...)
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
 	}
+	s.SealWith(p.stateKey)
 	p.Session = s
 	return nil
 }
@@ -406,10 +414,13 @@ func (p *Project) start(opts Options) error {
 // resume reopens a session, settles its mode and configuration, and
 // repairs its history for the model.
 func (p *Project) resume(opts Options) error {
-	id, err := memory.FindSession(p.Fs, p.Root, opts.SessionID)
+	id, err := p.findResumable(opts)
 	if err != nil {
 		return err
 	}
+	// A fork carries the settings of the session it copies, sealed
+	// under that session's id.
+	sealedAs := id
 	if opts.ForkSession {
 		if id, err = p.fork(id); err != nil {
 			return err
@@ -423,6 +434,10 @@ func (p *Project) resume(opts Options) error {
 		opts.Notify(fmt.Sprintf("%s was a symbolic link, which a command may have planted; ralph removed it, followed nothing, and starts that log again", filepath.ToSlash(l)))
 	}
 	prior := s.State()
+	if err := p.trustSaved(&prior, sealedAs, opts.Notify); err != nil {
+		return err
+	}
+	s.SealWith(p.stateKey)
 	p.PriorStatus = prior.Status
 	p.Mode = opts.Mode
 	if p.Mode == "" {

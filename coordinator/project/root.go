@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // ErrNotYours is a project directory ralph refuses to keep a project in:
@@ -55,12 +57,19 @@ type Found struct {
 	// directory found it above that directory ("found .ralph/ there");
 	// "" when the project is the working directory or the one -C named.
 	Why string
+	// Warn, when set, is the whole sentence Note says: the walk passed
+	// over a .ralph/ that ralph did not make for the person (see
+	// rules.enclosing).
+	Warn string
 }
 
 // Note is the sentence ralph starts with when the project is not the
 // working directory, so that the person sees whose configuration and
 // sessions a command uses; "" when there is nothing to say.
 func (f Found) Note() string {
+	if f.Warn != "" {
+		return f.Warn
+	}
 	if f.Why == "" {
 		return ""
 	}
@@ -103,12 +112,15 @@ type rules struct {
 	owner func(os.FileInfo) int // a directory's owner, -1 when unknown
 	safe  func(dir string) bool // git's safe.directory allows dir
 	stops map[string]bool       // directories the walk never enters (nil: boundaries())
+	// listed reports whether the person's registry lists dir as a
+	// project; nil lists none.
+	listed func(dir string) bool
 }
 
 func defaultRules() rules {
 	r := rules{uid: os.Geteuid(), sudo: -1, owner: ownerOf, safe: func(dir string) bool {
 		return git.SafeDirectory(context.Background(), dir)
-	}}
+	}, listed: registryLists()}
 	// Git lets root started through sudo work in the invoking user's
 	// repository; so does ralph, in their directories.
 	if id, err := strconv.Atoi(os.Getenv("SUDO_UID")); err == nil && r.uid == 0 && id >= 0 {
@@ -153,6 +165,14 @@ func (r rules) find(dir string) (Found, error) {
 func (r rules) walk(wd string) Found {
 	for dir := wd; ; {
 		if isDir(filepath.Join(dir, memory.StateDir)) {
+			if outer := r.enclosing(dir); outer != "" {
+				rel, err := filepath.Rel(outer, dir)
+				if err != nil {
+					rel = dir
+				}
+				return Found{Root: outer, Why: "the enclosing project", Warn: fmt.Sprintf("%s was not made by ralph for you (a command may have made it); the project is %s",
+					filepath.ToSlash(filepath.Join(rel, memory.StateDir)), outer)}
+			}
 			return found(wd, dir, "found "+memory.StateDir+"/ there")
 		}
 		if exists(filepath.Join(dir, ".git")) {
@@ -163,6 +183,48 @@ func (r rules) walk(wd string) Found {
 			return Found{Root: wd}
 		}
 		dir = parent
+	}
+}
+
+// enclosing is the project a .ralph/ in d may have been made inside by
+// one of its commands: the nearest directory above d, short of the walk's
+// boundaries, that holds .ralph/ or .git and that the person's registry
+// lists, when the registry does not list d. In the default sandbox only
+// the project's own .ralph/ is read-only, so a command may mkdir
+// pkg/.ralph; a project ralph made is listed from its first session on.
+// "" when d's .ralph/ stands.
+func (r rules) enclosing(d string) string {
+	if r.listed == nil {
+		return ""
+	}
+	for dir := d; ; {
+		parent := filepath.Dir(dir)
+		if parent == dir || r.boundary(parent) {
+			return ""
+		}
+		dir = parent
+		if (isDir(filepath.Join(dir, memory.StateDir)) || exists(filepath.Join(dir, ".git"))) && r.listed(dir) {
+			if r.listed(d) {
+				return ""
+			}
+			return dir
+		}
+	}
+}
+
+// registryLists reads the person's registry of projects once, when the
+// walk first asks.
+func registryLists() func(string) bool {
+	var once sync.Once
+	roots := map[string]bool{}
+	return func(dir string) bool {
+		once.Do(func() {
+			entries, _ := memory.OpenRegistry(rootfs.Person(), memory.RegistryDir(os.Getenv)).List()
+			for _, e := range entries {
+				roots[filepath.Clean(e.Root)] = true
+			}
+		})
+		return roots[filepath.Clean(dir)]
 	}
 }
 

@@ -237,3 +237,29 @@ func TestFindFromTheWorkingDirectory(t *testing.T) {
 		t.Fatalf("-C: %+v, %v", f, err)
 	}
 }
+
+// TestNestedStateDirNotListed: a .ralph/ in pkg/ of a project the
+// registry lists is the project only when the registry lists pkg too;
+// otherwise the walk goes on to the enclosing project and says why.
+func TestNestedStateDirNotListed(t *testing.T) {
+	base := testBase(t)
+	proj := filepath.Join(base, "proj")
+	pkg := filepath.Join(proj, "pkg")
+	deep := filepath.Join(pkg, "sub")
+	mkdirs(t, filepath.Join(proj, ".ralph"), filepath.Join(pkg, ".ralph"), filepath.Join(deep, ".git"), filepath.Join(deep, ".ralph"))
+	listed := map[string]bool{proj: true}
+	r := testRules(t, base)
+	r.listed = func(d string) bool { return listed[d] }
+	got := r.walk(deep)
+	if got.Root != proj || got.Note() != "pkg/sub/.ralph was not made by ralph for you (a command may have made it); the project is "+proj {
+		t.Fatalf("unlisted nested .ralph/: %+v (%q), want %s", got, got.Note(), proj)
+	}
+	listed[deep] = true
+	if got := r.walk(deep); got.Root != deep {
+		t.Fatalf("listed nested project: %+v, want %s", got, deep)
+	}
+	r.listed = nil
+	if got := r.walk(pkg); got.Root != pkg {
+		t.Fatalf("no registry: %+v, want %s", got, pkg)
+	}
+}

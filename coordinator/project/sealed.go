@@ -1,0 +1,65 @@
+package project
+
+import (
+	"fmt"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// The run settings a session saves (memory.RunConfig) name programs and
+// files: the agent, its arguments, verify, the prompt template. A command
+// can write .ralph/sessions/<id>/session.json (in the fallback sandbox
+// .ralph/ is writable; in the default one a command may make a nested
+// pkg/.ralph/), so a resume uses the saved settings only when they carry
+// the seal of the person's state key (memory.Seal), which lives outside
+// every project.
+
+// seal seals st's run settings with the person's state key; without a key
+// the settings stay unsealed, and a resume will not restore them.
+func (p *Project) seal(st *memory.State) {
+	st.Seal = ""
+	if p.stateKey != nil {
+		st.Seal = memory.Seal(p.stateKey, *st)
+	}
+}
+
+// findResumable is the session a resume continues: the one named, else
+// the latest one whose settings ralph sealed, saying which newer ones it
+// passed over.
+func (p *Project) findResumable(opts Options) (string, error) {
+	if opts.SessionID != "" || p.stateKey == nil {
+		return memory.FindSession(p.Fs, p.Root, opts.SessionID)
+	}
+	id, skipped, err := memory.LatestSealed(p.Fs, p.Root, p.stateKey)
+	for _, s := range skipped {
+		if s > id {
+			opts.Notify(fmt.Sprintf("skipped session %s: its saved settings carry no seal of yours (saved by an older ralph, or written by a command)", s))
+		}
+	}
+	return id, err
+}
+
+// trustSaved checks the seal of a resumed session's settings. Settings
+// that name a program or a file, or loosen anything, are refused with one
+// sentence; a session that saved none goes on with the defaults, said
+// once. An unsealed state keeps nothing ralph would act on: its run
+// settings and its model are dropped.
+//
+// sealedAs is the id the settings were sealed under: the session's own,
+// or for a fork the session it copies.
+func (p *Project) trustSaved(st *memory.State, sealedAs string, notify func(string)) error {
+	var err error
+	as := *st
+	as.SessionID = sealedAs
+	if p.stateKey == nil {
+		err = fmt.Errorf("ralph has no state key to check them with: %v", p.keyErr)
+	} else if err = memory.CheckSeal(p.stateKey, as); err == nil {
+		return nil
+	}
+	if st.Run != nil {
+		return usageErr{fmt.Errorf("the saved settings of session %s were changed outside ralph (%w); start it again with the flags you want: ralph run --agent … --verify …", st.SessionID, err)}
+	}
+	notify(fmt.Sprintf("session %s has no settings sealed by ralph for you (%v); it goes on with the defaults", st.SessionID, err))
+	st.Run, st.Model = nil, ""
+	return nil
+}
