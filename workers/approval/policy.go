@@ -268,12 +268,17 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 	// command needs while it waited for its turn; the question offers
 	// only the rules still missing then.
 	var q Question
+	remembers := func(ans Answer) bool { return ans.Remembers() && q.CanAlways() && (ans != Share || q.CanShare()) }
 	ans, err := p.ask(ctx, asker, func() (Question, bool) {
 		if p.Allowed(command) {
 			return q, true
 		}
 		q = p.Question(command)
 		return q, false
+	}, func(ans Answer) {
+		if remembers(ans) {
+			p.remember(asker, q.Remember, ans == Share)
+		}
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -282,8 +287,7 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, workers.ApprovalHint), Unasked: true}
 	case ans == Yes:
 		return workers.Decision{Allowed: true}
-	case ans.Remembers() && q.CanAlways() && (ans != Share || q.CanShare()):
-		p.remember(asker, q.Remember, ans == Share)
+	case remembers(ans):
 		return workers.Decision{Allowed: true}
 	case ans.Remembers():
 		// An Asker must not offer what the question does not; run it
@@ -349,7 +353,7 @@ func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.
 	if asker == nil {
 		return workers.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and %s, so it was not done", m.what, m.pattern, p.nobodyAsked())}
 	}
-	ans, err := p.ask(ctx, asker, only(q))
+	ans, err := p.ask(ctx, asker, only(q), nil)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
@@ -366,8 +370,10 @@ func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.
 // once the turn is taken and gives the question, or allowed when an
 // answer to an earlier question has meanwhile allowed what this one
 // waited to ask: then nobody is asked and Yes comes back. While waiting
-// for the turn a cancelled ctx returns its error.
-func (p *Policy) ask(ctx context.Context, asker Asker, next func() (q Question, allowed bool)) (Answer, error) {
+// for the turn a cancelled ctx returns its error. settle, when not nil,
+// acts on the answer (remembers an "always") before the turn passes on,
+// so that the next question's next sees what this answer allowed.
+func (p *Policy) ask(ctx context.Context, asker Asker, next func() (q Question, allowed bool), settle func(Answer)) (Answer, error) {
 	select {
 	case p.turn <- struct{}{}:
 		defer func() { <-p.turn }()
@@ -389,6 +395,9 @@ func (p *Policy) ask(ctx context.Context, asker Asker, next func() (q Question, 
 	ans, err := asker.Ask(ctx, q)
 	if err == nil {
 		p.answered(q, ans)
+		if settle != nil {
+			settle(ans)
+		}
 	}
 	return ans, err
 }

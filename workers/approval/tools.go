@@ -44,14 +44,17 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 			"rerun ralph with --yes (-y) or --allowed-tools %s to allow it, or answer \"always\" for this tool once in chat", name, p.nobodyAsked(), name), Unasked: true}
 	}
 	q := Question{MCP: call, Remember: []string{name}}
-	ans, err := p.ask(ctx, asker, func() (Question, bool) { return q, p.toolAllowed(name) })
+	ans, err := p.ask(ctx, asker, func() (Question, bool) { return q, p.toolAllowed(name) }, func(ans Answer) {
+		if ans.Remembers() {
+			p.remember(asker, q.Remember, ans == Share)
+		}
+	})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
 		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err), Unasked: true}
 	case ans.Remembers():
-		p.remember(asker, q.Remember, ans == Share)
 		return workers.Decision{Allowed: true}
 	case ans == Yes:
 		return workers.Decision{Allowed: true}
@@ -101,7 +104,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 	}
 	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: p.secrets.Redact(s.Runs()), HTTP: s.Transport != config.TransportStdio,
 		Review: review}, Remember: []string{serverEntry(s)}}
-	ans, err := p.ask(ctx, asker, only(q))
+	ans, err := p.ask(ctx, asker, only(q), nil)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
