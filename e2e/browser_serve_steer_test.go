@@ -160,10 +160,13 @@ func TestBrowserServeApprovalInPage(t *testing.T) {
 	if !strings.Contains(told, "use make clean instead") {
 		t.Fatalf("the model was not told the words given with t; it was told:\n%s", told)
 	}
-	r.leave(0, 10*time.Second)
+	// The page's errors are taken while the chat (and its --serve) is
+	// still up: once it leaves, a page that asks again is refused, which
+	// is the server gone, not an error of the page's.
 	if errs := page.ConsoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
+	r.leave(0, 10*time.Second)
 }
 
 // TestBrowserServeAskUserInPage: a model's ask_user in ralph run --serve,
