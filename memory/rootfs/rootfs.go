@@ -183,6 +183,12 @@ func (f *Fs) LstatIfPossible(name string) (os.FileInfo, bool, error) {
 }
 
 func (f *Fs) Mkdir(name string, perm os.FileMode) error {
+	return f.inParent(name, func(d *os.Root, base string) error { return d.Mkdir(base, perm) })
+}
+
+// inParent runs op on name's last component in its directory, reached
+// through no link.
+func (f *Fs) inParent(name string, op func(d *os.Root, base string) error) error {
 	r, err := f.rel(name)
 	if err != nil {
 		return err
@@ -192,7 +198,7 @@ func (f *Fs) Mkdir(name string, perm os.FileMode) error {
 		return f.pathErr(err, name)
 	}
 	defer done()
-	return f.pathErr(d.Mkdir(filepath.Base(r), perm), name)
+	return f.pathErr(op(d, filepath.Base(r)), name)
 }
 
 func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
@@ -210,16 +216,7 @@ func (f *Fs) MkdirAll(name string, perm os.FileMode) error {
 
 // Remove removes name itself (a link, never what it names).
 func (f *Fs) Remove(name string) error {
-	r, err := f.rel(name)
-	if err != nil {
-		return err
-	}
-	d, done, err := f.dirOf(r, false)
-	if err != nil {
-		return f.pathErr(err, name)
-	}
-	defer done()
-	return f.pathErr(d.Remove(filepath.Base(r)), name)
+	return f.inParent(name, func(d *os.Root, base string) error { return d.Remove(base) })
 }
 
 // RemoveAll removes name and what it holds, without following links.
