@@ -312,7 +312,7 @@ func (t *Toolset) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, er
 		files[i] = f
 	}
 	p, err := ts.runner.Start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
-		Stdin: files[0], Stdout: files[1], Stderr: files[2]})
+		Stdin: files[0], Stdout: files[1], Stderr: files[2], LivesAcrossCommands: true})
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ var credentialWords = map[string]bool{
 // the end of a longer word (AUTHTOKEN, DBPASSWORD, CLIENTSECRETS): none of
 // them ends an ordinary word, as KEY ends MONKEY.
 var credentialEndings = []string{"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD",
-	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY", "APIKEYS", "WEBHOOK"}
+	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY", "APIKEYS", "WEBHOOK", "AUTH", "AUTHKEY"}
 
 // passWords are the ordinary words ending in PASS, which otherwise counts
 // at the end of a word as the long credential words do (SSHPASS, DBPASS):
@@ -101,7 +101,9 @@ func LooksLikeCredential(name string) bool {
 			return true
 		}
 	}
-	for _, w := range strings.FieldsFunc(n, notAlnum) {
+	// Digits part words too: SECRET2, TOKEN1 and PASSWORD2FA hold the
+	// words SECRET, TOKEN and PASSWORD.
+	for _, w := range strings.FieldsFunc(n, notLetter) {
 		if credentialWords[w] || strings.HasSuffix(w, "PASS") && !passWords[w] {
 			return true
 		}
@@ -216,6 +218,8 @@ func IsCredential(name, value string) bool {
 	}
 	return LooksLikeCredential(name) || ValueLooksLikeCredential(value)
 }
+
+func notLetter(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') }
 
 func notAlnum(r rune) bool {
 	return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')

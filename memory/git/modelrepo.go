@@ -23,8 +23,9 @@ import (
 // configuration directory, outside the project and out of every
 // command's reach. Ralph's own commits (--commit) never run the hooks of
 // a marked repository, and say so once, naming the record to delete to
-// trust them; re-creating the repository (a new git directory) also ends
-// the mark, since the record holds the directory's identity.
+// trust them. The mark holds by the directory's path: a command can copy
+// a git directory to a new inode in place, so a new identity at the same
+// path ends nothing; the identity is kept for the person reading it.
 
 // modelRepo is the record of one repository the model made.
 type modelRepo struct {
@@ -78,13 +79,13 @@ func MarkModelRepository(common, how string) error {
 }
 
 // isModelRepository reports whether the common directory real (links
-// resolved), of identity id, is marked as the model's.
+// resolved) is marked as the model's, whatever its identity id now.
 func isModelRepository(real, id string) bool {
 	var rec modelRepo
 	if !readRecord(modelRecordPath(real), &rec) || rec.Common != real {
 		return false
 	}
-	return rec.ID == "" || id == "" || rec.ID == id
+	return true
 }
 
 // modelHooks tells whether the hooks of the repository in dir, whose

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestModelRepositoryMarkHoldsUntilRecreated: a marked git directory is
-// the model's; the same path made again (a new directory) is not.
-func TestModelRepositoryMarkHoldsUntilRecreated(t *testing.T) {
+// TestModelRepositoryMarkHoldsWhenRecreated: a marked git directory is
+// the model's, and so is the same path made again (a new directory).
+func TestModelRepositoryMarkHoldsWhenRecreated(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	common := filepath.Join(t.TempDir(), ".git")
@@ -35,8 +35,10 @@ func TestModelRepositoryMarkHoldsUntilRecreated(t *testing.T) {
 	if err := os.Mkdir(common, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A command can copy the git directory to a new inode in place: the
+	// mark holds by path, until the person deletes the record.
 	real, id, _ = realDir(common)
-	if isModelRepository(real, id) {
-		t.Fatal("a repository made again at the path is still the model's")
+	if !isModelRepository(real, id) {
+		t.Fatal("a repository made again at the path is no longer the model's")
 	}
 }

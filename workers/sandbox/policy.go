@@ -106,6 +106,13 @@ type Policy struct {
 // on this machine; the command is then not run.
 var ErrUnavailable = errors.New("the sandbox is not available")
 
+// ErrLivesAcrossCommands says the Landlock-only sandbox cannot hold a
+// program that lives across the model's commands: there .git/hooks,
+// .git/config and .ralph/ are put back after each command instead of
+// being read-only, and such a program could change them between the put
+// back and ralph's own git.
+var ErrLivesAcrossCommands = errors.New("the Landlock-only sandbox cannot hold a program that runs beside the commands (a project's MCP server): it puts .git/hooks, .git/config and .ralph/ back only after each command; allow user namespaces for the full sandbox (docs/sandbox.md)")
+
 // New returns the policy for a mode ("" is workspace-write), a project
 // root and the network setting. Under workspace-write commands may also
 // write the temporary directory (os.TempDir, and /dev/shm, which programs

@@ -53,6 +53,11 @@ type Command struct {
 	// Stdin, Stdout and Stderr are passed to the command as they are;
 	// a nil Stdin is /dev/null.
 	Stdin, Stdout, Stderr *os.File
+	// LivesAcrossCommands marks a program that runs beside the model's
+	// commands rather than as one of them (a project's MCP server): the
+	// Landlock-only fallback, which puts protected paths back only after
+	// each command, refuses to start it (ErrLivesAcrossCommands).
+	LivesAcrossCommands bool
 }
 
 // Start starts c under sandbox-exec, in a process group of its own whose

@@ -94,6 +94,11 @@ type Command struct {
 	// Stdin, Stdout and Stderr are passed to the command as they are;
 	// a nil Stdin is /dev/null.
 	Stdin, Stdout, Stderr *os.File
+	// LivesAcrossCommands marks a program that runs beside the model's
+	// commands rather than as one of them (a project's MCP server): the
+	// Landlock-only fallback, which puts protected paths back only after
+	// each command, refuses to start it (ErrLivesAcrossCommands).
+	LivesAcrossCommands bool
 }
 
 // Start starts c confined by the policy, in a process group of its own
@@ -122,6 +127,10 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	r.mu.Lock()
 	g := r.guarded
 	r.mu.Unlock()
+	if g != nil && s.Mode == WorkspaceWrite && c.LivesAcrossCommands {
+		srv.release()
+		return nil, ErrLivesAcrossCommands
+	}
 	if g != nil && s.Mode == WorkspaceWrite {
 		g.begin()
 	} else {

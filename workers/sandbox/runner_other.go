@@ -44,6 +44,11 @@ type Command struct {
 	Dir                   string
 	Env                   []string
 	Stdin, Stdout, Stderr *os.File
+	// LivesAcrossCommands marks a program that runs beside the model's
+	// commands rather than as one of them (a project's MCP server): the
+	// Landlock-only fallback, which puts protected paths back only after
+	// each command, refuses to start it (ErrLivesAcrossCommands).
+	LivesAcrossCommands bool
 }
 
 // Start fails: only Linux and macOS have what the sandbox is built on.
