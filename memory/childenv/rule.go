@@ -68,6 +68,7 @@ var tokenPrefixes = []tokenPrefix{
 	{"sk_live_", 20, "", false}, {"sk_test_", 20, "", false}, {"rk_live_", 20, "", false}, {"rk_test_", 20, "", false},
 	{"whsec_", 20, "", false}, {"npm_", 36, "", false},
 	{"AKIA", 16, "", true}, {"ASIA", 16, "", true}, {"sk-", 20, "_-", false},
+	{"AIza", 35, "_-", false}, {"hf_", 30, "", false}, {"xapp-", 10, "-", false}, {"hvs.", 24, "", false},
 }
 
 // minSecretValue is shorter than any value the patterns match (the
@@ -140,7 +141,7 @@ func ValueLooksLikeCredential(v string) bool {
 			from = i + 1
 		}
 	}
-	return jwt(v) || urlWithPassword(v)
+	return jwt(v) || urlWithPassword(v) || strings.Contains(v, "PRIVATE KEY-----")
 }
 
 // run counts the characters at the start of s that a token may hold.

@@ -43,6 +43,13 @@ func TestTheRule(t *testing.T) {
 		{"SSHPASS", "x", true},
 		// Digits part words; AUTH ends a word as the long words do.
 		{"SECRET2", "x", true},
+		// Values of other well-known kinds, whatever the name.
+		{"G", "AIzaSyA1234567890abcdefghijklmnopqrstuv", true},
+		{"H", "hf_abcdefghijklmnopqrstuvwxyz0123456789", true},
+		{"S", "xapp-1-A0123456789-0123456789012-abcdef", true},
+		{"V", "hvs.CAESIJabcdefghijklmnopqrstuvwxyz012345", true},
+		{"DEPLOY", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----", true},
+		{"NOTE", "hf_short", false},
 		{"TOKEN1", "x", true},
 		{"ACCESS_TOKEN2", "x", true},
 		{"MY_PASSWORD1", "x", true},
