@@ -392,6 +392,7 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName(), Text: prompt})
+	c.emit(Event{Type: EventUserMessage, Text: prompt})
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
 	}

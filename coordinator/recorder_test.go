@@ -63,7 +63,7 @@ func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
 		}
 		types = append(types, string(ev.Type))
 	}
-	want := "session_started turn_started assistant tool_call tool_result turn_started assistant result"
+	want := "session_started user_message turn_started assistant tool_call tool_result turn_started assistant result"
 	if strings.Join(types, " ") != want {
 		t.Fatalf("events.jsonl types:\n%s\nwant\n%s", strings.Join(types, " "), want)
 	}

@@ -53,24 +53,6 @@ func FirstPrompt(fs afero.Fs, root, id string) string {
 	return ""
 }
 
-// LastExchange is the person's last message in msgs and the text of the
-// answer that followed it (the last assistant words after it; "" while
-// none came), for a face to show where a reopened session was.
-func LastExchange(msgs []conversation.Message) (prompt, answer string) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != conversation.RoleUser || strings.TrimSpace(msgs[i].Content) == "" {
-			continue
-		}
-		for _, m := range msgs[i+1:] {
-			if m.Role == conversation.RoleAssistant && strings.TrimSpace(m.Content) != "" {
-				answer = m.Content
-			}
-		}
-		return msgs[i].Content, answer
-	}
-	return "", ""
-}
-
 // NearestSessions are up to n of ids that look like want, a mistyped or
 // stale id: those containing the longest run of want's leading
 // characters first, then by edit distance to the part of the id as long

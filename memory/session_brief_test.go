@@ -78,23 +78,6 @@ func TestNearestSessions(t *testing.T) {
 	}
 }
 
-func TestLastExchange(t *testing.T) {
-	msgs := []conversation.Message{
-		{Role: conversation.RoleUser, Content: "first"},
-		{Role: conversation.RoleAssistant, Content: "one"},
-		{Role: conversation.RoleUser, Content: "second"},
-		{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c", Name: "read_file"}}},
-		{Role: conversation.RoleTool, ToolCallID: "c", Content: "file"},
-		{Role: conversation.RoleAssistant, Content: "two"},
-	}
-	if p, a := LastExchange(msgs); p != "second" || a != "two" {
-		t.Errorf("got %q %q", p, a)
-	}
-	if p, a := LastExchange(msgs[:3]); p != "second" || a != "" {
-		t.Errorf("no answer yet: %q %q", p, a)
-	}
-}
-
 func TestNearestSessionsIgnoresChance(t *testing.T) {
 	ids := []string{"20261125T010549Z-00ec1768d555", "20261125T010545Z-30064bc881cb"}
 	if got := NearestSessions(ids, "nosuch", 3); len(got) != 0 {

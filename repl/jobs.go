@@ -478,7 +478,7 @@ func (s *Shell) answer(line string) bool {
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // IdlePrompt is the prompt shown when ralph waits for you.
-const IdlePrompt = "ralph> "
+const IdlePrompt = view.ChatPrompt
 
 // promptText is the prompt for the current state. While work runs it is
 // the status line: elapsed time, tokens streamed and running agents, and

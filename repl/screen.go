@@ -445,6 +445,21 @@ func (s *screen) block(t string) {
 	s.changed()
 }
 
+// laidOut prints text laid out for the terminal already (a reopened
+// session's turns, view.Replay) as it is, below the answer so far:
+// wrapping it again would break its rendered rows.
+func (s *screen) laidOut(t string) {
+	if t == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.freezeLive()
+	s.flushLaterLocked()
+	s.queue = append(s.queue, segment{s.infoOut, t})
+	s.changed()
+}
+
 // markdown renders text for the terminal.
 func (s *screen) markdown(md string) string {
 	w, _ := s.dims()

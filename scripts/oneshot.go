@@ -523,8 +523,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	}
 	if p.Resumed && face.onTerminal() {
 		// Before the progress display takes the terminal's last line.
-		width, _ := live.Size(face.Width, face.Height)
-		_, _ = io.WriteString(face.Stderr, view.Lines(face.reopened(p), width))
+		_, _ = io.WriteString(face.Stderr, face.replay(p))
 	}
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
 	defer face.notifier.Close()
