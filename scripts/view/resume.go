@@ -47,8 +47,8 @@ const replayScreens = 2
 // shown, and not from its messages, which /compact rewrites. Everything
 // in it was written by the model or its commands, so every line goes
 // through the view's sanitising (EventLine, live.Sanitize,
-// text.StripControls). The text ends with a newline, and is "" for a
-// session that cannot be read.
+// text.StripControls). The text ends with a newline; a session whose
+// events cannot be read shows its state line alone.
 func Replay(fs afero.Fs, root, id string, t ReplayTerm) string {
 	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
 	return replay(sessionFacts(fs, root, id, evs), evs, t)
@@ -60,15 +60,20 @@ func replay(f SessionFacts, evs []coordinator.Event, t ReplayTerm) string {
 	pal := Palette{On: t.Color}
 	header := []string{pal.Dim(fmt.Sprintf("continuing session %s: %s", text.StripControls(f.ID), f.StateLine()))}
 	turns := replayTurns(evs)
-	shown := make([][]string, len(turns))
-	for i, tr := range turns {
-		shown[i] = tr.lines(t, cols, rows, pal)
-	}
+	// The turns are laid out from the newest back, and only as many as
+	// fit: rendering every answer of a long session would keep the
+	// person waiting for rows nobody sees.
 	budget := max(replayScreens*rows-len(header)-1, 4)
+	shown := make([][]string, len(turns))
 	used, first := 0, len(turns)
-	for first > 0 && (first == len(turns) || used+len(shown[first-1]) <= budget) {
+	for first > 0 {
+		lines := turns[first-1].lines(t, cols, rows, pal)
+		if first < len(turns) && used+len(lines) > budget {
+			break
+		}
 		first--
-		used += len(shown[first])
+		shown[first] = lines
+		used += len(lines)
 	}
 	if first > 0 {
 		header = append(header, pal.Dim(fmt.Sprintf("%d earlier %s: `ralph logs %s`", first, Plural(first, "turn", "turns"), text.StripControls(f.ID))))

@@ -109,4 +109,9 @@ func TestReplayDeliveriesAndSilentRuns(t *testing.T) {
 	if !strings.Contains(got, "→ delivered: also this") || strings.Count(got, "ralph>") != 1 || !strings.HasSuffix(got, "went on\n") {
 		t.Fatalf("replay:\n%s", got)
 	}
+	// A message of several lines shows its first and counts the others.
+	got = replay(SessionFacts{ID: "S1"}, run("fix this\nline two\nline three", "done", false), ReplayTerm{Width: 80, Height: 24})
+	if !strings.Contains(got, "ralph> fix this … 2 more lines\n") || strings.Contains(got, "line two") {
+		t.Fatalf("replay:\n%s", got)
+	}
 }
