@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -403,6 +404,10 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
 	}
 	c.saveStart()
+	// compacted says the conversation was compacted after a context-length
+	// refusal in this run: once per message, so a refusal after it ends
+	// the run rather than compacting again.
+	compacted := false
 	for {
 		// A step boundary: queued messages are delivered here, in order.
 		if stop, ok := c.drainBoundary(); ok {
@@ -427,6 +432,13 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 				continue
 			}
 			return c.interrupted(cut.it)
+		}
+		if err != nil && !compacted && errors.Is(err, llm.ErrContextTooLong) {
+			compacted = true
+			var retry bool
+			if retry, err = c.compactForRetry(ctx, err); retry {
+				continue
+			}
 		}
 		if err != nil {
 			err = c.setAside(err)
@@ -607,6 +619,10 @@ func (c *Coordinator) Usage() conversation.Usage {
 	defer c.statsMu.Unlock()
 	return c.usage
 }
+
+// Cost is the known cost of the session's usage so far, children
+// included (chat's /cost), or nil when the model has no known price.
+func (c *Coordinator) Cost() *float64 { return c.cost() }
 
 // cost is the known cost of the usage so far, or nil when the model has no
 // known price.
