@@ -217,7 +217,12 @@ func (c *Coordinator) Compact(ctx context.Context, focus string) (Compacted, err
 	if keep < 0 || !Conversed(msgs[:keep]) || estimate(msgs[keep:]) > budget/4 {
 		keep = len(msgs)
 	}
-	return c.compact(ctx, msgs, keep, conversation.CompactedByCommand, focus)
+	r, err := c.compact(ctx, msgs, keep, conversation.CompactedByCommand, focus)
+	// The transcript and the faces have the compaction before the
+	// command says it is done, as they have a run's events when Run
+	// returns.
+	_ = c.opts.Events.Flush(context.WithoutCancel(ctx))
+	return r, err
 }
 
 // compact replaces msgs[:keep] (save the system prompt) with a summary of
