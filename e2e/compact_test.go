@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // compactSummary is what the stand-in model writes when asked to
@@ -208,5 +209,42 @@ func TestCostInChat(t *testing.T) {
 	st := ralph(t, dir, cleanEnv(t), nil, "status")
 	if !strings.Contains(st.stdout, "1,234 in / 56 out, cost $") {
 		t.Fatalf("ralph status says it otherwise:\n%s", st.stdout)
+	}
+}
+
+// In the chat on a terminal, /compact says what it did and the next
+// message goes out compacted; /cost prints the session's tokens; the
+// chat stays in its one session.
+func TestChatCompactAndCostOnScreen(t *testing.T) {
+	sum, _ := json.Marshal(compactSummary)
+	srv := inlineServer(t, `{"name":"chat-compact","responses":[
+		{"text":"Noted: the code word is PELICAN.","usage":{"prompt_tokens":1000,"completion_tokens":10}},
+		{"text":"Second answer."},
+		{"text":`+string(sum)+`},
+		{"text":"Third answer."}]}`)
+	dir := t.TempDir()
+	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
+	r.waitIdle(10*time.Second, nil)
+	r.typeKeys("remember the word PELICAN\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "Noted:") })
+	r.typeKeys("second question\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "Second answer.") })
+	r.typeKeys("/compact\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "Compacted: the conversation goes on") })
+	r.typeKeys("third question\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, "Third answer.") })
+	r.typeKeys("/cost\r")
+	r.waitIdle(20*time.Second, func(s string) bool { return strings.Contains(s, " out, cost $") })
+	r.leave(0, 20*time.Second)
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	if next := string(reqs[3].Body); strings.Contains(next, "remember the word PELICAN") || !strings.Contains(next, summaryWords) {
+		t.Fatalf("the request after /compact is not compacted:\n%s", next)
+	}
+	sess := onlySession(t, dir)
+	if evs := compactedEvents(t, sess); len(evs) != 1 {
+		t.Fatalf("%d conversation_compacted events, want 1", len(evs))
 	}
 }
