@@ -217,7 +217,7 @@ func (c *Coordinator) Compact(ctx context.Context, focus string) (Compacted, err
 	if keep < 0 || !Conversed(msgs[:keep]) || estimate(msgs[keep:]) > budget/4 {
 		keep = len(msgs)
 	}
-	r, err := c.compact(ctx, msgs, keep, conversation.CompactedByCommand, focus)
+	r, err := c.compact(ctx, msgs, keep, budget, conversation.CompactedByCommand, focus)
 	// The transcript and the faces have the compaction before the
 	// command says it is done, as they have a run's events when Run
 	// returns.
@@ -226,17 +226,17 @@ func (c *Coordinator) Compact(ctx context.Context, focus string) (Compacted, err
 }
 
 // compact replaces msgs[:keep] (save the system prompt) with a summary of
-// them: in memory, and in messages.jsonl by one mark line that
+// them, written in requests fitted to budget: in memory, and in messages.jsonl by one mark line that
 // LoadMessages applies (conversation.CompactionMark), so the file stays
 // append-only and readable, the whole conversation before the mark stays
 // in it for the person, and `ralph -c` reads the compacted one. It
 // publishes conversation_compacted, which the transcript records.
-func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, keep int, cause, focus string) (Compacted, error) {
+func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, keep, budget int, cause, focus string) (Compacted, error) {
 	if !Conversed(msgs[:keep]) {
 		return Compacted{}, ErrNothingToCompact
 	}
 	model := c.ModelName()
-	summary, usage, err := Summarize(ctx, c.opts.Model, model, c.budget(ctx, model, nil), msgs[:keep], focus)
+	summary, usage, err := Summarize(ctx, c.opts.Model, model, budget, msgs[:keep], focus)
 	c.addUsage(usage)
 	if c.opts.Store != nil {
 		c.keep(c.opts.Store.SaveState(func(st *memory.State) { st.Usage, st.CostUSD = c.Usage(), c.cost() }))
@@ -323,6 +323,14 @@ func (e *OversizedError) Unwrap() error { return e.Err }
 // false with err, or with why compacting failed, when there is nothing to
 // compact or the summary could not be written.
 func (c *Coordinator) compactForRetry(ctx context.Context, err error) (bool, error) {
+	if w := llm.StatedWindow(err); w > 0 {
+		// The server said its window, and a refusal means ralph's idea
+		// of it was too large: the oversize check, the summary's
+		// requests and every later request go by the server's.
+		c.mu.Lock()
+		c.statedWindow = w
+		c.mu.Unlock()
+	}
 	msgs := c.Messages()
 	model := c.ModelName()
 	budget := c.budget(ctx, model, toolDefs(c.opts.Tools, c.opts.Children != nil))
@@ -343,7 +351,7 @@ func (c *Coordinator) compactForRetry(ctx context.Context, err error) (bool, err
 	if !Conversed(msgs[:keep]) {
 		return false, err
 	}
-	if _, cerr := c.compact(ctx, msgs, keep, conversation.CompactedForContextLimit, ""); cerr != nil {
+	if _, cerr := c.compact(ctx, msgs, keep, c.budget(ctx, model, nil), conversation.CompactedForContextLimit, ""); cerr != nil {
 		c.logError("compact", "", cerr.Error())
 		return false, fmt.Errorf("%w; compacting the conversation to make room failed too (%v)", err, cerr)
 	}

@@ -207,3 +207,18 @@ func TestContextLengthNothingToCompact(t *testing.T) {
 		t.Fatalf("%+v after %d requests", res, len(h.srv.Requests()))
 	}
 }
+
+// The window a refusal states is believed over ralph's own idea of it:
+// a message that fits the window ralph assumed (32,768 tokens for an
+// unknown model) but not the 4,096 the server says is oversized.
+func TestContextLengthStatedWindow(t *testing.T) {
+	small := `{"status":400,"body":"{\"error\":{\"message\":\"This model's maximum context length is 4096 tokens. However, your messages resulted in 9000 tokens.\",\"code\":\"context_length_exceeded\"}}"}`
+	h := newHarness(t, `{"name":"x","responses":[{"text":"one"},`+small+`,{"text":"never"}]}`)
+	ctx := context.Background()
+	h.coord.Run(ctx, "first")
+	res := h.coord.Run(ctx, strings.Repeat("z", 30000))
+	var o *OversizedError
+	if !errors.As(res.Err, &o) || o.Budget > llm.InputBudget(4096) {
+		t.Fatalf("the stated window was not believed: %+v", res)
+	}
+}

@@ -98,8 +98,12 @@ type Coordinator struct {
 	// (context_tokens); otherwise it follows the model, and the context
 	// its server really serves where the server can tell (budget).
 	contextSet bool
-	messages   []conversation.Message
-	turns      int
+	// statedWindow is the window a context-length refusal stated
+	// (llm.StatedWindow), which budget takes when it is smaller than the
+	// one ralph assumed; 0 until then. Guarded by mu.
+	statedWindow int
+	messages     []conversation.Message
+	turns        int
 	// turnNow is turns for other goroutines (Warn): turns itself is the
 	// run's goroutine's alone.
 	turnNow  atomic.Int64
@@ -601,6 +605,7 @@ func (c *Coordinator) SetModel(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.opts.ModelName = name
+	c.statedWindow = 0 // the old model's
 	if !c.contextSet {
 		c.opts.ContextTokens = llm.InputBudget(llm.ContextWindow(name))
 	}
