@@ -21,15 +21,10 @@ const summaryWords = "a large sea bird"
 func compactedEvents(t *testing.T, sess string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, line := range strings.Split(readFileT(t, filepath.Join(sess, "events.jsonl")), "\n") {
-		if !strings.Contains(line, `"conversation_compacted"`) {
-			continue
+	for _, ev := range streamLines(t, readFileT(t, filepath.Join(sess, "events.jsonl"))) {
+		if ev["type"] == "conversation_compacted" {
+			out = append(out, ev)
 		}
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("events.jsonl: %v: %s", err, line)
-		}
-		out = append(out, ev)
 	}
 	return out
 }
