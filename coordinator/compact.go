@@ -226,21 +226,19 @@ func (c *Coordinator) Compact(ctx context.Context, focus string) (Compacted, err
 }
 
 // compact replaces msgs[:keep] (save the system prompt) with a summary of
-// them, written in requests fitted to budget: in memory, and in messages.jsonl by one mark line that
-// LoadMessages applies (conversation.CompactionMark), so the file stays
-// append-only and readable, the whole conversation before the mark stays
-// in it for the person, and `ralph -c` reads the compacted one. It
-// publishes conversation_compacted, which the transcript records.
+// them, written in requests fitted to budget: in memory, and in
+// messages.jsonl by one mark line that LoadMessages applies
+// (conversation.CompactionMark), so the file stays append-only and
+// readable, the whole conversation before the mark stays in it for the
+// person, and `ralph -c` reads the compacted one. It publishes
+// conversation_compacted, which the transcript records.
 func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, keep, budget int, cause, focus string) (Compacted, error) {
 	if !Conversed(msgs[:keep]) {
 		return Compacted{}, ErrNothingToCompact
 	}
 	model := c.ModelName()
 	summary, usage, err := Summarize(ctx, c.opts.Model, model, budget, msgs[:keep], focus)
-	c.addUsage(usage)
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.SaveState(func(st *memory.State) { st.Usage, st.CostUSD = c.Usage(), c.cost() }))
-	}
+	c.spentBeside(usage)
 	if err != nil {
 		return Compacted{}, err
 	}
@@ -267,6 +265,16 @@ func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, 
 		Reason: why})
 	c.emit(Event{Type: EventConversationCompacted, Turn: c.turns, Text: compactedLine(info, model), Output: summary, Compaction: &info})
 	return Compacted{Compaction: info, Summary: summary}, nil
+}
+
+// spentBeside counts what a request beside the conversation (a summary)
+// used in the session's usage and saves it, so its cost is the session's
+// in ralph status, /cost and the reports, as the conversation's own is.
+func (c *Coordinator) spentBeside(u conversation.Usage) {
+	c.addUsage(u)
+	if c.opts.Store != nil {
+		c.keep(c.opts.Store.SaveState(func(st *memory.State) { st.Usage, st.CostUSD = c.Usage(), c.cost() }))
+	}
 }
 
 // compactedLine is the conversation_compacted event's words.

@@ -61,10 +61,7 @@ func (c *Coordinator) Handoff(ctx context.Context, goal string) (Handoff, error)
 	}
 	model := c.ModelName()
 	summary, usage, err := Summarize(ctx, c.opts.Model, model, c.budget(ctx, model, nil), c.Messages(), goal)
-	c.addUsage(usage)
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.SaveState(func(st *memory.State) { st.Usage, st.CostUSD = c.Usage(), c.cost() }))
-	}
+	c.spentBeside(usage)
 	if err != nil {
 		return Handoff{}, err
 	}
