@@ -164,6 +164,8 @@ func transcriptOf(ev Event) string {
 		}
 	case EventAnswered:
 		return "\n**answered:** " + ev.Text + " (" + ev.Output + ")\n"
+	case EventConversationCompacted:
+		return "\n---\n\n_" + ev.Text + ". From here the model reads this summary of the conversation above instead of it:_\n\n" + ev.Output + "\n\n---\n"
 	case EventMessageRefused:
 		return "\n**refused by the endpoint (" + ev.Text + "):** the message above is set aside and not sent again.\n"
 	case EventError:

@@ -88,6 +88,10 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		// The /run loop waits for a limit or its breaker changed: the
 		// line says why nothing seems to happen.
 		show = true
+	case coordinator.EventConversationCompacted:
+		// ralph compacted the conversation to try a refused request once
+		// more; /compact's own says what it did when its job ends.
+		show = view.CompactedForRetry(ev)
 	case coordinator.EventError:
 		// An error ends its agent's run: the run's result says the main
 		// agent's once (finishJob), and a child's agent_finished line

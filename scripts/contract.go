@@ -58,6 +58,9 @@ func ContractLines() []ContractLine {
 		event(coordinator.EventUserMessage, "A message a person sent into the run (ralph say, the chat prompt).", "text"),
 		event(coordinator.EventMessageRefused, "The endpoint refused the request ending with a person's message (HTTP 400, 413 or 422, a content filter, "+
 			"a context-length error): text is the endpoint's reason, output the message, which later requests leave out until /retry.", "text", "output"),
+		event(coordinator.EventConversationCompacted, "The conversation was summarised in place and goes on in the same session from the summary (output) "+
+			"and the last messages, kept as they were: the person's /compact, or ralph's own after the endpoint refused the conversation as longer "+
+			"than its window, before it tries once more (once per message). text says it in a line; compaction has the counts.", "text", "output", "compaction"),
 		event(coordinator.EventRetry, "A request to the model failed and is tried again after wait_ms: text says why.",
 			"text", "attempt", "wait_ms"),
 		event(coordinator.EventWaiting, "The model endpoint has sent nothing for silent_ms; "+

@@ -185,7 +185,7 @@ func (o *OneShot) Notify(s string) {
 // Handle renders one coordinator event. Subscribe it to the coordinator's
 // events: the broker calls it in order, one event at a time.
 func (o *OneShot) Handle(ev coordinator.Event) {
-	if ev.Type == coordinator.EventWarning || ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker {
+	if ev.Type == coordinator.EventWarning || ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker || view.CompactedForRetry(ev) {
 		// A warning is for the person watching, in every format, like an
 		// error; so is a loop that stops starting tasks for a while, and
 		// why: someone reading a headless run's log must not think it
@@ -227,6 +227,9 @@ func (o *OneShot) verboseLine(ev coordinator.Event) {
 	switch ev.Type {
 	case coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker:
 		// Handle printed it already, as it does without -v.
+		return
+	}
+	if view.CompactedForRetry(ev) {
 		return
 	}
 	if ev.Type == coordinator.EventAgentFinished && ev.IsError {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -151,6 +152,12 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		// Live faces say it in the run's error; this is the record's line
 		// (ralph logs, the web page).
 		return failed(GlyphWarning, "set aside, refused by the endpoint ("+OneLine(ev.Text, longWidth)+"): "+OneLine(ev.Output, shortWidth))
+	case coordinator.EventConversationCompacted:
+		// After a context-length refusal the request is tried again.
+		if CompactedForRetry(ev) {
+			return note(GlyphRetry, OneLine(ev.Text, longWidth))
+		}
+		return note(GlyphDecision, OneLine(ev.Text, longWidth))
 	case coordinator.EventRetry:
 		if r := ev.Retry; r != nil {
 			return note(GlyphRetry, fmt.Sprintf("attempt %d failed: %s; retrying in %s", r.Attempt, OneLine(r.Reason, longWidth), Duration(r.Wait)))
@@ -246,14 +253,22 @@ func taskLine(ev coordinator.Event) (Line, bool) {
 	return Line{Glyph: glyph, Text: s, Style: style}, true
 }
 
+// CompactedForRetry reports a conversation_compacted event of ralph's
+// own, after the endpoint refused the conversation as longer than its
+// window: the faces show its line, since the request is tried once more
+// and the person should know why the conversation changed.
+func CompactedForRetry(ev coordinator.Event) bool {
+	return ev.Type == coordinator.EventConversationCompacted && ev.Compaction != nil && ev.Compaction.Cause == conversation.CompactedForContextLimit
+}
+
 // resultLine is how a run ended, with its turns, tokens and cost.
 func resultLine(ev coordinator.Event) (Line, bool) {
 	r := ev.Result
 	if r == nil {
 		return Line{Glyph: GlyphStopped, Text: "ended"}, true
 	}
-	l := Line{Glyph: GlyphStopped, Text: fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns,
-		Plural(r.NumTurns, "turn", "turns"), Count(int64(r.Usage.InputTokens)), Count(int64(r.Usage.OutputTokens)), Money(r.CostUSD))}
+	l := Line{Glyph: GlyphStopped, Text: fmt.Sprintf("%s after %d %s, tokens %s", r.Subtype, r.NumTurns,
+		Plural(r.NumTurns, "turn", "turns"), TokensAndCost(r.Usage, r.CostUSD))}
 	if r.IsError {
 		l.Style = StyleError
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // eventRows is every event kind as a person reads it, in every face: the
@@ -36,6 +37,10 @@ var eventRows = []struct {
 	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "also\nthis"}, want: "→ delivered: also this"},
 	{ev: coordinator.Event{Type: coordinator.EventMessageRefused, Text: "HTTP 400: too long", Output: "a long\npaste"},
 		want: "! set aside, refused by the endpoint (HTTP 400: too long): a long paste", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "compacted the conversation: about 900 tokens to 120",
+		Compaction: &conversation.Compaction{Cause: conversation.CompactedByCommand}}, want: "◆ compacted the conversation: about 900 tokens to 120"},
+	{ev: coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "the conversation was longer than the model accepts: compacted it",
+		Compaction: &conversation.Compaction{Cause: conversation.CompactedForContextLimit}}, want: "↻ the conversation was longer than the model accepts: compacted it"},
 	{ev: coordinator.Event{Type: coordinator.EventRetry, Retry: &llm.RetryInfo{Attempt: 2, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"}},
 		want: "↻ attempt 2 failed: HTTP 503; retrying in 1.5s"},
 	{ev: coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000}, want: "… waiting for the model — no data for 12s"},
