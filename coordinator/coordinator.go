@@ -173,6 +173,11 @@ type stopCause struct {
 // emit stamps an event and publishes it: a child's through its parent,
 // the coordinator's own to the broker.
 func (c *Coordinator) emit(ev Event) {
+	if ev.Type == EventUserMessage && ev.Text == "" {
+		// A run that continues the conversation as it stands (after a
+		// crash or a stop) was sent no message: there is nothing to show.
+		return
+	}
 	ev.Time = time.Now()
 	ev.SessionID = c.opts.SessionID
 	if ev.AgentID == "" {
@@ -392,6 +397,7 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName(), Text: prompt})
+	c.emit(Event{Type: EventUserMessage, Text: prompt})
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
 	}

@@ -1,9 +1,14 @@
 // Follows the session's event stream and appends each line as text (an
 // answer's HTML is goldmark's, with raw HTML left out); the page works
-// without it, read as it was served.
+// without it, read as it was served. The log is a box of its own beside
+// the panels (style.css): it opens at its newest line and stays there
+// as lines come, unless the person scrolled up to read.
 (function () {
   var list = document.getElementById("events");
-  if (!list || !window.EventSource) return;
+  if (!list) return;
+  var atEnd = function () { return list.scrollHeight - list.scrollTop - list.clientHeight < 40; };
+  list.scrollTop = list.scrollHeight;
+  if (!window.EventSource) return;
   var src = new EventSource(list.dataset.stream + "?last=" + encodeURIComponent(list.dataset.last));
   src.addEventListener("line", function (e) {
     var row = JSON.parse(e.data);
@@ -11,7 +16,9 @@
     li.className = row["class"];
     if (row.html) li.innerHTML = row.html; else li.textContent = row.text;
     li.dataset.id = row.id;
+    var follow = atEnd();
     list.appendChild(li);
+    if (follow) list.scrollTop = list.scrollHeight;
     // steer.js and panels.js follow the same lines.
     document.dispatchEvent(new CustomEvent("ralph-line", { detail: row }));
   });
