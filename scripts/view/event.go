@@ -161,8 +161,9 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 			// Sent while the run worked, delivered at a step boundary.
 			return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
 		case !mainAgent(ev):
-			// A child's task: its agent_spawned line said it.
-			return Line{}, false
+			// A child's task, whose agent_spawned line began it: its
+			// first line, as the agent's.
+			return note(GlyphPrompt, clipFirst(ev.Text, shortWidth))
 		}
 		return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
 	case coordinator.EventMessageRefused:

@@ -7,7 +7,17 @@
   var list = document.getElementById("events");
   if (!list) return;
   var atEnd = function () { return list.scrollHeight - list.scrollTop - list.clientHeight < 40; };
-  list.scrollTop = list.scrollHeight;
+  // stick: the log shows its end, and keeps showing it when lines come or
+  // the page is laid out again (a wider or narrower window, fonts).
+  var stick = true;
+  var toEnd = function () { if (stick) list.scrollTop = list.scrollHeight; };
+  list.addEventListener("scroll", function () { stick = atEnd(); });
+  window.addEventListener("resize", toEnd);
+  // A new width wraps the lines anew once laid out, after resize fired.
+  if (window.ResizeObserver) new ResizeObserver(toEnd).observe(list);
+  window.addEventListener("load", toEnd);
+  if (document.fonts) document.fonts.ready.then(toEnd);
+  toEnd();
   if (!window.EventSource) return;
   var src = new EventSource(list.dataset.stream + "?last=" + encodeURIComponent(list.dataset.last));
   src.addEventListener("line", function (e) {
@@ -16,9 +26,8 @@
     li.className = row["class"];
     if (row.html) li.innerHTML = row.html; else li.textContent = row.text;
     li.dataset.id = row.id;
-    var follow = atEnd();
     list.appendChild(li);
-    if (follow) list.scrollTop = list.scrollHeight;
+    toEnd();
     // steer.js and panels.js follow the same lines.
     document.dispatchEvent(new CustomEvent("ralph-line", { detail: row }));
   });
