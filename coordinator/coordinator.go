@@ -178,6 +178,11 @@ type stopCause struct {
 // emit stamps an event and publishes it: a child's through its parent,
 // the coordinator's own to the broker.
 func (c *Coordinator) emit(ev Event) {
+	if ev.Type == EventUserMessage && ev.Text == "" {
+		// A run that continues the conversation as it stands (after a
+		// crash or a stop) was sent no message: there is nothing to show.
+		return
+	}
 	ev.Time = time.Now()
 	ev.SessionID = c.opts.SessionID
 	if ev.AgentID == "" {

@@ -29,8 +29,13 @@ type EventType string
 // The event types the coordinator emits. Most explain themselves; a few
 // need a word:
 //
-//   - session_started begins a run; its Text is the run's prompt, "" when
-//     the run continues the conversation as it stands.
+//   - session_started begins a run (each message of a chat is one); its
+//     Text is the run's prompt, "" when the run continues the
+//     conversation as it stands.
+//   - user_message is a prompt an agent was given: a run's prompt, right
+//     after its session_started (records before issue 57 have the prompt
+//     in session_started only), a message delivered while the run works
+//     (Priority normal or urgent), or, with a child's AgentID, its task.
 //   - text_delta is published lossily: a face that falls behind may miss
 //     some, and the turn's full text follows as assistant.
 //   - waiting says the model endpoint has sent nothing for SilentMS, about

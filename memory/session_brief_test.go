@@ -84,3 +84,35 @@ func TestNearestSessionsIgnoresChance(t *testing.T) {
 		t.Errorf("a word with a letter in common is near: %v", got)
 	}
 }
+
+// First words are the person's: the prompt its events record, over
+// ralph's wrapping of it in the conversation (a plan's); in an older
+// record session_started's text; for a task loop, its first task's title.
+func TestFirstPromptIsThePersonsWords(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	root := "/p"
+	for _, c := range []struct{ name, events, want string }{
+		{"new", `{"type":"session_started","agent_id":"main","text":"add a login form"}
+{"type":"user_message","agent_id":"main","text":"add a login form"}`, "add a login form"},
+		{"old", `{"type":"session_started","agent_id":"main","text":"what is 2+2"}`, "what is 2+2"},
+		{"run", `{"type":"decision","agent_id":"main","text":"picked"}
+{"type":"agent_spawned","agent_id":"agent-0.1","text":"You are working on task T1"}
+{"type":"user_message","agent_id":"agent-0.1","text":"You are working on task T1"}
+{"type":"task_changed","agent_id":"main","text":"T1 in_progress","output":"validate the e-mail field"}`, "validate the e-mail field"},
+	} {
+		id := NewID(time.Now().UTC()) + c.name
+		s, err := CreateSession(fs, root, id, State{Status: StatusCompleted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: "Plan this feature; do not build it now:\n\nadd a login form"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := afero.WriteFile(fs, LogPath(root, id, EventsLog), []byte(c.events+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := FirstPrompt(fs, root, id); got != c.want {
+			t.Errorf("%s: first prompt %q, want %q", c.name, got, c.want)
+		}
+	}
+}
