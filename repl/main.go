@@ -10,12 +10,15 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/render"
+	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
 )
@@ -91,6 +94,14 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		DropPlan: func() error { return sh.holding(p.DropPlan) },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return p.Handoff(ctx, coord, goal)
+		},
+		Models: models.ForConfig(p.Config),
+		Commands: func(h *commands.Host) {
+			h.Live = func() report.Live {
+				u := coord.Usage()
+				return report.Live{SessionID: coord.SessionID(), LockHeld: p.Holding(), Model: coord.ModelName(),
+					InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+			}
 		},
 	})
 	// The policy asks at this shell's prompt while it runs (with --yes

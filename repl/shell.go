@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -101,6 +102,12 @@ type Options struct {
 	// a line for the person about files changed meanwhile. nil: the
 	// lock is held from start to end.
 	Hold func() (release func(), news string, err error)
+	// Models is the endpoint's model list: Tab after /model completes
+	// from it and /model NAME is checked against it (nil: neither).
+	Models *models.Resolver
+	// Commands adds the face's hooks to each command's Host (the live
+	// state /status reports, /init's and /resume's); nil adds none.
+	Commands func(*commands.Host)
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -253,7 +260,7 @@ func (s *Shell) open(fd int) error {
 		HistoryLimit:           historyKeep,
 		HistorySearchFold:      true,
 		DisableAutoSaveHistory: true,
-		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root),
+		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models),
 		Stdin:                  in,
 		// readline draws the prompt on Stdout; it is standard error here so
 		// standard output carries only answers. readline's Stderr writer
@@ -550,6 +557,10 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 	}
 	if s.coord != nil {
 		h.Coord = s.coord
+	}
+	h.Models = s.opts.Models
+	if s.opts.Commands != nil {
+		s.opts.Commands(h)
 	}
 	return h
 }

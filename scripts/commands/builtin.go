@@ -78,12 +78,22 @@ func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
 }
 
 func runStatus(_ context.Context, h *Host, _ string) (Outcome, error) {
-	r, err := report.Status(h.Fs, h.Root, h.now())
+	var r report.StatusReport
+	var err error
+	if h.Live != nil {
+		// The status of the open session, which its files do not tell
+		// between messages, from the same report `ralph status` gives.
+		l := h.Live()
+		l.Busy = h.busy()
+		r, err = report.StatusLive(h.Fs, h.Root, h.now(), l)
+	} else {
+		r, err = report.Status(h.Fs, h.Root, h.now())
+	}
 	if err != nil {
 		return Outcome{}, err
 	}
 	h.printf("%s", r.Text())
-	if h.Coord != nil {
+	if h.Coord != nil && h.Live == nil {
 		h.printf("model now: %s\n", h.Coord.ModelName())
 	}
 	if h.busy() && h.Agents != nil {
@@ -175,7 +185,7 @@ func hook(name string, get func(*Host) func() error) func(context.Context, *Host
 	}
 }
 
-func runModel(_ context.Context, h *Host, args string) (Outcome, error) {
+func runModel(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if h.Coord == nil {
 		return Outcome{}, fmt.Errorf("/model: no conversation is open")
 	}
@@ -185,6 +195,17 @@ func runModel(_ context.Context, h *Host, args string) (Outcome, error) {
 	}
 	if strings.ContainsAny(args, " \t") {
 		return Outcome{}, fmt.Errorf("/model takes one model name, not %q", args)
+	}
+	if h.Models != nil {
+		// One resolver decides, as for --model's completion: a name is
+		// refused only when the endpoint listed its models and not this.
+		warning, err := h.Models.Check(ctx, args)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("/model: %w", err)
+		}
+		if warning != "" {
+			h.printf("warning: %s\n", warning)
+		}
 	}
 	old := h.Coord.ModelName()
 	h.Coord.SetModel(args)

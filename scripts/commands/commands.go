@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
@@ -65,6 +67,12 @@ type Host struct {
 	// nil makes /handoff unavailable.
 	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
 	Now     func() time.Time
+	// Models is the endpoint's model list, which /model NAME is checked
+	// against; nil takes any name.
+	Models *models.Resolver
+	// Live is the open session's state for /status (busy is the Host's
+	// own); nil reports the project's files as `ralph status` does.
+	Live func() report.Live
 }
 
 func (h *Host) now() time.Time {

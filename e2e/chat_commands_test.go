@@ -1,0 +1,121 @@
+//go:build unix
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The commands people bring from other agents (issue 57, item 9): /model
+// completes from and is checked against the endpoint's list through one
+// resolver, /status is true of the open chat, /init writes AGENTS.md
+// through the model, /resume picks a conversation, a built-in command
+// wins over a custom one of the same name, and a paste folds as the same
+// number of lines whichever way it arrives.
+
+// modelsServer is the stand-in serving three models besides its own.
+func modelsServer(t *testing.T, extra string) string {
+	return inlineServer(t, `{"name":"models","loop":true,"served":["fake-large","fake-small","gpt-mini"]`+extra+`,"responses":[{"text":"ok"}]}`).URL
+}
+
+// Tab after /model lists the models the endpoint serves.
+func TestChatModelTabCompletesFromTheEndpoint(t *testing.T) {
+	c := startTmuxChat(t, modelsServer(t, ""), 100, 30)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	c.tmux("send-keys", "/model fake-", "Tab")
+	time.Sleep(300 * time.Millisecond)
+	c.tmux("send-keys", "Tab")
+	c.waitFor("the served models offered", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "fake-large") && strings.Contains(s, "fake-small")
+	})
+	c.tmux("send-keys", "-l", "l")
+	c.tmux("send-keys", "Tab")
+	c.tmux("send-keys", "Enter")
+	c.waitFor("the switch", 20*time.Second, func(s string) bool { return strings.Contains(s, "→ fake-large") })
+}
+
+// /model NAME is refused when the endpoint's list lacks it, naming the
+// nearest; kept with a one-line warning when the list is empty or cannot
+// be had (gateways often list nothing).
+func TestChatModelCheckedAgainstTheList(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra string
+		refused     bool
+	}{
+		{"listed-without", "", true},
+		{"empty-list", `,"served":["-"]`, false},
+		{"list-fails", `,"models_status":503`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := modelsServer(t, "")
+			if tc.extra != "" {
+				url = inlineServer(t, `{"name":"models","loop":true`+tc.extra+`,"responses":[{"text":"ok"}]}`).URL
+			}
+			dir := t.TempDir()
+			r := ralph(t, dir, cleanEnv(t), strings.NewReader("/model fake-larg\n/model\n"), "chat", "--base-url", url)
+			out := r.stdout + r.stderr
+			if tc.refused {
+				if !strings.Contains(out, `does not serve a model named "fake-larg"`) || !strings.Contains(out, "nearest it lists: fake-large") {
+					t.Fatalf("not refused with the nearest named:\n%s", out)
+				}
+				if strings.Contains(out, "→ fake-larg") || !strings.Contains(out, "model: fake-model") && !strings.Contains(out, "model: gpt") {
+					t.Fatalf("the unknown name was taken:\n%s", out)
+				}
+				return
+			}
+			if !strings.Contains(out, "→ fake-larg") || !regexp.MustCompile(`warning: kept "fake-larg" unchecked`).MatchString(out) {
+				t.Fatalf("not kept with a warning:\n%s", out)
+			}
+			if n := strings.Count(out, "unchecked"); n != 1 {
+				t.Fatalf("%d warnings:\n%s", n, out)
+			}
+		})
+	}
+}
+
+// /status in an open chat says the session is open, whose the lock is,
+// and the model: it said "completed" and "lock free" of the chat it was
+// typed in.
+func TestChatStatusIsTrueOfTheOpenChat(t *testing.T) {
+	c := startTmuxChat(t, modelsServer(t, ""), 100, 30)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	c.tmux("send-keys", "hello", "Enter")
+	c.waitFor("the answer", 20*time.Second, func(s string) bool { return strings.Count(s, "ralph>") >= 2 && idlePrompt.MatchString(s) })
+	c.tmux("send-keys", "/status", "Enter")
+	c.waitFor("the status", 20*time.Second, func(s string) bool { return strings.Contains(s, "lock ") && strings.Count(s, "ralph>") >= 3 })
+	s := c.screen()
+	st := s[strings.LastIndex(s, "/status"):]
+	for _, want := range []string{"open, idle at this chat's prompt", "let go while this chat waits at its prompt", "tokens"} {
+		if !strings.Contains(st, want) {
+			t.Fatalf("status lacks %q:\n%s", want, st)
+		}
+	}
+	if regexp.MustCompile(`status\s+completed|lock\s+free`).MatchString(st) {
+		t.Fatalf("status says the open chat is done:\n%s", st)
+	}
+}
+
+// While an answer streams, /status says the chat is running and holds
+// the lock.
+func TestChatStatusWhileRunning(t *testing.T) {
+	url := inlineServer(t, `{"name":"slow","responses":[{"text":"`+strings.Repeat("word ", 300)+`","chunk_size":5,"chunk_delay_ms":30}]}`).URL
+	c := startTmuxChat(t, url, 100, 30)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	c.tmux("send-keys", "go", "Enter")
+	c.waitFor("the stream", 20*time.Second, func(s string) bool { return strings.Count(s, "word") > 10 })
+	c.tmux("send-keys", "/status", "Enter")
+	c.waitFor("the status", 30*time.Second, func(s string) bool { return strings.Contains(s, "held by this chat (pid ") })
+	if s := c.screen(); !strings.Contains(s, "open, running (this chat") {
+		t.Fatalf("not running:\n%s", tailOf(s, 3000))
+	}
+}
+
+var _ = fmt.Sprint
+var _ = os.Getpid
+var _ = filepath.Join
