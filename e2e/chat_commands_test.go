@@ -119,3 +119,42 @@ func TestChatStatusWhileRunning(t *testing.T) {
 var _ = fmt.Sprint
 var _ = os.Getpid
 var _ = filepath.Join
+
+// A custom command file named like a built-in loses to it, with one
+// warning a session naming the file; a custom command of its own name
+// sends its text.
+func TestChatBuiltinWinsOverCustomCommand(t *testing.T) {
+	srv := inlineServer(t, `{"name":"custom","loop":true,"responses":[{"text":"ok"}]}`)
+	dir := t.TempDir()
+	for path, body := range map[string]string{
+		".claude/commands/status.md": "Say the word SHADOWED.\n",
+		".ralph/commands/greet.md":   "---\ndescription: greet\n---\nGreet $ARGUMENTS warmly.\n",
+	} {
+		p := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := ralph(t, dir, cleanEnv(t), strings.NewReader("/status\n/status\n/greet the team\n"), "chat", "--base-url", srv.URL)
+	out := r.stdout + r.stderr
+	if n := strings.Count(out, "warning: /status is ralph's own command; .claude/commands/status.md"); n != 1 {
+		t.Fatalf("%d shadow warnings, want 1:\n%s", n, out)
+	}
+	if strings.Count(out, "project ") < 2 {
+		t.Fatalf("the built-in /status did not run twice:\n%s", out)
+	}
+	var bodies []string
+	for _, req := range srv.Requests() {
+		bodies = append(bodies, string(req.Body))
+	}
+	all := strings.Join(bodies, "\n")
+	if strings.Contains(all, "SHADOWED") {
+		t.Fatalf("the shadowed file was sent to the model")
+	}
+	if !strings.Contains(all, "Greet the team warmly.") || strings.Contains(all, "description: greet") {
+		t.Fatalf("the custom command was not sent as written:\n%s", all)
+	}
+}

@@ -178,8 +178,15 @@ func Dispatch(ctx context.Context, h *Host, line string) (Outcome, error) {
 	name, args := Parse(line)
 	spec, ok := Lookup(name)
 	if !ok {
+		o, err := h.runCustom(name, args)
+		if !errors.Is(err, errNoCustom) {
+			return o, err
+		}
 		return Outcome{}, &UnknownError{Name: name, Suggestion: Nearest(name)}
 	}
+	// A custom command of a built-in's name never runs: the built-in
+	// means the same in every project.
+	h.warnShadowed(name)
 	return spec.run(ctx, h, args)
 }
 

@@ -1,0 +1,124 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// Custom commands are the prompt files people bring from other agents: a
+// file NAME.md in one of customDirs is /NAME, which sends the file's text
+// (its front matter left out, $ARGUMENTS replaced by what follows the
+// name) as a message. They are looked for only after ralph's own
+// commands: a built-in command of the same name wins, with a warning
+// naming the file it shadows, once a session.
+
+// customDirs are where custom commands are looked for, nearest first:
+// the project's own, then the person's (under their home).
+var customDirs = []struct {
+	project bool
+	dir     string
+}{
+	{true, filepath.Join(".ralph", "commands")},
+	{true, filepath.Join(".claude", "commands")},
+	{false, filepath.Join(".claude", "commands")},
+}
+
+// maxCustom bounds a custom command's file: it is a prompt, not a corpus.
+const maxCustom = 64 << 10
+
+// customFile is the file of custom command name, nearest first, and its
+// path as shown; ok is false when there is none.
+func (h *Host) customFile(name string) (fs afero.Fs, path, shown string, ok bool) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return nil, "", "", false
+	}
+	home, _ := os.UserHomeDir()
+	for _, d := range customDirs {
+		fs, base, shownBase := h.Fs, h.Root, ""
+		if !d.project {
+			if home == "" {
+				continue
+			}
+			fs, base, shownBase = rootfs.Person(), home, "~"
+		}
+		if fs == nil {
+			continue
+		}
+		p := filepath.Join(base, d.dir, name+".md")
+		if fi, err := fs.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return fs, p, filepath.ToSlash(filepath.Join(shownBase, d.dir, name+".md")), true
+		}
+	}
+	return nil, "", "", false
+}
+
+// warnedShadows are the custom files whose shadowing was told, once a
+// process (a chat is one session; /clear does not repeat it).
+var warnedShadows sync.Map
+
+// warnShadowed tells, once, that the built-in name shadows a custom
+// command file of that name.
+func (h *Host) warnShadowed(name string) {
+	_, _, shown, ok := h.customFile(name)
+	if !ok {
+		return
+	}
+	if _, told := warnedShadows.LoadOrStore(shown, true); told {
+		return
+	}
+	h.printf("warning: /%s is ralph's own command; %s, a custom command of the same name, does not run (rename the file to use it)\n", name, shown)
+}
+
+// errNoCustom is a name with no custom command file.
+var errNoCustom = errors.New("no custom command")
+
+// runCustom sends custom command name's text, with args for $ARGUMENTS.
+func (h *Host) runCustom(name, args string) (Outcome, error) {
+	fs, path, shown, ok := h.customFile(name)
+	if !ok {
+		return Outcome{}, errNoCustom
+	}
+	f, err := fs.Open(path)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+	}
+	defer f.Close()
+	data := make([]byte, maxCustom+1)
+	n, _ := f.Read(data)
+	if n > maxCustom {
+		return Outcome{}, fmt.Errorf("/%s: %s is larger than %d KiB; a custom command is a prompt", name, shown, maxCustom>>10)
+	}
+	body := stripFrontMatter(string(data[:n]))
+	if strings.Contains(body, "$ARGUMENTS") {
+		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
+	} else if args != "" {
+		body += "\n\n" + args
+	}
+	if strings.TrimSpace(body) == "" {
+		return Outcome{}, fmt.Errorf("/%s: %s is empty", name, shown)
+	}
+	h.printf("/%s: sending %s\n", name, text.StripControls(shown))
+	return Outcome{Send: strings.TrimSpace(body)}, nil
+}
+
+// stripFrontMatter drops a leading "---" block (a command's description
+// and allowed tools, for the agent that wrote it).
+func stripFrontMatter(s string) string {
+	if !strings.HasPrefix(s, "---\n") {
+		return s
+	}
+	if i := strings.Index(s[4:], "\n---"); i >= 0 {
+		rest := s[4+i+4:]
+		return strings.TrimPrefix(rest, "\n")
+	}
+	return s
+}
