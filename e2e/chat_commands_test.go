@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -156,5 +157,83 @@ func TestChatBuiltinWinsOverCustomCommand(t *testing.T) {
 	}
 	if !strings.Contains(all, "Greet the team warmly.") || strings.Contains(all, "description: greet") {
 		t.Fatalf("the custom command was not sent as written:\n%s", all)
+	}
+}
+
+// initScenario is the stand-in model answering /init: it writes name with
+// the write tool, then says so.
+func initScenario(t *testing.T, name, content string) string {
+	args, _ := json.Marshal(map[string]string{"path": name, "content": content})
+	return inlineServer(t, toolScenario(t, "init", [][]toolCall{{{"write_file", string(args)}}}, "wrote "+name)).URL
+}
+
+// /init has the model read the codebase and write AGENTS.md with the
+// write tool; it answered "did you mean /exit?".
+func TestChatInitWritesAgentsMD(t *testing.T) {
+	url := initScenario(t, "AGENTS.md", "# Agents\n\nBuild: go build ./...\n")
+	dir := t.TempDir()
+	r := ralph(t, dir, cleanEnv(t), strings.NewReader("/init\n"), "chat", "--base-url", url)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFileT(t, filepath.Join(dir, "AGENTS.md")); !strings.Contains(got, "Build: go build") {
+		t.Fatalf("AGENTS.md = %q", got)
+	}
+}
+
+// With only CLAUDE.md there, /init asks the model to update that one and
+// to create no AGENTS.md.
+func TestChatInitUpdatesClaudeMD(t *testing.T) {
+	srv := inlineServer(t, toolScenario(t, "init", [][]toolCall{{{"write_file", `{"path":"CLAUDE.md","content":"# Claude\n\nKeep this.\n\nTest: go test ./...\n"}`}}}, "updated CLAUDE.md"))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("# Claude\n\nKeep this.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := ralph(t, dir, cleanEnv(t), strings.NewReader("/init\n"), "chat", "--base-url", srv.URL)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "edit CLAUDE.md in place") {
+		t.Fatalf("the model was not asked to update CLAUDE.md")
+	}
+	if got := readFileT(t, filepath.Join(dir, "CLAUDE.md")); !strings.Contains(got, "Test: go test") {
+		t.Fatalf("CLAUDE.md = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "AGENTS.md")); err == nil {
+		t.Fatal("AGENTS.md was created beside CLAUDE.md")
+	}
+}
+
+// An AGENTS.md already there is written over only after the person says
+// yes at the prompt; where nobody can be asked (piped), it is left.
+func TestChatInitAsksBeforeOverwriting(t *testing.T) {
+	const old = "# Ours\n\nDo not lose this.\n"
+	srv := inlineServer(t, toolScenario(t, "init", [][]toolCall{{{"write_file", `{"path":"AGENTS.md","content":"# Agents\n\nDo not lose this.\nBuild: make\n"}`}}}, "rewrote AGENTS.md"))
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "AGENTS.md")
+	if err := os.WriteFile(agents, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := ralph(t, dir, cleanEnv(t), strings.NewReader("/init\n"), "chat", "--base-url", srv.URL)
+	if got := readFileT(t, agents); got != old || len(srv.Requests()) != 0 || !strings.Contains(r.stderr+r.stdout, "AGENTS.md exists") {
+		t.Fatalf("piped /init did not leave AGENTS.md (%d requests, %q):\n%s%s", len(srv.Requests()), got, r.stdout, r.stderr)
+	}
+
+	c := startTmux(t, dir, nil, 100, 30, "chat", "--base-url", srv.URL)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	c.tmux("send-keys", "/init", "Enter")
+	c.waitFor("the question", 20*time.Second, func(s string) bool { return strings.Contains(s, "AGENTS.md exists: have the model rewrite it") })
+	c.tmux("send-keys", "-l", "n")
+	c.waitFor("the refusal", 20*time.Second, func(s string) bool { return strings.Contains(s, "left as it is") })
+	if got := readFileT(t, agents); got != old || len(srv.Requests()) != 0 {
+		t.Fatalf("a no wrote AGENTS.md or asked the model (%d requests): %q", len(srv.Requests()), got)
+	}
+	c.tmux("send-keys", "/init", "Enter")
+	c.waitFor("the question again", 20*time.Second, func(s string) bool { return strings.Count(s, "have the model rewrite it") >= 2 })
+	c.tmux("send-keys", "-l", "y")
+	c.waitFor("the rewrite", 30*time.Second, func(s string) bool { return strings.Contains(s, "rewrote AGENTS.md") })
+	if got := readFileT(t, agents); !strings.Contains(got, "Build: make") {
+		t.Fatalf("a yes did not rewrite AGENTS.md: %q\n%s", got, tailOf(c.screen(), 2000))
 	}
 }

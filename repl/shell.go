@@ -528,7 +528,20 @@ func (s *Shell) command(line string) (exit bool) {
 	if err != nil {
 		s.scr.line(s.scr.pal.Red("✗ " + err.Error()))
 	}
-	if o.Send != "" {
+	if o.Send != "" && o.Ask != "" {
+		// The question is answered at the prompt this goroutine goes
+		// back to reading, so it is asked from another.
+		go func() {
+			defer s.crashGuard()
+			if !s.Confirm(s.ctx, o.Ask) {
+				s.scr.line(s.scr.pal.Dim("left as it is"))
+				return
+			}
+			if err := s.startRun(o.Send); err != nil && !s.refused(err) {
+				s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+			}
+		}()
+	} else if o.Send != "" {
 		if err := s.startRun(o.Send); err != nil && !s.refused(err) {
 			s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
 		}
@@ -558,7 +571,7 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 	if s.coord != nil {
 		h.Coord = s.coord
 	}
-	h.Models = s.opts.Models
+	h.Models, h.Confirm = s.opts.Models, s.Confirm
 	if s.opts.Commands != nil {
 		s.opts.Commands(h)
 	}

@@ -26,6 +26,7 @@ func All() []Spec {
 	return []Spec{
 		{"help", "", "this help: commands, keys and message priorities", runHelp},
 		{"status", "", "the session, tasks and lock, like `ralph status`", runStatus},
+		{"init", "", "have the model read the codebase and write AGENTS.md (or update CLAUDE.md when only that exists); asks before writing over AGENTS.md", runInit},
 		{"tasks", "", "show RALPH_TASKS.md", showFile(memory.TasksFile)},
 		{"goals", "", "show RALPH_GOALS.md", showFile(memory.GoalsFile)},
 		{"todo", "", "show RALPH_TODO.md", showFile(memory.TodoFile)},

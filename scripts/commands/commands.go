@@ -73,6 +73,9 @@ type Host struct {
 	// Live is the open session's state for /status (busy is the Host's
 	// own); nil reports the project's files as `ralph status` does.
 	Live func() report.Live
+	// Confirm asks the person a yes/no question at the face's prompt;
+	// nil where nobody can be asked (a script).
+	Confirm func(ctx context.Context, question string) bool
 }
 
 func (h *Host) now() time.Time {
@@ -117,6 +120,9 @@ type Outcome struct {
 	// Send is a message the face sends as if the person had typed it
 	// (/plan's request).
 	Send string
+	// Ask, when set, is a yes/no question the face puts to the person
+	// first: Send is sent only on a yes (/init over an existing file).
+	Ask string
 }
 
 // Spec describes one command.
