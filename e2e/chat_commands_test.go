@@ -237,3 +237,41 @@ func TestChatInitAsksBeforeOverwriting(t *testing.T) {
 		t.Fatalf("a yes did not rewrite AGENTS.md: %q\n%s", got, tailOf(c.screen(), 2000))
 	}
 }
+
+// /resume lists the project's conversations as the --resume picker does
+// (newest first, by first words), and /resume N goes on with one: the
+// chat reopens it, and the next message continues that conversation. It
+// resumed a paused task loop, and said there was none.
+func TestChatResumePicksAConversation(t *testing.T) {
+	srv := inlineServer(t, `{"name":"resume","loop":true,"responses":[{"text":"noted"}]}`)
+	dir := t.TempDir()
+	for _, prompt := range []string{"first alpha", "second beta"} {
+		if r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, prompt); r.code != 0 {
+			t.Fatalf("%q: exit %d: %s", prompt, r.code, r.stderr)
+		}
+	}
+	c := startTmux(t, dir, nil, 100, 30, "chat", "--base-url", srv.URL)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	c.tmux("send-keys", "/resume", "Enter")
+	c.waitFor("the list", 20*time.Second, func(s string) bool { return strings.Contains(s, "/resume N goes on") })
+	s := c.screen()
+	beta, alpha := strings.Index(s, " 1) second beta"), strings.Index(s, " 2) first alpha")
+	if beta < 0 || alpha < beta {
+		t.Fatalf("not listed newest first by first words:\n%s", tailOf(s, 2000))
+	}
+	before := len(srv.Requests())
+	c.tmux("send-keys", "/resume 2", "Enter")
+	c.waitFor("the reopened session", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "going on in session") && strings.Count(s, "· session ") >= 2 && idlePrompt.MatchString(s)
+	})
+	c.tmux("send-keys", "and then?", "Enter")
+	waitFor(t, "the next request", 20*time.Second, func() bool { return len(srv.Requests()) > before })
+	body := string(srv.Requests()[before].Body)
+	if !strings.Contains(body, "first alpha") || strings.Contains(body, "second beta") || !strings.Contains(body, "and then?") {
+		t.Fatalf("the message did not continue the picked conversation:\n%s", body)
+	}
+	if os.Getenv("SHOWSCREEN") != "" {
+		time.Sleep(time.Second)
+		t.Log(c.screen())
+	}
+}

@@ -34,6 +34,9 @@ type MainOptions struct {
 	// the shell takes over its conversation instead of starting one.
 	Queue *interrupts.Queue
 	Coord *coordinator.Coordinator
+	// Reopen, when set, is told the session /resume picked: the shell
+	// leaves, and the caller opens that session as --resume does.
+	Reopen func(id string)
 }
 
 // Main runs the interactive shell on an opened project until the person
@@ -64,6 +67,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// project.Hold). One a task loop stopped into (o.Coord) keeps it,
 	// as the loop did.
 	var hold func() (func(), string, error)
+	reopen := "" // the session /resume picked
 	if o.Coord == nil {
 		hold = p.Hold
 	}
@@ -97,6 +101,12 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		},
 		Models: models.ForConfig(p.Config),
 		Commands: func(h *commands.Host) {
+			if o.Reopen != nil && o.Coord == nil {
+				h.Reopen = func(id string) {
+					reopen = id
+					o.Reopen(id)
+				}
+			}
 			h.Live = func() report.Live {
 				u := coord.Usage()
 				return report.Live{SessionID: coord.SessionID(), LockHeld: p.Holding(), Model: coord.ModelName(),
@@ -124,7 +134,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// Leaving (Ctrl-C twice, Ctrl-D) keeps the conversation, and nothing
 	// else on the screen says so or how to come back to it. A task
 	// loop's shell (o.Coord) is the loop's to report on.
-	if o.Coord == nil && talked(coord.Messages()) {
+	if o.Coord == nil && reopen == "" && talked(coord.Messages()) {
 		id := p.Session.CurrentID()
 		latest, _ := memory.FindSession(p.Fs, p.Root, "")
 		summary := view.ExitSummary(view.LoadSessionFacts(p.Fs, p.Root, id), latest == id)

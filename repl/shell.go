@@ -78,8 +78,8 @@ type Options struct {
 	// Redact takes secrets out of each line before it goes to the history
 	// file (nil: lines are kept as typed).
 	Redact func(string) string
-	// Loop runs the task loop for /run, and Control pauses and resumes it
-	// for /pause and /resume; nil makes those commands say so.
+	// Loop runs the task loop for /run, and Control pauses it for /pause
+	// and resumes it for /run; nil makes those commands say so.
 	Loop func(ctx context.Context) (string, error)
 	// Plan and DropPlan start and take back a plan (/plan); nil makes
 	// /plan unavailable.
@@ -106,7 +106,7 @@ type Options struct {
 	// from it and /model NAME is checked against it (nil: neither).
 	Models *models.Resolver
 	// Commands adds the face's hooks to each command's Host (the live
-	// state /status reports, /init's and /resume's); nil adds none.
+	// state /status reports, /resume's reopening); nil adds none.
 	Commands func(*commands.Host)
 }
 
@@ -566,8 +566,9 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 		Handoff: s.opts.Handoff,
 	}
 	if s.opts.Control != nil {
-		h.Pause, h.Resume = s.opts.Control.Pause, s.resume
+		h.Pause, h.Resume, h.LoopPaused = s.opts.Control.Pause, s.resume, s.opts.Control.Paused
 	}
+	h.Width, _ = terminal.Size(s.opts.Err, 80, 24)
 	if s.coord != nil {
 		h.Coord = s.coord
 	}

@@ -33,10 +33,10 @@ func All() []Spec {
 		{"progress", "", "show the latest of RALPH_PROGRESS.md", showFile(memory.ProgressFile)},
 		{"agents", "", "what each running agent is doing", runAgents},
 		{"stop", "", "hard stop: cancel everything in flight, keep what was done, save", runStop},
-		{"run", "", "start the task loop over RALPH_TASKS.md", runLoop},
+		{"run", "", "start the task loop over RALPH_TASKS.md, or go on with it when paused", runLoop},
 		{"plan", "FEATURE | drop", "talk a feature into goals and tasks (RALPH_TASKS.md), like `ralph plan`; drop puts both files back", runPlan},
-		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile", hook("pause", func(h *Host) func() error { return h.Pause })},
-		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
+		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile; /run goes on", runPause},
+		{"resume", "[N|id]", "pick a conversation of this project to go on with, like --resume (a paused task loop goes on with /run)", runResume},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"mcp", "", "the MCP servers: their state and tools", runMCP},
 		{"retry", "", "send the last message the endpoint refused again (a refused message is set aside and left out of later requests)", runRetry},
@@ -166,24 +166,33 @@ func runLoop(_ context.Context, h *Host, _ string) (Outcome, error) {
 	if h.Loop == nil {
 		return Outcome{}, fmt.Errorf("/run: the task loop is %w here; `ralph run` works through RALPH_TASKS.md", ErrNotAvailable)
 	}
+	if h.LoopPaused != nil && h.LoopPaused() {
+		// A paused loop goes on where it stopped: /run is what starts
+		// the loop, and what goes on with it.
+		if h.Resume == nil {
+			return Outcome{}, fmt.Errorf("/run: going on with the paused task loop is %w here", ErrNotAvailable)
+		}
+		if err := h.Resume(); err != nil {
+			return Outcome{}, fmt.Errorf("/run: %w", err)
+		}
+		h.printf("task loop: resumed\n")
+		return Outcome{}, nil
+	}
 	if h.busy() {
 		return Outcome{}, errors.New("/run: ralph is already working; stop it first (Ctrl-C or /stop)")
 	}
 	return Outcome{Job: h.Loop, JobName: "the task loop"}, nil
 }
 
-func hook(name string, get func(*Host) func() error) func(context.Context, *Host, string) (Outcome, error) {
-	return func(_ context.Context, h *Host, _ string) (Outcome, error) {
-		fn := get(h)
-		if fn == nil {
-			return Outcome{}, fmt.Errorf("/%s: pausing and resuming the task loop is %w yet", name, ErrNotAvailable)
-		}
-		if err := fn(); err != nil {
-			return Outcome{}, fmt.Errorf("/%s: %w", name, err)
-		}
-		h.printf("task loop: %s\n", map[string]string{"pause": "paused", "resume": "resumed"}[name])
-		return Outcome{}, nil
+func runPause(_ context.Context, h *Host, _ string) (Outcome, error) {
+	if h.Pause == nil {
+		return Outcome{}, fmt.Errorf("/pause: pausing the task loop is %w here", ErrNotAvailable)
 	}
+	if err := h.Pause(); err != nil {
+		return Outcome{}, fmt.Errorf("/pause: %w", err)
+	}
+	h.printf("task loop: paused\n")
+	return Outcome{}, nil
 }
 
 func runModel(ctx context.Context, h *Host, args string) (Outcome, error) {

@@ -76,6 +76,15 @@ type Host struct {
 	// Confirm asks the person a yes/no question at the face's prompt;
 	// nil where nobody can be asked (a script).
 	Confirm func(ctx context.Context, question string) bool
+	// LoopPaused reports whether the task loop is paused (/run goes on
+	// with it); nil: there is no loop to pause.
+	LoopPaused func() bool
+	// Reopen makes the face go on in session id once the command's
+	// Exit has closed this one, through the face's resume path
+	// (/resume); nil: the face cannot.
+	Reopen func(id string)
+	// Width is the terminal's width for lists; 0: 80.
+	Width int
 }
 
 func (h *Host) now() time.Time {
