@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -116,10 +117,6 @@ func TestChatStatusWhileRunning(t *testing.T) {
 		t.Fatalf("not running:\n%s", tailOf(s, 3000))
 	}
 }
-
-var _ = fmt.Sprint
-var _ = os.Getpid
-var _ = filepath.Join
 
 // A custom command file named like a built-in loses to it, with one
 // warning a session naming the file; a custom command of its own name
@@ -270,8 +267,54 @@ func TestChatResumePicksAConversation(t *testing.T) {
 	if !strings.Contains(body, "first alpha") || strings.Contains(body, "second beta") || !strings.Contains(body, "and then?") {
 		t.Fatalf("the message did not continue the picked conversation:\n%s", body)
 	}
-	if os.Getenv("SHOWSCREEN") != "" {
-		time.Sleep(time.Second)
-		t.Log(c.screen())
+}
+
+// A paste of five lines ending in a line break folds as its first line
+// and four more, whether the terminal sends it with line feeds (bytes as
+// a terminal emulator writes them) or tmux pastes a buffer piped into it
+// (carriage returns); it folded as "5 more" one way and "4 more" another.
+// The message sent is the five lines.
+func TestChatPasteFoldsFiveLinesOneWay(t *testing.T) {
+	srv := inlineServer(t, `{"name":"paste","loop":true,"responses":[{"text":"got it"}]}`)
+	c := startTmux(t, t.TempDir(), nil, 100, 30, "chat", "--base-url", srv.URL)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	const paste = "l1\nl2\nl3\nl4\nl5\n"
+	// The terminal's own bytes: a bracketed paste with line feeds.
+	hex := []string{"send-keys", "-H"}
+	for _, b := range []byte("\x1b[200~" + paste + "\x1b[201~") {
+		hex = append(hex, fmt.Sprintf("%02x", b))
 	}
+	c.tmux(hex...)
+	c.waitFor("the first fold", 10*time.Second, func(s string) bool { return strings.Contains(s, "⟪l1") })
+	// A buffer piped into tmux and pasted bracketed (line breaks as CR).
+	load := exec.Command("tmux", "-S", c.sock, "load-buffer", "-")
+	load.Stdin = strings.NewReader(paste)
+	if out, err := load.CombinedOutput(); err != nil {
+		t.Fatalf("load-buffer: %v\n%s", err, out)
+	}
+	c.tmux("paste-buffer", "-p")
+	c.waitFor("the second fold", 10*time.Second, func(s string) bool { return strings.Count(s, "⟪l1") >= 2 })
+	s := c.screen()
+	if n := strings.Count(s, "⟪l1 … 4 more lines #"); n != 2 {
+		t.Fatalf("%d folds say 4 more lines, want 2:\n%s", n, tailOf(s, 2000))
+	}
+	c.tmux("send-keys", "Enter")
+	waitFor(t, "the request", 20*time.Second, func() bool { return len(srv.Requests()) > 0 })
+	if body := string(srv.Requests()[0].Body); strings.Count(body, `l1\nl2\nl3\nl4\nl5`) != 2 {
+		t.Fatalf("the pastes were not sent whole:\n%s", body)
+	}
+}
+
+// Two messages queued while an answer streams go back into the prompt
+// joined by a line break when Ctrl-C stops the answer, in the order typed,
+// and Enter sends them as one message of two lines.
+func TestChatStopPutsQueuedBackJoined(t *testing.T) {
+	c, _ := typedChat(t)
+	c.tmux("send-keys", "keep me", "Enter")
+	c.tmux("send-keys", "and me", "Enter")
+	time.Sleep(300 * time.Millisecond)
+	c.tmux("send-keys", "C-c")
+	c.waitFor("both messages back in the prompt", 20*time.Second, func(s string) bool {
+		return regexp.MustCompile(`(?m)^ralph> keep me␤and me\s*$`).MatchString(s)
+	})
 }
