@@ -169,14 +169,7 @@ func runLoop(_ context.Context, h *Host, _ string) (Outcome, error) {
 	if h.LoopPaused != nil && h.LoopPaused() {
 		// A paused loop goes on where it stopped: /run is what starts
 		// the loop, and what goes on with it.
-		if h.Resume == nil {
-			return Outcome{}, fmt.Errorf("/run: going on with the paused task loop is %w here", ErrNotAvailable)
-		}
-		if err := h.Resume(); err != nil {
-			return Outcome{}, fmt.Errorf("/run: %w", err)
-		}
-		h.printf("task loop: resumed\n")
-		return Outcome{}, nil
+		return controlLoop(h, "run", "resumed", h.Resume)
 	}
 	if h.busy() {
 		return Outcome{}, errors.New("/run: ralph is already working; stop it first (Ctrl-C or /stop)")
@@ -185,13 +178,19 @@ func runLoop(_ context.Context, h *Host, _ string) (Outcome, error) {
 }
 
 func runPause(_ context.Context, h *Host, _ string) (Outcome, error) {
-	if h.Pause == nil {
-		return Outcome{}, fmt.Errorf("/pause: pausing the task loop is %w here", ErrNotAvailable)
+	return controlLoop(h, "pause", "paused", h.Pause)
+}
+
+// controlLoop pauses the task loop or has it go on (fn, the face's; nil
+// where the face has no loop to control), as /pause and /run say.
+func controlLoop(h *Host, cmd, done string, fn func() error) (Outcome, error) {
+	if fn == nil {
+		return Outcome{}, fmt.Errorf("/%s: pausing and resuming the task loop is %w here", cmd, ErrNotAvailable)
 	}
-	if err := h.Pause(); err != nil {
-		return Outcome{}, fmt.Errorf("/pause: %w", err)
+	if err := fn(); err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %w", cmd, err)
 	}
-	h.printf("task loop: paused\n")
+	h.printf("task loop: %s\n", done)
 	return Outcome{}, nil
 }
 
