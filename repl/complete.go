@@ -99,6 +99,9 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 		for _, spec := range commands.All() {
 			s = append(s, prompt.Suggest{Text: spec.Name, Description: spec.Summary})
 		}
+		for _, name := range commands.CustomNames(c.fs, c.root) {
+			s = append(s, prompt.Suggest{Text: name, Description: "custom command"})
+		}
 		return s, word[1:], "/"
 	case strings.HasPrefix(word, "@"):
 		var s []prompt.Suggest

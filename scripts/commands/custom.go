@@ -61,6 +61,36 @@ func (h *Host) customFile(name string) (fs afero.Fs, path, shown string, ok bool
 	return nil, "", "", false
 }
 
+// CustomNames are the custom commands no built-in shadows, for Tab, each
+// once, nearest first.
+func CustomNames(fs afero.Fs, root string) []string {
+	home, _ := os.UserHomeDir()
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range customDirs {
+		dfs, base := fs, root
+		if !d.project {
+			if home == "" {
+				continue
+			}
+			dfs, base = rootfs.Person(), home
+		}
+		entries, err := afero.ReadDir(dfs, filepath.Join(base, d.dir))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name, ok := strings.CutSuffix(e.Name(), ".md")
+			if _, builtin := Lookup(strings.ToLower(name)); !ok || builtin || seen[name] || !e.Mode().IsRegular() {
+				continue
+			}
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // warnedShadows are the custom files whose shadowing was told, once a
 // process (a chat is one session; /clear does not repeat it).
 var warnedShadows sync.Map

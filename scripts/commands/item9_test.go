@@ -93,3 +93,15 @@ func TestInitTargets(t *testing.T) {
 		t.Fatalf("agents: %v, %+v", err, o)
 	}
 }
+
+// Tab offers the custom commands no built-in shadows.
+func TestCustomNames(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	fs := afero.NewMemMapFs()
+	for _, p := range []string{"/p/.ralph/commands/deploy.md", "/p/.claude/commands/status.md", "/p/.claude/commands/deploy.md", "/p/.claude/commands/notes.txt"} {
+		_ = afero.WriteFile(fs, p, []byte("x"), 0o644)
+	}
+	if got := CustomNames(fs, "/p"); len(got) != 1 || got[0] != "deploy" {
+		t.Fatalf("CustomNames = %q", got)
+	}
+}
