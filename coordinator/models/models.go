@@ -120,8 +120,15 @@ func (r *Resolver) List(ctx context.Context) ([]string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, ListTimeout)
 	defer cancel()
-	r.ids, r.err = r.list(ctx)
-	r.fetched = true
+	ids, err := r.list(ctx)
+	// The names reach the terminal (Tab, the nearest named): one that
+	// would drive it is no model anyone can type, and is left out.
+	for _, id := range ids {
+		if id != "" && text.StripControls(id) == id {
+			r.ids = append(r.ids, id)
+		}
+	}
+	r.err, r.fetched = err, true
 	if r.err == nil && len(r.ids) > 0 {
 		writeCache(r.cache, r.baseURL, r.ids)
 	}

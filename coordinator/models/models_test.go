@@ -44,3 +44,11 @@ func TestCacheFile(t *testing.T) {
 		t.Fatalf("%q, %v", got, err)
 	}
 }
+
+// A listed name that would drive the terminal is left out.
+func TestListDropsControls(t *testing.T) {
+	got, _ := New("http://x/v1", "", func(context.Context) ([]string, error) { return []string{"ok", "bad\x1b]0;x\a", ""}, nil }).List(context.Background())
+	if !slices.Equal(got, []string{"ok"}) {
+		t.Fatalf("%q", got)
+	}
+}

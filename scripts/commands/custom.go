@@ -81,7 +81,8 @@ func CustomNames(fs afero.Fs, root string) []string {
 		}
 		for _, e := range entries {
 			name, ok := strings.CutSuffix(e.Name(), ".md")
-			if _, builtin := Lookup(strings.ToLower(name)); !ok || builtin || seen[name] || !e.Mode().IsRegular() {
+			// A name that would drive the terminal is never offered.
+			if _, builtin := Lookup(strings.ToLower(name)); !ok || builtin || seen[name] || !e.Mode().IsRegular() || text.StripControls(name) != name {
 				continue
 			}
 			seen[name] = true
