@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,15 +22,25 @@ import (
 // commands: a built-in command of the same name wins, with a warning
 // naming the file it shadows, once a session.
 
+// customDir is a directory custom commands are looked for in, the
+// filesystem it is read through, and how it is shown.
+type customDir struct {
+	fs          afero.Fs
+	path, shown string
+}
+
 // customDirs are where custom commands are looked for, nearest first:
-// the project's own, then the person's (under their home).
-var customDirs = []struct {
-	project bool
-	dir     string
-}{
-	{true, filepath.Join(".ralph", "commands")},
-	{true, filepath.Join(".claude", "commands")},
-	{false, filepath.Join(".claude", "commands")},
+// the project's own (.ralph/commands, .claude/commands), then the
+// person's (~/.claude/commands).
+func customDirs(fs afero.Fs, root string) []customDir {
+	ds := []customDir{
+		{fs, filepath.Join(root, ".ralph", "commands"), ".ralph/commands"},
+		{fs, filepath.Join(root, ".claude", "commands"), ".claude/commands"},
+	}
+	if home, _ := os.UserHomeDir(); home != "" {
+		ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, ".claude", "commands"), "~/.claude/commands"})
+	}
+	return ds
 }
 
 // maxCustom bounds a custom command's file: it is a prompt, not a corpus.
@@ -38,24 +49,13 @@ const maxCustom = 64 << 10
 // customFile is the file of custom command name, nearest first, and its
 // path as shown; ok is false when there is none.
 func (h *Host) customFile(name string) (fs afero.Fs, path, shown string, ok bool) {
-	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
 		return nil, "", "", false
 	}
-	home, _ := os.UserHomeDir()
-	for _, d := range customDirs {
-		fs, base, shownBase := h.Fs, h.Root, ""
-		if !d.project {
-			if home == "" {
-				continue
-			}
-			fs, base, shownBase = rootfs.Person(), home, "~"
-		}
-		if fs == nil {
-			continue
-		}
-		p := filepath.Join(base, d.dir, name+".md")
-		if fi, err := fs.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return fs, p, filepath.ToSlash(filepath.Join(shownBase, d.dir, name+".md")), true
+	for _, d := range customDirs(h.Fs, h.Root) {
+		p := filepath.Join(d.path, name+".md")
+		if fi, err := d.fs.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return d.fs, p, d.shown + "/" + name + ".md", true
 		}
 	}
 	return nil, "", "", false
@@ -64,18 +64,10 @@ func (h *Host) customFile(name string) (fs afero.Fs, path, shown string, ok bool
 // CustomNames are the custom commands no built-in shadows, for Tab, each
 // once, nearest first.
 func CustomNames(fs afero.Fs, root string) []string {
-	home, _ := os.UserHomeDir()
 	seen := map[string]bool{}
 	var out []string
-	for _, d := range customDirs {
-		dfs, base := fs, root
-		if !d.project {
-			if home == "" {
-				continue
-			}
-			dfs, base = rootfs.Person(), home
-		}
-		entries, err := afero.ReadDir(dfs, filepath.Join(base, d.dir))
+	for _, d := range customDirs(fs, root) {
+		entries, err := afero.ReadDir(d.fs, d.path)
 		if err != nil {
 			continue
 		}
@@ -123,12 +115,14 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
 	}
 	defer f.Close()
-	data := make([]byte, maxCustom+1)
-	n, _ := f.Read(data)
-	if n > maxCustom {
+	data, err := io.ReadAll(io.LimitReader(f, maxCustom+1))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+	}
+	if len(data) > maxCustom {
 		return Outcome{}, fmt.Errorf("/%s: %s is larger than %d KiB; a custom command is a prompt", name, shown, maxCustom>>10)
 	}
-	body := stripFrontMatter(string(data[:n]))
+	body := stripFrontMatter(string(data))
 	if strings.Contains(body, "$ARGUMENTS") {
 		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
 	} else if args != "" {
