@@ -13,9 +13,9 @@ import (
 
 // TestChatTalksWhileTheLoopIsPaused: a task loop /paused in chat leaves the
 // prompt free. A question gets its answer while the loop stays paused (the
-// second task not started, still open in RALPH_TASKS.md); /resume is
+// second task not started, still open in RALPH_TASKS.md); /run is
 // refused while a conversation runs; Ctrl-C stops only the conversation;
-// /resume then carries the loop through both tasks.
+// /run then carries the loop through both tasks.
 func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 	tasks := taskChildModel()
 	// The first task's child waits at its first request until the test
@@ -76,7 +76,7 @@ func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 			t.Fatalf("%s session.json does not say paused:\n%s", when, data)
 		}
 	}
-	const pausedPrompt = "ralph (task loop paused, /resume goes on)>"
+	const pausedPrompt = "ralph (task loop paused, /run goes on)>"
 
 	r := startPTY(t, dir, cleanEnv(t), "--base-url", srv.URL, "-y", "chat")
 	r.waitIdle(10*time.Second, nil)
@@ -107,8 +107,8 @@ func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 	r.typeKeys("tell me a long story\r")
 	r.waitFor("task loop paused · conversation running", 10*time.Second)
 	waitFor(t, "the story to stream", 10*time.Second, func() bool { return srv.Active() == 1 })
-	r.typeKeys("/resume\r")
-	r.waitFor("/resume: a conversation is still running beside the paused loop", 5*time.Second)
+	r.typeKeys("/run\r")
+	r.waitFor("/run: a conversation is still running beside the paused loop", 5*time.Second)
 	r.typeKeys("\x03")
 	r.waitFor("stopped: ", 5*time.Second)
 	r.waitFor(pausedPrompt, 5*time.Second)
@@ -120,10 +120,10 @@ func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 		t.Fatalf("the conversation's Ctrl-C stopped the loop:\n%s", s)
 	}
 
-	r.typeKeys("/resume\r")
+	r.typeKeys("/run\r")
 	r.waitFor("task loop: all tasks done", 20*time.Second)
 	if data := readTasks(); strings.Count(data, "- [x]") != 2 {
-		t.Fatalf("after /resume:\n%s", data)
+		t.Fatalf("after /run:\n%s", data)
 	}
 	r.waitIdle(5*time.Second, nil)
 	r.leave(0, 5*time.Second)

@@ -32,25 +32,24 @@ type tmuxChat struct {
 
 func startTmuxChat(t *testing.T, url string, cols, rows int) *tmuxChat {
 	t.Helper()
-	return startTmux(t, t.TempDir(), cols, rows, "chat", "--base-url", url)
+	return startTmux(t, t.TempDir(), nil, cols, rows, "chat", "--base-url", url)
 }
 
-// startTmux runs ralph with args in dir, in a tmux session of its own
-// server.
-func startTmux(t *testing.T, dir string, cols, rows int, ralphArgs ...string) *tmuxChat {
+// startTmux is ralph with args in a tmux session of its own server, in
+// dir, with cleanEnv and extra in its environment.
+func startTmux(t *testing.T, dir string, extra []string, cols, rows int, args ...string) *tmuxChat {
 	t.Helper()
 	needTool(t, "tmux", "apt-get install tmux")
-	tmp := t.TempDir()
-	conf := filepath.Join(tmp, "tmux.conf")
+	tdir := t.TempDir()
+	conf := filepath.Join(tdir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g history-limit 50000\nset -g default-terminal xterm-256color\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := &tmuxChat{t: t, sock: filepath.Join(tmp, "tmux.sock")}
-	args := []string{"-S", c.sock, "-f", conf, "new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "--", "env", "-i"}
-	args = append(args, cleanEnv(t, "TERM=xterm-256color")...)
-	args = append(args, ralphBin)
-	args = append(args, ralphArgs...)
-	cmd := exec.Command("tmux", args...)
+	c := &tmuxChat{t: t, sock: filepath.Join(tdir, "tmux.sock")}
+	targs := []string{"-S", c.sock, "-f", conf, "new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "--", "env", "-i"}
+	targs = append(targs, cleanEnv(t, append([]string{"TERM=xterm-256color"}, extra...)...)...)
+	targs = append(targs, ralphBin)
+	cmd := exec.Command("tmux", append(targs, args...)...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)

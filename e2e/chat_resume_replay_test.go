@@ -62,7 +62,7 @@ func replayServer(t *testing.T) string {
 // prompt is up.
 func reopenInTmux(t *testing.T, dir, url string, args ...string) string {
 	t.Helper()
-	c := startTmux(t, dir, 100, 30, append([]string{"--base-url", url}, args...)...)
+	c := startTmux(t, dir, nil, 100, 30, append([]string{"--base-url", url}, args...)...)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
 	time.Sleep(200 * time.Millisecond)
 	return c.screen()
@@ -119,7 +119,7 @@ func TestResumeByIDReplaysTurns(t *testing.T) {
 func TestResumePickerReplaysTurns(t *testing.T) {
 	url := replayServer(t)
 	dir, id := replaySession(t, url)
-	c := startTmux(t, dir, 100, 30, "--resume", "--base-url", url)
+	c := startTmux(t, dir, nil, 100, 30, "--resume", "--base-url", url)
 	c.waitFor("the picker", 20*time.Second, func(s string) bool { return strings.Contains(s, "Resume which?") })
 	c.tmux("send-keys", "1", "Enter")
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)

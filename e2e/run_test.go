@@ -309,7 +309,8 @@ func TestRunCtrlCSwitchesToChat(t *testing.T) {
 
 // TestChatPauseAndResumeTheLoop: /pause in chat lets the task in flight
 // finish, starts no other, and says "paused" in session.json; /resume
-// carries the loop to its end.
+// points to /run (it picks a conversation), and /run carries the loop to
+// its end.
 func TestChatPauseAndResumeTheLoop(t *testing.T) {
 	var gate atomic.Bool
 	done := taskChildModel()
@@ -340,12 +341,14 @@ func TestChatPauseAndResumeTheLoop(t *testing.T) {
 	if strings.Count(string(data), "- [x]") != 1 || strings.Contains(string(data), "[~]") {
 		t.Fatalf("while paused:\n%s", data)
 	}
-	gate.Store(true)
 	r.typeKeys("/resume\r")
+	r.waitFor("the task loop is paused; /run goes on with it", 10*time.Second)
+	gate.Store(true)
+	r.typeKeys("/run\r")
 	r.waitFor("task loop: all tasks done", 20*time.Second)
 	data, _ = os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
 	if strings.Count(string(data), "- [x]") != 3 {
-		t.Fatalf("after /resume:\n%s", data)
+		t.Fatalf("after /run:\n%s", data)
 	}
 	r.waitIdle(5*time.Second, nil)
 	r.leave(0, 5*time.Second)

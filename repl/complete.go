@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/commands"
 )
@@ -35,8 +37,9 @@ var skipDirs = map[string]bool{".git": true, ".ralph": true, "node_modules": tru
 // fuzzy matches exist, Tab replaces the word with the best one (see
 // completionListener).
 type completer struct {
-	fs   afero.Fs
-	root string
+	fs     afero.Fs
+	root   string
+	models *models.Resolver // nil: /model's argument is not completed
 
 	mu      sync.Mutex
 	files   []string
@@ -51,7 +54,9 @@ type replacement struct {
 	with       string
 }
 
-func newCompleter(fs afero.Fs, root string) *completer { return &completer{fs: fs, root: root} }
+func newCompleter(fs afero.Fs, root string, m *models.Resolver) *completer {
+	return &completer{fs: fs, root: root, models: m}
+}
 
 // Do implements readline.AutoCompleter.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
@@ -94,6 +99,9 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 		for _, spec := range commands.All() {
 			s = append(s, prompt.Suggest{Text: spec.Name, Description: spec.Summary})
 		}
+		for _, name := range commands.CustomNames(c.fs, c.root) {
+			s = append(s, prompt.Suggest{Text: name, Description: "custom command"})
+		}
 		return s, word[1:], "/"
 	case strings.HasPrefix(word, "@"):
 		var s []prompt.Suggest
@@ -101,7 +109,16 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 			s = append(s, prompt.Suggest{Text: f})
 		}
 		return s, word[1:], "@"
-	case strings.HasPrefix(strings.TrimSpace(before), "/session") && len(strings.Fields(before)) == 1:
+	case strings.TrimSpace(before) == "/model" && c.models != nil:
+		// The resolver keeps the list for the session: only the first
+		// Tab waits for the endpoint (models.ListTimeout at most).
+		ids, _ := c.models.List(context.Background())
+		var s []prompt.Suggest
+		for _, id := range ids {
+			s = append(s, prompt.Suggest{Text: id})
+		}
+		return s, word, ""
+	case (strings.TrimSpace(before) == "/session" || strings.TrimSpace(before) == "/resume") && len(strings.Fields(before)) == 1:
 		ids, _ := memory.ListSessions(c.fs, c.root)
 		var s []prompt.Suggest
 		for i := len(ids) - 1; i >= 0; i-- { // newest first

@@ -44,7 +44,7 @@ func completerFS(t *testing.T) *completer {
 			t.Fatal(err)
 		}
 	}
-	return newCompleter(fs, "/p")
+	return newCompleter(fs, "/p", nil)
 }
 
 func TestCompleteCommandsFilesAndSessions(t *testing.T) {

@@ -76,7 +76,7 @@ func (r remote) Pause() control.Reply {
 	return control.Done("paused: no new task starts; the tasks in flight finish first")
 }
 
-// Continue implements control.Target: /resume.
+// Continue implements control.Target: /run of a paused loop, from another terminal (ralph continue).
 func (r remote) Continue() control.Reply {
 	c := r.s.opts.Control
 	if c == nil {

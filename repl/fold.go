@@ -36,11 +36,11 @@ func (f *foldStore) fold(t string, cols int) string {
 	}
 	f.next++
 	f.texts[f.next] = t
-	first, rest, _ := strings.Cut(t, "\n")
+	first, _, _ := strings.Cut(t, "\n")
 	preview := text.ClipWidth(strings.ReplaceAll(first, "\t", " "), min(foldPreview, max(cols/2, 10)))
 	more := ""
-	switch n := strings.Count(rest, "\n") + 1; {
-	case rest != "":
+	switch n := text.Lines(t) - 1; {
+	case n > 0:
 		more = fmt.Sprintf(" … %s more %s", view.Count(int64(n)), view.Plural(n, "line", "lines"))
 	case preview != first:
 		n := len([]rune(first)) - len([]rune(preview))

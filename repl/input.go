@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Placeholders for the line breaks and tabs of a bracketed paste. readline
@@ -160,8 +162,7 @@ func (t *ttyInput) appendPaste(out, body []byte) []byte {
 		}
 	}
 	shown := appendPasted(nil, body)
-	lines := bytes.Count(shown, []byte(string(pastedNewline))) + 1
-	if lines <= 3 && utf8.RuneCount(shown) < cols*max(rows/3, 1) {
+	if text.Lines(unpaste(string(shown))) <= 3 && utf8.RuneCount(shown) < cols*max(rows/3, 1) {
 		return append(out, shown...)
 	}
 	return append(out, t.folds.fold(unpaste(string(shown)), cols)...)

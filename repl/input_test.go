@@ -113,7 +113,7 @@ func TestBigPasteIsFolded(t *testing.T) {
 			t.Fatalf("no read after %q", got)
 		}
 	}
-	if got != "see ⟪ at frame 0 (file.go:0) … 200 more lines #1⟫ please" {
+	if got != "see ⟪ at frame 0 (file.go:0) … 199 more lines #1⟫ please" {
 		t.Fatalf("read %q", got)
 	}
 	want := "see " + strings.ReplaceAll(b.String(), "\r\n", "\n") + " please"
@@ -156,5 +156,17 @@ func TestInjectAndClose(t *testing.T) {
 		}
 	case <-time.After(2 * time.Second):
 		t.Fatal("Close did not end a pending read")
+	}
+}
+
+// Five pasted lines fold as the first and four more, whether or not the
+// paste ends in a line break: a trailing line break starts no line.
+func TestPasteFoldCountsLinesOneWay(t *testing.T) {
+	var f foldStore
+	for _, p := range []string{"l1\nl2\nl3\nl4\nl5\n", "l1\nl2\nl3\nl4\nl5", "l1\r\nl2\r\nl3\r\nl4\r\nl5\r\n"} {
+		shown := appendPasted(nil, []byte(p))
+		if tok := f.fold(unpaste(string(shown)), 80); !strings.Contains(tok, "l1 … 4 more lines") {
+			t.Errorf("%q folds as %q", p, tok)
+		}
 	}
 }

@@ -69,7 +69,7 @@ func (s *Shell) startJob(name string, fn func(ctx context.Context) jobResult) er
 	run := name == ""
 	room := s.run == nil && s.taskLoop == nil
 	if run && s.run == nil && s.taskLoop != nil && !s.taskLoop.stopped {
-		// The control is asked under s.mu so that /resume (see resume)
+		// The control is asked under s.mu so that /run (see resume)
 		// cannot slip between this check and the run's start.
 		room = s.opts.Control != nil && s.opts.Control.Idle()
 	}
@@ -242,7 +242,7 @@ func (s *Shell) hardStopBy(by string) bool {
 // what the person is waiting for. Messages queued before the stop are
 // reported not delivered, as before. What the person does at the new
 // prompt waits the moment until the run has ended (settle), so that it
-// meets an idle shell: a message starts the next run, /resume finds no
+// meets an idle shell: a message starts the next run, /run finds no
 // conversation running, Ctrl-C is the idle prompt's. The task loop and a
 // shell that is leaving keep the report at the job's end.
 func (s *Shell) stopShown() {
@@ -358,15 +358,15 @@ func (s *Shell) stopBy(j *job, by string) bool {
 	return true
 }
 
-// errTalking refuses /resume while a conversation runs beside the paused
+// errTalking refuses /run while a conversation runs beside the paused
 // loop. Waiting for the answer and then resuming would be a step the
 // person did not see happen: they asked because they may want to change
 // the plan (the tasks, the files) before the loop goes on, and a pending
 // resume would be state the prompt does not show and a hard stop would
 // have to cancel. Refused, the loop stays paused until they say so again.
-var errTalking = errors.New("a conversation is still running beside the paused loop; /resume once it has answered, or stop it with Ctrl-C")
+var errTalking = errors.New("a conversation is still running beside the paused loop; /run once it has answered, or stop it with Ctrl-C")
 
-// resume is /resume: the paused loop goes on, unless a conversation runs.
+// resume is /run of a paused loop: the loop goes on, unless a conversation runs.
 // It holds s.mu so that no conversation starts between the check and the
 // resume (startJob asks the control under s.mu too).
 func (s *Shell) resume() error {
@@ -519,7 +519,7 @@ func (s *Shell) promptText() string {
 		return s.scr.pal.Bold(strings.TrimSpace(IdlePrompt)) + " "
 	case run == nil && idle && !stopping:
 		// The prompt is free for conversation, and says what waits.
-		return s.scr.pal.Bold("ralph") + s.scr.pal.Dim(" (task loop paused, /resume goes on)") + s.scr.pal.Bold(">") + " "
+		return s.scr.pal.Bold("ralph") + s.scr.pal.Dim(" (task loop paused, /run goes on)") + s.scr.pal.Bold(">") + " "
 	}
 	el := time.Since(j.start)
 	parts := []string{spinner[int(el/(200*time.Millisecond))%len(spinner)] + " " + formatElapsed(el)}

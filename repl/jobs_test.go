@@ -252,7 +252,7 @@ func (c *fakeControl) Idle() bool   { c.mu.Lock(); defer c.mu.Unlock(); return c
 
 // A line typed while the task loop works is queued for the loop; once the
 // loop is paused with nothing in flight, a line starts a conversation
-// beside it. A hard stop then stops the conversation only, /resume is
+// beside it. A hard stop then stops the conversation only, /run is
 // refused until it has ended, and leaving stops both.
 func TestConversationBesideAPausedLoop(t *testing.T) {
 	s, fc := testShell(t)
@@ -276,7 +276,7 @@ func TestConversationBesideAPausedLoop(t *testing.T) {
 		t.Fatalf("while the task in flight ends: runs %q, prompt %q", fc.seen(), s.promptText())
 	}
 	ctl.set(true, true)
-	if p := s.promptText(); !strings.Contains(p, "ralph (task loop paused, /resume goes on)>") {
+	if p := s.promptText(); !strings.Contains(p, "ralph (task loop paused, /run goes on)>") {
 		t.Fatalf("paused prompt = %q", p)
 	}
 	s.submit("a question")
@@ -288,7 +288,7 @@ func TestConversationBesideAPausedLoop(t *testing.T) {
 		t.Fatalf("status line = %q", p)
 	}
 	if err := s.resume(); !errors.Is(err, errTalking) || !ctl.Paused() {
-		t.Fatalf("/resume while talking: %v, paused %v", err, ctl.Paused())
+		t.Fatalf("/run while talking: %v, paused %v", err, ctl.Paused())
 	}
 	if !s.hardStop() {
 		t.Fatal("the hard stop found nothing running")
@@ -309,15 +309,15 @@ func TestConversationBesideAPausedLoop(t *testing.T) {
 	if loop == nil || loop.stopped || s.opts.LoopQueue.Len() != 2 {
 		t.Fatalf("after the conversation's stop: loop %+v, loop queue %d", loop, s.opts.LoopQueue.Len())
 	}
-	if !strings.Contains(s.promptText(), "task loop paused, /resume goes on") {
+	if !strings.Contains(s.promptText(), "task loop paused, /run goes on") {
 		t.Fatalf("prompt after the stop = %q", s.promptText())
 	}
 	if err := s.resume(); err != nil || ctl.Paused() {
-		t.Fatalf("/resume once the conversation ended: %v, paused %v", err, ctl.Paused())
+		t.Fatalf("/run once the conversation ended: %v, paused %v", err, ctl.Paused())
 	}
 	s.submit("queued again")
 	if len(fc.seen()) != 1 {
-		t.Fatalf("a line after /resume started a run: %q", fc.seen())
+		t.Fatalf("a line after /run started a run: %q", fc.seen())
 	}
 	ctl.set(true, true)
 	s.submit("another question")

@@ -10,11 +10,14 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/live"
+	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
 )
@@ -30,6 +33,9 @@ type MainOptions struct {
 	// the shell takes over its conversation instead of starting one.
 	Queue *interrupts.Queue
 	Coord *coordinator.Coordinator
+	// Reopen, when set, is told the session /resume picked: the shell
+	// leaves, and the caller opens that session as --resume does.
+	Reopen func(id string)
 }
 
 // Main runs the interactive shell on an opened project until the person
@@ -62,6 +68,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// project.Hold). One a task loop stopped into (o.Coord) keeps it,
 	// as the loop did.
 	var hold func() (func(), string, error)
+	reopen := "" // the session /resume picked
 	if o.Coord == nil {
 		hold = p.Hold
 	}
@@ -93,6 +100,20 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return p.Handoff(ctx, coord, goal)
 		},
+		Models: models.ForConfig(p.Config),
+		Commands: func(h *commands.Host) {
+			if o.Reopen != nil && o.Coord == nil {
+				h.Reopen = func(id string) {
+					reopen = id
+					o.Reopen(id)
+				}
+			}
+			h.Live = func() report.Live {
+				u := coord.Usage()
+				return report.Live{SessionID: coord.SessionID(), LockHeld: p.Holding(), Model: coord.ModelName(),
+					InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+			}
+		},
 	})
 	// The policy asks at this shell's prompt while it runs (with --yes
 	// only about leaving the sandbox), and another terminal may answer
@@ -114,7 +135,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// Leaving (Ctrl-C twice, Ctrl-D) keeps the conversation, and nothing
 	// else on the screen says so or how to come back to it. A task
 	// loop's shell (o.Coord) is the loop's to report on.
-	if o.Coord == nil && talked(coord.Messages()) {
+	if o.Coord == nil && reopen == "" && talked(coord.Messages()) {
 		id := p.Session.CurrentID()
 		latest, _ := memory.FindSession(p.Fs, p.Root, "")
 		summary := view.ExitSummary(view.LoadSessionFacts(p.Fs, p.Root, id), latest == id)

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -80,8 +81,8 @@ type Options struct {
 	// Redact takes secrets out of each line before it goes to the history
 	// file (nil: lines are kept as typed).
 	Redact func(string) string
-	// Loop runs the task loop for /run, and Control pauses and resumes it
-	// for /pause and /resume; nil makes those commands say so.
+	// Loop runs the task loop for /run, and Control pauses it for /pause
+	// and resumes it for /run; nil makes those commands say so.
 	Loop func(ctx context.Context) (string, error)
 	// Plan and DropPlan start and take back a plan (/plan); nil makes
 	// /plan unavailable.
@@ -104,6 +105,12 @@ type Options struct {
 	// a line for the person about files changed meanwhile. nil: the
 	// lock is held from start to end.
 	Hold func() (release func(), news string, err error)
+	// Models is the endpoint's model list: Tab after /model completes
+	// from it and /model NAME is checked against it (nil: neither).
+	Models *models.Resolver
+	// Commands adds the face's hooks to each command's Host (the live
+	// state /status reports, /resume's reopening); nil adds none.
+	Commands func(*commands.Host)
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -257,7 +264,7 @@ func (s *Shell) open(fd int) error {
 		HistoryLimit:           historyKeep,
 		HistorySearchFold:      true,
 		DisableAutoSaveHistory: true,
-		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root),
+		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models),
 		Stdin:                  in,
 		// readline draws the prompt on Stdout; it is standard error here so
 		// standard output carries only answers. readline's Stderr writer
@@ -525,7 +532,20 @@ func (s *Shell) command(line string) (exit bool) {
 	if err != nil {
 		s.scr.line(s.scr.pal.Red("✗ " + err.Error()))
 	}
-	if o.Send != "" {
+	if o.Send != "" && o.Ask != "" {
+		// The question is answered at the prompt this goroutine goes
+		// back to reading, so it is asked from another.
+		go func() {
+			defer s.crashGuard()
+			if !s.Confirm(s.ctx, o.Ask) {
+				s.scr.line(s.scr.pal.Dim("left as it is"))
+				return
+			}
+			if err := s.startRun(o.Send); err != nil && !s.refused(err) {
+				s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
+			}
+		}()
+	} else if o.Send != "" {
 		if err := s.startRun(o.Send); err != nil && !s.refused(err) {
 			s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
 		}
@@ -550,10 +570,15 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 		Handoff: s.opts.Handoff,
 	}
 	if s.opts.Control != nil {
-		h.Pause, h.Resume = s.opts.Control.Pause, s.resume
+		h.Pause, h.Resume, h.LoopPaused = s.opts.Control.Pause, s.resume, s.opts.Control.Paused
 	}
+	h.Width, _ = terminal.Size(s.opts.Err, 80, 24)
 	if s.coord != nil {
 		h.Coord = s.coord
+	}
+	h.Models, h.Confirm = s.opts.Models, s.Confirm
+	if s.opts.Commands != nil {
+		s.opts.Commands(h)
 	}
 	return h
 }

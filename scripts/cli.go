@@ -93,6 +93,9 @@ type ChatOptions struct {
 	// Handoff, when set, is a task loop stopped by Ctrl-C, whose
 	// conversation the shell takes over.
 	Handoff *Handoff
+	// Reopen, when set, is told the session chat's /resume picked; once
+	// the shell has left, the chat opens that session as --resume does.
+	Reopen func(id string)
 }
 
 // cli is one invocation: its flags and the facts of its terminal.
@@ -365,14 +368,26 @@ func (c *cli) chat(ctx context.Context) int {
 	if !c.term.InTTY || !c.term.ErrTTY {
 		return c.script(ctx, os.Stdin, ScriptOptions{Format: c.format(), KeepGoing: true})
 	}
-	var notices []string
-	p, err := c.open(ctx, project.ModeChat, c.f.cont || c.f.session != "", func(s string) { notices = append(notices, s) }, nil)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
-		return project.ExitCode(err)
+	resume := c.f.cont || c.f.session != ""
+	for {
+		var notices []string
+		p, err := c.open(ctx, project.ModeChat, resume, func(s string) { notices = append(notices, s) }, nil)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
+			return project.ExitCode(err)
+		}
+		next := ""
+		code := c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Notices: notices, Reopen: func(id string) { next = id }})
+		if err := p.Close(); err != nil && next != "" {
+			fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
+		}
+		if next == "" {
+			return code
+		}
+		// /resume picked a session: it opens as `ralph --resume ID`
+		// opens one (and shows what it holds as that does).
+		c.f.session, c.f.cont, c.f.conv.conv.ForkSession, resume = next, false, false, true
 	}
-	defer p.Close()
-	return c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Notices: notices})
 }
 
 // script runs chat lines without a person.

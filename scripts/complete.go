@@ -2,18 +2,13 @@ package scripts
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers/agents"
@@ -101,19 +96,10 @@ func (c *cli) sessionCompletions(_ *cobra.Command, _ []string, _ string) ([]cobr
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 }
 
-// modelListTTL is how long the endpoint's model list is taken from the
-// cache; modelListTimeout is the longest completion waits for the
-// endpoint, so that a slow or absent server never holds up the shell.
-const (
-	modelListTTL     = 10 * time.Minute
-	modelListTimeout = 2 * time.Second
-)
-
-// modelCompletions are the models the configured endpoint serves (GET
-// /models), from a cache file under the user's cache directory while it
-// is fresh. A config that would not let ralph call the endpoint (no key
-// for a remote one, a project's base_url that may not get the key) gets
-// no list, and the endpoint is never sent the key it would be refused.
+// modelCompletions are the models the configured endpoint serves, through
+// the one resolver chat's /model uses (coordinator/models): from its
+// cache file while fresh, else asked of the endpoint for at most
+// models.ListTimeout.
 func (c *cli) modelCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	none := cobra.ShellCompDirectiveNoFileComp
 	root, _ := project.Root(c.f.dir)
@@ -124,87 +110,9 @@ func (c *cli) modelCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.
 	if c.f.baseURL != "" {
 		cfg.SetBaseURL(c.f.baseURL)
 	}
-	if cfg.Validate() != nil {
-		return nil, none
-	}
-	cache := modelCacheFile(cfg.BaseURL)
-	if models, ok := readModelCache(cache, cfg.BaseURL); ok {
-		return models, none
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), modelListTimeout)
-	defer cancel()
-	models, err := listModels(ctx, cfg)
+	ids, err := models.ForConfig(cfg).List(context.Background())
 	if err != nil {
 		return nil, none
 	}
-	writeModelCache(cache, cfg.BaseURL, models)
-	return models, none
-}
-
-// listModels is the ids of the models the endpoint serves, through the
-// one client `ralph models` and `ralph doctor` ask with.
-func listModels(ctx context.Context, cfg config.Config) ([]string, error) {
-	served, err := endpointClient(cfg).Models(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, len(served))
-	for _, m := range served {
-		if m.ID != "" {
-			ids = append(ids, m.ID)
-		}
-	}
-	return ids, nil
-}
-
-// modelCache is a cache file: an endpoint's models and when they were
-// asked for.
-type modelCache struct {
-	BaseURL string    `json:"base_url"`
-	Fetched time.Time `json:"fetched"`
-	Models  []string  `json:"models"`
-}
-
-// modelCacheFile is the cache file of an endpoint, named by a hash of its
-// URL; "" when the user has no cache directory.
-func modelCacheFile(baseURL string) string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(baseURL))
-	return filepath.Join(dir, "ralph", "models-"+hex.EncodeToString(sum[:8])+".json")
-}
-
-// readModelCache is the cached list of baseURL if it is younger than
-// modelListTTL.
-func readModelCache(path, baseURL string) ([]string, bool) {
-	if path == "" {
-		return nil, false
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false
-	}
-	var mc modelCache
-	if json.Unmarshal(data, &mc) != nil || mc.BaseURL != baseURL || time.Since(mc.Fetched) > modelListTTL || time.Since(mc.Fetched) < 0 {
-		return nil, false
-	}
-	return mc.Models, true
-}
-
-// writeModelCache keeps the list for the next completion; a cache that
-// cannot be written only costs the next one a request.
-func writeModelCache(path, baseURL string, models []string) {
-	if path == "" {
-		return
-	}
-	data, err := json.Marshal(modelCache{BaseURL: baseURL, Fetched: time.Now(), Models: models})
-	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
-		return
-	}
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, data, 0o600) == nil {
-		_ = os.Rename(tmp, path)
-	}
+	return ids, none
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
@@ -164,28 +163,20 @@ func (c *cli) resumeArgs(args []string) ([]string, error) {
 	return args, nil
 }
 
-// pickFromTerminal lists the newest sessions and reads the person's pick.
-// A session opened and left without a word is not offered: there is
-// nothing in it to go back to (memory.SessionEmpty).
+// pickFromTerminal lists the newest sessions and reads the person's pick,
+// as chat's /resume lists them (view.Resumable, view.DescribeSession).
 func pickFromTerminal(r Records) (string, error) {
-	all, err := memory.ListSessions(r.Fs, r.Root)
+	shown, err := view.Resumable(r.Fs, r.Root)
 	if err != nil {
 		return "", err
 	}
-	var ids []string
-	for _, id := range all {
-		if !memory.SessionEmpty(r.Fs, r.Root, id) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
+	if len(shown) == 0 {
 		return "", usageErrorf("this project has no sessions to resume yet")
 	}
-	shown := ids[max(0, len(ids)-10):]
 	fmt.Fprintln(os.Stderr, "Sessions, newest first:")
 	now := time.Now()
-	for i := len(shown) - 1; i >= 0; i-- {
-		fmt.Fprintf(os.Stderr, "  %2d) %s\n", len(shown)-i, describeSession(r.Fs, r.Root, shown[i], now, r.Term.Width))
+	for i, id := range shown {
+		fmt.Fprintf(os.Stderr, "  %2d) %s\n", i+1, view.DescribeSession(r.Fs, r.Root, id, now, r.Term.Width))
 	}
 	fmt.Fprint(os.Stderr, "Resume which? [1] ")
 	tty, err := openTTY()
@@ -201,27 +192,7 @@ func pickFromTerminal(r Records) (string, error) {
 			return "", usageErrorf("%q is not a number from 1 to %d", line, len(shown))
 		}
 	}
-	return shown[len(shown)-n], nil
-}
-
-// describeSession is a session in the picker, in two lines cut to the
-// terminal's width: its first prompt, which is what a person remembers
-// it by, then its id, age, turns, cost, mode, status and model.
-func describeSession(fs afero.Fs, root, id string, now time.Time, width int) string {
-	if width <= 0 {
-		width = 80
-	}
-	// The number before the first line ("  NN) ") indents the second.
-	const indent = "      "
-	st, err := memory.LoadSessionState(fs, root, id)
-	if err != nil {
-		return id
-	}
-	prompt := memory.FirstPrompt(fs, root, id)
-	if prompt == "" {
-		prompt = "(no message)"
-	}
-	return view.OneLine(prompt, width-len(indent)) + "\n" + indent + view.OneLine(id+" · "+view.SessionRow(st, now), width-len(indent))
+	return shown[n-1], nil
 }
 
 // globalFlagsNote replaces cobra's "Global Flags" section in every

@@ -9,15 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory/config"
 )
 
 // endpointClient is a client for the configured endpoint, made as a
 // session makes it but used only for `ralph doctor`'s and `ralph models`'
 // questions.
-func endpointClient(cfg config.Config) *llm.Client {
-	return llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, IdleTimeout: cfg.IdleTimeout})
-}
+func endpointClient(cfg config.Config) *llm.Client { return models.Client(cfg) }
 
 // modelsCommand is `ralph models`: what the endpoint serves.
 func (c *cli) modelsCommand() *cobra.Command {

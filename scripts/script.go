@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -368,7 +369,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	coord := at.Coord
 	var typed []string
 	sc.Run = coord.Run
-	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status,
+	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status, Models: models.ForConfig(p.Config),
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return p.Handoff(ctx, coord, goal)

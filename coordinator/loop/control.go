@@ -15,7 +15,7 @@ import (
 var ErrNoLoop = errors.New("no task loop is running")
 
 // Control pauses and resumes a running task loop from another
-// goroutine (chat's /pause and /resume). A paused loop starts no new task;
+// goroutine (chat's /pause and /run). A paused loop starts no new task;
 // tasks already in flight finish, and the session says "paused".
 type Control struct {
 	mu     sync.Mutex

@@ -443,7 +443,7 @@ func (l *loop) run(ctx context.Context) Result {
 			}
 			if !l.o.Control.Paused() {
 				l.decide(memory.DecisionRecord{Kind: "resumed", Detail: "the task loop was resumed",
-					Reason: "a person resumed it (ralph continue, or /resume in chat)", By: memory.DecidedByPerson})
+					Reason: "a person resumed it (ralph continue, or /run in chat)", By: memory.DecidedByPerson})
 				l.save(memory.StatusRunning, "")
 			}
 			continue

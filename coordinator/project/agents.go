@@ -57,7 +57,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 // nothing in flight, which the session says as "paused", the
 // conversation's saves keep that status and the loop's iteration, so that
 // status, watch and sessions never show a running or finished session
-// whose loop waits for /resume.
+// whose loop waits for /run.
 type besideLoop struct {
 	*memory.Session
 	loop *atomic.Pointer[loop.Control]

@@ -161,3 +161,11 @@ func (p *Project) stampTree() treeStamp {
 	}
 	return stampWalk(ctx, p.Root)
 }
+
+// Holding reports whether this ralph holds the project lock now: a chat
+// at its idle prompt has let it go (LetGoWhenIdle).
+func (p *Project) Holding() bool {
+	p.idle.mu.Lock()
+	defer p.idle.mu.Unlock()
+	return !p.idle.free
+}

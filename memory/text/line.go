@@ -37,3 +37,15 @@ func Dollars(x float64) string {
 	digits := int(math.Ceil(-math.Log10(a))) + 1
 	return "$" + strings.TrimRight(strconv.FormatFloat(x, 'f', digits, 64), "0")
 }
+
+// Lines is how many lines s holds, counted the one way every fold of
+// pasted or shown text counts them: a line break ends a line, and one at
+// the very end starts none ("a\nb\n" is two lines, as is "a\nb"); "" is
+// none. A paste ending in a newline was folded as one line more than the
+// same paste without it.
+func Lines(s string) int {
+	if s == "" {
+		return 0
+	}
+	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
+}

@@ -26,16 +26,17 @@ func All() []Spec {
 	return []Spec{
 		{"help", "", "this help: commands, keys and message priorities", runHelp},
 		{"status", "", "the session, tasks and lock, like `ralph status`", runStatus},
+		{"init", "", "have the model read the codebase and write AGENTS.md (or update CLAUDE.md when only that exists); asks before writing over AGENTS.md", runInit},
 		{"tasks", "", "show RALPH_TASKS.md", showFile(memory.TasksFile)},
 		{"goals", "", "show RALPH_GOALS.md", showFile(memory.GoalsFile)},
 		{"todo", "", "show RALPH_TODO.md", showFile(memory.TodoFile)},
 		{"progress", "", "show the latest of RALPH_PROGRESS.md", showFile(memory.ProgressFile)},
 		{"agents", "", "what each running agent is doing", runAgents},
 		{"stop", "", "hard stop: cancel everything in flight, keep what was done, save", runStop},
-		{"run", "", "start the task loop over RALPH_TASKS.md", runLoop},
+		{"run", "", "start the task loop over RALPH_TASKS.md, or go on with it when paused", runLoop},
 		{"plan", "FEATURE | drop", "talk a feature into goals and tasks (RALPH_TASKS.md), like `ralph plan`; drop puts both files back", runPlan},
-		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile", hook("pause", func(h *Host) func() error { return h.Pause })},
-		{"resume", "", "resume a paused task loop", hook("resume", func(h *Host) func() error { return h.Resume })},
+		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile; /run goes on", runPause},
+		{"resume", "[N|id]", "pick a conversation of this project to go on with, like --resume (a paused task loop goes on with /run)", runResume},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"mcp", "", "the MCP servers: their state and tools", runMCP},
 		{"retry", "", "send the last message the endpoint refused again (a refused message is set aside and left out of later requests)", runRetry},
@@ -69,7 +70,7 @@ func HelpText() string {
 - **urgent**: a message starting with ` + "`" + UrgentMarker + "`" + ` (like ` + "`!stop and fix the tests instead`" + `) cuts the current model step; ralph reads it at once and decides how to go on.
 - **normal**: any other message is queued and delivered at the next step boundary, in order.
 
-**Keys**: Up/Down history, Ctrl-R search, Tab completes commands, ` + "`@file`" + ` mentions and session ids; a line ending in ` + "`\\`" + ` continues on the next; pasted lines stay one message. At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves. Start a message with ` + "`//`" + ` to send a leading slash.
+**Keys**: Up/Down history, Ctrl-R search, Tab completes commands (your own from .ralph/commands and .claude/commands too), ` + "`@file`" + ` mentions, session ids and, after /model, the endpoint's models; a line ending in ` + "`\\`" + ` continues on the next; pasted lines stay one message. At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves. Start a message with ` + "`//`" + ` to send a leading slash.
 `)
 	return b.String()
 }
@@ -80,12 +81,22 @@ func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
 }
 
 func runStatus(_ context.Context, h *Host, _ string) (Outcome, error) {
-	r, err := report.Status(h.Fs, h.Root, h.now())
+	var r report.StatusReport
+	var err error
+	if h.Live != nil {
+		// The status of the open session, which its files do not tell
+		// between messages, from the same report `ralph status` gives.
+		l := h.Live()
+		l.Busy = h.busy()
+		r, err = report.StatusLive(h.Fs, h.Root, h.now(), l)
+	} else {
+		r, err = report.Status(h.Fs, h.Root, h.now())
+	}
 	if err != nil {
 		return Outcome{}, err
 	}
 	h.printf("%s", r.Text())
-	if h.Coord != nil {
+	if h.Coord != nil && h.Live == nil {
 		h.printf("model now: %s\n", h.Coord.ModelName())
 	}
 	if h.busy() && h.Agents != nil {
@@ -157,27 +168,35 @@ func runLoop(_ context.Context, h *Host, _ string) (Outcome, error) {
 	if h.Loop == nil {
 		return Outcome{}, fmt.Errorf("/run: the task loop is %w here; `ralph run` works through RALPH_TASKS.md", ErrNotAvailable)
 	}
+	if h.LoopPaused != nil && h.LoopPaused() {
+		// A paused loop goes on where it stopped: /run is what starts
+		// the loop, and what goes on with it.
+		return controlLoop(h, "run", "resumed", h.Resume)
+	}
 	if h.busy() {
 		return Outcome{}, errors.New("/run: ralph is already working; stop it first (Ctrl-C or /stop)")
 	}
 	return Outcome{Job: h.Loop, JobName: "the task loop"}, nil
 }
 
-func hook(name string, get func(*Host) func() error) func(context.Context, *Host, string) (Outcome, error) {
-	return func(_ context.Context, h *Host, _ string) (Outcome, error) {
-		fn := get(h)
-		if fn == nil {
-			return Outcome{}, fmt.Errorf("/%s: pausing and resuming the task loop is %w yet", name, ErrNotAvailable)
-		}
-		if err := fn(); err != nil {
-			return Outcome{}, fmt.Errorf("/%s: %w", name, err)
-		}
-		h.printf("task loop: %s\n", map[string]string{"pause": "paused", "resume": "resumed"}[name])
-		return Outcome{}, nil
-	}
+func runPause(_ context.Context, h *Host, _ string) (Outcome, error) {
+	return controlLoop(h, "pause", "paused", h.Pause)
 }
 
-func runModel(_ context.Context, h *Host, args string) (Outcome, error) {
+// controlLoop pauses the task loop or has it go on (fn, the face's; nil
+// where the face has no loop to control), as /pause and /run say.
+func controlLoop(h *Host, cmd, done string, fn func() error) (Outcome, error) {
+	if fn == nil {
+		return Outcome{}, fmt.Errorf("/%s: pausing and resuming the task loop is %w here", cmd, ErrNotAvailable)
+	}
+	if err := fn(); err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %w", cmd, err)
+	}
+	h.printf("task loop: %s\n", done)
+	return Outcome{}, nil
+}
+
+func runModel(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if h.Coord == nil {
 		return Outcome{}, fmt.Errorf("/model: no conversation is open")
 	}
@@ -187,6 +206,17 @@ func runModel(_ context.Context, h *Host, args string) (Outcome, error) {
 	}
 	if strings.ContainsAny(args, " \t") {
 		return Outcome{}, fmt.Errorf("/model takes one model name, not %q", args)
+	}
+	if h.Models != nil {
+		// One resolver decides, as for --model's completion: a name is
+		// refused only when the endpoint listed its models and not this.
+		warning, err := h.Models.Check(ctx, args)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("/model: %w", err)
+		}
+		if warning != "" {
+			h.printf("warning: %s\n", warning)
+		}
 	}
 	old := h.Coord.ModelName()
 	h.Coord.SetModel(args)

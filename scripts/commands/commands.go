@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
@@ -65,6 +67,24 @@ type Host struct {
 	// nil makes /handoff unavailable.
 	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
 	Now     func() time.Time
+	// Models is the endpoint's model list, which /model NAME is checked
+	// against; nil takes any name.
+	Models *models.Resolver
+	// Live is the open session's state for /status (busy is the Host's
+	// own); nil reports the project's files as `ralph status` does.
+	Live func() report.Live
+	// Confirm asks the person a yes/no question at the face's prompt;
+	// nil where nobody can be asked (a script).
+	Confirm func(ctx context.Context, question string) bool
+	// LoopPaused reports whether the task loop is paused (/run goes on
+	// with it); nil: there is no loop to pause.
+	LoopPaused func() bool
+	// Reopen makes the face go on in session id once the command's
+	// Exit has closed this one, through the face's resume path
+	// (/resume); nil: the face cannot.
+	Reopen func(id string)
+	// Width is the terminal's width for lists; 0: 80.
+	Width int
 }
 
 func (h *Host) now() time.Time {
@@ -109,6 +129,9 @@ type Outcome struct {
 	// Send is a message the face sends as if the person had typed it
 	// (/plan's request).
 	Send string
+	// Ask, when set, is a yes/no question the face puts to the person
+	// first: Send is sent only on a yes (/init over an existing file).
+	Ask string
 }
 
 // Spec describes one command.
@@ -170,8 +193,15 @@ func Dispatch(ctx context.Context, h *Host, line string) (Outcome, error) {
 	name, args := Parse(line)
 	spec, ok := Lookup(name)
 	if !ok {
+		o, err := h.runCustom(name, args)
+		if !errors.Is(err, errNoCustom) {
+			return o, err
+		}
 		return Outcome{}, &UnknownError{Name: name, Suggestion: Nearest(name)}
 	}
+	// A custom command of a built-in's name never runs: the built-in
+	// means the same in every project.
+	h.warnShadowed(name)
 	return spec.run(ctx, h, args)
 }
 

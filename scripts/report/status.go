@@ -29,6 +29,8 @@ type StatusReport struct {
 	NextTask string            `json:"next_task,omitempty"`
 	Lock     LockReport        `json:"lock"`
 	Warnings []string          `json:"warnings,omitempty"`
+	// Live is the open session the status was asked in (StatusLive).
+	Live *Live `json:"live,omitempty"`
 
 	now time.Time // for relative times in Text
 }
@@ -110,7 +112,7 @@ func StatusOf(fs afero.Fs, root, plan string, now time.Time) (StatusReport, erro
 		warn("the lock was taken on host %s, where this ralph cannot check whether it is still alive", info.Hostname)
 	}
 	if r.Session != nil && memory.Active(r.Session.Status) && state != memory.LockHeld && state != memory.LockForeign {
-		warn("session.json says running but no live ralph holds the lock: the run ended without saving (a crash or a kill); the next ralph marks it interrupted")
+		warn(noLiveHolder)
 	}
 	return r, nil
 }
@@ -152,12 +154,25 @@ func (r StatusReport) Text() string {
 		if s.Model != "" {
 			t.add("model", s.Model)
 		}
+		if l := r.Live; l != nil {
+			// The open session's own words replace what its files say
+			// between messages.
+			t.set("status", l.status())
+			t.set("session", l.SessionID)
+			if l.Model != "" {
+				t.set("model", l.Model)
+			}
+		}
 		progress := fmt.Sprintf("%d %s", s.Turns, plural(s.Turns, "turn", "turns"))
 		if s.Iteration != s.Turns {
 			progress = fmt.Sprintf("iteration %d, %s", s.Iteration, progress)
 		}
 		t.add("progress", progress)
-		t.add("tokens", view.TokensAndCost(s.Usage, s.CostUSD))
+		u := s.Usage
+		if l := r.Live; l != nil {
+			u.InputTokens, u.OutputTokens = l.InputTokens, l.OutputTokens
+		}
+		t.add("tokens", view.TokensAndCost(u, s.CostUSD))
 		if s.Retries+s.Errors+s.Interrupts > 0 {
 			t.add("issues", fmt.Sprintf("%d %s, %d %s, %d %s", s.Errors, plural(s.Errors, "error", "errors"),
 				s.Retries, plural(s.Retries, "retry", "retries"), s.Interrupts, plural(s.Interrupts, "interruption", "interruptions")))
@@ -200,7 +215,11 @@ func (r StatusReport) Text() string {
 	if r.NextTask != "" {
 		t.add("next", oneLine(r.NextTask, 100))
 	}
-	t.add("lock", r.Lock.text())
+	if r.Live != nil {
+		t.add("lock", r.Live.lock(r.Lock))
+	} else {
+		t.add("lock", r.Lock.text())
+	}
 	if s := r.Session; s != nil {
 		t.add("started", view.Ago(s.StartedAt, now))
 		t.add("updated", view.Ago(s.UpdatedAt, now))

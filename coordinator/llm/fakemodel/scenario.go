@@ -18,6 +18,13 @@ type Scenario struct {
 	// Model, when set, makes requests for any other model fail with 404
 	// model_not_found, which lets tests exercise model configuration errors.
 	Model string `json:"model,omitempty"`
+	// Served, when set, is the list GET /models answers with besides
+	// Model (or the default model): a gateway's several models; ["-"]
+	// answers an empty list, as gateways that list nothing do.
+	Served []string `json:"served,omitempty"`
+	// ModelsStatus, when set, answers GET /models with this HTTP status
+	// and an error object: an endpoint whose list cannot be had.
+	ModelsStatus int `json:"models_status,omitempty"`
 	// APIKey, when set, makes requests without "Authorization: Bearer <key>"
 	// fail with 401 invalid_api_key.
 	APIKey string `json:"api_key,omitempty"`

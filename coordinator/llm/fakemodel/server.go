@@ -251,9 +251,21 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
 	}{Object: "list"}
-	for _, m := range s.models {
+	if s.scenario != nil && s.scenario.ModelsStatus != 0 {
+		writeAPIError(w, s.scenario.ModelsStatus, "the model list is not available", "server_error", "")
+		return
+	}
+	served := s.models
+	if s.scenario != nil && len(s.scenario.Served) > 0 {
+		served = append(served, s.scenario.Served...)
+		if s.scenario.Served[0] == "-" {
+			served = nil
+		}
+	}
+	for _, m := range served {
 		list.Data = append(list.Data, model{ID: m, Object: "model", OwnedBy: "fakemodel"})
 	}
+	list.Data = append([]model{}, list.Data...)
 	writeJSON(w, http.StatusOK, list)
 }
 
