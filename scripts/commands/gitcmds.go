@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/view"
 )
 
@@ -67,7 +68,9 @@ func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
-	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, h.session(), sel)
+	// The project's last change still in place, as ralph diff shows it:
+	// this chat's, or an earlier session's when this one changed nothing.
+	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, "", sel)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
@@ -75,7 +78,7 @@ func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
-	h.printf("%s", h.markdown(fmt.Sprintf("**%s**\n\n```diff\n%s```\n", ch.What, patch)))
+	h.printf("%s", h.markdown(fmt.Sprintf("**%s** of %s\n\n```diff\n%s```\n", ch.What, text.StripControls(ch.Session.String()), patch)))
 	return Outcome{}, nil
 }
 
@@ -102,6 +105,9 @@ func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
 // /undo both print it; command is how the person reruns it.
 func UndoReport(res *project.UndoResult, command string) string {
 	var b strings.Builder
+	if res.Session.ID != "" {
+		fmt.Fprintf(&b, "from %s\n", text.StripControls(res.Session.String()))
+	}
 	if len(res.Restored) > 0 {
 		fmt.Fprintf(&b, "undid %s: put back %s\n", res.What, view.Paths(res.Restored))
 	}
