@@ -91,8 +91,8 @@ func TestUndoAfterALaterSessionThatChangedNothing(t *testing.T) {
 		t.Fatalf("ralph diff does not name the session it shows: %q", d.stderr)
 	}
 	var dj struct {
-		SessionID  string `json:"session_id"`
-		FirstWords string `json:"first_words"`
+		SessionID  string    `json:"session_id"`
+		FirstWords string    `json:"first_words"`
 		ChangedAt  time.Time `json:"changed_at"`
 	}
 	if j := ralph(t, dir, env, nil, "diff", "--json"); json.Unmarshal([]byte(j.stdout), &dj) != nil || dj.SessionID != first ||

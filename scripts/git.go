@@ -41,7 +41,7 @@ request (a one-shot, a chat message, a task attempt) of any session whose change
 no undo took back, passing over the session of a ralph working now; or, with a
 session id, that session's last change. --step N, --task ID, --request N and
 --session select within that session. Which session it is goes to stderr.`,
-		Args:  cobra.MaximumNArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := c.records()
 			if err != nil {
@@ -125,7 +125,7 @@ type DiffResult struct {
 	// session's first message.
 	Changed time.Time `json:"changed_at,omitzero"`
 	Words   string    `json:"first_words,omitempty"`
-	What    string `json:"what"`
+	What    string    `json:"what"`
 	// Request and Steps are what was selected: the request (the session
 	// turn it began at) and its model steps.
 	Request int   `json:"request,omitempty"`
