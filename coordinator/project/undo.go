@@ -209,6 +209,13 @@ func lastRequest(log []git.Entry) []git.Entry {
 	if i < 0 {
 		return nil
 	}
+	return requestAt(log, i, func(e git.Entry) bool { return e.Kind == git.KindResume })
+}
+
+// requestAt is the change whose last entry is log[i]: that entry alone
+// for a task attempt, an undo or a step of an old log, else every step of
+// its request back to the first, across the entries skip passes over.
+func requestAt(log []git.Entry, i int, skip func(git.Entry) bool) []git.Entry {
 	last := log[i]
 	if last.Kind != git.KindTurn || last.Request == 0 {
 		return []git.Entry{last}
@@ -216,7 +223,7 @@ func lastRequest(log []git.Entry) []git.Entry {
 	picked := []git.Entry{last}
 	for j := i - 1; j >= 0; j-- {
 		e := log[j]
-		if e.Kind == git.KindResume {
+		if skip(e) {
 			continue
 		}
 		if e.Kind != git.KindTurn || e.Request != last.Request {

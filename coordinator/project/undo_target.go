@@ -169,22 +169,11 @@ func lastInPlace(log []git.Entry) []git.Entry {
 		if (e.Kind != git.KindTurn && e.Kind != git.KindTask) || undone[e.Ref] {
 			continue
 		}
-		if e.Kind == git.KindTask || e.Request == 0 {
-			return []git.Entry{e}
-		}
-		picked := []git.Entry{e}
-		for j := i - 1; j >= 0; j-- {
-			x := log[j]
-			if x.Kind == git.KindResume || x.Kind == git.KindUndo || undone[x.Ref] && x.Request == e.Request {
-				continue
-			}
-			if x.Kind != git.KindTurn || x.Request != e.Request {
-				break
-			}
-			picked = append(picked, x)
-		}
-		slices.Reverse(picked)
-		return picked
+		// A step of the request that was undone alone (--step) stays
+		// out; the rest of the request is taken.
+		return requestAt(log, i, func(x git.Entry) bool {
+			return x.Kind == git.KindResume || x.Kind == git.KindUndo || undone[x.Ref] && x.Request == e.Request
+		})
 	}
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 
 // parseSelection reads /diff's and /undo's arguments: --step N (or its
 // old name --turn N), --task ID, --session and --force, as on the command
-// line. Without one they take the last request.
+// line. Without one they take the project's last change still in place,
+// as ralph diff and ralph undo do.
 func parseSelection(args string) (project.Selection, bool, error) {
 	var sel project.Selection
 	force := false
