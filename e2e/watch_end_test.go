@@ -97,7 +97,8 @@ func TestWatchQuitsOnQ(t *testing.T) {
 
 // TestWatchCountsAreTheStatus: while the first of two tasks is in
 // progress, the watch's task line is the one ralph status prints (it
-// said "2 open" against status's "1 in progress" before).
+// said "2 open" against status's "1 in progress" before). Ctrl-C then
+// ends the watch with 130 and the terminal as it was.
 func TestWatchCountsAreTheStatus(t *testing.T) {
 	dir, env, _, _ := heldRun(t, "one", "two")
 	waitFor(t, "the task in progress", 20*time.Second, func() bool {
@@ -121,6 +122,7 @@ func TestWatchCountsAreTheStatus(t *testing.T) {
 			t.Fatalf("the watch's task line %q, ralph status's %q", strings.TrimSpace(v), want)
 		}
 	}
-	term.typeKeys("q")
-	term.expectExit(0, 5*time.Second)
+	// Ctrl-C ends the watch too, exit 130, the terminal put back.
+	term.typeKeys("\x03")
+	term.expectExit(130, 5*time.Second)
 }
