@@ -119,6 +119,10 @@ func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (
 			continue
 		}
 		at := picked[len(picked)-1].Time
+		if u, _, ok := lastUndo(log); ok && sel.Skipped {
+			// What the latest undo skipped: the session of the newest undo.
+			at = u.Time
+		}
 		if best.ID == "" || !at.Before(best.Changed) {
 			best, bestLog = Target{ID: id, Changed: at}, log
 		}
