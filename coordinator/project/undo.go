@@ -467,6 +467,7 @@ func (p *Project) Undo(ctx context.Context, sel Selection, force bool) (*UndoRes
 	if err == nil {
 		// What the undo put back is not this session's next turn's
 		// doing: its checkpoints go on from the tree as it is now.
+		<-g.cps.ready
 		g.cps.record(ctx, git.Entry{Kind: git.KindResume}, "after-undo")
 	}
 	return res, err
