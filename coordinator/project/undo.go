@@ -191,6 +191,18 @@ func pick(log []git.Entry, sel Selection) (picked []git.Entry, what string) {
 	switch {
 	case len(picked) == 1 && picked[0].Kind == git.KindUndo:
 		return picked, describeUndo(log, picked[0])
+	case len(picked) > 0 && sel.inPlace:
+		// A request before the session's last (which was undone) is
+		// not "your last request".
+		for i := len(log) - 1; i >= 0; i-- {
+			if log[i].Kind == git.KindTurn || log[i].Kind == git.KindTask {
+				if log[i].Ref != picked[len(picked)-1].Ref {
+					return picked, describeAs(picked, "your earlier request")
+				}
+				break
+			}
+		}
+		return picked, describe(picked)
 	case len(picked) > 0:
 		return picked, describe(picked)
 	}
@@ -236,7 +248,10 @@ func requestAt(log []git.Entry, i int, skip func(git.Entry) bool) []git.Entry {
 }
 
 // describe says in words what the picked entries are.
-func describe(picked []git.Entry) string {
+func describe(picked []git.Entry) string { return describeAs(picked, "your last request") }
+
+// describeAs is describe, with a request's steps called request.
+func describeAs(picked []git.Entry, request string) string {
 	e := picked[0]
 	switch e.Kind {
 	case git.KindTurn:
@@ -244,9 +259,9 @@ func describe(picked []git.Entry) string {
 			return fmt.Sprintf("step %d", e.Turn)
 		}
 		if len(picked) == 1 {
-			return fmt.Sprintf("your last request (step %d)", e.Turn)
+			return fmt.Sprintf("%s (step %d)", request, e.Turn)
 		}
-		return fmt.Sprintf("your last request (steps %d-%d)", e.Turn, picked[len(picked)-1].Turn)
+		return fmt.Sprintf("%s (steps %d-%d)", request, e.Turn, picked[len(picked)-1].Turn)
 	case git.KindTask:
 		return "task " + e.Task
 	case git.KindUndo:

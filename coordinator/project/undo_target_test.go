@@ -46,6 +46,10 @@ func TestLastInPlace(t *testing.T) {
 		if got := refs(lastInPlace(c.log)); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+		if _, what := pick(c.log, Selection{inPlace: true}); c.name == "the last undone" && what != "your earlier request (steps 1-2)" ||
+			c.name == "none undone" && what != "your last request (step 3)" {
+			t.Errorf("%s: said as %q", c.name, what)
+		}
 	}
 }
 
