@@ -284,7 +284,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 	t.Logf("the question was on the watch's screen %s after session.json showed it", time.Since(asked).Round(time.Millisecond))
 	screen := w.screen()
 	for _, want := range []string{"ralph watch · waiting_for_input · oneshot", "project   " + dir, "main   running `echo ran > ran.txt`",
-		"0 done, 2 open, 0 failed", "question  #1", "run `echo ran > ran.txt`? [y]es / [n]o / [t]ell it why not / [a]lways", "tool_call"} {
+		"tasks     0 done, 2 open (2 total)", "question  #1", "run `echo ran > ran.txt`? [y]es / [n]o / [t]ell it why not / [a]lways", "tool_call"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("the screen lacks %q:\n%s", want, screen)
 		}

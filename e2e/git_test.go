@@ -137,8 +137,10 @@ func TestUndoPutsBackTheTurnAndKeepsThePersonsWork(t *testing.T) {
 	if after := personsGitState(t, dir); after != before {
 		t.Fatalf("undo changed the person's git state:\n%s\nwas\n%s", after, before)
 	}
-	// The undo is a checkpoint too: undoing it puts the turn back.
-	u = ralph(t, dir, env, nil, "undo")
+	// The undo is a checkpoint too: undoing it (the session named, since
+	// the project's last change passes over what was undone) puts the
+	// turn back.
+	u = ralph(t, dir, env, nil, "undo", filepath.Base(sessionDir(t, dir)))
 	if u.code != 0 || readFileT(t, filepath.Join(dir, "b.txt")) != "b1\nB2 changed\nb3\n" || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
 		t.Fatalf("undo of the undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
 	}
@@ -232,7 +234,7 @@ func TestUndoOutsideGitIsOneSentence(t *testing.T) {
 	env := cleanEnv(t)
 	for _, args := range [][]string{{"undo"}, {"diff"}} {
 		r := ralph(t, dir, env, nil, args...)
-		if r.code != 2 || !strings.Contains(r.stderr, "need a git repository") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		if r.code != 2 || !strings.Contains(r.stderr, "need a git repository, where ralph keeps its checkpoints") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("ralph %s outside git: exit %d %q", args[0], r.code, r.stderr)
 		}
 	}

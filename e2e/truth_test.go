@@ -286,7 +286,9 @@ func TestPartialUndoHintDoesWhatItSays(t *testing.T) {
 	if got := readFileT(t, filepath.Join(dir, "b.txt")); got != "b1\nb2\nb3\n" {
 		t.Fatalf("%q left b.txt as %q:\n%s", hint, got, f.stdout)
 	}
-	d := ralph(t, dir, env, nil, "diff", "--json")
+	// Named, the session's last change is the undo (without a session,
+	// ralph diff passes over what was undone).
+	d := ralph(t, dir, env, nil, "diff", filepath.Base(sessionDir(t, dir)), "--json")
 	for _, out := range []string{u.stdout, u.stderr, f.stdout, f.stderr, d.stdout, d.stderr} {
 		if strings.Contains(out, "refs/") {
 			t.Fatalf("a message names a checkpoint ref:\n%s", out)

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/spf13/cobra"
@@ -33,17 +35,24 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 	}
 	diff := &cobra.Command{
 		Use:   "diff [session-id]",
-		Short: "Show what ralph changed for your last request (or --step N, --task ID, --session), from its git checkpoints",
-		Args:  cobra.MaximumNArgs(1),
+		Short: "Show ralph's last change still in place in this project (or --step N, --task ID, --session), from its git checkpoints",
+		Long: `Show the patch of ralph's last change still in place in this project: the newest
+request (a one-shot, a chat message, a task attempt) of any session whose change
+no undo took back, passing over the session of a ralph working now; or, with a
+session id, that session's last change. --step N, --task ID, --request N and
+--session select within that session. Which session it is goes to stderr.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if r, err := c.records(); err == nil {
-				if err := project.RequireGit(cmd.Context(), r.Root); err != nil {
-					return failed(err)
-				}
-			}
-			r, id, err := c.session(args)
+			r, err := c.records()
 			if err != nil {
 				return err
+			}
+			if err := project.RequireGit(cmd.Context(), r.Root); err != nil {
+				return failed(err)
+			}
+			id := ""
+			if len(args) > 0 {
+				id = args[0]
 			}
 			if err := r.Diff(cmd.Context(), id, sel); err != nil {
 				return failed(err)
@@ -54,10 +63,17 @@ func (c *cli) addGitCommands(root *cobra.Command) {
 	selection(diff, true)
 	undo := &cobra.Command{
 		Use:   "undo [session-id]",
-		Short: "Put back the files ralph changed for your last request (or --step N, --task ID); --force overwrites files changed since",
-		Long: `Put back the files that ralph changed for your last request (a one-shot, a chat
-message, a task attempt: every model step it took), or for model step N alone
-(--step), or for every attempt at a task, as they were at the checkpoint before.
+		Short: "Put back the files of ralph's last change still in place (or --step N, --task ID); --force overwrites files changed since",
+		Long: `Put back the files that ralph changed for its last change still in place in this
+project (a one-shot, a chat message, a task attempt: every model step it took),
+or for model step N alone (--step), or for every attempt at a task, as they were
+at the checkpoint before. Without a session id that is the newest change of any
+session that no undo took back yet, so a second undo goes to the change before
+it; the session of a ralph working now is passed over, and the undo names the
+session it took the change from. With a session id it is that session's last
+change, an undo included: ralph undo ID after an undo puts the change back.
+When a later session changed the same files, undo refuses and changes nothing
+(--force overwrites them).
 Only files ralph changed there are touched; a file changed since (by you or a later
 step) is named and left alone unless --force is given; to finish such an undo,
 --skipped --force overwrites the files it skipped and no other. What the model's own git
@@ -66,8 +82,9 @@ deleted, files staged) is not undone but named, with the git command that puts i
 back; --git runs the reset of a moved branch (git reset --soft) and of your index
 (git read-tree) itself. Files come back byte for byte, line endings included,
 whatever the attributes say. The undo is a checkpoint itself: undo again to take
-it back. Exit 1 when a file was skipped, 2 outside a git repository or when there
-is nothing to undo, 3 while another ralph works in the project.`,
+it back. Exit 1 when a file was skipped or a later session's change is in the
+way, 2 outside a git repository or when there is nothing to undo, 3 while another
+ralph works in the project.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := c.records()
@@ -104,7 +121,11 @@ is nothing to undo, 3 while another ralph works in the project.`,
 // DiffResult is `ralph diff --json`.
 type DiffResult struct {
 	Session string `json:"session_id"`
-	What    string `json:"what"`
+	// Changed is when the change was made; Words the first words of the
+	// session's first message.
+	Changed time.Time `json:"changed_at,omitzero"`
+	Words   string    `json:"first_words,omitempty"`
+	What    string    `json:"what"`
 	// Request and Steps are what was selected: the request (the session
 	// turn it began at) and its model steps.
 	Request int   `json:"request,omitempty"`
@@ -129,16 +150,18 @@ func (r Records) Diff(ctx context.Context, id string, sel project.Selection) err
 	if err != nil {
 		return err
 	}
+	id = ch.Session.ID
 	if r.JSON {
 		files, err := ch.Repo.Numstat(ctx, ch.From, ch.To, ch.Files)
 		if err != nil {
 			return err
 		}
-		return r.writeJSON(DiffResult{Session: id, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig, From: ch.From, To: ch.To, Files: files, Patch: plain})
+		return r.writeJSON(DiffResult{Session: id, Changed: ch.Session.Changed, Words: ch.Session.Words, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig, From: ch.From, To: ch.To, Files: files, Patch: plain})
 	}
-	if r.Term.ErrTTY {
-		fmt.Fprintf(r.Err, "%s of session %s:\n", ch.What, id)
-	}
+	// Said whether or not stderr is a terminal: which session's change
+	// the patch is can differ from the last session's. Stdout keeps the
+	// patch alone, for git apply.
+	fmt.Fprintf(r.Err, "%s of %s:\n", ch.What, text.StripControls(ch.Session.String()))
 	if len(ch.TooBig) > 0 {
 		// Said on stderr whether or not it is a terminal: the patch on
 		// stdout is not the whole change.

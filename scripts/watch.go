@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
 )
 
@@ -21,7 +23,10 @@ status, the task it works on and for how long, each agent and what it is
 doing, the last events, tokens and cost, the tasks done, open and failed, and
 the question it waits on, if any, with the command that answers it. The view
 follows the run's event stream through its control socket and is redrawn
-within 200 ms of each event; it ends when the run ends.
+within 200 ms of each event. It ends when the run ends, with the exit code
+the run has (0 done, 1 failed, 130 stopped; ralph run's codes); q quits it
+at once (exit 0) when its input is a terminal. The task counts are ralph
+status's.
 
 With no ralph running it shows the project's last session; in a project where
 nothing has run yet, it waits for a ralph to start. A ralph that works
@@ -48,36 +53,64 @@ var watchPoll = 100 * time.Millisecond
 
 // Watch follows the ralph running in the project: through its control
 // socket when it has one, its events.jsonl otherwise; with none running,
-// the last session is shown as it ended.
+// the last session is shown as it ended. A watch that followed a run
+// exits as the run did (runEnd); q at its terminal quits it (exit 0),
+// Ctrl-C or SIGTERM there end it with 130 or 143.
 func (r Records) Watch(ctx context.Context, jsonOut bool) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var sink watchSink
+	signalCode := func() int { return 0 }
+	var quit atomic.Bool
 	if jsonOut {
 		sink = r.newJSONWatch()
 	} else {
+		stopKeys := watchKeys(r.Term.In, func() { quit.Store(true); cancel() })
+		if r.Term.InTTY {
+			var stopSignals func()
+			signalCode, stopSignals = watchSignals(ctx, cancel)
+			defer stopSignals()
+		}
+		defer stopKeys()
 		v := newWatchView(r)
+		v.keys = r.Term.InTTY && terminal.OneKey
 		defer v.close()
 		sink = v
 	}
+	end := &runEnd{}
+	id, err := r.watch(ctx, sink, end)
+	if err != nil || quit.Load() {
+		return err
+	}
+	if code := signalCode(); code != 0 {
+		return exit(code)
+	}
+	return exit(end.code(r.Fs, r.Root, id))
+}
+
+// watch follows the run, or shows the last session, and says which.
+func (r Records) watch(ctx context.Context, sink watchSink, end *runEnd) (string, error) {
 	st, err := control.Watch(ctx, r.Root)
 	if errors.Is(err, control.ErrNotRunning) && !r.hasSession() {
 		// Started before the run it is meant for: wait for it.
 		st, err = r.waitForRun(ctx)
 		if st == nil && err == nil {
-			return nil // left before anything ran
+			return "", nil // left before anything ran
 		}
 	}
 	switch {
 	case err == nil:
 		defer st.Close()
-		return r.watchLive(ctx, st, sink)
+		end.followed = true
+		return st.Hello.SessionID, r.watchLive(ctx, st, sink, end)
 	case errors.Is(err, control.ErrNotRunning):
 		id, err := memory.FindSession(r.Fs, r.Root, "")
 		if err != nil {
-			return fmt.Errorf("nothing to watch: %w", err)
+			return "", fmt.Errorf("nothing to watch: %w", err)
 		}
-		return r.watchFiles(ctx, sink, id, true)
+		return id, r.watchFiles(ctx, sink, id, true, end)
 	}
-	return err
+	return "", err
 }
 
 // hasSession reports whether the project has a session to show.
@@ -122,11 +155,11 @@ const socketGrace = 20
 
 // watchLive shows the session's events.jsonl up to where the watch
 // joined the event stream, then every event from the socket.
-func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSink) error {
+func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSink, end *runEnd) error {
 	h := st.Hello
 	sink.begin(h.SessionID, true)
 	path := memory.LogPath(r.Root, h.SessionID, memory.EventsLog)
-	if _, err := replayEvents(r.Fs, path, 0, h.Offset, sink.event); err != nil {
+	if _, err := replayEvents(r.Fs, path, 0, h.Offset, func(ev coordinator.Event) { end.see(ev); sink.event(ev) }); err != nil {
 		return err
 	}
 	for {
@@ -137,6 +170,7 @@ func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSi
 		if err != nil {
 			return err
 		}
+		end.see(ev)
 		sink.event(ev)
 	}
 	sink.end()
@@ -144,17 +178,21 @@ func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSi
 }
 
 // watchFiles shows session id from its events.jsonl; with follow, it
-// goes on while a ralph without a socket still works on it.
-func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, follow bool) error {
+// goes on while a ralph without a socket still works on it (end says how
+// that run ended).
+func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, follow bool, end *runEnd) error {
 	sink.begin(id, false)
 	path := memory.LogPath(r.Root, id, memory.EventsLog)
 	var off int64
 	var err error
-	for {
+	for first := true; ; first = false {
 		running := follow && report.SessionRunning(r.Fs, r.Root, id)
+		if first {
+			end.followed = running
+		}
 		// Read after asking, so the last lines of a run that ended
 		// meanwhile are shown too.
-		if off, err = replayEvents(r.Fs, path, off, -1, sink.event); err != nil {
+		if off, err = replayEvents(r.Fs, path, off, -1, func(ev coordinator.Event) { end.see(ev); sink.event(ev) }); err != nil {
 			return err
 		}
 		if !running {
@@ -226,7 +264,7 @@ func (r Records) logsJSON(ctx context.Context, id string, follow bool) error {
 	if err != nil {
 		return err
 	}
-	return r.watchFiles(ctx, r.newJSONWatch(), id, follow)
+	return r.watchFiles(ctx, r.newJSONWatch(), id, follow, &runEnd{})
 }
 
 func mainAgent(id string) bool { return id == "" || id == coordinator.MainAgent }

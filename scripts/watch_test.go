@@ -36,7 +36,7 @@ func TestWatchViewFrame(t *testing.T) {
 	head, events := v.frame(now)
 	v.mu.Unlock()
 	screen := strings.Join(head, "\n")
-	for _, want := range []string{"session   s1", "m1", "t4 the fourth", "1m15s", "a1     running `make`", "1 done, 2 open, 1 failed",
+	for _, want := range []string{"session   s1", "m1", "t4 the fourth", "1m15s", "a1     running `make`", "tasks     1 done, 1 open, 1 in progress, 1 failed (4 total)",
 		"#4, asked just now:", "run `make`? [y]es / [n]o", "ralph answer --id 4 y|n"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("the view lacks %q:\n%s", want, screen)

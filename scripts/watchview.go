@@ -36,6 +36,8 @@ type watchView struct {
 	r   Records
 	out io.Writer
 	tty bool
+	// keys says q quits (the input is a terminal read key by key).
+	keys bool
 
 	mu        sync.Mutex
 	session   string
@@ -223,9 +225,9 @@ func (v *watchView) drawer() {
 	}
 }
 
-// load reads session.json and the task counts again, at most twice a
-// second unless forced: the tokens, cost and counts the events do not
-// carry.
+// load reads the project's status again, at most twice a second unless
+// forced: the tokens, cost and task counts the events do not carry. It is
+// ralph status's own reading (report.Status), so the two never disagree.
 func (v *watchView) load(force bool) {
 	v.mu.Lock()
 	if !force && time.Since(v.loadedAt) < 500*time.Millisecond {
@@ -234,17 +236,16 @@ func (v *watchView) load(force bool) {
 	}
 	v.loadedAt = time.Now()
 	v.mu.Unlock()
-	st, err := memory.LoadState(v.r.Fs, v.r.Root)
-	var counts memory.TaskCounts
-	if f, ferr := memory.LoadTasks(v.r.Fs, v.r.Root); ferr == nil {
-		counts = f.Counts()
-	}
+	rep, err := report.Status(v.r.Fs, v.r.Root, time.Now())
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if err == nil {
-		v.state = &st
+	if err != nil {
+		return
 	}
-	v.counts = counts
+	if rep.Session != nil {
+		v.state = rep.Session
+	}
+	v.counts = rep.Tasks
 }
 
 func (v *watchView) draw(always bool) {
@@ -295,6 +296,9 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	if v.model != "" {
 		top += " · " + v.model
 	}
+	if v.keys {
+		top += " · q quits"
+	}
 	t = append(t, top)
 	add("session", v.session)
 	add("project", v.r.Root)
@@ -321,7 +325,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	if st != nil {
 		add("tokens", view.TokensAndCost(st.Usage, st.CostUSD))
 	}
-	add("tasks", fmt.Sprintf("%d done, %d open, %d failed", v.counts.Done, v.counts.Open+v.counts.InProgress, v.counts.Failed))
+	add("tasks", report.TaskLine(v.counts))
 	q := v.question
 	if q == nil && st != nil {
 		q = st.Question

@@ -17,7 +17,7 @@ import (
 )
 
 // ErrNoGit says undo and diff need a git work tree (exit 2).
-var ErrNoGit = errors.New("undo and diff need a git repository: ralph keeps its checkpoints in git, and this project is not in a git work tree")
+var ErrNoGit = errors.New("undo and diff need a git repository, where ralph keeps its checkpoints: this project is not in a git work tree, so no file was touched (after `git init` here, ralph's next changes can be undone)")
 
 // ErrNothingToUndo says the selection matched no checkpoint (exit 2).
 var ErrNothingToUndo = errors.New("nothing to take back")
@@ -45,11 +45,16 @@ type Selection struct {
 	// index back as it was (git read-tree); without it undo only says
 	// how.
 	Git bool
+	// inPlace selects the latest change still in place rather than the
+	// latest change (an undo included): set when no session was named.
+	inPlace bool
 }
 
 // Changes are the selected checkpoints of a session and what they changed.
 type Changes struct {
-	Repo    *git.Repo
+	Repo *git.Repo
+	// Session is the session the changes are of.
+	Session Target
 	Entries []git.Entry
 	// From is the state before the first selected entry, To after the
 	// last; Files are the paths (relative to the work tree's top) the
@@ -88,14 +93,12 @@ func RequireGit(ctx context.Context, root string) error {
 	return nil
 }
 
-// SelectChanges reads a session's checkpoint log and picks entries.
+// SelectChanges reads a session's checkpoint log and picks entries: of
+// the session named (any unique part of its id), or with "" of the
+// session whose change is the project's last still in place (see
+// undo_target.go).
 func SelectChanges(ctx context.Context, fs afero.Fs, root, session string, sel Selection) (*Changes, error) {
-	repo, err := git.Open(ctx, root)
-	if err != nil {
-		return nil, ErrNoGit
-	}
-	data, _ := afero.ReadFile(fs, memory.LogPath(root, session, git.LogName))
-	return selectEntries(repo, git.ParseLog(data), sel, ErrNothingToShow)
+	return changesOf(ctx, fs, root, session, sel, ErrNothingToShow)
 }
 
 // selectEntries picks the entries of log that sel names; none is nothing,
@@ -103,53 +106,7 @@ func SelectChanges(ctx context.Context, fs afero.Fs, root, session string, sel S
 func selectEntries(repo *git.Repo, log []git.Entry, sel Selection, nothing error) (*Changes, error) {
 	c := &Changes{Repo: repo}
 	var picked []git.Entry
-	switch {
-	case sel.Session:
-		for _, e := range log {
-			if e.Kind != git.KindBaseline {
-				picked = append(picked, e)
-			}
-		}
-		c.What = "this session"
-	case sel.Skipped:
-		_, picked, _ = lastUndo(log)
-		c.What = "the last undo"
-		if len(picked) > 0 {
-			c.What = describe(picked)
-		}
-	case sel.Task != "":
-		for _, e := range log {
-			if e.Kind == git.KindTask && e.Task == sel.Task {
-				picked = append(picked, e)
-			}
-		}
-		c.What = "task " + sel.Task
-	case sel.Request > 0:
-		for _, e := range log {
-			if e.Kind == git.KindTurn && e.Request == sel.Request {
-				picked = append(picked, e)
-			}
-		}
-		c.What = fmt.Sprintf("request %d", sel.Request)
-	case sel.Step > 0:
-		for _, e := range log {
-			if e.Kind == git.KindTurn && e.Turn == sel.Step {
-				picked = append(picked, e)
-			}
-		}
-		c.What = fmt.Sprintf("step %d", sel.Step)
-	default:
-		// The latest change ralph made for the person: every step of the
-		// last request, a task attempt, or an undo (so undo twice puts the
-		// undone back).
-		picked = lastRequest(log)
-		c.What = "the last change"
-		if len(picked) == 1 && picked[0].Kind == git.KindUndo {
-			c.What = describeUndo(log, picked[0])
-		} else if len(picked) > 0 {
-			c.What = describe(picked)
-		}
-	}
+	picked, c.What = pick(log, sel)
 	if len(picked) == 0 {
 		return nil, fmt.Errorf("%w: %s changed no files in a checkpoint of this session", nothing, c.What)
 	}
@@ -178,6 +135,80 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection, nothing error
 	return c, nil
 }
 
+// pickEntries is the entries of log that sel names.
+func pickEntries(log []git.Entry, sel Selection) []git.Entry {
+	picked, _ := pick(log, sel)
+	return picked
+}
+
+// pick is the entries of log that sel names, and what they are in words.
+func pick(log []git.Entry, sel Selection) (picked []git.Entry, what string) {
+	switch {
+	case sel.Session:
+		for _, e := range log {
+			if e.Kind != git.KindBaseline {
+				picked = append(picked, e)
+			}
+		}
+		return picked, "this session"
+	case sel.Skipped:
+		_, picked, _ = lastUndo(log)
+		if len(picked) > 0 {
+			return picked, describe(picked)
+		}
+		return picked, "the last undo"
+	case sel.Task != "":
+		for _, e := range log {
+			if e.Kind == git.KindTask && e.Task == sel.Task {
+				picked = append(picked, e)
+			}
+		}
+		return picked, "task " + sel.Task
+	case sel.Request > 0:
+		for _, e := range log {
+			if e.Kind == git.KindTurn && e.Request == sel.Request {
+				picked = append(picked, e)
+			}
+		}
+		return picked, fmt.Sprintf("request %d", sel.Request)
+	case sel.Step > 0:
+		for _, e := range log {
+			if e.Kind == git.KindTurn && e.Turn == sel.Step {
+				picked = append(picked, e)
+			}
+		}
+		return picked, fmt.Sprintf("step %d", sel.Step)
+	case sel.inPlace:
+		// The project's last change (undo_target.go): a change already
+		// undone is passed over.
+		picked = lastInPlace(log)
+	default:
+		// The latest change ralph made for the person in a session the
+		// person named: every step of the last request, a task attempt,
+		// or an undo (so undo twice puts the undone back).
+		picked = lastRequest(log)
+	}
+	switch {
+	case len(picked) == 1 && picked[0].Kind == git.KindUndo:
+		return picked, describeUndo(log, picked[0])
+	case len(picked) > 0 && sel.inPlace:
+		// A request before the session's last (which was undone) is
+		// not "your last request".
+		for i := len(log) - 1; i >= 0; i-- {
+			if log[i].Kind == git.KindTurn || log[i].Kind == git.KindTask {
+				if log[i].Ref != picked[len(picked)-1].Ref {
+					return picked, describeAs(picked, "your earlier request")
+				}
+				break
+			}
+		}
+		return picked, describe(picked)
+	case len(picked) > 0:
+		return picked, describe(picked)
+	}
+	return picked, "the last change"
+}
+
 // lastRequest is the entries of ralph's latest change: the turn entries
 // of the last request (found back to its first step, across the resume
 // entries a crash or an undo's own record left between them), or the
@@ -190,6 +221,13 @@ func lastRequest(log []git.Entry) []git.Entry {
 	if i < 0 {
 		return nil
 	}
+	return requestAt(log, i, func(e git.Entry) bool { return e.Kind == git.KindResume })
+}
+
+// requestAt is the change whose last entry is log[i]: that entry alone
+// for a task attempt, an undo or a step of an old log, else every step of
+// its request back to the first, across the entries skip passes over.
+func requestAt(log []git.Entry, i int, skip func(git.Entry) bool) []git.Entry {
 	last := log[i]
 	if last.Kind != git.KindTurn || last.Request == 0 {
 		return []git.Entry{last}
@@ -197,7 +235,7 @@ func lastRequest(log []git.Entry) []git.Entry {
 	picked := []git.Entry{last}
 	for j := i - 1; j >= 0; j-- {
 		e := log[j]
-		if e.Kind == git.KindResume {
+		if skip(e) {
 			continue
 		}
 		if e.Kind != git.KindTurn || e.Request != last.Request {
@@ -210,7 +248,10 @@ func lastRequest(log []git.Entry) []git.Entry {
 }
 
 // describe says in words what the picked entries are.
-func describe(picked []git.Entry) string {
+func describe(picked []git.Entry) string { return describeAs(picked, "your last request") }
+
+// describeAs is describe, with a request's steps called request.
+func describeAs(picked []git.Entry, request string) string {
 	e := picked[0]
 	switch e.Kind {
 	case git.KindTurn:
@@ -218,9 +259,9 @@ func describe(picked []git.Entry) string {
 			return fmt.Sprintf("step %d", e.Turn)
 		}
 		if len(picked) == 1 {
-			return fmt.Sprintf("your last request (step %d)", e.Turn)
+			return fmt.Sprintf("%s (step %d)", request, e.Turn)
 		}
-		return fmt.Sprintf("your last request (steps %d-%d)", e.Turn, picked[len(picked)-1].Turn)
+		return fmt.Sprintf("%s (steps %d-%d)", request, e.Turn, picked[len(picked)-1].Turn)
 	case git.KindTask:
 		return "task " + e.Task
 	case git.KindUndo:
@@ -231,7 +272,9 @@ func describe(picked []git.Entry) string {
 
 // UndoResult says what an undo did.
 type UndoResult struct {
-	What string `json:"what"`
+	// Session is the session whose change was taken back.
+	Session Target `json:"session"`
+	What    string `json:"what"`
 	// Request and Steps are what was taken back: the request (the
 	// session turn it began at) and its model steps.
 	Request  int      `json:"request,omitempty"`
@@ -257,15 +300,13 @@ type UndoResult struct {
 // them. A file that changed since (its content differs from the state
 // right after the selected entry that last touched it) is skipped unless
 // force is set. The undo is recorded as a checkpoint of its own.
-func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection, force bool) (*UndoResult, error) {
-	if sel.Session {
-		return nil, fmt.Errorf("%w: undo takes a request, a step or a task, not a whole session", config.ErrInvalid)
-	}
+func undo(ctx context.Context, cps *checkpoints, w undoWhere, log []git.Entry, sel Selection, force bool) (*UndoResult, error) {
 	repo := cps.cps.Repo()
 	ch, err := selectEntries(repo, log, sel, ErrNothingToUndo)
 	if err != nil {
 		return nil, err
 	}
+	ch.Session = w.target
 	if sel.Skipped {
 		u, _, _ := lastUndo(log)
 		if err := skippedBy(ctx, repo, u, ch); err != nil {
@@ -277,7 +318,7 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 	<-cps.ready
 	cps.record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
 	now := cps.cps.Last()
-	res := &UndoResult{What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig}
+	res := &UndoResult{Session: w.target, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig}
 	// Each file goes back to its state before the first selected entry
 	// that touched it; it counts as changed since when it differs from
 	// the state after the last selected entry that touched it.
@@ -328,6 +369,15 @@ func undo(ctx context.Context, cps *checkpoints, log []git.Entry, sel Selection,
 		for _, p := range differ {
 			done[p] = false
 		}
+	}
+	var since []string
+	for p, changed := range changedSince {
+		if changed && !done[p] {
+			since = append(since, p)
+		}
+	}
+	if err := refuseOverwrite(w.fs, w.root, w.target, ch, since, w.again); err != nil {
+		return nil, err
 	}
 	byParent := map[string][]string{}
 	for _, p := range ch.Files {
@@ -399,21 +449,53 @@ func gitSince(ctx context.Context, repo *git.Repo, log []git.Entry, from string,
 	return changes, done
 }
 
-// Undo takes back changes of this project's session (chat's /undo: the
-// lock is held already).
+// undoWhere is where an undo works: the project, the session it takes
+// back a change of, and how the person runs it again (for the sentence
+// that refuses to overwrite a later session's work).
+type undoWhere struct {
+	fs     afero.Fs
+	root   string
+	target Target
+	again  string
+}
+
+// Undo takes back the project's last change still in place (chat's
+// /undo: the lock is held already), in this session or an earlier one,
+// by the rule ralph undo follows.
 func (p *Project) Undo(ctx context.Context, sel Selection, force bool) (*UndoResult, error) {
 	g := p.openGit(ctx)
 	if g.cps == nil {
 		return nil, ErrNoGit
 	}
-	return undo(ctx, g.cps, p.CheckpointLog(p.Session.ID), sel, force)
+	if sel.Session {
+		return nil, errWholeSession
+	}
+	t, log, sel, err := pickTarget(p.Fs, p.Root, "", sel, ErrNothingToUndo)
+	if err != nil {
+		return nil, err
+	}
+	w := undoWhere{fs: p.Fs, root: p.Root, target: t, again: "/undo"}
+	if t.ID == p.Session.ID {
+		return undo(ctx, g.cps, w, log, sel, force)
+	}
+	res, err := undoSession(ctx, p.Fs, p.Root, g.cps.cps.Repo(), w, log, sel, force, p.Config.Secrets(), func(s string) { p.warn(s) })
+	if err == nil {
+		// What the undo put back is not this session's next turn's
+		// doing: its checkpoints go on from the tree as it is now.
+		<-g.cps.ready
+		g.cps.record(ctx, git.Entry{Kind: git.KindResume}, "after-undo")
+	}
+	return res, err
 }
+
+// errWholeSession says undo takes back less than a session.
+var errWholeSession = fmt.Errorf("%w: undo takes a request, a step or a task, not a whole session", config.ErrInvalid)
 
 // UndoOptions is `ralph undo`.
 type UndoOptions struct {
 	Fs        afero.Fs
 	Dir       string
-	SessionID string // "" for the latest session
+	SessionID string // "" for the project's last change still in place
 	Selection Selection
 	Force     bool // overwrite files changed since
 	Key       string
@@ -432,6 +514,9 @@ func UndoSession(ctx context.Context, o UndoOptions) (*UndoResult, error) {
 	if err != nil {
 		return nil, ErrNoGit
 	}
+	if o.Selection.Session {
+		return nil, errWholeSession
+	}
 	if o.Notify == nil {
 		o.Notify = func(string) {}
 	}
@@ -440,24 +525,34 @@ func UndoSession(ctx context.Context, o UndoOptions) (*UndoResult, error) {
 		return nil, err
 	}
 	defer lock.Release()
-	id, err := memory.FindSession(o.Fs, root, o.SessionID)
+	t, log, sel, err := pickTarget(o.Fs, root, o.SessionID, o.Selection, ErrNothingToUndo)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		if errors.Is(err, memory.ErrNoSession) {
+			return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		}
+		return nil, err
 	}
-	s, _, err := memory.OpenSession(o.Fs, root, id, o.Key)
+	w := undoWhere{fs: o.Fs, root: root, target: t, again: "ralph undo " + t.ID}
+	return undoSession(ctx, o.Fs, root, repo, w, log, sel, o.Force, []string{o.Key}, o.Notify)
+}
+
+// undoSession takes back a change of the target session, which no ralph
+// works in: the caller holds the project's lock.
+func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, w undoWhere, log []git.Entry, sel Selection, force bool,
+	secrets []string, notify func(string)) (*UndoResult, error) {
+	id := w.target.ID
+	s, _, err := memory.OpenSession(fs, root, id, secrets...)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	data, _ := afero.ReadFile(o.Fs, memory.LogPath(root, id, git.LogName))
-	log := git.ParseLog(data)
 	if len(log) == 0 {
 		return nil, fmt.Errorf("%w: session %s has no checkpoints", ErrNothingToUndo, id)
 	}
 	cps := &checkpoints{
 		cps:     git.NewCheckpoints(repo, id, filepath.Join(s.Dir, indexName), filepath.Join(root, ".ralph"), log[len(log)-1].Commit),
-		session: s, fail: func(err error) { o.Notify("checkpoint: " + err.Error()) }, ready: make(chan struct{}),
+		session: s, fail: func(err error) { notify("checkpoint: " + err.Error()) }, ready: make(chan struct{}),
 	}
 	close(cps.ready)
-	return undo(ctx, cps, log, o.Selection, o.Force)
+	return undo(ctx, cps, w, log, sel, force)
 }

@@ -46,8 +46,8 @@ func All() []Spec {
 		{"cost", "", "the tokens this session used so far, and their cost", runCost},
 		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
 		{"session", "[id]", "this session's id, or an analysis of another session", runSession},
-		{"diff", "[--step N|--task ID|--session]", "what ralph changed for your last message, like `ralph diff`", runDiff},
-		{"undo", "[--step N|--task ID] [--force]", "put back the files ralph changed for your last message, like `ralph undo`", runUndo},
+		{"diff", "[--step N|--task ID|--session]", "ralph's last change still in place in this project (this chat's or an earlier session's), like `ralph diff`", runDiff},
+		{"undo", "[--step N|--task ID] [--force]", "put back ralph's last change still in place (this chat's or an earlier session's), like `ralph undo`", runUndo},
 		{"exit", "", "save and leave (also Ctrl-D, or Ctrl-C twice)", runExit},
 	}
 }

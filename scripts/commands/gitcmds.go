@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // parseSelection reads /diff's and /undo's arguments: --step N (or its
 // old name --turn N), --task ID, --session and --force, as on the command
-// line. Without one they take the last request.
+// line. Without one they take the project's last change still in place,
+// as ralph diff and ralph undo do.
 func parseSelection(args string) (project.Selection, bool, error) {
 	var sel project.Selection
 	force := false
@@ -67,7 +69,9 @@ func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
-	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, h.session(), sel)
+	// The project's last change still in place, as ralph diff shows it:
+	// this chat's, or an earlier session's when this one changed nothing.
+	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, "", sel)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
@@ -75,7 +79,7 @@ func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
-	h.printf("%s", h.markdown(fmt.Sprintf("**%s**\n\n```diff\n%s```\n", ch.What, patch)))
+	h.printf("%s", h.markdown(fmt.Sprintf("**%s** of %s\n\n```diff\n%s```\n", ch.What, text.StripControls(ch.Session.String()), patch)))
 	return Outcome{}, nil
 }
 
@@ -102,6 +106,9 @@ func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
 // /undo both print it; command is how the person reruns it.
 func UndoReport(res *project.UndoResult, command string) string {
 	var b strings.Builder
+	if res.Session.ID != "" {
+		fmt.Fprintf(&b, "from %s\n", text.StripControls(res.Session.String()))
+	}
 	if len(res.Restored) > 0 {
 		fmt.Fprintf(&b, "undid %s: put back %s\n", res.What, view.Paths(res.Restored))
 	}

@@ -15,7 +15,7 @@ var undoDescription string
 // UndoParams are the undo tool's arguments.
 type UndoParams struct {
 	DirParam
-	SessionID string `json:"session_id,omitempty" jsonschema:"the session whose last request to undo (default: the latest session)"`
+	SessionID string `json:"session_id,omitempty" jsonschema:"the session whose last change to undo (default: the project's newest change still in place, in any session)"`
 	Step      int    `json:"step,omitempty" jsonschema:"undo only this model step of the session"`
 	Task      string `json:"task,omitempty" jsonschema:"undo every attempt at the task with this id"`
 }

@@ -211,7 +211,7 @@ func (r StatusReport) Text() string {
 			t.add("recovered", oneLine(s.Recovered, 160))
 		}
 	}
-	t.add("tasks", taskLine(r.Tasks))
+	t.add("tasks", TaskLine(r.Tasks))
 	if r.NextTask != "" {
 		t.add("next", oneLine(r.NextTask, 100))
 	}
@@ -258,9 +258,10 @@ func breakerText(b memory.Breaker, now time.Time) string {
 	return "closed; " + trips
 }
 
-// taskLine is "3 done, 5 open, 1 failed (9 total)"; states nobody is in
-// are left out, except done and open, which people look for.
-func taskLine(c memory.TaskCounts) string {
+// TaskLine is "3 done, 5 open, 1 failed (9 total)"; states nobody is in
+// are left out, except done and open, which people look for. ralph status
+// and ralph watch both say the counts with it.
+func TaskLine(c memory.TaskCounts) string {
 	if c.Total == 0 {
 		return "none"
 	}

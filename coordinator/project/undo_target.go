@@ -1,0 +1,251 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// ralph undo and ralph diff, and chat's /undo and /diff, mean the
+// project's last change when no session is named: the newest change, in
+// any session, that is still in place. A change an undo took back is
+// passed over (a second undo goes to the change before it), and so is
+// the session of a ralph that holds the project's lock now: its work is
+// not done. pickTarget is that rule, the one every face reads it through.
+
+// ErrOverwritten says a later session changed files of the change an
+// undo was asked to take back (exit 1): putting them back would throw
+// that session's work away, so nothing is done without --force.
+var ErrOverwritten = errors.New("a later session changed the same files")
+
+// Target is the session diff and undo act on, as the person is told it:
+// which session, when its change was made, and its first words.
+type Target struct {
+	ID string `json:"session_id"`
+	// Changed is when the selected change was made (its last checkpoint).
+	Changed time.Time `json:"changed_at,omitzero"`
+	// Words are the first words the person sent in the session.
+	Words string `json:"first_words,omitempty"`
+	// Named says the person named the session; otherwise the rule above
+	// chose it.
+	Named bool `json:"-"`
+}
+
+// String is the session in one phrase: `session ID (15:07, "fix the
+// tests")`.
+func (t Target) String() string {
+	var more []string
+	if !t.Changed.IsZero() {
+		more = append(more, text.Clock(t.Changed, time.Now()))
+	}
+	if t.Words != "" {
+		more = append(more, fmt.Sprintf("%q", t.Words))
+	}
+	if len(more) == 0 {
+		return "session " + t.ID
+	}
+	return "session " + t.ID + " (" + strings.Join(more, ", ") + ")"
+}
+
+// firstWords is the start of the person's first message in session id,
+// on one line: what `ralph sessions` shows of it.
+func firstWords(fs afero.Fs, root, id string) string {
+	return text.ClipRunes(text.OneLine(text.StripControls(memory.FirstPrompt(fs, root, id))), 60, text.Ellipsis)
+}
+
+// readLog is session id's checkpoint log.
+func readLog(fs afero.Fs, root, id string) []git.Entry {
+	data, _ := afero.ReadFile(fs, memory.LogPath(root, id, git.LogName))
+	return git.ParseLog(data)
+}
+
+// liveSession is the session of another ralph that holds the project's
+// lock now ("" when none does, or when this process holds it: chat's own
+// session is its to undo).
+func liveSession(fs afero.Fs, root string) string {
+	info, state, err := memory.ReadLock(fs, root)
+	if err != nil || info.PID == os.Getpid() {
+		return ""
+	}
+	if state == memory.LockHeld || state == memory.LockForeign {
+		return info.SessionID
+	}
+	return ""
+}
+
+// pickTarget chooses the session whose changes sel selects: the one
+// named (any part of its id), or the one whose selected change is the
+// newest of the project, passing over changes already undone and the
+// session of a ralph working now. The log returned is that session's
+// checkpoint log, and nothing the error diff and undo each say it with.
+func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (Target, []git.Entry, Selection, error) {
+	if named != "" {
+		id, err := memory.FindSession(fs, root, named)
+		if err != nil {
+			return Target{}, nil, sel, err
+		}
+		t := Target{ID: id, Named: true, Words: firstWords(fs, root, id)}
+		log := readLog(fs, root, id)
+		if picked := pickEntries(log, sel); len(picked) > 0 {
+			t.Changed = picked[len(picked)-1].Time
+		}
+		return t, log, sel, nil
+	}
+	ids, err := memory.ListSessions(fs, root)
+	if err != nil {
+		return Target{}, nil, sel, err
+	}
+	sel.inPlace = true
+	live := liveSession(fs, root)
+	var best Target
+	var bestLog []git.Entry
+	for _, id := range ids {
+		if id == live {
+			continue
+		}
+		log := readLog(fs, root, id)
+		picked := pickEntries(log, sel)
+		if len(picked) == 0 {
+			continue
+		}
+		at := picked[len(picked)-1].Time
+		if u, _, ok := lastUndo(log); ok && sel.Skipped {
+			// What the latest undo skipped: the session of the newest undo.
+			at = u.Time
+		}
+		if best.ID == "" || !at.Before(best.Changed) {
+			best, bestLog = Target{ID: id, Changed: at}, log
+		}
+	}
+	if best.ID == "" {
+		why := "no session of this project has a change still in place"
+		if live != "" {
+			why += fmt.Sprintf(" (session %s, which is running, is passed over)", live)
+		}
+		return Target{}, nil, sel, fmt.Errorf("%w: %s", nothing, why)
+	}
+	best.Words = firstWords(fs, root, best.ID)
+	return best, bestLog, sel, nil
+}
+
+// undoneRefs are the refs of the entries of log that an undo took back
+// and that are still taken back: an undo of an undo puts its entries
+// back in place.
+func undoneRefs(log []git.Entry) map[string]bool {
+	undone := map[string]bool{}
+	byRef := map[string]git.Entry{}
+	for _, e := range log {
+		if e.Ref != "" {
+			byRef[e.Ref] = e
+		}
+		if e.Kind != git.KindUndo {
+			continue
+		}
+		for _, r := range strings.Fields(e.Undone) {
+			undone[r] = true
+			if u, ok := byRef[r]; ok && u.Kind == git.KindUndo {
+				for _, back := range strings.Fields(u.Undone) {
+					undone[back] = false
+				}
+			}
+		}
+	}
+	return undone
+}
+
+// lastInPlace is the entries of the latest change of log that no undo
+// took back: every step of a request still in place, or one task
+// attempt; none when every change was undone.
+func lastInPlace(log []git.Entry) []git.Entry {
+	undone := undoneRefs(log)
+	for i := len(log) - 1; i >= 0; i-- {
+		e := log[i]
+		if (e.Kind != git.KindTurn && e.Kind != git.KindTask) || undone[e.Ref] {
+			continue
+		}
+		// A step of the request that was undone alone (--step) stays
+		// out; the rest of the request is taken.
+		return requestAt(log, i, func(x git.Entry) bool {
+			return x.Kind == git.KindResume || x.Kind == git.KindUndo || undone[x.Ref] && x.Request == e.Request
+		})
+	}
+	return nil
+}
+
+// laterChanges are the files of paths that sessions other than id
+// changed after the moment at, by changes still in place, and those
+// sessions: work of theirs that an undo of id's would throw away.
+func laterChanges(fs afero.Fs, root, id string, at time.Time, paths []string) (files []string, sessions []string) {
+	ids, _ := memory.ListSessions(fs, root)
+	for _, other := range ids {
+		if other == id {
+			continue
+		}
+		touched := false
+		log := readLog(fs, root, other)
+		undone := undoneRefs(log)
+		for _, e := range log {
+			// Only a change of that session's still in place counts: one
+			// it took back left the file as the person or another had it.
+			if (e.Kind != git.KindTurn && e.Kind != git.KindTask) || undone[e.Ref] || !e.Time.After(at) {
+				continue
+			}
+			for _, f := range e.Files {
+				if slices.Contains(paths, f.Path) {
+					touched = true
+					if !slices.Contains(files, f.Path) {
+						files = append(files, f.Path)
+					}
+				}
+			}
+		}
+		if touched {
+			sessions = append(sessions, other)
+		}
+	}
+	slices.Sort(files)
+	return files, sessions
+}
+
+// refuseOverwrite is ErrOverwritten for the files changed since the
+// selection (changed) that a later session changed too.
+func refuseOverwrite(fs afero.Fs, root string, t Target, ch *Changes, changed []string, command string) error {
+	if len(changed) == 0 || len(ch.Entries) == 0 {
+		return nil
+	}
+	files, sessions := laterChanges(fs, root, t.ID, ch.Entries[len(ch.Entries)-1].Time, changed)
+	if len(files) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: not undoing %s of %s, because session %s changed %s after it; undo that first, or `%s --force` overwrites its changes",
+		ErrOverwritten, ch.What, t, strings.Join(sessions, ", "), strings.Join(files, ", "), command)
+}
+
+// changesOf selects sel's changes in the target's log, as diff shows
+// them and undo takes them back.
+func changesOf(ctx context.Context, fs afero.Fs, root, named string, sel Selection, nothing error) (*Changes, error) {
+	repo, err := git.Open(ctx, root)
+	if err != nil {
+		return nil, ErrNoGit
+	}
+	t, log, sel, err := pickTarget(fs, root, named, sel, nothing)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := selectEntries(repo, log, sel, nothing)
+	if err != nil {
+		return nil, err
+	}
+	ch.Session = t
+	return ch, nil
+}
