@@ -199,7 +199,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
 	case r.Subtype == SubtypeMaxTurns:
-		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %d turns without finishing%s", child.opts.MaxTurns, lastWords(child))}
+		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %s without finishing%s", text.Counted(child.opts.MaxTurns, "turn", "turns"), lastWords(child))}
 	default:
 		msg := r.Text
 		if r.Err != nil {

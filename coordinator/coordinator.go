@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -413,7 +414,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		}
 		if c.turns-c.runStart >= c.opts.MaxTurns {
 			return Result{Subtype: SubtypeMaxTurns, IsError: true,
-				Err:  fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", turnsText(c.opts.MaxTurns)),
+				Err:  fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns")),
 				Text: lastAssistantText(c.Messages())}
 		}
 		c.turns++
@@ -635,11 +636,3 @@ func (c *Coordinator) addUsage(u conversation.Usage) {
 
 // SessionID is the session this coordinator records into.
 func (c *Coordinator) SessionID() string { return c.opts.SessionID }
-
-// turnsText is "1 turn" or "n turns".
-func turnsText(n int) string {
-	if n == 1 {
-		return "1 turn"
-	}
-	return fmt.Sprintf("%d turns", n)
-}

@@ -195,8 +195,12 @@ type VerifyRun struct {
 
 // Result subtypes, part of the JSON output contract.
 const (
-	SubtypeSuccess        = "success"
-	SubtypeMaxTurns       = "error_max_turns"
+	SubtypeSuccess  = "success"
+	SubtypeMaxTurns = "error_max_turns"
+	// SubtypeMaxIterations is a task loop (ralph run) that stopped at
+	// --max-iterations with tasks still open; error_max_turns is a
+	// conversation's --max-turns, a different limit with a different fix.
+	SubtypeMaxIterations  = "error_max_iterations"
 	SubtypeMaxTokens      = "error_max_tokens"
 	SubtypeExecutionError = "error_during_execution"
 	SubtypeInterrupted    = "interrupted"

@@ -261,7 +261,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 					return code
 				}
 			} else {
-				face.Notify(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
+				face.Notify(fmt.Sprintf("the plan is in %s (%s) and %s", memory.TasksFile, text.Counted(len(plan.Tasks), "task", "tasks"), memory.GoalsFile))
 			}
 			// Accepted elsewhere, nobody may be at the terminal to say
 			// whether to start it: it is not started.
@@ -415,7 +415,7 @@ func (o *OneShot) finishBeadsPlan(plan *workers.Plan, epic string, res coordinat
 		o.enc.value(out)
 		return ExitOK
 	}
-	o.Notify(fmt.Sprintf("the plan is in Beads as the epic %s (%d tasks); start it with: ralph run --tracker beads --epic %s", epic, len(plan.Tasks), epic))
+	o.Notify(fmt.Sprintf("the plan is in Beads as the epic %s (%s); start it with: ralph run --tracker beads --epic %s", epic, text.Counted(len(plan.Tasks), "task", "tasks"), epic))
 	return ExitOK
 }
 

@@ -85,10 +85,10 @@ func (p *progress) draw() {
 	}
 	line := fmt.Sprintf("%s %s · %s", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), view.Duration(time.Since(p.start).Truncate(100*time.Millisecond)))
 	if p.tokens > 0 {
-		line += fmt.Sprintf(" · %d tokens", p.tokens)
+		line += " · " + text.Counted(p.tokens, "token", "tokens")
 	}
 	if p.agents > 0 {
-		line += fmt.Sprintf(" · %d agent(s)", p.agents)
+		line += " · " + text.Counted(p.agents, "agent", "agents")
 	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s", p.dim(line))
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // EditFileParams are edit_file's arguments.
@@ -83,6 +85,6 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	if err := tg.write([]byte(updated)); err != nil {
 		return refusal("edit", a.Path, display, err)
 	}
-	return Result{Output: fmt.Sprintf("edited %s: replaced %d line(s) with %d line(s)",
-		display, strings.Count(a.OldString, "\n")+1, strings.Count(a.NewString, "\n")+1)}
+	return Result{Output: fmt.Sprintf("edited %s: replaced %s with %s",
+		display, text.Counted(strings.Count(a.OldString, "\n")+1, "line", "lines"), text.Counted(strings.Count(a.NewString, "\n")+1, "line", "lines"))}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // WriteFileParams are write_file's arguments.
@@ -55,5 +57,5 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	if err := tg.write([]byte(a.Content)); err != nil {
 		return refusal("write", a.Path, display, err)
 	}
-	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), display)}
+	return Result{Output: fmt.Sprintf("wrote %s to %s", text.Counted(len(a.Content), "byte", "bytes"), display)}
 }

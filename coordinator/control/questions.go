@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -45,7 +44,7 @@ type Questions struct {
 
 // ErrNoAnswer is what a question returns when its time to wait for ralph
 // answer ran out; the caller takes it as a refusal and goes on.
-var ErrNoAnswer = errors.New("no answer came")
+var ErrNoAnswer = workers.ErrNoAnswer
 
 // SetLimit sets how long a question waits for ralph answer when there is
 // no terminal to ask at (--answer-timeout); 0 waits for as long as the

@@ -253,7 +253,7 @@ func resultLine(ev coordinator.Event) (Line, bool) {
 		return Line{Glyph: GlyphStopped, Text: "ended"}, true
 	}
 	l := Line{Glyph: GlyphStopped, Text: fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns,
-		Plural(r.NumTurns, "turn", "turns"), Count(int64(r.Usage.InputTokens)), Count(int64(r.Usage.OutputTokens)), Money(r.CostUSD))}
+		text.Plural(r.NumTurns, "turn", "turns"), Count(int64(r.Usage.InputTokens)), Count(int64(r.Usage.OutputTokens)), Money(r.CostUSD))}
 	if r.IsError {
 		l.Style = StyleError
 	}
