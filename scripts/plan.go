@@ -119,6 +119,18 @@ func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
 	if strings.TrimSpace(feature) == "" {
 		return face.Fail(ExitUsage, errors.New("no feature given: ralph plan \"what to build\""))
 	}
+	if toBeads {
+		// Where the plan goes is checked as ralph run checks the plan
+		// it works: before the model is asked for it, and before the
+		// project opens, so a failure leaves no file behind.
+		r, err := c.records()
+		if err == nil {
+			err = trackerReady(r, memory.BeadsPlan)
+		}
+		if err != nil {
+			return face.Fail(project.ExitCode(err), err)
+		}
+	}
 	// Planning reads; the plan is written by write_plan alone.
 	c.f.sandbox = string(sandbox.ReadOnly)
 	p, err := c.open(ctx, project.ModePlan, false, nil, nil)
@@ -222,6 +234,11 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		}
 		epic, err := export(plan)
 		if err != nil {
+			// A failed command leaves no plan files behind; the plan
+			// stays in the session's transcript.
+			if derr := pw.Drop(); derr != nil {
+				err = errors.Join(err, derr)
+			}
 			return face.Fail(project.ExitCode(err), err)
 		}
 		if err := pw.Drop(); err != nil {
