@@ -64,6 +64,12 @@ type EventType string
 //     limit until 14:05"); one without Until says the wait is over.
 //   - breaker is a change of the circuit breaker's State (open,
 //     half_open, closed); an open one waits until Until.
+//   - verified says the task loop ran an attempt's verify commands
+//     (--verify, the plan's validation commands, a task's own
+//     "Verify: `CMD` passes"), passed or not: Text is the commands, or
+//     the one that did not pass; TaskAttempt.Verify how the run went;
+//     IsError that it failed. A passing verify is a line in every face,
+//     as a failing one is.
 //   - decision is a choice that shaped the run, and why (Decision): a
 //     task picked, a retry, a breaker transition, a context trim, a
 //     person's answer, an agent's record_decision. The recorder writes it
@@ -96,6 +102,7 @@ const (
 	EventLimitWait      EventType = "limit_wait"
 	EventBreaker        EventType = "breaker"
 	EventDecision       EventType = "decision"
+	EventVerified       EventType = "verified"
 )
 
 // MainAgent is the agent id of the coordinator itself.
@@ -143,8 +150,8 @@ type Event struct {
 	// Files are the files a turn changed, with line counts, in a
 	// files_changed event (its Text sums them up in one line).
 	Files []git.FileChange `json:"files,omitempty"`
-	// Task is the task a files_changed or task_changed event of the task
-	// loop is about, or the one an agent_spawned agent works on.
+	// Task is the task a files_changed, task_changed or verified event of
+	// the task loop is about, or the one an agent_spawned agent works on.
 	Task string `json:"task,omitempty"`
 	// Question is what a question or answered event is about.
 	Question *memory.Question `json:"question,omitempty"`
@@ -156,7 +163,8 @@ type Event struct {
 	// holds it.
 	Decision *memory.DecisionRecord `json:"decision,omitempty"`
 	// TaskAttempt is the attempt at Task that a task_changed event begins
-	// or ends, or that an agent_spawned agent makes.
+	// or ends, whose verify commands a verified event ran, or that an
+	// agent_spawned agent makes.
 	TaskAttempt *TaskAttempt `json:"task_attempt,omitempty"`
 	// Usage and CostUSD are what an agent spent, on its agent_finished, or
 	// a task attempt, on the task_changed that ends it. Reports build their

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 )
 
 // Hints that are true (issue 57, item 7): every hint ralph gives names
@@ -56,5 +59,52 @@ func TestRefusalHintNamesOnlyWhatWorks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A passing verify is a line, as a failing one is: in the live progress
+// of ralph run on a terminal and in ralph logs (the verified event,
+// through the one view of an event as a line).
+func TestPassingVerifyIsALine(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), "# Tasks\n\n- [ ] one\n  Verify: `test -f done.log` passes\n")
+	const line = "✓ verify passed: `test -f done.log`"
+	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "-y", "run", "--retries", "0")
+	r.waitFor(line, 60*time.Second)
+	r.expectExit(0, 60*time.Second)
+	logs := ralph(t, dir, cleanEnv(t), nil, "logs")
+	if !strings.Contains(logs.stdout, line) {
+		t.Fatalf("ralph logs lacks %q:\n%s%s", line, logs.stdout, logs.stderr)
+	}
+}
+
+// A ralph run that stops at --max-iterations says so in its own subtype,
+// error_max_iterations, not a conversation's error_max_turns, and counts
+// in the singular: "after 1 iteration", "1 task open".
+func TestMaxIterationsResult(t *testing.T) {
+	srv := fakemodel.NewServerFunc(taskChildModel())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "one", "two")
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "--json", "run", "--max-iterations", "1")
+	m := resultLine(t, r.stdout)
+	if r.code != 1 || m["subtype"] != "error_max_iterations" || m["is_error"] != true {
+		t.Fatalf("exit %d, result %v\n%s", r.code, m, r.stderr)
+	}
+	for _, want := range []string{"stopped after 1 iteration with 1 task open", "after 1 iteration"} {
+		if !strings.Contains(r.stderr+r.stdout, want) {
+			t.Errorf("the run does not say %q:\n%s\n%s", want, r.stdout, r.stderr)
+		}
+	}
+	for _, bad := range []string{"1 iterations", "1 task(s)", "iteration(s)"} {
+		if strings.Contains(r.stderr+r.stdout, bad) {
+			t.Errorf("the run says %q:\n%s\n%s", bad, r.stdout, r.stderr)
+		}
+	}
+	transcript := readFile(t, filepath.Join(sessionDir(t, dir), "transcript.md"))
+	if strings.Contains(transcript, "after 1 turns") {
+		t.Errorf("the transcript says \"after 1 turns\":\n%s", transcript)
 	}
 }

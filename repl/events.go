@@ -83,7 +83,7 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.childFailures.Failed(ev.ToolID)
 		}
 		show = true
-	case coordinator.EventUserMessage, coordinator.EventAgentSpawned, coordinator.EventTaskChanged,
+	case coordinator.EventUserMessage, coordinator.EventAgentSpawned, coordinator.EventTaskChanged, coordinator.EventVerified,
 		coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventWarning:
 		// The /run loop waits for a limit or its breaker changed: the
 		// line says why nothing seems to happen.

@@ -216,7 +216,7 @@ func shownAbove(ev coordinator.Event) bool {
 	case coordinator.EventToolResult:
 		return ev.IsError
 	case coordinator.EventRetry, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
-		coordinator.EventTaskChanged, coordinator.EventAgentSpawned, coordinator.EventAgentFinished:
+		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned, coordinator.EventAgentFinished:
 		return true
 	}
 	return false

@@ -171,6 +171,8 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		return note(GlyphFinished, ev.AgentID+" finished")
 	case coordinator.EventTaskChanged:
 		return taskLine(ev)
+	case coordinator.EventVerified:
+		return verifiedLine(ev)
 	case coordinator.EventFilesChanged:
 		return note(GlyphFiles, OneLine(ev.Text, longWidth))
 	case coordinator.EventStateSaved:
@@ -244,6 +246,22 @@ func taskLine(ev coordinator.Event) (Line, bool) {
 		s += " (" + strings.ReplaceAll(state, "_", " ") + ")"
 	}
 	return Line{Glyph: glyph, Text: s, Style: style}, true
+}
+
+// verifiedLine is how an attempt's verify commands went: "verify passed:
+// `go test ./...` (1.2s)", or which one failed.
+func verifiedLine(ev coordinator.Event) (Line, bool) {
+	s := "`" + OneLine(ev.Text, shortWidth) + "`"
+	if a := ev.TaskAttempt; a != nil && a.Verify != nil {
+		s += " (" + Duration(time.Duration(a.Verify.DurationMS)*time.Millisecond) + ")"
+	}
+	if ev.Task != "" {
+		s += " · task " + OneLine(ev.Task, shortWidth)
+	}
+	if ev.IsError {
+		return Line{Glyph: GlyphFailed, Text: "verify failed: " + s, Style: StyleError}, true
+	}
+	return Line{Glyph: GlyphTaskDone, Text: "verify passed: " + s}, true
 }
 
 // resultLine is how a run ended, with its turns, tokens and cost.
