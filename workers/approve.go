@@ -28,7 +28,6 @@ type WriteApprover interface {
 	ApproveWrite(ctx context.Context, tool string, paths ...string) Decision
 }
 
-
 // refuseAll is the approver of a toolset given none: nothing runs, and the
 // model and the person are told how to allow commands. Waiting would not
 // help (nobody is ever asked), so it names only --yes.
