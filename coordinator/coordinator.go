@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -74,6 +75,12 @@ type Options struct {
 	// nil outside git, and for child agents (their parent's turn covers
 	// what they change).
 	Checkpoints Checkpointer
+	// FilesFromTools says git cannot tell which files a turn changed (the
+	// project is outside a git work tree, so there are no checkpoints):
+	// the files ralph's own file tools changed (workers.Result.Changed)
+	// are then the turn's files_changed. In a git work tree it is false
+	// and the checkpoints alone tell, so no file is counted twice.
+	FilesFromTools bool
 	// RecordErr, if set, tells whether the session's record could not be
 	// written (Recording.Err); a run checks it before it reports.
 	RecordErr func() error
@@ -119,6 +126,11 @@ type Coordinator struct {
 	repeatSig string
 	repeats   int
 	denied    []Denial
+	// changed are the files this turn's file tools changed, for
+	// FilesFromTools; changedMu guards them, since a hard stop may end
+	// the step before its last tool reports.
+	changed   []git.FileChange
+	changedMu sync.Mutex
 	storeErr  error
 	mu        sync.Mutex
 	// noteMu guards opts.Note, which AddNote adds to from the face's

@@ -41,7 +41,9 @@ type EventType string
 //   - files_changed follows a turn that changed files in a git work tree:
 //     which, with their added and deleted lines, since the checkpoint
 //     before the turn; in the task loop, a task attempt (Task names it)
-//     or the merge of a task's worktree.
+//     or the merge of a task's worktree. Outside git (no checkpoints) it
+//     names the files the turn's write_file and edit_file changed
+//     (Options.FilesFromTools).
 //   - thinking_delta is a piece of a thinking model's reasoning, published
 //     lossily like text_delta; thinking, once the turn is over, has all of
 //     it. Neither is ever sent back to the model.

@@ -108,3 +108,36 @@ func TestMaxIterationsResult(t *testing.T) {
 		t.Errorf("the transcript says \"after 1 turns\":\n%s", transcript)
 	}
 }
+
+// A file ralph's own tools wrote counts in files_changed where git cannot
+// tell (no repository): the one-shot's result and the session's facts
+// (ralph sessions --json). A file written, then edited, counts once; in a
+// git repository the checkpoints tell and the tools' count is not added
+// to theirs, so it is 1 there too.
+func TestFilesChangedOutsideGit(t *testing.T) {
+	for _, inGit := range []bool{false, true} {
+		name := map[bool]string{false: "no git", true: "git"}[inGit]
+		t.Run(name, func(t *testing.T) {
+			srv := inlineServer(t, toolScenario(t, "write-edit", [][]toolCall{
+				{{"write_file", `{"path":"hello.txt","content":"hi\n"}`}},
+				{{"edit_file", `{"path":"hello.txt","old_string":"hi","new_string":"hello"}`}},
+			}, "done"))
+			dir := t.TempDir()
+			if inGit {
+				gitInitT(t, dir)
+			}
+			r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "write hello.txt")
+			m := resultLine(t, r.stdout)
+			if r.code != 0 || m["files_changed"] != 1.0 {
+				t.Fatalf("exit %d, files_changed %v, want 1\n%s\n%s", r.code, m["files_changed"], r.stdout, r.stderr)
+			}
+			if got := readFile(t, filepath.Join(dir, "hello.txt")); got != "hello\n" {
+				t.Fatalf("hello.txt is %q", got)
+			}
+			logs := ralph(t, dir, cleanEnv(t), nil, "logs")
+			if !strings.Contains(logs.stdout, "± hello.txt") {
+				t.Errorf("ralph logs does not show the change of hello.txt:\n%s", logs.stdout)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -86,5 +87,6 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 		return refusal("edit", a.Path, display, err)
 	}
 	return Result{Output: fmt.Sprintf("edited %s: replaced %s with %s",
-		display, text.Counted(strings.Count(a.OldString, "\n")+1, "line", "lines"), text.Counted(strings.Count(a.NewString, "\n")+1, "line", "lines"))}
+		display, text.Counted(strings.Count(a.OldString, "\n")+1, "line", "lines"), text.Counted(strings.Count(a.NewString, "\n")+1, "line", "lines")),
+		Changed: &FileChange{Path: filepath.ToSlash(filepath.Join(tg.dirRel, tg.name)), Added: lineCount(a.NewString), Deleted: lineCount(a.OldString)}}
 }

@@ -15,6 +15,9 @@ import (
 // does not know: "%d turns", "%d task(s)". Plural and Counted say "1 turn".
 var countNoun = regexp.MustCompile(`%d ([a-z-]+\(s\)|[a-z]+s\b)`)
 
+// templateNoun is the same in a page's template: "{{.Try}} attempt(s)".
+var templateNoun = regexp.MustCompile(`\}\} [a-z-]+\(s\)`)
+
 // pluralAllowed are the format strings that may keep a plural noun after
 // %d, each with why its number is never 1 (file, then the words after %d).
 var pluralAllowed = map[string]string{
@@ -62,6 +65,17 @@ func TestCountNounsGoThroughPlural(t *testing.T) {
 		if d.IsDir() {
 			if rel == "third_party" || rel == "e2e" || strings.HasPrefix(d.Name(), ".") && rel != "." {
 				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".html") {
+			// A page's template counts as a format string does.
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if m := templateNoun.FindString(string(src)); m != "" {
+				t.Errorf("%s says %q after a number: write {{if eq .N 1}}noun{{else}}nouns{{end}}", rel, m)
 			}
 			return nil
 		}
