@@ -141,3 +141,34 @@ func TestFilesChangedOutsideGit(t *testing.T) {
 		})
 	}
 }
+
+// ralph answer says what the answerer can type as its arguments, never
+// the keys a terminal reads one by one ([y]es, "? explains"): an answer
+// it does not take is told the words it does take, and the reply to an
+// answer names the question in a line.
+func TestAnswerSaysItsArguments(t *testing.T) {
+	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "done"))
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "--wait-for-answers", "--json", "make ran.txt")
+	waitFor(t, "the question", 20*time.Second, func() bool {
+		return strings.Contains(steer(t, dir, env, "status").stdout, "waiting_for_input")
+	})
+	keys := []string{"[y]es", "[n]o", "[a]lways", "[p]", "? explains", "y/n"}
+	bad := steer(t, dir, env, "answer", "maybe")
+	if bad.code == 0 || !strings.Contains(bad.stderr, `y (yes), n (no), "t: WHY" (no, and tell it why), always, or project (always, in the project)`) {
+		t.Errorf("ralph answer maybe: exit %d, does not say the words it takes: %q", bad.code, bad.stderr)
+	}
+	r := steer(t, dir, env, "answer", "y")
+	if r.code != 0 || !strings.Contains(r.stdout, "answered yes to question #1: run `echo ran > ran.txt`") {
+		t.Fatalf("ralph answer y: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	for _, k := range keys {
+		if strings.Contains(r.stdout+r.stderr+bad.stdout+bad.stderr, k) {
+			t.Errorf("ralph answer echoes the terminal's key hint %q:\n%s%s\n%s%s", k, bad.stdout, bad.stderr, r.stdout, r.stderr)
+		}
+	}
+	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
