@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -170,5 +172,66 @@ func TestAnswerSaysItsArguments(t *testing.T) {
 	}
 	if code, _ := exitCode(t, cmd, 20*time.Second); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
+
+// ralph plan --tracker beads without bd checks first, as ralph run
+// --tracker beads does: one sentence, exit 2, no request to the model,
+// and no file left behind (no RALPH_TASKS.md, RALPH_GOALS.md or .ralph).
+func TestPlanBeadsWithoutBdChecksFirst(t *testing.T) {
+	srv := inlineServer(t, `{"name":"never","responses":[{"text":"a plan"}]}`)
+	bin := t.TempDir() // a PATH with git's directory and no bd
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	if err := os.Symlink(gitPath, filepath.Join(bin, "git")); err != nil {
+		t.Fatal(err)
+	}
+	env := cleanEnv(t)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + bin
+		}
+	}
+	for _, args := range [][]string{{"plan", "--tracker", "beads", "add a cache"}, {"run", "--tracker", "beads"}} {
+		t.Run(args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			before := len(srv.Requests())
+			r := ralph(t, dir, env, nil, append([]string{"--base-url", srv.URL}, args...)...)
+			msg := strings.TrimSpace(r.stderr)
+			if r.code != 2 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "needs the bd command, which is not installed or not on PATH") {
+				t.Fatalf("exit %d, want 2 and one sentence on bd: %q", r.code, r.stderr)
+			}
+			if n := len(srv.Requests()) - before; n != 0 {
+				t.Errorf("%d requests reached the model", n)
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				var names []string
+				for _, e := range left {
+					names = append(names, e.Name())
+				}
+				t.Errorf("the failed command left %v behind", names)
+			}
+		})
+	}
+}
+
+// Counts are singular when they are one: a one-shot of one turn ends
+// "after 1 turn" in its transcript and in ralph logs, a run refused for
+// want of approval says "1 command was not run".
+func TestSingularCounts(t *testing.T) {
+	srv := inlineServer(t, `{"name":"one","responses":[{"text":"four"}]}`)
+	dir := t.TempDir()
+	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "what is 2+2")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	transcript := readFile(t, filepath.Join(sessionDir(t, dir), "transcript.md"))
+	logs := ralph(t, dir, cleanEnv(t), nil, "logs").stdout
+	for what, s := range map[string]string{"transcript.md": transcript, "ralph logs": logs} {
+		if !strings.Contains(s, "after 1 turn") || strings.Contains(s, "1 turns") {
+			t.Errorf("%s does not say \"after 1 turn\" in the singular:\n%s", what, s)
+		}
 	}
 }
