@@ -177,19 +177,23 @@ func (p *Policy) SetNobody(why, wait string) {
 // known), and the way to wait for an answer where there is one. It is
 // what a refusal tells the model, and what a one-shot's summary of its
 // refused commands tells the person.
-func (p *Policy) Hint(rules ...string) string {
+func (p *Policy) Hint(rules ...string) string { return approvalHint(p.waitWay(), rules) }
+
+// waitWay is how the person could have ralph wait for an answer here
+// (SetNobody), "" where nothing would.
+func (p *Policy) waitWay() string {
 	p.mu.Lock()
 	nobody, wait := p.nobody, p.wait
 	p.mu.Unlock()
 	switch {
 	case p.neverAsk:
 		// --permission-mode dontAsk: nothing is asked, so nothing waits.
-		wait = ""
+		return ""
 	case nobody == "":
 		// Nobody said why: nobodyAsked's default, no terminal outside CI.
-		wait = WaitForAnswers
+		return WaitForAnswers
 	}
-	return approvalHint(wait, rules)
+	return wait
 }
 
 // HintFor is Hint for refused commands: the rules they need, each once.
