@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -105,8 +106,12 @@ type Coordinator struct {
 	// (context_tokens); otherwise it follows the model, and the context
 	// its server really serves where the server can tell (budget).
 	contextSet bool
-	messages   []conversation.Message
-	turns      int
+	// statedWindow is the window a context-length refusal stated
+	// (llm.StatedWindow), which budget takes when it is smaller than the
+	// one ralph assumed; 0 until then. Guarded by mu.
+	statedWindow int
+	messages     []conversation.Message
+	turns        int
 	// turnNow is turns for other goroutines (Warn): turns itself is the
 	// run's goroutine's alone.
 	turnNow  atomic.Int64
@@ -186,6 +191,11 @@ type stopCause struct {
 // emit stamps an event and publishes it: a child's through its parent,
 // the coordinator's own to the broker.
 func (c *Coordinator) emit(ev Event) {
+	if ev.Type == EventUserMessage && ev.Text == "" {
+		// A run that continues the conversation as it stands (after a
+		// crash or a stop) was sent no message: there is nothing to show.
+		return
+	}
 	ev.Time = time.Now()
 	ev.SessionID = c.opts.SessionID
 	if ev.AgentID == "" {
@@ -405,6 +415,7 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName(), Text: prompt})
+	c.emit(Event{Type: EventUserMessage, Text: prompt})
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
 	}
@@ -416,6 +427,10 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
 	}
 	c.saveStart()
+	// compacted says the conversation was compacted after a context-length
+	// refusal in this run: once per message, so a refusal after it ends
+	// the run rather than compacting again.
+	compacted := false
 	for {
 		// A step boundary: queued messages are delivered here, in order.
 		if stop, ok := c.drainBoundary(); ok {
@@ -440,6 +455,13 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 				continue
 			}
 			return c.interrupted(cut.it)
+		}
+		if err != nil && !compacted && errors.Is(err, llm.ErrContextTooLong) {
+			compacted = true
+			var retry bool
+			if retry, err = c.compactForRetry(ctx, err); retry {
+				continue
+			}
 		}
 		if err != nil {
 			err = c.setAside(err)
@@ -602,6 +624,7 @@ func (c *Coordinator) SetModel(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.opts.ModelName = name
+	c.statedWindow = 0 // the old model's
 	if !c.contextSet {
 		c.opts.ContextTokens = llm.InputBudget(llm.ContextWindow(name))
 	}
@@ -620,6 +643,10 @@ func (c *Coordinator) Usage() conversation.Usage {
 	defer c.statsMu.Unlock()
 	return c.usage
 }
+
+// Cost is the known cost of the session's usage so far, children
+// included (chat's /cost), or nil when the model has no known price.
+func (c *Coordinator) Cost() *float64 { return c.cost() }
 
 // cost is the known cost of the usage so far, or nil when the model has no
 // known price.

@@ -29,8 +29,13 @@ type EventType string
 // The event types the coordinator emits. Most explain themselves; a few
 // need a word:
 //
-//   - session_started begins a run; its Text is the run's prompt, "" when
-//     the run continues the conversation as it stands.
+//   - session_started begins a run (each message of a chat is one); its
+//     Text is the run's prompt, "" when the run continues the
+//     conversation as it stands.
+//   - user_message is a prompt an agent was given: a run's prompt, right
+//     after its session_started (records before issue 57 have the prompt
+//     in session_started only), a message delivered while the run works
+//     (Priority normal or urgent), or, with a child's AgentID, its task.
 //   - text_delta is published lossily: a face that falls behind may miss
 //     some, and the turn's full text follows as assistant.
 //   - waiting says the model endpoint has sent nothing for SilentMS, about
@@ -58,6 +63,12 @@ type EventType string
 //     message. The message is kept in the conversation, marked
 //     (conversation.Message.Refused), and left out of every later request
 //     until /retry sends it again.
+//   - conversation_compacted says the conversation was summarised in
+//     place and goes on, in the same session, from the summary (Output)
+//     and the messages kept after it: the person's /compact, or ralph's
+//     own after the endpoint refused the conversation as longer than
+//     its window, before it tries once more. Compaction has the counts;
+//     Text says it in a line.
 //   - assistant_cut is the partial text of a turn cut short by the user, as
 //     kept in the conversation. It is recorded, not streamed: stream-json
 //     readers had that text as text deltas already.
@@ -106,6 +117,10 @@ const (
 	EventDecision       EventType = "decision"
 	EventVerified       EventType = "verified"
 )
+
+// EventConversationCompacted is conversation_compacted: see the list
+// above.
+const EventConversationCompacted EventType = "conversation_compacted"
 
 // MainAgent is the agent id of the coordinator itself.
 const MainAgent = "main"
@@ -173,6 +188,10 @@ type Event struct {
 	// cost per task and per agent from them.
 	Usage   *conversation.Usage `json:"usage,omitempty"`
 	CostUSD *float64            `json:"cost_usd,omitempty"`
+	// Compaction is what a conversation_compacted event did: how many
+	// messages it kept, the conversation's estimated size before and
+	// after, and why.
+	Compaction *conversation.Compaction `json:"compaction,omitempty"`
 	// Asking, on a tool_call, says a person is asked before the call
 	// runs: a face shows the question, and the call once it is allowed,
 	// not a "running" line for a command nobody approved yet.

@@ -4,90 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
-
-// SummaryPrompt is what the model is asked when a session is summarised
-// for a hand-off or a merge: fixed headings, so that the next session (and
-// the person) find the same four things in every summary.
-const SummaryPrompt = `Write a hand-off summary of the conversation below for a fresh session that will continue the work without seeing it. Use exactly these headings, in this order, and keep each short:
-
-## Decisions
-## Files
-## Open questions
-## What is next
-
-Under Files, name each file read, changed or created and what happened to it. Say only what the conversation shows; write "none" under a heading with nothing to say. Answer with the summary alone.`
-
-// toolResultLimit bounds each tool result in the conversation a summary is
-// written from: the head of an output says what it was, and the model's
-// own words around it say what came of it.
-const toolResultLimit = 2000
-
-// Summarize asks the model for a summary of msgs under SummaryPrompt's
-// headings (goal, when given, says what the next session is for). The
-// conversation goes as text in one request without tools, fitted to the
-// input budget by the one rule every request is fitted by, so a session
-// whose context is full can still be summarised. It returns the summary
-// and what the request used.
-func Summarize(ctx context.Context, model Model, modelName string, budget int, msgs []conversation.Message, goal string) (string, conversation.Usage, error) {
-	prompt := SummaryPrompt
-	if goal != "" {
-		prompt += "\n\nThe next session's goal: " + goal + "\nSay what of this conversation matters to it."
-	}
-	overhead := conversation.EstimateTokens(conversation.Message{Role: conversation.RoleUser, Content: prompt}) + 64
-	fitted, _ := memory.FitContext(msgs, max(budget-overhead, budget/2))
-	req := llm.Request{Model: modelName, Messages: []conversation.Message{
-		{Role: conversation.RoleUser, Content: prompt + "\n\n<conversation>\n" + renderForSummary(fitted) + "</conversation>"},
-	}}
-	resp, err := model.Stream(ctx, req, nil)
-	if err != nil {
-		return "", conversation.Usage{}, fmt.Errorf("summarise the session: %w", err)
-	}
-	summary := strings.TrimSpace(resp.Message.Content)
-	if summary == "" {
-		return "", resp.Usage, errors.New("summarise the session: the model answered with an empty summary")
-	}
-	return summary, resp.Usage, nil
-}
-
-// renderForSummary writes a conversation as plain text for the model to
-// summarise: the system prompt left out (the next session has its own),
-// each message under its speaker, tool calls with their arguments and
-// tool results cut to their head. A message the endpoint refused is left
-// out: the model never read it, and it may be the very text too long for
-// the window.
-func renderForSummary(msgs []conversation.Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		if m.Refused != "" {
-			continue
-		}
-		switch m.Role {
-		case conversation.RoleSystem:
-			continue
-		case conversation.RoleTool:
-			content := m.Content
-			if len(content) > toolResultLimit {
-				content = content[:toolResultLimit] + fmt.Sprintf("\n[… %d more bytes]", len(content)-toolResultLimit)
-			}
-			fmt.Fprintf(&b, "[tool result]\n%s\n\n", content)
-			continue
-		}
-		if m.Content != "" {
-			fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, m.Content)
-		}
-		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(&b, "[%s calls %s] %s\n\n", m.Role, tc.Name, tc.Arguments)
-		}
-	}
-	return b.String()
-}
 
 // SummaryContext is the pair of messages that puts another session's
 // summary into a conversation: the summary as context under a note that
@@ -103,7 +24,7 @@ func SummaryContext(what, summary, goal string) []conversation.Message {
 	}
 	return []conversation.Message{
 		{Role: conversation.RoleUser, Content: text},
-		{Role: conversation.RoleAssistant, Content: "Understood: I have the summary above and go on from it."},
+		{Role: conversation.RoleAssistant, Content: conversation.SummaryAck},
 	}
 }
 
@@ -140,10 +61,7 @@ func (c *Coordinator) Handoff(ctx context.Context, goal string) (Handoff, error)
 	}
 	model := c.ModelName()
 	summary, usage, err := Summarize(ctx, c.opts.Model, model, c.budget(ctx, model, nil), c.Messages(), goal)
-	c.addUsage(usage)
-	if c.opts.Store != nil {
-		c.keep(c.opts.Store.SaveState(func(st *memory.State) { st.Usage, st.CostUSD = c.Usage(), c.cost() }))
-	}
+	c.spentBeside(usage)
 	if err != nil {
 		return Handoff{}, err
 	}

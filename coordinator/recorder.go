@@ -133,13 +133,13 @@ func decisionOf(ev Event) memory.DecisionRecord {
 func transcriptOf(ev Event) string {
 	switch ev.Type {
 	case EventSessionStarted:
+		// The prompt is the user_message that follows (a child's task
+		// too, as its first user message); a run without one continues
+		// the conversation.
 		if ev.Text == "" {
 			return "\n## (resumed)\n"
 		}
-		return "\n## User\n\n" + ev.Text + "\n"
-	case EventAgentSpawned:
-		// A child's section begins with its task, its first user message.
-		return "\n## User\n\n" + ev.Text + "\n"
+		return ""
 	case EventAssistant:
 		return "\n## Assistant\n\n" + ev.Text + "\n"
 	case EventAssistantCut:
@@ -153,6 +153,9 @@ func transcriptOf(ev Event) string {
 		}
 		return fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", ev.ToolName, mark, text.Clip(ev.Output, 4000))
 	case EventUserMessage:
+		if ev.Priority == "" {
+			return "\n## User\n\n" + ev.Text + "\n"
+		}
 		return "\n## User (" + ev.Priority + ")\n\n" + ev.Text + "\n"
 	case EventFilesChanged:
 		return fmt.Sprintf("\n*Turn %d changed:* %s\n", ev.Turn, ev.Text)
@@ -164,6 +167,8 @@ func transcriptOf(ev Event) string {
 		}
 	case EventAnswered:
 		return "\n**answered:** " + ev.Text + " (" + ev.Output + ")\n"
+	case EventConversationCompacted:
+		return "\n---\n\n_" + ev.Text + ". From here the model reads this summary of the conversation above instead of it:_\n\n" + ev.Output + "\n\n---\n"
 	case EventMessageRefused:
 		return "\n**refused by the endpoint (" + ev.Text + "):** the message above is set aside and not sent again.\n"
 	case EventError:

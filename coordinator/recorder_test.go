@@ -52,6 +52,9 @@ func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
 		}
 		at += i + len(want)
 	}
+	if n := strings.Count(md, "## User"); n != 1 {
+		t.Fatalf("the prompt is in the transcript %d times, want once:\n%s", n, md)
+	}
 	evs, bad, err := memory.ReadJSONL[Event](h.fs, filepath.Join(h.sess.Dir, "events.jsonl"))
 	if err != nil || bad != 0 {
 		t.Fatalf("events.jsonl: %d bad lines, %v", bad, err)
@@ -63,7 +66,8 @@ func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
 		}
 		types = append(types, string(ev.Type))
 	}
-	want := "session_started turn_started assistant tool_call tool_result turn_started assistant result"
+	// The prompt is a user_message of its own (issue 57), once.
+	want := "session_started user_message turn_started assistant tool_call tool_result turn_started assistant result"
 	if strings.Join(types, " ") != want {
 		t.Fatalf("events.jsonl types:\n%s\nwant\n%s", strings.Join(types, " "), want)
 	}

@@ -63,12 +63,13 @@ func (c *Coordinator) fixedTokens(tools []conversation.ToolDef) int {
 
 // budget is the input budget of the next request: context_tokens when the
 // configuration sets it; otherwise from the window the server says it
-// serves, or else the model's known window, less the tool definitions,
+// serves, or else the model's known window (or the smaller one a
+// context-length refusal stated), less the tool definitions,
 // which are sent with every request but are not in the conversation that
 // FitContext fits.
 func (c *Coordinator) budget(ctx context.Context, model string, tools []conversation.ToolDef) int {
 	c.mu.Lock()
-	configured, set := c.opts.ContextTokens, c.contextSet
+	configured, set, stated := c.opts.ContextTokens, c.contextSet, c.statedWindow
 	c.mu.Unlock()
 	if set {
 		return configured
@@ -78,6 +79,9 @@ func (c *Coordinator) budget(ctx context.Context, model string, tools []conversa
 		if w := sw.ServedWindow(ctx, model); w > 0 {
 			window = w
 		}
+	}
+	if stated > 0 {
+		window = min(window, stated)
 	}
 	return max(llm.InputBudget(window)-llm.EstimateTools(tools), window/4)
 }

@@ -64,8 +64,9 @@ func openLiveSession(t *testing.T, printed string) *browser.Page {
 
 // TestBrowserServeStopInPage: ralph run --serve works a plan while the
 // stand-in model streams slowly; Stop clicked in the page stops it as
-// ralph stop does (exit 130), the reply is shown in the page, and the
-// tasks are back to open.
+// ralph stop does (exit 130), the reply is shown in the page, the tasks
+// are back to open, and the run's record says it was stopped from the
+// page, not by ralph stop from another terminal.
 func TestBrowserServeStopInPage(t *testing.T) {
 	needChromium(t)
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
@@ -92,6 +93,11 @@ func TestBrowserServeStopInPage(t *testing.T) {
 	tasks := readFile(t, filepath.Join(dir, "RALPH_TASKS.md"))
 	if strings.Contains(tasks, "[~]") || strings.Count(tasks, "- [ ]") != 8 {
 		t.Fatalf("the tasks are not back to open:\n%s", tasks)
+	}
+	// The run's record says the stop came from the page (issue 57).
+	const said = "stopped by the stop button on ralph serve's page"
+	if logs := ralph(t, dir, env, nil, "logs").stdout; !strings.Contains(logs, said) || strings.Contains(logs, "another terminal") {
+		t.Errorf("ralph logs, want %q and no other terminal:\n%s", said, logs)
 	}
 	// --serve ends with the run, so a page that reconnects or asks for
 	// its panels once more after the run's last line is refused: that is

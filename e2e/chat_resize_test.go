@@ -32,18 +32,26 @@ type tmuxChat struct {
 
 func startTmuxChat(t *testing.T, url string, cols, rows int) *tmuxChat {
 	t.Helper()
+	return startTmux(t, t.TempDir(), cols, rows, "chat", "--base-url", url)
+}
+
+// startTmux runs ralph with args in dir, in a tmux session of its own
+// server.
+func startTmux(t *testing.T, dir string, cols, rows int, ralphArgs ...string) *tmuxChat {
+	t.Helper()
 	needTool(t, "tmux", "apt-get install tmux")
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "tmux.conf")
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g history-limit 50000\nset -g default-terminal xterm-256color\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := &tmuxChat{t: t, sock: filepath.Join(dir, "tmux.sock")}
+	c := &tmuxChat{t: t, sock: filepath.Join(tmp, "tmux.sock")}
 	args := []string{"-S", c.sock, "-f", conf, "new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "--", "env", "-i"}
 	args = append(args, cleanEnv(t, "TERM=xterm-256color")...)
-	args = append(args, ralphBin, "chat", "--base-url", url)
+	args = append(args, ralphBin)
+	args = append(args, ralphArgs...)
 	cmd := exec.Command("tmux", args...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}

@@ -676,7 +676,7 @@ func LoadMessages(fs afero.Fs, dir string) ([]conversation.Message, error) {
 	if bad != nil && terminated {
 		return nil, bad
 	}
-	return conversation.ApplyRefusalMarks(msgs), nil
+	return conversation.ApplyMarks(msgs), nil
 }
 
 // AgentsDir is where child agents' records live inside a session directory:

@@ -32,11 +32,20 @@ func SessionEmpty(fs afero.Fs, root, id string) bool {
 	return err == nil && !Active(st.Status) && st.Turns == 0 && st.Iteration == 0
 }
 
-// FirstPrompt is the first message the person sent in session id, or ""
-// when there is none. It reads messages.jsonl only up to that message,
-// which is near its start, so a listing of many long sessions does not
-// read their whole conversations.
+// FirstPrompt is what the person first asked in session id, the words a
+// listing tells sessions apart by, or "" when there is none. It is the
+// main agent's first user_message in events.jsonl (session_started's
+// text in records from before issue 57, where only that event carried
+// the prompt): the person's own words, also where ralph wrapped them in
+// a prompt of its own (ralph plan). A task loop is asked nothing: its
+// first words are the title of the first task it took. A session without
+// events falls back to the first user message of its conversation. Both
+// files are read only up to what is wanted, which is near their start,
+// so a listing of many long sessions does not read them whole.
 func FirstPrompt(fs afero.Fs, root, id string) string {
+	if s := firstEventWords(fs, root, id); s != "" {
+		return s
+	}
 	f, err := fs.Open(filepath.Join(SessionDir(root, id), "messages.jsonl"))
 	if err != nil {
 		return ""
@@ -53,22 +62,43 @@ func FirstPrompt(fs afero.Fs, root, id string) string {
 	return ""
 }
 
-// LastExchange is the person's last message in msgs and the text of the
-// answer that followed it (the last assistant words after it; "" while
-// none came), for a face to show where a reopened session was.
-func LastExchange(msgs []conversation.Message) (prompt, answer string) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != conversation.RoleUser || strings.TrimSpace(msgs[i].Content) == "" {
+// firstWordsLines bounds how far into events.jsonl FirstPrompt looks: a
+// prompt or a first task comes within the first few events of a run.
+const firstWordsLines = 2000
+
+// firstEventWords is FirstPrompt read from events.jsonl. The event types
+// are the coordinator's (its events.go), named here as strings since
+// memory sits below it.
+func firstEventWords(fs afero.Fs, root, id string) string {
+	f, err := fs.Open(LogPath(root, id, EventsLog))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for n := 0; n < firstWordsLines && sc.Scan(); n++ {
+		var ev struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agent_id"`
+			Text    string `json:"text"`
+			Output  string `json:"output"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || (ev.AgentID != "" && ev.AgentID != "main") {
 			continue
 		}
-		for _, m := range msgs[i+1:] {
-			if m.Role == conversation.RoleAssistant && strings.TrimSpace(m.Content) != "" {
-				answer = m.Content
+		switch ev.Type {
+		case "user_message", "session_started":
+			if strings.TrimSpace(ev.Text) != "" {
+				return ev.Text
+			}
+		case "task_changed":
+			if strings.TrimSpace(ev.Output) != "" {
+				return ev.Output
 			}
 		}
-		return msgs[i].Content, answer
 	}
-	return "", ""
+	return ""
 }
 
 // NearestSessions are up to n of ids that look like want, a mistyped or

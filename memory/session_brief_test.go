@@ -78,26 +78,41 @@ func TestNearestSessions(t *testing.T) {
 	}
 }
 
-func TestLastExchange(t *testing.T) {
-	msgs := []conversation.Message{
-		{Role: conversation.RoleUser, Content: "first"},
-		{Role: conversation.RoleAssistant, Content: "one"},
-		{Role: conversation.RoleUser, Content: "second"},
-		{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "c", Name: "read_file"}}},
-		{Role: conversation.RoleTool, ToolCallID: "c", Content: "file"},
-		{Role: conversation.RoleAssistant, Content: "two"},
-	}
-	if p, a := LastExchange(msgs); p != "second" || a != "two" {
-		t.Errorf("got %q %q", p, a)
-	}
-	if p, a := LastExchange(msgs[:3]); p != "second" || a != "" {
-		t.Errorf("no answer yet: %q %q", p, a)
-	}
-}
-
 func TestNearestSessionsIgnoresChance(t *testing.T) {
 	ids := []string{"20261125T010549Z-00ec1768d555", "20261125T010545Z-30064bc881cb"}
 	if got := NearestSessions(ids, "nosuch", 3); len(got) != 0 {
 		t.Errorf("a word with a letter in common is near: %v", got)
+	}
+}
+
+// First words are the person's: the prompt its events record, over
+// ralph's wrapping of it in the conversation (a plan's); in an older
+// record session_started's text; for a task loop, its first task's title.
+func TestFirstPromptIsThePersonsWords(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	root := "/p"
+	for _, c := range []struct{ name, events, want string }{
+		{"new", `{"type":"session_started","agent_id":"main","text":"add a login form"}
+{"type":"user_message","agent_id":"main","text":"add a login form"}`, "add a login form"},
+		{"old", `{"type":"session_started","agent_id":"main","text":"what is 2+2"}`, "what is 2+2"},
+		{"run", `{"type":"decision","agent_id":"main","text":"picked"}
+{"type":"agent_spawned","agent_id":"agent-0.1","text":"You are working on task T1"}
+{"type":"user_message","agent_id":"agent-0.1","text":"You are working on task T1"}
+{"type":"task_changed","agent_id":"main","text":"T1 in_progress","output":"validate the e-mail field"}`, "validate the e-mail field"},
+	} {
+		id := NewID(time.Now().UTC()) + c.name
+		s, err := CreateSession(fs, root, id, State{Status: StatusCompleted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: "Plan this feature; do not build it now:\n\nadd a login form"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := afero.WriteFile(fs, LogPath(root, id, EventsLog), []byte(c.events+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := FirstPrompt(fs, root, id); got != c.want {
+			t.Errorf("%s: first prompt %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -21,12 +21,17 @@ func (r remote) told(what string) {
 	r.s.scr.line(r.s.scr.pal.Dim("↯ from another terminal: " + what))
 }
 
-// Stop implements control.Target: the hard stop of Ctrl-C or /stop.
-func (r remote) Stop() control.Reply {
-	if !r.s.hardStop() {
+// Stop implements control.Target: the hard stop of Ctrl-C or /stop, said
+// to come from where it came from.
+func (r remote) Stop(from string) control.Reply {
+	if !r.s.hardStopBy(control.StopText(from)) {
 		return control.NotDone("nothing is running in the chat; it waits at its prompt")
 	}
-	r.told("ralph stop")
+	if from == control.FromWeb {
+		r.told("a stop from ralph serve's page")
+	} else {
+		r.told("ralph stop")
+	}
 	return control.Done("stopping: the work in flight is cancelled and the state saved; the chat stays open")
 }
 

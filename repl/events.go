@@ -83,11 +83,19 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.childFailures.Failed(ev.ToolID)
 		}
 		show = true
-	case coordinator.EventUserMessage, coordinator.EventAgentSpawned, coordinator.EventTaskChanged, coordinator.EventVerified,
+	case coordinator.EventUserMessage:
+		// A message delivered while the run works; a prompt is on the
+		// screen already, where the person typed it.
+		show = ev.Priority != ""
+	case coordinator.EventAgentSpawned, coordinator.EventTaskChanged, coordinator.EventVerified,
 		coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventWarning:
 		// The /run loop waits for a limit or its breaker changed: the
 		// line says why nothing seems to happen.
 		show = true
+	case coordinator.EventConversationCompacted:
+		// ralph compacted the conversation to try a refused request once
+		// more; /compact's own says what it did when its job ends.
+		show = view.CompactedForRetry(ev)
 	case coordinator.EventError:
 		// An error ends its agent's run: the run's result says the main
 		// agent's once (finishJob), and a child's agent_finished line

@@ -222,11 +222,15 @@ func (s *Shell) front() *job {
 // groups, records synthetic results and saves. It reports whether a job was
 // running (a second stop while one is under way is absorbed, so a double
 // Ctrl-C on a conversation beside a paused loop leaves the loop paused).
-func (s *Shell) hardStop() bool {
+func (s *Shell) hardStop() bool { return s.hardStopBy("") }
+
+// hardStopBy is hardStop from elsewhere: by says who stopped ("ralph stop
+// from another terminal"), as the run's interrupted event says it.
+func (s *Shell) hardStopBy(by string) bool {
 	s.mu.Lock()
 	j := s.front()
 	s.mu.Unlock()
-	return s.stop(j)
+	return s.stopBy(j, by)
 }
 
 // stopShown reports a hard stop of the conversation run as soon as it has
@@ -323,7 +327,10 @@ func (s *Shell) stopAll() {
 
 // stop hard-stops j through its own queue and context, so that nothing
 // else consumes the stop. It reports whether j was running.
-func (s *Shell) stop(j *job) bool {
+func (s *Shell) stop(j *job) bool { return s.stopBy(j, "") }
+
+// stopBy is stop, saying who stopped ("" for the person here).
+func (s *Shell) stopBy(j *job, by string) bool {
 	s.mu.Lock()
 	if j == nil || j != s.run && j != s.taskLoop || j.shown {
 		// It ended meanwhile, or its stop took effect and was reported.
@@ -343,7 +350,7 @@ func (s *Shell) stop(j *job) bool {
 	}
 	s.mu.Unlock()
 	if first {
-		j.queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
+		j.queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop, Text: by})
 		// The task loop may watch only its context.
 		j.cancel()
 		s.updatePrompt()
@@ -478,7 +485,7 @@ func (s *Shell) answer(line string) bool {
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // IdlePrompt is the prompt shown when ralph waits for you.
-const IdlePrompt = "ralph> "
+const IdlePrompt = view.ChatPrompt
 
 // promptText is the prompt for the current state. While work runs it is
 // the status line: elapsed time, tokens streamed and running agents, and

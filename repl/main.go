@@ -15,7 +15,6 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/scripts/live"
-	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/terminal"
 	"github.com/ralph-dev/ralph/scripts/view"
 )
@@ -41,11 +40,13 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	// auto it may ask the terminal, which answers on its input.
 	style := o.Term.RenderStyle(p.Config.Style)
 	var banner []string
+	var replay string
 	if queue == nil {
 		queue = interrupts.NewQueue()
 		banner = append(o.Notices, fmt.Sprintf("ralph %s · %s · session %s · /help for help, Ctrl-D to leave", o.Version, p.Config.Model, p.Session.ID))
 		if p.Resumed {
-			banner = append(banner, reopened(p, o.Term, style)...)
+			width, height := live.Size(o.Term.Width, o.Term.Height)
+			replay = view.Replay(p.Fs, p.Root, p.Session.ID, view.ReplayTerm{Width: width, Height: height, Color: o.Term.Color, Style: style})
 		}
 	}
 	var sh *Shell
@@ -74,7 +75,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return res, err
 		},
 		Fs: p.Fs, Root: p.Root, SessionID: p.Session.ID, Queue: queue,
-		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner,
+		In: o.Term.In, Out: o.Term.Out, Err: o.Term.Err, Color: o.Term.Color, Style: style, Banner: banner, Replay: replay,
 		// Asking the background (RenderStyle) read what was typed
 		// meanwhile; the line editor gets it first.
 		TypeAhead:   terminal.TypeAhead(),
@@ -121,19 +122,6 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		_, _ = io.WriteString(o.Term.Err, view.Lines(strings.Split(summary, "\n"), width))
 	}
 	return code
-}
-
-// reopened is what a continued session shows above the first prompt:
-// where it was (the last exchange, the answer rendered as the chat
-// renders answers) and one line of its state.
-func reopened(p *project.Project, t terminal.Facts, style string) []string {
-	prompt, answer := memory.LastExchange(p.History)
-	width := t.Width
-	if width <= 0 {
-		width = 80
-	}
-	rendered := render.Markdown(answer, render.Options{Width: width, Color: t.Color, Style: style})
-	return view.Reopened(view.LoadSessionFacts(p.Fs, p.Root, p.Session.ID), prompt, rendered, width)
 }
 
 // talked reports whether the conversation holds a message of the person's.

@@ -433,15 +433,26 @@ func (s *screen) block(t string) {
 	if t == "" {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.freezeLive()
-	s.flushLaterLocked()
 	if !strings.HasSuffix(t, "\n") {
 		t += "\n"
 	}
 	w, _ := s.dims()
-	s.queue = append(s.queue, segment{s.infoOut, terminal.Wrap(t, w-1)})
+	s.laidOut(terminal.Wrap(t, w-1))
+}
+
+// laidOut prints text laid out for the terminal already (a reopened
+// session's turns, view.Replay) as it is, below the answer so far:
+// wrapping it again would break its rendered rows. The text ends with a
+// newline.
+func (s *screen) laidOut(t string) {
+	if t == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.freezeLive()
+	s.flushLaterLocked()
+	s.queue = append(s.queue, segment{s.infoOut, t})
 	s.changed()
 }
 

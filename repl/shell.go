@@ -72,6 +72,9 @@ type Options struct {
 	TypeAhead []byte
 	// Banner lines are printed before the first prompt.
 	Banner []string
+	// Replay is a reopened session's last turns (view.Replay), written as
+	// it is after the banner.
+	Replay string
 	// HistoryFile keeps input history across runs (.ralph/history).
 	HistoryFile string
 	// Redact takes secrets out of each line before it goes to the history
@@ -216,6 +219,7 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 	for _, b := range s.opts.Banner {
 		s.scr.line(s.scr.pal.Dim(b))
 	}
+	s.scr.laidOut(s.opts.Replay)
 	// The painter writes everything above the prompt from now on (the
 	// banner is written already, before the first prompt); it stops in
 	// shutdown, after the last job, having written all.

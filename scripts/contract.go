@@ -55,9 +55,14 @@ func ContractLines() []ContractLine {
 		event(coordinator.EventToolCall, "The model calls a tool.", "tool_call_id", "tool_name", "tool_input", "asking"),
 		event(coordinator.EventToolResult, "What a tool call returned to the model; is_error is always there.",
 			"tool_call_id", "tool_name", "output"),
-		event(coordinator.EventUserMessage, "A message a person sent into the run (ralph say, the chat prompt).", "text"),
+		event(coordinator.EventUserMessage, "A prompt an agent was given, one line per prompt: on the main agent the person's words "+
+			"(a chat message, a one-shot's prompt, piped, continued with -c or --resume, or sent while the run works with ralph say or at the chat prompt); "+
+			"with a child's agent_id its task, also the prompt of a task ralph run works.", "text"),
 		event(coordinator.EventMessageRefused, "The endpoint refused the request ending with a person's message (HTTP 400, 413 or 422, a content filter, "+
 			"a context-length error): text is the endpoint's reason, output the message, which later requests leave out until /retry.", "text", "output"),
+		event(coordinator.EventConversationCompacted, "The conversation was summarised in place and goes on in the same session from the summary (output) "+
+			"and the last messages, kept as they were: the person's /compact, or ralph's own after the endpoint refused the conversation as longer "+
+			"than its window, before it tries once more (once per message). text says it in a line; compaction has the counts.", "text", "output", "compaction"),
 		event(coordinator.EventRetry, "A request to the model failed and is tried again after wait_ms: text says why.",
 			"text", "attempt", "wait_ms"),
 		event(coordinator.EventWaiting, "The model endpoint has sent nothing for silent_ms; "+

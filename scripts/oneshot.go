@@ -188,7 +188,7 @@ func (o *OneShot) Notify(s string) {
 // Handle renders one coordinator event. Subscribe it to the coordinator's
 // events: the broker calls it in order, one event at a time.
 func (o *OneShot) Handle(ev coordinator.Event) {
-	if ev.Type == coordinator.EventWarning || ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker {
+	if ev.Type == coordinator.EventWarning || ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker || view.CompactedForRetry(ev) {
 		// A warning is for the person watching, in every format, like an
 		// error; so is a loop that stops starting tasks for a while, and
 		// why: someone reading a headless run's log must not think it
@@ -230,6 +230,9 @@ func (o *OneShot) verboseLine(ev coordinator.Event) {
 	switch ev.Type {
 	case coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker:
 		// Handle printed it already, as it does without -v.
+		return
+	}
+	if view.CompactedForRetry(ev) {
 		return
 	}
 	if ev.Type == coordinator.EventAgentFinished && ev.IsError {
@@ -535,8 +538,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	}
 	if p.Resumed && face.onTerminal() {
 		// Before the progress display takes the terminal's last line.
-		width, _ := live.Size(face.Width, face.Height)
-		_, _ = io.WriteString(face.Stderr, view.Lines(face.reopened(p), width))
+		_, _ = io.WriteString(face.Stderr, face.replay(p))
 	}
 	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
 	defer face.notifier.Close()

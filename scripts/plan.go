@@ -225,7 +225,10 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 	defer at.Detach()
 	_, ci := project.InCI(os.Getenv)
 	ask := face.asks != nil && face.Format == FormatText && !ci
-	res := at.Coord.Run(ctx, workers.PlanPrompt(feature))
+	// The person's words are the prompt, recorded and listed as theirs;
+	// what ralph asks of the model about them goes before them as a note.
+	at.Coord.AddNote(workers.PlanNote() + "\n")
+	res := at.Coord.Run(ctx, feature)
 	// finish ends an accepted plan: written and shown, or, with export,
 	// written there and taken out of the files.
 	finish := func(plan *workers.Plan) int {
@@ -304,7 +307,8 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 					continue
 				}
 			}
-			res = at.Coord.Run(ctx, "Revise the plan: "+what+"\nCall "+workers.ToolWritePlan+" again with the whole revised plan.")
+			at.Coord.AddNote(workers.RevisePlanNote())
+			res = at.Coord.Run(ctx, what)
 		case "e":
 			if err := editFile(ctx, filepath.Join(p.Root, memory.TasksFile)); err != nil {
 				face.Notify(err.Error())

@@ -218,6 +218,8 @@ func shownAbove(ev coordinator.Event) bool {
 	case coordinator.EventRetry, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
 		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned, coordinator.EventAgentFinished:
 		return true
+	case coordinator.EventConversationCompacted:
+		return view.CompactedForRetry(ev)
 	}
 	return false
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // Step is one message or slash command of a script.
@@ -157,6 +158,12 @@ type CommandLine struct {
 func (s *Script) Handle(ev coordinator.Event) {
 	if s.progress != nil {
 		s.progress.handle(ev)
+	} else if s.Format == FormatText && view.CompactedForRetry(ev) {
+		// Without a terminal this is the one line that says why the
+		// conversation changed and the request went again.
+		if l, ok := view.EventLine(ev); ok {
+			fmt.Fprintln(s.Stderr, "ralph: "+l.Text)
+		}
 	}
 	if s.Format != FormatStreamJSON {
 		return

@@ -5,7 +5,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/live"
-	"github.com/ralph-dev/ralph/scripts/render"
 	"github.com/ralph-dev/ralph/scripts/view"
 )
 
@@ -34,12 +33,10 @@ func sessionSummary(p *project.Project, res coordinator.Result, wantLatest bool)
 	return f, latest == id
 }
 
-// reopened is what a one-shot that continues a session shows a person
-// at a terminal before it runs: the last exchange, its answer rendered
-// as answers are, and the session's state.
-func (o *OneShot) reopened(p *project.Project) []string {
-	prompt, answer := memory.LastExchange(p.History)
-	width, _ := live.Size(o.Width, o.Height)
-	rendered := render.Markdown(answer, render.Options{Width: width, Color: o.Color, Style: o.renderStyle()})
-	return view.Reopened(view.LoadSessionFacts(p.Fs, p.Root, p.Session.ID), prompt, rendered, width)
+// replay is what a one-shot that continues a session shows a person at a
+// terminal before it runs: the session's state and its last turns, as
+// chat shows them (view.Replay).
+func (o *OneShot) replay(p *project.Project) string {
+	width, height := live.Size(o.Width, o.Height)
+	return view.Replay(p.Fs, p.Root, p.Session.ID, view.ReplayTerm{Width: width, Height: height, Color: o.Color, Style: o.renderStyle()})
 }

@@ -140,7 +140,9 @@ func (g temporalTarget) send(req control.Request) control.Reply {
 	return control.Done("%s", strings.TrimSpace(out.String()))
 }
 
-func (g temporalTarget) Stop() control.Reply { return g.send(control.Request{Op: control.OpStop}) }
+func (g temporalTarget) Stop(from string) control.Reply {
+	return g.send(control.Request{Op: control.OpStop, From: from})
+}
 func (g temporalTarget) Say(text string, urgent bool) control.Reply {
 	return g.send(control.Request{Op: control.OpSay, Text: text, Urgent: urgent})
 }

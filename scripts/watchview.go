@@ -319,7 +319,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 		add(label, fmt.Sprintf("%-6s %s", id, v.agents[id].what))
 	}
 	if st != nil {
-		add("tokens", fmt.Sprintf("%d in / %d out · cost %s", st.Usage.InputTokens, st.Usage.OutputTokens, view.Money(st.CostUSD)))
+		add("tokens", view.TokensAndCost(st.Usage, st.CostUSD))
 	}
 	add("tasks", fmt.Sprintf("%d done, %d open, %d failed", v.counts.Done, v.counts.Open+v.counts.InProgress, v.counts.Failed))
 	q := v.question

@@ -202,13 +202,26 @@ func (w *PlanWriter) Plan() *Plan {
 	return w.plan
 }
 
-// PlanPrompt is the request that starts a plan of feature (ralph plan,
-// /plan in chat).
+// PlanPrompt is the request that starts a plan of feature (/plan in
+// chat): PlanNote, then the person's words.
 func PlanPrompt(feature string) string {
-	return "Plan this feature; do not build it now:\n\n" + feature + "\n\n" +
+	return PlanNote() + "\n\n" + feature
+}
+
+// PlanNote is what ralph asks of the model about a feature to plan. ralph
+// plan gives it as the note before the person's words (the
+// coordinator's AddNote), so the prompt it records and lists is theirs.
+func PlanNote() string {
+	return "Plan this feature; do not build it now. " +
 		"First read the project with your read-only tools: its layout, how it is built and tested, " +
 		memory.GoalsFile + " and " + memory.TasksFile + ". Ask the person with " + ToolAskUser +
 		" about what matters and you cannot find out (one question at a time, only what changes the plan). " +
 		"Then call " + ToolWritePlan + " once with the goals and the tasks. Do not change any file " +
-		"except through " + ToolWritePlan + ". End with a short summary of the plan."
+		"except through " + ToolWritePlan + ". End with a short summary of the plan. The feature, in the person's words:"
+}
+
+// RevisePlanNote is what ralph asks of the model with a person's words
+// on what to change in the plan it wrote.
+func RevisePlanNote() string {
+	return "Revise the plan as the person asks below, then call " + ToolWritePlan + " again with the whole revised plan."
 }

@@ -63,8 +63,8 @@ type waiting struct {
 	// takes ("run `make`"): ralph answer's reply names it. retry is what
 	// to say to an answer parse refuses: the words ralph answer takes.
 	subject, retry string
-	settled bool
-	answer  chan answered
+	settled        bool
+	answer         chan answered
 }
 
 type answered struct {

@@ -19,7 +19,9 @@ import (
 // knows what is running and what its terminal would do with the same
 // request. Each method returns the sentence the client prints.
 type Target interface {
-	Stop() Reply
+	// Stop stops the work at once; from is where the stop was given
+	// (Request.From), which the run's interrupted event says.
+	Stop(from string) Reply
 	Say(text string, urgent bool) Reply
 	Pause() Reply
 	Continue() Reply
@@ -210,7 +212,7 @@ func (s *Server) serve(c net.Conn) {
 		s.watch(c)
 		return
 	case OpStop:
-		r = t.Stop()
+		r = t.Stop(req.From)
 	case OpSay:
 		r = t.Say(req.Text, req.Urgent)
 	case OpPause:

@@ -32,7 +32,7 @@ func (f *fakeTarget) add(s string) Reply {
 	return Done("did %s", s)
 }
 
-func (f *fakeTarget) Stop() Reply { return f.add("stop") }
+func (f *fakeTarget) Stop(string) Reply { return f.add("stop") }
 func (f *fakeTarget) Say(text string, urgent bool) Reply {
 	return f.add(fmt.Sprintf("say %q urgent=%v", text, urgent))
 }

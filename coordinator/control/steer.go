@@ -8,9 +8,15 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 )
 
-// StopText says where a hard stop from the socket came from; the run's
-// interrupted event and result carry it.
-const StopText = "ralph stop from another terminal"
+// StopText says where a hard stop from the socket came from (Request.From:
+// "" for ralph stop, FromWeb for the stop button of ralph serve's page);
+// the run's interrupted event and result carry it, after "stopped by".
+func StopText(from string) string {
+	if from == FromWeb {
+		return "the stop button on ralph serve's page"
+	}
+	return "ralph stop from another terminal"
+}
 
 // Steer is the Target of the faces without a prompt (one-shot mode,
 // scripts, ralph run): a request becomes what the same words would at the
@@ -29,8 +35,8 @@ type Steer struct {
 }
 
 // Stop implements Target.
-func (s Steer) Stop() Reply {
-	s.Queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop, Text: StopText})
+func (s Steer) Stop(from string) Reply {
+	s.Queue.Push(interrupts.Interrupt{Kind: interrupts.HardStop, Text: StopText(from)})
 	return Done("stopping: the work in flight is cancelled and the state saved")
 }
 

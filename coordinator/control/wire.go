@@ -33,8 +33,9 @@ type Request struct {
 	// QuestionID, when set, is the question an answer is for: it is not
 	// given to any other.
 	QuestionID int `json:"question_id,omitempty"`
-	// From says where an answer was given, for the answered event and the
-	// terminal's notice: "" is ralph answer, FromWeb ralph serve's page.
+	// From says where an answer or a stop was given, for the answered or
+	// interrupted event and the terminal's notice: "" is ralph answer or
+	// ralph stop, FromWeb ralph serve's page.
 	From string `json:"from,omitempty"`
 }
 

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -73,6 +76,32 @@ func Refusal(err error) string {
 		return e.Refusal
 	}
 	return ""
+}
+
+// statedWindowRe finds the window a context-length error states. OpenAI,
+// vLLM and OpenRouter: "This model's maximum context length is 128000
+// tokens"; Anthropic's shape: "prompt is too long: 210000 tokens > 200000
+// maximum".
+var statedWindowRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)maximum context length is (\d+)|tokens > (\d+) maximum`)
+})
+
+// StatedWindow is the context window a context-length refusal (err) says
+// the model has, in tokens; 0 when err is no such refusal or says none.
+// It is the server's word on its window, truer than ralph's table when
+// the two differ, which is when such a refusal comes at all: ralph fits
+// every request to the window it believes in.
+func StatedWindow(err error) int {
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(e.Kind, ErrContextTooLong) {
+		return 0
+	}
+	m := statedWindowRe().FindStringSubmatch(e.Msg)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1] + m[2])
+	return n
 }
 
 func (e *Error) Error() string { return e.Msg }

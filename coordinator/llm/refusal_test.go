@@ -98,3 +98,20 @@ func TestSendableSkipsRefused(t *testing.T) {
 		t.Fatalf("sendable =\n%+v\nwant\n%+v", got, want)
 	}
 }
+
+// A context-length refusal's stated window is read from the server's
+// words; any other error states none.
+func TestStatedWindow(t *testing.T) {
+	for msg, want := range map[string]int{
+		"the conversation is longer than model \"m\" accepts (HTTP 400: This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens.)": 128000,
+		"longer than model \"m\" accepts (HTTP 400: prompt is too long: 210000 tokens > 200000 maximum)":                                                                          200000,
+		"longer than model \"m\" accepts (HTTP 400: the request exceeds the available context size)":                                                                              0,
+	} {
+		if got := StatedWindow(&Error{Kind: ErrContextTooLong, Msg: msg}); got != want {
+			t.Errorf("StatedWindow(%q) = %d, want %d", msg, got, want)
+		}
+	}
+	if got := StatedWindow(&Error{Kind: ErrBadRequest, Msg: "maximum context length is 4096 tokens"}); got != 0 {
+		t.Errorf("a bad request stated a window: %d", got)
+	}
+}

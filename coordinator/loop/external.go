@@ -52,6 +52,9 @@ func (w ExternalWorker) Work(ctx context.Context, a Assignment) Outcome {
 		// markers the agent could never say it is done.
 		prompt += "\n\n" + agents.MarkerInstructions
 	}
+	// The prompt is the agent's first user message, as a child agent of
+	// ralph's own records it.
+	emit(coordinator.Event{Type: coordinator.EventUserMessage, Text: prompt})
 	before := takeWorkState(ctx, agent, a.brief.Plan)
 	res, err := agent.Run(ctx, prompt, func(ev agents.Event) {
 		switch ev.Kind {

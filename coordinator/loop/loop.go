@@ -367,6 +367,10 @@ func (l *loop) run(ctx context.Context) Result {
 	}
 	for {
 		if it, ok := l.o.Queue.PopAtMost(interrupts.HardStop); ok {
+			// Who stopped the loop (Ctrl-C, ralph stop, the stop button
+			// of ralph serve's page): its agents only see their work
+			// cancelled.
+			l.emit(coordinator.Event{Type: coordinator.EventInterrupted, Text: interrupts.StopReason(it)})
 			return stop(Result{Reason: ReasonInterrupted, IsError: true, Signal: it.Signal})
 		}
 		if ctx.Err() != nil {

@@ -29,6 +29,67 @@ type Message struct {
 	// so one refusal does not make every later request fail the same way;
 	// the transcript keeps it.
 	Refused string `json:"refused,omitempty"`
+	// Compacted makes this message the line messages.jsonl gets when the
+	// conversation was compacted (CompactionMark): its Content is the
+	// summary that replaces the conversation before it, save the system
+	// prompt and the last Compacted.Kept messages.
+	Compacted *Compaction `json:"compacted,omitempty"`
+}
+
+// Compaction says what a compaction did: a conversation summarised in
+// place (chat's /compact, or ralph's own after a context-length refusal),
+// on the mark line in messages.jsonl and on the conversation_compacted
+// event.
+type Compaction struct {
+	// Kept is how many messages at the end of the conversation were kept
+	// as they were, after the summary.
+	Kept int `json:"kept"`
+	// BeforeTokens and AfterTokens are the conversation's size before
+	// and after, in tokens as ralph estimates them when it fits a request
+	// to the window, the system prompt included.
+	BeforeTokens int `json:"before_tokens"`
+	AfterTokens  int `json:"after_tokens"`
+	// Cause is why: "command" (the person's /compact) or "context_length"
+	// (the endpoint refused a request as longer than its window).
+	Cause string `json:"cause"`
+	// Focus is what the person asked the summary to keep (/compact focus).
+	Focus string `json:"focus,omitempty"`
+}
+
+// Causes of a compaction.
+const (
+	CompactedByCommand       = "command"
+	CompactedForContextLimit = "context_length"
+)
+
+// SummaryAck is the assistant's short answer after a summary put into a
+// conversation, so the conversation goes on with the person's next
+// message and its roles still alternate (strict chat templates refuse two
+// user messages in a row).
+const SummaryAck = "Understood: I have the summary above and go on from it."
+
+// CompactionMark is the line that replaces the conversation before it
+// with summary, keeping its system messages and, after the summary, the
+// last c.Kept messages. It is one line, so the append that writes it is
+// whole or, torn by a crash, dropped on reading (LoadMessages): the
+// conversation is compacted or it is not, never half.
+func CompactionMark(summary string, c Compaction) Message {
+	return Message{Role: RoleUser, Content: summary, Compacted: &c}
+}
+
+// Compact is what the conversation msgs is after a compaction mark m: its
+// system messages, the summary and its acknowledgement, and the last
+// m.Compacted.Kept messages.
+func Compact(msgs []Message, m Message) []Message {
+	kept := min(max(m.Compacted.Kept, 0), len(msgs))
+	var out []Message
+	for _, x := range msgs[:len(msgs)-kept] {
+		if x.Role == RoleSystem {
+			out = append(out, x)
+		}
+	}
+	out = append(out, Message{Role: RoleUser, Content: m.Content}, Message{Role: RoleAssistant, Content: SummaryAck})
+	return append(out, msgs[len(msgs)-kept:]...)
 }
 
 // ToolCall is one function call requested by the model. Arguments is the raw
@@ -105,16 +166,21 @@ func MarkRefused(msgs []Message, reason string) int {
 	return n
 }
 
-// ApplyRefusalMarks gives the messages before each refusal mark their
-// reason and drops the marks, as a saved conversation is read back.
-func ApplyRefusalMarks(msgs []Message) []Message {
+// ApplyMarks reads a saved conversation's mark lines, in order, as the
+// saved conversation is read back: a refusal mark gives the messages
+// before it their reason, a compaction mark replaces the conversation
+// before it with its summary (Compact). The marks themselves are dropped.
+func ApplyMarks(msgs []Message) []Message {
 	out := msgs[:0:0]
 	for _, m := range msgs {
-		if m.IsRefusalMark() {
+		switch {
+		case m.Compacted != nil:
+			out = Compact(out, m)
+		case m.IsRefusalMark():
 			MarkRefused(out, m.Refused)
-			continue
+		default:
+			out = append(out, m)
 		}
-		out = append(out, m)
 	}
 	return out
 }

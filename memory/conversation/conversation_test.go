@@ -29,10 +29,42 @@ func TestRefusalMarks(t *testing.T) {
 		{Role: RoleUser, Content: "d"},
 		{Role: RoleAssistant, Content: "ok"},
 	}
-	if got := ApplyRefusalMarks(in); !reflect.DeepEqual(got, want) {
-		t.Fatalf("ApplyRefusalMarks =\n%+v\nwant\n%+v", got, want)
+	if got := ApplyMarks(in); !reflect.DeepEqual(got, want) {
+		t.Fatalf("ApplyMarks =\n%+v\nwant\n%+v", got, want)
 	}
 	if in[3].Refused != "" {
-		t.Fatal("ApplyRefusalMarks changed its input")
+		t.Fatal("ApplyMarks changed its input")
+	}
+}
+
+// TestCompactionMark: a compaction mark replaces the conversation before
+// it with its summary, keeping the system prompt and the last Kept
+// messages, and refusal marks before and after it still apply.
+func TestCompactionMark(t *testing.T) {
+	in := []Message{
+		{Role: RoleSystem, Content: "sys"},
+		{Role: RoleUser, Content: "old"},
+		{Role: RoleAssistant, Content: "old answer"},
+		{Role: RoleUser, Content: "last"},
+		{Role: RoleAssistant, Content: "last answer"},
+		CompactionMark("SUMMARY", Compaction{Kept: 2, Cause: CompactedByCommand}),
+		{Role: RoleUser, Content: "next"},
+		RefusalMark("HTTP 400: no"),
+	}
+	want := []Message{
+		{Role: RoleSystem, Content: "sys"},
+		{Role: RoleUser, Content: "SUMMARY"},
+		{Role: RoleAssistant, Content: SummaryAck},
+		{Role: RoleUser, Content: "last"},
+		{Role: RoleAssistant, Content: "last answer"},
+		{Role: RoleUser, Content: "next", Refused: "HTTP 400: no"},
+	}
+	if got := ApplyMarks(in); !reflect.DeepEqual(got, want) {
+		t.Fatalf("ApplyMarks =\n%+v\nwant\n%+v", got, want)
+	}
+	// A mark keeping nothing keeps the system prompt and the summary.
+	short := []Message{{Role: RoleSystem, Content: "sys"}, {Role: RoleUser, Content: "a"}, CompactionMark("S", Compaction{Kept: 0})}
+	if got := ApplyMarks(short); len(got) != 3 || got[1].Content != "S" || got[2].Content != SummaryAck {
+		t.Fatalf("kept nothing: %+v", got)
 	}
 }

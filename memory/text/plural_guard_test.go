@@ -39,6 +39,8 @@ var pluralAllowed = map[string]string{
 	"scripts/doctor.go: tokens":                  "a context window's size",
 	"scripts/models.go: tokens":                  "a context window's size",
 	"coordinator/turn.go: tokens":                "an input budget, thousands of tokens",
+	"coordinator/compact.go: tokens":             "a conversation's size and a window's, thousands of tokens",
+	"coordinator/compact.go: bytes":              "a tool output cut for being long",
 	"scripts/report/graph.go: tasks":             "the many of text.Plural, one task has its own sentence",
 	"memory/context.go: bytes":                   "a trimmed tool output, far more than a byte",
 	"memory/git/review.go: bytes":                "a file too big to show",

@@ -41,6 +41,8 @@ func All() []Spec {
 		{"retry", "", "send the last message the endpoint refused again (a refused message is set aside and left out of later requests)", runRetry},
 		{"clear", "", "start a new conversation, in a new session (the old one stays resumable by id)", runClear},
 		{"handoff", "[goal]", "go on in a new session that starts from a summary the model writes of this one (decisions, files, open questions, what is next)", runHandoff},
+		{"compact", "[focus]", "summarise the conversation in place and go on in this session from the summary and your last exchange; focus says what to keep", runCompact},
+		{"cost", "", "the tokens this session used so far, and their cost", runCost},
 		{"history", "[n]", "the last n lines you typed (default 20)", runHistory},
 		{"session", "[id]", "this session's id, or an analysis of another session", runSession},
 		{"diff", "[--step N|--task ID|--session]", "what ralph changed for your last message, like `ralph diff`", runDiff},

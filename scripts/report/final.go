@@ -95,26 +95,28 @@ func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState boo
 	b.WriteString(quote(truncate(answer, answerLimit), "(no answer yet)"))
 }
 
-// goalAndAnswer is the first user message and the last assistant text.
-// The system prompt and tool traffic are skipped; the events stand in when
-// the conversation log is unreadable (or predates messages.jsonl).
+// goalAndAnswer is the person's first prompt and the last assistant text.
+// The system prompt and tool traffic are skipped; the conversation stands
+// in for the events where they have no prompt, and the events for the
+// conversation when it is unreadable (or predates messages.jsonl).
 func goalAndAnswer(msgs []conversation.Message, evs []coordinator.Event) (goal, answer string) {
+	for _, e := range evs {
+		switch {
+		case (e.Type == coordinator.EventSessionStarted || e.Type == coordinator.EventUserMessage && e.Priority == "") && goal == "" && mainAgent(e):
+			// A run's prompt is its user_message (session_started's text
+			// in older logs): the person's words, also where ralph
+			// wrapped them in a prompt of its own (ralph plan).
+			goal = e.Text
+		case e.Type == coordinator.EventAssistant && len(msgs) == 0 && strings.TrimSpace(e.Text) != "":
+			answer = e.Text
+		}
+	}
 	for _, m := range msgs {
 		switch {
 		case m.Role == conversation.RoleUser && goal == "" && strings.TrimSpace(m.Content) != "":
 			goal = m.Content
 		case m.Role == conversation.RoleAssistant && strings.TrimSpace(m.Content) != "":
 			answer = m.Content
-		}
-	}
-	for _, e := range evs {
-		switch {
-		case (e.Type == coordinator.EventSessionStarted || e.Type == coordinator.EventUserMessage) && goal == "" && mainAgent(e):
-			// A run's prompt is its session_started text; logs older than
-			// that have only the messages sent while it ran.
-			goal = e.Text
-		case e.Type == coordinator.EventAssistant && len(msgs) == 0 && strings.TrimSpace(e.Text) != "":
-			answer = e.Text
 		}
 	}
 	return goal, answer

@@ -42,6 +42,9 @@ func WriteLogs(ctx context.Context, fs afero.Fs, root, id string, w io.Writer, f
 		return memory.NoSessionf("no session %s in %s", id, root)
 	}
 	t := &tailer{fs: fs, path: memory.LogPath(root, id, memory.EventsLog), w: w, raw: raw}
+	// A record that ends with an older ralph's session_started still
+	// shows its prompt (view.Prompts).
+	defer t.flush()
 	n, err := t.poll()
 	if err != nil || !follow {
 		return err
@@ -96,6 +99,16 @@ type tailer struct {
 	raw    bool
 	offset int64
 	line   int
+	// prompts shows the prompts of records older than the user_message
+	// that carries them.
+	prompts view.Prompts
+}
+
+// flush writes the prompt of a session_started that ended the log.
+func (t *tailer) flush() {
+	if p, ok := t.prompts.Flush(); ok && !t.raw {
+		_, _ = io.WriteString(t.w, text.StripControls(FormatEvent(p))+"\n")
+	}
 }
 
 // poll writes every complete line appended since the last poll and returns
@@ -135,7 +148,7 @@ func (t *tailer) poll() (int, error) {
 		n++
 		if t.raw {
 			_, err = bw.Write(b)
-		} else if s := text.StripControls(formatLine(b, t.line)); s != "" {
+		} else if s := text.StripControls(t.format(b)); s != "" {
 			// The events hold what the model and its commands wrote;
 			// the formatted line is for a terminal, so it carries none
 			// of their control sequences. --raw keeps the JSON as stored,
@@ -149,16 +162,21 @@ func (t *tailer) poll() (int, error) {
 	return n, bw.Flush()
 }
 
-// formatLine renders one stored event for people. An unreadable line is
-// shown as such, with its start, rather than dropped: the log is the record.
-func formatLine(b []byte, lineNo int) string {
+// format renders the stored event of the tailer's current line for
+// people, after the prompt an older record's session_started carried
+// (view.Prompts). An unreadable line is shown as such, with its start,
+// rather than dropped: the log is the record.
+func (t *tailer) format(b []byte) string {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return ""
 	}
 	var e coordinator.Event
 	if err := json.Unmarshal(b, &e); err != nil {
-		return fmt.Sprintf("-- line %d is not a valid event: %s", lineNo, oneLine(string(b), 80))
+		return fmt.Sprintf("-- line %d is not a valid event: %s", t.line, oneLine(string(b), 80))
+	}
+	if p, ok := t.prompts.Next(e); ok {
+		return FormatEvent(p) + "\n" + FormatEvent(e)
 	}
 	return FormatEvent(e)
 }

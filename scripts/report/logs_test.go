@@ -35,7 +35,7 @@ func TestWriteLogsFormatted(t *testing.T) {
 	fixtureA(t, fs)
 	var out bytes.Buffer
 	must(t, WriteLogs(context.Background(), fs, root, idA, &out, false, false))
-	want := `00:48:08          session_started ● session started · model gpt-test
+	want := `00:48:08          session_started ● run started · model gpt-test
 00:48:08 turn 1   turn_started    · turn 1
 00:48:09 turn 1   retry           ↻ attempt 1 failed: HTTP 429; retrying in 2s
 00:48:11 turn 1   assistant       │ I'll write the file.
@@ -234,5 +234,44 @@ func TestWriteLogsFollowWaitsForLateLines(t *testing.T) {
 	must(t, WriteLogs(ctx, fs, root, idA, &out, true, true))
 	if !strings.Contains(out.String(), `"type":"result"`) {
 		t.Errorf("the late line was missed: %q", out.String())
+	}
+}
+
+// Both sides of a conversation are in the log, each prompt once: in a
+// record since issue 57 the prompt is the user_message after
+// session_started; in an older one session_started alone carried it,
+// also when it ended the log.
+func TestWriteLogsShowsPromptsOnce(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	s, err := memory.CreateSession(fs, root, idA, memory.State{Status: memory.StatusCompleted})
+	must(t, err)
+	started := func(sec float64, prompt string) coordinator.Event {
+		e := ev(coordinator.EventSessionStarted, sec, 0)
+		e.Model, e.Text = "m", prompt
+		return e
+	}
+	said := func(sec float64, prompt string) coordinator.Event {
+		e := ev(coordinator.EventUserMessage, sec, 0)
+		e.Text = prompt
+		return e
+	}
+	answer := ev(coordinator.EventAssistant, 2, 1)
+	answer.Text = "four"
+	// An old record's run, a new one's, and an old one's at the end.
+	for _, e := range []coordinator.Event{started(1, "what is 2+2"), answer, started(3, "and 3+3"), said(3, "and 3+3"), started(4, "last words")} {
+		must(t, s.AppendEvent(e))
+	}
+	var out bytes.Buffer
+	must(t, WriteLogs(context.Background(), fs, root, idA, &out, false, false))
+	want := `00:48:09          session_started ● run started · model m
+00:48:09          user_message    › what is 2+2
+00:48:10 turn 1   assistant       │ four
+00:48:11          session_started ● run started · model m
+00:48:11          user_message    › and 3+3
+00:48:12          session_started ● run started · model m
+00:48:12          user_message    › last words
+`
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
 	}
 }

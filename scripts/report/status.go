@@ -157,8 +157,7 @@ func (r StatusReport) Text() string {
 			progress = fmt.Sprintf("iteration %d, %s", s.Iteration, progress)
 		}
 		t.add("progress", progress)
-		t.add("tokens", fmt.Sprintf("%s in / %s out, cost %s", thousands(int64(s.Usage.InputTokens)),
-			thousands(int64(s.Usage.OutputTokens)), money(s.CostUSD)))
+		t.add("tokens", view.TokensAndCost(s.Usage, s.CostUSD))
 		if s.Retries+s.Errors+s.Interrupts > 0 {
 			t.add("issues", fmt.Sprintf("%d %s, %d %s, %d %s", s.Errors, text.Plural(s.Errors, "error", "errors"),
 				s.Retries, text.Plural(s.Retries, "retry", "retries"), s.Interrupts, text.Plural(s.Interrupts, "interruption", "interruptions")))

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -21,6 +22,9 @@ const (
 	// StyleError is something that failed: a tool's error, a failed agent
 	// or task, an error or a warning. A terminal shows it red.
 	StyleError
+	// StylePrompt is what a person asked: the other side of the
+	// conversation, shown as plainly as the answers.
+	StylePrompt
 )
 
 // Line is one event as a person reads it. Agent names the child agent
@@ -58,15 +62,19 @@ func (l Line) Paint(p Palette, width int) string {
 	if width > 0 {
 		s = text.ClipWidth(s, width)
 	}
-	if l.Style == StyleError {
+	switch l.Style {
+	case StyleError:
 		return p.Red(s)
+	case StylePrompt:
+		return p.Bold(s)
 	}
 	return p.Dim(s)
 }
 
 // The glyphs, one per meaning, in every face.
 const (
-	GlyphSession  = "●" // a session starts
+	GlyphSession  = "●" // a run starts
+	GlyphPrompt   = "›" // what an agent was asked: a person's prompt, a task's
 	GlyphTurn     = "·" // a turn starts, the state is saved
 	GlyphThought  = "∴" // a thinking model's reasoning
 	GlyphMessage  = "│" // what an agent said
@@ -121,10 +129,13 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 	case coordinator.EventTextDelta, coordinator.EventThinkingDelta:
 		return Line{}, false
 	case coordinator.EventSessionStarted:
+		// A run of the session begins (each message of a chat is one):
+		// the prompt is the user_message line after it (Prompts reads
+		// older records, where only this event carried it).
 		if ev.Model != "" {
-			return note(GlyphSession, "session started · model "+ev.Model)
+			return note(GlyphSession, "run started · model "+ev.Model)
 		}
-		return note(GlyphSession, "session started")
+		return note(GlyphSession, "run started")
 	case coordinator.EventTurnStarted:
 		return note(GlyphTurn, fmt.Sprintf("turn %d", ev.Turn))
 	case coordinator.EventThinking:
@@ -146,11 +157,26 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		}
 		return l, true
 	case coordinator.EventUserMessage:
-		return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
+		switch {
+		case ev.Priority != "":
+			// Sent while the run worked, delivered at a step boundary.
+			return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
+		case !mainAgent(ev):
+			// A child's task, whose agent_spawned line began it: its
+			// first line, as the agent's.
+			return note(GlyphPrompt, clipFirst(ev.Text, shortWidth))
+		}
+		return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
 	case coordinator.EventMessageRefused:
 		// Live faces say it in the run's error; this is the record's line
 		// (ralph logs, the web page).
 		return failed(GlyphWarning, "set aside, refused by the endpoint ("+OneLine(ev.Text, longWidth)+"): "+OneLine(ev.Output, shortWidth))
+	case coordinator.EventConversationCompacted:
+		// After a context-length refusal the request is tried again.
+		if CompactedForRetry(ev) {
+			return note(GlyphRetry, OneLine(ev.Text, longWidth))
+		}
+		return note(GlyphDecision, OneLine(ev.Text, longWidth))
 	case coordinator.EventRetry:
 		if r := ev.Retry; r != nil {
 			return note(GlyphRetry, fmt.Sprintf("attempt %d failed: %s; retrying in %s", r.Attempt, OneLine(r.Reason, longWidth), Duration(r.Wait)))
@@ -264,14 +290,22 @@ func verifiedLine(ev coordinator.Event) (Line, bool) {
 	return Line{Glyph: GlyphTaskDone, Text: "verify passed: " + s}, true
 }
 
+// CompactedForRetry reports a conversation_compacted event of ralph's
+// own, after the endpoint refused the conversation as longer than its
+// window: the faces show its line, since the request is tried once more
+// and the person should know why the conversation changed.
+func CompactedForRetry(ev coordinator.Event) bool {
+	return ev.Type == coordinator.EventConversationCompacted && ev.Compaction != nil && ev.Compaction.Cause == conversation.CompactedForContextLimit
+}
+
 // resultLine is how a run ended, with its turns, tokens and cost.
 func resultLine(ev coordinator.Event) (Line, bool) {
 	r := ev.Result
 	if r == nil {
 		return Line{Glyph: GlyphStopped, Text: "ended"}, true
 	}
-	l := Line{Glyph: GlyphStopped, Text: fmt.Sprintf("%s after %d %s, tokens %s in / %s out, cost %s", r.Subtype, r.NumTurns,
-		text.Plural(r.NumTurns, "turn", "turns"), Count(int64(r.Usage.InputTokens)), Count(int64(r.Usage.OutputTokens)), Money(r.CostUSD))}
+	l := Line{Glyph: GlyphStopped, Text: fmt.Sprintf("%s after %d %s, tokens %s", r.Subtype, r.NumTurns,
+		text.Plural(r.NumTurns, "turn", "turns"), TokensAndCost(r.Usage, r.CostUSD))}
 	if r.IsError {
 		l.Style = StyleError
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // eventRows is every event kind as a person reads it, in every face: the
@@ -23,7 +24,7 @@ var eventRows = []struct {
 	want string // "" when the kind is no line of its own
 	err  bool
 }{
-	{ev: coordinator.Event{Type: coordinator.EventSessionStarted, Model: "m1"}, want: "● session started · model m1"},
+	{ev: coordinator.Event{Type: coordinator.EventSessionStarted, Model: "m1"}, want: "● run started · model m1"},
 	{ev: coordinator.Event{Type: coordinator.EventTurnStarted, Turn: 3}, want: "· turn 3"},
 	{ev: coordinator.Event{Type: coordinator.EventTextDelta, Text: "Hel"}},
 	{ev: coordinator.Event{Type: coordinator.EventThinkingDelta, Text: "hmm"}},
@@ -33,9 +34,15 @@ var eventRows = []struct {
 	{ev: coordinator.Event{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: json.RawMessage(`{"command":"make"}`)}, want: "• running `make`"},
 	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "ok\nrest"}, want: "  ↳ ok …"},
 	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "no such file\x1b[2J", IsError: true}, want: "  ✗ no such file", err: true},
-	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "also\nthis"}, want: "→ delivered: also this"},
+	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "make it\nwork"}, want: "› make it work"},
+	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "also\nthis", Priority: "normal"}, want: "→ delivered: also this"},
+	{ev: coordinator.Event{Type: coordinator.EventUserMessage, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: "[agent-1.1] › write the parser …"},
 	{ev: coordinator.Event{Type: coordinator.EventMessageRefused, Text: "HTTP 400: too long", Output: "a long\npaste"},
 		want: "! set aside, refused by the endpoint (HTTP 400: too long): a long paste", err: true},
+	{ev: coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "compacted the conversation: about 900 tokens to 120",
+		Compaction: &conversation.Compaction{Cause: conversation.CompactedByCommand}}, want: "◆ compacted the conversation: about 900 tokens to 120"},
+	{ev: coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "the conversation was longer than the model accepts: compacted it",
+		Compaction: &conversation.Compaction{Cause: conversation.CompactedForContextLimit}}, want: "↻ the conversation was longer than the model accepts: compacted it"},
 	{ev: coordinator.Event{Type: coordinator.EventRetry, Retry: &llm.RetryInfo{Attempt: 2, Wait: 1500 * time.Millisecond, Reason: "HTTP 503"}},
 		want: "↻ attempt 2 failed: HTTP 503; retrying in 1.5s"},
 	{ev: coordinator.Event{Type: coordinator.EventWaiting, SilentMS: 12000}, want: "… waiting for the model — no data for 12s"},

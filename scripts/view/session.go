@@ -32,11 +32,17 @@ type SessionFacts struct {
 // session.json and its events. A record that cannot be read leaves its
 // part out (zero), since the facts only inform.
 func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
+	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
+	return sessionFacts(fs, root, id, evs)
+}
+
+// sessionFacts is LoadSessionFacts with the session's events read
+// already.
+func sessionFacts(fs afero.Fs, root, id string, evs []coordinator.Event) SessionFacts {
 	f := SessionFacts{ID: id}
 	if st, err := memory.LoadSessionState(fs, root, id); err == nil {
 		f.Turns, f.CostUSD = st.Turns, st.CostUSD
 	}
-	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
 	files := map[string]bool{}
 	// Tasks are done by the task loop (its task_changed "t3 done") or, in
 	// a conversation, by the model's complete_task; one task done both
@@ -99,45 +105,6 @@ func ExitSummary(f SessionFacts, latest bool) string {
 // ContinueCommand is the command that continues session id whatever
 // runs after it (`ralph -c` continues only the latest).
 func ContinueCommand(id string) string { return "ralph --resume " + id }
-
-// answerLines is how many lines of a reopened session's last answer are
-// shown: enough to recognise it, not so many that the prompt scrolls
-// away.
-const answerLines = 4
-
-// Reopened is what a reopened session shows of where it was: the
-// person's last message (one line, cut to width), the head of the answer
-// as the caller rendered it (a few lines, "…" when cut) and the state
-// line. prompt "" (nothing was said yet) shows the state line alone.
-func Reopened(f SessionFacts, prompt, renderedAnswer string, width int) []string {
-	if width <= 0 {
-		width = 80
-	}
-	out := []string{fmt.Sprintf("continuing session %s: %s", f.ID, f.StateLine())}
-	if strings.TrimSpace(prompt) == "" {
-		return out
-	}
-	out = append(out, OneLine("you: "+prompt, width))
-	// Blank lines (paragraph breaks, the renderer's margins) are left
-	// out: the head is there to be recognised, in as few lines as may be.
-	var lines []string
-	for _, l := range strings.Split(renderedAnswer, "\n") {
-		if strings.TrimSpace(text.StripControls(l)) != "" {
-			lines = append(lines, l)
-		}
-	}
-	cut := len(lines) > answerLines
-	if cut {
-		lines = lines[:answerLines]
-	}
-	if len(lines) == 0 {
-		return append(out, "(no answer yet)")
-	}
-	if cut {
-		lines = append(lines, text.Ellipsis)
-	}
-	return append(out, lines...)
-}
 
 // Ago is the one way ralph says how long ago something was, in the words
 // people use at a glance: "just now", "42s ago", "5m ago", "3h ago",

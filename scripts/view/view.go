@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -90,6 +91,13 @@ func Money(c *float64) string {
 		return "unknown"
 	}
 	return text.Dollars(*c)
+}
+
+// TokensAndCost is the one way a usage and its cost are said in a line:
+// "1,200 in / 300 out, cost $0.02" (ralph status, a run's result line,
+// chat's /cost).
+func TokensAndCost(u conversation.Usage, cost *float64) string {
+	return fmt.Sprintf("%s in / %s out, cost %s", Count(int64(u.InputTokens)), Count(int64(u.OutputTokens)), Money(cost))
 }
 
 // Paths names files for a line of output: all of them when they are few,

@@ -34,18 +34,26 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// A dropped page comes back within a second (the browser's default
 	// is several), asking from the last id it had.
 	fmt.Fprint(w, "retry: 1000\n\n")
+	var rw rower
+	write := func(n int, rows []row) {
+		for _, x := range rows {
+			b, _ := json.Marshal(x)
+			fmt.Fprintf(w, "id: %d\nevent: line\ndata: %s\n\n", n, b)
+		}
+	}
+	at := 0
 	send := func(n int, ev coordinator.Event) {
+		at = n
+		rows := rw.rows(n, ev)
 		if n <= last {
 			return
 		}
-		x, ok := eventRow(n, ev)
-		if !ok {
-			return
-		}
-		b, _ := json.Marshal(x)
-		fmt.Fprintf(w, "id: %d\nevent: line\ndata: %s\n\n", n, b)
+		write(n, rows)
 	}
 	end := func() {
+		if at > last {
+			write(at, rw.end(at))
+		}
 		fmt.Fprint(w, "event: end\ndata: {}\n\n")
 		flusher.Flush()
 	}

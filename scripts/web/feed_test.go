@@ -24,7 +24,7 @@ import (
 // nothing.
 type stillTarget struct{}
 
-func (stillTarget) Stop() control.Reply            { return control.Done("stop") }
+func (stillTarget) Stop(string) control.Reply      { return control.Done("stop") }
 func (stillTarget) Pause() control.Reply           { return control.Done("pause") }
 func (stillTarget) Continue() control.Reply        { return control.Done("continue") }
 func (stillTarget) Say(string, bool) control.Reply { return control.Done("say") }

@@ -86,10 +86,44 @@ func eventRow(id int, ev coordinator.Event) (row, bool) {
 		return row{}, false
 	}
 	class := "note"
-	if l.Style == view.StyleError {
+	switch l.Style {
+	case view.StyleError:
 		class = "error"
+	case view.StylePrompt:
+		class = "prompt"
 	}
 	return row{ID: id, Type: ev.Type, Text: l.String(), Class: class}, true
+}
+
+// rower makes a session's rows from its events in order, with the
+// prompts of records older than the user_message that carries them
+// (view.Prompts) in their place.
+type rower struct{ prompts view.Prompts }
+
+// rows are the rows of event n: its prompt, in an older record, and its
+// own line.
+func (r *rower) rows(n int, ev coordinator.Event) []row {
+	var out []row
+	if p, ok := r.prompts.Next(ev); ok {
+		if x, ok := eventRow(n, p); ok {
+			out = append(out, x)
+		}
+	}
+	if x, ok := eventRow(n, ev); ok {
+		out = append(out, x)
+	}
+	return out
+}
+
+// end is the row of the prompt an older record's last session_started
+// carried, once the records are known to end there.
+func (r *rower) end(n int) []row {
+	if p, ok := r.prompts.Flush(); ok {
+		if x, ok := eventRow(n, p); ok {
+			return []row{x}
+		}
+	}
+	return nil
 }
 
 // sessionEvents reads a session's events from its records, numbered from
@@ -115,15 +149,18 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	}
 	var rows []row
 	var evs []coordinator.Event
+	var rw rower
 	last, err := sessionEvents(s.o.Fs, ref.Project, ref.ID, func(n int, ev coordinator.Event) {
 		evs = append(evs, ev)
-		if x, ok := eventRow(n, ev); ok {
-			rows = append(rows, x)
-		}
+		rows = append(rows, rw.rows(n, ev)...)
 	})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
+	}
+	if !ref.Live {
+		// A live run writes the prompt right after its start.
+		rows = append(rows, rw.end(last)...)
 	}
 	data := map[string]any{"S": ref, "Rows": rows, "Last": strconv.Itoa(last), "Reply": r.URL.Query().Get("reply")}
 	s.addSteer(data, ref)

@@ -99,7 +99,10 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 	}
 	var req control.Request
 	switch op := r.PathValue("op"); op {
-	case control.OpStop, control.OpPause, control.OpContinue:
+	case control.OpStop:
+		// The run says the stop came from here, not from a terminal.
+		req = control.Request{Op: op, From: control.FromWeb}
+	case control.OpPause, control.OpContinue:
 		req = control.Request{Op: op}
 	case control.OpSay:
 		// "!urgent" before the words is the urgent flag, as typed at

@@ -47,6 +47,9 @@
       if (cell(c).textContent !== v) cell(c).textContent = v;
     });
     cell("first").textContent = s.first || "";
+    // The cells are cut to the screen (style.css); the title has them whole.
+    cell("first").title = s.first || "";
+    cell("project").title = s.project || "";
     cell("id").firstChild.textContent = s.id;
     tr.dataset.updated = s.updated;
     cell("age").textContent = age(s.updated);

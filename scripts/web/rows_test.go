@@ -1,0 +1,44 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator"
+)
+
+// A session page shows each prompt once, as a prompt row, whether the
+// record has it as a user_message (since issue 57) or only as
+// session_started's text (before), also when that session_started is the
+// record's last event.
+func TestRowsShowEachPromptOnce(t *testing.T) {
+	started := func(p string) coordinator.Event {
+		return coordinator.Event{Type: coordinator.EventSessionStarted, Model: "m", Text: p, AgentID: coordinator.MainAgent}
+	}
+	said := func(p string) coordinator.Event {
+		return coordinator.Event{Type: coordinator.EventUserMessage, Text: p, AgentID: coordinator.MainAgent}
+	}
+	evs := []coordinator.Event{
+		started("old one"), {Type: coordinator.EventAssistant, Text: "four"},
+		started("new one"), said("new one"), {Type: coordinator.EventAssistant, Text: "six"},
+		started("old last"),
+	}
+	var rw rower
+	var got []string
+	for i, ev := range evs {
+		for _, r := range rw.rows(i+1, ev) {
+			got = append(got, r.Class+" "+r.Text)
+		}
+	}
+	for _, r := range rw.end(len(evs)) {
+		got = append(got, r.Class+" "+r.Text)
+	}
+	want := strings.Join([]string{
+		"note ● run started · model m", "prompt › old one", "answer ",
+		"note ● run started · model m", "prompt › new one", "answer ",
+		"note ● run started · model m", "prompt › old last",
+	}, "\n")
+	if strings.Join(got, "\n") != want {
+		t.Fatalf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
