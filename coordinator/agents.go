@@ -185,6 +185,10 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
+		// Outside git a child's file tools tell what it changed, as the
+		// parent's do; in git the parent's checkpoint after the spawn
+		// covers it.
+		FilesFromTools: c.opts.FilesFromTools,
 	})
 	r := child.Run(cctx, task)
 	run.result = r
@@ -199,7 +203,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
 	case r.Subtype == SubtypeMaxTurns:
-		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %d turns without finishing%s", child.opts.MaxTurns, lastWords(child))}
+		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %s without finishing%s", text.Counted(child.opts.MaxTurns, "turn", "turns"), lastWords(child))}
 	default:
 		msg := r.Text
 		if r.Err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -51,6 +52,9 @@ func mayChangeFiles(calls []string) bool {
 // whatever ended them (a hard stop included: what the tools changed before
 // it can still be undone), and tells the faces which files changed.
 func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
+	if files := c.takeChanged(); len(files) > 0 {
+		c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
+	}
 	names := callNames(calls)
 	if c.opts.Checkpoints == nil || !mayChangeFiles(names) {
 		return
@@ -60,6 +64,26 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 			c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 		}
 	})
+}
+
+// takeChanged returns the files this turn's file tools changed, each
+// once (a file changed twice sums its lines), for FilesFromTools, and
+// starts the next turn's list.
+func (c *Coordinator) takeChanged() []git.FileChange {
+	c.changedMu.Lock()
+	changed := c.changed
+	c.changed = nil
+	c.changedMu.Unlock()
+	var files []git.FileChange
+	for _, ch := range changed {
+		if i := slices.IndexFunc(files, func(f git.FileChange) bool { return f.Path == ch.Path }); i >= 0 {
+			files[i].Added += ch.Added
+			files[i].Deleted += ch.Deleted
+			continue
+		}
+		files = append(files, ch)
+	}
+	return files
 }
 
 func callNames(calls []conversation.ToolCall) []string {

@@ -261,7 +261,7 @@ func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, 
 		why = "the endpoint refused the conversation as longer than the model's window"
 	}
 	c.logDecision(memory.DecisionRecord{Kind: "compact",
-		Detail: fmt.Sprintf("summarised the conversation in place: about %d tokens before, %d after; the last %d messages kept as they were", info.BeforeTokens, info.AfterTokens, info.Kept),
+		Detail: fmt.Sprintf("summarised the conversation in place: about %d tokens before, %d after; the last %s kept as they were", info.BeforeTokens, info.AfterTokens, text.Counted(info.Kept, "message", "messages")),
 		Reason: why})
 	c.emit(Event{Type: EventConversationCompacted, Turn: c.turns, Text: compactedLine(info, model), Output: summary, Compaction: &info})
 	return Compacted{Compaction: info, Summary: summary}, nil

@@ -15,6 +15,8 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -74,6 +76,12 @@ type Options struct {
 	// nil outside git, and for child agents (their parent's turn covers
 	// what they change).
 	Checkpoints Checkpointer
+	// FilesFromTools says git cannot tell which files a turn changed (the
+	// project is outside a git work tree, so there are no checkpoints):
+	// the files ralph's own file tools changed (workers.Result.Changed)
+	// are then the turn's files_changed. In a git work tree it is false
+	// and the checkpoints alone tell, so no file is counted twice.
+	FilesFromTools bool
 	// RecordErr, if set, tells whether the session's record could not be
 	// written (Recording.Err); a run checks it before it reports.
 	RecordErr func() error
@@ -123,6 +131,11 @@ type Coordinator struct {
 	repeatSig string
 	repeats   int
 	denied    []Denial
+	// changed are the files this turn's file tools changed, for
+	// FilesFromTools; changedMu guards them, since a hard stop may end
+	// the step before its last tool reports.
+	changed   []git.FileChange
+	changedMu sync.Mutex
 	storeErr  error
 	mu        sync.Mutex
 	// noteMu guards opts.Note, which AddNote adds to from the face's
@@ -428,7 +441,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		}
 		if c.turns-c.runStart >= c.opts.MaxTurns {
 			return Result{Subtype: SubtypeMaxTurns, IsError: true,
-				Err:  fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", turnsText(c.opts.MaxTurns)),
+				Err:  fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns")),
 				Text: lastAssistantText(c.Messages())}
 		}
 		c.turns++
@@ -662,11 +675,3 @@ func (c *Coordinator) addUsage(u conversation.Usage) {
 
 // SessionID is the session this coordinator records into.
 func (c *Coordinator) SessionID() string { return c.opts.SessionID }
-
-// turnsText is "1 turn" or "n turns".
-func turnsText(n int) string {
-	if n == 1 {
-		return "1 turn"
-	}
-	return fmt.Sprintf("%d turns", n)
-}

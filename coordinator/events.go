@@ -46,7 +46,9 @@ type EventType string
 //   - files_changed follows a turn that changed files in a git work tree:
 //     which, with their added and deleted lines, since the checkpoint
 //     before the turn; in the task loop, a task attempt (Task names it)
-//     or the merge of a task's worktree.
+//     or the merge of a task's worktree. Outside git (no checkpoints) it
+//     names the files the turn's write_file and edit_file changed
+//     (Options.FilesFromTools).
 //   - thinking_delta is a piece of a thinking model's reasoning, published
 //     lossily like text_delta; thinking, once the turn is over, has all of
 //     it. Neither is ever sent back to the model.
@@ -75,6 +77,12 @@ type EventType string
 //     limit until 14:05"); one without Until says the wait is over.
 //   - breaker is a change of the circuit breaker's State (open,
 //     half_open, closed); an open one waits until Until.
+//   - verified says the task loop ran an attempt's verify commands
+//     (--verify, the plan's validation commands, a task's own
+//     "Verify: `CMD` passes"), passed or not: Text is the commands, or
+//     the one that did not pass; TaskAttempt.Verify how the run went;
+//     IsError that it failed. A passing verify is a line in every face,
+//     as a failing one is.
 //   - decision is a choice that shaped the run, and why (Decision): a
 //     task picked, a retry, a breaker transition, a context trim, a
 //     person's answer, an agent's record_decision. The recorder writes it
@@ -107,6 +115,7 @@ const (
 	EventLimitWait      EventType = "limit_wait"
 	EventBreaker        EventType = "breaker"
 	EventDecision       EventType = "decision"
+	EventVerified       EventType = "verified"
 )
 
 // EventConversationCompacted is conversation_compacted: see the list
@@ -158,8 +167,8 @@ type Event struct {
 	// Files are the files a turn changed, with line counts, in a
 	// files_changed event (its Text sums them up in one line).
 	Files []git.FileChange `json:"files,omitempty"`
-	// Task is the task a files_changed or task_changed event of the task
-	// loop is about, or the one an agent_spawned agent works on.
+	// Task is the task a files_changed, task_changed or verified event of
+	// the task loop is about, or the one an agent_spawned agent works on.
 	Task string `json:"task,omitempty"`
 	// Question is what a question or answered event is about.
 	Question *memory.Question `json:"question,omitempty"`
@@ -171,7 +180,8 @@ type Event struct {
 	// holds it.
 	Decision *memory.DecisionRecord `json:"decision,omitempty"`
 	// TaskAttempt is the attempt at Task that a task_changed event begins
-	// or ends, or that an agent_spawned agent makes.
+	// or ends, whose verify commands a verified event ran, or that an
+	// agent_spawned agent makes.
 	TaskAttempt *TaskAttempt `json:"task_attempt,omitempty"`
 	// Usage and CostUSD are what an agent spent, on its agent_finished, or
 	// a task attempt, on the task_changed that ends it. Reports build their
@@ -214,8 +224,12 @@ type VerifyRun struct {
 
 // Result subtypes, part of the JSON output contract.
 const (
-	SubtypeSuccess        = "success"
-	SubtypeMaxTurns       = "error_max_turns"
+	SubtypeSuccess  = "success"
+	SubtypeMaxTurns = "error_max_turns"
+	// SubtypeMaxIterations is a task loop (ralph run) that stopped at
+	// --max-iterations with tasks still open; error_max_turns is a
+	// conversation's --max-turns, a different limit with a different fix.
+	SubtypeMaxIterations  = "error_max_iterations"
 	SubtypeMaxTokens      = "error_max_tokens"
 	SubtypeExecutionError = "error_during_execution"
 	SubtypeInterrupted    = "interrupted"

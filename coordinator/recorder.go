@@ -180,7 +180,7 @@ func transcriptOf(ev Event) string {
 		return "\n---\n**finished**\n"
 	case EventResult:
 		if r := ev.Result; r != nil {
-			return fmt.Sprintf("\n---\n**%s** after %d turns, %s.\n", r.Subtype, r.NumTurns, r.Duration.Round(time.Millisecond))
+			return fmt.Sprintf("\n---\n**%s** after %s, %s.\n", r.Subtype, text.Counted(r.NumTurns, "turn", "turns"), r.Duration.Round(time.Millisecond))
 		}
 	}
 	return ""

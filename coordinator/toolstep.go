@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
@@ -118,6 +119,11 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 		if res.Denied {
 			c.denied = append(c.denied, denial(call.Name, args))
 		}
+	}
+	if ch := res.Changed; ch != nil && c.opts.FilesFromTools {
+		c.changedMu.Lock()
+		c.changed = append(c.changed, git.FileChange{Path: ch.Path, Added: ch.Added, Deleted: ch.Deleted})
+		c.changedMu.Unlock()
 	}
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
 	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})

@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Why a model turn gave no usable answer; callers branch on them with
@@ -122,7 +123,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 	// push older turns out of a request it is not part of.
 	msgs, trimmed := memory.FitContext(slices.DeleteFunc(c.Messages(), func(m conversation.Message) bool { return m.Refused != "" }), budget)
 	if trimmed > 0 {
-		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %d messages to fit %d tokens", trimmed, budget),
+		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %s to fit %s", text.Counted(trimmed, "message", "messages"), text.Counted(budget, "token", "tokens")),
 			Reason: fmt.Sprintf("the conversation is larger than the input budget of %d tokens (the model's window less its tools and its answer); the oldest tool output goes first, the system prompt and the latest turn stay", budget)})
 	}
 	req := llm.Request{Model: model, Messages: msgs, Tools: tools}

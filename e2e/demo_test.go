@@ -41,7 +41,8 @@ func TestDemoLeavesNothingBehind(t *testing.T) {
 		demo := exec.Command("bash", filepath.Join(root, "testdata", "demo.sh"))
 		demo.Env = cleanEnv(t, "TMPDIR="+tmp, "RALPH_DEMO_KEEP="+keep)
 		out, err := demo.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), `"is_error":false`) {
+		// The file the demo wrote counts, outside git too.
+		if err != nil || !strings.Contains(string(out), `"is_error":false`) || !strings.Contains(string(out), `"files_changed":1,`) {
 			t.Fatalf("demo (keep %q): %v\n%s", keep, err, out)
 		}
 		left, _ := filepath.Glob(filepath.Join(tmp, "ralph-demo.*"))

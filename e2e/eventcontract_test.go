@@ -150,7 +150,7 @@ func TestEveryJSONLineKeepsTheContract(t *testing.T) {
 	run := gitProjectDir(t)
 	writeTasks(t, run, "one", "two")
 	shIn(t, run, "git add RALPH_TASKS.md && git commit -qm tasks")
-	r = ralph(t, run, cleanEnv(t), nil, "--base-url", loopSrv.URL, "-y", "--output-format", "stream-json", "run")
+	r = ralph(t, run, cleanEnv(t), nil, "--base-url", loopSrv.URL, "-y", "--output-format", "stream-json", "run", "--verify", "true")
 	if r.code != 0 {
 		t.Fatalf("the run exited %d: %s\n%s", r.code, r.stderr, r.stdout)
 	}
@@ -185,7 +185,7 @@ func TestEveryJSONLineKeepsTheContract(t *testing.T) {
 	note(contractLines(t, rs, "ralph review's stream-json", r.stdout, true))
 
 	for _, kind := range []string{"init", "plan", "review", "turn_started", "retry", "tool_call", "tool_result", "text_delta", "assistant", "agent_spawned",
-		"agent_finished", "error", "files_changed", "task_changed", "decision", "command", "result"} {
+		"agent_finished", "error", "files_changed", "task_changed", "verified", "decision", "command", "result"} {
 		if !seen[kind] {
 			kinds := make([]string, 0, len(seen))
 			for k := range seen {

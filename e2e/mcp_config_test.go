@@ -68,7 +68,7 @@ func TestMCPRefusalIsAPermissionDenial(t *testing.T) {
 		t.Errorf("permission_denials = %v", got)
 	}
 	if !strings.Contains(r.stderr, "ralph: MCP tool calls were not made because they need approval (`mcp__t__echo`); rerun ralph with --yes (-y) or --allowed-tools mcp__t__echo to allow them") ||
-		!strings.Contains(r.stderr, "ralph: 1 command(s) were not run") {
+		!strings.Contains(r.stderr, "ralph: 1 command was not run") {
 		t.Errorf("stderr = %q", r.stderr)
 	}
 }

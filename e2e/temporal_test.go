@@ -412,7 +412,7 @@ func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
 		t.Fatal("the agent's next request did not hold the message ralph say sent")
 	}
 	// Without a terminal, the text face ends as a local run's: the summary.
-	for _, want := range []string{"all tasks done: 1 done, 0 failed, 0 open after 1 iteration(s)"} {
+	for _, want := range []string{"all tasks done: 1 done, 0 failed, 0 open after 1 iteration"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("ralph run's output lacks %q:\n%s", want, out.String())
 		}

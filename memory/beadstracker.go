@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/beads"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // A Beads plan is worked through Beads' own command line, bd: the plan
@@ -316,7 +317,7 @@ func WriteBeadsPlan(root, title, goals string, tasks []BeadsPlanTask) (string, e
 		}
 		id, err := bd.Create(ctx, beads.NewIssue{Title: t.Title, Description: t.Notes, Type: "task", Priority: pr, Parent: epic})
 		if err != nil {
-			return epic, fmt.Errorf("the epic %s is written with %d of its %d tasks: %w", epic, len(ids), len(tasks), src.beadsError(err))
+			return epic, fmt.Errorf("the epic %s is written with %d of its %s: %w", epic, len(ids), text.Counted(len(tasks), "task", "tasks"), src.beadsError(err))
 		}
 		ids[t.ID] = id
 	}

@@ -87,7 +87,7 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		// A message delivered while the run works; a prompt is on the
 		// screen already, where the person typed it.
 		show = ev.Priority != ""
-	case coordinator.EventAgentSpawned, coordinator.EventTaskChanged,
+	case coordinator.EventAgentSpawned, coordinator.EventTaskChanged, coordinator.EventVerified,
 		coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventWarning:
 		// The /run loop waits for a limit or its breaker changed: the
 		// line says why nothing seems to happen.

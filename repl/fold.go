@@ -41,7 +41,7 @@ func (f *foldStore) fold(t string, cols int) string {
 	more := ""
 	switch n := text.Lines(t) - 1; {
 	case n > 0:
-		more = fmt.Sprintf(" … %s more %s", view.Count(int64(n)), view.Plural(n, "line", "lines"))
+		more = fmt.Sprintf(" … %s more %s", view.Count(int64(n)), text.Plural(n, "line", "lines"))
 	case preview != first:
 		n := len([]rune(first)) - len([]rune(preview))
 		more = fmt.Sprintf(" … %s more characters", view.Count(int64(n)))

@@ -74,7 +74,10 @@ func ContractLines() []ContractLine {
 			"text", "tool_call_id", "task", "usage", "cost_usd"),
 		event(coordinator.EventTaskChanged, "The task loop began or ended an attempt at a task: text is the task and its new state, output its title.",
 			"text", "output", "task", "task_attempt", "usage", "cost_usd"),
-		event(coordinator.EventFilesChanged, "A turn, a task attempt or a task's merge changed files in the git work tree.",
+		event(coordinator.EventVerified, "The task loop ran an attempt's verify commands, passed or failed: text is the commands (the one that did not pass, "+
+			"when one failed), task_attempt.verify how they went; is_error says they failed.", "text", "task", "task_attempt"),
+		event(coordinator.EventFilesChanged, "A turn, a task attempt or a task's merge changed files: in a git work tree as its checkpoints record them; "+
+			"outside git, the files a turn's write_file and edit_file changed.",
 			"text", "files", "task"),
 		event(coordinator.EventStateSaved, "The session's state was saved.", "text"),
 		event(coordinator.EventInterrupted, "The run was interrupted: text says by what.", "text"),

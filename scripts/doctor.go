@@ -21,6 +21,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -106,7 +107,7 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 		// kernel gives is still worth knowing.
 		r.Sandbox = sandbox.ProbeKernel()
 	} else {
-		add(check{Name: "config", Status: checkOK, Detail: fmt.Sprintf("%d config file(s) read", len(e.Files))})
+		add(check{Name: "config", Status: checkOK, Detail: text.Counted(len(e.Files), "config file", "config files") + " read"})
 		r.Model, r.BaseURL, r.KeySource = e.Cfg.Model, e.Cfg.BaseURL, e.KeySource
 		for _, ch := range endpointChecks(ctx, e) {
 			add(ch)
@@ -155,7 +156,7 @@ func endpointChecks(ctx context.Context, e effective) []check {
 		return append(out, check{Name: "endpoint", Status: checkProblem, Detail: err.Error(), Fix: endpointFix(err, cfg)},
 			check{Name: "tools", Status: checkWarning, Detail: "not checked: the endpoint did not answer", Fix: "mend the endpoint first"})
 	}
-	out = append(out, check{Name: "endpoint", Status: checkOK, Detail: fmt.Sprintf("%s answers and serves %d model(s)", cfg.BaseURL, len(served))})
+	out = append(out, check{Name: "endpoint", Status: checkOK, Detail: fmt.Sprintf("%s answers and serves %s", cfg.BaseURL, text.Counted(len(served), "model", "models"))})
 	window := 0
 	listed := false
 	for _, m := range served {

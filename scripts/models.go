@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // endpointClient is a client for the configured endpoint, made as a
@@ -71,7 +72,7 @@ func writeModels(w io.Writer, cfg config.Config, models []llm.ServedModel, asJSO
 		}
 	}
 	if !listed {
-		fmt.Fprintf(os.Stderr, "ralph: the configured model %q is not among the %d models %s serves; pick one with --model, RALPH_MODEL or model in the config\n", cfg.Model, len(models), cfg.BaseURL)
+		fmt.Fprintf(os.Stderr, "ralph: the configured model %q is not among the %s %s serves; pick one with --model, RALPH_MODEL or model in the config\n", cfg.Model, text.Counted(len(models), "model", "models"), cfg.BaseURL)
 	}
 	return nil
 }

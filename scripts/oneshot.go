@@ -57,14 +57,17 @@ func ValidateFormat(f string) error {
 
 // OneShot renders one run for a script or a person at a shell prompt.
 type OneShot struct {
-	Format    string
-	Stdout    io.Writer
-	Stderr    io.Writer
-	StdoutTTY bool // render the answer as markdown
-	StderrTTY bool // show progress
-	Color     bool
-	Width     int
-	Height    int // the terminal's rows, 0 unknown
+	// ApprovalHint says how to allow refused commands where this runs
+	// (approval.Policy.HintFor); nil names --yes only.
+	ApprovalHint func(commands ...string) string
+	Format       string
+	Stdout       io.Writer
+	Stderr       io.Writer
+	StdoutTTY    bool // render the answer as markdown
+	StderrTTY    bool // show progress
+	Color        bool
+	Width        int
+	Height       int // the terminal's rows, 0 unknown
 	// Style decides the render style of answers on a terminal from the
 	// configured setting (terminal.Facts.RenderStyle). It is called only
 	// when an answer is rendered, since deciding may ask the terminal;
@@ -250,8 +253,10 @@ type ResultJSON struct {
 	Type string `json:"type"`
 	// SchemaVersion is the contract's version (docs/events.md).
 	SchemaVersion ContractVersion `json:"schema_version"`
-	// Subtype is how the run ended: success, error_max_turns,
-	// error_max_tokens, error_during_execution or interrupted.
+	// Subtype is how the run ended: success, error_max_turns (a
+	// conversation reached --max-turns), error_max_iterations (ralph run
+	// reached --max-iterations with tasks open), error_max_tokens,
+	// error_during_execution or interrupted.
 	Subtype string `json:"subtype"`
 	// IsError says the run failed; the exit code is not 0 then.
 	IsError bool `json:"is_error"`
@@ -405,7 +410,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		}
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(msg))
 	}
-	for _, l := range deniedSummary(res.Denied) {
+	for _, l := range deniedSummary(res.Denied, o.ApprovalHint) {
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", l)
 	}
 	if o.summary != nil && o.onTerminal() && facts.ID != "" {
@@ -424,8 +429,9 @@ func (o *OneShot) diskFull(err error) error {
 
 // deniedSummary says, in a sentence for the commands and one for the MCP
 // tools, which calls were refused for want of approval and how to allow
-// them.
-func deniedSummary(denied []coordinator.Denial) []string {
+// them: hint is the approval policy's (approval.Policy.HintFor), which
+// names only the ways that work where ralph runs.
+func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) string) []string {
 	var cmds, tools []string
 	for _, d := range denied {
 		if d.Tool == workers.ToolRunCommand {
@@ -436,7 +442,12 @@ func deniedSummary(denied []coordinator.Denial) []string {
 	}
 	var out []string
 	if len(cmds) > 0 {
-		out = append(out, fmt.Sprintf("%d command(s) were not run because they need approval (%s); %s", len(cmds), quoteList(cmds), workers.ApprovalHint))
+		how := "rerun ralph with --yes (-y) to allow commands"
+		if hint != nil {
+			how = hint(cmds...)
+		}
+		out = append(out, fmt.Sprintf("%s not run because %s approval (%s); %s", text.Counted(len(cmds), "command was", "commands were"),
+			text.Plural(len(cmds), "it needs", "they need"), quoteList(cmds), how))
 	}
 	if len(tools) > 0 {
 		out = append(out, fmt.Sprintf("MCP tool calls were not made because they need approval (%s); rerun ralph with --yes (-y) or --allowed-tools %s to allow them",
@@ -521,6 +532,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		prompt = resumePrompt(p.History)
 	}
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.ApprovalHint = p.Approval.HintFor
 	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
 		return sessionSummary(p, res, wantLatest)
 	}

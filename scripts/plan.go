@@ -119,6 +119,18 @@ func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
 	if strings.TrimSpace(feature) == "" {
 		return face.Fail(ExitUsage, errors.New("no feature given: ralph plan \"what to build\""))
 	}
+	if toBeads {
+		// Where the plan goes is checked as ralph run checks the plan
+		// it works: before the model is asked for it, and before the
+		// project opens, so a failure leaves no file behind.
+		r, err := c.records()
+		if err == nil {
+			err = trackerReady(r, memory.BeadsPlan)
+		}
+		if err != nil {
+			return face.Fail(project.ExitCode(err), err)
+		}
+	}
 	// Planning reads; the plan is written by write_plan alone.
 	c.f.sandbox = string(sandbox.ReadOnly)
 	p, err := c.open(ctx, project.ModePlan, false, nil, nil)
@@ -225,6 +237,11 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		}
 		epic, err := export(plan)
 		if err != nil {
+			// A failed command leaves no plan files behind; the plan
+			// stays in the session's transcript.
+			if derr := pw.Drop(); derr != nil {
+				err = errors.Join(err, derr)
+			}
 			return face.Fail(project.ExitCode(err), err)
 		}
 		if err := pw.Drop(); err != nil {
@@ -264,7 +281,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 					return code
 				}
 			} else {
-				face.Notify(fmt.Sprintf("the plan is in %s (%d tasks) and %s", memory.TasksFile, len(plan.Tasks), memory.GoalsFile))
+				face.Notify(fmt.Sprintf("the plan is in %s (%s) and %s", memory.TasksFile, text.Counted(len(plan.Tasks), "task", "tasks"), memory.GoalsFile))
 			}
 			// Accepted elsewhere, nobody may be at the terminal to say
 			// whether to start it: it is not started.
@@ -419,7 +436,7 @@ func (o *OneShot) finishBeadsPlan(plan *workers.Plan, epic string, res coordinat
 		o.enc.value(out)
 		return ExitOK
 	}
-	o.Notify(fmt.Sprintf("the plan is in Beads as the epic %s (%d tasks); start it with: ralph run --tracker beads --epic %s", epic, len(plan.Tasks), epic))
+	o.Notify(fmt.Sprintf("the plan is in Beads as the epic %s (%s); start it with: ralph run --tracker beads --epic %s", epic, text.Counted(len(plan.Tasks), "task", "tasks"), epic))
 	return ExitOK
 }
 

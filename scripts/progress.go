@@ -85,10 +85,10 @@ func (p *progress) draw() {
 	}
 	line := fmt.Sprintf("%s %s · %s", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), view.Duration(time.Since(p.start).Truncate(100*time.Millisecond)))
 	if p.tokens > 0 {
-		line += fmt.Sprintf(" · %d tokens", p.tokens)
+		line += " · " + text.Counted(p.tokens, "token", "tokens")
 	}
 	if p.agents > 0 {
-		line += fmt.Sprintf(" · %d agent(s)", p.agents)
+		line += " · " + text.Counted(p.agents, "agent", "agents")
 	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s", p.dim(line))
 }
@@ -216,7 +216,7 @@ func shownAbove(ev coordinator.Event) bool {
 	case coordinator.EventToolResult:
 		return ev.IsError
 	case coordinator.EventRetry, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
-		coordinator.EventTaskChanged, coordinator.EventAgentSpawned, coordinator.EventAgentFinished:
+		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned, coordinator.EventAgentFinished:
 		return true
 	case coordinator.EventConversationCompacted:
 		return view.CompactedForRetry(ev)

@@ -6,8 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/view"
-
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/retention"
@@ -64,7 +62,7 @@ func (r Records) Prune(ctx context.Context, policy retention.Policy, dryRun bool
 	if dryRun {
 		verb = "would prune"
 	}
-	fmt.Fprintf(r.Out, "%s %d %s (%s); %d kept\n", verb, len(res.Pruned), plural(len(res.Pruned), "session", "sessions"), res.Policy, res.Kept)
+	fmt.Fprintf(r.Out, "%s %d %s (%s); %d kept\n", verb, len(res.Pruned), text.Plural(len(res.Pruned), "session", "sessions"), res.Policy, res.Kept)
 	for _, s := range res.Pruned {
 		fmt.Fprintf(r.Out, "  %s  %-11s  updated %s  %s\n", s.ID, s.Status, s.Updated.Local().Format("2006-01-02"), s.Why)
 	}
@@ -85,7 +83,7 @@ func (r Records) Archive(ctx context.Context, id string) error {
 	if r.JSON {
 		return r.writeJSON(res)
 	}
-	fmt.Fprintf(r.Out, "archived %s to %s (%d files, %s)\n", id, text.StripControls(res.Path), res.Files, text.Size(res.Bytes))
+	fmt.Fprintf(r.Out, "archived %s to %s (%s, %s)\n", id, text.StripControls(res.Path), text.Counted(res.Files, "file", "files"), text.Size(res.Bytes))
 	return nil
 }
 
@@ -98,5 +96,3 @@ func checkpointRefs(ctx context.Context, root string) retention.RefPruner {
 	}
 	return repo
 }
-
-func plural(n int, one, many string) string { return view.Plural(n, one, many) }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ralph-dev/ralph/workers/agents"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/agents"
 
 	"github.com/spf13/cobra"
 
@@ -191,11 +192,11 @@ func reviewText(rep review.Report, findingsOnly bool) string {
 	case len(fs) == 0:
 		b.WriteString("No findings.\n")
 	case findingsOnly:
-		fmt.Fprintf(&b, "%d finding(s); nothing was checked or changed (--findings-only).\n", len(fs))
+		fmt.Fprintf(&b, "%s; nothing was checked or changed (--findings-only).\n", text.Counted(len(fs), "finding", "findings"))
 	case rep.Clean:
-		fmt.Fprintf(&b, "Clean after %d round(s): no confirmed major finding is left.\n", rep.Rounds)
+		fmt.Fprintf(&b, "Clean after %s: no confirmed major finding is left.\n", text.Counted(rep.Rounds, "round", "rounds"))
 	default:
-		fmt.Fprintf(&b, "After %d round(s) confirmed major findings are left.\n", rep.Rounds)
+		fmt.Fprintf(&b, "After %s confirmed major findings are left.\n", text.Counted(rep.Rounds, "round", "rounds"))
 	}
 	return b.String()
 }

@@ -178,7 +178,7 @@ func (c *cli) planToRun(arg string) (plan, session string, err error) {
 			return "", "", err
 		}
 	}
-	if _, err := memory.OpenTracker(r.Fs, r.Root, plan); err != nil {
+	if err := trackerReady(r, plan); err != nil {
 		return "", "", err
 	}
 	session = memory.SessionToResume(r.Fs, r.Root, plan)
@@ -186,6 +186,17 @@ func (c *cli) planToRun(arg string) (plan, session string, err error) {
 		plan = "" // the default plan, as a run without PLAN names it
 	}
 	return plan, session, nil
+}
+
+// trackerReady is the one check, before the project opens, that the
+// plan ralph run works or ralph plan writes into can be used: the file
+// reads, or for Beads bd runs and finds its database (and the epic).
+// Run before the project opens, it fails before the model is asked
+// anything and before any file is written, so a failed command leaves
+// nothing behind.
+func trackerReady(r Records, plan string) error {
+	_, err := memory.OpenTracker(r.Fs, r.Root, plan)
+	return err
 }
 
 // planName is a plan file named on the command line (relative to the

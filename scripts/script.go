@@ -100,6 +100,9 @@ func ParseScript(r io.Reader) ([]Step, error) {
 //   - stream-json: one init line, then every event of every step, with a
 //     result object (as in json) after each step.
 type Script struct {
+	// ApprovalHint says how to allow refused commands where this runs
+	// (approval.Policy.HintFor); nil names --yes only.
+	ApprovalHint   func(commands ...string) string
 	Format         string
 	Stdout, Stderr io.Writer
 	StderrTTY      bool // show progress while a step runs (text format)
@@ -270,7 +273,7 @@ func (s *Script) message(ctx context.Context, st Step, msg string) (code int, ex
 			fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, text.StripControls(msg))
 		}
 	}
-	for _, l := range deniedSummary(res.Denied) {
+	for _, l := range deniedSummary(res.Denied, s.ApprovalHint) {
 		fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, l)
 	}
 	return code, false, res.Subtype == coordinator.SubtypeInterrupted
@@ -358,6 +361,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	sc := &Script{
 		Format: o.Format, Stdout: t.Out, Stderr: t.Err, StderrTTY: o.Progress, Color: t.Color,
 		KeepGoing: o.KeepGoing, Model: p.Config.Model, Cwd: p.Root, SessionID: p.Session.ID, Queue: queue,
+		ApprovalHint: p.Approval.HintFor,
 	}
 	// The task loop a script's /run starts can be paused from another
 	// terminal; the conversation's messages and stops share its queue.

@@ -296,12 +296,12 @@ func (r Records) StatusTemporal(ctx context.Context, m remote.Marker) error {
 	}
 	c := st.Counts
 	fmt.Fprintf(r.Out, "Run on Temporal at %s (workflow %s): %s\n", m.Address, text.StripControls(st.WorkflowID), st.Status)
-	fmt.Fprintf(r.Out, "Tasks: %d done, %d failed, %d open; %d attempt(s)\n", c.Done, c.Failed, c.Open+c.InProgress, st.Iterations)
+	fmt.Fprintf(r.Out, "Tasks: %d done, %d failed, %d open; %s\n", c.Done, c.Failed, c.Open+c.InProgress, text.Counted(st.Iterations, "attempt", "attempts"))
 	if len(st.Running) > 0 {
 		fmt.Fprintf(r.Out, "In flight: %s\n", text.StripControls(strings.Join(st.Running, ", ")))
 	}
 	if b := st.Breaker; b != nil {
-		fmt.Fprintf(r.Out, "Circuit breaker: %s (tripped %d time(s))\n", b.State, b.Trips)
+		fmt.Fprintf(r.Out, "Circuit breaker: %s (tripped %s)\n", b.State, text.Counted(b.Trips, "time", "times"))
 	}
 	return nil
 }

@@ -28,15 +28,13 @@ type WriteApprover interface {
 	ApproveWrite(ctx context.Context, tool string, paths ...string) Decision
 }
 
-// ApprovalHint tells the user how to allow commands without a terminal.
-const ApprovalHint = "rerun ralph with --yes (-y) to allow commands, or with --wait-for-answers to wait for `ralph answer` from another terminal"
-
 // refuseAll is the approver of a toolset given none: nothing runs, and the
-// model and the person are told how to allow commands.
+// model and the person are told how to allow commands. Waiting would not
+// help (nobody is ever asked), so it names only --yes.
 type refuseAll struct{}
 
 func (refuseAll) ApproveCommand(context.Context, string) Decision {
-	return Decision{Reason: "run_command needs approval and nobody can be asked here; " + ApprovalHint, Unasked: true}
+	return Decision{Reason: "run_command needs approval and nobody can be asked here; rerun ralph with --yes (-y) to allow commands", Unasked: true}
 }
 
 // UnsandboxedPrefix marks a command that asks to run outside the sandbox

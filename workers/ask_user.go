@@ -35,6 +35,11 @@ type UserAsker interface {
 // (no terminal, CI, or no answer in time); its message says why.
 var ErrNobodyToAsk = errors.New("nobody can answer")
 
+// ErrNoAnswer is what a question returns when its time to wait for an
+// answer ran out (--answer-timeout): the refusal then says how to wait
+// longer, which helps there and nowhere else.
+var ErrNoAnswer = errors.New("no answer came")
+
 // Bounds of a question, so a model cannot fill the person's screen.
 const (
 	maxQuestion = 2000

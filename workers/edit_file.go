@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // EditFileParams are edit_file's arguments.
@@ -83,6 +86,7 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	if err := tg.write([]byte(updated)); err != nil {
 		return refusal("edit", a.Path, display, err)
 	}
-	return Result{Output: fmt.Sprintf("edited %s: replaced %d line(s) with %d line(s)",
-		display, strings.Count(a.OldString, "\n")+1, strings.Count(a.NewString, "\n")+1)}
+	return Result{Output: fmt.Sprintf("edited %s: replaced %s with %s",
+		display, text.Counted(strings.Count(a.OldString, "\n")+1, "line", "lines"), text.Counted(strings.Count(a.NewString, "\n")+1, "line", "lines")),
+		Changed: &FileChange{Path: filepath.ToSlash(filepath.Join(tg.dirRel, tg.name)), Added: lineCount(a.NewString), Deleted: lineCount(a.OldString)}}
 }

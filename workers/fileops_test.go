@@ -140,7 +140,7 @@ func TestEditFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := mustOK(t, call(t, ts, "edit_file", map[string]any{"path": "main.go", "old_string": "func b() {}", "new_string": "func b() {\n\treturn\n}"}))
-	if out != "edited main.go: replaced 1 line(s) with 3 line(s)" {
+	if out != "edited main.go: replaced 1 line with 3 lines" {
 		t.Fatalf("output %q", out)
 	}
 	if got := readTestFile(t, path); got != "package main\n\nfunc a() {}\nfunc b() {\n\treturn\n}\nfunc a2() {}\n" {

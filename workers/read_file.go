@@ -140,7 +140,7 @@ func (p linePage) result(display string, offset, budget int) Result {
 		return Result{Output: fmt.Sprintf("[%s: empty file]", display)}
 	}
 	if offset > p.total {
-		return errResult("offset %d is past the end of %s, which has %d lines", offset, display, p.total)
+		return errResult("offset %d is past the end of %s, which has %s", offset, display, text.Counted(p.total, "line", "lines"))
 	}
 	var header string
 	switch {

@@ -30,6 +30,28 @@ type Result struct {
 	// Denied: the call did not happen because it needed an approval
 	// nobody could give (Decision.Unasked); the run's result lists it.
 	Denied bool
+	// Changed is the file a file tool (write_file, edit_file) changed,
+	// nil when it changed none. Outside git, where no checkpoint can
+	// tell, the coordinator counts it in files_changed.
+	Changed *FileChange
+}
+
+// FileChange is a file a tool changed: its path relative to the project
+// root (links resolved, forward slashes), and the lines the change took
+// out and put in (a whole file's, for write_file: it is no diff).
+type FileChange struct {
+	Path           string
+	Added, Deleted int
+}
+
+// lineCount is how many lines s has, a last line without its newline
+// included.
+func lineCount(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
 }
 
 // Tool is one callable tool; the coordinator registers extra tools later.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // WriteFileParams are write_file's arguments.
@@ -52,8 +55,16 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	}
 	unlock := t.lockPath(tg.key(t.root))
 	defer unlock()
+	change := &FileChange{Path: filepath.ToSlash(filepath.Join(tg.dirRel, tg.name)), Added: lineCount(a.Content)}
+	if tg.exists {
+		// The lines replaced, for files_changed outside git; a file
+		// that cannot be read counts none.
+		if old, err := tg.read(); err == nil {
+			change.Deleted = lineCount(string(old))
+		}
+	}
 	if err := tg.write([]byte(a.Content)); err != nil {
 		return refusal("write", a.Path, display, err)
 	}
-	return Result{Output: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), display)}
+	return Result{Output: fmt.Sprintf("wrote %s to %s", text.Counted(len(a.Content), "byte", "bytes"), display), Changed: change}
 }

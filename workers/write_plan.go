@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // ToolWritePlan writes a planned feature's goals and tasks (ralph plan).
@@ -97,7 +98,7 @@ func (w *PlanWriter) Tool() Tool {
 		if err != nil {
 			return Result{IsError: true, Output: "the plan was not written: " + err.Error()}
 		}
-		out := fmt.Sprintf("wrote %d tasks to %s and the goals to %s", len(p.Tasks), memory.TasksFile, memory.GoalsFile)
+		out := fmt.Sprintf("wrote %s to %s and the goals to %s", text.Counted(len(p.Tasks), "task", "tasks"), memory.TasksFile, memory.GoalsFile)
 		if len(p.Warnings) > 0 {
 			out += "; fix these and call write_plan again: " + strings.Join(p.Warnings, " ")
 		}

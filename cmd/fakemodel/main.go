@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 const usageText = `fakemodel - a scripted fake OpenAI-compatible model for tests and demos.
@@ -90,6 +91,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-cha
 	case <-signals:
 	case <-stdinEOF:
 	}
-	fmt.Fprintf(stderr, "fakemodel: served %d requests\n", len(srv.Requests()))
+	fmt.Fprintf(stderr, "fakemodel: served %s\n", text.Counted(len(srv.Requests()), "request", "requests"))
 	return 0
 }

@@ -111,7 +111,7 @@ func TestBinaryServesScenarioUntilStdinCloses(t *testing.T) {
 	if err := waitExit(t, cmd); err != nil {
 		t.Errorf("exit: %v (stderr: %s)", err, stderr)
 	}
-	if !strings.Contains(stderr.String(), "served 1 requests") {
+	if !strings.Contains(stderr.String(), "served 1 request\n") {
 		t.Errorf("stderr = %q", stderr)
 	}
 }

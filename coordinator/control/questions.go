@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -45,7 +44,7 @@ type Questions struct {
 
 // ErrNoAnswer is what a question returns when its time to wait for ralph
 // answer ran out; the caller takes it as a refusal and goes on.
-var ErrNoAnswer = errors.New("no answer came")
+var ErrNoAnswer = workers.ErrNoAnswer
 
 // SetLimit sets how long a question waits for ralph answer when there is
 // no terminal to ask at (--answer-timeout); 0 waits for as long as the
@@ -58,11 +57,14 @@ func (h *Questions) SetLimit(d time.Duration) {
 
 // waiting is the question being asked now.
 type waiting struct {
-	q       memory.Question
-	parse   func(string) (any, bool)
-	retry   string // what to say to an answer parse refuses
-	settled bool
-	answer  chan answered
+	q     memory.Question
+	parse func(string) (any, bool)
+	// subject is the question in a line, without the keys a terminal
+	// takes ("run `make`"): ralph answer's reply names it. retry is what
+	// to say to an answer parse refuses: the words ralph answer takes.
+	subject, retry string
+	settled        bool
+	answer         chan answered
 }
 
 type answered struct {
@@ -133,7 +135,7 @@ func (h *Questions) Waiting() *memory.Question {
 // ask shows q wherever it can be answered and returns the first answer:
 // term's (nil: no terminal) or one given with Answer, with where it came
 // from and the question's number.
-func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(string) (any, bool), retry string,
+func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(string) (any, bool), subject, retry string,
 	term func(ctx context.Context) (any, error)) (answered, int, error) {
 	select {
 	case h.turn <- struct{}{}:
@@ -141,7 +143,7 @@ func (h *Questions) ask(ctx context.Context, q memory.Question, parse func(strin
 	case <-ctx.Done():
 		return answered{}, 0, ctx.Err()
 	}
-	w := &waiting{q: q, parse: parse, retry: retry, answer: make(chan answered, 2)}
+	w := &waiting{q: q, parse: parse, subject: subject, retry: retry, answer: make(chan answered, 2)}
 	h.mu.Lock()
 	limit := h.limit
 	if term != nil {
@@ -240,7 +242,7 @@ func (h *Questions) AnswerFrom(id int, text, from string) Reply {
 	case w == nil || w.settled:
 		return NotDone("no question is waiting for an answer")
 	case id != 0 && id != w.q.ID:
-		return NotDone("question #%d is no longer waiting; the question now is #%d:\n%s", id, w.q.ID, w.q.Text)
+		return NotDone("question #%d is no longer waiting; the question now is #%d: %s\nanswer it with: %s", id, w.q.ID, w.subject, w.q.AnswerCommand())
 	}
 	v, ok := w.parse(text)
 	if !ok {
@@ -248,7 +250,15 @@ func (h *Questions) AnswerFrom(id int, text, from string) Reply {
 	}
 	w.settled = true
 	w.answer <- answered{v: v, from: src}
-	return Done("answered %s to question #%d:\n%s", answerWord(v), w.q.ID, w.q.Text)
+	// The question in a line: its text as a terminal shows it names keys
+	// ([y]es, ? explains) that mean nothing to ralph answer.
+	return Done("answered %s to question #%d: %s", answerWord(v), w.q.ID, w.subject)
+}
+
+// firstLine is a question's first line, what ralph answer's reply names.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // answerWord is an answer as people say it.
@@ -292,7 +302,7 @@ func (a asker) Ask(ctx context.Context, q approval.Question) (approval.Answer, e
 	if a.term != nil {
 		term = func(ctx context.Context) (any, error) { return a.term.Ask(ctx, q) }
 	}
-	got, id, err := a.h.ask(ctx, mq, parse, q.Retry(), term)
+	got, id, err := a.h.ask(ctx, mq, parse, q.What(), "answer "+q.Arguments(), term)
 	if err != nil {
 		return approval.No, err
 	}
@@ -340,7 +350,7 @@ func (h *Questions) Confirmer(term func(context.Context, string) bool) func(cont
 				return ok, nil
 			}
 		}
-		got, _, err := h.ask(ctx, mq, parse, "please answer y (yes) or n (no)", t)
+		got, _, err := h.ask(ctx, mq, parse, question, "answer y (yes) or n (no)", t)
 		yes, _ := got.v.(bool)
 		return err == nil && yes
 	}
@@ -365,7 +375,7 @@ func (a asker) AskText(ctx context.Context, q workers.UserQuestion) (string, err
 	if ta, ok := a.term.(approval.TextAsker); ok {
 		term = func(ctx context.Context) (any, error) { return ta.AskText(ctx, q) }
 	}
-	got, id, err := a.h.ask(ctx, mq, parse, "give your answer in words, or a choice's number", term)
+	got, id, err := a.h.ask(ctx, mq, parse, firstLine(text), "give your answer in words, or a choice's number", term)
 	if err != nil {
 		return "", err
 	}
@@ -399,7 +409,7 @@ type Chosen struct {
 func (h *Questions) Choose(ctx context.Context, kind, text string, answers []string,
 	parse func(string) (any, bool), retry string, term func(context.Context) (any, error)) (Chosen, error) {
 	mq := memory.Question{Kind: kind, Text: text, Answers: answers}
-	got, id, err := h.ask(ctx, mq, parse, retry, term)
+	got, id, err := h.ask(ctx, mq, parse, firstLine(text), retry, term)
 	if err != nil {
 		return Chosen{ID: id}, err
 	}

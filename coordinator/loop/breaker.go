@@ -80,7 +80,7 @@ func (l *loop) breakerFailed(ctx context.Context, id, failure string) (Result, b
 	if err == nil && !trip {
 		return Result{}, false
 	}
-	why := fmt.Sprintf("%d attempts in a row completed no task; last error: %s", l.stats.NoProgress, text.Clip(failure, 200))
+	why := fmt.Sprintf("%s in a row completed no task; last error: %s", text.Counted(l.stats.NoProgress, "attempt", "attempts"), text.Clip(failure, 200))
 	if err != nil {
 		why = "the breaker condition failed: " + err.Error()
 		l.decide(memory.DecisionRecord{Kind: "breaker", Task: id, Detail: "the loop stops", Reason: why})

@@ -64,7 +64,7 @@ func (l *loop) afterFailure(t memory.Task, attempt, used int, retry, final bool,
 	case retry:
 		d.Kind = "task_retry"
 		d.Detail = fmt.Sprintf("%s attempt %d failed; it is tried again in %s, told what went wrong", t.ID, attempt, backoff)
-		d.Reason = fmt.Sprintf("%s; --on-error retry allows %d %s and this is retry %d", why, l.o.Retries, plural(l.o.Retries, "retry", "retries"), used)
+		d.Reason = fmt.Sprintf("%s; --on-error retry allows %d %s and this is retry %d", why, l.o.Retries, text.Plural(l.o.Retries, "retry", "retries"), used)
 	case l.o.OnError == OnErrorAbort:
 		d.Kind = "task_abort"
 		d.Detail = fmt.Sprintf("%s attempt %d failed; it is marked failed and the loop stops", t.ID, attempt)
@@ -78,17 +78,10 @@ func (l *loop) afterFailure(t memory.Task, attempt, used int, retry, final bool,
 		case l.o.OnError == OnErrorSkip:
 			d.Reason = why + "; --on-error skip marks a task failed at its first failed attempt"
 		default:
-			d.Reason = fmt.Sprintf("%s; %d %s failed and --retries %d allows no more", why, used, plural(used, "attempt", "attempts"), l.o.Retries)
+			d.Reason = fmt.Sprintf("%s; %d %s failed and --retries %d allows no more", why, used, text.Plural(used, "attempt", "attempts"), l.o.Retries)
 		}
 	}
 	return d
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // tryOf is how a failed attempt went, as its retry is told: a failed

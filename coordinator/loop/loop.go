@@ -578,7 +578,9 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		}
 	case len(d.checks) > 0:
 		var failed string
-		if verify, verifyOut, failed = l.verify(ctx, d.ws, d.checks); !verify.OK {
+		verify, verifyOut, failed = l.verify(ctx, d.ws, d.checks)
+		l.emit(verified(d, verify, failed))
+		if !verify.OK {
 			// The output's head first, as reports read it, then which
 			// command decided.
 			failure = fmt.Sprintf("verification failed: %s (`%s` did not pass)", text.Clip(strings.TrimSpace(verifyOut), 500), failed)

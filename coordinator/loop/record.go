@@ -40,6 +40,18 @@ func (l *loop) verify(ctx context.Context, ws Workspace, cmds []string) (*coordi
 	return &coordinator.VerifyRun{OK: failed == "", DurationMS: time.Since(start).Milliseconds(), Output: text.Tail(output, verifyOutputLimit)}, output, failed
 }
 
+// verified is the event that says how an attempt's verify commands went:
+// every face shows a passing verify as a line, as it shows a failing one.
+// failed is the command that did not pass, "" when all did.
+func verified(d attemptDone, run *coordinator.VerifyRun, failed string) coordinator.Event {
+	what := failed
+	if what == "" {
+		what = strings.Join(d.checks, " && ")
+	}
+	return coordinator.Event{Type: coordinator.EventVerified, Text: what, Task: d.task.ID, IsError: !run.OK,
+		TaskAttempt: &coordinator.TaskAttempt{Number: d.attempt, Verify: run}}
+}
+
 // attemptEnded is the task_changed event that ends an attempt: the task's
 // new state, with the attempt's number, what it spent, its verification
 // and why it failed, so a session's own record holds its task timeline.

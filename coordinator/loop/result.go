@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Final is the result a loop's end amounts to, in the shape of a run's
@@ -34,7 +35,7 @@ func (r Result) Final(sessionID string, took time.Duration, usage conversation.U
 	case r.Reason == ReasonInterrupted:
 		f.Subtype = coordinator.SubtypeInterrupted
 	case r.Reason == ReasonMaxIterations:
-		f.Subtype = coordinator.SubtypeMaxTurns
+		f.Subtype = coordinator.SubtypeMaxIterations
 	case r.IsError:
 		f.Subtype = coordinator.SubtypeExecutionError
 	}
@@ -44,7 +45,7 @@ func (r Result) Final(sessionID string, took time.Duration, usage conversation.U
 // Summary is the loop's end in one line: why it ended and the tasks.
 func (r Result) Summary(c memory.TaskCounts) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d done, %d failed, %d open after %d iteration(s)", r.Reason, c.Done, c.Failed, c.Open+c.InProgress, r.Stats.Iterations)
+	fmt.Fprintf(&b, "%s: %d done, %d failed, %d open after %s", r.Reason, c.Done, c.Failed, c.Open+c.InProgress, text.Counted(r.Stats.Iterations, "iteration", "iterations"))
 	if len(r.Failed) > 0 {
 		fmt.Fprintf(&b, "; failed this run: %s", strings.Join(r.Failed, ", "))
 	}

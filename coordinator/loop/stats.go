@@ -85,7 +85,7 @@ func (l *loop) checkLimits(ctx context.Context) (Result, bool) {
 	// The counts are those refreshStats read at the top: nothing since
 	// has changed the task file.
 	if l.policy().OutOfIterations(l.stats.Iterations, len(l.running), l.stats.TasksOpen) {
-		return Result{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", l.o.MaxIterations, l.stats.TasksOpen)}, true
+		return Result{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %s with %s open; raise --max-iterations", text.Counted(l.o.MaxIterations, "iteration", "iterations"), text.Counted(l.stats.TasksOpen, "task", "tasks"))}, true
 	}
 	return Result{}, false
 }
@@ -97,7 +97,7 @@ func (l *loop) finalReason(f *memory.TaskFile) Result {
 		return Result{Reason: reason, IsError: isError}
 	}
 	return Result{Reason: ReasonStuck, IsError: true,
-		Err: fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)}
+		Err: fmt.Errorf("%s cannot start: %s not done (see ralph status)", text.Counted(c.Open, "open task", "open tasks"), text.Plural(c.Open, "its dependencies are", "their dependencies are"))}
 }
 
 func (l *loop) save(status, current string) {

@@ -34,8 +34,13 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	}
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
-	} else if p.placing {
-		opts.Checkpoints = placedGate{p.Session}
+	} else {
+		// Without checkpoints git cannot tell which files changed: ralph's
+		// own file tools say (files_changed, the session's facts).
+		opts.FilesFromTools = true
+		if p.placing {
+			opts.Checkpoints = placedGate{p.Session}
+		}
 	}
 	if len(p.History) > 0 && g.context != "" {
 		// A resumed conversation keeps its first system prompt; what the

@@ -72,7 +72,7 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 func (p *Project) Asker(q *control.Questions, term approval.Asker) approval.Asker {
 	w := p.waiting(term != nil)
 	if !w.wait {
-		p.Approval.SetNobody(w.nobody)
+		p.Approval.SetNobody(w.nobody, w.how)
 		return nil
 	}
 	switch {
@@ -82,7 +82,7 @@ func (p *Project) Asker(q *control.Questions, term approval.Asker) approval.Aske
 	case term != nil:
 		return term
 	}
-	p.Approval.SetNobody("no other terminal can answer either (there is no control socket)")
+	p.Approval.SetNobody("no other terminal can answer either (there is no control socket)", "")
 	return nil
 }
 

@@ -140,8 +140,8 @@ func (p *Project) noteChanges(changed []string) string {
 	}
 	list := strings.Join(names, ", ") + more
 	if p.coord != nil {
-		p.coord.AddNote(fmt.Sprintf("[ralph: while this chat waited at its prompt, another ralph or a person changed %d file(s) in the project: %s. Read them again before relying on what you saw of them.]",
-			len(changed), list))
+		p.coord.AddNote(fmt.Sprintf("[ralph: while this chat waited at its prompt, another ralph or a person changed %s in the project: %s. Read them again before relying on what you saw of them.]",
+			text.Counted(len(changed), "file", "files"), list))
 	}
 	return text.OneLine(fmt.Sprintf("changed while the chat waited (by another ralph or by you): %s", list))
 }

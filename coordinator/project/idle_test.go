@@ -116,7 +116,7 @@ func TestIdleLockRecoversAfterACrashBeside(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	if !strings.Contains(news, "reset 1 task(s)") {
+	if !strings.Contains(news, "reset 1 task a ralph") {
 		t.Fatalf("news = %q", news)
 	}
 	if got := read(t, filepath.Join(dir, "RALPH_TASKS.md")); !strings.Contains(got, "- [ ] half done") {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // recover runs with the lock held, so no live ralph owns the project. A
@@ -76,7 +77,7 @@ func (p *Project) recover(notify func(string)) error {
 // recovery (which reports them itself).
 func (p *Project) noteReset(notify func(string)) {
 	if p.resetTasks > 0 {
-		notify(fmt.Sprintf("recovered: reset %d task(s) a ralph that is gone left in progress", p.resetTasks))
+		notify(fmt.Sprintf("recovered: reset %s a ralph that is gone left in progress", text.Counted(p.resetTasks, "task", "tasks")))
 	}
 }
 
@@ -120,7 +121,7 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	}
 	note := fmt.Sprintf("%s; last saved %s; marked interrupted at %s", how, st.UpdatedAt.Format(time.RFC3339), now.Format(time.RFC3339))
 	if reset > 0 {
-		note += fmt.Sprintf("; %d in-progress task(s) reset to open", reset)
+		note += fmt.Sprintf("; %s reset to open", text.Counted(reset, "in-progress task", "in-progress tasks"))
 	}
 	_ = s.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: now, Kind: "recovered", Detail: note,
 		Reason: "the session says it runs, but the ralph that ran it is gone; it is marked interrupted so ralph resume can go on from its last save"})
@@ -133,7 +134,7 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	}
 	msg := fmt.Sprintf("recovered: session %s was left running by a ralph that is gone; marked it interrupted", st.SessionID)
 	if reset > 0 {
-		msg += fmt.Sprintf(" and reset %d in-progress task(s)", reset)
+		msg += fmt.Sprintf(" and reset %s", text.Counted(reset, "in-progress task", "in-progress tasks"))
 	}
 	notify(msg + "; `ralph resume` continues it")
 	return nil

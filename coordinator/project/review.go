@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 
@@ -90,7 +91,7 @@ func (p *Project) TaskReview(rc *memory.RunConfig, coord *coordinator.Coordinato
 					left = append(left, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Why))
 				}
 			}
-			return fmt.Sprintf("review: confirmed major finding(s) left after %d round(s): %s", rep.Rounds, strings.Join(left, "; "))
+			return fmt.Sprintf("review: confirmed major %s left after %s: %s", text.Plural(len(left), "finding", "findings"), text.Counted(rep.Rounds, "round", "rounds"), strings.Join(left, "; "))
 		}
 		return ""
 	}

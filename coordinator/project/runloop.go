@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/review"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // LoopRun is a task loop run to its end by RunLoop: how the loop ended,
@@ -118,10 +119,10 @@ func (p *Project) endOfRun(ctx context.Context, rc *memory.RunConfig, f LoopFace
 			run.Notes = append(run.Notes, fmt.Sprintf("the review after the run failed: %v", err))
 			res.IsError = true
 		case !rep.Clean:
-			run.Notes = append(run.Notes, fmt.Sprintf("the review after the run left confirmed major findings after %d round(s); see ralph report", rep.Rounds))
+			run.Notes = append(run.Notes, fmt.Sprintf("the review after the run left confirmed major findings after %s; see ralph report", text.Counted(rep.Rounds, "round", "rounds")))
 			res.IsError = true
 		default:
-			run.Notes = append(run.Notes, fmt.Sprintf("the review after the run is clean (%d round(s), %d finding(s))", rep.Rounds, len(rep.Findings)))
+			run.Notes = append(run.Notes, fmt.Sprintf("the review after the run is clean (%s, %s)", text.Counted(rep.Rounds, "round", "rounds"), text.Counted(len(rep.Findings), "finding", "findings")))
 		}
 	}
 	c := run.Counts

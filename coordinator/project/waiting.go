@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers/approval"
 )
 
 // Answers say whether a question nobody at a terminal can answer waits
@@ -38,8 +40,11 @@ type waiting struct {
 	wait bool
 	// limit is how long to wait for ralph answer (0: no limit).
 	limit time.Duration
-	// nobody is why nobody is asked, when wait is false.
-	nobody string
+	// nobody is why nobody is asked, when wait is false; how is how the
+	// person could have ralph wait for an answer instead, "" where
+	// nothing would (CI): a refusal's hint names only what works where
+	// it is read.
+	nobody, how string
 }
 
 func (p *Project) waiting(terminal bool) waiting {
@@ -54,7 +59,11 @@ func (p *Project) waiting(terminal bool) waiting {
 		return waiting{wait: true}
 	}
 	if p.answers.NoWait {
-		return waiting{nobody: "--no-wait was given"}
+		how := "with --wait-for-answers instead of --no-wait to wait for `ralph answer` from another terminal"
+		if p.Mode == ModeRun {
+			how = "without --no-wait to wait for `ralph answer` from another terminal"
+		}
+		return waiting{nobody: "--no-wait was given", how: how}
 	}
 	limit := p.Config.AnswerTimeout
 	if p.answers.Timeout != nil {
@@ -69,7 +78,7 @@ func (p *Project) waiting(terminal bool) waiting {
 	case p.Mode == ModeRun:
 		return waiting{wait: true, limit: limit}
 	}
-	return waiting{nobody: "there is no terminal to ask at"}
+	return waiting{nobody: "there is no terminal to ask at", how: approval.WaitForAnswers}
 }
 
 // waitNotice is what the person is told when they asked to wait and the

@@ -174,8 +174,8 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 		rep.Duration = time.Since(start)
 		if o.Record != nil && !errors.Is(err, ErrNothingToReview) {
 			o.Record(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "review_done", Task: in.TaskID,
-				Detail: fmt.Sprintf("%d round(s), %d finding(s), %d confirmed, %d fix(es); %s", rep.Rounds, len(rep.Findings),
-					len(confirmed(rep.Findings)), len(rep.Fixes), verdictOf(rep)),
+				Detail: fmt.Sprintf("%s, %s, %d confirmed, %s; %s", text.Counted(rep.Rounds, "round", "rounds"), text.Counted(len(rep.Findings), "finding", "findings"),
+					len(confirmed(rep.Findings)), text.Counted(len(rep.Fixes), "fix", "fixes"), verdictOf(rep)),
 				Tokens: rep.Usage.InputTokens + rep.Usage.OutputTokens, DurationMS: rep.Duration.Milliseconds()})
 		}
 	}()
@@ -205,7 +205,7 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 			return rep, err
 		}
 		found = number(found, round, &next)
-		note(fmt.Sprintf("review round %d: %d finding(s) from %d reviewer(s)", round, len(found), len(o.Reviewers)))
+		note(fmt.Sprintf("review round %d: %s from %s", round, text.Counted(len(found), "finding", "findings"), text.Counted(len(o.Reviewers), "reviewer", "reviewers")))
 		if o.FindingsOnly {
 			rep.Findings = append(rep.Findings, found...)
 			rep.Clean = !hasMajor(found, false)
@@ -229,9 +229,9 @@ func Run(ctx context.Context, a Agents, in Input, o Options) (Report, error) {
 		rep.Fixes = append(rep.Fixes, summary)
 		if o.Record != nil {
 			o.Record(memory.DecisionRecord{Time: time.Now().UTC(), Kind: "review_fix", Task: in.TaskID,
-				Detail: text.Clip(summary, 500), Reason: fmt.Sprintf("round %d: %d confirmed finding(s)", round, len(confirmed(found)))})
+				Detail: text.Clip(summary, 500), Reason: fmt.Sprintf("round %d: %s", round, text.Counted(len(confirmed(found)), "confirmed finding", "confirmed findings"))})
 		}
-		note(fmt.Sprintf("review round %d: fixed %d confirmed finding(s); reviewing again", round, len(confirmed(found))))
+		note(fmt.Sprintf("review round %d: fixed %s; reviewing again", round, text.Counted(len(confirmed(found)), "confirmed finding", "confirmed findings")))
 	}
 	return rep, ctx.Err()
 }

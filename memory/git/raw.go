@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Git converts some files on their way into a commit and back out: line
@@ -274,7 +276,7 @@ func (c *Checkpoints) rawDiffers(ctx context.Context, env []string, paths []stri
 	}
 	objects := strings.Fields(string(out))
 	if len(objects) != len(files) {
-		return nil, fmt.Errorf("checkpoint: git hashed %d of %d files", len(objects), len(files))
+		return nil, fmt.Errorf("checkpoint: git hashed %d of %s", len(objects), text.Counted(len(files), "file", "files"))
 	}
 	var raw []rawEntry
 	for i, p := range files {

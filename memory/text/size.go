@@ -13,5 +13,5 @@ func Size(n int64) string {
 	case n >= 1<<10:
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return Counted(int(n), "byte", "bytes")
 }

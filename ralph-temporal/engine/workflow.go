@@ -462,7 +462,7 @@ func (w *loopWF) breakerFailed(id, failure string) (loop.Result, bool) {
 		return loop.Result{Reason: decide.ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
 	}
 	if trip {
-		w.openBreaker(fmt.Sprintf("closed → open: %d attempts in a row completed no task; last error: %s", w.streak.NoProgress, text.Clip(failure, 200)))
+		w.openBreaker(fmt.Sprintf("closed → open: %s in a row completed no task; last error: %s", text.Counted(w.streak.NoProgress, "attempt", "attempts"), text.Clip(failure, 200)))
 	}
 	return loop.Result{}, false
 }
@@ -509,7 +509,7 @@ func (w *loopWF) checkLimits() (loop.Result, bool) {
 	}
 	if w.policy.OutOfIterations(w.iterations, len(w.running), st.TasksOpen) {
 		return loop.Result{Reason: decide.ReasonMaxIterations, IsError: true,
-			Err: fmt.Errorf("stopped after %d iterations with %d task(s) open; raise --max-iterations", w.policy.MaxIterations, st.TasksOpen)}, true
+			Err: fmt.Errorf("stopped after %s with %s open; raise --max-iterations", text.Counted(w.policy.MaxIterations, "iteration", "iterations"), text.Counted(st.TasksOpen, "task", "tasks"))}, true
 	}
 	return loop.Result{}, false
 }
@@ -519,7 +519,7 @@ func (w *loopWF) final() loop.Result {
 	reason, isError := decide.Final(c, len(w.failed))
 	r := loop.Result{Reason: reason, IsError: isError}
 	if reason == decide.ReasonStuck {
-		r.Err = fmt.Errorf("%d open task(s) cannot start: their dependencies are not done (see ralph status)", c.Open)
+		r.Err = fmt.Errorf("%s cannot start: %s not done (see ralph status)", text.Counted(c.Open, "open task", "open tasks"), text.Plural(c.Open, "its dependencies are", "their dependencies are"))
 	}
 	return r
 }

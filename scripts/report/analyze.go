@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -149,7 +150,7 @@ func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, []mem
 		a.Status = "unknown"
 	}
 	if a.Unreadable > 0 {
-		a.Notes = append(a.Notes, fmt.Sprintf("%d log %s could not be read", a.Unreadable, plural(a.Unreadable, "line", "lines")))
+		a.Notes = append(a.Notes, fmt.Sprintf("%d log %s could not be read", a.Unreadable, text.Plural(a.Unreadable, "line", "lines")))
 	}
 	return a, evs, decs, nil
 }

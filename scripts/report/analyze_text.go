@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"fmt"
@@ -27,7 +28,7 @@ func (a Analysis) Text() string {
 	t.add("duration", dur)
 	turns := strconv.Itoa(a.Turns)
 	if a.Iterations != a.Turns {
-		turns += fmt.Sprintf(" (%d iterations)", a.Iterations)
+		turns += " (" + text.Counted(a.Iterations, "iteration", "iterations") + ")"
 	}
 	t.add("turns", turns)
 	t.add("tokens", thousands(a.InputTokens)+" in / "+thousands(a.OutputTokens)+" out")
@@ -36,12 +37,12 @@ func (a Analysis) Text() string {
 		t.add("tool calls", "none")
 	} else {
 		t.add("tool calls", fmt.Sprintf("%d, %d %s, %s succeeded", a.ToolCalls, a.ToolErrors,
-			plural(a.ToolErrors, "error", "errors"), percent(a.ToolSuccessRate)))
+			text.Plural(a.ToolErrors, "error", "errors"), percent(a.ToolSuccessRate)))
 	}
 	for _, s := range a.Tools {
 		line := fmt.Sprintf("  %-14s %4d", s.Name, s.Calls)
 		if s.Errors > 0 {
-			line += fmt.Sprintf("  %d %s", s.Errors, plural(s.Errors, "error", "errors"))
+			line += fmt.Sprintf("  %d %s", s.Errors, text.Plural(s.Errors, "error", "errors"))
 		}
 		t.add("", line)
 	}
@@ -56,7 +57,7 @@ func (a Analysis) Text() string {
 		if r.Task != "" {
 			what += " of " + r.Task
 		}
-		t.add("reviewing", fmt.Sprintf("%s: %d %s, %d tokens, %s", what, r.Reviews, plural(r.Reviews, "review", "reviews"), r.Tokens,
+		t.add("reviewing", fmt.Sprintf("%s: %s, %s, %s", what, text.Counted(r.Reviews, "review", "reviews"), text.Counted(r.Tokens, "token", "tokens"),
 			(time.Duration(r.DurationMS)*time.Millisecond).Round(100*time.Millisecond)))
 	}
 	for i, line := range a.Decisions.text() {

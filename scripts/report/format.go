@@ -84,4 +84,3 @@ func truncate(s string, n int) string {
 func ptr[T any](v T) *T { return &v }
 
 // plural is view's (scripts/view), under the name this package has always used.
-func plural(n int, one, many string) string { return view.Plural(n, one, many) }

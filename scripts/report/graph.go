@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // GraphStep is one task of a plan's dependency graph, in the order ralph
@@ -67,5 +68,5 @@ func (g Graph) NothingToStart() string {
 	case done == 1:
 		return "The one task is done; nothing is left to start."
 	}
-	return fmt.Sprintf("All %d tasks are done; nothing is left to start.", done)
+	return text.Plural(done, "The one task is done", fmt.Sprintf("All %d tasks are done", done)) + "; nothing is left to start."
 }

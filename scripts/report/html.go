@@ -1,8 +1,10 @@
 package report
 
 import (
-	"github.com/ralph-dev/ralph/scripts/view"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/view"
 
 	"bytes"
 	"fmt"
@@ -213,7 +215,7 @@ func timelineCounts(tl Timeline) string {
 	for i, s := range order {
 		parts[i] = fmt.Sprintf("%d %s", counts[s], strings.ReplaceAll(s, "_", " "))
 	}
-	return fmt.Sprintf("%d %s: %s", len(tl.Tasks), plural(len(tl.Tasks), "task", "tasks"), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %s: %s", len(tl.Tasks), text.Plural(len(tl.Tasks), "task", "tasks"), strings.Join(parts, ", "))
 }
 
 func verifyLine(t TaskTimeline) string {
@@ -262,7 +264,7 @@ func newChart(tl Timeline) svgChart {
 	for _, t := range tl.Tasks {
 		row := svgRow{ID: t.ID, Y: y, Label: oneLine(t.ID+" "+t.Title, 44),
 			Title: fmt.Sprintf("%s %s: %s, %d %s, %s", t.ID, oneLine(t.Title, 200), t.State, len(t.Attempts),
-				plural(len(t.Attempts), "attempt", "attempts"), view.Duration(time.Duration(t.DurationMS)*time.Millisecond))}
+				text.Plural(len(t.Attempts), "attempt", "attempts"), view.Duration(time.Duration(t.DurationMS)*time.Millisecond))}
 		if len(t.Attempts) > 0 {
 			row.Bar = svgRect{X: x(t.Start), W: width(t.Start, t.End), Class: "bar"}
 		} else {

@@ -1,8 +1,9 @@
 package report
 
 import (
-	"github.com/ralph-dev/ralph/memory/text"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/text"
 
 	"github.com/ralph-dev/ralph/scripts/view"
 
@@ -341,7 +342,7 @@ func (in Insights) Text() string {
 	if section("slowest tasks", len(in.Slowest) == 0) {
 		t := table{right: map[int]bool{1: true, 2: true}}
 		for _, x := range in.Slowest {
-			t.add(name(x), view.Duration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, plural(x.Attempts, "attempt", "attempts")), x.State)
+			t.add(name(x), view.Duration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, text.Plural(x.Attempts, "attempt", "attempts")), x.State)
 		}
 		t.write(&b, "  ")
 	}
@@ -349,7 +350,7 @@ func (in Insights) Text() string {
 	if section("most retried tasks", len(in.MostRetried) == 0) {
 		t := table{right: map[int]bool{1: true}}
 		for _, x := range in.MostRetried {
-			t.add(name(x), fmt.Sprintf("%d attempts", x.Attempts), x.State)
+			t.add(name(x), text.Counted(x.Attempts, "attempt", "attempts"), x.State)
 		}
 		t.write(&b, "  ")
 	}

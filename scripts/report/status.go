@@ -163,7 +163,7 @@ func (r StatusReport) Text() string {
 				t.set("model", l.Model)
 			}
 		}
-		progress := fmt.Sprintf("%d %s", s.Turns, plural(s.Turns, "turn", "turns"))
+		progress := fmt.Sprintf("%d %s", s.Turns, text.Plural(s.Turns, "turn", "turns"))
 		if s.Iteration != s.Turns {
 			progress = fmt.Sprintf("iteration %d, %s", s.Iteration, progress)
 		}
@@ -174,8 +174,8 @@ func (r StatusReport) Text() string {
 		}
 		t.add("tokens", view.TokensAndCost(u, s.CostUSD))
 		if s.Retries+s.Errors+s.Interrupts > 0 {
-			t.add("issues", fmt.Sprintf("%d %s, %d %s, %d %s", s.Errors, plural(s.Errors, "error", "errors"),
-				s.Retries, plural(s.Retries, "retry", "retries"), s.Interrupts, plural(s.Interrupts, "interruption", "interruptions")))
+			t.add("issues", fmt.Sprintf("%d %s, %d %s, %d %s", s.Errors, text.Plural(s.Errors, "error", "errors"),
+				s.Retries, text.Plural(s.Retries, "retry", "retries"), s.Interrupts, text.Plural(s.Interrupts, "interruption", "interruptions")))
 		}
 		if s.CurrentTask != "" {
 			t.add("current", s.CurrentTask)
@@ -246,7 +246,7 @@ func untilText(until, now time.Time) string {
 // breakerText is the circuit breaker's state for people: "open until
 // 14:10 (in 4m00s; cooldown 5m00s, tripped 1 time)".
 func breakerText(b memory.Breaker, now time.Time) string {
-	trips := fmt.Sprintf("tripped %d %s", b.Trips, plural(b.Trips, "time", "times"))
+	trips := fmt.Sprintf("tripped %d %s", b.Trips, text.Plural(b.Trips, "time", "times"))
 	switch b.State {
 	case memory.BreakerOpen:
 		until := "until " + text.Clock(b.Until, now) + untilText(b.Until, now)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"fmt"
@@ -66,12 +67,12 @@ func writeInsights(b *strings.Builder, in Insights) {
 	if len(in.MostRetried) > 0 {
 		var parts []string
 		for _, t := range in.MostRetried[:min(3, len(in.MostRetried))] {
-			parts = append(parts, fmt.Sprintf("%s (%d attempts, %s)", task(t), t.Attempts, t.State))
+			parts = append(parts, fmt.Sprintf("%s (%s, %s)", task(t), text.Counted(t.Attempts, "attempt", "attempts"), t.State))
 		}
 		items = append(items, "Most retried: "+strings.Join(parts, ", "))
 	}
 	for _, c := range in.FailingCommands[:min(3, len(in.FailingCommands))] {
-		line := fmt.Sprintf("Command %s failed %d of %d runs", codeSpan(oneLine(c.Command, 80)), c.Failures, c.Runs)
+		line := fmt.Sprintf("Command %s failed %d of %s", codeSpan(oneLine(c.Command, 80)), c.Failures, text.Counted(c.Runs, "run", "runs"))
 		if c.LastFailure != "" {
 			line += ": " + mdText(c.LastFailure)
 		}

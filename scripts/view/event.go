@@ -197,6 +197,8 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		return note(GlyphFinished, ev.AgentID+" finished")
 	case coordinator.EventTaskChanged:
 		return taskLine(ev)
+	case coordinator.EventVerified:
+		return verifiedLine(ev)
 	case coordinator.EventFilesChanged:
 		return note(GlyphFiles, OneLine(ev.Text, longWidth))
 	case coordinator.EventStateSaved:
@@ -272,6 +274,22 @@ func taskLine(ev coordinator.Event) (Line, bool) {
 	return Line{Glyph: glyph, Text: s, Style: style}, true
 }
 
+// verifiedLine is how an attempt's verify commands went: "verify passed:
+// `go test ./...` (1.2s)", or which one failed.
+func verifiedLine(ev coordinator.Event) (Line, bool) {
+	s := "`" + OneLine(ev.Text, shortWidth) + "`"
+	if a := ev.TaskAttempt; a != nil && a.Verify != nil {
+		s += " (" + Duration(time.Duration(a.Verify.DurationMS)*time.Millisecond) + ")"
+	}
+	if ev.Task != "" {
+		s += " · task " + OneLine(ev.Task, shortWidth)
+	}
+	if ev.IsError {
+		return Line{Glyph: GlyphFailed, Text: "verify failed: " + s, Style: StyleError}, true
+	}
+	return Line{Glyph: GlyphTaskDone, Text: "verify passed: " + s}, true
+}
+
 // CompactedForRetry reports a conversation_compacted event of ralph's
 // own, after the endpoint refused the conversation as longer than its
 // window: the faces show its line, since the request is tried once more
@@ -287,7 +305,7 @@ func resultLine(ev coordinator.Event) (Line, bool) {
 		return Line{Glyph: GlyphStopped, Text: "ended"}, true
 	}
 	l := Line{Glyph: GlyphStopped, Text: fmt.Sprintf("%s after %d %s, tokens %s", r.Subtype, r.NumTurns,
-		Plural(r.NumTurns, "turn", "turns"), TokensAndCost(r.Usage, r.CostUSD))}
+		text.Plural(r.NumTurns, "turn", "turns"), TokensAndCost(r.Usage, r.CostUSD))}
 	if r.IsError {
 		l.Style = StyleError
 	}

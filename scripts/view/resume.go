@@ -76,7 +76,7 @@ func replay(f SessionFacts, evs []coordinator.Event, t ReplayTerm) string {
 		used += len(lines)
 	}
 	if first > 0 {
-		header = append(header, pal.Dim(fmt.Sprintf("%d earlier %s: `ralph logs %s`", first, Plural(first, "turn", "turns"), text.StripControls(f.ID))))
+		header = append(header, pal.Dim(fmt.Sprintf("%d earlier %s: `ralph logs %s`", first, text.Plural(first, "turn", "turns"), text.StripControls(f.ID))))
 	}
 	if first < len(turns) && used > budget {
 		// The newest turn alone is taller than the bound: its person's
@@ -202,7 +202,7 @@ func personLines(s string, cols int, pal Palette) []string {
 	line := pal.Bold(strings.TrimSpace(ChatPrompt)) + " " + text.ClipWidth(first, 3*cols)
 	if rest != "" {
 		n := strings.Count(rest, "\n") + 1
-		line += pal.Dim(fmt.Sprintf(" … %s more %s", Count(int64(n)), Plural(n, "line", "lines")))
+		line += pal.Dim(fmt.Sprintf(" … %s more %s", Count(int64(n)), text.Plural(n, "line", "lines")))
 	}
 	return strings.Split(terminal.Wrap(line, cols-1), "\n")
 }
@@ -216,6 +216,6 @@ func clipMiddle(lines []string, budget int, id string, pal Palette) []string {
 		return lines
 	}
 	left := len(lines) - 1 - keep
-	out := []string{lines[0], pal.Dim(fmt.Sprintf("… %d more %s: `ralph logs %s`", left, Plural(left, "line", "lines"), text.StripControls(id)))}
+	out := []string{lines[0], pal.Dim(fmt.Sprintf("… %d more %s: `ralph logs %s`", left, text.Plural(left, "line", "lines"), text.StripControls(id)))}
 	return append(out, lines[len(lines)-keep:]...)
 }

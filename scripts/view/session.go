@@ -81,19 +81,14 @@ func sessionFacts(fs afero.Fs, root, id string, evs []coordinator.Event) Session
 // 1 task done · $0.02" (no cost when the model's price is unknown, no
 // tasks when none was done).
 func (f SessionFacts) StateLine() string {
-	parts := []string{counted(f.Turns, "turn", "turns"), counted(f.Files, "file changed", "files changed")}
+	parts := []string{text.Counted(f.Turns, "turn", "turns"), text.Counted(f.Files, "file changed", "files changed")}
 	if f.TasksDone > 0 {
-		parts = append(parts, counted(f.TasksDone, "task done", "tasks done"))
+		parts = append(parts, text.Counted(f.TasksDone, "task done", "tasks done"))
 	}
 	if f.CostUSD != nil {
 		parts = append(parts, text.Dollars(*f.CostUSD))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// counted is n and its noun, by Plural: "1 turn", "3 turns".
-func counted(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, Plural(n, one, many))
 }
 
 // ExitSummary is what chat and a one-shot on a terminal say when they
@@ -163,7 +158,7 @@ const linesIndent = "       "
 // SessionRow is a session's facts as the --resume picker shows them under
 // its first prompt: age, turns, cost, mode, status and model.
 func SessionRow(st memory.State, now time.Time) string {
-	parts := []string{Ago(st.UpdatedAt, now), counted(st.Turns, "turn", "turns")}
+	parts := []string{Ago(st.UpdatedAt, now), text.Counted(st.Turns, "turn", "turns")}
 	if st.CostUSD != nil {
 		parts = append(parts, text.Dollars(*st.CostUSD))
 	}

@@ -100,14 +100,6 @@ func TokensAndCost(u conversation.Usage, cost *float64) string {
 	return fmt.Sprintf("%s in / %s out, cost %s", Count(int64(u.InputTokens)), Count(int64(u.OutputTokens)), Money(cost))
 }
 
-// Plural is one when n is 1, many otherwise.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // Paths names files for a line of output: all of them when they are few,
 // else the first ones and how many more, so that an undo of ten thousand
 // files says so in one short line rather than a line of 400 KB.

@@ -3,6 +3,8 @@ package view
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // TestToolCallLines is the table of how a tool call reads in every face:
@@ -44,7 +46,7 @@ func TestCountMoneyPlural(t *testing.T) {
 	if got := Money(nil); got != "unknown" {
 		t.Errorf("Money(nil) = %s", got)
 	}
-	if Plural(1, "task", "tasks") != "task" || Plural(2, "task", "tasks") != "tasks" {
+	if text.Plural(1, "task", "tasks") != "task" || text.Plural(2, "task", "tasks") != "tasks" {
 		t.Error("Plural")
 	}
 }

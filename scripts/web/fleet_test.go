@@ -85,7 +85,7 @@ func TestFleetShowsTheTasksAcrossTheirWorkersInert(t *testing.T) {
 	for _, page := range []string{getPage(t, url), getPage(t, url+"/fleet")} {
 		for _, want := range []string{
 			`<section id="fleet"`, `data-src="/s/` + projectKey(testRoot) + `/` + testSession + `/fleet"`,
-			`1</span> of 4 tasks done`, `2 in flight`, `4 attempt(s)`,
+			`1</span> of 4 tasks done`, `2 in flight`, `4 attempts`,
 			`<tr data-task="t1" data-state="done" data-worker="hostA:11">`,
 			`<tr data-task="t2" data-state="in_progress" data-worker="hostA:11">`,
 			`<li data-worker="hostA:11"><b>hostA:11</b>: holds t2 · 1 done</li>`,

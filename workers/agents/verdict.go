@@ -124,7 +124,7 @@ func (r Result) Contradiction(kind Kind) string {
 		d := r.Denials[0]
 		msg := fmt.Sprintf("%s was not allowed to %s", kind, denialVerb(d))
 		if n := len(r.Denials) - 1; n > 0 {
-			msg += fmt.Sprintf(" (and %d more refused call(s))", n)
+			msg += fmt.Sprintf(" (and %s)", text.Counted(n, "more refused call", "more refused calls"))
 		}
 		return msg + ": " + denialHint(kind, d)
 	}

@@ -67,7 +67,7 @@ func TestAskUserOneQuestionAtATime(t *testing.T) {
 // With nobody to ask the model's question fails at once, saying why.
 func TestAskUserNobody(t *testing.T) {
 	p := New(Options{Root: t.TempDir()})
-	p.SetNobody("CI=true is set, and in CI ralph never waits for an answer")
+	p.SetNobody("CI=true is set, and in CI ralph never waits for an answer", "")
 	_, err := p.AskUser(context.Background(), workers.UserQuestion{Text: "which?"})
 	if !errors.Is(err, workers.ErrNobodyToAsk) || !strings.Contains(err.Error(), "CI=true") {
 		t.Fatalf("err %v", err)

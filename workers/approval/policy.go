@@ -30,6 +30,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -102,8 +103,9 @@ type Policy struct {
 	// explained: a question has told the person what "always" means.
 	explained bool
 	asker     Asker
-	// nobody is why nobody can be asked while asker is nil (SetNobody).
-	nobody string
+	// nobody is why nobody can be asked while asker is nil, and wait
+	// how the person could have ralph wait for an answer (SetNobody).
+	nobody, wait string
 }
 
 var (
@@ -150,7 +152,7 @@ func (p *Policy) Rules() []string {
 
 // SetAsker sets who is asked from now on: the face that has the person
 // (the chat shell, or a task loop handed over to it). nil means nobody:
-// commands without a rule are refused with ApprovalHint.
+// commands without a rule are refused with Hint.
 func (p *Policy) SetAsker(a Asker) {
 	p.mu.Lock()
 	p.asker = a
@@ -158,13 +160,90 @@ func (p *Policy) SetAsker(a Asker) {
 }
 
 // SetNobody says why nobody can be asked while no Asker is set ("there
-// is no terminal to ask at", "CI=true is set, …"): every refusal for want
-// of a person says it, so the person reading it knows what to change.
-func (p *Policy) SetNobody(why string) {
+// is no terminal to ask at", "CI=true is set, …"), and wait, how the
+// person could have ralph wait for an answer here instead ("with
+// --wait-for-answers to wait for `ralph answer` from another terminal";
+// "" where nothing makes it wait, as in CI). Every refusal for want of a
+// person says both, so the person reading it knows what to change, and
+// never names a way that does not work where it is read.
+func (p *Policy) SetNobody(why, wait string) {
 	p.mu.Lock()
-	p.nobody = why
+	p.nobody, p.wait = why, wait
 	p.mu.Unlock()
 }
+
+// Hint says how to let refused commands run here: --yes, an
+// --allowed-tools rule for rules (the ones a refused command needs, when
+// known), and the way to wait for an answer where there is one. It is
+// what a refusal tells the model, and what a one-shot's summary of its
+// refused commands tells the person.
+func (p *Policy) Hint(rules ...string) string { return approvalHint(p.waitWay(), rules) }
+
+// waitWay is how the person could have ralph wait for an answer here
+// (SetNobody), "" where nothing would.
+func (p *Policy) waitWay() string {
+	p.mu.Lock()
+	nobody, wait := p.nobody, p.wait
+	p.mu.Unlock()
+	switch {
+	case p.neverAsk:
+		// --permission-mode dontAsk: nothing is asked, so nothing waits.
+		return ""
+	case nobody == "":
+		// Nobody said why: nobodyAsked's default, no terminal outside CI.
+		return WaitForAnswers
+	}
+	return wait
+}
+
+// HintFor is Hint for refused commands: the rules they need, each once.
+func (p *Policy) HintFor(commands ...string) string {
+	var rules []string
+	for _, c := range commands {
+		for _, r := range p.Question(c).Remember {
+			if !slices.Contains(rules, r) {
+				rules = append(rules, r)
+			}
+		}
+	}
+	return p.Hint(rules...)
+}
+
+// hintAfter is the hint of a refusal for want of an answer that did not
+// come (err): waiting longer helps only when the wait ran out.
+func (p *Policy) hintAfter(err error, rules []string) string {
+	if errors.Is(err, workers.ErrNoAnswer) {
+		return approvalHint(AnswerTimeout, rules)
+	}
+	return approvalHint("", rules)
+}
+
+// approvalHint is Hint's sentence: the ways that work here, and only
+// those.
+func approvalHint(wait string, rules []string) string {
+	ways := []string{"with --yes (-y) to allow commands"}
+	if len(rules) > 0 {
+		allow := make([]string, len(rules))
+		for i, r := range rules {
+			allow[i] = "Bash(" + r + ":*)"
+		}
+		ways = append(ways, fmt.Sprintf("with --allowed-tools '%s' to allow only %s", strings.Join(allow, " "), text.Plural(len(rules), "that program", "those programs")))
+	} else {
+		ways = append(ways, "with --allowed-tools 'Bash(PROGRAM:*)' to allow one program's commands")
+	}
+	if wait != "" {
+		ways = append(ways, wait)
+	}
+	return "rerun ralph " + strings.Join(ways[:len(ways)-1], ", ") + ", or " + ways[len(ways)-1]
+}
+
+// AnswerTimeout is the way to wait longer where ralph waited for an
+// answer and none came in time.
+const AnswerTimeout = "with a longer --answer-timeout to wait longer for an answer"
+
+// WaitForAnswers is the way to wait for an answer where a one-shot or a
+// script has no terminal and is not in CI.
+const WaitForAnswers = "with --wait-for-answers to wait for `ralph answer` from another terminal"
 
 // nobodyAsked is the refusal's clause for an action that needs a person
 // when nobody can be asked.
@@ -262,7 +341,7 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 		if unsandboxed {
 			return workers.Decision{Reason: "running outside the sandbox needs approval and " + p.nobodyAsked() + "; " + SandboxHint}
 		}
-		return workers.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + workers.ApprovalHint, Unasked: true}
+		return workers.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + p.Hint(p.Question(command).Remember...), Unasked: true}
 	}
 	// An answer to an earlier question may have remembered what this
 	// command needs while it waited for its turn; the question offers
@@ -284,7 +363,7 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 	case err != nil && ctx.Err() != nil:
 		return workers.Decision{Reason: reasonCancelled}
 	case err != nil:
-		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, workers.ApprovalHint), Unasked: true}
+		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, p.hintAfter(err, q.Remember)), Unasked: true}
 	case ans == Yes:
 		return workers.Decision{Allowed: true}
 	case remembers(ans):

@@ -192,8 +192,14 @@ func TestYesAndNobody(t *testing.T) {
 		t.Fatal("a rule did not apply without an asker (scripts, ralph run)")
 	}
 	d := nobody.ApproveCommand(ctx, "rm x")
-	if d.Allowed || !strings.HasSuffix(d.Reason, workers.ApprovalHint) {
+	if d.Allowed || !strings.HasSuffix(d.Reason, nobody.Hint("rm")) || !strings.Contains(d.Reason, "--wait-for-answers") {
 		t.Fatalf("nobody to ask: %+v", d)
+	}
+	// In CI nothing waits: the hint names no way to wait.
+	nobody.SetNobody("CI=true is set, and in CI ralph never waits for an answer", "")
+	d = nobody.ApproveCommand(ctx, "rm x")
+	if d.Allowed || strings.Contains(d.Reason, "wait-for-answers") || !strings.Contains(d.Reason, "--yes") || !strings.Contains(d.Reason, "--allowed-tools 'Bash(rm:*)'") {
+		t.Fatalf("nobody to ask in CI: %+v", d)
 	}
 }
 
@@ -217,7 +223,7 @@ func TestAnswers(t *testing.T) {
 		t.Fatalf("always where not offered: %+v, rules %q", d, p.Rules())
 	}
 	asker.err = errors.New("input closed")
-	if d := p.ApproveCommand(ctx, "touch a"); d.Allowed || !strings.Contains(d.Reason, workers.ApprovalHint) {
+	if d := p.ApproveCommand(ctx, "touch a"); d.Allowed || !strings.Contains(d.Reason, "--yes") || strings.Contains(d.Reason, "wait") {
 		t.Fatalf("closed input: %+v", d)
 	}
 	cctx, cancel := context.WithCancel(ctx)

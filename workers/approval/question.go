@@ -393,6 +393,19 @@ func (q Question) Parse(s string) (a Answer, ok bool) {
 	return No, false
 }
 
+// Arguments are the answers Parse takes as words, as ralph answer and
+// the web page take them: no keys, which only a terminal reads one by one.
+func (q Question) Arguments() string {
+	s := `y (yes), n (no), "t: WHY" (no, and tell it why)`
+	if q.CanShare() {
+		return s + ", always, or project (always, in the project)"
+	}
+	if q.CanAlways() {
+		return s + ", or always"
+	}
+	return s
+}
+
 // Retry is what to say when Parse did not understand an answer.
 func (q Question) Retry() string {
 	s := "please answer y (yes), n (no), t (no, and tell it why)"

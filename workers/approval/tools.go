@@ -25,6 +25,17 @@ const toolRulePrefix = "mcp__"
 
 func isToolRule(r string) bool { return strings.HasPrefix(r, toolRulePrefix) }
 
+// toolHint says how to let the MCP tool name be called here: --yes, its
+// --allowed-tools rule, and, where a person could be waited for (not in
+// CI), that wait, or "always" answered once in chat on this machine.
+func (p *Policy) toolHint(name string) string {
+	wait := p.waitWay()
+	if wait == "" {
+		return fmt.Sprintf("rerun ralph with --yes (-y) or --allowed-tools %s to allow it", name)
+	}
+	return fmt.Sprintf("rerun ralph with --yes (-y) or --allowed-tools %s to allow it, or %s, or answer \"always\" for this tool once in chat", name, wait)
+}
+
 // ApproveTool decides a call of an MCP server's tool: name is the full
 // name the model called (mcp__server__tool), args the arguments as sent.
 func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) workers.Decision {
@@ -40,8 +51,7 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 	}
 	asker := p.currentAsker()
 	if asker == nil {
-		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and %s; "+
-			"rerun ralph with --yes (-y) or --allowed-tools %s to allow it, or answer \"always\" for this tool once in chat", name, p.nobodyAsked(), name), Unasked: true}
+		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and %s; %s", name, p.nobodyAsked(), p.toolHint(name)), Unasked: true}
 	}
 	q := Question{MCP: call, Remember: []string{name}}
 	ans, err := p.ask(ctx, asker, func() (Question, bool) { return q, p.toolAllowed(name) }, func(ans Answer) {

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -203,10 +204,7 @@ func holdsJSON(texts []string, data []byte) bool {
 }
 
 func size(n int) string {
-	if n < 1024 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	return text.Size(int64(n))
 }
 
 func orUnknown(s string) string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/ralph-dev/ralph/memory/text"
 	"golang.org/x/sys/unix"
 	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
@@ -251,7 +252,7 @@ func (h *helper) start(id uint64, fds []int) {
 	defer closeAll(fds)
 	fail := func(format string, a ...any) { h.reply(message{Op: opStarted, ID: id, Err: fmt.Sprintf(format, a...)}) }
 	if len(fds) != 4 {
-		fail("bad start request: %d files", len(fds))
+		fail("bad start request: %s", text.Counted(len(fds), "file", "files"))
 		return
 	}
 	req, err := readRequest(fds[0])

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"golang.org/x/sys/unix"
 )
 
@@ -82,7 +83,7 @@ func startConnectSupervisor(p *Policy, helper int, fds []int) (*connectSuperviso
 	}
 	if len(fds) != 3 {
 		closeAll(fds)
-		return nil, fmt.Errorf("%w: its helper sent %d files with its ready message", ErrUnavailable, len(fds))
+		return nil, fmt.Errorf("%w: its helper sent %s with its ready message", ErrUnavailable, text.Counted(len(fds), "file", "files"))
 	}
 	f := os.NewFile(uintptr(fds[1]), "connect")
 	c, err := net.FileConn(f)
