@@ -70,7 +70,7 @@ func HelpText() string {
 - **urgent**: a message starting with ` + "`" + UrgentMarker + "`" + ` (like ` + "`!stop and fix the tests instead`" + `) cuts the current model step; ralph reads it at once and decides how to go on.
 - **normal**: any other message is queued and delivered at the next step boundary, in order.
 
-**Keys**: Up/Down history, Ctrl-R search, Tab completes commands (your own from .ralph/commands and .claude/commands too), ` + "`@file`" + ` mentions, session ids and, after /model, the endpoint's models; a line ending in ` + "`\\`" + ` continues on the next; pasted lines stay one message. At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves. Start a message with ` + "`//`" + ` to send a leading slash.
+**Keys**: Up/Down history, Ctrl-R search, Tab completes commands (your own custom commands too), ` + "`@file`" + ` mentions, session ids and, after /model, the endpoint's models; a line ending in ` + "`\\`" + ` continues on the next; pasted lines stay one message. At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves. Start a message with ` + "`//`" + ` to send a leading slash.
 `)
 	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // Custom commands are the prompt files people bring from other agents: a
@@ -30,15 +31,18 @@ type customDir struct {
 }
 
 // customDirs are where custom commands are looked for, nearest first:
-// the project's own (.ralph/commands, .claude/commands), then the
-// person's (~/.claude/commands).
+// the project's own (.ralph/commands, then the agents' folders the
+// agents' table names), then the person's (the agents' folders under
+// the home directory).
 func customDirs(fs afero.Fs, root string) []customDir {
-	ds := []customDir{
-		{fs, filepath.Join(root, ".ralph", "commands"), ".ralph/commands"},
-		{fs, filepath.Join(root, ".claude", "commands"), ".claude/commands"},
+	ds := []customDir{{fs, filepath.Join(root, ".ralph", "commands"), ".ralph/commands"}}
+	for _, d := range agents.CommandDirs() {
+		ds = append(ds, customDir{fs, filepath.Join(root, filepath.FromSlash(d)), d})
 	}
 	if home, _ := os.UserHomeDir(); home != "" {
-		ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, ".claude", "commands"), "~/.claude/commands"})
+		for _, d := range agents.CommandDirs() {
+			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d)), "~/" + d})
+		}
 	}
 	return ds
 }

@@ -12,7 +12,7 @@ import (
 // Cursor and ralph read, or CLAUDE.md when a project has only that.
 const (
 	agentsFile = "AGENTS.md"
-	claudeFile = "CLAUDE.md"
+	otherFile  = "CLAUDE.md"
 )
 
 // initPrompt asks the model to read the tree and write the instructions
@@ -64,7 +64,7 @@ func runInit(_ context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	claude, err := exists(claudeFile)
+	other, err := exists(otherFile)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -75,9 +75,9 @@ func runInit(_ context.Context, h *Host, args string) (Outcome, error) {
 		h.printf("/init: %s exists\n", agentsFile)
 		return Outcome{Send: fmt.Sprintf(initPrompt, agentsFile, initRewrite),
 			Ask: fmt.Sprintf("%s exists: have the model rewrite it from the codebase (keeping what is still true)?", agentsFile)}, nil
-	case claude:
-		h.printf("/init: only %s exists; the model updates it\n", claudeFile)
-		return Outcome{Send: fmt.Sprintf(initPrompt, claudeFile, initUpdate)}, nil
+	case other:
+		h.printf("/init: only %s exists; the model updates it\n", otherFile)
+		return Outcome{Send: fmt.Sprintf(initPrompt, otherFile, initUpdate)}, nil
 	}
 	h.printf("/init: the model reads the codebase and writes %s\n", agentsFile)
 	return Outcome{Send: fmt.Sprintf(initPrompt, agentsFile, initWrite)}, nil

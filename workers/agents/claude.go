@@ -364,3 +364,5 @@ func (claudeCLI) logins() []sandbox.SecretPath {
 // projectSettings: none; --setting-sources user (claudeDefaults) keeps
 // the project's .claude/settings.json and settings.local.json out.
 func (claudeCLI) projectSettings() []string { return nil }
+
+func (claudeCLI) commandDirs() []string { return []string{".claude/commands"} }

@@ -64,6 +64,10 @@ type cli interface {
 	// (projectsettings.go). A CLI that can be told to read the person's
 	// settings only is told so in configure, and has none.
 	projectSettings() []string
+	// commandDirs are the folders (relative to a project's root, and to
+	// the person's home) where the CLI keeps custom slash commands as
+	// markdown files, which ralph's chat offers as its own.
+	commandDirs() []string
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.
@@ -91,6 +95,17 @@ func cliFor(kind Kind) cli {
 		}
 	}
 	return nil
+}
+
+// CommandDirs are the folders, relative to a project's root or the
+// person's home, where the agents keep custom slash commands written in
+// markdown, in the order of the table.
+func CommandDirs() []string {
+	var dirs []string
+	for _, c := range clis {
+		dirs = append(dirs, c.commandDirs()...)
+	}
+	return dirs
 }
 
 // Names are the agents --agent takes besides exec:, in the order help

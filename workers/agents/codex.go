@@ -333,3 +333,5 @@ func (codexCLI) logins() []sandbox.SecretPath {
 // the person marked trusted in their own ~/.codex/config.toml, which the
 // model cannot write.
 func (codexCLI) projectSettings() []string { return nil }
+
+func (codexCLI) commandDirs() []string { return nil }

@@ -305,3 +305,5 @@ func (geminiCLI) logins() []sandbox.SecretPath {
 func (geminiCLI) projectSettings() []string {
 	return []string{".gemini/settings.json", ".gemini/.env"}
 }
+
+func (geminiCLI) commandDirs() []string { return nil }

@@ -365,3 +365,5 @@ func (opencodeCLI) logins() []sandbox.SecretPath {
 // projectSettings: none; OPENCODE_DISABLE_PROJECT_CONFIG (configure)
 // keeps the project's opencode.json out.
 func (opencodeCLI) projectSettings() []string { return nil }
+
+func (opencodeCLI) commandDirs() []string { return nil }
