@@ -162,9 +162,9 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 			// Sent while the run worked, delivered at a step boundary.
 			return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
 		case !mainAgent(ev):
-			// A child's task, whose agent_spawned line began it: its
-			// first line, as the agent's.
-			return note(GlyphPrompt, clipFirst(ev.Text, shortWidth))
+			// A child's task: its agent_spawned line already said it, so
+			// a second line would show the same words twice.
+			return Line{}, false
 		}
 		return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
 	case coordinator.EventMessageRefused:

@@ -36,7 +36,7 @@ var eventRows = []struct {
 	{ev: coordinator.Event{Type: coordinator.EventToolResult, Output: "no such file\x1b[2J", IsError: true}, want: "  ✗ no such file", err: true},
 	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "make it\nwork"}, want: "› make it work"},
 	{ev: coordinator.Event{Type: coordinator.EventUserMessage, Text: "also\nthis", Priority: "normal"}, want: "→ delivered: also this"},
-	{ev: coordinator.Event{Type: coordinator.EventUserMessage, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: "[agent-1.1] › write the parser …"},
+	{ev: coordinator.Event{Type: coordinator.EventUserMessage, AgentID: "agent-1.1", Text: "write the parser\nin Go"}, want: ""}, // its agent_spawned line said it
 	{ev: coordinator.Event{Type: coordinator.EventMessageRefused, Text: "HTTP 400: too long", Output: "a long\npaste"},
 		want: "! set aside, refused by the endpoint (HTTP 400: too long): a long paste", err: true},
 	{ev: coordinator.Event{Type: coordinator.EventConversationCompacted, Text: "compacted the conversation: about 900 tokens to 120",
