@@ -194,4 +194,9 @@ func TestPlanInChat(t *testing.T) {
 		t.Fatalf("/plan drop left RALPH_GOALS.md behind: %v", err)
 	}
 	r.leave(0, 20*time.Second)
+	// The session's first words are the person's feature, not ralph's
+	// instructions about planning (issue 57).
+	if out := ralph(t, dir, chatEnv(t), nil, "sessions"); !strings.Contains(out.stdout, "add a cache") || strings.Contains(out.stdout, "Plan this feature") {
+		t.Fatalf("ralph sessions does not show the person's first words:\n%s", out.stdout)
+	}
 }

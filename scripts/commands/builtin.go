@@ -337,5 +337,16 @@ func runPlan(_ context.Context, h *Host, args string) (Outcome, error) {
 		return Outcome{}, err
 	}
 	h.printf("planning; when the plan is written, say what to change, /run starts it, /plan drop takes it back\n")
+	if n, ok := h.Coord.(noter); ok {
+		// ralph's instructions go as a note, so that the message the
+		// session records (its first words, the transcript's User) is
+		// the person's feature, as with ralph plan.
+		n.AddNote(workers.PlanNote() + "\n")
+		return Outcome{Send: feature}, nil
+	}
 	return Outcome{Send: workers.PlanPrompt(feature)}, nil
 }
+
+// noter is a coordinator that takes context for the model's next prompt
+// apart from the person's words.
+type noter interface{ AddNote(text string) }
