@@ -56,6 +56,7 @@ var targets = []target{
 	{"ControlStop", "p99-ms", 50, "< 50 ms"},
 	{"ControlStop", "socket-p99-ms", 50, "< 50 ms"},
 	{"SessionPage10000", "ms/page", 300, "< 300 ms"},
+	{"Replay10000", "ms/replay", 100, "< 100 ms"},
 	{"ServeFollowers20", "followed/alone", 1.05, "< 1.05x"},
 	{"ServeFollowers20", "cpu-followed/alone", 1.05, "< 1.05x"},
 }
