@@ -135,7 +135,7 @@ func TestChatBigPasteIsFoldedVT(t *testing.T) {
 	off := r.out.Len()
 	pasted := time.Now()
 	r.typeKeys("look at this \x1b[200~" + b.String() + "\x1b[201~")
-	at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cursor string) bool { return strings.Contains(cursor, "200 more lines") })
+	at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cursor string) bool { return strings.Contains(cursor, "199 more lines") })
 	if !ok {
 		t.Fatalf("the folded paste did not appear:\n%s", r.screen())
 	}
