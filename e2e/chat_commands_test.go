@@ -98,7 +98,7 @@ func TestChatStatusIsTrueOfTheOpenChat(t *testing.T) {
 			t.Fatalf("status lacks %q:\n%s", want, st)
 		}
 	}
-	if regexp.MustCompile(`status\s+completed|lock\s+free`).MatchString(st) {
+	if regexp.MustCompile(`status\s+completed|lock\s+free|\nended\s`).MatchString(st) {
 		t.Fatalf("status says the open chat is done:\n%s", st)
 	}
 }

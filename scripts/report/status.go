@@ -223,7 +223,13 @@ func (r StatusReport) Text() string {
 	if s := r.Session; s != nil {
 		t.add("started", view.Ago(s.StartedAt, now))
 		t.add("updated", view.Ago(s.UpdatedAt, now))
-		if !s.EndedAt.IsZero() {
+		switch {
+		case s.EndedAt.IsZero():
+		case r.Live != nil:
+			// An open chat has not ended: what its record's end marks
+			// is its last message's answer.
+			t.add("answered", view.Ago(s.EndedAt, now))
+		default:
 			t.add("ended", view.Ago(s.EndedAt, now))
 		}
 	}
