@@ -6,8 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/view"
-
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/retention"
@@ -99,4 +98,4 @@ func checkpointRefs(ctx context.Context, root string) retention.RefPruner {
 	return repo
 }
 
-func plural(n int, one, many string) string { return view.Plural(n, one, many) }
+func plural(n int, one, many string) string { return eventwords.Plural(n, one, many) }

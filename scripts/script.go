@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
@@ -18,7 +19,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // Step is one message or slash command of a script.
@@ -156,12 +156,11 @@ type CommandLine struct {
 func (s *Script) Handle(ev coordinator.Event) {
 	if s.progress != nil {
 		s.progress.handle(ev)
-	} else if s.Format == FormatText && view.CompactedForRetry(ev) {
-		// Without a terminal this is the one line that says why the
-		// conversation changed and the request went again.
-		if l, ok := view.EventLine(ev); ok {
-			fmt.Fprintln(s.Stderr, "ralph: "+l.Text)
-		}
+	} else if eventwords.Diagnostic(ev) {
+		// Without a terminal a warning, and the line that says why the
+		// conversation changed and the request went again, are
+		// diagnostics, as in a one-shot run.
+		diagnostic(s.Stderr, ev)
 	}
 	if s.Format != FormatStreamJSON {
 		return

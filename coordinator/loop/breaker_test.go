@@ -36,7 +36,7 @@ func recordInto(t *testing.T, b *pubsub.Broker[coordinator.Event], s *memory.Ses
 	if b == nil {
 		b = pubsub.NewBroker[coordinator.Event]()
 	}
-	rec := coordinator.StartRecording(context.Background(), b, s)
+	rec := coordinator.StartRecording(context.Background(), b, s, nil)
 	t.Cleanup(func() { _ = rec.Stop() })
 	return b
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/terminal"
@@ -93,7 +94,7 @@ func (f SessionFacts) StateLine() string {
 
 // counted is n and its noun, by Plural: "1 turn", "3 turns".
 func counted(n int, one, many string) string {
-	return fmt.Sprintf("%d %s", n, Plural(n, one, many))
+	return fmt.Sprintf("%d %s", n, eventwords.Plural(n, one, many))
 }
 
 // ExitSummary is what chat and a one-shot on a terminal say when they
