@@ -298,13 +298,15 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	}
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
-		r := ResultJSON{Type: "result", Subtype: coordinator.SubtypeSuccess, Result: result, SessionID: s.SessionID, DurationMS: time.Since(start).Milliseconds()}
+		// A command's step ends as a run does, with no turns or tokens.
+		res := coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: result, SessionID: s.SessionID, Duration: time.Since(start)}
 		if err != nil {
-			r.Subtype, r.IsError, r.Error = coordinator.SubtypeExecutionError, true, err.Error()
-			if r.Result == "" {
-				r.Result = err.Error()
+			res.Subtype, res.IsError, res.Err = coordinator.SubtypeExecutionError, true, err
+			if res.Text == "" {
+				res.Text = err.Error()
 			}
 		}
+		r := NewResultJSON(res)
 		if s.Format == FormatStreamJSON {
 			s.writeInit("")
 			s.enc.value(CommandLine{Type: "command", Input: st.Text, Output: result})
