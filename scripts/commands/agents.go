@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -111,6 +110,3 @@ func (a *Agents) Summary() string {
 	}
 	return s
 }
-
-// ToolSummary says what a tool call does, in a few words (eventwords.ToolCall).
-func ToolSummary(name string, args json.RawMessage) string { return eventwords.ToolCall(name, args) }
