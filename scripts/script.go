@@ -74,8 +74,8 @@ func (r *StepReader) Next() (Step, error) {
 	return Step{}, io.EOF
 }
 
-// ParseScript reads every step of a script.
-func ParseScript(r io.Reader) ([]Step, error) {
+// parseScript reads every step of a script.
+func parseScript(r io.Reader) ([]Step, error) {
 	sr := NewStepReader(r)
 	var steps []Step
 	for {
