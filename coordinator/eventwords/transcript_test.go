@@ -1,19 +1,11 @@
 package eventwords
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/spf13/afero"
-
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
-	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
 )
 
 // leftOutOfTheTranscript are the kinds transcript.md writes nothing for
@@ -114,66 +106,5 @@ func TestTranscriptKeepsWhatTheLineCuts(t *testing.T) {
 		if c.once != "" && strings.Count(md, c.once) != 1 {
 			t.Errorf("%s: %q is said %d times:\n%s", c.ev.Type, c.once, strings.Count(md, c.once), md)
 		}
-	}
-}
-
-type allowAll struct{}
-
-func (allowAll) ApproveCommand(context.Context, string) workers.Decision {
-	return workers.Decision{Allowed: true}
-}
-
-// TestRecorderWritesTheTranscriptInTheseWords: a run recorded with
-// Transcript has its prompt, answer, call, result and end in
-// transcript.md, in order, and its prompt once.
-func TestRecorderWritesTheTranscriptInTheseWords(t *testing.T) {
-	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[
-		{"text":"writing","tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"A\"}"}]},
-		{"text":"done"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := fakemodel.NewServer(sc)
-	t.Cleanup(srv.Close)
-	fs := afero.NewMemMapFs()
-	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tools.Close)
-	coord := coordinator.New(coordinator.Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model",
-		Tools: tools, Store: sess, SessionID: "s1", System: "s"})
-	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess, Transcript)
-	if res := coord.Run(context.Background(), "write a.txt"); res.IsError {
-		t.Fatalf("result = %+v", res)
-	}
-	if err := rec.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	b, err := afero.ReadFile(fs, filepath.Join(sess.Dir, "transcript.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, at := string(b), 0
-	for _, want := range []string{
-		"\n## › write a.txt\n",
-		"\n## │ writing\n",
-		"\n### • write_file a.txt\n\n```json\n{\"path\":\"a.txt\",\"content\":\"A\"}\n```\n",
-		"\n↳ ",
-		"\n## │ done\n",
-		"\n---\n\n■ success after 2 turns, tokens ",
-	} {
-		i := strings.Index(md[at:], want)
-		if i < 0 {
-			t.Fatalf("transcript lacks %q after byte %d:\n%s", want, at, md)
-		}
-		at += i + len(want)
-	}
-	if n := strings.Count(md, "write a.txt"); n != 1 {
-		t.Fatalf("the prompt is in the transcript %d times, want once:\n%s", n, md)
 	}
 }
