@@ -10,7 +10,8 @@ import (
 // Feed is the one rule for which events a live face prints as a line: the
 // chat shell, the one-shot's progress display and its -v lines (and a
 // script's, which shares the progress display). A record's face (ralph
-// logs, ralph watch, the web page) prints every event's line instead.
+// logs, ralph watch without a terminal, the web page) prints every
+// event's line instead.
 //
 // A live face shows what the person cannot see otherwise: a child's
 // message, a call nobody is asked about, a tool's result, a message
