@@ -15,17 +15,9 @@ import (
 // that succeeded. Before issue 58 the one-shot had its own rule and left
 // the delivered message out.
 func TestOneShotVerboseSaysADeliveredMessageAsChatDoes(t *testing.T) {
-	g := newGate(t)
 	const msg = "please use tabs, not spaces"
-	first := func(r fakemodel.RecordedRequest) bool { return r.Index == 0 }
-	srv := gatedServer(t, g, first, func(r fakemodel.RecordedRequest) fakemodel.Response {
-		if r.Index == 0 {
-			return fakemodel.Response{Text: "looking", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
-		}
-		return fakemodel.Response{Text: "done"}
-	})
-	dir := t.TempDir()
-	env := cleanEnv(t)
+	g := newGate(t)
+	srv, dir, env := lookThenDone(t, g), t.TempDir(), cleanEnv(t)
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-v", "format the code")
 	waitSocket(t, dir, env)
 	waitFor(t, "the first request", 10*time.Second, func() bool { return srv.Active() == 1 })
@@ -49,4 +41,17 @@ func TestOneShotVerboseSaysADeliveredMessageAsChatDoes(t *testing.T) {
 	if out.String() != "done\n" {
 		t.Errorf("stdout = %q, want the answer alone", out.String())
 	}
+}
+
+// lookThenDone is a model that calls list_files, held at its first
+// request until g opens, then answers "done": a run that works long
+// enough to be steered.
+func lookThenDone(t *testing.T, g *gate) *fakemodel.Server {
+	first := func(r fakemodel.RecordedRequest) bool { return r.Index == 0 }
+	return gatedServer(t, g, first, func(r fakemodel.RecordedRequest) fakemodel.Response {
+		if r.Index == 0 {
+			return fakemodel.Response{Text: "looking", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+		}
+		return fakemodel.Response{Text: "done"}
+	})
 }
