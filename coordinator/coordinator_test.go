@@ -57,7 +57,7 @@ func newHarness(t *testing.T, scenario string) *harness {
 		Model: client, ModelName: "fake-model", Tools: tools, Store: h.sess, Queue: h.queue,
 		SessionID: "s1", MaxTurns: 10, System: "system prompt",
 	})
-	stopRecording := StartRecording(context.Background(), h.coord.Events(), h.sess).Stop
+	stopRecording := StartRecording(context.Background(), h.coord.Events(), h.sess, testTranscript).Stop
 	t.Cleanup(func() {
 		if err := stopRecording(); err != nil {
 			t.Errorf("recording: %v", err)

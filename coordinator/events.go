@@ -42,7 +42,7 @@ type EventType string
 //     once a second from ten seconds of silence on; one without SilentMS
 //     says data flows again. WaitLimitMS and ModelLoaded say why a local
 //     model is waited for longer. It carries no words (records before
-//     issue 50 had them in Text): the faces word it (scripts/view).
+//     issue 50 had them in Text): coordinator/eventwords words it.
 //   - files_changed follows a turn that changed files in a git work tree:
 //     which, with their added and deleted lines, since the checkpoint
 //     before the turn; in the task loop, a task attempt (Task names it)

@@ -2,16 +2,12 @@ package coordinator
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // RecordStore is where the recorder writes; *memory.Session implements it.
@@ -35,19 +31,28 @@ type Recording struct {
 	cancel func()
 }
 
+// Transcript words an event as the transcript's markdown, "" for an event
+// the transcript leaves out. ralph's is coordinator/eventwords.Transcript,
+// in the words every face prints; that package words this one's events,
+// so the recorder is handed it. Nil writes no transcript.
+type Transcript func(Event) string
+
 // StartRecording subscribes a recorder to events until Stop is called or
-// ctx ends. It writes every event but text deltas to the store's event log and
-// the coordinator's own events as markdown to its transcript; a child
-// agent's events become that child's section of the agents' transcript,
-// written when the child finishes.
+// ctx ends. It writes every event but text deltas to the store's event
+// log, and the main agent's events, as transcript words them, to its
+// transcript; a child agent's events become that child's section of the
+// agents' transcript, written when the child finishes.
 //
 // The recorder is a synchronous subscriber: an event is on disk before
 // Publish returns, so a tool_call line is written before the tool runs,
 // which crash recovery relies on to know which calls had started. Err
 // tells while it runs whether a write failed: a run checks it before it
 // reports, so one whose record was not saved does not look clean.
-func StartRecording(ctx context.Context, events *pubsub.Broker[Event], store RecordStore) *Recording {
-	r := &recorder{store: store, open: map[string]bool{}}
+func StartRecording(ctx context.Context, events *pubsub.Broker[Event], store RecordStore, transcript Transcript) *Recording {
+	if transcript == nil {
+		transcript = func(Event) string { return "" }
+	}
+	r := &recorder{store: store, transcript: transcript, open: map[string]bool{}}
 	return &Recording{r: r, cancel: events.Subscribe(ctx, r.handle, pubsub.Sync())}
 }
 
@@ -74,10 +79,11 @@ func (rec *Recording) Err() error {
 // recorder is called by the broker one event at a time, so its fields need
 // no lock of their own but err, which Err reads from other goroutines.
 type recorder struct {
-	store RecordStore
-	open  map[string]bool // children whose section is not written yet
-	mu    sync.Mutex
-	err   error // the first write error
+	store      RecordStore
+	transcript Transcript
+	open       map[string]bool // children whose section is not written yet
+	mu         sync.Mutex
+	err        error // the first write error
 }
 
 func (r *recorder) keep(err error) {
@@ -98,7 +104,7 @@ func (r *recorder) handle(ev Event) {
 	if ev.Type == EventDecision && ev.Decision != nil {
 		r.keep(r.store.AppendLog(memory.DecisionsLog, decisionOf(ev)))
 	}
-	md := transcriptOf(ev)
+	md := r.transcript(ev)
 	if ev.AgentID == "" || ev.AgentID == MainAgent {
 		if md != "" {
 			r.keep(r.store.AppendTranscript(md))
@@ -126,73 +132,4 @@ func decisionOf(ev Event) memory.DecisionRecord {
 		d.Agent = ev.AgentID
 	}
 	return d
-}
-
-// transcriptOf is an event as transcript markdown, "" for events the
-// transcript leaves out (turns, retries, task changes, saves).
-func transcriptOf(ev Event) string {
-	switch ev.Type {
-	case EventSessionStarted:
-		// The prompt is the user_message that follows (a child's task
-		// too, as its first user message); a run without one continues
-		// the conversation.
-		if ev.Text == "" {
-			return "\n## (resumed)\n"
-		}
-		return ""
-	case EventAssistant:
-		return "\n## Assistant\n\n" + ev.Text + "\n"
-	case EventAssistantCut:
-		return "\n## Assistant (cut short)\n\n" + ev.Text + "\n"
-	case EventToolCall:
-		return fmt.Sprintf("\n### Tool call `%s`\n\n```json\n%s\n```\n", ev.ToolName, rawArgs(ev.ToolArgs))
-	case EventToolResult:
-		mark := ""
-		if ev.IsError {
-			mark = " (error)"
-		}
-		return fmt.Sprintf("\n### Tool result `%s`%s\n\n```\n%s\n```\n", ev.ToolName, mark, text.Clip(ev.Output, 4000))
-	case EventUserMessage:
-		if ev.Priority == "" {
-			return "\n## User\n\n" + ev.Text + "\n"
-		}
-		return "\n## User (" + ev.Priority + ")\n\n" + ev.Text + "\n"
-	case EventFilesChanged:
-		return fmt.Sprintf("\n*Turn %d changed:* %s\n", ev.Turn, ev.Text)
-	case EventInterrupted:
-		return "\n**" + ev.Text + "**\n"
-	case EventQuestion:
-		if q := ev.Question; q != nil {
-			return "\n**waiting for an answer:**\n\n```\n" + q.Text + "\n```\n"
-		}
-	case EventAnswered:
-		return "\n**answered:** " + ev.Text + " (" + ev.Output + ")\n"
-	case EventConversationCompacted:
-		return "\n---\n\n_" + ev.Text + ". From here the model reads this summary of the conversation above instead of it:_\n\n" + ev.Output + "\n\n---\n"
-	case EventMessageRefused:
-		return "\n**refused by the endpoint (" + ev.Text + "):** the message above is set aside and not sent again.\n"
-	case EventError:
-		return "\n**error:** " + ev.Text + "\n"
-	case EventAgentFinished:
-		if ev.IsError {
-			return "\n---\n**failed:** " + ev.Text + "\n"
-		}
-		return "\n---\n**finished**\n"
-	case EventResult:
-		if r := ev.Result; r != nil {
-			return fmt.Sprintf("\n---\n**%s** after %s, %s.\n", r.Subtype, text.Counted(r.NumTurns, "turn", "turns"), r.Duration.Round(time.Millisecond))
-		}
-	}
-	return ""
-}
-
-// rawArgs is a tool call's arguments as the model sent them: arguments
-// that were not valid JSON travel as a JSON string (safeRaw) and are
-// unquoted here.
-func rawArgs(args json.RawMessage) string {
-	var s string
-	if len(args) > 0 && args[0] == '"' && json.Unmarshal(args, &s) == nil {
-		return s
-	}
-	return string(args)
 }

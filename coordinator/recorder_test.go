@@ -29,6 +29,19 @@ func readFile(t *testing.T, fs afero.Fs, path string) string {
 	return string(b)
 }
 
+// testTranscript stands in for eventwords.Transcript, which words this
+// package's events and so cannot be imported by its tests: each event the
+// transcript keeps is its kind and text. The words are eventwords' tests'.
+func testTranscript(ev Event) string {
+	switch ev.Type {
+	case EventUserMessage, EventAssistant, EventAssistantCut, EventToolCall, EventToolResult, EventResult, EventAgentFinished:
+		return "\n" + string(ev.Type) + ": " + ev.Text + ev.ToolName + "\n"
+	}
+	return ""
+}
+
+// TestRecorderWritesTranscriptFromEvents: the transcript is written as
+// the events come, through the words the recorder is handed.
 func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
 	h := newHarness(t, `{"name":"x","responses":[
 		{"text":"writing","tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"A\"}"}]},
@@ -39,12 +52,12 @@ func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
 	md := readFile(t, h.fs, filepath.Join(h.sess.Dir, "transcript.md"))
 	var at int
 	for _, want := range []string{
-		"\n## User\n\nwrite a.txt\n",
-		"\n## Assistant\n\nwriting\n",
-		"\n### Tool call `write_file`\n\n```json\n{\"path\":\"a.txt\",\"content\":\"A\"}\n```\n",
-		"\n### Tool result `write_file`\n\n```\n",
-		"\n## Assistant\n\ndone\n",
-		"\n---\n**success** after 2 turns, ",
+		"\nuser_message: write a.txt\n",
+		"\nassistant: writing\n",
+		"\ntool_call: write_file\n",
+		"\ntool_result: write_file\n",
+		"\nassistant: done\n",
+		"\nresult: \n",
 	} {
 		i := strings.Index(md[at:], want)
 		if i < 0 {
@@ -52,7 +65,7 @@ func TestRecorderWritesTranscriptFromEvents(t *testing.T) {
 		}
 		at += i + len(want)
 	}
-	if n := strings.Count(md, "## User"); n != 1 {
+	if n := strings.Count(md, "user_message"); n != 1 {
 		t.Fatalf("the prompt is in the transcript %d times, want once:\n%s", n, md)
 	}
 	evs, bad, err := memory.ReadJSONL[Event](h.fs, filepath.Join(h.sess.Dir, "events.jsonl"))
@@ -85,7 +98,7 @@ func TestRecorderWritesCutShortAnswersAndUserMessages(t *testing.T) {
 	})
 	h.coord.Run(context.Background(), "go")
 	md := readFile(t, h.fs, filepath.Join(h.sess.Dir, "transcript.md"))
-	cut, user := strings.Index(md, "\n## Assistant (cut short)\n\nlong"), strings.Index(md, "\n## User (urgent)\n\ndo X\n")
+	cut, user := strings.Index(md, "\nassistant_cut: long"), strings.Index(md, "\nuser_message: do X\n")
 	if cut < 0 || user < cut || !strings.Contains(md, "[answer cut short: the user sent an urgent message]") {
 		t.Fatalf("transcript:\n%s", md)
 	}
@@ -137,7 +150,7 @@ func (failingRecord) AppendEvent(any) error { return fmt.Errorf("disk full") }
 func TestUnrecordedRunIsAnError(t *testing.T) {
 	srv, _, sess := doneSession(t)
 	events := pubsub.NewBroker[Event]()
-	rec := StartRecording(context.Background(), events, failingRecord{sess})
+	rec := StartRecording(context.Background(), events, failingRecord{sess}, testTranscript)
 	t.Cleanup(func() { _ = rec.Stop() })
 	coord := New(Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model",
 		Store: sess, SessionID: "s1", System: "s", Events: events, RecordErr: rec.Err,
@@ -167,7 +180,7 @@ func TestContextTrimIsADecision(t *testing.T) {
 		{Role: "assistant", Content: "read it"}}
 	coord := New(Options{Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: mustTools(t),
 		Store: sess, SessionID: "s1", History: history, ContextTokens: 3000})
-	rec := StartRecording(context.Background(), coord.Events(), sess)
+	rec := StartRecording(context.Background(), coord.Events(), sess, testTranscript)
 	if res := coord.Run(context.Background(), "and now?"); res.IsError {
 		t.Fatalf("result = %+v", res)
 	}

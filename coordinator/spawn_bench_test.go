@@ -40,7 +40,7 @@ func BenchmarkSpawn64(b *testing.B) {
 					}
 					f.coord.opts.Store = s
 					f.coord.opts.Children.Store = func(id string) Store { return sessionAgentStore{s, id} }
-					stop := StartRecording(context.Background(), f.coord.Events(), s).Stop
+					stop := StartRecording(context.Background(), f.coord.Events(), s, testTranscript).Stop
 					b.Cleanup(func() { _ = stop() })
 				}
 				b.StartTimer()

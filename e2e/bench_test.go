@@ -18,6 +18,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // The benchmarks here drive the real binary, so each reports medians and
@@ -115,7 +116,7 @@ func BenchmarkOneShotSayHi(b *testing.B) {
 		if err != nil || string(out) != "hi\n" {
 			b.Fatalf("say hi: %v %q", err, out)
 		}
-		return d, maxRSS(cmd.ProcessState)
+		return d, proctree.MaxRSS(cmd.ProcessState)
 	}
 	for i := 0; i < n; i++ {
 		v := exec.Command(ralphBin, "--version")

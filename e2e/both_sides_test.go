@@ -135,11 +135,11 @@ func TestBothSidesInLogsTranscriptAndSessions(t *testing.T) {
 
 	tr := readFileT(t, filepath.Join(sess, "transcript.md"))
 	for _, p := range []string{first, second} {
-		if n := strings.Count(tr, "## User\n\n"+p+"\n"); n != 1 {
+		if n := strings.Count(tr, "## › "+p+"\n"); n != 1 {
 			t.Errorf("the transcript has the prompt %q %d times, want once:\n%s", p, n, tr)
 		}
 	}
-	if n := strings.Count(tr, "## User"); n != 2 {
+	if n := strings.Count(tr, "## › "); n != 2 {
 		t.Errorf("the transcript has %d user sections for 2 prompts:\n%s", n, tr)
 	}
 

@@ -151,13 +151,7 @@ func TestControlSayReachesTheModel(t *testing.T) {
 		t.Run(fmt.Sprintf("urgent=%v", urgent), func(t *testing.T) {
 			g := newGate(t)
 			const msg = "please use tabs, not spaces"
-			first := func(r fakemodel.RecordedRequest) bool { return r.Index == 0 }
-			srv := gatedServer(t, g, first, func(r fakemodel.RecordedRequest) fakemodel.Response {
-				if r.Index == 0 {
-					return fakemodel.Response{Text: "looking", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
-				}
-				return fakemodel.Response{Text: "done"}
-			})
+			srv := lookThenDone(t, g)
 			dir := t.TempDir()
 			env := cleanEnv(t)
 			cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "--json", "format the code")

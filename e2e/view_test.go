@@ -10,7 +10,7 @@ import (
 // person meets it — the chat's lines above the approval question, the
 // question's own line in chat (what a hard stop says it waited on), the
 // one-shot progress on stderr, `ralph watch` and `ralph logs` — because
-// every face takes it from scripts/view. Each row is one face and the
+// every face takes it from coordinator/eventwords. Each row is one face and the
 // line the model's calls must show there.
 func TestOneLineForAToolCall(t *testing.T) {
 	const (

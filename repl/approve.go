@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -31,18 +31,18 @@ var errNoAnswer = errors.New("the question was not answered: the work was stoppe
 
 // Ask implements approval.Asker.
 func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.Answer, error) {
-	// The job line names the call the way every face does (scripts/view);
+	// The job line names the call the way every face does (coordinator/eventwords);
 	// starting a server is no call, so it says what the policy says.
 	what := clipWidth(q.What(), 70)
 	name, args := q.Call()
 	if name != "" {
-		what = view.ToolCall(name, args)
+		what = eventwords.ToolCall(name, args)
 	}
 	// A command asked about has no "running" line yet (its tool_call
 	// event says Asking): it gets one once it is allowed.
 	allowed := func(ans approval.Answer) (approval.Answer, error) {
 		if name == workers.ToolRunCommand && !ans.Refused() {
-			a.sh.note(view.GlyphTool+" "+what, false)
+			a.sh.note(eventwords.GlyphTool+" "+what, false)
 		}
 		return ans, nil
 	}

@@ -1,11 +1,10 @@
 package repl
 
 import (
-	"strings"
-
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 )
 
 // Handle renders one coordinator event. Subscribe it to the coordinator's
@@ -23,7 +22,7 @@ func (s *Shell) Handle(ev coordinator.Event) {
 	switch ev.Type {
 	case coordinator.EventWaiting:
 		if !child {
-			s.setWaiting(view.Waiting(ev))
+			s.setWaiting(eventwords.Waiting(ev))
 		}
 		return
 	case coordinator.EventThinkingDelta:
@@ -38,10 +37,9 @@ func (s *Shell) Handle(ev coordinator.Event) {
 			s.printLine(l)
 		}
 	}
-	// The chat shows a line for these kinds (a child's message, a call
-	// nobody is asked about, an error result its agent_finished line did
-	// not tell) and acts on some of them; the line's words are the view's.
-	show := false
+	// The chat acts on some kinds; which lines it prints is the feed's
+	// rule, shared with the one-shot, and their words are the
+	// vocabulary's.
 	switch ev.Type {
 	case coordinator.EventTurnStarted, coordinator.EventInterrupted:
 		if !child && ev.Type == coordinator.EventInterrupted {
@@ -65,51 +63,18 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		if !child {
 			s.scr.finish(ev.Text)
 		}
-		// A child's or an external agent's message, folded to its first
-		// line as claude and codex show their own.
-		show = child && strings.TrimSpace(ev.Text) != ""
-	case coordinator.EventToolCall:
-		// An asked call: the question shows it, and the asker shows it
-		// running once it is allowed (approve.go).
-		show = !ev.Asking
-	case coordinator.EventToolResult:
-		// A failed child's error: its agent_finished line said it.
-		show = !ev.IsError || !s.childFailures.Told(ev.ToolID)
 	case coordinator.EventRetry:
 		s.scr.void()
-		show = true
-	case coordinator.EventAgentFinished:
-		if ev.IsError {
-			s.childFailures.Failed(ev.ToolID)
-		}
-		show = true
-	case coordinator.EventUserMessage:
-		// A message delivered while the run works; a prompt is on the
-		// screen already, where the person typed it.
-		show = ev.Priority != ""
-	case coordinator.EventAgentSpawned, coordinator.EventTaskChanged, coordinator.EventVerified,
-		coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventWarning:
-		// The /run loop waits for a limit or its breaker changed: the
-		// line says why nothing seems to happen.
-		show = true
-	case coordinator.EventConversationCompacted:
-		// ralph compacted the conversation to try a refused request once
-		// more; /compact's own says what it did when its job ends.
-		show = view.CompactedForRetry(ev)
-	case coordinator.EventError:
-		// An error ends its agent's run: the run's result says the main
-		// agent's once (finishJob), and a child's agent_finished line
-		// says a child's.
 	}
-	if l, ok := view.EventLine(ev); ok && show {
+	if l, ok := s.feed.Line(ev); ok {
 		s.printLine(l)
 	}
 }
 
 // printLine prints an event's line above the prompt, cut to the screen.
-func (s *Shell) printLine(l view.Line) {
+func (s *Shell) printLine(l eventwords.Line) {
 	w, _ := s.scr.dims()
-	s.scr.line(l.Paint(s.scr.pal, w-1))
+	s.scr.line(view.Paint(l, s.scr.pal, w-1))
 }
 
 // setWaiting sets what the status line says about a silent model, ""

@@ -4,19 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/scripts/view/viewtest"
 )
 
 // TestChatPrintsTheViewsLines: the chat prints each event's line exactly
-// as view.EventLine words it, the child's error result once (its
+// as eventwords.EventLine words it, the child's error result once (its
 // agent_finished line says it).
 func TestChatPrintsTheViewsLines(t *testing.T) {
 	s, _ := testShell(t)
 	var want []string
 	for _, ev := range viewtest.Events() {
 		s.Handle(ev)
-		if l, ok := view.EventLine(ev); ok {
+		if l, ok := eventwords.EventLine(ev); ok {
 			want = append(want, l.String())
 		}
 	}

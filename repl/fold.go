@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // foldStore keeps the text of folded pastes. The line being edited holds
@@ -41,10 +41,10 @@ func (f *foldStore) fold(t string, cols int) string {
 	more := ""
 	switch n := text.Lines(t) - 1; {
 	case n > 0:
-		more = fmt.Sprintf(" … %s more %s", view.Count(int64(n)), text.Plural(n, "line", "lines"))
+		more = fmt.Sprintf(" … %s more %s", eventwords.Count(int64(n)), text.Plural(n, "line", "lines"))
 	case preview != first:
 		n := len([]rune(first)) - len([]rune(preview))
-		more = fmt.Sprintf(" … %s more characters", view.Count(int64(n)))
+		more = fmt.Sprintf(" … %s more characters", eventwords.Count(int64(n)))
 	}
 	return fmt.Sprintf("⟪%s%s #%d⟫", preview, more, f.next)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -169,7 +170,7 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		for _, it := range left[1:] {
 			s.queue.Push(it)
 		}
-		s.scr.line(s.scr.pal.Dim(view.GlyphDelivery + " on to your queued message"))
+		s.scr.line(s.scr.pal.Dim(eventwords.GlyphDelivery + " on to your queued message"))
 		if s.startRun(left[0].Text) == nil {
 			return
 		}
@@ -566,11 +567,11 @@ func (s *Shell) updatePrompt() {
 }
 
 // formatElapsed is a job's clock, which ticks once a second, by the one
-// duration rule (view.Duration).
-func formatElapsed(d time.Duration) string { return view.Duration(d.Truncate(time.Second)) }
+// duration rule (eventwords.Duration).
+func formatElapsed(d time.Duration) string { return eventwords.Duration(d.Truncate(time.Second)) }
 
-// thousands is view.Count: one way to write a count in every face.
-func thousands(n int64) string { return view.Count(n) }
+// thousands is eventwords.Count: one way to write a count in every face.
+func thousands(n int64) string { return eventwords.Count(n) }
 
 // diskFull is a full disk as the chat says it: the file system and the
 // space left, and that the conversation goes on once there is room (what

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
@@ -116,9 +117,10 @@ type Options struct {
 // Shell is one interactive session. Create it with New, subscribe Handle
 // to the coordinator's events, then call Run once.
 type Shell struct {
-	// childFailures keeps a failed child's error to its agent_finished
-	// line.
-	childFailures view.ChildFailures
+	// feed decides which events the chat prints a line for (each
+	// tool's result among them: New sets AllResults) and keeps a failed
+	// child's error to its agent_finished line.
+	feed eventwords.Feed
 	// keys and lineLen are for questions a single key answers
 	// (keyanswer.go): lineLen is the length of the line being edited.
 	keys    keyState
@@ -189,7 +191,7 @@ func New(opts Options) *Shell {
 			opts.Fs = door
 		}
 	}
-	s := &Shell{opts: opts, queue: opts.Queue, done: make(chan struct{}), askTurn: make(chan struct{}, 1), eofSeen: make(chan struct{})}
+	s := &Shell{feed: eventwords.Feed{AllResults: true}, opts: opts, queue: opts.Queue, done: make(chan struct{}), askTurn: make(chan struct{}, 1), eofSeen: make(chan struct{})}
 	s.quitCode.Store(-1)
 	s.scr = &screen{infoOut: io.Discard, draftOut: io.Discard, color: opts.Color, pal: view.Palette{On: opts.Color}, mdStyle: opts.Style}
 	return s

@@ -1,8 +1,8 @@
 package repl
 
-import "github.com/ralph-dev/ralph/scripts/view"
+import "github.com/ralph-dev/ralph/coordinator/eventwords"
 
 // thinking follows the main agent's reasoning for the status line and
 // folds it to one line once the answer starts: the one-shot progress
-// keeps the same view.Thinking, so both say it the same way.
-type thinking = view.Thinking
+// keeps the same eventwords.Thinking, so both say it the same way.
+type thinking = eventwords.Thinking

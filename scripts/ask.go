@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
@@ -157,7 +157,7 @@ func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Ans
 	if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
 		// A command asked about has no "running" line yet (its
 		// tool_call event says Asking): it gets one now.
-		q.line(view.GlyphTool + " " + view.ToolCall(name, args))
+		q.line(eventwords.GlyphTool + " " + eventwords.ToolCall(name, args))
 	}
 	return ans, nil
 }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/rootfs"
-	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -91,7 +91,7 @@ func (c *cli) sessionCompletions(_ *cobra.Command, _ []string, _ string) ([]cobr
 			continue
 		}
 		prompt := memory.FirstPrompt(fs, root, ids[i])
-		out = append(out, cobra.CompletionWithDesc(ids[i], view.OneLine(prompt, 60)))
+		out = append(out, cobra.CompletionWithDesc(ids[i], eventwords.OneLine(prompt, 60)))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -165,7 +166,7 @@ func (r Records) Diff(ctx context.Context, id string, sel project.Selection) err
 	if len(ch.TooBig) > 0 {
 		// Said on stderr whether or not it is a terminal: the patch on
 		// stdout is not the whole change.
-		fmt.Fprintf(r.Err, "ralph: not in the patch, too big to checkpoint (checkpoint_max_file_mb): %s\n", view.Paths(ch.TooBig))
+		fmt.Fprintf(r.Err, "ralph: not in the patch, too big to checkpoint (checkpoint_max_file_mb): %s\n", eventwords.Paths(ch.TooBig))
 	}
 	// Only ralph's colours reach the terminal: the patch holds none.
 	if !r.Term.OutTTY || !r.Term.Color {

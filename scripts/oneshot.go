@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -79,9 +80,9 @@ type OneShot struct {
 	// Verbose (-v) shows each step on stderr where no progress display
 	// does (stderr not a terminal), as plain lines for a log.
 	Verbose bool
-	// verboseFailures keeps a failed child's error to its agent_finished
-	// line under -v, as the progress display does.
-	verboseFailures view.ChildFailures
+	// verbose is -v's rule for which events get a line, the progress
+	// display's.
+	verbose eventwords.Feed
 
 	// Handle, on the broker's goroutine, and Finish or Fail, on the
 	// caller's, share these without a lock: Handle runs only while the
@@ -188,15 +189,13 @@ func (o *OneShot) Notify(s string) {
 // Handle renders one coordinator event. Subscribe it to the coordinator's
 // events: the broker calls it in order, one event at a time.
 func (o *OneShot) Handle(ev coordinator.Event) {
-	if ev.Type == coordinator.EventWarning || ev.Type == coordinator.EventLimitWait || ev.Type == coordinator.EventBreaker || view.CompactedForRetry(ev) {
+	if eventwords.Diagnostic(ev) && o.progress == nil {
 		// A warning is for the person watching, in every format, like an
 		// error; so is a loop that stops starting tasks for a while, and
 		// why: someone reading a headless run's log must not think it
 		// hung. The progress display shows them on a terminal; here they
-		// are diagnostics, "ralph: " and the view's words.
-		if l, ok := view.EventLine(ev); ok && o.progress == nil {
-			fmt.Fprintln(o.Stderr, "ralph: "+l.Text)
-		}
+		// are diagnostics, "ralph: " and the vocabulary's words.
+		diagnostic(o.Stderr, ev)
 	}
 	if ev.Type == coordinator.EventLimitWait && ev.State == memory.WaitDiskFull && strings.HasPrefix(ev.Text, "waiting") {
 		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyDiskFull, Text: ev.Text}))
@@ -227,22 +226,19 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 // verboseLine is one step of -v without a terminal: the line the
 // progress display prints above its status line, without its drawing.
 func (o *OneShot) verboseLine(ev coordinator.Event) {
-	switch ev.Type {
-	case coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker:
-		// Handle printed it already, as it does without -v.
-		return
-	}
-	if view.CompactedForRetry(ev) {
-		return
-	}
-	if ev.Type == coordinator.EventAgentFinished && ev.IsError {
-		o.verboseFailures.Failed(ev.ToolID)
-	}
-	if ev.Type == coordinator.EventToolResult && ev.IsError && o.verboseFailures.Told(ev.ToolID) {
-		return
-	}
-	if l, ok := view.EventLine(ev); ok && shownAbove(ev) {
+	l, ok := o.verbose.Line(ev)
+	if ok && !eventwords.Diagnostic(ev) {
+		// A diagnostic's line was printed already, as without -v.
 		fmt.Fprintln(o.Stderr, "ralph: "+l.String())
+	}
+}
+
+// diagnostic prints ev as a one-shot run or a script without a progress
+// display says it on standard error: "ralph: " and the vocabulary's
+// words, without the glyph.
+func diagnostic(w io.Writer, ev coordinator.Event) {
+	if l, ok := eventwords.EventLine(ev); ok {
+		fmt.Fprintln(w, "ralph: "+l.Text)
 	}
 }
 

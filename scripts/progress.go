@@ -3,13 +3,13 @@ package scripts
 import (
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -23,20 +23,21 @@ import (
 // titles, agent names) comes from the model or from commands, so it is
 // stripped of terminal controls; only its own styling reaches the terminal.
 type progress struct {
-	// childFailures keeps a failed child's error to its agent_finished
-	// line.
-	childFailures view.ChildFailures
-	w             io.Writer
-	color         bool
-	start         time.Time
-	mu            sync.Mutex
-	status        string
+	// feed decides which events get a line above the status line (not
+	// the results of calls that succeeded) and keeps a failed child's
+	// error to its agent_finished line.
+	feed   eventwords.Feed
+	w      io.Writer
+	color  bool
+	start  time.Time
+	mu     sync.Mutex
+	status string
 	// waiting is the model's silence as the status line says it, "" while
 	// data flows.
 	waiting string
 	tokens  int
 	agents  int
-	think   view.Thinking
+	think   eventwords.Thinking
 	frame   int
 	paused  bool
 	held    []string // lines printed while paused
@@ -83,7 +84,7 @@ func (p *progress) draw() {
 	if p.waiting != "" {
 		status = p.waiting
 	}
-	line := fmt.Sprintf("%s %s · %s", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), view.Duration(time.Since(p.start).Truncate(100*time.Millisecond)))
+	line := fmt.Sprintf("%s %s · %s", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), eventwords.Duration(time.Since(p.start).Truncate(100*time.Millisecond)))
 	if p.tokens > 0 {
 		line += " · " + text.Counted(p.tokens, "token", "tokens")
 	}
@@ -161,11 +162,9 @@ func (p *progress) handle(ev coordinator.Event) {
 			p.printEvent(l)
 		}
 	}
-	// A failed child's error result: its agent_finished line said it.
-	show := shownAbove(ev) && !(ev.Type == coordinator.EventToolResult && p.childFailures.Told(ev.ToolID))
 	// The model's silence is shown over the status, not in its place
 	// (draw), so the status is back once data flows again.
-	if what, ok := view.Activity(ev); ok && main && ev.Type != coordinator.EventWaiting {
+	if what, ok := eventwords.Activity(ev); ok && main && ev.Type != coordinator.EventWaiting {
 		p.status = what
 	}
 	switch ev.Type {
@@ -174,7 +173,7 @@ func (p *progress) handle(ev coordinator.Event) {
 			p.status = p.think.Add(ev.Text)
 		}
 	case coordinator.EventWaiting:
-		p.waiting = view.Waiting(ev)
+		p.waiting = eventwords.Waiting(ev)
 	case coordinator.EventTextDelta:
 		p.tokens += max(1, len(ev.Text)/4)
 		if main && p.answer != nil {
@@ -191,43 +190,17 @@ func (p *progress) handle(ev coordinator.Event) {
 		p.agents++
 	case coordinator.EventAgentFinished:
 		p.agents--
-		if ev.IsError {
-			p.childFailures.Failed(ev.ToolID)
-		}
 	}
-	if l, ok := view.EventLine(ev); ok && show {
+	if l, ok := p.feed.Line(ev); ok {
 		p.printEvent(l)
 	}
 	p.draw()
 }
 
-// shownAbove reports whether a one-shot run prints a line for ev, above
-// its progress display or, with -v and no terminal, alone: a child's
-// message, a call nobody is asked about, a tool's error (not its other
-// results, which would bury the calls), retries, warnings, tasks, agents
-// and waits. An error ends its agent's run: the result says the main
-// agent's once (Finish), and a child's agent_finished line says a child's.
-func shownAbove(ev coordinator.Event) bool {
-	switch ev.Type {
-	case coordinator.EventAssistant:
-		return ev.AgentID != "" && ev.AgentID != coordinator.MainAgent && strings.TrimSpace(ev.Text) != ""
-	case coordinator.EventToolCall:
-		return !ev.Asking
-	case coordinator.EventToolResult:
-		return ev.IsError
-	case coordinator.EventRetry, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
-		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned, coordinator.EventAgentFinished:
-		return true
-	case coordinator.EventConversationCompacted:
-		return view.CompactedForRetry(ev)
-	}
-	return false
-}
-
 // printEvent prints an event's line above the status line; callers hold
 // p.mu.
-func (p *progress) printEvent(l view.Line) {
-	p.printLine(l.Paint(view.Palette{On: p.color}, 0))
+func (p *progress) printEvent(l eventwords.Line) {
+	p.printLine(view.Paint(l, view.Palette{On: p.color}, 0))
 }
 
 func (p *progress) stop() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
@@ -18,7 +19,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // Step is one message or slash command of a script.
@@ -74,8 +74,8 @@ func (r *StepReader) Next() (Step, error) {
 	return Step{}, io.EOF
 }
 
-// ParseScript reads every step of a script.
-func ParseScript(r io.Reader) ([]Step, error) {
+// parseScript reads every step of a script.
+func parseScript(r io.Reader) ([]Step, error) {
 	sr := NewStepReader(r)
 	var steps []Step
 	for {
@@ -159,12 +159,11 @@ type CommandLine struct {
 func (s *Script) Handle(ev coordinator.Event) {
 	if s.progress != nil {
 		s.progress.handle(ev)
-	} else if s.Format == FormatText && view.CompactedForRetry(ev) {
-		// Without a terminal this is the one line that says why the
-		// conversation changed and the request went again.
-		if l, ok := view.EventLine(ev); ok {
-			fmt.Fprintln(s.Stderr, "ralph: "+l.Text)
-		}
+	} else if eventwords.Diagnostic(ev) {
+		// Without a terminal a warning, and the line that says why the
+		// conversation changed and the request went again, are
+		// diagnostics, as in a one-shot run.
+		diagnostic(s.Stderr, ev)
 	}
 	if s.Format != FormatStreamJSON {
 		return
@@ -302,13 +301,15 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	}
 	switch s.Format {
 	case FormatJSON, FormatStreamJSON:
-		r := ResultJSON{Type: "result", Subtype: coordinator.SubtypeSuccess, Result: result, SessionID: s.SessionID, DurationMS: time.Since(start).Milliseconds()}
+		// A command's step ends as a run does, with no turns or tokens.
+		res := coordinator.Result{Subtype: coordinator.SubtypeSuccess, Text: result, SessionID: s.SessionID, Duration: time.Since(start)}
 		if err != nil {
-			r.Subtype, r.IsError, r.Error = coordinator.SubtypeExecutionError, true, err.Error()
-			if r.Result == "" {
-				r.Result = err.Error()
+			res.Subtype, res.IsError, res.Err = coordinator.SubtypeExecutionError, true, err
+			if res.Text == "" {
+				res.Text = err.Error()
 			}
 		}
+		r := NewResultJSON(res)
 		if s.Format == FormatStreamJSON {
 			s.writeInit("")
 			s.enc.value(CommandLine{Type: "command", Input: st.Text, Output: result})

@@ -19,7 +19,7 @@ import (
 
 func TestParseScript(t *testing.T) {
 	src := "# comment\n\n  first step  \r\n  # indented comment\nmulti \\\nline \\\n  step\n/tasks\nlast \\"
-	steps, err := ParseScript(strings.NewReader(src))
+	steps, err := parseScript(strings.NewReader(src))
 	if err != nil {
 		t.Fatal(err)
 	}

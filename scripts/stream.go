@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 )
 
 // streamEncoder writes JSON output, one object per line: the result
@@ -184,7 +184,7 @@ func newStreamEvent(ev coordinator.Event) streamEvent {
 	if ev.Type == coordinator.EventWaiting && ev.Text == "" {
 		// The core sends the silence as numbers; stream-json readers
 		// have always had it in words too (docs/oneshot.md).
-		w.Event.Text = view.Waiting(ev)
+		w.Event.Text = eventwords.Waiting(ev)
 	}
 	return w
 }

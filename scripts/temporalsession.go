@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/coordinator/remote"
@@ -79,7 +80,7 @@ func (t *temporalSession) publish(ev coordinator.Event) {
 			t.off = true
 		} else {
 			t.sess, t.id = s, ev.SessionID
-			t.rec = coordinator.StartRecording(context.Background(), t.events, s)
+			t.rec = coordinator.StartRecording(context.Background(), t.events, s, eventwords.Transcript)
 			// The registry is a convenience index; failing to update it
 			// must not fail the run.
 			_ = memory.OpenRegistry(rootfs.Person(), memory.RegistryDir(os.Getenv)).Update(memory.RegistryEntry{Root: t.root, SessionID: t.id, Mode: "run", UpdatedAt: now})

@@ -8,17 +8,17 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/scripts/view/viewtest"
 )
 
-// viewLines are the lines view.EventLine makes of the sample events.
+// viewLines are the lines eventwords.EventLine makes of the sample events.
 func viewLines() []string {
 	var out []string
 	for _, ev := range viewtest.Events() {
-		if l, ok := view.EventLine(ev); ok {
+		if l, ok := eventwords.EventLine(ev); ok {
 			out = append(out, l.String())
 		}
 	}
@@ -27,7 +27,7 @@ func viewLines() []string {
 
 // TestFacesPrintTheViewsLines: the one-shot progress, -v without a
 // terminal, ralph logs and ralph watch without a terminal print each
-// event's line exactly as view.EventLine words it; they add only their
+// event's line exactly as eventwords.EventLine words it; they add only their
 // layout (the progress's line ends, "ralph: ", a log's columns).
 func TestFacesPrintTheViewsLines(t *testing.T) {
 	evs := viewtest.Events()
@@ -47,11 +47,11 @@ func TestFacesPrintTheViewsLines(t *testing.T) {
 		o.Handle(ev)
 	}
 	// Without a terminal a warning is a diagnostic: "ralph: " and the
-	// view's words, without the glyph.
-	var warning view.Line
+	// vocabulary's words, without the glyph.
+	var warning eventwords.Line
 	for _, ev := range evs {
 		if ev.Type == coordinator.EventWarning {
-			warning, _ = view.EventLine(ev)
+			warning, _ = eventwords.EventLine(ev)
 		}
 	}
 	faces["-v"] = strings.ReplaceAll(errb.String(), "ralph: "+warning.Text, "ralph: "+warning.String())

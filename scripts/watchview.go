@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/view"
-
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
@@ -121,7 +120,7 @@ func (v *watchView) apply(ev coordinator.Event) {
 	if id == "" {
 		id = coordinator.MainAgent
 	}
-	if what, ok := view.Activity(ev); ok {
+	if what, ok := eventwords.Activity(ev); ok {
 		if a, ok := v.agents[id]; ok && ev.Type != coordinator.EventAgentSpawned {
 			a.what = what
 		} else {
@@ -309,7 +308,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 			label = "task"
 		}
 		tk := v.tasks[id]
-		add(label, fmt.Sprintf("%s %s · %s", id, view.OneLine(tk.title, 80), view.Duration(now.Sub(tk.since).Truncate(time.Second))))
+		add(label, fmt.Sprintf("%s %s · %s", id, eventwords.OneLine(tk.title, 80), eventwords.Duration(now.Sub(tk.since).Truncate(time.Second))))
 	}
 	if len(ids) == 0 && st != nil && st.CurrentTask != "" {
 		add("task", st.CurrentTask)
@@ -323,7 +322,7 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 		add(label, fmt.Sprintf("%-6s %s", id, v.agents[id].what))
 	}
 	if st != nil {
-		add("tokens", view.TokensAndCost(st.Usage, st.CostUSD))
+		add("tokens", eventwords.TokensAndCost(st.Usage, st.CostUSD))
 	}
 	add("tasks", report.TaskLine(v.counts))
 	q := v.question

@@ -18,7 +18,7 @@ var updateGolden = flag.Bool("update", false, "rewrite workers/testdata/tools.go
 
 // goldenTool is one tool as the model sees it, kept in
 // testdata/tools.golden.json: the contract the typed params structs must
-// keep (DESIGN.md, "Tool names the model sees").
+// keep (docs/tools.md, the table of tools).
 type goldenTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`

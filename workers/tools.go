@@ -14,8 +14,8 @@ import (
 // the one definition, shared with the conversation and the model client.
 type ToolDef = conversation.ToolDef
 
-// The names of the tools the model sees. They are a contract (DESIGN.md,
-// "Tool names the model sees"): conversations, reports and the person's
+// The names of the tools the model sees. They are a contract (docs/tools.md,
+// the table of tools): conversations, reports and the person's
 // approval rules name them, so they never change.
 const (
 	ToolReadFile       = "read_file"

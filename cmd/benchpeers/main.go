@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
 // peer is one agent's one-shot as this program runs it.
@@ -217,7 +218,7 @@ func (p *peer) once(dir string) (time.Duration, int64, error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w: %s", err, lastLine(errOut.String()+out.String()))
 	}
-	return wall, maxRSS(cmd.ProcessState), nil
+	return wall, proctree.MaxRSS(cmd.ProcessState), nil
 }
 
 func lastLine(s string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -36,7 +37,7 @@ func recordInto(t *testing.T, b *pubsub.Broker[coordinator.Event], s *memory.Ses
 	if b == nil {
 		b = pubsub.NewBroker[coordinator.Event]()
 	}
-	rec := coordinator.StartRecording(context.Background(), b, s)
+	rec := coordinator.StartRecording(context.Background(), b, s, nil)
 	t.Cleanup(func() { _ = rec.Stop() })
 	return b
 }
@@ -76,7 +77,7 @@ func TestBreakerClosedOpenHalfOpenClosed(t *testing.T) {
 	var snapshots []memory.State
 	events := collectEvents(t)
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 200 * time.Millisecond,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 200 * time.Millisecond},
 		Store: snapshotStore{s, &snapshots}, Events: recordInto(t, events.broker, s),
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			if calls.Add(1) <= 3 {
@@ -135,7 +136,7 @@ func TestBreakerHalfOpenFailureDoublesTheCooldown(t *testing.T) {
 		}
 	}, pubsub.Sync()))
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 100 * time.Millisecond, Parallel: 3,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 10, Backoff: time.Millisecond, BreakerCooldown: 100 * time.Millisecond, Parallel: 3},
 		Store: s, Events: recordInto(t, events, s),
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			time.Sleep(20 * time.Millisecond)
@@ -227,7 +228,7 @@ func TestBreakerWithNothingLeft(t *testing.T) {
 	for _, ask := range []bool{true, false} {
 		root, fs := taskProject(t, taskList(1))
 		var asked atomic.Int32
-		o := Options{Fs: fs, Root: root, Retries: 2, Backoff: time.Millisecond, Breaker: DefaultBreaker, BreakerCooldown: time.Hour,
+		o := Options{Fs: fs, Root: root, Policy: decide.Policy{Retries: 2, Backoff: time.Millisecond, BreakerCooldown: time.Hour}, Breaker: DefaultBreaker,
 			Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Err: errors.New("boom")} })}
 		if ask {
 			o.Ask = func(context.Context, string) bool { asked.Add(1); return true }

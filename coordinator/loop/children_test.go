@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 	"github.com/ralph-dev/ralph/memory"
@@ -86,7 +87,7 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} },
 		},
 	})
-	stop := coordinator.StartRecording(context.Background(), coord.Events(), sess).Stop
+	stop := coordinator.StartRecording(context.Background(), coord.Events(), sess, eventwords.Transcript).Stop
 	if res := coord.Run(context.Background(), "spawn two"); res.Text != "all reported" {
 		t.Fatalf("chat result = %+v", res)
 	}
@@ -108,13 +109,13 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 	if len(sections) != 4 || len(ids) != 4 {
 		t.Fatalf("want 4 sections, one per child, got %d (%v):\n%s", len(sections), ids, md)
 	}
-	for _, want := range []string{"## User\n\nspawned one\n", "## User\n\nspawned two\n", "report on spawned one",
-		"## User\n\nYour task (t1 in RALPH_TASKS.md): first task", "### Tool call `complete_task`", "**finished**"} {
+	for _, want := range []string{"## › spawned one\n", "## › spawned two\n", "report on spawned one",
+		"\nYour task (t1 in RALPH_TASKS.md): first task\n", "### • complete_task t1\n", "↘ agent-2.3 finished"} {
 		if !strings.Contains(md, want) {
-			t.Errorf("agents/transcript.md lacks %q", want)
+			t.Errorf("agents/transcript.md lacks %q:\n%s", want, md)
 		}
 	}
-	if main := readFile(t, fs, filepath.Join(sess.Dir, "transcript.md")); strings.Contains(main, "## User\n\nspawned one") {
+	if main := readFile(t, fs, filepath.Join(sess.Dir, "transcript.md")); strings.Contains(main, "› spawned one") {
 		t.Errorf("a child's own conversation leaked into the main transcript:\n%s", main)
 	}
 }

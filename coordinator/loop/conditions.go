@@ -66,9 +66,9 @@ var variables = func() []Variable {
 	return out
 }()
 
-// KnownVariables lists the names a condition may use, in Stats order,
+// knownVariables lists the names a condition may use, in Stats order,
 // with their types and meanings.
-func KnownVariables() []Variable {
+func knownVariables() []Variable {
 	return append([]Variable(nil), variables...)
 }
 

@@ -51,9 +51,9 @@ func TestConditionTrueAndFalse(t *testing.T) {
 // Every Stats field must be reachable by its documented name and read
 // the right field, so each one is set alone to a distinctive value.
 func TestEveryVariableUsable(t *testing.T) {
-	vars := KnownVariables()
+	vars := knownVariables()
 	if n := reflect.TypeFor[Stats]().NumField(); len(vars) != n {
-		t.Fatalf("KnownVariables lists %d names; Stats has %d fields", len(vars), n)
+		t.Fatalf("knownVariables lists %d names; Stats has %d fields", len(vars), n)
 	}
 	for i, v := range vars {
 		if v.Meaning == "" {
@@ -80,9 +80,9 @@ func TestEveryVariableUsable(t *testing.T) {
 }
 
 func TestKnownVariablesIsACopy(t *testing.T) {
-	KnownVariables()[0].Name = "changed"
-	if KnownVariables()[0].Name != "iterations" {
-		t.Fatal("KnownVariables shares its slice with callers")
+	knownVariables()[0].Name = "changed"
+	if knownVariables()[0].Name != "iterations" {
+		t.Fatal("knownVariables shares its slice with callers")
 	}
 }
 

@@ -49,7 +49,7 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 			ToolsWith: func(extra ...workers.Tool) coordinator.Tools { return tools.View(nil, extra...) },
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} }},
 	})
-	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess)
+	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess, nil)
 	res := Run(context.Background(), Options{
 		Fs: fs, Root: root, Worker: ChildWorker(coord), Store: sess, Events: coord.Events(), SessionID: sess.ID, RecordErr: rec.Err,
 	})
@@ -111,7 +111,7 @@ func TestLostDecisionFailsTheLoop(t *testing.T) {
 	root, fs := taskProject(t, taskList(1))
 	s := loopSession(t, fs, root)
 	events := collectEvents(t)
-	rec := coordinator.StartRecording(context.Background(), events.broker, decisionsLost{s})
+	rec := coordinator.StartRecording(context.Background(), events.broker, decisionsLost{s}, nil)
 	t.Cleanup(func() { _ = rec.Stop() })
 	res := Run(context.Background(), Options{Fs: fs, Root: root, Store: s, Events: events.broker, RecordErr: rec.Err,
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} })})

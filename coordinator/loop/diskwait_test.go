@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -18,7 +19,7 @@ func TestModelWordsAreNoFullDisk(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res := Run(ctx, Options{
-		Fs: fs, Root: root, Retries: 1, Backoff: time.Millisecond, MaxWait: time.Hour,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, MaxWait: time.Hour,
 		Breaker: func(Stats) (bool, error) { return false, nil },
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			calls++

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 )
@@ -65,7 +66,7 @@ func TestLoopKeepsDoneWorkThroughGit(t *testing.T) {
 	var verified sync.Map
 	var notices []string
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 2, Backoff: time.Millisecond, Git: g,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 2, Backoff: time.Millisecond}, Git: g,
 		Breaker: func(Stats) (bool, error) { return false, nil },
 		Notify:  func(s string) { notices = append(notices, s) },
 		Worker: workspaceWorker(func(_ context.Context, task memory.Task, attempt int, ws Workspace) Outcome {

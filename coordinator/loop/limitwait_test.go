@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/agents"
@@ -32,7 +33,7 @@ func TestLimitWaitThenGoOn(t *testing.T) {
 	var reset time.Time
 	var calls atomic.Int32
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 0, MaxWait: time.Hour, Store: snapshotStore{s, &snapshots}, Events: recordInto(t, nil, s),
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 0}, MaxWait: time.Hour, Store: snapshotStore{s, &snapshots}, Events: recordInto(t, nil, s),
 		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			mu.Lock()
 			starts = append(starts, time.Now())
@@ -80,7 +81,7 @@ func TestLimitWaitSpendsNoRetry(t *testing.T) {
 	root, fs := taskProject(t, taskList(1))
 	var calls atomic.Int32
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 1, Backoff: time.Millisecond, MaxWait: time.Hour,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, MaxWait: time.Hour,
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			switch calls.Add(1) {
 			case 1:
@@ -102,7 +103,7 @@ func TestLimitWaitSpendsNoRetry(t *testing.T) {
 func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	root, fs := taskProject(t, taskList(1))
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, OnError: OnErrorSkip, MaxWait: time.Hour,
+		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorSkip}, MaxWait: time.Hour,
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			return Outcome{Err: rateLimited(time.Now().Add(3 * time.Hour))}
 		}),
@@ -118,7 +119,7 @@ func TestLimitBeyondMaxWaitFails(t *testing.T) {
 	root, fs = taskProject(t, taskList(1))
 	s := loopSession(t, fs, root)
 	res = Run(context.Background(), Options{
-		Fs: fs, Root: root, OnError: OnErrorSkip, Store: s, Events: recordInto(t, nil, s),
+		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorSkip}, Store: s, Events: recordInto(t, nil, s),
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			return Outcome{Err: rateLimited(time.Now().Add(time.Minute))}
 		}),

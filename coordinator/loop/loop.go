@@ -61,17 +61,10 @@ type Options struct {
 	// RALPH_TASKS.md in Root.
 	Tasks  memory.Tracker
 	Worker Worker
-	// MaxIterations bounds task attempts (default 100).
-	MaxIterations int
-	// Parallel is how many independent tasks are worked at once (default 1).
-	Parallel int
-	// OnError decides what a failed attempt leads to: retry (the default)
-	// until Retries more attempts failed, then mark the task failed; skip
-	// marks it failed at once; abort stops the loop.
-	OnError string
-	Retries int
-	// Backoff is the wait before a task's first retry; it doubles after.
-	Backoff time.Duration
+	// Policy is what the loop's decisions follow, shared with the
+	// workflow on Temporal: iterations, parallel tasks, what a failure
+	// leads to, retries and their backoff, the breaker's cooldown.
+	decide.Policy
 	// MaxCost stops the loop once the known cost reaches it (0: no limit).
 	MaxCost float64
 	// Until stops the loop, successfully, once it holds.
@@ -81,9 +74,8 @@ type Options struct {
 	// BreakerCooldown (default DefaultBreakerCooldown), then lets one task
 	// through, closing when it succeeds and opening again for twice as
 	// long when it fails (see breaker.go).
-	Breaker         Condition
-	Ask             func(ctx context.Context, question string) bool
-	BreakerCooldown time.Duration
+	Breaker Condition
+	Ask     func(ctx context.Context, question string) bool
 	// MaxWait bounds how long the loop waits for a rate or usage limit to
 	// reset (see limitwait.go); an attempt stopped by a limit further off,
 	// or any limit when MaxWait is 0, fails as any other.
@@ -226,18 +218,7 @@ func Run(ctx context.Context, o Options) Result {
 		}
 		o.Tasks = tr
 	}
-	if o.MaxIterations <= 0 {
-		o.MaxIterations = 100
-	}
-	if o.Parallel <= 0 {
-		o.Parallel = 1
-	}
-	if o.OnError == "" {
-		o.OnError = OnErrorRetry
-	}
-	if o.Backoff <= 0 {
-		o.Backoff = 2 * time.Second
-	}
+	o.Policy = o.Policy.WithDefaults()
 	if o.Breaker == nil {
 		o.Breaker = DefaultBreaker
 	}
@@ -246,9 +227,6 @@ func Run(ctx context.Context, o Options) Result {
 	}
 	if o.Events == nil {
 		o.Events = pubsub.NewBroker[coordinator.Event]()
-	}
-	if o.BreakerCooldown <= 0 {
-		o.BreakerCooldown = DefaultBreakerCooldown
 	}
 	l := &loop{o: o, start: time.Now(), running: map[string]string{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
 		tries: map[string]lastTry{}}
@@ -400,7 +378,7 @@ func (l *loop) run(ctx context.Context) Result {
 			ready, wait = nil, hold
 		}
 		for i, t := range ready {
-			if !l.policy().CanStart(inflight, l.parallel(), l.stats.Iterations) {
+			if !l.o.Policy.CanStart(inflight, l.parallel(), l.stats.Iterations) {
 				break
 			}
 			attempt, err := l.begin(t, ready[i+1:])
@@ -655,7 +633,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
 	l.tries[t.ID] = tryOf(failure, verify, out)
-	settled := l.policy().SettleFailure(d.attempt, l.waived[t.ID], final, time.Now())
+	settled := l.o.Policy.SettleFailure(d.attempt, l.waived[t.ID], final, time.Now())
 	next, used, retry, backoff := settled.Next, d.attempt-l.waived[t.ID], settled.Next == memory.TaskOpen, settled.Backoff
 	if retry {
 		l.notBefore[t.ID] = settled.NotBefore

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -57,7 +58,7 @@ func TestLoopTwentyTasksOneAlwaysFails(t *testing.T) {
 	root, fs := taskProject(t, taskList(20))
 	var attempts sync.Map
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 2, Backoff: time.Millisecond,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 2, Backoff: time.Millisecond},
 		Breaker: func(Stats) (bool, error) { return false, nil },
 		Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) Outcome {
 			n, _ := attempts.LoadOrStore(task.Title, new(atomic.Int32))
@@ -114,7 +115,7 @@ func TestLoopParallelRespectsDependencies(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Parallel: 4,
+		Fs: fs, Root: root, Policy: decide.Policy{Parallel: 4},
 		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			n := now.Add(1)
 			for {
@@ -148,7 +149,7 @@ func TestLoopCircuitBreakerAsksAPerson(t *testing.T) {
 	root, fs := taskProject(t, taskList(5))
 	asked, calls := 0, 0
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 10, Backoff: time.Millisecond,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 10, Backoff: time.Millisecond},
 		Ask: func(context.Context, string) bool { asked++; return asked == 1 },
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			calls++
@@ -163,7 +164,7 @@ func TestLoopCircuitBreakerAsksAPerson(t *testing.T) {
 func TestLoopVerifyAndAbort(t *testing.T) {
 	root, fs := taskProject(t, taskList(3))
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, OnError: OnErrorAbort,
+		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorAbort},
 		VerifyCommands: []string{"check"}, Verify: func(context.Context, Workspace, string) (bool, string) { return false, "FAIL: TestX" },
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: true} }),
 	})
@@ -182,7 +183,7 @@ func TestLoopHardStopResetsInProgress(t *testing.T) {
 	res := make(chan Result, 1)
 	go func() {
 		res <- Run(context.Background(), Options{
-			Fs: fs, Root: root, Parallel: 2, Queue: q,
+			Fs: fs, Root: root, Policy: decide.Policy{Parallel: 2}, Queue: q,
 			Worker: fnWorker(func(ctx context.Context, _ memory.Task, _ int) Outcome {
 				started <- struct{}{}
 				<-ctx.Done()
@@ -379,7 +380,7 @@ func TestLoopGivesIDsAtEveryBoundary(t *testing.T) {
 	ids := map[string]string{}
 	var notices []string
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, MaxIterations: 20,
+		Fs: fs, Root: root, Policy: decide.Policy{MaxIterations: 20},
 		Notify: func(s string) { notices = append(notices, s) },
 		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			mu.Lock()
@@ -424,7 +425,7 @@ func TestLoopDuplicateIDsRunOnce(t *testing.T) {
 	runs := map[string]int{}
 	var notices []string
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, MaxIterations: 90,
+		Fs: fs, Root: root, Policy: decide.Policy{MaxIterations: 90},
 		Notify: func(s string) { notices = append(notices, s) },
 		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			runs[task.Title]++
@@ -481,7 +482,7 @@ func TestLoopUnsavedRecordIsAnError(t *testing.T) {
 	// lost record to its error.
 	root, fs = taskProject(t, taskList(1))
 	res = Run(context.Background(), Options{
-		Fs: fs, Root: root, Store: &failingStore{}, OnError: OnErrorAbort,
+		Fs: fs, Root: root, Policy: decide.Policy{OnError: OnErrorAbort}, Store: &failingStore{},
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Err: errors.New("boom")} }),
 	})
 	if res.Reason != ReasonAborted || !errors.Is(res.Err, errDiskFull) || !strings.Contains(res.Err.Error(), "boom") {

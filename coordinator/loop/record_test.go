@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -30,7 +31,7 @@ func TestTaskEventsRecordEachAttempt(t *testing.T) {
 	}, pubsub.Sync())()
 	cost := 0.002
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 1, Backoff: time.Millisecond, Events: events,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 1, Backoff: time.Millisecond}, Events: events,
 		Worker: fnWorker(func(context.Context, memory.Task, int) Outcome {
 			return Outcome{Completed: true, Usage: conversation.Usage{InputTokens: 10, OutputTokens: 2}, CostUSD: &cost}
 		}),

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -30,7 +31,7 @@ func TestLoopEndsWithAResultEvent(t *testing.T) {
 				mu.Unlock()
 			}, pubsub.Sync())()
 			res := Run(context.Background(), Options{
-				Fs: fs, Root: root, Retries: 0, Events: events, SessionID: "s1",
+				Fs: fs, Root: root, Policy: decide.Policy{Retries: 0}, Events: events, SessionID: "s1",
 				Worker: fnWorker(func(context.Context, memory.Task, int) Outcome { return Outcome{Completed: tc.done} }),
 			})
 			mu.Lock()

@@ -24,10 +24,8 @@ func TestLoopScenarios(t *testing.T) {
 			if sc.Breaker != nil {
 				breaker = func(s Stats) (bool, error) { return sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil }
 			}
-			p := sc.Policy
 			res := Run(context.Background(), Options{
-				Fs: fs, Root: root, MaxIterations: p.MaxIterations, Parallel: p.Parallel, OnError: p.OnError, Retries: p.Retries,
-				Backoff: p.Backoff, BreakerCooldown: p.BreakerCooldown, Breaker: breaker,
+				Fs: fs, Root: root, Policy: sc.Policy, Breaker: breaker,
 				Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) Outcome {
 					mu.Lock()
 					starts = append(starts, task.ID)

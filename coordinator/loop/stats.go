@@ -84,7 +84,7 @@ func (l *loop) checkLimits(ctx context.Context) (Result, bool) {
 	}
 	// The counts are those refreshStats read at the top: nothing since
 	// has changed the task file.
-	if l.policy().OutOfIterations(l.stats.Iterations, len(l.running), l.stats.TasksOpen) {
+	if l.o.Policy.OutOfIterations(l.stats.Iterations, len(l.running), l.stats.TasksOpen) {
 		return Result{Reason: ReasonMaxIterations, IsError: true, Err: fmt.Errorf("stopped after %s with %s open; raise --max-iterations", text.Counted(l.o.MaxIterations, "iteration", "iterations"), text.Counted(l.stats.TasksOpen, "task", "tasks"))}, true
 	}
 	return Result{}, false
@@ -149,12 +149,6 @@ func (l *loop) addUsage(out Outcome) {
 	if out.CostUSD != nil {
 		l.cost += *out.CostUSD
 	}
-}
-
-// policy is the loop's options as the shared decisions take them.
-func (l *loop) policy() decide.Policy {
-	return decide.Policy{MaxIterations: l.o.MaxIterations, Parallel: l.o.Parallel, OnError: l.o.OnError, Retries: l.o.Retries,
-		Backoff: l.o.Backoff, BreakerCooldown: l.o.BreakerCooldown}
 }
 
 func (l *loop) streak() decide.Streak {

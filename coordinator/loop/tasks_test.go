@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -23,7 +24,7 @@ func TestLoopCopiedRunningTaskLineMarksTheRightTask(t *testing.T) {
 	var mu sync.Mutex
 	var worked []string
 	res := Run(context.Background(), Options{
-		Fs: fs, Root: root, Retries: 0,
+		Fs: fs, Root: root, Policy: decide.Policy{Retries: 0},
 		Worker: fnWorker(func(_ context.Context, task memory.Task, _ int) Outcome {
 			mu.Lock()
 			worked = append(worked, task.ID+" "+task.Title)

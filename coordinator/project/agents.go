@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
@@ -49,7 +50,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 	}
 	c := coordinator.New(opts)
 	p.warnTo.Store(c)
-	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session)
+	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session, eventwords.Transcript)
 	p.unsubscribe = append(p.unsubscribe, rec.Stop)
 	p.coord, p.recording = c, rec
 	p.SetSink(emit, false)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
@@ -75,9 +76,9 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 	if prior == nil {
 		prior = p.Prior()
 	}
-	parallel := rc.Parallel
-	if parallel == 0 {
-		parallel = p.parallel
+	policy := decide.NewPolicy(*rc, 0)
+	if policy.Parallel == 0 {
+		policy.Parallel = p.parallel
 	}
 	if f.Control != nil {
 		p.loopControl.Store(f.Control)
@@ -87,8 +88,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		return loop.Options{}, setup, err
 	}
 	opts := loop.Options{
-		Fs: p.Fs, Root: p.Root, Tasks: tasks, Worker: worker, MaxIterations: rc.MaxIterations, Parallel: parallel,
-		OnError: rc.OnError, Retries: rc.Retries, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
+		Fs: p.Fs, Root: p.Root, Tasks: tasks, Worker: worker, Policy: policy, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
 		Queue: f.Queue, Store: f.Control.Watch(p.Session), Events: f.Coord.Events(), RecordErr: p.RecordErr,
 		SessionID: p.Session.ID, Prior: prior, Control: f.Control, Ask: f.Ask, Notify: f.Notify, Redactor: p.Redactor,
 		Git: p.TaskGit(rc), Undelivered: f.Coord.TakeUndelivered,
@@ -96,9 +96,9 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		// was opened or /run started (nil: ralph's own prompt).
 		Prompt: p.PromptTemplate(),
 		// Limits are waited for up to max_wait (--max-wait); the breaker's
-		// cooldown applies only where nobody can be asked (Ask nil).
-		MaxWait:         p.Config.MaxWait,
-		BreakerCooldown: time.Duration(rc.BreakerCooldown),
+		// cooldown (policy) applies only where nobody can be asked (Ask
+		// nil).
+		MaxWait: p.Config.MaxWait,
 	}
 	opts.Review = p.TaskReview(rc, f.Coord, notify)
 	// The run's --verify, then the plan's own validation commands (a

@@ -60,9 +60,7 @@ type RunInput struct {
 // Policy is the run configuration's part that ralph's decisions take, the
 // same for the local loop and this workflow.
 func (in RunInput) Policy() decide.Policy {
-	rc := in.Run
-	return decide.Policy{MaxIterations: rc.MaxIterations, Parallel: rc.Parallel, OnError: rc.OnError, Retries: rc.Retries,
-		Backoff: in.Backoff, BreakerCooldown: time.Duration(rc.BreakerCooldown)}.WithDefaults()
+	return decide.NewPolicy(in.Run, in.Backoff).WithDefaults()
 }
 
 // AttemptInput is one attempt at a task.

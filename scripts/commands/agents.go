@@ -1,14 +1,12 @@
 package commands
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/view"
-
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -56,7 +54,7 @@ func (a *Agents) Handle(ev coordinator.Event) {
 		}
 		return
 	}
-	doing, ok := view.Activity(ev)
+	doing, ok := eventwords.Activity(ev)
 	if !ok {
 		return
 	}
@@ -112,6 +110,3 @@ func (a *Agents) Summary() string {
 	}
 	return s
 }
-
-// ToolSummary says what a tool call does, in a few words (view.ToolCall).
-func ToolSummary(name string, args json.RawMessage) string { return view.ToolCall(name, args) }

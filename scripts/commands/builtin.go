@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/view"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -152,7 +152,7 @@ func runAgents(_ context.Context, h *Host, _ string) (Outcome, error) {
 		h.printf("main: %s\n", h.Agents.Main())
 	}
 	for _, a := range h.Agents.List() {
-		h.printf("%s (%s): %s — %s\n", a.ID, view.Duration(now.Sub(a.Since)), view.OneLine(a.Task, 80), a.Doing)
+		h.printf("%s (%s): %s — %s\n", a.ID, eventwords.Duration(now.Sub(a.Since)), eventwords.OneLine(a.Task, 80), a.Doing)
 	}
 	return Outcome{}, nil
 }

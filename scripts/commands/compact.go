@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // compacter is a conversation that can be summarised in place
@@ -40,7 +40,7 @@ func runCompact(_ context.Context, h *Host, focus string) (Outcome, error) {
 			kept = "your last exchange"
 		}
 		return fmt.Sprintf("%s\n\n---\n\nCompacted: the conversation goes on in this session (%s) from the summary above and %s, about %s tokens instead of %s; the session log keeps everything.",
-			r.Summary, h.session(), kept, view.Count(int64(r.AfterTokens)), view.Count(int64(r.BeforeTokens))), nil
+			r.Summary, h.session(), kept, eventwords.Count(int64(r.AfterTokens)), eventwords.Count(int64(r.BeforeTokens))), nil
 	}}, nil
 }
 
@@ -52,7 +52,7 @@ type spender interface {
 }
 
 // runCost is /cost: the session's tokens and their cost so far, said as
-// ralph status and a run's result line say them (view.TokensAndCost).
+// ralph status and a run's result line say them (eventwords.TokensAndCost).
 func runCost(_ context.Context, h *Host, args string) (Outcome, error) {
 	if args != "" {
 		return Outcome{}, fmt.Errorf("/cost takes no arguments, not %q", args)
@@ -61,7 +61,7 @@ func runCost(_ context.Context, h *Host, args string) (Outcome, error) {
 	if !ok {
 		return Outcome{}, errors.New("/cost: no conversation is open")
 	}
-	line := fmt.Sprintf("session %s: %s", h.session(), view.TokensAndCost(sp.Usage(), sp.Cost()))
+	line := fmt.Sprintf("session %s: %s", h.session(), eventwords.TokensAndCost(sp.Usage(), sp.Cost()))
 	if u := sp.Usage(); u.Estimated {
 		line += " (partly estimated: the endpoint did not report every count)"
 	}

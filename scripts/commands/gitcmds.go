@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // parseSelection reads /diff's and /undo's arguments: --step N (or its
@@ -110,15 +110,15 @@ func UndoReport(res *project.UndoResult, command string) string {
 		fmt.Fprintf(&b, "from %s\n", text.StripControls(res.Session.String()))
 	}
 	if len(res.Restored) > 0 {
-		fmt.Fprintf(&b, "undid %s: put back %s\n", res.What, view.Paths(res.Restored))
+		fmt.Fprintf(&b, "undid %s: put back %s\n", res.What, eventwords.Paths(res.Restored))
 	}
 	if len(res.Skipped) > 0 {
 		// Not a plain --force: the last change is now this undo, which
 		// that would take back; --skipped finishes this one.
-		fmt.Fprintf(&b, "skipped %s: changed since %s; `%s --skipped --force` overwrites those files only\n", view.Paths(res.Skipped), res.What, command)
+		fmt.Fprintf(&b, "skipped %s: changed since %s; `%s --skipped --force` overwrites those files only\n", eventwords.Paths(res.Skipped), res.What, command)
 	}
 	if len(res.TooBig) > 0 {
-		fmt.Fprintf(&b, "cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", view.Paths(res.TooBig))
+		fmt.Fprintf(&b, "cannot put back %s: too big to checkpoint (checkpoint_max_file_mb)\n", eventwords.Paths(res.TooBig))
 	}
 	for _, d := range res.GitDone {
 		b.WriteString(d + "\n")

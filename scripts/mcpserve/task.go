@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 )
 
 //go:embed task.md
@@ -117,7 +117,7 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) func([]byte) {
 		if json.Unmarshal(line, &ev) != nil || ev.Type == "init" || ev.Type == coordinator.EventResult {
 			return
 		}
-		l, ok := view.EventLine(ev)
+		l, ok := eventwords.EventLine(ev)
 		if !ok || l.Text == "" {
 			return
 		}

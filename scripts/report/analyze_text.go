@@ -2,13 +2,14 @@ package report
 
 import (
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/view"
 
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 )
 
 // Text is the analysis for people: one fact a line, labels aligned, tools
@@ -21,7 +22,7 @@ func (a Analysis) Text() string {
 		status += " (" + extra + ")"
 	}
 	t.add("status", status)
-	dur := view.Duration(a.Duration())
+	dur := eventwords.Duration(a.Duration())
 	if !a.StartedAt.IsZero() {
 		dur += "  (started " + a.StartedAt.Local().Format("2006-01-02 15:04:05") + ")"
 	}

@@ -1,13 +1,13 @@
 package report
 
 import (
-	"github.com/ralph-dev/ralph/scripts/view"
-
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 )
 
 // Comparison sets two sessions side by side. Deltas are B minus A, and
@@ -99,7 +99,7 @@ func (c Comparison) Text() string {
 		}
 		t.add(cells...)
 	}
-	dur := func(v float64) string { return view.Duration(time.Duration(v) * time.Millisecond) }
+	dur := func(v float64) string { return eventwords.Duration(time.Duration(v) * time.Millisecond) }
 	count := func(v float64) string { return thousands(int64(math.Round(v))) }
 	usd := func(v float64) string { return money(&v) }
 	pct := func(v float64) string { return percent(&v) }
@@ -243,7 +243,7 @@ func (c SessionsComparison) Text() string {
 	}
 	row("started", started...)
 	row("status", status...)
-	dur := func(v float64) string { return view.Duration(time.Duration(v) * time.Millisecond) }
+	dur := func(v float64) string { return eventwords.Duration(time.Duration(v) * time.Millisecond) }
 	count := func(v float64) string { return thousands(int64(math.Round(v))) }
 	usd := func(v float64) string { return money(&v) }
 	pct := func(v float64) string { return percent(&v) }

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/ralph-dev/ralph/scripts/view"
-
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,6 +10,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
@@ -73,7 +72,7 @@ func writeSummary(b *strings.Builder, a Analysis, st memory.State, haveState boo
 		fmt.Fprintf(b, "- Model: %s\n", a.Model)
 	}
 	if !a.StartedAt.IsZero() {
-		fmt.Fprintf(b, "- Started: %s, ran for %s\n", a.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), view.Duration(a.Duration()))
+		fmt.Fprintf(b, "- Started: %s, ran for %s\n", a.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), eventwords.Duration(a.Duration()))
 	}
 	if haveState && st.Error != "" {
 		fmt.Fprintf(b, "- Error: %s\n", oneLine(st.Error, 300))
@@ -165,7 +164,7 @@ func writeTasks(b *strings.Builder, tl Timeline) {
 func writeMetrics(b *strings.Builder, a Analysis) {
 	b.WriteString("\n## Metrics\n\n| metric | value |\n|---|---:|\n")
 	row := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, cell(v)) }
-	row("duration", view.Duration(a.Duration()))
+	row("duration", eventwords.Duration(a.Duration()))
 	row("turns", thousands(int64(a.Turns)))
 	if a.Iterations != a.Turns {
 		row("iterations", thousands(int64(a.Iterations)))

@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ralph-dev/ralph/scripts/view"
-
 	"github.com/mattn/go-runewidth"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -54,11 +53,11 @@ func (t *table) write(b *strings.Builder, indent string) {
 	}
 }
 
-// thousands is view's (scripts/view), under the name this package has always used.
-func thousands(n int64) string { return view.Count(n) }
+// thousands is eventwords', under the name this package has always used.
+func thousands(n int64) string { return eventwords.Count(n) }
 
-// money is view's (scripts/view), under the name this package has always used.
-func money(c *float64) string { return view.Money(c) }
+// money is eventwords', under the name this package has always used.
+func money(c *float64) string { return eventwords.Money(c) }
 
 // percent formats a rate in [0,1]; nil (nothing to measure) is a dash.
 func percent(r *float64) string {
@@ -68,8 +67,8 @@ func percent(r *float64) string {
 	return strconv.FormatFloat(*r*100, 'f', 1, 64) + "%"
 }
 
-// oneLine is view's (scripts/view), under the name this package has always used.
-func oneLine(s string, n int) string { return view.OneLine(s, n) }
+// oneLine is eventwords', under the name this package has always used.
+func oneLine(s string, n int) string { return eventwords.OneLine(s, n) }
 
 // truncate cuts multi-line text at n runes, keeping line breaks, for
 // excerpts in the markdown report.

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/view"
 
 	"bytes"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -138,7 +138,7 @@ const (
 func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 	a := rec.Analysis
 	p := htmlPage{ID: a.SessionID, Status: a.Status, Mode: orDashStr(a.Mode), Model: orDashStr(a.Model),
-		Duration: view.Duration(a.Duration()), Cost: money(a.CostUSD),
+		Duration: eventwords.Duration(a.Duration()), Cost: money(a.CostUSD),
 		Tokens:  thousands(a.InputTokens) + " in / " + thousands(a.OutputTokens) + " out",
 		Written: now.UTC().Format("2006-01-02 15:04 UTC"), Notes: a.Notes, Insights: ComputeInsights(rec)}
 	p.Started = "-"
@@ -149,7 +149,7 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 	p.Chart = newChart(rec.Timeline)
 	for _, t := range rec.Timeline.Tasks {
 		h := htmlTask{ID: t.ID, Title: t.Title, State: t.State, Attempts: len(t.Attempts), Start: clock(t.Start),
-			Duration: view.Duration(time.Duration(t.DurationMS) * time.Millisecond), Cost: money(t.CostUSD),
+			Duration: eventwords.Duration(time.Duration(t.DurationMS) * time.Millisecond), Cost: money(t.CostUSD),
 			Tokens: thousands(t.InputTokens + t.OutputTokens), Commands: t.Commands, FailedCmds: t.FailedCmds, Verify: verifyLine(t)}
 		for _, f := range t.Files {
 			h.Files = append(h.Files, fmt.Sprintf("%s +%d −%d", f.Path, f.Added, f.Deleted))
@@ -174,7 +174,7 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 	}
 	for _, r := range a.Reviews {
 		p.Reviews = append(p.Reviews, htmlReview{Task: orDashStr(r.Task), Reviews: strconv.Itoa(r.Reviews), Tokens: thousands(int64(r.Tokens)),
-			Duration: view.Duration(time.Duration(r.DurationMS) * time.Millisecond)})
+			Duration: eventwords.Duration(time.Duration(r.DurationMS) * time.Millisecond)})
 	}
 	skipRoutine := len(rec.Decision) > recordsLimit
 	for _, d := range rec.Decision {
@@ -258,20 +258,20 @@ func newChart(tl Timeline) svgChart {
 	width := func(from, to time.Time) float64 { return max(4, x(to)-x(from)) }
 	for i := 0; i <= 4; i++ {
 		off := span * time.Duration(i) / 4
-		c.Ticks = append(c.Ticks, svgTick{X: x(start.Add(off)), Label: "+" + view.Duration(off)})
+		c.Ticks = append(c.Ticks, svgTick{X: x(start.Add(off)), Label: "+" + eventwords.Duration(off)})
 	}
 	y := svgTop
 	for _, t := range tl.Tasks {
 		row := svgRow{ID: t.ID, Y: y, Label: oneLine(t.ID+" "+t.Title, 44),
 			Title: fmt.Sprintf("%s %s: %s, %d %s, %s", t.ID, oneLine(t.Title, 200), t.State, len(t.Attempts),
-				text.Plural(len(t.Attempts), "attempt", "attempts"), view.Duration(time.Duration(t.DurationMS)*time.Millisecond))}
+				text.Plural(len(t.Attempts), "attempt", "attempts"), eventwords.Duration(time.Duration(t.DurationMS)*time.Millisecond))}
 		if len(t.Attempts) > 0 {
 			row.Bar = svgRect{X: x(t.Start), W: width(t.Start, t.End), Class: "bar"}
 		} else {
 			row.Bar = svgRect{X: x(start), W: 2, Class: "bar"}
 		}
 		for _, at := range t.Attempts {
-			title := fmt.Sprintf("%s attempt %d: %s after %s", t.ID, at.Number, at.Outcome, view.Duration(time.Duration(at.DurationMS)*time.Millisecond))
+			title := fmt.Sprintf("%s attempt %d: %s after %s", t.ID, at.Number, at.Outcome, eventwords.Duration(time.Duration(at.DurationMS)*time.Millisecond))
 			if at.Agent != "" {
 				title += " (" + at.Agent + ")"
 			}
@@ -298,7 +298,7 @@ func newChart(tl Timeline) svgChart {
 			}
 			row := svgRow{ID: a.ID, Y: y, Label: oneLine(label, 44),
 				Bar: svgRect{X: x(a.Start), W: width(a.Start, a.End), Class: class,
-					Title: fmt.Sprintf("%s: %s, %s", label, view.Duration(a.End.Sub(a.Start)), money(a.CostUSD))}}
+					Title: fmt.Sprintf("%s: %s, %s", label, eventwords.Duration(a.End.Sub(a.Start)), money(a.CostUSD))}}
 			c.Agents = append(c.Agents, row)
 			y += svgRowH
 		}
@@ -314,7 +314,7 @@ var htmlTemplate = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{
 		"f1":    func(v float64) string { return fmt.Sprintf("%.1f", v) },
 		"money": money,
-		"dur":   func(ms int64) string { return view.Duration(time.Duration(ms) * time.Millisecond) },
+		"dur":   func(ms int64) string { return eventwords.Duration(time.Duration(ms) * time.Millisecond) },
 		"k":     thousands,
 		"add":   func(a, b int) int { return a + b },
 		"kinds": kindNames,

@@ -5,8 +5,6 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/text"
 
-	"github.com/ralph-dev/ralph/scripts/view"
-
 	"cmp"
 	"fmt"
 	"regexp"
@@ -17,6 +15,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -136,7 +135,7 @@ func errorsFromEvents(evs []coordinator.Event) []memory.ErrorRecord {
 		case e.Type == coordinator.EventToolResult && e.IsError:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "tool", Turn: e.Turn, ToolName: e.ToolName, Message: e.Output})
 		case e.Type == coordinator.EventRetry:
-			l, _ := view.EventLine(e)
+			l, _ := eventwords.EventLine(e)
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "retry", Turn: e.Turn, Message: l.Text})
 		case e.Type == coordinator.EventError:
 			out = append(out, memory.ErrorRecord{Time: e.Time, Kind: "model", Turn: e.Turn, Message: e.Text})
@@ -342,7 +341,7 @@ func (in Insights) Text() string {
 	if section("slowest tasks", len(in.Slowest) == 0) {
 		t := table{right: map[int]bool{1: true, 2: true}}
 		for _, x := range in.Slowest {
-			t.add(name(x), view.Duration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, text.Plural(x.Attempts, "attempt", "attempts")), x.State)
+			t.add(name(x), eventwords.Duration(time.Duration(x.DurationMS)*time.Millisecond), fmt.Sprintf("%d %s", x.Attempts, text.Plural(x.Attempts, "attempt", "attempts")), x.State)
 		}
 		t.write(&b, "  ")
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -184,7 +185,7 @@ func (t *tailer) format(b []byte) string {
 // FormatEvent is "15:04:05 turn 3   tool_call       • write_file a.go":
 // the clock as the writer recorded it (its local time), the turn and the
 // event's kind, the columns of a log, then the event's line as every face
-// says it (view.EventLine).
+// says it (eventwords.EventLine).
 func FormatEvent(e coordinator.Event) string {
 	var b strings.Builder
 	if e.Time.IsZero() {
@@ -198,7 +199,7 @@ func FormatEvent(e coordinator.Event) string {
 		b.WriteString(strings.Repeat(" ", 10))
 	}
 	fmt.Fprintf(&b, "%-15s", e.Type)
-	if l, ok := view.EventLine(e); ok {
+	if l, ok := eventwords.EventLine(e); ok {
 		b.WriteString(" " + l.String())
 	}
 	return strings.TrimRight(b.String(), " ")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/view"
@@ -83,7 +84,7 @@ func (r SessionsReport) Text() string {
 		keep = max(12, width-used)
 	}
 	for _, row := range t.rows[1:] {
-		row[7] = view.OneLine(row[7], keep)
+		row[7] = eventwords.OneLine(row[7], keep)
 	}
 	var b strings.Builder
 	t.write(&b, "")

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/scripts/view"
 
 	"errors"
@@ -118,7 +119,7 @@ func StatusOf(fs afero.Fs, root, plan string, now time.Time) (StatusReport, erro
 }
 
 // humanAge is a lock's age to the second; its sub-second part is noise.
-func humanAge(d time.Duration) string { return view.Duration(d.Truncate(time.Second)) }
+func humanAge(d time.Duration) string { return eventwords.Duration(d.Truncate(time.Second)) }
 
 func holderName(info memory.LockInfo) string {
 	if info.PID <= 0 {
@@ -172,7 +173,7 @@ func (r StatusReport) Text() string {
 		if l := r.Live; l != nil {
 			u.InputTokens, u.OutputTokens = l.InputTokens, l.OutputTokens
 		}
-		t.add("tokens", view.TokensAndCost(u, s.CostUSD))
+		t.add("tokens", eventwords.TokensAndCost(u, s.CostUSD))
 		if s.Retries+s.Errors+s.Interrupts > 0 {
 			t.add("issues", fmt.Sprintf("%d %s, %d %s, %d %s", s.Errors, text.Plural(s.Errors, "error", "errors"),
 				s.Retries, text.Plural(s.Retries, "retry", "retries"), s.Interrupts, text.Plural(s.Interrupts, "interruption", "interruptions")))
@@ -246,7 +247,7 @@ func untilText(until, now time.Time) string {
 	if !until.After(now) {
 		return ""
 	}
-	return " (in " + view.Duration(until.Sub(now)) + ")"
+	return " (in " + eventwords.Duration(until.Sub(now)) + ")"
 }
 
 // breakerText is the circuit breaker's state for people: "open until
@@ -256,10 +257,10 @@ func breakerText(b memory.Breaker, now time.Time) string {
 	switch b.State {
 	case memory.BreakerOpen:
 		until := "until " + text.Clock(b.Until, now) + untilText(b.Until, now)
-		return fmt.Sprintf("open %s: no task starts; cooldown %s, %s", until, view.Duration(time.Duration(b.Cooldown)), trips)
+		return fmt.Sprintf("open %s: no task starts; cooldown %s, %s", until, eventwords.Duration(time.Duration(b.Cooldown)), trips)
 	case memory.BreakerHalfOpen:
 		return "half-open: one task runs alone; its success closes the breaker, its failure opens it for " +
-			view.Duration(2*time.Duration(b.Cooldown)) + "; " + trips
+			eventwords.Duration(2*time.Duration(b.Cooldown)) + "; " + trips
 	}
 	return "closed; " + trips
 }

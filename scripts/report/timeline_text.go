@@ -2,11 +2,12 @@ package report
 
 import (
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/view"
 
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 )
 
 // writeTimeline is the report's per-task timeline: one table row per task
@@ -26,7 +27,7 @@ func writeTimeline(b *strings.Builder, tl Timeline) {
 		}
 		fmt.Fprintf(b, "| `%s` %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d |\n",
 			t.ID, cell(oneLine(t.Title, 60)), t.State, len(t.Attempts), clock(t.Start), clock(t.End),
-			view.Duration(time.Duration(t.DurationMS)*time.Millisecond), thousands(t.InputTokens+t.OutputTokens),
+			eventwords.Duration(time.Duration(t.DurationMS)*time.Millisecond), thousands(t.InputTokens+t.OutputTokens),
 			money(t.CostUSD), cmds, verifyLine(t), len(t.Files))
 	}
 	var lines []string
@@ -36,7 +37,7 @@ func writeTimeline(b *strings.Builder, tl Timeline) {
 				continue
 			}
 			line := fmt.Sprintf("- `%s` attempt %d: **%s** after %s", t.ID, a.Number, a.Outcome,
-				view.Duration(time.Duration(a.DurationMS)*time.Millisecond))
+				eventwords.Duration(time.Duration(a.DurationMS)*time.Millisecond))
 			if a.Agent != "" {
 				line += " (" + a.Agent + ")"
 			}
@@ -60,7 +61,7 @@ func writeInsights(b *strings.Builder, in Insights) {
 	if len(in.Slowest) > 0 {
 		var parts []string
 		for _, t := range in.Slowest[:min(3, len(in.Slowest))] {
-			parts = append(parts, fmt.Sprintf("%s (%s)", task(t), view.Duration(time.Duration(t.DurationMS)*time.Millisecond)))
+			parts = append(parts, fmt.Sprintf("%s (%s)", task(t), eventwords.Duration(time.Duration(t.DurationMS)*time.Millisecond)))
 		}
 		items = append(items, "Slowest tasks: "+strings.Join(parts, ", "))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -46,5 +47,5 @@ func DescribeSession(fs afero.Fs, root, id string, now time.Time, width int) str
 	if prompt == "" {
 		prompt = "(no message)"
 	}
-	return OneLine(prompt, width-len(indent)) + "\n" + indent + OneLine(id+" · "+SessionRow(st, now), width-len(indent))
+	return eventwords.OneLine(prompt, width-len(indent)) + "\n" + indent + eventwords.OneLine(id+" · "+SessionRow(st, now), width-len(indent))
 }

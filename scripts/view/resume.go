@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/live"
@@ -46,7 +47,7 @@ const replayScreens = 2
 // The turns come from the session's events.jsonl, the record of what was
 // shown, and not from its messages, which /compact rewrites. Everything
 // in it was written by the model or its commands, so every line goes
-// through the view's sanitising (EventLine, live.Sanitize,
+// through the vocabulary's sanitising (eventwords.EventLine, live.Sanitize,
 // text.StripControls). The text ends with a newline; a session whose
 // events cannot be read shows its state line alone.
 func Replay(fs afero.Fs, root, id string, t ReplayTerm) string {
@@ -182,8 +183,8 @@ func (tr replayTurn) lines(t ReplayTerm, cols, rows int, pal Palette) []string {
 			out = append(out, strings.Split(strings.TrimSuffix(a.Take(), "\n"), "\n")...)
 			continue
 		}
-		if l, ok := EventLine(ev); ok {
-			out = append(out, l.Paint(pal, cols-1))
+		if l, ok := eventwords.EventLine(ev); ok {
+			out = append(out, Paint(l, pal, cols-1))
 		}
 	}
 	return out
@@ -202,7 +203,7 @@ func personLines(s string, cols int, pal Palette) []string {
 	line := pal.Bold(strings.TrimSpace(ChatPrompt)) + " " + text.ClipWidth(first, 3*cols)
 	if rest != "" {
 		n := strings.Count(rest, "\n") + 1
-		line += pal.Dim(fmt.Sprintf(" … %s more %s", Count(int64(n)), text.Plural(n, "line", "lines")))
+		line += pal.Dim(fmt.Sprintf(" … %s more %s", eventwords.Count(int64(n)), text.Plural(n, "line", "lines")))
 	}
 	return strings.Split(terminal.Wrap(line, cols-1), "\n")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
@@ -81,15 +82,15 @@ func eventRow(id int, ev coordinator.Event) (row, bool) {
 			return row{ID: id, Type: ev.Type, Class: "answer", HTML: template.HTML(b.String())}, true //nolint:gosec // goldmark without raw HTML, see markdown
 		}
 	}
-	l, ok := view.EventLine(ev)
+	l, ok := eventwords.EventLine(ev)
 	if !ok {
 		return row{}, false
 	}
 	class := "note"
 	switch l.Style {
-	case view.StyleError:
+	case eventwords.StyleError:
 		class = "error"
-	case view.StylePrompt:
+	case eventwords.StylePrompt:
 		class = "prompt"
 	}
 	return row{ID: id, Type: ev.Type, Text: l.String(), Class: class}, true

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/view"
 )
 
 // panelData is what a session holds beside its events, as panels.html
@@ -147,10 +147,10 @@ func (s *Server) panelsOf(ctx context.Context, ref sessionRef, recs report.Sessi
 	for _, t := range recs.Timeline.Tasks {
 		w := workedRow{ID: t.ID, Title: text.StripControls(t.Title), State: t.State, Attempts: len(t.Attempts)}
 		if t.DurationMS > 0 {
-			w.Took = view.Duration(time.Duration(t.DurationMS) * time.Millisecond)
+			w.Took = eventwords.Duration(time.Duration(t.DurationMS) * time.Millisecond)
 		}
 		if t.CostUSD != nil && *t.CostUSD > 0 {
-			w.Took = strings.TrimPrefix(w.Took+" · "+view.Money(t.CostUSD), " · ")
+			w.Took = strings.TrimPrefix(w.Took+" · "+eventwords.Money(t.CostUSD), " · ")
 		}
 		p.Worked = append(p.Worked, w)
 	}
@@ -265,10 +265,10 @@ func agentOf(a report.AgentSpan, finished, live bool) agentRow {
 		r.State = "running"
 	}
 	if n := a.InputTokens + a.OutputTokens; n > 0 {
-		r.Spent = view.Count(n) + " tokens"
+		r.Spent = eventwords.Count(n) + " tokens"
 	}
 	if a.CostUSD != nil && *a.CostUSD > 0 {
-		r.Spent += " · " + view.Money(a.CostUSD)
+		r.Spent += " · " + eventwords.Money(a.CostUSD)
 	}
 	return r
 }
@@ -293,7 +293,7 @@ func waitOf(ev coordinator.Event) waitRow {
 		r.Until = clock(ev.Until)
 	}
 	if r.Text == "" {
-		if l, ok := view.EventLine(ev); ok {
+		if l, ok := eventwords.EventLine(ev); ok {
 			r.Text = l.Text
 		}
 	}

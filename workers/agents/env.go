@@ -19,12 +19,8 @@ import (
 // Agent.DropEnv names ralph's own key variable, dropped whatever
 // its name unless kept by the above.
 
-// ScrubEnv returns env without the variables that look like credentials,
-// except those named in keep (see childenv.Scrub).
-func ScrubEnv(env []string, keep ...string) []string { return childenv.Scrub(env, keep...) }
-
-// scrubEnv is ScrubEnv that also drops the variables named in drop,
-// unless keep keeps them.
+// scrubEnv returns env without the variables that look like credentials
+// (see childenv.Scrub) and those named in drop, unless keep keeps them.
 func scrubEnv(env, drop, keep []string) []string { return childenv.ScrubDropping(env, drop, keep) }
 
 // envValue returns the last value of name in env, as the child would see it.

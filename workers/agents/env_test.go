@@ -49,8 +49,8 @@ func TestExternalEnvScrubbing(t *testing.T) {
 func TestExternalScrubEnvRule(t *testing.T) {
 	in := []string{"HOME=/h", "PATH=/bin", "NPM_TOKEN=1", "GH_TOKEN=2", "stripe_api_key=3", "AWS_REGION=eu", "TOKEN=4",
 		"GOOGLE_APPLICATION_CREDENTIALS=/k.json", "SSH_AUTH_SOCK=/s", "TERM=xterm", "LANG=C"}
-	got := strings.Join(ScrubEnv(in, "AWS_REGION"), " ")
+	got := strings.Join(scrubEnv(in, nil, []string{"AWS_REGION"}), " ")
 	if got != "HOME=/h PATH=/bin AWS_REGION=eu SSH_AUTH_SOCK=/s TERM=xterm LANG=C" {
-		t.Fatalf("ScrubEnv = %s", got)
+		t.Fatalf("scrubEnv = %s", got)
 	}
 }

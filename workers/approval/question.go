@@ -161,7 +161,7 @@ func (q Question) What() string {
 
 // Call is the tool call the question is about, as the model made it: its
 // tool's name and arguments. Faces show it through the same one-line view
-// as every other tool call (scripts/view), so the call a person is asked
+// as every other tool call (coordinator/eventwords), so the call a person is asked
 // about reads exactly as it did in the line above the question, in
 // `ralph watch` and in `ralph logs`. A question about starting a server
 // is about no call: its name is "".

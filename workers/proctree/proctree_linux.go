@@ -1,6 +1,8 @@
 // Package proctree reads the process tree from /proc: who started whom.
 // The sandbox asks it whether a socket's listener is one of its own
-// commands, and the control socket whether a peer is one of ralph's.
+// commands, and the control socket whether a peer is one of ralph's. It
+// also reads what a finished process used at most (MaxRSS), for the
+// benchmarks.
 package proctree
 
 import (

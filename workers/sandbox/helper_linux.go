@@ -221,7 +221,7 @@ func (h *helper) reply(m message) {
 // helper exits (their parent-death signal).
 func (h *helper) serve() {
 	for {
-		m, fds, err := receive(h.conn)
+		m, fds, err := receive[message](h.conn)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) || !isTemporary(err) {
 				return

@@ -49,8 +49,8 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown sandbox mode %q; use read-only, workspace-write or danger-full-access", s)
 }
 
-// Looser reports whether a allows more than b.
-func Looser(a, b Mode) bool { return rank(a) > rank(b) }
+// looser reports whether a allows more than b.
+func looser(a, b Mode) bool { return rank(a) > rank(b) }
 
 func rank(m Mode) int {
 	for i, x := range Modes {

@@ -331,8 +331,8 @@ func TestParseModeAndLooser(t *testing.T) {
 	if _, err := ParseMode("workspace"); err == nil || !strings.Contains(err.Error(), "use read-only, workspace-write or danger-full-access") {
 		t.Errorf("bad mode: %v", err)
 	}
-	if !Looser(FullAccess, WorkspaceWrite) || Looser(ReadOnly, WorkspaceWrite) || !Looser("bogus", FullAccess) {
-		t.Error("Looser orders the modes wrongly")
+	if !looser(FullAccess, WorkspaceWrite) || looser(ReadOnly, WorkspaceWrite) || !looser("bogus", FullAccess) {
+		t.Error("looser orders the modes wrongly")
 	}
 }
 

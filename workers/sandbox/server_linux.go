@@ -90,7 +90,7 @@ func startServer(ctx context.Context, p *Policy, sp spec, key string) (*server, 
 	first := make(chan error, 1)
 	readyFiles := make(chan []int, 1) // the ready message's files, sent before first
 	go func() {
-		m, fds, err := receive(conn)
+		m, fds, err := receive[message](conn)
 		if err != nil || m.Op != opReady {
 			closeAll(fds)
 			fds = nil
@@ -195,7 +195,7 @@ func (s *server) read() {
 	for {
 		var m message
 		var fds []int
-		m, fds, err = receive(s.conn)
+		m, fds, err = receive[message](s.conn)
 		closeAll(fds)
 		if err != nil {
 			break

@@ -171,7 +171,7 @@ func superviseConnects() ([]int, error) {
 func serveConnects(conn *net.UnixConn) {
 	var wmu sync.Mutex
 	for {
-		m, fds, err := receiveConnect(conn)
+		m, fds, err := receive[connectMsg](conn)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) || !isTemporary(err) {
 				return
@@ -191,7 +191,7 @@ func serveConnects(conn *net.UnixConn) {
 			}
 			wmu.Lock()
 			defer wmu.Unlock()
-			sendConnect(conn, connectMsg{ID: m.ID, Errno: int(errno)})
+			send(conn, connectMsg{ID: m.ID, Errno: int(errno)})
 		}()
 	}
 }
@@ -205,52 +205,10 @@ type connectMsg struct {
 	Errno int    `json:"errno,omitempty"`
 }
 
-func sendConnect(conn *net.UnixConn, m connectMsg, fds ...int) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	var oob []byte
-	if len(fds) > 0 {
-		oob = unix.UnixRights(fds...)
-	}
-	_, _, err = conn.WriteMsgUnix(b, oob, nil)
-	return err
-}
-
-func receiveConnect(conn *net.UnixConn) (connectMsg, []int, error) {
-	var m connectMsg
-	buf := make([]byte, maxPacket)
-	oob := make([]byte, unix.CmsgSpace(2*4))
-	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
-	if err != nil {
-		return m, nil, err
-	}
-	var fds []int
-	if oobn > 0 {
-		cmsgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-		if err != nil {
-			return m, nil, fmt.Errorf("control message: %w", err)
-		}
-		for _, c := range cmsgs {
-			got, err := unix.ParseUnixRights(&c)
-			if err != nil {
-				closeAll(fds)
-				return m, nil, fmt.Errorf("control message: %w", err)
-			}
-			fds = append(fds, got...)
-		}
-	}
-	if n == 0 {
-		closeAll(fds)
-		return m, nil, net.ErrClosed
-	}
-	if err := json.Unmarshal(buf[:n], &m); err != nil {
-		closeAll(fds)
-		return m, nil, fmt.Errorf("bad message on the connect channel: %w", err)
-	}
-	return m, fds, nil
-}
+// A connect request carries the socket file's descriptor and the
+// caller's socket; see connectSupervisor.viaHelper.
+func (connectMsg) files() int      { return 2 }
+func (connectMsg) channel() string { return "on the connect channel" }
 
 // connectRaw is connect(2) with the address as bytes, exactly as given. A
 // connect interrupted by a signal is made again, as the kernel restarts

@@ -539,7 +539,7 @@ func (s *connectSupervisor) viaHelper(sock, fd int, addr []byte) unix.Errno {
 	if fd >= 0 {
 		fds = append(fds, fd)
 	}
-	if err := sendConnect(s.conn, connectMsg{ID: id, Addr: addr}, fds...); err != nil {
+	if err := send(s.conn, connectMsg{ID: id, Addr: addr}, fds...); err != nil {
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
@@ -552,7 +552,7 @@ func (s *connectSupervisor) viaHelper(sock, fd int, addr []byte) unix.Errno {
 // them, and fails them all once the helper is gone.
 func (s *connectSupervisor) readReplies() {
 	for {
-		m, fds, err := receiveConnect(s.conn)
+		m, fds, err := receive[connectMsg](s.conn)
 		closeAll(fds)
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) && isTemporary(err) {

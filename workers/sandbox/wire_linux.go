@@ -62,8 +62,24 @@ const maxRequest = 8 << 20
 // maxPacket is the largest packet either side reads; messages are small.
 const maxPacket = 4096
 
-// send writes one message with files attached.
-func send(conn *net.UnixConn, m message, fds ...int) error {
+// packet is what goes either way on a channel between ralph and the
+// helper: a message on the command channel, a connectMsg on the connect
+// channel (unixsock_helper_linux.go).
+type packet interface {
+	message | connectMsg
+	// files is the most descriptors one packet carries.
+	files() int
+	// channel names the channel in an error.
+	channel() string
+}
+
+// The command channel's start carries four files; see opStart.
+func (message) files() int      { return 4 }
+func (message) channel() string { return "from the other side" }
+
+// send writes one packet with files attached: the one way either side
+// sends on either channel.
+func send[P packet](conn *net.UnixConn, m P, fds ...int) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -76,38 +92,41 @@ func send(conn *net.UnixConn, m message, fds ...int) error {
 	return err
 }
 
-// receive reads one message and the files attached to it, which are
+// receive reads one packet and the files attached to it, which are
 // close-on-exec (net sets MSG_CMSG_CLOEXEC), so a command started
-// concurrently never inherits another's descriptors.
-func receive(conn *net.UnixConn) (message, []int, error) {
+// concurrently never inherits another's descriptors. On an error no file
+// is left open.
+func receive[P packet](conn *net.UnixConn) (P, []int, error) {
+	var m P
 	buf := make([]byte, maxPacket)
-	oob := make([]byte, unix.CmsgSpace(4*4))
+	oob := make([]byte, unix.CmsgSpace(m.files()*4))
 	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
 	if err != nil {
-		return message{}, nil, err
+		return m, nil, err
 	}
 	var fds []int
 	if oobn > 0 {
 		cmsgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 		if err != nil {
-			return message{}, nil, fmt.Errorf("control message: %w", err)
+			return m, nil, fmt.Errorf("control message: %w", err)
 		}
 		for _, c := range cmsgs {
 			got, err := unix.ParseUnixRights(&c)
 			if err != nil {
-				return message{}, nil, fmt.Errorf("control message: %w", err)
+				closeAll(fds)
+				return m, nil, fmt.Errorf("control message: %w", err)
 			}
 			fds = append(fds, got...)
 		}
 	}
 	if n == 0 {
 		closeAll(fds)
-		return message{}, nil, net.ErrClosed // the peer closed its end
+		return m, nil, net.ErrClosed // the peer closed its end
 	}
-	var m message
 	if err := json.Unmarshal(buf[:n], &m); err != nil {
 		closeAll(fds)
-		return message{}, nil, fmt.Errorf("bad message from the other side: %w", err)
+		var zero P
+		return zero, nil, fmt.Errorf("bad message %s: %w", m.channel(), err)
 	}
 	return m, fds, nil
 }

@@ -40,14 +40,33 @@ const (
 	DefaultBreakerCooldown = 5 * time.Minute
 )
 
-// Policy is the part of a run's configuration the decisions follow.
+// Policy is the part of a run's configuration the decisions follow. Its
+// zero fields take the defaults (WithDefaults).
 type Policy struct {
-	MaxIterations   int
-	Parallel        int
-	OnError         string
-	Retries         int
-	Backoff         time.Duration
+	// MaxIterations bounds task attempts (default 100).
+	MaxIterations int
+	// Parallel is how many independent tasks are worked at once (default 1).
+	Parallel int
+	// OnError decides what a failed attempt leads to: retry (the default)
+	// until Retries more attempts failed, then mark the task failed; skip
+	// marks it failed at once; abort stops the loop.
+	OnError string
+	Retries int
+	// Backoff is the wait before a task's first retry; it doubles after.
+	Backoff time.Duration
+	// BreakerCooldown is how long an open circuit breaker waits before it
+	// lets one task through (default DefaultBreakerCooldown).
 	BreakerCooldown time.Duration
+}
+
+// NewPolicy is the policy of a run's configuration, as `ralph run`'s
+// flags and config settle it and as the workflow on Temporal receives
+// it: the one mapping from the one to the other, for the local loop and
+// the workflow alike. backoff is the wait before a first retry, which
+// the configuration does not hold; zero fields stay zero (WithDefaults).
+func NewPolicy(rc memory.RunConfig, backoff time.Duration) Policy {
+	return Policy{MaxIterations: rc.MaxIterations, Parallel: rc.Parallel, OnError: rc.OnError, Retries: rc.Retries,
+		Backoff: backoff, BreakerCooldown: time.Duration(rc.BreakerCooldown)}
 }
 
 // WithDefaults fills the zero fields with the defaults.

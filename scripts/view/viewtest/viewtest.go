@@ -1,6 +1,6 @@
 // Package viewtest holds the events that every face's tests feed their
 // printer, so that each face is checked to print exactly the line
-// view.EventLine makes of them, as httptest serves the tests of HTTP code.
+// eventwords.EventLine makes of them, as httptest serves the tests of HTTP code.
 package viewtest
 
 import (

@@ -1,4 +1,4 @@
-package view
+package eventwords
 
 import (
 	"fmt"
@@ -55,22 +55,6 @@ func (l Line) String() string {
 	return s
 }
 
-// Paint is String cut to width cells (none when width is 0 or less), in
-// the line's style with palette p.
-func (l Line) Paint(p Palette, width int) string {
-	s := l.String()
-	if width > 0 {
-		s = text.ClipWidth(s, width)
-	}
-	switch l.Style {
-	case StyleError:
-		return p.Red(s)
-	case StylePrompt:
-		return p.Bold(s)
-	}
-	return p.Dim(s)
-}
-
 // The glyphs, one per meaning, in every face.
 const (
 	GlyphSession  = "●" // a run starts
@@ -114,8 +98,7 @@ func EventLine(ev coordinator.Event) (Line, bool) {
 	if !ok {
 		return Line{}, false
 	}
-	if ev.AgentID != "" && ev.AgentID != coordinator.MainAgent &&
-		ev.Type != coordinator.EventAgentSpawned && ev.Type != coordinator.EventAgentFinished {
+	if !isMain(ev) && ev.Type != coordinator.EventAgentSpawned && ev.Type != coordinator.EventAgentFinished {
 		l.Agent = text.StripControls(ev.AgentID)
 	}
 	l.Text = text.StripControls(l.Text)
@@ -161,7 +144,7 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		case ev.Priority != "":
 			// Sent while the run worked, delivered at a step boundary.
 			return note(GlyphDelivery, "delivered: "+OneLine(ev.Text, longWidth))
-		case !mainAgent(ev):
+		case !isMain(ev):
 			// A child's task: its agent_spawned line already said it, so
 			// a second line would show the same words twice.
 			return Line{}, false

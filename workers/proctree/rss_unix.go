@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package proctree
 
 import (
 	"os"
@@ -8,9 +8,10 @@ import (
 	"syscall"
 )
 
-// maxRSS is a finished child's peak resident memory in bytes (0 where
-// the platform does not say).
-func maxRSS(ps *os.ProcessState) int64 {
+// MaxRSS is a finished child's peak resident memory in bytes (0 where
+// the platform does not say): the benchmarks' one reading of it, for
+// `make bench` and the end-to-end benchmarks alike.
+func MaxRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok || ru == nil {
 		return 0

@@ -1,9 +1,16 @@
-// Package view is the one way ralph's faces turn what happened into
-// words on a line: a tool call, a count, a cost, a plural. The chat shell,
-// the one-shot progress on stderr, `ralph watch`, `ralph logs`, the agent
-// panel and the reports all take their words from here, so that the same
-// call reads the same wherever a person meets it.
-package view
+// Package eventwords is the one way ralph turns what happened into words:
+// an event as a line (EventLine), what an agent is doing (Activity), a
+// tool call, a count, a cost, a duration, a plural, and the transcript's
+// markdown of an event (Transcript). The chat shell, the one-shot
+// progress on stderr, `ralph watch`, `ralph logs`, the web pages, the
+// agent panel, the reports and the session's transcript.md all take their
+// words from here, so that the same call reads the same wherever a person
+// meets it. It sits below the faces, beside the coordinator whose events
+// it words, so the recorder can write the transcript with it; the faces
+// add only layout and styling (scripts/view: colours on a terminal,
+// classes in HTML). Which events a live face prints is decided here too
+// (Feed).
+package eventwords
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package view
+package eventwords
 
 import (
 	"go/ast"
@@ -12,23 +12,19 @@ import (
 	"testing"
 )
 
-// switchesThatDoNotPrint are the files outside the view that switch on
-// an event's kind for something other than words on a screen, and why.
-// A file that words events must use EventLine or Activity instead.
-var switchesThatDoNotPrint = map[string]string{
-	// transcriptOf writes the session's transcript.md: the whole
-	// conversation as a markdown document (headings, code blocks), a
-	// record rather than a line on a screen. It still words a few kinds
-	// (failed, answered) and is the next thing to move to the view.
-	"coordinator/recorder.go": "the transcript document, not a screen line",
-}
+// switchesThatDoNotPrint are the files outside this package that switch
+// on an event's kind for something other than words, and why. A file
+// that words events must use EventLine, Activity or Transcript instead.
+// The recorder's transcript was the last one (until issue 58): it writes
+// Transcript's markdown now.
+var switchesThatDoNotPrint = map[string]string{}
 
-// TestOnlyTheViewWordsEvents fails when a non-test file other than the
-// view's switches on event kinds and builds words in its cases: a string
+// TestOnlyEventwordsWordsEvents fails when a non-test file outside this
+// package switches on event kinds and builds words in its cases: a string
 // literal with a word or a glyph in it, or a fmt call with one. That is a
 // second vocabulary, the kind of copy that drifted before issue 50.
 // Escape sequences and the names of tools and fields are not words.
-func TestOnlyTheViewWordsEvents(t *testing.T) {
+func TestOnlyEventwordsWordsEvents(t *testing.T) {
 	root := filepath.Join("..", "..")
 	kinds := map[string]bool{}
 	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "coordinator", "events.go"), nil, 0)
@@ -59,7 +55,7 @@ func TestOnlyTheViewWordsEvents(t *testing.T) {
 			if path == root {
 				return nil
 			}
-			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == "scripts/view" || rel == "e2e" {
+			if strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == "coordinator/eventwords" || rel == "e2e" {
 				return filepath.SkipDir
 			}
 			return nil
@@ -77,7 +73,7 @@ func TestOnlyTheViewWordsEvents(t *testing.T) {
 			return err
 		}
 		for _, pos := range wordingSwitches(file, kinds) {
-			t.Errorf("%s:%d switches on event kinds and words them: use view.EventLine or view.Activity (or list the switch in switchesThatDoNotPrint, with why)",
+			t.Errorf("%s:%d switches on event kinds and words them: use eventwords.EventLine, Activity or Transcript (or list the switch in switchesThatDoNotPrint, with why)",
 				rel, fset.Position(pos).Line)
 		}
 		return nil

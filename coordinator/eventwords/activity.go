@@ -1,4 +1,4 @@
-package view
+package eventwords
 
 import (
 	"fmt"

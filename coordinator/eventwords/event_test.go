@@ -1,4 +1,4 @@
-package view
+package eventwords
 
 import (
 	"encoding/json"
@@ -74,7 +74,7 @@ func ptr[T any](v T) *T { return &v }
 
 // TestEventLines renders every event kind once, and fails when a kind is
 // declared in coordinator/events.go without a row here: a new kind must
-// be given its words in the view, never in a face.
+// be given its words here, never in a face.
 func TestEventLines(t *testing.T) {
 	seen := map[coordinator.EventType]bool{}
 	for _, r := range eventRows {

@@ -1,0 +1,119 @@
+package eventwords
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// transcriptOutput is how much of a tool's output the transcript keeps:
+// the session's messages.jsonl has all of it.
+const transcriptOutput = 4000
+
+// Transcript is ev as the session's transcript.md (and a child's section
+// of agents/transcript.md) writes it: markdown made of the event's line,
+// in the words every face prints (EventLine), and under it the whole of
+// what the line cuts short: a prompt or an answer in full, a tool call's
+// arguments, a tool's output up to 4,000 bytes, a question, a
+// compaction's summary. A prompt and an answer are headings, a tool call
+// a subheading, a failure bold; the end of a run or of a child is set
+// off by a rule.
+//
+// It is "" for the events the transcript leaves out, which events.jsonl
+// keeps: turns, thinking, retries, waits, agents starting (a child's
+// section begins with its task), task changes, saves, warnings, the
+// loop's waits and decisions (decisions.jsonl has them), and a run's
+// start when its prompt follows.
+func Transcript(ev coordinator.Event) string {
+	if !inTranscript(ev) {
+		return ""
+	}
+	l, ok := EventLine(ev)
+	if !ok && ev.Type == coordinator.EventUserMessage {
+		// A child's task, which live faces leave to its agent_spawned
+		// line: here it begins the child's section.
+		l, ok = Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
+	}
+	if !ok {
+		return ""
+	}
+	// A child's section is headed with its name: its lines need no
+	// "[agent-1.1]" each, and a transcript has no indent for a result.
+	l.Agent, l.Under = "", false
+	words := l.String()
+	var b strings.Builder
+	b.WriteString("\n")
+	switch ev.Type {
+	case coordinator.EventUserMessage, coordinator.EventAssistant, coordinator.EventAssistantCut:
+		b.WriteString("## " + words + "\n")
+		if !says(l, ev.Text) {
+			b.WriteString("\n" + ev.Text + "\n")
+		}
+	case coordinator.EventToolCall:
+		b.WriteString("### " + words + "\n\n```json\n" + rawArgs(ev.ToolArgs) + "\n```\n")
+	case coordinator.EventToolResult:
+		b.WriteString(emphasis(l, words) + "\n")
+		if !says(l, ev.Output) {
+			b.WriteString("\n```\n" + text.Clip(ev.Output, transcriptOutput) + "\n```\n")
+		}
+	case coordinator.EventQuestion:
+		b.WriteString(words + "\n")
+		if q := ev.Question; q != nil && !says(l, q.Text) {
+			b.WriteString("\n```\n" + q.Text + "\n```\n")
+		}
+	case coordinator.EventConversationCompacted:
+		// From here the model reads the summary instead of what is above.
+		b.WriteString("---\n\n" + words + "\n\n" + ev.Output + "\n\n---\n")
+	case coordinator.EventAgentFinished, coordinator.EventResult:
+		b.WriteString("---\n\n" + emphasis(l, words) + "\n")
+	default:
+		b.WriteString(emphasis(l, words) + "\n")
+	}
+	return b.String()
+}
+
+// inTranscript reports whether the transcript writes a section or a line
+// for ev.
+func inTranscript(ev coordinator.Event) bool {
+	switch ev.Type {
+	case coordinator.EventSessionStarted:
+		// The prompt is the user_message that follows (a child's task
+		// too, as its first user message); a run without one continues
+		// the conversation, and its start says so.
+		return ev.Text == ""
+	case coordinator.EventAssistant, coordinator.EventAssistantCut, coordinator.EventToolCall, coordinator.EventToolResult,
+		coordinator.EventUserMessage, coordinator.EventFilesChanged, coordinator.EventInterrupted, coordinator.EventQuestion,
+		coordinator.EventAnswered, coordinator.EventConversationCompacted, coordinator.EventMessageRefused,
+		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult:
+		return true
+	}
+	return false
+}
+
+// says reports whether line l says all of s: s is one line, and the line
+// ends with it uncut.
+func says(l Line, s string) bool {
+	s = strings.TrimSpace(s)
+	return !strings.Contains(s, "\n") && strings.HasSuffix(l.Text, text.StripControls(s))
+}
+
+// emphasis is a failure's words in bold, the transcript's red.
+func emphasis(l Line, words string) string {
+	if l.Style == StyleError {
+		return "**" + words + "**"
+	}
+	return words
+}
+
+// rawArgs is a tool call's arguments as the model sent them: arguments
+// that were not valid JSON travel as a JSON string (safeRaw) and are
+// unquoted here.
+func rawArgs(args json.RawMessage) string {
+	var s string
+	if len(args) > 0 && args[0] == '"' && json.Unmarshal(args, &s) == nil {
+		return s
+	}
+	return string(args)
+}
