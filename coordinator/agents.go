@@ -36,9 +36,10 @@ type Children struct {
 	Memory func() string
 	// Store records a child's own conversation; nil records nothing.
 	Store func(agentID string) Store
-	// ToolsWith returns the children's tools with extra tools added (the
-	// task loop's complete_task); nil means Tools without extras.
-	ToolsWith func(extra ...workers.Tool) Tools
+	// ToolsWith returns the tools as an agent of role sees them, with its
+	// own tools added (the task loop's complete_task, a review's report);
+	// nil means Tools.
+	ToolsWith func(role workers.Role, own ...workers.Tool) Tools
 }
 
 // agentID is the id this coordinator puts on its events.
@@ -268,13 +269,14 @@ type ChildTask struct {
 	// Tools, when set, are the tools of the task's own worktree; nil gives
 	// the child the coordinator's child tools.
 	Tools *workers.Toolset
-	// Finish replaces the child's complete_task with the loop's own, which
-	// records the claim for the loop to verify.
-	Finish workers.Tool
-	// ReadOnly gives the child only the tools that change nothing
-	// (workers.Info ReadOnly), and Finish: a reviewer reads the code and
-	// reports, it does not touch a file.
-	ReadOnly bool
+	// Finish are the tools the child finishes with, built by workers.Build:
+	// the loop's complete_task, which records the claim for the loop to
+	// verify, or a review's report.
+	Finish []workers.Tool
+	// Role is who the child is, which decides the tools of the list it is
+	// offered (a reviewer only those that change nothing, and its report);
+	// zero is the task loop's worker.
+	Role workers.Role
 }
 
 // ErrNoChildren is what RunChild returns when c was built without
@@ -291,20 +293,19 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	if ch == nil {
 		return Result{}, "", ErrNoChildren
 	}
-	var tools Tools = ch.Tools
+	role := t.Role
+	if role == 0 {
+		role = workers.RoleWorker
+	}
+	var tools Tools
 	switch {
 	case t.Tools != nil:
 		// A worktree of the task's own: the same tools, rooted there.
-		tools = t.Tools.View([]string{workers.ToolCompleteTask}, t.Finish)
-	case ch.ToolsWith != nil && t.Finish != nil:
-		tools = ch.ToolsWith(t.Finish)
-	}
-	if t.ReadOnly {
-		keep := ""
-		if t.Finish != nil {
-			keep = t.Finish.Def().Name
-		}
-		tools = readOnlyTools{tools: tools, keep: keep}
+		tools = t.Tools.For(role, t.Finish...)
+	case ch.ToolsWith != nil:
+		tools = ch.ToolsWith(role, t.Finish...)
+	default:
+		tools = ch.Tools
 	}
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
@@ -315,32 +316,4 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 		failure = run.res.Output
 	}
 	return run.result, failure, nil
-}
-
-// readOnlyTools are tools with every one that may change something left
-// out (and refused, should the model name it anyway), but keep.
-type readOnlyTools struct {
-	tools Tools
-	keep  string
-}
-
-func (r readOnlyTools) allowed(name string) bool {
-	return name == r.keep || workers.Info(name).ReadOnly
-}
-
-func (r readOnlyTools) Definitions() []workers.ToolDef {
-	var out []workers.ToolDef
-	for _, d := range r.tools.Definitions() {
-		if r.allowed(d.Name) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func (r readOnlyTools) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
-	if !r.allowed(name) {
-		return workers.Result{IsError: true, Output: name + " is not available to this agent: it reads and reports, and changes nothing"}
-	}
-	return r.tools.Call(ctx, name, args)
 }
