@@ -34,6 +34,9 @@ type Children struct {
 	// Memory returns what every child is seeded with besides its task (the
 	// project's learnings).
 	Memory func() string
+	// Settings are the session's settings as the system prompt states
+	// them (sandbox mode, network, approval policy, OS, shell).
+	Settings string
 	// Store records a child's own conversation; nil records nothing.
 	Store func(agentID string) Store
 	// ToolsWith returns the tools as an agent of role sees them, with its
@@ -184,7 +187,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	}
 	child := New(Options{
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
-		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools), AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
 	})
 	r := child.Run(cctx, task)
@@ -219,12 +222,15 @@ func lastWords(c *Coordinator) string {
 	return ""
 }
 
-func childSystem(memory string) string {
+func childSystem(memory, settings string, tools Tools) string {
 	s := `You are a child agent of ralph, an AI coding agent, working on one focused task in a shared project.
 Other agents may be editing other files at the same time: change only what your task needs, and re-read a file if an edit fails because it changed.
-You act through tools: read_file, write_file, edit_file, list_files, search and run_command. Paths are relative to the project root.
+You act through tools: ` + workers.FileTools(tools.Definitions()) + `. Paths are relative to the project root.
 At a significant choice (one approach over another, a trade-off, a guess where the task is unclear) call record_decision, when you have it, with the decision, why, how confident you are and the alternatives you weighed.
 When you are done, answer with a concise final report: what you did, which files you changed, how you verified it, and anything left undone.`
+	if settings != "" {
+		s += "\nThe session's settings, which the user chose when ralph started:\n" + settings
+	}
 	if memory != "" {
 		s += "\n\nWhat ralph has learned about this project:\n\n" + memory
 	}

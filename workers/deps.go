@@ -225,3 +225,24 @@ func ClaudeInput(name string, args json.RawMessage) (input map[string]json.RawMe
 	}
 	return input, true
 }
+
+// FileTools names the file tools and run_command among defs, in their
+// order, as a system prompt lists them ("read_file, list_files, search
+// and run_command"): the ones the agent's role and the session's mode
+// offer.
+func FileTools(defs []ToolDef) string {
+	var names []string
+	for _, d := range defs {
+		switch d.Name {
+		case ToolReadFile, ToolWriteFile, ToolEditFile, ToolListFiles, ToolSearch, ToolRunCommand:
+			names = append(names, d.Name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "the tools you are given"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

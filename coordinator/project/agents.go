@@ -165,8 +165,9 @@ func (p *Project) Children() *coordinator.Children {
 		ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools {
 			return p.Tools.For(role, own...)
 		},
-		Memory: p.learnings,
-		Store:  func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
+		Memory:   p.learnings,
+		Settings: p.environment(),
+		Store:    func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
-	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // SystemPrompt is the coordinator's system prompt: who it is, its tools,
@@ -157,19 +156,12 @@ func startDir(given string) string {
 }
 
 // fileTools names the file tools and run_command the session's mode
-// offers (read-only offers no write_file or edit_file).
+// offers the coordinator (read-only offers no write_file or edit_file).
 func (p *Project) fileTools() string {
-	mode := workers.Mode{Sandbox: sandbox.WorkspaceWrite, Network: true}
-	if p.Tools != nil {
-		mode = p.Tools.Mode()
+	if p.Tools == nil {
+		return "the tools you are given"
 	}
-	var names []string
-	for _, name := range []string{workers.ToolReadFile, workers.ToolWriteFile, workers.ToolEditFile, workers.ToolListFiles, workers.ToolSearch, workers.ToolRunCommand} {
-		if workers.Offered(name, workers.RoleMain, mode) {
-			names = append(names, name)
-		}
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return workers.FileTools(p.MainTools().Definitions())
 }
 
 // addedNote names the directories of --add-dir for the model.
