@@ -161,10 +161,10 @@ func Offered(name string, role Role, m Mode) bool {
 	return !known && role&Doers != 0
 }
 
-// ClaudeTool is a tool's name in Claude Code and how its input maps to
+// PeerTool is a tool's name among the peer agents (Claude Code's) and how its input maps to
 // ralph's arguments, for rules (--allowed-tools), hooks and agent
 // definitions written for Claude Code.
-type ClaudeTool struct {
+type PeerTool struct {
 	// Name is Claude Code's name of the tool ("Bash"); Aliases are its
 	// other tools ralph answers with this one ("MultiEdit").
 	Name    string
@@ -174,20 +174,20 @@ type ClaudeTool struct {
 	Input map[string]string
 }
 
-// ByClaudeName is ralph's name of the tool Claude Code calls name (or of
+// ByPeerName is ralph's name of the tool Claude Code calls name (or of
 // ralph's own tool called name), case folded; "" when ralph has none.
-func ByClaudeName(name string) string {
+func ByPeerName(name string) string {
 	for _, row := range tools {
 		if strings.EqualFold(row.name, name) {
 			return row.name
 		}
-		if row.claude.Name == "" {
+		if row.peer.Name == "" {
 			continue
 		}
-		if strings.EqualFold(row.claude.Name, name) {
+		if strings.EqualFold(row.peer.Name, name) {
 			return row.name
 		}
-		for _, a := range row.claude.Aliases {
+		for _, a := range row.peer.Aliases {
 			if strings.EqualFold(a, name) {
 				return row.name
 			}
@@ -196,23 +196,23 @@ func ByClaudeName(name string) string {
 	return ""
 }
 
-// Claude is the Claude Code name and input shape of ralph's tool name;
-// the zero ClaudeTool when Claude Code has no such tool.
-func Claude(name string) ClaudeTool {
+// Peer is the Claude Code name and input shape of ralph's tool name;
+// the zero PeerTool when Claude Code has no such tool.
+func Peer(name string) PeerTool {
 	for _, row := range tools {
 		if row.name == name {
-			return row.claude
+			return row.peer
 		}
 	}
-	return ClaudeTool{}
+	return PeerTool{}
 }
 
-// ClaudeInput rewrites ralph's arguments of tool name in Claude Code's
+// PeerInput rewrites ralph's arguments of tool name in Claude Code's
 // input shape ({"path": …} to {"file_path": …}); arguments with no field
 // in Claude Code's shape are left out. ok is false for a tool Claude Code
 // does not have or arguments that are not an object.
-func ClaudeInput(name string, args json.RawMessage) (input map[string]json.RawMessage, ok bool) {
-	c := Claude(name)
+func PeerInput(name string, args json.RawMessage) (input map[string]json.RawMessage, ok bool) {
+	c := Peer(name)
 	var ours map[string]json.RawMessage
 	if c.Name == "" || json.Unmarshal(args, &ours) != nil {
 		return nil, false

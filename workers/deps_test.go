@@ -104,29 +104,29 @@ func TestToolsetOffersWhatItsModeAllows(t *testing.T) {
 	}
 }
 
-// TestClaudeCodeNames: Claude Code's names and input shapes map to
+// TestPeerNames: Claude Code's names and input shapes map to
 // ralph's tools, as rules, hooks and agent definitions need.
-func TestClaudeCodeNames(t *testing.T) {
+func TestPeerNames(t *testing.T) {
 	for claude, ours := range map[string]string{"Bash": ToolRunCommand, "bash": ToolRunCommand, "Write": ToolWriteFile, "Edit": ToolEditFile,
 		"MultiEdit": ToolEditFile, "Read": ToolReadFile, "Grep": ToolSearch, "Glob": ToolListFiles, "LS": ToolListFiles,
 		"run_command": ToolRunCommand, "WebFetch": ""} {
-		if got := ByClaudeName(claude); got != ours {
-			t.Errorf("ByClaudeName(%s) = %q, want %q", claude, got, ours)
+		if got := ByPeerName(claude); got != ours {
+			t.Errorf("ByPeerName(%s) = %q, want %q", claude, got, ours)
 		}
 	}
-	in, ok := ClaudeInput(ToolEditFile, json.RawMessage(`{"path":"a.go","old_string":"x","new_string":"y"}`))
+	in, ok := PeerInput(ToolEditFile, json.RawMessage(`{"path":"a.go","old_string":"x","new_string":"y"}`))
 	if !ok || string(in["file_path"]) != `"a.go"` || string(in["old_string"]) != `"x"` || string(in["new_string"]) != `"y"` || len(in) != 3 {
 		t.Errorf("Edit input %v %v", in, ok)
 	}
-	in, ok = ClaudeInput(ToolRunCommand, json.RawMessage(`{"command":"ls","timeout_s":3}`))
+	in, ok = PeerInput(ToolRunCommand, json.RawMessage(`{"command":"ls","timeout_s":3}`))
 	if !ok || string(in["command"]) != `"ls"` || len(in) != 1 {
 		t.Errorf("Bash input %v %v", in, ok)
 	}
-	if _, ok := ClaudeInput(ToolRemember, json.RawMessage(`{}`)); ok {
+	if _, ok := PeerInput(ToolRemember, json.RawMessage(`{}`)); ok {
 		t.Error("remember has no Claude Code shape")
 	}
 	for _, name := range []string{ToolRunCommand, ToolWriteFile, ToolEditFile, ToolReadFile, ToolSearch, ToolListFiles} {
-		c := Claude(name)
+		c := Peer(name)
 		for theirs, ours := range c.Input {
 			if _, ok := paramsOf(name)[ours]; !ok {
 				t.Errorf("%s maps %s to %s, which is not its argument", name, theirs, ours)

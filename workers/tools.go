@@ -88,32 +88,32 @@ var tools []toolSpec
 func init() {
 	tools = []toolSpec{
 		{key: "read_file", name: ToolReadFile, params: ReadFileParams{}, roles: AllRoles,
-			info:   ToolInfo{ReadOnly: true, Paths: true},
-			claude: ClaudeTool{Name: "Read", Input: map[string]string{"file_path": "path", "offset": "offset", "limit": "limit"}},
-			build:  func(d Deps) Tool { return d.files((*Toolset).readFileTool) }},
+			info:  ToolInfo{ReadOnly: true, Paths: true},
+			peer:  PeerTool{Name: "Read", Input: map[string]string{"file_path": "path", "offset": "offset", "limit": "limit"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).readFileTool) }},
 		{key: "write_file", name: ToolWriteFile, params: WriteFileParams{}, roles: Doers,
-			info:   ToolInfo{WritesPaths: true, WritesInProcess: true, Paths: true},
-			claude: ClaudeTool{Name: "Write", Input: map[string]string{"file_path": "path", "content": "content"}},
-			build:  func(d Deps) Tool { return d.files((*Toolset).writeFileTool) }},
+			info:  ToolInfo{WritesPaths: true, WritesInProcess: true, Paths: true},
+			peer:  PeerTool{Name: "Write", Input: map[string]string{"file_path": "path", "content": "content"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).writeFileTool) }},
 		{key: "edit_file", name: ToolEditFile, params: EditFileParams{}, roles: Doers,
 			info: ToolInfo{WritesPaths: true, WritesInProcess: true, Paths: true},
-			claude: ClaudeTool{Name: "Edit", Aliases: []string{"MultiEdit"},
+			peer: PeerTool{Name: "Edit", Aliases: []string{"MultiEdit"},
 				Input: map[string]string{"file_path": "path", "old_string": "old_string", "new_string": "new_string"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).editFileTool) }},
 		{key: "list_files", name: ToolListFiles, params: ListFilesParams{}, roles: AllRoles,
-			info:   ToolInfo{ReadOnly: true, Paths: true},
-			claude: ClaudeTool{Name: "Glob", Aliases: []string{"LS"}, Input: map[string]string{"pattern": "pattern", "path": "path"}},
-			build:  func(d Deps) Tool { return d.files((*Toolset).listFilesTool) }},
+			info:  ToolInfo{ReadOnly: true, Paths: true},
+			peer:  PeerTool{Name: "Glob", Aliases: []string{"LS"}, Input: map[string]string{"pattern": "pattern", "path": "path"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).listFilesTool) }},
 		{key: "search", name: ToolSearch, params: SearchParams{}, roles: AllRoles,
-			info:   ToolInfo{ReadOnly: true, Paths: true},
-			claude: ClaudeTool{Name: "Grep", Input: map[string]string{"pattern": "pattern", "path": "path"}},
-			build:  func(d Deps) Tool { return d.files((*Toolset).searchTool) }},
+			info:  ToolInfo{ReadOnly: true, Paths: true},
+			peer:  PeerTool{Name: "Grep", Input: map[string]string{"pattern": "pattern", "path": "path"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).searchTool) }},
 		// run_command stays in read-only and without the network: the sandbox
 		// holds the command to the mode, and reading needs commands too.
 		{key: "run_command", name: ToolRunCommand, params: RunCommandParams{}, roles: Doers,
-			info:   ToolInfo{Asks: true},
-			claude: ClaudeTool{Name: "Bash", Input: map[string]string{"command": "command"}},
-			build:  func(d Deps) Tool { return d.files((*Toolset).runCommandTool) }},
+			info:  ToolInfo{Asks: true},
+			peer:  PeerTool{Name: "Bash", Input: map[string]string{"command": "command"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).runCommandTool) }},
 		{key: "remember", name: ToolRemember, params: RememberParams{}, roles: Doers,
 			info:  ToolInfo{WritesInProcess: true, Records: true},
 			build: func(d Deps) Tool { return d.state(NewRememberTool) }},
@@ -172,7 +172,7 @@ type toolSpec struct {
 	params any
 	info   ToolInfo
 	roles  Role
-	claude ClaudeTool
+	peer   PeerTool
 	build  func(Deps) Tool
 }
 

@@ -32,17 +32,17 @@ func (r ToolRules) Empty() bool {
 	return len(r.Allow) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0
 }
 
-// claudeOnly are Claude Code's tools ralph does not have: allowing one is
+// peerOnly are Claude Code's tools ralph does not have: allowing one is
 // accepted and changes nothing, so a command line copied from Claude Code
 // still runs. The names ralph does have, and their Claude Code names, are
-// declared with each tool in workers' one list (workers.ByClaudeName).
-var claudeOnly = map[string]bool{"webfetch": true, "websearch": true, "task": true, "todowrite": true, "notebookedit": true}
+// declared with each tool in workers' one list (workers.ByPeerName).
+var peerOnly = map[string]bool{"webfetch": true, "websearch": true, "task": true, "todowrite": true, "notebookedit": true}
 
 // ignoredAllow reports whether allowing the tool changes nothing: every
 // tool of ralph's but run_command never asks before it runs (its row in
 // the list declares Asks), and Claude Code's tools ralph does not have.
 func ignoredAllow(tool, name string) bool {
-	return tool != "" && !workers.Info(tool).Asks || claudeOnly[strings.ToLower(name)]
+	return tool != "" && !workers.Info(tool).Asks || peerOnly[strings.ToLower(name)]
 }
 
 // SplitToolList splits the words of --allowed-tools as Claude Code does:
@@ -78,7 +78,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		if err != nil {
 			return r, err
 		}
-		switch tool := workers.ByClaudeName(name); {
+		switch tool := workers.ByPeerName(name); {
 		case isToolRule(name):
 			r.Allow = append(r.Allow, wholeServer(name))
 		case tool == workers.ToolRunCommand && arg == "":
@@ -100,7 +100,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		if err != nil {
 			return r, err
 		}
-		switch tool := workers.ByClaudeName(name); {
+		switch tool := workers.ByPeerName(name); {
 		case isToolRule(name):
 			r.Deny = append(r.Deny, wholeServer(name))
 		case tool == workers.ToolRunCommand && arg == "":
