@@ -161,9 +161,9 @@ func Offered(name string, role Role, m Mode) bool {
 	return !known && role&Doers != 0
 }
 
-// PeerTool is a tool's name among the peer agents (Claude Code's) and how its input maps to
-// ralph's arguments, for rules (--allowed-tools), hooks and agent
-// definitions written for Claude Code.
+// PeerTool is a tool's name among the peer agents (Claude Code's) and
+// how its input maps to ralph's arguments, for rules (--allowed-tools),
+// hooks and agent definitions written for Claude Code.
 type PeerTool struct {
 	// Name is Claude Code's name of the tool ("Bash"); Aliases are its
 	// other tools ralph answers with this one ("MultiEdit").

@@ -28,7 +28,7 @@ const (
 	ToolCompleteTask   = "complete_task"
 	ToolRecordDecision = "record_decision"
 	// ToolSpawnAgent is the coordinator's tool that starts a child agent;
-	// its definition is here (SpawnAgentDef), its running there.
+	// its row is in the list, its running in the coordinator.
 	ToolSpawnAgent = "spawn_agent"
 	// ToolAskUser asks the person a question (ask_user.go).
 	ToolAskUser = "ask_user"
@@ -116,10 +116,10 @@ func init() {
 			build: func(d Deps) Tool { return d.files((*Toolset).runCommandTool) }},
 		{key: "remember", name: ToolRemember, params: RememberParams{}, roles: Doers,
 			info:  ToolInfo{WritesInProcess: true, Records: true},
-			build: func(d Deps) Tool { return d.state(NewRememberTool) }},
+			build: func(d Deps) Tool { return d.state(newRememberTool) }},
 		{key: "complete_task", name: ToolCompleteTask, params: CompleteTaskParams{}, roles: RoleMain,
 			info:  ToolInfo{WritesInProcess: true, Records: true},
-			build: func(d Deps) Tool { return d.state(NewCompleteTaskTool) }},
+			build: func(d Deps) Tool { return d.state(newCompleteTaskTool) }},
 		// The task loop's complete_task only reports the task done, for
 		// ralph to verify before marking it (the loop's claim).
 		{key: "complete_task_loop", name: ToolCompleteTask, params: CompleteTaskParams{}, roles: RoleWorker,
@@ -131,7 +131,7 @@ func init() {
 				if d.Decide == nil {
 					return nil
 				}
-				return NewRecordDecisionTool(d.Decide)
+				return newRecordDecisionTool(d.Decide)
 			}},
 		{key: "ask_user", name: ToolAskUser, params: AskUserParams{}, roles: AllRoles,
 			info: ToolInfo{ReadOnly: true},
@@ -139,7 +139,7 @@ func init() {
 				if d.Asker == nil {
 					return nil
 				}
-				return NewAskUserTool(d.Asker)
+				return newAskUserTool(d.Asker)
 			}},
 		{key: "write_plan", name: ToolWritePlan, params: WritePlanParams{}, roles: RoleMain,
 			info: ToolInfo{WritesInProcess: true, Records: true},

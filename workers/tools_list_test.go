@@ -61,7 +61,7 @@ var toolSites = map[string]string{
 
 // listConstructors are workers' functions that make a tool of the list
 // or its definition: only the list calls them (Build).
-var listConstructors = map[string]bool{"NewTool": true, "Def": true, "SpawnAgentDef": true, "CompleteTaskDef": true, "CompleteTaskLoopDef": true}
+var listConstructors = map[string]bool{"NewTool": true, "Def": true}
 
 // TestToolsAreBuiltInTheList fails when a Go file outside this package
 // hands a model a tool the list did not build: a ToolDef literal, a tool
