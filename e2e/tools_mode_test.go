@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,26 +35,6 @@ func systemOf(t *testing.T, r fakemodel.RecordedRequest) string {
 	return r.Request.Messages[0].Content
 }
 
-// claimingWorker is a task loop's agent that reports its task done at
-// once, then answers.
-func claimingWorker(r fakemodel.RecordedRequest) fakemodel.Response {
-	msgs := r.Request.Messages
-	var id string
-	for _, m := range msgs {
-		if sm := taskPromptRe.FindStringSubmatch(m.Content); m.Role == "user" && sm != nil {
-			id = sm[1]
-		}
-	}
-	if id == "" {
-		return fakemodel.Response{Text: "nothing to do"}
-	}
-	if last := msgs[len(msgs)-1]; last.Role == "user" {
-		args, _ := json.Marshal(map[string]string{"id": id, "summary": "looked, changed nothing"})
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: string(args)}}}
-	}
-	return fakemodel.Response{Text: "done"}
-}
-
 // TestReadOnlyRunOffersNoWritersAndFinishesTasks: `ralph run --sandbox
 // read-only` offers the task's agent no write_file or edit_file (it was
 // offered both, and refused when it called them), but keeps complete_task,
@@ -63,7 +42,7 @@ func claimingWorker(r fakemodel.RecordedRequest) fakemodel.Response {
 func TestReadOnlyRunOffersNoWritersAndFinishesTasks(t *testing.T) {
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
-			srv := fakemodel.NewServerFunc(claimingWorker)
+			srv := fakemodel.NewServerFunc(verifyModel) // claims each task at once
 			t.Cleanup(srv.Close)
 			dir := t.TempDir()
 			writeTasks(t, dir, "read the code")

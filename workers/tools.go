@@ -65,8 +65,11 @@ type ToolInfo struct {
 	// Paths tools take a "path" argument that may name a file in a
 	// directory added with --add-dir (adddirs.go).
 	Paths bool
-	// Asks tools may ask the person before they run (the approval
-	// policy); the others never wait on a person's approval.
+	// Asks tools ask the person before a call no rule allows (the
+	// approval policy), so an allow rule (--allowed-tools) changes what
+	// they do. write_file and edit_file ask only for ask_before's
+	// patterns, which no rule overrides, so allowing them changes
+	// nothing.
 	Asks bool
 }
 

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,38 +69,43 @@ var listConstructors = map[string]bool{"NewTool": true, "Def": true}
 // Toolset. Such a tool would bypass what its row declares (its roles,
 // and the mode's filter of --sandbox read-only and --no-network).
 func TestToolsAreBuiltInTheList(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	seen := map[string]bool{}
+	moduleGoFiles(t, func(rel, path string) {
+		if rel == "workers/tools.go" || strings.Contains("/"+rel, "/testdata/") {
+			return
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "e2e" || rel == "third_party" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && rel != "." || toolSites[rel+"/"] != "" {
-				return filepath.SkipDir
+		// The list's own package calls the constructors it lists; it
+		// builds no definition or adapter but tools.go's either.
+		for _, bad := range toolsMadeIn(t, path, filepath.Dir(rel) == "workers") {
+			if site := toolSite(rel); site != "" {
+				seen[site] = true
+				continue
 			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || filepath.Dir(rel) == "workers" || toolSites[rel] != "" {
-			return nil
-		}
-		for _, bad := range toolsMadeIn(t, path) {
 			t.Errorf("%s:%s; hand the tool's dependencies to workers.Build (a row of workers/tools.go), or add the file to toolSites with why", rel, bad)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
+	for site := range toolSites {
+		if !seen[site] {
+			t.Errorf("toolSites lists %s, which makes no tool any more: take it off", site)
+		}
 	}
 }
 
+// toolSite is the entry of toolSites that allows the file rel, "" when
+// none does.
+func toolSite(rel string) string {
+	for site := range toolSites {
+		if rel == site || strings.HasSuffix(site, "/") && strings.HasPrefix(rel, site) {
+			return site
+		}
+	}
+	return ""
+}
+
 // toolsMadeIn lists the places in the Go file at path that make a tool
-// or a tool definition outside the list.
-func toolsMadeIn(t *testing.T, path string) []string {
+// or a tool definition outside the list; inList: the file is of the
+// list's package, whose files call its constructors.
+func toolsMadeIn(t *testing.T, path string, inList bool) []string {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 	if err != nil {
@@ -131,6 +135,9 @@ func toolsMadeIn(t *testing.T, path string) []string {
 				at(n, "a tool adapter of its own (a Def method)")
 			}
 		case *ast.SelectorExpr:
+			if inList {
+				break
+			}
 			x, ok := n.X.(*ast.Ident)
 			name := n.Sel.Name
 			switch {
