@@ -34,11 +34,15 @@ type Children struct {
 	// Memory returns what every child is seeded with besides its task (the
 	// project's learnings).
 	Memory func() string
+	// Settings are the session's settings as the system prompt states
+	// them (sandbox mode, network, approval policy, OS, shell).
+	Settings string
 	// Store records a child's own conversation; nil records nothing.
 	Store func(agentID string) Store
-	// ToolsWith returns the children's tools with extra tools added (the
-	// task loop's complete_task); nil means Tools without extras.
-	ToolsWith func(extra ...workers.Tool) Tools
+	// ToolsWith returns the tools as an agent of role sees them, with its
+	// own tools added (the task loop's complete_task, a review's report);
+	// nil means Tools.
+	ToolsWith func(role workers.Role, own ...workers.Tool) Tools
 }
 
 // agentID is the id this coordinator puts on its events.
@@ -183,7 +187,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	}
 	child := New(Options{
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
-		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory), AgentID: id,
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools), AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
 		// Outside git a child's file tools tell what it changed, as the
 		// parent's do; in git the parent's checkpoint after the spawn
@@ -222,12 +226,15 @@ func lastWords(c *Coordinator) string {
 	return ""
 }
 
-func childSystem(memory string) string {
+func childSystem(memory, settings string, tools Tools) string {
 	s := `You are a child agent of ralph, an AI coding agent, working on one focused task in a shared project.
 Other agents may be editing other files at the same time: change only what your task needs, and re-read a file if an edit fails because it changed.
-You act through tools: read_file, write_file, edit_file, list_files, search and run_command. Paths are relative to the project root.
+You act through tools: ` + workers.FileTools(tools.Definitions()) + `. Paths are relative to the project root.
 At a significant choice (one approach over another, a trade-off, a guess where the task is unclear) call record_decision, when you have it, with the decision, why, how confident you are and the alternatives you weighed.
 When you are done, answer with a concise final report: what you did, which files you changed, how you verified it, and anything left undone.`
+	if settings != "" {
+		s += "\nThe session's settings, which the user chose when ralph started:\n" + settings
+	}
 	if memory != "" {
 		s += "\n\nWhat ralph has learned about this project:\n\n" + memory
 	}
@@ -272,13 +279,14 @@ type ChildTask struct {
 	// Tools, when set, are the tools of the task's own worktree; nil gives
 	// the child the coordinator's child tools.
 	Tools *workers.Toolset
-	// Finish replaces the child's complete_task with the loop's own, which
-	// records the claim for the loop to verify.
-	Finish workers.Tool
-	// ReadOnly gives the child only the tools that change nothing
-	// (workers.Info ReadOnly), and Finish: a reviewer reads the code and
-	// reports, it does not touch a file.
-	ReadOnly bool
+	// Finish are the tools the child finishes with, built by workers.Build:
+	// the loop's complete_task, which records the claim for the loop to
+	// verify, or a review's report.
+	Finish []workers.Tool
+	// Role is who the child is, which decides the tools of the list it is
+	// offered (a reviewer only those that change nothing, and its report);
+	// zero is the task loop's worker.
+	Role workers.Role
 }
 
 // ErrNoChildren is what RunChild returns when c was built without
@@ -295,20 +303,19 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	if ch == nil {
 		return Result{}, "", ErrNoChildren
 	}
-	var tools Tools = ch.Tools
+	role := t.Role
+	if role == 0 {
+		role = workers.RoleWorker
+	}
+	var tools Tools
 	switch {
 	case t.Tools != nil:
 		// A worktree of the task's own: the same tools, rooted there.
-		tools = t.Tools.View([]string{workers.ToolCompleteTask}, t.Finish)
-	case ch.ToolsWith != nil && t.Finish != nil:
-		tools = ch.ToolsWith(t.Finish)
-	}
-	if t.ReadOnly {
-		keep := ""
-		if t.Finish != nil {
-			keep = t.Finish.Def().Name
-		}
-		tools = readOnlyTools{tools: tools, keep: keep}
+		tools = t.Tools.For(role, t.Finish...)
+	case ch.ToolsWith != nil:
+		tools = ch.ToolsWith(role, t.Finish...)
+	default:
+		tools = ch.Tools
 	}
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
@@ -319,32 +326,4 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 		failure = run.res.Output
 	}
 	return run.result, failure, nil
-}
-
-// readOnlyTools are tools with every one that may change something left
-// out (and refused, should the model name it anyway), but keep.
-type readOnlyTools struct {
-	tools Tools
-	keep  string
-}
-
-func (r readOnlyTools) allowed(name string) bool {
-	return name == r.keep || workers.Info(name).ReadOnly
-}
-
-func (r readOnlyTools) Definitions() []workers.ToolDef {
-	var out []workers.ToolDef
-	for _, d := range r.tools.Definitions() {
-		if r.allowed(d.Name) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func (r readOnlyTools) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
-	if !r.allowed(name) {
-		return workers.Result{IsError: true, Output: name + " is not available to this agent: it reads and reports, and changes nothing"}
-	}
-	return r.tools.Call(ctx, name, args)
 }

@@ -76,7 +76,7 @@ func newFamilyB(t testing.TB, parallel int, fn func(fakemodel.RecordedRequest) f
 	client := llm.New(llm.Config{BaseURL: f.srv.URL, MaxAttempts: 1})
 	f.coord = New(Options{
 		Model: client, ModelName: "fake-model", Tools: tools, Queue: f.queue, SessionID: "s", System: "main",
-		Children: &Children{Parallel: parallel, MaxTurns: 10, Tools: tools.View(nil, extra...), Memory: func() string { return "learned: use tabs" }},
+		Children: &Children{Parallel: parallel, MaxTurns: 10, Tools: tools.For(workers.RoleChild, extra...), Memory: func() string { return "learned: use tabs" }},
 	})
 	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
 		f.mu.Lock()

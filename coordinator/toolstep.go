@@ -135,12 +135,14 @@ func toolDefs(t Tools, children bool) []conversation.ToolDef {
 		return nil
 	}
 	// workers.ToolDef is conversation.ToolDef: the definitions go to the
-	// model as they are. The copy keeps spawn_agent out of t's slice.
-	out := slices.Clone(t.Definitions())
+	// model as they are. They are the list's as the agent's role and the
+	// session's mode see them (workers.Build, Toolset.For); spawn_agent
+	// among them is offered only where this coordinator can start agents.
+	defs := t.Definitions()
 	if children {
-		out = append(out, workers.SpawnAgentDef())
+		return defs
 	}
-	return out
+	return slices.DeleteFunc(slices.Clone(defs), func(d conversation.ToolDef) bool { return d.Name == SpawnAgentTool })
 }
 
 // denial is the Denial of a call of tool with args.

@@ -7,10 +7,6 @@ import (
 	"path/filepath"
 )
 
-// pathTools are the file tools whose "path" argument may name a file in
-// a directory added with --add-dir.
-var pathTools = map[string]bool{ToolReadFile: true, ToolWriteFile: true, ToolEditFile: true, ToolListFiles: true, ToolSearch: true}
-
 // addedDir is a directory the person added with --add-dir: the file tools
 // reach it through a Toolset rooted there, confined to it exactly as the
 // project's tools are to the project (symlinks, .git, .ralph).
@@ -51,7 +47,7 @@ func newAddedDirs(o Options) ([]addedDir, error) {
 // to: its path is absolute and inside that directory (and not inside the
 // project, which its own tools serve). nil: the project's.
 func (t *Toolset) addedFor(name string, args json.RawMessage) *Toolset {
-	if len(t.added) == 0 || !pathTools[name] {
+	if len(t.added) == 0 || !Info(name).Paths {
 		return nil
 	}
 	var a struct {

@@ -47,9 +47,9 @@ const (
 	maxChoice   = 200
 )
 
-// NewAskUserTool is ask_user{question, choices?}: the model asks the
+// newAskUserTool is ask_user{question, choices?}: the model asks the
 // person, and the answer, or word that none came, is the tool's result.
-func NewAskUserTool(asker UserAsker) Tool {
+func newAskUserTool(asker UserAsker) Tool {
 	return NewTool(Def("ask_user"), func(ctx context.Context, args json.RawMessage) Result {
 		var a AskUserParams
 		if err := json.Unmarshal(args, &a); err != nil {

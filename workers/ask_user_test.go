@@ -22,7 +22,7 @@ func (f *fakeUserAsker) AskUser(_ context.Context, q UserQuestion) (string, erro
 func TestAskUserTool(t *testing.T) {
 	ctx := WithCaller(context.Background(), Caller{Agent: "a2"})
 	run := func(a *fakeUserAsker, args string) Result {
-		return NewAskUserTool(a).Run(ctx, json.RawMessage(args))
+		return newAskUserTool(a).Run(ctx, json.RawMessage(args))
 	}
 	a := &fakeUserAsker{answer: "blue"}
 	res := run(a, `{"question":"which \u001b[2Jcolour?","choices":["red","  blue  "]}`)

@@ -24,25 +24,13 @@ type CompleteTaskParams struct {
 	Summary string `json:"summary" required:"true"`
 }
 
-// CompleteTaskDef is complete_task as the model sees it in chat, where the
-// tool marks the task done itself (NewCompleteTaskTool).
-func CompleteTaskDef() ToolDef {
-	return Def("complete_task")
-}
-
-// CompleteTaskLoopDef is complete_task as the model sees it in the task
-// loop, where calling it reports the task done and ralph verifies it.
-func CompleteTaskLoopDef() ToolDef {
-	return Def("complete_task_loop")
-}
-
-// NewCompleteTaskTool is complete_task{id,summary}: it marks a task of
+// newCompleteTaskTool is complete_task{id,summary}: it marks a task of
 // RALPH_TASKS.md done and appends the summary to RALPH_PROGRESS.md. The
 // task file is re-read just before the change, so a person's edits made
 // meanwhile are kept. Secrets in the summary are redacted, as for
 // remember.
-func NewCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
-	return NewTool(CompleteTaskDef(), func(_ context.Context, args json.RawMessage) Result {
+func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
+	return NewTool(Def("complete_task"), func(_ context.Context, args json.RawMessage) Result {
 		var a CompleteTaskParams
 		if err := json.Unmarshal(args, &a); err != nil || a.ID == "" {
 			return Result{IsError: true, Output: "complete_task needs {\"id\": \"t1\", \"summary\": \"...\"}"}

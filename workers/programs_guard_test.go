@@ -54,12 +54,37 @@ var programSites = map[string]string{
 // ProgramRules (and of docs/sandbox.md's threat table), or a site here
 // with its reason.
 func TestProgramsStartInOnePlace(t *testing.T) {
+	var bad []string
+	seen := map[string]bool{}
+	moduleGoFiles(t, func(rel, path string) {
+		for _, site := range programStartsIn(t, path) {
+			seen[rel] = true
+			if rel == "workers/programs.go" || programSites[rel] != "" {
+				continue
+			}
+			bad = append(bad, rel+":"+site)
+		}
+	})
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s starts a program outside workers/programs.go; start it through programs.go (a row of ProgramRules), or add the file to programSites with the reason", b)
+	}
+	for site := range programSites {
+		if !seen[site] {
+			t.Errorf("programSites lists %s, which starts no program any more: take it off", site)
+		}
+	}
+}
+
+// moduleGoFiles calls fn with each Go file of the module but tests, the
+// end-to-end tests and third_party, by its path from the module root
+// (with slashes) and its path on disk: the tree the guards read.
+func moduleGoFiles(t *testing.T, fn func(rel, path string)) {
+	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var bad []string
-	seen := map[string]bool{}
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -72,29 +97,13 @@ func TestProgramsStartInOnePlace(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		for _, site := range programStartsIn(t, path) {
-			seen[rel] = true
-			if rel == "workers/programs.go" || programSites[rel] != "" {
-				continue
-			}
-			bad = append(bad, rel+":"+site)
+		if strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
+			fn(rel, path)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s starts a program outside workers/programs.go; start it through programs.go (a row of ProgramRules), or add the file to programSites with the reason", b)
-	}
-	for site := range programSites {
-		if !seen[site] {
-			t.Errorf("programSites lists %s, which starts no program any more: take it off", site)
-		}
 	}
 }
 

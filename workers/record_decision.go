@@ -31,12 +31,12 @@ const (
 	alternativesMax = 10
 )
 
-// NewRecordDecisionTool is record_decision{decision, reason, confidence?,
+// newRecordDecisionTool is record_decision{decision, reason, confidence?,
 // alternatives?}: an agent's own choice, handed to record with the kind
 // "agent_decision" and the agent and task of the caller (WithCaller).
 // record publishes it where the run's other decisions go, so the
 // session's one recorder writes it to decisions.jsonl.
-func NewRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
+func newRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
 	return NewTool(Def("record_decision"), func(ctx context.Context, args json.RawMessage) Result {
 		d, err := parseDecision(args)
 		if err != nil {

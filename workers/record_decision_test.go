@@ -12,7 +12,7 @@ import (
 
 func TestRecordDecision(t *testing.T) {
 	var got []memory.DecisionRecord
-	tool := NewRecordDecisionTool(func(d memory.DecisionRecord) error {
+	tool := newRecordDecisionTool(func(d memory.DecisionRecord) error {
 		got = append(got, d)
 		return nil
 	})
@@ -50,7 +50,7 @@ func TestRecordDecision(t *testing.T) {
 	if len(got) != 2 {
 		t.Errorf("bad calls were recorded: %+v", got[2:])
 	}
-	failing := NewRecordDecisionTool(func(memory.DecisionRecord) error { return errors.New("disk full") })
+	failing := newRecordDecisionTool(func(memory.DecisionRecord) error { return errors.New("disk full") })
 	if r := failing.Run(context.Background(), json.RawMessage(`{"decision":"d","reason":"r"}`)); !r.IsError || !strings.Contains(r.Output, "disk full") {
 		t.Errorf("a failed write: %+v", r)
 	}

@@ -15,11 +15,11 @@ type RememberParams struct {
 	Note string `json:"note" required:"true" description:"the learning, one line"`
 }
 
-// NewRememberTool is remember{note}: it appends a learning about the
+// newRememberTool is remember{note}: it appends a learning about the
 // project to AGENT.md, where every later session reads it. Secrets in the
 // note are redacted first: AGENT.md is committed with the project, and a
 // model may repeat a key the person pasted.
-func NewRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
+func newRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
 	return NewTool(Def("remember"), func(_ context.Context, args json.RawMessage) Result {
 		var a RememberParams
 		if err := json.Unmarshal(args, &a); err != nil {

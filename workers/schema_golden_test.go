@@ -34,12 +34,12 @@ func goldenDefs(t *testing.T) []ToolDef {
 	defs := ts.Definitions()
 	fs := afero.NewMemMapFs()
 	defs = append(defs,
-		NewRememberTool(fs, "/p", memory.NewRedactor()).Def(),
-		NewCompleteTaskTool(fs, "/p", memory.NewRedactor()).Def(),
-		NewRecordDecisionTool(func(memory.DecisionRecord) error { return nil }).Def(),
-		NewAskUserTool(nil).Def(),
-		CompleteTaskLoopDef(),
-		SpawnAgentDef(),
+		newRememberTool(fs, "/p", memory.NewRedactor()).Def(),
+		newCompleteTaskTool(fs, "/p", memory.NewRedactor()).Def(),
+		newRecordDecisionTool(func(memory.DecisionRecord) error { return nil }).Def(),
+		newAskUserTool(nil).Def(),
+		Def("complete_task_loop"),
+		Def("spawn_agent"),
 		Def("report_findings"),
 		Def("judge_findings"),
 		Def("fixes_done"),

@@ -1,10 +1,10 @@
 package workers
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,59 +46,111 @@ func TestEveryToolIsInTheOneList(t *testing.T) {
 	}
 }
 
-// TestOneToolAdapter fails when a Go file of workers or coordinator
-// builds a tool definition itself (a ToolDef literal) or adapts a tool
-// with a type of its own (a Def method): every tool takes its definition
-// from the list (Def) and is adapted by NewTool. An MCP server's tools
-// are defined by the server, so workers/mcp is left out; so is
-// coordinator/llm/endpoint.go, whose one tool is `ralph doctor`'s probe
-// of whether the endpoint takes tools at all, never offered to a model
-// at work.
-func TestOneToolAdapter(t *testing.T) {
-	root, err := filepath.Abs("..")
+// toolSites are the files outside this package allowed to make a tool
+// or a tool definition themselves, each with why. Every other tool a
+// model is offered is a row of the one list (tools.go), made by Build
+// from the dependencies a caller hands it and filtered by Toolset.For.
+var toolSites = map[string]string{
+	// An MCP server's tools are defined by the server, not by ralph.
+	"workers/mcp/": "an MCP server's tools, defined by the server (a Source of the Toolset)",
+	// `ralph doctor` asks whether the endpoint takes tools at all; the
+	// probe's tool is never offered to a model at work.
+	"coordinator/llm/endpoint.go": "ralph doctor's probe of whether the endpoint takes tools",
+}
+
+// listConstructors are workers' functions that make a tool of the list
+// or its definition: only the list calls them (Build).
+var listConstructors = map[string]bool{"NewTool": true, "Def": true}
+
+// TestToolsAreBuiltInTheList fails when a Go file outside this package
+// hands a model a tool the list did not build: a ToolDef literal, a tool
+// adapter of its own (a Def method), a call of a tool's constructor
+// (workers.NewTool, workers.Def, workers.New…Tool) or a Register on a
+// Toolset. Such a tool would bypass what its row declares (its roles,
+// and the mode's filter of --sandbox read-only and --no-network).
+func TestToolsAreBuiltInTheList(t *testing.T) {
+	seen := map[string]bool{}
+	moduleGoFiles(t, func(rel, path string) {
+		if rel == "workers/tools.go" || strings.Contains("/"+rel, "/testdata/") {
+			return
+		}
+		// The list's own package calls the constructors it lists; it
+		// builds no definition or adapter but tools.go's either.
+		for _, bad := range toolsMadeIn(t, path, filepath.Dir(rel) == "workers") {
+			if site := toolSite(rel); site != "" {
+				seen[site] = true
+				continue
+			}
+			t.Errorf("%s:%s; hand the tool's dependencies to workers.Build (a row of workers/tools.go), or add the file to toolSites with why", rel, bad)
+		}
+	})
+	for site := range toolSites {
+		if !seen[site] {
+			t.Errorf("toolSites lists %s, which makes no tool any more: take it off", site)
+		}
+	}
+}
+
+// toolSite is the entry of toolSites that allows the file rel, "" when
+// none does.
+func toolSite(rel string) string {
+	for site := range toolSites {
+		if rel == site || strings.HasSuffix(site, "/") && strings.HasPrefix(rel, site) {
+			return site
+		}
+	}
+	return ""
+}
+
+// toolsMadeIn lists the places in the Go file at path that make a tool
+// or a tool definition outside the list; inList: the file is of the
+// list's package, whose files call its constructors.
+func toolsMadeIn(t *testing.T, path string, inList bool) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range []string{"workers", "coordinator"} {
-		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
+	workersName := ""
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"github.com/ralph-dev/ralph/workers"` {
+			workersName = "workers"
+			if imp.Name != nil {
+				workersName = imp.Name.Name
 			}
-			rel, _ := filepath.Rel(root, path)
-			rel = filepath.ToSlash(rel)
-			if d.IsDir() {
-				if rel == "workers/mcp" || d.Name() == "testdata" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || rel == "workers/tools.go" || rel == "coordinator/llm/endpoint.go" {
-				return nil
-			}
-			fset := token.NewFileSet()
-			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-			if err != nil {
-				return err
-			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.CompositeLit:
-					if isToolDef(n.Type) {
-						t.Errorf("%s: a ToolDef built outside the list; use workers.Def", fset.Position(n.Pos()))
-					}
-				case *ast.FuncDecl:
-					if n.Recv != nil && n.Name.Name == "Def" {
-						t.Errorf("%s: a tool adapter of its own; use workers.NewTool", fset.Position(n.Pos()))
-					}
-				}
-				return true
-			})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
 	}
+	var out []string
+	at := func(n ast.Node, what string) {
+		out = append(out, fmt.Sprintf("%d: %s", fset.Position(n.Pos()).Line, what))
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			if isToolDef(n.Type) {
+				at(n, "a ToolDef built outside the list")
+			}
+		case *ast.FuncDecl:
+			if n.Recv != nil && n.Name.Name == "Def" {
+				at(n, "a tool adapter of its own (a Def method)")
+			}
+		case *ast.SelectorExpr:
+			if inList {
+				break
+			}
+			x, ok := n.X.(*ast.Ident)
+			name := n.Sel.Name
+			switch {
+			case ok && workersName != "" && x.Name == workersName &&
+				(listConstructors[name] || strings.HasPrefix(name, "New") && strings.HasSuffix(name, "Tool")):
+				at(n, "workers."+name+" makes a tool outside the list")
+			case workersName != "" && name == "Register":
+				at(n, "a tool registered outside the list (use Toolset.Add)")
+			}
+		}
+		return true
+	})
+	return out
 }
 
 func isToolDef(e ast.Expr) bool {

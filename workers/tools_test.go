@@ -23,16 +23,20 @@ func TestToolInfo(t *testing.T) {
 			t.Errorf("%s is not read-only", name)
 		}
 	}
-	for _, name := range []string{ToolRunCommand, ToolSpawnAgent, "mcp__x__y"} {
+	for _, name := range []string{ToolSpawnAgent, "mcp__x__y"} {
 		if Info(name) != (ToolInfo{}) {
 			t.Errorf("%s: %+v, want nothing known", name, Info(name))
 		}
 	}
-	// ralph's own writers may change any file as far as checkpoints know,
-	// and are what --sandbox read-only refuses.
+	// run_command may do anything, and may ask first.
+	if Info(ToolRunCommand) != (ToolInfo{Asks: true}) {
+		t.Errorf("run_command: %+v, want only Asks", Info(ToolRunCommand))
+	}
+	// ralph's own writers may change any file as far as checkpoints know;
+	// they write only ralph's records, which --sandbox read-only keeps.
 	for _, name := range []string{ToolRemember, ToolCompleteTask} {
-		if i := Info(name); i.ReadOnly || i.WritesPaths || !i.WritesInProcess {
-			t.Errorf("%s: %+v, want only WritesInProcess", name, i)
+		if i := Info(name); i.ReadOnly || i.WritesPaths || !i.WritesInProcess || !i.Records {
+			t.Errorf("%s: %+v, want WritesInProcess and Records", name, i)
 		}
 	}
 	for _, name := range []string{ToolWriteFile, ToolEditFile} {

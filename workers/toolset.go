@@ -206,7 +206,7 @@ func NewToolset(opts Options) (*Toolset, error) {
 	if t.maxOut <= 0 {
 		t.maxOut = defaultMaxOutputBytes
 	}
-	for _, b := range t.builtins() {
+	for _, b := range Build(Deps{Files: t}) {
 		t.Register(b)
 	}
 	if t.added, err = newAddedDirs(opts); err != nil {
@@ -229,16 +229,19 @@ func findShell() string {
 	return "/bin/sh"
 }
 
-// builtins lists the built-in tools in the order the model sees them.
-func (t *Toolset) builtins() []Tool {
-	return []Tool{
-		t.readFileTool(),
-		t.writeFileTool(),
-		t.editFileTool(),
-		t.listFilesTool(),
-		t.searchTool(),
-		t.runCommandTool(),
+// Add registers the tools of the list whose dependencies d holds (Build):
+// the project's own (remember, complete_task, record_decision, ask_user)
+// and a plan's write_plan.
+func (t *Toolset) Add(d Deps) {
+	d.Files = nil // the file tools are t's own, made with it
+	for _, tool := range Build(d) {
+		t.Register(tool)
 	}
+}
+
+// Mode is what t's session allows: its sandbox mode and the network.
+func (t *Toolset) Mode() Mode {
+	return Mode{Sandbox: t.policy.Mode, Network: !t.opts.NoNetwork}
 }
 
 // Close stops the sandbox's helper process, if one was started; commands
@@ -270,8 +273,8 @@ func (t *Toolset) Rooted(dir string) (*Toolset, error) {
 		return nil, err
 	}
 	builtin := map[string]bool{}
-	for _, d := range r.Definitions() {
-		builtin[d.Name] = true
+	for _, name := range r.order {
+		builtin[name] = true
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -367,13 +370,23 @@ func (t *Toolset) Definitions() []ToolDef {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	defs := make([]ToolDef, 0, len(t.order))
-	for _, name := range t.order {
-		defs = append(defs, t.tools[name].Def())
-	}
-	for _, tool := range t.sourceTools() {
+	for _, tool := range t.all() {
 		defs = append(defs, tool.Def())
 	}
 	return defs
+}
+
+// all are the tools t offers in its mode, registered ones first; callers
+// hold mu.
+func (t *Toolset) all() []Tool {
+	m := t.Mode()
+	out := make([]Tool, 0, len(t.order))
+	for _, name := range t.order {
+		if m.Allows(Info(name)) {
+			out = append(out, t.tools[name])
+		}
+	}
+	return append(out, t.sourceTools()...)
 }
 
 // Call runs the named tool. Unknown names and malformed arguments come back
@@ -397,12 +410,13 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 	if !ok {
 		return errResult("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
 	}
-	if t.policy.Mode == sandbox.ReadOnly && Info(name).WritesInProcess {
+	if m := t.Mode(); !m.Allows(Info(name)) {
 		// read-only promises that nothing writes a file, as codex's does:
 		// the sandbox holds run_command to it, and this holds ralph's own
 		// file tools, which run in ralph's process outside the sandbox.
-		return errResult("%s was not done: the sandbox is read-only (--sandbox read-only), so no file may be written; "+
-			"say what you would change instead, or ask the user to rerun ralph with --sandbox workspace-write", name)
+		// The mode does not offer them; this refuses a model that names
+		// one anyway.
+		return errResult("%s", m.refusal(name))
 	}
 	if at := t.addedFor(name, args); at != nil {
 		return at.Call(ctx, name, args)
@@ -482,3 +496,6 @@ func jsonTypeName(kind string) string {
 		return "object"
 	}
 }
+
+// Shell is the name of the shell run_command runs commands with.
+func (t *Toolset) Shell() string { return filepath.Base(t.shell) }

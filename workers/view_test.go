@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 type fixedTool struct{ name, out string }
@@ -14,25 +18,22 @@ func (f fixedTool) Run(context.Context, json.RawMessage) Result {
 	return Result{Output: f.out}
 }
 
-func TestViewHidesReplacesAndAdds(t *testing.T) {
+func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
 	ts, err := NewToolset(Options{Root: t.TempDir(), Approver: allowAll})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ts.Close)
-	ts.Register(fixedTool{"spawn_agent", "spawned"})
-	ts.Register(fixedTool{"complete_task", "real"})
-	v := ts.View([]string{"spawn_agent"}, fixedTool{"complete_task", "claimed"}, fixedTool{"extra", "x"})
+	ts.Add(Deps{Fs: afero.NewMemMapFs(), Root: "/p", Redact: memory.NewRedactor()})
+	claim := Build(Deps{Claim: func(context.Context, json.RawMessage) Result { return Result{Output: "claimed"} }})
+	v := ts.For(RoleWorker, append(claim, fixedTool{"extra", "x"})...)
 	var names []string
 	for _, d := range v.Definitions() {
 		names = append(names, d.Name)
 	}
 	got := strings.Join(names, ",")
-	if strings.Contains(got, "spawn_agent") || !strings.HasSuffix(got, "complete_task,extra") || !strings.HasPrefix(got, "read_file") {
+	if !strings.HasSuffix(got, "complete_task,extra") || !strings.HasPrefix(got, "read_file") {
 		t.Fatalf("definitions = %s", got)
-	}
-	if r := v.Call(context.Background(), "spawn_agent", nil); !r.IsError || !strings.Contains(r.Output, "not available") {
-		t.Fatalf("hidden tool: %+v", r)
 	}
 	if r := v.Call(context.Background(), "complete_task", nil); r.Output != "claimed" {
 		t.Fatalf("replaced tool: %+v", r)
@@ -40,8 +41,15 @@ func TestViewHidesReplacesAndAdds(t *testing.T) {
 	if r := v.Call(context.Background(), "write_file", json.RawMessage(`{"path":"a.txt","content":"x"}`)); r.IsError {
 		t.Fatalf("base tool through the view: %+v", r)
 	}
-	// The base is unchanged.
-	if r := ts.Call(context.Background(), "complete_task", nil); r.Output != "real" {
-		t.Fatalf("base changed: %+v", r)
+	// A child is offered neither complete_task, whose task list is the
+	// coordinator's, nor the loop's, which is a worker's.
+	child := ts.For(RoleChild, claim...)
+	for _, d := range child.Definitions() {
+		if d.Name == ToolCompleteTask {
+			t.Fatalf("a child is offered %s", d.Name)
+		}
+	}
+	if r := child.Call(context.Background(), "complete_task", json.RawMessage(`{"id":"t1","summary":"s"}`)); !r.IsError || !strings.Contains(r.Output, "not available") {
+		t.Fatalf("hidden tool: %+v", r)
 	}
 }

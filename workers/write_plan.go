@@ -84,8 +84,8 @@ func NewPlanWriter(fs afero.Fs, root string) (*PlanWriter, error) {
 	return w, nil
 }
 
-// Tool is write_plan, for the planning coordinator's toolset.
-func (w *PlanWriter) Tool() Tool {
+// tool is write_plan, for the planning coordinator's toolset (Deps.Plan).
+func (w *PlanWriter) tool() Tool {
 	return NewTool(Def("write_plan"), func(_ context.Context, args json.RawMessage) Result {
 		var a WritePlanParams
 		if err := json.Unmarshal(args, &a); err != nil {

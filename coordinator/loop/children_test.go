@@ -82,8 +82,8 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
 		SessionID: sess.ID, System: "main",
 		Children: &coordinator.Children{
-			Parallel: 2, MaxTurns: 5, Tools: tools.View(nil),
-			ToolsWith: func(extra ...workers.Tool) coordinator.Tools { return tools.View(nil, extra...) },
+			Parallel: 2, MaxTurns: 5, Tools: tools.For(workers.RoleChild),
+			ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools { return tools.For(role, own...) },
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} },
 		},
 	})

@@ -38,15 +38,15 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 	t.Cleanup(srv.Close)
 	tools := mustTools(t)
 	var coord *coordinator.Coordinator
-	tools.Register(workers.NewRecordDecisionTool(func(d memory.DecisionRecord) error {
+	tools.Add(workers.Deps{Decide: func(d memory.DecisionRecord) error {
 		coord.RecordDecision(d)
 		return nil
-	}))
+	}})
 	coord = coordinator.New(coordinator.Options{
 		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
 		SessionID: sess.ID, System: "main",
-		Children: &coordinator.Children{Parallel: 1, MaxTurns: 5, Tools: tools.View(nil),
-			ToolsWith: func(extra ...workers.Tool) coordinator.Tools { return tools.View(nil, extra...) },
+		Children: &coordinator.Children{Parallel: 1, MaxTurns: 5, Tools: tools.For(workers.RoleChild),
+			ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools { return tools.For(role, own...) },
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} }},
 	})
 	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess, nil)

@@ -29,7 +29,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 		return Outcome{Err: err}
 	}
 	claim := &claimTool{task: task, checks: a.checks}
-	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim.tool()})
+	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim.tools()})
 	if err != nil {
 		return Outcome{Err: err}
 	}
@@ -101,8 +101,8 @@ func (t *claimTool) get() (bool, string) {
 	return t.claimed, t.summary
 }
 
-// tool is the task loop's complete_task as the model sees it.
-func (t *claimTool) tool() workers.Tool { return workers.NewTool(workers.CompleteTaskLoopDef(), t.run) }
+// tools are the task loop's complete_task, built by the one list.
+func (t *claimTool) tools() []workers.Tool { return workers.Build(workers.Deps{Claim: t.run}) }
 
 func (t *claimTool) run(_ context.Context, args json.RawMessage) workers.Result {
 	var a workers.CompleteTaskParams

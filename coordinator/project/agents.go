@@ -2,7 +2,9 @@ package project
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/spf13/afero"
@@ -28,10 +30,10 @@ import (
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
 	g := p.openGitBeside(context.Background())
 	opts := coordinator.Options{
-		Model: p.Client, ModelName: p.Config.Model, Tools: p.Tools, Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
+		Model: p.Client, ModelName: p.Config.Model, Tools: p.MainTools(), Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
-		Children: p.Children(nil), PriceOf: p.PriceOf, NextSession: p.nextSession,
+		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession,
 	}
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
@@ -47,6 +49,12 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		// A resumed conversation keeps its first system prompt; what the
 		// repository looks like now reaches the model with the next prompt.
 		opts.Note = "[ralph: the session resumed; the git repository now]\n" + g.context
+	}
+	if len(p.History) > 0 && p.History[0].Role == conversation.RoleSystem {
+		// So do settings that changed (ralph -c --sandbox read-only).
+		if note := p.changedNote(p.History[0].Content); note != "" {
+			opts.Note = strings.TrimPrefix(opts.Note+"\n\n"+note, "\n\n")
+		}
 	}
 	c := coordinator.New(opts)
 	p.warnTo.Store(c)
@@ -147,10 +155,10 @@ func (p *Project) PriceOf(model string) *llm.Price {
 	return nil
 }
 
-// Children is the child-agent configuration: the project's tools without
-// complete_task (the coordinator keeps the task list), plus any extra
-// tools, recorded under the session's agents/ directory.
-func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
+// Children is the child-agent configuration: the project's tools as a
+// child sees them (no complete_task: the coordinator keeps the task
+// list), recorded under the session's agents/ directory.
+func (p *Project) Children() *coordinator.Children {
 	parallel := p.parallel
 	if parallel <= 0 {
 		parallel = 4
@@ -159,13 +167,27 @@ func (p *Project) Children(extra []workers.Tool) *coordinator.Children {
 		Parallel: parallel,
 		MaxTurns: p.Config.MaxTurns,
 		Timeout:  coordinator.DefaultChildTimeout,
-		Tools:    p.Tools.View([]string{workers.ToolCompleteTask}, extra...),
-		ToolsWith: func(more ...workers.Tool) coordinator.Tools {
-			return p.Tools.View([]string{workers.ToolCompleteTask}, append(append([]workers.Tool(nil), extra...), more...)...)
+		Tools:    p.Tools.For(workers.RoleChild),
+		ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools {
+			return p.Tools.For(role, own...)
 		},
-		Memory: p.learnings,
-		Store:  func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
+		Memory:   p.learnings,
+		Settings: p.environment(),
+		Store:    func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
 	}
+}
+
+// MainTools are the project's tools as the conversation's coordinator
+// sees them, spawn_agent included (the coordinator runs it itself).
+func (p *Project) MainTools() *workers.View {
+	return p.Tools.For(workers.RoleMain, workers.Build(workers.Deps{Spawn: spawnedByCoordinator})...)
+}
+
+// spawnedByCoordinator is spawn_agent's body as the list builds it: the
+// coordinator runs every spawn_agent call itself, so this runs only for an
+// agent that may not start one.
+func spawnedByCoordinator(context.Context, json.RawMessage) workers.Result {
+	return workers.Result{IsError: true, Output: "spawn_agent is not available to this agent"}
 }
 
 // learnings is AGENT.md, the instructions files and where the person

@@ -315,10 +315,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools)
 	p.Tools.AddSource(p.MCP)
-	p.Tools.Register(workers.NewRememberTool(opts.Fs, root, p.Redactor))
-	p.Tools.Register(workers.NewCompleteTaskTool(opts.Fs, root, p.Redactor))
-	p.Tools.Register(workers.NewRecordDecisionTool(p.decide))
-	p.Tools.Register(workers.NewAskUserTool(p.Approval))
+	p.Tools.Add(workers.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()

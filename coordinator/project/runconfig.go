@@ -83,7 +83,7 @@ func (p *Project) StartPlan() (*workers.PlanWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Tools.Register(pw.Tool())
+	p.Tools.Add(workers.Deps{Plan: pw})
 	p.planMu.Lock()
 	p.plan = pw
 	p.planMu.Unlock()

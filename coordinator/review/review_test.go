@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // fakeAgents answers each child by calling its Finish tool with what
@@ -25,8 +26,10 @@ func (f *fakeAgents) RunChild(ctx context.Context, t coordinator.ChildTask) (coo
 	f.mu.Lock()
 	f.calls = append(f.calls, t)
 	f.mu.Unlock()
-	if a := f.answer(t.Prompt); a != "" && t.Finish != nil {
-		t.Finish.Run(ctx, json.RawMessage(a))
+	if a := f.answer(t.Prompt); a != "" {
+		for _, tool := range t.Finish {
+			tool.Run(ctx, json.RawMessage(a))
+		}
 	}
 	return coordinator.Result{Text: "done"}, "", nil
 }
@@ -76,8 +79,8 @@ func TestRunFixesConfirmedFindingsUntilClean(t *testing.T) {
 	}
 	for _, c := range agents.calls {
 		fixer := strings.Contains(c.Prompt, "confirmed the findings below")
-		if c.ReadOnly == fixer {
-			t.Errorf("ReadOnly %v for %.40q", c.ReadOnly, c.Prompt)
+		if want := map[bool]workers.Role{true: workers.RoleFixer, false: workers.RoleReviewer}[fixer]; c.Role != want {
+			t.Errorf("role %v for %.40q, want %v", c.Role, c.Prompt, want)
 		}
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// The tools a review's agents finish with. Their definitions, with their
+// The tools a review's agents finish with. Their rows, with their
 // descriptions (report_findings.md, …), are in workers' one list of tools;
-// running them is the review's, so each adapts its run method with
-// workers.NewTool.
+// running them is the review's, so each hands its run method to
+// workers.Build.
 const (
 	toolReportFindings = workers.ToolReportFindings
 	toolJudgeFindings  = workers.ToolJudgeFindings
@@ -29,10 +29,8 @@ type findingsTool struct {
 	called bool
 }
 
-// tool is report_findings as the model sees it.
-func (t *findingsTool) tool() workers.Tool {
-	return workers.NewTool(workers.Def(toolReportFindings), t.run)
-}
+// tools are report_findings, built by the one list.
+func (t *findingsTool) tools() []workers.Tool { return workers.Build(workers.Deps{Findings: t.run}) }
 
 func (t *findingsTool) run(_ context.Context, args json.RawMessage) workers.Result {
 	var p workers.ReportFindingsParams
@@ -95,10 +93,8 @@ type verdictTool struct {
 	got map[string]verdict
 }
 
-// tool is judge_findings as the model sees it.
-func (t *verdictTool) tool() workers.Tool {
-	return workers.NewTool(workers.Def(toolJudgeFindings), t.run)
-}
+// tools are judge_findings, built by the one list.
+func (t *verdictTool) tools() []workers.Tool { return workers.Build(workers.Deps{Verdicts: t.run}) }
 
 func (t *verdictTool) run(_ context.Context, args json.RawMessage) workers.Result {
 	var p workers.JudgeFindingsParams
@@ -131,8 +127,8 @@ type fixedTool struct {
 	summary string
 }
 
-// tool is fixes_done as the model sees it.
-func (t *fixedTool) tool() workers.Tool { return workers.NewTool(workers.Def(toolFixesDone), t.run) }
+// tools are fixes_done, built by the one list.
+func (t *fixedTool) tools() []workers.Tool { return workers.Build(workers.Deps{Fixed: t.run}) }
 
 func (t *fixedTool) run(_ context.Context, args json.RawMessage) workers.Result {
 	var p workers.FixesDoneParams

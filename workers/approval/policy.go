@@ -575,3 +575,21 @@ func (p *Policy) userFileShown() string {
 	}
 	return f
 }
+
+// Describe states the policy for the model's system prompt, in one line:
+// what happens to a command no rule allows. It names only what the
+// person chose when ralph started (--yes, --permission-mode, a bare
+// --allowed-tools Bash), never who happens to be there to answer, so the
+// prompt, written once, stays true for the whole session.
+func (p *Policy) Describe() string {
+	switch {
+	case p.neverAsk:
+		return "never ask (--permission-mode dontAsk): a command no allowed rule covers is refused, and nobody is asked"
+	case p.allowCommands && !p.yes:
+		return "auto (--allowed-tools Bash): commands that stay in the sandbox run without asking; a command that asks to leave the sandbox (unsandboxed) waits for the user's approval"
+	case p.yes:
+		return "auto (--yes): commands that stay in the sandbox run without asking; a command that asks to leave the sandbox (unsandboxed) is refused"
+	default:
+		return "ask: a command no allowed rule covers waits for the user's approval, and is refused when nobody can answer"
+	}
+}

@@ -32,22 +32,17 @@ func (r ToolRules) Empty() bool {
 	return len(r.Allow) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0
 }
 
-// toolAliases maps Claude Code's and ralph's names of a tool to ralph's.
-var toolAliases = map[string]string{
-	"bash": workers.ToolRunCommand, "run_command": workers.ToolRunCommand,
-	"edit": workers.ToolEditFile, "multiedit": workers.ToolEditFile, "edit_file": workers.ToolEditFile,
-	"write": workers.ToolWriteFile, "write_file": workers.ToolWriteFile,
-	"read": workers.ToolReadFile, "read_file": workers.ToolReadFile, "glob": workers.ToolListFiles, "ls": workers.ToolListFiles,
-	"list_files": workers.ToolListFiles, "grep": workers.ToolSearch, "search": workers.ToolSearch,
-}
+// peerOnly are Claude Code's tools ralph does not have: allowing one is
+// accepted and changes nothing, so a command line copied from Claude Code
+// still runs. The names ralph does have, and their Claude Code names, are
+// declared with each tool in workers' one list (workers.ByPeerName).
+var peerOnly = map[string]bool{"webfetch": true, "websearch": true, "task": true, "todowrite": true, "notebookedit": true}
 
-// readOnlyAliases are tools that never ask in ralph, so allowing them
-// changes nothing; Claude Code's tools ralph does not have are accepted
-// the same way, so a command line copied from Claude Code still runs.
-var ignoredAllow = map[string]bool{
-	workers.ToolReadFile: true, workers.ToolListFiles: true, workers.ToolSearch: true,
-	workers.ToolWriteFile: true, workers.ToolEditFile: true,
-	"webfetch": true, "websearch": true, "task": true, "todowrite": true, "notebookedit": true,
+// ignoredAllow reports whether allowing the tool changes nothing: every
+// tool of ralph's but run_command never asks before it runs (its row in
+// the list declares Asks), and Claude Code's tools ralph does not have.
+func ignoredAllow(tool, name string) bool {
+	return tool != "" && !workers.Info(tool).Asks || peerOnly[strings.ToLower(name)]
 }
 
 // SplitToolList splits the words of --allowed-tools as Claude Code does:
@@ -83,7 +78,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		if err != nil {
 			return r, err
 		}
-		switch tool := toolAliases[strings.ToLower(name)]; {
+		switch tool := workers.ByPeerName(name); {
 		case isToolRule(name):
 			r.Allow = append(r.Allow, wholeServer(name))
 		case tool == workers.ToolRunCommand && arg == "":
@@ -94,7 +89,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 				return r, fmt.Errorf("--allowed-tools %q names no command", w)
 			}
 			r.Allow = append(r.Allow, a.Rules...)
-		case ignoredAllow[tool], ignoredAllow[strings.ToLower(name)]:
+		case ignoredAllow(tool, name):
 			// Never asked about in ralph: nothing to allow.
 		default:
 			return r, fmt.Errorf("--allowed-tools %q: ralph has no tool %s (it knows Bash, Edit, Write, Read, Glob, Grep and mcp__server__tool)", w, name)
@@ -105,7 +100,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		if err != nil {
 			return r, err
 		}
-		switch tool := toolAliases[strings.ToLower(name)]; {
+		switch tool := workers.ByPeerName(name); {
 		case isToolRule(name):
 			r.Deny = append(r.Deny, wholeServer(name))
 		case tool == workers.ToolRunCommand && arg == "":
