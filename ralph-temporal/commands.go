@@ -132,7 +132,7 @@ func runInput(start remote.Start, p engine.Project, backoff, heartbeat time.Dura
 			return engine.RunInput{}, err
 		}
 	}
-	return engine.RunInput{Project: p, Run: start.Run, Prompt: start.Prompt, Backoff: backoff,
+	return engine.RunInput{Project: p, Run: start.Run, Session: start.Session, Prompt: start.Prompt, Backoff: backoff,
 		HeartbeatTimeout: heartbeat, MaxWait: start.MaxWait}, nil
 }
 

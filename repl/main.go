@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/scripts"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/report"
@@ -89,6 +90,9 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
+		},
+		RunArgs: func(args string) error {
+			return sh.holding(func() error { return scripts.RunArgs(p, args) })
 		},
 		Plan: func() error {
 			return sh.holding(func() error {

@@ -59,7 +59,7 @@ func TestOrphanedInProgressTaskIsResetAndResumedAsALoop(t *testing.T) {
 	}
 	var notices []string
 	var saved *memory.RunConfig
-	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true, Overrides: Overrides{MaxRetries: -1},
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true,
 		Notify: func(s string) { notices = append(notices, s) },
 		Run: func(s *memory.RunConfig) (*memory.RunConfig, error) {
 			saved = s
@@ -98,7 +98,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 	getenv := env(t)
 	write(t, filepath.Join(dir, memory.TasksFile), "- [ ] one\n")
 	want := &memory.RunConfig{Agent: "exec:./a.sh", AgentArgs: []string{"--fast", "x y"}, Verify: "go test ./...", Parallel: 3, Retries: 1, OnError: "skip"}
-	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun,
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return want, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 	_ = p.Close()
 
 	var got *memory.RunConfig
-	p, err = Open(context.Background(), Options{Dir: dir, Getenv: getenv, Resume: true, Overrides: Overrides{MaxRetries: -1},
+	p, err = Open(context.Background(), Options{Dir: dir, Getenv: getenv, Resume: true,
 		Run: func(s *memory.RunConfig) (*memory.RunConfig, error) { got = s; return s, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 // A bad run configuration is bad input: nothing is created.
 func TestBadRunConfigurationChangesNothing(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun,
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return nil, errors.New("--until: bad") }})
 	if !errors.Is(err, ErrBadRunConfig) || ExitCode(err) != 2 {
 		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
@@ -141,7 +141,7 @@ func TestBadRunConfigurationChangesNothing(t *testing.T) {
 func TestRunWithoutTasksChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, memory.TasksFile), "# Tasks\n\nnothing yet\n")
-	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun,
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return &memory.RunConfig{}, nil }})
 	if !errors.Is(err, memory.ErrNoTasks) || ExitCode(err) != 2 {
 		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
@@ -157,7 +157,7 @@ func TestHalfMadeSessionIsRemoved(t *testing.T) {
 	dir := t.TempDir()
 	half := filepath.Join(dir, memory.SessionsDir, ".new-20261122T074125Z-b32b93102f0a")
 	write(t, filepath.Join(half, "session.json"), "{")
-	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true, Overrides: Overrides{MaxRetries: -1}})
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true})
 	if !errors.Is(err, memory.ErrNoSession) {
 		t.Fatalf("resume with only a half-made session: %v", err)
 	}
@@ -177,7 +177,7 @@ func TestRecoveryGoesByTheSessionsOwnRecords(t *testing.T) {
 	open := func() []string {
 		t.Helper()
 		var notices []string
-		p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot, Overrides: Overrides{MaxRetries: -1},
+		p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot,
 			Notify: func(s string) { notices = append(notices, s) }})
 		if err != nil {
 			t.Fatal(err)
@@ -229,7 +229,7 @@ func TestRecoveryGoesByTheSessionsOwnRecords(t *testing.T) {
 // before it began), the project leaves no socket file behind.
 func TestSocketBoundAheadGoesWithTheProject(t *testing.T) {
 	dir := t.TempDir()
-	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot, Overrides: Overrides{MaxRetries: -1}})
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot})
 	if err != nil {
 		t.Fatal(err)
 	}
