@@ -73,6 +73,10 @@ Without it the run has ralph run's defaults.`,
 			switch {
 			case res.Reason == decide.ReasonInterrupted:
 				return exitCode(130)
+			case res.Reason == engine.ReasonConfig:
+				// A worker refused the run's settings (one that would
+				// loosen its own), or the model is configured wrongly.
+				return exitCode(exitUsage)
 			case res.IsError:
 				return exitCode(exitFailed)
 			}

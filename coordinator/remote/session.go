@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -48,12 +49,21 @@ type Session struct {
 }
 
 // ErrLoosens marks a carried setting a worker refuses because it would
-// give the run more than the worker's own configuration does.
-var ErrLoosens = fmt.Errorf("%w: a run's settings may only tighten the worker's own", config.ErrInvalid)
+// give the run more than the worker's own configuration does. Such an
+// error matches config.ErrInvalid too: bad input, exit 2.
+var ErrLoosens = errors.New("a run's settings may only tighten the worker's own")
+
+// loosening is a refused setting: its sentence, and nothing else.
+type loosening struct{ msg string }
+
+func (e loosening) Error() string { return e.msg }
+func (e loosening) Is(target error) bool {
+	return target == ErrLoosens || target == config.ErrInvalid
+}
 
 // loosens is the one sentence a worker refuses a carried setting with.
 func loosens(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrLoosens, fmt.Sprintf(format, a...))
+	return loosening{fmt.Sprintf(format, a...)}
 }
 
 // Tighten puts the carried settings over a worker's configuration cfg,
