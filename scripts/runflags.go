@@ -198,7 +198,7 @@ func reviewFlag() setting[memory.RunConfig] {
 
 // noReviewers is the sentence the review flags are refused with on
 // Temporal.
-const noReviewers = "--engine temporal has no reviewers; run reviews with the local engine"
+const noReviewers = "--engine temporal has no reviewers for --review, --reviewer or --review-rounds; run reviews with the local engine"
 
 // parallelFlag is --parallel as the run takes it: registered by the root
 // command for every command, so only taken here.

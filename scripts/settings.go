@@ -228,7 +228,7 @@ func sessionSettings() []sessionSetting {
 			why: "--engine temporal does not carry --add-dir: a directory of this machine means nothing on a worker, and one of the worker's would loosen its sandbox"},
 		{flag: "append-system-prompt", temporal: carried,
 			carry: func(f *flags, s *remote.Session) error { s.AppendSystem = f.conv.appendSystem; return nil }},
-		{flag: "force", temporal: refused, why: "--force takes over a project's lock, and a run on Temporal takes none"},
+		{flag: "force", temporal: refused, why: "--engine temporal does not carry --force: it takes over a project's lock, and a run on Temporal takes none"},
 		{flag: "no-wait", temporal: here, why: "a worker never waits for ralph answer"},
 		{flag: "wait-for-answers", temporal: refused, why: "--engine temporal asks nobody, so nothing waits for ralph answer"},
 		{flag: "dir", temporal: here, why: "the project the run is started from"},
