@@ -15,7 +15,6 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/scripts"
 	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/report"
@@ -37,6 +36,9 @@ type MainOptions struct {
 	// Reopen, when set, is told the session /resume picked: the shell
 	// leaves, and the caller opens that session as --resume does.
 	Reopen func(id string)
+	// RunArgs reads /run's flags into the session's task loop
+	// configuration (the command line's table); nil: /run takes none.
+	RunArgs func(args string) error
 }
 
 // Main runs the interactive shell on an opened project until the person
@@ -92,7 +94,10 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
 		},
 		RunArgs: func(args string) error {
-			return sh.holding(func() error { return scripts.RunArgs(p, args) })
+			if o.RunArgs == nil {
+				return fmt.Errorf("/run takes no flags here")
+			}
+			return sh.holding(func() error { return o.RunArgs(args) })
 		},
 		Plan: func() error {
 			return sh.holding(func() error {

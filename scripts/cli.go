@@ -96,6 +96,9 @@ type ChatOptions struct {
 	// Reopen, when set, is told the session chat's /resume picked; once
 	// the shell has left, the chat opens that session as --resume does.
 	Reopen func(id string)
+	// RunArgs reads /run's flags, ralph run's loop flags, into the
+	// session's task loop configuration (runArgs).
+	RunArgs func(args string) error
 }
 
 // cli is one invocation: its flags and the facts of its terminal.
@@ -389,7 +392,8 @@ func (c *cli) chat(ctx context.Context) int {
 			return project.ExitCode(err)
 		}
 		next := ""
-		code := c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Notices: notices, Reopen: func(id string) { next = id }})
+		code := c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Notices: notices, Reopen: func(id string) { next = id },
+			RunArgs: func(args string) error { return runArgs(p, args) }})
 		if err := p.Close(); err != nil && next != "" {
 			fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
 		}

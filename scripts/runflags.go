@@ -153,14 +153,14 @@ func settleRun(saved *memory.RunConfig, given memory.RunConfig, changed func(str
 	return &rc, loop.CheckRun(&rc)
 }
 
-// RunArgs puts the flags of chat's /run ARGS over the session's task
+// runArgs puts the flags of chat's /run ARGS over the session's task
 // loop configuration and saves it there, where the loop it starts (and
 // the next /run, and ralph resume) find it. ARGS are ralph run's loop
 // flags, split as a shell splits words (no variable is expanded), read
 // through the same rows as ralph run's. A flag ralph run does not take
 // here, or a value it refuses, is the one sentence why, and nothing
 // changes.
-func RunArgs(p *project.Project, args string) error {
+func runArgs(p *project.Project, args string) error {
 	words, err := shell.Fields(args, func(string) string { return "" })
 	if err != nil {
 		return fmt.Errorf("cannot read %q as flags: %w", args, err)
