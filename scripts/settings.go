@@ -48,8 +48,10 @@ type sessionSetting struct {
 	// no config key holds. env is the variable that sets it, if any.
 	key, env string
 	// saved: the session records it, and a resumed session keeps it
-	// unless the flag is given again (project.Overrides.Model).
+	// unless the flag is given again (project.Overrides.Saved); given
+	// says the flag was.
 	saved bool
+	given func(f *flags) bool
 	// temporal is how the flag travels; why the sentence a refused one
 	// is refused with, or what a here one does there.
 	temporal travel
@@ -79,7 +81,7 @@ func sessionSettings() []sessionSetting {
 		return func(e effective) any { return get(e.Cfg) }
 	}
 	return []s{
-		{flag: "model", key: "model", env: "RALPH_MODEL", saved: true, temporal: carried,
+		{flag: "model", key: "model", env: "RALPH_MODEL", saved: true, given: func(f *flags) bool { return f.model != "" }, temporal: carried,
 			show:  show(func(c c) any { return c.Model }),
 			apply: func(f *flags, cfg *c) { set(&cfg.Model, f.model) },
 			carry: func(f *flags, s *remote.Session) error { s.Model = f.model; return nil }},
@@ -259,8 +261,14 @@ func set[T comparable](dst *T, v T) {
 // with, as project.Open and `ralph config` take them: every row's apply.
 func (f *flags) overrides() project.Overrides {
 	rows := sessionSettings()
+	var saved []string
+	for _, r := range rows {
+		if r.saved && r.given(f) {
+			saved = append(saved, r.key)
+		}
+	}
 	return project.Overrides{
-		Model: f.model != "",
+		Saved: saved,
 		Apply: func(cfg *config.Config) error {
 			for _, r := range rows {
 				if r.apply != nil {

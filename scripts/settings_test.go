@@ -82,6 +82,11 @@ func TestEveryFlagSaysHowItTravelsToTemporal(t *testing.T) {
 			t.Errorf("--%s is refused on Temporal without a sentence saying why", name)
 		}
 	}
+	for _, r := range sessionSettings() {
+		if r.saved && (r.given == nil || r.flag == "" || r.key == "") {
+			t.Errorf("the session saves %q, but its row cannot say when its flag is given", r.key)
+		}
+	}
 	for name := range rows {
 		if _, ok := flags[name]; !ok {
 			t.Errorf("the settings table has a row for --%s, which no command takes", name)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,10 +43,14 @@ type Overrides struct {
 	// files and the environment; nil changes nothing. An error is bad
 	// input: it matches config.ErrInvalid.
 	Apply func(*config.Config) error
-	// Model says they name the model, which a resumed session otherwise
-	// keeps: the one session setting its record saves beside the loop's.
-	Model bool
+	// Saved are the config keys of the settings a session's record
+	// saves ("model") that they give: a resumed session keeps its own
+	// of the others.
+	Saved []string
 }
+
+// gives reports whether the overrides give the saved setting key.
+func (o Overrides) gives(key string) bool { return slices.Contains(o.Saved, key) }
 
 // apply puts o over cfg.
 func (o Overrides) apply(cfg *config.Config) error {
@@ -424,7 +429,7 @@ func (p *Project) resume(opts Options) error {
 	}
 	// The model a session was started with goes on unless this command
 	// line or the environment names another.
-	if prior.Model != "" && !opts.Overrides.Model && opts.Getenv("RALPH_MODEL") == "" {
+	if prior.Model != "" && !opts.Overrides.gives("model") && opts.Getenv("RALPH_MODEL") == "" {
 		p.Config.Model = prior.Model
 	}
 	run, err := p.settle(opts, prior.Run)

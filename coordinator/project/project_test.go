@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/spf13/afero"
 )
 
@@ -238,5 +239,47 @@ func TestSocketBoundAheadGoesWithTheProject(t *testing.T) {
 	}
 	if _, err := os.Stat(control.SocketPath(dir)); !os.IsNotExist(err) {
 		t.Fatalf("a socket was left behind: %v", err)
+	}
+}
+
+// The overrides go over the configuration; a resumed session keeps the
+// model it was started with unless they give one (Saved), and an
+// override that fails is bad input.
+func TestOverridesAndTheSavedModel(t *testing.T) {
+	dir := t.TempDir()
+	getenv := env(t)
+	model := func(m string) Overrides {
+		return Overrides{Saved: []string{"model"}, Apply: func(c *config.Config) error { c.Model = m; return nil }}
+	}
+	open := func(resume bool, o Overrides) (*Project, error) {
+		return Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeChat, Resume: resume, Overrides: o})
+	}
+	p, err := open(false, model("first-model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Config.Model != "first-model" {
+		t.Fatalf("model %q", p.Config.Model)
+	}
+	p.CloseConversation()
+	_ = p.Close()
+	for _, c := range []struct {
+		o    Overrides
+		want string
+	}{{Overrides{}, "first-model"}, {model("second-model"), "second-model"}} {
+		p, err := open(true, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := p.Config.Model
+		p.CloseConversation()
+		_ = p.Close()
+		if got != c.want {
+			t.Fatalf("resumed with %+v: model %q, want %q", c.o.Saved, got, c.want)
+		}
+	}
+	_, err = open(false, Overrides{Apply: func(*config.Config) error { return errors.New("refused") }})
+	if !errors.Is(err, config.ErrInvalid) || ExitCode(err) != 2 {
+		t.Fatalf("a failing override: %v", err)
 	}
 }

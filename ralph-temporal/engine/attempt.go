@@ -156,7 +156,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 		return
 	}
 	p, err := project.Open(ctx, project.Options{Dir: wt, Mode: project.ModeRun, Force: true, Yes: in.Session.Yes, Answers: project.Answers{NoWait: true},
-		Overrides: project.Overrides{Apply: in.Session.Tighten, Model: in.Session.Model != ""}, Conventions: conv,
+		Overrides: project.Overrides{Apply: in.Session.Tighten}, Conventions: conv,
 		Run:    func(*memory.RunConfig) (*memory.RunConfig, error) { return &rc, nil },
 		Notify: func(string) {}})
 	if err != nil {
