@@ -82,3 +82,43 @@ func TestTemporalWorkerTakesTheRunsSettingsOnlyToTighten(t *testing.T) {
 		t.Fatalf("the worker sent %d requests (with its key) to the run's --base-url", n)
 	}
 }
+
+// TestTemporalVerifyRunsInTheWorkersSandbox: the run's --verify is the
+// starter's, not the worker's person's, so it runs in the worker's
+// sandbox even where the worker's own config lets its person's --verify
+// out (verify_unsandboxed): a verify command that writes in the worker's
+// home is stopped there, and the task fails.
+func TestTemporalVerifyRunsInTheWorkersSandbox(t *testing.T) {
+	addr := startDevServer(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, tmp := filepath.Join(base, "home"), filepath.Join(base, "tmp")
+	mustWrite(t, filepath.Join(home, ".config", "ralph", "config.toml"), "verify_unsandboxed = true\n")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	escaped := filepath.Join(home, "escaped")
+	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+		msgs := r.Request.Messages
+		if last := msgs[len(msgs)-1]; last.Role == "user" && strings.Contains(last.Content, "Your task") {
+			b, _ := json.Marshal(map[string]string{"id": "t1", "summary": "nothing to do"})
+			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: string(b)}}}
+		}
+		return fakemodel.Response{Text: "done"}
+	})
+	t.Cleanup(srv.Close)
+	workerEnv := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=sk-worker",
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "TMPDIR="+tmp), personGit...)
+	w := startWorker(t, addr, workerEnv)
+	project, _ := temporalProject(t, "check it")
+	r := ralph(t, project, append(cleanEnv(t), personGit...), nil, "run", "--engine", "temporal", "--address", addr, "-y",
+		"--retries", "0", "--on-error", "skip", "--verify", "touch "+escaped)
+	if _, err := os.Stat(escaped); err == nil {
+		t.Fatalf("the run's --verify wrote in the worker's home: it ran outside the worker's sandbox\nworker:\n%s", w.out.String())
+	}
+	if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "1 failed") {
+		t.Fatalf("exit %d, want 1 with the task failed by its verify command\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
