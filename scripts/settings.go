@@ -68,9 +68,11 @@ type sessionSetting struct {
 	carry func(f *flags, s *remote.Session) error
 }
 
-// notALoops is the sentence for the flags of a conversation, which no
-// task loop takes.
-const notALoops = "it is a conversation's, and the loop on Temporal holds none"
+// conversationOnly is the sentence for a flag of a conversation, which
+// no task loop takes.
+func conversationOnly(flag, does string) string {
+	return "--engine temporal does not take " + flag + ": it " + does + ", and a run on Temporal holds none"
+}
 
 // sessionSettings are the session's rows, in the order `ralph config`
 // lists them.
@@ -232,7 +234,7 @@ func sessionSettings() []sessionSetting {
 			carry: func(f *flags, s *remote.Session) error { s.AppendSystem = f.conv.appendSystem; return nil }},
 		{flag: "force", temporal: refused, why: "--engine temporal does not carry --force: it takes over a project's lock, and a run on Temporal takes none"},
 		{flag: "no-wait", temporal: here, why: "a worker never waits for ralph answer"},
-		{flag: "wait-for-answers", temporal: refused, why: "--engine temporal asks nobody, so nothing waits for ralph answer"},
+		{flag: "wait-for-answers", temporal: refused, why: "--engine temporal does not take --wait-for-answers: a worker asks nobody, so nothing waits for ralph answer"},
 		{flag: "dir", temporal: here, why: "the project the run is started from"},
 		{flag: "no-color", temporal: here},
 		{flag: "output-format", temporal: here},
@@ -241,11 +243,11 @@ func sessionSettings() []sessionSetting {
 		{flag: "serve", temporal: here, why: "serves the run's page from the ralph that follows it"},
 		{flag: "tracker", temporal: here, why: "it names the plan, which the loop on Temporal refuses unless it is the branch's RALPH_TASKS.md"},
 		{flag: "epic", temporal: here, why: "it names the plan, which the loop on Temporal refuses unless it is the branch's RALPH_TASKS.md"},
-		{flag: "continue", temporal: refused, why: "-c continues a conversation: " + notALoops},
-		{flag: "session", temporal: refused, why: "--session continues a conversation: " + notALoops},
-		{flag: "resume", temporal: refused, why: "--resume continues a conversation: " + notALoops},
-		{flag: "fork-session", temporal: refused, why: "--fork-session copies a conversation: " + notALoops},
-		{flag: "print", temporal: refused, why: "-p prints a one-shot's answer: " + notALoops},
+		{flag: "continue", temporal: refused, why: conversationOnly("-c", "continues a conversation")},
+		{flag: "session", temporal: refused, why: conversationOnly("--session", "continues a conversation")},
+		{flag: "resume", temporal: refused, why: conversationOnly("--resume", "continues a conversation")},
+		{flag: "fork-session", temporal: refused, why: conversationOnly("--fork-session", "copies a conversation")},
+		{flag: "print", temporal: refused, why: conversationOnly("-p", "prints a one-shot's answer")},
 	}
 }
 
