@@ -34,9 +34,15 @@ func travels() map[string]travel {
 // faceFlags are the flags of ralph (a one-shot), ralph run and ralph
 // chat, read off the command definitions: name → the commands that take it.
 func faceFlags(t *testing.T) map[string][]string {
+	flags, _ := faceFlagsShort(t)
+	return flags
+}
+
+// faceFlagsShort is faceFlags, and each flag's one-letter name.
+func faceFlagsShort(t *testing.T) (map[string][]string, map[string]string) {
 	t.Helper()
 	root := (&cli{version: "test"}).command()
-	flags := map[string][]string{}
+	flags, short := map[string][]string{}, map[string]string{}
 	for _, name := range []string{"", "run", "chat"} {
 		cmd := root
 		if name != "" {
@@ -48,12 +54,13 @@ func faceFlags(t *testing.T) map[string][]string {
 		visit := func(f *pflag.Flag) {
 			if f.Name != "help" && f.Name != "version" {
 				flags[f.Name] = append(flags[f.Name], cmd.Name())
+				short[f.Name] = f.Shorthand
 			}
 		}
 		cmd.LocalFlags().VisitAll(visit)
 		cmd.InheritedFlags().VisitAll(visit)
 	}
-	return flags
+	return flags, short
 }
 
 // TestEveryFlagSaysHowItTravelsToTemporal walks every flag of ralph,
@@ -70,7 +77,7 @@ func TestEveryFlagSaysHowItTravelsToTemporal(t *testing.T) {
 	for _, s := range runFlags() {
 		why[s.name] = s.why
 	}
-	flags := faceFlags(t)
+	flags, short := faceFlagsShort(t)
 	if len(flags) < 40 {
 		t.Fatalf("found only %d flags: %v", len(flags), flags)
 	}
@@ -80,6 +87,8 @@ func TestEveryFlagSaysHowItTravelsToTemporal(t *testing.T) {
 			t.Errorf("--%s (%s) says neither that it is carried to Temporal nor that it is refused there: give it a row in scripts/settings.go", name, strings.Join(cmds, ", "))
 		case tr == refused && why[name] == "":
 			t.Errorf("--%s is refused on Temporal without a sentence saying why", name)
+		case tr == refused && !strings.Contains(why[name], "--"+name) && (short[name] == "" || !strings.Contains(why[name], "-"+short[name]+":")):
+			t.Errorf("--%s is refused on Temporal with a sentence that does not name it: %s", name, why[name])
 		}
 	}
 	for _, r := range sessionSettings() {
