@@ -83,7 +83,7 @@ func TestTemporalRefusesWhatItCannotRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1", "--review=end"}, "cannot run --review end"},
+		{[]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1", "--review=end"}, "--engine temporal has no reviewers for --review"},
 		{[]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1", "docs/plans/p.md"}, "run the plan docs/plans/p.md with the local engine"},
 		{[]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1", "--prompt-template", "missing.tmpl"}, "missing.tmpl does not exist"},
 	} {
@@ -121,7 +121,7 @@ func TestTemporalGetsTheRunAsData(t *testing.T) {
 	}
 	env := cleanEnv(t, "OPENAI_API_KEY=sk-test", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 	r := ralph(t, dir, env, nil, "run", "--engine", "temporal", "--address", "127.0.0.1:1", "--prompt-template", "t.tmpl",
-		"--commit", "--archive-done", "--verify", "make check", "--agent-arg", "--x", "--agent", "exec:true", "--max-wait", "90s")
+		"--commit", "--archive-done", "--verify", "make check", "--agent", "claude", "--max-wait", "90s")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -139,7 +139,7 @@ func TestTemporalGetsTheRunAsData(t *testing.T) {
 	if start.Prompt != "Work on {{.Task.Title}} our way.\n" || start.MaxWait != int64(90*time.Second) {
 		t.Fatalf("the prompt and max_wait sent: %+v", start)
 	}
-	for k, want := range map[string]any{"commit": true, "archive_done": true, "verify": "make check", "agent": "exec:true",
+	for k, want := range map[string]any{"commit": true, "archive_done": true, "verify": "make check", "agent": "claude",
 		"prompt_template": filepath.Join(dir, "t.tmpl")} {
 		if start.Run[k] != want {
 			t.Errorf("run.%s = %v, want %v (all: %v)", k, start.Run[k], want, start.Run)

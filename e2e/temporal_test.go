@@ -389,7 +389,7 @@ func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
 	t.Cleanup(srv.Close)
 	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
 	startWorker(t, addr, env)
-	run := exec.Command(ralphBin, "run", "--engine", "temporal", "--address", addr)
+	run := exec.Command(ralphBin, "run", "--engine", "temporal", "--address", addr, "-y")
 	run.Dir, run.Env = project, env
 	var out lockedBuffer
 	run.Stdout, run.Stderr = &out, &out

@@ -73,6 +73,10 @@ Without it the run has ralph run's defaults.`,
 			switch {
 			case res.Reason == decide.ReasonInterrupted:
 				return exitCode(130)
+			case res.Reason == engine.ReasonConfig:
+				// A worker refused the run's settings (one that would
+				// loosen its own), or the model is configured wrongly.
+				return exitCode(exitUsage)
 			case res.IsError:
 				return exitCode(exitFailed)
 			}
@@ -132,7 +136,7 @@ func runInput(start remote.Start, p engine.Project, backoff, heartbeat time.Dura
 			return engine.RunInput{}, err
 		}
 	}
-	return engine.RunInput{Project: p, Run: start.Run, Prompt: start.Prompt, Backoff: backoff,
+	return engine.RunInput{Project: p, Run: start.Run, Session: start.Session, Prompt: start.Prompt, Backoff: backoff,
 		HeartbeatTimeout: heartbeat, MaxWait: start.MaxWait}, nil
 }
 

@@ -18,7 +18,7 @@ import (
 // Temporal runs set to something other than its default; the fields it
 // refuses (a plan, reviews) are left out.
 func everyField() memory.RunConfig {
-	return memory.RunConfig{Agent: "exec:true", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", VerifyFromPlan: true, Parallel: 3,
+	return memory.RunConfig{Agent: "claude", Verify: "go test ./...", VerifyFromPlan: true, Parallel: 3,
 		Until: "tasks_done >= 9", Breaker: "no_progress >= 9", MaxCost: 3.5, TaskTimeout: memory.Duration(7 * time.Minute),
 		OnError: loop.OnErrorSkip, Retries: 4, MaxIterations: 42, BreakerCooldown: memory.Duration(time.Second),
 		Commit: true, Worktrees: true, PromptTemplate: "/elsewhere/t.tmpl", ArchiveDone: true, ReviewRounds: 2, Reviewer: "codex"}
@@ -29,14 +29,23 @@ func everyField() memory.RunConfig {
 // the limit wait; ralph-temporal retypes none of it.
 func TestTheRunTravelsWhole(t *testing.T) {
 	rc := everyField()
-	refused := map[string]bool{"Plan": true, "Review": true}
+	refused := map[string]bool{"Plan": true, "Review": true, "AgentArgs": true}
 	v := reflect.ValueOf(rc)
 	for i := range v.NumField() {
 		if name := v.Type().Field(i).Name; v.Field(i).IsZero() && !refused[name] {
 			t.Fatalf("everyField leaves %s unset: set it, or refuse it in remote.Refused", name)
 		}
 	}
-	start := remote.Start{Run: rc, Prompt: "Work on {{.Task.Title}} our way.", MaxWait: 90 * time.Minute}
+	three := 3
+	sess := remote.Session{Model: "m", BaseURL: "http://10.0.0.6/v1", Sandbox: "read-only", NoNetwork: true, MaxTurns: 7, MaxRetries: &three,
+		CommandTimeout: time.Second, IdleTimeout: time.Minute, MaxOutputTokens: 9, Yes: true, DisallowedTools: []string{"Write"}, AppendSystem: "be brief"}
+	sv := reflect.ValueOf(sess)
+	for i := range sv.NumField() {
+		if sv.Field(i).IsZero() {
+			t.Fatalf("the session leaves %s unset: set it", sv.Type().Field(i).Name)
+		}
+	}
+	start := remote.Start{Run: rc, Session: sess, Prompt: "Work on {{.Task.Title}} our way.", MaxWait: 90 * time.Minute}
 	data, err := json.Marshal(start)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +59,7 @@ func TestTheRunTravelsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := engine.RunInput{Project: p, Run: rc, Prompt: start.Prompt, Backoff: time.Second, HeartbeatTimeout: 2 * time.Second, MaxWait: start.MaxWait}
+	want := engine.RunInput{Project: p, Run: rc, Session: sess, Prompt: start.Prompt, Backoff: time.Second, HeartbeatTimeout: 2 * time.Second, MaxWait: start.MaxWait}
 	if !reflect.DeepEqual(in, want) {
 		t.Fatalf("the workflow's input:\n%+v\nwant\n%+v", in, want)
 	}
@@ -64,10 +73,12 @@ func TestTheRunTravelsWhole(t *testing.T) {
 // refused in one sentence, never dropped.
 func TestRunRefusesWhatItCannotDo(t *testing.T) {
 	for name, start := range map[string]remote.Start{
-		"plan":     {Run: func() memory.RunConfig { rc := everyField(); rc.Plan = "docs/plans/p.md"; return rc }()},
-		"review":   {Run: func() memory.RunConfig { rc := everyField(); rc.Review = "end"; return rc }()},
-		"template": {Run: everyField(), Prompt: "{{.Nope}}"},
-		"on-error": {Run: func() memory.RunConfig { rc := everyField(); rc.OnError = "shrug"; return rc }()},
+		"plan":      {Run: func() memory.RunConfig { rc := everyField(); rc.Plan = "docs/plans/p.md"; return rc }()},
+		"review":    {Run: func() memory.RunConfig { rc := everyField(); rc.Review = "end"; return rc }()},
+		"template":  {Run: everyField(), Prompt: "{{.Nope}}"},
+		"on-error":  {Run: func() memory.RunConfig { rc := everyField(); rc.OnError = "shrug"; return rc }()},
+		"agent-arg": {Run: func() memory.RunConfig { rc := everyField(); rc.AgentArgs = []string{"--x"}; return rc }()},
+		"exec":      {Run: func() memory.RunConfig { rc := everyField(); rc.Agent = "exec:./x.sh"; return rc }()},
 	} {
 		_, err := runInput(start, engine.Project{}, 0, 0)
 		if err == nil || strings.Contains(strings.TrimSpace(err.Error()), "\n") {

@@ -36,6 +36,9 @@ type MainOptions struct {
 	// Reopen, when set, is told the session /resume picked: the shell
 	// leaves, and the caller opens that session as --resume does.
 	Reopen func(id string)
+	// RunArgs reads /run's flags into the session's task loop
+	// configuration (the command line's table); nil: /run takes none.
+	RunArgs func(args string) error
 }
 
 // Main runs the interactive shell on an opened project until the person
@@ -89,6 +92,12 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
+		},
+		RunArgs: func(args string) error {
+			if o.RunArgs == nil {
+				return fmt.Errorf("/run takes no flags here")
+			}
+			return sh.holding(func() error { return o.RunArgs(args) })
 		},
 		Plan: func() error {
 			return sh.holding(func() error {

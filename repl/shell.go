@@ -85,6 +85,9 @@ type Options struct {
 	// Loop runs the task loop for /run, and Control pauses it for /pause
 	// and resumes it for /run; nil makes those commands say so.
 	Loop func(ctx context.Context) (string, error)
+	// RunArgs puts /run's flags over the session's task loop
+	// configuration (scripts.RunArgs).
+	RunArgs func(args string) error
 	// Plan and DropPlan start and take back a plan (/plan); nil makes
 	// /plan unavailable.
 	Plan     func() error
@@ -568,7 +571,7 @@ func (s *Shell) host(out io.Writer) *commands.Host {
 	h := &commands.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, Undo: s.opts.Undo, MCP: s.opts.MCP, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
+		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 		Handoff: s.opts.Handoff,
 	}
 	if s.opts.Control != nil {

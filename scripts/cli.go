@@ -96,6 +96,9 @@ type ChatOptions struct {
 	// Reopen, when set, is told the session chat's /resume picked; once
 	// the shell has left, the chat opens that session as --resume does.
 	Reopen func(id string)
+	// RunArgs reads /run's flags, ralph run's loop flags, into the
+	// session's task loop configuration (runArgs).
+	RunArgs func(args string) error
 }
 
 // cli is one invocation: its flags and the facts of its terminal.
@@ -111,6 +114,19 @@ type cli struct {
 // returns the exit code. version is ralph's; shell is the chat shell.
 func Main(args []string, version string, shell ChatShell) int {
 	c := &cli{version: version, shell: shell}
+	root := c.command()
+	root.SetArgs(args)
+	err := singleDashLong(root, args)
+	if err == nil {
+		err = root.ExecuteContext(context.Background())
+	}
+	return c.exitCode(err)
+}
+
+// command is ralph's command line: the root command (a one-shot, or the
+// chat shell), every command under it and their flags.
+func (c *cli) command() *cobra.Command {
+	version := c.version
 	f := &c.f
 	root := &cobra.Command{
 		Use:   "ralph [flags] [task]",
@@ -224,13 +240,12 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	hintTaskWords(root)
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
-	root.SetArgs(args)
 	root.SetFlagErrorFunc(flagError)
+	return root
+}
 
-	err := singleDashLong(root, args)
-	if err == nil {
-		err = root.ExecuteContext(context.Background())
-	}
+// exitCode is the exit code of the command's error, said on stderr.
+func (c *cli) exitCode(err error) int {
 	var ee exitError
 	switch {
 	case err == nil:
@@ -377,7 +392,8 @@ func (c *cli) chat(ctx context.Context) int {
 			return project.ExitCode(err)
 		}
 		next := ""
-		code := c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Notices: notices, Reopen: func(id string) { next = id }})
+		code := c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Notices: notices, Reopen: func(id string) { next = id },
+			RunArgs: func(args string) error { return runArgs(p, args) }})
 		if err := p.Close(); err != nil && next != "" {
 			fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
 		}

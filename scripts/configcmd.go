@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,14 +16,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
-
-// overrides are the flags that change the configuration a session runs
-// with, as project.Open and `ralph config` take them.
-func (f *flags) overrides() project.Overrides {
-	return project.Overrides{Model: f.model, BaseURL: f.baseURL, MaxTurns: f.maxTurns, MaxRetries: f.maxRetries,
-		CommandTimeout: time.Duration(f.commandTimeout) * time.Second, IdleTimeout: f.idleTimeout, Parallel: f.parallel, MaxOutputTokens: f.maxOutput,
-		Sandbox: f.sandbox, NoNetwork: f.noNetwork, MaxWait: f.maxWaitOverride()}
-}
 
 // configFile is one config file read, lowest precedence first, with the
 // settings it sets.
@@ -143,86 +134,15 @@ func (e effective) setByAll(key string) string {
 	return strings.Join(files, ", ")
 }
 
-// settings lists the effective configuration, each value with its source.
+// settings lists the effective configuration, each value with its source:
+// the rows of the settings table that `ralph config` shows.
 func (e effective) settings(cmd *cobra.Command) []configValue {
-	cfg := e.Cfg
-	source := func(key, flag, env string) string {
-		if flag != "" && cmd.Flags().Changed(flag) {
-			return "flag --" + flag
+	var out []configValue
+	for _, r := range sessionSettings() {
+		if r.show == nil {
+			continue
 		}
-		if env != "" && os.Getenv(env) != "" {
-			return "env " + env
-		}
-		if f := e.setByAll(key); f != "" {
-			return f
-		}
-		return "default"
-	}
-	apiKey := "set"
-	if cfg.APIKey == "" {
-		apiKey = "not set"
-	}
-	noNetworkFlag := ""
-	if cmd.Flags().Changed("no-network") {
-		noNetworkFlag = "no-network"
-	}
-	sandbox := cfg.Sandbox
-	if sandbox == "" {
-		sandbox = config.DefaultSandbox
-	}
-	var mcp []string
-	for _, s := range cfg.MCPServers {
-		mcp = append(mcp, s.Name)
-	}
-	agents := cfg.Agents
-	if agents == nil {
-		agents = map[string]config.Agent{}
-	}
-	list := []struct {
-		key, flag, env string
-		value          any
-	}{
-		{"model", "model", "RALPH_MODEL", cfg.Model},
-		{"base_url", "base-url", "OPENAI_BASE_URL", cfg.BaseURL},
-		{"api_key", "", "", apiKey},
-		{"max_turns", "max-turns", "", cfg.MaxTurns},
-		{"max_retries", "max-retries", "", cfg.MaxRetries},
-		{"command_timeout_s", "command-timeout", "", int(cfg.CommandTimeout / time.Second)},
-		{"stream_idle_timeout", "idle-timeout", "", cfg.IdleTimeout.String()},
-		{"context_tokens", "", "", cfg.ContextTokens},
-		{"max_output_tokens", "max-output-tokens", "", cfg.MaxOutputTokens},
-		{"input_price_per_mtok", "", "", cfg.InputPrice},
-		{"output_price_per_mtok", "", "", cfg.OutputPrice},
-		{"checkpoint_max_file_mb", "", "", cfg.CheckpointMaxFileMB},
-		{"sandbox", "sandbox", "", sandbox},
-		{"network", noNetworkFlag, "", cfg.Network},
-		{"sandbox_writable", "", "", nonNil(cfg.SandboxWritable)},
-		{"sandbox_unix_sockets", "", "", nonNil(cfg.SandboxUnixSockets)},
-		{"sandbox_readable", "", "", nonNil(cfg.SandboxReadable)},
-		{"shell_env", "", "", nonNil(cfg.ShellEnv)},
-		{"allowed_commands", "", "", nonNil(append(slices.Clone(cfg.AllowedCommands), cfg.ProjectAllowedCommands...))},
-		{"ask_before", "", "", nonNil(cfg.AskBefore)},
-		{"style", "style", "", cfg.Style},
-		{"max_retry_after", "", "", cfg.MaxRetryAfter.String()},
-		{"max_wait", "", "", cfg.MaxWait.String()},
-		{"answer_timeout", "", "", cfg.AnswerTimeout.String()},
-		{"notify_command", "", "", cfg.NotifyCommand},
-		{"retention", "", "", map[string]any{"keep": cfg.Retention.Keep, "older_than": cfg.Retention.OlderThan.String()}},
-		{"engine", "", "", map[string]any{"name": cfg.Engine.Name, "address": cfg.Engine.Address, "namespace": cfg.Engine.Namespace,
-			"task_queue": cfg.Engine.TaskQueue, "tls": cfg.Engine.TLS}},
-		{"prompt_template", "", "", cfg.PromptTemplate},
-		{"plans_dir", "", "", cfg.PlansDir},
-		{"review", "", "", cfg.Review},
-		{"agents", "", "", agents},
-		{"mcp_servers", "", "", nonNil(mcp)},
-	}
-	out := make([]configValue, 0, len(list))
-	for _, s := range list {
-		src := source(s.key, s.flag, s.env)
-		if s.key == "api_key" {
-			src = keyVariable(e) // never the key itself
-		}
-		out = append(out, configValue{Key: s.key, Value: s.value, Source: src})
+		out = append(out, configValue{Key: r.key, Value: r.show(e), Source: e.configSource(r, cmd.Flags().Changed)})
 	}
 	return out
 }

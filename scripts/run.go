@@ -101,24 +101,7 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	settle := func(saved *memory.RunConfig) (*memory.RunConfig, error) {
 		rc := c.f.run
 		rc.Parallel = c.f.parallel
-		if rc.PromptTemplate != "" {
-			// Saved for resume, which may run from another directory.
-			abs, err := filepath.Abs(rc.PromptTemplate)
-			if err != nil {
-				return nil, fmt.Errorf("--prompt-template %s: %w", rc.PromptTemplate, err)
-			}
-			rc.PromptTemplate = abs
-		}
-		if saved != nil {
-			// The saved configuration, with the flags given here over it.
-			rc = runFlags().over(*saved, rc, cmd.Flags().Changed)
-			if cmd.Flags().Changed("verify") {
-				rc.VerifyFromPlan = false // the person's own now
-			}
-		}
-		// A worktree's work reaches the branch only as a commit.
-		rc.Commit = rc.Commit || rc.Worktrees
-		return &rc, loop.CheckRun(&rc)
+		return settleRun(saved, rc, cmd.Flags().Changed)
 	}
 	if mode == project.ModeRun && !resume {
 		root, err := c.root()
@@ -159,7 +142,8 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	}
 	code, handoff := RunMain(ctx, p, face, c.term)
 	if handoff != nil {
-		return c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Handoff: handoff})
+		return c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Handoff: handoff,
+			RunArgs: func(args string) error { return runArgs(p, args) }})
 	}
 	return code
 }
@@ -242,24 +226,43 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	default:
 		return face.Fail(ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
 	}
-	rc, err := settle(nil)
+	start, err := c.temporalStart(settle, cfg, changed)
 	if err != nil {
 		return face.Fail(ExitUsage, err), true
+	}
+	if start.Prompt, err = promptText(root, start.Run.PromptTemplate, cfg.PromptTemplate); err != nil {
+		return face.Fail(ExitUsage, err), true
+	}
+	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Start: start}), true
+}
+
+// temporalStart is what a run on Temporal is started with: the loop's
+// settings, and the session's that its workers take where they tighten
+// their own (remote.Session). A flag the settings table refuses there,
+// or a setting the loop on Temporal cannot run, is the sentence why.
+func (c *cli) temporalStart(settle func(*memory.RunConfig) (*memory.RunConfig, error), cfg config.Config, changed func(string) bool) (remote.Start, error) {
+	if err := refusedRunFlag(changed); err != nil {
+		return remote.Start{}, err
+	}
+	sess, err := c.f.temporalSession(changed)
+	if err != nil {
+		return remote.Start{}, err
+	}
+	rc, err := settle(nil)
+	if err != nil {
+		return remote.Start{}, err
 	}
 	project.FromConfig(rc, cfg)
 	// What the loop on Temporal cannot do is refused here, in one
 	// sentence, rather than dropped on the way.
 	if err := remote.Refused(*rc); err != nil {
-		return face.Fail(ExitUsage, err), true
+		return remote.Start{}, err
 	}
-	start := remote.Start{Run: *rc, MaxWait: cfg.MaxWait}
+	start := remote.Start{Run: *rc, Session: sess, MaxWait: cfg.MaxWait}
 	if c.f.maxWaitSet {
 		start.MaxWait = c.f.maxWait
 	}
-	if start.Prompt, err = promptText(root, rc.PromptTemplate, cfg.PromptTemplate); err != nil {
-		return face.Fail(ExitUsage, err), true
-	}
-	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Start: start}), true
+	return start, nil
 }
 
 // promptText is the text of the run's prompt template, --prompt-template

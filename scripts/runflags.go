@@ -2,11 +2,14 @@ package scripts
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"mvdan.cc/sh/v3/shell"
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -18,13 +21,18 @@ import (
 
 // The task loop's flags are declared once, here: each row names a flag
 // and the field of the settings it sets. The same rows register the
-// flags of ralph run and ralph resume and put the flags given over a
-// saved or configured value. What ralph-temporal needs of them travels
-// as the run configuration itself (remote.Start), never as flags.
+// flags of ralph run and ralph resume, put the flags given over a saved
+// or configured value, and parse /run's in chat. What ralph-temporal
+// needs of them travels as the run configuration itself (remote.Start),
+// never as flags; a row says whether it travels there (settings.go).
 
 // setting is one flag and the field of S it sets.
 type setting[S any] struct {
 	name string
+	// temporal is how the flag travels to a run on Temporal, why the
+	// sentence it is refused with there (settings.go).
+	temporal travel
+	why      string
 	// bind registers the flag on fl, writing into s's field.
 	bind func(fl *pflag.FlagSet, s *S)
 	// take copies the flag's field of src into dst.
@@ -37,9 +45,21 @@ type settings[S any] []setting[S]
 // field is a flag registered by pflag's typed Var function (IntVar,
 // StringVar, ...) writing into the field get returns.
 func field[S, T any](register func(*pflag.FlagSet, *T, string, T, string), name string, def T, usage string, get func(*S) *T) setting[S] {
-	return setting[S]{name: name,
+	return setting[S]{name: name, temporal: carried,
 		bind: func(fl *pflag.FlagSet, s *S) { register(fl, get(s), name, def, usage) },
 		take: func(dst, src *S) { *get(dst) = *get(src) }}
+}
+
+// refuse is the setting refused on Temporal with the sentence why.
+func (s setting[S]) refuse(why string) setting[S] {
+	s.temporal, s.why = refused, why
+	return s
+}
+
+// here is the setting taken by the ralph that starts a run on Temporal.
+func (s setting[S]) here() setting[S] {
+	s.temporal = here
+	return s
 }
 
 // register adds every flag to fl, writing into s.
@@ -90,7 +110,8 @@ func runFlags() settings[memory.RunConfig] {
 		field(stringFlag, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')", func(r *rc) *string { return &r.Breaker }),
 		field(stringFlag, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'", func(r *rc) *string { return &r.Verify }),
 		field(stringFlag, "agent", "", "work tasks with an external CLI: "+agents.Choices(), func(r *rc) *string { return &r.Agent }),
-		field(stringsFlag, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)", func(r *rc) *[]string { return &r.AgentArgs }),
+		field(stringsFlag, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)", func(r *rc) *[]string { return &r.AgentArgs }).
+			refuse("--engine temporal does not carry --agent-arg: an argument could undo the sandbox a worker matches its agent to; set it in the worker's own [agents.<kind>] args"),
 		field(durationFlag, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt", duration(func(r *rc) *memory.Duration { return &r.TaskTimeout })),
 		field(durationFlag, "breaker-cooldown", time.Duration(d.BreakerCooldown),
 			"with nobody to ask, how long the tripped circuit breaker waits before it lets one task through (doubles after each failed one)",
@@ -98,13 +119,68 @@ func runFlags() settings[memory.RunConfig] {
 		field(boolFlag, "commit", false, "one git commit per done task, holding only that task's files", func(r *rc) *bool { return &r.Commit }),
 		field(boolFlag, "worktrees", false, "work each task in a git worktree of its own on a branch ralph/<task-id>, merged back when done (implies --commit)", func(r *rc) *bool { return &r.Worktrees }),
 		reviewFlag(),
-		field(intFlag, "review-rounds", 3, "with --review: most review-and-fix rounds", func(r *rc) *int { return &r.ReviewRounds }),
-		field(stringFlag, "reviewer", "", "with --review: run the reviewers as another agent ("+agents.Choices()+"), read-only", func(r *rc) *string { return &r.Reviewer }),
+		field(intFlag, "review-rounds", 3, "with --review: most review-and-fix rounds", func(r *rc) *int { return &r.ReviewRounds }).refuse(noReviewers),
+		field(stringFlag, "reviewer", "", "with --review: run the reviewers as another agent ("+agents.Choices()+"), read-only", func(r *rc) *string { return &r.Reviewer }).refuse(noReviewers),
 		field(boolFlag, "archive-done", false, "when the plan's last task is done, move the plan file to plans_dir/completed (as ralphex does)", func(r *rc) *bool { return &r.ArchiveDone }),
 		field(stringFlag, "prompt-template", "", "Go text/template FILE the task prompts are made from (config prompt_template; fields: "+taskprompt.Fields+")",
 			func(r *rc) *string { return &r.PromptTemplate }),
 		parallelFlag(),
 	}
+}
+
+// settleRun is the task loop's configuration for flags given (changed
+// reports which) over a saved one (nil for a new loop), checked: ralph
+// run's, ralph resume's and /run's in chat. An error is bad input.
+func settleRun(saved *memory.RunConfig, given memory.RunConfig, changed func(string) bool) (*memory.RunConfig, error) {
+	rc := given
+	if rc.PromptTemplate != "" {
+		// Saved for resume, which may run from another directory.
+		abs, err := filepath.Abs(rc.PromptTemplate)
+		if err != nil {
+			return nil, fmt.Errorf("--prompt-template %s: %w", rc.PromptTemplate, err)
+		}
+		rc.PromptTemplate = abs
+	}
+	if saved != nil {
+		// The saved configuration, with the flags given here over it.
+		rc = runFlags().over(*saved, rc, changed)
+		if changed("verify") {
+			rc.VerifyFromPlan = false // the person's own now
+		}
+	}
+	// A worktree's work reaches the branch only as a commit.
+	rc.Commit = rc.Commit || rc.Worktrees
+	return &rc, loop.CheckRun(&rc)
+}
+
+// runArgs puts the flags of chat's /run ARGS over the session's task
+// loop configuration and saves it there, where the loop it starts (and
+// the next /run, and ralph resume) find it. ARGS are ralph run's loop
+// flags, split as a shell splits words (no variable is expanded), read
+// through the same rows as ralph run's. A flag ralph run does not take
+// here, or a value it refuses, is the one sentence why, and nothing
+// changes.
+func runArgs(p *project.Project, args string) error {
+	words, err := shell.Fields(args, func(string) string { return "" })
+	if err != nil {
+		return fmt.Errorf("cannot read %q as flags: %w", args, err)
+	}
+	fl := pflag.NewFlagSet("/run", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var given memory.RunConfig
+	runFlags().register(fl, &given)
+	fl.IntVar(&given.Parallel, "parallel", 0, "tasks at once")
+	if err := fl.Parse(words); err != nil {
+		return fmt.Errorf("%w (/run takes ralph run's task loop flags: ralph run --help lists them)", err)
+	}
+	if fl.NArg() > 0 {
+		return fmt.Errorf("/run takes ralph run's task loop flags, not %q", fl.Arg(0))
+	}
+	rc, err := settleRun(p.RunConfig(), given, fl.Changed)
+	if err != nil {
+		return err
+	}
+	return p.UseRun(rc)
 }
 
 // reviewFlag is --review, which people type bare to mean the review of
@@ -117,13 +193,17 @@ func reviewFlag() setting[memory.RunConfig] {
 		bind(fl, r)
 		fl.Lookup("review").NoOptDefVal = project.ReviewTask
 	}
-	return s
+	return s.refuse(noReviewers)
 }
+
+// noReviewers is the sentence the review flags are refused with on
+// Temporal.
+const noReviewers = "--engine temporal has no reviewers for --review, --reviewer or --review-rounds; run reviews with the local engine"
 
 // parallelFlag is --parallel as the run takes it: registered by the root
 // command for every command, so only taken here.
 func parallelFlag() setting[memory.RunConfig] {
-	return setting[memory.RunConfig]{name: "parallel", bind: func(*pflag.FlagSet, *memory.RunConfig) {},
+	return setting[memory.RunConfig]{name: "parallel", temporal: carried, bind: func(*pflag.FlagSet, *memory.RunConfig) {},
 		take: func(dst, src *memory.RunConfig) { dst.Parallel = src.Parallel }}
 }
 
@@ -132,10 +212,10 @@ func parallelFlag() setting[memory.RunConfig] {
 func engineFlags() settings[config.Engine] {
 	type e = config.Engine
 	return settings[e]{
-		field(stringFlag, "engine", "", "where the task loop runs: local (the default) or temporal (config [engine] name)", func(x *e) *string { return &x.Name }),
-		field(stringFlag, "address", "", "with --engine temporal: the Temporal frontend, HOST:PORT", func(x *e) *string { return &x.Address }),
-		field(stringFlag, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")", func(x *e) *string { return &x.Namespace }),
-		field(stringFlag, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")", func(x *e) *string { return &x.TaskQueue }),
+		field(stringFlag, "engine", "", "where the task loop runs: local (the default) or temporal (config [engine] name)", func(x *e) *string { return &x.Name }).here(),
+		field(stringFlag, "address", "", "with --engine temporal: the Temporal frontend, HOST:PORT", func(x *e) *string { return &x.Address }).here(),
+		field(stringFlag, "namespace", "", "with --engine temporal: the Temporal namespace (default \"default\")", func(x *e) *string { return &x.Namespace }).here(),
+		field(stringFlag, "task-queue", "", "with --engine temporal: the task queue the workers poll (default \"ralph\")", func(x *e) *string { return &x.TaskQueue }).here(),
 	}
 }
 

@@ -381,7 +381,8 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 		},
 		Loop: func(ctx context.Context) (string, error) {
 			return p.TaskLoop(ctx, coord, queue, ctl, nil)
-		}}
+		},
+		RunArgs: func(args string) error { return runArgs(p, args) }}
 	steps := NewStepReader(in)
 	code := sc.Steps(ctx, func() (Step, error) {
 		st, err := steps.Next()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
@@ -164,6 +165,11 @@ func RunTemporal(ctx context.Context, face *OneShot, t TemporalRun) int {
 		Stats: loop.Stats{Iterations: res.Iterations, CostUSD: res.CostUSD, TasksDone: res.Counts.Done, TasksFailed: res.Counts.Failed}}
 	if res.Error != "" {
 		lr.Err = errors.New(res.Error)
+		if res.Reason == loop.ReasonConfig {
+			// A worker refused the run's settings, or its model is
+			// configured wrongly: bad input, exit 2, as a local run's.
+			lr.Err = &llm.Error{Config: true, Msg: res.Error}
+		}
 	}
 	if res.Reason == loop.ReasonInterrupted {
 		lr.Signal = syscall.SIGINT

@@ -20,8 +20,7 @@ func EffectiveConfig(dir string, o Overrides) (root string, cfg config.Config, e
 	if err != nil {
 		return root, cfg, err
 	}
-	applyOverrides(&cfg, o)
-	return root, cfg, nil
+	return root, cfg, o.apply(&cfg)
 }
 
 // LoadConfig reads the config of the project at root from its files and

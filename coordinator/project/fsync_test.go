@@ -71,7 +71,7 @@ func oneShotSyncs(t *testing.T, dir, url, prompt string) int64 {
 				return url
 			}
 			return getenv(k)
-		}, Overrides: Overrides{MaxRetries: -1}})
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestIdleLockIsLetGoAndTakenBack(t *testing.T) {
 	write(t, filepath.Join(dir, "kept.txt"), "same\n")
 	write(t, filepath.Join(dir, "gone.txt"), "bye\n")
 	fs := afero.NewOsFs()
-	p, err := Open(context.Background(), Options{Fs: fs, Dir: dir, Getenv: env(t), Mode: ModeChat, Overrides: Overrides{MaxRetries: -1}})
+	p, err := Open(context.Background(), Options{Fs: fs, Dir: dir, Getenv: env(t), Mode: ModeChat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func BenchmarkStampGit(b *testing.B) {
 func TestIdleLockRecoversAfterACrashBeside(t *testing.T) {
 	dir := t.TempDir()
 	fs := afero.NewOsFs()
-	p, err := Open(context.Background(), Options{Fs: fs, Dir: dir, Getenv: env(t), Mode: ModeChat, Overrides: Overrides{MaxRetries: -1}})
+	p, err := Open(context.Background(), Options{Fs: fs, Dir: dir, Getenv: env(t), Mode: ModeChat})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,24 +34,36 @@ import (
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
-// Overrides are the command-line settings that beat every config source.
+// Overrides are the command line's settings, which beat every config
+// source. The command line's settings table (scripts) makes them, and a
+// ralph-temporal worker makes them of the settings a run carries to it
+// (remote.Session.Tighten): this package names no flag.
 type Overrides struct {
-	Model          string
-	BaseURL        string
-	MaxTurns       int
-	MaxRetries     int // -1: not set
-	CommandTimeout time.Duration
-	// IdleTimeout is --idle-timeout (0: from the config).
-	IdleTimeout time.Duration
-	// MaxOutputTokens is --max-output-tokens (0: from the config).
-	MaxOutputTokens int
-	// Parallel bounds concurrent child agents (0: default 4).
-	Parallel int
-	// Sandbox is --sandbox ("": from the config); NoNetwork is --no-network.
-	Sandbox   string
-	NoNetwork bool
-	// MaxWait is --max-wait (nil: from the config).
-	MaxWait *time.Duration
+	// Apply puts the settings over the configuration resolved from the
+	// files and the environment; nil changes nothing. An error is bad
+	// input: it matches config.ErrInvalid.
+	Apply func(*config.Config) error
+	// Saved are the config keys of the settings a session's record
+	// saves ("model") that they give: a resumed session keeps its own
+	// of the others.
+	Saved []string
+}
+
+// gives reports whether the overrides give the saved setting key.
+func (o Overrides) gives(key string) bool { return slices.Contains(o.Saved, key) }
+
+// apply puts o over cfg.
+func (o Overrides) apply(cfg *config.Config) error {
+	if o.Apply == nil {
+		return nil
+	}
+	if err := o.Apply(cfg); err != nil {
+		if errors.Is(err, config.ErrInvalid) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	return nil
 }
 
 // Modes of a session, as session.json records them.
@@ -83,6 +96,8 @@ type Options struct {
 	Getenv func(string) string
 	// Overrides are the command line's settings.
 	Overrides Overrides
+	// Parallel bounds concurrent child agents (--parallel; 0: 4).
+	Parallel int
 	// Mode is the face that opens the project. With Resume, "" continues
 	// the session in the mode it was started in.
 	Mode string
@@ -239,7 +254,9 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	applyOverrides(&cfg, opts.Overrides)
+	if err := opts.Overrides.apply(&cfg); err != nil {
+		return nil, err
+	}
 	// A new session that cannot talk to its model fails before the lock
 	// is taken; a resumed one is checked once its mode is known.
 	if !opts.Resume && opts.Mode != ModeRun {
@@ -251,7 +268,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// Beside the lock and the session record, which wait for the disk.
 		llm.Preconnect(cfg.BaseURL)
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Overrides.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
+	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
 	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
@@ -341,39 +358,6 @@ func (p *Project) registerBeside() {
 	}()
 }
 
-func applyOverrides(cfg *config.Config, o Overrides) {
-	if o.Model != "" {
-		cfg.Model = o.Model
-	}
-	if o.BaseURL != "" {
-		cfg.SetBaseURL(o.BaseURL)
-	}
-	if o.MaxTurns != 0 {
-		cfg.MaxTurns = o.MaxTurns
-	}
-	if o.MaxRetries >= 0 {
-		cfg.MaxRetries = o.MaxRetries
-	}
-	if o.CommandTimeout != 0 {
-		cfg.CommandTimeout = o.CommandTimeout
-	}
-	if o.IdleTimeout != 0 {
-		cfg.IdleTimeout = o.IdleTimeout
-	}
-	if o.MaxOutputTokens != 0 {
-		cfg.MaxOutputTokens = o.MaxOutputTokens
-	}
-	if o.Sandbox != "" {
-		cfg.Sandbox = o.Sandbox
-	}
-	if o.NoNetwork {
-		cfg.Network = false
-	}
-	if o.MaxWait != nil {
-		cfg.MaxWait = *o.MaxWait
-	}
-}
-
 // start creates a new session, durable before anything else happens.
 func (p *Project) start(opts Options) error {
 	p.Mode = opts.Mode
@@ -442,7 +426,7 @@ func (p *Project) resume(opts Options) error {
 	}
 	// The model a session was started with goes on unless this command
 	// line or the environment names another.
-	if prior.Model != "" && opts.Overrides.Model == "" && opts.Getenv("RALPH_MODEL") == "" {
+	if prior.Model != "" && !opts.Overrides.gives("model") && opts.Getenv("RALPH_MODEL") == "" {
 		p.Config.Model = prior.Model
 	}
 	run, err := p.settle(opts, prior.Run)

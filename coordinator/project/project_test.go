@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/spf13/afero"
 )
 
@@ -59,7 +60,7 @@ func TestOrphanedInProgressTaskIsResetAndResumedAsALoop(t *testing.T) {
 	}
 	var notices []string
 	var saved *memory.RunConfig
-	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true, Overrides: Overrides{MaxRetries: -1},
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true,
 		Notify: func(s string) { notices = append(notices, s) },
 		Run: func(s *memory.RunConfig) (*memory.RunConfig, error) {
 			saved = s
@@ -98,7 +99,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 	getenv := env(t)
 	write(t, filepath.Join(dir, memory.TasksFile), "- [ ] one\n")
 	want := &memory.RunConfig{Agent: "exec:./a.sh", AgentArgs: []string{"--fast", "x y"}, Verify: "go test ./...", Parallel: 3, Retries: 1, OnError: "skip"}
-	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeRun,
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return want, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 	_ = p.Close()
 
 	var got *memory.RunConfig
-	p, err = Open(context.Background(), Options{Dir: dir, Getenv: getenv, Resume: true, Overrides: Overrides{MaxRetries: -1},
+	p, err = Open(context.Background(), Options{Dir: dir, Getenv: getenv, Resume: true,
 		Run: func(s *memory.RunConfig) (*memory.RunConfig, error) { got = s; return s, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +126,7 @@ func TestRunConfigurationIsSavedAndRestored(t *testing.T) {
 // A bad run configuration is bad input: nothing is created.
 func TestBadRunConfigurationChangesNothing(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun,
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return nil, errors.New("--until: bad") }})
 	if !errors.Is(err, ErrBadRunConfig) || ExitCode(err) != 2 {
 		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
@@ -141,7 +142,7 @@ func TestBadRunConfigurationChangesNothing(t *testing.T) {
 func TestRunWithoutTasksChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, memory.TasksFile), "# Tasks\n\nnothing yet\n")
-	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun, Overrides: Overrides{MaxRetries: -1},
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeRun,
 		Run: func(*memory.RunConfig) (*memory.RunConfig, error) { return &memory.RunConfig{}, nil }})
 	if !errors.Is(err, memory.ErrNoTasks) || ExitCode(err) != 2 {
 		t.Fatalf("err = %v (exit %d)", err, ExitCode(err))
@@ -157,7 +158,7 @@ func TestHalfMadeSessionIsRemoved(t *testing.T) {
 	dir := t.TempDir()
 	half := filepath.Join(dir, memory.SessionsDir, ".new-20261122T074125Z-b32b93102f0a")
 	write(t, filepath.Join(half, "session.json"), "{")
-	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true, Overrides: Overrides{MaxRetries: -1}})
+	_, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Resume: true})
 	if !errors.Is(err, memory.ErrNoSession) {
 		t.Fatalf("resume with only a half-made session: %v", err)
 	}
@@ -177,7 +178,7 @@ func TestRecoveryGoesByTheSessionsOwnRecords(t *testing.T) {
 	open := func() []string {
 		t.Helper()
 		var notices []string
-		p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot, Overrides: Overrides{MaxRetries: -1},
+		p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot,
 			Notify: func(s string) { notices = append(notices, s) }})
 		if err != nil {
 			t.Fatal(err)
@@ -229,7 +230,7 @@ func TestRecoveryGoesByTheSessionsOwnRecords(t *testing.T) {
 // before it began), the project leaves no socket file behind.
 func TestSocketBoundAheadGoesWithTheProject(t *testing.T) {
 	dir := t.TempDir()
-	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot, Overrides: Overrides{MaxRetries: -1}})
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Mode: ModeOneShot})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,5 +239,47 @@ func TestSocketBoundAheadGoesWithTheProject(t *testing.T) {
 	}
 	if _, err := os.Stat(control.SocketPath(dir)); !os.IsNotExist(err) {
 		t.Fatalf("a socket was left behind: %v", err)
+	}
+}
+
+// The overrides go over the configuration; a resumed session keeps the
+// model it was started with unless they give one (Saved), and an
+// override that fails is bad input.
+func TestOverridesAndTheSavedModel(t *testing.T) {
+	dir := t.TempDir()
+	getenv := env(t)
+	model := func(m string) Overrides {
+		return Overrides{Saved: []string{"model"}, Apply: func(c *config.Config) error { c.Model = m; return nil }}
+	}
+	open := func(resume bool, o Overrides) (*Project, error) {
+		return Open(context.Background(), Options{Dir: dir, Getenv: getenv, Mode: ModeChat, Resume: resume, Overrides: o})
+	}
+	p, err := open(false, model("first-model"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Config.Model != "first-model" {
+		t.Fatalf("model %q", p.Config.Model)
+	}
+	p.CloseConversation()
+	_ = p.Close()
+	for _, c := range []struct {
+		o    Overrides
+		want string
+	}{{Overrides{}, "first-model"}, {model("second-model"), "second-model"}} {
+		p, err := open(true, c.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := p.Config.Model
+		p.CloseConversation()
+		_ = p.Close()
+		if got != c.want {
+			t.Fatalf("resumed with %+v: model %q, want %q", c.o.Saved, got, c.want)
+		}
+	}
+	_, err = open(false, Overrides{Apply: func(*config.Config) error { return errors.New("refused") }})
+	if !errors.Is(err, config.ErrInvalid) || ExitCode(err) != 2 {
+		t.Fatalf("a failing override: %v", err)
 	}
 }

@@ -30,15 +30,8 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		if run, err = opts.Run(saved); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 		}
-		FromConfig(run, p.Config)
-		if err := checkAgent(run, p.Root); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
-		}
-		if err := checkRunGit(context.Background(), run, p.Root); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
-		}
-		if err := p.loadPrompt(run); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+		if err := p.checkRun(run); err != nil {
+			return nil, err
 		}
 	}
 	if p.Mode == ModeRun {
@@ -73,6 +66,34 @@ func FromConfig(run *memory.RunConfig, cfg config.Config) {
 	if run.Review == "" {
 		run.Review = cfg.Review
 	}
+}
+
+// checkRun takes the config's part of a run configuration given on a
+// command line and checks what the project must hold for it: the agent,
+// git for --commit and --worktrees, the prompt template.
+func (p *Project) checkRun(run *memory.RunConfig) error {
+	FromConfig(run, p.Config)
+	if err := checkAgent(run, p.Root); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+	}
+	if err := checkRunGit(context.Background(), run, p.Root); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+	}
+	if err := p.loadPrompt(run); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+	}
+	return nil
+}
+
+// UseRun makes run the session's task loop configuration, as /run with
+// flags in chat gives it: checked as ralph run checks its flags, then
+// saved in the session, where the next /run and ralph resume find it.
+// An error (ErrBadRunConfig) changes nothing.
+func (p *Project) UseRun(run *memory.RunConfig) error {
+	if err := p.checkRun(run); err != nil {
+		return err
+	}
+	return p.Session.SaveState(func(st *memory.State) { st.Run = run })
 }
 
 // StartPlan makes write_plan ready for a new plan (ralph plan, /plan in

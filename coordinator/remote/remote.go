@@ -1,7 +1,8 @@
 // Package remote is what the lean ralph and ralph-temporal say to each
 // other when a task loop runs on Temporal: ralph execs ralph-temporal and
-// reads one JSON Line per line from it. It holds types only, so ralph
-// links no Temporal SDK (which costs about 16 ms of start-up and 10 MB).
+// reads one JSON Line per line from it. It holds types, and the rule a
+// worker takes a run's settings by (Session.Tighten), never the Temporal
+// SDK, so ralph links none (which costs about 16 ms of start-up and 10 MB).
 package remote
 
 import (
@@ -91,6 +92,9 @@ const MarkerFile = "engine.json"
 // on a second trip through flags.
 type Start struct {
 	Run memory.RunConfig `json:"run"`
+	// Session are the session's settings the workers take where they
+	// tighten their own configuration (Session.Tighten).
+	Session Session `json:"session"`
 	// Prompt is the text of the run's prompt template (--prompt-template,
 	// else prompt_template in the config), read where the run is started:
 	// the workers run on other machines, where its path means nothing.
@@ -114,5 +118,5 @@ func Refused(rc memory.RunConfig) error {
 	case rc.Review != "":
 		return fmt.Errorf("--engine temporal has no reviewers, so it cannot run --review %s; run reviews with the local engine", rc.Review)
 	}
-	return nil
+	return RefusedRun(rc.Agent, rc.AgentArgs)
 }

@@ -51,6 +51,24 @@ const (
 // workers/sandbox defines what each allows.
 var SandboxModes = []string{"read-only", "workspace-write", "danger-full-access"}
 
+// Looser reports whether the sandbox mode gives the model's commands more
+// than than does ("" is DefaultSandbox): how a setting from a source that
+// may only tighten (a project's config, a run started elsewhere) is
+// judged. A mode that is none is looser than every one.
+func Looser(mode, than string) bool {
+	if mode == "" {
+		mode = DefaultSandbox
+	}
+	if than == "" {
+		than = DefaultSandbox
+	}
+	return sandboxRank(mode) < 0 || sandboxRank(mode) > sandboxRank(than)
+}
+
+// SameEndpoint reports whether two base URLs name the same endpoint,
+// ignoring the case of scheme and host and a trailing slash.
+func SameEndpoint(a, b string) bool { return sameEndpoint(a, b) }
+
 // sandboxRank is a mode's place in SandboxModes, or -1.
 func sandboxRank(mode string) int {
 	for i, m := range SandboxModes {
@@ -260,6 +278,12 @@ type Engine struct {
 	Namespace string `toml:"namespace"`
 	TaskQueue string `toml:"task_queue"`
 	TLS       bool   `toml:"tls"`
+	// AllowBaseURLs are the model endpoints a run started elsewhere
+	// (ralph run --engine temporal --base-url) may point this machine's
+	// ralph-temporal worker at, beside the endpoint its own config names:
+	// the worker sends its API key there. User config only: a
+	// repository's config must not widen where the key goes.
+	AllowBaseURLs []string `toml:"allow_base_urls"`
 }
 
 // SetBaseURL sets the endpoint from a source the user controls (flag or
@@ -880,6 +904,10 @@ func (c *Config) applyEngine(e *Engine, p string, fromProject bool) error {
 	if fromProject && e.Address != "" {
 		return invalidf("%s: [engine] address may be set only in your own config (~/.config/ralph/config.toml) or with --address: a repository's config could send your Temporal API key to a server of its choosing", p)
 	}
+	if fromProject && len(e.AllowBaseURLs) > 0 {
+		return invalidf("%s: [engine] allow_base_urls may be set only in your own config (~/.config/ralph/config.toml): a repository's config could send a worker's API key to a server of its choosing", p)
+	}
+	c.Engine.AllowBaseURLs = append(c.Engine.AllowBaseURLs, e.AllowBaseURLs...)
 	if e.Name != "" {
 		c.Engine.Name = e.Name
 	}

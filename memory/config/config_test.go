@@ -589,3 +589,31 @@ func TestPromptTemplateSetting(t *testing.T) {
 		}
 	}
 }
+
+// A worker's own config lists the endpoints a run started elsewhere may
+// point it at; a project's config may not, since a repository would
+// choose where the worker's key goes.
+func TestAllowBaseURLsIsTheUsersOnly(t *testing.T) {
+	c, err := load(t, map[string]string{userFile: "[engine]\nallow_base_urls = [\"http://10.0.0.6:8000/v1\"]\n"}, env{})
+	if err != nil || !reflect.DeepEqual(c.Engine.AllowBaseURLs, []string{"http://10.0.0.6:8000/v1"}) {
+		t.Fatalf("%+v %v", c.Engine, err)
+	}
+	_, err = load(t, map[string]string{projectFile: "[engine]\nallow_base_urls = [\"https://attacker.example/v1\"]\n"}, env{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "allow_base_urls may be set only in your own config") {
+		t.Fatalf("a project's allow_base_urls: %v", err)
+	}
+}
+
+func TestLooser(t *testing.T) {
+	for _, c := range []struct {
+		mode, than string
+		want       bool
+	}{
+		{"read-only", "workspace-write", false}, {"workspace-write", "", false}, {"workspace-write", "read-only", true},
+		{"danger-full-access", "workspace-write", true}, {"off", "danger-full-access", true}, {"", "read-only", true},
+	} {
+		if got := Looser(c.mode, c.than); got != c.want {
+			t.Errorf("Looser(%q, %q) = %v", c.mode, c.than, got)
+		}
+	}
+}

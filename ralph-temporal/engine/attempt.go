@@ -17,10 +17,12 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/approval"
 )
 
 // Activities are the activities a worker runs.
@@ -143,7 +145,18 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return
 	}
-	p, err := project.Open(ctx, project.Options{Dir: wt, Mode: project.ModeRun, Force: true, Yes: true, Answers: project.Answers{NoWait: true},
+	// The session's settings the run carries go over this worker's own
+	// configuration only where they tighten it (a stricter sandbox, no
+	// network, lower limits, an endpoint it allows); one that would
+	// loosen it stops the run, as bad input. Nobody is asked here: what
+	// -y does not approve, and no rule allows, is refused at once.
+	conv, err := carriedConventions(in.Session)
+	if err != nil {
+		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
+		return
+	}
+	p, err := project.Open(ctx, project.Options{Dir: wt, Mode: project.ModeRun, Force: true, Yes: in.Session.Yes, Answers: project.Answers{NoWait: true},
+		Overrides: project.Overrides{Apply: in.Session.Tighten}, Conventions: conv,
 		Run:    func(*memory.RunConfig) (*memory.RunConfig, error) { return &rc, nil },
 		Notify: func(string) {}})
 	if err != nil {
@@ -239,7 +252,28 @@ func attemptRun(in AttemptInput) (memory.RunConfig, error) {
 	}
 	rc.MaxIterations, rc.Parallel, rc.Until, rc.Breaker, rc.MaxCost = 1, 0, "", "", 0
 	rc.Commit, rc.Worktrees, rc.Review, rc.Reviewer, rc.ArchiveDone, rc.Plan, rc.PromptTemplate = false, false, "", "", false, "", ""
+	// The run's --verify is the starter's, not this worker's person's:
+	// it runs in the worker's sandbox whatever verify_unsandboxed says
+	// here, as a plan's validation commands do.
+	rc.VerifyFromPlan = true
+	// A setting that would loosen the worker is refused here too: the
+	// starter's ralph refuses it first, but anyone who may start a
+	// workflow on the task queue chooses its input.
+	if err := remote.RefusedRun(rc.Agent, rc.AgentArgs); err != nil {
+		return rc, err
+	}
 	return rc, loop.CheckRun(&rc)
+}
+
+// carriedConventions are the carried settings project.Open takes as the
+// conventions' flags: the tools refused (--disallowed-tools) and text
+// for the system prompt.
+func carriedConventions(s remote.Session) (project.Conventions, error) {
+	rules, err := approval.ParseToolRules(nil, s.DisallowedTools)
+	if err != nil {
+		return project.Conventions{}, err
+	}
+	return project.Conventions{Tools: rules, AppendSystem: s.AppendSystem, NeverAsk: !s.Yes}, nil
 }
 
 // limitOf reports an error that is a rate or usage limit, and when it

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -21,7 +23,7 @@ import (
 // TestEveryAttemptGetsTheWholeRun until it is set here, and so thought
 // about.
 func fullRun() memory.RunConfig {
-	return memory.RunConfig{Agent: "exec:./agent.sh", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", VerifyFromPlan: true, Parallel: 2,
+	return memory.RunConfig{Agent: "claude", AgentArgs: []string{"--model", "m"}, Verify: "go test ./...", VerifyFromPlan: true, Parallel: 2,
 		Until: "tasks_done >= 9", Breaker: "no_progress >= 9", MaxCost: 3.5, TaskTimeout: memory.Duration(7 * time.Minute),
 		OnError: loop.OnErrorSkip, Retries: 4, MaxIterations: 42, BreakerCooldown: memory.Duration(time.Second),
 		Commit: true, Worktrees: true, PromptTemplate: "/elsewhere/t.tmpl", Plan: "docs/plans/p.md", ArchiveDone: true,
@@ -44,35 +46,48 @@ func TestEveryAttemptGetsTheWholeRun(t *testing.T) {
 	})
 	in := input(decide.Policy{})
 	in.Run, in.Prompt = rc, "Work on {{.Task.Title}} our way."
+	in.Session = remote.Session{Model: "m", Sandbox: "read-only", NoNetwork: true}
 	in.Run.Until, in.Run.Breaker = "", "" // conditions the test's cond does not compile
 	e.ExecuteWorkflow(WorkflowName, in)
 	e.result(t)
 	_, inputs := e.remote.seen()
-	if len(inputs) != 1 || !reflect.DeepEqual(inputs[0].Run, in.Run) || inputs[0].Prompt != in.Prompt {
+	if len(inputs) != 1 || !reflect.DeepEqual(inputs[0].Run, in.Run) || inputs[0].Prompt != in.Prompt || !reflect.DeepEqual(inputs[0].Session, in.Session) {
 		t.Fatalf("the attempt got %+v, want the run %+v and its prompt", inputs, in.Run)
 	}
 }
 
 // TestAttemptRunKeepsTheAgentsPart: an attempt works with the run's agent,
-// its arguments, verify command and time limit; the loop's own parts
-// (limits, git per task, reviews, the plan, the template's path) are the
-// workflow's, and left out.
+// verify command and time limit; the loop's own parts (limits, git per
+// task, reviews, the plan, the template's path) are the workflow's, and
+// left out. The run's --verify runs in the worker's sandbox (as a plan's
+// commands do), and what would loosen the worker (an --agent-arg, an
+// exec: agent) is refused.
 func TestAttemptRunKeepsTheAgentsPart(t *testing.T) {
+	in := AttemptInput{Run: fullRun()}
+	in.Run.AgentArgs = nil
+	rc, err := attemptRun(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := memory.RunConfig{Agent: in.Run.Agent, Verify: in.Run.Verify, VerifyFromPlan: true, TaskTimeout: in.Run.TaskTimeout,
+		OnError: in.Run.OnError, Retries: in.Run.Retries, MaxIterations: 1, BreakerCooldown: in.Run.BreakerCooldown, ReviewRounds: in.Run.ReviewRounds}
+	if !reflect.DeepEqual(rc, want) {
+		t.Fatalf("attemptRun = %+v\nwant %+v", rc, want)
+	}
 	dir := t.TempDir()
 	agent := filepath.Join(dir, "agent.sh")
 	if err := os.WriteFile(agent, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	in := AttemptInput{Run: fullRun()}
-	in.Run.Agent = "exec:" + agent
-	rc, err := attemptRun(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := memory.RunConfig{Agent: in.Run.Agent, AgentArgs: in.Run.AgentArgs, Verify: in.Run.Verify, VerifyFromPlan: in.Run.VerifyFromPlan, TaskTimeout: in.Run.TaskTimeout,
-		OnError: in.Run.OnError, Retries: in.Run.Retries, MaxIterations: 1, BreakerCooldown: in.Run.BreakerCooldown, ReviewRounds: in.Run.ReviewRounds}
-	if !reflect.DeepEqual(rc, want) {
-		t.Fatalf("attemptRun = %+v\nwant %+v", rc, want)
+	for _, bad := range []func(*memory.RunConfig){
+		func(rc *memory.RunConfig) { rc.AgentArgs = []string{"--dangerously-skip-permissions"} },
+		func(rc *memory.RunConfig) { rc.Agent = "exec:" + agent },
+	} {
+		in := AttemptInput{Run: fullRun()}
+		bad(&in.Run)
+		if _, err := attemptRun(in); !errors.Is(err, remote.ErrLoosens) {
+			t.Errorf("%+v: %v", in.Run, err)
+		}
 	}
 }
 

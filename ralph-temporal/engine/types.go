@@ -42,6 +42,9 @@ type Control struct {
 type RunInput struct {
 	Project Project          `json:"project"`
 	Run     memory.RunConfig `json:"run"`
+	// Session are the session's settings the run carries, which each
+	// worker takes only where they tighten its own configuration.
+	Session remote.Session `json:"session,omitempty"`
 	// Prompt is the text of the run's prompt template; "" is ralph's own
 	// prompt.
 	Prompt string `json:"prompt,omitempty"`
@@ -68,8 +71,9 @@ type AttemptInput struct {
 	Project Project     `json:"project"`
 	Task    memory.Task `json:"task"`
 	Attempt int         `json:"attempt"`
-	// Run and Prompt are the run's, as RunInput holds them.
+	// Run, Session and Prompt are the run's, as RunInput holds them.
 	Run       memory.RunConfig `json:"run"`
+	Session   remote.Session   `json:"session,omitempty"`
 	Prompt    string           `json:"prompt,omitempty"`
 	SessionID string           `json:"session_id"`
 	// MessagesFrom is the first of the run's ralph say messages this

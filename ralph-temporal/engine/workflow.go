@@ -285,7 +285,7 @@ func (w *loopWF) begin(t memory.Task) {
 		// only that is retried, on any worker.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	})
-	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Run: w.in.Run, Prompt: w.in.Prompt,
+	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Run: w.in.Run, Session: w.in.Session, Prompt: w.in.Prompt,
 		SessionID: w.sessionID, MessagesFrom: w.delivered,
 		LastError: w.lastTry[t.ID].Error, LastSummary: w.lastTry[t.ID].Summary}
 	w.delivered = len(w.messages)

@@ -33,7 +33,7 @@ func All() []Spec {
 		{"progress", "", "show the latest of RALPH_PROGRESS.md", showFile(memory.ProgressFile)},
 		{"agents", "", "what each running agent is doing", runAgents},
 		{"stop", "", "hard stop: cancel everything in flight, keep what was done, save", runStop},
-		{"run", "", "start the task loop over RALPH_TASKS.md, or go on with it when paused", runLoop},
+		{"run", "[flags]", "start the task loop over RALPH_TASKS.md with ralph run's loop flags (--verify CMD, --max-iterations N, ...), or go on with it when paused", runLoop},
 		{"plan", "FEATURE | drop", "talk a feature into goals and tasks (RALPH_TASKS.md), like `ralph plan`; drop puts both files back", runPlan},
 		{"pause", "", "pause the task loop after the current step; the prompt is free to talk meanwhile; /run goes on", runPause},
 		{"resume", "[N|id]", "pick a conversation of this project to go on with, like --resume (a paused task loop goes on with /run)", runResume},
@@ -164,17 +164,30 @@ func runStop(_ context.Context, h *Host, _ string) (Outcome, error) {
 	return Outcome{}, nil
 }
 
-func runLoop(_ context.Context, h *Host, _ string) (Outcome, error) {
+func runLoop(_ context.Context, h *Host, args string) (Outcome, error) {
 	if h.Loop == nil {
 		return Outcome{}, fmt.Errorf("/run: the task loop is %w here; `ralph run` works through RALPH_TASKS.md", ErrNotAvailable)
 	}
 	if h.LoopPaused != nil && h.LoopPaused() {
+		if args != "" {
+			return Outcome{}, fmt.Errorf("/run %s: a paused loop goes on with the settings it was started with; /run alone goes on, or /stop it and /run with new flags", args)
+		}
 		// A paused loop goes on where it stopped: /run is what starts
 		// the loop, and what goes on with it.
 		return controlLoop(h, "run", "resumed", h.Resume)
 	}
 	if h.busy() {
 		return Outcome{}, errors.New("/run: ralph is already working; stop it first (Ctrl-C or /stop)")
+	}
+	if args != "" {
+		// The flags are ralph run's, read before the loop starts, so a
+		// wrong one is said at once and nothing runs.
+		if h.RunArgs == nil {
+			return Outcome{}, fmt.Errorf("/run takes no flags here, not %q", args)
+		}
+		if err := h.RunArgs(args); err != nil {
+			return Outcome{}, fmt.Errorf("/run: %w", err)
+		}
 	}
 	return Outcome{Job: h.Loop, JobName: "the task loop"}, nil
 }

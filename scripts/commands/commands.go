@@ -50,9 +50,13 @@ type Host struct {
 	History func(n int) []string
 	// Loop runs the task loop until it ends; it is run as a job (see
 	// Outcome). Pause and Resume pause and resume it.
-	Loop   func(ctx context.Context) (string, error)
-	Pause  func() error
-	Resume func() error
+	Loop func(ctx context.Context) (string, error)
+	// RunArgs puts /run's flags over the session's task loop
+	// configuration before Loop starts it (scripts.RunArgs); nil: /run
+	// takes no arguments here.
+	RunArgs func(args string) error
+	Pause   func() error
+	Resume  func() error
 	// Undo takes back changes of this session (the face's project holds
 	// the lock); nil makes /undo unavailable.
 	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)

@@ -146,6 +146,25 @@ func TestLoopHooks(t *testing.T) {
 	if err != nil || o.Job == nil || o.JobName == "" {
 		t.Fatalf("/run: %+v %v", o, err)
 	}
+	// Flags after /run are the loop's, read before it starts: a refused
+	// one is said and nothing runs; without a reader none is taken.
+	if _, err := Dispatch(ctx, h, "/run --verify false"); err == nil {
+		t.Fatal("/run took flags with nothing to read them")
+	}
+	var got string
+	h.RunArgs = func(args string) error {
+		got = args
+		if strings.Contains(args, "--model") {
+			return errors.New("unknown flag: --model")
+		}
+		return nil
+	}
+	if o, err := Dispatch(ctx, h, "/run --verify 'go test ./...'"); err != nil || o.Job == nil || got != "--verify 'go test ./...'" {
+		t.Fatalf("/run with flags: %+v %v, read %q", o, err, got)
+	}
+	if o, err := Dispatch(ctx, h, "/run --model m"); err == nil || o.Job != nil || !strings.Contains(err.Error(), "/run: unknown flag: --model") {
+		t.Fatalf("/run with a refused flag: %+v %v", o, err)
+	}
 	paused := false
 	h.Pause = func() error { paused = true; return nil }
 	if _, err := Dispatch(ctx, h, "/pause"); err != nil || !paused || !strings.Contains(out.String(), "paused") {

@@ -47,6 +47,10 @@ func TestRunGoesOnWithAPausedLoop(t *testing.T) {
 	if _, err := Dispatch(ctx, h, "/resume"); !errors.Is(err, errLoopPaused) || resumed != 0 {
 		t.Fatalf("/resume: %v, resumed %d", err, resumed)
 	}
+	// A paused loop goes on with its own settings: flags are refused.
+	if _, err := Dispatch(ctx, h, "/run --verify false"); err == nil || resumed != 0 {
+		t.Fatalf("/run with flags on a paused loop: %v, resumed %d", err, resumed)
+	}
 	if o, err := Dispatch(ctx, h, "/run"); err != nil || o.Job != nil || resumed != 1 || !strings.Contains(out.String(), "task loop: resumed") {
 		t.Fatalf("/run: %v, job %v, resumed %d", err, o.Job != nil, resumed)
 	}

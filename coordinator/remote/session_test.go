@@ -1,0 +1,75 @@
+package remote
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/config"
+)
+
+func worker() config.Config {
+	return config.Config{Model: "w-model", BaseURL: "https://api.example/v1", Sandbox: "workspace-write", Network: true,
+		MaxTurns: 50, MaxRetries: 4, CommandTimeout: 2 * time.Minute, IdleTimeout: time.Minute,
+		Engine: config.Engine{AllowBaseURLs: []string{"http://10.0.0.5:8000/v1"}}}
+}
+
+func TestTightenTakesWhatTightens(t *testing.T) {
+	cfg := worker()
+	three := 3
+	s := Session{Model: "m", Sandbox: "read-only", NoNetwork: true, MaxTurns: 7, MaxRetries: &three,
+		CommandTimeout: time.Second, IdleTimeout: 10 * time.Second, MaxOutputTokens: 100, BaseURL: "http://10.0.0.5:8000/v1/"}
+	if err := s.Tighten(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model != "m" || cfg.Sandbox != "read-only" || cfg.Network || cfg.MaxTurns != 7 || cfg.MaxRetries != 3 ||
+		cfg.CommandTimeout != time.Second || cfg.IdleTimeout != 10*time.Second || cfg.MaxOutputTokens != 100 || cfg.BaseURL != "http://10.0.0.5:8000/v1/" {
+		t.Fatalf("%+v", cfg)
+	}
+	// The worker's own endpoint needs no allowing.
+	cfg = worker()
+	if err := (Session{BaseURL: "https://API.example/v1/"}).Tighten(&cfg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTightenRefusesWhatLoosens(t *testing.T) {
+	ro := worker()
+	ro.Sandbox = "read-only"
+	ten := 10
+	for name, c := range map[string]struct {
+		s   Session
+		cfg config.Config
+	}{
+		"an endpoint not allowed": {Session{BaseURL: "https://attacker.example/v1"}, worker()},
+		"a looser sandbox":        {Session{Sandbox: "workspace-write"}, ro},
+		"no sandbox":              {Session{Sandbox: "danger-full-access"}, worker()},
+		"a sandbox that is none":  {Session{Sandbox: "off"}, worker()},
+		"more turns":              {Session{MaxTurns: 51}, worker()},
+		"more retries":            {Session{MaxRetries: &ten}, worker()},
+		"a longer command":        {Session{CommandTimeout: time.Hour}, worker()},
+	} {
+		cfg := c.cfg
+		err := c.s.Tighten(&cfg)
+		if !errors.Is(err, ErrLoosens) || !errors.Is(err, config.ErrInvalid) {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "invalid configuration") || strings.Count(err.Error(), ": ") > 0 {
+			t.Errorf("%s: not one sentence: %v", name, err)
+		}
+		if cfg.Sandbox != c.cfg.Sandbox || cfg.BaseURL != c.cfg.BaseURL || cfg.MaxTurns != c.cfg.MaxTurns {
+			t.Errorf("%s: the config changed although the settings were refused: %+v", name, cfg)
+		}
+	}
+}
+
+func TestRefusedRun(t *testing.T) {
+	if RefusedRun("claude", nil) != nil || RefusedRun("", nil) != nil {
+		t.Fatal("a CLI agent is refused")
+	}
+	if RefusedRun("exec:./x.sh", nil) == nil || RefusedRun("claude", []string{"--dangerously-skip-permissions"}) == nil {
+		t.Fatal("an exec: agent or --agent-arg went through")
+	}
+}
