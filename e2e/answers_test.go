@@ -12,6 +12,7 @@ import (
 // refusal says how to allow it or to wait. In CI nothing waits, even with
 // --wait-for-answers, and the refusal says so.
 func TestHeadlessOneShotNeverHangs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		env    []string
@@ -53,6 +54,7 @@ func TestHeadlessOneShotNeverHangs(t *testing.T) {
 // answer, but not for ever: after --answer-timeout the question counts
 // as refused, the model is told no answer came, and the run goes on.
 func TestHeadlessRunAnswerTimeout(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "done"))
 	dir := t.TempDir()
 	writeTasks(t, dir, "make ran.txt")
@@ -85,6 +87,7 @@ func askScenario(t testing.TB) string {
 // session's decisions. Unanswered, it ends after --answer-timeout and the
 // model is told to decide itself.
 func TestHeadlessRunAskUser(t *testing.T) {
+	t.Parallel()
 	t.Run("answered", func(t *testing.T) {
 		srv := inlineServer(t, askScenario(t))
 		dir := t.TempDir()
@@ -135,6 +138,7 @@ func TestHeadlessRunAskUser(t *testing.T) {
 // A one-shot with nobody at a terminal does not wait for the model's
 // question either: the model is told at once to decide itself.
 func TestHeadlessOneShotAskUserDoesNotWait(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, askScenario(t))
 	start := time.Now()
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "style the button")
@@ -151,6 +155,7 @@ func TestHeadlessOneShotAskUserDoesNotWait(t *testing.T) {
 // answers it (a choice by its number), the model reads the answer, and the
 // conversation on disk keeps the question and the answer.
 func TestChatAskUser(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, askScenario(t))
 	dir := t.TempDir()
 	r := startPTY(t, dir, cleanEnv(t, "NO_COLOR=1", "TERM=xterm"), "chat", "--base-url", srv.URL)

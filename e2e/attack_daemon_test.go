@@ -91,6 +91,7 @@ func payloadRuns(t *testing.T, outside, key string) []string {
 // it: once ralph is done, the markers the daemons append to stop
 // growing and no such process is left.
 func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, _, tmp := attackDirs(t)
@@ -142,6 +143,7 @@ func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
 // are the person's again, and the person's own git status and commit run
 // no payload.
 func TestADaemonCannotRearmGitAfterTheRestore(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, outside, tmp := attackDirs(t)
@@ -198,7 +200,7 @@ func TestADaemonCannotRearmGitAfterTheRestore(t *testing.T) {
 			// The person's own git, with the key in its environment.
 			for _, args := range [][]string{{"status"}, {"commit", "-q", "--allow-empty", "-m", "mine"}} {
 				cmd := exec.Command("git", args...)
-				cmd.Dir, cmd.Env = proj, append(append(os.Environ(), "OPENAI_API_KEY="+key), gitEnv...)
+				cmd.Dir, cmd.Env = proj, cleanEnv(t, append([]string{"OPENAI_API_KEY=" + key}, gitEnv...)...)
 				cmd.Run()
 			}
 			for _, run := range payloadRuns(t, outside, key) {
@@ -213,6 +215,7 @@ func TestADaemonCannotRearmGitAfterTheRestore(t *testing.T) {
 // CAP_SYS_PTRACE, and one added an address to the host's loopback. Now a
 // command holds none, in either sandbox, and the address is refused.
 func TestRootCommandsHoldNoCapability(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("the capabilities of root's commands need ralph run as root")
 	}

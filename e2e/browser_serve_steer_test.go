@@ -24,14 +24,6 @@ import (
 
 var servedURL = regexp.MustCompile(`http://\S+\?token=[0-9a-f]{64}`)
 
-// needChromium skips a test where no Chromium is installed.
-func needChromium(t *testing.T) {
-	t.Helper()
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
-}
-
 // printedURL waits for the URL ralph --serve (or ralph serve) printed in
 // what out returns.
 func printedURL(t *testing.T, out func() string) string {
@@ -68,6 +60,7 @@ func openLiveSession(t *testing.T, printed string) *browser.Page {
 // are back to open, and the run's record says it was stopped from the
 // page, not by ralph stop from another terminal.
 func TestBrowserServeStopInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		resp := taskChildModel()(r)
@@ -122,6 +115,7 @@ func TestBrowserServeStopInPage(t *testing.T) {
 // it: the model is told those words (TestBrowserServeTellWhyInPage's
 // half).
 func TestBrowserServeApprovalInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	long := "echo ran > ran.txt && echo " + strings.Repeat("every word of a long command is shown ", 6) + "end"
 	srv := inlineServer(t, commandScenario(t, [][]string{{long}, {"rm -rf build"}}, "All done."))
@@ -181,6 +175,7 @@ func TestBrowserServeApprovalInPage(t *testing.T) {
 // with no terminal, shows in the page with a field; the words typed there
 // and sent reach the model as the person's answer.
 func TestBrowserServeAskUserInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := inlineServer(t, askScenario(t))
 	dir := t.TempDir()
@@ -208,6 +203,7 @@ func TestBrowserServeAskUserInPage(t *testing.T) {
 // comes to the page live, and accept from the page ends ralph plan with
 // the plan written and not started.
 func TestBrowserServePlanAcceptInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
@@ -245,6 +241,7 @@ func TestBrowserServePlanAcceptInPage(t *testing.T) {
 // posts to the run's stop with fetch and with a form that submits itself:
 // both are refused 403 and the run goes on to its end.
 func TestBrowserServeCrossOriginPostRefused(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		resp := taskChildModel()(r)
@@ -296,6 +293,7 @@ document.getElementById("f").submit();
 // stderr; the page answers its approval with y, from the page's own
 // origin, and the command runs.
 func TestServeFlagOnAOneShot(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)

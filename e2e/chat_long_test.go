@@ -75,6 +75,7 @@ func expectedScreen(answer string) string {
 // holds, line for line, every time. Before the painter, a fast answer of
 // a few hundred lines lost lines in the middle or its tail.
 func TestChatLongAnswersVT(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		answer string
@@ -125,6 +126,7 @@ func firstLineDiff(got, want string) string {
 // it appears at once, leaves no copies of the prompt in the scrollback,
 // and is sent whole.
 func TestChatBigPasteIsFoldedVT(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"paste","loop":true,"responses":[{"text":"got it"}]}`)
 	r := startPTY(t, t.TempDir(), cleanEnv(t, "NO_COLOR=1", "TERM=xterm"), "chat", "--base-url", srv.URL)
 	r.waitIdle(20*time.Second, nil)

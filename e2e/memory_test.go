@@ -20,6 +20,7 @@ import (
 )
 
 func TestInitAndStatus(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n\ngo 1.22\n"), 0o644)
 	r := ralph(t, dir, cleanEnv(t), nil, "init")
@@ -81,6 +82,7 @@ func TestInitAndStatus(t *testing.T) {
 }
 
 func TestContinueSendsTheEarlierConversation(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"x","responses":[{"text":"first answer"},{"text":"second answer"},{"text":"third"}]}`)
 	dir := t.TempDir()
 	first := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "remember the number 42")
@@ -127,6 +129,7 @@ func slowServer(t *testing.T) *fakemodel.Server {
 }
 
 func TestSecondRalphOnTheProjectExits3(t *testing.T) {
+	t.Parallel()
 	srv := slowServer(t)
 	dir := t.TempDir()
 	holder, out, _ := startRalph(t, dir, cleanEnv(t), "--base-url", srv.URL, "--output-format", "stream-json", "hold")
@@ -156,6 +159,7 @@ func TestSecondRalphOnTheProjectExits3(t *testing.T) {
 }
 
 func TestTwentyRalphsAtOnce(t *testing.T) {
+	t.Parallel()
 	srv := slowServer(t)
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -197,6 +201,7 @@ func TestTwentyRalphsAtOnce(t *testing.T) {
 }
 
 func TestCorruptSessionJSONIsSetAsideAndRebuilt(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"x","responses":[{"text":"one"},{"text":"two"}]}`)
 	dir := t.TempDir()
 	first := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "one")
@@ -227,6 +232,7 @@ func TestCorruptSessionJSONIsSetAsideAndRebuilt(t *testing.T) {
 }
 
 func TestResumeAfterHardStop(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"x","responses":[
 		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60\"}"}]},
 		{"text":"resumed and finished"}]}`)
@@ -296,6 +302,7 @@ func crashJobModel(n int) func(fakemodel.RecordedRequest) fakemodel.Response {
 // is valid, `ralph resume` carries the job to its end, and no step is done
 // twice.
 func TestCrashAndResume(t *testing.T) {
+	t.Parallel()
 	runs := 100
 	if testing.Short() {
 		runs = 15
@@ -382,6 +389,7 @@ func checkStateFilesParse(t *testing.T, dir string) {
 }
 
 func TestSessionCommands(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "three_turns")
 	dir := t.TempDir()
 	env := cleanEnv(t)

@@ -92,6 +92,7 @@ func (c crashTrial) do(i int, after time.Duration) {
 // says there is no session and nothing was touched. The resumed loop keeps
 // the original --verify.
 func TestRunKilledAtAnyMomentThenResumed(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	rng := rand.New(rand.NewPCG(8, uint64(time.Now().UnixNano())))
@@ -109,6 +110,7 @@ func TestRunKilledAtAnyMomentThenResumed(t *testing.T) {
 // TestRunExecAgentKilledThenResumed: a loop with --agent exec:… killed and
 // resumed goes on with the same agent: the model never sees a request.
 func TestRunExecAgentKilledThenResumed(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Text: "the model was asked"}
 	})
