@@ -115,10 +115,9 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	emitted := eventTimes(t, sessionDir(t, dir))
-	// The last lines reach the page after the run has ended.
-	var fresh int
-	page.EvalInto(`document.querySelectorAll('#events li').length`, &fresh)
-	time.Sleep(time.Second)
+	// The last lines reach the page after the run has ended, before the
+	// stream's end.
+	page.WaitJS(`document.getElementById('events').dataset.ended === 'true'`, 30*time.Second)
 	var arrived [][2]float64
 	page.EvalInto(`window.__arrived`, &arrived)
 	if len(arrived) == 0 {

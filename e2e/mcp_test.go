@@ -368,14 +368,14 @@ func TestMCPServerCrashMidCall(t *testing.T) {
 func TestMCPHardStopDuringSlowCall(t *testing.T) {
 	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t)
-	marker := filepath.Join(t.TempDir(), "started")
-	userConfig(t, env, testServerTOML(t, "t", marker))
+	marker, calls := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "calls")
+	userConfig(t, env, testServerTOML(t, "t", marker, fmt.Sprintf("MCP_CALLS = %q", calls)))
 	srv := inlineServer(t, mcpScenario(t, [][]toolCall{{{"mcp__t__slow", `{"seconds":120}`}}}, "never"))
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--output-format", "stream-json", "be slow")
-	waitFor(t, "the slow call to start", 20*time.Second, func() bool {
-		return strings.Contains(out.String(), `"tool_name":"mcp__t__slow"`) && len(pids(marker)) == 1
+	waitFor(t, "the slow call to reach the server", 20*time.Second, func() bool {
+		got, _ := os.ReadFile(calls)
+		return strings.Contains(out.String(), `"tool_name":"mcp__t__slow"`) && len(pids(marker)) == 1 && string(got) == "slow\n"
 	})
-	time.Sleep(200 * time.Millisecond) // the call reaches the server
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
