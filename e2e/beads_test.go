@@ -165,7 +165,7 @@ echo "<promise>COMPLETE</promise>"
 	}
 	type run struct {
 		cmd      *exec.Cmd
-		out, err bytes.Buffer
+		out, err lockedBuffer
 	}
 	var runs []*run
 	for _, name := range []string{"a", "b"} {
@@ -235,7 +235,7 @@ echo "<promise>COMPLETE</promise>"
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the agent to start", time.Minute, func() bool {
+	waitFor(t, "the agent to start", ralphRunLimit, func() bool {
 		_, err := os.Stat(filepath.Join(dir, "agent.pid"))
 		return err == nil
 	})

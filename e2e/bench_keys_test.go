@@ -76,7 +76,7 @@ func BenchmarkChatPaste(b *testing.B) {
 		off := r.out.Len()
 		pasted := time.Now()
 		r.typeKeys("\x1b[200~" + p.String() + "\x1b[201~")
-		at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cur string) bool { return strings.Contains(cur, "200 more lines") })
+		at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cur string) bool { return strings.Contains(cur, "199 more lines") })
 		if !ok {
 			b.Fatalf("the paste did not show:\n%s", r.screen())
 		}

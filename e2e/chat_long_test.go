@@ -97,11 +97,18 @@ func TestChatLongAnswersVT(t *testing.T) {
 				typed := fmt.Sprintf("show me the file %d", run)
 				r.typeKeys(typed + "\r")
 				last := tc.answer[strings.LastIndexByte(tc.answer, '\n')+1:]
-				r.waitIdle(60*time.Second, func(s string) bool { return strings.Contains(s, last[:20]) })
-				// The prompt may come back a moment before a last repaint;
-				// give the painter its frame, then read the screen.
-				time.Sleep(50 * time.Millisecond)
-				got := answerOnScreen(t, r.screen(), typed)
+				// The bound only catches a hang: under the parallel suite's
+				// load, 2000 lines through the terminal take a while.
+				r.waitIdle(ralphRunLimit, func(s string) bool { return strings.Contains(s, last[:20]) })
+				// The prompt may come back a moment before a last repaint:
+				// the screen is read until it shows the answer, for a
+				// couple of seconds at most.
+				var got string
+				for end := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					if got = answerOnScreen(t, r.screen(), typed); got == want || time.Now().After(end) {
+						break
+					}
+				}
 				if got != want {
 					t.Fatalf("run %d: the screen differs from the answer: %s", run, firstLineDiff(got, want))
 				}
@@ -137,7 +144,8 @@ func TestChatBigPasteIsFoldedVT(t *testing.T) {
 	off := r.out.Len()
 	pasted := time.Now()
 	r.typeKeys("look at this \x1b[200~" + b.String() + "\x1b[201~")
-	at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cursor string) bool { return strings.Contains(cursor, "200 more lines") })
+	// 200 lines: the first and 199 more (the last line break starts none).
+	at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cursor string) bool { return strings.Contains(cursor, "199 more lines") })
 	if !ok {
 		t.Fatalf("the folded paste did not appear:\n%s", r.screen())
 	}
