@@ -154,7 +154,9 @@ func TestCheckpointRefsFollowNoLink(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
-			refs, err := exec.Command("git", "-C", proj, "for-each-ref", "refs/ralph/").Output()
+			list := exec.Command("git", "-C", proj, "for-each-ref", "refs/ralph/")
+			list.Env = cleanEnv(t)
+			refs, err := list.Output()
 			if err != nil || !strings.Contains(string(refs), "turn-1") {
 				t.Fatalf("the turn's checkpoint ref is not in the repository: %s %v", refs, err)
 			}

@@ -70,7 +70,9 @@ func TestStartDirectoryAndInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+	gitInit := exec.Command("git", "init", "-q", root)
+	gitInit.Env = cleanEnv(t)
+	if out, err := gitInit.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	sub := filepath.Join(root, "pkg", "sub")

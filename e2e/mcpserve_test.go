@@ -92,7 +92,9 @@ func callTool(t *testing.T, dir string, env []string, tool string, kv ...string)
 
 func gitInitT(t *testing.T, dir string) {
 	t.Helper()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+	gitInit := exec.Command("git", "init", "-q", dir)
+	gitInit.Env = cleanEnv(t)
+	if out, err := gitInit.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 }

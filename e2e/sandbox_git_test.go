@@ -208,7 +208,7 @@ func TestModelCommitsInALinkedWorktree(t *testing.T) {
 		t.Fatalf("the model's commit in the worktree failed:\n%s", res)
 	}
 	log := exec.Command("git", "log", "--format=%s", "-1", "task")
-	log.Dir = main
+	log.Dir, log.Env = main, cleanEnv(t, gitEnv...)
 	if out, _ := log.Output(); strings.TrimSpace(string(out)) != "the model commits" {
 		t.Errorf("the task branch's head is %q", out)
 	}
