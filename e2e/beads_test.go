@@ -181,14 +181,19 @@ echo "<promise>COMPLETE</promise>"
 		}
 		runs = append(runs, r)
 	}
+	// Each ralph may work the whole epic, through bd calls that take
+	// seconds each on a machine the parallel suite loads (about 100 s in
+	// all with the machine to itself): twice the bound of one run catches
+	// a hang without failing a slow machine.
+	limit := 2 * ralphRunLimit
 	for _, r := range runs {
 		done := make(chan error, 1)
 		go func() { done <- r.cmd.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(ralphRunLimit):
+		case <-time.After(limit):
 			_ = r.cmd.Process.Kill()
-			t.Fatalf("a ralph still ran after %s\n%s", ralphRunLimit, r.err.String())
+			t.Fatalf("a ralph still ran after %s\nits stdout:\n%s\nits stderr:\n%s", limit, r.out.String(), r.err.String())
 		}
 	}
 	worked := readFileT(t, log)
