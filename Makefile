@@ -36,7 +36,7 @@ temporal-server: test-setup
 # How many end-to-end tests run at once. They mostly wait on the processes
 # they start, so more than the cores: measured on 2 cores in
 # docs/development.md.
-E2E_PARALLEL ?= 6
+E2E_PARALLEL ?= 8
 
 # The end-to-end tests are one package (e2e/); a group is the tests of the
 # files e2e/GROUP*_test.go (browser, temporal, attack, agents_real, mcp,
