@@ -84,6 +84,7 @@ func TestChatLongAnswersVT(t *testing.T) {
 		{"200 KB", longAnswer(1320, 150)}, // 202 KB
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			js, _ := json.Marshal(tc.answer)
 			srv := inlineServer(t, `{"name":"long","loop":true,"responses":[{"text":`+string(js)+`,"chunk_size":16}]}`)
 			want := expectedScreen(tc.answer)

@@ -310,53 +310,61 @@ func TestCrashAndResume(t *testing.T) {
 	const steps = 6
 	srv := fakemodel.NewServerFunc(crashJobModel(steps))
 	t.Cleanup(srv.Close)
-	env := cleanEnv(t)
-	rng := rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))
 	want := ""
 	for k := 1; k <= steps; k++ {
 		want += fmt.Sprintf("step-%d\n", k)
 	}
-	for run := 0; run < runs; run++ {
-		dir := t.TempDir()
-		killAfter := func(args ...string) {
-			cmd := exec.Command(ralphBin, args...)
-			cmd.Dir, cmd.Env = dir, env
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+	// The rounds are independent: four shards of them run in parallel,
+	// each with its own home, so the test is not the suite's long pole.
+	const shards = 4
+	for shard := range shards {
+		t.Run(fmt.Sprintf("shard %d", shard), func(t *testing.T) {
+			t.Parallel()
+			env := cleanEnv(t)
+			rng := rand.New(rand.NewPCG(7+uint64(shard), uint64(time.Now().UnixNano())))
+			for run := shard; run < runs; run += shards {
+				dir := t.TempDir()
+				killAfter := func(args ...string) {
+					cmd := exec.Command(ralphBin, args...)
+					cmd.Dir, cmd.Env = dir, env
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+				}
+				killAfter("--base-url", srv.URL, "-y", "--json", "do the job")
+				if run%3 == 0 {
+					killAfter("--base-url", srv.URL, "-y", "--json", "resume")
+				}
+				// Every state file parses after the kills.
+				checkStateFilesParse(t, dir)
+				var r runResult
+				for attempt := 0; ; attempt++ {
+					if attempt == 4 {
+						t.Fatalf("run %d: resume did not finish the job: %d\n%s\n%s", run, r.code, r.stdout, r.stderr)
+					}
+					r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "resume")
+					if r.code == 2 && strings.Contains(r.stderr, "no sessions") {
+						// Killed before the session existed: start it again.
+						r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "do the job")
+					}
+					if r.code == 0 {
+						break
+					}
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "log.txt")); string(got) != want {
+					t.Fatalf("run %d: log.txt = %q, want every step exactly once", run, got)
+				}
+				checkStateFilesParse(t, dir)
+				savedMessages(t, sessionDir(t, dir))
+				data, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
+				if !strings.Contains(string(data), `"status": "completed"`) {
+					t.Fatalf("run %d: session.json = %s", run, data)
+				}
 			}
-			time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-		killAfter("--base-url", srv.URL, "-y", "--json", "do the job")
-		if run%3 == 0 {
-			killAfter("--base-url", srv.URL, "-y", "--json", "resume")
-		}
-		// Every state file parses after the kills.
-		checkStateFilesParse(t, dir)
-		var r runResult
-		for attempt := 0; ; attempt++ {
-			if attempt == 4 {
-				t.Fatalf("run %d: resume did not finish the job: %d\n%s\n%s", run, r.code, r.stdout, r.stderr)
-			}
-			r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "resume")
-			if r.code == 2 && strings.Contains(r.stderr, "no sessions") {
-				// Killed before the session existed: start it again.
-				r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "do the job")
-			}
-			if r.code == 0 {
-				break
-			}
-		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "log.txt")); string(got) != want {
-			t.Fatalf("run %d: log.txt = %q, want every step exactly once", run, got)
-		}
-		checkStateFilesParse(t, dir)
-		savedMessages(t, sessionDir(t, dir))
-		data, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
-		if !strings.Contains(string(data), `"status": "completed"`) {
-			t.Fatalf("run %d: session.json = %s", run, data)
-		}
+		})
 	}
 }
 
