@@ -34,8 +34,8 @@ test-setup:
 temporal-server: test-setup
 
 # How many end-to-end tests run at once. They mostly wait on the processes
-# they start, so more than the cores: measured on 2 cores in
-# docs/development.md.
+# they start, so more than the cores: 8 measured best on 2 cores
+# (docs/development.md).
 E2E_PARALLEL ?= 8
 
 # The end-to-end tests are one package (e2e/); a group is the tests of the
@@ -48,7 +48,7 @@ E2E_SKIP = $(if $(SKIP_GROUP),-skip '^($(call e2e_group,$(SKIP_GROUP)))$$')
 
 ## test: the whole suite with the race detector, every real program
 ## present: vet, the packages' tests and the end-to-end tests (in parallel)
-## in one go test, then ralph-temporal's. About 13 minutes on 2 cores.
+## in one go test, then ralph-temporal's. About 9 minutes on 2 cores.
 test: test-setup
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 30m ./...
