@@ -42,11 +42,14 @@ var (
 )
 
 // renderServer answers every request with renderAnswer, streamed in small
-// pieces.
+// pieces over about a second: long enough for the chat to paint its draft
+// (which TestChatRendersOnATerminal looks for) even when a machine as
+// loaded as the parallel suite makes it holds the painter up for a few
+// hundred milliseconds; at 2 ms a piece the answer could end unpainted.
 func renderServer(t testing.TB) *fakemodel.Server {
 	t.Helper()
 	text, _ := json.Marshal(renderAnswer)
-	return inlineServer(t, `{"name":"render","loop":true,"responses":[{"text":`+string(text)+`,"chunk_size":9,"chunk_delay_ms":2}]}`)
+	return inlineServer(t, `{"name":"render","loop":true,"responses":[{"text":`+string(text)+`,"chunk_size":9,"chunk_delay_ms":20}]}`)
 }
 
 // codeColours are the distinct foreground colours on the lines of raw
