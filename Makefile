@@ -1,5 +1,7 @@
-# ralph's build, test and benchmark entry points. Everything runs offline
-# against servers the tests start themselves on 127.0.0.1.
+# ralph's build, test and benchmark entry points. The tests run against
+# servers they start themselves on 127.0.0.1; `make test` first installs
+# (or builds once and caches) the real programs they drive (e2e/setup.sh),
+# fetching packages from npm, the Go module proxy and, as root, apt.
 
 GO       ?= go
 BIN      ?= bin/ralph
@@ -10,7 +12,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 # detector needs cgo, so `make test` keeps it.
 CGO      ?= 0
 
-.PHONY: build build-ralph test test-temporal temporal-server bench bench-peers lint cross dist demo clean
+.PHONY: build build-ralph test test-setup check e2e test-temporal temporal-server bench bench-peers lint cross dist demo clean
 
 ## build: compile ralph into bin/ralph, and ralph-temporal (the task loop
 ## on Temporal, a module of its own so ralph links no Temporal SDK) beside it
@@ -21,28 +23,54 @@ build: build-ralph
 build-ralph:
 	CGO_ENABLED=$(CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
-# The Temporal dev server the end-to-end test starts. v1.9.1 cannot be built
-# from the module proxy (its cliext replace names a module it lacks).
-TEMPORAL_CLI ?= github.com/temporalio/cli/cmd/temporal@v1.5.1
+## test-setup: install, or build once and cache, every real program the
+## end-to-end tests drive (e2e/setup.sh: the agents' CLIs and MCP servers
+## from npm, bd, the Temporal dev server; the system's own programs with
+## apt-get as root, or it names the command to run). Seconds once done.
+test-setup:
+	@e2e/setup.sh
 
-## temporal-server: build the Temporal dev server (`temporal`) into GOPATH/bin
-## (about 7 minutes the first time)
-temporal-server:
-	@command -v temporal >/dev/null 2>&1 || [ -x "$$($(GO) env GOPATH)/bin/temporal" ] || $(GO) install $(TEMPORAL_CLI)
+## temporal-server: the Temporal dev server (test-setup builds it with the rest)
+temporal-server: test-setup
+
+# How many end-to-end tests run at once. They mostly wait on the processes
+# they start, so more than the cores: 8 measured best on 2 cores
+# (docs/development.md).
+E2E_PARALLEL ?= 8
+
+# The end-to-end tests are one package (e2e/); a group is the tests of the
+# files e2e/GROUP*_test.go (browser, temporal, attack, agents_real, mcp,
+# chat, …). GROUP= runs one group, SKIP_GROUP= (a list) leaves groups out,
+# RUN= is a -run pattern of its own.
+e2e_group = $(shell sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing.T).*/\1/p' $(foreach g,$(1),e2e/$(g)*_test.go) | paste -sd'|' -)
+E2E_RUN  = $(if $(GROUP),-run '^($(call e2e_group,$(GROUP)))$$',$(if $(RUN),-run '$(RUN)'))
+E2E_SKIP = $(if $(SKIP_GROUP),-skip '^($(call e2e_group,$(SKIP_GROUP)))$$')
+
+## test: the whole suite with the race detector, every real program
+## present: vet, the packages' tests and the end-to-end tests (in parallel)
+## in one go test, then ralph-temporal's. About 9 minutes on 2 cores.
+test: test-setup
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 30m ./...
+	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
+
+## check: the inner loop: vet and the packages' own tests, without the
+## end-to-end tests and the race detector (RACE=1 adds it); go test's
+## cache answers for the packages a change did not touch
+check:
+	$(GO) vet ./...
+	$(GO) test $(if $(RACE),-race) $$($(GO) list ./... | grep -v '/e2e')
+
+## e2e: the end-to-end tests alone, with GROUP=, SKIP_GROUP= or RUN=
+## (make e2e GROUP=browser; make e2e SKIP_GROUP='browser temporal attack agents_real')
+e2e: test-setup
+	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 30m $(E2E_RUN) $(E2E_SKIP) ./e2e
 
 ## test-temporal: ralph-temporal's tests (the workflow in the SDK's test
-## suite) and the end-to-end run on a dev server with two workers
-test-temporal: temporal-server
+## suite) and the end-to-end runs on a dev server
+test-temporal: test-setup
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 20m ./...
-	PATH="$$PATH:$$($(GO) env GOPATH)/bin" $(GO) test -race -count=1 -timeout 20m -run 'TestTemporal|TestNoTemporalSDK' ./e2e
-
-## test: the whole test suite with the race detector. The end-to-end
-## package takes 25 to 40 minutes on 2 cores (the real bd, npm CLIs,
-## MCP servers and Chromium among them); the timeout is a net for a hang.
-test:
-	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 60m ./...
-	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
+	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 20m -run 'TestTemporal|TestNoTemporalSDK' ./e2e
 
 BENCH_PKGS := $(shell $(GO) list ./... | grep -v '/cmd/')
 

@@ -15,6 +15,7 @@ import (
 // gemini writes the file with its write_file tool, which ralph's default
 // --approval-mode auto_edit allows; its tokens are recorded.
 func TestRunRealGemini(t *testing.T) {
+	t.Parallel()
 	gemini := realAgent(t, "gemini")
 	dir := taskRepo(t, "write hello.txt")
 	call := fakemodel.ToolCall{Name: "write_file", Arguments: `{"file_path":"hello.txt","content":"hello from gemini\n"}`}
@@ -32,6 +33,7 @@ func TestRunRealGemini(t *testing.T) {
 // command and how to allow it. With the command in allowed_commands
 // gemini runs it.
 func TestRunRealGeminiShellRefused(t *testing.T) {
+	t.Parallel()
 	gemini := realAgent(t, "gemini")
 	call := fakemodel.ToolCall{Name: "run_shell_command", Arguments: `{"command":"printf 'hello from sh\\n' > hello.txt"}`}
 	dir := taskRepo(t, "write hello.txt")
@@ -56,6 +58,7 @@ func TestRunRealGeminiShellRefused(t *testing.T) {
 // write is refused, it says it is done all the same, and ralph names the
 // refused call.
 func TestRunRealGeminiReadOnly(t *testing.T) {
+	t.Parallel()
 	gemini := realAgent(t, "gemini")
 	dir := taskRepo(t, "write hello.txt")
 	call := fakemodel.ToolCall{Name: "write_file", Arguments: `{"file_path":"hello.txt","content":"hello\n"}`}
@@ -71,6 +74,7 @@ func TestRunRealGeminiReadOnly(t *testing.T) {
 
 // An API error fails the task with gemini's own words for it.
 func TestRunRealGeminiAPIError(t *testing.T) {
+	t.Parallel()
 	gemini := realAgent(t, "gemini")
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Status: 400, Body: `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`}

@@ -17,6 +17,7 @@ import (
 // opencode writes the file with its write tool, which ralph's default
 // permission allows; ralph leaves no opencode.json in the project.
 func TestRunRealOpenCode(t *testing.T) {
+	t.Parallel()
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
 	r, srv := opencode.runCall(t, fakemodel.ToolCall{Name: "write", Arguments: `{"filePath":"hello.txt","content":"hello from opencode\n"}`}, dir, "--json")
@@ -37,6 +38,7 @@ func TestRunRealOpenCode(t *testing.T) {
 // refuses what it would ask for and stops, and ralph fails the attempt
 // naming the command.
 func TestRunRealOpenCodeBash(t *testing.T) {
+	t.Parallel()
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
 	call := fakemodel.ToolCall{Name: "bash", Arguments: `{"command":"printf 'hello from sh\\n' > hello.txt","description":"write hello.txt"}`}
@@ -58,6 +60,7 @@ func TestRunRealOpenCodeBash(t *testing.T) {
 
 // The provider's error is the task's error, in opencode's words.
 func TestRunRealOpenCodeAPIError(t *testing.T) {
+	t.Parallel()
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
@@ -75,6 +78,7 @@ func TestRunRealOpenCodeAPIError(t *testing.T) {
 // attempt fails naming it, opencode got `run --format json` and ralph's
 // permission in its environment, and the project holds no opencode.json.
 func TestRunOpenCodeRefusedCallFailsTheAttempt(t *testing.T) {
+	t.Parallel()
 	dir := taskRepo(t, "write hello.txt")
 	args, envFile := filepath.Join(t.TempDir(), "args"), filepath.Join(t.TempDir(), "env")
 	env := agentEnv(t, "RALPH_TEST_SAMPLE=opencode_bash_ask", "RALPH_TEST_ARGS_FILE="+args, "RALPH_TEST_ENV_FILE="+envFile)

@@ -53,6 +53,7 @@ func assertRunLeftNothing(t *testing.T, env []string, agent string) {
 // Ctrl-C to ralph while gemini waits for the model leaves no process of
 // gemini's behind.
 func TestRunRealGeminiSIGINT(t *testing.T) {
+	t.Parallel()
 	gemini := realAgent(t, "gemini")
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Text: "thinking", Stall: true}
@@ -78,6 +79,7 @@ func TestRunRealGeminiSIGINT(t *testing.T) {
 // opencode's behind: opencode, its helpers and the command, which ralph
 // does not start itself.
 func TestRunRealOpenCodeSIGINTLeavesNothing(t *testing.T) {
+	t.Parallel()
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "sleep")
 	pidFile := filepath.Join(dir, "sleeper.pid")

@@ -285,6 +285,7 @@ func opencodeRan(body []byte) (tools, ran bool) {
 // claude writes the file with its Write tool, which ralph's default
 // --permission-mode acceptEdits allows; its cost is recorded.
 func TestRunRealClaude(t *testing.T) {
+	t.Parallel()
 	claude := realAgent(t, "claude")
 	dir := taskRepo(t, "write hello.txt")
 	args, _ := json.Marshal(map[string]string{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello from claude\n"})
@@ -303,6 +304,7 @@ func TestRunRealClaude(t *testing.T) {
 // wrapped in sh.) With -y claude's own sandbox runs it, which needs
 // bubblewrap and socat.
 func TestRunRealClaudeBash(t *testing.T) {
+	t.Parallel()
 	claude := realAgent(t, "claude")
 	needTool(t, "bwrap", "bubblewrap")
 	needTool(t, "socat", "socat")
@@ -326,6 +328,7 @@ func TestRunRealClaudeBash(t *testing.T) {
 // codex writes the file with a shell command in the workspace-write
 // sandbox ralph gives it; its tokens are priced with [agents.codex].
 func TestRunRealCodex(t *testing.T) {
+	t.Parallel()
 	codex := realAgent(t, "codex")
 	dir := taskRepo(t, "write hello.txt")
 	srv := codex.model(t, fakemodel.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello from codex\\n' > hello.txt"}`})
@@ -351,6 +354,7 @@ func TestRunRealCodex(t *testing.T) {
 // read-only sandbox. Both came from the same codex from run to run, and
 // both say why.
 func TestRunRealCodexReadOnly(t *testing.T) {
+	t.Parallel()
 	codex := realAgent(t, "codex")
 	dir := taskRepo(t, "write hello.txt")
 	call := fakemodel.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello\\n' > hello.txt"}`}

@@ -11,6 +11,7 @@ import (
 // error, that line and the spawn_agent call's error result said it three
 // times); a one-shot's own error is said once too, by the result.
 func TestAnErrorIsSaidOnceOnATerminal(t *testing.T) {
+	t.Parallel()
 	const refused = `{"status":400,"body":"{\"error\":{\"message\":\"the model refused this\"}}"}`
 	js := `{"name":"children","responses":[
 	  {"tool_calls":[{"name":"spawn_agent","arguments":"{\"task\":\"one\"}"},{"name":"spawn_agent","arguments":"{\"task\":\"two\"}"}]},

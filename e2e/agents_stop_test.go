@@ -71,6 +71,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, out *lockedBuffer, limit time.Duratio
 // claude does for its shell commands) and hangs: after Ctrl-C to ralph,
 // and after --task-timeout, nothing of it is left.
 func TestRunAgentStopLeavesNothing(t *testing.T) {
+	t.Parallel()
 	script := testdata("agents", "escape.sh")
 	for _, how := range []string{"SIGINT", "task-timeout"} {
 		for trial := range 3 {
@@ -100,6 +101,7 @@ func TestRunAgentStopLeavesNothing(t *testing.T) {
 // An agent that cleans up on SIGINT within 100 ms, as claude and codex do,
 // gets the chance: ralph sends SIGINT first and waits.
 func TestRunAgentGetsToCleanUp(t *testing.T) {
+	t.Parallel()
 	script := testdata("agents", "trap_int.sh")
 	for _, how := range []string{"SIGINT", "task-timeout"} {
 		dir := t.TempDir()
@@ -126,6 +128,7 @@ func TestRunAgentGetsToCleanUp(t *testing.T) {
 // Bad input is a usage error (exit 2, one sentence) before any task is
 // touched: RALPH_TASKS.md stays byte for byte as it was.
 func TestRunBadInputIsUsageError(t *testing.T) {
+	t.Parallel()
 	complete := testdata("agents", "complete.sh")
 	bin := t.TempDir() // a PATH with bash but no agent CLI
 	for _, name := range []string{"bash", "env", "sh"} {

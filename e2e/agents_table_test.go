@@ -12,6 +12,7 @@ import (
 // which the table fills in from above the config's layer when the binary
 // links it — something only the built binary shows.
 func TestAgentsTableReachesEveryFace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	choices := "claude, codex, opencode, gemini or exec:'<command>'"

@@ -87,6 +87,7 @@ func argsOf(t *testing.T, file string) []string {
 // The agent's own error (claude's is_error result, exit 1, empty stderr)
 // is the task's error, word for word.
 func TestRunClaudeAPIErrorIsTheTaskError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "say hi")
 	env := agentEnv(t, "RALPH_TEST_SAMPLE=claude_err400", "RALPH_TEST_EXIT=1")
@@ -108,6 +109,7 @@ func TestRunClaudeAPIErrorIsTheTaskError(t *testing.T) {
 // claude printed the marker after its write was refused: the attempt
 // fails, naming the refused tool and how to allow it.
 func TestRunClaudePermissionDenialFailsTheAttempt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "write claude_a.txt")
 	args := filepath.Join(t.TempDir(), "args")
@@ -135,6 +137,7 @@ func TestRunClaudePermissionDenialFailsTheAttempt(t *testing.T) {
 // in a git work tree the attempt fails. In workspace-write, which ralph
 // gives it by default, the write happens and the task is done.
 func TestRunCodexThatWroteNothingFails(t *testing.T) {
+	t.Parallel()
 	dir := taskRepo(t, "write codex_b.txt")
 	args := filepath.Join(t.TempDir(), "args")
 	env := agentEnv(t, "RALPH_TEST_SAMPLE=codex_write_default", "RALPH_TEST_ARGS_FILE="+args)
@@ -166,6 +169,7 @@ func TestRunCodexThatWroteNothingFails(t *testing.T) {
 // codex although it looks like a credential; without that config codex's
 // own error is the task's, not the warning it printed on stderr.
 func TestRunCodexKeepsItsProvidersKey(t *testing.T) {
+	t.Parallel()
 	envFile := filepath.Join(t.TempDir(), "env")
 	env := agentEnv(t, "RALPH_TEST_SAMPLE=codex_write_ws", "RALPH_TEST_WRITE=codex_b.txt", "RALPH_TEST_NEED=FAKE_API_KEY",
 		"FAKE_API_KEY=fake-secret-value", "RALPH_TEST_ENV_FILE="+envFile,
@@ -198,6 +202,7 @@ func TestRunCodexKeepsItsProvidersKey(t *testing.T) {
 // defaults (with -y: claude's own sandbox for Bash); the prompt names the
 // markers and not complete_task; claude's text shows as its own.
 func TestRunAgentArgsReachTheAgent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "write claude_ok.txt")
 	args, prompt := filepath.Join(t.TempDir(), "args"), filepath.Join(t.TempDir(), "prompt")
@@ -241,6 +246,7 @@ func TestRunAgentArgsReachTheAgent(t *testing.T) {
 // prices (or the list price of its model), and --max-cost stops the run.
 // A budget the last task spent is no failure.
 func TestRunCodexCostAndMaxCost(t *testing.T) {
+	t.Parallel()
 	env := agentEnv(t, "RALPH_TEST_SAMPLE=codex_write_ws", "RALPH_TEST_WRITE=codex_b.txt")
 	userConfig(t, env, "[agents.codex]\ninput_price_per_mtok = 1000\noutput_price_per_mtok = 1000\n")
 	dir := t.TempDir()
@@ -282,6 +288,7 @@ func TestRunCodexCostAndMaxCost(t *testing.T) {
 
 // On a terminal the agent's own text shows, folded, as claude shows it.
 func TestRunAgentTextOnATerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "write claude_ok.txt")
 	env := append(agentEnv(t, "RALPH_TEST_SAMPLE=claude_write_allowed", "RALPH_TEST_WRITE=claude_ok.txt"), "NO_COLOR=1", "TERM=xterm")

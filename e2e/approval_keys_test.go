@@ -14,6 +14,7 @@ import (
 // pointed to at the first question only; "a" remembers the rule in the
 // person's own config and "p" in the project's, which git shares.
 func TestChatApprovalsTakeOneKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := chatEnv(t)
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo one"}, {"cat two"}, {"touch three"}, {"mkdir four"}}, "All done."))
@@ -75,6 +76,7 @@ func TestChatApprovalsTakeOneKey(t *testing.T) {
 // shows the command running only once allowed, and "t" sends the
 // person's words to the model.
 func TestOneShotApprovalTakesOneKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"touch one"}, {"touch two"}}, "Finished."))
 	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "make files")

@@ -46,6 +46,7 @@ func askBeforeEnv(t testing.TB, env []string) []string {
 // refusal is one sentence the model reads; everything else --yes allows
 // runs.
 func TestAskBeforeRefusedHeadlessEvenWithYes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "go.mod"), "module mine\n")
 	srv := inlineServer(t, askBeforeScenario(t))
@@ -82,6 +83,7 @@ func TestAskBeforeRefusedHeadlessEvenWithYes(t *testing.T) {
 // asks about the push and the write to go.mod, without offering
 // "always"; n refuses the push, y lets the write happen.
 func TestAskBeforeAsksOnATerminalEvenWithYes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "go.mod"), "module mine\n")
 	srv := inlineServer(t, askBeforeScenario(t))

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // sandboxModes are the two sandboxes an attack is tried in: the default
@@ -88,9 +87,10 @@ func payloadRuns(t *testing.T, outside, key string) []string {
 // TestBackgroundProcessesDieWithTheirCommand is issue 42's first cause,
 // the process side: a command starts a setsid'd daemon and a
 // double-forked nohup one, and returns. Nothing it started may outlive
-// it: once ralph is done, the markers the daemons append to stop
-// growing and no such process is left.
+// it: once ralph is done, no process of the daemons' loops is left (so
+// the markers they append to cannot grow).
 func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, _, tmp := attackDirs(t)
@@ -119,14 +119,12 @@ func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
 				}
 				return fi.Size()
 			}
-			before := []int64{size("setsid.marker"), size("nohup.marker")}
-			time.Sleep(time.Second)
-			after := []int64{size("setsid.marker"), size("nohup.marker")}
-			for i, name := range []string{"setsid.marker", "nohup.marker"} {
-				if after[i] != before[i] {
-					t.Errorf("%s grew from %d to %d bytes after ralph exited: its daemon outlived the command", name, before[i], after[i])
-				}
-			}
+			// Both daemons ran (their markers exist). A process holding
+			// the token is a daemon's loop: with none left, no marker can
+			// grow, which is checked at once rather than by watching the
+			// markers for a while.
+			size("setsid.marker")
+			size("nohup.marker")
 			if pids := pidsWith(token); len(pids) > 0 {
 				t.Errorf("processes the command started still run after ralph exited: %v", pids)
 			}
@@ -142,6 +140,7 @@ func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
 // are the person's again, and the person's own git status and commit run
 // no payload.
 func TestADaemonCannotRearmGitAfterTheRestore(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, outside, tmp := attackDirs(t)
@@ -184,8 +183,11 @@ func TestADaemonCannotRearmGitAfterTheRestore(t *testing.T) {
 			if res := results(); !strings.Contains(res, "armed") {
 				t.Fatalf("the commands did not run:\n%s", res)
 			}
-			// Long enough for a surviving daemon to have struck.
-			time.Sleep(2 * time.Second)
+			// No daemon outlived ralph, so none can strike after the
+			// checks below: what they see is what stays.
+			if pids := pidsWith(token); len(pids) > 0 {
+				t.Fatalf("the daemon still runs after ralph exited: %v", pids)
+			}
 			if _, err := os.Lstat(filepath.Join(proj, ".git", "commondir")); err == nil {
 				t.Error(".git/commondir exists after the run")
 			}
@@ -198,7 +200,7 @@ func TestADaemonCannotRearmGitAfterTheRestore(t *testing.T) {
 			// The person's own git, with the key in its environment.
 			for _, args := range [][]string{{"status"}, {"commit", "-q", "--allow-empty", "-m", "mine"}} {
 				cmd := exec.Command("git", args...)
-				cmd.Dir, cmd.Env = proj, append(append(os.Environ(), "OPENAI_API_KEY="+key), gitEnv...)
+				cmd.Dir, cmd.Env = proj, cleanEnv(t, append([]string{"OPENAI_API_KEY=" + key}, gitEnv...)...)
 				cmd.Run()
 			}
 			for _, run := range payloadRuns(t, outside, key) {
@@ -213,6 +215,7 @@ func TestADaemonCannotRearmGitAfterTheRestore(t *testing.T) {
 // CAP_SYS_PTRACE, and one added an address to the host's loopback. Now a
 // command holds none, in either sandbox, and the address is refused.
 func TestRootCommandsHoldNoCapability(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("the capabilities of root's commands need ralph run as root")
 	}

@@ -22,6 +22,7 @@ import (
 // marks what it inherits close-on-exec before it starts anything, so the
 // command finds neither descriptor open.
 func TestAttackInheritedDescriptorsDoNotReachCommands(t *testing.T) {
+	t.Parallel()
 	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, home := attackLayout(t)

@@ -75,7 +75,7 @@ func noPayloadRan(t *testing.T, outside, after string) {
 func gitIn(t *testing.T, dir, script string) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), gitEnv...)
+	cmd.Dir, cmd.Env = dir, cleanEnv(t, gitEnv...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
@@ -86,6 +86,7 @@ func gitIn(t *testing.T, dir, script string) {
 // a textconv and fsmonitor in its .git/config. The next session's
 // checkpoints, ralph diff and ralph undo used to run them.
 func TestModelsOwnRepositoryIsNotTrusted(t *testing.T) {
+	t.Parallel()
 	for _, mode := range gitAttackModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, outside, payload := gitAttackDirs(t)
@@ -158,6 +159,7 @@ func homeOf(env []string) []string {
 // the model adds a clean filter there and ralph's own checkpoint used to
 // run it.
 func TestIncludedWorkTreeConfigIsNotTrusted(t *testing.T) {
+	t.Parallel()
 	for _, mode := range gitAttackModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, outside, payload := gitAttackDirs(t)
@@ -191,6 +193,7 @@ func TestIncludedWorkTreeConfigIsNotTrusted(t *testing.T) {
 // the session opened, runs none of it, and says once that the
 // repository changed under it.
 func TestRedirectedCommonDirIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	proj, outside, payload := gitAttackDirs(t)
 	evil := filepath.Join(filepath.Dir(proj), "evil")
 	gitProject(t, proj)
@@ -230,6 +233,7 @@ func TestRedirectedCommonDirIsNotFollowed(t *testing.T) {
 // ~/.gitconfig (Git LFS installs itself there) is theirs, outside every
 // place a command may write, and still runs in ralph's checkpoints.
 func TestPersonsGlobalFilterStillRuns(t *testing.T) {
+	t.Parallel()
 	proj, outside, _ := gitAttackDirs(t)
 	gitProject(t, proj)
 	gitIn(t, proj, "printf '*.txt filter=lfsish\\n' > .gitattributes && echo a > a.txt && git -c filter.lfsish.clean=cat add . && git commit -qm attrs")

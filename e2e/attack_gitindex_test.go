@@ -77,6 +77,7 @@ func readBytes(t *testing.T, path string) []byte {
 // person continues there (cd pkg && ralph -c). Both indexes stay byte for
 // byte as they were.
 func TestCheckpointIndexFollowsNoLink(t *testing.T) {
+	t.Parallel()
 	for _, target := range []string{"victim", "own"} {
 		t.Run("landlock-only/"+target, func(t *testing.T) {
 			proj, home, victim, link, before, own := indexAttack(t, target == "own", "../../../.git/index")

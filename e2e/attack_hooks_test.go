@@ -25,6 +25,7 @@ func hookScript(out string) string {
 }
 
 func TestModelRepositoryHooksNeverRunOnCommit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		// plant is the model's command, given the directory its hooks

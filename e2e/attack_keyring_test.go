@@ -78,6 +78,7 @@ except OSError as e:
 // reaches the endpoint, and the user keyring has no new key once ralph
 // has exited.
 func TestAttackKeyringAndVsock(t *testing.T) {
+	t.Parallel()
 	python := needTool(t, "python3", "python3")
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {

@@ -60,6 +60,7 @@ func wantBashrc(t *testing.T, home string) {
 // the link is replaced by the directory the checkpoint has, and home is
 // untouched.
 func TestUndoFollowsNoSymlinkedDirectory(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
@@ -102,6 +103,7 @@ func TestUndoFollowsNoSymlinkedDirectory(t *testing.T) {
 // naming ../home/.bashrc, which the commit it names lacks: undo removed
 // the person's ~/.bashrc. Now undo refuses the record's path and says so.
 func TestUndoOfAForgedRecordWritesNothingOutside(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	forge := `c=$(git rev-parse HEAD); for f in .ralph/sessions/*/checkpoints.jsonl; do ` +
 		`printf '{"kind":"turn","time":"2026-01-01T00:00:00Z","turn":1,"request":1,"ref":"refs/ralph/x/turn-1","commit":"%s","parent":"%s","files":[{"path":"../home/.bashrc","added":1,"removed":0}]}\n' "$c" "$c" >> "$f"; done; echo x > touched.txt`
@@ -125,6 +127,7 @@ func TestUndoOfAForgedRecordWritesNothingOutside(t *testing.T) {
 // ~/.config/<session>/turn-1 through it. Now the link is removed and the
 // refs are written inside .git.
 func TestCheckpointRefsFollowNoLink(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
@@ -151,7 +154,9 @@ func TestCheckpointRefsFollowNoLink(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
-			refs, err := exec.Command("git", "-C", proj, "for-each-ref", "refs/ralph/").Output()
+			list := exec.Command("git", "-C", proj, "for-each-ref", "refs/ralph/")
+			list.Env = cleanEnv(t)
+			refs, err := list.Output()
 			if err != nil || !strings.Contains(string(refs), "turn-1") {
 				t.Fatalf("the turn's checkpoint ref is not in the repository: %s %v", refs, err)
 			}
@@ -200,6 +205,7 @@ while True:
 // then received what the person said with ralph say. Now the socket lives
 // where no command writes, and the person's words reach ralph only.
 func TestControlSocketOutOfCommandsReach(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	if err := os.WriteFile(filepath.Join(proj, "listen.py"), []byte(listenScript), 0o644); err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ const nestedKey = "sk-e2e-attack-nested-key"
 func sh(t *testing.T, dir, script string, env ...string) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir, cmd.Env = dir, append(append(os.Environ(), gitEnv...), env...)
+	cmd.Dir, cmd.Env = dir, cleanEnv(t, append(append([]string{}, gitEnv...), env...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
 	}
@@ -80,6 +80,7 @@ var nestedAttacks = []nestedAttack{
 // TestNestedAttacksNeverRunInThePersonsGit runs every attack under the
 // default sandbox and under the Landlock-only fallback.
 func TestNestedAttacksNeverRunInThePersonsGit(t *testing.T) {
+	t.Parallel()
 	for _, fallback := range []bool{false, true} {
 		for _, a := range nestedAttacks {
 			name := a.name
@@ -150,6 +151,7 @@ func payloadsNeverRan(t *testing.T, outside string) {
 // core.editor; a command moves its .git into a subdirectory. The guard
 // used to take the editor back, as a key the command had set.
 func TestPersonsEditorSurvivesAMovedGit(t *testing.T) {
+	t.Parallel()
 	for _, fallback := range []bool{false, true} {
 		t.Run(map[bool]string{false: "Default", true: "Fallback"}[fallback], func(t *testing.T) {
 			proj := filepath.Join(realTemp(t), "proj")
@@ -179,6 +181,7 @@ func TestPersonsEditorSurvivesAMovedGit(t *testing.T) {
 // restore used to leave .git displaced, and then to delete the hooks and
 // config of the .git brought back as if the command had made them.
 func TestFallbackNeverDeletesThePersonsHooks(t *testing.T) {
+	t.Parallel()
 	base := realTemp(t)
 	proj, tmp := filepath.Join(base, "proj"), filepath.Join(base, "tmp")
 	os.MkdirAll(proj, 0o755)

@@ -28,6 +28,7 @@ import (
 // with PYTHONSAFEPATH=1 and the project's entries off PATH and
 // NODE_PATH: none of the planted code runs.
 func TestUserMCPServerRunsNoPlantedCode(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	marker := func(name string) string { return filepath.Join(home, "pwned-"+name) }
 	payloadPy := "open(" + strconvQuote(marker("python")) + ", 'w').write('ran')\n"
@@ -68,6 +69,7 @@ func TestUserMCPServerRunsNoPlantedCode(t *testing.T) {
 // Now a project's server that runs the project's files runs in the
 // sandbox: the write is refused and the key hidden.
 func TestProjectMCPServerRewrittenRunsInSandbox(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
@@ -161,6 +163,7 @@ func verifyModel(r fakemodel.RecordedRequest) fakemodel.Response {
 // verify_unsandboxed = true in the person's user config lets their own
 // --verify out, never a task's line or a plan's validation commands.
 func TestVerifyCommandsRunInSandbox(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
@@ -222,7 +225,7 @@ func shellQuote(s string) string {
 func gitCommitAll(t *testing.T, dir string) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", "git add -A && git commit -qm setup")
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), gitEnv...)
+	cmd.Dir, cmd.Env = dir, cleanEnv(t, gitEnv...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("commit: %v\n%s", err, out)
 	}
@@ -235,6 +238,7 @@ func gitCommitAll(t *testing.T, dir string) {
 // gets --setting-sources user: the hook does not run, and the task is
 // done all the same.
 func TestRealClaudeRunsNoProjectHook(t *testing.T) {
+	t.Parallel()
 	claude := realAgent(t, "claude")
 	dir := taskRepo(t, "write hello.txt")
 	marker := filepath.Join(t.TempDir(), "hook-ran")
@@ -257,6 +261,7 @@ func TestRealClaudeRunsNoProjectHook(t *testing.T) {
 // (exit 2) before any task, which says why.
 // A stand-in gemini on PATH records whether it was started.
 func TestGeminiRefusedWithProjectSettings(t *testing.T) {
+	t.Parallel()
 	dir := taskRepo(t, "write hello.txt")
 	mustWrite(t, filepath.Join(dir, ".gemini", "settings.json"), `{"hooks":{}}`)
 	bin := t.TempDir()
@@ -280,6 +285,7 @@ func TestGeminiRefusedWithProjectSettings(t *testing.T) {
 // (SIGKILL, no clean-up of its own) the server dies with it. The server
 // appends to a file in the project every 20 ms while it lives.
 func TestProjectMCPServerInSandboxDiesWithRalph(t *testing.T) {
+	t.Parallel()
 	// The default sandbox only: the Landlock-only fallback starts no
 	// project server that lives across commands (the test above).
 	for _, mode := range sandboxModes[:1] {

@@ -60,6 +60,7 @@ func keyReached(srv *fakemodel.Server) bool {
 // project in a directory every user may write, the walk up never enters
 // one, and the planted config is never read.
 func TestSharedDirectoryIsNobodysProject(t *testing.T) {
+	t.Parallel()
 	tmpish, env, good := rootLayout(t)
 	r := ralph(t, tmpish, env, nil, "hi")
 	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 ||
@@ -111,6 +112,7 @@ func TestSharedDirectoryIsNobodysProject(t *testing.T) {
 // its first line names the project; -C names one outright, and then there
 // is nothing to say.
 func TestProjectAboveTheWorkingDirectoryIsNamed(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +152,7 @@ func TestProjectAboveTheWorkingDirectoryIsNamed(t *testing.T) {
 // Now the walk up stops below it. Owning a directory as another user
 // needs root; the walk's unit tests cover it without.
 func TestAnotherUsersDirectoryIsNotTheProject(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("giving a directory to another user needs root (root_test.go covers the walk without)")
 	}

@@ -42,6 +42,7 @@ func wantNotPwned(t *testing.T, home string, out ...string) {
 // resume picked it and ran evil.sh outside the sandbox; now it is passed
 // over with a sentence naming it, and resuming it by name is refused.
 func TestResumeSkipsAPlantedSession(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	srv, results := commandsServer(t, plantSession(".", `{"agent":"exec:./evil.sh","task_timeout":"30m0s","on_error":"skip","retries":0,"max_iterations":5}`))
 	env := attackEnv(t, home, srv.URL, []string{"RALPH_SANDBOX_NO_USERNS=1"})
@@ -70,6 +71,7 @@ func TestResumeSkipsAPlantedSession(t *testing.T) {
 // before it saves again): its verify and agent now name evil.sh. ralph
 // resume ran it; now it refuses with exit 2.
 func TestResumeRefusesEditedRunSettings(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	srv, _ := commandsServer(t, "true")
 	env := attackEnv(t, home, srv.URL, []string{"RALPH_SANDBOX_NO_USERNS=1"})
@@ -121,6 +123,7 @@ func writeFileT(t *testing.T, path, data string) {
 // Now the walk passes over the .ralph/ ralph did not make, says so, and
 // works on the enclosing project; nothing planted is read or run.
 func TestNestedPlantedProjectIsPassedOver(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	const secret = "SECRET-e2e-saved-state-5150"
 	writeFileT(t, filepath.Join(home, "secret"), secret+"\n")

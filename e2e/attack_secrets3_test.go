@@ -37,6 +37,7 @@ func endpointSaw(srv *fakemodel.Server) string {
 // ralph's own git, never run the ext:: program (it would leave its
 // environment in a directory outside the project that anyone may write).
 func TestAttackGitTransportsInANestedRepository(t *testing.T) {
+	t.Parallel()
 	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, outside, tmp := attackDirs(t)
@@ -122,6 +123,7 @@ func writeHome(t *testing.T, home string, files map[string]string) {
 // the same dotfiles directory is. ~/.npmrc is hidden while it holds a
 // token, and readable once it holds none.
 func TestAttackNewSecretFilesAreHidden(t *testing.T) {
+	t.Parallel()
 	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
@@ -197,6 +199,7 @@ var secretVariables = map[string]string{
 // shell_env does; ralph names the withheld ones once, by name, never by
 // value.
 func TestAttackSecretVariablesAreWithheld(t *testing.T) {
+	t.Parallel()
 	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
@@ -247,6 +250,7 @@ func TestAttackSecretVariablesAreWithheld(t *testing.T) {
 // ~/.config/ralph was readable by commands on 1eb6b20; both it and the
 // one XDG_CONFIG_HOME names are hidden now.
 func TestAttackRalphConfigUnderHomeIsHidden(t *testing.T) {
+	t.Parallel()
 	for _, fl := range sandboxModes {
 		t.Run(fl.name, func(t *testing.T) {
 			proj, home := attackLayout(t)

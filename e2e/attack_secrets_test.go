@@ -18,6 +18,7 @@ import (
 // default sandbox and in the Landlock-only fallback; the home directory
 // lies outside what commands may write, as a person's does.
 func TestAttackSecretsByDefault(t *testing.T) {
+	t.Parallel()
 	for _, fallback := range []bool{false, true} {
 		name := "default"
 		if fallback {

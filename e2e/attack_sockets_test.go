@@ -21,6 +21,7 @@ import (
 // the default sandbox and in the Landlock-only fallback, with the
 // network on and off; the command's output says each was refused.
 func TestAttackSocketsDatagramsAndNetwork(t *testing.T) {
+	t.Parallel()
 	needTool(t, "python3", "python3")
 	for _, c := range []struct {
 		name     string

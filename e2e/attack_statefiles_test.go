@@ -110,6 +110,7 @@ func wantLink(t *testing.T, proj, name string) {
 // the dangling link's target, or planted a key in .git/config around the
 // sandbox's read-only .git. Now the append refuses the link and says so.
 func TestProgressLinkedOutIsNotAppended(t *testing.T) {
+	t.Parallel()
 	const payload = "echo pwned-by-the-model"
 	for _, mode := range sandboxModes {
 		for _, c := range []struct{ name, target, check string }{
@@ -149,6 +150,7 @@ func TestProgressLinkedOutIsNotAppended(t *testing.T) {
 // one sentence naming how to allow it. CLAUDE.md -> AGENTS.md inside the
 // project keeps working.
 func TestInstructionsLinkedOutStayOut(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		for _, name := range []string{"CLAUDE.md", "RALPH_TASKS.md"} {
 			t.Run(mode.name+"/"+name, func(t *testing.T) {
@@ -177,6 +179,7 @@ func TestInstructionsLinkedOutStayOut(t *testing.T) {
 // TestInstructionLinkInsideIsRead: CLAUDE.md -> AGENTS.md, a link inside
 // the project, is read as it always was.
 func TestInstructionLinkInsideIsRead(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	if err := os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("Always answer in haiku. INSIDE-MARKER\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -196,6 +199,7 @@ func TestInstructionLinkInsideIsRead(t *testing.T) {
 // plain project file the next command reads. Now the secret is copied
 // nowhere.
 func TestRememberThroughLinkedAgentFile(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
@@ -226,6 +230,7 @@ func TestRememberThroughLinkedAgentFile(t *testing.T) {
 // put model text inside JSON into the person's next shell. Now they
 // refuse the link.
 func TestSessionLogsLinkedOutInFallback(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	link := `for d in .ralph/sessions/*/; do ln -sf "$HOME/.bashrc" "$d/errors.jsonl"; ln -sf "$HOME/.bashrc" "$d/decisions.jsonl"; done; ls -l .ralph/sessions/*/`
 	plant := newTurnsServer(t, cmdCall(link))
@@ -250,6 +255,7 @@ func TestSessionLogsLinkedOutInFallback(t *testing.T) {
 // (made by a command before), `ralph run` wrote the model's summary
 // there. Now it refuses and says so in one sentence.
 func TestRunProgressLinkedOut(t *testing.T) {
+	t.Parallel()
 	proj, home := attackLayout(t)
 	writeTasks(t, proj, "greet the world")
 	if err := os.Symlink(filepath.Join(home, ".bashrc"), filepath.Join(proj, "RALPH_PROGRESS.md")); err != nil {

@@ -19,23 +19,11 @@ import (
 // module proxy's source), never a stand-in: what they show of ralph run
 // --tracker beads is what a person with bd gets.
 
-// needBd is the real bd's path. CI builds it (.ci/run), so there a
-// missing bd fails the test; elsewhere, where building it takes minutes,
-// the test is skipped when neither PATH nor .ci/run's cache holds one.
+// needBd is the real bd's path: e2e/setup.sh builds it once into its
+// cache, and a missing bd fails the test.
 func needBd(t testing.TB) string {
 	t.Helper()
-	if path, err := exec.LookPath("bd"); err == nil {
-		return path
-	}
-	home, _ := os.UserHomeDir()
-	if found, _ := filepath.Glob(filepath.Join(home, ".cache", "ralph-ci", "bd-*", "bd")); len(found) > 0 {
-		return found[len(found)-1]
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("bd is not installed, and this test needs it: .ci/run builds it")
-	}
-	t.Skip("bd (Beads) is not installed; .ci/run builds it")
-	return ""
+	return needTool(t, "bd", "Beads, built from the Go module proxy")
 }
 
 // beadsEnv is the environment of ralph and bd in a Beads test: bd on
@@ -118,6 +106,7 @@ func bdInit(t testing.TB, dir string, env []string) {
 // except that the one depending on another waits for it, each claimed and
 // then closed in bd with a reason naming its commit and its cost.
 func TestBeadsEpicWorkedInDependencyOrder(t *testing.T) {
+	t.Parallel()
 	bd := needBd(t)
 	dir := gitProjectDir(t)
 	env := beadsEnv(t, bd)
@@ -156,6 +145,7 @@ func TestBeadsEpicWorkedInDependencyOrder(t *testing.T) {
 // sharing one Beads database (BEADS_DIR) work the same epic at once; bd's
 // atomic claim gives each task to one of them, so each is worked once.
 func TestBeadsTwoRalphsNeverTakeTheSameTask(t *testing.T) {
+	t.Parallel()
 	bd := needBd(t)
 	shared := t.TempDir()
 	env := beadsEnv(t, bd, "BEADS_DIR="+filepath.Join(shared, ".beads"))
@@ -175,7 +165,7 @@ echo "<promise>COMPLETE</promise>"
 	}
 	type run struct {
 		cmd      *exec.Cmd
-		out, err bytes.Buffer
+		out, err lockedBuffer
 	}
 	var runs []*run
 	for _, name := range []string{"a", "b"} {
@@ -191,14 +181,19 @@ echo "<promise>COMPLETE</promise>"
 		}
 		runs = append(runs, r)
 	}
+	// Each ralph may work the whole epic, through bd calls that take
+	// seconds each on a machine the parallel suite loads (about 100 s in
+	// all with the machine to itself): twice the bound of one run catches
+	// a hang without failing a slow machine.
+	limit := 2 * ralphRunLimit
 	for _, r := range runs {
 		done := make(chan error, 1)
 		go func() { done <- r.cmd.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(ralphRunLimit):
+		case <-time.After(limit):
 			_ = r.cmd.Process.Kill()
-			t.Fatalf("a ralph still ran after %s\n%s", ralphRunLimit, r.err.String())
+			t.Fatalf("a ralph still ran after %s\nits stdout:\n%s\nits stderr:\n%s", limit, r.out.String(), r.err.String())
 		}
 	}
 	worked := readFileT(t, log)
@@ -220,6 +215,7 @@ echo "<promise>COMPLETE</promise>"
 // the next ralph in the project, on recovery, releases its own stale
 // claim, so bd lists the task as ready again, and a run then works it.
 func TestBeadsKilledMidTaskIsClaimableAfterRecovery(t *testing.T) {
+	t.Parallel()
 	bd := needBd(t)
 	dir := gitProjectDir(t)
 	env := beadsEnv(t, bd)
@@ -244,7 +240,7 @@ echo "<promise>COMPLETE</promise>"
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the agent to start", time.Minute, func() bool {
+	waitFor(t, "the agent to start", ralphRunLimit, func() bool {
 		_, err := os.Stat(filepath.Join(dir, "agent.pid"))
 		return err == nil
 	})
@@ -291,6 +287,7 @@ echo "<promise>COMPLETE</promise>"
 // Beads database, ralph run --tracker beads is bad input (exit 2) said in
 // one sentence, before any session is recorded.
 func TestBeadsMissingIsExit2InOneSentence(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t, "PATH=/usr/bin:/bin")
 	if _, err := exec.LookPath("/usr/bin/bd"); err == nil {
@@ -322,6 +319,7 @@ func exit2(t *testing.T, r runResult, want string) {
 // between them, leaves the task list as it was, and ralph run works the
 // epic in that order.
 func TestBeadsPlanWritesAnEpicThatRunCompletes(t *testing.T) {
+	t.Parallel()
 	bd := needBd(t)
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)

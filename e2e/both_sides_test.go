@@ -72,6 +72,7 @@ func sessionsFirstWords(t *testing.T, dir string, env []string) map[string]strin
 // words. The same log with its user_message lines taken out (as ralph
 // wrote it before issue 57) shows the same prompts.
 func TestBothSidesInLogsTranscriptAndSessions(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"the answer is four"}]}`)
 	dir, env := t.TempDir(), cleanEnv(t)
 	first, second, piped := "what is two plus two, PERSON-ONE", "and three plus three, PERSON-TWO", "hello from a pipe, PERSON-THREE"
@@ -170,6 +171,7 @@ func TestBothSidesInLogsTranscriptAndSessions(t *testing.T) {
 // ralph run session, which no person prompted, by the title of the first
 // task it took.
 func TestFirstWordsOfPlanAndRun(t *testing.T) {
+	t.Parallel()
 	env := cleanEnv(t)
 	feature := "add a login form, PLAN-WORDS"
 	planSrv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {

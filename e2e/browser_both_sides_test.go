@@ -21,6 +21,7 @@ import (
 // their answers, and the index shows the first one as the session's first
 // words.
 func TestBrowserSessionPageShowsBothSides(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"the answer is **four**"}]}`)
 	dir, env := t.TempDir(), cleanEnv(t)
@@ -62,6 +63,7 @@ func TestBrowserSessionPageShowsBothSides(t *testing.T) {
 // than the screen, and every session's first words are shown, on one
 // line, cut to the screen (the whole words in the cell's title).
 func TestBrowserIndexFitsLaptopAndPhone(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"ok"}]}`)
 	env := cleanEnv(t)
@@ -130,6 +132,7 @@ func TestBrowserIndexFitsLaptopAndPhone(t *testing.T) {
 // scrolling the page, beside the panels and their diffs rather than below
 // them.
 func TestBrowserLivePageKeepsNewestEventsInView(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv, release := gatedRunModel(t, 150)
 	dir, err := filepath.EvalSymlinks(t.TempDir())

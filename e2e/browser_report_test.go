@@ -32,9 +32,8 @@ const (
 // strings show as text. With RALPH_SCREENSHOTS=1 the test writes
 // docs/images/report.png.
 func TestBrowserReportRendersModelTextInert(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	dir, env, all, fileName, command := injectedSession(t)
 	h := ralph(t, dir, env, nil, "report", "--html")
 	path := strings.TrimSpace(h.stdout)

@@ -90,9 +90,7 @@ func eventTimes(t *testing.T, sessionPath string) map[int]coordinator.Event {
 // events.jsonl). On a machine loaded beyond its cores, the median is
 // within 100 ms, 90 % of them within 300 ms, and all within 1 s.
 func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	needChromium(t)
 	srv, release := gatedRunModel(t, 40)
 	t.Cleanup(release)
 	dir := t.TempDir()
@@ -117,10 +115,9 @@ func TestBrowserServeEventsArriveWithin300ms(t *testing.T) {
 		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	emitted := eventTimes(t, sessionDir(t, dir))
-	// The last lines reach the page after the run has ended.
-	var fresh int
-	page.EvalInto(`document.querySelectorAll('#events li').length`, &fresh)
-	time.Sleep(time.Second)
+	// The last lines reach the page after the run has ended, before the
+	// stream's end.
+	page.WaitJS(`document.getElementById('events').dataset.ended === 'true'`, 30*time.Second)
 	var arrived [][2]float64
 	page.EvalInto(`window.__arrived`, &arrived)
 	if len(arrived) == 0 {
@@ -204,9 +201,8 @@ func pageRows(t *testing.T, p *browser.Page) []string {
 // those of the finished session's stream after the page was rendered: no
 // event lost, none doubled.
 func TestBrowserServeSSEResumesAfterDrop(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	srv := slowRunModel(t, 80)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two", "three", "four", "five", "six", "seven", "eight")
@@ -267,9 +263,8 @@ func TestBrowserServeSSEResumesAfterDrop(t *testing.T) {
 // live, then its turns and tokens growing in the same row, and, when the
 // run has ended, its status completed and the live flag gone.
 func TestBrowserServeIndexUpdatesLive(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	srv := slowRunModel(t, 60)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two", "three", "four", "five", "six")
@@ -325,9 +320,8 @@ func pageErrors(p *browser.Page) []string {
 // writes docs/images/web-{index,live}{,-dark,-phone}.png, the pictures of
 // docs/web.md.
 func TestWebScreenshots(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	srv := slowRunModel(t, 400)
 	dir := t.TempDir()
 	writeTasks(t, dir, "add the login form", "validate the e-mail field", "show errors inline", "write the tests", "update the changelog",

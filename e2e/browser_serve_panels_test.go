@@ -49,9 +49,8 @@ func assertPageInert(t *testing.T, page *browser.Page) {
 // page names prints (ralph diff --request N), which is also what ralph
 // diff prints for the last request; nothing in it runs.
 func TestBrowserServeCheckpointDiffEqualsRalphDiff(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	fileName := "new <script>alert(1).txt"
 	scenario := toolScenario(t, "diff", [][]toolCall{
@@ -123,9 +122,8 @@ func TestBrowserServeCheckpointDiffEqualsRalphDiff(t *testing.T) {
 // --graph prints, each with its status and what it waits on; a title
 // holding a <script> is text.
 func TestBrowserServeGraphShowsStatusGraphOrder(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	srv := inlineServer(t, `{"name":"hello","responses":[{"text":"hello"}]}`)
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -189,9 +187,8 @@ func TestBrowserServeGraphShowsStatusGraphOrder(t *testing.T) {
 // checkpoint, without a reload of the page. With RALPH_SCREENSHOTS=1 it
 // writes docs/images/web-panels.png.
 func TestBrowserServePanelsFollowALiveRun(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }

@@ -24,14 +24,6 @@ import (
 
 var servedURL = regexp.MustCompile(`http://\S+\?token=[0-9a-f]{64}`)
 
-// needChromium skips a test where no Chromium is installed.
-func needChromium(t *testing.T) {
-	t.Helper()
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
-}
-
 // printedURL waits for the URL ralph --serve (or ralph serve) printed in
 // what out returns.
 func printedURL(t *testing.T, out func() string) string {
@@ -63,16 +55,16 @@ func openLiveSession(t *testing.T, printed string) *browser.Page {
 }
 
 // TestBrowserServeStopInPage: ralph run --serve works a plan while the
-// stand-in model streams slowly; Stop clicked in the page stops it as
+// stand-in model holds its answer (it stalls until ralph goes, so the
+// first task is still at work however slow the machine); Stop clicked in the page stops it as
 // ralph stop does (exit 130), the reply is shown in the page, the tasks
 // are back to open, and the run's record says it was stopped from the
 // page, not by ralph stop from another terminal.
 func TestBrowserServeStopInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
-		resp := taskChildModel()(r)
-		resp.ChunkSize, resp.ChunkDelayMS = 1, 100
-		return resp
+	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
+		return fakemodel.Response{Text: "working on it", Stall: true}
 	})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -80,7 +72,7 @@ func TestBrowserServeStopInPage(t *testing.T) {
 	env := cleanEnv(t)
 	run, _, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run", "--serve")
 	page := openLiveSession(t, printedURL(t, errb.String))
-	// Mid-task: a task has started and the model is still streaming.
+	// Mid-task: a task has started and the model is still answering.
 	page.WaitJS(`[...document.querySelectorAll("#events li")].some(l => l.textContent.includes("task"))`, 30*time.Second)
 	page.Click(`form[action$="/stop"] button`)
 	page.WaitJS(`(document.querySelector(".steer-reply") || {}).textContent > ""`, 20*time.Second)
@@ -122,6 +114,7 @@ func TestBrowserServeStopInPage(t *testing.T) {
 // it: the model is told those words (TestBrowserServeTellWhyInPage's
 // half).
 func TestBrowserServeApprovalInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	long := "echo ran > ran.txt && echo " + strings.Repeat("every word of a long command is shown ", 6) + "end"
 	srv := inlineServer(t, commandScenario(t, [][]string{{long}, {"rm -rf build"}}, "All done."))
@@ -181,6 +174,7 @@ func TestBrowserServeApprovalInPage(t *testing.T) {
 // with no terminal, shows in the page with a field; the words typed there
 // and sent reach the model as the person's answer.
 func TestBrowserServeAskUserInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := inlineServer(t, askScenario(t))
 	dir := t.TempDir()
@@ -208,6 +202,7 @@ func TestBrowserServeAskUserInPage(t *testing.T) {
 // comes to the page live, and accept from the page ends ralph plan with
 // the plan written and not started.
 func TestBrowserServePlanAcceptInPage(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
@@ -243,15 +238,14 @@ func TestBrowserServePlanAcceptInPage(t *testing.T) {
 // origin on 127.0.0.1 (the same site, so the browser sends ralph's
 // SameSite=Strict cookie with it), holding even the right CSRF token,
 // posts to the run's stop with fetch and with a form that submits itself:
-// both are refused 403 and the run goes on to its end.
+// both are refused 403 and the run goes on to its end. The model holds
+// its answers until the attack is over, so the run (and --serve with it)
+// is still there to be attacked however slow the machine.
 func TestBrowserServeCrossOriginPostRefused(t *testing.T) {
+	t.Parallel()
 	needChromium(t)
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
-		resp := taskChildModel()(r)
-		resp.ChunkSize, resp.ChunkDelayMS = 4, 40
-		return resp
-	})
-	t.Cleanup(srv.Close)
+	srv, release := gatedRunModel(t, 0)
+	t.Cleanup(release)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two", "three")
 	env := cleanEnv(t)
@@ -283,6 +277,7 @@ document.getElementById("f").submit();
 	if sent != 2 {
 		t.Fatalf("the hostile page sent %d requests to %s, want 2 (fetch and form): %q", sent, stop, attack.Requests())
 	}
+	release()
 	if code, _ := exitCode(t, run, 60*time.Second); code != 0 {
 		t.Fatalf("the run exited %d after a cross-origin stop, want 0 (it was not to be stopped)\n%s\n%s", code, out.String(), errb.String())
 	}
@@ -296,6 +291,7 @@ document.getElementById("f").submit();
 // stderr; the page answers its approval with y, from the page's own
 // origin, and the command runs.
 func TestServeFlagOnAOneShot(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)

@@ -22,9 +22,8 @@ import (
 // no dialog fires and no request leaves the server. With
 // RALPH_SCREENSHOTS=1 it writes docs/images/web-session.png.
 func TestBrowserServeRendersModelTextInert(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	dir, env, _, fileName, command := injectedSession(t)
 	printed := serveURL(t, dir, env)
 	page := browser.Open(t, printed)
@@ -67,9 +66,8 @@ func TestBrowserServeRendersModelTextInert(t *testing.T) {
 // server-sent events) without a reload, and ends showing as many lines as
 // the finished session's page.
 func TestBrowserServeFollowsALiveRun(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	// The model answers nothing until the page is open: on an idle
 	// machine the six tasks are done before a browser starts, and the
 	// page would have nothing left to follow.

@@ -82,6 +82,7 @@ func (l *sseLog) connections() []string {
 // more, and when it comes back the EventSource resumes from its
 // Last-Event-ID: the page's ids are 1..12 with no gap and no repeat.
 func TestBrowserSSEResumesAfterDrop(t *testing.T) {
+	t.Parallel()
 	events := newSSELog()
 	srv := httptest.NewServer(events)
 	t.Cleanup(srv.Close)

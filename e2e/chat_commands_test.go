@@ -28,6 +28,7 @@ func modelsServer(t *testing.T, extra string) string {
 
 // Tab after /model lists the models the endpoint serves.
 func TestChatModelTabCompletesFromTheEndpoint(t *testing.T) {
+	t.Parallel()
 	c := startTmuxChat(t, modelsServer(t, ""), 100, 30)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
 	c.tmux("send-keys", "/model fake-", "Tab")
@@ -46,6 +47,7 @@ func TestChatModelTabCompletesFromTheEndpoint(t *testing.T) {
 // nearest; kept with a one-line warning when the list is empty or cannot
 // be had (gateways often list nothing).
 func TestChatModelCheckedAgainstTheList(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, extra string
 		refused     bool
@@ -85,6 +87,7 @@ func TestChatModelCheckedAgainstTheList(t *testing.T) {
 // and the model: it said "completed" and "lock free" of the chat it was
 // typed in.
 func TestChatStatusIsTrueOfTheOpenChat(t *testing.T) {
+	t.Parallel()
 	c := startTmuxChat(t, modelsServer(t, ""), 100, 30)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
 	c.tmux("send-keys", "hello", "Enter")
@@ -106,6 +109,7 @@ func TestChatStatusIsTrueOfTheOpenChat(t *testing.T) {
 // While an answer streams, /status says the chat is running and holds
 // the lock.
 func TestChatStatusWhileRunning(t *testing.T) {
+	t.Parallel()
 	url := inlineServer(t, `{"name":"slow","responses":[{"text":"`+strings.Repeat("word ", 300)+`","chunk_size":5,"chunk_delay_ms":30}]}`).URL
 	c := startTmuxChat(t, url, 100, 30)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
@@ -122,6 +126,7 @@ func TestChatStatusWhileRunning(t *testing.T) {
 // warning a session naming the file; a custom command of its own name
 // sends its text.
 func TestChatBuiltinWinsOverCustomCommand(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"custom","loop":true,"responses":[{"text":"ok"}]}`)
 	dir := t.TempDir()
 	for path, body := range map[string]string{
@@ -167,6 +172,7 @@ func initScenario(t *testing.T, name, content string) string {
 // /init has the model read the codebase and write AGENTS.md with the
 // write tool; it answered "did you mean /exit?".
 func TestChatInitWritesAgentsMD(t *testing.T) {
+	t.Parallel()
 	url := initScenario(t, "AGENTS.md", "# Agents\n\nBuild: go build ./...\n")
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), strings.NewReader("/init\n"), "chat", "--base-url", url)
@@ -181,6 +187,7 @@ func TestChatInitWritesAgentsMD(t *testing.T) {
 // With only CLAUDE.md there, /init asks the model to update that one and
 // to create no AGENTS.md.
 func TestChatInitUpdatesClaudeMD(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, toolScenario(t, "init", [][]toolCall{{{"write_file", `{"path":"CLAUDE.md","content":"# Claude\n\nKeep this.\n\nTest: go test ./...\n"}`}}}, "updated CLAUDE.md"))
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("# Claude\n\nKeep this.\n"), 0o644); err != nil {
@@ -205,6 +212,7 @@ func TestChatInitUpdatesClaudeMD(t *testing.T) {
 // An AGENTS.md already there is written over only after the person says
 // yes at the prompt; where nobody can be asked (piped), it is left.
 func TestChatInitAsksBeforeOverwriting(t *testing.T) {
+	t.Parallel()
 	const old = "# Ours\n\nDo not lose this.\n"
 	srv := inlineServer(t, toolScenario(t, "init", [][]toolCall{{{"write_file", `{"path":"AGENTS.md","content":"# Agents\n\nDo not lose this.\nBuild: make\n"}`}}}, "rewrote AGENTS.md"))
 	dir := t.TempDir()
@@ -240,6 +248,7 @@ func TestChatInitAsksBeforeOverwriting(t *testing.T) {
 // chat reopens it, and the next message continues that conversation. It
 // resumed a paused task loop, and said there was none.
 func TestChatResumePicksAConversation(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"resume","loop":true,"responses":[{"text":"noted"}]}`)
 	dir := t.TempDir()
 	for _, prompt := range []string{"first alpha", "second beta"} {
@@ -275,6 +284,7 @@ func TestChatResumePicksAConversation(t *testing.T) {
 // (carriage returns); it folded as "5 more" one way and "4 more" another.
 // The message sent is the five lines.
 func TestChatPasteFoldsFiveLinesOneWay(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"paste","loop":true,"responses":[{"text":"got it"}]}`)
 	c := startTmux(t, t.TempDir(), nil, 100, 30, "chat", "--base-url", srv.URL)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
@@ -309,6 +319,7 @@ func TestChatPasteFoldsFiveLinesOneWay(t *testing.T) {
 // joined by a line break when Ctrl-C stops the answer, in the order typed,
 // and Enter sends them as one message of two lines.
 func TestChatStopPutsQueuedBackJoined(t *testing.T) {
+	t.Parallel()
 	c, _ := typedChat(t)
 	c.tmux("send-keys", "keep me", "Enter")
 	c.tmux("send-keys", "and me", "Enter")

@@ -75,6 +75,7 @@ func expectedScreen(answer string) string {
 // holds, line for line, every time. Before the painter, a fast answer of
 // a few hundred lines lost lines in the middle or its tail.
 func TestChatLongAnswersVT(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		answer string
@@ -83,6 +84,7 @@ func TestChatLongAnswersVT(t *testing.T) {
 		{"200 KB", longAnswer(1320, 150)}, // 202 KB
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			js, _ := json.Marshal(tc.answer)
 			srv := inlineServer(t, `{"name":"long","loop":true,"responses":[{"text":`+string(js)+`,"chunk_size":16}]}`)
 			want := expectedScreen(tc.answer)
@@ -96,11 +98,18 @@ func TestChatLongAnswersVT(t *testing.T) {
 				typed := fmt.Sprintf("show me the file %d", run)
 				r.typeKeys(typed + "\r")
 				last := tc.answer[strings.LastIndexByte(tc.answer, '\n')+1:]
-				r.waitIdle(60*time.Second, func(s string) bool { return strings.Contains(s, last[:20]) })
-				// The prompt may come back a moment before a last repaint;
-				// give the painter its frame, then read the screen.
-				time.Sleep(50 * time.Millisecond)
-				got := answerOnScreen(t, r.screen(), typed)
+				// The bound only catches a hang: under the parallel suite's
+				// load, 2000 lines through the terminal take a while.
+				r.waitIdle(ralphRunLimit, func(s string) bool { return strings.Contains(s, last[:20]) })
+				// The prompt may come back a moment before a last repaint:
+				// the screen is read until it shows the answer, for a
+				// couple of seconds at most.
+				var got string
+				for end := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					if got = answerOnScreen(t, r.screen(), typed); got == want || time.Now().After(end) {
+						break
+					}
+				}
 				if got != want {
 					t.Fatalf("run %d: the screen differs from the answer: %s", run, firstLineDiff(got, want))
 				}
@@ -125,6 +134,7 @@ func firstLineDiff(got, want string) string {
 // it appears at once, leaves no copies of the prompt in the scrollback,
 // and is sent whole.
 func TestChatBigPasteIsFoldedVT(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"paste","loop":true,"responses":[{"text":"got it"}]}`)
 	r := startPTY(t, t.TempDir(), cleanEnv(t, "NO_COLOR=1", "TERM=xterm"), "chat", "--base-url", srv.URL)
 	r.waitIdle(20*time.Second, nil)
@@ -135,6 +145,7 @@ func TestChatBigPasteIsFoldedVT(t *testing.T) {
 	off := r.out.Len()
 	pasted := time.Now()
 	r.typeKeys("look at this \x1b[200~" + b.String() + "\x1b[201~")
+	// 200 lines: the first and 199 more (the last line break starts none).
 	at, ok := r.out.waitRaw(off, 10*time.Second, func(_, cursor string) bool { return strings.Contains(cursor, "199 more lines") })
 	if !ok {
 		t.Fatalf("the folded paste did not appear:\n%s", r.screen())

@@ -17,6 +17,7 @@ import (
 // refused while a conversation runs; Ctrl-C stops only the conversation;
 // /run then carries the loop through both tasks.
 func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
+	t.Parallel()
 	tasks := taskChildModel()
 	// The first task's child waits at its first request until the test
 	// has paused the loop, so the pause lands while it is in flight.

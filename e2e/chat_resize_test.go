@@ -39,7 +39,7 @@ func startTmuxChat(t *testing.T, url string, cols, rows int) *tmuxChat {
 // dir, with cleanEnv and extra in its environment.
 func startTmux(t *testing.T, dir string, extra []string, cols, rows int, args ...string) *tmuxChat {
 	t.Helper()
-	needTool(t, "tmux", "apt-get install tmux")
+	needTool(t, "tmux", "tmux")
 	tdir := t.TempDir()
 	conf := filepath.Join(tdir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g history-limit 50000\nset -g default-terminal xterm-256color\n"), 0o600); err != nil {
@@ -129,6 +129,7 @@ func assertNoStatusLine(t *testing.T, screen string) {
 // shrinks back holds each word once: it used to print the top of the
 // live region again at every resize.
 func TestChatResizeMidStreamWordsOnce(t *testing.T) {
+	t.Parallel()
 	answer, words := termvt.Numbered(600)
 	screen := streamWithResizes(t, answer, 6, 12, func(s string) bool { return strings.Contains(s, "w60 ") })
 	assertWordsOnce(t, screen, words)
@@ -137,6 +138,7 @@ func TestChatResizeMidStreamWordsOnce(t *testing.T) {
 
 // The slow scenario's ticks, streamed across resizes, are all there once.
 func TestChatResizeSlowTicks(t *testing.T) {
+	t.Parallel()
 	const ticks = 600
 	answer := strings.TrimSpace(strings.Repeat("tick ", ticks))
 	screen := streamWithResizes(t, answer, 5, 10, func(s string) bool { return strings.Count(s, "tick") > 40 })
@@ -163,6 +165,7 @@ func typedChat(t *testing.T) (*tmuxChat, int) {
 // no dead status line, no notice in the middle of it; the message is
 // said queued below the answer and delivered after it.
 func TestChatTypedDuringAnswerKeepsItWhole(t *testing.T) {
+	t.Parallel()
 	c, words := typedChat(t)
 	c.tmux("send-keys", "also this", "Enter")
 	c.waitFor("the second answer", 60*time.Second, func(s string) bool {
@@ -189,6 +192,7 @@ func TestChatTypedDuringAnswerKeepsItWhole(t *testing.T) {
 // into the prompt, where Enter sends it; it used to be thrown away ("not
 // delivered: …").
 func TestChatStopPutsQueuedBack(t *testing.T) {
+	t.Parallel()
 	c, _ := typedChat(t)
 	c.tmux("send-keys", "keep me", "Enter")
 	time.Sleep(300 * time.Millisecond)

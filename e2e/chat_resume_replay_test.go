@@ -102,6 +102,7 @@ func assertReplayed(t *testing.T, screen, id string) {
 // A chat reopened with -c shows the earlier turns, oldest first, the
 // newest right above the prompt.
 func TestResumeReplaysTurns(t *testing.T) {
+	t.Parallel()
 	url := replayServer(t)
 	dir, id := replaySession(t, url)
 	assertReplayed(t, reopenInTmux(t, dir, url, "chat", "-c"), id)
@@ -110,6 +111,7 @@ func TestResumeReplaysTurns(t *testing.T) {
 // `ralph --resume ID`, which opens the chat on that session, replays the
 // same way.
 func TestResumeByIDReplaysTurns(t *testing.T) {
+	t.Parallel()
 	url := replayServer(t)
 	dir, id := replaySession(t, url)
 	assertReplayed(t, reopenInTmux(t, dir, url, "--resume", id), id)
@@ -117,6 +119,7 @@ func TestResumeByIDReplaysTurns(t *testing.T) {
 
 // The --resume picker opens the session chosen, replayed the same way.
 func TestResumePickerReplaysTurns(t *testing.T) {
+	t.Parallel()
 	url := replayServer(t)
 	dir, id := replaySession(t, url)
 	c := startTmux(t, dir, nil, 100, 30, "--resume", "--base-url", url)
@@ -132,6 +135,7 @@ func TestResumePickerReplaysTurns(t *testing.T) {
 // session_started events carry them, and there is no user_message)
 // replays the same.
 func TestResumeReplaysOldEvents(t *testing.T) {
+	t.Parallel()
 	url := replayServer(t)
 	dir, id := replaySession(t, url)
 	path := filepath.Join(dir, ".ralph", "sessions", id, "events.jsonl")
@@ -166,6 +170,7 @@ func TestResumeReplaysOldEvents(t *testing.T) {
 // oldest first and none skipped between them, under a line that counts
 // the turns left out and names `ralph logs ID`.
 func TestResumeReplayIsBounded(t *testing.T) {
+	t.Parallel()
 	const turns, rows = 40, 30
 	url := inlineServer(t, `{"name":"many","loop":true,"responses":[{"text":"noted"}]}`).URL
 	dir := t.TempDir()
@@ -207,6 +212,7 @@ func TestResumeReplayIsBounded(t *testing.T) {
 // continues the session prints its answer alone, --json its one result,
 // and nothing is replayed on standard error.
 func TestResumeNoReplayWhenPiped(t *testing.T) {
+	t.Parallel()
 	url := inlineServer(t, `{"name":"piped","loop":true,"responses":[{"text":"plain answer"}]}`).URL
 	dir := t.TempDir()
 	env := cleanEnv(t)

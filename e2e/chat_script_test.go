@@ -31,6 +31,7 @@ func readGolden(t *testing.T, name string) string {
 // same script gives the same output, byte for byte, every time. A failed
 // step does not stop it, but the exit code says so.
 func TestChatScriptOnStdin(t *testing.T) {
+	t.Parallel()
 	wantOut, wantErr := readGolden(t, "script.golden"), readGolden(t, "script.stderr.golden")
 	for i := 0; i < 2; i++ {
 		srv := scenarioServer(t, "chat_script")
@@ -62,6 +63,7 @@ func TestChatScriptOnStdin(t *testing.T) {
 
 // `ralph script FILE` stops at the first failed step unless --keep-going.
 func TestScriptStopsAtFirstFailure(t *testing.T) {
+	t.Parallel()
 	file := testdata("chat", "script.txt")
 	srv := scenarioServer(t, "chat_script")
 	r := ralph(t, scriptProject(t), cleanEnv(t), nil, "script", file, "--base-url", srv.URL)
@@ -79,6 +81,7 @@ func TestScriptStopsAtFirstFailure(t *testing.T) {
 // as ralph run does, and fails the step; it does not report "all tasks
 // done" of a loop that had nothing to do.
 func TestScriptRunWithoutTasks(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_hello")
 	r := ralph(t, t.TempDir(), cleanEnv(t, "OPENAI_API_KEY=k"), strings.NewReader("/run\n"), "script", "-", "--base-url", srv.URL)
 	if r.code != 1 || strings.Contains(r.stdout+r.stderr, "all tasks done") || !strings.Contains(r.stderr, "RALPH_TASKS.md has no tasks") {
@@ -89,6 +92,7 @@ func TestScriptRunWithoutTasks(t *testing.T) {
 // json prints one result object per step, one per line; stream-json one
 // init line, the events, and a result object after each step.
 func TestScriptJSONFormats(t *testing.T) {
+	t.Parallel()
 	file := testdata("chat", "script.txt")
 	srv := scenarioServer(t, "chat_script")
 	r := ralph(t, scriptProject(t), cleanEnv(t), nil, "script", "--keep-going", "--output-format", "json", file, "--base-url", srv.URL)

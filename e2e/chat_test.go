@@ -21,6 +21,7 @@ func chatEnv(t testing.TB) []string { return cleanEnv(t, "NO_COLOR=1", "TERM=xte
 // the screen then shows the scenario's answer whole, line for line as the
 // person sees it, between the line they typed and the next prompt.
 func TestChatStreamsAnswer(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_hello")
 	want := expectedScreen(scenarioAnswer(t, "chat_hello", 0))
 	r := startPTY(t, t.TempDir(), chatEnv(t), "chat", "--base-url", srv.URL)
@@ -52,6 +53,7 @@ func TestChatStreamsAnswer(t *testing.T) {
 // command's whole process group, and the next message continues the same
 // conversation, the cancelled tool result included.
 func TestChatHardStopDuringCommand(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_stop")
 	dir := t.TempDir()
 	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
@@ -143,6 +145,7 @@ func waitGroupGone(t testing.TB, pgid int) {
 // A plain line typed while work runs is queued and reaches the model at
 // the next step boundary: after the running command, without cutting it.
 func TestChatNormalMessageAtBoundary(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_queue")
 	dir := t.TempDir()
 	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
@@ -173,6 +176,7 @@ func TestChatNormalMessageAtBoundary(t *testing.T) {
 // model's request is cancelled and the next request carries the partial
 // answer and the urgent message.
 func TestChatUrgentMessageCutsIn(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_urgent")
 	dir := t.TempDir()
 	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
@@ -205,6 +209,7 @@ func TestChatUrgentMessageCutsIn(t *testing.T) {
 // saves the command's prefix in .ralph/config.toml (keeping every byte of
 // the file), after which the same kind of command is not asked about.
 func TestChatApprovals(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_approve")
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, ".ralph", "config.toml")
@@ -250,6 +255,7 @@ func TestChatApprovals(t *testing.T) {
 // Esc stops work like Ctrl-C; arrow keys, which start with the same byte,
 // do not.
 func TestChatEscStops(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_stop")
 	dir := t.TempDir()
 	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
@@ -273,6 +279,7 @@ func TestChatEscStops(t *testing.T) {
 // nearest, Ctrl-C clears the line and a second Ctrl-C leaves, and the
 // terminal is as it was after each exit.
 func TestChatHistoryCompletionAndKeys(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_hello")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("hi\n"), 0o644); err != nil {
@@ -319,6 +326,7 @@ func TestChatHistoryCompletionAndKeys(t *testing.T) {
 // SIGTERM stops the work, saves and leaves with 143, restoring the
 // terminal and leaving no process of the command's group.
 func TestChatSIGTERM(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_stop")
 	dir := t.TempDir()
 	r := startPTY(t, dir, chatEnv(t), "chat", "-y", "--base-url", srv.URL)
@@ -343,6 +351,7 @@ func TestChatSIGTERM(t *testing.T) {
 // /run starts the task loop from chat: its children work the tasks while
 // the prompt stays usable, and the shell is idle again when it ends.
 func TestChatRunsTheTaskLoop(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -366,6 +375,7 @@ func TestChatRunsTheTaskLoop(t *testing.T) {
 // the conversation is kept and how to come back to it, instead of
 // quitting silently.
 func TestChatLeavingSaysHowToContinue(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "hello there"))
 	dir := t.TempDir()
 	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)

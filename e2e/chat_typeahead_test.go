@@ -11,6 +11,7 @@ import (
 // (it did nothing before, read and dropped with the terminal's answer).
 // This terminal answers no queries, so ralph waits out its whole query.
 func TestChatKeepsTypeAheadDuringTheColourQuery(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "unused"))
 	r := startPTY(t, t.TempDir(), cleanEnv(t, "TERM=xterm"), "chat", "--base-url", srv.URL)
 	if _, ok := r.out.waitRaw(0, 10*time.Second, func(raw, _ string) bool { return strings.Contains(raw, "\x1b]11;?") }); !ok {

@@ -35,6 +35,7 @@ func compactedEvents(t *testing.T, sess string) []map[string]any {
 // before; the chat stays in its one session, whose transcript and events
 // say so; and `ralph chat -c` goes on in the compacted conversation.
 func TestCompactInChat(t *testing.T) {
+	t.Parallel()
 	sum, _ := json.Marshal(compactSummary)
 	srv := inlineServer(t, `{"name":"compact","responses":[
 		{"text":"Noted: the code word is PELICAN."},
@@ -111,6 +112,7 @@ func TestCompactInChat(t *testing.T) {
 // event records it, and the answer comes; the retried request carries
 // the summary and the refused message, not the earlier turns.
 func TestContextLengthRefusalCompactsAndRetries(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "context_length")
 	dir := t.TempDir()
 	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
@@ -160,6 +162,7 @@ func TestContextLengthRefusalCompactsAndRetries(t *testing.T) {
 // said to be so, in one sentence, and set aside: nothing is summarised
 // and nothing is sent again.
 func TestContextLengthOversizedMessageIsSaid(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "context_length")
 	dir := t.TempDir()
 	// gpt-4's window is 8,192 tokens; the message is about 17,000.
@@ -191,6 +194,7 @@ func TestContextLengthOversizedMessageIsSaid(t *testing.T) {
 // /cost prints the session's tokens and their cost, in the words ralph
 // status uses.
 func TestCostInChat(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"cost","responses":[{"text":"hi","usage":{"prompt_tokens":1234,"completion_tokens":56}}]}`)
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), strings.NewReader("hello\n/cost\n"), "chat")
@@ -211,6 +215,7 @@ func TestCostInChat(t *testing.T) {
 // message goes out compacted; /cost prints the session's tokens; the
 // chat stays in its one session.
 func TestChatCompactAndCostOnScreen(t *testing.T) {
+	t.Parallel()
 	sum, _ := json.Marshal(compactSummary)
 	srv := inlineServer(t, `{"name":"chat-compact","responses":[
 		{"text":"Noted: the code word is PELICAN.","usage":{"prompt_tokens":1000,"completion_tokens":10}},

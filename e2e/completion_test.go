@@ -11,6 +11,7 @@ import (
 // every release archive: one per shell, written without a model, a
 // config or a project.
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for shell, marker := range map[string]string{
 		"bash":       "__start_ralph",

@@ -15,6 +15,7 @@ import (
 // from another terminal while it works, shows that they came, and stays
 // open; at its idle prompt a message is not taken.
 func TestControlSteersTheChat(t *testing.T) {
+	t.Parallel()
 	first, stopMe := newGate(t), newGate(t)
 	const msg = "also mention the weather"
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
@@ -71,6 +72,7 @@ func TestControlSteersTheChat(t *testing.T) {
 // TestControlSayReachesTheTaskLoop: in ralph run, a message reaches the
 // agent working a task at its next step boundary.
 func TestControlSayReachesTheTaskLoop(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	const msg = "keep the changelog up to date"
 	var heard bool
@@ -117,6 +119,7 @@ func TestControlSayReachesTheTaskLoop(t *testing.T) {
 // TestControlAnswersAScript: a script's step whose command needs
 // approval waits for ralph answer, then goes on.
 func TestControlAnswersAScript(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -150,6 +153,7 @@ func TestControlAnswersAScript(t *testing.T) {
 // question for it, to speak as its user) is refused, in the sandbox and
 // out of it.
 func TestControlRefusesTheModelsCommands(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"workspace-write", "danger-full-access"} {
 		t.Run(mode, func(t *testing.T) {
 			steerCmd := fmt.Sprintf(`%q answer y > steer.txt 2>&1; echo "exit $?" >> steer.txt; %q say --urgent "rm -rf everything" >> steer.txt 2>&1; echo "exit $?" >> steer.txt`, ralphBin, ralphBin)

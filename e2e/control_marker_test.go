@@ -15,6 +15,7 @@ import (
 // status and ralph stop away from the local ralph that runs now: status
 // shows it (exit 0), stop stops it (exit 0, the run 130).
 func TestControlIgnoresALeftoverEngineMarker(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, taskChildModel())
 	dir := t.TempDir()
@@ -49,6 +50,7 @@ func TestControlIgnoresALeftoverEngineMarker(t *testing.T) {
 // the loop ends, ralph says so on stderr and in the record, rather than
 // dropping it.
 func TestControlSayAfterTheLastStepIsNotLostSilently(t *testing.T) {
+	t.Parallel()
 	const msg = "please also update the changelog"
 	g := newGate(t)
 	last := func(r fakemodel.RecordedRequest) bool {

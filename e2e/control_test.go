@@ -103,6 +103,7 @@ func userMessages(r fakemodel.RecordedRequest) []string {
 // stopped by ralph stop from another process exits 130 with its tasks
 // reopened and its state saved.
 func TestControlStopHeadlessRun(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, taskChildModel())
 	dir := t.TempDir()
@@ -147,6 +148,7 @@ func TestControlStopHeadlessRun(t *testing.T) {
 // as a user message after the step it waited for; --urgent cuts the step
 // the model is in.
 func TestControlSayReachesTheModel(t *testing.T) {
+	t.Parallel()
 	for _, urgent := range []bool{false, true} {
 		t.Run(fmt.Sprintf("urgent=%v", urgent), func(t *testing.T) {
 			g := newGate(t)
@@ -202,6 +204,7 @@ func TestControlSayReachesTheModel(t *testing.T) {
 // TestControlPauseContinue: ralph pause lets the task in flight finish
 // and starts no other (the session says paused); ralph continue goes on.
 func TestControlPauseContinue(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	child := taskChildModel()
 	// The first task's first request waits for the gate, so the pause
@@ -271,6 +274,7 @@ func readFile(t testing.TB, path string) string {
 // whose command needs approval waits (waiting_for_input, the question in
 // ralph status, shown as the terminal would), and ralph answer y runs it.
 func TestControlAnswerHeadlessApproval(t *testing.T) {
+	t.Parallel()
 	const command = "echo ran > ran.txt #\x1b[2K hidden"
 	srv := inlineServer(t, commandScenario(t, [][]string{{command}}, "done"))
 	dir := t.TempDir()
@@ -331,6 +335,7 @@ func TestControlAnswerHeadlessApproval(t *testing.T) {
 // TestControlNoWaitKeepsTheRefusal: --no-wait refuses at once, as
 // before, and says how to allow the command.
 func TestControlNoWaitKeepsTheRefusal(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "done"))
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "--no-wait", "make ran.txt")

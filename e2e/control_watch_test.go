@@ -66,6 +66,7 @@ func recordedTypes(t testing.TB, path string) (types []string, events []map[stri
 // middle of it, prints every event of a run with two tasks at once in
 // order, none lost and none twice: the same as events.jsonl.
 func TestControlWatchJSONSeesEveryEvent(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 2, 5
@@ -134,6 +135,7 @@ func TestControlWatchJSONSeesEveryEvent(t *testing.T) {
 // per event, the waiting question with how to answer it, and how the
 // session ended.
 func TestControlWatchShowsTheRun(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -176,6 +178,7 @@ func TestControlWatchShowsTheRun(t *testing.T) {
 // TestControlRefusesAnotherUser: a user other than the one running ralph
 // cannot steer it (when the tests run as root, they switch to nobody).
 func TestControlRefusesAnotherUser(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("switching to another user needs root")
 	}
@@ -231,6 +234,7 @@ func TestControlRefusesAnotherUser(t *testing.T) {
 // TestControlStaleSocketReplaced: SIGKILL leaves the socket file behind;
 // it refuses connections (nothing runs), and the next ralph replaces it.
 func TestControlStaleSocketReplaced(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Text: "done"}
@@ -263,6 +267,7 @@ func TestControlStaleSocketReplaced(t *testing.T) {
 // question it waits on and how to answer it, redrawn soon after the
 // question is asked; it ends with the run.
 func TestControlWatchOnATerminal(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
 	dir := t.TempDir()
 	writeTasks(t, dir, "first", "second")
@@ -306,6 +311,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 // where nothing has run yet waits for a ralph to start, says so on
 // stderr, then follows the run to its end like a watch started with it.
 func TestControlWatchStartedBeforeTheRun(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

@@ -29,6 +29,7 @@ func firstResults(t *testing.T, srv *fakemodel.Server) string {
 // Each flag people bring from claude and codex does what
 // docs/conventions.md says, against the built binary and real files.
 func TestConventionFlags(t *testing.T) {
+	t.Parallel()
 	other := t.TempDir()
 	otherFile := filepath.Join(other, "y.txt")
 	type check func(t *testing.T, dir string, srv *fakemodel.Server, r runResult)

@@ -16,6 +16,7 @@ import (
 // chat shell, as `claude -c` and `codex resume --last` do, instead of
 // saying no task was given.
 func TestBareContinueOpensChat(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "first answer"))
 	dir := t.TempDir()
 	if r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "hello"); r.code != 0 {
@@ -33,6 +34,7 @@ func TestBareContinueOpensChat(t *testing.T) {
 // A one-shot on a terminal shows the answer while it arrives and renders
 // it in place at the end.
 func TestOneShotStreamsOnTerminal(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"slow","responses":[{"text":"streaming along nicely, then **bold words** at the end","chunk_size":4,"chunk_delay_ms":60}]}`)
 	dir := t.TempDir()
 	// In colour, so the rendering differs from the text: bold is drawn,
@@ -54,6 +56,7 @@ func TestOneShotStreamsOnTerminal(t *testing.T) {
 // Ctrl-C during a one-shot on a terminal leaves what arrived on the
 // screen and exits 130.
 func TestOneShotCtrlCKeepsPartialAnswer(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"slower","responses":[{"text":"PARTIAL-START and then a great deal more that never comes","chunk_size":14,"chunk_delay_ms":3000}]}`)
 	dir := t.TempDir()
 	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "go")
@@ -68,6 +71,7 @@ func TestOneShotCtrlCKeepsPartialAnswer(t *testing.T) {
 // `ralph --resume` without an id on a terminal lists the sessions, newest
 // first, and reopens the one picked in the chat shell.
 func TestResumePicksAtTerminal(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "one", "two"))
 	dir := t.TempDir()
 	for _, task := range []string{"first", "second"} {
@@ -94,6 +98,7 @@ func TestResumePicksAtTerminal(t *testing.T) {
 // order, as it streamed, since it is too tall to be replaced by its
 // rendering.
 func TestOneShotStreamsALongAnswerWhole(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 1; i <= 2000; i++ {
 		fmt.Fprintf(&b, "answer line %04d of two thousand\n", i)
@@ -123,6 +128,7 @@ func TestOneShotStreamsALongAnswerWhole(t *testing.T) {
 // terminal to cut, and a flag's description continues under its own
 // column rather than at the left edge, mid-word.
 func TestHelpIsWrappedAtTheTerminalsWidth(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"undo", "--help"}} {
 		r := startPTY(t, t.TempDir(), chatEnv(t), args...)
 		r.expectExit(0, 20*time.Second)
@@ -143,6 +149,7 @@ func TestHelpIsWrappedAtTheTerminalsWidth(t *testing.T) {
 // is named in what the watch prints, and the conversation before the
 // clear is not replayed to it.
 func TestWatchAfterClearFollowsTheNewSession(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "noted", "fresh"))
 	dir := t.TempDir()
 	env := cleanEnv(t, "NO_COLOR=1", "TERM=xterm")

@@ -22,6 +22,7 @@ func textScenario(t *testing.T, answers ...string) string {
 // /clear starts a new session on disk: a later `ralph -c` never sends what
 // was said before the clear, and the old session still resumes by id.
 func TestClearLastsAcrossSessions(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "noted", "fresh", "again", "old"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -62,13 +63,16 @@ func TestClearLastsAcrossSessions(t *testing.T) {
 // file it writes by the path it was told lands there; the instructions
 // files are read nearest first.
 func TestStartDirectoryAndInstructions(t *testing.T) {
+	t.Parallel()
 	js := toolScenario(t, "sub", [][]toolCall{{{"write_file", `{"path":"pkg/sub/x","content":"hi\n"}`}}}, "done")
 	srv := inlineServer(t, js)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+	gitInit := exec.Command("git", "init", "-q", root)
+	gitInit.Env = cleanEnv(t)
+	if out, err := gitInit.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	sub := filepath.Join(root, "pkg", "sub")
@@ -103,6 +107,7 @@ func TestStartDirectoryAndInstructions(t *testing.T) {
 // and time, with the session's totals under their own names (usage once
 // counted the whole session while num_turns counted this run).
 func TestContinueResultCountsThisRun(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"usage","responses":[`+
 		`{"text":"first","usage":{"prompt_tokens":100,"completion_tokens":10}},`+
 		`{"text":"second","usage":{"prompt_tokens":200,"completion_tokens":20}}]}`)

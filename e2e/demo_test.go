@@ -13,6 +13,7 @@ import (
 // end (RALPH_DEMO_KEEP=1 keeps it), so repeated demos leave no
 // ralph-demo.* directories in the temporary directory.
 func TestDemoLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, d := range []string{"bin", "testdata/scenarios"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 // costs about 16 ms of start-up and 10 MB, so the task loop on Temporal
 // lives in ralph-temporal, a module of its own, which ralph execs.
 func TestNoTemporalSDKInRalph(t *testing.T) {
+	t.Parallel()
 	// ralph is the module's root package, not this one.
 	list := exec.Command("go", "list", "-deps", ".")
 	list.Dir = moduleRoot

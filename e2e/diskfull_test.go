@@ -40,6 +40,7 @@ const fillDisk = `{"name":"run_command","arguments":"{\"command\":\"head -c 4000
 // system and the space left, exit 1 — not a raw write error of a
 // temporary file. After space is freed, -c continues the session.
 func TestFullDiskOneShot(t *testing.T) {
+	t.Parallel()
 	proj := smallDisk(t, "3m")
 	srv := inlineServer(t, `{"name":"fill","responses":[
 		{"text":"filling","tool_calls":[`+fillDisk+`]},
@@ -75,6 +76,7 @@ func TestFullDiskOneShot(t *testing.T) {
 // space (stderr and session.json) and starts nothing; once space is freed
 // it goes on, and every task is done, each once, with no retry spent.
 func TestFullDiskRunWaitsForSpace(t *testing.T) {
+	t.Parallel()
 	proj := smallDisk(t, "3m")
 	if err := os.WriteFile(filepath.Join(proj, "RALPH_TASKS.md"), []byte("- [ ] fill the disk\n- [ ] second task\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -122,6 +124,7 @@ func TestFullDiskRunWaitsForSpace(t *testing.T) {
 // of a temporary file), the shell stays, and once space is freed the
 // next message is answered in the same conversation.
 func TestFullDiskChat(t *testing.T) {
+	t.Parallel()
 	proj := smallDisk(t, "3m")
 	srv := inlineServer(t, `{"name":"fillchat","responses":[
 		{"text":"filling","tool_calls":[`+fillDisk+`]},

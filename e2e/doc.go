@@ -6,10 +6,18 @@
 // stand-in model (coordinator/llm/fakemodel), MCP servers, a Temporal dev
 // server. Their fixtures are in the module's testdata/.
 //
+// The real programs the tests drive (the agents' CLIs, MCP servers from
+// npm, bd, the Temporal dev server, Chromium, tmux, …) are made ready by
+// setup.sh (`make test-setup`), whose cache's bin/ TestMain puts first on
+// PATH; a missing one fails its test. Every test runs in parallel
+// (t.Parallel) but for the few in serialTests (parallel_test.go).
+//
 // Files are named by face: oneshot_*, chat_*, run_*, agents_*, control_*,
 // records_*, git_*, mcp_*, sandbox_*; bench_* are the benchmarks
-// `make bench` prints as a table.
+// `make bench` prints as a table. The slow groups (browser_*, temporal_*,
+// attack_*, agents_real_*) are selected by file: `make e2e GROUP=browser`,
+// `make e2e SKIP_GROUP='browser temporal'`.
 //
-//	go test -race ./e2e/
+//	make test-setup && go test -race -parallel 6 ./e2e/
 //	go test -run '^$' -bench . -benchtime 1x ./e2e/
 package e2e

@@ -30,6 +30,7 @@ func assertNoKey(t *testing.T, what, out string) {
 // fix, reports the weaker sandbox as a warning, sends the model nothing
 // but its one probe, starts no session and never shows the key.
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, scenario string
 		trimV1         bool
@@ -99,6 +100,7 @@ func TestDoctor(t *testing.T) {
 // variable it is read from, and the endpoint's models with the configured
 // one marked; neither sends the model a request.
 func TestConfigAndModels(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"cfg","model":"fake-model","api_key":"`+doctorKey+`","responses":[{"text":"unused"}]}`)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {

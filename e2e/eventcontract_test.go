@@ -80,6 +80,7 @@ func contractLines(t *testing.T, rs *jsonschema.Resolved, face, stdout string, s
 // runs that make many kinds of line: tool calls and their errors, a child
 // agent that fails, retries, task attempts, decisions, a slash command.
 func TestEveryJSONLineKeepsTheContract(t *testing.T) {
+	t.Parallel()
 	rs := contractSchema(t)
 	seen := map[string]bool{}
 	note := func(lines []map[string]any) {

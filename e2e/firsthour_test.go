@@ -19,6 +19,7 @@ import (
 // TestStatusCallsAPlanSessionAPlan: the session `ralph plan` leaves is
 // recorded as a plan, so ralph status says "plan", not "oneshot".
 func TestStatusCallsAPlanSessionAPlan(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -42,6 +43,7 @@ func TestStatusCallsAPlanSessionAPlan(t *testing.T) {
 // TestReportSaysWhereItWroteTheReport: ralph report prints the report on
 // stdout and, on stderr, the one line that says where final-report.md is.
 func TestReportSaysWhereItWroteTheReport(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"hello","responses":[{"text":"hello there"}]}`)
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -66,6 +68,7 @@ func TestReportSaysWhereItWroteTheReport(t *testing.T) {
 // TestGraphSaysEveryTaskIsDone: a task list whose every task is done is
 // finished, not stuck, and status --graph says so.
 func TestGraphSaysEveryTaskIsDone(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ tasks, want string }{
 		"all done":  {"- [x] a <!-- ralph:id=a -->\n- [x] b <!-- ralph:id=b depends=a -->\n- [X] c\n", "All 3 tasks are done; nothing is left to start.\n"},
 		"one done":  {"- [x] a <!-- ralph:id=a -->\n", "The one task is done; nothing is left to start.\n"},
@@ -87,14 +90,12 @@ func TestGraphSaysEveryTaskIsDone(t *testing.T) {
 // into a directory of the test's own, leaving the checkout's bin/ and dist/
 // alone (about 2 minutes cold, seconds with the build cache warm).
 func TestDistArchivesCarryTheLicence(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds release archives")
 	}
-	for _, tool := range []string{"make", "zip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("make dist needs %s (zip for the Windows archive)", tool)
-		}
-	}
+	needTool(t, "make", "make")
+	needTool(t, "zip", "zip, for the Windows archive")
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "dist")
 	cmd := exec.Command("make", "dist", "DIST="+out, "BIN="+filepath.Join(tmp, "ralph"), "VERSION=v0.0.0-licence",

@@ -11,6 +11,7 @@ import (
 // TestFlagTypoSuggested: a mistyped flag is answered with the flag it was
 // one typo from, in one sentence, exit 2, before anything runs.
 func TestFlagTypoSuggested(t *testing.T) {
+	t.Parallel()
 	for typo, want := range map[string]string{"--jsno": "--json", "--modle": "--model", "--sanbox": "--sandbox", "-jsno": "--json"} {
 		r := ralph(t, t.TempDir(), cleanEnv(t), nil, typo, "x", "hello")
 		if line := "ralph: unknown flag " + typo + "; did you mean " + want + "?\n"; r.code != 2 || r.stderr != line {
@@ -23,6 +24,7 @@ func TestFlagTypoSuggested(t *testing.T) {
 // danger-full-access: the command runs unasked, writes outside the
 // project, and the run is warned about as Claude Code warns.
 func TestDangerouslySkipPermissions(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	srv := inlineServer(t, `{"name":"skip","responses":[
 		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"echo ran > `+outside+`\"}"}]},
@@ -64,6 +66,7 @@ func complete(t *testing.T, dir string, env []string, args ...string) []string {
 // --output-format, --agent, --resume (ids, described by their first
 // prompt) and --model (the endpoint's list, cached for when it is gone).
 func TestFlagValuesComplete(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t, "XDG_CACHE_HOME="+t.TempDir())
 	for _, tc := range []struct {
@@ -105,6 +108,7 @@ func TestFlagValuesComplete(t *testing.T) {
 // answered with the setting it was near, and the list of known settings
 // holds those it used to leave out.
 func TestConfigKeyTypoSuggested(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
 		t.Fatal(err)

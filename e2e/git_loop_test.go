@@ -82,6 +82,7 @@ func personsWork(t *testing.T, dir string) {
 }
 
 func TestRunCommitMakesOneCommitPerTask(t *testing.T) {
+	t.Parallel()
 	titles := []string{"write f1.txt one", "write f2.txt two", "write sub/f3.txt three", "write f4.txt four", "write base.txt changed"}
 	dir := taskRepo(t, titles...)
 	head := strings.TrimSpace(shIn(t, dir, "git rev-parse HEAD"))
@@ -127,6 +128,7 @@ func TestRunCommitMakesOneCommitPerTask(t *testing.T) {
 }
 
 func TestRunCheckpointsEachTaskForDiffAndUndo(t *testing.T) {
+	t.Parallel()
 	dir := taskRepo(t, "write f1.txt one", "write f2.txt two")
 	srv := fileTaskModel(t, nil)
 	env := append(cleanEnv(t), personGit...)
@@ -161,6 +163,7 @@ func TestRunCheckpointsEachTaskForDiffAndUndo(t *testing.T) {
 }
 
 func TestRunCommitRefusals(t *testing.T) {
+	t.Parallel()
 	env := append(cleanEnv(t), personGit...)
 	// Outside git.
 	plain := t.TempDir()
@@ -200,6 +203,7 @@ func waitForTrees(dir string, n int) bool {
 }
 
 func TestRunWorktreesMergesSixTasks(t *testing.T) {
+	t.Parallel()
 	titles := []string{"write w1.txt one", "write w2.txt two", "run w3.txt three", "write d/w4.txt four", "run w5.txt five", "write w6.txt six"}
 	dir := taskRepo(t, titles...)
 	env := append(cleanEnv(t), personGit...)
@@ -298,6 +302,7 @@ func noCheckpointErrors(t *testing.T, dir string) {
 }
 
 func TestRunWorktreesConflictKeepsTheBranch(t *testing.T) {
+	t.Parallel()
 	dir := taskRepo(t, "write base.txt left", "write base.txt right")
 	env := append(cleanEnv(t), personGit...)
 	// Both tasks branch from the same HEAD before either is merged.
@@ -334,6 +339,7 @@ func TestRunWorktreesConflictKeepsTheBranch(t *testing.T) {
 }
 
 func TestRunWorktreesHardStopKeepsUnfinishedWork(t *testing.T) {
+	t.Parallel()
 	dir := taskRepo(t, "write w1.txt one")
 	env := append(cleanEnv(t), personGit...)
 	// The child writes its file, then streams slowly until stopped.

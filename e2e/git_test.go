@@ -32,7 +32,7 @@ func shIn(t testing.TB, dir, script string) string {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), personGit...)
+	cmd.Env = cleanEnv(t, personGit...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", script, err, out)
@@ -66,6 +66,7 @@ func personsGitState(t *testing.T, dir string) string {
 }
 
 func TestUndoPutsBackTheTurnAndKeepsThePersonsWork(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	// The person's own work in progress: a stash, a staged file, an
 	// uncommitted change.
@@ -147,6 +148,7 @@ func TestUndoPutsBackTheTurnAndKeepsThePersonsWork(t *testing.T) {
 }
 
 func TestUndoNamesAndSkipsAFileChangedSince(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	srv := writer(t)
 	env := cleanEnv(t)
@@ -174,6 +176,7 @@ func TestUndoNamesAndSkipsAFileChangedSince(t *testing.T) {
 // second) is taken back whole, and --step reaches one step alone. The
 // JSON output and checkpoints.jsonl name both the request and the steps.
 func TestUndoTakesBackTheWholeRequest(t *testing.T) {
+	t.Parallel()
 	twoSteps := func(t *testing.T) (string, []string) {
 		dir := gitProjectDir(t)
 		env := cleanEnv(t)
@@ -230,6 +233,7 @@ func TestUndoTakesBackTheWholeRequest(t *testing.T) {
 }
 
 func TestUndoOutsideGitIsOneSentence(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	for _, args := range [][]string{{"undo"}, {"diff"}} {
@@ -244,6 +248,7 @@ func TestUndoOutsideGitIsOneSentence(t *testing.T) {
 // that changed nothing says there is nothing to show, in diff's words,
 // not undo's "nothing to take back"; /undo keeps its own.
 func TestDiffWithNothingToShowSaysSo(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	srv := scenarioServer(t, "chat_hello")
 	env := cleanEnv(t, "OPENAI_API_KEY=k")
@@ -258,6 +263,7 @@ func TestDiffWithNothingToShowSaysSo(t *testing.T) {
 }
 
 func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	srv := writer(t)
 	env := cleanEnv(t)
@@ -285,6 +291,7 @@ func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
 }
 
 func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	// A git that cannot make commits: the person's repository may be
 	// read-only, full, or damaged.
@@ -321,6 +328,7 @@ func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
 // created, each with the command that puts it back; --git moves the
 // branch back (git reset --soft).
 func TestUndoNamesWhatTheModelsGitDid(t *testing.T) {
+	t.Parallel()
 	for _, moveHead := range []bool{false, true} {
 		dir := gitProjectDir(t)
 		head := strings.TrimSpace(shIn(t, dir, "git rev-parse HEAD"))
@@ -368,6 +376,7 @@ func TestUndoNamesWhatTheModelsGitDid(t *testing.T) {
 // changes the person's index, which no checkpoint holds; undo names it
 // with the command that puts it back, and --git runs that command.
 func TestUndoNamesWhatTheModelStaged(t *testing.T) {
+	t.Parallel()
 	for _, moveIndex := range []bool{false, true} {
 		dir := gitProjectDir(t)
 		srv := inlineServer(t, commandScenario(t, [][]string{{

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	moduleRoot = root
+	useTestCache()
 	dir, err := os.MkdirTemp("", "ralph-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -154,14 +155,21 @@ type runResult struct {
 	dur            time.Duration
 }
 
-// ralph runs the binary in dir to completion.
 // ralphRunLimit is how long one ralph run of a test may take before it
 // counts as hung: far beyond any run's need on a busy machine.
 const ralphRunLimit = 4 * time.Minute
 
+// ralph runs the binary in dir to completion.
 func ralph(t testing.TB, dir string, env []string, stdin io.Reader, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(ralphBin, args...)
+	return ralphAt(t, ralphBin, dir, env, stdin, args...)
+}
+
+// ralphAt runs the ralph binary bin (a copy of ralphBin, say, with
+// programs of the test's own beside it) in dir to completion.
+func ralphAt(t testing.TB, bin, dir string, env []string, stdin io.Reader, args ...string) runResult {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = stdin
@@ -344,51 +352,4 @@ func scenarioAnswer(t testing.TB, name string, i int) string {
 		t.Fatalf("scenario %s has no response %d: %v", name, i, err)
 	}
 	return sc.Responses[i].Text
-}
-
-// needTool returns the path of a program the test needs, and fails the
-// test when it is missing: CI installs every such program (.ci/run), so a
-// missing one is a broken machine, said in one sentence with what to
-// install, never a quiet skip.
-func needTool(t testing.TB, name, install string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		t.Fatalf("%s is not installed, and this test needs it: install %s (.ci/run does)", name, install)
-	}
-	return path
-}
-
-// npmPackage fetches an npm package with npx into the tests' shared npm
-// cache (by running it with args and an empty standard input, which ends
-// a stdio server once it has started) and returns npx and the cache. A
-// missing npx, or a fetch that does not finish within three minutes,
-// fails the test.
-func npmPackage(t *testing.T, pkg string, args ...string) (npx, cache string) {
-	t.Helper()
-	if testing.Short() {
-		// -short asks for the tests that need no network; CI does not
-		// pass it.
-		t.Skip("fetches a package")
-	}
-	npx = needTool(t, "npx", "Node.js and npm")
-	cache = filepath.Join(os.TempDir(), "ralph-test-npm-cache")
-	fetch := exec.Command(npx, append([]string{"-y", pkg}, args...)...)
-	fetch.Env = append(os.Environ(), "npm_config_cache="+cache)
-	fetch.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	fetch.Stdout, fetch.Stderr = &out, &out
-	if err := fetch.Start(); err != nil {
-		t.Fatalf("npx could not start to fetch %s: %v", pkg, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- fetch.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Minute):
-		_ = fetch.Process.Kill()
-		<-done
-		t.Fatalf("npx did not fetch and start %s within 3 minutes: %s", pkg, out.String())
-	}
-	return npx, cache
 }

@@ -20,6 +20,7 @@ import (
 // recommends --wait-for-answers, which CI ignores. Without a terminal
 // outside CI, --wait-for-answers does work, and the hint names it.
 func TestRefusalHintNamesOnlyWhatWorks(t *testing.T) {
+	t.Parallel()
 	const waitWay = "--wait-for-answers to wait"
 	for _, tc := range []struct {
 		name     string
@@ -71,6 +72,7 @@ func TestRefusalHintNamesOnlyWhatWorks(t *testing.T) {
 // of ralph run on a terminal and in ralph logs (the verified event,
 // through the one view of an event as a line).
 func TestPassingVerifyIsALine(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -89,6 +91,7 @@ func TestPassingVerifyIsALine(t *testing.T) {
 // error_max_iterations, not a conversation's error_max_turns, and counts
 // in the singular: "after 1 iteration", "1 task open".
 func TestMaxIterationsResult(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -120,6 +123,7 @@ func TestMaxIterationsResult(t *testing.T) {
 // git repository the checkpoints tell and the tools' count is not added
 // to theirs, so it is 1 there too.
 func TestFilesChangedOutsideGit(t *testing.T) {
+	t.Parallel()
 	for _, inGit := range []bool{false, true} {
 		name := map[bool]string{false: "no git", true: "git"}[inGit]
 		t.Run(name, func(t *testing.T) {
@@ -152,6 +156,7 @@ func TestFilesChangedOutsideGit(t *testing.T) {
 // it does not take is told the words it does take, and the reply to an
 // answer names the question in a line.
 func TestAnswerSaysItsArguments(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -182,6 +187,7 @@ func TestAnswerSaysItsArguments(t *testing.T) {
 // --tracker beads does: one sentence, exit 2, no request to the model,
 // and no file left behind (no RALPH_TASKS.md, RALPH_GOALS.md or .ralph).
 func TestPlanBeadsWithoutBdChecksFirst(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"never","responses":[{"text":"a plan"}]}`)
 	bin := t.TempDir() // a PATH with git's directory and no bd
 	gitPath, err := exec.LookPath("git")
@@ -224,6 +230,7 @@ func TestPlanBeadsWithoutBdChecksFirst(t *testing.T) {
 // "after 1 turn" in its transcript and in ralph logs, a run refused for
 // want of approval says "1 command was not run".
 func TestSingularCounts(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"one","responses":[{"text":"four"}]}`)
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "what is 2+2")

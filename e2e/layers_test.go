@@ -64,6 +64,7 @@ func imports(t *testing.T, dir string) map[string][]string {
 // module of its own, the task loop on Temporal) imports no face; the
 // agent (coordinator and its helpers) never imports the task loop.
 func TestPackagesPointDown(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{moduleRoot, filepath.Join(moduleRoot, "ralph-temporal")} {
 		for pkg, imps := range imports(t, dir) {
 			from := layer(pkg)

@@ -16,6 +16,7 @@ import (
 // prompt; ralph warns only on evidence, such as Ollama serving less
 // context than the prompt (TestOllamaServedContext).
 func TestSmallUsageIsNoTruncation(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("the quick brown fox jumps over the lazy dog; ", 300)
 	for _, flavor := range []string{"openai", "ollama"} {
 		t.Run(flavor, func(t *testing.T) {
@@ -35,6 +36,7 @@ func TestSmallUsageIsNoTruncation(t *testing.T) {
 // stops at once; the questions took their whole time limit, about 4 s
 // (issue 36 item 19).
 func TestHardStopCutsContextProbes(t *testing.T) {
+	t.Parallel()
 	srv, _ := ollamaServer(t, `{"flavor":"ollama","api_hang":true,"responses":[
 		{"tool_calls":[{"name":"list_files","arguments":"{}"}]},
 		{"text":"done"}]}`)
@@ -73,6 +75,7 @@ func ollamaServer(t *testing.T, js string) (srv *fakemodel.Server, ownPort bool)
 // where the limit is set: the Modelfile's num_ctx, or the server's default
 // (issue 36 item 23: it sent, warned and exited 0).
 func TestServedContextTooSmallForThePrompt(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, modelfile, want, not string
 	}{
@@ -114,6 +117,7 @@ func TestServedContextTooSmallForThePrompt(t *testing.T) {
 // the waiting line says why and how long (issue 36 item 18: ralph gave up
 // after the idle timeout, twice).
 func TestLocalModelSlowFirstWord(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"responses":[{"text":"read it all","delay_ms":2500}]}`)
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--idle-timeout", "1s", "--output-format", "stream-json", "a long prompt")
 	if r.code != 0 || resultLine(t, r.stdout)["result"] != "read it all" || len(srv.Requests()) != 1 {

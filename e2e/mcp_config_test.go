@@ -13,6 +13,7 @@ import (
 // every ralph command exit 2), and a tool the person hid is neither
 // offered to the model nor run when the model names it anyway.
 func TestMCPCodexTableKeys(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t, "MCP_CHILD_FROM_ENV=x")
 	marker := filepath.Join(t.TempDir(), "started")
 	userConfig(t, env, testServerTOML(t, "t", marker)+
@@ -50,6 +51,7 @@ func TestMCPCodexTableKeys(t *testing.T) {
 // arguments, and the stderr summary says how to allow it (issue 36 item
 // 11: only commands were).
 func TestMCPRefusalIsAPermissionDenial(t *testing.T) {
+	t.Parallel()
 	env := cleanEnv(t)
 	userConfig(t, env, testServerTOML(t, "t", filepath.Join(t.TempDir(), "started")))
 	srv := inlineServer(t, mcpScenario(t, [][]toolCall{{{"mcp__t__echo", `{"text":"x"}`}, {"run_command", `{"command":"touch f"}`}}}, "done"))

@@ -14,7 +14,8 @@ import (
 // image as the note alone, and a 42 KB file as the file cut in the
 // middle, its end the file's own lines rather than an escaped copy.
 func TestMCPFilesystemResultsOnce(t *testing.T) {
-	npx, cache := filesystemServer(t)
+	t.Parallel()
+	server := filesystemServer(t)
 	dir, env := t.TempDir(), cleanEnv(t)
 	mustWrite(t, filepath.Join(dir, "short.txt"), "a short file\n")
 	long := strings.Repeat("a line of the long file\n", 1800) + "THE LAST LINE\n"
@@ -22,7 +23,7 @@ func TestMCPFilesystemResultsOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big.png"), make([]byte, 300<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	userConfig(t, env, fsTable(npx, cache, "fs", "", dir))
+	userConfig(t, env, fsTable(server, "fs", "", dir))
 	media, _ := json.Marshal(map[string]string{"path": filepath.Join(dir, "big.png")})
 	got := fsRun(t, dir, env, [][]toolCall{
 		{readCall("fs", filepath.Join(dir, "short.txt"))},

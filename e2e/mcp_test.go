@@ -105,6 +105,7 @@ func toolResults(r fakemodel.RecordedRequest) map[string][]string {
 // child agent calls the same server through the same connection (one
 // server process for the whole run, gone when ralph exits).
 func TestMCPToolReachesModel(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	userConfig(t, env, testServerTOML(t, "t", marker))
@@ -166,6 +167,7 @@ func TestMCPToolReachesModel(t *testing.T) {
 // the terminal, showing the server, the tool and the arguments with their
 // escape codes made visible; "always" remembers the tool for the project.
 func TestMCPApprovalAtTerminal(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), chatEnv(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	userConfig(t, env, testServerTOML(t, "t", marker))
@@ -208,6 +210,7 @@ func TestMCPApprovalAtTerminal(t *testing.T) {
 // call is refused with a hint and the tool does not run; --yes runs it;
 // an ask_before pattern holds it even with --yes.
 func TestMCPRefusedHeadlessUnlessYes(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "started")
 	sc := mcpScenario(t, [][]toolCall{{{"mcp__t__echo", `{"text":"x"}`}}}, "done")
 	for _, c := range []struct {
@@ -239,6 +242,7 @@ func TestMCPRefusedHeadlessUnlessYes(t *testing.T) {
 // does not start until the person approves it on this machine (ralph mcp
 // approve); then it does; a changed definition needs approval again.
 func TestMCPProjectServerNeedsApproval(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	mcpJSON := func(arg string) {
@@ -291,6 +295,7 @@ func TestMCPProjectServerNeedsApproval(t *testing.T) {
 // TestMCPProjectServerAskedAtTerminal: on a terminal the project's server
 // is asked about once; "always" starts it and records the approval.
 func TestMCPProjectServerAskedAtTerminal(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), chatEnv(t)
 	marker := filepath.Join(t.TempDir(), "started")
 	js, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{
@@ -319,6 +324,7 @@ func TestMCPProjectServerAskedAtTerminal(t *testing.T) {
 // sentence, ralph does not hang, and neither the server nor its child is
 // left running.
 func TestMCPServerCrashMidCall(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t)
 	tmp := t.TempDir()
 	marker, child := filepath.Join(tmp, "started"), filepath.Join(tmp, "child")
@@ -360,15 +366,16 @@ func TestMCPServerCrashMidCall(t *testing.T) {
 // that ignores cancellation exits 130 within the usual bound, with the
 // server's process group gone and a valid saved history.
 func TestMCPHardStopDuringSlowCall(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t)
-	marker := filepath.Join(t.TempDir(), "started")
-	userConfig(t, env, testServerTOML(t, "t", marker))
+	marker, calls := filepath.Join(t.TempDir(), "started"), filepath.Join(t.TempDir(), "calls")
+	userConfig(t, env, testServerTOML(t, "t", marker, fmt.Sprintf("MCP_CALLS = %q", calls)))
 	srv := inlineServer(t, mcpScenario(t, [][]toolCall{{{"mcp__t__slow", `{"seconds":120}`}}}, "never"))
 	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "--output-format", "stream-json", "be slow")
-	waitFor(t, "the slow call to start", 20*time.Second, func() bool {
-		return strings.Contains(out.String(), `"tool_name":"mcp__t__slow"`) && len(pids(marker)) == 1
+	waitFor(t, "the slow call to reach the server", 20*time.Second, func() bool {
+		got, _ := os.ReadFile(calls)
+		return strings.Contains(out.String(), `"tool_name":"mcp__t__slow"`) && len(pids(marker)) == 1 && string(got) == "slow\n"
 	})
-	time.Sleep(200 * time.Millisecond) // the call reaches the server
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -391,6 +398,7 @@ func TestMCPHardStopDuringSlowCall(t *testing.T) {
 // --header-env` named; the token is in no file under the project, HOME
 // or the XDG directories, even after the tool echoed it back.
 func TestMCPHTTPBearerToken(t *testing.T) {
+	t.Parallel()
 	const token = "tok-9f8e7d6c5b4a39281706"
 	var authorized sync.Map
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return tools.Server("web") }, nil)
@@ -454,6 +462,7 @@ func TestMCPHTTPBearerToken(t *testing.T) {
 // TestMCPCommands: ralph mcp add, list, remove and /mcp, keeping the
 // person's comments; bad input is one sentence and exit 2.
 func TestMCPCommands(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t)
 	userConfig(t, env, "# my config\nmodel = \"m\" # the model\n")
 	path := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml")
@@ -512,13 +521,14 @@ func TestMCPCommands(t *testing.T) {
 	}
 }
 
-// TestMCPEverythingServerFromNPM: the reference "everything" server,
-// fetched with npx, is started and one of its tools is called. Without
-// npx, or when the package cannot be fetched, the test fails.
+// TestMCPEverythingServerFromNPM: the reference "everything" server from
+// npm (e2e/setup.sh installs it) is started and one of its tools is
+// called. Without it the test fails.
 func TestMCPEverythingServerFromNPM(t *testing.T) {
-	npx, cache := npmPackage(t, "@modelcontextprotocol/server-everything", "--help")
+	t.Parallel()
+	server := needTool(t, "mcp-server-everything", "npm's @modelcontextprotocol/server-everything")
 	dir, env := t.TempDir(), cleanEnv(t)
-	userConfig(t, env, fmt.Sprintf("[mcp_servers.everything]\ncommand = %q\nargs = [\"-y\", \"@modelcontextprotocol/server-everything\"]\nenv = { npm_config_cache = %q }\nstartup_timeout = 120\n", npx, cache))
+	userConfig(t, env, fmt.Sprintf("[mcp_servers.everything]\ncommand = %q\nstartup_timeout = 120\n", server))
 	list := ralph(t, dir, env, nil, "mcp", "list", "--json")
 	if list.code != 0 || !strings.Contains(list.stdout, `"mcp__everything__echo"`) {
 		t.Fatalf("the everything server did not start, or offered no echo tool: %s %s", list.stdout, list.stderr)

@@ -55,6 +55,7 @@ func noSecretOnDisk(t *testing.T, secret string, roots ...string) {
 // new variables and values, the token hidden), `ralph mcp list` says the
 // same, and only once approved again does it start, with the new env.
 func TestMCPProjectServerEnvChangeAsksAgain(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), cleanEnv(t)
 	tmp := t.TempDir()
 	oldMarker, newMarker := filepath.Join(tmp, "old"), filepath.Join(tmp, "new")
@@ -127,6 +128,7 @@ func TestMCPProjectServerEnvChangeAsksAgain(t *testing.T) {
 // new) and the whole definition; it does not start before the answer, and
 // starts with the new environment after "always".
 func TestMCPProjectServerEnvChangeAtTerminal(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), chatEnv(t)
 	tmp := t.TempDir()
 	oldMarker, newMarker := filepath.Join(tmp, "old"), filepath.Join(tmp, "new")
@@ -164,27 +166,22 @@ func TestMCPProjectServerEnvChangeAtTerminal(t *testing.T) {
 	noSecretOnDisk(t, secretEnvValue, envValue(env, "HOME"), filepath.Join(dir, ".ralph"))
 }
 
-// filesystemServer fetches @modelcontextprotocol/server-filesystem with
-// npx once, into a cache shared by the test runs, and returns npx and the
-// cache; without npx, or when the package cannot be fetched, the test
-// fails.
-func filesystemServer(t *testing.T) (npx, cache string) {
+// filesystemServer is the program of @modelcontextprotocol/server-filesystem,
+// which e2e/setup.sh installs from npm; without it the test fails.
+func filesystemServer(t *testing.T) string {
 	t.Helper()
-	// The server lists its allowed directories on stderr and waits on
-	// stdin; an empty stdin ends it once it is fetched and started.
-	return npmPackage(t, "@modelcontextprotocol/server-filesystem", t.TempDir())
+	return needTool(t, "mcp-server-filesystem", "npm's @modelcontextprotocol/server-filesystem")
 }
 
 // fsTable is the [mcp_servers.NAME] table of the filesystem server
 // started with args, and extra settings.
-func fsTable(npx, cache, name, extra string, args ...string) string {
-	all := append([]string{"-y", "@modelcontextprotocol/server-filesystem"}, args...)
-	quoted := make([]string, len(all))
-	for i, a := range all {
+func fsTable(server, name, extra string, args ...string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
 		quoted[i] = fmt.Sprintf("%q", a)
 	}
-	return fmt.Sprintf("[mcp_servers.%s]\ncommand = %q\nargs = [%s]\nenv = { npm_config_cache = %q }\nstartup_timeout = 120\n%s\n",
-		name, npx, strings.Join(quoted, ", "), cache, extra)
+	return fmt.Sprintf("[mcp_servers.%s]\ncommand = %q\nargs = [%s]\nstartup_timeout = 120\n%s\n",
+		name, server, strings.Join(quoted, ", "), extra)
 }
 
 // readCall is the model's call of a filesystem server's read_text_file.
@@ -223,12 +220,13 @@ func fsRun(t *testing.T, dir string, env []string, turns [][]toolCall) []string 
 // project (ralph does not replace its directories with the project); one
 // started without a directory gets the project.
 func TestMCPFilesystemServerKeepsItsDirectories(t *testing.T) {
-	npx, cache := filesystemServer(t)
+	t.Parallel()
+	server := filesystemServer(t)
 	dir, env := t.TempDir(), cleanEnv(t)
 	notes := t.TempDir()
 	mustWrite(t, filepath.Join(notes, "note.txt"), "from the notes")
 	mustWrite(t, filepath.Join(dir, "top.txt"), "from the project")
-	userConfig(t, env, fsTable(npx, cache, "notes", "", notes)+fsTable(npx, cache, "project", ""))
+	userConfig(t, env, fsTable(server, "notes", "", notes)+fsTable(server, "project", ""))
 	got := fsRun(t, dir, env, [][]toolCall{
 		{readCall("notes", filepath.Join(notes, "note.txt"))},
 		{readCall("notes", filepath.Join(dir, "top.txt"))},
@@ -249,13 +247,14 @@ func TestMCPFilesystemServerKeepsItsDirectories(t *testing.T) {
 // table gives it exactly the project's docs directory, in place of the
 // directory it was started with.
 func TestMCPFilesystemServerRootsOverride(t *testing.T) {
-	npx, cache := filesystemServer(t)
+	t.Parallel()
+	server := filesystemServer(t)
 	dir, env := t.TempDir(), cleanEnv(t)
 	notes := t.TempDir()
 	mustWrite(t, filepath.Join(notes, "note.txt"), "from the notes")
 	mustWrite(t, filepath.Join(dir, "docs", "doc.txt"), "from the docs")
 	mustWrite(t, filepath.Join(dir, "top.txt"), "from the project")
-	userConfig(t, env, fsTable(npx, cache, "docsonly", `roots = ["docs"]`, notes))
+	userConfig(t, env, fsTable(server, "docsonly", `roots = ["docs"]`, notes))
 	got := fsRun(t, dir, env, [][]toolCall{
 		{readCall("docsonly", filepath.Join(dir, "docs", "doc.txt"))},
 		{readCall("docsonly", filepath.Join(notes, "note.txt"))},

@@ -20,18 +20,16 @@ import (
 // The end-to-end tests of `ralph mcp serve` (issue 49), driven by a real
 // MCP client nobody here wrote: the MCP inspector's CLI, from npm.
 
-// inspectorPackage is the MCP inspector, pinned so that its output's
-// shape does not change under the tests.
-const inspectorPackage = "@modelcontextprotocol/inspector@2.12.0"
-
 // inspector runs the inspector's CLI with args in dir and returns its
 // stdout, stderr and exit code.
 func inspector(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	npx, cache := npmPackage(t, inspectorPackage, "--cli", "--help")
-	cmd := exec.Command(npx, append([]string{"-y", inspectorPackage, "--cli"}, args...)...)
+	// e2e/setup.sh pins its version, so that its output's shape does not
+	// change under the tests.
+	bin := needTool(t, "mcp-inspector", "npm's @modelcontextprotocol/inspector")
+	cmd := exec.Command(bin, append([]string{"--cli"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "npm_config_cache="+cache)
+	cmd.Env = cleanEnv(t)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
@@ -94,7 +92,9 @@ func callTool(t *testing.T, dir string, env []string, tool string, kv ...string)
 
 func gitInitT(t *testing.T, dir string) {
 	t.Helper()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+	gitInit := exec.Command("git", "init", "-q", dir)
+	gitInit.Env = cleanEnv(t)
+	if out, err := gitInit.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 }
@@ -105,6 +105,7 @@ func gitInitT(t *testing.T, dir string) {
 // session's result, finds it among the sessions, undoes it, and sees a
 // command the person's policy would ask about refused with the reason.
 func TestMCPServeToolsAndTask(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gitInitT(t, dir)
 	srv := scenarioServer(t, "write_hello")
@@ -208,6 +209,7 @@ func TestMCPServeToolsAndTask(t *testing.T) {
 // starts its own), and run_stop stops it: it exits with its tasks open
 // again.
 func TestMCPServeRunStartStop(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, taskChildModel())
 	dir := t.TempDir()
@@ -264,6 +266,7 @@ func TestMCPServeRunStartStop(t *testing.T) {
 // Host that is not a loopback name (DNS rebinding), or from another
 // origin, the server refuses; a non-loopback address is refused at start.
 func TestMCPServeHTTP(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	if r := ralph(t, dir, env, nil, "mcp", "serve", "--addr", "0.0.0.0:0"); r.code != 2 || !strings.Contains(r.stderr, "not a loopback address") {

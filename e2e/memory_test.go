@@ -20,6 +20,7 @@ import (
 )
 
 func TestInitAndStatus(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n\ngo 1.22\n"), 0o644)
 	r := ralph(t, dir, cleanEnv(t), nil, "init")
@@ -81,6 +82,7 @@ func TestInitAndStatus(t *testing.T) {
 }
 
 func TestContinueSendsTheEarlierConversation(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"x","responses":[{"text":"first answer"},{"text":"second answer"},{"text":"third"}]}`)
 	dir := t.TempDir()
 	first := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "remember the number 42")
@@ -127,6 +129,7 @@ func slowServer(t *testing.T) *fakemodel.Server {
 }
 
 func TestSecondRalphOnTheProjectExits3(t *testing.T) {
+	t.Parallel()
 	srv := slowServer(t)
 	dir := t.TempDir()
 	holder, out, _ := startRalph(t, dir, cleanEnv(t), "--base-url", srv.URL, "--output-format", "stream-json", "hold")
@@ -156,6 +159,7 @@ func TestSecondRalphOnTheProjectExits3(t *testing.T) {
 }
 
 func TestTwentyRalphsAtOnce(t *testing.T) {
+	t.Parallel()
 	srv := slowServer(t)
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -197,6 +201,7 @@ func TestTwentyRalphsAtOnce(t *testing.T) {
 }
 
 func TestCorruptSessionJSONIsSetAsideAndRebuilt(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"x","responses":[{"text":"one"},{"text":"two"}]}`)
 	dir := t.TempDir()
 	first := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "one")
@@ -227,6 +232,7 @@ func TestCorruptSessionJSONIsSetAsideAndRebuilt(t *testing.T) {
 }
 
 func TestResumeAfterHardStop(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"x","responses":[
 		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"cut -d' ' -f5 /proc/self/stat > cmd.pid; sleep 60\"}"}]},
 		{"text":"resumed and finished"}]}`)
@@ -296,6 +302,7 @@ func crashJobModel(n int) func(fakemodel.RecordedRequest) fakemodel.Response {
 // is valid, `ralph resume` carries the job to its end, and no step is done
 // twice.
 func TestCrashAndResume(t *testing.T) {
+	t.Parallel()
 	runs := 100
 	if testing.Short() {
 		runs = 15
@@ -303,53 +310,61 @@ func TestCrashAndResume(t *testing.T) {
 	const steps = 6
 	srv := fakemodel.NewServerFunc(crashJobModel(steps))
 	t.Cleanup(srv.Close)
-	env := cleanEnv(t)
-	rng := rand.New(rand.NewPCG(7, uint64(time.Now().UnixNano())))
 	want := ""
 	for k := 1; k <= steps; k++ {
 		want += fmt.Sprintf("step-%d\n", k)
 	}
-	for run := 0; run < runs; run++ {
-		dir := t.TempDir()
-		killAfter := func(args ...string) {
-			cmd := exec.Command(ralphBin, args...)
-			cmd.Dir, cmd.Env = dir, env
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+	// The rounds are independent: four shards of them run in parallel,
+	// each with its own home, so the test is not the suite's long pole.
+	const shards = 4
+	for shard := range shards {
+		t.Run(fmt.Sprintf("shard %d", shard), func(t *testing.T) {
+			t.Parallel()
+			env := cleanEnv(t)
+			rng := rand.New(rand.NewPCG(7+uint64(shard), uint64(time.Now().UnixNano())))
+			for run := shard; run < runs; run += shards {
+				dir := t.TempDir()
+				killAfter := func(args ...string) {
+					cmd := exec.Command(ralphBin, args...)
+					cmd.Dir, cmd.Env = dir, env
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+				}
+				killAfter("--base-url", srv.URL, "-y", "--json", "do the job")
+				if run%3 == 0 {
+					killAfter("--base-url", srv.URL, "-y", "--json", "resume")
+				}
+				// Every state file parses after the kills.
+				checkStateFilesParse(t, dir)
+				var r runResult
+				for attempt := 0; ; attempt++ {
+					if attempt == 4 {
+						t.Fatalf("run %d: resume did not finish the job: %d\n%s\n%s", run, r.code, r.stdout, r.stderr)
+					}
+					r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "resume")
+					if r.code == 2 && strings.Contains(r.stderr, "no sessions") {
+						// Killed before the session existed: start it again.
+						r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "do the job")
+					}
+					if r.code == 0 {
+						break
+					}
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "log.txt")); string(got) != want {
+					t.Fatalf("run %d: log.txt = %q, want every step exactly once", run, got)
+				}
+				checkStateFilesParse(t, dir)
+				savedMessages(t, sessionDir(t, dir))
+				data, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
+				if !strings.Contains(string(data), `"status": "completed"`) {
+					t.Fatalf("run %d: session.json = %s", run, data)
+				}
 			}
-			time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-		killAfter("--base-url", srv.URL, "-y", "--json", "do the job")
-		if run%3 == 0 {
-			killAfter("--base-url", srv.URL, "-y", "--json", "resume")
-		}
-		// Every state file parses after the kills.
-		checkStateFilesParse(t, dir)
-		var r runResult
-		for attempt := 0; ; attempt++ {
-			if attempt == 4 {
-				t.Fatalf("run %d: resume did not finish the job: %d\n%s\n%s", run, r.code, r.stdout, r.stderr)
-			}
-			r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "resume")
-			if r.code == 2 && strings.Contains(r.stderr, "no sessions") {
-				// Killed before the session existed: start it again.
-				r = ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "do the job")
-			}
-			if r.code == 0 {
-				break
-			}
-		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "log.txt")); string(got) != want {
-			t.Fatalf("run %d: log.txt = %q, want every step exactly once", run, got)
-		}
-		checkStateFilesParse(t, dir)
-		savedMessages(t, sessionDir(t, dir))
-		data, _ := os.ReadFile(filepath.Join(dir, ".ralph", "session.json"))
-		if !strings.Contains(string(data), `"status": "completed"`) {
-			t.Fatalf("run %d: session.json = %s", run, data)
-		}
+		})
 	}
 }
 
@@ -382,6 +397,7 @@ func checkStateFilesParse(t *testing.T, dir string) {
 }
 
 func TestSessionCommands(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "three_turns")
 	dir := t.TempDir()
 	env := cleanEnv(t)

@@ -15,6 +15,7 @@ import (
 // that succeeded. Before issue 58 the one-shot had its own rule and left
 // the delivered message out.
 func TestOneShotVerboseSaysADeliveredMessageAsChatDoes(t *testing.T) {
+	t.Parallel()
 	const msg = "please use tabs, not spaces"
 	g := newGate(t)
 	srv, dir, env := lookThenDone(t, g), t.TempDir(), cleanEnv(t)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestOneShotWritesFileJSON(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "write_hello")
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--output-format", "json", "create hello.txt containing hi")
@@ -71,6 +72,7 @@ func TestOneShotWritesFileJSON(t *testing.T) {
 }
 
 func TestTextOutputIsJustTheAnswerWhenPiped(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "write_hello")
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "create hello.txt containing hi")
 	if r.code != 0 || r.stdout != "Created hello.txt containing \"hi\".\n" {
@@ -82,6 +84,7 @@ func TestTextOutputIsJustTheAnswerWhenPiped(t *testing.T) {
 }
 
 func TestRunCommandRefusedWithoutApproval(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "run_command")
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "--no-wait", "make ran.txt")
@@ -108,6 +111,7 @@ func TestRunCommandRefusedWithoutApproval(t *testing.T) {
 }
 
 func TestRunCommandWithYes(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "run_command")
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "make ran.txt")
@@ -121,6 +125,7 @@ func TestRunCommandWithYes(t *testing.T) {
 }
 
 func TestRetriesHonourRetryAfter(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "retry_429")
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--output-format", "stream-json", "hello")
 	if r.code != 0 {
@@ -144,6 +149,7 @@ func TestRetriesHonourRetryAfter(t *testing.T) {
 }
 
 func TestRateLimitExhaustedIsOneSentence(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"always429","loop":true,"responses":[{"status":429,"headers":{"Retry-After":"0"}}]}`)
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--max-retries", "2", "hello")
 	if r.code != 1 {
@@ -155,6 +161,7 @@ func TestRateLimitExhaustedIsOneSentence(t *testing.T) {
 }
 
 func TestBrokenStreamIsAClearError(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"trunc","loop":true,"responses":[{"text":"partial answer","truncate":true}]}`)
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--max-retries", "1", "--json", "hello")
 	if r.code != 1 {
@@ -170,6 +177,7 @@ func TestBrokenStreamIsAClearError(t *testing.T) {
 }
 
 func TestBrokenStreamRecoversOnRetry(t *testing.T) {
+	t.Parallel()
 	srv2 := inlineServer(t, `{"name":"t2","responses":[{"text":"partial","truncate":true},{"text":"whole answer"}]}`)
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv2.URL, "--json", "hello")
 	if r.code != 0 || resultLine(t, r.stdout)["result"] != "whole answer" {
@@ -178,6 +186,7 @@ func TestBrokenStreamRecoversOnRetry(t *testing.T) {
 }
 
 func TestInvalidToolJSONRecovers(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "invalid_tool_json")
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "write x.txt")
@@ -196,6 +205,7 @@ func TestInvalidToolJSONRecovers(t *testing.T) {
 }
 
 func TestSeveralToolCallsInOneTurn(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "parallel_tools")
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--output-format", "stream-json", "write two files")
@@ -218,6 +228,7 @@ func TestSeveralToolCallsInOneTurn(t *testing.T) {
 }
 
 func TestStreamJSONShape(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "three_turns")
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--output-format", "stream-json", "go")
 	if r.code != 0 {
@@ -241,6 +252,7 @@ func TestStreamJSONShape(t *testing.T) {
 }
 
 func TestPipedStdinIsContext(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "write_hello")
 	r := ralph(t, t.TempDir(), cleanEnv(t), strings.NewReader("THE PIPED CONTEXT\n"), "--base-url", srv.URL, "summarize this")
 	if r.code != 0 {
@@ -264,6 +276,7 @@ func TestPipedStdinIsContext(t *testing.T) {
 }
 
 func TestMaxTurns(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"forever","loop":true,"responses":[{"tool_calls":[{"name":"list_files","arguments":"{}"}]}]}`)
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--max-turns", "3", "--json", "loop")
@@ -275,6 +288,7 @@ func TestMaxTurns(t *testing.T) {
 }
 
 func TestConfigErrorsExit2(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		name string
@@ -308,6 +322,7 @@ func TestConfigErrorsExit2(t *testing.T) {
 }
 
 func TestConfigErrorInJSONModeStillGivesResult(t *testing.T) {
+	t.Parallel()
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", "http://127.0.0.1:1/v1", "--max-retries", "0", "--json", "hi")
 	m := resultLine(t, r.stdout)
 	if r.code != 2 || m["is_error"] != true || !strings.Contains(m["result"].(string), "cannot reach") {
@@ -316,6 +331,7 @@ func TestConfigErrorInJSONModeStillGivesResult(t *testing.T) {
 }
 
 func TestRejectedKeyAndUnknownModel(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"auth","model":"right-model","api_key":"sk-right-key-123456","responses":[{"text":"hi"}]}`)
 	r := ralph(t, t.TempDir(), cleanEnv(t, "OPENAI_API_KEY=sk-wrong-key-123456"), nil, "--base-url", srv.URL, "--model", "right-model", "hi")
 	if r.code != 2 || !strings.Contains(r.stderr, "rejected the API key") {
@@ -328,6 +344,7 @@ func TestRejectedKeyAndUnknownModel(t *testing.T) {
 }
 
 func TestAPIKeyNeverWritten(t *testing.T) {
+	t.Parallel()
 	const key = "sk-test-supersecret-0123456789"
 	srv := inlineServer(t, `{"name":"leak","api_key":"`+key+`","responses":[
 		{"tool_calls":[{"name":"run_command","arguments":"{\"command\":\"echo key=$OPENAI_API_KEY\"}"},
@@ -361,6 +378,7 @@ func TestAPIKeyNeverWritten(t *testing.T) {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "ralph ") {
 		t.Fatalf("version: %d %q", r.code, r.stdout)
@@ -417,6 +435,7 @@ func waitCmd(t *testing.T, cmd *exec.Cmd, limit time.Duration, shown func() stri
 }
 
 func TestSIGINTDuringStreamingAnswer(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "slow_stream")
 	dir := t.TempDir()
 	cmd, out, errb := startRalph(t, dir, cleanEnv(t), "--base-url", srv.URL, "--output-format", "stream-json", "talk slowly")
@@ -452,6 +471,7 @@ func TestSIGINTDuringStreamingAnswer(t *testing.T) {
 // run_command runs sleep 60 exits 130 (143) with no process of the
 // command's group left and a saved history that is valid for the API.
 func TestHardStopDuringCommand(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
@@ -506,6 +526,7 @@ func TestHardStopDuringCommand(t *testing.T) {
 // on this machine ("always", recorded on the user's side) is honoured in
 // one-shot mode too.
 func TestProjectAllowedCommandsNeedLocalApproval(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
 	os.WriteFile(filepath.Join(dir, ".ralph", "config.toml"), []byte("allowed_commands = [\"echo\"]\n"), 0o644)
@@ -534,6 +555,7 @@ func TestProjectAllowedCommandsNeedLocalApproval(t *testing.T) {
 // A model without a known price reports its cost as null; prices set in the
 // config are used for any model.
 func TestCostUnknownOrConfigured(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "write_hello")
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--model", "local-llama", "--json", "hi")

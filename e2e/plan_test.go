@@ -75,6 +75,7 @@ const personsTasks = "# Tasks\n\nWritten by a person; kept as it is.\r\n\n- [x] 
 // is written without asking and printed as JSON; it is in the task list's
 // grammar beside the person's bytes, and ralph run then does it.
 func TestPlanHeadlessWritesAPlanThatRunCompletes(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -112,6 +113,7 @@ func TestPlanHeadlessWritesAPlanThatRunCompletes(t *testing.T) {
 // terminal, the plan is shown, "revise" changes it, and "drop" leaves
 // every file byte for byte as it was; a second plan is accepted.
 func TestPlanOnATerminal(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -164,6 +166,7 @@ func TestPlanOnATerminal(t *testing.T) {
 // question is answered at the prompt, the plan is written, a message
 // revises it, and /plan drop puts every file back byte for byte.
 func TestPlanInChat(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

@@ -45,6 +45,7 @@ func planList(t *testing.T, dir string, env []string) map[string]struct {
 // task is done once, and ralph plans says where each plan stands
 // throughout.
 func TestRunTwoPlansEachInItsOwnSession(t *testing.T) {
+	t.Parallel()
 	var slow atomic.Bool
 	slow.Store(true)
 	child := taskChildModel()
@@ -107,6 +108,7 @@ func TestRunTwoPlansEachInItsOwnSession(t *testing.T) {
 // "### Task N" section is one task, taken in order, its steps checked when
 // it is done, and the plan's validation commands are its verify.
 func TestRunRalphexPlan(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -163,6 +165,7 @@ const prdPlan = `{
 // in priority and dependency order, each marked passes: true as ralph-tui
 // marks it, every other byte kept; a cycle is refused with exit 2.
 func TestRunPRDInPlace(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -192,6 +195,7 @@ func TestRunPRDInPlace(t *testing.T) {
 // TestRunArchivesAFinishedPlan: --archive-done moves a finished plan to
 // plans_dir/completed, as ralphex does.
 func TestRunArchivesAFinishedPlan(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -209,6 +213,7 @@ func TestRunArchivesAFinishedPlan(t *testing.T) {
 // outside the project, is one sentence and exit 2 for every command that
 // takes one.
 func TestPlanNamesThatAreBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t, "OPENAI_API_KEY=sk-test")
 	for _, args := range [][]string{{"run", "nope.md"}, {"status", "nope.md"}, {"plans", "--graph", "nope.md"}, {"run", "../outside.md"}} {

@@ -19,6 +19,7 @@ import (
 // naming the holder, status shows the running session, and no second
 // .ralph/ appears.
 func TestSubdirectoryMeetsTheRunningProject(t *testing.T) {
+	t.Parallel()
 	srv := slowServer(t)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "pkg", "deep")
@@ -50,6 +51,7 @@ func TestSubdirectoryMeetsTheRunningProject(t *testing.T) {
 // TestGitTopLevelIsTheProject: with no .ralph/ anywhere, ralph in a
 // subdirectory of a git work tree records its session at the top.
 func TestGitTopLevelIsTheProject(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"x","responses":[{"text":"hi"}]}`)
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
@@ -75,6 +77,7 @@ func TestGitTopLevelIsTheProject(t *testing.T) {
 // host stops it (it saves and exits) before taking over, so there are
 // never two writers.
 func TestForceStopsALiveHolderFirst(t *testing.T) {
+	t.Parallel()
 	srv := slowServer(t)
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -113,6 +116,7 @@ func TestForceStopsALiveHolderFirst(t *testing.T) {
 // TestDuplicateTaskIDs: two tasks with one id each run once; the second
 // gets a fresh id with a one-line notice.
 func TestDuplicateTaskIDs(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

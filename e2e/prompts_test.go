@@ -22,6 +22,7 @@ import (
 const hintLimit = 3 * time.Second
 
 func TestPromptsChatApprovalUnofferedKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"touch one"}}, "All done."))
 	r := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)
@@ -53,6 +54,7 @@ func TestPromptsChatApprovalUnofferedKey(t *testing.T) {
 }
 
 func TestPromptsOneShotApprovalUnofferedKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"touch one"}}, "Finished."))
 	r := startPTY(t, dir, chatEnv(t), "--base-url", srv.URL, "make a file")
@@ -73,6 +75,7 @@ func TestPromptsOneShotApprovalUnofferedKey(t *testing.T) {
 }
 
 func TestPromptsPlanUnofferedKey(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

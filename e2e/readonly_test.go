@@ -14,6 +14,7 @@ import (
 // than exit 1 with a chain of system calls. Root writes anywhere, so as
 // root the test runs ralph as nobody.
 func TestReadOnlyProjectIsOneSentence(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_hello")
 	// Directories nobody can enter: the binary's copy and a home.
 	open, err := os.MkdirTemp("", "ralph-ro-")

@@ -95,6 +95,7 @@ func loopRecordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 // the stand-in saw it, holds the end of its first attempt's verify
 // output; the agent's own decision is shown with its reason.
 func TestRecordsOfALoopWithRetriesAndABreaker(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(loopRecordsModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -233,6 +234,7 @@ func TestRecordsOfALoopWithRetriesAndABreaker(t *testing.T) {
 // config does the same; a bad template is one sentence and exit 2 before
 // any model call or session.
 func TestRunPromptTemplate(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []string
 	prompts := func() []string {

@@ -66,6 +66,7 @@ func recordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 // most retried task, and the HTML report, opened in headless Chromium,
 // must draw one bar per task.
 func TestRecordsOfATenTaskRun(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(recordsModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -164,10 +165,8 @@ func TestRecordsOfATenTaskRun(t *testing.T) {
 // must show something (not one colour).
 func checkInChromium(t *testing.T, page string, tasks int) {
 	t.Helper()
+	needChromium(t)
 	bin := browser.Find()
-	if bin == "" {
-		t.Fatal("headless Chromium is needed to check the HTML report: install Debian's chromium package")
-	}
 	profile := t.TempDir()
 	chrome := func(args ...string) []byte {
 		t.Helper()
@@ -234,6 +233,7 @@ func checkInChromium(t *testing.T, page string, tasks int) {
 // added and session 2 works them; session 1's report lists its own three
 // only, and session 2's the new ones.
 func TestReportOfAnOlderSession(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

@@ -52,6 +52,7 @@ func refusedThen(t *testing.T, next string) (string, runResult, fakemodel.Record
 // in the same chat is sent alone, not glued onto it, and the person is
 // told once.
 func TestRefusedMessageSetAsideInChat(t *testing.T) {
+	t.Parallel()
 	dir, r, second := refusedThen(t, "hello")
 	if got := lastUserTurn(t, second); got != "hello" {
 		t.Fatalf("the message after the refused one went out as %q, want \"hello\" alone", got)
@@ -85,6 +86,7 @@ func TestRefusedMessageSetAsideInChat(t *testing.T) {
 
 // /retry sends the refused message again.
 func TestRefusedMessageRetry(t *testing.T) {
+	t.Parallel()
 	_, _, second := refusedThen(t, "/retry")
 	if got := lastUserTurn(t, second); got != "x too long a paste" {
 		t.Fatalf("/retry sent %q, want the refused message", got)
@@ -94,6 +96,7 @@ func TestRefusedMessageRetry(t *testing.T) {
 // A one-shot whose message is refused fails; `ralph -c` with another
 // message sends only that one.
 func TestRefusedMessageSetAsideAcrossContinue(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, refusedScenario(400))
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -121,6 +124,7 @@ func TestRefusedMessageSetAsideAcrossContinue(t *testing.T) {
 // A failure that is no refusal (a 429 through every retry) keeps the
 // person's text: the next message goes out with it, as before.
 func TestFailedNotRefusedMessageKept(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"limited","responses":[`+
 		`{"status":429,"headers":{"Retry-After":"0"}},{"status":429,"headers":{"Retry-After":"0"}},{"status":429,"headers":{"Retry-After":"0"}},`+
 		`{"status":429,"headers":{"Retry-After":"0"}},{"status":429,"headers":{"Retry-After":"0"}},`+

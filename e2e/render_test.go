@@ -42,11 +42,14 @@ var (
 )
 
 // renderServer answers every request with renderAnswer, streamed in small
-// pieces.
+// pieces over about a second: long enough for the chat to paint its draft
+// (which TestChatRendersOnATerminal looks for) even when a machine as
+// loaded as the parallel suite makes it holds the painter up for a few
+// hundred milliseconds; at 2 ms a piece the answer could end unpainted.
 func renderServer(t testing.TB) *fakemodel.Server {
 	t.Helper()
 	text, _ := json.Marshal(renderAnswer)
-	return inlineServer(t, `{"name":"render","loop":true,"responses":[{"text":`+string(text)+`,"chunk_size":9,"chunk_delay_ms":2}]}`)
+	return inlineServer(t, `{"name":"render","loop":true,"responses":[{"text":`+string(text)+`,"chunk_size":9,"chunk_delay_ms":20}]}`)
 }
 
 // codeColours are the distinct foreground colours on the lines of raw
@@ -100,6 +103,7 @@ func assertRendered(t *testing.T, raw, screen, prose string) {
 // highlighted, in the style the terminal's background asks for (asked
 // once), unless --style or the config names one (not asked at all).
 func TestOneShotRendersOnATerminal(t *testing.T) {
+	t.Parallel()
 	srv := renderServer(t)
 	for _, tc := range []struct {
 		name, terminal, config string
@@ -135,6 +139,7 @@ func TestOneShotRendersOnATerminal(t *testing.T) {
 // Piped, the answer is exactly the model's text: no escape sequence, no
 // query, whatever the style; the same with NO_COLOR on a terminal.
 func TestOneShotPlainWhenPipedOrNoColor(t *testing.T) {
+	t.Parallel()
 	srv := renderServer(t)
 	for _, args := range [][]string{nil, {"--style", "dark"}} {
 		res := ralph(t, t.TempDir(), cleanEnv(t, "TERM=xterm-256color"), nil,
@@ -167,6 +172,7 @@ func TestOneShotPlainWhenPipedOrNoColor(t *testing.T) {
 // end of the turn, at the terminal's width, with the code highlighted;
 // the terminal is asked about its background once, before the prompt.
 func TestChatRendersOnATerminal(t *testing.T) {
+	t.Parallel()
 	srv := renderServer(t)
 	r := startPTYAnswering(t, lightTerminal, t.TempDir(), cleanEnv(t, "TERM=xterm-256color"), "chat", "--base-url", srv.URL)
 	r.waitIdle(10*time.Second, nil)

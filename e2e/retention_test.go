@@ -99,6 +99,7 @@ func refsOf(t *testing.T, dir, id string) string {
 // run changes nothing; archive packs one away and the registry lists it;
 // the latest and the running session cannot be archived.
 func TestSessionsPruneAndArchive(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := cleanEnv(t)
 	ids := oldSessions(t, dir, 50) // ids[49] is the newest, today's
@@ -199,6 +200,7 @@ func TestSessionsPruneAndArchive(t *testing.T) {
 // config, a new session leaves the five newest sessions (itself one of
 // them), the git refs of the others gone, and says so in its decisions.
 func TestRetentionPrunesWhenASessionStarts(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := cleanEnv(t)
 	ids := oldSessions(t, dir, 12)

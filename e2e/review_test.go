@@ -93,6 +93,7 @@ func reviewProject(t *testing.T) string {
 // fixes it, and the second round is clean; every finding and the fix are
 // decision records.
 func TestReviewFindsConfirmsAndFixes(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(reviewModel())
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)
@@ -137,6 +138,7 @@ func TestReviewFindsConfirmsAndFixes(t *testing.T) {
 // TestReviewFindingsOnlyChangesNothing: --findings-only prints what the
 // reviewers found and leaves every byte of the project as it was.
 func TestReviewFindingsOnlyChangesNothing(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(reviewModel())
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)
@@ -159,6 +161,7 @@ func TestReviewFindingsOnlyChangesNothing(t *testing.T) {
 // fixed, the second round is clean, the task is done, and ralph report
 // shows what reviewing cost.
 func TestRunReviewsEachTask(t *testing.T) {
+	t.Parallel()
 	reviewer := reviewModel()
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
@@ -213,6 +216,7 @@ func TestRunReviewsEachTask(t *testing.T) {
 // agent (here an exec: one), whose findings come back from the JSON list
 // it prints.
 func TestReviewByAnotherAgent(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(reviewModel())
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)

@@ -92,6 +92,7 @@ func (c crashTrial) do(i int, after time.Duration) {
 // says there is no session and nothing was touched. The resumed loop keeps
 // the original --verify.
 func TestRunKilledAtAnyMomentThenResumed(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	rng := rand.New(rand.NewPCG(8, uint64(time.Now().UnixNano())))
@@ -99,16 +100,26 @@ func TestRunKilledAtAnyMomentThenResumed(t *testing.T) {
 	if testing.Short() {
 		random = 10
 	}
-	c := crashTrial{t: t, env: cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), titles: numbered(3, nil),
-		run: []string{"-y", "--json", "run", "--verify", "echo ok >> verified.log"}}
-	for i, d := range killMoments(rng, random) {
-		c.do(i, d)
+	// The trials are independent: four shards of them run in parallel,
+	// each with its own home, so the test is not the suite's long pole.
+	moments := killMoments(rng, random)
+	const shards = 4
+	for shard := range shards {
+		t.Run(fmt.Sprintf("shard %d", shard), func(t *testing.T) {
+			t.Parallel()
+			c := crashTrial{t: t, env: cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), titles: numbered(3, nil),
+				run: []string{"-y", "--json", "run", "--verify", "echo ok >> verified.log"}}
+			for i := shard; i < len(moments); i += shards {
+				c.do(i, moments[i])
+			}
+		})
 	}
 }
 
 // TestRunExecAgentKilledThenResumed: a loop with --agent exec:… killed and
 // resumed goes on with the same agent: the model never sees a request.
 func TestRunExecAgentKilledThenResumed(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Text: "the model was asked"}
 	})

@@ -14,6 +14,7 @@ import (
 // takes the one that unblocks the most first, and in exactly the order
 // `ralph status --graph` printed before it started.
 func TestRunTakesTasksInTheGraphOrder(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -56,6 +57,7 @@ func TestRunTakesTasksInTheGraphOrder(t *testing.T) {
 // no task is refused before any work, with exit 2 and the names, and the
 // task file is left byte for byte.
 func TestRunRefusesTasksThatCanNeverStart(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct{ tasks, want string }{
 		"cycle": {"- [ ] a <!-- ralph:id=a depends=c -->\n- [ ] b <!-- ralph:id=b depends=a -->\n- [ ] c <!-- ralph:id=c depends=b -->\n- [ ] free\n",
 			"Tasks a, b, c depend on each other in a cycle"},

@@ -72,6 +72,7 @@ func stoppedCleanly(t *testing.T, dir string, cmd interface{ Signal(os.Signal) e
 // wait (status, stderr and the event stream say until when) and fails no
 // task; SIGINT during the wait exits 130 with the task open.
 func TestRunWaitsOutLongRetryAfter(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	child := taskChildModel()
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
@@ -120,6 +121,7 @@ func TestRunWaitsOutLongRetryAfter(t *testing.T) {
 // 429 saying the requests reset in 2s is waited out by the loop for real,
 // and then every task is done.
 func TestRunWaitsShortLimitThenGoesOn(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	child := taskChildModel()
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
@@ -175,6 +177,7 @@ func usageLimitAgent(t *testing.T) (script, resetFile string) {
 // wait with exit 130 and no task failed. With --max-wait below the reset
 // the attempt fails instead, saying why.
 func TestRunWaitsForAnAgentsUsageLimit(t *testing.T) {
+	t.Parallel()
 	script, resetFile := usageLimitAgent(t)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one")
@@ -210,6 +213,7 @@ func TestRunWaitsForAnAgentsUsageLimit(t *testing.T) {
 // breaker; after its cooldown one task goes through, succeeds and closes
 // it; every transition is in decisions.jsonl and the run ends well.
 func TestRunBreakerHalfOpens(t *testing.T) {
+	t.Parallel()
 	bin := t.TempDir()
 	script, count := filepath.Join(bin, "agent.sh"), filepath.Join(bin, "count")
 	mustWrite(t, script, "#!/bin/sh\ncat >/dev/null\nn=$(( $(cat "+count+" 2>/dev/null || echo 0) + 1 ))\necho $n > "+count+
@@ -279,6 +283,7 @@ func readNotes(t *testing.T, path string) []map[string]any {
 // reason, the exit code and the task counts, and without the API key in
 // its environment.
 func TestNotifyCommandGetsTheRunsEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "first", "second")
 	script := testdata("agents", "complete.sh")

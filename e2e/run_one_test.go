@@ -19,6 +19,7 @@ import (
 // moved to plans_dir/completed. Only ralph run used to do those steps,
 // so a loop finished by /run skipped both without a word.
 func TestRunResumedInChatEndsAsItsRun(t *testing.T) {
+	t.Parallel()
 	var fast atomic.Bool
 	worker, reviewer := taskChildModel(), reviewModel()
 	srv := fakemodel.NewServerFunc(func(req fakemodel.RecordedRequest) fakemodel.Response {
@@ -75,6 +76,7 @@ func TestRunResumedInChatEndsAsItsRun(t *testing.T) {
 // config) is refused in one sentence with exit 2 before anything starts,
 // rather than dropped on the way to the workers.
 func TestTemporalRefusesWhatItCannotRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "only thing")
 	mustWrite(t, filepath.Join(dir, "docs", "plans", "p.md"), "- [ ] planned thing\n")
@@ -104,11 +106,11 @@ func TestTemporalRefusesWhatItCannotRun(t *testing.T) {
 // ralph-temporal the run's configuration as JSON on its standard input,
 // with the prompt template's text, rather than as flags it would parse
 // again (which dropped --prompt-template, --commit, --worktrees and
-// --archive-done). A stand-in ralph-temporal on PATH records what it got.
+// --archive-done). A stand-in ralph-temporal beside a copy of ralph (where
+// ralph looks first, so the real one the Temporal tests build beside the
+// tests' ralph cannot answer instead) records what it got.
 func TestTemporalGetsTheRunAsData(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(filepath.Dir(ralphBin), "ralph-temporal")); err == nil {
-		t.Skip("the real ralph-temporal is beside ralph, where ralph looks first")
-	}
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "only thing")
 	mustWrite(t, filepath.Join(dir, "t.tmpl"), "Work on {{.Task.Title}} our way.\n")
@@ -119,8 +121,12 @@ func TestTemporalGetsTheRunAsData(t *testing.T) {
 	if err := os.Chmod(filepath.Join(fake, "ralph-temporal"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := cleanEnv(t, "OPENAI_API_KEY=sk-test", "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
-	r := ralph(t, dir, env, nil, "run", "--engine", "temporal", "--address", "127.0.0.1:1", "--prompt-template", "t.tmpl",
+	bin := filepath.Join(fake, "ralph")
+	if err := os.WriteFile(bin, []byte(readFileT(t, ralphBin)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := cleanEnv(t, "OPENAI_API_KEY=sk-test")
+	r := ralphAt(t, bin, dir, env, nil, "run", "--engine", "temporal", "--address", "127.0.0.1:1", "--prompt-template", "t.tmpl",
 		"--commit", "--archive-done", "--verify", "make check", "--agent", "claude", "--max-wait", "90s")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

@@ -15,6 +15,7 @@ import (
 // external agent), so the tasks were checked off without the check that
 // always fails.
 func TestRunResumedInChatKeepsItsConfiguration(t *testing.T) {
+	t.Parallel()
 	r, dir, srv, fast := runIntoChat(t, "--verify", "false", "--on-error", "skip")
 	waitFor(t, "no child streaming after the switch", 2*time.Second, func() bool { return srv.Active() == 0 })
 	fast.Store(true)
@@ -33,6 +34,7 @@ func TestRunResumedInChatKeepsItsConfiguration(t *testing.T) {
 // totals under their own names (num_turns counted the whole session,
 // duration_ms this run).
 func TestResumedLoopResultCountsThisRun(t *testing.T) {
+	t.Parallel()
 	complete := testdata("agents", "complete.sh")
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two")

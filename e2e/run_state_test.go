@@ -14,6 +14,7 @@ import (
 // task is one sentence and exit 2, and records no session: status shows
 // none running, and the next ralph has nothing to recover.
 func TestRunWithoutTasksLeavesNoSession(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "chat_hello")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte("# Tasks\n\nnothing yet\n"), 0o644); err != nil {
@@ -42,6 +43,7 @@ func TestRunWithoutTasksLeavesNoSession(t *testing.T) {
 // result event, as a one-shot's does, so ralph watch --json (and any other
 // reader of the record) can tell how the loop ended.
 func TestRunRecordEndsWithItsResult(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

@@ -81,6 +81,7 @@ func numbered(n int, special map[int]string) []string {
 }
 
 func TestRunTwentyTasksOneFails(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -117,6 +118,7 @@ func TestRunTwentyTasksOneFails(t *testing.T) {
 }
 
 func TestRunUntilAndBadExpression(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -134,6 +136,7 @@ func TestRunUntilAndBadExpression(t *testing.T) {
 }
 
 func TestRunExecAgent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "first", "second")
 	script := testdata("agents", "complete.sh")
@@ -145,6 +148,7 @@ func TestRunExecAgent(t *testing.T) {
 }
 
 func TestRunExecAgentHangIsKilled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTasks(t, dir, "hang forever")
 	script := testdata("agents", "hang.sh")
@@ -179,6 +183,7 @@ func processRunning(pid int) bool {
 // TestRunKilledThenResumed: SIGKILL in the middle of `ralph run`, then
 // `ralph resume`: every task ends up done exactly once.
 func TestRunKilledThenResumed(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	env := cleanEnv(t)
@@ -227,6 +232,7 @@ func TestRunKilledThenResumed(t *testing.T) {
 }
 
 func TestRunSIGINTWithoutTerminalExits130(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Text: strings.Repeat("slow ", 100), ChunkSize: 5, ChunkDelayMS: 50}
 	})
@@ -287,6 +293,7 @@ func runIntoChat(t *testing.T, extra ...string) (r *ptyRalph, dir string, srv *f
 // every child, saves, and opens the chat shell on the same coordinator;
 // /run resumes the loop there.
 func TestRunCtrlCSwitchesToChat(t *testing.T) {
+	t.Parallel()
 	r, dir, srv, fast := runIntoChat(t)
 	data, _ := os.ReadFile(filepath.Join(dir, "RALPH_TASKS.md"))
 	if strings.Contains(string(data), "[~]") {
@@ -312,6 +319,7 @@ func TestRunCtrlCSwitchesToChat(t *testing.T) {
 // points to /run (it picks a conversation), and /run carries the loop to
 // its end.
 func TestChatPauseAndResumeTheLoop(t *testing.T) {
+	t.Parallel()
 	var gate atomic.Bool
 	done := taskChildModel()
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
@@ -356,6 +364,7 @@ func TestChatPauseAndResumeTheLoop(t *testing.T) {
 
 // Bare `ralph` on a terminal opens the chat shell.
 func TestBareRalphOnATerminalOpensChat(t *testing.T) {
+	t.Parallel()
 	srv := scenarioServer(t, "write_hello")
 	r := startPTY(t, t.TempDir(), cleanEnv(t), "--base-url", srv.URL)
 	r.waitIdle(10*time.Second, nil)
@@ -366,6 +375,7 @@ func TestBareRalphOnATerminalOpensChat(t *testing.T) {
 }
 
 func TestRunMaxCostStops(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

@@ -22,7 +22,7 @@ func gitProject(t *testing.T, dir string) {
 		"git init -q -b main && printf 'readme\\n' > README.md && git add . && git commit -qm base",
 	} {
 		cmd := exec.Command("bash", "-c", script)
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), gitEnv...)
+		cmd.Dir, cmd.Env = dir, cleanEnv(t, gitEnv...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v\n%s", script, err, out)
 		}
@@ -90,6 +90,7 @@ func callsServer(t *testing.T, joined bool, commands ...string) (*fakemodel.Serv
 // model is told; with no sandbox at all, ralph's own git still runs
 // nothing of it.
 func TestNestedRepositoryPayloadsNeverRun(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"workspace-write", "danger-full-access"} {
 		t.Run(mode, func(t *testing.T) {
 			base, err := filepath.EvalSymlinks(t.TempDir())
@@ -173,6 +174,7 @@ func TestNestedRepositoryPayloadsNeverRun(t *testing.T) {
 // .git/worktrees/<id>. Now it commits; the main repository's config and
 // hooks, and the worktree's own config.worktree, stay read-only.
 func TestModelCommitsInALinkedWorktree(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +187,7 @@ func TestModelCommitsInALinkedWorktree(t *testing.T) {
 	}
 	gitProject(t, main)
 	cmd := exec.Command("git", "worktree", "add", "-q", "-b", "task", wt)
-	cmd.Dir, cmd.Env = main, append(os.Environ(), gitEnv...)
+	cmd.Dir, cmd.Env = main, cleanEnv(t, gitEnv...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("worktree add: %v\n%s", err, out)
 	}
@@ -206,7 +208,7 @@ func TestModelCommitsInALinkedWorktree(t *testing.T) {
 		t.Fatalf("the model's commit in the worktree failed:\n%s", res)
 	}
 	log := exec.Command("git", "log", "--format=%s", "-1", "task")
-	log.Dir = main
+	log.Dir, log.Env = main, cleanEnv(t, gitEnv...)
 	if out, _ := log.Output(); strings.TrimSpace(string(out)) != "the model commits" {
 		t.Errorf("the task branch's head is %q", out)
 	}
@@ -230,6 +232,7 @@ func TestModelCommitsInALinkedWorktree(t *testing.T) {
 // are refused; a hook a command writes is put back and reported; and
 // the person is told once what is weaker.
 func TestSandboxWithoutUserNamespaces(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 // sandbox_unix_sockets, and a server the command starts itself in
 // $TMPDIR, stay reachable.
 func TestSandboxedCommandsCannotReachSocketsOutside(t *testing.T) {
+	t.Parallel()
 	needTool(t, "python3", "python3")
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -42,6 +42,7 @@ const (
 // reported to the model as the sandbox's doing, and git commit inside the
 // project must still work.
 func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 	gitIn := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = proj, append(os.Environ(), gitEnv...)
+		cmd.Dir, cmd.Env = proj, cleanEnv(t, gitEnv...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
@@ -320,6 +321,7 @@ func snapshot(t *testing.T, dir string) []string {
 // one outside, the whole time. Every write either lands inside or is
 // refused and reported; none lands outside.
 func TestSymlinkSwappedDuringWritesStaysInside(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

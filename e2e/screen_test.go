@@ -44,6 +44,7 @@ func streamServer(t *testing.T, text string, chunk int) string {
 // answer, a JSON line, minified code), is on the screen once: in chat it
 // used to be drawn again into the scrollback at every piece.
 func TestScreenLongParagraphOnce(t *testing.T) {
+	t.Parallel()
 	// About 80 rows at 100 columns: twice the window.
 	answer, words := termvt.Numbered(1500)
 	url := streamServer(t, answer, 23)
@@ -77,6 +78,7 @@ const htmlAnswer = "It returns Vec<u8>, a List<String> and Promise<void>.\n\n" +
 // one-shot on a terminal; it used to vanish ("It returns Vec, a List and
 // Promise.").
 func TestScreenKeepsTextShapedLikeHTML(t *testing.T) {
+	t.Parallel()
 	url := streamServer(t, htmlAnswer, 7)
 	want := []string{"It returns Vec<u8>, a List<String> and Promise<void>.", "<b>bold</b> a<c and x>y", "Option<T>", "Result<T, E>", "https://example.com/docs", "<!-- keep me -->"}
 	check := func(t *testing.T, screen string) {
@@ -112,6 +114,7 @@ func TestScreenKeepsTextShapedLikeHTML(t *testing.T) {
 // shells) gets the answer rendered, laid out at 80 columns; the one-shot
 // used to leave the raw stream.
 func TestScreenUnknownSizeIsRendered(t *testing.T) {
+	t.Parallel()
 	url := streamServer(t, renderAnswer, 9)
 	check := func(t *testing.T, r *ptyRalph, raw string) {
 		t.Helper()

@@ -19,6 +19,7 @@ import (
 // .ralph/.gitignore keeps the session, and itself, out of `git add .`:
 // `git status` does not list .ralph/ at all.
 func TestSecretsStayOffDisk(t *testing.T) {
+	t.Parallel()
 	const key = "sk-e2e-SECRET-0123456789abcdef"
 	args := func(v any) string {
 		b, _ := json.Marshal(v)
@@ -73,6 +74,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 // .ralph/config.toml that points base_url at another host is refused
 // before any request, naming the host; one pointing at this machine works.
 func TestProjectConfigCannotSendTheKeyAway(t *testing.T) {
+	t.Parallel()
 	const key = "sk-e2e-SECRET-0123456789abcdef"
 	dir := t.TempDir()
 	writeConfig := func(baseURL string) {
@@ -116,7 +118,7 @@ func runGit(t *testing.T, git, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(git, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Env = cleanEnv(t, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)

@@ -106,6 +106,7 @@ func followSSE(t *testing.T, c *http.Client, u string, last string, fn func(id s
 // continue from a form, with the page's CSRF token), and refuses a
 // request without the token.
 func TestServeFollowsARun(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 2, 5
@@ -178,6 +179,7 @@ func TestServeFollowsARun(t *testing.T) {
 // brings events as they happen, and Stop in the page stops the run as
 // ralph stop does (exit 130, the tasks back to open).
 func TestServeFlagStopsTheRunFromThePage(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 1, 100
@@ -227,6 +229,7 @@ func TestServeFlagStopsTheRunFromThePage(t *testing.T) {
 // shows the question with the answers it takes; y from the page runs the
 // command, as ralph answer y would, and the session records who answered.
 func TestServeAnswersAnApproval(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, commandScenario(t, [][]string{{"echo ran > ran.txt"}}, "all done"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -286,6 +289,7 @@ func postForm(t *testing.T, c *http.Client, base, path string, form url.Values) 
 // ralph run shows on the page with a field for words; the words sent
 // from the page reach the model as the person's answer.
 func TestServeAnswersAModelsQuestion(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, askScenario(t))
 	dir := t.TempDir()
 	writeTasks(t, dir, "style the button")

@@ -41,6 +41,7 @@ func oneSentence(t *testing.T, stderr string, want ...string) {
 // Item 4: {"error":"<string>"} bodies keep their status and words; 401 and
 // 404 exit 2; 429 and 5xx with such bodies are retried.
 func TestStringFormErrorBodies(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		status   int
@@ -71,6 +72,7 @@ func TestStringFormErrorBodies(t *testing.T) {
 // bad key or a too-long conversation ends at once with exit 2, a
 // string-form error keeps its words and is retried as a server error.
 func TestErrorsInsideTheStream(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		event    string
@@ -104,6 +106,7 @@ func TestErrorsInsideTheStream(t *testing.T) {
 // given up on after --idle-timeout (twice, not five times), and the wait
 // is visible meanwhile.
 func TestStalledStreamIsBoundedAndVisible(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"stall":true}]}`)
 	start := time.Now()
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--idle-timeout", "2s", "--output-format", "stream-json", "hello")
@@ -132,6 +135,7 @@ func TestStalledStreamIsBoundedAndVisible(t *testing.T) {
 // works, for Ollama (404 "404 page not found") and LM Studio (200 with
 // "Unexpected endpoint or method").
 func TestBaseURLWithoutV1(t *testing.T) {
+	t.Parallel()
 	for _, flavor := range []string{"ollama", "lmstudio", "vllm"} {
 		t.Run(flavor, func(t *testing.T) {
 			srv := inlineServer(t, `{"flavor":"`+flavor+`","loop":true,"responses":[{"text":"hi"}]}`)
@@ -153,6 +157,7 @@ func TestBaseURLWithoutV1(t *testing.T) {
 // Item 9: with --json and stream-json, run-time errors are one sentence
 // on stderr as well as the result object; ralph run --json likewise.
 func TestJSONModesWriteErrorsToStderr(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"status":500,"headers":{"Retry-After":"0"},"body":"{\"error\":\"model crashed\"}"}]}`)
 	for _, format := range []string{"json", "stream-json"} {
 		r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--max-retries", "0", "--output-format", format, "hello")
@@ -175,6 +180,7 @@ func TestJSONModesWriteErrorsToStderr(t *testing.T) {
 // Item 10: a model without tools is a configuration error: exit 2 at once,
 // and ralph run neither retries the task nor trips its breaker.
 func TestModelWithoutToolSupport(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"flavor":"ollama","no_tools":true,"loop":true,"responses":[{"text":"hi"}]}`)
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--model", "gemma:2b", "hello")
 	if r.code != 2 || len(srv.Requests()) != 1 {
@@ -204,6 +210,7 @@ func TestModelWithoutToolSupport(t *testing.T) {
 // mid-answer is not a wrong URL; an empty 502 says so; counts are in
 // good English.
 func TestServerOddities(t *testing.T) {
+	t.Parallel()
 	t.Run("missing usage is estimated", func(t *testing.T) {
 		srv := inlineServer(t, `{"responses":[{"text":"hello there","no_usage":true}]}`)
 		r := ralph(t, t.TempDir(), cleanEnv(t), nil, "--base-url", srv.URL, "--json", "hello")
@@ -266,6 +273,7 @@ func TestServerOddities(t *testing.T) {
 // stream_options and the tool message's name are sent only where the
 // endpoint accepts them: learnt from its first 400, then left out.
 func TestRefusedFieldsAreLearnt(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"refuse":["stream_options","tool_name"],"responses":[
 		{"tool_calls":[{"name":"list_files","arguments":"{}"}]},
 		{"text":"done"}]}`)

@@ -40,6 +40,7 @@ func requestText(msgs []string) string { return strings.Join(msgs, "\n") }
 // and none of the old conversation, and the answer comes from it; the
 // two records name each other, and ralph report shows the links.
 func TestHandoffNewSessionKnowsTheOldOneFromTheSummaryAlone(t *testing.T) {
+	t.Parallel()
 	sum, _ := json.Marshal(handoffSummary)
 	srv := inlineServer(t, `{"name":"handoff","responses":[
 		{"text":"Noted: remember the word PELICAN."},
@@ -120,6 +121,7 @@ func TestHandoffNewSessionKnowsTheOldOneFromTheSummaryAlone(t *testing.T) {
 // whose history starts as the original's, and the original's messages
 // are byte for byte as they were; the fork names its origin.
 func TestForkSessionLeavesTheOriginalByteIdentical(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"fork","responses":[
 		{"text":"First answer."},
 		{"text":"Forked answer one."},
@@ -172,6 +174,7 @@ func TestForkSessionLeavesTheOriginalByteIdentical(t *testing.T) {
 // ralph sessions merge A B puts a summary of B into A's history with a
 // link, marks B merged into A, and A's next turn is sent the summary.
 func TestSessionsMergeBringsASummaryIntoA(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"merge","responses":[
 		{"text":"A: the parser is done."},
 		{"text":"B: the lexer is done."},
@@ -221,6 +224,7 @@ func TestSessionsMergeBringsASummaryIntoA(t *testing.T) {
 // A session that is not there is one sentence and exit 2, for every
 // command of this part.
 func TestHandoffAndMergeOfUnknownSessions(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"name":"one","responses":[{"text":"ok"}]}`)
 	dir := t.TempDir()
 	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
@@ -242,6 +246,7 @@ func TestHandoffAndMergeOfUnknownSessions(t *testing.T) {
 // request carries the summary and not the conversation before it; the
 // session the chat leaves names the new one.
 func TestChatHandoffSwitchesToTheNewSession(t *testing.T) {
+	t.Parallel()
 	sum, _ := json.Marshal(handoffSummary)
 	srv := inlineServer(t, `{"name":"chat-handoff","responses":[
 		{"text":"Noted: remember the word PELICAN."},

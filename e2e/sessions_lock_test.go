@@ -45,6 +45,7 @@ func lastUserMessage(srv *fakemodel.Server) string {
 // is told which files changed meanwhile and the person sees them in one
 // line; while the chat works, another ralph is refused (exit 3).
 func TestSessionsLockIdleChatLetsOthersWork(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := chatEnv(t)
 	chat := chatStandIn(t)
@@ -112,6 +113,7 @@ func TestSessionsLockIdleChatLetsOthersWork(t *testing.T) {
 // holds it (pid, command, since) and starts nothing; the message is kept
 // in the history, and sent again once the other is done it works.
 func TestSessionsLockChatSaysWhoHasTheProject(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := chatEnv(t)
 	chat := chatStandIn(t)

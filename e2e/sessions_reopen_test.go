@@ -31,6 +31,7 @@ func sessionIDs(t *testing.T, dir string) []string {
 // `ralph -c` continues the conversation before it, and `ralph sessions`
 // does not list it.
 func TestEmptyChatIsNotTheLatestSession(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "noted", "PELICAN"))
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -57,6 +58,7 @@ func TestEmptyChatIsNotTheLatestSession(t *testing.T) {
 // under its state, in chat and in a one-shot; a piped one-shot's standard
 // output stays the answer alone.
 func TestReopenShowsWhereYouWere(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"I will remember **PELICAN**.\n\n- one\n- two\n- three\n- four\n- five"}]}`)
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -95,6 +97,7 @@ func TestReopenShowsWhereYouWere(t *testing.T) {
 // prompt, age, turns and cost; a bad id given to --resume is named as
 // matching nothing, with the nearest ids, and exits 2.
 func TestSessionListsShowFirstPromptAndBadIDs(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"ok"}]}`)
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -152,6 +155,7 @@ func TestSessionListsShowFirstPromptAndBadIDs(t *testing.T) {
 // up (turns, files, cost) and say how to continue it; the one-shot's
 // --json result carries the same.
 func TestExitSummary(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"ok"}]}`)
 	dir := t.TempDir()
 	chat := startPTY(t, dir, chatEnv(t), "chat", "--base-url", srv.URL)

@@ -31,6 +31,7 @@ func listSessions(t *testing.T, dir string, env []string, args ...string) sessio
 }
 
 func TestSessionsListEverySessionAndIDParts(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"ok"}]}`)
 	env := cleanEnv(t)
 	a, b := t.TempDir(), t.TempDir()
@@ -75,6 +76,7 @@ func TestSessionsListEverySessionAndIDParts(t *testing.T) {
 }
 
 func TestEveryStreamJSONResultHasIsError(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"ok"}]}`)
 	check := func(what, stdout string, want int) {
 		t.Helper()

@@ -1,12 +1,8 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,10 +58,11 @@ func startedWith(t *testing.T, record string) map[string]map[string]any {
 // ralph run --engine temporal reach the workers with the run, as data,
 // beside the loop's.
 func TestTemporalCarriesTheSessionsSettings(t *testing.T) {
+	t.Parallel()
 	bin, record := standInTemporal(t)
 	project := t.TempDir()
 	writeTasks(t, project, "one")
-	r := ralphAt(t, bin, project, cleanEnv(t), "run", "--engine", "temporal", "--address", "127.0.0.1:1",
+	r := ralphAt(t, bin, project, cleanEnv(t), nil, "run", "--engine", "temporal", "--address", "127.0.0.1:1",
 		"--model", "model-x", "--sandbox", "read-only", "--max-turns", "7", "--no-network", "-y", "--max-retries", "1",
 		"--base-url", "http://10.9.8.7:8000/v1", "--verify", "go test ./...")
 	if r.code != 0 {
@@ -89,6 +86,7 @@ func TestTemporalCarriesTheSessionsSettings(t *testing.T) {
 // loosened by is refused before anything starts, in one sentence naming
 // the flag, with exit 2; ralph-temporal is never started.
 func TestTemporalRefusesLooseningSettings(t *testing.T) {
+	t.Parallel()
 	bin, record := standInTemporal(t)
 	project := t.TempDir()
 	writeTasks(t, project, "one")
@@ -100,7 +98,7 @@ func TestTemporalRefusesLooseningSettings(t *testing.T) {
 		"--add-dir":                      {"--add-dir", t.TempDir()},
 		"--allowed-tools":                {"--allowed-tools", "Bash"},
 	} {
-		r := ralphAt(t, bin, project, cleanEnv(t), append([]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1"}, args...)...)
+		r := ralphAt(t, bin, project, cleanEnv(t), nil, append([]string{"run", "--engine", "temporal", "--address", "127.0.0.1:1"}, args...)...)
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 		var said []string
 		for _, l := range lines {
@@ -117,28 +115,6 @@ func TestTemporalRefusesLooseningSettings(t *testing.T) {
 	}
 }
 
-// ralphAt runs the ralph binary bin (a copy of the one under test) in
-// dir to completion.
-func ralphAt(t *testing.T, bin, dir string, env []string, args ...string) runResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), ralphRunLimit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env = dir, env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := runResult{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("running %s: %v", bin, err)
-	}
-	return r
-}
-
 // taskLoopModel works each task with one command and claims it done.
 func taskLoopModel(t *testing.T) *fakemodel.Server {
 	srv := fakemodel.NewServerFunc(taskChildModel())
@@ -151,6 +127,7 @@ func taskLoopModel(t *testing.T) *fakemodel.Server {
 // fails, in a script and in the chat shell; a flag ralph run does not
 // take is refused in one sentence and nothing runs.
 func TestChatRunTakesTheRunFlags(t *testing.T) {
+	t.Parallel()
 	t.Run("script", func(t *testing.T) {
 		srv := taskLoopModel(t)
 		dir := t.TempDir()

@@ -60,9 +60,8 @@ func endRun(project string) {
 // test turns done on the page, and the waiting one shows on the worker
 // that freed up.
 func TestTemporalServeShowsTheFleet(t *testing.T) {
-	if browser.Find() == "" {
-		t.Skip("no Chromium installed: install Debian's chromium package (the CI does) to run the browser tests")
-	}
+	t.Parallel()
+	needChromium(t)
 	addr := startDevServer(t)
 	titles := []string{"write w1.txt one", "write w2.txt two", "write w3.txt three", "write w4.txt <i>four</i>"}
 	project, _ := temporalProject(t, titles...)

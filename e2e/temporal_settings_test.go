@@ -18,6 +18,7 @@ import (
 // stops the run in one sentence with exit 2, and the worker's API key
 // never reaches that URL.
 func TestTemporalWorkerTakesTheRunsSettingsOnlyToTighten(t *testing.T) {
+	t.Parallel()
 	addr := startDevServer(t)
 	const key = "sk-worker-secret-58"
 	var mu sync.Mutex
@@ -89,6 +90,7 @@ func TestTemporalWorkerTakesTheRunsSettingsOnlyToTighten(t *testing.T) {
 // out (verify_unsandboxed): a verify command that writes in the worker's
 // home is stopped there, and the task fails.
 func TestTemporalVerifyRunsInTheWorkersSandbox(t *testing.T) {
+	t.Parallel()
 	addr := startDevServer(t)
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

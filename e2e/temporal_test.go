@@ -23,20 +23,11 @@ import (
 // ralph-temporal workers in directories of their own, a bare git
 // repository as the project's remote, and the stand-in model.
 
-// temporalCLI finds the dev server's binary, or skips the test.
+// temporalCLI is the dev server's binary: e2e/setup.sh builds it once
+// into its cache, and a missing one fails the test.
 func temporalCLI(t *testing.T) string {
 	t.Helper()
-	if p, err := exec.LookPath("temporal"); err == nil {
-		return p
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "temporal")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skip("no temporal dev server binary on PATH or in GOPATH/bin (make test-temporal builds it)")
-	return ""
+	return needTool(t, "temporal", "the Temporal dev server, built from the Go module proxy")
 }
 
 var buildTemporalOnce sync.Once
@@ -80,6 +71,7 @@ func startDevServer(t *testing.T) string {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", strconv.Itoa(port), "--headless",
 		"--log-level", "error", "--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000")
+	cmd.Env = cleanEnv(t)
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = inOwnGroup()
@@ -156,6 +148,7 @@ func onRemote(t *testing.T, remoteDir string) string {
 }
 
 func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
+	t.Parallel()
 	addr := startDevServer(t)
 	titles := []string{"write w1.txt one", "write w2.txt two", "write w3.txt three", "write d/w4.txt four", "write w5.txt five", "write w6.txt six"}
 	project, remoteDir := temporalProject(t, titles...)
@@ -357,6 +350,7 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 }
 
 func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
+	t.Parallel()
 	addr := startDevServer(t)
 	project, remoteDir := temporalProject(t, "write said.txt hello")
 	mark := fmt.Sprintf("5.%09d", time.Now().UnixNano()%1e9) // long enough for the message to arrive on a busy machine

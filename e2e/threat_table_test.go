@@ -89,6 +89,7 @@ func threatTableModel(r fakemodel.RecordedRequest) fakemodel.Response {
 // project in a task loop's run, so that a new tool, program or path
 // cannot come without its row (issue 56).
 func TestThreatTableHasEveryDoor(t *testing.T) {
+	t.Parallel()
 	rows, tests := threatRows(t)
 	// Every test the table cites exists.
 	var sources strings.Builder

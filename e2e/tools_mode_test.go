@@ -40,6 +40,7 @@ func systemOf(t *testing.T, r fakemodel.RecordedRequest) string {
 // offered both, and refused when it called them), but keeps complete_task,
 // through which the run still finishes its task.
 func TestReadOnlyRunOffersNoWritersAndFinishesTasks(t *testing.T) {
+	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			srv := fakemodel.NewServerFunc(verifyModel) // claims each task at once
@@ -76,6 +77,7 @@ func TestReadOnlyRunOffersNoWritersAndFinishesTasks(t *testing.T) {
 // ralph's own reaches the network itself: commands are held to it by
 // the sandbox).
 func TestNoNetworkIsStatedAndOffersNothingThatNeedsIt(t *testing.T) {
+	t.Parallel()
 	tools := map[bool][]string{}
 	for _, noNet := range []bool{false, true} {
 		srv := inlineServer(t, textScenario(t, "done"))
@@ -107,6 +109,7 @@ func TestNoNetworkIsStatedAndOffersNothingThatNeedsIt(t *testing.T) {
 // the shell, and names no tool the mode does not offer; the second
 // request of the session sends it byte for byte.
 func TestSystemPromptStatesTheSessionOnce(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, toolScenario(t, "look", [][]toolCall{{{"list_files", `{}`}}}, "done"))
 	r := ralph(t, t.TempDir(), cleanEnv(t), nil, "-y", "--sandbox", "read-only", "--base-url", srv.URL, "look around")
 	if r.code != 0 {
@@ -136,6 +139,7 @@ func TestSystemPromptStatesTheSessionOnce(t *testing.T) {
 // tells the model in the next user turn that the sandbox is read-only
 // now.
 func TestContinueWithOtherSettingsSaysWhatChanged(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, textScenario(t, "first", "second"))
 	dir := t.TempDir()
 	env := cleanEnv(t)

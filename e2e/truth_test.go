@@ -51,6 +51,7 @@ func sessionStatus(t *testing.T, dir string) string {
 // "clean": false, instead of "No findings." and exit 0; and its session
 // is ended, not left running.
 func TestReviewUnreachableModelFails(t *testing.T) {
+	t.Parallel()
 	dir := reviewProject(t)
 	env := cleanEnv(t, "OPENAI_BASE_URL=http://127.0.0.1:1/v1", "OPENAI_API_KEY=sk-test")
 	r := ralph(t, dir, env, nil, "--json", "review", "--findings-only")
@@ -99,6 +100,7 @@ func silentReviewers() *fakemodel.Server {
 // fails with exit 1, "clean": false and the reviewers named, and its
 // session ends failed, so the next ralph does not call it left running.
 func TestReviewersThatNeverReportFail(t *testing.T) {
+	t.Parallel()
 	srv := silentReviewers()
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)
@@ -120,6 +122,7 @@ func TestReviewersThatNeverReportFail(t *testing.T) {
 // TestReviewSessionCompleted: a review that ran and found nothing ends
 // its session completed.
 func TestReviewSessionCompleted(t *testing.T) {
+	t.Parallel()
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
 		msgs := r.Request.Messages
@@ -143,6 +146,7 @@ func TestReviewSessionCompleted(t *testing.T) {
 // and a task whose reviewers never reported is not counted as reviewed:
 // its attempts fail and the run exits 1.
 func TestRunBareReviewFailsUnreportedTask(t *testing.T) {
+	t.Parallel()
 	srv := silentReviewers()
 	t.Cleanup(srv.Close)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
@@ -170,6 +174,7 @@ func TestRunBareReviewFailsUnreportedTask(t *testing.T) {
 // minutes: the task is failed, nothing is left to start, and the loop
 // exits 1 within seconds instead of waiting out the cooldown.
 func TestLoopEndsAtOnceWhenNothingIsLeft(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
 		return fakemodel.Response{Text: "I could not do it."}
 	})
@@ -194,6 +199,7 @@ func TestLoopEndsAtOnceWhenNothingIsLeft(t *testing.T) {
 // whose command fails is not done though its worker said it was, the one
 // whose command passes is; and the worker was told which commands decide.
 func TestPlanTaskVerifyDecides(t *testing.T) {
+	t.Parallel()
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	var told []string
 	var mu sync.Mutex
@@ -261,6 +267,7 @@ func TestPlanTaskVerifyDecides(t *testing.T) {
 // that file alone: a.txt stays as it was before the request, b.txt goes
 // back to its state before it; and no message names a checkpoint ref.
 func TestPartialUndoHintDoesWhatItSays(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	srv := writer(t)
 	env := cleanEnv(t)
@@ -327,6 +334,7 @@ func hintCommand(t *testing.T, out string) []string {
 // without making it so does not get it marked done: the command ralph
 // plan wrote decides, and the run exits 1.
 func TestPlannedTaskVerifyFailsIsNotDone(t *testing.T) {
+	t.Parallel()
 	planner := plannerModel()
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
@@ -361,6 +369,7 @@ func TestPlannedTaskVerifyFailsIsNotDone(t *testing.T) {
 // commands decide each task after the run's own --verify, not only when
 // --verify is left out.
 func TestRalphexValidationRunsBesideVerify(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

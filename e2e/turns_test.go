@@ -35,6 +35,7 @@ func streamLines(t *testing.T, stdout string) []map[string]any {
 // request with 400 "invalid message content type: <nil>"), nor is one an
 // older ralph saved; and the session goes on.
 func TestEmptyTurnKeepsTheSessionUsable(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"flavor":"ollama","responses":[
 		{"reasoning":"The user says hello. I could answer, but"},
 		{"text":"second answer"},
@@ -84,6 +85,7 @@ func TestEmptyTurnKeepsTheSessionUsable(t *testing.T) {
 // The stand-in's ollama flavor refuses what Ollama refuses, with its body,
 // so that the test above can fail.
 func TestStandInRefusesEmptyAssistantLikeOllama(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"flavor":"ollama","loop":true,"responses":[{"text":"hi"}]}`)
 	body := `{"model":"m","stream":true,"messages":[{"role":"user","content":"a"},{"role":"assistant"},{"role":"user","content":"b"}]}`
 	resp, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(body))
@@ -103,6 +105,7 @@ func TestStandInRefusesEmptyAssistantLikeOllama(t *testing.T) {
 // or, to OpenAI's reasoning models, max_completion_tokens; a server that
 // refuses one field gets the other; content_filter is a clear error.
 func TestFinishReasonLength(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"loop":true,"responses":[{"text":"The first half of a long","finish_reason":"length"}]}`)
 	dir := t.TempDir()
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "--json", "--max-output-tokens", "50", "write a long essay")
@@ -160,6 +163,7 @@ func TestFinishReasonLength(t *testing.T) {
 // and says once, with the fix, that a prompt was cut; against any other
 // server it asks nothing.
 func TestOllamaServedContext(t *testing.T) {
+	t.Parallel()
 	// About 17,000 tokens of context: four times what Ollama serves.
 	big := strings.Repeat("the quick brown fox jumps over the lazy dog; ", 1300)
 	scenario := `{"flavor":"%s","num_ctx":4096,"responses":[
@@ -205,6 +209,7 @@ func TestOllamaServedContext(t *testing.T) {
 // or "reasoning" (Ollama, OpenRouter), is streamed as thinking_delta
 // events, counted in usage, and never sent back.
 func TestReasoningDeltas(t *testing.T) {
+	t.Parallel()
 	for _, flavor := range []string{"vllm", "ollama"} {
 		t.Run(flavor, func(t *testing.T) {
 			srv := inlineServer(t, `{"flavor":"`+flavor+`","responses":[
@@ -242,6 +247,7 @@ func TestReasoningDeltas(t *testing.T) {
 // thinks and folds to one dim line when the answer starts, in a one-shot
 // and in chat.
 func TestReasoningOnATerminal(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"flavor":"ollama","loop":true,"responses":[
 		{"reasoning":"Thinking hard about the greeting","chunk_delay_ms":5,"text":"hello there"}]}`)
 	p := startPTY(t, t.TempDir(), cleanEnv(t, "TERM=xterm"), "--base-url", srv.URL, "hello")
@@ -270,6 +276,7 @@ func TestReasoningOnATerminal(t *testing.T) {
 // row; the request merges them, so a server whose chat template requires
 // alternating roles (vLLM with Gemma's, here) accepts it.
 func TestConsecutiveUserMessagesAreMerged(t *testing.T) {
+	t.Parallel()
 	srv := inlineServer(t, `{"flavor":"vllm","alternate":true,"responses":[
 		{"status":500,"body":"{\"error\":\"model crashed\"}"},
 		{"text":"answered both"}]}`)

@@ -62,6 +62,7 @@ func checkFiles(t testing.TB, dir string, n int, killed ...bool) int {
 // SIGKILL at a random moment of an undo leaves no truncated file, and the
 // next undo finishes the job.
 func TestUndoTenThousandFiles(t *testing.T) {
+	t.Parallel()
 	const n = 10000
 	dir, env, url := bigChangeSet(t, n)
 	// What git itself takes to put the same files back, in this run.
@@ -148,6 +149,7 @@ func TestUndoTenThousandFiles(t *testing.T) {
 // the person is told, diff says so, and undo puts the small ones back
 // and names the big one as not restorable.
 func TestUndoBesideA600MBFile(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

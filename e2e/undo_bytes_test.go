@@ -19,6 +19,7 @@ import (
 //     would turn every lone LF into CRLF),
 //   - a CRLF file the model wrote in one request and changed in the next.
 func TestUndoKeepsBytesGitWouldConvert(t *testing.T) {
+	t.Parallel()
 	const crlf = "one\r\ntwo\r\nthree\r\n"
 	const mixed = "unix\nwindows\r\nunix again\n"
 	project := func(t *testing.T, setup string) (string, []string) {

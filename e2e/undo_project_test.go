@@ -74,6 +74,7 @@ func oneShot(t *testing.T, dir string, env []string, srv *fakemodel.Server, prom
 // and ralph undo (which said "nothing to take back" before) show and put
 // back the first one's change, naming its session.
 func TestUndoAfterALaterSessionThatChangedNothing(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := cleanEnv(t)
 	srv := fileWriter(t)
@@ -117,6 +118,7 @@ func TestUndoAfterALaterSessionThatChangedNothing(t *testing.T) {
 // further back, across sessions, and says when nothing is left; naming a
 // session undoes its undo (puts its change back).
 func TestUndoPassesOverAnUndoneChange(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := cleanEnv(t)
 	srv := fileWriter(t)
@@ -156,6 +158,7 @@ func TestUndoPassesOverAnUndoneChange(t *testing.T) {
 // it, and ralph undo, which never changes files under a running ralph,
 // refuses with exit 3 and changes nothing.
 func TestUndoPassesOverARunningSession(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := cleanEnv(t)
 	first := oneShot(t, dir, env, fileWriter(t), "make a.txt say A")
@@ -201,6 +204,7 @@ func TestUndoPassesOverARunningSession(t *testing.T) {
 // change to a file a later session changed since would throw that work
 // away; undo says so in one sentence, exit 1, and changes nothing.
 func TestUndoRefusesToOverwriteALaterSession(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := cleanEnv(t)
 	srv := fileWriter(t)
@@ -226,6 +230,7 @@ func TestUndoRefusesToOverwriteALaterSession(t *testing.T) {
 // and ralph diff say in one sentence that they need git and how to get
 // it, exit 2, and the file the session wrote stays.
 func TestUndoOutsideGitLosesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	oneShot(t, dir, env, fileWriter(t), "make hello.txt say hello")
@@ -253,6 +258,7 @@ func TestUndoOutsideGitLosesNothing(t *testing.T) {
 // the same rule: in a chat that changed nothing, they reach the one-shot
 // before it.
 func TestChatUndoTakesBackAnEarlierSession(t *testing.T) {
+	t.Parallel()
 	dir := gitProjectDir(t)
 	env := cleanEnv(t)
 	srv := fileWriter(t)

@@ -13,6 +13,7 @@ import (
 // every face takes it from coordinator/eventwords. Each row is one face and the
 // line the model's calls must show there.
 func TestOneLineForAToolCall(t *testing.T) {
+	t.Parallel()
 	const (
 		command = "echo ran > ran.txt"
 		ran     = "running `" + command + "`"

@@ -23,6 +23,7 @@ const vocabularyScenario = `{"name":"vocabulary","responses":[
 // agent-1.1: …" in the one-shot and "↗ agent-1.1 started: …" in chat, and
 // the retry was "attempt 1 failed, retrying in 1s: …" in logs and watch.
 func TestEveryFaceSaysTheSame(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env := cleanEnv(t)
 	srv := inlineServer(t, vocabularyScenario)

@@ -48,6 +48,7 @@ func pipeWatch(t *testing.T, dir string, env []string) (*exec.Cmd, *lockedBuffer
 // terminal and on a pipe, end with it, exit 1 too, and leave the
 // terminal as they found it.
 func TestWatchEndsWithTheRunsExitCode(t *testing.T) {
+	t.Parallel()
 	dir, env, run, g := heldRun(t, "one", "an impossible task")
 	term := startPTY(t, dir, env, "watch")
 	pipe, out := pipeWatch(t, dir, env)
@@ -70,6 +71,7 @@ func TestWatchEndsWithTheRunsExitCode(t *testing.T) {
 // the terminal put back; the run goes on. A watch whose input is a pipe
 // ignores the q it is sent and ends with the run: stopped, exit 130.
 func TestWatchQuitsOnQ(t *testing.T) {
+	t.Parallel()
 	dir, env, run, _ := heldRun(t, "one")
 	term := startPTY(t, dir, env, "watch")
 	pipe, out := pipeWatch(t, dir, env)
@@ -100,6 +102,7 @@ func TestWatchQuitsOnQ(t *testing.T) {
 // said "2 open" against status's "1 in progress" before). Ctrl-C then
 // ends the watch with 130 and the terminal as it was.
 func TestWatchCountsAreTheStatus(t *testing.T) {
+	t.Parallel()
 	dir, env, _, _ := heldRun(t, "one", "two")
 	waitFor(t, "the task in progress", 20*time.Second, func() bool {
 		return strings.Contains(readFile(t, dir+"/RALPH_TASKS.md"), "- [~] one")

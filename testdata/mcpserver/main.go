@@ -8,6 +8,7 @@
 //
 //	MCP_MARKER  a file this server appends its pid to when it starts
 //	MCP_CHILD   a file the crash tool writes the pid of the child it leaves behind to
+//	MCP_CALLS   a file the slow tool appends a line to when its call arrives
 //	MCP_BANNER  lines printed on stdout before the server speaks MCP, as some servers do
 package main
 

@@ -31,6 +31,8 @@
     // steer.js and panels.js follow the same lines.
     document.dispatchEvent(new CustomEvent("ralph-line", { detail: row }));
   });
-  // A finished stream is closed, not reconnected to.
-  src.addEventListener("end", function () { src.close(); });
+  // A finished stream is closed, not reconnected to, and the list says
+  // it holds the session's last line (data-ended), which the tests wait
+  // for rather than for a time.
+  src.addEventListener("end", function () { src.close(); list.dataset.ended = "true"; });
 })();

@@ -62,6 +62,14 @@ func Server(name string) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Sleep, ignoring cancellation, then answer."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in slowIn) (*mcp.CallToolResult, any, error) {
+			// A test that interrupts the call waits for this line rather
+			// than guessing how long the call takes to arrive.
+			if f := os.Getenv("MCP_CALLS"); f != "" {
+				if out, err := os.OpenFile(f, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+					fmt.Fprintln(out, "slow")
+					out.Close()
+				}
+			}
 			time.Sleep(time.Duration(in.Seconds * float64(time.Second)))
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slept"}}}, nil, nil
 		})

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# e2e/setup.sh (`make test-setup`, which `make test` runs first) makes
+# ready every real program the end-to-end tests drive, at the versions
+# named below, so that the README's test command passes on a fresh
+# machine by itself:
+#
+#   - the agents' CLIs and the MCP servers from npm, installed with
+#     `npm install --prefix` into the cache (never -g);
+#   - Beads' bd and the Temporal dev server, built once per version from
+#     the Go module proxy into the cache;
+#   - the system's programs (Chromium, bubblewrap, socat, jq, tmux,
+#     python3, gcc, git, Node.js, zip), which only the system's package
+#     manager installs: as root on a machine that lacks them it runs
+#     apt-get; otherwise it stops at once and names the one command to run.
+#
+# The cache is $RALPH_TEST_CACHE, by default ralph-test in the user's
+# cache directory. Every program lands in its bin/ (links to the versioned
+# copies), which the end-to-end tests put first on their PATH (TestMain),
+# so the tests run what this script pinned, whatever else is installed.
+# A second run finds everything in place and takes about a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cache="${RALPH_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ralph-test}"
+
+# The pinned versions. Raising one installs the new version beside the
+# old on the next run.
+BD_VERSION=1.3.0
+TEMPORAL_CLI=github.com/temporalio/cli/cmd/temporal
+TEMPORAL_VERSION=1.5.1 # v1.9.1 cannot be built from the module proxy (its cliext replace names a module it lacks)
+NPM_PACKAGES=(
+	@anthropic-ai/claude-code@2.1.197 # claude (TestRunRealClaude*)
+	@openai/codex@0.169.0             # codex (TestRunRealCodex*)
+	opencode-ai@1.18.33               # opencode (TestRunRealOpenCode*)
+	@google/gemini-cli@0.61.0         # gemini (TestRunRealGemini*)
+	@modelcontextprotocol/server-filesystem@2026.8.31 # mcp-server-filesystem (TestMCPTrust*, TestMCPResults*)
+	@modelcontextprotocol/server-everything@2026.8.31 # mcp-server-everything (TestMCPRealServer*)
+	@modelcontextprotocol/inspector@2.12.0            # mcp-inspector (TestMCPServe*)
+)
+# The programs of those packages the tests run, linked into bin/.
+NPM_BINS=(claude codex opencode gemini mcp-server-filesystem mcp-server-everything mcp-inspector)
+
+say() { echo "e2e/setup.sh: $*" >&2; }
+
+# --- The system's programs ---------------------------------------------
+# Each row: a program the tests run, and the Debian package holding it.
+system=(
+	"chromium chromium"   # the browser tests (e2e/browser)
+	"bwrap bubblewrap"    # claude's own sandbox (TestRunRealClaudeBash)
+	"socat socat"         # the same
+	"jq jq"               # the demo's and the scripts' JSON
+	"tmux tmux"           # the chat's resize tests
+	"python3 python3"     # the sandbox's socket tests
+	"gcc gcc"             # the race detector needs cgo
+	"git git"             # checkpoints, the sandbox's git tests
+	"node nodejs"         # the agents' CLIs and the MCP servers
+	"npm npm"             # installs them
+	"zip zip"             # make dist's Windows archive (TestDistArchivesCarryTheLicence)
+	"make make"
+)
+missing=()
+for row in "${system[@]}"; do
+	read -r prog pkg <<<"$row"
+	if [ "$prog" = chromium ] && { command -v chromium-browser || command -v google-chrome; } >/dev/null 2>&1; then
+		continue
+	fi
+	command -v "$prog" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		say "installing ${missing[*]} with apt-get"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+	else
+		say "the tests need programs this machine lacks; install them with:"
+		echo "  sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+fi
+
+mkdir -p "$cache/bin"
+
+# --- npm: the agents' CLIs and the MCP servers ---------------------------
+# One prefix per list of versions: a new list installs beside the old
+# and the links move to it once it is complete.
+npm_key=$(printf '%s\n' "${NPM_PACKAGES[@]}" | sha256sum | cut -c1-12)
+npm_dir="$cache/npm-$npm_key"
+if [ ! -f "$npm_dir/.complete" ]; then
+	say "installing ${NPM_PACKAGES[*]} into $npm_dir"
+	rm -rf "$npm_dir" && mkdir -p "$npm_dir"
+	echo '{"private":true}' >"$npm_dir/package.json"
+	npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error --save-exact "${NPM_PACKAGES[@]}" >&2
+	touch "$npm_dir/.complete"
+fi
+for b in "${NPM_BINS[@]}"; do
+	[ -e "$npm_dir/node_modules/.bin/$b" ] || { say "npm installed no $b in $npm_dir"; exit 1; }
+	ln -sfn "$npm_dir/node_modules/.bin/$b" "$cache/bin/$b"
+done
+
+# --- Go: bd and the Temporal dev server ----------------------------------
+# go_build DIR NAME COMMAND...: run COMMAND (which writes DIR/NAME.tmp)
+# once, unless DIR/NAME is there, and link it into bin/.
+go_build() {
+	local dir=$1 name=$2
+	shift 2
+	if [ ! -x "$dir/$name" ]; then
+		say "building $name into $dir (minutes, once per version)"
+		mkdir -p "$dir"
+		"$@"
+		mv "$dir/$name.tmp" "$dir/$name"
+	fi
+	ln -sfn "$dir/$name" "$cache/bin/$name"
+}
+
+# Beads' bd (e2e/beads_test.go). No registry ships a binary; the module
+# proxy serves the source, which builds an embedded-database bd.
+build_bd() {
+	local src
+	src=$(go mod download -json "github.com/steveyegge/beads@v$BD_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	(cd "$src" && CGO_ENABLED=1 GOFLAGS="-tags=gms_pure_go -buildvcs=false" go build -o "$cache/bd-$BD_VERSION/bd.tmp" ./cmd/bd)
+}
+go_build "$cache/bd-$BD_VERSION" bd build_bd
+
+# The Temporal dev server (e2e/temporal_test.go, temporal_serve_test.go).
+build_temporal() {
+	local gobin="$cache/temporal-$TEMPORAL_VERSION/gobin"
+	(cd / && GOBIN="$gobin" go install "$TEMPORAL_CLI@v$TEMPORAL_VERSION")
+	mv "$gobin/temporal" "$cache/temporal-$TEMPORAL_VERSION/temporal.tmp"
+	rmdir "$gobin"
+}
+go_build "$cache/temporal-$TEMPORAL_VERSION" temporal build_temporal
