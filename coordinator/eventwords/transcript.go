@@ -32,9 +32,7 @@ func Transcript(ev coordinator.Event) string {
 	}
 	l, ok := EventLine(ev)
 	if !ok && ev.Type == coordinator.EventUserMessage {
-		// A child's task, which live faces leave to its agent_spawned
-		// line: here it begins the child's section.
-		l, ok = Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}, true
+		l, ok = childTask(ev), true
 	}
 	if !ok {
 		return ""
@@ -86,10 +84,17 @@ func inTranscript(ev coordinator.Event) bool {
 	case coordinator.EventAssistant, coordinator.EventAssistantCut, coordinator.EventToolCall, coordinator.EventToolResult,
 		coordinator.EventUserMessage, coordinator.EventFilesChanged, coordinator.EventInterrupted, coordinator.EventQuestion,
 		coordinator.EventAnswered, coordinator.EventConversationCompacted, coordinator.EventMessageRefused,
-		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult:
+		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult, coordinator.EventVerified:
 		return true
 	}
 	return false
+}
+
+// childTask is a child's task as the prompt line that begins its section
+// of the transcript: live faces and ralph logs leave it to the child's
+// agent_spawned line (EventLine), which a transcript section leaves out.
+func childTask(ev coordinator.Event) Line {
+	return Line{Glyph: GlyphPrompt, Text: OneLine(ev.Text, longWidth), Style: StylePrompt}
 }
 
 // says reports whether line l says all of s: s is one line, and the line

@@ -51,7 +51,10 @@ func TestTranscriptSaysEachKindInTheVocabularysWords(t *testing.T) {
 					t.Errorf("a run's start with its prompt after it: %q", md)
 				}
 			}
-			l, _ := EventLine(r.ev)
+			l, ok := EventLine(r.ev)
+			if !ok && kind == coordinator.EventUserMessage {
+				l = childTask(r.ev)
+			}
 			l.Agent, l.Under = "", false
 			var first string
 			for _, line := range strings.Split(md, "\n") {
