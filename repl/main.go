@@ -8,10 +8,12 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -77,9 +79,9 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	}
 	sh = New(Options{
 		Control: ctl, LoopQueue: loopQueue, MCP: p.MCP.Status, Hold: hold,
-		Undo: func(ctx context.Context, sel project.Selection, force bool) (res *project.UndoResult, err error) {
+		Undo: func(ctx context.Context, sel undo.Selection, force bool) (res *undo.Result, err error) {
 			err = sh.holding(func() error {
-				res, err = p.Undo(ctx, sel, force)
+				res, err = undo.InProject(ctx, p, sel, force)
 				return err
 			})
 			return res, err
@@ -91,7 +93,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		TypeAhead:   terminal.TypeAhead(),
 		HistoryFile: filepath.Join(p.Root, memory.StateDir, "history"), Redact: p.Redactor.Redact,
 		Loop: func(ctx context.Context) (string, error) {
-			return p.TaskLoop(ctx, coord, loopQueue, ctl, confirm)
+			return assemble.TaskLoop(ctx, p, coord, loopQueue, ctl, confirm)
 		},
 		RunArgs: func(args string) error {
 			if o.RunArgs == nil {
@@ -107,7 +109,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		},
 		DropPlan: func() error { return sh.holding(p.DropPlan) },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
-			return p.Handoff(ctx, coord, goal)
+			return assemble.Handoff(ctx, p, coord, goal)
 		},
 		Models: models.ForConfig(p.Config),
 		Commands: func(h *commands.Host) {

@@ -24,8 +24,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/models"
-	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -98,7 +98,7 @@ type Options struct {
 	// conversation beside the paused loop reads (nil: a queue of its own).
 	LoopQueue *interrupts.Queue
 	// Undo serves /undo.
-	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
+	Undo func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error)
 	// MCP lists the project's MCP servers for /mcp.
 	MCP func() []mcp.Status
 	// Handoff serves /handoff.

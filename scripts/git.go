@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
@@ -19,7 +20,7 @@ import (
 // addGitCommands wires `ralph diff` and `ralph undo`, which read the git
 // checkpoints ralph keeps of every turn that changed files.
 func (c *cli) addGitCommands(root *cobra.Command) {
-	var sel project.Selection
+	var sel undo.Selection
 	selection := func(cmd *cobra.Command, whole bool) {
 		cmd.Flags().IntVar(&sel.Step, "step", 0, "the changes of model step N alone (the default is your whole last request)")
 		cmd.Flags().IntVar(&sel.Step, "turn", 0, "the old name of --step")
@@ -48,7 +49,7 @@ session id, that session's last change. --step N, --task ID, --request N and
 			if err != nil {
 				return err
 			}
-			if err := project.RequireGit(cmd.Context(), r.Root); err != nil {
+			if err := undo.RequireGit(cmd.Context(), r.Root); err != nil {
 				return failed(err)
 			}
 			id := ""
@@ -96,7 +97,7 @@ ralph works in the project.`,
 			if len(args) > 0 {
 				id = args[0]
 			}
-			res, err := project.UndoSession(cmd.Context(), project.UndoOptions{
+			res, err := undo.Session(cmd.Context(), undo.Options{
 				Fs: r.Fs, Dir: r.Root, SessionID: id, Selection: sel, Force: c.f.force,
 				Key: os.Getenv("OPENAI_API_KEY"),
 			})
@@ -142,8 +143,8 @@ type DiffResult struct {
 
 // Diff shows what a session's turns changed, from its git checkpoints: the
 // patch on stdout (coloured on a terminal), or one JSON object.
-func (r Records) Diff(ctx context.Context, id string, sel project.Selection) error {
-	ch, err := project.SelectChanges(ctx, r.Fs, r.Root, id, sel)
+func (r Records) Diff(ctx context.Context, id string, sel undo.Selection) error {
+	ch, err := undo.SelectChanges(ctx, r.Fs, r.Root, id, sel)
 	if err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func colorDiffLine(line string) string {
 
 // Undo reports what `ralph undo` did; partial is true when files were
 // skipped because they changed since.
-func (r Records) Undo(res *project.UndoResult) (partial bool, err error) {
+func (r Records) Undo(res *undo.Result) (partial bool, err error) {
 	if r.JSON {
 		return len(res.Skipped) > 0, r.writeJSON(res)
 	}

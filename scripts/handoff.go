@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 )
@@ -76,7 +77,7 @@ func (c *cli) handoff(ctx context.Context, args []string) int {
 		return code
 	}
 	defer p.Close()
-	h, err := p.Handoff(ctx, p.Coordinator(nil, nil), goal)
+	h, err := assemble.Handoff(ctx, p, p.Coordinator(nil, nil), goal)
 	if err != nil {
 		p.CloseConversation()
 		return c.fail(err)
@@ -119,7 +120,7 @@ func (c *cli) merge(ctx context.Context, a, b string) int {
 		return code
 	}
 	defer p.Close()
-	summary, err := p.Merge(ctx, from)
+	summary, err := assemble.Merge(ctx, p, from)
 	// A session opened only to be merged into keeps the mode it had.
 	_ = p.Session.SaveState(func(st *memory.State) { st.Mode = mode })
 	p.CloseConversation()

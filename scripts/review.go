@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/review"
@@ -112,7 +113,7 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 	}
 	var ext review.ExternalReviewer
 	if reviewer != "" {
-		if ext, err = p.ReviewerAgent(reviewer, 30*time.Minute); err != nil {
+		if ext, err = assemble.ReviewerAgent(p, reviewer, 30*time.Minute); err != nil {
 			return failWith(face, &verdict, ExitUsage, err)
 		}
 	}

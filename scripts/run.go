@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -364,7 +365,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 		return res.Reason == loop.ReasonInterrupted && res.Signal == syscall.SIGINT && face.Format == FormatText && t.InTTY && t.ErrTTY
 	}
 	start, prior := time.Now(), p.Session.State()
-	run, err := p.RunLoop(ctx, project.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify, Handoff: intoChat})
+	run, err := assemble.RunLoop(ctx, p, assemble.LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Notify: face.Notify, Handoff: intoChat})
 	if err != nil {
 		return fail(project.ExitCode(err), err), nil
 	}
@@ -399,10 +400,10 @@ func reviewValue(cmd *cobra.Command, args []string, review *string) []string {
 // none.
 func splitReview(cmd *cobra.Command, args []string, review string) (string, []string) {
 	fl := cmd.Flags().Lookup("review")
-	if fl == nil || !fl.Changed || review != project.ReviewTask || len(args) == 0 {
+	if fl == nil || !fl.Changed || review != assemble.ReviewTask || len(args) == 0 {
 		return "", args
 	}
-	if args[0] == project.ReviewTask || args[0] == project.ReviewEnd {
+	if args[0] == assemble.ReviewTask || args[0] == assemble.ReviewEnd {
 		return args[0], args[1:]
 	}
 	return "", args

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"mvdan.cc/sh/v3/shell"
 
+	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/project"
@@ -191,7 +192,7 @@ func reviewFlag() setting[memory.RunConfig] {
 	bind := s.bind
 	s.bind = func(fl *pflag.FlagSet, r *memory.RunConfig) {
 		bind(fl, r)
-		fl.Lookup("review").NoOptDefVal = project.ReviewTask
+		fl.Lookup("review").NoOptDefVal = assemble.ReviewTask
 	}
 	return s.refuse(noReviewers)
 }

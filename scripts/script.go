@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
@@ -374,13 +376,14 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	coord := at.Coord
 	var typed []string
 	sc.Run = coord.Run
-	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status, Models: models.ForConfig(p.Config),
+	undoHere := func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error) { return undo.InProject(ctx, p, sel, force) }
+	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: undoHere, MCP: p.MCP.Status, Models: models.ForConfig(p.Config),
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
-			return p.Handoff(ctx, coord, goal)
+			return assemble.Handoff(ctx, p, coord, goal)
 		},
 		Loop: func(ctx context.Context) (string, error) {
-			return p.TaskLoop(ctx, coord, queue, ctl, nil)
+			return assemble.TaskLoop(ctx, p, coord, queue, ctl, nil)
 		},
 		RunArgs: func(args string) error { return runArgs(p, args) }}
 	steps := NewStepReader(in)

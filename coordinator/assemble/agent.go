@@ -1,10 +1,11 @@
-package project
+package assemble
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
@@ -15,7 +16,7 @@ import (
 // then --agent-arg. price prices its usage when it reports no cost itself
 // (nil: unknown); notices are sentences for the person before the loop
 // starts: what the agent may change, and a --max-cost it cannot honour.
-func (p *Project) ExternalAgent(rc *memory.RunConfig) (agent agents.Agent, price *llm.Price, notices []string, err error) {
+func ExternalAgent(p *project.Project, rc *memory.RunConfig) (agent agents.Agent, price *llm.Price, notices []string, err error) {
 	agent, err = agents.Parse(rc.Agent)
 	if err != nil {
 		return agent, nil, nil, err

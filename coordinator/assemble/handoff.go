@@ -1,12 +1,12 @@
-package project
+package assemble
 
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -15,7 +15,7 @@ import (
 // starts with it) and links the two records both ways: the old session's
 // links.json and transcript name the new one, the new one's the old. It
 // is chat's /handoff and `ralph handoff`; call it only while nothing runs.
-func (p *Project) Handoff(ctx context.Context, c *coordinator.Coordinator, goal string) (coordinator.Handoff, error) {
+func Handoff(ctx context.Context, p *project.Project, c *coordinator.Coordinator, goal string) (coordinator.Handoff, error) {
 	h, err := c.Handoff(ctx, goal)
 	if err != nil {
 		return h, err
@@ -47,7 +47,7 @@ func (p *Project) Handoff(ctx context.Context, c *coordinator.Coordinator, goal 
 // merging two threads wants carried over, and from keeps the whole
 // conversation for `ralph report` and `ralph --session`. It returns the
 // summary.
-func (p *Project) Merge(ctx context.Context, from string) (string, error) {
+func Merge(ctx context.Context, p *project.Project, from string) (string, error) {
 	into := p.Session.ID
 	msgs, err := memory.LoadMessages(p.Fs, memory.SessionDir(p.Root, from))
 	if err != nil {
@@ -90,15 +90,4 @@ func (p *Project) Merge(ctx context.Context, from string) (string, error) {
 		return "", err
 	}
 	return summary, nil
-}
-
-// fork copies session from into a new session (--fork-session) and
-// returns the copy's id, which is resumed in its place: the original is
-// only read.
-func (p *Project) fork(from string) (string, error) {
-	id := memory.NewID(time.Now())
-	if err := memory.ForkSession(p.Fs, p.Root, from, id); err != nil {
-		return "", err
-	}
-	return id, nil
 }

@@ -1,4 +1,4 @@
-package project
+package assemble
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/taskgit"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
@@ -42,7 +44,7 @@ type LoopFace struct {
 // external agent), not with ralph's defaults. A nil rc is `ralph run`'s
 // defaults. The Setup tells the face whether an external agent works the
 // tasks.
-func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, loop.Setup, error) {
+func LoopOptions(p *project.Project, rc *memory.RunConfig, f LoopFace) (loop.Options, loop.Setup, error) {
 	if rc == nil {
 		d := loop.DefaultRun()
 		rc = &d
@@ -63,7 +65,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		if err := workers.BecomeSubreaper(); err != nil {
 			notify(err.Error())
 		}
-		agent, price, notices, err := p.ExternalAgent(rc)
+		agent, price, notices, err := ExternalAgent(p, rc)
 		if err != nil {
 			return loop.Options{}, setup, err
 		}
@@ -78,10 +80,10 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 	}
 	policy := decide.NewPolicy(*rc, 0)
 	if policy.Parallel == 0 {
-		policy.Parallel = p.parallel
+		policy.Parallel = p.Parallel()
 	}
 	if f.Control != nil {
-		p.loopControl.Store(f.Control)
+		p.SetLoopControl(f.Control)
 	}
 	tasks, err := p.Tracker(rc)
 	if err != nil {
@@ -91,7 +93,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		Fs: p.Fs, Root: p.Root, Tasks: tasks, Worker: worker, Policy: policy, MaxCost: rc.MaxCost, Until: setup.Until, Breaker: setup.Breaker,
 		Queue: f.Queue, Store: f.Control.Watch(p.Session), Events: f.Coord.Events(), RecordErr: p.RecordErr,
 		SessionID: p.Session.ID, Prior: prior, Control: f.Control, Ask: f.Ask, Notify: f.Notify, Redactor: p.Redactor,
-		Git: p.TaskGit(rc), Undelivered: f.Coord.TakeUndelivered,
+		Git: taskgit.New(p, rc), Undelivered: f.Coord.TakeUndelivered,
 		// --prompt-template or prompt_template, read when the project
 		// was opened or /run started (nil: ralph's own prompt).
 		Prompt: p.PromptTemplate(),
@@ -100,7 +102,7 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		// nil).
 		MaxWait: p.Config.MaxWait,
 	}
-	opts.Review = p.TaskReview(rc, f.Coord, notify)
+	opts.Review = TaskReview(p, rc, f.Coord, notify)
 	// The run's --verify, then the plan's own validation commands (a
 	// ralphex plan's), each once; a task's own verify command comes after
 	// them, from its notes.

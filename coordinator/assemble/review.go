@@ -1,4 +1,4 @@
-package project
+package assemble
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/review"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -25,14 +26,14 @@ const (
 
 // reviewOptions are a run's review settings: the project's reviewers
 // (.ralph/reviewers) or the defaults, and its rounds.
-func (p *Project) reviewOptions(rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) (review.Options, error) {
+func reviewOptions(p *project.Project, rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) (review.Options, error) {
 	reviewers, err := review.LoadReviewers(p.Fs, p.Root)
 	if err != nil {
 		return review.Options{}, err
 	}
 	o := review.Options{Reviewers: reviewers, Rounds: rc.ReviewRounds, Record: coord.RecordDecision, Note: notify}
 	if rc.Reviewer != "" {
-		if o.Agent, err = p.ReviewerAgent(rc.Reviewer, time.Duration(rc.TaskTimeout)); err != nil {
+		if o.Agent, err = ReviewerAgent(p, rc.Reviewer, time.Duration(rc.TaskTimeout)); err != nil {
 			return review.Options{}, err
 		}
 	}
@@ -41,10 +42,10 @@ func (p *Project) reviewOptions(rc *memory.RunConfig, coord *coordinator.Coordin
 
 // ReviewerAgent runs reviewers as another agent (--reviewer codex), in a
 // read-only sandbox whatever the run's: a reviewer reads and reports.
-func (p *Project) ReviewerAgent(spec string, timeout time.Duration) (review.ExternalReviewer, error) {
+func ReviewerAgent(p *project.Project, spec string, timeout time.Duration) (review.ExternalReviewer, error) {
 	agent, err := agents.Parse(spec)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --reviewer: %w", ErrBadRunConfig, err)
+		return nil, fmt.Errorf("%w: --reviewer: %w", project.ErrBadRunConfig, err)
 	}
 	settings := p.Config.Agents[string(agent.Kind)]
 	agent = agent.Configure(agents.Policy{Sandbox: "read-only"},
@@ -62,16 +63,16 @@ func (p *Project) ReviewerAgent(spec string, timeout time.Duration) (review.Exte
 // It reads what the attempt changed (since the checkpoint before it, or
 // the uncommitted work of the task's own worktree), and fails the
 // attempt when a confirmed major finding is left after the rounds.
-func (p *Project) TaskReview(rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) loop.ReviewFunc {
+func TaskReview(p *project.Project, rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) loop.ReviewFunc {
 	if rc == nil || rc.Review != ReviewTask {
 		return nil
 	}
 	return func(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace, verify string) string {
-		diff, ok := p.attemptDiff(ctx, t, attempt, ws)
+		diff, ok := attemptDiff(ctx, p, t, attempt, ws)
 		if !ok {
 			return fmt.Sprintf("review: task %s cannot be reviewed: its changes cannot be read without git", t.ID)
 		}
-		o, err := p.reviewOptions(rc, coord, notify)
+		o, err := reviewOptions(p, rc, coord, notify)
 		if err != nil {
 			return "review: " + err.Error()
 		}
@@ -100,7 +101,7 @@ func (p *Project) TaskReview(rc *memory.RunConfig, coord *coordinator.Coordinato
 // attemptDiff reads what a task's attempt changed: in the task's own
 // worktree its uncommitted work, else the work tree against the
 // checkpoint the attempt's own checkpoint followed.
-func (p *Project) attemptDiff(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace) (func(context.Context) (string, error), bool) {
+func attemptDiff(ctx context.Context, p *project.Project, t memory.Task, attempt int, ws loop.Workspace) (func(context.Context) (string, error), bool) {
 	if ws.Dir != "" {
 		repo, err := git.Open(ctx, ws.Dir)
 		if err != nil {
@@ -108,8 +109,8 @@ func (p *Project) attemptDiff(ctx context.Context, t memory.Task, attempt int, w
 		}
 		return func(ctx context.Context) (string, error) { return repo.ReviewDiff(ctx, "HEAD") }, true
 	}
-	g := p.openGit(ctx)
-	if g.cps == nil {
+	cps := p.Checkpoints(ctx)
+	if cps == nil {
 		return nil, false
 	}
 	base := ""
@@ -123,38 +124,24 @@ func (p *Project) attemptDiff(ctx context.Context, t memory.Task, attempt int, w
 		// The attempt changed nothing a checkpoint saw.
 		return func(context.Context) (string, error) { return "", nil }, true
 	}
-	return func(ctx context.Context) (string, error) { return g.repo.ReviewDiff(ctx, base) }, true
+	return func(ctx context.Context) (string, error) { return cps.Repo().ReviewDiff(ctx, base) }, true
 }
 
 // RunReview reviews the work of the whole run once it has ended (ralph
 // run --review end): the work tree against the session's first
 // checkpoint. It returns the report, or why there was none.
-func (p *Project) RunReview(ctx context.Context, rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) (review.Report, error) {
-	g := p.openGit(ctx)
+func RunReview(ctx context.Context, p *project.Project, rc *memory.RunConfig, coord *coordinator.Coordinator, notify func(string)) (review.Report, error) {
+	cps := p.Checkpoints(ctx)
 	log := p.CheckpointLog(p.Session.ID)
-	if g.cps == nil || len(log) == 0 {
+	if cps == nil || len(log) == 0 {
 		return review.Report{}, errors.New("the run's work cannot be read without git")
 	}
 	base := log[0].Commit
-	o, err := p.reviewOptions(rc, coord, notify)
+	o, err := reviewOptions(p, rc, coord, notify)
 	if err != nil {
 		return review.Report{}, err
 	}
 	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
 	return review.Run(ctx, coord, review.Input{Goals: goals,
-		Diff: func(ctx context.Context) (string, error) { return g.repo.ReviewDiff(ctx, base) }}, o)
-}
-
-// EndOneShot ends the session of a one-shot that runs no conversation of
-// its own (ralph review): completed when verdict is nil, failed with it
-// otherwise, so that status, watch and the next ralph's recovery do not
-// take it for one left running.
-func (p *Project) EndOneShot(verdict error) {
-	_ = p.Session.SaveState(func(st *memory.State) {
-		st.Status, st.Error = memory.StatusCompleted, ""
-		if verdict != nil {
-			st.Status, st.Error = memory.StatusFailed, verdict.Error()
-		}
-		st.EndedAt = time.Now().UTC()
-	})
+		Diff: func(ctx context.Context) (string, error) { return cps.Repo().ReviewDiff(ctx, base) }}, o)
 }

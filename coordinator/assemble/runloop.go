@@ -1,4 +1,10 @@
-package project
+// Package assemble builds a run from an open project
+// (coordinator/project): the task loop's options from the session's run
+// configuration (loopopts.go), the external agent that works its tasks
+// (agent.go), the reviews wired into it (review.go), the one way a loop
+// runs and ends (runloop.go), and a conversation handed off to a new
+// session or merged from another (handoff.go).
+package assemble
 
 import (
 	"context"
@@ -8,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/review"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -28,50 +35,6 @@ type LoopRun struct {
 	HandedOff bool
 }
 
-// usageErr is a run configuration the loop cannot start with. It keeps
-// the sentence as it is and exits 2, as ErrBadRunConfig does.
-type usageErr struct{ err error }
-
-func (u usageErr) Error() string        { return u.err.Error() }
-func (u usageErr) Unwrap() error        { return u.err }
-func (u usageErr) Is(target error) bool { return target == ErrBadRunConfig }
-
-// RunConfig is the session's run configuration: what the task loop was
-// started with (and saved, so /run and ralph resume go on with it), else
-// `ralph run`'s defaults.
-func (p *Project) RunConfig() *memory.RunConfig {
-	if rc := p.Session.State().Run; rc != nil {
-		return rc
-	}
-	d := loop.DefaultRun()
-	return &d
-}
-
-// CheckLoop is what must hold before a task loop starts: the run
-// configuration compiles, its plan has a task that can start, and its
-// prompt template reads. It is checked again when a stopped loop goes
-// on, since the plan or the template may have changed meanwhile.
-func (p *Project) CheckLoop(rc *memory.RunConfig) error {
-	if _, err := loop.Compile(rc); err != nil {
-		return usageErr{err}
-	}
-	// A loop with nothing to work would end at once saying "all tasks
-	// done": say what is wrong instead.
-	tr, err := p.Tracker(rc)
-	if err != nil {
-		return err
-	}
-	if err := memory.CheckRunnable(tr); err != nil {
-		return err
-	}
-	// Read now, so a template edited during a chat counts, and a bad one
-	// stops the loop before it starts.
-	if err := p.loadPrompt(rc); err != nil {
-		return usageErr{err}
-	}
-	return nil
-}
-
 // RunLoop is the one way a task loop runs, whichever face starts it
 // (ralph run, ralph resume, /run in chat and in scripts): it checks the
 // session's run configuration, builds the loop's options, runs the loop,
@@ -79,14 +42,14 @@ func (p *Project) CheckLoop(rc *memory.RunConfig) error {
 // (--review end) and the archive of a finished plan (--archive-done). A
 // loop stopped into chat and resumed there with /run thus ends as the
 // run it was started as. An error is one before the loop started.
-func (p *Project) RunLoop(ctx context.Context, f LoopFace) (LoopRun, error) {
+func RunLoop(ctx context.Context, p *project.Project, f LoopFace) (LoopRun, error) {
 	rc := p.RunConfig()
 	if err := p.CheckLoop(rc); err != nil {
 		return LoopRun{}, err
 	}
-	opts, _, err := p.LoopOptions(rc, f)
+	opts, _, err := LoopOptions(p, rc, f)
 	if err != nil {
-		return LoopRun{}, usageErr{err}
+		return LoopRun{}, project.BadRunConfig(err)
 	}
 	run := LoopRun{Result: loop.Run(ctx, opts)}
 	if f.Handoff != nil && f.Handoff(run.Result) {
@@ -96,14 +59,14 @@ func (p *Project) RunLoop(ctx context.Context, f LoopFace) (LoopRun, error) {
 	if tasks, err := opts.Tasks.Load(); err == nil {
 		run.Counts = tasks.Counts()
 	}
-	p.endOfRun(ctx, rc, f, &run)
+	endOfRun(ctx, p, rc, f, &run)
 	return run, nil
 }
 
 // endOfRun does the steps after a task loop's last task: one review of
 // the run's whole work, and the archive of a plan whose every task is
 // done.
-func (p *Project) endOfRun(ctx context.Context, rc *memory.RunConfig, f LoopFace, run *LoopRun) {
+func endOfRun(ctx context.Context, p *project.Project, rc *memory.RunConfig, f LoopFace, run *LoopRun) {
 	res := &run.Result
 	if rc.Review == ReviewEnd && !res.IsError && res.Reason != loop.ReasonInterrupted {
 		// Its findings and fixes are recorded, and major ones left make
@@ -112,7 +75,7 @@ func (p *Project) endOfRun(ctx context.Context, rc *memory.RunConfig, f LoopFace
 		if notify == nil {
 			notify = func(string) {}
 		}
-		rep, err := p.RunReview(ctx, rc, f.Coord, notify)
+		rep, err := RunReview(ctx, p, rc, f.Coord, notify)
 		switch {
 		case errors.Is(err, review.ErrNothingToReview):
 		case err != nil:
@@ -142,10 +105,10 @@ func (p *Project) endOfRun(ctx context.Context, rc *memory.RunConfig, f LoopFace
 // the loop; ctl, if set, pauses and resumes it. ask answers the circuit
 // breaker (nil: nobody to ask, the loop stops). The summary is one line,
 // then the end-of-run steps' sentences.
-func (p *Project) TaskLoop(ctx context.Context, coord *coordinator.Coordinator, queue *interrupts.Queue,
+func TaskLoop(ctx context.Context, p *project.Project, coord *coordinator.Coordinator, queue *interrupts.Queue,
 	ctl *loop.Control, ask func(context.Context, string) bool) (string, error) {
 	st := p.Session.State()
-	run, err := p.RunLoop(ctx, LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Prior: &st})
+	run, err := RunLoop(ctx, p, LoopFace{Coord: coord, Queue: queue, Control: ctl, Ask: ask, Prior: &st})
 	if err != nil {
 		return "", err
 	}

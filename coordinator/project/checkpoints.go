@@ -26,7 +26,7 @@ const indexName = memory.GitIndexName
 type gitState struct {
 	repo    *git.Repo
 	context string // for the system prompt
-	cps     *checkpoints
+	cps     *Checkpoints
 	// guarded closes once git.Guard has pinned ralph's git to the
 	// repository as the session found it and saved the trust record.
 	guarded chan struct{}
@@ -183,8 +183,10 @@ func (p *Project) warn(s string) {
 	}
 }
 
-// checkpoints implements coordinator.Checkpointer for a session.
-type checkpoints struct {
+// Checkpoints are a session's git checkpoints: the coordinator's
+// Checkpointer, which records the work tree after every model step, and
+// what undo and task git record through (Record, RecordTask).
+type Checkpoints struct {
 	cps     *git.Checkpoints
 	session *memory.Session
 	fail    func(error)
@@ -212,12 +214,12 @@ type checkpoints struct {
 // before any tool may change a file. Both start once guarded closes: no
 // ralph git runs before the repository is pinned.
 func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries []git.Entry, clean bool, fail func(error),
-	maxFile int64, tell func(string), guarded <-chan struct{}) *checkpoints {
+	maxFile int64, tell func(string), guarded <-chan struct{}) *Checkpoints {
 	last, kind := "", git.KindBaseline
 	if n := len(entries); n > 0 {
 		last, kind = entries[n-1].Commit, git.KindResume
 	}
-	c := &checkpoints{
+	c := &Checkpoints{
 		cps:     git.NewCheckpoints(repo, s.ID, filepath.Join(s.Dir, indexName), stateDir, last),
 		session: s, fail: fail, ready: make(chan struct{}), tell: tell, told: map[string]bool{},
 	}
@@ -238,7 +240,7 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 				// from HEAD (a CRLF file under text=auto): the baseline
 				// is recorded after all, with its bytes.
 				c.cps.Adopt("")
-				c.record(context.Background(), git.Entry{Kind: kind}, kind)
+				c.Record(context.Background(), git.Entry{Kind: kind}, kind)
 				return
 			}
 			repo.IndexIsHead()
@@ -250,14 +252,14 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		defer close(c.ready)
 		<-guarded
 		_ = s.WaitInPlace() // the session's own index is in its directory
-		c.record(context.Background(), git.Entry{Kind: kind}, kind)
+		c.Record(context.Background(), git.Entry{Kind: kind}, kind)
 	}()
 	return c
 }
 
-// record takes a checkpoint and logs it; name is the ref's last part, and
+// Record takes a checkpoint and logs it; name is the ref's last part, and
 // only, when given, the paths (relative to the top) that may have changed.
-func (c *checkpoints) record(ctx context.Context, e git.Entry, name string, only ...string) *git.Checkpoint {
+func (c *Checkpoints) Record(ctx context.Context, e git.Entry, name string, only ...string) *git.Checkpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
@@ -278,7 +280,7 @@ func (c *checkpoints) record(ctx context.Context, e git.Entry, name string, only
 // heads records the person's HEAD and branches beside a checkpoint, for
 // undo to say what a model's git commands changed; nil when git cannot
 // tell.
-func (c *checkpoints) heads(ctx context.Context) *git.Heads {
+func (c *Checkpoints) heads(ctx context.Context) *git.Heads {
 	h, err := c.cps.Repo().ReadHeads(ctx)
 	if err != nil {
 		return nil
@@ -288,7 +290,7 @@ func (c *checkpoints) heads(ctx context.Context) *git.Heads {
 
 // tellSkipped warns the person of each file left out of a checkpoint for
 // its size, once per file: the turn's changes to it cannot be undone.
-func (c *checkpoints) tellSkipped(paths []string) {
+func (c *Checkpoints) tellSkipped(paths []string) {
 	for _, p := range paths {
 		if c.told[p] || c.tell == nil {
 			continue
@@ -303,11 +305,11 @@ func (c *checkpoints) tellSkipped(paths []string) {
 	}
 }
 
-// recordTask takes a checkpoint after an attempt at a task and logs it
+// RecordTask takes a checkpoint after an attempt at a task and logs it
 // as the task's, with the files it changed save those in skip (paths
 // relative to the top). A checkpoint that changed only skipped files is
 // not logged: the task changed nothing of its own.
-func (c *checkpoints) recordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange {
+func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name))
@@ -333,13 +335,13 @@ func (c *checkpoints) recordTask(ctx context.Context, task, name string, skip ma
 	return files
 }
 
-func (c *checkpoints) log(e git.Entry) {
+func (c *Checkpoints) log(e git.Entry) {
 	if err := c.session.AppendLog(git.LogName, e); err != nil {
 		c.warn.Do(func() { c.fail(err) })
 	}
 }
 
-func (c *checkpoints) Before(ctx context.Context) {
+func (c *Checkpoints) Before(ctx context.Context) {
 	placedGate{c.session}.Before(ctx)
 	for _, ch := range []chan struct{}{c.ready, c.latest()} {
 		if ch == nil {
@@ -353,13 +355,13 @@ func (c *checkpoints) Before(ctx context.Context) {
 	}
 }
 
-func (c *checkpoints) latest() chan struct{} {
+func (c *Checkpoints) latest() chan struct{} {
 	c.pendingMu.Lock()
 	defer c.pendingMu.Unlock()
 	return c.pending
 }
 
-func (c *checkpoints) After(step coordinator.Step, written []string, report func([]git.FileChange)) {
+func (c *Checkpoints) After(step coordinator.Step, written []string, report func([]git.FileChange)) {
 	only := c.topPaths(written)
 	c.pendingMu.Lock()
 	prev, done := c.pending, make(chan struct{})
@@ -373,7 +375,7 @@ func (c *checkpoints) After(step coordinator.Step, written []string, report func
 		}
 		// Bounded by git's own timeout, not the turn's context, which a
 		// hard stop may have ended: what it changed must still be taken.
-		cp := c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: step.Turn, Request: step.Request}, fmt.Sprintf("turn-%d", step.Turn), only...)
+		cp := c.Record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: step.Turn, Request: step.Request}, fmt.Sprintf("turn-%d", step.Turn), only...)
 		if cp != nil {
 			report(cp.Files)
 		}
@@ -384,7 +386,7 @@ func (c *checkpoints) After(step coordinator.Step, written []string, report func
 // them) into paths relative to the work tree's top, resolved the way the
 // tools resolved them. nil, for a turn that may have changed anything,
 // stays nil; a path that does not resolve was not written.
-func (c *checkpoints) topPaths(written []string) []string {
+func (c *Checkpoints) topPaths(written []string) []string {
 	if written == nil || c.resolve == nil {
 		return nil
 	}
@@ -409,8 +411,47 @@ func (c *checkpoints) topPaths(written []string) []string {
 	return out
 }
 
+// Repo is the repository the checkpoints are taken in.
+func (c *Checkpoints) Repo() *git.Repo { return c.cps.Repo() }
+
+// Last is the latest checkpoint's commit.
+func (c *Checkpoints) Last() string { return c.cps.Last() }
+
+// Ready returns once the session's first checkpoint of this process is
+// taken (the baseline, or what changed while ralph was away).
+func (c *Checkpoints) Ready() { <-c.ready }
+
+// SessionCheckpoints are the checkpoints of a session no ralph works in
+// (`ralph undo` of an earlier session; the caller holds the project's
+// lock): they go on from last, the commit its log ends with, and a
+// checkpoint that cannot be taken is told to fail.
+func SessionCheckpoints(repo *git.Repo, s *memory.Session, root, last string, fail func(error)) *Checkpoints {
+	c := &Checkpoints{
+		cps:     git.NewCheckpoints(repo, s.ID, filepath.Join(s.Dir, indexName), filepath.Join(root, memory.StateDir), last),
+		session: s, fail: fail, ready: make(chan struct{}),
+	}
+	close(c.ready)
+	return c
+}
+
+// Checkpoints are the session's checkpoints once ralph's git is pinned
+// to the repository (undo, review and the task loop run git themselves);
+// nil outside git.
+func (p *Project) Checkpoints(ctx context.Context) *Checkpoints {
+	return p.openGit(ctx).cps
+}
+
+// NoteGitError tells the person of git work for the session that failed
+// beside the checkpoints (a task's worktree that could not be removed),
+// as a checkpoint that could not be taken is told.
+func (p *Project) NoteGitError(err error) { p.recordErr(err) }
+
+// Warn tells the person something about this session's work, through
+// the coordinator's events, when one runs.
+func (p *Project) Warn(s string) { p.warn(s) }
+
 // Wait returns once no checkpoint is pending.
-func (c *checkpoints) Wait() {
+func (c *Checkpoints) Wait() {
 	<-c.ready
 	if ch := c.latest(); ch != nil {
 		<-ch
@@ -425,7 +466,7 @@ func (g *gitState) prompt() string {
 	return "\n\nThe git repository, as it was when this session started:\n\n" + strings.TrimRight(g.context, "\n") + "\n"
 }
 
-var _ coordinator.Checkpointer = (*checkpoints)(nil)
+var _ coordinator.Checkpointer = (*Checkpoints)(nil)
 
 // placedGate holds a turn's tools that may change files until the
 // session's record is durable (memory.CreateSessionBeside), outside git,

@@ -606,12 +606,51 @@ func (p *Project) EndUnstarted(err error) {
 	})
 }
 
+// ErrUsage is bad input a room above this one finds once the project is
+// open (coordinator/undo's "nothing to take back", a project outside
+// git): exit 2, as config.ErrInvalid. Those rooms' own sentinel errors
+// match it, so their sentences stay as they are.
+var ErrUsage = errors.New("bad input")
+
+// EndOneShot ends the session of a one-shot that runs no conversation of
+// its own (ralph review): completed when verdict is nil, failed with it
+// otherwise, so that status, watch and the next ralph's recovery do not
+// take it for one left running.
+func (p *Project) EndOneShot(verdict error) {
+	_ = p.Session.SaveState(func(st *memory.State) {
+		st.Status, st.Error = memory.StatusCompleted, ""
+		if verdict != nil {
+			st.Status, st.Error = memory.StatusFailed, verdict.Error()
+		}
+		st.EndedAt = time.Now().UTC()
+	})
+}
+
+// fork copies session from into a new session (--fork-session) and
+// returns the copy's id, which is resumed in its place: the original is
+// only read.
+func (p *Project) fork(from string) (string, error) {
+	id := memory.NewID(time.Now())
+	if err := memory.ForkSession(p.Fs, p.Root, from, id); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// Parallel is --parallel, the bound on concurrent child agents (0: the
+// default).
+func (p *Project) Parallel() int { return p.parallel }
+
+// SetLoopControl makes ctl the control of the task loop set up in this
+// session, which the conversation's saves heed (besideLoop).
+func (p *Project) SetLoopControl(ctl *loop.Control) { p.loopControl.Store(ctl) }
+
 // ExitCode maps an error from Open to ralph's exit codes: 2 for bad input
 // or configuration, 3 when another ralph holds the project, 1 otherwise.
 func ExitCode(err error) int {
 	switch {
 	case errors.Is(err, config.ErrInvalid), errors.Is(err, memory.ErrNoSession), errors.Is(err, memory.ErrNewerState),
-		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrNoGit), errors.Is(err, ErrNothingToUndo), errors.Is(err, ErrNothingToShow), errors.Is(err, memory.ErrNoTasks), errors.Is(err, memory.ErrPlan),
+		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrUsage), errors.Is(err, memory.ErrNoTasks), errors.Is(err, memory.ErrPlan),
 		errors.Is(err, memory.ErrNotWritable):
 		return 2
 	case errors.Is(err, memory.ErrLocked):

@@ -8,9 +8,11 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agents"
@@ -19,6 +21,83 @@ import (
 // ErrBadRunConfig is a task loop configuration that cannot work (a
 // condition that does not compile, an unknown agent): exit 2.
 var ErrBadRunConfig = errors.New("bad run configuration")
+
+// usageErr is a run configuration the loop cannot start with. It keeps
+// the sentence as it is and exits 2, as ErrBadRunConfig does.
+type usageErr struct{ err error }
+
+func (u usageErr) Error() string        { return u.err.Error() }
+func (u usageErr) Unwrap() error        { return u.err }
+func (u usageErr) Is(target error) bool { return target == ErrBadRunConfig }
+
+// BadRunConfig is err as a run configuration the loop cannot start
+// with: its sentence as it is, matching ErrBadRunConfig (exit 2).
+func BadRunConfig(err error) error { return usageErr{err} }
+
+// RunConfig is the session's run configuration: what the task loop was
+// started with (and saved, so /run and ralph resume go on with it), else
+// `ralph run`'s defaults.
+func (p *Project) RunConfig() *memory.RunConfig {
+	if rc := p.Session.State().Run; rc != nil {
+		return rc
+	}
+	d := loop.DefaultRun()
+	return &d
+}
+
+// CheckLoop is what must hold before a task loop starts: the run
+// configuration compiles, its plan has a task that can start, and its
+// prompt template reads. It is checked again when a stopped loop goes
+// on, since the plan or the template may have changed meanwhile.
+func (p *Project) CheckLoop(rc *memory.RunConfig) error {
+	if _, err := loop.Compile(rc); err != nil {
+		return usageErr{err}
+	}
+	// A loop with nothing to work would end at once saying "all tasks
+	// done": say what is wrong instead.
+	tr, err := p.Tracker(rc)
+	if err != nil {
+		return err
+	}
+	if err := memory.CheckRunnable(tr); err != nil {
+		return err
+	}
+	// Read now, so a template edited during a chat counts, and a bad one
+	// stops the loop before it starts.
+	if err := p.loadPrompt(rc); err != nil {
+		return usageErr{err}
+	}
+	return nil
+}
+
+// checkRunGit checks, before any work, that git can do what the run's
+// --commit and --worktrees ask: a repository, a branch to commit on, the
+// person's name and email, and (for worktrees) a commit to branch from.
+func checkRunGit(ctx context.Context, run *memory.RunConfig, root string) error {
+	if run == nil || !run.Commit && !run.Worktrees {
+		return nil
+	}
+	flag := "--commit"
+	if run.Worktrees {
+		flag = "--worktrees"
+	}
+	repo, err := git.Open(ctx, root)
+	if err != nil {
+		return fmt.Errorf("%s needs a git repository, and this project is not in a git work tree", flag)
+	}
+	if _, err := repo.Branch(ctx); errors.Is(err, git.ErrDetached) {
+		return fmt.Errorf("%s will not commit on a detached HEAD, where commits are easily lost: check out a branch first (git switch BRANCH, or git switch -c BRANCH)", flag)
+	} else if err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if err := repo.Identity(ctx); err != nil {
+		return fmt.Errorf("%s needs your name and email for its commits: set them with git config user.name and git config user.email", flag)
+	}
+	if run.Worktrees && repo.HeadNow(ctx) == "" {
+		return fmt.Errorf("--worktrees needs a commit to branch from, and this branch has none yet")
+	}
+	return nil
+}
 
 // settle decides the run configuration of a task-loop session and checks
 // that the model can be reached when it is needed: an external agent

@@ -1,4 +1,11 @@
-package project
+// Package taskgit is git's part in ralph run's task loop: a checkpoint
+// after every attempt at a task (as the task's, without the loop's own
+// bookkeeping), a commit per done task (--commit), or a worktree and a
+// branch per task merged back when it is done (--worktrees), and the
+// worktrees a crashed run left, found again or removed. What git must
+// hold before such a run starts is checked where the run's settings are
+// (coordinator/project).
+package taskgit
 
 import (
 	"context"
@@ -12,10 +19,12 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/spf13/afero"
 )
 
 // worktreesDir is where `ralph run --worktrees` puts each task's worktree,
@@ -27,53 +36,57 @@ import (
 // root they serve, so tools rooted in a worktree work there as anywhere.
 const worktreesDir = "worktrees"
 
-// checkRunGit checks, before any work, that git can do what the run's
-// --commit and --worktrees ask: a repository, a branch to commit on, the
-// person's name and email, and (for worktrees) a commit to branch from.
-func checkRunGit(ctx context.Context, run *memory.RunConfig, root string) error {
-	if run == nil || !run.Commit && !run.Worktrees {
-		return nil
-	}
-	flag := "--commit"
-	if run.Worktrees {
-		flag = "--worktrees"
-	}
-	repo, err := git.Open(ctx, root)
-	if err != nil {
-		return fmt.Errorf("%s needs a git repository, and this project is not in a git work tree", flag)
-	}
-	if _, err := repo.Branch(ctx); errors.Is(err, git.ErrDetached) {
-		return fmt.Errorf("%s will not commit on a detached HEAD, where commits are easily lost: check out a branch first (git switch BRANCH, or git switch -c BRANCH)", flag)
-	} else if err != nil {
-		return fmt.Errorf("%s: %w", flag, err)
-	}
-	if err := repo.Identity(ctx); err != nil {
-		return fmt.Errorf("%s needs your name and email for its commits: set them with git config user.name and git config user.email", flag)
-	}
-	if run.Worktrees && repo.HeadNow(ctx) == "" {
-		return fmt.Errorf("--worktrees needs a commit to branch from, and this branch has none yet")
-	}
-	return nil
-}
-
-// TaskGit is git's part in this project's task loop (see
-// loop.TaskGit): a checkpoint after every attempt, and as the run
-// asks, a commit per done task or a worktree per task merged back. It is
-// nil outside git.
-func (p *Project) TaskGit(run *memory.RunConfig) loop.TaskGit {
-	g := p.openGit(context.Background())
-	if g.cps == nil {
+// New is git's part in the task loop of the open project p (see
+// loop.TaskGit): a checkpoint after every attempt, and as the run asks,
+// a commit per done task or a worktree per task merged back. It is nil
+// outside git.
+func New(p *project.Project, run *memory.RunConfig) loop.TaskGit {
+	cps := p.Checkpoints(context.Background())
+	if cps == nil {
 		return nil
 	}
 	// The baseline is what the person had before the loop writes anything
 	// (task ids, states).
-	<-g.cps.ready
+	cps.Ready()
 	root, err := filepath.EvalSymlinks(p.Root)
 	if err != nil {
 		root = p.Root
 	}
 	// git names worktrees by their real paths.
-	tg := &taskGit{p: p, repo: g.repo, cps: g.cps, trees: map[string]*worktree{}, base: filepath.Join(root, ".ralph", worktreesDir)}
+	return newTaskGit(deps{
+		repo: cps.Repo(), cps: cps, session: p.Session, redactor: p.Redactor, fs: p.Fs,
+		log:     func() []git.Entry { return p.CheckpointLog(p.Session.ID) },
+		rooted:  p.Tools.Rooted,
+		noteErr: p.NoteGitError,
+	}, filepath.Join(root, memory.StateDir, worktreesDir), run)
+}
+
+// checkpointer is what task git records through: the session's
+// checkpoints (project.Checkpoints).
+type checkpointer interface {
+	Before(ctx context.Context)
+	Ready()
+	RecordTask(ctx context.Context, task, name string, skip map[string]bool) []git.FileChange
+}
+
+// deps are what task git works with, given by New from the open project.
+type deps struct {
+	repo     *git.Repo
+	cps      checkpointer
+	session  *memory.Session
+	redactor *memory.Redactor
+	fs       afero.Fs
+	// log reads the session's checkpoint log.
+	log func() []git.Entry
+	// rooted is the project's tools rooted in a task's worktree.
+	rooted func(dir string) (*workers.Toolset, error)
+	// noteErr tells the person of git work that failed.
+	noteErr func(error)
+}
+
+// newTaskGit is task git for the run, with its worktrees under base.
+func newTaskGit(d deps, base string, run *memory.RunConfig) *taskGit {
+	tg := &taskGit{deps: d, trees: map[string]*worktree{}, base: base}
 	if run != nil {
 		tg.plan = run.Plan
 		tg.commit, tg.worktrees = run.Commit || run.Worktrees, run.Worktrees
@@ -85,9 +98,7 @@ func (p *Project) TaskGit(run *memory.RunConfig) loop.TaskGit {
 }
 
 type taskGit struct {
-	p    *Project
-	repo *git.Repo
-	cps  *checkpoints
+	deps
 	// plan is the plan file the loop works (besides RALPH_TASKS.md),
 	// bookkeeping that no task's checkpoint holds.
 	plan      string
@@ -170,7 +181,7 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 	// The project may be a directory inside the repository; so it is in
 	// the worktree.
 	projDir := filepath.Join(dir, filepath.FromSlash(g.repo.Prefix))
-	tools, err := g.p.Tools.Rooted(projDir)
+	tools, err := g.rooted(projDir)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +200,7 @@ func (g *taskGit) saveWorkers() {
 		list = append(list, memory.Worker{Task: wt.task, Dir: rel, Branch: wt.ws.Branch})
 	}
 	slices.SortFunc(list, func(a, b memory.Worker) int { return strings.Compare(a.Task, b.Task) })
-	_ = g.p.Session.SaveState(func(s *memory.State) { s.Workers = list })
+	_ = g.session.SaveState(func(s *memory.State) { s.Workers = list })
 }
 
 func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws loop.Workspace) []git.FileChange {
@@ -203,12 +214,12 @@ func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws loop
 // loop's own bookkeeping (the task file and the progress file), which
 // no undo of a task should put back.
 func (g *taskGit) checkpoint(ctx context.Context, t memory.Task, attempt int) []git.FileChange {
-	<-g.cps.ready
+	g.cps.Ready()
 	skip := map[string]bool{g.repo.Prefix + memory.TasksFile: true, g.repo.Prefix + memory.ProgressFile: true}
 	if g.plan != "" {
 		skip[g.repo.Prefix+g.plan] = true
 	}
-	return g.cps.recordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef.ReplaceAllString(t.ID, "-"), attempt), skip)
+	return g.cps.RecordTask(ctx, t.ID, fmt.Sprintf("task-%s-%d", unsafeRef.ReplaceAllString(t.ID, "-"), attempt), skip)
 }
 
 // message is a task's commit message: its title, the summary the agent
@@ -216,13 +227,13 @@ func (g *taskGit) checkpoint(ctx context.Context, t memory.Task, attempt int) []
 // the task file, so secrets and terminal controls are taken out.
 func (g *taskGit) message(t memory.Task, summary string) string {
 	clean := func(s string) string {
-		return strings.TrimSpace(text.StripControls(g.p.Redactor.Redact(s)))
+		return strings.TrimSpace(text.StripControls(g.redactor.Redact(s)))
 	}
 	msg := clean(t.Title)
 	if s := clean(summary); s != "" {
 		msg += "\n\n" + s
 	}
-	return msg + "\n\nRalph-Session: " + g.p.Session.ID + "\n"
+	return msg + "\n\nRalph-Session: " + g.session.ID + "\n"
 }
 
 func (g *taskGit) Done(ctx context.Context, t memory.Task, attempt int, summary string, ws loop.Workspace) (string, []git.FileChange, error) {
@@ -233,7 +244,7 @@ func (g *taskGit) Done(ctx context.Context, t memory.Task, attempt int, summary 
 		return g.merge(ctx, t, attempt, summary)
 	}
 	paths := g.taskPaths(t.ID)
-	commit, err := g.repo.CommitPaths(ctx, filepath.Join(g.p.Session.Dir, "commit-index"), paths, g.message(t, summary))
+	commit, err := g.repo.CommitPaths(ctx, filepath.Join(g.session.Dir, "commit-index"), paths, g.message(t, summary))
 	switch {
 	case err != nil:
 		return "", nil, fmt.Errorf("the commit of task %s failed: %w", t.ID, err)
@@ -246,7 +257,7 @@ func (g *taskGit) Done(ctx context.Context, t memory.Task, attempt int, summary 
 // taskPaths are the files every checkpointed attempt at a task changed.
 func (g *taskGit) taskPaths(id string) []string {
 	var paths []string
-	for _, e := range g.p.CheckpointLog(g.p.Session.ID) {
+	for _, e := range g.log() {
 		if e.Kind != git.KindTask || e.Task != id {
 			continue
 		}
@@ -272,7 +283,7 @@ func (g *taskGit) merge(ctx context.Context, t memory.Task, attempt int, summary
 	if _, err := wt.repo.CommitAll(ctx, g.message(t, summary)); err != nil {
 		return "", nil, fmt.Errorf("the commit of task %s on %s failed: %w", t.ID, wt.ws.Branch, err)
 	}
-	msg := fmt.Sprintf("Merge %s: %s\n\nRalph-Session: %s\n", wt.ws.Branch, strings.TrimSpace(text.StripControls(g.p.Redactor.Redact(t.Title))), g.p.Session.ID)
+	msg := fmt.Sprintf("Merge %s: %s\n\nRalph-Session: %s\n", wt.ws.Branch, strings.TrimSpace(text.StripControls(g.redactor.Redact(t.Title))), g.session.ID)
 	res, err := g.repo.MergeBranch(ctx, wt.ws.Branch, msg)
 	if err != nil {
 		if errors.Is(err, git.ErrMergeConflict) {
@@ -305,7 +316,7 @@ func (g *taskGit) remove(ctx context.Context, wt *worktree, keep bool) string {
 		wt.tools.Close()
 	}
 	if err := g.repo.RemoveWorktree(ctx, wt.dir); err != nil {
-		g.p.recordErr(err)
+		g.noteErr(err)
 	}
 	branch := wt.ws.Branch
 	if tip := g.repo.Rev(ctx, "refs/heads/"+branch); !keep && tip != "" {
@@ -351,7 +362,7 @@ func (g *taskGit) Close(ctx context.Context) []string {
 		}
 	}
 	_ = g.repo.PruneWorktrees(ctx)
-	_ = g.p.Fs.Remove(base) // only when empty
+	_ = g.fs.Remove(base) // only when empty
 	return notices
 }
 

@@ -1,15 +1,21 @@
-package project
+// Package undo is ralph undo and ralph diff, and chat's /undo and /diff:
+// which session's change they mean (target.go), which checkpoints of its
+// log a selection picks, and putting the files back as they were before
+// them (the restore, recorded as a checkpoint of its own). The
+// checkpoints themselves are the session's, taken where the project is
+// opened (coordinator/project's Checkpoints).
+package undo
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/git"
@@ -17,13 +23,20 @@ import (
 )
 
 // ErrNoGit says undo and diff need a git work tree (exit 2).
-var ErrNoGit = errors.New("undo and diff need a git repository, where ralph keeps its checkpoints: this project is not in a git work tree, so no file was touched (after `git init` here, ralph's next changes can be undone)")
+var ErrNoGit error = usageError("undo and diff need a git repository, where ralph keeps its checkpoints: this project is not in a git work tree, so no file was touched (after `git init` here, ralph's next changes can be undone)")
 
 // ErrNothingToUndo says the selection matched no checkpoint (exit 2).
-var ErrNothingToUndo = errors.New("nothing to take back")
+var ErrNothingToUndo error = usageError("nothing to take back")
 
 // ErrNothingToShow is ErrNothingToUndo in diff's words (exit 2).
-var ErrNothingToShow = errors.New("nothing to show")
+var ErrNothingToShow error = usageError("nothing to show")
+
+// usageError is a sentinel of bad input: it matches project.ErrUsage, so
+// project.ExitCode makes it exit 2.
+type usageError string
+
+func (e usageError) Error() string        { return string(e) }
+func (e usageError) Is(target error) bool { return target == project.ErrUsage }
 
 // Selection picks the changes of a session that diff and undo work on:
 // the person's last request that changed files, with every model step it
@@ -270,8 +283,8 @@ func describeAs(picked []git.Entry, request string) string {
 	return e.Kind
 }
 
-// UndoResult says what an undo did.
-type UndoResult struct {
+// Result says what an undo did.
+type Result struct {
 	// Session is the session whose change was taken back.
 	Session Target `json:"session"`
 	What    string `json:"what"`
@@ -300,8 +313,8 @@ type UndoResult struct {
 // them. A file that changed since (its content differs from the state
 // right after the selected entry that last touched it) is skipped unless
 // force is set. The undo is recorded as a checkpoint of its own.
-func undo(ctx context.Context, cps *checkpoints, w undoWhere, log []git.Entry, sel Selection, force bool) (*UndoResult, error) {
-	repo := cps.cps.Repo()
+func undo(ctx context.Context, cps *project.Checkpoints, w undoWhere, log []git.Entry, sel Selection, force bool) (*Result, error) {
+	repo := cps.Repo()
 	ch, err := selectEntries(repo, log, sel, ErrNothingToUndo)
 	if err != nil {
 		return nil, err
@@ -315,10 +328,10 @@ func undo(ctx context.Context, cps *checkpoints, w undoWhere, log []git.Entry, s
 	}
 	// What the work tree holds now, recorded so that nothing of the
 	// person's is lost even when forced.
-	<-cps.ready
-	cps.record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
-	now := cps.cps.Last()
-	res := &UndoResult{Session: w.target, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig}
+	cps.Ready()
+	cps.Record(ctx, git.Entry{Kind: git.KindResume}, "before-undo")
+	now := cps.Last()
+	res := &Result{Session: w.target, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig}
 	// Each file goes back to its state before the first selected entry
 	// that touched it; it counts as changed since when it differs from
 	// the state after the last selected entry that touched it.
@@ -402,7 +415,7 @@ func undo(ctx context.Context, cps *checkpoints, w undoWhere, log []git.Entry, s
 	for _, e := range ch.Entries {
 		refs = append(refs, e.Ref)
 	}
-	if cp := cps.record(ctx, git.Entry{Kind: git.KindUndo, Undone: strings.Join(refs, " ")}, fmt.Sprintf("undo-%d", len(log))); cp != nil {
+	if cp := cps.Record(ctx, git.Entry{Kind: git.KindUndo, Undone: strings.Join(refs, " ")}, fmt.Sprintf("undo-%d", len(log))); cp != nil {
 		res.Checkpoint = cp.Commit
 	}
 	return res, nil
@@ -459,12 +472,12 @@ type undoWhere struct {
 	again  string
 }
 
-// Undo takes back the project's last change still in place (chat's
-// /undo: the lock is held already), in this session or an earlier one,
-// by the rule ralph undo follows.
-func (p *Project) Undo(ctx context.Context, sel Selection, force bool) (*UndoResult, error) {
-	g := p.openGit(ctx)
-	if g.cps == nil {
+// InProject takes back the last change still in place of the open
+// project p (chat's /undo: the lock is held already), in p's session or
+// an earlier one, by the rule ralph undo follows.
+func InProject(ctx context.Context, p *project.Project, sel Selection, force bool) (*Result, error) {
+	cps := p.Checkpoints(ctx)
+	if cps == nil {
 		return nil, ErrNoGit
 	}
 	if sel.Session {
@@ -476,14 +489,14 @@ func (p *Project) Undo(ctx context.Context, sel Selection, force bool) (*UndoRes
 	}
 	w := undoWhere{fs: p.Fs, root: p.Root, target: t, again: "/undo"}
 	if t.ID == p.Session.ID {
-		return undo(ctx, g.cps, w, log, sel, force)
+		return undo(ctx, cps, w, log, sel, force)
 	}
-	res, err := undoSession(ctx, p.Fs, p.Root, g.cps.cps.Repo(), w, log, sel, force, p.Config.Secrets(), func(s string) { p.warn(s) })
+	res, err := undoSession(ctx, p.Fs, p.Root, cps.Repo(), w, log, sel, force, p.Config.Secrets(), p.Warn)
 	if err == nil {
 		// What the undo put back is not this session's next turn's
 		// doing: its checkpoints go on from the tree as it is now.
-		<-g.cps.ready
-		g.cps.record(ctx, git.Entry{Kind: git.KindResume}, "after-undo")
+		cps.Ready()
+		cps.Record(ctx, git.Entry{Kind: git.KindResume}, "after-undo")
 	}
 	return res, err
 }
@@ -491,8 +504,8 @@ func (p *Project) Undo(ctx context.Context, sel Selection, force bool) (*UndoRes
 // errWholeSession says undo takes back less than a session.
 var errWholeSession = fmt.Errorf("%w: undo takes a request, a step or a task, not a whole session", config.ErrInvalid)
 
-// UndoOptions is `ralph undo`.
-type UndoOptions struct {
+// Options are `ralph undo`'s.
+type Options struct {
 	Fs        afero.Fs
 	Dir       string
 	SessionID string // "" for the project's last change still in place
@@ -502,11 +515,11 @@ type UndoOptions struct {
 	Notify    func(string)
 }
 
-// UndoSession is `ralph undo`: it takes the project's lock, so it never
+// Session is `ralph undo`: it takes the project's lock, so it never
 // changes files under a running ralph, and records the undo in the
 // session it takes back.
-func UndoSession(ctx context.Context, o UndoOptions) (*UndoResult, error) {
-	root, err := Root(o.Dir)
+func Session(ctx context.Context, o Options) (*Result, error) {
+	root, err := project.Root(o.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +533,7 @@ func UndoSession(ctx context.Context, o UndoOptions) (*UndoResult, error) {
 	if o.Notify == nil {
 		o.Notify = func(string) {}
 	}
-	lock, err := acquire(o.Fs, root, false, o.Notify, o.Key)
+	lock, err := memory.AcquireLock(o.Fs, root, "", false, o.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -539,7 +552,7 @@ func UndoSession(ctx context.Context, o UndoOptions) (*UndoResult, error) {
 // undoSession takes back a change of the target session, which no ralph
 // works in: the caller holds the project's lock.
 func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, w undoWhere, log []git.Entry, sel Selection, force bool,
-	secrets []string, notify func(string)) (*UndoResult, error) {
+	secrets []string, notify func(string)) (*Result, error) {
 	id := w.target.ID
 	s, _, err := memory.OpenSession(fs, root, id, secrets...)
 	if err != nil {
@@ -549,10 +562,6 @@ func undoSession(ctx context.Context, fs afero.Fs, root string, repo *git.Repo, 
 	if len(log) == 0 {
 		return nil, fmt.Errorf("%w: session %s has no checkpoints", ErrNothingToUndo, id)
 	}
-	cps := &checkpoints{
-		cps:     git.NewCheckpoints(repo, id, filepath.Join(s.Dir, indexName), filepath.Join(root, ".ralph"), log[len(log)-1].Commit),
-		session: s, fail: func(err error) { notify("checkpoint: " + err.Error()) }, ready: make(chan struct{}),
-	}
-	close(cps.ready)
+	cps := project.SessionCheckpoints(repo, s, root, log[len(log)-1].Commit, func(err error) { notify("checkpoint: " + err.Error()) })
 	return undo(ctx, cps, w, log, sel, force)
 }

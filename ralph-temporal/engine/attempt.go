@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/assemble"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
@@ -135,7 +136,7 @@ func (a *Activities) Attempt(ctx context.Context, in AttemptInput) (AttemptOutco
 
 // work runs the agent on the task in the worktree, as ralph run would
 // run one attempt there, and verifies a claimed completion. The loop's
-// options are the local loop's (project.LoopOptions): the same worker,
+// options are the local loop's (assemble.LoopOptions): the same worker,
 // external agent, verify commands (the run's, the plan's, the task's
 // own) and prompt template; the workflow is the loop, so the attempt
 // takes one attempt's part of them.
@@ -176,7 +177,7 @@ func (a *Activities) work(ctx context.Context, in AttemptInput, wt string, hb *h
 	// The external agent, if any, as ralph run configures it: the
 	// worker's own [agents.*] settings, its sandbox and approvals,
 	// --agent-arg.
-	opts, _, err := p.LoopOptions(&rc, project.LoopFace{Coord: coord, Queue: queue})
+	opts, _, err := assemble.LoopOptions(p, &rc, assemble.LoopFace{Coord: coord, Queue: queue})
 	if err != nil {
 		out.Failure, out.ErrKind = err.Error(), ErrKindConfig
 		return

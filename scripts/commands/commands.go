@@ -14,7 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/models"
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -59,7 +59,7 @@ type Host struct {
 	Resume  func() error
 	// Undo takes back changes of this session (the face's project holds
 	// the lock); nil makes /undo unavailable.
-	Undo func(ctx context.Context, sel project.Selection, force bool) (*project.UndoResult, error)
+	Undo func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error)
 	// Plan makes write_plan ready for a new plan (/plan), and DropPlan
 	// puts the task list and goals back as they were before it; nil
 	// makes /plan unavailable.

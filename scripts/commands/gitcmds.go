@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -15,8 +15,8 @@ import (
 // old name --turn N), --task ID, --session and --force, as on the command
 // line. Without one they take the project's last change still in place,
 // as ralph diff and ralph undo do.
-func parseSelection(args string) (project.Selection, bool, error) {
-	var sel project.Selection
+func parseSelection(args string) (undo.Selection, bool, error) {
+	var sel undo.Selection
 	force := false
 	words := strings.Fields(args)
 	for i := 0; i < len(words); i++ {
@@ -71,7 +71,7 @@ func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
 	}
 	// The project's last change still in place, as ralph diff shows it:
 	// this chat's, or an earlier session's when this one changed nothing.
-	ch, err := project.SelectChanges(ctx, h.Fs, h.Root, "", sel)
+	ch, err := undo.SelectChanges(ctx, h.Fs, h.Root, "", sel)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
@@ -104,7 +104,7 @@ func runUndo(ctx context.Context, h *Host, args string) (Outcome, error) {
 
 // UndoReport is what an undo did, in lines, as `ralph undo` and chat's
 // /undo both print it; command is how the person reruns it.
-func UndoReport(res *project.UndoResult, command string) string {
+func UndoReport(res *undo.Result, command string) string {
 	var b strings.Builder
 	if res.Session.ID != "" {
 		fmt.Fprintf(&b, "from %s\n", text.StripControls(res.Session.String()))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 )
@@ -46,7 +46,7 @@ func checkpointsOf(ctx context.Context, fs afero.Fs, root, id string) []checkpoi
 		return nil
 	}
 	type pick struct {
-		sel  project.Selection
+		sel  undo.Selection
 		flag string
 	}
 	var picks []pick
@@ -55,11 +55,11 @@ func checkpointsOf(ctx context.Context, fs afero.Fs, root, id string) []checkpoi
 		var p pick
 		switch {
 		case e.Kind == git.KindTurn && e.Request > 0:
-			p = pick{project.Selection{Request: e.Request}, "--request " + strconv.Itoa(e.Request)}
+			p = pick{undo.Selection{Request: e.Request}, "--request " + strconv.Itoa(e.Request)}
 		case e.Kind == git.KindTurn:
-			p = pick{project.Selection{Step: e.Turn}, "--step " + strconv.Itoa(e.Turn)}
+			p = pick{undo.Selection{Step: e.Turn}, "--step " + strconv.Itoa(e.Turn)}
 		case e.Kind == git.KindTask:
-			p = pick{project.Selection{Task: e.Task}, "--task " + e.Task}
+			p = pick{undo.Selection{Task: e.Task}, "--task " + e.Task}
 		default:
 			continue
 		}
@@ -72,7 +72,7 @@ func checkpointsOf(ctx context.Context, fs afero.Fs, root, id string) []checkpoi
 	for i := len(picks) - 1; i >= 0; i-- {
 		p := picks[i]
 		c := checkpoint{Command: "ralph diff " + id + " " + p.flag}
-		ch, err := project.SelectChanges(ctx, fs, root, id, p.sel)
+		ch, err := undo.SelectChanges(ctx, fs, root, id, p.sel)
 		if err != nil {
 			c.What, c.Err = strings.TrimPrefix(p.flag, "--"), err.Error()
 			out = append(out, c)
@@ -103,7 +103,7 @@ const patchLimit = 512
 
 // patchOf is ch's patch as ralph diff prints it (Changes.Patch), kept
 // once made.
-func patchOf(ctx context.Context, ch *project.Changes) (string, error) {
+func patchOf(ctx context.Context, ch *undo.Changes) (string, error) {
 	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s", ch.Repo.Top, ch.From, ch.To, strings.Join(ch.Files, "\x00"))
 	patches.Lock()
 	p, ok := patches.m[key]
