@@ -376,7 +376,9 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	coord := at.Coord
 	var typed []string
 	sc.Run = coord.Run
-	undoHere := func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error) { return undo.InProject(ctx, p, sel, force) }
+	undoHere := func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error) {
+		return undo.InProject(ctx, p, sel, force)
+	}
 	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: undoHere, MCP: p.MCP.Status, Models: models.ForConfig(p.Config),
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {

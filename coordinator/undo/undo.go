@@ -51,7 +51,7 @@ type Selection struct {
 	Task    string
 	Session bool
 	// Skipped (undo --skipped) selects the files the latest undo skipped,
-	// in the changes it took back (see undo_skipped.go).
+	// in the changes it took back (see skipped.go).
 	Skipped bool
 	// Git (undo --git) also moves the branch back that a model's commit
 	// moved (git reset --soft, keeping the files) and puts the person's
@@ -109,7 +109,7 @@ func RequireGit(ctx context.Context, root string) error {
 // SelectChanges reads a session's checkpoint log and picks entries: of
 // the session named (any unique part of its id), or with "" of the
 // session whose change is the project's last still in place (see
-// undo_target.go).
+// target.go).
 func SelectChanges(ctx context.Context, fs afero.Fs, root, session string, sel Selection) (*Changes, error) {
 	return changesOf(ctx, fs, root, session, sel, ErrNothingToShow)
 }
@@ -192,7 +192,7 @@ func pick(log []git.Entry, sel Selection) (picked []git.Entry, what string) {
 		}
 		return picked, fmt.Sprintf("step %d", sel.Step)
 	case sel.inPlace:
-		// The project's last change (undo_target.go): a change already
+		// The project's last change (target.go): a change already
 		// undone is passed over.
 		picked = lastInPlace(log)
 	default:

@@ -8,7 +8,7 @@ import (
 
 // runHandoff is /handoff [goal]: the model summarises the conversation
 // and the chat goes on in a new session that starts from the summary
-// (project.Handoff). The summary is a model call, so it runs as a job: in
+// (assemble.Handoff). The summary is a model call, so it runs as a job: in
 // the background in chat, where a hard stop cancels it and leaves the
 // conversation where it was.
 func runHandoff(_ context.Context, h *Host, goal string) (Outcome, error) {

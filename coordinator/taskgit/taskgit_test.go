@@ -1,0 +1,199 @@
+package taskgit
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/loop"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// gitEnv makes the person's identity known to git, and keeps the
+// developer's own git config out.
+var gitEnv = []string{
+	"GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
+	"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+}
+
+// secret stands for the API key, which no commit message may hold.
+const secret = "sk-test-0123456789abcdef"
+
+func sh(t *testing.T, dir, script string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// noCheckpoints stands for the session's checkpoints, which these tests
+// do not take: what is tested is the branches and commits.
+type noCheckpoints struct{}
+
+func (noCheckpoints) Before(context.Context) {}
+func (noCheckpoints) Ready()                 {}
+func (noCheckpoints) RecordTask(context.Context, string, string, map[string]bool) []git.FileChange {
+	return nil
+}
+
+// testGit is task git for run in a fresh repository with one commit on
+// main, its session recorded under .ralph/, and log as the session's
+// checkpoint log.
+func testGit(t *testing.T, run *memory.RunConfig, log []git.Entry) (*taskGit, string) {
+	t.Helper()
+	for _, kv := range gitEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "git init -q -b main && git config gc.auto 0 && printf '.ralph/\\n' > .gitignore && printf 'readme\\n' > README.md && git add . && git commit -qm 'first commit'")
+	ctx := context.Background()
+	repo, err := git.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := rootfs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := memory.CreateSession(fs, dir, "s1", memory.State{SessionID: "s1", Status: memory.StatusRunning, Mode: "run", StartedAt: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	var noted []error
+	t.Cleanup(func() {
+		for _, err := range noted {
+			t.Errorf("task git noted an error: %v", err)
+		}
+	})
+	g := newTaskGit(deps{
+		repo: repo, cps: noCheckpoints{}, session: s, redactor: memory.NewRedactor(secret), fs: fs,
+		log:     func() []git.Entry { return log },
+		rooted:  func(string) (*workers.Toolset, error) { return nil, nil },
+		noteErr: func(err error) { noted = append(noted, err) },
+	}, filepath.Join(dir, memory.StateDir, worktreesDir), run)
+	return g, dir
+}
+
+// TestTaskBranchesAreNamedForTheirTasks: --worktrees gives each task a
+// branch ralph/<its id made safe for a ref> in .ralph/worktrees/<the
+// same name>, the next free name when that branch exists, "task" for an
+// id with nothing safe in it; a retry goes on in the same worktree; a
+// done task's branch is merged with a message naming it and the
+// session, then removed with its worktree.
+func TestTaskBranchesAreNamedForTheirTasks(t *testing.T) {
+	g, dir := testGit(t, &memory.RunConfig{Worktrees: true}, nil)
+	ctx := context.Background()
+	base := filepath.Join(dir, ".ralph", "worktrees")
+	sh(t, dir, "git branch ralph/t1")
+	for _, c := range []struct{ id, branch, dir string }{
+		{"fix/the bug!", "ralph/fix-the-bug", "fix-the-bug"},
+		{"t1", "ralph/t1-2", "t1"},
+		{"..", "ralph/task", "task"},
+	} {
+		ws, err := g.Workspace(ctx, memory.Task{ID: c.id}, 1)
+		if err != nil {
+			t.Fatalf("task %q: %v", c.id, err)
+		}
+		if ws.Branch != c.branch || ws.Dir != filepath.Join(base, c.dir) {
+			t.Errorf("task %q: branch %q in %s, want %q in %s", c.id, ws.Branch, ws.Dir, c.branch, filepath.Join(base, c.dir))
+		}
+		again, err := g.Workspace(ctx, memory.Task{ID: c.id}, 2)
+		if err != nil || again != ws {
+			t.Errorf("task %q's retry works in %+v (%v), not in %+v", c.id, again, err, ws)
+		}
+	}
+	if workers := g.session.State().Workers; len(workers) != 3 || workers[0].Task != ".." || workers[0].Dir != filepath.Join(".ralph", "worktrees", "task") {
+		t.Errorf("session.json's workers: %+v", workers)
+	}
+
+	// The task's work is committed on its branch and merged.
+	ws, _ := g.Workspace(ctx, memory.Task{ID: "fix/the bug!"}, 1)
+	if err := os.WriteFile(filepath.Join(ws.Dir, "fix.txt"), []byte("fixed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	note, _, err := g.Done(ctx, memory.Task{ID: "fix/the bug!", Title: "Fix the bug"}, 1, "It works now.", ws)
+	if err != nil || note != "task fix/the bug! merged from ralph/fix-the-bug (fast-forward)" {
+		t.Fatalf("Done = %q, %v", note, err)
+	}
+	if got := sh(t, dir, "git log -1 --format=%B main"); got != "Fix the bug\n\nIt works now.\n\nRalph-Session: s1\n\n" {
+		t.Errorf("the task's commit message is %q", got)
+	}
+	if got := sh(t, dir, "cat fix.txt"); got != "fixed\n" {
+		t.Errorf("fix.txt on main holds %q", got)
+	}
+	if got := sh(t, dir, "git branch --list 'ralph/*'"); strings.Contains(got, "fix-the-bug") {
+		t.Errorf("the merged branch stays:\n%s", got)
+	}
+	if _, err := os.Stat(ws.Dir); !os.IsNotExist(err) {
+		t.Errorf("the done task's worktree stays: %v", err)
+	}
+
+	// Close removes the other worktrees, and their branches, which hold
+	// nothing main lacks.
+	if notes := g.Close(ctx); len(notes) != 0 {
+		t.Errorf("Close said %q", notes)
+	}
+	if got := sh(t, dir, "git worktree list --porcelain | grep -c '^worktree' || true"); got != "1\n" {
+		t.Errorf("worktrees left: %s", got)
+	}
+	if got := sh(t, dir, "git branch --list 'ralph/*'"); got != "  ralph/t1\n" {
+		t.Errorf("branches left after Close:\n%s", got)
+	}
+}
+
+// TestDoneTaskIsCommittedWithItsOwnFiles: --commit commits the files the
+// task's checkpoints changed and nothing else of the work tree, under a
+// message of the task's title and the agent's summary with the API key
+// and terminal controls taken out, and a task that changed nothing is
+// no commit.
+func TestDoneTaskIsCommittedWithItsOwnFiles(t *testing.T) {
+	log := []git.Entry{
+		{Kind: git.KindTask, Task: "t1", Checkpoint: git.Checkpoint{Ref: "task-t1-1", Files: []git.FileChange{{Path: "a.txt"}}}},
+		{Kind: git.KindTask, Task: "t1", Checkpoint: git.Checkpoint{Ref: "task-t1-2", Files: []git.FileChange{{Path: "a.txt"}, {Path: "sub/b.txt"}}}},
+		{Kind: git.KindTask, Task: "t2", Checkpoint: git.Checkpoint{Ref: "task-t2-1", Files: []git.FileChange{{Path: "other.txt"}}}},
+	}
+	g, dir := testGit(t, &memory.RunConfig{Commit: true}, log)
+	ctx := context.Background()
+	sh(t, dir, "mkdir sub && echo a > a.txt && echo b > sub/b.txt && echo mine > other.txt && echo person > person.txt")
+	title := "Add \x1b[31ma\x1b[0m and b with " + secret
+	note, _, err := g.Done(ctx, memory.Task{ID: "t1", Title: title}, 2, "Used the key "+secret+".", loop.Workspace{})
+	if err != nil || !regexp.MustCompile(`^task t1 committed as [0-9a-f]{12}$`).MatchString(note) {
+		t.Fatalf("Done = %q, %v", note, err)
+	}
+	if got := sh(t, dir, "git show --name-only --format= HEAD"); got != "a.txt\nsub/b.txt\n" {
+		t.Errorf("the commit holds\n%s", got)
+	}
+	msg := sh(t, dir, "git log -1 --format=%B")
+	if strings.Contains(msg, secret) || strings.Contains(msg, "\x1b") {
+		t.Errorf("the commit message keeps the key or a terminal control: %q", msg)
+	}
+	if !strings.HasPrefix(msg, "Add a and b with ") || !strings.HasSuffix(msg, "\n\nRalph-Session: s1\n\n") {
+		t.Errorf("the commit message is %q", msg)
+	}
+	if got := sh(t, dir, "git status --porcelain"); got != "?? other.txt\n?? person.txt\n" {
+		t.Errorf("the rest of the work tree after the commit:\n%s", got)
+	}
+	note, _, err = g.Done(ctx, memory.Task{ID: "t3", Title: "Nothing"}, 1, "", loop.Workspace{})
+	if err != nil || note != "task t3 changed no files; nothing to commit" {
+		t.Errorf("a task that changed nothing: %q, %v", note, err)
+	}
+}
