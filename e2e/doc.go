@@ -12,6 +12,10 @@
 // PATH; a missing one fails its test. Every test runs in parallel
 // (t.Parallel) but for the few in serialTests (parallel_test.go).
 //
+// What a room of the code does on its own is unit-tested in its package
+// (coordinator/undo, coordinator/taskgit, coordinator/project, …); these
+// tests say the binary wires it up, as a person meets it.
+//
 // Files are named by face: oneshot_*, chat_*, run_*, agents_*, control_*,
 // records_*, git_*, mcp_*, sandbox_*; bench_* are the benchmarks
 // `make bench` prints as a table. The slow groups (browser_*, temporal_*,

@@ -2,7 +2,10 @@
 // configuration, takes the project lock, recovers from a crashed run,
 // creates or reopens the session record and builds the model client and
 // tools. Every face (one-shot, chat, the task loop) starts here, so the
-// rules about locks and recovery live in one place.
+// rules about locks and recovery live in one place. What is built on an
+// open project lives beside it and imports it, never the other way:
+// a run's assembly (coordinator/assemble), undo and diff
+// (coordinator/undo), git's part in the task loop (coordinator/taskgit).
 package project
 
 import (
