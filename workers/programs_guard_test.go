@@ -47,6 +47,7 @@ var programSites = map[string]string{
 	// Benchmarks and test programs, never part of ralph.
 	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers",
 	"testdata/mcpserver/tools/tools.go": "the test MCP server",
+	"memory/git/gittest/gittest.go":     "git and bash in the tests' temporary repositories",
 }
 
 // TestProgramsStartInOnePlace fails when a program is started outside

@@ -3,7 +3,6 @@ package taskgit
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,32 +12,15 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/git/gittest"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// gitEnv makes the person's identity known to git, and keeps the
-// developer's own git config out.
-var gitEnv = []string{
-	"GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
-	"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com",
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-}
-
 // secret stands for the API key, which no commit message may hold.
 const secret = "sk-test-0123456789abcdef"
 
-func sh(t *testing.T, dir, script string) string {
-	t.Helper()
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, out)
-	}
-	return string(out)
-}
+var sh = gittest.Sh
 
 // noCheckpoints stands for the session's checkpoints, which these tests
 // do not take: what is tested is the branches and commits.
@@ -55,15 +37,9 @@ func (noCheckpoints) RecordTask(context.Context, string, string, map[string]bool
 // checkpoint log.
 func testGit(t *testing.T, run *memory.RunConfig, log []git.Entry) (*taskGit, string) {
 	t.Helper()
-	for _, kv := range gitEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh(t, dir, "git init -q -b main && git config gc.auto 0 && printf '.ralph/\\n' > .gitignore && printf 'readme\\n' > README.md && git add . && git commit -qm 'first commit'")
+	gittest.PersonEnv(t)
+	dir := gittest.Repo(t)
+	sh(t, dir, "printf '.ralph/\\n' > .gitignore && git add .gitignore && git commit -qm ignore")
 	ctx := context.Background()
 	repo, err := git.Open(ctx, dir)
 	if err != nil {

@@ -3,37 +3,18 @@ package undo
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/git/gittest"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
-var gitEnv = []string{
-	"GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
-	"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com",
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-}
-
-func sh(t *testing.T, dir, script string) string {
-	t.Helper()
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, out)
-	}
-	return string(out)
-}
+var sh = gittest.Sh
 
 // TestUndoPutsBackWhatTheRequestChanged: against a real repository and
 // the session's own checkpoints, an undo puts back the files the last
@@ -41,15 +22,9 @@ func sh(t *testing.T, dir, script string) string {
 // recorded as a checkpoint of its own, and `undo --skipped --force`
 // then puts back that file alone.
 func TestUndoPutsBackWhatTheRequestChanged(t *testing.T) {
-	for _, kv := range gitEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh(t, root, "git init -q -b main && git config gc.auto 0 && printf '.ralph/\\n' > .gitignore && echo one > a.txt && echo one > b.txt && git add . && git commit -qm first")
+	gittest.PersonEnv(t)
+	root := gittest.Repo(t)
+	sh(t, root, "printf '.ralph/\\n' > .gitignore && echo one > a.txt && echo one > b.txt && git add . && git commit -qm second")
 	ctx := context.Background()
 	repo, err := git.Open(ctx, root)
 	if err != nil {

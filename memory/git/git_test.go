@@ -11,38 +11,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/git/gittest"
 )
 
-var gitEnv = []string{
-	"GIT_AUTHOR_NAME=person", "GIT_AUTHOR_EMAIL=person@example.com",
-	"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com",
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-}
+var gitEnv = gittest.Env
 
 // repo is a fresh repository with one commit of README.md and b.txt.
-// Automatic garbage collection is off: a commit of the benchmark's
-// 10,000 files would start one in the background, still writing in .git
-// while the test removes it.
-func repo(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh(t, dir, "git init -q -b main && git config gc.auto 0 && printf 'readme\\n' > README.md && printf 'one\\ntwo\\n' > b.txt && git add . && git commit -qm 'first commit'")
-	return dir
-}
+func repo(t testing.TB) string { return gittest.Repo(t) }
 
 func sh(t testing.TB, dir, script string) string {
 	t.Helper()
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, out)
-	}
-	return string(out)
+	return gittest.Sh(t, dir, script)
 }
 
 func write(t testing.TB, path, content string) {
