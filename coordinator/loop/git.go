@@ -25,7 +25,7 @@ type Workspace struct {
 	Tools *workers.Toolset
 }
 
-// TaskGit is git's part in the task loop, which the project implements:
+// TaskGit is git's part in the task loop, which coordinator/taskgit implements:
 // a checkpoint of the work tree after every attempt (so ralph diff and
 // ralph undo take --task), a commit per done task (--commit), a worktree
 // per task merged back when it is done (--worktrees). A loop without git
