@@ -16,10 +16,10 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/scripts/commands"
-	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
 
 // MainOptions are what the chat shell needs besides the opened project.

@@ -30,8 +30,8 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
-	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 	"github.com/ralph-dev/ralph/workers/mcp"
 )
 

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // rawMode switches the shell's terminal (not necessarily file descriptor

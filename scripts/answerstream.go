@@ -5,12 +5,12 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/live"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
 )
 
 // answerStream shows the main agent's answer on the terminal while it
 // arrives, as claude and codex do, instead of a spinner until the end.
-// The layout is chat's (scripts/live, the one live-answer model): each
+// The layout is chat's (scripts/screen/live, the one live-answer model): each
 // finished block is written rendered, the block in flight shows raw in a
 // live region that is never taller than the window, and a block taller
 // than that goes on raw, its rows written for good as they fill. A run

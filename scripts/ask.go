@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // askKey is ask for a question that one key answers at once, without

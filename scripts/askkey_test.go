@@ -13,7 +13,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )

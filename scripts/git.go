@@ -12,7 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 	"github.com/spf13/cobra"
 )
 

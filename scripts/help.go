@@ -1,7 +1,7 @@
 package scripts
 
 import (
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 

@@ -45,7 +45,7 @@ const notifyTimeout = 5 * time.Second
 
 // Notifier tells the person about what they may be waiting for, away from
 // the terminal: the bell and a desktop notification on a terminal that
-// shows one (scripts/terminal decides which), and notify_command from the
+// shows one (scripts/screen/terminal decides which), and notify_command from the
 // user's config, which gets a NotifyEvent as JSON on its stdin. The
 // command runs in the background, bounded by notifyTimeout; its failure
 // is a warning. Close waits for the commands still running.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"

@@ -17,7 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/retention"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
 )

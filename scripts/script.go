@@ -18,7 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/commands"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // Step is one message or slash command of a script.

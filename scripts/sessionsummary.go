@@ -4,8 +4,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/scripts/live"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
 
 // sessionSummary is a one-shot's session as its end sums it up: the

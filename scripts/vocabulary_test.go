@@ -11,7 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/view/viewtest"
+	"github.com/ralph-dev/ralph/scripts/screen/view/viewtest"
 )
 
 // viewLines are the lines eventwords.EventLine makes of the sample events.

@@ -13,8 +13,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
 
 // WatchHelp is the help of ralph watch.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
 
 // errLoopPaused points /resume at /run while the task loop is paused:

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ralph-dev/ralph/e2e/vt"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 func tail(s string) string {

@@ -10,7 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/spf13/afero"
 )

@@ -5,7 +5,7 @@
 //
 // The answer is laid out block by block (a paragraph, a list, a fenced
 // code block). Finished blocks are written for good, rendered by glamour
-// (scripts/render); the block in flight is shown raw in a live region
+// (scripts/screen/render); the block in flight is shown raw in a live region
 // just above the prompt, which each paint redraws. The one rule: the live
 // region is never taller than the window, so whatever scrolls is final
 // and written once. A block in flight may take at most half the window;
@@ -21,8 +21,8 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/render"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/render"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // Size is the terminal's size for layout. A terminal that reports no size
@@ -45,7 +45,7 @@ type Answer struct {
 	// Color renders finished blocks; without it the answer is shown as
 	// it is, and every finished row is final as it comes.
 	Color bool
-	// Style is the render style (scripts/render), asked for when the
+	// Style is the render style (scripts/screen/render), asked for when the
 	// first block is rendered; nil is the dark style.
 	Style func() string
 

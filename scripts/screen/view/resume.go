@@ -10,8 +10,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/live"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // ChatPrompt is the chat's prompt while ralph waits for the person; a
@@ -24,7 +24,7 @@ type ReplayTerm struct {
 	// 80×24, see live.Size).
 	Width, Height int
 	// Color draws ralph's words in colour and renders answers with
-	// glamour in Style (scripts/render), as the live chat does.
+	// glamour in Style (scripts/screen/render), as the live chat does.
 	Color bool
 	Style string
 }

@@ -44,7 +44,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	rtext "github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // The styles a caller may ask for; anything else renders as StyleDark.
@@ -212,7 +212,7 @@ const glamourPriority = 1000
 //
 // The style is given as a value rather than by name: by name, glamour's
 // "auto" would query the terminal itself, on every renderer, with a 5 s
-// timeout. ralph decides the style once (scripts/terminal). 256 colours
+// timeout. ralph decides the style once (scripts/screen/terminal). 256 colours
 // is what chroma's terminal formatter writes for code anyway.
 func newRenderer(style string, width int) goldmark.Markdown {
 	cfg := styles.DarkStyleConfig
