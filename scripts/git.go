@@ -11,8 +11,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
+	"github.com/ralph-dev/ralph/scripts/slash"
 	"github.com/spf13/cobra"
 )
 
@@ -207,6 +207,6 @@ func (r Records) Undo(res *project.UndoResult) (partial bool, err error) {
 	if r.JSON {
 		return len(res.Skipped) > 0, r.writeJSON(res)
 	}
-	fmt.Fprint(r.Out, commands.UndoReport(res, "ralph undo"))
+	fmt.Fprint(r.Out, slash.UndoReport(res, "ralph undo"))
 	return len(res.Skipped) > 0, nil
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/mcpserve"
+	"github.com/ralph-dev/ralph/scripts/slash"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/spf13/afero"
 	"github.com/spf13/cobra"
@@ -281,7 +281,7 @@ func (m MCPCommands) List(ctx context.Context) error {
 	for _, w := range cfg.MCPWarnings {
 		fmt.Fprintln(m.Out, "warning: "+w)
 	}
-	fmt.Fprint(m.Out, commands.MCPText(st, m.Root, true))
+	fmt.Fprint(m.Out, slash.MCPText(st, m.Root, true))
 	return nil
 }
 

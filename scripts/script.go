@@ -17,8 +17,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/commands"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/slash"
 )
 
 // Step is one message or slash command of a script.
@@ -116,7 +116,7 @@ type Script struct {
 	// Run sends one message to the coordinator.
 	Run func(ctx context.Context, prompt string) coordinator.Result
 	// Host runs slash commands; its Out is set per step.
-	Host *commands.Host
+	Host *slash.Host
 	// Queue is the coordinator's; a hard stop (a signal) queued between
 	// steps ends the script.
 	Queue *interrupts.Queue
@@ -236,10 +236,10 @@ func interruptCode(it interrupts.Interrupt) int {
 // runStep runs one step and reports its exit code, whether the script
 // should end (/exit) and whether a signal stopped it.
 func (s *Script) runStep(ctx context.Context, st Step) (code int, exit, signalled bool) {
-	if commands.IsCommand(st.Text) {
+	if slash.IsCommand(st.Text) {
 		return s.command(ctx, st)
 	}
-	msg := strings.TrimPrefix(st.Text, commands.UrgentMarker) // nothing runs between steps to cut in on
+	msg := strings.TrimPrefix(st.Text, slash.UrgentMarker) // nothing runs between steps to cut in on
 	if strings.HasPrefix(msg, "//") {
 		msg = msg[1:]
 	}
@@ -284,7 +284,7 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	var out strings.Builder
 	h := *s.Host
 	h.Out = &out
-	o, err := commands.Dispatch(ctx, &h, st.Text)
+	o, err := slash.Dispatch(ctx, &h, st.Text)
 	if err == nil && o.Send != "" {
 		// A command that sends a message (/retry, /plan) sends it as
 		// the chat does: the step is that message.
@@ -374,7 +374,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	coord := at.Coord
 	var typed []string
 	sc.Run = coord.Run
-	sc.Host = &commands.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status, Models: models.ForConfig(p.Config),
+	sc.Host = &slash.Host{Fs: p.Fs, Root: p.Root, Coord: coord, SessionID: p.Session.ID, Undo: p.Undo, MCP: p.MCP.Status, Models: models.ForConfig(p.Config),
 		History: func(n int) []string { return typed[max(0, len(typed)-n):] },
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return p.Handoff(ctx, coord, goal)

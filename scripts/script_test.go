@@ -14,7 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/scripts/commands"
+	"github.com/ralph-dev/ralph/scripts/slash"
 )
 
 func TestParseScript(t *testing.T) {
@@ -51,7 +51,7 @@ func runScript(t *testing.T, format string, keepGoing bool, src string) (string,
 	fs := afero.NewMemMapFs()
 	_ = afero.WriteFile(fs, "/p/RALPH_TODO.md", []byte("- tidy up\n"), 0o644)
 	sc := &Script{Format: format, Stdout: &out, Stderr: &errb, KeepGoing: keepGoing, SessionID: "s1", Model: "m",
-		Run: scriptRun(&prompts), Host: &commands.Host{Fs: fs, Root: "/p"}, Queue: interrupts.NewQueue()}
+		Run: scriptRun(&prompts), Host: &slash.Host{Fs: fs, Root: "/p"}, Queue: interrupts.NewQueue()}
 	r := NewStepReader(strings.NewReader(src))
 	code := sc.Steps(context.Background(), r.Next)
 	return out.String(), errb.String(), code, prompts
@@ -125,7 +125,7 @@ func TestQueuedHardStopEndsTheScript(t *testing.T) {
 	var prompts []string
 	q := interrupts.NewQueue()
 	sc := &Script{Format: FormatText, Stdout: &out, Stderr: &out, KeepGoing: true, Run: scriptRun(&prompts),
-		Host: &commands.Host{Fs: afero.NewMemMapFs(), Root: "/p"}, Queue: q}
+		Host: &slash.Host{Fs: afero.NewMemMapFs(), Root: "/p"}, Queue: q}
 	steps := []Step{{1, "a"}, {2, "b"}}
 	i := 0
 	code := sc.Steps(context.Background(), func() (Step, error) {

@@ -1,7 +1,7 @@
 // Package commands holds ralph's slash commands (/help, /status, /stop, …),
 // shared by the chat shell and scripted mode so a command means the same in
 // both. A face describes itself with a Host; Dispatch runs one line.
-package commands
+package slash
 
 import (
 	"context"
