@@ -86,7 +86,7 @@ type Options struct {
 	// and resumes it for /run; nil makes those commands say so.
 	Loop func(ctx context.Context) (string, error)
 	// RunArgs puts /run's flags over the session's task loop
-	// configuration (scripts.RunArgs).
+	// configuration (cli.RunArgs).
 	RunArgs func(args string) error
 	// Plan and DropPlan start and take back a plan (/plan); nil makes
 	// /plan unavailable.
