@@ -52,7 +52,7 @@ type Host struct {
 	// Outcome). Pause and Resume pause and resume it.
 	Loop func(ctx context.Context) (string, error)
 	// RunArgs puts /run's flags over the session's task loop
-	// configuration before Loop starts it (scripts.RunArgs); nil: /run
+	// configuration before Loop starts it (cli.RunArgs); nil: /run
 	// takes no arguments here.
 	RunArgs func(args string) error
 	Pause   func() error
