@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
@@ -21,38 +21,38 @@ import (
 // calls and then a summary; children stream a report for their task slowly
 // enough to overlap, and a task containing FAIL makes its child's model
 // call fail.
-func familyModel(n int, childDelayMS int) func(fakemodel.RecordedRequest) fakemodel.Response {
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+func familyModel(n int, childDelayMS int) func(llmtest.RecordedRequest) llmtest.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if strings.HasPrefix(msgs[0].Content, "You are a child agent") {
 			task := msgs[len(msgs)-1].Content
 			if strings.Contains(task, "FAIL") {
 				// Fail only after the others have started, so all n overlap.
-				return fakemodel.Response{Status: 400, DelayMS: childDelayMS * 4, Body: `{"error":{"message":"child model refused"}}`}
+				return llmtest.Response{Status: 400, DelayMS: childDelayMS * 4, Body: `{"error":{"message":"child model refused"}}`}
 			}
 			if strings.Contains(task, "LOOP") {
-				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+				return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 			}
-			return fakemodel.Response{Text: "report from " + task, ChunkSize: 3, ChunkDelayMS: childDelayMS}
+			return llmtest.Response{Text: "report from " + task, ChunkSize: 3, ChunkDelayMS: childDelayMS}
 		}
 		if msgs[len(msgs)-1].Role == "tool" {
-			return fakemodel.Response{Text: "all reported"}
+			return llmtest.Response{Text: "all reported"}
 		}
-		var calls []fakemodel.ToolCall
+		var calls []llmtest.ToolCall
 		for i := 1; i <= n; i++ {
 			task := fmt.Sprintf("task %d", i)
 			if i == 5 {
 				task = "FAIL task 5"
 			}
 			args, _ := json.Marshal(map[string]string{"task": task})
-			calls = append(calls, fakemodel.ToolCall{ID: fmt.Sprintf("spawn_%d", i), Name: SpawnAgentTool, Arguments: string(args)})
+			calls = append(calls, llmtest.ToolCall{ID: fmt.Sprintf("spawn_%d", i), Name: SpawnAgentTool, Arguments: string(args)})
 		}
-		return fakemodel.Response{ToolCalls: calls}
+		return llmtest.Response{ToolCalls: calls}
 	}
 }
 
 type family struct {
-	srv    *fakemodel.Server
+	srv    *llmtest.Server
 	coord  *Coordinator
 	queue  *interrupts.Queue
 	mu     sync.Mutex
@@ -60,13 +60,13 @@ type family struct {
 	onEv   func(Event)
 }
 
-func newFamily(t *testing.T, parallel int, fn func(fakemodel.RecordedRequest) fakemodel.Response, extra ...workers.Tool) *family {
+func newFamily(t *testing.T, parallel int, fn func(llmtest.RecordedRequest) llmtest.Response, extra ...workers.Tool) *family {
 	return newFamilyB(t, parallel, fn, extra...)
 }
 
-func newFamilyB(t testing.TB, parallel int, fn func(fakemodel.RecordedRequest) fakemodel.Response, extra ...workers.Tool) *family {
+func newFamilyB(t testing.TB, parallel int, fn func(llmtest.RecordedRequest) llmtest.Response, extra ...workers.Tool) *family {
 	t.Helper()
-	f := &family{srv: fakemodel.NewServerFunc(fn), queue: interrupts.NewQueue()}
+	f := &family{srv: llmtest.NewServerFunc(fn), queue: interrupts.NewQueue()}
 	t.Cleanup(f.srv.Close)
 	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
 	if err != nil {
@@ -200,15 +200,15 @@ func (panicTool) Def() workers.ToolDef {
 func (panicTool) Run(context.Context, json.RawMessage) workers.Result { panic("boom") }
 
 func TestPanickingChildIsReported(t *testing.T) {
-	f := newFamily(t, 2, func(r fakemodel.RecordedRequest) fakemodel.Response {
+	f := newFamily(t, 2, func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		switch {
 		case strings.HasPrefix(msgs[0].Content, "You are a child agent"):
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "explode", Arguments: "{}"}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "explode", Arguments: "{}"}}}
 		case msgs[len(msgs)-1].Role == "tool":
-			return fakemodel.Response{Text: "survived"}
+			return llmtest.Response{Text: "survived"}
 		}
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{ID: "s1", Name: SpawnAgentTool, Arguments: `{"task":"explode"}`}}}
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{{ID: "s1", Name: SpawnAgentTool, Arguments: `{"task":"explode"}`}}}
 	}, panicTool{})
 	res := f.coord.Run(context.Background(), "go")
 	if res.Text != "survived" {
@@ -225,15 +225,15 @@ func r2(m conversation.Message, s string) bool {
 }
 
 func TestChildLoopIsDetected(t *testing.T) {
-	f := newFamily(t, 1, func(r fakemodel.RecordedRequest) fakemodel.Response {
+	f := newFamily(t, 1, func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		switch {
 		case strings.HasPrefix(msgs[0].Content, "You are a child agent"):
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: "{}"}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: "{}"}}}
 		case msgs[len(msgs)-1].Role == "tool":
-			return fakemodel.Response{Text: "noted"}
+			return llmtest.Response{Text: "noted"}
 		}
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{ID: "s1", Name: SpawnAgentTool, Arguments: `{"task":"list forever"}`}}}
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{{ID: "s1", Name: SpawnAgentTool, Arguments: `{"task":"list forever"}`}}}
 	})
 	res := f.coord.Run(context.Background(), "go")
 	msgs := f.coord.Messages()

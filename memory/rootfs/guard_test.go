@@ -46,7 +46,7 @@ var allowed = map[string]string{
 	"coordinator/control/socket_other.go:listen":   "chmod of the control socket, in the runtime or state dir",
 	"coordinator/control/peer_linux.go:noNewPrivs": "/proc/<pid>/status of the peer of the control socket",
 	// Fixtures and tools.
-	"coordinator/llm/fakemodel/scenario.go:LoadScenario": "the stand-in model's scenario file, named by a test",
+	"coordinator/llm/llmtest/scenario.go:LoadScenario": "the stand-in model's scenario file, named by a test",
 	"main.go:profiled": "the profile file the person names in RALPH_CPUPROFILE",
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",

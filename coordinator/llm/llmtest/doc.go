@@ -1,4 +1,4 @@
-// Package fakemodel is a scripted fake of an OpenAI-compatible chat
+// Package llmtest is a scripted fake of an OpenAI-compatible chat
 // completions server (and of the Messages, Responses and Gemini APIs), for tests,
 // benchmarks and the demo.
 //
@@ -27,4 +27,4 @@
 // Every request is recorded (see RecordedRequest) so tests can check what
 // the client sent, and ServerTime lets benchmarks separate the client's own
 // overhead from the scripted model latency.
-package fakemodel
+package llmtest

@@ -1,4 +1,4 @@
-package fakemodel
+package llmtest
 
 // The wire types below are written by hand rather than reusing go-openai's
 // structs, so that the JSON matches what OpenAI itself sends (for example
