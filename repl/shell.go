@@ -374,8 +374,11 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 // key; when readline clears it itself, this clears an empty row.
 type rowClearing struct{ w io.Writer }
 
+// rowClear returns the cursor to the row's start and clears the row.
+const rowClear = "\r\x1b[K"
+
 func (c rowClearing) Write(p []byte) (int, error) {
-	if _, err := c.w.Write(append([]byte("\r\x1b[K"), p...)); err != nil {
+	if _, err := c.w.Write(append([]byte(rowClear), p...)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
