@@ -46,7 +46,7 @@ var allowed = map[string]string{
 	"coordinator/control/socket_other.go:listen":   "chmod of the control socket, in the runtime or state dir",
 	"coordinator/control/peer_linux.go:noNewPrivs": "/proc/<pid>/status of the peer of the control socket",
 	// Fixtures and tools.
-	"coordinator/llm/fakemodel/scenario.go:LoadScenario": "the stand-in model's scenario file, named by a test",
+	"coordinator/llm/llmtest/scenario.go:LoadScenario": "the stand-in model's scenario file, named by a test",
 	"main.go:profiled": "the profile file the person names in RALPH_CPUPROFILE",
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",
@@ -109,17 +109,17 @@ var allowed = map[string]string{
 	"workers/sandbox/runner_linux.go:Process.Wait":      "removes mount points the sandbox made where nothing was",
 	"workers/sandbox/worktree.go:worktreeDirs":          "reads a worktree's .git file and commondir",
 	// The person's own files and directories outside any project.
-	"workers/agents/codex.go:readCodexConfig":    "the person's ~/.codex/config.toml",
-	"workers/sandbox/secrets.go:npmrcSecret":     "the person's ~/.npmrc, read only to decide whether to hide it",
-	"workers/agents/opencode.go:opencodeEnvKeys": "the person's opencode config (never the project's)",
-	"coordinator/models/models.go:readCache":     "the model-list cache in the person's cache dir",
-	"coordinator/models/models.go:writeCache":    "the model-list cache in the person's cache dir",
-	"scripts/web/index.go:watchDir":              "the registry dir in the person's state dir",
-	"scripts/ask.go:openTTY":                     "/dev/tty",
-	"scripts/plan.go:editFile":                   "/dev/tty for the person's editor",
-	"scripts/cli.go:cli.addConversationCommands": "ralph script FILE: a file the person names",
-	"scripts/cli.go:cli.addRecordCommands":       "ralph tasks import FILE: a file the person names",
-	"scripts/mcpserve/background.go:startRun":    "the started run's log, a temporary file of its own",
+	"workers/agents/codex.go:readCodexConfig":        "the person's ~/.codex/config.toml",
+	"workers/sandbox/secrets.go:npmrcSecret":         "the person's ~/.npmrc, read only to decide whether to hide it",
+	"workers/agents/opencode.go:opencodeEnvKeys":     "the person's opencode config (never the project's)",
+	"coordinator/models/models.go:readCache":         "the model-list cache in the person's cache dir",
+	"coordinator/models/models.go:writeCache":        "the model-list cache in the person's cache dir",
+	"scripts/web/index.go:watchDir":                  "the registry dir in the person's state dir",
+	"scripts/cli/ask.go:openTTY":                     "/dev/tty",
+	"scripts/cli/plan.go:editFile":                   "/dev/tty for the person's editor",
+	"scripts/cli/cli.go:cli.addConversationCommands": "ralph script FILE: a file the person names",
+	"scripts/cli/cli.go:cli.addRecordCommands":       "ralph tasks import FILE: a file the person names",
+	"scripts/mcpserve/background.go:startRun":        "the started run's log, a temporary file of its own",
 	// ralph-temporal: the worker's own directories (its clones and
 	// worktrees, outside any person's project) and its start file.
 	"ralph-temporal/commands.go:readStart":              "the start document ralph hands ralph-temporal",
