@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"encoding/json"
@@ -11,8 +11,7 @@ import (
 // reach it through a Toolset rooted there, confined to it exactly as the
 // project's tools are to the project (symlinks, .git, .ralph).
 type addedDir struct {
-	lex, real string
-	tools     *Toolset
+	tools *Toolset
 }
 
 // newAddedDirs roots a Toolset in each directory the person named. Only
@@ -38,7 +37,7 @@ func newAddedDirs(o Options) ([]addedDir, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, addedDir{lex: filepath.Clean(lex), real: t.root, tools: t})
+		out = append(out, addedDir{tools: t})
 	}
 	return out, nil
 }
@@ -57,11 +56,11 @@ func (t *Toolset) addedFor(name string, args json.RawMessage) *Toolset {
 		return nil
 	}
 	p := filepath.Clean(a.Path)
-	if isInside(t.root, p) || isInside(t.rootLex, p) {
+	if t.ws.Holds(p) {
 		return nil
 	}
 	for _, d := range t.added {
-		if isInside(d.lex, p) || isInside(d.real, p) {
+		if d.tools.ws.Holds(p) {
 			return d.tools
 		}
 	}
@@ -72,7 +71,7 @@ func (t *Toolset) addedFor(name string, args json.RawMessage) *Toolset {
 func (t *Toolset) AddedDirs() []string {
 	out := make([]string, len(t.added))
 	for i, d := range t.added {
-		out[i] = d.real
+		out[i] = d.tools.Root()
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // AskUserParams are ask_user's arguments.
@@ -50,26 +51,26 @@ const (
 // newAskUserTool is ask_user{question, choices?}: the model asks the
 // person, and the answer, or word that none came, is the tool's result.
 func newAskUserTool(asker UserAsker) Tool {
-	return NewTool(Def("ask_user"), func(ctx context.Context, args json.RawMessage) Result {
+	return NewTool(Def("ask_user"), func(ctx context.Context, args json.RawMessage) workers.Result {
 		var a AskUserParams
 		if err := json.Unmarshal(args, &a); err != nil {
-			return Result{IsError: true, Output: "ask_user needs {\"question\": \"...\", \"choices\": [...]}: " + err.Error()}
+			return workers.Result{IsError: true, Output: "ask_user needs {\"question\": \"...\", \"choices\": [...]}: " + err.Error()}
 		}
 		q, bad := userQuestion(a)
 		if bad != "" {
-			return Result{IsError: true, Output: bad}
+			return workers.Result{IsError: true, Output: bad}
 		}
 		q.Agent = CallerOf(ctx).Agent
 		answer, err := asker.AskUser(ctx, q)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return Result{Output: "not answered: the person stopped the work before answering"}
+			return workers.Result{Output: "not answered: the person stopped the work before answering"}
 		case err != nil:
-			return Result{Output: fmt.Sprintf("no answer (%v): decide yourself, and say in your answer what you assumed", err)}
+			return workers.Result{Output: fmt.Sprintf("no answer (%v): decide yourself, and say in your answer what you assumed", err)}
 		case strings.TrimSpace(answer) == "":
-			return Result{Output: "the person gave an empty answer: decide yourself, and say in your answer what you assumed"}
+			return workers.Result{Output: "the person gave an empty answer: decide yourself, and say in your answer what you assumed"}
 		}
-		return Result{Output: "the person answered: " + answer}
+		return workers.Result{Output: "the person answered: " + answer}
 	})
 }
 

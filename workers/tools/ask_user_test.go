@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 type fakeUserAsker struct {
@@ -21,7 +23,7 @@ func (f *fakeUserAsker) AskUser(_ context.Context, q UserQuestion) (string, erro
 
 func TestAskUserTool(t *testing.T) {
 	ctx := WithCaller(context.Background(), Caller{Agent: "a2"})
-	run := func(a *fakeUserAsker, args string) Result {
+	run := func(a *fakeUserAsker, args string) workers.Result {
 		return newAskUserTool(a).Run(ctx, json.RawMessage(args))
 	}
 	a := &fakeUserAsker{answer: "blue"}

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // complete_task has one schema and two descriptions: in chat it marks the
@@ -30,10 +31,10 @@ type CompleteTaskParams struct {
 // meanwhile are kept. Secrets in the summary are redacted, as for
 // remember.
 func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
-	return NewTool(Def("complete_task"), func(_ context.Context, args json.RawMessage) Result {
+	return NewTool(Def("complete_task"), func(_ context.Context, args json.RawMessage) workers.Result {
 		var a CompleteTaskParams
 		if err := json.Unmarshal(args, &a); err != nil || a.ID == "" {
-			return Result{IsError: true, Output: "complete_task needs {\"id\": \"t1\", \"summary\": \"...\"}"}
+			return workers.Result{IsError: true, Output: "complete_task needs {\"id\": \"t1\", \"summary\": \"...\"}"}
 		}
 		var task memory.Task
 		_, err := memory.UpdateTasks(fs, root, func(f *memory.TaskFile) error {
@@ -45,14 +46,14 @@ func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool
 			return f.SetState(t.ID, memory.TaskDone)
 		})
 		if errors.Is(err, memory.ErrTaskNotFound) {
-			return Result{IsError: true, Output: fmt.Sprintf("no task %q in %s; read the file for the ids", a.ID, memory.TasksFile)}
+			return workers.Result{IsError: true, Output: fmt.Sprintf("no task %q in %s; read the file for the ids", a.ID, memory.TasksFile)}
 		}
 		if err != nil {
-			return Result{IsError: true, Output: "could not update the task file: " + err.Error()}
+			return workers.Result{IsError: true, Output: "could not update the task file: " + err.Error()}
 		}
 		if err := memory.AppendProgress(fs, root, memory.ProgressEntry{Time: time.Now(), Title: redact.Redact(task.Title), Body: redact.Redact(a.Summary)}); err != nil {
-			return Result{IsError: true, Output: "task marked done, but the progress entry failed: " + err.Error()}
+			return workers.Result{IsError: true, Output: "task marked done, but the progress entry failed: " + err.Error()}
 		}
-		return Result{Output: fmt.Sprintf("task %s (%s) marked done", task.ID, task.Title)}
+		return workers.Result{Output: fmt.Sprintf("task %s (%s) marked done", task.ID, task.Title)}
 	})
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // RunFunc is the body of a tool whose running belongs to the layer above
 // (the loop's claim, the review's reports, spawn_agent): that layer hands
 // the body to Build, and the list makes the tool.
-type RunFunc func(ctx context.Context, args json.RawMessage) Result
+type RunFunc func(ctx context.Context, args json.RawMessage) workers.Result
 
 // Deps are what the tools of the list are built from. Each row's
 // constructor takes the dependencies it needs and builds nothing when one

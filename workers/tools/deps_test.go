@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -78,9 +79,9 @@ func TestModeFiltersTheList(t *testing.T) {
 // and a worker's view of it, leave out write_file and edit_file and keep
 // complete_task; a call of a tool the mode leaves out is refused.
 func TestToolsetOffersWhatItsModeAllows(t *testing.T) {
-	ts := newTestToolset(t, Options{Approver: allowAll, Sandbox: sandbox.ReadOnly, NoNetwork: true})
+	ts := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Sandbox: sandbox.ReadOnly, NoNetwork: true}})
 	ts.Add(Deps{Fs: afero.NewMemMapFs(), Root: "/p", Redact: memory.NewRedactor(), Decide: func(memory.DecisionRecord) error { return nil }})
-	claim := Build(Deps{Claim: func(context.Context, json.RawMessage) Result { return Result{Output: "claimed"} }})
+	claim := Build(Deps{Claim: func(context.Context, json.RawMessage) workers.Result { return workers.Result{Output: "claimed"} }})
 	names := func(defs []ToolDef) []string {
 		var out []string
 		for _, d := range defs {

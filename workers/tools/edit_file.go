@@ -1,15 +1,15 @@
-package workers
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // EditFileParams are edit_file's arguments.
@@ -23,7 +23,7 @@ func (t *Toolset) editFileTool() Tool {
 	return NewTool(Def("edit_file"), t.editFile)
 }
 
-func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
+func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) workers.Result {
 	var a EditFileParams
 	if err := decodeArgs(ToolEditFile, raw, &a); err != nil {
 		return errResult("%v", err)
@@ -37,12 +37,12 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	if a.OldString == a.NewString {
 		return errResult("old_string and new_string are identical, so there is nothing to change")
 	}
-	rel, display, err := t.lexical(a.Path)
+	rel, display, err := t.ws.Lexical(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
-	if isProtected(rel) {
-		return refusal("edit", a.Path, display, ErrProtected)
+	if workers.IsProtected(rel) {
+		return refusal("edit", a.Path, display, workers.ErrProtected)
 	}
 	if err := ctx.Err(); err != nil {
 		return errResult("edit_file cancelled; %s was not changed", display)
@@ -50,12 +50,12 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	if r, ok := t.approveWrite(ctx, ToolEditFile, display, rel); !ok {
 		return r
 	}
-	root, err := t.openRoot()
+	root, err := t.ws.OpenRoot()
 	if err != nil {
 		return fsErrorResult("edit", display, err)
 	}
 	defer root.Close()
-	tg, err := root.writeTarget(rel, false)
+	tg, err := root.WriteTarget(rel, false)
 	if errors.Is(err, syscall.EISDIR) {
 		return errResult("%s is a directory; use list_files to see its contents", display)
 	}
@@ -68,9 +68,9 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 	}
 	// Hold the lock across read, check and write so a concurrent edit of the
 	// same file cannot be lost.
-	unlock := t.lockPath(tg.key(t.root))
+	unlock := t.ws.Lock(tg)
 	defer unlock()
-	data, err := tg.read()
+	data, err := tg.Read()
 	if err != nil {
 		return refusal("edit", a.Path, display, err)
 	}
@@ -83,10 +83,10 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) Result {
 		return errResult("old_string occurs %d times in %s; add surrounding context so it matches exactly once", n, display)
 	}
 	updated := strings.Replace(content, a.OldString, a.NewString, 1)
-	if err := tg.write([]byte(updated)); err != nil {
+	if err := tg.Write([]byte(updated)); err != nil {
 		return refusal("edit", a.Path, display, err)
 	}
-	return Result{Output: fmt.Sprintf("edited %s: replaced %s with %s",
+	return workers.Result{Output: fmt.Sprintf("edited %s: replaced %s with %s",
 		display, text.Counted(strings.Count(a.OldString, "\n")+1, "line", "lines"), text.Counted(strings.Count(a.NewString, "\n")+1, "line", "lines")),
-		Changed: &FileChange{Path: filepath.ToSlash(filepath.Join(tg.dirRel, tg.name)), Added: lineCount(a.NewString), Deleted: lineCount(a.OldString)}}
+		Changed: &workers.FileChange{Path: tg.Path(), Added: lineCount(a.NewString), Deleted: lineCount(a.OldString)}}
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 func numberedLines(n int) string {
@@ -50,7 +52,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestReadFileTruncatesAndPages(t *testing.T) {
-	ts := newTestToolset(t, Options{MaxOutputBytes: 100})
+	ts := newTestToolset(t, Options{Options: workers.Options{MaxOutputBytes: 100}})
 	writeTestFile(t, filepath.Join(ts.Root(), "big.txt"), numberedLines(100))
 	out := mustOK(t, call(t, ts, "read_file", map[string]any{"path": "big.txt"}))
 	header, body, _ := strings.Cut(out, "\n")
@@ -68,7 +70,7 @@ func TestReadFileTruncatesAndPages(t *testing.T) {
 }
 
 func TestReadFileCutsHugeLine(t *testing.T) {
-	ts := newTestToolset(t, Options{MaxOutputBytes: 1000})
+	ts := newTestToolset(t, Options{Options: workers.Options{MaxOutputBytes: 1000}})
 	writeTestFile(t, filepath.Join(ts.Root(), "min.js"), strings.Repeat("é", 100000)+"\nsecond\n")
 	out := mustOK(t, call(t, ts, "read_file", map[string]any{"path": "min.js"}))
 	header, body, _ := strings.Cut(out, "\n")

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 // FixesDoneParams are fixes_done's arguments: the review's fixing agent
 // says what it changed and finishes. Its running is the review's

@@ -1,16 +1,14 @@
-package workers
+package tools
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // newTestToolset returns a Toolset rooted in a fresh temporary directory.
@@ -28,12 +26,12 @@ func newTestToolset(t testing.TB, opts Options) *Toolset {
 }
 
 // call runs a tool with arguments given as a Go value or a raw JSON string.
-func call(t testing.TB, ts *Toolset, name string, args any) Result {
+func call(t testing.TB, ts *Toolset, name string, args any) workers.Result {
 	t.Helper()
 	return callCtx(context.Background(), t, ts, name, args)
 }
 
-func callCtx(ctx context.Context, t testing.TB, ts *Toolset, name string, args any) Result {
+func callCtx(ctx context.Context, t testing.TB, ts *Toolset, name string, args any) workers.Result {
 	t.Helper()
 	var raw json.RawMessage
 	switch a := args.(type) {
@@ -51,7 +49,7 @@ func callCtx(ctx context.Context, t testing.TB, ts *Toolset, name string, args a
 }
 
 // mustOK fails the test unless res is a success.
-func mustOK(t testing.TB, res Result) string {
+func mustOK(t testing.TB, res workers.Result) string {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("unexpected error result: %s", res.Output)
@@ -60,7 +58,7 @@ func mustOK(t testing.TB, res Result) string {
 }
 
 // mustErr fails the test unless res is an error containing want.
-func mustErr(t testing.TB, res Result, want string) {
+func mustErr(t testing.TB, res workers.Result, want string) {
 	t.Helper()
 	if !res.IsError {
 		t.Fatalf("expected an error result containing %q, got success: %s", want, res.Output)
@@ -87,42 +85,6 @@ func readTestFile(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// waitForPID polls for a file holding a pid written by a test command.
-func waitForPID(t testing.TB, path string) int {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				return pid
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatalf("no pid appeared in %s", path)
-	return 0
-}
-
-// assertGroupGone checks the hard requirement that nothing of a command's
-// process group runs after Call returns. Right away no member may be alive;
-// zombies may remain until init reaps them (some container inits only do
-// that every couple of seconds), after which kill(-pgid, 0) reports ESRCH.
-func assertGroupGone(t testing.TB, pgid int) {
-	t.Helper()
-	assertNoLiveMember(t, pgid)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		err := signalGroup(pgid, 0)
-		if errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still exists (kill -0: %v)", pgid, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // approverFunc turns a function into an Approver.

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 // JudgeFindingsParams are judge_findings' arguments: the review's
 // checking agent gives a verdict on every finding and finishes. Its

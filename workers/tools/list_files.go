@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // ListFilesParams are list_files's arguments.
@@ -19,7 +21,7 @@ func (t *Toolset) listFilesTool() Tool {
 	return NewTool(Def("list_files"), t.listFiles)
 }
 
-func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
+func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) workers.Result {
 	var a ListFilesParams
 	if err := decodeArgs(ToolListFiles, raw, &a); err != nil {
 		return errResult("%v", err)
@@ -30,7 +32,7 @@ func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
 	if err := validGlob(a.Pattern); err != nil {
 		return errResult("invalid pattern %q: %v", a.Pattern, err)
 	}
-	real, display, err := t.resolve(a.Path)
+	real, display, err := t.ws.Resolve(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
@@ -40,11 +42,11 @@ func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
 
 	var out strings.Builder
 	count, stopped := 0, ""
-	err = t.walkProject(ctx, real, func(_ *rootDir, p string, d fs.DirEntry) error {
+	err = t.ws.Walk(ctx, real, func(_ *workers.RootDir, p string, d fs.DirEntry) error {
 		if p == real && d.IsDir() {
 			return nil // the directory itself is not an entry of its listing
 		}
-		rel := t.relSlash(p)
+		rel := t.ws.RelSlash(p)
 		if a.Pattern != "" && !matchAny(a.Pattern, d.Name(), rel, relTo(real, p)) {
 			return nil
 		}
@@ -52,7 +54,7 @@ func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
 		if d.IsDir() {
 			line += "/"
 		}
-		if count == maxListEntries || out.Len()+len(line)+1 > t.maxOut {
+		if count == maxListEntries || out.Len()+len(line)+1 > t.ws.MaxOutput() {
 			stopped = fmt.Sprintf("[listing stopped after %d entries; narrow it with path or pattern]", count)
 			return fs.SkipAll
 		}
@@ -66,12 +68,12 @@ func (t *Toolset) listFiles(ctx context.Context, raw json.RawMessage) Result {
 	}
 	if count == 0 {
 		if a.Pattern != "" {
-			return Result{Output: fmt.Sprintf("no entries under %s match %q", display, a.Pattern)}
+			return workers.Result{Output: fmt.Sprintf("no entries under %s match %q", display, a.Pattern)}
 		}
-		return Result{Output: fmt.Sprintf("%s has no entries", display)}
+		return workers.Result{Output: fmt.Sprintf("%s has no entries", display)}
 	}
 	if stopped != "" {
 		out.WriteString(stopped)
 	}
-	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
+	return workers.Result{Output: strings.TrimSuffix(out.String(), "\n")}
 }

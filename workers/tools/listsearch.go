@@ -1,9 +1,6 @@
-package workers
+package tools
 
 import (
-	"context"
-	"errors"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -15,43 +12,6 @@ const (
 	maxSearchFile    = 2 << 20 // larger files are generated or data, not source
 	maxMatchLineLen  = 300     // runes of a matching line shown
 )
-
-// walkProject walks the directory (or file) real in lexical order,
-// skipping the directories in skipNames and unreadable directories, and
-// stops early when ctx is done. Symlinks are reported but never followed,
-// and every directory is opened beneath the root (see beneath.go), so a
-// directory swapped for a symlink mid-walk cannot take the walk outside.
-// fn gets absolute paths and the open root, to read files through it.
-func (t *Toolset) walkProject(ctx context.Context, real string, fn func(root *rootDir, p string, d fs.DirEntry) error) error {
-	root, err := t.openRoot()
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	start := t.relSlash(real)
-	err = fs.WalkDir(beneathFS{root}, start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == start {
-				return err
-			}
-			return nil // an unreadable subdirectory should not spoil the rest
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if p != start && skipNames[d.Name()] {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		return fn(root, filepath.Join(t.root, filepath.FromSlash(p)), d)
-	})
-	if errors.Is(err, fs.SkipAll) {
-		return nil
-	}
-	return err
-}
 
 // relTo returns p relative to dir with slashes, for matching patterns written
 // relative to the listed directory.

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 func setupTree(t *testing.T, root string) {
@@ -114,7 +116,7 @@ func TestSearchCap(t *testing.T) {
 }
 
 func TestSearchRespectsOutputBudget(t *testing.T) {
-	ts := newTestToolset(t, Options{MaxOutputBytes: 200})
+	ts := newTestToolset(t, Options{Options: workers.Options{MaxOutputBytes: 200}})
 	writeTestFile(t, filepath.Join(ts.Root(), "many.txt"), strings.Repeat("match\n", 100))
 	out := mustOK(t, call(t, ts, "search", map[string]any{"pattern": "match"}))
 	if len(out) > 300 || !strings.Contains(out, "[search stopped after") {

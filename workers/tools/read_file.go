@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // ReadFileParams are read_file's arguments.
@@ -24,7 +25,7 @@ func (t *Toolset) readFileTool() Tool {
 	return NewTool(Def("read_file"), t.readFile)
 }
 
-func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {
+func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) workers.Result {
 	var a ReadFileParams
 	if err := decodeArgs(ToolReadFile, raw, &a); err != nil {
 		return errResult("%v", err)
@@ -38,15 +39,15 @@ func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {
 	if a.Offset == 0 {
 		a.Offset = 1 // Models often send 0 to mean "from the start".
 	}
-	rel, display, err := t.lexical(a.Path)
+	rel, display, err := t.ws.Lexical(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
-	root, err := t.openRoot()
+	root, err := t.ws.OpenRoot()
 	if err != nil {
 		return fsErrorResult("read", display, err)
 	}
-	f, err := root.openFile(rel)
+	f, err := root.OpenFile(rel)
 	root.Close()
 	if errors.Is(err, syscall.EISDIR) {
 		return errResult("%s is a directory; use list_files to see its contents", display)
@@ -60,11 +61,11 @@ func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) Result {
 	if sniff, _ := br.Peek(binarySniffLen); bytes.IndexByte(sniff, 0) >= 0 {
 		return errResult("%s looks like a binary file (it contains NUL bytes); read_file only returns text", display)
 	}
-	page, err := readLines(ctx, br, a.Offset, a.Limit, t.maxOut)
+	page, err := readLines(ctx, br, a.Offset, a.Limit, t.ws.MaxOutput())
 	if err != nil {
 		return fsErrorResult("read", display, err)
 	}
-	return page.result(display, a.Offset, t.maxOut)
+	return page.result(display, a.Offset, t.ws.MaxOutput())
 }
 
 // linePage is the part of a file selected by offset and limit.
@@ -135,9 +136,9 @@ func readLines(ctx context.Context, br *bufio.Reader, offset, limit, budget int)
 
 // result renders the page with a header saying what was returned and how to
 // continue.
-func (p linePage) result(display string, offset, budget int) Result {
+func (p linePage) result(display string, offset, budget int) workers.Result {
 	if p.total == 0 {
-		return Result{Output: fmt.Sprintf("[%s: empty file]", display)}
+		return workers.Result{Output: fmt.Sprintf("[%s: empty file]", display)}
 	}
 	if offset > p.total {
 		return errResult("offset %d is past the end of %s, which has %s", offset, display, text.Counted(p.total, "line", "lines"))
@@ -157,5 +158,5 @@ func (p linePage) result(display string, offset, budget int) Result {
 	default:
 		header = fmt.Sprintf("[%s: lines %d-%d of %d]", display, offset, p.last, p.total)
 	}
-	return Result{Output: header + "\n" + string(p.text)}
+	return workers.Result{Output: header + "\n" + string(p.text)}
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // RecordDecisionParams are record_decision's arguments. Alternatives is
@@ -37,17 +38,17 @@ const (
 // record publishes it where the run's other decisions go, so the
 // session's one recorder writes it to decisions.jsonl.
 func newRecordDecisionTool(record func(memory.DecisionRecord) error) Tool {
-	return NewTool(Def("record_decision"), func(ctx context.Context, args json.RawMessage) Result {
+	return NewTool(Def("record_decision"), func(ctx context.Context, args json.RawMessage) workers.Result {
 		d, err := parseDecision(args)
 		if err != nil {
-			return Result{IsError: true, Output: "record_decision: " + err.Error()}
+			return workers.Result{IsError: true, Output: "record_decision: " + err.Error()}
 		}
 		c := CallerOf(ctx)
 		d.Agent, d.Task = c.Agent, c.Task
 		if err := record(d); err != nil {
-			return Result{IsError: true, Output: "could not record the decision: " + err.Error()}
+			return workers.Result{IsError: true, Output: "could not record the decision: " + err.Error()}
 		}
-		return Result{Output: "recorded: " + d.Detail}
+		return workers.Result{Output: "recorded: " + d.Detail}
 	})
 }
 

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 func TestRecordDecision(t *testing.T) {
@@ -20,7 +21,7 @@ func TestRecordDecision(t *testing.T) {
 		t.Fatalf("def = %+v", tool.Def())
 	}
 	ctx := WithCaller(context.Background(), Caller{Agent: "a2", Task: "t4"})
-	run := func(args string) Result { return tool.Run(ctx, json.RawMessage(args)) }
+	run := func(args string) workers.Result { return tool.Run(ctx, json.RawMessage(args)) }
 
 	r := run(`{"decision":"use a map, not a slice","reason":"lookups by id dominate","confidence":0.7,"alternatives":["sorted slice","  ",""]}`)
 	if r.IsError || r.Output != "recorded: use a map, not a slice" {

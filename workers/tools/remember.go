@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // RememberParams are remember's arguments.
@@ -20,14 +21,14 @@ type RememberParams struct {
 // note are redacted first: AGENT.md is committed with the project, and a
 // model may repeat a key the person pasted.
 func newRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
-	return NewTool(Def("remember"), func(_ context.Context, args json.RawMessage) Result {
+	return NewTool(Def("remember"), func(_ context.Context, args json.RawMessage) workers.Result {
 		var a RememberParams
 		if err := json.Unmarshal(args, &a); err != nil {
-			return Result{IsError: true, Output: "remember needs {\"note\": \"...\"}: " + err.Error()}
+			return workers.Result{IsError: true, Output: "remember needs {\"note\": \"...\"}: " + err.Error()}
 		}
 		if err := memory.AppendLearning(fs, root, redact.Redact(a.Note), time.Now()); err != nil {
-			return Result{IsError: true, Output: "could not save the learning: " + err.Error()}
+			return workers.Result{IsError: true, Output: "could not save the learning: " + err.Error()}
 		}
-		return Result{Output: "saved to " + memory.AgentFile}
+		return workers.Result{Output: "saved to " + memory.AgentFile}
 	})
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 // ReportFindingsParams are report_findings' arguments: a reviewer of
 // ralph's review reports its findings and finishes. Its definition is

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -17,7 +18,9 @@ type echoTool string
 func (e echoTool) Def() ToolDef {
 	return ToolDef{Name: "echo", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
-func (e echoTool) Run(context.Context, json.RawMessage) Result { return Result{Output: string(e)} }
+func (e echoTool) Run(context.Context, json.RawMessage) workers.Result {
+	return workers.Result{Output: string(e)}
+}
 
 func TestRootedToolsetWorksInItsDirectoryOnly(t *testing.T) {
 	project := t.TempDir()
@@ -25,7 +28,7 @@ func TestRootedToolsetWorksInItsDirectoryOnly(t *testing.T) {
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestToolset(t, Options{Root: project, Approver: allowAll, Sandbox: sandbox.FullAccess})
+	ts := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Root: project, Sandbox: sandbox.FullAccess}})
 	ts.Register(echoTool("from the project"))
 	rt, err := ts.Rooted(tree)
 	if err != nil {
@@ -46,7 +49,7 @@ func TestRootedToolsetWorksInItsDirectoryOnly(t *testing.T) {
 	if out := mustOK(t, call(t, rt, "run_command", map[string]string{"command": "pwd"})); strings.TrimSpace(out) != rt.Root() {
 		t.Fatalf("commands run in %q, want %q", out, rt.Root())
 	}
-	if r := rt.RunVerify(context.Background(), "ls a.txt", 0, false); r.IsError {
+	if r := rt.Workspace().RunVerify(context.Background(), "ls a.txt", 0, false); r.IsError {
 		t.Fatalf("RunVerify: %s", r.Output)
 	}
 	// Registered tools come along as they are.
@@ -66,7 +69,7 @@ func TestRootedToolsetIsSandboxedToItsDirectory(t *testing.T) {
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestToolset(t, Options{Root: project, Approver: allowAll})
+	ts := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Root: project}})
 	rt, err := ts.Rooted(tree)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // RunCommandParams are run_command's arguments.
@@ -24,7 +26,7 @@ func (t *Toolset) runCommandTool() Tool {
 	return NewTool(def, t.runCommand)
 }
 
-func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
+func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.Result {
 	var a RunCommandParams
 	if err := decodeArgs(ToolRunCommand, raw, &a); err != nil {
 		return errResult("%v", err)
@@ -32,7 +34,7 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 	if strings.TrimSpace(a.Command) == "" {
 		return errResult("run_command needs a non-empty command")
 	}
-	timeout := t.timeout
+	timeout := t.ws.Timeout()
 	if a.TimeoutS != nil {
 		if *a.TimeoutS <= 0 || math.IsNaN(*a.TimeoutS) {
 			return errResult("timeout_s must be a positive number of seconds")
@@ -46,8 +48,8 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 	if err := ctx.Err(); err != nil {
 		return errResult("command cancelled before it ran")
 	}
-	t.noteWithheld()
-	if a.Unsandboxed && t.policy.Confines() {
+	t.ws.NoteWithheld()
+	if a.Unsandboxed && t.ws.Policy().Confines() {
 		return t.runUnsandboxed(ctx, a.Command, timeout)
 	}
 	d := t.approver.ApproveCommand(ctx, a.Command)
@@ -59,7 +61,7 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) Result {
 		r.Denied = d.Unasked
 		return r
 	}
-	return t.execute(ctx, a.Command, timeout, t.policy)
+	return t.ws.Exec(ctx, a.Command, timeout, true)
 }
 
 // WillAsk reports whether calling the tool name with args will ask a
@@ -74,22 +76,40 @@ func (t *Toolset) WillAsk(name string, args json.RawMessage) bool {
 	if err := json.Unmarshal(args, &a); err != nil || strings.TrimSpace(a.Command) == "" {
 		return false
 	}
-	if a.Unsandboxed && t.policy.Confines() {
+	if a.Unsandboxed && t.ws.Policy().Confines() {
 		return f.WillAsk(UnsandboxedPrefix + a.Command)
 	}
 	return f.WillAsk(a.Command)
 }
 
-// noteWithheld tells the person, at the session's first command, which of
-// their variables commands go without and how to pass one: a test suite
-// that needs DATABASE_URL fails otherwise with no word why. Names only,
-// never values.
-func (t *Toolset) noteWithheld() {
-	if len(t.opts.Withheld) == 0 || t.opts.Notify == nil || t.opts.withheldOnce == nil {
-		return
+// sandboxDescription tells the model, in run_command's description, what
+// its commands may do.
+func (t *Toolset) sandboxDescription() string {
+	if !t.ws.Policy().Confines() {
+		return ""
 	}
-	t.opts.withheldOnce.Do(func() {
-		t.opts.Notify(fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
-			strings.Join(t.opts.Withheld, ", "), t.opts.Withheld[0]))
-	})
+	s := fmt.Sprintf(" Commands run in a sandbox (%s): %s. Reading works everywhere.", t.ws.Policy().Mode, t.ws.Policy().Describe())
+	if t.autoApprove {
+		return s + " Commands cannot leave the sandbox in this session."
+	}
+	return s + ` Pass "unsandboxed": true only when the sandbox blocked something the task really needs; the user is asked each time.`
+}
+
+// runUnsandboxed handles run_command with "unsandboxed": true. The person
+// is asked every time with the command prefixed by UnsandboxedPrefix,
+// which no "always" rule covers. Under --yes nobody would see the
+// question, so the request is refused instead of being approved blindly.
+func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout time.Duration) workers.Result {
+	if t.autoApprove {
+		return errResult("command was not run: it asked to run outside the sandbox, which --yes never approves; " +
+			"run it inside the sandbox, or the user can " + workers.FullAccessHint)
+	}
+	d := t.approver.ApproveCommand(ctx, UnsandboxedPrefix+command)
+	if !d.Allowed {
+		if ctx.Err() != nil {
+			return errResult("command cancelled before it ran")
+		}
+		return errResult("command was not run outside the sandbox: %s (to run commands outside the sandbox without being asked, the user can %s)", d.Reason, workers.FullAccessHint)
+	}
+	return t.ws.Exec(ctx, command, timeout, false)
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -90,13 +91,13 @@ func TestRunCommandSandboxRefusesAndSaysSo(t *testing.T) {
 
 func TestRunCommandReadOnlyAndFullAccess(t *testing.T) {
 	t.Parallel()
-	ro := newTestToolset(t, Options{Approver: allowAll, Sandbox: sandbox.ReadOnly})
+	ro := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Sandbox: sandbox.ReadOnly}})
 	mustErr(t, call(t, ro, "run_command", map[string]any{"command": "echo x > f"}), "the sandbox (read-only) blocked this: no writes are allowed")
 	if out := mustOK(t, call(t, ro, "run_command", map[string]any{"command": "cat /etc/hostname > /dev/null; echo ok"})); out != "ok\n" {
 		t.Fatalf("read-only reads: %q", out)
 	}
 	outside := outsideDir(t)
-	full := newTestToolset(t, Options{Approver: allowAll, Sandbox: sandbox.FullAccess})
+	full := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Sandbox: sandbox.FullAccess}})
 	mustOK(t, call(t, full, "run_command", map[string]any{"command": "echo x > " + outside + "/full"}))
 	if strings.Contains(full.Definitions()[5].Description, "sandbox") {
 		t.Error("danger-full-access still describes a sandbox")
@@ -155,20 +156,12 @@ func TestRunCommandSandboxUnavailable(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(root, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestToolset(t, Options{Root: root, Approver: allowAll})
+	ts := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Root: root}})
 	mustErr(t, call(t, ts, "run_command", map[string]any{"command": "touch ran"}),
 		"[ralph: the command did not run: the sandbox is not available: .git is a symbolic link, which a command could replace, so the sandbox cannot keep it read-only. Commands run only inside the sandbox: to run them without it, the user can rerun ralph with --sandbox danger-full-access]")
 	if _, err := os.Stat(filepath.Join(root, "ran")); !os.IsNotExist(err) {
 		t.Fatal("the command ran without the sandbox")
 	}
-}
-
-// TestRunCommandSandboxedHardStop cancels a sandboxed command running in
-// every namespace the sandbox uses: it must end within 100 ms of the
-// cancel and leave no process behind.
-func TestRunCommandSandboxedHardStop(t *testing.T) {
-	t.Parallel()
-	cancelKillsGroupWithin(t, gitProject(t, Options{Approver: allowAll, NoNetwork: true}), 100*time.Millisecond)
 }
 
 // BenchmarkSandboxedTrue measures what the sandbox adds to a command:
@@ -182,10 +175,10 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 		name string
 		opts Options
 	}{
-		{"unsandboxed", Options{Sandbox: sandbox.FullAccess}},
-		{"read-only", Options{Sandbox: sandbox.ReadOnly}},
-		{"workspace-write", Options{Sandbox: sandbox.WorkspaceWrite}},
-		{"workspace-write-no-network", Options{Sandbox: sandbox.WorkspaceWrite, NoNetwork: true}},
+		{"unsandboxed", Options{Options: workers.Options{Sandbox: sandbox.FullAccess}}},
+		{"read-only", Options{Options: workers.Options{Sandbox: sandbox.ReadOnly}}},
+		{"workspace-write", Options{Options: workers.Options{Sandbox: sandbox.WorkspaceWrite}}},
+		{"workspace-write-no-network", Options{Options: workers.Options{Sandbox: sandbox.WorkspaceWrite, NoNetwork: true}}},
 	}
 	args := json.RawMessage(`{"command": "true"}`)
 	ctx := context.Background()
@@ -230,7 +223,7 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 func TestRunCommandExtraWritableDirectory(t *testing.T) {
 	t.Parallel()
 	cache, other := outsideDir(t), outsideDir(t)
-	ts := newTestToolset(t, Options{Approver: allowAll, Writable: []string{cache}})
+	ts := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Writable: []string{cache}}})
 	mustOK(t, call(t, ts, "run_command", map[string]any{"command": "echo x > " + cache + "/entry"}))
 	mustErr(t, call(t, ts, "run_command", map[string]any{"command": "echo x > " + other + "/entry"}), "the directories the user made writable")
 	if _, err := os.Stat(filepath.Join(other, "entry")); !os.IsNotExist(err) {
@@ -242,7 +235,7 @@ func TestRunCommandExtraWritableDirectory(t *testing.T) {
 // from the cancel to run_command's return, with the whole process group
 // gone. The target is a p99 under 100 ms, as for unsandboxed commands.
 func BenchmarkSandboxedHardStop(b *testing.B) {
-	ts := gitProject(b, Options{Approver: allowAll, Sandbox: sandbox.WorkspaceWrite})
+	ts := gitProject(b, Options{Approver: allowAll, Options: workers.Options{Sandbox: sandbox.WorkspaceWrite}})
 	args := json.RawMessage(`{"command": "echo started; sleep 60"}`)
 	var ds []time.Duration
 	for b.Loop() {
@@ -261,20 +254,4 @@ func BenchmarkSandboxedHardStop(b *testing.B) {
 	slices.Sort(ds)
 	b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), "median-ms")
 	b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*99/100)])/float64(time.Millisecond), "p99-ms")
-}
-
-// TestVerifyRefusalNamesNoWayOut: a verify command the sandbox refused is
-// told what the person can do, not to call run_command unsandboxed, which
-// no verify command can.
-func TestVerifyRefusalNamesNoWayOut(t *testing.T) {
-	t.Parallel()
-	ts := gitProject(t, Options{Approver: allowAll})
-	outside := outsideDir(t)
-	r := ts.RunVerify(context.Background(), "echo x > "+outside+"/escape", 0, false)
-	if !r.IsError {
-		t.Fatalf("the sandbox let a verify command write outside: %s", r.Output)
-	}
-	if strings.Contains(r.Output, `"unsandboxed": true`) || !strings.Contains(r.Output, VerifyBlockedHint) {
-		t.Fatalf("the refused verify command's output: %s", r.Output)
-	}
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 	"github.com/spf13/afero"
 )
@@ -30,7 +31,7 @@ type goldenTool struct {
 // then the task loop's complete_task (the coordinator's claim tool),
 // spawn_agent (the coordinator's own) and last the review's three.
 func goldenDefs(t *testing.T) []ToolDef {
-	ts := newTestToolset(t, Options{Sandbox: sandbox.FullAccess})
+	ts := newTestToolset(t, Options{Options: workers.Options{Sandbox: sandbox.FullAccess}})
 	defs := ts.Definitions()
 	fs := afero.NewMemMapFs()
 	defs = append(defs,

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // SearchParams are search's arguments.
@@ -25,7 +26,7 @@ func (t *Toolset) searchTool() Tool {
 	return NewTool(Def("search"), t.search)
 }
 
-func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
+func (t *Toolset) search(ctx context.Context, raw json.RawMessage) workers.Result {
 	var a SearchParams
 	if err := decodeArgs(ToolSearch, raw, &a); err != nil {
 		return errResult("%v", err)
@@ -40,7 +41,7 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 	if a.Path == "" {
 		a.Path = "."
 	}
-	real, display, err := t.resolve(a.Path)
+	real, display, err := t.ws.Resolve(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
@@ -50,7 +51,7 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 
 	var out strings.Builder
 	matches, stopped := 0, ""
-	err = t.walkProject(ctx, real, func(root *rootDir, p string, d fs.DirEntry) error {
+	err = t.ws.Walk(ctx, real, func(root *workers.RootDir, p string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() {
 			return nil // directories are walked into; symlinks could lead outside the root
 		}
@@ -58,7 +59,7 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 		if !ok {
 			return nil
 		}
-		rel := t.relSlash(p)
+		rel := t.ws.RelSlash(p)
 		for lineNo := 1; len(data) > 0; lineNo++ {
 			line := data
 			if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -70,7 +71,7 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 				continue
 			}
 			entry := fmt.Sprintf("%s:%d: %s\n", rel, lineNo, clipLine(line))
-			if matches == maxSearchMatches || out.Len()+len(entry) > t.maxOut {
+			if matches == maxSearchMatches || out.Len()+len(entry) > t.ws.MaxOutput() {
 				stopped = fmt.Sprintf("[search stopped after %d matches; narrow the pattern or path]", matches)
 				return fs.SkipAll
 			}
@@ -83,23 +84,23 @@ func (t *Toolset) search(ctx context.Context, raw json.RawMessage) Result {
 		return errResult("search stopped: %v", err)
 	}
 	if matches == 0 {
-		return Result{Output: fmt.Sprintf("no matches for %q in %s", a.Pattern, display)}
+		return workers.Result{Output: fmt.Sprintf("no matches for %q in %s", a.Pattern, display)}
 	}
 	if stopped != "" {
 		out.WriteString(stopped)
 	}
-	return Result{Output: strings.TrimSuffix(out.String(), "\n")}
+	return workers.Result{Output: strings.TrimSuffix(out.String(), "\n")}
 }
 
 // readSearchable returns the file's content unless it is too large, binary or
 // unreadable; search skips such files silently because they are rarely what
 // the model is looking for.
-func (t *Toolset) readSearchable(root *rootDir, p string) ([]byte, bool) {
-	rel, err := filepath.Rel(t.root, p)
+func (t *Toolset) readSearchable(root *workers.RootDir, p string) ([]byte, bool) {
+	rel, err := filepath.Rel(t.ws.Root(), p)
 	if err != nil {
 		return nil, false
 	}
-	f, err := root.openFile(rel)
+	f, err := root.OpenFile(rel)
 	if err != nil {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 // SpawnAgentParams are spawn_agent's arguments.
 type SpawnAgentParams struct {

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // ToolDef is what the model sees of a tool (OpenAI function calling):
@@ -210,15 +211,17 @@ func Info(name string) ToolInfo {
 
 // NewTool is the one adapter of a definition and a function to the Tool
 // interface, for every tool of the list.
-func NewTool(def ToolDef, run func(ctx context.Context, args json.RawMessage) Result) Tool {
+func NewTool(def ToolDef, run func(ctx context.Context, args json.RawMessage) workers.Result) Tool {
 	return funcTool{def: def, run: run}
 }
 
 type funcTool struct {
 	def ToolDef
-	run func(ctx context.Context, args json.RawMessage) Result
+	run func(ctx context.Context, args json.RawMessage) workers.Result
 }
 
 func (t funcTool) Def() ToolDef { return t.def }
 
-func (t funcTool) Run(ctx context.Context, args json.RawMessage) Result { return t.run(ctx, args) }
+func (t funcTool) Run(ctx context.Context, args json.RawMessage) workers.Result {
+	return t.run(ctx, args)
+}

@@ -1,10 +1,11 @@
-package workers
+package tools
 
 import (
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,30 +59,30 @@ var toolSites = map[string]string{
 	"coordinator/llm/endpoint.go": "ralph doctor's probe of whether the endpoint takes tools",
 }
 
-// listConstructors are workers' functions that make a tool of the list
+// listConstructors are the functions of package tools that make a tool of the list
 // or its definition: only the list calls them (Build).
 var listConstructors = map[string]bool{"NewTool": true, "Def": true}
 
 // TestToolsAreBuiltInTheList fails when a Go file outside this package
 // hands a model a tool the list did not build: a ToolDef literal, a tool
 // adapter of its own (a Def method), a call of a tool's constructor
-// (workers.NewTool, workers.Def, workers.New…Tool) or a Register on a
+// (tools.NewTool, tools.Def, tools.New…Tool) or a Register on a
 // Toolset. Such a tool would bypass what its row declares (its roles,
 // and the mode's filter of --sandbox read-only and --no-network).
 func TestToolsAreBuiltInTheList(t *testing.T) {
 	seen := map[string]bool{}
 	moduleGoFiles(t, func(rel, path string) {
-		if rel == "workers/tools.go" || strings.Contains("/"+rel, "/testdata/") {
+		if rel == "workers/tools/tools.go" || strings.Contains("/"+rel, "/testdata/") {
 			return
 		}
 		// The list's own package calls the constructors it lists; it
 		// builds no definition or adapter but tools.go's either.
-		for _, bad := range toolsMadeIn(t, path, filepath.Dir(rel) == "workers") {
+		for _, bad := range toolsMadeIn(t, path, filepath.Dir(rel) == "workers/tools") {
 			if site := toolSite(rel); site != "" {
 				seen[site] = true
 				continue
 			}
-			t.Errorf("%s:%s; hand the tool's dependencies to workers.Build (a row of workers/tools.go), or add the file to toolSites with why", rel, bad)
+			t.Errorf("%s:%s; hand the tool's dependencies to tools.Build (a row of workers/tools/tools.go), or add the file to toolSites with why", rel, bad)
 		}
 	})
 	for site := range toolSites {
@@ -111,12 +112,12 @@ func toolsMadeIn(t *testing.T, path string, inList bool) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	workersName := ""
+	toolsName := ""
 	for _, imp := range f.Imports {
-		if imp.Path.Value == `"github.com/ralph-dev/ralph/workers"` {
-			workersName = "workers"
+		if imp.Path.Value == `"github.com/ralph-dev/ralph/workers/tools"` {
+			toolsName = "tools"
 			if imp.Name != nil {
-				workersName = imp.Name.Name
+				toolsName = imp.Name.Name
 			}
 		}
 	}
@@ -141,10 +142,10 @@ func toolsMadeIn(t *testing.T, path string, inList bool) []string {
 			x, ok := n.X.(*ast.Ident)
 			name := n.Sel.Name
 			switch {
-			case ok && workersName != "" && x.Name == workersName &&
+			case ok && toolsName != "" && x.Name == toolsName &&
 				(listConstructors[name] || strings.HasPrefix(name, "New") && strings.HasSuffix(name, "Tool")):
-				at(n, "workers."+name+" makes a tool outside the list")
-			case workersName != "" && name == "Register":
+				at(n, "tools."+name+" makes a tool outside the list")
+			case toolsName != "" && name == "Register":
 				at(n, "a tool registered outside the list (use Toolset.Add)")
 			}
 		}
@@ -161,4 +162,33 @@ func isToolDef(e ast.Expr) bool {
 		return e.Sel.Name == "ToolDef"
 	}
 	return false
+}
+
+// moduleGoFiles calls fn with each Go file of the module but tests, the
+// end-to-end tests and third_party, by its path from the module root
+// (with slashes) and its path on disk: the tree the guards read (the
+// same walk as workers' TestProgramsStartInOnePlace).
+func moduleGoFiles(t *testing.T, fn func(rel, path string)) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir() && (rel == "e2e" || rel == "third_party" || strings.HasPrefix(d.Name(), ".") && rel != "."):
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go"):
+			fn(rel, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,48 +1,25 @@
-// Package workers implements the tools the model calls: reading, writing and
-// editing files, listing and searching the project, and running shell
-// commands. Every tool is confined to the project root, and every failure is
-// returned as a Result the model can read instead of a Go error, so that a
-// bad tool call becomes feedback for the model rather than a crash.
-package workers
+// Package tools implements the tools the model calls: reading, writing and
+// editing files, listing and searching the project, running shell
+// commands, and the tools through which ralph keeps its records. They are
+// built in one list (tools.go) and offered through a Toolset or a View of
+// it. Every tool is confined to the project root (workers.Workspace), and
+// every failure is returned as a Result the model can read instead of a Go
+// error, so that a bad tool call becomes feedback for the model rather than
+// a crash.
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers"
 )
-
-// Result is what a tool call returns to the model. Failures are results the
-// model can read (IsError true), never Go errors.
-type Result struct {
-	Output  string
-	IsError bool
-	// Denied: the call did not happen because it needed an approval
-	// nobody could give (Decision.Unasked); the run's result lists it.
-	Denied bool
-	// Changed is the file a file tool (write_file, edit_file) changed,
-	// nil when it changed none. Outside git, where no checkpoint can
-	// tell, the coordinator counts it in files_changed.
-	Changed *FileChange
-}
-
-// FileChange is a file a tool changed: its path relative to the project
-// root (links resolved, forward slashes), and the lines the change took
-// out and put in (a whole file's, for write_file: it is no diff).
-type FileChange struct {
-	Path           string
-	Added, Deleted int
-}
 
 // lineCount is how many lines s has, a last line without its newline
 // included.
@@ -57,54 +34,21 @@ func lineCount(s string) int {
 // Tool is one callable tool; the coordinator registers extra tools later.
 type Tool interface {
 	Def() ToolDef
-	Run(ctx context.Context, args json.RawMessage) Result
+	Run(ctx context.Context, args json.RawMessage) workers.Result
 }
 
-// Options configures a Toolset.
+// Options configures a Toolset: the workspace it works in, and who
+// approves its commands.
 type Options struct {
-	Root           string        // project root (absolute path; symlinks of Root itself are resolved once at start)
-	Approver       Approver      // nil refuses every command
-	CommandTimeout time.Duration // default 120s; a per-call timeout_s argument overrides (capped at 3600s)
-	MaxOutputBytes int           // per tool result, default 30000 bytes; head and tail are kept and the cut is marked
-	Env            []string      // environment for commands; nil means os.Environ()
-	// Sandbox confines run_command (see package sandbox); "" means
-	// workspace-write, the safe default for a command the model wrote.
-	Sandbox sandbox.Mode
-	// NoNetwork takes the network away from sandboxed commands.
-	NoNetwork bool
-	// Writable lists more directories that workspace-write commands may
-	// write (the person's sandbox_writable, such as a build cache).
-	Writable []string
-	// UnixSockets lists named Unix sockets outside the project that
-	// sandboxed commands may connect to (the person's
-	// sandbox_unix_sockets); every other one outside it is refused.
-	UnixSockets []string
-	// Readable lists the well-known secret paths sandboxed commands may
-	// read after all (the person's sandbox_readable).
-	Readable []string
-	// Notify tells the person something once, outside the conversation
-	// (that the sandbox runs weaker on this system); nil says nothing.
-	Notify func(string)
-	// AddDirs are more directories the person named (--add-dir) that the
-	// file tools may read and write, by absolute path, and that
-	// workspace-write commands may write.
-	AddDirs []string
+	workers.Options
+	Approver Approver // nil refuses every command
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
-	// Withheld names the variables of the person's environment that Env
-	// leaves out as credentials and that shell_env could pass
-	// (childenv.Withheld): the first command tells the person of them,
-	// once for the Toolset and every Rooted copy of it.
-	Withheld []string
-	// withheldOnce is shared by the copies, so the note is said once.
-	withheldOnce *sync.Once
 }
 
 const (
-	defaultCommandTimeout = 120 * time.Second
-	maxCommandTimeout     = 3600 * time.Second
-	defaultMaxOutputBytes = 30000
+	maxCommandTimeout = 3600 * time.Second
 
 	// resultSlack is how far past MaxOutputBytes a result may grow before
 	// Call cuts it. Built-in tools budget their payload to MaxOutputBytes and
@@ -116,17 +60,9 @@ const (
 // Toolset holds the built-in tools plus any registered ones and dispatches
 // calls by name. It is safe for concurrent use.
 type Toolset struct {
-	root     string // absolute, cleaned, symlinks resolved
-	rootLex  string // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
-	approver Approver
-	timeout  time.Duration
-	maxOut   int
-	env      []string
-	shell    string
-	// policy confines run_command; its Mode is danger-full-access when
-	// commands run as they are.
-	policy      *sandbox.Policy
-	runner      *sandbox.Runner // starts confined commands; nil when policy confines nothing
+	// ws is where the tools work: the root, its files and its sandbox.
+	ws          *workers.Workspace
+	approver    Approver
 	autoApprove bool
 	// opts are the options t was made with, for Rooted.
 	opts Options
@@ -136,98 +72,41 @@ type Toolset struct {
 	order   []string
 	sources []Source
 
-	// locks serialises writes per resolved path, so concurrent edits by
-	// several agents sharing this Toolset cannot interleave read-modify-write.
-	locksMu sync.Mutex
-	locks   map[string]*sync.Mutex
 	// added are the directories of --add-dir (adddirs.go).
 	added []addedDir
-
-	// variants are Toolsets like this one with another sandbox, for
-	// the programs of programs.go; closed with it.
-	variantsMu sync.Mutex
-	variants   map[string]*Toolset
 }
 
 // NewToolset checks the root and returns a Toolset with the built-in tools
 // registered.
 func NewToolset(opts Options) (*Toolset, error) {
-	if opts.Root == "" {
-		return nil, errors.New("workers: project root is empty")
-	}
-	lex, err := filepath.Abs(opts.Root)
+	ws, err := workers.NewWorkspace(opts.Options)
 	if err != nil {
-		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
+		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(lex)
-	if err != nil {
-		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
-	}
-
-	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, append(slices.Clone(opts.Writable), opts.AddDirs...)...)
-	if err != nil {
-		return nil, fmt.Errorf("workers: %w", err)
-	}
-	policy.Notify = opts.Notify
-	if opts.withheldOnce == nil {
-		opts.withheldOnce = new(sync.Once)
-	}
-	policy.AllowUnixSockets(opts.UnixSockets...)
-	policy.AllowReadable(opts.Readable...)
-
+	opts.Options = ws.Options() // its copies share the note of withheld variables
 	t := &Toolset{
+		ws:          ws,
 		opts:        opts,
-		policy:      policy,
-		runner:      sandbox.NewRunner(policy),
 		autoApprove: opts.AutoApprove,
-		root:        real,
-		rootLex:     lex,
 		approver:    opts.Approver,
-		timeout:     opts.CommandTimeout,
-		maxOut:      opts.MaxOutputBytes,
-		env:         opts.Env,
-		shell:       findShell(),
 		tools:       make(map[string]Tool),
-		locks:       make(map[string]*sync.Mutex),
 	}
 	if t.approver == nil {
 		t.approver = refuseAll{}
-	}
-	if t.timeout <= 0 {
-		t.timeout = defaultCommandTimeout
-	}
-	if t.maxOut <= 0 {
-		t.maxOut = defaultMaxOutputBytes
 	}
 	for _, b := range Build(Deps{Files: t}) {
 		t.Register(b)
 	}
 	if t.added, err = newAddedDirs(opts); err != nil {
+		ws.Close()
 		return nil, err
 	}
 	return t, nil
 }
 
-// findShell prefers bash because models write bash syntax, and falls back to
-// sh so that minimal images still work.
-func findShell() string {
-	for _, name := range []string{"bash", "sh"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if runtime.GOOS == "windows" {
-		return "bash" // not found: the error then names what to install
-	}
-	return "/bin/sh"
-}
+// Workspace is where t's tools work: its root, files and sandbox, for
+// the programs that run there too (verify commands, MCP servers).
+func (t *Toolset) Workspace() *workers.Workspace { return t.ws }
 
 // Add registers the tools of the list whose dependencies d holds (Build):
 // the project's own (remember, complete_task, record_decision, ask_user)
@@ -241,19 +120,13 @@ func (t *Toolset) Add(d Deps) {
 
 // Mode is what t's session allows: its sandbox mode and the network.
 func (t *Toolset) Mode() Mode {
-	return Mode{Sandbox: t.policy.Mode, Network: !t.opts.NoNetwork}
+	return Mode{Sandbox: t.ws.Policy().Mode, Network: !t.opts.NoNetwork}
 }
 
 // Close stops the sandbox's helper process, if one was started; commands
 // still running are killed with it. The Toolset must not be used after.
 func (t *Toolset) Close() {
-	t.runner.Close()
-	t.variantsMu.Lock()
-	for _, v := range t.variants {
-		v.Close()
-	}
-	t.variants = nil
-	t.variantsMu.Unlock()
+	t.ws.Close()
 	for _, d := range t.added {
 		d.tools.Close()
 	}
@@ -350,7 +223,7 @@ func (t *Toolset) sourceTools() []Tool {
 }
 
 // Root returns the project root with symlinks resolved.
-func (t *Toolset) Root() string { return t.root }
+func (t *Toolset) Root() string { return t.ws.Root() }
 
 // Register adds a tool, or replaces the tool of the same name in place so
 // that the order the model sees stays stable.
@@ -391,7 +264,7 @@ func (t *Toolset) all() []Tool {
 
 // Call runs the named tool. Unknown names and malformed arguments come back
 // as error results the model can act on.
-func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) Result {
+func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	t.mu.RLock()
 	tool, ok := t.tools[name]
 	var names []string
@@ -422,13 +295,13 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) R
 		return at.Call(ctx, name, args)
 	}
 	res := tool.Run(ctx, args)
-	res.Output = TruncateMiddle(res.Output, t.maxOut+resultSlack)
+	res.Output = workers.TruncateMiddle(res.Output, t.ws.MaxOutput()+resultSlack)
 	return res
 }
 
 // errResult formats an error result for the model.
-func errResult(format string, a ...any) Result {
-	return Result{Output: fmt.Sprintf(format, a...), IsError: true}
+func errResult(format string, a ...any) workers.Result {
+	return workers.Result{Output: fmt.Sprintf(format, a...), IsError: true}
 }
 
 // decodeArgs unmarshals tool arguments into dst, a pointer to the tool's
@@ -498,4 +371,4 @@ func jsonTypeName(kind string) string {
 }
 
 // Shell is the name of the shell run_command runs commands with.
-func (t *Toolset) Shell() string { return filepath.Base(t.shell) }
+func (t *Toolset) Shell() string { return t.ws.Shell() }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -8,16 +8,18 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 func TestNewToolsetRejectsBadRoot(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := NewToolset(Options{Root: filepath.Join(dir, "missing")}); err == nil {
+	if _, err := NewToolset(Options{Options: workers.Options{Root: filepath.Join(dir, "missing")}}); err == nil {
 		t.Error("missing root: expected an error")
 	}
 	file := filepath.Join(dir, "file")
 	writeTestFile(t, file, "x")
-	if _, err := NewToolset(Options{Root: file}); err == nil {
+	if _, err := NewToolset(Options{Options: workers.Options{Root: file}}); err == nil {
 		t.Error("file as root: expected an error")
 	}
 	if _, err := NewToolset(Options{}); err == nil {
@@ -31,7 +33,7 @@ func TestRootResolvesSymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestToolset(t, Options{Root: link})
+	ts := newTestToolset(t, Options{Options: workers.Options{Root: link}})
 	want, _ := filepath.EvalSymlinks(real)
 	if ts.Root() != want {
 		t.Fatalf("Root() = %q, want %q", ts.Root(), want)
@@ -83,7 +85,9 @@ func (f fakeTool) Def() ToolDef {
 	return ToolDef{Name: f.name, Description: "fake", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
 
-func (f fakeTool) Run(context.Context, json.RawMessage) Result { return Result{Output: f.out} }
+func (f fakeTool) Run(context.Context, json.RawMessage) workers.Result {
+	return workers.Result{Output: f.out}
+}
 
 func TestRegisterAddsAndReplacesInPlace(t *testing.T) {
 	ts := newTestToolset(t, Options{})
@@ -105,7 +109,7 @@ func TestRegisterAddsAndReplacesInPlace(t *testing.T) {
 }
 
 func TestCallCapsRegisteredToolOutput(t *testing.T) {
-	ts := newTestToolset(t, Options{MaxOutputBytes: 100})
+	ts := newTestToolset(t, Options{Options: workers.Options{MaxOutputBytes: 100}})
 	ts.Register(fakeTool{name: "big", out: "START" + strings.Repeat("x", 10000) + "END"})
 	out := mustOK(t, call(t, ts, "big", nil))
 	if len(out) > 100+resultSlack+50 || !strings.HasPrefix(out, "START") || !strings.HasSuffix(out, "END") ||

@@ -1,9 +1,11 @@
-package workers
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
+
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // View is a Toolset as an agent of one role sees it: the tools of the
@@ -116,7 +118,7 @@ func (v *View) WillAsk(name string, args json.RawMessage) bool {
 }
 
 // Call runs a visible tool.
-func (v *View) Call(ctx context.Context, name string, args json.RawMessage) Result {
+func (v *View) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	if v.hidden(name) {
 		var names []string
 		for _, d := range v.Definitions() {
@@ -129,7 +131,7 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) Resu
 			return errResult("%s", m.refusal(name))
 		}
 		res := o.Run(ctx, args)
-		res.Output = TruncateMiddle(res.Output, v.base.maxOut+resultSlack)
+		res.Output = workers.TruncateMiddle(res.Output, v.base.ws.MaxOutput()+resultSlack)
 		return res
 	}
 	return v.base.Call(ctx, name, args)

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -9,23 +9,24 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 type fixedTool struct{ name, out string }
 
 func (f fixedTool) Def() ToolDef { return ToolDef{Name: f.name, Description: "test"} }
-func (f fixedTool) Run(context.Context, json.RawMessage) Result {
-	return Result{Output: f.out}
+func (f fixedTool) Run(context.Context, json.RawMessage) workers.Result {
+	return workers.Result{Output: f.out}
 }
 
 func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
-	ts, err := NewToolset(Options{Root: t.TempDir(), Approver: allowAll})
+	ts, err := NewToolset(Options{Approver: allowAll, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ts.Close)
 	ts.Add(Deps{Fs: afero.NewMemMapFs(), Root: "/p", Redact: memory.NewRedactor()})
-	claim := Build(Deps{Claim: func(context.Context, json.RawMessage) Result { return Result{Output: "claimed"} }})
+	claim := Build(Deps{Claim: func(context.Context, json.RawMessage) workers.Result { return workers.Result{Output: "claimed"} }})
 	v := ts.For(RoleWorker, append(claim, fixedTool{"extra", "x"})...)
 	var names []string
 	for _, d := range v.Definitions() {

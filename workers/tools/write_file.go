@@ -1,12 +1,12 @@
-package workers
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // WriteFileParams are write_file's arguments.
@@ -19,7 +19,7 @@ func (t *Toolset) writeFileTool() Tool {
 	return NewTool(Def("write_file"), t.writeFile)
 }
 
-func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
+func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) workers.Result {
 	var a WriteFileParams
 	if err := decodeArgs(ToolWriteFile, raw, &a); err != nil {
 		return errResult("%v", err)
@@ -27,12 +27,12 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	if a.Path == "" {
 		return errResult("write_file needs a non-empty path")
 	}
-	rel, display, err := t.lexical(a.Path)
+	rel, display, err := t.ws.Lexical(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
-	if isProtected(rel) {
-		return refusal("write", a.Path, display, ErrProtected)
+	if workers.IsProtected(rel) {
+		return refusal("write", a.Path, display, workers.ErrProtected)
 	}
 	if err := ctx.Err(); err != nil {
 		return errResult("write_file cancelled; %s was not written", display)
@@ -40,12 +40,12 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	if r, ok := t.approveWrite(ctx, ToolWriteFile, display, rel); !ok {
 		return r
 	}
-	root, err := t.openRoot()
+	root, err := t.ws.OpenRoot()
 	if err != nil {
 		return fsErrorResult("write", display, err)
 	}
 	defer root.Close()
-	tg, err := root.writeTarget(rel, true)
+	tg, err := root.WriteTarget(rel, true)
 	if err != nil {
 		return refusal("write", a.Path, display, err)
 	}
@@ -53,18 +53,18 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) Result {
 	if r, ok := t.approveResolved(ctx, ToolWriteFile, display, rel, tg); !ok {
 		return r
 	}
-	unlock := t.lockPath(tg.key(t.root))
+	unlock := t.ws.Lock(tg)
 	defer unlock()
-	change := &FileChange{Path: filepath.ToSlash(filepath.Join(tg.dirRel, tg.name)), Added: lineCount(a.Content)}
-	if tg.exists {
+	change := &workers.FileChange{Path: tg.Path(), Added: lineCount(a.Content)}
+	if tg.Exists() {
 		// The lines replaced, for files_changed outside git; a file
 		// that cannot be read counts none.
-		if old, err := tg.read(); err == nil {
+		if old, err := tg.Read(); err == nil {
 			change.Deleted = lineCount(string(old))
 		}
 	}
-	if err := tg.write([]byte(a.Content)); err != nil {
+	if err := tg.Write([]byte(a.Content)); err != nil {
 		return refusal("write", a.Path, display, err)
 	}
-	return Result{Output: fmt.Sprintf("wrote %s to %s", text.Counted(len(a.Content), "byte", "bytes"), display), Changed: change}
+	return workers.Result{Output: fmt.Sprintf("wrote %s to %s", text.Counted(len(a.Content), "byte", "bytes"), display), Changed: change}
 }

@@ -1,4 +1,4 @@
-package workers
+package tools
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // ToolWritePlan writes a planned feature's goals and tasks (ralph plan).
@@ -86,23 +87,23 @@ func NewPlanWriter(fs afero.Fs, root string) (*PlanWriter, error) {
 
 // tool is write_plan, for the planning coordinator's toolset (Deps.Plan).
 func (w *PlanWriter) tool() Tool {
-	return NewTool(Def("write_plan"), func(_ context.Context, args json.RawMessage) Result {
+	return NewTool(Def("write_plan"), func(_ context.Context, args json.RawMessage) workers.Result {
 		var a WritePlanParams
 		if err := json.Unmarshal(args, &a); err != nil {
-			return Result{IsError: true, Output: "write_plan needs {\"title\", \"goals\", \"tasks\": [{\"id\", \"title\", ...}]}: " + err.Error()}
+			return workers.Result{IsError: true, Output: "write_plan needs {\"title\", \"goals\", \"tasks\": [{\"id\", \"title\", ...}]}: " + err.Error()}
 		}
 		if len(a.Tasks) == 0 {
-			return Result{IsError: true, Output: "write_plan needs at least one task"}
+			return workers.Result{IsError: true, Output: "write_plan needs at least one task"}
 		}
 		p, err := w.write(a)
 		if err != nil {
-			return Result{IsError: true, Output: "the plan was not written: " + err.Error()}
+			return workers.Result{IsError: true, Output: "the plan was not written: " + err.Error()}
 		}
 		out := fmt.Sprintf("wrote %s to %s and the goals to %s", text.Counted(len(p.Tasks), "task", "tasks"), memory.TasksFile, memory.GoalsFile)
 		if len(p.Warnings) > 0 {
 			out += "; fix these and call write_plan again: " + strings.Join(p.Warnings, " ")
 		}
-		return Result{Output: out}
+		return workers.Result{Output: out}
 	})
 }
 
