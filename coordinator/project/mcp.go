@@ -40,9 +40,9 @@ func mcpOptions(root string, cfg config.Config, approver mcp.Approver, notify fu
 // called.
 // fs is the project's door, person the person's config directory.
 func InspectMCP(fs, person afero.Fs, root string, cfg config.Config) *mcp.Manager {
-	// The secrets keep a token the config holds out of what a refusal
+	// The redactor keeps a token the config holds out of what a refusal
 	// shows of a server that changed.
-	policy := approval.New(approval.Options{Fs: fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(), Secrets: memory.NewRedactor(cfg.Secrets()...)})
+	policy := approval.New(approval.Options{Fs: fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(), Redactor: memory.NewRedactor(cfg.Secrets()...)})
 	ws, err := workers.NewWorkspace(workers.Options{Root: root, Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network,
 		Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, Readable: cfg.SandboxReadable,
 		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY")})

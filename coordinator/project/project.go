@@ -306,7 +306,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Yes = opts.Yes
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
-		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,
+		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
 		// A person's answers go to the session's decisions.jsonl. A write
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.

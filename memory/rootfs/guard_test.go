@@ -110,7 +110,7 @@ var allowed = map[string]string{
 	"workers/sandbox/worktree.go:worktreeDirs":          "reads a worktree's .git file and commondir",
 	// The person's own files and directories outside any project.
 	"workers/agents/codex.go:readCodexConfig":    "the person's ~/.codex/config.toml",
-	"workers/sandbox/secrets.go:npmrcSecret":     "the person's ~/.npmrc, read only to decide whether to hide it",
+	"workers/sandbox/hidden.go:npmrcSecret":     "the person's ~/.npmrc, read only to decide whether to hide it",
 	"workers/agents/opencode.go:opencodeEnvKeys": "the person's opencode config (never the project's)",
 	"coordinator/models/models.go:readCache":     "the model-list cache in the person's cache dir",
 	"coordinator/models/models.go:writeCache":    "the model-list cache in the person's cache dir",

@@ -60,9 +60,11 @@ type Options struct {
 	// Yes allows every command that does not ask to leave the sandbox
 	// (--yes).
 	Yes bool
-	// Secrets are never written to a file: a rule that holds one is
-	// allowed for this process only.
-	Secrets *memory.Redactor
+	// Redactor holds the secret values (the model's key, tokens the
+	// config holds), which are never written to a file: a rule that holds
+	// one is allowed for this process only, and a question shows them
+	// redacted.
+	Redactor *memory.Redactor
 	// AskBefore are the person's ask_before patterns: commands and files
 	// that always need a person, even with Yes or a remembered rule.
 	AskBefore []string
@@ -81,17 +83,17 @@ type Options struct {
 // tools.Approver and is safe for concurrent use: questions are asked one
 // at a time.
 type Policy struct {
-	fs      afero.Fs
-	user    afero.Fs
-	root    string
-	roots   []string
-	userDir string
-	yes     bool
-	secrets *memory.Redactor
-	ignored int
-	turn    chan struct{} // holds a token while a question is asked
-	always  askBefore     // ask_before: asked every time, whatever else says yes
-	record  func(memory.DecisionRecord)
+	fs       afero.Fs
+	user     afero.Fs
+	root     string
+	roots    []string
+	userDir  string
+	yes      bool
+	redactor *memory.Redactor
+	ignored  int
+	turn     chan struct{} // holds a token while a question is asked
+	always   askBefore     // ask_before: asked every time, whatever else says yes
+	record   func(memory.DecisionRecord)
 	// deny refuses what --disallowed-tools names; allowCommands is a
 	// bare --allowed-tools Bash; neverAsk is --permission-mode dontAsk.
 	deny          denied
@@ -115,7 +117,7 @@ var (
 
 // New returns the policy for a project.
 func New(o Options) *Policy {
-	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1),
+	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, redactor: o.Redactor, turn: make(chan struct{}, 1),
 		always: newAskBefore(o.AskBefore), record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
 	p.user = o.UserFs
 	if p.user == nil {
@@ -533,7 +535,7 @@ func (p *Policy) remember(asker Asker, rules []string, shared bool) {
 	}
 	p.mu.Unlock()
 	note := noter(asker)
-	if p.fs == nil || p.secrets.Contains(strings.Join(rules, "\n")) {
+	if p.fs == nil || p.redactor.Contains(strings.Join(rules, "\n")) {
 		// A rule holding a secret is never written to a file.
 		note("allowed until ralph exits: "+quoteRules(rules), false)
 		return

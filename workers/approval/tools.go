@@ -99,7 +99,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) tools.De
 	if ServerApproved(p.user, p.userDir, p.root, s) {
 		return tools.Decision{Allowed: true}
 	}
-	review := ReviewServer(p.user, p.userDir, p.root, s, p.secrets)
+	review := ReviewServer(p.user, p.userDir, p.root, s, p.redactor)
 	refusal := fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine; "+
 		"approve it with `ralph mcp approve %s`", s.Name, relTo(p.root, s.Source), s.Name)
 	if review.Earlier {
@@ -112,7 +112,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) tools.De
 	if asker == nil {
 		return tools.Decision{Reason: refusal}
 	}
-	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: p.secrets.Redact(s.Runs()), HTTP: s.Transport != config.TransportStdio,
+	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: p.redactor.Redact(s.Runs()), HTTP: s.Transport != config.TransportStdio,
 		Review: review}, Remember: []string{serverEntry(s)}}
 	ans, err := p.ask(ctx, asker, only(q), nil)
 	switch {
@@ -124,7 +124,7 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) tools.De
 		note := noter(asker)
 		if p.fs == nil {
 			note("MCP server `"+s.Name+"` approved until ralph exits", false)
-		} else if err := TrustServer(p.user, p.userDir, p.root, s, p.secrets); err != nil {
+		} else if err := TrustServer(p.user, p.userDir, p.root, s, p.redactor); err != nil {
 			note(fmt.Sprintf("could not record the approval of MCP server `%s` (%v); approved until ralph exits", s.Name, err), true)
 		} else {
 			note("MCP server `"+s.Name+"` approved on this machine", false)

@@ -17,17 +17,17 @@ import (
 // that reads ralph's own configuration learns what the person allowed.
 // The person lets a command read one with sandbox_readable.
 
-// SecretPath is one secret file or directory: Home beneath the home
+// HiddenPath is one secret file or directory: Home beneath the home
 // directory, and Under beneath the directory the variable Env names, when
 // it is set to an absolute path (a list of them, for KUBECONFIG); either
 // may be empty.
-type SecretPath struct{ Home, Env, Under string }
+type HiddenPath struct{ Home, Env, Under string }
 
-// secretList are the secret paths: keys and the credentials of clouds,
+// hiddenList are the secret paths: keys and the credentials of clouds,
 // clusters, registries, databases, password stores and git hosts.
 // ~/.npmrc is hidden only when it holds a token (npmrcSecret): npm reads
 // its registry settings there for every install.
-var secretList = []SecretPath{
+var hiddenList = []HiddenPath{
 	{Home: ".ssh"}, {Home: ".aws"}, {Home: ".gnupg", Env: "GNUPGHOME"}, {Home: ".kube", Env: "KUBECONFIG"},
 	{Home: ".netrc"}, {Home: ".git-credentials"}, {Home: ".pypirc"},
 	{Home: ".config/gcloud", Env: "XDG_CONFIG_HOME", Under: "gcloud"}, {Home: ".config/gh", Env: "XDG_CONFIG_HOME", Under: "gh"},
@@ -42,7 +42,7 @@ var secretList = []SecretPath{
 // (each CLI's own file in workers/agents names its own, and that package
 // sets this at start, as it alone may name the agents): hidden like the
 // rest, so that a command cannot take the person's claude or codex login.
-var AgentLogins []SecretPath
+var AgentLogins []HiddenPath
 
 // Links inside a hidden directory are followed, so that the file a
 // dotfile manager's ~/.aws/credentials -> ~/dotfiles/aws/credentials
@@ -56,18 +56,18 @@ const (
 	linkEntries = 4096
 )
 
-// secretPaths lists the secret paths for the home directories homes and
+// hiddenPaths lists the secret paths for the home directories homes and
 // ralph's user configuration directories ralphConfigs (empty and relative
 // entries are skipped),
-// with getenv for the variables that move them (SecretPath.Env), each as
+// with getenv for the variables that move them (HiddenPath.Env), each as
 // given and with its symbolic links resolved, so that a secret directory
 // that is a link is hidden where it really lies too, and with the targets
 // of the links inside the secret directories; links maps each such target
 // to the secret path it was found in, which sandbox_readable opens with
 // it.
-func secretPaths(homes, ralphConfigs []string, getenv func(string) string) (secrets []string, links map[string]string) {
+func hiddenPaths(homes, ralphConfigs []string, getenv func(string) string) (secrets []string, links map[string]string) {
 	var paths []string
-	for _, sp := range slices.Concat(secretList, AgentLogins) {
+	for _, sp := range slices.Concat(hiddenList, AgentLogins) {
 		for _, home := range homes {
 			if sp.Home != "" && filepath.IsAbs(home) {
 				paths = append(paths, filepath.Join(home, sp.Home))
@@ -184,11 +184,11 @@ func npmrcSecret(path string) bool {
 	return bytes.Contains(b, []byte("_auth")) || bytes.Contains(b, []byte("_password"))
 }
 
-// defaultSecrets is secretPaths for this process's homes and ralph's
+// defaultHidden is hiddenPaths for this process's homes and ralph's
 // configuration directories (see homes and ralphConfigs).
-func defaultSecrets() ([]string, map[string]string) {
+func defaultHidden() ([]string, map[string]string) {
 	hs := homes()
-	return secretPaths(hs, ralphConfigs(hs), os.Getenv)
+	return hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
 }
 
 // homes are the home directories whose secrets are hidden: $HOME, and
@@ -249,8 +249,8 @@ func (p *Policy) AllowReadable(paths ...string) {
 		}
 		return false
 	}
-	p.Secrets = slices.DeleteFunc(p.Secrets, func(s string) bool {
-		origin, linked := p.secretLinks[s]
+	p.HiddenPaths = slices.DeleteFunc(p.HiddenPaths, func(s string) bool {
+		origin, linked := p.hiddenLinks[s]
 		return opens(s) || linked && opens(origin)
 	})
 }

@@ -8,59 +8,59 @@ import (
 	"testing"
 )
 
-// TestSecretPathsAndAllowReadable: the secret paths of a home directory
+// TestHiddenPathsAndAllowReadable: the secret paths of a home directory
 // include ralph's configuration and a secret directory's link target; an
 // allowed entry opens the secret it names, lies in or lies above, and
 // nothing else.
-func TestSecretPathsAndAllowReadable(t *testing.T) {
+func TestHiddenPathsAndAllowReadable(t *testing.T) {
 	home := realDir(t)
 	elsewhere := realDir(t)
 	if err := os.Symlink(elsewhere, filepath.Join(home, ".aws")); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(home, ".config", "ralph")
-	got, _ := secretPaths([]string{home}, []string{cfg}, func(string) string { return "" })
+	got, _ := hiddenPaths([]string{home}, []string{cfg}, func(string) string { return "" })
 	for _, want := range []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), elsewhere, filepath.Join(home, ".netrc"),
 		filepath.Join(home, ".docker", "config.json"), filepath.Join(home, ".config", "gcloud"), cfg} {
 		if !slices.Contains(got, want) {
-			t.Errorf("secretPaths lacks %s: %q", want, got)
+			t.Errorf("hiddenPaths lacks %s: %q", want, got)
 		}
 	}
-	p := &Policy{Secrets: got}
+	p := &Policy{HiddenPaths: got}
 	p.AllowReadable(filepath.Join(home, ".ssh", "known_hosts"), filepath.Join(home, ".aws"), "relative/.netrc")
 	for _, gone := range []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), elsewhere} {
-		if slices.Contains(p.Secrets, gone) {
-			t.Errorf("%s is still hidden: %q", gone, p.Secrets)
+		if slices.Contains(p.HiddenPaths, gone) {
+			t.Errorf("%s is still hidden: %q", gone, p.HiddenPaths)
 		}
 	}
-	if !slices.Contains(p.Secrets, filepath.Join(home, ".netrc")) || !slices.Contains(p.Secrets, cfg) {
-		t.Errorf("an entry that names neither opened them: %q", p.Secrets)
+	if !slices.Contains(p.HiddenPaths, filepath.Join(home, ".netrc")) || !slices.Contains(p.HiddenPaths, cfg) {
+		t.Errorf("an entry that names neither opened them: %q", p.HiddenPaths)
 	}
 	p.AllowReadable(home)
-	if len(p.Secrets) != 0 {
-		t.Errorf("the home directory allowed, still hidden: %q", p.Secrets)
+	if len(p.HiddenPaths) != 0 {
+		t.Errorf("the home directory allowed, still hidden: %q", p.HiddenPaths)
 	}
 }
 
-// TestSecretPathsGrown: the credentials of databases, vaults, clouds,
+// TestHiddenPathsGrown: the credentials of databases, vaults, clouds,
 // password stores and the agents' logins (AgentLogins, which
 // workers/agents fills) are hidden, where the variables that move them
 // say too; ~/.npmrc only with a token in it.
-func TestSecretPathsGrown(t *testing.T) {
+func TestHiddenPathsGrown(t *testing.T) {
 	home, xdg := realDir(t), realDir(t)
-	defer func(saved []SecretPath) { AgentLogins = saved }(AgentLogins)
-	AgentLogins = []SecretPath{{Home: ".agent/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
+	defer func(saved []HiddenPath) { AgentLogins = saved }(AgentLogins)
+	AgentLogins = []HiddenPath{{Home: ".agent/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
 	env := map[string]string{"XDG_CONFIG_HOME": xdg, "CODEX_HOME": "/c", "KUBECONFIG": "/k1:/k2:relative", "XDG_DATA_HOME": "rel"}
-	got, _ := secretPaths([]string{home}, nil, func(k string) string { return env[k] })
+	got, _ := hiddenPaths([]string{home}, nil, func(k string) string { return env[k] })
 	for _, want := range []string{".config/git/credentials", ".agent/auth.json", ".vault-token",
 		".pgpass", ".azure", ".terraform.d/credentials.tfrc.json", ".config/hub", ".password-store", ".local/share/keyrings"} {
 		if !slices.Contains(got, filepath.Join(home, want)) {
-			t.Errorf("secretPaths lacks ~/%s", want)
+			t.Errorf("hiddenPaths lacks ~/%s", want)
 		}
 	}
 	for _, want := range []string{filepath.Join(xdg, "git/credentials"), filepath.Join(xdg, "gh"), "/c/auth.json", "/k1", "/k2"} {
 		if !slices.Contains(got, want) {
-			t.Errorf("secretPaths lacks %s: %q", want, got)
+			t.Errorf("hiddenPaths lacks %s: %q", want, got)
 		}
 	}
 	if slices.Contains(got, filepath.Join(home, ".npmrc")) || slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "rel") }) {
@@ -75,7 +75,7 @@ func TestSecretPathsGrown(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(home, ".npmrc"), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := secretPaths([]string{home}, nil, func(string) string { return "" })
+		got, _ := hiddenPaths([]string{home}, nil, func(string) string { return "" })
 		if slices.Contains(got, filepath.Join(home, ".npmrc")) != hidden {
 			t.Errorf(".npmrc with %q: hidden %v, want %v", content, !hidden, hidden)
 		}
@@ -108,7 +108,7 @@ func TestLinksInsideSecretDirectories(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dotfiles, "aws/credentials"), []byte("secret"), 0o600)
-	got, links := secretPaths([]string{home}, nil, func(string) string { return "" })
+	got, links := hiddenPaths([]string{home}, nil, func(string) string { return "" })
 	for _, want := range []string{filepath.Join(dotfiles, "aws/credentials"), filepath.Join(dotfiles, "ssh")} {
 		if !slices.Contains(got, want) {
 			t.Errorf("the link's target %s is not hidden: %q", want, got)
@@ -119,10 +119,10 @@ func TestLinksInsideSecretDirectories(t *testing.T) {
 			t.Errorf("%s is hidden: %q", not, got)
 		}
 	}
-	p := &Policy{Secrets: got, secretLinks: links}
+	p := &Policy{HiddenPaths: got, hiddenLinks: links}
 	p.AllowReadable(filepath.Join(home, ".aws"))
-	if slices.Contains(p.Secrets, filepath.Join(dotfiles, "aws/credentials")) || !slices.Contains(p.Secrets, filepath.Join(dotfiles, "ssh")) {
-		t.Errorf("allowing ~/.aws did not open its link's target, or opened another's: %q", p.Secrets)
+	if slices.Contains(p.HiddenPaths, filepath.Join(dotfiles, "aws/credentials")) || !slices.Contains(p.HiddenPaths, filepath.Join(dotfiles, "ssh")) {
+		t.Errorf("allowing ~/.aws did not open its link's target, or opened another's: %q", p.HiddenPaths)
 	}
 }
 
@@ -144,10 +144,10 @@ func TestLinkWalkIsBounded(t *testing.T) {
 	}
 }
 
-// TestSecretPathsOfBothHomes: when $HOME is not the login home, the
+// TestHiddenPathsOfBothHomes: when $HOME is not the login home, the
 // well-known secrets of both are hidden, and ralph's configuration under
 // ~/.config stays hidden when XDG_CONFIG_HOME points elsewhere.
-func TestSecretPathsOfBothHomes(t *testing.T) {
+func TestHiddenPathsOfBothHomes(t *testing.T) {
 	home, login, xdg := realDir(t), realDir(t), realDir(t)
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", xdg)
@@ -158,11 +158,11 @@ func TestSecretPathsOfBothHomes(t *testing.T) {
 			t.Errorf("ralphConfigs lacks %s: %q", want, cfgs)
 		}
 	}
-	got, _ := secretPaths(hs, cfgs, func(string) string { return "" })
+	got, _ := hiddenPaths(hs, cfgs, func(string) string { return "" })
 	for _, h := range hs {
 		for _, want := range []string{filepath.Join(h, ".ssh"), filepath.Join(h, ".aws"), filepath.Join(h, ".config", "ralph")} {
 			if !slices.Contains(got, want) {
-				t.Errorf("secretPaths lacks %s: %q", want, got)
+				t.Errorf("hiddenPaths lacks %s: %q", want, got)
 			}
 		}
 	}
