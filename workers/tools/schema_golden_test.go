@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/afero"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite workers/testdata/tools.golden.json from the tools as they are")
+var updateGolden = flag.Bool("update", false, "rewrite workers/tools/testdata/tools.golden.json from the tools as they are")
 
 // goldenTool is one tool as the model sees it, kept in
 // testdata/tools.golden.json: the contract the typed params structs must
