@@ -8,12 +8,10 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 func TestReadAndEditRefuseSpecialFiles(t *testing.T) {
-	ts := newTestToolset(t, tools.Options{})
+	ts := fileTools(t)
 	if err := syscall.Mkfifo(filepath.Join(ts.Root(), "fifo"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
@@ -23,7 +21,7 @@ func TestReadAndEditRefuseSpecialFiles(t *testing.T) {
 
 func TestFileToolsRefuseSpecialFiles(t *testing.T) {
 	bothResolvers(t, func(t *testing.T) {
-		ts := newTestToolset(t, tools.Options{})
+		ts := fileTools(t)
 		root := ts.Root()
 		if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
 			t.Skipf("mkfifo: %v", err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/workers"
-	"github.com/ralph-dev/ralph/workers/tools"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,7 +19,7 @@ func TestWriteFileSymlinkSwapRace(t *testing.T) {
 	if !workers.HasOpenat2() {
 		t.Skip("this kernel has no openat2; the fallback's check-then-use window is documented")
 	}
-	ts := newTestToolset(t, tools.Options{})
+	ts := fileTools(t)
 	root := ts.Root()
 	outside := t.TempDir()
 	writeTestFile(t, filepath.Join(root, "in", "keep"), "")
@@ -119,7 +118,7 @@ func TestReadFileSymlinkSwapRace(t *testing.T) {
 	if !workers.HasOpenat2() {
 		t.Skip("this kernel has no openat2")
 	}
-	ts := newTestToolset(t, tools.Options{})
+	ts := fileTools(t)
 	root := ts.Root()
 	outside := t.TempDir()
 	writeTestFile(t, filepath.Join(root, "in", "f.txt"), "inside\n")

@@ -30,7 +30,7 @@ func bothResolvers(t *testing.T, fn func(t *testing.T)) {
 // protectedProject is a project with a git directory holding a config and
 // an executable hook, ralph's state, and symlinks that lead into both.
 func protectedProject(t *testing.T) *tools.Toolset {
-	ts := newTestToolset(t, tools.Options{})
+	ts := fileTools(t)
 	root := ts.Root()
 	writeTestFile(t, filepath.Join(root, ".git", "config"), "[core]\n")
 	hook := filepath.Join(root, ".git", "hooks", "pre-commit")
@@ -159,7 +159,7 @@ func TestFileToolsRefuseProtectedPaths(t *testing.T) {
 
 func TestFileToolsRefuseHome(t *testing.T) {
 	bothResolvers(t, func(t *testing.T) {
-		ts := newTestToolset(t, tools.Options{})
+		ts := fileTools(t)
 		for _, c := range []struct{ tool, path string }{
 			{"write_file", "~"},
 			{"write_file", "~/notes.txt"},
@@ -182,7 +182,7 @@ func TestFileToolsRefuseHome(t *testing.T) {
 
 func TestFileToolsEscapesBothResolvers(t *testing.T) {
 	bothResolvers(t, func(t *testing.T) {
-		ts := newTestToolset(t, tools.Options{})
+		ts := fileTools(t)
 		root := ts.Root()
 		outside := t.TempDir()
 		writeTestFile(t, filepath.Join(outside, "secret.txt"), "secret")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 func numberedLines(n int) string {
@@ -192,12 +193,4 @@ func TestEditFileConcurrent(t *testing.T) {
 	}
 }
 
-func assertNoTempFiles(t *testing.T, root string) {
-	t.Helper()
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), ".ralph-write-") {
-			t.Errorf("temporary file left behind: %s", p)
-		}
-		return nil
-	})
-}
+var assertNoTempFiles = workerstest.NoTempFiles

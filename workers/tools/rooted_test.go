@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // echoTool is a registered tool that says where it was made.
@@ -64,7 +65,7 @@ func TestRootedToolsetWorksInItsDirectoryOnly(t *testing.T) {
 func TestRootedToolsetIsSandboxedToItsDirectory(t *testing.T) {
 	// The project lies outside the temporary directory, which the sandbox
 	// leaves writable.
-	project := outsideDir(t)
+	project := workerstest.OutsideDir(t)
 	tree := filepath.Join(project, ".ralph", "worktrees", "t1")
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		t.Fatal(err)

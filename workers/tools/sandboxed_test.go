@@ -14,23 +14,8 @@ import (
 
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
-
-// outsideDir is a directory outside the project and outside the
-// temporary directory (where t.TempDir lives, which the sandbox lets
-// commands write).
-func outsideDir(t testing.TB) string {
-	t.Helper()
-	d, err := os.MkdirTemp("/var/tmp", "ralph-outside-")
-	if err != nil {
-		t.Skipf("no directory outside the temporary directory: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	if strings.HasPrefix(d, os.TempDir()) {
-		t.Skip("/var/tmp is the temporary directory here")
-	}
-	return d
-}
 
 // gitProject is a toolset whose root holds a git repository and ralph's
 // state, as a real project does.
@@ -48,7 +33,7 @@ func gitProject(t testing.TB, opts Options) *Toolset {
 func TestRunCommandSandboxRefusesAndSaysSo(t *testing.T) {
 	t.Parallel()
 	ts := gitProject(t, Options{Approver: allowAll})
-	outside := outsideDir(t)
+	outside := workerstest.OutsideDir(t)
 	home, _ := os.UserHomeDir()
 	probe := filepath.Join(home, ".ralph-sandbox-probe")
 	config := readTestFile(t, filepath.Join(ts.Root(), ".git", "config"))
@@ -96,7 +81,7 @@ func TestRunCommandReadOnlyAndFullAccess(t *testing.T) {
 	if out := mustOK(t, call(t, ro, "run_command", map[string]any{"command": "cat /etc/hostname > /dev/null; echo ok"})); out != "ok\n" {
 		t.Fatalf("read-only reads: %q", out)
 	}
-	outside := outsideDir(t)
+	outside := workerstest.OutsideDir(t)
 	full := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Sandbox: sandbox.FullAccess}})
 	mustOK(t, call(t, full, "run_command", map[string]any{"command": "echo x > " + outside + "/full"}))
 	if strings.Contains(full.Definitions()[5].Description, "sandbox") {
@@ -124,7 +109,7 @@ func (r *recordingApprover) ApproveCommand(_ context.Context, cmd string) Decisi
 
 func TestRunCommandUnsandboxed(t *testing.T) {
 	t.Parallel()
-	outside := outsideDir(t)
+	outside := workerstest.OutsideDir(t)
 	command := "echo x > " + outside + "/granted"
 	args := map[string]any{"command": command, "unsandboxed": true}
 
@@ -222,7 +207,7 @@ func BenchmarkSandboxedTrue(b *testing.B) {
 
 func TestRunCommandExtraWritableDirectory(t *testing.T) {
 	t.Parallel()
-	cache, other := outsideDir(t), outsideDir(t)
+	cache, other := workerstest.OutsideDir(t), workerstest.OutsideDir(t)
 	ts := newTestToolset(t, Options{Approver: allowAll, Options: workers.Options{Writable: []string{cache}}})
 	mustOK(t, call(t, ts, "run_command", map[string]any{"command": "echo x > " + cache + "/entry"}))
 	mustErr(t, call(t, ts, "run_command", map[string]any{"command": "echo x > " + other + "/entry"}), "the directories the user made writable")

@@ -5,11 +5,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // TestEveryToolIsInTheOneList checks the shape of the tools: every row of
@@ -71,7 +72,7 @@ var listConstructors = map[string]bool{"NewTool": true, "Def": true}
 // and the mode's filter of --sandbox read-only and --no-network).
 func TestToolsAreBuiltInTheList(t *testing.T) {
 	seen := map[string]bool{}
-	moduleGoFiles(t, func(rel, path string) {
+	workerstest.ModuleGoFiles(t, filepath.Join("..", ".."), func(rel, path string) {
 		if rel == "workers/tools/tools.go" || strings.Contains("/"+rel, "/testdata/") {
 			return
 		}
@@ -162,33 +163,4 @@ func isToolDef(e ast.Expr) bool {
 		return e.Sel.Name == "ToolDef"
 	}
 	return false
-}
-
-// moduleGoFiles calls fn with each Go file of the module but tests, the
-// end-to-end tests and third_party, by its path from the module root
-// (with slashes) and its path on disk: the tree the guards read (the
-// same walk as workers' TestProgramsStartInOnePlace).
-func moduleGoFiles(t *testing.T, fn func(rel, path string)) {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		switch {
-		case d.IsDir() && (rel == "e2e" || rel == "third_party" || strings.HasPrefix(d.Name(), ".") && rel != "."):
-			return filepath.SkipDir
-		case !d.IsDir() && strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go"):
-			fn(rel, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
