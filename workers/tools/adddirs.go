@@ -7,18 +7,13 @@ import (
 	"path/filepath"
 )
 
-// addedDir is a directory the person added with --add-dir: the file tools
-// reach it through a Toolset rooted there, confined to it exactly as the
-// project's tools are to the project (symlinks, .git, .ralph).
-type addedDir struct {
-	tools *Toolset
-}
-
-// newAddedDirs roots a Toolset in each directory the person named. Only
-// the person names them (the command line): nothing the model writes or
-// a cloned repository holds can add one.
-func newAddedDirs(o Options) ([]addedDir, error) {
-	var out []addedDir
+// newAddedDirs roots a Toolset in each directory the person added with
+// --add-dir: the file tools reach it through that Toolset, confined to it
+// exactly as the project's tools are to the project (symlinks, .git,
+// .ralph). Only the person names them (the command line): nothing the
+// model writes or a cloned repository holds can add one.
+func newAddedDirs(o Options) ([]*Toolset, error) {
+	var out []*Toolset
 	for _, d := range o.AddDirs {
 		lex, err := filepath.Abs(d)
 		if err != nil {
@@ -37,7 +32,7 @@ func newAddedDirs(o Options) ([]addedDir, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, addedDir{tools: t})
+		out = append(out, t)
 	}
 	return out, nil
 }
@@ -60,8 +55,8 @@ func (t *Toolset) addedFor(name string, args json.RawMessage) *Toolset {
 		return nil
 	}
 	for _, d := range t.added {
-		if d.tools.ws.Holds(p) {
-			return d.tools
+		if d.ws.Holds(p) {
+			return d
 		}
 	}
 	return nil
@@ -71,7 +66,7 @@ func (t *Toolset) addedFor(name string, args json.RawMessage) *Toolset {
 func (t *Toolset) AddedDirs() []string {
 	out := make([]string, len(t.added))
 	for i, d := range t.added {
-		out[i] = d.tools.Root()
+		out[i] = d.Root()
 	}
 	return out
 }

@@ -34,7 +34,7 @@ type Deps struct {
 	Asker UserAsker
 	// Plan writes a new plan (write_plan).
 	Plan *PlanWriter
-	// The bodies run above workers: the task loop's complete_task, the
+	// The bodies run above the tools: the task loop's complete_task, the
 	// coordinator's spawn_agent, a review's reports.
 	Claim, Spawn, Findings, Verdicts, Fixed RunFunc
 }

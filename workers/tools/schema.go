@@ -51,7 +51,7 @@ func schemaFor(t reflect.Type) *schemaOf {
 
 func buildSchema(t reflect.Type) *schemaOf {
 	if t.Kind() != reflect.Struct {
-		panic(fmt.Sprintf("workers: tool params %s is not a struct", t))
+		panic(fmt.Sprintf("tools: tool params %s is not a struct", t))
 	}
 	var b bytes.Buffer
 	b.WriteString(`{"type":"object","properties":{`)
@@ -105,7 +105,7 @@ func property(f reflect.StructField) []byte {
 	for _, key := range []string{"minimum", "maximum"} {
 		if v := f.Tag.Get(key); v != "" {
 			if !json.Valid([]byte(v)) {
-				panic(fmt.Sprintf("workers: field %s: %s %q is not a JSON number", f.Name, key, v))
+				panic(fmt.Sprintf("tools: field %s: %s %q is not a JSON number", f.Name, key, v))
 			}
 			fmt.Fprintf(&b, `,"%s":%s`, key, v)
 		}

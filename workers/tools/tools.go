@@ -195,7 +195,7 @@ func Def(key string) ToolDef {
 			return ToolDef{Name: t.name, Description: strings.TrimRight(string(md), "\n"), Parameters: Schema(t.params)}
 		}
 	}
-	panic("tool " + key + " is not in the list of tools (workers/tools.go)")
+	panic("tool " + key + " is not in the list of tools (workers/tools/tools.go)")
 }
 
 // Info returns what is known of the named tool; a tool ralph does not

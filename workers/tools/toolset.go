@@ -73,7 +73,7 @@ type Toolset struct {
 	sources []Source
 
 	// added are the directories of --add-dir (adddirs.go).
-	added []addedDir
+	added []*Toolset
 }
 
 // NewToolset checks the root and returns a Toolset with the built-in tools
@@ -128,7 +128,7 @@ func (t *Toolset) Mode() Mode {
 func (t *Toolset) Close() {
 	t.ws.Close()
 	for _, d := range t.added {
-		d.tools.Close()
+		d.Close()
 	}
 }
 
