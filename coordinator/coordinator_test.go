@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -25,7 +25,7 @@ import (
 // project, and an in-memory session store.
 type harness struct {
 	t      *testing.T
-	srv    *fakemodel.Server
+	srv    *llmtest.Server
 	root   string
 	queue  *interrupts.Queue
 	fs     afero.Fs
@@ -38,11 +38,11 @@ type harness struct {
 
 func newHarness(t *testing.T, scenario string) *harness {
 	t.Helper()
-	sc, err := fakemodel.ParseScenario([]byte(scenario))
+	sc, err := llmtest.ParseScenario([]byte(scenario))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, srv: fakemodel.NewServer(sc), root: t.TempDir(), queue: interrupts.NewQueue(), fs: afero.NewMemMapFs()}
+	h := &harness{t: t, srv: llmtest.NewServer(sc), root: t.TempDir(), queue: interrupts.NewQueue(), fs: afero.NewMemMapFs()}
 	t.Cleanup(h.srv.Close)
 	tools, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: h.root}})
 	if err != nil {

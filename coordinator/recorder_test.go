@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
@@ -196,13 +196,13 @@ func TestContextTrimIsADecision(t *testing.T) {
 
 // doneSession is a model that answers "done" and a running session s1 of
 // /project in memory, for tests of what a run records.
-func doneSession(t *testing.T) (*fakemodel.Server, afero.Fs, *memory.Session) {
+func doneSession(t *testing.T) (*llmtest.Server, afero.Fs, *memory.Session) {
 	t.Helper()
-	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
+	sc, err := llmtest.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := fakemodel.NewServer(sc)
+	srv := llmtest.NewServer(sc)
 	t.Cleanup(srv.Close)
 	fs := afero.NewMemMapFs()
 	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})

@@ -41,9 +41,9 @@ var programSites = map[string]string{
 	// ralph's own binaries.
 	"scripts/mcpserve/ralph.go":      "ralph itself, for `ralph mcp serve`",
 	"scripts/mcpserve/background.go": "ralph itself, a background `ralph run`",
-	"scripts/temporal.go":            "ralph-temporal and ralph itself",
-	"scripts/plan.go":                "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
-	"scripts/doctor.go":              "`<agent CLI> --version`, which reads no settings and runs no hook",
+	"scripts/cli/temporal.go":        "ralph-temporal and ralph itself",
+	"scripts/cli/plan.go":            "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
+	"scripts/cli/doctor.go":          "`<agent CLI> --version`, which reads no settings and runs no hook",
 	// Benchmarks and test programs, never part of ralph.
 	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers",
 	"testdata/mcpserver/tools/tools.go": "the test MCP server",

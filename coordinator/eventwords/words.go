@@ -7,7 +7,7 @@
 // words from here, so that the same call reads the same wherever a person
 // meets it. It sits below the faces, beside the coordinator whose events
 // it words, so the recorder can write the transcript with it; the faces
-// add only layout and styling (scripts/view: colours on a terminal,
+// add only layout and styling (scripts/screen/view: colours on a terminal,
 // classes in HTML). Which events a live face prints is decided here too
 // (Feed).
 package eventwords

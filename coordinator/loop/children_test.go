@@ -13,7 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
@@ -56,19 +56,19 @@ var taskIDRe = regexp.MustCompile(`^Your task \((t\d+) in RALPH_TASKS.md\)`)
 // agents/transcript.md.
 func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 	fs, root, sess := twoTaskProject(t)
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		switch {
 		case strings.HasPrefix(msgs[0].Content, "You are a child agent"):
 			if m := taskIDRe.FindStringSubmatch(msgs[1].Content); m != nil && last.Role == "user" {
-				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
+				return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
 			}
-			return fakemodel.Response{Text: "report on " + strings.SplitN(msgs[1].Content, "\n", 2)[0]}
+			return llmtest.Response{Text: "report on " + strings.SplitN(msgs[1].Content, "\n", 2)[0]}
 		case last.Role == "tool":
-			return fakemodel.Response{Text: "all reported"}
+			return llmtest.Response{Text: "all reported"}
 		}
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{
 			{ID: "s1", Name: coordinator.SpawnAgentTool, Arguments: `{"task":"spawned one"}`},
 			{ID: "s2", Name: coordinator.SpawnAgentTool, Arguments: `{"task":"spawned two"}`},
 		}}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -20,20 +20,20 @@ import (
 // alternatives; the event log holds them too.
 func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 	fs, root, sess := twoTaskProject(t)
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		m := taskIDRe.FindStringSubmatch(msgs[1].Content)
 		if m == nil {
-			return fakemodel.Response{Text: "no task"}
+			return llmtest.Response{Text: "no task"}
 		}
 		switch len(msgs) {
 		case 2:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "record_decision",
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "record_decision",
 				Arguments: fmt.Sprintf(`{"decision":"%s: a map","reason":"lookups dominate","confidence":0.8,"alternatives":["a slice"]}`, m[1])}}}
 		case 4:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	})
 	t.Cleanup(srv.Close)
 	ts := mustTools(t)
