@@ -11,10 +11,11 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // SpawnAgentTool is the coordinator-only tool that starts a child agent.
-const SpawnAgentTool = workers.ToolSpawnAgent
+const SpawnAgentTool = tools.ToolSpawnAgent
 
 // DefaultChildTimeout bounds one child agent, or one task attempt, when
 // nothing else is configured. It is one constant so that a child spawned in
@@ -42,7 +43,7 @@ type Children struct {
 	// ToolsWith returns the tools as an agent of role sees them, with its
 	// own tools added (the task loop's complete_task, a review's report);
 	// nil means Tools.
-	ToolsWith func(role workers.Role, own ...workers.Tool) Tools
+	ToolsWith func(role tools.Role, own ...tools.Tool) Tools
 }
 
 // agentID is the id this coordinator puts on its events.
@@ -54,8 +55,8 @@ func (c *Coordinator) agentID() string {
 }
 
 // caller is who calls a tool of this agent, as the tool is told.
-func (c *Coordinator) caller() workers.Caller {
-	return workers.Caller{Agent: c.agentID(), Task: c.opts.task}
+func (c *Coordinator) caller() tools.Caller {
+	return tools.Caller{Agent: c.agentID(), Task: c.opts.task}
 }
 
 func (c *Coordinator) nextAgentID() string {
@@ -83,7 +84,7 @@ func (c *Coordinator) forward(ev Event) {
 // after, when set, is closed once the child called before it has started
 // (or given up); ready is closed once this one has.
 func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage, after <-chan struct{}, ready chan struct{}) (res workers.Result) {
-	var a workers.SpawnAgentParams
+	var a tools.SpawnAgentParams
 	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
 		close(ready)
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
@@ -226,10 +227,10 @@ func lastWords(c *Coordinator) string {
 	return ""
 }
 
-func childSystem(memory, settings string, tools Tools) string {
+func childSystem(memory, settings string, offered Tools) string {
 	s := `You are a child agent of ralph, an AI coding agent, working on one focused task in a shared project.
 Other agents may be editing other files at the same time: change only what your task needs, and re-read a file if an edit fails because it changed.
-You act through tools: ` + workers.FileTools(tools.Definitions()) + `. Paths are relative to the project root.
+You act through tools: ` + tools.FileTools(offered.Definitions()) + `. Paths are relative to the project root.
 At a significant choice (one approach over another, a trade-off, a guess where the task is unclear) call record_decision, when you have it, with the decision, why, how confident you are and the alternatives you weighed.
 When you are done, answer with a concise final report: what you did, which files you changed, how you verified it, and anything left undone.`
 	if settings != "" {
@@ -278,15 +279,15 @@ type ChildTask struct {
 	Attempt int
 	// Tools, when set, are the tools of the task's own worktree; nil gives
 	// the child the coordinator's child tools.
-	Tools *workers.Toolset
-	// Finish are the tools the child finishes with, built by workers.Build:
+	Tools *tools.Toolset
+	// Finish are the tools the child finishes with, built by tools.Build:
 	// the loop's complete_task, which records the claim for the loop to
 	// verify, or a review's report.
-	Finish []workers.Tool
+	Finish []tools.Tool
 	// Role is who the child is, which decides the tools of the list it is
 	// offered (a reviewer only those that change nothing, and its report);
 	// zero is the task loop's worker.
-	Role workers.Role
+	Role tools.Role
 }
 
 // ErrNoChildren is what RunChild returns when c was built without
@@ -305,7 +306,7 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	}
 	role := t.Role
 	if role == 0 {
-		role = workers.RoleWorker
+		role = tools.RoleWorker
 	}
 	var tools Tools
 	switch {

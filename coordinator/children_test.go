@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // familyModel answers the main coordinator with one turn of n spawn_agent
@@ -60,23 +61,23 @@ type family struct {
 	onEv   func(Event)
 }
 
-func newFamily(t *testing.T, parallel int, fn func(llmtest.RecordedRequest) llmtest.Response, extra ...workers.Tool) *family {
+func newFamily(t *testing.T, parallel int, fn func(llmtest.RecordedRequest) llmtest.Response, extra ...tools.Tool) *family {
 	return newFamilyB(t, parallel, fn, extra...)
 }
 
-func newFamilyB(t testing.TB, parallel int, fn func(llmtest.RecordedRequest) llmtest.Response, extra ...workers.Tool) *family {
+func newFamilyB(t testing.TB, parallel int, fn func(llmtest.RecordedRequest) llmtest.Response, extra ...tools.Tool) *family {
 	t.Helper()
 	f := &family{srv: llmtest.NewServerFunc(fn), queue: interrupts.NewQueue()}
 	t.Cleanup(f.srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
+	ts, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(tools.Close)
+	t.Cleanup(ts.Close)
 	client := llm.New(llm.Config{BaseURL: f.srv.URL, MaxAttempts: 1})
 	f.coord = New(Options{
-		Model: client, ModelName: "fake-model", Tools: tools, Queue: f.queue, SessionID: "s", System: "main",
-		Children: &Children{Parallel: parallel, MaxTurns: 10, Tools: tools.For(workers.RoleChild, extra...), Memory: func() string { return "learned: use tabs" }},
+		Model: client, ModelName: "fake-model", Tools: ts, Queue: f.queue, SessionID: "s", System: "main",
+		Children: &Children{Parallel: parallel, MaxTurns: 10, Tools: ts.For(tools.RoleChild, extra...), Memory: func() string { return "learned: use tabs" }},
 	})
 	t.Cleanup(f.coord.Events().Subscribe(context.Background(), func(ev Event) {
 		f.mu.Lock()
@@ -194,8 +195,8 @@ func TestHardStopStopsAllChildren(t *testing.T) {
 
 type panicTool struct{}
 
-func (panicTool) Def() workers.ToolDef {
-	return workers.ToolDef{Name: "explode", Description: "panics", Parameters: json.RawMessage(`{"type":"object"}`)}
+func (panicTool) Def() tools.ToolDef {
+	return tools.ToolDef{Name: "explode", Description: "panics", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
 func (panicTool) Run(context.Context, json.RawMessage) workers.Result { panic("boom") }
 

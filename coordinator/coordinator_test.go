@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // harness is a coordinator wired to the fake model, real tools in a temp
@@ -43,7 +44,7 @@ func newHarness(t *testing.T, scenario string) *harness {
 	}
 	h := &harness{t: t, srv: llmtest.NewServer(sc), root: t.TempDir(), queue: interrupts.NewQueue(), fs: afero.NewMemMapFs()}
 	t.Cleanup(h.srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: h.root, Approver: allowAll{}})
+	tools, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: h.root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,6 +328,6 @@ func TestRetryEventsAreEmitted(t *testing.T) {
 // allowAll approves every command, as --yes does.
 type allowAll struct{}
 
-func (allowAll) ApproveCommand(context.Context, string) workers.Decision {
-	return workers.Decision{Allowed: true}
+func (allowAll) ApproveCommand(context.Context, string) tools.Decision {
+	return tools.Decision{Allowed: true}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 func readFile(t *testing.T, fs afero.Fs, path string) string {
@@ -111,8 +112,8 @@ type probeTool struct {
 	sawCall bool
 }
 
-func (p *probeTool) Def() workers.ToolDef {
-	return workers.ToolDef{Name: "probe", Description: "looks at the event log", Parameters: json.RawMessage(`{"type":"object"}`)}
+func (p *probeTool) Def() tools.ToolDef {
+	return tools.ToolDef{Name: "probe", Description: "looks at the event log", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
 
 func (p *probeTool) Run(context.Context, json.RawMessage) workers.Result {
@@ -132,7 +133,7 @@ func TestToolCallIsRecordedBeforeTheToolRuns(t *testing.T) {
 		{"tool_calls":[{"id":"c1","name":"probe","arguments":"{}"}]},
 		{"text":"done"}]}`)
 	probe := &probeTool{fs: h.fs, path: filepath.Join(h.sess.Dir, "events.jsonl")}
-	h.coord.opts.Tools.(*workers.Toolset).Register(probe)
+	h.coord.opts.Tools.(*tools.Toolset).Register(probe)
 	if res := h.coord.Run(context.Background(), "probe"); res.IsError {
 		t.Fatalf("result = %+v", res)
 	}
@@ -161,8 +162,8 @@ func TestUnrecordedRunIsAnError(t *testing.T) {
 	}
 }
 
-func mustTools(t *testing.T) *workers.Toolset {
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
+func mustTools(t *testing.T) *tools.Toolset {
+	tools, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

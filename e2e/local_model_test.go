@@ -1,11 +1,12 @@
 package e2e
 
 import (
-	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end tests of slow and local model servers (issue 36, items

@@ -115,7 +115,7 @@ func TestThreatTableHasEveryDoor(t *testing.T) {
 	var tools []struct {
 		Name string `json:"name"`
 	}
-	if err := json.Unmarshal([]byte(readFileT(t, filepath.Join(moduleRoot, "workers", "testdata", "tools.golden.json"))), &tools); err != nil {
+	if err := json.Unmarshal([]byte(readFileT(t, filepath.Join(moduleRoot, "workers", "tools", "testdata", "tools.golden.json"))), &tools); err != nil {
 		t.Fatal(err)
 	}
 	for _, tool := range tools {

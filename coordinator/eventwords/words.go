@@ -20,7 +20,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // ToolCall says what a tool call does, in a few words: running and the
@@ -42,11 +42,11 @@ func toolCall(name string, args json.RawMessage) string {
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
-	case name == workers.ToolRunCommand && a.Command != "":
+	case name == tools.ToolRunCommand && a.Command != "":
 		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
-	case name == workers.ToolSpawnAgent:
+	case name == tools.ToolSpawnAgent:
 		return "starting a child agent: " + text.ClipWidth(fold(a.Task), 60)
-	case name == workers.ToolAskUser:
+	case name == tools.ToolAskUser:
 		return "asking you: " + text.ClipWidth(fold(a.Question), 70)
 	case a.Path != "":
 		return name + " " + text.ClipWidth(a.Path, 80)

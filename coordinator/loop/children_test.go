@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // testAgentStore records a child's conversation into the session, as the
@@ -73,17 +74,17 @@ func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 		}}
 	})
 	t.Cleanup(srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
+	ts, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(tools.Close)
+	t.Cleanup(ts.Close)
 	coord := coordinator.New(coordinator.Options{
-		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
+		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: ts, Store: sess,
 		SessionID: sess.ID, System: "main",
 		Children: &coordinator.Children{
-			Parallel: 2, MaxTurns: 5, Tools: tools.For(workers.RoleChild),
-			ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools { return tools.For(role, own...) },
+			Parallel: 2, MaxTurns: 5, Tools: ts.For(tools.RoleChild),
+			ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools { return ts.For(role, own...) },
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} },
 		},
 	})

@@ -11,7 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // TestDecisionsGoThroughTheRecorder: the loop's choices and a child's
@@ -36,17 +36,17 @@ func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 		return llmtest.Response{Text: "done"}
 	})
 	t.Cleanup(srv.Close)
-	tools := mustTools(t)
+	ts := mustTools(t)
 	var coord *coordinator.Coordinator
-	tools.Add(workers.Deps{Decide: func(d memory.DecisionRecord) error {
+	ts.Add(tools.Deps{Decide: func(d memory.DecisionRecord) error {
 		coord.RecordDecision(d)
 		return nil
 	}})
 	coord = coordinator.New(coordinator.Options{
-		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
+		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: ts, Store: sess,
 		SessionID: sess.ID, System: "main",
-		Children: &coordinator.Children{Parallel: 1, MaxTurns: 5, Tools: tools.For(workers.RoleChild),
-			ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools { return tools.For(role, own...) },
+		Children: &coordinator.Children{Parallel: 1, MaxTurns: 5, Tools: ts.For(tools.RoleChild),
+			ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools { return ts.For(role, own...) },
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} }},
 	})
 	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess, nil)

@@ -23,7 +23,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 	"github.com/spf13/afero"
 )
 
@@ -79,7 +79,7 @@ type deps struct {
 	// log reads the session's checkpoint log.
 	log func() []git.Entry
 	// rooted is the project's tools rooted in a task's worktree.
-	rooted func(dir string) (*workers.Toolset, error)
+	rooted func(dir string) (*tools.Toolset, error)
 	// noteErr tells the person of git work that failed.
 	noteErr func(error)
 }
@@ -116,7 +116,7 @@ type worktree struct {
 	dir   string // the worktree's top
 	repo  *git.Repo
 	ws    loop.Workspace
-	tools *workers.Toolset
+	tools *tools.Toolset
 }
 
 func (g *taskGit) Workspace(ctx context.Context, t memory.Task, attempt int) (loop.Workspace, error) {

@@ -14,7 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/git/gittest"
 	"github.com/ralph-dev/ralph/memory/rootfs"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // secret stands for the API key, which no commit message may hold.
@@ -63,7 +63,7 @@ func testGit(t *testing.T, run *memory.RunConfig, log []git.Entry) (*taskGit, st
 	g := newTaskGit(deps{
 		repo: repo, cps: noCheckpoints{}, session: s, redactor: memory.NewRedactor(secret), fs: fs,
 		log:     func() []git.Entry { return log },
-		rooted:  func(string) (*workers.Toolset, error) { return nil, nil },
+		rooted:  func(string) (*tools.Toolset, error) { return nil, nil },
 		noteErr: func(err error) { noted = append(noted, err) },
 	}, filepath.Join(dir, memory.StateDir, worktreesDir), run)
 	return g, dir

@@ -47,6 +47,9 @@ var allowed = map[string]string{
 	"coordinator/control/peer_linux.go:noNewPrivs": "/proc/<pid>/status of the peer of the control socket",
 	// Fixtures and tools.
 	"coordinator/llm/llmtest/scenario.go:LoadScenario": "the stand-in model's scenario file, named by a test",
+	"workers/workerstest/workerstest.go:WriteFile":     "a test's own file, in its temporary directory",
+	"workers/workerstest/workerstest.go:ReadFile":      "a test's own file, in its temporary directory",
+	"workers/workerstest/workerstest.go:OutsideDir":    "a test's directory outside the temporary one",
 	"main.go:profiled": "the profile file the person names in RALPH_CPUPROFILE",
 	// The kernel's files.
 	"memory/diskfull_linux.go:mountOf":              "/proc/self/mountinfo",
@@ -110,7 +113,7 @@ var allowed = map[string]string{
 	"workers/sandbox/worktree.go:worktreeDirs":          "reads a worktree's .git file and commondir",
 	// The person's own files and directories outside any project.
 	"workers/agents/codex.go:readCodexConfig":        "the person's ~/.codex/config.toml",
-	"workers/sandbox/secrets.go:npmrcSecret":         "the person's ~/.npmrc, read only to decide whether to hide it",
+	"workers/sandbox/hidden.go:npmrcSecret":          "the person's ~/.npmrc, read only to decide whether to hide it",
 	"workers/agents/opencode.go:opencodeEnvKeys":     "the person's opencode config (never the project's)",
 	"coordinator/models/models.go:readCache":         "the model-list cache in the person's cache dir",
 	"coordinator/models/models.go:writeCache":        "the model-list cache in the person's cache dir",

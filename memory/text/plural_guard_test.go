@@ -27,10 +27,10 @@ var pluralAllowed = map[string]string{
 	"coordinator/llm/served_fix.go: tokens":      "a context window's size",
 	"coordinator/control/steer.go: agents":       "the case n > 1; n == 1 has its own sentence",
 	"coordinator/turn.go: characters":            "a thinking model's reasoning, never one character",
-	"workers/search.go: matches":                 "the search's limit",
-	"workers/list_files.go: entries":             "the listing's limit",
-	"workers/ask_user.go: choices":               "more than maxChoices",
-	"workers/edit_file.go: times in":             "the case n > 1",
+	"workers/tools/search.go: matches":           "the search's limit",
+	"workers/tools/list_files.go: entries":       "the listing's limit",
+	"workers/tools/ask_user.go: choices":         "more than maxChoices",
+	"workers/tools/edit_file.go: times in":       "the case n > 1",
 	"workers/approval/question.go: lines":        "a command of several lines",
 	"memory/lock.go: attempts":                   "lockAttempts, a constant above 1",
 	"memory/state.go: sessions":                  "several sessions match",
@@ -44,9 +44,9 @@ var pluralAllowed = map[string]string{
 	"scripts/report/graph.go: tasks":             "the many of text.Plural, one task has its own sentence",
 	"memory/context.go: bytes":                   "a trimmed tool output, far more than a byte",
 	"memory/git/review.go: bytes":                "a file too big to show",
-	"workers/ask_user.go: bytes":                 "a question over the limit, and the limit",
+	"workers/tools/ask_user.go: bytes":           "a question over the limit, and the limit",
 	"workers/output.go: bytes":                   "output cut for being long",
-	"workers/read_file.go: bytes":                "the line and output limits",
+	"workers/tools/read_file.go: bytes":          "the line and output limits",
 }
 
 // verbs end in s but count nothing: "line %d is", "Story %d has".

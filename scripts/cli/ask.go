@@ -12,8 +12,8 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // questions asks the person at the terminal, for one-shot mode and the
@@ -154,7 +154,7 @@ func (q *questions) Ask(ctx context.Context, qu approval.Question) (approval.Ans
 	if err != nil {
 		return approval.No, err
 	}
-	if name, args := qu.Call(); name == workers.ToolRunCommand && !ans.Refused() {
+	if name, args := qu.Call(); name == tools.ToolRunCommand && !ans.Refused() {
 		// A command asked about has no "running" line yet (its
 		// tool_call event says Asking): it gets one now.
 		q.line(eventwords.GlyphTool + " " + eventwords.ToolCall(name, args))
@@ -200,10 +200,10 @@ func (q *questions) confirm(ctx context.Context, question string) bool {
 
 // AskText implements approval.TextAsker: a model's question (ask_user),
 // answered by the next line typed; a choice's number stands for it.
-func (q *questions) AskText(ctx context.Context, qu workers.UserQuestion) (string, error) {
+func (q *questions) AskText(ctx context.Context, qu tools.UserQuestion) (string, error) {
 	line, err := q.ask(ctx, qu.Shown(), qu.AnswerPrompt(), true)
 	if err != nil {
 		return "", err
 	}
-	return workers.ChoiceAnswer(qu, line), nil
+	return tools.ChoiceAnswer(qu, line), nil
 }

@@ -462,14 +462,14 @@ func (m MCPCommands) Approve(names []string) error {
 			fmt.Fprintf(m.Out, "MCP server %s is in your own config (%s) and needs no approval\n", name, found.Source)
 			continue
 		}
-		secrets := memory.NewRedactor(cfg.Secrets()...)
+		redactor := memory.NewRedactor(cfg.Secrets()...)
 		// What is approved is shown, every field of it, and what changed
 		// since the last approval: the person approves knowing what runs.
-		review := approval.ReviewServer(m.person(), config.UserConfigDir(), m.Root, *found, secrets)
-		if err := approval.TrustServer(m.person(), config.UserConfigDir(), m.Root, *found, secrets); err != nil {
+		review := approval.ReviewServer(m.person(), config.UserConfigDir(), m.Root, *found, redactor)
+		if err := approval.TrustServer(m.person(), config.UserConfigDir(), m.Root, *found, redactor); err != nil {
 			return fmt.Errorf("approving MCP server %s: %w", name, err)
 		}
-		fmt.Fprintf(m.Out, "approved MCP server %s on this machine: %s (from %s)\n", name, text.Visible(secrets.Redact(found.Runs())), found.Source)
+		fmt.Fprintf(m.Out, "approved MCP server %s on this machine: %s (from %s)\n", name, text.Visible(redactor.Redact(found.Runs())), found.Source)
 		switch {
 		case review.Approved:
 		case len(review.Changes) > 0:

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-dev/ralph/workers/tools"
+
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
@@ -25,7 +27,6 @@ import (
 	"github.com/ralph-dev/ralph/scripts/screen/render"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -428,12 +429,12 @@ func (o *OneShot) diskFull(err error) error {
 // them: hint is the approval policy's (approval.Policy.HintFor), which
 // names only the ways that work where ralph runs.
 func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) string) []string {
-	var cmds, tools []string
+	var cmds, others []string
 	for _, d := range denied {
-		if d.Tool == workers.ToolRunCommand {
+		if d.Tool == tools.ToolRunCommand {
 			cmds = append(cmds, d.Command)
-		} else if !slices.Contains(tools, d.Tool) {
-			tools = append(tools, d.Tool)
+		} else if !slices.Contains(others, d.Tool) {
+			others = append(others, d.Tool)
 		}
 	}
 	var out []string
@@ -445,9 +446,9 @@ func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) st
 		out = append(out, fmt.Sprintf("%s not run because %s approval (%s); %s", text.Counted(len(cmds), "command was", "commands were"),
 			text.Plural(len(cmds), "it needs", "they need"), quoteList(cmds), how))
 	}
-	if len(tools) > 0 {
+	if len(others) > 0 {
 		out = append(out, fmt.Sprintf("MCP tool calls were not made because they need approval (%s); rerun ralph with --yes (-y) or --allowed-tools %s to allow them",
-			quoteList(tools), strings.Join(tools, ",")))
+			quoteList(others), strings.Join(others, ",")))
 	}
 	return out
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/render"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // PlanHelp is `ralph plan --help`.
@@ -138,10 +138,10 @@ func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
 		return face.Fail(project.ExitCode(err), err)
 	}
 	run := false
-	var export func(*workers.Plan) (string, error)
+	var export func(*tools.Plan) (string, error)
 	epic := ""
 	if toBeads {
-		export = func(plan *workers.Plan) (string, error) {
+		export = func(plan *tools.Plan) (string, error) {
 			var err error
 			epic, err = beadsPlan(p.Root, plan)
 			return epic, err
@@ -157,7 +157,7 @@ func (c *cli) plan(ctx context.Context, feature string, toBeads bool) int {
 
 // beadsPlan writes an accepted plan into Beads as an epic with its tasks
 // and their dependencies, and returns the epic's id.
-func beadsPlan(root string, plan *workers.Plan) (string, error) {
+func beadsPlan(root string, plan *tools.Plan) (string, error) {
 	var tasks []memory.BeadsPlanTask
 	for _, t := range plan.Tasks {
 		notes := []string{strings.TrimSpace(t.Description)}
@@ -213,7 +213,7 @@ func (c *cli) runAfterPlan(ctx context.Context, epic string) int {
 // person wants the plan run now, is called before PlanMain returns.
 // export, when not nil, writes the accepted plan elsewhere (Beads) and
 // returns where; RALPH_TASKS.md and RALPH_GOALS.md are then put back.
-func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature string, accept func(), export func(*workers.Plan) (string, error)) int {
+func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature string, accept func(), export func(*tools.Plan) (string, error)) int {
 	pw, err := p.StartPlan()
 	if err != nil {
 		return face.Fail(ExitFailed, err)
@@ -227,11 +227,11 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 	ask := face.asks != nil && face.Format == FormatText && !ci
 	// The person's words are the prompt, recorded and listed as theirs;
 	// what ralph asks of the model about them goes before them as a note.
-	at.Coord.AddNote(workers.PlanNote() + "\n")
+	at.Coord.AddNote(tools.PlanNote() + "\n")
 	res := at.Coord.Run(ctx, feature)
 	// finish ends an accepted plan: written and shown, or, with export,
 	// written there and taken out of the files.
-	finish := func(plan *workers.Plan) int {
+	finish := func(plan *tools.Plan) int {
 		if export == nil {
 			return face.finishPlan(p, plan, res)
 		}
@@ -257,7 +257,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		if plan == nil {
 			face.Close()
 			fmt.Fprintf(face.Stderr, "ralph: the model wrote no plan (it never called %s); its answer was: %s\n",
-				workers.ToolWritePlan, text.StripControls(strings.TrimSpace(res.Text)))
+				tools.ToolWritePlan, text.StripControls(strings.TrimSpace(res.Text)))
 			return ExitFailed
 		}
 		if !ask {
@@ -307,7 +307,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 					continue
 				}
 			}
-			at.Coord.AddNote(workers.RevisePlanNote())
+			at.Coord.AddNote(tools.RevisePlanNote())
 			res = at.Coord.Run(ctx, what)
 		case "e":
 			if err := editFile(ctx, filepath.Join(p.Root, memory.TasksFile)); err != nil {
@@ -363,7 +363,7 @@ func editFile(ctx context.Context, path string) error {
 // file is read again, so an edit shows). The tasks are introduced by a
 // line in bold, not a second-level heading, which the terminal's
 // markdown styles draw with its "##" in front.
-func planMarkdown(p *project.Project, plan *workers.Plan) string {
+func planMarkdown(p *project.Project, plan *tools.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n**Tasks, in the order ralph run takes them:**\n\n", plan.Title, strings.TrimSpace(plan.Goals))
 	tf, err := memory.LoadTasks(p.Fs, p.Root)
@@ -390,7 +390,7 @@ func planMarkdown(p *project.Project, plan *workers.Plan) string {
 
 // showPlan is the plan for the terminal: rendered, without any control
 // sequence of the model's.
-func (o *OneShot) showPlan(p *project.Project, plan *workers.Plan) string {
+func (o *OneShot) showPlan(p *project.Project, plan *tools.Plan) string {
 	md := planMarkdown(p, plan)
 	if !o.StdoutTTY {
 		return text.StripControls(md)
@@ -417,7 +417,7 @@ type planResult struct {
 	// Epic is the Beads epic the plan was written into (--tracker beads).
 	Epic string `json:"epic,omitempty"`
 	// Plan is the plan as the model gave it.
-	Plan *workers.Plan `json:"plan"`
+	Plan *tools.Plan `json:"plan"`
 	// Order is the task list's ids in the order ralph run takes them.
 	Order []string `json:"order"`
 	// Problems are what is wrong with the order: a dependency on no
@@ -429,7 +429,7 @@ type planResult struct {
 
 // finishBeadsPlan ends a plan written into Beads as the epic: the JSON
 // object, or a sentence saying where it is.
-func (o *OneShot) finishBeadsPlan(plan *workers.Plan, epic string, res coordinator.Result) int {
+func (o *OneShot) finishBeadsPlan(plan *tools.Plan, epic string, res coordinator.Result) int {
 	if o.Format == FormatJSON || o.Format == FormatStreamJSON {
 		o.Close()
 		out := planResult{Type: "plan", SessionID: res.SessionID, Epic: epic, Plan: plan, Summary: res.Text}
@@ -442,7 +442,7 @@ func (o *OneShot) finishBeadsPlan(plan *workers.Plan, epic string, res coordinat
 
 // finishPlan ends a plan that is written and not asked about: the JSON
 // object, or the plan as text.
-func (o *OneShot) finishPlan(p *project.Project, plan *workers.Plan, res coordinator.Result) int {
+func (o *OneShot) finishPlan(p *project.Project, plan *tools.Plan, res coordinator.Result) int {
 	o.Close()
 	if o.Format == FormatJSON || o.Format == FormatStreamJSON {
 		out := planResult{Type: "plan", SessionID: res.SessionID, TasksFile: memory.TasksFile, GoalsFile: memory.GoalsFile,

@@ -8,7 +8,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // The plan's question (accept, revise, edit, drop), asked at the terminal
@@ -89,7 +89,7 @@ type planAsked struct {
 // session's questions (qs, nil without a control socket), of ralph answer
 // and ralph serve's page at once: the first answer wins and the others
 // see it answered, as for an approval.
-func askPlan(ctx context.Context, face *OneShot, qs *control.Questions, p *project.Project, plan *workers.Plan) (planAsked, error) {
+func askPlan(ctx context.Context, face *OneShot, qs *control.Questions, p *project.Project, plan *tools.Plan) (planAsked, error) {
 	term := func(ctx context.Context) (any, error) {
 		choice, err := face.asks.askKey(ctx, face.showPlan(p, plan),
 			"Accept the plan? [a]ccept, [r]evise, [e]dit, [d]rop:", planChoices, true)

@@ -15,7 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // UrgentMarker starts a message that must cut in at once (see HelpText).
@@ -354,10 +354,10 @@ func runPlan(_ context.Context, h *Host, args string) (Outcome, error) {
 		// ralph's instructions go as a note, so that the message the
 		// session records (its first words, the transcript's User) is
 		// the person's feature, as with ralph plan.
-		n.AddNote(workers.PlanNote() + "\n")
+		n.AddNote(tools.PlanNote() + "\n")
 		return Outcome{Send: feature}, nil
 	}
-	return Outcome{Send: workers.PlanPrompt(feature)}, nil
+	return Outcome{Send: tools.PlanPrompt(feature)}, nil
 }
 
 // noter is a coordinator that takes context for the model's next prompt

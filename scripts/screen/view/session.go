@@ -11,7 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 	"github.com/spf13/afero"
 )
 
@@ -64,7 +64,7 @@ func sessionFacts(fs afero.Fs, root, id string, evs []coordinator.Event) Session
 			var args struct {
 				ID string `json:"id"`
 			}
-			if ev.ToolName == workers.ToolCompleteTask && json.Unmarshal(ev.ToolArgs, &args) == nil && args.ID != "" {
+			if ev.ToolName == tools.ToolCompleteTask && json.Unmarshal(ev.ToolArgs, &args) == nil && args.ID != "" {
 				completing[ev.ToolID] = args.ID
 			}
 		case coordinator.EventToolResult:

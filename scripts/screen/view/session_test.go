@@ -11,7 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 func TestAgo(t *testing.T) {
@@ -60,10 +60,10 @@ func TestLoadSessionFacts(t *testing.T) {
 		{Type: coordinator.EventFilesChanged, Files: []git.FileChange{{Path: "a.go"}}},
 		{Type: coordinator.EventTaskChanged, Text: "t1 in_progress", Task: "t1"},
 		{Type: coordinator.EventTaskChanged, Text: "t1 done", Task: "t1"},
-		{Type: coordinator.EventToolCall, ToolID: "c1", ToolName: workers.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t2","summary":"x"}`)},
-		{Type: coordinator.EventToolResult, ToolID: "c1", ToolName: workers.ToolCompleteTask},
-		{Type: coordinator.EventToolCall, ToolID: "c2", ToolName: workers.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t3","summary":"x"}`)},
-		{Type: coordinator.EventToolResult, ToolID: "c2", ToolName: workers.ToolCompleteTask, IsError: true},
+		{Type: coordinator.EventToolCall, ToolID: "c1", ToolName: tools.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t2","summary":"x"}`)},
+		{Type: coordinator.EventToolResult, ToolID: "c1", ToolName: tools.ToolCompleteTask},
+		{Type: coordinator.EventToolCall, ToolID: "c2", ToolName: tools.ToolCompleteTask, ToolArgs: json.RawMessage(`{"id":"t3","summary":"x"}`)},
+		{Type: coordinator.EventToolResult, ToolID: "c2", ToolName: tools.ToolCompleteTask, IsError: true},
 	} {
 		if err := s.AppendEvent(ev); err != nil {
 			t.Fatal(err)
