@@ -78,6 +78,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 
+# --- Node.js: new enough for the pinned CLIs ----------------------------
+# The newest `engines` among NPM_PACKAGES is gemini-cli's node >=20 (the
+# inspector declares >=22.19.0, but the --cli mode the tests drive runs
+# on 20). npm only warns about engines, and an older Node then fails
+# deep inside a test with a syntax error, so the script says it here.
+NODE_MIN=20
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt "$NODE_MIN" ]; then
+	say "Node.js $(node --version 2>/dev/null || echo '(none)') is older than the $NODE_MIN the agents' CLIs need; install Node.js $NODE_MIN or later (a release from the Node.js project, or your distribution's newer nodejs package) and run make test-setup again."
+	exit 1
+fi
+
 mkdir -p "$cache/bin"
 
 # --- npm: the agents' CLIs and the MCP servers ---------------------------
