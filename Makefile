@@ -72,7 +72,10 @@ test-temporal: test-setup
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 20m -run 'TestTemporal|TestNoTemporalSDK' ./e2e
 
-BENCH_PKGS := $(shell $(GO) list ./... | grep -v '/cmd/')
+# Recursive (=), so that only `make bench` lists the packages: every
+# other target, test-setup on a fresh machine first, would otherwise
+# download every module before it starts.
+BENCH_PKGS = $(shell $(GO) list ./... | grep -v '/cmd/')
 
 ## bench: every benchmark, printed as a table of medians against targets.
 ## The end-to-end ones in e2e/ run a fixed number of trials each

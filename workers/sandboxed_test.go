@@ -164,11 +164,12 @@ func TestRunCommandSandboxUnavailable(t *testing.T) {
 }
 
 // TestRunCommandSandboxedHardStop cancels a sandboxed command running in
-// every namespace the sandbox uses: it must end within 100 ms of the
-// cancel and leave no process behind.
+// every namespace the sandbox uses: it must end and leave no process
+// behind. How promptly (the target: a p99 under 100 ms) is
+// BenchmarkSandboxedHardStop's to say.
 func TestRunCommandSandboxedHardStop(t *testing.T) {
 	t.Parallel()
-	cancelKillsGroupWithin(t, gitProject(t, Options{Approver: allowAll, NoNetwork: true}), 100*time.Millisecond)
+	cancelKillsGroup(t, gitProject(t, Options{Approver: allowAll, NoNetwork: true}))
 }
 
 // BenchmarkSandboxedTrue measures what the sandbox adds to a command:
@@ -239,28 +240,11 @@ func TestRunCommandExtraWritableDirectory(t *testing.T) {
 }
 
 // BenchmarkSandboxedHardStop measures a hard stop of a sandboxed command:
-// from the cancel to run_command's return, with the whole process group
-// gone. The target is a p99 under 100 ms, as for unsandboxed commands.
+// from the cancel to run_command's return, with no process of the group
+// alive. The target is a p99 under 100 ms, as for unsandboxed commands
+// (BenchmarkRunCommandHardStop).
 func BenchmarkSandboxedHardStop(b *testing.B) {
-	ts := gitProject(b, Options{Approver: allowAll, Sandbox: sandbox.WorkspaceWrite})
-	args := json.RawMessage(`{"command": "echo started; sleep 60"}`)
-	var ds []time.Duration
-	for b.Loop() {
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan time.Time, 1)
-		go func() {
-			ts.Call(ctx, "run_command", args)
-			done <- time.Now()
-		}()
-		// Let the helper confine itself and the shell start.
-		time.Sleep(60 * time.Millisecond)
-		start := time.Now()
-		cancel()
-		ds = append(ds, (<-done).Sub(start))
-	}
-	slices.Sort(ds)
-	b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), "median-ms")
-	b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*99/100)])/float64(time.Millisecond), "p99-ms")
+	benchHardStop(b, gitProject(b, Options{Approver: allowAll, Sandbox: sandbox.WorkspaceWrite}))
 }
 
 // TestVerifyRefusalNamesNoWayOut: a verify command the sandbox refused is
