@@ -71,9 +71,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 		say "installing ${missing[*]} with apt-get"
 		apt-get update -qq
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
-	else
+	elif command -v apt-get >/dev/null 2>&1; then
 		say "the tests need programs this machine lacks; install them with:"
 		echo "  sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	else
+		say "the tests need programs this machine lacks; install these (Debian's package names) with its package manager: ${missing[*]}"
 		exit 1
 	fi
 fi
@@ -95,7 +98,7 @@ mkdir -p "$cache/bin"
 # --- npm: the agents' CLIs and the MCP servers ---------------------------
 # One prefix per list of versions: a new list installs beside the old
 # and the links move to it once it is complete.
-npm_key=$(printf '%s\n' "${NPM_PACKAGES[@]}" | sha256sum | cut -c1-12)
+npm_key=$(printf '%s\n' "${NPM_PACKAGES[@]}" | { sha256sum 2>/dev/null || shasum -a 256; } | cut -c1-12)
 npm_dir="$cache/npm-$npm_key"
 if [ ! -f "$npm_dir/.complete" ]; then
 	say "installing ${NPM_PACKAGES[*]} into $npm_dir"
