@@ -104,7 +104,7 @@ if [ ! -f "$npm_dir/.complete" ]; then
 	say "installing ${NPM_PACKAGES[*]} into $npm_dir"
 	rm -rf "$npm_dir" && mkdir -p "$npm_dir"
 	echo '{"private":true}' >"$npm_dir/package.json"
-	npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error --save-exact "${NPM_PACKAGES[@]}" >&2
+	npm install --prefix "$npm_dir" --no-audit --no-fund --no-update-notifier --loglevel=error --save-exact "${NPM_PACKAGES[@]}" >&2
 	touch "$npm_dir/.complete"
 fi
 for b in "${NPM_BINS[@]}"; do
