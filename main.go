@@ -12,7 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/repl"
-	"github.com/ralph-dev/ralph/scripts"
+	"github.com/ralph-dev/ralph/scripts/cli"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -30,12 +30,12 @@ func main() {
 	if err := sandbox.SealInherited(); err != nil {
 		fmt.Fprintln(os.Stderr, "ralph:", err)
 	}
-	shell := scripts.ChatShell{Help: repl.Help, Main: chat}
-	os.Exit(profiled(func() int { return scripts.Main(os.Args[1:], version, shell) }))
+	shell := cli.ChatShell{Help: repl.Help, Main: chat}
+	os.Exit(profiled(func() int { return cli.Main(os.Args[1:], version, shell) }))
 }
 
 // chat runs the interactive shell with what the command line tells it.
-func chat(ctx context.Context, p *project.Project, o scripts.ChatOptions) int {
+func chat(ctx context.Context, p *project.Project, o cli.ChatOptions) int {
 	mo := repl.MainOptions{Term: o.Term, Version: o.Version, Notices: o.Notices, Reopen: o.Reopen, RunArgs: o.RunArgs}
 	if o.Handoff != nil {
 		mo.Queue, mo.Coord = o.Handoff.Queue, o.Handoff.Coord

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Checkpointer records the work tree around the turns that may change it;
@@ -41,7 +41,7 @@ type Step struct {
 // mayChangeFiles reports whether a turn's calls may have changed files.
 func mayChangeFiles(calls []string) bool {
 	for _, name := range calls {
-		if !workers.Info(name).ReadOnly {
+		if !tools.Info(name).ReadOnly {
 			return true
 		}
 	}
@@ -101,8 +101,8 @@ func writtenPaths(calls []conversation.ToolCall) []string {
 	paths := []string{}
 	for _, call := range calls {
 		switch {
-		case workers.Info(call.Name).ReadOnly:
-		case workers.Info(call.Name).WritesPaths:
+		case tools.Info(call.Name).ReadOnly:
+		case tools.Info(call.Name).WritesPaths:
 			var a struct {
 				Path string `json:"path"`
 			}

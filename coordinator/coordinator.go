@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Model streams one assistant turn; *llm.Client implements it.
@@ -25,9 +26,9 @@ type Model interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
 }
 
-// Tools runs the tools the model may call; *workers.Toolset implements it.
+// Tools runs the tools the model may call; *tools.Toolset implements it.
 type Tools interface {
-	Definitions() []workers.ToolDef
+	Definitions() []tools.ToolDef
 	Call(ctx context.Context, name string, args json.RawMessage) workers.Result
 }
 
@@ -94,7 +95,7 @@ type Options struct {
 	// go through parent.forward rather than straight to the broker.
 	parent *Coordinator
 	// task is the task of RALPH_TASKS.md a child works on, "" for others;
-	// its tools are told (workers.Caller).
+	// its tools are told (tools.Caller).
 	task string
 }
 

@@ -13,18 +13,19 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // harness is a coordinator wired to the fake model, real tools in a temp
 // project, and an in-memory session store.
 type harness struct {
 	t      *testing.T
-	srv    *fakemodel.Server
+	srv    *llmtest.Server
 	root   string
 	queue  *interrupts.Queue
 	fs     afero.Fs
@@ -37,13 +38,13 @@ type harness struct {
 
 func newHarness(t *testing.T, scenario string) *harness {
 	t.Helper()
-	sc, err := fakemodel.ParseScenario([]byte(scenario))
+	sc, err := llmtest.ParseScenario([]byte(scenario))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, srv: fakemodel.NewServer(sc), root: t.TempDir(), queue: interrupts.NewQueue(), fs: afero.NewMemMapFs()}
+	h := &harness{t: t, srv: llmtest.NewServer(sc), root: t.TempDir(), queue: interrupts.NewQueue(), fs: afero.NewMemMapFs()}
 	t.Cleanup(h.srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: h.root, Approver: allowAll{}})
+	tools, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: h.root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,6 +328,6 @@ func TestRetryEventsAreEmitted(t *testing.T) {
 // allowAll approves every command, as --yes does.
 type allowAll struct{}
 
-func (allowAll) ApproveCommand(context.Context, string) workers.Decision {
-	return workers.Decision{Allowed: true}
+func (allowAll) ApproveCommand(context.Context, string) tools.Decision {
+	return tools.Decision{Allowed: true}
 }

@@ -12,12 +12,13 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 func readFile(t *testing.T, fs afero.Fs, path string) string {
@@ -111,8 +112,8 @@ type probeTool struct {
 	sawCall bool
 }
 
-func (p *probeTool) Def() workers.ToolDef {
-	return workers.ToolDef{Name: "probe", Description: "looks at the event log", Parameters: json.RawMessage(`{"type":"object"}`)}
+func (p *probeTool) Def() tools.ToolDef {
+	return tools.ToolDef{Name: "probe", Description: "looks at the event log", Parameters: json.RawMessage(`{"type":"object"}`)}
 }
 
 func (p *probeTool) Run(context.Context, json.RawMessage) workers.Result {
@@ -132,7 +133,7 @@ func TestToolCallIsRecordedBeforeTheToolRuns(t *testing.T) {
 		{"tool_calls":[{"id":"c1","name":"probe","arguments":"{}"}]},
 		{"text":"done"}]}`)
 	probe := &probeTool{fs: h.fs, path: filepath.Join(h.sess.Dir, "events.jsonl")}
-	h.coord.opts.Tools.(*workers.Toolset).Register(probe)
+	h.coord.opts.Tools.(*tools.Toolset).Register(probe)
 	if res := h.coord.Run(context.Background(), "probe"); res.IsError {
 		t.Fatalf("result = %+v", res)
 	}
@@ -161,8 +162,8 @@ func TestUnrecordedRunIsAnError(t *testing.T) {
 	}
 }
 
-func mustTools(t *testing.T) *workers.Toolset {
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
+func mustTools(t *testing.T) *tools.Toolset {
+	tools, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,13 +196,13 @@ func TestContextTrimIsADecision(t *testing.T) {
 
 // doneSession is a model that answers "done" and a running session s1 of
 // /project in memory, for tests of what a run records.
-func doneSession(t *testing.T) (*fakemodel.Server, afero.Fs, *memory.Session) {
+func doneSession(t *testing.T) (*llmtest.Server, afero.Fs, *memory.Session) {
 	t.Helper()
-	sc, err := fakemodel.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
+	sc, err := llmtest.ParseScenario([]byte(`{"name":"x","responses":[{"text":"done"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := fakemodel.NewServer(sc)
+	srv := llmtest.NewServer(sc)
 	t.Cleanup(srv.Close)
 	fs := afero.NewMemMapFs()
 	sess, err := memory.CreateSession(fs, "/project", "s1", memory.State{Status: memory.StatusRunning})

@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // toolStep runs the turn's tool calls in order. Every call gets a result in
@@ -81,7 +82,7 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, text.Clip(calls[i].Arguments, 200))})
 				continue
 			}
-			finish(i, c.opts.Tools.Call(workers.WithCaller(ctx, c.caller()), calls[i].Name, args[i]))
+			finish(i, c.opts.Tools.Call(tools.WithCaller(ctx, c.caller()), calls[i].Name, args[i]))
 		}
 		wg.Wait()
 	})
@@ -107,7 +108,7 @@ func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage)
 }
 
 // foreseer is a Tools that can tell whether a call will ask a person
-// before it runs (*workers.Toolset and its views).
+// before it runs (*tools.Toolset and its views).
 type foreseer interface {
 	WillAsk(name string, args json.RawMessage) bool
 }
@@ -134,9 +135,9 @@ func toolDefs(t Tools, children bool) []conversation.ToolDef {
 	if t == nil {
 		return nil
 	}
-	// workers.ToolDef is conversation.ToolDef: the definitions go to the
+	// tools.ToolDef is conversation.ToolDef: the definitions go to the
 	// model as they are. They are the list's as the agent's role and the
-	// session's mode see them (workers.Build, Toolset.For); spawn_agent
+	// session's mode see them (tools.Build, Toolset.For); spawn_agent
 	// among them is offered only where this coordinator can start agents.
 	defs := t.Definitions()
 	if children {
@@ -147,7 +148,7 @@ func toolDefs(t Tools, children bool) []conversation.ToolDef {
 
 // denial is the Denial of a call of tool with args.
 func denial(tool string, args json.RawMessage) Denial {
-	if tool == workers.ToolRunCommand {
+	if tool == tools.ToolRunCommand {
 		var a struct{ Command string }
 		_ = json.Unmarshal(args, &a)
 		return Denial{Tool: tool, Command: a.Command}

@@ -30,7 +30,7 @@ var (
 
 // preparer is a tool set with tools that must be made ready before the
 // model is told which tools there are (MCP servers, started on first
-// need); *workers.Toolset and its views implement it.
+// need); *tools.Toolset and its views implement it.
 type preparer interface {
 	Unprepared() bool
 	Prepare(ctx context.Context)

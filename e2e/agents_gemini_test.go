@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // These tests run the real Gemini CLI (@google/gemini-cli) through `ralph
@@ -18,7 +18,7 @@ func TestRunRealGemini(t *testing.T) {
 	t.Parallel()
 	gemini := realAgent(t, "gemini")
 	dir := taskRepo(t, "write hello.txt")
-	call := fakemodel.ToolCall{Name: "write_file", Arguments: `{"file_path":"hello.txt","content":"hello from gemini\n"}`}
+	call := llmtest.ToolCall{Name: "write_file", Arguments: `{"file_path":"hello.txt","content":"hello from gemini\n"}`}
 	r, srv := gemini.runCall(t, call, dir, "--json")
 	checkRealRun(t, dir, r, "hello from gemini\n")
 	gemini.checkRequests(t, srv)
@@ -35,7 +35,7 @@ func TestRunRealGemini(t *testing.T) {
 func TestRunRealGeminiShellRefused(t *testing.T) {
 	t.Parallel()
 	gemini := realAgent(t, "gemini")
-	call := fakemodel.ToolCall{Name: "run_shell_command", Arguments: `{"command":"printf 'hello from sh\\n' > hello.txt"}`}
+	call := llmtest.ToolCall{Name: "run_shell_command", Arguments: `{"command":"printf 'hello from sh\\n' > hello.txt"}`}
 	dir := taskRepo(t, "write hello.txt")
 	r, _ := gemini.runCall(t, call, dir, "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
@@ -61,7 +61,7 @@ func TestRunRealGeminiReadOnly(t *testing.T) {
 	t.Parallel()
 	gemini := realAgent(t, "gemini")
 	dir := taskRepo(t, "write hello.txt")
-	call := fakemodel.ToolCall{Name: "write_file", Arguments: `{"file_path":"hello.txt","content":"hello\n"}`}
+	call := llmtest.ToolCall{Name: "write_file", Arguments: `{"file_path":"hello.txt","content":"hello\n"}`}
 	r, _ := gemini.runCall(t, call, dir, "--sandbox", "read-only", "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
 	if r.code != 1 || len(finished) != 1 || !strings.HasPrefix(finished[0], "gemini was not allowed to use write_file on hello.txt") {
@@ -76,8 +76,8 @@ func TestRunRealGeminiReadOnly(t *testing.T) {
 func TestRunRealGeminiAPIError(t *testing.T) {
 	t.Parallel()
 	gemini := realAgent(t, "gemini")
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Status: 400, Body: `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`}
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Status: 400, Body: `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`}
 	})
 	t.Cleanup(srv.Close)
 	dir := taskRepo(t, "write hello.txt")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // These tests run the real opencode (npm opencode-ai) through `ralph run
@@ -20,7 +20,7 @@ func TestRunRealOpenCode(t *testing.T) {
 	t.Parallel()
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
-	r, srv := opencode.runCall(t, fakemodel.ToolCall{Name: "write", Arguments: `{"filePath":"hello.txt","content":"hello from opencode\n"}`}, dir, "--json")
+	r, srv := opencode.runCall(t, llmtest.ToolCall{Name: "write", Arguments: `{"filePath":"hello.txt","content":"hello from opencode\n"}`}, dir, "--json")
 	checkRealRun(t, dir, r, "hello from opencode\n")
 	opencode.checkRequests(t, srv)
 	if m := resultLine(t, r.stdout); m["usage"].(map[string]any)["input_tokens"].(float64) == 0 {
@@ -41,7 +41,7 @@ func TestRunRealOpenCodeBash(t *testing.T) {
 	t.Parallel()
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
-	call := fakemodel.ToolCall{Name: "bash", Arguments: `{"command":"printf 'hello from sh\\n' > hello.txt","description":"write hello.txt"}`}
+	call := llmtest.ToolCall{Name: "bash", Arguments: `{"command":"printf 'hello from sh\\n' > hello.txt","description":"write hello.txt"}`}
 	r, _ := opencode.runCall(t, call, dir, "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
 	if r.code != 1 || len(finished) != 1 || !strings.HasPrefix(finished[0], `opencode was not allowed to run bash (printf 'hello from sh\n' > hello.txt)`) ||
@@ -63,8 +63,8 @@ func TestRunRealOpenCodeAPIError(t *testing.T) {
 	t.Parallel()
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "write hello.txt")
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Status: 400, Body: `{"error":{"message":"the stand-in refused the request","type":"invalid_request_error"}}`}
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Status: 400, Body: `{"error":{"message":"the stand-in refused the request","type":"invalid_request_error"}}`}
 	})
 	t.Cleanup(srv.Close)
 	r := opencode.run(t, dir, opencode.env(t, srv), "--output-format", "stream-json")

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The real CLIs' stop tests: Ctrl-C to ralph leaves no process of the
@@ -55,8 +55,8 @@ func assertRunLeftNothing(t *testing.T, env []string, agent string) {
 func TestRunRealGeminiSIGINT(t *testing.T) {
 	t.Parallel()
 	gemini := realAgent(t, "gemini")
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: "thinking", Stall: true}
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "thinking", Stall: true}
 	})
 	t.Cleanup(srv.Close)
 	dir := taskRepo(t, "write hello.txt")
@@ -83,7 +83,7 @@ func TestRunRealOpenCodeSIGINTLeavesNothing(t *testing.T) {
 	opencode := realAgent(t, "opencode")
 	dir := taskRepo(t, "sleep")
 	pidFile := filepath.Join(dir, "sleeper.pid")
-	call := fakemodel.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"echo $$ > %s; exec sleep 300","description":"sleep"}`, pidFile)}
+	call := llmtest.ToolCall{Name: "bash", Arguments: fmt.Sprintf(`{"command":"echo $$ > %s; exec sleep 300","description":"sleep"}`, pidFile)}
 	env := opencode.env(t, opencode.model(t, call))
 	cmd, out := startRun(t, dir, env, "-y", "--sandbox", "danger-full-access", "--agent", "opencode", "--task-timeout", "3m")
 	// A real opencode takes a while to start, the longer on a busy

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The TestRunReal* tests run the agents' real CLIs through `ralph run
@@ -32,7 +32,7 @@ type realCLI struct {
 	// whether a tool's result is in the conversation.
 	ran func(body []byte) (tools, ran bool)
 	// env is a clean environment that points the CLI at the stand-in srv.
-	env func(t *testing.T, srv *fakemodel.Server) []string
+	env func(t *testing.T, srv *llmtest.Server) []string
 	// path is where each of its requests goes (a trailing * takes any
 	// rest), and header carries key in every request.
 	path, header, key string
@@ -44,7 +44,7 @@ var realCLIs = map[string]realCLI{
 	"claude": {
 		name: "claude", install: "npm's @anthropic-ai/claude-code", ran: claudeRan,
 		path: "/v1/messages", header: "X-Api-Key", key: "fake-anthropic-key",
-		env: func(t *testing.T, srv *fakemodel.Server) []string {
+		env: func(t *testing.T, srv *llmtest.Server) []string {
 			return cleanEnv(t, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"), "ANTHROPIC_API_KEY=fake-anthropic-key",
 				"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 		},
@@ -55,7 +55,7 @@ var realCLIs = map[string]realCLI{
 	"codex": {
 		name: "codex", install: "npm's @openai/codex", ran: codexRan,
 		path: "/v1/responses", header: "Authorization", key: "Bearer fake-codex-key",
-		env: func(t *testing.T, srv *fakemodel.Server) []string {
+		env: func(t *testing.T, srv *llmtest.Server) []string {
 			home := t.TempDir()
 			mustWrite(t, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "fake-model"
 model_provider = "stand-in"
@@ -85,7 +85,7 @@ stream_max_retries = 0
 	"gemini": {
 		name: "gemini", install: "npm's @google/gemini-cli", ran: geminiRan,
 		path: "/v1beta/models/gemini-2.5-flash:*", header: "X-Goog-Api-Key", key: "fake-gemini-key",
-		env: func(t *testing.T, srv *fakemodel.Server) []string {
+		env: func(t *testing.T, srv *llmtest.Server) []string {
 			env := cleanEnv(t, "GOOGLE_GEMINI_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"), "GEMINI_API_KEY=fake-gemini-key")
 			mustWrite(t, filepath.Join(envValue(env, "HOME"), ".gemini", "settings.json"),
 				`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false}}`)
@@ -100,7 +100,7 @@ stream_max_retries = 0
 	"opencode": {
 		name: "opencode", install: "npm's opencode-ai", ran: opencodeRan,
 		path: "/v1/chat/completions", header: "Authorization", key: "Bearer fake-opencode-key",
-		env: func(t *testing.T, srv *fakemodel.Server) []string {
+		env: func(t *testing.T, srv *llmtest.Server) []string {
 			cfg := filepath.Join(t.TempDir(), "opencode.json")
 			mustWrite(t, cfg, fmt.Sprintf(`{"provider":{"standin":{"npm":"@ai-sdk/openai-compatible","name":"stand-in",
  "options":{"baseURL":%q,"apiKey":"{env:STAND_IN_API_KEY}"},"models":{"fake-model":{"name":"fake"}}}},
@@ -129,7 +129,7 @@ func realAgent(t *testing.T, name string) realCLI {
 // its result is in the conversation, the answer with the completion
 // marker. Requests that offer no tools (side requests of the CLI) get a
 // short answer.
-func (c realCLI) model(t *testing.T, call fakemodel.ToolCall) *fakemodel.Server {
+func (c realCLI) model(t *testing.T, call llmtest.ToolCall) *llmtest.Server {
 	t.Helper()
 	return agentModel(t, call, c.ran)
 }
@@ -144,7 +144,7 @@ func (c realCLI) run(t *testing.T, dir string, env []string, args ...string) run
 
 // runCall is the common case: the CLI's model makes call, and ralph runs
 // the task with the CLI's own environment.
-func (c realCLI) runCall(t *testing.T, call fakemodel.ToolCall, dir string, args ...string) (runResult, *fakemodel.Server) {
+func (c realCLI) runCall(t *testing.T, call llmtest.ToolCall, dir string, args ...string) (runResult, *llmtest.Server) {
 	t.Helper()
 	srv := c.model(t, call)
 	return c.run(t, dir, c.env(t, srv), args...), srv
@@ -152,7 +152,7 @@ func (c realCLI) runCall(t *testing.T, call fakemodel.ToolCall, dir string, args
 
 // checkRequests checks that the run made the tool call and the answer at
 // least, every request to the CLI's path with its key.
-func (c realCLI) checkRequests(t *testing.T, srv *fakemodel.Server) {
+func (c realCLI) checkRequests(t *testing.T, srv *llmtest.Server) {
 	t.Helper()
 	checkRequests(t, srv, c.path, c.header, c.key)
 }
@@ -161,17 +161,17 @@ func (c realCLI) checkRequests(t *testing.T, srv *fakemodel.Server) {
 // the file first, and once its result is in the conversation, the answer
 // with the completion marker. Requests that offer no tools (side requests
 // of the CLI) get a short answer.
-func agentModel(t *testing.T, call fakemodel.ToolCall, ran func(body []byte) (tools, ran bool)) *fakemodel.Server {
+func agentModel(t *testing.T, call llmtest.ToolCall, ran func(body []byte) (tools, ran bool)) *llmtest.Server {
 	t.Helper()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		tools, done := ran(r.Body)
 		switch {
 		case !tools:
-			return fakemodel.Response{Text: "ok"}
+			return llmtest.Response{Text: "ok"}
 		case done:
-			return fakemodel.Response{Text: "I wrote hello.txt.\n<promise>COMPLETE</promise>"}
+			return llmtest.Response{Text: "I wrote hello.txt.\n<promise>COMPLETE</promise>"}
 		}
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{call}}
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{call}}
 	})
 	t.Cleanup(srv.Close)
 	return srv
@@ -195,7 +195,7 @@ func checkRealRun(t *testing.T, dir string, r runResult, want string) {
 
 // checkRequests checks that every request went to path (a trailing *
 // takes any rest) with the key in header.
-func checkRequests(t *testing.T, srv *fakemodel.Server, path, header, key string) {
+func checkRequests(t *testing.T, srv *llmtest.Server, path, header, key string) {
 	t.Helper()
 	reqs := srv.Requests()
 	if len(reqs) < 2 {
@@ -289,7 +289,7 @@ func TestRunRealClaude(t *testing.T) {
 	claude := realAgent(t, "claude")
 	dir := taskRepo(t, "write hello.txt")
 	args, _ := json.Marshal(map[string]string{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello from claude\n"})
-	r, srv := claude.runCall(t, fakemodel.ToolCall{Name: "Write", Arguments: string(args)}, dir, "--json")
+	r, srv := claude.runCall(t, llmtest.ToolCall{Name: "Write", Arguments: string(args)}, dir, "--json")
 	checkRealRun(t, dir, r, "hello from claude\n")
 	claude.checkRequests(t, srv)
 	if m := resultLine(t, r.stdout); m["total_cost_usd"] == nil {
@@ -308,7 +308,7 @@ func TestRunRealClaudeBash(t *testing.T) {
 	claude := realAgent(t, "claude")
 	needTool(t, "bwrap", "bubblewrap")
 	needTool(t, "socat", "socat")
-	call := fakemodel.ToolCall{Name: "Bash", Arguments: `{"command":"sh -c \"printf 'hello from sh\\n' > hello.txt\""}`}
+	call := llmtest.ToolCall{Name: "Bash", Arguments: `{"command":"sh -c \"printf 'hello from sh\\n' > hello.txt\""}`}
 	dir := taskRepo(t, "write hello.txt")
 	r, _ := claude.runCall(t, call, dir, "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
@@ -331,7 +331,7 @@ func TestRunRealCodex(t *testing.T) {
 	t.Parallel()
 	codex := realAgent(t, "codex")
 	dir := taskRepo(t, "write hello.txt")
-	srv := codex.model(t, fakemodel.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello from codex\\n' > hello.txt"}`})
+	srv := codex.model(t, llmtest.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello from codex\\n' > hello.txt"}`})
 	env := codex.env(t, srv)
 	userConfig(t, env, "[agents.codex]\ninput_price_per_mtok = 1\noutput_price_per_mtok = 1\n")
 	r := codex.run(t, dir, env, "--json")
@@ -357,7 +357,7 @@ func TestRunRealCodexReadOnly(t *testing.T) {
 	t.Parallel()
 	codex := realAgent(t, "codex")
 	dir := taskRepo(t, "write hello.txt")
-	call := fakemodel.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello\\n' > hello.txt"}`}
+	call := llmtest.ToolCall{Name: "exec_command", Arguments: `{"cmd":"printf 'hello\\n' > hello.txt"}`}
 	r, _ := codex.runCall(t, call, dir, "--sandbox", "read-only", "--output-format", "stream-json")
 	finished := agentFinished(t, r.stdout)
 	why := func(s string) bool {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end tests of the approval policy and of what reaches the
@@ -359,7 +359,7 @@ func TestCommandOutputEscapesNeverReachTheTerminal(t *testing.T) {
 // run` on a terminal is not overwritten by the spinner while it waits.
 func TestRunBudgetQuestionStaysOnScreen(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, numbered(5, nil)...)

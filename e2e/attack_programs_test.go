@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end attacks of issue 56's programs door (items 3, 4 and the
@@ -142,7 +142,7 @@ func approveServer(t *testing.T, proj string, env []string) {
 }
 
 // verifyModel completes every task it is given at once.
-func verifyModel(r fakemodel.RecordedRequest) fakemodel.Response {
+func verifyModel(r llmtest.RecordedRequest) llmtest.Response {
 	msgs := r.Request.Messages
 	var id string
 	for _, m := range msgs {
@@ -151,10 +151,10 @@ func verifyModel(r fakemodel.RecordedRequest) fakemodel.Response {
 		}
 	}
 	if id == "" || msgs[len(msgs)-1].Role == "tool" {
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	}
 	args, _ := json.Marshal(map[string]string{"id": id, "summary": "done"})
-	return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: string(args)}}}
+	return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: string(args)}}}
 }
 
 // TestVerifyCommandsRunInSandbox is the verify half of issue 56's item 8:
@@ -169,7 +169,7 @@ func TestVerifyCommandsRunInSandbox(t *testing.T) {
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
-			srv := fakemodel.NewServerFunc(verifyModel)
+			srv := llmtest.NewServerFunc(verifyModel)
 			t.Cleanup(srv.Close)
 			env := attackEnv(t, home, srv.URL, mode.env)
 			task := filepath.Join(home, "pwned-task")
@@ -249,7 +249,7 @@ func TestRealClaudeRunsNoProjectHook(t *testing.T) {
 	js, _ := json.Marshal(hook)
 	mustWrite(t, filepath.Join(dir, ".claude", "settings.json"), string(js))
 	args, _ := json.Marshal(map[string]string{"file_path": filepath.Join(dir, "hello.txt"), "content": "hello from claude\n"})
-	r, _ := claude.runCall(t, fakemodel.ToolCall{Name: "Write", Arguments: string(args)}, dir, "--json")
+	r, _ := claude.runCall(t, llmtest.ToolCall{Name: "Write", Arguments: string(args)}, dir, "--json")
 	checkRealRun(t, dir, r, "hello from claude\n")
 	if exists(marker) {
 		t.Error("claude ran the project's SessionStart hook")

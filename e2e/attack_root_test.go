@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // rootLayout makes base/tmpish, a sticky directory every user may write
@@ -14,7 +14,7 @@ import (
 // machine), the person's home and a TMPDIR elsewhere, so that os.TempDir
 // says nothing about tmpish. The person's endpoint is in their user
 // config, where a project's config may override it.
-func rootLayout(t *testing.T) (tmpish string, env []string, good *fakemodel.Server) {
+func rootLayout(t *testing.T) (tmpish string, env []string, good *llmtest.Server) {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -38,12 +38,12 @@ func rootLayout(t *testing.T) (tmpish string, env []string, good *fakemodel.Serv
 	return tmpish, env, good
 }
 
-func helloServer(t *testing.T) *fakemodel.Server {
+func helloServer(t *testing.T) *llmtest.Server {
 	return inlineServer(t, `{"name":"hello","loop":true,"responses":[{"text":"hello"}]}`)
 }
 
 // keyReached reports whether any request srv got carried the key.
-func keyReached(srv *fakemodel.Server) bool {
+func keyReached(srv *llmtest.Server) bool {
 	for _, r := range srv.Requests() {
 		if strings.Contains(r.Header.Get("Authorization"), "sk-e2e-root-secret") {
 			return true

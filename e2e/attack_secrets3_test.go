@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Issue 56's attacks on the secrets and on git's transports, as an
@@ -20,7 +20,7 @@ import (
 
 // endpointSaw is everything the stand-in model received, every request's
 // body as sent.
-func endpointSaw(srv *fakemodel.Server) string {
+func endpointSaw(srv *llmtest.Server) string {
 	var b strings.Builder
 	for _, r := range srv.Requests() {
 		b.Write(r.Body)

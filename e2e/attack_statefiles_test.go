@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Issue 56, causes 1 and 2: ralph's own files under the project (the
@@ -27,7 +27,7 @@ const secretMarker = "SECRET-KEY-MARKER-56"
 // one turn a request after the person's message, then answers "done"; it
 // keeps every request's body so a test can look for a secret in them.
 type turnsServer struct {
-	*fakemodel.Server
+	*llmtest.Server
 	mu     sync.Mutex
 	bodies []string
 }
@@ -35,7 +35,7 @@ type turnsServer struct {
 func newTurnsServer(t *testing.T, turns ...[]toolCall) *turnsServer {
 	t.Helper()
 	ts := &turnsServer{}
-	ts.Server = fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	ts.Server = llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		ts.mu.Lock()
 		ts.bodies = append(ts.bodies, string(r.Body))
 		ts.mu.Unlock()
@@ -51,13 +51,13 @@ func newTurnsServer(t *testing.T, turns ...[]toolCall) *turnsServer {
 			}
 		}
 		if n >= len(turns) {
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
-		var calls []fakemodel.ToolCall
+		var calls []llmtest.ToolCall
 		for _, c := range turns[n] {
-			calls = append(calls, fakemodel.ToolCall{Name: c.name, Arguments: c.args})
+			calls = append(calls, llmtest.ToolCall{Name: c.name, Arguments: c.args})
 		}
-		return fakemodel.Response{ToolCalls: calls}
+		return llmtest.Response{ToolCalls: calls}
 	})
 	t.Cleanup(ts.Close)
 	return ts

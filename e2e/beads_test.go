@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/beads"
 )
 
@@ -112,7 +112,7 @@ func TestBeadsEpicWorkedInDependencyOrder(t *testing.T) {
 	env := beadsEnv(t, bd)
 	// "reads" is the most urgent but depends on "schema", the least.
 	epic, ids := beadsEpic(t, dir, env, []string{"schema", "writes", "reads"}, []int{3, 2, 0}, map[int]int{2: 0})
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--tracker", "beads", "--epic", epic, "--commit")
 	if r.code != 0 {
@@ -259,7 +259,7 @@ echo "<promise>COMPLETE</promise>"
 		t.Fatalf("a claimed task is ready: %v", ready)
 	}
 	// Any ralph that takes the project's lock recovers it: a one-shot.
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response { return fakemodel.Response{Text: "hello"} })
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response { return llmtest.Response{Text: "hello"} })
 	t.Cleanup(srv.Close)
 	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-p", "hello"); r.code != 0 {
 		t.Fatalf("the one-shot: exit %d\n%s", r.code, r.stderr)
@@ -321,7 +321,7 @@ func exit2(t *testing.T, r runResult, want string) {
 func TestBeadsPlanWritesAnEpicThatRunCompletes(t *testing.T) {
 	t.Parallel()
 	bd := needBd(t)
-	srv := fakemodel.NewServerFunc(plannerModel())
+	srv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	env := beadsEnv(t, bd)

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 var spawnSpec = regexp.MustCompile(`spawn (\d+) rounds=(\d+) delay=(\d+)(?: command=(.*))?`)
@@ -26,8 +26,8 @@ var spawnSpec = regexp.MustCompile(`spawn (\d+) rounds=(\d+) delay=(\d+)(?: comm
 // fleetModel scripts a coordinator that spawns n children in one turn; each
 // child makes rounds-1 tool calls (list_files, or run_command when a command
 // is given) and then answers; every response waits delay ms, as a model would.
-func fleetModel() func(fakemodel.RecordedRequest) fakemodel.Response {
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+func fleetModel() func(llmtest.RecordedRequest) llmtest.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		var spec []string
 		for _, m := range msgs {
@@ -37,7 +37,7 @@ func fleetModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 			}
 		}
 		if spec == nil {
-			return fakemodel.Response{Text: "no spec"}
+			return llmtest.Response{Text: "no spec"}
 		}
 		n, _ := strconv.Atoi(spec[1])
 		rounds, _ := strconv.Atoi(spec[2])
@@ -51,24 +51,24 @@ func fleetModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 				}
 			}
 			if done+1 >= rounds {
-				return fakemodel.Response{DelayMS: delay, Text: "child report"}
+				return llmtest.Response{DelayMS: delay, Text: "child report"}
 			}
-			call := fakemodel.ToolCall{Name: "list_files", Arguments: `{}`}
+			call := llmtest.ToolCall{Name: "list_files", Arguments: `{}`}
 			if spec[4] != "" {
 				args, _ := json.Marshal(map[string]string{"command": spec[4]})
-				call = fakemodel.ToolCall{Name: "run_command", Arguments: string(args)}
+				call = llmtest.ToolCall{Name: "run_command", Arguments: string(args)}
 			}
-			return fakemodel.Response{DelayMS: delay, ToolCalls: []fakemodel.ToolCall{call}}
+			return llmtest.Response{DelayMS: delay, ToolCalls: []llmtest.ToolCall{call}}
 		}
 		if last.Role == "tool" {
-			return fakemodel.Response{DelayMS: delay, Text: "all children reported"}
+			return llmtest.Response{DelayMS: delay, Text: "all children reported"}
 		}
-		var calls []fakemodel.ToolCall
+		var calls []llmtest.ToolCall
 		for i := 0; i < n; i++ {
 			args, _ := json.Marshal(map[string]string{"task": fmt.Sprintf("child %d: %s", i, spec[0])})
-			calls = append(calls, fakemodel.ToolCall{Name: "spawn_agent", Arguments: string(args)})
+			calls = append(calls, llmtest.ToolCall{Name: "spawn_agent", Arguments: string(args)})
 		}
-		return fakemodel.Response{DelayMS: delay, ToolCalls: calls}
+		return llmtest.Response{DelayMS: delay, ToolCalls: calls}
 	}
 }
 
@@ -83,7 +83,7 @@ func fleetModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 // within 1.1x); span/ideal is kept for a quiet machine. ralph's own CPU
 // time (user+system of its process) per child round (target < 1 ms).
 func BenchmarkChildren64(b *testing.B) {
-	srv := fakemodel.NewServerFunc(fleetModel())
+	srv := llmtest.NewServerFunc(fleetModel())
 	b.Cleanup(srv.Close)
 	env := cleanEnv(b)
 	n := trials(b, 7)
@@ -140,7 +140,7 @@ func BenchmarkChildren64(b *testing.B) {
 // each announced and recorded, which the bare client (all 64 chains
 // started at once, about 2 ms) does not have; on a busy machine it is
 // much of what separates the two spans.
-func lastChildStart(reqs []fakemodel.RecordedRequest) time.Duration {
+func lastChildStart(reqs []llmtest.RecordedRequest) time.Duration {
 	spawned := reqs[0].Received.Add(reqs[0].Served)
 	var last time.Duration
 	for _, r := range reqs {
@@ -153,7 +153,7 @@ func lastChildStart(reqs []fakemodel.RecordedRequest) time.Duration {
 
 // serverSpan is the time from the first request's arrival to the last
 // answer's end, as the server saw them.
-func serverSpan(reqs []fakemodel.RecordedRequest) time.Duration {
+func serverSpan(reqs []llmtest.RecordedRequest) time.Duration {
 	first, last := reqs[0].Received, reqs[0].Received
 	for _, r := range reqs {
 		if r.Received.Before(first) {
@@ -170,7 +170,7 @@ func serverSpan(reqs []fakemodel.RecordedRequest) time.Duration {
 // exit; every process group gone and the session saved as interrupted
 // (target: p99 < 100 ms).
 func BenchmarkHardStop64(b *testing.B) {
-	srv := fakemodel.NewServerFunc(fleetModel())
+	srv := llmtest.NewServerFunc(fleetModel())
 	b.Cleanup(srv.Close)
 	env := cleanEnv(b)
 	n := trials(b, 10)
@@ -254,7 +254,7 @@ func groupRunning(pg int) bool {
 // and with 64 children waiting on the model, per extra child (target:
 // under 200 KB).
 func BenchmarkIdleChildMemory(b *testing.B) {
-	srv := fakemodel.NewServerFunc(fleetModel())
+	srv := llmtest.NewServerFunc(fleetModel())
 	b.Cleanup(srv.Close)
 	env := cleanEnv(b)
 	rss := func(children int) int {
@@ -291,7 +291,7 @@ func TestProfileChildren64(t *testing.T) {
 	if out == "" {
 		t.Skip("set RALPH_PROFILE_OUT to write a profile")
 	}
-	srv := fakemodel.NewServerFunc(fleetModel())
+	srv := llmtest.NewServerFunc(fleetModel())
 	t.Cleanup(srv.Close)
 	cmd := exec.Command(ralphBin, "--base-url", srv.URL, "--parallel", "64", "--json", "spawn 64 rounds=20 delay=0")
 	cmd.Dir, cmd.Env = t.TempDir(), cleanEnv(t, "RALPH_CPUPROFILE="+out)
@@ -301,7 +301,7 @@ func TestProfileChildren64(t *testing.T) {
 }
 
 // childRequestBody is the body of a child's first request among reqs.
-func childRequestBody(reqs []fakemodel.RecordedRequest) []byte {
+func childRequestBody(reqs []llmtest.RecordedRequest) []byte {
 	for _, r := range reqs {
 		if strings.HasPrefix(r.Request.Messages[0].Content, "You are a child agent") {
 			return r.Body
@@ -322,7 +322,7 @@ func bareClient() *http.Client {
 // ralph's children sent, from a bare HTTP client with no agent logic at
 // all, and returns its span measured at the server as ralph's is: what
 // this machine's transport and the fake server cost by themselves.
-func bareClientSpan(b *testing.B, client *http.Client, srv *fakemodel.Server, body []byte) time.Duration {
+func bareClientSpan(b *testing.B, client *http.Client, srv *llmtest.Server, body []byte) time.Duration {
 	before := len(srv.Requests())
 	call := func() {
 		// Replayed bodies carry the fleet spec, so the fake model answers

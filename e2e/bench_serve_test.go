@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // serveClient starts ralph serve with env and returns a client holding
@@ -100,7 +100,7 @@ func BenchmarkServeFollowers20(b *testing.B) {
 	var mu sync.Mutex
 	var gate chan struct{}
 	model := fleetModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if len(msgs) > 0 && msgs[len(msgs)-1].Role == "user" && !strings.HasPrefix(msgs[0].Content, "You are a child agent") {
 			mu.Lock()

@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/proctree"
 )
@@ -154,18 +154,18 @@ func medianMB(bs []int64) float64 {
 // it durable on top of that). It fails without strace.
 func BenchmarkOneShotFsyncs(b *testing.B) {
 	needTool(b, "strace", "strace")
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if !strings.Contains(msgs[1].Content, "look around") {
-			return fakemodel.Response{Text: "hi"}
+			return llmtest.Response{Text: "hi"}
 		}
 		switch len(msgs) {
 		case 2:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 		case 4:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "search", Arguments: `{"pattern":"alpha"}`}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "search", Arguments: `{"pattern":"alpha"}`}}}
 		}
-		return fakemodel.Response{Text: "all done"}
+		return llmtest.Response{Text: "all done"}
 	})
 	b.Cleanup(srv.Close)
 	env := cleanEnv(b)

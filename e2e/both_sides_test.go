@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Issue 57, item 2: both sides of a conversation are shown. Every prompt
@@ -174,16 +174,16 @@ func TestFirstWordsOfPlanAndRun(t *testing.T) {
 	t.Parallel()
 	env := cleanEnv(t)
 	feature := "add a login form, PLAN-WORDS"
-	planSrv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	planSrv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if last := msgs[len(msgs)-1]; last.Role == "user" {
 			if !strings.Contains(last.Content, "Plan this feature") || !strings.Contains(last.Content, feature) {
-				return fakemodel.Response{Text: "no plan asked for: " + last.Content}
+				return llmtest.Response{Text: "no plan asked for: " + last.Content}
 			}
 			plan := `{"title":"Login","goals":"People can log in.","tasks":[{"id":"form","title":"write the form"}]}`
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_plan", Arguments: plan}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_plan", Arguments: plan}}}
 		}
-		return fakemodel.Response{Text: "The plan has one task."}
+		return llmtest.Response{Text: "The plan has one task."}
 	})
 	t.Cleanup(planSrv.Close)
 	planDir := t.TempDir()
@@ -198,7 +198,7 @@ func TestFirstWordsOfPlanAndRun(t *testing.T) {
 		t.Errorf("ralph logs of the plan lacks the person's words:\n%s", r.stdout)
 	}
 
-	runSrv := fakemodel.NewServerFunc(taskChildModel())
+	runSrv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(runSrv.Close)
 	runDir := t.TempDir()
 	writeTasks(t, runDir, "validate the e-mail field", "show errors inline")

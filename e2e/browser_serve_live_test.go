@@ -16,14 +16,14 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/e2e/browser"
 )
 
 // slowRunModel is taskChildModel taking delay before each answer and
 // streaming it in small chunks, so a run of a few tasks emits its events
 // over seconds: long enough for a page to follow it.
-func slowRunModel(t *testing.T, delayMS int) *fakemodel.Server {
+func slowRunModel(t *testing.T, delayMS int) *llmtest.Server {
 	srv, release := gatedRunModel(t, delayMS)
 	release()
 	return srv
@@ -31,9 +31,9 @@ func slowRunModel(t *testing.T, delayMS int) *fakemodel.Server {
 
 // gatedRunModel is slowRunModel holding every answer until release is
 // called, so a test can have a page in place before the run works.
-func gatedRunModel(t *testing.T, delayMS int) (srv *fakemodel.Server, release func()) {
+func gatedRunModel(t *testing.T, delayMS int) (srv *llmtest.Server, release func()) {
 	gate := make(chan struct{})
-	srv = fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv = llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		select {
 		case <-gate:
 		case <-time.After(2 * time.Minute):

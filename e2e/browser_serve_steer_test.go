@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/e2e/browser"
 )
 
@@ -63,8 +63,8 @@ func openLiveSession(t *testing.T, printed string) *browser.Page {
 func TestBrowserServeStopInPage(t *testing.T) {
 	t.Parallel()
 	needChromium(t)
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: "working on it", Stall: true}
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "working on it", Stall: true}
 	})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -204,7 +204,7 @@ func TestBrowserServeAskUserInPage(t *testing.T) {
 func TestBrowserServePlanAcceptInPage(t *testing.T) {
 	t.Parallel()
 	needChromium(t)
-	srv := fakemodel.NewServerFunc(plannerModel())
+	srv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)

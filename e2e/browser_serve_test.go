@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/e2e/browser"
 )
 
@@ -74,7 +74,7 @@ func TestBrowserServeFollowsALiveRun(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		<-release
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 2, 5

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // longAnswer is an answer of n lines like the lines of a source file, each

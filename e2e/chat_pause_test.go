@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestChatTalksWhileTheLoopIsPaused: a task loop /paused in chat leaves the
@@ -26,7 +26,7 @@ func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
 	var mu sync.Mutex
 	var titles []string // the task of each child request, in order
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		for _, m := range msgs {
 			if sm := taskPromptRe.FindStringSubmatch(m.Content); m.Role == "user" && sm != nil {
@@ -43,11 +43,11 @@ func TestChatTalksWhileTheLoopIsPaused(t *testing.T) {
 		last := msgs[len(msgs)-1].Content
 		switch {
 		case strings.Contains(last, "secret word"):
-			return fakemodel.Response{Text: "The secret word is pineapple."}
+			return llmtest.Response{Text: "The secret word is pineapple."}
 		case strings.Contains(last, "long story"):
-			return fakemodel.Response{Text: strings.Repeat("once upon a time ", 100), ChunkSize: 8, ChunkDelayMS: 40}
+			return llmtest.Response{Text: strings.Repeat("once upon a time ", 100), ChunkSize: 8, ChunkDelayMS: 40}
 		}
-		return fakemodel.Response{Text: "nothing to say"}
+		return llmtest.Response{Text: "nothing to say"}
 	})
 	t.Cleanup(srv.Close)
 	started := func(title string) bool {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // chatEnv is the environment for chat tests: no colour, so the screen can
@@ -352,7 +352,7 @@ func TestChatSIGTERM(t *testing.T) {
 // the prompt stays usable, and the shell is idle again when it ends.
 func TestChatRunsTheTaskLoop(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, "first thing", "second thing")

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestControlSteersTheChat: the chat shell takes ralph say and ralph stop
@@ -18,20 +18,20 @@ func TestControlSteersTheChat(t *testing.T) {
 	t.Parallel()
 	first, stopMe := newGate(t), newGate(t)
 	const msg = "also mention the weather"
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		users := userMessages(r)
 		last := users[len(users)-1]
 		switch {
 		case r.Index == 0:
 			first.wait(time.Minute)
-			return fakemodel.Response{Text: "looking", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+			return llmtest.Response{Text: "looking", ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 		case strings.Contains(last, msg):
-			return fakemodel.Response{Text: "it is sunny"}
+			return llmtest.Response{Text: "it is sunny"}
 		case strings.Contains(last, "stop me"):
 			stopMe.wait(time.Minute)
-			return fakemodel.Response{Text: "too late"}
+			return llmtest.Response{Text: "too late"}
 		}
-		return fakemodel.Response{Text: "no message came"}
+		return llmtest.Response{Text: "no message came"}
 	})
 	t.Cleanup(srv.Close)
 	t.Cleanup(first.open)
@@ -76,19 +76,19 @@ func TestControlSayReachesTheTaskLoop(t *testing.T) {
 	g := newGate(t)
 	const msg = "keep the changelog up to date"
 	var heard bool
-	srv := gatedServer(t, g, func(r fakemodel.RecordedRequest) bool { return r.Index == 0 }, func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := gatedServer(t, g, func(r llmtest.RecordedRequest) bool { return r.Index == 0 }, func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		switch {
 		case r.Index == 0:
-			return fakemodel.Response{Text: "working", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+			return llmtest.Response{Text: "working", ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 		case last.Role == "user" && strings.Contains(last.Content, msg):
 			heard = true
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: `{"id":"t1","summary":"done, changelog too"}`}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: `{"id":"t1","summary":"done, changelog too"}`}}}
 		case last.Role == "tool" && last.Name == "complete_task":
-			return fakemodel.Response{Text: "finished"}
+			return llmtest.Response{Text: "finished"}
 		}
-		return fakemodel.Response{Text: "I heard nothing"}
+		return llmtest.Response{Text: "I heard nothing"}
 	})
 	dir := t.TempDir()
 	writeTasks(t, dir, "the only task")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestControlIgnoresALeftoverEngineMarker: a .ralph/engine.json that a
@@ -17,7 +17,7 @@ import (
 func TestControlIgnoresALeftoverEngineMarker(t *testing.T) {
 	t.Parallel()
 	g := newGate(t)
-	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, taskChildModel())
+	srv := gatedServer(t, g, func(llmtest.RecordedRequest) bool { return true }, taskChildModel())
 	dir := t.TempDir()
 	writeTasks(t, dir, "one")
 	if err := os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755); err != nil {
@@ -53,7 +53,7 @@ func TestControlSayAfterTheLastStepIsNotLostSilently(t *testing.T) {
 	t.Parallel()
 	const msg = "please also update the changelog"
 	g := newGate(t)
-	last := func(r fakemodel.RecordedRequest) bool {
+	last := func(r llmtest.RecordedRequest) bool {
 		msgs := r.Request.Messages
 		return msgs[len(msgs)-1].Role == "tool" && msgs[len(msgs)-1].Name == "complete_task"
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/control"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end tests of steering a running ralph from another terminal
@@ -43,8 +43,8 @@ func (g *gate) wait(d time.Duration) {
 
 // gatedServer starts a fake model that answers with fn, after holding
 // the requests hold picks until g opens.
-func gatedServer(t testing.TB, g *gate, hold func(fakemodel.RecordedRequest) bool, fn func(fakemodel.RecordedRequest) fakemodel.Response) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+func gatedServer(t testing.TB, g *gate, hold func(llmtest.RecordedRequest) bool, fn func(llmtest.RecordedRequest) llmtest.Response) *llmtest.Server {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		if hold(r) {
 			g.wait(time.Minute)
 		}
@@ -89,7 +89,7 @@ func socketPath(dir string, env []string) string {
 }
 
 // lastUser is the content of the last user message of a request.
-func userMessages(r fakemodel.RecordedRequest) []string {
+func userMessages(r llmtest.RecordedRequest) []string {
 	var out []string
 	for _, m := range r.Request.Messages {
 		if m.Role == "user" {
@@ -105,7 +105,7 @@ func userMessages(r fakemodel.RecordedRequest) []string {
 func TestControlStopHeadlessRun(t *testing.T) {
 	t.Parallel()
 	g := newGate(t)
-	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, taskChildModel())
+	srv := gatedServer(t, g, func(llmtest.RecordedRequest) bool { return true }, taskChildModel())
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two", "three")
 	env := cleanEnv(t)
@@ -209,7 +209,7 @@ func TestControlPauseContinue(t *testing.T) {
 	child := taskChildModel()
 	// The first task's first request waits for the gate, so the pause
 	// surely comes while it is in flight.
-	hold := func(r fakemodel.RecordedRequest) bool {
+	hold := func(r llmtest.RecordedRequest) bool {
 		users := userMessages(r)
 		return len(users) == 1 && strings.Contains(users[0], "): one") && len(r.Request.Messages) == 2
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // streamTypes is what `ralph watch --json` printed: the type of each line
@@ -67,7 +67,7 @@ func recordedTypes(t testing.TB, path string) (types []string, events []map[stri
 // order, none lost and none twice: the same as events.jsonl.
 func TestControlWatchJSONSeesEveryEvent(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 2, 5
 		return resp
@@ -183,8 +183,8 @@ func TestControlRefusesAnotherUser(t *testing.T) {
 		t.Skip("switching to another user needs root")
 	}
 	g := newGate(t)
-	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: "done"}
+	srv := gatedServer(t, g, func(llmtest.RecordedRequest) bool { return true }, func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "done"}
 	})
 	// Everything nobody needs to reach is open to others: the project
 	// (so only the socket's own mode and check stand in the way), and a
@@ -236,8 +236,8 @@ func TestControlRefusesAnotherUser(t *testing.T) {
 func TestControlStaleSocketReplaced(t *testing.T) {
 	t.Parallel()
 	g := newGate(t)
-	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: "done"}
+	srv := gatedServer(t, g, func(llmtest.RecordedRequest) bool { return true }, func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "done"}
 	})
 	dir := t.TempDir()
 	env := cleanEnv(t)
@@ -312,7 +312,7 @@ func TestControlWatchOnATerminal(t *testing.T) {
 // stderr, then follows the run to its end like a watch started with it.
 func TestControlWatchStartedBeforeTheRun(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two")

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // firstResults are the tool results the model was sent in its second
 // request: what became of the first turn's calls.
-func firstResults(t *testing.T, srv *fakemodel.Server) string {
+func firstResults(t *testing.T, srv *llmtest.Server) string {
 	t.Helper()
 	reqs := srv.Requests()
 	if len(reqs) < 2 {
@@ -32,7 +32,7 @@ func TestConventionFlags(t *testing.T) {
 	t.Parallel()
 	other := t.TempDir()
 	otherFile := filepath.Join(other, "y.txt")
-	type check func(t *testing.T, dir string, srv *fakemodel.Server, r runResult)
+	type check func(t *testing.T, dir string, srv *llmtest.Server, r runResult)
 	cases := []struct {
 		name  string
 		calls []toolCall // the model's first turn; none: it just answers
@@ -41,7 +41,7 @@ func TestConventionFlags(t *testing.T) {
 		code  int
 		check check
 	}{
-		{name: "print", args: []string{"-p", "say hi"}, check: func(t *testing.T, _ string, _ *fakemodel.Server, r runResult) {
+		{name: "print", args: []string{"-p", "say hi"}, check: func(t *testing.T, _ string, _ *llmtest.Server, r runResult) {
 			if strings.TrimSpace(r.stdout) != "done" {
 				t.Fatalf("stdout %q", r.stdout)
 			}
@@ -63,20 +63,20 @@ func TestConventionFlags(t *testing.T) {
 			args: []string{"--permission-mode", "plan", "go"}, check: both(resultsHave("read-only"), noFile("w.txt"))},
 		{name: "permission-mode unknown", args: []string{"--permission-mode", "yolo", "go"}, code: 2, check: stderrHas("is not one of")},
 		{name: "append-system-prompt", args: []string{"--append-system-prompt", "ZEBRA-RULE", "go"},
-			check: func(t *testing.T, _ string, srv *fakemodel.Server, _ runResult) {
+			check: func(t *testing.T, _ string, srv *llmtest.Server, _ runResult) {
 				if sys := srv.Requests()[0].Request.Messages[0].Content; !strings.HasSuffix(sys, "ZEBRA-RULE") {
 					t.Fatalf("system prompt does not end with the appended text:\n%s", sys)
 				}
 			}},
 		{name: "add-dir", calls: []toolCall{{"write_file", `{"path":"` + otherFile + `","content":"added\n"}`}},
-			args: []string{"--add-dir", other, "go"}, check: func(t *testing.T, _ string, _ *fakemodel.Server, _ runResult) {
+			args: []string{"--add-dir", other, "go"}, check: func(t *testing.T, _ string, _ *llmtest.Server, _ runResult) {
 				if got, err := os.ReadFile(otherFile); err != nil || string(got) != "added\n" {
 					t.Fatalf("%s = %q, %v", otherFile, got, err)
 				}
 				_ = os.Remove(otherFile)
 			}},
 		{name: "no add-dir, no write outside", calls: []toolCall{{"write_file", `{"path":"` + otherFile + `","content":"added\n"}`}},
-			args: []string{"go"}, check: func(t *testing.T, _ string, srv *fakemodel.Server, _ runResult) {
+			args: []string{"go"}, check: func(t *testing.T, _ string, srv *llmtest.Server, _ runResult) {
 				if _, err := os.Stat(otherFile); err == nil {
 					t.Fatal("a directory nobody added was written")
 				}
@@ -87,7 +87,7 @@ func TestConventionFlags(t *testing.T) {
 		{name: "verbose", calls: []toolCall{{"list_files", `{}`}}, args: []string{"-v", "go"}, check: stderrHas("• list")},
 		{name: "read-only refuses write_file and edit_file",
 			calls: []toolCall{{"write_file", `{"path":"w.txt","content":"x"}`}, {"edit_file", `{"path":"keep.txt","old_string":"same","new_string":"changed"}`}},
-			args:  []string{"-s", "read-only", "-y", "go"}, check: func(t *testing.T, dir string, srv *fakemodel.Server, r runResult) {
+			args:  []string{"-s", "read-only", "-y", "go"}, check: func(t *testing.T, dir string, srv *llmtest.Server, r runResult) {
 				noFile("w.txt")(t, dir, srv, r)
 				if got, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(got) != "same\n" {
 					t.Fatalf("keep.txt = %q: edit_file wrote under read-only", got)
@@ -98,7 +98,7 @@ func TestConventionFlags(t *testing.T) {
 			}},
 		{name: "a task that starts with a command name", args: []string{"continue", "working", "on", "the", "parser"}, code: 2,
 			check: stderrHas("did you mean `ralph -- continue working on the parser`?")},
-		{name: "subcommand help without global flags", args: []string{"status", "--help"}, check: func(t *testing.T, _ string, _ *fakemodel.Server, r runResult) {
+		{name: "subcommand help without global flags", args: []string{"status", "--help"}, check: func(t *testing.T, _ string, _ *llmtest.Server, r runResult) {
 			if strings.Contains(r.stdout, "OpenAI-compatible endpoint") || !strings.Contains(r.stdout, "ralph --help lists them") {
 				t.Fatalf("status --help:\n%s", r.stdout)
 			}
@@ -126,8 +126,8 @@ func TestConventionFlags(t *testing.T) {
 	}
 }
 
-func stderrHas(s string) func(*testing.T, string, *fakemodel.Server, runResult) {
-	return func(t *testing.T, _ string, _ *fakemodel.Server, r runResult) {
+func stderrHas(s string) func(*testing.T, string, *llmtest.Server, runResult) {
+	return func(t *testing.T, _ string, _ *llmtest.Server, r runResult) {
 		t.Helper()
 		if !strings.Contains(r.stderr, s) {
 			t.Fatalf("stderr lacks %q:\n%s", s, r.stderr)
@@ -135,8 +135,8 @@ func stderrHas(s string) func(*testing.T, string, *fakemodel.Server, runResult) 
 	}
 }
 
-func resultsHave(s string) func(*testing.T, string, *fakemodel.Server, runResult) {
-	return func(t *testing.T, _ string, srv *fakemodel.Server, _ runResult) {
+func resultsHave(s string) func(*testing.T, string, *llmtest.Server, runResult) {
+	return func(t *testing.T, _ string, srv *llmtest.Server, _ runResult) {
 		t.Helper()
 		if res := firstResults(t, srv); !strings.Contains(res, s) {
 			t.Fatalf("the tool results lack %q:\n%s", s, res)
@@ -144,8 +144,8 @@ func resultsHave(s string) func(*testing.T, string, *fakemodel.Server, runResult
 	}
 }
 
-func noFile(name string) func(*testing.T, string, *fakemodel.Server, runResult) {
-	return func(t *testing.T, dir string, _ *fakemodel.Server, _ runResult) {
+func noFile(name string) func(*testing.T, string, *llmtest.Server, runResult) {
+	return func(t *testing.T, dir string, _ *llmtest.Server, _ runResult) {
 		t.Helper()
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			t.Fatalf("%s was written", name)
@@ -153,8 +153,8 @@ func noFile(name string) func(*testing.T, string, *fakemodel.Server, runResult) 
 	}
 }
 
-func both(a, b func(*testing.T, string, *fakemodel.Server, runResult)) func(*testing.T, string, *fakemodel.Server, runResult) {
-	return func(t *testing.T, dir string, srv *fakemodel.Server, r runResult) {
+func both(a, b func(*testing.T, string, *llmtest.Server, runResult)) func(*testing.T, string, *llmtest.Server, runResult) {
+	return func(t *testing.T, dir string, srv *llmtest.Server, r runResult) {
 		t.Helper()
 		a(t, dir, srv, r)
 		b(t, dir, srv, r)

@@ -3,7 +3,7 @@
 // ralph binary once from the module's root, with the race detector when
 // the tests run with it, and every test drives that binary, as a person or
 // a script would, against servers the tests start on 127.0.0.1: the
-// stand-in model (coordinator/llm/fakemodel), MCP servers, a Temporal dev
+// stand-in model (coordinator/llm/llmtest), MCP servers, a Temporal dev
 // server. Their fixtures are in the module's testdata/.
 //
 // The real programs the tests drive (the agents' CLIs, MCP servers from

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // contractSchema is docs/events.md's JSON Schema, made strict for the
@@ -138,12 +138,12 @@ func TestEveryJSONLineKeepsTheContract(t *testing.T) {
 	// first task's is refused, so its attempt fails and is tried again.
 	var n atomic.Int32
 	child := taskChildModel()
-	loopSrv := fakemodel.NewServerFunc(func(req fakemodel.RecordedRequest) fakemodel.Response {
+	loopSrv := llmtest.NewServerFunc(func(req llmtest.RecordedRequest) llmtest.Response {
 		switch n.Add(1) {
 		case 1:
-			return fakemodel.Response{Status: 429, Headers: map[string]string{"Retry-After": "1"}}
+			return llmtest.Response{Status: 429, Headers: map[string]string{"Retry-After": "1"}}
 		case 3:
-			return fakemodel.Response{Status: 400}
+			return llmtest.Response{Status: 400}
 		}
 		return child(req)
 	})
@@ -170,14 +170,14 @@ func TestEveryJSONLineKeepsTheContract(t *testing.T) {
 	// their own object in place of a result.
 	planDir := t.TempDir()
 	mustWrite(t, filepath.Join(planDir, "RALPH_TASKS.md"), personsTasks)
-	planSrv := fakemodel.NewServerFunc(plannerModel())
+	planSrv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(planSrv.Close)
 	r = ralph(t, planDir, cleanEnv(t), nil, "--base-url", planSrv.URL, "--output-format", "stream-json", "plan", "add a cache")
 	if r.code != 0 {
 		t.Fatalf("ralph plan exited %d: %s", r.code, r.stderr)
 	}
 	note(contractLines(t, rs, "ralph plan's stream-json", r.stdout, true))
-	reviewSrv := fakemodel.NewServerFunc(reviewModel())
+	reviewSrv := llmtest.NewServerFunc(reviewModel())
 	t.Cleanup(reviewSrv.Close)
 	r = ralph(t, reviewProject(t), cleanEnv(t), nil, "--base-url", reviewSrv.URL, "-y", "--output-format", "stream-json", "review")
 	if r.code != 0 {

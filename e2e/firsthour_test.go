@@ -13,14 +13,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestStatusCallsAPlanSessionAPlan: the session `ralph plan` leaves is
 // recorded as a plan, so ralph status says "plan", not "oneshot".
 func TestStatusCallsAPlanSessionAPlan(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(plannerModel())
+	srv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	env := cleanEnv(t)

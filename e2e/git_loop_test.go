@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // fileTaskModel scripts the task loop's children for tasks titled
@@ -19,8 +19,8 @@ import (
 // write_file; "run PATH WORD" with a sandboxed run_command), then calls
 // complete_task. gate, when set, is called before a task's first answer
 // and may hold it back.
-func fileTaskModel(t *testing.T, gate func(id string)) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+func fileTaskModel(t *testing.T, gate func(id string)) *llmtest.Server {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		var id, title string
 		for _, m := range msgs {
@@ -30,7 +30,7 @@ func fileTaskModel(t *testing.T, gate func(id string)) *fakemodel.Server {
 		}
 		f := strings.Fields(title)
 		if id == "" || len(f) != 3 || f[0] != "write" && f[0] != "run" {
-			return fakemodel.Response{Text: "nothing to do"}
+			return llmtest.Response{Text: "nothing to do"}
 		}
 		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 		last := msgs[len(msgs)-1]
@@ -41,16 +41,16 @@ func fileTaskModel(t *testing.T, gate func(id string)) *fakemodel.Server {
 			}
 			if f[0] == "run" {
 				cmd := fmt.Sprintf("mkdir -p $(dirname %s) && echo %s > %s", f[1], f[2], f[1])
-				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
+				return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
 			}
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": f[1], "content": f[2] + "\n"})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": f[1], "content": f[2] + "\n"})}}}
 		case last.Role == "tool" && (last.Name == "write_file" || last.Name == "run_command"):
 			if strings.Contains(last.Content, "sandbox") || strings.Contains(last.Content, "exit status") {
-				return fakemodel.Response{Text: "failed: " + last.Content}
+				return llmtest.Response{Text: "failed: " + last.Content}
 			}
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "wrote " + f[1]})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "wrote " + f[1]})}}}
 		}
-		return fakemodel.Response{Text: "done: " + title}
+		return llmtest.Response{Text: "done: " + title}
 	})
 	t.Cleanup(srv.Close)
 	return srv
@@ -344,11 +344,11 @@ func TestRunWorktreesHardStopKeepsUnfinishedWork(t *testing.T) {
 	env := append(cleanEnv(t), personGit...)
 	// The child writes its file, then streams slowly until stopped.
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		if last := r.Request.Messages[len(r.Request.Messages)-1]; last.Role == "tool" {
-			return fakemodel.Response{Text: strings.Repeat("slow ", 200), ChunkSize: 5, ChunkDelayMS: 50}
+			return llmtest.Response{Text: strings.Repeat("slow ", 200), ChunkSize: 5, ChunkDelayMS: 50}
 		}
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "w1.txt", "content": "one\n"})}}}
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "w1.txt", "content": "one\n"})}}}
 	})
 	t.Cleanup(srv.Close)
 	cmd, _, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run", "--worktrees")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 var personGit = []string{
@@ -42,15 +42,15 @@ func shIn(t testing.TB, dir, script string) string {
 
 // writer is a stand-in model whose first turn writes a.txt and edits
 // b.txt, then answers.
-func writer(t *testing.T) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+func writer(t *testing.T) *llmtest.Server {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if msgs[len(msgs)-1].Role == "tool" {
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
 		w, _ := json.Marshal(map[string]string{"path": "a.txt", "content": "new file\n"})
 		e, _ := json.Marshal(map[string]string{"path": "b.txt", "old_string": "b2\n", "new_string": "B2 changed\n"})
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{
 			{ID: "w", Name: "write_file", Arguments: string(w)},
 			{ID: "e", Name: "edit_file", Arguments: string(e)},
 		}}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -95,25 +95,25 @@ func testdata(elem ...string) string {
 }
 
 // scenarioServer starts the fake model with a scenario file from testdata.
-func scenarioServer(t testing.TB, name string) *fakemodel.Server {
+func scenarioServer(t testing.TB, name string) *llmtest.Server {
 	t.Helper()
-	sc, err := fakemodel.LoadScenario(testdata("scenarios", name+".json"))
+	sc, err := llmtest.LoadScenario(testdata("scenarios", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := fakemodel.NewServer(sc)
+	srv := llmtest.NewServer(sc)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 // inlineServer starts the fake model with a scenario written in the test.
-func inlineServer(t testing.TB, js string) *fakemodel.Server {
+func inlineServer(t testing.TB, js string) *llmtest.Server {
 	t.Helper()
-	sc, err := fakemodel.ParseScenario([]byte(js))
+	sc, err := llmtest.ParseScenario([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := fakemodel.NewServer(sc)
+	srv := llmtest.NewServer(sc)
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Hints that are true (issue 57, item 7): every hint ralph gives names
@@ -73,7 +73,7 @@ func TestRefusalHintNamesOnlyWhatWorks(t *testing.T) {
 // through the one view of an event as a line).
 func TestPassingVerifyIsALine(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), "# Tasks\n\n- [ ] one\n  Verify: `test -f done.log` passes\n")
@@ -92,7 +92,7 @@ func TestPassingVerifyIsALine(t *testing.T) {
 // in the singular: "after 1 iteration", "1 task open".
 func TestMaxIterationsResult(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two")

@@ -1,11 +1,12 @@
 package e2e
 
 import (
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end tests of slow and local model servers (issue 36, items
@@ -55,15 +56,15 @@ func TestHardStopCutsContextProbes(t *testing.T) {
 // when it is free, so that ralph asks it what it serves before its first
 // request, as it asks a real one; elsewhere ralph learns it is Ollama from
 // its first answer and asks before the second. ownPort says which.
-func ollamaServer(t *testing.T, js string) (srv *fakemodel.Server, ownPort bool) {
+func ollamaServer(t *testing.T, js string) (srv *llmtest.Server, ownPort bool) {
 	t.Helper()
-	sc, err := fakemodel.ParseScenario([]byte(js))
+	sc, err := llmtest.ParseScenario([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err = fakemodel.NewServerAt(sc, "127.0.0.1:11434")
+	srv, err = llmtest.NewServerAt(sc, "127.0.0.1:11434")
 	if ownPort = err == nil; !ownPort {
-		srv = fakemodel.NewServer(sc)
+		srv = llmtest.NewServer(sc)
 	}
 	t.Cleanup(srv.Close)
 	return srv, ownPort

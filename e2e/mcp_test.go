@@ -17,7 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/testdata/mcpserver/tools"
 )
 
@@ -89,7 +89,7 @@ func waitDead(t testing.TB, what string, pid int) {
 }
 
 // toolResults are the tool messages of a recorded request, by tool name.
-func toolResults(r fakemodel.RecordedRequest) map[string][]string {
+func toolResults(r llmtest.RecordedRequest) map[string][]string {
 	out := map[string][]string{}
 	for _, m := range r.Request.Messages {
 		if m.Role == "tool" {
@@ -252,7 +252,7 @@ func TestMCPProjectServerNeedsApproval(t *testing.T) {
 	}
 	mcpJSON("v1")
 	sc := mcpScenario(t, [][]toolCall{{{"mcp__t__echo", `{"text":"x"}`}}}, "done")
-	run := func() (runResult, *fakemodel.Server) {
+	run := func() (runResult, *llmtest.Server) {
 		srv := inlineServer(t, sc)
 		r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "--json", "go")
 		if r.code != 0 {

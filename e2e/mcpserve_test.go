@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end tests of `ralph mcp serve` (issue 49), driven by a real
@@ -211,7 +211,7 @@ func TestMCPServeToolsAndTask(t *testing.T) {
 func TestMCPServeRunStartStop(t *testing.T) {
 	t.Parallel()
 	g := newGate(t)
-	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, taskChildModel())
+	srv := gatedServer(t, g, func(llmtest.RecordedRequest) bool { return true }, taskChildModel())
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two")
 	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)

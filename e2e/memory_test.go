@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 func TestInitAndStatus(t *testing.T) {
@@ -117,12 +117,12 @@ func TestContinueSendsTheEarlierConversation(t *testing.T) {
 
 // slowServer answers every request with a slow stream, for tests that need
 // a ralph to hold the project for a while.
-func slowServer(t *testing.T) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
+func slowServer(t *testing.T) *llmtest.Server {
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
 		// About 3 s of streaming: long enough that every process started
 		// together has tried the lock while the first one holds it, even on
 		// a loaded machine.
-		return fakemodel.Response{Text: strings.Repeat("slow ", 40), ChunkSize: 5, ChunkDelayMS: 75}
+		return llmtest.Response{Text: strings.Repeat("slow ", 40), ChunkSize: 5, ChunkDelayMS: 75}
 	})
 	t.Cleanup(srv.Close)
 	return srv
@@ -264,8 +264,8 @@ func TestResumeAfterHardStop(t *testing.T) {
 // appends "step-k" to log.txt. It reads the conversation like a careful
 // model would: a step whose result says its outcome is unknown is checked
 // with an idempotent command; a step that was not run is run again.
-func crashJobModel(n int) func(fakemodel.RecordedRequest) fakemodel.Response {
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+func crashJobModel(n int) func(llmtest.RecordedRequest) llmtest.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		done := map[int]bool{}
 		stepOf := func(id string) int {
@@ -277,10 +277,10 @@ func crashJobModel(n int) func(fakemodel.RecordedRequest) fakemodel.Response {
 				done[stepOf(m.ToolCallID)] = true
 			}
 		}
-		call := func(id, command string) fakemodel.Response {
+		call := func(id, command string) llmtest.Response {
 			args, _ := json.Marshal(map[string]string{"command": command})
-			return fakemodel.Response{Text: "working on it", ChunkSize: 4, ChunkDelayMS: 2,
-				ToolCalls: []fakemodel.ToolCall{{ID: id, Name: "run_command", Arguments: string(args)}}}
+			return llmtest.Response{Text: "working on it", ChunkSize: 4, ChunkDelayMS: 2,
+				ToolCalls: []llmtest.ToolCall{{ID: id, Name: "run_command", Arguments: string(args)}}}
 		}
 		if last := msgs[len(msgs)-1]; last.Role == "tool" && strings.HasPrefix(last.Content, "unknown outcome") {
 			k := stepOf(last.ToolCallID)
@@ -291,7 +291,7 @@ func crashJobModel(n int) func(fakemodel.RecordedRequest) fakemodel.Response {
 			next++
 		}
 		if next > n {
-			return fakemodel.Response{Text: "all steps done"}
+			return llmtest.Response{Text: "all steps done"}
 		}
 		return call(fmt.Sprintf("s%d-%d", next, len(msgs)), fmt.Sprintf("echo step-%d >> log.txt; sleep 0.01", next))
 	}
@@ -308,7 +308,7 @@ func TestCrashAndResume(t *testing.T) {
 		runs = 15
 	}
 	const steps = 6
-	srv := fakemodel.NewServerFunc(crashJobModel(steps))
+	srv := llmtest.NewServerFunc(crashJobModel(steps))
 	t.Cleanup(srv.Close)
 	want := ""
 	for k := 1; k <= steps; k++ {

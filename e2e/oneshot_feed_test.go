@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestOneShotVerboseSaysADeliveredMessageAsChatDoes: which events a live
@@ -47,12 +47,12 @@ func TestOneShotVerboseSaysADeliveredMessageAsChatDoes(t *testing.T) {
 // lookThenDone is a model that calls list_files, held at its first
 // request until g opens, then answers "done": a run that works long
 // enough to be steered.
-func lookThenDone(t *testing.T, g *gate) *fakemodel.Server {
-	first := func(r fakemodel.RecordedRequest) bool { return r.Index == 0 }
-	return gatedServer(t, g, first, func(r fakemodel.RecordedRequest) fakemodel.Response {
+func lookThenDone(t *testing.T, g *gate) *llmtest.Server {
+	first := func(r llmtest.RecordedRequest) bool { return r.Index == 0 }
+	return gatedServer(t, g, first, func(r llmtest.RecordedRequest) llmtest.Response {
 		if r.Index == 0 {
-			return fakemodel.Response{Text: "looking", ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+			return llmtest.Response{Text: "looking", ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	})
 }

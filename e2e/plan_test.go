@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -16,7 +16,7 @@ import (
 // asks the person which store to use, writes a two-task plan naming the
 // answer, splits the second task in three when asked to revise, and works
 // tasks as taskChildModel does once ralph run gives it one.
-func plannerModel() func(fakemodel.RecordedRequest) fakemodel.Response {
+func plannerModel() func(llmtest.RecordedRequest) llmtest.Response {
 	child := taskChildModel()
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	plan := func(store string, split bool) string {
@@ -32,7 +32,7 @@ func plannerModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 		}
 		return args(map[string]any{"title": "Cache", "goals": "Reads are served from a cache backed by " + store + ".", "tasks": tasks})
 	}
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		planning := false
 		for _, m := range msgs {
@@ -47,14 +47,14 @@ func plannerModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 		switch {
 		case last.Role == "user" && !strings.Contains(last.Content, "Plan this feature"):
 			// ralph plan's "revise", or what the person says in chat.
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_plan", Arguments: plan(storeOf(msgs), true)}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_plan", Arguments: plan(storeOf(msgs), true)}}}
 		case last.Role == "user":
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "ask_user", Arguments: args(map[string]any{
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "ask_user", Arguments: args(map[string]any{
 				"question": "Which store should back the cache?", "choices": []string{"postgres", "sqlite"}})}}}
 		case last.Role == "tool" && last.Name == "ask_user":
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_plan", Arguments: plan(storeOf(msgs), false)}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_plan", Arguments: plan(storeOf(msgs), false)}}}
 		}
-		return fakemodel.Response{Text: "The plan has its tasks."}
+		return llmtest.Response{Text: "The plan has its tasks."}
 	}
 }
 
@@ -76,7 +76,7 @@ const personsTasks = "# Tasks\n\nWritten by a person; kept as it is.\r\n\n- [x] 
 // grammar beside the person's bytes, and ralph run then does it.
 func TestPlanHeadlessWritesAPlanThatRunCompletes(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(plannerModel())
+	srv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)
@@ -114,7 +114,7 @@ func TestPlanHeadlessWritesAPlanThatRunCompletes(t *testing.T) {
 // every file byte for byte as it was; a second plan is accepted.
 func TestPlanOnATerminal(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(plannerModel())
+	srv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)
@@ -167,7 +167,7 @@ func TestPlanOnATerminal(t *testing.T) {
 // revises it, and /plan drop puts every file back byte for byte.
 func TestPlanInChat(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(plannerModel())
+	srv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)

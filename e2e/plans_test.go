@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // planList is `ralph plans --json`, by plan.
@@ -49,10 +49,10 @@ func TestRunTwoPlansEachInItsOwnSession(t *testing.T) {
 	var slow atomic.Bool
 	slow.Store(true)
 	child := taskChildModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		for _, m := range r.Request.Messages {
 			if m.Role == "user" && strings.Contains(m.Content, "): a two") && slow.Load() {
-				return fakemodel.Response{Text: strings.Repeat("thinking ", 300), ChunkSize: 9, ChunkDelayMS: 40}
+				return llmtest.Response{Text: strings.Repeat("thinking ", 300), ChunkSize: 9, ChunkDelayMS: 40}
 			}
 		}
 		return child(r)
@@ -109,7 +109,7 @@ func TestRunTwoPlansEachInItsOwnSession(t *testing.T) {
 // it is done, and the plan's validation commands are its verify.
 func TestRunRalphexPlan(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	plan := "# Plan: caching\n\n## Overview\n\nCache reads.\n\n## Implementation Steps\n\n" +
@@ -166,7 +166,7 @@ const prdPlan = `{
 // marks it, every other byte kept; a cycle is refused with exit 2.
 func TestRunPRDInPlace(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "prd.json"), prdPlan)
@@ -196,7 +196,7 @@ func TestRunPRDInPlace(t *testing.T) {
 // plans_dir/completed, as ralphex does.
 func TestRunArchivesAFinishedPlan(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "docs", "plans", "small.md"), "- [ ] only task\n")

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestSubdirectoryMeetsTheRunningProject: ralph started in a subdirectory
@@ -117,7 +117,7 @@ func TestForceStopsALiveHolderFirst(t *testing.T) {
 // gets a fresh id with a one-line notice.
 func TestDuplicateTaskIDs(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	tasks := "# Tasks\n\n- [ ] task 01 <!-- ralph:id=t1 -->\n- [ ] task 02 <!-- ralph:id=t1 -->\n"

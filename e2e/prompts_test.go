@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Every question ralph asks on a terminal takes one key: a key it does
@@ -76,7 +76,7 @@ func TestPromptsOneShotApprovalUnofferedKey(t *testing.T) {
 
 func TestPromptsPlanUnofferedKey(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(plannerModel())
+	srv := llmtest.NewServerFunc(plannerModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)

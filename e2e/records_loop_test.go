@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -40,13 +40,13 @@ const brokenBuild = `for i in $(seq 1 60); do echo "noise line $i of the build l
 // task but the impossible one ends writing OK to state.txt, which
 // --verify checks, and calling complete_task; the slow task takes 2.5 s
 // a turn; the task with a choice records a decision first.
-func loopRecordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
+func loopRecordsModel() func(llmtest.RecordedRequest) llmtest.Response {
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	runCmd := func(delay int, cmd string) fakemodel.Response {
-		return fakemodel.Response{DelayMS: delay, Text: "working",
-			ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
+	runCmd := func(delay int, cmd string) llmtest.Response {
+		return llmtest.Response{DelayMS: delay, Text: "working",
+			ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
 	}
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		var id, title, prompt string
 		for _, m := range msgs {
@@ -56,7 +56,7 @@ func loopRecordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 			}
 		}
 		if id == "" {
-			return fakemodel.Response{Text: "nothing to do"}
+			return llmtest.Response{Text: "nothing to do"}
 		}
 		retry := strings.Contains(prompt, "This is attempt")
 		delay := 0
@@ -68,11 +68,11 @@ func loopRecordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 		case title == impossibleTask && last.Role == "user":
 			return runCmd(0, "ls missing-dir")
 		case title == impossibleTask:
-			return fakemodel.Response{Text: "I cannot do " + title}
+			return llmtest.Response{Text: "I cannot do " + title}
 		case (title == stuckA || title == stuckB) && !retry:
-			return fakemodel.Response{Text: "stuck: " + title + " needs something I do not have yet"}
+			return llmtest.Response{Text: "stuck: " + title + " needs something I do not have yet"}
 		case title == decidingTask && last.Role == "user":
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "record_decision", Arguments: args(map[string]any{
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "record_decision", Arguments: args(map[string]any{
 				"decision": "keep the count in a map", "reason": "lookups by id dominate", "confidence": 0.8,
 				"alternatives": []string{"a sorted slice", "a btree"}})}}}
 		case title == flakyTask && !retry && last.Role == "user":
@@ -80,10 +80,10 @@ func loopRecordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 		case last.Role == "user" || last.Name == "record_decision":
 			return runCmd(delay, "echo OK > state.txt")
 		case last.Role == "tool" && last.Name == "run_command":
-			return fakemodel.Response{DelayMS: delay, ToolCalls: []fakemodel.ToolCall{{Name: "complete_task",
+			return llmtest.Response{DelayMS: delay, ToolCalls: []llmtest.ToolCall{{Name: "complete_task",
 				Arguments: args(map[string]string{"id": id, "summary": "did " + title})}}}
 		}
-		return fakemodel.Response{DelayMS: delay, Text: "done with " + title}
+		return llmtest.Response{DelayMS: delay, Text: "done with " + title}
 	}
 }
 
@@ -96,7 +96,7 @@ func loopRecordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 // output; the agent's own decision is shown with its reason.
 func TestRecordsOfALoopWithRetriesAndABreaker(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(loopRecordsModel())
+	srv := llmtest.NewServerFunc(loopRecordsModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, numbered(10, map[int]string{1: impossibleTask, 2: stuckA, 3: stuckB, 4: decidingTask, 5: slowTask, 6: flakyTask})...)
@@ -242,7 +242,7 @@ func TestRunPromptTemplate(t *testing.T) {
 		defer mu.Unlock()
 		return append([]string(nil), seen...)
 	}
-	model := func(r fakemodel.RecordedRequest) fakemodel.Response {
+	model := func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		var id, prompt string
 		for _, m := range msgs {
@@ -254,19 +254,19 @@ func TestRunPromptTemplate(t *testing.T) {
 		last := msgs[len(msgs)-1]
 		switch {
 		case id == "":
-			return fakemodel.Response{Text: "no task I know"}
+			return llmtest.Response{Text: "no task I know"}
 		case last.Role == "user":
 			mu.Lock()
 			seen = append(seen, prompt)
 			mu.Unlock()
 			if !strings.Contains(prompt, "attempt 2") {
-				return fakemodel.Response{Text: "not yet"}
+				return llmtest.Response{Text: "not yet"}
 			}
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"ok"}`, id)}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"ok"}`, id)}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	}
-	srv := fakemodel.NewServerFunc(model)
+	srv := llmtest.NewServerFunc(model)
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, "first thing")

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/e2e/browser"
 )
 
@@ -21,8 +21,8 @@ import (
 // refuses) at its first attempt and mends it at its second; "an
 // impossible task" runs a command that fails and never completes. Every
 // other task writes OK to state.txt and completes.
-func recordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+func recordsModel() func(llmtest.RecordedRequest) llmtest.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		var id, title, prompt string
 		for _, m := range msgs {
@@ -33,31 +33,31 @@ func recordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 			}
 		}
 		if id == "" {
-			return fakemodel.Response{Text: "nothing to do"}
+			return llmtest.Response{Text: "nothing to do"}
 		}
 		delay := 0
 		if title == "slow task" {
 			delay = 1200
 		}
 		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-		runCmd := func(cmd string) fakemodel.Response {
-			return fakemodel.Response{DelayMS: delay, Text: "working",
-				ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
+		runCmd := func(cmd string) llmtest.Response {
+			return llmtest.Response{DelayMS: delay, Text: "working",
+				ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
 		}
 		last := msgs[len(msgs)-1]
 		switch {
 		case last.Role == "user" && title == "an impossible task":
 			return runCmd("ls missing-dir")
 		case title == "an impossible task":
-			return fakemodel.Response{Text: "I cannot do " + title}
+			return llmtest.Response{Text: "I cannot do " + title}
 		case last.Role == "user" && title == "flaky task" && !strings.Contains(prompt, "This is attempt"):
 			return runCmd("echo BROKEN > state.txt")
 		case last.Role == "user":
 			return runCmd("echo OK > state.txt")
 		case last.Role == "tool" && last.Name == "run_command":
-			return fakemodel.Response{DelayMS: delay, ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "did " + title})}}}
+			return llmtest.Response{DelayMS: delay, ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "did " + title})}}}
 		}
-		return fakemodel.Response{DelayMS: delay, Text: "done with " + title}
+		return llmtest.Response{DelayMS: delay, Text: "done with " + title}
 	}
 }
 
@@ -67,7 +67,7 @@ func recordsModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 // must draw one bar per task.
 func TestRecordsOfATenTaskRun(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(recordsModel())
+	srv := llmtest.NewServerFunc(recordsModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, numbered(10, map[int]string{3: "slow task", 6: "flaky task", 8: "an impossible task"})...)
@@ -234,7 +234,7 @@ func checkInChromium(t *testing.T, page string, tasks int) {
 // only, and session 2's the new ones.
 func TestReportOfAnOlderSession(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	env := cleanEnv(t)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // refusedBody is a refusal as OpenAI words it: the message is too long.
@@ -22,7 +22,7 @@ func refusedScenario(status int) string {
 }
 
 // lastUserTurn is the last user message a recorded request carried.
-func lastUserTurn(t *testing.T, req fakemodel.RecordedRequest) string {
+func lastUserTurn(t *testing.T, req llmtest.RecordedRequest) string {
 	t.Helper()
 	msgs := req.Request.Messages
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -36,7 +36,7 @@ func lastUserTurn(t *testing.T, req fakemodel.RecordedRequest) string {
 
 // refusedThen pipes a message the endpoint refuses, then next, into a
 // chat, and gives the chat's directory, its run and the second request.
-func refusedThen(t *testing.T, next string) (string, runResult, fakemodel.RecordedRequest) {
+func refusedThen(t *testing.T, next string) (string, runResult, llmtest.RecordedRequest) {
 	t.Helper()
 	srv := inlineServer(t, refusedScenario(400))
 	dir := t.TempDir()

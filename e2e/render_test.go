@@ -11,7 +11,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // renderAnswer is the model's answer in the rendering tests: prose around
@@ -46,7 +46,7 @@ var (
 // (which TestChatRendersOnATerminal looks for) even when a machine as
 // loaded as the parallel suite makes it holds the painter up for a few
 // hundred milliseconds; at 2 ms a piece the answer could end unpainted.
-func renderServer(t testing.TB) *fakemodel.Server {
+func renderServer(t testing.TB) *llmtest.Server {
 	t.Helper()
 	text, _ := json.Marshal(renderAnswer)
 	return inlineServer(t, `{"name":"render","loop":true,"responses":[{"text":`+string(text)+`,"chunk_size":9,"chunk_delay_ms":20}]}`)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 const (
@@ -22,12 +22,12 @@ const (
 // finds the planted bug while the patch still holds it, the simplicity
 // reviewer always has a minor quibble, the check confirms the bug and
 // rejects the quibble, and the fixing agent writes the fix.
-func reviewModel() func(fakemodel.RecordedRequest) fakemodel.Response {
+func reviewModel() func(llmtest.RecordedRequest) llmtest.Response {
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	call := func(name string, v any) fakemodel.Response {
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: name, Arguments: args(v)}}}
+	call := func(name string, v any) llmtest.Response {
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: name, Arguments: args(v)}}}
 	}
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		first := ""
 		for _, m := range msgs {
@@ -38,7 +38,7 @@ func reviewModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 		}
 		last := msgs[len(msgs)-1]
 		if last.Role == openai.ChatMessageRoleTool && (last.Name == "report_findings" || last.Name == "judge_findings" || last.Name == "fixes_done") {
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
 		switch {
 		case strings.Contains(first, "as the correctness reviewer"):
@@ -72,7 +72,7 @@ func reviewModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 			}
 			return call("write_file", map[string]string{"path": "calc.go", "content": calcFix})
 		}
-		return fakemodel.Response{Text: "nothing to do"}
+		return llmtest.Response{Text: "nothing to do"}
 	}
 }
 
@@ -94,7 +94,7 @@ func reviewProject(t *testing.T) string {
 // decision records.
 func TestReviewFindsConfirmsAndFixes(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(reviewModel())
+	srv := llmtest.NewServerFunc(reviewModel())
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)
 	r := ralph(t, dir, cleanEnv(t), nil, "--base-url", srv.URL, "-y", "--json", "review")
@@ -139,7 +139,7 @@ func TestReviewFindsConfirmsAndFixes(t *testing.T) {
 // reviewers found and leaves every byte of the project as it was.
 func TestReviewFindingsOnlyChangesNothing(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(reviewModel())
+	srv := llmtest.NewServerFunc(reviewModel())
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)
 	before := shIn(t, dir, "git status --porcelain --untracked-files=all -- . ':!.ralph' && git diff && git stash list")
@@ -163,7 +163,7 @@ func TestReviewFindingsOnlyChangesNothing(t *testing.T) {
 func TestRunReviewsEachTask(t *testing.T) {
 	t.Parallel()
 	reviewer := reviewModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		for _, m := range msgs {
 			if m.Role == openai.ChatMessageRoleUser && strings.Contains(m.Content, "Your task (") {
@@ -171,12 +171,12 @@ func TestRunReviewsEachTask(t *testing.T) {
 				args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 				switch {
 				case last.Role == openai.ChatMessageRoleUser:
-					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "calc.go", "content": calcBug})}}}
+					return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "calc.go", "content": calcBug})}}}
 				case last.Name == "write_file":
 					id := taskPromptRe.FindStringSubmatch(m.Content)[1]
-					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "added Mul"})}}}
+					return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "added Mul"})}}}
 				}
-				return fakemodel.Response{Text: "done"}
+				return llmtest.Response{Text: "done"}
 			}
 		}
 		return reviewer(r)
@@ -217,7 +217,7 @@ func TestRunReviewsEachTask(t *testing.T) {
 // it prints.
 func TestReviewByAnotherAgent(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(reviewModel())
+	srv := llmtest.NewServerFunc(reviewModel())
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)
 	script := filepath.Join(t.TempDir(), "reviewer.sh")

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // killMoments are when a crash test kills ralph after starting it: every
@@ -93,7 +93,7 @@ func (c crashTrial) do(i int, after time.Duration) {
 // the original --verify.
 func TestRunKilledAtAnyMomentThenResumed(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	rng := rand.New(rand.NewPCG(8, uint64(time.Now().UnixNano())))
 	random := 100
@@ -120,8 +120,8 @@ func TestRunKilledAtAnyMomentThenResumed(t *testing.T) {
 // resumed goes on with the same agent: the model never sees a request.
 func TestRunExecAgentKilledThenResumed(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: "the model was asked"}
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "the model was asked"}
 	})
 	t.Cleanup(srv.Close)
 	script := testdata("agents", "record.sh")

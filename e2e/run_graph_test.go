@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestRunTakesTasksInTheGraphOrder: among tasks of equal priority, run
@@ -15,7 +15,7 @@ import (
 // `ralph status --graph` printed before it started.
 func TestRunTakesTasksInTheGraphOrder(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	tasks := "# Tasks\n\n" +
@@ -64,7 +64,7 @@ func TestRunRefusesTasksThatCanNeverStart(t *testing.T) {
 		"unknown": {"- [ ] a <!-- ralph:id=a depends=nowhere -->\n- [ ] free\n", `Task a (line 1) depends on "nowhere", which is not a task id`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := fakemodel.NewServerFunc(taskChildModel())
+			srv := llmtest.NewServerFunc(taskChildModel())
 			t.Cleanup(srv.Close)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "RALPH_TASKS.md")

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end tests of waiting out limits and of the circuit breaker's
@@ -75,9 +75,9 @@ func TestRunWaitsOutLongRetryAfter(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
 	child := taskChildModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		if calls.Add(1) == 1 {
-			return fakemodel.Response{Status: 429, Headers: map[string]string{"Retry-After": "120"}}
+			return llmtest.Response{Status: 429, Headers: map[string]string{"Retry-After": "120"}}
 		}
 		return child(r)
 	})
@@ -124,9 +124,9 @@ func TestRunWaitsShortLimitThenGoesOn(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
 	child := taskChildModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		if calls.Add(1) == 1 {
-			return fakemodel.Response{RateLimit: &fakemodel.RateLimit{Shape: "openai", ResetS: 2}}
+			return llmtest.Response{RateLimit: &llmtest.RateLimit{Shape: "openai", ResetS: 2}}
 		}
 		return child(r)
 	})

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestRunResumedInChatEndsAsItsRun: `ralph run --review end
@@ -22,11 +22,11 @@ func TestRunResumedInChatEndsAsItsRun(t *testing.T) {
 	t.Parallel()
 	var fast atomic.Bool
 	worker, reviewer := taskChildModel(), reviewModel()
-	srv := fakemodel.NewServerFunc(func(req fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(req llmtest.RecordedRequest) llmtest.Response {
 		for _, m := range req.Request.Messages {
 			if m.Role == "user" && taskPromptRe.MatchString(m.Content) {
 				if !fast.Load() {
-					return fakemodel.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
+					return llmtest.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
 				}
 				return worker(req)
 			}

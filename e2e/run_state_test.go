@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestRunWithoutTasksLeavesNoSession: `ralph run` on a task file with no
@@ -44,7 +44,7 @@ func TestRunWithoutTasksLeavesNoSession(t *testing.T) {
 // reader of the record) can tell how the loop ended.
 func TestRunRecordEndsWithItsResult(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "an impossible task")

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 var taskPromptRe = regexp.MustCompile(`Your task \((\S+) in \S+\): (.*)`)
@@ -24,8 +24,8 @@ var taskPromptRe = regexp.MustCompile(`Your task \((\S+) in \S+\): (.*)`)
 // task's title to done.log (checking first on a retry, as the prompt asks),
 // then calls complete_task; a task whose title contains "impossible" is
 // never completed.
-func taskChildModel() func(fakemodel.RecordedRequest) fakemodel.Response {
-	return func(r fakemodel.RecordedRequest) fakemodel.Response {
+func taskChildModel() func(llmtest.RecordedRequest) llmtest.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		var id, title, prompt string
 		for _, m := range msgs {
@@ -36,11 +36,11 @@ func taskChildModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 			}
 		}
 		if id == "" {
-			return fakemodel.Response{Text: "nothing to do"}
+			return llmtest.Response{Text: "nothing to do"}
 		}
 		last := msgs[len(msgs)-1]
 		if strings.Contains(title, "impossible") {
-			return fakemodel.Response{Text: "I cannot do " + title}
+			return llmtest.Response{Text: "I cannot do " + title}
 		}
 		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 		switch {
@@ -49,11 +49,11 @@ func taskChildModel() func(fakemodel.RecordedRequest) fakemodel.Response {
 			if strings.Contains(prompt, "This is attempt") {
 				cmd = fmt.Sprintf("grep -qxF %q done.log || echo %q >> done.log", title, title)
 			}
-			return fakemodel.Response{Text: "working", ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
+			return llmtest.Response{Text: "working", ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": cmd})}}}
 		case last.Role == "tool" && last.Name == "run_command":
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "did " + title})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "did " + title})}}}
 		}
-		return fakemodel.Response{Text: "done with " + title}
+		return llmtest.Response{Text: "done with " + title}
 	}
 }
 
@@ -82,7 +82,7 @@ func numbered(n int, special map[int]string) []string {
 
 func TestRunTwentyTasksOneFails(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, numbered(20, map[int]string{7: "an impossible task"})...)
@@ -119,7 +119,7 @@ func TestRunTwentyTasksOneFails(t *testing.T) {
 
 func TestRunUntilAndBadExpression(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, numbered(8, nil)...)
@@ -184,7 +184,7 @@ func processRunning(pid int) bool {
 // `ralph resume`: every task ends up done exactly once.
 func TestRunKilledThenResumed(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	env := cleanEnv(t)
 	rng := rand.New(rand.NewPCG(3, uint64(time.Now().UnixNano())))
@@ -233,8 +233,8 @@ func TestRunKilledThenResumed(t *testing.T) {
 
 func TestRunSIGINTWithoutTerminalExits130(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: strings.Repeat("slow ", 100), ChunkSize: 5, ChunkDelayMS: 50}
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: strings.Repeat("slow ", 100), ChunkSize: 5, ChunkDelayMS: 50}
 	})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -267,13 +267,13 @@ func TestRunSIGINTWithoutTerminalExits130(t *testing.T) {
 // runIntoChat starts `ralph run` with extra flags on a terminal over two
 // tasks, whose children stream slowly until fast is set, and presses
 // Ctrl-C while the first streams: the run stops into chat.
-func runIntoChat(t *testing.T, extra ...string) (r *ptyRalph, dir string, srv *fakemodel.Server, fast *atomic.Bool) {
+func runIntoChat(t *testing.T, extra ...string) (r *ptyRalph, dir string, srv *llmtest.Server, fast *atomic.Bool) {
 	t.Helper()
 	fast = &atomic.Bool{}
 	done := taskChildModel()
-	srv = fakemodel.NewServerFunc(func(req fakemodel.RecordedRequest) fakemodel.Response {
+	srv = llmtest.NewServerFunc(func(req llmtest.RecordedRequest) llmtest.Response {
 		if !fast.Load() {
-			return fakemodel.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
+			return llmtest.Response{Text: strings.Repeat("thinking ", 200), ChunkSize: 9, ChunkDelayMS: 40}
 		}
 		return done(req)
 	})
@@ -322,7 +322,7 @@ func TestChatPauseAndResumeTheLoop(t *testing.T) {
 	t.Parallel()
 	var gate atomic.Bool
 	done := taskChildModel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		resp := done(r)
 		if !gate.Load() {
 			resp.DelayMS = 300
@@ -376,7 +376,7 @@ func TestBareRalphOnATerminalOpensChat(t *testing.T) {
 
 func TestRunMaxCostStops(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	writeTasks(t, dir, numbered(5, nil)...)

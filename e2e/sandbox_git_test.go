@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // gitEnv gives git an identity and keeps the machine's configuration out.
@@ -32,17 +32,17 @@ func gitProject(t *testing.T, dir string) {
 // commandsServer is a stand-in model that runs commands (one turn, in
 // order) when asked to "set up", answers "done" after tool results and
 // "hi" to anything else. It keeps the tool results it was sent.
-func commandsServer(t *testing.T, commands ...string) (*fakemodel.Server, func() string) {
+func commandsServer(t *testing.T, commands ...string) (*llmtest.Server, func() string) {
 	return callsServer(t, true, commands...)
 }
 
 // callsServer is commandsServer; with joined false, the commands are
 // separate run_command calls of the one turn, which ralph runs side by
 // side.
-func callsServer(t *testing.T, joined bool, commands ...string) (*fakemodel.Server, func() string) {
+func callsServer(t *testing.T, joined bool, commands ...string) (*llmtest.Server, func() string) {
 	var mu sync.Mutex
 	var results []string
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		if last.Role == "tool" {
@@ -53,23 +53,23 @@ func callsServer(t *testing.T, joined bool, commands ...string) (*fakemodel.Serv
 				}
 			}
 			mu.Unlock()
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
 		if !strings.Contains(last.Content, "set up") {
-			return fakemodel.Response{Text: "hi"}
+			return llmtest.Response{Text: "hi"}
 		}
-		var calls []fakemodel.ToolCall
+		var calls []llmtest.ToolCall
 		for _, c := range commands {
 			js, _ := json.Marshal(map[string]any{"command": c})
-			calls = append(calls, fakemodel.ToolCall{Name: "run_command", Arguments: string(js)})
+			calls = append(calls, llmtest.ToolCall{Name: "run_command", Arguments: string(js)})
 		}
 		// One call a turn would be slower; they run concurrently, so
 		// the whole attack is one command.
 		if joined && len(calls) > 1 {
 			js, _ := json.Marshal(map[string]any{"command": strings.Join(commands, " && ")})
-			calls = []fakemodel.ToolCall{{Name: "run_command", Arguments: string(js)}}
+			calls = []llmtest.ToolCall{{Name: "run_command", Arguments: string(js)}}
 		}
-		return fakemodel.Response{ToolCalls: calls}
+		return llmtest.Response{ToolCalls: calls}
 	})
 	t.Cleanup(srv.Close)
 	return srv, func() string {

@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -157,20 +157,20 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 
 	var ralphFiles []string
 	var controlSocket string
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if msgs[len(msgs)-1].Role == "tool" {
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
 		// ralph's state exists by now: attack each of its files too.
-		var calls []fakemodel.ToolCall
+		var calls []llmtest.ToolCall
 		add := func(id string, command string, extra map[string]any) {
 			a := map[string]any{"command": command}
 			for k, v := range extra {
 				a[k] = v
 			}
 			js, _ := json.Marshal(a)
-			calls = append(calls, fakemodel.ToolCall{ID: id, Name: "run_command", Arguments: string(js)})
+			calls = append(calls, llmtest.ToolCall{ID: id, Name: "run_command", Arguments: string(js)})
 		}
 		for i, a := range attempts {
 			add(fmt.Sprintf("attack-%02d", i), a.command, a.args)
@@ -198,7 +198,7 @@ func TestSandboxHoldsAgainstAnAttacker(t *testing.T) {
 		for i, c := range allowed {
 			add(fmt.Sprintf("allowed-%d", i), c, nil)
 		}
-		return fakemodel.Response{ToolCalls: calls}
+		return llmtest.Response{ToolCalls: calls}
 	})
 	defer srv.Close()
 
@@ -368,25 +368,25 @@ func TestSymlinkSwappedDuringWritesStaysInside(t *testing.T) {
 	}
 	const n = 1000
 	var started atomic.Bool
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if msgs[len(msgs)-1].Role == "tool" {
 			stopSwapping()
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
 		if started.CompareAndSwap(false, true) {
 			go swapper()
 		}
-		calls := make([]fakemodel.ToolCall, n)
+		calls := make([]llmtest.ToolCall, n)
 		for i := range calls {
 			path := "link/f.txt"
 			if i%2 == 1 {
 				path = "real/f.txt"
 			}
 			js, _ := json.Marshal(map[string]string{"path": path, "content": pwnText})
-			calls[i] = fakemodel.ToolCall{ID: fmt.Sprintf("w-%04d", i), Name: "write_file", Arguments: string(js)}
+			calls[i] = llmtest.ToolCall{ID: fmt.Sprintf("w-%04d", i), Name: "write_file", Arguments: string(js)}
 		}
-		return fakemodel.Response{ToolCalls: calls}
+		return llmtest.Response{ToolCalls: calls}
 	})
 	defer srv.Close()
 	defer func() {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestSecretsStayOffDisk: the person types the API key into a chat
@@ -25,8 +25,8 @@ func TestSecretsStayOffDisk(t *testing.T) {
 		b, _ := json.Marshal(v)
 		return string(b)
 	}
-	srv := fakemodel.NewServer(&fakemodel.Scenario{APIKey: key, Responses: []fakemodel.Response{
-		{ToolCalls: []fakemodel.ToolCall{
+	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: key, Responses: []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{
 			{Name: "remember", Arguments: args(map[string]string{"note": "The API key is " + key})},
 			{Name: "complete_task", Arguments: args(map[string]string{"id": "keep the key", "summary": "kept " + key + " safe"})},
 		}},
@@ -92,7 +92,7 @@ func TestProjectConfigCannotSendTheKeyAway(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "collector.example.net") || !strings.Contains(r.stderr, "will not send your API key") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	srv := fakemodel.NewServer(&fakemodel.Scenario{APIKey: key, Responses: []fakemodel.Response{{Text: "hello"}}})
+	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: key, Responses: []llmtest.Response{{Text: "hello"}}})
 	t.Cleanup(srv.Close)
 	writeConfig(srv.URL)
 	if r := ralph(t, dir, env, nil, "--json", "hi"); r.code != 0 {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // startServe starts ralph serve on a free loopback port and returns a
@@ -107,7 +107,7 @@ func followSSE(t *testing.T, c *http.Client, u string, last string, fn func(id s
 // request without the token.
 func TestServeFollowsARun(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 2, 5
 		return resp
@@ -180,7 +180,7 @@ func TestServeFollowsARun(t *testing.T) {
 // ralph stop does (exit 130, the tasks back to open).
 func TestServeFlagStopsTheRunFromThePage(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		resp := taskChildModel()(r)
 		resp.ChunkSize, resp.ChunkDelayMS = 1, 100
 		return resp

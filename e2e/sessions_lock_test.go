@@ -7,18 +7,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // chatStandIn is the chat's stand-in model: it answers "noted" at once,
 // and after a while when the person's message says "slow".
-func chatStandIn(t *testing.T) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+func chatStandIn(t *testing.T) *llmtest.Server {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if strings.Contains(msgs[len(msgs)-1].Content, "slow") {
-			return fakemodel.Response{Text: "slowly noted", DelayMS: 4000}
+			return llmtest.Response{Text: "slowly noted", DelayMS: 4000}
 		}
-		return fakemodel.Response{Text: "noted"}
+		return llmtest.Response{Text: "noted"}
 	})
 	t.Cleanup(srv.Close)
 	return srv
@@ -26,7 +26,7 @@ func chatStandIn(t *testing.T) *fakemodel.Server {
 
 // lastUserMessage is what the person's last message to the stand-in said,
 // as the model received it.
-func lastUserMessage(srv *fakemodel.Server) string {
+func lastUserMessage(srv *llmtest.Server) string {
 	reqs := srv.Requests()
 	if len(reqs) == 0 {
 		return ""
@@ -117,8 +117,8 @@ func TestSessionsLockChatSaysWhoHasTheProject(t *testing.T) {
 	dir := gitProjectDir(t)
 	env := chatEnv(t)
 	chat := chatStandIn(t)
-	slow := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: "done slowly", DelayMS: 4000}
+	slow := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "done slowly", DelayMS: 4000}
 	})
 	t.Cleanup(slow.Close)
 	r := startPTY(t, dir, env, "chat", "--base-url", chat.URL)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Every setting travels one way (issue 58): the flags of ralph run reach
@@ -116,8 +116,8 @@ func TestTemporalRefusesLooseningSettings(t *testing.T) {
 }
 
 // taskLoopModel works each task with one command and claims it done.
-func taskLoopModel(t *testing.T) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(taskChildModel())
+func taskLoopModel(t *testing.T) *llmtest.Server {
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	return srv
 }

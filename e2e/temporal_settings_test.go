@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestTemporalWorkerTakesTheRunsSettingsOnlyToTighten: against a Temporal
@@ -23,23 +23,23 @@ func TestTemporalWorkerTakesTheRunsSettingsOnlyToTighten(t *testing.T) {
 	const key = "sk-worker-secret-58"
 	var mu sync.Mutex
 	var outputs []string // what the agent's command answered
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 		switch {
 		case last.Role == "user" && strings.Contains(last.Content, "Your task"):
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": "touch made.txt && echo WROTE"})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": "touch made.txt && echo WROTE"})}}}
 		case last.Role == "tool" && last.Name == "run_command":
 			mu.Lock()
 			outputs = append(outputs, last.Content)
 			mu.Unlock()
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": "t1", "summary": "tried"})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": "t1", "summary": "tried"})}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	})
 	t.Cleanup(srv.Close)
-	attacker := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response { return fakemodel.Response{Text: "thanks"} })
+	attacker := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response { return llmtest.Response{Text: "thanks"} })
 	t.Cleanup(attacker.Close)
 
 	workerEnv := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY="+key), personGit...)
@@ -102,13 +102,13 @@ func TestTemporalVerifyRunsInTheWorkersSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	escaped := filepath.Join(home, "escaped")
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if last := msgs[len(msgs)-1]; last.Role == "user" && strings.Contains(last.Content, "Your task") {
 			b, _ := json.Marshal(map[string]string{"id": "t1", "summary": "nothing to do"})
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: string(b)}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: string(b)}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	})
 	t.Cleanup(srv.Close)
 	workerEnv := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=sk-worker",

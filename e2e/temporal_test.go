@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end test of ralph run --engine temporal: a real Temporal dev
@@ -247,14 +247,14 @@ func TestTemporalRunSixTasksTwoWorkersOneKilled(t *testing.T) {
 // argument is mark (a number of seconds no other process uses), so the
 // test can find the agents' processes: the shell execs a lone command, so
 // a comment would not reach its command line.
-func sleeperModel(t *testing.T, mark string) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+func sleeperModel(t *testing.T, mark string) *llmtest.Server {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if msgs[len(msgs)-1].Role == "user" {
 			args, _ := json.Marshal(map[string]string{"command": "sleep " + mark})
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: string(args)}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: string(args)}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	})
 	t.Cleanup(srv.Close)
 	return srv
@@ -358,13 +358,13 @@ func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
 	// The agent sleeps a moment (the test says something meanwhile), then
 	// writes the file and completes the task, telling the test whether
 	// the message was in its conversation by then.
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 		switch {
 		case last.Role == "user" && strings.Contains(last.Content, "Your task"):
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": "sleep " + mark})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: args(map[string]string{"command": "sleep " + mark})}}}
 		case last.Role == "tool" && last.Name == "run_command", last.Role == "user":
 			said := false
 			for _, m := range msgs {
@@ -374,11 +374,11 @@ func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
 			case heard <- said:
 			default:
 			}
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "said.txt", "content": "hello\n"})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "said.txt", "content": "hello\n"})}}}
 		case last.Role == "tool" && last.Name == "write_file":
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": "t1", "summary": "wrote said.txt"})}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": "t1", "summary": "wrote said.txt"})}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	})
 	t.Cleanup(srv.Close)
 	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)

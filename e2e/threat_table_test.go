@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -49,7 +49,7 @@ var sessionIDRe = regexp.MustCompile(`\d{8}T\d{6}Z-[0-9a-f]{12}`)
 
 // threatTableModel works on the task it is given with every tool that
 // writes ralph's own files, then completes it.
-func threatTableModel(r fakemodel.RecordedRequest) fakemodel.Response {
+func threatTableModel(r llmtest.RecordedRequest) llmtest.Response {
 	msgs := r.Request.Messages
 	var id string
 	for _, m := range msgs {
@@ -63,24 +63,24 @@ func threatTableModel(r fakemodel.RecordedRequest) fakemodel.Response {
 			tools++
 		}
 	}
-	call := func(name string, args map[string]string) fakemodel.ToolCall {
+	call := func(name string, args map[string]string) llmtest.ToolCall {
 		js, _ := json.Marshal(args)
-		return fakemodel.ToolCall{Name: name, Arguments: string(js)}
+		return llmtest.ToolCall{Name: name, Arguments: string(js)}
 	}
 	switch {
 	case id == "":
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	case tools == 0:
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{
 			call("write_file", map[string]string{"path": "made.txt", "content": "made\n"}),
 			call("remember", map[string]string{"note": "the tests run with go test"}),
 			call("record_decision", map[string]string{"decision": "keep it small", "why": "a test"}),
 			call("run_command", map[string]string{"command": "echo hi > said.txt"}),
 		}}
 	case tools == 4:
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{call("complete_task", map[string]string{"id": id, "summary": "made it"})}}
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{call("complete_task", map[string]string{"id": id, "summary": "made it"})}}
 	}
-	return fakemodel.Response{Text: "done"}
+	return llmtest.Response{Text: "done"}
 }
 
 // TestThreatTableHasEveryDoor: docs/sandbox.md's threat table lists every
@@ -115,7 +115,7 @@ func TestThreatTableHasEveryDoor(t *testing.T) {
 	var tools []struct {
 		Name string `json:"name"`
 	}
-	if err := json.Unmarshal([]byte(readFileT(t, filepath.Join(moduleRoot, "workers", "testdata", "tools.golden.json"))), &tools); err != nil {
+	if err := json.Unmarshal([]byte(readFileT(t, filepath.Join(moduleRoot, "workers", "tools", "testdata", "tools.golden.json"))), &tools); err != nil {
 		t.Fatal(err)
 	}
 	for _, tool := range tools {
@@ -131,7 +131,7 @@ func TestThreatTableHasEveryDoor(t *testing.T) {
 
 	// Every file a run leaves under the project, but the model's own.
 	proj, home := attackLayout(t)
-	srv := fakemodel.NewServerFunc(threatTableModel)
+	srv := llmtest.NewServerFunc(threatTableModel)
 	t.Cleanup(srv.Close)
 	env := attackEnv(t, home, srv.URL, nil)
 	mustWrite(t, filepath.Join(proj, "RALPH_TASKS.md"), "# Tasks\n\n- [ ] one <!-- ralph:id=t1 -->\n  Verify: `test -f made.txt`\n")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The tools a model is offered follow from the session's mode, and its
@@ -16,7 +16,7 @@ import (
 // is told"; issue 58).
 
 // offered are the names of the tools a request offered the model.
-func offered(r fakemodel.RecordedRequest) []string {
+func offered(r llmtest.RecordedRequest) []string {
 	var out []string
 	for _, tool := range r.Request.Tools {
 		if tool.Function != nil {
@@ -27,7 +27,7 @@ func offered(r fakemodel.RecordedRequest) []string {
 }
 
 // systemOf is a request's system prompt.
-func systemOf(t *testing.T, r fakemodel.RecordedRequest) string {
+func systemOf(t *testing.T, r llmtest.RecordedRequest) string {
 	t.Helper()
 	if len(r.Request.Messages) == 0 || r.Request.Messages[0].Role != "system" {
 		t.Fatalf("request %d has no system prompt first", r.Index)
@@ -43,7 +43,7 @@ func TestReadOnlyRunOffersNoWritersAndFinishesTasks(t *testing.T) {
 	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
-			srv := fakemodel.NewServerFunc(verifyModel) // claims each task at once
+			srv := llmtest.NewServerFunc(verifyModel) // claims each task at once
 			t.Cleanup(srv.Close)
 			dir := t.TempDir()
 			writeTasks(t, dir, "read the code")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Issue 43: results tell the truth. A check that could not run is a
@@ -71,9 +71,9 @@ func TestReviewUnreachableModelFails(t *testing.T) {
 // silentReviewers is a stand-in model whose reviewers answer in words
 // and never call report_findings; a task's worker (ralph run) writes
 // calc.go and completes its task.
-func silentReviewers() *fakemodel.Server {
+func silentReviewers() *llmtest.Server {
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	return fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	return llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		for _, m := range msgs {
@@ -83,15 +83,15 @@ func silentReviewers() *fakemodel.Server {
 			if sub := taskPromptRe.FindStringSubmatch(m.Content); sub != nil {
 				switch {
 				case last.Role == openai.ChatMessageRoleUser:
-					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "calc.go", "content": calcBug})}}}
+					return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "calc.go", "content": calcBug})}}}
 				case last.Name == "write_file":
-					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "added Mul"})}}}
+					return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "added Mul"})}}}
 				}
-				return fakemodel.Response{Text: "done"}
+				return llmtest.Response{Text: "done"}
 			}
 			break
 		}
-		return fakemodel.Response{Text: "The change looks fine to me."}
+		return llmtest.Response{Text: "The change looks fine to me."}
 	})
 }
 
@@ -124,12 +124,12 @@ func TestReviewersThatNeverReportFail(t *testing.T) {
 func TestReviewSessionCompleted(t *testing.T) {
 	t.Parallel()
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if last := msgs[len(msgs)-1]; last.Role == openai.ChatMessageRoleTool {
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "report_findings", Arguments: args(map[string]any{"findings": []any{}})}}}
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "report_findings", Arguments: args(map[string]any{"findings": []any{}})}}}
 	})
 	t.Cleanup(srv.Close)
 	dir := reviewProject(t)
@@ -175,8 +175,8 @@ func TestRunBareReviewFailsUnreportedTask(t *testing.T) {
 // exits 1 within seconds instead of waiting out the cooldown.
 func TestLoopEndsAtOnceWhenNothingIsLeft(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response {
-		return fakemodel.Response{Text: "I could not do it."}
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: "I could not do it."}
 	})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -203,7 +203,7 @@ func TestPlanTaskVerifyDecides(t *testing.T) {
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	var told []string
 	var mu sync.Mutex
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		for _, m := range msgs {
@@ -217,19 +217,19 @@ func TestPlanTaskVerifyDecides(t *testing.T) {
 				told = append(told, m.Content)
 				mu.Unlock()
 				if sub[1] == "t2" {
-					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "t2.txt", "content": "ok\n"})}}}
+					return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "write_file", Arguments: args(map[string]string{"path": "t2.txt", "content": "ok\n"})}}}
 				}
-				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done"})}}}
+				return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done"})}}}
 			case last.Name == "write_file":
-				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done"})}}}
+				return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done"})}}}
 			case last.Name == "complete_task":
 				mu.Lock()
 				told = append(told, last.Content)
 				mu.Unlock()
 			}
-			return fakemodel.Response{Text: "done"}
+			return llmtest.Response{Text: "done"}
 		}
-		return fakemodel.Response{Text: "nothing to do"}
+		return llmtest.Response{Text: "nothing to do"}
 	})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -337,14 +337,14 @@ func TestPlannedTaskVerifyFailsIsNotDone(t *testing.T) {
 	t.Parallel()
 	planner := plannerModel()
 	args := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		for _, m := range msgs {
 			if sub := taskPromptRe.FindStringSubmatch(m.Content); sub != nil && m.Role == openai.ChatMessageRoleUser {
 				if msgs[len(msgs)-1].Role == openai.ChatMessageRoleUser {
-					return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done, trust me"})}}}
+					return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": sub[1], "summary": "done, trust me"})}}}
 				}
-				return fakemodel.Response{Text: "done"}
+				return llmtest.Response{Text: "done"}
 			}
 		}
 		return planner(r)
@@ -370,7 +370,7 @@ func TestPlannedTaskVerifyFailsIsNotDone(t *testing.T) {
 // --verify is left out.
 func TestRalphexValidationRunsBesideVerify(t *testing.T) {
 	t.Parallel()
-	srv := fakemodel.NewServerFunc(taskChildModel())
+	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	plan := "# Plan: caching\n\n## Implementation Steps\n\n" +

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // Undo and diff mean the project's last change (issue 57, item 6): the
@@ -20,16 +20,16 @@ import (
 // fileWriter is a stand-in model that, for a prompt "make NAME say TEXT",
 // writes NAME with TEXT in its first turn; to any other prompt it answers
 // "4" and changes nothing.
-func fileWriter(t *testing.T) *fakemodel.Server {
-	srv := fakemodel.NewServerFunc(fileWriterTurn)
+func fileWriter(t *testing.T) *llmtest.Server {
+	srv := llmtest.NewServerFunc(fileWriterTurn)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-func fileWriterTurn(r fakemodel.RecordedRequest) fakemodel.Response {
+func fileWriterTurn(r llmtest.RecordedRequest) llmtest.Response {
 	msgs := r.Request.Messages
 	if msgs[len(msgs)-1].Role == "tool" {
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	}
 	var prompt string
 	for _, m := range msgs {
@@ -39,19 +39,19 @@ func fileWriterTurn(r fakemodel.RecordedRequest) fakemodel.Response {
 	}
 	i := strings.LastIndex(prompt, "make ")
 	if i < 0 {
-		return fakemodel.Response{Text: "4"}
+		return llmtest.Response{Text: "4"}
 	}
 	name, content, ok := strings.Cut(strings.TrimSpace(prompt[i+len("make "):]), " say ")
 	if !ok {
-		return fakemodel.Response{Text: "4"}
+		return llmtest.Response{Text: "4"}
 	}
 	w, _ := json.Marshal(map[string]string{"path": name, "content": content + "\n"})
-	return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{ID: "w", Name: "write_file", Arguments: string(w)}}}
+	return llmtest.Response{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "write_file", Arguments: string(w)}}}
 }
 
 // oneShot runs `ralph PROMPT` against srv and fails the test unless it
 // exits 0; it returns the new session's id.
-func oneShot(t *testing.T, dir string, env []string, srv *fakemodel.Server, prompt string) string {
+func oneShot(t *testing.T, dir string, env []string, srv *llmtest.Server, prompt string) string {
 	t.Helper()
 	var before []string
 	if exists(filepath.Join(dir, ".ralph", "sessions")) {
@@ -164,7 +164,7 @@ func TestUndoPassesOverARunningSession(t *testing.T) {
 	first := oneShot(t, dir, env, fileWriter(t), "make a.txt say A")
 	g := newGate(t)
 	// The running one-shot writes two.txt, then waits at its next request.
-	srv := gatedServer(t, g, func(r fakemodel.RecordedRequest) bool {
+	srv := gatedServer(t, g, func(r llmtest.RecordedRequest) bool {
 		msgs := r.Request.Messages
 		return msgs[len(msgs)-1].Role == "tool"
 	}, fileWriterTurn)

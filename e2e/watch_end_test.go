@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // ralph watch ends with the run it follows, with the run's exit code; q
@@ -19,7 +19,7 @@ import (
 // every request held until the returned gate opens.
 func heldRun(t *testing.T, titles ...string) (dir string, env []string, run *exec.Cmd, g *gate) {
 	g = newGate(t)
-	srv := gatedServer(t, g, func(fakemodel.RecordedRequest) bool { return true }, taskChildModel())
+	srv := gatedServer(t, g, func(llmtest.RecordedRequest) bool { return true }, taskChildModel())
 	dir = t.TempDir()
 	writeTasks(t, dir, titles...)
 	env = cleanEnv(t, "TERM=xterm")

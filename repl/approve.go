@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // approvalAsker asks the approval policy's questions at the shell's own
@@ -41,7 +41,7 @@ func (a approvalAsker) Ask(ctx context.Context, q approval.Question) (approval.A
 	// A command asked about has no "running" line yet (its tool_call
 	// event says Asking): it gets one once it is allowed.
 	allowed := func(ans approval.Answer) (approval.Answer, error) {
-		if name == workers.ToolRunCommand && !ans.Refused() {
+		if name == tools.ToolRunCommand && !ans.Refused() {
 			a.sh.note(eventwords.GlyphTool+" "+what, false)
 		}
 		return ans, nil
@@ -91,7 +91,7 @@ func (a approvalAsker) Note(text string, bad bool) { a.sh.note(text, bad) }
 // AskText implements approval.TextAsker: a model's question (ask_user) is
 // shown as the model's line, and the person's next line is the answer.
 // A hard stop (Ctrl-C) leaves it unanswered.
-func (a approvalAsker) AskText(ctx context.Context, q workers.UserQuestion) (string, error) {
+func (a approvalAsker) AskText(ctx context.Context, q tools.UserQuestion) (string, error) {
 	line, ok := a.sh.Ask(ctx, q.Shown(), q.AnswerPrompt(), "a question for you")
 	if !ok {
 		if err := ctx.Err(); err != nil {
@@ -99,5 +99,5 @@ func (a approvalAsker) AskText(ctx context.Context, q workers.UserQuestion) (str
 		}
 		return "", errNoAnswer
 	}
-	return workers.ChoiceAnswer(q, line), nil
+	return tools.ChoiceAnswer(q, line), nil
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/scripts/commands"
+	"github.com/ralph-dev/ralph/scripts/slash"
 )
 
 // Limits of the @file walk, so a huge tree cannot stall a Tab press.
@@ -96,10 +96,10 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 	switch {
 	case strings.TrimSpace(before) == "" && strings.HasPrefix(word, "/"):
 		var s []prompt.Suggest
-		for _, spec := range commands.All() {
+		for _, spec := range slash.All() {
 			s = append(s, prompt.Suggest{Text: spec.Name, Description: spec.Summary})
 		}
-		for _, name := range commands.CustomNames(c.fs, c.root) {
+		for _, name := range slash.CustomNames(c.fs, c.root) {
 			s = append(s, prompt.Suggest{Text: name, Description: "custom command"})
 		}
 		return s, word[1:], "/"

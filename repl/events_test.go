@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
-	"github.com/ralph-dev/ralph/scripts/view/viewtest"
+	"github.com/ralph-dev/ralph/scripts/screen/view/viewtest"
 )
 
 // TestChatPrintsTheViewsLines: the chat prints each event's line exactly

@@ -7,7 +7,7 @@ import (
 
 	"github.com/chzyer/readline"
 
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // A question that a single key answers (an approval: y, n, t, a, p) is

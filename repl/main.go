@@ -15,11 +15,11 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/scripts/commands"
-	"github.com/ralph-dev/ralph/scripts/live"
 	"github.com/ralph-dev/ralph/scripts/report"
-	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
+	"github.com/ralph-dev/ralph/scripts/slash"
 )
 
 // MainOptions are what the chat shell needs besides the opened project.
@@ -110,7 +110,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			return p.Handoff(ctx, coord, goal)
 		},
 		Models: models.ForConfig(p.Config),
-		Commands: func(h *commands.Host) {
+		Commands: func(h *slash.Host) {
 			if o.Reopen != nil && o.Coord == nil {
 				h.Reopen = func(id string) {
 					reopen = id

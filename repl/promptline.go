@@ -28,13 +28,17 @@ type promptOut struct {
 	w io.Writer
 	// dropLine is set for the line that ends at the status prompt.
 	dropLine atomic.Bool
-	// ours counts the shell's own writes under way (aboveWriter), which
-	// pass whatever they hold.
-	ours atomic.Int32
 }
 
+// Write passes the shell's own writes, which begin with rowClear
+// (rowClearing) as no draw of readline's does, whatever they hold. It used
+// to count them from the moment the painter began one, which was before
+// readline's lock let it through: readline's last draw of the line,
+// written under that lock in the meantime, passed as the shell's own and
+// left the cursor a row below where the painter erases from, so the top
+// row of an answer streaming above stayed and was drawn again under it.
 func (p *promptOut) Write(b []byte) (int, error) {
-	if p.ours.Load() == 0 && bytes.HasSuffix(b, []byte("\n")) && p.dropLine.CompareAndSwap(true, false) {
+	if !bytes.HasPrefix(b, []byte(rowClear)) && bytes.HasSuffix(b, []byte("\n")) && p.dropLine.CompareAndSwap(true, false) {
 		return len(b), nil
 	}
 	return p.w.Write(b)

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/live"
-	"github.com/ralph-dev/ralph/scripts/render"
-	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
+	"github.com/ralph-dev/ralph/scripts/screen/render"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
 
 // screen owns everything that appears above the prompt: the answer as it
@@ -31,7 +31,7 @@ import (
 // streamed (see finish).
 //
 // The answer's layout is the live-answer model every face shares
-// (scripts/live): finished blocks are written for good, rendered; the
+// (scripts/screen/live): finished blocks are written for good, rendered; the
 // block in flight is shown raw in a live region just above the prompt,
 // never taller than the window, which each paint redraws; what scrolls
 // out of it is final and written once.

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 )
 
 func testScreen(cols, rows int) (*screen, *bytes.Buffer, *bytes.Buffer) {

@@ -29,9 +29,9 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/scripts/commands"
-	"github.com/ralph-dev/ralph/scripts/terminal"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
+	"github.com/ralph-dev/ralph/scripts/slash"
 	"github.com/ralph-dev/ralph/workers/mcp"
 )
 
@@ -86,7 +86,7 @@ type Options struct {
 	// and resumes it for /run; nil makes those commands say so.
 	Loop func(ctx context.Context) (string, error)
 	// RunArgs puts /run's flags over the session's task loop
-	// configuration (scripts.RunArgs).
+	// configuration (cli.RunArgs).
 	RunArgs func(args string) error
 	// Plan and DropPlan start and take back a plan (/plan); nil makes
 	// /plan unavailable.
@@ -114,7 +114,7 @@ type Options struct {
 	Models *models.Resolver
 	// Commands adds the face's hooks to each command's Host (the live
 	// state /status reports, /resume's reopening); nil adds none.
-	Commands func(*commands.Host)
+	Commands func(*slash.Host)
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -136,7 +136,7 @@ type Shell struct {
 	opts      Options
 	coord     Coordinator
 	queue     *interrupts.Queue
-	agents    commands.Agents
+	agents    slash.Agents
 	tokens    atomic.Int64
 	// waiting is the model's silence, or the end of its reasoning, as the
 	// status line says it.
@@ -374,8 +374,11 @@ func (s *Shell) filterRune(r rune) (rune, bool) {
 // key; when readline clears it itself, this clears an empty row.
 type rowClearing struct{ w io.Writer }
 
+// rowClear returns the cursor to the row's start and clears the row.
+const rowClear = "\r\x1b[K"
+
 func (c rowClearing) Write(p []byte) (int, error) {
-	if _, err := c.w.Write(append([]byte("\r\x1b[K"), p...)); err != nil {
+	if _, err := c.w.Write(append([]byte(rowClear), p...)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -492,16 +495,16 @@ func (s *Shell) loop() int {
 
 // submit acts on one line the user sent.
 func (s *Shell) submit(line string) (exit bool) {
-	if commands.IsCommand(line) {
+	if slash.IsCommand(line) {
 		return s.command(line)
 	}
 	text := strings.TrimSpace(line)
 	if strings.HasPrefix(text, "//") {
 		text = text[1:]
 	}
-	urgent := strings.HasPrefix(text, commands.UrgentMarker)
+	urgent := strings.HasPrefix(text, slash.UrgentMarker)
 	if urgent {
-		text = strings.TrimSpace(strings.TrimPrefix(text, commands.UrgentMarker))
+		text = strings.TrimSpace(strings.TrimPrefix(text, slash.UrgentMarker))
 		if text == "" {
 			return false
 		}
@@ -532,7 +535,7 @@ func (s *Shell) submit(line string) (exit bool) {
 // command runs a slash command; its output is printed in one piece.
 func (s *Shell) command(line string) (exit bool) {
 	var out strings.Builder
-	o, err := commands.Dispatch(s.ctx, s.host(&out), line)
+	o, err := slash.Dispatch(s.ctx, s.host(&out), line)
 	s.scr.block(out.String())
 	if err != nil {
 		s.scr.line(s.scr.pal.Red("✗ " + err.Error()))
@@ -567,8 +570,8 @@ func (s *Shell) command(line string) (exit bool) {
 	return o.Exit
 }
 
-func (s *Shell) host(out io.Writer) *commands.Host {
-	h := &commands.Host{
+func (s *Shell) host(out io.Writer) *slash.Host {
+	h := &slash.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
 		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,

@@ -20,7 +20,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/ralph-dev/ralph/interrupts"
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // lockedOutput collects what the shell draws on the terminal.

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 )
 
 // rawMode switches the shell's terminal (not necessarily file descriptor
@@ -55,10 +55,6 @@ type aboveWriter struct {
 }
 
 func (a *aboveWriter) Write(p []byte) (int, error) {
-	if po := a.s.promptOut; po != nil {
-		po.ours.Add(1)
-		defer po.ours.Add(-1)
-	}
 	if a.s.starting.Load() && !a.s.rl.Terminal.IsReading() {
 		deadline := time.Now().Add(50 * time.Millisecond)
 		for a.s.starting.Load() && !a.s.rl.Terminal.IsReading() && time.Now().Before(deadline) {

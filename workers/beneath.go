@@ -25,16 +25,16 @@ import (
 // ErrProtected is wrapped by writes that would change .git or .ralph.
 var ErrProtected = errors.New("path is protected")
 
-// errNotRegular is returned for devices, fifos and sockets, which the file
+// ErrNotRegular is returned for devices, fifos and sockets, which the file
 // tools neither read nor replace: opening a fifo blocks, and replacing a
 // device node with a regular file breaks whatever used it.
-var errNotRegular = errors.New("it is not a regular file")
+var ErrNotRegular = errors.New("it is not a regular file")
 
-// isProtected reports whether a path relative to the root enters .git or
+// IsProtected reports whether a path relative to the root enters .git or
 // .ralph at any depth. Names are compared case-insensitively: on a
 // case-insensitive filesystem (macOS, mounted FAT) ".GIT/config" is git's
 // own file.
-func isProtected(rel string) bool {
+func IsProtected(rel string) bool {
 	for _, c := range strings.Split(filepath.ToSlash(rel), "/") {
 		if strings.EqualFold(c, ".git") || strings.EqualFold(c, ".ralph") {
 			return true
@@ -42,3 +42,11 @@ func isProtected(rel string) bool {
 	}
 	return false
 }
+
+// Path is where the target's file is, relative to the root with links
+// resolved and slash separated.
+func (tg Target) Path() string { return filepath.ToSlash(filepath.Join(tg.dirRel, tg.name)) }
+
+// Exists reports whether the target names a file that exists (a write
+// replaces it) rather than one a write creates.
+func (tg Target) Exists() bool { return tg.exists }

@@ -15,28 +15,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rootDir is the project root held open for one file operation.
-type rootDir struct {
-	t  *Toolset
+// RootDir is the project root held open for one file operation.
+type RootDir struct {
+	w  *Workspace
 	fd int
 }
 
-// openRoot opens the project root directory for one operation. The caller
+// OpenRoot opens the project root directory for one operation. The caller
 // closes it.
-func (t *Toolset) openRoot() (*rootDir, error) {
-	fd, err := unix.Open(t.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+func (w *Workspace) OpenRoot() (*RootDir, error) {
+	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("open the project root: %w", &fs.PathError{Op: "open", Path: t.root, Err: err})
+		return nil, fmt.Errorf("open the project root: %w", &fs.PathError{Op: "open", Path: w.root, Err: err})
 	}
-	return &rootDir{t: t, fd: fd}, nil
+	return &RootDir{w: w, fd: fd}, nil
 }
 
-func (r *rootDir) Close() { unix.Close(r.fd) }
+func (r *RootDir) Close() { unix.Close(r.fd) }
 
 // open opens rel, a clean path relative to the root ("." is the root
 // itself), following symlinks only as long as they stay inside the root.
 // A path that leaves the root wraps ErrOutsideRoot.
-func (r *rootDir) open(rel string, flags int) (int, error) {
+func (r *RootDir) open(rel string, flags int) (int, error) {
 	flags |= unix.O_CLOEXEC
 	if hasOpenat2() {
 		fd, err := openat2Beneath(r.fd, rel, flags)
@@ -46,11 +46,11 @@ func (r *rootDir) open(rel string, flags int) (int, error) {
 		// RESOLVE_BENEATH refuses every absolute symlink, even one that
 		// names a place inside the root. Resolve it in user space once and
 		// let the kernel check the result, which has no symlinks left.
-		real, rerr := evalExisting(filepath.Join(r.t.root, rel))
-		if rerr != nil || !isInside(r.t.root, real) {
+		real, rerr := evalExisting(filepath.Join(r.w.root, rel))
+		if rerr != nil || !isInside(r.w.root, real) {
 			return -1, fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
 		}
-		realRel, _ := filepath.Rel(r.t.root, real)
+		realRel, _ := filepath.Rel(r.w.root, real)
 		if realRel == rel {
 			return -1, fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
 		}
@@ -60,11 +60,11 @@ func (r *rootDir) open(rel string, flags int) (int, error) {
 		}
 		return fd, wrapOpenErr(rel, err)
 	}
-	real, err := evalExisting(filepath.Join(r.t.root, rel))
+	real, err := evalExisting(filepath.Join(r.w.root, rel))
 	if err != nil {
 		return -1, err
 	}
-	if !isInside(r.t.root, real) {
+	if !isInside(r.w.root, real) {
 		return -1, fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
 	}
 	fd, err := unix.Open(real, flags, 0)
@@ -80,7 +80,7 @@ func wrapOpenErr(rel string, err error) error {
 
 // stat describes rel, beneath the root, without opening the file itself
 // for reading.
-func (r *rootDir) stat(rel string, st *unix.Stat_t) error {
+func (r *RootDir) stat(rel string, st *unix.Stat_t) error {
 	if hasOpenat2() {
 		fd, err := r.open(rel, oPath)
 		if err != nil {
@@ -89,11 +89,11 @@ func (r *rootDir) stat(rel string, st *unix.Stat_t) error {
 		defer unix.Close(fd)
 		return unix.Fstat(fd, st)
 	}
-	real, err := evalExisting(filepath.Join(r.t.root, rel))
+	real, err := evalExisting(filepath.Join(r.w.root, rel))
 	if err != nil {
 		return err
 	}
-	if !isInside(r.t.root, real) {
+	if !isInside(r.w.root, real) {
 		return fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
 	}
 	if err := unix.Stat(real, st); err != nil {
@@ -105,26 +105,26 @@ func (r *rootDir) stat(rel string, st *unix.Stat_t) error {
 // where returns the path of the open directory dirfd relative to the root,
 // as the kernel sees it now; asked is the path it was opened by, used where
 // the kernel cannot say (no /proc).
-func (r *rootDir) where(dirfd int, asked string) (string, error) {
+func (r *RootDir) where(dirfd int, asked string) (string, error) {
 	abs, ok := fdPath(dirfd)
 	if !ok {
-		real, err := evalExisting(filepath.Join(r.t.root, asked))
+		real, err := evalExisting(filepath.Join(r.w.root, asked))
 		if err != nil {
 			return "", err
 		}
 		abs = real
 	}
-	if !isInside(r.t.root, abs) {
+	if !isInside(r.w.root, abs) {
 		return "", fmt.Errorf("%w: %s", ErrOutsideRoot, asked)
 	}
-	rel, _ := filepath.Rel(r.t.root, abs)
+	rel, _ := filepath.Rel(r.w.root, abs)
 	return rel, nil
 }
 
-// openFile opens rel for reading and checks that it is a regular file.
+// OpenFile opens rel for reading and checks that it is a regular file.
 // O_NONBLOCK keeps a fifo from blocking the open; it means nothing for the
 // regular files that pass the check.
-func (r *rootDir) openFile(rel string) (*os.File, error) {
+func (r *RootDir) OpenFile(rel string) (*os.File, error) {
 	// Look before opening: opening a device can have effects of its own
 	// (a tape rewinds) and opening a socket fails with a puzzling ENXIO.
 	// The type is checked again on the open file, in case it was swapped.
@@ -137,16 +137,16 @@ func (r *rootDir) openFile(rel string) (*os.File, error) {
 	case unix.S_IFDIR:
 		return nil, &fs.PathError{Op: "open", Path: rel, Err: unix.EISDIR}
 	default:
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	fd, err := r.open(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if errors.Is(err, unix.ENXIO) {
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), filepath.Join(r.t.root, rel))
+	f := os.NewFile(uintptr(fd), filepath.Join(r.w.root, rel))
 	fi, err := f.Stat()
 	switch {
 	case err != nil:
@@ -157,17 +157,17 @@ func (r *rootDir) openFile(rel string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: rel, Err: unix.EISDIR}
 	case !fi.Mode().IsRegular():
 		f.Close()
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	return f, nil
 }
 
-// target is where a write lands: an open directory inside the root and a
+// Target is where a write lands: an open directory inside the root and a
 // name in it. Resolving a path to a target follows symlinks (writing
 // through a symlink changes the file it names, as editors do) but lands
 // the bytes by renaming inside that directory, so a symlink swapped in at
 // the last moment is replaced, never followed out of the root.
-type target struct {
+type Target struct {
 	dir    int    // the directory, opened beneath the root
 	dirRel string // that directory relative to the root, as the kernel sees it
 	name   string
@@ -175,38 +175,38 @@ type target struct {
 	exists bool
 }
 
-func (tg target) Close() { unix.Close(tg.dir) }
+func (tg Target) Close() { unix.Close(tg.dir) }
 
 // key names the file for the per-path write lock, however it was spelled.
-func (tg target) key(root string) string { return filepath.Join(root, tg.dirRel, tg.name) }
+func (tg Target) key(root string) string { return filepath.Join(root, tg.dirRel, tg.name) }
 
-// writeTarget resolves rel for a write. With create, missing directories
+// WriteTarget resolves rel for a write. With create, missing directories
 // are made (never inside .git or .ralph) and a missing file is a target
 // with exists false; without it a missing file is fs.ErrNotExist.
-func (r *rootDir) writeTarget(rel string, create bool) (target, error) {
+func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 	for hops := 0; ; hops++ {
 		if hops > maxSymlinkHops {
-			return target{}, &fs.PathError{Op: "open", Path: rel, Err: unix.ELOOP}
+			return Target{}, &fs.PathError{Op: "open", Path: rel, Err: unix.ELOOP}
 		}
-		if isProtected(rel) {
-			return target{}, ErrProtected
+		if IsProtected(rel) {
+			return Target{}, ErrProtected
 		}
 		dirRel, name := filepath.Dir(rel), filepath.Base(rel)
 		if rel == "." {
-			return target{}, &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
+			return Target{}, &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
 		}
 		dir, err := r.openDir(dirRel, create)
 		if err != nil {
-			return target{}, err
+			return Target{}, err
 		}
-		tg := target{dir: dir, name: name, mode: 0o644}
+		tg := Target{dir: dir, name: name, mode: 0o644}
 		if tg.dirRel, err = r.where(dir, dirRel); err != nil {
 			tg.Close()
-			return target{}, err
+			return Target{}, err
 		}
-		if isProtected(filepath.Join(tg.dirRel, name)) {
+		if IsProtected(filepath.Join(tg.dirRel, name)) {
 			tg.Close()
-			return target{}, ErrProtected
+			return Target{}, ErrProtected
 		}
 		var st unix.Stat_t
 		err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
@@ -215,7 +215,7 @@ func (r *rootDir) writeTarget(rel string, create bool) (target, error) {
 			return tg, nil
 		case err != nil:
 			tg.Close()
-			return target{}, &fs.PathError{Op: "stat", Path: rel, Err: err}
+			return Target{}, &fs.PathError{Op: "stat", Path: rel, Err: err}
 		}
 		switch uint32(st.Mode) & unix.S_IFMT {
 		case unix.S_IFREG:
@@ -223,24 +223,24 @@ func (r *rootDir) writeTarget(rel string, create bool) (target, error) {
 			return tg, nil
 		case unix.S_IFDIR:
 			tg.Close()
-			return target{}, &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
+			return Target{}, &fs.PathError{Op: "write", Path: rel, Err: unix.EISDIR}
 		case unix.S_IFLNK:
 			next, err := r.followLink(dir, tg.dirRel, name)
 			tg.Close()
 			if err != nil {
-				return target{}, err
+				return Target{}, err
 			}
 			rel = next
 		default:
 			tg.Close()
-			return target{}, errNotRegular
+			return Target{}, ErrNotRegular
 		}
 	}
 }
 
 // followLink reads the symlink name in dir (at dirRel) and returns where it
 // points, relative to the root.
-func (r *rootDir) followLink(dir int, dirRel, name string) (string, error) {
+func (r *RootDir) followLink(dir int, dirRel, name string) (string, error) {
 	buf := make([]byte, unix.PathMax)
 	n, err := unix.Readlinkat(dir, name, buf)
 	if err != nil {
@@ -250,17 +250,17 @@ func (r *rootDir) followLink(dir int, dirRel, name string) (string, error) {
 	var abs string
 	if filepath.IsAbs(dest) {
 		abs = filepath.Clean(dest)
-		if !isInside(r.t.root, abs) && isInside(r.t.rootLex, abs) {
-			rest, _ := filepath.Rel(r.t.rootLex, abs)
-			abs = filepath.Join(r.t.root, rest)
+		if !isInside(r.w.root, abs) && isInside(r.w.rootLex, abs) {
+			rest, _ := filepath.Rel(r.w.rootLex, abs)
+			abs = filepath.Join(r.w.root, rest)
 		}
 	} else {
-		abs = filepath.Join(r.t.root, dirRel, dest)
+		abs = filepath.Join(r.w.root, dirRel, dest)
 	}
-	if !isInside(r.t.root, abs) {
+	if !isInside(r.w.root, abs) {
 		return "", fmt.Errorf("%w: %s", ErrOutsideRoot, filepath.Join(dirRel, name))
 	}
-	rel, _ := filepath.Rel(r.t.root, abs)
+	rel, _ := filepath.Rel(r.w.root, abs)
 	return rel, nil
 }
 
@@ -268,7 +268,7 @@ func (r *rootDir) followLink(dir int, dirRel, name string) (string, error) {
 // missing parents when create is set. Each directory is made through its
 // parent's descriptor after checking where that parent really is, so no
 // directory appears inside .git or .ralph.
-func (r *rootDir) openDir(rel string, create bool) (int, error) {
+func (r *RootDir) openDir(rel string, create bool) (int, error) {
 	fd, err := r.open(rel, unix.O_RDONLY|unix.O_DIRECTORY)
 	if err == nil || !create || rel == "." || !errors.Is(err, unix.ENOENT) {
 		return fd, err
@@ -278,7 +278,7 @@ func (r *rootDir) openDir(rel string, create bool) (int, error) {
 		return -1, err
 	}
 	parentRel, err := r.where(parent, filepath.Dir(rel))
-	if err == nil && isProtected(filepath.Join(parentRel, filepath.Base(rel))) {
+	if err == nil && IsProtected(filepath.Join(parentRel, filepath.Base(rel))) {
 		err = ErrProtected
 	}
 	if err == nil {
@@ -293,11 +293,11 @@ func (r *rootDir) openDir(rel string, create bool) (int, error) {
 	return r.open(rel, unix.O_RDONLY|unix.O_DIRECTORY)
 }
 
-// write replaces the target's file with data so that readers see either
+// Write replaces the target's file with data so that readers see either
 // the old or the new content, never a partial file: a temporary file made
 // with O_EXCL|O_NOFOLLOW in the same directory is written, synced and
 // renamed over the name. The replaced file's permissions are kept.
-func (tg target) write(data []byte) (err error) {
+func (tg Target) Write(data []byte) (err error) {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := ".ralph-write-" + hex.EncodeToString(rnd[:]) + ".tmp"
@@ -335,13 +335,13 @@ func (tg target) write(data []byte) (err error) {
 	return nil
 }
 
-// read returns the content of the target's existing file, opened through
+// Read returns the content of the target's existing file, opened through
 // its directory without following a symlink swapped in since it was
 // resolved.
-func (tg target) read() ([]byte, error) {
+func (tg Target) Read() ([]byte, error) {
 	fd, err := unix.Openat(tg.dir, tg.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENXIO) {
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: tg.name, Err: err}
@@ -353,19 +353,19 @@ func (tg target) read() ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	return io.ReadAll(f)
 }
 
 // beneathFS is the project as an fs.FS whose every Open resolves beneath
 // the root.
-type beneathFS struct{ r *rootDir }
+type beneathFS struct{ r *RootDir }
 
 func (b beneathFS) Open(name string) (fs.File, error) {
 	fd, err := b.r.open(filepath.FromSlash(name), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if err != nil {
 		return nil, err
 	}
-	return os.NewFile(uintptr(fd), filepath.Join(b.r.t.root, filepath.FromSlash(name))), nil
+	return os.NewFile(uintptr(fd), filepath.Join(b.r.w.root, filepath.FromSlash(name))), nil
 }

@@ -20,42 +20,42 @@ import (
 // junction between the check and the use fails instead of leaving the
 // project.
 
-// rootDir is the project root held open for one file operation.
-type rootDir struct {
-	t    *Toolset
+// RootDir is the project root held open for one file operation.
+type RootDir struct {
+	w    *Workspace
 	root *os.Root
 }
 
-// openRoot opens the project root directory for one operation. The caller
+// OpenRoot opens the project root directory for one operation. The caller
 // closes it.
-func (t *Toolset) openRoot() (*rootDir, error) {
-	r, err := os.OpenRoot(t.root)
+func (w *Workspace) OpenRoot() (*RootDir, error) {
+	r, err := os.OpenRoot(w.root)
 	if err != nil {
 		return nil, fmt.Errorf("open the project root: %w", err)
 	}
-	return &rootDir{t: t, root: r}, nil
+	return &RootDir{w: w, root: r}, nil
 }
 
-func (r *rootDir) Close() { r.root.Close() }
+func (r *RootDir) Close() { r.root.Close() }
 
 // resolve returns rel, a clean path relative to the root, with its links
 // resolved as far as it exists, still relative to the root; a path that
 // leaves the root wraps ErrOutsideRoot.
-func (r *rootDir) resolve(rel string) (string, error) {
-	real, err := evalExisting(filepath.Join(r.t.root, rel))
+func (r *RootDir) resolve(rel string) (string, error) {
+	real, err := evalExisting(filepath.Join(r.w.root, rel))
 	if err != nil {
 		return "", err
 	}
-	if !isInside(r.t.root, real) {
+	if !isInside(r.w.root, real) {
 		return "", fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
 	}
-	realRel, _ := filepath.Rel(r.t.root, real)
+	realRel, _ := filepath.Rel(r.w.root, real)
 	return realRel, nil
 }
 
-// openFile opens rel for reading and checks that it is a regular file,
+// OpenFile opens rel for reading and checks that it is a regular file,
 // before opening and again on the open file, in case it was swapped.
-func (r *rootDir) openFile(rel string) (*os.File, error) {
+func (r *RootDir) OpenFile(rel string) (*os.File, error) {
 	realRel, err := r.resolve(rel)
 	if err != nil {
 		return nil, err
@@ -87,67 +87,67 @@ func regularFile(rel string, fi fs.FileInfo) error {
 	case fi.IsDir():
 		return &fs.PathError{Op: "open", Path: rel, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
-		return errNotRegular
+		return ErrNotRegular
 	}
 	return nil
 }
 
-// target is where a write lands: a directory inside the root and a name
+// Target is where a write lands: a directory inside the root and a name
 // in it, with links resolved. The bytes land by a rename inside the root's
 // handle (see write).
-type target struct {
+type Target struct {
 	root   *os.Root
 	dirRel string // the directory relative to the root, links resolved
 	name   string
 	exists bool
 }
 
-func (tg target) Close() {}
+func (tg Target) Close() {}
 
 // key names the file for the per-path write lock, however it was spelled.
-func (tg target) key(root string) string { return filepath.Join(root, tg.dirRel, tg.name) }
+func (tg Target) key(root string) string { return filepath.Join(root, tg.dirRel, tg.name) }
 
-// writeTarget resolves rel for a write. With create, missing directories
+// WriteTarget resolves rel for a write. With create, missing directories
 // are made (never inside .git or .ralph) and a missing file is a target
 // with exists false; without it a missing file is fs.ErrNotExist.
-func (r *rootDir) writeTarget(rel string, create bool) (target, error) {
-	if isProtected(rel) {
-		return target{}, ErrProtected
+func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
+	if IsProtected(rel) {
+		return Target{}, ErrProtected
 	}
 	realRel, err := r.resolve(rel)
 	if err != nil {
-		return target{}, err
+		return Target{}, err
 	}
-	if isProtected(realRel) {
-		return target{}, ErrProtected
+	if IsProtected(realRel) {
+		return Target{}, ErrProtected
 	}
 	if realRel == "." {
-		return target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
+		return Target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
 	}
-	tg := target{root: r.root, dirRel: filepath.Dir(realRel), name: filepath.Base(realRel)}
+	tg := Target{root: r.root, dirRel: filepath.Dir(realRel), name: filepath.Base(realRel)}
 	fi, err := r.root.Lstat(realRel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && create:
 		if err := r.root.MkdirAll(tg.dirRel, 0o755); err != nil {
-			return target{}, err
+			return Target{}, err
 		}
 		return tg, nil
 	case err != nil:
-		return target{}, err
+		return Target{}, err
 	case fi.IsDir():
-		return target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
+		return Target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
 	case !fi.Mode().IsRegular():
-		return target{}, errNotRegular
+		return Target{}, ErrNotRegular
 	}
 	tg.exists = true
 	return tg, nil
 }
 
-// write replaces the target's file with data so that readers see either
+// Write replaces the target's file with data so that readers see either
 // the old or the new content, never a partial file: a new temporary file in
 // the same directory is written, synced and renamed over the name. Windows
 // keeps no Unix permission bits to carry over.
-func (tg target) write(data []byte) (err error) {
+func (tg Target) Write(data []byte) (err error) {
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(tg.dirRel, ".ralph-write-"+hex.EncodeToString(rnd[:])+".tmp")
@@ -173,8 +173,8 @@ func (tg target) write(data []byte) (err error) {
 	return tg.root.Rename(tmp, filepath.Join(tg.dirRel, tg.name))
 }
 
-// read returns the content of the target's existing file.
-func (tg target) read() ([]byte, error) {
+// Read returns the content of the target's existing file.
+func (tg Target) Read() ([]byte, error) {
 	f, err := tg.root.Open(filepath.Join(tg.dirRel, tg.name))
 	if err != nil {
 		return nil, err
@@ -185,14 +185,14 @@ func (tg target) read() ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, errNotRegular
+		return nil, ErrNotRegular
 	}
 	return io.ReadAll(f)
 }
 
 // beneathFS is the project as an fs.FS whose every Open resolves beneath
 // the root.
-type beneathFS struct{ r *rootDir }
+type beneathFS struct{ r *RootDir }
 
 func (b beneathFS) Open(name string) (fs.File, error) {
 	return b.r.root.Open(filepath.FromSlash(name))

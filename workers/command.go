@@ -34,14 +34,14 @@ const (
 // normal exit, timeout or cancellation. Inside the sandbox the command's
 // PID namespace or reaper sees to processes that left the group; outside
 // it, the token in their environment does.
-func (t *Toolset) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
+func (w *Workspace) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return errResult("cannot start command: %v", err)
 	}
-	cmd := exec.Command(t.shell, "-c", command)
-	cmd.Dir = t.root
-	cmd.Env = t.env // nil inherits os.Environ()
+	cmd := exec.Command(w.shell, "-c", command)
+	cmd.Dir = w.root
+	cmd.Env = w.env // nil inherits os.Environ()
 	// Passing *os.File makes the child write straight into the pipe, with no
 	// copying goroutine inside os/exec that Wait would block on while a
 	// background job keeps the pipe open.
@@ -51,7 +51,7 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	var ld leader
 	var token string
 	if policy.Confines() {
-		ld, err = t.startConfined(ctx, cmd, pw)
+		ld, err = w.startConfined(ctx, cmd, pw)
 	} else {
 		// Outside the sandbox no PID namespace or reaper ends what the
 		// command started; a token in its environment marks its
@@ -79,7 +79,7 @@ func (t *Toolset) execute(ctx context.Context, command string, timeout time.Dura
 	}
 	pgid := ld.pid()
 
-	out := NewHeadTailBuffer(t.maxOut)
+	out := NewHeadTailBuffer(w.maxOut)
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -190,4 +190,30 @@ func killAndReap(ld leader, pgid int) (syscall.WaitStatus, error) {
 	// through here); reap them so they do not stay zombies.
 	reapGroup(pgid)
 	return status, err
+}
+
+// Exec runs the model's command line in its own process group, in the
+// sandbox when sandboxed (and the sandbox confines anything), else as
+// the person's shell would; nothing it started is alive when it returns.
+// It asks nobody: the tool that calls it has had the command approved.
+func (w *Workspace) Exec(ctx context.Context, command string, timeout time.Duration, sandboxed bool) Result {
+	var policy *sandbox.Policy
+	if sandboxed {
+		policy = w.policy
+	}
+	return w.execute(ctx, command, timeout, policy)
+}
+
+// NoteWithheld tells the person, at the session's first command, which of
+// their variables commands go without and how to pass one: a test suite
+// that needs DATABASE_URL fails otherwise with no word why. Names only,
+// never values; once for w and every Workspace made with its Options.
+func (w *Workspace) NoteWithheld() {
+	if len(w.opts.Withheld) == 0 || w.opts.Notify == nil || w.opts.withheldOnce == nil {
+		return
+	}
+	w.opts.withheldOnce.Do(func() {
+		w.opts.Notify(fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
+			strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0]))
+	})
 }

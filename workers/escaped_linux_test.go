@@ -107,8 +107,8 @@ func subreaperHelper(t *testing.T) {
 	if left := children(); len(left) != 0 {
 		t.Fatalf("after a stopped agent: children left %+v", left)
 	}
-	ts := newTestToolset(t, Options{})
-	ts.RunVerify(context.Background(), `(sleep 300 &); sleep 0.05`, 5*time.Second, true)
+	w := newTestWorkspace(t, Options{})
+	w.RunVerify(context.Background(), `(sleep 300 &); sleep 0.05`, 5*time.Second, true)
 	if left := children(); len(left) != 0 {
 		t.Fatalf("after a command: children left %+v", left)
 	}

@@ -83,11 +83,11 @@ type confinedLeader struct {
 
 // startConfined starts cmd, as built for a local start, inside the
 // sandbox, with out as its stdout and stderr.
-func (t *Toolset) startConfined(ctx context.Context, cmd *exec.Cmd, out *os.File) (*confinedLeader, error) {
+func (w *Workspace) startConfined(ctx context.Context, cmd *exec.Cmd, out *os.File) (*confinedLeader, error) {
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
-	p, err := t.runner.Start(ctx, sandbox.Command{
+	p, err := w.runner.Start(ctx, sandbox.Command{
 		Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
 		Stdout: out, Stderr: out,
 	})

@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,64 +29,58 @@ var skipNames = map[string]bool{".git": true, ".ralph": true, "node_modules": tr
 // absolute paths must already be inside it. A path that does not exist yet is
 // checked through its deepest existing ancestor, so a file cannot be created
 // through a symlink that points outside the root. Violations wrap
-// ErrOutsideRoot.
-func (t *Toolset) Resolve(path string) (string, error) {
-	real, _, err := t.resolve(path)
-	return real, err
-}
-
-// resolve is Resolve that also returns the path to show the model: slash
-// separated and relative to the root, spelled the way the model spelled it
-// (before symlinks are followed) so that messages match its request.
-func (t *Toolset) resolve(p string) (real, display string, err error) {
-	rel, display, err := t.lexical(p)
+// ErrOutsideRoot. display is the path to show the model: slash separated and
+// relative to the root, spelled the way the model spelled it (before symlinks
+// are followed) so that messages match its request.
+func (w *Workspace) Resolve(p string) (real, display string, err error) {
+	rel, display, err := w.Lexical(p)
 	if err != nil {
 		return "", display, err
 	}
-	real, err = evalExisting(filepath.Join(t.root, rel))
+	real, err = evalExisting(filepath.Join(w.root, rel))
 	if err != nil {
 		return "", display, fmt.Errorf("resolve %s: %w", p, err)
 	}
-	if !isInside(t.root, real) {
+	if !isInside(w.root, real) {
 		return "", display, fmt.Errorf("%w: %s", ErrOutsideRoot, p)
 	}
 	return real, display, nil
 }
 
-// lexical maps a path given by the model to a clean path relative to the
+// Lexical maps a path given by the model to a clean path relative to the
 // root, without looking at the filesystem: ".." that climbs out of the
 // root and absolute paths elsewhere wrap ErrOutsideRoot, and "~" wraps
-// errHome. Symlinks are left to whoever opens the path.
-func (t *Toolset) lexical(p string) (rel, display string, err error) {
+// ErrHome. Symlinks are left to whoever opens the path.
+func (w *Workspace) Lexical(p string) (rel, display string, err error) {
 	if p == "" {
 		p = "."
 	}
 	if first, _, _ := strings.Cut(filepath.ToSlash(p), "/"); strings.HasPrefix(first, "~") {
 		// Models write ~/x meaning the home directory; taken literally it
 		// would create a directory named "~" in the project.
-		return "", p, fmt.Errorf("%w: %s", errHome, p)
+		return "", p, fmt.Errorf("%w: %s", ErrHome, p)
 	}
 	var abs string
 	if filepath.IsAbs(p) {
 		abs = filepath.Clean(p)
 		// Accept absolute paths spelled through the root as configured when
 		// the root itself is reached through a symlink.
-		if !isInside(t.root, abs) && isInside(t.rootLex, abs) {
-			rel, _ := filepath.Rel(t.rootLex, abs)
-			abs = filepath.Join(t.root, rel)
+		if !isInside(w.root, abs) && isInside(w.rootLex, abs) {
+			rel, _ := filepath.Rel(w.rootLex, abs)
+			abs = filepath.Join(w.root, rel)
 		}
 	} else {
-		abs = filepath.Join(t.root, p)
+		abs = filepath.Join(w.root, p)
 	}
-	if !isInside(t.root, abs) {
+	if !isInside(w.root, abs) {
 		return "", p, fmt.Errorf("%w: %s", ErrOutsideRoot, p)
 	}
-	rel, _ = filepath.Rel(t.root, abs)
+	rel, _ = filepath.Rel(w.root, abs)
 	return rel, filepath.ToSlash(rel), nil
 }
 
-// errHome is wrapped for paths that start with "~".
-var errHome = errors.New("path starts with ~")
+// ErrHome is wrapped for paths that start with "~".
+var ErrHome = errors.New("path starts with ~")
 
 // isInside reports whether the clean absolute path p is root or below it.
 func isInside(root, p string) bool {
@@ -143,56 +138,48 @@ func evalExisting(abs string) (string, error) {
 	}
 }
 
-// pathResult turns a resolution error into the sentence the model sees.
-func pathResult(p string, err error) Result {
-	switch {
-	case errors.Is(err, ErrOutsideRoot):
-		return errResult("path %s is outside the project root", p)
-	case errors.Is(err, errHome):
-		return errResult("path %s starts with ~, which is not expanded: paths are relative to the project root, so name a place inside the project", p)
-	}
-	return errResult("cannot use path %s: %v", p, err)
-}
-
-// refusal is the sentence for a failed file operation: a path that may not
-// be used, or a filesystem error, in terms of the path the model gave.
-func refusal(action, p, display string, err error) Result {
-	switch {
-	case errors.Is(err, ErrOutsideRoot), errors.Is(err, errHome), errors.Is(err, syscall.ELOOP):
-		return pathResult(p, err)
-	case errors.Is(err, ErrProtected):
-		return errResult("cannot %s %s: .git and .ralph are protected (git's internals and ralph's own state), so the file tools never change anything in them", action, display)
-	case errors.Is(err, errNotRegular):
-		return errResult("cannot %s %s: it is not a regular file", action, display)
-	}
-	return fsErrorResult(action, display, err)
-}
-
-// fsErrorResult describes a file system error in terms of the path the model
-// used rather than the absolute path inside the error.
-func fsErrorResult(action, display string, err error) Result {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return errResult("cannot %s %s: it does not exist", action, display)
-	case errors.Is(err, fs.ErrPermission):
-		return errResult("cannot %s %s: permission denied", action, display)
-	case errors.Is(err, syscall.ENOTDIR):
-		return errResult("cannot %s %s: a parent of it is a file, not a directory", action, display)
-	case errors.Is(err, syscall.EISDIR):
-		return errResult("cannot %s %s: it is a directory", action, display)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return errResult("cannot %s %s: %v", action, display, pe.Err)
-	}
-	return errResult("cannot %s %s: %v", action, display, err)
-}
-
-// relSlash returns the slash separated path of real relative to the root.
-func (t *Toolset) relSlash(real string) string {
-	rel, err := filepath.Rel(t.root, real)
+// RelSlash returns the slash separated path of real relative to the root.
+func (w *Workspace) RelSlash(real string) string {
+	rel, err := filepath.Rel(w.root, real)
 	if err != nil {
 		return filepath.ToSlash(real)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// Walk walks the directory (or file) real in lexical order,
+// skipping the directories in skipNames and unreadable directories, and
+// stops early when ctx is done. Symlinks are reported but never followed,
+// and every directory is opened beneath the root (see beneath.go), so a
+// directory swapped for a symlink mid-walk cannot take the walk outside.
+// fn gets absolute paths and the open root, to read files through it.
+func (w *Workspace) Walk(ctx context.Context, real string, fn func(root *RootDir, p string, d fs.DirEntry) error) error {
+	root, err := w.OpenRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	start := w.RelSlash(real)
+	err = fs.WalkDir(beneathFS{root}, start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == start {
+				return err
+			}
+			return nil // an unreadable subdirectory should not spoil the rest
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p != start && skipNames[d.Name()] {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		return fn(root, filepath.Join(w.root, filepath.FromSlash(p)), d)
+	})
+	if errors.Is(err, fs.SkipAll) {
+		return nil
+	}
+	return err
 }

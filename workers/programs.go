@@ -286,15 +286,15 @@ func ServerTouchesProject(root, cwd, command string, args []string) bool {
 // *os.File ends cmd holds. It dies with its group, with the sandbox's
 // helper, and with ralph. Under danger-full-access it starts as the
 // model's commands do, outside.
-func (t *Toolset) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
-	ts := t
-	if t.policy.Confines() && !t.policy.Network {
+func (w *Workspace) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
+	ws := w
+	if w.policy.Confines() && !w.policy.Network {
 		var err error
-		if ts, err = t.variant("network", func(o *Options) { o.NoNetwork = false }); err != nil {
+		if ws, err = w.variant("network", func(o *Options) { o.NoNetwork = false }); err != nil {
 			return nil, err
 		}
 	}
-	if !ts.policy.Confines() {
+	if !ws.policy.Confines() {
 		return StartGroup(cmd)
 	}
 	if cmd.Err != nil {
@@ -311,7 +311,7 @@ func (t *Toolset) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, er
 		}
 		files[i] = f
 	}
-	p, err := ts.runner.Start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
+	p, err := ws.runner.Start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
 		Stdin: files[0], Stdout: files[1], Stderr: files[2], LivesAcrossCommands: true})
 	if err != nil {
 		return nil, err
@@ -327,21 +327,21 @@ func (t *Toolset) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, er
 // when their user config says verify_unsandboxed = true; it then runs as
 // their shell would. Under danger-full-access it runs as the model's
 // commands do.
-func (t *Toolset) RunVerify(ctx context.Context, command string, timeout time.Duration, unsandboxed bool) Result {
+func (w *Workspace) RunVerify(ctx context.Context, command string, timeout time.Duration, unsandboxed bool) Result {
 	if timeout <= 0 {
-		timeout = t.timeout
+		timeout = w.timeout
 	}
-	if unsandboxed || !t.policy.Confines() {
-		return t.execute(ctx, command, timeout, nil)
+	if unsandboxed || !w.policy.Confines() {
+		return w.execute(ctx, command, timeout, nil)
 	}
-	ts := t
-	if t.policy.Mode != sandbox.WorkspaceWrite {
+	ws := w
+	if w.policy.Mode != sandbox.WorkspaceWrite {
 		var err error
-		if ts, err = t.variant("verify", func(o *Options) { o.Sandbox = sandbox.WorkspaceWrite }); err != nil {
+		if ws, err = w.variant("verify", func(o *Options) { o.Sandbox = sandbox.WorkspaceWrite }); err != nil {
 			return errResult("[ralph: the verify command did not run: %v]", err)
 		}
 	}
-	r := ts.execute(ctx, command, timeout, ts.policy)
+	r := ws.execute(ctx, command, timeout, ws.policy)
 	// The sandbox's note tells the model how to ask for a command outside
 	// it, which is no way out for a verify command: nobody calls it again.
 	r.Output = strings.ReplaceAll(r.Output, sandbox.UnsandboxedHint, VerifyBlockedHint)
@@ -353,24 +353,24 @@ func (t *Toolset) RunVerify(ctx context.Context, command string, timeout time.Du
 // verify command out.
 const VerifyBlockedHint = "a verify command runs in the sandbox; the user can make a directory it needs writable with sandbox_writable in their user config (~/.config/ralph/config.toml), see docs/run.md"
 
-// variant is a Toolset like t with its options edited by edit, made once
-// per name and closed with t: a sandbox of another mode, or with the
+// variant is a Workspace like w with its options edited by edit, made once
+// per name and closed with w: a sandbox of another mode, or with the
 // network, for the programs above.
-func (t *Toolset) variant(name string, edit func(*Options)) (*Toolset, error) {
-	t.variantsMu.Lock()
-	defer t.variantsMu.Unlock()
-	if v, ok := t.variants[name]; ok {
+func (w *Workspace) variant(name string, edit func(*Options)) (*Workspace, error) {
+	w.variantsMu.Lock()
+	defer w.variantsMu.Unlock()
+	if v, ok := w.variants[name]; ok {
 		return v, nil
 	}
-	o := t.opts
+	o := w.opts
 	edit(&o)
-	v, err := NewToolset(o)
+	v, err := NewWorkspace(o)
 	if err != nil {
 		return nil, err
 	}
-	if t.variants == nil {
-		t.variants = map[string]*Toolset{}
+	if w.variants == nil {
+		w.variants = map[string]*Workspace{}
 	}
-	t.variants[name] = v
+	w.variants[name] = v
 	return v, nil
 }

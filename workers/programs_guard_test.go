@@ -1,15 +1,15 @@
-package workers
+package workers_test
 
 import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // programStarts are the calls that start a program, by import path and
@@ -41,9 +41,9 @@ var programSites = map[string]string{
 	// ralph's own binaries.
 	"scripts/mcpserve/ralph.go":      "ralph itself, for `ralph mcp serve`",
 	"scripts/mcpserve/background.go": "ralph itself, a background `ralph run`",
-	"scripts/temporal.go":            "ralph-temporal and ralph itself",
-	"scripts/plan.go":                "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
-	"scripts/doctor.go":              "`<agent CLI> --version`, which reads no settings and runs no hook",
+	"scripts/cli/temporal.go":        "ralph-temporal and ralph itself",
+	"scripts/cli/plan.go":            "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
+	"scripts/cli/doctor.go":          "`<agent CLI> --version`, which reads no settings and runs no hook",
 	// Benchmarks and test programs, never part of ralph.
 	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers",
 	"testdata/mcpserver/tools/tools.go": "the test MCP server",
@@ -56,7 +56,7 @@ var programSites = map[string]string{
 func TestProgramsStartInOnePlace(t *testing.T) {
 	var bad []string
 	seen := map[string]bool{}
-	moduleGoFiles(t, func(rel, path string) {
+	workerstest.ModuleGoFiles(t, "..", func(rel, path string) {
 		for _, site := range programStartsIn(t, path) {
 			seen[rel] = true
 			if rel == "workers/programs.go" || programSites[rel] != "" {
@@ -73,37 +73,6 @@ func TestProgramsStartInOnePlace(t *testing.T) {
 		if !seen[site] {
 			t.Errorf("programSites lists %s, which starts no program any more: take it off", site)
 		}
-	}
-}
-
-// moduleGoFiles calls fn with each Go file of the module but tests, the
-// end-to-end tests and third_party, by its path from the module root
-// (with slashes) and its path on disk: the tree the guards read.
-func moduleGoFiles(t *testing.T, fn func(rel, path string)) {
-	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "e2e" || rel == "third_party" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
-			fn(rel, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

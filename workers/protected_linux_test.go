@@ -1,4 +1,4 @@
-package workers
+package workers_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ralph-dev/ralph/workers"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,10 +16,10 @@ import (
 // the root and one outside it while write_file writes through it: with the
 // kernel's beneath-resolution not one byte may land outside.
 func TestWriteFileSymlinkSwapRace(t *testing.T) {
-	if !hasOpenat2() {
+	if !workers.HasOpenat2() {
 		t.Skip("this kernel has no openat2; the fallback's check-then-use window is documented")
 	}
-	ts := newTestToolset(t, Options{})
+	ts := fileTools(t)
 	root := ts.Root()
 	outside := t.TempDir()
 	writeTestFile(t, filepath.Join(root, "in", "keep"), "")
@@ -114,10 +115,10 @@ func TestWriteFileSymlinkSwapRace(t *testing.T) {
 // TestReadFileSymlinkSwapRace: reads through a swapped symlink never
 // return a byte of a file outside the root.
 func TestReadFileSymlinkSwapRace(t *testing.T) {
-	if !hasOpenat2() {
+	if !workers.HasOpenat2() {
 		t.Skip("this kernel has no openat2")
 	}
-	ts := newTestToolset(t, Options{})
+	ts := fileTools(t)
 	root := ts.Root()
 	outside := t.TempDir()
 	writeTestFile(t, filepath.Join(root, "in", "f.txt"), "inside\n")

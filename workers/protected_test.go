@@ -1,4 +1,4 @@
-package workers
+package workers_test
 
 import (
 	"fmt"
@@ -6,28 +6,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // bothResolvers runs a test with the kernel's beneath-resolution (when
 // this kernel has openat2) and with the user-space fallback.
 func bothResolvers(t *testing.T, fn func(t *testing.T)) {
 	t.Run("openat2", func(t *testing.T) {
-		if !hasOpenat2() {
+		if !workers.HasOpenat2() {
 			t.Skip("this kernel has no openat2")
 		}
 		fn(t)
 	})
 	t.Run("fallback", func(t *testing.T) {
-		forceNoOpenat2.Store(true)
-		t.Cleanup(func() { forceNoOpenat2.Store(false) })
+		workers.ForceNoOpenat2.Store(true)
+		t.Cleanup(func() { workers.ForceNoOpenat2.Store(false) })
 		fn(t)
 	})
 }
 
 // protectedProject is a project with a git directory holding a config and
 // an executable hook, ralph's state, and symlinks that lead into both.
-func protectedProject(t *testing.T) *Toolset {
-	ts := newTestToolset(t, Options{})
+func protectedProject(t *testing.T) *tools.Toolset {
+	ts := fileTools(t)
 	root := ts.Root()
 	writeTestFile(t, filepath.Join(root, ".git", "config"), "[core]\n")
 	hook := filepath.Join(root, ".git", "hooks", "pre-commit")
@@ -156,7 +159,7 @@ func TestFileToolsRefuseProtectedPaths(t *testing.T) {
 
 func TestFileToolsRefuseHome(t *testing.T) {
 	bothResolvers(t, func(t *testing.T) {
-		ts := newTestToolset(t, Options{})
+		ts := fileTools(t)
 		for _, c := range []struct{ tool, path string }{
 			{"write_file", "~"},
 			{"write_file", "~/notes.txt"},
@@ -179,7 +182,7 @@ func TestFileToolsRefuseHome(t *testing.T) {
 
 func TestFileToolsEscapesBothResolvers(t *testing.T) {
 	bothResolvers(t, func(t *testing.T) {
-		ts := newTestToolset(t, Options{})
+		ts := fileTools(t)
 		root := ts.Root()
 		outside := t.TempDir()
 		writeTestFile(t, filepath.Join(outside, "secret.txt"), "secret")

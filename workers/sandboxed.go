@@ -1,56 +1,22 @@
 package workers
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
-// fullAccessHint is how a person runs commands without the sandbox.
-const fullAccessHint = "rerun ralph with --sandbox danger-full-access"
-
-// sandboxDescription tells the model, in run_command's description, what
-// its commands may do.
-func (t *Toolset) sandboxDescription() string {
-	if !t.policy.Confines() {
-		return ""
-	}
-	s := fmt.Sprintf(" Commands run in a sandbox (%s): %s. Reading works everywhere.", t.policy.Mode, t.policy.Describe())
-	if t.autoApprove {
-		return s + " Commands cannot leave the sandbox in this session."
-	}
-	return s + ` Pass "unsandboxed": true only when the sandbox blocked something the task really needs; the user is asked each time.`
-}
-
-// runUnsandboxed handles run_command with "unsandboxed": true. The person
-// is asked every time with the command prefixed by UnsandboxedPrefix,
-// which no "always" rule covers. Under --yes nobody would see the
-// question, so the request is refused instead of being approved blindly.
-func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout time.Duration) Result {
-	if t.autoApprove {
-		return errResult("command was not run: it asked to run outside the sandbox, which --yes never approves; " +
-			"run it inside the sandbox, or the user can " + fullAccessHint)
-	}
-	d := t.approver.ApproveCommand(ctx, UnsandboxedPrefix+command)
-	if !d.Allowed {
-		if ctx.Err() != nil {
-			return errResult("command cancelled before it ran")
-		}
-		return errResult("command was not run outside the sandbox: %s (to run commands outside the sandbox without being asked, the user can %s)", d.Reason, fullAccessHint)
-	}
-	return t.execute(ctx, command, timeout, nil)
-}
+// FullAccessHint is how a person runs commands without the sandbox.
+const FullAccessHint = "rerun ralph with --sandbox danger-full-access"
 
 // sandboxUnavailable is the result of a command that did not run because
 // the sandbox could not confine it.
 func sandboxUnavailable(err error) Result {
 	msg := err.Error()
 	if errors.Is(err, sandbox.ErrUnavailable) {
-		msg = fmt.Sprintf("%s. Commands run only inside the sandbox: to run them without it, the user can %s", msg, fullAccessHint)
+		msg = fmt.Sprintf("%s. Commands run only inside the sandbox: to run them without it, the user can %s", msg, FullAccessHint)
 	}
 	return errResult("[ralph: the command did not run: %s]", msg)
 }

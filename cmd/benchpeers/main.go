@@ -21,7 +21,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/workers/proctree"
 )
 
@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer os.RemoveAll(scratch)
 	// Every request gets "hi" at once, whichever API it speaks, side
 	// requests (titles, summaries) included.
-	srv := fakemodel.NewServerFunc(func(fakemodel.RecordedRequest) fakemodel.Response { return fakemodel.Response{Text: "hi"} })
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response { return llmtest.Response{Text: "hi"} })
 	defer srv.Close()
 
 	var peers []*peer

@@ -2,7 +2,7 @@
 // the Go types ralph marshals its JSON lines from: a table per kind of
 // line (each field's JSON type and, from the field's comment, its
 // meaning) and a JSON Schema the end-to-end tests validate ralph's output
-// against. Run it through go generate in scripts/, or as
+// against. Run it through go generate in scripts/cli, or as
 //
 //	go run ./cmd/eventsdoc -o docs/events.md
 //

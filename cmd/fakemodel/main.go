@@ -12,7 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -63,12 +63,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-cha
 		return 2
 	}
 
-	sc, err := fakemodel.LoadScenario(*scenario)
+	sc, err := llmtest.LoadScenario(*scenario)
 	if err != nil {
 		fmt.Fprintln(stderr, "fakemodel:", err)
 		return 1
 	}
-	srv, err := fakemodel.NewServerAt(sc, *addr)
+	srv, err := llmtest.NewServerAt(sc, *addr)
 	if err != nil {
 		fmt.Fprintln(stderr, "fakemodel:", err)
 		return 1

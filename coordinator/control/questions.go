@@ -9,8 +9,8 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // QuestionStore records the question a session waits on; *memory.Session
@@ -44,7 +44,7 @@ type Questions struct {
 
 // ErrNoAnswer is what a question returns when its time to wait for ralph
 // answer ran out; the caller takes it as a refusal and goes on.
-var ErrNoAnswer = workers.ErrNoAnswer
+var ErrNoAnswer = tools.ErrNoAnswer
 
 // SetLimit sets how long a question waits for ralph answer when there is
 // no terminal to ask at (--answer-timeout); 0 waits for as long as the
@@ -359,7 +359,7 @@ func (h *Questions) Confirmer(term func(context.Context, string) bool) func(cont
 // AskText implements approval.TextAsker: a model's question (ask_user)
 // asked at the terminal, when there is one that takes it, raced against
 // ralph answer, which takes the person's words or a choice's number.
-func (a asker) AskText(ctx context.Context, q workers.UserQuestion) (string, error) {
+func (a asker) AskText(ctx context.Context, q tools.UserQuestion) (string, error) {
 	text := q.Shown()
 	if len(q.Choices) > 0 {
 		text += "\n(answer with a choice's number or in your own words)"
@@ -369,7 +369,7 @@ func (a asker) AskText(ctx context.Context, q workers.UserQuestion) (string, err
 		if strings.TrimSpace(s) == "" {
 			return nil, false
 		}
-		return workers.ChoiceAnswer(q, s), true
+		return tools.ChoiceAnswer(q, s), true
 	}
 	var term func(context.Context) (any, error)
 	if ta, ok := a.term.(approval.TextAsker); ok {

@@ -7,7 +7,7 @@
 // words from here, so that the same call reads the same wherever a person
 // meets it. It sits below the faces, beside the coordinator whose events
 // it words, so the recorder can write the transcript with it; the faces
-// add only layout and styling (scripts/view: colours on a terminal,
+// add only layout and styling (scripts/screen/view: colours on a terminal,
 // classes in HTML). Which events a live face prints is decided here too
 // (Feed).
 package eventwords
@@ -20,7 +20,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // ToolCall says what a tool call does, in a few words: running and the
@@ -42,11 +42,11 @@ func toolCall(name string, args json.RawMessage) string {
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
-	case name == workers.ToolRunCommand && a.Command != "":
+	case name == tools.ToolRunCommand && a.Command != "":
 		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
-	case name == workers.ToolSpawnAgent:
+	case name == tools.ToolSpawnAgent:
 		return "starting a child agent: " + text.ClipWidth(fold(a.Task), 60)
-	case name == workers.ToolAskUser:
+	case name == tools.ToolAskUser:
 		return "asking you: " + text.ClipWidth(fold(a.Question), 70)
 	case a.Path != "":
 		return name + " " + text.ClipWidth(a.Path, 80)

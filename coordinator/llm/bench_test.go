@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // benchStream measures one whole turn against a looping zero-delay fake
 // model, so the figure is the client's (and loopback HTTP's) own cost.
-func benchStream(b *testing.B, resp fakemodel.Response, check func(Response) bool) {
-	srv := serve(b, &fakemodel.Scenario{Loop: true, Responses: []fakemodel.Response{resp}})
+func benchStream(b *testing.B, resp llmtest.Response, check func(Response) bool) {
+	srv := serve(b, &llmtest.Scenario{Loop: true, Responses: []llmtest.Response{resp}})
 	c := clientFor(srv, fastConfig())
 	req := userRequest("benchmark")
 	ctx := context.Background()
@@ -33,14 +33,14 @@ func benchStream(b *testing.B, resp fakemodel.Response, check func(Response) boo
 
 func BenchmarkStreamTextTurn(b *testing.B) {
 	text := strings.Repeat("All work and no play makes ralph a dull agent. ", 20) // ~1 KB, ~120 chunks
-	benchStream(b, fakemodel.Response{Text: text}, func(r Response) bool { return r.Message.Content == text })
+	benchStream(b, llmtest.Response{Text: text}, func(r Response) bool { return r.Message.Content == text })
 }
 
 func BenchmarkStreamToolTurn(b *testing.B) {
-	calls := []fakemodel.ToolCall{
+	calls := []llmtest.ToolCall{
 		{Name: "read_file", Arguments: `{"path":"internal/server/handler.go"}`},
 		{Name: "run_command", Arguments: `{"command":"go test ./... -run TestHandler -count=1"}`},
 		{Name: "write_file", Arguments: `{"path":"notes.md","content":"` + strings.Repeat("line of notes\\n", 30) + `"}`},
 	}
-	benchStream(b, fakemodel.Response{Text: "Checking.", ToolCalls: calls}, func(r Response) bool { return len(r.Message.ToolCalls) == 3 })
+	benchStream(b, llmtest.Response{Text: "Checking.", ToolCalls: calls}, func(r Response) bool { return len(r.Message.ToolCalls) == 3 })
 }

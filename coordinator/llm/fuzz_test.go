@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
@@ -41,15 +41,15 @@ func FuzzStreamNeverPanics(f *testing.F) {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
-		var resp fakemodel.Response
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
+		var resp llmtest.Response
 		msgs := r.Request.Messages
 		if len(msgs) != 2 {
-			return fakemodel.Response{Status: 400}
+			return llmtest.Response{Status: 400}
 		}
 		raw, err := hex.DecodeString(msgs[0].Content)
 		if err != nil {
-			return fakemodel.Response{Status: 400}
+			return llmtest.Response{Status: 400}
 		}
 		resp.Raw = strings.Split(string(raw), fuzzSep)
 		resp.Truncate = msgs[1].Content == "truncate"

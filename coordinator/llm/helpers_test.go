@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
@@ -34,24 +34,24 @@ func fastConfig() Config {
 }
 
 // serve starts a fake model playing sc and closes it when the test ends.
-func serve(tb testing.TB, sc *fakemodel.Scenario) *fakemodel.Server {
+func serve(tb testing.TB, sc *llmtest.Scenario) *llmtest.Server {
 	tb.Helper()
 	if sc.Name == "" {
 		sc.Name = tb.Name()
 	}
-	srv := fakemodel.NewServer(sc)
+	srv := llmtest.NewServer(sc)
 	tb.Cleanup(srv.Close)
 	return srv
 }
 
 // serveResponses starts a fake model answering with responses in order.
-func serveResponses(tb testing.TB, responses ...fakemodel.Response) *fakemodel.Server {
+func serveResponses(tb testing.TB, responses ...llmtest.Response) *llmtest.Server {
 	tb.Helper()
-	return serve(tb, &fakemodel.Scenario{Responses: responses})
+	return serve(tb, &llmtest.Scenario{Responses: responses})
 }
 
 // clientFor points cfg at srv.
-func clientFor(srv *fakemodel.Server, cfg Config) *Client {
+func clientFor(srv *llmtest.Server, cfg Config) *Client {
 	cfg.BaseURL = srv.URL
 	return New(cfg)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // TestLongRateLimitsReportTheirReset: each real server's way of saying
@@ -17,8 +17,8 @@ func TestLongRateLimitsReportTheirReset(t *testing.T) {
 	for _, shape := range []string{"openai", "openrouter", "retry_after"} {
 		t.Run(shape, func(t *testing.T) {
 			srv := serveResponses(t,
-				fakemodel.Response{RateLimit: &fakemodel.RateLimit{Shape: shape, ResetS: 120}},
-				fakemodel.Response{Text: "too soon"},
+				llmtest.Response{RateLimit: &llmtest.RateLimit{Shape: shape, ResetS: 120}},
+				llmtest.Response{Text: "too soon"},
 			)
 			start := time.Now()
 			_, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), nil)
@@ -39,7 +39,7 @@ func TestLongRateLimitsReportTheirReset(t *testing.T) {
 		})
 	}
 	t.Run("quota", func(t *testing.T) {
-		srv := serveResponses(t, fakemodel.Response{RateLimit: &fakemodel.RateLimit{Shape: "quota", ResetS: 120}})
+		srv := serveResponses(t, llmtest.Response{RateLimit: &llmtest.RateLimit{Shape: "quota", ResetS: 120}})
 		_, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), nil)
 		wantErrorKind(t, err, ErrQuota, "You exceeded your current quota")
 		if _, ok := ResetTime(err); ok || !IsConfigError(err) {
@@ -53,8 +53,8 @@ func TestLongRateLimitsReportTheirReset(t *testing.T) {
 // call succeeds.
 func TestShortRateLimitIsWaitedWithinTheCall(t *testing.T) {
 	srv := serveResponses(t,
-		fakemodel.Response{RateLimit: &fakemodel.RateLimit{ResetS: 0.8}},
-		fakemodel.Response{Text: "ok"},
+		llmtest.Response{RateLimit: &llmtest.RateLimit{ResetS: 0.8}},
+		llmtest.Response{Text: "ok"},
 	)
 	var log deltaLog
 	resp, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), log.add)

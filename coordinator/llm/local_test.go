@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 func TestIsLocal(t *testing.T) {
@@ -52,7 +52,7 @@ func (w *waits) last() WaitInfo {
 func TestLocalModelReadsItsPrompt(t *testing.T) {
 	cfg := fastConfig()
 	cfg.IdleTimeout, cfg.WaitNotice, cfg.MaxAttempts = 300*time.Millisecond, 100*time.Millisecond, 2
-	srv := serveResponses(t, fakemodel.Response{Text: "read it all", DelayMS: 1500})
+	srv := serveResponses(t, llmtest.Response{Text: "read it all", DelayMS: 1500})
 	var w waits
 	resp, err := clientFor(srv, cfg).Stream(context.Background(), userRequest("a long prompt"), w.emit)
 	if err != nil || resp.Message.Content != "read it all" || len(srv.Requests()) != 1 {
@@ -63,7 +63,7 @@ func TestLocalModelReadsItsPrompt(t *testing.T) {
 	}
 
 	cfg.FirstByteTimeout = 400 * time.Millisecond
-	srv = serve(t, &fakemodel.Scenario{Loop: true, Responses: []fakemodel.Response{{Text: "late", DelayMS: 10000}}})
+	srv = serve(t, &llmtest.Scenario{Loop: true, Responses: []llmtest.Response{{Text: "late", DelayMS: 10000}}})
 	_, err = clientFor(srv, cfg).Stream(context.Background(), userRequest("a long prompt"), nil)
 	wantErrorKind(t, err, ErrStalled, "did not begin its answer within 400ms after 2 attempts", "the time a local model is given to read the prompt")
 }
@@ -73,7 +73,7 @@ func TestLocalModelReadsItsPrompt(t *testing.T) {
 func TestOllamaWorkingIsWaitedFor(t *testing.T) {
 	cfg := fastConfig()
 	cfg.IdleTimeout, cfg.FirstByteTimeout, cfg.WaitNotice = 200*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond
-	srv := serve(t, &fakemodel.Scenario{Flavor: "ollama", Responses: []fakemodel.Response{{Text: "done reading", DelayMS: 1500}}})
+	srv := serve(t, &llmtest.Scenario{Flavor: "ollama", Responses: []llmtest.Response{{Text: "done reading", DelayMS: 1500}}})
 	c := clientFor(srv, cfg)
 	c.ollama.Store(true) // as after an earlier answer with Ollama's fingerprint
 	var w waits

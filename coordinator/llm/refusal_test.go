@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
@@ -17,28 +17,28 @@ import (
 func TestRefusal(t *testing.T) {
 	tests := []struct {
 		name    string
-		resp    fakemodel.Response
+		resp    llmtest.Response
 		loop    bool
 		refused bool
 		words   string // in the reason, when refused
 	}{
-		{name: "400", resp: fakemodel.Response{Status: 400, Body: `{"error":{"message":"messages[1].content is too long","type":"invalid_request_error"}}`}, refused: true, words: "HTTP 400: messages[1].content is too long"},
-		{name: "413", resp: fakemodel.Response{Status: 413, Body: `{"error":{"message":"request entity too large"}}`}, refused: true, words: "HTTP 413"},
-		{name: "422", resp: fakemodel.Response{Status: 422, Body: `{"detail":"unprocessable"}`}, refused: true, words: "HTTP 422"},
-		{name: "context length", resp: fakemodel.Response{Status: 400, Body: `{"error":{"message":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`}, refused: true, words: "maximum context length"},
-		{name: "context length as 500", resp: fakemodel.Response{Status: 500, Body: `{"error":{"code":500,"message":"the request exceeds the available context size","type":"exceed_context_size_error"}}`}, refused: true, words: "available context size"},
-		{name: "content filter code", resp: fakemodel.Response{Status: 400, Body: `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"code":"content_filter"}}`}, refused: true, words: "content management policy"},
-		{name: "content policy 403", resp: fakemodel.Response{Status: 403, Body: `{"error":{"message":"Your input was flagged by moderation: content policy","code":"content_policy_violation"}}`}, refused: true, words: "flagged"},
-		{name: "500 after retries", resp: fakemodel.Response{Status: 500}, loop: true},
-		{name: "503", resp: fakemodel.Response{Status: 503}, loop: true},
-		{name: "429", resp: fakemodel.Response{Status: 429}, loop: true},
-		{name: "404 with a body", resp: fakemodel.Response{Status: 404, Body: `{"error":{"message":"no such thing","type":"x"}}`}},
-		{name: "401", resp: fakemodel.Response{Status: 401}},
-		{name: "broken stream", resp: fakemodel.Response{Text: "half", Truncate: true}, loop: true},
+		{name: "400", resp: llmtest.Response{Status: 400, Body: `{"error":{"message":"messages[1].content is too long","type":"invalid_request_error"}}`}, refused: true, words: "HTTP 400: messages[1].content is too long"},
+		{name: "413", resp: llmtest.Response{Status: 413, Body: `{"error":{"message":"request entity too large"}}`}, refused: true, words: "HTTP 413"},
+		{name: "422", resp: llmtest.Response{Status: 422, Body: `{"detail":"unprocessable"}`}, refused: true, words: "HTTP 422"},
+		{name: "context length", resp: llmtest.Response{Status: 400, Body: `{"error":{"message":"This model's maximum context length is 8192 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}`}, refused: true, words: "maximum context length"},
+		{name: "context length as 500", resp: llmtest.Response{Status: 500, Body: `{"error":{"code":500,"message":"the request exceeds the available context size","type":"exceed_context_size_error"}}`}, refused: true, words: "available context size"},
+		{name: "content filter code", resp: llmtest.Response{Status: 400, Body: `{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"code":"content_filter"}}`}, refused: true, words: "content management policy"},
+		{name: "content policy 403", resp: llmtest.Response{Status: 403, Body: `{"error":{"message":"Your input was flagged by moderation: content policy","code":"content_policy_violation"}}`}, refused: true, words: "flagged"},
+		{name: "500 after retries", resp: llmtest.Response{Status: 500}, loop: true},
+		{name: "503", resp: llmtest.Response{Status: 503}, loop: true},
+		{name: "429", resp: llmtest.Response{Status: 429}, loop: true},
+		{name: "404 with a body", resp: llmtest.Response{Status: 404, Body: `{"error":{"message":"no such thing","type":"x"}}`}},
+		{name: "401", resp: llmtest.Response{Status: 401}},
+		{name: "broken stream", resp: llmtest.Response{Text: "half", Truncate: true}, loop: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serve(t, &fakemodel.Scenario{Loop: tt.loop, Responses: []fakemodel.Response{tt.resp}})
+			srv := serve(t, &llmtest.Scenario{Loop: tt.loop, Responses: []llmtest.Response{tt.resp}})
 			_, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), nil)
 			if err == nil {
 				t.Fatal("the call succeeded")
@@ -57,7 +57,7 @@ func TestRefusal(t *testing.T) {
 // TestRefusalNotOfStopsOrNetworks: a hard stop and a connection that
 // cannot be made are no refusal of the message.
 func TestRefusalNotOfStopsOrNetworks(t *testing.T) {
-	srv := serve(t, &fakemodel.Scenario{Responses: []fakemodel.Response{{Status: 400}}})
+	srv := serve(t, &llmtest.Scenario{Responses: []llmtest.Response{{Status: 400}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := clientFor(srv, fastConfig()).Stream(ctx, userRequest("hi"), nil); err == nil || Refusal(err) != "" {

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 func TestRetryAfterIsHonoured(t *testing.T) {
 	srv := serveResponses(t,
-		fakemodel.Response{Status: 429, Headers: map[string]string{"Retry-After": "1"}},
-		fakemodel.Response{Text: "finally"},
+		llmtest.Response{Status: 429, Headers: map[string]string{"Retry-After": "1"}},
+		llmtest.Response{Text: "finally"},
 	)
 	var log deltaLog
 	start := time.Now()
@@ -52,8 +52,8 @@ func TestRetryAfterTooLongFailsAtOnce(t *testing.T) {
 	for _, ra := range []string{"120", "99999999999", "Inf"} {
 		t.Run(ra, func(t *testing.T) {
 			srv := serveResponses(t,
-				fakemodel.Response{Status: 429, Headers: map[string]string{"Retry-After": ra}},
-				fakemodel.Response{Text: "too late"},
+				llmtest.Response{Status: 429, Headers: map[string]string{"Retry-After": ra}},
+				llmtest.Response{Text: "too late"},
 			)
 			var log deltaLog
 			start := time.Now()
@@ -79,9 +79,9 @@ func TestRetryAfterTooLongFailsAtOnce(t *testing.T) {
 
 func TestServerErrorsAreRetried(t *testing.T) {
 	srv := serveResponses(t,
-		fakemodel.Response{Status: 500},
-		fakemodel.Response{Status: 502},
-		fakemodel.Response{Text: "recovered"},
+		llmtest.Response{Status: 500},
+		llmtest.Response{Status: 502},
+		llmtest.Response{Text: "recovered"},
 	)
 	var log deltaLog
 	resp, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), log.add)
@@ -109,7 +109,7 @@ func TestServerErrorsAreRetried(t *testing.T) {
 func TestFailureClassification(t *testing.T) {
 	tests := []struct {
 		name         string
-		scenario     fakemodel.Scenario
+		scenario     llmtest.Scenario
 		model        string // request model; default testModel
 		wantKind     error
 		wantRequests int
@@ -118,21 +118,21 @@ func TestFailureClassification(t *testing.T) {
 	}{
 		{
 			name:         "persistent 429",
-			scenario:     fakemodel.Scenario{Loop: true, Responses: []fakemodel.Response{{Status: 429}}},
+			scenario:     llmtest.Scenario{Loop: true, Responses: []llmtest.Response{{Status: 429}}},
 			wantKind:     ErrRateLimited,
 			wantRequests: 3,
 			wantMsg:      []string{"429", "after 3 attempts", "fake error 429"},
 		},
 		{
 			name:         "persistent 503",
-			scenario:     fakemodel.Scenario{Loop: true, Responses: []fakemodel.Response{{Status: 503}}},
+			scenario:     llmtest.Scenario{Loop: true, Responses: []llmtest.Response{{Status: 503}}},
 			wantKind:     ErrServer,
 			wantRequests: 3,
 			wantMsg:      []string{"HTTP 503", "after 3 attempts"},
 		},
 		{
 			name:         "401 wrong key",
-			scenario:     fakemodel.Scenario{APIKey: "sk-the-right-key", Responses: []fakemodel.Response{{Text: "never"}}},
+			scenario:     llmtest.Scenario{APIKey: "sk-the-right-key", Responses: []llmtest.Response{{Text: "never"}}},
 			wantKind:     ErrUnauthorized,
 			wantRequests: 1,
 			wantConfig:   true,
@@ -140,7 +140,7 @@ func TestFailureClassification(t *testing.T) {
 		},
 		{
 			name:         "403",
-			scenario:     fakemodel.Scenario{Responses: []fakemodel.Response{{Status: 403}}},
+			scenario:     llmtest.Scenario{Responses: []llmtest.Response{{Status: 403}}},
 			wantKind:     ErrUnauthorized,
 			wantRequests: 1,
 			wantConfig:   true,
@@ -148,7 +148,7 @@ func TestFailureClassification(t *testing.T) {
 		},
 		{
 			name:         "404 model_not_found",
-			scenario:     fakemodel.Scenario{Model: "the-real-model", Responses: []fakemodel.Response{{Text: "never"}}},
+			scenario:     llmtest.Scenario{Model: "the-real-model", Responses: []llmtest.Response{{Text: "never"}}},
 			model:        "no-such-model",
 			wantKind:     ErrModelNotFound,
 			wantRequests: 1,
@@ -157,7 +157,7 @@ func TestFailureClassification(t *testing.T) {
 		},
 		{
 			name: "400 bad request",
-			scenario: fakemodel.Scenario{Responses: []fakemodel.Response{{Status: 400,
+			scenario: llmtest.Scenario{Responses: []llmtest.Response{{Status: 400,
 				Body: `{"error":{"message":"messages[3].content is required","type":"invalid_request_error"}}`}}},
 			wantKind:     ErrBadRequest,
 			wantRequests: 1,
@@ -165,14 +165,14 @@ func TestFailureClassification(t *testing.T) {
 		},
 		{
 			name:         "truncated stream",
-			scenario:     fakemodel.Scenario{Loop: true, Responses: []fakemodel.Response{{Text: "half an ans", Truncate: true}}},
+			scenario:     llmtest.Scenario{Loop: true, Responses: []llmtest.Response{{Text: "half an ans", Truncate: true}}},
 			wantKind:     ErrBrokenStream,
 			wantRequests: 3,
 			wantMsg:      []string{"broke off", "without a finish reason", "after 3 attempts"},
 		},
 		{
 			name: "malformed chunk",
-			scenario: fakemodel.Scenario{Loop: true, Responses: []fakemodel.Response{{Raw: []string{
+			scenario: llmtest.Scenario{Loop: true, Responses: []llmtest.Response{{Raw: []string{
 				`{"id":"x","choices":[{"index":0,"delta":{"content":"hi"}}]}`, `{not json`}}}},
 			wantKind:     ErrBrokenStream,
 			wantRequests: 3,
@@ -237,8 +237,8 @@ func TestConnectionRefusedIsUnreachable(t *testing.T) {
 
 func TestTruncatedThenGoodSucceeds(t *testing.T) {
 	srv := serveResponses(t,
-		fakemodel.Response{Text: "partial answ", ChunkSize: 4, Truncate: true},
-		fakemodel.Response{Text: "full answer", ChunkSize: 4},
+		llmtest.Response{Text: "partial answ", ChunkSize: 4, Truncate: true},
+		llmtest.Response{Text: "full answer", ChunkSize: 4},
 	)
 	var log deltaLog
 	resp, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), log.add)
@@ -271,19 +271,19 @@ func TestTruncatedThenGoodSucceeds(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	tests := []struct {
 		name string
-		resp fakemodel.Response
+		resp llmtest.Response
 		want string
 	}{
 		// Headers arrive at once, then the stream goes silent. The delays
 		// are long so that only the idle timeout can end the call early,
 		// even on a loaded machine.
-		{"between chunks", fakemodel.Response{Text: "slow model", ChunkDelayMS: 10000}, "sent nothing for 150ms"},
+		{"between chunks", llmtest.Response{Text: "slow model", ChunkDelayMS: 10000}, "sent nothing for 150ms"},
 		// The endpoint does not even send headers.
-		{"before headers", fakemodel.Response{Text: "slow model", DelayMS: 10000}, "sent nothing for 150ms"},
+		{"before headers", llmtest.Response{Text: "slow model", DelayMS: 10000}, "sent nothing for 150ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serve(t, &fakemodel.Scenario{Loop: true, Responses: []fakemodel.Response{tt.resp}})
+			srv := serve(t, &llmtest.Scenario{Loop: true, Responses: []llmtest.Response{tt.resp}})
 			cfg := fastConfig()
 			cfg.IdleTimeout = 150 * time.Millisecond
 			cfg.MaxAttempts = 2
@@ -312,7 +312,7 @@ func TestIdleTimeoutResetByEachChunk(t *testing.T) {
 	// 40 chunks 50 ms apart take 2 s, longer than IdleTimeout, while each
 	// gap leaves a wide margin for a heavily loaded machine.
 	text := strings.Repeat("0123456789", 4)
-	srv := serveResponses(t, fakemodel.Response{Text: text, ChunkSize: 1, ChunkDelayMS: 50})
+	srv := serveResponses(t, llmtest.Response{Text: text, ChunkSize: 1, ChunkDelayMS: 50})
 	cfg := fastConfig()
 	cfg.IdleTimeout = 1500 * time.Millisecond
 	cfg.MaxAttempts = 1
@@ -339,7 +339,7 @@ func TestCancelDuringSlowStream(t *testing.T) {
 	// Events 600 ms apart (the role chunk, then "a" at 1.2 s): a Stream
 	// that noticed the cancel only at the next chunk would return about
 	// 550 ms after it, well over the bound below.
-	srv := serveResponses(t, fakemodel.Response{Text: "abcdefghij", ChunkSize: 1, ChunkDelayMS: 600})
+	srv := serveResponses(t, llmtest.Response{Text: "abcdefghij", ChunkSize: 1, ChunkDelayMS: 600})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelled := make(chan time.Time, 1)
@@ -377,16 +377,16 @@ func TestCancelDuringBackoff(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  func(*Config)
-		fail fakemodel.Response
+		fail llmtest.Response
 	}{
 		{"exponential backoff", func(c *Config) { c.BaseBackoff, c.MaxBackoff = 10*time.Second, 10*time.Second },
-			fakemodel.Response{Status: 500}},
+			llmtest.Response{Status: 500}},
 		{"retry-after", func(c *Config) { c.MaxRetryAfter = time.Minute },
-			fakemodel.Response{Status: 429, Headers: map[string]string{"Retry-After": "30"}}},
+			llmtest.Response{Status: 429, Headers: map[string]string{"Retry-After": "30"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serveResponses(t, tt.fail, fakemodel.Response{Text: "never"})
+			srv := serveResponses(t, tt.fail, llmtest.Response{Text: "never"})
 			cfg := fastConfig()
 			tt.cfg(&cfg)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -424,7 +424,7 @@ func TestCancelDuringBackoff(t *testing.T) {
 }
 
 func TestAlreadyCancelledContext(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Text: "never"})
+	srv := serveResponses(t, llmtest.Response{Text: "never"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := clientFor(srv, fastConfig()).Stream(ctx, userRequest("hi"), nil)

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 func TestStreamTextDeltasInOrder(t *testing.T) {
 	// Multi-byte runes make sure chunking never splits or reorders them.
 	const text = "Héllo wörld ✓ — the quick brown fox jumps over the lazy dog."
-	srv := serveResponses(t, fakemodel.Response{Text: text, ChunkSize: 5})
+	srv := serveResponses(t, llmtest.Response{Text: text, ChunkSize: 5})
 	var log deltaLog
 	resp, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), log.add)
 	if err != nil {
@@ -35,7 +35,7 @@ func TestStreamTextDeltasInOrder(t *testing.T) {
 }
 
 func TestStreamNilOnDelta(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Text: "no callback", ToolCalls: []fakemodel.ToolCall{{Name: "x", Arguments: "{}"}}})
+	srv := serveResponses(t, llmtest.Response{Text: "no callback", ToolCalls: []llmtest.ToolCall{{Name: "x", Arguments: "{}"}}})
 	resp, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("hi"), nil)
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
@@ -46,7 +46,7 @@ func TestStreamNilOnDelta(t *testing.T) {
 }
 
 func TestStreamAssemblesToolCalls(t *testing.T) {
-	calls := []fakemodel.ToolCall{
+	calls := []llmtest.ToolCall{
 		{ID: "call_read", Name: "read_file", ArgChunks: []string{`{"pa`, `th":"main`, `.go"}`}},
 		{ID: "call_run", Name: "run_command", ArgChunks: []string{`{"command":`, `"go test ./... -run 'A|B'"`, `}`}},
 		// No id and no explicit chunks: the server picks an id and splits
@@ -59,7 +59,7 @@ func TestStreamAssemblesToolCalls(t *testing.T) {
 			name = "interleaved"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := serveResponses(t, fakemodel.Response{Text: "Let me look.", ToolCalls: calls, InterleaveToolCalls: interleave})
+			srv := serveResponses(t, llmtest.Response{Text: "Let me look.", ToolCalls: calls, InterleaveToolCalls: interleave})
 			var log deltaLog
 			resp, err := clientFor(srv, fastConfig()).Stream(context.Background(), userRequest("go"), log.add)
 			if err != nil {
@@ -100,7 +100,7 @@ func TestStreamAssemblesToolCalls(t *testing.T) {
 // Some local servers send whole tool calls in one delta without index or id;
 // they must still come out as separate calls with distinct ids.
 func TestStreamToolCallsWithoutIndexOrID(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Raw: []string{
+	srv := serveResponses(t, llmtest.Response{Raw: []string{
 		`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[` +
 			`{"type":"function","function":{"name":"a","arguments":"{\"x\":1}"}},` +
 			`{"type":"function","function":{"name":"b","arguments":"{}"}}]},"finish_reason":null}]}`,
@@ -118,8 +118,8 @@ func TestStreamToolCallsWithoutIndexOrID(t *testing.T) {
 
 func TestStreamReportsUsage(t *testing.T) {
 	srv := serveResponses(t,
-		fakemodel.Response{Text: "counted", Usage: &fakemodel.Usage{PromptTokens: 1234, CompletionTokens: 56}},
-		fakemodel.Response{Text: "estimated"},
+		llmtest.Response{Text: "counted", Usage: &llmtest.Usage{PromptTokens: 1234, CompletionTokens: 56}},
+		llmtest.Response{Text: "estimated"},
 	)
 	c := clientFor(srv, fastConfig())
 	resp, err := c.Stream(context.Background(), userRequest("hi"), nil)
@@ -226,7 +226,7 @@ func TestStreamSendsConversationAndTools(t *testing.T) {
 			{Name: "list_all", Description: "List everything"},
 		},
 	}
-	srv := serveResponses(t, fakemodel.Response{Text: "ok"})
+	srv := serveResponses(t, llmtest.Response{Text: "ok"})
 	if _, err := clientFor(srv, fastConfig()).Stream(context.Background(), req, nil); err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
@@ -274,7 +274,7 @@ func TestStreamSendsConversationAndTools(t *testing.T) {
 // A local endpoint needs no key; the client must then send no
 // Authorization header rather than an empty bearer token.
 func TestStreamWithoutKeySendsNoAuthorization(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Text: "ok"})
+	srv := serveResponses(t, llmtest.Response{Text: "ok"})
 	cfg := fastConfig()
 	cfg.APIKey = ""
 	if _, err := clientFor(srv, cfg).Stream(context.Background(), userRequest("hi"), nil); err != nil {
@@ -299,7 +299,7 @@ func TestNewDefaultsAndBaseURL(t *testing.T) {
 }
 
 func TestStreamToolCallFragmentsWithoutIndex(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Raw: []string{
+	srv := serveResponses(t, llmtest.Response{Raw: []string{
 		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"id":"x1","type":"function","function":{"name":"a","arguments":"{\"p\":"}}]}}]}`,
 		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"1}"}}]}}]}`,
 		`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"id":"x2","type":"function","function":{"name":"b","arguments":""}}]}}]}`,

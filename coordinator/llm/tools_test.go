@@ -9,7 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
@@ -22,7 +22,7 @@ func TestToolsAreSentAsGoOpenAIWouldSendThem(t *testing.T) {
 			"properties": {"path": {"type": "string", "description": "a \"quoted\" path \u00e9"}}, "required": ["path"]}`)},
 		{Name: "list_files"},
 	}
-	srv := serveResponses(t, fakemodel.Response{Text: "one"}, fakemodel.Response{Text: "two"})
+	srv := serveResponses(t, llmtest.Response{Text: "one"}, llmtest.Response{Text: "two"})
 	c := clientFor(srv, fastConfig())
 	req := userRequest("hi")
 	req.Tools = defs
@@ -83,7 +83,7 @@ func TestChangedToolsAreEncodedAgain(t *testing.T) {
 // TestReasoningModelRefusesToolsBeforeSending: go-openai's own check of a
 // request with tools still runs, though go-openai no longer sees them.
 func TestReasoningModelRefusesToolsBeforeSending(t *testing.T) {
-	srv := serveResponses(t, fakemodel.Response{Text: "never"})
+	srv := serveResponses(t, llmtest.Response{Text: "never"})
 	c := clientFor(srv, fastConfig())
 	req := Request{Model: openai.GPT6Sol, Messages: []conversation.Message{{Role: conversation.RoleUser, Content: "hi"}},
 		Tools: []conversation.ToolDef{{Name: "x"}}}

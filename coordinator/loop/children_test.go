@@ -13,10 +13,11 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // testAgentStore records a child's conversation into the session, as the
@@ -55,35 +56,35 @@ var taskIDRe = regexp.MustCompile(`^Your task \((t\d+) in RALPH_TASKS.md\)`)
 // agents/transcript.md.
 func TestChildrenOfChatAndLoopGetTranscriptSections(t *testing.T) {
 	fs, root, sess := twoTaskProject(t)
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
 		switch {
 		case strings.HasPrefix(msgs[0].Content, "You are a child agent"):
 			if m := taskIDRe.FindStringSubmatch(msgs[1].Content); m != nil && last.Role == "user" {
-				return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
+				return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
 			}
-			return fakemodel.Response{Text: "report on " + strings.SplitN(msgs[1].Content, "\n", 2)[0]}
+			return llmtest.Response{Text: "report on " + strings.SplitN(msgs[1].Content, "\n", 2)[0]}
 		case last.Role == "tool":
-			return fakemodel.Response{Text: "all reported"}
+			return llmtest.Response{Text: "all reported"}
 		}
-		return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{
+		return llmtest.Response{ToolCalls: []llmtest.ToolCall{
 			{ID: "s1", Name: coordinator.SpawnAgentTool, Arguments: `{"task":"spawned one"}`},
 			{ID: "s2", Name: coordinator.SpawnAgentTool, Arguments: `{"task":"spawned two"}`},
 		}}
 	})
 	t.Cleanup(srv.Close)
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
+	ts, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(tools.Close)
+	t.Cleanup(ts.Close)
 	coord := coordinator.New(coordinator.Options{
-		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
+		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: ts, Store: sess,
 		SessionID: sess.ID, System: "main",
 		Children: &coordinator.Children{
-			Parallel: 2, MaxTurns: 5, Tools: tools.For(workers.RoleChild),
-			ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools { return tools.For(role, own...) },
+			Parallel: 2, MaxTurns: 5, Tools: ts.For(tools.RoleChild),
+			ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools { return ts.For(role, own...) },
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} },
 		},
 	})

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // TestDecisionsGoThroughTheRecorder: the loop's choices and a child's
@@ -20,33 +20,33 @@ import (
 // alternatives; the event log holds them too.
 func TestDecisionsGoThroughTheRecorder(t *testing.T) {
 	fs, root, sess := twoTaskProject(t)
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		m := taskIDRe.FindStringSubmatch(msgs[1].Content)
 		if m == nil {
-			return fakemodel.Response{Text: "no task"}
+			return llmtest.Response{Text: "no task"}
 		}
 		switch len(msgs) {
 		case 2:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "record_decision",
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "record_decision",
 				Arguments: fmt.Sprintf(`{"decision":"%s: a map","reason":"lookups dominate","confidence":0.8,"alternatives":["a slice"]}`, m[1])}}}
 		case 4:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: fmt.Sprintf(`{"id":%q,"summary":"did it"}`, m[1])}}}
 		}
-		return fakemodel.Response{Text: "done"}
+		return llmtest.Response{Text: "done"}
 	})
 	t.Cleanup(srv.Close)
-	tools := mustTools(t)
+	ts := mustTools(t)
 	var coord *coordinator.Coordinator
-	tools.Add(workers.Deps{Decide: func(d memory.DecisionRecord) error {
+	ts.Add(tools.Deps{Decide: func(d memory.DecisionRecord) error {
 		coord.RecordDecision(d)
 		return nil
 	}})
 	coord = coordinator.New(coordinator.Options{
-		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: tools, Store: sess,
+		Model: llm.New(llm.Config{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "fake-model", Tools: ts, Store: sess,
 		SessionID: sess.ID, System: "main",
-		Children: &coordinator.Children{Parallel: 1, MaxTurns: 5, Tools: tools.For(workers.RoleChild),
-			ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools { return tools.For(role, own...) },
+		Children: &coordinator.Children{Parallel: 1, MaxTurns: 5, Tools: ts.For(tools.RoleChild),
+			ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools { return ts.For(role, own...) },
 			Store:     func(id string) coordinator.Store { return testAgentStore{sess, id} }},
 	})
 	rec := coordinator.StartRecording(context.Background(), coord.Events(), sess, nil)

@@ -10,7 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Workspace is where one attempt at a task works: the project itself, or
@@ -22,7 +22,7 @@ type Workspace struct {
 	Branch string
 	// Tools are the file and command tools rooted in Dir, sandboxed as
 	// the project's are; nil means the project's own.
-	Tools *workers.Toolset
+	Tools *tools.Toolset
 }
 
 // TaskGit is git's part in the task loop, which the project implements:

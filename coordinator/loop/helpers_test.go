@@ -7,17 +7,18 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // allowAll approves every command, as --yes does.
 type allowAll struct{}
 
-func (allowAll) ApproveCommand(context.Context, string) workers.Decision {
-	return workers.Decision{Allowed: true}
+func (allowAll) ApproveCommand(context.Context, string) tools.Decision {
+	return tools.Decision{Allowed: true}
 }
 
-func mustTools(t *testing.T) *workers.Toolset {
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Approver: allowAll{}})
+func mustTools(t *testing.T) *tools.Toolset {
+	tools, err := tools.NewToolset(tools.Options{Approver: allowAll{}, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

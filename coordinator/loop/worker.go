@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // ChildWorker works each task with a child agent of c. The child gets
@@ -102,10 +103,10 @@ func (t *claimTool) get() (bool, string) {
 }
 
 // tools are the task loop's complete_task, built by the one list.
-func (t *claimTool) tools() []workers.Tool { return workers.Build(workers.Deps{Claim: t.run}) }
+func (t *claimTool) tools() []tools.Tool { return tools.Build(tools.Deps{Claim: t.run}) }
 
 func (t *claimTool) run(_ context.Context, args json.RawMessage) workers.Result {
-	var a workers.CompleteTaskParams
+	var a tools.CompleteTaskParams
 	if err := json.Unmarshal(args, &a); err != nil {
 		return workers.Result{IsError: true, Output: `complete_task needs {"id": "...", "summary": "..."}`}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // The project's agents: the coordinator a face works through, the events
@@ -167,8 +168,8 @@ func (p *Project) Children() *coordinator.Children {
 		Parallel: parallel,
 		MaxTurns: p.Config.MaxTurns,
 		Timeout:  coordinator.DefaultChildTimeout,
-		Tools:    p.Tools.For(workers.RoleChild),
-		ToolsWith: func(role workers.Role, own ...workers.Tool) coordinator.Tools {
+		Tools:    p.Tools.For(tools.RoleChild),
+		ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools {
 			return p.Tools.For(role, own...)
 		},
 		Memory:   p.learnings,
@@ -179,8 +180,8 @@ func (p *Project) Children() *coordinator.Children {
 
 // MainTools are the project's tools as the conversation's coordinator
 // sees them, spawn_agent included (the coordinator runs it itself).
-func (p *Project) MainTools() *workers.View {
-	return p.Tools.For(workers.RoleMain, workers.Build(workers.Deps{Spawn: spawnedByCoordinator})...)
+func (p *Project) MainTools() *tools.View {
+	return p.Tools.For(tools.RoleMain, tools.Build(tools.Deps{Spawn: spawnedByCoordinator})...)
 }
 
 // spawnedByCoordinator is spawn_agent's body as the list builds it: the

@@ -137,7 +137,10 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 	entries := p.CheckpointLog(p.Session.ID)
 	g.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr,
 		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn, g.guarded)
-	g.cps.resolve = p.Tools.Resolve
+	g.cps.resolve = func(path string) (string, error) {
+		real, _, err := p.Tools.Workspace().Resolve(path)
+		return real, err
+	}
 	if p.Resumed && len(entries) > 0 {
 		g.waitGuarded()
 		g.context += p.sinceBaseline(ctx, entries[0])
@@ -202,7 +205,7 @@ type checkpoints struct {
 	pending   chan struct{} // closes when the latest After is done
 
 	// resolve maps a path the file tools were given to the real file
-	// they wrote (workers.Toolset.Resolve).
+	// they wrote (tools.Toolset.Resolve).
 	resolve func(string) (string, error)
 }
 

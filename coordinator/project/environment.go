@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // The session's environment as the model is told it, once, in the system
@@ -28,7 +28,7 @@ const (
 func (p *Project) environment() string {
 	var b strings.Builder
 	b.WriteString(envOpen + "\n")
-	mode := workers.Mode{Sandbox: sandbox.WorkspaceWrite, Network: true}
+	mode := tools.Mode{Sandbox: sandbox.WorkspaceWrite, Network: true}
 	shell := "bash"
 	if p.Tools != nil {
 		mode, shell = p.Tools.Mode(), p.Tools.Shell()

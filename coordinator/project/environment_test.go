@@ -8,18 +8,19 @@ import (
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // projectIn is a Project with only what its environment needs: its
 // tools in mode and an approval policy.
 func projectIn(t *testing.T, mode sandbox.Mode, noNetwork, yes bool) *Project {
 	t.Helper()
-	tools, err := workers.NewToolset(workers.Options{Root: t.TempDir(), Sandbox: mode, NoNetwork: noNetwork})
+	ts, err := tools.NewToolset(tools.Options{Options: workers.Options{Root: t.TempDir(), Sandbox: mode, NoNetwork: noNetwork}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(tools.Close)
-	return &Project{Tools: tools, Approval: approval.New(approval.Options{Yes: yes})}
+	t.Cleanup(ts.Close)
+	return &Project{Tools: ts, Approval: approval.New(approval.Options{Yes: yes})}
 }
 
 // TestEnvironmentStatesTheSettings: the block states the sandbox mode,

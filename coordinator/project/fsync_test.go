@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/coordinator/llm/fakemodel"
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -93,18 +93,18 @@ func oneShotSyncs(t *testing.T, dir, url, prompt string) int64 {
 // 5 a turn. (A tool that writes a person's file makes it durable: those
 // fsyncs are the tool's, not the session's, and the tools here only read.)
 func TestOneShotFsyncs(t *testing.T) {
-	srv := fakemodel.NewServerFunc(func(r fakemodel.RecordedRequest) fakemodel.Response {
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		if !strings.Contains(msgs[1].Content, "look around") {
-			return fakemodel.Response{Text: "hi"}
+			return llmtest.Response{Text: "hi"}
 		}
 		switch len(msgs) {
 		case 2:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "list_files", Arguments: `{}`}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "list_files", Arguments: `{}`}}}
 		case 4:
-			return fakemodel.Response{ToolCalls: []fakemodel.ToolCall{{Name: "search", Arguments: `{"pattern":"alpha"}`}}}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "search", Arguments: `{"pattern":"alpha"}`}}}
 		}
-		return fakemodel.Response{Text: "all done"}
+		return llmtest.Response{Text: "all done"}
 	})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()

@@ -114,11 +114,11 @@ func (p *Project) LoopOptions(rc *memory.RunConfig, f LoopFace) (loop.Options, l
 		person = strings.TrimSpace(rc.Verify)
 	}
 	opts.Verify = func(ctx context.Context, ws loop.Workspace, command string) (bool, string) {
-		tools := p.Tools
+		where := p.Tools
 		if ws.Tools != nil {
-			tools = ws.Tools // the task's own worktree
+			where = ws.Tools // the task's own worktree
 		}
-		r := tools.RunVerify(ctx, command, 10*time.Minute, person != "" && strings.TrimSpace(command) == person)
+		r := where.Workspace().RunVerify(ctx, command, 10*time.Minute, person != "" && strings.TrimSpace(command) == person)
 		return !r.IsError, r.Output
 	}
 	return opts, setup, nil

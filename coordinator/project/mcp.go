@@ -20,16 +20,16 @@ import (
 // project's run in the project, in the sandbox tools gives them when they
 // touch it, with the environment of the model's commands. approver
 // decides which servers start and which calls run.
-func NewMCP(root string, cfg config.Config, approver mcp.Approver, notify func(string), tools *workers.Toolset) *mcp.Manager {
-	return mcp.New(mcpOptions(root, cfg, approver, notify, tools))
+func NewMCP(root string, cfg config.Config, approver mcp.Approver, notify func(string), ws *workers.Workspace) *mcp.Manager {
+	return mcp.New(mcpOptions(root, cfg, approver, notify, ws))
 }
 
-func mcpOptions(root string, cfg config.Config, approver mcp.Approver, notify func(string), tools *workers.Toolset) mcp.Options {
+func mcpOptions(root string, cfg config.Config, approver mcp.Approver, notify func(string), ws *workers.Workspace) mcp.Options {
 	o := mcp.Options{Servers: cfg.MCPServers, Dir: root, Env: commandEnv(cfg.APIKeyEnv),
 		ProjectEnv: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
 		Approver:   approver, Notify: notify}
-	if tools != nil {
-		o.Sandbox = tools
+	if ws != nil {
+		o.Sandbox = ws
 	}
 	return o
 }
@@ -40,17 +40,17 @@ func mcpOptions(root string, cfg config.Config, approver mcp.Approver, notify fu
 // called.
 // fs is the project's door, person the person's config directory.
 func InspectMCP(fs, person afero.Fs, root string, cfg config.Config) *mcp.Manager {
-	// The secrets keep a token the config holds out of what a refusal
+	// The redactor keeps a token the config holds out of what a refusal
 	// shows of a server that changed.
-	policy := approval.New(approval.Options{Fs: fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(), Secrets: memory.NewRedactor(cfg.Secrets()...)})
-	tools, err := workers.NewToolset(workers.Options{Root: root, Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network,
+	policy := approval.New(approval.Options{Fs: fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(), Redactor: memory.NewRedactor(cfg.Secrets()...)})
+	ws, err := workers.NewWorkspace(workers.Options{Root: root, Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network,
 		Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, Readable: cfg.SandboxReadable,
 		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY")})
 	if err != nil {
 		// The project's servers that need the sandbox are refused then.
 		return NewMCP(root, cfg, policy, nil, nil)
 	}
-	o := mcpOptions(root, cfg, policy, nil, tools)
-	o.OnClose = tools.Close
+	o := mcpOptions(root, cfg, policy, nil, ws)
+	o.OnClose = ws.Close
 	return mcp.New(o)
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/mcp"
 	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Overrides are the command line's settings, which beat every config
@@ -126,7 +127,7 @@ type Options struct {
 type Project struct {
 	// plan is the latest plan made here (StartPlan), for DropPlan.
 	planMu sync.Mutex
-	plan   *workers.PlanWriter
+	plan   *tools.PlanWriter
 
 	Root string
 	// Fs is the project's door (memory/rootfs); Person holds the
@@ -141,7 +142,7 @@ type Project struct {
 	Lock     *memory.Lock
 	Session  *memory.Session
 	Client   *llm.Client
-	Tools    *workers.Toolset
+	Tools    *tools.Toolset
 	// MCP holds the MCP servers, whose tools are among Tools; they start
 	// when the first model request needs them and stop at Close.
 	MCP *mcp.Manager
@@ -305,7 +306,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Yes = opts.Yes
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
-		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Secrets: p.Redactor, AskBefore: cfg.AskBefore,
+		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
 		// A person's answers go to the session's decisions.jsonl. A write
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.
@@ -316,23 +317,23 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
 			n, config.ProjectFile))
 	}
-	p.Tools, err = workers.NewToolset(workers.Options{
-		Root: root, Approver: p.Approval, CommandTimeout: cfg.CommandTimeout,
+	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Options: workers.Options{
+		Root: root, CommandTimeout: cfg.CommandTimeout,
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
-		Readable: cfg.SandboxReadable, AutoApprove: opts.Yes,
-		Notify: opts.Notify, AddDirs: opts.AddDirs,
+		Readable: cfg.SandboxReadable,
+		Notify:   opts.Notify, AddDirs: opts.AddDirs,
 		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
-	})
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
 	}
-	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools)
+	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
-	p.Tools.Add(workers.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
+	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()

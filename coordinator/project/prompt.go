@@ -13,7 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // SystemPrompt is the coordinator's system prompt: who it is, its tools,
@@ -161,7 +161,7 @@ func (p *Project) fileTools() string {
 	if p.Tools == nil {
 		return "the tools you are given"
 	}
-	return workers.FileTools(p.MainTools().Definitions())
+	return tools.FileTools(p.MainTools().Definitions())
 }
 
 // addedNote names the directories of --add-dir for the model.

@@ -12,8 +12,8 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // ErrBadRunConfig is a task loop configuration that cannot work (a
@@ -99,12 +99,12 @@ func (p *Project) UseRun(run *memory.RunConfig) error {
 // StartPlan makes write_plan ready for a new plan (ralph plan, /plan in
 // chat), on the task list and the goals as they are now, which DropPlan
 // puts back.
-func (p *Project) StartPlan() (*workers.PlanWriter, error) {
-	pw, err := workers.NewPlanWriter(p.Fs, p.Root)
+func (p *Project) StartPlan() (*tools.PlanWriter, error) {
+	pw, err := tools.NewPlanWriter(p.Fs, p.Root)
 	if err != nil {
 		return nil, err
 	}
-	p.Tools.Add(workers.Deps{Plan: pw})
+	p.Tools.Add(tools.Deps{Plan: pw})
 	p.planMu.Lock()
 	p.plan = pw
 	p.planMu.Unlock()

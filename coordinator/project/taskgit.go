@@ -15,7 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // worktreesDir is where `ralph run --worktrees` puts each task's worktree,
@@ -105,7 +105,7 @@ type worktree struct {
 	dir   string // the worktree's top
 	repo  *git.Repo
 	ws    loop.Workspace
-	tools *workers.Toolset
+	tools *tools.Toolset
 }
 
 func (g *taskGit) Workspace(ctx context.Context, t memory.Task, attempt int) (loop.Workspace, error) {

@@ -26,7 +26,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 	"github.com/spf13/afero"
 )
 
@@ -360,7 +360,7 @@ func reviewAll(ctx context.Context, a Agents, in Input, diff string, rs []Review
 				return
 			}
 			prompt += "Call " + toolReportFindings + " once at the end, with an empty list if you found nothing. Change no file."
-			res, failure, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool.tools(), Role: workers.RoleReviewer})
+			res, failure, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool.tools(), Role: tools.RoleReviewer})
 			if err == nil {
 				rep.add(res, &mu)
 			}
@@ -401,7 +401,7 @@ func judge(ctx context.Context, a Agents, in Input, diff string, found []Finding
 		"is it a real problem in this change? Confirm it, or reject it with the reason (wrong, already handled, not in this change, a matter of taste).\n\n" +
 		brief(in, diff) + "\nThe findings:\n\n```json\n" + string(list) + "\n```\n\nCall " + toolJudgeFindings +
 		" once with a verdict for every finding. Change no file."
-	res, _, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool.tools(), Role: workers.RoleReviewer})
+	res, _, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool.tools(), Role: tools.RoleReviewer})
 	if err == nil {
 		var mu sync.Mutex
 		rep.add(res, &mu)
@@ -425,7 +425,7 @@ func fix(ctx context.Context, a Agents, in Input, diff string, found []Finding, 
 	prompt := "A review of a change confirmed the findings below. Fix each of them in the code, with the least change that fixes it, " +
 		"and keep the tests passing.\n\n" + brief(in, diff) + "\nThe findings:\n\n```json\n" + string(list) + "\n```\n\nWhen done, call " +
 		toolFixesDone + " with a short summary of what you changed."
-	res, failure, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool.tools(), Role: workers.RoleFixer})
+	res, failure, err := a.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: in.TaskID, Finish: tool.tools(), Role: tools.RoleFixer})
 	if err == nil {
 		var mu sync.Mutex
 		rep.add(res, &mu)

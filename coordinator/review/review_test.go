@@ -11,7 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // fakeAgents answers each child by calling its Finish tool with what
@@ -79,7 +79,7 @@ func TestRunFixesConfirmedFindingsUntilClean(t *testing.T) {
 	}
 	for _, c := range agents.calls {
 		fixer := strings.Contains(c.Prompt, "confirmed the findings below")
-		if want := map[bool]workers.Role{true: workers.RoleFixer, false: workers.RoleReviewer}[fixer]; c.Role != want {
+		if want := map[bool]tools.Role{true: tools.RoleFixer, false: tools.RoleReviewer}[fixer]; c.Role != want {
 			t.Errorf("role %v for %.40q, want %v", c.Role, c.Prompt, want)
 		}
 	}

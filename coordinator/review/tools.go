@@ -8,16 +8,17 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // The tools a review's agents finish with. Their rows, with their
 // descriptions (report_findings.md, …), are in workers' one list of tools;
 // running them is the review's, so each hands its run method to
-// workers.Build.
+// tools.Build.
 const (
-	toolReportFindings = workers.ToolReportFindings
-	toolJudgeFindings  = workers.ToolJudgeFindings
-	toolFixesDone      = workers.ToolFixesDone
+	toolReportFindings = tools.ToolReportFindings
+	toolJudgeFindings  = tools.ToolJudgeFindings
+	toolFixesDone      = tools.ToolFixesDone
 )
 
 // findingsTool is a reviewer's report_findings.
@@ -30,10 +31,10 @@ type findingsTool struct {
 }
 
 // tools are report_findings, built by the one list.
-func (t *findingsTool) tools() []workers.Tool { return workers.Build(workers.Deps{Findings: t.run}) }
+func (t *findingsTool) tools() []tools.Tool { return tools.Build(tools.Deps{Findings: t.run}) }
 
 func (t *findingsTool) run(_ context.Context, args json.RawMessage) workers.Result {
-	var p workers.ReportFindingsParams
+	var p tools.ReportFindingsParams
 	if err := json.Unmarshal(args, &p); err != nil {
 		return workers.Result{IsError: true, Output: `report_findings needs {"findings": [{"file", "line", "severity", "why"}]}: ` + err.Error()}
 	}
@@ -94,10 +95,10 @@ type verdictTool struct {
 }
 
 // tools are judge_findings, built by the one list.
-func (t *verdictTool) tools() []workers.Tool { return workers.Build(workers.Deps{Verdicts: t.run}) }
+func (t *verdictTool) tools() []tools.Tool { return tools.Build(tools.Deps{Verdicts: t.run}) }
 
 func (t *verdictTool) run(_ context.Context, args json.RawMessage) workers.Result {
-	var p workers.JudgeFindingsParams
+	var p tools.JudgeFindingsParams
 	if err := json.Unmarshal(args, &p); err != nil {
 		return workers.Result{IsError: true, Output: `judge_findings needs {"verdicts": [{"id", "verdict", "reason"}]}: ` + err.Error()}
 	}
@@ -128,10 +129,10 @@ type fixedTool struct {
 }
 
 // tools are fixes_done, built by the one list.
-func (t *fixedTool) tools() []workers.Tool { return workers.Build(workers.Deps{Fixed: t.run}) }
+func (t *fixedTool) tools() []tools.Tool { return tools.Build(tools.Deps{Fixed: t.run}) }
 
 func (t *fixedTool) run(_ context.Context, args json.RawMessage) workers.Result {
-	var p workers.FixesDoneParams
+	var p tools.FixesDoneParams
 	if err := json.Unmarshal(args, &p); err != nil {
 		return workers.Result{IsError: true, Output: `fixes_done needs {"summary": "..."}: ` + err.Error()}
 	}

@@ -191,7 +191,7 @@ type Config struct {
 	// ending in "*". Only the user's config may set it.
 	ShellEnv []string
 	// Style is how answers are rendered on a terminal: "auto" (or ""),
-	// "dark", "light" or "notty" (scripts/terminal decides auto).
+	// "dark", "light" or "notty" (scripts/screen/terminal decides auto).
 	Style string
 	// AskBefore are command and path patterns that always need a person
 	// (ask_before), from the user's config and the project's: a project
@@ -390,7 +390,7 @@ func UserConfigDir() string {
 }
 
 // ValidStyle reports whether s names a rendering style. The names are
-// the --style flag's, which scripts/terminal resolves; they are listed
+// the --style flag's, which scripts/screen/terminal resolves; they are listed
 // here too because memory may not import a face's packages.
 func ValidStyle(s string) bool {
 	switch s {

@@ -10,7 +10,7 @@ import (
 // The two functions below are the one set of rules for text that ralph did
 // not write itself (the model's answers and tool calls, command output,
 // task titles, agent names) on its way to a terminal. They live here, in
-// the leaf package every layer may import, rather than in scripts/terminal,
+// the leaf package every layer may import, rather than in scripts/screen/terminal,
 // because the approval policy in workers needs Visible and must not import
 // a face; neither function needs any fact about the terminal.
 

@@ -14,7 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Analysis is what one session did, in numbers. Totals (turns, tokens,
@@ -161,15 +161,15 @@ func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, []mem
 // number of error events, which stand in for errors.jsonl when that is
 // missing.
 func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
-	tools := map[string]*ToolStat{}
+	stats := map[string]*ToolStat{}
 	stat := func(name string) *ToolStat {
 		if name == "" {
 			name = "(unnamed)"
 		}
-		if tools[name] == nil {
-			tools[name] = &ToolStat{Name: name}
+		if stats[name] == nil {
+			stats[name] = &ToolStat{Name: name}
 		}
-		return tools[name]
+		return stats[name]
 	}
 	okResults := 0
 	tasks := taskTracker{}
@@ -206,7 +206,7 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 				stat(e.ToolName).Errors++
 			} else {
 				okResults++
-				if e.ToolName == workers.ToolCompleteTask {
+				if e.ToolName == tools.ToolCompleteTask {
 					tasks.completed(calls[e.ToolID])
 				}
 			}
@@ -232,7 +232,7 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 			afterResult = true
 		}
 	}
-	for _, t := range tools {
+	for _, t := range stats {
 		a.Tools = append(a.Tools, *t)
 	}
 	slices.SortFunc(a.Tools, func(x, y ToolStat) int {

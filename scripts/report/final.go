@@ -13,7 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // FinalReportFile is the report's name inside the session directory.
@@ -286,7 +286,7 @@ func writeFiles(b *strings.Builder, evs []coordinator.Event) {
 			calls[e.ToolID] = e
 		case coordinator.EventToolResult:
 			c, ok := calls[e.ToolID]
-			if e.IsError || !ok || !workers.Info(c.ToolName).WritesPaths {
+			if e.IsError || !ok || !tools.Info(c.ToolName).WritesPaths {
 				continue
 			}
 			p := toolPath(c)
@@ -297,7 +297,7 @@ func writeFiles(b *strings.Builder, evs []coordinator.Event) {
 			if touched[p] == nil {
 				touched[p] = &touch{}
 			}
-			if c.ToolName == workers.ToolWriteFile {
+			if c.ToolName == tools.ToolWriteFile {
 				touched[p].writes++
 			} else {
 				touched[p].edits++

@@ -82,4 +82,4 @@ func truncate(s string, n int) string {
 
 func ptr[T any](v T) *T { return &v }
 
-// plural is view's (scripts/view), under the name this package has always used.
+// plural is view's (scripts/screen/view), under the name this package has always used.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 
 	"github.com/spf13/afero"
 

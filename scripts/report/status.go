@@ -2,7 +2,7 @@ package report
 
 import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
-	"github.com/ralph-dev/ralph/scripts/view"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
 
 	"errors"
 	"fmt"

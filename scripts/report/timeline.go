@@ -13,7 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Timeline is what happened to each task of a session, and when, built
@@ -177,7 +177,7 @@ func (b *timelineBuilder) event(e coordinator.Event) {
 			a.CostUSD = e.CostUSD
 		}
 	case coordinator.EventToolCall:
-		if e.ToolName == workers.ToolRunCommand && e.ToolID != "" {
+		if e.ToolName == tools.ToolRunCommand && e.ToolID != "" {
 			b.calls[e.ToolID] = e
 		}
 	case coordinator.EventToolResult:

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // BenchmarkSessionPage10000 serves the page of a session of 10,000
@@ -23,11 +23,11 @@ func BenchmarkSessionPage10000(b *testing.B) {
 	fs := afero.NewMemMapFs()
 	var sb strings.Builder
 	for i := range 10000 {
-		ev := coordinator.Event{Type: coordinator.EventToolResult, Output: "ok", ToolName: workers.ToolRunCommand}
+		ev := coordinator.Event{Type: coordinator.EventToolResult, Output: "ok", ToolName: tools.ToolRunCommand}
 		switch i % 3 {
 		case 0:
 			args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("go test ./pkg%d", i)})
-			ev = coordinator.Event{Type: coordinator.EventToolCall, ToolName: workers.ToolRunCommand, ToolArgs: args}
+			ev = coordinator.Event{Type: coordinator.EventToolCall, ToolName: tools.ToolRunCommand, ToolArgs: args}
 		case 2:
 			ev = coordinator.Event{Type: coordinator.EventAssistant, Text: "## step\n\nThe tests **pass**; see `main.go`.\n\n- one\n- two\n"}
 		}

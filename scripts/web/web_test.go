@@ -16,7 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 const (
@@ -42,7 +42,7 @@ func newFixture(t *testing.T, readOnly bool) fixture {
 	evs := []coordinator.Event{
 		{Type: coordinator.EventSessionStarted, Model: "m<script>x</script>"},
 		{Type: coordinator.EventTurnStarted, Turn: 1},
-		{Type: coordinator.EventToolCall, ToolName: workers.ToolRunCommand, ToolArgs: args, ToolID: "c1"},
+		{Type: coordinator.EventToolCall, ToolName: tools.ToolRunCommand, ToolArgs: args, ToolID: "c1"},
 		{Type: coordinator.EventFilesChanged, Text: "changed <script>alert(4)</script>.go", Files: []git.FileChange{{Path: "<script>alert(4)</script>.go"}}},
 		{Type: coordinator.EventAssistant, Text: "# done\n\nsee [click](javascript:alert(3)) and x <img src=x onerror=alert(5)> y\n\n" + hostile},
 	}

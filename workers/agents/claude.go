@@ -357,8 +357,8 @@ func claudeRateLimit(b []byte) (UsageLimit, bool) {
 
 // logins: the OAuth credentials claude keeps in ~/.claude (or
 // $CLAUDE_CONFIG_DIR) on Linux; macOS keeps them in the keychain.
-func (claudeCLI) logins() []sandbox.SecretPath {
-	return []sandbox.SecretPath{{Home: ".claude/.credentials.json", Env: "CLAUDE_CONFIG_DIR", Under: ".credentials.json"}}
+func (claudeCLI) logins() []sandbox.HiddenPath {
+	return []sandbox.HiddenPath{{Home: ".claude/.credentials.json", Env: "CLAUDE_CONFIG_DIR", Under: ".credentials.json"}}
 }
 
 // projectSettings: none; --setting-sources user (claudeDefaults) keeps

@@ -55,7 +55,7 @@ type cli interface {
 	mergeEnv(name, own, ours string) string
 	// logins are where the CLI keeps the person's login (an OAuth token,
 	// a key), which sandboxed commands may not read.
-	logins() []sandbox.SecretPath
+	logins() []sandbox.HiddenPath
 
 	// projectSettings are the project's files (relative to its root) the
 	// CLI reads whatever its arguments say and that can make it run a

@@ -324,8 +324,8 @@ func setsConfig(args []string, key string) bool {
 
 // logins: codex's auth.json in ~/.codex (or $CODEX_HOME), its ChatGPT
 // login or API key.
-func (codexCLI) logins() []sandbox.SecretPath {
-	return []sandbox.SecretPath{{Home: ".codex/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
+func (codexCLI) logins() []sandbox.HiddenPath {
+	return []sandbox.HiddenPath{{Home: ".codex/auth.json", Env: "CODEX_HOME", Under: "auth.json"}}
 }
 
 // projectSettings: none; codex reads a project's .codex/config.toml (and

@@ -294,8 +294,8 @@ func geminiDenialHint(d Denial) string {
 
 // logins: the Gemini CLI keeps oauth_creds.json, google_accounts.json
 // and an .env that may hold GEMINI_API_KEY in ~/.gemini: all of it.
-func (geminiCLI) logins() []sandbox.SecretPath {
-	return []sandbox.SecretPath{{Home: ".gemini"}}
+func (geminiCLI) logins() []sandbox.HiddenPath {
+	return []sandbox.HiddenPath{{Home: ".gemini"}}
 }
 
 // projectSettings: gemini reads .gemini/settings.json (hooks, MCP

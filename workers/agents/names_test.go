@@ -89,13 +89,13 @@ func TestOnlyTheTableNamesTheAgents(t *testing.T) {
 // helpProse are the help texts that may name a CLI, by file: what in
 // them does. They are documentation, not lists ralph acts on.
 var helpProse = map[string][]string{
-	"scripts/conventions.go": {"(as claude -p)"}, // -p is the flag people know
-	"scripts/mcp.go": {
+	"scripts/cli/conventions.go": {"(as claude -p)"}, // -p is the flag people know
+	"scripts/cli/mcp.go": {
 		"as codex does",                           // the config shape it shares
 		"another agent (Claude Code, codex",       // ralph mcp serve: who calls it
 		"claude mcp add ralph -- ralph mcp serve", // and the line to add it
 	},
-	"scripts/run.go": {"ralph run --agent claude --on-error skip"}, // the examples
+	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"}, // the examples
 }
 
 // isHelpProse says whether the literal lit in file rel is help prose.

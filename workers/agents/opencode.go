@@ -358,8 +358,8 @@ func opencodeDenialHint(d Denial) string {
 
 // logins: opencode's auth.json in its data directory, the providers'
 // keys and OAuth tokens.
-func (opencodeCLI) logins() []sandbox.SecretPath {
-	return []sandbox.SecretPath{{Home: ".local/share/opencode/auth.json", Env: "XDG_DATA_HOME", Under: "opencode/auth.json"}}
+func (opencodeCLI) logins() []sandbox.HiddenPath {
+	return []sandbox.HiddenPath{{Home: ".local/share/opencode/auth.json", Env: "XDG_DATA_HOME", Under: "opencode/auth.json"}}
 }
 
 // projectSettings: none; OPENCODE_DISABLE_PROJECT_CONFIG (configure)

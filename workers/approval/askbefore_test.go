@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 var testAskBefore = []string{"git push*", "rm -r*", "go.mod", "package.json", "*.sql", "migrations/"}
@@ -95,7 +95,7 @@ func TestAskBeforePaths(t *testing.T) {
 func TestAskBeforeBeatsYesAndRules(t *testing.T) {
 	ctx := context.Background()
 	p, _ := newPolicy(t, Options{Yes: true, UserRules: []string{"git push"}, AskBefore: testAskBefore})
-	for _, d := range []workers.Decision{
+	for _, d := range []tools.Decision{
 		p.ApproveCommand(ctx, "git push origin main"),
 		p.ApproveWrite(ctx, "write_file", "go.mod"),
 	} {

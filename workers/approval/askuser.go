@@ -6,25 +6,25 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // TextAsker is an Asker that also takes a question answered in the
 // person's own words (ask_user): the chat shell's prompt, a one-shot's
 // terminal, and ralph answer from another terminal.
 type TextAsker interface {
-	AskText(ctx context.Context, q workers.UserQuestion) (string, error)
+	AskText(ctx context.Context, q tools.UserQuestion) (string, error)
 }
 
-// AskUser implements workers.UserAsker: a model's question goes to
+// AskUser implements tools.UserAsker: a model's question goes to
 // whoever the face set to ask, one question at a time with the approval
 // questions, under the same rule of when ralph waits. When nobody can be
-// asked it returns workers.ErrNobodyToAsk, saying why. The question and
+// asked it returns tools.ErrNobodyToAsk, saying why. The question and
 // its answer are recorded as a decision of the person's.
-func (p *Policy) AskUser(ctx context.Context, q workers.UserQuestion) (string, error) {
+func (p *Policy) AskUser(ctx context.Context, q tools.UserQuestion) (string, error) {
 	ta, ok := p.currentAsker().(TextAsker)
 	if !ok {
-		err := fmt.Errorf("%w: %s", workers.ErrNobodyToAsk, p.nobodyAsked())
+		err := fmt.Errorf("%w: %s", tools.ErrNobodyToAsk, p.nobodyAsked())
 		p.recordQuestion(q, "", err)
 		return "", err
 	}
@@ -41,7 +41,7 @@ func (p *Policy) AskUser(ctx context.Context, q workers.UserQuestion) (string, e
 
 // recordQuestion records a model's question and its answer, or why none
 // came, in the session's decisions (ralph report shows them).
-func (p *Policy) recordQuestion(q workers.UserQuestion, answer string, err error) {
+func (p *Policy) recordQuestion(q tools.UserQuestion, answer string, err error) {
 	if p.record == nil {
 		return
 	}

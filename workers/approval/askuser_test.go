@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // textAsker answers every question with its agent's name, and counts how
@@ -21,7 +21,7 @@ type textAsker struct {
 
 func (a *textAsker) Ask(context.Context, Question) (Answer, error) { return No, nil }
 
-func (a *textAsker) AskText(_ context.Context, q workers.UserQuestion) (string, error) {
+func (a *textAsker) AskText(_ context.Context, q tools.UserQuestion) (string, error) {
 	n := a.open.Add(1)
 	defer a.open.Add(-1)
 	for {
@@ -49,7 +49,7 @@ func TestAskUserOneQuestionAtATime(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, agent := range []string{"main", "a1", "a2", "a3"} {
 		wg.Go(func() {
-			got, err := p.AskUser(context.Background(), workers.UserQuestion{Text: "which?", Agent: agent})
+			got, err := p.AskUser(context.Background(), tools.UserQuestion{Text: "which?", Agent: agent})
 			if err != nil || got != "for "+agent {
 				t.Errorf("%s: %q, %v", agent, got, err)
 			}
@@ -68,8 +68,8 @@ func TestAskUserOneQuestionAtATime(t *testing.T) {
 func TestAskUserNobody(t *testing.T) {
 	p := New(Options{Root: t.TempDir()})
 	p.SetNobody("CI=true is set, and in CI ralph never waits for an answer", "")
-	_, err := p.AskUser(context.Background(), workers.UserQuestion{Text: "which?"})
-	if !errors.Is(err, workers.ErrNobodyToAsk) || !strings.Contains(err.Error(), "CI=true") {
+	_, err := p.AskUser(context.Background(), tools.UserQuestion{Text: "which?"})
+	if !errors.Is(err, tools.ErrNobodyToAsk) || !strings.Contains(err.Error(), "CI=true") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -62,8 +62,8 @@ var plainValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // showValue is a value as a person reads it: known secrets (the API key,
 // tokens ralph holds) redacted, quoted when it is not plain, and control
 // characters made visible.
-func showValue(v string, secrets *memory.Redactor) string {
-	v = secrets.Redact(v)
+func showValue(v string, redactor *memory.Redactor) string {
+	v = redactor.Redact(v)
 	if !plainValue().MatchString(v) {
 		v = strconv.Quote(v)
 	}
@@ -72,7 +72,7 @@ func showValue(v string, secrets *memory.Redactor) string {
 
 // showDefinition is every field of a server's definition, in the order a
 // person reads them.
-func showDefinition(d config.MCPDefinition, secrets *memory.Redactor) []serverField {
+func showDefinition(d config.MCPDefinition, redactor *memory.Redactor) []serverField {
 	var out []serverField
 	add := func(key, value string, hidden bool) {
 		out = append(out, serverField{Key: key, Value: value, Hidden: hidden})
@@ -83,7 +83,7 @@ func showDefinition(d config.MCPDefinition, secrets *memory.Redactor) []serverFi
 		}
 		shown := make([]string, len(vs))
 		for i, v := range vs {
-			shown[i] = showValue(v, secrets)
+			shown[i] = showValue(v, redactor)
 		}
 		return strings.Join(shown, " ")
 	}
@@ -94,16 +94,16 @@ func showDefinition(d config.MCPDefinition, secrets *memory.Redactor) []serverFi
 			add(key, hiddenValue, true)
 			return
 		}
-		add(key, showValue(v, secrets), false)
+		add(key, showValue(v, redactor), false)
 	}
 	if d.Transport == config.TransportStdio {
-		add("command", showValue(d.Command, secrets), false)
+		add("command", showValue(d.Command, redactor), false)
 		if len(d.Args) > 0 {
 			add("args", list(d.Args), false)
 		}
 	} else {
 		add("transport", d.Transport, false)
-		add("url", showValue(d.URL, secrets), false)
+		add("url", showValue(d.URL, redactor), false)
 	}
 	for _, k := range sortedKeys(d.Env) {
 		// childenv's one rule, by name or value: the one that keeps MCP
@@ -117,11 +117,11 @@ func showDefinition(d config.MCPDefinition, secrets *memory.Redactor) []serverFi
 	if d.Transport == config.TransportStdio {
 		cwd := "(the project root)"
 		if d.Cwd != "" {
-			cwd = showValue(d.Cwd, secrets)
+			cwd = showValue(d.Cwd, redactor)
 		}
 		add("cwd", cwd, false)
 	} else if d.Cwd != "" {
-		add("cwd", showValue(d.Cwd, secrets), false)
+		add("cwd", showValue(d.Cwd, redactor), false)
 	}
 	// A header written in .mcp.json often carries a token itself, whatever
 	// its name: only its name is shown, unless its value only names
@@ -260,8 +260,8 @@ type ServerReview struct {
 // everything that decides what it runs, and what changed since the person
 // last approved it. Values whose names say they are secrets, and known
 // secrets anywhere, are hidden.
-func ReviewServer(fs afero.Fs, userConfigDir, root string, s config.MCPServer, secrets *memory.Redactor) ServerReview {
-	r := ServerReview{fields: showDefinition(s.Definition(), secrets)}
+func ReviewServer(fs afero.Fs, userConfigDir, root string, s config.MCPServer, redactor *memory.Redactor) ServerReview {
+	r := ServerReview{fields: showDefinition(s.Definition(), redactor)}
 	for _, f := range r.fields {
 		r.Shown = append(r.Shown, f.line())
 	}

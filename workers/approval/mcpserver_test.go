@@ -33,7 +33,7 @@ func TestServerApprovalShowsTheEnvironment(t *testing.T) {
 	fs := afero.NewMemMapFs()
 	secrets := memory.NewRedactor(apiKey)
 	before := loadServer(t, fs, `{"mcpServers":{"tool":{"command":"node","args":["srv.js","--key=`+apiKey+`"],"env":{"LOG":"info","GH_TOKEN":"${GH_TOKEN}"}}}}`)
-	p, _ := newPolicy(t, Options{Fs: fs, Secrets: secrets})
+	p, _ := newPolicy(t, Options{Fs: fs, Redactor: secrets})
 	a := &scriptedAsker{answers: []Answer{Always, No}}
 	p.SetAsker(a)
 	ctx := context.Background()

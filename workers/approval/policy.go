@@ -31,7 +31,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // SandboxHint tells the person how to let commands run outside the
@@ -60,9 +60,11 @@ type Options struct {
 	// Yes allows every command that does not ask to leave the sandbox
 	// (--yes).
 	Yes bool
-	// Secrets are never written to a file: a rule that holds one is
-	// allowed for this process only.
-	Secrets *memory.Redactor
+	// Redactor holds the secret values (the model's key, tokens the
+	// config holds), which are never written to a file: a rule that holds
+	// one is allowed for this process only, and a question shows them
+	// redacted.
+	Redactor *memory.Redactor
 	// AskBefore are the person's ask_before patterns: commands and files
 	// that always need a person, even with Yes or a remembered rule.
 	AskBefore []string
@@ -78,20 +80,20 @@ type Options struct {
 }
 
 // Policy decides whether run_command may run a command. It implements
-// workers.Approver and is safe for concurrent use: questions are asked one
+// tools.Approver and is safe for concurrent use: questions are asked one
 // at a time.
 type Policy struct {
-	fs      afero.Fs
-	user    afero.Fs
-	root    string
-	roots   []string
-	userDir string
-	yes     bool
-	secrets *memory.Redactor
-	ignored int
-	turn    chan struct{} // holds a token while a question is asked
-	always  askBefore     // ask_before: asked every time, whatever else says yes
-	record  func(memory.DecisionRecord)
+	fs       afero.Fs
+	user     afero.Fs
+	root     string
+	roots    []string
+	userDir  string
+	yes      bool
+	redactor *memory.Redactor
+	ignored  int
+	turn     chan struct{} // holds a token while a question is asked
+	always   askBefore     // ask_before: asked every time, whatever else says yes
+	record   func(memory.DecisionRecord)
 	// deny refuses what --disallowed-tools names; allowCommands is a
 	// bare --allowed-tools Bash; neverAsk is --permission-mode dontAsk.
 	deny          denied
@@ -109,13 +111,13 @@ type Policy struct {
 }
 
 var (
-	_ workers.Approver = (*Policy)(nil)
-	_ workers.Foreseer = (*Policy)(nil)
+	_ tools.Approver = (*Policy)(nil)
+	_ tools.Foreseer = (*Policy)(nil)
 )
 
 // New returns the policy for a project.
 func New(o Options) *Policy {
-	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, secrets: o.Secrets, turn: make(chan struct{}, 1),
+	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, redactor: o.Redactor, turn: make(chan struct{}, 1),
 		always: newAskBefore(o.AskBefore), record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
 	p.user = o.UserFs
 	if p.user == nil {
@@ -212,7 +214,7 @@ func (p *Policy) HintFor(commands ...string) string {
 // hintAfter is the hint of a refusal for want of an answer that did not
 // come (err): waiting longer helps only when the wait ran out.
 func (p *Policy) hintAfter(err error, rules []string) string {
-	if errors.Is(err, workers.ErrNoAnswer) {
+	if errors.Is(err, tools.ErrNoAnswer) {
 		return approvalHint(AnswerTimeout, rules)
 	}
 	return approvalHint("", rules)
@@ -273,7 +275,7 @@ func normalRule(r string) string { return strings.Join(strings.Fields(r), " ") }
 // Allowed reports whether the remembered rules allow command without
 // asking.
 func (p *Policy) Allowed(command string) bool {
-	if strings.HasPrefix(command, workers.UnsandboxedPrefix) {
+	if strings.HasPrefix(command, tools.UnsandboxedPrefix) {
 		return false
 	}
 	a := Analyze(command, p.roots...)
@@ -294,7 +296,7 @@ func (p *Policy) Allowed(command string) bool {
 
 // Question is what a person would be asked about command now.
 func (p *Policy) Question(command string) Question {
-	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
 	q := Question{Command: cmd, Unsandboxed: unsandboxed}
 	if unsandboxed {
 		return q
@@ -321,27 +323,27 @@ const (
 	reasonCancelled = "cancelled: the user stopped the work before answering whether to run this command"
 )
 
-// ApproveCommand implements workers.Approver.
-func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Decision {
-	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+// ApproveCommand implements tools.Approver.
+func (p *Policy) ApproveCommand(ctx context.Context, command string) tools.Decision {
+	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
 	if m, ok := p.deny.commands.command(cmd, p.roots); ok {
-		return workers.Decision{Reason: m.refusal()}
+		return tools.Decision{Reason: m.refusal()}
 	}
 	if m, ok := p.always.command(cmd, p.roots); ok {
 		return p.askPerson(ctx, Question{Command: cmd, Unsandboxed: unsandboxed, Why: []string{m.reason()}}, m)
 	}
 	switch {
 	case unsandboxed && p.yes:
-		return workers.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
+		return tools.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
 	case p.yes, p.Allowed(command), p.allowCommands && !unsandboxed:
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
 	asker := p.currentAsker()
 	if asker == nil {
 		if unsandboxed {
-			return workers.Decision{Reason: "running outside the sandbox needs approval and " + p.nobodyAsked() + "; " + SandboxHint}
+			return tools.Decision{Reason: "running outside the sandbox needs approval and " + p.nobodyAsked() + "; " + SandboxHint}
 		}
-		return workers.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + p.Hint(p.Question(command).Remember...), Unasked: true}
+		return tools.Decision{Reason: "run_command needs approval and " + p.nobodyAsked() + "; " + p.Hint(p.Question(command).Remember...), Unasked: true}
 	}
 	// An answer to an earlier question may have remembered what this
 	// command needs while it waited for its turn; the question offers
@@ -361,19 +363,19 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) workers.Dec
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return workers.Decision{Reason: reasonCancelled}
+		return tools.Decision{Reason: reasonCancelled}
 	case err != nil:
-		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, p.hintAfter(err, q.Remember)), Unasked: true}
+		return tools.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v); %s", err, p.hintAfter(err, q.Remember)), Unasked: true}
 	case ans == Yes:
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	case remembers(ans):
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	case ans.Remembers():
 		// An Asker must not offer what the question does not; run it
 		// this once, as the person said yes, and remember nothing.
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: declined(reasonDeclined, ans)}
+	return tools.Decision{Reason: declined(reasonDeclined, ans)}
 }
 
 // declined is the reason a refusal gives the model: why it was asked
@@ -386,10 +388,10 @@ func declined(reason string, ans Answer) string {
 	return reason + "; they said: " + ans.Why
 }
 
-// WillAsk implements workers.Foreseer: whether ApproveCommand would ask
+// WillAsk implements tools.Foreseer: whether ApproveCommand would ask
 // a person about command now, rather than allow or refuse it at once.
 func (p *Policy) WillAsk(command string) bool {
-	cmd, unsandboxed := strings.CutPrefix(command, workers.UnsandboxedPrefix)
+	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
 	if _, ok := p.deny.commands.command(cmd, p.roots); ok || p.currentAsker() == nil {
 		return false
 	}
@@ -399,17 +401,17 @@ func (p *Policy) WillAsk(command string) bool {
 	return !(unsandboxed && p.yes) && !p.yes && !p.Allowed(command) && !(p.allowCommands && !unsandboxed)
 }
 
-// ApproveWrite implements workers.WriteApprover: a file change by
+// ApproveWrite implements tools.WriteApprover: a file change by
 // write_file or edit_file needs a person only when it matches ask_before.
 // paths are the file as the model named it and as it resolves, relative
 // to the project root.
-func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string) workers.Decision {
+func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string) tools.Decision {
 	if m, ok := p.deny.writes[tool].path(tool, paths...); ok {
-		return workers.Decision{Reason: m.refusal()}
+		return tools.Decision{Reason: m.refusal()}
 	}
 	m, ok := p.always.path(tool, paths...)
 	if !ok {
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
 	return p.askPerson(ctx, Question{Command: paths[0], Tool: tool, Why: []string{m.reason()}}, m)
 }
@@ -427,21 +429,21 @@ func (p *Policy) currentAsker() Asker {
 
 // askPerson asks the person about an action ask_before holds back, or
 // refuses it when nobody can be asked. No answer remembers anything.
-func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) workers.Decision {
+func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) tools.Decision {
 	asker := p.currentAsker()
 	if asker == nil {
-		return workers.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and %s, so it was not done", m.what, m.pattern, p.nobodyAsked())}
+		return tools.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and %s, so it was not done", m.what, m.pattern, p.nobodyAsked())}
 	}
 	ans, err := p.ask(ctx, asker, only(q), nil)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return workers.Decision{Reason: reasonCancelled}
+		return tools.Decision{Reason: reasonCancelled}
 	case err != nil:
-		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err)}
+		return tools.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err)}
 	case !ans.Refused():
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: declined(reasonDeclined, ans)}
+	return tools.Decision{Reason: declined(reasonDeclined, ans)}
 }
 
 // ask puts a question to the person once it is its turn (one question
@@ -533,7 +535,7 @@ func (p *Policy) remember(asker Asker, rules []string, shared bool) {
 	}
 	p.mu.Unlock()
 	note := noter(asker)
-	if p.fs == nil || p.secrets.Contains(strings.Join(rules, "\n")) {
+	if p.fs == nil || p.redactor.Contains(strings.Join(rules, "\n")) {
 		// A rule holding a secret is never written to a file.
 		note("allowed until ralph exits: "+quoteRules(rules), false)
 		return

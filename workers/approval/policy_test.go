@@ -14,7 +14,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // scriptedAsker answers questions from a list and records them.
@@ -156,7 +156,7 @@ func TestUnsandboxedAlwaysAsks(t *testing.T) {
 	asker := &scriptedAsker{answers: []Answer{Always, Yes}}
 	p.SetAsker(asker)
 	ctx := context.Background()
-	cmd := workers.UnsandboxedPrefix + "ls"
+	cmd := tools.UnsandboxedPrefix + "ls"
 	d := p.ApproveCommand(ctx, cmd)
 	if !d.Allowed || asker.questions() != 1 {
 		t.Fatalf("allowed %v after %d questions", d.Allowed, asker.questions())
@@ -257,10 +257,10 @@ func TestQuestionsOneAtATime(t *testing.T) {
 	asker := &blockingAsker{scriptedAsker: scriptedAsker{answers: []Answer{Always}}, release: make(chan struct{}), waiting: make(chan struct{})}
 	p.SetAsker(asker)
 	ctx := context.Background()
-	first := make(chan workers.Decision)
+	first := make(chan tools.Decision)
 	go func() { first <- p.ApproveCommand(ctx, "go test ./a") }()
 	<-asker.waiting
-	second := make(chan workers.Decision)
+	second := make(chan tools.Decision)
 	go func() { second <- p.ApproveCommand(ctx, "go test ./b") }()
 	time.Sleep(20 * time.Millisecond)
 	close(asker.release)
@@ -360,7 +360,7 @@ func TestWillAsk(t *testing.T) {
 		t.Fatal("nobody can be asked, yet WillAsk says a person will be")
 	}
 	p.SetAsker(&scriptedAsker{})
-	for cmd, want := range map[string]bool{"make": true, "ls": false, "ls -la /": true, workers.UnsandboxedPrefix + "ls": true} {
+	for cmd, want := range map[string]bool{"make": true, "ls": false, "ls -la /": true, tools.UnsandboxedPrefix + "ls": true} {
 		if got := p.WillAsk(cmd); got != want {
 			t.Errorf("WillAsk(%q) = %v, want %v", cmd, got, want)
 		}

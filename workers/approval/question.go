@@ -8,7 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Answer is a person's answer to a Question: one of the values below, or
@@ -176,7 +176,7 @@ func (q Question) Call() (name string, args json.RawMessage) {
 		return q.Tool, args
 	}
 	args, _ = json.Marshal(map[string]string{"command": q.Command})
-	return workers.ToolRunCommand, args
+	return tools.ToolRunCommand, args
 }
 
 // CanAlways reports whether "always" is offered.

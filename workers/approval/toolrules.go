@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // ToolRules are --allowed-tools and --disallowed-tools, written as Claude
@@ -35,14 +35,14 @@ func (r ToolRules) Empty() bool {
 // peerOnly are Claude Code's tools ralph does not have: allowing one is
 // accepted and changes nothing, so a command line copied from Claude Code
 // still runs. The names ralph does have, and their Claude Code names, are
-// declared with each tool in workers' one list (workers.ByPeerName).
+// declared with each tool in workers' one list (tools.ByPeerName).
 var peerOnly = map[string]bool{"webfetch": true, "websearch": true, "task": true, "todowrite": true, "notebookedit": true}
 
 // ignoredAllow reports whether allowing the tool changes nothing: every
 // tool of ralph's but run_command never asks before it runs (its row in
 // the list declares Asks), and Claude Code's tools ralph does not have.
 func ignoredAllow(tool, name string) bool {
-	return tool != "" && !workers.Info(tool).Asks || peerOnly[strings.ToLower(name)]
+	return tool != "" && !tools.Info(tool).Asks || peerOnly[strings.ToLower(name)]
 }
 
 // SplitToolList splits the words of --allowed-tools as Claude Code does:
@@ -78,12 +78,12 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		if err != nil {
 			return r, err
 		}
-		switch tool := workers.ByPeerName(name); {
+		switch tool := tools.ByPeerName(name); {
 		case isToolRule(name):
 			r.Allow = append(r.Allow, wholeServer(name))
-		case tool == workers.ToolRunCommand && arg == "":
+		case tool == tools.ToolRunCommand && arg == "":
 			r.AllowCommands = true
-		case tool == workers.ToolRunCommand:
+		case tool == tools.ToolRunCommand:
 			a := Analyze(commandOf(arg))
 			if len(a.Rules) == 0 {
 				return r, fmt.Errorf("--allowed-tools %q names no command", w)
@@ -100,14 +100,14 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		if err != nil {
 			return r, err
 		}
-		switch tool := workers.ByPeerName(name); {
+		switch tool := tools.ByPeerName(name); {
 		case isToolRule(name):
 			r.Deny = append(r.Deny, wholeServer(name))
-		case tool == workers.ToolRunCommand && arg == "":
+		case tool == tools.ToolRunCommand && arg == "":
 			r.Deny = append(r.Deny, "*")
-		case tool == workers.ToolRunCommand:
+		case tool == tools.ToolRunCommand:
 			r.Deny = append(r.Deny, commandOf(arg)+suffixOf(arg))
-		case tool == workers.ToolWriteFile || tool == workers.ToolEditFile:
+		case tool == tools.ToolWriteFile || tool == tools.ToolEditFile:
 			if r.DenyWrites == nil {
 				r.DenyWrites = map[string][]string{}
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 func TestParseToolRules(t *testing.T) {
@@ -17,7 +17,7 @@ func TestParseToolRules(t *testing.T) {
 	if !slices.Contains(r.Allow, "go test") || !slices.Contains(r.Allow, "mcp__gh__issue") || r.AllowCommands {
 		t.Fatalf("allow = %+v", r)
 	}
-	if !slices.Equal(r.Deny, []string{"git push"}) || !slices.Equal(r.DenyWrites[workers.ToolWriteFile], []string{"secrets/*"}) {
+	if !slices.Equal(r.Deny, []string{"git push"}) || !slices.Equal(r.DenyWrites[tools.ToolWriteFile], []string{"secrets/*"}) {
 		t.Fatalf("deny = %+v", r)
 	}
 	if _, err := ParseToolRules([]string{"Frobnicate"}, nil); err == nil {
@@ -40,10 +40,10 @@ func TestToolRulesDecide(t *testing.T) {
 			t.Errorf("%q: allowed %v, want %v (%s)", cmd, d.Allowed, want, d.Reason)
 		}
 	}
-	if d := p.ApproveWrite(ctx, workers.ToolEditFile, "a.go"); d.Allowed {
+	if d := p.ApproveWrite(ctx, tools.ToolEditFile, "a.go"); d.Allowed {
 		t.Error("edit_file was allowed under --disallowed-tools Edit")
 	}
-	if d := p.ApproveWrite(ctx, workers.ToolWriteFile, "a.go"); !d.Allowed {
+	if d := p.ApproveWrite(ctx, tools.ToolWriteFile, "a.go"); !d.Allowed {
 		t.Errorf("write_file was refused: %s", d.Reason)
 	}
 }

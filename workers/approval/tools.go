@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/config"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // The same policy decides the calls of MCP servers' tools (workers/mcp)
@@ -38,20 +38,20 @@ func (p *Policy) toolHint(name string) string {
 
 // ApproveTool decides a call of an MCP server's tool: name is the full
 // name the model called (mcp__server__tool), args the arguments as sent.
-func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) workers.Decision {
+func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) tools.Decision {
 	call := &MCPCall{Server: server, Tool: tool, Name: name, Args: compactJSON(args)}
 	if m, ok := p.deny.commands.tool(name); ok {
-		return workers.Decision{Reason: m.refusal()}
+		return tools.Decision{Reason: m.refusal()}
 	}
 	if m, ok := p.always.tool(name); ok {
 		return p.askPerson(ctx, Question{MCP: call, Why: []string{m.reason()}}, m)
 	}
 	if p.yes || p.toolAllowed(name) {
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
 	asker := p.currentAsker()
 	if asker == nil {
-		return workers.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and %s; %s", name, p.nobodyAsked(), p.toolHint(name)), Unasked: true}
+		return tools.Decision{Reason: fmt.Sprintf("calling the MCP tool %s needs approval and %s; %s", name, p.nobodyAsked(), p.toolHint(name)), Unasked: true}
 	}
 	q := Question{MCP: call, Remember: []string{name}}
 	ans, err := p.ask(ctx, asker, func() (Question, bool) { return q, p.toolAllowed(name) }, func(ans Answer) {
@@ -61,15 +61,15 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return workers.Decision{Reason: reasonCancelled}
+		return tools.Decision{Reason: reasonCancelled}
 	case err != nil:
-		return workers.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err), Unasked: true}
+		return tools.Decision{Reason: fmt.Sprintf("no answer to the approval question (%v)", err), Unasked: true}
 	case ans.Remembers():
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	case ans == Yes:
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: declined("the user declined this call of "+name, ans)}
+	return tools.Decision{Reason: declined("the user declined this call of "+name, ans)}
 }
 
 func (p *Policy) toolAllowed(name string) bool {
@@ -95,11 +95,11 @@ func toolRuleMatches(rule, name string) bool {
 // can be asked ("always" records it), refused with how to approve it
 // otherwise. --yes does not approve it: it approves what the model asks
 // for, not what the repository runs.
-func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.Decision {
+func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) tools.Decision {
 	if ServerApproved(p.user, p.userDir, p.root, s) {
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
-	review := ReviewServer(p.user, p.userDir, p.root, s, p.secrets)
+	review := ReviewServer(p.user, p.userDir, p.root, s, p.redactor)
 	refusal := fmt.Sprintf("MCP server %q is defined by the project's %s and was not approved on this machine; "+
 		"approve it with `ralph mcp approve %s`", s.Name, relTo(p.root, s.Source), s.Name)
 	if review.Earlier {
@@ -110,30 +110,30 @@ func (p *Policy) ApproveServer(ctx context.Context, s config.MCPServer) workers.
 	}
 	asker := p.currentAsker()
 	if asker == nil {
-		return workers.Decision{Reason: refusal}
+		return tools.Decision{Reason: refusal}
 	}
-	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: p.secrets.Redact(s.Runs()), HTTP: s.Transport != config.TransportStdio,
+	q := Question{Server: &ServerStart{Name: s.Name, Source: relTo(p.root, s.Source), Runs: p.redactor.Redact(s.Runs()), HTTP: s.Transport != config.TransportStdio,
 		Review: review}, Remember: []string{serverEntry(s)}}
 	ans, err := p.ask(ctx, asker, only(q), nil)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return workers.Decision{Reason: reasonCancelled}
+		return tools.Decision{Reason: reasonCancelled}
 	case err != nil:
-		return workers.Decision{Reason: refusal}
+		return tools.Decision{Reason: refusal}
 	case ans.Remembers():
 		note := noter(asker)
 		if p.fs == nil {
 			note("MCP server `"+s.Name+"` approved until ralph exits", false)
-		} else if err := TrustServer(p.user, p.userDir, p.root, s, p.secrets); err != nil {
+		} else if err := TrustServer(p.user, p.userDir, p.root, s, p.redactor); err != nil {
 			note(fmt.Sprintf("could not record the approval of MCP server `%s` (%v); approved until ralph exits", s.Name, err), true)
 		} else {
 			note("MCP server `"+s.Name+"` approved on this machine", false)
 		}
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	case ans == Yes:
-		return workers.Decision{Allowed: true}
+		return tools.Decision{Allowed: true}
 	}
-	return workers.Decision{Reason: declined("the user declined to start MCP server "+s.Name, ans)}
+	return tools.Decision{Reason: declined("the user declined to start MCP server "+s.Name, ans)}
 }
 
 // relTo is path relative to root when it is inside it.

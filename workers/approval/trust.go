@@ -130,13 +130,13 @@ func ServerApproved(fs afero.Fs, userConfigDir, root string, s config.MCPServer)
 // it is defined now, on this machine (`ralph mcp approve`, or "always"),
 // and keeps what they were shown of it (secrets hidden, as secrets
 // redacts them), so a later change can be shown against it.
-func TrustServer(fs afero.Fs, userConfigDir, root string, s config.MCPServer, secrets *memory.Redactor) error {
+func TrustServer(fs afero.Fs, userConfigDir, root string, s config.MCPServer, redactor *memory.Redactor) error {
 	if err := trustRule(fs, userConfigDir, root, serverEntry(s)); err != nil {
 		return err
 	}
 	trustMu.Lock()
 	defer trustMu.Unlock()
-	if err := keepApprovedServer(fs, userConfigDir, root, s, showDefinition(s.Definition(), secrets)); err != nil {
+	if err := keepApprovedServer(fs, userConfigDir, root, s, showDefinition(s.Definition(), redactor)); err != nil {
 		return fmt.Errorf("the approval is recorded, but not what was approved, so a change cannot be shown against it: %w", err)
 	}
 	return nil

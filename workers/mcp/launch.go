@@ -11,7 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// Sandbox starts a project's server inside the sandbox; *workers.Toolset
+// Sandbox starts a project's server inside the sandbox; *workers.Workspace
 // is one (workers/programs.go decides how).
 type Sandbox interface {
 	StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*workers.Group, error)

@@ -22,17 +22,17 @@ import (
 	"sync/atomic"
 
 	"github.com/ralph-dev/ralph/memory/config"
-	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Approver is the approval policy as MCP needs it; workers/approval's
 // Policy implements it.
 type Approver interface {
 	// ApproveTool decides one call of a server's tool.
-	ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) workers.Decision
+	ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) tools.Decision
 	// ApproveServer decides whether a server may start (a project's needs
 	// the person's approval on this machine).
-	ApproveServer(ctx context.Context, s config.MCPServer) workers.Decision
+	ApproveServer(ctx context.Context, s config.MCPServer) tools.Decision
 }
 
 // Options configure a Manager.
@@ -153,8 +153,8 @@ func (m *Manager) Prepare(ctx context.Context) {
 
 // Tools are the tools of every server that listed them and may still
 // serve them, in the servers' order.
-func (m *Manager) Tools() []workers.Tool {
-	var out []workers.Tool
+func (m *Manager) Tools() []tools.Tool {
+	var out []tools.Tool
 	for _, s := range m.servers {
 		out = append(out, s.offered()...)
 	}

@@ -24,8 +24,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ralph-dev/ralph/memory/config"
-	"github.com/ralph-dev/ralph/testdata/mcpserver/tools"
+	mcpserver "github.com/ralph-dev/ralph/testdata/mcpserver/tools"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // serverBin is the test MCP server (testdata/mcpserver), built once.
@@ -61,24 +62,24 @@ type approver struct {
 	deny    bool
 }
 
-func (a *approver) ApproveTool(_ context.Context, server, tool, name string, args json.RawMessage) workers.Decision {
+func (a *approver) ApproveTool(_ context.Context, server, tool, name string, args json.RawMessage) tools.Decision {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.calls = append(a.calls, name+" "+string(args))
 	if a.deny {
-		return workers.Decision{Reason: "the user declined"}
+		return tools.Decision{Reason: "the user declined"}
 	}
-	return workers.Decision{Allowed: true}
+	return tools.Decision{Allowed: true}
 }
 
-func (a *approver) ApproveServer(_ context.Context, s config.MCPServer) workers.Decision {
+func (a *approver) ApproveServer(_ context.Context, s config.MCPServer) tools.Decision {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.servers = append(a.servers, s.Name)
 	if a.deny {
-		return workers.Decision{Reason: "not approved"}
+		return tools.Decision{Reason: "not approved"}
 	}
-	return workers.Decision{Allowed: true}
+	return tools.Decision{Allowed: true}
 }
 
 type notes struct {
@@ -106,7 +107,7 @@ func newManager(t *testing.T, a Approver, servers ...config.MCPServer) (*Manager
 	return m, n
 }
 
-func find(t *testing.T, m *Manager, name string) workers.Tool {
+func find(t *testing.T, m *Manager, name string) tools.Tool {
 	t.Helper()
 	for _, tl := range m.Tools() {
 		if tl.Def().Name == name {
@@ -153,7 +154,7 @@ func TestToolsAndResults(t *testing.T) {
 		t.Fatalf("the approver saw %q", got)
 	}
 	// The dotted tool gets a name models accept, and a clean schema.
-	var lookup workers.Tool
+	var lookup tools.Tool
 	for _, tl := range m.Tools() {
 		if strings.HasPrefix(tl.Def().Name, "mcp__test__files_lookup_") {
 			lookup = tl
@@ -320,7 +321,7 @@ func TestStartFailures(t *testing.T) {
 // every request and refuses requests without it.
 func TestHTTPHeaders(t *testing.T) {
 	const token = "Bearer s3cret-token-value"
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return tools.Server("http") }, nil)
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return mcpserver.Server("http") }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != token {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)

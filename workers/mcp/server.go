@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // connEndGrace is how long a call whose connection failed waits to see the
@@ -70,7 +71,7 @@ func (s *server) startable() bool {
 // server needs the person's), then the start.
 func (s *server) firstStart(ctx context.Context) {
 	if s.cfg.FromProject {
-		var d workers.Decision
+		var d tools.Decision
 		if s.m.opts.Approver != nil {
 			d = s.m.opts.Approver.ApproveServer(ctx, s.cfg)
 		} else {
@@ -227,7 +228,7 @@ func (s *server) list(ctx context.Context, c *conn) ([]*tool, error) {
 		names[i] = t.Name
 	}
 	exposed := toolNames(s.cfg.Name, names)
-	tools := make([]*tool, len(remote))
+	listed := make([]*tool, len(remote))
 	for i, t := range remote {
 		desc := t.Description
 		if desc == "" {
@@ -235,10 +236,10 @@ func (s *server) list(ctx context.Context, c *conn) ([]*tool, error) {
 		}
 		desc = text.ClipRunes(strings.TrimSpace(desc), maxDescription, "…")
 		prefix := fmt.Sprintf("[MCP server %s, tool %s] ", s.cfg.Name, t.Name)
-		tools[i] = &tool{s: s, name: exposed[i], remote: t.Name, def: workers.ToolDef{
+		listed[i] = &tool{s: s, name: exposed[i], remote: t.Name, def: tools.ToolDef{
 			Name: exposed[i], Description: prefix + desc, Parameters: CleanSchema(t.InputSchema)}}
 	}
-	return tools, nil
+	return listed, nil
 }
 
 // watch waits for the connection to end and, unless ralph ended it, says
@@ -388,7 +389,7 @@ func (s *server) timedOut(t *tool) workers.Result {
 
 // offered are the tools the model is told about: those of the latest
 // listing while the server may still serve them.
-func (s *server) offered() []workers.Tool {
+func (s *server) offered() []tools.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -399,7 +400,7 @@ func (s *server) offered() []workers.Tool {
 	default:
 		return nil
 	}
-	out := make([]workers.Tool, len(s.tools))
+	out := make([]tools.Tool, len(s.tools))
 	for i, t := range s.tools {
 		out[i] = t
 	}
@@ -438,10 +439,10 @@ type tool struct {
 	s      *server
 	name   string // mcp__server__tool
 	remote string // the server's own name for it
-	def    workers.ToolDef
+	def    tools.ToolDef
 }
 
-func (t *tool) Def() workers.ToolDef { return t.def }
+func (t *tool) Def() tools.ToolDef { return t.def }
 
 func (t *tool) Run(ctx context.Context, args json.RawMessage) workers.Result {
 	return t.s.call(ctx, t, args)

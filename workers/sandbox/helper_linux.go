@@ -518,7 +518,7 @@ func restrict(s spec) error {
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
-	rules := append(readRules(helperUnix.Secrets), landlock.RWFiles(devices...).IgnoreIfMissing())
+	rules := append(readRules(helperUnix.HiddenPaths), landlock.RWFiles(devices...).IgnoreIfMissing())
 	if len(s.Write) > 0 {
 		rw := landlock.RWDirs(s.Write...)
 		// Moving files between directories (git moves objects into

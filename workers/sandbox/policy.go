@@ -76,13 +76,13 @@ type Policy struct {
 	// commands may connect to (the person's sandbox_unix_sockets), each
 	// as given and with symbolic links resolved (AllowUnixSockets).
 	UnixSockets []string
-	// Secrets are the well-known secret files and directories commands
-	// may not read (secrets.go): those of the person's home and ralph's
+	// HiddenPaths are the well-known secret files and directories commands
+	// may not read (hidden.go): those of the person's home and ralph's
 	// own configuration, less what AllowReadable allowed.
-	Secrets []string
-	// secretLinks maps the target of a link inside a secret directory
-	// to the secret path it was found in (secretPaths).
-	secretLinks map[string]string
+	HiddenPaths []string
+	// hiddenLinks maps the target of a link inside a secret directory
+	// to the secret path it was found in (hiddenPaths).
+	hiddenLinks map[string]string
 	// refusals are the socket connects the sandbox refused that no note
 	// has told the model of yet (see Explain).
 	refusals *socketRefusals
@@ -131,7 +131,7 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 	if mode != FullAccess {
 		// The project's own files are never hidden, nor a secret
 		// directory the project lies in.
-		p.Secrets, p.secretLinks = defaultSecrets()
+		p.HiddenPaths, p.hiddenLinks = defaultHidden()
 		p.AllowReadable(real)
 	}
 	if mode == WorkspaceWrite {

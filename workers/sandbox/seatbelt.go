@@ -28,7 +28,7 @@ import (
 func SeatbeltProfile(p *Policy) string {
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
-	b.WriteString(seatbeltReads(p.Secrets))
+	b.WriteString(seatbeltReads(p.HiddenPaths))
 	if p.Mode == WorkspaceWrite {
 		b.WriteString("\n; Writes: the project, except what git or ralph would act on outside the sandbox.\n")
 		fmt.Fprintf(&b, "(allow file-write*\n  (require-all %s", sbSubpath(p.Root))
@@ -76,7 +76,7 @@ func SeatbeltProfile(p *Policy) string {
 	return b.String()
 }
 
-// seatbeltReads allows reading everywhere but the secret paths (secrets.go),
+// seatbeltReads allows reading everywhere but the secret paths (hidden.go),
 // as Landlock's rules do on Linux: each secret is an exception of the one
 // allowance (require-not), so no rule depends on the order Seatbelt weighs
 // rules in. A secret's metadata stays readable, so that listing a

@@ -338,7 +338,7 @@ func TestSeatbeltProfileFromNew(t *testing.T) {
 // TestSeatbeltProfileHidesSecrets: the secret paths cannot be read, their
 // metadata can, and everything else reads as before.
 func TestSeatbeltProfileHidesSecrets(t *testing.T) {
-	p := &Policy{Mode: WorkspaceWrite, Root: "/Users/me/proj", Secrets: []string{"/Users/me/.ssh", "/Users/me/.netrc", "/Users/me/dotfiles/aws/credentials"}}
+	p := &Policy{Mode: WorkspaceWrite, Root: "/Users/me/proj", HiddenPaths: []string{"/Users/me/.ssh", "/Users/me/.netrc", "/Users/me/dotfiles/aws/credentials"}}
 	for path, want := range map[string]bool{
 		"/Users/me/.ssh/id_ed25519":          false,
 		"/Users/me/.ssh":                     false,

@@ -33,9 +33,9 @@ type unixSpec struct {
 	// NoFilter leaves the seccomp supervisor out; tests set it to measure
 	// what the supervisor costs.
 	NoFilter bool `json:"no_filter,omitempty"`
-	// Secrets are the well-known secret files and directories commands
-	// may not read (see secrets.go).
-	Secrets []string `json:"secrets,omitempty"`
+	// HiddenPaths are the well-known secret files and directories commands
+	// may not read (see hidden.go).
+	HiddenPaths []string `json:"hidden_paths,omitempty"`
 
 	// network and landlocked are the spec's own, read from the same
 	// argument: the socket filter depends on them.
@@ -71,7 +71,7 @@ func helperArgument(key string, p *Policy) string {
 	if err := json.Unmarshal([]byte(key), &m); err != nil {
 		return key
 	}
-	u, err := json.Marshal(unixSpec{Root: p.Root, Sockets: p.UnixSockets, NoFilter: noConnectFilter, Secrets: p.Secrets})
+	u, err := json.Marshal(unixSpec{Root: p.Root, Sockets: p.UnixSockets, NoFilter: noConnectFilter, HiddenPaths: p.HiddenPaths})
 	if err != nil {
 		return key
 	}

@@ -1,0 +1,330 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
+)
+
+// SpawnAgentTool is the coordinator-only tool that starts a child agent.
+const SpawnAgentTool = tools.ToolSpawnAgent
+
+// DefaultChildTimeout bounds one child agent, or one task attempt, when
+// nothing else is configured. It is one constant so that a child spawned in
+// chat and a task worked by ralph run get the same time.
+const DefaultChildTimeout = 30 * time.Minute
+
+// Children configures child agents.
+type Children struct {
+	// Parallel bounds how many children run at once; extra ones queue.
+	Parallel int
+	// MaxTurns and Timeout bound each child (Timeout 0: DefaultChildTimeout).
+	MaxTurns int
+	Timeout  time.Duration
+	// Tools are the children's tools: the coordinator's without spawn_agent,
+	// sharing its write locks.
+	Tools Tools
+	// Memory returns what every child is seeded with besides its task (the
+	// project's learnings).
+	Memory func() string
+	// Settings are the session's settings as the system prompt states
+	// them (sandbox mode, network, approval policy, OS, shell).
+	Settings string
+	// Store records a child's own conversation; nil records nothing.
+	Store func(agentID string) Store
+	// ToolsWith returns the tools as an agent of role sees them, with its
+	// own tools added (the task loop's complete_task, a review's report);
+	// nil means Tools.
+	ToolsWith func(role tools.Role, own ...tools.Tool) Tools
+}
+
+// agentID is the id this coordinator puts on its events.
+func (c *Coordinator) agentID() string {
+	if c.opts.AgentID != "" {
+		return c.opts.AgentID
+	}
+	return MainAgent
+}
+
+// caller is who calls a tool of this agent, as the tool is told.
+func (c *Coordinator) caller() tools.Caller {
+	return tools.Caller{Agent: c.agentID(), Task: c.opts.task}
+}
+
+func (c *Coordinator) nextAgentID() string {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	c.agentSeq++
+	return fmt.Sprintf("agent-%d.%d", c.turns, c.agentSeq)
+}
+
+// forward publishes a child's events as this coordinator's, so faces and
+// the recorder see every agent in one stream. A child's own session
+// bookkeeping (start, result, saves) is summed up by agent_spawned and
+// agent_finished and is dropped here.
+func (c *Coordinator) forward(ev Event) {
+	switch ev.Type {
+	case EventSessionStarted, EventResult, EventStateSaved:
+		return
+	}
+	c.emit(ev)
+}
+
+// spawnChild runs one child agent to the end and returns its final report
+// as the spawn_agent result. A child that fails, times out or panics is
+// reported as an error result; it never takes the coordinator down.
+// after, when set, is closed once the child called before it has started
+// (or given up); ready is closed once this one has.
+func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.RawMessage, after <-chan struct{}, ready chan struct{}) (res workers.Result) {
+	var a tools.SpawnAgentParams
+	if err := json.Unmarshal(raw, &a); err != nil || strings.TrimSpace(a.Task) == "" {
+		close(ready)
+		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
+	}
+	return c.runAgent(ctx, agentJob{callID: callID, prompt: a.Task, after: after, ready: ready}, c.opts.Children.Tools, true).res
+}
+
+// agentJob is what a child agent is started for: a spawn_agent call
+// (callID), or an attempt at a task of the task loop (taskID, attempt),
+// which its events name so that reports can tell whose work was whose.
+type agentJob struct {
+	callID  string
+	prompt  string
+	taskID  string
+	attempt int
+	// queue carries messages to the agent at its step boundaries (ralph
+	// say to a task loop); nil gives the agent a queue of its own.
+	queue *interrupts.Queue
+	// after, when set, is waited for before the agent takes its place in
+	// the pool, and ready, when set, is closed once it has one and has
+	// announced itself (or gave up): children spawned in one turn start
+	// in call order.
+	after <-chan struct{}
+	ready chan struct{}
+}
+
+// agentRun is the result of one child agent.
+type agentRun struct {
+	res    workers.Result
+	result Result
+	// why is the error that ended a failed child, without the words
+	// telling the model that it failed.
+	why string
+}
+
+// runAgent runs one child agent with the given tools to the end. Its usage
+// is added to the coordinator's when addUsage is set (spawn_agent); the task
+// loop accounts usage itself.
+func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, addUsage bool) (run agentRun) {
+	callID, task, queue := job.callID, job.prompt, job.queue
+	ch := c.opts.Children
+	started := func() {
+		if job.ready != nil {
+			close(job.ready)
+			job.ready = nil
+		}
+	}
+	defer started()
+	if job.after != nil {
+		select {
+		case <-job.after:
+		case <-ctx.Done():
+		}
+	}
+	select {
+	case c.pool <- struct{}{}:
+	case <-ctx.Done():
+		run.res = workers.Result{IsError: true, Output: "cancelled before the child agent started"}
+		run.result = Result{Subtype: SubtypeInterrupted, IsError: true}
+		return run
+	}
+	defer func() { <-c.pool }()
+	id := c.nextAgentID()
+	spawned := Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: task, Task: job.taskID}
+	if job.attempt > 0 {
+		spawned.TaskAttempt = &TaskAttempt{Number: job.attempt}
+	}
+	c.emit(spawned)
+	started()
+	defer func() {
+		if r := recover(); r != nil {
+			run.res = workers.Result{IsError: true, Output: fmt.Sprintf("child agent %s crashed: %v", id, r)}
+			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: errors.New(run.res.Output), Text: run.res.Output}
+			c.logError("agent", SpawnAgentTool, run.res.Output)
+		}
+		usage := run.result.Usage
+		said := run.res.Output
+		if run.why != "" {
+			// "failed" is the event's to say: its text is why.
+			said = run.why
+		}
+		c.emit(Event{Type: EventAgentFinished, AgentID: id, ToolID: callID, Text: text.Clip(said, 500), IsError: run.res.IsError,
+			Task: job.taskID, Usage: &usage, CostUSD: run.result.CostUSD})
+	}()
+	timeout := ch.Timeout
+	if timeout <= 0 {
+		timeout = DefaultChildTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var store Store
+	if ch.Store != nil {
+		store = ch.Store(id)
+	}
+	memory := ""
+	if ch.Memory != nil {
+		memory = ch.Memory()
+	}
+	if queue == nil {
+		queue = interrupts.NewQueue()
+	}
+	child := New(Options{
+		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools), AgentID: id,
+		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
+		// Outside git a child's file tools tell what it changed, as the
+		// parent's do; in git the parent's checkpoint after the spawn
+		// covers it.
+		FilesFromTools: c.opts.FilesFromTools,
+	})
+	r := child.Run(cctx, task)
+	run.result = r
+	if addUsage {
+		c.addUsage(r.Usage)
+	}
+	switch {
+	case r.Subtype == SubtypeSuccess:
+		run.res = workers.Result{Output: r.Text}
+	case ctx.Err() != nil:
+		run.res = workers.Result{IsError: true, Output: "cancelled: the child agent was stopped"}
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent timed out after %s%s", timeout, lastWords(child))}
+	case r.Subtype == SubtypeMaxTurns:
+		run.res = workers.Result{IsError: true, Output: fmt.Sprintf("the child agent used all its %s without finishing%s", text.Counted(child.opts.MaxTurns, "turn", "turns"), lastWords(child))}
+	default:
+		msg := r.Text
+		if r.Err != nil {
+			msg = r.Err.Error()
+		}
+		run.res = workers.Result{IsError: true, Output: "the child agent failed: " + msg}
+		run.why = msg
+	}
+	return run
+}
+
+func lastWords(c *Coordinator) string {
+	if t := lastAssistantText(c.Messages()); t != "" {
+		return "; its last words: " + text.Clip(t, 300)
+	}
+	return ""
+}
+
+func childSystem(memory, settings string, offered Tools) string {
+	s := `You are a child agent of ralph, an AI coding agent, working on one focused task in a shared project.
+Other agents may be editing other files at the same time: change only what your task needs, and re-read a file if an edit fails because it changed.
+You act through tools: ` + tools.FileTools(offered.Definitions()) + `. Paths are relative to the project root.
+At a significant choice (one approach over another, a trade-off, a guess where the task is unclear) call record_decision, when you have it, with the decision, why, how confident you are and the alternatives you weighed.
+When you are done, answer with a concise final report: what you did, which files you changed, how you verified it, and anything left undone.`
+	if settings != "" {
+		s += "\nThe session's settings, which the user chose when ralph started:\n" + settings
+	}
+	if memory != "" {
+		s += "\n\nWhat ralph has learned about this project:\n\n" + memory
+	}
+	return s
+}
+
+// loopLimit is how many times in a row an agent may make the same tool call
+// with the same result before ralph calls it a loop and stops it.
+const loopLimit = 5
+
+// ErrLoopDetected ends an agent that repeats itself.
+var ErrLoopDetected = errors.New("loop detected")
+
+func (c *Coordinator) noteRepeat(sig string) {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	if sig == c.repeatSig {
+		c.repeats++
+		return
+	}
+	c.repeatSig, c.repeats = sig, 1
+}
+
+func (c *Coordinator) looping() (string, bool) {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	if c.repeats < loopLimit {
+		return "", false
+	}
+	name, _, _ := strings.Cut(c.repeatSig, "\x00")
+	return name, true
+}
+
+// ChildTask is one child agent the task loop runs for an attempt at a
+// task. It is the coordinator's whole API for the loop (with Publish and
+// TellWorkers), so the loop can live in a package of its own and the
+// Temporal worker can drive the same agents.
+type ChildTask struct {
+	Prompt  string
+	TaskID  string
+	Attempt int
+	// Tools, when set, are the tools of the task's own worktree; nil gives
+	// the child the coordinator's child tools.
+	Tools *tools.Toolset
+	// Finish are the tools the child finishes with, built by tools.Build:
+	// the loop's complete_task, which records the claim for the loop to
+	// verify, or a review's report.
+	Finish []tools.Tool
+	// Role is who the child is, which decides the tools of the list it is
+	// offered (a reviewer only those that change nothing, and its report);
+	// zero is the task loop's worker.
+	Role tools.Role
+}
+
+// ErrNoChildren is what RunChild returns when c was built without
+// child agents.
+var ErrNoChildren = errors.New("child agents are not enabled")
+
+// RunChild runs one child agent for the task loop to the end and returns
+// its result and, when it did not succeed, one sentence saying why
+// (timed out, out of turns, stopped, failed). The child's messages from
+// TellWorkers reach it at its step boundaries. Its usage is not added to
+// c's: the loop accounts usage per task itself.
+func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string, error) {
+	ch := c.opts.Children
+	if ch == nil {
+		return Result{}, "", ErrNoChildren
+	}
+	role := t.Role
+	if role == 0 {
+		role = tools.RoleWorker
+	}
+	var tools Tools
+	switch {
+	case t.Tools != nil:
+		// A worktree of the task's own: the same tools, rooted there.
+		tools = t.Tools.For(role, t.Finish...)
+	case ch.ToolsWith != nil:
+		tools = ch.ToolsWith(role, t.Finish...)
+	default:
+		tools = ch.Tools
+	}
+	queue := interrupts.NewQueue()
+	c.workers.join(queue)
+	defer c.workers.leave(queue)
+	run := c.runAgent(ctx, agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue}, tools, false)
+	failure := ""
+	if run.res.IsError {
+		failure = run.res.Output
+	}
+	return run.result, failure, nil
+}

@@ -1,0 +1,209 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// wireAPI is one of the APIs besides chat completions that the server
+// speaks (Anthropic's Messages, OpenAI's Responses, Google's Gemini), so
+// that the coding agents' own CLIs (claude, codex, gemini) can be pointed
+// at it. Each consumes the
+// same scripted Responses as chat completions, in the same order: a test
+// scripts a model turn once, whichever API the client calls.
+type wireAPI interface {
+	// authorized reports whether the request carries the scenario's key
+	// the way this API's clients send it.
+	authorized(r *http.Request, key string) bool
+	// errorBody is an error in this API's own shape.
+	errorBody(status int, message string) string
+	// writeStream and writeMessage answer a streaming and a plain request.
+	writeStream(x *exchange, rp *reply)
+	writeMessage(x *exchange, rp *reply)
+}
+
+// pathRequest is an API whose model and streaming are named by the path
+// rather than the body (Gemini's).
+type pathRequest interface {
+	requestOf(r *http.Request) (model string, stream bool)
+}
+
+// handleAPI serves one request of api: the same checks, recording and
+// scripted responses as handleChat, answered in api's shape. The decoded
+// Request of the record holds only the model and whether it streams.
+func (s *Server) handleAPI(api wireAPI) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		x := &exchange{s: s, w: w, r: r, api: api}
+		x.rec = RecordedRequest{Path: r.URL.Path, Header: r.Header.Clone(), Received: time.Now()}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		x.rec.Body = body
+		var in struct {
+			Model  string `json:"model"`
+			Stream bool   `json:"stream"`
+		}
+		decoded := json.Unmarshal(body, &in) == nil
+		if p, ok := api.(pathRequest); ok {
+			in.Model, in.Stream = p.requestOf(r)
+		}
+		status, msg := 0, ""
+		switch {
+		case s.scenario != nil && s.scenario.APIKey != "" && !api.authorized(r, s.scenario.APIKey):
+			status, msg = http.StatusUnauthorized, "invalid API key"
+		case err != nil:
+			status, msg = http.StatusBadRequest, "fake model: cannot read request body: "+err.Error()
+		case !decoded:
+			status, msg = http.StatusBadRequest, "fake model: the request body is not a JSON object"
+		case s.scenario != nil && s.scenario.Model != "" && in.Model != s.scenario.Model:
+			status, msg = http.StatusNotFound, "model: "+in.Model
+		}
+		x.rec.Request.Model, x.rec.Request.Stream = in.Model, in.Stream
+
+		resp, ok, seq := s.begin(&x.rec, status == 0)
+		defer x.settle(false)
+		switch {
+		case status != 0:
+			x.settle(false)
+			writeRaw(w, status, "application/json", api.errorBody(status, msg))
+		case s.fn != nil:
+			x.respond(s.fn(x.rec))
+		case !ok:
+			x.settle(false)
+			msg := fmt.Sprintf("fake model: scenario %q has no response left for request %d", s.scenario.Name, seq)
+			writeRaw(w, http.StatusInternalServerError, "application/json", api.errorBody(http.StatusInternalServerError, msg))
+		default:
+			x.respond(resp)
+		}
+	}
+}
+
+// sseEvent is one server-sent event: its name and its JSON data.
+type sseEvent struct {
+	name string
+	data []byte
+}
+
+// newEvent marshals v, a plain struct or map, as the event of that name.
+func newEvent(name string, v any) sseEvent {
+	b, _ := json.Marshal(v) // plain structs and maps cannot fail
+	return sseEvent{name, b}
+}
+
+// rawEvent is a scripted payload sent as is, named by its "type" field as
+// both APIs name their events.
+func rawEvent(payload string) sseEvent {
+	var t struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal([]byte(payload), &t)
+	if t.Type == "" {
+		t.Type = "error"
+	}
+	return sseEvent{t.Type, []byte(payload)}
+}
+
+// scriptedEvents are the events of a stream as the response scripts it:
+// Raw payloads as they are; otherwise body (the start and the content)
+// and then end (what says the answer is complete), unless the stream is
+// truncated, stalls or ends on StreamError.
+func scriptedEvents(resp Response, body, end []sseEvent) []sseEvent {
+	if len(resp.Raw) > 0 {
+		events := make([]sseEvent, len(resp.Raw))
+		for i, raw := range resp.Raw {
+			events[i] = rawEvent(raw)
+		}
+		return events
+	}
+	switch {
+	case resp.StreamError != "":
+		return append(body, rawEvent(resp.StreamError))
+	case resp.Truncate || resp.Stall:
+		return body
+	}
+	return append(body, end...)
+}
+
+// writeSSE sends events as a text/event-stream, each as "event: <name>"
+// and "data: <json>" (only the data line for an event without a name),
+// with the response's chunk delay before each.
+func (x *exchange) writeSSE(resp Response, events []sseEvent) {
+	rc := http.NewResponseController(x.w)
+	h := x.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	x.w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		x.settle(true)
+		return
+	}
+	if resp.Stall {
+		defer func() {
+			<-x.r.Context().Done()
+			x.settle(true)
+		}()
+	}
+	delay := time.Duration(resp.ChunkDelayMS) * time.Millisecond
+	for i, ev := range events {
+		if !sleepCtx(x.r.Context(), delay) {
+			x.settle(true)
+			return
+		}
+		if i == len(events)-1 && !resp.Stall {
+			x.settle(false)
+		}
+		line := fmt.Sprintf("event: %s\ndata: %s\n\n", ev.name, ev.data)
+		if ev.name == "" {
+			line = fmt.Sprintf("data: %s\n\n", ev.data)
+		}
+		if _, err := io.WriteString(x.w, line); err != nil {
+			x.settle(true)
+			return
+		}
+		if rc.Flush() != nil {
+			x.settle(true)
+			return
+		}
+	}
+	if len(events) == 0 && !resp.Stall {
+		x.settle(false)
+	}
+}
+
+// writeBody answers a plain request with v as JSON, or with the Raw
+// payloads joined, cut in half when the response is truncated.
+func (x *exchange) writeBody(resp Response, v any) {
+	var body []byte
+	if len(resp.Raw) > 0 {
+		for _, raw := range resp.Raw {
+			body = append(body, raw...)
+		}
+	} else {
+		body, _ = json.Marshal(v)
+	}
+	if resp.Truncate {
+		body = body[:len(body)/2]
+	}
+	x.settle(false)
+	x.w.Header().Set("Content-Type", "application/json")
+	x.w.WriteHeader(http.StatusOK)
+	if _, err := x.w.Write(body); err != nil {
+		x.settle(true)
+	}
+}
+
+// parsedArguments is a tool call's arguments as a JSON value, for the
+// APIs that send them as an object (Anthropic's input); arguments that
+// are not JSON are sent as a string, which a client must refuse.
+func parsedArguments(tc ToolCall) json.RawMessage {
+	args := tc.fullArguments()
+	if args == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args)
+	return b
+}

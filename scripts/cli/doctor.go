@@ -1,0 +1,351 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/sandbox"
+)
+
+// Statuses of a doctor check: a problem would stop a run.
+const (
+	checkOK      = "ok"
+	checkWarning = "warning"
+	checkProblem = "problem"
+)
+
+// check is one line of `ralph doctor`.
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	// Fix is the one sentence that mends a warning or problem.
+	Fix string `json:"fix,omitempty"`
+}
+
+// doctorReport is what `ralph doctor --json` prints.
+type doctorReport struct {
+	Version   string         `json:"version"`
+	Files     []configFile   `json:"config_files"`
+	Model     string         `json:"model,omitempty"`
+	BaseURL   string         `json:"base_url,omitempty"`
+	KeySource string         `json:"key_source,omitempty"`
+	Sandbox   sandbox.Kernel `json:"sandbox_kernel"`
+	Checks    []check        `json:"checks"`
+	// OK is false when a check found a problem that would stop a run.
+	OK bool `json:"ok"`
+}
+
+// doctorCommand is `ralph doctor`: the setup, checked.
+func (c *cli) doctorCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the setup: config, model endpoint, sandbox, git, agents, MCP (--json)",
+		Long: `Check what a run here would use, one line per check (ok, warning or
+problem, with the fix): the config files read and the keys each sets; the
+model, endpoint and where the API key comes from (never the key); whether the
+endpoint answers, lists the model and accepts tools (one tiny request, a few
+tokens on a paid endpoint); the sandbox and what this kernel gives it; git; the
+agent CLIs ralph run --agent can use; the MCP servers and their approval.
+
+No session starts and the project is not locked. Exit 0 when a run could
+start, 1 when a problem would stop it.`,
+		Example: `  ralph doctor
+  ralph doctor --json | jq '.checks[] | select(.status != "ok")'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r := c.doctor(cmd)
+			if err := writeDoctor(os.Stdout, r, c.f.json); err != nil {
+				return err
+			}
+			if !r.OK {
+				return exit(ExitFailed)
+			}
+			return nil
+		},
+	}
+}
+
+// doctor runs every check.
+func (c *cli) doctor(cmd *cobra.Command) doctorReport {
+	ctx := cmd.Context()
+	r := doctorReport{Version: fmt.Sprintf("%s (%s, %s/%s)", c.version, runtime.Version(), runtime.GOOS, runtime.GOARCH), OK: true}
+	add := func(ch check) {
+		r.Checks = append(r.Checks, ch)
+		if ch.Status == checkProblem {
+			r.OK = false
+		}
+	}
+	e, err := c.loadEffective(cmd)
+	r.Files = e.Files
+	if r.Files == nil {
+		r.Files = []configFile{}
+	}
+	if err != nil {
+		add(check{Name: "config", Status: checkProblem, Detail: err.Error(), Fix: "mend the setting the sentence names, in the file it names"})
+		// Without a configuration there is no mode to check; what the
+		// kernel gives is still worth knowing.
+		r.Sandbox = sandbox.ProbeKernel()
+	} else {
+		add(check{Name: "config", Status: checkOK, Detail: text.Counted(len(e.Files), "config file", "config files") + " read"})
+		r.Model, r.BaseURL, r.KeySource = e.Cfg.Model, e.Cfg.BaseURL, e.KeySource
+		for _, ch := range endpointChecks(ctx, e) {
+			add(ch)
+		}
+		add(sandboxCheck(e.Cfg, &r.Sandbox))
+		for _, ch := range mcpChecks(e) {
+			add(ch)
+		}
+	}
+	add(gitCheck(ctx))
+	for _, ch := range agentChecks(ctx) {
+		add(ch)
+	}
+	// Whatever a server said back, the key is not shown, nor the masked
+	// form some servers echo in a refusal.
+	red := memory.NewRedactor(e.Cfg.Secrets()...)
+	for i := range r.Checks {
+		r.Checks[i].Detail = hideKeys(red.Redact(r.Checks[i].Detail))
+	}
+	return r
+}
+
+// maskedKey matches what servers echo of a key they refuse, whole or
+// masked: OpenAI's, Anthropic's and OpenRouter's start "sk-" (OpenAI
+// answers "Incorrect API key provided: sk-proj-****abcd"), Google's "AIza".
+var maskedKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(sk-|AIza)[A-Za-z0-9_*.\-]{4,}`) })
+
+func hideKeys(s string) string { return maskedKey().ReplaceAllString(s, "[key hidden]") }
+
+// endpointChecks check the model, the key and the endpoint: whether it
+// answers, lists the model, takes tools, and what context it serves.
+func endpointChecks(ctx context.Context, e effective) []check {
+	cfg := e.Cfg
+	model := check{Name: "model", Status: checkOK, Detail: fmt.Sprintf("%s at %s, key from %s", cfg.Model, cfg.BaseURL, e.KeySource)}
+	if u, err := url.Parse(cfg.BaseURL); err == nil && cfg.APIKey == "" && config.IsLocalURL(u) {
+		model.Detail = fmt.Sprintf("%s at %s, a local endpoint that needs no key", cfg.Model, cfg.BaseURL)
+	}
+	if err := cfg.Validate(); err != nil {
+		model.Status, model.Detail = checkProblem, err.Error() // the sentence says what to set
+		return []check{model}
+	}
+	out := []check{model}
+	client := endpointClient(cfg)
+	served, err := client.Models(ctx)
+	if err != nil {
+		return append(out, check{Name: "endpoint", Status: checkProblem, Detail: err.Error(), Fix: endpointFix(err, cfg)},
+			check{Name: "tools", Status: checkWarning, Detail: "not checked: the endpoint did not answer", Fix: "mend the endpoint first"})
+	}
+	out = append(out, check{Name: "endpoint", Status: checkOK, Detail: fmt.Sprintf("%s answers and serves %s", cfg.BaseURL, text.Counted(len(served), "model", "models"))})
+	window := 0
+	listed := false
+	for _, m := range served {
+		if m.ID == cfg.Model {
+			listed, window = true, m.ContextLength
+		}
+	}
+	if listed {
+		out = append(out, check{Name: "model listed", Status: checkOK, Detail: cfg.Model + " is among them"})
+	} else {
+		out = append(out, check{Name: "model listed", Status: checkWarning, Detail: fmt.Sprintf("%s is not among the models %s lists", cfg.Model, cfg.BaseURL),
+			Fix: "pick one that ralph models lists, with --model, RALPH_MODEL or model in the config"})
+	}
+	if err := client.CheckTools(ctx, cfg.Model); err != nil {
+		ch := check{Name: "tools", Status: checkProblem, Detail: err.Error()}
+		if !llm.IsConfigError(err) {
+			// A configuration error's sentence says what to change; any
+			// other failure is the server's, which its log explains.
+			ch.Fix = "run ralph doctor again; if it fails again, the server's log says why"
+		}
+		out = append(out, ch)
+	} else {
+		out = append(out, check{Name: "tools", Status: checkOK, Detail: cfg.Model + " accepts a request with a tool"})
+	}
+	if w := client.ServedWindow(ctx, cfg.Model); w > 0 {
+		window = w
+	}
+	switch {
+	case cfg.ContextTokens > 0:
+		out = append(out, check{Name: "context", Status: checkOK, Detail: fmt.Sprintf("context_tokens = %d from the config", cfg.ContextTokens)})
+	case window > 0:
+		out = append(out, check{Name: "context", Status: checkOK, Detail: fmt.Sprintf("the endpoint serves %s with %d tokens of context", cfg.Model, window)})
+	default:
+		out = append(out, check{Name: "context", Status: checkOK, Detail: fmt.Sprintf("the endpoint does not say; ralph assumes %d tokens for %s (context_tokens in the config sets it)", llm.ContextWindow(cfg.Model), cfg.Model)})
+	}
+	return out
+}
+
+// endpointFix is the one sentence that mends an endpoint that failed.
+func endpointFix(err error, cfg config.Config) string {
+	var le *llm.Error
+	if errors.As(err, &le) {
+		switch le.Status {
+		case 401, 403:
+			return "export a valid key in " + cfg.APIKeyEnv + " (or set api_key_env in your user config)"
+		case 404:
+			return "point --base-url (or OPENAI_BASE_URL) at the API's root, which usually ends in /v1"
+		}
+	}
+	return "start the server, or point --base-url (or OPENAI_BASE_URL) at one that runs"
+}
+
+// sandboxCheck reports the sandbox mode and what this kernel gives it.
+func sandboxCheck(cfg config.Config, k *sandbox.Kernel) check {
+	*k = sandbox.ProbeKernel()
+	mode := cfg.Sandbox
+	if mode == "" {
+		mode = config.DefaultSandbox
+	}
+	network := "with the network"
+	if !cfg.Network {
+		network = "without the network"
+	}
+	switch {
+	case mode == "danger-full-access":
+		return check{Name: "sandbox", Status: checkWarning, Detail: "danger-full-access: the model's commands run unconfined",
+			Fix: "use --sandbox workspace-write (the default) unless the machine is one you can lose"}
+	case k.Weaker != "":
+		return check{Name: "sandbox", Status: checkWarning, Detail: mode + " " + network + ", but " + k.Weaker, Fix: k.Fix}
+	}
+	detail := fmt.Sprintf("%s %s, by %s", mode, network, k.Mechanism)
+	if k.LandlockABI > 0 {
+		detail += fmt.Sprintf(" (Landlock ABI %d)", k.LandlockABI)
+	}
+	return check{Name: "sandbox", Status: checkOK, Detail: detail}
+}
+
+// mcpChecks report each MCP server and whether it may start.
+func mcpChecks(e effective) []check {
+	var out []check
+	for _, w := range e.Cfg.MCPWarnings {
+		out = append(out, check{Name: "mcp", Status: checkWarning, Detail: w, Fix: "mend the server's definition"})
+	}
+	for _, s := range e.Cfg.MCPServers {
+		name := "mcp " + s.Name
+		switch {
+		case !s.Enabled:
+			out = append(out, check{Name: name, Status: checkOK, Detail: "disabled in " + s.Source})
+		case s.Err != "":
+			out = append(out, check{Name: name, Status: checkWarning, Detail: s.Err, Fix: "set what it needs, or remove it with ralph mcp remove " + s.Name})
+		case !s.FromProject:
+			out = append(out, check{Name: name, Status: checkOK, Detail: "yours, from " + s.Source})
+		case approval.ServerApproved(rootfs.Person(), config.UserConfigDir(), e.Root, s):
+			out = append(out, check{Name: name, Status: checkOK, Detail: "the project's (" + s.Source + "), approved on this machine"})
+		default:
+			out = append(out, check{Name: name, Status: checkWarning, Detail: "the project's (" + s.Source + "), not approved on this machine, so it does not start",
+				Fix: "read its definition with ralph mcp list, then ralph mcp approve " + s.Name})
+		}
+	}
+	return out
+}
+
+// versionTimeout bounds asking a program its version.
+const versionTimeout = 5 * time.Second
+
+// programVersion is the first line `program --version` prints.
+func programVersion(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Stdin = nil
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", path, err)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(line), nil
+}
+
+// gitCheck reports git's version.
+func gitCheck(ctx context.Context) check {
+	path, err := exec.LookPath("git")
+	if err != nil {
+		return check{Name: "git", Status: checkWarning, Detail: "git is not installed, so there are no checkpoints, no ralph undo and no ralph run",
+			Fix: "install git"}
+	}
+	v, err := programVersion(ctx, path)
+	if err != nil {
+		return check{Name: "git", Status: checkWarning, Detail: err.Error(), Fix: "reinstall git"}
+	}
+	return check{Name: "git", Status: checkOK, Detail: v}
+}
+
+// agentChecks report the agent CLIs ralph run --agent can use, asked
+// their versions all at once: some take seconds to start.
+func agentChecks(ctx context.Context) []check {
+	names := agents.Names()
+	out := make([]check, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { out[i] = agentCheck(ctx, name) })
+	}
+	wg.Wait()
+	return out
+}
+
+// agentCheck reports one agent CLI: installed or not, and its version.
+func agentCheck(ctx context.Context, name string) check {
+	ch := check{Name: "agent " + name, Status: checkOK}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		ch.Detail = "not installed (needed only for ralph run --agent " + name + ")"
+		return ch
+	}
+	if v, err := programVersion(ctx, path); err != nil {
+		ch.Status, ch.Detail, ch.Fix = checkWarning, err.Error(), "reinstall "+name+", or leave it out of ralph run --agent"
+	} else {
+		ch.Detail = v + " (" + path + ")"
+	}
+	return ch
+}
+
+// writeDoctor prints the report: a header, the config files, then one
+// line per check.
+func writeDoctor(w io.Writer, r doctorReport, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(w, "ralph %s\n", r.Version)
+	fmt.Fprintln(w, "Config files read, in order (later wins):")
+	if len(r.Files) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "  %s: %s\n", f.Path, keysText(f.Keys))
+	}
+	for _, ch := range r.Checks {
+		line := fmt.Sprintf("%-8s %s: %s", ch.Status, ch.Name, ch.Detail)
+		if ch.Fix != "" {
+			line += ". Fix: " + ch.Fix
+		}
+		fmt.Fprintln(w, line)
+	}
+	if r.OK {
+		fmt.Fprintln(w, "A run can start.")
+	} else {
+		fmt.Fprintln(w, "A problem above would stop a run.")
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// What a notification is about (NotifyEvent.Event).
+const (
+	NotifyRunEnded    = "run_ended"    // a task loop ended, however it did
+	NotifyBreakerOpen = "breaker_open" // the circuit breaker tripped
+	NotifyQuestion    = "question"     // a question waits for a person
+	NotifyDiskFull    = "disk_full"    // the task loop waits for space on a full disk
+)
+
+// NotifyEvent is the JSON summary notify_command reads on its stdin.
+type NotifyEvent struct {
+	Event     string    `json:"event"`
+	Text      string    `json:"text"`
+	Project   string    `json:"project"`
+	SessionID string    `json:"session_id,omitempty"`
+	Time      time.Time `json:"time"`
+	// Set for run_ended.
+	Reason   string             `json:"reason,omitempty"`
+	IsError  *bool              `json:"is_error,omitempty"`
+	ExitCode *int               `json:"exit_code,omitempty"`
+	Tasks    *memory.TaskCounts `json:"tasks,omitempty"`
+}
+
+// notifyTimeout bounds one run of notify_command: a hung command is
+// killed (with its process group) rather than holding up ralph's exit.
+const notifyTimeout = 5 * time.Second
+
+// Notifier tells the person about what they may be waiting for, away from
+// the terminal: the bell and a desktop notification on a terminal that
+// shows one (scripts/screen/terminal decides which), and notify_command from the
+// user's config, which gets a NotifyEvent as JSON on its stdin. The
+// command runs in the background, bounded by notifyTimeout; its failure
+// is a warning. Close waits for the commands still running.
+type Notifier struct {
+	// Sequence is the bell and the desktop notification to write to the
+	// terminal, or "" when standard error is not one
+	// (terminal.Facts.Notification).
+	Sequence func(title, body string) string
+	// Command is notify_command; "" runs nothing.
+	Command string
+	// Env is the command's environment (nil: ralph's own).
+	Env []string
+	// Project and SessionID go into every event.
+	Project, SessionID string
+	// Warn reports a command that failed, in one line.
+	Warn func(string)
+	// Timeout bounds one run of the command (0: notifyTimeout).
+	Timeout time.Duration
+
+	wg sync.WaitGroup
+}
+
+// Notify sends ev to the command, and returns the sequence that shows it
+// on the terminal, for the caller to write where its output goes.
+func (n *Notifier) Notify(ev NotifyEvent) string {
+	if n == nil {
+		return ""
+	}
+	ev.Project, ev.SessionID = n.Project, n.SessionID
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	n.run(ev)
+	if n.Sequence == nil {
+		return ""
+	}
+	return n.Sequence("ralph", ev.Text)
+}
+
+// run starts the command for ev, in the background.
+func (n *Notifier) run(ev NotifyEvent) {
+	if strings.TrimSpace(n.Command) == "" {
+		return
+	}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		if err := n.exec(data); err != nil && n.Warn != nil {
+			n.Warn(fmt.Sprintf("notify_command failed for %s: %v", ev.Event, err))
+		}
+	}()
+}
+
+// exec runs the command once with data on its stdin.
+func (n *Notifier) exec(data []byte) error {
+	timeout := n.Timeout
+	if timeout <= 0 {
+		timeout = notifyTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := workers.NotifyCommand(ctx, n.Command)
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Env = n.Env
+	var errb boundedBuffer
+	cmd.Stderr = &errb
+	ownGroup(cmd)
+	// Grandchildren holding stderr open must not keep Wait waiting.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("it did not finish within %s and was stopped", timeout)
+	case err != nil:
+		if msg := errb.firstLine(); msg != "" {
+			return fmt.Errorf("%v: %s", err, msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// Close waits for the commands still running (each at most
+// notifyTimeout).
+func (n *Notifier) Close() {
+	if n != nil {
+		n.wg.Wait()
+	}
+}
+
+// boundedBuffer keeps the first 4 KB written to it.
+type boundedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *boundedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if room := 4096 - w.b.Len(); room > 0 {
+		w.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (w *boundedBuffer) firstLine() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	line, _, _ := strings.Cut(strings.TrimSpace(w.b.String()), "\n")
+	return text.Clip(text.StripControls(line), 200)
+}
+
+// notifyEnv is ralph's environment without the model's API key, which a
+// notification has no use for.
+func notifyEnv(keyVar string) []string {
+	return childenv.Without(os.Environ(), keyVar)
+}
+
+// writeNotification writes a notification's sequence to w, which is the
+// terminal when it is not empty.
+func writeNotification(w io.Writer, seq string) {
+	if seq != "" && w != nil {
+		_, _ = io.WriteString(w, seq)
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package cli
+
+import "os/exec"
+
+// ownGroup leaves cmd as it is where process groups are not unix's: a
+// timeout kills the command itself.
+func ownGroup(*exec.Cmd) {}

@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestNotifyCommand: notify_command gets the event as JSON on its stdin,
+// in the background; a failing one is a warning with its words, a hung one
+// is stopped at its timeout, and Close waits for them.
+func TestNotifyCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "got.json")
+	var mu sync.Mutex
+	var warnings []string
+	warn := func(s string) { mu.Lock(); warnings = append(warnings, s); mu.Unlock() }
+	n := &Notifier{Command: "cat > " + out, Project: "/p", SessionID: "s1", Warn: warn,
+		Sequence: func(title, body string) string { return "<" + title + ":" + body + ">" }}
+	yes := false
+	if seq := n.Notify(NotifyEvent{Event: NotifyRunEnded, Text: "all tasks done", IsError: &yes}); seq != "<ralph:all tasks done>" {
+		t.Errorf("sequence = %q", seq)
+	}
+	n.Close()
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev NotifyEvent
+	if err := json.Unmarshal(data, &ev); err != nil || ev.Event != NotifyRunEnded || ev.Project != "/p" || ev.SessionID != "s1" ||
+		ev.Text != "all tasks done" || ev.IsError == nil || *ev.IsError || ev.Time.IsZero() {
+		t.Fatalf("the command read %s (%v)", data, err)
+	}
+
+	n = &Notifier{Command: "echo boom >&2; exit 3", Warn: warn}
+	n.Notify(NotifyEvent{Event: NotifyBreakerOpen, Text: "x"})
+	n.Close()
+	n = &Notifier{Command: "sleep 30 & sleep 30", Warn: warn, Timeout: 200 * time.Millisecond}
+	start := time.Now()
+	n.Notify(NotifyEvent{Event: NotifyQuestion, Text: "x"})
+	n.Close()
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("a hung command held Close for %s", took)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"notify_command failed for breaker_open: exit status 3: boom",
+		"notify_command failed for question: it did not finish within 200ms and was stopped"}
+	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings = %q, want %q", warnings, want)
+	}
+	// No command and no terminal: nothing at all.
+	var none *Notifier
+	if none.Notify(NotifyEvent{Event: NotifyRunEnded}) != "" {
+		t.Error("a nil notifier wrote something")
+	}
+	none.Close()
+}

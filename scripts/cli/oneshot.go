@@ -1,0 +1,562 @@
+// Package scripts holds ralph's non-interactive faces: the one-shot mode's
+// output formats and exit codes (and, later, script files). It renders the
+// coordinator's events and never reaches into its internals.
+package cli
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ralph-dev/ralph/workers/tools"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/screen/live"
+	"github.com/ralph-dev/ralph/scripts/screen/render"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+	"github.com/ralph-dev/ralph/scripts/screen/view"
+	"github.com/ralph-dev/ralph/workers/approval"
+)
+
+// Output formats.
+const (
+	FormatText       = "text"
+	FormatJSON       = "json"
+	FormatStreamJSON = "stream-json"
+)
+
+// Exit codes, part of ralph's contract with scripts.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+	ExitLocked = 3
+)
+
+// ErrBadFormat is returned for an unknown --output-format.
+var ErrBadFormat = errors.New("unknown output format")
+
+// ValidateFormat checks an --output-format value.
+func ValidateFormat(f string) error {
+	switch f {
+	case FormatText, FormatJSON, FormatStreamJSON:
+		return nil
+	}
+	return fmt.Errorf("%w %q: use text, json or stream-json", ErrBadFormat, f)
+}
+
+// OneShot renders one run for a script or a person at a shell prompt.
+type OneShot struct {
+	// ApprovalHint says how to allow refused commands where this runs
+	// (approval.Policy.HintFor); nil names --yes only.
+	ApprovalHint func(commands ...string) string
+	Format       string
+	Stdout       io.Writer
+	Stderr       io.Writer
+	StdoutTTY    bool // render the answer as markdown
+	StderrTTY    bool // show progress
+	Color        bool
+	Width        int
+	Height       int // the terminal's rows, 0 unknown
+	// Style decides the render style of answers on a terminal from the
+	// configured setting (terminal.Facts.RenderStyle). It is called only
+	// when an answer is rendered, since deciding may ask the terminal;
+	// nil means dark.
+	Style           func(configured string) string
+	ConfiguredStyle string
+	Model           string
+	Cwd             string
+	// Verbose (-v) shows each step on stderr where no progress display
+	// does (stderr not a terminal), as plain lines for a log.
+	Verbose bool
+	// verbose is -v's rule for which events get a line, the progress
+	// display's.
+	verbose eventwords.Feed
+
+	// Handle, on the broker's goroutine, and Finish or Fail, on the
+	// caller's, share these without a lock: Handle runs only while the
+	// coordinator (or the task loop) runs, and Run (loop.Run) returns
+	// only after every event is handled.
+	progress *progress
+	enc      *streamEncoder
+	// asks asks the person at the terminal; nil without one.
+	asks *questions
+	// notifier tells the person, away from the terminal too, when a run
+	// ends, the breaker trips or a question waits; nil: nobody.
+	notifier *Notifier
+	// facts are the terminal's, for the notifier.
+	facts terminal.Facts
+	// summary sums up the session when the run ends (OneShotMain sets
+	// it), and with wantLatest says whether it is the latest session (a
+	// listing of the sessions, which only the terminal's words need); nil
+	// leaves the summary out.
+	summary func(res coordinator.Result, wantLatest bool) (facts view.SessionFacts, latest bool)
+}
+
+// onTerminal reports whether a person reads this run on a terminal, to
+// whom ralph may say more than the answer: where a continued session was,
+// and a summary at the end. A pipe on either side is a script's.
+func (o *OneShot) onTerminal() bool {
+	return o.Format == FormatText && o.StdoutTTY && o.StderrTTY
+}
+
+// SetNotifier makes the face notify through n (see Notifier); call it
+// before Start.
+func (o *OneShot) SetNotifier(n *Notifier) {
+	o.notifier = n
+	if o.asks != nil && n != nil {
+		o.asks.alert = func(question string) string {
+			return n.Notify(NotifyEvent{Event: NotifyQuestion, Text: question})
+		}
+	}
+}
+
+// NewNotifier is the notifier of a run on project p with terminal facts
+// t: notify_command from the user's config, the desktop notification
+// where t's standard error is a terminal that shows one.
+func NewNotifier(root, session, command, keyVar string, t terminal.Facts, stderr io.Writer) *Notifier {
+	return &Notifier{
+		Sequence: t.Notification, Command: command, Env: notifyEnv(keyVar), Project: root, SessionID: session,
+		Warn: func(s string) { fmt.Fprintln(stderr, "ralph: warning: "+s) },
+	}
+}
+
+// Start prepares the face; call Close when the run is over.
+func (o *OneShot) Start() {
+	o.enc = newStreamEncoder(o.Stdout)
+	if o.Format == FormatText && o.StderrTTY {
+		o.progress = startProgress(o.Stderr, o.Color)
+		if o.StdoutTTY {
+			o.progress.mu.Lock()
+			o.progress.answer = &answerStream{out: o.Stdout, width: o.Width, height: o.Height, color: o.Color, style: o.renderStyle}
+			o.progress.mu.Unlock()
+		}
+		if o.asks != nil {
+			o.asks.pause, o.asks.note = o.progress.pause, o.progress.note
+		}
+	}
+}
+
+// Close stops the progress display and lets go of the terminal.
+func (o *OneShot) Close() {
+	if o.progress != nil {
+		o.progress.stop()
+	}
+	if o.asks != nil {
+		o.asks.close()
+	}
+}
+
+// Asker asks approval questions at the terminal, or is nil when there is
+// none: then commands without a rule are refused with a hint.
+func (o *OneShot) Asker() approval.Asker {
+	if o.asks == nil {
+		return nil
+	}
+	return o.asks
+}
+
+// Confirmer asks the task loop's yes/no questions (the budget, the
+// circuit breaker) at the terminal, or is nil when there is none: then the
+// loop stops.
+func (o *OneShot) Confirmer() func(context.Context, string) bool {
+	if o.asks == nil {
+		return nil
+	}
+	return o.asks.confirm
+}
+
+// Notify prints a notice from ralph above the progress display.
+func (o *OneShot) Notify(s string) {
+	if o.progress != nil {
+		o.progress.note("ralph: " + s)
+		return
+	}
+	fmt.Fprintln(o.Stderr, "ralph: "+text.StripControls(s))
+}
+
+// Handle renders one coordinator event. Subscribe it to the coordinator's
+// events: the broker calls it in order, one event at a time.
+func (o *OneShot) Handle(ev coordinator.Event) {
+	if eventwords.Diagnostic(ev) && o.progress == nil {
+		// A warning is for the person watching, in every format, like an
+		// error; so is a loop that stops starting tasks for a while, and
+		// why: someone reading a headless run's log must not think it
+		// hung. The progress display shows them on a terminal; here they
+		// are diagnostics, "ralph: " and the vocabulary's words.
+		diagnostic(o.Stderr, ev)
+	}
+	if ev.Type == coordinator.EventLimitWait && ev.State == memory.WaitDiskFull && strings.HasPrefix(ev.Text, "waiting") {
+		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyDiskFull, Text: ev.Text}))
+	}
+	if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerOpen {
+		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyBreakerOpen, Text: ev.Text}))
+	}
+	switch o.Format {
+	case FormatStreamJSON:
+		// The first line names the session: session_started's own init
+		// line, or, for a run that publishes none (the task loop, here or
+		// on Temporal), one before its first event.
+		o.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, o.Model), o.Cwd)
+		if ev.Type == coordinator.EventSessionStarted {
+			return
+		}
+		// The result is written by Finish, once, last.
+		o.enc.event(ev)
+	case FormatText:
+		if o.progress != nil {
+			o.progress.handle(ev)
+		} else if o.Verbose {
+			o.verboseLine(ev)
+		}
+	}
+}
+
+// verboseLine is one step of -v without a terminal: the line the
+// progress display prints above its status line, without its drawing.
+func (o *OneShot) verboseLine(ev coordinator.Event) {
+	l, ok := o.verbose.Line(ev)
+	if ok && !eventwords.Diagnostic(ev) {
+		// A diagnostic's line was printed already, as without -v.
+		fmt.Fprintln(o.Stderr, "ralph: "+l.String())
+	}
+}
+
+// diagnostic prints ev as a one-shot run or a script without a progress
+// display says it on standard error: "ralph: " and the vocabulary's
+// words, without the glyph.
+func diagnostic(w io.Writer, ev coordinator.Event) {
+	if l, ok := eventwords.EventLine(ev); ok {
+		fmt.Fprintln(w, "ralph: "+l.Text)
+	}
+}
+
+// ResultJSON is the final object of json and stream-json output; its field
+// names and order are a contract (see docs/oneshot.md and docs/events.md).
+type ResultJSON struct {
+	// Type is "result".
+	Type string `json:"type"`
+	// SchemaVersion is the contract's version (docs/events.md).
+	SchemaVersion ContractVersion `json:"schema_version"`
+	// Subtype is how the run ended: success, error_max_turns (a
+	// conversation reached --max-turns), error_max_iterations (ralph run
+	// reached --max-iterations with tasks open), error_max_tokens,
+	// error_during_execution or interrupted.
+	Subtype string `json:"subtype"`
+	// IsError says the run failed; the exit code is not 0 then.
+	IsError bool `json:"is_error"`
+	// Result is the answer, or what went wrong.
+	Result string `json:"result"`
+	// SessionID is the session the run recorded into.
+	SessionID string `json:"session_id"`
+	// NumTurns is how many turns this run took.
+	NumTurns int `json:"num_turns"`
+	// DurationMS is how long this run took.
+	DurationMS int64 `json:"duration_ms"`
+	// Usage is the tokens this run used.
+	Usage conversation.Usage `json:"usage"`
+	// TotalCostUSD is what this run cost, null when the model's price is
+	// unknown.
+	TotalCostUSD *float64 `json:"total_cost_usd"`
+	// SessionNumTurns, SessionUsage and SessionTotalCostUSD are the
+	// session's totals: after -c or --resume, earlier runs are in them
+	// and not in the fields above, which count this run alone.
+	SessionNumTurns     int                `json:"session_num_turns"`
+	SessionUsage        conversation.Usage `json:"session_usage"`
+	SessionTotalCostUSD *float64           `json:"session_total_cost_usd"`
+	// PermissionDenials are the calls refused for want of an approval
+	// nobody could give.
+	PermissionDenials []Denial `json:"permission_denials,omitempty"`
+	// Error is the error behind an error_during_execution result.
+	Error string `json:"error,omitempty"`
+	// Tasks and Reason are set by `ralph run`: the tasks by state as
+	// the run ended, and why it ended.
+	Tasks  *memory.TaskCounts `json:"tasks,omitempty"`
+	Reason string             `json:"reason,omitempty"`
+	// FilesChanged, TasksDone and ContinueCommand are the one-shot's
+	// summary of its session, as a terminal shows it when the run ends
+	// (its turns and cost are session_num_turns and
+	// session_total_cost_usd above).
+	FilesChanged    *int   `json:"files_changed,omitempty"`
+	TasksDone       *int   `json:"tasks_done,omitempty"`
+	ContinueCommand string `json:"continue_command,omitempty"`
+}
+
+// Denial is a tool call refused for want of approval: a command, or an
+// MCP tool's call with its arguments.
+type Denial struct {
+	// ToolName is the refused tool.
+	ToolName string `json:"tool_name"`
+	// Command is run_command's command.
+	Command string `json:"command,omitempty"`
+	// Arguments are any other tool's arguments.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// NewResultJSON builds the contract object from a result.
+func NewResultJSON(res coordinator.Result) ResultJSON {
+	r := ResultJSON{Type: "result", Subtype: res.Subtype, IsError: res.IsError, Result: res.Text,
+		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
+		Usage: res.Usage, TotalCostUSD: res.CostUSD,
+		SessionNumTurns: res.SessionTurns, SessionUsage: res.SessionUsage, SessionTotalCostUSD: res.SessionCostUSD}
+	for _, d := range res.Denied {
+		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: d.Tool, Command: d.Command, Arguments: d.Args})
+	}
+	if res.Err != nil {
+		r.Error = res.Err.Error()
+	}
+	return r
+}
+
+// ExitCode maps a result to ralph's exit code; it is non-zero exactly when
+// the result is an error.
+func ExitCode(res coordinator.Result) int {
+	switch {
+	case !res.IsError:
+		return ExitOK
+	case res.Subtype == coordinator.SubtypeInterrupted:
+		if res.Signal != nil {
+			return interrupts.ExitCode(res.Signal)
+		}
+		return 130
+	case res.Err != nil && llm.IsConfigError(res.Err):
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// Fail reports an error that happened before the coordinator could run, in
+// the requested format, so a script always gets its result object, and
+// returns code.
+func (o *OneShot) Fail(code int, err error) int {
+	o.Close()
+	if memory.IsDiskFull(err) {
+		err, code = o.diskFull(err), ExitFailed
+	}
+	if o.enc == nil {
+		o.enc = newStreamEncoder(o.Stdout)
+	}
+	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
+	switch o.Format {
+	case FormatStreamJSON:
+		o.enc.initOnce("", o.Model, o.Cwd)
+		o.enc.value(NewResultJSON(res))
+	case FormatJSON:
+		o.enc.value(NewResultJSON(res))
+	}
+	// The sentence goes to stderr in every format: a script reads the JSON,
+	// a person watching it reads stderr.
+	fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(err.Error()))
+	return code
+}
+
+// Finish writes the final output and returns the exit code. An error is
+// one sentence on stderr in every format: a script reads the JSON, a
+// person watching it reads stderr.
+func (o *OneShot) Finish(res coordinator.Result) int {
+	o.Close()
+	if res.IsError && res.Subtype != coordinator.SubtypeInterrupted && (memory.IsDiskFull(res.Err) || res.Err == nil && memory.IsDiskFull(errors.New(res.Text))) {
+		cause := res.Err
+		if cause == nil {
+			cause = errors.New(res.Text)
+		}
+		res.Err = o.diskFull(cause)
+		res.Text = res.Err.Error()
+	}
+	code := ExitCode(res)
+	var facts view.SessionFacts
+	var latest bool
+	if o.summary != nil {
+		facts, latest = o.summary(res, o.onTerminal())
+	}
+	switch o.Format {
+	case FormatJSON, FormatStreamJSON:
+		r := NewResultJSON(res)
+		if o.summary != nil {
+			r.FilesChanged, r.TasksDone = &facts.Files, &facts.TasksDone
+			r.ContinueCommand = view.ContinueCommand(facts.ID)
+		}
+		o.enc.value(r)
+	default:
+		partial := res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxTokens
+		if res.IsError && partial && res.Text != "" {
+			o.writeAnswer(res.Text)
+		} else if !res.IsError {
+			o.writeAnswer(res.Text)
+		}
+	}
+	switch {
+	case res.Subtype == coordinator.SubtypeInterrupted:
+		fmt.Fprintf(o.Stderr, "ralph: %s; state saved (session %s)\n", text.StripControls(res.Text), res.SessionID)
+	case res.IsError:
+		msg := res.Text
+		if res.Err != nil {
+			msg = res.Err.Error()
+		}
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(msg))
+	}
+	for _, l := range deniedSummary(res.Denied, o.ApprovalHint) {
+		fmt.Fprintf(o.Stderr, "ralph: %s\n", l)
+	}
+	if o.summary != nil && o.onTerminal() && facts.ID != "" {
+		width, _ := live.Size(o.Width, o.Height)
+		_, _ = io.WriteString(o.Stderr, view.Lines(strings.Split(view.ExitSummary(facts, latest), "\n"), width))
+	}
+	return code
+}
+
+// diskFull is a full disk as the one-shot says it: the file system, the
+// space left, and that the session goes on once there is room (what was
+// saved before stays whole).
+func (o *OneShot) diskFull(err error) error {
+	return fmt.Errorf("%w; free some space, then ralph -c continues the session", memory.ExplainDiskFull(err, o.Cwd))
+}
+
+// deniedSummary says, in a sentence for the commands and one for the MCP
+// tools, which calls were refused for want of approval and how to allow
+// them: hint is the approval policy's (approval.Policy.HintFor), which
+// names only the ways that work where ralph runs.
+func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) string) []string {
+	var cmds, others []string
+	for _, d := range denied {
+		if d.Tool == tools.ToolRunCommand {
+			cmds = append(cmds, d.Command)
+		} else if !slices.Contains(others, d.Tool) {
+			others = append(others, d.Tool)
+		}
+	}
+	var out []string
+	if len(cmds) > 0 {
+		how := "rerun ralph with --yes (-y) to allow commands"
+		if hint != nil {
+			how = hint(cmds...)
+		}
+		out = append(out, fmt.Sprintf("%s not run because %s approval (%s); %s", text.Counted(len(cmds), "command was", "commands were"),
+			text.Plural(len(cmds), "it needs", "they need"), quoteList(cmds), how))
+	}
+	if len(others) > 0 {
+		out = append(out, fmt.Sprintf("MCP tool calls were not made because they need approval (%s); rerun ralph with --yes (-y) or --allowed-tools %s to allow them",
+			quoteList(others), strings.Join(others, ",")))
+	}
+	return out
+}
+
+// renderStyle is the render style of answers on this terminal.
+func (o *OneShot) renderStyle() string {
+	if o.Color && o.Style != nil {
+		return o.Style(o.ConfiguredStyle)
+	}
+	return ""
+}
+
+// WriteAnswer writes markdown text to stdout, rendered on a terminal.
+func (o *OneShot) WriteAnswer(md string) { o.writeAnswer(md) }
+
+// writeAnswer writes the model's answer. Rendered or plain, it carries no
+// terminal controls: plain text piped on may still end up on a terminal
+// (| tee, | less -R), and an answer loses nothing by their absence.
+func (o *OneShot) writeAnswer(md string) {
+	if o.progress != nil && o.progress.answer != nil && !o.progress.answer.replace(md) {
+		return
+	}
+	if o.StdoutTTY {
+		// A terminal that reports no size is laid out as 80 columns, as
+		// the streamed answer is (live.Size).
+		width, _ := live.Size(o.Width, o.Height)
+		_, _ = io.WriteString(o.Stdout, render.Markdown(md, render.Options{Width: width, Color: o.Color, Style: o.renderStyle()}))
+		return
+	}
+	md = text.StripControls(md)
+	if !strings.HasSuffix(md, "\n") {
+		md += "\n"
+	}
+	_, _ = io.WriteString(o.Stdout, md)
+}
+
+// quoteList shows commands in one line of a message: exactly, with every
+// control character visible and line breaks as \n.
+func quoteList(cmds []string) string {
+	q := make([]string, len(cmds))
+	for i, c := range cmds {
+		q[i] = "`" + strings.ReplaceAll(text.Visible(c), "\n", `\n`) + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+// NewOneShot builds the one-shot face for an output format and the
+// terminal; a bad format is reported (exit 2) before anything else
+// happens, and the face is still usable to report it.
+func NewOneShot(format string, t terminal.Facts) (*OneShot, int) {
+	face := &OneShot{
+		Format: format, Stdout: t.Out, Stderr: t.Err,
+		StdoutTTY: t.OutTTY, StderrTTY: t.ErrTTY, Color: t.Color, Width: t.Width, Height: t.Height, Style: t.RenderStyle,
+		facts: t,
+	}
+	if t.ErrTTY {
+		// Questions are read from the terminal itself, so they can be
+		// asked while standard input is a pipe.
+		face.asks = newQuestions(t.Err, openTTY)
+	}
+	if err := ValidateFormat(format); err != nil {
+		face.Format = FormatText
+		return face, face.Fail(ExitUsage, err)
+	}
+	return face, ExitOK
+}
+
+// OneShotMain runs one task on an opened project and exits: `ralph
+// "task"`, `ralph -c "follow-up"`, and `ralph resume` of a conversation
+// (prompt "" with resume set: the model goes on where it stopped).
+func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt string, resume bool) int {
+	if resume && prompt == "" {
+		if p.PriorStatus == memory.StatusCompleted {
+			fmt.Fprintf(face.Stderr, "ralph: session %s already completed; to go on with it, give a follow-up: ralph -c \"...\"\n", p.Session.ID)
+			_ = p.Session.SaveState(func(st *memory.State) { st.Status = memory.StatusCompleted })
+			return ExitOK
+		}
+		prompt = resumePrompt(p.History)
+	}
+	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.ApprovalHint = p.Approval.HintFor
+	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
+		return sessionSummary(p, res, wantLatest)
+	}
+	if p.Resumed && face.onTerminal() {
+		// Before the progress display takes the terminal's last line.
+		_, _ = io.WriteString(face.Stderr, face.replay(p))
+	}
+	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
+	defer face.notifier.Close()
+	face.Start()
+	defer face.Close()
+	// Another terminal steers the run as this one would: ralph stop is
+	// the hard stop Ctrl-C queues, ralph say a message for the next step.
+	// Approvals are asked at the terminal when there is one (with --yes
+	// only about leaving the sandbox), and through ralph answer.
+	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})
+	defer at.Detach()
+	res := at.Coord.Run(ctx, prompt)
+	return face.Finish(res)
+}
+
+// resumePrompt is what to tell the model when a session continues without
+// a new message: nothing when the conversation ends with tool results (the
+// model goes on by itself), otherwise a short nudge.
+func resumePrompt(history []conversation.Message) string {
+	if n := len(history); n > 0 && history[n-1].Role == conversation.RoleTool {
+		return ""
+	}
+	return "[ralph resumed this session after it stopped] Continue where you left off."
+}

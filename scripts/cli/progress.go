@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/scripts/screen/view"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// progress draws a one-line status on stderr (a terminal) while a one-shot
+// run works, and prints a line per tool call above it. Its ticker goroutine
+// is owned by the progress value and ends in stop. While a question waits
+// for the person (pause), nothing is drawn and lines are held back, so the
+// question stays where it is, whole, with the cursor after it.
+//
+// Everything it prints from an event (tool names, arguments, output, task
+// titles, agent names) comes from the model or from commands, so it is
+// stripped of terminal controls; only its own styling reaches the terminal.
+type progress struct {
+	// feed decides which events get a line above the status line (not
+	// the results of calls that succeeded) and keeps a failed child's
+	// error to its agent_finished line.
+	feed   eventwords.Feed
+	w      io.Writer
+	color  bool
+	start  time.Time
+	mu     sync.Mutex
+	status string
+	// waiting is the model's silence as the status line says it, "" while
+	// data flows.
+	waiting string
+	tokens  int
+	agents  int
+	think   eventwords.Thinking
+	frame   int
+	paused  bool
+	held    []string // lines printed while paused
+	// answer streams the main agent's text to standard output when that
+	// is a terminal (answerstream.go); nil otherwise.
+	answer *answerStream
+	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func startProgress(w io.Writer, color bool) *progress {
+	p := &progress{w: w, color: color, start: time.Now(), status: "starting", done: make(chan struct{})}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				if !p.paused {
+					p.frame++
+					p.draw()
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+// draw rewrites the status line, unless a question waits; callers hold
+// p.mu.
+func (p *progress) draw() {
+	if p.paused || (p.answer != nil && p.answer.open) {
+		return
+	}
+	status := p.status
+	if p.waiting != "" {
+		status = p.waiting
+	}
+	line := fmt.Sprintf("%s %s · %s", spinnerFrames[p.frame%len(spinnerFrames)], text.StripControls(status), eventwords.Duration(time.Since(p.start).Truncate(100*time.Millisecond)))
+	if p.tokens > 0 {
+		line += " · " + text.Counted(p.tokens, "token", "tokens")
+	}
+	if p.agents > 0 {
+		line += " · " + text.Counted(p.agents, "agent", "agents")
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", p.dim(line))
+}
+
+func (p *progress) dim(s string) string { return view.Palette{On: p.color}.Dim(s) }
+
+// println prints a permanent line above the status line, or holds it
+// back while a question waits; callers hold p.mu.
+func (p *progress) println(s string) {
+	p.printLine(text.StripControls(s))
+}
+
+func (p *progress) printLine(s string) {
+	if p.answer != nil {
+		p.answer.end()
+	}
+	if p.paused {
+		p.held = append(p.held, s)
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s\n", s)
+	p.draw()
+}
+
+// pause clears the status line and stops drawing until the returned
+// resume is called: a question is about to be shown below the lines
+// printed so far.
+func (p *progress) pause() (resume func()) {
+	p.mu.Lock()
+	if p.paused {
+		p.mu.Unlock()
+		return func() {}
+	}
+	p.paused = true
+	fmt.Fprint(p.w, "\r\x1b[K")
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.paused = false
+		held := p.held
+		p.held = nil
+		for _, s := range held {
+			fmt.Fprintf(p.w, "\r\x1b[K%s\n", s)
+		}
+		select {
+		case <-p.done:
+		default:
+			p.draw()
+		}
+	}
+}
+
+// note prints one line of ralph's own above the status line.
+func (p *progress) note(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.println(s)
+}
+
+func (p *progress) handle(ev coordinator.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ev.Type != coordinator.EventWaiting {
+		p.waiting = ""
+	}
+	main := ev.AgentID == "" || ev.AgentID == coordinator.MainAgent
+	if main && ev.Type != coordinator.EventThinkingDelta && ev.Type != coordinator.EventWaiting {
+		if l, ok := p.think.Fold(); ok {
+			p.printEvent(l)
+		}
+	}
+	// The model's silence is shown over the status, not in its place
+	// (draw), so the status is back once data flows again.
+	if what, ok := eventwords.Activity(ev); ok && main && ev.Type != coordinator.EventWaiting {
+		p.status = what
+	}
+	switch ev.Type {
+	case coordinator.EventThinkingDelta:
+		if main {
+			p.status = p.think.Add(ev.Text)
+		}
+	case coordinator.EventWaiting:
+		p.waiting = eventwords.Waiting(ev)
+	case coordinator.EventTextDelta:
+		p.tokens += max(1, len(ev.Text)/4)
+		if main && p.answer != nil {
+			if !p.answer.open {
+				fmt.Fprint(p.w, "\r\x1b[K")
+			}
+			p.answer.delta(ev.Text)
+		}
+	case coordinator.EventAssistant:
+		if main && p.answer != nil {
+			p.answer.end()
+		}
+	case coordinator.EventAgentSpawned:
+		p.agents++
+	case coordinator.EventAgentFinished:
+		p.agents--
+	}
+	if l, ok := p.feed.Line(ev); ok {
+		p.printEvent(l)
+	}
+	p.draw()
+}
+
+// printEvent prints an event's line above the status line; callers hold
+// p.mu.
+func (p *progress) printEvent(l eventwords.Line) {
+	p.printLine(view.Paint(l, view.Palette{On: p.color}, 0))
+}
+
+func (p *progress) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	close(p.done)
+	p.wg.Wait()
+	p.mu.Lock()
+	if p.answer != nil && p.answer.open {
+		// A stopped run's partial answer stays on the screen, whole.
+		p.answer.end()
+	} else {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	p.mu.Unlock()
+}

@@ -1,0 +1,346 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/eventwords"
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+)
+
+// Redraw timing of the view on a terminal: an event is on screen within
+// redrawDelay (it gathers the events of a burst into one frame), and the
+// clocks tick once a second when nothing happens.
+var (
+	redrawDelay = 50 * time.Millisecond
+	tickEvery   = time.Second
+)
+
+// watchView is ralph watch for people. On a terminal it redraws one
+// screen: the session, the tasks in progress and for how long, each agent
+// and what it is doing, tokens and cost, the task counts, the waiting
+// question and the last events. Elsewhere it prints one line per event,
+// like ralph logs. Everything it shows went through text.StripControls:
+// events carry what the model and its commands wrote.
+type watchView struct {
+	r   Records
+	out io.Writer
+	tty bool
+	// keys says q quits (the input is a terminal read key by key).
+	keys bool
+
+	mu        sync.Mutex
+	session   string
+	live      bool
+	model     string
+	started   time.Time
+	agents    map[string]*agentNow
+	tasks     map[string]*taskNow // in progress, by id
+	last      []string            // the last events, formatted
+	question  *memory.Question
+	ended     string
+	state     *memory.State
+	counts    memory.TaskCounts
+	loadedAt  time.Time
+	dirty     bool
+	cleared   bool
+	wake      chan struct{}
+	done      chan struct{}
+	drawerEnd chan struct{}
+}
+
+type agentNow struct {
+	what  string
+	since time.Time
+}
+
+type taskNow struct {
+	title string
+	since time.Time
+}
+
+// lastEvents is how many events the view keeps.
+const lastEvents = 200
+
+func newWatchView(r Records) *watchView {
+	v := &watchView{r: r, out: r.Out, tty: r.Term.OutTTY, agents: map[string]*agentNow{}, tasks: map[string]*taskNow{},
+		wake: make(chan struct{}, 1), done: make(chan struct{}), drawerEnd: make(chan struct{})}
+	if v.tty {
+		go v.drawer()
+	} else {
+		close(v.drawerEnd)
+	}
+	return v
+}
+
+func (v *watchView) begin(id string, live bool) {
+	v.mu.Lock()
+	v.session, v.live = id, live
+	v.mu.Unlock()
+	if !v.tty {
+		how := "following it"
+		if !live {
+			how = "its record"
+		}
+		v.println(fmt.Sprintf("ralph watch: session %s in %s (%s)", id, v.r.Root, how))
+	}
+	v.poke()
+}
+
+func (v *watchView) event(ev coordinator.Event) {
+	v.mu.Lock()
+	v.apply(ev)
+	v.dirty = true
+	v.mu.Unlock()
+	if !v.tty && ev.Type != coordinator.EventTextDelta && ev.Type != coordinator.EventThinkingDelta {
+		if s := report.FormatEvent(ev); s != "" {
+			v.println(s)
+		}
+		if ev.Type == coordinator.EventQuestion && ev.Question != nil {
+			for _, l := range report.QuestionLines(ev.Question, time.Now()) {
+				v.println("  " + l)
+			}
+		}
+	}
+	v.poke()
+}
+
+// apply folds an event into what the view shows; v.mu is held.
+func (v *watchView) apply(ev coordinator.Event) {
+	id := ev.AgentID
+	if id == "" {
+		id = coordinator.MainAgent
+	}
+	if what, ok := eventwords.Activity(ev); ok {
+		if a, ok := v.agents[id]; ok && ev.Type != coordinator.EventAgentSpawned {
+			a.what = what
+		} else {
+			v.agents[id] = &agentNow{what: what, since: ev.Time}
+		}
+	}
+	switch ev.Type {
+	case coordinator.EventSessionStarted:
+		if id == coordinator.MainAgent {
+			v.model, v.started, v.ended = ev.Model, ev.Time, ""
+		}
+	case coordinator.EventAgentFinished:
+		delete(v.agents, id)
+	case coordinator.EventTaskChanged:
+		tid, state, _ := strings.Cut(ev.Text, " ")
+		if state == "in_progress" {
+			v.tasks[tid] = &taskNow{title: ev.Output, since: ev.Time}
+		} else {
+			delete(v.tasks, tid)
+		}
+	case coordinator.EventQuestion:
+		v.question = ev.Question
+	case coordinator.EventAnswered:
+		v.question = nil
+	case coordinator.EventResult:
+		if id == coordinator.MainAgent && ev.Result != nil {
+			v.ended = ev.Result.Subtype
+			delete(v.agents, id)
+		}
+	}
+	switch ev.Type {
+	case coordinator.EventTaskChanged, coordinator.EventQuestion, coordinator.EventAnswered, coordinator.EventStateSaved,
+		coordinator.EventResult, coordinator.EventInterrupted:
+		// What session.json and the task file say has changed: read them
+		// again for the next frame.
+		v.loadedAt = time.Time{}
+	}
+	if ev.Type != coordinator.EventTextDelta && ev.Type != coordinator.EventThinkingDelta {
+		v.last = append(v.last, report.FormatEvent(ev))
+		if len(v.last) > lastEvents {
+			v.last = slices.Clone(v.last[len(v.last)-lastEvents:])
+		}
+	}
+}
+
+func (v *watchView) end() {
+	if v.tty {
+		v.mu.Lock()
+		v.dirty = true
+		v.mu.Unlock()
+		v.close()
+		return
+	}
+	v.load(true)
+	v.mu.Lock()
+	st := v.state
+	v.mu.Unlock()
+	if st != nil && st.SessionID == v.session {
+		v.println(fmt.Sprintf("ralph watch: the session is %s", st.Status))
+	}
+}
+
+// close stops the drawer after a last frame.
+func (v *watchView) close() {
+	select {
+	case <-v.done:
+	default:
+		close(v.done)
+	}
+	<-v.drawerEnd
+}
+
+func (v *watchView) poke() {
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (v *watchView) println(s string) {
+	fmt.Fprintln(v.out, text.StripControls(s))
+}
+
+// drawer redraws the screen: soon after an event, and every second for
+// the clocks. It owns the terminal's output while the watch runs.
+func (v *watchView) drawer() {
+	defer close(v.drawerEnd)
+	tick := time.NewTicker(tickEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-v.done:
+			v.draw(true)
+			return
+		case <-v.wake:
+			time.Sleep(redrawDelay)
+			v.draw(false)
+		case <-tick.C:
+			v.draw(true)
+		}
+	}
+}
+
+// load reads the project's status again, at most twice a second unless
+// forced: the tokens, cost and task counts the events do not carry. It is
+// ralph status's own reading (report.Status), so the two never disagree.
+func (v *watchView) load(force bool) {
+	v.mu.Lock()
+	if !force && time.Since(v.loadedAt) < 500*time.Millisecond {
+		v.mu.Unlock()
+		return
+	}
+	v.loadedAt = time.Now()
+	v.mu.Unlock()
+	rep, err := report.Status(v.r.Fs, v.r.Root, time.Now())
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err != nil {
+		return
+	}
+	if rep.Session != nil {
+		v.state = rep.Session
+	}
+	v.counts = rep.Tasks
+}
+
+func (v *watchView) draw(always bool) {
+	v.load(always)
+	v.mu.Lock()
+	if !v.dirty && !always {
+		v.mu.Unlock()
+		return
+	}
+	v.dirty = false
+	w, h := terminal.Size(v.r.Term.Out, 100, 30)
+	head, events := v.frame(time.Now())
+	first := !v.cleared
+	v.cleared = true
+	v.mu.Unlock()
+	var b strings.Builder
+	if first {
+		b.WriteString("\x1b[H\x1b[2J")
+	}
+	b.WriteString("\x1b[H")
+	// The header stays; the oldest events give way to it.
+	room := max(0, h-1-len(head))
+	lines := append(head, events[max(0, len(events)-room):]...)
+	for _, l := range lines[:min(len(lines), max(h-1, len(head)))] {
+		b.WriteString(text.ClipWidth(text.StripControls(l), w-1) + "\x1b[K\n")
+	}
+	b.WriteString("\x1b[J")
+	_, _ = io.WriteString(v.out, b.String())
+}
+
+// frame is the screen's lines: the header, and the last events; v.mu is
+// held.
+func (v *watchView) frame(now time.Time) (head, events []string) {
+	var t []string
+	add := func(label, s string) { t = append(t, fmt.Sprintf("%-9s %s", label, s)) }
+	st := v.state
+	status := "?"
+	if st != nil && st.SessionID == v.session {
+		status = st.ShownStatus()
+	}
+	if v.ended != "" && !v.live {
+		status += " (" + v.ended + ")"
+	}
+	top := "ralph watch · " + status
+	if st != nil && st.Mode != "" {
+		top += " · " + st.Mode
+	}
+	if v.model != "" {
+		top += " · " + v.model
+	}
+	if v.keys {
+		top += " · q quits"
+	}
+	t = append(t, top)
+	add("session", v.session)
+	add("project", v.r.Root)
+	ids := slices.Sorted(maps.Keys(v.tasks))
+	for i, id := range ids {
+		label := ""
+		if i == 0 {
+			label = "task"
+		}
+		tk := v.tasks[id]
+		add(label, fmt.Sprintf("%s %s · %s", id, eventwords.OneLine(tk.title, 80), eventwords.Duration(now.Sub(tk.since).Truncate(time.Second))))
+	}
+	if len(ids) == 0 && st != nil && st.CurrentTask != "" {
+		add("task", st.CurrentTask)
+	}
+	agents := slices.Sorted(maps.Keys(v.agents))
+	for i, id := range agents {
+		label := ""
+		if i == 0 {
+			label = "agents"
+		}
+		add(label, fmt.Sprintf("%-6s %s", id, v.agents[id].what))
+	}
+	if st != nil {
+		add("tokens", eventwords.TokensAndCost(st.Usage, st.CostUSD))
+	}
+	add("tasks", report.TaskLine(v.counts))
+	q := v.question
+	if q == nil && st != nil {
+		q = st.Question
+	}
+	if q != nil {
+		for i, l := range report.QuestionLines(q, now) {
+			label := ""
+			if i == 0 {
+				label = "question"
+			}
+			add(label, l)
+		}
+	}
+	if v.ended != "" {
+		add("ended", v.ended)
+	}
+	t = append(t, strings.Repeat("─", 40))
+	return t, slices.Clone(v.last)
+}

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package scripts
-
-import "os/exec"
-
-// ownGroup leaves cmd as it is where process groups are not unix's: a
-// timeout kills the command itself.
-func ownGroup(*exec.Cmd) {}

@@ -1,0 +1,414 @@
+// Package live lays out an answer that streams to a terminal, for every
+// face that shows one (chat above its prompt, the one-shot above its
+// status line): one model of what is written for good and what is still
+// live, so both faces show the same answer the same way.
+//
+// The answer is laid out block by block (a paragraph, a list, a fenced
+// code block). Finished blocks are written for good, rendered by glamour
+// (scripts/screen/render); the block in flight is shown raw in a live region
+// just above the prompt, which each paint redraws. The one rule: the live
+// region is never taller than the window, so whatever scrolls is final
+// and written once. A block in flight may take at most half the window;
+// a block that outgrows that (a long paragraph, a long JSON line,
+// minified code) goes on raw: its rows are written for good as they fill,
+// wrapped greedily at words, and only the row in flight stays live. Such a
+// block stays raw when it ends, since its top has scrolled away; every
+// other block is replaced by its rendering as soon as it ends.
+package live
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/screen/render"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
+)
+
+// Size is the terminal's size for layout. A terminal that reports no size
+// (0×0: some CI ptys, script, editors' shells) is taken as 80×24, so that
+// its answers are laid out and rendered like any other; the least width
+// and height keep a live row and the prompt on the screen.
+func Size(cols, rows int) (int, int) {
+	if cols <= 0 {
+		cols, rows = 80, 24
+	}
+	if rows <= 0 {
+		rows = 24
+	}
+	return max(cols, 20), max(rows, 2)
+}
+
+// Answer is the model of one answer being streamed. It is not safe for
+// concurrent use: the face holds its own lock around it.
+type Answer struct {
+	// Color renders finished blocks; without it the answer is shown as
+	// it is, and every finished row is final as it comes.
+	Color bool
+	// Style is the render style (scripts/screen/render), asked for when the
+	// first block is rendered; nil is the dark style.
+	Style func() string
+
+	active bool
+	got    strings.Builder
+	// done is how many bytes of got are laid out: written for good, or,
+	// in a raw block, in the row in flight.
+	done int
+	// raw: the block in flight is streamed raw (it outgrew the live
+	// region, or output came below it), so it is not rendered when it ends.
+	raw bool
+	// blocks is how many blocks were written, for the blank line that
+	// separates blocks as glamour would.
+	blocks int
+	// fence is the fence of the code block in flight ("" for other
+	// blocks), known from its first line; fresh: the raw block in flight
+	// has none of its lines laid out yet, so its first line opens it.
+	fence string
+	fresh bool
+	// row is the raw row in flight and midLine whether the text laid out
+	// stops inside a line; the rows before row are written.
+	row     string
+	midLine bool
+	// liveEnd is how much of got the live region shows; shownEnd and
+	// shownRow are liveEnd and row when the face last showed the region.
+	liveEnd, shownEnd int
+	shownRow          string
+	// liveRow is the part of row the live region shows: up to the last
+	// whole word (see wordEnd).
+	liveRow string
+
+	out  strings.Builder
+	live []string
+}
+
+// Active reports whether an answer is streaming.
+func (a *Answer) Active() bool { return a.active }
+
+// Text is the answer so far, as laid out (without terminal controls).
+func (a *Answer) Text() string { return a.got.String() }
+
+// Write streams a piece of the answer on a terminal of cols×rows.
+func (a *Answer) Write(t string, cols, rows int) {
+	a.active = true
+	a.got.WriteString(Sanitize(t))
+	a.layout(false, cols, rows)
+}
+
+// Consistent reports whether full, the answer as finished, goes on from
+// what was laid out; if pieces were lost on the way (the broker may drop
+// deltas for a face that falls behind), it does not.
+func (a *Answer) Consistent(full string) bool {
+	return strings.HasPrefix(Sanitize(full), a.got.String()[:a.done])
+}
+
+// Finish lays out the rest of the answer, full being all of it, and
+// renders what is left in the live region; the answer is then over.
+// Call Consistent first: what was written for good stays.
+func (a *Answer) Finish(full string, cols, rows int) {
+	a.active = true
+	a.got.Reset()
+	a.got.WriteString(Sanitize(full))
+	a.done = min(a.done, a.got.Len())
+	a.layout(true, cols, rows)
+	a.reset()
+}
+
+// Freeze writes the block in flight for good, raw, as the live region
+// shows it, so that output printed next goes below it; the answer goes on
+// raw.
+func (a *Answer) Freeze(cols int) {
+	if !a.active {
+		return
+	}
+	cols, _ = Size(cols, 0)
+	got := a.got.String()
+	if rest := got[a.done:]; rest != "" {
+		if !a.raw && a.blocks > 0 {
+			a.out.WriteString("\n")
+		}
+		a.feed(rest, cols)
+		a.done = len(got)
+	}
+	a.endRow()
+	a.raw = true
+	a.live = nil
+}
+
+// Shown records that the face shows the live region as Live is now.
+func (a *Answer) Shown() { a.shownEnd, a.shownRow = a.liveEnd, a.liveRow }
+
+// Touched records that the screen changed below the live region (the
+// user submitted a line, or cleared the screen): the rows shown stay
+// where they are, as final, and the answer goes on raw below them.
+func (a *Answer) Touched(shown bool, cols, rows int) {
+	if !a.active {
+		return
+	}
+	if shown {
+		if a.raw || !a.Color {
+			a.row = strings.TrimPrefix(a.row, a.shownRow)
+		} else if a.shownEnd > a.done {
+			got := a.got.String()
+			a.done = a.shownEnd
+			a.midLine = got[a.done-1] != '\n'
+			a.raw = true
+		}
+	}
+	a.live = nil
+	a.layout(false, cols, rows)
+}
+
+// Void forgets the answer; what was written for good stays.
+func (a *Answer) Void() { a.reset() }
+
+// reset forgets the answer but keeps its settings and the output not
+// taken yet.
+func (a *Answer) reset() {
+	pending := a.out.String()
+	*a = Answer{Color: a.Color, Style: a.Style}
+	a.out.WriteString(pending)
+}
+
+// Take returns the output written for good since the last Take.
+func (a *Answer) Take() string {
+	s := a.out.String()
+	a.out.Reset()
+	return s
+}
+
+// Live is what the live region shows: rows without newlines.
+func (a *Answer) Live() []string { return a.live }
+
+// layout moves what is complete in the answer to the output written for
+// good, and sets the live region to the rest. At eof everything is
+// complete.
+func (a *Answer) layout(eof bool, cols, rows int) {
+	cols, rows = Size(cols, rows)
+	got := a.got.String()
+	a.liveEnd = len(got)
+	a.live, a.liveRow = nil, ""
+	// The live region and the prompt below it fit in the window.
+	limit := max(1, min(rows/2, rows-1))
+	if !a.Color {
+		a.feed(got[a.done:], cols)
+		a.done = len(got)
+		if eof {
+			a.endRow()
+		}
+		a.showRow()
+		return
+	}
+	for {
+		rest := got[a.done:]
+		if a.raw && a.midLine {
+			// The line the row in flight belongs to is finished first:
+			// the block can only end at the start of a line.
+			i := strings.IndexByte(rest, '\n')
+			if i < 0 {
+				a.feed(rest, cols)
+				a.done = len(got)
+				if !eof {
+					a.showRow()
+					return
+				}
+				a.endRow()
+				a.raw = false
+				a.blocks++
+				return
+			}
+			a.feed(rest[:i+1], cols)
+			a.done += i + 1
+			continue
+		}
+		if !a.raw {
+			// Blank lines between blocks are the separator written with
+			// the next block.
+			skip := blankPrefix(rest)
+			a.done += skip
+			rest = rest[skip:]
+		}
+		if rest == "" {
+			return
+		}
+		if !a.raw {
+			first, _, _ := strings.Cut(rest, "\n")
+			a.fence = fenceOf(first)
+		}
+		size, ended := blockEnd(rest, a.fence, a.raw && !a.fresh, eof)
+		if a.raw {
+			a.fresh = a.fresh && size == 0
+			a.feed(rest[:size], cols)
+			a.done += size
+			if !ended {
+				a.showRow()
+				return
+			}
+			a.endRow()
+			a.raw = false
+			a.blocks++
+			continue
+		}
+		if ended {
+			out := render.Markdown(rest[:size], render.Options{Width: cols, Color: true, Style: a.style()})
+			if a.blocks > 0 {
+				out = "\n" + out
+			}
+			a.out.WriteString(out)
+			a.done += size
+			a.blocks++
+			continue
+		}
+		live := liveRows(rest, cols)
+		if a.blocks > 0 {
+			live = append([]string{""}, live...)
+		}
+		if cut := wordEnd(rest); cut < len(rest) && len(live) <= limit {
+			a.liveEnd = a.done + cut
+			live = liveRows(rest[:cut], cols)
+			if a.blocks > 0 {
+				live = append([]string{""}, live...)
+			}
+		}
+		if len(live) > limit {
+			// Too tall to redraw: the block goes on raw, after the blank
+			// line that separates it from the block before.
+			a.raw, a.fresh = true, true
+			if a.blocks > 0 {
+				a.out.WriteString("\n")
+			}
+			continue
+		}
+		a.live = live
+		return
+	}
+}
+
+func (a *Answer) style() string {
+	if a.Style == nil {
+		return render.StyleDark
+	}
+	return a.Style()
+}
+
+// feed lays raw text out in rows narrower than the terminal (a row that
+// fills the last column leaves some terminals' cursor in limbo): the rows
+// before the row in flight are written for good, each ending with a
+// newline. Wrapping is greedy (terminal.Wrap, the one layout of what ralph
+// prints), so once a later row exists a row is final, and only the row in
+// flight is wrapped again as text comes: the cost stays proportional to
+// the text, however long the line.
+func (a *Answer) feed(s string, cols int) {
+	for s != "" {
+		line, rest, nl := strings.Cut(s, "\n")
+		a.row += line
+		// Spaces at the end are wrapped with the word that follows them:
+		// alone they could push the row to break early, and the wrapper
+		// drops them.
+		body := strings.TrimRight(a.row, " ")
+		rows := strings.Split(terminal.Wrap(body, cols-1), "\n")
+		for _, r := range rows[:len(rows)-1] {
+			a.out.WriteString(r + "\n")
+		}
+		a.row = rows[len(rows)-1] + a.row[len(body):]
+		a.midLine = !nl
+		if !nl {
+			return
+		}
+		a.out.WriteString(strings.TrimRight(a.row, " ") + "\n")
+		a.row = ""
+		s = rest
+	}
+}
+
+// endRow writes the row in flight for good.
+func (a *Answer) endRow() {
+	if a.midLine {
+		a.out.WriteString(strings.TrimRight(a.row, " ") + "\n")
+	}
+	a.row, a.midLine = "", false
+}
+
+// showRow makes the row in flight the live region.
+func (a *Answer) showRow() {
+	if a.midLine && a.row != "" {
+		if n := wordEnd(a.row); n > 0 {
+			a.liveRow = a.row[:n]
+			a.live = []string{a.liveRow}
+		}
+	}
+}
+
+// wordEnd is how much of t the live region shows: up to the end of its
+// last whole word. A word cut by the stream is held back until it ends,
+// so that a region kept where it is (a line typed under it, a resize)
+// never ends inside a word that then goes on on the next row.
+func wordEnd(t string) int {
+	if t == "" || strings.HasSuffix(t, " ") || strings.HasSuffix(t, "\n") {
+		return len(t)
+	}
+	return strings.LastIndexAny(t, " \n") + 1
+}
+
+// liveRows are the rows the live region shows for a block in flight.
+func liveRows(t string, cols int) []string {
+	if t == "" {
+		return nil
+	}
+	return strings.Split(terminal.Wrap(strings.TrimSuffix(t, "\n"), cols-1), "\n")
+}
+
+// Redraw is what turns a live region showing prev into one showing next,
+// the cursor being at the start of the row below it: the rows they share
+// at the top stay, the rest is erased and drawn again.
+func Redraw(prev, next []string) string {
+	k := 0
+	for k < len(prev) && k < len(next) && prev[k] == next[k] {
+		k++
+	}
+	var b strings.Builder
+	b.WriteString(Erase(len(prev) - k))
+	for _, r := range next[k:] {
+		b.WriteString(r)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Erase erases the n rows above the cursor and leaves it at the start of
+// the first of them.
+func Erase(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("\x1b[%dA\r\x1b[J", n)
+}
+
+// Sanitize keeps a model's text from driving the terminal: escape
+// sequences and control characters other than newlines are removed
+// (text.StripControls) and tabs become spaces, so the width of a row is
+// known. A sequence split between two pieces of the stream loses its
+// introducer with the first piece; what is left of it prints as text.
+func Sanitize(t string) string {
+	return strings.ReplaceAll(text.StripControls(t), "\t", "    ")
+}
+
+// Region is what a terminal shows of a live region, for a face that
+// paints it on its own: the rows shown, directly above the cursor.
+type Region struct{ shown []string }
+
+// Frame is what writes above for good (after erasing the live region,
+// when there is any) and shows rows as the live region.
+func (r *Region) Frame(above string, rows []string) string {
+	var out string
+	if above == "" {
+		out = Redraw(r.shown, rows)
+	} else {
+		out = Erase(len(r.shown)) + above + Redraw(nil, rows)
+	}
+	r.shown = append(r.shown[:0], rows...)
+	return out
+}
+
+// Forget leaves the rows shown on the screen for good (something was
+// written below them).
+func (r *Region) Forget() { r.shown = r.shown[:0] }

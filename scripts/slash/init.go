@@ -1,0 +1,84 @@
+package slash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// The instructions files /init writes or updates: AGENTS.md, which codex,
+// Cursor and ralph read, or CLAUDE.md when a project has only that.
+const (
+	agentsFile = "AGENTS.md"
+	otherFile  = "CLAUDE.md"
+)
+
+// initPrompt asks the model to read the tree and write the instructions
+// file, as Claude Code's and codex's /init do.
+const initPrompt = `Look through this repository and write %[1]s at its root: the file coding agents read first when they work here. Read before you write: list the tree, read the README, the build and dependency files, the CI configuration, a few central source files and tests.
+
+%[1]s should hold, concisely and only what you can point to in the repository:
+1. The commands to build, lint and test, including how to run a single test.
+2. The layout: the main directories and what each one owns.
+3. The conventions the code follows: formatting, naming, error handling, imports, how tests are written.
+4. What would surprise a newcomer (generated files, required environment, things not to touch).
+
+Carry over the important parts of any other agents' rules you find (.cursor/rules/, .cursorrules, .github/copilot-instructions.md). No generic advice. %[2]s`
+
+// initWrite, initUpdate and initRewrite end initPrompt for a new file, an
+// update of CLAUDE.md, and a rewrite of AGENTS.md the person agreed to.
+const (
+	initWrite   = "Write the file with the write_file tool."
+	initUpdate  = "CLAUDE.md exists and is the project's instructions file: read it first, keep what is still true, correct what is not, add what is missing, and edit CLAUDE.md in place (create no AGENTS.md)."
+	initRewrite = "AGENTS.md exists: read it first, keep what is still true, and write the improved file over it."
+)
+
+// runInit sends the model the request to write AGENTS.md (or to update
+// CLAUDE.md when only that exists). The write is the model's, through the
+// write tool and its approval. An AGENTS.md already there is written over
+// only after the person says yes; where nobody can be asked (a script),
+// /init leaves it and says so.
+func runInit(_ context.Context, h *Host, args string) (Outcome, error) {
+	if args != "" {
+		return Outcome{}, fmt.Errorf("/init takes no arguments, not %q", args)
+	}
+	if h.Coord == nil {
+		return Outcome{}, errors.New("/init: no conversation is open")
+	}
+	if h.busy() {
+		return Outcome{}, errors.New("/init: ralph is working; stop it first (Ctrl-C or /stop)")
+	}
+	exists := func(name string) (bool, error) {
+		fi, err := h.Fs.Stat(filepath.Join(h.Root, name))
+		switch {
+		case err == nil:
+			return fi.Mode().IsRegular(), nil
+		case errors.Is(err, os.ErrNotExist):
+			return false, nil
+		}
+		return false, fmt.Errorf("/init: %w", err)
+	}
+	agents, err := exists(agentsFile)
+	if err != nil {
+		return Outcome{}, err
+	}
+	other, err := exists(otherFile)
+	if err != nil {
+		return Outcome{}, err
+	}
+	switch {
+	case agents && h.Confirm == nil:
+		return Outcome{}, fmt.Errorf("/init: %s exists, and nobody can be asked here whether to write over it; it is left as it is", agentsFile)
+	case agents:
+		h.printf("/init: %s exists\n", agentsFile)
+		return Outcome{Send: fmt.Sprintf(initPrompt, agentsFile, initRewrite),
+			Ask: fmt.Sprintf("%s exists: have the model rewrite it from the codebase (keeping what is still true)?", agentsFile)}, nil
+	case other:
+		h.printf("/init: only %s exists; the model updates it\n", otherFile)
+		return Outcome{Send: fmt.Sprintf(initPrompt, otherFile, initUpdate)}, nil
+	}
+	h.printf("/init: the model reads the codebase and writes %s\n", agentsFile)
+	return Outcome{Send: fmt.Sprintf(initPrompt, agentsFile, initWrite)}, nil
+}

@@ -1,0 +1,256 @@
+package sandbox
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The well-known secret files are kept from sandboxed commands, which may
+// otherwise read anywhere: a command that can read ~/.ssh/id_rsa or
+// ~/.aws/credentials with the network on can send them away, and one
+// that reads ralph's own configuration learns what the person allowed.
+// The person lets a command read one with sandbox_readable.
+
+// HiddenPath is one secret file or directory: Home beneath the home
+// directory, and Under beneath the directory the variable Env names, when
+// it is set to an absolute path (a list of them, for KUBECONFIG); either
+// may be empty.
+type HiddenPath struct{ Home, Env, Under string }
+
+// hiddenList are the secret paths: keys and the credentials of clouds,
+// clusters, registries, databases, password stores and git hosts.
+// ~/.npmrc is hidden only when it holds a token (npmrcSecret): npm reads
+// its registry settings there for every install.
+var hiddenList = []HiddenPath{
+	{Home: ".ssh"}, {Home: ".aws"}, {Home: ".gnupg", Env: "GNUPGHOME"}, {Home: ".kube", Env: "KUBECONFIG"},
+	{Home: ".netrc"}, {Home: ".git-credentials"}, {Home: ".pypirc"},
+	{Home: ".config/gcloud", Env: "XDG_CONFIG_HOME", Under: "gcloud"}, {Home: ".config/gh", Env: "XDG_CONFIG_HOME", Under: "gh"},
+	{Home: ".docker/config.json", Env: "DOCKER_CONFIG", Under: "config.json"}, {Home: ".cargo/credentials.toml"},
+	{Home: ".config/git/credentials", Env: "XDG_CONFIG_HOME", Under: "git/credentials"},
+	{Home: ".config/hub", Env: "XDG_CONFIG_HOME", Under: "hub"}, {Home: ".vault-token"}, {Home: ".pgpass"},
+	{Home: ".azure", Env: "AZURE_CONFIG_DIR"}, {Home: ".terraform.d/credentials.tfrc.json"},
+	{Home: ".password-store", Env: "PASSWORD_STORE_DIR"}, {Home: ".local/share/keyrings", Env: "XDG_DATA_HOME", Under: "keyrings"},
+}
+
+// AgentLogins are where the agent CLIs ralph drives keep their logins
+// (each CLI's own file in workers/agents names its own, and that package
+// sets this at start, as it alone may name the agents): hidden like the
+// rest, so that a command cannot take the person's claude or codex login.
+var AgentLogins []HiddenPath
+
+// Links inside a hidden directory are followed, so that the file a
+// dotfile manager's ~/.aws/credentials -> ~/dotfiles/aws/credentials
+// names is hidden where it lies: Landlock judges the file a path leads
+// to. The walk is bounded (linkDepth levels below each hidden directory,
+// linkEntries entries in each): a link beyond the bound is not seen, nor
+// can any hard link be, which is a second name of the same file and
+// looks like any other file.
+const (
+	linkDepth   = 6
+	linkEntries = 4096
+)
+
+// hiddenPaths lists the secret paths for the home directories homes and
+// ralph's user configuration directories ralphConfigs (empty and relative
+// entries are skipped),
+// with getenv for the variables that move them (HiddenPath.Env), each as
+// given and with its symbolic links resolved, so that a secret directory
+// that is a link is hidden where it really lies too, and with the targets
+// of the links inside the secret directories; links maps each such target
+// to the secret path it was found in, which sandbox_readable opens with
+// it.
+func hiddenPaths(homes, ralphConfigs []string, getenv func(string) string) (secrets []string, links map[string]string) {
+	var paths []string
+	for _, sp := range slices.Concat(hiddenList, AgentLogins) {
+		for _, home := range homes {
+			if sp.Home != "" && filepath.IsAbs(home) {
+				paths = append(paths, filepath.Join(home, sp.Home))
+			}
+		}
+		if sp.Env == "" {
+			continue
+		}
+		for _, dir := range filepath.SplitList(getenv(sp.Env)) {
+			if filepath.IsAbs(dir) {
+				paths = append(paths, filepath.Join(dir, sp.Under))
+			}
+		}
+	}
+	for _, home := range homes {
+		if npmrc := filepath.Join(home, ".npmrc"); filepath.IsAbs(home) && npmrcSecret(npmrc) {
+			paths = append(paths, npmrc)
+		}
+	}
+	for _, c := range ralphConfigs {
+		if filepath.IsAbs(c) {
+			paths = append(paths, filepath.Clean(c))
+		}
+	}
+	var out []string
+	links = map[string]string{}
+	for _, p := range paths {
+		out = append(out, p)
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		if r != p {
+			out = append(out, r)
+		}
+		for _, t := range linkTargets(r, homes) {
+			if _, ok := links[t]; !ok {
+				links[t] = p
+				out = append(out, t)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), links
+}
+
+// linkTargets are the targets of the symbolic links inside the directory
+// dir, within the bound, less those no secret can be: the home directory
+// or a directory above it, a directory directly under / (/usr, /etc) and
+// what lies under /proc, /sys and /dev, whose hiding would take ordinary
+// programs away from every command.
+func linkTargets(dir string, homes []string) []string {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	var out []string
+	seen := 0
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if seen++; seen > linkEntries {
+				return
+			}
+			p := filepath.Join(d, e.Name())
+			switch {
+			case e.Type()&fs.ModeSymlink != 0:
+				if t, err := filepath.EvalSymlinks(p); err == nil && !within(dir, t) && mayHide(t, homes) {
+					out = append(out, t)
+				}
+			case e.IsDir() && depth < linkDepth:
+				walk(p, depth+1)
+			}
+		}
+	}
+	walk(dir, 1)
+	return out
+}
+
+// mayHide reports whether a link's target may be hidden (see linkTargets).
+func mayHide(target string, homes []string) bool {
+	if strings.Count(target, "/") < 2 {
+		return false
+	}
+	for _, home := range homes {
+		if within(target, home) {
+			return false
+		}
+	}
+	for _, sys := range []string{"/proc", "/sys", "/dev"} {
+		if within(sys, target) {
+			return false
+		}
+	}
+	return true
+}
+
+// npmrcSecret reports whether an .npmrc holds a credential (_authToken,
+// _auth, _password): only then is it hidden, since npm reads the rest of
+// it, the registry settings, for every install.
+func npmrcSecret(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	return bytes.Contains(b, []byte("_auth")) || bytes.Contains(b, []byte("_password"))
+}
+
+// defaultHidden is hiddenPaths for this process's homes and ralph's
+// configuration directories (see homes and ralphConfigs).
+func defaultHidden() ([]string, map[string]string) {
+	hs := homes()
+	return hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
+}
+
+// homes are the home directories whose secrets are hidden: $HOME, and
+// the login home the password database names when it differs, since
+// OpenSSH and many other tools read their keys from the login home
+// whatever $HOME says, so a command could otherwise read
+// /home/u/.ssh/id_rsa while ralph runs with HOME elsewhere.
+func homes() []string {
+	var out []string
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		out = append(out, filepath.Clean(h))
+	}
+	if u, err := user.Current(); err == nil && filepath.IsAbs(u.HomeDir) && !slices.Contains(out, filepath.Clean(u.HomeDir)) {
+		out = append(out, filepath.Clean(u.HomeDir))
+	}
+	return out
+}
+
+// ralphConfigs are ralph's user configuration directories:
+// $XDG_CONFIG_HOME/ralph where ralph reads its configuration, and
+// .config/ralph under every home too, which ralph read before the
+// variable was set or reads when another program starts it without it.
+func ralphConfigs(homes []string) []string {
+	var out []string
+	if d, err := os.UserConfigDir(); err == nil {
+		out = append(out, filepath.Join(d, "ralph"))
+	}
+	for _, h := range homes {
+		if c := filepath.Join(h, ".config", "ralph"); !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// AllowReadable lets commands read the secret paths that paths name
+// (the person's sandbox_readable): a secret path is no longer hidden
+// when an entry is that path, lies above it or lies inside it (naming
+// ~/.ssh/known_hosts makes all of ~/.ssh readable: the sandbox hides
+// whole entries, not parts of them), and the targets of the links found
+// in a secret path it opens. Relative entries are ignored.
+func (p *Policy) AllowReadable(paths ...string) {
+	var allowed []string
+	for _, a := range paths {
+		if !filepath.IsAbs(a) {
+			continue
+		}
+		allowed = append(allowed, filepath.Clean(a))
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			allowed = append(allowed, r)
+		}
+	}
+	opens := func(s string) bool {
+		for _, a := range allowed {
+			if within(a, s) || within(s, a) {
+				return true
+			}
+		}
+		return false
+	}
+	p.HiddenPaths = slices.DeleteFunc(p.HiddenPaths, func(s string) bool {
+		origin, linked := p.hiddenLinks[s]
+		return opens(s) || linked && opens(origin)
+	})
+}

@@ -1,6 +1,0 @@
-package workers
-
-// SpawnAgentParams are spawn_agent's arguments.
-type SpawnAgentParams struct {
-	Task string `json:"task" required:"true" description:"the complete task for the child"`
-}

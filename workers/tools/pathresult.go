@@ -1,0 +1,54 @@
+package tools
+
+import (
+	"errors"
+	"io/fs"
+	"syscall"
+
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// pathResult turns a resolution error into the sentence the model sees.
+func pathResult(p string, err error) workers.Result {
+	switch {
+	case errors.Is(err, workers.ErrOutsideRoot):
+		return errResult("path %s is outside the project root", p)
+	case errors.Is(err, workers.ErrHome):
+		return errResult("path %s starts with ~, which is not expanded: paths are relative to the project root, so name a place inside the project", p)
+	}
+	return errResult("cannot use path %s: %v", p, err)
+}
+
+// refusal is the sentence for a failed file operation: a path that may not
+// be used, or a filesystem error, in terms of the path the model gave.
+func refusal(action, p, display string, err error) workers.Result {
+	switch {
+	case errors.Is(err, workers.ErrOutsideRoot), errors.Is(err, workers.ErrHome), errors.Is(err, syscall.ELOOP):
+		return pathResult(p, err)
+	case errors.Is(err, workers.ErrProtected):
+		return errResult("cannot %s %s: .git and .ralph are protected (git's internals and ralph's own state), so the file tools never change anything in them", action, display)
+	case errors.Is(err, workers.ErrNotRegular):
+		return errResult("cannot %s %s: it is not a regular file", action, display)
+	}
+	return fsErrorResult(action, display, err)
+}
+
+// fsErrorResult describes a file system error in terms of the path the model
+// used rather than the absolute path inside the error.
+func fsErrorResult(action, display string, err error) workers.Result {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errResult("cannot %s %s: it does not exist", action, display)
+	case errors.Is(err, fs.ErrPermission):
+		return errResult("cannot %s %s: permission denied", action, display)
+	case errors.Is(err, syscall.ENOTDIR):
+		return errResult("cannot %s %s: a parent of it is a file, not a directory", action, display)
+	case errors.Is(err, syscall.EISDIR):
+		return errResult("cannot %s %s: it is a directory", action, display)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return errResult("cannot %s %s: %v", action, display, pe.Err)
+	}
+	return errResult("cannot %s %s: %v", action, display, err)
+}

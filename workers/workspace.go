@@ -1,0 +1,241 @@
+// Package workers is what the model's tools (workers/tools) stand on: the
+// project root whose files are opened beneath it (paths.go, beneath*.go),
+// the sandbox its commands run in (command.go, sandboxed.go), the one place
+// that starts every other program ralph runs (programs.go), process groups
+// and the external agents' processes, and the capture of their output.
+// Nothing here knows which tools there are: the tools import workers, never
+// the other way round.
+package workers
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/workers/sandbox"
+)
+
+// Result is what a tool call or a command returns to the model. Failures
+// are results the model can read (IsError true), never Go errors.
+type Result struct {
+	Output  string
+	IsError bool
+	// Denied: the call did not happen because it needed an approval
+	// nobody could give (tools.Decision.Unasked); the run's result lists
+	// it.
+	Denied bool
+	// Changed is the file a file tool (write_file, edit_file) changed,
+	// nil when it changed none. Outside git, where no checkpoint can
+	// tell, the coordinator counts it in files_changed.
+	Changed *FileChange
+}
+
+// FileChange is a file a tool changed: its path relative to the project
+// root (links resolved, forward slashes), and the lines the change took
+// out and put in (a whole file's, for write_file: it is no diff).
+type FileChange struct {
+	Path           string
+	Added, Deleted int
+}
+
+// Options configures a Workspace.
+type Options struct {
+	Root           string        // project root (absolute path; symlinks of Root itself are resolved once at start)
+	CommandTimeout time.Duration // default 120s; a per-call timeout_s argument overrides (capped at 3600s)
+	MaxOutputBytes int           // per tool result, default 30000 bytes; head and tail are kept and the cut is marked
+	Env            []string      // environment for commands; nil means os.Environ()
+	// Sandbox confines the model's commands (see package sandbox); ""
+	// means workspace-write, the safe default for a command the model
+	// wrote.
+	Sandbox sandbox.Mode
+	// NoNetwork takes the network away from sandboxed commands.
+	NoNetwork bool
+	// Writable lists more directories that workspace-write commands may
+	// write (the person's sandbox_writable, such as a build cache).
+	Writable []string
+	// UnixSockets lists named Unix sockets outside the project that
+	// sandboxed commands may connect to (the person's
+	// sandbox_unix_sockets); every other one outside it is refused.
+	UnixSockets []string
+	// Readable lists the hidden paths (sandbox.HiddenPaths) sandboxed
+	// commands may read after all (the person's sandbox_readable).
+	Readable []string
+	// Notify tells the person something once, outside the conversation
+	// (that the sandbox runs weaker on this system); nil says nothing.
+	Notify func(string)
+	// AddDirs are more directories the person named (--add-dir) that the
+	// file tools may read and write, by absolute path, and that
+	// workspace-write commands may write.
+	AddDirs []string
+	// Withheld names the variables of the person's environment that Env
+	// leaves out as credentials and that shell_env could pass
+	// (childenv.Withheld): the first command tells the person of them,
+	// once for the Workspace and every copy of it (NoteWithheld).
+	Withheld []string
+	// withheldOnce is shared by the copies, so the note is said once.
+	withheldOnce *sync.Once
+}
+
+const (
+	defaultCommandTimeout = 120 * time.Second
+	defaultMaxOutputBytes = 30000
+)
+
+// Workspace is a project root as the tools work in it: its files opened
+// beneath the root, its commands run in its sandbox, one write lock per
+// file. It is safe for concurrent use.
+type Workspace struct {
+	root    string // absolute, cleaned, symlinks resolved
+	rootLex string // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
+	timeout time.Duration
+	maxOut  int
+	env     []string
+	shell   string
+	// policy confines the model's commands; its Mode is
+	// danger-full-access when commands run as they are.
+	policy *sandbox.Policy
+	runner *sandbox.Runner // starts confined commands; nil when policy confines nothing
+	// opts are the options w was made with, for copies of it.
+	opts Options
+
+	// locks serialises writes per resolved path, so concurrent edits by
+	// several agents sharing this Workspace cannot interleave
+	// read-modify-write.
+	locksMu sync.Mutex
+	locks   map[string]*sync.Mutex
+
+	// variants are Workspaces like this one with another sandbox, for
+	// the programs of programs.go; closed with it.
+	variantsMu sync.Mutex
+	variants   map[string]*Workspace
+}
+
+// NewWorkspace checks the root and sets up the sandbox its commands run
+// in.
+func NewWorkspace(opts Options) (*Workspace, error) {
+	if opts.Root == "" {
+		return nil, errors.New("workers: project root is empty")
+	}
+	lex, err := filepath.Abs(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
+	}
+	real, err := filepath.EvalSymlinks(lex)
+	if err != nil {
+		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("workers: project root %s: %w", opts.Root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
+	}
+
+	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, append(slices.Clone(opts.Writable), opts.AddDirs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("workers: %w", err)
+	}
+	policy.Notify = opts.Notify
+	if opts.withheldOnce == nil {
+		opts.withheldOnce = new(sync.Once)
+	}
+	policy.AllowUnixSockets(opts.UnixSockets...)
+	policy.AllowReadable(opts.Readable...)
+
+	w := &Workspace{
+		opts:    opts,
+		policy:  policy,
+		runner:  sandbox.NewRunner(policy),
+		root:    real,
+		rootLex: lex,
+		timeout: opts.CommandTimeout,
+		maxOut:  opts.MaxOutputBytes,
+		env:     opts.Env,
+		shell:   findShell(),
+		locks:   make(map[string]*sync.Mutex),
+	}
+	if w.timeout <= 0 {
+		w.timeout = defaultCommandTimeout
+	}
+	if w.maxOut <= 0 {
+		w.maxOut = defaultMaxOutputBytes
+	}
+	return w, nil
+}
+
+// findShell prefers bash because models write bash syntax, and falls back to
+// sh so that minimal images still work.
+func findShell() string {
+	for _, name := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if runtime.GOOS == "windows" {
+		return "bash" // not found: the error then names what to install
+	}
+	return "/bin/sh"
+}
+
+// Close stops the sandbox's helper process, if one was started; commands
+// still running are killed with it. The Workspace must not be used after.
+func (w *Workspace) Close() {
+	w.runner.Close()
+	w.variantsMu.Lock()
+	for _, v := range w.variants {
+		v.Close()
+	}
+	w.variants = nil
+	w.variantsMu.Unlock()
+}
+
+// Options are the options w was made with (its root as given), for a
+// Workspace like it elsewhere: the copies share the note of NoteWithheld.
+func (w *Workspace) Options() Options { return w.opts }
+
+// Root returns the project root with symlinks resolved.
+func (w *Workspace) Root() string { return w.root }
+
+// Holds reports whether the clean absolute path p is the root or below
+// it, spelled with the root's links resolved or as it was given.
+func (w *Workspace) Holds(p string) bool { return isInside(w.root, p) || isInside(w.rootLex, p) }
+
+// Shell is the name of the shell the model's commands run with.
+func (w *Workspace) Shell() string { return filepath.Base(w.shell) }
+
+// Policy is the sandbox the model's commands run in.
+func (w *Workspace) Policy() *sandbox.Policy { return w.policy }
+
+// Timeout is how long a command runs when its call names no timeout.
+func (w *Workspace) Timeout() time.Duration { return w.timeout }
+
+// MaxOutput is how many bytes of output a tool's result may hold.
+func (w *Workspace) MaxOutput() int { return w.maxOut }
+
+// Lock serialises writers of tg's file within this Workspace and returns
+// the unlock function. Entries are never removed: there is one small
+// mutex per file ever written, which is bounded by the project's size.
+func (w *Workspace) Lock(tg Target) (unlock func()) {
+	key := tg.key(w.root)
+	w.locksMu.Lock()
+	m, ok := w.locks[key]
+	if !ok {
+		m = new(sync.Mutex)
+		w.locks[key] = m
+	}
+	w.locksMu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// errResult formats an error result for the model.
+func errResult(format string, a ...any) Result {
+	return Result{Output: fmt.Sprintf(format, a...), IsError: true}
+}
