@@ -55,11 +55,12 @@ test: test-setup
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
 
 ## check: the inner loop: vet and the packages' own tests, without the
-## end-to-end tests and the race detector (RACE=1 adds it); go test's
-## cache answers for the packages a change did not touch
+## end-to-end tests and the race detector (RACE=1 adds it), and -short
+## (the few tests that wait out a timeout skip; make test runs them);
+## go test's cache answers for the packages a change did not touch
 check:
 	$(GO) vet ./...
-	$(GO) test $(if $(RACE),-race) $$($(GO) list ./... | grep -v '/e2e')
+	$(GO) test -short $(if $(RACE),-race) $$($(GO) list ./... | grep -v '/e2e')
 
 ## e2e: the end-to-end tests alone, with GROUP=, SKIP_GROUP= or RUN=
 ## (make e2e GROUP=browser; make e2e SKIP_GROUP='browser temporal attack agents_real')
@@ -72,7 +73,10 @@ test-temporal: test-setup
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 20m -run 'TestTemporal|TestNoTemporalSDK' ./e2e
 
-BENCH_PKGS := $(shell $(GO) list ./... | grep -v '/cmd/')
+# Recursive (=), so that only `make bench` lists the packages: every
+# other target, test-setup on a fresh machine first, would otherwise
+# download every module before it starts.
+BENCH_PKGS = $(shell $(GO) list ./... | grep -v '/cmd/')
 
 ## bench: every benchmark, printed as a table of medians against targets.
 ## The end-to-end ones in e2e/ run a fixed number of trials each

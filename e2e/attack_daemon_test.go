@@ -102,7 +102,9 @@ func TestBackgroundProcessesDieWithTheirCommand(t *testing.T) {
 			srv, results := commandsServer(t,
 				"{ setsid sh -c '"+loop("setsid.marker")+"' > /dev/null 2>&1 < /dev/null & }",
 				"{ nohup sh -c '("+loop("nohup.marker")+") &' > /dev/null 2>&1 < /dev/null & }",
-				"sleep 0.5 && echo started",
+				// The daemons' first lines, polled for: a fixed wait is
+				// too short on a busy machine.
+				"until [ -s setsid.marker ] && [ -s nohup.marker ]; do sleep 0.02; done; echo started",
 			)
 			env := cleanEnv(t, append(append([]string{"OPENAI_BASE_URL=" + srv.URL, "TMPDIR=" + tmp}, gitEnv...), mode.env...)...)
 			r := ralph(t, proj, env, nil, "-y", "set up the daemons")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -124,10 +125,11 @@ func TestProjectMCPServerRewrittenRunsInSandbox(t *testing.T) {
 	}
 }
 
-// nodeServer writes the project's .mcp.json: server t, `node tools/srv.js`.
-func nodeServer(t *testing.T, proj string) {
+// nodeServer writes the project's .mcp.json: server t, `node tools/srv.js`
+// with args after it.
+func nodeServer(t *testing.T, proj string, args ...string) {
 	t.Helper()
-	js, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"command": "node", "args": []string{"tools/srv.js"}}}})
+	js, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"command": "node", "args": append([]string{"tools/srv.js"}, args...)}}})
 	mustWrite(t, filepath.Join(proj, ".mcp.json"), string(js))
 }
 
@@ -294,7 +296,11 @@ func TestProjectMCPServerInSandboxDiesWithRalph(t *testing.T) {
 			alive := filepath.Join(proj, "alive")
 			mustWrite(t, filepath.Join(proj, "tools", "srv.js"), "const fs = require('fs');\n"+
 				"setInterval(() => fs.appendFileSync("+strconvQuote(alive)+", 'x'), 20);\nprocess.stdin.resume();\n")
-			nodeServer(t, proj)
+			// The server's command line carries a token of this test, so
+			// that its process is found among the machine's.
+			token := fmt.Sprintf("ralph-project-server-%d-%d", os.Getpid(), time.Now().UnixNano())
+			killWith(t, token)
+			nodeServer(t, proj, token)
 			srv, _ := commandsServer(t, "true")
 			env := attackEnv(t, home, srv.URL, mode.env)
 			approveServer(t, proj, env)
@@ -305,30 +311,13 @@ func TestProjectMCPServerInSandboxDiesWithRalph(t *testing.T) {
 			}
 			// The server never answers MCP's handshake, so ralph waits for
 			// it (its start-up timeout) while it runs.
-			waitFor(t, "the project's server to run", 30*time.Second, func() bool { return exists(alive) })
+			waitFor(t, "the project's server to run", 30*time.Second, func() bool { return exists(alive) && len(pidsWith(token)) > 0 })
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			size := func() int64 {
-				fi, err := os.Stat(alive)
-				if err != nil {
-					return -1
-				}
-				return fi.Size()
-			}
-			var last int64 = -2
-			waitFor(t, "the project's server to die with ralph", 10*time.Second, func() bool {
-				n := size()
-				time.Sleep(200 * time.Millisecond)
-				if size() == n {
-					last = n
-					return true
-				}
-				return false
-			})
-			time.Sleep(300 * time.Millisecond)
-			if size() != last {
-				t.Fatal("the project's server still runs after ralph was killed")
-			}
+			// With no process of the server left, nothing can append to
+			// the file: checked by the processes rather than by watching
+			// the file for a while.
+			waitFor(t, "the project's server to die with ralph", 10*time.Second, func() bool { return len(pidsWith(token)) == 0 })
 		})
 	}
 }

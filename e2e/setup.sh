@@ -71,11 +71,26 @@ if [ ${#missing[@]} -gt 0 ]; then
 		say "installing ${missing[*]} with apt-get"
 		apt-get update -qq
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
-	else
+	elif command -v apt-get >/dev/null 2>&1; then
 		say "the tests need programs this machine lacks; install them with:"
 		echo "  sudo apt-get install -y ${missing[*]}" >&2
 		exit 1
+	else
+		say "the tests need programs this machine lacks; install these (Debian's package names) with its package manager: ${missing[*]}"
+		exit 1
 	fi
+fi
+
+# --- Node.js: new enough for the pinned CLIs ----------------------------
+# The newest `engines` among NPM_PACKAGES is gemini-cli's node >=20 (the
+# inspector declares >=22.19.0, but the --cli mode the tests drive runs
+# on 20). npm only warns about engines, and an older Node then fails
+# deep inside a test with a syntax error, so the script says it here.
+NODE_MIN=20
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt "$NODE_MIN" ]; then
+	say "Node.js $(node --version 2>/dev/null || echo '(none)') is older than the $NODE_MIN the agents' CLIs need; install Node.js $NODE_MIN or later (a release from the Node.js project, or your distribution's newer nodejs package) and run make test-setup again."
+	exit 1
 fi
 
 mkdir -p "$cache/bin"
@@ -83,13 +98,13 @@ mkdir -p "$cache/bin"
 # --- npm: the agents' CLIs and the MCP servers ---------------------------
 # One prefix per list of versions: a new list installs beside the old
 # and the links move to it once it is complete.
-npm_key=$(printf '%s\n' "${NPM_PACKAGES[@]}" | sha256sum | cut -c1-12)
+npm_key=$(printf '%s\n' "${NPM_PACKAGES[@]}" | { sha256sum 2>/dev/null || shasum -a 256; } | cut -c1-12)
 npm_dir="$cache/npm-$npm_key"
 if [ ! -f "$npm_dir/.complete" ]; then
 	say "installing ${NPM_PACKAGES[*]} into $npm_dir"
 	rm -rf "$npm_dir" && mkdir -p "$npm_dir"
 	echo '{"private":true}' >"$npm_dir/package.json"
-	npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error --save-exact "${NPM_PACKAGES[@]}" >&2
+	npm install --prefix "$npm_dir" --no-audit --no-fund --no-update-notifier --loglevel=error --save-exact "${NPM_PACKAGES[@]}" >&2
 	touch "$npm_dir/.complete"
 fi
 for b in "${NPM_BINS[@]}"; do

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -112,46 +113,78 @@ func TestExecTimeoutKillsGroup(t *testing.T) {
 	assertGroupGone(t, waitForPID(t, filepath.Join(w.Root(), "pid")))
 }
 
-func TestExecCancelKillsGroupPromptly(t *testing.T) {
+// Cancelling a command kills its whole group. How promptly (the target:
+// a p99 under 100 ms) is BenchmarkExecHardStop's to say, in `make bench`:
+// a time bound here failed whenever the machine was busy.
+func TestExecCancelKillsGroup(t *testing.T) {
 	t.Parallel()
-	cancelKillsGroupWithin(t, newTestWorkspace(t, Options{}), 200*time.Millisecond)
+	cancelKillsGroup(t, newTestWorkspace(t, Options{}))
 }
 
 // TestExecSandboxedHardStop cancels a sandboxed command running in
-// every namespace the sandbox uses: it must end within 100 ms of the
-// cancel and leave no process behind.
+// every namespace the sandbox uses: it must end and leave no process
+// behind. How promptly (the target: a p99 under 100 ms) is the tools'
+// BenchmarkSandboxedHardStop's to say.
 func TestExecSandboxedHardStop(t *testing.T) {
 	t.Parallel()
-	cancelKillsGroupWithin(t, gitWorkspace(t, Options{NoNetwork: true}), 100*time.Millisecond)
+	cancelKillsGroup(t, gitWorkspace(t, Options{NoNetwork: true}))
 }
 
-// cancelKillsGroupWithin cancels a command whose shell has a background
-// child: Exec must return within limit of the cancel, report the kill,
-// and leave nothing of the process group behind.
-func cancelKillsGroupWithin(t *testing.T, w *Workspace, limit time.Duration) {
+// cancelKillsGroup cancels a command whose shell has a background child:
+// Exec must return, report the kill, and leave nothing of the process
+// group behind.
+func cancelKillsGroup(t *testing.T, w *Workspace) {
 	t.Helper()
+	d, pgid := hardStop(t, w)
+	t.Logf("Exec returned %v after cancel", d)
+	assertGroupGone(t, pgid)
+}
+
+// hardStop runs a command whose shell has a background child, cancels it
+// once the command has written its process group to a file, and returns
+// how long Exec took to return after the cancel, and the group. Exec must
+// report the kill, no member of the group may be alive after it, and it
+// must return within seconds (more would be a cancel not kept).
+func hardStop(tb testing.TB, w *Workspace) (time.Duration, int) {
+	tb.Helper()
+	pidFile := filepath.Join(w.Root(), "pid")
+	os.Remove(pidFile) // the previous run's, in a benchmark
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan Result, 1)
 	go func() {
 		done <- w.Exec(ctx, "sleep 60 & "+groupToFile+"; sleep 60", time.Minute, true)
 	}()
-	pgid := waitForPID(t, filepath.Join(w.Root(), "pid"))
+	pgid := waitForPID(tb, pidFile)
 	cancelled := time.Now()
 	cancel()
 	var res Result
 	select {
 	case res = <-done:
 	case <-time.After(5 * time.Second):
-		t.Fatal("Exec did not return after cancel")
+		tb.Fatal("Exec did not return after cancel")
 	}
 	d := time.Since(cancelled)
-	t.Logf("Exec returned %v after cancel", d)
-	if d > limit {
-		t.Errorf("Exec returned %v after cancel, want < %v", d, limit)
+	mustFail(tb, res, "command cancelled; its process group was killed")
+	assertNoLiveMember(tb, pgid)
+	return d, pgid
+}
+
+// BenchmarkExecHardStop measures a hard stop of a command outside the
+// sandbox: from the cancel to Exec's return, with no process of the group
+// alive. It reports the median and the 99th percentile (the target, in
+// cmd/benchtable: under 100 ms), the figures a shared machine's outliers
+// leave readable.
+func BenchmarkExecHardStop(b *testing.B) {
+	w := newTestWorkspace(b, Options{})
+	var ds []time.Duration
+	for b.Loop() {
+		d, _ := hardStop(b, w)
+		ds = append(ds, d)
 	}
-	mustFail(t, res, "command cancelled; its process group was killed")
-	assertGroupGone(t, pgid)
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2])/float64(time.Millisecond), "median-ms")
+	b.ReportMetric(float64(ds[min(len(ds)-1, len(ds)*99/100)])/float64(time.Millisecond), "p99-ms")
 }
 
 func TestExecBackgroundChildDoesNotHang(t *testing.T) {

@@ -27,7 +27,9 @@ func TestExternalEscapedProcessDoesNotBlock(t *testing.T) {
 	if out != "bye\n" {
 		t.Fatalf("output %q", out)
 	}
-	if took > time.Second {
+	// Waiting for the escaped process would take its 300 s: seconds
+	// catch that and leave a loaded machine its slack.
+	if took > 5*time.Second {
 		t.Fatalf("Run waited %s for a process outside the group", took)
 	}
 	if alive {

@@ -53,6 +53,8 @@ var targets = []target{
 	{"OneShotCheckpoints", "git/plain", 1.3, "< 1.3x"},
 	{"BoundarySave", "10000/10", 1.5, "< 1.5"},
 	{"SandboxedHardStop", "p99-ms", 100, "< 100 ms"},
+	{"ExecHardStop", "p99-ms", 100, "< 100 ms"},
+	{"ExternalCancel", "p99-ms", 200, "< 200 ms"},
 	{"ControlStop", "p99-ms", 50, "< 50 ms"},
 	{"ControlStop", "socket-p99-ms", 50, "< 50 ms"},
 	{"SessionPage10000", "ms/page", 300, "< 300 ms"},

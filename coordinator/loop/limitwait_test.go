@@ -162,7 +162,9 @@ func TestLimitWaitEndsAtOnceOnHardStop(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the wait did not end on a hard stop")
 	}
-	if took := time.Since(stopAt); took > time.Second {
+	// The wait is two hours: seconds catch a stop not kept (how fast a
+	// stop is, the e2e HardStop benchmark says).
+	if took := time.Since(stopAt); took > 5*time.Second {
 		t.Errorf("the loop took %s to stop", took)
 	}
 	if res.Reason != ReasonInterrupted || len(res.Failed) != 0 {

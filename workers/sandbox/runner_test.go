@@ -237,7 +237,7 @@ func TestEveryTestAsAnUnprivilegedUser(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil || os.Chmod(dir, 0o755) != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.count=1", "-test.v")
+	cmd := exec.Command(bin, "-test.count=1", "-test.v", fmt.Sprintf("-test.short=%v", testing.Short()))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RALPH_TEST_UNPRIVILEGED=1", "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
