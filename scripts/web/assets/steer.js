@@ -40,7 +40,11 @@
     if (old && !same) old.remove();
     if (fresh && !same) section.insertBefore(fresh, section.firstChild);
     var was = section.querySelector(".answered");
-    if (note) {
+    // The note says how the last question was answered; once the next
+    // one waits (its line may come while this fetch runs), a note under
+    // it would read as that question's answer, and the page's log keeps
+    // the line anyway.
+    if (note && !fresh) {
       if (!was) {
         was = document.createElement("p");
         was.className = "answered";
