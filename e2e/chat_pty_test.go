@@ -67,15 +67,32 @@ func (l *screenLog) Screen() (string, string) {
 
 // waitScreen blocks until cond holds for the screen, or the deadline
 // passes; it returns the time the condition first held.
+//
+// Laying out the screen costs time that grows with the scrollback, and it
+// holds the lock the terminal's reader writes under. Evaluated after every
+// write, a screen of 200 KB under the race detector on a busy machine
+// starved the reader: ralph's writes to the full terminal blocked, and its
+// status line with them, until the test gave up. So once an evaluation
+// takes over a millisecond, the next one waits four times as long (a timer
+// wakes it if nothing is written), and the reader keeps most of the lock.
 func (l *screenLog) waitScreen(limit time.Duration, cond func(screen, cursor string) bool) (time.Time, bool) {
 	deadline := time.Now().Add(limit)
 	timer := time.AfterFunc(limit, l.cond.Broadcast)
 	defer timer.Stop()
+	wake := time.AfterFunc(limit, l.cond.Broadcast)
+	defer wake.Stop()
+	var next time.Time
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for {
-		if cond(l.vt.text(), l.vt.cursorLine()) {
-			return time.Now(), true
+		if start := time.Now(); !start.Before(next) {
+			if cond(l.vt.text(), l.vt.cursorLine()) {
+				return time.Now(), true
+			}
+			if took := time.Since(start); took > time.Millisecond {
+				next = time.Now().Add(4 * took)
+				wake.Reset(4 * took)
+			}
 		}
 		if time.Now().After(deadline) {
 			return time.Time{}, false
