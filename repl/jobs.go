@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // job is work running in the background while the prompt stays usable: a
@@ -543,7 +544,7 @@ func (s *Shell) promptText() string {
 		parts = append(parts, fmt.Sprintf("~%s tokens", thousands(n)))
 	}
 	if n := s.agents.Running(); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s", n, map[bool]string{true: "agent", false: "agents"}[n == 1]))
+		parts = append(parts, text.Counted(n, "agent", "agents"))
 	}
 	parts = append(parts, "Ctrl-C stops")
 	return s.scr.pal.Dim(strings.Join(parts, " · ")) + " › "

@@ -1,7 +1,6 @@
 package slash
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
@@ -106,7 +105,7 @@ func (a *Agents) Main() string {
 func (a *Agents) Summary() string {
 	s := a.Main()
 	if n := a.Running(); n > 0 {
-		s += fmt.Sprintf(" (and %d child %s)", n, map[bool]string{true: "agent", false: "agents"}[n == 1])
+		s += " (and " + text.Counted(n, "child agent", "child agents") + ")"
 	}
 	return s
 }

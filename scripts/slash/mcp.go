@@ -35,7 +35,7 @@ func MCPText(st []mcp.Status, root string, listing bool) string {
 			state += " (starts when the model first needs tools)"
 		}
 		if s.State == mcp.StateReady || s.State == mcp.StateCrashed || s.State == mcp.StateStopped {
-			state += fmt.Sprintf(", %d %s", len(s.Tools), map[bool]string{true: "tool", false: "tools"}[len(s.Tools) == 1])
+			state += ", " + text.Counted(len(s.Tools), "tool", "tools")
 		}
 		src := s.Source
 		if r, err := filepath.Rel(root, src); err == nil && !strings.HasPrefix(r, "..") {
