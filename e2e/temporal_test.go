@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -260,18 +259,6 @@ func sleeperModel(t *testing.T, mark string) *llmtest.Server {
 	return srv
 }
 
-// processesWith counts the processes whose command line holds mark.
-func processesWith(mark string) int {
-	n := 0
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(mark)) {
-			n++
-		}
-	}
-	return n
-}
-
 func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 	addr := startDevServer(t)
 	project, _ := temporalProject(t, "wait one", "wait two", "wait three", "wait four")
@@ -288,7 +275,7 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = run.Process.Kill() }()
-	for end := time.Now().Add(2 * time.Minute); processesWith(mark) < 4; time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); len(pidsWith(mark)) < 4; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(end) {
 			var results []string
 			for _, req := range srv.Requests() {
@@ -296,7 +283,7 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 					results = append(results, m[len(m)-1].Content)
 				}
 			}
-			t.Fatalf("4 agents' commands never ran at once (%d); ralph:\n%s\ncommand results: %q", processesWith(mark), out.String(), results)
+			t.Fatalf("4 agents' commands never ran at once (%d); ralph:\n%s\ncommand results: %q", len(pidsWith(mark)), out.String(), results)
 		}
 	}
 	if st := ralph(t, project, env, nil, "status"); st.code != 0 || !strings.Contains(st.stdout, "Run on Temporal") || !strings.Contains(st.stdout, "In flight: t1, t2, t3, t4") {
@@ -326,9 +313,9 @@ func TestTemporalStopEndsEveryAgentWithinASecond(t *testing.T) {
 	if stop.code != 0 {
 		t.Fatalf("ralph stop: exit %d\n%s%s", stop.code, stop.stdout, stop.stderr)
 	}
-	for processesWith(mark) > 0 {
+	for len(pidsWith(mark)) > 0 {
 		if time.Since(stopped) > 10*time.Second {
-			t.Fatalf("%d agent commands still run 10 s after ralph stop", processesWith(mark))
+			t.Fatalf("%d agent commands still run 10 s after ralph stop", len(pidsWith(mark)))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -391,7 +378,7 @@ func TestTemporalSayReachesTheAgentOnItsWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = run.Process.Kill() }()
-	for end := time.Now().Add(2 * time.Minute); processesWith(mark) == 0; time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(2 * time.Minute); len(pidsWith(mark)) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("the agent's command never ran; ralph:\n%s", out.String())
 		}
