@@ -1,6 +1,7 @@
 // Package agentdefs reads agent definitions written for Claude Code:
 // markdown files under .claude/agents/ in a project and ~/.claude/agents/
-// in the person's home, each a named child agent with a description, a
+// in the person's home (the folders of the agents' table,
+// agents.DefinitionDirs), each a named child agent with a description, a
 // prompt (the body), the tools it may use and a model. The files are
 // read through the project's door (memory/rootfs), and the person's
 // through a door of its own on ~/.claude, so a definition that is a link
@@ -30,10 +31,6 @@ import (
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
-
-// Dir is where the definitions live, relative to a project's root and to
-// the person's home.
-const Dir = ".claude/agents"
 
 // maxFile bounds a definition: it is a prompt, not a corpus.
 const maxFile = 64 << 10
@@ -132,26 +129,33 @@ func (s Set) Defs() []Def {
 }
 
 // Load reads the project's definitions under root through project (the
-// project's door, rootfs.New), then the person's under home through a
-// door on home/.claude; a project's definition wins over the person's of
-// the same name, as in Claude Code. Missing directories are no error.
-// home "" skips the person's.
+// project's door, rootfs.New), then the person's under home, each folder
+// the agents' table names (agents.DefinitionDirs) through a door on its
+// top folder in home (~/.claude); a project's definition wins over the
+// person's of the same name, as in Claude Code. Missing folders are no
+// error. home "" skips the person's.
 func Load(project afero.Fs, root, home string) Set {
 	s := Set{defs: map[string]Def{}}
-	s.loadDir(project, filepath.Join(root, filepath.FromSlash(Dir)), Dir, Project)
+	dirs := agents.DefinitionDirs()
+	for _, d := range dirs {
+		s.loadDir(project, filepath.Join(root, filepath.FromSlash(d)), d, Project)
+	}
 	if home == "" {
 		return s
 	}
-	claude := filepath.Join(home, ".claude")
-	if _, err := rootfs.Person().Stat(claude); err != nil {
-		return s
+	for _, d := range dirs {
+		top, _, _ := strings.Cut(d, "/")
+		dir := filepath.Join(home, top)
+		if _, err := rootfs.Person().Stat(dir); err != nil {
+			continue
+		}
+		door, err := rootfs.New(dir)
+		if err != nil {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("~/%s could not be opened, so its agent definitions are not used: %v.", top, err))
+			continue
+		}
+		s.loadDir(door, filepath.Join(home, filepath.FromSlash(d)), "~/"+d, Person)
 	}
-	door, err := rootfs.New(claude)
-	if err != nil {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("~/.claude could not be opened, so its agent definitions are not used: %v.", err))
-		return s
-	}
-	s.loadDir(door, filepath.Join(claude, "agents"), "~/"+Dir, Person)
 	return s
 }
 

@@ -365,4 +365,8 @@ func (claudeCLI) logins() []sandbox.HiddenPath {
 // the project's .claude/settings.json and settings.local.json out.
 func (claudeCLI) projectSettings() []string { return nil }
 
+func (claudeCLI) promptDirs() []sandbox.HiddenPath { return nil }
+
+func (claudeCLI) definitionDirs() []string { return []string{".claude/agents"} }
+
 func (claudeCLI) commandDirs() []string { return []string{".claude/commands"} }

@@ -68,6 +68,14 @@ type cli interface {
 	// the person's home) where the CLI keeps custom slash commands as
 	// markdown files, which ralph's chat offers as its own.
 	commandDirs() []string
+	// promptDirs are the folders of the person's own custom commands
+	// that have no project counterpart (codex's prompts), each with the
+	// variable that moves the CLI's home.
+	promptDirs() []sandbox.HiddenPath
+	// definitionDirs are the folders (relative to a project's root, and
+	// to the person's home) where the CLI keeps definitions of named
+	// child agents as markdown files (workers/agentdefs reads them).
+	definitionDirs() []string
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.
@@ -104,6 +112,29 @@ func CommandDirs() []string {
 	var dirs []string
 	for _, c := range clis {
 		dirs = append(dirs, c.commandDirs()...)
+	}
+	return dirs
+}
+
+// DefinitionDirs are the folders, relative to a project's root or the
+// person's home, where the agents keep definitions of named child agents,
+// in the order of the table.
+func DefinitionDirs() []string {
+	var dirs []string
+	for _, c := range clis {
+		dirs = append(dirs, c.definitionDirs()...)
+	}
+	return dirs
+}
+
+// PromptDirs are the person's own folders of custom commands that have
+// no project counterpart (codex's ~/.codex/prompts, or $CODEX_HOME's),
+// each as a path relative to the home directory (Home) and the variable
+// that moves it (Env, the folder then Under it).
+func PromptDirs() []sandbox.HiddenPath {
+	var dirs []sandbox.HiddenPath
+	for _, c := range clis {
+		dirs = append(dirs, c.promptDirs()...)
 	}
 	return dirs
 }

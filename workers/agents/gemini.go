@@ -306,4 +306,8 @@ func (geminiCLI) projectSettings() []string {
 	return []string{".gemini/settings.json", ".gemini/.env"}
 }
 
+func (geminiCLI) promptDirs() []sandbox.HiddenPath { return nil }
+
+func (geminiCLI) definitionDirs() []string { return nil }
+
 func (geminiCLI) commandDirs() []string { return nil }

@@ -366,4 +366,8 @@ func (opencodeCLI) logins() []sandbox.HiddenPath {
 // keeps the project's opencode.json out.
 func (opencodeCLI) projectSettings() []string { return nil }
 
+func (opencodeCLI) promptDirs() []sandbox.HiddenPath { return nil }
+
+func (opencodeCLI) definitionDirs() []string { return nil }
+
 func (opencodeCLI) commandDirs() []string { return nil }
