@@ -24,6 +24,10 @@ type Field struct {
 	Text   string
 	List   []string
 	IsList bool
+	// Raw is the value as written on the key's line, for fields such as
+	// Claude Code's argument-hint, whose "[file] [line]" is text to show
+	// that YAML would read as a list.
+	Raw string
 }
 
 // Items is the field as a list: a list's items, or a scalar split at
@@ -112,9 +116,10 @@ func (d *Doc) fields(lines []string) error {
 		more := lines[i+1 : j]
 		i = j - 1
 		f, err := value(val, more)
-		if err != nil {
+		if err != nil && key != "argument-hint" {
 			return fmt.Errorf("%w: %s (line %d): %w", ErrMalformed, key, at, err)
 		}
+		f.Raw = val
 		if _, dup := d.Fields[key]; !dup {
 			d.Keys = append(d.Keys, key)
 		}

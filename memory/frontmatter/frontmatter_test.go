@@ -36,6 +36,9 @@ func TestParseListsAndBlocks(t *testing.T) {
 	if got := d.Fields["tools"].Items(); !slices.Equal(got, []string{"Edit", "Write"}) {
 		t.Fatalf("tools %q", got)
 	}
+	if h, err := Parse("---\nargument-hint: [pr-number] [priority]\n---\n"); err != nil || h.Fields["argument-hint"].Raw != "[pr-number] [priority]" {
+		t.Fatalf("argument-hint %+v %v", h.Fields, err)
+	}
 	if d.Get("description") != "one two" || d.Get("hint") != "a\nb" || d.Body != "body" {
 		t.Fatalf("doc %+v", d)
 	}

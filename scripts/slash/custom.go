@@ -6,20 +6,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // Custom commands are the prompt files people bring from other agents: a
-// file NAME.md in one of customDirs is /NAME, which sends the file's text
-// (its front matter left out, $ARGUMENTS replaced by what follows the
-// name) as a message. They are looked for only after ralph's own
+// file NAME.md in one of customDirs, or in a folder under one (Claude
+// Code's folders group commands and do not change their names), is
+// /NAME, which sends the file's text (its front matter left out,
+// $ARGUMENTS replaced by what follows the name and $1 … $9 by its
+// words) as a message. They are looked for only after ralph's own
 // commands: a built-in command of the same name wins, with a warning
 // naming the file it shadows, once a session.
 
@@ -33,15 +37,24 @@ type customDir struct {
 // customDirs are where custom commands are looked for, nearest first:
 // the project's own (.ralph/commands, then the agents' folders the
 // agents' table names), then the person's (the agents' folders under
-// the home directory).
+// the home directory, then their person-only folders such as codex's
+// prompts).
 func customDirs(fs afero.Fs, root string) []customDir {
 	ds := []customDir{{fs, filepath.Join(root, ".ralph", "commands"), ".ralph/commands"}}
 	for _, d := range agents.CommandDirs() {
 		ds = append(ds, customDir{fs, filepath.Join(root, filepath.FromSlash(d)), d})
 	}
-	if home, _ := os.UserHomeDir(); home != "" {
+	home, _ := os.UserHomeDir()
+	if home != "" {
 		for _, d := range agents.CommandDirs() {
 			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d)), "~/" + d})
+		}
+	}
+	for _, d := range agents.PromptDirs() {
+		if dir := os.Getenv(d.Env); d.Env != "" && filepath.IsAbs(dir) {
+			ds = append(ds, customDir{rootfs.Person(), filepath.Join(dir, filepath.FromSlash(d.Under)), "$" + d.Env + "/" + d.Under})
+		} else if home != "" {
+			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d.Home)), "~/" + d.Home})
 		}
 	}
 	return ds
@@ -50,43 +63,124 @@ func customDirs(fs afero.Fs, root string) []customDir {
 // maxCustom bounds a custom command's file: it is a prompt, not a corpus.
 const maxCustom = 64 << 10
 
-// customFile is the file of custom command name, nearest first, and its
-// path as shown; ok is false when there is none.
-func (h *Host) customFile(name string) (fs afero.Fs, path, shown string, ok bool) {
-	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
-		return nil, "", "", false
+// maxCustomDepth bounds how deep folders of commands are looked into.
+const maxCustomDepth = 3
+
+// customCmd is one custom command file.
+type customCmd struct {
+	name        string
+	fs          afero.Fs
+	path, shown string
+}
+
+// customCommands are the custom command files, each name once, nearest
+// first: a directory's own files before its folders', folders in name
+// order. A name that would drive the terminal is never offered.
+func customCommands(fs afero.Fs, root string) []customCmd {
+	if fs == nil {
+		return nil
 	}
-	for _, d := range customDirs(h.Fs, h.Root) {
-		p := filepath.Join(d.path, name+".md")
-		if fi, err := d.fs.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return d.fs, p, d.shown + "/" + name + ".md", true
+	seen := map[string]bool{}
+	var out []customCmd
+	for _, d := range customDirs(fs, root) {
+		queue := []string{""}
+		for depth := 0; depth <= maxCustomDepth && len(queue) > 0; depth++ {
+			var next []string
+			for _, sub := range queue {
+				entries, err := afero.ReadDir(d.fs, filepath.Join(d.path, sub))
+				if err != nil {
+					continue
+				}
+				sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+				for _, e := range entries {
+					rel := filepath.Join(sub, e.Name())
+					if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+						next = append(next, rel)
+						continue
+					}
+					name, ok := strings.CutSuffix(e.Name(), ".md")
+					if !ok || seen[name] || !e.Mode().IsRegular() || strings.HasPrefix(name, ".") || text.StripControls(name) != name || strings.ContainsAny(name, " \t") {
+						continue
+					}
+					seen[name] = true
+					out = append(out, customCmd{name, d.fs, filepath.Join(d.path, rel), d.shown + "/" + filepath.ToSlash(rel)})
+				}
+			}
+			queue = next
 		}
 	}
-	return nil, "", "", false
+	return out
+}
+
+// customFile is the file of custom command name, nearest first; ok is
+// false when there is none.
+func (h *Host) customFile(name string) (customCmd, bool) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
+		return customCmd{}, false
+	}
+	for _, c := range customCommands(h.Fs, h.Root) {
+		if strings.EqualFold(c.name, name) {
+			return c, true
+		}
+	}
+	return customCmd{}, false
 }
 
 // CustomNames are the custom commands no built-in shadows, for Tab, each
 // once, nearest first.
 func CustomNames(fs afero.Fs, root string) []string {
-	seen := map[string]bool{}
 	var out []string
-	for _, d := range customDirs(fs, root) {
-		entries, err := afero.ReadDir(d.fs, d.path)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			name, ok := strings.CutSuffix(e.Name(), ".md")
-			// A name that would drive the terminal is never offered.
-			if _, builtin := Lookup(strings.ToLower(name)); !ok || builtin || seen[name] || !e.Mode().IsRegular() || text.StripControls(name) != name {
-				continue
-			}
-			seen[name] = true
-			out = append(out, name)
+	for _, c := range customCommands(fs, root) {
+		if _, builtin := Lookup(strings.ToLower(c.name)); !builtin {
+			out = append(out, c.name)
 		}
 	}
 	return out
 }
+
+// CustomHelp is /help's section on the custom commands no built-in
+// shadows, in markdown, each with its argument hint and description
+// from its front matter and its file; "" when there are none.
+func CustomHelp(fs afero.Fs, root string) string {
+	var b strings.Builder
+	for _, c := range customCommands(fs, root) {
+		if _, builtin := Lookup(strings.ToLower(c.name)); builtin {
+			continue
+		}
+		line := "/" + c.name
+		desc := ""
+		if data, err := readCustom(c); err == nil {
+			if doc, err := frontmatter.Parse(string(data)); err == nil {
+				if hint := oneLine(argumentHint(doc.Fields["argument-hint"])); hint != "" {
+					line += " " + hint
+				}
+				desc = oneLine(doc.Get("description"))
+			}
+		}
+		if desc == "" {
+			desc = "custom command"
+		}
+		fmt.Fprintf(&b, "- `%s` — %s (%s)\n", strings.ReplaceAll(line, "`", "'"), desc, text.StripControls(c.shown))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n**Your custom commands**\n\n" + b.String()
+}
+
+// argumentHint is the hint as written: Claude Code's "[file] [line]" is
+// text to show, which YAML would read as a list; a quoted one is
+// unquoted.
+func argumentHint(f frontmatter.Field) string {
+	if f.IsList || f.Text == "" {
+		return f.Raw
+	}
+	return f.Text
+}
+
+// oneLine is a front matter value fit for one line of help: controls
+// stripped, whitespace folded.
+func oneLine(s string) string { return text.OneLine(text.StripControls(s)) }
 
 // warnedShadows are the custom files whose shadowing was told, once a
 // process (a chat is one session; /clear does not repeat it).
@@ -95,59 +189,129 @@ var warnedShadows sync.Map
 // warnShadowed tells, once, that the built-in name shadows a custom
 // command file of that name.
 func (h *Host) warnShadowed(name string) {
-	_, _, shown, ok := h.customFile(name)
+	c, ok := h.customFile(name)
 	if !ok {
 		return
 	}
-	if _, told := warnedShadows.LoadOrStore(shown, true); told {
+	if _, told := warnedShadows.LoadOrStore(c.shown, true); told {
 		return
 	}
-	h.printf("warning: /%s is ralph's own command; %s, a custom command of the same name, does not run (rename the file to use it)\n", name, shown)
+	h.printf("warning: /%s is ralph's own command; %s, a custom command of the same name, does not run (rename the file to use it)\n", name, text.StripControls(c.shown))
 }
 
 // errNoCustom is a name with no custom command file.
 var errNoCustom = errors.New("no custom command")
 
-// runCustom sends custom command name's text, with args for $ARGUMENTS.
-func (h *Host) runCustom(name, args string) (Outcome, error) {
-	fs, path, shown, ok := h.customFile(name)
-	if !ok {
-		return Outcome{}, errNoCustom
-	}
-	f, err := fs.Open(path)
+// readCustom reads a custom command's file, at most maxCustom bytes.
+func readCustom(c customCmd) ([]byte, error) {
+	f, err := c.fs.Open(c.path)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+		return nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxCustom+1))
 	if err != nil {
-		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+		return nil, err
 	}
 	if len(data) > maxCustom {
-		return Outcome{}, fmt.Errorf("/%s: %s is larger than %d KiB; a custom command is a prompt", name, shown, maxCustom>>10)
+		return nil, fmt.Errorf("%s is larger than %d KiB; a custom command is a prompt", text.StripControls(c.shown), maxCustom>>10)
 	}
-	body := stripFrontMatter(string(data))
-	if strings.Contains(body, "$ARGUMENTS") {
-		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-	} else if args != "" {
+	return data, nil
+}
+
+// unapplied are front matter fields of Claude Code's commands that
+// ralph reads and does not apply yet: the session's model and tools
+// stay (a project's file may not grant tools in any case).
+var unapplied = []string{"model", "allowed-tools"}
+
+// runCustom sends custom command name's text, with args for $ARGUMENTS
+// and $1 … $9.
+func (h *Host) runCustom(name, args string) (Outcome, error) {
+	c, ok := h.customFile(name)
+	if !ok {
+		return Outcome{}, errNoCustom
+	}
+	shown := text.StripControls(c.shown)
+	data, err := readCustom(c)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+	}
+	doc, err := frontmatter.Parse(string(data))
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/%s: %s: %w", name, shown, err)
+	}
+	body, used := expandArgs(doc.Body, args)
+	if !used && args != "" {
 		body += "\n\n" + args
 	}
 	if strings.TrimSpace(body) == "" {
 		return Outcome{}, fmt.Errorf("/%s: %s is empty", name, shown)
 	}
-	h.printf("/%s: sending %s\n", name, text.StripControls(shown))
+	var ignored []string
+	for _, k := range unapplied {
+		if doc.Has(k) {
+			ignored = append(ignored, k)
+		}
+	}
+	if len(ignored) > 0 {
+		h.printf("note: ralph does not apply %s of %s yet; the session's stay\n", strings.Join(ignored, " and "), shown)
+	}
+	if strings.Contains(body, "!`") {
+		h.printf("note: %s embeds shell (!`…`), which ralph sends as text and does not run\n", shown)
+	}
+	h.printf("/%s: sending %s\n", name, shown)
 	return Outcome{Send: strings.TrimSpace(body)}, nil
 }
 
-// stripFrontMatter drops a leading "---" block (a command's description
-// and allowed tools, for the agent that wrote it).
-func stripFrontMatter(s string) string {
-	if !strings.HasPrefix(s, "---\n") {
-		return s
+// expandArgs replaces $ARGUMENTS in body with args, and $1 … $9 with its
+// words (quotes group words; a missing word is empty), as Claude Code
+// and codex do; used says whether body had any of them. A $ followed by
+// two digits ($10, $100) is left as written.
+func expandArgs(body, args string) (string, bool) {
+	used := strings.Contains(body, "$ARGUMENTS")
+	body = strings.ReplaceAll(body, "$ARGUMENTS", args)
+	words := splitArgs(args)
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		if body[i] == '$' && i+1 < len(body) && body[i+1] >= '1' && body[i+1] <= '9' && (i+2 >= len(body) || body[i+2] < '0' || body[i+2] > '9') {
+			if n := int(body[i+1] - '1'); n < len(words) {
+				b.WriteString(words[n])
+			}
+			used = true
+			i++
+			continue
+		}
+		b.WriteByte(body[i])
 	}
-	if i := strings.Index(s[4:], "\n---"); i >= 0 {
-		rest := s[4+i+4:]
-		return strings.TrimPrefix(rest, "\n")
+	return b.String(), used
+}
+
+// splitArgs splits args at spaces, keeping what double or single quotes
+// hold as one word (quotes removed).
+func splitArgs(args string) []string {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(args); i++ {
+		ch := args[i]
+		switch {
+		case quote != 0 && ch == quote:
+			quote = 0
+		case quote == 0 && (ch == '"' || ch == '\''):
+			quote, in = ch, true
+		case quote == 0 && (ch == ' ' || ch == '\t' || ch == '\n'):
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
 	}
-	return s
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
 }
