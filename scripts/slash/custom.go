@@ -3,7 +3,6 @@ package slash
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -204,19 +203,11 @@ var errNoCustom = errors.New("no custom command")
 
 // readCustom reads a custom command's file, at most maxCustom bytes.
 func readCustom(c customCmd) ([]byte, error) {
-	f, err := c.fs.Open(c.path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxCustom+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxCustom {
+	data, err := rootfs.ReadSmall(c.fs, c.path, maxCustom)
+	if errors.Is(err, rootfs.ErrTooLarge) {
 		return nil, fmt.Errorf("%s is larger than %d KiB; a custom command is a prompt", text.StripControls(c.shown), maxCustom>>10)
 	}
-	return data, nil
+	return data, err
 }
 
 // unapplied are front matter fields of Claude Code's commands that

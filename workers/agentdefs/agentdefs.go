@@ -16,7 +16,6 @@ package agentdefs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -197,32 +196,19 @@ func (s *Set) loadDir(fsys afero.Fs, dir, shown string, src Source) {
 	}
 }
 
-// readFile reads one definition, refusing a file that is not regular
-// (a link out of the door fails in Open) or larger than maxFile.
+// readFile reads one definition through the door, at most maxFile
+// bytes, saying in words why it could not.
 func readFile(fsys afero.Fs, path string) ([]byte, error) {
-	f, err := fsys.Open(path)
-	if err != nil {
-		if errors.Is(err, rootfs.ErrOutsideRoot) || errors.Is(err, rootfs.ErrLinkOut) {
-			return nil, errors.New("it is a link out of its directory, which ralph does not follow")
-		}
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	data, err := rootfs.ReadSmall(fsys, path, maxFile)
+	switch {
+	case errors.Is(err, rootfs.ErrOutsideRoot) || errors.Is(err, rootfs.ErrLinkOut):
+		return nil, errors.New("it is a link out of its directory, which ralph does not follow")
+	case errors.Is(err, rootfs.ErrNotRegular):
 		return nil, errors.New("it is not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFile {
+	case errors.Is(err, rootfs.ErrTooLarge):
 		return nil, fmt.Errorf("it is larger than %d KiB; a definition is a prompt", maxFile>>10)
 	}
-	return data, nil
+	return data, err
 }
 
 // ErrMalformed says a definition could not be used.
