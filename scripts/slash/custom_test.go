@@ -1,6 +1,7 @@
 package slash
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -10,13 +11,19 @@ import (
 	"github.com/spf13/afero"
 )
 
+// customHost is a host whose home has no commands of its own.
+func customHost(t *testing.T) *Host {
+	t.Helper()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CODEX_HOME", "")
+	h, _, _ := host(t)
+	return h
+}
+
 // $1 … $9 take the arguments' words (quotes group them), $ARGUMENTS all
 // of them, and a $ with two digits stays as written.
 func TestCustomPositionalArguments(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("CODEX_HOME", "")
-	ctx := context.Background()
-	h, _, _ := host(t)
+	ctx, h := context.Background(), customHost(t)
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/fix-issue.md", []byte("---\r\ndescription: Fix an issue\r\nargument-hint: [number] [priority]\r\n---\r\nFix issue #$1 with priority $2 ($3). All: $ARGUMENTS. Costs $10.\r\n"), 0o644)
 	o, err := Dispatch(ctx, h, `/fix-issue 123 "very high"`)
 	if err != nil {
@@ -30,10 +37,7 @@ func TestCustomPositionalArguments(t *testing.T) {
 // A file under a folder of commands is a command of its file's name;
 // the folder only groups.
 func TestCustomNestedFolders(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("CODEX_HOME", "")
-	ctx := context.Background()
-	h, _, _ := host(t)
+	ctx, h := context.Background(), customHost(t)
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/frontend/component.md", []byte("Make a component $ARGUMENTS."), 0o644)
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/a/b/c/d/too-deep.md", []byte("x"), 0o644)
 	o, err := Dispatch(ctx, h, "/component Button")
@@ -75,9 +79,7 @@ func TestCodexPrompts(t *testing.T) {
 // /help lists the custom commands with their hints and descriptions,
 // controls stripped.
 func TestHelpListsCustomCommands(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("CODEX_HOME", "")
-	h, _, _ := host(t)
+	h := customHost(t)
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/review.md", []byte("---\ndescription: \"Review \\x1b[31mthe diff\"\nargument-hint: [file]\n---\nReview $1."), 0o644)
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/quoted.md", []byte("---\nargument-hint: \"<file> [line]\"\n---\nQ."), 0o644)
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/plain.md", []byte("Plain."), 0o644)
@@ -100,10 +102,8 @@ func TestHelpListsCustomCommands(t *testing.T) {
 // model and allowed-tools are said not to apply, and !` shell is said
 // not to run.
 func TestCustomFrontMatterNotes(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("CODEX_HOME", "")
-	ctx := context.Background()
-	h, out, _ := host(t)
+	ctx, h := context.Background(), customHost(t)
+	out := h.Out.(*bytes.Buffer)
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/broken.md", []byte("---\ndescription: never closed\nDo it."), 0o644)
 	if o, err := Dispatch(ctx, h, "/broken"); err == nil || o.Send != "" || !strings.Contains(err.Error(), "never closed") {
 		t.Fatalf("%v, sent %q", err, o.Send)
