@@ -59,6 +59,8 @@ func TestRunGoesOnWithAPausedLoop(t *testing.T) {
 // A custom command of a built-in's name never runs; the first use says
 // which file it shadows, once.
 func TestBuiltinShadowsACustomCommand(t *testing.T) {
+	// The warning is once a process: a repeated run (-count) starts anew.
+	warnedShadows.Clear()
 	ctx := context.Background()
 	h, out, _ := host(t)
 	_ = afero.WriteFile(h.Fs, "/p/.ralph/commands/goals.md", []byte("never sent"), 0o644)
