@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"unicode"
 
 	"github.com/spf13/afero"
@@ -71,13 +73,22 @@ func isNotExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) && !errors.Is(err, rootfs.ErrLinkOut)
 }
 
-// readAtMost reads at most limit bytes of name through fsys.
+// readAtMost reads at most limit bytes of the regular file name through
+// fsys. It opens without blocking and checks the open file, so a FIFO put
+// in a SKILL.md's place (after discovery, say) cannot hang ralph.
 func readAtMost(fsys afero.Fs, name string, limit int64) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, err := fsys.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: %w", name, ErrMalformed)
+	}
 	return io.ReadAll(io.LimitReader(f, limit))
 }
 

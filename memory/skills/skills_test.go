@@ -2,6 +2,7 @@ package skills
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -350,5 +351,56 @@ func TestNoPersonDirs(t *testing.T) {
 	}
 	if set := Load(roots); len(set.List()) != 0 || len(set.Warnings()) != 0 {
 		t.Fatalf("set %v", set)
+	}
+}
+
+// TestFIFOIsNotWaitedOn: a FIFO in a SKILL.md's place is refused at
+// discovery and when a body is loaded, without waiting for a writer.
+func TestFIFOIsNotWaitedOn(t *testing.T) {
+	l := newLayout(t)
+	file := filepath.Join(l.project, ".claude/skills/pipe/SKILL.md")
+	write(t, file, "---\nname: pipe\ndescription: Becomes a FIFO.\n---\nbody\n")
+	sk, ok := l.load(t).Lookup("pipe")
+	if !ok {
+		t.Fatal("pipe not found")
+	}
+	must(t, os.Remove(file))
+	if err := mkfifo(file); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	if _, _, err := sk.Body(); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("body of a FIFO: %v", err)
+	}
+	set := l.load(t)
+	if len(set.List()) != 0 || len(set.Warnings()) != 1 || !strings.Contains(set.Warnings()[0], "not a regular file") {
+		t.Fatalf("skills %q warnings %q", names(set.List()), set.Warnings())
+	}
+}
+
+// TestNameUnlikeDirectory: a skill named unlike its directory loads under
+// its own name, with a warning.
+func TestNameUnlikeDirectory(t *testing.T) {
+	l := newLayout(t)
+	write(t, filepath.Join(l.project, ".claude/skills/dir-name/SKILL.md"), "---\nname: other-name\ndescription: Named otherwise.\n---\n")
+	set := l.load(t)
+	if got := names(set.List()); !slices.Equal(got, []string{"other-name@project"}) {
+		t.Fatalf("skills %q", got)
+	}
+	if w := set.Warnings(); len(w) != 1 || !strings.Contains(w[0], "unlike its directory") {
+		t.Fatalf("warnings %q", w)
+	}
+}
+
+// TestTooManySkills: a skills directory past MaxPerDir is cut there with a
+// warning, so a repository cannot fill the prompt.
+func TestTooManySkills(t *testing.T) {
+	l := newLayout(t)
+	for i := range MaxPerDir + 5 {
+		n := fmt.Sprintf("s%03d", i)
+		write(t, filepath.Join(l.project, ".claude/skills", n, "SKILL.md"), "---\nname: "+n+"\ndescription: x.\n---\n")
+	}
+	set := l.load(t)
+	if len(set.List()) != MaxPerDir || len(set.Warnings()) != 1 {
+		t.Fatalf("%d skills, warnings %q", len(set.List()), set.Warnings())
 	}
 }
