@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -103,7 +104,7 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+h.PluginRoot)
 	}
 	cmd := workers.HookCommand(r.ProjectDir, env, h.Command)
-	var stdout, stderr limited
+	stdout, stderr := text.LockedBuffer{Limit: maxOutput}, text.LockedBuffer{Limit: maxOutput}
 	cmd.Stdin = bytes.NewReader(stdin)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	timeout := h.Timeout
@@ -127,7 +128,7 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
 	// Stop kills whatever the hook left running in its group too, and
 	// reaps it; only then are its outputs complete.
 	g.Stop(0)
-	out.Stdout, out.Stderr = stdout.buf.String(), stderr.buf.String()
+	out.Stdout, out.Stderr = stdout.String(), stderr.String()
 	if out.TimedOut || out.Err != nil {
 		return out
 	}
@@ -136,20 +137,4 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
 	}
 	out.read()
 	return out
-}
-
-// limited keeps the first maxOutput bytes written to it and drops the
-// rest, so a hook writing without end is not stopped by a full pipe.
-type limited struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := maxOutput - l.buf.Len(); room > 0 {
-		l.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }
