@@ -59,6 +59,9 @@ type Outcome struct {
 	StopAll       bool
 	StopReason    string
 	SystemMessage string
+	// SuppressOutput asks that the hook's stdout not be shown in the
+	// transcript.
+	SuppressOutput bool
 	// Problem is a non-blocking error to tell the person: an exit status
 	// other than 0 and 2, stdout that looks like JSON but is not, a
 	// timeout.
@@ -116,7 +119,7 @@ func (o *Outcome) read() {
 	if js.Continue != nil && !*js.Continue {
 		o.StopAll, o.StopReason = true, js.StopReason
 	}
-	o.SystemMessage = js.SystemMessage
+	o.SystemMessage, o.SuppressOutput = js.SystemMessage, js.SuppressOutput
 	o.Reason = js.Reason
 	switch js.Decision {
 	case "block":
