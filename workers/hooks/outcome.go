@@ -100,6 +100,9 @@ func (o *Outcome) read() {
 			o.Decision, o.DecisionReason = Deny, o.Reason
 		}
 		return
+	case -1:
+		o.Problem = fmt.Sprintf("%s hook %q (%s) was killed%s", h.Event, h.Command, h.Source, firstLine(o.Stderr))
+		return
 	default:
 		o.Problem = fmt.Sprintf("%s hook %q (%s) exited with status %d%s", h.Event, h.Command, h.Source, o.ExitCode, firstLine(o.Stderr))
 		return

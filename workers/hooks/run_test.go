@@ -157,6 +157,15 @@ echo '{"continue": false, "stopReason": "build is broken", "systemMessage": "sto
 	}
 }
 
+func TestKilledHookIsANonBlockingError(t *testing.T) {
+	_, _, r := setup(t)
+	// The shell that runs the hook kills itself.
+	res := r.Run(context.Background(), Config{Hooks: []Hook{hook(PreToolUse, "", "cat >/dev/null; kill -9 $$")}}, PreToolUse, bashInput("ls"))
+	if res.Block || len(res.Errors) != 1 || !strings.Contains(res.Errors[0], "was killed") {
+		t.Fatalf("result = %+v", res)
+	}
+}
+
 func TestRunnerKillsAtTimeout(t *testing.T) {
 	_, bin, r := setup(t)
 	slow := script(t, bin, "slow.sh", `cat >/dev/null
