@@ -41,6 +41,7 @@ const (
 	ProgramPersonVerify Program = "the person's --verify"
 	ProgramNotify       Program = "notify_command"
 	ProgramAgent        Program = "external agent"
+	ProgramHook         Program = "hook"
 )
 
 // ProgramRule is one row of the decision table.
@@ -67,6 +68,8 @@ var ProgramRules = []ProgramRule{
 		"runs as theirs, outside the sandbox, with the commands' environment less the model's key"},
 	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
 		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
+	{ProgramHook, "the person (~/.claude/settings.json, their user config, a plugin they added) or the model (.claude/settings.json and .claude/settings.local.json); the code a hook calls may be the model's",
+		"run by the shell in the project, as Claude Code runs it, with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's hooks run only once the person approved them (workers/hooks)"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),
@@ -81,6 +84,18 @@ func AgentCommand(name string, args ...string) *exec.Cmd {
 // NotifyCommand is the person's notify_command, run by the shell.
 func NotifyCommand(ctx context.Context, command string) *exec.Cmd {
 	return exec.CommandContext(ctx, "/bin/sh", "-c", command)
+}
+
+// HookCommand is a hook's command (workers/hooks), run by the shell in
+// dir (the project, where Claude Code runs it too, since hooks written
+// for it name files relative to it) with env made safe for the project by
+// PersonEnv: whatever the hook's own program is, a launcher it calls does
+// not find the model's code first on a search path.
+func HookCommand(dir string, env []string, command string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = PersonEnv(env, dir)
+	return cmd
 }
 
 // UserServerCommand is the command of an MCP server from the person's own

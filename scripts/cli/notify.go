@@ -114,7 +114,7 @@ func (n *Notifier) exec(data []byte) error {
 	cmd := workers.NotifyCommand(ctx, n.Command)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Env = n.Env
-	var errb boundedBuffer
+	errb := boundedBuffer{text.LockedBuffer{Limit: 4096}}
 	cmd.Stderr = &errb
 	ownGroup(cmd)
 	// Grandchildren holding stderr open must not keep Wait waiting.
@@ -141,24 +141,10 @@ func (n *Notifier) Close() {
 }
 
 // boundedBuffer keeps the first 4 KB written to it.
-type boundedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *boundedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if room := 4096 - w.b.Len(); room > 0 {
-		w.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
+type boundedBuffer struct{ text.LockedBuffer }
 
 func (w *boundedBuffer) firstLine() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	line, _, _ := strings.Cut(strings.TrimSpace(w.b.String()), "\n")
+	line, _, _ := strings.Cut(strings.TrimSpace(w.String()), "\n")
 	return text.Clip(text.StripControls(line), 200)
 }
 
