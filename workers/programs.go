@@ -68,7 +68,7 @@ var ProgramRules = []ProgramRule{
 		"runs as theirs, outside the sandbox, with the commands' environment less the model's key"},
 	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
 		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
-	{ProgramHook, "the person (~/.claude/settings.json, their user config, a plugin they added) or the model (.claude/settings.json and .claude/settings.local.json); the code a hook calls may be the model's",
+	{ProgramHook, "the person (an agent CLI's settings in their home, their user config, a plugin they added) or the model (the agent CLIs' settings files in the project); the code a hook calls may be the model's",
 		"run by the shell in the project, as Claude Code runs it, with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's hooks run only once the person approved them (workers/hooks)"},
 }
 

@@ -127,12 +127,15 @@ type Root struct {
 }
 
 // Roots are the skills directories of a session, the most trusted first:
-// ralph's own (userConfigDir/ralph/skills), the person's
-// (home/.claude/skills), and the project's (.claude/skills, then
-// .agents/skills) read through project, the project's door. An empty home
-// or userConfigDir leaves that root out; a person's directory that cannot
-// be opened is a warning, not an error.
-func Roots(project *rootfs.Fs, home, userConfigDir string) ([]Root, []string) {
+// ralph's own (userConfigDir/ralph/skills), the person's (each of
+// agentDirs under home, an agent's folder such as its skills folder
+// relative to the home, read through a door on the agent's own folder),
+// and the project's (each of agentDirs, then .agents/skills, the Agent
+// Skills standard's) read through project, the project's door. The
+// agents' folders come from the caller (the agents' table), which memory
+// stands below. An empty home or userConfigDir leaves that root out; a
+// person's directory that cannot be opened is a warning, not an error.
+func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string) ([]Root, []string) {
 	var roots []Root
 	var warnings []string
 	person := func(src Source, base string, sub ...string) {
@@ -152,11 +155,13 @@ func Roots(project *rootfs.Fs, home, userConfigDir string) ([]Root, []string) {
 		person(Ralph, filepath.Join(userConfigDir, "ralph"), "skills")
 	}
 	if home != "" {
-		person(User, filepath.Join(home, ".claude"), "skills")
+		for _, d := range agentDirs {
+			person(User, filepath.Join(home, filepath.Dir(d)), filepath.Base(d))
+		}
 	}
 	if project != nil {
-		for _, d := range []string{".claude", ".agents"} {
-			roots = append(roots, Root{Source: Project, Dir: filepath.Join(project.Dir(), d, "skills"), FSys: project})
+		for _, d := range append(slices.Clone(agentDirs), filepath.Join(".agents", "skills")) {
+			roots = append(roots, Root{Source: Project, Dir: filepath.Join(project.Dir(), d), FSys: project})
 		}
 	}
 	return roots, warnings

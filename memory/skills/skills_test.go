@@ -38,7 +38,7 @@ func (l layout) load(t *testing.T) *Set {
 	t.Helper()
 	door, err := rootfs.New(l.project)
 	must(t, err)
-	roots, warnings := Roots(door, l.home, l.config)
+	roots, warnings := Roots(door, l.home, l.config, []string{".claude/skills"})
 	if len(warnings) > 0 {
 		t.Fatalf("roots: %q", warnings)
 	}
@@ -345,7 +345,7 @@ func TestNoPersonDirs(t *testing.T) {
 	l := newLayout(t)
 	door, err := rootfs.New(l.project)
 	must(t, err)
-	roots, warnings := Roots(door, l.home, filepath.Join(l.home, "missing"))
+	roots, warnings := Roots(door, l.home, filepath.Join(l.home, "missing"), []string{".claude/skills"})
 	if len(warnings) > 0 || len(roots) != 2 {
 		t.Fatalf("roots %v warnings %q", roots, warnings)
 	}

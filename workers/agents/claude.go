@@ -367,6 +367,8 @@ func (claudeCLI) projectSettings() []string { return nil }
 
 func (claudeCLI) promptDirs() []sandbox.HiddenPath { return nil }
 
+func (claudeCLI) skillDirs() []string { return []string{".claude/skills"} }
+
 func (claudeCLI) definitionDirs() []string { return []string{".claude/agents"} }
 
 func (claudeCLI) commandDirs() []string { return []string{".claude/commands"} }

@@ -76,6 +76,9 @@ type cli interface {
 	// to the person's home) where the CLI keeps definitions of named
 	// child agents as markdown files (workers/agentdefs reads them).
 	definitionDirs() []string
+	// skillDirs are the folders, relative to a project's root or the
+	// person's home, where the agent keeps its skills (SKILL.md folders).
+	skillDirs() []string
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.
@@ -112,6 +115,17 @@ func CommandDirs() []string {
 	var dirs []string
 	for _, c := range clis {
 		dirs = append(dirs, c.commandDirs()...)
+	}
+	return dirs
+}
+
+// SkillDirs are the folders, relative to a project's root or the
+// person's home, where the agents keep their skills, in the order of the
+// table.
+func SkillDirs() []string {
+	var dirs []string
+	for _, c := range clis {
+		dirs = append(dirs, c.skillDirs()...)
 	}
 	return dirs
 }

@@ -334,6 +334,8 @@ func (codexCLI) logins() []sandbox.HiddenPath {
 // model cannot write.
 func (codexCLI) projectSettings() []string { return nil }
 
+func (codexCLI) skillDirs() []string { return nil }
+
 func (codexCLI) definitionDirs() []string { return nil }
 
 func (codexCLI) commandDirs() []string { return nil }

@@ -308,6 +308,8 @@ func (geminiCLI) projectSettings() []string {
 
 func (geminiCLI) promptDirs() []sandbox.HiddenPath { return nil }
 
+func (geminiCLI) skillDirs() []string { return nil }
+
 func (geminiCLI) definitionDirs() []string { return nil }
 
 func (geminiCLI) commandDirs() []string { return nil }

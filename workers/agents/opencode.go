@@ -368,6 +368,8 @@ func (opencodeCLI) projectSettings() []string { return nil }
 
 func (opencodeCLI) promptDirs() []sandbox.HiddenPath { return nil }
 
+func (opencodeCLI) skillDirs() []string { return nil }
+
 func (opencodeCLI) definitionDirs() []string { return nil }
 
 func (opencodeCLI) commandDirs() []string { return nil }
