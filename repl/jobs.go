@@ -563,6 +563,19 @@ func (s *Shell) updatePrompt() {
 	s.lastPrompt = p
 	s.syncWidth()
 	s.rl.SetPrompt(p)
+	// readline draws a new prompt only while it is marked as reading, and
+	// that mark comes a moment after it printed the prompt at a line's
+	// start: a prompt set in that moment (a question asked just after the
+	// last one's answer ended the line) was never drawn, and since it did
+	// not change again, the status line of before stood in its place.
+	// So wait for the mark; if it does not come, the prompt counts as not
+	// shown, and the next update draws it.
+	if !s.awaitReading() {
+		if s.starting.Load() {
+			s.lastPrompt = ""
+		}
+		return
+	}
 	s.rl.Refresh()
 }
 

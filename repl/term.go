@@ -55,13 +55,21 @@ type aboveWriter struct {
 }
 
 func (a *aboveWriter) Write(p []byte) (int, error) {
-	if a.s.starting.Load() && !a.s.rl.Terminal.IsReading() {
+	a.s.awaitReading()
+	return a.w.Write(p)
+}
+
+// awaitReading waits, for up to 50 ms, while readline is printing the
+// prompt but not yet marked as reading. It reports whether readline is
+// reading now: what is drawn through it from then on is drawn at once.
+func (s *Shell) awaitReading() bool {
+	if s.starting.Load() && !s.rl.Terminal.IsReading() {
 		deadline := time.Now().Add(50 * time.Millisecond)
-		for a.s.starting.Load() && !a.s.rl.Terminal.IsReading() && time.Now().Before(deadline) {
+		for s.starting.Load() && !s.rl.Terminal.IsReading() && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Microsecond)
 		}
 	}
-	return a.w.Write(p)
+	return s.rl.Terminal.IsReading()
 }
 
 // Signals: SIGINT is a Ctrl-C the terminal sent while readline was not in
