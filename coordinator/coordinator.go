@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -90,6 +91,11 @@ type Options struct {
 	// conversation (Reset) and returns its id: the Store writes it from
 	// then on.
 	NextSession func() (string, error)
+	// Hooks are the session's hooks (workers/hooks); nil runs none. The
+	// coordinator fires the events of a conversation (a prompt sent, a
+	// turn's end, the session's start and end); tool calls fire theirs
+	// at the tool door.
+	Hooks *hooks.Set
 
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.

@@ -35,6 +35,7 @@ import (
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/mcp"
 	"github.com/ralph-dev/ralph/workers/sandbox"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -154,6 +155,9 @@ type Project struct {
 	Approval *approval.Policy
 	// Yes is --yes: every command the sandbox contains runs unasked.
 	Yes bool
+	// Hooks are the session's hooks (Claude Code's protocol): the
+	// person's own, and the project's once approved. nil runs none.
+	Hooks *hooks.Set
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
