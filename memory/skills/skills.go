@@ -28,6 +28,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -43,6 +44,10 @@ const (
 	// Ralph is a skill under ralph's own skills directory in the person's
 	// config.
 	Ralph
+	// Plugin is a skill of a Claude Code plugin's skills/ directory
+	// (memory/plugins hands its roots to Roots). It grants nothing: a
+	// plugin may have come with a repository.
+	Plugin
 )
 
 func (s Source) String() string {
@@ -53,6 +58,8 @@ func (s Source) String() string {
 		return "user"
 	case Ralph:
 		return "ralph"
+	case Plugin:
+		return "plugin"
 	}
 	return fmt.Sprintf("source(%d)", int(s))
 }
@@ -83,9 +90,16 @@ type Skill struct {
 	Dir, File string
 	// AllowedTools is the frontmatter's allowed-tools, as written. From a
 	// project skill it may only narrow what the session allows (Grants).
+	// Plugin names the plugin a Plugin skill came with.
 	AllowedTools []string
+	Plugin       string
 	License      string
 	Metadata     map[string]string
+	// NoModel is Claude Code's disable-model-invocation: the skill is
+	// meant to be started by the person, not the model. ralph has no
+	// person-started skills yet, so it offers such a skill to the model
+	// like any other and shows the flag in ralph skills.
+	NoModel bool
 
 	fsys afero.Fs
 }
@@ -93,7 +107,9 @@ type Skill struct {
 // Grants reports whether the skill's allowed-tools may grant tools: only a
 // skill of the person's own (User, Ralph) may; a project skill's list is a
 // restriction only.
-func (s Skill) Grants() bool { return s.Source != Project && len(s.AllowedTools) > 0 }
+func (s Skill) Grants() bool {
+	return (s.Source == User || s.Source == Ralph) && len(s.AllowedTools) > 0
+}
 
 // Body reads the skill's instructions (SKILL.md without its frontmatter)
 // through the same door discovery used, at most BodyLimit bytes; truncated
@@ -108,14 +124,17 @@ func (s Skill) Body() (body string, truncated bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("skill %s: %w", s.Name, err)
 	}
-	_, rest, err := splitFrontmatter(data)
+	_, rest, ok, err := frontmatter.Split(string(data))
+	if err == nil && !ok {
+		err = fmt.Errorf("it no longer starts with a --- line: %w", ErrMalformed)
+	}
 	if err != nil {
 		return "", false, fmt.Errorf("skill %s: %s: %w", s.Name, s.File, err)
 	}
 	if len(rest) > BodyLimit {
-		return string(rest[:BodyLimit]), true, nil
+		return rest[:BodyLimit], true, nil
 	}
-	return string(rest), false, nil
+	return rest, false, nil
 }
 
 // Root is one skills directory and the door it is read through.
@@ -124,6 +143,8 @@ type Root struct {
 	// Dir is the skills directory (…/.claude/skills), absolute.
 	Dir  string
 	FSys afero.Fs
+	// Plugin names the plugin of a Plugin root.
+	Plugin string
 }
 
 // Roots are the skills directories of a session, the most trusted first:
@@ -133,9 +154,12 @@ type Root struct {
 // and the project's (each of agentDirs, then .agents/skills, the Agent
 // Skills standard's) read through project, the project's door. The
 // agents' folders come from the caller (the agents' table), which memory
-// stands below. An empty home or userConfigDir leaves that root out; a
-// person's directory that cannot be opened is a warning, not an error.
-func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string) ([]Root, []string) {
+// stands below. plugins are the skills directories of Claude Code plugins
+// (memory/plugins makes them, each with its own door and Source Plugin),
+// taken after the person's and before the project's. An empty home or
+// userConfigDir leaves that root out; a person's directory that cannot be
+// opened is a warning, not an error.
+func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string, plugins []Root) ([]Root, []string) {
 	var roots []Root
 	var warnings []string
 	person := func(src Source, base string, sub ...string) {
@@ -158,6 +182,10 @@ func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string) (
 		for _, d := range agentDirs {
 			person(User, filepath.Join(home, filepath.Dir(d)), filepath.Base(d))
 		}
+	}
+	for _, p := range plugins {
+		p.Source = Plugin
+		roots = append(roots, p)
 	}
 	if project != nil {
 		for _, d := range append(slices.Clone(agentDirs), filepath.Join(".agents", "skills")) {
