@@ -239,6 +239,9 @@ func (s *Set) Lookup(name string) (Skill, bool) {
 	return s.skills[i], true
 }
 
+// Warn adds sentences of the caller's (Roots' own) to Warnings.
+func (s *Set) Warn(sentences ...string) { s.warnings = append(s.warnings, sentences...) }
+
 // Warnings are the sentences Load had to say, in the order it found them.
 func (s *Set) Warnings() []string { return slices.Clone(s.warnings) }
 

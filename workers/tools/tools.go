@@ -153,8 +153,9 @@ func init() {
 				}
 				return d.Plan.tool()
 			}},
-		// skill is offered only to a session that found skills.
-		{key: "skill", name: ToolSkill, params: SkillParams{}, roles: Doers,
+		// skill is offered only to a session that found skills, and to the
+		// agents whose system prompt lists them.
+		{key: "skill", name: ToolSkill, params: SkillParams{}, roles: RoleMain | RoleChild,
 			info: ToolInfo{ReadOnly: true},
 			peer: PeerTool{Name: "Skill", Input: map[string]string{"skill": "skill"}},
 			build: func(d Deps) Tool {
