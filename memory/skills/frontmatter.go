@@ -86,7 +86,7 @@ func readAtMost(fsys afero.Fs, name string, limit int64) ([]byte, error) {
 func parse(data []byte) (Skill, error) {
 	doc, err := frontmatter.Parse(string(data))
 	if err != nil {
-		return Skill{}, fmt.Errorf("%w (%w)", err, ErrMalformed)
+		return Skill{}, malformed{err}
 	}
 	if !doc.Front {
 		return Skill{}, fmt.Errorf("it does not start with a --- line of YAML frontmatter: %w", ErrMalformed)
@@ -176,3 +176,11 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// malformed is the front matter reader's error as the skill's: its
+// sentence as it is, and ErrMalformed to errors.Is.
+type malformed struct{ err error }
+
+func (m malformed) Error() string        { return m.err.Error() }
+func (m malformed) Unwrap() error        { return m.err }
+func (m malformed) Is(target error) bool { return target == ErrMalformed }

@@ -228,10 +228,19 @@ func Load(roots []Root) *Set {
 
 // List is the skills, sorted by name (names are unique), the same on every
 // call.
-func (s *Set) List() []Skill { return slices.Clone(s.skills) }
+// A nil Set has none.
+func (s *Set) List() []Skill {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.skills)
+}
 
 // Lookup finds a skill by name.
 func (s *Set) Lookup(name string) (Skill, bool) {
+	if s == nil {
+		return Skill{}, false
+	}
 	i, ok := slices.BinarySearchFunc(s.skills, name, func(sk Skill, n string) int { return strings.Compare(sk.Name, n) })
 	if !ok {
 		return Skill{}, false
@@ -243,7 +252,12 @@ func (s *Set) Lookup(name string) (Skill, bool) {
 func (s *Set) Warn(sentences ...string) { s.warnings = append(s.warnings, sentences...) }
 
 // Warnings are the sentences Load had to say, in the order it found them.
-func (s *Set) Warnings() []string { return slices.Clone(s.warnings) }
+func (s *Set) Warnings() []string {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.warnings)
+}
 
 // scan reads one skills directory: each subdirectory holding a SKILL.md is
 // a skill, in name order.
