@@ -167,7 +167,8 @@ func TestSkillsPublicListedAndLoaded(t *testing.T) {
 				}
 			}
 			second := string(reqs[1].Body)
-			if !strings.Contains(lastToolResult(t, reqs[1].Body), board.body) {
+			// Claude Code's ${CLAUDE_SKILL_DIR} is the skill's directory.
+			if !strings.Contains(lastToolResult(t, reqs[1].Body), strings.ReplaceAll(board.body, "${CLAUDE_SKILL_DIR}", ".claude/skills/board")) {
 				t.Errorf("the board's body did not reach the next request:\n%s", second[:min(len(second), 2000)])
 			}
 			mine := lastToolResult(t, reqs[2].Body)
@@ -175,6 +176,16 @@ func TestSkillsPublicListedAndLoaded(t *testing.T) {
 				t.Errorf("the person's skill's result: %s", mine)
 			}
 			last := string(reqs[3].Body)
+			results := toolResults(reqs[3])
+			if rf := results["read_file"]; len(rf) != 1 || !strings.Contains(rf[0], "outside the project") {
+				t.Errorf("read_file of the SKILL.md linked to the key: %q", rf)
+			}
+			if sk := results["skill"]; len(sk) != 5 || !strings.Contains(sk[3], "link out of its directory") || !strings.Contains(sk[4], "not a file inside the skill's directory") {
+				t.Errorf("the skill's file linked to the key and a path out of the skill: %q", sk)
+			}
+			if !strings.Contains(results["skill"][0], "!`node \".claude/skills/board/../../bounty-board.js\" --render") {
+				t.Errorf("${CLAUDE_SKILL_DIR} is not the skill's directory: %q", results["skill"][0])
+			}
 			if !strings.Contains(last, "git describe --tags") {
 				t.Errorf("the person's skill's script was not read through the skill tool: %s", last)
 			}

@@ -96,7 +96,7 @@ func (s Skill) ReadFile(rel string) (data []byte, truncated bool, err error) {
 	defer done()
 	data, err = readAtMost(d, filepath.Join(s.Dir, rel), FileLimit+1)
 	if err != nil {
-		return nil, false, fmt.Errorf("skill %s: %s: %s: %w", s.Name, filepath.ToSlash(rel), reason(err), err)
+		return nil, false, fmt.Errorf("skill %s: %s: %s: %w", s.Name, filepath.ToSlash(rel), reason(err), ErrNotInSkill)
 	}
 	if len(data) > FileLimit {
 		return data[:FileLimit], true, nil

@@ -45,13 +45,29 @@ func newSkillTool(set *skills.Set, root string) Tool {
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "Skill %s (%s), from %s. Follow its instructions for the task at hand.\n\n", sk.Name, sk.Source, shownDir(sk, root))
-		b.WriteString(strings.TrimRight(body, "\n"))
+		b.WriteString(expandSkill(strings.TrimSpace(body), sk, root))
 		if truncated {
 			fmt.Fprintf(&b, "\n\n[ralph: the instructions are cut at %d KiB]", skills.BodyLimit>>10)
 		}
 		b.WriteString(otherFiles(sk, root))
 		return workers.Result{Output: b.String()}
 	})
+}
+
+// expandSkill puts the skill's directory for ${CLAUDE_SKILL_DIR} (and a
+// plugin skill's plugin for ${CLAUDE_PLUGIN_ROOT}), as Claude Code does,
+// and says that ralph runs none of the body's !`command` lines: a
+// command runs only as the model's run_command, sandboxed and approved.
+func expandSkill(body string, sk skills.Skill, root string) string {
+	dir := shownDir(sk, root)
+	body = strings.ReplaceAll(body, "${CLAUDE_SKILL_DIR}", dir)
+	if sk.Source == skills.Plugin {
+		body = strings.ReplaceAll(body, "${CLAUDE_PLUGIN_ROOT}", filepath.Dir(filepath.Dir(sk.Dir)))
+	}
+	if strings.Contains(body, "!`") {
+		body += "\n\n[ralph: ralph did not run the !`command` lines above; run one with run_command when the task needs its output]"
+	}
+	return body
 }
 
 // skillFile is one of sk's own files.
