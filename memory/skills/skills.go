@@ -104,9 +104,11 @@ type Skill struct {
 	fsys afero.Fs
 }
 
-// Grants reports whether the skill's allowed-tools may grant tools: only a
+// Grants reports whether the skill's allowed-tools could grant tools: only a
 // skill of the person's own (User, Ralph) may; a project skill's list is a
 // restriction only.
+// ralph applies no skill's allowed-tools yet (docs/skills.md says why);
+// this is the rule it would follow.
 func (s Skill) Grants() bool {
 	return (s.Source == User || s.Source == Ralph) && len(s.AllowedTools) > 0
 }

@@ -34,11 +34,7 @@ func SkillsText(set *skills.Set, root string) string {
 		fmt.Fprintf(&b, "%s — %s — %s\n", clean(s.Name), SkillSource(s), clean(shownPath(s.File, root)))
 		fmt.Fprintf(&b, "  %s\n", clean(text.ClipRunes(s.Description, 300, "…")))
 		if len(s.AllowedTools) > 0 {
-			use := "narrows nothing: ralph does not apply allowed-tools (docs/skills.md)"
-			if s.Grants() {
-				use = "not applied: ralph does not pre-approve tools for a skill (docs/skills.md)"
-			}
-			fmt.Fprintf(&b, "  allowed-tools: %s (%s)\n", clean(strings.Join(s.AllowedTools, ", ")), use)
+			fmt.Fprintf(&b, "  allowed-tools: %s (not applied: ralph pre-approves nothing for a skill, docs/skills.md)\n", clean(strings.Join(s.AllowedTools, ", ")))
 		}
 		if s.NoModel {
 			b.WriteString("  disable-model-invocation: ralph offers it to the model all the same (docs/skills.md)\n")
