@@ -23,8 +23,8 @@ func (c *cli) skillsCommand() *cobra.Command {
 		Use:   "skills",
 		Short: "List the skills the model may load, and where each came from (--json)",
 		Long: `List the skills (Agent Skills: a directory holding a SKILL.md) a session in
-this project offers the model: the project's .claude/skills/ and
-.agents/skills/, your ~/.claude/skills/ and ralph's own ~/.config/ralph/skills/.
+this project offers the model: the project's, yours, your plugins' and
+ralph's own ~/.config/ralph/skills/ (docs/skills.md says where each is read).
 Each shows its name, where it came from (project, user, ralph or a plugin),
 its SKILL.md and its description, as the system prompt lists it. A skill
 ralph leaves out (malformed, a link out of its directory, a name taken by

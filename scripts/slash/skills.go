@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // runSkills is /skills: the session's skills, as its system prompt lists
@@ -28,7 +29,7 @@ func SkillsText(set *skills.Set, root string) string {
 	var b strings.Builder
 	list := set.List()
 	if len(list) == 0 {
-		b.WriteString("no skills found: ralph looks in .claude/skills/ and .agents/skills/ of the project, ~/.claude/skills/ and ~/.config/ralph/skills/ (one directory per skill, holding a SKILL.md)\n")
+		b.WriteString(noSkills())
 	}
 	for _, s := range list {
 		fmt.Fprintf(&b, "%s — %s — %s\n", clean(s.Name), SkillSource(s), clean(shownPath(s.File, root)))
@@ -44,6 +45,18 @@ func SkillsText(set *skills.Set, root string) string {
 		fmt.Fprintf(&b, "warning: %s\n", clean(w))
 	}
 	return b.String()
+}
+
+// noSkills says where ralph looked, from the agents' table.
+func noSkills() string {
+	var project, home []string
+	for _, d := range agents.SkillDirs() {
+		project = append(project, filepath.ToSlash(d)+"/")
+		home = append(home, "~/"+filepath.ToSlash(d)+"/")
+	}
+	project = append(project, ".agents/skills/")
+	return fmt.Sprintf("no skills found: ralph looks in %s of the project, %s and ~/.config/ralph/skills/ (one directory per skill, holding a SKILL.md)\n",
+		strings.Join(project, " and "), strings.Join(home, ", "))
 }
 
 // SkillSource is where a skill came from, as ralph skills says it.
