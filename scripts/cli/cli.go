@@ -465,13 +465,9 @@ func (c *cli) addConversationCommands(root *cobra.Command) {
 // records is the read-only side of the project named by -C or found from
 // the working directory.
 func (c *cli) records() (Records, error) {
-	root, err := c.root()
+	root, door, err := c.door()
 	if err != nil {
-		return Records{}, usageErrorf("%s", err)
-	}
-	door, err := rootfs.New(root)
-	if err != nil {
-		return Records{}, usageErrorf("%s", err)
+		return Records{}, err
 	}
 	return Records{Fs: door, Person: rootfs.Person(), Root: root, JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}, nil
 }

@@ -39,13 +39,9 @@ func (c *cli) addMCPCommands(root *cobra.Command) {
 	}
 	run := func(fn func(m MCPCommands, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			dir, err := c.root()
+			dir, door, err := c.door()
 			if err != nil {
-				return usageErrorf("%s", err)
-			}
-			door, err := rootfs.New(dir)
-			if err != nil {
-				return usageErrorf("%s", err)
+				return err
 			}
 			m := MCPCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}
 			err = fn(m, cmd, args)

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
-	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/scripts/slash"
 )
@@ -33,13 +32,9 @@ another) is one warning line; the command still succeeds.`,
   ralph skills --json | jq -r '.skills[].name'`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			dir, err := c.root()
+			dir, door, err := c.door()
 			if err != nil {
-				return usageErrorf("%s", err)
-			}
-			door, err := rootfs.New(dir)
-			if err != nil {
-				return usageErrorf("%s", err)
+				return err
 			}
 			return writeSkills(os.Stdout, project.LoadSkills(door), dir, c.f.json)
 		},
