@@ -22,9 +22,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 
@@ -168,7 +170,7 @@ func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string, p
 		if base == "" {
 			return
 		}
-		door, err := rootfs.New(base)
+		door, err := personDoor(base)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				warnings = append(warnings, fmt.Sprintf("skills in %s are left out: %v", base, err))
@@ -195,6 +197,35 @@ func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string, p
 		}
 	}
 	return roots, warnings
+}
+
+// personDoors are the doors on the person's directories, one a directory
+// for the process: a door holds a descriptor open for as long as it is
+// used, and a process that opens many sessions (ralph serve) must not
+// open one more each time.
+var personDoors sync.Map // base -> personEntry
+
+type personEntry struct {
+	door *rootfs.Fs
+	fi   os.FileInfo
+}
+
+// personDoor is the door on base, opened again when base is no longer the
+// directory it was opened on (removed and made anew).
+func personDoor(base string) (*rootfs.Fs, error) {
+	fi, err := os.Stat(base)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := personDoors.Load(base); ok && os.SameFile(e.(personEntry).fi, fi) {
+		return e.(personEntry).door, nil
+	}
+	door, err := rootfs.New(base)
+	if err != nil {
+		return nil, err
+	}
+	personDoors.Store(base, personEntry{door: door, fi: fi})
+	return door, nil
 }
 
 // Set is the skills of a session, fixed when it was loaded so the system
