@@ -297,3 +297,24 @@ func TestSkillsPromptStaysOnResume(t *testing.T) {
 		t.Errorf("the new skill: first %v, new session %v", strings.Contains(first, "- late:"), strings.Contains(fresh, "- late:"))
 	}
 }
+
+// TestSkillsSlashCommand: /skills in a script lists the session's skills
+// with their sources, as ralph skills does, without a model request.
+func TestSkillsSlashCommand(t *testing.T) {
+	t.Parallel()
+	proj, home, _ := skillsProject(t)
+	srv := inlineServer(t, `{"name":"none","responses":[{"text":"unused"}]}`)
+	env := attackEnv(t, home, srv.URL, nil)
+	r := ralph(t, proj, env, strings.NewReader("/skills\n"), "script", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"board — project — .claude/skills/board/SKILL.md", "release-notes — user — ", "warning: skill " + filepath.Join(proj, ".claude", "skills", "broken", "SKILL.md") + " is left out"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("/skills lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("/skills made %d model requests", n)
+	}
+}
