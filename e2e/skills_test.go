@@ -318,3 +318,37 @@ func TestSkillsSlashCommand(t *testing.T) {
 		t.Errorf("/skills made %d model requests", n)
 	}
 }
+
+// TestSkillsReachAChild: a child agent offered the skill tool is given
+// the session's list of skills in its own system prompt, and can load one.
+func TestSkillsReachAChild(t *testing.T) {
+	t.Parallel()
+	proj, home, public := skillsProject(t)
+	srv := inlineServer(t, `{"name":"child","responses":[
+		{"tool_calls":[{"name":"spawn_agent","arguments":"{\"task\":\"show the bounty board\"}"}]},
+		{"tool_calls":[{"name":"skill","arguments":"{\"skill\":\"board\"}"}]},
+		{"text":"child done"},
+		{"text":"parent done"}]}`)
+	env := attackEnv(t, home, srv.URL, nil)
+	if r := ralph(t, proj, env, nil, "-y", "delegate the board"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var child []string
+	loaded := false
+	for _, q := range srv.Requests() {
+		if sys := q.Request.Messages[0].Content; strings.HasPrefix(sys, "You are a child agent") {
+			child = append(child, sys)
+			if res := toolResults(q)["skill"]; len(res) > 0 {
+				loaded = strings.Contains(res[0], "# Bounty board")
+			}
+		}
+	}
+	if len(child) != 2 || !loaded {
+		t.Fatalf("%d child requests, want 2; the board loaded: %v", len(child), loaded)
+	}
+	for _, s := range public {
+		if !strings.Contains(child[0], "- "+s.name+": "+s.description) {
+			t.Errorf("the child's system prompt does not list %s:\n%s", s.name, child[0])
+		}
+	}
+}
