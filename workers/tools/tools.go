@@ -153,9 +153,10 @@ func init() {
 				}
 				return d.Plan.tool()
 			}},
-		// skill is offered only to a session that found skills, and to the
-		// agents whose system prompt lists them.
-		{key: "skill", name: ToolSkill, params: SkillParams{}, roles: RoleMain | RoleChild,
+		// skill is offered only to a session that found skills, to every
+		// agent that does the work (the list reaches a child's prompt with
+		// the tool: coordinator.Children.Skills).
+		{key: "skill", name: ToolSkill, params: SkillParams{}, roles: Doers,
 			info: ToolInfo{ReadOnly: true},
 			peer: PeerTool{Name: "Skill", Input: map[string]string{"skill": "skill"}},
 			build: func(d Deps) Tool {
