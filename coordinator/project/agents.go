@@ -172,6 +172,7 @@ func (p *Project) Children() *coordinator.Children {
 		ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools {
 			return p.Tools.For(role, own...)
 		},
+		Defs:     p.Definitions,
 		Memory:   p.learnings,
 		Settings: p.environment(),
 		Store:    func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },

@@ -32,6 +32,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -158,6 +159,9 @@ type Project struct {
 	// Hooks are the session's hooks (Claude Code's protocol): the
 	// person's own, and the project's once approved. nil runs none.
 	Hooks *hooks.Set
+	// Definitions are the agent definitions of the project and the
+	// person (workers/agentdefs), read when the session opened.
+	Definitions agentdefs.Set
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -341,6 +345,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
+	p.loadDefinitions(opts.Notify)
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()

@@ -127,33 +127,47 @@ func (s Set) Defs() []Def {
 	return out
 }
 
+// Dir is a folder of definitions beyond the agents' table's: a
+// plugin's agents/ folder (memory/plugins), read through Fs (a door on
+// the plugin's root), shown as Shown, whose files count as Source's.
+type Dir struct {
+	Fs          afero.Fs
+	Path, Shown string
+	Source      Source
+}
+
 // Load reads the project's definitions under root through project (the
 // project's door, rootfs.New), then the person's under home, each folder
 // the agents' table names (agents.DefinitionDirs) through a door on its
-// top folder in home (~/.claude); a project's definition wins over the
-// person's of the same name, as in Claude Code. Missing folders are no
-// error. home "" skips the person's.
-func Load(project afero.Fs, root, home string) Set {
+// top folder in home (~/.claude), then those of extra, in order (the
+// plugins'); a project's definition wins over the person's of the same
+// name, as in Claude Code, and an earlier folder's over a later one's.
+// Missing folders are no error. home "" skips the person's.
+func Load(project afero.Fs, root, home string, extra ...Dir) Set {
 	s := Set{defs: map[string]Def{}}
 	dirs := agents.DefinitionDirs()
 	for _, d := range dirs {
 		s.loadDir(project, filepath.Join(root, filepath.FromSlash(d)), d, Project)
 	}
-	if home == "" {
-		return s
+	if home != "" {
+		for _, d := range dirs {
+			top, _, _ := strings.Cut(d, "/")
+			dir := filepath.Join(home, top)
+			if _, err := rootfs.Person().Stat(dir); err != nil {
+				continue
+			}
+			door, err := rootfs.New(dir)
+			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("~/%s could not be opened, so its agent definitions are not used: %v.", top, err))
+				continue
+			}
+			s.loadDir(door, filepath.Join(home, filepath.FromSlash(d)), "~/"+d, Person)
+		}
 	}
-	for _, d := range dirs {
-		top, _, _ := strings.Cut(d, "/")
-		dir := filepath.Join(home, top)
-		if _, err := rootfs.Person().Stat(dir); err != nil {
-			continue
+	for _, d := range extra {
+		if d.Fs != nil {
+			s.loadDir(d.Fs, d.Path, d.Shown, d.Source)
 		}
-		door, err := rootfs.New(dir)
-		if err != nil {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("~/%s could not be opened, so its agent definitions are not used: %v.", top, err))
-			continue
-		}
-		s.loadDir(door, filepath.Join(home, filepath.FromSlash(d)), "~/"+d, Person)
 	}
 	return s
 }

@@ -1,0 +1,84 @@
+package coordinator
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/tools"
+)
+
+// Agent definitions (workers/agentdefs) give a child agent a prompt, a
+// list of tools and a model of their own: spawn_agent names one in its
+// agent argument, and the task loop may work every task with one
+// (ChildTask.Def). The definitions are read once, when the session
+// starts, so the list the system prompt gives the model stays as it was.
+
+// ErrNoDefinition is a name no agent definition of the session has.
+var ErrNoDefinition = errors.New("no agent definition")
+
+// definition is the session's definition called name, or an error in
+// one sentence naming the ones there are.
+func (ch *Children) definition(name string) (agentdefs.Def, error) {
+	if ch != nil {
+		if d, ok := ch.Defs.Lookup(name); ok {
+			return d, nil
+		}
+	}
+	var names []string
+	if ch != nil {
+		for _, d := range ch.Defs.Defs() {
+			names = append(names, d.Name)
+		}
+	}
+	if len(names) == 0 {
+		return agentdefs.Def{}, fmt.Errorf("%w called %q: this project has none (.claude/agents/*.md, ~/.claude/agents/*.md); leave agent out", ErrNoDefinition, text.StripControls(name))
+	}
+	return agentdefs.Def{}, fmt.Errorf("%w called %q; the definitions are: %s", ErrNoDefinition, text.StripControls(name), strings.Join(names, ", "))
+}
+
+// Definition is the session's agent definition called name, for the
+// task loop (ChildTask.Def) and a one-shot run with one.
+func (ch *Children) Definition(name string) (agentdefs.Def, error) { return ch.definition(name) }
+
+// narrower is a tool set that can be narrowed to a list of its tools
+// (*tools.View).
+type narrower interface {
+	Only(names []string) *tools.View
+}
+
+// ErrCannotNarrow says an agent's tools cannot be narrowed to a
+// definition's list, so the definition is not used rather than its list
+// ignored.
+var ErrCannotNarrow = errors.New("the tools cannot be narrowed to an agent definition's list")
+
+// applyDefinition is what an agent following def works with, given the
+// tools and model it would have had: its tools narrowed to the
+// definition's list (a project's definition may only take tools away:
+// Def.ToolsFor), the definition's model when it names one, and the
+// words to add to its system prompt.
+func applyDefinition(def agentdefs.Def, offered Tools, model string) (Tools, string, string, error) {
+	if def.Tools != nil {
+		n, ok := offered.(narrower)
+		if !ok {
+			return nil, "", "", fmt.Errorf("agent definition %s: %w", def.Name, ErrCannotNarrow)
+		}
+		var parent []string
+		for _, d := range offered.Definitions() {
+			parent = append(parent, d.Name)
+		}
+		offered = n.Only(def.ToolsFor(parent))
+	}
+	if def.Model != "" {
+		model = def.Model
+	}
+	return offered, model, DefinitionPrompt(def), nil
+}
+
+// DefinitionPrompt is what an agent following def is told besides its
+// own system prompt: whose instructions it follows, and them.
+func DefinitionPrompt(def agentdefs.Def) string {
+	return fmt.Sprintf("\n\nYou are the agent %q of this project's agent definitions (%s). Its instructions:\n\n%s", def.Name, def.Shown, def.Prompt)
+}
