@@ -126,6 +126,9 @@ type agentJob struct {
 	// def, when set, is the agent definition the agent follows: its
 	// prompt, tools and model (definitions.go).
 	def *agentdefs.Def
+	// keep are the tools a definition's list does not take away: the
+	// ones the agent finishes with (ChildTask.Finish).
+	keep []string
 }
 
 // agentRun is the result of one child agent.
@@ -206,7 +209,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	model, system := c.ModelName(), ""
 	if job.def != nil {
 		var err error
-		if tools, model, system, err = applyDefinition(*job.def, tools, model); err != nil {
+		if tools, model, system, err = applyDefinition(*job.def, tools, model, job.keep...); err != nil {
 			run.res = workers.Result{IsError: true, Output: err.Error()}
 			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 			return run
@@ -350,7 +353,11 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
 	defer c.workers.leave(queue)
-	run := c.runAgent(ctx, agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue, def: t.Def}, tools, false)
+	job := agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue, def: t.Def}
+	for _, f := range t.Finish {
+		job.keep = append(job.keep, f.Def().Name)
+	}
+	run := c.runAgent(ctx, job, tools, false)
 	failure := ""
 	if run.res.IsError {
 		failure = run.res.Output

@@ -3,9 +3,7 @@ package coordinator
 import (
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -16,32 +14,14 @@ import (
 // (ChildTask.Def). The definitions are read once, when the session
 // starts, so the list the system prompt gives the model stays as it was.
 
-// ErrNoDefinition is a name no agent definition of the session has.
-var ErrNoDefinition = errors.New("no agent definition")
-
-// definition is the session's definition called name, or an error in
-// one sentence naming the ones there are.
+// definition is the session's definition called name, or
+// agentdefs.ErrUnknown in one sentence naming the ones there are.
 func (ch *Children) definition(name string) (agentdefs.Def, error) {
-	if ch != nil {
-		if d, ok := ch.Defs.Lookup(name); ok {
-			return d, nil
-		}
+	if ch == nil {
+		return agentdefs.Set{}.Find(name)
 	}
-	var names []string
-	if ch != nil {
-		for _, d := range ch.Defs.Defs() {
-			names = append(names, d.Name)
-		}
-	}
-	if len(names) == 0 {
-		return agentdefs.Def{}, fmt.Errorf("%w called %q: this project has none (.claude/agents/*.md, ~/.claude/agents/*.md); leave agent out", ErrNoDefinition, text.StripControls(name))
-	}
-	return agentdefs.Def{}, fmt.Errorf("%w called %q; the definitions are: %s", ErrNoDefinition, text.StripControls(name), strings.Join(names, ", "))
+	return ch.Defs.Find(name)
 }
-
-// Definition is the session's agent definition called name, for the
-// task loop (ChildTask.Def) and a one-shot run with one.
-func (ch *Children) Definition(name string) (agentdefs.Def, error) { return ch.definition(name) }
 
 // narrower is a tool set that can be narrowed to a list of its tools
 // (*tools.View).
@@ -58,8 +38,9 @@ var ErrCannotNarrow = errors.New("the tools cannot be narrowed to an agent defin
 // tools and model it would have had: its tools narrowed to the
 // definition's list (a project's definition may only take tools away:
 // Def.ToolsFor), the definition's model when it names one, and the
-// words to add to its system prompt.
-func applyDefinition(def agentdefs.Def, offered Tools, model string) (Tools, string, string, error) {
+// words to add to its system prompt. The tools named keep are kept
+// whatever the list says: the ones a task loop's child finishes with.
+func applyDefinition(def agentdefs.Def, offered Tools, model string, keep ...string) (Tools, string, string, error) {
 	if def.Tools != nil {
 		n, ok := offered.(narrower)
 		if !ok {
@@ -69,7 +50,7 @@ func applyDefinition(def agentdefs.Def, offered Tools, model string) (Tools, str
 		for _, d := range offered.Definitions() {
 			parent = append(parent, d.Name)
 		}
-		offered = n.Only(def.ToolsFor(parent))
+		offered = n.Only(append(def.ToolsFor(parent), keep...))
 	}
 	if def.Model != "" {
 		model = def.Model

@@ -5,9 +5,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // The session's agent definitions (workers/agentdefs): read once, when
@@ -57,3 +60,86 @@ func (p *Project) definitionsNote() string {
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
+
+// ErrNoDefinition is --agent def:NAME naming no definition the project
+// or the person has: bad input (exit 2, as ErrUsage).
+var ErrNoDefinition = agentdefs.ErrUnknown
+
+// noDefinition is ErrNoDefinition said for --agent.
+type noDefinition struct{ err error }
+
+func (e noDefinition) Error() string { return "--agent def: " + e.err.Error() }
+
+func (e noDefinition) Unwrap() error { return e.err }
+
+func (e noDefinition) Is(target error) bool { return target == ErrUsage }
+
+// chooseDefinition settles --agent def:NAME of a conversation: the
+// definition the main agent follows from then on.
+func (p *Project) chooseDefinition(name string) error {
+	if name == "" {
+		return nil
+	}
+	d, err := p.definition(name)
+	if err != nil {
+		return err
+	}
+	p.mainDef = &d
+	return nil
+}
+
+// withDefinition is the main coordinator's options as the agent
+// definition chosen with --agent def:NAME makes them: its tools narrowed
+// to the definition's list, its model, its prompt after ralph's.
+func (p *Project) withDefinition(opts *coordinator.Options, view *tools.View) {
+	d := p.mainDef
+	if d == nil {
+		return
+	}
+	if d.Tools != nil {
+		var names []string
+		for _, t := range view.Definitions() {
+			names = append(names, t.Name)
+		}
+		opts.Tools = view.Only(d.ToolsFor(names))
+	}
+	if d.Model != "" {
+		opts.ModelName = d.Model
+	}
+	opts.System += coordinator.DefinitionPrompt(*d)
+}
+
+// isDefinition reports whether an --agent value names an agent
+// definition (def:NAME) rather than an external CLI.
+func isDefinition(spec string) bool {
+	_, ok, _ := agentdefs.ParseSpec(spec)
+	return ok
+}
+
+// checkDefinition checks that ralph run --agent def:NAME names a
+// definition the project or the person has.
+func (p *Project) checkDefinition(run *memory.RunConfig) error {
+	if run == nil {
+		return nil
+	}
+	name, ok, err := agentdefs.ParseSpec(run.Agent)
+	if !ok || err != nil {
+		return err
+	}
+	_, err = p.definition(name)
+	return err
+}
+
+// definition is the session's agent definition called name, or
+// ErrNoDefinition in one sentence.
+func (p *Project) definition(name string) (agentdefs.Def, error) {
+	d, err := p.Definitions.Find(name)
+	if err != nil {
+		return d, noDefinition{err}
+	}
+	return d, nil
+}
+
+// Definition is the session's agent definition called name, for ralph
+// run --agent def:NAME.
+func (p *Project) Definition(name string) (agentdefs.Def, error) { return p.definition(name) }

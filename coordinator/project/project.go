@@ -162,6 +162,9 @@ type Project struct {
 	// Definitions are the agent definitions of the project and the
 	// person (workers/agentdefs), read when the session opened.
 	Definitions agentdefs.Set
+	// mainDef is the definition the conversation's agent follows (--agent
+	// def:NAME), nil for ralph's own.
+	mainDef *agentdefs.Def
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -283,6 +286,12 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
+	// The definitions are read before the lock is taken, so a one-shot
+	// naming one the project lacks fails before any session is recorded.
+	p.loadDefinitions(opts.Notify)
+	if err := p.chooseDefinition(opts.Definition); err != nil {
+		return nil, err
+	}
 	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
@@ -345,7 +354,6 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
-	p.loadDefinitions(opts.Notify)
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()

@@ -117,6 +117,26 @@ func (s Set) Lookup(name string) (Def, bool) {
 	return d, ok
 }
 
+// ErrUnknown is a name no definition of the set has.
+var ErrUnknown = errors.New("no agent definition")
+
+// Find is the definition called name, or ErrUnknown in one sentence
+// that names the definitions there are.
+func (s Set) Find(name string) (Def, error) {
+	if d, ok := s.Lookup(name); ok {
+		return d, nil
+	}
+	var names []string
+	for _, d := range s.Defs() {
+		names = append(names, d.Name)
+	}
+	have := "there are none (.claude/agents/*.md in the project, ~/.claude/agents/*.md)"
+	if len(names) > 0 {
+		have = "the definitions are: " + strings.Join(names, ", ")
+	}
+	return Def{}, fmt.Errorf("%w called %q; %s", ErrUnknown, text.StripControls(name), have)
+}
+
 // Defs are the definitions, by name.
 func (s Set) Defs() []Def {
 	out := make([]Def, 0, len(s.defs))
