@@ -76,7 +76,7 @@ func HelpText() string {
 }
 
 func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
-	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root)))
+	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root, h.Plugins...)))
 	return Outcome{}, nil
 }
 

@@ -257,6 +257,29 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 // its parent's model.
 var aliases = map[string]bool{"sonnet": true, "opus": true, "haiku": true, "inherit": true}
 
+// ErrAlias is a model named by one of Claude Code's aliases (sonnet,
+// opus, haiku), which ralph cannot map to a provider yet.
+var ErrAlias = errors.New("a model alias")
+
+// ErrBadModel is a model name with spaces or control characters.
+var ErrBadModel = errors.New("not a model name")
+
+// ModelID is the model id a definition's or a custom command's model
+// field names: "" for none and for inherit, ErrAlias for Claude Code's
+// aliases, ErrBadModel for a name no model has.
+func ModelID(model string) (string, error) {
+	model = strings.TrimSpace(model)
+	switch {
+	case model == "" || strings.EqualFold(model, "inherit"):
+		return "", nil
+	case aliases[strings.ToLower(model)]:
+		return "", ErrAlias
+	case strings.ContainsFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "", ErrBadModel
+	}
+	return model, nil
+}
+
 // Parse reads the definition data of file shown (as the person sees it)
 // from src. warns say, one sentence each, what of it ralph does not use;
 // err (ErrMalformed, one sentence) is a file ralph cannot use at all.
@@ -281,14 +304,14 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 		warns = append(warns, fmt.Sprintf("%s names agent %s, which is also one of --agent's own; run it as --agent def:%s.", shown, d.Name, d.Name))
 	}
 	model := strings.TrimSpace(doc.Get("model"))
+	id, err := ModelID(model)
 	switch {
-	case model == "" || strings.EqualFold(model, "inherit"):
-	case aliases[strings.ToLower(model)]:
+	case errors.Is(err, ErrAlias):
 		warns = append(warns, fmt.Sprintf("%s asks for model %s, an alias ralph cannot map to a provider yet, so agent %s uses its parent's model.", shown, model, d.Name))
-	case strings.ContainsFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+	case err != nil:
 		warns = append(warns, fmt.Sprintf("%s names a model with spaces or control characters, so agent %s uses its parent's model.", shown, d.Name))
 	default:
-		d.Model = model
+		d.Model = id
 	}
 	if doc.Has("tools") {
 		var unknown []string
