@@ -243,6 +243,25 @@ func readCustom(c customCmd) ([]byte, error) {
 	return data, err
 }
 
+// DispatchCustom runs line as a custom command when its name is one no
+// built-in shadows, for a one-shot's prompt (`ralph "/fix-issue 12"`);
+// ok is false for any other line, which stays a message as it always
+// was: a one-shot runs no built-in command.
+func DispatchCustom(h *Host, line string) (o Outcome, ok bool, err error) {
+	if !IsCommand(line) {
+		return Outcome{}, false, nil
+	}
+	name, args := Parse(line)
+	if _, builtin := Lookup(name); builtin {
+		return Outcome{}, false, nil
+	}
+	o, err = h.runCustom(name, args)
+	if errors.Is(err, errNoCustom) {
+		return Outcome{}, false, nil
+	}
+	return o, true, err
+}
+
 // warnedHidden are the custom command files whose hiding of others of
 // the same name was told, once a process.
 var warnedHidden sync.Map
