@@ -16,8 +16,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
