@@ -401,7 +401,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 		Loop: func(ctx context.Context) (string, error) {
 			return assemble.TaskLoop(ctx, p, coord, queue, ctl, nil)
 		},
-		RunArgs: func(args string) error { return runArgs(p, args) }, Command: p.ShellLine}
+		RunArgs: func(args string) error { return runArgs(p, args) }, Command: p.ShellLine, Definitions: p.Definitions.Defs()}
 	steps := NewStepReader(in)
 	code := sc.Steps(ctx, func() (Step, error) {
 		st, err := steps.Next()

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
@@ -90,6 +91,9 @@ type Host struct {
 	Reopen func(id string)
 	// Width is the terminal's width for lists; 0: 80.
 	Width int
+	// Definitions are the session's agent definitions, which /agents
+	// lists (workers/agentdefs).
+	Definitions []agentdefs.Def
 	// Plugins are plugins' folders of custom commands (memory/plugins),
 	// looked in after the project's and the person's.
 	Plugins []CommandDir

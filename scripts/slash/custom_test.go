@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -174,5 +175,18 @@ func TestCustomFilesAndDuplicates(t *testing.T) {
 	}
 	if got := Customs(h.Fs, "/p", h.Plugins...); len(got) != 1 || got[0].Shown != ".claude/commands/sum.md" {
 		t.Errorf("Customs = %+v", got)
+	}
+}
+
+// /agents lists the session's agent definitions after the agents at
+// work, by name, description and file.
+func TestAgentsListsDefinitions(t *testing.T) {
+	h, out, _ := host(t)
+	h.Definitions = []agentdefs.Def{{Name: "bug-hunter", Description: "Finds bugs", Shown: ".claude/agents/bug-hunter.md"}}
+	if _, err := Dispatch(context.Background(), h, "/agents"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "no agents are running") || !strings.Contains(out.String(), "bug-hunter — Finds bugs (.claude/agents/bug-hunter.md)") {
+		t.Fatalf("/agents said:\n%s", out)
 	}
 }
