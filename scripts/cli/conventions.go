@@ -54,7 +54,7 @@ func (c *cli) addConventionFlags(root *cobra.Command) {
 	root.Flags().BoolVarP(&cf.print, "print", "p", false, "run the task and print the answer, never the chat shell (as claude -p)")
 	root.Flags().StringVar(&cf.resume, "resume", "", "continue the session with this `ID` (ralph sessions lists them); without one, pick it on a terminal")
 	root.Flags().Lookup("resume").NoOptDefVal = pickSession
-	root.Flags().StringVar(&cf.agent, "agent", "", "follow an agent definition of .claude/agents or ~/.claude/agents: def:`NAME` (its prompt, tools and model)")
+	root.Flags().StringVar(&cf.agent, "agent", "", "follow an agent definition ("+strings.Join(agents.DefinitionDirs(), ", ")+" of the project or your home): def:`NAME` (its prompt, tools and model)")
 	root.Flags().BoolVar(&cf.forkSession, "fork-session", false, "with -c or --resume: continue in a copy of the session under a new id, leaving the original as it was")
 	pf.StringArrayVar(&cf.allowed, "allowed-tools", nil, `tools that run without asking, e.g. "Bash(go test:*) Edit" (ralph's approval rules, for this run)`)
 	pf.StringArrayVar(&cf.disallowed, "disallowed-tools", nil, `tools that are refused, e.g. "Bash(git push:*) Write"`)

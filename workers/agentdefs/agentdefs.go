@@ -130,7 +130,7 @@ func (s Set) Find(name string) (Def, error) {
 	for _, d := range s.Defs() {
 		names = append(names, d.Name)
 	}
-	have := "there are none (.claude/agents/*.md in the project, ~/.claude/agents/*.md)"
+	have := "there are none (in " + strings.Join(agents.DefinitionDirs(), ", ") + " of the project or your home)"
 	if len(names) > 0 {
 		have = "the definitions are: " + strings.Join(names, ", ")
 	}
