@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
@@ -38,6 +37,15 @@ func definitionProject(t *testing.T, url string) (dir string, env []string) {
 	return dir, env
 }
 
+// answering is the stand-in model answering each request with fn; its
+// Requests are what ralph sent.
+func answering(t *testing.T, fn func(llmtest.RecordedRequest) llmtest.Response) *llmtest.Server {
+	t.Helper()
+	srv := llmtest.NewServerFunc(fn)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // toolNames are the names of the tools a request offered, sorted.
 func toolNames(r llmtest.RecordedRequest) []string {
 	names := offered(r)
@@ -62,31 +70,31 @@ func systemText(r llmtest.RecordedRequest) string {
 // once to be the parent's model.
 func TestSpawnAgentNamesADefinition(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var main, child []llmtest.RecordedRequest
-	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
-		mu.Lock()
-		defer mu.Unlock()
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		last := msgs[len(msgs)-1]
-		if strings.Contains(systemText(r), "child agent of ralph") {
-			child = append(child, r)
-			return llmtest.Response{Text: "No bugs: checked with read_file."}
-		}
-		main = append(main, r)
 		switch {
-		case len(main) == 1:
+		case strings.Contains(systemText(r), "child agent of ralph"):
+			return llmtest.Response{Text: "No bugs: checked with read_file."}
+		case last.Role == "user":
 			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "spawn_agent", Arguments: `{"task":"find bugs in main.go","agent":"nobody"}`}}}
 		case last.Role == "tool" && strings.Contains(last.Content, "no agent definition"):
 			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "spawn_agent", Arguments: `{"task":"find bugs in main.go","agent":"bug-hunter"}`}}}
 		}
 		return llmtest.Response{Text: "All done."}
 	})
-	t.Cleanup(srv.Close)
 	dir, env := definitionProject(t, srv.URL)
 	r := ralph(t, dir, env, nil, "hunt the bugs")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var main, child []llmtest.RecordedRequest
+	for _, req := range srv.Requests() {
+		if strings.Contains(systemText(req), "child agent of ralph") {
+			child = append(child, req)
+		} else {
+			main = append(main, req)
+		}
 	}
 	if len(main) != 3 || len(child) != 1 {
 		t.Fatalf("%d requests of the main agent, %d of children; want 3 and 1\n%s", len(main), len(child), r.stderr)
@@ -125,33 +133,27 @@ func TestSpawnAgentNamesADefinition(t *testing.T) {
 // still finishes with complete_task.
 func TestAgentFlagRunsADefinition(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var reqs []llmtest.RecordedRequest
-	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
-		mu.Lock()
-		defer mu.Unlock()
-		reqs = append(reqs, r)
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
-		last := msgs[len(msgs)-1]
-		if strings.Contains(systemText(r), "child agent of ralph") && last.Role == "user" {
+		if strings.Contains(systemText(r), "child agent of ralph") && msgs[len(msgs)-1].Role == "user" {
 			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: `{"id":"t1","summary":"reviewed"}`}}}
 		}
 		return llmtest.Response{Text: "Reviewed."}
 	})
-	t.Cleanup(srv.Close)
 	dir, env := definitionProject(t, srv.URL)
 	// A concrete model id is the child's model.
 	writeFileT(t, filepath.Join(dir, ".claude/agents/bug-hunter.md"), strings.Replace(bugHunterDef, "model: sonnet", "model: hunter-model-7", 1))
 
 	r := ralph(t, dir, env, nil, "--agent", "def:nobody", "look for bugs")
-	if r.code != 2 || !strings.Contains(r.stderr, `no agent definition called "nobody"; the definitions are: bug-hunter, doc-writer`) || len(reqs) != 0 {
-		t.Fatalf("--agent def:nobody: exit %d, %d requests\n%s", r.code, len(reqs), r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, `no agent definition called "nobody"; the definitions are: bug-hunter, doc-writer`) || len(srv.Requests()) != 0 {
+		t.Fatalf("--agent def:nobody: exit %d, %d requests\n%s", r.code, len(srv.Requests()), r.stderr)
 	}
 	if r := ralph(t, dir, env, nil, "--agent", "codex", "look for bugs"); r.code != 2 || !strings.Contains(r.stderr, "works tasks with ralph run --agent") {
 		t.Fatalf("--agent codex on a one-shot: exit %d\n%s", r.code, r.stderr)
 	}
 
 	r = ralph(t, dir, env, nil, "--agent", "def:bug-hunter", "look for bugs")
+	reqs := srv.Requests()
 	if r.code != 0 || len(reqs) != 1 {
 		t.Fatalf("--agent def:bug-hunter: exit %d, %d requests\n%s\n%s", r.code, len(reqs), r.stdout, r.stderr)
 	}
@@ -167,11 +169,11 @@ func TestAgentFlagRunsADefinition(t *testing.T) {
 	}
 
 	writeTasks(t, dir, "review main.go")
-	reqs = nil
 	r = ralph(t, dir, env, nil, "--json", "run", "--agent", "def:bug-hunter", "--retries", "0")
 	if r.code != 0 {
 		t.Fatalf("ralph run --agent def:bug-hunter: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	reqs = srv.Requests()[1:]
 	if len(reqs) == 0 || !strings.Contains(systemText(reqs[0]), "BUG-HUNTER-PROMPT") {
 		t.Fatalf("the task's child did not get the definition's prompt: %d requests", len(reqs))
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -65,15 +64,7 @@ func TestChatCustomCommandsWithArgumentsAndFolders(t *testing.T) {
 // only; a built-in's name in a one-shot stays a message.
 func TestCustomCommandInScriptAndOneShot(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var reqs []llmtest.RecordedRequest
-	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
-		mu.Lock()
-		defer mu.Unlock()
-		reqs = append(reqs, r)
-		return llmtest.Response{Text: "ok"}
-	})
-	t.Cleanup(srv.Close)
+	srv := answering(t, func(llmtest.RecordedRequest) llmtest.Response { return llmtest.Response{Text: "ok"} })
 	dir := t.TempDir()
 	env := cleanEnv(t, "CODEX_HOME=", "OPENAI_BASE_URL="+srv.URL, "RALPH_MODEL=session-model")
 	mustWrite(t, filepath.Join(dir, "CONVENTIONS.md"), "Commits say why. CONVENTIONS-TEXT\n")
@@ -84,6 +75,7 @@ func TestCustomCommandInScriptAndOneShot(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("script: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2\n%s", len(reqs), r.stderr)
 	}
@@ -98,16 +90,16 @@ func TestCustomCommandInScriptAndOneShot(t *testing.T) {
 		t.Errorf("the model was not said:\n%s", r.stderr)
 	}
 
-	reqs = nil
 	r = ralph(t, dir, env, nil, "/fix-issue 9 low")
+	reqs = srv.Requests()[2:]
 	if r.code != 0 || len(reqs) != 1 {
 		t.Fatalf("one-shot: exit %d, %d requests\n%s", r.code, len(reqs), r.stderr)
 	}
 	if got := last(reqs[0]); !strings.HasPrefix(got, "Fix issue #9 at priority low") || reqs[0].Request.Model != "fixer-model-2" {
 		t.Errorf("the one-shot sent %q to %q", got, reqs[0].Request.Model)
 	}
-	reqs = nil
-	if r := ralph(t, dir, env, nil, "/help me with this"); r.code != 0 || len(reqs) != 1 || last(reqs[0]) != "/help me with this" {
+	r = ralph(t, dir, env, nil, "/help me with this")
+	if reqs = srv.Requests()[3:]; r.code != 0 || len(reqs) != 1 || last(reqs[0]) != "/help me with this" {
 		t.Errorf("a built-in's name in a one-shot: exit %d, %d requests\n%s", r.code, len(reqs), r.stderr)
 	}
 }
