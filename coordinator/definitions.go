@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -62,4 +63,38 @@ func applyDefinition(def agentdefs.Def, offered Tools, model string, keep ...str
 // own system prompt: whose instructions it follows, and them.
 func DefinitionPrompt(def agentdefs.Def) string {
 	return fmt.Sprintf("\n\nYou are the agent %q of this project's agent definitions (%s). Its instructions:\n\n%s", def.Name, def.Shown, def.Prompt)
+}
+
+// toolSet is the tools of this moment: Options.Tools, or the narrowing
+// of them a run was started with (RunNarrowed).
+func (c *Coordinator) toolSet() Tools {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.narrowed != nil {
+		return c.narrowed
+	}
+	return c.opts.Tools
+}
+
+// RunNarrowed is Run with the tools narrowed to those named, for this
+// run only: a custom command's allowed-tools. A list can only take tools
+// away; names nil is Run. When the tools cannot be narrowed the run is
+// not made (ErrCannotNarrow), rather than run with every tool.
+func (c *Coordinator) RunNarrowed(ctx context.Context, prompt string, names []string) Result {
+	if names == nil {
+		return c.Run(ctx, prompt)
+	}
+	n, ok := c.opts.Tools.(narrower)
+	if !ok {
+		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: ErrCannotNarrow, Text: ErrCannotNarrow.Error(), SessionID: c.opts.SessionID}
+	}
+	c.mu.Lock()
+	c.narrowed = n.Only(names)
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.narrowed = nil
+		c.mu.Unlock()
+	}()
+	return c.Run(ctx, prompt)
 }

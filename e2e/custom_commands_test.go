@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestCustomCommandInScriptAndOneShot(t *testing.T) {
 	dir := t.TempDir()
 	env := cleanEnv(t, "CODEX_HOME=", "OPENAI_BASE_URL="+srv.URL, "RALPH_MODEL=session-model")
 	mustWrite(t, filepath.Join(dir, "CONVENTIONS.md"), "Commits say why. CONVENTIONS-TEXT\n")
-	mustWrite(t, filepath.Join(dir, ".claude/commands/fix-issue.md"), "---\ndescription: Fix a numbered issue\nargument-hint: [number] [priority]\nmodel: fixer-model-2\n---\nFix issue #$1 at priority $2, following @CONVENTIONS.md.\n")
+	mustWrite(t, filepath.Join(dir, ".claude/commands/fix-issue.md"), "---\ndescription: Fix a numbered issue\nargument-hint: [number] [priority]\nmodel: fixer-model-2\nallowed-tools: Read, Grep, Bash(git status:*)\n---\nFix issue #$1 at priority $2, following @CONVENTIONS.md.\n")
 	script := filepath.Join(t.TempDir(), "steps.txt")
 	mustWrite(t, script, "/fix-issue 7 high\nand now the rest\n")
 	r := ralph(t, dir, env, nil, "script", script)
@@ -85,6 +86,17 @@ func TestCustomCommandInScriptAndOneShot(t *testing.T) {
 	}
 	if reqs[0].Request.Model != "fixer-model-2" || reqs[1].Request.Model != "session-model" {
 		t.Errorf("models %q then %q, want the command's for its turn, then the session's", reqs[0].Request.Model, reqs[1].Request.Model)
+	}
+	narrowed, whole := offered(reqs[0]), offered(reqs[1])
+	for _, name := range []string{"read_file", "search", "run_command"} {
+		if !slices.Contains(narrowed, name) {
+			t.Errorf("the command's turn lacks %s, which its allowed-tools names: %v", name, narrowed)
+		}
+	}
+	for _, name := range []string{"write_file", "edit_file", "spawn_agent"} {
+		if slices.Contains(narrowed, name) || !slices.Contains(whole, name) {
+			t.Errorf("%s: offered in the command's turn %v, in the next %v; want only the next", name, narrowed, whole)
+		}
 	}
 	if !strings.Contains(r.stdout+r.stderr, "this turn uses model fixer-model-2") {
 		t.Errorf("the model was not said:\n%s", r.stderr)

@@ -55,9 +55,10 @@ func (s *Shell) startRun(prompt string) error {
 // its Prepare, when set, makes the message in the run's goroutine, where
 // the approval of a custom command's shell lines is asked as the model's
 // commands are; its Model, when set, is the run's model, and the
-// session's comes back after it.
+// session's comes back after it; its Tools, when set, the run's only
+// tools.
 func (s *Shell) startSend(o slash.Outcome) error {
-	if o.Prepare == nil && o.Model == "" {
+	if o.Prepare == nil && o.Model == "" && o.Tools == nil {
 		return s.startRun(o.Send)
 	}
 	return s.startJob("", func(ctx context.Context) jobResult {
@@ -73,7 +74,12 @@ func (s *Shell) startSend(o slash.Outcome) error {
 			s.coord.SetModel(o.Model)
 			defer s.coord.SetModel(old)
 		}
-		res := s.coord.Run(ctx, msg)
+		var res coordinator.Result
+		if n, ok := s.coord.(slash.NarrowRunner); ok && o.Tools != nil {
+			res = n.RunNarrowed(ctx, msg, o.Tools)
+		} else {
+			res = s.coord.Run(ctx, msg)
+		}
 		return jobResult{res: &res}
 	})
 }

@@ -568,7 +568,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	if custom.Model != "" {
 		at.Coord.SetModel(custom.Model)
 	}
-	res := at.Coord.Run(ctx, prompt)
+	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
 	return face.Finish(res)
 }
 

@@ -156,6 +156,16 @@ type Outcome struct {
 	// Model, when set, is the model the message's turn uses (a custom
 	// command's model); the session's comes back after it.
 	Model string
+	// Tools, when not nil, are the only tools the message's turn may use
+	// (a custom command's allowed-tools): the face runs it with
+	// NarrowRunner.RunNarrowed.
+	Tools []string
+}
+
+// NarrowRunner runs a message with its tools narrowed for that run only;
+// *coordinator.Coordinator implements it.
+type NarrowRunner interface {
+	RunNarrowed(ctx context.Context, prompt string, names []string) coordinator.Result
 }
 
 // Spec describes one command.

@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Custom commands are the prompt files people bring from other agents: a
@@ -243,6 +244,14 @@ func readCustom(c customCmd) ([]byte, error) {
 	return data, err
 }
 
+// orNone is names joined, or "none".
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
 // DispatchCustom runs line as a custom command when its name is one no
 // built-in shadows, for a one-shot's prompt (`ralph "/fix-issue 12"`);
 // ok is false for any other line, which stays a message as it always
@@ -311,7 +320,13 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 		}
 	}
 	if doc.Has("allowed-tools") {
-		h.printf("note: ralph does not apply allowed-tools of %s: what commands may run is ralph's approval rules' to say (allowed_commands, --allowed-tools), and a command file grants nothing\n", shown)
+		mapped, unknown := agentdefs.MapTools(doc.Fields["allowed-tools"].Items())
+		o.Tools = append(mapped, tools.Unnamed()...)
+		if len(unknown) > 0 {
+			h.printf("note: %s allows %s, which ralph does not have\n", shown, oneLine(strings.Join(unknown, ", ")))
+		}
+		h.printf("/%s: this turn's tools are %s only (allowed-tools of %s); ralph approves none of them in advance: its approval rules still decide which commands run\n",
+			name, orNone(mapped), shown)
 	}
 	h.printf("/%s: sending %s\n", name, shown)
 	if lines := shellLines(o.Send); len(lines) > 0 {

@@ -105,9 +105,9 @@ func TestHelpListsCustomCommands(t *testing.T) {
 }
 
 // A malformed front matter is one error, never the block sent as text;
-// a model alias is said to be the session's model, allowed-tools is said
-// not to apply, and the !` shell lines run only when the turn starts,
-// through Host.Command.
+// a model alias is said to be the session's model, allowed-tools narrows
+// the turn's tools (and approves nothing), and the !` shell lines run
+// only when the turn starts, through Host.Command.
 func TestCustomFrontMatterNotes(t *testing.T) {
 	ctx, h := context.Background(), customHost(t)
 	out := h.Out.(*bytes.Buffer)
@@ -117,10 +117,10 @@ func TestCustomFrontMatterNotes(t *testing.T) {
 	}
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/commit.md", []byte("---\nallowed-tools: Bash(git add:*)\nmodel: haiku\n---\nStatus: !`git status`\nCommit."), 0o644)
 	o, err := Dispatch(ctx, h, "/commit")
-	if err != nil || o.Prepare == nil || o.Model != "" {
+	if err != nil || o.Prepare == nil || o.Model != "" || !slices.Contains(o.Tools, "run_command") || slices.Contains(o.Tools, "write_file") || slices.Contains(o.Tools, "spawn_agent") {
 		t.Fatalf("%v, outcome %+v", err, o)
 	}
-	for _, want := range []string{"asks for model haiku", "does not apply allowed-tools"} {
+	for _, want := range []string{"asks for model haiku", "this turn's tools are run_command only"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

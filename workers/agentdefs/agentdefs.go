@@ -315,7 +315,7 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 	}
 	if doc.Has("tools") {
 		var unknown []string
-		d.Tools, unknown = mapTools(doc.Fields["tools"].Items())
+		d.Tools, unknown = MapTools(doc.Fields["tools"].Items())
 		if len(unknown) > 0 {
 			warns = append(warns, fmt.Sprintf("%s names %s, which ralph does not have, so agent %s goes without.", shown, strings.Join(unknown, ", "), d.Name))
 		}
@@ -323,13 +323,16 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 	return d, warns, nil
 }
 
-// mapTools maps Claude Code's tool names to ralph's through the one list
+// MapTools maps Claude Code's tool names to ralph's through the one list
 // of tools (tools.ByPeerName), each once; unknown are the names it has
-// no tool for, as written (controls stripped).
-func mapTools(names []string) (mapped, unknown []string) {
+// no tool for, as written (controls stripped). A name with a pattern,
+// Claude's "Bash(git add:*)", is its tool's name: ralph's approval
+// rules, not the list, say which commands run.
+func MapTools(names []string) (mapped, unknown []string) {
 	mapped = []string{}
 	seen := map[string]bool{}
 	for _, n := range names {
+		n, _, _ = strings.Cut(strings.TrimSpace(n), "(")
 		var ours string
 		switch {
 		case strings.HasPrefix(n, "mcp__"):

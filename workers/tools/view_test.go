@@ -54,3 +54,33 @@ func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
 		t.Fatalf("hidden tool: %+v", r)
 	}
 }
+
+// Only narrows a view to the tools named, its own added tools included,
+// refuses a call to any other, offers nothing the view did not, and
+// leaves the view it came from as it was.
+func TestViewOnlyNarrows(t *testing.T) {
+	ts, err := NewToolset(Options{Approver: allowAll, Options: workers.Options{Root: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ts.Close)
+	ts.Add(Deps{Fs: afero.NewMemMapFs(), Root: "/p", Redact: memory.NewRedactor()})
+	v := ts.For(RoleChild, fixedTool{"extra", "x"})
+	n := v.Only([]string{"read_file", "extra", "spawn_agent"})
+	var names []string
+	for _, d := range n.Definitions() {
+		names = append(names, d.Name)
+	}
+	if got := strings.Join(names, ","); got != "read_file,extra" {
+		t.Fatalf("narrowed definitions = %s", got)
+	}
+	if r := n.Call(context.Background(), "write_file", json.RawMessage(`{"path":"a.txt","content":"x"}`)); !r.IsError || !strings.Contains(r.Output, "not available") {
+		t.Fatalf("a tool narrowed away ran: %+v", r)
+	}
+	if r := n.Call(context.Background(), "extra", nil); r.Output != "x" {
+		t.Fatalf("an added tool kept: %+v", r)
+	}
+	if len(v.Definitions()) <= len(n.Definitions()) {
+		t.Fatal("Only changed the view it came from")
+	}
+}
