@@ -308,7 +308,9 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 			}
 			if n, ok := h.Coord.(slash.NarrowRunner); ok && o.Tools != nil {
 				run := s.Run
-				s.Run = func(ctx context.Context, prompt string) coordinator.Result { return n.RunNarrowed(ctx, prompt, o.Tools) }
+				s.Run = func(ctx context.Context, prompt string) coordinator.Result {
+					return n.RunNarrowed(ctx, prompt, o.Tools)
+				}
 				defer func() { s.Run = run }()
 			}
 			return s.message(ctx, st, send)
