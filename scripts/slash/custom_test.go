@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -188,5 +189,33 @@ func TestAgentsListsDefinitions(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "no agents are running") || !strings.Contains(out.String(), "bug-hunter — Finds bugs (.claude/agents/bug-hunter.md)") {
 		t.Fatalf("/agents said:\n%s", out)
+	}
+}
+
+// A custom command's @ mention of a file outside the project, or of a
+// link out of it, embeds nothing through the project's door.
+func TestCustomFileMentionsStayInTheProject(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CODEX_HOME", "")
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "proj"), filepath.Join(base, "secret.txt")
+	if err := os.MkdirAll(filepath.Join(root, ".claude", "commands"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(outside, []byte("SECRET-OUT"), 0o600)
+	_ = os.Symlink(outside, filepath.Join(root, "link.txt"))
+	_ = os.WriteFile(filepath.Join(root, ".claude", "commands", "leak.md"), []byte("Read @link.txt and @"+outside+" and @../secret.txt"), 0o644)
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &bytes.Buffer{}
+	h := &Host{Fs: door, Root: root, Out: out}
+	o, err := Dispatch(context.Background(), h, "/leak")
+	if err != nil || strings.Contains(o.Send, "SECRET-OUT") {
+		t.Fatalf("%v, sent %q", err, o.Send)
+	}
+	if !strings.Contains(out.String(), "@link.txt is not embedded") {
+		t.Errorf("the link out was not said:\n%s", out)
 	}
 }
