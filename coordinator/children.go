@@ -209,7 +209,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	model, system := c.ModelName(), ""
 	if job.def != nil {
 		var err error
-		if tools, model, system, err = applyDefinition(*job.def, tools, model, job.keep...); err != nil {
+		if tools, model, system, err = ApplyDefinition(*job.def, tools, model, job.keep...); err != nil {
 			run.res = workers.Result{IsError: true, Output: err.Error()}
 			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 			return run

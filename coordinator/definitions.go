@@ -35,13 +35,13 @@ type narrower interface {
 // ignored.
 var ErrCannotNarrow = errors.New("the tools cannot be narrowed to an agent definition's list")
 
-// applyDefinition is what an agent following def works with, given the
+// ApplyDefinition is what an agent following def works with, given the
 // tools and model it would have had: its tools narrowed to the
 // definition's list (a project's definition may only take tools away:
 // Def.ToolsFor), the definition's model when it names one, and the
 // words to add to its system prompt. The tools named keep are kept
 // whatever the list says: the ones a task loop's child finishes with.
-func applyDefinition(def agentdefs.Def, offered Tools, model string, keep ...string) (Tools, string, string, error) {
+func ApplyDefinition(def agentdefs.Def, offered Tools, model string, keep ...string) (Tools, string, string, error) {
 	if def.Tools != nil {
 		n, ok := offered.(narrower)
 		if !ok {
@@ -62,7 +62,7 @@ func applyDefinition(def agentdefs.Def, offered Tools, model string, keep ...str
 // DefinitionPrompt is what an agent following def is told besides its
 // own system prompt: whose instructions it follows, and them.
 func DefinitionPrompt(def agentdefs.Def) string {
-	return fmt.Sprintf("\n\nYou are the agent %q of this project's agent definitions (%s). Its instructions:\n\n%s", def.Name, def.Shown, def.Prompt)
+	return fmt.Sprintf("\n\nYou are the agent %q, as its definition (%s) says. Its instructions:\n\n%s", def.Name, def.Shown, def.Prompt)
 }
 
 // toolSet is the tools of this moment: Options.Tools, or the narrowing

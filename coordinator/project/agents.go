@@ -30,14 +30,13 @@ import (
 // at Close.
 func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Event)) *coordinator.Coordinator {
 	g := p.openGitBeside(context.Background())
-	main := p.MainTools()
 	opts := coordinator.Options{
-		Model: p.Client, ModelName: p.Config.Model, Tools: main, Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
+		Model: p.Client, ModelName: p.Config.Model, Tools: p.MainTools(), Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
 	}
-	p.withDefinition(&opts, main)
+	p.withDefinition(&opts)
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
 	} else {

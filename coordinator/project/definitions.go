@@ -91,22 +91,17 @@ func (p *Project) chooseDefinition(name string) error {
 // withDefinition is the main coordinator's options as the agent
 // definition chosen with --agent def:NAME makes them: its tools narrowed
 // to the definition's list, its model, its prompt after ralph's.
-func (p *Project) withDefinition(opts *coordinator.Options, view *tools.View) {
-	d := p.mainDef
-	if d == nil {
+func (p *Project) withDefinition(opts *coordinator.Options) {
+	if p.mainDef == nil {
 		return
 	}
-	if d.Tools != nil {
-		var names []string
-		for _, t := range view.Definitions() {
-			names = append(names, t.Name)
-		}
-		opts.Tools = view.Only(d.ToolsFor(names))
+	offered, model, prompt, err := coordinator.ApplyDefinition(*p.mainDef, opts.Tools, opts.ModelName)
+	if err != nil {
+		// A main agent's tools are a view, which narrows; were they not,
+		// none is offered rather than every one.
+		offered = p.Tools.For(tools.RoleMain).Only([]string{})
 	}
-	if d.Model != "" {
-		opts.ModelName = d.Model
-	}
-	opts.System += coordinator.DefinitionPrompt(*d)
+	opts.Tools, opts.ModelName, opts.System = offered, model, opts.System+prompt
 }
 
 // isDefinition reports whether an --agent value names an agent
