@@ -19,13 +19,20 @@ func (f fixedTool) Run(context.Context, json.RawMessage) workers.Result {
 	return workers.Result{Output: f.out}
 }
 
-func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
+// viewToolset is a toolset with the file tools on an empty project.
+func viewToolset(t *testing.T) *Toolset {
+	t.Helper()
 	ts, err := NewToolset(Options{Approver: allowAll, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ts.Close)
 	ts.Add(Deps{Fs: afero.NewMemMapFs(), Root: "/p", Redact: memory.NewRedactor()})
+	return ts
+}
+
+func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
+	ts := viewToolset(t)
 	claim := Build(Deps{Claim: func(context.Context, json.RawMessage) workers.Result { return workers.Result{Output: "claimed"} }})
 	v := ts.For(RoleWorker, append(claim, fixedTool{"extra", "x"})...)
 	var names []string
@@ -59,12 +66,7 @@ func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
 // refuses a call to any other, offers nothing the view did not, and
 // leaves the view it came from as it was.
 func TestViewOnlyNarrows(t *testing.T) {
-	ts, err := NewToolset(Options{Approver: allowAll, Options: workers.Options{Root: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(ts.Close)
-	ts.Add(Deps{Fs: afero.NewMemMapFs(), Root: "/p", Redact: memory.NewRedactor()})
+	ts := viewToolset(t)
 	v := ts.For(RoleChild, fixedTool{"extra", "x"})
 	n := v.Only([]string{"read_file", "extra", "spawn_agent"})
 	var names []string
