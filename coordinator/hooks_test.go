@@ -39,6 +39,10 @@ func withHooks(t *testing.T, h *harness, settings string, scripts map[string]str
 // line each.
 const logInput = "{ cat; echo; } >> \"$HOME/log.jsonl\"\n"
 
+// eachInput is a script body that keeps the hook's input in $in and in a
+// file of its own, for hooks that run at the same time.
+const eachInput = "in=$(cat); printf '%s' \"$in\" > \"$(mktemp \"$HOME/in.XXXXXX\")\"\n"
+
 // hookLog is every input the hooks logged, in order.
 func hookLog(t *testing.T, bin string) []map[string]any {
 	t.Helper()
@@ -171,4 +175,58 @@ func TestNoHooksBuildsNothing(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	h.coord.EndSession(ctx)
+}
+
+func TestSpawnAgentIsTaskToHooksAndChildrenFireSubagentStop(t *testing.T) {
+	f := newFamily(t, 2, familyModel(3, 1))
+	bin := t.TempDir()
+	guard := filepath.Join(bin, "guard.sh")
+	if err := os.WriteFile(guard, []byte("#!/bin/sh\n"+eachInput+"case \"$in\" in *'task 2'*) echo 'no second task' >&2; exit 2;; esac\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logger := filepath.Join(bin, "log.sh")
+	if err := os.WriteFile(logger, []byte("#!/bin/sh\n"+eachInput), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := hooks.Parse([]byte(`{"hooks":{
+		"PreToolUse":[{"matcher":"Task","hooks":[{"type":"command","command":"`+guard+`"}]}],
+		"SubagentStop":[{"hooks":[{"type":"command","command":"`+logger+`"}]}],
+		"Stop":[{"hooks":[{"type":"command","command":"`+logger+`"}]}]}}`), hooks.SourceUser, "settings.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.coord.opts.Hooks = &hooks.Set{Config: cfg, Runner: &hooks.Runner{ProjectDir: bin, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + bin}}}
+	res := f.coord.Run(context.Background(), "split the work")
+	if res.IsError || res.Text != "all reported" {
+		t.Fatalf("result %+v", res)
+	}
+	if n, _ := f.count(EventAgentSpawned); n != 2 {
+		t.Fatalf("%d children started, want 2: the hook refused the second", n)
+	}
+	reqs := f.srv.Requests()
+	last := reqs[len(reqs)-1].Request.Messages
+	if m := last[len(last)-2]; m.ToolCallID != "spawn_2" || !strings.Contains(m.Content, "no second task") {
+		t.Fatalf("spawn_2's result %+v: want the hook's reason", m)
+	}
+	var tasks, subStops, stops int
+	inputs, _ := filepath.Glob(filepath.Join(bin, "in.*"))
+	for _, p := range inputs {
+		var m map[string]any
+		if data, err := os.ReadFile(p); err != nil || json.Unmarshal(data, &m) != nil {
+			t.Fatalf("%s: %v: %s", p, err, data)
+		}
+		switch m["hook_event_name"] {
+		case "PreToolUse":
+			if ti, _ := m["tool_input"].(map[string]any); m["tool_name"] == "Task" && strings.HasPrefix(ti["prompt"].(string), "task ") {
+				tasks++
+			}
+		case "SubagentStop":
+			subStops++
+		case "Stop":
+			stops++
+		}
+	}
+	if tasks != 3 || subStops != 2 || stops != 1 {
+		t.Fatalf("Task %d, SubagentStop %d, Stop %d: want 3, 2, 1", tasks, subStops, stops)
+	}
 }
