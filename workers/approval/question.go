@@ -113,6 +113,9 @@ type Question struct {
 	// server's tool; Server one about starting a project's MCP server.
 	MCP    *MCPCall
 	Server *ServerStart
+	// Hook, when set, makes this a question about running a hook of the
+	// project's files or of a plugin (hooks.go).
+	Hook *HookStart
 	// Brief leaves out what "always" means, which the person was told
 	// at an earlier question of this session.
 	Brief bool
@@ -153,6 +156,8 @@ func (q Question) What() string {
 		return "call " + text.Visible(q.MCP.Name)
 	case q.Server != nil:
 		return "start MCP server `" + text.Visible(q.Server.Name) + "`"
+	case q.Hook != nil:
+		return "run the " + text.Visible(q.Hook.Hook.Event) + " hook `" + text.Visible(q.Hook.Hook.Command) + "`"
 	}
 	if q.Tool != "" {
 		return fmt.Sprintf("change %s (%s)", text.Visible(q.Command), q.Tool)
@@ -170,7 +175,7 @@ func (q Question) Call() (name string, args json.RawMessage) {
 	switch {
 	case q.MCP != nil:
 		return q.MCP.Name, json.RawMessage(q.MCP.Args)
-	case q.Server != nil:
+	case q.Server != nil, q.Hook != nil:
 		return "", nil
 	case q.Tool != "":
 		args, _ = json.Marshal(map[string]string{"path": q.Command})
@@ -185,7 +190,7 @@ func (q Question) CanAlways() bool { return len(q.Remember) > 0 && !q.Unsandboxe
 
 // CanShare reports whether "always, in the project" is offered: where
 // "always" is, but for a server, which is approved on this machine only.
-func (q Question) CanShare() bool { return q.CanAlways() && q.Server == nil }
+func (q Question) CanShare() bool { return q.CanAlways() && q.Server == nil && q.Hook == nil }
 
 // Choices are the answers offered, each with its key.
 func (q Question) Choices() string {
@@ -231,7 +236,7 @@ func (q Question) AllKeys() string {
 // Help is what HelpKey shows: what "always" remembers, where, and which
 // commands then run without asking; "" when "always" is not offered.
 func (q Question) Help() string {
-	if !q.CanAlways() || q.MCP != nil || q.Server != nil {
+	if !q.CanAlways() || q.MCP != nil || q.Server != nil || q.Hook != nil {
 		return ""
 	}
 	return fmt.Sprintf("[a]lways remembers %s in %s, for every project; [p]roject always in this project's %s instead, "+
@@ -260,6 +265,8 @@ func (q Question) Text() string {
 		return q.mcpText()
 	case q.Server != nil:
 		return q.serverText()
+	case q.Hook != nil:
+		return q.hookText()
 	}
 	if q.Tool != "" {
 		fmt.Fprintf(&b, "%s? %s\n  asked every time, no [a]lways: %s", q.What(), q.Choices(), text.Visible(strings.Join(q.Why, "; ")))

@@ -62,7 +62,7 @@ func trustedOnly(fs afero.Fs, userConfigDir, root string, allowed []string) ([]s
 	trusted := m[filepath.Clean(root)]
 	var out []string
 	for _, a := range allowed {
-		if slices.Contains(trusted, normalRule(a)) && !strings.HasPrefix(a, serverEntryPrefix) {
+		if slices.Contains(trusted, normalRule(a)) && !strings.HasPrefix(a, serverEntryPrefix) && !strings.HasPrefix(a, hookEntryPrefix) {
 			out = append(out, a)
 		}
 	}

@@ -1,6 +1,9 @@
 package hooks
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Set is the hooks one session runs: the hooks it may run, the runner that
 // starts them, and the guards it may not run. Which hooks are in it (the
@@ -18,22 +21,57 @@ type Set struct {
 	// asked: they are not run, and the calls they match are refused,
 	// since a guard that is skipped guards nothing (fail closed).
 	Refused []Hook
+	// Pending are the hooks of the project (or of a plugin) not approved
+	// on this machine as they are now. Approve decides each when the
+	// session's first hook event comes (Settle), when the face that asks
+	// the person is up: one it approves runs from then on; a PreToolUse
+	// guard it does not goes to Refused; any other simply does not run.
+	Pending []Hook
+	Approve func(ctx context.Context, h Hook) bool
+
+	settleMu sync.Mutex
+	settled  bool
+}
+
+// Settle decides the pending hooks, once: the first event's caller asks,
+// any other waits for its answer.
+func (s *Set) Settle(ctx context.Context) {
+	if s == nil {
+		return
+	}
+	s.settleMu.Lock()
+	defer s.settleMu.Unlock()
+	if s.settled {
+		return
+	}
+	s.settled = true
+	for _, h := range s.Pending {
+		switch {
+		case s.Approve != nil && s.Approve(ctx, h):
+			s.Config.Hooks = append(s.Config.Hooks, h)
+		case h.Event == PreToolUse:
+			s.Refused = append(s.Refused, h)
+		}
+	}
+	s.Pending = nil
 }
 
 // Has reports whether event has any hook to run or refuse, so that a
 // caller builds an event's input only when something will read it.
 func (s *Set) Has(event Event) bool {
-	if s == nil || s.Config.Disabled && len(s.Refused) == 0 {
+	if s == nil {
 		return false
 	}
-	for _, h := range s.Config.Hooks {
-		if h.Event == event {
-			return true
-		}
+	s.settleMu.Lock()
+	defer s.settleMu.Unlock()
+	if s.Config.Disabled && len(s.Refused) == 0 {
+		return false
 	}
-	for _, h := range s.Refused {
-		if h.Event == event {
-			return true
+	for _, list := range [][]Hook{s.Config.Hooks, s.Refused, s.Pending} {
+		for _, h := range list {
+			if h.Event == event {
+				return true
+			}
 		}
 	}
 	return false
@@ -44,6 +82,8 @@ func (s *Set) RefusedFor(event Event, value string) []Hook {
 	if s == nil {
 		return nil
 	}
+	// A guard still pending is decided before the call it might guard.
+	s.Settle(context.Background())
 	var out []Hook
 	for _, h := range s.Refused {
 		if h.Event == event && Matches(event, h.Matcher, value) {
@@ -58,5 +98,6 @@ func (s *Set) Fire(ctx context.Context, event Event, in Input) Result {
 	if s == nil || s.Runner == nil {
 		return Result{Event: event}
 	}
+	s.Settle(ctx)
 	return s.Runner.Run(ctx, s.Config, event, in)
 }

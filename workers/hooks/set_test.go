@@ -1,0 +1,33 @@
+package hooks
+
+import (
+	"context"
+	"testing"
+)
+
+func TestSetSettlesPendingOnce(t *testing.T) {
+	guard := Hook{Event: PreToolUse, Matcher: "Bash", Command: "guard", Source: SourceProject}
+	post := Hook{Event: PostToolUse, Matcher: "Write", Command: "fmt", Source: SourceProject}
+	ok := Hook{Event: SessionStart, Command: "hello", Source: SourceProject}
+	asked := 0
+	s := &Set{Pending: []Hook{guard, post, ok}, Approve: func(_ context.Context, h Hook) bool {
+		asked++
+		return h.Command == "hello"
+	}}
+	if !s.Has(PostToolUse) {
+		t.Fatal("a pending hook's event has hooks")
+	}
+	if got := s.RefusedFor(PreToolUse, "Bash"); len(got) != 1 || got[0].Command != "guard" {
+		t.Fatalf("an unapproved guard is refused (fail closed): %+v", got)
+	}
+	s.Settle(context.Background())
+	if asked != 3 {
+		t.Fatalf("each pending hook is decided once, asked %d times", asked)
+	}
+	if s.Has(PostToolUse) {
+		t.Fatal("an unapproved PostToolUse hook does not run")
+	}
+	if len(s.Config.For(SessionStart, "startup")) != 1 {
+		t.Fatal("an approved hook runs")
+	}
+}
