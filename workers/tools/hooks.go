@@ -161,6 +161,10 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 		pre := h.Set.Fire(ctx, hooks.PreToolUse, &hooks.PreToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID})
 		h.warn(pre.Errors...)
 		h.warn(pre.SystemMessages...)
+		if o, ok := unrun(pre); ok {
+			return workers.Result{IsError: true, Output: fmt.Sprintf("refused: the PreToolUse hook %q (%s) guards %s calls and could not run (%v); "+
+				"a guard that does not run guards nothing, so the call was not made", o.Hook.Command, o.Hook.Source, hookName, o.Err)}
+		}
 		switch {
 		case pre.Decision == hooks.Deny || pre.Block:
 			return workers.Result{IsError: true, Output: "a PreToolUse hook refused this call: " + firstOf(pre.DecisionReason, pre.BlockReason, "no reason given")}
@@ -211,6 +215,19 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 		res.Output += fmt.Sprintf("\n\n[%s hook context: %s]", event, post.AdditionalContext)
 	}
 	return res
+}
+
+// unrun is a PreToolUse hook of res that ralph could not run at all (it
+// did not start, or the sandbox could not hold it), as against one that
+// ran and failed, which Claude Code lets the call past: a guard ralph
+// could not start fails closed.
+func unrun(res hooks.Result) (hooks.Outcome, bool) {
+	for _, o := range res.Outcomes {
+		if o.Err != nil && !o.TimedOut {
+			return o, true
+		}
+	}
+	return hooks.Outcome{}, false
 }
 
 // toolResponse is the tool_response of a PostToolUse input: the result

@@ -5,7 +5,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -230,5 +232,27 @@ func TestHookNames(t *testing.T) {
 			t.Errorf("HookName(%s) = %s, want %s", ours, got, theirs)
 		}
 	}
-	_ = workers.Result{}
+}
+
+// noSandbox is a sandbox that cannot hold a hook (the Landlock-only
+// fallback).
+type noSandbox struct{}
+
+func (noSandbox) StartSandboxed(context.Context, *exec.Cmd) (*workers.Group, error) {
+	return nil, errors.New("the sandbox cannot hold it")
+}
+
+func TestPreToolUseGuardThatCannotRunFailsClosed(t *testing.T) {
+	ts := newTestToolset(t, Options{Approver: allowAll})
+	set, _ := hookSet(t, ts.Root(), `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"{bin}/ok.sh"}]}]}}`,
+		map[string]string{"ok.sh": "exit 0\n"})
+	set.Runner.Sandbox = noSandbox{}
+	var warned []string
+	res := callCtx(hookCtx(set, &warned), t, ts, ToolRunCommand, map[string]any{"command": "touch ran"})
+	if !res.IsError || !strings.Contains(res.Output, "could not run") || !strings.Contains(res.Output, "the sandbox cannot hold it") {
+		t.Fatalf("result %+v: want refused, the guard could not run", res)
+	}
+	if _, err := os.Stat(filepath.Join(ts.Root(), "ran")); err == nil {
+		t.Fatal("a call ran past a guard that could not run")
+	}
 }

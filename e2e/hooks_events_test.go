@@ -1,0 +1,296 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
+)
+
+// The end-to-end tests of issue 59's hook events, with public hooks nobody
+// here wrote (testdata/claude-code-hooks: karanb192/claude-code-hooks,
+// MIT), run unchanged as the person's hooks (~/.claude/settings.json) in
+// the attack layout (HOME and TMPDIR outside the project): a PreToolUse
+// guard on Bash denies a dangerous command, which never runs, and the
+// model reads why; a PreToolUse guard on Read|Edit|Write|Bash keeps .env
+// from the model; a PostToolUse hook on Edit|Write stages the file it
+// wrote, and undo takes it back; SessionStart and SessionEnd hooks keep a
+// note of the session. Each runs in the default sandbox and in the
+// fallback without user namespaces, where a hook cannot run in the
+// sandbox: there a guard fails closed (every call it guards is refused,
+// saying why), and the other hooks run as the person's config lets them,
+// outside the sandbox (sandbox = false).
+
+// publicHook is the command that runs the public plugin name's script as
+// its hooks.json does (node "${CLAUDE_PLUGIN_ROOT}/name.js"), with the
+// plugin's directory spelled out.
+func publicHook(name string) string {
+	return `node "` + testdata("claude-code-hooks", "plugins", name, name+".js") + `"`
+}
+
+// personHooks writes the person's ~/.claude/settings.json in home with
+// hooks, a JSON object of events.
+func personHooks(t *testing.T, home, hooks string) {
+	t.Helper()
+	dir := filepath.Join(home, ".claude")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"hooks":`+hooks+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// quoteJSON is s as a JSON string.
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// outsideHooks writes, for the fallback sandbox (Landlock alone, which
+// cannot hold a program beside the commands), the same hooks in the
+// person's ralph config (env's XDG_CONFIG_HOME) with sandbox = false, the
+// person's opt-out for their own hooks: events maps an event to its
+// matcher and command.
+func outsideHooks(t *testing.T, env []string, events map[string][2]string) {
+	t.Helper()
+	var b strings.Builder
+	for ev, mc := range events {
+		b.WriteString("[[hooks." + ev + "]]\nmatcher = " + quoteJSON(mc[0]) + "\nhooks = [{ type = \"command\", command = " + quoteJSON(mc[1]) + ", sandbox = false }]\n")
+	}
+	dir := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fallback reports whether mode is the sandbox on Landlock alone.
+func fallback(env []string) bool { return envValue(env, "RALPH_SANDBOX_NO_USERNS") == "1" }
+
+// guardRefused reports whether result is a call the public guard refused
+// for rule id; in the fallback sandbox, which cannot hold the guard, one
+// refused because the guard could not run (fail closed).
+func guardRefused(env []string, result, id string) bool {
+	if fallback(env) {
+		return strings.Contains(result, "could not run") && strings.Contains(result, "guards nothing")
+	}
+	return strings.Contains(result, "a PreToolUse hook refused this call") && strings.Contains(result, id)
+}
+
+// hookGroup is one event's matcher group running command.
+func hookGroup(matcher, command string) string {
+	return `[{"matcher":` + quoteJSON(matcher) + `,"hooks":[{"type":"command","command":` + quoteJSON(command) + `}]}]`
+}
+
+// toolResults are the results of the model's tool calls, as its requests
+// carried them back, in order.
+func hookedResults(srv *llmtest.Server) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range srv.Requests() {
+		for _, m := range r.Request.Messages {
+			if m.Role == "tool" && !seen[m.ToolCallID] {
+				seen[m.ToolCallID] = true
+				out = append(out, m.Content)
+			}
+		}
+	}
+	return out
+}
+
+// sentToModel reports whether s was in any request the model got.
+func sentToModel(srv *llmtest.Server, s string) bool {
+	for _, r := range srv.Requests() {
+		for _, m := range r.Request.Messages {
+			if strings.Contains(m.Content, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func needNode(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed; the test set-up installs it")
+	}
+}
+
+// TestHooksEventsBlockDangerousCommands: block-dangerous-commands, a
+// PreToolUse hook on Bash, denies `git reset --hard`: the command never
+// runs (its first part would leave a marker) and the model's next request
+// carries the hook's reason as the call's result.
+func TestHooksEventsBlockDangerousCommands(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			personHooks(t, home, `{"PreToolUse":`+hookGroup("Bash", publicHook("block-dangerous-commands"))+`}`)
+			srv := inlineServer(t, toolScenario(t, "danger", [][]toolCall{
+				{{"run_command", `{"command":"touch ran-marker && git reset --hard"}`}},
+				{{"run_command", `{"command":"touch safe-marker"}`}},
+			}, "done"))
+			envv := attackEnv(t, home, srv.URL, mode.env)
+			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "clean the tree")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(proj, "ran-marker")); err == nil {
+				t.Fatal("the dangerous command ran")
+			}
+			// In the fallback the guard cannot run, so every call it
+			// guards is refused, the harmless one too.
+			if _, err := os.Stat(filepath.Join(proj, "safe-marker")); (err == nil) == fallback(envv) {
+				t.Fatalf("the harmless command: %v (fallback %v)", err, fallback(envv))
+			}
+			res := hookedResults(srv)
+			if len(res) != 2 || !guardRefused(envv, res[0], "git-reset-hard") {
+				t.Fatalf("results the model read: %q", res)
+			}
+			wantBashrc(t, home)
+		})
+	}
+}
+
+// TestHooksEventsProtectSecrets: protect-secrets, a PreToolUse hook on
+// Read|Edit|Write|Bash, keeps .env from the model: read_file, write_file
+// and `cat .env` are refused, the secret never reaches the endpoint, and
+// the file is as it was.
+func TestHooksEventsProtectSecrets(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	const secret = "sk-live-e2e-hooks-0123456789"
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			env := filepath.Join(proj, ".env")
+			if err := os.WriteFile(env, []byte("API_KEY="+secret+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			personHooks(t, home, `{"PreToolUse":`+hookGroup("Read|Edit|Write|Bash", publicHook("protect-secrets"))+`}`)
+			srv := inlineServer(t, toolScenario(t, "secrets", [][]toolCall{
+				{{"read_file", `{"path":".env"}`}},
+				{{"write_file", `{"path":".env","content":"API_KEY=stolen\n"}`}},
+				{{"run_command", `{"command":"cat .env"}`}},
+				{{"read_file", `{"path":"README.md"}`}},
+			}, "done"))
+			envv := attackEnv(t, home, srv.URL, mode.env)
+			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "show me the config")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if sentToModel(srv, secret) {
+				t.Fatal("the secret in .env reached the endpoint")
+			}
+			if got := readFileT(t, env); got != "API_KEY="+secret+"\n" {
+				t.Fatalf(".env is %q now", got)
+			}
+			res := hookedResults(srv)
+			if len(res) != 4 {
+				t.Fatalf("results %q", res)
+			}
+			for i, want := range []string{"env-file", "env-file", "cat-env"} {
+				if !guardRefused(envv, res[i], want) {
+					t.Fatalf("result %d %q: want refused by %s", i, res[i], want)
+				}
+			}
+			if strings.Contains(res[3], "refused") != fallback(envv) {
+				t.Fatalf("reading README.md: %q (fallback %v: a guard that cannot run refuses every call it guards)", res[3], fallback(envv))
+			}
+		})
+	}
+}
+
+// TestHooksEventsAutoStageAndUndo: auto-stage, a PostToolUse hook on
+// Edit|Write, stages the file write_file wrote (git add), and ralph undo
+// takes the request back, the file with it.
+func TestHooksEventsAutoStageAndUndo(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			srv := inlineServer(t, toolScenario(t, "stage", [][]toolCall{
+				{{"write_file", `{"path":"notes/new.txt","content":"hello\n"}`}},
+			}, "done"))
+			envv := attackEnv(t, home, srv.URL, mode.env)
+			if fallback(envv) {
+				outsideHooks(t, envv, map[string][2]string{"PostToolUse": {"Edit|Write", publicHook("auto-stage")}})
+			} else {
+				personHooks(t, home, `{"PostToolUse":`+hookGroup("Edit|Write", publicHook("auto-stage"))+`}`)
+			}
+			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "write a note")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if staged := gitOut(t, proj, envv, "diff", "--cached", "--name-only"); staged != "notes/new.txt" {
+				t.Fatalf("staged %q: want the file auto-stage staged", staged)
+			}
+			if u := ralph(t, proj, envv, nil, "undo"); u.code != 0 {
+				t.Fatalf("undo: exit %d: %s %s", u.code, u.stdout, u.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(proj, "notes", "new.txt")); err == nil {
+				t.Fatal("undo left the file the request wrote")
+			}
+		})
+	}
+}
+
+// TestHooksEventsSessionLogger: session-logger's SessionStart and
+// SessionEnd hooks keep a note of a one-shot session: started with the
+// session's id and the project, ended when ralph ends.
+func TestHooksEventsSessionLogger(t *testing.T) {
+	t.Parallel()
+	needNode(t)
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			notes := filepath.Join(proj, "session-notes")
+			logger := "CC_SESSION_LOG_DIR=" + notes + " " + publicHook("session-logger")
+			srv := inlineServer(t, `{"name":"hi","responses":[{"text":"hello"}]}`)
+			envv := attackEnv(t, home, srv.URL, mode.env)
+			if fallback(envv) {
+				outsideHooks(t, envv, map[string][2]string{"SessionStart": {"", logger}, "SessionEnd": {"", logger}})
+			} else {
+				personHooks(t, home, `{"SessionStart":`+hookGroup("", logger)+`,"SessionEnd":`+hookGroup("", logger)+`}`)
+			}
+			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "--json", "say hi")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			id, _ := resultLine(t, r.stdout)["session_id"].(string)
+			files, _ := filepath.Glob(filepath.Join(notes, "*.md"))
+			if len(files) != 1 {
+				t.Fatalf("session notes %v: want one", files)
+			}
+			note := readFileT(t, files[0])
+			if id == "" || !strings.Contains(note, "session_id: "+id) || !strings.Contains(note, "cwd: "+proj) {
+				t.Fatalf("note %q: want session %s in %s", note, id, proj)
+			}
+			if !strings.Contains(note, "## Session End") || strings.Contains(note, "\nended:\n") {
+				t.Fatalf("note %q: SessionEnd did not finish it", note)
+			}
+		})
+	}
+}
+
+// gitOut is git's trimmed output in dir.
+func gitOut(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
+}
