@@ -80,7 +80,7 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	if l.ClaudeHooks != 1 || len(l.Ignored) != 1 || !strings.Contains(l.Ignored[0], "ralph ignores permissions.allow, statusLine in .claude/settings.json") {
 		t.Fatalf("claude hooks %d, ignored %q", l.ClaudeHooks, l.Ignored)
 	}
-	if len(l.Deny.Deny) != 1 || l.Deny.Deny[0] != "rm*" || len(l.Deny.DenyWrites["write_file"]) != 1 {
+	if len(l.Deny.Deny) != 1 || l.Deny.Deny[0] != "rm" || len(l.Deny.DenyWrites["write_file"]) != 1 {
 		t.Fatalf("deny: %+v", l.Deny)
 	}
 
