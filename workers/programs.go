@@ -69,7 +69,7 @@ var ProgramRules = []ProgramRule{
 	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
 		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
 	{ProgramHook, "the person (an agent CLI's settings in their home, their user config, a plugin they added) or the model (the agent CLIs' settings files in the project); the code a hook calls may be the model's",
-		"run by the shell in the project, as Claude Code runs it, with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's hooks run only once the person approved them (workers/hooks)"},
+		"run by the shell in the project, as Claude Code runs it, in the sandbox of the session's mode with the network on (StartSandboxed, as a project's MCP server), unless the person's own config lets one of theirs out (sandbox = false); with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's or plugin's hooks run only once the person approved them with every file they name (coordinator/project)"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),
