@@ -115,3 +115,21 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadHooksProjectConfigNeedsApproval: [[hooks.EVENT]] tables of the
+// project's .ralph/config.toml are the project's hooks: they wait for
+// approval, as Claude's project settings do.
+func TestLoadHooksProjectConfigNeedsApproval(t *testing.T) {
+	root := t.TempDir()
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := map[string][]config.HookGroupFile{"Stop": {{Hooks: []config.HookCommandFile{{Type: "command", Command: "make lint"}}}}}
+	l := LoadHooks(HookSources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: filepath.Join(root, "..", "cfg"),
+		Config: config.Config{ProjectHooks: config.HookTables{File: filepath.Join(root, config.ProjectFile), Events: tm}}})
+	if len(l.Entries) != 1 || l.Entries[0].State != HookWaiting || l.Entries[0].Hook.Source != hooks.SourceProject ||
+		l.Entries[0].Hook.File != config.ProjectFile || l.Entries[0].Review == nil {
+		t.Fatalf("%+v", l.Entries)
+	}
+}
