@@ -12,16 +12,6 @@ import (
 	"github.com/ralph-dev/ralph/workers/hooks"
 )
 
-func writeT(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestLoadHooksSourcesAndTrust: the person's hooks (their config, their
 // ~/.claude, a plugin they added from outside) run; the project's (its
 // config, its .claude settings, a plugin inside it) wait for approval,
@@ -31,16 +21,16 @@ func writeT(t *testing.T, path, data string) {
 func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	base := t.TempDir()
 	root, home, userDir, plugin := filepath.Join(base, "p"), filepath.Join(base, "h"), filepath.Join(base, "h", ".config"), filepath.Join(base, "plug")
-	writeT(t, filepath.Join(home, ".claude", "settings.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo mine"}]}]}}`)
-	writeT(t, filepath.Join(root, ".claude", "settings.json"), `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"python3 .claude/hooks/guard.py"}]}]},
+	write(t, filepath.Join(home, ".claude", "settings.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo mine"}]}]}}`)
+	write(t, filepath.Join(root, ".claude", "settings.json"), `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"python3 .claude/hooks/guard.py"}]}]},
 		"permissions":{"allow":["Bash"],"deny":["Bash(rm:*)","Write(./secrets/**)"]},"statusLine":{"type":"command","command":"x"}}`)
-	writeT(t, filepath.Join(root, ".claude", "hooks", "guard.py"), "print('ok')\n")
-	writeT(t, filepath.Join(root, ".claude", "settings.local.json"), `{"hooks":{"PostToolUse":[{"matcher":"Edit|Write","hooks":[{"type":"command","command":"git add -A"}]}]}}`)
-	writeT(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"node \"${CLAUDE_PLUGIN_ROOT}/start.js\""}]}]}}`)
-	writeT(t, filepath.Join(plugin, "start.js"), "1\n")
+	write(t, filepath.Join(root, ".claude", "hooks", "guard.py"), "print('ok')\n")
+	write(t, filepath.Join(root, ".claude", "settings.local.json"), `{"hooks":{"PostToolUse":[{"matcher":"Edit|Write","hooks":[{"type":"command","command":"git add -A"}]}]}}`)
+	write(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"node \"${CLAUDE_PLUGIN_ROOT}/start.js\""}]}]}}`)
+	write(t, filepath.Join(plugin, "start.js"), "1\n")
 	inPlugin := filepath.Join(root, "plugins", "in")
-	writeT(t, filepath.Join(inPlugin, "hooks", "hooks.json"), `{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"sh ${CLAUDE_PLUGIN_ROOT}/end.sh"}]}]}}`)
-	writeT(t, filepath.Join(inPlugin, "end.sh"), "true\n")
+	write(t, filepath.Join(inPlugin, "hooks", "hooks.json"), `{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"sh ${CLAUDE_PLUGIN_ROOT}/end.sh"}]}]}}`)
+	write(t, filepath.Join(inPlugin, "end.sh"), "true\n")
 	door, err := rootfs.New(root)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +70,7 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	if l.ClaudeHooks != 1 || len(l.Ignored) != 1 || !strings.Contains(l.Ignored[0], "ralph ignores permissions.allow, statusLine in .claude/settings.json") {
 		t.Fatalf("claude hooks %d, ignored %q", l.ClaudeHooks, l.Ignored)
 	}
-	if len(l.Deny.Deny) != 1 || l.Deny.Deny[0] != "rm*" || len(l.Deny.DenyWrites["write_file"]) != 1 {
+	if len(l.Deny.Deny) != 1 || l.Deny.Deny[0] != "rm" || len(l.Deny.DenyWrites["write_file"]) != 1 {
 		t.Fatalf("deny: %+v", l.Deny)
 	}
 
@@ -92,7 +82,7 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	if l := LoadHooks(src); l.Entries[2].State != HookRuns {
 		t.Fatalf("approved: %+v", l.Entries[2])
 	}
-	writeT(t, filepath.Join(root, ".claude", "hooks", "guard.py"), "import os\n")
+	write(t, filepath.Join(root, ".claude", "hooks", "guard.py"), "import os\n")
 	if l := LoadHooks(src); l.Entries[2].State != HookWaiting {
 		t.Fatalf("changed script: %+v", l.Entries[2])
 	}
@@ -101,7 +91,7 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	// claude_hooks = false leaves ~/.claude out; disableAllHooks anywhere
 	// turns every hook off.
 	outside := filepath.Join(base, "evil.json")
-	writeT(t, outside, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"evil"}]}]}}`)
+	write(t, outside, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"evil"}]}]}}`)
 	if err := os.Remove(filepath.Join(root, ".claude", "settings.local.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +108,28 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	if !strings.Contains(strings.Join(l.Warnings, "\n"), ".claude/settings.local.json is a link out of the project") {
 		t.Fatalf("warnings: %q", l.Warnings)
 	}
-	writeT(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"disableAllHooks":true}`)
+	write(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"disableAllHooks":true}`)
 	for _, e := range LoadHooks(src).Entries {
 		if e.State != HookDisabled {
 			t.Fatalf("disableAllHooks: %+v", e)
 		}
+	}
+}
+
+// TestLoadHooksProjectConfigNeedsApproval: [[hooks.EVENT]] tables of the
+// project's .ralph/config.toml are the project's hooks: they wait for
+// approval, as Claude's project settings do.
+func TestLoadHooksProjectConfigNeedsApproval(t *testing.T) {
+	root := t.TempDir()
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := map[string][]config.HookGroupFile{"Stop": {{Hooks: []config.HookCommandFile{{Type: "command", Command: "make lint"}}}}}
+	l := LoadHooks(HookSources{Root: root, Fs: door, Person: rootfs.Person(), UserConfigDir: filepath.Join(root, "..", "cfg"),
+		Config: config.Config{ProjectHooks: config.HookTables{File: filepath.Join(root, config.ProjectFile), Events: tm}}})
+	if len(l.Entries) != 1 || l.Entries[0].State != HookWaiting || l.Entries[0].Hook.Source != hooks.SourceProject ||
+		l.Entries[0].Hook.File != config.ProjectFile || l.Entries[0].Review == nil {
+		t.Fatalf("%+v", l.Entries)
 	}
 }

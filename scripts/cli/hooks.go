@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,21 +38,10 @@ ralph hooks approve approves them here. See docs/hooks.md.`
 // project's.
 func (c *cli) addHooksCommands(root *cobra.Command) {
 	run := func(fn func(h HooksCommands, args []string) error) func(*cobra.Command, []string) error {
-		return func(cmd *cobra.Command, args []string) error {
-			dir, err := c.root()
-			if err != nil {
-				return usageErrorf("%s", err)
-			}
-			door, err := rootfs.New(dir)
-			if err != nil {
-				return usageErrorf("%s", err)
-			}
-			h := HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}
-			err = fn(h, args)
-			if errors.Is(err, ErrMCPUsage) || errors.Is(err, config.ErrInvalid) {
-				return usageErrorf("%s", err)
-			}
-			return err
+		return func(_ *cobra.Command, args []string) error {
+			return c.inProject(func(door *rootfs.Fs, dir string) error {
+				return fn(HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, args)
+			})
 		}
 	}
 	hooksCmd := &cobra.Command{

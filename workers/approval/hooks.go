@@ -5,15 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/afero"
 
-	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -115,18 +112,7 @@ func ApprovedHooksFile(userConfigDir string) string {
 }
 
 func readApprovedHooks(fs afero.Fs, userConfigDir string) (map[string]map[string]ProjectHook, error) {
-	m := map[string]map[string]ProjectHook{}
-	data, err := afero.ReadFile(fs, ApprovedHooksFile(userConfigDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s is corrupt: %w", ApprovedHooksFile(userConfigDir), err)
-	}
-	return m, nil
+	return readRecord[map[string]ProjectHook](fs, ApprovedHooksFile(userConfigDir))
 }
 
 // TrustHook records that the person approved h, as it is now, for root
@@ -147,15 +133,7 @@ func TrustHook(fs afero.Fs, userConfigDir, root string, h ProjectHook) error {
 		m[root] = map[string]ProjectHook{}
 	}
 	m[root][h.key()] = h
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := ApprovedHooksFile(userConfigDir)
-	if err := fs.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	if err := memory.WriteFileAtomic(fs, path, append(data, '\n'), 0o600); err != nil {
+	if err := writeRecord(fs, ApprovedHooksFile(userConfigDir), m); err != nil {
 		return fmt.Errorf("the approval is recorded, but not what was approved, so a change cannot be shown against it: %w", err)
 	}
 	return nil

@@ -29,41 +29,70 @@ type Set struct {
 	Pending []Hook
 	Approve func(ctx context.Context, h Hook) bool
 
+	// settleMu is held while the pending hooks are decided (a person may
+	// take minutes to answer); mu guards the fields above meanwhile, so
+	// that Has never waits for an answer.
 	settleMu sync.Mutex
+	mu       sync.Mutex
 	settled  bool
 }
 
-// Settle decides the pending hooks, once: the first event's caller asks,
-// any other waits for its answer.
+// Settle decides the pending hooks, once: the first caller asks, any
+// other waits for its answers.
 func (s *Set) Settle(ctx context.Context) {
 	if s == nil {
 		return
 	}
 	s.settleMu.Lock()
 	defer s.settleMu.Unlock()
-	if s.settled {
-		return
-	}
-	s.settled = true
-	for _, h := range s.Pending {
-		switch {
-		case s.Approve != nil && s.Approve(ctx, h):
-			s.Config.Hooks = append(s.Config.Hooks, h)
-		case h.Event == PreToolUse:
-			s.Refused = append(s.Refused, h)
-		}
-	}
-	s.Pending = nil
+	s.settle(ctx)
 }
 
-// Has reports whether event has any hook to run or refuse, so that a
-// caller builds an event's input only when something will read it.
+// trySettle settles unless a settle is under way, for an event that may
+// come while a question is asked (a Notification beside the bell): its
+// pending hooks, not approved yet, do not run for it.
+func (s *Set) trySettle(ctx context.Context) {
+	if !s.settleMu.TryLock() {
+		return
+	}
+	defer s.settleMu.Unlock()
+	s.settle(ctx)
+}
+
+// settle decides the pending hooks; the caller holds settleMu.
+func (s *Set) settle(ctx context.Context) {
+	s.mu.Lock()
+	pending := s.Pending
+	done := s.settled
+	s.settled = true
+	s.mu.Unlock()
+	if done {
+		return
+	}
+	var run, refused []Hook
+	for _, h := range pending {
+		switch {
+		case s.Approve != nil && s.Approve(ctx, h):
+			run = append(run, h)
+		case h.Event == PreToolUse:
+			refused = append(refused, h)
+		}
+	}
+	s.mu.Lock()
+	s.Config.Hooks = append(s.Config.Hooks, run...)
+	s.Refused = append(s.Refused, refused...)
+	s.Pending = nil
+	s.mu.Unlock()
+}
+
+// Has reports whether event has any hook to run, refuse or decide, so
+// that a caller builds an event's input only when something will read it.
 func (s *Set) Has(event Event) bool {
 	if s == nil {
 		return false
 	}
-	s.settleMu.Lock()
-	defer s.settleMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.Config.Disabled && len(s.Refused) == 0 {
 		return false
 	}
@@ -77,13 +106,16 @@ func (s *Set) Has(event Event) bool {
 	return false
 }
 
-// RefusedFor are the refused guards that match value for event.
+// RefusedFor are the refused guards that match value for event. A guard
+// still pending is decided first (Settle; the tool door settles under
+// its call's context before it asks).
 func (s *Set) RefusedFor(event Event, value string) []Hook {
 	if s == nil {
 		return nil
 	}
-	// A guard still pending is decided before the call it might guard.
 	s.Settle(context.Background())
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []Hook
 	for _, h := range s.Refused {
 		if h.Event == event && Matches(event, h.Matcher, value) {
@@ -93,11 +125,22 @@ func (s *Set) RefusedFor(event Event, value string) []Hook {
 	return out
 }
 
-// Fire runs event's hooks that match in, as Runner.Run does.
+// Fire runs event's hooks that match in, as Runner.Run does. The tool
+// events wait for the pending hooks to be decided, since a guard must be
+// decided before the call it guards; the others do not wait for a
+// question under way.
 func (s *Set) Fire(ctx context.Context, event Event, in Input) Result {
 	if s == nil || s.Runner == nil {
 		return Result{Event: event}
 	}
-	s.Settle(ctx)
-	return s.Runner.Run(ctx, s.Config, event, in)
+	switch event {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		s.Settle(ctx)
+	default:
+		s.trySettle(ctx)
+	}
+	s.mu.Lock()
+	cfg := s.Config
+	s.mu.Unlock()
+	return s.Runner.Run(ctx, cfg, event, in)
 }

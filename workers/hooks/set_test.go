@@ -31,3 +31,29 @@ func TestSetSettlesPendingOnce(t *testing.T) {
 		t.Fatal("an approved hook runs")
 	}
 }
+
+// TestSetDoesNotWaitForAnAnswerBesideIt: while a pending hook's question
+// waits for its answer, Has answers and a Notification fires (as the bell
+// beside the question does) without waiting for it.
+func TestSetDoesNotWaitForAnAnswerBesideIt(t *testing.T) {
+	answer := make(chan bool)
+	asking := make(chan struct{})
+	s := &Set{Runner: &Runner{ProjectDir: t.TempDir()},
+		Pending: []Hook{{Event: PreToolUse, Matcher: "Bash", Command: "guard", Source: SourceProject}},
+		Approve: func(context.Context, Hook) bool { close(asking); return <-answer }}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Settle(context.Background())
+	}()
+	<-asking
+	if !s.Has(PreToolUse) {
+		t.Fatal("the pending guard's event has hooks")
+	}
+	s.Fire(context.Background(), Notification, &NotificationInput{Message: "ralph asks"})
+	answer <- false
+	<-done
+	if got := s.RefusedFor(PreToolUse, "Bash"); len(got) != 1 {
+		t.Fatalf("refused: %+v", got)
+	}
+}

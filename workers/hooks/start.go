@@ -11,10 +11,10 @@ import (
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// Sandbox starts a hook inside the sandbox of the session's mode, as it
-// starts a project's MCP server; *workers.Workspace is one.
+// Sandbox starts a hook inside the sandbox of the session's mode, through
+// the door a project's MCP server takes; *workers.Workspace is one.
 type Sandbox interface {
-	StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*workers.Group, error)
+	StartHook(ctx context.Context, cmd *exec.Cmd) (*workers.Group, error)
 }
 
 // sandboxed reports whether h runs in the sandbox: every hook does but
@@ -64,7 +64,7 @@ func (r *Runner) start(ctx context.Context, h Hook, cmd *exec.Cmd, stdin []byte,
 		return nil, nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	g, err = r.Sandbox.StartSandboxed(ctx, cmd)
+	g, err = r.Sandbox.StartHook(ctx, cmd)
 	// The hook holds its own ends now (or never will).
 	_, _, _ = inR.Close(), outW.Close(), errW.Close()
 	if err != nil {
