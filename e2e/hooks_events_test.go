@@ -19,11 +19,9 @@ import (
 // model reads why; a PreToolUse guard on Read|Edit|Write|Bash keeps .env
 // from the model; a PostToolUse hook on Edit|Write stages the file it
 // wrote, and undo takes it back; SessionStart and SessionEnd hooks keep a
-// note of the session. Each runs in the default sandbox and in the
-// fallback without user namespaces, where a hook cannot run in the
-// sandbox: there a guard fails closed (every call it guards is refused,
-// saying why), and the other hooks run as the person's config lets them,
-// outside the sandbox (sandbox = false).
+// note of the session (written into the project here, which the sandbox
+// lets a hook write). Each runs in the default sandbox and in the fallback
+// without user namespaces, where hooks run in the sandbox too.
 
 // publicHook is the command that runs the public plugin name's script as
 // its hooks.json does (node "${CLAUDE_PLUGIN_ROOT}/name.js"), with the
@@ -51,36 +49,9 @@ func quoteJSON(s string) string {
 	return string(b)
 }
 
-// outsideHooks writes, for the fallback sandbox (Landlock alone, which
-// cannot hold a program beside the commands), the same hooks in the
-// person's ralph config (env's XDG_CONFIG_HOME) with sandbox = false, the
-// person's opt-out for their own hooks: events maps an event to its
-// matcher and command.
-func outsideHooks(t *testing.T, env []string, events map[string][2]string) {
-	t.Helper()
-	var b strings.Builder
-	for ev, mc := range events {
-		b.WriteString("[[hooks." + ev + "]]\nmatcher = " + quoteJSON(mc[0]) + "\nhooks = [{ type = \"command\", command = " + quoteJSON(mc[1]) + ", sandbox = false }]\n")
-	}
-	dir := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// fallback reports whether mode is the sandbox on Landlock alone.
-func fallback(env []string) bool { return envValue(env, "RALPH_SANDBOX_NO_USERNS") == "1" }
-
-// guardRefused reports whether result is a call the public guard refused
-// for rule id; in the fallback sandbox, which cannot hold the guard, one
-// refused because the guard could not run (fail closed).
-func guardRefused(env []string, result, id string) bool {
-	if fallback(env) {
-		return strings.Contains(result, "could not run") && strings.Contains(result, "guards nothing")
-	}
+// guardRefused reports whether result is a call the public guard
+// refused for its rule id, with the guard's reason.
+func guardRefused(result, id string) bool {
 	return strings.Contains(result, "a PreToolUse hook refused this call") && strings.Contains(result, id)
 }
 
@@ -147,13 +118,11 @@ func TestHooksEventsBlockDangerousCommands(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(proj, "ran-marker")); err == nil {
 				t.Fatal("the dangerous command ran")
 			}
-			// In the fallback the guard cannot run, so every call it
-			// guards is refused, the harmless one too.
-			if _, err := os.Stat(filepath.Join(proj, "safe-marker")); (err == nil) == fallback(envv) {
-				t.Fatalf("the harmless command: %v (fallback %v)", err, fallback(envv))
+			if _, err := os.Stat(filepath.Join(proj, "safe-marker")); err != nil {
+				t.Fatalf("the harmless command did not run: %v", err)
 			}
 			res := hookedResults(srv)
-			if len(res) != 2 || !guardRefused(envv, res[0], "git-reset-hard") {
+			if len(res) != 2 || !guardRefused(res[0], "git-reset-hard") {
 				t.Fatalf("results the model read: %q", res)
 			}
 			wantBashrc(t, home)
@@ -199,12 +168,12 @@ func TestHooksEventsProtectSecrets(t *testing.T) {
 				t.Fatalf("results %q", res)
 			}
 			for i, want := range []string{"env-file", "env-file", "cat-env"} {
-				if !guardRefused(envv, res[i], want) {
+				if !guardRefused(res[i], want) {
 					t.Fatalf("result %d %q: want refused by %s", i, res[i], want)
 				}
 			}
-			if strings.Contains(res[3], "refused") != fallback(envv) {
-				t.Fatalf("reading README.md: %q (fallback %v: a guard that cannot run refuses every call it guards)", res[3], fallback(envv))
+			if strings.Contains(res[3], "refused") {
+				t.Fatalf("reading README.md was refused: %q", res[3])
 			}
 		})
 	}
@@ -223,11 +192,7 @@ func TestHooksEventsAutoStageAndUndo(t *testing.T) {
 				{{"write_file", `{"path":"notes/new.txt","content":"hello\n"}`}},
 			}, "done"))
 			envv := attackEnv(t, home, srv.URL, mode.env)
-			if fallback(envv) {
-				outsideHooks(t, envv, map[string][2]string{"PostToolUse": {"Edit|Write", publicHook("auto-stage")}})
-			} else {
-				personHooks(t, home, `{"PostToolUse":`+hookGroup("Edit|Write", publicHook("auto-stage"))+`}`)
-			}
+			personHooks(t, home, `{"PostToolUse":`+hookGroup("Edit|Write", publicHook("auto-stage"))+`}`)
 			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "write a note")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -258,11 +223,7 @@ func TestHooksEventsSessionLogger(t *testing.T) {
 			logger := "CC_SESSION_LOG_DIR=" + notes + " " + publicHook("session-logger")
 			srv := inlineServer(t, `{"name":"hi","responses":[{"text":"hello"}]}`)
 			envv := attackEnv(t, home, srv.URL, mode.env)
-			if fallback(envv) {
-				outsideHooks(t, envv, map[string][2]string{"SessionStart": {"", logger}, "SessionEnd": {"", logger}})
-			} else {
-				personHooks(t, home, `{"SessionStart":`+hookGroup("", logger)+`,"SessionEnd":`+hookGroup("", logger)+`}`)
-			}
+			personHooks(t, home, `{"SessionStart":`+hookGroup("", logger)+`,"SessionEnd":`+hookGroup("", logger)+`}`)
 			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "--json", "say hi")
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
