@@ -321,6 +321,9 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	default:
 		tools = ch.Tools
 	}
+	// A task loop's session starts, for SessionStart's hooks, with its
+	// first task; the conversation's Run starts it otherwise.
+	c.sessionStart(ctx)
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
 	defer c.workers.leave(queue)

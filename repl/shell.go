@@ -52,6 +52,12 @@ type endReasoner interface {
 	SetEndReason(reason string)
 }
 
+// hookNotifier is a Coordinator that fires the session's Notification
+// hooks (*coordinator.Coordinator).
+type hookNotifier interface {
+	Notify(ctx context.Context, message, kind string)
+}
+
 // LoopControl pauses and resumes the task loop;
 // *loop.Control implements it.
 type LoopControl interface {
