@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/workers/hooks"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // withHooks gives h's coordinator the hooks of a Claude Code settings
@@ -21,17 +22,7 @@ import (
 // $HOME/log.jsonl (logInput).
 func withHooks(t *testing.T, h *harness, settings string, scripts map[string]string) (bin string) {
 	t.Helper()
-	bin = t.TempDir()
-	for name, body := range scripts {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := hooks.Parse([]byte(strings.ReplaceAll(settings, "{bin}", bin)), hooks.SourceUser, "settings.json", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.coord.opts.Hooks = &hooks.Set{Config: cfg, Runner: &hooks.Runner{ProjectDir: h.root, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + bin}}}
+	h.coord.opts.Hooks, bin = workerstest.HookSet(t, h.root, settings, scripts)
 	return bin
 }
 

@@ -14,25 +14,11 @@ import (
 
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/hooks"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
-// hookSet builds the hooks of a Claude Code settings file whose hook
-// commands are the given shell scripts, written to a directory outside
-// the project; {bin} in settings is that directory.
-func hookSet(t *testing.T, root, settings string, scripts map[string]string) (set *hooks.Set, bin string) {
-	t.Helper()
-	bin = t.TempDir()
-	for name, body := range scripts {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := hooks.Parse([]byte(strings.ReplaceAll(settings, "{bin}", bin)), hooks.SourceUser, "settings.json", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &hooks.Set{Config: cfg, Runner: &hooks.Runner{ProjectDir: root, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + bin}}}, bin
-}
+// hookSet is workerstest.HookSet.
+var hookSet = workerstest.HookSet
 
 // hookCtx is ctx carrying set for one call, with the warnings collected.
 func hookCtx(set *hooks.Set, warned *[]string) context.Context {
@@ -238,7 +224,7 @@ func TestHookNames(t *testing.T) {
 // fallback).
 type noSandbox struct{}
 
-func (noSandbox) StartSandboxed(context.Context, *exec.Cmd) (*workers.Group, error) {
+func (noSandbox) StartHook(context.Context, *exec.Cmd) (*workers.Group, error) {
 	return nil, errors.New("the sandbox cannot hold it")
 }
 
