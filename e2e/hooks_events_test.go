@@ -255,3 +255,61 @@ func gitOut(t *testing.T, dir string, env []string, args ...string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// TestHooksEventsConversation: the person's UserPromptSubmit hook drops a
+// prompt that asks to deploy (the model is never asked, the person reads
+// why) and adds context to any other prompt's user turn; their Stop hook
+// keeps the agent working once, with its reason as the next user message,
+// and lets it stop when stop_hook_active says it already did.
+func TestHooksEventsConversation(t *testing.T) {
+	t.Parallel()
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			dir := filepath.Join(home, ".claude", "hooks")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			prompt := filepath.Join(dir, "prompt.sh")
+			stop := filepath.Join(dir, "stop.sh")
+			for path, body := range map[string]string{
+				prompt: "in=$(cat)\ncase \"$in\" in *deploy*) echo 'deploys go through the release train' >&2; exit 2;; esac\necho 'the release train leaves on Fridays'\n",
+				stop:   "in=$(cat)\ncase \"$in\" in *'\"stop_hook_active\":true'*) exit 0;; esac\necho 'run the tests first' >&2\nexit 2\n",
+			} {
+				if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			personHooks(t, home, `{"UserPromptSubmit":`+hookGroup("", "sh "+prompt)+`,"Stop":`+hookGroup("", "sh "+stop)+`}`)
+			srv := inlineServer(t, `{"name":"conv","responses":[{"text":"done"},{"text":"tests pass"}]}`)
+			envv := attackEnv(t, home, srv.URL, mode.env)
+			r := ralph(t, proj, envv, nil, "-y", "--no-wait", "deploy it now")
+			if r.code == 0 || !strings.Contains(r.stderr+r.stdout, "deploys go through the release train") {
+				t.Fatalf("exit %d, stdout %q, stderr %q: want the prompt dropped with the hook's reason", r.code, r.stdout, r.stderr)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Fatalf("%d requests: a dropped prompt must not reach the model", n)
+			}
+			r = ralph(t, proj, envv, nil, "-y", "--no-wait", "--json", "fix the bug")
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if got := resultLine(t, r.stdout)["result"]; got != "tests pass" {
+				t.Fatalf("result %v: want the answer after the Stop hook kept it going", got)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2", len(reqs))
+			}
+			first := reqs[0].Request.Messages
+			if first[0].Role != "system" || strings.Contains(first[0].Content, "release train") ||
+				!strings.Contains(first[len(first)-1].Content, "fix the bug") || !strings.Contains(first[len(first)-1].Content, "the release train leaves on Fridays") {
+				t.Fatalf("first request: want the hook's context in the user turn, not the system prompt: %+v", first)
+			}
+			second := reqs[1].Request.Messages
+			if last := second[len(second)-1]; last.Role != "user" || !strings.Contains(last.Content, "run the tests first") {
+				t.Fatalf("second request's last message %+v: want the Stop hook's reason", last)
+			}
+		})
+	}
+}
