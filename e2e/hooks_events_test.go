@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
@@ -311,5 +312,54 @@ func TestHooksEventsConversation(t *testing.T) {
 				t.Fatalf("second request's last message %+v: want the Stop hook's reason", last)
 			}
 		})
+	}
+}
+
+// TestHooksEventsAskGoesToTheApprovalPath: the person's PreToolUse hook
+// answers "ask" for a command. Where nobody can answer (a one-shot with
+// no terminal) the command is refused, saying why, though -y approves
+// commands: -y does not answer for a person a hook asked for. In a run
+// left working, the question waits in ralph status, `ralph answer y`
+// answers it, and the command runs.
+func TestHooksEventsAskGoesToTheApprovalPath(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	ask := filepath.Join(home, "ask.sh")
+	body := "#!/bin/sh\ncat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"it touches the release\"}}'\n"
+	if err := os.WriteFile(ask, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	personHooks(t, home, `{"PreToolUse":`+hookGroup("Bash", "sh "+ask)+`}`)
+	scenario := toolScenario(t, "ask", [][]toolCall{{{"run_command", `{"command":"touch asked-marker"}`}}}, "done")
+
+	srv := inlineServer(t, scenario)
+	env := attackEnv(t, home, srv.URL, nil)
+	r := ralph(t, proj, env, nil, "-y", "--no-wait", "--json", "touch it")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "asked-marker")); err == nil {
+		t.Fatal("the command ran though nobody answered the hook's question")
+	}
+	if res := hookedResults(srv); len(res) != 1 || !strings.Contains(res[0], "a PreToolUse hook asks: it touches the release") {
+		t.Fatalf("the model read %q", res)
+	}
+
+	srv = inlineServer(t, scenario)
+	env = attackEnv(t, home, srv.URL, nil)
+	writeTasks(t, proj, "touch the marker")
+	cmd, out, errb := startRalph(t, proj, env, "-y", "run", "--retries", "0")
+	waitSocket(t, proj, env)
+	waitFor(t, "the hook's question in ralph status", 30*time.Second, func() bool {
+		return strings.Contains(ralph(t, proj, env, nil, "status", "--json").stdout, "touch asked-marker")
+	})
+	if a := steer(t, proj, env, "answer", "y"); a.code != 0 {
+		t.Fatalf("ralph answer y: exit %d %q %q", a.code, a.stdout, a.stderr)
+	}
+	if code, _ := exitCode(t, cmd, 60*time.Second); code > 1 {
+		t.Fatalf("the run exited %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(proj, "asked-marker")); err != nil {
+		t.Fatalf("the command the person approved did not run: %v\n%s", err, errb.String())
 	}
 }
