@@ -221,3 +221,15 @@ func TestSpawnAgentIsTaskToHooksAndChildrenFireSubagentStop(t *testing.T) {
 		t.Fatalf("Task %d, SubagentStop %d, Stop %d: want 3, 2, 1", tasks, subStops, stops)
 	}
 }
+
+func TestNotificationHookGetsRalphsWords(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[{"text":"ok"}]}`)
+	bin := withHooks(t, h, `{"hooks":{"Notification":[{"matcher":"permission_prompt","hooks":[{"type":"command","command":"{bin}/log.sh"}]}]}}`,
+		map[string]string{"log.sh": logInput})
+	h.coord.Notify(context.Background(), "run `make deploy`? [y]es / [n]o", "permission_prompt")
+	h.coord.Notify(context.Background(), "the run ended", "run_ended")
+	log := hookLog(t, bin)
+	if len(log) != 1 || log[0]["message"] != "run `make deploy`? [y]es / [n]o" || log[0]["notification_type"] != "permission_prompt" || log[0]["title"] != "ralph" {
+		t.Fatalf("Notification inputs %v: want the question only, matched by its type", log)
+	}
+}
