@@ -55,8 +55,8 @@ func (p *Project) sayHooks(l LoadedHooks) {
 	for _, w := range append(slices.Clone(l.Warnings), l.Ignored...) {
 		p.notify(w)
 	}
-	if l.Disabled != "" && len(l.Entries) > 0 {
-		p.notify(fmt.Sprintf("no hook runs: %s says \"disableAllHooks\": true", l.Disabled))
+	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {
+		p.notify(n)
 	}
 	if l.ClaudeHooks == 0 || l.Disabled != "" || !rootfs.IsReal(p.Person) {
 		return

@@ -134,8 +134,8 @@ func (h HooksCommands) List() error {
 		rows = append(rows, r)
 	}
 	notes := append(append([]string{}, l.Warnings...), l.Ignored...)
-	if l.Disabled != "" {
-		notes = append(notes, fmt.Sprintf("no hook runs: %s says \"disableAllHooks\": true", l.Disabled))
+	if n := l.DisabledNote(); n != "" {
+		notes = append(notes, n)
 	}
 	if h.JSON {
 		enc := json.NewEncoder(h.Out)
