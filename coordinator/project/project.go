@@ -518,6 +518,11 @@ func (p *Project) Prior() *memory.State {
 // Close ends the event subscriptions, waits for the registry's update
 // and releases the lock.
 func (p *Project) Close() error {
+	// The session ends for its hooks (SessionEnd) while its events are
+	// still recorded, however it ended.
+	if p.coord != nil {
+		p.coord.EndSession(context.Background())
+	}
 	// The control socket goes first, while the lock still says this ralph
 	// runs: its watchers get every event so far, then the end.
 	errs := []error{p.closeControl()}

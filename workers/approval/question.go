@@ -124,9 +124,10 @@ type Question struct {
 	UserFile string
 }
 
-// MCPCall is a call of an MCP server's tool as a person is asked about it.
+// MCPCall is a call of an MCP server's tool as a person is asked about it,
+// or of one of ralph's own tools that a hook asks about (Server "").
 type MCPCall struct {
-	Server string // the server's name
+	Server string // the server's name; "" for ralph's own tool
 	Tool   string // the tool's name on that server
 	Name   string // the name the model called it by: mcp__server__tool
 	Args   string // the arguments, JSON as the model sent them
@@ -308,7 +309,12 @@ func (q Question) Text() string {
 func (q Question) mcpText() string {
 	var b strings.Builder
 	c := q.MCP
-	fmt.Fprintf(&b, "call `%s` of MCP server `%s`? %s\n", text.Visible(c.Tool), text.Visible(c.Server), q.Choices())
+	if c.Server == "" {
+		// A call of one of ralph's own tools that a hook asks about.
+		fmt.Fprintf(&b, "call `%s`? %s\n", text.Visible(c.Tool), q.Choices())
+	} else {
+		fmt.Fprintf(&b, "call `%s` of MCP server `%s`? %s\n", text.Visible(c.Tool), text.Visible(c.Server), q.Choices())
+	}
 	args := c.Args
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
