@@ -150,8 +150,9 @@ func TestHooksTrustProjectSettingsGrantNothing(t *testing.T) {
 
 // TestHooksTrustClaudeHooksOffAndDisableAllHooks: the person's
 // ~/.claude/settings.json hooks are listed as theirs (said once, the
-// first time); claude_hooks = false leaves them out; "disableAllHooks" in
-// the project's settings turns every hook off.
+// first time); "disableAllHooks" in the project's settings turns off the
+// project's hooks but not the person's, in the person's own every hook;
+// claude_hooks = false leaves ~/.claude's out.
 func TestHooksTrustClaudeHooksOffAndDisableAllHooks(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
@@ -173,13 +174,23 @@ func TestHooksTrustClaudeHooksOffAndDisableAllHooks(t *testing.T) {
 	if r := hi(); r.code != 0 || strings.Contains(r.stderr, notice) {
 		t.Fatalf("second run: exit %d, the notice again:\n%s", r.code, r.stderr)
 	}
-	mustWrite(t, filepath.Join(proj, ".claude", "settings.local.json"), `{"disableAllHooks":true}`)
+	// The model's disableAllHooks turns off the project's hooks, not the
+	// person's: a guard of theirs keeps guarding.
+	mustWrite(t, filepath.Join(proj, ".claude", "settings.local.json"), `{"disableAllHooks":true,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo project"}]}]}}`)
 	hooks, notes := listHooks(t, proj, env)
-	if len(hooks) != 1 || hooks[0].State != "disabled" || len(notes) != 1 || !strings.Contains(notes[0], `.claude/settings.local.json says "disableAllHooks": true`) {
-		t.Fatalf("disableAllHooks: %+v %q", hooks, notes)
+	if len(hooks) != 2 || hooks[0].State != "runs" || hooks[1].State != "disabled" || len(notes) != 1 ||
+		notes[0] != `the project's hooks do not run: .claude/settings.local.json says "disableAllHooks": true; yours still run, since a file the model can write may not turn off your hooks` {
+		t.Fatalf("the project's disableAllHooks: %+v %q", hooks, notes)
+	}
+	// The person's own disableAllHooks turns every hook off.
+	mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"disableAllHooks":true,"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo hello"}]}]}}`)
+	hooks, notes = listHooks(t, proj, env)
+	if len(hooks) != 2 || hooks[0].State != "disabled" || hooks[1].State != "disabled" || len(notes) != 1 ||
+		notes[0] != `no hook runs: ~/.claude/settings.json says "disableAllHooks": true` {
+		t.Fatalf("the person's disableAllHooks: %+v %q", hooks, notes)
 	}
 	mustWrite(t, filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml"), "claude_hooks = false\n")
-	if hooks, _ := listHooks(t, proj, env); len(hooks) != 0 {
+	if hooks, _ := listHooks(t, proj, env); len(hooks) != 1 || hooks[0].Command != "echo project" {
 		t.Fatalf("claude_hooks = false: %+v", hooks)
 	}
 }

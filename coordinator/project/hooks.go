@@ -32,7 +32,8 @@ import (
 //     model's to write and needs approval as the project's hooks do; one
 //     the person added from outside the project is theirs.
 //
-// "disableAllHooks": true in any of them turns every hook off.
+// "disableAllHooks": true in the person's files turns every hook off, in
+// the project's the project's and its plugins' (LoadedHooks.Disabled).
 
 // ClaudeSettingsFile is Claude Code's settings file, relative to a home
 // directory or a project root.
@@ -92,8 +93,13 @@ type HookEntry struct {
 // LoadedHooks are every hook of a project's sources.
 type LoadedHooks struct {
 	Entries []HookEntry
-	// Disabled names the file that said "disableAllHooks": true.
-	Disabled string
+	// Disabled names the person's file that said "disableAllHooks":
+	// true, which turns every hook off; ProjectDisabled a project's file
+	// (or a plugin's inside the project) that said it, which turns off
+	// the hooks the project's files and plugins define, not the person's
+	// own: a file the model can write may not turn off the person's
+	// guards.
+	Disabled, ProjectDisabled string
 	// Warnings say what was left out and why, Ignored the project
 	// settings' keys ralph does not take from a project (each once).
 	Warnings, Ignored []string
@@ -136,9 +142,7 @@ func LoadHooks(src HookSources) LoadedHooks {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("%v; its hooks are left out", err))
 			return
 		}
-		if c.Disabled && l.Disabled == "" {
-			l.Disabled = file
-		}
+		l.disabledBy(c, s == hooks.SourceUser, file)
 		cfgs = append(cfgs, c)
 	}
 	parse(src.Config.UserHooks.JSON(), hooks.SourceUser, src.Config.UserHooks.File, "")
@@ -183,9 +187,7 @@ func LoadHooks(src HookSources) LoadedHooks {
 				c.Hooks[i].Source = hooks.SourceUser
 			}
 		}
-		if c.Disabled && l.Disabled == "" {
-			l.Disabled = file
-		}
+		l.disabledBy(c, p.ByPerson && !inside(src.Root, p.Dir), file)
 		cfgs = append(cfgs, c)
 	}
 	all := hooks.Merge(cfgs...)
@@ -199,12 +201,36 @@ func LoadHooks(src HookSources) LoadedHooks {
 				e.State = HookWaiting
 			}
 		}
-		if all.Disabled {
+		if l.Disabled != "" || l.ProjectDisabled != "" && h.Source != hooks.SourceUser {
 			e.State = HookDisabled
 		}
 		l.Entries = append(l.Entries, e)
 	}
 	return l
+}
+
+// disabledBy notes that c's file said "disableAllHooks": true, and
+// whether it is the person's.
+func (l *LoadedHooks) disabledBy(c hooks.Config, persons bool, file string) {
+	switch {
+	case !c.Disabled:
+	case persons && l.Disabled == "":
+		l.Disabled = file
+	case !persons && l.ProjectDisabled == "":
+		l.ProjectDisabled = file
+	}
+}
+
+// DisabledNote says which hooks "disableAllHooks" turned off, and why;
+// "" when none did.
+func (l LoadedHooks) DisabledNote() string {
+	switch {
+	case l.Disabled != "":
+		return fmt.Sprintf("no hook runs: %s says \"disableAllHooks\": true", l.Disabled)
+	case l.ProjectDisabled != "":
+		return fmt.Sprintf("the project's hooks do not run: %s says \"disableAllHooks\": true; yours still run, since a file the model can write may not turn off your hooks", l.ProjectDisabled)
+	}
+	return ""
 }
 
 // needsApproval reports whether h is one the project's files or a

@@ -133,3 +133,38 @@ func TestLoadHooksProjectConfigNeedsApproval(t *testing.T) {
 		t.Fatalf("%+v", l.Entries)
 	}
 }
+
+// TestLoadHooksPersonsSettingsLinkedIntoTheProject: ~/.claude/settings.json
+// linked into a dotfiles directory is the person's and is read; linked
+// into the project it is the model's file, and is not read as theirs.
+func TestLoadHooksPersonsSettingsLinkedIntoTheProject(t *testing.T) {
+	base := t.TempDir()
+	root, home, dots := filepath.Join(base, "p"), filepath.Join(base, "h"), filepath.Join(base, "dots")
+	write(t, filepath.Join(dots, "settings.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mine"}]}]}}`)
+	write(t, filepath.Join(root, "x.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"planted"}]}]}}`)
+	if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, ".claude", "settings.json")
+	if err := os.Symlink(filepath.Join(dots, "settings.json"), link); err != nil {
+		t.Fatal(err)
+	}
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := HookSources{Root: root, Fs: door, Person: rootfs.Person(), Home: home, UserConfigDir: filepath.Join(base, "cfg")}
+	if l := LoadHooks(src); len(l.Entries) != 1 || l.Entries[0].Hook.Command != "mine" || l.Entries[0].State != HookRuns {
+		t.Fatalf("linked to dotfiles: %+v", l.Entries)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "x.json"), link); err != nil {
+		t.Fatal(err)
+	}
+	l := LoadHooks(src)
+	if len(l.Entries) != 0 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "~/.claude/settings.json is a link into the project") {
+		t.Fatalf("linked into the project: %+v %q", l.Entries, l.Warnings)
+	}
+}

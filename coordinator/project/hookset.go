@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/afero"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
 )
@@ -55,8 +57,8 @@ func (p *Project) sayHooks(l LoadedHooks) {
 	for _, w := range append(slices.Clone(l.Warnings), l.Ignored...) {
 		p.notify(w)
 	}
-	if l.Disabled != "" && len(l.Entries) > 0 {
-		p.notify(fmt.Sprintf("no hook runs: %s says \"disableAllHooks\": true", l.Disabled))
+	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {
+		p.notify(n)
 	}
 	if l.ClaudeHooks == 0 || l.Disabled != "" || !rootfs.IsReal(p.Person) {
 		return
@@ -76,7 +78,7 @@ func (p *Project) sayHooks(l LoadedHooks) {
 // wait for the person's approval, asked at the first hook event through
 // the one approval policy. nil when there is none, so that hooks cost
 // nothing then.
-func (p *Project) hookSet(l LoadedHooks, sandbox hooks.Sandbox) *hooks.Set {
+func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox) *hooks.Set {
 	if len(l.Entries) == 0 || l.Disabled != "" {
 		return nil
 	}
@@ -85,13 +87,33 @@ func (p *Project) hookSet(l LoadedHooks, sandbox hooks.Sandbox) *hooks.Set {
 		Sandbox: sandbox}}
 	reviews := map[hooks.Hook]approval.ProjectHook{}
 	for _, e := range l.Entries {
+		if e.Review != nil {
+			reviews[e.Hook] = *e.Review
+		}
 		switch e.State {
 		case HookRuns:
 			s.Config.Hooks = append(s.Config.Hooks, e.Hook)
 		case HookWaiting:
 			s.Pending = append(s.Pending, e.Hook)
-			reviews[e.Hook] = *e.Review
 		}
+	}
+	// What was approved is what runs: a script the model rewrites in the
+	// middle of the session stops the hook that runs it.
+	s.Unchanged = func(h hooks.Hook) bool {
+		was, ok := reviews[h]
+		if !ok {
+			return true
+		}
+		if review(src, h).Fingerprint() == was.Fingerprint() {
+			return true
+		}
+		what := "until you approve it again it does not run"
+		if h.Event == hooks.PreToolUse {
+			what = "until you approve it again the calls it guards are refused"
+		}
+		p.notify(fmt.Sprintf("the %s hook `%s` from %s changed since it was approved (%s); %s (`ralph hooks approve`)",
+			h.Event, text.Visible(h.Command), text.Visible(h.File), strings.Join(approval.ChangedFiles(was, review(src, h)), "; "), what))
+		return false
 	}
 	s.Approve = func(ctx context.Context, h hooks.Hook) bool {
 		d := p.Approval.ApproveHook(ctx, reviews[h])

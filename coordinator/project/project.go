@@ -316,7 +316,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Yes = opts.Yes
 	// The hooks are read before the policy: a project's settings may add
 	// deny rules (permissions.deny), never allow ones.
-	loadedHooks := LoadHooks(hookSources(root, opts.Fs, person, cfg, opts.Plugins))
+	hookSrc := hookSources(root, opts.Fs, person, cfg, opts.Plugins)
+	loadedHooks := LoadHooks(hookSrc)
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
@@ -345,7 +346,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		opts.Notify(w)
 	}
 	p.sayHooks(loadedHooks)
-	p.Hooks = p.hookSet(loadedHooks, p.Tools.Workspace())
+	p.Hooks = p.hookSet(loadedHooks, hookSrc, p.Tools.Workspace())
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})

@@ -24,7 +24,8 @@ tool call, after one, when a turn ends, when the session starts), written as
 Claude Code writes them. ralph reads them from your config ([[hooks.EVENT]]
 tables), ~/.claude/settings.json (unless claude_hooks = false), the project's
 .ralph/config.toml, .claude/settings.json and .claude/settings.local.json, and
-plugins. "disableAllHooks": true in any of them turns every hook off.
+plugins. "disableAllHooks": true in one of your files turns every hook off; in
+one of the project's, the project's hooks only.
 
 Your own hooks run. A hook of the project's files or of a plugin inside the
 project runs only once you approved it on this machine, as it is now: its
@@ -134,8 +135,8 @@ func (h HooksCommands) List() error {
 		rows = append(rows, r)
 	}
 	notes := append(append([]string{}, l.Warnings...), l.Ignored...)
-	if l.Disabled != "" {
-		notes = append(notes, fmt.Sprintf("no hook runs: %s says \"disableAllHooks\": true", l.Disabled))
+	if n := l.DisabledNote(); n != "" {
+		notes = append(notes, n)
 	}
 	if h.JSON {
 		enc := json.NewEncoder(h.Out)

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/afero"
@@ -154,12 +156,18 @@ func HookChanges(fs afero.Fs, userConfigDir, root string, h ProjectHook) []strin
 	if !ok || old.Fingerprint() == h.Fingerprint() {
 		return nil
 	}
+	return ChangedFiles(old, h)
+}
+
+// ChangedFiles say what changed in the files a hook names from old to
+// cur, one line per file.
+func ChangedFiles(old, cur ProjectHook) []string {
 	was := map[string]string{}
 	for _, f := range old.Files {
 		was[f.Path] = f.SHA256
 	}
 	var out []string
-	for _, f := range h.Files {
+	for _, f := range cur.Files {
 		d, ok := was[f.Path]
 		switch {
 		case !ok:
@@ -169,7 +177,8 @@ func HookChanges(fs afero.Fs, userConfigDir, root string, h ProjectHook) []strin
 		}
 		delete(was, f.Path)
 	}
-	for p := range was {
+	gone := slices.Sorted(maps.Keys(was))
+	for _, p := range gone {
 		out = append(out, text.Visible(p)+": no longer there")
 	}
 	if len(out) == 0 {

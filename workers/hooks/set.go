@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -28,6 +29,12 @@ type Set struct {
 	// guard it does not goes to Refused; any other simply does not run.
 	Pending []Hook
 	Approve func(ctx context.Context, h Hook) bool
+	// Unchanged, when set, reports whether a hook that needed approval
+	// (any but the person's own) is still what was approved: its files
+	// are read again before each event, since the model may rewrite a
+	// script in the middle of a session. One that changed stops running,
+	// and a changed PreToolUse guard refuses the calls it matches.
+	Unchanged func(h Hook) bool
 
 	// settleMu is held while the pending hooks are decided (a person may
 	// take minutes to answer); mu guards the fields above meanwhile, so
@@ -85,6 +92,39 @@ func (s *Set) settle(ctx context.Context) {
 	s.mu.Unlock()
 }
 
+// recheck takes out of the hooks that run those of event that changed
+// since they were approved (Unchanged); a changed guard is refused.
+func (s *Set) recheck(event Event) {
+	if s.Unchanged == nil {
+		return
+	}
+	s.mu.Lock()
+	var check []Hook
+	for _, h := range s.Config.Hooks {
+		if h.Event == event && h.Source != SourceUser {
+			check = append(check, h)
+		}
+	}
+	s.mu.Unlock()
+	var changed []Hook
+	for _, h := range check {
+		if !s.Unchanged(h) {
+			changed = append(changed, h)
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Config.Hooks = slices.DeleteFunc(slices.Clone(s.Config.Hooks), func(h Hook) bool { return slices.Contains(changed, h) })
+	for _, h := range changed {
+		if h.Event == PreToolUse {
+			s.Refused = append(s.Refused, h)
+		}
+	}
+}
+
 // Has reports whether event has any hook to run, refuse or decide, so
 // that a caller builds an event's input only when something will read it.
 func (s *Set) Has(event Event) bool {
@@ -114,6 +154,7 @@ func (s *Set) RefusedFor(event Event, value string) []Hook {
 		return nil
 	}
 	s.Settle(context.Background())
+	s.recheck(event)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Hook
@@ -139,6 +180,7 @@ func (s *Set) Fire(ctx context.Context, event Event, in Input) Result {
 	default:
 		s.trySettle(ctx)
 	}
+	s.recheck(event)
 	s.mu.Lock()
 	cfg := s.Config
 	s.mu.Unlock()

@@ -57,3 +57,29 @@ func TestSetDoesNotWaitForAnAnswerBesideIt(t *testing.T) {
 		t.Fatalf("refused: %+v", got)
 	}
 }
+
+// TestSetStopsAHookThatChanged: a project's hook whose files changed
+// since it was approved stops running in the middle of the session, and
+// a changed guard refuses the calls it matches; the person's own hooks
+// are not checked.
+func TestSetStopsAHookThatChanged(t *testing.T) {
+	guard := Hook{Event: PreToolUse, Matcher: "Bash", Command: "guard", Source: SourceProject}
+	mine := Hook{Event: PreToolUse, Matcher: "Bash", Command: "mine", Source: SourceUser}
+	changed := false
+	s := &Set{Config: Config{Hooks: []Hook{guard, mine}}, Unchanged: func(h Hook) bool {
+		if h.Source == SourceUser {
+			t.Error("the person's own hook was checked")
+		}
+		return !changed
+	}}
+	if got := s.RefusedFor(PreToolUse, "Bash"); len(got) != 0 {
+		t.Fatalf("unchanged: refused %+v", got)
+	}
+	changed = true
+	if got := s.RefusedFor(PreToolUse, "Bash"); len(got) != 1 || got[0].Command != "guard" {
+		t.Fatalf("changed: refused %+v", got)
+	}
+	if hooks := s.Config.For(PreToolUse, "Bash"); len(hooks) != 1 || hooks[0].Command != "mine" {
+		t.Fatalf("changed: runs %+v", hooks)
+	}
+}

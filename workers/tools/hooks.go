@@ -154,6 +154,9 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 	hookName := HookName(name)
 	var input map[string]any
 	if h.Set.Has(hooks.PreToolUse) {
+		// The project's hooks that wait for approval are asked about
+		// first (once a session), under this call's context.
+		h.Set.Settle(ctx)
 		if refused := h.Set.RefusedFor(hooks.PreToolUse, hookName); len(refused) > 0 {
 			return workers.Result{IsError: true, Denied: true, Output: refusedGuard(refused[0], hookName)}
 		}
@@ -256,7 +259,7 @@ func askFor(ctx context.Context, approver Approver, name string, args json.RawMe
 // skipped, since a guard skipped guards nothing.
 func refusedGuard(h hooks.Hook, tool string) string {
 	return fmt.Sprintf("refused: the %s hook %q from %s guards %s calls and was not approved as it is now, and nobody could be asked; "+
-		"approve the project's hooks in a session with a terminal, then try again", h.Event, h.Command, h.File, tool)
+		"approve it with `ralph hooks approve` (or at a terminal), then try again", h.Event, h.Command, h.File, tool)
 }
 
 // firstOf is the first of s that is not empty.
