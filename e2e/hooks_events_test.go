@@ -183,7 +183,7 @@ func TestHooksEventsProtectSecrets(t *testing.T) {
 
 // TestHooksEventsAutoStageAndUndo: auto-stage, a PostToolUse hook on
 // Edit|Write, stages the file write_file wrote (git add), and ralph undo
-// takes the request back, the file with it.
+// --git takes the request back, the file and its staging with it.
 func TestHooksEventsAutoStageAndUndo(t *testing.T) {
 	t.Parallel()
 	needNode(t)
@@ -202,11 +202,17 @@ func TestHooksEventsAutoStageAndUndo(t *testing.T) {
 			if staged := gitOut(t, proj, envv, "diff", "--cached", "--name-only"); staged != "notes/new.txt" {
 				t.Fatalf("staged %q: want the file auto-stage staged", staged)
 			}
-			if u := ralph(t, proj, envv, nil, "undo"); u.code != 0 {
-				t.Fatalf("undo: exit %d: %s %s", u.code, u.stdout, u.stderr)
+			// The hook's git add ran inside the step's checkpoint window:
+			// undo takes the file back and, with --git, the index too, as
+			// for the model's own git commands.
+			if u := ralph(t, proj, envv, nil, "undo", "--git"); u.code != 0 || !strings.Contains(u.stdout+u.stderr, "read-tree") {
+				t.Fatalf("undo --git: exit %d: %s %s", u.code, u.stdout, u.stderr)
 			}
 			if _, err := os.Stat(filepath.Join(proj, "notes", "new.txt")); err == nil {
 				t.Fatal("undo left the file the request wrote")
+			}
+			if staged := gitOut(t, proj, envv, "status", "--short"); staged != "" {
+				t.Fatalf("after undo --git, git status %q: want the index as it was", staged)
 			}
 		})
 	}
