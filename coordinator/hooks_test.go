@@ -233,3 +233,21 @@ func TestNotificationHookGetsRalphsWords(t *testing.T) {
 		t.Fatalf("Notification inputs %v: want the question only, matched by its type", log)
 	}
 }
+
+// A compaction ralph starts because the endpoint refused the conversation
+// as too long fires PreCompact with trigger auto, then SessionStart with
+// source compact.
+func TestAutoCompactionFiresPreCompactAuto(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[{"text":"one"},`+contextError+`,{"text":"SUM"},{"text":"two"}]}`)
+	bin := withHooks(t, h, `{"hooks":{
+		"PreCompact":[{"matcher":"auto","hooks":[{"type":"command","command":"{bin}/log.sh"}]}],
+		"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"{bin}/log.sh"}]}]}}`,
+		map[string]string{"log.sh": logInput})
+	h.coord.Run(context.Background(), "first")
+	if res := h.coord.Run(context.Background(), "second"); res.IsError || res.Text != "two" {
+		t.Fatalf("result %+v", res)
+	}
+	if got, want := events(hookLog(t, bin)), "PreCompact:auto SessionStart:compact"; got != want {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+}
