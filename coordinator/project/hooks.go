@@ -15,6 +15,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
 )
@@ -34,13 +35,6 @@ import (
 //
 // "disableAllHooks": true in the person's files turns every hook off, in
 // the project's the project's and its plugins' (LoadedHooks.Disabled).
-
-// ClaudeSettingsFile is Claude Code's settings file, relative to a home
-// directory or a project root.
-var ClaudeSettingsFile = filepath.Join(".claude", "settings.json")
-
-// claudeLocalSettingsFile is the project's own, uncommitted settings.
-var claudeLocalSettingsFile = filepath.Join(".claude", "settings.local.json")
 
 // maxSettings bounds a settings file ralph reads, and maxHookFile a file
 // a hook names, whose content an approval covers.
@@ -103,8 +97,11 @@ type LoadedHooks struct {
 	// Warnings say what was left out and why, Ignored the project
 	// settings' keys ralph does not take from a project (each once).
 	Warnings, Ignored []string
-	// ClaudeHooks counts the hooks of ~/.claude/settings.json.
-	ClaudeHooks int
+	// PersonSettingsHooks counts the hooks of the person's agent
+	// settings files (agents.HookSettingsFiles), PersonSettingsFiles names
+	// the files that had any.
+	PersonSettingsHooks int
+	PersonSettingsFiles []string
 	// Deny are the project settings' permissions.deny rules ralph can
 	// honour, as the one approval policy takes them.
 	Deny approval.ToolRules
@@ -146,20 +143,23 @@ func LoadHooks(src HookSources) LoadedHooks {
 		cfgs = append(cfgs, c)
 	}
 	parse(src.Config.UserHooks.JSON(), hooks.SourceUser, src.Config.UserHooks.File, "")
-	if src.Home != "" && !src.Config.NoClaudeHooks {
-		before := len(cfgs)
-		parse(l.readPerson(src), hooks.SourceUser, "~/"+filepath.ToSlash(ClaudeSettingsFile), "")
-		if len(cfgs) > before {
-			l.ClaudeHooks = len(cfgs[before].Hooks)
+	settings := agents.HookSettingsFiles()
+	if src.Home != "" && !src.Config.NoAgentSettingsHooks {
+		for _, f := range settings {
+			before := len(cfgs)
+			parse(l.readPerson(src, f.Shared), hooks.SourceUser, "~/"+filepath.ToSlash(f.Shared), "")
+			if len(cfgs) > before {
+				l.PersonSettingsHooks += len(cfgs[before].Hooks)
+				l.PersonSettingsFiles = append(l.PersonSettingsFiles, "~/"+filepath.ToSlash(f.Shared))
+			}
 		}
 	}
 	parse(src.Config.ProjectHooks.JSON(), hooks.SourceProject, config.ProjectFile, "")
-	for _, f := range []struct {
-		name string
-		src  hooks.Source
-	}{{ClaudeSettingsFile, hooks.SourceProject}, {claudeLocalSettingsFile, hooks.SourceProjectLocal}} {
-		data := l.readProject(src, f.name)
-		parse(data, f.src, filepath.ToSlash(f.name), "")
+	for _, f := range settings {
+		parse(l.readProject(src, f.Shared), hooks.SourceProject, filepath.ToSlash(f.Shared), "")
+		if f.Local != "" {
+			parse(l.readProject(src, f.Local), hooks.SourceProjectLocal, filepath.ToSlash(f.Local), "")
+		}
 	}
 	for _, p := range src.Plugins {
 		file := filepath.Join(p.Dir, "hooks", "hooks.json")
@@ -241,11 +241,11 @@ func needsApproval(h hooks.Hook) bool { return h.Source != hooks.SourceUser }
 // system: a link out of ~/.claude (into a dotfiles repository) is theirs
 // and is followed, but one into the project is the model's file, and its
 // hooks are left out.
-func (l *LoadedHooks) readPerson(src HookSources) []byte {
-	path := filepath.Join(src.Home, ClaudeSettingsFile)
+func (l *LoadedHooks) readPerson(src HookSources, file string) []byte {
+	path := filepath.Join(src.Home, file)
 	if real, err := filepath.EvalSymlinks(path); err == nil && src.Root != "" {
 		if root, err := filepath.EvalSymlinks(src.Root); err == nil && inside(root, real) {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s is a link into the project (%s), which the model can write; ralph does not read it as yours", filepath.ToSlash(ClaudeSettingsFile), real))
+			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s is a link into the project (%s), which the model can write; ralph does not read it as yours", filepath.ToSlash(file), real))
 			return nil
 		}
 	}
@@ -254,7 +254,7 @@ func (l *LoadedHooks) readPerson(src HookSources) []byte {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s: %v; its hooks are left out", filepath.ToSlash(ClaudeSettingsFile), err))
+		l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s: %v; its hooks are left out", filepath.ToSlash(file), err))
 		return nil
 	}
 	return data

@@ -67,8 +67,8 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 			t.Errorf("entry %d: %+v (review %+v), want %+v", i, e.Hook, e.Review, w)
 		}
 	}
-	if l.ClaudeHooks != 1 || len(l.Ignored) != 1 || !strings.Contains(l.Ignored[0], "ralph ignores permissions.allow, statusLine in .claude/settings.json") {
-		t.Fatalf("claude hooks %d, ignored %q", l.ClaudeHooks, l.Ignored)
+	if l.PersonSettingsHooks != 1 || len(l.Ignored) != 1 || !strings.Contains(l.Ignored[0], "ralph ignores permissions.allow, statusLine in .claude/settings.json") {
+		t.Fatalf("claude hooks %d, ignored %q", l.PersonSettingsHooks, l.Ignored)
 	}
 	if len(l.Deny.Deny) != 1 || l.Deny.Deny[0] != "rm" || len(l.Deny.DenyWrites["write_file"]) != 1 {
 		t.Fatalf("deny: %+v", l.Deny)
@@ -98,7 +98,7 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, ".claude", "settings.local.json")); err != nil {
 		t.Fatal(err)
 	}
-	src.Config.NoClaudeHooks = true
+	src.Config.NoAgentSettingsHooks = true
 	l = LoadHooks(src)
 	for _, e := range l.Entries {
 		if e.Hook.Command == "evil" || e.Hook.Command == "echo mine" {

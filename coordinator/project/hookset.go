@@ -21,9 +21,10 @@ import (
 	"github.com/ralph-dev/ralph/workers/hooks"
 )
 
-// claudeHooksNoticed marks, in the person's config directory, that ralph
-// told them once that it runs the hooks of ~/.claude/settings.json.
-func claudeHooksNoticed(userConfigDir string) string {
+// settingsHooksNoticed marks, in the person's config directory, that ralph
+// told them once that it runs the hooks of their agent settings files
+// (~/.claude/settings.json).
+func settingsHooksNoticed(userConfigDir string) string {
 	return filepath.Join(userConfigDir, "ralph", "claude_hooks_noticed")
 }
 
@@ -60,17 +61,18 @@ func (p *Project) sayHooks(l LoadedHooks) {
 	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {
 		p.notify(n)
 	}
-	if l.ClaudeHooks == 0 || l.Disabled != "" || !rootfs.IsReal(p.Person) {
+	if l.PersonSettingsHooks == 0 || l.Disabled != "" || !rootfs.IsReal(p.Person) {
 		return
 	}
-	mark := claudeHooksNoticed(config.UserConfigDir())
+	mark := settingsHooksNoticed(config.UserConfigDir())
 	if _, err := p.Person.Stat(mark); !errors.Is(err, os.ErrNotExist) {
 		return
 	}
-	p.notify(fmt.Sprintf("ralph runs the %d hooks of ~/.claude/settings.json as Claude Code does, in the sandbox (docs/hooks.md); "+
-		"set claude_hooks = false in %s to turn them off", l.ClaudeHooks, config.UserFile("~/.config")))
+	files := strings.Join(l.PersonSettingsFiles, " and ")
+	p.notify(fmt.Sprintf("ralph runs the %s of %s as Claude Code does, in the sandbox (docs/hooks.md); "+
+		"set claude_hooks = false in %s to turn them off", text.Counted(l.PersonSettingsHooks, "hook", "hooks"), files, config.UserFile("~/.config")))
 	if err := p.Person.MkdirAll(filepath.Dir(mark), 0o700); err == nil {
-		_ = memory.WriteFileAtomic(p.Person, mark, []byte("ralph told you it runs the hooks of ~/.claude/settings.json\n"), 0o600)
+		_ = memory.WriteFileAtomic(p.Person, mark, []byte("ralph told you it runs the hooks of "+files+"\n"), 0o600)
 	}
 }
 

@@ -247,9 +247,9 @@ type Config struct {
 	// person's config and of the project's (hooks.go): the project's run
 	// only once the person approved them (coordinator/project).
 	UserHooks, ProjectHooks HookTables
-	// NoClaudeHooks: the person's config says claude_hooks = false, so
+	// NoAgentSettingsHooks: the person's config says claude_hooks = false, so
 	// ~/.claude/settings.json's hooks are not read.
-	NoClaudeHooks bool
+	NoAgentSettingsHooks bool
 }
 
 // AgentKinds are the external agents a config may have a table for. The
@@ -357,9 +357,10 @@ type File struct {
 	InstructionLinks []string `toml:"instruction_links"`
 	// Hooks are [[hooks.EVENT]] tables in Claude Code's shape (hooks.go).
 	Hooks map[string][]HookGroupFile `toml:"hooks"`
-	// ClaudeHooks = false leaves ~/.claude/settings.json's hooks out; user
-	// config only.
-	ClaudeHooks *bool `toml:"claude_hooks"`
+	// AgentSettingsHooks (claude_hooks) = false leaves the hooks of the
+	// person's agent settings (~/.claude/settings.json) out; user config
+	// only.
+	AgentSettingsHooks *bool `toml:"claude_hooks"`
 }
 
 // RetentionFile is the [retention] table.

@@ -55,11 +55,11 @@ func (t HookTables) JSON() []byte {
 // applyHooks takes [[hooks.EVENT]] tables and claude_hooks from one
 // config file.
 func (c *Config) applyHooks(f File, path string, fromProject bool) error {
-	if f.ClaudeHooks != nil {
+	if f.AgentSettingsHooks != nil {
 		if fromProject {
 			return invalidf("%s: claude_hooks may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
 		}
-		c.NoClaudeHooks = !*f.ClaudeHooks
+		c.NoAgentSettingsHooks = !*f.AgentSettingsHooks
 	}
 	if len(f.Hooks) == 0 {
 		return nil

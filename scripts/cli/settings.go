@@ -207,7 +207,7 @@ func sessionSettings() []sessionSetting {
 			}
 			return c.Agents
 		})},
-		{key: "claude_hooks", show: show(func(c c) any { return !c.NoClaudeHooks })},
+		{key: "claude_hooks", show: show(func(c c) any { return !c.NoAgentSettingsHooks })},
 		{key: "hooks", show: show(func(c c) any {
 			// The config files' own hooks, as "EVENT: command"; ralph hooks
 			// lists every source's, with whether each runs.

@@ -369,6 +369,10 @@ func (claudeCLI) promptDirs() []sandbox.HiddenPath { return nil }
 
 func (claudeCLI) skillDirs() []string { return []string{".claude/skills"} }
 
+func (claudeCLI) hookSettings() (HookSettings, bool) {
+	return HookSettings{Shared: ".claude/settings.json", Local: ".claude/settings.local.json"}, true
+}
+
 func (claudeCLI) definitionDirs() []string { return []string{".claude/agents"} }
 
 func (claudeCLI) commandDirs() []string { return []string{".claude/commands"} }

@@ -79,6 +79,9 @@ type cli interface {
 	// skillDirs are the folders, relative to a project's root or the
 	// person's home, where the agent keeps its skills (SKILL.md folders).
 	skillDirs() []string
+	// hookSettings are the agent's settings files whose "hooks" ralph
+	// runs (Claude Code's protocol), if it has such files.
+	hookSettings() (HookSettings, bool)
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.
@@ -128,6 +131,23 @@ func SkillDirs() []string {
 		dirs = append(dirs, c.skillDirs()...)
 	}
 	return dirs
+}
+
+// HookSettings are an agent's settings files whose "hooks" ralph runs:
+// Shared, relative to the person's home and to a project's root, and
+// Local, the project's own uncommitted file, relative to its root.
+type HookSettings struct{ Shared, Local string }
+
+// HookSettingsFiles are the agents' settings files whose hooks ralph runs,
+// in the order of the table.
+func HookSettingsFiles() []HookSettings {
+	var out []HookSettings
+	for _, c := range clis {
+		if h, ok := c.hookSettings(); ok {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // DefinitionDirs are the folders, relative to a project's root or the

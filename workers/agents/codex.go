@@ -336,6 +336,8 @@ func (codexCLI) projectSettings() []string { return nil }
 
 func (codexCLI) skillDirs() []string { return nil }
 
+func (codexCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, false }
+
 func (codexCLI) definitionDirs() []string { return nil }
 
 func (codexCLI) commandDirs() []string { return nil }

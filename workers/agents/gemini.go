@@ -310,6 +310,8 @@ func (geminiCLI) promptDirs() []sandbox.HiddenPath { return nil }
 
 func (geminiCLI) skillDirs() []string { return nil }
 
+func (geminiCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, false }
+
 func (geminiCLI) definitionDirs() []string { return nil }
 
 func (geminiCLI) commandDirs() []string { return nil }

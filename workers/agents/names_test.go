@@ -96,6 +96,10 @@ var helpProse = map[string][]string{
 		"claude mcp add ralph -- ralph mcp serve", // and the line to add it
 	},
 	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"}, // the examples
+	"scripts/cli/hooks.go": { // where hooks come from, as a person looks for them
+		"Hooks are commands that run when something happens in a session",
+		"no hooks: ralph reads them from your config",
+	},
 }
 
 // isHelpProse says whether the literal lit in file rel is help prose.

@@ -370,6 +370,8 @@ func (opencodeCLI) promptDirs() []sandbox.HiddenPath { return nil }
 
 func (opencodeCLI) skillDirs() []string { return nil }
 
+func (opencodeCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, false }
+
 func (opencodeCLI) definitionDirs() []string { return nil }
 
 func (opencodeCLI) commandDirs() []string { return nil }
