@@ -69,7 +69,7 @@ func (p *Project) sayHooks(l LoadedHooks) {
 		return
 	}
 	files := strings.Join(l.PersonSettingsFiles, " and ")
-	p.notify(fmt.Sprintf("ralph runs the %s of %s as Claude Code does, in the sandbox (docs/hooks.md); "+
+	p.notify(fmt.Sprintf("ralph runs %s of %s as Claude Code does, in the sandbox (docs/hooks.md); "+
 		"set claude_hooks = false in %s to turn them off", text.Counted(l.PersonSettingsHooks, "hook", "hooks"), files, config.UserFile("~/.config")))
 	if err := p.Person.MkdirAll(filepath.Dir(mark), 0o700); err == nil {
 		_ = memory.WriteFileAtomic(p.Person, mark, []byte("ralph told you it runs the hooks of "+files+"\n"), 0o600)
