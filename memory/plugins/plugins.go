@@ -32,6 +32,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 
@@ -151,16 +152,40 @@ type Plugin struct {
 // opened (Problems says why).
 func (p Plugin) Fs() afero.Fs { return p.fsys }
 
+// Open reads the plugin at dir (absolute) as it lies now, without the
+// record: for a caller handed a plugin's directory (the hooks' loader).
+func Open(dir string) (Plugin, error) {
+	p, _, err := open(dir)
+	return p, err
+}
+
+// doors are the plugins' doors, one per directory for the life of the
+// process: a door holds its directory open, and the custom commands'
+// lookup lists the plugins at every Tab.
+var doors sync.Map // string -> *rootfs.Fs
+
+func door(dir string) (*rootfs.Fs, error) {
+	if d, ok := doors.Load(dir); ok {
+		return d.(*rootfs.Fs), nil
+	}
+	d, err := rootfs.New(dir)
+	if err != nil {
+		return nil, err
+	}
+	actual, _ := doors.LoadOrStore(dir, d)
+	return actual.(*rootfs.Fs), nil
+}
+
 // open reads the plugin at dir (absolute and resolved) through a door on
 // it. The manifest's bytes come back for the fingerprint.
 func open(dir string) (Plugin, []byte, error) {
 	p := Plugin{Dir: dir}
-	door, err := rootfs.New(dir)
+	d, err := door(dir)
 	if err != nil {
 		return p, nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	p.fsys = door
-	fi, err := door.Stat(dir)
+	p.fsys = d
+	fi, err := d.Stat(dir)
 	if err != nil {
 		return p, nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -168,7 +193,7 @@ func open(dir string) (Plugin, []byte, error) {
 		return p, nil, fmt.Errorf("%w: %s is not a directory", ErrNotPlugin, dir)
 	}
 	file := filepath.Join(dir, ManifestPath)
-	data, err := rootfs.ReadSmall(door, file, ManifestLimit)
+	data, err := rootfs.ReadSmall(d, file, ManifestLimit)
 	switch {
 	case errors.Is(err, rootfs.ErrLinkOut), errors.Is(err, rootfs.ErrOutsideRoot):
 		return p, nil, fmt.Errorf("%w: %s", ErrLinkOut, file)
