@@ -190,6 +190,9 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools), AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
+		// A child's tool calls fire the session's tool hooks, and its
+		// end SubagentStop.
+		Hooks: c.opts.Hooks,
 		// Outside git a child's file tools tell what it changed, as the
 		// parent's do; in git the parent's checkpoint after the spawn
 		// covers it.
@@ -318,6 +321,9 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	default:
 		tools = ch.Tools
 	}
+	// A task loop's session starts, for SessionStart's hooks, with its
+	// first task; the conversation's Run starts it otherwise.
+	c.sessionStart(ctx)
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
 	defer c.workers.leave(queue)

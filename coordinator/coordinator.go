@@ -151,6 +151,9 @@ type Coordinator struct {
 	// workers are the task loop's child agents, which messages for the
 	// loop go to (TellWorkers).
 	workers mailboxes
+	// hooks is what the conversation's hooks keep between events
+	// (hooks.go).
+	hooks hookState
 }
 
 // New returns a coordinator; it does no I/O.
@@ -422,6 +425,13 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName(), Text: prompt})
+	c.sessionStart(ctx)
+	extra, blocked := c.promptSubmit(ctx, prompt)
+	if blocked != nil {
+		// The prompt never reaches the model, nor the conversation.
+		c.emit(Event{Type: EventError, Text: blocked.Error()})
+		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
+	}
 	c.emit(Event{Type: EventUserMessage, Text: prompt})
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
@@ -431,8 +441,14 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if note := c.takeNote(); note != "" {
 			content = note + "\n" + prompt
 		}
+		if extra != "" {
+			content += "\n\n" + extra
+		}
 		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
 	}
+	// stopKeeps counts the times Stop hooks kept this run going
+	// (maxStopKeeps).
+	stopKeeps := 0
 	c.saveStart()
 	// compacted says the conversation was compacted after a context-length
 	// refusal in this run: once per message, so a refusal after it ends
@@ -489,11 +505,14 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
 		}
 		if len(msg.ToolCalls) == 0 {
+			if c.stopHook(ctx, &stopKeeps) {
+				continue
+			}
 			// Run's end saves the answer with the final status: one
 			// save at the end, not two.
 			return Result{Subtype: SubtypeSuccess, Text: msg.Content}
 		}
-		if c.opts.Checkpoints != nil && mayChangeFiles(callNames(msg.ToolCalls)) {
+		if c.opts.Checkpoints != nil && c.mayChangeFiles(msg.ToolCalls) {
 			c.opts.Checkpoints.Before(ctx)
 		}
 		cut = c.toolStep(ctx, msg.ToolCalls)

@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // job is work running in the background while the prompt stays usable: a
@@ -433,6 +434,11 @@ func (s *Shell) AskKey(ctx context.Context, question, prompt, what, keys string)
 	// The bell calls a person who looked away: the work is stopped until
 	// they answer.
 	s.scr.line("\a" + s.scr.pal.Bold(question))
+	if n, ok := s.coord.(hookNotifier); ok {
+		// Beside the bell, the session's Notification hooks hear it, in
+		// ralph's words, as a one-shot's notifier has them do.
+		go n.Notify(context.WithoutCancel(ctx), text.StripControls(question), "permission_prompt")
+	}
 	// The question is on the screen before the prompt asks for its answer.
 	s.scr.paint()
 	s.updatePrompt()

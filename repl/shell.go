@@ -46,6 +46,18 @@ type Coordinator interface {
 	Events() *pubsub.Broker[coordinator.Event]
 }
 
+// endReasoner is a Coordinator that tells its SessionEnd hooks why the
+// session ends (*coordinator.Coordinator).
+type endReasoner interface {
+	SetEndReason(reason string)
+}
+
+// hookNotifier is a Coordinator that fires the session's Notification
+// hooks (*coordinator.Coordinator).
+type hookNotifier interface {
+	Notify(ctx context.Context, message, kind string)
+}
+
 // LoopControl pauses and resumes the task loop;
 // *loop.Control implements it.
 type LoopControl interface {
@@ -237,6 +249,11 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 	// shutdown, after the last job, having written all.
 	s.scr.start()
 	code = s.loop()
+	if e, ok := s.coord.(endReasoner); ok {
+		// The person left the chat (/exit, Ctrl-D, Ctrl-C twice): the
+		// session's SessionEnd hooks hear it as Claude Code's input exit.
+		e.SetEndReason(coordinator.EndExit)
+	}
 	s.shutdown()
 	return code
 }

@@ -69,7 +69,7 @@ var ProgramRules = []ProgramRule{
 	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
 		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
 	{ProgramHook, "the person (an agent CLI's settings in their home, their user config, a plugin they added) or the model (the agent CLIs' settings files in the project); the code a hook calls may be the model's",
-		"run by the shell in the project, as Claude Code runs it, with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's hooks run only once the person approved them (workers/hooks)"},
+		"run by the shell in the project, as Claude Code runs it, in the sandbox of the session's mode with the network on (StartHook, the door of a project's MCP server), unless the person's own config lets one of theirs out (sandbox = false); with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's or plugin's hooks run only once the person approved them with every file they name (coordinator/project)"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),
@@ -302,6 +302,21 @@ func ServerTouchesProject(root, cwd, command string, args []string) bool {
 // helper, and with ralph. Under danger-full-access it starts as the
 // model's commands do, outside.
 func (w *Workspace) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
+	return w.startInSandbox(ctx, cmd, true)
+}
+
+// StartHook starts a hook's command (HookCommand) in the sandbox as
+// StartSandboxed starts a project's MCP server, but as one of the
+// commands rather than beside them: a hook lives for one event, so the
+// Landlock-only fallback holds it as it holds a command, putting the
+// protected paths back once it ends.
+func (w *Workspace) StartHook(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
+	return w.startInSandbox(ctx, cmd, false)
+}
+
+// startInSandbox starts cmd in the sandbox with the network on; lives
+// marks a program that runs beside the commands.
+func (w *Workspace) startInSandbox(ctx context.Context, cmd *exec.Cmd, lives bool) (*Group, error) {
 	ws := w
 	if w.policy.Confines() && !w.policy.Network {
 		var err error
@@ -327,7 +342,7 @@ func (w *Workspace) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, 
 		files[i] = f
 	}
 	p, err := ws.runner.Start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
-		Stdin: files[0], Stdout: files[1], Stderr: files[2], LivesAcrossCommands: true})
+		Stdin: files[0], Stdout: files[1], Stderr: files[2], LivesAcrossCommands: lives})
 	if err != nil {
 		return nil, err
 	}

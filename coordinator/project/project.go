@@ -123,6 +123,9 @@ type Options struct {
 	Run func(saved *memory.RunConfig) (*memory.RunConfig, error)
 	// Notify receives one-line notices for the user (crash recovered, ...).
 	Notify func(string)
+	// Plugins are the plugin directories whose hooks the session reads
+	// (memory/plugins lists them).
+	Plugins []Plugin
 	// Conventions are the flags people bring from other agents.
 	Conventions
 }
@@ -311,6 +314,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	_ = lock.SetSession(p.Session.ID)
 	p.Yes = opts.Yes
+	// The hooks are read before the policy: a project's settings may add
+	// deny rules (permissions.deny), never allow ones.
+	hookSrc := hookSources(root, opts.Fs, person, cfg, opts.Plugins)
+	loadedHooks := LoadHooks(hookSrc)
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
@@ -318,7 +325,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.
 		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
-		Tools:  opts.Tools, NeverAsk: opts.NeverAsk,
+		Tools:  withDeny(opts.Tools, loadedHooks.Deny), NeverAsk: opts.NeverAsk,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -338,6 +345,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
 	}
+	p.sayHooks(loadedHooks)
+	p.Hooks = p.hookSet(loadedHooks, hookSrc, p.Tools.Workspace())
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
@@ -509,6 +518,11 @@ func (p *Project) Prior() *memory.State {
 // Close ends the event subscriptions, waits for the registry's update
 // and releases the lock.
 func (p *Project) Close() error {
+	// The session ends for its hooks (SessionEnd) while its events are
+	// still recorded, however it ended.
+	if p.coord != nil {
+		p.coord.EndSession(context.Background())
+	}
 	// The control socket goes first, while the lock still says this ralph
 	// runs: its watchers get every event so far, then the end.
 	errs := []error{p.closeControl()}

@@ -64,6 +64,11 @@ type Notifier struct {
 	Warn func(string)
 	// Timeout bounds one run of the command (0: notifyTimeout).
 	Timeout time.Duration
+	// Hook, when set, fires the session's Notification hooks with the
+	// notification's text and kind (Claude Code's permission_prompt for
+	// a question, else the event's name), in the background like the
+	// command.
+	Hook func(message, kind string)
 
 	wg sync.WaitGroup
 }
@@ -79,6 +84,17 @@ func (n *Notifier) Notify(ev NotifyEvent) string {
 		ev.Time = time.Now().UTC()
 	}
 	n.run(ev)
+	if n.Hook != nil {
+		kind := ev.Event
+		if kind == NotifyQuestion {
+			kind = "permission_prompt"
+		}
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.Hook(ev.Text, kind)
+		}()
+	}
 	if n.Sequence == nil {
 		return ""
 	}

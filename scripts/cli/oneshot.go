@@ -537,7 +537,9 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		// Before the progress display takes the terminal's last line.
 		_, _ = io.WriteString(face.Stderr, face.replay(p))
 	}
-	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
+	n := NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr)
+	n.Hook = p.NotifyHooks
+	face.SetNotifier(n)
 	defer face.notifier.Close()
 	face.Start()
 	defer face.Close()

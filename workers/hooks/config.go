@@ -66,6 +66,9 @@ type Hook struct {
 	// PluginRoot is the plugin's directory (SourcePlugin only), given to
 	// the hook as CLAUDE_PLUGIN_ROOT.
 	PluginRoot string
+	// Unsandboxed: the person's own config says sandbox = false for this
+	// hook, so it runs outside the sandbox (only SourceUser hooks may).
+	Unsandboxed bool
 }
 
 // Config is the hooks of one or more settings files.
@@ -97,6 +100,7 @@ type commandHook struct {
 	Type    string   `json:"type"`
 	Command string   `json:"command"`
 	Timeout *float64 `json:"timeout"`
+	Sandbox *bool    `json:"sandbox"`
 }
 
 // Parse reads the hooks of one settings file (~/.claude/settings.json,
@@ -151,8 +155,13 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 				if h.Timeout != nil && *h.Timeout > 0 {
 					timeout = time.Duration(*h.Timeout * float64(time.Second))
 				}
+				unsandboxed := h.Sandbox != nil && !*h.Sandbox
+				if unsandboxed && src != SourceUser {
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook says \"sandbox\": false, which only your own config may say; it runs in the sandbox", file, ev))
+					unsandboxed = false
+				}
 				cfg.Hooks = append(cfg.Hooks, Hook{Event: ev, Matcher: g.Matcher, Command: h.Command,
-					Timeout: timeout, Source: src, File: file, PluginRoot: pluginRoot})
+					Timeout: timeout, Source: src, File: file, PluginRoot: pluginRoot, Unsandboxed: unsandboxed})
 			}
 		}
 	}

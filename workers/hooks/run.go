@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +23,10 @@ type Runner struct {
 	// without credentials (memory/childenv); workers.HookCommand takes
 	// the project's entries off its search paths.
 	Env []string
+	// Sandbox starts the hooks that run in the sandbox: every hook but the
+	// person's own ones their config lets out (sandbox = false). nil runs
+	// every hook as the person's own, as tests and listings have it.
+	Sandbox Sandbox
 
 	mu   sync.Mutex
 	said map[string]bool
@@ -105,13 +108,11 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
 	}
 	cmd := workers.HookCommand(r.ProjectDir, env, h.Command)
 	stdout, stderr := text.LockedBuffer{Limit: maxOutput}, text.LockedBuffer{Limit: maxOutput}
-	cmd.Stdin = bytes.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	timeout := h.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	g, err := workers.StartGroup(cmd)
+	g, drained, err := r.start(ctx, h, cmd, stdin, &stdout, &stderr)
 	if err != nil {
 		out.Err = fmt.Errorf("start: %w", err)
 		return out
@@ -128,13 +129,12 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
 	// Stop kills whatever the hook left running in its group too, and
 	// reaps it; only then are its outputs complete.
 	g.Stop(0)
+	drained()
 	out.Stdout, out.Stderr = stdout.String(), stderr.String()
 	if out.TimedOut || out.Err != nil {
 		return out
 	}
-	if ps := cmd.ProcessState; ps != nil {
-		out.ExitCode = ps.ExitCode()
-	}
+	out.ExitCode = g.ExitCode()
 	out.read()
 	return out
 }

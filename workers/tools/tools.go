@@ -156,6 +156,7 @@ func init() {
 		// spawn_agent is run by the coordinator, which alone starts agents;
 		// its row says who is offered it.
 		{key: "spawn_agent", name: ToolSpawnAgent, params: SpawnAgentParams{}, roles: RoleMain,
+			peer:  PeerTool{Name: "Task", Aliases: []string{"Agent"}, Input: map[string]string{"prompt": "task"}},
 			build: func(d Deps) Tool { return d.run("spawn_agent", d.Spawn) }},
 		{key: "report_findings", name: ToolReportFindings, params: ReportFindingsParams{}, roles: RoleReviewer,
 			info:  ToolInfo{ReadOnly: true, Records: true},

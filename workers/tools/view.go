@@ -117,7 +117,8 @@ func (v *View) WillAsk(name string, args json.RawMessage) bool {
 	return v.base.WillAsk(name, args)
 }
 
-// Call runs a visible tool.
+// Call runs a visible tool, through its hooks when ctx carries some
+// (WithHooks).
 func (v *View) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	if v.hidden(name) {
 		var names []string
@@ -126,6 +127,16 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) work
 		}
 		return errResult("tool %q is not available to this agent; available tools: %s", name, strings.Join(names, ", "))
 	}
+	if h := hooksOf(ctx); h != nil {
+		return hooked(ctx, h, v.base.Root(), v.base.approver, name, args, func(ctx context.Context, args json.RawMessage) workers.Result {
+			return v.call(ctx, name, args)
+		})
+	}
+	return v.call(ctx, name, args)
+}
+
+// call runs a visible tool; its hooks, if any, have fired or will (Call).
+func (v *View) call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	if o, ok := v.over[name]; ok {
 		if m := v.base.Mode(); !m.Allows(Info(name)) {
 			return errResult("%s", m.refusal(name))
@@ -134,5 +145,5 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) work
 		res.Output = workers.TruncateMiddle(res.Output, v.base.ws.MaxOutput()+resultSlack)
 		return res
 	}
-	return v.base.Call(ctx, name, args)
+	return v.base.call(ctx, name, args)
 }
