@@ -8,6 +8,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -22,7 +23,7 @@ import (
 // event is built only when a hook for it exists (hooks.Set.Has): a
 // session without hooks pays nothing.
 
-// maxStopKeeps is how many times in a row Stop hooks may keep an agent
+// maxStopKeeps is how many times in one run Stop hooks may keep an agent
 // working after it gave its answer. Claude Code leaves the loop to the
 // hook (stop_hook_active); ralph also caps it, so that a hook that always
 // blocks cannot keep a run spending tokens until the turn limit.
@@ -161,8 +162,8 @@ func (c *Coordinator) stopHook(ctx context.Context, keeps *int) bool {
 		return false
 	}
 	if *keeps >= maxStopKeeps {
-		c.hookWarn(fmt.Sprintf("%s hooks kept the agent working %d times in a row; ralph lets it stop now (their last reason: %s)",
-			event, maxStopKeeps, firstNonEmpty(res.BlockReason, "none given")))
+		c.hookWarn(fmt.Sprintf("%s hooks kept the agent working %s in this run; ralph lets it stop now (their last reason: %s)",
+			event, text.Counted(maxStopKeeps, "time", "times"), firstNonEmpty(res.BlockReason, "none given")))
 		return false
 	}
 	*keeps++

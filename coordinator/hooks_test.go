@@ -221,3 +221,33 @@ func TestSpawnAgentIsTaskToHooksAndChildrenFireSubagentStop(t *testing.T) {
 		t.Fatalf("Task %d, SubagentStop %d, Stop %d: want 3, 2, 1", tasks, subStops, stops)
 	}
 }
+
+func TestNotificationHookGetsRalphsWords(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[{"text":"ok"}]}`)
+	bin := withHooks(t, h, `{"hooks":{"Notification":[{"matcher":"permission_prompt","hooks":[{"type":"command","command":"{bin}/log.sh"}]}]}}`,
+		map[string]string{"log.sh": logInput})
+	h.coord.Notify(context.Background(), "run `make deploy`? [y]es / [n]o", "permission_prompt")
+	h.coord.Notify(context.Background(), "the run ended", "run_ended")
+	log := hookLog(t, bin)
+	if len(log) != 1 || log[0]["message"] != "run `make deploy`? [y]es / [n]o" || log[0]["notification_type"] != "permission_prompt" || log[0]["title"] != "ralph" {
+		t.Fatalf("Notification inputs %v: want the question only, matched by its type", log)
+	}
+}
+
+// A compaction ralph starts because the endpoint refused the conversation
+// as too long fires PreCompact with trigger auto, then SessionStart with
+// source compact.
+func TestAutoCompactionFiresPreCompactAuto(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[{"text":"one"},`+contextError+`,{"text":"SUM"},{"text":"two"}]}`)
+	bin := withHooks(t, h, `{"hooks":{
+		"PreCompact":[{"matcher":"auto","hooks":[{"type":"command","command":"{bin}/log.sh"}]}],
+		"SessionStart":[{"matcher":"compact","hooks":[{"type":"command","command":"{bin}/log.sh"}]}]}}`,
+		map[string]string{"log.sh": logInput})
+	h.coord.Run(context.Background(), "first")
+	if res := h.coord.Run(context.Background(), "second"); res.IsError || res.Text != "two" {
+		t.Fatalf("result %+v", res)
+	}
+	if got, want := events(hookLog(t, bin)), "PreCompact:auto SessionStart:compact"; got != want {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -182,7 +183,7 @@ func TestHooksEventsProtectSecrets(t *testing.T) {
 
 // TestHooksEventsAutoStageAndUndo: auto-stage, a PostToolUse hook on
 // Edit|Write, stages the file write_file wrote (git add), and ralph undo
-// takes the request back, the file with it.
+// --git takes the request back, the file and its staging with it.
 func TestHooksEventsAutoStageAndUndo(t *testing.T) {
 	t.Parallel()
 	needNode(t)
@@ -201,11 +202,17 @@ func TestHooksEventsAutoStageAndUndo(t *testing.T) {
 			if staged := gitOut(t, proj, envv, "diff", "--cached", "--name-only"); staged != "notes/new.txt" {
 				t.Fatalf("staged %q: want the file auto-stage staged", staged)
 			}
-			if u := ralph(t, proj, envv, nil, "undo"); u.code != 0 {
-				t.Fatalf("undo: exit %d: %s %s", u.code, u.stdout, u.stderr)
+			// The hook's git add ran inside the step's checkpoint window:
+			// undo takes the file back and, with --git, the index too, as
+			// for the model's own git commands.
+			if u := ralph(t, proj, envv, nil, "undo", "--git"); u.code != 0 || !strings.Contains(u.stdout+u.stderr, "read-tree") {
+				t.Fatalf("undo --git: exit %d: %s %s", u.code, u.stdout, u.stderr)
 			}
 			if _, err := os.Stat(filepath.Join(proj, "notes", "new.txt")); err == nil {
 				t.Fatal("undo left the file the request wrote")
+			}
+			if staged := gitOut(t, proj, envv, "status", "--short"); staged != "" {
+				t.Fatalf("after undo --git, git status %q: want the index as it was", staged)
 			}
 		})
 	}
@@ -361,5 +368,44 @@ func TestHooksEventsAskGoesToTheApprovalPath(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(proj, "asked-marker")); err != nil {
 		t.Fatalf("the command the person approved did not run: %v\n%s", err, errb.String())
+	}
+}
+
+// TestHooksEventsHardStopKillsAHook: a hard stop (Ctrl-C) while the
+// person's PreToolUse hook runs ends ralph at once and kills the hook's
+// process group, a child it started in the background included: nothing
+// it would do after the stop happens, and the guarded command never runs.
+func TestHooksEventsHardStopKillsAHook(t *testing.T) {
+	t.Parallel()
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			proj, home := attackLayout(t)
+			marks := filepath.Join(proj, "marks")
+			if err := os.MkdirAll(marks, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			slow := filepath.Join(home, "slow.sh")
+			body := "#!/bin/sh\ncat >/dev/null\n(sleep 3; touch \"" + marks + "/child-after\") &\ntouch \"" + marks + "/started\"\nsleep 3\ntouch \"" + marks + "/after\"\n"
+			if err := os.WriteFile(slow, []byte(body), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			personHooks(t, home, `{"PreToolUse":`+hookGroup("Bash", "sh "+slow)+`}`)
+			srv := inlineServer(t, toolScenario(t, "slow", [][]toolCall{{{"run_command", `{"command":"touch ran-marker"}`}}}, "done"))
+			cmd, out, errb := startRalph(t, proj, attackEnv(t, home, srv.URL, mode.env), "-y", "--no-wait", "touch it")
+			waitFor(t, "the hook to start", 30*time.Second, func() bool { return exists(filepath.Join(marks, "started")) })
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			if _, took := exitCode(t, cmd, 20*time.Second); took > 2*time.Second {
+				t.Errorf("ralph took %s to stop while a hook ran\n%s\n%s", took, out.String(), errb.String())
+			}
+			time.Sleep(4 * time.Second)
+			for _, name := range []string{"after", "child-after"} {
+				if exists(filepath.Join(marks, name)) {
+					t.Errorf("the hook's %s ran after the stop", name)
+				}
+			}
+			if exists(filepath.Join(proj, "ran-marker")) {
+				t.Error("the guarded command ran")
+			}
+		})
 	}
 }

@@ -206,9 +206,9 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 		in = &hooks.PostToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID,
 			ToolResponse: toolResponse(input, res)}
 	}
-	// The tool already ran: a hard stop must not keep its hooks from
-	// seeing that, but their own timeout still bounds them.
-	post := h.Set.Fire(context.WithoutCancel(ctx), event, in)
+	// A hard stop kills these hooks as it kills every hook still
+	// running (Runner): the stop must not wait for a formatter.
+	post := h.Set.Fire(ctx, event, in)
 	h.warn(post.Errors...)
 	h.warn(post.SystemMessages...)
 	if post.Block {
