@@ -38,6 +38,9 @@ type Children struct {
 	// Settings are the session's settings as the system prompt states
 	// them (sandbox mode, network, approval policy, OS, shell).
 	Settings string
+	// Skills is the session's list of skills as the system prompt holds
+	// it, which a child offered the skill tool is given too.
+	Skills string
 	// Store records a child's own conversation; nil records nothing.
 	Store func(agentID string) Store
 	// ToolsWith returns the tools as an agent of role sees them, with its
@@ -188,7 +191,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	}
 	child := New(Options{
 		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
-		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools), AgentID: id,
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools), AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
 		// A child's tool calls fire the session's tool hooks, and its
 		// end SubagentStop.
@@ -243,6 +246,20 @@ When you are done, answer with a concise final report: what you did, which files
 		s += "\n\nWhat ralph has learned about this project:\n\n" + memory
 	}
 	return s
+}
+
+// childSkills is the session's list of skills for a child offered the
+// skill tool; a child without it is not told of skills it cannot load.
+func childSkills(list string, offered Tools) string {
+	if list == "" || offered == nil {
+		return ""
+	}
+	for _, d := range offered.Definitions() {
+		if d.Name == tools.ToolSkill {
+			return list
+		}
+	}
+	return ""
 }
 
 // loopLimit is how many times in a row an agent may make the same tool call

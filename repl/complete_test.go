@@ -60,7 +60,7 @@ func TestCompleteCommandsFilesAndSessions(t *testing.T) {
 	if got, n := do("/sta"); !reflect.DeepEqual(got, []string{"tus"}) || n != 3 {
 		t.Fatalf(`Do("/sta") = %q, %d`, got, n)
 	}
-	if got, _ := do("/s"); !reflect.DeepEqual(got, []string{"top", "tatus", "ession"}) {
+	if got, _ := do("/s"); !reflect.DeepEqual(got, []string{"top", "tatus", "kills", "ession"}) {
 		t.Fatalf(`Do("/s") = %q`, got)
 	}
 	if got, _ := do("look at @sr"); !reflect.DeepEqual(got, []string{"c/main.go"}) {

@@ -28,6 +28,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
@@ -113,6 +114,8 @@ type Options struct {
 	Undo func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error)
 	// MCP lists the project's MCP servers for /mcp.
 	MCP func() []mcp.Status
+	// Skills are the session's skills for /skills.
+	Skills func() *skills.Set
 	// Handoff serves /handoff.
 	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
 	// Hold marks work that starts (project.Project.Hold): it takes the
@@ -591,7 +594,7 @@ func (s *Shell) host(out io.Writer) *slash.Host {
 	h := &slash.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
+		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Skills: s.opts.Skills, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 		Handoff: s.opts.Handoff,
 	}
 	if s.opts.Control != nil {

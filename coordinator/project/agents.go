@@ -174,6 +174,7 @@ func (p *Project) Children() *coordinator.Children {
 		},
 		Memory:   p.learnings,
 		Settings: p.environment(),
+		Skills:   p.skillsPrompt(),
 		Store:    func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
@@ -161,6 +162,10 @@ type Project struct {
 	// Hooks are the session's hooks (Claude Code's protocol): the
 	// person's own, and the project's once approved. nil runs none.
 	Hooks *hooks.Set
+	// Skills are the session's skills (memory/skills), found once at its
+	// start: the system prompt lists them and the skill tool loads them.
+	// nil (a test's in-memory project) has none.
+	Skills *skills.Set
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -350,6 +355,8 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
+	p.loadSkills()
+	p.Tools.Add(tools.Deps{Skills: p.Skills, Root: root})
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()

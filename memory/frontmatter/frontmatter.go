@@ -1,17 +1,24 @@
 // Package frontmatter reads the "---" block at the head of the markdown
 // files other agents keep (Claude Code's commands and agent definitions,
-// SKILL.md): a few "key: value" lines over a prompt. The module has no
-// YAML library, and these blocks use a small part of YAML: plain, quoted
-// and block (| and >) scalars, and lists written inline ([a, b]) or as
-// "- item" lines. Anything else is an error of one sentence, so a
-// malformed file is reported, never a panic.
+// SKILL.md): a few "key: value" lines over a prompt. It is the one reader
+// of these blocks in ralph.
+//
+// The block is read as YAML (go.yaml.in/yaml/v3) first. Where YAML fails,
+// each top-level key is read on its own, and a key whose value YAML still
+// cannot read keeps the rest of its line as text: Claude Code's own
+// documented examples are not valid YAML ("argument-hint: [pr-number]
+// [priority]", "description: Fix: the thing"), and Claude Code reads them
+// as text. What cannot be read even so (a line that is not "key: value",
+// a quote or a list left open) is an error of one sentence, so a malformed
+// file is reported, never a panic.
 package frontmatter
 
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // ErrMalformed says a front matter block could not be read.
@@ -19,11 +26,19 @@ var ErrMalformed = errors.New("malformed front matter")
 
 // Field is one key's value: Text for a scalar, List for a list (a
 // scalar is also its own one-item list, so a caller asking for a list
-// takes either).
+// takes either), Map for a mapping of scalars.
 type Field struct {
 	Text   string
 	List   []string
 	IsList bool
+	// Map is a mapping of scalars (SKILL.md's metadata), IsMap says the
+	// value was one.
+	Map   map[string]string
+	IsMap bool
+	// Nested says the value holds lists or mappings inside a list or a
+	// mapping, which no field ralph reads has: Text, List and Map are
+	// empty.
+	Nested bool
 	// Raw is the value as written on the key's line, for fields such as
 	// Claude Code's argument-hint, whose "[file] [line]" is text to show
 	// that YAML would read as a list.
@@ -53,6 +68,8 @@ type Doc struct {
 	// Keys are the keys in the order written.
 	Keys []string
 	Body string
+	// Front says the file had a front matter block at all.
+	Front bool
 }
 
 // Get is the text of key ("" when absent or a list).
@@ -61,153 +78,198 @@ func (d Doc) Get(key string) string { return d.Fields[key].Text }
 // Has reports whether key was written.
 func (d Doc) Has(key string) bool { _, ok := d.Fields[key]; return ok }
 
+// Split cuts s into its front matter block (the lines between a first
+// line "---" and the next "---" line) and its body. ok is false when s
+// has no block (it is all body); a block opened and never closed is
+// ErrMalformed.
+func Split(s string) (head, body string, ok bool, err error) {
+	s = strings.TrimPrefix(s, "\ufeff")
+	first, rest, _ := strings.Cut(s, "\n")
+	if strings.TrimRight(first, " \t\r") != "---" {
+		return "", s, false, nil
+	}
+	for off := 0; off < len(rest); {
+		line, next, found := strings.Cut(rest[off:], "\n")
+		if strings.TrimRight(line, " \t\r") == "---" {
+			if !found {
+				next = ""
+			}
+			return rest[:off], next, true, nil
+		}
+		if !found {
+			break
+		}
+		off = len(rest) - len(next)
+	}
+	return "", "", false, fmt.Errorf("%w: the block opened by --- on line 1 is never closed: it does not end with a --- line", ErrMalformed)
+}
+
 // Parse splits s into its front matter and body. A file with no front
 // matter is all body. An opened block that is never closed, or a line
 // that is not "key: value", is ErrMalformed with the line's number.
 func Parse(s string) (Doc, error) {
-	s = strings.TrimPrefix(s, "\ufeff")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	d := Doc{Fields: map[string]Field{}}
-	if !strings.HasPrefix(s, "---\n") {
-		d.Body = s
+	head, body, ok, err := Split(s)
+	if err != nil {
+		return Doc{}, err
+	}
+	d := Doc{Fields: map[string]Field{}, Body: body, Front: ok}
+	if !ok {
 		return d, nil
 	}
-	lines := strings.Split(s[4:], "\n")
-	end := -1
-	for i, l := range lines {
-		if strings.TrimRight(l, " \t") == "---" {
-			end = i
-			break
-		}
-	}
-	if end < 0 {
-		return Doc{}, fmt.Errorf("%w: the block opened by --- on line 1 is never closed", ErrMalformed)
-	}
-	d.Body = strings.TrimPrefix(strings.Join(lines[end+1:], "\n"), "\n")
-	if err := d.fields(lines[:end]); err != nil {
+	d.Body = strings.TrimPrefix(body, "\n")
+	if err := d.fields(head); err != nil {
 		return Doc{}, err
 	}
 	return d, nil
 }
 
-// fields reads the block's lines into d.
-func (d *Doc) fields(lines []string) error {
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
+// chunk is one top-level key's lines: its own and the indented ones after
+// it, with the line number of its first.
+type chunk struct {
+	key, rest string
+	lines     []string
+	line      int
+}
+
+// fields reads the block into d: as YAML when it is, else key by key.
+func (d *Doc) fields(head string) error {
+	chunks, err := split(head)
+	if err != nil {
+		return err
+	}
+	var whole yaml.Node
+	if yaml.Unmarshal([]byte(head), &whole) == nil {
+		if values, ok := mapping(&whole); ok && len(values) == len(chunks) {
+			for i, c := range chunks {
+				d.set(c.key, field(values[i], c.rest))
+			}
+			return nil
 		}
-		if l[0] == ' ' || l[0] == '\t' {
-			return fmt.Errorf("%w: line %d is indented where a key was expected", ErrMalformed, i+2)
+	}
+	for _, c := range chunks {
+		f, err := c.read()
+		if err != nil {
+			return fmt.Errorf("%w: %s (line %d): %w", ErrMalformed, c.key, c.line, err)
 		}
-		key, val, ok := strings.Cut(l, ":")
-		key = strings.TrimSpace(key)
-		if !ok || key == "" || strings.ContainsAny(key, " \t\"'") {
-			return fmt.Errorf("%w: line %d is not \"key: value\"", ErrMalformed, i+2)
-		}
-		val = strings.TrimSpace(val)
-		at := i + 2
-		// The indented lines after the key belong to it.
-		j := i + 1
-		for j < len(lines) && (strings.TrimSpace(lines[j]) == "" || lines[j][0] == ' ' || lines[j][0] == '\t' || strings.HasPrefix(lines[j], "- ")) {
-			j++
-		}
-		more := lines[i+1 : j]
-		i = j - 1
-		f, err := value(val, more)
-		if err != nil && key != "argument-hint" {
-			return fmt.Errorf("%w: %s (line %d): %w", ErrMalformed, key, at, err)
-		}
-		f.Raw = val
-		if _, dup := d.Fields[key]; !dup {
-			d.Keys = append(d.Keys, key)
-		}
-		d.Fields[key] = f
+		d.set(c.key, f)
 	}
 	return nil
 }
 
-// value reads one key's value: val on the key's line and the indented
-// lines after it.
-func value(val string, more []string) (Field, error) {
-	switch {
-	case val == "|" || val == ">" || val == "|-" || val == ">-":
-		var parts []string
-		for _, m := range more {
-			parts = append(parts, strings.TrimSpace(m))
-		}
-		sep := "\n"
-		if val[0] == '>' {
-			sep = " "
-		}
-		return Field{Text: strings.TrimSpace(strings.Join(parts, sep))}, nil
-	case val == "":
-		var items []string
-		for _, m := range more {
-			m = strings.TrimSpace(m)
-			if m == "" {
-				continue
-			}
-			item, ok := strings.CutPrefix(m, "-")
-			if !ok {
-				return Field{}, errors.New("an indented line that is not a \"- item\"")
-			}
-			s, err := scalar(strings.TrimSpace(item))
-			if err != nil {
-				return Field{}, err
-			}
-			items = append(items, s)
-		}
-		if items == nil {
-			return Field{}, nil
-		}
-		return Field{List: items, IsList: true}, nil
-	case strings.HasPrefix(val, "["):
-		inner, ok := strings.CutSuffix(val, "]")
-		if !ok {
-			return Field{}, errors.New("a list opened with [ is not closed on its line")
-		}
-		var items []string
-		for _, p := range strings.Split(inner[1:], ",") {
-			s, err := scalar(strings.TrimSpace(p))
-			if err != nil {
-				return Field{}, err
-			}
-			if s != "" {
-				items = append(items, s)
-			}
-		}
-		return Field{List: items, IsList: true}, nil
+func (d *Doc) set(key string, f Field) {
+	if _, dup := d.Fields[key]; !dup {
+		d.Keys = append(d.Keys, key)
 	}
-	// A plain scalar may continue on indented lines (YAML folds them).
-	for _, m := range more {
-		if m = strings.TrimSpace(m); m != "" {
-			val += " " + m
-		}
-	}
-	s, err := scalar(val)
-	return Field{Text: s}, err
+	d.Fields[key] = f
 }
 
-// scalar unquotes a quoted scalar and drops a plain one's trailing
-// comment.
-func scalar(s string) (string, error) {
+// split cuts the block into its top-level keys. A line that is neither a
+// comment, blank, indented under a key nor "key: value" is ErrMalformed.
+func split(head string) ([]chunk, error) {
+	lines := strings.Split(strings.TrimSuffix(head, "\n"), "\n")
+	var out []chunk
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") && len(out) == 0 {
+			continue
+		}
+		if l[0] == ' ' || l[0] == '\t' || strings.HasPrefix(l, "- ") || t == "-" {
+			if len(out) == 0 {
+				return nil, fmt.Errorf("%w: line %d is indented where a key was expected", ErrMalformed, i+2)
+			}
+			out[len(out)-1].lines = append(out[len(out)-1].lines, l)
+			continue
+		}
+		if strings.HasPrefix(t, "#") {
+			continue
+		}
+		key, rest, ok := strings.Cut(l, ":")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" || strings.ContainsAny(key, " \t\"'") {
+			return nil, fmt.Errorf("%w: line %d is not \"key: value\"", ErrMalformed, i+2)
+		}
+		out = append(out, chunk{key: key, rest: strings.TrimSpace(rest), lines: []string{l}, line: i + 2})
+	}
+	return out, nil
+}
+
+// mapping is the values of a YAML document that is one mapping with
+// plain keys, in order.
+func mapping(doc *yaml.Node) ([]*yaml.Node, bool) {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, false
+	}
+	m := doc.Content[0]
+	var values []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind != yaml.ScalarNode || k.Value == "" {
+			return nil, false
+		}
+		values = append(values, m.Content[i+1])
+	}
+	return values, true
+}
+
+// read is one key's value when the whole block is not YAML: the key's
+// lines as YAML of their own, or else the rest of its line (and the lines
+// folded under it) as text.
+func (c chunk) read() (Field, error) {
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(strings.Join(c.lines, "\n")), &doc) == nil {
+		if values, ok := mapping(&doc); ok && len(values) == 1 {
+			return field(values[0], c.rest), nil
+		}
+	}
+	text := c.rest
 	switch {
-	case strings.HasPrefix(s, `"`):
-		u, err := strconv.Unquote(s)
-		if err != nil {
-			return "", errors.New("a double-quoted value that does not end its quote")
-		}
-		return u, nil
-	case strings.HasPrefix(s, "'"):
-		if len(s) < 2 || !strings.HasSuffix(s, "'") {
-			return "", errors.New("a single-quoted value that does not end its quote")
-		}
-		return strings.ReplaceAll(s[1:len(s)-1], "''", "'"), nil
+	case strings.HasPrefix(text, `"`) || strings.HasPrefix(text, "'"):
+		return Field{}, errors.New("a quoted value that does not end its quote")
+	case strings.HasPrefix(text, "[") && !strings.HasSuffix(text, "]"):
+		return Field{}, errors.New("a list opened with [ is not closed on its line")
+	case strings.HasPrefix(text, "{") && !strings.HasSuffix(text, "}"):
+		return Field{}, errors.New("a mapping opened with { is not closed on its line")
 	}
-	if i := strings.Index(s, " #"); i >= 0 {
-		s = strings.TrimSpace(s[:i])
+	for _, m := range c.lines[1:] {
+		if m = strings.TrimSpace(m); m != "" {
+			text += " " + m
+		}
 	}
-	return s, nil
+	return Field{Text: strings.TrimSpace(text), Raw: c.rest}, nil
+}
+
+// field is a YAML value as a Field; raw is the rest of the key's line.
+func field(n *yaml.Node, raw string) Field {
+	f := Field{Raw: raw}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag != "!!null" {
+			f.Text = strings.TrimSpace(n.Value)
+		}
+	case yaml.SequenceNode:
+		f.IsList = true
+		for _, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				return Field{Raw: raw, Nested: true}
+			}
+			if v := strings.TrimSpace(item.Value); v != "" && item.Tag != "!!null" {
+				f.List = append(f.List, v)
+			}
+		}
+	case yaml.MappingNode:
+		f.IsMap, f.Map = true, map[string]string{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode {
+				return Field{Raw: raw, Nested: true}
+			}
+			f.Map[k.Value] = v.Value
+		}
+	default:
+		f.Nested = true
+	}
+	return f
 }

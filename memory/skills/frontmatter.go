@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +13,8 @@ import (
 	"unicode"
 
 	"github.com/spf13/afero"
-	"go.yaml.in/yaml/v3"
 
+	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -28,17 +27,6 @@ const (
 // validName is the Agent Skills name: lowercase letters, digits and single
 // hyphens between them.
 var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
-// frontmatter is SKILL.md's YAML header. allowed-tools is a YAML list or a
-// string (the layout's space-separated list, or Claude Code's
-// comma-separated one), so it is decoded by hand.
-type frontmatter struct {
-	Name         string            `yaml:"name"`
-	Description  string            `yaml:"description"`
-	AllowedTools yaml.Node         `yaml:"allowed-tools"`
-	License      string            `yaml:"license"`
-	Metadata     map[string]string `yaml:"metadata"`
-}
 
 // readSkill reads dir/SKILL.md's frontmatter. A missing SKILL.md is
 // fs.ErrNotExist (the directory is no skill); any other failure is one
@@ -63,7 +51,7 @@ func readSkill(r Root, dir string) (Skill, error) {
 	if err != nil {
 		return Skill{}, fmt.Errorf("skill %s is left out: %w", file, err)
 	}
-	sk.Source, sk.Dir, sk.File, sk.fsys = r.Source, dir, file, r.FSys
+	sk.Source, sk.Dir, sk.File, sk.fsys, sk.Plugin = r.Source, dir, file, r.FSys, r.Plugin
 	return sk, nil
 }
 
@@ -92,91 +80,58 @@ func readAtMost(fsys afero.Fs, name string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit))
 }
 
-// parse reads a SKILL.md's head into a Skill's frontmatter fields.
+// parse reads a SKILL.md's head into a Skill's frontmatter fields,
+// through the one front matter reader (memory/frontmatter), which reads
+// Claude Code's not-quite-YAML as Claude Code does.
 func parse(data []byte) (Skill, error) {
-	head, _, err := splitFrontmatter(data)
+	doc, err := frontmatter.Parse(string(data))
 	if err != nil {
-		return Skill{}, err
+		return Skill{}, malformed{err}
 	}
-	var fm frontmatter
-	if err := yaml.Unmarshal(head, &fm); err != nil {
-		return Skill{}, fmt.Errorf("its frontmatter is not valid YAML (%s): %w", oneLine(err.Error()), ErrMalformed)
+	if !doc.Front {
+		return Skill{}, fmt.Errorf("it does not start with a --- line of YAML frontmatter: %w", ErrMalformed)
 	}
-	name := strings.TrimSpace(fm.Name)
+	name := strings.TrimSpace(doc.Get("name"))
 	switch {
 	case name == "":
 		return Skill{}, fmt.Errorf("its frontmatter has no name: %w", ErrMalformed)
 	case len(name) > maxName || !validName.MatchString(name):
 		return Skill{}, fmt.Errorf("its name %q is not lowercase letters, digits and hyphens of at most %d characters: %w", clip(name, maxName+8), maxName, ErrMalformed)
 	}
-	desc := oneLine(fm.Description)
+	desc := oneLine(doc.Get("description"))
 	switch {
 	case desc == "":
 		return Skill{}, fmt.Errorf("its frontmatter has no description: %w", ErrMalformed)
 	case len(desc) > maxDescription:
 		return Skill{}, fmt.Errorf("its description is longer than %d characters: %w", maxDescription, ErrMalformed)
 	}
-	tools, err := allowedTools(&fm.AllowedTools)
+	tools, err := allowedTools(doc.Fields["allowed-tools"])
 	if err != nil {
 		return Skill{}, err
 	}
-	return Skill{Name: name, Description: desc, AllowedTools: tools, License: oneLine(fm.License), Metadata: fm.Metadata}, nil
-}
-
-// splitFrontmatter splits a SKILL.md into its YAML header and its body. The
-// file must start with a "---" line and the header end with one within
-// what was read.
-func splitFrontmatter(data []byte) (head, body []byte, err error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	first, rest, _ := cutLine(data)
-	if strings.TrimRight(string(first), " \t\r") != "---" {
-		return nil, nil, fmt.Errorf("it does not start with a --- line of YAML frontmatter: %w", ErrMalformed)
+	meta := doc.Fields["metadata"]
+	if meta.Nested || doc.Has("metadata") && !meta.IsMap && meta.Text != "" {
+		return Skill{}, fmt.Errorf("its metadata is not a mapping of names to text: %w", ErrMalformed)
 	}
-	start := len(data) - len(rest)
-	for off := start; off < len(data); {
-		line, next, _ := cutLine(data[off:])
-		if strings.TrimRight(string(line), " \t\r") == "---" {
-			return data[start:off], next, nil
-		}
-		off = len(data) - len(next)
-	}
-	return nil, nil, fmt.Errorf("its frontmatter does not end with a --- line within its first %d KiB: %w", HeadLimit>>10, ErrMalformed)
-}
-
-// cutLine splits off data's first line; ok says it ended with a newline.
-func cutLine(data []byte) (line, rest []byte, ok bool) {
-	if i := bytes.IndexByte(data, '\n'); i >= 0 {
-		return data[:i], data[i+1:], true
-	}
-	return data, nil, false
+	return Skill{Name: name, Description: desc, AllowedTools: tools, License: oneLine(doc.Get("license")), Metadata: meta.Map,
+		NoModel: strings.EqualFold(strings.TrimSpace(doc.Get("disable-model-invocation")), "true")}, nil
 }
 
 // allowedTools reads allowed-tools: a YAML list, or a string split at
 // commas (Claude Code's form) or else at spaces (the layout's), never
 // inside parentheses, where a rule such as Bash(git add:*) has its own.
-func allowedTools(n *yaml.Node) ([]string, error) {
-	switch n.Kind {
-	case 0:
-		return nil, nil
-	case yaml.SequenceNode:
-		var tools []string
-		for _, item := range n.Content {
-			if item.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("its allowed-tools holds something other than tool names: %w", ErrMalformed)
-			}
-			if t := strings.TrimSpace(item.Value); t != "" {
-				tools = append(tools, t)
-			}
-		}
-		return tools, nil
-	case yaml.ScalarNode:
-		sep := func(r rune) bool { return unicode.IsSpace(r) }
-		if strings.Contains(n.Value, ",") {
-			sep = func(r rune) bool { return r == ',' }
-		}
-		return splitOutsideParens(n.Value, sep), nil
+func allowedTools(f frontmatter.Field) ([]string, error) {
+	switch {
+	case f.Nested || f.IsMap:
+		return nil, fmt.Errorf("its allowed-tools is neither a list nor a string: %w", ErrMalformed)
+	case f.IsList:
+		return f.List, nil
 	}
-	return nil, fmt.Errorf("its allowed-tools is neither a list nor a string: %w", ErrMalformed)
+	sep := func(r rune) bool { return unicode.IsSpace(r) }
+	if strings.Contains(f.Text, ",") {
+		sep = func(r rune) bool { return r == ',' }
+	}
+	return splitOutsideParens(f.Text, sep), nil
 }
 
 func splitOutsideParens(s string, sep func(rune) bool) []string {
@@ -221,3 +176,11 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// malformed is the front matter reader's error as the skill's: its
+// sentence as it is, and ErrMalformed to errors.Is.
+type malformed struct{ err error }
+
+func (m malformed) Error() string        { return m.err.Error() }
+func (m malformed) Unwrap() error        { return m.err }
+func (m malformed) Is(target error) bool { return target == ErrMalformed }

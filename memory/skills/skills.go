@@ -22,12 +22,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -43,6 +46,10 @@ const (
 	// Ralph is a skill under ralph's own skills directory in the person's
 	// config.
 	Ralph
+	// Plugin is a skill of a Claude Code plugin's skills/ directory
+	// (memory/plugins hands its roots to Roots). It grants nothing: a
+	// plugin may have come with a repository.
+	Plugin
 )
 
 func (s Source) String() string {
@@ -53,6 +60,8 @@ func (s Source) String() string {
 		return "user"
 	case Ralph:
 		return "ralph"
+	case Plugin:
+		return "plugin"
 	}
 	return fmt.Sprintf("source(%d)", int(s))
 }
@@ -83,17 +92,28 @@ type Skill struct {
 	Dir, File string
 	// AllowedTools is the frontmatter's allowed-tools, as written. From a
 	// project skill it may only narrow what the session allows (Grants).
+	// Plugin names the plugin a Plugin skill came with.
 	AllowedTools []string
+	Plugin       string
 	License      string
 	Metadata     map[string]string
+	// NoModel is Claude Code's disable-model-invocation: the skill is
+	// meant to be started by the person, not the model. ralph has no
+	// person-started skills yet, so it offers such a skill to the model
+	// like any other and shows the flag in ralph skills.
+	NoModel bool
 
 	fsys afero.Fs
 }
 
-// Grants reports whether the skill's allowed-tools may grant tools: only a
+// Grants reports whether the skill's allowed-tools could grant tools: only a
 // skill of the person's own (User, Ralph) may; a project skill's list is a
 // restriction only.
-func (s Skill) Grants() bool { return s.Source != Project && len(s.AllowedTools) > 0 }
+// ralph applies no skill's allowed-tools yet (docs/skills.md says why);
+// this is the rule it would follow.
+func (s Skill) Grants() bool {
+	return (s.Source == User || s.Source == Ralph) && len(s.AllowedTools) > 0
+}
 
 // Body reads the skill's instructions (SKILL.md without its frontmatter)
 // through the same door discovery used, at most BodyLimit bytes; truncated
@@ -108,14 +128,17 @@ func (s Skill) Body() (body string, truncated bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("skill %s: %w", s.Name, err)
 	}
-	_, rest, err := splitFrontmatter(data)
+	_, rest, ok, err := frontmatter.Split(string(data))
+	if err == nil && !ok {
+		err = fmt.Errorf("it no longer starts with a --- line: %w", ErrMalformed)
+	}
 	if err != nil {
 		return "", false, fmt.Errorf("skill %s: %s: %w", s.Name, s.File, err)
 	}
 	if len(rest) > BodyLimit {
-		return string(rest[:BodyLimit]), true, nil
+		return rest[:BodyLimit], true, nil
 	}
-	return string(rest), false, nil
+	return rest, false, nil
 }
 
 // Root is one skills directory and the door it is read through.
@@ -124,6 +147,8 @@ type Root struct {
 	// Dir is the skills directory (…/.claude/skills), absolute.
 	Dir  string
 	FSys afero.Fs
+	// Plugin names the plugin of a Plugin root.
+	Plugin string
 }
 
 // Roots are the skills directories of a session, the most trusted first:
@@ -133,16 +158,19 @@ type Root struct {
 // and the project's (each of agentDirs, then .agents/skills, the Agent
 // Skills standard's) read through project, the project's door. The
 // agents' folders come from the caller (the agents' table), which memory
-// stands below. An empty home or userConfigDir leaves that root out; a
-// person's directory that cannot be opened is a warning, not an error.
-func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string) ([]Root, []string) {
+// stands below. plugins are the skills directories of Claude Code plugins
+// (memory/plugins makes them, each with its own door and Source Plugin),
+// taken after the person's and before the project's. An empty home or
+// userConfigDir leaves that root out; a person's directory that cannot be
+// opened is a warning, not an error.
+func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string, plugins []Root) ([]Root, []string) {
 	var roots []Root
 	var warnings []string
 	person := func(src Source, base string, sub ...string) {
 		if base == "" {
 			return
 		}
-		door, err := rootfs.New(base)
+		door, err := personDoor(base)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				warnings = append(warnings, fmt.Sprintf("skills in %s are left out: %v", base, err))
@@ -159,12 +187,45 @@ func Roots(project *rootfs.Fs, home, userConfigDir string, agentDirs []string) (
 			person(User, filepath.Join(home, filepath.Dir(d)), filepath.Base(d))
 		}
 	}
+	for _, p := range plugins {
+		p.Source = Plugin
+		roots = append(roots, p)
+	}
 	if project != nil {
 		for _, d := range append(slices.Clone(agentDirs), filepath.Join(".agents", "skills")) {
 			roots = append(roots, Root{Source: Project, Dir: filepath.Join(project.Dir(), d), FSys: project})
 		}
 	}
 	return roots, warnings
+}
+
+// personDoors are the doors on the person's directories, one a directory
+// for the process: a door holds a descriptor open for as long as it is
+// used, and a process that opens many sessions (ralph serve) must not
+// open one more each time.
+var personDoors sync.Map // base -> personEntry
+
+type personEntry struct {
+	door *rootfs.Fs
+	fi   os.FileInfo
+}
+
+// personDoor is the door on base, opened again when base is no longer the
+// directory it was opened on (removed and made anew).
+func personDoor(base string) (*rootfs.Fs, error) {
+	fi, err := os.Stat(base)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := personDoors.Load(base); ok && os.SameFile(e.(personEntry).fi, fi) {
+		return e.(personEntry).door, nil
+	}
+	door, err := rootfs.New(base)
+	if err != nil {
+		return nil, err
+	}
+	personDoors.Store(base, personEntry{door: door, fi: fi})
+	return door, nil
 }
 
 // Set is the skills of a session, fixed when it was loaded so the system
@@ -200,10 +261,19 @@ func Load(roots []Root) *Set {
 
 // List is the skills, sorted by name (names are unique), the same on every
 // call.
-func (s *Set) List() []Skill { return slices.Clone(s.skills) }
+// A nil Set has none.
+func (s *Set) List() []Skill {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.skills)
+}
 
 // Lookup finds a skill by name.
 func (s *Set) Lookup(name string) (Skill, bool) {
+	if s == nil {
+		return Skill{}, false
+	}
 	i, ok := slices.BinarySearchFunc(s.skills, name, func(sk Skill, n string) int { return strings.Compare(sk.Name, n) })
 	if !ok {
 		return Skill{}, false
@@ -211,8 +281,16 @@ func (s *Set) Lookup(name string) (Skill, bool) {
 	return s.skills[i], true
 }
 
+// Warn adds sentences of the caller's (Roots' own) to Warnings.
+func (s *Set) Warn(sentences ...string) { s.warnings = append(s.warnings, sentences...) }
+
 // Warnings are the sentences Load had to say, in the order it found them.
-func (s *Set) Warnings() []string { return slices.Clone(s.warnings) }
+func (s *Set) Warnings() []string {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.warnings)
+}
 
 // scan reads one skills directory: each subdirectory holding a SKILL.md is
 // a skill, in name order.

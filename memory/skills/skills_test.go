@@ -38,7 +38,7 @@ func (l layout) load(t *testing.T) *Set {
 	t.Helper()
 	door, err := rootfs.New(l.project)
 	must(t, err)
-	roots, warnings := Roots(door, l.home, l.config, []string{".claude/skills"})
+	roots, warnings := Roots(door, l.home, l.config, []string{".claude/skills"}, nil)
 	if len(warnings) > 0 {
 		t.Fatalf("roots: %q", warnings)
 	}
@@ -345,7 +345,7 @@ func TestNoPersonDirs(t *testing.T) {
 	l := newLayout(t)
 	door, err := rootfs.New(l.project)
 	must(t, err)
-	roots, warnings := Roots(door, l.home, filepath.Join(l.home, "missing"), []string{".claude/skills"})
+	roots, warnings := Roots(door, l.home, filepath.Join(l.home, "missing"), []string{".claude/skills"}, nil)
 	if len(warnings) > 0 || len(roots) != 2 {
 		t.Fatalf("roots %v warnings %q", roots, warnings)
 	}
@@ -402,5 +402,37 @@ func TestTooManySkills(t *testing.T) {
 	set := l.load(t)
 	if len(set.List()) != MaxPerDir || len(set.Warnings()) != 1 {
 		t.Fatalf("%d skills, warnings %q", len(set.List()), set.Warnings())
+	}
+}
+
+// TestSkillFiles: a person's skill lists its other files and reads them
+// through a door on its own directory; a path or a link out of it (to
+// the key, or to a file beside the skill in ~/.claude) is refused.
+func TestSkillFiles(t *testing.T) {
+	l := newLayout(t)
+	dir := filepath.Join(l.home, ".claude/skills/fill")
+	write(t, filepath.Join(dir, "SKILL.md"), "---\nname: fill\ndescription: Fill forms.\n---\nRun scripts/fill.py.\n")
+	write(t, filepath.Join(dir, "scripts/fill.py"), "print('fill')\n")
+	write(t, filepath.Join(l.home, ".claude/settings.json"), `{"secret": "beside"}`)
+	must(t, os.Symlink(l.secret, filepath.Join(dir, "key")))
+	must(t, os.Symlink("../../settings.json", filepath.Join(dir, "settings")))
+	sk, ok := l.load(t).Lookup("fill")
+	if !ok {
+		t.Fatal("fill not found")
+	}
+	files, more, err := sk.Files()
+	must(t, err)
+	if more || !slices.Equal(files, []string{"key", "scripts/fill.py", "settings"}) {
+		t.Fatalf("files %q more %v", files, more)
+	}
+	data, _, err := sk.ReadFile("scripts/fill.py")
+	if err != nil || string(data) != "print('fill')\n" {
+		t.Fatalf("fill.py %q %v", data, err)
+	}
+	for _, bad := range []string{"key", "settings", "../../settings.json", l.secret, "../fill/../../../.ssh/id_rsa"} {
+		data, _, err := sk.ReadFile(bad)
+		if err == nil || strings.Contains(string(data), "secret") {
+			t.Errorf("ReadFile(%q) = %q, %v", bad, data, err)
+		}
 	}
 }

@@ -32,13 +32,9 @@ import (
 // ralph hooks): a project that cannot be found or opened, a usage error
 // or a bad config is exit 2.
 func (c *cli) inProject(fn func(door *rootfs.Fs, dir string) error) error {
-	dir, err := c.root()
+	dir, door, err := c.door()
 	if err != nil {
-		return usageErrorf("%s", err)
-	}
-	door, err := rootfs.New(dir)
-	if err != nil {
-		return usageErrorf("%s", err)
+		return err
 	}
 	err = fn(door, dir)
 	if errors.Is(err, ErrMCPUsage) || errors.Is(err, config.ErrInvalid) {

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/slash"
@@ -387,7 +388,8 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 		Loop: func(ctx context.Context) (string, error) {
 			return assemble.TaskLoop(ctx, p, coord, queue, ctl, nil)
 		},
-		RunArgs: func(args string) error { return runArgs(p, args) }}
+		RunArgs: func(args string) error { return runArgs(p, args) },
+		Skills:  func() *skills.Set { return p.Skills }}
 	steps := NewStepReader(in)
 	code := sc.Steps(ctx, func() (Step, error) {
 		st, err := steps.Next()

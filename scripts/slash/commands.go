@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/undo"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -67,6 +68,8 @@ type Host struct {
 	DropPlan func() error
 	// MCP lists the project's MCP servers; nil makes /mcp unavailable.
 	MCP func() []mcp.Status
+	// Skills are the session's skills; nil makes /skills unavailable.
+	Skills func() *skills.Set
 	// Handoff hands the conversation off to a new session (/handoff);
 	// nil makes /handoff unavailable.
 	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -34,6 +35,9 @@ type Deps struct {
 	Asker UserAsker
 	// Plan writes a new plan (write_plan).
 	Plan *PlanWriter
+	// Skills are the session's skills (skill), fixed at its start; Root
+	// names a project skill's files for read_file.
+	Skills *skills.Set
 	// The bodies run above the tools: the task loop's complete_task, the
 	// coordinator's spawn_agent, a review's reports.
 	Claim, Spawn, Findings, Verdicts, Fixed RunFunc
