@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -47,6 +48,10 @@ type Children struct {
 	// own tools added (the task loop's complete_task, a review's report);
 	// nil means Tools.
 	ToolsWith func(role tools.Role, own ...tools.Tool) Tools
+	// Defs are the agent definitions spawn_agent may name and the task
+	// loop may work with (workers/agentdefs), read once when the session
+	// started; the zero Set has none.
+	Defs agentdefs.Set
 }
 
 // agentID is the id this coordinator puts on its events.
@@ -92,7 +97,16 @@ func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.Ra
 		close(ready)
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
-	return c.runAgent(ctx, agentJob{callID: callID, prompt: a.Task, after: after, ready: ready}, c.opts.Children.Tools, true).res
+	job := agentJob{callID: callID, prompt: a.Task, after: after, ready: ready}
+	if name := strings.TrimSpace(a.Agent); name != "" {
+		def, err := c.opts.Children.definition(name)
+		if err != nil {
+			close(ready)
+			return workers.Result{IsError: true, Output: err.Error()}
+		}
+		job.def = &def
+	}
+	return c.runAgent(ctx, job, c.opts.Children.Tools, true).res
 }
 
 // agentJob is what a child agent is started for: a spawn_agent call
@@ -112,6 +126,12 @@ type agentJob struct {
 	// in call order.
 	after <-chan struct{}
 	ready chan struct{}
+	// def, when set, is the agent definition the agent follows: its
+	// prompt, tools and model (definitions.go).
+	def *agentdefs.Def
+	// keep are the tools a definition's list does not take away: the
+	// ones the agent finishes with (ChildTask.Finish).
+	keep []string
 }
 
 // agentRun is the result of one child agent.
@@ -189,9 +209,18 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	if queue == nil {
 		queue = interrupts.NewQueue()
 	}
+	model, system := c.ModelName(), ""
+	if job.def != nil {
+		var err error
+		if tools, model, system, err = ApplyDefinition(*job.def, tools, model, job.keep...); err != nil {
+			run.res = workers.Result{IsError: true, Output: err.Error()}
+			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+			return run
+		}
+	}
 	child := New(Options{
-		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
-		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools), AgentID: id,
+		Model: c.opts.Model, ModelName: model, Tools: tools, Store: store, Queue: queue,
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools) + system, AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
 		// A child's tool calls fire the session's tool hooks, and its
 		// end SubagentStop.
@@ -308,6 +337,9 @@ type ChildTask struct {
 	// offered (a reviewer only those that change nothing, and its report);
 	// zero is the task loop's worker.
 	Role tools.Role
+	// Def, when set, is the agent definition the child follows (ralph run
+	// --agent def:NAME): its prompt, tools and model.
+	Def *agentdefs.Def
 }
 
 // ErrNoChildren is what RunChild returns when c was built without
@@ -344,7 +376,11 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
 	defer c.workers.leave(queue)
-	run := c.runAgent(ctx, agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue}, tools, false)
+	job := agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue, def: t.Def}
+	for _, f := range t.Finish {
+		job.keep = append(job.keep, f.Def().Name)
+	}
+	run := c.runAgent(ctx, job, tools, false)
 	failure := ""
 	if run.res.IsError {
 		failure = run.res.Output

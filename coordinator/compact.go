@@ -343,7 +343,7 @@ func (c *Coordinator) compactForRetry(ctx context.Context, err error) (bool, err
 	}
 	msgs := c.Messages()
 	model := c.ModelName()
-	budget := c.budget(ctx, model, toolDefs(c.opts.Tools, c.opts.Children != nil))
+	budget := c.budget(ctx, model, toolDefs(c.toolSet(), c.opts.Children != nil))
 	// The unanswered messages at the end: the message refused.
 	start := len(msgs)
 	for start > 0 && msgs[start-1].Role == conversation.RoleUser && msgs[start-1].Refused == "" {

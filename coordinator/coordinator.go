@@ -144,7 +144,10 @@ type Coordinator struct {
 	changed   []git.FileChange
 	changedMu sync.Mutex
 	storeErr  error
-	mu        sync.Mutex
+	// narrowed, when set, are the tools of the run under way in place of
+	// opts.Tools (RunNarrowed); guarded by mu.
+	narrowed Tools
+	mu       sync.Mutex
 	// noteMu guards opts.Note, which AddNote adds to from the face's
 	// goroutine.
 	noteMu sync.Mutex

@@ -82,7 +82,7 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, text.Clip(calls[i].Arguments, 200))})
 				continue
 			}
-			finish(i, c.opts.Tools.Call(tools.WithCaller(c.hookCall(ctx, calls[i].ID), c.caller()), calls[i].Name, args[i]))
+			finish(i, c.toolSet().Call(tools.WithCaller(c.hookCall(ctx, calls[i].ID), c.caller()), calls[i].Name, args[i]))
 		}
 		wg.Wait()
 	})
@@ -130,7 +130,7 @@ type hookDoor interface {
 // before Publish returns, so before the call runs).
 func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage) {
 	ev := Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)}
-	if f, ok := c.opts.Tools.(foreseer); ok && json.Valid(args) {
+	if f, ok := c.toolSet().(foreseer); ok && json.Valid(args) {
 		ev.Asking = f.WillAsk(call.Name, args)
 	}
 	c.emit(ev)

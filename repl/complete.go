@@ -99,8 +99,12 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 		for _, spec := range slash.All() {
 			s = append(s, prompt.Suggest{Text: spec.Name, Description: spec.Summary})
 		}
-		for _, name := range slash.CustomNames(c.fs, c.root) {
-			s = append(s, prompt.Suggest{Text: name, Description: "custom command"})
+		for _, cu := range slash.Customs(c.fs, c.root) {
+			desc := cu.Description
+			if cu.Hint != "" {
+				desc = cu.Hint + " — " + desc
+			}
+			s = append(s, prompt.Suggest{Text: cu.Name, Description: desc})
 		}
 		return s, word[1:], "/"
 	case strings.HasPrefix(word, "@"):

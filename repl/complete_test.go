@@ -93,3 +93,21 @@ func TestTabReplacesWithTheBestFuzzyMatch(t *testing.T) {
 		t.Fatal("the replacement was applied twice")
 	}
 }
+
+// Tab offers a custom command with its argument hint and description.
+func TestCompleteCustomCommandWithHint(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CODEX_HOME", "")
+	c := completerFS(t)
+	_ = afero.WriteFile(c.fs, "/p/.claude/commands/fix-issue.md", []byte("---\ndescription: Fix a numbered issue\nargument-hint: [number] [priority]\n---\nFix #$1."), 0o644)
+	cands, _, _ := c.candidates("", "/fix")
+	for _, s := range cands {
+		if s.Text == "fix-issue" {
+			if s.Description != "[number] [priority] — Fix a numbered issue" {
+				t.Fatalf("description %q", s.Description)
+			}
+			return
+		}
+	}
+	t.Fatalf("/fix-issue not offered: %q", texts(cands))
+}

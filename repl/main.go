@@ -115,6 +115,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		},
 		Models: models.ForConfig(p.Config),
 		Commands: func(h *slash.Host) {
+			h.Command, h.Definitions = p.ShellLine, p.Definitions.Defs()
 			if o.Reopen != nil && o.Coord == nil {
 				h.Reopen = func(id string) {
 					reopen = id

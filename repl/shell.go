@@ -574,7 +574,7 @@ func (s *Shell) command(line string) (exit bool) {
 			}
 		}()
 	} else if o.Send != "" {
-		if err := s.startRun(o.Send); err != nil && !s.refused(err) {
+		if err := s.startSend(o); err != nil && !s.refused(err) {
 			s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
 		}
 	}

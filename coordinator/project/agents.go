@@ -36,6 +36,7 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
 	}
+	p.withDefinition(&opts)
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
 	} else {
@@ -172,6 +173,7 @@ func (p *Project) Children() *coordinator.Children {
 		ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools {
 			return p.Tools.For(role, own...)
 		},
+		Defs:     p.Definitions,
 		Memory:   p.learnings,
 		Settings: p.environment(),
 		Skills:   p.skillsPrompt(),

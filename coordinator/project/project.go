@@ -33,6 +33,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/mcp"
@@ -166,6 +167,12 @@ type Project struct {
 	// start: the system prompt lists them and the skill tool loads them.
 	// nil (a test's in-memory project) has none.
 	Skills *skills.Set
+	// Definitions are the agent definitions of the project and the
+	// person (workers/agentdefs), read when the session opened.
+	Definitions agentdefs.Set
+	// mainDef is the definition the conversation's agent follows (--agent
+	// def:NAME), nil for ralph's own.
+	mainDef *agentdefs.Def
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -287,6 +294,12 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
+	// The definitions are read before the lock is taken, so a one-shot
+	// naming one the project lacks fails before any session is recorded.
+	p.loadDefinitions(opts.Notify)
+	if err := p.chooseDefinition(opts.Definition); err != nil {
+		return nil, err
+	}
 	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {

@@ -35,6 +35,7 @@ The session's settings, which the user chose when ralph started:
 	}
 	b.WriteString(p.instructions())
 	b.WriteString(p.skillsPrompt())
+	b.WriteString(p.definitionsNote())
 	if p.appendSystem != "" {
 		b.WriteString("\n\n" + p.appendSystem)
 	}

@@ -77,7 +77,7 @@ func HelpText() string {
 }
 
 func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
-	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root)))
+	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root, h.Plugins...)))
 	return Outcome{}, nil
 }
 
@@ -146,14 +146,24 @@ func showFile(name string) func(context.Context, *Host, string) (Outcome, error)
 func runAgents(_ context.Context, h *Host, _ string) (Outcome, error) {
 	if h.Agents == nil || !h.busy() && len(h.Agents.List()) == 0 {
 		h.printf("no agents are running\n")
-		return Outcome{}, nil
+	} else {
+		now := h.now()
+		if h.busy() {
+			h.printf("main: %s\n", h.Agents.Main())
+		}
+		for _, a := range h.Agents.List() {
+			h.printf("%s (%s): %s — %s\n", a.ID, eventwords.Duration(now.Sub(a.Since)), eventwords.OneLine(a.Task, 80), a.Doing)
+		}
 	}
-	now := h.now()
-	if h.busy() {
-		h.printf("main: %s\n", h.Agents.Main())
-	}
-	for _, a := range h.Agents.List() {
-		h.printf("%s (%s): %s — %s\n", a.ID, eventwords.Duration(now.Sub(a.Since)), eventwords.OneLine(a.Task, 80), a.Doing)
+	if len(h.Definitions) > 0 {
+		h.printf("\nagent definitions (spawn_agent names one; ralph --agent def:NAME runs one):\n")
+		for _, d := range h.Definitions {
+			desc := d.Description
+			if desc == "" {
+				desc = "no description"
+			}
+			h.printf("  %s — %s (%s)\n", d.Name, eventwords.OneLine(desc, 80), text.StripControls(d.Shown))
+		}
 	}
 	return Outcome{}, nil
 }

@@ -1,6 +1,7 @@
 package slash
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"github.com/ralph-dev/ralph/memory/frontmatter"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Custom commands are the prompt files people bring from other agents: a
@@ -33,12 +36,21 @@ type customDir struct {
 	path, shown string
 }
 
+// CommandDir is a folder of custom commands beyond the agents' table's:
+// a plugin's commands/ folder (memory/plugins), read through Fs (a door
+// on the plugin's root) and shown as Shown. Plugins' folders come after
+// the project's and the person's, so theirs win a name.
+type CommandDir struct {
+	Fs          afero.Fs
+	Path, Shown string
+}
+
 // customDirs are where custom commands are looked for, nearest first:
 // the project's own (.ralph/commands, then the agents' folders the
 // agents' table names), then the person's (the agents' folders under
 // the home directory, then their person-only folders such as codex's
-// prompts).
-func customDirs(fs afero.Fs, root string) []customDir {
+// prompts), then extra (plugins').
+func customDirs(fs afero.Fs, root string, extra []CommandDir) []customDir {
 	ds := []customDir{{fs, filepath.Join(root, ".ralph", "commands"), ".ralph/commands"}}
 	for _, d := range agents.CommandDirs() {
 		ds = append(ds, customDir{fs, filepath.Join(root, filepath.FromSlash(d)), d})
@@ -56,6 +68,11 @@ func customDirs(fs afero.Fs, root string) []customDir {
 			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d.Home)), "~/" + d.Home})
 		}
 	}
+	for _, d := range extra {
+		if d.Fs != nil {
+			ds = append(ds, customDir{d.Fs, d.Path, d.Shown})
+		}
+	}
 	return ds
 }
 
@@ -65,23 +82,27 @@ const maxCustom = 64 << 10
 // maxCustomDepth bounds how deep folders of commands are looked into.
 const maxCustomDepth = 3
 
-// customCmd is one custom command file.
+// customCmd is one custom command file; hidden are the files of the
+// same name further away, which do not run.
 type customCmd struct {
 	name        string
 	fs          afero.Fs
 	path, shown string
+	hidden      []string
 }
 
 // customCommands are the custom command files, each name once, nearest
 // first: a directory's own files before its folders', folders in name
-// order. A name that would drive the terminal is never offered.
-func customCommands(fs afero.Fs, root string) []customCmd {
+// order. The nearest file of a name wins (the project's over the
+// person's, the person's over a plugin's); the others are its hidden.
+// A name that would drive the terminal is never offered.
+func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 	if fs == nil {
 		return nil
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	var out []customCmd
-	for _, d := range customDirs(fs, root) {
+	for _, d := range customDirs(fs, root, extra) {
 		queue := []string{""}
 		for depth := 0; depth <= maxCustomDepth && len(queue) > 0; depth++ {
 			var next []string
@@ -98,11 +119,16 @@ func customCommands(fs afero.Fs, root string) []customCmd {
 						continue
 					}
 					name, ok := strings.CutSuffix(e.Name(), ".md")
-					if !ok || seen[name] || !e.Mode().IsRegular() || strings.HasPrefix(name, ".") || text.StripControls(name) != name || strings.ContainsAny(name, " \t") {
+					if !ok || !e.Mode().IsRegular() || strings.HasPrefix(name, ".") || text.StripControls(name) != name || strings.ContainsAny(name, " \t") {
 						continue
 					}
-					seen[name] = true
-					out = append(out, customCmd{name, d.fs, filepath.Join(d.path, rel), d.shown + "/" + filepath.ToSlash(rel)})
+					shown := d.shown + "/" + filepath.ToSlash(rel)
+					if i, dup := seen[strings.ToLower(name)]; dup {
+						out[i].hidden = append(out[i].hidden, shown)
+						continue
+					}
+					seen[strings.ToLower(name)] = len(out)
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown})
 				}
 			}
 			queue = next
@@ -117,7 +143,7 @@ func (h *Host) customFile(name string) (customCmd, bool) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
 		return customCmd{}, false
 	}
-	for _, c := range customCommands(h.Fs, h.Root) {
+	for _, c := range customCommands(h.Fs, h.Root, h.Plugins...) {
 		if strings.EqualFold(c.name, name) {
 			return c, true
 		}
@@ -125,14 +151,34 @@ func (h *Host) customFile(name string) (customCmd, bool) {
 	return customCmd{}, false
 }
 
-// CustomNames are the custom commands no built-in shadows, for Tab, each
-// once, nearest first.
-func CustomNames(fs afero.Fs, root string) []string {
-	var out []string
-	for _, c := range customCommands(fs, root) {
-		if _, builtin := Lookup(strings.ToLower(c.name)); !builtin {
-			out = append(out, c.name)
+// Custom is a custom command as Tab and /help offer it.
+type Custom struct {
+	Name string
+	// Hint is its argument-hint, Description its description (or
+	// "custom command"), Shown its file as the person sees it; all fit
+	// for one line of the terminal.
+	Hint, Description, Shown string
+}
+
+// Customs are the custom commands no built-in shadows, for Tab and
+// /help, each once, nearest first; extra are plugins' folders.
+func Customs(fs afero.Fs, root string, extra ...CommandDir) []Custom {
+	var out []Custom
+	for _, c := range customCommands(fs, root, extra...) {
+		if _, builtin := Lookup(strings.ToLower(c.name)); builtin {
+			continue
 		}
+		cu := Custom{Name: c.name, Shown: text.StripControls(c.shown)}
+		if data, err := readCustom(c); err == nil {
+			if doc, err := frontmatter.Parse(string(data)); err == nil {
+				cu.Hint = oneLine(argumentHint(doc.Fields["argument-hint"]))
+				cu.Description = oneLine(doc.Get("description"))
+			}
+		}
+		if cu.Description == "" {
+			cu.Description = "custom command"
+		}
+		out = append(out, cu)
 	}
 	return out
 }
@@ -140,26 +186,14 @@ func CustomNames(fs afero.Fs, root string) []string {
 // CustomHelp is /help's section on the custom commands no built-in
 // shadows, in markdown, each with its argument hint and description
 // from its front matter and its file; "" when there are none.
-func CustomHelp(fs afero.Fs, root string) string {
+func CustomHelp(fs afero.Fs, root string, extra ...CommandDir) string {
 	var b strings.Builder
-	for _, c := range customCommands(fs, root) {
-		if _, builtin := Lookup(strings.ToLower(c.name)); builtin {
-			continue
+	for _, c := range Customs(fs, root, extra...) {
+		line := "/" + c.Name
+		if c.Hint != "" {
+			line += " " + c.Hint
 		}
-		line := "/" + c.name
-		desc := ""
-		if data, err := readCustom(c); err == nil {
-			if doc, err := frontmatter.Parse(string(data)); err == nil {
-				if hint := oneLine(argumentHint(doc.Fields["argument-hint"])); hint != "" {
-					line += " " + hint
-				}
-				desc = oneLine(doc.Get("description"))
-			}
-		}
-		if desc == "" {
-			desc = "custom command"
-		}
-		fmt.Fprintf(&b, "- `%s` — %s (%s)\n", strings.ReplaceAll(line, "`", "'"), desc, text.StripControls(c.shown))
+		fmt.Fprintf(&b, "- `%s` — %s (%s)\n", strings.ReplaceAll(line, "`", "'"), c.Description, c.Shown)
 	}
 	if b.Len() == 0 {
 		return ""
@@ -210,13 +244,42 @@ func readCustom(c customCmd) ([]byte, error) {
 	return data, err
 }
 
-// unapplied are front matter fields of Claude Code's commands that
-// ralph reads and does not apply yet: the session's model and tools
-// stay (a project's file may not grant tools in any case).
-var unapplied = []string{"model", "allowed-tools"}
+// orNone is names joined, or "none".
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// DispatchCustom runs line as a custom command when its name is one no
+// built-in shadows, for a one-shot's prompt (`ralph "/fix-issue 12"`);
+// ok is false for any other line, which stays a message as it always
+// was: a one-shot runs no built-in command.
+func DispatchCustom(h *Host, line string) (o Outcome, ok bool, err error) {
+	if !IsCommand(line) {
+		return Outcome{}, false, nil
+	}
+	name, args := Parse(line)
+	if _, builtin := Lookup(name); builtin {
+		return Outcome{}, false, nil
+	}
+	o, err = h.runCustom(name, args)
+	if errors.Is(err, errNoCustom) {
+		return Outcome{}, false, nil
+	}
+	return o, true, err
+}
+
+// warnedHidden are the custom command files whose hiding of others of
+// the same name was told, once a process.
+var warnedHidden sync.Map
 
 // runCustom sends custom command name's text, with args for $ARGUMENTS
-// and $1 … $9.
+// and $1 … $9, the files it names with @ embedded, and — when the turn
+// starts, through run_command's approval path — the output of its shell
+// lines (!`…`) in their place. Its model, if it names one, is the
+// turn's.
 func (h *Host) runCustom(name, args string) (Outcome, error) {
 	c, ok := h.customFile(name)
 	if !ok {
@@ -231,6 +294,12 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/%s: %s: %w", name, shown, err)
 	}
+	if len(c.hidden) > 0 {
+		if _, told := warnedHidden.LoadOrStore(c.shown, true); !told {
+			h.printf("note: /%s is %s; %s of the same name does not run (the project's command wins over the person's, the person's over a plugin's)\n",
+				name, shown, text.StripControls(strings.Join(c.hidden, ", ")))
+		}
+	}
 	body, used := expandArgs(doc.Body, args)
 	if !used && args != "" {
 		body += "\n\n" + args
@@ -238,20 +307,33 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 	if strings.TrimSpace(body) == "" {
 		return Outcome{}, fmt.Errorf("/%s: %s is empty", name, shown)
 	}
-	var ignored []string
-	for _, k := range unapplied {
-		if doc.Has(k) {
-			ignored = append(ignored, k)
+	body = h.embedFiles(body)
+	o := Outcome{Send: strings.TrimSpace(body)}
+	if m := strings.TrimSpace(doc.Get("model")); m != "" {
+		id, err := agentdefs.ModelID(m)
+		switch {
+		case err != nil:
+			h.printf("note: %s asks for model %s, which ralph cannot map to a provider (%v), so the session's model answers\n", shown, oneLine(m), err)
+		case id != "":
+			o.Model = id
+			h.printf("/%s: this turn uses model %s, as %s asks\n", name, oneLine(id), shown)
 		}
 	}
-	if len(ignored) > 0 {
-		h.printf("note: ralph does not apply %s of %s yet; the session's stay\n", strings.Join(ignored, " and "), shown)
-	}
-	if strings.Contains(body, "!`") {
-		h.printf("note: %s embeds shell (!`…`), which ralph sends as text and does not run\n", shown)
+	if doc.Has("allowed-tools") {
+		mapped, unknown := agentdefs.MapTools(doc.Fields["allowed-tools"].Items())
+		o.Tools = append(mapped, tools.Unnamed()...)
+		if len(unknown) > 0 {
+			h.printf("note: %s allows %s, which ralph does not have\n", shown, oneLine(strings.Join(unknown, ", ")))
+		}
+		h.printf("/%s: this turn's tools are %s only (allowed-tools of %s); ralph approves none of them in advance: its approval rules still decide which commands run\n",
+			name, orNone(mapped), shown)
 	}
 	h.printf("/%s: sending %s\n", name, shown)
-	return Outcome{Send: strings.TrimSpace(body)}, nil
+	if lines := shellLines(o.Send); len(lines) > 0 {
+		send := o.Send
+		o.Prepare = func(ctx context.Context) (string, error) { return h.runShellLines(ctx, name, shown, send) }
+	}
+	return o, nil
 }
 
 // expandArgs replaces $ARGUMENTS in body with args, and $1 … $9 with its

@@ -3,12 +3,19 @@ package slash
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // customHost is a host whose home has no commands of its own.
@@ -44,8 +51,8 @@ func TestCustomNestedFolders(t *testing.T) {
 	if err != nil || o.Send != "Make a component Button." {
 		t.Fatalf("%v, sent %q", err, o.Send)
 	}
-	if got := CustomNames(h.Fs, "/p"); len(got) != 1 || got[0] != "component" {
-		t.Fatalf("CustomNames = %q", got)
+	if got := Customs(h.Fs, "/p"); len(got) != 1 || got[0].Name != "component" {
+		t.Fatalf("Customs = %+v", got)
 	}
 	if _, err := Dispatch(ctx, h, "/frontend/component"); err == nil {
 		t.Fatal("a path ran as a command name")
@@ -99,8 +106,9 @@ func TestHelpListsCustomCommands(t *testing.T) {
 }
 
 // A malformed front matter is one error, never the block sent as text;
-// model and allowed-tools are said not to apply, and !` shell is said
-// not to run.
+// a model alias is said to be the session's model, allowed-tools narrows
+// the turn's tools (and approves nothing), and the !` shell lines run
+// only when the turn starts, through Host.Command.
 func TestCustomFrontMatterNotes(t *testing.T) {
 	ctx, h := context.Background(), customHost(t)
 	out := h.Out.(*bytes.Buffer)
@@ -110,12 +118,104 @@ func TestCustomFrontMatterNotes(t *testing.T) {
 	}
 	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/commit.md", []byte("---\nallowed-tools: Bash(git add:*)\nmodel: haiku\n---\nStatus: !`git status`\nCommit."), 0o644)
 	o, err := Dispatch(ctx, h, "/commit")
-	if err != nil || !strings.HasPrefix(o.Send, "Status: !`git status`") {
-		t.Fatalf("%v, sent %q", err, o.Send)
+	if err != nil || o.Prepare == nil || o.Model != "" || !slices.Contains(o.Tools, "run_command") || slices.Contains(o.Tools, "write_file") || slices.Contains(o.Tools, "spawn_agent") {
+		t.Fatalf("%v, outcome %+v", err, o)
 	}
-	for _, want := range []string{"does not apply model and allowed-tools", "embeds shell"} {
+	for _, want := range []string{"asks for model haiku", "this turn's tools are run_command only"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if _, err := o.Prepare(ctx); !errors.Is(err, ErrShellRefused) {
+		t.Errorf("a shell line without Host.Command: %v", err)
+	}
+	var ran []string
+	h.Command = func(_ context.Context, command string) workers.Result {
+		ran = append(ran, command)
+		if command == "git push" {
+			return workers.Result{IsError: true, Output: tools.NotRun + ": nobody could approve it"}
+		}
+		return workers.Result{Output: "On branch main\n"}
+	}
+	o, _ = Dispatch(ctx, h, "/commit")
+	if msg, err := o.Prepare(ctx); err != nil || msg != "Status: On branch main\nCommit." || !slices.Equal(ran, []string{"git status"}) {
+		t.Errorf("prepared %q, %v; ran %q", msg, err, ran)
+	}
+	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/push.md", []byte("---\nmodel: gpt-push-1\n---\n!`git push` then !`git status`"), 0o644)
+	o, _ = Dispatch(ctx, h, "/push")
+	if msg, err := o.Prepare(ctx); !errors.Is(err, ErrShellRefused) || msg != "" || !strings.Contains(err.Error(), "nobody could approve it") || o.Model != "gpt-push-1" {
+		t.Errorf("a refused shell line: %q, %v, model %q", msg, err, o.Model)
+	}
+	if slices.Contains(ran, "git status") && len(ran) != 2 {
+		t.Errorf("lines after a refused one ran: %q", ran)
+	}
+}
+
+// A custom command embeds the project files it mentions with @, and a
+// name found in several places runs the nearest one, saying once which
+// ones do not run.
+func TestCustomFilesAndDuplicates(t *testing.T) {
+	ctx, h := context.Background(), customHost(t)
+	out := h.Out.(*bytes.Buffer)
+	_ = afero.WriteFile(h.Fs, "/p/notes.txt", []byte("the notes"), 0o644)
+	_ = afero.WriteFile(h.Fs, "/p/.claude/commands/sum.md", []byte("Summarise @notes.txt and @missing.txt for mail@example.com."), 0o644)
+	plugin := afero.NewMemMapFs()
+	_ = afero.WriteFile(plugin, "/plug/commands/sum.md", []byte("the plugin's"), 0o644)
+	h.Plugins = []CommandDir{{Fs: plugin, Path: "/plug/commands", Shown: "plugin tools/commands"}}
+	o, err := Dispatch(ctx, h, "/sum")
+	if err != nil || !strings.HasPrefix(o.Send, "Summarise @notes.txt and @missing.txt") || !strings.Contains(o.Send, "The file @notes.txt:\n```\nthe notes\n```") || strings.Contains(o.Send, "@missing.txt:") {
+		t.Fatalf("%v, sent %q", err, o.Send)
+	}
+	if !strings.Contains(out.String(), "plugin tools/commands/sum.md of the same name does not run") {
+		t.Errorf("the hidden plugin command was not said:\n%s", out)
+	}
+	out.Reset()
+	_, _ = Dispatch(ctx, h, "/sum")
+	if strings.Contains(out.String(), "does not run") {
+		t.Errorf("said twice:\n%s", out)
+	}
+	if got := Customs(h.Fs, "/p", h.Plugins...); len(got) != 1 || got[0].Shown != ".claude/commands/sum.md" {
+		t.Errorf("Customs = %+v", got)
+	}
+}
+
+// /agents lists the session's agent definitions after the agents at
+// work, by name, description and file.
+func TestAgentsListsDefinitions(t *testing.T) {
+	h, out, _ := host(t)
+	h.Definitions = []agentdefs.Def{{Name: "bug-hunter", Description: "Finds bugs", Shown: ".claude/agents/bug-hunter.md"}}
+	if _, err := Dispatch(context.Background(), h, "/agents"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "no agents are running") || !strings.Contains(out.String(), "bug-hunter — Finds bugs (.claude/agents/bug-hunter.md)") {
+		t.Fatalf("/agents said:\n%s", out)
+	}
+}
+
+// A custom command's @ mention of a file outside the project, or of a
+// link out of it, embeds nothing through the project's door.
+func TestCustomFileMentionsStayInTheProject(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CODEX_HOME", "")
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "proj"), filepath.Join(base, "secret.txt")
+	if err := os.MkdirAll(filepath.Join(root, ".claude", "commands"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(outside, []byte("SECRET-OUT"), 0o600)
+	_ = os.Symlink(outside, filepath.Join(root, "link.txt"))
+	_ = os.WriteFile(filepath.Join(root, ".claude", "commands", "leak.md"), []byte("Read @link.txt and @"+outside+" and @../secret.txt"), 0o644)
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &bytes.Buffer{}
+	h := &Host{Fs: door, Root: root, Out: out}
+	o, err := Dispatch(context.Background(), h, "/leak")
+	if err != nil || strings.Contains(o.Send, "SECRET-OUT") {
+		t.Fatalf("%v, sent %q", err, o.Send)
+	}
+	if !strings.Contains(out.String(), "@link.txt is not embedded") {
+		t.Errorf("the link out was not said:\n%s", out)
 	}
 }

@@ -117,6 +117,26 @@ func (s Set) Lookup(name string) (Def, bool) {
 	return d, ok
 }
 
+// ErrUnknown is a name no definition of the set has.
+var ErrUnknown = errors.New("no agent definition")
+
+// Find is the definition called name, or ErrUnknown in one sentence
+// that names the definitions there are.
+func (s Set) Find(name string) (Def, error) {
+	if d, ok := s.Lookup(name); ok {
+		return d, nil
+	}
+	var names []string
+	for _, d := range s.Defs() {
+		names = append(names, d.Name)
+	}
+	have := "there are none (in " + strings.Join(agents.DefinitionDirs(), ", ") + " of the project or your home)"
+	if len(names) > 0 {
+		have = "the definitions are: " + strings.Join(names, ", ")
+	}
+	return Def{}, fmt.Errorf("%w called %q; %s", ErrUnknown, text.StripControls(name), have)
+}
+
 // Defs are the definitions, by name.
 func (s Set) Defs() []Def {
 	out := make([]Def, 0, len(s.defs))
@@ -127,33 +147,47 @@ func (s Set) Defs() []Def {
 	return out
 }
 
+// Dir is a folder of definitions beyond the agents' table's: a
+// plugin's agents/ folder (memory/plugins), read through Fs (a door on
+// the plugin's root), shown as Shown, whose files count as Source's.
+type Dir struct {
+	Fs          afero.Fs
+	Path, Shown string
+	Source      Source
+}
+
 // Load reads the project's definitions under root through project (the
 // project's door, rootfs.New), then the person's under home, each folder
 // the agents' table names (agents.DefinitionDirs) through a door on its
-// top folder in home (~/.claude); a project's definition wins over the
-// person's of the same name, as in Claude Code. Missing folders are no
-// error. home "" skips the person's.
-func Load(project afero.Fs, root, home string) Set {
+// top folder in home (~/.claude), then those of extra, in order (the
+// plugins'); a project's definition wins over the person's of the same
+// name, as in Claude Code, and an earlier folder's over a later one's.
+// Missing folders are no error. home "" skips the person's.
+func Load(project afero.Fs, root, home string, extra ...Dir) Set {
 	s := Set{defs: map[string]Def{}}
 	dirs := agents.DefinitionDirs()
 	for _, d := range dirs {
 		s.loadDir(project, filepath.Join(root, filepath.FromSlash(d)), d, Project)
 	}
-	if home == "" {
-		return s
+	if home != "" {
+		for _, d := range dirs {
+			top, _, _ := strings.Cut(d, "/")
+			dir := filepath.Join(home, top)
+			if _, err := rootfs.Person().Stat(dir); err != nil {
+				continue
+			}
+			door, err := rootfs.New(dir)
+			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("~/%s could not be opened, so its agent definitions are not used: %v.", top, err))
+				continue
+			}
+			s.loadDir(door, filepath.Join(home, filepath.FromSlash(d)), "~/"+d, Person)
+		}
 	}
-	for _, d := range dirs {
-		top, _, _ := strings.Cut(d, "/")
-		dir := filepath.Join(home, top)
-		if _, err := rootfs.Person().Stat(dir); err != nil {
-			continue
+	for _, d := range extra {
+		if d.Fs != nil {
+			s.loadDir(d.Fs, d.Path, d.Shown, d.Source)
 		}
-		door, err := rootfs.New(dir)
-		if err != nil {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("~/%s could not be opened, so its agent definitions are not used: %v.", top, err))
-			continue
-		}
-		s.loadDir(door, filepath.Join(home, filepath.FromSlash(d)), "~/"+d, Person)
 	}
 	return s
 }
@@ -223,6 +257,29 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 // its parent's model.
 var aliases = map[string]bool{"sonnet": true, "opus": true, "haiku": true, "inherit": true}
 
+// ErrAlias is a model named by one of Claude Code's aliases (sonnet,
+// opus, haiku), which ralph cannot map to a provider yet.
+var ErrAlias = errors.New("a model alias")
+
+// ErrBadModel is a model name with spaces or control characters.
+var ErrBadModel = errors.New("not a model name")
+
+// ModelID is the model id a definition's or a custom command's model
+// field names: "" for none and for inherit, ErrAlias for Claude Code's
+// aliases, ErrBadModel for a name no model has.
+func ModelID(model string) (string, error) {
+	model = strings.TrimSpace(model)
+	switch {
+	case model == "" || strings.EqualFold(model, "inherit"):
+		return "", nil
+	case aliases[strings.ToLower(model)]:
+		return "", ErrAlias
+	case strings.ContainsFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "", ErrBadModel
+	}
+	return model, nil
+}
+
 // Parse reads the definition data of file shown (as the person sees it)
 // from src. warns say, one sentence each, what of it ralph does not use;
 // err (ErrMalformed, one sentence) is a file ralph cannot use at all.
@@ -247,18 +304,18 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 		warns = append(warns, fmt.Sprintf("%s names agent %s, which is also one of --agent's own; run it as --agent def:%s.", shown, d.Name, d.Name))
 	}
 	model := strings.TrimSpace(doc.Get("model"))
+	id, err := ModelID(model)
 	switch {
-	case model == "" || strings.EqualFold(model, "inherit"):
-	case aliases[strings.ToLower(model)]:
+	case errors.Is(err, ErrAlias):
 		warns = append(warns, fmt.Sprintf("%s asks for model %s, an alias ralph cannot map to a provider yet, so agent %s uses its parent's model.", shown, model, d.Name))
-	case strings.ContainsFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+	case err != nil:
 		warns = append(warns, fmt.Sprintf("%s names a model with spaces or control characters, so agent %s uses its parent's model.", shown, d.Name))
 	default:
-		d.Model = model
+		d.Model = id
 	}
 	if doc.Has("tools") {
 		var unknown []string
-		d.Tools, unknown = mapTools(doc.Fields["tools"].Items())
+		d.Tools, unknown = MapTools(doc.Fields["tools"].Items())
 		if len(unknown) > 0 {
 			warns = append(warns, fmt.Sprintf("%s names %s, which ralph does not have, so agent %s goes without.", shown, strings.Join(unknown, ", "), d.Name))
 		}
@@ -266,13 +323,16 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 	return d, warns, nil
 }
 
-// mapTools maps Claude Code's tool names to ralph's through the one list
+// MapTools maps Claude Code's tool names to ralph's through the one list
 // of tools (tools.ByPeerName), each once; unknown are the names it has
-// no tool for, as written (controls stripped).
-func mapTools(names []string) (mapped, unknown []string) {
+// no tool for, as written (controls stripped). A name with a pattern,
+// Claude's "Bash(git add:*)", is its tool's name: ralph's approval
+// rules, not the list, say which commands run.
+func MapTools(names []string) (mapped, unknown []string) {
 	mapped = []string{}
 	seen := map[string]bool{}
 	for _, n := range names {
+		n, _, _ = strings.Cut(strings.TrimSpace(n), "(")
 		var ours string
 		switch {
 		case strings.HasPrefix(n, "mcp__"):
