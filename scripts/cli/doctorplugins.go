@@ -5,14 +5,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
-	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/slash"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
-	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // pluginChecks report each plugin added with ralph plugin add: where it
@@ -58,13 +57,31 @@ func sourceChecks(root string) []check {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
+	added, _ := project.AddedPlugins(door, root)
 	var out []check
-	roots, warns := skills.Roots(door, home, config.UserConfigDir(), agents.SkillDirs())
-	set := skills.Load(roots)
-	out = append(out, countCheck("skills", len(set.List()), "skill", "skills", append(warns, set.Warnings()...)))
-	out = append(out, countCheck("commands", len(slash.CustomNames(door, root)), "custom command", "custom commands", nil))
-	defs := agentdefs.Load(door, root, home)
+	set := project.LoadSkills(door, project.PluginSkillRoots(added)...)
+	out = append(out, countCheck("skills", len(set.List()), "skill", "skills", set.Warnings()))
+	out = append(out, countCheck("commands", len(slash.Customs(door, root, slash.PluginCommandDirs(added)...)), "custom command", "custom commands", nil))
+	defs := agentdefs.Load(door, root, home, project.PluginDefinitionDirs(added)...)
 	out = append(out, countCheck("agent definitions", len(defs.Defs()), "agent definition", "agent definitions", defs.Warnings))
+	cfg, err := config.Load(config.Sources{Fs: door, UserFs: rootfs.Person(), ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: os.Getenv})
+	if err == nil {
+		l := project.LoadHooks(project.HookSources{Root: root, Fs: door, Person: rootfs.Person(), Home: home,
+			UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: project.PluginHooks(added)})
+		waiting := 0
+		for _, e := range l.Entries {
+			if e.State == project.HookWaiting {
+				waiting++
+			}
+		}
+		ch := countCheck("hooks", len(l.Entries), "hook", "hooks", l.Warnings)
+		if waiting > 0 {
+			ch.Status = checkWarning
+			ch.Detail += fmt.Sprintf("; %s waiting for your approval", text.Counted(waiting, "is", "are"))
+			ch.Fix = "read them with ralph hooks, then ralph hooks approve"
+		}
+		out = append(out, ch)
+	}
 	return out
 }
 
