@@ -39,8 +39,11 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
-// ManifestPath is where a plugin's manifest lies, relative to its directory.
-var ManifestPath = filepath.Join(".claude-plugin", "plugin.json")
+// ManifestPath is where a plugin's manifest lies, relative to its
+// directory. The agents' table (workers/agents) sets it, since the
+// layout is one CLI's and memory stands below that table; while it is
+// empty no directory is a plugin.
+var ManifestPath string
 
 // The default places of what a plugin brings, relative to its directory,
 // as Claude Code reads them.
@@ -192,7 +195,10 @@ func open(dir string) (Plugin, []byte, error) {
 	if !fi.IsDir() {
 		return p, nil, fmt.Errorf("%w: %s is not a directory", ErrNotPlugin, dir)
 	}
-	file := filepath.Join(dir, ManifestPath)
+	if ManifestPath == "" {
+		return p, nil, fmt.Errorf("%w: no agent's plugin layout is known", ErrNotPlugin)
+	}
+	file := filepath.Join(dir, filepath.FromSlash(ManifestPath))
 	data, err := rootfs.ReadSmall(d, file, ManifestLimit)
 	switch {
 	case errors.Is(err, rootfs.ErrLinkOut), errors.Is(err, rootfs.ErrOutsideRoot):
@@ -309,7 +315,7 @@ func (p Plugin) HookFiles() ([]HookFile, []string) {
 	case raw == "" || raw == "null":
 	case strings.HasPrefix(raw, "{"):
 		// Hooks given inline: the manifest is wrapped as a settings file.
-		out = append(out, HookFile{Path: filepath.Join(p.Dir, ManifestPath), Data: []byte(`{"hooks":` + raw + `}`)})
+		out = append(out, HookFile{Path: filepath.Join(p.Dir, filepath.FromSlash(ManifestPath)), Data: []byte(`{"hooks":` + raw + `}`)})
 	default:
 		var paths Paths
 		if err := json.Unmarshal(p.Manifest.Hooks, &paths); err != nil {

@@ -14,6 +14,10 @@ import (
 
 var now = time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC)
 
+// The agents' table sets the layout in ralph; these tests set Claude
+// Code's themselves.
+func init() { ManifestPath = filepath.Join(".claude-plugin", "plugin.json") }
+
 // write makes the files of a test plugin under dir.
 func write(t *testing.T, dir string, files map[string]string) {
 	t.Helper()

@@ -41,7 +41,7 @@ func pluginChecks(root string) []check {
 		out = append(out, ch)
 	}
 	for _, n := range p.enabledNotes() {
-		out = append(out, check{Name: "claude plugins", Status: checkWarning, Detail: n, Fix: "ralph plugin add the directory of each one you want"})
+		out = append(out, check{Name: "marketplace plugins", Status: checkWarning, Detail: n, Fix: "ralph plugin add the directory of each one you want"})
 	}
 	return out
 }

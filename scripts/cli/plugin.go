@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/hooks"
 )
 
@@ -214,11 +215,14 @@ func (p PluginCommands) enabledNotes() []string {
 				shown, text.OneLine(text.StripControls(strings.Join(names, ", ")))))
 		}
 	}
-	if p.Home != "" {
-		note(filepath.Join(p.Home, ".claude"), "settings.json", "~/.claude/settings.json")
-	}
-	if p.Root != "" {
-		note(p.Root, filepath.Join(".claude", "settings.json"), ".claude/settings.json")
+	for _, f := range agents.PluginSettings() {
+		f = filepath.FromSlash(f)
+		if p.Home != "" {
+			note(filepath.Join(p.Home, filepath.Dir(f)), filepath.Base(f), "~/"+filepath.ToSlash(f))
+		}
+		if p.Root != "" {
+			note(p.Root, f, filepath.ToSlash(f))
+		}
 	}
 	return notes
 }

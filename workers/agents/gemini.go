@@ -313,3 +313,7 @@ func (geminiCLI) skillDirs() []string { return nil }
 func (geminiCLI) definitionDirs() []string { return nil }
 
 func (geminiCLI) commandDirs() []string { return nil }
+
+func (geminiCLI) pluginManifest() string { return "" }
+
+func (geminiCLI) pluginSettings() string { return "" }

@@ -373,3 +373,7 @@ func (opencodeCLI) skillDirs() []string { return nil }
 func (opencodeCLI) definitionDirs() []string { return nil }
 
 func (opencodeCLI) commandDirs() []string { return nil }
+
+func (opencodeCLI) pluginManifest() string { return "" }
+
+func (opencodeCLI) pluginSettings() string { return "" }
