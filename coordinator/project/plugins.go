@@ -2,7 +2,6 @@ package project
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/afero"
 
@@ -72,11 +71,7 @@ func PluginDefinitionDirs(list []plugins.Plugin) []agentdefs.Dir {
 	var out []agentdefs.Dir
 	for _, p := range list {
 		for _, dir := range p.AgentDirs() {
-			rel, err := filepath.Rel(p.Dir, dir)
-			if err != nil {
-				rel = dir
-			}
-			out = append(out, agentdefs.Dir{Fs: p.Fs(), Path: dir, Shown: "plugin " + p.Name + "/" + filepath.ToSlash(rel), Source: agentdefs.Project})
+			out = append(out, agentdefs.Dir{Fs: p.Fs(), Path: dir, Shown: p.Shown(dir), Source: agentdefs.Project})
 		}
 	}
 	return out

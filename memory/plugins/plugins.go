@@ -265,6 +265,16 @@ func (p Plugin) places(field, def string, extra Paths) []string {
 	return out
 }
 
+// Shown is how a place of the plugin is named to the person: "plugin
+// NAME/" and its path inside the plugin.
+func (p Plugin) Shown(place string) string {
+	rel, err := filepath.Rel(p.Dir, place)
+	if err != nil {
+		rel = place
+	}
+	return "plugin " + p.Name + "/" + filepath.ToSlash(rel)
+}
+
 // SkillRoots are the plugin's skills directories (each holding one
 // directory per skill with a SKILL.md), to be read through Fs.
 func (p Plugin) SkillRoots() []string { return p.places("skills", skillsDir, p.Manifest.Skills) }

@@ -53,11 +53,7 @@ func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
 	var out []CommandDir
 	for _, p := range list {
 		for _, d := range p.CommandDirs() {
-			rel, err := filepath.Rel(p.Dir, d)
-			if err != nil {
-				continue
-			}
-			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: "plugin " + p.Name + "/" + filepath.ToSlash(rel)})
+			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d)})
 		}
 	}
 	return out
