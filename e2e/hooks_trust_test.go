@@ -225,16 +225,13 @@ func echoScenario(t *testing.T) string {
 // fallback.
 func TestHooksTrustUnapprovedGuardRefusedInCI(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []struct {
-		name  string
-		extra []string
-	}{{"default", nil}, {"fallback", []string{"RALPH_SANDBOX_NO_USERNS=1"}}} {
+	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			proj, home := attackLayout(t)
 			plantMarkHook(t, proj)
 			srv := inlineServer(t, echoScenario(t))
-			env := attackEnv(t, home, srv.URL, append([]string{"CI=true"}, mode.extra...))
+			env := attackEnv(t, home, srv.URL, append([]string{"CI=true"}, mode.env...))
 			r := ralph(t, proj, env, nil, "-y", "go")
 			if exists(filepath.Join(proj, "out.txt")) || exists(filepath.Join(proj, "hook-ran")) {
 				t.Fatalf("the guarded call or the unapproved hook ran (exit %d):\n%s", r.code, r.stderr)
@@ -251,7 +248,7 @@ func TestHooksTrustUnapprovedGuardRefusedInCI(t *testing.T) {
 				t.Fatalf("approve: exit %d %q", a.code, a.stderr)
 			}
 			srv2 := inlineServer(t, echoScenario(t))
-			r = ralph(t, proj, attackEnv(t, home, srv2.URL, append([]string{"CI=true"}, mode.extra...)), nil, "-y", "go")
+			r = ralph(t, proj, attackEnv(t, home, srv2.URL, append([]string{"CI=true"}, mode.env...)), nil, "-y", "go")
 			if b, _ := os.ReadFile(filepath.Join(proj, "hook-ran")); r.code != 0 || !exists(filepath.Join(proj, "out.txt")) || string(b) != "ran\n" {
 				t.Fatalf("approved: exit %d, out.txt %v, hook-ran %v\n%s", r.code, exists(filepath.Join(proj, "out.txt")), exists(filepath.Join(proj, "hook-ran")), r.stderr)
 			}
@@ -328,17 +325,14 @@ func TestHooksTrustApprovedWithRalphAnswer(t *testing.T) {
 // outside it, in the default sandbox and in the fallback.
 func TestHooksTrustPersonsHooksRunInTheSandbox(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []struct {
-		name  string
-		extra []string
-	}{{"default", nil}, {"fallback", []string{"RALPH_SANDBOX_NO_USERNS=1"}}} {
+	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			t.Parallel()
 			proj, home := attackLayout(t)
 			mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command",`+
 				`"command":"echo pwned >> \"$HOME/.bashrc\"; echo ran > \"$CLAUDE_PROJECT_DIR/claude-hook\""}]}]}}`)
 			srv := inlineServer(t, toolScenario(t, "hi", nil, "hi"))
-			env := attackEnv(t, home, srv.URL, mode.extra)
+			env := attackEnv(t, home, srv.URL, mode.env)
 			if r := ralph(t, proj, env, nil, "hi"); r.code != 0 || !exists(filepath.Join(proj, "claude-hook")) {
 				t.Fatalf("exit %d, the person's hook ran: %v\n%s", r.code, exists(filepath.Join(proj, "claude-hook")), r.stderr)
 			}
@@ -347,7 +341,7 @@ func TestHooksTrustPersonsHooksRunInTheSandbox(t *testing.T) {
 			mustWrite(t, filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml"),
 				"[[hooks.SessionStart]]\nhooks = [{ type = \"command\", command = \"echo mine > "+outside+"\", sandbox = false }]\n")
 			srv2 := inlineServer(t, toolScenario(t, "hi", nil, "hi"))
-			if r := ralph(t, proj, attackEnv(t, home, srv2.URL, mode.extra), nil, "hi"); r.code != 0 || !exists(outside) {
+			if r := ralph(t, proj, attackEnv(t, home, srv2.URL, mode.env), nil, "hi"); r.code != 0 || !exists(outside) {
 				t.Fatalf("exit %d, the unsandboxed hook wrote outside the project: %v\n%s", r.code, exists(outside), r.stderr)
 			}
 			wantBashrc(t, home)
