@@ -168,7 +168,7 @@ func TestHooksTrustClaudeHooksOffAndDisableAllHooks(t *testing.T) {
 	if len(hooks) != 1 || hooks[0].Source != "user" || hooks[0].State != "runs" || hooks[0].File != "~/.claude/settings.json" {
 		t.Fatalf("the person's hooks: %+v", hooks)
 	}
-	notice := "ralph runs the 1 hooks of ~/.claude/settings.json as Claude Code does"
+	notice := "ralph runs the 1 hook of ~/.claude/settings.json as Claude Code does"
 	if r := hi(); r.code != 0 || !strings.Contains(r.stderr, notice) {
 		t.Fatalf("first run: exit %d, stderr lacks the notice:\n%s", r.code, r.stderr)
 	}

@@ -67,8 +67,8 @@ func (p *Project) sayHooks(l LoadedHooks) {
 	if _, err := p.Person.Stat(mark); !errors.Is(err, os.ErrNotExist) {
 		return
 	}
-	p.notify(fmt.Sprintf("ralph runs the %d hooks of ~/.claude/settings.json as Claude Code does, in the sandbox (docs/hooks.md); "+
-		"set claude_hooks = false in %s to turn them off", l.ClaudeHooks, config.UserFile("~/.config")))
+	p.notify(fmt.Sprintf("ralph runs the %s of ~/.claude/settings.json as Claude Code does, in the sandbox (docs/hooks.md); "+
+		"set claude_hooks = false in %s to turn them off", text.Counted(l.ClaudeHooks, "hook", "hooks"), config.UserFile("~/.config")))
 	if err := p.Person.MkdirAll(filepath.Dir(mark), 0o700); err == nil {
 		_ = memory.WriteFileAtomic(p.Person, mark, []byte("ralph told you it runs the hooks of ~/.claude/settings.json\n"), 0o600)
 	}
