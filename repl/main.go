@@ -113,9 +113,10 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return assemble.Handoff(ctx, p, coord, goal)
 		},
-		Models: models.ForConfig(p.Config),
+		Models:      models.ForConfig(p.Config),
+		CommandDirs: slash.PluginCommandDirs(p.Plugins),
 		Commands: func(h *slash.Host) {
-			h.Command, h.Definitions = p.ShellLine, p.Definitions.Defs()
+			h.Command, h.Definitions, h.Plugins = p.ShellLine, p.Definitions.Defs(), slash.PluginCommandDirs(p.Plugins)
 			if o.Reopen != nil && o.Coord == nil {
 				h.Reopen = func(id string) {
 					reopen = id

@@ -127,6 +127,10 @@ type Options struct {
 	// Models is the endpoint's model list: Tab after /model completes
 	// from it and /model NAME is checked against it (nil: neither).
 	Models *models.Resolver
+	// CommandDirs are plugins' folders of custom commands, offered by Tab
+	// beside the project's and the person's (the Host gets them through
+	// Commands).
+	CommandDirs []slash.CommandDir
 	// Commands adds the face's hooks to each command's Host (the live
 	// state /status reports, /resume's reopening); nil adds none.
 	Commands func(*slash.Host)
@@ -289,7 +293,7 @@ func (s *Shell) open(fd int) error {
 		HistoryLimit:           historyKeep,
 		HistorySearchFold:      true,
 		DisableAutoSaveHistory: true,
-		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models),
+		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models, s.opts.CommandDirs...),
 		Stdin:                  in,
 		// readline draws the prompt on Stdout; it is standard error here so
 		// standard output carries only answers. readline's Stderr writer

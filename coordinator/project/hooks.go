@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
@@ -162,33 +163,34 @@ func LoadHooks(src HookSources) LoadedHooks {
 		}
 	}
 	for _, p := range src.Plugins {
-		file := filepath.Join(p.Dir, "hooks", "hooks.json")
-		door, err := pluginDoor(src, p.Dir)
+		// The plugin's hooks files (hooks/hooks.json, and what its
+		// manifest names or holds) are read through the plugin's own
+		// door (memory/plugins): a file linking out of it is not read.
+		pl, err := plugins.Open(p.Dir)
 		if err != nil {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("plugin %s: %v; its hooks are left out", p.Dir, err))
 			continue
 		}
-		data, err := rootfs.ReadSmall(door, file, maxSettings)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
+		files, problems := pl.HookFiles()
+		for _, pr := range problems {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("plugin %s: %s", pl.Name, pr))
 		}
-		if err != nil {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v; its hooks are left out", file, err))
-			continue
-		}
-		c, err := hooks.Parse(data, hooks.SourcePlugin, file, p.Dir)
-		if err != nil {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("%v; its hooks are left out", err))
-			continue
-		}
-		if p.ByPerson && !inside(src.Root, p.Dir) {
-			// The person's own plugin: its hooks are theirs.
-			for i := range c.Hooks {
-				c.Hooks[i].Source = hooks.SourceUser
+		mine := p.ByPerson && !inside(src.Root, p.Dir)
+		for _, f := range files {
+			c, err := hooks.Parse(f.Data, hooks.SourcePlugin, f.Path, p.Dir)
+			if err != nil {
+				l.Warnings = append(l.Warnings, fmt.Sprintf("%v; its hooks are left out", err))
+				continue
 			}
+			if mine {
+				// The person's own plugin: its hooks are theirs.
+				for i := range c.Hooks {
+					c.Hooks[i].Source = hooks.SourceUser
+				}
+			}
+			l.disabledBy(c, mine, f.Path)
+			cfgs = append(cfgs, c)
 		}
-		l.disabledBy(c, p.ByPerson && !inside(src.Root, p.Dir), file)
-		cfgs = append(cfgs, c)
 	}
 	all := hooks.Merge(cfgs...)
 	l.Warnings = append(l.Warnings, all.Warnings...)

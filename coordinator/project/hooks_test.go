@@ -28,9 +28,11 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	write(t, filepath.Join(root, ".claude", "settings.local.json"), `{"hooks":{"PostToolUse":[{"matcher":"Edit|Write","hooks":[{"type":"command","command":"git add -A"}]}]}}`)
 	write(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"node \"${CLAUDE_PLUGIN_ROOT}/start.js\""}]}]}}`)
 	write(t, filepath.Join(plugin, "start.js"), "1\n")
+	write(t, filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"starter"}`)
 	inPlugin := filepath.Join(root, "plugins", "in")
 	write(t, filepath.Join(inPlugin, "hooks", "hooks.json"), `{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"sh ${CLAUDE_PLUGIN_ROOT}/end.sh"}]}]}}`)
 	write(t, filepath.Join(inPlugin, "end.sh"), "true\n")
+	write(t, filepath.Join(inPlugin, ".claude-plugin", "plugin.json"), `{"name":"ender"}`)
 	door, err := rootfs.New(root)
 	if err != nil {
 		t.Fatal(err)

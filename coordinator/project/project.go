@@ -30,8 +30,10 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/approval"
@@ -163,6 +165,10 @@ type Project struct {
 	// Hooks are the session's hooks (Claude Code's protocol): the
 	// person's own, and the project's once approved. nil runs none.
 	Hooks *hooks.Set
+	// Plugins are the Claude Code plugins the person added (ralph plugin
+	// add), read when the session opened; their hooks, skills, commands
+	// and agent definitions are among the session's.
+	Plugins []plugins.Plugin
 	// Skills are the session's skills (memory/skills), found once at its
 	// start: the system prompt lists them and the skill tool loads them.
 	// nil (a test's in-memory project) has none.
@@ -296,7 +302,12 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
 	// The definitions are read before the lock is taken, so a one-shot
 	// naming one the project lacks fails before any session is recorded.
-	p.loadDefinitions(opts.Notify)
+	var pluginWarnings []string
+	p.Plugins, pluginWarnings = AddedPlugins(opts.Fs, root)
+	for _, w := range pluginWarnings {
+		opts.Notify("warning: " + text.StripControls(w))
+	}
+	p.loadDefinitions(opts.Notify, PluginDefinitionDirs(p.Plugins)...)
 	if err := p.chooseDefinition(opts.Definition); err != nil {
 		return nil, err
 	}
@@ -334,7 +345,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Yes = opts.Yes
 	// The hooks are read before the policy: a project's settings may add
 	// deny rules (permissions.deny), never allow ones.
-	hookSrc := hookSources(root, opts.Fs, person, cfg, opts.Plugins)
+	hookSrc := hookSources(root, opts.Fs, person, cfg, append(slices.Clone(opts.Plugins), PluginHooks(p.Plugins)...))
 	loadedHooks := LoadHooks(hookSrc)
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),

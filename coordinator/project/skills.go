@@ -13,14 +13,15 @@ import (
 )
 
 // LoadSkills finds the skills of the project whose door is door: ralph's
-// own in the person's config, the person's ~/.claude/skills, and the
-// project's .claude/skills and .agents/skills (memory/skills), each read
-// through a door of its own. A session loads them once, at its start
+// own in the person's config, the person's ~/.claude/skills, the skills
+// directories of plugins (PluginSkillRoots), and the project's
+// .claude/skills and .agents/skills (memory/skills), each read through a
+// door of its own. A session loads them once, at its start
 // (Open), and `ralph skills` lists them. Warnings are one sentence each
 // (a malformed SKILL.md, a link out of its directory, a clash of names).
-func LoadSkills(door *rootfs.Fs) *skills.Set {
+func LoadSkills(door *rootfs.Fs, plugins ...skills.Root) *skills.Set {
 	home, _ := os.UserHomeDir()
-	roots, warnings := skills.Roots(door, home, config.UserConfigDir(), agents.SkillDirs(), nil)
+	roots, warnings := skills.Roots(door, home, config.UserConfigDir(), agents.SkillDirs(), plugins)
 	set := skills.Load(roots)
 	set.Warn(warnings...)
 	return set
@@ -33,7 +34,7 @@ func (p *Project) loadSkills() {
 	if !ok {
 		return
 	}
-	p.Skills = LoadSkills(door)
+	p.Skills = LoadSkills(door, PluginSkillRoots(p.Plugins)...)
 	for _, w := range p.Skills.Warnings() {
 		p.notify("warning: " + text.StripControls(w))
 	}

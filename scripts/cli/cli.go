@@ -230,6 +230,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addGitCommands(root)
 	c.addControlCommands(root)
 	c.addMCPCommands(root)
+	c.addPluginCommands(root)
 	c.addHooksCommands(root)
 	root.AddCommand(c.handoffCommand())
 	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())

@@ -41,7 +41,8 @@ func (c *cli) addHooksCommands(root *cobra.Command) {
 	run := func(fn func(h HooksCommands, args []string) error) func(*cobra.Command, []string) error {
 		return func(_ *cobra.Command, args []string) error {
 			return c.inProject(func(door *rootfs.Fs, dir string) error {
-				return fn(HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, args)
+				added, _ := project.AddedPlugins(door, dir)
+				return fn(HooksCommands{Fs: door, Person: rootfs.Person(), Root: dir, Plugins: project.PluginHooks(added), JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, args)
 			})
 		}
 	}

@@ -36,7 +36,8 @@ another) is one warning line; the command still succeeds.`,
 			if err != nil {
 				return err
 			}
-			return writeSkills(os.Stdout, project.LoadSkills(door), dir, c.f.json)
+			added, _ := project.AddedPlugins(door, dir)
+			return writeSkills(os.Stdout, project.LoadSkills(door, project.PluginSkillRoots(added)...), dir, c.f.json)
 		},
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
@@ -43,6 +44,19 @@ type customDir struct {
 type CommandDir struct {
 	Fs          afero.Fs
 	Path, Shown string
+}
+
+// PluginCommandDirs are the commands/ folders of the plugins the person
+// added (memory/plugins, as the session read them), each read through its
+// plugin's door and shown as "plugin NAME/commands".
+func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
+	var out []CommandDir
+	for _, p := range list {
+		for _, d := range p.CommandDirs() {
+			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d)})
+		}
+	}
+	return out
 }
 
 // customDirs are where custom commands are looked for, nearest first:

@@ -376,3 +376,7 @@ func (claudeCLI) hookSettings() (HookSettings, bool) {
 func (claudeCLI) definitionDirs() []string { return []string{".claude/agents"} }
 
 func (claudeCLI) commandDirs() []string { return []string{".claude/commands"} }
+
+func (claudeCLI) pluginManifest() string { return ".claude-plugin/plugin.json" }
+
+func (claudeCLI) pluginSettings() string { return ".claude/settings.json" }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -82,16 +83,30 @@ type cli interface {
 	// hookSettings are the agent's settings files whose "hooks" ralph
 	// runs (Claude Code's protocol), if it has such files.
 	hookSettings() (HookSettings, bool)
+	// pluginManifest is where a plugin of the CLI keeps its manifest,
+	// relative to the plugin's directory ("" for a CLI without plugins;
+	// memory/plugins reads them).
+	pluginManifest() string
+	// pluginSettings is the CLI's settings file (relative to a project's
+	// root or the person's home) that may enable plugins from a
+	// marketplace, which ralph names and does not install ("" for none).
+	pluginSettings() string
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.
 var clis = []cli{claudeCLI{}, codexCLI{}, opencodeCLI{}, geminiCLI{}}
 
 // The config validates its [agents.<kind>] tables against the kinds of
-// this table, and the sandbox hides each CLI's login; both sit below this
-// package and cannot ask it.
+// this table, the sandbox hides each CLI's login, and memory/plugins
+// reads plugins in the layout of the CLI that has them; all sit below
+// this package and cannot ask it.
 func init() {
 	config.AgentKinds = Names()
+	for _, c := range clis {
+		if m := c.pluginManifest(); m != "" && plugins.ManifestPath == "" {
+			plugins.ManifestPath = m
+		}
+	}
 	for _, c := range clis {
 		sandbox.AgentLogins = append(sandbox.AgentLogins, c.logins()...)
 	}
@@ -120,6 +135,19 @@ func CommandDirs() []string {
 		dirs = append(dirs, c.commandDirs()...)
 	}
 	return dirs
+}
+
+// PluginSettings are the agents' settings files (relative to a project's
+// root or the person's home) that may enable plugins from a marketplace,
+// in the order of the table.
+func PluginSettings() []string {
+	var out []string
+	for _, c := range clis {
+		if f := c.pluginSettings(); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // SkillDirs are the folders, relative to a project's root or the

@@ -347,3 +347,7 @@ func (codexCLI) commandDirs() []string { return nil }
 func (codexCLI) promptDirs() []sandbox.HiddenPath {
 	return []sandbox.HiddenPath{{Home: ".codex/prompts", Env: "CODEX_HOME", Under: "prompts"}}
 }
+
+func (codexCLI) pluginManifest() string { return "" }
+
+func (codexCLI) pluginSettings() string { return "" }

@@ -315,3 +315,7 @@ func (geminiCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, fa
 func (geminiCLI) definitionDirs() []string { return nil }
 
 func (geminiCLI) commandDirs() []string { return nil }
+
+func (geminiCLI) pluginManifest() string { return "" }
+
+func (geminiCLI) pluginSettings() string { return "" }

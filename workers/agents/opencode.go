@@ -375,3 +375,7 @@ func (opencodeCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, 
 func (opencodeCLI) definitionDirs() []string { return nil }
 
 func (opencodeCLI) commandDirs() []string { return nil }
+
+func (opencodeCLI) pluginManifest() string { return "" }
+
+func (opencodeCLI) pluginSettings() string { return "" }
