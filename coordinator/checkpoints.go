@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -55,15 +56,33 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 	if files := c.takeChanged(); len(files) > 0 {
 		c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 	}
-	names := callNames(calls)
-	if c.opts.Checkpoints == nil || !mayChangeFiles(names) {
+	if c.opts.Checkpoints == nil || !c.mayChangeFiles(calls) {
 		return
 	}
-	c.opts.Checkpoints.After(Step{Request: c.runStart + 1, Turn: turn}, writtenPaths(calls), func(files []git.FileChange) {
+	written := writtenPaths(calls)
+	if hasToolHooks(c.opts.Hooks) {
+		// A hook may have rewritten a call's path (updatedInput) or
+		// changed files itself (a formatter, git add): the checkpoint
+		// looks at the whole work tree, so undo covers what they did.
+		written = nil
+	}
+	c.opts.Checkpoints.After(Step{Request: c.runStart + 1, Turn: turn}, written, func(files []git.FileChange) {
 		if len(files) > 0 {
 			c.emit(Event{Type: EventFilesChanged, Turn: turn, Files: files, Text: FilesSummary(files)})
 		}
 	})
+}
+
+// mayChangeFiles reports whether a turn's calls, or the hooks that fire
+// around them, may have changed files: a PostToolUse hook may format or
+// stage a file after a call that itself changed nothing.
+func (c *Coordinator) mayChangeFiles(calls []conversation.ToolCall) bool {
+	return mayChangeFiles(callNames(calls)) || c.opts.Hooks.Has(hooks.PostToolUse) || c.opts.Hooks.Has(hooks.PostToolUseFailure)
+}
+
+// hasToolHooks reports whether s has a hook for a tool event.
+func hasToolHooks(s *hooks.Set) bool {
+	return s.Has(hooks.PreToolUse) || s.Has(hooks.PostToolUse) || s.Has(hooks.PostToolUseFailure)
 }
 
 // takeChanged returns the files this turn's file tools changed, each

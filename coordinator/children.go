@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -38,12 +39,19 @@ type Children struct {
 	// Settings are the session's settings as the system prompt states
 	// them (sandbox mode, network, approval policy, OS, shell).
 	Settings string
+	// Skills is the session's list of skills as the system prompt holds
+	// it, which a child offered the skill tool is given too.
+	Skills string
 	// Store records a child's own conversation; nil records nothing.
 	Store func(agentID string) Store
 	// ToolsWith returns the tools as an agent of role sees them, with its
 	// own tools added (the task loop's complete_task, a review's report);
 	// nil means Tools.
 	ToolsWith func(role tools.Role, own ...tools.Tool) Tools
+	// Defs are the agent definitions spawn_agent may name and the task
+	// loop may work with (workers/agentdefs), read once when the session
+	// started; the zero Set has none.
+	Defs agentdefs.Set
 }
 
 // agentID is the id this coordinator puts on its events.
@@ -89,7 +97,16 @@ func (c *Coordinator) spawnChild(ctx context.Context, callID string, raw json.Ra
 		close(ready)
 		return workers.Result{IsError: true, Output: `spawn_agent needs {"task": "..."} with a non-empty task`}
 	}
-	return c.runAgent(ctx, agentJob{callID: callID, prompt: a.Task, after: after, ready: ready}, c.opts.Children.Tools, true).res
+	job := agentJob{callID: callID, prompt: a.Task, after: after, ready: ready}
+	if name := strings.TrimSpace(a.Agent); name != "" {
+		def, err := c.opts.Children.definition(name)
+		if err != nil {
+			close(ready)
+			return workers.Result{IsError: true, Output: err.Error()}
+		}
+		job.def = &def
+	}
+	return c.runAgent(ctx, job, c.opts.Children.Tools, true).res
 }
 
 // agentJob is what a child agent is started for: a spawn_agent call
@@ -109,6 +126,12 @@ type agentJob struct {
 	// in call order.
 	after <-chan struct{}
 	ready chan struct{}
+	// def, when set, is the agent definition the agent follows: its
+	// prompt, tools and model (definitions.go).
+	def *agentdefs.Def
+	// keep are the tools a definition's list does not take away: the
+	// ones the agent finishes with (ChildTask.Finish).
+	keep []string
 }
 
 // agentRun is the result of one child agent.
@@ -186,10 +209,22 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	if queue == nil {
 		queue = interrupts.NewQueue()
 	}
+	model, system := c.ModelName(), ""
+	if job.def != nil {
+		var err error
+		if tools, model, system, err = ApplyDefinition(*job.def, tools, model, job.keep...); err != nil {
+			run.res = workers.Result{IsError: true, Output: err.Error()}
+			run.result = Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+			return run
+		}
+	}
 	child := New(Options{
-		Model: c.opts.Model, ModelName: c.ModelName(), Tools: tools, Store: store, Queue: queue,
-		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools), AgentID: id,
+		Model: c.opts.Model, ModelName: model, Tools: tools, Store: store, Queue: queue,
+		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools) + system, AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
+		// A child's tool calls fire the session's tool hooks, and its
+		// end SubagentStop.
+		Hooks: c.opts.Hooks,
 		// Outside git a child's file tools tell what it changed, as the
 		// parent's do; in git the parent's checkpoint after the spawn
 		// covers it.
@@ -242,6 +277,20 @@ When you are done, answer with a concise final report: what you did, which files
 	return s
 }
 
+// childSkills is the session's list of skills for a child offered the
+// skill tool; a child without it is not told of skills it cannot load.
+func childSkills(list string, offered Tools) string {
+	if list == "" || offered == nil {
+		return ""
+	}
+	for _, d := range offered.Definitions() {
+		if d.Name == tools.ToolSkill {
+			return list
+		}
+	}
+	return ""
+}
+
 // loopLimit is how many times in a row an agent may make the same tool call
 // with the same result before ralph calls it a loop and stops it.
 const loopLimit = 5
@@ -288,6 +337,9 @@ type ChildTask struct {
 	// offered (a reviewer only those that change nothing, and its report);
 	// zero is the task loop's worker.
 	Role tools.Role
+	// Def, when set, is the agent definition the child follows (ralph run
+	// --agent def:NAME): its prompt, tools and model.
+	Def *agentdefs.Def
 }
 
 // ErrNoChildren is what RunChild returns when c was built without
@@ -318,10 +370,17 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 	default:
 		tools = ch.Tools
 	}
+	// A task loop's session starts, for SessionStart's hooks, with its
+	// first task; the conversation's Run starts it otherwise.
+	c.sessionStart(ctx)
 	queue := interrupts.NewQueue()
 	c.workers.join(queue)
 	defer c.workers.leave(queue)
-	run := c.runAgent(ctx, agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue}, tools, false)
+	job := agentJob{prompt: t.Prompt, taskID: t.TaskID, attempt: t.Attempt, queue: queue, def: t.Def}
+	for _, f := range t.Finish {
+		job.keep = append(job.keep, f.Def().Name)
+	}
+	run := c.runAgent(ctx, job, tools, false)
 	failure := ""
 	if run.res.IsError {
 		failure = run.res.Output

@@ -236,6 +236,7 @@ func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, 
 	if !Conversed(msgs[:keep]) {
 		return Compacted{}, ErrNothingToCompact
 	}
+	c.preCompact(ctx, cause, focus)
 	model := c.ModelName()
 	summary, usage, err := Summarize(ctx, c.opts.Model, model, budget, msgs[:keep], focus)
 	c.spentBeside(usage)
@@ -264,6 +265,7 @@ func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, 
 		Detail: fmt.Sprintf("summarised the conversation in place: about %d tokens before, %d after; the last %s kept as they were", info.BeforeTokens, info.AfterTokens, text.Counted(info.Kept, "message", "messages")),
 		Reason: why})
 	c.emit(Event{Type: EventConversationCompacted, Turn: c.turns, Text: compactedLine(info, model), Output: summary, Compaction: &info})
+	c.compacted(ctx)
 	return Compacted{Compaction: info, Summary: summary}, nil
 }
 
@@ -341,7 +343,7 @@ func (c *Coordinator) compactForRetry(ctx context.Context, err error) (bool, err
 	}
 	msgs := c.Messages()
 	model := c.ModelName()
-	budget := c.budget(ctx, model, toolDefs(c.opts.Tools, c.opts.Children != nil))
+	budget := c.budget(ctx, model, toolDefs(c.toolSet(), c.opts.Children != nil))
 	// The unanswered messages at the end: the message refused.
 	start := len(msgs)
 	for start > 0 && msgs[start-1].Role == conversation.RoleUser && msgs[start-1].Refused == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -90,6 +91,11 @@ type Options struct {
 	// conversation (Reset) and returns its id: the Store writes it from
 	// then on.
 	NextSession func() (string, error)
+	// Hooks are the session's hooks (workers/hooks); nil runs none. The
+	// coordinator fires the events of a conversation (a prompt sent, a
+	// turn's end, the session's start and end); tool calls fire theirs
+	// at the tool door.
+	Hooks *hooks.Set
 
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
@@ -138,13 +144,19 @@ type Coordinator struct {
 	changed   []git.FileChange
 	changedMu sync.Mutex
 	storeErr  error
-	mu        sync.Mutex
+	// narrowed, when set, are the tools of the run under way in place of
+	// opts.Tools (RunNarrowed); guarded by mu.
+	narrowed Tools
+	mu       sync.Mutex
 	// noteMu guards opts.Note, which AddNote adds to from the face's
 	// goroutine.
 	noteMu sync.Mutex
 	// workers are the task loop's child agents, which messages for the
 	// loop go to (TellWorkers).
 	workers mailboxes
+	// hooks is what the conversation's hooks keep between events
+	// (hooks.go).
+	hooks hookState
 }
 
 // New returns a coordinator; it does no I/O.
@@ -416,6 +428,13 @@ func (c *Coordinator) runSafely(ctx context.Context, prompt string) (res Result)
 
 func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 	c.emit(Event{Type: EventSessionStarted, Model: c.ModelName(), Text: prompt})
+	c.sessionStart(ctx)
+	extra, blocked := c.promptSubmit(ctx, prompt)
+	if blocked != nil {
+		// The prompt never reaches the model, nor the conversation.
+		c.emit(Event{Type: EventError, Text: blocked.Error()})
+		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
+	}
 	c.emit(Event{Type: EventUserMessage, Text: prompt})
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
@@ -425,8 +444,14 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if note := c.takeNote(); note != "" {
 			content = note + "\n" + prompt
 		}
+		if extra != "" {
+			content += "\n\n" + extra
+		}
 		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
 	}
+	// stopKeeps counts the times Stop hooks kept this run going
+	// (maxStopKeeps).
+	stopKeeps := 0
 	c.saveStart()
 	// compacted says the conversation was compacted after a context-length
 	// refusal in this run: once per message, so a refusal after it ends
@@ -483,11 +508,14 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
 		}
 		if len(msg.ToolCalls) == 0 {
+			if c.stopHook(ctx, &stopKeeps) {
+				continue
+			}
 			// Run's end saves the answer with the final status: one
 			// save at the end, not two.
 			return Result{Subtype: SubtypeSuccess, Text: msg.Content}
 		}
-		if c.opts.Checkpoints != nil && mayChangeFiles(callNames(msg.ToolCalls)) {
+		if c.opts.Checkpoints != nil && c.mayChangeFiles(msg.ToolCalls) {
 			c.opts.Checkpoints.Before(ctx)
 		}
 		cut = c.toolStep(ctx, msg.ToolCalls)

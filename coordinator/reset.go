@@ -15,6 +15,11 @@ import (
 // resume by id. It returns the id the conversation goes on in. Call it
 // only while nothing runs.
 func (c *Coordinator) Reset() (string, error) {
+	// The cleared session ends for its hooks, and the next prompt
+	// starts the new one (SessionStart with source clear).
+	if c.restart("clear") {
+		c.endSession(context.Background(), EndClear)
+	}
 	return c.moveOn(memory.DecisionRecord{Kind: "clear", Detail: "the user cleared the conversation", Reason: "the person asked for it (/clear)",
 		By: memory.DecidedByPerson})
 }

@@ -64,7 +64,7 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 				wg.Add(1)
 				go func(after <-chan struct{}) {
 					defer wg.Done()
-					finish(i, c.spawnChild(ctx, calls[i].ID, args[i], after, ready))
+					finish(i, c.hookedSpawn(ctx, calls[i].ID, args[i], after, ready))
 				}(prev)
 				prev = ready
 			}
@@ -82,7 +82,7 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 					"the arguments of this %s call are not valid JSON (%s); call the tool again with a complete JSON object", calls[i].Name, text.Clip(calls[i].Arguments, 200))})
 				continue
 			}
-			finish(i, c.opts.Tools.Call(tools.WithCaller(ctx, c.caller()), calls[i].Name, args[i]))
+			finish(i, c.toolSet().Call(tools.WithCaller(c.hookCall(ctx, calls[i].ID), c.caller()), calls[i].Name, args[i]))
 		}
 		wg.Wait()
 	})
@@ -96,12 +96,41 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 	return nil
 }
 
+// hookedSpawn runs a spawn_agent call through the tool hooks, as the
+// tool door runs every other call (Task is its name to a hook). A call a
+// hook refuses starts no child, and the next child is let start at once.
+func (c *Coordinator) hookedSpawn(ctx context.Context, callID string, args json.RawMessage, after <-chan struct{}, ready chan struct{}) workers.Result {
+	door, ok := c.opts.Tools.(hookDoor)
+	hctx := c.hookCall(ctx, callID)
+	if !ok || hctx == ctx {
+		return c.spawnChild(ctx, callID, args, after, ready)
+	}
+	ran := false
+	res := door.Hooked(hctx, SpawnAgentTool, args, func(_ context.Context, args json.RawMessage) workers.Result {
+		ran = true
+		return c.spawnChild(ctx, callID, args, after, ready)
+	})
+	if !ran {
+		if after != nil {
+			<-after
+		}
+		close(ready)
+	}
+	return res
+}
+
+// hookDoor is a Tools that runs a call ralph runs itself through the
+// tool hooks (*tools.Toolset and its views).
+type hookDoor interface {
+	Hooked(ctx context.Context, name string, args json.RawMessage, run func(context.Context, json.RawMessage) workers.Result) workers.Result
+}
+
 // announce emits a tool call as it starts: a tool_call event in the log
 // means the call began, which resume needs to know (the recorder writes it
 // before Publish returns, so before the call runs).
 func (c *Coordinator) announce(call conversation.ToolCall, args json.RawMessage) {
 	ev := Event{Type: EventToolCall, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, ToolArgs: safeRaw(args)}
-	if f, ok := c.opts.Tools.(foreseer); ok && json.Valid(args) {
+	if f, ok := c.toolSet().(foreseer); ok && json.Valid(args) {
 		ev.Asking = f.WillAsk(call.Name, args)
 	}
 	c.emit(ev)

@@ -95,14 +95,14 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		partial strings.Builder
 	)
 	model := c.ModelName()
-	if p, ok := c.opts.Tools.(preparer); ok && p.Unprepared() {
+	if p, ok := c.toolSet().(preparer); ok && p.Unprepared() {
 		// Tools that must start first (MCP servers) start now, on the
 		// first turn that needs them; a hard stop cuts the wait.
 		if cut := c.watch(ctx, p.Prepare); cut != nil {
 			return resp, cut, nil
 		}
 	}
-	tools := toolDefs(c.opts.Tools, c.opts.Children != nil)
+	tools := toolDefs(c.toolSet(), c.opts.Children != nil)
 	// Learning the budget may ask the server what context it serves (a
 	// question an Ollama whose native API hangs answers only at its time
 	// limit); a hard stop cuts it as it cuts the request.

@@ -40,6 +40,8 @@ type completer struct {
 	fs     afero.Fs
 	root   string
 	models *models.Resolver // nil: /model's argument is not completed
+	// plugins are plugins' folders of custom commands.
+	plugins []slash.CommandDir
 
 	mu      sync.Mutex
 	files   []string
@@ -54,8 +56,8 @@ type replacement struct {
 	with       string
 }
 
-func newCompleter(fs afero.Fs, root string, m *models.Resolver) *completer {
-	return &completer{fs: fs, root: root, models: m}
+func newCompleter(fs afero.Fs, root string, m *models.Resolver, plugins ...slash.CommandDir) *completer {
+	return &completer{fs: fs, root: root, models: m, plugins: plugins}
 }
 
 // Do implements readline.AutoCompleter.
@@ -99,8 +101,12 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 		for _, spec := range slash.All() {
 			s = append(s, prompt.Suggest{Text: spec.Name, Description: spec.Summary})
 		}
-		for _, name := range slash.CustomNames(c.fs, c.root) {
-			s = append(s, prompt.Suggest{Text: name, Description: "custom command"})
+		for _, cu := range slash.Customs(c.fs, c.root, c.plugins...) {
+			desc := cu.Description
+			if cu.Hint != "" {
+				desc = cu.Hint + " — " + desc
+			}
+			s = append(s, prompt.Suggest{Text: cu.Name, Description: desc})
 		}
 		return s, word[1:], "/"
 	case strings.HasPrefix(word, "@"):

@@ -60,7 +60,7 @@ func TestCompleteCommandsFilesAndSessions(t *testing.T) {
 	if got, n := do("/sta"); !reflect.DeepEqual(got, []string{"tus"}) || n != 3 {
 		t.Fatalf(`Do("/sta") = %q, %d`, got, n)
 	}
-	if got, _ := do("/s"); !reflect.DeepEqual(got, []string{"top", "tatus", "ession"}) {
+	if got, _ := do("/s"); !reflect.DeepEqual(got, []string{"top", "tatus", "kills", "ession"}) {
 		t.Fatalf(`Do("/s") = %q`, got)
 	}
 	if got, _ := do("look at @sr"); !reflect.DeepEqual(got, []string{"c/main.go"}) {
@@ -92,4 +92,22 @@ func TestTabReplacesWithTheBestFuzzyMatch(t *testing.T) {
 	if _, _, ok := listen(line, pos, readline.CharTab); ok {
 		t.Fatal("the replacement was applied twice")
 	}
+}
+
+// Tab offers a custom command with its argument hint and description.
+func TestCompleteCustomCommandWithHint(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CODEX_HOME", "")
+	c := completerFS(t)
+	_ = afero.WriteFile(c.fs, "/p/.claude/commands/fix-issue.md", []byte("---\ndescription: Fix a numbered issue\nargument-hint: [number] [priority]\n---\nFix #$1."), 0o644)
+	cands, _, _ := c.candidates("", "/fix")
+	for _, s := range cands {
+		if s.Text == "fix-issue" {
+			if s.Description != "[number] [priority] — Fix a numbered issue" {
+				t.Fatalf("description %q", s.Description)
+			}
+			return
+		}
+	}
+	t.Fatalf("/fix-issue not offered: %q", texts(cands))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/slash"
 )
 
 // job is work running in the background while the prompt stays usable: a
@@ -47,6 +48,39 @@ type jobResult struct {
 func (s *Shell) startRun(prompt string) error {
 	return s.startJob("", func(ctx context.Context) jobResult {
 		res := s.coord.Run(ctx, prompt)
+		return jobResult{res: &res}
+	})
+}
+
+// startSend starts a conversation run for a slash command's message:
+// its Prepare, when set, makes the message in the run's goroutine, where
+// the approval of a custom command's shell lines is asked as the model's
+// commands are; its Model, when set, is the run's model, and the
+// session's comes back after it; its Tools, when set, the run's only
+// tools.
+func (s *Shell) startSend(o slash.Outcome) error {
+	if o.Prepare == nil && o.Model == "" && o.Tools == nil {
+		return s.startRun(o.Send)
+	}
+	return s.startJob("", func(ctx context.Context) jobResult {
+		msg := o.Send
+		if o.Prepare != nil {
+			var err error
+			if msg, err = o.Prepare(ctx); err != nil {
+				return jobResult{err: err}
+			}
+		}
+		if o.Model != "" {
+			old := s.coord.ModelName()
+			s.coord.SetModel(o.Model)
+			defer s.coord.SetModel(old)
+		}
+		var res coordinator.Result
+		if n, ok := s.coord.(slash.NarrowRunner); ok && o.Tools != nil {
+			res = n.RunNarrowed(ctx, msg, o.Tools)
+		} else {
+			res = s.coord.Run(ctx, msg)
+		}
 		return jobResult{res: &res}
 	})
 }
@@ -434,6 +468,11 @@ func (s *Shell) AskKey(ctx context.Context, question, prompt, what, keys string)
 	// The bell calls a person who looked away: the work is stopped until
 	// they answer.
 	s.scr.line("\a" + s.scr.pal.Bold(question))
+	if n, ok := s.coord.(hookNotifier); ok {
+		// Beside the bell, the session's Notification hooks hear it, in
+		// ralph's words, as a one-shot's notifier has them do.
+		go n.Notify(context.WithoutCancel(ctx), text.StripControls(question), "permission_prompt")
+	}
 	// The question is on the screen before the prompt asks for its answer.
 	s.scr.paint()
 	s.updatePrompt()

@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/scripts/screen/live"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
@@ -79,6 +80,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 	}
 	sh = New(Options{
 		Control: ctl, LoopQueue: loopQueue, MCP: p.MCP.Status, Hold: hold,
+		Skills: func() *skills.Set { return p.Skills },
 		Undo: func(ctx context.Context, sel undo.Selection, force bool) (res *undo.Result, err error) {
 			err = sh.holding(func() error {
 				res, err = undo.InProject(ctx, p, sel, force)
@@ -111,8 +113,10 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return assemble.Handoff(ctx, p, coord, goal)
 		},
-		Models: models.ForConfig(p.Config),
+		Models:      models.ForConfig(p.Config),
+		CommandDirs: slash.PluginCommandDirs(p.Plugins),
 		Commands: func(h *slash.Host) {
+			h.Command, h.Definitions, h.Plugins = p.ShellLine, p.Definitions.Defs(), slash.PluginCommandDirs(p.Plugins)
 			if o.Reopen != nil && o.Coord == nil {
 				h.Reopen = func(id string) {
 					reopen = id

@@ -28,6 +28,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
@@ -44,6 +45,18 @@ type Coordinator interface {
 	Reset() (string, error)
 	// Events is where the coordinator publishes; nil when there is none.
 	Events() *pubsub.Broker[coordinator.Event]
+}
+
+// endReasoner is a Coordinator that tells its SessionEnd hooks why the
+// session ends (*coordinator.Coordinator).
+type endReasoner interface {
+	SetEndReason(reason string)
+}
+
+// hookNotifier is a Coordinator that fires the session's Notification
+// hooks (*coordinator.Coordinator).
+type hookNotifier interface {
+	Notify(ctx context.Context, message, kind string)
 }
 
 // LoopControl pauses and resumes the task loop;
@@ -101,6 +114,8 @@ type Options struct {
 	Undo func(ctx context.Context, sel undo.Selection, force bool) (*undo.Result, error)
 	// MCP lists the project's MCP servers for /mcp.
 	MCP func() []mcp.Status
+	// Skills are the session's skills for /skills.
+	Skills func() *skills.Set
 	// Handoff serves /handoff.
 	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
 	// Hold marks work that starts (project.Project.Hold): it takes the
@@ -112,6 +127,10 @@ type Options struct {
 	// Models is the endpoint's model list: Tab after /model completes
 	// from it and /model NAME is checked against it (nil: neither).
 	Models *models.Resolver
+	// CommandDirs are plugins' folders of custom commands, offered by Tab
+	// beside the project's and the person's (the Host gets them through
+	// Commands).
+	CommandDirs []slash.CommandDir
 	// Commands adds the face's hooks to each command's Host (the live
 	// state /status reports, /resume's reopening); nil adds none.
 	Commands func(*slash.Host)
@@ -237,6 +256,11 @@ func (s *Shell) Run(ctx context.Context, coord Coordinator) (code int) {
 	// shutdown, after the last job, having written all.
 	s.scr.start()
 	code = s.loop()
+	if e, ok := s.coord.(endReasoner); ok {
+		// The person left the chat (/exit, Ctrl-D, Ctrl-C twice): the
+		// session's SessionEnd hooks hear it as Claude Code's input exit.
+		e.SetEndReason(coordinator.EndExit)
+	}
 	s.shutdown()
 	return code
 }
@@ -269,7 +293,7 @@ func (s *Shell) open(fd int) error {
 		HistoryLimit:           historyKeep,
 		HistorySearchFold:      true,
 		DisableAutoSaveHistory: true,
-		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models),
+		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models, s.opts.CommandDirs...),
 		Stdin:                  in,
 		// readline draws the prompt on Stdout; it is standard error here so
 		// standard output carries only answers. readline's Stderr writer
@@ -554,7 +578,7 @@ func (s *Shell) command(line string) (exit bool) {
 			}
 		}()
 	} else if o.Send != "" {
-		if err := s.startRun(o.Send); err != nil && !s.refused(err) {
+		if err := s.startSend(o); err != nil && !s.refused(err) {
 			s.scr.line(s.scr.pal.Red("✗ ralph is already working; stop it first (Ctrl-C or /stop)"))
 		}
 	}
@@ -574,7 +598,7 @@ func (s *Shell) host(out io.Writer) *slash.Host {
 	h := &slash.Host{
 		Fs: s.opts.Fs, Root: s.opts.Root, Out: out, Markdown: s.scr.markdown, SessionID: s.opts.SessionID,
 		Agents: &s.agents, Busy: s.busy, Stop: s.hardStop, History: s.hist.last,
-		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
+		Loop: s.opts.Loop, RunArgs: s.opts.RunArgs, Undo: s.opts.Undo, MCP: s.opts.MCP, Skills: s.opts.Skills, Plan: s.opts.Plan, DropPlan: s.opts.DropPlan,
 		Handoff: s.opts.Handoff,
 	}
 	if s.opts.Control != nil {

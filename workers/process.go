@@ -17,6 +17,7 @@ type Group struct {
 	ld   leader
 	once sync.Once
 	how  string
+	code int
 }
 
 // StartGroup starts cmd in a new process group. cmd's SysProcAttr is
@@ -35,6 +36,14 @@ func (g *Group) Pid() int { return g.ld.pid() }
 
 // Exited is closed when the leader has exited.
 func (g *Group) Exited() <-chan struct{} { return g.ld.exited() }
+
+// ExitCode is the leader's exit status once Stop returned: -1 when it was
+// killed by a signal or its status is unknown. A hook's answer depends on
+// it (workers/hooks), wherever the hook ran.
+func (g *Group) ExitCode() int {
+	g.Stop(0)
+	return g.code
+}
 
 // Stop ends the whole group and says how its leader ended ("exited with
 // status 2"). It sends SIGTERM to the group and waits up to grace for the
@@ -60,6 +69,7 @@ func (g *Group) Stop(grace time.Duration) string {
 			}
 		}
 		ws, err := killAndReap(g.ld, pgid)
+		g.code = -1
 		switch {
 		case err != nil:
 			g.how = err.Error()
@@ -67,6 +77,7 @@ func (g *Group) Stop(grace time.Duration) string {
 			g.how = "was killed by signal " + ws.Signal().String()
 		default:
 			g.how = fmt.Sprintf("exited with status %d", ws.ExitStatus())
+			g.code = ws.ExitStatus()
 		}
 	})
 	return g.how

@@ -41,6 +41,7 @@ const (
 	ProgramPersonVerify Program = "the person's --verify"
 	ProgramNotify       Program = "notify_command"
 	ProgramAgent        Program = "external agent"
+	ProgramHook         Program = "hook"
 )
 
 // ProgramRule is one row of the decision table.
@@ -67,6 +68,8 @@ var ProgramRules = []ProgramRule{
 		"runs as theirs, outside the sandbox, with the commands' environment less the model's key"},
 	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
 		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
+	{ProgramHook, "the person (an agent CLI's settings in their home, their user config, a plugin they added) or the model (the agent CLIs' settings files in the project); the code a hook calls may be the model's",
+		"run by the shell in the project, as Claude Code runs it, in the sandbox of the session's mode with the network on (StartHook, the door of a project's MCP server), unless the person's own config lets one of theirs out (sandbox = false); with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's or plugin's hooks run only once the person approved them with every file they name (coordinator/project)"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),
@@ -81,6 +84,18 @@ func AgentCommand(name string, args ...string) *exec.Cmd {
 // NotifyCommand is the person's notify_command, run by the shell.
 func NotifyCommand(ctx context.Context, command string) *exec.Cmd {
 	return exec.CommandContext(ctx, "/bin/sh", "-c", command)
+}
+
+// HookCommand is a hook's command (workers/hooks), run by the shell in
+// dir (the project, where Claude Code runs it too, since hooks written
+// for it name files relative to it) with env made safe for the project by
+// PersonEnv: whatever the hook's own program is, a launcher it calls does
+// not find the model's code first on a search path.
+func HookCommand(dir string, env []string, command string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = PersonEnv(env, dir)
+	return cmd
 }
 
 // UserServerCommand is the command of an MCP server from the person's own
@@ -287,6 +302,21 @@ func ServerTouchesProject(root, cwd, command string, args []string) bool {
 // helper, and with ralph. Under danger-full-access it starts as the
 // model's commands do, outside.
 func (w *Workspace) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
+	return w.startInSandbox(ctx, cmd, true)
+}
+
+// StartHook starts a hook's command (HookCommand) in the sandbox as
+// StartSandboxed starts a project's MCP server, but as one of the
+// commands rather than beside them: a hook lives for one event, so the
+// Landlock-only fallback holds it as it holds a command, putting the
+// protected paths back once it ends.
+func (w *Workspace) StartHook(ctx context.Context, cmd *exec.Cmd) (*Group, error) {
+	return w.startInSandbox(ctx, cmd, false)
+}
+
+// startInSandbox starts cmd in the sandbox with the network on; lives
+// marks a program that runs beside the commands.
+func (w *Workspace) startInSandbox(ctx context.Context, cmd *exec.Cmd, lives bool) (*Group, error) {
 	ws := w
 	if w.policy.Confines() && !w.policy.Network {
 		var err error
@@ -312,7 +342,7 @@ func (w *Workspace) StartSandboxed(ctx context.Context, cmd *exec.Cmd) (*Group, 
 		files[i] = f
 	}
 	p, err := ws.runner.Start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
-		Stdin: files[0], Stdout: files[1], Stderr: files[2], LivesAcrossCommands: true})
+		Stdin: files[0], Stdout: files[1], Stderr: files[2], LivesAcrossCommands: lives})
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,8 @@ var targets = []target{
 	{"SandboxedTrue", "overhead-median-ms", 5, "< 5 ms"},
 	{"Checkpoint", "median-ms", 50, "< 50 ms"},
 	{"OneShotCheckpoints", "git/plain", 1.3, "< 1.3x"},
+	{"OneShotHooks", "none/before", 1.02, "≤ 1.02x"},
+	{"OneShotHooks", "cpu-none/before", 1.02, "≤ 1.02x"},
 	{"BoundarySave", "10000/10", 1.5, "< 1.5"},
 	{"SandboxedHardStop", "p99-ms", 100, "< 100 ms"},
 	{"ExecHardStop", "p99-ms", 100, "< 100 ms"},

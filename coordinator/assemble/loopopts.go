@@ -58,6 +58,13 @@ func LoopOptions(p *project.Project, rc *memory.RunConfig, f LoopFace) (loop.Opt
 		notify = func(string) {}
 	}
 	var worker loop.Worker = loop.ChildWorker(f.Coord)
+	if setup.Definition != "" {
+		def, err := p.Definition(setup.Definition)
+		if err != nil {
+			return loop.Options{}, setup, err
+		}
+		worker = loop.DefinedWorker(f.Coord, def)
+	}
 	if setup.External != nil {
 		// Processes an agent starts outside its group (claude's own
 		// sessions, setsid) are reparented to ralph rather than init, so

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 
@@ -30,6 +31,9 @@ type Setup struct {
 	// External is the CLI agent that works the tasks (--agent), nil
 	// for ralph's own child agents.
 	External *agents.Agent
+	// Definition is the agent definition ralph's child agents follow
+	// (--agent def:NAME), "" for none.
+	Definition string
 }
 
 // CheckRun reports a run configuration that cannot work, in one sentence:
@@ -81,7 +85,15 @@ func Compile(rc *memory.RunConfig) (Setup, error) {
 			return s, err
 		}
 	}
-	if rc.Agent != "" {
+	if name, ok, err := agentdefs.ParseSpec(rc.Agent); ok {
+		if err != nil {
+			return s, err
+		}
+		if len(rc.AgentArgs) > 0 {
+			return s, fmt.Errorf("--agent-arg goes with --agent %s, not with an agent definition", agents.Choices())
+		}
+		s.Definition = name
+	} else if rc.Agent != "" {
 		a, err := agents.Parse(rc.Agent)
 		if err != nil {
 			return s, err

@@ -13,15 +13,26 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // ChildWorker works each task with a child agent of c. The child gets
 // its own complete_task, which records its claim that the task is done;
 // the loop then verifies and marks the task.
-func ChildWorker(c *coordinator.Coordinator) Worker { return childWorker{c} }
+func ChildWorker(c *coordinator.Coordinator) Worker { return childWorker{c: c} }
 
-type childWorker struct{ c *coordinator.Coordinator }
+// DefinedWorker works each task as ChildWorker does, with a child that
+// follows the agent definition def (ralph run --agent def:NAME): its
+// prompt, its tools (narrowed) and its model.
+func DefinedWorker(c *coordinator.Coordinator, def agentdefs.Def) Worker {
+	return childWorker{c: c, def: &def}
+}
+
+type childWorker struct {
+	c   *coordinator.Coordinator
+	def *agentdefs.Def
+}
 
 func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 	task, attempt, ws := a.Task, a.Attempt, a.Workspace
@@ -30,7 +41,7 @@ func (w childWorker) Work(ctx context.Context, a Assignment) Outcome {
 		return Outcome{Err: err}
 	}
 	claim := &claimTool{task: task, checks: a.checks}
-	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim.tools()})
+	res, failure, err := w.c.RunChild(ctx, coordinator.ChildTask{Prompt: prompt, TaskID: task.ID, Attempt: attempt, Tools: ws.Tools, Finish: claim.tools(), Def: w.def})
 	if err != nil {
 		return Outcome{Err: err}
 	}

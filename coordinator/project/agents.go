@@ -34,8 +34,9 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		Model: p.Client, ModelName: p.Config.Model, Tools: p.MainTools(), Store: besideLoop{p.Session, &p.loopControl}, Queue: queue,
 		SessionID: p.Session.ID, MaxTurns: p.Config.MaxTurns, System: p.SystemPrompt() + g.prompt(),
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
-		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession,
+		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
 	}
+	p.withDefinition(&opts)
 	if g.cps != nil {
 		opts.Checkpoints = g.cps
 	} else {
@@ -172,8 +173,10 @@ func (p *Project) Children() *coordinator.Children {
 		ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools {
 			return p.Tools.For(role, own...)
 		},
+		Defs:     p.Definitions,
 		Memory:   p.learnings,
 		Settings: p.environment(),
+		Skills:   p.skillsPrompt(),
 		Store:    func(id string) coordinator.Store { return agentStore{s: p.Session, id: id} },
 	}
 }

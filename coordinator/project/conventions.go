@@ -19,4 +19,8 @@ type Conventions struct {
 	// ForkSession continues a copy of the session resumed, under a new
 	// id, and leaves the original as it was (--fork-session).
 	ForkSession bool
+	// Definition is --agent def:NAME of a one-shot or chat: the
+	// conversation's agent follows the agent definition called NAME (its
+	// prompt, tools and model); "" for ralph's own.
+	Definition string
 }

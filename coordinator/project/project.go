@@ -30,9 +30,14 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/skills"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/mcp"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -122,6 +127,9 @@ type Options struct {
 	Run func(saved *memory.RunConfig) (*memory.RunConfig, error)
 	// Notify receives one-line notices for the user (crash recovered, ...).
 	Notify func(string)
+	// Plugins are the plugin directories whose hooks the session reads
+	// (memory/plugins lists them).
+	Plugins []Plugin
 	// Conventions are the flags people bring from other agents.
 	Conventions
 }
@@ -154,6 +162,23 @@ type Project struct {
 	Approval *approval.Policy
 	// Yes is --yes: every command the sandbox contains runs unasked.
 	Yes bool
+	// Hooks are the session's hooks (Claude Code's protocol): the
+	// person's own, and the project's once approved. nil runs none.
+	Hooks *hooks.Set
+	// Plugins are the Claude Code plugins the person added (ralph plugin
+	// add), read when the session opened; their hooks, skills, commands
+	// and agent definitions are among the session's.
+	Plugins []plugins.Plugin
+	// Skills are the session's skills (memory/skills), found once at its
+	// start: the system prompt lists them and the skill tool loads them.
+	// nil (a test's in-memory project) has none.
+	Skills *skills.Set
+	// Definitions are the agent definitions of the project and the
+	// person (workers/agentdefs), read when the session opened.
+	Definitions agentdefs.Set
+	// mainDef is the definition the conversation's agent follows (--agent
+	// def:NAME), nil for ralph's own.
+	mainDef *agentdefs.Def
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -275,6 +300,17 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
+	// The definitions are read before the lock is taken, so a one-shot
+	// naming one the project lacks fails before any session is recorded.
+	var pluginWarnings []string
+	p.Plugins, pluginWarnings = AddedPlugins(opts.Fs, root)
+	for _, w := range pluginWarnings {
+		opts.Notify("warning: " + text.StripControls(w))
+	}
+	p.loadDefinitions(opts.Notify, PluginDefinitionDirs(p.Plugins)...)
+	if err := p.chooseDefinition(opts.Definition); err != nil {
+		return nil, err
+	}
 	p.stateKey, p.keyErr = memory.StateKey(person, filepath.Join(config.UserConfigDir(), "ralph"))
 	lock, err := acquire(opts.Fs, root, opts.Force, opts.Notify, cfg.APIKey)
 	if err != nil {
@@ -307,6 +343,10 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	_ = lock.SetSession(p.Session.ID)
 	p.Yes = opts.Yes
+	// The hooks are read before the policy: a project's settings may add
+	// deny rules (permissions.deny), never allow ones.
+	hookSrc := hookSources(root, opts.Fs, person, cfg, append(slices.Clone(opts.Plugins), PluginHooks(p.Plugins)...))
+	loadedHooks := LoadHooks(hookSrc)
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
 		UserRules: cfg.AllowedCommands, ProjectRules: cfg.ProjectAllowedCommands, Yes: opts.Yes, Redactor: p.Redactor, AskBefore: cfg.AskBefore,
@@ -314,7 +354,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.
 		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
-		Tools:  opts.Tools, NeverAsk: opts.NeverAsk,
+		Tools:  withDeny(opts.Tools, loadedHooks.Deny), NeverAsk: opts.NeverAsk,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
@@ -334,9 +374,13 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
 	}
+	p.sayHooks(loadedHooks)
+	p.Hooks = p.hookSet(loadedHooks, hookSrc, p.Tools.Workspace())
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
+	p.loadSkills()
+	p.Tools.Add(tools.Deps{Skills: p.Skills, Root: root})
 	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
 	p.registerBeside()
@@ -505,6 +549,11 @@ func (p *Project) Prior() *memory.State {
 // Close ends the event subscriptions, waits for the registry's update
 // and releases the lock.
 func (p *Project) Close() error {
+	// The session ends for its hooks (SessionEnd) while its events are
+	// still recorded, however it ended.
+	if p.coord != nil {
+		p.coord.EndSession(context.Background())
+	}
 	// The control socket goes first, while the lock still says this ralph
 	// runs: its watchers get every event so far, then the end.
 	errs := []error{p.closeControl()}

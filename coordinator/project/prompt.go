@@ -34,6 +34,8 @@ The session's settings, which the user chose when ralph started:
 		b.WriteString(memory.ContextBlock(docs))
 	}
 	b.WriteString(p.instructions())
+	b.WriteString(p.skillsPrompt())
+	b.WriteString(p.definitionsNote())
 	if p.appendSystem != "" {
 		b.WriteString("\n\n" + p.appendSystem)
 	}

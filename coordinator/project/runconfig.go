@@ -131,7 +131,7 @@ func (p *Project) settle(opts Options, saved *memory.RunConfig) (*memory.RunConf
 		}
 	}
 	err := p.Config.Validate()
-	if err != nil && !(run != nil && run.Agent != "" && errors.Is(err, config.ErrNoKey)) {
+	if err != nil && !(run != nil && run.Agent != "" && !isDefinition(run.Agent) && errors.Is(err, config.ErrNoKey)) {
 		return nil, err
 	}
 	return run, nil
@@ -152,6 +152,9 @@ func FromConfig(run *memory.RunConfig, cfg config.Config) {
 // git for --commit and --worktrees, the prompt template.
 func (p *Project) checkRun(run *memory.RunConfig) error {
 	FromConfig(run, p.Config)
+	if err := p.checkDefinition(run); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+	}
 	if err := checkAgent(run, p.Root); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 	}
@@ -256,7 +259,7 @@ func (p *Project) PromptTemplate() *taskprompt.Template { return p.prompt }
 // checkAgent checks that the run's external agent can start from the
 // project root, where it runs: a relative exec: path is only known there.
 func checkAgent(run *memory.RunConfig, root string) error {
-	if run == nil || run.Agent == "" {
+	if run == nil || run.Agent == "" || isDefinition(run.Agent) {
 		return nil
 	}
 	a, err := agents.Parse(run.Agent)

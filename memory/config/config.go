@@ -243,6 +243,13 @@ type Config struct {
 	// mcp.go); MCPWarnings say what was left out of them and why.
 	MCPServers  []MCPServer
 	MCPWarnings []string
+	// UserHooks and ProjectHooks are the [[hooks.EVENT]] tables of the
+	// person's config and of the project's (hooks.go): the project's run
+	// only once the person approved them (coordinator/project).
+	UserHooks, ProjectHooks HookTables
+	// NoAgentSettingsHooks: the person's config says claude_hooks = false, so
+	// ~/.claude/settings.json's hooks are not read.
+	NoAgentSettingsHooks bool
 }
 
 // AgentKinds are the external agents a config may have a table for. The
@@ -348,6 +355,12 @@ type File struct {
 	// (AGENTS.md, CLAUDE.md) may be a link to ("~/dotfiles/AGENTS.md");
 	// user config only.
 	InstructionLinks []string `toml:"instruction_links"`
+	// Hooks are [[hooks.EVENT]] tables in Claude Code's shape (hooks.go).
+	Hooks map[string][]HookGroupFile `toml:"hooks"`
+	// AgentSettingsHooks (claude_hooks) = false leaves the hooks of the
+	// person's agent settings (~/.claude/settings.json) out; user config
+	// only.
+	AgentSettingsHooks *bool `toml:"claude_hooks"`
 }
 
 // RetentionFile is the [retention] table.
@@ -552,6 +565,9 @@ func Load(src Sources) (Config, error) {
 			c.ProjectAllowedCommands = append(c.ProjectAllowedCommands, f.AllowedCommands...)
 		} else {
 			c.AllowedCommands = append(c.AllowedCommands, f.AllowedCommands...)
+		}
+		if err := c.applyHooks(f, p, fromProject); err != nil {
+			return c, err
 		}
 		servers, err := mcpServers(f.MCPServers, p, fromProject, src.Getenv)
 		if err != nil {

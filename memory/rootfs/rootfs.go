@@ -82,6 +82,29 @@ func New(dir string) (*Fs, error) {
 // Dir is the root as given to New.
 func (f *Fs) Dir() string { return f.dir }
 
+// Sub opens a door on the directory dir under the root, reached through
+// the root: a link on the way is followed only while it stays inside the
+// root, and the new door follows links only while they stay inside dir.
+// A skill's own files are read through one (memory/skills), so a skill
+// may hand the model its own directory and nothing beside it. Close frees
+// it.
+func (f *Fs) Sub(dir string) (*Fs, error) {
+	r, err := f.rel(dir)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := f.root.OpenRoot(r)
+	if err != nil {
+		return nil, f.pathErr(err, dir)
+	}
+	abs := filepath.Join(f.dir, r)
+	return &Fs{root: sub, dir: abs, resolved: abs}, nil
+}
+
+// Close closes the door; a door of New is meant to stay open for the
+// process, a door of Sub is closed when its reads are done.
+func (f *Fs) Close() error { return f.root.Close() }
+
 // IsReal reports whether fsys reaches the disk (the project door, or the
 // person's own directories), as opposed to an in-memory one of a test:
 // git, sockets and processes need a real one.

@@ -174,3 +174,30 @@ func TestLinkOutIsMarked(t *testing.T) {
 		t.Fatalf("open of a missing file: %v", err)
 	}
 }
+
+// ReadSmall refuses a directory, a file over its limit and a link out of
+// the door.
+func TestReadSmall(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	door, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(filepath.Join(root, "ok.md"), []byte("hello"), 0o644)
+	_ = os.WriteFile(filepath.Join(outside, "key"), []byte("SECRET"), 0o644)
+	_ = os.Mkdir(filepath.Join(root, "dir.md"), 0o755)
+	if data, err := ReadSmall(door, filepath.Join(root, "ok.md"), 5); err != nil || string(data) != "hello" {
+		t.Fatalf("ok: %q %v", data, err)
+	}
+	if _, err := ReadSmall(door, filepath.Join(root, "ok.md"), 4); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("over the limit: %v", err)
+	}
+	if _, err := ReadSmall(door, filepath.Join(root, "dir.md"), 9); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("directory: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "key"), filepath.Join(root, "link.md")); err == nil {
+		if data, err := ReadSmall(door, filepath.Join(root, "link.md"), 99); !errors.Is(err, ErrLinkOut) || len(data) != 0 {
+			t.Errorf("link out: %q %v", data, err)
+		}
+	}
+}

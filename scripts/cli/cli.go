@@ -230,8 +230,10 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	c.addGitCommands(root)
 	c.addControlCommands(root)
 	c.addMCPCommands(root)
+	c.addPluginCommands(root)
+	c.addHooksCommands(root)
 	root.AddCommand(c.handoffCommand())
-	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand())
+	root.AddCommand(c.doctorCommand(), c.configCommand(), c.modelsCommand(), c.skillsCommand())
 	c.addServeCommands(root)
 	c.addConventionFlags(root)
 	c.addValueCompletions(root)
@@ -465,13 +467,9 @@ func (c *cli) addConversationCommands(root *cobra.Command) {
 // records is the read-only side of the project named by -C or found from
 // the working directory.
 func (c *cli) records() (Records, error) {
-	root, err := c.root()
+	root, door, err := c.door()
 	if err != nil {
-		return Records{}, usageErrorf("%s", err)
-	}
-	door, err := rootfs.New(root)
-	if err != nil {
-		return Records{}, usageErrorf("%s", err)
+		return Records{}, err
 	}
 	return Records{Fs: door, Person: rootfs.Person(), Root: root, JSON: c.f.json, Term: c.term, Out: os.Stdout, Err: os.Stderr}, nil
 }

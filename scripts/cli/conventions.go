@@ -13,6 +13,8 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -32,6 +34,9 @@ type conventionFlags struct {
 	forkSession    bool
 	// skipPermissions is Claude Code's --dangerously-skip-permissions.
 	skipPermissions bool
+	// agent is --agent of a conversation: def:NAME, an agent definition
+	// the conversation's agent follows (as claude --agent NAME).
+	agent string
 	// conv is what the flags settle into for project.Open.
 	conv project.Conventions
 }
@@ -49,6 +54,7 @@ func (c *cli) addConventionFlags(root *cobra.Command) {
 	root.Flags().BoolVarP(&cf.print, "print", "p", false, "run the task and print the answer, never the chat shell (as claude -p)")
 	root.Flags().StringVar(&cf.resume, "resume", "", "continue the session with this `ID` (ralph sessions lists them); without one, pick it on a terminal")
 	root.Flags().Lookup("resume").NoOptDefVal = pickSession
+	root.Flags().StringVar(&cf.agent, "agent", "", "follow an agent definition ("+strings.Join(agents.DefinitionDirs(), ", ")+" of the project or your home): def:`NAME` (its prompt, tools and model)")
 	root.Flags().BoolVar(&cf.forkSession, "fork-session", false, "with -c or --resume: continue in a copy of the session under a new id, leaving the original as it was")
 	pf.StringArrayVar(&cf.allowed, "allowed-tools", nil, `tools that run without asking, e.g. "Bash(go test:*) Edit" (ralph's approval rules, for this run)`)
 	pf.StringArrayVar(&cf.disallowed, "disallowed-tools", nil, `tools that are refused, e.g. "Bash(git push:*) Write"`)
@@ -117,6 +123,16 @@ func (c *cli) settleConventions(cmd *cobra.Command) error {
 		return usageErrorf("--fork-session goes with -c or --resume: it continues a copy of the session they name")
 	}
 	cf.conv.ForkSession = cf.forkSession
+	if cf.agent != "" {
+		name, ok, err := agentdefs.ParseSpec(cf.agent)
+		switch {
+		case err != nil:
+			return usageErrorf("%s", err)
+		case !ok:
+			return usageErrorf("--agent here takes an agent definition, def:NAME; an external CLI (%s) works tasks with ralph run --agent", agents.Choices())
+		}
+		cf.conv.Definition = name
+	}
 	return nil
 }
 

@@ -60,13 +60,16 @@ type doctorReport struct {
 func (c *cli) doctorCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the setup: config, model endpoint, sandbox, git, agents, MCP (--json)",
+		Short: "Check the setup: config, model endpoint, sandbox, git, agents, MCP, plugins (--json)",
 		Long: `Check what a run here would use, one line per check (ok, warning or
 problem, with the fix): the config files read and the keys each sets; the
 model, endpoint and where the API key comes from (never the key); whether the
 endpoint answers, lists the model and accepts tools (one tiny request, a few
 tokens on a paid endpoint); the sandbox and what this kernel gives it; git; the
-agent CLIs ralph run --agent can use; the MCP servers and their approval.
+agent CLIs ralph run --agent can use; the MCP servers and their approval; the
+plugins added with ralph plugin add (where each lies, what it brings: hooks,
+skills, commands, agents, and what of it is left out); how many skills, custom
+commands and agent definitions a session here finds.
 
 No session starts and the project is not locked. Exit 0 when a run could
 start, 1 when a problem would stop it.`,
@@ -118,6 +121,14 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 		}
 	}
 	add(gitCheck(ctx))
+	for _, ch := range pluginChecks(e.Root) {
+		add(ch)
+	}
+	if e.Root != "" {
+		for _, ch := range sourceChecks(e.Root) {
+			add(ch)
+		}
+	}
 	for _, ch := range agentChecks(ctx) {
 		add(ch)
 	}

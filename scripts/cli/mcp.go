@@ -27,6 +27,22 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// inProject runs fn on the project's root and door, for the commands that
+// read a project's configuration without opening a session (ralph mcp,
+// ralph hooks): a project that cannot be found or opened, a usage error
+// or a bad config is exit 2.
+func (c *cli) inProject(fn func(door *rootfs.Fs, dir string) error) error {
+	dir, door, err := c.door()
+	if err != nil {
+		return err
+	}
+	err = fn(door, dir)
+	if errors.Is(err, ErrMCPUsage) || errors.Is(err, config.ErrInvalid) {
+		return usageErrorf("%s", err)
+	}
+	return err
+}
+
 // addMCPCommands wires `ralph mcp`: list, add, remove and approve the MCP
 // servers whose tools the model may call.
 func (c *cli) addMCPCommands(root *cobra.Command) {
@@ -39,20 +55,9 @@ func (c *cli) addMCPCommands(root *cobra.Command) {
 	}
 	run := func(fn func(m MCPCommands, cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			dir, err := c.root()
-			if err != nil {
-				return usageErrorf("%s", err)
-			}
-			door, err := rootfs.New(dir)
-			if err != nil {
-				return usageErrorf("%s", err)
-			}
-			m := MCPCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}
-			err = fn(m, cmd, args)
-			if errors.Is(err, ErrMCPUsage) || errors.Is(err, config.ErrInvalid) {
-				return usageErrorf("%s", err)
-			}
-			return err
+			return c.inProject(func(door *rootfs.Fs, dir string) error {
+				return fn(MCPCommands{Fs: door, Person: rootfs.Person(), Root: dir, JSON: c.f.json, Out: os.Stdout, Getenv: os.Getenv}, cmd, args)
+			})
 		}
 	}
 	list := &cobra.Command{

@@ -64,6 +64,11 @@ type Notifier struct {
 	Warn func(string)
 	// Timeout bounds one run of the command (0: notifyTimeout).
 	Timeout time.Duration
+	// Hook, when set, fires the session's Notification hooks with the
+	// notification's text and kind (Claude Code's permission_prompt for
+	// a question, else the event's name), in the background like the
+	// command.
+	Hook func(message, kind string)
 
 	wg sync.WaitGroup
 }
@@ -79,6 +84,17 @@ func (n *Notifier) Notify(ev NotifyEvent) string {
 		ev.Time = time.Now().UTC()
 	}
 	n.run(ev)
+	if n.Hook != nil {
+		kind := ev.Event
+		if kind == NotifyQuestion {
+			kind = "permission_prompt"
+		}
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.Hook(ev.Text, kind)
+		}()
+	}
 	if n.Sequence == nil {
 		return ""
 	}
@@ -114,7 +130,7 @@ func (n *Notifier) exec(data []byte) error {
 	cmd := workers.NotifyCommand(ctx, n.Command)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Env = n.Env
-	var errb boundedBuffer
+	errb := boundedBuffer{text.LockedBuffer{Limit: 4096}}
 	cmd.Stderr = &errb
 	ownGroup(cmd)
 	// Grandchildren holding stderr open must not keep Wait waiting.
@@ -141,24 +157,10 @@ func (n *Notifier) Close() {
 }
 
 // boundedBuffer keeps the first 4 KB written to it.
-type boundedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *boundedBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if room := 4096 - w.b.Len(); room > 0 {
-		w.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
+type boundedBuffer struct{ text.LockedBuffer }
 
 func (w *boundedBuffer) firstLine() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	line, _, _ := strings.Cut(strings.TrimSpace(w.b.String()), "\n")
+	line, _, _ := strings.Cut(strings.TrimSpace(w.String()), "\n")
 	return text.Clip(text.StripControls(line), 200)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -59,4 +60,23 @@ func TestNotifyCommand(t *testing.T) {
 		t.Error("a nil notifier wrote something")
 	}
 	none.Close()
+}
+
+// The Notification hooks hear every notification, a question as Claude
+// Code's permission_prompt, and Close waits for them.
+func TestNotifyFiresTheHooks(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	n := &Notifier{Hook: func(message, kind string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, kind+": "+message)
+	}}
+	n.Notify(NotifyEvent{Event: NotifyQuestion, Text: "run `make`?"})
+	n.Notify(NotifyEvent{Event: NotifyRunEnded, Text: "the run ended"})
+	n.Close()
+	sort.Strings(got)
+	if strings.Join(got, "|") != "permission_prompt: run `make`?|run_ended: the run ended" {
+		t.Fatalf("hooks heard %q", got)
+	}
 }

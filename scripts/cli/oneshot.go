@@ -27,6 +27,7 @@ import (
 	"github.com/ralph-dev/ralph/scripts/screen/render"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
+	"github.com/ralph-dev/ralph/scripts/slash"
 	"github.com/ralph-dev/ralph/workers/approval"
 )
 
@@ -528,6 +529,15 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		}
 		prompt = resumePrompt(p.History)
 	}
+	// A prompt that names a custom command is that command's message.
+	custom, isCustom, err := oneShotCustom(p, face, prompt)
+	if err != nil {
+		p.EndUnstarted(err)
+		return face.Fail(ExitFailed, err)
+	}
+	if isCustom {
+		prompt = custom.Send
+	}
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
 	face.ApprovalHint = p.Approval.HintFor
 	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
@@ -537,7 +547,9 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		// Before the progress display takes the terminal's last line.
 		_, _ = io.WriteString(face.Stderr, face.replay(p))
 	}
-	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr))
+	n := NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr)
+	n.Hook = p.NotifyHooks
+	face.SetNotifier(n)
 	defer face.notifier.Close()
 	face.Start()
 	defer face.Close()
@@ -547,8 +559,35 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	// only about leaving the sandbox), and through ralph answer.
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})
 	defer at.Detach()
-	res := at.Coord.Run(ctx, prompt)
+	if custom.Prepare != nil {
+		// The command's shell lines run now, asked about as the model's
+		// commands are.
+		if prompt, err = custom.Prepare(ctx); err != nil {
+			p.EndUnstarted(err)
+			return face.Fail(ExitFailed, err)
+		}
+	}
+	if custom.Model != "" {
+		at.Coord.SetModel(custom.Model)
+	}
+	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
 	return face.Finish(res)
+}
+
+// oneShotCustom is the custom command a one-shot's prompt names
+// ("/fix-issue 12"), with what it said on the way on stderr; isCustom is
+// false for any other prompt, a built-in command's name included, which
+// goes to the model as written.
+func oneShotCustom(p *project.Project, face *OneShot, prompt string) (o slash.Outcome, isCustom bool, err error) {
+	var said strings.Builder
+	h := &slash.Host{Fs: p.Fs, Root: p.Root, Out: &said, Command: p.ShellLine, Plugins: slash.PluginCommandDirs(p.Plugins)}
+	o, isCustom, err = slash.DispatchCustom(h, prompt)
+	for _, l := range strings.Split(strings.TrimSpace(said.String()), "\n") {
+		if l != "" {
+			fmt.Fprintln(face.Stderr, "ralph: "+text.StripControls(l))
+		}
+	}
+	return o, isCustom, err
 }
 
 // resumePrompt is what to tell the model when a session continues without

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -27,4 +28,19 @@ func (c *cli) root() (string, error) {
 	}
 	c.found = &f
 	return f.Root, nil
+}
+
+// door is the project named by -C or found from the working directory,
+// and the project's door (memory/rootfs) on it; a project that cannot be
+// found or opened is a usage error.
+func (c *cli) door() (string, *rootfs.Fs, error) {
+	root, err := c.root()
+	if err != nil {
+		return "", nil, usageErrorf("%s", err)
+	}
+	door, err := rootfs.New(root)
+	if err != nil {
+		return "", nil, usageErrorf("%s", err)
+	}
+	return root, door, nil
 }

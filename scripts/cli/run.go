@@ -331,7 +331,9 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	// agent's.
 	external := rc.Agent != ""
 	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
-	face.SetNotifier(NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr))
+	n := NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr)
+	n.Hook = p.NotifyHooks
+	face.SetNotifier(n)
 	face.Start()
 	defer face.Close()
 	// Another terminal steers the loop: ralph stop is the hard stop Ctrl-C

@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/undo"
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/slash"
@@ -288,12 +289,33 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 	h.Out = &out
 	o, err := slash.Dispatch(ctx, &h, st.Text)
 	if err == nil && o.Send != "" {
-		// A command that sends a message (/retry, /plan) sends it as
-		// the chat does: the step is that message.
+		// A command that sends a message (/retry, /plan, a custom
+		// command) sends it as the chat does: the step is that message.
 		if r := out.String(); r != "" && s.Format == FormatText {
 			writeText(s.Stdout, r)
+			out.Reset()
 		}
-		return s.message(ctx, st, o.Send)
+		send := o.Send
+		if o.Prepare != nil {
+			// A custom command's shell lines run now, through the
+			// approval a model's command gets here.
+			send, err = o.Prepare(ctx)
+		}
+		if err == nil {
+			if o.Model != "" && h.Coord != nil {
+				old := h.Coord.ModelName()
+				h.Coord.SetModel(o.Model)
+				defer h.Coord.SetModel(old)
+			}
+			if n, ok := h.Coord.(slash.NarrowRunner); ok && o.Tools != nil {
+				run := s.Run
+				s.Run = func(ctx context.Context, prompt string) coordinator.Result {
+					return n.RunNarrowed(ctx, prompt, o.Tools)
+				}
+				defer func() { s.Run = run }()
+			}
+			return s.message(ctx, st, send)
+		}
 	}
 	result := out.String()
 	if err == nil && o.Job != nil {
@@ -387,7 +409,8 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 		Loop: func(ctx context.Context) (string, error) {
 			return assemble.TaskLoop(ctx, p, coord, queue, ctl, nil)
 		},
-		RunArgs: func(args string) error { return runArgs(p, args) }}
+		RunArgs: func(args string) error { return runArgs(p, args) }, Command: p.ShellLine, Definitions: p.Definitions.Defs(), Plugins: slash.PluginCommandDirs(p.Plugins),
+		Skills: func() *skills.Set { return p.Skills }}
 	steps := NewStepReader(in)
 	code := sc.Steps(ctx, func() (Step, error) {
 		st, err := steps.Next()

@@ -207,6 +207,23 @@ func sessionSettings() []sessionSetting {
 			}
 			return c.Agents
 		})},
+		{key: "claude_hooks", show: show(func(c c) any { return !c.NoAgentSettingsHooks })},
+		{key: "hooks", show: show(func(c c) any {
+			// The config files' own hooks, as "EVENT: command"; ralph hooks
+			// lists every source's, with whether each runs.
+			var out []string
+			for _, t := range []config.HookTables{c.UserHooks, c.ProjectHooks} {
+				for ev, groups := range t.Events {
+					for _, g := range groups {
+						for _, h := range g.Hooks {
+							out = append(out, ev+": "+h.Command)
+						}
+					}
+				}
+			}
+			slices.Sort(out)
+			return nonNil(out)
+		})},
 		{key: "mcp_servers", show: show(func(c c) any {
 			var names []string
 			for _, s := range c.MCPServers {

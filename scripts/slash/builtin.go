@@ -39,6 +39,7 @@ func All() []Spec {
 		{"resume", "[N|id]", "pick a conversation of this project to go on with, like --resume (a paused task loop goes on with /run)", runResume},
 		{"model", "[name]", "show the model, or switch to another from the next step", runModel},
 		{"mcp", "", "the MCP servers: their state and tools", runMCP},
+		{"skills", "", "the skills the model may load, and where each came from, like `ralph skills`", runSkills},
 		{"retry", "", "send the last message the endpoint refused again (a refused message is set aside and left out of later requests)", runRetry},
 		{"clear", "", "start a new conversation, in a new session (the old one stays resumable by id)", runClear},
 		{"handoff", "[goal]", "go on in a new session that starts from a summary the model writes of this one (decisions, files, open questions, what is next)", runHandoff},
@@ -76,7 +77,7 @@ func HelpText() string {
 }
 
 func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
-	h.printf("%s", h.markdown(HelpText()))
+	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root, h.Plugins...)))
 	return Outcome{}, nil
 }
 
@@ -145,14 +146,24 @@ func showFile(name string) func(context.Context, *Host, string) (Outcome, error)
 func runAgents(_ context.Context, h *Host, _ string) (Outcome, error) {
 	if h.Agents == nil || !h.busy() && len(h.Agents.List()) == 0 {
 		h.printf("no agents are running\n")
-		return Outcome{}, nil
+	} else {
+		now := h.now()
+		if h.busy() {
+			h.printf("main: %s\n", h.Agents.Main())
+		}
+		for _, a := range h.Agents.List() {
+			h.printf("%s (%s): %s — %s\n", a.ID, eventwords.Duration(now.Sub(a.Since)), eventwords.OneLine(a.Task, 80), a.Doing)
+		}
 	}
-	now := h.now()
-	if h.busy() {
-		h.printf("main: %s\n", h.Agents.Main())
-	}
-	for _, a := range h.Agents.List() {
-		h.printf("%s (%s): %s — %s\n", a.ID, eventwords.Duration(now.Sub(a.Since)), eventwords.OneLine(a.Task, 80), a.Doing)
+	if len(h.Definitions) > 0 {
+		h.printf("\nagent definitions (spawn_agent names one; ralph --agent def:NAME runs one):\n")
+		for _, d := range h.Definitions {
+			desc := d.Description
+			if desc == "" {
+				desc = "no description"
+			}
+			h.printf("  %s — %s (%s)\n", d.Name, eventwords.OneLine(desc, 80), text.StripControls(d.Shown))
+		}
 	}
 	return Outcome{}, nil
 }

@@ -15,8 +15,11 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/undo"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/mcp"
 
 	"github.com/spf13/afero"
@@ -67,6 +70,8 @@ type Host struct {
 	DropPlan func() error
 	// MCP lists the project's MCP servers; nil makes /mcp unavailable.
 	MCP func() []mcp.Status
+	// Skills are the session's skills; nil makes /skills unavailable.
+	Skills func() *skills.Set
 	// Handoff hands the conversation off to a new session (/handoff);
 	// nil makes /handoff unavailable.
 	Handoff func(ctx context.Context, goal string) (coordinator.Handoff, error)
@@ -89,6 +94,16 @@ type Host struct {
 	Reopen func(id string)
 	// Width is the terminal's width for lists; 0: 80.
 	Width int
+	// Definitions are the session's agent definitions, which /agents
+	// lists (workers/agentdefs).
+	Definitions []agentdefs.Def
+	// Plugins are plugins' folders of custom commands (memory/plugins),
+	// looked in after the project's and the person's.
+	Plugins []CommandDir
+	// Command runs a custom command's shell line (!`…`) as the model's
+	// run_command runs its commands: through the one approval policy and
+	// in the sandbox. nil: shell lines are refused.
+	Command func(ctx context.Context, command string) workers.Result
 }
 
 func (h *Host) now() time.Time {
@@ -136,6 +151,24 @@ type Outcome struct {
 	// Ask, when set, is a yes/no question the face puts to the person
 	// first: Send is sent only on a yes (/init over an existing file).
 	Ask string
+	// Prepare, when set, makes the message to send in place of Send, in
+	// the goroutine the message's turn runs in, where the person can
+	// be asked: a custom command's shell lines run then (!`…`). An
+	// error is said and nothing is sent.
+	Prepare func(ctx context.Context) (string, error)
+	// Model, when set, is the model the message's turn uses (a custom
+	// command's model); the session's comes back after it.
+	Model string
+	// Tools, when not nil, are the only tools the message's turn may use
+	// (a custom command's allowed-tools): the face runs it with
+	// NarrowRunner.RunNarrowed.
+	Tools []string
+}
+
+// NarrowRunner runs a message with its tools narrowed for that run only;
+// *coordinator.Coordinator implements it.
+type NarrowRunner interface {
+	RunNarrowed(ctx context.Context, prompt string, names []string) coordinator.Result
 }
 
 // Spec describes one command.

@@ -1,25 +1,32 @@
 package slash
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
 	"github.com/spf13/afero"
 
+	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Custom commands are the prompt files people bring from other agents: a
-// file NAME.md in one of customDirs is /NAME, which sends the file's text
-// (its front matter left out, $ARGUMENTS replaced by what follows the
-// name) as a message. They are looked for only after ralph's own
+// file NAME.md in one of customDirs, or in a folder under one (Claude
+// Code's folders group commands and do not change their names), is
+// /NAME, which sends the file's text (its front matter left out,
+// $ARGUMENTS replaced by what follows the name and $1 … $9 by its
+// words) as a message. They are looked for only after ralph's own
 // commands: a built-in command of the same name wins, with a warning
 // naming the file it shadows, once a session.
 
@@ -30,18 +37,54 @@ type customDir struct {
 	path, shown string
 }
 
+// CommandDir is a folder of custom commands beyond the agents' table's:
+// a plugin's commands/ folder (memory/plugins), read through Fs (a door
+// on the plugin's root) and shown as Shown. Plugins' folders come after
+// the project's and the person's, so theirs win a name.
+type CommandDir struct {
+	Fs          afero.Fs
+	Path, Shown string
+}
+
+// PluginCommandDirs are the commands/ folders of the plugins the person
+// added (memory/plugins, as the session read them), each read through its
+// plugin's door and shown as "plugin NAME/commands".
+func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
+	var out []CommandDir
+	for _, p := range list {
+		for _, d := range p.CommandDirs() {
+			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d)})
+		}
+	}
+	return out
+}
+
 // customDirs are where custom commands are looked for, nearest first:
 // the project's own (.ralph/commands, then the agents' folders the
 // agents' table names), then the person's (the agents' folders under
-// the home directory).
-func customDirs(fs afero.Fs, root string) []customDir {
+// the home directory, then their person-only folders such as codex's
+// prompts), then extra (plugins').
+func customDirs(fs afero.Fs, root string, extra []CommandDir) []customDir {
 	ds := []customDir{{fs, filepath.Join(root, ".ralph", "commands"), ".ralph/commands"}}
 	for _, d := range agents.CommandDirs() {
 		ds = append(ds, customDir{fs, filepath.Join(root, filepath.FromSlash(d)), d})
 	}
-	if home, _ := os.UserHomeDir(); home != "" {
+	home, _ := os.UserHomeDir()
+	if home != "" {
 		for _, d := range agents.CommandDirs() {
 			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d)), "~/" + d})
+		}
+	}
+	for _, d := range agents.PromptDirs() {
+		if dir := os.Getenv(d.Env); d.Env != "" && filepath.IsAbs(dir) {
+			ds = append(ds, customDir{rootfs.Person(), filepath.Join(dir, filepath.FromSlash(d.Under)), "$" + d.Env + "/" + d.Under})
+		} else if home != "" {
+			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d.Home)), "~/" + d.Home})
+		}
+	}
+	for _, d := range extra {
+		if d.Fs != nil {
+			ds = append(ds, customDir{d.Fs, d.Path, d.Shown})
 		}
 	}
 	return ds
@@ -50,43 +93,141 @@ func customDirs(fs afero.Fs, root string) []customDir {
 // maxCustom bounds a custom command's file: it is a prompt, not a corpus.
 const maxCustom = 64 << 10
 
-// customFile is the file of custom command name, nearest first, and its
-// path as shown; ok is false when there is none.
-func (h *Host) customFile(name string) (fs afero.Fs, path, shown string, ok bool) {
-	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
-		return nil, "", "", false
-	}
-	for _, d := range customDirs(h.Fs, h.Root) {
-		p := filepath.Join(d.path, name+".md")
-		if fi, err := d.fs.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return d.fs, p, d.shown + "/" + name + ".md", true
-		}
-	}
-	return nil, "", "", false
+// maxCustomDepth bounds how deep folders of commands are looked into.
+const maxCustomDepth = 3
+
+// customCmd is one custom command file; hidden are the files of the
+// same name further away, which do not run.
+type customCmd struct {
+	name        string
+	fs          afero.Fs
+	path, shown string
+	hidden      []string
 }
 
-// CustomNames are the custom commands no built-in shadows, for Tab, each
-// once, nearest first.
-func CustomNames(fs afero.Fs, root string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, d := range customDirs(fs, root) {
-		entries, err := afero.ReadDir(d.fs, d.path)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			name, ok := strings.CutSuffix(e.Name(), ".md")
-			// A name that would drive the terminal is never offered.
-			if _, builtin := Lookup(strings.ToLower(name)); !ok || builtin || seen[name] || !e.Mode().IsRegular() || text.StripControls(name) != name {
-				continue
+// customCommands are the custom command files, each name once, nearest
+// first: a directory's own files before its folders', folders in name
+// order. The nearest file of a name wins (the project's over the
+// person's, the person's over a plugin's); the others are its hidden.
+// A name that would drive the terminal is never offered.
+func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
+	if fs == nil {
+		return nil
+	}
+	seen := map[string]int{}
+	var out []customCmd
+	for _, d := range customDirs(fs, root, extra) {
+		queue := []string{""}
+		for depth := 0; depth <= maxCustomDepth && len(queue) > 0; depth++ {
+			var next []string
+			for _, sub := range queue {
+				entries, err := afero.ReadDir(d.fs, filepath.Join(d.path, sub))
+				if err != nil {
+					continue
+				}
+				sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+				for _, e := range entries {
+					rel := filepath.Join(sub, e.Name())
+					if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+						next = append(next, rel)
+						continue
+					}
+					name, ok := strings.CutSuffix(e.Name(), ".md")
+					if !ok || !e.Mode().IsRegular() || strings.HasPrefix(name, ".") || text.StripControls(name) != name || strings.ContainsAny(name, " \t") {
+						continue
+					}
+					shown := d.shown + "/" + filepath.ToSlash(rel)
+					if i, dup := seen[strings.ToLower(name)]; dup {
+						out[i].hidden = append(out[i].hidden, shown)
+						continue
+					}
+					seen[strings.ToLower(name)] = len(out)
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown})
+				}
 			}
-			seen[name] = true
-			out = append(out, name)
+			queue = next
 		}
 	}
 	return out
 }
+
+// customFile is the file of custom command name, nearest first; ok is
+// false when there is none.
+func (h *Host) customFile(name string) (customCmd, bool) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
+		return customCmd{}, false
+	}
+	for _, c := range customCommands(h.Fs, h.Root, h.Plugins...) {
+		if strings.EqualFold(c.name, name) {
+			return c, true
+		}
+	}
+	return customCmd{}, false
+}
+
+// Custom is a custom command as Tab and /help offer it.
+type Custom struct {
+	Name string
+	// Hint is its argument-hint, Description its description (or
+	// "custom command"), Shown its file as the person sees it; all fit
+	// for one line of the terminal.
+	Hint, Description, Shown string
+}
+
+// Customs are the custom commands no built-in shadows, for Tab and
+// /help, each once, nearest first; extra are plugins' folders.
+func Customs(fs afero.Fs, root string, extra ...CommandDir) []Custom {
+	var out []Custom
+	for _, c := range customCommands(fs, root, extra...) {
+		if _, builtin := Lookup(strings.ToLower(c.name)); builtin {
+			continue
+		}
+		cu := Custom{Name: c.name, Shown: text.StripControls(c.shown)}
+		if data, err := readCustom(c); err == nil {
+			if doc, err := frontmatter.Parse(string(data)); err == nil {
+				cu.Hint = oneLine(argumentHint(doc.Fields["argument-hint"]))
+				cu.Description = oneLine(doc.Get("description"))
+			}
+		}
+		if cu.Description == "" {
+			cu.Description = "custom command"
+		}
+		out = append(out, cu)
+	}
+	return out
+}
+
+// CustomHelp is /help's section on the custom commands no built-in
+// shadows, in markdown, each with its argument hint and description
+// from its front matter and its file; "" when there are none.
+func CustomHelp(fs afero.Fs, root string, extra ...CommandDir) string {
+	var b strings.Builder
+	for _, c := range Customs(fs, root, extra...) {
+		line := "/" + c.Name
+		if c.Hint != "" {
+			line += " " + c.Hint
+		}
+		fmt.Fprintf(&b, "- `%s` — %s (%s)\n", strings.ReplaceAll(line, "`", "'"), c.Description, c.Shown)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n**Your custom commands**\n\n" + b.String()
+}
+
+// argumentHint is the hint as written: Claude Code's "[file] [line]" is
+// text to show, which YAML would read as a list; a quoted one is
+// unquoted.
+func argumentHint(f frontmatter.Field) string {
+	if f.IsList || f.Text == "" {
+		return f.Raw
+	}
+	return f.Text
+}
+
+// oneLine is a front matter value fit for one line of help: controls
+// stripped, whitespace folded.
+func oneLine(s string) string { return text.OneLine(text.StripControls(s)) }
 
 // warnedShadows are the custom files whose shadowing was told, once a
 // process (a chat is one session; /clear does not repeat it).
@@ -95,59 +236,169 @@ var warnedShadows sync.Map
 // warnShadowed tells, once, that the built-in name shadows a custom
 // command file of that name.
 func (h *Host) warnShadowed(name string) {
-	_, _, shown, ok := h.customFile(name)
+	c, ok := h.customFile(name)
 	if !ok {
 		return
 	}
-	if _, told := warnedShadows.LoadOrStore(shown, true); told {
+	if _, told := warnedShadows.LoadOrStore(c.shown, true); told {
 		return
 	}
-	h.printf("warning: /%s is ralph's own command; %s, a custom command of the same name, does not run (rename the file to use it)\n", name, shown)
+	h.printf("warning: /%s is ralph's own command; %s, a custom command of the same name, does not run (rename the file to use it)\n", name, text.StripControls(c.shown))
 }
 
 // errNoCustom is a name with no custom command file.
 var errNoCustom = errors.New("no custom command")
 
-// runCustom sends custom command name's text, with args for $ARGUMENTS.
+// readCustom reads a custom command's file, at most maxCustom bytes.
+func readCustom(c customCmd) ([]byte, error) {
+	data, err := rootfs.ReadSmall(c.fs, c.path, maxCustom)
+	if errors.Is(err, rootfs.ErrTooLarge) {
+		return nil, fmt.Errorf("%s is larger than %d KiB; a custom command is a prompt", text.StripControls(c.shown), maxCustom>>10)
+	}
+	return data, err
+}
+
+// orNone is names joined, or "none".
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// DispatchCustom runs line as a custom command when its name is one no
+// built-in shadows, for a one-shot's prompt (`ralph "/fix-issue 12"`);
+// ok is false for any other line, which stays a message as it always
+// was: a one-shot runs no built-in command.
+func DispatchCustom(h *Host, line string) (o Outcome, ok bool, err error) {
+	if !IsCommand(line) {
+		return Outcome{}, false, nil
+	}
+	name, args := Parse(line)
+	if _, builtin := Lookup(name); builtin {
+		return Outcome{}, false, nil
+	}
+	o, err = h.runCustom(name, args)
+	if errors.Is(err, errNoCustom) {
+		return Outcome{}, false, nil
+	}
+	return o, true, err
+}
+
+// warnedHidden are the custom command files whose hiding of others of
+// the same name was told, once a process.
+var warnedHidden sync.Map
+
+// runCustom sends custom command name's text, with args for $ARGUMENTS
+// and $1 … $9, the files it names with @ embedded, and — when the turn
+// starts, through run_command's approval path — the output of its shell
+// lines (!`…`) in their place. Its model, if it names one, is the
+// turn's.
 func (h *Host) runCustom(name, args string) (Outcome, error) {
-	fs, path, shown, ok := h.customFile(name)
+	c, ok := h.customFile(name)
 	if !ok {
 		return Outcome{}, errNoCustom
 	}
-	f, err := fs.Open(path)
+	shown := text.StripControls(c.shown)
+	data, err := readCustom(c)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxCustom+1))
+	doc, err := frontmatter.Parse(string(data))
 	if err != nil {
-		return Outcome{}, fmt.Errorf("/%s: %w", name, err)
+		return Outcome{}, fmt.Errorf("/%s: %s: %w", name, shown, err)
 	}
-	if len(data) > maxCustom {
-		return Outcome{}, fmt.Errorf("/%s: %s is larger than %d KiB; a custom command is a prompt", name, shown, maxCustom>>10)
+	if len(c.hidden) > 0 {
+		if _, told := warnedHidden.LoadOrStore(c.shown, true); !told {
+			h.printf("note: /%s is %s; %s of the same name does not run (the project's command wins over the person's, the person's over a plugin's)\n",
+				name, shown, text.StripControls(strings.Join(c.hidden, ", ")))
+		}
 	}
-	body := stripFrontMatter(string(data))
-	if strings.Contains(body, "$ARGUMENTS") {
-		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
-	} else if args != "" {
+	body, used := expandArgs(doc.Body, args)
+	if !used && args != "" {
 		body += "\n\n" + args
 	}
 	if strings.TrimSpace(body) == "" {
 		return Outcome{}, fmt.Errorf("/%s: %s is empty", name, shown)
 	}
-	h.printf("/%s: sending %s\n", name, text.StripControls(shown))
-	return Outcome{Send: strings.TrimSpace(body)}, nil
+	body = h.embedFiles(body)
+	o := Outcome{Send: strings.TrimSpace(body)}
+	if m := strings.TrimSpace(doc.Get("model")); m != "" {
+		id, err := agentdefs.ModelID(m)
+		switch {
+		case err != nil:
+			h.printf("note: %s asks for model %s, which ralph cannot map to a provider (%v), so the session's model answers\n", shown, oneLine(m), err)
+		case id != "":
+			o.Model = id
+			h.printf("/%s: this turn uses model %s, as %s asks\n", name, oneLine(id), shown)
+		}
+	}
+	if doc.Has("allowed-tools") {
+		mapped, unknown := agentdefs.MapTools(doc.Fields["allowed-tools"].Items())
+		o.Tools = append(mapped, tools.Unnamed()...)
+		if len(unknown) > 0 {
+			h.printf("note: %s allows %s, which ralph does not have\n", shown, oneLine(strings.Join(unknown, ", ")))
+		}
+		h.printf("/%s: this turn's tools are %s only (allowed-tools of %s); ralph approves none of them in advance: its approval rules still decide which commands run\n",
+			name, orNone(mapped), shown)
+	}
+	h.printf("/%s: sending %s\n", name, shown)
+	if lines := shellLines(o.Send); len(lines) > 0 {
+		send := o.Send
+		o.Prepare = func(ctx context.Context) (string, error) { return h.runShellLines(ctx, name, shown, send) }
+	}
+	return o, nil
 }
 
-// stripFrontMatter drops a leading "---" block (a command's description
-// and allowed tools, for the agent that wrote it).
-func stripFrontMatter(s string) string {
-	if !strings.HasPrefix(s, "---\n") {
-		return s
+// expandArgs replaces $ARGUMENTS in body with args, and $1 … $9 with its
+// words (quotes group words; a missing word is empty), as Claude Code
+// and codex do; used says whether body had any of them. A $ followed by
+// two digits ($10, $100) is left as written.
+func expandArgs(body, args string) (string, bool) {
+	used := strings.Contains(body, "$ARGUMENTS")
+	body = strings.ReplaceAll(body, "$ARGUMENTS", args)
+	words := splitArgs(args)
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		if body[i] == '$' && i+1 < len(body) && body[i+1] >= '1' && body[i+1] <= '9' && (i+2 >= len(body) || body[i+2] < '0' || body[i+2] > '9') {
+			if n := int(body[i+1] - '1'); n < len(words) {
+				b.WriteString(words[n])
+			}
+			used = true
+			i++
+			continue
+		}
+		b.WriteByte(body[i])
 	}
-	if i := strings.Index(s[4:], "\n---"); i >= 0 {
-		rest := s[4+i+4:]
-		return strings.TrimPrefix(rest, "\n")
+	return b.String(), used
+}
+
+// splitArgs splits args at spaces, keeping what double or single quotes
+// hold as one word (quotes removed).
+func splitArgs(args string) []string {
+	var words []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(args); i++ {
+		ch := args[i]
+		switch {
+		case quote != 0 && ch == quote:
+			quote = 0
+		case quote == 0 && (ch == '"' || ch == '\''):
+			quote, in = ch, true
+		case quote == 0 && (ch == ' ' || ch == '\t' || ch == '\n'):
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
 	}
-	return s
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
 }

@@ -59,6 +59,8 @@ func TestRunGoesOnWithAPausedLoop(t *testing.T) {
 // A custom command of a built-in's name never runs; the first use says
 // which file it shadows, once.
 func TestBuiltinShadowsACustomCommand(t *testing.T) {
+	// The warning is once a process: a repeated run (-count) starts anew.
+	warnedShadows.Clear()
 	ctx := context.Background()
 	h, out, _ := host(t)
 	_ = afero.WriteFile(h.Fs, "/p/.ralph/commands/goals.md", []byte("never sent"), 0o644)
@@ -99,13 +101,13 @@ func TestInitTargets(t *testing.T) {
 }
 
 // Tab offers the custom commands no built-in shadows.
-func TestCustomNames(t *testing.T) {
+func TestCustoms(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	fs := afero.NewMemMapFs()
 	for _, p := range []string{"/p/.ralph/commands/deploy.md", "/p/.claude/commands/status.md", "/p/.claude/commands/deploy.md", "/p/.claude/commands/notes.txt"} {
 		_ = afero.WriteFile(fs, p, []byte("x"), 0o644)
 	}
-	if got := CustomNames(fs, "/p"); len(got) != 1 || got[0] != "deploy" {
-		t.Fatalf("CustomNames = %q", got)
+	if got := Customs(fs, "/p"); len(got) != 1 || got[0].Name != "deploy" {
+		t.Fatalf("Customs = %+v", got)
 	}
 }

@@ -365,4 +365,18 @@ func (claudeCLI) logins() []sandbox.HiddenPath {
 // the project's .claude/settings.json and settings.local.json out.
 func (claudeCLI) projectSettings() []string { return nil }
 
+func (claudeCLI) promptDirs() []sandbox.HiddenPath { return nil }
+
+func (claudeCLI) skillDirs() []string { return []string{".claude/skills"} }
+
+func (claudeCLI) hookSettings() (HookSettings, bool) {
+	return HookSettings{Shared: ".claude/settings.json", Local: ".claude/settings.local.json"}, true
+}
+
+func (claudeCLI) definitionDirs() []string { return []string{".claude/agents"} }
+
 func (claudeCLI) commandDirs() []string { return []string{".claude/commands"} }
+
+func (claudeCLI) pluginManifest() string { return ".claude-plugin/plugin.json" }
+
+func (claudeCLI) pluginSettings() string { return ".claude/settings.json" }

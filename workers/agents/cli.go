@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -68,16 +69,44 @@ type cli interface {
 	// the person's home) where the CLI keeps custom slash commands as
 	// markdown files, which ralph's chat offers as its own.
 	commandDirs() []string
+	// promptDirs are the folders of the person's own custom commands
+	// that have no project counterpart (codex's prompts), each with the
+	// variable that moves the CLI's home.
+	promptDirs() []sandbox.HiddenPath
+	// definitionDirs are the folders (relative to a project's root, and
+	// to the person's home) where the CLI keeps definitions of named
+	// child agents as markdown files (workers/agentdefs reads them).
+	definitionDirs() []string
+	// skillDirs are the folders, relative to a project's root or the
+	// person's home, where the agent keeps its skills (SKILL.md folders).
+	skillDirs() []string
+	// hookSettings are the agent's settings files whose "hooks" ralph
+	// runs (Claude Code's protocol), if it has such files.
+	hookSettings() (HookSettings, bool)
+	// pluginManifest is where a plugin of the CLI keeps its manifest,
+	// relative to the plugin's directory ("" for a CLI without plugins;
+	// memory/plugins reads them).
+	pluginManifest() string
+	// pluginSettings is the CLI's settings file (relative to a project's
+	// root or the person's home) that may enable plugins from a
+	// marketplace, which ralph names and does not install ("" for none).
+	pluginSettings() string
 }
 
 // clis are the CLIs ralph can drive, in the order help text lists them.
 var clis = []cli{claudeCLI{}, codexCLI{}, opencodeCLI{}, geminiCLI{}}
 
 // The config validates its [agents.<kind>] tables against the kinds of
-// this table, and the sandbox hides each CLI's login; both sit below this
-// package and cannot ask it.
+// this table, the sandbox hides each CLI's login, and memory/plugins
+// reads plugins in the layout of the CLI that has them; all sit below
+// this package and cannot ask it.
 func init() {
 	config.AgentKinds = Names()
+	for _, c := range clis {
+		if m := c.pluginManifest(); m != "" && plugins.ManifestPath == "" {
+			plugins.ManifestPath = m
+		}
+	}
 	for _, c := range clis {
 		sandbox.AgentLogins = append(sandbox.AgentLogins, c.logins()...)
 	}
@@ -104,6 +133,70 @@ func CommandDirs() []string {
 	var dirs []string
 	for _, c := range clis {
 		dirs = append(dirs, c.commandDirs()...)
+	}
+	return dirs
+}
+
+// PluginSettings are the agents' settings files (relative to a project's
+// root or the person's home) that may enable plugins from a marketplace,
+// in the order of the table.
+func PluginSettings() []string {
+	var out []string
+	for _, c := range clis {
+		if f := c.pluginSettings(); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SkillDirs are the folders, relative to a project's root or the
+// person's home, where the agents keep their skills, in the order of the
+// table.
+func SkillDirs() []string {
+	var dirs []string
+	for _, c := range clis {
+		dirs = append(dirs, c.skillDirs()...)
+	}
+	return dirs
+}
+
+// HookSettings are an agent's settings files whose "hooks" ralph runs:
+// Shared, relative to the person's home and to a project's root, and
+// Local, the project's own uncommitted file, relative to its root.
+type HookSettings struct{ Shared, Local string }
+
+// HookSettingsFiles are the agents' settings files whose hooks ralph runs,
+// in the order of the table.
+func HookSettingsFiles() []HookSettings {
+	var out []HookSettings
+	for _, c := range clis {
+		if h, ok := c.hookSettings(); ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// DefinitionDirs are the folders, relative to a project's root or the
+// person's home, where the agents keep definitions of named child agents,
+// in the order of the table.
+func DefinitionDirs() []string {
+	var dirs []string
+	for _, c := range clis {
+		dirs = append(dirs, c.definitionDirs()...)
+	}
+	return dirs
+}
+
+// PromptDirs are the person's own folders of custom commands that have
+// no project counterpart (codex's ~/.codex/prompts, or $CODEX_HOME's),
+// each as a path relative to the home directory (Home) and the variable
+// that moves it (Env, the folder then Under it).
+func PromptDirs() []sandbox.HiddenPath {
+	var dirs []sandbox.HiddenPath
+	for _, c := range clis {
+		dirs = append(dirs, c.promptDirs()...)
 	}
 	return dirs
 }

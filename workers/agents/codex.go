@@ -334,4 +334,20 @@ func (codexCLI) logins() []sandbox.HiddenPath {
 // model cannot write.
 func (codexCLI) projectSettings() []string { return nil }
 
+func (codexCLI) skillDirs() []string { return nil }
+
+func (codexCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, false }
+
+func (codexCLI) definitionDirs() []string { return nil }
+
 func (codexCLI) commandDirs() []string { return nil }
+
+// promptDirs: codex's custom prompts, ~/.codex/prompts (or
+// $CODEX_HOME/prompts), the person's only: codex reads no project's.
+func (codexCLI) promptDirs() []sandbox.HiddenPath {
+	return []sandbox.HiddenPath{{Home: ".codex/prompts", Env: "CODEX_HOME", Under: "prompts"}}
+}
+
+func (codexCLI) pluginManifest() string { return "" }
+
+func (codexCLI) pluginSettings() string { return "" }

@@ -306,4 +306,16 @@ func (geminiCLI) projectSettings() []string {
 	return []string{".gemini/settings.json", ".gemini/.env"}
 }
 
+func (geminiCLI) promptDirs() []sandbox.HiddenPath { return nil }
+
+func (geminiCLI) skillDirs() []string { return nil }
+
+func (geminiCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, false }
+
+func (geminiCLI) definitionDirs() []string { return nil }
+
 func (geminiCLI) commandDirs() []string { return nil }
+
+func (geminiCLI) pluginManifest() string { return "" }
+
+func (geminiCLI) pluginSettings() string { return "" }

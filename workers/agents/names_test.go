@@ -96,6 +96,15 @@ var helpProse = map[string][]string{
 		"claude mcp add ralph -- ralph mcp serve", // and the line to add it
 	},
 	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"}, // the examples
+	"scripts/cli/hooks.go": { // where hooks come from, as a person looks for them
+		"Hooks are commands that run when something happens in a session",
+		"no hooks: ralph reads them from your config",
+	},
+	"scripts/cli/plugin.go": {
+		"(.claude-plugin/plugin.json",         // ralph plugin's help: what a plugin holds
+		".claude-plugin/plugin.json). Adding", // and ralph plugin add's
+		"claude-code-hooks",                   // and the example of adding one
+	},
 }
 
 // isHelpProse says whether the literal lit in file rel is help prose.

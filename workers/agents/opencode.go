@@ -366,4 +366,16 @@ func (opencodeCLI) logins() []sandbox.HiddenPath {
 // keeps the project's opencode.json out.
 func (opencodeCLI) projectSettings() []string { return nil }
 
+func (opencodeCLI) promptDirs() []sandbox.HiddenPath { return nil }
+
+func (opencodeCLI) skillDirs() []string { return nil }
+
+func (opencodeCLI) hookSettings() (HookSettings, bool) { return HookSettings{}, false }
+
+func (opencodeCLI) definitionDirs() []string { return nil }
+
 func (opencodeCLI) commandDirs() []string { return nil }
+
+func (opencodeCLI) pluginManifest() string { return "" }
+
+func (opencodeCLI) pluginSettings() string { return "" }

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+
 	"github.com/ralph-dev/ralph/workers"
 
 	"bytes"

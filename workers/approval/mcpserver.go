@@ -1,10 +1,6 @@
 package approval
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -198,18 +194,7 @@ func ApprovedServersFile(userConfigDir string) string {
 }
 
 func readApprovedServers(fs afero.Fs, userConfigDir string) (map[string]map[string]approvedServer, error) {
-	m := map[string]map[string]approvedServer{}
-	data, err := afero.ReadFile(fs, ApprovedServersFile(userConfigDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s is corrupt: %w", ApprovedServersFile(userConfigDir), err)
-	}
-	return m, nil
+	return readRecord[map[string]approvedServer](fs, ApprovedServersFile(userConfigDir))
 }
 
 // keepApprovedServer records what the person approved of s. Callers hold
@@ -226,15 +211,7 @@ func keepApprovedServer(fs afero.Fs, userConfigDir, root string, s config.MCPSer
 		m[root] = map[string]approvedServer{}
 	}
 	m[root][s.Name] = approvedServer{Fingerprint: s.Fingerprint(), Fields: fields}
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := ApprovedServersFile(userConfigDir)
-	if err := fs.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return memory.WriteFileAtomic(fs, path, append(data, '\n'), 0o600)
+	return writeRecord(fs, ApprovedServersFile(userConfigDir), m)
 }
 
 // ServerReview is what a person is shown of a project's MCP server before

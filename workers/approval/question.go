@@ -113,6 +113,9 @@ type Question struct {
 	// server's tool; Server one about starting a project's MCP server.
 	MCP    *MCPCall
 	Server *ServerStart
+	// Hook, when set, makes this a question about running a hook of the
+	// project's files or of a plugin (hooks.go).
+	Hook *HookStart
 	// Brief leaves out what "always" means, which the person was told
 	// at an earlier question of this session.
 	Brief bool
@@ -121,9 +124,10 @@ type Question struct {
 	UserFile string
 }
 
-// MCPCall is a call of an MCP server's tool as a person is asked about it.
+// MCPCall is a call of an MCP server's tool as a person is asked about it,
+// or of one of ralph's own tools that a hook asks about (Server "").
 type MCPCall struct {
-	Server string // the server's name
+	Server string // the server's name; "" for ralph's own tool
 	Tool   string // the tool's name on that server
 	Name   string // the name the model called it by: mcp__server__tool
 	Args   string // the arguments, JSON as the model sent them
@@ -152,6 +156,8 @@ func (q Question) What() string {
 		return "call " + text.Visible(q.MCP.Name)
 	case q.Server != nil:
 		return "start MCP server `" + text.Visible(q.Server.Name) + "`"
+	case q.Hook != nil:
+		return "run the " + text.Visible(q.Hook.Hook.Event) + " hook `" + text.Visible(q.Hook.Hook.Command) + "`"
 	}
 	if q.Tool != "" {
 		return fmt.Sprintf("change %s (%s)", text.Visible(q.Command), q.Tool)
@@ -169,7 +175,7 @@ func (q Question) Call() (name string, args json.RawMessage) {
 	switch {
 	case q.MCP != nil:
 		return q.MCP.Name, json.RawMessage(q.MCP.Args)
-	case q.Server != nil:
+	case q.Server != nil, q.Hook != nil:
 		return "", nil
 	case q.Tool != "":
 		args, _ = json.Marshal(map[string]string{"path": q.Command})
@@ -184,7 +190,7 @@ func (q Question) CanAlways() bool { return len(q.Remember) > 0 && !q.Unsandboxe
 
 // CanShare reports whether "always, in the project" is offered: where
 // "always" is, but for a server, which is approved on this machine only.
-func (q Question) CanShare() bool { return q.CanAlways() && q.Server == nil }
+func (q Question) CanShare() bool { return q.CanAlways() && q.Server == nil && q.Hook == nil }
 
 // Choices are the answers offered, each with its key.
 func (q Question) Choices() string {
@@ -230,7 +236,7 @@ func (q Question) AllKeys() string {
 // Help is what HelpKey shows: what "always" remembers, where, and which
 // commands then run without asking; "" when "always" is not offered.
 func (q Question) Help() string {
-	if !q.CanAlways() || q.MCP != nil || q.Server != nil {
+	if !q.CanAlways() || q.MCP != nil || q.Server != nil || q.Hook != nil {
 		return ""
 	}
 	return fmt.Sprintf("[a]lways remembers %s in %s, for every project; [p]roject always in this project's %s instead, "+
@@ -259,6 +265,8 @@ func (q Question) Text() string {
 		return q.mcpText()
 	case q.Server != nil:
 		return q.serverText()
+	case q.Hook != nil:
+		return q.hookText()
 	}
 	if q.Tool != "" {
 		fmt.Fprintf(&b, "%s? %s\n  asked every time, no [a]lways: %s", q.What(), q.Choices(), text.Visible(strings.Join(q.Why, "; ")))
@@ -301,7 +309,12 @@ func (q Question) Text() string {
 func (q Question) mcpText() string {
 	var b strings.Builder
 	c := q.MCP
-	fmt.Fprintf(&b, "call `%s` of MCP server `%s`? %s\n", text.Visible(c.Tool), text.Visible(c.Server), q.Choices())
+	if c.Server == "" {
+		// A call of one of ralph's own tools that a hook asks about.
+		fmt.Fprintf(&b, "call `%s`? %s\n", text.Visible(c.Tool), q.Choices())
+	} else {
+		fmt.Fprintf(&b, "call `%s` of MCP server `%s`? %s\n", text.Visible(c.Tool), text.Visible(c.Server), q.Choices())
+	}
 	args := c.Args
 	if strings.TrimSpace(args) == "" {
 		args = "{}"

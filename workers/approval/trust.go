@@ -32,18 +32,37 @@ func TrustFile(userConfigDir string) string {
 var trustMu sync.Mutex
 
 func readTrust(fs afero.Fs, userConfigDir string) (map[string][]string, error) {
-	data, err := afero.ReadFile(fs, TrustFile(userConfigDir))
+	return readRecord[[]string](fs, TrustFile(userConfigDir))
+}
+
+// readRecord reads one of the person's JSON records of approvals (by
+// project root): a file that is not there is an empty record.
+func readRecord[T any](fs afero.Fs, path string) (map[string]T, error) {
+	m := map[string]T{}
+	data, err := afero.ReadFile(fs, path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string][]string{}, nil
+		return m, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	m := map[string][]string{}
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s is corrupt: %w", TrustFile(userConfigDir), err)
+		return nil, fmt.Errorf("%s is corrupt: %w", path, err)
 	}
 	return m, nil
+}
+
+// writeRecord writes v as the JSON record at path, readable by the person
+// alone, replacing it whole.
+func writeRecord(fs afero.Fs, path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := fs.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return memory.WriteFileAtomic(fs, path, append(data, '\n'), 0o600)
 }
 
 // trustedOnly keeps the rules approved on this machine for root and
@@ -62,7 +81,7 @@ func trustedOnly(fs afero.Fs, userConfigDir, root string, allowed []string) ([]s
 	trusted := m[filepath.Clean(root)]
 	var out []string
 	for _, a := range allowed {
-		if slices.Contains(trusted, normalRule(a)) && !strings.HasPrefix(a, serverEntryPrefix) {
+		if slices.Contains(trusted, normalRule(a)) && !strings.HasPrefix(a, serverEntryPrefix) && !strings.HasPrefix(a, hookEntryPrefix) {
 			out = append(out, a)
 		}
 	}
@@ -86,15 +105,7 @@ func trustRule(fs afero.Fs, userConfigDir, root, rule string) error {
 	}
 	m[root] = append(m[root], rule)
 	sort.Strings(m[root])
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := TrustFile(userConfigDir)
-	if err := fs.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return memory.WriteFileAtomic(fs, path, append(data, '\n'), 0o600)
+	return writeRecord(fs, TrustFile(userConfigDir), m)
 }
 
 // A project's MCP server (its .mcp.json or .ralph/config.toml, which a

@@ -3,11 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -34,6 +36,9 @@ type Deps struct {
 	Asker UserAsker
 	// Plan writes a new plan (write_plan).
 	Plan *PlanWriter
+	// Skills are the session's skills (skill), fixed at its start; Root
+	// names a project skill's files for read_file.
+	Skills *skills.Set
 	// The bodies run above the tools: the task loop's complete_task, the
 	// coordinator's spawn_agent, a review's reports.
 	Claim, Spawn, Findings, Verdicts, Fixed RunFunc
@@ -206,6 +211,22 @@ func Peer(name string) PeerTool {
 		}
 	}
 	return PeerTool{}
+}
+
+// Unnamed are the tools of the list Claude Code has no name for (ralph's
+// own bookkeeping: remember, complete_task, record_decision, ask_user,
+// write_plan, a review's reports), but spawn_agent: a list of tools
+// written for Claude Code (a custom command's allowed-tools) can neither
+// name nor take them away. spawn_agent is not among them, so such a list
+// leaves no child with more than it names.
+func Unnamed() []string {
+	var out []string
+	for _, row := range tools {
+		if row.peer.Name == "" && row.name != ToolSpawnAgent && !slices.Contains(out, row.name) {
+			out = append(out, row.name)
+		}
+	}
+	return out
 }
 
 // PeerInput rewrites ralph's arguments of tool name in Claude Code's

@@ -26,6 +26,11 @@ func (t *Toolset) runCommandTool() Tool {
 	return NewTool(def, t.runCommand)
 }
 
+// NotRun begins run_command's result for a command that was not run
+// (refused, not approved): a custom command's shell lines, run through
+// run_command, are not sent when one was not run.
+const NotRun = "command was not run"
+
 func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.Result {
 	var a RunCommandParams
 	if err := decodeArgs(ToolRunCommand, raw, &a); err != nil {
@@ -57,7 +62,7 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 		if ctx.Err() != nil {
 			return errResult("command cancelled before it ran")
 		}
-		r := errResult("command was not run: %s", d.Reason)
+		r := errResult("%s: %s", NotRun, d.Reason)
 		r.Denied = d.Unasked
 		return r
 	}

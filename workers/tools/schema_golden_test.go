@@ -40,6 +40,7 @@ func goldenDefs(t *testing.T) []ToolDef {
 		newRecordDecisionTool(func(memory.DecisionRecord) error { return nil }).Def(),
 		newAskUserTool(nil).Def(),
 		Def("complete_task_loop"),
+		Def("skill"),
 		Def("spawn_agent"),
 		Def("report_findings"),
 		Def("judge_findings"),

@@ -153,9 +153,22 @@ func init() {
 				}
 				return d.Plan.tool()
 			}},
+		// skill is offered only to a session that found skills, to every
+		// agent that does the work (the list reaches a child's prompt with
+		// the tool: coordinator.Children.Skills).
+		{key: "skill", name: ToolSkill, params: SkillParams{}, roles: Doers,
+			info: ToolInfo{ReadOnly: true},
+			peer: PeerTool{Name: "Skill", Input: map[string]string{"skill": "skill"}},
+			build: func(d Deps) Tool {
+				if d.Skills == nil || len(d.Skills.List()) == 0 {
+					return nil
+				}
+				return newSkillTool(d.Skills, d.Root)
+			}},
 		// spawn_agent is run by the coordinator, which alone starts agents;
 		// its row says who is offered it.
 		{key: "spawn_agent", name: ToolSpawnAgent, params: SpawnAgentParams{}, roles: RoleMain,
+			peer:  PeerTool{Name: "Task", Aliases: []string{"Agent"}, Input: map[string]string{"prompt": "task"}},
 			build: func(d Deps) Tool { return d.run("spawn_agent", d.Spawn) }},
 		{key: "report_findings", name: ToolReportFindings, params: ReportFindingsParams{}, roles: RoleReviewer,
 			info:  ToolInfo{ReadOnly: true, Records: true},

@@ -262,9 +262,20 @@ func (t *Toolset) all() []Tool {
 	return append(out, t.sourceTools()...)
 }
 
-// Call runs the named tool. Unknown names and malformed arguments come back
-// as error results the model can act on.
+// Call runs the named tool, through its hooks when ctx carries some
+// (WithHooks). Unknown names and malformed arguments come back as error
+// results the model can act on.
 func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
+	if h := hooksOf(ctx); h != nil {
+		return hooked(ctx, h, t.Root(), t.approver, name, args, func(ctx context.Context, args json.RawMessage) workers.Result {
+			return t.call(ctx, name, args)
+		})
+	}
+	return t.call(ctx, name, args)
+}
+
+// call runs the named tool; its hooks, if any, have fired or will (Call).
+func (t *Toolset) call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	t.mu.RLock()
 	tool, ok := t.tools[name]
 	var names []string
@@ -292,7 +303,7 @@ func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) w
 		return errResult("%s", m.refusal(name))
 	}
 	if at := t.addedFor(name, args); at != nil {
-		return at.Call(ctx, name, args)
+		return at.call(ctx, name, args)
 	}
 	res := tool.Run(ctx, args)
 	res.Output = workers.TruncateMiddle(res.Output, t.ws.MaxOutput()+resultSlack)

@@ -20,6 +20,9 @@ type View struct {
 	role  Role
 	over  map[string]Tool
 	added []string
+	// only, when set, are the names of the tools the view may offer at
+	// all (Only): an agent definition's list.
+	only map[string]bool
 }
 
 // For returns t as an agent of role sees it, with own tools added (or
@@ -48,9 +51,28 @@ func (t *Toolset) has(name string) bool {
 	return ok
 }
 
+// Only is v narrowed to the tools named: an agent definition's tools
+// (workers/agentdefs). It offers no tool v does not, so a list can only
+// take tools away; v itself is unchanged.
+func (v *View) Only(names []string) *View {
+	n := *v
+	n.only = make(map[string]bool, len(names))
+	for _, name := range names {
+		n.only[name] = true
+	}
+	return &n
+}
+
+// narrowedOut reports whether Only left the tool name out.
+func (v *View) narrowedOut(name string) bool { return v.only != nil && !v.only[name] }
+
 // visible reports whether the view offers the base's tool.
 func (v *View) visible(tool Tool) bool {
-	_, over := v.over[tool.Def().Name]
+	name := tool.Def().Name
+	if v.narrowedOut(name) {
+		return false
+	}
+	_, over := v.over[name]
 	return over || rolesOf(tool)&v.role != 0
 }
 
@@ -72,7 +94,7 @@ func (v *View) Definitions() []ToolDef {
 		defs = append(defs, d)
 	}
 	for _, name := range v.added {
-		if m.Allows(Info(name)) {
+		if m.Allows(Info(name)) && !v.narrowedOut(name) {
 			defs = append(defs, v.over[name].Def())
 		}
 	}
@@ -96,6 +118,9 @@ func (v *View) tool(name string) Tool {
 
 // hidden reports whether the role is not offered the base's tool name.
 func (v *View) hidden(name string) bool {
+	if v.narrowedOut(name) {
+		return true
+	}
 	if _, over := v.over[name]; over {
 		return false
 	}
@@ -117,7 +142,8 @@ func (v *View) WillAsk(name string, args json.RawMessage) bool {
 	return v.base.WillAsk(name, args)
 }
 
-// Call runs a visible tool.
+// Call runs a visible tool, through its hooks when ctx carries some
+// (WithHooks).
 func (v *View) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	if v.hidden(name) {
 		var names []string
@@ -126,6 +152,16 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) work
 		}
 		return errResult("tool %q is not available to this agent; available tools: %s", name, strings.Join(names, ", "))
 	}
+	if h := hooksOf(ctx); h != nil {
+		return hooked(ctx, h, v.base.Root(), v.base.approver, name, args, func(ctx context.Context, args json.RawMessage) workers.Result {
+			return v.call(ctx, name, args)
+		})
+	}
+	return v.call(ctx, name, args)
+}
+
+// call runs a visible tool; its hooks, if any, have fired or will (Call).
+func (v *View) call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	if o, ok := v.over[name]; ok {
 		if m := v.base.Mode(); !m.Allows(Info(name)) {
 			return errResult("%s", m.refusal(name))
@@ -134,5 +170,5 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) work
 		res.Output = workers.TruncateMiddle(res.Output, v.base.ws.MaxOutput()+resultSlack)
 		return res
 	}
-	return v.base.Call(ctx, name, args)
+	return v.base.call(ctx, name, args)
 }

@@ -19,13 +19,20 @@ func (f fixedTool) Run(context.Context, json.RawMessage) workers.Result {
 	return workers.Result{Output: f.out}
 }
 
-func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
+// viewToolset is a toolset with the file tools on an empty project.
+func viewToolset(t *testing.T) *Toolset {
+	t.Helper()
 	ts, err := NewToolset(Options{Approver: allowAll, Options: workers.Options{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ts.Close)
 	ts.Add(Deps{Fs: afero.NewMemMapFs(), Root: "/p", Redact: memory.NewRedactor()})
+	return ts
+}
+
+func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
+	ts := viewToolset(t)
 	claim := Build(Deps{Claim: func(context.Context, json.RawMessage) workers.Result { return workers.Result{Output: "claimed"} }})
 	v := ts.For(RoleWorker, append(claim, fixedTool{"extra", "x"})...)
 	var names []string
@@ -52,5 +59,30 @@ func TestViewFiltersByRoleReplacesAndAdds(t *testing.T) {
 	}
 	if r := child.Call(context.Background(), "complete_task", json.RawMessage(`{"id":"t1","summary":"s"}`)); !r.IsError || !strings.Contains(r.Output, "not available") {
 		t.Fatalf("hidden tool: %+v", r)
+	}
+}
+
+// Only narrows a view to the tools named, its own added tools included,
+// refuses a call to any other, offers nothing the view did not, and
+// leaves the view it came from as it was.
+func TestViewOnlyNarrows(t *testing.T) {
+	ts := viewToolset(t)
+	v := ts.For(RoleChild, fixedTool{"extra", "x"})
+	n := v.Only([]string{"read_file", "extra", "spawn_agent"})
+	var names []string
+	for _, d := range n.Definitions() {
+		names = append(names, d.Name)
+	}
+	if got := strings.Join(names, ","); got != "read_file,extra" {
+		t.Fatalf("narrowed definitions = %s", got)
+	}
+	if r := n.Call(context.Background(), "write_file", json.RawMessage(`{"path":"a.txt","content":"x"}`)); !r.IsError || !strings.Contains(r.Output, "not available") {
+		t.Fatalf("a tool narrowed away ran: %+v", r)
+	}
+	if r := n.Call(context.Background(), "extra", nil); r.Output != "x" {
+		t.Fatalf("an added tool kept: %+v", r)
+	}
+	if len(v.Definitions()) <= len(n.Definitions()) {
+		t.Fatal("Only changed the view it came from")
 	}
 }

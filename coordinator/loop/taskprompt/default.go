@@ -3,6 +3,8 @@ package taskprompt
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Default is ralph's own prompt for an attempt. Its first line names the
@@ -19,7 +21,7 @@ func Default(d Data) string {
 		fmt.Fprintf(&b, "You work in a git worktree of your own, on the branch %s; other tasks work in theirs. Do not commit: ralph commits your work and merges it when the task is done.\n\n", d.Branch)
 	}
 	if notes := strings.TrimSpace(d.Notes); notes != "" {
-		b.WriteString("Notes under the task in " + plan + ":\n\n" + fenced(notes) + "\n")
+		b.WriteString("Notes under the task in " + plan + ":\n\n" + text.Fenced(notes) + "\n")
 	}
 	b.WriteString("Read " + plan + " for any notes under this task and RALPH_GOALS.md for the bigger picture. ")
 	b.WriteString(finish(d))
@@ -34,7 +36,7 @@ func Default(d Data) string {
 		b.WriteString(lastTime(d))
 	}
 	if p := strings.TrimSpace(d.Progress); p != "" {
-		b.WriteString("\n\nThe latest entries of RALPH_PROGRESS.md, what was done before you:\n\n" + fenced(p))
+		b.WriteString("\n\nThe latest entries of RALPH_PROGRESS.md, what was done before you:\n\n" + text.Fenced(p))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -48,31 +50,15 @@ func lastTime(d Data) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, " What went wrong in attempt %d:", d.Attempt-1)
 	if d.LastError != "" {
-		b.WriteString("\n\nWhy it failed:\n\n" + fenced(d.LastError))
+		b.WriteString("\n\nWhy it failed:\n\n" + text.Fenced(d.LastError))
 	}
 	if d.LastVerify != "" {
-		b.WriteString("\nThe end of the --verify command's output:\n\n" + fenced(d.LastVerify))
+		b.WriteString("\nThe end of the --verify command's output:\n\n" + text.Fenced(d.LastVerify))
 	}
 	if d.LastSummary != "" {
-		b.WriteString("\nThe last words of the agent that worked it:\n\n" + fenced(d.LastSummary))
+		b.WriteString("\nThe last words of the agent that worked it:\n\n" + text.Fenced(d.LastSummary))
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// fenced puts s in a code fence longer than any run of backticks in it,
-// so the agent sees its exact text, and ends with a newline.
-func fenced(s string) string {
-	n, run := 3, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			n = max(n, run+1)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", n)
-	return fence + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
 // Decides tells an agent which commands decide whether its task is done:

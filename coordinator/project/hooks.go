@@ -1,0 +1,369 @@
+package project
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/plugins"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/hooks"
+)
+
+// Where a session's hooks come from, and which may run (docs/hooks.md):
+//
+//   - the person's own: [[hooks.EVENT]] in their ralph config, and
+//     ~/.claude/settings.json unless claude_hooks = false; they run;
+//   - the project's: [[hooks.EVENT]] in .ralph/config.toml,
+//     .claude/settings.json and .claude/settings.local.json, read through
+//     the project's door (a link out of the project is not read); files
+//     the model can write, so each hook runs only once the person
+//     approved it, with the files it names, on this machine;
+//   - plugins' hooks/hooks.json: a plugin inside the project is the
+//     model's to write and needs approval as the project's hooks do; one
+//     the person added from outside the project is theirs.
+//
+// "disableAllHooks": true in the person's files turns every hook off, in
+// the project's the project's and its plugins' (LoadedHooks.Disabled).
+
+// maxSettings bounds a settings file ralph reads, and maxHookFile a file
+// a hook names, whose content an approval covers.
+const (
+	maxSettings = 4 << 20
+	maxHookFile = 64 << 20
+)
+
+// Plugin is a plugin directory whose hooks/hooks.json ralph reads
+// (memory/plugins decides which plugins a project has).
+type Plugin struct {
+	Dir string
+	// ByPerson: the person added it from a directory outside the project,
+	// so its hooks are theirs. A plugin inside the project is the model's
+	// to write, whoever added it.
+	ByPerson bool
+}
+
+// HookSources are what LoadHooks reads.
+type HookSources struct {
+	Root string
+	// Fs is the project's door; Person the person's own directories.
+	Fs, Person afero.Fs
+	// Home holds ~/.claude; "" reads none.
+	Home          string
+	UserConfigDir string
+	Config        config.Config
+	Plugins       []Plugin
+}
+
+// HookState says whether a hook runs.
+type HookState string
+
+// The states of a hook.
+const (
+	HookRuns     HookState = "runs"
+	HookWaiting  HookState = "waiting for approval"
+	HookDisabled HookState = "disabled"
+)
+
+// HookEntry is one hook found, with whether it may run.
+type HookEntry struct {
+	Hook hooks.Hook
+	// Review is what the person approves of it; set when it needs
+	// approval (a project's or a plugin's hook).
+	Review *approval.ProjectHook
+	State  HookState
+}
+
+// LoadedHooks are every hook of a project's sources.
+type LoadedHooks struct {
+	Entries []HookEntry
+	// Disabled names the person's file that said "disableAllHooks":
+	// true, which turns every hook off; ProjectDisabled a project's file
+	// (or a plugin's inside the project) that said it, which turns off
+	// the hooks the project's files and plugins define, not the person's
+	// own: a file the model can write may not turn off the person's
+	// guards.
+	Disabled, ProjectDisabled string
+	// Warnings say what was left out and why, Ignored the project
+	// settings' keys ralph does not take from a project (each once).
+	Warnings, Ignored []string
+	// PersonSettingsHooks counts the hooks of the person's agent
+	// settings files (agents.HookSettingsFiles), PersonSettingsFiles names
+	// the files that had any.
+	PersonSettingsHooks int
+	PersonSettingsFiles []string
+	// Deny are the project settings' permissions.deny rules ralph can
+	// honour, as the one approval policy takes them.
+	Deny approval.ToolRules
+}
+
+// projectSettings is what ralph reads of a project's Claude settings
+// besides the hooks, to honour or to say it ignores.
+type projectSettings struct {
+	Permissions struct {
+		Allow []string `json:"allow"`
+		Deny  []string `json:"deny"`
+		Ask   []string `json:"ask"`
+	} `json:"permissions"`
+	Env           map[string]any `json:"env"`
+	APIKeyHelper  any            `json:"apiKeyHelper"`
+	StatusLine    any            `json:"statusLine"`
+	DefaultMode   any            `json:"defaultMode"`
+	AddDirs       any            `json:"additionalDirectories"`
+	OtelHeaders   any            `json:"otelHeadersHelper"`
+	AWSAuth       any            `json:"awsAuthRefresh"`
+	AWSCredExport any            `json:"awsCredentialExport"`
+}
+
+// LoadHooks reads every source of hooks and decides which run as they
+// are and which wait for the person's approval. Nothing is asked here.
+func LoadHooks(src HookSources) LoadedHooks {
+	var l LoadedHooks
+	var cfgs []hooks.Config
+	parse := func(data []byte, s hooks.Source, file, pluginRoot string) {
+		if len(data) == 0 {
+			return
+		}
+		c, err := hooks.Parse(data, s, file, pluginRoot)
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%v; its hooks are left out", err))
+			return
+		}
+		l.disabledBy(c, s == hooks.SourceUser, file)
+		cfgs = append(cfgs, c)
+	}
+	parse(src.Config.UserHooks.JSON(), hooks.SourceUser, src.Config.UserHooks.File, "")
+	settings := agents.HookSettingsFiles()
+	if src.Home != "" && !src.Config.NoAgentSettingsHooks {
+		for _, f := range settings {
+			before := len(cfgs)
+			parse(l.readPerson(src, f.Shared), hooks.SourceUser, "~/"+filepath.ToSlash(f.Shared), "")
+			if len(cfgs) > before {
+				l.PersonSettingsHooks += len(cfgs[before].Hooks)
+				l.PersonSettingsFiles = append(l.PersonSettingsFiles, "~/"+filepath.ToSlash(f.Shared))
+			}
+		}
+	}
+	parse(src.Config.ProjectHooks.JSON(), hooks.SourceProject, config.ProjectFile, "")
+	for _, f := range settings {
+		parse(l.readProject(src, f.Shared), hooks.SourceProject, filepath.ToSlash(f.Shared), "")
+		if f.Local != "" {
+			parse(l.readProject(src, f.Local), hooks.SourceProjectLocal, filepath.ToSlash(f.Local), "")
+		}
+	}
+	for _, p := range src.Plugins {
+		// The plugin's hooks files (hooks/hooks.json, and what its
+		// manifest names or holds) are read through the plugin's own
+		// door (memory/plugins): a file linking out of it is not read.
+		pl, err := plugins.Open(p.Dir)
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("plugin %s: %v; its hooks are left out", p.Dir, err))
+			continue
+		}
+		files, problems := pl.HookFiles()
+		for _, pr := range problems {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("plugin %s: %s", pl.Name, pr))
+		}
+		mine := p.ByPerson && !inside(src.Root, p.Dir)
+		for _, f := range files {
+			c, err := hooks.Parse(f.Data, hooks.SourcePlugin, f.Path, p.Dir)
+			if err != nil {
+				l.Warnings = append(l.Warnings, fmt.Sprintf("%v; its hooks are left out", err))
+				continue
+			}
+			if mine {
+				// The person's own plugin: its hooks are theirs.
+				for i := range c.Hooks {
+					c.Hooks[i].Source = hooks.SourceUser
+				}
+			}
+			l.disabledBy(c, mine, f.Path)
+			cfgs = append(cfgs, c)
+		}
+	}
+	all := hooks.Merge(cfgs...)
+	l.Warnings = append(l.Warnings, all.Warnings...)
+	for _, h := range all.Hooks {
+		e := HookEntry{Hook: h, State: HookRuns}
+		if needsApproval(h) {
+			r := review(src, h)
+			e.Review = &r
+			if !approval.HookApproved(src.Person, src.UserConfigDir, src.Root, r) {
+				e.State = HookWaiting
+			}
+		}
+		if l.Disabled != "" || l.ProjectDisabled != "" && h.Source != hooks.SourceUser {
+			e.State = HookDisabled
+		}
+		l.Entries = append(l.Entries, e)
+	}
+	return l
+}
+
+// disabledBy notes that c's file said "disableAllHooks": true, and
+// whether it is the person's.
+func (l *LoadedHooks) disabledBy(c hooks.Config, persons bool, file string) {
+	switch {
+	case !c.Disabled:
+	case persons && l.Disabled == "":
+		l.Disabled = file
+	case !persons && l.ProjectDisabled == "":
+		l.ProjectDisabled = file
+	}
+}
+
+// DisabledNote says which hooks "disableAllHooks" turned off, and why;
+// "" when none did.
+func (l LoadedHooks) DisabledNote() string {
+	switch {
+	case l.Disabled != "":
+		return fmt.Sprintf("no hook runs: %s says \"disableAllHooks\": true", l.Disabled)
+	case l.ProjectDisabled != "":
+		return fmt.Sprintf("the project's hooks do not run: %s says \"disableAllHooks\": true; yours still run, since a file the model can write may not turn off your hooks", l.ProjectDisabled)
+	}
+	return ""
+}
+
+// needsApproval reports whether h is one the project's files or a
+// plugin the person did not add define.
+func needsApproval(h hooks.Hook) bool { return h.Source != hooks.SourceUser }
+
+// readPerson reads ~/.claude/settings.json through the person's own file
+// system: a link out of ~/.claude (into a dotfiles repository) is theirs
+// and is followed, but one into the project is the model's file, and its
+// hooks are left out.
+func (l *LoadedHooks) readPerson(src HookSources, file string) []byte {
+	path := filepath.Join(src.Home, file)
+	if real, err := filepath.EvalSymlinks(path); err == nil && src.Root != "" {
+		if root, err := filepath.EvalSymlinks(src.Root); err == nil && inside(root, real) {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s is a link into the project (%s), which the model can write; ralph does not read it as yours", filepath.ToSlash(file), real))
+			return nil
+		}
+	}
+	data, err := rootfs.ReadSmall(src.Person, path, maxSettings)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s: %v; its hooks are left out", filepath.ToSlash(file), err))
+		return nil
+	}
+	return data
+}
+
+// readProject reads one of the project's Claude settings files through
+// its door, and takes from it, besides the hooks, only permissions.deny;
+// the keys that would grant something are named in Ignored.
+func (l *LoadedHooks) readProject(src HookSources, name string) []byte {
+	rel := filepath.ToSlash(name)
+	data, err := rootfs.ReadSmall(src.Fs, filepath.Join(src.Root, name), maxSettings)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case errors.Is(err, rootfs.ErrLinkOut) || errors.Is(err, rootfs.ErrOutsideRoot):
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%s is a link out of the project; ralph reads no project settings from outside the project, so its hooks and rules are left out", rel))
+		return nil
+	case err != nil:
+		l.Warnings = append(l.Warnings, fmt.Sprintf("%s: %v; its hooks are left out", rel, err))
+		return nil
+	}
+	var s projectSettings
+	if json.Unmarshal(data, &s) != nil {
+		// hooks.Parse says what is wrong with it.
+		return data
+	}
+	for _, rule := range s.Permissions.Deny {
+		r, err := approval.ParseToolRules(nil, []string{rule})
+		if err != nil {
+			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: permissions.deny %q cannot be honoured by ralph (%v)", rel, rule, err))
+			continue
+		}
+		l.Deny.Deny = append(l.Deny.Deny, r.Deny...)
+		for tool, pats := range r.DenyWrites {
+			if l.Deny.DenyWrites == nil {
+				l.Deny.DenyWrites = map[string][]string{}
+			}
+			l.Deny.DenyWrites[tool] = append(l.Deny.DenyWrites[tool], pats...)
+		}
+	}
+	var ignored []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"permissions.allow", len(s.Permissions.Allow) > 0}, {"permissions.ask", len(s.Permissions.Ask) > 0},
+		{"env", len(s.Env) > 0}, {"apiKeyHelper", s.APIKeyHelper != nil}, {"statusLine", s.StatusLine != nil},
+		{"defaultMode", s.DefaultMode != nil}, {"additionalDirectories", s.AddDirs != nil}, {"otelHeadersHelper", s.OtelHeaders != nil},
+		{"awsAuthRefresh", s.AWSAuth != nil}, {"awsCredentialExport", s.AWSCredExport != nil}} {
+		if k.set {
+			ignored = append(ignored, k.name)
+		}
+	}
+	if len(ignored) > 0 {
+		l.Ignored = append(l.Ignored, fmt.Sprintf("ralph ignores %s in %s: a project's file may not grant permissions, set the environment or run helpers; only its hooks (once you approve them) and permissions.deny count",
+			strings.Join(ignored, ", "), rel))
+	}
+	return data
+}
+
+// pluginDoor is the file system a plugin's files are read through: the
+// project's door for a plugin inside the project, a door of its own for
+// one outside it (a link out of the plugin is not followed).
+func pluginDoor(src HookSources, dir string) (afero.Fs, error) {
+	if inside(src.Root, dir) {
+		return src.Fs, nil
+	}
+	return rootfs.New(dir)
+}
+
+// inside reports whether path is root or lies under it.
+func inside(root, path string) bool {
+	if root == "" {
+		return false
+	}
+	r, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+	return err == nil && (r == "." || filepath.IsLocal(r))
+}
+
+// review is what the person approves of h: the hook, and the content of
+// every file its command names under the project or its plugin.
+func review(src HookSources, h hooks.Hook) approval.ProjectHook {
+	r := approval.ProjectHook{Event: string(h.Event), Matcher: h.Matcher, Command: h.Command, Source: h.File, PluginRoot: h.PluginRoot}
+	for _, p := range hooks.NamedFiles(h.Command, src.Root, h.PluginRoot) {
+		door := src.Fs
+		if !inside(src.Root, p) {
+			d, err := pluginDoor(src, h.PluginRoot)
+			if err != nil {
+				continue
+			}
+			door = d
+		}
+		fi, err := door.Stat(p)
+		if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
+			// Not a file: a program's name, an option, a directory.
+			continue
+		}
+		shown := p
+		if rel, err := filepath.Rel(src.Root, p); err == nil && filepath.IsLocal(rel) {
+			shown = filepath.ToSlash(rel)
+		}
+		f := approval.HookFile{Path: shown}
+		if data, err := rootfs.ReadSmall(door, p, maxHookFile); err == nil {
+			sum := sha256.Sum256(data)
+			f.SHA256 = hex.EncodeToString(sum[:])
+		}
+		r.Files = append(r.Files, f)
+	}
+	slices.SortFunc(r.Files, func(a, b approval.HookFile) int { return strings.Compare(a.Path, b.Path) })
+	return r
+}

@@ -1,0 +1,133 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/approval"
+	"github.com/ralph-dev/ralph/workers/hooks"
+)
+
+// settingsHooksNoticed marks, in the person's config directory, that ralph
+// told them once that it runs the hooks of their agent settings files
+// (~/.claude/settings.json).
+func settingsHooksNoticed(userConfigDir string) string {
+	return filepath.Join(userConfigDir, "ralph", "claude_hooks_noticed")
+}
+
+// hookSources are the sources of this project's hooks.
+func hookSources(root string, fs, person afero.Fs, cfg config.Config, plugins []Plugin) HookSources {
+	home, _ := os.UserHomeDir()
+	return HookSources{Root: root, Fs: fs, Person: person, Home: home, UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: plugins}
+}
+
+// withDeny is rules with the project settings' permissions.deny added:
+// they only refuse, so a project's file may add them.
+func withDeny(rules, deny approval.ToolRules) approval.ToolRules {
+	rules.Deny = append(slices.Clone(rules.Deny), deny.Deny...)
+	if len(deny.DenyWrites) > 0 {
+		w := maps.Clone(rules.DenyWrites)
+		if w == nil {
+			w = map[string][]string{}
+		}
+		for tool, pats := range deny.DenyWrites {
+			w[tool] = append(slices.Clone(w[tool]), pats...)
+		}
+		rules.DenyWrites = w
+	}
+	return rules
+}
+
+// sayHooks tells the person, once each, what loading the hooks left out
+// or ignored, that every hook is off, and, the first time ralph ever
+// finds hooks in ~/.claude/settings.json, that it runs them.
+func (p *Project) sayHooks(l LoadedHooks) {
+	for _, w := range append(slices.Clone(l.Warnings), l.Ignored...) {
+		p.notify(w)
+	}
+	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {
+		p.notify(n)
+	}
+	if l.PersonSettingsHooks == 0 || l.Disabled != "" || !rootfs.IsReal(p.Person) {
+		return
+	}
+	mark := settingsHooksNoticed(config.UserConfigDir())
+	if _, err := p.Person.Stat(mark); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	files := strings.Join(l.PersonSettingsFiles, " and ")
+	p.notify(fmt.Sprintf("ralph runs %s of %s as Claude Code does, in the sandbox (docs/hooks.md); "+
+		"set claude_hooks = false in %s to turn them off", text.Counted(l.PersonSettingsHooks, "hook", "hooks"), files, config.UserFile("~/.config")))
+	if err := p.Person.MkdirAll(filepath.Dir(mark), 0o700); err == nil {
+		_ = memory.WriteFileAtomic(p.Person, mark, []byte("ralph told you it runs the hooks of "+files+"\n"), 0o600)
+	}
+}
+
+// hookSet is the session's hooks.Set: the hooks that run, and those that
+// wait for the person's approval, asked at the first hook event through
+// the one approval policy. nil when there is none, so that hooks cost
+// nothing then.
+func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox) *hooks.Set {
+	if len(l.Entries) == 0 || l.Disabled != "" {
+		return nil
+	}
+	s := &hooks.Set{Runner: &hooks.Runner{ProjectDir: p.Root,
+		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv, "OPENAI_API_KEY"),
+		Sandbox: sandbox}}
+	reviews := map[hooks.Hook]approval.ProjectHook{}
+	for _, e := range l.Entries {
+		if e.Review != nil {
+			reviews[e.Hook] = *e.Review
+		}
+		switch e.State {
+		case HookRuns:
+			s.Config.Hooks = append(s.Config.Hooks, e.Hook)
+		case HookWaiting:
+			s.Pending = append(s.Pending, e.Hook)
+		}
+	}
+	// What was approved is what runs: a script the model rewrites in the
+	// middle of the session stops the hook that runs it.
+	s.Unchanged = func(h hooks.Hook) bool {
+		was, ok := reviews[h]
+		if !ok {
+			return true
+		}
+		if review(src, h).Fingerprint() == was.Fingerprint() {
+			return true
+		}
+		what := "until you approve it again it does not run"
+		if h.Event == hooks.PreToolUse {
+			what = "until you approve it again the calls it guards are refused"
+		}
+		p.notify(fmt.Sprintf("the %s hook `%s` from %s changed since it was approved (%s); %s (`ralph hooks approve`)",
+			h.Event, text.Visible(h.Command), text.Visible(h.File), strings.Join(approval.ChangedFiles(was, review(src, h)), "; "), what))
+		return false
+	}
+	s.Approve = func(ctx context.Context, h hooks.Hook) bool {
+		d := p.Approval.ApproveHook(ctx, reviews[h])
+		if d.Allowed {
+			return true
+		}
+		if h.Event == hooks.PreToolUse {
+			p.notify(d.Reason + "; until then the calls it guards are refused")
+		} else {
+			p.notify(d.Reason + "; until then it does not run")
+		}
+		return false
+	}
+	return s
+}

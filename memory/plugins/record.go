@@ -1,0 +1,240 @@
+package plugins
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// RecordFile is where the added plugins are recorded, in the person's
+// config directory, beside ralph's config.toml.
+func RecordFile(userConfigDir string) string {
+	return filepath.Join(userConfigDir, "ralph", "plugins.json")
+}
+
+// Record is one added plugin as plugins.json keeps it.
+type Record struct {
+	Name string `json:"name"`
+	// Dir is the plugin's directory, absolute, with its links resolved.
+	Dir string `json:"dir"`
+	// Fingerprint is the manifest's when it was added.
+	Fingerprint string `json:"fingerprint"`
+	// InProject says the directory lay inside the project it was added
+	// from (Project): files the model could write.
+	InProject bool      `json:"in_project,omitempty"`
+	Project   string    `json:"project,omitempty"`
+	Added     time.Time `json:"added"`
+}
+
+type recordFile struct {
+	Plugins []Record `json:"plugins"`
+}
+
+// More sentinel errors, for `ralph plugin` to answer with exit 2.
+var (
+	// ErrNotFound says no plugin of that name was added.
+	ErrNotFound = errors.New("no plugin of that name")
+	// ErrNameTaken says another directory was added under the same name.
+	ErrNameTaken = errors.New("a plugin of that name is already added")
+	// ErrNoConfigDir says there is no config directory to keep the record in.
+	ErrNoConfigDir = errors.New("no user config directory to record plugins in")
+	// ErrCorrupt says plugins.json could not be read as ralph writes it.
+	ErrCorrupt = errors.New("the plugins record is corrupt")
+)
+
+var recordMu sync.Mutex
+
+func readRecord(person afero.Fs, userConfigDir string) ([]Record, error) {
+	if userConfigDir == "" {
+		return nil, ErrNoConfigDir
+	}
+	file := RecordFile(userConfigDir)
+	data, err := afero.ReadFile(person, file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	var r recordFile
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, file, err)
+	}
+	return r.Plugins, nil
+}
+
+func writeRecord(person afero.Fs, userConfigDir string, recs []Record) error {
+	slices.SortFunc(recs, func(a, b Record) int { return strings.Compare(a.Name, b.Name) })
+	data, err := json.MarshalIndent(recordFile{Plugins: recs}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the plugins record: %w", err)
+	}
+	file := RecordFile(userConfigDir)
+	if err := person.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", filepath.Dir(file), err)
+	}
+	return memory.WriteFileAtomic(person, file, append(data, '\n'), 0o600)
+}
+
+// Resolve turns the PATH a person gave into the plugin's directory:
+// absolute (relative to cwd), with its links resolved. A missing path is
+// an error wrapping fs.ErrNotExist.
+func Resolve(path, cwd string) (string, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Clean(path))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return dir, nil
+}
+
+// Within reports whether dir lies inside root (both absolute).
+func Within(dir, root string) bool {
+	if root == "" {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// Add records the plugin in dir (absolute and resolved, as Resolve gives
+// it). project is the root of the project ralph runs in ("" outside one):
+// a plugin inside it is recorded as InProject. Adding a directory again
+// refreshes its record (a new manifest's fingerprint); a second directory
+// under a name already added is ErrNameTaken.
+func Add(person afero.Fs, userConfigDir, dir, project string, now time.Time) (Plugin, error) {
+	p, data, err := open(dir)
+	if err != nil {
+		return Plugin{}, err
+	}
+	recordMu.Lock()
+	defer recordMu.Unlock()
+	recs, err := readRecord(person, userConfigDir)
+	if err != nil {
+		return Plugin{}, err
+	}
+	rec := Record{Name: p.Name, Dir: dir, Fingerprint: Fingerprint(data), Added: now.UTC()}
+	if Within(dir, project) {
+		rec.InProject, rec.Project = true, project
+	}
+	recs = slices.DeleteFunc(recs, func(r Record) bool { return r.Dir == dir })
+	if i := slices.IndexFunc(recs, func(r Record) bool { return r.Name == p.Name }); i >= 0 {
+		return Plugin{}, fmt.Errorf("%w: %s comes from %s; remove it first with ralph plugin remove %s", ErrNameTaken, p.Name, recs[i].Dir, p.Name)
+	}
+	if err := writeRecord(person, userConfigDir, append(recs, rec)); err != nil {
+		return Plugin{}, err
+	}
+	p.Fingerprint, p.InProject = rec.Fingerprint, rec.InProject
+	return p, nil
+}
+
+// Remove forgets the plugin named name and gives back its record; the
+// directory itself is left as it is.
+func Remove(person afero.Fs, userConfigDir, name string) (Record, error) {
+	recordMu.Lock()
+	defer recordMu.Unlock()
+	recs, err := readRecord(person, userConfigDir)
+	if err != nil {
+		return Record{}, err
+	}
+	i := slices.IndexFunc(recs, func(r Record) bool { return r.Name == name })
+	if i < 0 {
+		return Record{}, fmt.Errorf("%w: %s (ralph plugin list shows the plugins added)", ErrNotFound, name)
+	}
+	rec := recs[i]
+	if err := writeRecord(person, userConfigDir, slices.Delete(recs, i, i+1)); err != nil {
+		return Record{}, err
+	}
+	return rec, nil
+}
+
+// Records are the plugins recorded, by name, without reading them.
+func Records(person afero.Fs, userConfigDir string) ([]Record, error) {
+	recs, err := readRecord(person, userConfigDir)
+	if errors.Is(err, ErrNoConfigDir) {
+		return nil, nil
+	}
+	return recs, err
+}
+
+// List reads every recorded plugin as it lies on disk now, by name. A
+// plugin that cannot be read is still listed, with the reason in its
+// Problems and nothing it would bring; project is the current project's
+// root, inside which a plugin counts as InProject whatever its record
+// says. The error is for a record that cannot be read at all.
+func List(person afero.Fs, userConfigDir, project string) ([]Plugin, error) {
+	recs, err := Records(person, userConfigDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Plugin, 0, len(recs))
+	for _, r := range recs {
+		p, data, err := open(r.Dir)
+		p.Fingerprint = r.Fingerprint
+		p.InProject = r.InProject || Within(r.Dir, project)
+		switch {
+		case err != nil:
+			p.Name, p.fsys = r.Name, nil
+			p.Problems = append(p.Problems, "it is left out: "+problem(err))
+		case p.Name != r.Name:
+			p.Problems = append(p.Problems, fmt.Sprintf("it is left out: its manifest now names it %q; add it again with ralph plugin add %s", p.Name, r.Dir))
+			p.Name, p.fsys = r.Name, nil
+		case Fingerprint(data) != r.Fingerprint:
+			p.Changed = true
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// problem is err as the end of a sentence.
+func problem(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !errors.Is(err, ErrNotPlugin):
+		return "its directory is gone"
+	case errors.Is(err, ErrLinkOut):
+		return err.Error() + ", which ralph does not follow"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	}
+	return err.Error()
+}
+
+// Sentence says err (from Resolve or Add) in one sentence for the person,
+// without Go's wrapping: what is wrong with the path and what to do.
+func Sentence(path string, err error) string {
+	switch {
+	case errors.Is(err, ErrLinkOut):
+		return fmt.Sprintf("%s is refused: %v, which ralph does not follow", path, err)
+	case errors.Is(err, ErrNotPlugin):
+		return fmt.Sprintf("%s is no Claude Code plugin: it holds no %s", path, ManifestPath)
+	case errors.Is(err, fs.ErrNotExist) && LooksLikeName(path):
+		return fmt.Sprintf("%s is not a directory here; ralph adds a plugin from a local directory only (Claude Code's marketplace and /plugin install are not supported): clone or copy the plugin, then ralph plugin add PATH", path)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("%s does not exist; ralph plugin add takes the path of a plugin's directory", path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("%s cannot be read: permission denied", path)
+	}
+	return err.Error()
+}
+
+// LooksLikeName reports whether what the person gave looks like a plugin's
+// name (or NAME@MARKETPLACE) rather than a path.
+func LooksLikeName(s string) bool {
+	return !strings.ContainsAny(s, `/\`) && !strings.HasPrefix(s, ".") && !strings.HasPrefix(s, "~")
+}

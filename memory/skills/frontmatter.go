@@ -1,0 +1,186 @@
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"unicode"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+)
+
+// The Agent Skills layout's limits on a name and a description.
+const (
+	maxName        = 64
+	maxDescription = 1024
+)
+
+// validName is the Agent Skills name: lowercase letters, digits and single
+// hyphens between them.
+var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// readSkill reads dir/SKILL.md's frontmatter. A missing SKILL.md is
+// fs.ErrNotExist (the directory is no skill); any other failure is one
+// sentence naming the file.
+func readSkill(r Root, dir string) (Skill, error) {
+	file := filepath.Join(dir, "SKILL.md")
+	fi, err := r.FSys.Stat(file)
+	if err != nil {
+		if isNotExist(err) {
+			return Skill{}, err
+		}
+		return Skill{}, fmt.Errorf("skill %s is left out: %s", file, reason(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return Skill{}, fmt.Errorf("skill %s is left out: it is not a regular file: %w", file, ErrMalformed)
+	}
+	data, err := readAtMost(r.FSys, file, HeadLimit)
+	if err != nil {
+		return Skill{}, fmt.Errorf("skill %s is left out: %s", file, reason(err))
+	}
+	sk, err := parse(data)
+	if err != nil {
+		return Skill{}, fmt.Errorf("skill %s is left out: %w", file, err)
+	}
+	sk.Source, sk.Dir, sk.File, sk.fsys, sk.Plugin = r.Source, dir, file, r.FSys, r.Plugin
+	return sk, nil
+}
+
+// isNotExist is errors.Is(err, fs.ErrNotExist) without taking a link out of
+// the root (which os.Root may report as missing) for a missing file.
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) && !errors.Is(err, rootfs.ErrLinkOut)
+}
+
+// readAtMost reads at most limit bytes of the regular file name through
+// fsys. It opens without blocking and checks the open file, so a FIFO put
+// in a SKILL.md's place (after discovery, say) cannot hang ralph.
+func readAtMost(fsys afero.Fs, name string, limit int64) ([]byte, error) {
+	f, err := fsys.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: %w", name, ErrMalformed)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// parse reads a SKILL.md's head into a Skill's frontmatter fields,
+// through the one front matter reader (memory/frontmatter), which reads
+// Claude Code's not-quite-YAML as Claude Code does.
+func parse(data []byte) (Skill, error) {
+	doc, err := frontmatter.Parse(string(data))
+	if err != nil {
+		return Skill{}, malformed{err}
+	}
+	if !doc.Front {
+		return Skill{}, fmt.Errorf("it does not start with a --- line of YAML frontmatter: %w", ErrMalformed)
+	}
+	name := strings.TrimSpace(doc.Get("name"))
+	switch {
+	case name == "":
+		return Skill{}, fmt.Errorf("its frontmatter has no name: %w", ErrMalformed)
+	case len(name) > maxName || !validName.MatchString(name):
+		return Skill{}, fmt.Errorf("its name %q is not lowercase letters, digits and hyphens of at most %d characters: %w", clip(name, maxName+8), maxName, ErrMalformed)
+	}
+	desc := oneLine(doc.Get("description"))
+	switch {
+	case desc == "":
+		return Skill{}, fmt.Errorf("its frontmatter has no description: %w", ErrMalformed)
+	case len(desc) > maxDescription:
+		return Skill{}, fmt.Errorf("its description is longer than %d characters: %w", maxDescription, ErrMalformed)
+	}
+	tools, err := allowedTools(doc.Fields["allowed-tools"])
+	if err != nil {
+		return Skill{}, err
+	}
+	meta := doc.Fields["metadata"]
+	if meta.Nested || doc.Has("metadata") && !meta.IsMap && meta.Text != "" {
+		return Skill{}, fmt.Errorf("its metadata is not a mapping of names to text: %w", ErrMalformed)
+	}
+	return Skill{Name: name, Description: desc, AllowedTools: tools, License: oneLine(doc.Get("license")), Metadata: meta.Map,
+		NoModel: strings.EqualFold(strings.TrimSpace(doc.Get("disable-model-invocation")), "true")}, nil
+}
+
+// allowedTools reads allowed-tools: a YAML list, or a string split at
+// commas (Claude Code's form) or else at spaces (the layout's), never
+// inside parentheses, where a rule such as Bash(git add:*) has its own.
+func allowedTools(f frontmatter.Field) ([]string, error) {
+	switch {
+	case f.Nested || f.IsMap:
+		return nil, fmt.Errorf("its allowed-tools is neither a list nor a string: %w", ErrMalformed)
+	case f.IsList:
+		return f.List, nil
+	}
+	sep := func(r rune) bool { return unicode.IsSpace(r) }
+	if strings.Contains(f.Text, ",") {
+		sep = func(r rune) bool { return r == ',' }
+	}
+	return splitOutsideParens(f.Text, sep), nil
+}
+
+func splitOutsideParens(s string, sep func(rune) bool) []string {
+	var out []string
+	depth, start := 0, 0
+	flush := func(end int) {
+		if t := strings.TrimSpace(s[start:end]); t != "" {
+			out = append(out, t)
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && sep(r):
+			flush(i)
+			start = i + len(string(r))
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// oneLine folds s to one line of printable text: a description goes into
+// the system prompt and a listing, where a newline or a control character
+// of a file's choosing has no place.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// malformed is the front matter reader's error as the skill's: its
+// sentence as it is, and ErrMalformed to errors.Is.
+type malformed struct{ err error }
+
+func (m malformed) Error() string        { return m.err.Error() }
+func (m malformed) Unwrap() error        { return m.err }
+func (m malformed) Is(target error) bool { return target == ErrMalformed }

@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+	"github.com/spf13/cobra"
+
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/plugins"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/hooks"
+)
+
+// PluginHelp is `ralph plugin --help`.
+const PluginHelp = `A Claude Code plugin is a directory with a manifest (.claude-plugin/plugin.json:
+name, version, description) and any of hooks/hooks.json, skills/, commands/
+and agents/. ralph plugin add PATH records one in your config
+(~/.config/ralph/plugins.json, with the fingerprint of its manifest); ralph
+then reads it where it lies, in every project: its hooks run as Claude Code
+runs them (with ${CLAUDE_PLUGIN_ROOT}), its skills, commands and agent
+definitions join yours. A file of the plugin that is a link out of its
+directory is never read.
+
+A plugin inside the project you add it from holds files the model can change,
+so its hooks need your approval as the project's own hooks do.
+
+Claude Code's marketplaces (/plugin install NAME@MARKETPLACE, enabledPlugins
+in its settings) are not supported: ralph installs nothing from the network.
+Clone or copy the plugin, then add its directory.`
+
+// addPluginCommands wires `ralph plugin`: add, list, remove.
+func (c *cli) addPluginCommands(root *cobra.Command) {
+	pluginCmd := &cobra.Command{
+		Use:   "plugin",
+		Short: "Add, list and remove Claude Code plugins (hooks, skills, commands, agents)",
+		Long:  PluginHelp,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	run := func(fn func(p PluginCommands, args []string) error) func(*cobra.Command, []string) error {
+		return func(_ *cobra.Command, args []string) error {
+			p := PluginCommands{Person: rootfs.Person(), ConfigDir: config.UserConfigDir(), JSON: c.f.json, Out: os.Stdout, Now: time.Now}
+			p.Home, _ = os.UserHomeDir()
+			// Outside a project a plugin is added all the same; only
+			// whether it lies inside one needs the root.
+			if dir, err := c.root(); err == nil {
+				p.Root = dir
+			}
+			err := fn(p, args)
+			if errors.Is(err, ErrPluginUsage) {
+				return usageErrorf("%s", strings.TrimPrefix(err.Error(), ErrPluginUsage.Error()+": "))
+			}
+			return err
+		}
+	}
+	add := &cobra.Command{
+		Use:   "add PATH",
+		Short: "Add the Claude Code plugin in the directory PATH",
+		Long: `Add the Claude Code plugin in the directory PATH (it holds
+.claude-plugin/plugin.json). Adding a directory again records its manifest
+anew. A plugin's name, not a path, is refused: ralph does not install from
+Claude Code's marketplaces.`,
+		Example: `  git clone https://github.com/karanb192/claude-code-hooks ~/src/claude-code-hooks
+  ralph plugin add ~/src/claude-code-hooks/plugins/block-dangerous-commands`,
+		Args: cobra.ExactArgs(1),
+		RunE: run(func(p PluginCommands, args []string) error { return p.Add(args[0]) }),
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "The plugins added, what each brings and what is wrong with it (--json)",
+		Args:  cobra.NoArgs,
+		RunE:  run(func(p PluginCommands, _ []string) error { return p.List() }),
+	}
+	remove := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Forget the plugin NAME (its directory is left as it is)",
+		Args:  cobra.ExactArgs(1),
+		RunE:  run(func(p PluginCommands, args []string) error { return p.Remove(args[0]) }),
+	}
+	pluginCmd.AddCommand(add, list, remove)
+	root.AddCommand(pluginCmd)
+}
+
+// ErrPluginUsage marks what `ralph plugin` refuses as bad input (exit 2).
+var ErrPluginUsage = errors.New("plugin usage")
+
+// PluginCommands carry out `ralph plugin …`.
+type PluginCommands struct {
+	// Person is the file system of the person's config directory.
+	Person    afero.Fs
+	ConfigDir string
+	// Root is the current project's root ("" outside one); Home the
+	// person's home directory, for ~/.claude/settings.json.
+	Root, Home string
+	JSON       bool
+	Out        io.Writer
+	Now        func() time.Time
+}
+
+// Add records the plugin at path.
+func (p PluginCommands) Add(path string) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("finding the working directory: %w", err)
+	}
+	if strings.HasPrefix(path, "~"+string(filepath.Separator)) && p.Home != "" {
+		path = filepath.Join(p.Home, path[2:])
+	}
+	dir, err := plugins.Resolve(path, cwd)
+	if err == nil {
+		_, err = plugins.Add(p.Person, p.ConfigDir, dir, p.Root, p.Now())
+	}
+	if err != nil {
+		if errors.Is(err, plugins.ErrCorrupt) || errors.Is(err, plugins.ErrNoConfigDir) {
+			return err
+		}
+		return fmt.Errorf("%w: %s", ErrPluginUsage, text.StripControls(plugins.Sentence(path, err)))
+	}
+	list, err := plugins.List(p.Person, p.ConfigDir, p.Root)
+	if err != nil {
+		return err
+	}
+	for _, pl := range list {
+		if pl.Dir != dir {
+			continue
+		}
+		s := describePlugin(pl)
+		if p.JSON {
+			return writeJSON(p.Out, s)
+		}
+		fmt.Fprintf(p.Out, "Added plugin %s%s from %s: %s.\n", s.Name, versionText(s.Version), s.Dir, s.brings())
+		if s.InProject {
+			fmt.Fprintln(p.Out, "It lies inside this project, where the model can change its files, so its hooks need your approval as the project's own do.")
+		}
+		for _, pr := range s.Problems {
+			fmt.Fprintln(p.Out, "  "+pr)
+		}
+	}
+	return nil
+}
+
+// List prints the plugins added.
+func (p PluginCommands) List() error {
+	list, err := plugins.List(p.Person, p.ConfigDir, p.Root)
+	if err != nil {
+		return err
+	}
+	out := make([]pluginSummary, 0, len(list))
+	for _, pl := range list {
+		out = append(out, describePlugin(pl))
+	}
+	notes := p.enabledNotes()
+	if p.JSON {
+		return writeJSON(p.Out, map[string]any{"plugins": out, "notes": nonNil(notes)})
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(p.Out, "No plugins added. Add one with ralph plugin add PATH.")
+	}
+	for _, s := range out {
+		where := ""
+		if s.InProject {
+			where = ", inside a project"
+		}
+		fmt.Fprintf(p.Out, "%s%s  %s%s\n  brings %s\n", s.Name, versionText(s.Version), s.Dir, where, s.brings())
+		if s.Description != "" {
+			fmt.Fprintln(p.Out, "  "+text.Clip(s.Description, 160))
+		}
+		for _, pr := range s.Problems {
+			fmt.Fprintln(p.Out, "  problem: "+pr)
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintln(p.Out, "note: "+n)
+	}
+	return nil
+}
+
+// Remove forgets the plugin name.
+func (p PluginCommands) Remove(name string) error {
+	rec, err := plugins.Remove(p.Person, p.ConfigDir, name)
+	if errors.Is(err, plugins.ErrNotFound) {
+		return fmt.Errorf("%w: no plugin named %s is added (ralph plugin list shows them)", ErrPluginUsage, text.OneLine(text.StripControls(name)))
+	}
+	if err != nil {
+		return err
+	}
+	if p.JSON {
+		return writeJSON(p.Out, map[string]string{"removed": rec.Name, "dir": rec.Dir})
+	}
+	fmt.Fprintf(p.Out, "Removed plugin %s; its directory %s is left as it is.\n", rec.Name, rec.Dir)
+	return nil
+}
+
+// enabledNotes says, once per settings file, that Claude Code's
+// enabledPlugins are not installed by ralph.
+func (p PluginCommands) enabledNotes() []string {
+	var notes []string
+	note := func(base, file, shown string) {
+		door, err := rootfs.New(base)
+		if err != nil {
+			return
+		}
+		if names := plugins.EnabledPlugins(door, filepath.Join(base, file)); len(names) > 0 {
+			notes = append(notes, fmt.Sprintf("%s enables plugins from Claude Code's marketplace (%s), which ralph does not install; add each one's directory with ralph plugin add PATH",
+				shown, text.OneLine(text.StripControls(strings.Join(names, ", ")))))
+		}
+	}
+	for _, f := range agents.PluginSettings() {
+		f = filepath.FromSlash(f)
+		if p.Home != "" {
+			note(filepath.Join(p.Home, filepath.Dir(f)), filepath.Base(f), "~/"+filepath.ToSlash(f))
+		}
+		if p.Root != "" {
+			note(p.Root, f, filepath.ToSlash(f))
+		}
+	}
+	return notes
+}
+
+// pluginSummary is one plugin as `ralph plugin list --json` and `ralph
+// doctor` show it: text from the plugin's files, made safe to print.
+type pluginSummary struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Dir         string   `json:"dir"`
+	InProject   bool     `json:"in_project"`
+	Changed     bool     `json:"changed"`
+	Hooks       int      `json:"hooks"`
+	Skills      int      `json:"skills"`
+	Commands    int      `json:"commands"`
+	Agents      int      `json:"agents"`
+	Problems    []string `json:"problems"`
+}
+
+// describePlugin counts what a plugin brings: its hooks as the hooks
+// package reads them (so a hook ralph cannot run is a problem here too),
+// and its skills, commands and agents by their files.
+func describePlugin(pl plugins.Plugin) pluginSummary {
+	safe := func(s string) string { return text.OneLine(text.StripControls(s)) }
+	s := pluginSummary{Name: safe(pl.Name), Version: safe(pl.Manifest.Version), Description: safe(pl.Manifest.Description),
+		Dir: safe(pl.Dir), InProject: pl.InProject, Changed: pl.Changed, Problems: []string{}}
+	files, problems := pl.HookFiles()
+	for _, f := range files {
+		cfg, err := hooks.Parse(f.Data, hooks.SourcePlugin, f.Path, pl.Dir)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		s.Hooks += len(cfg.Hooks)
+		problems = append(problems, cfg.Warnings...)
+	}
+	c := pl.Count()
+	s.Skills, s.Commands, s.Agents = c.Skills, c.Commands, c.Agents
+	if pl.Changed {
+		problems = append(problems, "its manifest changed since it was added; ralph plugin add "+pl.Dir+" records it anew")
+	}
+	for _, pr := range append(pl.Problems, problems...) {
+		s.Problems = append(s.Problems, safe(pr))
+	}
+	return s
+}
+
+// brings says what a plugin brings, counted.
+func (s pluginSummary) brings() string {
+	return strings.Join([]string{text.Counted(s.Hooks, "hook", "hooks"), text.Counted(s.Skills, "skill", "skills"),
+		text.Counted(s.Commands, "command", "commands"), text.Counted(s.Agents, "agent", "agents")}, ", ")
+}
+
+func versionText(v string) string {
+	if v == "" {
+		return ""
+	}
+	return " " + v
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,399 @@
+// Package agentdefs reads agent definitions written for Claude Code:
+// markdown files under .claude/agents/ in a project and ~/.claude/agents/
+// in the person's home (the folders of the agents' table,
+// agents.DefinitionDirs), each a named child agent with a description, a
+// prompt (the body), the tools it may use and a model. The files are
+// read through the project's door (memory/rootfs), and the person's
+// through a door of its own on ~/.claude, so a definition that is a link
+// out of its directory tree is refused, never read.
+//
+// A project's definition is a file the model can write, so it grants
+// nothing: its tools only narrow the tools the agent that spawns the
+// child has (Def.ToolsFor). Only the person's own definitions may name a
+// tool the parent was not offered.
+package agentdefs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/frontmatter"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/tools"
+)
+
+// maxFile bounds a definition: it is a prompt, not a corpus.
+const maxFile = 64 << 10
+
+// Source says whose file a definition is.
+type Source int
+
+const (
+	// Project is a definition in the project's .claude/agents: the model
+	// could have written it.
+	Project Source = iota
+	// Person is a definition in the person's ~/.claude/agents.
+	Person
+)
+
+func (s Source) String() string {
+	if s == Person {
+		return "person"
+	}
+	return "project"
+}
+
+// Def is one agent definition.
+type Def struct {
+	Name, Description string
+	// Prompt is the file's body, the child's instructions.
+	Prompt string
+	// Tools are ralph's names of the tools the definition names (and
+	// "mcp__server__tool" names or "mcp__server__*" patterns); nil when it
+	// names none, so the child has its parent's tools. A list whose every
+	// name was unknown is empty, not nil: the child gets no tool rather
+	// than every tool.
+	Tools []string
+	// Model is the concrete model id the definition names; "" means the
+	// parent's model (Claude's aliases sonnet, opus, haiku and inherit).
+	Model  string
+	Source Source
+	// Shown is the file as the person sees it: ".claude/agents/x.md" or
+	// "~/.claude/agents/x.md".
+	Shown string
+}
+
+// ToolsFor is the child's tools given its parent's: the parent's when
+// the definition names none; otherwise the named ones, and of a
+// project's definition only those the parent has, since a project file
+// may narrow and never grant.
+func (d Def) ToolsFor(parent []string) []string {
+	if d.Tools == nil {
+		return parent
+	}
+	if d.Source == Person {
+		return d.Tools
+	}
+	out := []string{}
+	for _, p := range parent {
+		for _, t := range d.Tools {
+			if matches(t, p) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// matches reports whether the definition's tool t (a name, or an
+// "mcp__server__*" pattern) names the tool name.
+func matches(t, name string) bool {
+	if prefix, ok := strings.CutSuffix(t, "*"); ok {
+		return strings.HasPrefix(name, prefix)
+	}
+	return t == name
+}
+
+// Set is the definitions found, by name, and one sentence for each file
+// ralph could not use or used in part.
+type Set struct {
+	defs     map[string]Def
+	Warnings []string
+}
+
+// Lookup is the definition called name.
+func (s Set) Lookup(name string) (Def, bool) {
+	d, ok := s.defs[strings.ToLower(name)]
+	return d, ok
+}
+
+// ErrUnknown is a name no definition of the set has.
+var ErrUnknown = errors.New("no agent definition")
+
+// Find is the definition called name, or ErrUnknown in one sentence
+// that names the definitions there are.
+func (s Set) Find(name string) (Def, error) {
+	if d, ok := s.Lookup(name); ok {
+		return d, nil
+	}
+	var names []string
+	for _, d := range s.Defs() {
+		names = append(names, d.Name)
+	}
+	have := "there are none (in " + strings.Join(agents.DefinitionDirs(), ", ") + " of the project or your home)"
+	if len(names) > 0 {
+		have = "the definitions are: " + strings.Join(names, ", ")
+	}
+	return Def{}, fmt.Errorf("%w called %q; %s", ErrUnknown, text.StripControls(name), have)
+}
+
+// Defs are the definitions, by name.
+func (s Set) Defs() []Def {
+	out := make([]Def, 0, len(s.defs))
+	for _, d := range s.defs {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Dir is a folder of definitions beyond the agents' table's: a
+// plugin's agents/ folder (memory/plugins), read through Fs (a door on
+// the plugin's root), shown as Shown, whose files count as Source's.
+type Dir struct {
+	Fs          afero.Fs
+	Path, Shown string
+	Source      Source
+}
+
+// Load reads the project's definitions under root through project (the
+// project's door, rootfs.New), then the person's under home, each folder
+// the agents' table names (agents.DefinitionDirs) through a door on its
+// top folder in home (~/.claude), then those of extra, in order (the
+// plugins'); a project's definition wins over the person's of the same
+// name, as in Claude Code, and an earlier folder's over a later one's.
+// Missing folders are no error. home "" skips the person's.
+func Load(project afero.Fs, root, home string, extra ...Dir) Set {
+	s := Set{defs: map[string]Def{}}
+	dirs := agents.DefinitionDirs()
+	for _, d := range dirs {
+		s.loadDir(project, filepath.Join(root, filepath.FromSlash(d)), d, Project)
+	}
+	if home != "" {
+		for _, d := range dirs {
+			top, _, _ := strings.Cut(d, "/")
+			dir := filepath.Join(home, top)
+			if _, err := rootfs.Person().Stat(dir); err != nil {
+				continue
+			}
+			door, err := rootfs.New(dir)
+			if err != nil {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("~/%s could not be opened, so its agent definitions are not used: %v.", top, err))
+				continue
+			}
+			s.loadDir(door, filepath.Join(home, filepath.FromSlash(d)), "~/"+d, Person)
+		}
+	}
+	for _, d := range extra {
+		if d.Fs != nil {
+			s.loadDir(d.Fs, d.Path, d.Shown, d.Source)
+		}
+	}
+	return s
+}
+
+// loadDir adds the definitions of one directory, its shown name shown.
+func (s *Set) loadDir(fsys afero.Fs, dir, shown string, src Source) {
+	entries, err := afero.ReadDir(fsys, dir)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s could not be read, so its agent definitions are not used: %v.", shown, err))
+		}
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".md") || e.IsDir() {
+			continue
+		}
+		name := text.StripControls(shown + "/" + e.Name())
+		data, err := readFile(fsys, filepath.Join(dir, e.Name()))
+		if err != nil {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %v.", name, err))
+			continue
+		}
+		d, warns, err := Parse(data, name, src)
+		s.Warnings = append(s.Warnings, warns...)
+		if err != nil {
+			s.Warnings = append(s.Warnings, err.Error())
+			continue
+		}
+		key := strings.ToLower(d.Name)
+		if had, ok := s.defs[key]; ok {
+			if had.Source == Project && src == Person {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %s defines agent %s too, and the project's wins.", name, had.Shown, d.Name))
+			} else {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %s already defines agent %s.", name, had.Shown, d.Name))
+			}
+			continue
+		}
+		s.defs[key] = d
+	}
+}
+
+// readFile reads one definition through the door, at most maxFile
+// bytes, saying in words why it could not.
+func readFile(fsys afero.Fs, path string) ([]byte, error) {
+	data, err := rootfs.ReadSmall(fsys, path, maxFile)
+	switch {
+	case errors.Is(err, rootfs.ErrOutsideRoot) || errors.Is(err, rootfs.ErrLinkOut):
+		return nil, errors.New("it is a link out of its directory, which ralph does not follow")
+	case errors.Is(err, rootfs.ErrNotRegular):
+		return nil, errors.New("it is not a regular file")
+	case errors.Is(err, rootfs.ErrTooLarge):
+		return nil, fmt.Errorf("it is larger than %d KiB; a definition is a prompt", maxFile>>10)
+	}
+	return data, err
+}
+
+// ErrMalformed says a definition could not be used.
+var ErrMalformed = errors.New("malformed agent definition")
+
+// namePattern is the names a definition may take: Claude Code's
+// lowercase letters, digits and hyphens (and underscores).
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// aliases are Claude Code's model names that are no model id: ralph
+// cannot yet tell which provider's model they mean, so the child keeps
+// its parent's model.
+var aliases = map[string]bool{"sonnet": true, "opus": true, "haiku": true, "inherit": true}
+
+// ErrAlias is a model named by one of Claude Code's aliases (sonnet,
+// opus, haiku), which ralph cannot map to a provider yet.
+var ErrAlias = errors.New("a model alias")
+
+// ErrBadModel is a model name with spaces or control characters.
+var ErrBadModel = errors.New("not a model name")
+
+// ModelID is the model id a definition's or a custom command's model
+// field names: "" for none and for inherit, ErrAlias for Claude Code's
+// aliases, ErrBadModel for a name no model has.
+func ModelID(model string) (string, error) {
+	model = strings.TrimSpace(model)
+	switch {
+	case model == "" || strings.EqualFold(model, "inherit"):
+		return "", nil
+	case aliases[strings.ToLower(model)]:
+		return "", ErrAlias
+	case strings.ContainsFunc(model, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "", ErrBadModel
+	}
+	return model, nil
+}
+
+// Parse reads the definition data of file shown (as the person sees it)
+// from src. warns say, one sentence each, what of it ralph does not use;
+// err (ErrMalformed, one sentence) is a file ralph cannot use at all.
+func Parse(data []byte, shown string, src Source) (d Def, warns []string, err error) {
+	doc, err := frontmatter.Parse(string(data))
+	if err != nil {
+		return Def{}, nil, fmt.Errorf("%s is not used: %w.", shown, err)
+	}
+	d = Def{Source: src, Shown: shown, Prompt: strings.TrimSpace(doc.Body)}
+	d.Name = strings.TrimSpace(doc.Get("name"))
+	if d.Name == "" {
+		d.Name = strings.TrimSuffix(filepath.Base(shown), ".md")
+	}
+	if !namePattern.MatchString(d.Name) {
+		return Def{}, nil, fmt.Errorf("%s is not used: %w: its name %q is not lowercase letters, digits and hyphens.", shown, ErrMalformed, text.StripControls(d.Name))
+	}
+	if d.Prompt == "" {
+		return Def{}, nil, fmt.Errorf("%s is not used: %w: it has no prompt after its front matter.", shown, ErrMalformed)
+	}
+	d.Description = text.OneLine(text.StripControls(doc.Get("description")))
+	if reserved(d.Name) {
+		warns = append(warns, fmt.Sprintf("%s names agent %s, which is also one of --agent's own; run it as --agent def:%s.", shown, d.Name, d.Name))
+	}
+	model := strings.TrimSpace(doc.Get("model"))
+	id, err := ModelID(model)
+	switch {
+	case errors.Is(err, ErrAlias):
+		warns = append(warns, fmt.Sprintf("%s asks for model %s, an alias ralph cannot map to a provider yet, so agent %s uses its parent's model.", shown, model, d.Name))
+	case err != nil:
+		warns = append(warns, fmt.Sprintf("%s names a model with spaces or control characters, so agent %s uses its parent's model.", shown, d.Name))
+	default:
+		d.Model = id
+	}
+	if doc.Has("tools") {
+		var unknown []string
+		d.Tools, unknown = MapTools(doc.Fields["tools"].Items())
+		if len(unknown) > 0 {
+			warns = append(warns, fmt.Sprintf("%s names %s, which ralph does not have, so agent %s goes without.", shown, strings.Join(unknown, ", "), d.Name))
+		}
+	}
+	return d, warns, nil
+}
+
+// MapTools maps Claude Code's tool names to ralph's through the one list
+// of tools (tools.ByPeerName), each once; unknown are the names it has
+// no tool for, as written (controls stripped). A name with a pattern,
+// Claude's "Bash(git add:*)", is its tool's name: ralph's approval
+// rules, not the list, say which commands run.
+func MapTools(names []string) (mapped, unknown []string) {
+	mapped = []string{}
+	seen := map[string]bool{}
+	for _, n := range names {
+		n, _, _ = strings.Cut(strings.TrimSpace(n), "(")
+		var ours string
+		switch {
+		case strings.HasPrefix(n, "mcp__"):
+			ours = n
+			// Claude's "mcp__server" is every tool of the server.
+			if strings.Count(n, "__") == 1 {
+				ours = n + "__*"
+			}
+		case n == "*":
+			unknown = append(unknown, "*")
+			continue
+		default:
+			ours = tools.ByPeerName(n)
+		}
+		if ours == "" {
+			unknown = append(unknown, text.StripControls(n))
+			continue
+		}
+		if !seen[ours] {
+			seen[ours] = true
+			mapped = append(mapped, ours)
+		}
+	}
+	return mapped, unknown
+}
+
+// reserved reports whether name is one --agent takes itself (a CLI's
+// kind, or exec).
+func reserved(name string) bool {
+	if name == string(agents.AgentExec) {
+		return true
+	}
+	for _, n := range agents.Names() {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// SpecPrefix is the namespace of --agent's definitions: --agent
+// def:NAME runs a task with the definition called NAME, so a definition
+// never takes the place of claude, codex, opencode, gemini or exec:.
+const SpecPrefix = "def:"
+
+// ErrNoName says --agent def: named no definition.
+var ErrNoName = errors.New("def: needs the name of an agent definition, as in def:code-reviewer")
+
+// ParseSpec reads an --agent value: name and ok true for "def:NAME"
+// (case folded), ok false for any other value, which agents.Parse takes.
+func ParseSpec(spec string) (name string, ok bool, err error) {
+	s := strings.TrimSpace(spec)
+	if len(s) < len(SpecPrefix) || !strings.EqualFold(s[:len(SpecPrefix)], SpecPrefix) {
+		return "", false, nil
+	}
+	name = strings.ToLower(strings.TrimSpace(s[len(SpecPrefix):]))
+	if name == "" {
+		return "", true, ErrNoName
+	}
+	if !namePattern.MatchString(name) {
+		return "", true, fmt.Errorf("--agent %s: %q is not an agent definition's name (lowercase letters, digits and hyphens)", text.StripControls(s), text.StripControls(name))
+	}
+	return name, true, nil
+}

@@ -1,0 +1,237 @@
+package agentdefs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/workers/tools"
+)
+
+// write makes file rel under dir with body.
+func write(t *testing.T, dir, rel, body string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// load reads the definitions of project root and home.
+func load(t *testing.T, root, home string) Set {
+	t.Helper()
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Load(door, root, home)
+}
+
+const reviewer = `---
+name: code-reviewer
+description: Expert code reviewer. Use after every change.
+tools: Read, Grep, Glob, Bash
+model: sonnet
+---
+
+You are a senior code reviewer.
+`
+
+func TestLoadProjectDefinition(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	write(t, root, ".claude/agents/code-reviewer.md", reviewer)
+	s := load(t, root, home)
+	d, ok := s.Lookup("code-reviewer")
+	if !ok {
+		t.Fatalf("no definition; warnings %q", s.Warnings)
+	}
+	want := []string{tools.ToolReadFile, tools.ToolSearch, tools.ToolListFiles, tools.ToolRunCommand}
+	if !slices.Equal(d.Tools, want) {
+		t.Errorf("tools %q, want %q", d.Tools, want)
+	}
+	if d.Prompt != "You are a senior code reviewer." || d.Description != "Expert code reviewer. Use after every change." {
+		t.Errorf("definition %+v", d)
+	}
+	if d.Model != "" || d.Source != Project || d.Shown != ".claude/agents/code-reviewer.md" {
+		t.Errorf("definition %+v", d)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "alias") || !strings.Contains(s.Warnings[0], "sonnet") {
+		t.Errorf("warnings %q, want the model alias's", s.Warnings)
+	}
+}
+
+func TestModelIDKeptInheritQuiet(t *testing.T) {
+	d, warns, err := Parse([]byte("---\nname: a\nmodel: openai/gpt-5.1\n---\nGo."), "a.md", Person)
+	if err != nil || d.Model != "openai/gpt-5.1" || len(warns) != 0 {
+		t.Fatalf("%+v %q %v", d, warns, err)
+	}
+	d, warns, err = Parse([]byte("---\nname: a\nmodel: inherit\n---\nGo."), "a.md", Person)
+	if err != nil || d.Model != "" || len(warns) != 0 {
+		t.Fatalf("%+v %q %v", d, warns, err)
+	}
+}
+
+func TestUnknownToolIsNamed(t *testing.T) {
+	d, warns, err := Parse([]byte("---\nname: web\ntools: WebFetch, Read, MultiEdit, mcp__github, mcp__db__query\n---\nGo."), "web.md", Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{tools.ToolReadFile, tools.ToolEditFile, "mcp__github__*", "mcp__db__query"}; !slices.Equal(d.Tools, want) {
+		t.Errorf("tools %q, want %q", d.Tools, want)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "WebFetch") {
+		t.Errorf("warnings %q, want one naming WebFetch", warns)
+	}
+	// Every name unknown: no tool, never every tool.
+	d, _, _ = Parse([]byte("---\nname: web\ntools: WebFetch\n---\nGo."), "web.md", Project)
+	if d.Tools == nil || len(d.ToolsFor([]string{tools.ToolReadFile})) != 0 {
+		t.Errorf("tools %#v: an unknown-only list must give no tool", d.Tools)
+	}
+}
+
+func TestProjectToolsOnlyNarrow(t *testing.T) {
+	parent := []string{tools.ToolReadFile, tools.ToolSearch, "mcp__github__issues"}
+	d := Def{Tools: []string{tools.ToolReadFile, tools.ToolRunCommand, "mcp__github__*"}, Source: Project}
+	if got := d.ToolsFor(parent); !slices.Equal(got, []string{tools.ToolReadFile, "mcp__github__issues"}) {
+		t.Errorf("project ToolsFor %q: run_command was granted or a parent tool lost", got)
+	}
+	d.Source = Person
+	if got := d.ToolsFor(parent); !slices.Contains(got, tools.ToolRunCommand) {
+		t.Errorf("person ToolsFor %q: the person's own definition may grant", got)
+	}
+	if got := (Def{Source: Project}).ToolsFor(parent); !slices.Equal(got, parent) {
+		t.Errorf("no tools line: %q, want the parent's", got)
+	}
+}
+
+func TestMalformedIsOneSentence(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, ".claude/agents/open.md", "---\nname: open\n")
+	write(t, root, ".claude/agents/badname.md", "---\nname: Bad Name\n---\nGo.")
+	write(t, root, ".claude/agents/empty.md", "---\nname: empty\n---\n")
+	write(t, root, ".claude/agents/notes.txt", "not a definition")
+	s := load(t, root, "")
+	if len(s.Defs()) != 0 {
+		t.Errorf("defs %+v, want none", s.Defs())
+	}
+	if len(s.Warnings) != 3 {
+		t.Fatalf("warnings %q, want three", s.Warnings)
+	}
+	for _, w := range s.Warnings {
+		if strings.Count(w, "\n") != 0 || !strings.HasSuffix(w, ".") || !strings.Contains(w, ".claude/agents/") {
+			t.Errorf("warning %q is not one sentence naming its file", w)
+		}
+	}
+}
+
+func TestNoNameTakesFileName(t *testing.T) {
+	d, _, err := Parse([]byte("Just a prompt."), ".claude/agents/tester.md", Project)
+	if err != nil || d.Name != "tester" || d.Tools != nil {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
+
+func TestLinkOutOfProjectRefused(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, outside, "id_rsa", "---\nname: secret\n---\nPRIVATE KEY")
+	write(t, root, ".claude/agents/ok.md", "Fine.")
+	if err := os.Symlink(filepath.Join(outside, "id_rsa"), filepath.Join(root, ".claude/agents/secret.md")); err != nil {
+		t.Skip(err)
+	}
+	s := load(t, root, "")
+	if _, ok := s.Lookup("secret"); ok {
+		t.Fatal("a link out of the project was read")
+	}
+	for _, d := range s.Defs() {
+		if strings.Contains(d.Prompt, "PRIVATE") {
+			t.Fatal("the linked file's text was read")
+		}
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "secret.md") || !strings.Contains(s.Warnings[0], "link out") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	if _, ok := s.Lookup("ok"); !ok {
+		t.Error("the regular definition beside the link was lost")
+	}
+}
+
+func TestLinkedAgentsDirOutOfProjectRefused(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, outside, "agents/leak.md", "SECRET")
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	if err := os.Symlink(filepath.Join(outside, "agents"), filepath.Join(root, ".claude/agents")); err != nil {
+		t.Skip(err)
+	}
+	s := load(t, root, "")
+	if len(s.Defs()) != 0 || len(s.Warnings) != 1 {
+		t.Fatalf("defs %+v warnings %q", s.Defs(), s.Warnings)
+	}
+}
+
+func TestPersonDefinitionsAndProjectWins(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	write(t, home, ".claude/agents/writer.md", "---\nname: writer\ntools: Write\n---\nMine.")
+	write(t, home, ".claude/agents/shared.md", "---\nname: shared\n---\nPerson's.")
+	write(t, root, ".claude/agents/shared.md", "---\nname: shared\n---\nProject's.")
+	s := load(t, root, home)
+	w, ok := s.Lookup("writer")
+	if !ok || w.Source != Person || w.Shown != "~/.claude/agents/writer.md" || !slices.Equal(w.Tools, []string{tools.ToolWriteFile}) {
+		t.Fatalf("writer %+v ok %v warnings %q", w, ok, s.Warnings)
+	}
+	if d, _ := s.Lookup("shared"); d.Prompt != "Project's." {
+		t.Errorf("shared %+v, want the project's", d)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "project's wins") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+}
+
+func TestPersonLinkOutOfClaudeDirRefused(t *testing.T) {
+	root, home, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, elsewhere, "ssh/id_rsa", "PRIVATE KEY")
+	os.MkdirAll(filepath.Join(home, ".claude/agents"), 0o755)
+	if err := os.Symlink(filepath.Join(elsewhere, "ssh/id_rsa"), filepath.Join(home, ".claude/agents/key.md")); err != nil {
+		t.Skip(err)
+	}
+	s := load(t, root, home)
+	if _, ok := s.Lookup("key"); ok {
+		t.Fatal("a link out of ~/.claude was read")
+	}
+}
+
+func TestReservedNameWarns(t *testing.T) {
+	_, warns, err := Parse([]byte("---\nname: codex\n---\nGo."), "codex.md", Project)
+	if err != nil || len(warns) != 1 || !strings.Contains(warns[0], "def:codex") {
+		t.Fatalf("%q %v", warns, err)
+	}
+}
+
+func TestParseSpec(t *testing.T) {
+	for _, c := range []struct {
+		spec, name string
+		ok, err    bool
+	}{
+		{"def:code-reviewer", "code-reviewer", true, false},
+		{" DEF:Claude ", "claude", true, false},
+		{"def:", "", true, true},
+		{"def:a b", "", true, true},
+		{"claude", "", false, false},
+		{"exec:./x", "", false, false},
+		{"de", "", false, false},
+	} {
+		name, ok, err := ParseSpec(c.spec)
+		if name != c.name || ok != c.ok || (err != nil) != c.err {
+			t.Errorf("ParseSpec(%q) = %q, %v, %v", c.spec, name, ok, err)
+		}
+	}
+	if _, _, err := ParseSpec("def:"); !errors.Is(err, ErrNoName) {
+		t.Errorf("def: = %v, want ErrNoName", err)
+	}
+}

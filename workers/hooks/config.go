@@ -1,0 +1,199 @@
+// Package hooks runs Claude Code's hooks as Claude Code runs them: the
+// settings' "hooks" object (config.go), its matchers (match.go), the JSON
+// each event sends on standard input (input.go), the run itself (run.go)
+// and what the hooks answered, combined (outcome.go). Which settings files
+// are read, and whether a project's hooks were approved, is the caller's
+// business: this package takes bytes and a source and starts what it is
+// given, through workers.HookCommand.
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Event is one of Claude Code's hook events.
+type Event string
+
+// The events ralph runs hooks for.
+const (
+	PreToolUse         Event = "PreToolUse"
+	PostToolUse        Event = "PostToolUse"
+	PostToolUseFailure Event = "PostToolUseFailure"
+	UserPromptSubmit   Event = "UserPromptSubmit"
+	Stop               Event = "Stop"
+	SubagentStop       Event = "SubagentStop"
+	SessionStart       Event = "SessionStart"
+	SessionEnd         Event = "SessionEnd"
+	PreCompact         Event = "PreCompact"
+	Notification       Event = "Notification"
+)
+
+// Events lists the events ralph runs, in the order Claude Code documents
+// them.
+var Events = []Event{PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
+	SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
+
+// Source says which file a hook came from; the caller decides from it
+// whether the hook may run (a project's need the person's approval).
+type Source string
+
+// The sources of hooks.
+const (
+	SourceUser         Source = "user"          // ~/.claude/settings.json or ralph's user config
+	SourceProject      Source = "project"       // .claude/settings.json
+	SourceProjectLocal Source = "project-local" // .claude/settings.local.json
+	SourcePlugin       Source = "plugin"        // a plugin's hooks/hooks.json
+)
+
+// DefaultTimeout is how long a hook may run when its settings give no
+// timeout, as in Claude Code.
+const DefaultTimeout = 60 * time.Second
+
+// Hook is one command hook, with where it came from.
+type Hook struct {
+	Event Event
+	// Matcher is the group's matcher as written ("" matches everything).
+	Matcher string
+	Command string
+	Timeout time.Duration
+	Source  Source
+	// File is the settings file the hook came from, for messages.
+	File string
+	// PluginRoot is the plugin's directory (SourcePlugin only), given to
+	// the hook as CLAUDE_PLUGIN_ROOT.
+	PluginRoot string
+	// Unsandboxed: the person's own config says sandbox = false for this
+	// hook, so it runs outside the sandbox (only SourceUser hooks may).
+	Unsandboxed bool
+}
+
+// Config is the hooks of one or more settings files.
+type Config struct {
+	Hooks []Hook
+	// Disabled is set when a settings file said "disableAllHooks": true:
+	// then no hook runs.
+	Disabled bool
+	// Warnings are what was left out and why (a hook type or an event
+	// ralph does not run, a bad matcher): the caller says each once.
+	Warnings []string
+}
+
+// ErrSettings is wrapped by Parse's errors: the file is not settings JSON
+// of the shape Claude Code reads.
+var ErrSettings = errors.New("hooks: malformed settings")
+
+type settingsFile struct {
+	Hooks           map[string]json.RawMessage `json:"hooks"`
+	DisableAllHooks bool                       `json:"disableAllHooks"`
+}
+
+type matcherGroup struct {
+	Matcher string        `json:"matcher"`
+	Hooks   []commandHook `json:"hooks"`
+}
+
+type commandHook struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command"`
+	Timeout *float64 `json:"timeout"`
+	Sandbox *bool    `json:"sandbox"`
+}
+
+// Parse reads the hooks of one settings file (~/.claude/settings.json,
+// .claude/settings.json, .claude/settings.local.json, a plugin's
+// hooks/hooks.json: all have a top-level "hooks" object), keeping for each
+// hook its source and file, and pluginRoot for a plugin's. Keys other than
+// "hooks" and "disableAllHooks" are not read here. What ralph cannot run
+// is a warning, not an error: a settings file written for Claude Code
+// still gives ralph the hooks it can run.
+func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
+	var cfg Config
+	var s settingsFile
+	if err := json.Unmarshal(data, &s); err != nil {
+		return cfg, fmt.Errorf("%w: %s: %w", ErrSettings, file, err)
+	}
+	cfg.Disabled = s.DisableAllHooks
+	// Go's maps have no order; the settings' events go in Events' order.
+	names := make([]string, 0, len(s.Hooks))
+	for name := range s.Hooks {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if !slices.Contains(Events, Event(name)) {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: ralph runs no %s hooks; they are left out", file, name))
+		}
+	}
+	for _, ev := range Events {
+		raw, ok := s.Hooks[string(ev)]
+		if !ok {
+			continue
+		}
+		var groups []matcherGroup
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			return Config{}, fmt.Errorf("%w: %s: hooks.%s: %w", ErrSettings, file, ev, err)
+		}
+		for _, g := range groups {
+			if err := checkMatcher(g.Matcher); err != nil {
+				cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s matcher %q is no regular expression (%v); its hooks are left out", file, ev, g.Matcher, err))
+				continue
+			}
+			for _, h := range g.Hooks {
+				switch {
+				case h.Type != "command":
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: %s hooks of type %q are not supported by ralph; only \"command\" hooks run", file, ev, h.Type))
+					continue
+				case h.Command == "":
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook has no command; it is left out", file, ev))
+					continue
+				}
+				timeout := DefaultTimeout
+				if h.Timeout != nil && *h.Timeout > 0 {
+					timeout = time.Duration(*h.Timeout * float64(time.Second))
+				}
+				unsandboxed := h.Sandbox != nil && !*h.Sandbox
+				if unsandboxed && src != SourceUser {
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook says \"sandbox\": false, which only your own config may say; it runs in the sandbox", file, ev))
+					unsandboxed = false
+				}
+				cfg.Hooks = append(cfg.Hooks, Hook{Event: ev, Matcher: g.Matcher, Command: h.Command,
+					Timeout: timeout, Source: src, File: file, PluginRoot: pluginRoot, Unsandboxed: unsandboxed})
+			}
+		}
+	}
+	return cfg, nil
+}
+
+// Merge puts several files' hooks together, in the order given (the
+// person's first, as Claude Code lists them): one file's disableAllHooks
+// turns them all off, and the warnings are kept.
+func Merge(cfgs ...Config) Config {
+	var out Config
+	for _, c := range cfgs {
+		out.Hooks = append(out.Hooks, c.Hooks...)
+		out.Disabled = out.Disabled || c.Disabled
+		out.Warnings = append(out.Warnings, c.Warnings...)
+	}
+	return out
+}
+
+// For lists the hooks that run for event with the given match value (the
+// tool's Claude name for the tool events, the source, reason, trigger or
+// notification type for the others), in the configuration's order; none
+// when the configuration is disabled.
+func (c Config) For(event Event, value string) []Hook {
+	if c.Disabled {
+		return nil
+	}
+	var out []Hook
+	for _, h := range c.Hooks {
+		if h.Event == event && Matches(event, h.Matcher, value) {
+			out = append(out, h)
+		}
+	}
+	return out
+}

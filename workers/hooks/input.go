@@ -1,0 +1,128 @@
+package hooks
+
+// Common is what every event sends. TranscriptPath is the session's
+// transcript as ralph keeps it, which is not Claude Code's JSONL: a hook
+// that parses it as Claude's reads nothing useful (docs say so).
+type Common struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	PermissionMode string `json:"permission_mode,omitempty"`
+	HookEventName  Event  `json:"hook_event_name"`
+}
+
+// Input is the JSON a hook reads on standard input, one type per event.
+// Tool names and inputs are in Claude Code's shape (Bash with command,
+// Write with file_path and content): the caller maps ralph's tools
+// (workers/tools.Peer, PeerInput) before building one.
+type Input interface {
+	// common is the part every event sends, so the Runner can fill in
+	// hook_event_name.
+	common() *Common
+	// MatchValue is what the event's matchers are matched against.
+	MatchValue() string
+}
+
+func (c *Common) common() *Common { return c }
+
+// PreToolUseInput is sent before a tool runs.
+type PreToolUseInput struct {
+	Common
+	ToolName  string         `json:"tool_name"`
+	ToolInput map[string]any `json:"tool_input"`
+	ToolUseID string         `json:"tool_use_id,omitempty"`
+}
+
+// MatchValue is the tool's Claude name.
+func (in *PreToolUseInput) MatchValue() string { return in.ToolName }
+
+// PostToolUseInput is sent after a tool succeeded.
+type PostToolUseInput struct {
+	Common
+	ToolName     string         `json:"tool_name"`
+	ToolInput    map[string]any `json:"tool_input"`
+	ToolResponse any            `json:"tool_response"`
+	ToolUseID    string         `json:"tool_use_id,omitempty"`
+}
+
+// MatchValue is the tool's Claude name.
+func (in *PostToolUseInput) MatchValue() string { return in.ToolName }
+
+// PostToolUseFailureInput is sent after a tool failed.
+type PostToolUseFailureInput struct {
+	Common
+	ToolName    string         `json:"tool_name"`
+	ToolInput   map[string]any `json:"tool_input"`
+	ToolUseID   string         `json:"tool_use_id,omitempty"`
+	Error       string         `json:"error"`
+	IsInterrupt bool           `json:"is_interrupt,omitempty"`
+}
+
+// MatchValue is the tool's Claude name.
+func (in *PostToolUseFailureInput) MatchValue() string { return in.ToolName }
+
+// UserPromptSubmitInput is sent before the person's prompt reaches the
+// model.
+type UserPromptSubmitInput struct {
+	Common
+	Prompt string `json:"prompt"`
+}
+
+// MatchValue is empty: the event has no matcher.
+func (in *UserPromptSubmitInput) MatchValue() string { return "" }
+
+// StopInput is sent when the agent (Stop) or a child agent (SubagentStop,
+// with HookEventName set so) is about to finish. StopHookActive is true
+// when it goes on only because a Stop hook said so before, so a hook can
+// let it finish.
+type StopInput struct {
+	Common
+	StopHookActive bool `json:"stop_hook_active"`
+}
+
+// MatchValue is empty: the event has no matcher.
+func (in *StopInput) MatchValue() string { return "" }
+
+// SessionStartInput is sent when a session starts; Source is startup,
+// resume, clear or compact.
+type SessionStartInput struct {
+	Common
+	Source string `json:"source"`
+	Model  string `json:"model,omitempty"`
+}
+
+// MatchValue is the source.
+func (in *SessionStartInput) MatchValue() string { return in.Source }
+
+// SessionEndInput is sent when a session ends; Reason is clear, logout,
+// prompt_input_exit or other.
+type SessionEndInput struct {
+	Common
+	Reason string `json:"reason"`
+}
+
+// MatchValue is the reason.
+func (in *SessionEndInput) MatchValue() string { return in.Reason }
+
+// PreCompactInput is sent before the conversation is compacted; Trigger
+// is manual or auto.
+type PreCompactInput struct {
+	Common
+	Trigger            string `json:"trigger"`
+	CustomInstructions string `json:"custom_instructions"`
+}
+
+// MatchValue is the trigger.
+func (in *PreCompactInput) MatchValue() string { return in.Trigger }
+
+// NotificationInput is sent with what ralph tells the person (in ralph's
+// wording).
+type NotificationInput struct {
+	Common
+	Message          string `json:"message"`
+	Title            string `json:"title,omitempty"`
+	NotificationType string `json:"notification_type,omitempty"`
+}
+
+// MatchValue is the notification's type.
+func (in *NotificationInput) MatchValue() string { return in.NotificationType }

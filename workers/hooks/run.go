@@ -1,0 +1,140 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
+)
+
+// maxOutput is how much of a hook's stdout and of its stderr is kept: a
+// hook that prints without end cannot fill ralph's memory.
+const maxOutput = 1 << 20
+
+// Runner runs hooks for one project.
+type Runner struct {
+	// ProjectDir is the hooks' working directory and CLAUDE_PROJECT_DIR.
+	ProjectDir string
+	// Env is the environment every hook starts from. It must already be
+	// without credentials (memory/childenv); workers.HookCommand takes
+	// the project's entries off its search paths.
+	Env []string
+	// Sandbox starts the hooks that run in the sandbox: every hook but the
+	// person's own ones their config lets out (sandbox = false). nil runs
+	// every hook as the person's own, as tests and listings have it.
+	Sandbox Sandbox
+
+	mu   sync.Mutex
+	said map[string]bool
+}
+
+// Run runs the hooks of cfg that match in for event, all at once, and
+// waits for them: a command that appears twice (in two settings files)
+// runs once. It fills in the input's hook_event_name. A hook that runs
+// past its timeout, or still runs when ctx ends (a hard stop), is killed
+// with its process group.
+func (r *Runner) Run(ctx context.Context, cfg Config, event Event, in Input) Result {
+	in.common().HookEventName = event
+	hooks := dedupe(cfg.For(event, in.MatchValue()))
+	if len(hooks) == 0 {
+		return Result{Event: event}
+	}
+	stdin, err := json.Marshal(in)
+	if err != nil {
+		// Every field is a plain value or a map the caller decoded from
+		// JSON; this is a bug.
+		return Result{Event: event, Errors: []string{fmt.Sprintf("%s hooks did not run: %v", event, err)}}
+	}
+	outs := make([]Outcome, len(hooks))
+	var wg sync.WaitGroup
+	for i, h := range hooks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = r.runOne(ctx, h, stdin)
+		}()
+	}
+	wg.Wait()
+	res := combine(event, outs)
+	res.Errors = r.once(res.Errors)
+	return res
+}
+
+// dedupe keeps the first of hooks that run the same command the same way
+// (the same plugin root), with the longest timeout among them.
+func dedupe(hooks []Hook) []Hook {
+	var out []Hook
+	at := map[[2]string]int{}
+	for _, h := range hooks {
+		key := [2]string{h.Command, h.PluginRoot}
+		if i, ok := at[key]; ok {
+			out[i].Timeout = max(out[i].Timeout, h.Timeout)
+			continue
+		}
+		at[key] = len(out)
+		out = append(out, h)
+	}
+	return out
+}
+
+// once drops the messages this Runner already returned: a hook that
+// fails on every tool call is said to fail once.
+func (r *Runner) once(msgs []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.said == nil {
+		r.said = map[string]bool{}
+	}
+	var out []string
+	for _, m := range msgs {
+		if !r.said[m] {
+			r.said[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// runOne runs one hook with stdin and reads what it answered.
+func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
+	out := Outcome{Hook: h, ExitCode: -1}
+	env := append(append([]string(nil), r.Env...), "CLAUDE_PROJECT_DIR="+r.ProjectDir)
+	if h.PluginRoot != "" {
+		env = append(env, "CLAUDE_PLUGIN_ROOT="+h.PluginRoot)
+	}
+	cmd := workers.HookCommand(r.ProjectDir, env, h.Command)
+	stdout, stderr := text.LockedBuffer{Limit: maxOutput}, text.LockedBuffer{Limit: maxOutput}
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	g, drained, err := r.start(ctx, h, cmd, stdin, &stdout, &stderr)
+	if err != nil {
+		out.Err = fmt.Errorf("start: %w", err)
+		return out
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-g.Exited():
+	case <-timer.C:
+		out.TimedOut = true
+	case <-ctx.Done():
+		out.Err = ctx.Err()
+	}
+	// Stop kills whatever the hook left running in its group too, and
+	// reaps it; only then are its outputs complete.
+	g.Stop(0)
+	drained()
+	out.Stdout, out.Stderr = stdout.String(), stderr.String()
+	if out.TimedOut || out.Err != nil {
+		return out
+	}
+	out.ExitCode = g.ExitCode()
+	out.read()
+	return out
+}

@@ -1,0 +1,188 @@
+package hooks
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// Set is the hooks one session runs: the hooks it may run, the runner that
+// starts them, and the guards it may not run. Which hooks are in it (the
+// settings files read, the person's approval of a project's hooks) is
+// decided where the session is opened (coordinator/project); where a hook
+// fires (the tool door, a turn's start and end, the session's start and
+// end) only calls Fire. A nil *Set runs nothing and costs nothing.
+type Set struct {
+	// Config holds the hooks that may run.
+	Config Config
+	// Runner starts them in the project.
+	Runner *Runner
+	// Refused are the PreToolUse hooks of the project (or of a plugin)
+	// that were never approved or changed since, where nobody could be
+	// asked: they are not run, and the calls they match are refused,
+	// since a guard that is skipped guards nothing (fail closed).
+	Refused []Hook
+	// Pending are the hooks of the project (or of a plugin) not approved
+	// on this machine as they are now. Approve decides each when the
+	// session's first hook event comes (Settle), when the face that asks
+	// the person is up: one it approves runs from then on; a PreToolUse
+	// guard it does not goes to Refused; any other simply does not run.
+	Pending []Hook
+	Approve func(ctx context.Context, h Hook) bool
+	// Unchanged, when set, reports whether a hook that needed approval
+	// (any but the person's own) is still what was approved: its files
+	// are read again before each event, since the model may rewrite a
+	// script in the middle of a session. One that changed stops running,
+	// and a changed PreToolUse guard refuses the calls it matches.
+	Unchanged func(h Hook) bool
+
+	// settleMu is held while the pending hooks are decided (a person may
+	// take minutes to answer); mu guards the fields above meanwhile, so
+	// that Has never waits for an answer.
+	settleMu sync.Mutex
+	mu       sync.Mutex
+	settled  bool
+}
+
+// Settle decides the pending hooks, once: the first caller asks, any
+// other waits for its answers.
+func (s *Set) Settle(ctx context.Context) {
+	if s == nil {
+		return
+	}
+	s.settleMu.Lock()
+	defer s.settleMu.Unlock()
+	s.settle(ctx)
+}
+
+// trySettle settles unless a settle is under way, for an event that may
+// come while a question is asked (a Notification beside the bell): its
+// pending hooks, not approved yet, do not run for it.
+func (s *Set) trySettle(ctx context.Context) {
+	if !s.settleMu.TryLock() {
+		return
+	}
+	defer s.settleMu.Unlock()
+	s.settle(ctx)
+}
+
+// settle decides the pending hooks; the caller holds settleMu.
+func (s *Set) settle(ctx context.Context) {
+	s.mu.Lock()
+	pending := s.Pending
+	done := s.settled
+	s.settled = true
+	s.mu.Unlock()
+	if done {
+		return
+	}
+	var run, refused []Hook
+	for _, h := range pending {
+		switch {
+		case s.Approve != nil && s.Approve(ctx, h):
+			run = append(run, h)
+		case h.Event == PreToolUse:
+			refused = append(refused, h)
+		}
+	}
+	s.mu.Lock()
+	s.Config.Hooks = append(s.Config.Hooks, run...)
+	s.Refused = append(s.Refused, refused...)
+	s.Pending = nil
+	s.mu.Unlock()
+}
+
+// recheck takes out of the hooks that run those of event that changed
+// since they were approved (Unchanged); a changed guard is refused.
+func (s *Set) recheck(event Event) {
+	if s.Unchanged == nil {
+		return
+	}
+	s.mu.Lock()
+	var check []Hook
+	for _, h := range s.Config.Hooks {
+		if h.Event == event && h.Source != SourceUser {
+			check = append(check, h)
+		}
+	}
+	s.mu.Unlock()
+	var changed []Hook
+	for _, h := range check {
+		if !s.Unchanged(h) {
+			changed = append(changed, h)
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Config.Hooks = slices.DeleteFunc(slices.Clone(s.Config.Hooks), func(h Hook) bool { return slices.Contains(changed, h) })
+	for _, h := range changed {
+		if h.Event == PreToolUse {
+			s.Refused = append(s.Refused, h)
+		}
+	}
+}
+
+// Has reports whether event has any hook to run, refuse or decide, so
+// that a caller builds an event's input only when something will read it.
+func (s *Set) Has(event Event) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Config.Disabled && len(s.Refused) == 0 {
+		return false
+	}
+	for _, list := range [][]Hook{s.Config.Hooks, s.Refused, s.Pending} {
+		for _, h := range list {
+			if h.Event == event {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// RefusedFor are the refused guards that match value for event. A guard
+// still pending is decided first (Settle; the tool door settles under
+// its call's context before it asks).
+func (s *Set) RefusedFor(event Event, value string) []Hook {
+	if s == nil {
+		return nil
+	}
+	s.Settle(context.Background())
+	s.recheck(event)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Hook
+	for _, h := range s.Refused {
+		if h.Event == event && Matches(event, h.Matcher, value) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Fire runs event's hooks that match in, as Runner.Run does. The tool
+// events wait for the pending hooks to be decided, since a guard must be
+// decided before the call it guards; the others do not wait for a
+// question under way.
+func (s *Set) Fire(ctx context.Context, event Event, in Input) Result {
+	if s == nil || s.Runner == nil {
+		return Result{Event: event}
+	}
+	switch event {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		s.Settle(ctx)
+	default:
+		s.trySettle(ctx)
+	}
+	s.recheck(event)
+	s.mu.Lock()
+	cfg := s.Config
+	s.mu.Unlock()
+	return s.Runner.Run(ctx, cfg, event, in)
+}

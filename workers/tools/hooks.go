@@ -1,0 +1,288 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/hooks"
+)
+
+// The tool events of Claude Code's hooks (PreToolUse, PostToolUse,
+// PostToolUseFailure) fire here, at the one door every tool call goes
+// through (Toolset.Call and View.Call), so a call is hooked whichever
+// agent makes it. The coordinator says which hooks run and for whom by
+// the context it calls with (WithHooks): a context without them costs a
+// call nothing.
+
+// HookCall is what the tool door needs to fire a call's hooks: the
+// session's hooks, the fields every event sends, the call's id, and where
+// a hook's trouble is said.
+type HookCall struct {
+	Set *hooks.Set
+	// Common is session_id, transcript_path, cwd and permission_mode.
+	Common hooks.Common
+	// ToolUseID is the model's id of the call.
+	ToolUseID string
+	// Warn says a hook's non-blocking error or systemMessage to the
+	// person, through the session's one event stream; each is said once
+	// (hooks.Runner).
+	Warn func(string)
+}
+
+type hookKey struct{}
+
+// WithHooks returns ctx carrying h, for the tool door to fire the call's
+// hooks; ctx itself when h has no tool hooks, so that a call pays nothing
+// for hooks nobody configured.
+func WithHooks(ctx context.Context, h HookCall) context.Context {
+	if !hasToolHooks(h.Set) {
+		return ctx
+	}
+	return context.WithValue(ctx, hookKey{}, &h)
+}
+
+// hasToolHooks reports whether s has a hook for a tool event.
+func hasToolHooks(s *hooks.Set) bool {
+	return s.Has(hooks.PreToolUse) || s.Has(hooks.PostToolUse) || s.Has(hooks.PostToolUseFailure)
+}
+
+func hooksOf(ctx context.Context) *HookCall {
+	h, _ := ctx.Value(hookKey{}).(*HookCall)
+	return h
+}
+
+func (h *HookCall) warn(msgs ...string) {
+	if h.Warn == nil {
+		return
+	}
+	for _, m := range msgs {
+		h.Warn(m)
+	}
+}
+
+// HookAsker is an Approver that can put a hook's "ask" to the person
+// (workers/approval): a PreToolUse hook that answers "ask" sends the call
+// through ralph's one approval path, at the terminal, `ralph answer` or
+// the web view, refused where nobody can answer.
+type HookAsker interface {
+	ApproveAsked(ctx context.Context, tool string, args json.RawMessage, reason string) Decision
+}
+
+// HookName is the name a hook's matcher sees for ralph's tool name:
+// Claude Code's (Bash, Write, Edit, Read, Grep, Glob, Task), an MCP tool's
+// mcp__server__tool as it is, and ralph's own name for a tool Claude Code
+// has none of (remember, complete_task).
+func HookName(name string) string {
+	if p := Peer(name); p.Name != "" {
+		return p.Name
+	}
+	return name
+}
+
+// hookInput is the call's arguments in Claude Code's shape, with an
+// absolute file_path (and path), as Claude Code passes them: a hook
+// written for Claude Code compares it with $CLAUDE_PROJECT_DIR. A tool
+// Claude Code does not have is given its arguments as they are.
+func hookInput(root, name string, args json.RawMessage) map[string]any {
+	out := map[string]any{}
+	if peer, ok := PeerInput(name, args); ok {
+		for k, v := range peer {
+			var x any
+			if json.Unmarshal(v, &x) == nil {
+				out[k] = x
+			}
+		}
+	} else if json.Unmarshal(args, &out) != nil {
+		return map[string]any{}
+	}
+	for _, k := range []string{"file_path", "path"} {
+		if p, ok := out[k].(string); ok && p != "" && !filepath.IsAbs(p) {
+			out[k] = filepath.Join(root, p)
+		}
+	}
+	return out
+}
+
+// fromHookInput maps a hook's updatedInput back to ralph's arguments of
+// tool name: Claude Code's fields to ralph's, a path inside root made
+// relative again (one outside it stays absolute, and the tool refuses it
+// as it refuses any path outside the project), and the arguments Claude
+// Code's shape has no field for kept as they were. The call still goes
+// through the tool's own confinement and approval.
+func fromHookInput(root, name string, args json.RawMessage, updated map[string]any) (json.RawMessage, error) {
+	ours := map[string]any{}
+	if err := json.Unmarshal(args, &ours); err != nil {
+		ours = map[string]any{}
+	}
+	peer := Peer(name)
+	if peer.Name == "" {
+		ours = updated
+	} else {
+		for theirs, field := range peer.Input {
+			if v, ok := updated[theirs]; ok {
+				ours[field] = v
+			}
+		}
+	}
+	if p, ok := ours["path"].(string); ok && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			ours["path"] = filepath.ToSlash(rel)
+		}
+	}
+	out, err := json.Marshal(ours)
+	if err != nil {
+		return nil, fmt.Errorf("a PreToolUse hook's updatedInput cannot be the arguments of %s: %w", name, err)
+	}
+	return out, nil
+}
+
+// hooked runs one call through its tool hooks: the PreToolUse hooks
+// first, which may refuse it, ask the person about it or rewrite its
+// input; then run; then the PostToolUse hooks (or PostToolUseFailure for
+// an error result), whose block or context the model reads beside the
+// result. A hook's "allow" never skips what ralph itself asks or refuses
+// (the approval policy, the sandbox, the mode): ralph's approval is the
+// person's, and a hook, even the person's own, runs programs the model
+// could have written (docs/hooks.md). root is the project root, approver
+// who is asked.
+func hooked(ctx context.Context, h *HookCall, root string, approver Approver, name string, args json.RawMessage,
+	run func(context.Context, json.RawMessage) workers.Result) workers.Result {
+	hookName := HookName(name)
+	var input map[string]any
+	if h.Set.Has(hooks.PreToolUse) {
+		// The project's hooks that wait for approval are asked about
+		// first (once a session), under this call's context.
+		h.Set.Settle(ctx)
+		if refused := h.Set.RefusedFor(hooks.PreToolUse, hookName); len(refused) > 0 {
+			return workers.Result{IsError: true, Denied: true, Output: refusedGuard(refused[0], hookName)}
+		}
+		input = hookInput(root, name, args)
+		pre := h.Set.Fire(ctx, hooks.PreToolUse, &hooks.PreToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID})
+		h.warn(pre.Errors...)
+		h.warn(pre.SystemMessages...)
+		if o, ok := unrun(pre); ok {
+			return workers.Result{IsError: true, Output: fmt.Sprintf("refused: the PreToolUse hook %q (%s) guards %s calls and could not run (%v); "+
+				"a guard that does not run guards nothing, so the call was not made", o.Hook.Command, o.Hook.Source, hookName, o.Err)}
+		}
+		switch {
+		case pre.Decision == hooks.Deny || pre.Block:
+			return workers.Result{IsError: true, Output: "a PreToolUse hook refused this call: " + firstOf(pre.DecisionReason, pre.BlockReason, "no reason given")}
+		case pre.StopAll:
+			return workers.Result{IsError: true, Output: "a PreToolUse hook stopped this call: " + firstOf(pre.StopReason, "no reason given")}
+		}
+		if pre.UpdatedInput != nil {
+			mapped, err := fromHookInput(root, name, args, pre.UpdatedInput)
+			if err != nil {
+				return workers.Result{IsError: true, Output: err.Error()}
+			}
+			args, input = mapped, hookInput(root, name, mapped)
+		}
+		if pre.Decision == hooks.Ask {
+			if d := askFor(ctx, approver, name, args, pre.DecisionReason); !d.Allowed {
+				return workers.Result{IsError: true, Denied: d.Unasked, Output: d.Reason}
+			}
+		}
+	}
+	res := run(ctx, args)
+	event := hooks.PostToolUse
+	if res.IsError {
+		event = hooks.PostToolUseFailure
+	}
+	if !h.Set.Has(event) {
+		return res
+	}
+	if input == nil {
+		input = hookInput(root, name, args)
+	}
+	var in hooks.Input
+	if res.IsError {
+		in = &hooks.PostToolUseFailureInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID,
+			Error: res.Output, IsInterrupt: ctx.Err() != nil}
+	} else {
+		in = &hooks.PostToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID,
+			ToolResponse: toolResponse(input, res)}
+	}
+	// A hard stop kills these hooks as it kills every hook still
+	// running (Runner): the stop must not wait for a formatter.
+	post := h.Set.Fire(ctx, event, in)
+	h.warn(post.Errors...)
+	h.warn(post.SystemMessages...)
+	if post.Block {
+		res.Output += fmt.Sprintf("\n\n[%s hook: %s]", event, firstOf(post.BlockReason, "it blocked, giving no reason"))
+	}
+	if post.AdditionalContext != "" {
+		res.Output += fmt.Sprintf("\n\n[%s hook context: %s]", event, post.AdditionalContext)
+	}
+	return res
+}
+
+// unrun is a PreToolUse hook of res that ralph could not run at all (it
+// did not start, or the sandbox could not hold it), as against one that
+// ran and failed, which Claude Code lets the call past: a guard ralph
+// could not start fails closed.
+func unrun(res hooks.Result) (hooks.Outcome, bool) {
+	for _, o := range res.Outcomes {
+		if o.Err != nil && !o.TimedOut {
+			return o, true
+		}
+	}
+	return hooks.Outcome{}, false
+}
+
+// toolResponse is the tool_response of a PostToolUse input: the result
+// ralph's tool gave the model, and for a file tool the absolute path it
+// wrote, under the names Claude Code's responses use.
+func toolResponse(input map[string]any, res workers.Result) map[string]any {
+	out := map[string]any{"output": res.Output, "success": !res.IsError}
+	if p, ok := input["file_path"]; ok {
+		out["filePath"] = p
+	}
+	return out
+}
+
+// askFor puts a hook's "ask" to the person through the approver; an
+// approver that cannot (none configured) refuses it, since nobody can
+// answer.
+func askFor(ctx context.Context, approver Approver, name string, args json.RawMessage, reason string) Decision {
+	if a, ok := approver.(HookAsker); ok {
+		return a.ApproveAsked(ctx, name, args, reason)
+	}
+	return Decision{Reason: fmt.Sprintf("a PreToolUse hook asks a person to approve this %s call (%s) and nobody can be asked here", name, firstOf(reason, "no reason given")), Unasked: true}
+}
+
+// refusedGuard is the refusal of a call that a PreToolUse guard matches
+// which may not run (never approved, or changed since): the guard is not
+// skipped, since a guard skipped guards nothing.
+func refusedGuard(h hooks.Hook, tool string) string {
+	return fmt.Sprintf("refused: the %s hook %q from %s guards %s calls and was not approved as it is now, and nobody could be asked; "+
+		"approve it with `ralph hooks approve` (or at a terminal), then try again", h.Event, h.Command, h.File, tool)
+}
+
+// firstOf is the first of s that is not empty.
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if strings.TrimSpace(x) != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// Hooked runs a call that ralph runs outside the toolset (the
+// coordinator's spawn_agent) through the same hooks as every other call:
+// run is the call itself.
+func (t *Toolset) Hooked(ctx context.Context, name string, args json.RawMessage, run func(context.Context, json.RawMessage) workers.Result) workers.Result {
+	if h := hooksOf(ctx); h != nil {
+		return hooked(ctx, h, t.Root(), t.approver, name, args, run)
+	}
+	return run(ctx, args)
+}
+
+// Hooked is the base's (Toolset.Hooked).
+func (v *View) Hooked(ctx context.Context, name string, args json.RawMessage, run func(context.Context, json.RawMessage) workers.Result) workers.Result {
+	return v.base.Hooked(ctx, name, args, run)
+}
