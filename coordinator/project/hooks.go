@@ -339,7 +339,7 @@ func inside(root, path string) bool {
 // every file its command names under the project or its plugin.
 func review(src HookSources, h hooks.Hook) approval.ProjectHook {
 	r := approval.ProjectHook{Event: string(h.Event), Matcher: h.Matcher, Command: h.Command, Source: h.File, PluginRoot: h.PluginRoot}
-	for _, p := range hooks.NamedFiles(h.Command, src.Root, h.PluginRoot) {
+	for _, p := range coveredFiles(src, h) {
 		door := src.Fs
 		if !inside(src.Root, p) {
 			d, err := pluginDoor(src, h.PluginRoot)
@@ -350,7 +350,7 @@ func review(src HookSources, h hooks.Hook) approval.ProjectHook {
 		}
 		fi, err := door.Stat(p)
 		if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
-			// Not a file: a program's name, an option, a directory.
+			// Not a file: a program's name, an option.
 			continue
 		}
 		shown := p
@@ -366,4 +366,61 @@ func review(src HookSources, h hooks.Hook) approval.ProjectHook {
 	}
 	slices.SortFunc(r.Files, func(a, b approval.HookFile) int { return strings.Compare(a.Path, b.Path) })
 	return r
+}
+
+// maxDirFiles bounds the files of one directory a hook's command names
+// that its approval covers.
+const maxDirFiles = 256
+
+// coveredFiles are the files whose content the approval of h covers: each
+// file its command names (hooks.NamedFiles), the files a glob it names
+// matches, and every file under a directory it names other than the
+// project's or the plugin's root, so that `cd "$CLAUDE_PROJECT_DIR/.claude/hooks"
+// && sh guard.sh` covers guard.sh. What the command reaches otherwise (a
+// file a script sources, a Makefile, package.json's scripts) is not seen:
+// that is why a project's hooks always run in the sandbox (docs/hooks.md).
+func coveredFiles(src HookSources, h hooks.Hook) []string {
+	var out []string
+	seen := map[string]bool{}
+	keep := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range hooks.NamedFiles(h.Command, src.Root, h.PluginRoot) {
+		door := src.Fs
+		if !inside(src.Root, p) {
+			d, err := pluginDoor(src, h.PluginRoot)
+			if err != nil {
+				continue
+			}
+			door = d
+		}
+		matches := []string{p}
+		if strings.ContainsAny(p, "*?[") {
+			if m, err := afero.Glob(door, p); err == nil && len(m) > 0 {
+				matches = m
+			}
+		}
+		for _, m := range matches {
+			fi, err := door.Stat(m)
+			if err != nil || !fi.IsDir() || filepath.Clean(m) == filepath.Clean(src.Root) || filepath.Clean(m) == filepath.Clean(h.PluginRoot) {
+				keep(m)
+				continue
+			}
+			n := 0
+			_ = afero.Walk(door, m, func(path string, info os.FileInfo, err error) error {
+				if err != nil || n >= maxDirFiles {
+					return filepath.SkipDir
+				}
+				if info.Mode().IsRegular() {
+					n++
+					keep(path)
+				}
+				return nil
+			})
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // The Claude Code plugins the person added with `ralph plugin add`
@@ -40,13 +41,15 @@ func AddedPlugins(fsys afero.Fs, root string) ([]plugins.Plugin, []string) {
 }
 
 // PluginHooks are the plugins whose hooks the session reads: a plugin
-// the person added from outside the project is theirs; one inside it is
-// the model's to write, so its hooks wait for approval.
+// the person added from outside the project is theirs; one inside it, or
+// in a directory the model's commands may write in any project (the
+// temporary directory), is the model's to write, so its hooks wait for
+// approval.
 func PluginHooks(list []plugins.Plugin) []Plugin {
 	var out []Plugin
 	for _, p := range list {
 		if p.Fs() != nil {
-			out = append(out, Plugin{Dir: p.Dir, ByPerson: !p.InProject})
+			out = append(out, Plugin{Dir: p.Dir, ByPerson: !p.InProject && !sandbox.WritableByCommands(p.Dir)})
 		}
 	}
 	return out

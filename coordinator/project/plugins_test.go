@@ -19,6 +19,9 @@ import (
 // one inside the project brings hooks that wait for approval.
 func TestPluginsReachEveryLoader(t *testing.T) {
 	base, _ := filepath.EvalSymlinks(t.TempDir())
+	// The person's plugin lies outside the temporary directory the
+	// model's commands may write (a plugin there is the model's).
+	t.Setenv("TMPDIR", filepath.Join(base, "tmp"))
 	root, outside, cfgDir := filepath.Join(base, "p"), filepath.Join(base, "kit"), filepath.Join(base, "cfg")
 	inside := filepath.Join(root, "tools", "in")
 	write(t, filepath.Join(outside, ".claude-plugin", "plugin.json"), `{"name":"kit","hooks":{"Stop":[{"hooks":[{"type":"command","command":"echo inline"}]}]}}`)

@@ -256,6 +256,12 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	if opts.Notify == nil {
 		opts.Notify = func(string) {}
 	}
+	// Every notice of the project's goes to the terminal through this one
+	// door. Many quote what a file the model can write says (a settings
+	// file's event name, a bad matcher, a skill's name), so control
+	// characters are made visible here, once, rather than at each notice.
+	notify := opts.Notify
+	opts.Notify = func(s string) { notify(text.Visible(s)) }
 	root, err := Root(opts.Dir)
 	if err != nil {
 		return nil, err

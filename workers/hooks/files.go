@@ -23,9 +23,18 @@ const maxNamedFiles = 32
 // those two variables to expand (another variable, a substitution) names
 // nothing this can know.
 func NamedFiles(command, projectDir, pluginRoot string) []string {
+	var out []string
+	namedFiles(command, projectDir, pluginRoot, &out, map[string]bool{}, 0)
+	return out
+}
+
+// namedFiles is NamedFiles for one command line; a word that is itself a
+// command line (`bash -c 'sh .claude/hooks/guard.sh'`) is read as one
+// too, once.
+func namedFiles(command, projectDir, pluginRoot string, out *[]string, seen map[string]bool, depth int) {
 	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
 	if err != nil {
-		return nil
+		return
 	}
 	env := []string{"CLAUDE_PROJECT_DIR=" + projectDir}
 	if pluginRoot != "" {
@@ -36,21 +45,21 @@ func NamedFiles(command, projectDir, pluginRoot string) []string {
 	if pluginRoot != "" {
 		roots = append(roots, filepath.Clean(pluginRoot))
 	}
-	var out []string
-	seen := map[string]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		w, ok := n.(*syntax.Word)
-		if !ok || len(out) >= maxNamedFiles {
+		if !ok || len(*out) >= maxNamedFiles {
 			return true
 		}
 		if onlyKnownVars(w) {
 			if s, err := expand.Literal(cfg, w); err == nil && s != "" {
-				add(&out, seen, roots, s, projectDir)
+				add(out, seen, roots, s, projectDir)
+				if depth == 0 && strings.ContainsAny(s, " \t;&|") {
+					namedFiles(s, projectDir, pluginRoot, out, seen, depth+1)
+				}
 			}
 		}
 		return true
 	})
-	return out
 }
 
 // onlyKnownVars reports whether w expands to the same text whatever the

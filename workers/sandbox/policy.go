@@ -135,7 +135,7 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 		p.AllowReadable(real)
 	}
 	if mode == WorkspaceWrite {
-		for _, d := range append([]string{os.TempDir(), "/dev/shm"}, extra...) {
+		for _, d := range append(sharedWritable(), extra...) {
 			if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {
 				p.Writable = append(p.Writable, r)
 			}
@@ -144,6 +144,28 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 		p.gitWrite, p.gitGuard = worktreeDirs(real)
 	}
 	return p, nil
+}
+
+// sharedWritable are the directories besides the project that every
+// workspace-write sandbox lets commands write.
+func sharedWritable() []string { return []string{os.TempDir(), "/dev/shm"} }
+
+// WritableByCommands reports whether dir lies in a directory that the
+// model's commands may write in every project (the temporary directory,
+// /dev/shm): a file there is the model's as much as the project's are.
+func WritableByCommands(dir string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		real = dir
+	}
+	for _, d := range sharedWritable() {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Confines reports whether commands run under this policy are sandboxed

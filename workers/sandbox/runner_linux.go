@@ -115,7 +115,12 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 		r.nested.prime()
 	}
 	srv, err := r.server(ctx, s, key)
-	if errors.Is(err, errNamespaces) && r.fallBack() {
+	if errors.Is(err, errNamespaces) && !s.Landlocked {
+		// The first start to find no namespaces switches the runner to
+		// Landlock alone; a start beside it (two hooks of one event, two
+		// child agents' commands) found the same and must not fail for
+		// having lost that race: both go on with the fallback.
+		r.fallBack()
 		if s, key, err = r.spec(); err != nil {
 			return nil, err
 		}
