@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // Where a session's hooks come from, and which may run (docs/hooks.md):
@@ -248,6 +249,12 @@ func (l *LoadedHooks) readPerson(src HookSources, file string) []byte {
 	if real, err := filepath.EvalSymlinks(path); err == nil && src.Root != "" {
 		if root, err := filepath.EvalSymlinks(src.Root); err == nil && inside(root, real) {
 			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s is a link into the project (%s), which the model can write; ralph does not read it as yours", filepath.ToSlash(file), real))
+			return nil
+		}
+		if real != path && sandbox.WritableByCommands(real) {
+			// The temporary directory is the model's as much as the
+			// project is: every command may write there (as for plugins).
+			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s is a link into %s, which the model's commands can write; ralph does not read it as yours", filepath.ToSlash(file), filepath.Dir(real)))
 			return nil
 		}
 	}

@@ -141,6 +141,9 @@ func TestLoadHooksProjectConfigNeedsApproval(t *testing.T) {
 // into the project it is the model's file, and is not read as theirs.
 func TestLoadHooksPersonsSettingsLinkedIntoTheProject(t *testing.T) {
 	base := t.TempDir()
+	// The dotfiles lie outside the temporary directory the model's
+	// commands may write, as a person's do; one link into it is below.
+	t.Setenv("TMPDIR", filepath.Join(base, "tmp"))
 	root, home, dots := filepath.Join(base, "p"), filepath.Join(base, "h"), filepath.Join(base, "dots")
 	write(t, filepath.Join(dots, "settings.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"mine"}]}]}}`)
 	write(t, filepath.Join(root, "x.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"planted"}]}]}}`)
@@ -168,5 +171,18 @@ func TestLoadHooksPersonsSettingsLinkedIntoTheProject(t *testing.T) {
 	l := LoadHooks(src)
 	if len(l.Entries) != 0 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "~/.claude/settings.json is a link into the project") {
 		t.Fatalf("linked into the project: %+v %q", l.Entries, l.Warnings)
+	}
+	// The temporary directory, which every command may write, is the
+	// model's too.
+	write(t, filepath.Join(base, "tmp", "s.json"), `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"planted"}]}]}}`)
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "tmp", "s.json"), link); err != nil {
+		t.Fatal(err)
+	}
+	l = LoadHooks(src)
+	if len(l.Entries) != 0 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], "which the model's commands can write") {
+		t.Fatalf("linked into the temporary directory: %+v %q", l.Entries, l.Warnings)
 	}
 }
