@@ -46,6 +46,16 @@ type Config struct {
 	// MaxOutputTokens, when positive, limits each answer (sent as
 	// max_tokens or max_completion_tokens, see wire.go).
 	MaxOutputTokens int
+	// Protocol is the wire protocol: providers.ProtocolOpenAI (the
+	// default, "") or providers.ProtocolAnthropic, whose BaseURL is the
+	// host without /v1, as ANTHROPIC_BASE_URL is (messages.go).
+	Protocol string
+	// Bearer sends APIKey as "Authorization: Bearer" where the protocol
+	// would send it otherwise (ANTHROPIC_AUTH_TOKEN instead of x-api-key).
+	Bearer bool
+	// ThinkingTokens, when positive, switches extended thinking on with
+	// this budget (Messages API); 0 leaves it off.
+	ThinkingTokens int
 }
 
 // DefaultIdleTimeout is how long ralph waits for a silent endpoint: long

@@ -34,6 +34,20 @@ type Message struct {
 	// summary that replaces the conversation before it, save the system
 	// prompt and the last Compacted.Kept messages.
 	Compacted *Compaction `json:"compacted,omitempty"`
+	// Opaque holds blocks of an assistant turn that only the provider that
+	// wrote them can read, kept to be sent back to it unchanged: with
+	// extended thinking and tool use, Anthropic refuses a request whose
+	// assistant turn lost its thinking blocks and their signatures. A
+	// request to another provider leaves them out.
+	Opaque []OpaqueBlock `json:"opaque,omitempty"`
+}
+
+// OpaqueBlock is one provider's block of an assistant turn, as it came.
+type OpaqueBlock struct {
+	// Provider is the wire protocol that wrote it ("anthropic").
+	Provider string `json:"provider"`
+	// Block is the block's JSON exactly as the server sent it.
+	Block json.RawMessage `json:"block"`
 }
 
 // Compaction says what a compaction did: a conversation summarised in
@@ -111,17 +125,31 @@ type ToolDef struct {
 // counts in which ralph had to estimate what an endpoint did not report.
 // ReasoningTokens is the part of OutputTokens a thinking model spent
 // reasoning, where the endpoint says (completion_tokens_details).
+//
+// InputTokens is every token of the prompt, those read from or written to
+// a prompt cache included: OpenAI's prompt_tokens counts its cached tokens,
+// while Anthropic's input_tokens leaves out cache reads and writes, so the
+// Messages client adds them back. Context fitting and budgets read
+// InputTokens and would under-count a cached session tenfold otherwise.
+// CacheReadTokens and CacheWriteTokens are the parts of InputTokens the
+// server read from its prompt cache (Anthropic's cache_read_input_tokens,
+// OpenAI's prompt_tokens_details.cached_tokens) and wrote to it
+// (Anthropic's cache_creation_input_tokens); they are priced apart.
 type Usage struct {
-	InputTokens     int  `json:"input_tokens"`
-	OutputTokens    int  `json:"output_tokens"`
-	ReasoningTokens int  `json:"reasoning_tokens,omitempty"`
-	Estimated       bool `json:"estimated,omitempty"`
+	InputTokens      int  `json:"input_tokens"`
+	OutputTokens     int  `json:"output_tokens"`
+	ReasoningTokens  int  `json:"reasoning_tokens,omitempty"`
+	CacheReadTokens  int  `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int  `json:"cache_write_tokens,omitempty"`
+	Estimated        bool `json:"estimated,omitempty"`
 }
 
 // Add returns the sum of two usages; the sum is an estimate when either is.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
-		ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens, Estimated: u.Estimated || o.Estimated}
+		ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens,
+		CacheReadTokens: u.CacheReadTokens + o.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
+		Estimated: u.Estimated || o.Estimated}
 }
 
 // Sub returns what u counts beyond an earlier count o of the same tokens
@@ -129,7 +157,9 @@ func (u Usage) Add(o Usage) Usage {
 // when u is.
 func (u Usage) Sub(o Usage) Usage {
 	return Usage{InputTokens: u.InputTokens - o.InputTokens, OutputTokens: u.OutputTokens - o.OutputTokens,
-		ReasoningTokens: u.ReasoningTokens - o.ReasoningTokens, Estimated: u.Estimated}
+		ReasoningTokens: u.ReasoningTokens - o.ReasoningTokens,
+		CacheReadTokens: u.CacheReadTokens - o.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens - o.CacheWriteTokens,
+		Estimated: u.Estimated}
 }
 
 // Empty reports an assistant message that says nothing: no text and no

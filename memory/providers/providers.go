@@ -1,0 +1,113 @@
+// Package providers is the table of the model providers ralph knows by
+// name: for each, the wire protocol it speaks, its base URL, the variables
+// its key is read from, its default model and the model names that belong
+// to it. Configuration picks a row (--provider, `provider` in the config,
+// or inference from the keys a person has); the model client reads only
+// the protocol, URL and key the row resolved to; the sandbox hides every
+// row's key variables from the commands ralph runs.
+package providers
+
+import "strings"
+
+// Wire protocols a provider speaks.
+const (
+	// ProtocolOpenAI is OpenAI's chat completions (POST /chat/completions).
+	ProtocolOpenAI = "openai"
+	// ProtocolAnthropic is Anthropic's Messages API (POST /v1/messages).
+	ProtocolAnthropic = "anthropic"
+)
+
+// Provider is one row of the table.
+type Provider struct {
+	// Name is what --provider and `provider` in the config take.
+	Name string
+	// Protocol is the wire protocol (ProtocolOpenAI or ProtocolAnthropic).
+	Protocol string
+	// BaseURL is the endpoint when nothing else names one. For the
+	// Messages API it is the host without /v1, as ANTHROPIC_BASE_URL is.
+	BaseURL string
+	// KeyEnv is the variable the key is read from; "" for a provider that
+	// needs none (a local Ollama).
+	KeyEnv string
+	// TokenEnv, when set, is a variable whose value is sent as a bearer
+	// token instead of KeyEnv's (ANTHROPIC_AUTH_TOKEN, as Claude Code
+	// reads it, for proxies and other vendors' Anthropic endpoints).
+	TokenEnv string
+	// BaseURLEnv is the variable that overrides BaseURL, as the provider's
+	// own tools read it (ANTHROPIC_BASE_URL); "" for none of its own.
+	BaseURLEnv string
+	// DefaultModel is the model used when none is named.
+	DefaultModel string
+	// ModelPrefixes are the model names that belong to this provider and
+	// to no other: a model named so picks it when nothing else does.
+	ModelPrefixes []string
+	// Local: it runs on the person's machine and needs no key.
+	Local bool
+}
+
+// table is every provider ralph knows, in the order ralph infers one from
+// the keys present: OpenAI first, so that a person with several keys and
+// nothing named keeps today's choice.
+var table = []Provider{
+	{Name: "openai", Protocol: ProtocolOpenAI, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
+		DefaultModel: "gpt-4o-mini"},
+	{Name: "anthropic", Protocol: ProtocolAnthropic, BaseURL: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY",
+		TokenEnv: "ANTHROPIC_AUTH_TOKEN", BaseURLEnv: "ANTHROPIC_BASE_URL",
+		DefaultModel: "claude-sonnet-4-5", ModelPrefixes: []string{"claude-"}},
+	{Name: "gemini", Protocol: ProtocolOpenAI, BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
+		DefaultModel: "gemini-2.5-flash", ModelPrefixes: []string{"gemini-"}},
+	{Name: "openrouter", Protocol: ProtocolOpenAI, BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY",
+		DefaultModel: "anthropic/claude-sonnet-4.5"},
+	{Name: "ollama", Protocol: ProtocolOpenAI, BaseURL: "http://localhost:11434/v1", Local: true,
+		DefaultModel: "qwen2.5-coder"},
+}
+
+// All returns every provider, in inference order.
+func All() []Provider { return append([]Provider(nil), table...) }
+
+// Names returns the names --provider takes.
+func Names() []string {
+	out := make([]string, len(table))
+	for i, p := range table {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Named returns the provider called name (case-insensitive).
+func Named(name string) (Provider, bool) {
+	for _, p := range table {
+		if strings.EqualFold(p.Name, name) {
+			return p, true
+		}
+	}
+	return Provider{}, false
+}
+
+// ForModel returns the provider a model name belongs to ("claude-…" is
+// Anthropic's), and false for a name any provider may serve.
+func ForModel(model string) (Provider, bool) {
+	m := strings.ToLower(model)
+	for _, p := range table {
+		for _, prefix := range p.ModelPrefixes {
+			if strings.HasPrefix(m, prefix) {
+				return p, true
+			}
+		}
+	}
+	return Provider{}, false
+}
+
+// KeyVariables returns every variable any provider reads a key or token
+// from: none of them may reach a process ralph starts for itself.
+func KeyVariables() []string {
+	var out []string
+	for _, p := range table {
+		for _, v := range []string{p.KeyEnv, p.TokenEnv} {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
