@@ -46,6 +46,10 @@ type Config struct {
 	// MaxOutputTokens, when positive, limits each answer (sent as
 	// max_tokens or max_completion_tokens, see wire.go).
 	MaxOutputTokens int
+	// Provider is the provider's name as memory/providers has it ("" for
+	// an endpoint known by its URL only): it marks the opaque blocks this
+	// client keeps (conversation.OpaqueBlock) and picks which it sends.
+	Provider string
 	// Protocol is the wire protocol: providers.ProtocolOpenAI (the
 	// default, "") or providers.ProtocolAnthropic, whose BaseURL is the
 	// host without /v1, as ANTHROPIC_BASE_URL is (messages.go).

@@ -44,7 +44,9 @@ type Message struct {
 
 // OpaqueBlock is one provider's block of an assistant turn, as it came.
 type OpaqueBlock struct {
-	// Provider is the wire protocol that wrote it ("anthropic").
+	// Provider is the provider that wrote it, as memory/providers names
+	// it: "anthropic" for the Messages API's thinking blocks, "gemini" for
+	// the thought signature of a Gemini tool call.
 	Provider string `json:"provider"`
 	// Block is the block's JSON exactly as the server sent it.
 	Block json.RawMessage `json:"block"`
