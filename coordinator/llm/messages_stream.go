@@ -57,7 +57,10 @@ type messagesUsage struct {
 // merge takes the counts a later event states (message_delta's, which
 // newer servers send in full, or only output_tokens).
 func (u *messagesUsage) merge(o messagesUsage) {
-	for _, p := range []struct{ dst *int; v int }{
+	for _, p := range []struct {
+		dst *int
+		v   int
+	}{
 		{&u.InputTokens, o.InputTokens}, {&u.CacheCreationInputTokens, o.CacheCreationInputTokens},
 		{&u.CacheReadInputTokens, o.CacheReadInputTokens}, {&u.OutputTokens, o.OutputTokens},
 	} {
