@@ -1,0 +1,119 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"testing"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+)
+
+// cacheMarker is a breakpoint as the request encodes it.
+var cacheMarker = regexp.MustCompile(`,"cache_control":\{"type":"ephemeral"\}`)
+
+// growingConversation is three successive requests of one session: a
+// task, a tool turn with thinking and two calls, their results with a
+// queued message, and an answer and the next message.
+func growingConversation() []Request {
+	tools := []conversation.ToolDef{
+		{Name: "read_file", Description: "Reads a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		{Name: "bash", Description: "Runs a command.", Parameters: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)},
+	}
+	h := []conversation.Message{
+		{Role: conversation.RoleSystem, Content: "You are ralph, a coding agent. <env>linux</env> & more"},
+		{Role: conversation.RoleUser, Content: "Fix the failing test in a.go."},
+	}
+	var reqs []Request
+	snap := func() {
+		reqs = append(reqs, Request{Model: claudeModel, Tools: tools, Messages: append([]conversation.Message(nil), h...)})
+	}
+	snap()
+	h = append(h,
+		conversation.Message{Role: conversation.RoleAssistant, Content: "Let me look.",
+			Opaque: []conversation.OpaqueBlock{{Provider: "anthropic", Block: json.RawMessage(`{"type":"thinking","thinking":"Read both.","signature":"c2ln"}`)}},
+			ToolCalls: []conversation.ToolCall{
+				{ID: "toolu_1", Name: "read_file", Arguments: `{"path": "a.go"}`},
+				{ID: "toolu_2", Name: "bash", Arguments: `{"command":"go test ./..."}`},
+			}},
+		conversation.Message{Role: conversation.RoleTool, ToolCallID: "toolu_1", Name: "read_file", Content: "package a\n"},
+		conversation.Message{Role: conversation.RoleTool, ToolCallID: "toolu_2", Name: "bash", Content: "FAIL a_test.go:3"},
+		conversation.Message{Role: conversation.RoleUser, Content: "(queued) also keep it short"},
+	)
+	snap()
+	h = append(h,
+		conversation.Message{Role: conversation.RoleAssistant, Content: "Fixed: the test expected 2."},
+		conversation.Message{Role: conversation.RoleUser, Content: "Now run the linter."},
+	)
+	snap()
+	return reqs
+}
+
+// TestMessagesPrefixIsByteStable: with the cache markers taken out, each
+// request's body up to the end of the previous request's messages is the
+// previous request's body, byte for byte, and each request after the first
+// marks the previous request's last block, so that it reads from the
+// cache what the previous one wrote.
+func TestMessagesPrefixIsByteStable(t *testing.T) {
+	cfg := messagesConfig()
+	cfg.ThinkingTokens = 2048
+	var prev []byte
+	var prevMsgs int
+	for i, req := range growingConversation() {
+		// A new client each time: the bytes must not depend on what this
+		// process sent before (a session continued with -c).
+		data, err := New(cfg).messagesBody(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := New(cfg).messagesBody(req)
+		if !bytes.Equal(data, again) {
+			t.Fatalf("request %d encodes differently twice", i)
+		}
+		if n := len(cacheMarker.FindAll(data, -1)); n > 4 || n < 3 {
+			t.Errorf("request %d has %d breakpoints, want 3 or 4 (at most 4 are allowed)", i, n)
+		}
+		var decoded struct {
+			Tools []struct {
+				CacheControl any `json:"cache_control"`
+			} `json:"tools"`
+			System []struct {
+				CacheControl any `json:"cache_control"`
+			} `json:"system"`
+			Messages []struct {
+				Role    string `json:"role"`
+				Content []struct {
+					CacheControl any `json:"cache_control"`
+				} `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(data, &decoded); err != nil {
+			t.Fatalf("request %d: %v\n%s", i, err, data)
+		}
+		lastMarked := func(m int) bool {
+			c := decoded.Messages[m].Content
+			return c[len(c)-1].CacheControl != nil
+		}
+		if decoded.Tools[len(decoded.Tools)-1].CacheControl == nil || decoded.System[len(decoded.System)-1].CacheControl == nil {
+			t.Errorf("request %d: the tools or the system prompt carry no breakpoint", i)
+		}
+		if !lastMarked(len(decoded.Messages) - 1) {
+			t.Errorf("request %d: its last block carries no breakpoint", i)
+		}
+		if prev != nil {
+			if !lastMarked(prevMsgs - 1) {
+				t.Errorf("request %d does not mark the previous request's last block (message %d)", i, prevMsgs-1)
+			}
+			was := bytes.TrimSuffix(cacheMarker.ReplaceAll(prev, nil), []byte("]}"))
+			now := cacheMarker.ReplaceAll(data, nil)
+			if !bytes.HasPrefix(now, was) {
+				n := 0
+				for n < len(was) && n < len(now) && was[n] == now[n] {
+					n++
+				}
+				t.Errorf("request %d's body departs from request %d's at byte %d:\nwas …%s\nnow …%s", i, i-1, n, was[max(0, n-80):min(len(was), n+80)], now[max(0, n-80):min(len(now), n+80)])
+			}
+		}
+		prev, prevMsgs = data, len(decoded.Messages)
+	}
+}
