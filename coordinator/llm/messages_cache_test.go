@@ -117,3 +117,63 @@ func TestMessagesPrefixIsByteStable(t *testing.T) {
 		prev, prevMsgs = data, len(decoded.Messages)
 	}
 }
+
+// TestMessagesWireRules: the rules of messagesOf and thinkingFits.
+func TestMessagesWireRules(t *testing.T) {
+	think := conversation.OpaqueBlock{Provider: "anthropic", Block: json.RawMessage(`{"type":"thinking","thinking":"t","signature":"s"}`)}
+	gemini := conversation.OpaqueBlock{Provider: "gemini", Block: json.RawMessage(`{"thought_signature":"g"}`)}
+	msgs := []conversation.Message{
+		{Role: conversation.RoleSystem, Content: "sys one"},
+		{Role: conversation.RoleSystem, Content: "sys two"},
+		{Role: conversation.RoleUser, Content: "refused text", Refused: "HTTP 400: no"},
+		{Role: conversation.RoleUser, Content: "task"},
+		{Role: conversation.RoleAssistant, Content: "stopped half"},
+		{Role: conversation.RoleAssistant, Opaque: []conversation.OpaqueBlock{gemini, think},
+			ToolCalls: []conversation.ToolCall{{ID: "toolu_1", Name: "bash", Arguments: `{}`}}},
+		{Role: conversation.RoleTool, ToolCallID: "toolu_1", Content: ""},
+		{Role: conversation.RoleSystem, Content: "a note later on"},
+		{Role: conversation.RoleUser, Content: "  "},
+	}
+	sys, wire := New(messagesConfig()).messagesOf(msgs)
+	if len(sys) != 2 || sys[0].Text != "sys one" || sys[1].Text != "sys two" {
+		t.Errorf("system = %+v", sys)
+	}
+	got, _ := json.Marshal(wire)
+	want := `[{"role":"user","content":[{"type":"text","text":"task"}]},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"text","text":"stopped half"},{"type":"tool_use","id":"toolu_1","name":"bash","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1"},{"type":"text","text":"a note later on"}]}]`
+	if string(got) != want {
+		t.Errorf("wire =\n%s\nwant\n%s", got, want)
+	}
+	if !thinkingFits(wire) {
+		t.Errorf("a tool turn that begins with its thinking does not fit thinking")
+	}
+
+	// A tool turn without thinking (written with thinking off, or by
+	// another provider) sends its results without thinking.
+	cfg := messagesConfig()
+	cfg.ThinkingTokens = 2048
+	c := New(cfg)
+	plain := []conversation.Message{
+		{Role: conversation.RoleUser, Content: "task"},
+		{Role: conversation.RoleAssistant, ToolCalls: []conversation.ToolCall{{ID: "toolu_1", Name: "bash", Arguments: `{}`}}},
+		{Role: conversation.RoleTool, ToolCallID: "toolu_1", Content: "ok"},
+	}
+	for _, tc := range []struct {
+		msgs     []conversation.Message
+		thinking bool
+	}{
+		{plain[:1], true},
+		{plain, false},
+		{append(append([]conversation.Message(nil), plain...), conversation.Message{Role: conversation.RoleAssistant, Content: "done"},
+			conversation.Message{Role: conversation.RoleUser, Content: "next"}), true},
+	} {
+		data, err := c.messagesBody(Request{Model: claudeModel, Messages: tc.msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := bytes.Contains(data, []byte(`"thinking":{"type":"enabled"`)); has != tc.thinking {
+			t.Errorf("%d messages: thinking %v, want %v", len(tc.msgs), has, tc.thinking)
+		}
+	}
+}

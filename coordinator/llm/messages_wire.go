@@ -124,7 +124,8 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = maxTokensFor(req.Model)
 	}
-	if n := c.cfg.ThinkingTokens; n > 0 {
+	body.System, body.Messages = c.messagesOf(req.Messages)
+	if n := c.cfg.ThinkingTokens; n > 0 && thinkingFits(body.Messages) {
 		n = max(n, minThinkingTokens)
 		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: n}
 		if body.MaxTokens <= n {
@@ -140,7 +141,6 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 		}
 		body.Tools = tools
 	}
-	body.System, body.Messages = c.messagesOf(req.Messages)
 	if n := len(body.System); n > 0 {
 		body.System[n-1].CacheControl = ephemeral
 	}
@@ -198,7 +198,8 @@ func (c *Client) opaqueProvider() string {
 }
 
 // messagesOf is the conversation as the Messages API takes it, after the
-// rules every server gets (sendable):
+// rules every server gets (sendable: an empty assistant turn and a
+// refused message are left out, consecutive turns of one role merged):
 //
 //   - The system messages before the conversation are the top-level
 //     system field; one later in the conversation goes as a user's text.
@@ -227,12 +228,23 @@ func (c *Client) messagesOf(history []conversation.Message) ([]mBlock, []mMessag
 				last.Content = append(leadingResults(last.Content, blocks), trailingText(last.Content)...)
 				return
 			}
+			if role == conversation.RoleAssistant {
+				// Thinking leads an assistant turn, as the API requires.
+				last.Content = append(append(rawBlocks(last.Content, true), rawBlocks(blocks, true)...),
+					append(rawBlocks(last.Content, false), rawBlocks(blocks, false)...)...)
+				return
+			}
 			last.Content = append(last.Content, blocks...)
 			return
 		}
 		out = append(out, mMessage{Role: role, Content: blocks})
 	}
-	for _, m := range sendable(history) {
+	for _, m := range history {
+		if m.Empty() || m.Refused != "" {
+			// Left out as sendable leaves them out (wire.go), whose
+			// merging add does here, keeping each turn's opaque blocks.
+			continue
+		}
 		switch m.Role {
 		case conversation.RoleSystem:
 			if len(out) == 0 {
@@ -269,6 +281,38 @@ func trailingText(have []mBlock) []mBlock {
 	var out []mBlock
 	for _, b := range have {
 		if b.Type != "tool_result" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// thinkingFits reports whether extended thinking may be on for msgs: with
+// thinking on, the API requires the last assistant turn, when it called
+// tools, to begin with its thinking, and refuses the request otherwise. A
+// turn written with thinking off, or by another provider (a fallback
+// model), has none, so the request that sends its tool results goes
+// without thinking; the next turn thinks again.
+func thinkingFits(msgs []mMessage) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != conversation.RoleAssistant {
+			continue
+		}
+		uses := false
+		for _, b := range m.Content {
+			uses = uses || b.Type == "tool_use"
+		}
+		return !uses || (len(m.Content) > 0 && m.Content[0].raw != nil)
+	}
+	return true
+}
+
+// rawBlocks is the opaque blocks of blocks (raw), or the others.
+func rawBlocks(blocks []mBlock, raw bool) []mBlock {
+	var out []mBlock
+	for _, b := range blocks {
+		if (b.raw != nil) == raw {
 			out = append(out, b)
 		}
 	}
