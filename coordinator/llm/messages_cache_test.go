@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -177,3 +178,27 @@ func TestMessagesWireRules(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMessagesStreamNeverPanics: whatever a Messages API stream carries,
+// reading and assembling it returns an answer or an error, never a panic.
+func FuzzMessagesStreamNeverPanics(f *testing.F) {
+	f.Add(textTurnForFuzz)
+	f.Add("data: {\"type\":\"content_block_delta\",\"index\":-1,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n")
+	f.Add("data: {\"type\":\"content_block_start\",\"index\":70000,\"content_block\":{\"type\":\"tool_use\"}}\n")
+	f.Add("data: {\"type\":\"error\",\"error\":null}\ndata: {not json\n")
+	f.Add("event: ping\ndata:\n\ndata: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":-5}}\n")
+	f.Fuzz(func(t *testing.T, stream string) {
+		turn := &messagesTurn{emit: func(Delta) {}}
+		_ = turn.read(strings.NewReader(stream))
+		if _, err := turn.finish("anthropic"); err != nil {
+			t.Fatalf("finish: %v", err)
+		}
+	})
+}
+
+const textTurnForFuzz = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}   \n\n" +
+	"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n" +
+	"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"s\"}}\n" +
+	"data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n" +
+	"data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\"\"}}\n" +
+	"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\ndata: {\"type\":\"message_stop\"}\n"
