@@ -202,3 +202,36 @@ const textTurnForFuzz = "event: message_start\ndata: {\"type\":\"message_start\"
 	"data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"f\",\"input\":{}}}\n" +
 	"data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\"\"}}\n" +
 	"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"}}\ndata: {\"type\":\"message_stop\"}\n"
+
+func TestMessagesTokenLimits(t *testing.T) {
+	cases := []struct {
+		model              string
+		maxOut, thinking   int
+		wantMax, wantThink int
+	}{
+		{"claude-sonnet-4-5", 0, 0, 16384, 0},
+		{"claude-3-5-haiku-latest", 0, 0, 8192, 0},
+		{"claude-3-haiku-20240307", 0, 0, 4096, 0},
+		{"claude-sonnet-4-5", 1000, 0, 1000, 0},
+		{"claude-sonnet-4-5", 0, 8000, 16384, 8000},
+		{"claude-sonnet-4-5", 0, 500, 16384, 1024},
+		{"claude-sonnet-4-5", 4000, 8000, 12000, 8000},
+		{"claude-sonnet-4-5", 0, 60000, 64000, 60000},
+		// Claude Code's MAX_THINKING_TOKENS=31999 on a model that writes
+		// at most 32000 tokens.
+		{"claude-opus-4-1-20250805", 0, 31999, 32000, 31999},
+		{"claude-opus-4-20250514", 0, 40000, 32000, 27904},
+		{"some-proxy/claude-opus-4-5", 0, 0, 16384, 0},
+		{"my-gateway-model", 0, 100000, 116384, 100000},
+	}
+	for _, tc := range cases {
+		c := New(Config{Protocol: "anthropic", MaxOutputTokens: tc.maxOut, ThinkingTokens: tc.thinking})
+		gotMax, gotThink := c.tokenLimits(tc.model, true)
+		if gotMax != tc.wantMax || gotThink != tc.wantThink {
+			t.Errorf("%s (max %d, thinking %d): max_tokens %d, budget %d; want %d, %d", tc.model, tc.maxOut, tc.thinking, gotMax, gotThink, tc.wantMax, tc.wantThink)
+		}
+		if gotThink > 0 && gotThink >= gotMax {
+			t.Errorf("%s: budget %d not below max_tokens %d", tc.model, gotThink, gotMax)
+		}
+	}
+}

@@ -95,44 +95,80 @@ func messagesTools(defs []conversation.ToolDef) any {
 // generous share of what each model may write when the person set no
 // limit, since the answer is billed by what is written, not by the limit.
 // The budget of extended thinking counts against max_tokens and must stay
-// below it; Anthropic refuses budgets under minThinkingTokens.
+// below it; Anthropic refuses budgets under minThinkingTokens, and a
+// max_tokens above the model's own limit.
 const (
 	minThinkingTokens = 1024
 	defaultMaxTokens  = 16384
 )
 
-// maxTokensFor is max_tokens for model when Config.MaxOutputTokens is 0.
-func maxTokensFor(model string) int {
+// outputLimits are, by model name prefix (the first match wins), the
+// max_tokens ralph asks for by default and the most the model takes
+// (Anthropic's model overview); 0 for a limit ralph does not know.
+var outputLimits = []struct {
+	prefix     string
+	def, limit int
+}{
+	{"claude-3-5", 8192, 8192},
+	{"claude-3-7", defaultMaxTokens, 64000},
+	{"claude-3", 4096, 4096},
+	{"claude-opus-4-0", defaultMaxTokens, 32000},
+	{"claude-opus-4-1", defaultMaxTokens, 32000},
+	{"claude-opus-4-2025", defaultMaxTokens, 32000},
+	{"claude-opus-4", defaultMaxTokens, 64000},
+	{"claude-sonnet-4", defaultMaxTokens, 64000},
+	{"claude-haiku-4", defaultMaxTokens, 64000},
+}
+
+// outputLimit is model's default max_tokens and the most it takes.
+func outputLimit(model string) (def, limit int) {
 	m := strings.ToLower(model)
 	if i := strings.LastIndex(m, "/"); i >= 0 {
 		m = m[i+1:]
 	}
-	switch {
-	case strings.HasPrefix(m, "claude-3-5"):
-		return 8192
-	case strings.HasPrefix(m, "claude-3-opus"), strings.HasPrefix(m, "claude-3-haiku"), strings.HasPrefix(m, "claude-3-sonnet"):
-		return 4096
-	case strings.HasPrefix(m, "claude-opus-4-0"), strings.HasPrefix(m, "claude-opus-4-1"), m == "claude-opus-4" || strings.HasPrefix(m, "claude-opus-4-2025"):
-		return 32000
+	for _, l := range outputLimits {
+		if strings.HasPrefix(m, l.prefix) {
+			return l.def, l.limit
+		}
 	}
-	return defaultMaxTokens
+	return defaultMaxTokens, 0
+}
+
+// tokenLimits are max_tokens and the thinking budget (0: no thinking) of
+// a request to model: the person's output limit, or the model's default,
+// with the thinking budget on top when the limit would not exceed it,
+// both within what the model takes.
+func (c *Client) tokenLimits(model string, thinking bool) (maxTokens, budget int) {
+	def, limit := outputLimit(model)
+	maxTokens = c.cfg.MaxOutputTokens
+	if maxTokens <= 0 {
+		maxTokens = def
+	}
+	if thinking && c.cfg.ThinkingTokens > 0 {
+		budget = max(c.cfg.ThinkingTokens, minThinkingTokens)
+		if maxTokens <= budget {
+			// The limit the person set is for the answer; thinking
+			// comes on top of it.
+			maxTokens += budget
+		}
+	}
+	if limit > 0 && maxTokens > limit {
+		maxTokens = limit
+		if budget >= maxTokens {
+			budget = max(maxTokens-def/4, minThinkingTokens)
+		}
+	}
+	return maxTokens, budget
 }
 
 // messagesBody builds the request for req (messagesRequest above).
 func (c *Client) messagesBody(req Request) ([]byte, error) {
-	body := messagesRequest{Model: req.Model, Stream: true, MaxTokens: c.cfg.MaxOutputTokens}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = maxTokensFor(req.Model)
-	}
+	body := messagesRequest{Model: req.Model, Stream: true}
 	body.System, body.Messages = c.messagesOf(req.Messages)
-	if n := c.cfg.ThinkingTokens; n > 0 && thinkingFits(body.Messages) {
-		n = max(n, minThinkingTokens)
-		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: n}
-		if body.MaxTokens <= n {
-			// The limit the person set is for the answer; thinking
-			// comes on top of it.
-			body.MaxTokens += n
-		}
+	var budget int
+	body.MaxTokens, budget = c.tokenLimits(req.Model, thinkingFits(body.Messages))
+	if budget > 0 {
+		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: budget}
 	}
 	if len(req.Tools) > 0 {
 		tools, err := c.messagesToolCache.encodedWith(req.Tools, messagesTools)
