@@ -172,34 +172,12 @@ type modelsPage struct {
 
 func (c *Client) modelsPage(ctx context.Context, u string) (modelsPage, error) {
 	var page modelsPage
-	req, err := c.newMessagesRequest(ctx, http.MethodGet, u, nil)
+	body, err := c.list(ctx, u, "GET /v1/models")
 	if err != nil {
 		return page, err
 	}
-	resp, err := c.httpClient.Do(req)
-	if err != nil {
-		return page, &Error{Kind: ErrBadRequest, Config: true, Err: err,
-			Msg: fmt.Sprintf("cannot reach %s: %s; check that the server runs and --base-url (or ANTHROPIC_BASE_URL)", c.cfg.BaseURL, rootCause(err))}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return page, fmt.Errorf("reading %s: %w", u, err)
-	}
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
-			Msg: fmt.Sprintf("%s refused the API key (HTTP %d: %s); check %s, or that it belongs to this endpoint", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe(), c.keyEnv())}
-	case resp.StatusCode == http.StatusNotFound:
-		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
-			Msg: c.notMessagesSentence("GET /v1/models answered 404")}
-	case resp.StatusCode != http.StatusOK:
-		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode,
-			Msg: fmt.Sprintf("%s answered GET /v1/models with HTTP %d: %s", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe())}
-	}
 	if err := json.Unmarshal(body, &page); err != nil {
-		return page, &Error{Kind: ErrBadRequest, Config: true, Err: err,
-			Msg: c.notMessagesSentence("GET /v1/models did not answer with a model list")}
+		return page, c.notAList(ctx, "GET /v1/models", err)
 	}
 	return page, nil
 }

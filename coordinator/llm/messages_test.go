@@ -81,6 +81,13 @@ func serveSSE(t *testing.T, streams ...string) *sseServer {
 	return s
 }
 
+// sseClient is a Messages API client of srv.
+func sseClient(srv *sseServer) *Client {
+	cfg := messagesConfig()
+	cfg.BaseURL = srv.URL
+	return New(cfg)
+}
+
 // events is an SSE body of the payloads, each as Anthropic frames it.
 func events(payloads ...string) string {
 	var b strings.Builder
@@ -324,9 +331,7 @@ func TestMessagesRedactedThinkingKept(t *testing.T) {
 		`{"type":"content_block_stop","index":1}`,
 		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`,
 		`{"type":"message_stop"}`))
-	cfg := messagesConfig()
-	cfg.BaseURL = srv.URL
-	resp, err := New(cfg).Stream(context.Background(), claudeRequest("hi"), nil)
+	resp, err := sseClient(srv).Stream(context.Background(), claudeRequest("hi"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,9 +522,7 @@ func TestMessagesCacheUsage(t *testing.T) {
 		`{"type":"content_block_stop","index":0}`,
 		`{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":40}}`,
 		`{"type":"message_stop"}`))
-	cfg := messagesConfig()
-	cfg.BaseURL = srv.URL
-	resp, err := New(cfg).Stream(context.Background(), claudeRequest("hi"), nil)
+	resp, err := sseClient(srv).Stream(context.Background(), claudeRequest("hi"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,9 +541,7 @@ func TestMessagesStopReasons(t *testing.T) {
 			`{"type":"content_block_stop","index":0}`,
 			`{"type":"message_delta","delta":{"stop_reason":"`+stop+`"},"usage":{"output_tokens":2}}`,
 			`{"type":"message_stop"}`))
-		cfg := messagesConfig()
-		cfg.BaseURL = srv.URL
-		resp, err := New(cfg).Stream(context.Background(), claudeRequest("hi"), nil)
+		resp, err := sseClient(srv).Stream(context.Background(), claudeRequest("hi"), nil)
 		if err != nil || resp.FinishReason != want {
 			t.Errorf("%s: %q, %v; want %q", stop, resp.FinishReason, err, want)
 		}
