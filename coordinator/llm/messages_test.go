@@ -652,3 +652,30 @@ func TestOpenAICachedTokensAreCacheReads(t *testing.T) {
 		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
 	}
 }
+
+func TestMessagesLongRateLimitIsLeftToTheRun(t *testing.T) {
+	reset := time.Now().Add(2 * time.Hour).UTC().Truncate(time.Second)
+	srv := serveResponses(t, llmtest.Response{Status: 429,
+		Body:    `{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your organization's rate limit"}}`,
+		Headers: map[string]string{"anthropic-ratelimit-requests-reset": reset.Format(time.RFC3339), "anthropic-ratelimit-requests-remaining": "0"}})
+	start := time.Now()
+	_, err := messagesClient(srv, messagesConfig()).Stream(context.Background(), claudeRequest("hi"), nil)
+	wantErrorKind(t, err, ErrRateLimited, "asked to wait")
+	if at, ok := ResetTime(err); !ok || at.Sub(reset).Abs() > 2*time.Second {
+		t.Errorf("reset time = %s, %v; want %s", at, ok, reset)
+	}
+	if time.Since(start) > time.Second {
+		t.Errorf("a two-hour limit was waited for within the call")
+	}
+}
+
+func TestMessagesUnreachableNamesAnthropicsVariable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	cfg := messagesConfig()
+	cfg.BaseURL = url
+	cfg.MaxAttempts = 1
+	_, err := New(cfg).Stream(context.Background(), claudeRequest("hi"), nil)
+	wantErrorKind(t, err, ErrUnreachable, "ANTHROPIC_BASE_URL")
+}
