@@ -27,10 +27,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -76,27 +78,71 @@ func (c *Client) newMessagesRequest(ctx context.Context, method, u string, body 
 // the OpenAI path's do.
 func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
 	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
+	var whole Response
+	for pause := 0; ; pause++ {
+		out, stop, err := c.messagesOnce(ctx, req, slot, emit, fail, stalled)
+		if err != nil {
+			return out, err
+		}
+		whole = joinPaused(whole, out, pause)
+		if stop != "pause_turn" || pause == maxPauses {
+			// A turn paused once too often ends as one cut short
+			// (finishReason).
+			return whole, nil
+		}
+		// The API paused a long turn (its own server tools'): sent back
+		// as it is, the turn goes on where it stopped.
+		req.Messages = append(slices.Clip(req.Messages), out.Message)
+	}
+}
+
+// maxPauses bounds how often one turn the API paused is sent back to go
+// on (stop_reason pause_turn).
+const maxPauses = 3
+
+// joinPaused is the turn so far (whole, after pause continuations) with
+// the next part of it.
+func joinPaused(whole, part Response, pause int) Response {
+	if pause == 0 {
+		return part
+	}
+	whole.Message.Content += part.Message.Content
+	whole.Message.ToolCalls = append(whole.Message.ToolCalls, part.Message.ToolCalls...)
+	whole.Message.Opaque = append(whole.Message.Opaque, part.Message.Opaque...)
+	whole.Reasoning += part.Reasoning
+	whole.Usage = whole.Usage.Add(part.Usage)
+	whole.FinishReason = part.FinishReason
+	return whole
+}
+
+// messagesOnce is one request of an attempt, and its raw stop reason.
+func (c *Client) messagesOnce(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+	fail func(error) (Response, error), stalled *atomic.Bool) (Response, string, error) {
+	failed := func(err error) (Response, string, error) {
+		out, err := fail(err)
+		return out, "", err
+	}
 	body, err := c.messagesBody(req)
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	hr, err := c.newMessagesRequest(ctx, http.MethodPost, c.messagesURL("/v1/messages"), body)
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	hr.Header.Set("Accept", "text/event-stream")
 	resp, err := c.httpClient.Do(hr)
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Errorf("HTTP %d", resp.StatusCode))
+		return failed(fmt.Errorf("HTTP %d", resp.StatusCode))
 	}
 	turn := &messagesTurn{emit: emit}
 	err = turn.read(resp.Body)
 	switch {
-	case err == errStreamError:
+	case errors.Is(err, errStreamError):
 		// The tap saw the error event too, unless its line was too long
 		// to inspect.
 		slot.mu.Lock()
@@ -108,29 +154,29 @@ func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attempt
 			slot.streamErr = &se
 		}
 		slot.mu.Unlock()
-		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+		return failed(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 	case err != nil:
 		if ctx.Err() != nil && !stalled.Load() {
-			return Response{}, err
+			return Response{}, "", err
 		}
-		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+		return failed(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 	case slot.inStream() != nil:
-		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, errStreamError))
+		return failed(fmt.Errorf("%w: %w", ErrBrokenStream, errStreamError))
 	case !turn.done:
-		return fail(fmt.Errorf("%w: the stream ended before message_stop", ErrBrokenStream))
+		return failed(fmt.Errorf("%w: the stream ended before message_stop", ErrBrokenStream))
 	case turn.stop == "":
-		return fail(fmt.Errorf("%w: the stream ended without a stop reason", ErrBrokenStream))
+		return failed(fmt.Errorf("%w: the stream ended without a stop reason", ErrBrokenStream))
 	}
 	out, err := turn.finish(c.opaqueProvider())
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	if !turn.sawUsage {
 		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
 	}
 	// Anthropic refuses a prompt too long rather than cut it, so there is
 	// no truncation to look for (Response.read stays 0).
-	return out, nil
+	return out, turn.stop, nil
 }
 
 // maxModelPages bounds how many pages of GET /v1/models are read.

@@ -281,11 +281,11 @@ func finishReason(stop string) string {
 	case "max_tokens", "model_context_window_exceeded":
 		return "length"
 	case "pause_turn":
-		// The API pauses a long turn of its own server tools (web search,
-		// code execution) and expects it sent back to be continued. ralph
-		// declares no server tools, so a pause is a turn cut short, which
-		// the coordinator reports as one cut at the output limit, keeping
-		// its text, rather than a turn that looks finished.
+		// The API pauses a long turn of its own server tools, and ralph
+		// sends it back to go on (attemptMessages) a few times; one
+		// paused still then is a turn cut short, which the coordinator
+		// reports as one cut at the output limit, keeping its text,
+		// rather than a turn that looks finished.
 		return "length"
 	case "refusal":
 		// The model declined for safety reasons: the content filter's

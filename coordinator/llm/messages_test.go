@@ -534,7 +534,7 @@ func TestMessagesCacheUsage(t *testing.T) {
 
 func TestMessagesStopReasons(t *testing.T) {
 	for stop, want := range map[string]string{"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length",
-		"pause_turn": "length", "refusal": "content_filter", "stop_sequence": "stop"} {
+		"refusal": "content_filter", "stop_sequence": "stop", "model_context_window_exceeded": "length"} {
 		srv := serveSSE(t, events(
 			`{"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}`,
 			`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"x"}}`,
@@ -678,4 +678,57 @@ func TestMessagesUnreachableNamesAnthropicsVariable(t *testing.T) {
 	cfg.MaxAttempts = 1
 	_, err := New(cfg).Stream(context.Background(), claudeRequest("hi"), nil)
 	wantErrorKind(t, err, ErrUnreachable, "ANTHROPIC_BASE_URL")
+}
+
+// pausedTurn is a part of a turn the API paused (pause_turn) or ended.
+func pausedTurn(text, stop string) string {
+	return events(
+		`{"type":"message_start","message":{"usage":{"input_tokens":100,"cache_read_input_tokens":50,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`+quote(text)+`}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"`+stop+`"},"usage":{"output_tokens":10}}`,
+		`{"type":"message_stop"}`)
+}
+
+func TestMessagesPausedTurnGoesOn(t *testing.T) {
+	srv := serveSSE(t, pausedTurn("Searching… ", "pause_turn"), pausedTurn("found it.", "end_turn"))
+	var log deltaLog
+	req := claudeRequest("look it up")
+	resp, err := sseClient(srv).Stream(context.Background(), req, log.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "Searching… found it." || resp.FinishReason != "stop" {
+		t.Errorf("turn = %q (%s)", resp.Message.Content, resp.FinishReason)
+	}
+	if want := (conversation.Usage{InputTokens: 300, OutputTokens: 20, CacheReadTokens: 100}); resp.Usage != want {
+		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
+	}
+	if len(log.retries()) != 0 || len(srv.bodies) != 2 {
+		t.Fatalf("retries %v, requests %d", log.retries(), len(srv.bodies))
+	}
+	var second struct {
+		Messages []struct {
+			Role    string                  `json:"role"`
+			Content []struct{ Text string } `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(srv.bodies[1], &second); err != nil {
+		t.Fatal(err)
+	}
+	last := second.Messages[len(second.Messages)-1]
+	if len(second.Messages) != 2 || last.Role != "assistant" || last.Content[0].Text != "Searching… " {
+		t.Errorf("the continuation's messages = %+v", second.Messages)
+	}
+	if len(req.Messages) != 2 {
+		t.Errorf("the caller's request was changed: %+v", req.Messages)
+	}
+
+	// Paused again and again, the turn ends as one cut short.
+	srv = serveSSE(t, pausedTurn("a", "pause_turn"), pausedTurn("b", "pause_turn"), pausedTurn("c", "pause_turn"), pausedTurn("d", "pause_turn"))
+	resp, err = sseClient(srv).Stream(context.Background(), req, nil)
+	if err != nil || resp.FinishReason != "length" || resp.Message.Content != "abcd" || len(srv.bodies) != maxPauses+1 {
+		t.Errorf("turn = %q (%s), %v, %d requests", resp.Message.Content, resp.FinishReason, err, len(srv.bodies))
+	}
 }
