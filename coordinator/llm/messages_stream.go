@@ -52,6 +52,11 @@ type messagesUsage struct {
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
+	// OutputTokensDetails, where the server sends it, says how many of
+	// the output tokens were thinking.
+	OutputTokensDetails *struct {
+		ThinkingTokens int `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
 }
 
 // merge takes the counts a later event states (message_delta's, which
@@ -68,16 +73,23 @@ func (u *messagesUsage) merge(o messagesUsage) {
 			*p.dst = p.v
 		}
 	}
+	if o.OutputTokensDetails != nil {
+		u.OutputTokensDetails = o.OutputTokensDetails
+	}
 }
 
 // usage is the counts in ralph's terms: InputTokens the whole prompt.
 func (u messagesUsage) usage() conversation.Usage {
-	return conversation.Usage{
+	out := conversation.Usage{
 		InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
 		OutputTokens:     u.OutputTokens,
 		CacheReadTokens:  u.CacheReadInputTokens,
 		CacheWriteTokens: u.CacheCreationInputTokens,
 	}
+	if d := u.OutputTokensDetails; d != nil {
+		out.ReasoningTokens = d.ThinkingTokens
+	}
+	return out
 }
 
 // streamBlock is one content block as it streams in.

@@ -513,3 +513,44 @@ func TestMessagesPausedTurnGoesOn(t *testing.T) {
 		t.Errorf("turn = %q (%s), %v, %d requests", resp.Message.Content, resp.FinishReason, err, len(srv.bodies))
 	}
 }
+
+// TestMessagesMCPStreamReplay replays a real stream (testdata/README.md)
+// with thinking and blocks of the API's own tools (mcp_tool_use,
+// mcp_tool_result), which ralph does not declare and leaves aside.
+func TestMessagesMCPStreamReplay(t *testing.T) {
+	b, err := os.ReadFile("testdata/anthropic_mcp_stream.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serveSSE(t, string(b))
+	var log deltaLog
+	resp, err := sseClient(srv).Stream(context.Background(), claudeRequest("Can you tell me more about the pydantic/pydantic-ai repo?"), log.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(resp.Reasoning, "The user is asking about the pydantic/pydantic-ai repository.") || len(resp.Message.Opaque) == 0 {
+		t.Errorf("reasoning = %q, opaque %d", resp.Reasoning, len(resp.Message.Opaque))
+	}
+	if resp.Message.Content == "" || len(resp.Message.ToolCalls) != 0 || len(log.toolNames()) != 0 || resp.FinishReason != "stop" {
+		t.Errorf("turn = %+v (%s), tool names %v", resp.Message, resp.FinishReason, log.toolNames())
+	}
+	if resp.Usage.InputTokens != 3042 || resp.Usage.OutputTokens != 354 {
+		t.Errorf("usage = %+v", resp.Usage)
+	}
+}
+
+func TestMessagesThinkingTokensCounted(t *testing.T) {
+	srv := serveSSE(t, events(
+		`{"type":"message_start","message":{"usage":{"input_tokens":9,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"ok"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":300,"output_tokens_details":{"thinking_tokens":261}}}`,
+		`{"type":"message_stop"}`))
+	resp, err := sseClient(srv).Stream(context.Background(), claudeRequest("hi"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (conversation.Usage{InputTokens: 9, OutputTokens: 300, ReasoningTokens: 261}); resp.Usage != want {
+		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
+	}
+}
