@@ -44,10 +44,11 @@ import (
 const anthropicVersion = "2023-06-01"
 
 // messagesURL is path at the API's host: the base URL is the host without
-// /v1, as ANTHROPIC_BASE_URL is, and a /v1 given anyway is tolerated.
+// /v1, as ANTHROPIC_BASE_URL is, and a /v1 (or the whole /v1/messages)
+// given anyway is tolerated.
 func (c *Client) messagesURL(path string) string {
-	base := strings.TrimSuffix(strings.TrimRight(c.cfg.BaseURL, "/"), "/v1")
-	return base + path
+	base := strings.TrimSuffix(strings.TrimRight(c.cfg.BaseURL, "/"), "/messages")
+	return strings.TrimSuffix(base, "/v1") + path
 }
 
 // messagesRequest is an HTTP request to the Messages API with its headers:

@@ -152,16 +152,19 @@ func TestMessagesOneShot(t *testing.T) {
 }
 
 func TestMessagesBearerAndV1Tolerated(t *testing.T) {
-	srv := serveResponses(t, llmtest.Response{Text: "ok"})
-	cfg := messagesConfig()
-	cfg.Bearer = true
-	cfg.BaseURL = srv.URL + "/" // the stand-in's URL ends in /v1
-	if _, err := New(cfg).Stream(context.Background(), claudeRequest("hi"), nil); err != nil {
-		t.Fatalf("Stream: %v", err)
-	}
-	r := srv.Requests()[0]
-	if r.Path != "/v1/messages" || r.Header.Get("Authorization") != "Bearer "+testKey || r.Header.Get("X-Api-Key") != "" {
-		t.Errorf("path %s, headers %v", r.Path, r.Header)
+	// The stand-in's URL ends in /v1.
+	for _, suffix := range []string{"/", "/messages", ""} {
+		srv := serveResponses(t, llmtest.Response{Text: "ok"})
+		cfg := messagesConfig()
+		cfg.Bearer = true
+		cfg.BaseURL = srv.URL + suffix
+		if _, err := New(cfg).Stream(context.Background(), claudeRequest("hi"), nil); err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		r := srv.Requests()[0]
+		if r.Path != "/v1/messages" || r.Header.Get("Authorization") != "Bearer "+testKey || r.Header.Get("X-Api-Key") != "" {
+			t.Errorf("%q: path %s, headers %v", suffix, r.Path, r.Header)
+		}
 	}
 }
 
