@@ -122,6 +122,7 @@ func invalidf(format string, a ...any) error {
 // Config is the resolved configuration. APIKey is held in memory only and is
 // never written anywhere by ralph.
 type Config struct {
+	Fallback  // fallback_models, fallback_on_limit (fallback.go)
 	Model     string
 	BaseURL   string
 	APIKey    string `json:"-"`
@@ -302,6 +303,7 @@ func (c *Config) SetBaseURL(u string) {
 
 // File is the TOML schema of a config file.
 type File struct {
+	FallbackFile            // fallback_models, fallback_on_limit (fallback.go)
 	Model           string  `toml:"model"`
 	BaseURL         string  `toml:"base_url"`
 	APIKeyEnv       string  `toml:"api_key_env"`
@@ -559,6 +561,9 @@ func Load(src Sources) (Config, error) {
 			return c, err
 		}
 		if err := c.applyLimits(f, p, fromProject); err != nil {
+			return c, err
+		}
+		if err := c.applyFallback(f.FallbackFile, p, fromProject); err != nil {
 			return c, err
 		}
 		if fromProject {
