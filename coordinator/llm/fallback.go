@@ -126,3 +126,16 @@ func (fc fallbackChain) reason(err error) (string, bool) {
 func overloaded(f *failure) bool {
 	return codeIs(f, "overloaded_error", "overloaded") || strings.Contains(strings.ToLower(f.server.message), "overloaded")
 }
+
+// Provider is the name of the provider this client speaks to, "" for an
+// endpoint known by its URL only.
+func (c *Client) Provider() string { return c.cfg.Provider }
+
+// ForProvider is a client of another provider with this client's
+// settings (attempts, timeouts, output limit, transport): the client a
+// fallback model of that provider is asked through.
+func (c *Client) ForProvider(provider, protocol, baseURL, key string, bearer bool) *Client {
+	cfg := c.cfg
+	cfg.Provider, cfg.Protocol, cfg.BaseURL, cfg.APIKey, cfg.Bearer = provider, protocol, baseURL, key, bearer
+	return New(cfg)
+}

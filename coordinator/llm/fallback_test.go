@@ -66,7 +66,6 @@ func TestFallbackAfterOverload(t *testing.T) {
 	}
 }
 
-
 // Anthropic's overloaded error can come inside an HTTP 200 stream.
 func TestFallbackAfterOverloadMidStream(t *testing.T) {
 	srv := serve(t, &llmtest.Scenario{Responses: []llmtest.Response{

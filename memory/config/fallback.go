@@ -60,7 +60,7 @@ func (f *Fallback) SetFallbackModels(names []string) {
 // CheckFallbackModels refuses more fallback models than a session takes.
 func (f Fallback) CheckFallbackModels() error {
 	if n := len(f.FallbackModels); n > MaxFallbackModels {
-		return invalidf("fallback_models names %d models; a session takes at most %d", n, MaxFallbackModels)
+		return invalidf("%d fallback models are named (fallback_models, --fallback-model); a session takes at most %d", n, MaxFallbackModels)
 	}
 	return nil
 }
