@@ -100,6 +100,7 @@ const (
 	EventUserMessage    EventType = "user_message"
 	EventMessageRefused EventType = "message_refused"
 	EventRetry          EventType = "retry"
+	EventFallback       EventType = "fallback"
 	EventWaiting        EventType = "waiting"
 	EventAgentSpawned   EventType = "agent_spawned"
 	EventAgentFinished  EventType = "agent_finished"
@@ -154,6 +155,10 @@ type Event struct {
 	// IsError says the event reports a failure.
 	IsError  bool           `json:"is_error,omitempty"`
 	Retry    *llm.RetryInfo `json:"retry,omitempty"`
+	// Fallback is a fallback event's switch: the model that failed, the
+	// one the turn goes to, why, and, the first time another provider's
+	// model answers, what does not carry over.
+	Fallback *llm.FallbackInfo `json:"fallback,omitempty"`
 	SilentMS int64          `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
 	// WaitLimitMS is how long a waiting event's silence may last, when a
 	// local model that has not begun its answer is waited for longer

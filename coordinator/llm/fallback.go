@@ -35,8 +35,12 @@ type Fallback struct {
 // FallbackInfo describes a turn moved to a fallback model, so faces can
 // say so and discard any partial text of the failed model.
 type FallbackInfo struct {
-	From   string `json:"from"`
-	To     string `json:"to"`
+	// From is the model that failed: the session's, or the fallback
+	// model before To.
+	From string `json:"from"`
+	// To is the fallback model the turn goes to.
+	To string `json:"to"`
+	// Reason is how From failed, in a few words ("HTTP 529").
 	Reason string `json:"reason"`
 	// Note says, the first time another provider's model answers, what
 	// does not carry over (the prompt cache, thinking signatures).
