@@ -153,13 +153,13 @@ type Event struct {
 	// type explains.
 	Output string `json:"output,omitempty"`
 	// IsError says the event reports a failure.
-	IsError  bool           `json:"is_error,omitempty"`
-	Retry    *llm.RetryInfo `json:"retry,omitempty"`
+	IsError bool           `json:"is_error,omitempty"`
+	Retry   *llm.RetryInfo `json:"retry,omitempty"`
 	// Fallback is a fallback event's switch: the model that failed, the
 	// one the turn goes to, why, and, the first time another provider's
 	// model answers, what does not carry over.
 	Fallback *llm.FallbackInfo `json:"fallback,omitempty"`
-	SilentMS int64          `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
+	SilentMS int64             `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
 	// WaitLimitMS is how long a waiting event's silence may last, when a
 	// local model that has not begun its answer is waited for longer
 	// than the idle timeout; ModelLoaded says Ollama has the model loaded
