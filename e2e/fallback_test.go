@@ -131,7 +131,7 @@ func TestFallbackModelsRefusedAtStart(t *testing.T) {
 	}{
 		"another provider from the project": {config: `fallback_models = ["openai:gpt-4o"]`, want: "a project may name fallback models of the session's own provider only"},
 		"another provider without its key":  {args: []string{"--fallback-model", "gemini:gemini-2.5-pro"}, want: "GEMINI_API_KEY is not set"},
-		"four models":                        {args: []string{"--fallback-model", "a", "--fallback-model", "b", "--fallback-model", "c", "--fallback-model", "d"}, want: "at most 3"},
+		"four models":                       {args: []string{"--fallback-model", "a", "--fallback-model", "b", "--fallback-model", "c", "--fallback-model", "d"}, want: "at most 3"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
