@@ -364,6 +364,7 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	res.Usage, res.SessionUsage = c.runUsage, c.usage
 	c.statsMu.Unlock()
 	res.CostUSD, res.SessionCostUSD = c.costOf(res.Usage), c.cost()
+	res.CacheSavedUSD = c.savedOf(res.Usage)
 	res.SessionTurns = c.turns
 	res.Denied = c.denied
 	if c.opts.RecordErr != nil {
@@ -692,6 +693,20 @@ func (c *Coordinator) costOf(u conversation.Usage) *float64 {
 		return nil
 	}
 	v := p.Cost(u)
+	return &v
+}
+
+// savedOf is what prompt caching saved on u at the model's price, or nil
+// when u read and wrote no cached tokens or the price is unknown.
+func (c *Coordinator) savedOf(u conversation.Usage) *float64 {
+	if c.opts.PriceOf == nil || u.CacheReadTokens+u.CacheWriteTokens == 0 {
+		return nil
+	}
+	p := c.opts.PriceOf(c.ModelName())
+	if p == nil {
+		return nil
+	}
+	v := p.Saved(u)
 	return &v
 }
 

@@ -252,6 +252,10 @@ type Result struct {
 	Duration time.Duration      `json:"-"`
 	Usage    conversation.Usage `json:"usage"`
 	CostUSD  *float64           `json:"total_cost_usd"`
+	// CacheSavedUSD is what prompt caching saved this run at the model's
+	// price (llm.Price.Saved), when it read or wrote any cached tokens and
+	// the price is known.
+	CacheSavedUSD *float64 `json:"cache_saved_usd,omitempty"`
 	// SessionTurns, SessionUsage and SessionCostUSD are the session's
 	// totals, earlier runs included (the same as this run's in a new
 	// session).
