@@ -303,7 +303,6 @@ func (c *Config) SetBaseURL(u string) {
 
 // File is the TOML schema of a config file.
 type File struct {
-	FallbackFile            // fallback_models, fallback_on_limit (fallback.go)
 	Model           string  `toml:"model"`
 	BaseURL         string  `toml:"base_url"`
 	APIKeyEnv       string  `toml:"api_key_env"`
@@ -363,6 +362,9 @@ type File struct {
 	// person's agent settings (~/.claude/settings.json) out; user config
 	// only.
 	AgentSettingsHooks *bool `toml:"claude_hooks"`
+	// FallbackFile holds fallback_models and fallback_on_limit
+	// (fallback.go).
+	FallbackFile
 }
 
 // RetentionFile is the [retention] table.
