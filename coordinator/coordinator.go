@@ -685,10 +685,7 @@ func (c *Coordinator) cost() *float64 { return c.costOf(c.Usage()) }
 // costOf is the known cost of u at the model's price, or nil when the
 // model has no known price.
 func (c *Coordinator) costOf(u conversation.Usage) *float64 {
-	if c.opts.PriceOf == nil {
-		return nil
-	}
-	p := c.opts.PriceOf(c.ModelName())
+	p := c.price()
 	if p == nil {
 		return nil
 	}
@@ -696,14 +693,19 @@ func (c *Coordinator) costOf(u conversation.Usage) *float64 {
 	return &v
 }
 
+// price is the model's price, nil when it is unknown.
+func (c *Coordinator) price() *llm.Price {
+	if c.opts.PriceOf == nil {
+		return nil
+	}
+	return c.opts.PriceOf(c.ModelName())
+}
+
 // savedOf is what prompt caching saved on u at the model's price, or nil
 // when u read and wrote no cached tokens or the price is unknown.
 func (c *Coordinator) savedOf(u conversation.Usage) *float64 {
-	if c.opts.PriceOf == nil || u.CacheReadTokens+u.CacheWriteTokens == 0 {
-		return nil
-	}
-	p := c.opts.PriceOf(c.ModelName())
-	if p == nil {
+	p := c.price()
+	if p == nil || u.CacheReadTokens+u.CacheWriteTokens == 0 {
 		return nil
 	}
 	v := p.Saved(u)

@@ -3,8 +3,6 @@ package llm
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
@@ -75,14 +73,13 @@ func (c *Client) signatures(msgs []conversation.Message) map[string]json.RawMess
 // writes it: {"id":"…","type":"function",…}. The request itself is left
 // as it was, as a RoundTripper must.
 func withSignatures(req *http.Request, sigs map[string]json.RawMessage) (*http.Request, error) {
-	if req.Body == nil {
-		return nil, errors.New("a request with thought signatures has no body")
-	}
-	body, err := io.ReadAll(req.Body)
-	_ = req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
+	return rewriteBody(req, func(body []byte) ([]byte, error) {
+		return spliceSignatures(body, sigs), nil
+	})
+}
+
+// spliceSignatures adds each call's extra content to body.
+func spliceSignatures(body []byte, sigs map[string]json.RawMessage) []byte {
 	for id, extra := range sigs {
 		quoted, err := json.Marshal(id)
 		if err != nil {
@@ -100,9 +97,5 @@ func withSignatures(req *http.Request, sigs map[string]json.RawMessage) (*http.R
 		out = append(out, extra...)
 		body = append(out, body[end:]...)
 	}
-	r := req.Clone(req.Context())
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	return r, nil
+	return body
 }
