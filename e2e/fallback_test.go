@@ -1,8 +1,7 @@
 package e2e
 
 import (
-	"bufio"
-	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,22 +60,14 @@ func TestFallbackModelAnswersAnOverloadedTurn(t *testing.T) {
 		t.Errorf("after the second turn the session's model was asked %d times, want 4", n)
 	}
 	var seen bool
-	sc := bufio.NewScanner(strings.NewReader(r.stdout))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			Fallback *struct {
-				From, To, Reason string
-			} `json:"fallback"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) != nil || line.Type != "fallback" {
+	for _, line := range contractLines(t, contractSchema(t), "stream-json", r.stdout, true) {
+		if line["type"] != "fallback" {
 			continue
 		}
 		seen = true
-		if f := line.Fallback; f == nil || f.To != "backup-model" || f.Reason != "HTTP 529" || !strings.Contains(line.Text, "backup-model") {
-			t.Errorf("fallback line: %s", sc.Text())
+		f, _ := line["fallback"].(map[string]any)
+		if f == nil || f["to"] != "backup-model" || f["reason"] != "HTTP 529" || !strings.Contains(fmt.Sprint(line["text"]), "backup-model") {
+			t.Errorf("fallback line: %v", line)
 		}
 	}
 	if !seen {
