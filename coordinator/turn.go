@@ -234,6 +234,6 @@ func (c *Coordinator) warn(kind, text string) {
 func (c *Coordinator) fellBack(f *llm.FallbackInfo) {
 	c.logError("fallback", "", fmt.Sprintf("%s failed (%s); this turn goes to %s", f.From, f.Reason, f.To))
 	c.emit(Event{Type: EventFallback, Turn: c.turns, Fallback: f, Model: f.To})
-	c.logDecision(memory.DecisionRecord{Kind: "fallback", Detail: fmt.Sprintf("turn %d goes to the fallback model %s", c.turns, f.To),
+	c.logDecision(memory.DecisionRecord{Kind: "fallback", Detail: fmt.Sprintf("the fallback model %s answers turn %d", f.To, c.turns),
 		Reason: fmt.Sprintf("%s is overloaded or unavailable after its own retries (%s); the next turn asks it again", f.From, f.Reason)})
 }

@@ -1,5 +1,7 @@
 package config
 
+import "github.com/ralph-dev/ralph/memory/text"
+
 // MaxFallbackModels is how many fallback models a session may name, as
 // Claude Code's one fallbackModel and the "up to three" have it:
 // a longer chain only delays the error a person must see.
@@ -60,7 +62,7 @@ func (f *Fallback) SetFallbackModels(names []string) {
 // CheckFallbackModels refuses more fallback models than a session takes.
 func (f Fallback) CheckFallbackModels() error {
 	if n := len(f.FallbackModels); n > MaxFallbackModels {
-		return invalidf("%d fallback models are named (fallback_models, --fallback-model); a session takes at most %d", n, MaxFallbackModels)
+		return invalidf("%s named (fallback_models, --fallback-model); a session takes at most %d", text.Counted(n, "fallback model is", "fallback models are"), MaxFallbackModels)
 	}
 	return nil
 }
@@ -68,7 +70,7 @@ func (f Fallback) CheckFallbackModels() error {
 // applyFallback reads a config file's fallback settings.
 func (c *Config) applyFallback(f FallbackFile, path string, fromProject bool) error {
 	if n := len(f.FallbackModels); n > MaxFallbackModels {
-		return invalidf("%s: fallback_models names %d models; a session takes at most %d", path, n, MaxFallbackModels)
+		return invalidf("%s: fallback_models names %s; a session takes at most %d", path, text.Counted(n, "model", "models"), MaxFallbackModels)
 	}
 	if f.FallbackModels != nil {
 		c.FallbackModels = c.FallbackModels[:0:0]
