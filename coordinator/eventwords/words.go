@@ -105,7 +105,7 @@ func Money(c *float64) string {
 // chat's /cost), with the prompt cache's part of the input when the
 // endpoint reported one: "1,200 in (1,000 read from the cache) / 300 out".
 func TokensAndCost(u conversation.Usage, cost *float64) string {
-	in := Count(int64(u.InputTokens))
+	in := Count(int64(u.InputTokens)) + " in"
 	switch r, w := u.CacheReadTokens, u.CacheWriteTokens; {
 	case r > 0 && w > 0:
 		in += fmt.Sprintf(" (%s read from the cache, %s written to it)", Count(int64(r)), Count(int64(w)))
@@ -114,7 +114,7 @@ func TokensAndCost(u conversation.Usage, cost *float64) string {
 	case w > 0:
 		in += fmt.Sprintf(" (%s written to the cache)", Count(int64(w)))
 	}
-	return fmt.Sprintf("%s in / %s out, cost %s", in, Count(int64(u.OutputTokens)), Money(cost))
+	return fmt.Sprintf("%s / %s out, cost %s", in, Count(int64(u.OutputTokens)), Money(cost))
 }
 
 // Paths names files for a line of output: all of them when they are few,
