@@ -364,6 +364,7 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	res.Usage, res.SessionUsage = c.runUsage, c.usage
 	c.statsMu.Unlock()
 	res.CostUSD, res.SessionCostUSD = c.costOf(res.Usage), c.cost()
+	res.CacheSavedUSD = c.savedOf(res.Usage)
 	res.SessionTurns = c.turns
 	res.Denied = c.denied
 	if c.opts.RecordErr != nil {
@@ -684,14 +685,30 @@ func (c *Coordinator) cost() *float64 { return c.costOf(c.Usage()) }
 // costOf is the known cost of u at the model's price, or nil when the
 // model has no known price.
 func (c *Coordinator) costOf(u conversation.Usage) *float64 {
-	if c.opts.PriceOf == nil {
-		return nil
-	}
-	p := c.opts.PriceOf(c.ModelName())
+	p := c.price()
 	if p == nil {
 		return nil
 	}
 	v := p.Cost(u)
+	return &v
+}
+
+// price is the model's price, nil when it is unknown.
+func (c *Coordinator) price() *llm.Price {
+	if c.opts.PriceOf == nil {
+		return nil
+	}
+	return c.opts.PriceOf(c.ModelName())
+}
+
+// savedOf is what prompt caching saved on u at the model's price, or nil
+// when u read and wrote no cached tokens or the price is unknown.
+func (c *Coordinator) savedOf(u conversation.Usage) *float64 {
+	p := c.price()
+	if p == nil || u.CacheReadTokens+u.CacheWriteTokens == 0 {
+		return nil
+	}
+	v := p.Saved(u)
 	return &v
 }
 

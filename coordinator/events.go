@@ -100,6 +100,7 @@ const (
 	EventUserMessage    EventType = "user_message"
 	EventMessageRefused EventType = "message_refused"
 	EventRetry          EventType = "retry"
+	EventFallback       EventType = "fallback"
 	EventWaiting        EventType = "waiting"
 	EventAgentSpawned   EventType = "agent_spawned"
 	EventAgentFinished  EventType = "agent_finished"
@@ -152,9 +153,13 @@ type Event struct {
 	// type explains.
 	Output string `json:"output,omitempty"`
 	// IsError says the event reports a failure.
-	IsError  bool           `json:"is_error,omitempty"`
-	Retry    *llm.RetryInfo `json:"retry,omitempty"`
-	SilentMS int64          `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
+	IsError bool           `json:"is_error,omitempty"`
+	Retry   *llm.RetryInfo `json:"retry,omitempty"`
+	// Fallback is a fallback event's switch: the model that failed, the
+	// one the turn goes to, why, and, the first time another provider's
+	// model answers, what does not carry over.
+	Fallback *llm.FallbackInfo `json:"fallback,omitempty"`
+	SilentMS int64             `json:"silent_ms,omitempty"` // how long the endpoint has sent nothing, of a waiting event
 	// WaitLimitMS is how long a waiting event's silence may last, when a
 	// local model that has not begun its answer is waited for longer
 	// than the idle timeout; ModelLoaded says Ollama has the model loaded
@@ -247,6 +252,10 @@ type Result struct {
 	Duration time.Duration      `json:"-"`
 	Usage    conversation.Usage `json:"usage"`
 	CostUSD  *float64           `json:"total_cost_usd"`
+	// CacheSavedUSD is what prompt caching saved this run at the model's
+	// price (llm.Price.Saved), when it read or wrote any cached tokens and
+	// the price is known.
+	CacheSavedUSD *float64 `json:"cache_saved_usd,omitempty"`
 	// SessionTurns, SessionUsage and SessionCostUSD are the session's
 	// totals, earlier runs included (the same as this run's in a new
 	// session).

@@ -135,6 +135,10 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
 				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
 			}
+			if f := d.Fallback; f != nil {
+				partial.Reset()
+				c.fellBack(f)
+			}
 			if w := d.Waiting; w != nil {
 				c.emit(Event{Type: EventWaiting, Turn: c.turns, SilentMS: w.Silent.Milliseconds(),
 					WaitLimitMS: w.Limit.Milliseconds(), ModelLoaded: w.Working})
@@ -222,4 +226,14 @@ func (c *Coordinator) warn(kind, text string) {
 	turn := int(c.turnNow.Load())
 	c.emit(DecisionEvent(memory.DecisionRecord{Kind: kind, Detail: text, Reason: "it went wrong beside the run, which goes on", Turn: turn}))
 	c.emit(Event{Type: EventWarning, Turn: turn, Text: text})
+}
+
+// fellBack says that the turn goes to a fallback model: an event every
+// face shows as a line, and a decision, as the model a turn is asked of is
+// one.
+func (c *Coordinator) fellBack(f *llm.FallbackInfo) {
+	c.logError("fallback", "", fmt.Sprintf("%s failed (%s); this turn goes to %s", f.From, f.Reason, f.To))
+	c.emit(Event{Type: EventFallback, Turn: c.turns, Fallback: f, Model: f.To})
+	c.logDecision(memory.DecisionRecord{Kind: "fallback", Detail: fmt.Sprintf("the fallback model %s answers turn %d", f.To, c.turns),
+		Reason: fmt.Sprintf("%s is overloaded or unavailable after its own retries (%s); the next turn asks it again", f.From, f.Reason)})
 }

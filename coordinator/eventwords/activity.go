@@ -34,6 +34,10 @@ func activity(ev coordinator.Event) (string, bool) {
 		return "reading the result of " + ev.ToolName, true
 	case coordinator.EventRetry:
 		return "retrying the model call", true
+	case coordinator.EventFallback:
+		if f := ev.Fallback; f != nil {
+			return "asking the fallback model " + OneLine(f.To, shortWidth), true
+		}
 	case coordinator.EventWaiting:
 		if w := Waiting(ev); w != "" {
 			return w, true

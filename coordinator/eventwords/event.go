@@ -166,6 +166,8 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		}
 		// A stream-json record keeps the reason in Text.
 		return note(GlyphRetry, "retrying: "+OneLine(ev.Text, longWidth))
+	case coordinator.EventFallback:
+		return note(GlyphRetry, Fallback(ev))
 	case coordinator.EventWaiting:
 		if ev.SilentMS <= 0 {
 			return note(GlyphWaiting, "the model sends again")
@@ -337,4 +339,19 @@ func Duration(d time.Duration) string {
 	}
 	d = d.Round(time.Minute)
 	return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+}
+
+// Fallback is a fallback event in words: which model failed and why,
+// which the turn goes to, and what does not carry over to another
+// provider's model. A stream-json record keeps them in Text.
+func Fallback(ev coordinator.Event) string {
+	f := ev.Fallback
+	if f == nil {
+		return "the turn goes to a fallback model: " + OneLine(ev.Text, longWidth)
+	}
+	s := fmt.Sprintf("%s failed (%s); this turn goes to the fallback model %s", OneLine(f.From, shortWidth), OneLine(f.Reason, longWidth), OneLine(f.To, shortWidth))
+	if f.Note != "" {
+		s += "; " + OneLine(f.Note, longWidth)
+	}
+	return s
 }

@@ -78,7 +78,7 @@ func (f *Feed) shows(ev coordinator.Event) bool {
 		// screen where the person typed it, a child's task in its
 		// agent_spawned line.
 		return ev.Priority != ""
-	case coordinator.EventRetry, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
+	case coordinator.EventRetry, coordinator.EventFallback, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
 		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned:
 		// The loop waits for a limit or its breaker changed: the line
 		// says why nothing seems to happen.
@@ -99,7 +99,9 @@ func (f *Feed) shows(ev coordinator.Event) bool {
 // live face shows each of them too (Feed).
 func Diagnostic(ev coordinator.Event) bool {
 	switch ev.Type {
-	case coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker:
+	case coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker, coordinator.EventFallback:
+		// A fallback says which model answered, which a headless run's
+		// reader must know as well as a person watching.
 		return true
 	}
 	return CompactedForRetry(ev)

@@ -84,7 +84,9 @@ func inTranscript(ev coordinator.Event) bool {
 	case coordinator.EventAssistant, coordinator.EventAssistantCut, coordinator.EventToolCall, coordinator.EventToolResult,
 		coordinator.EventUserMessage, coordinator.EventFilesChanged, coordinator.EventInterrupted, coordinator.EventQuestion,
 		coordinator.EventAnswered, coordinator.EventConversationCompacted, coordinator.EventMessageRefused,
-		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult, coordinator.EventVerified:
+		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult, coordinator.EventVerified,
+		coordinator.EventFallback:
+		// A fallback says which model wrote the answers after it.
 		return true
 	}
 	return false

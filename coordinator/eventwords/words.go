@@ -102,9 +102,19 @@ func Money(c *float64) string {
 
 // TokensAndCost is the one way a usage and its cost are said in a line:
 // "1,200 in / 300 out, cost $0.02" (ralph status, a run's result line,
-// chat's /cost).
+// chat's /cost), with the prompt cache's part of the input when the
+// endpoint reported one: "1,200 in (1,000 read from the cache) / 300 out".
 func TokensAndCost(u conversation.Usage, cost *float64) string {
-	return fmt.Sprintf("%s in / %s out, cost %s", Count(int64(u.InputTokens)), Count(int64(u.OutputTokens)), Money(cost))
+	in := Count(int64(u.InputTokens)) + " in"
+	switch r, w := u.CacheReadTokens, u.CacheWriteTokens; {
+	case r > 0 && w > 0:
+		in += fmt.Sprintf(" (%s read from the cache, %s written to it)", Count(int64(r)), Count(int64(w)))
+	case r > 0:
+		in += fmt.Sprintf(" (%s read from the cache)", Count(int64(r)))
+	case w > 0:
+		in += fmt.Sprintf(" (%s written to the cache)", Count(int64(w)))
+	}
+	return fmt.Sprintf("%s / %s out, cost %s", in, Count(int64(u.OutputTokens)), Money(cost))
 }
 
 // Paths names files for a line of output: all of them when they are few,

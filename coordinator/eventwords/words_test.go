@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -48,5 +49,22 @@ func TestCountMoneyPlural(t *testing.T) {
 	}
 	if text.Plural(1, "task", "tasks") != "task" || text.Plural(2, "task", "tasks") != "tasks" {
 		t.Error("Plural")
+	}
+}
+
+func TestTokensAndCostSaysTheCache(t *testing.T) {
+	cost := 0.02
+	for _, c := range []struct {
+		u    conversation.Usage
+		want string
+	}{
+		{conversation.Usage{InputTokens: 1200, OutputTokens: 300}, "1,200 in / 300 out, cost $0.02"},
+		{conversation.Usage{InputTokens: 1200, OutputTokens: 300, CacheReadTokens: 1000}, "1,200 in (1,000 read from the cache) / 300 out, cost $0.02"},
+		{conversation.Usage{InputTokens: 1200, OutputTokens: 300, CacheWriteTokens: 1100}, "1,200 in (1,100 written to the cache) / 300 out, cost $0.02"},
+		{conversation.Usage{InputTokens: 1200, OutputTokens: 300, CacheReadTokens: 900, CacheWriteTokens: 200}, "1,200 in (900 read from the cache, 200 written to it) / 300 out, cost $0.02"},
+	} {
+		if got := TokensAndCost(c.u, &cost); got != c.want {
+			t.Errorf("TokensAndCost(%+v) = %q, want %q", c.u, got, c.want)
+		}
 	}
 }

@@ -61,6 +61,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		}
 		slot.tools = tools
 	}
+	slot.signatures = c.signatures(req.Messages)
 	stream, err := c.oa.CreateChatCompletionStream(ctx, o)
 	if err != nil {
 		return fail(err)
@@ -72,6 +73,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		reasoning strings.Builder
 		calls     []*conversation.ToolCall
 		byIdx     = map[int]*conversation.ToolCall{}
+		extra     map[*conversation.ToolCall]json.RawMessage // a call's extra_content (signatures.go)
 		usage     *openai.Usage
 	)
 	out.Message.Role = conversation.RoleAssistant
@@ -109,7 +111,13 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 				emit(Delta{Text: ch.Delta.Content})
 			}
 			for _, tc := range ch.Delta.ToolCalls {
-				call := toolCallFor(tc, &calls, byIdx)
+				call := toolCallFor(tc.ToolCall, &calls, byIdx)
+				if len(tc.ExtraContent) > 0 && string(tc.ExtraContent) != "null" {
+					if extra == nil {
+						extra = map[*conversation.ToolCall]json.RawMessage{}
+					}
+					extra[call] = tc.ExtraContent
+				}
 				if tc.ID != "" {
 					call.ID = tc.ID
 				}
@@ -145,6 +153,9 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		}
 		out.Message.ToolCalls = append(out.Message.ToolCalls, *call)
 	}
+	if extra != nil {
+		out.Message.Opaque = append(out.Message.Opaque, signatureBlocks(c.cfg.Provider, calls, extra)...)
+	}
 	if usage != nil {
 		out.Usage = conversation.Usage{InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens}
 		if d := usage.CompletionTokensDetails; d != nil {
@@ -176,10 +187,17 @@ type streamChunk struct {
 }
 
 type chunkDelta struct {
-	Content          string            `json:"content"`
-	ReasoningContent string            `json:"reasoning_content"`
-	Reasoning        string            `json:"reasoning"`
-	ToolCalls        []openai.ToolCall `json:"tool_calls"`
+	Content          string          `json:"content"`
+	ReasoningContent string          `json:"reasoning_content"`
+	Reasoning        string          `json:"reasoning"`
+	ToolCalls        []chunkToolCall `json:"tool_calls"`
+}
+
+// chunkToolCall is a fragment of a tool call: go-openai's fields, and the
+// extra content (Gemini's thought signature) go-openai drops.
+type chunkToolCall struct {
+	openai.ToolCall
+	ExtraContent json.RawMessage `json:"extra_content"`
 }
 
 // reasoning is a delta's reasoning, from whichever field carries it, once.

@@ -107,6 +107,9 @@ type Client struct {
 	messagesToolCache toolCache
 	// local: the endpoint is on this machine or its network (local.go).
 	local bool
+	// fallback are the models a turn goes to when this one is overloaded
+	// or unavailable (fallback.go).
+	fallback fallbackChain
 }
 
 // New returns a client for cfg.
@@ -162,14 +165,9 @@ func (c *Client) BaseURL() string { return c.cfg.BaseURL }
 // messages reports a client of Anthropic's Messages API (messages.go).
 func (c *Client) messages() bool { return c.cfg.Protocol == providers.ProtocolAnthropic }
 
-// Stream runs one chat completion, calling onDelta (which may be nil) with
-// text as it arrives, before each retry and while the endpoint is silent,
-// and returns the assembled turn. onDelta is never called concurrently.
-// Failed attempts are retried with exponential backoff and jitter,
-// honouring Retry-After, as the error table says; a cancelled ctx returns
-// at once with an error wrapping ctx.Err().
-func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
-	emit := serialize(onDelta)
+// stream is Stream on this client's endpoint alone: every attempt of one
+// model, without fallback models.
+func (c *Client) stream(ctx context.Context, req Request, emit func(Delta)) (Response, error) {
 	var (
 		lastErr error
 		reached bool

@@ -47,6 +47,9 @@ type attemptSlot struct {
 	// tools is the request's "tools" array, encoded once (tools.go) and
 	// added to the body go-openai built without it.
 	tools []byte
+	// signatures are the extra contents (Gemini's thought signatures)
+	// to add back to the tool calls of those ids (signatures.go).
+	signatures map[string]json.RawMessage
 }
 
 func newSlot() *attemptSlot {
@@ -131,6 +134,12 @@ func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ok && slot.tools != nil {
 		var err error
 		if req, err = withTools(req, slot.tools); err != nil {
+			return nil, err
+		}
+	}
+	if ok && len(slot.signatures) > 0 {
+		var err error
+		if req, err = withSignatures(req, slot.signatures); err != nil {
 			return nil, err
 		}
 	}

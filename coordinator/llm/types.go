@@ -35,6 +35,9 @@ type Response struct {
 	// prompt longer than the context it serves silently), the first time
 	// this client sees it.
 	Truncation *Truncation
+	// Model is the fallback model that answered, "" when the requested
+	// one did.
+	Model string
 	// read is the prompt tokens the server reported, 0 when it did not.
 	read int
 }
@@ -57,6 +60,9 @@ type Delta struct {
 	// Retry is set when an attempt failed and the call will be retried
 	// after Retry.Wait; text already passed on for this turn is void.
 	Retry *RetryInfo
+	// Fallback is set when the turn goes to the next fallback model
+	// (fallback.go); text already passed on for this turn is void.
+	Fallback *FallbackInfo
 	// Waiting is set while the endpoint sends nothing: how long it has
 	// been silent, about once a second from Config.WaitNotice on, and a
 	// zero Silent once data flows again.

@@ -387,8 +387,11 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
 	p.loadSkills()
 	p.Tools.Add(tools.Deps{Skills: p.Skills, Root: root})
-	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
-		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
+	p.Client, err = withFallbacks(llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
+		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter}), cfg.Fallback, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
 	p.registerBeside()
 	p.startRetention()
 	ok = true

@@ -122,6 +122,7 @@ func invalidf(format string, a ...any) error {
 // Config is the resolved configuration. APIKey is held in memory only and is
 // never written anywhere by ralph.
 type Config struct {
+	Fallback  // fallback_models, fallback_on_limit (fallback.go)
 	Model     string
 	BaseURL   string
 	APIKey    string `json:"-"`
@@ -361,6 +362,9 @@ type File struct {
 	// person's agent settings (~/.claude/settings.json) out; user config
 	// only.
 	AgentSettingsHooks *bool `toml:"claude_hooks"`
+	// FallbackFile holds fallback_models and fallback_on_limit
+	// (fallback.go).
+	FallbackFile
 }
 
 // RetentionFile is the [retention] table.
@@ -559,6 +563,9 @@ func Load(src Sources) (Config, error) {
 			return c, err
 		}
 		if err := c.applyLimits(f, p, fromProject); err != nil {
+			return c, err
+		}
+		if err := c.applyFallback(f.FallbackFile, p, fromProject); err != nil {
 			return c, err
 		}
 		if fromProject {

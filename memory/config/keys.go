@@ -21,6 +21,12 @@ func tomlKeys(t reflect.Type, prefix string) []string {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			// An embedded part of the schema (FallbackFile): its keys
+			// are the file's own, as the TOML decoder reads them.
+			keys = append(keys, tomlKeys(f.Type, prefix)...)
+			continue
+		}
 		if name == "" || name == "-" {
 			continue
 		}

@@ -37,6 +37,8 @@ type flags struct {
 	commandTimeout int
 	idleTimeout    time.Duration
 	maxOutput      int
+	// fallbackModels are --fallback-model's, in order (config fallback_models).
+	fallbackModels []string
 	cont           bool
 	session        string
 	force          bool
@@ -198,6 +200,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.IntVar(&f.commandTimeout, "command-timeout", 0, "default run_command timeout in seconds (default 120)")
 	pf.DurationVar(&f.idleTimeout, "idle-timeout", 0, "give up on a model endpoint silent this long, e.g. 90s (default 60s)")
 	pf.IntVar(&f.maxOutput, "max-output-tokens", 0, "limit each answer to this many tokens (config max_output_tokens; default: the server's)")
+	pf.StringArrayVar(&f.fallbackModels, "fallback-model", nil, "a model the turn goes to when the model is overloaded or unavailable; repeatable, at most 3, provider:model for another provider's (config fallback_models)")
 	pf.BoolVar(&f.noColor, "no-color", false, "plain output without colour (also NO_COLOR)")
 	pf.StringVar(&f.style, "style", "", "how answers look on a terminal: auto (from its background), dark, light or notty")
 	pf.StringVar(&f.outputFormat, "output-format", FormatText, "text, json (one result object) or stream-json (one event per line)")

@@ -65,6 +65,10 @@ func ContractLines() []ContractLine {
 			"than its window, before it tries once more (once per message). text says it in a line; compaction has the counts.", "text", "output", "compaction"),
 		event(coordinator.EventRetry, "A request to the model failed and is tried again after wait_ms: text says why.",
 			"text", "attempt", "wait_ms"),
+		event(coordinator.EventFallback, "The model stayed overloaded or unavailable through the call's retries (or, with fallback_on_limit, rate limited), "+
+			"and the same turn goes to the next fallback model (fallback_models, --fallback-model): fallback says from which model, to which, why, "+
+			"and, the first time another provider's model answers, what does not carry over; text says it in words. "+
+			"Any text of the failed model's answer is void. The next turn asks the session's model first again.", "text", "fallback"),
 		event(coordinator.EventWaiting, "The model endpoint has sent nothing for silent_ms; "+
 			"one without silent_ms says data flows again.", "text", "silent_ms", "wait_limit_ms", "model_loaded"),
 		event(coordinator.EventAgentSpawned, "A child agent starts: text is its task. "+

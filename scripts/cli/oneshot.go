@@ -271,6 +271,11 @@ type ResultJSON struct {
 	// TotalCostUSD is what this run cost, null when the model's price is
 	// unknown.
 	TotalCostUSD *float64 `json:"total_cost_usd"`
+	// CacheSavedUSD is what prompt caching saved this run (cached tokens
+	// at the input price less what they cost), when the run read or wrote
+	// any and the model's price is known; usage's cache_read_tokens and
+	// cache_write_tokens count them.
+	CacheSavedUSD *float64 `json:"cache_saved_usd,omitempty"`
 	// SessionNumTurns, SessionUsage and SessionTotalCostUSD are the
 	// session's totals: after -c or --resume, earlier runs are in them
 	// and not in the fields above, which count this run alone.
@@ -310,7 +315,7 @@ type Denial struct {
 func NewResultJSON(res coordinator.Result) ResultJSON {
 	r := ResultJSON{Type: "result", Subtype: res.Subtype, IsError: res.IsError, Result: res.Text,
 		SessionID: res.SessionID, NumTurns: res.NumTurns, DurationMS: res.Duration.Milliseconds(),
-		Usage: res.Usage, TotalCostUSD: res.CostUSD,
+		Usage: res.Usage, TotalCostUSD: res.CostUSD, CacheSavedUSD: res.CacheSavedUSD,
 		SessionNumTurns: res.SessionTurns, SessionUsage: res.SessionUsage, SessionTotalCostUSD: res.SessionCostUSD}
 	for _, d := range res.Denied {
 		r.PermissionDenials = append(r.PermissionDenials, Denial{ToolName: d.Tool, Command: d.Command, Arguments: d.Args})

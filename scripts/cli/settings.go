@@ -265,6 +265,11 @@ func sessionSettings() []sessionSetting {
 		{flag: "resume", temporal: refused, why: conversationOnly("--resume", "continues a conversation")},
 		{flag: "fork-session", temporal: refused, why: conversationOnly("--fork-session", "copies a conversation")},
 		{flag: "print", temporal: refused, why: conversationOnly("-p", "prints a one-shot's answer")},
+		{flag: "fallback-model", key: "fallback_models", temporal: refused,
+			why:   "--engine temporal does not carry --fallback-model: a fallback model may need another provider's key, which a worker must hold in its own environment; set fallback_models in the worker's own config",
+			show:  show(func(c c) any { return nonNil(c.FallbackNames()) }),
+			apply: func(f *flags, cfg *c) { cfg.SetFallbackModels(f.fallbackModels) }},
+		{key: "fallback_on_limit", show: show(func(c c) any { return c.FallbackOnLimit })},
 	}
 }
 

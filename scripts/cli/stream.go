@@ -181,6 +181,9 @@ func newStreamEvent(ev coordinator.Event) streamEvent {
 	if r := ev.Retry; r != nil {
 		w.Attempt, w.WaitMS, w.Event.Text = r.Attempt, r.Wait.Milliseconds(), r.Reason
 	}
+	if ev.Type == coordinator.EventFallback && ev.Text == "" {
+		w.Event.Text = eventwords.Fallback(ev)
+	}
 	if ev.Type == coordinator.EventWaiting && ev.Text == "" {
 		// The core sends the silence as numbers; stream-json readers
 		// have always had it in words too (docs/oneshot.md).

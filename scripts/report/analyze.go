@@ -37,6 +37,13 @@ type Analysis struct {
 	InputTokens  int64    `json:"input_tokens"`
 	OutputTokens int64    `json:"output_tokens"`
 	CostUSD      *float64 `json:"cost_usd"` // null when the model's price is unknown
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens
+	// read from and written to the endpoint's prompt cache; CacheSavedUSD
+	// is what that saved (cached tokens at the input price less what they
+	// cost), when the model's price is known.
+	CacheReadTokens  int64    `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64    `json:"cache_write_tokens,omitempty"`
+	CacheSavedUSD    *float64 `json:"cache_saved_usd,omitempty"`
 	// ToolCalls counts tool_call events; ToolErrors counts tool results
 	// that were errors (refusals, failures and cancellations alike).
 	ToolCalls  int        `json:"tool_calls"`
@@ -246,6 +253,7 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 	a.DurationMS = last.Sub(first).Milliseconds()
 	a.Iterations = a.Turns
 	a.InputTokens, a.OutputTokens, a.CostUSD = totals.in, totals.out, totals.cost
+	a.CacheReadTokens, a.CacheWriteTokens, a.CacheSavedUSD = totals.read, totals.write, totals.saved
 	if r := lastResult; r != nil {
 		a.Status = resultStatus(r)
 	}
@@ -280,6 +288,8 @@ func (a *Analysis) fromState(st memory.State) {
 	a.Iterations = st.Iteration
 	a.InputTokens = max(a.InputTokens, int64(st.Usage.InputTokens))
 	a.OutputTokens = max(a.OutputTokens, int64(st.Usage.OutputTokens))
+	a.CacheReadTokens = max(a.CacheReadTokens, int64(st.Usage.CacheReadTokens))
+	a.CacheWriteTokens = max(a.CacheWriteTokens, int64(st.Usage.CacheWriteTokens))
 	if st.CostUSD != nil && (a.CostUSD == nil || *st.CostUSD > *a.CostUSD) {
 		a.CostUSD = st.CostUSD
 	}
@@ -309,16 +319,31 @@ type runTotals struct {
 	cost                     *float64
 	prevCost                 float64
 	costUnknown              bool
+	// The prompt cache's part of in, and what it saved, counted alike.
+	read, write, prevRead, prevWrite int64
+	saved                            *float64
+	prevSaved                        float64
 }
 
 func (t *runTotals) add(r *coordinator.Result) {
 	in, out := int64(r.Usage.InputTokens), int64(r.Usage.OutputTokens)
+	read, write := int64(r.Usage.CacheReadTokens), int64(r.Usage.CacheWriteTokens)
 	if in < t.prevIn || out < t.prevOut {
 		t.prevIn, t.prevOut, t.prevCost = 0, 0, 0
+		t.prevRead, t.prevWrite, t.prevSaved = 0, 0, 0
 	}
 	t.in += in - t.prevIn
 	t.out += out - t.prevOut
 	t.prevIn, t.prevOut = in, out
+	t.read += max(read-t.prevRead, 0)
+	t.write += max(write-t.prevWrite, 0)
+	t.prevRead, t.prevWrite = read, write
+	if s := r.CacheSavedUSD; s != nil {
+		// What caching saved may be less than nothing (a run that only
+		// wrote to the cache), so a restart shows in the tokens alone.
+		t.saved = ptr(derefOr(t.saved) + *s - t.prevSaved)
+		t.prevSaved = *s
+	}
 	// One run without a known price makes the whole session's cost unknown:
 	// a partial sum would pass for the total.
 	if r.CostUSD == nil || t.costUnknown {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -195,4 +196,27 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// The prompt cache's tokens and what caching saved add up across runs as
+// the other totals do, and the text says them.
+func TestRunTotalsOfTheCache(t *testing.T) {
+	var tot runTotals
+	for _, r := range []coordinator.Result{
+		{Usage: conversation.Usage{InputTokens: 1000, OutputTokens: 10, CacheWriteTokens: 900}, CostUSD: ptr(0.01), CacheSavedUSD: ptr(-0.000675)},
+		{Usage: conversation.Usage{InputTokens: 2100, OutputTokens: 20, CacheReadTokens: 900, CacheWriteTokens: 1000}, CostUSD: ptr(0.02), CacheSavedUSD: ptr(0.00168)}, // a second run of the chat
+		{Usage: conversation.Usage{InputTokens: 1100, OutputTokens: 5, CacheReadTokens: 1000}, CostUSD: ptr(0.005), CacheSavedUSD: ptr(0.0027)},                         // resumed by a new process
+	} {
+		tot.add(&r)
+	}
+	if tot.read != 1900 || tot.write != 1000 || tot.saved == nil || math.Abs(*tot.saved-(0.00168+0.0027)) > 1e-12 {
+		t.Fatalf("cache totals %d/%d saved %v", tot.read, tot.write, deref(tot.saved))
+	}
+	a := Analysis{CacheReadTokens: tot.read, CacheWriteTokens: tot.write, CacheSavedUSD: tot.saved}
+	if got, want := a.cacheLine(), "1,900 read from the cache / 1,000 written to it; caching saved $0.0044"; got != want {
+		t.Errorf("cache line %q, want %q", got, want)
+	}
+	if (Analysis{}).cacheLine() != "" {
+		t.Errorf("a session without cached tokens has a cache line")
+	}
 }

@@ -34,6 +34,9 @@ func (a Analysis) Text() string {
 	t.add("turns", turns)
 	t.add("tokens", thousands(a.InputTokens)+" in / "+thousands(a.OutputTokens)+" out")
 	t.add("cost", money(a.CostUSD))
+	if c := a.cacheLine(); c != "" {
+		t.add("cache", c)
+	}
 	if a.ToolCalls+a.ToolErrors == 0 {
 		t.add("tool calls", "none")
 	} else {
@@ -102,4 +105,21 @@ func nonEmpty(ss ...string) []string {
 		}
 	}
 	return out
+}
+
+// cacheLine is the prompt cache's part of a session's input tokens and
+// what caching saved, "" when the endpoint reported no cached tokens.
+func (a Analysis) cacheLine() string {
+	if a.CacheReadTokens+a.CacheWriteTokens == 0 {
+		return ""
+	}
+	s := thousands(a.CacheReadTokens) + " read from the cache / " + thousands(a.CacheWriteTokens) + " written to it"
+	if a.CacheSavedUSD != nil {
+		if *a.CacheSavedUSD >= 0 {
+			s += "; caching saved " + money(a.CacheSavedUSD)
+		} else {
+			s += "; caching cost " + money(ptr(-*a.CacheSavedUSD)) + " more than it saved so far"
+		}
+	}
+	return s
 }

@@ -172,6 +172,9 @@ func writeMetrics(b *strings.Builder, a Analysis) {
 	row("input tokens", thousands(a.InputTokens))
 	row("output tokens", thousands(a.OutputTokens))
 	row("cost", money(a.CostUSD))
+	if c := a.cacheLine(); c != "" {
+		row("prompt cache", c)
+	}
 	row("tool calls", thousands(int64(a.ToolCalls)))
 	row("tool errors", thousands(int64(a.ToolErrors)))
 	row("tool success rate", percent(a.ToolSuccessRate))

@@ -56,6 +56,9 @@ func HTMLReport(fs afero.Fs, root, id, out string, now time.Time) (string, error
 // the template only places it.
 type htmlPage struct {
 	ID, Status, Mode, Model, Started, Duration, Cost, Tokens, Written string
+	// Cache is the prompt cache's tokens and what caching saved, "" when
+	// the endpoint reported none.
+	Cache string
 	TaskLine                                                          string
 	Notes                                                             []string
 	Chart                                                             svgChart
@@ -140,7 +143,7 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 	p := htmlPage{ID: a.SessionID, Status: a.Status, Mode: orDashStr(a.Mode), Model: orDashStr(a.Model),
 		Duration: eventwords.Duration(a.Duration()), Cost: money(a.CostUSD),
 		Tokens:  thousands(a.InputTokens) + " in / " + thousands(a.OutputTokens) + " out",
-		Written: now.UTC().Format("2006-01-02 15:04 UTC"), Notes: a.Notes, Insights: ComputeInsights(rec)}
+		Written: now.UTC().Format("2006-01-02 15:04 UTC"), Notes: a.Notes, Insights: ComputeInsights(rec), Cache: a.cacheLine()}
 	p.Started = "-"
 	if !a.StartedAt.IsZero() {
 		p.Started = a.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")

@@ -51,6 +51,7 @@ svg .heading { font-weight: 600; fill: #5b6473; }
 <div class="fact"><b>duration</b>{{.Duration}}</div>
 <div class="fact"><b>tokens</b>{{.Tokens}}</div>
 <div class="fact"><b>cost</b>{{.Cost}}</div>
+{{if .Cache}}<div class="fact"><b>prompt cache</b>{{.Cache}}</div>{{end}}
 <div class="fact"><b>tasks</b>{{.TaskLine}}</div>
 </div>
 {{range .Notes}}<p class="sub">Note: {{.}}</p>{{end}}

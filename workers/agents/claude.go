@@ -242,6 +242,8 @@ func (s *agentStream) claudeLine(b []byte) bool {
 			s.usage = conversation.Usage{
 				InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
 				OutputTokens: u.OutputTokens,
+				// The cached parts are priced apart (llm.Price.Cost).
+				CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens,
 			}
 			usage := s.usage
 			s.send(Event{Kind: "usage", Usage: &usage})

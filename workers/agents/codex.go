@@ -165,8 +165,9 @@ type codexEvent struct {
 	Type  string     `json:"type"`
 	Item  *codexItem `json:"item"`
 	Usage *struct {
-		InputTokens  int `json:"input_tokens"` // includes cached_input_tokens
-		OutputTokens int `json:"output_tokens"`
+		InputTokens       int `json:"input_tokens"` // includes cached_input_tokens
+		CachedInputTokens int `json:"cached_input_tokens"`
+		OutputTokens      int `json:"output_tokens"`
 	} `json:"usage"`
 	Error *struct {
 		Message string `json:"message"`
@@ -215,7 +216,7 @@ func (s *agentStream) codexLine(b []byte) bool {
 	case "turn.completed":
 		s.pendingErr = "" // whatever went wrong before, the turn recovered
 		if u := ev.Usage; u != nil {
-			turn := conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+			turn := conversation.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CachedInputTokens}
 			s.usage = s.usage.Add(turn)
 			s.send(Event{Kind: "usage", Usage: &turn})
 		}

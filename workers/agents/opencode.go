@@ -272,7 +272,8 @@ func (s *agentStream) opencodeLine(b []byte) bool {
 	case "step_finish":
 		if p := ev.Part; p != nil && p.Tokens != nil {
 			t := p.Tokens
-			step := conversation.Usage{InputTokens: t.Input + t.Cache.Read + t.Cache.Write, OutputTokens: t.Output + t.Reasoning}
+			step := conversation.Usage{InputTokens: t.Input + t.Cache.Read + t.Cache.Write, OutputTokens: t.Output + t.Reasoning,
+				CacheReadTokens: t.Cache.Read, CacheWriteTokens: t.Cache.Write}
 			s.usage = s.usage.Add(step)
 			s.send(Event{Kind: "usage", Usage: &step})
 		}

@@ -161,7 +161,7 @@ func replayShows(ev coordinator.Event) bool {
 		return main && strings.TrimSpace(ev.Text) != ""
 	case coordinator.EventInterrupted:
 		return main
-	case coordinator.EventToolCall, coordinator.EventToolResult, coordinator.EventRetry, coordinator.EventAgentSpawned,
+	case coordinator.EventToolCall, coordinator.EventToolResult, coordinator.EventRetry, coordinator.EventFallback, coordinator.EventAgentSpawned,
 		coordinator.EventAgentFinished, coordinator.EventUserMessage, coordinator.EventTaskChanged, coordinator.EventLimitWait,
 		coordinator.EventBreaker, coordinator.EventWarning, coordinator.EventMessageRefused:
 		return true
