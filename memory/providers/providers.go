@@ -111,3 +111,21 @@ func KeyVariables() []string {
 	}
 	return out
 }
+
+// Title is the provider's name as a sentence writes it ("the model
+// claude-sonnet-4-5 is Anthropic's").
+func (p Provider) Title() string {
+	switch p.Name {
+	case "openai":
+		return "OpenAI"
+	case "anthropic":
+		return "Anthropic"
+	case "gemini":
+		return "Google"
+	case "openrouter":
+		return "OpenRouter"
+	case "ollama":
+		return "Ollama"
+	}
+	return p.Name
+}
