@@ -55,6 +55,12 @@ func (c *Config) SetModel(m string) {
 	c.src.modelGiven = true
 }
 
+// NamesEndpoint reports whether the configuration names its endpoint or
+// its key's variable itself (a base URL from a file, OPENAI_BASE_URL or a
+// flag; api_key_env): a provider carried from elsewhere (a run on
+// Temporal) must not change where that key goes.
+func (c *Config) NamesEndpoint() bool { return c.endpointGiven() }
+
 // endpointGiven reports whether something names the endpoint or the key's
 // variable: a base URL (flag, OPENAI_BASE_URL, a config file) or
 // api_key_env. Then ralph keeps to today's path and infers nothing.
