@@ -85,7 +85,7 @@ func sessionSettings() []sessionSetting {
 	}
 	return []s{
 		{flag: "model", key: "model", env: "RALPH_MODEL", saved: true, given: func(f *flags) bool { return f.model != "" }, temporal: carried,
-			show:  show(func(c c) any { return c.Model }),
+			show: show(func(c c) any { return c.Model }),
 			apply: func(f *flags, cfg *c) {
 				if f.model != "" {
 					cfg.SetModel(f.model)
