@@ -10,13 +10,15 @@ import (
 	"github.com/ralph-dev/ralph/memory/providers"
 )
 
-// resolveState is what the sources said about the provider, kept so that
+// resolveState is what the sources said about the provider (the one
+// named, if any), kept so that
 // Resolve can run again after the flags: which source named the provider
 // and whether it was the project's file; whether a base URL, a model or
 // api_key_env was given, and by what; what Resolve last chose, so that a
 // later change is seen as given; a model whose provider's key is missing;
 // and the environment read.
 type resolveState struct {
+	provider              string
 	providerFrom          string
 	providerFromProject   bool
 	baseURLGiven          bool
@@ -43,7 +45,7 @@ func ProviderNames() string {
 // flag, a worker's own settings); why says which ("--provider
 // anthropic"). Resolve then takes it.
 func (c *Config) SetProvider(name, why string) {
-	c.Provider = name
+	c.Provider, c.src.provider = name, name
 	c.src.providerFrom = why
 	c.src.providerFromProject = false
 }
@@ -97,10 +99,11 @@ func (c *Config) Resolve() error {
 	c.Protocol, c.Bearer, c.src.modelNeedsKey = providers.ProtocolOpenAI, false, ""
 	var p providers.Provider
 	switch {
-	case c.Provider != "":
-		named, ok := providers.Named(c.Provider)
+	case c.src.provider != "":
+		named, ok := providers.Named(c.src.provider)
 		if !ok {
-			return invalidf("%s names the provider %q, which ralph does not know; use one of %s", c.src.providerFrom, c.Provider, ProviderNames())
+			c.Provider = c.src.provider
+			return invalidf("%s names the provider %q, which ralph does not know; use one of %s", c.src.providerFrom, c.src.provider, ProviderNames())
 		}
 		p, c.ProviderWhy = named, c.src.providerFrom
 	case c.endpointGiven():
