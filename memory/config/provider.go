@@ -83,11 +83,10 @@ func (c *Config) urlGiven() bool { return c.src.baseURLGiven || c.BaseURL != c.s
 //     given too;
 //   - a base URL or api_key_env given anywhere keeps today's path, the
 //     OpenAI protocol at that endpoint;
-//   - ANTHROPIC_BASE_URL alone picks Anthropic at that URL, as Claude
-//     Code reads it;
 //   - else a model that belongs to a provider (claude-…, gemini-…) picks
-//     it, and otherwise the first provider, in the table's order, whose
-//     key is set: OpenAI first, so several keys keep today's choice.
+//     it; ANTHROPIC_BASE_URL picks Anthropic at that URL, as Claude Code
+//     reads it; and otherwise the first provider, in the table's order,
+//     whose key is set: OpenAI first, so several keys keep today's choice.
 //
 // An unknown provider's name is an error matching ErrInvalid.
 func (c *Config) Resolve() error {
@@ -167,10 +166,6 @@ func (c *Config) settle(modelGiven bool, model string) {
 // infer picks a provider from the model's name and the keys present, and
 // says why in one sentence.
 func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.Provider, string) {
-	if v := getenv("ANTHROPIC_BASE_URL"); v != "" {
-		p, _ := providers.Named("anthropic")
-		return p, "ANTHROPIC_BASE_URL is set and nothing else names an endpoint, so ralph speaks Anthropic's Messages API there"
-	}
 	hasKey := func(p providers.Provider) string {
 		for _, v := range []string{p.KeyEnv, p.TokenEnv} {
 			if v != "" && getenv(v) != "" {
@@ -187,6 +182,10 @@ func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.P
 			c.src.modelNeedsKey = p.Name
 			return p, fmt.Sprintf("the model %s is %s's", c.Model, p.Title())
 		}
+	}
+	if v := getenv("ANTHROPIC_BASE_URL"); v != "" {
+		p, _ := providers.Named("anthropic")
+		return p, "ANTHROPIC_BASE_URL is set and nothing else names an endpoint, so ralph speaks Anthropic's Messages API there"
 	}
 	var set []string
 	var first providers.Provider
@@ -246,7 +245,7 @@ func (c Config) checkProvider(u *url.URL) error {
 	if c.ThinkingTokens > 0 && c.ThinkingTokens < 1024 {
 		return invalidf("thinking_tokens must be at least 1024, the smallest budget Anthropic takes, not %d", c.ThinkingTokens)
 	}
-	if c.src.modelNeedsKey != "" && c.APIKey == "" {
+	if c.src.modelNeedsKey != "" && c.APIKey == "" && !IsLocalURL(u) {
 		p, _ := providers.Named(c.src.modelNeedsKey)
 		return noKeyf("the model %s is %s's and %s is not set; export %s, or name a provider (--provider) or an endpoint (--base-url) that serves it",
 			c.Model, p.Title(), p.KeyEnv, p.KeyEnv)
