@@ -87,6 +87,12 @@ func TestProviderChosenFromTheKeys(t *testing.T) {
 		})
 	}
 
+	t.Run("completion", func(t *testing.T) {
+		if got := strings.Join(complete(t, dir, cleanEnv(t), "--provider", ""), "|"); got != "openai|anthropic|gemini|openrouter|ollama" {
+			t.Errorf("__complete --provider = %q", got)
+		}
+	})
+
 	t.Run("unknown provider", func(t *testing.T) {
 		r := ralph(t, dir, cleanEnv(t, "OPENAI_API_KEY=sk-e2e"), nil, "config", "--provider", "bedrock")
 		want := `ralph: --provider bedrock names the provider "bedrock", which ralph does not know; use one of openai, anthropic, gemini, openrouter or ollama`
