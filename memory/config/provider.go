@@ -94,7 +94,15 @@ func (c *Config) Resolve() error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	modelGiven := c.src.modelGiven || c.Model != c.src.resolvedModel
+	// A field written over what Resolve chose last (by a flag, or a
+	// worker's carried settings) counts as given from now on.
+	if c.BaseURL != c.src.resolvedBaseURL && !c.src.baseURLGiven {
+		c.src.baseURLGiven, c.src.baseURLWhy = true, "--base-url is given"
+	}
+	if c.Model != c.src.resolvedModel {
+		c.src.modelGiven = true
+	}
+	modelGiven := c.src.modelGiven
 	c.Protocol, c.Bearer, c.src.modelNeedsKey = providers.ProtocolOpenAI, false, ""
 	var p providers.Provider
 	switch {

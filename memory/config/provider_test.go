@@ -120,6 +120,15 @@ func TestResolveAgainAfterFlags(t *testing.T) {
 	if err := c.Resolve(); err != nil || c.Model != DefaultModel || c.BaseURL != "http://localhost:1/v1" {
 		t.Errorf("a second Resolve changed it: %v %q %q", err, c.Model, c.BaseURL)
 	}
+	// A field written directly (a worker's carried settings) counts as
+	// given for every Resolve after.
+	c, _ = load(t, nil, env{"ANTHROPIC_API_KEY": "sk-ant"})
+	c.Model = "claude-opus-4-1"
+	for i := 0; i < 2; i++ {
+		if err := c.Resolve(); err != nil || c.Model != "claude-opus-4-1" || c.Provider != "anthropic" {
+			t.Errorf("Resolve %d: %v %q %q", i, err, c.Model, c.Provider)
+		}
+	}
 }
 
 // A claude model with nothing configured and no Anthropic key is one
