@@ -215,3 +215,22 @@ func TestProviderKeysNeverReachCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiByName: --provider gemini speaks chat completions with the
+// key from GEMINI_API_KEY (not the OpenAI key also set) and Gemini's
+// default model; --base-url points it at a proxy, here the stand-in.
+func TestGeminiByName(t *testing.T) {
+	t.Parallel()
+	const key = "AIza-e2e-gemini-0123456789"
+	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: key, Responses: []llmtest.Response{{Text: "hello from gemini"}}})
+	t.Cleanup(srv.Close)
+	env := cleanEnv(t, "GEMINI_API_KEY="+key, "OPENAI_API_KEY=sk-e2e-not-this-one")
+	r := ralph(t, t.TempDir(), env, nil, "--provider", "gemini", "--base-url", srv.URL, "say hi")
+	if r.code != 0 || !strings.Contains(r.stdout, "hello from gemini") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || reqs[0].Path != "/v1/chat/completions" || reqs[0].Header.Get("Authorization") != "Bearer "+key || reqs[0].Request.Model != "gemini-2.5-flash" {
+		t.Fatalf("%d requests; first to %q, model %q", len(reqs), reqs[0].Path, reqs[0].Request.Model)
+	}
+}
