@@ -158,27 +158,6 @@ func (c *Config) Resolve() error {
 	return nil
 }
 
-// OnProvider is the configuration of model at another provider, for a
-// fallback_models entry that names one ("anthropic:claude-haiku-4-5"):
-// that provider's own endpoint (or its variable, ANTHROPIC_BASE_URL) and
-// its own key variable, whatever c's endpoint and api_key_env are, since
-// c's key must not go to another provider nor another provider's key to
-// c's endpoint. The limits and everything else stay c's. An unknown
-// provider is an error matching ErrInvalid; a missing key is Validate's.
-func (c Config) OnProvider(provider, model string) (Config, error) {
-	f := c
-	f.src = resolveState{getenv: c.src.getenv}
-	f.BaseURL, f.APIKeyEnv, f.BaseURLFromProject, f.userBaseURL = "", "", false, ""
-	f.SetProvider(strings.ToLower(provider), fmt.Sprintf("fallback_models names %s:%s", provider, model))
-	if model != "" {
-		f.SetModel(model)
-	}
-	if err := f.Resolve(); err != nil {
-		return c, err
-	}
-	return f, nil
-}
-
 // settle takes the provider's default model unless one is given, and
 // remembers what Resolve chose, so that a later change (a flag) is seen
 // as given.

@@ -222,26 +222,3 @@ func TestThinkingTokens(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
-
-// A fallback on another provider takes that provider's endpoint and key,
-// never the primary's base URL or api_key_env.
-func TestOnProvider(t *testing.T) {
-	c, err := load(t, map[string]string{userFile: "base_url = \"https://gw.example/v1\"\napi_key_env = \"GW_KEY\"\nmax_turns = 7\n"},
-		env{"GW_KEY": "gw", "ANTHROPIC_API_KEY": "sk-ant"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := c.OnProvider("anthropic", "claude-haiku-4-5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Provider != "anthropic" || f.Protocol != "anthropic" || f.BaseURL != "https://api.anthropic.com" || f.APIKey != "sk-ant" || f.Model != "claude-haiku-4-5" || f.MaxTurns != 7 {
-		t.Errorf("%q %q %q %q %q %d", f.Provider, f.Protocol, f.BaseURL, f.APIKey, f.Model, f.MaxTurns)
-	}
-	if c.BaseURL != "https://gw.example/v1" || c.APIKey != "gw" {
-		t.Errorf("the primary changed: %q %q", c.BaseURL, c.APIKey)
-	}
-	if _, err := c.OnProvider("bedrock", "x"); !errors.Is(err, ErrInvalid) {
-		t.Errorf("unknown provider: %v", err)
-	}
-}
