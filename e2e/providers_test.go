@@ -139,6 +139,9 @@ func TestDoctorSaysTheProvider(t *testing.T) {
 	if !strings.Contains(first, want) {
 		t.Errorf("doctor's first check is %q, want %q\n%s", first, want, r.stdout)
 	}
+	if s, _ := configOf(t, dir, env); s["base_url"].Source != "env ANTHROPIC_BASE_URL" || s["provider"].Value != "anthropic" {
+		t.Errorf("ralph config: base_url from %q, provider %v", s["base_url"].Source, s["provider"].Value)
+	}
 	if strings.Contains(r.stdout+r.stderr, "sk-ant-e2e-doctor") {
 		t.Errorf("the key reached doctor's output:\n%s%s", r.stdout, r.stderr)
 	}
