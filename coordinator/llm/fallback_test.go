@@ -10,7 +10,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
-
 // fallbacksOf returns the fallback deltas of a log.
 func (l *deltaLog) fallbacks() []FallbackInfo {
 	var out []FallbackInfo

@@ -41,18 +41,12 @@ func withFallbacks(c *llm.Client, fb config.Fallback, getenv func(string) string
 			return nil, fmt.Errorf("fallback model %q in the project's config (%s) is %s's, not %s's; a project may name fallback models of the session's own provider only, so put it in your own config (~/.config/ralph/config.toml) or give --fallback-model",
 				m.Name, config.ProjectFile, p.Name, where)
 		}
-		key, bearer := getenv(p.KeyEnv), false
-		if key == "" && p.TokenEnv != "" {
-			key, bearer = getenv(p.TokenEnv), true
-		}
+		_, key, bearer := p.Credentials(getenv)
 		if key == "" && !p.Local {
 			return nil, fmt.Errorf("fallback model %q is %s's, and %s is not set; set it, or leave the model out of fallback_models and --fallback-model",
 				m.Name, p.Name, p.KeyEnv)
 		}
-		base := p.BaseURL
-		if v := baseURLVariable(p); v != "" && getenv(v) != "" {
-			base = getenv(v)
-		}
+		base := p.Endpoint(getenv)
 		chain = append(chain, llm.Fallback{Model: model, Provider: p.Name,
 			Client: c.ForProvider(p.Name, p.Protocol, base, key, bearer),
 			Note: fmt.Sprintf("%s is %s's, not %s's: the prompt cache and the thinking signatures of this session do not carry over to it",
@@ -81,14 +75,4 @@ func fallbackProvider(entry, session string) (p providers.Provider, model string
 		return owner, model, true
 	}
 	return providers.Provider{}, model, false
-}
-
-// baseURLVariable is the variable that moves a provider's endpoint, as
-// its own tools read it: ANTHROPIC_BASE_URL, and OPENAI_BASE_URL for
-// OpenAI's.
-func baseURLVariable(p providers.Provider) string {
-	if p.BaseURLEnv == "" && p.Name == "openai" {
-		return "OPENAI_BASE_URL"
-	}
-	return p.BaseURLEnv
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"os"
@@ -143,23 +144,23 @@ func (c *Config) Resolve() error {
 	// base_url is the person's word for any provider).
 	urlGiven := c.urlGiven() && !(c.src.urlFromOpenAIEnv && p.Name != "openai")
 	if !urlGiven {
+		// Not OPENAI_BASE_URL here: OpenAI's own endpoint variable was
+		// read above, when it counts as given.
 		c.BaseURL = p.BaseURL
-		if p.BaseURLEnv != "" && getenv(p.BaseURLEnv) != "" {
-			c.BaseURL = getenv(p.BaseURLEnv)
+		if p.BaseURLEnv != "" {
+			c.BaseURL = p.Endpoint(getenv)
 		}
 		c.src.resolvedBaseURL = c.BaseURL
 	}
-	if !c.src.keyEnvGiven {
-		c.APIKeyEnv = p.KeyEnv
-	}
-	c.APIKey = ""
-	if c.APIKeyEnv != "" {
+	if c.src.keyEnvGiven {
 		c.APIKey = getenv(c.APIKeyEnv)
-	}
-	if c.APIKey == "" && !c.src.keyEnvGiven && p.TokenEnv != "" && getenv(p.TokenEnv) != "" {
-		// ANTHROPIC_AUTH_TOKEN, as Claude Code sends it: a bearer token
-		// for a proxy or another vendor's Anthropic endpoint.
-		c.APIKeyEnv, c.APIKey, c.Bearer = p.TokenEnv, getenv(p.TokenEnv), true
+	} else {
+		// The provider's key, or its bearer token (ANTHROPIC_AUTH_TOKEN,
+		// as Claude Code sends it, for a proxy or another vendor's
+		// Anthropic endpoint).
+		var env string
+		env, c.APIKey, c.Bearer = p.Credentials(getenv)
+		c.APIKeyEnv = cmp.Or(env, p.KeyEnv)
 	}
 	if c.APIKeyEnv == "" {
 		// A provider without a key (a local Ollama): the variable ralph
@@ -187,12 +188,8 @@ func (c *Config) settle(modelGiven bool, model string) {
 // says why in one sentence.
 func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.Provider, string) {
 	hasKey := func(p providers.Provider) string {
-		for _, v := range []string{p.KeyEnv, p.TokenEnv} {
-			if v != "" && getenv(v) != "" {
-				return v
-			}
-		}
-		return ""
+		env, _, _ := p.Credentials(getenv)
+		return env
 	}
 	if modelGiven {
 		if p, ok := providers.ForModel(c.Model); ok {

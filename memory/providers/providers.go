@@ -145,3 +145,42 @@ func ModelForAlias(provider, alias string) (string, bool) {
 	m, ok := aliases[strings.ToLower(provider)][strings.ToLower(strings.TrimSpace(alias))]
 	return m, ok
 }
+
+// Credentials returns the key a provider's requests carry, from the
+// provider's own variables: KeyEnv's value, or else TokenEnv's, which is
+// sent as a bearer token (ANTHROPIC_AUTH_TOKEN, as Claude Code sends it).
+// env names the variable the key came from, "" when neither is set. The
+// session's configuration and a fallback model's client both read a
+// provider's key here, so that they agree on which variable counts.
+func (p Provider) Credentials(getenv func(string) string) (env, key string, bearer bool) {
+	if p.KeyEnv != "" {
+		if v := getenv(p.KeyEnv); v != "" {
+			return p.KeyEnv, v, false
+		}
+	}
+	if p.TokenEnv != "" {
+		if v := getenv(p.TokenEnv); v != "" {
+			return p.TokenEnv, v, true
+		}
+	}
+	return "", "", false
+}
+
+// URLVariable is the variable that moves a provider's endpoint, as the
+// provider's own tools read it: ANTHROPIC_BASE_URL, and OPENAI_BASE_URL
+// for OpenAI's; "" for a provider without one.
+func (p Provider) URLVariable() string {
+	if p.BaseURLEnv == "" && p.Name == "openai" {
+		return "OPENAI_BASE_URL"
+	}
+	return p.BaseURLEnv
+}
+
+// Endpoint is the provider's base URL: URLVariable's value when it is
+// set, the table's otherwise.
+func (p Provider) Endpoint(getenv func(string) string) string {
+	if v := p.URLVariable(); v != "" && getenv(v) != "" {
+		return getenv(v)
+	}
+	return p.BaseURL
+}
