@@ -12,6 +12,10 @@ type exchange struct {
 	r       *http.Request
 	rec     RecordedRequest
 	api     wireAPI // nil: chat completions
+	// msg is a Messages request as checked, cache what it reads from and
+	// writes to the prompt cache; both nil for the other APIs.
+	msg   *messagesRequest
+	cache *cacheUse
 	settled bool    // only touched by the handler's goroutine
 }
 

@@ -74,6 +74,7 @@ type Server struct {
 	next      int // how many scenario responses have been handed out
 	requests  []RecordedRequest
 	apiHits   map[string]int // requests to Ollama's native API, by path
+	cache     map[prefixKey]int // the Messages API's prompt cache: prefix -> tokens
 	loaded    atomic.Bool    // the ollama flavor has served a chat request
 	// loadedModel is the model of that request, as /api/ps names it.
 	loadedModel atomic.Value // string
@@ -237,7 +238,14 @@ func (s *Server) authorized(r *http.Request) bool {
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(r) {
+	if r.Header.Get("Anthropic-Version") != "" {
+		// Anthropic's clients: the key as x-api-key or a bearer token,
+		// and Anthropic's error shape.
+		if s.scenario != nil && s.scenario.APIKey != "" && !(messagesAPI{}).authorized(r, s.scenario.APIKey) {
+			writeRaw(w, http.StatusUnauthorized, "application/json", messagesAPI{}.errorBody(http.StatusUnauthorized, messagesAPI{}.unauthorized()))
+			return
+		}
+	} else if !s.authorized(r) {
 		writeAPIError(w, http.StatusUnauthorized, "Incorrect API key provided", "invalid_request_error", "invalid_api_key")
 		return
 	}
@@ -261,6 +269,10 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		if s.scenario.Served[0] == "-" {
 			served = nil
 		}
+	}
+	if r.Header.Get("Anthropic-Version") != "" {
+		writeJSON(w, http.StatusOK, anthropicModels(served))
+		return
 	}
 	for _, m := range served {
 		list.Data = append(list.Data, model{ID: m, Object: "model", OwnedBy: "fakemodel"})
