@@ -73,9 +73,9 @@ type Server struct {
 	maxActive int
 	next      int // how many scenario responses have been handed out
 	requests  []RecordedRequest
-	apiHits   map[string]int // requests to Ollama's native API, by path
+	apiHits   map[string]int    // requests to Ollama's native API, by path
 	cache     map[prefixKey]int // the Messages API's prompt cache: prefix -> tokens
-	loaded    atomic.Bool    // the ollama flavor has served a chat request
+	loaded    atomic.Bool       // the ollama flavor has served a chat request
 	// loadedModel is the model of that request, as /api/ps names it.
 	loadedModel atomic.Value // string
 }
