@@ -93,7 +93,7 @@ func (s *Server) handleAPI(api wireAPI) http.HandlerFunc {
 }
 
 // sseEvent is one server-sent event: its name and its JSON data, and how
-// many spaces pad the data line (the Messages API's server pads them).
+// many spaces pad the data's object (the Messages API's server pads them).
 type sseEvent struct {
 	name string
 	data []byte
@@ -103,6 +103,21 @@ type sseEvent struct {
 // newEvent marshals v, a plain struct or map, as the event of that name.
 func newEvent(name string, v any) sseEvent {
 	b, _ := json.Marshal(v) // plain structs and maps cannot fail
+	if m, ok := v.(map[string]any); ok && len(m) > 1 {
+		// The real servers name the event first, as in
+		// {"type":"content_block_delta","index":0,…}.
+		if typ, ok := m["type"]; ok {
+			rest := make(map[string]any, len(m)-1)
+			for k, x := range m {
+				if k != "type" {
+					rest[k] = x
+				}
+			}
+			t, _ := json.Marshal(typ)
+			r, _ := json.Marshal(rest)
+			b = append(append(append([]byte(`{"type":`), t...), ','), r[1:]...)
+		}
+	}
 	return sseEvent{name: name, data: b}
 }
 
@@ -168,10 +183,15 @@ func (x *exchange) writeSSE(resp Response, events []sseEvent) {
 		if i == len(events)-1 && !resp.Stall {
 			x.settle(false)
 		}
-		pad := strings.Repeat(" ", ev.pad)
-		line := fmt.Sprintf("event: %s\ndata: %s%s\n\n", ev.name, ev.data, pad)
+		data := ev.data
+		if n := len(data); ev.pad > 0 && n > 0 && data[n-1] == '}' {
+			// The real server pads inside the object, before its last
+			// brace: {"type":"message_stop"         }.
+			data = []byte(string(data[:n-1]) + strings.Repeat(" ", ev.pad) + "}")
+		}
+		line := fmt.Sprintf("event: %s\ndata: %s\n\n", ev.name, data)
 		if ev.name == "" {
-			line = fmt.Sprintf("data: %s%s\n\n", ev.data, pad)
+			line = fmt.Sprintf("data: %s\n\n", data)
 		}
 		if _, err := io.WriteString(x.w, line); err != nil {
 			x.settle(true)

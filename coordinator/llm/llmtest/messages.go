@@ -20,8 +20,8 @@ import (
 // one signature_delta, text_delta, or input_json_delta with the argument
 // fragments) and content_block_stop, a ping after the first block's
 // start, then message_delta with the stop reason and the output tokens,
-// and message_stop; each as "event: <type>" and "data: <json>", the data
-// line padded with trailing spaces as the real server pads it.
+// and message_stop; each as "event: <type>" and "data: <json>", the JSON
+// padded with spaces before its last brace as the real server pads it.
 //
 // Requests are checked as the real API checks them (messages_check.go),
 // and the prompt cache is simulated from the request's cache_control
@@ -235,8 +235,8 @@ func (messagesAPI) writeStream(x *exchange, rp *reply) {
 	if len(rp.resp.Raw) == 0 {
 		for i := range events {
 			// Between 0 and 15 spaces, varying from line to line as the
-			// real server's do, so that a client must not expect the JSON
-			// to end the line.
+			// real server's do, so that a client must not expect the line
+			// to end with the brace.
 			events[i].pad = (i * 7) % 16
 		}
 	}

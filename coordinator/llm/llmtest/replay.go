@@ -2,7 +2,9 @@ package llmtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -34,6 +36,14 @@ func (x *exchange) replay(resp Response) {
 		status = http.StatusOK
 	}
 	h := x.w.Header()
+	if err := replayHeaders(h, x.s.scenario.replayPath(resp.Replay)); err != nil {
+		x.settle(false)
+		writeAPIError(x.w, http.StatusInternalServerError, fmt.Sprintf("fake model: replay: %v", err), "server_error", "")
+		return
+	}
+	for k, v := range resp.Headers {
+		h.Set(k, v) // the scenario's own headers win
+	}
 	if !strings.HasSuffix(resp.Replay, ".sse") {
 		if resp.Truncate {
 			body = body[:len(body)/2]
@@ -76,4 +86,24 @@ func (x *exchange) replay(resp Response) {
 		}
 	}
 	x.settle(false)
+}
+
+// replayHeaders sets the headers recorded beside a body, in the file of
+// the same name ending in .headers ("Name: value" lines), if there is one.
+func replayHeaders(h http.Header, body string) error {
+	data, err := os.ReadFile(strings.TrimSuffix(body, filepath.Ext(body)) + ".headers")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		h.Set(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return nil
 }
