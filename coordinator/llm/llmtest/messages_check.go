@@ -301,6 +301,9 @@ func (messagesAPI) check(x *exchange, body []byte) (int, string) {
 	if msg := checkMessages(&req, body); msg != "" {
 		return 400, msg
 	}
+	if sc := x.s.scenario; sc != nil && sc.ContextWindow > 0 && quarter(len(body)) > sc.ContextWindow {
+		return 400, fmt.Sprintf("prompt is too long: %d tokens > %d maximum", quarter(len(body)), sc.ContextWindow)
+	}
 	system, _ := req.systemBlocks()
 	msgs := make([][]contentBlock, len(req.Messages))
 	for i, m := range req.Messages {

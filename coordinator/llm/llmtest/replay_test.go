@@ -141,6 +141,17 @@ func TestMessagesFailuresAndModels(t *testing.T) {
 		t.Errorf("wrong key: %d %v", resp.StatusCode, m)
 	}
 
+	long := NewServer(&Scenario{ContextWindow: 30, Responses: []Response{{Text: "short enough"}}})
+	defer long.Close()
+	resp = postAPI(t, long, "/v1/messages", `{"model":"c","max_tokens":10,"messages":[{"role":"user","content":"`+strings.Repeat("long ", 40)+`"}]}`)
+	m = decode(t, resp.Body)
+	if e := m["error"].(map[string]any); resp.StatusCode != 400 || !strings.HasPrefix(e["message"].(string), "prompt is too long: ") || !strings.HasSuffix(e["message"].(string), " tokens > 30 maximum") {
+		t.Errorf("over the context window: %d %v", resp.StatusCode, m)
+	}
+	if m = decode(t, postAPI(t, long, "/v1/messages", body).Body); m["type"] != "message" {
+		t.Errorf("within the context window: %v", m)
+	}
+
 	get := func(headers ...string) (*http.Response, map[string]any) {
 		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/models", nil)
 		for i := 0; i+1 < len(headers); i += 2 {

@@ -72,6 +72,11 @@ type Scenario struct {
 	// default 0 caches every marked prefix, so short test conversations
 	// show cache reads.
 	CacheMinTokens int `json:"cache_min_tokens,omitempty"`
+	// ContextWindow, when set, refuses a Messages API request whose
+	// prompt (estimated as usage estimates it) is longer, with the real
+	// API's HTTP 400 "prompt is too long: N tokens > M maximum", and
+	// consumes no response for it.
+	ContextWindow int `json:"context_window,omitempty"`
 
 	// dir is the directory of the scenario file, against which a
 	// relative Replay path is read; "" for a scenario built in code.
