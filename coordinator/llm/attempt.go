@@ -46,6 +46,9 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		}
 		return Response{}, f
 	}
+	if c.messages() {
+		return c.attemptMessages(ctx, req, slot, emit, fail, &stalled)
+	}
 
 	o := c.toOpenAI(req)
 	if err := checkTools(o, req.Tools); err != nil {
@@ -146,6 +149,10 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		out.Usage = conversation.Usage{InputTokens: usage.PromptTokens, OutputTokens: usage.CompletionTokens}
 		if d := usage.CompletionTokensDetails; d != nil {
 			out.Usage.ReasoningTokens = d.ReasoningTokens
+		}
+		if d := usage.PromptTokensDetails; d != nil {
+			// OpenAI's automatic prompt cache: part of prompt_tokens.
+			out.Usage.CacheReadTokens = d.CachedTokens
 		}
 		out.read = usage.PromptTokens
 	} else {

@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -60,6 +61,10 @@ type Config struct {
 	// ThinkingTokens, when positive, switches extended thinking on with
 	// this budget (Messages API); 0 leaves it off.
 	ThinkingTokens int
+	// KeyEnv is the variable APIKey came from ("ANTHROPIC_API_KEY"), named
+	// in the sentence about a rejected key; "" names the protocol's usual
+	// one.
+	KeyEnv string
 }
 
 // DefaultIdleTimeout is how long ralph waits for a silent endpoint: long
@@ -96,8 +101,10 @@ type Client struct {
 	ollama atomic.Bool
 	// truncWarned is set once a truncated prompt has been reported.
 	truncWarned atomic.Bool
-	// tools keeps the encoded tool definitions (tools.go).
-	tools toolCache
+	// tools keeps the encoded tool definitions (tools.go), and
+	// messagesToolCache the Messages API's (messages_wire.go).
+	tools             toolCache
+	messagesToolCache toolCache
 	// local: the endpoint is on this machine or its network (local.go).
 	local bool
 }
@@ -131,6 +138,10 @@ func New(cfg Config) *Client {
 		base = cfg.HTTPClient.Transport
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.BaseURL == "" && cfg.Protocol == providers.ProtocolAnthropic {
+		p, _ := providers.Named("anthropic")
+		cfg.BaseURL = p.BaseURL
+	}
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
@@ -147,6 +158,9 @@ func New(cfg Config) *Client {
 
 // BaseURL is the endpoint this client talks to.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
+
+// messages reports a client of Anthropic's Messages API (messages.go).
+func (c *Client) messages() bool { return c.cfg.Protocol == providers.ProtocolAnthropic }
 
 // Stream runs one chat completion, calling onDelta (which may be nil) with
 // text as it arrives, before each retry and while the endpoint is silent,
@@ -179,7 +193,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 		reached = reached || f.reached
 		f.reached = reached
 		lastErr = f
-		if !learnt && c.learn(req, f) {
+		if !learnt && !c.messages() && c.learn(req, f) {
 			// A request the endpoint refused for a field it does not
 			// know goes again at once without it; that is no retry.
 			learnt = true

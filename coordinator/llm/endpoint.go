@@ -31,6 +31,9 @@ const listTimeout = 15 * time.Second
 func (c *Client) Models(ctx context.Context) ([]ServedModel, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
+	if c.messages() {
+		return c.messagesModels(ctx)
+	}
 	url := c.cfg.BaseURL + "/models"
 	resp, err := c.sideRequest(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -89,6 +92,7 @@ func (c *Client) CheckTools(ctx context.Context, model string) error {
 	cfg := c.cfg
 	cfg.MaxAttempts = 1
 	cfg.MaxOutputTokens = 16
+	cfg.ThinkingTokens = 0 // a word needs no thinking
 	probe := New(cfg)
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()

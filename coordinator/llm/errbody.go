@@ -17,7 +17,9 @@ import (
 //
 //   - object: {"error":{"message":…,"type":…,"code":…}} — OpenAI, Ollama's
 //     /v1 layer, LM Studio, llama.cpp's server, OpenRouter (numeric code),
-//     recent vLLM; also vLLM's older top-level {"object":"error","message":…}
+//     recent vLLM; Anthropic's {"type":"error","error":{"type":
+//     "overloaded_error","message":"Overloaded"}}, over HTTP and as a
+//     stream's error event, whose type stands as its code; also vLLM's older top-level {"object":"error","message":…}
 //     and FastAPI's {"detail":…} for routes it does not know.
 //   - string: {"error":"<text>"} — Ollama's native API, and LM Studio for a
 //     path it does not serve ("Unexpected endpoint or method. (POST

@@ -76,9 +76,10 @@ var (
 	})
 	// Unknown models. OpenAI: code model_not_found; Ollama: "model
 	// \"x\" not found, try pulling it first" (404); vLLM: "The model `x`
-	// does not exist." (404); OpenRouter: "x is not a valid model ID" (400).
+	// does not exist." (404); OpenRouter: "x is not a valid model ID" (400);
+	// Anthropic: not_found_error "model: x" (404).
 	modelRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("(?i)model.*(not found|does not exist|not a valid model|no such model)|unknown model|invalid model")
+		return regexp.MustCompile("(?i)model.*(not found|does not exist|not a valid model|no such model)|unknown model|invalid model|^model: ")
 	})
 	// Paths the server does not serve. OpenAI: "Invalid URL (POST
 	// /chat/completions)"; LM Studio: "Unexpected endpoint or method. (POST
@@ -87,6 +88,9 @@ var (
 	endpointRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)invalid url|unexpected endpoint|page not found|no route|^not found$|cannot (post|get) /`)
 	})
+	// Anthropic's empty account: HTTP 400 invalid_request_error "Your
+	// credit balance is too low to access the Anthropic API."
+	creditRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)credit balance is too low`) })
 	// Moderation refusals share 403 with bad keys on OpenRouter.
 	moderationRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)flagged|moderation`) })
 	// Content filters. Azure OpenAI: HTTP 400, code content_filter, "The
@@ -167,7 +171,9 @@ var errorTable = []rule{
 			return s == 401 || (s == 403 && !moderationRe().MatchString(f.server.message)) || codeIs(f, "invalid_api_key", "authentication_error")
 		}},
 	{name: "no credit", kind: ErrQuota, config: true,
-		match: func(f *failure) bool { return f.effectiveStatus() == 402 || codeIs(f, "insufficient_quota") }},
+		match: func(f *failure) bool {
+			return f.effectiveStatus() == 402 || codeIs(f, "insufficient_quota") || creditRe().MatchString(f.server.message)
+		}},
 	{name: "unknown model", kind: ErrModelNotFound, config: true,
 		match: func(f *failure) bool {
 			if codeIs(f, "model_not_found") {
@@ -268,12 +274,15 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 	case ErrContextTooLong:
 		return fmt.Sprintf("the conversation is longer than model %q at %s accepts (%s); set context_tokens in the config below the server's window, or start a new session", model, base, where)
 	case ErrUnauthorized:
-		return fmt.Sprintf("the model endpoint %s rejected the API key (%s); check OPENAI_API_KEY", base, where)
+		return fmt.Sprintf("the model endpoint %s rejected the API key (%s); check %s", base, where, c.keyEnv())
 	case ErrQuota:
 		return fmt.Sprintf("the model endpoint %s refused for want of credit or quota (%s); check the account's plan and billing", base, where)
 	case ErrModelNotFound:
 		return fmt.Sprintf("model %q is not available at %s (%s); choose another with --model or RALPH_MODEL", model, base, where)
 	case ErrNotAnAPI:
+		if c.messages() {
+			return c.notMessagesSentence(where)
+		}
 		return c.notAnAPISentence(ctx, where)
 	case ErrRateLimited:
 		return fmt.Sprintf("the model endpoint %s is rate limiting ralph (%s)%s; wait a while or lower --parallel", base, where, after)
@@ -287,12 +296,34 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 	case ErrContentFiltered:
 		return fmt.Sprintf("the model endpoint %s's content filter refused the request (%s)", base, where)
 	case ErrUnreachable:
-		return fmt.Sprintf("cannot reach the model endpoint %s (%s); check --base-url or OPENAI_BASE_URL", base, rootCause(f.err))
+		return fmt.Sprintf("cannot reach the model endpoint %s (%s); check --base-url or %s", base, rootCause(f.err), c.baseURLEnv())
 	}
 	if f.reached && isConnError(f.err) {
 		return fmt.Sprintf("the model endpoint %s went away mid-answer (%s)%s", base, rootCause(f.err), after)
 	}
 	return fmt.Sprintf("the model's answer from %s broke off (%s)%s", base, rootCause(f.err), after)
+}
+
+// keyEnv is the variable the key came from, as the sentence about a
+// rejected key names it.
+func (c *Client) keyEnv() string {
+	switch {
+	case c.cfg.KeyEnv != "":
+		return c.cfg.KeyEnv
+	case c.messages() && c.cfg.Bearer:
+		return "ANTHROPIC_AUTH_TOKEN"
+	case c.messages():
+		return "ANTHROPIC_API_KEY"
+	}
+	return "OPENAI_API_KEY"
+}
+
+// baseURLEnv is the variable that names the endpoint for this protocol.
+func (c *Client) baseURLEnv() string {
+	if c.messages() {
+		return "ANTHROPIC_BASE_URL"
+	}
+	return "OPENAI_BASE_URL"
 }
 
 // classify turns the last failure of a call into an *Error.

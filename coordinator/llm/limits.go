@@ -26,6 +26,9 @@ import (
 //     OpenRouter, which also copies it into the 429 body's
 //     error.metadata.headers, in seconds elsewhere) or, when small, a
 //     number of seconds;
+//   - Anthropic's anthropic-ratelimit-{requests,tokens,input-tokens,
+//     output-tokens}-reset, RFC 3339 times, next to -remaining counts
+//     that say which ran out, beside its Retry-After in seconds;
 //   - the message itself: OpenAI's "Rate limit reached for gpt-4o … Please
 //     try again in 6m0s.", and "retry after 30 seconds" from others.
 //
@@ -49,6 +52,7 @@ func limitWait(f *failure, h http.Header, at time.Time) (time.Duration, bool) {
 		}
 		add(parseRetryAfter(h.Get("Retry-After"), at))
 		add(openAIReset(h))
+		add(anthropicReset(h, at))
 		add(epochReset(h.Get("X-Ratelimit-Reset"), at))
 	}
 	add(epochReset(f.server.reset, at))
@@ -83,6 +87,35 @@ func openAIReset(h http.Header) (time.Duration, bool) {
 		return req, true
 	}
 	return tok, tokOK
+}
+
+// anthropicLimits are the limits Anthropic reports in its headers.
+var anthropicLimits = []string{"requests", "tokens", "input-tokens", "output-tokens"}
+
+// anthropicReset reads Anthropic's reset headers: the latest reset of
+// the limits that ran out (remaining 0), or, when none says so, the
+// soonest reset still to come. A reset in the past says nothing.
+func anthropicReset(h http.Header, at time.Time) (time.Duration, bool) {
+	var out, soonest time.Duration
+	var anyOut, anySoon bool
+	for _, l := range anthropicLimits {
+		v := strings.TrimSpace(h.Get("Anthropic-Ratelimit-" + l + "-Reset"))
+		t, err := time.Parse(time.RFC3339, v)
+		if v == "" || err != nil || !t.After(at) {
+			continue
+		}
+		d := t.Sub(at)
+		if strings.TrimSpace(h.Get("Anthropic-Ratelimit-"+l+"-Remaining")) == "0" {
+			out, anyOut = max(out, d), true
+		}
+		if !anySoon || d < soonest {
+			soonest, anySoon = d, true
+		}
+	}
+	if anyOut {
+		return out, true
+	}
+	return soonest, anySoon
 }
 
 // resetDurationRe is OpenAI's duration notation with an optional number of

@@ -118,6 +118,11 @@ func (s *attemptSlot) receivedAt() time.Time {
 var limitHeaders = []string{
 	"Retry-After", "Retry-After-Ms", "X-Ratelimit-Reset", "X-Ratelimit-Reset-Requests", "X-Ratelimit-Reset-Tokens",
 	"X-Ratelimit-Remaining-Requests", "X-Ratelimit-Remaining-Tokens",
+	// Anthropic's, one reset and one remaining count per limit (limits.go).
+	"Anthropic-Ratelimit-Requests-Reset", "Anthropic-Ratelimit-Tokens-Reset",
+	"Anthropic-Ratelimit-Input-Tokens-Reset", "Anthropic-Ratelimit-Output-Tokens-Reset",
+	"Anthropic-Ratelimit-Requests-Remaining", "Anthropic-Ratelimit-Tokens-Remaining",
+	"Anthropic-Ratelimit-Input-Tokens-Remaining", "Anthropic-Ratelimit-Output-Tokens-Remaining",
 }
 
 func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {

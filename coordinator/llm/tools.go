@@ -45,6 +45,13 @@ const maxToolSets = 16
 // encoded returns the JSON array for defs as the "tools" field of a chat
 // completion request, with the same content go-openai would send.
 func (tc *toolCache) encoded(defs []conversation.ToolDef) ([]byte, error) {
+	return tc.encodedWith(defs, openAITools)
+}
+
+// encodedWith returns the JSON array encode makes of defs, encoded once
+// per set of definitions. A cache serves one encoder: the Messages API's
+// tools (messages_wire.go) have their own.
+func (tc *toolCache) encodedWith(defs []conversation.ToolDef, encode func([]conversation.ToolDef) any) ([]byte, error) {
 	key := hashDefs(defs)
 	tc.mu.Lock()
 	e, ok := tc.entries[key]
@@ -52,15 +59,7 @@ func (tc *toolCache) encoded(defs []conversation.ToolDef) ([]byte, error) {
 	if ok && slices.EqualFunc(e.defs, defs, sameDef) {
 		return e.encoded, nil
 	}
-	tools := make([]wireTool, len(defs))
-	for i, d := range defs {
-		params := d.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		tools[i] = wireTool{Type: string(openai.ToolTypeFunction), Function: wireFunction{Name: d.Name, Description: d.Description, Parameters: params}}
-	}
-	data, err := json.Marshal(tools)
+	data, err := json.Marshal(encode(defs))
 	if err != nil {
 		return nil, fmt.Errorf("encode the tool definitions: %w", err)
 	}
@@ -72,6 +71,23 @@ func (tc *toolCache) encoded(defs []conversation.ToolDef) ([]byte, error) {
 	tc.entries[key] = e
 	tc.mu.Unlock()
 	return data, nil
+}
+
+// openAITools is defs as the chat completions API takes them.
+func openAITools(defs []conversation.ToolDef) any {
+	tools := make([]wireTool, len(defs))
+	for i, d := range defs {
+		tools[i] = wireTool{Type: string(openai.ToolTypeFunction), Function: wireFunction{Name: d.Name, Description: d.Description, Parameters: toolSchema(d)}}
+	}
+	return tools
+}
+
+// toolSchema is a definition's parameters, or an object without any.
+func toolSchema(d conversation.ToolDef) json.RawMessage {
+	if len(d.Parameters) == 0 {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return d.Parameters
 }
 
 // wireTool is a tool as the chat completions API takes it; the fields are

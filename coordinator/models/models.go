@@ -57,7 +57,18 @@ const (
 // Client is a client for cfg's endpoint, made as a session makes it, for
 // the questions asked beside a session (the model list, `ralph doctor`).
 func Client(cfg config.Config) *llm.Client {
-	return llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, IdleTimeout: cfg.IdleTimeout})
+	return llm.New(ClientConfig(cfg))
+}
+
+// ClientConfig is the one translation of a resolved configuration into a
+// model client's: the provider, its protocol and endpoint, the key and how
+// it is sent, thinking, and the limits. Every client ralph makes (a
+// session's, the model list's, doctor's) is made of it, so that they all
+// speak to the same provider the same way.
+func ClientConfig(cfg config.Config) llm.Config {
+	return llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
+		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter,
+		Provider: cfg.Provider, Protocol: cfg.Protocol, Bearer: cfg.Bearer, ThinkingTokens: cfg.ThinkingTokens}
 }
 
 // Resolver knows an endpoint's models. Its list is asked for once and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
@@ -28,6 +29,7 @@ func (p *Project) loadDefinitions(notify func(string), extra ...agentdefs.Dir) {
 		home, _ = os.UserHomeDir()
 	}
 	p.Definitions = agentdefs.Load(p.Fs, p.Root, home, extra...)
+	p.Definitions.ResolveAliases(func(alias string) (string, bool) { return providers.ModelForAlias(p.Config.Provider, alias) })
 	for _, w := range p.Definitions.Warnings {
 		notify(w)
 	}

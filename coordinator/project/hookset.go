@@ -85,7 +85,7 @@ func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox)
 		return nil
 	}
 	s := &hooks.Set{Runner: &hooks.Runner{ProjectDir: p.Root,
-		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv, "OPENAI_API_KEY"),
+		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv),
 		Sandbox: sandbox}}
 	reviews := map[hooks.Hook]approval.ProjectHook{}
 	for _, e := range l.Entries {

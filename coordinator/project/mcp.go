@@ -26,7 +26,7 @@ func NewMCP(root string, cfg config.Config, approver mcp.Approver, notify func(s
 
 func mcpOptions(root string, cfg config.Config, approver mcp.Approver, notify func(string), ws *workers.Workspace) mcp.Options {
 	o := mcp.Options{Servers: cfg.MCPServers, Dir: root, Env: commandEnv(cfg.APIKeyEnv),
-		ProjectEnv: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
+		ProjectEnv: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Approver:   approver, Notify: notify}
 	if ws != nil {
 		o.Sandbox = ws
@@ -45,7 +45,7 @@ func InspectMCP(fs, person afero.Fs, root string, cfg config.Config) *mcp.Manage
 	policy := approval.New(approval.Options{Fs: fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(), Redactor: memory.NewRedactor(cfg.Secrets()...)})
 	ws, err := workers.NewWorkspace(workers.Options{Root: root, Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network,
 		Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, Readable: cfg.SandboxReadable,
-		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY")})
+		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)})
 	if err != nil {
 		// The project's servers that need the sandbox are refused then.
 		return NewMCP(root, cfg, policy, nil, nil)

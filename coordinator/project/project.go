@@ -26,6 +26,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -61,18 +62,20 @@ type Overrides struct {
 // gives reports whether the overrides give the saved setting key.
 func (o Overrides) gives(key string) bool { return slices.Contains(o.Saved, key) }
 
-// apply puts o over cfg.
+// apply puts o over cfg, then resolves the provider again (config.Resolve):
+// a flag such as --provider, --base-url or --model decides which provider,
+// endpoint and key the session uses, so the resolution runs after them,
+// here, where every session's configuration is settled.
 func (o Overrides) apply(cfg *config.Config) error {
-	if o.Apply == nil {
-		return nil
-	}
-	if err := o.Apply(cfg); err != nil {
-		if errors.Is(err, config.ErrInvalid) {
-			return err
+	if o.Apply != nil {
+		if err := o.Apply(cfg); err != nil {
+			if errors.Is(err, config.ErrInvalid) {
+				return err
+			}
+			return fmt.Errorf("%w: %w", config.ErrInvalid, err)
 		}
-		return fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
-	return nil
+	return cfg.Resolve()
 }
 
 // Modes of a session, as session.json records them.
@@ -368,11 +371,11 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,
-		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
+		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 		Readable: cfg.SandboxReadable,
 		Notify:   opts.Notify, AddDirs: opts.AddDirs,
-		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv, "OPENAI_API_KEY"),
+		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
@@ -387,8 +390,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
 	p.loadSkills()
 	p.Tools.Add(tools.Deps{Skills: p.Skills, Root: root})
-	p.Client = llm.New(llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
-		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter})
+	p.Client = llm.New(models.ClientConfig(p.Config))
 	p.registerBeside()
 	p.startRetention()
 	ok = true
@@ -480,8 +482,13 @@ func (p *Project) resume(opts Options) error {
 	}
 	// The model a session was started with goes on unless this command
 	// line or the environment names another.
+	// The provider follows it where nothing else names one (a claude-…
+	// model is Anthropic's), so the provider is resolved again.
 	if prior.Model != "" && !opts.Overrides.gives("model") && opts.Getenv("RALPH_MODEL") == "" {
-		p.Config.Model = prior.Model
+		p.Config.SetModel(prior.Model)
+		if err := p.Config.Resolve(); err != nil {
+			return err
+		}
 	}
 	run, err := p.settle(opts, prior.Run)
 	if err != nil {
@@ -622,7 +629,7 @@ func (p *Project) touchRegistry() {
 // nothing a server does needs it, and its output could otherwise carry it
 // into the conversation. run_command's is childenv.ForCommands.
 func commandEnv(keyVar string) []string {
-	return childenv.Without(os.Environ(), keyVar, "OPENAI_API_KEY")
+	return childenv.Without(os.Environ(), keyVar)
 }
 
 // ErrUsage is bad input a room above this one finds once the project is

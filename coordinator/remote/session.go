@@ -24,6 +24,14 @@ type Session struct {
 	// BaseURL is --base-url: the endpoint, taken only when it is the
 	// worker's own or one its [engine] allow_base_urls names.
 	BaseURL string `json:"base_url,omitempty"`
+	// Provider is --provider: taken only where the worker's own config
+	// names no endpoint of its own (no base_url, OPENAI_BASE_URL or
+	// api_key_env); the worker then calls that provider's own endpoint
+	// with the key in its own environment.
+	Provider string `json:"provider,omitempty"`
+	// ThinkingTokens is --thinking-tokens: taken when no higher than the
+	// worker's own budget, if it has one.
+	ThinkingTokens int `json:"thinking_tokens,omitempty"`
 	// Sandbox is --sandbox: taken only when it is as strict as the
 	// worker's own, or stricter.
 	Sandbox string `json:"sandbox,omitempty"`
@@ -87,6 +95,18 @@ func (s Session) Tighten(cfg *config.Config) error {
 			return loosens("the run's --base-url points at %s, which this worker's config does not allow (add it to [engine] allow_base_urls in the worker's ~/.config/ralph/config.toml)", host)
 		}
 		c.SetBaseURL(s.BaseURL)
+	}
+	if s.Provider != "" && !strings.EqualFold(s.Provider, c.Provider) {
+		if c.NamesEndpoint() {
+			return loosens("the run's --provider %s would send this worker's key to the endpoint its own config names for %s; name the provider in the worker's ~/.config/ralph/config.toml instead", s.Provider, c.BaseURL)
+		}
+		c.SetProvider(s.Provider, "--provider "+s.Provider+" (carried by the run)")
+	}
+	if s.ThinkingTokens != 0 {
+		if c.ThinkingTokens != 0 && s.ThinkingTokens > c.ThinkingTokens {
+			return loosens("the run's --thinking-tokens %d is higher than this worker's own %d", s.ThinkingTokens, c.ThinkingTokens)
+		}
+		c.ThinkingTokens = s.ThinkingTokens
 	}
 	if s.Sandbox != "" {
 		if config.Looser(s.Sandbox, c.Sandbox) {

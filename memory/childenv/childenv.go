@@ -28,21 +28,28 @@
 //     their value (neverHide): PATH and the search paths ending in PATH,
 //     PWD, OLDPWD, HOME, USER, SHELL, TERM, LANG, LC_*, TMPDIR, …;
 //   - a name Hide named (the variable the person configured for the
-//     model's key, api_key_env) always is.
+//     model's key, api_key_env) always is, and so is every variable a
+//     model provider's key is read from (memory/providers: OPENAI_API_KEY,
+//     ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, GEMINI_API_KEY,
+//     OPENROUTER_API_KEY), whether or not ralph uses that provider: a
+//     command's output goes to the model, and shell_env cannot pass them.
 package childenv
 
 import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/providers"
 )
 
-// hidden are the variable names Hide added, for the whole process: the
-// model's key is configured once, and every place that starts a process
-// must drop it without being handed the configuration.
+// hidden are the variable names Hide added, for the whole process, and
+// from the start every provider's key variables: the model's key is
+// configured once, and every place that starts a process must drop it
+// without being handed the configuration.
 var (
 	hiddenMu sync.RWMutex
-	hidden   []string
+	hidden   = providers.KeyVariables()
 )
 
 // Hide makes name count as a credential from now on, whatever it looks

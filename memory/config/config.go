@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/retention"
 )
 
@@ -126,6 +128,22 @@ type Config struct {
 	BaseURL   string
 	APIKey    string `json:"-"`
 	APIKeyEnv string // the variable the key came from, for messages
+	// Provider is the provider's name (memory/providers): named by
+	// --provider, RALPH_PROVIDER or provider in a config file, or
+	// inferred by Resolve; "" for an endpoint known by its URL only.
+	// ProviderWhy says in one sentence why it is this one.
+	Provider, ProviderWhy string
+	// Protocol is the wire protocol the provider speaks
+	// (providers.ProtocolOpenAI or providers.ProtocolAnthropic).
+	Protocol string
+	// Bearer: the key is a bearer token (ANTHROPIC_AUTH_TOKEN), sent as
+	// "Authorization: Bearer" instead of the provider's key header.
+	Bearer bool
+	// ThinkingTokens, when positive, switches extended thinking on with
+	// that budget (thinking_tokens, --thinking-tokens, MAX_THINKING_TOKENS).
+	ThinkingTokens int
+	// src is what the sources said about the provider, for Resolve.
+	src resolveState
 	// InstructionLinks are the targets outside the project an
 	// instructions file may link to (instruction_links, user config only:
 	// a project must not pick what of the person's files reaches the
@@ -298,12 +316,16 @@ type Engine struct {
 func (c *Config) SetBaseURL(u string) {
 	c.BaseURL = u
 	c.BaseURLFromProject = false
+	c.src.baseURLGiven = true
+	c.src.baseURLWhy = "--base-url is given"
 }
 
 // File is the TOML schema of a config file.
 type File struct {
 	Model           string  `toml:"model"`
 	BaseURL         string  `toml:"base_url"`
+	Provider        string  `toml:"provider"`
+	ThinkingTokens  *int    `toml:"thinking_tokens"`
 	APIKeyEnv       string  `toml:"api_key_env"`
 	MaxTurns        int     `toml:"max_turns"`
 	MaxRetries      *int    `toml:"max_retries"`
@@ -441,7 +463,9 @@ func Load(src Sources) (Config, error) {
 		MaxRetryAfter:  DefaultMaxRetryAfter,
 		MaxWait:        DefaultMaxWait,
 		AnswerTimeout:  DefaultAnswerTimeout,
+		src:            resolveState{getenv: src.Getenv},
 	}
+	c.src.resolvedModel, c.src.resolvedBaseURL = c.Model, c.BaseURL
 	paths := Paths(src.UserConfigDir, src.ProjectRoot)
 	var userMCP, projectMCP []MCPServer
 	projectFile := ""
@@ -471,7 +495,7 @@ func Load(src Sources) (Config, error) {
 			return c, invalidf("%s: api_key_env may only be set in your user config (%s), not in a project's config", p, filepath.Join("~/.config/ralph", "config.toml"))
 		}
 		if f.Model != "" {
-			c.Model = f.Model
+			c.Model, c.src.modelGiven = f.Model, true
 		}
 		if f.BaseURL != "" {
 			if fromProject {
@@ -479,9 +503,26 @@ func Load(src Sources) (Config, error) {
 			}
 			c.BaseURL = f.BaseURL
 			c.BaseURLFromProject = fromProject
+			c.src.baseURLGiven, c.src.baseURLWhy = true, fmt.Sprintf("base_url is set in %s", displayPath(p))
 		}
 		if f.APIKeyEnv != "" {
 			c.APIKeyEnv = f.APIKeyEnv
+			c.src.keyEnvGiven, c.src.keyEnvWhy = true, fmt.Sprintf("api_key_env = %q in %s names the key", f.APIKeyEnv, displayPath(p))
+		}
+		if f.Provider != "" {
+			if _, ok := providers.Named(f.Provider); !ok {
+				return c, invalidf("%s: provider %q is not one ralph knows; use one of %s", p, f.Provider, ProviderNames())
+			}
+			// A project's provider counts like its base_url: Validate
+			// lets it have only the provider's own key go to the
+			// provider's own endpoint, unless the person's own file names
+			// the same provider.
+			c.src.providerFromProject = fromProject && !strings.EqualFold(c.Provider, f.Provider)
+			c.Provider = strings.ToLower(f.Provider)
+			c.src.providerFrom = fmt.Sprintf("provider = %q in %s", f.Provider, displayPath(p))
+		}
+		if f.ThinkingTokens != nil {
+			c.ThinkingTokens = *f.ThinkingTokens
 		}
 		if len(f.InstructionLinks) > 0 {
 			if fromProject {
@@ -588,13 +629,27 @@ func Load(src Sources) (Config, error) {
 	c.MCPWarnings = append(c.MCPWarnings, warns...)
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.SetBaseURL(v)
+		c.src.baseURLWhy = "OPENAI_BASE_URL is set"
 	}
 	if v := src.Getenv("RALPH_MODEL"); v != "" {
-		c.Model = v
+		c.SetModel(v)
 	}
-	c.APIKey = src.Getenv(c.APIKeyEnv)
+	if v := src.Getenv("RALPH_PROVIDER"); v != "" {
+		c.SetProvider(strings.ToLower(v), "RALPH_PROVIDER="+v)
+	}
+	if v := src.Getenv("MAX_THINKING_TOKENS"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return c, invalidf("MAX_THINKING_TOKENS=%q is not a number of tokens", v)
+		}
+		c.ThinkingTokens = n
+	}
+	if err := c.Resolve(); err != nil {
+		return c, err
+	}
 	// No process ralph starts for itself may inherit the model's key,
-	// whatever the variable holding it is called.
+	// whatever the variable holding it is called (every provider's own
+	// variables childenv hides by itself).
 	childenv.Hide(c.APIKeyEnv)
 	return c, nil
 }
@@ -846,9 +901,11 @@ func (c Config) Validate() error {
 		// user picked anyway, may receive it.
 		return invalidf("the project's %s points base_url at %s, which is not this machine, so ralph will not send your API key there; set the endpoint with --base-url, OPENAI_BASE_URL or your user config if you trust it", ProjectFile, u.Host)
 	}
+	if err := c.checkProvider(u); err != nil {
+		return err
+	}
 	if c.APIKey == "" && !IsLocalURL(u) {
-		return noKeyf("%s is not set and %s is not a local endpoint; export %s or point --base-url at a local server such as Ollama",
-			c.APIKeyEnv, c.BaseURL, c.APIKeyEnv)
+		return noKeyf("%s is not set and %s is not a local endpoint; %s", c.APIKeyEnv, c.BaseURL, c.noKeyHint())
 	}
 	return nil
 }

@@ -111,3 +111,37 @@ func KeyVariables() []string {
 	}
 	return out
 }
+
+// Title is the provider's name as a sentence writes it ("the model
+// claude-sonnet-4-5 is Anthropic's").
+func (p Provider) Title() string {
+	switch p.Name {
+	case "openai":
+		return "OpenAI"
+	case "anthropic":
+		return "Anthropic"
+	case "gemini":
+		return "Google"
+	case "openrouter":
+		return "OpenRouter"
+	case "ollama":
+		return "Ollama"
+	}
+	return p.Name
+}
+
+// aliases are Claude Code's model aliases (sonnet, opus, haiku, as agent
+// definitions and custom commands name them), by provider: the current
+// model of that family where the provider serves Claude.
+var aliases = map[string]map[string]string{
+	"anthropic":  {"sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-1", "haiku": "claude-haiku-4-5"},
+	"openrouter": {"sonnet": "anthropic/claude-sonnet-4.5", "opus": "anthropic/claude-opus-4.1", "haiku": "anthropic/claude-haiku-4.5"},
+}
+
+// ModelForAlias is the model a Claude Code alias means at provider, and
+// false where the provider serves no such family (the child then keeps
+// its parent's model).
+func ModelForAlias(provider, alias string) (string, bool) {
+	m, ok := aliases[strings.ToLower(provider)][strings.ToLower(strings.TrimSpace(alias))]
+	return m, ok
+}

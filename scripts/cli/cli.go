@@ -27,6 +27,8 @@ type flags struct {
 	planArg        string
 	model          string
 	baseURL        string
+	provider       string
+	thinkingTokens int
 	outputFormat   string
 	json           bool
 	yes            bool
@@ -143,9 +145,12 @@ func (c *cli) command() *cobra.Command {
   ralph mcp list        MCP servers whose tools the model may call (add, remove, approve)
   ralph doctor          check the setup (config, model, sandbox, git) and say how to fix it
 
-The model is configured by OPENAI_API_KEY, OPENAI_BASE_URL and RALPH_MODEL,
-the flags below, or .ralph/config.toml (project) over ~/.config/ralph/config.toml.
-Local endpoints (Ollama, vLLM, LM Studio, llama.cpp) need no key.
+The model is configured by the key a person has (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+GEMINI_API_KEY or OPENROUTER_API_KEY picks OpenAI, Anthropic, Gemini or OpenRouter;
+a claude-… or gemini-… model picks its own), --provider, OPENAI_BASE_URL (or
+ANTHROPIC_BASE_URL) and RALPH_MODEL, the flags below, or .ralph/config.toml
+(project) over ~/.config/ralph/config.toml. Local endpoints (Ollama, vLLM,
+LM Studio, llama.cpp) need no key. ralph doctor says which provider and why.
 
 Questions (approvals, ask_user) are asked at the terminal; without one, ralph run
 waits for ralph answer up to --answer-timeout, a one-shot or script refuses at once
@@ -190,7 +195,9 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
-	pf.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL)")
+	pf.StringVar(&f.baseURL, "base-url", "", "the model endpoint, e.g. http://localhost:11434/v1; with --provider anthropic a Messages API host (env OPENAI_BASE_URL)")
+	pf.StringVar(&f.provider, "provider", "", "the model provider: "+config.ProviderNames()+" (env RALPH_PROVIDER; default: inferred from the keys set)")
+	pf.IntVar(&f.thinkingTokens, "thinking-tokens", 0, "switch extended thinking on with this budget of tokens, at least 1024 (Anthropic; env MAX_THINKING_TOKENS)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command and MCP tool call without asking (except a command asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))

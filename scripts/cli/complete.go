@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -36,6 +36,7 @@ func (c *cli) addValueCompletions(root *cobra.Command) {
 		"resume":   c.sessionCompletions,
 		"session":  c.sessionCompletions,
 		"model":    c.modelCompletions,
+		"provider": fixed(providers.Names()...),
 	}
 	// --resume takes its id as the next word (resumeArgs), so the word
 	// after a bare --resume completes as one.
@@ -102,13 +103,11 @@ func (c *cli) sessionCompletions(_ *cobra.Command, _ []string, _ string) ([]cobr
 // models.ListTimeout.
 func (c *cli) modelCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	none := cobra.ShellCompDirectiveNoFileComp
-	root, _ := project.Root(c.f.dir)
-	cfg, err := project.LoadConfig(root, os.Getenv)
+	// As a session would resolve it: --provider and --base-url pick
+	// whose models.
+	_, cfg, err := project.EffectiveConfig(c.f.dir, c.f.overrides())
 	if err != nil {
 		return nil, none
-	}
-	if c.f.baseURL != "" {
-		cfg.SetBaseURL(c.f.baseURL)
 	}
 	ids, err := models.ForConfig(cfg).List(context.Background())
 	if err != nil {

@@ -30,16 +30,19 @@ func TestSessionFlagsOverTheConfig(t *testing.T) {
 	answerTimeout := 5 * time.Second
 	f := &flags{model: "m1", baseURL: "http://flag/v1", maxTurns: 3, maxRetries: 0, commandTimeout: 7,
 		idleTimeout: 2 * time.Second, maxOutput: 50, sandbox: "read-only", noNetwork: true, style: "markdown",
-		maxWait: 0, maxWaitSet: true}
+		maxWait: 0, maxWaitSet: true, provider: "Anthropic", thinkingTokens: 2048}
 	f.answers.Timeout = &answerTimeout
 	all := f.overrides()
 	cfg = base
 	if err := all.Apply(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	want := config.Config{Model: "m1", BaseURL: "http://flag/v1", MaxTurns: 3, MaxRetries: 0,
+	want := config.Config{MaxTurns: 3, MaxRetries: 0,
 		CommandTimeout: 7 * time.Second, IdleTimeout: 2 * time.Second, MaxOutputTokens: 50, Sandbox: "read-only",
-		Network: false, Style: "markdown", MaxWait: 0, AnswerTimeout: 5 * time.Second}
+		Network: false, Style: "markdown", MaxWait: 0, AnswerTimeout: 5 * time.Second, ThinkingTokens: 2048}
+	want.SetModel("m1")
+	want.SetBaseURL("http://flag/v1")
+	want.SetProvider("anthropic", "--provider Anthropic")
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("every flag given:\n%+v\nwant\n%+v", cfg, want)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
@@ -45,13 +46,17 @@ type check struct {
 
 // doctorReport is what `ralph doctor --json` prints.
 type doctorReport struct {
-	Version   string         `json:"version"`
-	Files     []configFile   `json:"config_files"`
-	Model     string         `json:"model,omitempty"`
-	BaseURL   string         `json:"base_url,omitempty"`
-	KeySource string         `json:"key_source,omitempty"`
-	Sandbox   sandbox.Kernel `json:"sandbox_kernel"`
-	Checks    []check        `json:"checks"`
+	Version string       `json:"version"`
+	Files   []configFile `json:"config_files"`
+	// Provider is the provider a run here would use ("" for an endpoint
+	// known by its URL only), ProviderWhy the sentence why.
+	Provider    string         `json:"provider,omitempty"`
+	ProviderWhy string         `json:"provider_why,omitempty"`
+	Model       string         `json:"model,omitempty"`
+	BaseURL     string         `json:"base_url,omitempty"`
+	KeySource   string         `json:"key_source,omitempty"`
+	Sandbox     sandbox.Kernel `json:"sandbox_kernel"`
+	Checks      []check        `json:"checks"`
 	// OK is false when a check found a problem that would stop a run.
 	OK bool `json:"ok"`
 }
@@ -110,7 +115,9 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 		// kernel gives is still worth knowing.
 		r.Sandbox = sandbox.ProbeKernel()
 	} else {
+		add(providerCheck(e.Cfg))
 		add(check{Name: "config", Status: checkOK, Detail: text.Counted(len(e.Files), "config file", "config files") + " read"})
+		r.Provider, r.ProviderWhy = e.Cfg.Provider, e.Cfg.ProviderWhy
 		r.Model, r.BaseURL, r.KeySource = e.Cfg.Model, e.Cfg.BaseURL, e.KeySource
 		for _, ch := range endpointChecks(ctx, e) {
 			add(ch)
@@ -147,6 +154,28 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 var maskedKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(sk-|AIza)[A-Za-z0-9_*.\-]{4,}`) })
 
 func hideKeys(s string) string { return maskedKey().ReplaceAllString(s, "[key hidden]") }
+
+// providerCheck says which provider a run here would use, the variable its
+// key is read from (never the key) and why this provider, first of all:
+// with several keys set, which one is used is the first thing to know.
+func providerCheck(cfg config.Config) check {
+	name := cfg.Provider
+	if name == "" {
+		name = "the endpoint " + cfg.BaseURL
+	}
+	protocol := "OpenAI's chat completions"
+	if cfg.Protocol == providers.ProtocolAnthropic {
+		protocol = "Anthropic's Messages API"
+	}
+	key := "key from " + cfg.APIKeyEnv
+	if cfg.Bearer {
+		key = "bearer token from " + cfg.APIKeyEnv
+	}
+	if cfg.APIKey == "" {
+		key = cfg.APIKeyEnv + " not set"
+	}
+	return check{Name: "provider", Status: checkOK, Detail: fmt.Sprintf("%s (%s), %s: %s", name, protocol, key, cfg.ProviderWhy)}
+}
 
 // endpointChecks check the model, the key and the endpoint: whether it
 // answers, lists the model, takes tools, and what context it serves.
@@ -212,7 +241,7 @@ func endpointFix(err error, cfg config.Config) string {
 	if errors.As(err, &le) {
 		switch le.Status {
 		case 401, 403:
-			return "export a valid key in " + cfg.APIKeyEnv + " (or set api_key_env in your user config)"
+			return "export a valid key in " + cfg.APIKeyEnv + " (or set api_key_env in your user config, or name another provider with --provider)"
 		case 404:
 			return "point --base-url (or OPENAI_BASE_URL) at the API's root, which usually ends in /v1"
 		}

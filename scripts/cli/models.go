@@ -24,10 +24,12 @@ func (c *cli) modelsCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "models",
 		Short: "List the models the endpoint serves, marking the configured one (--json)",
-		Long: `List the models the configured endpoint serves (GET /models), with the
-context length it serves each with when it says so. The configured model is
-marked with *; --model and --base-url ask about another.`,
+		Long: `List the models the configured provider's endpoint serves (GET /models; for
+Anthropic's Messages API GET /v1/models), with the context length it serves each
+with when it says so. The configured model is marked with *; --provider, --model
+and --base-url ask about another.`,
 		Example: `  ralph models
+  ralph models --provider anthropic
   ralph models --base-url http://localhost:11434/v1
   ralph models --json | jq -r '.models[].id'`,
 		Args: cobra.NoArgs,
@@ -58,7 +60,7 @@ func writeModels(w io.Writer, cfg config.Config, models []llm.ServedModel, asJSO
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"base_url": cfg.BaseURL, "configured": cfg.Model, "configured_listed": listed, "models": models})
+		return enc.Encode(map[string]any{"provider": cfg.Provider, "base_url": cfg.BaseURL, "configured": cfg.Model, "configured_listed": listed, "models": models})
 	}
 	for _, m := range models {
 		mark := " "

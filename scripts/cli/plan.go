@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -191,6 +192,12 @@ func (c *cli) runAfterPlan(ctx context.Context, epic string) int {
 	}
 	if c.f.model != "" {
 		args = append(args, "--model", c.f.model)
+	}
+	if c.f.provider != "" {
+		args = append(args, "--provider", c.f.provider)
+	}
+	if c.f.thinkingTokens != 0 {
+		args = append(args, "--thinking-tokens", strconv.Itoa(c.f.thinkingTokens))
 	}
 	if c.f.yes {
 		args = append(args, "--yes")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/project"
@@ -84,8 +85,12 @@ func sessionSettings() []sessionSetting {
 	}
 	return []s{
 		{flag: "model", key: "model", env: "RALPH_MODEL", saved: true, given: func(f *flags) bool { return f.model != "" }, temporal: carried,
-			show:  show(func(c c) any { return c.Model }),
-			apply: func(f *flags, cfg *c) { set(&cfg.Model, f.model) },
+			show: show(func(c c) any { return c.Model }),
+			apply: func(f *flags, cfg *c) {
+				if f.model != "" {
+					cfg.SetModel(f.model)
+				}
+			},
 			carry: func(f *flags, s *remote.Session) error { s.Model = f.model; return nil }},
 		{flag: "base-url", key: "base_url", env: "OPENAI_BASE_URL", temporal: carried,
 			why:  "a worker takes it only when its own config allows the endpoint ([engine] allow_base_urls)",
@@ -96,6 +101,21 @@ func sessionSettings() []sessionSetting {
 				}
 			},
 			carry: func(f *flags, s *remote.Session) error { s.BaseURL = f.baseURL; return nil }},
+		{flag: "provider", key: "provider", env: "RALPH_PROVIDER", temporal: carried,
+			why:    "a worker takes it only where its own config names no endpoint of its own, and calls that provider with the key in its own environment",
+			show:   show(func(c c) any { return c.Provider }),
+			source: func(e effective) string { return e.Cfg.ProviderWhy },
+			apply: func(f *flags, cfg *c) {
+				if f.provider != "" {
+					cfg.SetProvider(strings.ToLower(f.provider), "--provider "+f.provider)
+				}
+			},
+			carry: func(f *flags, s *remote.Session) error { s.Provider = strings.ToLower(f.provider); return nil }},
+		{flag: "thinking-tokens", key: "thinking_tokens", env: "MAX_THINKING_TOKENS", temporal: carried,
+			why:   "a worker takes it only when it is no higher than its own budget, if it has one",
+			show:  show(func(c c) any { return c.ThinkingTokens }),
+			apply: func(f *flags, cfg *c) { set(&cfg.ThinkingTokens, f.thinkingTokens) },
+			carry: func(f *flags, s *remote.Session) error { s.ThinkingTokens = f.thinkingTokens; return nil }},
 		{key: "api_key", show: func(e effective) any {
 			if e.Cfg.APIKey == "" {
 				return "not set"

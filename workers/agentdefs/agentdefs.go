@@ -65,7 +65,11 @@ type Def struct {
 	Tools []string
 	// Model is the concrete model id the definition names; "" means the
 	// parent's model (Claude's aliases sonnet, opus, haiku and inherit).
-	Model  string
+	Model string
+	// Alias is the Claude Code alias the definition names instead of a
+	// model (sonnet, opus, haiku); ResolveAliases maps it to the
+	// provider's model.
+	Alias  string
 	Source Source
 	// Shown is the file as the person sees it: ".claude/agents/x.md" or
 	// "~/.claude/agents/x.md".
@@ -192,6 +196,24 @@ func Load(project afero.Fs, root, home string, extra ...Dir) Set {
 	return s
 }
 
+// ResolveAliases maps each definition's alias (sonnet, opus, haiku) to
+// the model model says it means at the session's provider
+// (providers.ModelForAlias); a definition whose alias it cannot map keeps
+// its parent's model, and a warning says so.
+func (s *Set) ResolveAliases(model func(alias string) (string, bool)) {
+	for name, d := range s.defs {
+		if d.Alias == "" || d.Model != "" {
+			continue
+		}
+		if m, ok := model(d.Alias); ok {
+			d.Model = m
+			s.defs[name] = d
+			continue
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s asks for model %s, an alias the session's provider serves no model for, so agent %s uses its parent's model.", d.Shown, d.Alias, d.Name))
+	}
+}
+
 // loadDir adds the definitions of one directory, its shown name shown.
 func (s *Set) loadDir(fsys afero.Fs, dir, shown string, src Source) {
 	entries, err := afero.ReadDir(fsys, dir)
@@ -307,7 +329,9 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 	id, err := ModelID(model)
 	switch {
 	case errors.Is(err, ErrAlias):
-		warns = append(warns, fmt.Sprintf("%s asks for model %s, an alias ralph cannot map to a provider yet, so agent %s uses its parent's model.", shown, model, d.Name))
+		// Which model an alias means depends on the provider, which the
+		// session knows: ResolveAliases.
+		d.Alias = strings.ToLower(model)
 	case err != nil:
 		warns = append(warns, fmt.Sprintf("%s names a model with spaces or control characters, so agent %s uses its parent's model.", shown, d.Name))
 	default:

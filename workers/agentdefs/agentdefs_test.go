@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -62,8 +63,25 @@ func TestLoadProjectDefinition(t *testing.T) {
 	if d.Model != "" || d.Source != Project || d.Shown != ".claude/agents/code-reviewer.md" {
 		t.Errorf("definition %+v", d)
 	}
-	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "alias") || !strings.Contains(s.Warnings[0], "sonnet") {
-		t.Errorf("warnings %q, want the model alias's", s.Warnings)
+	if d.Alias != "sonnet" || len(s.Warnings) != 0 {
+		t.Errorf("alias %q, warnings %q: the alias waits for the provider", d.Alias, s.Warnings)
+	}
+	// A provider that serves no Claude: the parent's model, and a warning.
+	s.ResolveAliases(func(string) (string, bool) { return "", false })
+	if d, _ := s.Lookup("code-reviewer"); d.Model != "" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "alias") || !strings.Contains(s.Warnings[0], "sonnet") {
+		t.Errorf("model %q, warnings %q, want the model alias's", d.Model, s.Warnings)
+	}
+}
+
+// With a provider that serves Claude, an alias is the current model of
+// its family.
+func TestAliasMapsToTheProvidersModel(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	write(t, root, ".claude/agents/code-reviewer.md", reviewer)
+	s := load(t, root, home)
+	s.ResolveAliases(func(a string) (string, bool) { return providers.ModelForAlias("anthropic", a) })
+	if d, _ := s.Lookup("code-reviewer"); d.Model != "claude-sonnet-4-5" || len(s.Warnings) != 0 {
+		t.Errorf("model %q, warnings %q, want claude-sonnet-4-5", d.Model, s.Warnings)
 	}
 }
 

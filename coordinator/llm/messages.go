@@ -1,0 +1,210 @@
+package llm
+
+// Anthropic's Messages API (POST {base}/v1/messages), the second wire
+// protocol of *Client beside OpenAI's chat completions. It goes through the
+// same Stream: the one retry loop, error table, limit waits, idle watchdog
+// and tap, which sees these requests as it sees go-openai's.
+//
+// Why not Anthropic's Go SDK (github.com/anthropics/anthropic-sdk-go,
+// v1.84.0, measured on this machine against a program that only imports
+// net/http and encoding/json): it adds 0.3–0.5 ms and about 117 kB to
+// package initialisation (the start-up budget is 2 ms and 1 MB, of which
+// ralph uses about 1 ms and 0.6 MB), 11 MB to a hello-world binary (16.8
+// against 5.7 MB) and twenty modules (OpenTelemetry, a YAML parser, a JSON
+// schema reflector). Its retries can be switched off (WithMaxRetries(0))
+// and it takes ralph's http.Client, so it would fit within the budget, but
+// it gives ralph nothing ralph needs: the retry loop, the error bodies,
+// the limit headers and the idle watchdog are ralph's own and read the
+// raw responses through the tap; the request must be the same bytes turn
+// after turn for the prompt cache, and thinking blocks must go back byte
+// for byte, both easier with ralph's own encoding (messages_wire.go); and
+// its NewClient reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and
+// ANTHROPIC_BASE_URL from the environment unless told otherwise, and
+// WithBaseURL calls log.Fatalf on a bad URL. So this is a small client:
+// net/http and an SSE reader (messages_stream.go), about 600 lines.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync/atomic"
+)
+
+// anthropicVersion is the API version ralph speaks.
+const anthropicVersion = "2023-06-01"
+
+// messagesURL is path at the API's host: the base URL is the host without
+// /v1, as ANTHROPIC_BASE_URL is, and a /v1 given anyway is tolerated.
+func (c *Client) messagesURL(path string) string {
+	base := strings.TrimSuffix(strings.TrimRight(c.cfg.BaseURL, "/"), "/v1")
+	return base + path
+}
+
+// messagesRequest is an HTTP request to the Messages API with its headers:
+// the key as x-api-key, or as a bearer token (ANTHROPIC_AUTH_TOKEN).
+func (c *Client) newMessagesRequest(ctx context.Context, method, u string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return nil, fmt.Errorf("build the request to %s: %w", u, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Anthropic-Version", anthropicVersion)
+	switch {
+	case c.cfg.APIKey == "":
+	case c.cfg.Bearer:
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	default:
+		req.Header.Set("X-Api-Key", c.cfg.APIKey)
+	}
+	return req, nil
+}
+
+// attemptMessages is attempt for the Messages API: one streamed request,
+// assembled. fail and stalled are attempt's, so that its failures read as
+// the OpenAI path's do.
+func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
+	body, err := c.messagesBody(req)
+	if err != nil {
+		return fail(err)
+	}
+	hr, err := c.newMessagesRequest(ctx, http.MethodPost, c.messagesURL("/v1/messages"), body)
+	if err != nil {
+		return fail(err)
+	}
+	hr.Header.Set("Accept", "text/event-stream")
+	resp, err := c.httpClient.Do(hr)
+	if err != nil {
+		return fail(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fail(fmt.Errorf("HTTP %d", resp.StatusCode))
+	}
+	turn := &messagesTurn{emit: emit}
+	err = turn.read(resp.Body)
+	switch {
+	case err == errStreamError:
+		// The tap saw the error event too, unless its line was too long
+		// to inspect.
+		slot.mu.Lock()
+		if slot.streamErr == nil {
+			se, ok := parseErrorJSON(append([]byte(`{"error":`), append(turn.err, '}')...))
+			if !ok {
+				se = serverError{shape: shapeText, message: words(string(turn.err))}
+			}
+			slot.streamErr = &se
+		}
+		slot.mu.Unlock()
+		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+	case err != nil:
+		if ctx.Err() != nil && !stalled.Load() {
+			return Response{}, err
+		}
+		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+	case slot.inStream() != nil:
+		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, errStreamError))
+	case !turn.done:
+		return fail(fmt.Errorf("%w: the stream ended before message_stop", ErrBrokenStream))
+	case turn.stop == "":
+		return fail(fmt.Errorf("%w: the stream ended without a stop reason", ErrBrokenStream))
+	}
+	out, err := turn.finish(c.opaqueProvider())
+	if err != nil {
+		return fail(err)
+	}
+	if !turn.sawUsage {
+		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
+	}
+	// Anthropic refuses a prompt too long rather than cut it, so there is
+	// no truncation to look for (Response.read stays 0).
+	return out, nil
+}
+
+// maxModelPages bounds how many pages of GET /v1/models are read.
+const maxModelPages = 20
+
+// messagesModels is Models for the Messages API: GET /v1/models, page by
+// page ({"data":[{"id":…}],"has_more":…,"last_id":…}).
+func (c *Client) messagesModels(ctx context.Context) ([]ServedModel, error) {
+	var out []ServedModel
+	after := ""
+	for range maxModelPages {
+		q := url.Values{"limit": {"1000"}}
+		if after != "" {
+			q.Set("after_id", after)
+		}
+		page, err := c.modelsPage(ctx, c.messagesURL("/v1/models?"+q.Encode()))
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Data {
+			out = append(out, ServedModel{ID: m.ID})
+		}
+		if !page.HasMore || page.LastID == "" || page.LastID == after {
+			break
+		}
+		after = page.LastID
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+type modelsPage struct {
+	Data []struct {
+		ID string `json:"id"`
+	} `json:"data"`
+	HasMore bool   `json:"has_more"`
+	LastID  string `json:"last_id"`
+}
+
+func (c *Client) modelsPage(ctx context.Context, u string) (modelsPage, error) {
+	var page modelsPage
+	req, err := c.newMessagesRequest(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return page, err
+	}
+	resp, err := c.httpClient.Do(req)
+	if err != nil {
+		return page, &Error{Kind: ErrBadRequest, Config: true, Err: err,
+			Msg: fmt.Sprintf("cannot reach %s: %s; check that the server runs and --base-url (or ANTHROPIC_BASE_URL)", c.cfg.BaseURL, rootCause(err))}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return page, fmt.Errorf("reading %s: %w", u, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
+			Msg: fmt.Sprintf("%s refused the API key (HTTP %d: %s); check %s, or that it belongs to this endpoint", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe(), c.keyEnv())}
+	case resp.StatusCode == http.StatusNotFound:
+		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
+			Msg: c.notMessagesSentence("GET /v1/models answered 404")}
+	case resp.StatusCode != http.StatusOK:
+		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode,
+			Msg: fmt.Sprintf("%s answered GET /v1/models with HTTP %d: %s", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe())}
+	}
+	if err := json.Unmarshal(body, &page); err != nil {
+		return page, &Error{Kind: ErrBadRequest, Config: true, Err: err,
+			Msg: c.notMessagesSentence("GET /v1/models did not answer with a model list")}
+	}
+	return page, nil
+}
+
+// notMessagesSentence explains a base URL that leads to no Messages API.
+func (c *Client) notMessagesSentence(where string) string {
+	return fmt.Sprintf("%s does not answer like Anthropic's Messages API (%s); check --base-url or ANTHROPIC_BASE_URL (the host, without /v1)", c.cfg.BaseURL, where)
+}

@@ -1,0 +1,327 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// The request body of the Messages API, built so that it is the same bytes
+// turn after turn for the same conversation: struct fields in a fixed
+// order, no maps, the tools encoded once per set (tools.go), and the
+// messages last, so that a request's body up to the end of the previous
+// request's messages is that request's body, cache markers aside. That
+// stable prefix is what Anthropic's prompt cache reads (see breakpoints).
+
+// messagesRequest is POST /v1/messages' body.
+type messagesRequest struct {
+	Model     string          `json:"model"`
+	MaxTokens int             `json:"max_tokens"`
+	Stream    bool            `json:"stream"`
+	Thinking  *thinkingOption `json:"thinking,omitempty"`
+	System    []mBlock        `json:"system,omitempty"`
+	Tools     json.RawMessage `json:"tools,omitempty"`
+	Messages  []mMessage      `json:"messages"`
+}
+
+type thinkingOption struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+type mMessage struct {
+	Role    string   `json:"role"`
+	Content []mBlock `json:"content"`
+}
+
+// cacheControl marks a cache breakpoint: the prompt up to and including
+// the marked block is cached, for five minutes from its last use.
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+// mBlock is one content block. A block of the server's own (a thinking
+// block kept in Message.Opaque) goes back as raw, byte for byte; the
+// others are text, tool_use and tool_result, cache_control last.
+type mBlock struct {
+	raw json.RawMessage
+
+	Type         string          `json:"type"`
+	Text         string          `json:"text,omitempty"`
+	ID           string          `json:"id,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Input        json.RawMessage `json:"input,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	Content      string          `json:"content,omitempty"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+// MarshalJSON sends a raw block as it came.
+func (b mBlock) MarshalJSON() ([]byte, error) {
+	if b.raw != nil {
+		return b.raw, nil
+	}
+	type plain mBlock
+	return json.Marshal(plain(b))
+}
+
+// messagesTool is a tool as the Messages API takes it.
+type messagesTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+// messagesTools is defs for the Messages API, the last one a cache
+// breakpoint: the tools come first in the prompt and change least.
+func messagesTools(defs []conversation.ToolDef) any {
+	tools := make([]messagesTool, len(defs))
+	for i, d := range defs {
+		tools[i] = messagesTool{Name: d.Name, Description: d.Description, InputSchema: toolSchema(d)}
+	}
+	if n := len(tools); n > 0 {
+		tools[n-1].CacheControl = ephemeral
+	}
+	return tools
+}
+
+// Output limits. The Messages API requires max_tokens; ralph asks for a
+// generous share of what each model may write when the person set no
+// limit, since the answer is billed by what is written, not by the limit.
+// The budget of extended thinking counts against max_tokens and must stay
+// below it; Anthropic refuses budgets under minThinkingTokens.
+const (
+	minThinkingTokens = 1024
+	defaultMaxTokens  = 16384
+)
+
+// maxTokensFor is max_tokens for model when Config.MaxOutputTokens is 0.
+func maxTokensFor(model string) int {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	switch {
+	case strings.HasPrefix(m, "claude-3-5"):
+		return 8192
+	case strings.HasPrefix(m, "claude-3-opus"), strings.HasPrefix(m, "claude-3-haiku"), strings.HasPrefix(m, "claude-3-sonnet"):
+		return 4096
+	case strings.HasPrefix(m, "claude-opus-4-0"), strings.HasPrefix(m, "claude-opus-4-1"), m == "claude-opus-4" || strings.HasPrefix(m, "claude-opus-4-2025"):
+		return 32000
+	}
+	return defaultMaxTokens
+}
+
+// messagesBody builds the request for req (messagesRequest above).
+func (c *Client) messagesBody(req Request) ([]byte, error) {
+	body := messagesRequest{Model: req.Model, Stream: true, MaxTokens: c.cfg.MaxOutputTokens}
+	if body.MaxTokens <= 0 {
+		body.MaxTokens = maxTokensFor(req.Model)
+	}
+	if n := c.cfg.ThinkingTokens; n > 0 {
+		n = max(n, minThinkingTokens)
+		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: n}
+		if body.MaxTokens <= n {
+			// The limit the person set is for the answer; thinking
+			// comes on top of it.
+			body.MaxTokens += n
+		}
+	}
+	if len(req.Tools) > 0 {
+		tools, err := c.messagesToolCache.encodedWith(req.Tools, messagesTools)
+		if err != nil {
+			return nil, err
+		}
+		body.Tools = tools
+	}
+	body.System, body.Messages = c.messagesOf(req.Messages)
+	if n := len(body.System); n > 0 {
+		body.System[n-1].CacheControl = ephemeral
+	}
+	breakpoints(body.Messages)
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	return data, nil
+}
+
+// breakpoints puts the conversation's two cache breakpoints (with the
+// tools' and the system prompt's, the four a request may have): on the
+// last block of this request, which the next request will read from the
+// cache, and on the last block of the previous request, the user message
+// before this request's last assistant turn, which this request reads.
+// The cache looks back only about 20 blocks from a breakpoint for an
+// entry to read, and one turn of many tool calls adds more than that, so
+// the previous request's end is marked again rather than left to be
+// found. Both are found from the messages alone, so a conversation
+// continued in another process (-c) marks the same blocks.
+func breakpoints(msgs []mMessage) {
+	n := len(msgs)
+	if n == 0 {
+		return
+	}
+	mark(&msgs[n-1])
+	for i := n - 1; i > 0; i-- {
+		if msgs[i].Role == conversation.RoleAssistant {
+			if msgs[i-1].Role == conversation.RoleUser {
+				mark(&msgs[i-1])
+			}
+			return
+		}
+	}
+}
+
+// mark makes a message's last block that can carry one a breakpoint.
+func mark(m *mMessage) {
+	for i := len(m.Content) - 1; i >= 0; i-- {
+		if m.Content[i].raw == nil {
+			m.Content[i].CacheControl = ephemeral
+			return
+		}
+	}
+}
+
+// opaqueProvider is the provider whose opaque blocks this client keeps
+// and sends back.
+func (c *Client) opaqueProvider() string {
+	if c.cfg.Provider != "" {
+		return c.cfg.Provider
+	}
+	return "anthropic"
+}
+
+// messagesOf is the conversation as the Messages API takes it, after the
+// rules every server gets (sendable):
+//
+//   - The system messages before the conversation are the top-level
+//     system field; one later in the conversation goes as a user's text.
+//   - A turn's tool results are tool_result blocks in one user message
+//     right after the assistant's tool_use turn, and a user's text queued
+//     meanwhile follows them in that message, as the API requires.
+//   - Consecutive messages of one role are merged into one.
+//   - An assistant turn's opaque blocks of this client's provider (its
+//     thinking and signatures) go back first in its content, unchanged;
+//     another provider's are left out.
+//   - Tool-call arguments that are not a JSON object go as {}, with a
+//     note in the turn's text, as the API refuses anything else.
+//   - Empty text is left out, as the API refuses an empty text block.
+func (c *Client) messagesOf(history []conversation.Message) ([]mBlock, []mMessage) {
+	var system []mBlock
+	var out []mMessage
+	provider := c.opaqueProvider()
+	add := func(role string, blocks []mBlock) {
+		if len(blocks) == 0 {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			last := &out[n-1]
+			if role == conversation.RoleUser && blocks[0].Type == "tool_result" {
+				// Tool results lead the user's message.
+				last.Content = append(leadingResults(last.Content, blocks), trailingText(last.Content)...)
+				return
+			}
+			last.Content = append(last.Content, blocks...)
+			return
+		}
+		out = append(out, mMessage{Role: role, Content: blocks})
+	}
+	for _, m := range sendable(history) {
+		switch m.Role {
+		case conversation.RoleSystem:
+			if len(out) == 0 {
+				if b, ok := textBlock(m.Content); ok {
+					system = append(system, b)
+				}
+				continue
+			}
+			add(conversation.RoleUser, textBlocks(m.Content))
+		case conversation.RoleTool:
+			add(conversation.RoleUser, []mBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}})
+		case conversation.RoleAssistant:
+			add(conversation.RoleAssistant, assistantBlocks(m, provider))
+		default:
+			add(conversation.RoleUser, textBlocks(m.Content))
+		}
+	}
+	return system, out
+}
+
+// leadingResults and trailingText order a user message's blocks with the
+// tool results first: have is the message so far, more the new results.
+func leadingResults(have, more []mBlock) []mBlock {
+	var out []mBlock
+	for _, b := range have {
+		if b.Type == "tool_result" {
+			out = append(out, b)
+		}
+	}
+	return append(out, more...)
+}
+
+func trailingText(have []mBlock) []mBlock {
+	var out []mBlock
+	for _, b := range have {
+		if b.Type != "tool_result" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func textBlock(s string) (mBlock, bool) {
+	if strings.TrimSpace(s) == "" {
+		return mBlock{}, false
+	}
+	return mBlock{Type: "text", Text: s}, true
+}
+
+func textBlocks(s string) []mBlock {
+	if b, ok := textBlock(s); ok {
+		return []mBlock{b}
+	}
+	return nil
+}
+
+// assistantBlocks is an assistant turn's content: its opaque blocks of
+// provider, its text, and its tool calls.
+func assistantBlocks(m conversation.Message, provider string) []mBlock {
+	var blocks []mBlock
+	for _, o := range m.Opaque {
+		if o.Provider == provider && json.Valid(o.Block) {
+			blocks = append(blocks, mBlock{raw: o.Block})
+		}
+	}
+	content := m.Content
+	var uses []mBlock
+	for _, tc := range m.ToolCalls {
+		input, ok := objectArguments(tc.Arguments)
+		if !ok {
+			content = joinTurns(content, fmt.Sprintf("(The arguments of my call %s of %s were not valid JSON and were sent as {}: %s)",
+				tc.ID, tc.Name, text.Clip(strings.TrimSpace(tc.Arguments), 200)))
+		}
+		uses = append(uses, mBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
+	}
+	blocks = append(blocks, textBlocks(content)...)
+	return append(blocks, uses...)
+}
+
+// objectArguments is a tool call's arguments as the tool_use block's
+// input, a JSON object; ok is false when they were not one and {} stands
+// in for them. No arguments at all are {} too, and fine.
+func objectArguments(args string) (json.RawMessage, bool) {
+	s := strings.TrimSpace(args)
+	if s == "" {
+		return json.RawMessage(`{}`), true
+	}
+	if s[0] == '{' && json.Valid([]byte(s)) {
+		return json.RawMessage(s), true
+	}
+	return json.RawMessage(`{}`), false
+}

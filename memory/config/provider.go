@@ -1,0 +1,297 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-dev/ralph/memory/providers"
+)
+
+// resolveState is what the sources said about the provider, kept so that
+// Resolve can run again after the flags: which source named the provider
+// and whether it was the project's file; whether a base URL, a model or
+// api_key_env was given, and by what; what Resolve last chose, so that a
+// later change is seen as given; a model whose provider's key is missing;
+// and the environment read.
+type resolveState struct {
+	providerFrom          string
+	providerFromProject   bool
+	baseURLGiven          bool
+	baseURLWhy, keyEnvWhy string
+	modelGiven            bool
+	keyEnvGiven           bool
+	resolvedModel         string
+	resolvedBaseURL       string
+	modelNeedsKey         string
+	getenv                func(string) string
+}
+
+// ProviderNames is the list of provider names for a person: "openai,
+// anthropic, gemini, openrouter or ollama".
+func ProviderNames() string {
+	names := providers.Names()
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// SetProvider names the provider from a source the person controls (a
+// flag, a worker's own settings); why says which ("--provider
+// anthropic"). Resolve then takes it.
+func (c *Config) SetProvider(name, why string) {
+	c.Provider = name
+	c.src.providerFrom = why
+	c.src.providerFromProject = false
+}
+
+// SetModel sets the model from a source the person controls; Resolve
+// keeps it rather than taking the provider's default.
+func (c *Config) SetModel(m string) {
+	c.Model = m
+	c.src.modelGiven = true
+}
+
+// NamesEndpoint reports whether the configuration names its endpoint or
+// its key's variable itself (a base URL from a file, OPENAI_BASE_URL or a
+// flag; api_key_env): a provider carried from elsewhere (a run on
+// Temporal) must not change where that key goes.
+func (c *Config) NamesEndpoint() bool { return c.endpointGiven() }
+
+// endpointGiven reports whether something names the endpoint or the key's
+// variable: a base URL (flag, OPENAI_BASE_URL, a config file) or
+// api_key_env. Then ralph keeps to today's path and infers nothing.
+func (c *Config) endpointGiven() bool { return c.urlGiven() || c.src.keyEnvGiven }
+
+// urlGiven reports whether a base URL was given: by a config file,
+// OPENAI_BASE_URL or a flag (SetBaseURL), or written over what Resolve
+// chose since.
+func (c *Config) urlGiven() bool { return c.src.baseURLGiven || c.BaseURL != c.src.resolvedBaseURL }
+
+// Resolve picks the provider and, from it, the protocol, the endpoint,
+// the key's variable, the key and the default model. It is idempotent and
+// starts each time from what the sources said, so that Load can resolve a
+// configuration nobody puts flags over and the one place that applies
+// flags (the project's overrides) resolves again after them. The order:
+//   - a provider named (--provider, RALPH_PROVIDER, provider in a config
+//     file) is taken, with its base URL, key and model unless those are
+//     given too;
+//   - a base URL or api_key_env given anywhere keeps today's path, the
+//     OpenAI protocol at that endpoint;
+//   - ANTHROPIC_BASE_URL alone picks Anthropic at that URL, as Claude
+//     Code reads it;
+//   - else a model that belongs to a provider (claude-…, gemini-…) picks
+//     it, and otherwise the first provider, in the table's order, whose
+//     key is set: OpenAI first, so several keys keep today's choice.
+//
+// An unknown provider's name is an error matching ErrInvalid.
+func (c *Config) Resolve() error {
+	getenv := c.src.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	modelGiven := c.src.modelGiven || c.Model != c.src.resolvedModel
+	c.Protocol, c.Bearer, c.src.modelNeedsKey = providers.ProtocolOpenAI, false, ""
+	var p providers.Provider
+	switch {
+	case c.Provider != "":
+		named, ok := providers.Named(c.Provider)
+		if !ok {
+			return invalidf("%s names the provider %q, which ralph does not know; use one of %s", c.src.providerFrom, c.Provider, ProviderNames())
+		}
+		p, c.ProviderWhy = named, c.src.providerFrom
+	case c.endpointGiven():
+		c.Provider, c.Protocol = "", providers.ProtocolOpenAI
+		if !c.src.keyEnvGiven {
+			c.APIKeyEnv = "OPENAI_API_KEY"
+		}
+		if !c.urlGiven() {
+			// api_key_env alone: OpenAI's endpoint, as before.
+			c.Provider, c.BaseURL = "openai", DefaultBaseURL
+		}
+		c.ProviderWhy = c.endpointWhy() + ", so ralph keeps to that endpoint"
+		c.APIKey = getenv(c.APIKeyEnv)
+		c.settle(modelGiven, DefaultModel)
+		return nil
+	default:
+		p, c.ProviderWhy = c.infer(getenv, modelGiven)
+	}
+	c.Provider, c.Protocol = p.Name, p.Protocol
+	if !c.urlGiven() {
+		c.BaseURL = p.BaseURL
+		if p.BaseURLEnv != "" && getenv(p.BaseURLEnv) != "" {
+			c.BaseURL = getenv(p.BaseURLEnv)
+		}
+		c.src.resolvedBaseURL = c.BaseURL
+	}
+	if !c.src.keyEnvGiven {
+		c.APIKeyEnv = p.KeyEnv
+	}
+	c.APIKey = ""
+	if c.APIKeyEnv != "" {
+		c.APIKey = getenv(c.APIKeyEnv)
+	}
+	if c.APIKey == "" && !c.src.keyEnvGiven && p.TokenEnv != "" && getenv(p.TokenEnv) != "" {
+		// ANTHROPIC_AUTH_TOKEN, as Claude Code sends it: a bearer token
+		// for a proxy or another vendor's Anthropic endpoint.
+		c.APIKeyEnv, c.APIKey, c.Bearer = p.TokenEnv, getenv(p.TokenEnv), true
+	}
+	if c.APIKeyEnv == "" {
+		// A provider without a key (a local Ollama): the variable ralph
+		// would have read stays named for messages.
+		c.APIKeyEnv = "OPENAI_API_KEY"
+	}
+	c.settle(modelGiven, p.DefaultModel)
+	return nil
+}
+
+// settle takes the provider's default model unless one is given, and
+// remembers what Resolve chose, so that a later change (a flag) is seen
+// as given.
+func (c *Config) settle(modelGiven bool, model string) {
+	if !modelGiven {
+		c.Model = model
+	}
+	c.src.resolvedModel = c.Model
+	if !c.src.baseURLGiven {
+		c.src.resolvedBaseURL = c.BaseURL
+	}
+}
+
+// infer picks a provider from the model's name and the keys present, and
+// says why in one sentence.
+func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.Provider, string) {
+	if v := getenv("ANTHROPIC_BASE_URL"); v != "" {
+		p, _ := providers.Named("anthropic")
+		return p, "ANTHROPIC_BASE_URL is set and nothing else names an endpoint, so ralph speaks Anthropic's Messages API there"
+	}
+	hasKey := func(p providers.Provider) string {
+		for _, v := range []string{p.KeyEnv, p.TokenEnv} {
+			if v != "" && getenv(v) != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	if modelGiven {
+		if p, ok := providers.ForModel(c.Model); ok {
+			if v := hasKey(p); v != "" {
+				return p, fmt.Sprintf("the model %s is %s's and %s is set", c.Model, p.Title(), v)
+			}
+			c.src.modelNeedsKey = p.Name
+			return p, fmt.Sprintf("the model %s is %s's", c.Model, p.Title())
+		}
+	}
+	var set []string
+	var first providers.Provider
+	for _, p := range providers.All() {
+		if v := hasKey(p); v != "" {
+			if len(set) == 0 {
+				first = p
+			}
+			set = append(set, v)
+		}
+	}
+	switch len(set) {
+	case 0:
+		p, _ := providers.Named("openai")
+		return p, "no provider's key is set and nothing names a provider: OpenAI, as before"
+	case 1:
+		return first, "only " + set[0] + " is set"
+	}
+	if first.Name == "openai" {
+		return first, fmt.Sprintf("%s keys are set and nothing names a provider: OpenAI, as before", count(len(set)))
+	}
+	return first, fmt.Sprintf("%s are set and nothing names a provider: %s, the first of them in ralph's order", strings.Join(set, " and "), first.Title())
+}
+
+// count is a small number in words.
+func count(n int) string {
+	words := []string{"no", "one", "two", "three", "four", "five"}
+	if n < len(words) {
+		return words[n]
+	}
+	return fmt.Sprint(n)
+}
+
+// endpointWhy says what named the endpoint or the key's variable.
+func (c *Config) endpointWhy() string {
+	switch {
+	case c.src.baseURLGiven:
+		return c.src.baseURLWhy
+	case c.urlGiven():
+		return "--base-url is given"
+	}
+	return c.src.keyEnvWhy
+}
+
+// checkProvider is Validate's part for the provider: the model that needs
+// a key nobody set, and a project's provider that would send a key
+// somewhere the person did not choose.
+func (c Config) checkProvider(u *url.URL) error {
+	if c.Provider != "" {
+		if _, ok := providers.Named(c.Provider); !ok {
+			return invalidf("provider %q is not one ralph knows; use one of %s", c.Provider, ProviderNames())
+		}
+	}
+	if c.ThinkingTokens < 0 {
+		return invalidf("thinking_tokens must not be negative, not %d", c.ThinkingTokens)
+	}
+	if c.ThinkingTokens > 0 && c.ThinkingTokens < 1024 {
+		return invalidf("thinking_tokens must be at least 1024, the smallest budget Anthropic takes, not %d", c.ThinkingTokens)
+	}
+	if c.src.modelNeedsKey != "" && c.APIKey == "" {
+		p, _ := providers.Named(c.src.modelNeedsKey)
+		return noKeyf("the model %s is %s's and %s is not set; export %s, or name a provider (--provider) or an endpoint (--base-url) that serves it",
+			c.Model, p.Title(), p.KeyEnv, p.KeyEnv)
+	}
+	if c.src.providerFromProject && c.APIKey != "" && !IsLoopbackURL(u) {
+		p, _ := providers.Named(c.Provider)
+		own := sameEndpoint(c.BaseURL, p.BaseURL) || (p.BaseURLEnv != "" && c.baseURLFromEnv(p.BaseURLEnv))
+		if !own || (c.APIKeyEnv != p.KeyEnv && c.APIKeyEnv != p.TokenEnv) {
+			// A cloned repository names the provider: it may have the
+			// provider's own key go to the provider's own endpoint, no
+			// more.
+			return invalidf("the project's %s names the provider %s, which would send your %s to %s; name the provider with --provider or your user config if you trust it", ProjectFile, c.Provider, c.APIKeyEnv, u.Host)
+		}
+	}
+	return nil
+}
+
+// baseURLFromEnv reports whether the endpoint is the one the person's own
+// variable env names.
+func (c Config) baseURLFromEnv(env string) bool {
+	getenv := c.src.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	v := getenv(env)
+	return v != "" && sameEndpoint(c.BaseURL, v)
+}
+
+// noKeyHint is the no-key sentence's end: the provider's variable, and
+// the other providers' for a person who has one of those instead.
+func (c Config) noKeyHint() string {
+	var others []string
+	for _, p := range providers.All() {
+		if p.KeyEnv != "" && p.KeyEnv != c.APIKeyEnv {
+			others = append(others, p.KeyEnv+" ("+p.Name+")")
+		}
+	}
+	return fmt.Sprintf("export %s, or another provider's key (%s) with nothing else configured, or point --base-url at a local server such as Ollama",
+		c.APIKeyEnv, strings.Join(others, ", "))
+}
+
+// displayPath is path with the home directory written as ~, for the
+// sentences a person reads.
+func displayPath(path string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, ok := strings.CutPrefix(path, home+string(filepath.Separator)); ok {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return path
+}
