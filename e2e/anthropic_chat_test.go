@@ -26,7 +26,7 @@ func TestAnthropicChatStopMidStream(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, first, seen string
-		args             []string
+		args              []string
 	}{
 		{"answer", `{"text":"` + slowLines() + `","chunk_size":16,"chunk_delay_ms":20}`, "Line 2 of", nil},
 		{"thinking", `{"reasoning":"` + strings.ReplaceAll(slowLines(), "answer", "thought") + `","text":"never reached","chunk_delay_ms":40}`,
