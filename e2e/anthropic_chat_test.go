@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// slowLines is a long answer streamed slowly enough to be stopped.
+// slowLines is a long answer, streamed over several seconds so that a
+// loaded machine still stops it halfway.
 func slowLines() string {
 	var b strings.Builder
-	for i := 1; i <= 60; i++ {
+	for i := 1; i <= 200; i++ {
 		fmt.Fprintf(&b, "Line %d of a slowly streamed answer.\\n", i)
 	}
 	return b.String()
@@ -30,7 +31,7 @@ func TestAnthropicChatStopMidStream(t *testing.T) {
 	}{
 		{"answer", `{"text":"` + slowLines() + `","chunk_size":16,"chunk_delay_ms":20}`, "Line 2 of", nil},
 		{"thinking", `{"reasoning":"` + strings.ReplaceAll(slowLines(), "answer", "thought") + `","text":"never reached","chunk_delay_ms":40}`,
-			"Line 2 of a slowly streamed thought", []string{"--thinking-tokens", "1024"}},
+			"slowly streamed thought", []string{"--thinking-tokens", "1024"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -44,7 +45,7 @@ func TestAnthropicChatStopMidStream(t *testing.T) {
 			r.typeKeys("\x1b")
 			r.waitIdle(5*time.Second, func(s string) bool { return strings.Contains(s, "stopped:") })
 			screen := r.screen()
-			if n := strings.Count(screen, "stopped:"); n != 1 || strings.Contains(screen, "Line 60 of") || strings.Contains(screen, "never reached") {
+			if n := strings.Count(screen, "stopped:"); n != 1 || strings.Contains(screen, "Line 200 of") || strings.Contains(screen, "never reached") {
 				t.Fatalf("%d stopped lines, or the stream was not cut:\n%s", n, screen)
 			}
 			r.typeKeys("go on, briefly\r")
