@@ -25,7 +25,7 @@ func (sc *Scenario) replayPath(name string) string {
 // bytes are not reformatted, so the real server's quirks (the padding of
 // its data lines, its pings) reach the client as they were.
 func (x *exchange) replay(resp Response) {
-	body, err := os.ReadFile(x.s.scenario.replayPath(resp.Replay))
+	body, recorded, err := readRecording(x.s.scenario.replayPath(resp.Replay))
 	if err != nil {
 		x.settle(false)
 		writeAPIError(x.w, http.StatusInternalServerError, fmt.Sprintf("fake model: replay: %v", err), "server_error", "")
@@ -36,10 +36,8 @@ func (x *exchange) replay(resp Response) {
 		status = http.StatusOK
 	}
 	h := x.w.Header()
-	if err := replayHeaders(h, x.s.scenario.replayPath(resp.Replay)); err != nil {
-		x.settle(false)
-		writeAPIError(x.w, http.StatusInternalServerError, fmt.Sprintf("fake model: replay: %v", err), "server_error", "")
-		return
+	for k, v := range recorded {
+		h[k] = v
 	}
 	for k, v := range resp.Headers {
 		h.Set(k, v) // the scenario's own headers win
@@ -88,22 +86,27 @@ func (x *exchange) replay(resp Response) {
 	x.settle(false)
 }
 
-// replayHeaders sets the headers recorded beside a body, in the file of
-// the same name ending in .headers ("Name: value" lines), if there is one.
-func replayHeaders(h http.Header, body string) error {
-	data, err := os.ReadFile(strings.TrimSuffix(body, filepath.Ext(body)) + ".headers")
+// readRecording reads a recorded body and the headers recorded beside
+// it, in the file of the same name ending in .headers ("Name: value"
+// lines), if there is one. It is the stand-in's one read of a test's
+// fixture besides LoadScenario's; neither is a project's file.
+func readRecording(path string) ([]byte, http.Header, error) {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := http.Header{}
+	data, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + ".headers")
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return body, h, nil
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			h.Set(strings.TrimSpace(name), strings.TrimSpace(value))
 		}
-		h.Set(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
-	return nil
+	return body, h, nil
 }
