@@ -439,3 +439,66 @@ func TestAnthropicRecordedThinkingStream(t *testing.T) {
 		t.Fatalf("usage %v, want the recording's 282 output tokens", u)
 	}
 }
+
+// A rate limit in Anthropic's shape enters ralph's limit wait: with
+// retry-after, and with only the anthropic-ratelimit-*-reset headers (RFC
+// 3339 times, not seconds), ralph waits until the reset and the retry is
+// answered.
+func TestAnthropicRateLimitWaits(t *testing.T) {
+	t.Parallel()
+	for _, shape := range []string{"anthropic", "anthropic_reset"} {
+		t.Run(shape, func(t *testing.T) {
+			srv := anthropicServer(t, `{"rate_limit":{"shape":"`+shape+`","reset_s":2}},{"text":"Answered after the limit."}`)
+			r := ralph(t, t.TempDir(), anthropicEnv(t), nil, anthropicArgs(srv, "--output-format", "json", "say hi")...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			reqs := srv.Requests()
+			if got := resultLine(t, r.stdout)["result"]; got != "Answered after the limit." || len(reqs) != 2 {
+				t.Fatalf("result %q after %d requests", got, len(reqs))
+			}
+			// The reset is whole seconds (RFC 3339), so it comes between
+			// one and two seconds after the first request.
+			if waited := reqs[1].Received.Sub(reqs[0].Received); waited < 900*time.Millisecond {
+				t.Fatalf("the retry came %s after the limit, before its reset", waited)
+			}
+		})
+	}
+}
+
+// "prompt is too long" (the Messages API's 400) compacts the conversation
+// and tries once more, as OpenAI's context-length error does.
+func TestAnthropicPromptTooLongCompacts(t *testing.T) {
+	t.Parallel()
+	srv := anthropicServer(t, `{"text":"Noted: the code word is PELICAN."},
+		{"status":400,"message":"prompt is too long: 208425 tokens > 200000 maximum"},
+		{"text":"## Decisions\n- The person chose a code word, a large sea bird, to be kept for later.\n## Files\nnone\n## Open questions\nnone\n## What is next\n- Answer the next question."},
+		{"text":"Answered after the compaction."}`)
+	dir := t.TempDir()
+	env := anthropicEnv(t)
+	if r := ralph(t, dir, env, nil, anthropicArgs(srv, "remember the word PELICAN")...); r.code != 0 {
+		t.Fatalf("first: exit %d\n%s", r.code, r.stderr)
+	}
+	r := ralph(t, dir, env, nil, anthropicArgs(srv, "-c", "what word did I ask you to remember?")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "Answered after the compaction.") || strings.Count(r.stderr, "compacted it") != 1 {
+		t.Fatalf("-c: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4 (answer, refusal, summary, retry)", len(reqs))
+	}
+	if retry := string(reqs[3].Body); strings.Contains(retry, "remember the word PELICAN") || !strings.Contains(retry, "what word did I ask you to remember?") {
+		t.Fatalf("the retried request is not the summary and the message:\n%s", retry)
+	}
+}
+
+// `ralph models` lists what the Messages API's model list names, read in
+// Anthropic's shape.
+func TestAnthropicModelsList(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"models","api_key":"`+anthropicKey+`","served":["claude-sonnet-4-5-20250929","claude-opus-4-1"],"responses":[{"text":"unused"}]}`)
+	r := ralph(t, t.TempDir(), anthropicEnv(t), nil, anthropicArgs(srv, "models")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "claude-opus-4-1") || !strings.Contains(r.stdout, "claude-sonnet-4-5-20250929") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+}
