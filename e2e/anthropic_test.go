@@ -502,3 +502,50 @@ func TestAnthropicModelsList(t *testing.T) {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// The Anthropic key ralph uses (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN)
+// never reaches the model's commands, in the default sandbox and in the
+// fallback: a command that prints them and dumps its environment into the
+// project finds neither, and no request body carries the key (it goes out
+// only in its header).
+func TestAnthropicKeyKeptFromCommands(t *testing.T) {
+	t.Parallel()
+	const payload = `echo "key=[$ANTHROPIC_API_KEY] token=[$ANTHROPIC_AUTH_TOKEN]"; env > env.txt`
+	for _, mode := range sandboxModes {
+		for _, variable := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"} {
+			t.Run(mode.name+"/"+variable, func(t *testing.T) {
+				proj, home := attackLayout(t)
+				srv := anthropicServer(t, `{"tool_calls":[{"name":"run_command","arguments":`+jsonString(`{"command":`+jsonString(payload)+`}`)+`}]},{"text":"done"}`)
+				env := append([]string{"HOME=" + home, "TMPDIR=" + filepath.Join(filepath.Dir(home), "tmp")}, gitEnv...)
+				env = append(env, mode.env...)
+				var all []string
+				for _, kv := range anthropicEnv(t, env...) {
+					if variable == "ANTHROPIC_AUTH_TOKEN" && strings.HasPrefix(kv, "ANTHROPIC_API_KEY=") {
+						continue
+					}
+					all = append(all, kv)
+				}
+				if variable == "ANTHROPIC_AUTH_TOKEN" {
+					all = append(all, "ANTHROPIC_AUTH_TOKEN="+anthropicKey)
+				}
+				r := ralph(t, proj, all, nil, anthropicArgs(srv, "-y", "print the key")...)
+				if r.code != 0 {
+					t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+				}
+				dump := readFileT(t, filepath.Join(proj, "env.txt"))
+				if strings.Contains(dump, anthropicKey) || strings.Contains(dump, variable+"=") {
+					t.Fatalf("the command's environment holds the key:\n%s", dump)
+				}
+				reqs := srv.Requests()
+				if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "key=[] token=[]") {
+					t.Fatalf("%d requests; the command's output did not come back empty-handed:\n%s", len(reqs), reqs[len(reqs)-1].Body)
+				}
+				for _, req := range reqs {
+					if strings.Contains(string(req.Body), anthropicKey) {
+						t.Fatalf("request %d's body carries the key", req.Index)
+					}
+				}
+			})
+		}
+	}
+}
