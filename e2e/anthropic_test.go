@@ -45,6 +45,17 @@ func anthropicArgs(srv *llmtest.Server, args ...string) []string {
 	return append([]string{"--provider", "anthropic", "--base-url", strings.TrimSuffix(srv.URL, "/v1")}, args...)
 }
 
+// anthropicRun runs ralph pointed at srv's Messages API in dir and fails
+// the test when it does not exit 0.
+func anthropicRun(t testing.TB, dir string, env []string, srv *llmtest.Server, args ...string) runResult {
+	t.Helper()
+	r := ralph(t, dir, env, nil, anthropicArgs(srv, args...)...)
+	if r.code != 0 {
+		t.Fatalf("ralph %q: exit %d\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
 // sentRequest is a Messages request as ralph sent it, its parts kept as
 // the bytes they were.
 type sentRequest struct {
@@ -201,10 +212,7 @@ func TestAnthropicTwoToolCallsInOneTurn(t *testing.T) {
 		{"id":"toolu_01B","name":"write_file","arguments":"{\"path\":\"b.txt\",\"content\":\"beta\\n\"}"}]},
 		{"text":"Wrote a.txt and b.txt."}`)
 	dir := t.TempDir()
-	r := ralph(t, dir, anthropicEnv(t), nil, anthropicArgs(srv, "-y", "--output-format", "json", "write a and b")...)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
+	anthropicRun(t, dir, anthropicEnv(t), srv, "-y", "--output-format", "json", "write a and b")
 	if readFileT(t, filepath.Join(dir, "a.txt")) != "alpha\n" || readFileT(t, filepath.Join(dir, "b.txt")) != "beta\n" {
 		t.Fatal("the two calls did not both run")
 	}
@@ -271,10 +279,7 @@ func TestAnthropicOverloadRetried(t *testing.T) {
 	t.Parallel()
 	t.Run("529", func(t *testing.T) {
 		srv := anthropicServer(t, `{"status":529},{"text":"Answered after the overload."}`)
-		r := ralph(t, t.TempDir(), anthropicEnv(t), nil, anthropicArgs(srv, "--output-format", "json", "say hi")...)
-		if r.code != 0 {
-			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-		}
+		r := anthropicRun(t, t.TempDir(), anthropicEnv(t), srv, "--output-format", "json", "say hi")
 		if got := resultLine(t, r.stdout)["result"]; got != "Answered after the overload." || len(srv.Requests()) != 2 {
 			t.Fatalf("result %q after %d requests", got, len(srv.Requests()))
 		}
@@ -282,10 +287,7 @@ func TestAnthropicOverloadRetried(t *testing.T) {
 	t.Run("mid-stream", func(t *testing.T) {
 		srv := anthropicServer(t, `{"text":"Half an ans","stream_error":"{\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}"},
 			{"text":"The whole answer, retried."}`)
-		r := ralph(t, t.TempDir(), anthropicEnv(t), nil, anthropicArgs(srv, "--output-format", "json", "say hi")...)
-		if r.code != 0 {
-			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-		}
+		r := anthropicRun(t, t.TempDir(), anthropicEnv(t), srv, "--output-format", "json", "say hi")
 		if got := resultLine(t, r.stdout)["result"]; got != "The whole answer, retried." || len(srv.Requests()) != 2 {
 			t.Fatalf("result %q after %d requests", got, len(srv.Requests()))
 		}
@@ -311,10 +313,7 @@ func TestAnthropicThinking(t *testing.T) {
 		{"name":"write_file","arguments":"{\"path\":\"t.txt\",\"content\":\"thought\\n\"}"}]},
 		{"reasoning":"The write worked.","text":"Done."}`)
 	dir := t.TempDir()
-	r := ralph(t, dir, anthropicEnv(t), nil, anthropicArgs(srv, "-y", "--thinking-tokens", "2048", "--output-format", "stream-json", "write t.txt")...)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
+	r := anthropicRun(t, dir, anthropicEnv(t), srv, "-y", "--thinking-tokens", "2048", "--output-format", "stream-json", "write t.txt")
 	var thought strings.Builder
 	for _, ev := range streamLines(t, r.stdout) {
 		if ev["type"] == "thinking_delta" {
@@ -364,10 +363,7 @@ func TestAnthropicCachePrefixStable(t *testing.T) {
 	env := anthropicEnv(t)
 	var usages []map[string]any
 	for _, args := range [][]string{{"write three files"}, {"-c", "write a fourth"}, {"-c", "anything else?"}} {
-		r := ralph(t, dir, env, nil, anthropicArgs(srv, append([]string{"-y", "--output-format", "json"}, args...)...)...)
-		if r.code != 0 {
-			t.Fatalf("%q: exit %d\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
-		}
+		r := anthropicRun(t, dir, env, srv, append([]string{"-y", "--output-format", "json"}, args...)...)
 		usages = append(usages, resultLine(t, r.stdout)["usage"].(map[string]any))
 	}
 	reqs := srv.Requests()
@@ -420,10 +416,7 @@ func TestAnthropicRecordedThinkingStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := anthropicServer(t, `{"replay":`+jsonString(rec)+`}`)
-	r := ralph(t, t.TempDir(), anthropicEnv(t), nil, anthropicArgs(srv, "--thinking-tokens", "1024", "--output-format", "stream-json", "How do I cross the street?")...)
-	if r.code != 0 {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
+	r := anthropicRun(t, t.TempDir(), anthropicEnv(t), srv, "--thinking-tokens", "1024", "--output-format", "stream-json", "How do I cross the street?")
 	var thought strings.Builder
 	for _, ev := range streamLines(t, r.stdout) {
 		if ev["type"] == "thinking_delta" {
@@ -449,10 +442,7 @@ func TestAnthropicRateLimitWaits(t *testing.T) {
 	for _, shape := range []string{"anthropic", "anthropic_reset"} {
 		t.Run(shape, func(t *testing.T) {
 			srv := anthropicServer(t, `{"rate_limit":{"shape":"`+shape+`","reset_s":2}},{"text":"Answered after the limit."}`)
-			r := ralph(t, t.TempDir(), anthropicEnv(t), nil, anthropicArgs(srv, "--output-format", "json", "say hi")...)
-			if r.code != 0 {
-				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-			}
+			r := anthropicRun(t, t.TempDir(), anthropicEnv(t), srv, "--output-format", "json", "say hi")
 			reqs := srv.Requests()
 			if got := resultLine(t, r.stdout)["result"]; got != "Answered after the limit." || len(reqs) != 2 {
 				t.Fatalf("result %q after %d requests", got, len(reqs))
@@ -476,9 +466,7 @@ func TestAnthropicPromptTooLongCompacts(t *testing.T) {
 		{"text":"Answered after the compaction."}`)
 	dir := t.TempDir()
 	env := anthropicEnv(t)
-	if r := ralph(t, dir, env, nil, anthropicArgs(srv, "remember the word PELICAN")...); r.code != 0 {
-		t.Fatalf("first: exit %d\n%s", r.code, r.stderr)
-	}
+	anthropicRun(t, dir, env, srv, "remember the word PELICAN")
 	r := ralph(t, dir, env, nil, anthropicArgs(srv, "-c", "what word did I ask you to remember?")...)
 	if r.code != 0 || !strings.Contains(r.stdout, "Answered after the compaction.") || strings.Count(r.stderr, "compacted it") != 1 {
 		t.Fatalf("-c: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -528,10 +516,7 @@ func TestAnthropicKeyKeptFromCommands(t *testing.T) {
 				if variable == "ANTHROPIC_AUTH_TOKEN" {
 					all = append(all, "ANTHROPIC_AUTH_TOKEN="+anthropicKey)
 				}
-				r := ralph(t, proj, all, nil, anthropicArgs(srv, "-y", "print the key")...)
-				if r.code != 0 {
-					t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-				}
+				anthropicRun(t, proj, all, srv, "-y", "print the key")
 				dump := readFileT(t, filepath.Join(proj, "env.txt"))
 				if strings.Contains(dump, anthropicKey) || strings.Contains(dump, variable+"=") {
 					t.Fatalf("the command's environment holds the key:\n%s", dump)
