@@ -94,7 +94,12 @@ func (m *messagesRequest) systemBlocks() ([]contentBlock, error) {
 // are known from its answers; the rule that tool results go first is
 // documented (docs.claude.com, tool use: "tool_result blocks must come
 // FIRST in the content array") in the stand-in's own words.
-func checkMessages(req *messagesRequest, body []byte) string {
+//
+// beta says the request opted into the API's betas (?beta=true or an
+// anthropic-beta header), where a "system" message inside messages is
+// served: Claude Code 2.1.197 sends one there, and the stand-in must not
+// refuse what the real API serves it.
+func checkMessages(req *messagesRequest, body []byte, beta bool) string {
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(body, &fields)
 	if _, ok := fields["max_tokens"]; !ok || req.MaxTokens == nil {
@@ -133,7 +138,7 @@ func checkMessages(req *messagesRequest, body []byte) string {
 	}
 	msgs := make([][]contentBlock, len(req.Messages))
 	for i, m := range req.Messages {
-		if m.Role != "user" && m.Role != "assistant" {
+		if m.Role != "user" && m.Role != "assistant" && !(beta && m.Role == "system") {
 			return fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i)
 		}
 		if msgs[i], err = m.blocks(); err != nil {
@@ -154,10 +159,22 @@ func checkMessages(req *messagesRequest, body []byte) string {
 	if breakpoints > maxBreakpoints {
 		return fmt.Sprintf("A maximum of %d blocks with cache_control may be provided. Found %d.", maxBreakpoints, breakpoints)
 	}
-	if msg := checkToolPairs(req.Messages, msgs); msg != "" {
+	turns, turnBlocks := req.Messages, msgs
+	if beta {
+		// The pairing rules are between the user and assistant turns; a
+		// beta's system messages stand aside (the indices in the words
+		// below then count without them).
+		turns, turnBlocks = nil, nil
+		for i, m := range req.Messages {
+			if m.Role != "system" {
+				turns, turnBlocks = append(turns, m), append(turnBlocks, msgs[i])
+			}
+		}
+	}
+	if msg := checkToolPairs(turns, turnBlocks); msg != "" {
 		return msg
 	}
-	return checkThinking(req, msgs)
+	return checkThinking(req.thinkingOn(), turns, turnBlocks)
 }
 
 // hasCache reports whether a block's cache_control is set.
@@ -229,7 +246,7 @@ func checkToolPairs(msgs []messagesMessage, blocks [][]contentBlock) string {
 // one carries the signature the stand-in gave it (so neither it nor its
 // text was changed), and with thinking on, the assistant message whose
 // tool calls the conversation is answering starts with its thinking.
-func checkThinking(req *messagesRequest, blocks [][]contentBlock) string {
+func checkThinking(on bool, msgs []messagesMessage, blocks [][]contentBlock) string {
 	for i, bs := range blocks {
 		for j, b := range bs {
 			switch b.Type {
@@ -244,11 +261,11 @@ func checkThinking(req *messagesRequest, blocks [][]contentBlock) string {
 			}
 		}
 	}
-	if !req.thinkingOn() || len(req.Messages) < 2 {
+	if !on || len(msgs) < 2 {
 		return ""
 	}
-	last := len(req.Messages) - 1
-	if req.Messages[last].Role != "user" || req.Messages[last-1].Role != "assistant" {
+	last := len(msgs) - 1
+	if msgs[last].Role != "user" || msgs[last-1].Role != "assistant" {
 		return ""
 	}
 	results := false
@@ -298,7 +315,8 @@ func (messagesAPI) check(x *exchange, body []byte) (int, string) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return 400, "fake model: cannot decode request: " + err.Error()
 	}
-	if msg := checkMessages(&req, body); msg != "" {
+	beta := x.r.URL.Query().Get("beta") == "true" || x.r.Header.Get("Anthropic-Beta") != ""
+	if msg := checkMessages(&req, body, beta); msg != "" {
 		return 400, msg
 	}
 	if sc := x.s.scenario; sc != nil && sc.ContextWindow > 0 && quarter(len(body)) > sc.ContextWindow {

@@ -78,7 +78,7 @@ func TestMessagesChecks(t *testing.T) {
 		{"an empty text block", `{"model":"c","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":""}]}]}`,
 			"text content blocks must be non-empty"},
 	}
-	srv := NewServer(&Scenario{Responses: []Response{{Text: "served"}}})
+	srv := NewServer(&Scenario{Responses: []Response{{Text: "served"}, {Text: "served to the beta"}}})
 	defer srv.Close()
 	for _, c := range cases {
 		status, body := postMessages(t, srv, c.body)
@@ -93,8 +93,15 @@ func TestMessagesChecks(t *testing.T) {
 	if status, body := postMessages(t, srv, ok); status != http.StatusOK || !strings.Contains(body, "served") {
 		t.Errorf("a well-formed tool turn: %d %s", status, body)
 	}
-	if n := len(srv.Requests()); n != len(cases)+1 {
-		t.Errorf("%d requests recorded, want %d", n, len(cases)+1)
+	// The beta API (Claude Code calls /v1/messages?beta=true) serves a
+	// system message inside messages, which Claude Code 2.1.197 sends.
+	beta := `{"model":"c","max_tokens":10,"messages":[` + user + `,{"role":"system","content":"Available agent types"},` + thinkingTurn("t", "toolu_3") + `,` + results("toolu_3") + `]}`
+	resp := postAPI(t, srv, "/v1/messages?beta=true", beta)
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "served to the beta") {
+		t.Errorf("a beta request with a system message: %d %s", resp.StatusCode, b)
+	}
+	if n := len(srv.Requests()); n != len(cases)+2 {
+		t.Errorf("%d requests recorded, want %d", n, len(cases)+2)
 	}
 }
 
