@@ -399,6 +399,13 @@ func TestAnthropicCachePrefixStable(t *testing.T) {
 	if n := bytes.Count(reqs[0].Body, []byte(`"cache_control"`)); n == 0 || n > 4 {
 		t.Errorf("the first request has %d breakpoints", n)
 	}
+	// Each request reads all that the one before it read or wrote: the
+	// breakpoint on the previous request's last block finds it.
+	for i := 1; i < len(reqs); i++ {
+		if prev := reqs[i-1]; reqs[i].CacheRead == 0 || reqs[i].CacheRead < prev.CacheRead+prev.CacheWrite {
+			t.Errorf("request %d read %d from the stand-in's cache, the one before read %d and wrote %d", i, reqs[i].CacheRead, prev.CacheRead, prev.CacheWrite)
+		}
+	}
 	for i, u := range usages {
 		if read, _ := u["cache_read_tokens"].(float64); read <= 0 {
 			t.Errorf("run %d: usage shows no cache read: %v", i, u)

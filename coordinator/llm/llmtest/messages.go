@@ -159,7 +159,7 @@ func (x *exchange) thinks(rp *reply) bool {
 }
 
 func (messagesAPI) writeMessage(x *exchange, rp *reply) {
-	x.commitCache()
+	x.commitCache(rp)
 	var content []anthropicBlock
 	if x.thinks(rp) {
 		sig := signThinking(rp.resp.Reasoning)
@@ -180,7 +180,7 @@ func (messagesAPI) writeMessage(x *exchange, rp *reply) {
 }
 
 func (messagesAPI) writeStream(x *exchange, rp *reply) {
-	x.commitCache()
+	x.commitCache(rp)
 	start := rp.anthropicUsage()
 	start.OutputTokens = 1 // the API counts the first token at the start
 	body := []sseEvent{newEvent("message_start", map[string]any{"type": "message_start",

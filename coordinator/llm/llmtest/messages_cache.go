@@ -118,8 +118,9 @@ func (s *Server) lookupCache(req *messagesRequest, system []contentBlock, msgs [
 }
 
 // commitCache remembers the prefixes of the request being answered, once
-// the answer is sure to be served.
-func (x *exchange) commitCache() {
+// the answer is sure to be served, and records the cache counts rp
+// reports.
+func (x *exchange) commitCache(rp *reply) {
 	if x.cache == nil {
 		return
 	}
@@ -132,4 +133,6 @@ func (x *exchange) commitCache() {
 	for i, k := range x.cache.remember {
 		s.cache[k] = x.cache.tokens[i]
 	}
+	rec := &s.requests[x.rec.Index]
+	rec.CacheRead, rec.CacheWrite = rp.usage.cacheRead, rp.usage.cacheWrite
 }

@@ -64,6 +64,9 @@ func TestMessagesPromptCache(t *testing.T) {
 			t.Errorf("turn %d read %d, want what the previous request cached, %d", turns, u.CacheReadInputTokens, prev.CacheReadInputTokens+prev.CacheCreationInputTokens)
 		}
 		prev = u
+		if rec := srv.Requests()[len(srv.Requests())-1]; rec.CacheRead != u.CacheReadInputTokens || rec.CacheWrite != u.CacheCreationInputTokens {
+			t.Errorf("turn %d: recorded %d read, %d written; reported %+v", turns, rec.CacheRead, rec.CacheWrite, u)
+		}
 	}
 	if u := usageOf(t, srv, conversation("runs a shell command", 9)); u.CacheReadInputTokens != 0 {
 		t.Errorf("changed tools still read %d from the cache", u.CacheReadInputTokens)

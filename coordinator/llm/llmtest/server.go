@@ -49,6 +49,10 @@ type RecordedRequest struct {
 	// Cancelled is true when the client went away before the response
 	// finished.
 	Cancelled bool
+	// CacheRead and CacheWrite are the prompt tokens a Messages API
+	// request was reported to read from and write to the stand-in's
+	// prompt cache (zero for the other APIs and for a refused request).
+	CacheRead, CacheWrite int
 }
 
 // Server is a scripted fake OpenAI-compatible chat completions server that
