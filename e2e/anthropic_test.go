@@ -541,3 +541,25 @@ func TestAnthropicKeyKeptFromCommands(t *testing.T) {
 		}
 	}
 }
+
+// A refusal stop reason (HTTP 200, stop_reason "refusal") ends the
+// one-shot as a failure in one sentence, keeps the partial answer and
+// sets the message aside: `ralph -c` does not send it again.
+func TestAnthropicRefusalStopReason(t *testing.T) {
+	t.Parallel()
+	srv := anthropicServer(t, `{"text":"I can't help with","finish_reason":"refusal"},{"text":"Glad to help with that."}`)
+	dir := t.TempDir()
+	env := anthropicEnv(t)
+	r := ralph(t, dir, env, nil, anthropicArgs(srv, "the message the model refuses")...)
+	if r.code == 0 {
+		t.Fatalf("a refused answer exited 0\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+	}
+	oneSentence(t, r.stderr, "set aside")
+	r = anthropicRun(t, dir, env, srv, "-c", "an unrelated message")
+	if !strings.Contains(r.stdout, "Glad to help with that.") {
+		t.Fatalf("stdout: %s", r.stdout)
+	}
+	if body := string(srv.Requests()[1].Body); strings.Contains(body, "the message the model refuses") {
+		t.Fatalf("ralph -c sent the refused message again:\n%s", body)
+	}
+}
