@@ -99,7 +99,11 @@ func (m *messagesRequest) systemBlocks() ([]contentBlock, error) {
 // anthropic-beta header), where a "system" message inside messages is
 // served: Claude Code 2.1.197 sends one there, and the stand-in must not
 // refuse what the real API serves it.
-func checkMessages(req *messagesRequest, body []byte, beta bool) string {
+//
+// replayed reports whether a signature or a redacted block's data is one a
+// replayed recording carried: the real API's, which the stand-in cannot
+// check against the text, so it accepts it as given.
+func checkMessages(req *messagesRequest, body []byte, beta bool, replayed func(string) bool) string {
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(body, &fields)
 	if _, ok := fields["max_tokens"]; !ok || req.MaxTokens == nil {
@@ -174,7 +178,7 @@ func checkMessages(req *messagesRequest, body []byte, beta bool) string {
 	if msg := checkToolPairs(turns, turnBlocks); msg != "" {
 		return msg
 	}
-	return checkThinking(req.thinkingOn(), turns, turnBlocks)
+	return checkThinking(req.thinkingOn(), turns, turnBlocks, replayed)
 }
 
 // hasCache reports whether a block's cache_control is set.
@@ -246,16 +250,16 @@ func checkToolPairs(msgs []messagesMessage, blocks [][]contentBlock) string {
 // one carries the signature the stand-in gave it (so neither it nor its
 // text was changed), and with thinking on, the assistant message whose
 // tool calls the conversation is answering starts with its thinking.
-func checkThinking(on bool, msgs []messagesMessage, blocks [][]contentBlock) string {
+func checkThinking(on bool, msgs []messagesMessage, blocks [][]contentBlock, replayed func(string) bool) string {
 	for i, bs := range blocks {
 		for j, b := range bs {
 			switch b.Type {
 			case "thinking":
-				if b.Thinking == nil || b.Signature == nil || *b.Signature != signThinking(*b.Thinking) {
+				if b.Thinking == nil || b.Signature == nil || *b.Signature != signThinking(*b.Thinking) && !replayed(*b.Signature) {
 					return fmt.Sprintf("messages.%d.content.%d: Invalid `signature` in `thinking` block", i, j)
 				}
 			case "redacted_thinking":
-				if !redactedByUs(b.Data) {
+				if !redactedByUs(b.Data) && !replayed(b.Data) {
 					return fmt.Sprintf("messages.%d.content.%d: Invalid `data` in `redacted_thinking` block", i, j)
 				}
 			}
@@ -316,7 +320,7 @@ func (messagesAPI) check(x *exchange, body []byte) (int, string) {
 		return 400, "fake model: cannot decode request: " + err.Error()
 	}
 	beta := x.r.URL.Query().Get("beta") == "true" || x.r.Header.Get("Anthropic-Beta") != ""
-	if msg := checkMessages(&req, body, beta); msg != "" {
+	if msg := checkMessages(&req, body, beta, x.s.replayedOpaque); msg != "" {
 		return 400, msg
 	}
 	if sc := x.s.scenario; sc != nil && sc.ContextWindow > 0 && quarter(len(body)) > sc.ContextWindow {

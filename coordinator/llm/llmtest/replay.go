@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -35,6 +36,7 @@ func (x *exchange) replay(resp Response) {
 	if status == 0 {
 		status = http.StatusOK
 	}
+	x.s.rememberOpaque(body)
 	h := x.w.Header()
 	for k, v := range recorded {
 		h[k] = v
@@ -109,4 +111,33 @@ func readRecording(path string) ([]byte, http.Header, error) {
 		}
 	}
 	return body, h, nil
+}
+
+// opaqueField finds the signatures of thinking blocks and the data of
+// redacted ones in a recorded body, streamed or whole.
+var opaqueField = regexp.MustCompile(`"(?:signature|data)"\s*:\s*"([^"]+)"`)
+
+// rememberOpaque keeps the signatures and redacted data a replayed body
+// carries, so that a client sending them back is not refused: they are
+// the real API's, which the stand-in cannot check.
+func (s *Server) rememberOpaque(body []byte) {
+	found := opaqueField.FindAllSubmatch(body, -1)
+	if len(found) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replayed == nil {
+		s.replayed = map[string]bool{}
+	}
+	for _, m := range found {
+		s.replayed[string(m[1])] = true
+	}
+}
+
+// replayedOpaque reports whether a replayed body carried v.
+func (s *Server) replayedOpaque(v string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.replayed[v]
 }

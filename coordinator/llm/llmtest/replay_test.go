@@ -178,3 +178,32 @@ func TestMessagesFailuresAndModels(t *testing.T) {
 		t.Errorf("OpenAI's models: %d %v", resp.StatusCode, m)
 	}
 }
+
+// A thinking block of a replayed recording goes back with the real API's
+// signature, which the stand-in accepts as given; any other signature is
+// still refused.
+func TestReplayedSignatureAccepted(t *testing.T) {
+	rec := filepath.Join(recordings, "thinking_text.sse")
+	raw, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := opaqueField.FindSubmatch(raw)
+	if sig == nil {
+		t.Fatal("the recording has no signature")
+	}
+	srv := NewServer(&Scenario{Responses: []Response{{Replay: rec}, {Text: "next"}}})
+	defer srv.Close()
+	readSSE(t, postAPI(t, srv, "/v1/messages", `{"model":"c","max_tokens":2000,"stream":true,"messages":[{"role":"user","content":"q"}]}`))
+	back := func(signature string) string {
+		return `{"model":"c","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"q"},` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"recorded","signature":"` + signature + `"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`
+	}
+	if status, body := postMessages(t, srv, back("EqForged")); status != http.StatusBadRequest || !strings.Contains(body, "Invalid `signature`") {
+		t.Errorf("a forged signature: %d %s", status, body)
+	}
+	if status, body := postMessages(t, srv, back(string(sig[1]))); status != http.StatusOK {
+		t.Errorf("the recorded signature: %d %s", status, body)
+	}
+}

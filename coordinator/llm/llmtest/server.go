@@ -79,6 +79,7 @@ type Server struct {
 	requests  []RecordedRequest
 	apiHits   map[string]int    // requests to Ollama's native API, by path
 	cache     map[prefixKey]int // the Messages API's prompt cache: prefix -> tokens
+	replayed  map[string]bool   // thinking signatures and redacted data replayed recordings carried
 	loaded    atomic.Bool       // the ollama flavor has served a chat request
 	// loadedModel is the model of that request, as /api/ps names it.
 	loadedModel atomic.Value // string
