@@ -300,6 +300,23 @@ func TestAnthropicOverloadRetried(t *testing.T) {
 			t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
 		}
 	})
+	// On a terminal the partial text of the failed attempt stays where it
+	// was, marked by the line that says the attempt failed, and the
+	// retried answer follows once.
+	t.Run("terminal", func(t *testing.T) {
+		srv := anthropicServer(t, `{"text":"Half an answer that the overload cuts","chunk_size":4,"chunk_delay_ms":30,
+			"stream_error":"{\"type\": \"error\", \"error\": {\"type\": \"overloaded_error\", \"message\": \"Overloaded\"}}"},
+			{"text":"The whole answer, retried."}`)
+		p := startPTY(t, t.TempDir(), anthropicEnv(t, "TERM=xterm", "NO_COLOR=1"), anthropicArgs(srv, "say hi")...)
+		p.expectExit(0, 30*time.Second)
+		screen := p.screen()
+		mark := strings.Index(screen, "attempt 1 failed: error in the answer: Overloaded")
+		whole := strings.Index(screen, "The whole answer, retried.")
+		partial := strings.Index(screen, "Half an answer")
+		if mark < 0 || whole < mark || strings.Count(screen, "The whole answer, retried.") != 1 || partial > mark {
+			t.Fatalf("the failed attempt is not marked before the retried answer:\n%s", screen)
+		}
+	})
 }
 
 // With --thinking-tokens, the request turns extended thinking on with that
