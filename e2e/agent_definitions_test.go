@@ -121,7 +121,7 @@ func TestSpawnAgentNamesADefinition(t *testing.T) {
 	if child[0].Request.Model != main[0].Request.Model {
 		t.Errorf("the child asked model %q, the parent %q: an alias is the parent's model", child[0].Request.Model, main[0].Request.Model)
 	}
-	if !strings.Contains(r.stderr, "asks for model sonnet, an alias ralph cannot map to a provider yet") {
+	if !strings.Contains(r.stderr, "asks for model sonnet, an alias the session's provider serves no model for") {
 		t.Errorf("the alias was not said:\n%s", r.stderr)
 	}
 }

@@ -135,7 +135,11 @@ func cleanEnv(t testing.TB, extra ...string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "RALPH_MODEL", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "NO_COLOR", "COLORFGBG":
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "RALPH_MODEL", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "NO_COLOR", "COLORFGBG",
+			// The other providers' keys would pick another provider
+			// where nothing names one (issue 60).
+			"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "OPENROUTER_API_KEY",
+			"RALPH_PROVIDER", "MAX_THINKING_TOKENS":
 			continue
 		}
 		if slices.Contains(project.CIVariables, name) {

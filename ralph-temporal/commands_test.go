@@ -37,7 +37,7 @@ func TestTheRunTravelsWhole(t *testing.T) {
 		}
 	}
 	three := 3
-	sess := remote.Session{Model: "m", BaseURL: "http://10.0.0.6/v1", Sandbox: "read-only", NoNetwork: true, MaxTurns: 7, MaxRetries: &three,
+	sess := remote.Session{Model: "m", BaseURL: "http://10.0.0.6/v1", Provider: "anthropic", ThinkingTokens: 2048, Sandbox: "read-only", NoNetwork: true, MaxTurns: 7, MaxRetries: &three,
 		CommandTimeout: time.Second, IdleTimeout: time.Minute, MaxOutputTokens: 9, Yes: true, DisallowedTools: []string{"Write"}, AppendSystem: "be brief"}
 	sv := reflect.ValueOf(sess)
 	for i := range sv.NumField() {

@@ -35,26 +35,9 @@ func (c *Client) Models(ctx context.Context) ([]ServedModel, error) {
 		return c.messagesModels(ctx)
 	}
 	url := c.cfg.BaseURL + "/models"
-	resp, err := c.sideRequest(ctx, http.MethodGet, url, nil)
+	body, err := c.list(ctx, url, "GET /models")
 	if err != nil {
-		return nil, &Error{Kind: ErrBadRequest, Config: true, Err: err,
-			Msg: fmt.Sprintf("cannot reach %s: %s; check that the server runs and --base-url (or OPENAI_BASE_URL)", c.cfg.BaseURL, rootCause(err))}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", url, err)
-	}
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
-			Msg: fmt.Sprintf("%s refused the API key (HTTP %d: %s); check the key's variable, or that it belongs to this endpoint", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe())}
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
-			Msg: c.notAnAPISentence(ctx, "GET /models answered 404")}
-	case resp.StatusCode != http.StatusOK:
-		return nil, &Error{Kind: ErrBadRequest, Status: resp.StatusCode,
-			Msg: fmt.Sprintf("%s answered GET /models with HTTP %d: %s", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe())}
+		return nil, err
 	}
 	var list struct {
 		Data []struct {
@@ -65,8 +48,7 @@ func (c *Client) Models(ctx context.Context) ([]ServedModel, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, &Error{Kind: ErrBadRequest, Config: true, Err: err,
-			Msg: c.notAnAPISentence(ctx, "GET /models did not answer with a model list")}
+		return nil, c.notAList(ctx, "GET /models", err)
 	}
 	out := make([]ServedModel, 0, len(list.Data))
 	for _, m := range list.Data {
@@ -74,6 +56,62 @@ func (c *Client) Models(ctx context.Context) ([]ServedModel, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// list asks the endpoint for a model list at u (what names the request
+// in sentences) and returns the answer's body, or the error a person
+// reads: the key refused, a base URL that is not the API, a server out
+// of reach, each naming the variable to fix.
+func (c *Client) list(ctx context.Context, u, what string) ([]byte, error) {
+	var resp *http.Response
+	var err error
+	if c.messages() {
+		var req *http.Request
+		if req, err = c.newMessagesRequest(ctx, http.MethodGet, u, nil); err == nil {
+			resp, err = c.httpClient.Do(req)
+		}
+	} else {
+		resp, err = c.sideRequest(ctx, http.MethodGet, u, nil)
+	}
+	if err != nil {
+		return nil, &Error{Kind: ErrBadRequest, Config: true, Err: err,
+			Msg: fmt.Sprintf("cannot reach %s: %s; check that the server runs and --base-url (or %s)", c.cfg.BaseURL, rootCause(err), c.baseURLEnv())}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", u, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		hint := "the key's variable"
+		if c.messages() || c.cfg.KeyEnv != "" {
+			hint = c.keyEnv()
+		}
+		return nil, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
+			Msg: fmt.Sprintf("%s refused the API key (HTTP %d: %s); check %s, or that it belongs to this endpoint", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe(), hint)}
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
+			Msg: c.notAPISentence(ctx, what+" answered 404")}
+	case resp.StatusCode != http.StatusOK:
+		return nil, &Error{Kind: ErrBadRequest, Status: resp.StatusCode,
+			Msg: fmt.Sprintf("%s answered %s with HTTP %d: %s", c.cfg.BaseURL, what, resp.StatusCode, parseErrorBody(body).describe())}
+	}
+	return body, nil
+}
+
+// notAList is the error of a model list that did not decode.
+func (c *Client) notAList(ctx context.Context, what string, err error) error {
+	return &Error{Kind: ErrBadRequest, Config: true, Err: err, Msg: c.notAPISentence(ctx, what+" did not answer with a model list")}
+}
+
+// notAPISentence explains a base URL that leads to no API of this
+// client's protocol.
+func (c *Client) notAPISentence(ctx context.Context, where string) string {
+	if c.messages() {
+		return c.notMessagesSentence(where)
+	}
+	return c.notAnAPISentence(ctx, where)
 }
 
 // probeTool is the one tool of CheckTools' request: ralph's work is all

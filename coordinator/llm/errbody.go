@@ -19,8 +19,9 @@ import (
 //     /v1 layer, LM Studio, llama.cpp's server, OpenRouter (numeric code),
 //     recent vLLM; Anthropic's {"type":"error","error":{"type":
 //     "overloaded_error","message":"Overloaded"}}, over HTTP and as a
-//     stream's error event, whose type stands as its code; also vLLM's older top-level {"object":"error","message":…}
-//     and FastAPI's {"detail":…} for routes it does not know.
+//     stream's error event, whose type stands as its code; also vLLM's
+//     older top-level {"object":"error","message":…} and FastAPI's
+//     {"detail":…} for routes it does not know.
 //   - string: {"error":"<text>"} — Ollama's native API, and LM Studio for a
 //     path it does not serve ("Unexpected endpoint or method. (POST
 //     /chat/completions)", sent with HTTP 200).

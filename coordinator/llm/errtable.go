@@ -280,10 +280,7 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 	case ErrModelNotFound:
 		return fmt.Sprintf("model %q is not available at %s (%s); choose another with --model or RALPH_MODEL", model, base, where)
 	case ErrNotAnAPI:
-		if c.messages() {
-			return c.notMessagesSentence(where)
-		}
-		return c.notAnAPISentence(ctx, where)
+		return c.notAPISentence(ctx, where)
 	case ErrRateLimited:
 		return fmt.Sprintf("the model endpoint %s is rate limiting ralph (%s)%s; wait a while or lower --parallel", base, where, after)
 	case ErrServer:

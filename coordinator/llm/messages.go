@@ -7,13 +7,15 @@ package llm
 //
 // Why not Anthropic's Go SDK (github.com/anthropics/anthropic-sdk-go,
 // v1.84.0, measured on this machine against a program that only imports
-// net/http and encoding/json): it adds 0.3–0.5 ms and about 117 kB to
-// package initialisation (the start-up budget is 2 ms and 1 MB, of which
-// ralph uses about 1 ms and 0.6 MB), 11 MB to a hello-world binary (16.8
-// against 5.7 MB) and twenty modules (OpenTelemetry, a YAML parser, a JSON
-// schema reflector). Its retries can be switched off (WithMaxRetries(0))
-// and it takes ralph's http.Client, so it would fit within the budget, but
-// it gives ralph nothing ralph needs: the retry loop, the error bodies,
+// net/http and encoding/json, GODEBUG=inittrace=1 over five runs): it
+// adds about 117 kB and 0.3 to 0.9 ms to package initialisation (its own
+// init 0.17 ms and a YAML parser's 0.10 ms at best; the start-up budget is
+// 2 ms and 1 MB, of which ralph uses about 1 ms and 0.6 MB), 11 MB to a
+// hello-world binary (16.8 against 5.7 MB) and eighteen modules
+// (OpenTelemetry, a YAML parser, a JSON schema reflector, gjson/sjson).
+// Its retries can be switched off (WithMaxRetries(0)) and it takes
+// ralph's http.Client, so it would fit within the budget, but it gives
+// ralph nothing ralph needs: the retry loop, the error bodies,
 // the limit headers and the idle watchdog are ralph's own and read the
 // raw responses through the tap; the request must be the same bytes turn
 // after turn for the prompt cache, and thinking blocks must go back byte
@@ -21,16 +23,18 @@ package llm
 // its NewClient reads ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN and
 // ANTHROPIC_BASE_URL from the environment unless told otherwise, and
 // WithBaseURL calls log.Fatalf on a bad URL. So this is a small client:
-// net/http and an SSE reader (messages_stream.go), about 600 lines.
+// net/http and an SSE reader (messages_stream.go), under a thousand lines.
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -40,10 +44,11 @@ import (
 const anthropicVersion = "2023-06-01"
 
 // messagesURL is path at the API's host: the base URL is the host without
-// /v1, as ANTHROPIC_BASE_URL is, and a /v1 given anyway is tolerated.
+// /v1, as ANTHROPIC_BASE_URL is, and a /v1 (or the whole /v1/messages)
+// given anyway is tolerated.
 func (c *Client) messagesURL(path string) string {
-	base := strings.TrimSuffix(strings.TrimRight(c.cfg.BaseURL, "/"), "/v1")
-	return base + path
+	base := strings.TrimSuffix(strings.TrimRight(c.cfg.BaseURL, "/"), "/messages")
+	return strings.TrimSuffix(base, "/v1") + path
 }
 
 // messagesRequest is an HTTP request to the Messages API with its headers:
@@ -76,27 +81,71 @@ func (c *Client) newMessagesRequest(ctx context.Context, method, u string, body 
 // the OpenAI path's do.
 func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
 	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
+	var whole Response
+	for pause := 0; ; pause++ {
+		out, stop, err := c.messagesOnce(ctx, req, slot, emit, fail, stalled)
+		if err != nil {
+			return out, err
+		}
+		whole = joinPaused(whole, out, pause)
+		if stop != "pause_turn" || pause == maxPauses {
+			// A turn paused once too often ends as one cut short
+			// (finishReason).
+			return whole, nil
+		}
+		// The API paused a long turn (its own server tools'): sent back
+		// as it is, the turn goes on where it stopped.
+		req.Messages = append(slices.Clip(req.Messages), out.Message)
+	}
+}
+
+// maxPauses bounds how often one turn the API paused is sent back to go
+// on (stop_reason pause_turn).
+const maxPauses = 3
+
+// joinPaused is the turn so far (whole, after pause continuations) with
+// the next part of it.
+func joinPaused(whole, part Response, pause int) Response {
+	if pause == 0 {
+		return part
+	}
+	whole.Message.Content += part.Message.Content
+	whole.Message.ToolCalls = append(whole.Message.ToolCalls, part.Message.ToolCalls...)
+	whole.Message.Opaque = append(whole.Message.Opaque, part.Message.Opaque...)
+	whole.Reasoning += part.Reasoning
+	whole.Usage = whole.Usage.Add(part.Usage)
+	whole.FinishReason = part.FinishReason
+	return whole
+}
+
+// messagesOnce is one request of an attempt, and its raw stop reason.
+func (c *Client) messagesOnce(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+	fail func(error) (Response, error), stalled *atomic.Bool) (Response, string, error) {
+	failed := func(err error) (Response, string, error) {
+		out, err := fail(err)
+		return out, "", err
+	}
 	body, err := c.messagesBody(req)
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	hr, err := c.newMessagesRequest(ctx, http.MethodPost, c.messagesURL("/v1/messages"), body)
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	hr.Header.Set("Accept", "text/event-stream")
 	resp, err := c.httpClient.Do(hr)
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Errorf("HTTP %d", resp.StatusCode))
+		return failed(fmt.Errorf("HTTP %d", resp.StatusCode))
 	}
 	turn := &messagesTurn{emit: emit}
 	err = turn.read(resp.Body)
 	switch {
-	case err == errStreamError:
+	case errors.Is(err, errStreamError):
 		// The tap saw the error event too, unless its line was too long
 		// to inspect.
 		slot.mu.Lock()
@@ -108,29 +157,29 @@ func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attempt
 			slot.streamErr = &se
 		}
 		slot.mu.Unlock()
-		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+		return failed(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 	case err != nil:
 		if ctx.Err() != nil && !stalled.Load() {
-			return Response{}, err
+			return Response{}, "", err
 		}
-		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, err))
+		return failed(fmt.Errorf("%w: %w", ErrBrokenStream, err))
 	case slot.inStream() != nil:
-		return fail(fmt.Errorf("%w: %w", ErrBrokenStream, errStreamError))
+		return failed(fmt.Errorf("%w: %w", ErrBrokenStream, errStreamError))
 	case !turn.done:
-		return fail(fmt.Errorf("%w: the stream ended before message_stop", ErrBrokenStream))
+		return failed(fmt.Errorf("%w: the stream ended before message_stop", ErrBrokenStream))
 	case turn.stop == "":
-		return fail(fmt.Errorf("%w: the stream ended without a stop reason", ErrBrokenStream))
+		return failed(fmt.Errorf("%w: the stream ended without a stop reason", ErrBrokenStream))
 	}
 	out, err := turn.finish(c.opaqueProvider())
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	if !turn.sawUsage {
 		out.Usage = estimateUsage(req, out.Message, out.Reasoning)
 	}
 	// Anthropic refuses a prompt too long rather than cut it, so there is
 	// no truncation to look for (Response.read stays 0).
-	return out, nil
+	return out, turn.stop, nil
 }
 
 // maxModelPages bounds how many pages of GET /v1/models are read.
@@ -172,34 +221,12 @@ type modelsPage struct {
 
 func (c *Client) modelsPage(ctx context.Context, u string) (modelsPage, error) {
 	var page modelsPage
-	req, err := c.newMessagesRequest(ctx, http.MethodGet, u, nil)
+	body, err := c.list(ctx, u, "GET /v1/models")
 	if err != nil {
 		return page, err
 	}
-	resp, err := c.httpClient.Do(req)
-	if err != nil {
-		return page, &Error{Kind: ErrBadRequest, Config: true, Err: err,
-			Msg: fmt.Sprintf("cannot reach %s: %s; check that the server runs and --base-url (or ANTHROPIC_BASE_URL)", c.cfg.BaseURL, rootCause(err))}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return page, fmt.Errorf("reading %s: %w", u, err)
-	}
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
-			Msg: fmt.Sprintf("%s refused the API key (HTTP %d: %s); check %s, or that it belongs to this endpoint", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe(), c.keyEnv())}
-	case resp.StatusCode == http.StatusNotFound:
-		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
-			Msg: c.notMessagesSentence("GET /v1/models answered 404")}
-	case resp.StatusCode != http.StatusOK:
-		return page, &Error{Kind: ErrBadRequest, Status: resp.StatusCode,
-			Msg: fmt.Sprintf("%s answered GET /v1/models with HTTP %d: %s", c.cfg.BaseURL, resp.StatusCode, parseErrorBody(body).describe())}
-	}
 	if err := json.Unmarshal(body, &page); err != nil {
-		return page, &Error{Kind: ErrBadRequest, Config: true, Err: err,
-			Msg: c.notMessagesSentence("GET /v1/models did not answer with a model list")}
+		return page, c.notAList(ctx, "GET /v1/models", err)
 	}
 	return page, nil
 }

@@ -52,12 +52,20 @@ type messagesUsage struct {
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 	OutputTokens             int `json:"output_tokens"`
+	// OutputTokensDetails, where the server sends it, says how many of
+	// the output tokens were thinking.
+	OutputTokensDetails *struct {
+		ThinkingTokens int `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
 }
 
 // merge takes the counts a later event states (message_delta's, which
 // newer servers send in full, or only output_tokens).
 func (u *messagesUsage) merge(o messagesUsage) {
-	for _, p := range []struct{ dst *int; v int }{
+	for _, p := range []struct {
+		dst *int
+		v   int
+	}{
 		{&u.InputTokens, o.InputTokens}, {&u.CacheCreationInputTokens, o.CacheCreationInputTokens},
 		{&u.CacheReadInputTokens, o.CacheReadInputTokens}, {&u.OutputTokens, o.OutputTokens},
 	} {
@@ -65,16 +73,23 @@ func (u *messagesUsage) merge(o messagesUsage) {
 			*p.dst = p.v
 		}
 	}
+	if o.OutputTokensDetails != nil {
+		u.OutputTokensDetails = o.OutputTokensDetails
+	}
 }
 
 // usage is the counts in ralph's terms: InputTokens the whole prompt.
 func (u messagesUsage) usage() conversation.Usage {
-	return conversation.Usage{
+	out := conversation.Usage{
 		InputTokens:      u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
 		OutputTokens:     u.OutputTokens,
 		CacheReadTokens:  u.CacheReadInputTokens,
 		CacheWriteTokens: u.CacheCreationInputTokens,
 	}
+	if d := u.OutputTokensDetails; d != nil {
+		out.ReasoningTokens = d.ThinkingTokens
+	}
+	return out
 }
 
 // streamBlock is one content block as it streams in.
@@ -278,11 +293,11 @@ func finishReason(stop string) string {
 	case "max_tokens", "model_context_window_exceeded":
 		return "length"
 	case "pause_turn":
-		// The API pauses a long turn of its own server tools (web search,
-		// code execution) and expects it sent back to be continued. ralph
-		// declares no server tools, so a pause is a turn cut short, which
-		// the coordinator reports as one cut at the output limit, keeping
-		// its text, rather than a turn that looks finished.
+		// The API pauses a long turn of its own server tools, and ralph
+		// sends it back to go on (attemptMessages) a few times; one
+		// paused still then is a turn cut short, which the coordinator
+		// reports as one cut at the output limit, keeping its text,
+		// rather than a turn that looks finished.
 		return "length"
 	case "refusal":
 		// The model declined for safety reasons: the content filter's

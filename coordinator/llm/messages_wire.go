@@ -95,43 +95,80 @@ func messagesTools(defs []conversation.ToolDef) any {
 // generous share of what each model may write when the person set no
 // limit, since the answer is billed by what is written, not by the limit.
 // The budget of extended thinking counts against max_tokens and must stay
-// below it; Anthropic refuses budgets under minThinkingTokens.
+// below it; Anthropic refuses budgets under minThinkingTokens, and a
+// max_tokens above the model's own limit.
 const (
 	minThinkingTokens = 1024
 	defaultMaxTokens  = 16384
 )
 
-// maxTokensFor is max_tokens for model when Config.MaxOutputTokens is 0.
-func maxTokensFor(model string) int {
+// outputLimits are, by model name prefix (the first match wins), the
+// max_tokens ralph asks for by default and the most the model takes
+// (Anthropic's model overview); 0 for a limit ralph does not know.
+var outputLimits = []struct {
+	prefix     string
+	def, limit int
+}{
+	{"claude-3-5", 8192, 8192},
+	{"claude-3-7", defaultMaxTokens, 64000},
+	{"claude-3", 4096, 4096},
+	{"claude-opus-4-0", defaultMaxTokens, 32000},
+	{"claude-opus-4-1", defaultMaxTokens, 32000},
+	{"claude-opus-4-2025", defaultMaxTokens, 32000},
+	{"claude-opus-4", defaultMaxTokens, 64000},
+	{"claude-sonnet-4", defaultMaxTokens, 64000},
+	{"claude-haiku-4", defaultMaxTokens, 64000},
+}
+
+// outputLimit is model's default max_tokens and the most it takes.
+func outputLimit(model string) (def, limit int) {
 	m := strings.ToLower(model)
 	if i := strings.LastIndex(m, "/"); i >= 0 {
 		m = m[i+1:]
 	}
-	switch {
-	case strings.HasPrefix(m, "claude-3-5"):
-		return 8192
-	case strings.HasPrefix(m, "claude-3-opus"), strings.HasPrefix(m, "claude-3-haiku"), strings.HasPrefix(m, "claude-3-sonnet"):
-		return 4096
-	case strings.HasPrefix(m, "claude-opus-4-0"), strings.HasPrefix(m, "claude-opus-4-1"), m == "claude-opus-4" || strings.HasPrefix(m, "claude-opus-4-2025"):
-		return 32000
+	for _, l := range outputLimits {
+		if strings.HasPrefix(m, l.prefix) {
+			return l.def, l.limit
+		}
 	}
-	return defaultMaxTokens
+	return defaultMaxTokens, 0
+}
+
+// tokenLimits are max_tokens and the thinking budget (0: no thinking) of
+// a request to model: the person's output limit, or the model's default,
+// with the thinking budget on top when the limit would not exceed it,
+// both within what the model takes.
+func (c *Client) tokenLimits(model string, thinking bool) (maxTokens, budget int) {
+	def, limit := outputLimit(model)
+	maxTokens = c.cfg.MaxOutputTokens
+	if maxTokens <= 0 {
+		maxTokens = def
+	}
+	if thinking && c.cfg.ThinkingTokens > 0 {
+		budget = max(c.cfg.ThinkingTokens, minThinkingTokens)
+		if maxTokens <= budget {
+			// The limit the person set is for the answer; thinking
+			// comes on top of it.
+			maxTokens += budget
+		}
+	}
+	if limit > 0 && maxTokens > limit {
+		maxTokens = limit
+		if budget >= maxTokens {
+			budget = max(maxTokens-def/4, minThinkingTokens)
+		}
+	}
+	return maxTokens, budget
 }
 
 // messagesBody builds the request for req (messagesRequest above).
 func (c *Client) messagesBody(req Request) ([]byte, error) {
-	body := messagesRequest{Model: req.Model, Stream: true, MaxTokens: c.cfg.MaxOutputTokens}
-	if body.MaxTokens <= 0 {
-		body.MaxTokens = maxTokensFor(req.Model)
-	}
-	if n := c.cfg.ThinkingTokens; n > 0 {
-		n = max(n, minThinkingTokens)
-		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: n}
-		if body.MaxTokens <= n {
-			// The limit the person set is for the answer; thinking
-			// comes on top of it.
-			body.MaxTokens += n
-		}
+	body := messagesRequest{Model: req.Model, Stream: true}
+	body.System, body.Messages = c.messagesOf(req.Messages)
+	var budget int
+	body.MaxTokens, budget = c.tokenLimits(req.Model, thinkingFits(body.Messages))
+	if budget > 0 {
+		body.Thinking = &thinkingOption{Type: "enabled", BudgetTokens: budget}
 	}
 	if len(req.Tools) > 0 {
 		tools, err := c.messagesToolCache.encodedWith(req.Tools, messagesTools)
@@ -140,7 +177,6 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 		}
 		body.Tools = tools
 	}
-	body.System, body.Messages = c.messagesOf(req.Messages)
 	if n := len(body.System); n > 0 {
 		body.System[n-1].CacheControl = ephemeral
 	}
@@ -198,7 +234,8 @@ func (c *Client) opaqueProvider() string {
 }
 
 // messagesOf is the conversation as the Messages API takes it, after the
-// rules every server gets (sendable):
+// rules every server gets (sendable: an empty assistant turn and a
+// refused message are left out, consecutive turns of one role merged):
 //
 //   - The system messages before the conversation are the top-level
 //     system field; one later in the conversation goes as a user's text.
@@ -227,12 +264,23 @@ func (c *Client) messagesOf(history []conversation.Message) ([]mBlock, []mMessag
 				last.Content = append(leadingResults(last.Content, blocks), trailingText(last.Content)...)
 				return
 			}
+			if role == conversation.RoleAssistant {
+				// Thinking leads an assistant turn, as the API requires.
+				last.Content = append(append(rawBlocks(last.Content, true), rawBlocks(blocks, true)...),
+					append(rawBlocks(last.Content, false), rawBlocks(blocks, false)...)...)
+				return
+			}
 			last.Content = append(last.Content, blocks...)
 			return
 		}
 		out = append(out, mMessage{Role: role, Content: blocks})
 	}
-	for _, m := range sendable(history) {
+	for _, m := range history {
+		if m.Empty() || m.Refused != "" {
+			// Left out as sendable leaves them out (wire.go), whose
+			// merging add does here, keeping each turn's opaque blocks.
+			continue
+		}
 		switch m.Role {
 		case conversation.RoleSystem:
 			if len(out) == 0 {
@@ -269,6 +317,38 @@ func trailingText(have []mBlock) []mBlock {
 	var out []mBlock
 	for _, b := range have {
 		if b.Type != "tool_result" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// thinkingFits reports whether extended thinking may be on for msgs: with
+// thinking on, the API requires the last assistant turn, when it called
+// tools, to begin with its thinking, and refuses the request otherwise. A
+// turn written with thinking off, or by another provider (a fallback
+// model), has none, so the request that sends its tool results goes
+// without thinking; the next turn thinks again.
+func thinkingFits(msgs []mMessage) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != conversation.RoleAssistant {
+			continue
+		}
+		uses := false
+		for _, b := range m.Content {
+			uses = uses || b.Type == "tool_use"
+		}
+		return !uses || (len(m.Content) > 0 && m.Content[0].raw != nil)
+	}
+	return true
+}
+
+// rawBlocks is the opaque blocks of blocks (raw), or the others.
+func rawBlocks(blocks []mBlock, raw bool) []mBlock {
+	var out []mBlock
+	for _, b := range blocks {
+		if (b.raw != nil) == raw {
 			out = append(out, b)
 		}
 	}

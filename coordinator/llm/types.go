@@ -1,5 +1,6 @@
 // Package llm is ralph's client for OpenAI-compatible chat completion
-// endpoints (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter).
+// endpoints (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server, OpenRouter)
+// and for Anthropic's Messages API (messages.go), one Client for both.
 //
 // It wraps go-openai's streaming API with what an agent needs and the
 // library leaves to callers: tool-call fragments assembled by index, token

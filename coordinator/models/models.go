@@ -1,7 +1,9 @@
 // Package models is the one place a model name meets the endpoint's list
 // of models: shell completion of --model, chat's Tab after /model, and the
 // check of /model NAME all go through a Resolver, so that they agree on
-// what the endpoint serves. A later provider's own list is added here.
+// what the endpoint serves. The provider's own list comes from its client
+// (llm.Client.Models, by protocol), and its aliases from the provider
+// table (memory/providers).
 package models
 
 import (
@@ -20,6 +22,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -77,8 +80,11 @@ func ClientConfig(cfg config.Config) llm.Config {
 // from one ralph to the next for ListTTL.
 type Resolver struct {
 	baseURL string
-	list    func(ctx context.Context) ([]string, error)
-	cache   string
+	// provider is the provider's name (memory/providers), whose table
+	// says what Claude Code's aliases (sonnet, opus, haiku) mean there.
+	provider string
+	list     func(ctx context.Context) ([]string, error)
+	cache    string
 
 	mu      sync.Mutex
 	fetched bool
@@ -92,9 +98,11 @@ type Resolver struct {
 // never sent the key it would refuse.
 func ForConfig(cfg config.Config) *Resolver {
 	if err := cfg.Validate(); err != nil {
-		return New(cfg.BaseURL, "", func(context.Context) ([]string, error) { return nil, err })
+		r := New(cfg.BaseURL, "", func(context.Context) ([]string, error) { return nil, err })
+		r.provider = cfg.Provider
+		return r
 	}
-	return New(cfg.BaseURL, CacheFile(cfg.BaseURL), func(ctx context.Context) ([]string, error) {
+	r := New(cfg.BaseURL, CacheFile(cfg.BaseURL), func(ctx context.Context) ([]string, error) {
 		served, err := Client(cfg).Models(ctx)
 		if err != nil {
 			return nil, err
@@ -107,6 +115,15 @@ func ForConfig(cfg config.Config) *Resolver {
 		}
 		return ids, nil
 	})
+	r.provider = cfg.Provider
+	return r
+}
+
+// Alias is the model a Claude Code alias (sonnet, opus, haiku) means at
+// the Resolver's provider, from the provider table; false for any other
+// name and where the provider serves no such family.
+func (r *Resolver) Alias(name string) (string, bool) {
+	return providers.ModelForAlias(r.provider, name)
 }
 
 // New is a Resolver that asks list for the models of baseURL, keeping

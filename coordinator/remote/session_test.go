@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/spf13/afero"
 )
 
 func worker() config.Config {
@@ -71,5 +72,37 @@ func TestRefusedRun(t *testing.T) {
 	}
 	if RefusedRun("exec:./x.sh", nil) == nil || RefusedRun("claude", []string{"--dangerously-skip-permissions"}) == nil {
 		t.Fatal("an exec: agent or --agent-arg went through")
+	}
+}
+
+// A carried --provider is taken where the worker's own config names no
+// endpoint: the worker then calls that provider's own endpoint with the
+// key of its own environment. Where the worker's config names one, the
+// provider would send the worker's key there under another name, and is
+// refused; a thinking budget above the worker's own is refused too.
+func TestTightenProvider(t *testing.T) {
+	load := func(env map[string]string) config.Config {
+		t.Helper()
+		cfg, err := config.Load(config.Sources{Fs: afero.NewMemMapFs(), Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cfg := load(map[string]string{"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"})
+	if err := (Session{Provider: "anthropic", ThinkingTokens: 2048}).Tighten(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Resolve(); err != nil || cfg.Provider != "anthropic" || cfg.APIKey != "a" || cfg.BaseURL != "https://api.anthropic.com" || cfg.ThinkingTokens != 2048 {
+		t.Fatalf("%v %q %q %q %d", err, cfg.Provider, cfg.APIKey, cfg.BaseURL, cfg.ThinkingTokens)
+	}
+	cfg = load(map[string]string{"OPENAI_BASE_URL": "https://gw.example/v1", "ANTHROPIC_API_KEY": "a"})
+	if err := (Session{Provider: "anthropic"}).Tighten(&cfg); !errors.Is(err, ErrLoosens) || cfg.Provider != "" {
+		t.Errorf("a provider over the worker's own endpoint: %v, provider %q", err, cfg.Provider)
+	}
+	cfg = load(map[string]string{"ANTHROPIC_API_KEY": "a"})
+	cfg.ThinkingTokens = 1024
+	if err := (Session{ThinkingTokens: 4096}).Tighten(&cfg); !errors.Is(err, ErrLoosens) {
+		t.Errorf("a bigger thinking budget: %v", err)
 	}
 }

@@ -28,3 +28,24 @@ func TestForCommandsKeepsOnlyTheListedCredentials(t *testing.T) {
 		t.Fatalf("ForCommands = %s", got)
 	}
 }
+
+// Every provider's key variable is hidden from the start, used or not:
+// shell_env cannot pass it to a command, and Without drops it for the
+// person's own programs; an agent that keeps it by name (the claude CLI's
+// ANTHROPIC_*) still gets it through ScrubDropping's keep.
+func TestProviderKeysAreHidden(t *testing.T) {
+	env := []string{"PATH=/bin", "ANTHROPIC_API_KEY=a", "ANTHROPIC_AUTH_TOKEN=b", "GEMINI_API_KEY=c", "OPENROUTER_API_KEY=d", "OPENAI_API_KEY=e"}
+	all := []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "OPENAI_API_KEY"}
+	if got := strings.Join(ForCommands(env, all), " "); got != "PATH=/bin" {
+		t.Errorf("ForCommands with every key in shell_env = %q, want PATH only", got)
+	}
+	if got := strings.Join(Without(env), " "); got != "PATH=/bin" {
+		t.Errorf("Without = %q, want PATH only", got)
+	}
+	if got := Withheld(env, nil); len(got) != 0 {
+		t.Errorf("Withheld names %q; a key that can never be passed is not offered", got)
+	}
+	if got := strings.Join(ScrubDropping(env, nil, []string{"ANTHROPIC_*"}), " "); got != "PATH=/bin ANTHROPIC_API_KEY=a ANTHROPIC_AUTH_TOKEN=b" {
+		t.Errorf("an agent keeping ANTHROPIC_* got %q", got)
+	}
+}

@@ -517,8 +517,8 @@ func Load(src Sources) (Config, error) {
 			// lets it have only the provider's own key go to the
 			// provider's own endpoint, unless the person's own file names
 			// the same provider.
-			c.src.providerFromProject = fromProject && !strings.EqualFold(c.Provider, f.Provider)
-			c.Provider = strings.ToLower(f.Provider)
+			c.src.providerFromProject = fromProject && !strings.EqualFold(c.src.provider, f.Provider)
+			c.Provider, c.src.provider = strings.ToLower(f.Provider), strings.ToLower(f.Provider)
 			c.src.providerFrom = fmt.Sprintf("provider = %q in %s", f.Provider, displayPath(p))
 		}
 		if f.ThinkingTokens != nil {

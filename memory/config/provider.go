@@ -10,13 +10,15 @@ import (
 	"github.com/ralph-dev/ralph/memory/providers"
 )
 
-// resolveState is what the sources said about the provider, kept so that
+// resolveState is what the sources said about the provider (the one
+// named, if any), kept so that
 // Resolve can run again after the flags: which source named the provider
 // and whether it was the project's file; whether a base URL, a model or
 // api_key_env was given, and by what; what Resolve last chose, so that a
 // later change is seen as given; a model whose provider's key is missing;
 // and the environment read.
 type resolveState struct {
+	provider              string
 	providerFrom          string
 	providerFromProject   bool
 	baseURLGiven          bool
@@ -43,7 +45,7 @@ func ProviderNames() string {
 // flag, a worker's own settings); why says which ("--provider
 // anthropic"). Resolve then takes it.
 func (c *Config) SetProvider(name, why string) {
-	c.Provider = name
+	c.Provider, c.src.provider = name, name
 	c.src.providerFrom = why
 	c.src.providerFromProject = false
 }
@@ -81,11 +83,10 @@ func (c *Config) urlGiven() bool { return c.src.baseURLGiven || c.BaseURL != c.s
 //     given too;
 //   - a base URL or api_key_env given anywhere keeps today's path, the
 //     OpenAI protocol at that endpoint;
-//   - ANTHROPIC_BASE_URL alone picks Anthropic at that URL, as Claude
-//     Code reads it;
 //   - else a model that belongs to a provider (claude-…, gemini-…) picks
-//     it, and otherwise the first provider, in the table's order, whose
-//     key is set: OpenAI first, so several keys keep today's choice.
+//     it; ANTHROPIC_BASE_URL picks Anthropic at that URL, as Claude Code
+//     reads it; and otherwise the first provider, in the table's order,
+//     whose key is set: OpenAI first, so several keys keep today's choice.
 //
 // An unknown provider's name is an error matching ErrInvalid.
 func (c *Config) Resolve() error {
@@ -93,14 +94,23 @@ func (c *Config) Resolve() error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	modelGiven := c.src.modelGiven || c.Model != c.src.resolvedModel
+	// A field written over what Resolve chose last (by a flag, or a
+	// worker's carried settings) counts as given from now on.
+	if c.BaseURL != c.src.resolvedBaseURL && !c.src.baseURLGiven {
+		c.src.baseURLGiven, c.src.baseURLWhy = true, "--base-url is given"
+	}
+	if c.Model != c.src.resolvedModel {
+		c.src.modelGiven = true
+	}
+	modelGiven := c.src.modelGiven
 	c.Protocol, c.Bearer, c.src.modelNeedsKey = providers.ProtocolOpenAI, false, ""
 	var p providers.Provider
 	switch {
-	case c.Provider != "":
-		named, ok := providers.Named(c.Provider)
+	case c.src.provider != "":
+		named, ok := providers.Named(c.src.provider)
 		if !ok {
-			return invalidf("%s names the provider %q, which ralph does not know; use one of %s", c.src.providerFrom, c.Provider, ProviderNames())
+			c.Provider = c.src.provider
+			return invalidf("%s names the provider %q, which ralph does not know; use one of %s", c.src.providerFrom, c.src.provider, ProviderNames())
 		}
 		p, c.ProviderWhy = named, c.src.providerFrom
 	case c.endpointGiven():
@@ -164,10 +174,6 @@ func (c *Config) settle(modelGiven bool, model string) {
 // infer picks a provider from the model's name and the keys present, and
 // says why in one sentence.
 func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.Provider, string) {
-	if v := getenv("ANTHROPIC_BASE_URL"); v != "" {
-		p, _ := providers.Named("anthropic")
-		return p, "ANTHROPIC_BASE_URL is set and nothing else names an endpoint, so ralph speaks Anthropic's Messages API there"
-	}
 	hasKey := func(p providers.Provider) string {
 		for _, v := range []string{p.KeyEnv, p.TokenEnv} {
 			if v != "" && getenv(v) != "" {
@@ -184,6 +190,10 @@ func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.P
 			c.src.modelNeedsKey = p.Name
 			return p, fmt.Sprintf("the model %s is %s's", c.Model, p.Title())
 		}
+	}
+	if v := getenv("ANTHROPIC_BASE_URL"); v != "" {
+		p, _ := providers.Named("anthropic")
+		return p, "ANTHROPIC_BASE_URL is set and nothing else names an endpoint, so ralph speaks Anthropic's Messages API there"
 	}
 	var set []string
 	var first providers.Provider
@@ -243,7 +253,7 @@ func (c Config) checkProvider(u *url.URL) error {
 	if c.ThinkingTokens > 0 && c.ThinkingTokens < 1024 {
 		return invalidf("thinking_tokens must be at least 1024, the smallest budget Anthropic takes, not %d", c.ThinkingTokens)
 	}
-	if c.src.modelNeedsKey != "" && c.APIKey == "" {
+	if c.src.modelNeedsKey != "" && c.APIKey == "" && !IsLocalURL(u) {
 		p, _ := providers.Named(c.src.modelNeedsKey)
 		return noKeyf("the model %s is %s's and %s is not set; export %s, or name a provider (--provider) or an endpoint (--base-url) that serves it",
 			c.Model, p.Title(), p.KeyEnv, p.KeyEnv)

@@ -99,7 +99,7 @@ ralph works in the project.`,
 			}
 			res, err := undo.Session(cmd.Context(), undo.Options{
 				Fs: r.Fs, Dir: r.Root, SessionID: id, Selection: sel, Force: c.f.force,
-				Key: os.Getenv("OPENAI_API_KEY"),
+				Key: modelKey(r.Root),
 			})
 			if err != nil {
 				return failed(err)
@@ -210,4 +210,15 @@ func (r Records) Undo(res *undo.Result) (partial bool, err error) {
 	}
 	fmt.Fprint(r.Out, slash.UndoReport(res, "ralph undo"))
 	return len(res.Skipped) > 0, nil
+}
+
+// modelKey is the model's key as a session here would resolve it (the
+// provider's variable, or api_key_env), for redaction where no session
+// is open; "" when the configuration does not load.
+func modelKey(root string) string {
+	cfg, err := project.LoadConfig(root, os.Getenv)
+	if err != nil {
+		return ""
+	}
+	return cfg.APIKey
 }

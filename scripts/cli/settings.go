@@ -369,5 +369,9 @@ func (e effective) configSource(r sessionSetting, changed func(string) bool) str
 	if f := e.setByAll(r.key); f != "" {
 		return f
 	}
+	if (r.key == "model" || r.key == "base_url") && e.Cfg.Provider != "" {
+		// The provider's own, which ProviderWhy on its row explains.
+		return "default of " + e.Cfg.Provider
+	}
 	return "default"
 }

@@ -232,6 +232,11 @@ func runModel(ctx context.Context, h *Host, args string) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("/model takes one model name, not %q", args)
 	}
 	if h.Models != nil {
+		// Claude Code's aliases are the provider's current model of the
+		// family (sonnet at Anthropic is claude-sonnet-4-5).
+		if m, ok := h.Models.Alias(args); ok {
+			args = m
+		}
 		// One resolver decides, as for --model's completion: a name is
 		// refused only when the endpoint listed its models and not this.
 		warning, err := h.Models.Check(ctx, args)

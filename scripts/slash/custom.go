@@ -325,6 +325,13 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 	o := Outcome{Send: strings.TrimSpace(body)}
 	if m := strings.TrimSpace(doc.Get("model")); m != "" {
 		id, err := agentdefs.ModelID(m)
+		if errors.Is(err, agentdefs.ErrAlias) && h.Models != nil {
+			// The alias is the provider's model of that family, where it
+			// serves one.
+			if model, ok := h.Models.Alias(m); ok {
+				id, err = model, nil
+			}
+		}
 		switch {
 		case err != nil:
 			h.printf("note: %s asks for model %s, which ralph cannot map to a provider (%v), so the session's model answers\n", shown, oneLine(m), err)

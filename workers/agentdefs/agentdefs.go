@@ -280,7 +280,8 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 var aliases = map[string]bool{"sonnet": true, "opus": true, "haiku": true, "inherit": true}
 
 // ErrAlias is a model named by one of Claude Code's aliases (sonnet,
-// opus, haiku), which ralph cannot map to a provider yet.
+// opus, haiku): which model it means depends on the provider
+// (providers.ModelForAlias), which the caller knows.
 var ErrAlias = errors.New("a model alias")
 
 // ErrBadModel is a model name with spaces or control characters.

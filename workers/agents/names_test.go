@@ -19,7 +19,9 @@ import (
 // behind. Comments are prose and may name them, and so may three pieces of
 // help prose that compare ralph to a CLI or show a command line (see
 // helpProse). Left out, since they name models and not the agents:
-// coordinator/llm (model names and the stand-in model's Gemini API); and
+// coordinator/llm (model names and the stand-in model's Gemini API) and
+// memory/providers (the model providers' table: claude-… and gemini-…
+// model names); and
 // tests, which pick agents to drive. A literal is matched in lower case,
 // as a kind is spelled, so the CLAUDE.md instruction file is no agent.
 func TestOnlyTheTableNamesTheAgents(t *testing.T) {
@@ -35,7 +37,7 @@ func TestOnlyTheTableNamesTheAgents(t *testing.T) {
 	}
 	word := regexp.MustCompile(`\b(` + strings.Join(kinds, "|") + `)\b`)
 	ident := regexp.MustCompile(`(?i)(` + strings.Join(kinds, "|") + `)`)
-	skipDir := map[string]bool{"coordinator/llm": true, "testdata": true, ".git": true, "e2e": true, "third_party": true,
+	skipDir := map[string]bool{"coordinator/llm": true, "memory/providers": true, "testdata": true, ".git": true, "e2e": true, "third_party": true,
 		"cmd/benchpeers": true} // it times the peers' CLIs by name, as tests drive them
 	checked := 0
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -95,7 +97,8 @@ var helpProse = map[string][]string{
 		"another agent (Claude Code, codex",       // ralph mcp serve: who calls it
 		"claude mcp add ralph -- ralph mcp serve", // and the line to add it
 	},
-	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"}, // the examples
+	"scripts/cli/run.go": {"ralph run --agent claude --on-error skip"},   // the examples
+	"scripts/cli/cli.go": {"a claude-… or gemini-… model picks its own"}, // the providers, by their models' names
 	"scripts/cli/hooks.go": { // where hooks come from, as a person looks for them
 		"Hooks are commands that run when something happens in a session",
 		"no hooks: ralph reads them from your config",
