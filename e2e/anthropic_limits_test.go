@@ -130,3 +130,33 @@ func TestAnthropicKeyKeptFromCommands(t *testing.T) {
 		}
 	}
 }
+
+// A turn the API paused (stop_reason pause_turn) is sent back as it is,
+// the paused assistant turn last, and the answer goes on from it: the
+// result is both parts. A paused text that ends in whitespace goes back
+// without it, as the API refuses a final assistant message that ends in
+// whitespace ("final assistant content cannot end with trailing
+// whitespace"), while the result keeps the answer's own text.
+func TestAnthropicPauseTurnContinues(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, paused, sentBack string }{
+		{"plain", "Searching first.", "Searching first."},
+		{"ending in a space", "Searching first. ", "Searching first."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := anthropicServer(t, `{"text":"`+c.paused+`","finish_reason":"pause_turn"},{"text":" Then the answer."}`)
+			r := anthropicRun(t, t.TempDir(), anthropicEnv(t), srv, "--output-format", "json", "look it up")
+			if got, _ := resultLine(t, r.stdout)["result"].(string); !strings.HasPrefix(got, "Searching first.") || !strings.HasSuffix(got, " Then the answer.") {
+				t.Fatalf("result %q", got)
+			}
+			sent := messagesSent(t, srv, false)
+			if len(sent) != 2 {
+				t.Fatalf("%d requests, want 2", len(sent))
+			}
+			last := message(t, sent[1].Messages[len(sent[1].Messages)-1])
+			if last.Role != "assistant" || last.Content[len(last.Content)-1].Text != c.sentBack {
+				t.Fatalf("the paused turn did not go back last as %q: %+v", c.sentBack, last)
+			}
+		})
+	}
+}

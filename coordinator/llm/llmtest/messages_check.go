@@ -160,6 +160,12 @@ func checkMessages(req *messagesRequest, body []byte, beta bool, replayed func(s
 			}
 		}
 	}
+	if n := len(msgs); n > 0 && req.Messages[n-1].Role == "assistant" && len(msgs[n-1]) > 0 {
+		// A final assistant message is a prefill the answer goes on from.
+		if b := msgs[n-1][len(msgs[n-1])-1]; b.Type == "text" && b.Text != nil && strings.TrimRight(*b.Text, " \t\n\r") != *b.Text {
+			return "messages: final assistant content cannot end with trailing whitespace"
+		}
+	}
 	if breakpoints > maxBreakpoints {
 		return fmt.Sprintf("A maximum of %d blocks with cache_control may be provided. Found %d.", maxBreakpoints, breakpoints)
 	}

@@ -75,6 +75,8 @@ func TestMessagesChecks(t *testing.T) {
 			"budget_tokens: Input should be greater than or equal to 1024"},
 		{"temperature with thinking", `{"model":"c","max_tokens":4000,"temperature":0.2,` + thinking + `"messages":[` + user + `]}`,
 			"`temperature` may only be set to 1 when thinking is enabled."},
+		{"a prefill ending in a space", `{"model":"c","max_tokens":10,"messages":[` + user + `,{"role":"assistant","content":"Sure, "}]}`,
+			"messages: final assistant content cannot end with trailing whitespace"},
 		{"an empty text block", `{"model":"c","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":""}]}]}`,
 			"text content blocks must be non-empty"},
 	}
