@@ -12,7 +12,8 @@ import (
 // Code and ralph's own Messages client call it with the base URL pointing
 // here. A scripted Response becomes one assistant message: its Reasoning
 // as a thinking block (only when the request turns thinking on, as the
-// real API only thinks then), RedactedThinking as a redacted_thinking
+// real API only thinks then, and then always: defaultThinking when none
+// is scripted), RedactedThinking as a redacted_thinking
 // block, its Text as a text block and its ToolCalls as tool_use blocks
 // (arguments as the input object). Streaming follows the event sequence
 // the real server sends (see testdata/anthropic): message_start, then
@@ -152,18 +153,32 @@ func (rp *reply) anthropicUsage() anthropicUsage {
 	}
 }
 
-// thinks reports whether the reply carries a thinking block: the request
-// turned thinking on and the response scripts reasoning.
-func (x *exchange) thinks(rp *reply) bool {
-	return x.msg != nil && x.msg.thinkingOn() && rp.resp.Reasoning != ""
+// defaultThinking is the thinking of a response that scripts none, sent
+// when the request turns thinking on: the real API then always starts
+// its answer with a thinking block, and a client must send it back.
+const defaultThinking = "Thinking about the next step."
+
+// thinking is the text of the reply's thinking block, "" for none: the
+// scripted reasoning, or defaultThinking, when the request turns thinking
+// on; with adaptive thinking (the model decides) only a scripted one.
+func (x *exchange) thinking(rp *reply) string {
+	switch {
+	case x.msg == nil || x.msg.Thinking == nil:
+		return ""
+	case x.msg.thinkingOn() && rp.resp.Reasoning == "":
+		return defaultThinking
+	case x.msg.thinkingOn() || x.msg.Thinking.Type == "adaptive":
+		return rp.resp.Reasoning
+	}
+	return ""
 }
 
 func (messagesAPI) writeMessage(x *exchange, rp *reply) {
 	x.commitCache(rp)
 	var content []anthropicBlock
-	if x.thinks(rp) {
-		sig := signThinking(rp.resp.Reasoning)
-		content = append(content, anthropicBlock{Type: "thinking", Thinking: &rp.resp.Reasoning, Signature: &sig})
+	if thinking := x.thinking(rp); thinking != "" {
+		sig := signThinking(thinking)
+		content = append(content, anthropicBlock{Type: "thinking", Thinking: &thinking, Signature: &sig})
 	}
 	if rp.resp.RedactedThinking != "" {
 		content = append(content, anthropicBlock{Type: "redacted_thinking", Data: redactThinking(rp.resp.RedactedThinking)})
@@ -200,12 +215,12 @@ func (messagesAPI) writeStream(x *exchange, rp *reply) {
 		index++
 	}
 	empty := ""
-	if x.thinks(rp) {
+	if thinking := x.thinking(rp); thinking != "" {
 		var deltas []map[string]any
-		for _, c := range splitRunes(rp.resp.Reasoning, defaultChunkSize*4) {
+		for _, c := range splitRunes(thinking, defaultChunkSize*4) {
 			deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": c})
 		}
-		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": signThinking(rp.resp.Reasoning)})
+		deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": signThinking(thinking)})
 		block(anthropicBlock{Type: "thinking", Thinking: &empty, Signature: &empty}, deltas)
 	}
 	if rp.resp.RedactedThinking != "" {

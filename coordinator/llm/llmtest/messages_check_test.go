@@ -145,6 +145,13 @@ func TestMessagesThinkingStream(t *testing.T) {
 	if names(events)[2] != "ping" {
 		t.Errorf("no ping after the first block's start: %q", names(events))
 	}
+	// Thinking on and none scripted: the real API thinks all the same.
+	srv2 := NewServer(&Scenario{Responses: []Response{{Text: "plain"}}})
+	defer srv2.Close()
+	if status, body := postMessages(t, srv2, strings.Replace(body, `"stream":true,`, "", 1)); status != http.StatusOK ||
+		!strings.Contains(body, `"thinking":"`+defaultThinking+`"`) || !strings.Contains(body, signThinking(defaultThinking)) {
+		t.Errorf("thinking on, none scripted: %d %s", status, body)
+	}
 	events = readSSE(t, postAPI(t, srv, "/v1/messages", strings.Replace(body, `"thinking":{"type":"enabled","budget_tokens":1024},`, "", 1)))
 	for _, e := range events {
 		if e.name == "content_block_start" && e.data["content_block"].(map[string]any)["type"] == "thinking" {
