@@ -320,12 +320,13 @@ func TestAnthropicOverloadRetried(t *testing.T) {
 
 // With --thinking-tokens, the request turns extended thinking on with that
 // budget; the thinking streams as ralph shows reasoning (thinking_delta
-// events), and the next request sends the thinking block back first in its
-// assistant turn, text and signature unchanged (the stand-in checks the
+// events), and the next request sends the thinking block and the redacted
+// one back first in their assistant turn, text, signature and data
+// unchanged (the stand-in checks the
 // signature and refuses a tool turn without its thinking, as the API does).
 func TestAnthropicThinking(t *testing.T) {
 	t.Parallel()
-	srv := anthropicServer(t, `{"reasoning":"The person wants a file. I will write it.","text":"Writing it.","tool_calls":[
+	srv := anthropicServer(t, `{"reasoning":"The person wants a file. I will write it.","redacted_thinking":"hidden reasons","text":"Writing it.","tool_calls":[
 		{"name":"write_file","arguments":"{\"path\":\"t.txt\",\"content\":\"thought\\n\"}"}]},
 		{"reasoning":"The write worked.","text":"Done."}`)
 	dir := t.TempDir()
@@ -350,8 +351,9 @@ func TestAnthropicThinking(t *testing.T) {
 	}
 	msgs := sent[1].Messages
 	turn := message(t, msgs[len(msgs)-2])
-	if turn.Role != "assistant" || turn.Content[0].Type != "thinking" || turn.Content[0].Thinking != "The person wants a file. I will write it." || turn.Content[0].Signature == "" {
-		t.Fatalf("the thinking did not go back first in its turn:\n%s", msgs[len(msgs)-2])
+	if turn.Role != "assistant" || turn.Content[0].Type != "thinking" || turn.Content[0].Thinking != "The person wants a file. I will write it." || turn.Content[0].Signature == "" ||
+		turn.Content[1].Type != "redacted_thinking" || !bytes.Contains(msgs[len(msgs)-2], []byte(`"data":"Er`)) {
+		t.Fatalf("the thinking and the redacted thinking did not go back first in their turn:\n%s", msgs[len(msgs)-2])
 	}
 	// On a terminal the reasoning is shown as today: dim, folded to one line.
 	srv = anthropicServer(t, `{"reasoning":"Thinking hard about the greeting","chunk_delay_ms":5,"text":"hello there"}`)
