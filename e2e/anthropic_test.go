@@ -369,9 +369,24 @@ func TestAnthropicThinking(t *testing.T) {
 // with cache_control stripped its tools, system prompt and messages up to
 // the previous request's last message are the previous request's bytes.
 // The stand-in then reads the prefix from its cache from the second
-// request on, and ralph's usage shows the reads.
+// request on, and ralph's usage shows the reads. With thinking on, the
+// thinking blocks sent back keep the prefix as stable.
 func TestAnthropicCachePrefixStable(t *testing.T) {
 	t.Parallel()
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"plain", nil}, {"thinking", []string{"--thinking-tokens", "1024"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cachePrefixStable(t, c.args)
+		})
+	}
+}
+
+// cachePrefixStable is TestAnthropicCachePrefixStable with ralph's flags
+// extra: three runs of seven requests in all, four with tool calls.
+func cachePrefixStable(t *testing.T, extra []string) {
 	call := func(n string) string {
 		return `{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"f` + n + `.txt\",\"content\":\"` + n + `\\n\"}"}]}`
 	}
@@ -381,7 +396,7 @@ func TestAnthropicCachePrefixStable(t *testing.T) {
 	env := anthropicEnv(t)
 	var usages []map[string]any
 	for _, args := range [][]string{{"write three files"}, {"-c", "write a fourth"}, {"-c", "anything else?"}} {
-		r := anthropicRun(t, dir, env, srv, append([]string{"-y", "--output-format", "json"}, args...)...)
+		r := anthropicRun(t, dir, env, srv, append(append([]string{"-y", "--output-format", "json"}, extra...), args...)...)
 		usages = append(usages, resultLine(t, r.stdout)["usage"].(map[string]any))
 	}
 	reqs := srv.Requests()
