@@ -404,6 +404,13 @@ func cachePrefixStable(t *testing.T, extra []string) {
 	if len(stripped) != 7 {
 		t.Fatalf("%d requests, want 7", len(stripped))
 	}
+	if len(extra) > 0 {
+		for _, raw := range stripped[6].Messages {
+			if m := message(t, raw); m.Role == "assistant" && m.Content[0].Type != "thinking" {
+				t.Fatalf("an assistant turn went back without its thinking: %s", raw)
+			}
+		}
+	}
 	for i := 1; i < len(stripped); i++ {
 		if !bytes.Contains(reqs[i].Body, []byte(`"cache_control"`)) {
 			t.Errorf("request %d carries no cache_control", i)
