@@ -160,3 +160,14 @@ func TestAnthropicPauseTurnContinues(t *testing.T) {
 		})
 	}
 }
+
+// A stream cut before message_stop (the connection ends mid-answer) is
+// retried like an overload, and the answer is the retried one.
+func TestAnthropicCutStreamRetried(t *testing.T) {
+	t.Parallel()
+	srv := anthropicServer(t, `{"text":"cut off mid","truncate":true},{"text":"The full answer."}`)
+	r := anthropicRun(t, t.TempDir(), anthropicEnv(t), srv, "--output-format", "json", "say hi")
+	if got := resultLine(t, r.stdout)["result"]; got != "The full answer." || len(srv.Requests()) != 2 {
+		t.Fatalf("result %q after %d requests", got, len(srv.Requests()))
+	}
+}
