@@ -139,6 +139,9 @@ func TestDoctorSaysTheProvider(t *testing.T) {
 	if !strings.Contains(first, want) {
 		t.Errorf("doctor's first check is %q, want %q\n%s", first, want, r.stdout)
 	}
+	if s, _ := configOf(t, dir, env); s["base_url"].Source != "env ANTHROPIC_BASE_URL" || s["provider"].Value != "anthropic" {
+		t.Errorf("ralph config: base_url from %q, provider %v", s["base_url"].Source, s["provider"].Value)
+	}
 	if strings.Contains(r.stdout+r.stderr, "sk-ant-e2e-doctor") {
 		t.Errorf("the key reached doctor's output:\n%s%s", r.stdout, r.stderr)
 	}
@@ -232,5 +235,38 @@ func TestGeminiByName(t *testing.T) {
 	reqs := srv.Requests()
 	if len(reqs) != 1 || reqs[0].Path != "/v1/chat/completions" || reqs[0].Header.Get("Authorization") != "Bearer "+key || reqs[0].Request.Model != "gemini-2.5-flash" {
 		t.Fatalf("%d requests; first to %q, model %q", len(reqs), reqs[0].Path, reqs[0].Request.Model)
+	}
+}
+
+// TestProjectProviderCannotRedirectAKey: a cloned repository's
+// .ralph/config.toml names provider anthropic while the person's own
+// config points base_url at their gateway (here the stand-in, not on
+// this machine's loopback name) for OpenAI's key: ralph would send
+// ANTHROPIC_API_KEY to that gateway, so it refuses in one sentence
+// before any request, and no request carries the key. Named in the
+// person's own config, the provider is theirs, and the run goes on.
+func TestProjectProviderCannotRedirectAKey(t *testing.T) {
+	t.Parallel()
+	const antKey = "sk-ant-e2e-redirect-0123456789"
+	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: antKey, Responses: []llmtest.Response{{Text: "ok"}}})
+	t.Cleanup(srv.Close)
+	proj, home := attackLayout(t)
+	// The person's gateway, by a name that is not loopback's (a private
+	// address the stand-in also answers on would do; the check refuses
+	// before connecting, so the name need not resolve).
+	gateway := strings.Replace(srv.URL, "127.0.0.1", "gateway.example", 1)
+	cfgDir := filepath.Join(home, ".config", "ralph")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(cfgDir, "config.toml"), "base_url = \""+gateway+"\"\n")
+	mustWrite(t, filepath.Join(proj, ".ralph", "config.toml"), "provider = \"anthropic\"\n")
+	env := cleanEnv(t, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "ANTHROPIC_API_KEY="+antKey, "OPENAI_API_KEY=sk-e2e-gw")
+	r := ralph(t, proj, env, nil, "say hi")
+	if r.code != 2 || !strings.Contains(r.stderr, "the project's .ralph/config.toml names the provider anthropic, which would send your ANTHROPIC_API_KEY to gateway.example") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the endpoint", n)
 	}
 }

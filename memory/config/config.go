@@ -318,6 +318,7 @@ func (c *Config) SetBaseURL(u string) {
 	c.BaseURLFromProject = false
 	c.src.baseURLGiven = true
 	c.src.baseURLWhy = "--base-url is given"
+	c.src.urlFromOpenAIEnv = false
 }
 
 // File is the TOML schema of a config file.
@@ -629,7 +630,7 @@ func Load(src Sources) (Config, error) {
 	c.MCPWarnings = append(c.MCPWarnings, warns...)
 	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.SetBaseURL(v)
-		c.src.baseURLWhy = "OPENAI_BASE_URL is set"
+		c.src.baseURLWhy, c.src.urlFromOpenAIEnv, c.src.openAIEnvURL = "OPENAI_BASE_URL is set", true, v
 	}
 	if v := src.Getenv("RALPH_MODEL"); v != "" {
 		c.SetModel(v)

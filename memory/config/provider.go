@@ -23,6 +23,8 @@ type resolveState struct {
 	providerFromProject   bool
 	baseURLGiven          bool
 	baseURLWhy, keyEnvWhy string
+	urlFromOpenAIEnv      bool
+	openAIEnvURL          string
 	modelGiven            bool
 	keyEnvGiven           bool
 	resolvedModel         string
@@ -94,6 +96,12 @@ func (c *Config) Resolve() error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	// OPENAI_BASE_URL's endpoint, which a provider named other than
+	// OpenAI's set aside last time, unless something wrote over it since.
+	if c.src.urlFromOpenAIEnv && c.BaseURL == c.src.resolvedBaseURL {
+		c.BaseURL = c.src.openAIEnvURL
+		c.src.resolvedBaseURL = c.BaseURL
+	}
 	// A field written over what Resolve chose last (by a flag, or a
 	// worker's carried settings) counts as given from now on.
 	if c.BaseURL != c.src.resolvedBaseURL && !c.src.baseURLGiven {
@@ -130,7 +138,11 @@ func (c *Config) Resolve() error {
 		p, c.ProviderWhy = c.infer(getenv, modelGiven)
 	}
 	c.Provider, c.Protocol = p.Name, p.Protocol
-	if !c.urlGiven() {
+	// OPENAI_BASE_URL is OpenAI's own variable: another provider named
+	// goes to its own endpoint, not there (a flag or a config file's
+	// base_url is the person's word for any provider).
+	urlGiven := c.urlGiven() && !(c.src.urlFromOpenAIEnv && p.Name != "openai")
+	if !urlGiven {
 		c.BaseURL = p.BaseURL
 		if p.BaseURLEnv != "" && getenv(p.BaseURLEnv) != "" {
 			c.BaseURL = getenv(p.BaseURLEnv)

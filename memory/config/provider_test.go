@@ -64,6 +64,14 @@ func TestResolveProvider(t *testing.T) {
 			},
 			provider: "anthropic", protocol: "anthropic", baseURL: "http://localhost:7/", keyEnv: "ANTHROPIC_API_KEY",
 			model: "claude-sonnet-4-5", why: "--provider anthropic"},
+		{name: "--provider anthropic with OPENAI_BASE_URL set", env: env{"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_BASE_URL": "http://localhost:4000/v1"},
+			flags:    func(c *Config) { c.SetProvider("anthropic", "--provider anthropic") },
+			provider: "anthropic", protocol: "anthropic", baseURL: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY",
+			model: "claude-sonnet-4-5", why: "--provider anthropic"},
+		{name: "--provider openai with OPENAI_BASE_URL set", env: env{"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "http://localhost:4000/v1"},
+			flags:    func(c *Config) { c.SetProvider("openai", "--provider openai") },
+			provider: "openai", protocol: "openai", baseURL: "http://localhost:4000/v1", keyEnv: "OPENAI_API_KEY",
+			model: DefaultModel, why: "--provider openai"},
 		{name: "provider in the user config", files: map[string]string{userFile: "provider = \"openrouter\"\n"}, env: env{"OPENROUTER_API_KEY": "or", "OPENAI_API_KEY": "sk-o"},
 			provider: "openrouter", protocol: "openai", baseURL: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY",
 			model: "anthropic/claude-sonnet-4.5", why: "provider = \"openrouter\" in " + userFile},
@@ -119,6 +127,16 @@ func TestResolveAgainAfterFlags(t *testing.T) {
 	}
 	if err := c.Resolve(); err != nil || c.Model != DefaultModel || c.BaseURL != "http://localhost:1/v1" {
 		t.Errorf("a second Resolve changed it: %v %q %q", err, c.Model, c.BaseURL)
+	}
+	// OPENAI_BASE_URL is set aside for a provider other than OpenAI's,
+	// and back when OpenAI is named after all.
+	c, _ = load(t, nil, env{"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_BASE_URL": "http://localhost:4000/v1", "RALPH_PROVIDER": "anthropic"})
+	if c.BaseURL != "https://api.anthropic.com" {
+		t.Errorf("anthropic with OPENAI_BASE_URL: %q", c.BaseURL)
+	}
+	c.SetProvider("openai", "--provider openai")
+	if err := c.Resolve(); err != nil || c.BaseURL != "http://localhost:4000/v1" || c.Protocol != "openai" {
+		t.Errorf("openai after: %v %q %q", err, c.BaseURL, c.Protocol)
 	}
 	// A field written directly (a worker's carried settings) counts as
 	// given for every Resolve after.

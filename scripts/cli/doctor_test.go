@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/config"
 )
 
 // TestHideKeys checks that what a server echoes of a refused key, masked
@@ -19,5 +21,24 @@ func TestHideKeys(t *testing.T) {
 	}
 	if s := "key from env MY_KEY (api_key_env in ~/.config/ralph/config.toml), key-value"; hideKeys(s) != s {
 		t.Errorf("hideKeys changed a sentence without a key: %q", hideKeys(s))
+	}
+}
+
+// The provider line says the provider, its protocol, the key's variable
+// (a bearer token's as such) and why, and never the key.
+func TestProviderCheck(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  config.Config
+		want string
+	}{
+		{config.Config{Provider: "anthropic", Protocol: "anthropic", APIKeyEnv: "ANTHROPIC_AUTH_TOKEN", APIKey: "tok-secret", Bearer: true, ProviderWhy: "only ANTHROPIC_AUTH_TOKEN is set"},
+			"anthropic (Anthropic's Messages API), bearer token from ANTHROPIC_AUTH_TOKEN: only ANTHROPIC_AUTH_TOKEN is set"},
+		{config.Config{BaseURL: "http://localhost:4000/v1", Protocol: "openai", APIKeyEnv: "OPENAI_API_KEY", ProviderWhy: "OPENAI_BASE_URL is set, so ralph keeps to that endpoint"},
+			"the endpoint http://localhost:4000/v1 (OpenAI's chat completions), OPENAI_API_KEY not set: OPENAI_BASE_URL is set, so ralph keeps to that endpoint"},
+	} {
+		ch := providerCheck(tc.cfg)
+		if ch.Name != "provider" || ch.Status != checkOK || ch.Detail != tc.want || strings.Contains(ch.Detail, "secret") {
+			t.Errorf("%+v, want detail %q", ch, tc.want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -368,6 +369,9 @@ func (e effective) configSource(r sessionSetting, changed func(string) bool) str
 	}
 	if f := e.setByAll(r.key); f != "" {
 		return f
+	}
+	if p, ok := providers.Named(e.Cfg.Provider); ok && r.key == "base_url" && p.BaseURLEnv != "" && os.Getenv(p.BaseURLEnv) == e.Cfg.BaseURL {
+		return "env " + p.BaseURLEnv
 	}
 	if (r.key == "model" || r.key == "base_url") && e.Cfg.Provider != "" {
 		// The provider's own, which ProviderWhy on its row explains.
