@@ -1,7 +1,9 @@
 // Command fakemodel serves a scripted fake OpenAI-compatible model for tests
 // and demos. It prints its base URL (ending in /v1) as the first line of
 // stdout, so a script can start it in the background, read the URL and point
-// ralph at it with OPENAI_BASE_URL.
+// ralph at it with OPENAI_BASE_URL. The same scenario is served as
+// Anthropic's Messages API; -anthropic prints the base URL that API's
+// clients take instead (without /v1).
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
@@ -27,8 +30,17 @@ http://127.0.0.1:41234/v1. It serves until SIGINT/SIGTERM, or until stdin
 reaches EOF when -stdin-close is given (so it dies with the script that
 started it).
 
+The same responses are served as Anthropic's Messages API (POST
+/v1/messages: thinking, tool_use blocks, the prompt cache, the real API's
+request checks and error shapes; a response's "replay" sends a recording
+of testdata/anthropic). With -anthropic the first line is the base URL
+without /v1, as ANTHROPIC_BASE_URL and ralph's --base-url with
+--provider anthropic take it, e.g.
+  ralph --provider anthropic --base-url "$(head -1 url)" "say hi"
+with ANTHROPIC_API_KEY set (to -api-key's value when it is given).
+
 Usage:
-  fakemodel -scenario FILE [-addr 127.0.0.1:0] [-stdin-close]
+  fakemodel -scenario FILE [-addr 127.0.0.1:0] [-stdin-close] [-anthropic] [-api-key KEY]
 
 Flags:
 `
@@ -47,6 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-cha
 	scenario := fs.String("scenario", "", "scenario JSON `file` to play (required)")
 	addr := fs.String("addr", "127.0.0.1:0", "loopback `address` to listen on; port 0 picks a free port")
 	stdinClose := fs.Bool("stdin-close", false, "exit when stdin reaches EOF")
+	anthropic := fs.Bool("anthropic", false, "print the Messages API's base URL (without /v1) instead of OpenAI's")
+	apiKey := fs.String("api-key", "", "refuse requests without this `key` (Bearer, or x-api-key for the Messages API) with 401")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
@@ -68,13 +82,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-cha
 		fmt.Fprintln(stderr, "fakemodel:", err)
 		return 1
 	}
+	if *apiKey != "" {
+		sc.APIKey = *apiKey
+	}
 	srv, err := llmtest.NewServerAt(sc, *addr)
 	if err != nil {
 		fmt.Fprintln(stderr, "fakemodel:", err)
 		return 1
 	}
 	defer srv.Close()
-	if _, err := fmt.Fprintln(stdout, srv.URL); err != nil {
+	url := srv.URL
+	if *anthropic {
+		url = strings.TrimSuffix(url, "/v1")
+	}
+	if _, err := fmt.Fprintln(stdout, url); err != nil {
 		fmt.Fprintln(stderr, "fakemodel: cannot print URL:", err)
 		return 1
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,5 +168,39 @@ func TestRunStopsOnSignalChannel(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("run did not stop on the signal")
+	}
+}
+
+// With -anthropic the first line is the Messages API's base URL, and the
+// scenario is served there, its reasoning as a thinking block, to a
+// client with the key given by -api-key.
+func TestBinaryServesMessagesAPI(t *testing.T) {
+	bin := buildBinary(t)
+	_, _, url, stderr := startBinary(t, bin, "-scenario", "../../testdata/scenarios/anthropic_thinking.json", "-anthropic", "-api-key", "k")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || strings.HasSuffix(url, "/v1") {
+		t.Fatalf("first stdout line = %q, want a loopback URL without /v1", url)
+	}
+	post := func(key string) (int, string) {
+		req, err := http.NewRequest(http.MethodPost, url+"/v1/messages", strings.NewReader(
+			`{"model":"claude-x","max_tokens":2000,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[{"role":"user","content":"write a and b"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Api-Key", key)
+		req.Header.Set("Anthropic-Version", "2023-06-01")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := post("wrong"); code != http.StatusUnauthorized || !strings.Contains(body, "authentication_error") {
+		t.Errorf("wrong key: %d %s", code, body)
+	}
+	code, body := post("k")
+	if code != http.StatusOK || !strings.Contains(body, `"type":"thinking"`) || strings.Count(body, `"type":"tool_use"`) != 2 {
+		t.Errorf("messages: %d %s (stderr %s)", code, body, stderr)
 	}
 }

@@ -47,6 +47,7 @@ var allowed = map[string]string{
 	"coordinator/control/peer_linux.go:noNewPrivs": "/proc/<pid>/status of the peer of the control socket",
 	// Fixtures and tools.
 	"coordinator/llm/llmtest/scenario.go:LoadScenario": "the stand-in model's scenario file, named by a test",
+	"coordinator/llm/llmtest/replay.go:readRecording":  "a recorded model response the stand-in replays (testdata/anthropic), named by a test",
 	"workers/workerstest/workerstest.go:WriteFile":     "a test's own file, in its temporary directory",
 	"workers/workerstest/workerstest.go:ReadFile":      "a test's own file, in its temporary directory",
 	"workers/workerstest/workerstest.go:OutsideDir":    "a test's directory outside the temporary one",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,12 @@ type wireAPI interface {
 	// writeStream and writeMessage answer a streaming and a plain request.
 	writeStream(x *exchange, rp *reply)
 	writeMessage(x *exchange, rp *reply)
+}
+
+// requestChecker is an API that checks a request's content as the real
+// server does before serving it (the Messages API's).
+type requestChecker interface {
+	check(x *exchange, body []byte) (status int, message string)
 }
 
 // pathRequest is an API whose model and streaming are named by the path
@@ -52,12 +59,18 @@ func (s *Server) handleAPI(api wireAPI) http.HandlerFunc {
 		switch {
 		case s.scenario != nil && s.scenario.APIKey != "" && !api.authorized(r, s.scenario.APIKey):
 			status, msg = http.StatusUnauthorized, "invalid API key"
+			if u, ok := api.(interface{ unauthorized() string }); ok {
+				msg = u.unauthorized()
+			}
 		case err != nil:
 			status, msg = http.StatusBadRequest, "fake model: cannot read request body: "+err.Error()
 		case !decoded:
 			status, msg = http.StatusBadRequest, "fake model: the request body is not a JSON object"
 		case s.scenario != nil && s.scenario.Model != "" && in.Model != s.scenario.Model:
 			status, msg = http.StatusNotFound, "model: "+in.Model
+		}
+		if c, ok := api.(requestChecker); ok && status == 0 {
+			status, msg = c.check(x, body)
 		}
 		x.rec.Request.Model, x.rec.Request.Stream = in.Model, in.Stream
 
@@ -79,16 +92,33 @@ func (s *Server) handleAPI(api wireAPI) http.HandlerFunc {
 	}
 }
 
-// sseEvent is one server-sent event: its name and its JSON data.
+// sseEvent is one server-sent event: its name and its JSON data, and how
+// many spaces pad the data's object (the Messages API's server pads them).
 type sseEvent struct {
 	name string
 	data []byte
+	pad  int
 }
 
 // newEvent marshals v, a plain struct or map, as the event of that name.
 func newEvent(name string, v any) sseEvent {
 	b, _ := json.Marshal(v) // plain structs and maps cannot fail
-	return sseEvent{name, b}
+	if m, ok := v.(map[string]any); ok && len(m) > 1 {
+		// The real servers name the event first, as in
+		// {"type":"content_block_delta","index":0,…}.
+		if typ, ok := m["type"]; ok {
+			rest := make(map[string]any, len(m)-1)
+			for k, x := range m {
+				if k != "type" {
+					rest[k] = x
+				}
+			}
+			t, _ := json.Marshal(typ)
+			r, _ := json.Marshal(rest)
+			b = append(append(append([]byte(`{"type":`), t...), ','), r[1:]...)
+		}
+	}
+	return sseEvent{name: name, data: b}
 }
 
 // rawEvent is a scripted payload sent as is, named by its "type" field as
@@ -101,7 +131,7 @@ func rawEvent(payload string) sseEvent {
 	if t.Type == "" {
 		t.Type = "error"
 	}
-	return sseEvent{t.Type, []byte(payload)}
+	return sseEvent{name: t.Type, data: []byte(payload)}
 }
 
 // scriptedEvents are the events of a stream as the response scripts it:
@@ -153,9 +183,15 @@ func (x *exchange) writeSSE(resp Response, events []sseEvent) {
 		if i == len(events)-1 && !resp.Stall {
 			x.settle(false)
 		}
-		line := fmt.Sprintf("event: %s\ndata: %s\n\n", ev.name, ev.data)
+		data := ev.data
+		if n := len(data); ev.pad > 0 && n > 0 && data[n-1] == '}' {
+			// The real server pads inside the object, before its last
+			// brace: {"type":"message_stop"         }.
+			data = []byte(string(data[:n-1]) + strings.Repeat(" ", ev.pad) + "}")
+		}
+		line := fmt.Sprintf("event: %s\ndata: %s\n\n", ev.name, data)
 		if ev.name == "" {
-			line = fmt.Sprintf("data: %s\n\n", ev.data)
+			line = fmt.Sprintf("data: %s\n\n", data)
 		}
 		if _, err := io.WriteString(x.w, line); err != nil {
 			x.settle(true)

@@ -118,9 +118,9 @@ func TestScenarioAcrossAPIs(t *testing.T) {
 func TestAPIErrorShapes(t *testing.T) {
 	srv := NewServer(&Scenario{APIKey: "k", Model: "good", Responses: []Response{{Status: 529}, {Status: 500}}})
 	defer srv.Close()
-	resp := postAPI(t, srv, "/v1/messages", `{"model":"good","messages":[]}`, "X-Api-Key", "k")
+	resp := postAPI(t, srv, "/v1/messages", `{"model":"good","max_tokens":10,"messages":[]}`, "X-Api-Key", "k")
 	m := decode(t, resp.Body)
-	if e, _ := m["error"].(map[string]any); resp.StatusCode != 529 || m["type"] != "error" || e["type"] != "overloaded_error" || e["message"] != "fake error 529" {
+	if e, _ := m["error"].(map[string]any); resp.StatusCode != 529 || m["type"] != "error" || e["type"] != "overloaded_error" || e["message"] != "Overloaded" {
 		t.Errorf("messages 529: %d %v", resp.StatusCode, m)
 	}
 	resp = postAPI(t, srv, "/v1/responses", `{"model":"good","input":"hi"}`, "Authorization", "Bearer k")

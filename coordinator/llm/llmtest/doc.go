@@ -22,7 +22,13 @@
 // (POST /v1beta/models/MODEL:streamGenerateContent, gemini.go), so that
 // the coding agents' own CLIs — claude with ANTHROPIC_BASE_URL, codex with
 // a model provider, gemini with GOOGLE_GEMINI_BASE_URL — can be run
-// against the server (see apis.go).
+// against the server (see apis.go). The Messages API is also the one
+// ralph's own Messages client meets, so it behaves as the real API does:
+// it checks requests (messages_check.go), simulates the prompt cache
+// from the cache_control breakpoints (messages_cache.go), streams
+// thinking with signatures, pings and padded data, answers errors and
+// rate limits in Anthropic's shapes, and replays recorded real output
+// (replay.go, testdata/anthropic).
 //
 // Every request is recorded (see RecordedRequest) so tests can check what
 // the client sent, and ServerTime lets benchmarks separate the client's own

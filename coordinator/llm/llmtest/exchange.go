@@ -7,12 +7,16 @@ import (
 
 // exchange is one request being answered.
 type exchange struct {
-	s       *Server
-	w       http.ResponseWriter
-	r       *http.Request
-	rec     RecordedRequest
-	api     wireAPI // nil: chat completions
-	settled bool    // only touched by the handler's goroutine
+	s   *Server
+	w   http.ResponseWriter
+	r   *http.Request
+	rec RecordedRequest
+	api wireAPI // nil: chat completions
+	// msg is a Messages request as checked, cache what it reads from and
+	// writes to the prompt cache; both nil for the other APIs.
+	msg     *messagesRequest
+	cache   *cacheUse
+	settled bool // only touched by the handler's goroutine
 }
 
 // settle records how the request ended. Writers call it just before their

@@ -19,7 +19,7 @@ func TestMessagesStream(t *testing.T) {
 	defer srv.Close()
 	events := readSSE(t, postAPI(t, srv, "/v1/messages", `{"model":"claude-x","stream":true,"max_tokens":100,"messages":[]}`))
 	want := []string{"message_start",
-		"content_block_start", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_stop",
+		"content_block_start", "ping", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_stop",
 		"content_block_start", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_stop",
 		"message_delta", "message_stop"}
 	if got := names(events); !reflect.DeepEqual(got, want) {
@@ -78,14 +78,14 @@ func TestMessagesNonStreaming(t *testing.T) {
 			Text  *string         `json:"text"`
 		} `json:"content"`
 	}
-	if err := json.NewDecoder(postAPI(t, srv, "/v1/messages", `{"model":"c","messages":[]}`).Body).Decode(&m); err != nil {
+	if err := json.NewDecoder(postAPI(t, srv, "/v1/messages", `{"model":"c","max_tokens":10,"messages":[]}`).Body).Decode(&m); err != nil {
 		t.Fatal(err)
 	}
 	if m.Type != "message" || m.StopReason != "tool_use" || len(m.Content) != 1 || m.Content[0].Type != "tool_use" ||
 		string(m.Content[0].Input) != `{"command":"ls"}` || m.Content[0].ID == "" || m.Content[0].Text != nil {
 		t.Errorf("message %+v", m)
 	}
-	if err := json.NewDecoder(postAPI(t, srv, "/v1/messages", `{"model":"c","messages":[]}`).Body).Decode(&m); err != nil {
+	if err := json.NewDecoder(postAPI(t, srv, "/v1/messages", `{"model":"c","max_tokens":10,"messages":[]}`).Body).Decode(&m); err != nil {
 		t.Fatal(err)
 	}
 	if m.StopReason != "max_tokens" || len(m.Content) != 1 || *m.Content[0].Text != "cut" {
@@ -101,7 +101,7 @@ func TestMessagesTruncatedAndStreamError(t *testing.T) {
 		{Text: "half", StreamError: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`},
 	}})
 	defer srv.Close()
-	body := `{"model":"c","stream":true,"messages":[]}`
+	body := `{"model":"c","stream":true,"max_tokens":10,"messages":[]}`
 	if got := strings.Join(names(readSSE(t, postAPI(t, srv, "/v1/messages", body))), " "); strings.Contains(got, "message_stop") || !strings.HasSuffix(got, "content_block_stop") {
 		t.Errorf("truncated: %s", got)
 	}

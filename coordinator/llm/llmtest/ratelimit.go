@@ -28,6 +28,16 @@ import (
 //     and no header that says when;
 //   - "retry_after": a plain Retry-After in seconds, as vLLM behind a
 //     proxy or Azure send, with an OpenAI body;
+//   - "anthropic" (the default in the Messages API): retry-after in
+//     seconds and anthropic-ratelimit-requests-, -tokens-,
+//     -input-tokens- and -output-tokens- -limit, -remaining and -reset,
+//     the resets as RFC 3339 times, and the body {"type":"error","error":
+//     {"type":"rate_limit_error","message":"This request would exceed the
+//     rate limit for your organization … of 50 requests per minute. …"},
+//     "request_id":…} (docs.claude.com/en/api/rate-limits and
+//     /en/api/errors; testdata/anthropic/rate_limit.documented.*);
+//   - "anthropic_reset": the same without retry-after, so that only the
+//     RFC 3339 resets say when;
 //   - "quota": OpenAI's insufficient_quota, also a 429, which no wait
 //     cures ("You exceeded your current quota, please check your plan and
 //     billing details.").
@@ -59,6 +69,26 @@ func writeRateLimit(w http.ResponseWriter, rl RateLimit, model string, at time.T
 	case "retry_after":
 		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(rl.ResetS))))
 		body = errorBody("Rate limit exceeded. Please retry later.", "rate_limit_error", "rate_limit_exceeded")
+	case "anthropic", "anthropic_reset":
+		if rl.Shape == "anthropic" {
+			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(rl.ResetS))))
+		}
+		when := at.Add(reset).UTC().Format(time.RFC3339)
+		soon := at.Add(time.Second).UTC().Format(time.RFC3339)
+		for _, kind := range []struct{ name, limit, remaining, reset string }{
+			{"requests", "50", "0", when},
+			{"tokens", "50000", "48000", soon},
+			{"input-tokens", "40000", "39000", soon},
+			{"output-tokens", "10000", "9000", soon},
+		} {
+			h.Set("Anthropic-Ratelimit-"+kind.name+"-Limit", kind.limit)
+			h.Set("Anthropic-Ratelimit-"+kind.name+"-Remaining", kind.remaining)
+			h.Set("Anthropic-Ratelimit-"+kind.name+"-Reset", kind.reset)
+		}
+		body = messagesAPI{}.errorBody(http.StatusTooManyRequests, "This request would exceed the rate limit for your organization (fake-org) of 50 requests per minute. "+
+			"For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. "+
+			"Please reduce the prompt length or the maximum tokens requested, or try again later. "+
+			"You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase.")
 	case "quota":
 		body = errorBody("You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
 			"insufficient_quota", "insufficient_quota")

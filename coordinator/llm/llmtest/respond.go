@@ -31,24 +31,41 @@ func (x *exchange) respond(resp Response) {
 		x.settle(true)
 		return
 	}
+	if resp.Replay != "" {
+		x.replay(resp)
+		return
+	}
 	if resp.RateLimit != nil {
 		x.settle(false)
 		model := x.rec.Request.Model
 		if model == "" {
 			model = x.s.models[0]
 		}
-		writeRateLimit(x.w, *resp.RateLimit, model, x.rec.Received)
+		rl := *resp.RateLimit
+		if _, ok := x.api.(messagesAPI); ok && rl.Shape == "" {
+			rl.Shape = "anthropic"
+		}
+		writeRateLimit(x.w, rl, model, x.rec.Received)
 		return
 	}
 	if resp.Status != 0 && resp.Status != http.StatusOK {
 		x.settle(false)
-		if x.api != nil && resp.Body == "" && !resp.EmptyBody {
-			resp.Body = x.api.errorBody(resp.Status, fmt.Sprintf("fake error %d", resp.Status))
+		if resp.Body == "" && !resp.EmptyBody {
+			resp.Body = x.errorBody(resp)
 		}
 		writeScriptedError(x.w, resp)
 		return
 	}
 	rp := x.s.newReply(&x.rec, resp)
+	switch {
+	case resp.Usage != nil:
+		rp.usage.cacheRead, rp.usage.cacheWrite = resp.Usage.CacheReadTokens, resp.Usage.CacheWriteTokens
+	case x.cache != nil:
+		rp.usage.cacheRead, rp.usage.cacheWrite = x.cache.read, x.cache.write
+	}
+	if rp.usage.cacheRead > 0 && x.api == nil {
+		rp.usage.PromptTokensDetails = &promptBreakdown{CachedTokens: rp.usage.cacheRead}
+	}
 	switch {
 	case x.api != nil && x.rec.Request.Stream:
 		x.api.writeStream(x, rp)
@@ -62,6 +79,29 @@ func (x *exchange) respond(resp Response) {
 		return
 	}
 	x.writeCompletion(rp)
+}
+
+// errorBody is the body of a scripted error without one: the response's
+// Message (or a default) in the API's own shape.
+func (x *exchange) errorBody(resp Response) string {
+	if x.api == nil {
+		if resp.Message == "" {
+			return errorBody(fmt.Sprintf("fake error %d", resp.Status), "server_error", "")
+		}
+		typ := "server_error"
+		if resp.Status < 500 {
+			typ = "invalid_request_error"
+		}
+		return errorBody(resp.Message, typ, "")
+	}
+	msg := resp.Message
+	if msg == "" {
+		msg = fmt.Sprintf("fake error %d", resp.Status)
+		if d, ok := x.api.(interface{ defaultError(int) string }); ok {
+			msg = d.defaultError(resp.Status)
+		}
+	}
+	return x.api.errorBody(resp.Status, msg)
 }
 
 // newReply fills in the defaults of a response for one request. It copies

@@ -66,6 +66,21 @@ type Scenario struct {
 	// accept a request and answer nothing until the client goes away, as
 	// an Ollama busy loading a model on a slow machine can.
 	APIHang bool `json:"api_hang,omitempty"`
+	// CacheMinTokens is the smallest prefix, in estimated tokens, that the
+	// Messages API's prompt cache keeps (the real API's is 1,024 for
+	// Sonnet and Opus); a breakpoint before it is ignored silently. The
+	// default 0 caches every marked prefix, so short test conversations
+	// show cache reads.
+	CacheMinTokens int `json:"cache_min_tokens,omitempty"`
+	// ContextWindow, when set, refuses a Messages API request whose
+	// prompt (estimated as usage estimates it) is longer, with the real
+	// API's HTTP 400 "prompt is too long: N tokens > M maximum", and
+	// consumes no response for it.
+	ContextWindow int `json:"context_window,omitempty"`
+
+	// dir is the directory of the scenario file, against which a
+	// relative Replay path is read; "" for a scenario built in code.
+	dir string
 }
 
 // Response is one scripted model turn. It is either an HTTP error (Status set
@@ -134,6 +149,22 @@ type Response struct {
 	// "reasoning_content" otherwise (DeepSeek, vLLM, llama.cpp's server),
 	// and counted in usage as completion_tokens_details.reasoning_tokens.
 	Reasoning string `json:"reasoning,omitempty"`
+	// RedactedThinking, in the Messages API, adds a redacted_thinking
+	// block whose opaque data hides this text, after the thinking.
+	RedactedThinking string `json:"redacted_thinking,omitempty"`
+	// Message is the message of a scripted error (Status) in the API's
+	// own error shape: Anthropic's {"type":"error","error":{"type":…,
+	// "message":…}} with the type of the status, or OpenAI's
+	// {"error":{"message":…}}. Body, when set, wins.
+	Message string `json:"message,omitempty"`
+	// Replay sends a recorded response body as it is, byte for byte: an
+	// event stream (a file ending in .sse, its events sent one by one with
+	// ChunkDelayMS before each, the first half only when Truncate) or a
+	// JSON body (any other file), with Status (default 200) and Headers.
+	// A relative path is read from the scenario file's directory (the
+	// working directory for a scenario built in code). See
+	// testdata/anthropic for real Messages API recordings.
+	Replay string `json:"replay,omitempty"`
 }
 
 // ToolCall is one function call the fake model asks the client to run.
@@ -153,6 +184,14 @@ type ToolCall struct {
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// CacheReadTokens and CacheWriteTokens are the cached parts of
+	// PromptTokens, which is the whole prompt: the Messages API reports
+	// them as cache_read_input_tokens and cache_creation_input_tokens
+	// (and input_tokens as the rest), chat completions CacheReadTokens as
+	// prompt_tokens_details.cached_tokens. Set, they replace the Messages
+	// API's simulated cache for this response.
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 }
 
 // fullArguments is the complete argument text, whichever way it was given.
@@ -176,6 +215,15 @@ func LoadScenario(path string) (*Scenario, error) {
 	}
 	if sc.Name == "" {
 		sc.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	sc.dir = filepath.Dir(path)
+	for i, r := range sc.Responses {
+		if r.Replay == "" {
+			continue
+		}
+		if _, err := os.Stat(sc.replayPath(r.Replay)); err != nil {
+			return nil, fmt.Errorf("fake model scenario %s: response %d: %w", path, i+1, err)
+		}
 	}
 	return sc, nil
 }
@@ -219,6 +267,9 @@ func (sc *Scenario) validate() error {
 	for i, r := range sc.Responses {
 		if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
 			return fmt.Errorf("response %d: invalid status %d", i+1, r.Status)
+		}
+		if r.Replay != "" && (len(r.Raw) > 0 || r.Text != "" || len(r.TextChunks) > 0 || len(r.ToolCalls) > 0 || r.RateLimit != nil) {
+			return fmt.Errorf("response %d: replay sends a recorded body and takes no text, tool_calls, raw or rate_limit", i+1)
 		}
 		if r.ChunkSize < 0 || r.DelayMS < 0 || r.ChunkDelayMS < 0 {
 			return fmt.Errorf("response %d: chunk_size, delay_ms and chunk_delay_ms must not be negative", i+1)

@@ -49,6 +49,10 @@ type RecordedRequest struct {
 	// Cancelled is true when the client went away before the response
 	// finished.
 	Cancelled bool
+	// CacheRead and CacheWrite are the prompt tokens a Messages API
+	// request was reported to read from and write to the stand-in's
+	// prompt cache (zero for the other APIs and for a refused request).
+	CacheRead, CacheWrite int
 }
 
 // Server is a scripted fake OpenAI-compatible chat completions server that
@@ -73,8 +77,10 @@ type Server struct {
 	maxActive int
 	next      int // how many scenario responses have been handed out
 	requests  []RecordedRequest
-	apiHits   map[string]int // requests to Ollama's native API, by path
-	loaded    atomic.Bool    // the ollama flavor has served a chat request
+	apiHits   map[string]int    // requests to Ollama's native API, by path
+	cache     map[prefixKey]int // the Messages API's prompt cache: prefix -> tokens
+	replayed  map[string]bool   // thinking signatures and redacted data replayed recordings carried
+	loaded    atomic.Bool       // the ollama flavor has served a chat request
 	// loadedModel is the model of that request, as /api/ps names it.
 	loadedModel atomic.Value // string
 }
@@ -237,7 +243,14 @@ func (s *Server) authorized(r *http.Request) bool {
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(r) {
+	if r.Header.Get("Anthropic-Version") != "" {
+		// Anthropic's clients: the key as x-api-key or a bearer token,
+		// and Anthropic's error shape.
+		if s.scenario != nil && s.scenario.APIKey != "" && !(messagesAPI{}).authorized(r, s.scenario.APIKey) {
+			writeRaw(w, http.StatusUnauthorized, "application/json", messagesAPI{}.errorBody(http.StatusUnauthorized, messagesAPI{}.unauthorized()))
+			return
+		}
+	} else if !s.authorized(r) {
 		writeAPIError(w, http.StatusUnauthorized, "Incorrect API key provided", "invalid_request_error", "invalid_api_key")
 		return
 	}
@@ -261,6 +274,10 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request) {
 		if s.scenario.Served[0] == "-" {
 			served = nil
 		}
+	}
+	if r.Header.Get("Anthropic-Version") != "" {
+		writeJSON(w, http.StatusOK, anthropicModels(served))
+		return
 	}
 	for _, m := range served {
 		list.Data = append(list.Data, model{ID: m, Object: "model", OwnedBy: "fakemodel"})

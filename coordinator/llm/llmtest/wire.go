@@ -6,10 +6,19 @@ package llmtest
 // the usage chunk) instead of whatever go-openai's omitempty tags produce.
 
 type wireUsage struct {
-	PromptTokens            int             `json:"prompt_tokens"`
-	CompletionTokens        int             `json:"completion_tokens"`
-	TotalTokens             int             `json:"total_tokens"`
-	CompletionTokensDetails *tokenBreakdown `json:"completion_tokens_details,omitempty"`
+	PromptTokens            int              `json:"prompt_tokens"`
+	CompletionTokens        int              `json:"completion_tokens"`
+	TotalTokens             int              `json:"total_tokens"`
+	CompletionTokensDetails *tokenBreakdown  `json:"completion_tokens_details,omitempty"`
+	PromptTokensDetails     *promptBreakdown `json:"prompt_tokens_details,omitempty"`
+	// cacheRead and cacheWrite are the prompt tokens read from and
+	// written to the prompt cache, for the APIs that report them apart.
+	cacheRead, cacheWrite int
+}
+
+// promptBreakdown is OpenAI's account of the cached part of a prompt.
+type promptBreakdown struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type tokenBreakdown struct {
