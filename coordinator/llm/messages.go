@@ -38,6 +38,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"unicode"
 )
 
 // anthropicVersion is the API version ralph speaks.
@@ -94,8 +95,15 @@ func (c *Client) attemptMessages(ctx context.Context, req Request, slot *attempt
 			return whole, nil
 		}
 		// The API paused a long turn (its own server tools'): sent back
-		// as it is, the turn goes on where it stopped.
-		req.Messages = append(slices.Clip(req.Messages), out.Message)
+		// as it is, the turn goes on where it stopped. The API refuses a
+		// last assistant turn whose text ends in white space ("final
+		// assistant content cannot end with trailing whitespace"), so
+		// the copy sent back ends without it; the turn kept is whole.
+		sent := out.Message
+		if len(sent.ToolCalls) == 0 {
+			sent.Content = strings.TrimRightFunc(sent.Content, unicode.IsSpace)
+		}
+		req.Messages = append(slices.Clip(req.Messages), sent)
 	}
 }
 
