@@ -122,7 +122,7 @@ func TestProviderChosenFromTheKeys(t *testing.T) {
 // variable (never the key) and why, on its own line before the others.
 func TestDoctorSaysTheProvider(t *testing.T) {
 	t.Parallel()
-	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: "sk-ant-e2e-doctor", Model: "claude-sonnet-4-5", Responses: []llmtest.Response{{Text: "ok"}}})
+	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: "sk-ant-e2e-doctor", Model: "claude-sonnet-4-5", Loop: true, Responses: []llmtest.Response{{Text: "ok"}}})
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	env := cleanEnv(t, "ANTHROPIC_API_KEY=sk-ant-e2e-doctor", "ANTHROPIC_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"))
@@ -145,9 +145,9 @@ func TestDoctorSaysTheProvider(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, "sk-ant-e2e-doctor") {
 		t.Errorf("the key reached doctor's output:\n%s%s", r.stdout, r.stderr)
 	}
-	// With a token, which the stand-in's model list takes as a bearer
-	// (it checks no x-api-key there), every check of the Messages API
-	// passes: the list, the model in it, a request with a tool.
+	// With a token, sent as a bearer, every check of the Messages API
+	// passes as well: the list, the model in it, a request with a tool
+	// (each doctor run asks one; the scenario loops).
 	tokEnv := cleanEnv(t, "ANTHROPIC_AUTH_TOKEN=sk-ant-e2e-doctor", "ANTHROPIC_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"))
 	if r := ralph(t, dir, tokEnv, nil, "doctor"); r.code != 0 || !strings.Contains(r.stdout, "ok       tools:") ||
 		!strings.Contains(r.stdout, "bearer token from ANTHROPIC_AUTH_TOKEN: ANTHROPIC_BASE_URL is set") ||
