@@ -58,16 +58,16 @@ type htmlPage struct {
 	ID, Status, Mode, Model, Started, Duration, Cost, Tokens, Written string
 	// Cache is the prompt cache's tokens and what caching saved, "" when
 	// the endpoint reported none.
-	Cache string
-	TaskLine                                                          string
-	Notes                                                             []string
-	Chart                                                             svgChart
-	Tasks                                                             []htmlTask
-	Insights                                                          Insights
-	Errors                                                            []htmlRecord
-	MoreErrors                                                        int
-	Decisions                                                         []htmlDecision
-	MoreDecisions                                                     int
+	Cache         string
+	TaskLine      string
+	Notes         []string
+	Chart         svgChart
+	Tasks         []htmlTask
+	Insights      Insights
+	Errors        []htmlRecord
+	MoreErrors    int
+	Decisions     []htmlDecision
+	MoreDecisions int
 	// Reviews are the tokens and time reviewing took, per task.
 	Reviews []htmlReview
 	// LeftOutPicks counts the routine task picks left out of a long list.
