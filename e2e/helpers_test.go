@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -180,14 +181,24 @@ func ralphAt(t testing.TB, bin, dir string, env []string, stdin io.Reader, args 
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	// A copy of the binary a test has just written can be busy for a
+	// moment: a process another test forks at that instant holds the
+	// writing descriptor until it execs. Go's own tests retry so.
+	err := cmd.Start()
+	for try := 0; errors.Is(err, syscall.ETXTBSY) && try < 20; try++ {
+		time.Sleep(50 * time.Millisecond)
+		cmd = exec.Command(bin, args...)
+		cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = dir, env, stdin, &out, &errb
+		err = cmd.Start()
+	}
+	if err != nil {
 		t.Fatalf("running ralph: %v", err)
 	}
 	// A run that hangs (say, on a question nobody will answer) fails its
 	// test in minutes with ralph's goroutines on stderr (SIGQUIT), rather
 	// than the whole suite at its timeout with nothing to go on.
 	hung := time.AfterFunc(ralphRunLimit, func() { _ = cmd.Process.Signal(syscall.SIGQUIT) })
-	err := cmd.Wait()
+	err = cmd.Wait()
 	r := runResult{stdout: out.String(), stderr: errb.String(), dur: time.Since(start)}
 	if !hung.Stop() {
 		t.Fatalf("ralph %q still ran after %s; stdout:\n%s\nstderr:\n%s", args, ralphRunLimit, r.stdout, r.stderr)
