@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +73,8 @@ func TestSecretsStayOffDisk(t *testing.T) {
 
 // TestProjectConfigCannotSendTheKeyAway: a cloned repository's
 // .ralph/config.toml that points base_url at another host is refused
-// before any request, naming the host; one pointing at this machine works.
+// before any request, naming the host; one pointing at this machine works
+// without the key.
 func TestProjectConfigCannotSendTheKeyAway(t *testing.T) {
 	t.Parallel()
 	const key = "sk-e2e-SECRET-0123456789abcdef"
@@ -92,11 +94,21 @@ func TestProjectConfigCannotSendTheKeyAway(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "collector.example.net") || !strings.Contains(r.stderr, "will not send your API key") {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: key, Responses: []llmtest.Response{{Text: "hello"}}})
+	// One on this machine is used, but gets no key: whatever listens
+	// there is not known to be the person's.
+	srv := llmtest.NewServer(&llmtest.Scenario{Responses: []llmtest.Response{{Text: "hello"}}})
 	t.Cleanup(srv.Close)
 	writeConfig(srv.URL)
 	if r := ralph(t, dir, env, nil, "--json", "hi"); r.code != 0 {
 		t.Fatalf("a loopback base_url: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, q := range srv.Requests() {
+		if h := fmt.Sprint(q.Header); strings.Contains(h, key) {
+			t.Fatalf("the project's endpoint on this machine got the key: %s", h)
+		}
+	}
+	if r := ralph(t, dir, env, nil, "config"); !strings.Contains(r.stdout, "withheld") {
+		t.Fatalf("ralph config does not say the key is withheld:\n%s", r.stdout)
 	}
 }
 

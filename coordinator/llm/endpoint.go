@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // ServedModel is one model an endpoint lists at GET /models.
@@ -54,8 +56,17 @@ func (c *Client) Models(ctx context.Context) ([]ServedModel, error) {
 	for _, m := range list.Data {
 		out = append(out, ServedModel{ID: m.ID, ContextLength: max(m.ContextLength, m.MaxModelLen, m.MaxContextLength)})
 	}
+	return listed(out), nil
+}
+
+// listed is a model list as ralph passes it on, sorted by id. An id
+// holding a control character or an escape sequence is left out: no
+// model is called so, and the list goes to terminals (`ralph models`,
+// Tab after /model, doctor), where the endpoint's text must not act.
+func listed(out []ServedModel) []ServedModel {
+	out = slices.DeleteFunc(out, func(m ServedModel) bool { return m.ID == "" || text.StripControls(m.ID) != m.ID })
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return out
 }
 
 // list asks the endpoint for a model list at u (what names the request

@@ -35,7 +35,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"unicode"
@@ -215,8 +214,7 @@ func (c *Client) messagesModels(ctx context.Context) ([]ServedModel, error) {
 		}
 		after = page.LastID
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return listed(out), nil
 }
 
 type modelsPage struct {

@@ -174,6 +174,9 @@ type Config struct {
 	// BaseURLFromProject is true when the endpoint was chosen by the
 	// project's config file, which a cloned repository controls.
 	BaseURLFromProject bool
+	// KeyWithheld: the key was kept from an endpoint on this machine that
+	// a project's config chose (withholdFromProjectEndpoint).
+	KeyWithheld bool `json:"-"`
 	// userBaseURL is the endpoint the user's own sources chose (their
 	// config file, or the default) before the project's file had its say.
 	userBaseURL string
@@ -618,7 +621,11 @@ func Load(src Sources) (Config, error) {
 		if err := c.applyHooks(f, p, fromProject); err != nil {
 			return c, err
 		}
-		servers, err := mcpServers(f.MCPServers, p, fromProject, src.Getenv)
+		getenv := src.Getenv
+		if fromProject {
+			getenv = withoutModelKeys(getenv, c.APIKeyEnv)
+		}
+		servers, err := mcpServers(f.MCPServers, p, fromProject, getenv)
 		if err != nil {
 			return c, err
 		}
@@ -630,7 +637,7 @@ func Load(src Sources) (Config, error) {
 	}
 	var jsonMCP []MCPServer
 	if src.ProjectRoot != "" {
-		jsonMCP, c.MCPWarnings = projectMCPJSON(src.Fs, src.ProjectRoot, src.Getenv)
+		jsonMCP, c.MCPWarnings = projectMCPJSON(src.Fs, src.ProjectRoot, withoutModelKeys(src.Getenv, c.APIKeyEnv))
 	}
 	var warns []string
 	c.MCPServers, warns = mergeServers(userMCP, projectMCP, jsonMCP)

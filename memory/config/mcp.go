@@ -394,6 +394,24 @@ func projectMCPJSON(fs afero.Fs, root string, getenv func(string) string) ([]MCP
 	return out, warns
 }
 
+// withoutModelKeys is getenv as a project's MCP definitions see it: a
+// model provider's key (every variable of the provider table, and the one
+// the person's own config reads the key from) reads as unset, so that no
+// ${OPENAI_API_KEY} in a header, URL, argument or env value, nor a
+// headers_env or env_vars entry, hands a cloned repository's server the
+// person's key; approval would not show it, since the definition names
+// only the variable. Other variables a project's server may need (a
+// GITHUB_TOKEN) are expanded as before, after the person approves the
+// definition.
+func withoutModelKeys(getenv func(string) string, keyEnv string) func(string) string {
+	return func(name string) string {
+		if childenv.IsHidden(name) || name == keyEnv {
+			return ""
+		}
+		return getenv(name)
+	}
+}
+
 // expandVars expands ${VAR} and ${VAR:-default} in s, and names the
 // variables that were neither set nor given a default.
 func expandVars(s string, getenv func(string) string) (string, []string) {

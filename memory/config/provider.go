@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/providers"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // resolveState is what the sources said about the provider (the one
@@ -93,6 +94,46 @@ func (c *Config) urlGiven() bool { return c.src.baseURLGiven || c.BaseURL != c.s
 //
 // An unknown provider's name is an error matching ErrInvalid.
 func (c *Config) Resolve() error {
+	if err := c.resolve(); err != nil {
+		return err
+	}
+	if err := c.checkNames(); err != nil {
+		return err
+	}
+	c.withholdFromProjectEndpoint()
+	return nil
+}
+
+// checkNames refuses a model name that holds control characters, from
+// whatever source: no model is called so, and a name goes to terminals
+// (`ralph config`, doctor, the status line) and into requests.
+func (c *Config) checkNames() error {
+	names := append([]string{c.Model, c.src.provider}, c.fallbackNames()...)
+	for _, n := range names {
+		if text.StripControls(n) != n {
+			return invalidf("the model or provider name %q holds control characters, which no model's name has; check --model, RALPH_MODEL and the config files", n)
+		}
+	}
+	return nil
+}
+
+// withholdFromProjectEndpoint keeps the person's key from an endpoint a
+// project's config chose on this machine. Validate refuses one on another
+// host; one on the loopback is let through, since a local server needs
+// no key, but it gets none: whatever listens there is not known to be the
+// person's, and a cloned repository could name it.
+func (c *Config) withholdFromProjectEndpoint() {
+	c.KeyWithheld = false
+	if !c.BaseURLFromProject || c.APIKey == "" || sameEndpoint(c.BaseURL, c.userBaseURL) {
+		return
+	}
+	if u, err := url.Parse(c.BaseURL); err == nil && IsLoopbackURL(u) {
+		c.APIKey, c.KeyWithheld = "", true
+	}
+}
+
+// resolve is Resolve before the checks.
+func (c *Config) resolve() error {
 	getenv := c.src.getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -313,4 +354,13 @@ func displayPath(path string) string {
 		}
 	}
 	return path
+}
+
+// fallbackNames are the fallback models' names as written.
+func (c *Config) fallbackNames() []string {
+	out := make([]string, 0, len(c.Fallback.FallbackModels))
+	for _, m := range c.Fallback.FallbackModels {
+		out = append(out, m.Name)
+	}
+	return out
 }

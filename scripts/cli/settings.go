@@ -118,6 +118,9 @@ func sessionSettings() []sessionSetting {
 			apply: func(f *flags, cfg *c) { set(&cfg.ThinkingTokens, f.thinkingTokens) },
 			carry: func(f *flags, s *remote.Session) error { s.ThinkingTokens = f.thinkingTokens; return nil }},
 		{key: "api_key", show: func(e effective) any {
+			if e.Cfg.KeyWithheld {
+				return "withheld: the project's base_url is not yours, so it gets no key"
+			}
 			if e.Cfg.APIKey == "" {
 				return "not set"
 			}
