@@ -70,6 +70,22 @@ func TestProviderRequestsGoWhereTheKeysSay(t *testing.T) {
 	})
 }
 
+// TestOneShotSaysTheProvider: a script reading stream-json learns from
+// the first line which provider ralph resolved, as `ralph doctor` says it
+// to a person: with only an Anthropic key, "anthropic".
+func TestOneShotSaysTheProvider(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-e2e-init"
+	srv := llmtest.NewServer(&llmtest.Scenario{APIKey: key, Responses: []llmtest.Response{{Text: "hi there"}}})
+	t.Cleanup(srv.Close)
+	env := cleanEnv(t, "ANTHROPIC_API_KEY="+key, "ANTHROPIC_BASE_URL="+strings.TrimSuffix(srv.URL, "/v1"))
+	r := ralph(t, t.TempDir(), env, nil, "--output-format", "stream-json", "say hi")
+	first, _, _ := strings.Cut(r.stdout, "\n")
+	if r.code != 0 || !strings.Contains(first, `"type":"init"`) || !strings.Contains(first, `"provider":"anthropic"`) {
+		t.Fatalf("exit %d, first line %s\nstderr:\n%s", r.code, first, r.stderr)
+	}
+}
+
 // TestModelsOfTheProvider: `ralph models` with only an Anthropic token
 // asks the Messages API's model list (GET /v1/models, the token as a
 // bearer, which the stand-in's list checks) and marks the provider's

@@ -78,6 +78,7 @@ type OneShot struct {
 	Style           func(configured string) string
 	ConfiguredStyle string
 	Model           string
+	Provider        string // memory/providers' name, for the init line
 	Cwd             string
 	// Verbose (-v) shows each step on stderr where no progress display
 	// does (stderr not a terminal), as plain lines for a log.
@@ -210,7 +211,7 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 		// The first line names the session: session_started's own init
 		// line, or, for a run that publishes none (the task loop, here or
 		// on Temporal), one before its first event.
-		o.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, o.Model), o.Cwd)
+		o.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, o.Model), o.Provider, o.Cwd)
 		if ev.Type == coordinator.EventSessionStarted {
 			return
 		}
@@ -357,7 +358,7 @@ func (o *OneShot) Fail(code int, err error) int {
 	res := coordinator.Result{Subtype: coordinator.SubtypeExecutionError, IsError: true, Text: err.Error(), Err: err}
 	switch o.Format {
 	case FormatStreamJSON:
-		o.enc.initOnce("", o.Model, o.Cwd)
+		o.enc.initOnce("", o.Model, o.Provider, o.Cwd)
 		o.enc.value(NewResultJSON(res))
 	case FormatJSON:
 		o.enc.value(NewResultJSON(res))
@@ -543,7 +544,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	if isCustom {
 		prompt = custom.Send
 	}
-	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
 	face.ApprovalHint = p.Approval.HintFor
 	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
 		return sessionSummary(p, res, wantLatest)

@@ -225,7 +225,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 	if err != nil {
 		return face.Fail(ExitFailed, err)
 	}
-	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
 	face.Start()
 	defer face.Close()
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})

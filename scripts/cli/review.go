@@ -118,7 +118,7 @@ func (c *cli) review(ctx context.Context, rng string, findingsOnly bool, rounds 
 		}
 	}
 	goals, _ := memory.Goals(p.Fs, p.Root, 8<<10)
-	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
 	face.Start()
 	defer face.Close()
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})

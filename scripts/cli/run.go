@@ -330,7 +330,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	// Messages from another terminal reach ralph's own agents, not a CLI
 	// agent's.
 	external := rc.Agent != ""
-	face.Model, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Root, p.Config.Style
+	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
 	n := NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr)
 	n.Hook = p.NotifyHooks
 	face.SetNotifier(n)

@@ -114,6 +114,7 @@ type Script struct {
 	// script stops at the first failure.
 	KeepGoing bool
 	Model     string
+	Provider  string // memory/providers' name, for the init line
 	Cwd       string
 	SessionID string
 	// Run sends one message to the coordinator.
@@ -186,7 +187,7 @@ func (s *Script) writeInit(model string) {
 	if model == "" {
 		model = s.Model
 	}
-	s.enc.initOnce(s.SessionID, model, s.Cwd)
+	s.enc.initOnce(s.SessionID, model, s.Provider, s.Cwd)
 }
 
 // Steps runs every step from next until it returns io.EOF (or a step
@@ -385,7 +386,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	queue := interrupts.NewQueue()
 	sc := &Script{
 		Format: o.Format, Stdout: t.Out, Stderr: t.Err, StderrTTY: o.Progress, Color: t.Color,
-		KeepGoing: o.KeepGoing, Model: p.Config.Model, Cwd: p.Root, SessionID: p.Session.ID, Queue: queue,
+		KeepGoing: o.KeepGoing, Model: p.Config.Model, Provider: p.Config.Provider, Cwd: p.Root, SessionID: p.Session.ID, Queue: queue,
 		ApprovalHint: p.Approval.HintFor,
 	}
 	// The task loop a script's /run starts can be paused from another

@@ -107,26 +107,30 @@ type InitLine struct {
 	SessionID string `json:"session_id"`
 	// Model is the model the run asks, as configured.
 	Model string `json:"model"`
+	// Provider is the provider ralph resolved (memory/providers:
+	// "openai", "anthropic", …), "" for an endpoint known by its URL only
+	// or a line that does not know it (a watch).
+	Provider string `json:"provider,omitempty"`
 	// Cwd is the project's root directory.
 	Cwd string `json:"cwd"`
 }
 
 // init writes an init line.
-func (s *streamEncoder) init(sessionID, model, cwd string) {
+func (s *streamEncoder) init(sessionID, model, provider, cwd string) {
 	s.mu.Lock()
 	s.inited = true
 	s.mu.Unlock()
-	s.value(InitLine{Type: "init", SessionID: sessionID, Model: model, Cwd: cwd})
+	s.value(InitLine{Type: "init", SessionID: sessionID, Model: model, Provider: provider, Cwd: cwd})
 }
 
 // initOnce writes the init line unless one went out already.
-func (s *streamEncoder) initOnce(sessionID, model, cwd string) {
+func (s *streamEncoder) initOnce(sessionID, model, provider, cwd string) {
 	s.mu.Lock()
 	done := s.inited
 	s.inited = true
 	s.mu.Unlock()
 	if !done {
-		s.value(InitLine{Type: "init", SessionID: sessionID, Model: model, Cwd: cwd})
+		s.value(InitLine{Type: "init", SessionID: sessionID, Model: model, Provider: provider, Cwd: cwd})
 	}
 }
 

@@ -240,11 +240,11 @@ func (j *jsonWatch) end() {}
 
 func (j *jsonWatch) event(ev coordinator.Event) {
 	if ev.Type != coordinator.EventSessionStarted {
-		j.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, j.model), j.r.Root)
+		j.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, j.model), "", j.r.Root)
 	}
 	switch ev.Type {
 	case coordinator.EventSessionStarted:
-		j.enc.init(ev.SessionID, ev.Model, j.r.Root)
+		j.enc.init(ev.SessionID, ev.Model, "", j.r.Root)
 	case coordinator.EventResult:
 		// A child agent's result is its parent's tool result; only the
 		// run's own is a result line, as in stream-json output.
