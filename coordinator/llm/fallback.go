@@ -137,9 +137,11 @@ func (c *Client) Provider() string { return c.cfg.Provider }
 
 // ForProvider is a client of another provider with this client's
 // settings (attempts, timeouts, output limit, transport): the client a
-// fallback model of that provider is asked through.
-func (c *Client) ForProvider(provider, protocol, baseURL, key string, bearer bool) *Client {
+// fallback model of that provider is asked through. keyEnv names the
+// variable its key came from, for the sentence a refused key gets.
+func (c *Client) ForProvider(provider, protocol, baseURL, keyEnv, key string, bearer bool) *Client {
 	cfg := c.cfg
-	cfg.Provider, cfg.Protocol, cfg.BaseURL, cfg.APIKey, cfg.Bearer = provider, protocol, baseURL, key, bearer
+	cfg.Provider, cfg.Protocol, cfg.BaseURL = provider, protocol, baseURL
+	cfg.KeyEnv, cfg.APIKey, cfg.Bearer = keyEnv, key, bearer
 	return New(cfg)
 }

@@ -41,14 +41,14 @@ func withFallbacks(c *llm.Client, fb config.Fallback, getenv func(string) string
 			return nil, fmt.Errorf("fallback model %q in the project's config (%s) is %s's, not %s's; a project may name fallback models of the session's own provider only, so put it in your own config (~/.config/ralph/config.toml) or give --fallback-model",
 				m.Name, config.ProjectFile, p.Name, where)
 		}
-		_, key, bearer := p.Credentials(getenv)
+		keyEnv, key, bearer := p.Credentials(getenv)
 		if key == "" && !p.Local {
 			return nil, fmt.Errorf("fallback model %q is %s's, and %s is not set; set it, or leave the model out of fallback_models and --fallback-model",
 				m.Name, p.Name, p.KeyEnv)
 		}
 		base := p.Endpoint(getenv)
 		chain = append(chain, llm.Fallback{Model: model, Provider: p.Name,
-			Client: c.ForProvider(p.Name, p.Protocol, base, key, bearer),
+			Client: c.ForProvider(p.Name, p.Protocol, base, keyEnv, key, bearer),
 			Note: fmt.Sprintf("%s is %s's, not %s's: the prompt cache and the thinking signatures of this session do not carry over to it",
 				model, p.Name, where)})
 	}
