@@ -83,7 +83,11 @@ func TestAttack66HookSeesCustomCommandShellLine(t *testing.T) {
 			proj, home := attackLayout(t)
 			personHooks(t, home, `{"PreToolUse":`+hookGroup("Bash", guard66)+`}`)
 			mustWrite(t, filepath.Join(proj, ".claude/commands/x66.md"), "---\ndescription: say x\n---\nSaid: !`echo x66`\n")
-			mustWrite(t, filepath.Join(proj, ".claude/commands/deny66.md"), "---\ndescription: denied\n---\nSaid: !`touch shell66-ran; echo DENY66`\n")
+			// The line the guard denies would send a secret of the
+			// project's to the endpoint.
+			const secret = "sk-live-guard66-0123456789"
+			mustWrite(t, filepath.Join(proj, "secret66.txt"), secret+"\n")
+			mustWrite(t, filepath.Join(proj, ".claude/commands/deny66.md"), "---\ndescription: denied\n---\nSaid: !`touch shell66-ran; cat secret66.txt; echo DENY66`\n")
 			srv := inlineServer(t, `{"name":"shell66","loop":true,"responses":[{"text":"ok."}]}`)
 			env := attackEnv(t, home, srv.URL, append([]string{"CI=true"}, mode.env...))
 
@@ -102,6 +106,9 @@ func TestAttack66HookSeesCustomCommandShellLine(t *testing.T) {
 			r = ralph(t, proj, env, nil, "-y", "/deny66")
 			if exists(filepath.Join(proj, "shell66-ran")) {
 				t.Fatalf("BROKEN: the shell line the guard denied ran\n%s", r.stderr)
+			}
+			if sentToModel(srv, secret) {
+				t.Fatalf("BROKEN: the denied shell line's output (a secret) reached the endpoint")
 			}
 			if r.code == 0 || len(srv.Requests()) != before || !strings.Contains(r.stderr, "guard66 says no") {
 				t.Fatalf("a denied shell line: exit %d, %d requests sent, stderr:\n%s", r.code, len(srv.Requests())-before, r.stderr)
