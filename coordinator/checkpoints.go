@@ -60,7 +60,7 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 		return
 	}
 	written := writtenPaths(calls)
-	if hasToolHooks(c.opts.Hooks) {
+	if tools.HasToolHooks(c.opts.Hooks) {
 		// A hook may have rewritten a call's path (updatedInput) or
 		// changed files itself (a formatter, git add): the checkpoint
 		// looks at the whole work tree, so undo covers what they did.
@@ -78,11 +78,6 @@ func (c *Coordinator) checkpointAfter(calls []conversation.ToolCall, turn int) {
 // stage a file after a call that itself changed nothing.
 func (c *Coordinator) mayChangeFiles(calls []conversation.ToolCall) bool {
 	return mayChangeFiles(callNames(calls)) || c.opts.Hooks.Has(hooks.PostToolUse) || c.opts.Hooks.Has(hooks.PostToolUseFailure)
-}
-
-// hasToolHooks reports whether s has a hook for a tool event.
-func hasToolHooks(s *hooks.Set) bool {
-	return s.Has(hooks.PreToolUse) || s.Has(hooks.PostToolUse) || s.Has(hooks.PostToolUseFailure)
 }
 
 // takeChanged returns the files this turn's file tools changed, each

@@ -133,11 +133,14 @@ type Coordinator struct {
 	// from their own goroutines.
 	statsMu sync.Mutex
 	// pool bounds how many child agents run at once, across turns.
-	pool      chan struct{}
-	agentSeq  int
-	repeatSig string
-	repeats   int
-	denied    []Denial
+	pool     chan struct{}
+	agentSeq int
+	// ralphCalls numbers the commands ralph runs for the model outside
+	// its tool calls (RalphCall).
+	ralphCalls atomic.Int64
+	repeatSig  string
+	repeats    int
+	denied     []Denial
 	// changed are the files this turn's file tools changed, for
 	// FilesFromTools; changedMu guards them, since a hard stop may end
 	// the step before its last tool reports.

@@ -74,6 +74,17 @@ func (c *Coordinator) hookCall(ctx context.Context, callID string) context.Conte
 	return tools.WithHooks(ctx, tools.HookCall{Set: c.opts.Hooks, Common: c.hookCommon(), ToolUseID: callID, Warn: c.hookWarn})
 }
 
+// RalphCall is ctx with what the tool door needs to fire the tool hooks
+// of a command ralph runs for the model outside the model's own tool
+// calls (a custom command's shell line, a verify command), or ctx itself
+// when the session has none. The person's PreToolUse guard must see every
+// command ralph runs for the model (docs/hooks.md), and such a command
+// has no id of the model's: kind names it in the id the hooks are given
+// (ralph_verify_3), so a hook that keeps a log can tell it apart.
+func (c *Coordinator) RalphCall(ctx context.Context, kind string) context.Context {
+	return c.hookCall(ctx, fmt.Sprintf("ralph_%s_%d", kind, c.ralphCalls.Add(1)))
+}
+
 // hookWarn says a hook's trouble (or its systemMessage) to the person,
 // through the event stream as every warning is; the Runner says each
 // once.

@@ -122,12 +122,15 @@ func LoopOptions(p *project.Project, rc *memory.RunConfig, f LoopFace) (loop.Opt
 	if p.Config.VerifyUnsandboxed && !rc.VerifyFromPlan && strings.TrimSpace(rc.Verify) != strings.TrimSpace(tasks.Verify()) {
 		person = strings.TrimSpace(rc.Verify)
 	}
+	// Each goes through the session's tool hooks as Bash, as the model's
+	// commands do: the person's PreToolUse guard sees it, and may stop
+	// it, never make it pass (project.Verify).
 	opts.Verify = func(ctx context.Context, ws loop.Workspace, command string) (bool, string) {
 		where := p.Tools
 		if ws.Tools != nil {
 			where = ws.Tools // the task's own worktree
 		}
-		r := where.Workspace().RunVerify(ctx, command, 10*time.Minute, person != "" && strings.TrimSpace(command) == person)
+		r := p.Verify(ctx, where, command, 10*time.Minute, person != "" && strings.TrimSpace(command) == person)
 		return !r.IsError, r.Output
 	}
 	return opts, setup, nil

@@ -39,14 +39,14 @@ type hookKey struct{}
 // hooks; ctx itself when h has no tool hooks, so that a call pays nothing
 // for hooks nobody configured.
 func WithHooks(ctx context.Context, h HookCall) context.Context {
-	if !hasToolHooks(h.Set) {
+	if !HasToolHooks(h.Set) {
 		return ctx
 	}
 	return context.WithValue(ctx, hookKey{}, &h)
 }
 
-// hasToolHooks reports whether s has a hook for a tool event.
-func hasToolHooks(s *hooks.Set) bool {
+// HasToolHooks reports whether s has a hook for a tool event.
+func HasToolHooks(s *hooks.Set) bool {
 	return s.Has(hooks.PreToolUse) || s.Has(hooks.PostToolUse) || s.Has(hooks.PostToolUseFailure)
 }
 
