@@ -94,8 +94,6 @@ var allowed = map[string]string{
 	"memory/git/splitindex.go:indexLinks":              "reads .git/index's shared index",
 	"memory/git/trust.go:onDiskRepository":             "reads a .git file to find the repository",
 	"memory/git/indexfile.go:ownIndex":                 "removes a link or non-file planted at an index path ralph hands git (Lstat'd: the link itself, never its target)",
-	"memory/git/worktree.go:Repo.AddWorktree":          "task worktrees' parent, made by git's own worktree add",
-	"memory/git/worktree.go:Repo.RemoveWorktree":       "a task worktree git made, removed after git's worktree remove",
 	"memory/git/writeback.go:Repo.restoreOne":          "a scratch index in the git dir",
 	// The sandbox's own guard of .git/hooks, .git/config and
 	// .ralph/config.toml in the fallback: it restores the person's copies
