@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -76,6 +77,31 @@ func (p *PersonFs) OpenFile(name string, flag int, perm os.FileMode) (afero.File
 
 func (p *PersonFs) Create(name string) (afero.File, error) {
 	return p.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// Chmod changes name's mode, refusing a link at name (os.Chmod would
+// change the mode of the file it names).
+func (p *PersonFs) Chmod(name string, mode os.FileMode) error {
+	if err := notLink(name); err != nil {
+		return err
+	}
+	return os.Chmod(name, mode)
+}
+
+// Chtimes changes name's times, refusing a link at name.
+func (p *PersonFs) Chtimes(name string, atime, mtime time.Time) error {
+	if err := notLink(name); err != nil {
+		return err
+	}
+	return os.Chtimes(name, atime, mtime)
+}
+
+// notLink refuses name when it is a symbolic link.
+func notLink(name string) error {
+	if fi, err := os.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return &fs.PathError{Op: "chmod", Path: name, Err: ErrLink}
+	}
+	return nil
 }
 
 // isLinkErr reports whether err from an open without following name says
