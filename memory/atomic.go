@@ -4,6 +4,8 @@
 package memory
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +18,16 @@ import (
 )
 
 var tmpSeq atomic.Uint64
+
+// tmpSuffix is a temporary file's random part; should the system's
+// randomness fail, the process and a counter still keep it unique.
+func tmpSuffix() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err == nil {
+		return hex.EncodeToString(b[:])
+	}
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(tmpSeq.Add(1), 10) + "-" + strconv.FormatInt(time.Now().UnixNano()%1e6, 10)
+}
 
 // WriteFileAtomic replaces path with data so that a reader, or a crash at
 // any moment, sees either the old file or the new one, never a mix: it
@@ -51,8 +63,11 @@ func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, d
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-"+
-		strconv.FormatUint(tmpSeq.Add(1), 10)+"-"+strconv.FormatInt(time.Now().UnixNano()%1e6, 10))
+	// The temporary file's name is random and made with O_EXCL: a name
+	// someone could guess is a name a command could plant a link at (the
+	// person's cache directory may be writable to commands), and O_EXCL
+	// never follows one.
+	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+tmpSuffix())
 	f, err := fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

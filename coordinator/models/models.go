@@ -21,8 +21,10 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/providers"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -234,7 +236,7 @@ func readCache(path, baseURL string) ([]string, bool) {
 	if path == "" {
 		return nil, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := rootfs.ReadSmall(rootfs.Person(), path, maxCache)
 	if err != nil {
 		return nil, false
 	}
@@ -245,18 +247,24 @@ func readCache(path, baseURL string) ([]string, bool) {
 	return mc.Models, true
 }
 
+// maxCache is the most of a cache file ralph reads; an endpoint's list
+// is a few KiB.
+const maxCache = 4 << 20
+
 // writeCache keeps the list for the next ralph; a cache that cannot be
-// written only costs the next one a request.
+// written only costs the next one a request. The cache directory may be
+// writable to commands (sandbox_writable = ["~/.cache"], XDG_CACHE_HOME
+// inside $TMPDIR), so the file is written through the person's door: a
+// temporary file of a random name made with O_EXCL, renamed over the
+// name, which replaces a link planted there and never follows it.
 func writeCache(path, baseURL string, models []string) {
 	if path == "" {
 		return
 	}
 	data, err := json.Marshal(cacheRecord{BaseURL: baseURL, Fetched: time.Now(), Models: models})
-	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+	person := rootfs.Person()
+	if err != nil || person.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, data, 0o600) == nil {
-		_ = os.Rename(tmp, path)
-	}
+	_ = memory.WriteFileAtomicUnsynced(person, path, data, 0o600)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/afero"
@@ -95,6 +96,25 @@ func checkRunGit(ctx context.Context, run *memory.RunConfig, root string) error 
 	}
 	if run.Worktrees && repo.HeadNow(ctx) == "" {
 		return fmt.Errorf("--worktrees needs a commit to branch from, and this branch has none yet")
+	}
+	if run.Worktrees {
+		return checkWorktreesDir(root)
+	}
+	return nil
+}
+
+// checkWorktreesDir refuses a run whose task worktrees would be made
+// through a symbolic link at .ralph or .ralph/worktrees. ralph never
+// makes one there; a command may have (in the Landlock-only fallback
+// commands can write .ralph/), to send the worktrees, and the removal of
+// a leftover one, into the person's home or their source tree. Each
+// worktree is made through the project's door as well (coordinator/
+// taskgit), which refuses a link planted while the run goes on.
+func checkWorktreesDir(root string) error {
+	for _, rel := range []string{memory.StateDir, filepath.Join(memory.StateDir, "worktrees")} {
+		if fi, err := os.Lstat(filepath.Join(root, rel)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("--worktrees will not make task worktrees through %s, a symbolic link where ralph keeps its own directory (a command may have planted it): remove the link and run again", filepath.ToSlash(rel))
+		}
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,6 +22,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/tools"
 	"github.com/spf13/afero"
@@ -150,21 +151,41 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 	if name == "" {
 		name = "task"
 	}
+	if err := g.makeBase(); err != nil {
+		return nil, err
+	}
 	dir := filepath.Join(g.base, name)
 	branch := ""
-	if list, err := g.repo.Worktrees(ctx); err == nil {
-		for _, w := range list {
-			if w.Dir == dir && w.Branch != "" {
-				branch = w.Branch
-			}
+	list, err := g.repo.Worktrees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range list {
+		if w.Dir == dir && w.Branch != "" {
+			branch = w.Branch
 		}
 	}
 	if branch == "" {
-		if _, err := os.Lstat(dir); err == nil {
-			// Not a worktree git knows: what a crash left half made.
-			if err := g.repo.RemoveWorktree(ctx, dir); err != nil {
-				return nil, err
+		for n := 2; ; n++ {
+			if n > 1000 {
+				return nil, fmt.Errorf("worktree: no free directory for task %s under %s", id, g.base)
 			}
+			if _, err := g.lstat(dir); errors.Is(err, fs.ErrNotExist) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("worktree %s: %w", dir, err)
+			}
+			// Something is there. A tree git lists without a branch is
+			// what a crash left half made, and git removes it; a
+			// directory git does not list is not ralph's to remove, and
+			// the task takes the next free name.
+			if g.repo.Listed(ctx, dir) {
+				if err := g.removeTree(ctx, dir); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			dir = filepath.Join(g.base, fmt.Sprintf("%s-%d", name, n))
 		}
 		branch = "ralph/" + name
 		for n := 2; g.repo.Rev(ctx, "refs/heads/"+branch) != ""; n++ {
@@ -172,6 +193,13 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 		}
 		if err := g.repo.AddWorktree(ctx, dir, branch, "HEAD"); err != nil {
 			return nil, err
+		}
+		// git made the tree by its path: had a link been put on the way
+		// meanwhile, the tree would be elsewhere, so the way to it is
+		// looked at again through the door before anything works there.
+		if err := g.fs.MkdirAll(dir, 0o700); err != nil {
+			_ = g.repo.RemoveWorktree(ctx, dir)
+			return nil, fmt.Errorf("%w: %w", errLinkedWorktrees, err)
 		}
 	}
 	wrepo, err := git.Open(ctx, dir)
@@ -315,7 +343,7 @@ func (g *taskGit) remove(ctx context.Context, wt *worktree, keep bool) string {
 	if wt.tools != nil {
 		wt.tools.Close()
 	}
-	if err := g.repo.RemoveWorktree(ctx, wt.dir); err != nil {
+	if err := g.removeTree(ctx, wt.dir); err != nil {
 		g.noteErr(err)
 	}
 	branch := wt.ws.Branch
@@ -364,6 +392,49 @@ func (g *taskGit) Close(ctx context.Context) []string {
 	_ = g.repo.PruneWorktrees(ctx)
 	_ = g.fs.Remove(base) // only when empty
 	return notices
+}
+
+// errLinkedWorktrees says .ralph/worktrees, or the way to it, is a
+// symbolic link. ralph never makes one there; a command may have (in the
+// Landlock-only fallback commands can write .ralph/), to send a task's
+// worktree, and the removal of a leftover one, into the person's home.
+var errLinkedWorktrees = errors.New("ralph makes no task worktree through a symbolic link (a command may have planted one at .ralph/worktrees): remove the link and run again")
+
+// makeBase makes .ralph/worktrees through the project's door, which
+// refuses a link in any component, the last one included (a bare os.Root
+// would follow .ralph/worktrees -> ../src, a link that stays inside).
+func (g *taskGit) makeBase() error {
+	if err := g.fs.MkdirAll(g.base, 0o700); err != nil {
+		if errors.Is(err, rootfs.ErrLink) || errors.Is(err, rootfs.ErrLinkOut) {
+			return errLinkedWorktrees
+		}
+		return fmt.Errorf("worktrees: %w", err)
+	}
+	return nil
+}
+
+// lstat looks at name through the door without following a link at it.
+func (g *taskGit) lstat(name string) (fs.FileInfo, error) {
+	if l, ok := g.fs.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(name)
+		return fi, err
+	}
+	return g.fs.Stat(name)
+}
+
+// removeTree removes a worktree git lists. git removes it; should git
+// fail (a tree half made or half removed) while still listing it, its
+// directory goes through the project's door, which follows no link, and
+// git forgets it. A directory git does not list is never removed.
+func (g *taskGit) removeTree(ctx context.Context, dir string) error {
+	err := g.repo.RemoveWorktree(ctx, dir)
+	if err == nil || !g.repo.Listed(ctx, dir) {
+		return err
+	}
+	if rerr := g.fs.RemoveAll(dir); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return g.repo.PruneWorktrees(ctx)
 }
 
 var _ loop.TaskGit = (*taskGit)(nil)

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // trustRecord is what ralph remembers, outside the project and outside
@@ -67,34 +70,32 @@ func readRecord(path string, v any) bool {
 	if path == "" {
 		return false
 	}
-	b, err := os.ReadFile(path)
+	b, err := rootfs.ReadSmall(rootfs.Person(), path, maxRecord)
 	return err == nil && json.Unmarshal(b, v) == nil
 }
 
+// maxRecord is the most of a trust record ralph reads.
+const maxRecord = 1 << 20
+
 // writeRecord writes v as JSON at path in ralph's user configuration
-// directory, whole or not at all; "" writes nothing.
+// directory, whole or not at all, through the person's door (a random
+// temporary file made with O_EXCL, renamed over the name); "" writes
+// nothing.
 func writeRecord(path string, v any) error {
 	if path == "" {
 		return nil
 	}
 	recordMu.Lock()
 	defer recordMu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	person := rootfs.Person()
+	if err := person.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return memory.WriteFileAtomicUnsynced(person, path, b, 0o600)
 }
 
 // pinFromRecord is the repository whose top is top as a session recorded

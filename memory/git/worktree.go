@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -70,11 +68,11 @@ func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
 }
 
 // AddWorktree checks out a new branch made from base into dir, a new
-// linked work tree.
+// linked work tree. dir's parent must exist: the caller makes it through
+// its own door (ralph's .ralph/worktrees through the project's, which
+// follows no link), since a directory made here by name would follow a
+// link a command planted on the way.
 func (r *Repo) AddWorktree(ctx context.Context, dir, branch, base string) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return fmt.Errorf("worktree: %w", err)
-	}
 	if _, err := runHooked(ctx, r.Top, nil, nil, "worktree", "add", "-q", "-b", branch, dir, base); err != nil {
 		return fmt.Errorf("worktree: %w", err)
 	}
@@ -82,17 +80,33 @@ func (r *Repo) AddWorktree(ctx context.Context, dir, branch, base string) error 
 }
 
 // RemoveWorktree removes a linked work tree, changes and all, and its
-// administrative files.
+// administrative files, by git alone, and forgets trees whose directories
+// are gone. It never removes a directory itself: a path that git does not
+// list as its worktree may be reached through a link a command planted
+// (.ralph/worktrees -> ~), so a directory git could not remove is the
+// caller's to remove through its own door, when git lists it (Listed).
 func (r *Repo) RemoveWorktree(ctx context.Context, dir string) error {
 	_, err := r.Git(ctx, nil, "worktree", "remove", "--force", "--force", dir)
+	perr := r.PruneWorktrees(ctx)
 	if err != nil {
-		// A tree git no longer knows, or half removed: its directory goes,
-		// and prune forgets what is left of it.
-		if rerr := os.RemoveAll(dir); rerr != nil {
-			return fmt.Errorf("worktree: %w", errors.Join(err, rerr))
+		return fmt.Errorf("worktree: %w", err)
+	}
+	return perr
+}
+
+// Listed reports whether git lists dir as one of the repository's linked
+// work trees.
+func (r *Repo) Listed(ctx context.Context, dir string) bool {
+	list, err := r.Worktrees(ctx)
+	if err != nil {
+		return false
+	}
+	for _, w := range list {
+		if w.Dir == dir {
+			return true
 		}
 	}
-	return r.PruneWorktrees(ctx)
+	return false
 }
 
 // PruneWorktrees forgets linked work trees whose directories are gone.

@@ -93,11 +93,7 @@ var allowed = map[string]string{
 	"memory/git/splitindex.go:Repo.forgetIndex":        "the session's own index in the git dir",
 	"memory/git/splitindex.go:indexLinks":              "reads .git/index's shared index",
 	"memory/git/trust.go:onDiskRepository":             "reads a .git file to find the repository",
-	"memory/git/trustrecord.go:readRecord":             "the person's trust record in their config dir",
-	"memory/git/trustrecord.go:writeRecord":            "the person's trust record in their config dir",
 	"memory/git/indexfile.go:ownIndex":                 "removes a link or non-file planted at an index path ralph hands git (Lstat'd: the link itself, never its target)",
-	"memory/git/worktree.go:Repo.AddWorktree":          "task worktrees' parent, made by git's own worktree add",
-	"memory/git/worktree.go:Repo.RemoveWorktree":       "a task worktree git made, removed after git's worktree remove",
 	"memory/git/writeback.go:Repo.restoreOne":          "a scratch index in the git dir",
 	// The sandbox's own guard of .git/hooks, .git/config and
 	// .ralph/config.toml in the fallback: it restores the person's copies
@@ -117,8 +113,6 @@ var allowed = map[string]string{
 	"workers/agents/codex.go:readCodexConfig":        "the person's ~/.codex/config.toml",
 	"workers/sandbox/hidden.go:npmrcSecret":          "the person's ~/.npmrc, read only to decide whether to hide it",
 	"workers/agents/opencode.go:opencodeEnvKeys":     "the person's opencode config (never the project's)",
-	"coordinator/models/models.go:readCache":         "the model-list cache in the person's cache dir",
-	"coordinator/models/models.go:writeCache":        "the model-list cache in the person's cache dir",
 	"scripts/web/index.go:watchDir":                  "the registry dir in the person's state dir",
 	"scripts/cli/ask.go:openTTY":                     "/dev/tty",
 	"scripts/cli/plan.go:editFile":                   "/dev/tty for the person's editor",

@@ -110,7 +110,7 @@ func (f *Fs) Close() error { return f.root.Close() }
 // git, sockets and processes need a real one.
 func IsReal(fsys afero.Fs) bool {
 	switch fsys.(type) {
-	case *Fs, *Projects, *afero.OsFs:
+	case *Fs, *Projects, *PersonFs, *afero.OsFs:
 		return true
 	}
 	return false
