@@ -28,6 +28,11 @@ import (
 // program the person configured runs as theirs, but never with the
 // project on its search paths or as its working directory, where a
 // launcher (python3 -m, node, npx) would take the model's code first.
+// And every program ralph starts for itself by name (git, an agent's CLI,
+// bd, the shell) is the one childenv.Program found once, off the project's
+// PATH entries, run by its absolute path: an activated virtualenv puts
+// .venv/bin first on PATH, and the model writes it. The guard test fails
+// on a bare-name exec.Command or an exec.LookPath anywhere else.
 
 // Program is a kind of program ralph starts.
 type Program string
@@ -63,10 +68,10 @@ var ProgramRules = []ProgramRule{
 		"always runs in the sandbox, workspace-write whatever the session's mode (under danger-full-access it runs as the model's commands do, outside)"},
 	{ProgramPersonVerify, "the person (--verify); the code it runs is the model's",
 		"runs in the sandbox like any verify command, unless the person's user config sets verify_unsandboxed = true"},
-	{ProgramNotify, "the person (notify_command in their user config)",
-		"runs as theirs, outside the sandbox, with the commands' environment less the model's key"},
-	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
-		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
+	{ProgramNotify, "the person (notify_command in their user config); but a launcher it calls resolves code from its working directory and search paths",
+		"runs as theirs, outside the sandbox, by /bin/sh in their home (never the project), told what happened on its stdin only, with their environment less the model's key and the project's entries off its search paths (PersonEnv)"},
+	{ProgramAgent, "the person chose the agent; its settings in the project are the model's, and so is a CLI of its name on a PATH entry inside the project (node_modules/.bin)",
+		"its CLI found once off the project's PATH entries (childenv.Program; one found only there is refused) and run by that path with PersonEnv's environment; started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
 	{ProgramHook, "the person (an agent CLI's settings in their home, their user config, a plugin they added) or the model (the agent CLIs' settings files in the project); the code a hook calls may be the model's",
 		"run by the shell in the project, as Claude Code runs it, in the sandbox of the session's mode with the network on (StartHook, the door of a project's MCP server), unless the person's own config lets one of theirs out (sandbox = false); with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's or plugin's hooks run only once the person approved them with every file they name (coordinator/project)"},
 }
