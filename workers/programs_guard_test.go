@@ -35,7 +35,7 @@ var programSites = map[string]string{
 	"workers/sandbox/reaper_linux.go":  "the sandbox's reaper starting the confined command",
 	// git is decided in memory/git: it runs no program named by a file
 	// the model could write (trust.go).
-	"memory/git/trust.go": "git, with the program keys of files the model could write kept out",
+	"memory/git/trust.go": "git, found once off the project's PATH entries (childenv.Program), with the program keys of files the model could write kept out",
 	// The person's chosen task tracker.
 	"memory/beads/client.go": "bd, the task tracker the person chose (tracker = beads); it runs no project file",
 	// ralph's own binaries.
@@ -43,7 +43,7 @@ var programSites = map[string]string{
 	"scripts/mcpserve/background.go": "ralph itself, a background `ralph run`",
 	"scripts/cli/temporal.go":        "ralph-temporal and ralph itself",
 	"scripts/cli/plan.go":            "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
-	"scripts/cli/doctor.go":          "`<agent CLI> --version`, which reads no settings and runs no hook",
+	"scripts/cli/doctor.go":          "`<agent CLI> --version` and `git --version`, found by childenv.Program, which read no settings and run no hook",
 	// Benchmarks and test programs, never part of ralph.
 	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers",
 	"testdata/mcpserver/tools/tools.go": "the test MCP server",
