@@ -3,15 +3,14 @@ package workers
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -29,6 +28,11 @@ import (
 // program the person configured runs as theirs, but never with the
 // project on its search paths or as its working directory, where a
 // launcher (python3 -m, node, npx) would take the model's code first.
+// And every program ralph starts for itself by name (git, an agent's CLI,
+// bd, the shell) is the one childenv.Program found once, off the project's
+// PATH entries, run by its absolute path: an activated virtualenv puts
+// .venv/bin first on PATH, and the model writes it. The guard test fails
+// on a bare-name exec.Command or an exec.LookPath anywhere else.
 
 // Program is a kind of program ralph starts.
 type Program string
@@ -64,26 +68,54 @@ var ProgramRules = []ProgramRule{
 		"always runs in the sandbox, workspace-write whatever the session's mode (under danger-full-access it runs as the model's commands do, outside)"},
 	{ProgramPersonVerify, "the person (--verify); the code it runs is the model's",
 		"runs in the sandbox like any verify command, unless the person's user config sets verify_unsandboxed = true"},
-	{ProgramNotify, "the person (notify_command in their user config)",
-		"runs as theirs, outside the sandbox, with the commands' environment less the model's key"},
-	{ProgramAgent, "the person chose the agent; its settings in the project are the model's",
-		"started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
+	{ProgramNotify, "the person (notify_command in their user config); but a launcher it calls resolves code from its working directory and search paths",
+		"runs as theirs, outside the sandbox, by /bin/sh in their home (never the project), told what happened on its stdin only, with their environment less the model's key and the project's entries off its search paths (PersonEnv)"},
+	{ProgramAgent, "the person chose the agent; its settings in the project are the model's, and so is a CLI of its name on a PATH entry inside the project (node_modules/.bin)",
+		"its CLI found once off the project's PATH entries (childenv.Program; one found only there is refused) and run by that path with PersonEnv's environment; started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
 	{ProgramHook, "the person (an agent CLI's settings in their home, their user config, a plugin they added) or the model (the agent CLIs' settings files in the project); the code a hook calls may be the model's",
 		"run by the shell in the project, as Claude Code runs it, in the sandbox of the session's mode with the network on (StartHook, the door of a project's MCP server), unless the person's own config lets one of theirs out (sandbox = false); with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's or plugin's hooks run only once the person approved them with every file they name (coordinator/project)"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),
-// which works on the project: it starts there, and what it reads of the
+// which works on the project: it starts in dir, and what it reads of the
 // project's own settings is decided by the arguments and variables each
 // CLI is configured with there (and a CLI that cannot be told is not
-// started beside them), not here.
-func AgentCommand(name string, args ...string) *exec.Cmd {
-	return exec.Command(name, args...)
+// started beside them), not here. Its program is found once, off the
+// project (childenv.Program: a planted node_modules/.bin/claude is never
+// it), and its environment is PersonEnv's.
+func AgentCommand(dir string, env []string, name string, args ...string) *exec.Cmd {
+	path, err := childenv.Program(name)
+	cmd := exec.Command(path, args...)
+	if err != nil {
+		cmd.Err = err
+	}
+	cmd.Dir = dir
+	cmd.Env = PersonEnv(env, dir)
+	return cmd
 }
 
-// NotifyCommand is the person's notify_command, run by the shell.
-func NotifyCommand(ctx context.Context, command string) *exec.Cmd {
-	return exec.CommandContext(ctx, "/bin/sh", "-c", command)
+// NotifyCommand is the person's notify_command, run by the shell with
+// env made safe for the project (root) by PersonEnv, and in a working
+// directory outside it (OutsideDir): the command is told what happened on
+// its stdin and needs no project directory, while a launcher it calls
+// (python3 -c, node -e, npx) would take the model's code from one first.
+func NotifyCommand(ctx context.Context, root string, env []string, command string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Dir = OutsideDir(root)
+	cmd.Env = PersonEnv(env, root)
+	return cmd
+}
+
+// OutsideDir is the working directory of a person's program that needs
+// no project directory: their home, as a terminal opens, unless it is
+// unknown or lies inside a directory the model may write, then the file
+// system's root, which only the administrator writes.
+func OutsideDir(root string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(home) || insideRoot(home, root) || slices.ContainsFunc(childenv.Roots(), func(r string) bool { return insideRoot(home, r) }) {
+		return string(filepath.Separator)
+	}
+	return home
 }
 
 // HookCommand is a hook's command (workers/hooks), run by the shell in
@@ -105,11 +137,10 @@ func HookCommand(dir string, env []string, command string) *exec.Cmd {
 // may hold a directory of the project (direnv adds one).
 func UserServerCommand(root, dir string, env []string, name string, args ...string) *exec.Cmd {
 	env = PersonEnv(env, root)
-	cmd := exec.Command(name, args...)
-	if !strings.ContainsRune(name, filepath.Separator) {
-		// exec.Command looked name up on ralph's PATH; the program's own
-		// decides.
-		cmd.Path, cmd.Err = lookPathIn(name, envValue(env, "PATH"))
+	path, err := childenv.LookPathIn(name, envValue(env, "PATH"), root)
+	cmd := exec.Command(path, args...)
+	if err != nil {
+		cmd.Err = err
 	}
 	cmd.Dir = dir
 	cmd.Env = env
@@ -117,108 +148,35 @@ func UserServerCommand(root, dir string, env []string, name string, args ...stri
 }
 
 // ProjectServerCommand is the command of an MCP server the project
-// defines; StartSandboxed starts it when ServerTouchesProject.
+// defines; StartSandboxed starts it when ServerTouchesProject. A program
+// named by a bare name is the one found off the project
+// (childenv.Program); one found only in the project is looked up as
+// before, and ServerTouchesProject then sends it to the sandbox.
 func ProjectServerCommand(dir string, env []string, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(name, args...)
+	path, err := childenv.Program(name)
+	if errors.Is(err, childenv.ErrInProject) {
+		path = name
+	}
+	cmd := exec.Command(path, args...)
+	if err != nil && !errors.Is(err, childenv.ErrInProject) {
+		cmd.Err = err
+	}
 	cmd.Dir = dir
 	cmd.Env = env
 	return cmd
 }
 
-// pathLists are the variables that list directories a launcher searches
-// for code (separated by os.PathListSeparator).
-var pathLists = []string{"PATH", "NODE_PATH", "PYTHONPATH"}
-
 // PersonEnv is env for a program the person configured, made safe to run
-// beside a project the model writes: PATH, NODE_PATH and PYTHONPATH lose
-// their entries inside root (direnv adds the project's bin/ and
-// node_modules/.bin), NODE_OPTIONS loses the options that name a file
-// inside it (--require ./x.js), and PYTHONSAFEPATH=1 keeps Python 3.11
-// and later from putting the working directory or the script's directory
-// first on sys.path. Relative entries go too: they resolve against
-// whatever directory the program runs in.
+// beside the project root the model writes (and every root
+// childenv.AddRoots recorded): childenv.PersonEnv, the one rule.
 func PersonEnv(env []string, root string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		switch {
-		case !ok:
-		case slices.Contains(pathLists, k):
-			var keep []string
-			for _, e := range filepath.SplitList(v) {
-				if e != "" && filepath.IsAbs(e) && !insideRoot(e, root) {
-					keep = append(keep, e)
-				}
-			}
-			kv = k + "=" + strings.Join(keep, string(os.PathListSeparator))
-		case k == "NODE_OPTIONS":
-			kv = k + "=" + nodeOptionsWithout(v, root)
-		case k == "PYTHONSAFEPATH":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "PYTHONSAFEPATH=1")
-}
-
-// nodeOptionsWithout drops the options of NODE_OPTIONS that name a path
-// inside root (or a relative one), with the flag before a separate value.
-func nodeOptionsWithout(v, root string) string {
-	fields := strings.Fields(v)
-	var keep []string
-	for i, f := range fields {
-		val := f
-		if _, after, ok := strings.Cut(f, "="); ok && strings.HasPrefix(f, "-") {
-			val = after
-		}
-		if strings.HasPrefix(val, "-") || !looksLikePath(val) || (filepath.IsAbs(val) && !insideRoot(val, root)) {
-			keep = append(keep, f)
-			continue
-		}
-		// A separate value: its flag goes with it.
-		if val == f && i > 0 && len(keep) > 0 && keep[len(keep)-1] == fields[i-1] && strings.HasPrefix(fields[i-1], "-") && !strings.Contains(fields[i-1], "=") {
-			keep = keep[:len(keep)-1]
-		}
-	}
-	return strings.Join(keep, " ")
-}
-
-// looksLikePath reports whether an option's value could name a file: a
-// module name such as "ts-node/register" is resolved from the working
-// directory's node_modules as well, so anything that is not a number
-// counts.
-func looksLikePath(v string) bool {
-	if v == "" {
-		return false
-	}
-	for _, r := range v {
-		if (r < '0' || r > '9') && r != '.' {
-			return true
-		}
-	}
-	return false
+	return childenv.PersonEnv(env, root)
 }
 
 // insideRoot reports whether path lies at or under root, as written or
-// once its links are resolved (isInside, evalExisting: the file tools'
-// own tests).
+// once its links are resolved (childenv.Inside).
 func insideRoot(path, root string) bool {
-	if root == "" || !filepath.IsAbs(path) {
-		return false
-	}
-	path, root = filepath.Clean(path), filepath.Clean(root)
-	if isInside(root, path) {
-		return true
-	}
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return false
-	}
-	if isInside(realRoot, path) {
-		return true
-	}
-	real, err := evalExisting(path)
-	return err == nil && isInside(realRoot, real)
+	return childenv.Inside(path, root)
 }
 
 // envValue is the value of key in env ("" when unset).
@@ -229,36 +187,6 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return ""
-}
-
-// lookPathIn finds an executable name in the directories of pathList, as
-// exec.LookPath does with ralph's own PATH.
-// On Windows a program is a file with one of PATHEXT's extensions, and
-// has no executable bit.
-func lookPathIn(name, pathList string) (string, error) {
-	exts := []string{""}
-	if runtime.GOOS == "windows" {
-		exts = append(exts, filepath.SplitList(strings.ReplaceAll(os.Getenv("PATHEXT"), ";", string(os.PathListSeparator)))...)
-		if len(exts) == 1 {
-			exts = append(exts, ".com", ".exe", ".bat", ".cmd")
-		}
-	}
-	for _, dir := range filepath.SplitList(pathList) {
-		if dir == "" {
-			continue
-		}
-		for _, ext := range exts {
-			p := filepath.Join(dir, name+ext)
-			fi, err := os.Stat(p)
-			if err != nil || fi.IsDir() {
-				continue
-			}
-			if runtime.GOOS == "windows" || fi.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }
 
 // ServerTouchesProject reports whether an MCP server started with
@@ -276,6 +204,9 @@ func ServerTouchesProject(root, cwd, command string, args []string) bool {
 	}
 	if insideRoot(dir, root) {
 		return true
+	}
+	if _, err := childenv.Program(command); errors.Is(err, childenv.ErrInProject) {
+		return true // a program on PATH only in the project (.venv/bin)
 	}
 	for _, a := range append([]string{command}, args...) {
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {

@@ -35,7 +35,7 @@ var programSites = map[string]string{
 	"workers/sandbox/reaper_linux.go":  "the sandbox's reaper starting the confined command",
 	// git is decided in memory/git: it runs no program named by a file
 	// the model could write (trust.go).
-	"memory/git/trust.go": "git, with the program keys of files the model could write kept out",
+	"memory/git/trust.go": "git, found once off the project's PATH entries (childenv.Program), with the program keys of files the model could write kept out",
 	// The person's chosen task tracker.
 	"memory/beads/client.go": "bd, the task tracker the person chose (tracker = beads); it runs no project file",
 	// ralph's own binaries.
@@ -43,46 +43,105 @@ var programSites = map[string]string{
 	"scripts/mcpserve/background.go": "ralph itself, a background `ralph run`",
 	"scripts/cli/temporal.go":        "ralph-temporal and ralph itself",
 	"scripts/cli/plan.go":            "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
-	"scripts/cli/doctor.go":          "`<agent CLI> --version`, which reads no settings and runs no hook",
+	"scripts/cli/doctor.go":          "`<agent CLI> --version` and `git --version`, found by childenv.Program, which read no settings and run no hook",
 	// Benchmarks and test programs, never part of ralph.
 	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers",
 	"testdata/mcpserver/tools/tools.go": "the test MCP server",
 	"memory/git/gittest/gittest.go":     "git and bash in the tests' temporary repositories",
 }
 
+// bareNameSites are the files allowed to start a program by a bare name
+// (exec.Command("sh", …)) or to look one up on PATH (exec.LookPath), each
+// with why. Everywhere else a program ralph starts for itself is found
+// once, off the project's PATH entries, by childenv.Program (the one
+// resolver, memory/childenv/programs.go), and started by the absolute
+// path it returns: an activated virtualenv or direnv puts the project's
+// .venv/bin or bin/ first on PATH, and a git or claude the model wrote
+// there would run as the person. Go's exec.ErrDot refuses only relative
+// PATH entries.
+var bareNameSites = map[string]string{
+	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers, never by ralph",
+	"testdata/mcpserver/tools/tools.go": "the test MCP server's child `sleep`",
+	"memory/git/gittest/gittest.go":     "bash in the tests' temporary repositories",
+}
+
 // TestProgramsStartInOnePlace fails when a program is started outside
 // programs.go and programSites: a new program ralph starts is a row of
 // ProgramRules (and of docs/sandbox.md's threat table), or a site here
-// with its reason.
+// with its reason. It also fails on a program started by a bare name or
+// looked up with exec.LookPath outside the one resolver (bareNameSites).
 func TestProgramsStartInOnePlace(t *testing.T) {
 	var bad []string
-	seen := map[string]bool{}
+	seen, seenBare := map[string]bool{}, map[string]bool{}
 	workerstest.ModuleGoFiles(t, "..", func(rel, path string) {
-		for _, site := range programStartsIn(t, path) {
+		starts, bare := programCallsIn(t, path, nil)
+		for _, site := range starts {
 			seen[rel] = true
 			if rel == "workers/programs.go" || programSites[rel] != "" {
 				continue
 			}
-			bad = append(bad, rel+":"+site)
+			bad = append(bad, rel+":"+site+" starts a program outside workers/programs.go; start it through programs.go (a row of ProgramRules), or add the file to programSites with the reason")
+		}
+		for _, site := range bare {
+			seenBare[rel] = true
+			if bareNameSites[rel] != "" {
+				continue
+			}
+			bad = append(bad, rel+":"+site+" finds a program on ralph's PATH, which may hold the project's directories; start the absolute path childenv.Program returns")
 		}
 	})
 	sort.Strings(bad)
 	for _, b := range bad {
-		t.Errorf("%s starts a program outside workers/programs.go; start it through programs.go (a row of ProgramRules), or add the file to programSites with the reason", b)
+		t.Error(b)
 	}
 	for site := range programSites {
 		if !seen[site] {
 			t.Errorf("programSites lists %s, which starts no program any more: take it off", site)
 		}
 	}
+	for site := range bareNameSites {
+		if !seenBare[site] {
+			t.Errorf("bareNameSites lists %s, which starts no program by a bare name any more: take it off", site)
+		}
+	}
 }
 
-// programStartsIn lists the calls in the file at path that start a
-// program, as "line: pkg.Func".
-func programStartsIn(t *testing.T, path string) []string {
+// TestProgramsGuardCatchesABareName: the guard finds a planted
+// bare-name start and a LookPath, whatever the package's local name, and
+// lets an absolute path and a resolved variable through.
+func TestProgramsGuardCatchesABareName(t *testing.T) {
+	src := `package planted
+
+import (
+	"context"
+	x "os/exec"
+)
+
+func f(ctx context.Context, p string) {
+	x.Command("git", "status")
+	x.CommandContext(ctx, "claude", "--version")
+	x.LookPath("bd")
+	x.Command("/bin/sh", "-c", "true")
+	x.Command(p)
+}
+`
+	starts, bare := programCallsIn(t, "planted.go", src)
+	if len(starts) != 4 {
+		t.Errorf("starts %q, want the four", starts)
+	}
+	want := []string{"9: x.Command(\"git\")", "10: x.CommandContext(\"claude\")", "11: x.LookPath"}
+	if strings.Join(bare, "|") != strings.Join(want, "|") {
+		t.Errorf("bare names %q, want %q", bare, want)
+	}
+}
+
+// programCallsIn lists the calls in the file at path (or in src, when
+// given) that start a program, as "line: pkg.Func", and those of them
+// that find it on PATH: a bare name as the program, or exec.LookPath.
+func programCallsIn(t *testing.T, path string, src any) (starts, bare []string) {
 	t.Helper()
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -98,8 +157,30 @@ func programStartsIn(t *testing.T, path string) []string {
 		}
 		names[name] = p
 	}
-	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && names[x.Name] == "os/exec" {
+					line := strconv.Itoa(fset.Position(sel.Pos()).Line) + ": " + x.Name + "." + sel.Sel.Name
+					arg := -1
+					switch sel.Sel.Name {
+					case "Command":
+						arg = 0
+					case "CommandContext":
+						arg = 1
+					case "LookPath":
+						bare = append(bare, line)
+					}
+					if arg >= 0 && arg < len(call.Args) {
+						if lit, ok := call.Args[arg].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							if v, err := strconv.Unquote(lit.Value); err == nil && !strings.Contains(v, "/") {
+								bare = append(bare, line+"("+lit.Value+")")
+							}
+						}
+					}
+				}
+			}
+		}
 		sel, ok := n.(*ast.SelectorExpr)
 		if !ok {
 			return true
@@ -114,10 +195,10 @@ func programStartsIn(t *testing.T, path string) []string {
 		}
 		for _, fn := range programStarts[p] {
 			if sel.Sel.Name == fn {
-				out = append(out, strconv.Itoa(fset.Position(sel.Pos()).Line)+": "+x.Name+"."+fn)
+				starts = append(starts, strconv.Itoa(fset.Position(sel.Pos()).Line)+": "+x.Name+"."+fn)
 			}
 		}
 		return true
 	})
-	return out
+	return starts, bare
 }

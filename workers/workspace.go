@@ -11,13 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -138,6 +138,11 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
 	}
 
+	// The model writes the project and every --add-dir: no program ralph
+	// starts for itself is found there from now on (the shell below
+	// included).
+	childenv.AddRoots(append([]string{lex, real}, opts.AddDirs...)...)
+
 	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, append(slices.Clone(opts.Writable), opts.AddDirs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("workers: %w", err)
@@ -174,7 +179,9 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 // sh so that minimal images still work.
 func findShell() string {
 	for _, name := range []string{"bash", "sh"} {
-		if p, err := exec.LookPath(name); err == nil {
+		// Off the project's PATH entries: a command the person lets out
+		// of the sandbox runs this shell as them.
+		if p, err := childenv.Program(name); err == nil {
 			return p
 		}
 	}

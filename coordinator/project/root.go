@@ -101,7 +101,11 @@ func Root(dir string) (string, error) {
 // (ErrNotYours), and its .ralph/ the person's; git's safe.directory may
 // allow a directory another user owns, as it does for git.
 func Find(dir string) (Found, error) {
-	return defaultRules().find(dir)
+	f, err := defaultRules().find(dir)
+	if err == nil {
+		err = claimRoot(f.Root)
+	}
+	return f, err
 }
 
 // rules are what Find judges directories by; tests replace the owner and

@@ -71,7 +71,9 @@ func (c *Client) program() (string, error) {
 	if bin == "" {
 		bin = "bd"
 	}
-	path, err := exec.LookPath(bin)
+	// Found once, off the project's PATH entries (childenv.Program): a
+	// bd the model wrote there would run as the person.
+	path, err := childenv.Program(bin)
 	if err != nil {
 		return "", ErrMissing
 	}
@@ -101,7 +103,7 @@ func (c *Client) run(ctx context.Context, args ...string) (json.RawMessage, erro
 	full := append(append([]string{}, args...), "--json")
 	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Dir = c.Dir
-	cmd.Env = childenv.Scrub(os.Environ())
+	cmd.Env = childenv.PersonEnv(childenv.Scrub(os.Environ()))
 	if c.Actor != "" {
 		cmd.Env = append(cmd.Env, "BEADS_ACTOR="+c.Actor)
 	}

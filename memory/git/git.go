@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/childenv"
 )
 
 // ErrNoRepo says the directory is not inside a git work tree, or git is
@@ -61,7 +63,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if !mayBeInWorkTree(dir) {
 		return nil, ErrNoRepo
 	}
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, err := childenv.Program("git"); err != nil {
 		return nil, ErrNoRepo
 	}
 	if r := discover(dir); r != nil {

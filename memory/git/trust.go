@@ -533,7 +533,13 @@ func bare(ctx context.Context, dir string, env []string, hooks, remote bool, ext
 		full = append(full, "-c", kv)
 	}
 	full = append(full, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	// git is the one found once, off the project (childenv.Program): an
+	// activated virtualenv's .venv/bin/git is the model's.
+	path, err := childenv.Program("git")
+	cmd := exec.CommandContext(ctx, path, full...)
+	if err != nil {
+		cmd.Err = err
+	}
 	cmd.Dir = dir
 	var keep []string
 	if remote {
@@ -542,7 +548,9 @@ func bare(ctx context.Context, dir string, env []string, hooks, remote bool, ext
 		// the person's transport needs it.
 		keep = proxyVars
 	}
-	cmd.Env = append(childenv.Scrub(os.Environ(), keep...), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
+	// The person's hooks that git runs find their programs and libraries
+	// off the project, as every program ralph starts for itself does.
+	cmd.Env = append(childenv.PersonEnv(childenv.Scrub(os.Environ(), keep...)), "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_EDITOR=:")
 	cmd.Env = withoutProgramTransports(append(cmd.Env, env...))
 	return cmd
 }

@@ -19,10 +19,12 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -306,8 +308,13 @@ const versionTimeout = 5 * time.Second
 func programVersion(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
+	// path is absolute, found off the project (childenv.Program); the
+	// program runs as the person's others do, outside the project with
+	// its directories off the search paths.
 	cmd := exec.CommandContext(ctx, path, "--version")
 	cmd.Stdin = nil
+	cmd.Dir = workers.OutsideDir("")
+	cmd.Env = childenv.PersonEnv(childenv.Scrub(os.Environ()))
 	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", path, err)
@@ -318,7 +325,11 @@ func programVersion(ctx context.Context, path string) (string, error) {
 
 // gitCheck reports git's version.
 func gitCheck(ctx context.Context) check {
-	path, err := exec.LookPath("git")
+	path, err := childenv.Program("git")
+	if errors.Is(err, childenv.ErrInProject) {
+		return check{Name: "git", Status: checkProblem, Detail: err.Error() + ", so ralph runs no git in this project",
+			Fix: "put the git you installed on PATH before the project's directories"}
+	}
 	if err != nil {
 		return check{Name: "git", Status: checkWarning, Detail: "git is not installed, so there are no checkpoints, no ralph undo and no ralph run",
 			Fix: "install git"}
@@ -346,7 +357,11 @@ func agentChecks(ctx context.Context) []check {
 // agentCheck reports one agent CLI: installed or not, and its version.
 func agentCheck(ctx context.Context, name string) check {
 	ch := check{Name: "agent " + name, Status: checkOK}
-	path, err := exec.LookPath(name)
+	path, err := childenv.Program(name)
+	if errors.Is(err, childenv.ErrInProject) {
+		ch.Status, ch.Detail, ch.Fix = checkWarning, err.Error()+", so ralph does not run it", "install "+name+" outside the project"
+		return ch
+	}
 	if err != nil {
 		ch.Detail = "not installed (needed only for ralph run --agent " + name + ")"
 		return ch

@@ -127,9 +127,12 @@ func (n *Notifier) exec(data []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := workers.NotifyCommand(ctx, n.Command)
+	env := n.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := workers.NotifyCommand(ctx, n.Project, env, n.Command)
 	cmd.Stdin = bytes.NewReader(data)
-	cmd.Env = n.Env
 	errb := boundedBuffer{text.LockedBuffer{Limit: 4096}}
 	cmd.Stderr = &errb
 	ownGroup(cmd)

@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/render"
@@ -352,7 +353,10 @@ func editFile(ctx context.Context, path string) error {
 		editor = "vi"
 	}
 	// The editor may carry arguments ("code --wait"), as git allows.
-	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$@"`, editor, path)
+	// The editor is the person's program: the shell finds it off the
+	// project's PATH entries, as every program ralph starts for itself.
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", editor+` "$@"`, editor, path)
+	cmd.Env = childenv.PersonEnv(os.Environ())
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("cannot open the terminal for the editor: %w", err)

@@ -24,6 +24,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -56,7 +57,7 @@ func FindTemporalBinary() (string, error) {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath(TemporalBinary); err == nil {
+	if p, err := childenv.Program(TemporalBinary); err == nil {
 		return p, nil
 	}
 	return "", ErrNoTemporalBinary

@@ -116,15 +116,14 @@ func (a Agent) Run(ctx context.Context, prompt string, emit func(Event)) (Result
 	if err := checkProjectSettings(a.Kind, a.Root); err != nil {
 		return res, err
 	}
-	cmd := workers.AgentCommand(name, args...)
-	cmd.Dir = a.Root
-	cmd.Env = a.setEnv(scrubEnv(env, a.DropEnv, a.keepEnv(env)))
+	env = a.setEnv(scrubEnv(env, a.DropEnv, a.keepEnv(env)))
 	if a.Root != "" {
 		// PWD must name the directory the agent starts in, as a shell
 		// would set it: opencode takes its project from PWD, and an
 		// inherited one names ralph's own directory, not the project.
-		cmd.Env = append(slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") }), "PWD="+a.Root)
+		env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") }), "PWD="+a.Root)
 	}
+	cmd := workers.AgentCommand(a.Root, env, name, args...)
 	p, err := startAgent(cmd, a.Kind, prompt)
 	if err != nil {
 		return res, fmt.Errorf("cannot start the %s agent: %w", a.Kind, err)

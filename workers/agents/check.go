@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/childenv"
 )
 
 // Check reports, in one sentence, an agent that cannot start: its CLI not
@@ -25,7 +26,9 @@ func (a Agent) Check(root string) error {
 		if strings.Contains(bin, "/") {
 			return checkProgram(string(a.Kind), bin, root)
 		}
-		if _, err := exec.LookPath(bin); err != nil {
+		if _, err := childenv.Program(bin); errors.Is(err, childenv.ErrInProject) {
+			return fmt.Errorf("--agent %s needs the %s command, which %s; install it outside the project or choose another agent", a.Kind, bin, inProject(err))
+		} else if err != nil {
 			return fmt.Errorf("--agent %s needs the %s command, which is not on PATH; install it or choose another agent", a.Kind, bin)
 		}
 		// Asked again before every start (Run): the model may write the
@@ -40,12 +43,23 @@ func (a Agent) Check(root string) error {
 		if strings.Contains(word, "/") {
 			return checkProgram("exec:", word, root)
 		}
-		if _, err := exec.LookPath(word); err != nil {
+		if _, err := childenv.Program(word); errors.Is(err, childenv.ErrInProject) {
+			return fmt.Errorf("--agent exec: runs %q, which %s", word, inProject(err))
+		} else if err != nil {
 			return fmt.Errorf("--agent exec: runs %q, which is not a command on PATH", word)
 		}
 		return nil
 	}
 	return fmt.Errorf("unknown agent kind %q", a.Kind)
+}
+
+// inProject says where a program found only inside the project lies.
+func inProject(err error) string {
+	var ip *childenv.InProjectError
+	if errors.As(err, &ip) {
+		return "is on PATH only inside the project (" + ip.Path + "), where the model may write it"
+	}
+	return "is on PATH only inside the project, where the model may write it"
 }
 
 // checkProgram checks a program named by a path, relative to root.

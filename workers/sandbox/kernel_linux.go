@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/ralph-dev/ralph/memory/childenv"
 )
 
 // ProbeKernel finds what this kernel gives the sandbox. It starts one
@@ -61,7 +63,7 @@ func sysctl(name string) string {
 // tryUserNamespace starts `true` in a new user and mount namespace, as
 // the sandbox's helper is started, and reports whether the kernel let it.
 func tryUserNamespace() bool {
-	path, err := exec.LookPath("true")
+	path, err := childenv.Program("true")
 	if err != nil {
 		return false
 	}
