@@ -138,8 +138,8 @@ func (ab askBefore) commandDepth(line, env string, roots []string, depth int) (a
 // eval that may do any of these. It returns "" when nothing does.
 func lineGitEnv(f *syntax.File, depth int) string {
 	why := ""
-	named := func(name string) {
-		if why == "" && gitEnvSteers(name) {
+	named := func(name, value string, known bool) {
+		if why == "" && gitEnvSteers(name, value, known) {
 			why = gitEnvReason(name)
 		}
 	}
@@ -152,17 +152,21 @@ func lineGitEnv(f *syntax.File, depth int) string {
 		case *syntax.Assign:
 			switch {
 			case n.Name != nil:
-				named(n.Name.Value)
+				value := arg{known: true}
+				if n.Value != nil {
+					value = a.argValue(n.Value)
+				}
+				named(n.Name.Value, value.value, value.known && n.Array == nil && !n.Append)
 			case n.Value != nil:
 				// declare/export's words: an option, a name, or a word
 				// ralph cannot read.
 				x := a.argValue(n.Value)
-				name, _, _ := strings.Cut(x.value, "=")
+				name, value, _ := strings.Cut(x.value, "=")
 				switch {
 				case !x.known:
 					why = "a variable ralph cannot name is exported"
 				case !strings.HasPrefix(name, "-"):
-					named(name)
+					named(name, value, true)
 				}
 			}
 		case *syntax.CallExpr:
@@ -184,11 +188,21 @@ func lineGitEnv(f *syntax.File, depth int) string {
 				default:
 					why = lineGitEnv(inner, depth+1)
 				}
-			case "read", "mapfile", "readarray", "getopts", "printf", "export", "declare", "typeset":
-				// Builtins that set a variable named in their words.
+			case "read", "mapfile", "readarray", "getopts", "export", "declare", "typeset":
+				// Builtins that set a variable named in their words, to a
+				// value ralph does not know.
 				for _, x := range words[1:] {
-					n, _, _ := strings.Cut(strings.TrimPrefix(x.value, "-v"), "=")
-					named(n)
+					n, _, _ := strings.Cut(x.value, "=")
+					named(n, "", false)
+				}
+			case "printf":
+				for i, x := range words[1:] {
+					if v, ok := strings.CutPrefix(x.value, "-v"); ok {
+						if v == "" && i+2 < len(words) {
+							v = words[i+2].value
+						}
+						named(v, "", false)
+					}
 				}
 			}
 		}
@@ -287,7 +301,7 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 			if name == "env" && (w.value == "-S" || w.value == "--split-string") && i+1 < len(words) && words[i+1].known {
 				return ab.commandDepth(words[i+1].value, inner, roots, depth+1)
 			}
-			if n, _, ok := strings.Cut(w.value, "="); inner == "" && w.known && ok && gitEnvSteers(n) {
+			if n, v, ok := strings.Cut(w.value, "="); inner == "" && w.known && ok && gitEnvSteers(n, v, true) {
 				inner = gitEnvReason(n)
 			} else if inner == "" && !w.known {
 				inner = "a word before it that ralph cannot read may set git's environment"

@@ -193,7 +193,7 @@ func judgeGitConfig(g *gitAct, kv arg, reason func(string, ...any)) {
 		}
 		return
 	}
-	if !harmlessGitSetting(lower) {
+	if !harmlessGitSetting(lower) && !(editorOrPager[lower] && harmlessProgram[value]) {
 		reason("-c %s may name a program or change what git runs", key)
 	}
 }
@@ -224,7 +224,10 @@ func harmlessGitSetting(key string) bool {
 // rest of GIT_*, except those ralph knows change only output, identity or
 // tracing; and HOME, XDG_CONFIG_HOME and PATH, which say where git finds
 // the person's config and its extensions.
-func gitEnvSteers(name string) bool {
+func gitEnvSteers(name, value string, known bool) bool {
+	if editorOrPager[name] && known && harmlessProgram[value] {
+		return false
+	}
 	switch name {
 	case "HOME", "XDG_CONFIG_HOME", "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH":
 		return true
@@ -245,6 +248,17 @@ func gitEnvSteers(name string) bool {
 	}
 	return true
 }
+
+// editorOrPager are the settings and variables that name git's editor or
+// pager, which agents set to a harmless program (GIT_EDITOR=true,
+// GIT_PAGER=cat) so that git waits for nobody.
+var editorOrPager = map[string]bool{
+	"GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true, "GIT_PAGER": true,
+	"core.editor": true, "sequence.editor": true, "core.pager": true,
+}
+
+// harmlessProgram are the editors and pagers that run nothing else.
+var harmlessProgram = map[string]bool{"": true, "true": true, ":": true, "cat": true, "less": true, "more": true}
 
 // gitEnvReason is judgeGit's env for a variable that steers git.
 func gitEnvReason(name string) string {

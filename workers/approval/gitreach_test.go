@@ -46,6 +46,10 @@ func TestAskBeforeJudgesWhatGitDoes(t *testing.T) {
 		"GIT_DIR=../other/.git git status",
 		"GIT_EXEC_PATH=./bin git status",
 		"GIT_SSH_COMMAND=./x git fetch",
+		"GIT_EDITOR='git push' git rebase --continue",
+		"GIT_PAGER=./x git log",
+		"git -c core.editor=./x commit",
+		"printf -v GIT_DIR x; export GIT_DIR; git status",
 		"HOME=. git status",
 		"XDG_CONFIG_HOME=. git status",
 		"export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.pp GIT_CONFIG_VALUE_0=push; git pp origin main",
@@ -116,7 +120,8 @@ func TestAskBeforeJudgesWhatGitDoes(t *testing.T) {
 		"GIT_AUTHOR_NAME=x git commit -m x", "git --no-pager log", "git -P diff", "git status; echo push",
 		"git diff HEAD~1", "echo git -c alias.pp=push pp",
 		"HOME=. ls", "git rebase main", "git submodule status", "git bisect good", "git version",
-		"git help push",
+		"git help push", "GIT_EDITOR=true git rebase --continue", "GIT_PAGER=cat git log",
+		"git -c core.pager=cat log", "env GIT_SEQUENCE_EDITOR=: git rebase -i main", "printf '%s' PATH; git status",
 	}
 	for _, line := range free {
 		if m, ok := ab.command(line, []string{testRoot}); ok {
