@@ -40,8 +40,8 @@ type gitAct struct {
 func (g gitAct) anything() bool { return g.why != "" }
 
 // gitWords reports whether a command runs git and returns its words with
-// a dashed name spelled out: `git-receive-pack x` (as git's exec path and
-// PATH hold it) is `git receive-pack x`.
+// a dashed name of git's own spelled out: `git-receive-pack x` (as git's
+// exec path and PATH hold it) is `git receive-pack x`.
 func gitWords(words []arg) ([]arg, bool) {
 	if len(words) == 0 || !words[0].known {
 		return nil, false
@@ -50,7 +50,9 @@ func gitWords(words []arg) ([]arg, bool) {
 	if base == "git" {
 		return words, true
 	}
-	if sub, ok := strings.CutPrefix(base, "git-"); ok && sub != "" {
+	if sub, ok := strings.CutPrefix(base, "git-"); ok && gitBuiltins[sub] {
+		// Only git's own programs: git-lfs or git-cliff run by their
+		// own name are programs of their own, no alias of git's.
 		return append([]arg{{value: "git", known: true, plain: true}, {value: sub, known: true, plain: true}}, words[1:]...), true
 	}
 	return nil, false

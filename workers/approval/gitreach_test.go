@@ -121,7 +121,7 @@ func TestAskBeforeJudgesWhatGitDoes(t *testing.T) {
 		"git diff HEAD~1", "echo git -c alias.pp=push pp",
 		"HOME=. ls", "git rebase main", "git submodule status", "git bisect good", "git version",
 		"git help push", "GIT_EDITOR=true git rebase --continue", "GIT_PAGER=cat git log",
-		"git -c core.pager=cat log", "env GIT_SEQUENCE_EDITOR=: git rebase -i main", "printf '%s' PATH; git status",
+		"git -c core.pager=cat log", "env GIT_SEQUENCE_EDITOR=: git rebase -i main", "printf '%s' PATH; git status", "git-cliff --tag v1", "git-lfs ls-files",
 	}
 	for _, line := range free {
 		if m, ok := ab.command(line, []string{testRoot}); ok {
