@@ -112,6 +112,8 @@ func (ab askBefore) commandDepth(line, env string, roots []string, depth int) (a
 			return false
 		}
 		switch n := n.(type) {
+		case *syntax.Stmt:
+			found, ok = ab.shellInput(n, a, env, roots, depth)
 		case *syntax.CallExpr:
 			words := make([]arg, 0, len(n.Args))
 			for _, w := range n.Args {
@@ -306,6 +308,13 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 			} else if inner == "" && !w.known {
 				inner = "a word before it that ralph cannot read may set git's environment"
 			}
+			if i > 0 && w.known && strings.ContainsAny(w.value, " \t\n;&|") {
+				// A word that is a command line of its own: watch "…",
+				// su -c "…", script -c "…", flock f -c "…".
+				if m, ok := ab.commandDepth(w.value, inner, roots, depth+1); ok {
+					return m, true
+				}
+			}
 			rest := words[i:]
 			if name == "xargs" || name == "parallel" {
 				rest = append(slices.Clone(rest), arg{})
@@ -316,6 +325,68 @@ func (ab askBefore) call(words []arg, env string, roots []string, depth int) (as
 		}
 	}
 	return askMatch{}, false
+}
+
+// shellInput judges a shell that reads its commands from its input
+// (`sh <<< "git push"`, `echo … | bash`): the text of a here-document or
+// here-string as a command line, and input ralph cannot see as a command
+// it cannot know, which matches every command pattern.
+func (ab askBefore) shellInput(st *syntax.Stmt, a *analyzer, env string, roots []string, depth int) (askMatch, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return askMatch{}, false
+	}
+	words := make([]arg, 0, len(call.Args))
+	for _, w := range call.Args {
+		words = append(words, a.argValue(w))
+	}
+	if !words[0].known || neverRules[path.Base(words[0].value)] != runsShell || !readsInput(words) {
+		return askMatch{}, false
+	}
+	for _, r := range st.Redirs {
+		var w *syntax.Word
+		switch r.Op {
+		case syntax.WordHdoc:
+			w = r.Word
+		case syntax.Hdoc, syntax.DashHdoc:
+			w = r.Hdoc
+		}
+		if w == nil {
+			continue
+		}
+		if x := a.argValue(w); x.known {
+			return ab.commandDepth(x.value, env, roots, depth+1)
+		}
+	}
+	shown := "`" + joinWords(words) + "` reading commands from its input, which ralph cannot see"
+	for _, p := range ab.patterns {
+		if !p.fileLike() {
+			return askMatch{pattern: p.text, what: shown}, true
+		}
+	}
+	return askMatch{}, false
+}
+
+// readsInput reports a shell given neither -c nor a script: it runs what
+// its input says.
+func readsInput(words []arg) bool {
+	if _, ok := shellCommand(words); ok {
+		return false
+	}
+	for i := 1; i < len(words); i++ {
+		v := words[i].value
+		switch {
+		case !words[i].known:
+			return false
+		case v == "-o" || v == "+o" || v == "-O" || v == "+O" || v == "--rcfile" || v == "--init-file":
+			i++
+		case v == "-" || v == "--":
+			return true
+		case !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+"):
+			return false // a script, or an argument ralph does not follow
+		}
+	}
+	return true
 }
 
 // shellCommand finds the command text of `sh -c TEXT`, also when -c is
