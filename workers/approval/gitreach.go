@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // What git will do is decided by git, not by the word after `git`: an
@@ -59,9 +61,8 @@ func gitWords(words []arg) ([]arg, bool) {
 }
 
 // judgeGit reads a git command line (words as gitWords gives them) the
-// way git does:
-// its global options, the subcommand, and what the subcommand's own
-// options hand it to run. env, when not "", is why the command's
+// way git does: its global options, the subcommand, and what the
+// subcommand's own options hand it to run. env, when not "", is why the command's
 // environment may steer git (GIT_CONFIG_* and the like, set inline or
 // exported earlier in the line).
 func judgeGit(words []arg, env string) gitAct {
@@ -218,6 +219,94 @@ func harmlessGitSetting(key string) bool {
 		return true
 	}
 	return false
+}
+
+// lineGitEnv reports why a line may hand git a steering environment
+// (gitEnvSteers) before one of its git commands runs: a variable set or
+// exported anywhere in it, a variable read into one, a file sourced, an
+// eval that may do any of these. It returns "" when nothing does.
+func lineGitEnv(f *syntax.File, depth int) string {
+	why := ""
+	named := func(name, value string, known bool) {
+		if why == "" && gitEnvSteers(name, value, known) {
+			why = gitEnvReason(name)
+		}
+	}
+	a := &analyzer{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if why != "" {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.Assign:
+			switch {
+			case n.Name != nil:
+				value := arg{known: true}
+				if n.Value != nil {
+					value = a.argValue(n.Value)
+				}
+				named(n.Name.Value, value.value, value.known && n.Array == nil && !n.Append)
+			case n.Value != nil:
+				// declare/export's words: an option, a name, or a word
+				// ralph cannot read.
+				x := a.argValue(n.Value)
+				name, value, _ := strings.Cut(x.value, "=")
+				switch {
+				case !x.known:
+					why = "a variable ralph cannot name is exported"
+				case !strings.HasPrefix(name, "-"):
+					named(name, value, true)
+				}
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				return true
+			}
+			words := make([]arg, 0, len(n.Args))
+			for _, w := range n.Args {
+				words = append(words, a.argValue(w))
+			}
+			switch name := path.Base(words[0].value); name {
+			case "source", ".":
+				why = "a sourced file may set git's environment"
+			case "eval":
+				inner, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(joinWords(words[1:])), "")
+				switch {
+				case err != nil || depth >= maxNesting || !allKnown(words[1:]):
+					why = "an eval may set git's environment"
+				default:
+					why = lineGitEnv(inner, depth+1)
+				}
+			case "read", "mapfile", "readarray", "getopts", "export", "declare", "typeset":
+				// Builtins that set a variable named in their words, to a
+				// value ralph does not know.
+				for _, x := range words[1:] {
+					n, _, _ := strings.Cut(x.value, "=")
+					named(n, "", false)
+				}
+			case "printf":
+				for i, x := range words[1:] {
+					if v, ok := strings.CutPrefix(x.value, "-v"); ok {
+						if v == "" && i+2 < len(words) {
+							v = words[i+2].value
+						}
+						named(v, "", false)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return why
+}
+
+func allKnown(words []arg) bool {
+	for _, w := range words {
+		if !w.known {
+			return false
+		}
+	}
+	return true
 }
 
 // gitEnvSteers reports an environment variable that changes which
