@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -87,16 +88,21 @@ func (ab askBefore) command(line string, roots []string) (askMatch, bool) {
 	if ab.empty() {
 		return askMatch{}, false
 	}
-	return ab.commandDepth(line, cleanRoots(roots), 0)
+	return ab.commandDepth(line, "", cleanRoots(roots), 0)
 }
 
 // maxNesting bounds how deep `bash -c "…"` inside `bash -c "…"` is read.
 const maxNesting = 4
 
-func (ab askBefore) commandDepth(line string, roots []string, depth int) (askMatch, bool) {
+// commandDepth judges a line at some depth of nesting; env, when not "",
+// is why the environment the line inherits may steer git (judgeGit).
+func (ab askBefore) commandDepth(line, env string, roots []string, depth int) (askMatch, bool) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 	if err != nil || depth > maxNesting {
 		return ab.unreadable(line)
+	}
+	if env == "" {
+		env = lineGitEnv(f, depth)
 	}
 	var found askMatch
 	ok := false
@@ -106,12 +112,16 @@ func (ab askBefore) commandDepth(line string, roots []string, depth int) (askMat
 			return false
 		}
 		switch n := n.(type) {
+		case *syntax.Stmt:
+			found, ok = ab.shellInput(n, a, env, roots, depth)
 		case *syntax.CallExpr:
 			words := make([]arg, 0, len(n.Args))
 			for _, w := range n.Args {
 				words = append(words, a.argValue(w))
 			}
-			found, ok = ab.call(words, roots, depth)
+			// Its own NAME=value settings are in env already: lineGitEnv
+			// reads every setting of the line.
+			found, ok = ab.call(words, env, roots, depth)
 		case *syntax.Redirect:
 			if writes(n.Op) {
 				if x := a.argValue(n.Word); x.known {
@@ -158,17 +168,15 @@ var fileChangers = map[string]bool{
 // call judges one simple command: its own words against the command
 // patterns, the files it changes against the path patterns, and, for a
 // command that runs another (sudo, env, xargs, bash -c, eval), the
-// command inside it.
-func (ab askBefore) call(words []arg, roots []string, depth int) (askMatch, bool) {
+// command inside it. env is why its environment may steer git.
+func (ab askBefore) call(words []arg, env string, roots []string, depth int) (askMatch, bool) {
 	if len(words) == 0 {
 		return askMatch{}, false
 	}
-	shown := joinWords(words)
-	for _, p := range ab.patterns {
-		if p.matchesCommand(words) {
-			return askMatch{pattern: p.text, what: "`" + shown + "`"}, true
-		}
+	if m, ok := ab.simple(words, env, roots, depth); ok {
+		return m, true
 	}
+	shown := joinWords(words)
 	name := path.Base(words[0].value)
 	if fileChangers[name] {
 		for _, x := range words[1:] {
@@ -181,37 +189,187 @@ func (ab askBefore) call(words []arg, roots []string, depth int) (askMatch, bool
 	}
 	switch why := neverRules[name]; {
 	case why == runsShell:
-		for i := 1; i+1 < len(words); i++ {
-			if words[i].value == "-c" && words[i+1].known {
-				return ab.commandDepth(words[i+1].value, roots, depth+1)
-			}
+		if text, ok := shellCommand(words); ok {
+			return ab.commandDepth(text, env, roots, depth+1)
 		}
 	case name == "eval":
-		return ab.commandDepth(joinWords(words[1:]), roots, depth+1)
+		return ab.commandDepth(joinWords(words[1:]), env, roots, depth+1)
 	case name == "find" || name == "fd" || name == "fdfind":
 		// find -exec CMD …; and fd -x CMD run CMD on what they find.
 		for i := 1; i+1 < len(words); i++ {
 			switch words[i].value {
 			case "-exec", "-execdir", "-ok", "-okdir", "-x", "-X", "--exec", "--exec-batch":
-				for _, p := range ab.patterns {
-					if p.matchesCommand(words[i+1:]) {
-						return askMatch{pattern: p.text, what: "`" + shown + "`"}, true
-					}
+				if m, ok := ab.simple(words[i+1:], env, roots, depth); ok {
+					return m, true
 				}
 			}
 		}
 	case why == runsCommand || why == asAnother:
 		// The wrapped command starts at some later word (after options,
 		// a duration, variable settings); any of them may be its name.
+		// env's NAME=value words before it are its environment, and
+		// xargs and parallel add arguments read from their input.
+		inner := env
 		for i := 1; i < len(words); i++ {
-			for _, p := range ab.patterns {
-				if p.matchesCommand(words[i:]) {
-					return askMatch{pattern: p.text, what: "`" + shown + "`"}, true
+			w := words[i]
+			if name == "env" && (w.value == "-S" || w.value == "--split-string") && i+1 < len(words) && words[i+1].known {
+				return ab.commandDepth(words[i+1].value, inner, roots, depth+1)
+			}
+			if n, v, ok := strings.Cut(w.value, "="); inner == "" && w.known && ok && gitEnvSteers(n, v, true) {
+				inner = gitEnvReason(n)
+			} else if inner == "" && !w.known {
+				inner = "a word before it that ralph cannot read may set git's environment"
+			}
+			if i > 0 && w.known && strings.ContainsAny(w.value, " \t\n;&|") {
+				// A word that is a command line of its own: watch "…",
+				// su -c "…", script -c "…", flock f -c "…".
+				if m, ok := ab.commandDepth(w.value, inner, roots, depth+1); ok {
+					return m, true
 				}
+			}
+			rest := words[i:]
+			if name == "xargs" || name == "parallel" {
+				rest = append(slices.Clone(rest), arg{})
+			}
+			if m, ok := ab.simple(rest, inner, roots, depth); ok {
+				return m, true
 			}
 		}
 	}
 	return askMatch{}, false
+}
+
+// shellInput judges a shell that reads its commands from its input
+// (`sh <<< "git push"`, `echo … | bash`): the text of a here-document or
+// here-string as a command line, and input ralph cannot see as a command
+// it cannot know, which matches every command pattern.
+func (ab askBefore) shellInput(st *syntax.Stmt, a *analyzer, env string, roots []string, depth int) (askMatch, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return askMatch{}, false
+	}
+	words := make([]arg, 0, len(call.Args))
+	for _, w := range call.Args {
+		words = append(words, a.argValue(w))
+	}
+	if !words[0].known || neverRules[path.Base(words[0].value)] != runsShell || !readsInput(words) {
+		return askMatch{}, false
+	}
+	for _, r := range st.Redirs {
+		var w *syntax.Word
+		switch r.Op {
+		case syntax.WordHdoc:
+			w = r.Word
+		case syntax.Hdoc, syntax.DashHdoc:
+			w = r.Hdoc
+		}
+		if w == nil {
+			continue
+		}
+		if x := a.argValue(w); x.known {
+			return ab.commandDepth(x.value, env, roots, depth+1)
+		}
+	}
+	shown := "`" + joinWords(words) + "` reading commands from its input, which ralph cannot see"
+	for _, p := range ab.patterns {
+		if !p.fileLike() {
+			return askMatch{pattern: p.text, what: shown}, true
+		}
+	}
+	return askMatch{}, false
+}
+
+// readsInput reports a shell given neither -c nor a script: it runs what
+// its input says.
+func readsInput(words []arg) bool {
+	if _, ok := shellCommand(words); ok {
+		return false
+	}
+	for i := 1; i < len(words); i++ {
+		v := words[i].value
+		switch {
+		case !words[i].known:
+			return false
+		case v == "-o" || v == "+o" || v == "-O" || v == "+O" || v == "--rcfile" || v == "--init-file":
+			i++
+		case v == "-" || v == "--":
+			return true
+		case !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+"):
+			return false // a script, or an argument ralph does not follow
+		}
+	}
+	return true
+}
+
+// shellCommand finds the command text of `sh -c TEXT`, also when -c is
+// in a cluster (`bash -lc TEXT`) or other options come between: TEXT is
+// the first word after it that is not an option.
+func shellCommand(words []arg) (string, bool) {
+	for i := 1; i < len(words); i++ {
+		v := words[i].value
+		if !words[i].known || !strings.HasPrefix(v, "-") || strings.HasPrefix(v, "--") || !strings.Contains(v, "c") {
+			continue
+		}
+		for _, x := range words[i+1:] {
+			if !x.known {
+				return "", false
+			}
+			if !strings.HasPrefix(x.value, "-") {
+				return x.value, true
+			}
+		}
+	}
+	return "", false
+}
+
+// simple judges one command as it stands (no wrapper unwrapped): its
+// words against every command pattern and, for git, what git will do
+// (judgeGit): a command that may do anything git does matches every
+// pattern for git, plumbing matches the porcelain it does the work of,
+// and shell commands git runs are judged in turn.
+func (ab askBefore) simple(words []arg, env string, roots []string, depth int) (askMatch, bool) {
+	if len(words) == 0 {
+		return askMatch{}, false
+	}
+	shown := "`" + joinWords(words) + "`"
+	for _, p := range ab.patterns {
+		if p.matchesCommand(words) {
+			return askMatch{pattern: p.text, what: shown}, true
+		}
+	}
+	gw, ok := gitWords(words)
+	if !ok {
+		return askMatch{}, false
+	}
+	g := judgeGit(gw, env)
+	if g.anything() {
+		for _, p := range ab.patterns {
+			if p.forGit() {
+				return askMatch{pattern: p.text, what: shown + ", which may run any git command (" + g.why + ")"}, true
+			}
+		}
+	}
+	for _, sub := range g.does {
+		as := slices.Clone(gw)
+		as[g.at] = arg{value: sub, known: true, plain: true}
+		for _, p := range ab.patterns {
+			if p.matchesCommand(as) {
+				return askMatch{pattern: p.text, what: fmt.Sprintf("%s, which does the work of `git %s`", shown, sub)}, true
+			}
+		}
+	}
+	for _, sh := range g.shells {
+		if m, ok := ab.commandDepth(sh, env, roots, depth+1); ok {
+			m.what = shown + ", which runs " + m.what
+			return m, true
+		}
+	}
+	return askMatch{}, false
+}
+
+// forGit reports a command pattern whose program is git.
+func (p askPattern) forGit() bool {
+	return len(p.words) > 0 && !p.fileLike() && p.words[0].MatchString("git")
 }
 
 // matchesCommand reports whether words (a simple command as the shell

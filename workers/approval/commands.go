@@ -88,6 +88,9 @@ func (a *analyzer) special(base string, args []arg) {
 			a.ask("its option %s runs another program", x.value)
 		}
 	}
+	if gw, ok := gitWords(append([]arg{{value: base, known: true, plain: true}}, args...)); ok {
+		a.git(gw)
+	}
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0].value
@@ -117,8 +120,6 @@ func (a *analyzer) special(base string, args []arg) {
 				a.ask("`%s %s` runs a command on what it finds", base, v)
 			}
 		})
-	case "git":
-		a.git(sub, args)
 	case "go":
 		each(func(v string) {
 			if anyOption(v, "-exec", "-toolexec", "--toolexec") {
@@ -217,34 +218,31 @@ func (a *analyzer) rm(args []arg) {
 	}
 }
 
-// gitNever are git subcommands that run programs of their own choosing
-// (filter-branch, difftool), change git's configuration or hand control
-// to something else (submodule foreach, bisect run).
+// gitNever are git subcommands no rule covers although they need not run
+// anything: they change git's configuration, handle passwords, or do
+// their work through commands of their own only sometimes (submodule
+// foreach, bisect run, which judgeGit finds). What else git may run is
+// judgeGit's to say.
 var gitNever = map[string]string{
-	"config": "changes git's configuration, which can make git run programs", "filter-branch": "runs commands of its own",
-	"difftool": "runs other programs", "mergetool": "runs other programs", "submodule": "can run a command in every submodule",
-	"bisect": "can run a command at every step", "daemon": "serves the repository to the network",
-	"instaweb": "starts a web server", "credential": "handles passwords", "hook": "runs git hooks",
+	"config": "changes git's configuration, which can make git run programs", "submodule": "can run a command in every submodule",
+	"bisect": "can run a command at every step", "credential": "handles passwords",
 }
 
-func (a *analyzer) git(sub string, args []arg) {
-	if why, ok := gitNever[sub]; ok {
-		a.ask("`git %s` %s", sub, why)
-		return
-	}
-	for _, x := range args[1:] {
-		v := x.value
-		switch {
-		case !x.known:
-		case v == "-c" || anyOption(v, "--config", "--template"):
-			a.ask("`git %s %s` sets git configuration or hooks, which can run programs", sub, v)
-		case sub == "rebase" && (v == "-x" || strings.HasPrefix(v, "-x")):
-			a.ask("`git rebase %s` runs a command at every step", v)
-		case sub == "grep" && strings.HasPrefix(v, "-O"):
-			a.ask("`git grep %s` runs another program", v)
-		case sub == "clone" && v == "-u":
-			a.ask("`git clone -u` runs another program")
+// git asks about a git command (words as gitWords gives them) that no
+// rule for its subcommand can vouch for: one in gitNever, or one that may
+// do what any git command does (judgeGit). A subcommand that is not
+// git's own (an alias, `git lfs`) is covered by a rule that names it,
+// which the person gave for exactly that name.
+func (a *analyzer) git(words []arg) {
+	if len(words) > 1 {
+		sub := words[1].value
+		if why, ok := gitNever[sub]; ok {
+			a.ask("`git %s` %s", sub, why)
+			return
 		}
+	}
+	if g := judgeGit(words, ""); g.anything() && !g.alias {
+		a.ask("git may run any of its commands here: %s", g.why)
 	}
 }
 
