@@ -73,6 +73,12 @@ type Options struct {
 	// file tools may read and write, by absolute path, and that
 	// workspace-write commands may write.
 	AddDirs []string
+	// Kept are absolute paths that stay hidden from the file tools under
+	// any root, as they are from the sandbox's commands: the person's
+	// secrets and ralph's own configuration and state directories
+	// (coordinator/project.Kept). They matter only when a root holds one,
+	// which only the person's --allow-home-project allows.
+	Kept []string
 	// Withheld names the variables of the person's environment that Env
 	// leaves out as credentials and that shell_env could pass
 	// (childenv.Withheld): the first command tells the person of them,
@@ -93,6 +99,7 @@ const (
 type Workspace struct {
 	root    string // absolute, cleaned, symlinks resolved
 	rootLex string // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
+	kept    []string // Options.Kept at or below the root, cleaned (see Kept)
 	timeout time.Duration
 	maxOut  int
 	env     []string
@@ -160,6 +167,7 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		env:     opts.Env,
 		shell:   findShell(),
 		locks:   make(map[string]*sync.Mutex),
+		kept:    keptUnder(opts.Kept, real, lex),
 	}
 	if w.timeout <= 0 {
 		w.timeout = defaultCommandTimeout
@@ -233,6 +241,38 @@ func (w *Workspace) Lock(tg Target) (unlock func()) {
 	w.locksMu.Unlock()
 	m.Lock()
 	return m.Unlock
+}
+
+// keptUnder are the kept paths that lie at or below the root (spelled
+// with its links resolved or as given), each spelled with the root's
+// links resolved, which is how the file tools see every path.
+func keptUnder(kept []string, real, lex string) []string {
+	var out []string
+	for _, k := range kept {
+		if !filepath.IsAbs(k) {
+			continue
+		}
+		k = filepath.Clean(k)
+		if !isInside(real, k) && isInside(lex, k) {
+			rel, _ := filepath.Rel(lex, k)
+			k = filepath.Join(real, rel)
+		}
+		if isInside(real, k) && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Kept reports whether the absolute path p, links resolved, is one the
+// model may not reach under this root (Options.Kept), or lies in one.
+func (w *Workspace) Kept(p string) bool {
+	for _, k := range w.kept {
+		if isInside(k, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // errResult formats an error result for the model.

@@ -316,7 +316,7 @@ func (f *flags) overrides() project.Overrides {
 		}
 	}
 	return project.Overrides{
-		Saved: saved,
+		Saved: saved, AllowHome: f.allowHome,
 		Apply: func(cfg *config.Config) error {
 			for _, r := range rows {
 				if r.apply != nil {

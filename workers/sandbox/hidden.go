@@ -191,6 +191,21 @@ func defaultHidden() ([]string, map[string]string) {
 	return hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
 }
 
+// SecretPaths are the hidden paths of this process's homes and ralph's
+// configuration directories, before anything the person let commands
+// read: each as given, with its links resolved, and the targets of the
+// links inside it. Which directory may be the project (coordinator/project)
+// refuses one that holds any of them, so it judges by the very list the
+// sandbox hides.
+func SecretPaths() []string {
+	s, _ := defaultHidden()
+	return s
+}
+
+// Homes are the person's home directories: $HOME and the login home the
+// password database names, when it differs.
+func Homes() []string { return homes() }
+
 // homes are the home directories whose secrets are hidden: $HOME, and
 // the login home the password database names when it differs, since
 // OpenSSH and many other tools read their keys from the login home
