@@ -97,8 +97,8 @@ const (
 // beneath the root, its commands run in its sandbox, one write lock per
 // file. It is safe for concurrent use.
 type Workspace struct {
-	root    string // absolute, cleaned, symlinks resolved
-	rootLex string // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
+	root    string   // absolute, cleaned, symlinks resolved
+	rootLex string   // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
 	kept    []string // Options.Kept at or below the root, cleaned (see Kept)
 	timeout time.Duration
 	maxOut  int
