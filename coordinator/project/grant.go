@@ -88,7 +88,7 @@ func (k kept) grantable(dir, what string) error {
 	}
 	refuse := func(why string) error {
 		return &grantError{msg: fmt.Sprintf("ralph does not give the model %s as %s: %s "+
-			"(name a directory inside it, or add --%s to grant it, and everything in it but your secrets and ralph's own files)",
+			"(name another directory, or add --%s to grant it with your secrets and ralph's own files still hidden)",
 			abs, what, why, AllowHomeFlag)}
 	}
 	if filepath.Dir(real) == real {
@@ -111,6 +111,8 @@ func (k kept) grantable(dir, what string) error {
 	for _, p := range k.paths {
 		p = filepath.Clean(p)
 		switch {
+		case p == real || p == abs:
+			return refuse("it is " + p + ", which is kept from the model")
 		case within(real, p) || within(abs, p):
 			return refuse("it holds " + p + ", which is kept from the model")
 		case within(p, real) || within(p, abs):
