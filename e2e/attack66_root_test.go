@@ -128,6 +128,58 @@ func TestAttack66AllowedHomeStillHidesSecrets(t *testing.T) {
 	}
 }
 
+// TestAttack66AllowedHomeHidesSecretsFromCommands: under the home
+// directory granted with --allow-home-project, the model's commands (with
+// -y, in the sandbox) cannot read the key, nor write ralph's
+// configuration, in the default sandbox and on Landlock alone; what they
+// print reaches the endpoint, so the key must not be in it. The rest of
+// the home is theirs to write, as the flag says, but for new entries
+// directly in it: the sandbox grants writing around the kept paths.
+func TestAttack66AllowedHomeHidesSecretsFromCommands(t *testing.T) {
+	t.Parallel()
+	for _, mode := range sandboxModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			srv, log := a59Server(t,
+				a59Cmd("cat .ssh/id_rsa; cat k/id_rsa; cp .ssh/id_rsa stolen; cat stolen; grep -r ROOT66 . 2>/dev/null | head -3"),
+				a59Cmd("echo '[mcp_servers.x]' >> .config/ralph/config.toml; echo x > .config/ralph/new.toml; mv .config/ralph .config/gone; "+
+					"mkdir -p .local/state/ralph && echo x > .local/state/ralph/planted; echo wrote"),
+				a59Cmd("echo mine > notes.txt; mkdir -p src/b && echo ok > src/b/a"),
+			)
+			_, home, _, env := a66Home(t, srv.URL, mode.env...)
+			a59Write(t, filepath.Join(home, "notes.txt"), "old\n", 0o644)
+			a59Write(t, filepath.Join(home, "src", "README"), "the person's\n", 0o644)
+			if err := os.Symlink(".ssh", filepath.Join(home, "k")); err != nil {
+				t.Fatal(err)
+			}
+			r := ralph(t, home, env, nil, "--allow-home-project", "-y", "set up")
+			bodies, results := log()
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s\nresults:\n%s", r.code, r.stderr, results)
+			}
+			if strings.Contains(bodies, "ROOT66-PRIVATE-KEY") {
+				t.Fatalf("BROKEN: the key reached the model's endpoint; tool results:\n%s", results)
+			}
+			if b, err := os.ReadFile(filepath.Join(home, ".config", "ralph", "config.toml")); err != nil || string(b) != a66Config {
+				t.Fatalf("BROKEN: ralph's config was changed: %q, %v", b, err)
+			}
+			for _, p := range []string{".config/ralph/new.toml", ".config/gone", ".local/state/ralph/planted"} {
+				if _, err := os.Lstat(filepath.Join(home, p)); !os.IsNotExist(err) {
+					t.Fatalf("BROKEN: a command made ~/%s: %v", p, err)
+				}
+			}
+			// The rest of the home directory is the project's, as the
+			// flag says.
+			if b, _ := os.ReadFile(filepath.Join(home, "notes.txt")); string(b) != "mine\n" {
+				t.Fatalf("a command could not write ~/notes.txt under the flag: %q", b)
+			}
+			if b, _ := os.ReadFile(filepath.Join(home, "src", "b", "a")); string(b) != "ok\n" {
+				t.Fatalf("a command could not write in a directory of the home under the flag: %q", b)
+			}
+		})
+	}
+}
+
 // TestAttack66StowedConfigIsNotTheProject: a dotfiles repository holding
 // the real directory ~/.config/ralph links to (GNU stow) was accepted as
 // the project, and the model could rewrite ralph's configuration through

@@ -155,6 +155,18 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 	}
 	policy.AllowUnixSockets(opts.UnixSockets...)
 	policy.AllowReadable(opts.Readable...)
+	// What stays the person's under the root stays hidden from commands
+	// too, and under the added directories, which commands may write.
+	kept := keptUnder(opts.Kept, real, lex)
+	keep := slices.Clone(kept)
+	for _, d := range opts.AddDirs {
+		if dl, err := filepath.Abs(d); err == nil {
+			if dr, err := filepath.EvalSymlinks(dl); err == nil {
+				keep = append(keep, keptUnder(opts.Kept, dr, dl)...)
+			}
+		}
+	}
+	policy.Keep(keep...)
 
 	w := &Workspace{
 		opts:    opts,
@@ -167,7 +179,7 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		env:     opts.Env,
 		shell:   findShell(),
 		locks:   make(map[string]*sync.Mutex),
-		kept:    keptUnder(opts.Kept, real, lex),
+		kept:    kept,
 	}
 	if w.timeout <= 0 {
 		w.timeout = defaultCommandTimeout

@@ -269,3 +269,35 @@ func (p *Policy) AllowReadable(paths ...string) {
 		return opens(s) || linked && opens(origin)
 	})
 }
+
+// Keep hides paths that lie in the project root or another directory
+// commands may write (coordinator/project.Kept: the person's secrets and
+// ralph's own configuration and state), which New leaves readable there:
+// a root that holds them is granted only on the person's
+// --allow-home-project, and under it they still stay hidden, and are not
+// written. Relative paths are ignored; each is kept as given and with its
+// links resolved. A policy that confines nothing keeps nothing.
+func (p *Policy) Keep(paths ...string) {
+	if !p.Confines() {
+		return
+	}
+	for _, k := range paths {
+		if !filepath.IsAbs(k) {
+			continue
+		}
+		k = filepath.Clean(k)
+		forms := []string{k}
+		if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
+			forms = append(forms, r)
+		}
+		for _, f := range forms {
+			if !slices.Contains(p.kept, f) {
+				p.kept = append(p.kept, f)
+			}
+			if !slices.Contains(p.HiddenPaths, f) {
+				p.HiddenPaths = append(p.HiddenPaths, f)
+			}
+		}
+	}
+	slices.Sort(p.HiddenPaths)
+}
