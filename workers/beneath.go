@@ -25,6 +25,12 @@ import (
 // ErrProtected is wrapped by writes that would change .git or .ralph.
 var ErrProtected = errors.New("path is protected")
 
+// ErrKept is wrapped when a path is one the person keeps from the model
+// under every root (Options.Kept): their keys and ralph's own
+// configuration and state, when the root holds them (a home directory
+// granted with --allow-home-project).
+var ErrKept = errors.New("path is kept from the model")
+
 // ErrNotRegular is returned for devices, fifos and sockets, which the file
 // tools neither read nor replace: opening a fifo blocks, and replacing a
 // device node with a regular file breaks whatever used it.

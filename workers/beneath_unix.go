@@ -37,6 +37,32 @@ func (r *RootDir) Close() { unix.Close(r.fd) }
 // itself), following symlinks only as long as they stay inside the root.
 // A path that leaves the root wraps ErrOutsideRoot.
 func (r *RootDir) open(rel string, flags int) (int, error) {
+	fd, err := r.openBeneath(rel, flags)
+	if err != nil || len(r.w.kept) == 0 {
+		return fd, err
+	}
+	// Where the file really is, as the kernel opened it: a link inside
+	// the root that leads into a kept path is refused as the path is.
+	if r.w.Kept(filepath.Join(r.w.root, rel)) {
+		unix.Close(fd)
+		return -1, fmt.Errorf("%w: %s", ErrKept, rel)
+	}
+	abs, ok := fdPath(fd)
+	if !ok {
+		if abs, err = evalExisting(filepath.Join(r.w.root, rel)); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	if r.w.Kept(abs) {
+		unix.Close(fd)
+		return -1, fmt.Errorf("%w: %s", ErrKept, rel)
+	}
+	return fd, nil
+}
+
+// openBeneath is open without the kept paths' check.
+func (r *RootDir) openBeneath(rel string, flags int) (int, error) {
 	flags |= unix.O_CLOEXEC
 	if hasOpenat2() {
 		fd, err := openat2Beneath(r.fd, rel, flags)
@@ -208,6 +234,10 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 			tg.Close()
 			return Target{}, ErrProtected
 		}
+		if r.w.Kept(filepath.Join(r.w.root, tg.dirRel, name)) {
+			tg.Close()
+			return Target{}, fmt.Errorf("%w: %s", ErrKept, rel)
+		}
 		var st unix.Stat_t
 		err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 		switch {
@@ -280,6 +310,9 @@ func (r *RootDir) openDir(rel string, create bool) (int, error) {
 	parentRel, err := r.where(parent, filepath.Dir(rel))
 	if err == nil && IsProtected(filepath.Join(parentRel, filepath.Base(rel))) {
 		err = ErrProtected
+	}
+	if err == nil && r.w.Kept(filepath.Join(r.w.root, parentRel, filepath.Base(rel))) {
+		err = fmt.Errorf("%w: %s", ErrKept, rel)
 	}
 	if err == nil {
 		if merr := unix.Mkdirat(parent, filepath.Base(rel), 0o755); merr != nil && !errors.Is(merr, unix.EEXIST) {

@@ -44,6 +44,9 @@ func (w *Workspace) Resolve(p string) (real, display string, err error) {
 	if !isInside(w.root, real) {
 		return "", display, fmt.Errorf("%w: %s", ErrOutsideRoot, p)
 	}
+	if w.Kept(real) || w.Kept(filepath.Join(w.root, rel)) {
+		return "", display, fmt.Errorf("%w: %s", ErrKept, p)
+	}
 	return real, display, nil
 }
 
@@ -170,7 +173,7 @@ func (w *Workspace) Walk(ctx context.Context, real string, fn func(root *RootDir
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p != start && skipNames[d.Name()] {
+		if p != start && (skipNames[d.Name()] || w.Kept(filepath.Join(w.root, filepath.FromSlash(p)))) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}

@@ -73,6 +73,12 @@ type Options struct {
 	// file tools may read and write, by absolute path, and that
 	// workspace-write commands may write.
 	AddDirs []string
+	// Kept are absolute paths that stay hidden from the file tools under
+	// any root, as they are from the sandbox's commands: the person's
+	// secrets and ralph's own configuration and state directories
+	// (coordinator/project.Kept). They matter only when a root holds one,
+	// which only the person's --allow-home-project allows.
+	Kept []string
 	// Withheld names the variables of the person's environment that Env
 	// leaves out as credentials and that shell_env could pass
 	// (childenv.Withheld): the first command tells the person of them,
@@ -91,8 +97,9 @@ const (
 // beneath the root, its commands run in its sandbox, one write lock per
 // file. It is safe for concurrent use.
 type Workspace struct {
-	root    string // absolute, cleaned, symlinks resolved
-	rootLex string // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
+	root    string   // absolute, cleaned, symlinks resolved
+	rootLex string   // absolute and cleaned as given, so paths spelled through a symlinked root still resolve
+	kept    []string // Options.Kept at or below the root, cleaned (see Kept)
 	timeout time.Duration
 	maxOut  int
 	env     []string
@@ -153,6 +160,18 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 	}
 	policy.AllowUnixSockets(opts.UnixSockets...)
 	policy.AllowReadable(opts.Readable...)
+	// What stays the person's under the root stays hidden from commands
+	// too, and under the added directories, which commands may write.
+	kept := keptUnder(opts.Kept, real, lex)
+	keep := slices.Clone(kept)
+	for _, d := range opts.AddDirs {
+		if dl, err := filepath.Abs(d); err == nil {
+			if dr, err := filepath.EvalSymlinks(dl); err == nil {
+				keep = append(keep, keptUnder(opts.Kept, dr, dl)...)
+			}
+		}
+	}
+	policy.Keep(keep...)
 
 	w := &Workspace{
 		opts:    opts,
@@ -165,6 +184,7 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		env:     opts.Env,
 		shell:   findShell(),
 		locks:   make(map[string]*sync.Mutex),
+		kept:    kept,
 	}
 	if w.timeout <= 0 {
 		w.timeout = defaultCommandTimeout
@@ -240,6 +260,38 @@ func (w *Workspace) Lock(tg Target) (unlock func()) {
 	w.locksMu.Unlock()
 	m.Lock()
 	return m.Unlock
+}
+
+// keptUnder are the kept paths that lie at or below the root (spelled
+// with its links resolved or as given), each spelled with the root's
+// links resolved, which is how the file tools see every path.
+func keptUnder(kept []string, real, lex string) []string {
+	var out []string
+	for _, k := range kept {
+		if !filepath.IsAbs(k) {
+			continue
+		}
+		k = filepath.Clean(k)
+		if !isInside(real, k) && isInside(lex, k) {
+			rel, _ := filepath.Rel(lex, k)
+			k = filepath.Join(real, rel)
+		}
+		if isInside(real, k) && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Kept reports whether the absolute path p, links resolved, is one the
+// model may not reach under this root (Options.Kept), or lies in one.
+func (w *Workspace) Kept(p string) bool {
+	for _, k := range w.kept {
+		if isInside(k, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // errResult formats an error result for the model.

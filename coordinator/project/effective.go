@@ -12,7 +12,7 @@ import (
 // resolves it but without the lock, a session or a check of the result:
 // for `ralph doctor` and `ralph config`, which report it.
 func EffectiveConfig(dir string, o Overrides) (root string, cfg config.Config, err error) {
-	root, err = Root(dir)
+	root, err = Root(dir, o.AllowHome)
 	if err != nil {
 		return "", cfg, err // one sentence that matches config.ErrInvalid
 	}

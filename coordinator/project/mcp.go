@@ -45,7 +45,7 @@ func InspectMCP(fs, person afero.Fs, root string, cfg config.Config) *mcp.Manage
 	policy := approval.New(approval.Options{Fs: fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(), Redactor: memory.NewRedactor(cfg.Secrets()...)})
 	ws, err := workers.NewWorkspace(workers.Options{Root: root, Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network,
 		Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets, Readable: cfg.SandboxReadable,
-		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)})
+		Env: childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv), Kept: Kept()})
 	if err != nil {
 		// The project's servers that need the sandbox are refused then.
 		return NewMCP(root, cfg, policy, nil, nil)

@@ -57,6 +57,9 @@ type Overrides struct {
 	// saves ("model") that they give: a resumed session keeps its own
 	// of the others.
 	Saved []string
+	// AllowHome is the person's --allow-home-project: the project or an
+	// --add-dir may be a directory Grantable refuses otherwise.
+	AllowHome bool
 }
 
 // gives reports whether the overrides give the saved setting key.
@@ -265,9 +268,14 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	// characters are made visible here, once, rather than at each notice.
 	notify := opts.Notify
 	opts.Notify = func(s string) { notify(text.Visible(s)) }
-	root, err := Root(opts.Dir)
+	root, err := Root(opts.Dir, opts.Overrides.AllowHome)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range opts.AddDirs {
+		if err := Grantable(d, "--add-dir", opts.Overrides.AllowHome); err != nil {
+			return nil, err
+		}
 	}
 	// ralph's own files under the project go through the project's door;
 	// the person's config and the registry, outside it, through theirs.
@@ -374,7 +382,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 		Readable: cfg.SandboxReadable,
-		Notify:   opts.Notify, AddDirs: opts.AddDirs,
+		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(),
 		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 	}})
 	if err != nil {

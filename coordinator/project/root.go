@@ -78,8 +78,8 @@ func (f Found) Note() string {
 
 // Root is Find's project directory. Its errors, as Find's, match
 // config.ErrInvalid and are one sentence each.
-func Root(dir string) (string, error) {
-	f, err := Find(dir)
+func Root(dir string, allowHome bool) (string, error) {
+	f, err := Find(dir, allowHome)
 	return f.Root, err
 }
 
@@ -100,12 +100,20 @@ func Root(dir string) (string, error) {
 // the person's own and not a sticky directory every user writes into
 // (ErrNotYours), and its .ralph/ the person's; git's safe.directory may
 // allow a directory another user owns, as it does for git.
-func Find(dir string) (Found, error) {
+//
+// The project found must also be Grantable: never the person's home or a
+// directory holding their secrets or ralph's own files, unless allowHome
+// (the person's --allow-home-project). Once granted, it is claimed as a
+// root off which ralph's own programs are found (claimRoot).
+func Find(dir string, allowHome bool) (Found, error) {
 	f, err := defaultRules().find(dir)
-	if err == nil {
-		err = claimRoot(f.Root)
+	if err != nil {
+		return f, err
 	}
-	return f, err
+	if err := Grantable(f.Root, "the project", allowHome); err != nil {
+		return f, err
+	}
+	return f, claimRoot(f.Root)
 }
 
 // rules are what Find judges directories by; tests replace the owner and

@@ -82,7 +82,7 @@ func TestRootFinding(t *testing.T) {
 	if got := r.walk(other); got.Root != other {
 		t.Fatalf("walked into a boundary: %+v", got)
 	}
-	if _, err := Root(filepath.Join(base, "missing")); err == nil {
+	if _, err := Root(filepath.Join(base, "missing"), false); err == nil {
 		t.Fatal("-C of a missing directory is not an error")
 	}
 }

@@ -513,13 +513,15 @@ type Options struct {
 	Force     bool // overwrite files changed since
 	Key       string
 	Notify    func(string)
+	// AllowHome is the person's --allow-home-project (project.Grantable).
+	AllowHome bool
 }
 
 // Session is `ralph undo`: it takes the project's lock, so it never
 // changes files under a running ralph, and records the undo in the
 // session it takes back.
 func Session(ctx context.Context, o Options) (*Result, error) {
-	root, err := project.Root(o.Dir)
+	root, err := project.Root(o.Dir, o.AllowHome)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,8 @@ type flags struct {
 	maxTurns       int
 	maxRetries     int
 	dir            string
+	// allowHome is --allow-home-project (project.Grantable).
+	allowHome      bool
 	noColor        bool
 	commandTimeout int
 	idleTimeout    time.Duration
@@ -201,6 +203,8 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.StringVar(&f.provider, "provider", "", "the model provider: "+config.ProviderNames()+" (env RALPH_PROVIDER; default: inferred from the keys set)")
 	pf.IntVar(&f.thinkingTokens, "thinking-tokens", 0, "switch extended thinking on with this budget of tokens, at least 1024 (Anthropic; env MAX_THINKING_TOKENS)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
+	pf.BoolVar(&f.allowHome, project.AllowHomeFlag, false, "let the project or an --add-dir be your home directory, / or a directory holding your keys or ralph's own configuration "+
+		"(refused otherwise; the model may then write your shell's start-up files, though your keys and ralph's own files stay hidden)")
 	pf.BoolVarP(&f.yes, "yes", "y", false, "approve every run_command and MCP tool call without asking (except a command asking to leave the sandbox, and what ask_before in the config names)")
 	pf.IntVar(&f.maxTurns, "max-turns", 0, fmt.Sprintf("stop after this many model turns (default %d)", config.DefaultMaxTurns))
 	pf.IntVar(&f.maxRetries, "max-retries", 0, fmt.Sprintf("retries of a failed model call: 429, 5xx, broken streams (default %d)", config.DefaultMaxRetries))

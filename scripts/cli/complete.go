@@ -74,7 +74,7 @@ func agentCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.Completio
 // leaves them out.
 func (c *cli) sessionCompletions(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	const most = 50
-	root, err := project.Root(c.f.dir)
+	root, err := project.Root(c.f.dir, c.f.allowHome)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

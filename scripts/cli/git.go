@@ -99,7 +99,7 @@ ralph works in the project.`,
 			}
 			res, err := undo.Session(cmd.Context(), undo.Options{
 				Fs: r.Fs, Dir: r.Root, SessionID: id, Selection: sel, Force: c.f.force,
-				Key: modelKey(r.Root),
+				Key: modelKey(r.Root), AllowHome: c.f.allowHome,
 			})
 			if err != nil {
 				return failed(err)

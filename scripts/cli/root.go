@@ -19,7 +19,7 @@ func (c *cli) root() (string, error) {
 	if c.found != nil {
 		return c.found.Root, nil
 	}
-	f, err := project.Find(c.f.dir)
+	f, err := project.Find(c.f.dir, c.f.allowHome)
 	if err != nil {
 		return "", err
 	}

@@ -65,7 +65,7 @@ func (c *cli) sessionsCommand() *cobra.Command {
 			}
 			root := ""
 			if dir != "" {
-				r, err := project.Root(dir)
+				r, err := project.Root(dir, c.f.allowHome)
 				if err != nil {
 					return usageErrorf("%s", err)
 				}

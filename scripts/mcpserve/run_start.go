@@ -42,7 +42,7 @@ func (s *Server) addRunStartTool() {
 		if err != nil {
 			return nil, RunStarted{}, err
 		}
-		root, err := project.Root(dir)
+		root, err := project.Root(dir, false)
 		if err != nil {
 			return nil, RunStarted{}, err
 		}

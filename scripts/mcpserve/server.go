@@ -73,8 +73,33 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 }
 
 // dir resolves a call's directory: the server's own when none is given,
-// relative to it otherwise; it must be an existing directory.
+// relative to it otherwise; it must be an existing directory at or below
+// the server's own, links resolved. The client is another agent, which
+// its own model steers: a dir of ~ or ~/.config/ralph would make ralph
+// work there with the person's rights, so the server's directory, which
+// the person chose by starting it there, bounds every call.
 func (s *Server) dir(given string) (string, error) {
+	d, err := s.existingDir(given)
+	if err != nil {
+		return "", err
+	}
+	served, err := filepath.EvalSymlinks(s.opts.Dir)
+	if err != nil {
+		return "", fmt.Errorf("the served directory %s: %w", s.opts.Dir, err)
+	}
+	real, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		return "", fmt.Errorf("no directory %s: %w", d, err)
+	}
+	if rel, err := filepath.Rel(served, real); err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", fmt.Errorf("%s is outside %s, the directory this server was started to serve, so ralph does not work there", given, s.opts.Dir)
+	}
+	return d, nil
+}
+
+// existingDir is the directory a call names, resolved against the
+// server's own.
+func (s *Server) existingDir(given string) (string, error) {
 	d := given
 	switch {
 	case d == "":

@@ -52,7 +52,7 @@ func (s *Server) addSessionResultTool() {
 		if err != nil {
 			return nil, SessionResult{}, err
 		}
-		root, err := project.Root(dir)
+		root, err := project.Root(dir, false)
 		if err != nil {
 			return nil, SessionResult{}, err
 		}

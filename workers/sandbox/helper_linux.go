@@ -520,14 +520,10 @@ func restrict(s spec) error {
 	}
 	rules := append(readRules(helperUnix.HiddenPaths), landlock.RWFiles(devices...).IgnoreIfMissing())
 	if len(s.Write) > 0 {
-		rw := landlock.RWDirs(s.Write...)
 		// Moving files between directories (git moves objects into
 		// place) needs "refer", which Landlock 1 cannot grant: asking for
 		// it there would make best effort fall back to no sandbox at all.
-		if abi >= 2 {
-			rw = rw.WithRefer()
-		}
-		rules = append(rules, rw)
+		rules = append(rules, writeRules(s.Write, s.Kept, abi >= 2)...)
 	}
 	rules = append(rules, resolveUnixRules(abi)...)
 	if err := cfg.BestEffort().Restrict(rules...); err != nil {

@@ -191,6 +191,21 @@ func defaultHidden() ([]string, map[string]string) {
 	return hiddenPaths(hs, ralphConfigs(hs), os.Getenv)
 }
 
+// SecretPaths are the hidden paths of this process's homes and ralph's
+// configuration directories, before anything the person let commands
+// read: each as given, with its links resolved, and the targets of the
+// links inside it. Which directory may be the project (coordinator/project)
+// refuses one that holds any of them, so it judges by the very list the
+// sandbox hides.
+func SecretPaths() []string {
+	s, _ := defaultHidden()
+	return s
+}
+
+// Homes are the person's home directories: $HOME and the login home the
+// password database names, when it differs.
+func Homes() []string { return homes() }
+
 // homes are the home directories whose secrets are hidden: $HOME, and
 // the login home the password database names when it differs, since
 // OpenSSH and many other tools read their keys from the login home
@@ -253,4 +268,36 @@ func (p *Policy) AllowReadable(paths ...string) {
 		origin, linked := p.hiddenLinks[s]
 		return opens(s) || linked && opens(origin)
 	})
+}
+
+// Keep hides paths that lie in the project root or another directory
+// commands may write (coordinator/project.Kept: the person's secrets and
+// ralph's own configuration and state), which New leaves readable there:
+// a root that holds them is granted only on the person's
+// --allow-home-project, and under it they still stay hidden, and are not
+// written. Relative paths are ignored; each is kept as given and with its
+// links resolved. A policy that confines nothing keeps nothing.
+func (p *Policy) Keep(paths ...string) {
+	if !p.Confines() {
+		return
+	}
+	for _, k := range paths {
+		if !filepath.IsAbs(k) {
+			continue
+		}
+		k = filepath.Clean(k)
+		forms := []string{k}
+		if r, err := filepath.EvalSymlinks(k); err == nil && r != k {
+			forms = append(forms, r)
+		}
+		for _, f := range forms {
+			if !slices.Contains(p.kept, f) {
+				p.kept = append(p.kept, f)
+			}
+			if !slices.Contains(p.HiddenPaths, f) {
+				p.HiddenPaths = append(p.HiddenPaths, f)
+			}
+		}
+	}
+	slices.Sort(p.HiddenPaths)
 }

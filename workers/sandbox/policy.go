@@ -80,6 +80,9 @@ type Policy struct {
 	// may not read (hidden.go): those of the person's home and ralph's
 	// own configuration, less what AllowReadable allowed.
 	HiddenPaths []string
+	// kept are the paths in the project root (or an --add-dir) that stay
+	// hidden there (Keep); they are in HiddenPaths too.
+	kept []string
 	// hiddenLinks maps the target of a link inside a secret directory
 	// to the secret path it was found in (hiddenPaths).
 	hiddenLinks map[string]string

@@ -40,6 +40,9 @@ type spec struct {
 	Pin []string `json:"pin,omitempty"`
 	// Protect lists existing paths bound read-only over themselves.
 	Protect []string `json:"protect,omitempty"`
+	// Kept lists the kept paths in the write directories (Policy.Keep):
+	// writes are granted around them.
+	Kept []string `json:"kept,omitempty"`
 	// Network is false for a private network namespace.
 	Network bool `json:"network"`
 	// Landlocked is the sandbox without namespaces, where the kernel
@@ -162,6 +165,7 @@ func (r *Runner) spec() (spec, string, error) {
 	if s.Mode == WorkspaceWrite {
 		s.Write = append([]string{r.policy.Root}, r.policy.Writable...)
 		s.Write = append(s.Write, r.policy.gitWrite...)
+		s.Kept = r.policy.kept
 		if err := r.policy.protect(&s); err != nil {
 			return s, "", err
 		}

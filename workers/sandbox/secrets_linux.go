@@ -73,3 +73,84 @@ func aboveAny(dir string, hidden map[string]bool) bool {
 	}
 	return false
 }
+
+// writeRules are the Landlock rules that let commands write in the
+// directories write, but not in the kept paths that lie in one of them
+// (Policy.Keep: a home directory the person granted as the project still
+// keeps its keys and ralph's own configuration). A write directory
+// without a kept path in it is granted whole, as always; one with a kept
+// path is granted around it, as readRules grants reading: each other
+// entry of the directories on the way down is granted, those directories
+// themselves only listed. So nothing can be created directly in such a
+// directory (a new file in the home directory), and nothing in it can be
+// renamed or removed, which would move a kept path. A write directory
+// inside a kept path is not granted at all. refer grants moving files
+// between the directories granted whole (Landlock ABI 2 and later).
+func writeRules(write, kept []string, refer bool) []landlock.Rule {
+	hidden := map[string]bool{}
+	for _, k := range kept {
+		hidden[filepath.Clean(k)] = true
+	}
+	var whole, dirs, files []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case hidden[p]:
+			case e.Type()&os.ModeSymlink != 0:
+			case e.IsDir() && aboveAny(p, hidden):
+				walk(p)
+			case e.IsDir():
+				dirs = append(dirs, p)
+			default:
+				files = append(files, p)
+			}
+		}
+	}
+	for _, w := range write {
+		switch {
+		case insideAny(w, hidden):
+		case aboveAny(w, hidden):
+			walk(w)
+		default:
+			whole = append(whole, w)
+		}
+	}
+	var rules []landlock.Rule
+	for _, set := range []struct {
+		dirs    []string
+		missing bool
+	}{{whole, false}, {dirs, true}} {
+		if len(set.dirs) == 0 {
+			continue
+		}
+		rw := landlock.RWDirs(set.dirs...)
+		if refer {
+			rw = rw.WithRefer()
+		}
+		if set.missing {
+			rw = rw.IgnoreIfMissing()
+		}
+		rules = append(rules, rw)
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.RWFiles(files...).IgnoreIfMissing())
+	}
+	return rules
+}
+
+// insideAny reports whether dir is one of the hidden paths or lies in
+// one.
+func insideAny(dir string, hidden map[string]bool) bool {
+	for h := range hidden {
+		if within(h, dir) {
+			return true
+		}
+	}
+	return false
+}

@@ -15,6 +15,8 @@ func pathResult(p string, err error) workers.Result {
 		return errResult("path %s is outside the project root", p)
 	case errors.Is(err, workers.ErrHome):
 		return errResult("path %s starts with ~, which is not expanded: paths are relative to the project root, so name a place inside the project", p)
+	case errors.Is(err, workers.ErrKept):
+		return errResult("path %s is kept from you: it holds the user's secrets or ralph's own configuration, which no tool reads or writes", p)
 	}
 	return errResult("cannot use path %s: %v", p, err)
 }
@@ -23,7 +25,7 @@ func pathResult(p string, err error) workers.Result {
 // be used, or a filesystem error, in terms of the path the model gave.
 func refusal(action, p, display string, err error) workers.Result {
 	switch {
-	case errors.Is(err, workers.ErrOutsideRoot), errors.Is(err, workers.ErrHome), errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, workers.ErrOutsideRoot), errors.Is(err, workers.ErrHome), errors.Is(err, workers.ErrKept), errors.Is(err, syscall.ELOOP):
 		return pathResult(p, err)
 	case errors.Is(err, workers.ErrProtected):
 		return errResult("cannot %s %s: .git and .ralph are protected (git's internals and ralph's own state), so the file tools never change anything in them", action, display)
