@@ -85,7 +85,6 @@ var allowed = map[string]string{
 	"workers/sandbox/restore.go:put":                    "restores one guarded file, replacing a link",
 	"workers/sandbox/restore.go:record":                 "records a guarded file before a command",
 	"workers/sandbox/restore.go:remove":                 "removes what a command added at a guarded path",
-	"workers/sandbox/nestedgit.go:nestedGuard.disable":  "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:nestedGuard.remember": "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:nestedGuard.takeBack": "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:replaceFile":          "the guard of nested repositories' config",
