@@ -230,7 +230,9 @@ func TestNoRawFileCallsOutsideTheDoor(t *testing.T) {
 }
 
 // TestGuardCatchesAPlantedCall: a raw write of a state file, as ralph
-// made them before the door, is found and is not allowed.
+// made them before the door, is found and is not allowed; so is a raw
+// open of .git/index, as the checkpoint's seed made it before the git
+// dir's door (issue 66).
 func TestGuardCatchesAPlantedCall(t *testing.T) {
 	src := []byte(`package memory
 
