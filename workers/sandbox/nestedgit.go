@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/git"
@@ -430,13 +432,27 @@ func renameAside(root, target string) (string, error) {
 // names it ("gitdir: <dir>", relative to the file's directory); and the
 // common directory its commondir names, or itself.
 func resolveGitDir(ptr string) (gitDir, common string) {
+	// A command may put a FIFO at a .git file or a commondir: opened
+	// without blocking, and read only when it is a regular file, it
+	// never hangs the guard (and ralph with it).
+	read := func(path string) ([]byte, error) {
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", path)
+		}
+		return io.ReadAll(io.LimitReader(f, 1<<20))
+	}
 	gitDir = ptr
 	fi, err := os.Lstat(ptr)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		fi, err = os.Stat(ptr)
 	}
 	if err == nil && fi.Mode().IsRegular() {
-		if b, err := os.ReadFile(ptr); err == nil {
+		if b, err := read(ptr); err == nil {
 			if dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
 				dir = strings.TrimSpace(dir)
 				if !filepath.IsAbs(dir) {
@@ -454,7 +470,7 @@ func resolveGitDir(ptr string) (gitDir, common string) {
 		}
 	}
 	common = gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := read(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
