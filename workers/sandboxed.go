@@ -41,6 +41,10 @@ func confined(res Result, p *sandbox.Policy, o sandbox.Outcome, output string, k
 			strings.Join(o.Restored, ", ")))
 	}
 	for _, u := range o.Undone {
+		if u.Note != "" {
+			notes = append(notes, "[ralph: "+u.Note+"]")
+			continue
+		}
 		notes = append(notes, fmt.Sprintf("[ralph: the sandbox took back %s in %s, which this command set: git would run it outside the sandbox]",
 			strings.Join(u.Keys, ", "), u.File))
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/afero"
 )
 
 // MaxFileSize is the default for the largest file, tracked or not, a
@@ -59,10 +61,14 @@ type Checkpoints struct {
 	repo    *Repo
 	session string
 	index   string // ralph's index file for this session
+	// own is the file system the session's index and the scratch files
+	// beside it are written through (ownFiles).
+	own afero.Fs
 	// warnFn tells the person something once (see SetWarn); warnedIndex
 	// says the index's replacement was told.
 	warnFn      func(string)
 	warnedIndex bool
+	warnedSeed  bool
 	// store writes commits and refs without git's processes, when the
 	// repository's layout allows; nil otherwise.
 	store *store
@@ -122,7 +128,8 @@ func (c *Checkpoints) tooBig(p string, total *int64) bool {
 // checkpoint's commit when the session resumes, "" when it starts.
 // stateDir is ralph's state directory (.ralph), which is never recorded.
 func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
-	c := &Checkpoints{repo: repo, session: session, index: index, last: last, store: nativeStore(repo.common()), maxFile: MaxFileSize}
+	c := &Checkpoints{repo: repo, session: session, index: index, own: ownFiles(repo.Top, index), last: last,
+		store: nativeStore(repo.common()), maxFile: MaxFileSize}
 	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 		c.state = filepath.ToSlash(rel)
 	}
@@ -187,7 +194,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	// are taken one at a time (mu), and the project's lock keeps every
 	// other ralph out. A git killed at its time limit leaves one behind,
 	// and every later checkpoint of the session failed on it.
-	_ = os.Remove(c.index + ".lock")
+	_ = c.own.Remove(c.index + ".lock")
 	// Nor is the index itself anything but ralph's own file (see
 	// indexfile.go).
 	if err := c.ownIndex(c.index); err != nil {
@@ -198,6 +205,9 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	if err := guardRepo(c.repo.common(), c.session, true); err != nil {
 		return nil, err
 	}
+	// Nor is the person's index a link a command planted (gitdoor.go):
+	// ralph's git reads it too.
+	c.asideIndex()
 	if err := c.seedIndex(); err != nil {
 		return nil, err
 	}
@@ -521,30 +531,33 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 
 // seedIndex starts ralph's index as a copy of the person's, whose cached
 // file stats spare hashing every file of a large tree again. Without one
-// (a fresh repository) git builds it from scratch.
+// (a fresh repository) git builds it from scratch. The person's index is
+// read through the git dir's door (gitdoor.go): a link a command planted
+// at .git/index (to the person's key, say) or a FIFO there is refused,
+// and the session starts without a copy, as in a fresh repository.
 func (c *Checkpoints) seedIndex() error {
 	if err := c.ownIndex(c.index); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if _, err := os.Lstat(c.index); err == nil {
+	if _, err := lstat(c.own, c.index); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(c.index), 0o700); err != nil {
+	if err := c.own.MkdirAll(filepath.Dir(c.index), 0o700); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	src, err := os.Open(filepath.Join(c.repo.GitDir, "index"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
+	c.asideIndex()
+	src, err := openAdmin(c.repo.GitDir, "index")
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		// None (a fresh repository), or one swapped in since the look:
+		// git builds ralph's index from scratch.
+		return nil
 	}
 	defer src.Close()
 	// The copy is made new (O_EXCL): a link a command planted at its
 	// name is removed first, never written through.
 	tmp := c.index + ".seed"
-	_ = os.Remove(tmp)
-	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	_ = c.own.Remove(tmp)
+	dst, err := c.own.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -553,13 +566,22 @@ func (c *Checkpoints) seedIndex() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, c.index)
+		err = c.own.Rename(tmp, c.index)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		_ = c.own.Remove(tmp)
 		return fmt.Errorf("checkpoint: copying the index: %w", err)
 	}
 	return nil
+}
+
+// lstat is Lstat where fsys has it.
+func lstat(fsys afero.Fs, name string) (os.FileInfo, error) {
+	if l, ok := fsys.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(name)
+		return fi, err
+	}
+	return fsys.Stat(name)
 }
 
 // parseNumstat reads `git diff --numstat -z --no-renames`: per file

@@ -63,9 +63,18 @@ func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, 
 	if _, err := r.Branch(ctx); err != nil {
 		return "", err
 	}
-	_ = os.Remove(scratch)
-	defer os.Remove(scratch)
-	if _, err := ownIndex(scratch); err != nil {
+	// The commit updates the person's index: never through a link a
+	// command planted there (gitdoor.go).
+	if err := asideIndex(r.GitDir); err != nil && !errors.Is(err, ErrIndexSetAside) {
+		return "", fmt.Errorf("commit: %w", err)
+	}
+	// The scratch index lies in the session's directory: written
+	// through the project's door, which follows no link on the way.
+	own := ownFiles(r.Top, scratch)
+	defer closeFiles(own)
+	_ = own.Remove(scratch)
+	defer own.Remove(scratch)
+	if _, err := ownIndex(own, scratch); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
 	env := []string{"GIT_INDEX_FILE=" + scratch}

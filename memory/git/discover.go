@@ -64,7 +64,7 @@ func found(dir, top string, fi os.FileInfo) *Repo {
 	switch {
 	case fi.IsDir():
 	case fi.Mode().IsRegular():
-		b, err := os.ReadFile(gitDir)
+		b, err := readAdmin(top, ".git")
 		if err != nil {
 			return nil
 		}
@@ -82,10 +82,10 @@ func found(dir, top string, fi os.FileInfo) *Repo {
 	common := commonDir(gitDir)
 	// Git refuses a repository that someone else owns (safe.directory);
 	// the person's config may allow it, and git knows.
-	if !ownedByMe(top) || !ownedByMe(gitDir) || !plainConfig(filepath.Join(common, "config")) {
+	if !ownedByMe(top) || !ownedByMe(gitDir) || !plainConfig(common, "config") {
 		return nil
 	}
-	if gitDir != common && !plainConfig(filepath.Join(gitDir, "config.worktree")) {
+	if gitDir != common && !plainConfig(gitDir, "config.worktree") {
 		return nil
 	}
 	head, ok := resolveHead(gitDir, common)
@@ -99,13 +99,14 @@ func found(dir, top string, fi os.FileInfo) *Repo {
 	return r
 }
 
-// plainConfig reports whether a repository config file (absent is fine)
-// leaves discovery as it is: no core.worktree, no bare repository, no
-// extensions (another object format or ref store) and no includes that
-// could set any of those.
-func plainConfig(path string) bool {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+// plainConfig reports whether a repository config file, name in dir
+// (absent is fine), leaves discovery as it is: no core.worktree, no bare
+// repository, no extensions (another object format or ref store) and no
+// includes that could set any of those. A link or a pipe there is not
+// plain: git decides.
+func plainConfig(dir, name string) bool {
+	data, err := readAdmin(dir, name)
+	if missing(err) {
 		return true
 	}
 	if err != nil {
@@ -131,7 +132,7 @@ func plainConfig(path string) bool {
 // false for what only git should resolve (a symbolic ref to a symbolic
 // ref, a malformed file).
 func resolveHead(gitDir, common string) (head string, ok bool) {
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := readAdmin(gitDir, "HEAD")
 	if err != nil {
 		return "", false
 	}
@@ -143,14 +144,14 @@ func resolveHead(gitDir, common string) (head string, ok bool) {
 	if !strings.HasPrefix(ref, "refs/heads/") {
 		return "", false
 	}
-	if b, err := os.ReadFile(filepath.Join(common, filepath.FromSlash(ref))); err == nil {
+	if b, err := readAdmin(common, filepath.FromSlash(ref)); err == nil {
 		oid := strings.TrimSpace(string(b))
 		return oid, isObjectName(oid)
-	} else if !os.IsNotExist(err) {
+	} else if !missing(err) {
 		return "", false
 	}
-	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
-	if os.IsNotExist(err) {
+	packed, err := readAdmin(common, "packed-refs")
+	if missing(err) {
 		return "", true // a branch without commits
 	}
 	if err != nil {

@@ -3,12 +3,14 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // Heads is the person's git state that a checkpoint cannot hold and a
@@ -36,7 +38,7 @@ const maxBranches = 200
 // files where it can (see refsread.go), in one git process otherwise.
 func (r *Repo) ReadHeads(ctx context.Context) (Heads, error) {
 	var h Heads
-	data, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	data, err := readAdmin(r.GitDir, "HEAD")
 	if err != nil {
 		return h, err
 	}
@@ -94,7 +96,7 @@ func (r *Repo) localBranches(ctx context.Context) ([]string, error) {
 // cache of trees), and the person's index is never written by ralph
 // unasked. "" when it cannot be told.
 func (r *Repo) indexTree(ctx context.Context) string {
-	data, err := os.ReadFile(filepath.Join(r.GitDir, "index"))
+	data, err := readAdmin(r.GitDir, "index")
 	if err != nil || len(data) < 20 {
 		return ""
 	}
@@ -110,12 +112,13 @@ func (r *Repo) indexTree(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
-	defer os.Remove(tmp.Name())
+	person := rootfs.Person()
+	defer person.Remove(tmp.Name())
 	_, err = tmp.Write(data)
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		return ""
 	}
-	if _, err := ownIndex(tmp.Name()); err != nil {
+	if _, err := ownIndex(person, tmp.Name()); err != nil {
 		return ""
 	}
 	out, err := r.Git(ctx, []string{"GIT_INDEX_FILE=" + tmp.Name()}, "write-tree")
@@ -131,7 +134,7 @@ func (r *Repo) indexTree(ctx context.Context) string {
 // unchanged index needs no git process: its tree is named by HEAD's
 // commit, which undo resolves when it compares (SameTree).
 func (r *Repo) IndexIsHead() {
-	data, err := os.ReadFile(filepath.Join(r.GitDir, "index"))
+	data, err := readAdmin(r.GitDir, "index")
 	if err != nil || len(data) < 20 || r.Head == "" {
 		return
 	}
@@ -240,6 +243,10 @@ func orDetached(branch string) string {
 // ResetIndex puts the person's index back to tree (git read-tree): undo
 // --git, for what the model staged.
 func (r *Repo) ResetIndex(ctx context.Context, tree string) error {
+	// git would write the new index through a link planted at its name.
+	if err := asideIndex(r.GitDir); err != nil && !errors.Is(err, ErrIndexSetAside) {
+		return err
+	}
 	if _, err := r.Git(ctx, nil, "read-tree", tree); err != nil {
 		return fmt.Errorf("git read-tree %s: %w", short(tree), err)
 	}

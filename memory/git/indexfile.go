@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+
+	"github.com/spf13/afero"
 )
 
 // Every index file ralph hands git through GIT_INDEX_FILE (a session's
@@ -25,11 +26,12 @@ import (
 var ErrIndexReplaced = errors.New("was not a regular file and was removed, not followed")
 
 // ownIndex makes sure name, and its lock file, are each a regular file or
-// absent. It reports whether it removed something, with an error wrapping
+// absent, looked at and removed through fsys (the project's door, which
+// refuses a link on the way, or the person's temporary directory). It reports whether it removed something, with an error wrapping
 // ErrIndexReplaced naming it, or the error that kept it from doing so.
-func ownIndex(name string) (removed error, err error) {
+func ownIndex(fsys afero.Fs, name string) (removed error, err error) {
 	for _, n := range []string{name, name + ".lock"} {
-		fi, err := os.Lstat(n)
+		fi, err := lstat(fsys, n)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -39,9 +41,9 @@ func ownIndex(name string) (removed error, err error) {
 		if fi.Mode().IsRegular() {
 			continue
 		}
-		// os.Remove removes the link itself; a directory a command put
-		// at the name is removed only when empty.
-		if err := os.Remove(n); err != nil {
+		// Remove removes the link itself; a directory a command put at
+		// the name is removed only when empty.
+		if err := fsys.Remove(n); err != nil {
 			return removed, fmt.Errorf("index file %s is not a regular file and could not be removed: %w", n, err)
 		}
 		if removed == nil {
@@ -58,7 +60,7 @@ func (c *Checkpoints) SetWarn(warn func(string)) { c.warnFn = warn }
 // ownIndex checks the session's index (see ownIndex) and tells the person,
 // once per session, when a command had put something else at its name.
 func (c *Checkpoints) ownIndex(name string) error {
-	removed, err := ownIndex(name)
+	removed, err := ownIndex(c.own, name)
 	if removed != nil && c.warnFn != nil && !c.warnedIndex {
 		c.warnedIndex = true
 		c.warnFn(removed.Error() + "; a command had replaced it, and ralph seeded its index again")

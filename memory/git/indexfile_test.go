@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // TestOwnIndexRemovesLinksNotTargets: a link at an index's name, or at
@@ -23,7 +25,7 @@ func TestOwnIndexRemovesLinksNotTargets(t *testing.T) {
 	if err := os.Symlink(target, name+".lock"); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := ownIndex(name)
+	removed, err := ownIndex(rootfs.Person(), name)
 	if err != nil || !errors.Is(removed, ErrIndexReplaced) {
 		t.Fatalf("ownIndex: removed %v, err %v", removed, err)
 	}
@@ -38,7 +40,7 @@ func TestOwnIndexRemovesLinksNotTargets(t *testing.T) {
 	if err := os.WriteFile(name, []byte("ours"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if removed, err := ownIndex(name); removed != nil || err != nil {
+	if removed, err := ownIndex(rootfs.Person(), name); removed != nil || err != nil {
 		t.Fatalf("a regular index: removed %v, err %v", removed, err)
 	}
 	if b, _ := os.ReadFile(name); string(b) != "ours" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,14 +61,26 @@ func realDir(dir string) (real, id string, ok bool) {
 	return real, fileID(fi), true
 }
 
+// ErrOutsideProject says a repository ralph was to mark as the model's
+// lies outside the project: a .git file a command wrote can name any
+// repository of the person's (`gitdir: ~/victim/.git`), and marking that
+// one would have ralph's commits there skip its own hooks (a secret
+// scanner's pre-commit).
+var ErrOutsideProject = errors.New("lies outside the project: not marked as the model's")
+
 // MarkModelRepository records that the repository whose common git
-// directory is common is the model's; how says what showed it, for the
-// person reading the record. A repository marked already keeps its
-// first record.
-func MarkModelRepository(common, how string) error {
+// directory is common, inside the project at root, is the model's; how
+// says what showed it, for the person reading the record. A repository
+// marked already keeps its first record. Git trust marks only what lies
+// in the project: a common directory outside root is never marked
+// (ErrOutsideProject).
+func MarkModelRepository(root, common, how string) error {
 	real, id, ok := realDir(common)
 	if !ok {
 		return nil
+	}
+	if !inside(root, real) {
+		return fmt.Errorf("the repository %s %w at %s", real, ErrOutsideProject, root)
 	}
 	if isModelRepository(real, id) {
 		return nil
@@ -105,6 +118,19 @@ func modelHooks(ctx context.Context, dir, common string) bool {
 		}
 	}
 	return true
+}
+
+// inside reports whether the directory real (links resolved) lies in
+// the project root, as given or with its links resolved.
+func inside(root, real string) bool {
+	if root == "" {
+		return false
+	}
+	if within(filepath.Clean(root), real) {
+		return true
+	}
+	r, err := filepath.EvalSymlinks(root)
+	return err == nil && within(r, real)
 }
 
 // toldHooks holds the repositories whose hooks' absence was told.

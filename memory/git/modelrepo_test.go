@@ -1,6 +1,7 @@
 package git
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,7 +12,8 @@ import (
 func TestModelRepositoryMarkHoldsWhenRecreated(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
-	common := filepath.Join(t.TempDir(), ".git")
+	root := t.TempDir()
+	common := filepath.Join(root, ".git")
 	if err := os.Mkdir(common, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -19,7 +21,7 @@ func TestModelRepositoryMarkHoldsWhenRecreated(t *testing.T) {
 	if !ok || isModelRepository(real, id) {
 		t.Fatalf("an unmarked directory: ok %v, marked %v", ok, isModelRepository(real, id))
 	}
-	if err := MarkModelRepository(common, "test"); err != nil {
+	if err := MarkModelRepository(root, common, "test"); err != nil {
 		t.Fatal(err)
 	}
 	if !isModelRepository(real, id) {
@@ -40,5 +42,29 @@ func TestModelRepositoryMarkHoldsWhenRecreated(t *testing.T) {
 	real, id, _ = realDir(common)
 	if !isModelRepository(real, id) {
 		t.Fatal("a repository made again at the path is no longer the model's")
+	}
+}
+
+// TestModelRepositoryOutsideTheProjectIsNeverMarked: a .git file a
+// command wrote can name any repository of the person's; one whose
+// common directory lies outside the project is not marked the model's,
+// so ralph's commits there keep its hooks.
+func TestModelRepositoryOutsideTheProjectIsNeverMarked(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	root := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim", ".git")
+	if err := os.MkdirAll(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := MarkModelRepository(root, victim, "a command made sub/.git"); !errors.Is(err, ErrOutsideProject) {
+		t.Fatalf("MarkModelRepository(outside) = %v, want ErrOutsideProject", err)
+	}
+	real, id, _ := realDir(victim)
+	if isModelRepository(real, id) {
+		t.Fatal("a repository outside the project was marked as the model's")
+	}
+	if _, err := os.Stat(modelRecordPath(real)); !os.IsNotExist(err) {
+		t.Fatalf("a record was written: %v", err)
 	}
 }

@@ -37,7 +37,7 @@ func nativeStore(common string) *store {
 			return nil
 		}
 	}
-	config, err := os.ReadFile(filepath.Join(common, "config"))
+	config, err := readAdmin(common, "config")
 	if err != nil || !plainLayout(config) {
 		return nil
 	}
@@ -58,8 +58,9 @@ func (r *Repo) common() string {
 
 // commonDir is the directory that holds a repository's objects and shared
 // refs: gitDir itself, or the main one that a linked worktree's names.
+// A commondir that is a link or no regular file is not followed.
 func commonDir(gitDir string) string {
-	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	b, err := readAdmin(gitDir, "commondir")
 	if err != nil {
 		return gitDir
 	}

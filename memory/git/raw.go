@@ -3,14 +3,15 @@ package git
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/spf13/afero"
 )
 
 // Git converts some files on their way into a commit and back out: line
@@ -117,13 +118,23 @@ func configMayName(gitDir string, keys ...string) bool {
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
 		global = []string{g}
 	}
-	files := append([]string{system, filepath.Join(commonDir(gitDir), "config"), filepath.Join(gitDir, "config.worktree")}, global...)
+	files := append([]string{system}, global...)
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") != "" {
 		files = files[1:]
 	}
+	// The repository's own files are read through the git dir's door
+	// (gitdoor.go); the system and global ones are the person's.
+	read := func(f string) ([]byte, error) { return afero.ReadFile(rootfs.Person(), f) }
+	reads := []func() ([]byte, error){
+		func() ([]byte, error) { return readAdmin(commonDir(gitDir), "config") },
+		func() ([]byte, error) { return readAdmin(gitDir, "config.worktree") },
+	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if errors.Is(err, os.ErrNotExist) {
+		reads = append(reads, func() ([]byte, error) { return read(f) })
+	}
+	for _, r := range reads {
+		data, err := r()
+		if missing(err) {
 			continue
 		}
 		if err != nil {
@@ -145,8 +156,8 @@ func configMayName(gitDir string, keys ...string) bool {
 // indexMentions reports whether the person's index file, or the shared
 // part of a split one, holds word anywhere; true when it cannot be read.
 func indexMentions(gitDir, word string) bool {
-	data, err := os.ReadFile(filepath.Join(gitDir, "index"))
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := readAdmin(gitDir, "index")
+	if missing(err) {
 		return false
 	}
 	if err != nil || bytes.Contains(data, []byte(word)) {
@@ -159,7 +170,7 @@ func indexMentions(gitDir, word string) bool {
 	if shared == "" {
 		return false
 	}
-	data, err = os.ReadFile(filepath.Join(gitDir, "sharedindex."+shared))
+	data, err = readAdmin(gitDir, "sharedindex."+shared)
 	return err != nil || bytes.Contains(data, []byte(word))
 }
 
@@ -301,12 +312,12 @@ func (c *Checkpoints) rawTree(ctx context.Context, prev string, changed []string
 	// directory: a command may write that, and a link it planted at the
 	// name would have git's lock file write the index where it points.
 	name := c.index + ".raw"
-	_ = os.Remove(name)
-	_ = os.Remove(name + ".lock")
-	if _, err := ownIndex(name); err != nil {
+	_ = c.own.Remove(name)
+	_ = c.own.Remove(name + ".lock")
+	if _, err := ownIndex(c.own, name); err != nil {
 		return "", fmt.Errorf("checkpoint: %w", err)
 	}
-	defer os.Remove(name)
+	defer c.own.Remove(name)
 	env := []string{"GIT_INDEX_FILE=" + name}
 	if prev != "" {
 		if _, err := c.repo.Git(ctx, env, "read-tree", prev); err != nil {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // ReviewBase is what `ralph review` compares the work tree with when no
@@ -69,6 +71,14 @@ func (r *Repo) ReviewDiff(ctx context.Context, rng string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// New files are read through the work tree's door: a file a
+	// command swapped for a link (to the person's key) or a pipe after
+	// git listed it is not read.
+	door, err := rootfs.New(r.Top)
+	if err != nil {
+		return "", err
+	}
+	defer door.Close()
 	var left []string
 	for _, p := range bytes.Split(untracked, []byte{0}) {
 		name := string(p)
@@ -77,7 +87,7 @@ func (r *Repo) ReviewDiff(ctx context.Context, rng string) (string, error) {
 		case b.Len() >= reviewLimit:
 			left = append(left, name)
 		default:
-			newFilePatch(&b, r.Abs(name), name)
+			newFilePatch(&b, door, r.Abs(name), name)
 		}
 	}
 	if len(left) > 0 {
@@ -89,9 +99,14 @@ func (r *Repo) ReviewDiff(ctx context.Context, rng string) (string, error) {
 // newFilePatch writes the patch of an untracked file as git diff would
 // show it new, without a git process per file: its lines, or that it is
 // binary or too big to show.
-func newFilePatch(b *bytes.Buffer, abs, name string) {
-	fi, err := os.Lstat(abs)
-	if err != nil || !fi.Mode().IsRegular() {
+func newFilePatch(b *bytes.Buffer, door *rootfs.Fs, abs, name string) {
+	f, err := door.OpenRegular(abs)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
 		return
 	}
 	fmt.Fprintf(b, "diff --git a/%s b/%s\nnew file mode %o\n", name, name, 0o100644|fi.Mode().Perm()&0o111)
@@ -99,7 +114,7 @@ func newFilePatch(b *bytes.Buffer, abs, name string) {
 		fmt.Fprintf(b, "(a new file of %d bytes, too big to show)\n", fi.Size())
 		return
 	}
-	data, err := os.ReadFile(abs)
+	data, err := io.ReadAll(io.LimitReader(f, reviewBigFile))
 	if err != nil {
 		return
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // A checkpoint index is split (see splitIndex): its shared part is a file
@@ -85,10 +87,11 @@ func sharedIndexOf(data []byte) (string, error) {
 	return "", nil
 }
 
-// indexLinks returns the shared index an index file links to, "" when it
-// does not exist, is not split or cannot be read.
-func indexLinks(path string) string {
-	data, err := os.ReadFile(path)
+// indexLinks returns the shared index the index file name of dir links
+// to, "" when it does not exist, is not split or cannot be read (a link,
+// a pipe: see gitdoor.go).
+func indexLinks(dir, file string) string {
+	data, err := readAdmin(dir, file)
 	if err != nil {
 		return ""
 	}
@@ -103,14 +106,14 @@ func indexLinks(path string) string {
 // gone (git expired it, or a pruned session's deletion took it), so that
 // the next checkpoint seeds it again; it reports whether it did.
 func (c *Checkpoints) repairIndex() bool {
-	name := indexLinks(c.index)
+	name := indexLinks(filepath.Split(c.index))
 	if name == "" {
 		return false
 	}
 	if _, err := os.Stat(filepath.Join(c.repo.GitDir, name)); !errors.Is(err, os.ErrNotExist) {
 		return false
 	}
-	return os.Remove(c.index) == nil
+	return c.own.Remove(c.index) == nil
 }
 
 // forgetIndex deletes the shared part of a session's checkpoint index
@@ -118,17 +121,27 @@ func (c *Checkpoints) repairIndex() bool {
 // another session's (a sibling directory's file of the same name) links
 // to it too.
 func (r *Repo) forgetIndex(index string) error {
-	name := indexLinks(index)
+	name := indexLinks(filepath.Split(index))
 	if name == "" {
 		return nil
 	}
+	if indexLinks(r.GitDir, "index") == name {
+		return nil
+	}
 	others, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(index)), "*", filepath.Base(index)))
-	for _, other := range append(others, filepath.Join(r.GitDir, "index")) {
-		if other != index && indexLinks(other) == name {
+	for _, other := range others {
+		if other != index && indexLinks(filepath.Split(other)) == name {
 			return nil
 		}
 	}
-	if err := os.Remove(filepath.Join(r.GitDir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	// The shared part is removed through the git dir's door: no link on
+	// the way is followed.
+	door, err := rootfs.New(r.GitDir)
+	if err == nil {
+		err = door.Remove(filepath.Join(door.Dir(), name))
+		_ = door.Close()
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("delete the shared part of the checkpoint index: %w", err)
 	}
 	return nil
@@ -165,7 +178,7 @@ func (c *Checkpoints) decideSplit() {
 	if c.store == nil {
 		return
 	}
-	f, err := os.Open(c.index)
+	f, err := openAdmin(filepath.Split(c.index))
 	if err != nil {
 		return
 	}

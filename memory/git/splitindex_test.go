@@ -78,14 +78,14 @@ func TestCheckpointIndexIsSplitAndItsSharedPartGoesWithTheSession(t *testing.T) 
 	}
 	for _, s := range []string{"one", "two"} {
 		record(s, "0", "")
-		if indexLinks(index(s)) == "" {
+		if indexLinks(filepath.Split(index(s))) == "" {
 			t.Fatalf("the index of %s is not split", s)
 		}
 	}
 	// Both were seeded from the person's index: one shared part.
-	shared := indexLinks(index("one"))
-	if got := sharedIndexes(t, r.GitDir); indexLinks(index("two")) != shared || !slices.Equal(got, []string{shared}) {
-		t.Fatalf("the git directory holds %v; one links %s, two %s", got, shared, indexLinks(index("two")))
+	shared := indexLinks(filepath.Split(index("one")))
+	if got := sharedIndexes(t, r.GitDir); indexLinks(filepath.Split(index("two"))) != shared || !slices.Equal(got, []string{shared}) {
+		t.Fatalf("the git directory holds %v; one links %s, two %s", got, shared, indexLinks(filepath.Split(index("two"))))
 	}
 	if err := r.Prune(ctx, "one", index("one")); err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestCheckpointIndexIsSplitAndItsSharedPartGoesWithTheSession(t *testing.T) 
 	// Git expired the shared part: the next checkpoint seeds the index
 	// again, and still sees exactly what changed since the last one.
 	base := record("three", "0", "")
-	if err := os.Remove(filepath.Join(r.GitDir, indexLinks(index("three")))); err != nil {
+	if err := os.Remove(filepath.Join(r.GitDir, indexLinks(filepath.Split(index("three"))))); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "b.txt"), "changed\n")
@@ -118,7 +118,7 @@ func TestCheckpointIndexIsSplitAndItsSharedPartGoesWithTheSession(t *testing.T) 
 	if !slices.Equal(paths, []string{"b.txt", "three1.txt"}) {
 		t.Fatalf("changed since the last checkpoint: %v", paths)
 	}
-	if name := indexLinks(index("three")); name == "" || !slices.Contains(sharedIndexes(t, r.GitDir), name) {
+	if name := indexLinks(filepath.Split(index("three"))); name == "" || !slices.Contains(sharedIndexes(t, r.GitDir), name) {
 		t.Fatalf("the index seeded again links %q; the git directory holds %v", name, sharedIndexes(t, r.GitDir))
 	}
 }

@@ -423,7 +423,7 @@ func onDiskRepository(top string) (gitDir, common string) {
 	case fi.IsDir():
 		gitDir = path
 	default:
-		b, err := os.ReadFile(path)
+		b, err := readAdmin(top, ".git")
 		if err != nil {
 			return "", ""
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -160,9 +161,15 @@ func Guard(ctx context.Context, root string, r *Repo, writable []string, warn fu
 	case !rec.Repo:
 		// ralph saw the project without a repository: this one is
 		// the model's, or at least not known to be the person's, and
-		// so are its hooks.
+		// so are its hooks. One whose common directory lies outside
+		// the project (a .git file naming another repository of the
+		// person's) is not marked: its config is not trusted in this
+		// session, but its hooks stay the person's where they live.
 		p.trusted = map[string]bool{}
-		_ = MarkModelRepository(p.common, "ralph last saw "+root+" without a repository")
+		if err := MarkModelRepository(root, p.common, "ralph last saw "+root+" without a repository"); errors.Is(err, ErrOutsideProject) && warn != nil {
+			warn(fmt.Sprintf("the repository of %s lies outside it (%s), and ralph last saw %s without one: a .git that names another repository "+
+				"may be a command's; programs its config names do not run in ralph's git here", root, p.common, root))
+		}
 	case !samePath(rec.GitDir, p.gitDir) || !samePath(rec.CommonDir, p.common):
 		p.trusted = map[string]bool{}
 		if warn != nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // tempMark is in the name of every temporary file a restore writes beside
@@ -142,9 +144,10 @@ func (r *Repo) restoreOne(ctx context.Context, commit, path string) error {
 	}
 	name := tmp.Name()
 	_ = tmp.Close()
-	_ = os.Remove(name)
-	defer os.Remove(name)
-	if _, err := ownIndex(name); err != nil {
+	person := rootfs.Person() // a temporary file of ralph's own
+	_ = person.Remove(name)
+	defer person.Remove(name)
+	if _, err := ownIndex(person, name); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	env := []string{"GIT_INDEX_FILE=" + name}

@@ -69,32 +69,11 @@ var allowed = map[string]string{
 	"workers/sandbox/unixdiag_linux.go:mountDevice": "/proc/self/mountinfo",
 	"workers/sandbox/unixdiag_linux.go:threadGroup": "/proc/<pid>/status",
 	"workers/sandbox/server_linux.go:server.start":  "/dev/null for the sandbox helper's standard streams",
-	// memory/git: git's own admin files, read as git reads them, and the
-	// session's own index and scratch files in the git directory; what it
-	// writes into the work tree (undo) and refs goes through its own
-	// os.Root door (memory/git/beneath.go), which follows no link.
-	"memory/git/checkpoint.go:Checkpoints.Record":      "the checkpoint index's lock file in the git dir",
-	"memory/git/checkpoint.go:Checkpoints.seedIndex":   "copies .git/index to the session's own index",
-	"memory/git/commit.go:Repo.CommitPaths":            "a scratch index in the git dir",
-	"memory/git/discover.go:found":                     "reads a .git file (gitdir:) as git does",
-	"memory/git/discover.go:plainConfig":               "reads .git/config as git does",
-	"memory/git/discover.go:resolveHead":               "reads .git/HEAD as git does",
-	"memory/git/heads.go:Repo.IndexIsHead":             "reads .git/index",
-	"memory/git/heads.go:Repo.ReadHeads":               "reads .git/HEAD and refs",
-	"memory/git/heads.go:Repo.indexTree":               "reads .git/index",
-	"memory/git/objects.go:commonDir":                  "reads .git/commondir",
-	"memory/git/objects.go:nativeStore":                "reads .git/objects/info/alternates",
-	"memory/git/raw.go:Checkpoints.rawTree":            "a scratch index in the git dir",
-	"memory/git/raw.go:configMayName":                  "reads git config files as git does",
-	"memory/git/raw.go:indexMentions":                  "reads .git/index and its shared index",
-	"memory/git/review.go:newFilePatch":                "a new file of the work tree, Lstat'd regular first, for a review's diff",
-	"memory/git/splitindex.go:Checkpoints.decideSplit": "the session's own index in the git dir",
-	"memory/git/splitindex.go:Checkpoints.repairIndex": "the session's own index in the git dir",
-	"memory/git/splitindex.go:Repo.forgetIndex":        "the session's own index in the git dir",
-	"memory/git/splitindex.go:indexLinks":              "reads .git/index's shared index",
-	"memory/git/trust.go:onDiskRepository":             "reads a .git file to find the repository",
-	"memory/git/indexfile.go:ownIndex":                 "removes a link or non-file planted at an index path ralph hands git (Lstat'd: the link itself, never its target)",
-	"memory/git/writeback.go:Repo.restoreOne":          "a scratch index in the git dir",
+	// memory/git reads git's admin files (.git/index, HEAD, config,
+	// commondir, a .git file) and writes the session's own index files
+	// through this package's door (memory/git/gitdoor.go), its trust
+	// records through the person's door, and leaves task worktrees to
+	// git itself: no entry here.
 	// The sandbox's own guard of .git/hooks, .git/config and
 	// .ralph/config.toml in the fallback: it restores the person's copies
 	// (Lstat'd, links replaced, never followed) after each command.
@@ -102,7 +81,6 @@ var allowed = map[string]string{
 	"workers/sandbox/restore.go:put":                    "restores one guarded file, replacing a link",
 	"workers/sandbox/restore.go:record":                 "records a guarded file before a command",
 	"workers/sandbox/restore.go:remove":                 "removes what a command added at a guarded path",
-	"workers/sandbox/nestedgit.go:nestedGuard.disable":  "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:nestedGuard.remember": "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:nestedGuard.takeBack": "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:replaceFile":          "the guard of nested repositories' config",
@@ -246,7 +224,9 @@ func TestNoRawFileCallsOutsideTheDoor(t *testing.T) {
 }
 
 // TestGuardCatchesAPlantedCall: a raw write of a state file, as ralph
-// made them before the door, is found and is not allowed.
+// made them before the door, is found and is not allowed; so is a raw
+// open of .git/index, as the checkpoint's seed made it before the git
+// dir's door (issue 66).
 func TestGuardCatchesAPlantedCall(t *testing.T) {
 	src := []byte(`package memory
 
@@ -266,6 +246,40 @@ func (s *Session) open() fsys.Fs { return fsys.NewOsFs() }
 		t.Fatal(err)
 	}
 	want := []string{"memory/planted.go:appendProgress", "memory/planted.go:Session.open"}
+	plantedGit := []byte(`package git
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// seedIndex as it was before the git dir's door: a link a command
+// planted at .git/index had the person's key copied into the session.
+func (c *Checkpoints) seedIndex() error {
+	src, err := os.Open(filepath.Join(c.repo.GitDir, "index"))
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(c.index, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(dst, src)
+	return err
+}
+`)
+	gitFound, err := findRawCalls("memory/git/checkpoint.go", plantedGit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gitFound, []string{"memory/git/checkpoint.go:Checkpoints.seedIndex"}) {
+		t.Fatalf("a raw open of .git/index: found %q", gitFound)
+	}
+	if _, ok := allowed[gitFound[0]]; ok {
+		t.Fatalf("%s, a raw open of a project path, is allowed", gitFound[0])
+	}
 	if !slices.Equal(found, want) {
 		t.Fatalf("found %q, want %q", found, want)
 	}

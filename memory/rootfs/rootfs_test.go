@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -199,5 +200,44 @@ func TestReadSmall(t *testing.T) {
 		if data, err := ReadSmall(door, filepath.Join(root, "link.md"), 99); !errors.Is(err, ErrLinkOut) || len(data) != 0 {
 			t.Errorf("link out: %q %v", data, err)
 		}
+	}
+}
+
+// TestOpenRegularRefusesLinksAndPipes: the strict read refuses a link at
+// the file (even one that stays inside the root), a link on the way, and
+// a FIFO, which it must not wait on; a regular file reads.
+func TestOpenRegularRefusesLinksAndPipes(t *testing.T) {
+	root, outside, f := setup(t)
+	git := filepath.Join(root, ".git")
+	if err := os.Symlink(filepath.Join(outside, "bashrc"), filepath.Join(git, "index")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("config", filepath.Join(git, "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(git, filepath.Join(root, "gitlink")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{filepath.Join(git, "index"), filepath.Join(git, "HEAD"), filepath.Join(root, "gitlink", "config")} {
+		if _, err := f.ReadRegular(name, 1<<20); !errors.Is(err, ErrLink) {
+			t.Errorf("ReadRegular(%s) = %v, want ErrLink", name, err)
+		}
+	}
+	fifo := filepath.Join(git, "pipe")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := f.ReadRegular(fifo, 1<<20); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("ReadRegular(fifo) = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadRegular waited on a FIFO")
+	}
+	if got, err := f.ReadRegular(filepath.Join(git, "config"), 1<<20); err != nil || string(got) != "[core]\n" {
+		t.Fatalf("ReadRegular(config) = %q, %v", got, err)
 	}
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -10,9 +11,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // The sandbox keeps the project's own .git/config and hooks read-only, but
@@ -70,6 +73,9 @@ func newNestedGuard(root string) *nestedGuard { return &nestedGuard{root: root} 
 type Undone struct {
 	File string   // relative to the project root, or absolute outside it
 	Keys []string // the keys, such as core.fsmonitor
+	// Note, when set, says what the sandbox did in a sentence of its
+	// own (a pointer to another repository set aside) instead.
+	Note string
 }
 
 // maxConfig is the largest configuration file kept to be put back; a
@@ -131,12 +137,24 @@ func (g *nestedGuard) look(person bool) []Undone {
 		gitDir, common := rc[0], rc[1]
 		r := g.repos[ptr]
 		if r == nil {
+			if !person && common != "" && !knownCommon[common] && !g.inProject(common) {
+				// A .git (or a commondir) a command wrote that leads to
+				// a repository outside the project (`gitdir:
+				// ~/victim/.git`) is no repository the command made: it
+				// is set aside, and that repository is never marked as
+				// the model's, so its hooks stay the person's.
+				if u, ok := g.outside(ptr, gitDir, common); ok {
+					undone = append(undone, u)
+					delete(g.resolved, ptr)
+					continue
+				}
+			}
 			r = &repo{person: person}
 			g.repos[ptr] = r
 			if !person && common != "" && !knownCommon[common] {
 				// A repository a command made is the model's, hooks
 				// and all: ralph's own commits never run them.
-				_ = git.MarkModelRepository(common, "a command made "+g.rel(ptr))
+				_ = git.MarkModelRepository(g.real, common, "a command made "+g.rel(ptr))
 			}
 		}
 		moved := r.gitDir != gitDir || r.common != common
@@ -360,6 +378,45 @@ func (g *nestedGuard) disable(ptr string, r *repo, moved bool, added map[string]
 	if target == "" || !g.inProject(target) || ptr == filepath.Join(g.root, ".git") && r.person {
 		return Undone{}, false
 	}
+	aside, err := renameAside(g.root, target)
+	if err != nil {
+		return Undone{}, false
+	}
+	return Undone{File: fmt.Sprintf("%s (renamed to %s: the configuration it leads to lies outside the project)", g.rel(target), filepath.Base(aside)), Keys: keys}, true
+}
+
+// outside sets aside the pointer that leads a new repository of the
+// project to a common directory outside it: the .git file or link ptr, or
+// the commondir of a .git directory. ok is false when there is nothing
+// in the project to rename.
+func (g *nestedGuard) outside(ptr, gitDir, common string) (Undone, bool) {
+	target := ""
+	if fi, err := os.Lstat(ptr); err == nil && !fi.IsDir() {
+		target = ptr
+	} else if cd := filepath.Join(gitDir, "commondir"); gitDir != common && g.inProject(cd) {
+		target = cd
+	}
+	if target == "" || !g.inProject(target) {
+		return Undone{}, false
+	}
+	aside, err := renameAside(g.root, target)
+	if err != nil {
+		return Undone{}, false
+	}
+	return Undone{Note: fmt.Sprintf("the sandbox renamed %s, which this command wrote, to %s: it leads to the repository %s outside the project, which ralph does not take for one of the project's",
+		g.rel(target), filepath.Base(aside), common)}, true
+}
+
+// renameAside renames target, in the project at root, to
+// target.ralph-untrusted (or -2, -3, …), kept, not deleted, and returns
+// the new name. The rename goes through the project's door: a directory
+// on the way that a command swapped for a link is not followed.
+func renameAside(root, target string) (string, error) {
+	door, err := rootfs.New(root)
+	if err != nil {
+		return "", err
+	}
+	defer door.Close()
 	aside := target + ".ralph-untrusted"
 	for n := 2; ; n++ {
 		if _, err := os.Lstat(aside); err != nil {
@@ -367,10 +424,7 @@ func (g *nestedGuard) disable(ptr string, r *repo, moved bool, added map[string]
 		}
 		aside = fmt.Sprintf("%s.ralph-untrusted-%d", target, n)
 	}
-	if err := os.Rename(target, aside); err != nil {
-		return Undone{}, false
-	}
-	return Undone{File: fmt.Sprintf("%s (renamed to %s: the configuration it leads to lies outside the project)", g.rel(target), filepath.Base(aside)), Keys: keys}, true
+	return aside, door.Rename(target, aside)
 }
 
 // resolveGitDir is the git directory a .git entry (or a git directory)
@@ -378,13 +432,27 @@ func (g *nestedGuard) disable(ptr string, r *repo, moved bool, added map[string]
 // names it ("gitdir: <dir>", relative to the file's directory); and the
 // common directory its commondir names, or itself.
 func resolveGitDir(ptr string) (gitDir, common string) {
+	// A command may put a FIFO at a .git file or a commondir: opened
+	// without blocking, and read only when it is a regular file, it
+	// never hangs the guard (and ralph with it).
+	read := func(path string) ([]byte, error) {
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", path)
+		}
+		return io.ReadAll(io.LimitReader(f, 1<<20))
+	}
 	gitDir = ptr
 	fi, err := os.Lstat(ptr)
 	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		fi, err = os.Stat(ptr)
 	}
 	if err == nil && fi.Mode().IsRegular() {
-		if b, err := os.ReadFile(ptr); err == nil {
+		if b, err := read(ptr); err == nil {
 			if dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
 				dir = strings.TrimSpace(dir)
 				if !filepath.IsAbs(dir) {
@@ -402,7 +470,7 @@ func resolveGitDir(ptr string) (gitDir, common string) {
 		}
 	}
 	common = gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := read(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)

@@ -3,9 +3,11 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestNestedGuardIncludeOfAPipe: an include of a pipe that nobody writes
@@ -26,5 +28,32 @@ func TestNestedGuardIncludeOfAPipe(t *testing.T) {
 	}
 	if got := undoneMap(g.check()); got["nest/.git/config"] != "core.fsmonitor,include.path" {
 		t.Errorf("undone: %v", got)
+	}
+}
+
+// TestNestedGuardFIFOAtCommondirHangsNothing: a command makes a .git
+// directory whose commondir (or a .git file) is a FIFO nobody writes;
+// the guard's look after the command returns.
+func TestNestedGuardFIFOAtCommondirHangsNothing(t *testing.T) {
+	root := t.TempDir()
+	gitInit(t, root)
+	g := newNestedGuard(root)
+	g.prime()
+	gitInit(t, filepath.Join(root, "nest"))
+	if err := syscall.Mkfifo(filepath.Join(root, "nest", ".git", "commondir"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "sub", ".git"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); g.check() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the nested guard waited on a FIFO")
 	}
 }

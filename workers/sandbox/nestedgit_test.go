@@ -263,3 +263,46 @@ func TestNestedGuardTakesBackProgramTransports(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedGuardSetsAsideAPointerOutOfTheProject: a .git file a command
+// writes that names another repository of the person's (sub/.git =
+// gitdir: ~/victim/.git) is renamed aside and told in one sentence, and
+// that repository is not marked as the model's: ralph's commits there
+// keep running its hooks.
+func TestNestedGuardSetsAsideAPointerOutOfTheProject(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	root := t.TempDir()
+	gitInit(t, root)
+	victim := filepath.Join(t.TempDir(), "victim")
+	gitInit(t, victim)
+	g := newNestedGuard(root)
+	g.prime()
+	if err := os.MkdirAll(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ptr := filepath.Join(root, "sub", ".git")
+	if err := os.WriteFile(ptr, []byte("gitdir: "+filepath.Join(victim, ".git")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := g.check()
+	if len(u) != 1 || !strings.Contains(u[0].Note, "sub/.git") || !strings.Contains(u[0].Note, "outside the project") {
+		t.Fatalf("told %+v, want one sentence on sub/.git leading outside", u)
+	}
+	if _, err := os.Lstat(ptr); !os.IsNotExist(err) {
+		t.Errorf("sub/.git is still there: %v", err)
+	}
+	if _, err := os.Lstat(ptr + ".ralph-untrusted"); err != nil {
+		t.Errorf("sub/.git was not kept aside: %v", err)
+	}
+	marks, _ := filepath.Glob(filepath.Join(cfg, "ralph", "git-trust", "model-*.json"))
+	if len(marks) != 0 {
+		t.Errorf("a repository outside the project was marked as the model's: %v", marks)
+	}
+	// A repository a command makes inside the project is still marked.
+	gitInit(t, filepath.Join(root, "nest"))
+	_ = g.check()
+	if marks, _ := filepath.Glob(filepath.Join(cfg, "ralph", "git-trust", "model-*.json")); len(marks) != 1 {
+		t.Errorf("the command's own repository in the project: marks %v, want one", marks)
+	}
+}

@@ -1,0 +1,128 @@
+package git
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/spf13/afero"
+)
+
+// ralph reads git's admin files itself (the index, HEAD, config,
+// commondir, a .git file) and copies one of them, the person's index,
+// into the session's own. ralph runs as the person, and commands may
+// write some of those files (`git add` writes .git/index): a link
+// planted at .git/index -> ~/.ssh/id_rsa had the checkpoint copy the key
+// into .ralph/sessions/<id>/git-index, which commands read, and a FIFO
+// there would hang ralph. So every such read goes through memory/rootfs's
+// strict door, rooted at the directory git verified (the git dir, the
+// common dir, or the work tree's top for its .git file): no link in any
+// component below it, nothing but a regular file, opened without
+// blocking. In a linked worktree the git dir lies outside the project;
+// the door is rooted there, not at the project.
+
+// maxAdminFile bounds what ralph reads of one admin file: an index of a
+// million files is about 100 MB.
+const maxAdminFile = 1 << 30
+
+// openAdmin opens the file rel (OS-separated, relative to dir) through a
+// door rooted at dir.
+func openAdmin(dir, rel string) (*os.File, error) {
+	door, err := rootfs.New(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer door.Close()
+	return door.OpenRegular(filepath.Join(door.Dir(), rel))
+}
+
+// readAdmin reads the file rel of dir whole, as openAdmin opens it.
+func readAdmin(dir, rel string) ([]byte, error) {
+	door, err := rootfs.New(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer door.Close()
+	return door.ReadRegular(filepath.Join(door.Dir(), rel), maxAdminFile)
+}
+
+// missing reports an error that says a file is not there; a file that is
+// a link or no regular file is there, and refused.
+func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// ownFiles is the file system through which ralph writes its own files
+// beside a repository (the session's index and the scratch indexes next
+// to it): the project's door when path lies in the work tree, which
+// refuses a link on the way (in the fallback sandbox a command may swap
+// .ralph/sessions/<id> for one), and the person's own directories
+// otherwise (a temporary directory of ralph's).
+func ownFiles(top, path string) afero.Fs {
+	if top != "" {
+		if door, err := rootfs.New(top); err == nil {
+			if door.Contains(path) {
+				return door
+			}
+			_ = door.Close()
+		}
+	}
+	return rootfs.Person()
+}
+
+// closeFiles closes a door ownFiles opened.
+func closeFiles(fsys afero.Fs) {
+	if door, ok := fsys.(*rootfs.Fs); ok {
+		_ = door.Close()
+	}
+}
+
+// ErrIndexSetAside says the person's .git/index was a symbolic link or
+// not a regular file, and was renamed aside (kept, never followed).
+var ErrIndexSetAside = errors.New("was not a regular file: renamed aside, not followed")
+
+// asideIndex renames the person's index aside when it is a link, a
+// FIFO or anything else that is not a regular file. Commands may write
+// .git/index (`git add`), so a command can replace it with a link to the
+// person's key: git itself follows it, reading the key as an index for
+// ralph's check-attr and, worse, renaming a new index over the link's
+// target when ralph's commit or undo updates the person's index (the
+// person's own next `git add` would too). Renamed aside, the repository
+// has no index, which git reads as an empty one; the link is kept for
+// the person to look at. It returns an error wrapping ErrIndexSetAside
+// naming what it did, nil when the index is a regular file or absent.
+func asideIndex(gitDir string) error {
+	door, err := rootfs.New(gitDir)
+	if err != nil {
+		return nil // no git dir to look in: git says so itself
+	}
+	defer door.Close()
+	index := filepath.Join(door.Dir(), "index")
+	fi, _, err := door.LstatIfPossible(index)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	aside := index + ".ralph-untrusted"
+	for n := 2; ; n++ {
+		if _, _, err := door.LstatIfPossible(aside); missing(err) {
+			break
+		}
+		aside = fmt.Sprintf("%s.ralph-untrusted-%d", index, n)
+	}
+	if err := door.Rename(index, aside); err != nil {
+		return fmt.Errorf("the repository's index %s (%s) is not a regular file and could not be renamed aside: %w", index, fi.Mode().Type(), err)
+	}
+	return fmt.Errorf("the repository's index %s (%s) %w to %s; git reads the index as empty until you restore yours (git reset)",
+		index, fi.Mode().Type(), ErrIndexSetAside, filepath.Base(aside))
+}
+
+// asideIndex sets the person's index aside (see asideIndex) and tells
+// the person once.
+func (c *Checkpoints) asideIndex() {
+	err := asideIndex(c.repo.GitDir)
+	if err != nil && c.warnFn != nil && !c.warnedSeed {
+		c.warnedSeed = true
+		c.warnFn(err.Error() + ": a command had replaced it")
+	}
+}
