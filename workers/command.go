@@ -209,11 +209,19 @@ func (w *Workspace) Exec(ctx context.Context, command string, timeout time.Durat
 // that needs DATABASE_URL fails otherwise with no word why. Names only,
 // never values; once for w and every Workspace made with its Options.
 func (w *Workspace) NoteWithheld() {
-	if len(w.opts.Withheld) == 0 || w.opts.Notify == nil || w.opts.withheldOnce == nil {
+	if len(w.opts.Withheld)+len(w.opts.WithheldGit) == 0 || w.opts.Notify == nil || w.opts.withheldOnce == nil {
 		return
 	}
 	w.opts.withheldOnce.Do(func() {
-		w.opts.Notify(fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
-			strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0]))
+		var say []string
+		if len(w.opts.Withheld) > 0 {
+			say = append(say, fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
+				strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0]))
+		}
+		if len(w.opts.WithheldGit) > 0 {
+			say = append(say, fmt.Sprintf("commands run without %s, which configure git for every command and may carry a credential; shell_env cannot pass them",
+				strings.Join(w.opts.WithheldGit, ", ")))
+		}
+		w.opts.Notify(strings.Join(say, ". "))
 	})
 }

@@ -375,7 +375,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 		Readable: cfg.SandboxReadable,
 		Notify:   opts.Notify, AddDirs: opts.AddDirs,
-		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
+		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv), WithheldGit: childenv.WithheldGit(os.Environ()),
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)

@@ -96,13 +96,14 @@ func ScrubDropping(env, drop, keep []string) []string {
 // env without the variables that look like credentials, except those the
 // person listed (shell_env, names or prefixes ending in "*"), and never
 // with the variables Hide named or drop names (the model's key), listed
-// or not. A command's output goes to the model, so a secret in its
-// environment is one `env` away from the conversation.
+// or not, nor with the variables that configure git (ConfiguresGit). A
+// command's output goes to the model, so a secret in its environment is
+// one `env` away from the conversation.
 func ForCommands(env, include []string, drop ...string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if IsHidden(name) || slices.Contains(drop, name) {
+		if IsHidden(name) || slices.Contains(drop, name) || ConfiguresGit(name) {
 			continue
 		}
 		if !IsCredential(name, value) || Kept(name, include) {
@@ -121,10 +122,44 @@ func Withheld(env, include []string, drop ...string) []string {
 	var out []string
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if IsHidden(name) || slices.Contains(drop, name) || Kept(name, include) || !IsCredential(name, value) {
+		if IsHidden(name) || slices.Contains(drop, name) || ConfiguresGit(name) || Kept(name, include) || !IsCredential(name, value) {
 			continue
 		}
 		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ConfiguresGit reports whether name is one of the variables that give
+// every git a command runs configuration of their own: GIT_CONFIG_PARAMETERS
+// (what `git -c` passes down, an http.extraheader with the workflow's
+// Authorization header among it) and GIT_CONFIG_COUNT with its
+// GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>. They never reach the
+// model's commands, listed in shell_env or not: a value may be a
+// credential that no rule recognizes, and a key may name a program.
+func ConfiguresGit(name string) bool {
+	if name == "GIT_CONFIG_PARAMETERS" || name == "GIT_CONFIG_COUNT" {
+		return true
+	}
+	for _, p := range []string{"GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"} {
+		if n, ok := strings.CutPrefix(name, p); ok && n != "" && !strings.ContainsFunc(n, func(r rune) bool { return r < '0' || r > '9' }) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithheldGit names the variables of env that configure git
+// (ConfiguresGit), which commands never get: the person is told of them
+// apart from Withheld's, since shell_env cannot pass them.
+func WithheldGit(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if ConfiguresGit(name) && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
