@@ -27,9 +27,9 @@ import (
 // is memory.Redacted, the word ralph's records use.
 const Masked = "[REDACTED]"
 
-// maxConfig is the largest configuration file masked; git's own files
+// MaxConfig is the largest configuration file masked; git's own files
 // are a few kilobytes, and a larger one is read whole by nobody.
-const maxConfig = 4 << 20
+const MaxConfig = 4 << 20
 
 // IsConfigPath reports whether path (relative to a project, or absolute;
 // either separator) names a file git reads as a repository's
@@ -73,7 +73,7 @@ func pathBase(p string) string {
 // configuration, so git run on it works except where it needs the
 // credential.
 func Mask(b []byte) ([]byte, []string) {
-	if len(b) > maxConfig || !mayHold(b) {
+	if len(b) > MaxConfig || !mayHold(b) {
 		return b, nil
 	}
 	var out bytes.Buffer
@@ -305,7 +305,7 @@ func dedupe(in []string) []string {
 // regular file).
 func MaskFile(path string) (masked []byte, secrets []string) {
 	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxConfig {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxConfig {
 		return nil, nil
 	}
 	b, err := os.ReadFile(path)
