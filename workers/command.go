@@ -213,15 +213,19 @@ func (w *Workspace) NoteWithheld() {
 		return
 	}
 	w.opts.withheldOnce.Do(func() {
-		var say []string
+		var say string
 		if len(w.opts.Withheld) > 0 {
-			say = append(say, fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
-				strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0]))
+			say = fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
+				strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0])
 		}
-		if len(w.opts.WithheldGit) > 0 {
-			say = append(say, fmt.Sprintf("commands run without %s, which configure git for every command and may carry a credential; shell_env cannot pass them",
-				strings.Join(w.opts.WithheldGit, ", ")))
+		if g := w.opts.WithheldGit; len(g) > 0 {
+			why := "which configure git for every command and may carry a credential; shell_env cannot pass them"
+			if say == "" {
+				say = fmt.Sprintf("commands run without %s, %s", strings.Join(g, ", "), why)
+			} else {
+				say += fmt.Sprintf("; nor do they get %s, %s", strings.Join(g, ", "), why)
+			}
 		}
-		w.opts.Notify(strings.Join(say, ". "))
+		w.opts.Notify(say)
 	})
 }
