@@ -22,8 +22,16 @@
 //   - a value looks like a credential when it holds a well-known token
 //     (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_, glpat-, xox[abposr]-,
 //     AKIA or ASIA and 16 more, a JWT eyJ….eyJ…., sk- and 20 more
-//     characters, which covers sk-ant- and sk-proj-) or is a URL with a
-//     password (postgres://user:pw@host/db);
+//     characters, which covers sk-ant- and sk-proj-), a URL with a
+//     password (postgres://user:pw@host/db), a PEM or PGP private key, a
+//     connection string's password pair (Password=, password=) or an
+//     Authorization header;
+//   - Bundler's BUNDLE_<HOST> holding user:password is one by name and
+//     value together: a bare user:password counts nowhere else, as colons
+//     separate paths;
+//   - the variables that configure git (GIT_CONFIG_PARAMETERS,
+//     GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) never
+//     reach the model's commands (ConfiguresGit);
 //   - the variables ordinary programs need are never hidden, whatever
 //     their value (neverHide): PATH and the search paths ending in PATH,
 //     PWD, OLDPWD, HOME, USER, SHELL, TERM, LANG, LC_*, TMPDIR, …;
