@@ -5,6 +5,8 @@ package workers
 import (
 	"os"
 	"sync/atomic"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // forceNoOpenat2 exists for the tests shared with Linux; without openat2
@@ -26,12 +28,13 @@ func openat2Beneath(dirfd int, rel string, flags int) (int, error) {
 // they opened instead.
 func fdPath(fd int) (string, bool) { return "", false }
 
-// newAnonymous makes a temporary file and removes its name at once.
+// newAnonymous makes a temporary file, in the person's temporary
+// directory, and removes its name at once.
 func newAnonymous(name string) (*os.File, error) {
 	f, err := os.CreateTemp("", "ralph-masked-*")
 	if err != nil {
 		return nil, err
 	}
-	os.Remove(f.Name())
+	rootfs.Person().Remove(f.Name())
 	return f, nil
 }

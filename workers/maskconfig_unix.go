@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ralph-dev/ralph/memory/gitcreds"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -60,8 +61,13 @@ func (r *RootDir) maskConfig(f *os.File, rel string, st *unix.Stat_t) (*os.File,
 // isProjectConfig reports whether st is the file of one of the project
 // repository's configuration files.
 func (r *RootDir) isProjectConfig(st *unix.Stat_t) bool {
-	gitDir, common := gitcreds.Locate(filepath.Join(r.w.root, ".git"))
-	for _, p := range gitcreds.Files(gitDir, common) {
+	door, err := rootfs.New(r.w.root)
+	if err != nil {
+		return false
+	}
+	defer door.Close()
+	gitDir, common := gitcreds.Locate(door, filepath.Join(r.w.root, ".git"))
+	for _, p := range gitcreds.Files(door, gitDir, common) {
 		var c unix.Stat_t
 		if unix.Stat(p, &c) == nil && c.Dev == st.Dev && c.Ino == st.Ino {
 			return true

@@ -316,7 +316,7 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	// ralph's records and the results the model is sent never carry them,
 	// even where a command reads the file itself (the Landlock-only
 	// sandbox binds no masked copy over it).
-	gitSecrets := gitcreds.Secrets(root)
+	gitSecrets := gitcreds.Secrets(opts.Fs, root)
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers,
 		Redactor: memory.NewRedactor(append(cfg.Secrets(), gitSecrets...)...), gitSecrets: gitSecrets,
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,

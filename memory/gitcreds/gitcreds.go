@@ -20,7 +20,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/afero"
+
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // Masked is what a credential becomes in the copy the model reads; it
@@ -300,15 +303,15 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// MaskFile reads the configuration file at path and masks it; masked is
-// nil when the file holds nothing to mask (or cannot be read as a
-// regular file).
-func MaskFile(path string) (masked []byte, secrets []string) {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxConfig {
+// MaskFile reads the configuration file at path through fsys (a
+// project's door, which follows no link out of it) and masks it; masked
+// is nil when the file holds nothing to mask, or is no regular file, or
+// cannot be read.
+func MaskFile(fsys afero.Fs, path string) (masked []byte, secrets []string) {
+	if !isRegular(fsys, path) {
 		return nil, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := rootfs.ReadSmall(fsys, path, MaxConfig)
 	if err != nil {
 		return nil, nil
 	}
@@ -319,31 +322,43 @@ func MaskFile(path string) (masked []byte, secrets []string) {
 	return m, s
 }
 
-// Files lists the configuration files of the repository whose git
-// directory is gitDir and common directory common (the same but for a
-// linked worktree): config and config.worktree in both, and those of
-// the submodules' repositories (modules/…) and the linked worktrees'
-// directories (worktrees/*). Only files that exist are listed.
-func Files(gitDir, common string) []string {
+// isRegular reports whether path is a regular file, not through a link.
+func isRegular(fsys afero.Fs, path string) bool {
+	var fi os.FileInfo
+	var err error
+	if l, ok := fsys.(afero.Lstater); ok {
+		fi, _, err = l.LstatIfPossible(path)
+	} else {
+		fi, err = fsys.Stat(path)
+	}
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Files lists the configuration files, read through fsys, of the
+// repository whose git directory is gitDir and common directory common
+// (the same but for a linked worktree): config and config.worktree in
+// both, and those of the submodules' repositories (modules/…) and the
+// linked worktrees' directories (worktrees/*). Only regular files that
+// exist are listed.
+func Files(fsys afero.Fs, gitDir, common string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
-		if seen[p] {
-			return
-		}
-		seen[p] = true
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-			out = append(out, p)
+		if !seen[p] {
+			seen[p] = true
+			if isRegular(fsys, p) {
+				out = append(out, p)
+			}
 		}
 	}
-	for _, d := range []string{gitDir, common} {
-		if d == "" {
+	for i, d := range []string{gitDir, common} {
+		if d == "" || i == 1 && d == gitDir {
 			continue
 		}
 		add(filepath.Join(d, "config"))
 		add(filepath.Join(d, "config.worktree"))
 		for _, pattern := range []string{"modules/*/config", "modules/*/modules/*/config", "worktrees/*/config.worktree"} {
-			matches, _ := filepath.Glob(filepath.Join(d, pattern))
+			matches, _ := afero.Glob(fsys, filepath.Join(d, pattern))
 			for _, m := range matches {
 				add(m)
 			}
@@ -353,37 +368,38 @@ func Files(gitDir, common string) []string {
 }
 
 // Secrets returns the values Mask takes out of the configuration files
-// of the repository at root (its .git directory, or the repository a
-// .git file names, with its common directory): what ralph's redactor
-// adds to the person's keys, so that ralph's records and the results
-// the model is sent never carry them, even where the sandbox cannot bind
-// a masked copy over the file.
-func Secrets(root string) []string {
-	gitDir, common := Locate(filepath.Join(root, ".git"))
+// of the repository at root, read through fsys (the project's door): its
+// .git directory, or the repository a .git file names with its common
+// directory where fsys reaches them. They are what ralph's redactor adds
+// to the person's keys, so that ralph's records and the results the
+// model is sent never carry them, even where the sandbox cannot bind a
+// masked copy over the file.
+func Secrets(fsys afero.Fs, root string) []string {
+	gitDir, common := Locate(fsys, filepath.Join(root, ".git"))
 	if gitDir == "" {
 		return nil
 	}
 	var out []string
-	for _, f := range Files(gitDir, common) {
-		_, s := MaskFile(f)
+	for _, f := range Files(fsys, gitDir, common) {
+		_, s := MaskFile(fsys, f)
 		out = append(out, s...)
 	}
 	return dedupe(out)
 }
 
-// Locate resolves a .git entry to its git directory and common
-// directory: a directory is both; a file names the git directory
-// ("gitdir: …"), whose commondir file names the common one. Both are
-// "" when ptr is neither.
-func Locate(ptr string) (gitDir, common string) {
-	fi, err := os.Stat(ptr)
+// Locate resolves a .git entry, read through fsys, to its git directory
+// and common directory: a directory is both; a file names the git
+// directory ("gitdir: …"), whose commondir file names the common one.
+// Both are "" when ptr is neither.
+func Locate(fsys afero.Fs, ptr string) (gitDir, common string) {
+	fi, err := fsys.Stat(ptr)
 	switch {
 	case err != nil:
 		return "", ""
 	case fi.IsDir():
 		gitDir = ptr
 	case fi.Mode().IsRegular():
-		b, err := os.ReadFile(ptr)
+		b, err := rootfs.ReadSmall(fsys, ptr, 4096)
 		if err != nil {
 			return "", ""
 		}
@@ -400,7 +416,7 @@ func Locate(ptr string) (gitDir, common string) {
 		return "", ""
 	}
 	common = gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := rootfs.ReadSmall(fsys, filepath.Join(gitDir, "commondir"), 4096); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/afero"
 )
 
 const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
@@ -115,7 +117,7 @@ func TestSecretsReadsTheProjectsRepository(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(root, ".git", "config"), []byte(checkout), 0o644)
 	os.WriteFile(filepath.Join(root, ".git", "modules", "lib", "config"), []byte("[remote \"o\"]\n\turl = https://u:modulepass1@h/x\n"), 0o644)
-	got := Secrets(root)
+	got := Secrets(afero.NewOsFs(), root)
 	for _, s := range []string{token, "ghs_workflowtoken1234567890", "modulepass1"} {
 		if !slices.Contains(got, s) {
 			t.Errorf("Secrets misses %q: %q", s, got)
@@ -127,7 +129,7 @@ func TestSecretsReadsTheProjectsRepository(t *testing.T) {
 	os.MkdirAll(admin, 0o755)
 	os.WriteFile(filepath.Join(admin, "commondir"), []byte("../..\n"), 0o644)
 	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+admin+"\n"), 0o644)
-	if got := Secrets(wt); !slices.Contains(got, token) {
+	if got := Secrets(afero.NewOsFs(), wt); !slices.Contains(got, token) {
 		t.Errorf("a linked worktree's Secrets miss the main repository's: %q", got)
 	}
 }

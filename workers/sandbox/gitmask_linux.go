@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/ralph-dev/ralph/memory/gitcreds"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,10 +34,25 @@ import (
 // joins the spec's key so that a helper is replaced when what it would
 // show changes.
 func (r *Runner) masks() (paths []string, sum string) {
+	// The files are read through doors that follow no link out: the
+	// project's, and for a linked worktree the main repository's common
+	// directory, which its .git file names.
+	door, err := rootfs.New(r.policy.Root)
+	if err != nil {
+		return nil, ""
+	}
+	defer door.Close()
+	doors := []*rootfs.Fs{door}
 	var dirs [][2]string
-	gitDir, common := gitcreds.Locate(filepath.Join(r.policy.Root, ".git"))
+	gitDir, common := gitcreds.Locate(door, filepath.Join(r.policy.Root, ".git"))
 	if gitDir != "" {
 		dirs = append(dirs, [2]string{gitDir, common})
+		if !door.Contains(common) {
+			if d, err := rootfs.New(common); err == nil {
+				defer d.Close()
+				doors = append(doors, d)
+			}
+		}
 	}
 	if r.repos != nil {
 		dirs = append(dirs, r.repos.gitDirs(r.policy.Mode != WorkspaceWrite)...)
@@ -44,15 +60,20 @@ func (r *Runner) masks() (paths []string, sum string) {
 	h := sha256.New()
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		for _, f := range gitcreds.Files(d[0], d[1]) {
-			if seen[f] {
-				continue
+		for _, door := range doors {
+			if !door.Contains(d[0]) && !door.Contains(d[1]) {
+				continue // a repository outside the project, not the worktree's own
 			}
-			seen[f] = true
-			if masked, _ := gitcreds.MaskFile(f); masked != nil {
-				paths = append(paths, f)
-				h.Write([]byte(f + "\x00"))
-				h.Write(masked)
+			for _, f := range gitcreds.Files(door, d[0], d[1]) {
+				if seen[f] || !door.Contains(f) {
+					continue
+				}
+				seen[f] = true
+				if masked, _ := gitcreds.MaskFile(door, f); masked != nil {
+					paths = append(paths, f)
+					h.Write([]byte(f + "\x00"))
+					h.Write(masked)
+				}
 			}
 		}
 	}
