@@ -43,7 +43,7 @@ func (r *RootDir) maskConfig(f *os.File, rel string, st *unix.Stat_t) (*os.File,
 	if len(b) > gitcreds.MaxConfig {
 		// Too large to mask, and so not shown at all.
 		f.Close()
-		return nil, fmt.Errorf("%w: a repository configuration larger than %d bytes", ErrNotRegular, gitcreds.MaxConfig)
+		return nil, fmt.Errorf("%w: a repository configuration larger than ralph masks (4 MiB)", ErrNotRegular)
 	}
 	masked, secrets := gitcreds.Mask(b)
 	if len(secrets) == 0 && bytes.Equal(masked, b) {
