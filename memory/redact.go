@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/gitcreds"
 )
 
-// Redacted is what a secret becomes in every file ralph writes.
-const Redacted = "[REDACTED]"
+// Redacted is what a secret becomes in every file ralph writes, and in
+// the copy of a repository's configuration the model reads (gitcreds).
+const Redacted = gitcreds.Masked
 
 // minSecretLen is the shortest string treated as a secret: very short
 // strings would redact ordinary words, and real keys are long.

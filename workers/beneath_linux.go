@@ -2,6 +2,7 @@ package workers
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,4 +69,13 @@ func fdPath(fd int) (string, bool) {
 		return "", false // anonymous files, removed directories
 	}
 	return p, true
+}
+
+// newAnonymous makes a file no path names, in memory.
+func newAnonymous(name string) (*os.File, error) {
+	fd, err := unix.MemfdCreate("ralph-masked", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
 }

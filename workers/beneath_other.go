@@ -2,7 +2,12 @@
 
 package workers
 
-import "sync/atomic"
+import (
+	"os"
+	"sync/atomic"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+)
 
 // forceNoOpenat2 exists for the tests shared with Linux; without openat2
 // the fallback is the only path.
@@ -22,3 +27,14 @@ func openat2Beneath(dirfd int, rel string, flags int) (int, error) {
 // fdPath cannot ask the kernel without /proc; callers resolve the path
 // they opened instead.
 func fdPath(fd int) (string, bool) { return "", false }
+
+// newAnonymous makes a temporary file, in the person's temporary
+// directory, and removes its name at once.
+func newAnonymous(name string) (*os.File, error) {
+	f, err := os.CreateTemp("", "ralph-masked-*")
+	if err != nil {
+		return nil, err
+	}
+	rootfs.Person().Remove(f.Name())
+	return f, nil
+}

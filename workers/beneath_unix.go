@@ -147,7 +147,8 @@ func (r *RootDir) where(dirfd int, asked string) (string, error) {
 	return rel, nil
 }
 
-// OpenFile opens rel for reading and checks that it is a regular file.
+// OpenFile opens rel for reading and checks that it is a regular file; a
+// repository's configuration comes back masked (maskConfig).
 // O_NONBLOCK keeps a fifo from blocking the open; it means nothing for the
 // regular files that pass the check.
 func (r *RootDir) OpenFile(rel string) (*os.File, error) {
@@ -185,7 +186,11 @@ func (r *RootDir) OpenFile(rel string) (*os.File, error) {
 		f.Close()
 		return nil, ErrNotRegular
 	}
-	return f, nil
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "stat", Path: rel, Err: err}
+	}
+	return r.maskConfig(f, rel, &st)
 }
 
 // Target is where a write lands: an open directory inside the root and a

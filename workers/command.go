@@ -209,11 +209,23 @@ func (w *Workspace) Exec(ctx context.Context, command string, timeout time.Durat
 // that needs DATABASE_URL fails otherwise with no word why. Names only,
 // never values; once for w and every Workspace made with its Options.
 func (w *Workspace) NoteWithheld() {
-	if len(w.opts.Withheld) == 0 || w.opts.Notify == nil || w.opts.withheldOnce == nil {
+	if len(w.opts.Withheld)+len(w.opts.WithheldGit) == 0 || w.opts.Notify == nil || w.opts.withheldOnce == nil {
 		return
 	}
 	w.opts.withheldOnce.Do(func() {
-		w.opts.Notify(fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
-			strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0]))
+		var say string
+		if len(w.opts.Withheld) > 0 {
+			say = fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
+				strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0])
+		}
+		if g := w.opts.WithheldGit; len(g) > 0 {
+			why := "which configure git for every command and may carry a credential; shell_env cannot pass them"
+			if say == "" {
+				say = fmt.Sprintf("commands run without %s, %s", strings.Join(g, ", "), why)
+			} else {
+				say += fmt.Sprintf("; nor do they get %s, %s", strings.Join(g, ", "), why)
+			}
+		}
+		w.opts.Notify(say)
 	})
 }

@@ -84,6 +84,10 @@ type Options struct {
 	// (childenv.Withheld): the first command tells the person of them,
 	// once for the Workspace and every copy of it (NoteWithheld).
 	Withheld []string
+	// WithheldGit names the variables that configure git
+	// (childenv.WithheldGit), which Env never holds and shell_env cannot
+	// pass; the same note names them apart.
+	WithheldGit []string
 	// withheldOnce is shared by the copies, so the note is said once.
 	withheldOnce *sync.Once
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/gitcreds"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
@@ -189,6 +190,9 @@ type Project struct {
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
 	Redactor *memory.Redactor
+	// gitSecrets are the credentials in the project's repositories'
+	// configuration (gitcreds.Secrets), read when the project opened.
+	gitSecrets []string
 	// Mode is the session's mode: the face's, or a resumed session's own.
 	Mode string
 	// History is the saved conversation of a resumed session, repaired so
@@ -314,7 +318,15 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		// Beside the lock and the session record, which wait for the disk.
 		llm.Preconnect(cfg.BaseURL)
 	}
-	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers, Redactor: memory.NewRedactor(cfg.Secrets()...),
+	// The credentials the project's repositories hold (the workflow's
+	// token that actions/checkout left in .git/config, a remote's
+	// password) are secrets too: the model reads masked copies, and
+	// ralph's records and the results the model is sent never carry them,
+	// even where a command reads the file itself (the Landlock-only
+	// sandbox binds no masked copy over it).
+	gitSecrets := gitcreds.Secrets(opts.Fs, root)
+	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers,
+		Redactor: memory.NewRedactor(append(cfg.Secrets(), gitSecrets...)...), gitSecrets: gitSecrets,
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
 		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
 	// The definitions are read before the lock is taken, so a one-shot
@@ -377,13 +389,13 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
 			n, config.ProjectFile))
 	}
-	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Options: workers.Options{
+	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 		Readable: cfg.SandboxReadable,
 		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(),
-		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
+		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv), WithheldGit: childenv.WithheldGit(os.Environ()),
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
@@ -622,9 +634,9 @@ func (p *Project) mcpNotice(notify func(string)) func(string) {
 	}
 }
 
-// secrets are what no file ralph writes may hold: the API key and the MCP
-// servers' tokens.
-func (p *Project) secrets() []string { return p.Config.Secrets() }
+// secrets are what no file ralph writes may hold: the API key, the MCP
+// servers' tokens and the credentials in the project's repositories.
+func (p *Project) secrets() []string { return append(p.Config.Secrets(), p.gitSecrets...) }
 
 func (p *Project) touchRegistry() {
 	if p.Session == nil {

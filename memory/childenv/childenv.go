@@ -22,8 +22,16 @@
 //   - a value looks like a credential when it holds a well-known token
 //     (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_, glpat-, xox[abposr]-,
 //     AKIA or ASIA and 16 more, a JWT eyJ….eyJ…., sk- and 20 more
-//     characters, which covers sk-ant- and sk-proj-) or is a URL with a
-//     password (postgres://user:pw@host/db);
+//     characters, which covers sk-ant- and sk-proj-), a URL with a
+//     password (postgres://user:pw@host/db), a PEM or PGP private key, a
+//     connection string's password pair (Password=, password=) or an
+//     Authorization header;
+//   - Bundler's BUNDLE_<HOST> holding user:password is one by name and
+//     value together: a bare user:password counts nowhere else, as colons
+//     separate paths;
+//   - the variables that configure git (GIT_CONFIG_PARAMETERS,
+//     GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>, GIT_CONFIG_VALUE_<n>) never
+//     reach the model's commands (ConfiguresGit);
 //   - the variables ordinary programs need are never hidden, whatever
 //     their value (neverHide): PATH and the search paths ending in PATH,
 //     PWD, OLDPWD, HOME, USER, SHELL, TERM, LANG, LC_*, TMPDIR, …;
@@ -96,13 +104,14 @@ func ScrubDropping(env, drop, keep []string) []string {
 // env without the variables that look like credentials, except those the
 // person listed (shell_env, names or prefixes ending in "*"), and never
 // with the variables Hide named or drop names (the model's key), listed
-// or not. A command's output goes to the model, so a secret in its
-// environment is one `env` away from the conversation.
+// or not, nor with the variables that configure git (ConfiguresGit). A
+// command's output goes to the model, so a secret in its environment is
+// one `env` away from the conversation.
 func ForCommands(env, include []string, drop ...string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if IsHidden(name) || slices.Contains(drop, name) {
+		if IsHidden(name) || slices.Contains(drop, name) || ConfiguresGit(name) {
 			continue
 		}
 		if !IsCredential(name, value) || Kept(name, include) {
@@ -121,10 +130,44 @@ func Withheld(env, include []string, drop ...string) []string {
 	var out []string
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if IsHidden(name) || slices.Contains(drop, name) || Kept(name, include) || !IsCredential(name, value) {
+		if IsHidden(name) || slices.Contains(drop, name) || ConfiguresGit(name) || Kept(name, include) || !IsCredential(name, value) {
 			continue
 		}
 		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ConfiguresGit reports whether name is one of the variables that give
+// every git a command runs configuration of their own: GIT_CONFIG_PARAMETERS
+// (what `git -c` passes down, an http.extraheader with the workflow's
+// Authorization header among it) and GIT_CONFIG_COUNT with its
+// GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>. They never reach the
+// model's commands, listed in shell_env or not: a value may be a
+// credential that no rule recognizes, and a key may name a program.
+func ConfiguresGit(name string) bool {
+	if name == "GIT_CONFIG_PARAMETERS" || name == "GIT_CONFIG_COUNT" {
+		return true
+	}
+	for _, p := range []string{"GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"} {
+		if n, ok := strings.CutPrefix(name, p); ok && n != "" && !strings.ContainsFunc(n, func(r rune) bool { return r < '0' || r > '9' }) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithheldGit names the variables of env that configure git
+// (ConfiguresGit), which commands never get: the person is told of them
+// apart from Withheld's, since shell_env cannot pass them.
+func WithheldGit(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if ConfiguresGit(name) && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}

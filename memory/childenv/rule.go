@@ -120,7 +120,10 @@ func LooksLikeCredential(name string) bool {
 // ValueLooksLikeCredential reports whether a value holds a well-known
 // token (after a character that is no letter or digit, so "task-…" holds
 // no "sk-"), a JWT (eyJ….eyJ….) or a URL with a password
-// (scheme://user:password@host): tight patterns, since a value alone is
+// (scheme://user:password@host), an ASCII-armored private key (PEM's
+// "PRIVATE KEY-----", PGP's "PRIVATE KEY BLOCK-----"), a connection
+// string's password pair (Password=…, password=…) or an Authorization
+// header: tight patterns, since a value alone is
 // hidden whatever its name. It is written out rather than a regular
 // expression: ralph's git scrubs the environment for every command it
 // starts, and this is ten times faster.
@@ -141,7 +144,83 @@ func ValueLooksLikeCredential(v string) bool {
 			from = i + 1
 		}
 	}
-	return jwt(v) || urlWithPassword(v) || strings.Contains(v, "PRIVATE KEY-----")
+	return jwt(v) || urlWithPassword(v) || strings.Contains(v, "PRIVATE KEY-----") || strings.Contains(v, "PRIVATE KEY BLOCK-----") ||
+		passwordPair(v) || authorizationHeader(v)
+}
+
+// passwordKeys are the keys of a connection string's password pair:
+// .NET's Password=, JDBC's password= in a URL's query, Kafka's
+// sasl.jaas.config password="…".
+var passwordKeys = []string{"password", "passwd"}
+
+// passwordPair reports whether v holds a password pair: one of
+// passwordKeys, in any case, as a word of its own (not the end of a
+// longer one, so MYPASSWORD= is none), then "=" and a value that is not
+// empty (a quoted one counts by its first character inside the quotes).
+func passwordPair(v string) bool {
+	lower := strings.ToLower(v)
+	for _, k := range passwordKeys {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], k)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + 1
+			if i > 0 && !notLetter(rune(lower[i-1])) {
+				continue
+			}
+			rest := strings.TrimLeft(lower[i+len(k):], " \t")
+			rest, ok := strings.CutPrefix(rest, "=")
+			if !ok {
+				continue
+			}
+			rest = strings.TrimLeft(rest, " \t\"'")
+			if rest != "" && !strings.ContainsRune(";&\"' \t\n", rune(rest[0])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// authorizationHeader reports whether v holds an HTTP Authorization
+// header with a value ("Authorization: Basic …"), as git's
+// http.extraheader carries in GIT_CONFIG_PARAMETERS.
+func authorizationHeader(v string) bool {
+	lower := strings.ToLower(v)
+	for from := 0; ; {
+		i := strings.Index(lower[from:], "authorization:")
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + 1
+		if rest := strings.TrimLeft(lower[i+len("authorization:"):], " \t"); rest != "" && rest[0] != '\'' && rest[0] != '"' {
+			return true
+		}
+	}
+}
+
+// bundlerCredential reports whether name is Bundler's credential for a
+// gem source, BUNDLE_<HOST> (the host's dots written as "__":
+// BUNDLE_GEMS__EXAMPLE__COM), holding user:password. Bundler's settings
+// that also carry "__" name a gem or a mirror, not a host. The bare
+// user:password shape is looked for only here: elsewhere colons separate
+// paths (PATH, LS_COLORS).
+func bundlerCredential(name, value string) bool {
+	n := strings.ToUpper(name)
+	host, ok := strings.CutPrefix(n, "BUNDLE_")
+	if !ok || !strings.Contains(host, "__") {
+		return false
+	}
+	for _, setting := range []string{"BUILD__", "MIRROR__", "LOCAL__"} {
+		if strings.HasPrefix(host, setting) {
+			return false
+		}
+	}
+	user, pass, ok := strings.Cut(value, ":")
+	return ok && user != "" && pass != "" && !strings.ContainsAny(value, " \t\n/")
 }
 
 // run counts the characters at the start of s that a token may hold.
@@ -217,7 +296,7 @@ func IsCredential(name, value string) bool {
 	if NeverHidden(name) {
 		return false
 	}
-	return LooksLikeCredential(name) || ValueLooksLikeCredential(value)
+	return LooksLikeCredential(name) || ValueLooksLikeCredential(value) || bundlerCredential(name, value)
 }
 
 func notLetter(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') }

@@ -147,10 +147,71 @@ func TestTheRule(t *testing.T) {
 		{"FOO", "notAKIAIOSFODNN7EXAMPLE", false},
 		{"FOO", "://u:p@h", false},
 		{"FOO", "https://u:@h/", false},
+		// Issue 66: Bundler's credential for a gem source, user:password in
+		// a variable named for a host; elsewhere a bare user:password is
+		// no credential, as colons separate paths.
+		{"BUNDLE_GEMS__EXAMPLE__COM", "u:p", true},
+		{"BUNDLE_RUBYGEMS__PKG__GITHUB__COM", "x-access-token:abc", true},
+		{"bundle_gems__example__com", "me:secret", true},
+		{"BUNDLE_WITHOUT", "development:test", false},
+		{"BUNDLE_PATH", "vendor/bundle", false},
+		{"BUNDLE_BUILD__NOKOGIRI", "--use-system-libraries", false},
+		{"BUNDLE_MIRROR__HTTPS://RUBYGEMS__ORG/", "https://mirror.example/", false},
+		{"BUNDLE_GEMS__EXAMPLE__COM", "token-only", false},
+		{"PATH", "/usr/local/bin:/usr/bin:/bin", false},
+		{"LS_COLORS", "rs=0:di=01;34:ln=01;36:mh=00:pi=40;33", false},
+		{"GOPATH", "/home/me/go:/opt/go", false},
+		{"MY_DIRS", "/a/b:/c/d:/e/f", false},
+		{"CDPATH", ".:/home/me", false},
+		{"JAVA_OPTS", "-Xmx1g -Dfile.encoding=UTF-8", false},
+		{"KAFKA_BROKERS", "host1:9092,host2:9092", false},
+		// A URL with a password is a credential in any variable: a
+		// DATABASE_URL with one is withheld (shell_env passes it), one
+		// without userinfo or with a user alone is not.
+		{"DATABASE_URL", "postgres://u:p@h/db", true},
+		{"DATABASE_URL", "postgres://h/db", false},
+		{"REPO", "https://github.com/o/r.git", false},
+		{"REPO", "https://me@github.com/o/r.git", false},
+		{"REPO", "https://me:pw@github.com/o/r.git", true},
+		// An ASCII-armored PGP private key (Gradle's signing key).
+		{"ORG_GRADLE_PROJECT_signingKey", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQdGBF...\n-----END PGP PRIVATE KEY BLOCK-----", true},
+		{"PUBKEY_ARMOR", "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF...", false},
+		// Connection strings' password pairs, in any variable.
+		{"CONN", "Server=x;User Id=u;Password=p;", true},
+		{"CONN", "server=x;uid=u;password = 'p w'", true},
+		{"JDBC", "jdbc:postgresql://db/app?user=u&password=p", true},
+		{"KAFKA_OPTS", `sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p";`, true},
+		{"MYSQL_OPTS", "--user=u --passwd=p", true},
+		{"CONN", "Server=x;User Id=u;Password=;", false},
+		{"CONN", "Server=x;Integrated Security=true", false},
+		{"FLAGS", "--password-file=/run/pw", false},
+		{"NOTE", "reset_password=true", true},
+		// An Authorization header anywhere in a value.
+		{"GIT_CONFIG_PARAMETERS", "'http.extraheader'='Authorization: basic eC1hY2Nlc3MtdG9rZW46Z2hz'", true},
+		{"HDRS", "Accept: */*\nauthorization: Bearer abc", true},
+		{"HELP", "set the Authorization header", false},
 	} {
 		if got := IsCredential(c.name, c.value); got != c.secret {
 			t.Errorf("IsCredential(%q, %q) = %v, want %v", c.name, c.value, got, c.secret)
 		}
+	}
+}
+
+// TestGitConfigVariablesNeverReachCommands: the variables that configure
+// git are dropped from commands even when shell_env lists them, and named
+// apart from the ones shell_env could pass.
+func TestGitConfigVariablesNeverReachCommands(t *testing.T) {
+	env := []string{"HOME=/h", "GIT_CONFIG_PARAMETERS='core.pager'='less'", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.extraheader",
+		"GIT_CONFIG_VALUE_0=x", "GIT_CONFIG_GLOBAL=/g", "GIT_CONFIG_KEY_X=y", "DB_PASSWORD=p"}
+	got := strings.Join(ForCommands(env, []string{"GIT_*", "DB_PASSWORD"}), " ")
+	if got != "HOME=/h GIT_CONFIG_GLOBAL=/g GIT_CONFIG_KEY_X=y DB_PASSWORD=p" {
+		t.Fatalf("ForCommands = %s", got)
+	}
+	if got := strings.Join(Withheld(env, nil), " "); got != "DB_PASSWORD GIT_CONFIG_KEY_X" {
+		t.Fatalf("Withheld = %s; shell_env cannot pass git's variables, so they are not offered", got)
+	}
+	if got := strings.Join(WithheldGit(env), " "); got != "GIT_CONFIG_COUNT GIT_CONFIG_KEY_0 GIT_CONFIG_PARAMETERS GIT_CONFIG_VALUE_0" {
+		t.Fatalf("WithheldGit = %s", got)
 	}
 }
 

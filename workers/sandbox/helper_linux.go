@@ -414,7 +414,7 @@ func readRequest(fd int) (request, error) {
 // command from moving .git aside and building another. The mounts exist
 // only in this namespace: the person, and ralph, see nothing of them.
 func mountProtected(s spec) error {
-	if len(s.Pin)+len(s.Protect) == 0 {
+	if len(s.Pin)+len(s.Protect)+len(s.Mask) == 0 {
 		return nil
 	}
 	// Mounts made here must never reach the parent namespace; a namespace
@@ -433,7 +433,8 @@ func mountProtected(s spec) error {
 			return err
 		}
 	}
-	return nil
+	// On top of the read-only binds: the masked copies.
+	return mountMasked(s.Mask)
 }
 
 // bindSelf binds path onto itself, read-only if asked. The path is opened

@@ -45,6 +45,12 @@ type spec struct {
 	Kept []string `json:"kept,omitempty"`
 	// Network is false for a private network namespace.
 	Network bool `json:"network"`
+	// Mask lists the repository configuration files that hold a
+	// credential, over which the helper binds a masked copy
+	// (gitmask_linux.go); MaskSum is a digest of the copies, which only
+	// makes the key change with them.
+	Mask    []string `json:"mask,omitempty"`
+	MaskSum string   `json:"maskSum,omitempty"`
 	// Landlocked is the sandbox without namespaces, where the kernel
 	// allows none (see restore.go): no mounts, no network namespace;
 	// Landlock alone confines, and shuts TCP off without the network.
@@ -68,6 +74,10 @@ type Runner struct {
 	// nested undoes what commands do to nested repositories'
 	// configuration (workspace-write only; see nestedgit.go).
 	nested *nestedGuard
+	// repos finds the project's repositories for the masked copies of
+	// their configuration: nested itself in workspace-write, a guard
+	// that only looks otherwise.
+	repos *nestedGuard
 
 	mu     sync.Mutex
 	cur    *server
@@ -84,6 +94,9 @@ func NewRunner(p *Policy) *Runner {
 	r := &Runner{policy: p}
 	if p.Mode == WorkspaceWrite {
 		r.nested = newNestedGuard(p.Root)
+		r.repos = r.nested
+	} else {
+		r.repos = newNestedGuard(p.Root)
 	}
 	return r
 }
@@ -110,12 +123,14 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	if !r.policy.Confines() {
 		return nil, errors.New("sandbox: the policy confines nothing")
 	}
+	// Primed first: its look finds the repositories whose configuration
+	// the spec masks.
+	if r.nested != nil {
+		r.nested.prime()
+	}
 	s, key, err := r.spec()
 	if err != nil {
 		return nil, err
-	}
-	if r.nested != nil {
-		r.nested.prime()
 	}
 	srv, err := r.server(ctx, s, key)
 	if errors.Is(err, errNamespaces) && !s.Landlocked {
@@ -172,6 +187,9 @@ func (r *Runner) spec() (spec, string, error) {
 		if landlocked {
 			s.Pin, s.Protect = nil, nil // no mounts without namespaces
 		}
+	}
+	if !landlocked {
+		s.Mask, s.MaskSum = r.masks()
 	}
 	key, err := json.Marshal(s)
 	if err != nil {

@@ -151,7 +151,8 @@ var errNamespaces = errors.New("user namespaces are not allowed here")
 const namespacesFailed = "namespaces: "
 
 // namespaces adds the namespaces the spec needs: a mount namespace for
-// the read-only binds, a network namespace without the network, and the
+// the read-only binds and the masked copies of the repositories'
+// configuration, a network namespace without the network, and the
 // user namespace that lets an unprivileged helper create the others. The
 // commands keep the person's user id.
 func namespaces(attr *syscall.SysProcAttr, s spec) {
@@ -159,7 +160,7 @@ func namespaces(attr *syscall.SysProcAttr, s spec) {
 		return
 	}
 	var flags uintptr
-	if len(s.Pin)+len(s.Protect) > 0 {
+	if len(s.Pin)+len(s.Protect)+len(s.Mask) > 0 {
 		flags |= syscall.CLONE_NEWNS
 	}
 	if !s.Network {

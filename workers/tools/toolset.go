@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -45,6 +46,11 @@ type Options struct {
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
+	// Redact takes the person's secrets out of every result the model is
+	// sent: the credentials of the project's repositories among them, which
+	// a command in the Landlock-only sandbox can read from .git/config
+	// itself. nil redacts nothing.
+	Redact *memory.Redactor
 }
 
 const (
@@ -306,7 +312,7 @@ func (t *Toolset) call(ctx context.Context, name string, args json.RawMessage) w
 		return at.call(ctx, name, args)
 	}
 	res := tool.Run(ctx, args)
-	res.Output = workers.TruncateMiddle(res.Output, t.ws.MaxOutput()+resultSlack)
+	res.Output = workers.TruncateMiddle(t.opts.Redact.Redact(res.Output), t.ws.MaxOutput()+resultSlack)
 	return res
 }
 
