@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -147,6 +149,14 @@ func startFor(t *testing.T, args ...string) (remote.Start, error) {
 // the workers get, a refused one stops the start with its sentence, and
 // one taken here changes nothing the workers get.
 func TestEachFlagTravelsAsItsRowSays(t *testing.T) {
+	// --agent=claude needs a claude on PATH to be carried; the row is
+	// about the flag, not the CLI, so a stand-in serves on a machine
+	// without Claude Code.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	base, err := startFor(t)
 	if err != nil {
 		t.Fatal(err)
