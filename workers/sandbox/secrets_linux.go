@@ -32,28 +32,7 @@ func readRules(secrets []string) []landlock.Rule {
 	// Reading a directory's listing is granted on / and so everywhere:
 	// the names in a secret directory are not its secrets.
 	rules := []landlock.Rule{landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), "/")}
-	var dirs, files []string
-	var walk func(dir string)
-	walk = func(dir string) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return // unreadable: nothing in it is granted
-		}
-		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			switch {
-			case hidden[p]:
-			case e.Type()&os.ModeSymlink != 0:
-			case e.IsDir() && aboveAny(p, hidden):
-				walk(p)
-			case e.IsDir():
-				dirs = append(dirs, p)
-			default:
-				files = append(files, p)
-			}
-		}
-	}
-	walk("/")
+	dirs, files := around("/", hidden)
 	// Entries can vanish between the listing and the rule.
 	if len(dirs) > 0 {
 		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing())
@@ -62,6 +41,33 @@ func readRules(secrets []string) []landlock.Rule {
 		rules = append(rules, landlock.ROFiles(files...).IgnoreIfMissing())
 	}
 	return rules
+}
+
+// around lists what to grant under dir so that the hidden paths are
+// left out: the directories and files beside each hidden path and beside
+// each directory on the way down to one. Symbolic links are never
+// listed, so a grant never reaches through one; an unreadable directory
+// grants nothing in it. readRules and writeRules both grant this way.
+func around(dir string, hidden map[string]bool) (dirs, files []string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case hidden[p]:
+		case e.Type()&os.ModeSymlink != 0:
+		case e.IsDir() && aboveAny(p, hidden):
+			d, f := around(p, hidden)
+			dirs, files = append(dirs, d...), append(files, f...)
+		case e.IsDir():
+			dirs = append(dirs, p)
+		default:
+			files = append(files, p)
+		}
+	}
+	return dirs, files
 }
 
 // aboveAny reports whether dir lies above one of the hidden paths.
@@ -92,31 +98,12 @@ func writeRules(write, kept []string, refer bool) []landlock.Rule {
 		hidden[filepath.Clean(k)] = true
 	}
 	var whole, dirs, files []string
-	var walk func(dir string)
-	walk = func(dir string) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			p := filepath.Join(dir, e.Name())
-			switch {
-			case hidden[p]:
-			case e.Type()&os.ModeSymlink != 0:
-			case e.IsDir() && aboveAny(p, hidden):
-				walk(p)
-			case e.IsDir():
-				dirs = append(dirs, p)
-			default:
-				files = append(files, p)
-			}
-		}
-	}
 	for _, w := range write {
 		switch {
 		case insideAny(w, hidden):
 		case aboveAny(w, hidden):
-			walk(w)
+			d, f := around(w, hidden)
+			dirs, files = append(dirs, d...), append(files, f...)
 		default:
 			whole = append(whole, w)
 		}
