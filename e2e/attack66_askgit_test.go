@@ -29,6 +29,7 @@ var askGitPushes = []string{
 }
 
 func TestAttackGitAliasPushHeldByAskBefore(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []struct {
 		name string
 		env  []string

@@ -396,7 +396,8 @@ func TestMCPHardStopDuringSlowCall(t *testing.T) {
 // TestMCPHTTPBearerToken: a streamable HTTP server that wants a bearer
 // token gets it from the environment variable `ralph mcp add
 // --header-env` named; the token is in no file under the project, HOME
-// or the XDG directories, even after the tool echoed it back.
+// or the XDG directories, nor in what the model reads, even after the
+// tool echoed it back.
 func TestMCPHTTPBearerToken(t *testing.T) {
 	t.Parallel()
 	const token = "tok-9f8e7d6c5b4a39281706"
@@ -424,7 +425,10 @@ func TestMCPHTTPBearerToken(t *testing.T) {
 	if _, ok := authorized.Load("yes"); !ok {
 		t.Fatal("the server was never called with the token")
 	}
-	if got := toolResults(srv.Requests()[1])["mcp__web__whoami"]; len(got) != 1 || got[0] != "authorization: Bearer "+token {
+	// Every secret ralph knows is redacted from what the model is sent
+	// too, not only from the records (issue 66): the echo reaches the
+	// model without the token.
+	if got := toolResults(srv.Requests()[1])["mcp__web__whoami"]; len(got) != 1 || got[0] != "authorization: [REDACTED]" {
 		t.Fatalf("the model read %q", got)
 	}
 	msgs, _ := os.ReadFile(filepath.Join(sessionDir(t, dir), "messages.jsonl"))
