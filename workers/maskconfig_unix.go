@@ -32,7 +32,11 @@ func (r *RootDir) maskConfig(f *os.File, rel string, st *unix.Stat_t) (*os.File,
 	if err != nil {
 		realRel = rel
 	}
-	if !gitcreds.IsConfigPath(realRel) && !(st.Nlink > 1 && r.isProjectConfig(st)) {
+	// A file of any name may be one the configuration includes
+	// (include.path = ../ci-creds.conf): a small file is looked up among
+	// the repository's files, which gitcreds.Files lists with their
+	// includes, by identity.
+	if !gitcreds.IsConfigPath(realRel) && !(st.Size <= gitcreds.MaxConfig && r.isProjectConfig(st)) {
 		return f, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(f, gitcreds.MaxConfig+1))
@@ -59,7 +63,7 @@ func (r *RootDir) maskConfig(f *os.File, rel string, st *unix.Stat_t) (*os.File,
 }
 
 // isProjectConfig reports whether st is the file of one of the project
-// repository's configuration files.
+// repository's configuration files or of a file they include.
 func (r *RootDir) isProjectConfig(st *unix.Stat_t) bool {
 	door, err := rootfs.New(r.w.root)
 	if err != nil {

@@ -338,19 +338,36 @@ func isRegular(fsys afero.Fs, path string) bool {
 // repository whose git directory is gitDir and common directory common
 // (the same but for a linked worktree): config and config.worktree in
 // both, and those of the submodules' repositories (modules/…) and the
-// linked worktrees' directories (worktrees/*). Only regular files that
-// exist are listed.
+// linked worktrees' directories (worktrees/*), and the files each of
+// them includes (include.path, includeIf.*.path), followed to git's
+// depth. Only regular files that exist and that fsys reaches are listed:
+// through a project's door, an include outside the project is not.
 func Files(fsys afero.Fs, gitDir, common string) []string {
 	var out []string
 	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			if isRegular(fsys, p) {
-				out = append(out, p)
+	var follow func(p string, depth int)
+	follow = func(p string, depth int) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		if !isRegular(fsys, p) {
+			// An include naming a link is the file the link names,
+			// when fsys reaches it.
+			real, err := filepath.EvalSymlinks(p)
+			if depth == 0 || err != nil || real == p || seen[real] || !isRegular(fsys, real) {
+				return
+			}
+			seen[real], p = true, real
+		}
+		out = append(out, p)
+		if depth < maxIncludeDepth {
+			for _, inc := range includes(fsys, p) {
+				follow(inc, depth+1)
 			}
 		}
 	}
+	add := func(p string) { follow(p, 0) }
 	for i, d := range []string{gitDir, common} {
 		if d == "" || i == 1 && d == gitDir {
 			continue

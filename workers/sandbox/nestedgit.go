@@ -448,7 +448,8 @@ func resolveGitDir(ptr string) (gitDir, common string) {
 	}
 	gitDir = ptr
 	fi, err := os.Lstat(ptr)
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	link := err == nil && fi.Mode()&fs.ModeSymlink != 0
+	if link {
 		fi, err = os.Stat(ptr)
 	}
 	if err == nil && fi.Mode().IsRegular() {
@@ -462,9 +463,12 @@ func resolveGitDir(ptr string) (gitDir, common string) {
 			}
 		}
 	}
-	if gitDir != ptr || fi == nil || !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+	if gitDir != ptr || link || err != nil || !fi.IsDir() {
 		// A directory found by the walk has no link on its way; what a
-		// .git file or link names may.
+		// .git file or link names may. A .git link to a directory is
+		// the directory it names (sub/.git -> ~/victim/.git is the
+		// victim's repository, which lies outside the project), as
+		// for a .git file.
 		if real, err := filepath.EvalSymlinks(gitDir); err == nil {
 			gitDir = real
 		}

@@ -264,6 +264,56 @@ func TestNestedGuardTakesBackProgramTransports(t *testing.T) {
 	}
 }
 
+// TestNestedGuardSetsAsideALinkOutOfTheProject: a .git LINK a command
+// makes to another repository of the person's (ln -s ~/victim/.git
+// sub2/.git) is set aside like a .git file naming it, told in the same
+// one sentence, and that repository is not marked as the model's.
+func TestNestedGuardSetsAsideALinkOutOfTheProject(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	root := t.TempDir()
+	gitInit(t, root)
+	victim := filepath.Join(t.TempDir(), "victim")
+	gitInit(t, victim)
+	g := newNestedGuard(root)
+	g.prime()
+	if err := os.MkdirAll(filepath.Join(root, "sub2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ptr := filepath.Join(root, "sub2", ".git")
+	if err := os.Symlink(filepath.Join(victim, ".git"), ptr); err != nil {
+		t.Fatal(err)
+	}
+	u := g.check()
+	if len(u) != 1 || !strings.Contains(u[0].Note, "sub2/.git") || !strings.Contains(u[0].Note, "outside the project") {
+		t.Fatalf("told %+v, want one sentence on sub2/.git leading outside", u)
+	}
+	if _, err := os.Lstat(ptr); !os.IsNotExist(err) {
+		t.Errorf("sub2/.git is still there: %v", err)
+	}
+	if fi, err := os.Lstat(ptr + ".ralph-untrusted"); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("sub2/.git was not kept aside as the link it was: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, ".git", "config")); err != nil {
+		t.Errorf("the victim's repository was touched: %v", err)
+	}
+	if marks, _ := filepath.Glob(filepath.Join(cfg, "ralph", "git-trust", "model-*.json")); len(marks) != 0 {
+		t.Errorf("a repository outside the project was marked as the model's: %v", marks)
+	}
+	// A link to a git directory inside the project stays.
+	gitInit(t, filepath.Join(root, "nest"))
+	if err := os.MkdirAll(filepath.Join(root, "sub3"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "nest", ".git"), filepath.Join(root, "sub3", ".git")); err != nil {
+		t.Fatal(err)
+	}
+	_ = g.check()
+	if _, err := os.Lstat(filepath.Join(root, "sub3", ".git")); err != nil {
+		t.Errorf("a .git link inside the project was set aside: %v", err)
+	}
+}
+
 // TestNestedGuardSetsAsideAPointerOutOfTheProject: a .git file a command
 // writes that names another repository of the person's (sub/.git =
 // gitdir: ~/victim/.git) is renamed aside and told in one sentence, and
