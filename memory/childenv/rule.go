@@ -16,7 +16,8 @@ var credentialWords = map[string]bool{
 	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "PASS": true, "PASSPHRASE": true,
 	"PW": true, "BINDPW": true,
 	"CREDENTIAL": true, "CREDENTIALS": true, "CREDS": true,
-	"AUTH": true, "AUTHORIZATION": true, "COOKIE": true,
+	"AUTH": true, "AUTHORIZATION": true, "COOKIE": true, "COOKIES": true, "BEARER": true,
+	"SESSIONID": true, "PEM": true,
 	"PWD": true, "PAT": true, "JWT": true, "DSN": true, "WEBHOOK": true, "PRIVATE": true,
 }
 
@@ -25,6 +26,12 @@ var credentialWords = map[string]bool{
 // them ends an ordinary word, as KEY ends MONKEY.
 var credentialEndings = []string{"TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD",
 	"PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "APIKEY", "APIKEYS", "WEBHOOK", "AUTH", "AUTHKEY"}
+
+// keyCompounds are the words that make a credential of KEY when they
+// come right before it in one word (ENCRYPTIONKEY, APP_SIGNINGKEYS,
+// PRIVKEY). KEY alone at a word's end is no credential word, as it ends
+// MONKEY and TURKEY, so the compounds are listed rather than guessed.
+var keyCompounds = []string{"ENCRYPTION", "SIGNING", "MASTER", "HMAC", "PRIV", "SECRET", "ACCESS", "PRIVATE", "API", "AUTH"}
 
 // passWords are the ordinary words ending in PASS, which otherwise counts
 // at the end of a word as the long credential words do (SSHPASS, DBPASS):
@@ -113,6 +120,13 @@ func LooksLikeCredential(name string) bool {
 				return true
 			}
 		}
+		if k, ok := strings.CutSuffix(strings.TrimSuffix(w, "S"), "KEY"); ok {
+			for _, c := range keyCompounds {
+				if strings.HasSuffix(k, c) {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
@@ -122,8 +136,10 @@ func LooksLikeCredential(name string) bool {
 // no "sk-"), a JWT (eyJ….eyJ….) or a URL with a password
 // (scheme://user:password@host), an ASCII-armored private key (PEM's
 // "PRIVATE KEY-----", PGP's "PRIVATE KEY BLOCK-----"), a connection
-// string's password pair (Password=…, password=…) or an Authorization
-// header: tight patterns, since a value alone is
+// string's password pair (Password=…, password=…), an Authorization
+// header, a Slack or Discord webhook URL (whose path is the secret) or an
+// Azure shared access signature (a URL query with sig= beside sv= or
+// se=): tight patterns, since a value alone is
 // hidden whatever its name. It is written out rather than a regular
 // expression: ralph's git scrubs the environment for every command it
 // starts, and this is ten times faster.
@@ -145,7 +161,46 @@ func ValueLooksLikeCredential(v string) bool {
 		}
 	}
 	return jwt(v) || urlWithPassword(v) || strings.Contains(v, "PRIVATE KEY-----") || strings.Contains(v, "PRIVATE KEY BLOCK-----") ||
-		passwordPair(v) || authorizationHeader(v)
+		passwordPair(v) || authorizationHeader(v) || webhookURL(v) || sharedAccessSignature(v)
+}
+
+// webhookHosts start the webhook URLs whose path alone lets anyone post:
+// Slack's incoming webhooks and Discord's (on both its domains).
+var webhookHosts = []string{"hooks.slack.com/services/", "discord.com/api/webhooks/", "discordapp.com/api/webhooks/"}
+
+// webhookURL reports whether v holds one of webhookHosts followed by
+// the path that carries the secret.
+func webhookURL(v string) bool {
+	lower := strings.ToLower(v)
+	for _, h := range webhookHosts {
+		if i := strings.Index(lower, h); i >= 0 && len(v) > i+len(h) && !notAlnum(rune(v[i+len(h)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedAccessSignature reports whether v holds an Azure SAS token: a
+// query parameter sig= with a value, beside a parameter sv= (its
+// version) or se= (its expiry), each after "?" or "&" or at the start.
+func sharedAccessSignature(v string) bool {
+	return queryParam(v, "sig=") && (queryParam(v, "sv=") || queryParam(v, "se="))
+}
+
+// queryParam reports whether v holds key (ending in "=") at its start or
+// after "?" or "&", followed by a value.
+func queryParam(v, key string) bool {
+	for from := 0; ; {
+		i := strings.Index(v[from:], key)
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + 1
+		if (i == 0 || v[i-1] == '?' || v[i-1] == '&') && len(v) > i+len(key) && v[i+len(key)] != '&' {
+			return true
+		}
+	}
 }
 
 // passwordKeys are the keys of a connection string's password pair:

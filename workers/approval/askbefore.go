@@ -337,6 +337,9 @@ func (ab askBefore) simple(words []arg, env string, roots []string, depth int) (
 			return askMatch{pattern: p.text, what: shown}, true
 		}
 	}
+	if m, ok := ab.inline(words); ok {
+		return m, true
+	}
 	gw, ok := gitWords(words)
 	if !ok {
 		return askMatch{}, false

@@ -234,3 +234,52 @@ func TestGitBuiltinsAreGits(t *testing.T) {
 		}
 	}
 }
+
+// TestAskBeforeReadsInlinePrograms: an interpreter given its program
+// inline counts as matching a command pattern whose program the text
+// names as a word (a tripwire: ralph cannot read a program), also through
+// the commands that run others; a program that names none, and a script
+// in a file, match nothing (issue 66, round 2).
+func TestAskBeforeReadsInlinePrograms(t *testing.T) {
+	ab := newAskBefore([]string{"git push*", "go.mod"})
+	for _, c := range []struct {
+		line string
+		held bool
+	}{
+		{`python3 -c "import os; os.system('git push origin main')"`, true},
+		{`python -c 'import subprocess; subprocess.run(["git", "push"])'`, true},
+		{`python3.12 -I -c "import os; os.system('/usr/bin/git push')"`, true},
+		{`python3 -c'import os; os.system("git push")'`, true},
+		{`perl -e 'system(qw(git push origin main))'`, true},
+		{`perl -Mre -e 'system("git push")'`, true},
+		{`perl -lne 'system "git push" if 1' f`, true},
+		{`perl -E 'say qx(git push)'`, true},
+		{`awk 'BEGIN{system("git push origin main")}'`, true},
+		{`gawk -v x=1 'BEGIN{system("git push")}' /dev/null`, true},
+		{`mawk -F: '{ system("git push") }' f`, true},
+		{`node -e "require('child_process').execSync('git push')"`, true},
+		{`node --eval="require('child_process').execSync('git push')"`, true},
+		{`ruby -e 'system("git", "push")'`, true},
+		{`php -r 'system("git push");'`, true},
+		{`lua -e 'os.execute("git push")'`, true},
+		{`Rscript -e 'system("git push")'`, true},
+		{`deno eval 'new Deno.Command("git", {args: ["push"]}).outputSync()'`, true},
+		{`env python3 -c "import os; os.system('git push')"`, true},
+		{`bash -c "perl -e 'system(qw(git push))'"`, true},
+		{`python3 -c "$PROG"`, true},
+		{`python3 -c 'print(1)'`, false},
+		{`perl -e 'print "github\n"'`, false},
+		{`awk '{print $1}' go.sum`, false},
+		{`awk -f prog.awk git`, false},
+		{`python3 push_git.py`, false},
+		{`python3 tool.py -c "git push"`, false},
+		{`node server.js`, false},
+		{`make push`, false},
+		{`./script.sh`, false},
+	} {
+		m, ok := ab.command(c.line, []string{testRoot})
+		if ok != c.held || ok && m.pattern != "git push*" {
+			t.Errorf("%s: matched %v %q (%s), want %v", c.line, ok, m.pattern, m.what, c.held)
+		}
+	}
+}
