@@ -8,13 +8,21 @@ import (
 	"syscall"
 )
 
-// The process catches SIGINT and SIGTERM through one listener. Registering
+// The process catches SIGINT, SIGTERM and SIGHUP through one listener. Registering
 // it is slow for a command-line program: the Go runtime starts a thread of
 // its own for signal masks and hands each signal to it, about a millisecond
 // on a busy two-core machine. Listen starts that work early, on a goroutine,
 // so a one-shot pays for it while it waits for its disk instead of on its
 // way to the model; NotifySignals then only attaches a queue.
 var (
+	// stopSignals end the work the same way: a cancel, the running
+	// command's own end (which puts protected paths back), a save, an exit
+	// of 128+n. SIGHUP is among them because a closed terminal or a lost
+	// ssh session must not skip the command's restore. SIGQUIT is left to
+	// Go's default (a goroutine dump), which a person sends on purpose to
+	// debug a hung ralph.
+	stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
 	listenMu sync.Mutex
 	current  *listener
 )
@@ -32,7 +40,7 @@ type listener struct {
 	closed bool
 }
 
-// Listen registers for SIGINT and SIGTERM on a goroutine of its own and
+// Listen registers for SIGINT, SIGTERM and SIGHUP on a goroutine of its own and
 // returns at once; the next NotifySignals attaches to it. Call it only on
 // the way to NotifySignals: until then a signal still ends the process.
 func Listen() {
@@ -51,7 +59,7 @@ func startListener() *listener {
 
 func (l *listener) loop() {
 	defer close(l.done)
-	signal.Notify(l.ch, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(l.ch, stopSignals...)
 	close(l.registered)
 	for sig := range l.ch {
 		l.mu.Lock()
@@ -71,10 +79,10 @@ func (l *listener) loop() {
 	}
 }
 
-// NotifySignals turns SIGINT and SIGTERM into HardStop interrupts on q until
+// NotifySignals turns SIGINT, SIGTERM and SIGHUP into HardStop interrupts on q until
 // ctx is done or the returned stop function is called; signals are caught
 // by the time it returns. The first signal is pushed with the signal
-// attached so the face can pick the exit code (130 or 143); later signals
+// attached so the face can pick the exit code (130, 143 or 129); later signals
 // are pushed too, so a consumer that is already stopping can treat a
 // second one as "stop harder". After stop, signals have their default
 // effect again.

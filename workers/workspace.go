@@ -165,10 +165,14 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 	policy.AllowUnixSockets(opts.UnixSockets...)
 	policy.AllowReadable(opts.Readable...)
 	// What stays the person's under the root stays hidden from commands
-	// too, and under the added directories, which commands may write.
+	// too, and under the added directories and the person's
+	// sandbox_writable ones, which commands may write: sandbox_writable =
+	// ["~/.config"] grants ~/.config around ralph's own configuration, so
+	// a command cannot turn the next session's sandbox off. The temporary
+	// directories stay granted whole.
 	kept := keptUnder(opts.Kept, real, lex)
 	keep := slices.Clone(kept)
-	for _, d := range opts.AddDirs {
+	for _, d := range append(slices.Clone(opts.AddDirs), opts.Writable...) {
 		if dl, err := filepath.Abs(d); err == nil {
 			if dr, err := filepath.EvalSymlinks(dl); err == nil {
 				keep = append(keep, keptUnder(opts.Kept, dr, dl)...)

@@ -161,7 +161,7 @@ waits for ralph answer up to --answer-timeout, a one-shot or script refuses at o
 (--wait-for-answers waits), and in CI nothing waits.
 
 Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
-3 another ralph holds this project, 130 interrupted (SIGINT), 143 (SIGTERM).`,
+3 another ralph holds this project, 130 interrupted (SIGINT), 143 (SIGTERM), 129 (SIGHUP).`,
 		Example: `  ralph "add a --verbose flag to main.go"
   ralph --json -y "run the tests and fix what fails" | jq .result
   git diff | ralph "write a commit message for this change"

@@ -20,7 +20,7 @@ Output (--output-format):
 
 Exit codes: 0 every step succeeded; otherwise the code of the first failed
 step: 1 it failed, 2 usage or configuration error; 3 another ralph holds the
-project; 130/143 interrupted by SIGINT/SIGTERM.`
+project; 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP.`
 
 // RunHelp is `ralph run --help`'s text. The external agents' paragraph
 // comes from their table, which alone names them.
