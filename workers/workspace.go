@@ -149,10 +149,11 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("workers: project root %s is not a directory", opts.Root)
 	}
 
-	// The model writes the project and every --add-dir: no program ralph
-	// starts for itself is found there from now on (the shell below
-	// included).
-	childenv.AddRoots(append([]string{lex, real}, opts.AddDirs...)...)
+	// The model writes the project, every --add-dir and every
+	// sandbox_writable entry (a ~/.cargo whose bin/ is on PATH): no
+	// program ralph starts for itself is found there from now on (the
+	// shell below included).
+	childenv.AddRoots(slices.Concat([]string{lex, real}, opts.AddDirs, opts.Writable)...)
 
 	policy, err := sandbox.New(opts.Sandbox, real, !opts.NoNetwork, append(slices.Clone(opts.Writable), opts.AddDirs...)...)
 	if err != nil {

@@ -294,10 +294,6 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	// Git, sockets and connections need the real file system; tests on
 	// a memory one have none of them.
 	real := rootfs.IsReal(opts.Fs)
-	var look chan gitLook
-	if real {
-		look = lookAtGit(root)
-	}
 	// Beside the lock and the session record, which wait for the disk.
 	llm.Warm()
 	cfg, err := config.Load(config.Sources{Fs: opts.Fs, UserFs: person, ProjectRoot: root, UserConfigDir: config.UserConfigDir(), Getenv: opts.Getenv})
@@ -306,6 +302,14 @@ func Open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	if err := opts.Overrides.apply(&cfg); err != nil {
 		return nil, err
+	}
+	// The model's commands write the sandbox_writable directories too: a
+	// git the model left in ~/.cargo/bin, first on PATH, must not be the
+	// one the first look at the work tree runs as the person.
+	childenv.AddRoots(slices.Concat(cfg.SandboxWritable, opts.AddDirs)...)
+	var look chan gitLook
+	if real {
+		look = lookAtGit(root)
 	}
 	// A new session that cannot talk to its model fails before the lock
 	// is taken; a resumed one is checked once its mode is known.

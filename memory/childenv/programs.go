@@ -22,7 +22,9 @@ import (
 // relative PATH entry, not /project/.venv/bin. So this file is the one
 // resolver: a program's name is looked up on PATH without relative entries
 // and without entries inside any root the model may write (the project,
-// each --add-dir: AddRoots), once per name, and the absolute path it found
+// each --add-dir, each sandbox_writable entry: AddRoots; and the shared
+// temporary directories /dev/shm and /var/tmp, from the start), once per
+// name, and the absolute path it found
 // is what runs. A guard test (workers/programs_guard_test.go) fails on a
 // bare-name exec.Command or an exec.LookPath anywhere else.
 
@@ -56,12 +58,26 @@ var (
 	cleaned = map[string]string{}
 )
 
+// sharedRoots are directories every user, and so the model's commands,
+// may write on any project: a PATH or PYTHONPATH entry there (a tool that
+// unpacks itself into /dev/shm) holds files the model may have planted.
+// They are roots from the start. $TMPDIR and /tmp are not among them yet:
+// see docs/sandbox.md.
+var sharedRoots = []string{"/dev/shm", "/var/tmp"}
+
+func init() {
+	if runtime.GOOS != "windows" {
+		AddRoots(sharedRoots...)
+	}
+}
+
 type resolution struct {
 	path string
 	err  error
 }
 
-// AddRoots records dirs as directories the model may write: from now on
+// AddRoots records dirs as directories the model may write (the project,
+// an --add-dir, a sandbox_writable entry such as ~/.cargo): from now on
 // no program is found in them and PersonEnv takes them off every search
 // path. A program resolved before that lies in one of them is resolved
 // again (the project is known only once it is found, and a git may have

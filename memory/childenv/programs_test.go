@@ -120,3 +120,29 @@ func TestPersonEnvDropsTheProjectsLibraries(t *testing.T) {
 		t.Errorf("PersonEnv:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestWritableDirsAreRoots: a sandbox_writable entry (~/.cargo, whose
+// bin/ is first on PATH) is a root like the project, so the git the model
+// wrote there is not the one ralph runs; and the shared temporary
+// directories /dev/shm and /var/tmp are roots from the start, so a
+// PYTHONPATH or PATH entry there leaves the person's environment.
+func TestWritableDirsAreRoots(t *testing.T) {
+	cargo, person := filepath.Join(t.TempDir(), ".cargo"), t.TempDir()
+	tool(t, filepath.Join(cargo, "bin"), "t4cargo")
+	want := tool(t, person, "t4cargo")
+	AddRoots(cargo) // what NewWorkspace does with Options.Writable
+	sep := string(os.PathListSeparator)
+	t.Setenv("PATH", filepath.Join(cargo, "bin")+sep+person)
+	if got, err := Program("t4cargo"); got != want || err != nil {
+		t.Fatalf("Program = %q, %v; want the person's %q", got, err, want)
+	}
+	for _, shared := range []string{"/dev/shm", "/var/tmp"} {
+		if _, err := os.Stat(shared); err != nil {
+			continue
+		}
+		env := PersonEnv([]string{"PYTHONPATH=" + filepath.Join(shared, "py") + sep + "/usr/lib/py", "PATH=" + filepath.Join(shared, "bin") + sep + "/usr/bin"})
+		if !slices.Contains(env, "PYTHONPATH=/usr/lib/py") || !slices.Contains(env, "PATH=/usr/bin") {
+			t.Errorf("an entry under %s stayed: %q", shared, env)
+		}
+	}
+}
