@@ -26,6 +26,7 @@ var inlinePushes = []struct{ needs, command string }{
 }
 
 func TestAttack66bInlineInterpreterPushHeldByAskBefore(t *testing.T) {
+	t.Parallel()
 	var pushes []string
 	for _, p := range inlinePushes {
 		if _, err := exec.LookPath(p.needs); err == nil {
