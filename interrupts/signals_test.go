@@ -76,3 +76,22 @@ func TestStopWithContext(t *testing.T) {
 		t.Fatal("stop did not return after ctx ended")
 	}
 }
+
+// TestStopSignalsAreOneList: a hangup (a closed terminal, a lost ssh)
+// stops ralph as SIGINT and SIGTERM do, through the one listener, so the
+// running command's end puts back what it changed (issue 66), and the
+// exit code says which signal it was.
+func TestStopSignalsAreOneList(t *testing.T) {
+	for _, want := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		found := false
+		for _, s := range stopSignals {
+			found = found || s == want
+		}
+		if !found {
+			t.Errorf("%v is not among the stop signals %v", want, stopSignals)
+		}
+	}
+	if got := ExitCode(syscall.SIGHUP); got != 129 {
+		t.Errorf("ExitCode(SIGHUP) = %d, want 129", got)
+	}
+}
