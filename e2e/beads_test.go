@@ -39,6 +39,20 @@ func beadsEnv(t testing.TB, bd string, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// beadsRunLimit is how long a ralph run that works tasks through the real
+// bd may take: every bd command opens its embedded database (over half a
+// second of CPU), ralph runs about ten per task, and in the whole suite
+// under the race detector on two busy cores a three-task run has taken
+// more than four minutes without being stuck.
+const beadsRunLimit = 10 * time.Minute
+
+// beadsRun is ralph run (or plan) through the real bd: ralph, within
+// beadsRunLimit.
+func beadsRun(t testing.TB, dir string, env []string, args ...string) runResult {
+	t.Helper()
+	return ralphWithin(t, beadsRunLimit, ralphBin, dir, env, nil, args...)
+}
+
 // bdIn runs the real bd in dir with --json and returns its stdout.
 func bdIn(t testing.TB, dir string, env []string, args ...string) string {
 	t.Helper()
@@ -114,7 +128,7 @@ func TestBeadsEpicWorkedInDependencyOrder(t *testing.T) {
 	epic, ids := beadsEpic(t, dir, env, []string{"schema", "writes", "reads"}, []int{3, 2, 0}, map[int]int{2: 0})
 	srv := llmtest.NewServerFunc(taskChildModel())
 	t.Cleanup(srv.Close)
-	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--tracker", "beads", "--epic", epic, "--commit")
+	r := beadsRun(t, dir, env, "--base-url", srv.URL, "-y", "run", "--tracker", "beads", "--epic", epic, "--commit")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -275,7 +289,7 @@ echo "<promise>COMPLETE</promise>"
 	if err := os.Remove(filepath.Join(dir, "hold")); err != nil {
 		t.Fatal(err)
 	}
-	if r := ralph(t, dir, env, nil, "run", "--tracker", "beads", "--epic", epic, "--agent", "exec:"+agent); r.code != 0 {
+	if r := beadsRun(t, dir, env, "run", "--tracker", "beads", "--epic", epic, "--agent", "exec:"+agent); r.code != 0 {
 		t.Fatalf("the run after recovery: exit %d\n%s", r.code, r.stderr)
 	}
 	if is := bdShow(t, dir, env, ids[0]); is.Status != beads.StatusClosed {
@@ -327,7 +341,7 @@ func TestBeadsPlanWritesAnEpicThatRunCompletes(t *testing.T) {
 	env := beadsEnv(t, bd)
 	bdInit(t, dir, env)
 	mustWrite(t, filepath.Join(dir, "RALPH_TASKS.md"), personsTasks)
-	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "--json", "plan", "--tracker", "beads", "add a cache")
+	r := beadsRun(t, dir, env, "--base-url", srv.URL, "--json", "plan", "--tracker", "beads", "add a cache")
 	if r.code != 0 {
 		t.Fatalf("plan: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -354,7 +368,7 @@ func TestBeadsPlanWritesAnEpicThatRunCompletes(t *testing.T) {
 	if !blocked {
 		t.Fatalf("the cache task does not wait for the schema: %+v", cache.Dependencies)
 	}
-	if run := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--tracker", "beads", "--epic", out.Epic); run.code != 0 {
+	if run := beadsRun(t, dir, env, "--base-url", srv.URL, "-y", "run", "--tracker", "beads", "--epic", out.Epic); run.code != 0 {
 		t.Fatalf("run: exit %d\n%s", run.code, run.stderr)
 	}
 	if done := readFileT(t, filepath.Join(dir, "done.log")); done != "define the sqlite schema\nput the cache in front of sqlite\n" {

@@ -174,6 +174,13 @@ func ralph(t testing.TB, dir string, env []string, stdin io.Reader, args ...stri
 // programs of the test's own beside it) in dir to completion.
 func ralphAt(t testing.TB, bin, dir string, env []string, stdin io.Reader, args ...string) runResult {
 	t.Helper()
+	return ralphWithin(t, ralphRunLimit, bin, dir, env, stdin, args...)
+}
+
+// ralphWithin is ralphAt for a run that may take up to limit before it
+// counts as hung: one whose every step waits on a slow program.
+func ralphWithin(t testing.TB, limit time.Duration, bin, dir string, env []string, stdin io.Reader, args ...string) runResult {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -197,11 +204,11 @@ func ralphAt(t testing.TB, bin, dir string, env []string, stdin io.Reader, args 
 	// A run that hangs (say, on a question nobody will answer) fails its
 	// test in minutes with ralph's goroutines on stderr (SIGQUIT), rather
 	// than the whole suite at its timeout with nothing to go on.
-	hung := time.AfterFunc(ralphRunLimit, func() { _ = cmd.Process.Signal(syscall.SIGQUIT) })
+	hung := time.AfterFunc(limit, func() { _ = cmd.Process.Signal(syscall.SIGQUIT) })
 	err = cmd.Wait()
 	r := runResult{stdout: out.String(), stderr: errb.String(), dur: time.Since(start)}
 	if !hung.Stop() {
-		t.Fatalf("ralph %q still ran after %s; stdout:\n%s\nstderr:\n%s", args, ralphRunLimit, r.stdout, r.stderr)
+		t.Fatalf("ralph %q still ran after %s; stdout:\n%s\nstderr:\n%s", args, limit, r.stdout, r.stderr)
 	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.code = ee.ExitCode()

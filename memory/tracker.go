@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -172,7 +175,21 @@ type viewTracker struct {
 	name   string
 	src    taskSource
 	verify string
+
+	// recent is the source's last read, which Load answers from for
+	// recentFor when the source is a claimSource: reading Beads is two bd
+	// commands of most of a second each, and a loop asks at every
+	// boundary (its counts, its stop conditions, the next task), about
+	// ten times per task. Update always reads afresh, since it claims,
+	// and drops what is remembered, as every change ralph makes does.
+	recentMu sync.Mutex
+	recent   []sourceTask
+	recentAt time.Time
 }
+
+// recentFor is how long a claim source's read answers Load: short enough
+// that a task a person adds in bd shows at the next boundary but one.
+const recentFor = 2 * time.Second
 
 func (v *viewTracker) Name() string   { return v.name }
 func (v *viewTracker) Verify() string { return v.verify }
@@ -195,16 +212,42 @@ func (v *viewTracker) readSidecar() map[string]viewState {
 	return out
 }
 
-// view renders the source's tasks as a task file: a line per task with
-// its id, priority, dependencies and attempts, and its notes under it.
-func (v *viewTracker) view() (*TaskFile, error) {
-	f, _, err := v.viewTasks()
-	return f, err
+// viewTasks renders the source's tasks as a task file (a line per task
+// with its id, priority, dependencies and attempts, and its notes under
+// it), with the source's tasks by id.
+func (v *viewTracker) viewTasks() (*TaskFile, map[string]sourceTask, error) {
+	return v.viewOf(v.src.read)
 }
 
-// viewTasks is view, with the source's tasks by id.
-func (v *viewTracker) viewTasks() (*TaskFile, map[string]sourceTask, error) {
+// readRecent is the source's tasks, from the last read while it is
+// recent (see recent).
+func (v *viewTracker) readRecent() ([]sourceTask, error) {
+	if _, ok := v.src.(claimSource); !ok {
+		return v.src.read()
+	}
+	v.recentMu.Lock()
+	defer v.recentMu.Unlock()
+	if v.recent != nil && time.Since(v.recentAt) < recentFor {
+		return slices.Clone(v.recent), nil
+	}
 	tasks, err := v.src.read()
+	if err != nil {
+		return nil, err
+	}
+	v.recent, v.recentAt = slices.Clone(tasks), time.Now()
+	return tasks, nil
+}
+
+// forget drops the remembered read: ralph changed the source.
+func (v *viewTracker) forget() {
+	v.recentMu.Lock()
+	v.recent = nil
+	v.recentMu.Unlock()
+}
+
+// viewOf is viewTasks over the tasks read gives.
+func (v *viewTracker) viewOf(read func() ([]sourceTask, error)) (*TaskFile, map[string]sourceTask, error) {
+	tasks, err := read()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -246,11 +289,15 @@ func (v *viewTracker) viewTasks() (*TaskFile, map[string]sourceTask, error) {
 	return ParseTasks([]byte(b.String())), byID, nil
 }
 
-func (v *viewTracker) Load() (*TaskFile, error) { return v.view() }
+func (v *viewTracker) Load() (*TaskFile, error) {
+	f, _, err := v.viewOf(v.readRecent)
+	return f, err
+}
 
 // NoteDone keeps the reason a source that holds one closes a task with.
 func (v *viewTracker) NoteDone(id, note string) {
 	if c, ok := v.src.(claimSource); ok {
+		v.forget()
 		c.noteDone(id, note)
 	}
 }
@@ -258,6 +305,9 @@ func (v *viewTracker) NoteDone(id, note string) {
 func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 	tasksMu.Lock()
 	defer tasksMu.Unlock()
+	// Whatever fn changes, or fails half-way through, the source may have
+	// changed: what Load remembers is gone.
+	defer v.forget()
 	f, src, err := v.viewTasks()
 	if err != nil {
 		return nil, err

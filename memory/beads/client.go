@@ -103,6 +103,9 @@ func (c *Client) run(ctx context.Context, args ...string) (json.RawMessage, erro
 	full := append(append([]string{}, args...), "--json")
 	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Dir = c.Dir
+	// A bd killed at the timeout may leave a child holding its output:
+	// Wait gives up on the pipes rather than on ralph.
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = childenv.PersonEnv(childenv.Scrub(os.Environ()))
 	if c.Actor != "" {
 		cmd.Env = append(cmd.Env, "BEADS_ACTOR="+c.Actor)

@@ -52,6 +52,10 @@ var neverHide = map[string]bool{
 	"XDG_CACHE_HOME": true, "XDG_STATE_HOME": true, "SSH_AUTH_SOCK": true, "LS_COLORS": true,
 	"LD_LIBRARY_PATH": true, "NODE_PATH": true, "PKG_CONFIG_PATH": true, "GOROOT": true, "GOCACHE": true,
 	"GOMODCACHE": true, "GOFLAGS": true, "CI": true,
+	// Under AWS_, which hides the whole family, a path to public CA
+	// certificates is no secret, and a machine behind a TLS proxy sets it
+	// for every program (CI machines do).
+	"AWS_CA_BUNDLE": true,
 }
 
 // tokenPrefix is a well-known token's start, the characters that may

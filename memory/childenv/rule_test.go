@@ -34,6 +34,7 @@ func TestTheRule(t *testing.T) {
 		{"SENDGRID_APIKEY", "x", true},
 		{"GOOGLE_APPLICATION_CREDENTIALS", "/k.json", true},
 		{"AWS_REGION", "eu-west-1", true},
+		{"AWS_CA_BUNDLE", "/etc/ssl/certs/ca-certificates.crt", false},
 		{"AZURE_CLIENT_ID", "x", true},
 		{"OPENAI_BASE_URL", "http://localhost", true},
 		{"ANTHROPIC_MODEL", "x", true},
