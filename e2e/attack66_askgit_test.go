@@ -30,6 +30,17 @@ var askGitPushes = []string{
 
 func TestAttackGitAliasPushHeldByAskBefore(t *testing.T) {
 	t.Parallel()
+	assertPushesHeld(t, "askgit", askGitPushes, "a disguised push")
+}
+
+// assertPushesHeld runs each of pushes as one of the model's commands
+// under -y with ask_before = ["git push*"], in both sandbox modes, against
+// a bare remote in the temporary directory (which commands may write, so
+// a push not held lands there): the remote's refs must stay as they were,
+// and the model must be told of each that it needs a person's approval.
+// what names such a push in a failure.
+func assertPushesHeld(t *testing.T, name string, pushes []string, what string) {
+	t.Helper()
 	for _, mode := range []struct {
 		name string
 		env  []string
@@ -53,11 +64,11 @@ func TestAttackGitAliasPushHeldByAskBefore(t *testing.T) {
 			before := askGitRefs(t, remote)
 
 			var turns [][]toolCall
-			for _, c := range askGitPushes {
+			for _, c := range pushes {
 				js, _ := json.Marshal(map[string]string{"command": c})
 				turns = append(turns, []toolCall{{"run_command", string(js)}})
 			}
-			srv := inlineServer(t, toolScenario(t, "askgit", turns, "Pushed."))
+			srv := inlineServer(t, toolScenario(t, name, turns, "Pushed."))
 			env := cleanEnv(t, append(append([]string{"CI=true", "TMPDIR=" + tmp}, gitEnv...), mode.env...)...)
 			mustWrite(t, filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml"), `ask_before = ["git push*"]`+"\n")
 			r := ralph(t, proj, env, nil, "--base-url", srv.URL, "-y", "--json", "push it")
@@ -65,13 +76,13 @@ func TestAttackGitAliasPushHeldByAskBefore(t *testing.T) {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
 			if after := askGitRefs(t, remote); after != before {
-				t.Errorf("a disguised push reached the remote under -y with ask_before \"git push*\":\nbefore %s\nafter  %s", before, after)
+				t.Errorf("%s reached the remote under -y with ask_before \"git push*\":\nbefore %s\nafter  %s", what, before, after)
 			}
 			reqs := srv.Requests()
-			if len(reqs) != len(askGitPushes)+1 {
-				t.Fatalf("%d requests to the model, want %d", len(reqs), len(askGitPushes)+1)
+			if len(reqs) != len(pushes)+1 {
+				t.Fatalf("%d requests to the model, want %d", len(reqs), len(pushes)+1)
 			}
-			for i, c := range askGitPushes {
+			for i, c := range pushes {
 				msgs := reqs[i+1].Request.Messages
 				got := msgs[len(msgs)-1].Content
 				if !strings.Contains(got, `needs a person's approval (ask_before "git push*" in the config) and nobody can be asked here`) {

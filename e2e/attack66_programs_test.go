@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The end-to-end attacks of issue 66's causes 4 and 5: ralph started its
@@ -93,14 +95,7 @@ func TestPlantedProgramsOnPATHNeverRunAsThePerson(t *testing.T) {
 				t.Errorf("--agent claude with only the project's claude on PATH: exit %d, want 2 and one sentence\n%s", r.code, r.stderr)
 			}
 
-			if b, _ := os.ReadFile(leak); strings.Contains(string(b), "p66secret") {
-				t.Error("a planted program copied the private key into the project")
-			}
-			for _, req := range srv.Requests() {
-				if strings.Contains(string(req.Body), "p66secret") {
-					t.Error("the private key reached the model's endpoint")
-				}
-			}
+			assertKeyKept(t, srv, leak, "p66secret", "a planted program")
 		})
 	}
 }
@@ -216,14 +211,22 @@ func TestNotifyCommandImportsNoPlantedModule(t *testing.T) {
 			if b, _ := os.ReadFile(notes); !strings.Contains(string(b), "ok") {
 				t.Fatalf("notify_command did not run with the real json module: %q\n%s", b, r.stderr)
 			}
-			if b, _ := os.ReadFile(leak); strings.Contains(string(b), "n66secret") {
-				t.Error("the planted module copied the private key into the project")
-			}
-			for _, req := range srv.Requests() {
-				if strings.Contains(string(req.Body), "n66secret") {
-					t.Error("the private key reached the model's endpoint")
-				}
-			}
+			assertKeyKept(t, srv, leak, "n66secret", "the planted module")
 		})
+	}
+}
+
+// assertKeyKept fails when the private key marked word reached the
+// model's endpoint, or when who (the planted program) copied it into the
+// file leak in the project.
+func assertKeyKept(t *testing.T, srv *llmtest.Server, leak, word, who string) {
+	t.Helper()
+	if b, _ := os.ReadFile(leak); strings.Contains(string(b), word) {
+		t.Error(who + " copied the private key into the project")
+	}
+	for _, req := range srv.Requests() {
+		if strings.Contains(string(req.Body), word) {
+			t.Error("the private key reached the model's endpoint")
+		}
 	}
 }

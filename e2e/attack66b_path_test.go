@@ -61,14 +61,7 @@ func TestAttack66bWritableDirOnPATH(t *testing.T) {
 			if err != nil || len(strings.TrimSpace(string(refs))) == 0 {
 				t.Fatalf("no checkpoints: the person's git did not run either (%v)", err)
 			}
-			if b, _ := os.ReadFile(leak); strings.Contains(string(b), "p66bsecret") {
-				t.Error("the planted git copied the private key into the project")
-			}
-			for _, req := range srv.Requests() {
-				if strings.Contains(string(req.Body), "p66bsecret") {
-					t.Error("the private key reached the model's endpoint")
-				}
-			}
+			assertKeyKept(t, srv, leak, "p66bsecret", "the planted git")
 		})
 	}
 }

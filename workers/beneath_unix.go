@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,7 +20,16 @@ import (
 type RootDir struct {
 	w  *Workspace
 	fd int
+
+	// configs are the identities of the project repository's
+	// configuration files and their includes (isProjectConfig), found
+	// once per operation: a search opens every file of the tree.
+	configsOnce sync.Once
+	configs     map[fileID]bool
 }
+
+// fileID is a file's identity: its device and inode.
+type fileID struct{ dev, ino uint64 }
 
 // OpenRoot opens the project root directory for one operation. The caller
 // closes it.

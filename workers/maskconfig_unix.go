@@ -65,19 +65,22 @@ func (r *RootDir) maskConfig(f *os.File, rel string, st *unix.Stat_t) (*os.File,
 // isProjectConfig reports whether st is the file of one of the project
 // repository's configuration files or of a file they include.
 func (r *RootDir) isProjectConfig(st *unix.Stat_t) bool {
-	door, err := rootfs.New(r.w.root)
-	if err != nil {
-		return false
-	}
-	defer door.Close()
-	gitDir, common := gitcreds.Locate(door, filepath.Join(r.w.root, ".git"))
-	for _, p := range gitcreds.Files(door, gitDir, common) {
-		var c unix.Stat_t
-		if unix.Stat(p, &c) == nil && c.Dev == st.Dev && c.Ino == st.Ino {
-			return true
+	r.configsOnce.Do(func() {
+		r.configs = map[fileID]bool{}
+		door, err := rootfs.New(r.w.root)
+		if err != nil {
+			return
 		}
-	}
-	return false
+		defer door.Close()
+		gitDir, common := gitcreds.Locate(door, filepath.Join(r.w.root, ".git"))
+		for _, p := range gitcreds.Files(door, gitDir, common) {
+			var c unix.Stat_t
+			if unix.Stat(p, &c) == nil {
+				r.configs[fileID{uint64(c.Dev), c.Ino}] = true
+			}
+		}
+	})
+	return r.configs[fileID{uint64(st.Dev), st.Ino}]
 }
 
 // anonymousFile returns an open file holding b, read from the start,
