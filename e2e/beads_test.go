@@ -254,7 +254,7 @@ echo "<promise>COMPLETE</promise>"
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the agent to start", ralphRunLimit, func() bool {
+	waitFor(t, "the agent to start", beadsRunLimit, func() bool {
 		_, err := os.Stat(filepath.Join(dir, "agent.pid"))
 		return err == nil
 	})

@@ -203,7 +203,10 @@ func pageRows(t *testing.T, p *browser.Page) []string {
 func TestBrowserServeSSEResumesAfterDrop(t *testing.T) {
 	t.Parallel()
 	needChromium(t)
-	srv := slowRunModel(t, 80)
+	// The model answers once the page is in place: on a busy machine
+	// Chromium has taken longer to open it than the run took to finish,
+	// and then no line came live at all.
+	srv, release := gatedRunModel(t, 80)
 	dir := t.TempDir()
 	writeTasks(t, dir, "one", "two", "three", "four", "five", "six", "seven", "eight")
 	env := cleanEnv(t)
@@ -218,6 +221,7 @@ func TestBrowserServeSSEResumesAfterDrop(t *testing.T) {
 	_, page := openSessionPage(t, proxy.URL+"/?"+printed.RawQuery, id)
 	var rendered int
 	page.EvalInto(`Number(document.getElementById('events').dataset.last)`, &rendered)
+	release()
 	seen := 0
 	for i := range 3 {
 		page.WaitJS(fmt.Sprintf(`document.querySelectorAll('#events li[data-id]').length > %d`, seen), 60*time.Second)

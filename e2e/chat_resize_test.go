@@ -11,10 +11,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	termvt "github.com/ralph-dev/ralph/e2e/vt"
 )
 
@@ -100,15 +102,30 @@ var idlePrompt = regexp.MustCompile(`(?m)^ralph>[ ]*$`)
 
 // streamWithResizes streams answer, shrinks, grows and shrinks the window
 // back while it streams, and returns the pane once the chat is idle.
+//
+// The stream is held for each resize until the pane has settled: a
+// terminal applies a resize between two bytes of output it has not read
+// yet, and a region drawn for the old width but read after the reflow
+// cannot be erased by any count of rows, whatever ralph does. On a busy
+// machine tmux lags that far behind the pane's output, and words came
+// twice. Held, the resize still lands mid-answer, with the live region on
+// the screen, which is what these tests are about.
 func streamWithResizes(t *testing.T, answer string, chunk, delayMS int, progress func(string) bool) string {
-	js, _ := json.Marshal(answer)
-	url := inlineServer(t, fmt.Sprintf(`{"name":"resize","loop":true,"responses":[{"text":%s,"chunk_size":%d,"chunk_delay_ms":%d}]}`, js, chunk, delayMS)).URL
-	c := startTmuxChat(t, url, 100, 30)
+	var hold sync.RWMutex
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: answer, ChunkSize: chunk, ChunkDelayMS: delayMS, Hold: func() { hold.RLock(); hold.RUnlock() }}
+	})
+	t.Cleanup(srv.Close)
+	c := startTmuxChat(t, srv.URL, 100, 30)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
 	c.tmux("send-keys", "go on", "Enter")
 	c.waitFor("the stream to start", 20*time.Second, progress)
 	for _, cols := range []int{50, 100, 40} {
+		hold.Lock()
+		c.settle()
 		c.resize(cols)
+		time.Sleep(400 * time.Millisecond)
+		hold.Unlock()
 		time.Sleep(400 * time.Millisecond)
 	}
 	c.waitFor("the answer to end", 60*time.Second, func(s string) bool {
@@ -117,6 +134,27 @@ func streamWithResizes(t *testing.T, answer string, chunk, delayMS int, progress
 	time.Sleep(200 * time.Millisecond)
 	return c.screen()
 }
+
+// settle waits until the answer's words on the pane have stayed the same
+// for a moment: tmux has read what ralph wrote of the answer (the status
+// line's clock goes on changing, so only the words are compared).
+func (c *tmuxChat) settle() {
+	c.t.Helper()
+	words := func() string { return strings.Join(answerWord.FindAllString(c.screen(), -1), " ") }
+	last := words()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(150 * time.Millisecond)
+		now := words()
+		if now == last {
+			return
+		}
+		last = now
+	}
+	c.t.Fatalf("the answer on the pane never settled:\n%s", tailOf(c.screen(), 3000))
+}
+
+// answerWord is a word of the resize tests' answers.
+var answerWord = regexp.MustCompile(`\bw\d+|\btick\w*`)
 
 func assertNoStatusLine(t *testing.T, screen string) {
 	t.Helper()

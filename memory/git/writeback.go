@@ -56,10 +56,13 @@ func (r *Repo) listTree(ctx context.Context, commit string, wanted map[string]bo
 }
 
 // scaled is the time limit of a git command that handles files and bytes:
-// Timeout, plus what so much work takes on a slow disk, so a big undo is
-// never cut off half-way by a limit meant for small ones.
+// Timeout, plus what so much work takes on a slow disk or a busy machine,
+// so a big undo is never cut off half-way by a limit meant for small ones.
+// It is there to end a git that hangs: an undo of 10,000 files took over
+// 30 s on two cores with the test suite and four builds beside it, which
+// 2 ms a file cut off (10 ms a file gives it 110 s).
 func scaled(bytes int64, files int) time.Duration {
-	return Timeout + time.Duration(bytes/(20<<20))*time.Second + time.Duration(files)*2*time.Millisecond
+	return Timeout + time.Duration(bytes/(20<<20))*time.Second + time.Duration(files)*10*time.Millisecond
 }
 
 // writeBack puts paths back as commit has them: each file's content comes
@@ -234,6 +237,11 @@ func (r *Repo) writeBlobs(ctx context.Context, b *beneath, tree map[string]treeE
 		werr = err
 	}
 	if werr != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			// git was stopped at the limit: that, not the EOF it left.
+			_ = cmd.Wait()
+			return fmt.Errorf("restore: %w", commandError(ctx, limit, args, stderr.String(), ctx.Err()))
+		}
 		cancel()
 		_ = cmd.Wait()
 		return fmt.Errorf("restore: %w", werr)

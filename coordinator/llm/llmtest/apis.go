@@ -180,6 +180,9 @@ func (x *exchange) writeSSE(resp Response, events []sseEvent) {
 			x.settle(true)
 			return
 		}
+		if resp.Hold != nil {
+			resp.Hold()
+		}
 		if i == len(events)-1 && !resp.Stall {
 			x.settle(false)
 		}

@@ -125,6 +125,10 @@ type Response struct {
 	// every streamed event. Both return at once when the client goes away.
 	DelayMS      int `json:"delay_ms,omitempty"`
 	ChunkDelayMS int `json:"chunk_delay_ms,omitempty"`
+	// Hold, when set, is called before each streamed event, after
+	// ChunkDelayMS, and may block: a Go test pauses the stream with it
+	// (a response of NewServerFunc; a scenario file cannot set it).
+	Hold func() `json:"-"`
 	// Truncate stops mid-stream: the content and tool-call chunks are sent,
 	// but no finish_reason, no usage and no [DONE]; then the response ends.
 	// For a non-streaming request only the first half of the JSON is sent.

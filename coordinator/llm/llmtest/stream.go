@@ -48,6 +48,9 @@ func (x *exchange) writeStream(rp *reply) {
 			x.settle(true)
 			return
 		}
+		if rp.resp.Hold != nil {
+			rp.resp.Hold()
+		}
 		if i == len(events)-1 && !rp.resp.Stall {
 			x.settle(false)
 		}
