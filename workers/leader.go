@@ -87,7 +87,7 @@ func (w *Workspace) startConfined(ctx context.Context, cmd *exec.Cmd, out *os.Fi
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
-	p, err := w.runner.Start(ctx, sandbox.Command{
+	p, err := w.start(ctx, sandbox.Command{
 		Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
 		Stdout: out, Stderr: out,
 	})

@@ -272,7 +272,7 @@ func (w *Workspace) startInSandbox(ctx context.Context, cmd *exec.Cmd, lives boo
 		}
 		files[i] = f
 	}
-	p, err := ws.runner.Start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
+	p, err := ws.start(ctx, sandbox.Command{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
 		Stdin: files[0], Stdout: files[1], Stderr: files[2], LivesAcrossCommands: lives})
 	if err != nil {
 		return nil, err

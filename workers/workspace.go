@@ -108,6 +108,9 @@ type Workspace struct {
 	maxOut  int
 	env     []string
 	shell   string
+	// tmp is the private temporary directory of the sandbox's commands
+	// (tempdir.go), "" when they use the shared one.
+	tmp string
 	// policy confines the model's commands; its Mode is
 	// danger-full-access when commands run as they are.
 	policy *sandbox.Policy
@@ -169,18 +172,22 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 	// too, and under the added directories and the person's
 	// sandbox_writable ones, which commands may write: sandbox_writable =
 	// ["~/.config"] grants ~/.config around ralph's own configuration, so
-	// a command cannot turn the next session's sandbox off. The temporary
-	// directories stay granted whole.
+	// a command cannot turn the next session's sandbox off.
 	kept := keptUnder(opts.Kept, real, lex)
 	keep := slices.Clone(kept)
 	for _, d := range append(slices.Clone(opts.AddDirs), opts.Writable...) {
-		if dl, err := filepath.Abs(d); err == nil {
-			if dr, err := filepath.EvalSymlinks(dl); err == nil {
-				keep = append(keep, keptUnder(opts.Kept, dr, dl)...)
-			}
-		}
+		keep = append(keep, keptIn(opts.Kept, d)...)
 	}
 	policy.Keep(keep...)
+	// The temporary directories are granted around what is kept in them
+	// too (a home directory under /tmp, as on CI machines), and commands
+	// then get a private temporary directory of their own (tempdir.go).
+	var inTemp []string
+	for _, d := range sandbox.TempDirs() {
+		inTemp = append(inTemp, keptIn(opts.Kept, d)...)
+	}
+	policy.KeepFromWriting(inTemp...)
+	tmp := privateTemp(policy, opts.Kept)
 
 	w := &Workspace{
 		opts:    opts,
@@ -194,6 +201,7 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 		shell:   findShell(),
 		locks:   make(map[string]*sync.Mutex),
 		kept:    kept,
+		tmp:     tmp,
 	}
 	if w.timeout <= 0 {
 		w.timeout = defaultCommandTimeout
@@ -221,7 +229,9 @@ func findShell() string {
 }
 
 // Close stops the sandbox's helper process, if one was started; commands
-// still running are killed with it. The Workspace must not be used after.
+// still running are killed with it. The commands' private temporary
+// directory, if there is one, is removed with what they left in it. The
+// Workspace must not be used after.
 func (w *Workspace) Close() {
 	w.runner.Close()
 	w.variantsMu.Lock()
@@ -230,6 +240,9 @@ func (w *Workspace) Close() {
 	}
 	w.variants = nil
 	w.variantsMu.Unlock()
+	if w.tmp != "" {
+		_ = os.RemoveAll(w.tmp)
+	}
 }
 
 // Options are the options w was made with (its root as given), for a

@@ -277,7 +277,18 @@ func (p *Policy) AllowReadable(paths ...string) {
 // --allow-home-project, and under it they still stay hidden, and are not
 // written. Relative paths are ignored; each is kept as given and with its
 // links resolved. A policy that confines nothing keeps nothing.
-func (p *Policy) Keep(paths ...string) {
+func (p *Policy) Keep(paths ...string) { p.keep(paths, true) }
+
+// KeepFromWriting keeps paths that lie in a temporary directory (TempDirs:
+// a home directory under /tmp, as on CI machines) from being written, as
+// Keep does, but leaves reading them as New and AllowReadable decided:
+// what is hidden elsewhere stays hidden there (the secrets of that home
+// are the person's secrets), and what the person's sandbox_readable opens
+// stays readable.
+func (p *Policy) KeepFromWriting(paths ...string) { p.keep(paths, false) }
+
+// keep records paths as kept, and hidden too when hide.
+func (p *Policy) keep(paths []string, hide bool) {
 	if !p.Confines() {
 		return
 	}
@@ -294,7 +305,7 @@ func (p *Policy) Keep(paths ...string) {
 			if !slices.Contains(p.kept, f) {
 				p.kept = append(p.kept, f)
 			}
-			if !slices.Contains(p.HiddenPaths, f) {
+			if hide && !slices.Contains(p.HiddenPaths, f) {
 				p.HiddenPaths = append(p.HiddenPaths, f)
 			}
 		}

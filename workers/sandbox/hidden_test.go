@@ -170,3 +170,32 @@ func TestHiddenPathsOfBothHomes(t *testing.T) {
 		t.Errorf("homes() = %q, want $HOME %s first", got, home)
 	}
 }
+
+// TestKeepFromWritingLeavesReadingAlone: a home directory in the
+// temporary directory keeps its secrets and ralph's configuration from
+// being written there (KeepFromWriting), hidden or not, but what is read
+// stays as the hidden list and sandbox_readable say: the secret stays
+// hidden, the one the person let commands read stays readable. Keep,
+// for a root that holds them, hides them all.
+func TestKeepFromWritingLeavesReadingAlone(t *testing.T) {
+	home := realDir(t)
+	ssh, kube, cfg := filepath.Join(home, ".ssh"), filepath.Join(home, ".kube"), filepath.Join(home, ".config", "ralph")
+	p := &Policy{Mode: WorkspaceWrite, HiddenPaths: []string{cfg, kube, ssh}}
+	p.AllowReadable(kube)
+	p.KeepFromWriting(ssh, kube, cfg, "relative")
+	if want := []string{cfg, ssh}; !slices.Equal(p.HiddenPaths, want) {
+		t.Errorf("hidden %q, want %q", p.HiddenPaths, want)
+	}
+	if want := []string{ssh, kube, cfg}; !slices.Equal(p.kept, want) {
+		t.Errorf("kept %q, want %q", p.kept, want)
+	}
+	p.Keep(kube)
+	if !slices.Contains(p.HiddenPaths, kube) {
+		t.Errorf("Keep did not hide %s: %q", kube, p.HiddenPaths)
+	}
+	none := &Policy{Mode: FullAccess}
+	none.KeepFromWriting(ssh)
+	if len(none.kept) > 0 {
+		t.Errorf("a policy that confines nothing kept %q", none.kept)
+	}
+}

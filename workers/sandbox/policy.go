@@ -80,8 +80,9 @@ type Policy struct {
 	// may not read (hidden.go): those of the person's home and ralph's
 	// own configuration, less what AllowReadable allowed.
 	HiddenPaths []string
-	// kept are the paths in the project root (or an --add-dir) that stay
-	// hidden there (Keep); they are in HiddenPaths too.
+	// kept are the paths in the directories commands may write that
+	// they may not write there (writes are granted around them): those
+	// of Keep, which are in HiddenPaths too, and of KeepFromWriting.
 	kept []string
 	// hiddenLinks maps the target of a link inside a secret directory
 	// to the secret path it was found in (hiddenPaths).
@@ -138,7 +139,7 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 		p.AllowReadable(real)
 	}
 	if mode == WorkspaceWrite {
-		for _, d := range append(sharedWritable(), extra...) {
+		for _, d := range append(TempDirs(), extra...) {
 			if r, err := filepath.EvalSymlinks(d); err == nil && filepath.IsAbs(r) {
 				p.Writable = append(p.Writable, r)
 			}
@@ -149,9 +150,13 @@ func New(mode Mode, root string, network bool, extra ...string) (*Policy, error)
 	return p, nil
 }
 
-// sharedWritable are the directories besides the project that every
-// workspace-write sandbox lets commands write.
-func sharedWritable() []string { return []string{os.TempDir(), "/dev/shm"} }
+// TempDirs are the temporary directories besides the project that every
+// workspace-write sandbox lets commands write, as given: first the one
+// programs make their temporary files in (os.TempDir: $TMPDIR, else
+// /tmp), then /dev/shm, which programs use as temporary memory. A kept
+// path that lies in one (a home directory under /tmp, as on CI machines)
+// is granted around, not over (workers.NewWorkspace).
+func TempDirs() []string { return []string{os.TempDir(), "/dev/shm"} }
 
 // WritableByCommands reports whether dir lies in a directory that the
 // model's commands may write in every project (the temporary directory,
@@ -161,7 +166,7 @@ func WritableByCommands(dir string) bool {
 	if err != nil {
 		real = dir
 	}
-	for _, d := range sharedWritable() {
+	for _, d := range TempDirs() {
 		if r, err := filepath.EvalSymlinks(d); err == nil {
 			if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return true

@@ -1,0 +1,94 @@
+package workers
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-dev/ralph/workers/sandbox"
+)
+
+// A home directory can lie in the temporary directory (HOME=/tmp/home, as
+// CI containers often have it). The sandbox then grants the temporary
+// directory around the paths kept in it (the person's keys, ralph's own
+// configuration and state), as it grants a sandbox_writable directory:
+// nothing can be created directly in a directory so granted, the
+// temporary directory itself included, so commands could no longer make
+// their temporary files. They get a private temporary directory instead,
+// granted whole: made afresh for each Workspace, named by TMPDIR (and TMP
+// and TEMP where their environment sets those) in every confined
+// program's environment, and removed when the Workspace closes. When
+// nothing kept lies in the temporary directory, as on most machines,
+// there is none and nothing changes.
+
+// keptIn are the kept paths that lie at or below dir, spelled with dir's
+// links resolved (keptUnder); none when dir cannot be resolved.
+func keptIn(kept []string, dir string) []string {
+	lex, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(lex)
+	if err != nil {
+		return nil
+	}
+	return keptUnder(kept, real, lex)
+}
+
+// privateTemp makes the private temporary directory of the commands
+// policy confines, when they need one: under workspace-write, when the
+// temporary directory programs are told of (the first of
+// sandbox.TempDirs) holds a kept path. It is made in that directory,
+// its links resolved, with a random name and mode 0700 by one mkdir,
+// which follows no link at the name (os.MkdirTemp), and granted whole
+// to commands. "" when none is needed, or when it cannot be made: then
+// the person cannot write the temporary directory either, and commands
+// fare no worse than their programs would.
+func privateTemp(policy *sandbox.Policy, kept []string) string {
+	if policy.Mode != sandbox.WorkspaceWrite {
+		return ""
+	}
+	shared := sandbox.TempDirs()[0]
+	if len(keptIn(kept, shared)) == 0 {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(shared)
+	if err != nil {
+		return ""
+	}
+	dir, err := os.MkdirTemp(real, "ralph-tmp-")
+	if err != nil {
+		return ""
+	}
+	policy.Writable = append(policy.Writable, dir)
+	return dir
+}
+
+// tempEnv is env for a program in w's sandbox: TMPDIR names the private
+// temporary directory, and so do TMP and TEMP where env sets them; env
+// itself when there is none.
+func (w *Workspace) tempEnv(env []string) []string {
+	if w.tmp == "" {
+		return env
+	}
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "TMPDIR":
+			continue
+		case "TMP", "TEMP":
+			kv = k + "=" + w.tmp
+		}
+		out = append(out, kv)
+	}
+	return append(out, "TMPDIR="+w.tmp)
+}
+
+// start starts c in w's sandbox: every program ralph confines (the
+// model's commands, verify commands, hooks, a project's MCP servers)
+// starts here, with its environment's temporary directory made w's.
+func (w *Workspace) start(ctx context.Context, c sandbox.Command) (*sandbox.Process, error) {
+	c.Env = w.tempEnv(c.Env)
+	return w.runner.Start(ctx, c)
+}
