@@ -29,6 +29,11 @@ import (
 // than a read-only mount — a program the command left running in the
 // background could act before the check, and the person's own git could
 // run a hook in the moment between — which is why ralph says so once.
+// A ralph killed while the command runs (SIGKILL, a lost power) never
+// checks: the record taken at the command's start is written outside
+// the project first (guardrecord.go), and the next ralph in the project
+// does the check before its own git runs, setting aside what it
+// replaces, and says so in one line.
 
 // guardedFiles are the paths under the root that the Landlock-only
 // sandbox restores, beside protectedNames' git paths: .ralph as a whole
