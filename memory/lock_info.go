@@ -229,6 +229,15 @@ func ProcessAlive(pid int, startTime uint64) bool {
 	return startTime == 0 || st == startTime
 }
 
+// SelfStartTime is this process's start time, as ProcessStartTime says
+// it (0 where it cannot be read).
+func SelfStartTime() uint64 { return selfStartTime() }
+
+// BootID names the machine's current boot ("" where it cannot be read):
+// a pid and start time recorded under another boot name no process of
+// this one.
+func BootID() string { return bootID() }
+
 // ProcessStartTime returns when pid started, in clock ticks since boot
 // (field 22 of /proc/<pid>/stat). The error wraps os.ErrNotExist if there
 // is no such process.

@@ -162,6 +162,12 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workers: %w", err)
 	}
+	// A ralph killed while a command of the model's ran here did not
+	// check what the command did to the git files ralph's own git obeys:
+	// this one does, before anything takes them for the person's.
+	if err := recoverKilled(real, opts.Notify); err != nil {
+		return nil, err
+	}
 	policy.Notify = opts.Notify
 	if opts.withheldOnce == nil {
 		opts.withheldOnce = new(sync.Once)
@@ -319,4 +325,20 @@ func (w *Workspace) Kept(p string) bool {
 // errResult formats an error result for the model.
 func errResult(format string, a ...any) Result {
 	return Result{Output: fmt.Sprintf(format, a...), IsError: true}
+}
+
+// recovered holds the roots whose killed ralphs' checks this process has
+// done (sandbox.RecoverKilled): the Workspaces made after the first, for
+// other sandboxes of the project, find nothing more to do.
+var recovered sync.Map
+
+func recoverKilled(root string, notify func(string)) error {
+	if _, done := recovered.Load(root); done {
+		return nil
+	}
+	if err := sandbox.RecoverKilled(root, notify); err != nil {
+		return err
+	}
+	recovered.Store(root, true)
+	return nil
 }

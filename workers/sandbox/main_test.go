@@ -20,6 +20,10 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfg)
+	// The guards' records (guardrecord.go) go to a state directory of
+	// the tests' own too.
+	state := filepath.Join(cfg, "state")
+	os.Setenv("RALPH_HOME", state)
 	code := m.Run()
 	os.RemoveAll(cfg)
 	os.Exit(code)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -49,6 +50,14 @@ type nestedGuard struct {
 	// directory and common directory.
 	resolved map[string][2]string
 	files    map[string]*known // configuration file → its keys when last read
+	// gen counts the looks that read a repository again or found the
+	// repositories changed, so that the durable copy of what the guard
+	// knows (guardrecord.go) is written again only when it changed.
+	gen uint64
+	// keepAside keeps a file the guard puts back, renamed beside it: the
+	// check a killed ralph missed, done by the next one, cannot tell what
+	// the person changed since from what the command did.
+	keepAside bool
 }
 
 // repo is one repository as last read.
@@ -64,6 +73,9 @@ type known struct {
 	fi      fs.FileInfo
 	program map[string]bool // "key\nvalue" of its program keys
 	content []byte          // to put back; nil when it could not be read
+	// id is the file's identity when fi is not at hand (read back from a
+	// durable record): its device and inode.
+	id [2]uint64
 }
 
 func newNestedGuard(root string) *nestedGuard { return &nestedGuard{root: root} }
@@ -151,6 +163,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 			}
 			r = &repo{person: person}
 			g.repos[ptr] = r
+			g.gen++
 			if !person && common != "" && !knownCommon[common] {
 				// A repository a command made is the model's, hooks
 				// and all: ralph's own commits never run them.
@@ -165,6 +178,9 @@ func (g *nestedGuard) look(person bool) []Undone {
 		if stamp := stampOf(watch); stamp != "" && stamp == r.stamp && !moved {
 			continue
 		}
+		if moved {
+			g.gen++
+		}
 		u, extra := g.guardRepo(ctx, ptr, r, person, moved)
 		undone = append(undone, u...)
 		r.watch = extra
@@ -173,6 +189,7 @@ func (g *nestedGuard) look(person bool) []Undone {
 	for ptr := range g.repos {
 		if !seen[ptr] {
 			delete(g.repos, ptr)
+			g.gen++
 		}
 	}
 	return undone
@@ -292,7 +309,7 @@ func (g *nestedGuard) knownFile(file string) *known {
 		return nil
 	}
 	for _, k := range g.files {
-		if os.SameFile(fi, k.fi) {
+		if k.fi != nil && os.SameFile(fi, k.fi) || k.fi == nil && k.id != [2]uint64{} && k.id == fileID(fi) {
 			return k
 		}
 	}
@@ -321,6 +338,9 @@ func (g *nestedGuard) remember(entries []git.ConfigEntry) {
 		}
 	}
 	for f, k := range byFile {
+		if was := g.files[f]; was == nil || !maps.Equal(was.program, k.program) || !bytes.Equal(was.content, k.content) {
+			g.gen++
+		}
 		g.files[f] = k
 	}
 }
@@ -339,6 +359,11 @@ func (g *nestedGuard) takeBack(ctx context.Context, file string, keys []string) 
 		return fmt.Errorf("%s lies outside the project", path)
 	}
 	if k := g.knownFile(file); k != nil && k.content != nil {
+		if g.keepAside {
+			// A second name for the file as it is, which the rename
+			// below leaves holding it.
+			_ = os.Link(path, aside(path+".ralph-set-aside"))
+		}
 		return replaceFile(path, k.content)
 	}
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
@@ -405,6 +430,16 @@ func (g *nestedGuard) outside(ptr, gitDir, common string) (Undone, bool) {
 	}
 	return Undone{Note: fmt.Sprintf("the sandbox renamed %s, which this command wrote, to %s: it leads to the repository %s outside the project, which ralph does not take for one of the project's",
 		g.rel(target), filepath.Base(aside), common)}, true
+}
+
+// aside is name, or name with a number added when name is taken.
+func aside(name string) string {
+	for n, try := 2, name; ; n++ {
+		if _, err := os.Lstat(try); err != nil {
+			return try
+		}
+		try = fmt.Sprintf("%s-%d", name, n)
+	}
 }
 
 // renameAside renames target, in the project at root, to

@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"bytes"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -30,6 +29,11 @@ import (
 // than a read-only mount — a program the command left running in the
 // background could act before the check, and the person's own git could
 // run a hook in the moment between — which is why ralph says so once.
+// A ralph killed while the command runs (SIGKILL, a lost power) never
+// checks: the record taken at the command's start is written outside
+// the project first (guardrecord.go), and the next ralph in the project
+// does the check before its own git runs, setting aside what it
+// replaces, and says so in one line.
 
 // guardedFiles are the paths under the root that the Landlock-only
 // sandbox restores, beside protectedNames' git paths: .ralph as a whole
@@ -54,6 +58,14 @@ type guardedState struct {
 	// copy) back, brings back the person's hooks and configuration, which
 	// are compared with this record and never deleted.
 	home map[string]entry
+	// gen counts the records that differed from the one before, so that
+	// the durable copy of the record (guardrecord.go) is written again
+	// only when it changed.
+	gen uint64
+	// setAside keeps what is replaced or removed, renamed beside it:
+	// the check a killed ralph missed, done by the next one, cannot tell
+	// what the person changed since from what the command did.
+	setAside bool
 }
 
 // entry is one file, directory or link as recorded.
@@ -79,6 +91,7 @@ func (g *guardedState) begin() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running == 0 {
+		was, wasIno := g.base, g.gitIno
 		g.base = map[string]entry{}
 		for _, p := range g.paths {
 			record(p, g.base)
@@ -86,6 +99,9 @@ func (g *guardedState) begin() {
 		g.gitIno = inode(filepath.Join(g.root, ".git"))
 		if g.gitIno != 0 {
 			g.home = g.base
+		}
+		if g.gitIno != wasIno || !sameEntries(was, g.base) {
+			g.gen++
 		}
 	}
 	g.running++
@@ -150,9 +166,11 @@ func (g *guardedState) end() []string {
 		slices.Sort(extra)
 		if !sure {
 			extra = unsure(extra)
+		} else if g.setAside {
+			extra = topmost(extra)
 		}
 		for i := len(extra) - 1; i >= 0; i-- {
-			if remove(extra[i], sure) == nil {
+			if remove(extra[i], sure && !g.setAside) == nil {
 				note(extra[i])
 			}
 		}
@@ -169,7 +187,7 @@ func (g *guardedState) end() []string {
 				base[q] = is // ralph's own write since the record
 				continue
 			}
-			if ok && !sure && !is.mode.IsDir() {
+			if ok && (!sure || g.setAside) && !is.mode.IsDir() {
 				os.Rename(q, aside(q+".ralph-set-aside"))
 			}
 			if put(q, was) == nil {
@@ -178,6 +196,21 @@ func (g *guardedState) end() []string {
 		}
 	}
 	return dedupe(restored)
+}
+
+// sameEntries reports whether two records hold the same paths as the
+// same files, directories and links.
+func sameEntries(a, b map[string]entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for p, x := range a {
+		y, ok := b[p]
+		if !ok || x.mode != y.mode || !bytes.Equal(x.data, y.data) {
+			return false
+		}
+	}
+	return true
 }
 
 // unsure narrows what to set aside in a .git that may be the person's:
@@ -194,7 +227,17 @@ func unsure(extra []string) []string {
 				continue
 			}
 		}
-		if len(out) > 0 && within(out[len(out)-1], q) {
+		out = append(out, q)
+	}
+	return topmost(out)
+}
+
+// topmost drops from the sorted paths those that lie under another: a
+// directory set aside goes whole.
+func topmost(paths []string) []string {
+	var out []string
+	for _, q := range paths {
+		if slices.ContainsFunc(out, func(o string) bool { return within(o, q) }) {
 			continue
 		}
 		out = append(out, q)
@@ -211,16 +254,6 @@ func remove(path string, sure bool) error {
 		return os.RemoveAll(path)
 	}
 	return os.Rename(path, aside(path+".ralph-set-aside"))
-}
-
-// aside is name, or name with a number added when name is taken.
-func aside(name string) string {
-	for n, try := 2, name; ; n++ {
-		if _, err := os.Lstat(try); err != nil {
-			return try
-		}
-		try = fmt.Sprintf("%s-%d", name, n)
-	}
 }
 
 // findInode looks for the directory with inode ino in the project, where

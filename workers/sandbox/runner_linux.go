@@ -86,6 +86,10 @@ type Runner struct {
 	// sandbox runs on Landlock alone from then on, and restores the
 	// protected paths after every command.
 	guarded *guardedState
+	// rec keeps the guards' record where the next ralph finds it should
+	// this one be killed while a command runs (guardrecord.go); nil
+	// where no guard acts.
+	rec *recorder
 }
 
 // NewRunner returns a runner for the policy; no process starts until the
@@ -95,6 +99,7 @@ func NewRunner(p *Policy) *Runner {
 	if p.Mode == WorkspaceWrite {
 		r.nested = newNestedGuard(p.Root)
 		r.repos = r.nested
+		r.rec = newRecorder(p.Root, p.Notify)
 	} else {
 		r.repos = newNestedGuard(p.Root)
 	}
@@ -159,15 +164,27 @@ func (r *Runner) Start(ctx context.Context, c Command) (*Process, error) {
 	} else {
 		g = nil
 	}
+	rec := r.rec
+	if s.Mode != WorkspaceWrite {
+		rec = nil
+	}
+	if rec != nil {
+		// Before the command starts: were ralph killed while it runs,
+		// the next ralph does the check this one could not.
+		rec.begin(g, r.nested, s.absent)
+	}
 	p, err := srv.start(c)
 	if err != nil {
 		if g != nil {
 			g.end()
 		}
+		if rec != nil {
+			rec.end()
+		}
 		srv.release()
 		return nil, err
 	}
-	p.absent, p.root, p.nested, p.guarded = s.absent, r.policy.Root, r.nested, g
+	p.absent, p.root, p.nested, p.guarded, p.rec = s.absent, r.policy.Root, r.nested, g, rec
 	return p, nil
 }
 
@@ -256,6 +273,9 @@ func (r *Runner) Close() {
 	if s != nil {
 		s.stop()
 	}
+	if r.rec != nil {
+		r.rec.close()
+	}
 }
 
 // Process is a command started by a Runner.
@@ -273,6 +293,7 @@ type Process struct {
 	root    string
 	nested  *nestedGuard
 	guarded *guardedState
+	rec     *recorder
 }
 
 // deliver hands the process a message from the helper.
@@ -369,6 +390,9 @@ func (p *Process) Wait() (syscall.WaitStatus, Outcome) {
 	}
 	if p.nested != nil {
 		out.Undone = p.nested.check()
+	}
+	if p.rec != nil {
+		p.rec.end()
 	}
 	return ws, out
 }

@@ -16,3 +16,12 @@ func changeStamp(fi fs.FileInfo) int64 {
 	}
 	return fi.ModTime().UnixNano()
 }
+
+// fileID is a file's device and inode, which stay with it under another
+// name.
+func fileID(fi fs.FileInfo) [2]uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return [2]uint64{uint64(st.Dev), uint64(st.Ino)}
+	}
+	return [2]uint64{}
+}

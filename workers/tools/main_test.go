@@ -2,6 +2,7 @@ package tools
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -13,5 +14,17 @@ func TestMain(m *testing.M) {
 	if sandbox.IsHelper(os.Args) {
 		os.Exit(sandbox.HelperMain(os.Args))
 	}
-	os.Exit(m.Run())
+	// The sandbox's guards keep their records (sandbox.RecoverKilled)
+	// in ralph's state directory, sealed with the state key in its
+	// configuration directory: the tests' go to directories of their
+	// own, not the developer's.
+	dir, err := os.MkdirTemp("", "ralph-test-state-*")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("RALPH_HOME", filepath.Join(dir, "state"))
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
