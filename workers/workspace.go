@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -247,7 +248,9 @@ func (w *Workspace) Close() {
 	w.variants = nil
 	w.variantsMu.Unlock()
 	if w.tmp != "" {
-		_ = os.RemoveAll(w.tmp)
+		// Ralph's own directory, not the project's: removed through the
+		// person's door, which os.RemoveAll's walk is (no link followed).
+		_ = rootfs.Person().RemoveAll(w.tmp)
 	}
 }
 
