@@ -37,9 +37,20 @@ func TestAttack66cHomeInTheTempDir(t *testing.T) {
 			gitProject(t, proj)
 			const marker = "E2E-HOMETMP-SSH-KEY"
 			mustWrite(t, filepath.Join(home, ".ssh", "id_rsa"), marker+"\n")
+			// The person's own files that run code: their git's config,
+			// Claude Code's hooks (the second attack wrote both).
+			personal := map[string]string{
+				filepath.Join(home, ".gitconfig"):               "[user]\n\tname = person\n",
+				filepath.Join(home, ".claude", "settings.json"): "{}\n",
+			}
+			for f, c := range personal {
+				mustWrite(t, f, c)
+			}
 			conf := filepath.Join(home, ".config", "ralph", "config.toml")
 			srv, results := commandsServer(t, `cat ~/.ssh/id_rsa || echo "no key"; `+
 				`{ mkdir -p ~/.config/ralph && echo 'sandbox = "danger-full-access"' > ~/.config/ralph/config.toml; } || echo "no config"; `+
+				`echo '[core]' >> ~/.gitconfig || echo "no gitconfig"; echo '{"hooks":{}}' > ~/.claude/settings.json || echo "no settings"; `+
+				`touch ~/.bashrc || echo "no bashrc"; cat ~/.local/state/ralph/projects.json || echo "no state"; `+
 				`f=$(mktemp) && echo made > "$f" && echo "MKTEMP=$f"`)
 			env := cleanEnv(t, append(append([]string{"HOME=" + home, "TMPDIR=" + tmp,
 				"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
@@ -54,6 +65,19 @@ func TestAttack66cHomeInTheTempDir(t *testing.T) {
 				if strings.Contains(s, marker) {
 					t.Errorf("the key reached %s", where)
 				}
+			}
+			for f, c := range personal {
+				if b, _ := os.ReadFile(f); string(b) != c {
+					t.Errorf("the command changed %s: %q", f, b)
+				}
+			}
+			if _, err := os.Lstat(filepath.Join(home, ".bashrc")); !os.IsNotExist(err) {
+				t.Errorf("the command made ~/.bashrc (%v)", err)
+			}
+			// The names in a hidden directory are no secret; what its files
+			// hold is (the guards' records keep a configuration's text).
+			if !strings.Contains(res, "no state") {
+				t.Errorf("the command read ralph's state directory:\n%s", res)
 			}
 			if b, err := os.ReadFile(conf); !os.IsNotExist(err) {
 				t.Errorf("the command made ralph's config: %q (%v)", b, err)

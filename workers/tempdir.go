@@ -22,6 +22,35 @@ import (
 // nothing kept lies in the temporary directory, as on most machines,
 // there is none and nothing changes.
 
+// homeInTemp is what of the homes lying in a temporary directory commands
+// may not write: each entry of each home but those that hold a directory
+// the policy grants (the project under ~/src, say). A home elsewhere is
+// not writable at all, and in the temporary directory it must not be
+// either: ~/.gitconfig, ~/.bashrc or ~/.claude/settings.json written by a
+// command would run the model's code as the person, in their own git,
+// shell or Claude Code. Nothing can be created in the home itself, which
+// the grant around these entries only lists.
+func homeInTemp(homes []string, policy *sandbox.Policy) []string {
+	var out []string
+	for _, h := range homes {
+		entries, err := os.ReadDir(h)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			p := filepath.Join(h, e.Name())
+			holds := isInside(p, policy.Root)
+			for _, w := range policy.Writable {
+				holds = holds || isInside(p, w)
+			}
+			if !holds {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // keptIn are the kept paths that lie at or below dir, spelled with dir's
 // links resolved (keptUnder); none when dir cannot be resolved.
 func keptIn(kept []string, dir string) []string {

@@ -192,6 +192,7 @@ func NewWorkspace(opts Options) (*Workspace, error) {
 	var inTemp []string
 	for _, d := range sandbox.TempDirs() {
 		inTemp = append(inTemp, keptIn(opts.Kept, d)...)
+		inTemp = append(inTemp, homeInTemp(keptIn(sandbox.Homes(), d), policy)...)
 	}
 	policy.KeepFromWriting(inTemp...)
 	tmp := privateTemp(policy, opts.Kept)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"github.com/ralph-dev/ralph/memory"
 	"io"
 	"io/fs"
 	"os"
@@ -226,15 +227,28 @@ func homes() []string {
 // $XDG_CONFIG_HOME/ralph where ralph reads its configuration, and
 // .config/ralph under every home too, which ralph read before the
 // variable was set or reads when another program starts it without it.
+//
+// Ralph's state directories are hidden with them ($RALPH_HOME, else
+// $XDG_STATE_HOME/ralph, and .local/state/ralph under every home): they
+// hold the list of every project, the control sockets, and the guards'
+// records of a running command, which keep the real text of a
+// repository's configuration (its credentials) to put back.
 func ralphConfigs(homes []string) []string {
 	var out []string
+	add := func(d string) {
+		if d = filepath.Clean(d); filepath.IsAbs(d) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
 	if d, err := os.UserConfigDir(); err == nil {
-		out = append(out, filepath.Join(d, "ralph"))
+		add(filepath.Join(d, "ralph"))
 	}
 	for _, h := range homes {
-		if c := filepath.Join(h, ".config", "ralph"); !slices.Contains(out, c) {
-			out = append(out, c)
-		}
+		add(filepath.Join(h, ".config", "ralph"))
+	}
+	add(memory.RegistryDir(os.Getenv))
+	for _, h := range homes {
+		add(filepath.Join(h, ".local", "state", "ralph"))
 	}
 	return out
 }
