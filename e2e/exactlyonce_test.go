@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -172,9 +173,14 @@ func breakDone(t *testing.T, dir string, titles []string, id, fault string) stri
 	t.Helper()
 	writeTasks(t, dir, titles...)
 	out := filepath.Join(t.TempDir(), "strace")
+	// The model's handler runs on the server's goroutines: ralph's pid
+	// reaches it, and the tracer comes back, under mu.
+	var mu sync.Mutex
 	var ralphPID int
 	var tracer *exec.Cmd
 	srv := llmtest.NewServerFunc(workModel(func(task string) {
+		mu.Lock()
+		defer mu.Unlock()
 		if task != id || tracer != nil {
 			return
 		}
@@ -196,11 +202,18 @@ func breakDone(t *testing.T, dir string, titles []string, id, fault string) stri
 	cmd.Dir, cmd.Env = dir, cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	mu.Lock()
+	err := cmd.Start()
+	if err == nil {
+		ralphPID = cmd.Process.Pid
+	}
+	mu.Unlock()
+	if err != nil {
 		t.Fatal(err)
 	}
-	ralphPID = cmd.Process.Pid
 	code, _ := exitCode(t, cmd, ralphRunLimit)
+	mu.Lock()
+	defer mu.Unlock()
 	if tracer == nil {
 		t.Fatalf("%s was never settled: exit %d\n%s", id, code, stderr.String())
 	}
