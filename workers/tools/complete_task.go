@@ -67,7 +67,7 @@ func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool
 		})
 		switch {
 		case errors.Is(err, memory.ErrProgressNotWritten):
-			return workers.Result{IsError: true, Output: "task not marked done: " + err.Error()}
+			return workers.Result{IsError: true, Output: err.Error()}
 		case errors.Is(err, memory.ErrTaskNotFound):
 			return notFound
 		case err != nil:
