@@ -101,11 +101,12 @@ func runUnderStrace(t *testing.T, env []string, dir string, titles []string, fil
 	cmd.Dir, cmd.Env = dir, env
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	err := cmd.Run()
-	r := faultResult{stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
-		t.Fatalf("strace: %v", err)
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("strace: %v", err)
+		}
 	}
+	r := faultResult{stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}
 	log, _ := os.ReadFile(out)
 	r.strace = string(log)
 	r.injected = injected(r.strace, fault)
