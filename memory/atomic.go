@@ -132,14 +132,19 @@ func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 		size = fi.Size()
 	}
 	_, werr := f.Write(data)
-	if werr != nil && size >= 0 {
-		// A half-written line (a full disk) would sit in the middle of the
-		// log once later appends succeed; cut it off so the log stays whole.
-		_ = f.Truncate(size)
-	}
 	var serr error
 	if sync && werr == nil {
+		// One fsync, never a second: after a failed one the kernel may
+		// have dropped the pages it could not write and a retry would
+		// report success for data that is gone.
 		serr = f.Sync()
+	}
+	if (werr != nil || serr != nil) && size >= 0 {
+		// A half-written line (a full disk) would sit in the middle of the
+		// log once later appends succeed, and a line whose sync failed
+		// may or may not be on disk; cut it off so the log holds what
+		// the caller was told was written, whole.
+		_ = f.Truncate(size)
 	}
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {

@@ -142,8 +142,9 @@ func TestClaimingViewTracker(t *testing.T) {
 	if side := v.readSidecar(); side["b"].Attempts != 0 || side["a"].Attempts != 1 || side["a"].State != "" {
 		t.Errorf("sidecar after the claims: %+v", side)
 	}
-	// Recovery resets every task in progress: only a's claim is ralph's.
-	if _, err := v.Update(func(f *TaskFile) error { f.ResetInProgress(); return nil }); err != nil {
+	// Recovery reopens every task in progress without an entry: only a's
+	// claim is ralph's.
+	if _, err := v.Update(func(f *TaskFile) error { _, err := RecoverInProgress(fs, "/p", f); return err }); err != nil {
 		t.Fatal(err)
 	}
 	if err := start("a"); err != nil {

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -323,40 +322,44 @@ type ProgressEntry struct {
 	Body      string
 	SessionID string
 	Iteration int
-	// TaskID makes the entry once-only: an entry for the same task and
-	// session that is already in the file is not written again. The task
-	// loop writes a task's entry before it marks the task done, so a crash
-	// between the two redoes the task but does not repeat its entry.
-	TaskID string
-}
-
-// progressMark is the invisible marker of a task's entry.
-func progressMark(taskID, sessionID string) string {
-	return "<!-- ralph:progress task=" + taskID + " session=" + sessionID + " -->"
+	// TaskID and Attempt make the entry a task's completion record
+	// (CompleteTask): it ends in the mark <!-- ralph:progress task=ID
+	// attempt=N session=S -->, it is written once per task and attempt
+	// whichever session writes it, and recovery reads it back
+	// (RecoverInProgress). TaskID must be the task's own id, not a line.
+	TaskID  string
+	Attempt int
 }
 
 // AppendProgress appends an entry to RALPH_PROGRESS.md, creating it with
 // its heading if missing. It only ever appends, and syncs, so a crash or a
-// person editing older entries can never lose what was already there.
+// person editing older entries can never lose what was already there. An
+// entry of a task's attempt whose mark is among the file's newest entries
+// (progressTail) is not written again. A write that fails leaves no part
+// of the entry behind, as far as the file system lets it be cut off.
 func AppendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 	path := filepath.Join(root, ProgressFile)
 	mark := ""
 	if e.TaskID != "" {
-		mark = progressMark(e.TaskID, e.SessionID)
-		if data, err := afero.ReadFile(fs, path); err == nil && bytes.Contains(data, []byte(mark)) {
+		mark = progressMark(e.TaskID, e.Attempt, e.SessionID)
+		doc, _, err := loadDoc(fs, path, progressTail, true)
+		if err != nil {
+			return err
+		}
+		if hasProgressMark(doc.Content, e.TaskID, e.Attempt) {
 			return nil
 		}
 	}
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	title := strings.TrimSpace(lineBreaks().ReplaceAllString(e.Title, " "))
+	title := unmark(strings.TrimSpace(lineBreaks().ReplaceAllString(e.Title, " ")))
 	if title == "" {
 		title = fmt.Sprintf("Iteration %d", e.Iteration)
 	}
 	entry := "\n## " + e.Time.UTC().Format("2006-01-02 15:04 UTC") + " — " + title + "\n\n"
 	if body := strings.Trim(e.Body, "\r\n"); strings.TrimSpace(body) != "" {
-		entry += body + "\n\n"
+		entry += unmark(body) + "\n\n"
 	}
 	var who []string
 	if e.SessionID != "" {

@@ -63,20 +63,6 @@ func (f *TaskFile) setState(i int, s TaskState, c byte) error {
 	return f.setLine(i, text[:r.stateAt]+string(c)+text[r.stateAt+1:])
 }
 
-// ResetInProgress turns every in-progress task back to open. A task left
-// "[~]" means a run died mid-task, and the next run should pick it up again.
-func (f *TaskFile) ResetInProgress() int {
-	n := 0
-	for i := range f.tasks {
-		if f.tasks[i].state == TaskInProgress {
-			if f.setState(i, TaskOpen, stateChar[TaskOpen]) == nil {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // SetMeta sets one key of the task's ralph comment, creating the comment if
 // there is none; an empty value deletes the key, and the comment with it
 // once it is empty. Other keys, known or not, keep their order. Keys and

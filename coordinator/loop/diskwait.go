@@ -65,6 +65,18 @@ func (l *loop) waitForDisk(d attemptDone, cause error) string {
 	return ""
 }
 
+// lookAgain keeps waiting after a write failed for want of space: a
+// second when the file system shows itself full, a minute when it shows
+// space (a quota).
+func (l *loop) lookAgain(now time.Time) time.Duration {
+	poll := diskPoll
+	if !memory.DiskLow(l.o.Root) {
+		poll = quotaWait
+	}
+	l.wait.Until = now.Add(poll)
+	return poll
+}
+
 // pauseForDisk makes the loop start nothing until the project's file
 // system has space again, saying so once.
 func (l *loop) pauseForDisk(cause error) {
@@ -96,12 +108,15 @@ func (l *loop) holdForDisk(now time.Time) time.Duration {
 		w.Until = now.Add(diskPoll)
 		return diskPoll
 	}
-	// Tasks that could not be put back to open while the disk was full
-	// are put back now.
+	// Tasks done whose mark the full disk kept out of the task file are
+	// marked now, and tasks that could not be put back to open are put
+	// back.
+	if l.markUnmarked() {
+		return l.lookAgain(now)
+	}
 	for _, id := range l.reopen {
 		if _, err := l.updateTasks(nil, func(f *memory.TaskFile) error { return f.SetState(id, memory.TaskOpen) }); memory.IsDiskFull(err) {
-			w.Until = now.Add(diskPoll)
-			return diskPoll
+			return l.lookAgain(now)
 		}
 	}
 	l.reopen = nil

@@ -199,10 +199,13 @@ type loop struct {
 	// storeErr is the first record that could not be saved. Only the
 	// loop's own goroutine touches it: workers never write the record.
 	storeErr error
-	// diskErr is the last record a full disk kept from being saved, and
-	// reopen the tasks it left marked in progress (see diskwait.go).
+	// diskErr is the last record a full disk kept from being saved,
+	// reopen the tasks it left marked in progress, and unmarked the tasks
+	// done whose entry is written but whose mark it kept from the task
+	// file (see diskwait.go).
 	diskErr       error
 	reopen        []string
+	unmarked      []doneAttempt
 	diskRecovered bool
 }
 
@@ -239,6 +242,9 @@ func Run(ctx context.Context, o Options) Result {
 	o.Control.begin()
 	defer o.Control.end()
 	l.res = l.run(ctx)
+	// A task done whose mark a full disk held back is marked now if it
+	// can be; otherwise the next run's recovery marks it from its entry.
+	l.markUnmarked()
 	l.closeGit(ctx)
 	l.res.Done, l.res.Failed = l.done, l.failed
 	l.refreshCounts()
@@ -371,7 +377,7 @@ func (l *loop) run(ctx context.Context) Result {
 		if paused {
 			ready = nil
 		}
-		if hold > 0 && (len(ready) > 0 || wait > 0 || inflight > 0 || len(l.reopen) > 0) {
+		if hold > 0 && (len(ready) > 0 || wait > 0 || inflight > 0 || len(l.reopen) > 0 || len(l.unmarked) > 0) {
 			// A limit to reset or an open breaker: nothing starts before.
 			// When no task could start again anyway, there is nothing to
 			// wait for, and the loop ends below.
@@ -604,27 +610,19 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 			// names the commit and the cost in it.
 			n.NoteDone(t.ID, strings.TrimSpace(fmt.Sprintf("ralph session %s, attempt %d: %s %s", l.o.SessionID, d.attempt, doneNote(kept), usage)))
 		}
-		// The progress entry goes first and is once-only: a crash before
-		// the task is marked done redoes the task, not the entry.
-		l.keep(memory.AppendProgress(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
-			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID}))
-		_, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
-		if err != nil && memory.IsDiskFull(err) {
-			// The work is done but cannot be recorded: the task is
-			// worked again once there is space.
-			if failure = l.waitForDisk(d, err); failure == "" {
-				return Result{}, false
-			}
-		}
+		// A task's completion is one durable record (memory.CompleteTask):
+		// the entry, marked with the task and this attempt, is synced
+		// before the task is marked done, and recovery marks a task left
+		// in progress done when its attempt's entry is there.
+		err := memory.CompleteTask(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
+			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID, Attempt: d.attempt}, func() error {
+			_, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+			return err
+		})
 		if err != nil {
-			return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
+			return l.notRecorded(doneAttempt{d, verify}, err)
 		}
-		l.done = append(l.done, t.ID)
-		delete(l.tries, t.ID)
-		l.setStreak(decide.Streak{}.Succeeded())
-		l.emit(attemptEnded(d, memory.TaskDone, verify, ""))
-		l.breakerSucceeded(t.ID)
-		l.save(memory.StatusRunning, "")
+		l.recordDone(doneAttempt{d, verify})
 		return Result{}, false
 	}
 	l.stats.Errors++

@@ -206,8 +206,9 @@ type Project struct {
 	// an update that runs beside the first request (see Open).
 	registered chan struct{}
 	parallel   int
-	// resetTasks counts the in-progress tasks recovery reset to open.
-	resetTasks int
+	// recovered is what recovery did with the tasks a ralph that is gone
+	// left in progress.
+	recovered memory.Recovered
 	// prompt is the task loop's prompt template (loadPrompt), nil for
 	// ralph's own prompt.
 	prompt *taskprompt.Template
@@ -549,7 +550,7 @@ func (p *Project) sessionMode(st memory.State, id string) string {
 	if st.Mode != "" {
 		return st.Mode
 	}
-	if p.resetTasks > 0 {
+	if p.recovered.Count() > 0 {
 		return ModeRun
 	}
 	evs, _, _ := memory.ReadJSONL[coordinator.Event](p.Fs, memory.LogPath(p.Root, id, memory.EventsLog))

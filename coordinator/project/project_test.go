@@ -49,6 +49,30 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
+// A task left in progress whose progress entry for its attempt was
+// written is marked done under the lock, whichever session wrote the
+// entry; one without is reset to open. The person hears which.
+func TestInProgressTaskWithItsEntryIsDone(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, memory.TasksFile), "# Tasks\n\n- [~] one <!-- ralph:id=t1 attempts=1 -->\n- [~] two <!-- ralph:id=t2 attempts=1 -->\n")
+	if err := memory.AppendProgress(afero.NewOsFs(), dir, memory.ProgressEntry{Title: "one", SessionID: "20250101T000000Z-aaaaaa", TaskID: "t1", Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	p, err := Open(context.Background(), Options{Dir: dir, Getenv: env(t), Notify: func(s string) { notices = append(notices, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if got := read(t, filepath.Join(dir, memory.TasksFile)); !strings.Contains(got, "- [x] one") || !strings.Contains(got, "- [ ] two") {
+		t.Fatalf("after recovery:\n%s", got)
+	}
+	want := "recovered: reset 1 task a ralph that is gone left in progress; marked t1 done (its progress entry was written), left in progress by a ralph that is gone"
+	if strings.Join(notices, "\n") != want {
+		t.Fatalf("notices %q, want %q", notices, want)
+	}
+}
+
 // A task left in progress is reset under the lock whatever session.json
 // says — even with no session.json at all — and a session whose own
 // record was lost resumes as the task loop it was.

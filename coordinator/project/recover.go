@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
@@ -14,18 +15,21 @@ import (
 // recover runs with the lock held, so no live ralph owns the project. A
 // session.json that still says "running" was therefore left by a ralph
 // that died without saving: it becomes "interrupted", its in-progress tasks
-// go back to open, and the user hears so in one line. A corrupt
+// are settled by memory.RecoverInProgress (done when their progress entry
+// was written, open otherwise), and the user hears so in one line. A corrupt
 // session.json is set aside (never deleted) and rebuilt from the newest
 // session's own records.
 func (p *Project) recover(notify func(string)) error {
 	// Under the lock no other ralph works here, so a task marked in
 	// progress belongs to a ralph that is gone, whatever session.json
-	// says (a crash can come before its first save). Reset them first.
+	// says (a crash can come before its first save). Settle them first.
 	if _, err := memory.UpdateTasks(p.Fs, p.Root, func(f *memory.TaskFile) error {
-		p.resetTasks = f.ResetInProgress()
-		return nil
+		rec, err := memory.RecoverInProgress(p.Fs, p.Root, f)
+		p.recovered = rec
+		return err
 	}); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("reset in-progress tasks after a crash: %w", err)
+		p.recovered = memory.Recovered{}
+		return fmt.Errorf("settle in-progress tasks after a crash: %w", err)
 	}
 	names := memory.SessionDirNames(p.Fs, p.Root)
 	if err := memory.RemoveUnfinishedSessions(p.Fs, p.Root, names); err != nil {
@@ -60,10 +64,14 @@ func (p *Project) recover(notify func(string)) error {
 		// The session worked a plan file of its own: its tasks in
 		// progress are the dead ralph's too.
 		if tr, err := memory.OpenTracker(p.Fs, p.Root, st.Run.Plan); err == nil {
-			_, _ = tr.Update(func(f *memory.TaskFile) error {
-				p.resetTasks += f.ResetInProgress()
-				return nil
-			})
+			var rec memory.Recovered
+			if _, err := tr.Update(func(f *memory.TaskFile) (err error) {
+				rec, err = memory.RecoverInProgress(p.Fs, p.Root, f)
+				return err
+			}); err == nil {
+				p.recovered.Done = append(p.recovered.Done, rec.Done...)
+				p.recovered.Reopened = append(p.recovered.Reopened, rec.Reopened...)
+			}
 		}
 	}
 	if !memory.Active(st.Status) {
@@ -73,12 +81,33 @@ func (p *Project) recover(notify func(string)) error {
 	return p.markCrashed(st, now, notify)
 }
 
-// noteReset tells the person about tasks reset outside a crashed session's
-// recovery (which reports them itself).
+// noteReset tells the person about tasks settled outside a crashed
+// session's recovery (which reports them itself).
 func (p *Project) noteReset(notify func(string)) {
-	if p.resetTasks > 0 {
-		notify(fmt.Sprintf("recovered: reset %s a ralph that is gone left in progress", text.Counted(p.resetTasks, "task", "tasks")))
+	var parts []string
+	if n := len(p.recovered.Reopened); n > 0 {
+		parts = append(parts, fmt.Sprintf("reset %s a ralph that is gone left in progress", text.Counted(n, "task", "tasks")))
 	}
+	if done := p.doneWords(); done != "" {
+		parts = append(parts, done+", left in progress by a ralph that is gone")
+	}
+	if len(parts) > 0 {
+		notify("recovered: " + strings.Join(parts, "; "))
+	}
+}
+
+// doneWords says which tasks in progress recovery marked done: "marked t2
+// done (its progress entry was written)"; "" when none.
+func (p *Project) doneWords() string {
+	done := p.recovered.Done
+	if len(done) == 0 {
+		return ""
+	}
+	was := "its progress entry was written"
+	if len(done) > 1 {
+		was = "their progress entries were written"
+	}
+	return fmt.Sprintf("marked %s done (%s)", strings.Join(done, ", "), was)
 }
 
 // rebuildState restores .ralph/session.json from the newest session's
@@ -114,7 +143,7 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 		}
 	}
 	defer s.Close()
-	reset := p.resetTasks
+	reset := len(p.recovered.Reopened)
 	how := "ralph stopped without saving (killed or crashed)"
 	if prev, ok := p.Lock.Previous(); ok && prev.PID != 0 {
 		how = fmt.Sprintf("ralph (pid %d) stopped without saving (killed or crashed)", prev.PID)
@@ -122,6 +151,9 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	note := fmt.Sprintf("%s; last saved %s; marked interrupted at %s", how, st.UpdatedAt.Format(time.RFC3339), now.Format(time.RFC3339))
 	if reset > 0 {
 		note += fmt.Sprintf("; %s reset to open", text.Counted(reset, "in-progress task", "in-progress tasks"))
+	}
+	if done := p.doneWords(); done != "" {
+		note += "; " + done
 	}
 	_ = s.AppendLog(memory.DecisionsLog, memory.DecisionRecord{Time: now, Kind: "recovered", Detail: note,
 		Reason: "the session says it runs, but the ralph that ran it is gone; it is marked interrupted so ralph resume can go on from its last save"})
@@ -135,6 +167,9 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	msg := fmt.Sprintf("recovered: session %s was left running by a ralph that is gone; marked it interrupted", st.SessionID)
 	if reset > 0 {
 		msg += fmt.Sprintf(" and reset %s", text.Counted(reset, "in-progress task", "in-progress tasks"))
+	}
+	if done := p.doneWords(); done != "" {
+		msg += "; " + done
 	}
 	notify(msg + "; `ralph resume` continues it")
 	return nil

@@ -76,12 +76,27 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	if err != nil {
 		return res, err
 	}
+	// A task is done in memory's one order (memory.CompleteTask): its
+	// progress entry first, then its mark. Both land in one commit pushed
+	// at once, so here the order only keeps to the rule; an entry already
+	// on the branch (this activity ran before and pushed) is not written
+	// again.
+	for _, u := range in.Updates {
+		if u.Progress != nil && res.Conflicts[u.ID] == "" {
+			if err := memory.AppendProgress(fs, dir, *u.Progress); err != nil {
+				return res, err
+			}
+		}
+	}
 	if _, err := memory.UpdateTasks(fs, dir, func(f *memory.TaskFile) error {
 		f.AssignIDs(nil)
 		if len(in.Updates) == 0 {
 			// The run's first look: a task a crashed local run left in
-			// progress is open again, as the local loop's recovery does.
-			f.ResetInProgress()
+			// progress is settled as the local loop's recovery settles
+			// it: done when its progress entry is there, else open.
+			if _, err := memory.RecoverInProgress(fs, dir, f); err != nil {
+				return err
+			}
 		}
 		for _, u := range in.Updates {
 			if c := res.Conflicts[u.ID]; c != "" {
@@ -100,13 +115,6 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 		return nil
 	}); err != nil {
 		return res, fmt.Errorf("cannot update %s on %s: %w", memory.TasksFile, p.Branch, err)
-	}
-	for _, u := range in.Updates {
-		if u.Progress != nil && res.Conflicts[u.ID] == "" {
-			if err := memory.AppendProgress(fs, dir, *u.Progress); err != nil {
-				return res, err
-			}
-		}
 	}
 	if _, err := runGit(ctx, dir, "add", "--", memory.TasksFile, memory.ProgressFile); err != nil && exists(filepath.Join(dir, memory.ProgressFile)) {
 		return res, err

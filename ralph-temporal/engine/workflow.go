@@ -368,7 +368,7 @@ func (w *loopWF) finish(f *inflight) (loop.Result, bool) {
 			body += fmt.Sprintf("\n\nTokens for this task: %d in, %d out.", u.InputTokens, u.OutputTokens)
 		}
 		res, err := w.integrate([]TaskUpdate{{ID: id, State: memory.TaskDone, Attempts: f.attempt, Merge: true,
-			Progress: &memory.ProgressEntry{Time: now, Title: f.task.Title, Body: body, SessionID: w.sessionID, Iteration: w.iterations, TaskID: id}}})
+			Progress: &memory.ProgressEntry{Time: now, Title: f.task.Title, Body: body, SessionID: w.sessionID, Iteration: w.iterations, TaskID: id, Attempt: f.attempt}}})
 		if err != nil {
 			return loop.Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}

@@ -26,33 +26,52 @@ type CompleteTaskParams struct {
 }
 
 // newCompleteTaskTool is complete_task{id,summary}: it marks a task of
-// RALPH_TASKS.md done and appends the summary to RALPH_PROGRESS.md. The
-// task file is re-read just before the change, so a person's edits made
-// meanwhile are kept. Secrets in the summary are redacted, as for
-// remember.
+// RALPH_TASKS.md done and appends the summary to RALPH_PROGRESS.md, in the
+// task loop's order (memory.CompleteTask): the entry, marked with the
+// task's id and attempt, first, then the mark, so a task is never marked
+// done without its entry, and calling it again after a failure writes no
+// second entry. The task file is re-read just before the change, so a
+// person's edits made meanwhile are kept. Secrets in the summary are
+// redacted, as for remember.
 func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
 	return NewTool(Def("complete_task"), func(_ context.Context, args json.RawMessage) workers.Result {
 		var a CompleteTaskParams
 		if err := json.Unmarshal(args, &a); err != nil || a.ID == "" {
 			return workers.Result{IsError: true, Output: "complete_task needs {\"id\": \"t1\", \"summary\": \"...\"}"}
 		}
-		var task memory.Task
-		_, err := memory.UpdateTasks(fs, root, func(f *memory.TaskFile) error {
-			t, ok := f.Find(a.ID)
-			if !ok {
-				return fmt.Errorf("%w: %s", memory.ErrTaskNotFound, a.ID)
-			}
-			task = t
-			return f.SetState(t.ID, memory.TaskDone)
-		})
-		if errors.Is(err, memory.ErrTaskNotFound) {
-			return workers.Result{IsError: true, Output: fmt.Sprintf("no task %q in %s; read the file for the ids", a.ID, memory.TasksFile)}
-		}
+		notFound := workers.Result{IsError: true, Output: fmt.Sprintf("no task %q in %s; read the file for the ids", a.ID, memory.TasksFile)}
+		f, err := memory.LoadTasks(fs, root)
 		if err != nil {
-			return workers.Result{IsError: true, Output: "could not update the task file: " + err.Error()}
+			return workers.Result{IsError: true, Output: "could not read the task file: " + err.Error()}
 		}
-		if err := memory.AppendProgress(fs, root, memory.ProgressEntry{Time: time.Now(), Title: redact.Redact(task.Title), Body: redact.Redact(a.Summary)}); err != nil {
-			return workers.Result{IsError: true, Output: "task marked done, but the progress entry failed: " + err.Error()}
+		task, ok := f.Find(a.ID)
+		if !ok {
+			return notFound
+		}
+		e := memory.ProgressEntry{Time: time.Now(), Title: redact.Redact(task.Title), Body: redact.Redact(a.Summary)}
+		id := a.ID
+		if task.Meta["id"] != "" {
+			// A task known only by its line or title has no id to mark
+			// the entry with, and is found again as it was asked for.
+			id, e.TaskID, e.Attempt = task.ID, task.ID, task.Attempts
+		}
+		err = memory.CompleteTask(fs, root, e, func() error {
+			_, err := memory.UpdateTasks(fs, root, func(f *memory.TaskFile) error {
+				t, ok := f.Find(id)
+				if !ok {
+					return fmt.Errorf("%w: %s", memory.ErrTaskNotFound, id)
+				}
+				return f.SetState(t.ID, memory.TaskDone)
+			})
+			return err
+		})
+		switch {
+		case errors.Is(err, memory.ErrProgressNotWritten):
+			return workers.Result{IsError: true, Output: err.Error()}
+		case errors.Is(err, memory.ErrTaskNotFound):
+			return notFound
+		case err != nil:
+			return workers.Result{IsError: true, Output: "the progress entry is written, but the task file could not be updated: " + err.Error()}
 		}
 		return workers.Result{Output: fmt.Sprintf("task %s (%s) marked done", task.ID, task.Title)}
 	})

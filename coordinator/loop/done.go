@@ -1,0 +1,112 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// A task the loop settles as done is recorded by memory.CompleteTask: its
+// progress entry first, synced, then its mark. A write that fails is never
+// reported as done:
+//
+//   - the entry could not be written on a full disk: nothing of the
+//     completion is on disk, so the task goes back to open and the run
+//     waits for space, as for any attempt a full disk stopped; the task is
+//     worked again then;
+//   - the entry could not be written for another reason (an I/O error):
+//     the task goes back to open and the run stops;
+//   - the entry is written but the mark is not, on a full disk: the task
+//     is done, and is marked so once there is space; until then the task
+//     file shows it in progress, which recovery also reads as done;
+//   - the entry is written but the mark is not, for another reason: the
+//     run stops with the task in progress, and the next run's recovery
+//     marks it done from its entry.
+
+// doneAttempt is an attempt settled as done: the attempt and its verify
+// run.
+type doneAttempt struct {
+	d      attemptDone
+	verify *coordinator.VerifyRun
+}
+
+// ReasonProgressNotWritten is a run stopped because a task's progress
+// entry could not be written (not for want of space, which is waited out).
+const ReasonProgressNotWritten = "cannot write the progress file"
+
+// recordDone counts an attempt whose task is marked done.
+func (l *loop) recordDone(a doneAttempt) {
+	t := a.d.task
+	l.done = append(l.done, t.ID)
+	delete(l.tries, t.ID)
+	l.setStreak(decide.Streak{}.Succeeded())
+	l.emit(attemptEnded(a.d, memory.TaskDone, a.verify, ""))
+	l.breakerSucceeded(t.ID)
+	l.save(memory.StatusRunning, "")
+}
+
+// notRecorded settles a done attempt whose completion could not be
+// recorded whole (see above). It reports whether the loop must stop.
+func (l *loop) notRecorded(a doneAttempt, err error) (Result, bool) {
+	t := a.d.task
+	written := !errors.Is(err, memory.ErrProgressNotWritten)
+	if memory.IsDiskFull(err) {
+		if written && l.o.MaxWait > 0 {
+			l.unmarked = append(l.unmarked, a)
+			l.pauseForDisk(err)
+			l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
+				Detail: t.ID + " is done and its progress entry written; it is marked done once there is space; " + l.wait.Text,
+				Reason: "the task file could not be written on a full disk; working the task again would do it twice"})
+			return Result{}, false
+		}
+		if !written {
+			failure := l.waitForDisk(a.d, err)
+			if failure == "" {
+				return Result{}, false
+			}
+			err = fmt.Errorf("%w: %s", memory.ErrProgressNotWritten, failure)
+		} else {
+			err = memory.ExplainDiskFull(err, l.o.Root)
+		}
+	}
+	if !written {
+		// Nothing of the completion is on disk: the task is not done.
+		_, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskOpen) })
+		if uerr != nil && !errors.Is(uerr, memory.ErrTaskNotFound) {
+			l.keep(uerr)
+		}
+		ev := attemptEnded(a.d, memory.TaskOpen, a.verify, err.Error())
+		ev.IsError = true
+		l.emit(ev)
+		return Result{Reason: ReasonProgressNotWritten, IsError: true, Err: err}, true
+	}
+	// The entry is on disk, the mark is not: the task stays in progress,
+	// and the next run's recovery marks it done.
+	return Result{Reason: "cannot update the task file", IsError: true,
+		Err: fmt.Errorf("%s is done and its progress entry written, but it could not be marked done (the next ralph run marks it): %w", t.ID, err)}, true
+}
+
+// markUnmarked marks done the tasks whose entry a full disk kept from
+// being followed by their mark, now that there may be space. It reports
+// whether the disk is still full.
+func (l *loop) markUnmarked() bool {
+	for len(l.unmarked) > 0 {
+		a := l.unmarked[0]
+		t := a.d.task
+		_, err := l.updateTasks(nil, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
+		if memory.IsDiskFull(err) {
+			return true
+		}
+		l.unmarked = l.unmarked[1:]
+		if err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
+			// The next run's recovery marks it done from its entry.
+			l.keep(err)
+			continue
+		}
+		l.recordDone(a)
+	}
+	return false
+}
