@@ -762,16 +762,16 @@ func (s *Session) appendLocked(path string, data []byte) error {
 			}
 		}
 		if err := s.fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+			return &FileError{Op: "create", Path: filepath.Dir(path), Err: err}
 		}
 		f, err := s.fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
-			return fmt.Errorf("append %s: %w", path, err)
+			return &FileError{Op: "append to", Path: path, Err: err}
 		}
 		fi, err := f.Stat()
 		if err != nil {
 			_ = f.Close()
-			return fmt.Errorf("append %s: %w", path, err)
+			return &FileError{Op: "append to", Path: path, Err: err}
 		}
 		a = &appendFile{f: f, size: fi.Size()}
 		if s.files == nil {
@@ -787,7 +787,7 @@ func (s *Session) appendLocked(path string, data []byte) error {
 			_ = a.f.Close()
 			delete(s.files, path)
 		}
-		return fmt.Errorf("append %s: %w", path, err)
+		return &FileError{Op: "append to", Path: path, Err: err}
 	}
 	a.size += int64(n)
 	return nil
