@@ -294,6 +294,25 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	}
 }
 
+// appendPrompt appends the person's message as appendMessages does, and
+// returns the store's error when it says the session was never recorded
+// (memory.ErrNotRecorded: a new session's first prompt could not be
+// written), which ends the run before its request.
+func (c *Coordinator) appendPrompt(msg conversation.Message) error {
+	c.mu.Lock()
+	c.messages = append(c.messages, msg)
+	c.mu.Unlock()
+	if c.opts.Store == nil {
+		return nil
+	}
+	err := c.opts.Store.AppendMessages(msg)
+	if errors.Is(err, memory.ErrNotRecorded) {
+		return err
+	}
+	c.keep(err)
+	return nil
+}
+
 // changeSaver is a Store that can skip a save recording nothing new
 // (*memory.Session).
 type changeSaver interface {
@@ -451,7 +470,12 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if extra != "" {
 			content += "\n\n" + extra
 		}
-		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
+		if err := c.appendPrompt(conversation.Message{Role: conversation.RoleUser, Content: content}); err != nil {
+			// A new session whose first prompt could not be written was
+			// never recorded: nothing goes to the model for it.
+			c.emit(Event{Type: EventError, Text: err.Error()})
+			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+		}
 	}
 	// stopKeeps counts the times Stop hooks kept this run going
 	// (maxStopKeeps).

@@ -455,6 +455,10 @@ func (p *Project) Warn(s string) { p.warn(s) }
 
 // Wait returns once no checkpoint is pending.
 func (c *Checkpoints) Wait() {
+	// The first checkpoint waits for the session's directory, which
+	// waits for the run's first prompt (memory.CreateSessionBeside): a
+	// run that ends before its prompt puts the directory in place now.
+	c.session.Place()
 	<-c.ready
 	if ch := c.latest(); ch != nil {
 		<-ch

@@ -470,6 +470,11 @@ func (p *Project) start(opts Options) error {
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
 	}
+	if p.Mode == ModeReview {
+		// A review sends no prompt of the person's for the session's
+		// directory to wait for (memory.CreateSessionBeside).
+		s.Place()
+	}
 	s.SealWith(p.stateKey)
 	p.Session = s
 	return nil
