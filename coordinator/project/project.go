@@ -241,6 +241,9 @@ type Project struct {
 	// placing says the session was created beside the first request
 	// (memory.CreateSessionBeside): its record may not be durable yet.
 	placing bool
+	// unfinished is the prompt of a session a crash left half made,
+	// which recovery removed (memory.UnfinishedPrompt); "" for none.
+	unfinished string
 	// StartDir is the directory the person started in, relative to Root
 	// ("." at the root); appendSystem is --append-system-prompt.
 	StartDir     string
@@ -484,6 +487,16 @@ func (p *Project) start(opts Options) error {
 // repairs its history for the model.
 func (p *Project) resume(opts Options) error {
 	id, err := p.findResumable(opts)
+	if p.unfinished != "" && opts.SessionID == "" {
+		// The last ralph was stopped before its session counted as one:
+		// -c goes on with the one before it, if any, and says so.
+		if errors.Is(err, memory.ErrNoSession) {
+			return memory.NoSessionf("this project has no session to continue: ralph stopped before it recorded the session for %s; send that prompt again to start one", memory.QuotePrompt(p.unfinished))
+		}
+		if err == nil {
+			opts.Notify(fmt.Sprintf("ralph stopped before it recorded the session for %s, which was not run; continuing session %s, the one before it", memory.QuotePrompt(p.unfinished), id))
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -491,12 +504,27 @@ func (p *Project) resume(opts Options) error {
 	// under that session's id.
 	sealedAs := id
 	if opts.ForkSession {
+		// A conversation whose prompt was never saved has nothing for
+		// the model to go on with, nor for a copy to begin with (issue 67).
+		msgs, lerr := memory.LoadMessages(p.Fs, memory.SessionDir(p.Root, id))
+		st, _ := memory.LoadSessionState(p.Fs, p.Root, id)
+		if lerr == nil {
+			if err := memory.PromptMissing(p.Fs, p.Root, id, st.Mode, msgs); err != nil {
+				return err
+			}
+		}
 		if id, err = p.fork(id); err != nil {
 			return err
 		}
 	}
 	s, msgs, err := memory.OpenSession(p.Fs, p.Root, id, p.secrets()...)
 	if err != nil {
+		return err
+	}
+	if err := memory.PromptMissing(p.Fs, p.Root, id, s.State().Mode, msgs); err != nil && !opts.ForkSession {
+		// A conversation whose prompt was never saved has nothing for the
+		// model to go on with (issue 67).
+		_ = s.Close()
 		return err
 	}
 	for _, l := range s.LinksDropped {

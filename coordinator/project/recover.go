@@ -28,6 +28,9 @@ func (p *Project) recover(notify func(string)) error {
 		return fmt.Errorf("reset in-progress tasks after a crash: %w", err)
 	}
 	names := memory.SessionDirNames(p.Fs, p.Root)
+	// What a half-made session was asked, so that -c can say it was not
+	// run (resume); the session itself never counted as one.
+	p.unfinished = memory.UnfinishedPrompt(p.Fs, p.Root, names)
 	if err := memory.RemoveUnfinishedSessions(p.Fs, p.Root, names); err != nil {
 		return fmt.Errorf("remove a session record a crash left half made: %w", err)
 	}
@@ -105,7 +108,7 @@ func (p *Project) rebuildState(now time.Time) (memory.State, error) {
 }
 
 func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string)) error {
-	s, _, err := memory.OpenSession(p.Fs, p.Root, st.SessionID)
+	s, msgs, err := memory.OpenSession(p.Fs, p.Root, st.SessionID)
 	if err != nil {
 		// The session's directory is gone: only the summary remains to fix.
 		s, err = memory.CreateSession(p.Fs, p.Root, st.SessionID, st)
@@ -135,6 +138,12 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	msg := fmt.Sprintf("recovered: session %s was left running by a ralph that is gone; marked it interrupted", st.SessionID)
 	if reset > 0 {
 		msg += fmt.Sprintf(" and reset %s", text.Counted(reset, "in-progress task", "in-progress tasks"))
+	}
+	if memory.PromptMissing(p.Fs, p.Root, st.SessionID, st.Mode, msgs) != nil {
+		// Nothing continues a conversation whose prompt was never saved
+		// (resume says so, and what the prompt was).
+		notify(msg)
+		return nil
 	}
 	notify(msg + "; `ralph resume` continues it")
 	return nil
