@@ -144,7 +144,7 @@ var ErrNotRecorded = errors.New("no session was recorded")
 // notRecorded is ErrNotRecorded with the failure behind it.
 type notRecorded struct{ err error }
 
-func (e *notRecorded) Error() string   { return "no session was recorded: " + e.err.Error() }
+func (e *notRecorded) Error() string   { return e.err.Error() }
 func (e *notRecorded) Unwrap() []error { return []error{ErrNotRecorded, e.err} }
 
 // CreateSession starts a new session record in the project at root: the
@@ -250,14 +250,18 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 		if serr == nil {
 			serr = fs.Rename(building, s.Dir)
 		}
-		if serr == nil {
-			serr = WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644)
-		}
 		switch {
 		case pl.abandoned != nil:
 			pl.err = pl.abandoned
 		case serr != nil:
-			pl.err = fmt.Errorf("create session record: %w", serr)
+			// The directory never took its name: no session was
+			// recorded, and the dot-named directory is recovery's.
+			pl.err = &notRecorded{fmt.Errorf("create session record: %w", serr)}
+		default:
+			// The summary is derived from the sessions' own records, and
+			// every save writes it again (and reports its failure): a
+			// session whose directory is in place is recorded without it.
+			_ = WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644)
 		}
 		close(pl.inPlace)
 		if serr == nil {

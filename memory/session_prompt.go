@@ -71,3 +71,18 @@ func UnfinishedPrompt(fs afero.Fs, root string, names []string) string {
 func QuotePrompt(p string) string {
 	return fmt.Sprintf("%q", text.Clip(text.OneLine(text.Visible(p)), 200))
 }
+
+// SessionRecorded reports whether session id is on disk as a session that
+// `ralph -c` continues: its directory has its name, and a conversation
+// there holds its prompt (PromptMissing).
+func SessionRecorded(fs afero.Fs, root, id string) bool {
+	if fi, err := fs.Stat(SessionDir(root, id)); err != nil || !fi.IsDir() {
+		return false
+	}
+	msgs, err := LoadMessages(fs, SessionDir(root, id))
+	if err != nil {
+		return false
+	}
+	st, _ := LoadSessionState(fs, root, id)
+	return PromptMissing(fs, root, id, st.Mode, msgs) == nil
+}

@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,9 +172,15 @@ func (p *Project) CheckpointLog(session string) []git.Entry {
 // in the session's errors log, and as a warning to the person (undo and
 // diff will miss that turn). It never fails the run.
 func (p *Project) recordErr(err error) {
+	if errors.Is(err, memory.ErrNotRecorded) {
+		// The session itself was never recorded, which the run reports
+		// once: its checkpoints have nowhere to go, and saying so too
+		// would be the same failure twice.
+		return
+	}
 	p.Session.AppendLog("errors", map[string]any{"time": time.Now().UTC(), "kind": "checkpoint", "message": err.Error()})
 	if c := p.warnTo.Load(); c != nil {
-		c.Warn("could not record a git checkpoint, so ralph undo and ralph diff will miss this change: " + memory.ExplainDiskFull(err, p.Root).Error())
+		c.Warn("could not record a git checkpoint, so ralph undo and ralph diff will miss this change: " + memory.ExplainDisk(err, p.Root).Error())
 	}
 }
 
