@@ -408,6 +408,12 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 		errText = res.Err.Error()
 	}
 	c.save(status, errText)
+	if res.Err == nil && c.storeErr != nil && !res.IsError {
+		// The last save failed: a session whose record could not be
+		// written, or never took its name (memory.ErrNotRecorded, a
+		// rename beside the request that failed), must not look clean.
+		res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
+	}
 	if res.Subtype == SubtypeInterrupted {
 		// A stop says the state is saved only when it was: a face that
 		// told the person "stopped" at once waits for this word.

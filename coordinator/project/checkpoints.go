@@ -243,7 +243,11 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		go func() {
 			defer close(c.ready)
 			<-guarded
-			_ = s.WaitInPlace() // the session's own index is in its directory
+			// The session's own index is in its directory; a session
+			// that never took its name takes no checkpoints (Record).
+			if s.WaitInPlace() != nil {
+				return
+			}
 			c.cps.Seed()
 			if !c.cps.HeadIsExact(context.Background()) {
 				// Some file is on disk as git would not write it back
@@ -261,7 +265,6 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 	go func() {
 		defer close(c.ready)
 		<-guarded
-		_ = s.WaitInPlace() // the session's own index is in its directory
 		c.Record(context.Background(), git.Entry{Kind: kind}, kind)
 	}()
 	return c
@@ -270,6 +273,12 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 // Record takes a checkpoint and logs it; name is the ref's last part, and
 // only, when given, the paths (relative to the top) that may have changed.
 func (c *Checkpoints) Record(ctx context.Context, e git.Entry, name string, only ...string) *git.Checkpoint {
+	// The session's own index is in its directory: a session that never
+	// took its name (memory.ErrNotRecorded, which the run reports) takes
+	// no checkpoints, which would make a directory under that name.
+	if c.session.WaitInPlace() != nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
