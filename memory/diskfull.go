@@ -130,14 +130,11 @@ func isQuota(err error) bool {
 // file system under it failed. It is no full disk: waiting for space
 // would not mend it.
 type IOError struct {
-	Path string // the file, as ralph named it; "" when unknown
+	Path string // the file, as ralph named it
 	Err  error
 }
 
 func (e *IOError) Error() string {
-	if e.Path == "" {
-		return "an I/O error (the disk or its file system failed)"
-	}
 	return "an I/O error on " + e.Path + " (the disk or its file system failed)"
 }
 
@@ -145,10 +142,10 @@ func (e *IOError) Unwrap() error { return e.Err }
 
 // IsDiskError reports whether err is a failure of the disk rather than of
 // ralph or the task: a full file system or quota (IsDiskFull) or an I/O
-// error.
+// error on a file (not on a connection, whose EIO is the network's).
 func IsDiskError(err error) bool {
 	var ioe *IOError
-	return IsDiskFull(err) || errors.As(err, &ioe) || isIOErrno(err)
+	return IsDiskFull(err) || errors.As(err, &ioe) || isIOErrno(err) && failedPath(err) != ""
 }
 
 // ExplainDisk is err in one sentence when the disk is its cause: a full
@@ -169,7 +166,7 @@ func ExplainDisk(err error, dir string) error {
 		return DiskFull(dir, err)
 	case errors.As(err, &ioe):
 		return ioe
-	case isIOErrno(err):
+	case isIOErrno(err) && failedPath(err) != "":
 		return &IOError{Path: failedPath(err), Err: err}
 	}
 	return err

@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,11 @@ func TestExplainDiskNamesTheCause(t *testing.T) {
 		if again := ExplainDisk(fmt.Errorf("run: %w", got), dir); again.Error() != msg {
 			t.Errorf("%v: explained again: %q, want %q", tt.errno, again, msg)
 		}
+	}
+	// An I/O error on a connection is the network's, not the disk's.
+	network := fmt.Errorf("the model's answer broke off: %w", &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EIO)})
+	if IsDiskError(network) || ExplainDisk(network, dir) != network {
+		t.Errorf("an I/O error on a connection was taken for the disk's: %v", ExplainDisk(network, dir))
 	}
 	other := failed(syscall.EACCES)
 	if IsDiskError(other) || ExplainDisk(other, dir) != other {

@@ -488,13 +488,14 @@ func (p *Project) start(opts Options) error {
 func (p *Project) resume(opts Options) error {
 	id, err := p.findResumable(opts)
 	if p.unfinished != "" && opts.SessionID == "" {
-		// The last ralph was stopped before its session counted as one:
-		// -c goes on with the one before it, if any, and says so.
+		// The last ralph was stopped, or could not write, before its
+		// session counted as one: -c goes on with the one before it, if
+		// any, and says so.
 		if errors.Is(err, memory.ErrNoSession) {
-			return memory.NoSessionf("this project has no session to continue: ralph stopped before it recorded the session for %s; send that prompt again to start one", memory.QuotePrompt(p.unfinished))
+			return memory.NoSessionf("this project has no session to continue: the session for %s was never recorded (ralph was stopped, or could not write it); send that prompt again to start one", memory.QuotePrompt(p.unfinished))
 		}
 		if err == nil {
-			opts.Notify(fmt.Sprintf("ralph stopped before it recorded the session for %s, which was not run; continuing session %s, the one before it", memory.QuotePrompt(p.unfinished), id))
+			opts.Notify(fmt.Sprintf("the session for %s was never recorded (ralph was stopped, or could not write it); continuing session %s, the one before it", memory.QuotePrompt(p.unfinished), id))
 		}
 	}
 	if err != nil {
