@@ -21,19 +21,26 @@ import (
 // prompt ("" is a session recorded before modes were).
 var conversational = []string{"", "oneshot", "chat", "script", "plan"}
 
-// PromptMissing says why session id, whose saved conversation is msgs and
-// whose mode is mode, is not to be continued: it began with a prompt (its
-// events say so, or its conversation was begun) but its conversation
-// holds none. It returns nil for a session that holds its prompt, for one
-// that never had one (a chat opened and left without a word), and for a
-// task loop, whose conversations are its agents'. The error is
+// PromptMissing says why session id, whose saved state is st and whose
+// saved conversation is msgs, is not to be continued: it began with a
+// prompt but its conversation holds none. It began with one when its
+// conversation was begun (the system prompt goes in right before the
+// prompt), or when its events hold the prompt and it did not end (a run
+// that ended before its prompt, refused by a hook say, sent nothing and
+// lost nothing). It returns nil for a session that holds its prompt, for
+// one that never had one (a chat opened and left without a word), and
+// for a task loop, whose conversations are its agents'. The error is
 // ErrNoSession, one sentence, and shows the lost prompt when a record of
 // the session holds it.
-func PromptMissing(fs afero.Fs, root, id, mode string, msgs []conversation.Message) error {
-	if !slices.Contains(conversational, mode) {
+func PromptMissing(fs afero.Fs, root, id string, st State, msgs []conversation.Message) error {
+	if !slices.Contains(conversational, st.Mode) {
 		return nil
 	}
 	if slices.ContainsFunc(msgs, func(m conversation.Message) bool { return m.Role == conversation.RoleUser }) {
+		return nil
+	}
+	ended := st.Status == StatusCompleted || st.Status == StatusFailed
+	if len(msgs) == 0 && ended {
 		return nil
 	}
 	lost := firstEventWords(fs, root, id)
@@ -84,5 +91,5 @@ func SessionRecorded(fs afero.Fs, root, id string) bool {
 		return false
 	}
 	st, _ := LoadSessionState(fs, root, id)
-	return PromptMissing(fs, root, id, st.Mode, msgs) == nil
+	return PromptMissing(fs, root, id, st, msgs) == nil
 }

@@ -29,18 +29,20 @@ func TestPromptMissing(t *testing.T) {
 	events("lost", `{"type":"user_message","text":"first\nprompt"}`+"\n")
 	events("loop", `{"type":"task_changed","output":"a task"}`+"\n")
 	for _, tt := range []struct {
-		id, mode string
-		msgs     []conversation.Message
-		want     string // "" continues
+		id, mode, status string
+		msgs             []conversation.Message
+		want             string // "" continues
 	}{
-		{"kept", "oneshot", []conversation.Message{system, user}, ""},
-		{"lost", "oneshot", []conversation.Message{system}, `session lost is not continued: ralph stopped before it saved the session's prompt, "first prompt"; send it again`},
-		{"lost", "chat", nil, `"first prompt"`},
-		{"blank", "oneshot", []conversation.Message{system}, "no record holds it"},
-		{"empty", "chat", nil, ""},
-		{"loop", "run", nil, ""},
+		{"kept", "oneshot", StatusInterrupted, []conversation.Message{system, user}, ""},
+		{"lost", "oneshot", StatusInterrupted, []conversation.Message{system}, `session lost is not continued: ralph stopped before it saved the session's prompt, "first prompt"; send it again`},
+		{"lost", "oneshot", StatusFailed, []conversation.Message{system}, `"first prompt"`},
+		{"lost", "chat", StatusInterrupted, nil, `"first prompt"`},
+		{"lost", "oneshot", StatusFailed, nil, ""}, // ended before its prompt: a hook refused it
+		{"blank", "oneshot", StatusInterrupted, []conversation.Message{system}, "no record holds it"},
+		{"empty", "chat", StatusInterrupted, nil, ""},
+		{"loop", "run", StatusInterrupted, nil, ""},
 	} {
-		err := PromptMissing(fs, root, tt.id, tt.mode, tt.msgs)
+		err := PromptMissing(fs, root, tt.id, State{Mode: tt.mode, Status: tt.status}, tt.msgs)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s (%s): %v, want it continued", tt.id, tt.mode, err)

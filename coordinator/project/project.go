@@ -510,7 +510,7 @@ func (p *Project) resume(opts Options) error {
 		msgs, lerr := memory.LoadMessages(p.Fs, memory.SessionDir(p.Root, id))
 		st, _ := memory.LoadSessionState(p.Fs, p.Root, id)
 		if lerr == nil {
-			if err := memory.PromptMissing(p.Fs, p.Root, id, st.Mode, msgs); err != nil {
+			if err := memory.PromptMissing(p.Fs, p.Root, id, st, msgs); err != nil {
 				return err
 			}
 		}
@@ -522,7 +522,7 @@ func (p *Project) resume(opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := memory.PromptMissing(p.Fs, p.Root, id, s.State().Mode, msgs); err != nil && !opts.ForkSession {
+	if err := memory.PromptMissing(p.Fs, p.Root, id, s.State(), msgs); err != nil && !opts.ForkSession {
 		// A conversation whose prompt was never saved has nothing for the
 		// model to go on with (issue 67).
 		_ = s.Close()

@@ -139,7 +139,7 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	if reset > 0 {
 		msg += fmt.Sprintf(" and reset %s", text.Counted(reset, "in-progress task", "in-progress tasks"))
 	}
-	if memory.PromptMissing(p.Fs, p.Root, st.SessionID, st.Mode, msgs) != nil {
+	if memory.PromptMissing(p.Fs, p.Root, st.SessionID, st, msgs) != nil {
 		// Nothing continues a conversation whose prompt was never saved
 		// (resume says so, and what the prompt was).
 		notify(msg)
