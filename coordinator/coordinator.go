@@ -294,6 +294,25 @@ func (c *Coordinator) appendMessages(msgs ...conversation.Message) {
 	}
 }
 
+// appendPrompt appends the person's message as appendMessages does, and
+// returns the store's error when it says the session was never recorded
+// (memory.ErrNotRecorded: a new session's first prompt could not be
+// written), which ends the run before its request.
+func (c *Coordinator) appendPrompt(msg conversation.Message) error {
+	c.mu.Lock()
+	c.messages = append(c.messages, msg)
+	c.mu.Unlock()
+	if c.opts.Store == nil {
+		return nil
+	}
+	err := c.opts.Store.AppendMessages(msg)
+	if errors.Is(err, memory.ErrNotRecorded) {
+		return err
+	}
+	c.keep(err)
+	return nil
+}
+
 // changeSaver is a Store that can skip a save recording nothing new
 // (*memory.Session).
 type changeSaver interface {
@@ -389,6 +408,12 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 		errText = res.Err.Error()
 	}
 	c.save(status, errText)
+	if res.Err == nil && c.storeErr != nil && !res.IsError {
+		// The last save failed: a session whose record could not be
+		// written, or never took its name (memory.ErrNotRecorded, a
+		// rename beside the request that failed), must not look clean.
+		res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
+	}
 	if res.Subtype == SubtypeInterrupted {
 		// A stop says the state is saved only when it was: a face that
 		// told the person "stopped" at once waits for this word.
@@ -451,7 +476,12 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if extra != "" {
 			content += "\n\n" + extra
 		}
-		c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: content})
+		if err := c.appendPrompt(conversation.Message{Role: conversation.RoleUser, Content: content}); err != nil {
+			// A new session whose first prompt could not be written was
+			// never recorded: nothing goes to the model for it.
+			c.emit(Event{Type: EventError, Text: err.Error()})
+			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
+		}
 	}
 	// stopKeeps counts the times Stop hooks kept this run going
 	// (maxStopKeeps).

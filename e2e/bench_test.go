@@ -148,10 +148,11 @@ func medianMB(bs []int64) float64 {
 }
 
 // BenchmarkOneShotFsyncs: fsyncs of one `ralph "say hi"` in a project used
-// before, counted by strace (target: at most 6: the session's start record
-// and its end, three each), and of each further turn that ran tools that
-// only read (target: at most 3; a tool that writes a person's file makes
-// it durable on top of that). It fails without strace.
+// before, counted by strace (target: at most 7: the session's start
+// record, four with its first prompt, and its end, three), and of each
+// further turn that ran tools that only read (target: at most 3; a tool
+// that writes a person's file makes it durable on top of that). It fails
+// without strace.
 func BenchmarkOneShotFsyncs(b *testing.B) {
 	needTool(b, "strace", "strace")
 	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {

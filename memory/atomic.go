@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,7 +60,7 @@ func writeAtomic(fs afero.Fs, path string, data []byte, perm os.FileMode, durabl
 func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, durable bool, before func() error) (err error) {
 	dir := filepath.Dir(path)
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+		return &FileError{Op: "save", Path: path, Err: err}
 	}
 	// The temporary file's name is random and made with O_EXCL: a name
 	// someone could guess is a name a command could plant a link at (the
@@ -70,7 +69,7 @@ func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, d
 	tmp := filepath.Join(dir, "."+filepath.Base(path)+".tmp-"+tmpSuffix())
 	f, err := fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return &FileError{Op: "save", Path: path, Err: err}
 	}
 	defer func() {
 		if err != nil {
@@ -79,16 +78,16 @@ func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, d
 	}()
 	if _, err = f.Write(data); err != nil {
 		_ = f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+		return &FileError{Op: "save", Path: path, Err: err}
 	}
 	if durable {
 		if err = f.Sync(); err != nil {
 			_ = f.Close()
-			return fmt.Errorf("sync %s: %w", path, err)
+			return &FileError{Op: "save", Path: path, Err: err}
 		}
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
+		return &FileError{Op: "save", Path: path, Err: err}
 	}
 	if before != nil {
 		if err = before(); err != nil {
@@ -97,7 +96,7 @@ func writeAtomicAfter(fs afero.Fs, path string, data []byte, perm os.FileMode, d
 	}
 	recordOwnWrite(path, data)
 	if err = replace(fs, tmp, path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+		return &FileError{Op: "save", Path: path, Err: err}
 	}
 	if durable {
 		syncDir(fs, dir)
@@ -121,11 +120,11 @@ func syncDir(fs afero.Fs, dir string) {
 // Appends of whole lines keep logs cheap however long a session runs.
 func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		return &FileError{Op: "create", Path: filepath.Dir(path), Err: err}
 	}
 	f, err := fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("append %s: %w", path, err)
+		return &FileError{Op: "append to", Path: path, Err: err}
 	}
 	var size int64 = -1
 	if fi, err := f.Stat(); err == nil {
@@ -148,7 +147,7 @@ func AppendFile(fs afero.Fs, path string, data []byte, sync bool) error {
 	}
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("append %s: %w", path, err)
+		return &FileError{Op: "append to", Path: path, Err: err}
 	}
 	return nil
 }

@@ -112,19 +112,24 @@ func TestWriteFileAtomicReplaces(t *testing.T) {
 	}
 }
 
+// TestWriteFileAtomicFailureKeepsOldFile: a failed replace leaves the old
+// file and no temporary, and says which file could not be saved and why,
+// in words: never the temporary file's name nor the system calls under it
+// (issue 67: "replace X: open X: renameat …").
 func TestWriteFileAtomicFailureKeepsOldFile(t *testing.T) {
 	tests := []struct {
 		name   string
 		inject func(*failFs, error)
 		cause  error
-		op     string // the word the message starts with
+		words  string // why, as the message says it
 	}{
-		{"full disk on write", func(f *failFs, e error) { f.write = e }, syscall.ENOSPC, "write"},
-		{"quota on write", func(f *failFs, e error) { f.write = e }, syscall.EDQUOT, "write"},
-		{"I/O error on sync", func(f *failFs, e error) { f.sync = e }, syscall.EIO, "sync"},
-		{"full disk on close", func(f *failFs, e error) { f.close = e }, syscall.ENOSPC, "close"},
-		{"rename refused", func(f *failFs, e error) { f.rename = e }, syscall.EXDEV, "replace"},
-		{"cannot create temp", func(f *failFs, e error) { f.open = e }, syscall.EACCES, "write"},
+		{"full disk on write", func(f *failFs, e error) { f.write = e }, syscall.ENOSPC, "no space left on device"},
+		{"quota on write", func(f *failFs, e error) { f.write = e }, syscall.EDQUOT, "disk quota exceeded"},
+		{"I/O error on sync", func(f *failFs, e error) { f.sync = e }, syscall.EIO, "an I/O error"},
+		{"full disk on close", func(f *failFs, e error) { f.close = e }, syscall.ENOSPC, "no space left on device"},
+		{"rename refused", func(f *failFs, e error) { f.rename = e }, syscall.EXDEV, "invalid cross-device link"},
+		{"I/O error on rename", func(f *failFs, e error) { f.rename = e }, syscall.EIO, "an I/O error"},
+		{"cannot create temp", func(f *failFs, e error) { f.open = e }, syscall.EACCES, "permission denied"},
 	}
 	const path = "/proj/.ralph/session.json"
 	const old = `{"status":"running"}`
@@ -140,9 +145,9 @@ func TestWriteFileAtomicFailureKeepsOldFile(t *testing.T) {
 			if !errors.Is(err, tt.cause) {
 				t.Fatalf("err = %v, want one wrapping %v", err, tt.cause)
 			}
-			// The message must name the file the user knows, not the temp.
-			if want := tt.op + " " + path + ": "; !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("error %q does not start with %q", err, want)
+			// The message names the file the user knows, not the temp.
+			if want := "could not save " + path + ": " + tt.words; err.Error() != want {
+				t.Errorf("error %q, want %q", err, want)
 			}
 			if got := readString(t, mem, path); got != old {
 				t.Errorf("old file changed to %q", got)

@@ -3,8 +3,11 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -25,14 +28,17 @@ var ErrDiskFull = errors.New("the disk is full")
 // session record, for long.
 const LowSpace = 1 << 20
 
-// DiskFullError is a full file system, explained.
+// DiskFullError is a full file system, or a quota used up, explained.
 type DiskFullError struct {
 	Dir    string // the directory ralph was writing under
 	Mount  string // where its file system is mounted, "" when unknown
 	FSType string // the file system's type, "" when unknown
 	Free   int64  // bytes free to ralph's user, -1 when unknown
 	Size   int64  // the file system's size, -1 when unknown
-	Err    error  // what failed
+	// Quota says the user's quota is used up (EDQUOT), not the file
+	// system: its free space is no cause then, and is not said.
+	Quota bool
+	Err   error // what failed
 }
 
 func (e *DiskFullError) Error() string {
@@ -45,6 +51,9 @@ func (e *DiskFullError) Error() string {
 		where += ")"
 	} else if e.FSType != "" {
 		where += " (" + e.FSType + ")"
+	}
+	if e.Quota {
+		return "you are over quota on the file system of " + where
 	}
 	space := "no space left"
 	if e.Free >= 0 && e.Size > 0 {
@@ -90,7 +99,8 @@ func ExplainDiskFull(err error, dir string) error {
 }
 
 // DiskFull describes the file system that holds dir, as full because of
-// err (nil when only its free space said so).
+// err (nil when only its free space said so), or as over quota when err
+// says that.
 func DiskFull(dir string, err error) *DiskFullError {
 	if err == nil {
 		err = errors.New("less than " + text.Size(LowSpace) + " free")
@@ -98,12 +108,131 @@ func DiskFull(dir string, err error) *DiskFullError {
 	if abs, aerr := filepath.Abs(dir); aerr == nil {
 		dir = abs
 	}
-	e := &DiskFullError{Dir: dir, Free: -1, Size: -1, Err: err}
+	e := &DiskFullError{Dir: dir, Free: -1, Size: -1, Err: err, Quota: isQuota(err)}
 	if free, size, serr := DiskSpace(dir); serr == nil {
 		e.Free, e.Size = free, size
 	}
 	e.Mount, e.FSType = mountOf(dir)
 	return e
+}
+
+// isQuota reports whether err is a quota used up rather than a full file
+// system: EDQUOT in its chain, or a program's words for it.
+func isQuota(err error) bool {
+	var full *DiskFullError
+	if errors.As(err, &full) {
+		return full.Quota
+	}
+	return isQuotaErrno(err) || strings.Contains(strings.ToLower(err.Error()), "disk quota exceeded")
+}
+
+// IOError is an I/O error (EIO) on a file ralph wrote: the disk or the
+// file system under it failed. It is no full disk: waiting for space
+// would not mend it.
+type IOError struct {
+	Path string // the file, as ralph named it
+	Err  error
+}
+
+func (e *IOError) Error() string {
+	return "an I/O error on " + e.Path + " (the disk or its file system failed)"
+}
+
+func (e *IOError) Unwrap() error { return e.Err }
+
+// IsDiskError reports whether err is a failure of the disk rather than of
+// ralph or the task: a full file system or quota (IsDiskFull) or an I/O
+// error on a file (not on a connection, whose EIO is the network's).
+func IsDiskError(err error) bool {
+	var ioe *IOError
+	return IsDiskFull(err) || errors.As(err, &ioe) || isIOErrno(err) && failedPath(err) != ""
+}
+
+// ExplainDisk is err in one sentence when the disk is its cause: a full
+// file system with the space left in it, a quota used up, an I/O error
+// naming the file (see IsDiskError); err itself otherwise. dir is where
+// ralph was writing, whose file system is described. The sentence keeps
+// err in its chain for callers, not in its words.
+func ExplainDisk(err error, dir string) error {
+	var ioe *IOError
+	switch {
+	case err == nil:
+		return nil
+	case IsDiskFull(err):
+		var full *DiskFullError
+		if errors.As(err, &full) {
+			return full
+		}
+		return DiskFull(dir, err)
+	case errors.As(err, &ioe):
+		return ioe
+	case isIOErrno(err) && failedPath(err) != "":
+		return &IOError{Path: failedPath(err), Err: err}
+	}
+	return err
+}
+
+// failedPath is the file a failed write names: the outermost FileError's,
+// else the system call's.
+func failedPath(err error) string {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe.Path
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.New
+	}
+	return ""
+}
+
+// FileError is a file ralph could not write: what it was doing (Op:
+// "save" for a file replaced whole, "append to", "create"), the file, and
+// why. Its message says the cause in words, not the chain of system calls
+// under it (a failed rename of a temporary file is no news to a person);
+// Unwrap keeps the chain for callers.
+type FileError struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return "could not " + e.Op + " " + e.Path + ": " + Cause(e.Err) }
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Cause is why a file operation failed, in words: the system's words for
+// its error number ("no space left on device", "an I/O error", "permission
+// denied") without the calls and paths around it, or err's own text when
+// it carries none.
+func Cause(err error) string {
+	if err == nil {
+		return ""
+	}
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return Cause(fe.Err)
+	}
+	if isIOErrno(err) {
+		return "an I/O error"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return Cause(pe.Err)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return Cause(le.Err)
+	}
+	return err.Error()
 }
 
 // DiskLow reports whether the file system that holds dir has less than

@@ -15,3 +15,7 @@ func DiskSpace(dir string) (free, size int64, err error) {
 func isFullErrno(err error) bool { return errors.Is(err, syscall.ENOSPC) }
 
 func mountOf(string) (string, string) { return "", "" }
+
+func isQuotaErrno(error) bool { return false }
+
+func isIOErrno(err error) bool { return errors.Is(err, syscall.EIO) }

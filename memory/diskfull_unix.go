@@ -22,3 +22,7 @@ func DiskSpace(dir string) (free, size int64, err error) {
 func isFullErrno(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
+
+func isQuotaErrno(err error) bool { return errors.Is(err, syscall.EDQUOT) }
+
+func isIOErrno(err error) bool { return errors.Is(err, syscall.EIO) }

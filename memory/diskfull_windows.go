@@ -23,7 +23,12 @@ func DiskSpace(dir string) (free, size int64, err error) {
 }
 
 func isFullErrno(err error) bool {
-	return errors.Is(err, windows.ERROR_DISK_FULL) || errors.Is(err, windows.ERROR_HANDLE_DISK_FULL)
+	return errors.Is(err, windows.ERROR_DISK_FULL) || errors.Is(err, windows.ERROR_HANDLE_DISK_FULL) || isQuotaErrno(err)
 }
 
 func mountOf(string) (string, string) { return "", "" }
+
+func isQuotaErrno(err error) bool { return errors.Is(err, windows.ERROR_DISK_QUOTA_EXCEEDED) }
+
+// isIOErrno: Windows reports a failing device as ERROR_IO_DEVICE.
+func isIOErrno(err error) bool { return errors.Is(err, windows.ERROR_IO_DEVICE) }

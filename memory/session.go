@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -113,7 +114,38 @@ type placement struct {
 	// durable; err, read after either closes, is why it is not.
 	inPlace, durable chan struct{}
 	err              error
+	// commit closes when the directory may take its final name: for
+	// CreateSessionBeside once the first prompt is in its messages.jsonl
+	// (or could not be written), or once something needs the directory
+	// in place first (a save, Close, Place); for CreateSession at once.
+	// committed says so, under the session's lock, which every log opened
+	// under the dot-name is opened under: no log is opened there while
+	// the rename runs.
+	commit    chan struct{}
+	committed bool
+	// prompt says messages.jsonl holds the first prompt, which is made
+	// durable before the rename; abandoned is why the conversation's
+	// first messages could not be written, which leaves the session
+	// unrecorded (ErrNotRecorded). Both are set before commit closes.
+	prompt    bool
+	abandoned error
+	// building is the directory's dot-name; lateLog says a log was
+	// created there after its first fsync.
+	building string
+	lateLog  bool
 }
+
+// ErrNotRecorded is a new session that was never recorded: the first
+// messages of its conversation could not be written, so its directory
+// never took its name and nothing of it counts as a session. Nothing was
+// sent to the model either (the coordinator stops at it).
+var ErrNotRecorded = errors.New("no session was recorded")
+
+// notRecorded is ErrNotRecorded with the failure behind it.
+type notRecorded struct{ err error }
+
+func (e *notRecorded) Error() string   { return e.err.Error() }
+func (e *notRecorded) Unwrap() []error { return []error{ErrNotRecorded, e.err} }
 
 // CreateSession starts a new session record in the project at root: the
 // session's directory appears under .ralph/sessions only complete, with
@@ -133,13 +165,23 @@ func CreateSession(fs afero.Fs, root, id string, state State, secrets ...string)
 // model request, which touches nothing of the session's: it returns once
 // the session's record and first logs are written (not yet durable) under
 // the directory's dot-name, and the fsyncs that make them durable, the
-// rename into place and the summary run beside the request. Whatever
-// reads or writes the session's directory by its name waits for the
-// rename (WaitInPlace); every save, Close, and WaitDurable wait for the
-// whole to be durable, and return its error if it failed. A crash before
-// the rename leaves the dot-named directory that recovery removes, as a
-// crash inside CreateSession does: nothing was recorded of a session the
-// model had not yet been able to change anything in.
+// rename into place and the summary run beside the request.
+//
+// The rename is the commit point, and it waits for the first prompt: the
+// conversation's first messages are appended (AppendMessages) into the
+// dot-named directory's messages.jsonl, which is fsynced, and only then
+// does the directory take its name. So a crash at any moment leaves either
+// no session (the dot-named directory, which recovery removes) or a
+// session that holds its prompt; the request is not delayed, since the
+// fsyncs and the rename run beside it. A first message that cannot be
+// written leaves no session at all: AppendMessages returns ErrNotRecorded
+// then, and so does every later write. Whatever needs the directory by its
+// name before the prompt (a save, Close, Place) puts it in place without
+// one.
+//
+// Whatever reads or writes the session's directory by its name waits for
+// the rename (WaitInPlace); every save, Close, and WaitDurable wait for
+// the whole to be durable, and return its error if it failed.
 func CreateSessionBeside(fs afero.Fs, root, id string, state State, secrets ...string) (*Session, error) {
 	return createSession(fs, root, id, state, NewRedactor(secrets...), true)
 }
@@ -167,7 +209,11 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 		_ = fs.RemoveAll(building)
 		return nil, fmt.Errorf("create session record: %w", err)
 	}
-	pl := &placement{inPlace: make(chan struct{}), durable: make(chan struct{})}
+	pl := &placement{inPlace: make(chan struct{}), durable: make(chan struct{}), commit: make(chan struct{}), building: building}
+	if !beside {
+		pl.committed = true
+		close(pl.commit)
+	}
 	s.placed = pl
 	// The run's first logs are created, and the directory fsynced with
 	// their names, while session.json is fsynced: the two fsyncs share a
@@ -189,14 +235,33 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 		}()
 		serr := syncFile(fs, filepath.Join(building, "session.json"))
 		<-synced
+		// The directory takes its name only with the first prompt in it
+		// (CreateSessionBeside): the prompt is made durable first.
+		<-pl.commit
+		if serr == nil && pl.abandoned != nil {
+			serr = pl.abandoned
+		}
+		if serr == nil && pl.prompt {
+			serr = syncFile(fs, filepath.Join(building, "messages.jsonl"))
+		}
+		if serr == nil && pl.lateLog {
+			syncDir(fs, building)
+		}
 		if serr == nil {
 			serr = fs.Rename(building, s.Dir)
 		}
-		if serr == nil {
-			serr = WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644)
-		}
-		if serr != nil {
-			pl.err = fmt.Errorf("create session record: %w", serr)
+		switch {
+		case pl.abandoned != nil:
+			pl.err = pl.abandoned
+		case serr != nil:
+			// The directory never took its name: no session was
+			// recorded, and the dot-named directory is recovery's.
+			pl.err = &notRecorded{fmt.Errorf("create session record: %w", serr)}
+		default:
+			// The summary is derived from the sessions' own records, and
+			// every save writes it again (and reports its failure): a
+			// session whose directory is in place is recorded without it.
+			_ = WriteFileAtomicUnsynced(fs, filepath.Join(root, SessionFile), data, 0o644)
 		}
 		close(pl.inPlace)
 		if serr == nil {
@@ -225,9 +290,28 @@ func createSession(fs afero.Fs, root, id string, state State, redact *Redactor, 
 	return s, nil
 }
 
+// Place lets a new session's directory take its final name now, with or
+// without the first prompt in it (see CreateSessionBeside): for a run
+// that has no prompt of the person's to wait for, and for whatever waits
+// on something that waits for the directory's name. It does not wait.
+func (s *Session) Place() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commitLocked()
+}
+
+// commitLocked lets the directory take its final name; s.mu must be held.
+func (s *Session) commitLocked() {
+	if pl := s.placed; pl != nil && !pl.committed {
+		pl.committed = true
+		close(pl.commit)
+	}
+}
+
 // WaitInPlace returns once a new session's directory has its final name,
 // with the error that kept it from it; at once for a session opened
-// again.
+// again. It does not hurry the name on (Place does): a session created
+// beside its first request takes its name once its prompt is written.
 func (s *Session) WaitInPlace() error {
 	s.mu.Lock()
 	pl := s.placed
@@ -245,6 +329,7 @@ func (s *Session) WaitInPlace() error {
 func (s *Session) WaitDurable() error {
 	s.mu.Lock()
 	pl := s.placed
+	s.commitLocked()
 	s.mu.Unlock()
 	if pl == nil {
 		return nil
@@ -259,6 +344,7 @@ func (s *Session) waitPlaced() error {
 	if s.placed == nil {
 		return nil
 	}
+	s.commitLocked()
 	<-s.placed.durable
 	err := s.placed.err
 	if err == nil {
@@ -452,8 +538,27 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	pl := s.placed
+	if pl != nil && pl.abandoned != nil {
+		return pl.abandoned
+	}
 	s.pending += len(msgs)
-	return s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()))
+	err := s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()))
+	if pl != nil && !pl.committed {
+		// A new session's first messages: the directory takes its name
+		// once the prompt is among them, and never when they cannot be
+		// written (CreateSessionBeside).
+		switch {
+		case err != nil:
+			pl.abandoned = &notRecorded{err}
+			s.commitLocked()
+			return pl.abandoned
+		case slices.ContainsFunc(msgs, func(m conversation.Message) bool { return m.Role == conversation.RoleUser }):
+			pl.prompt = true
+			s.commitLocked()
+		}
+	}
+	return err
 }
 
 // AppendEvent appends one JSON line to events.jsonl.
@@ -524,6 +629,7 @@ func (s *Session) saveLocked() error {
 	// is durable before the session is.
 	placed := func() error { return nil }
 	if s.placed != nil {
+		s.commitLocked()
 		<-s.placed.inPlace
 		if err := s.placed.err; err != nil {
 			return err
@@ -754,24 +860,32 @@ func (s *Session) appendLocked(path string, data []byte) error {
 	a, ok := s.files[path]
 	if !ok {
 		// A log not open yet is opened by its final name, which a new
-		// session's directory may still be on its way to.
-		if s.placed != nil {
-			<-s.placed.inPlace
-			if err := s.placed.err; err != nil {
+		// session's directory may still be on its way to; before the
+		// directory may take it, under its dot-name, where the rename
+		// takes it along (the lock held here keeps the rename waiting).
+		open := path
+		if pl := s.placed; pl != nil && !pl.committed {
+			if rel, err := filepath.Rel(s.Dir, path); err == nil && filepath.IsLocal(rel) {
+				open = filepath.Join(pl.building, rel)
+				pl.lateLog = true
+			}
+		} else if pl != nil {
+			<-pl.inPlace
+			if err := pl.err; err != nil {
 				return err
 			}
 		}
-		if err := s.fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		if err := s.fs.MkdirAll(filepath.Dir(open), 0o755); err != nil {
+			return &FileError{Op: "create", Path: filepath.Dir(path), Err: err}
 		}
-		f, err := s.fs.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := s.fs.OpenFile(open, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
-			return fmt.Errorf("append %s: %w", path, err)
+			return &FileError{Op: "append to", Path: path, Err: err}
 		}
 		fi, err := f.Stat()
 		if err != nil {
 			_ = f.Close()
-			return fmt.Errorf("append %s: %w", path, err)
+			return &FileError{Op: "append to", Path: path, Err: err}
 		}
 		a = &appendFile{f: f, size: fi.Size()}
 		if s.files == nil {
@@ -787,7 +901,7 @@ func (s *Session) appendLocked(path string, data []byte) error {
 			_ = a.f.Close()
 			delete(s.files, path)
 		}
-		return fmt.Errorf("append %s: %w", path, err)
+		return &FileError{Op: "append to", Path: path, Err: err}
 	}
 	a.size += int64(n)
 	return nil

@@ -182,14 +182,16 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 		if r.res.Err != nil {
 			msg = r.res.Err.Error()
 		}
-		if memory.IsDiskFull(errors.New(msg)) {
+		if r.res.Err != nil && memory.IsDiskError(r.res.Err) {
+			msg = s.diskFull(r.res.Err)
+		} else if memory.IsDiskFull(errors.New(msg)) {
 			msg = s.diskFull(errors.New(msg))
 		}
 		s.scr.line(s.scr.pal.Red("✗ " + msg))
 		failed = true
 	case r.err != nil:
 		msg := r.err.Error()
-		if memory.IsDiskFull(r.err) {
+		if memory.IsDiskError(r.err) {
 			msg = s.diskFull(r.err)
 		}
 		s.scr.line(s.scr.pal.Red("✗ " + msg))
@@ -626,9 +628,14 @@ func formatElapsed(d time.Duration) string { return eventwords.Duration(d.Trunca
 // thousands is eventwords.Count: one way to write a count in every face.
 func thousands(n int64) string { return eventwords.Count(n) }
 
-// diskFull is a full disk as the chat says it: the file system and the
-// space left, and that the conversation goes on once there is room (what
-// was saved before stays whole).
+// diskFull is a failure of the disk as the chat says it, in one
+// sentence (memory.ExplainDisk): a full file system and the space left,
+// a quota used up, or an I/O error on a file, and that the conversation
+// goes on once it is mended (what was saved before stays whole).
 func (s *Shell) diskFull(err error) string {
-	return memory.ExplainDiskFull(err, s.opts.Root).Error() + "; free some space, then send your message again"
+	explained := memory.ExplainDisk(err, s.opts.Root)
+	if !memory.IsDiskFull(explained) {
+		return explained.Error() + "; once the disk works again, send your message again"
+	}
+	return explained.Error() + "; free some space, then send your message again"
 }

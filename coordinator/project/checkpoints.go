@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,9 +172,15 @@ func (p *Project) CheckpointLog(session string) []git.Entry {
 // in the session's errors log, and as a warning to the person (undo and
 // diff will miss that turn). It never fails the run.
 func (p *Project) recordErr(err error) {
+	if errors.Is(err, memory.ErrNotRecorded) {
+		// The session itself was never recorded, which the run reports
+		// once: its checkpoints have nowhere to go, and saying so too
+		// would be the same failure twice.
+		return
+	}
 	p.Session.AppendLog("errors", map[string]any{"time": time.Now().UTC(), "kind": "checkpoint", "message": err.Error()})
 	if c := p.warnTo.Load(); c != nil {
-		c.Warn("could not record a git checkpoint, so ralph undo and ralph diff will miss this change: " + memory.ExplainDiskFull(err, p.Root).Error())
+		c.Warn("could not record a git checkpoint, so ralph undo and ralph diff will miss this change: " + memory.ExplainDisk(err, p.Root).Error())
 	}
 }
 
@@ -236,7 +243,11 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 		go func() {
 			defer close(c.ready)
 			<-guarded
-			_ = s.WaitInPlace() // the session's own index is in its directory
+			// The session's own index is in its directory; a session
+			// that never took its name takes no checkpoints (Record).
+			if s.WaitInPlace() != nil {
+				return
+			}
 			c.cps.Seed()
 			if !c.cps.HeadIsExact(context.Background()) {
 				// Some file is on disk as git would not write it back
@@ -254,7 +265,6 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 	go func() {
 		defer close(c.ready)
 		<-guarded
-		_ = s.WaitInPlace() // the session's own index is in its directory
 		c.Record(context.Background(), git.Entry{Kind: kind}, kind)
 	}()
 	return c
@@ -263,6 +273,12 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries 
 // Record takes a checkpoint and logs it; name is the ref's last part, and
 // only, when given, the paths (relative to the top) that may have changed.
 func (c *Checkpoints) Record(ctx context.Context, e git.Entry, name string, only ...string) *git.Checkpoint {
+	// The session's own index is in its directory: a session that never
+	// took its name (memory.ErrNotRecorded, which the run reports) takes
+	// no checkpoints, which would make a directory under that name.
+	if c.session.WaitInPlace() != nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
@@ -455,6 +471,10 @@ func (p *Project) Warn(s string) { p.warn(s) }
 
 // Wait returns once no checkpoint is pending.
 func (c *Checkpoints) Wait() {
+	// The first checkpoint waits for the session's directory, which
+	// waits for the run's first prompt (memory.CreateSessionBeside): a
+	// run that ends before its prompt puts the directory in place now.
+	c.session.Place()
 	<-c.ready
 	if ch := c.latest(); ch != nil {
 		<-ch

@@ -242,6 +242,9 @@ type Project struct {
 	// placing says the session was created beside the first request
 	// (memory.CreateSessionBeside): its record may not be durable yet.
 	placing bool
+	// unfinished is the prompt of a session a crash left half made,
+	// which recovery removed (memory.UnfinishedPrompt); "" for none.
+	unfinished string
 	// StartDir is the directory the person started in, relative to Root
 	// ("." at the root); appendSystem is --append-system-prompt.
 	StartDir     string
@@ -471,6 +474,11 @@ func (p *Project) start(opts Options) error {
 	if err != nil {
 		return fmt.Errorf("cannot record the session under %s: %w", p.Root, err)
 	}
+	if p.Mode == ModeReview {
+		// A review sends no prompt of the person's for the session's
+		// directory to wait for (memory.CreateSessionBeside).
+		s.Place()
+	}
 	s.SealWith(p.stateKey)
 	p.Session = s
 	return nil
@@ -480,6 +488,17 @@ func (p *Project) start(opts Options) error {
 // repairs its history for the model.
 func (p *Project) resume(opts Options) error {
 	id, err := p.findResumable(opts)
+	if p.unfinished != "" && opts.SessionID == "" {
+		// The last ralph was stopped, or could not write, before its
+		// session counted as one: -c goes on with the one before it, if
+		// any, and says so.
+		if errors.Is(err, memory.ErrNoSession) {
+			return memory.NoSessionf("this project has no session to continue: the session for %s was never recorded (ralph was stopped, or could not write it); send that prompt again to start one", memory.QuotePrompt(p.unfinished))
+		}
+		if err == nil {
+			opts.Notify(fmt.Sprintf("the session for %s was never recorded (ralph was stopped, or could not write it); continuing session %s, the one before it", memory.QuotePrompt(p.unfinished), id))
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -487,12 +506,27 @@ func (p *Project) resume(opts Options) error {
 	// under that session's id.
 	sealedAs := id
 	if opts.ForkSession {
+		// A conversation whose prompt was never saved has nothing for
+		// the model to go on with, nor for a copy to begin with (issue 67).
+		msgs, lerr := memory.LoadMessages(p.Fs, memory.SessionDir(p.Root, id))
+		st, _ := memory.LoadSessionState(p.Fs, p.Root, id)
+		if lerr == nil {
+			if err := memory.PromptMissing(p.Fs, p.Root, id, st, msgs); err != nil {
+				return err
+			}
+		}
 		if id, err = p.fork(id); err != nil {
 			return err
 		}
 	}
 	s, msgs, err := memory.OpenSession(p.Fs, p.Root, id, p.secrets()...)
 	if err != nil {
+		return err
+	}
+	if err := memory.PromptMissing(p.Fs, p.Root, id, s.State(), msgs); err != nil && !opts.ForkSession {
+		// A conversation whose prompt was never saved has nothing for the
+		// model to go on with (issue 67).
+		_ = s.Close()
 		return err
 	}
 	for _, l := range s.LinksDropped {

@@ -32,6 +32,9 @@ func (p *Project) recover(notify func(string)) error {
 		return fmt.Errorf("settle in-progress tasks after a crash: %w", err)
 	}
 	names := memory.SessionDirNames(p.Fs, p.Root)
+	// What a half-made session was asked, so that -c can say it was not
+	// run (resume); the session itself never counted as one.
+	p.unfinished = memory.UnfinishedPrompt(p.Fs, p.Root, names)
 	if err := memory.RemoveUnfinishedSessions(p.Fs, p.Root, names); err != nil {
 		return fmt.Errorf("remove a session record a crash left half made: %w", err)
 	}
@@ -134,7 +137,7 @@ func (p *Project) rebuildState(now time.Time) (memory.State, error) {
 }
 
 func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string)) error {
-	s, _, err := memory.OpenSession(p.Fs, p.Root, st.SessionID)
+	s, msgs, err := memory.OpenSession(p.Fs, p.Root, st.SessionID)
 	if err != nil {
 		// The session's directory is gone: only the summary remains to fix.
 		s, err = memory.CreateSession(p.Fs, p.Root, st.SessionID, st)
@@ -170,6 +173,12 @@ func (p *Project) markCrashed(st memory.State, now time.Time, notify func(string
 	}
 	if done := p.doneWords(); done != "" {
 		msg += "; " + done
+	}
+	if memory.PromptMissing(p.Fs, p.Root, st.SessionID, st, msgs) != nil {
+		// Nothing continues a conversation whose prompt was never saved
+		// (resume says so, and what the prompt was).
+		notify(msg)
+		return nil
 	}
 	notify(msg + "; `ralph resume` continues it")
 	return nil

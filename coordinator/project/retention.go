@@ -81,6 +81,10 @@ func (p *Project) stopRetention() {
 	if pr == nil {
 		return
 	}
+	// Pruning waits for the new session's directory to be in place,
+	// which waits for the first prompt (memory.CreateSessionBeside):
+	// the session ends now, so its directory goes in place now.
+	p.Session.Place()
 	t := time.AfterFunc(retentionGrace, pr.cancel)
 	<-pr.done
 	t.Stop()

@@ -279,7 +279,25 @@ func (f *Fs) Rename(oldname, newname string) error {
 	if err := f.noLinkOnWay(rn); err != nil {
 		return f.pathErr(err, newname)
 	}
-	return f.pathErr(f.root.Rename(ro, rn), newname)
+	return f.linkErr(f.root.Rename(ro, rn), oldname, newname)
+}
+
+// linkErr is pathErr for a rename: os.Root's *os.LinkError with the
+// caller's two paths in it, which pathErr would have put inside a
+// PathError of an "open" nobody made ("open X: renameat a b: …").
+func (f *Fs) linkErr(err error, oldname, newname string) error {
+	if err == nil {
+		return nil
+	}
+	var le *os.LinkError
+	if !errors.As(err, &le) {
+		return f.pathErr(err, newname)
+	}
+	inner := le.Err
+	if escapes(inner) {
+		inner = fmt.Errorf("%w: %w", ErrLinkOut, inner)
+	}
+	return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: inner}
 }
 
 func (f *Fs) Chmod(name string, mode os.FileMode) error {

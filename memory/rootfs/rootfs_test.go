@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,5 +240,35 @@ func TestOpenRegularRefusesLinksAndPipes(t *testing.T) {
 	}
 	if got, err := f.ReadRegular(filepath.Join(git, "config"), 1<<20); err != nil || string(got) != "[core]\n" {
 		t.Fatalf("ReadRegular(config) = %q, %v", got, err)
+	}
+}
+
+// TestRenameErrorNamesBothPaths: a rename that fails says it was a rename
+// of the caller's two paths, with the system's cause, as os.Rename does;
+// not "open X: renameat a b: …", an open nobody made (issue 67).
+func TestRenameErrorNamesBothPaths(t *testing.T) {
+	root := t.TempDir()
+	f, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := filepath.Join(root, "file"), filepath.Join(root, "dir")
+	if err := os.WriteFile(from, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(to, "inside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = f.Rename(from, to)
+	var le *os.LinkError
+	if !errors.As(err, &le) || le.Op != "rename" || le.Old != from || le.New != to {
+		t.Fatalf("err = %#v (%v), want a rename of %s to %s", err, err, from, to)
+	}
+	if msg := err.Error(); strings.Contains(msg, "open ") || strings.Contains(msg, "renameat") {
+		t.Errorf("the message speaks of system calls: %s", msg)
+	}
+	want := &os.LinkError{}
+	if errors.As(os.Rename(from, to), &want); !errors.Is(err, want.Err) {
+		t.Errorf("cause %v, want %v as os.Rename says", le.Err, want.Err)
 	}
 }

@@ -121,6 +121,7 @@ type cli struct {
 func Main(args []string, version string, shell ChatShell) int {
 	c := &cli{version: version, shell: shell}
 	root := c.command()
+	args = promptWord(root, args)
 	root.SetArgs(args)
 	err := singleDashLong(root, args)
 	if err == nil {
@@ -188,8 +189,10 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 			if err != nil {
 				return err
 			}
-			// After "--" every word is the task's, even a command's name.
-			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && !strings.ContainsAny(args[0], " \t\n") {
+			// After "--" every word is the task's, even a command's name,
+			// and so is a word after a flag that asks for a prompt (-c).
+			prompting := c.f.cont || c.f.session != "" || c.f.conv.print
+			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && !prompting && !strings.ContainsAny(args[0], " \t\n") {
 				if s := nearCommand(cmd, args[0]); s != "" {
 					return usageHintf("unknown command %q; did you mean %q? (to send a one-word task: ralph -- %s)", args[0], s, args[0])
 				}

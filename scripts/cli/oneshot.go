@@ -105,6 +105,10 @@ type OneShot struct {
 	// listing of the sessions, which only the terminal's words need); nil
 	// leaves the summary out.
 	summary func(res coordinator.Result, wantLatest bool) (facts view.SessionFacts, latest bool)
+	// recorded says whether the run's session is on disk with its prompt,
+	// the one `ralph -c` continues (OneShotMain sets it); nil before the
+	// project opened.
+	recorded func() bool
 }
 
 // onTerminal reports whether a person reads this run on a terminal, to
@@ -349,8 +353,10 @@ func ExitCode(res coordinator.Result) int {
 // returns code.
 func (o *OneShot) Fail(code int, err error) int {
 	o.Close()
-	if memory.IsDiskFull(err) {
-		err, code = o.diskFull(err), ExitFailed
+	if memory.IsDiskError(err) {
+		// Nothing was sent to the model: the same command again is what
+		// to do, whether or not a session was recorded.
+		err, code = o.diskError(err, "run the same command again"), ExitFailed
 	}
 	if o.enc == nil {
 		o.enc = newStreamEncoder(o.Stdout)
@@ -374,24 +380,31 @@ func (o *OneShot) Fail(code int, err error) int {
 // person watching it reads stderr.
 func (o *OneShot) Finish(res coordinator.Result) int {
 	o.Close()
-	if res.IsError && res.Subtype != coordinator.SubtypeInterrupted && (memory.IsDiskFull(res.Err) || res.Err == nil && memory.IsDiskFull(errors.New(res.Text))) {
+	// A run that failed before its session took its name left none: no
+	// summary of it, and nothing for `ralph -c` to continue.
+	recorded := !res.IsError || o.recorded == nil || o.recorded()
+	if res.IsError && res.Subtype != coordinator.SubtypeInterrupted && (memory.IsDiskError(res.Err) || res.Err == nil && memory.IsDiskError(errors.New(res.Text))) {
 		cause := res.Err
 		if cause == nil {
 			cause = errors.New(res.Text)
 		}
-		res.Err = o.diskFull(cause)
+		next := "run the same command again (no session was recorded for it)"
+		if recorded {
+			next = "ralph -c continues the session"
+		}
+		res.Err = o.diskError(cause, next)
 		res.Text = res.Err.Error()
 	}
 	code := ExitCode(res)
 	var facts view.SessionFacts
 	var latest bool
-	if o.summary != nil {
+	if o.summary != nil && recorded {
 		facts, latest = o.summary(res, o.onTerminal())
 	}
 	switch o.Format {
 	case FormatJSON, FormatStreamJSON:
 		r := NewResultJSON(res)
-		if o.summary != nil {
+		if o.summary != nil && recorded {
 			r.FilesChanged, r.TasksDone = &facts.Files, &facts.TasksDone
 			r.ContinueCommand = view.ContinueCommand(facts.ID)
 		}
@@ -424,11 +437,19 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 	return code
 }
 
-// diskFull is a full disk as the one-shot says it: the file system, the
-// space left, and that the session goes on once there is room (what was
-// saved before stays whole).
-func (o *OneShot) diskFull(err error) error {
-	return fmt.Errorf("%w; free some space, then ralph -c continues the session", memory.ExplainDiskFull(err, o.Cwd))
+// diskError is a failure of the disk as the one-shot says it, in one
+// sentence: its cause (a full file system with the space left, a quota
+// used up, an I/O error on a file; memory.ExplainDisk), what to do about
+// it, and then next, what goes on once it is mended (what was saved
+// before stays whole).
+func (o *OneShot) diskError(err error, next string) error {
+	explained := memory.ExplainDisk(err, o.Cwd)
+	mend := "free some space"
+	if !memory.IsDiskFull(explained) {
+		mend = "once the disk works again"
+		return fmt.Errorf("%w; %s, %s", explained, mend, next)
+	}
+	return fmt.Errorf("%w; %s, then %s", explained, mend, next)
 }
 
 // deniedSummary says, in a sentence for the commands and one for the MCP
@@ -549,6 +570,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
 		return sessionSummary(p, res, wantLatest)
 	}
+	face.recorded = func() bool { return memory.SessionRecorded(p.Fs, p.Root, p.Session.CurrentID()) }
 	if p.Resumed && face.onTerminal() {
 		// Before the progress display takes the terminal's last line.
 		_, _ = io.WriteString(face.Stderr, face.replay(p))
