@@ -135,10 +135,12 @@ type placement struct {
 	lateLog  bool
 }
 
-// ErrNotRecorded is a new session that was never recorded: the first
-// messages of its conversation could not be written, so its directory
-// never took its name and nothing of it counts as a session. Nothing was
-// sent to the model either (the coordinator stops at it).
+// ErrNotRecorded is a new session that was never recorded: its directory
+// never took its name, so nothing of it counts as a session. Either the
+// first messages of its conversation could not be written, and then
+// nothing was sent to the model either (the coordinator stops at it), or
+// the directory's record or rename failed beside the first request, which
+// the run's saves report.
 var ErrNotRecorded = errors.New("no session was recorded")
 
 // notRecorded is ErrNotRecorded with the failure behind it.
