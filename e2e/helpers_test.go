@@ -119,9 +119,8 @@ func inlineServer(t testing.TB, js string) *llmtest.Server {
 	return srv
 }
 
-// testHomes and testTemps are each test's home and temporary directory
-// (cleanEnv).
-var testHomes, testTemps sync.Map
+// testHomes is each test's home directory (cleanEnv).
+var testHomes sync.Map
 
 // cleanEnv is the test process environment without anything that would
 // point ralph at a real model or at the developer's own config.
@@ -137,7 +136,7 @@ func cleanEnv(t testing.TB, extra ...string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "RALPH_MODEL", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "TMPDIR", "NO_COLOR", "COLORFGBG",
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "RALPH_MODEL", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "NO_COLOR", "COLORFGBG",
 			// The other providers' keys would pick another provider
 			// where nothing names one (issue 60).
 			"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "OPENROUTER_API_KEY",
@@ -152,13 +151,6 @@ func cleanEnv(t testing.TB, extra ...string) []string {
 		env = append(env, kv)
 	}
 	env = append(env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".state"))
-	// A temporary directory of the test's own, beside the home rather
-	// than around it: a home inside the temporary directory is a case of
-	// its own, which its tests set up (TestAttack66cHomeInTheTempDir),
-	// and with it every command would start with /tmp, which the whole
-	// suite fills, granted entry by entry.
-	h, _ = testTemps.LoadOrStore(t, t.TempDir())
-	env = append(env, "TMPDIR="+h.(string))
 	return append(env, extra...)
 }
 
