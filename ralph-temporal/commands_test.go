@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/ralph-temporal/engine"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // everyField is a run configuration with every field the loop on
@@ -28,6 +29,7 @@ func everyField() memory.RunConfig {
 // workflow's input field for field, with the prompt template's text and
 // the limit wait; ralph-temporal retypes none of it.
 func TestTheRunTravelsWhole(t *testing.T) {
+	workerstest.StandInOnPath(t, "claude") // the run's --agent is checked, not started
 	rc := everyField()
 	refused := map[string]bool{"Plan": true, "Review": true, "AgentArgs": true}
 	v := reflect.ValueOf(rc)

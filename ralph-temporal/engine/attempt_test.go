@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // fullRun is a run configuration with every field the loop on Temporal
@@ -63,6 +64,7 @@ func TestEveryAttemptGetsTheWholeRun(t *testing.T) {
 // commands do), and what would loosen the worker (an --agent-arg, an
 // exec: agent) is refused.
 func TestAttemptRunKeepsTheAgentsPart(t *testing.T) {
+	workerstest.StandInOnPath(t, "claude") // the run's --agent is checked, not started
 	in := AttemptInput{Run: fullRun()}
 	in.Run.AgentArgs = nil
 	rc, err := attemptRun(in)

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // travels is how every flag of the settings table travels to Temporal,
@@ -152,11 +151,7 @@ func TestEachFlagTravelsAsItsRowSays(t *testing.T) {
 	// --agent=claude needs a claude on PATH to be carried; the row is
 	// about the flag, not the CLI, so a stand-in serves on a machine
 	// without Claude Code.
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	workerstest.StandInOnPath(t, "claude")
 	base, err := startFor(t)
 	if err != nil {
 		t.Fatal(err)

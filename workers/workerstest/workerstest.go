@@ -146,3 +146,18 @@ func ModuleGoFiles(t testing.TB, root string, fn func(rel, path string)) {
 		t.Fatal(err)
 	}
 }
+
+// StandInOnPath puts a program named name that does nothing and exits 0
+// first on PATH for the test, and returns its path: a test about how a
+// run is configured (an --agent claude) needs the agent's CLI to be
+// found, not to run, on a machine without it.
+func StandInOnPath(t testing.TB, name string) string {
+	t.Helper()
+	bin := t.TempDir()
+	path := filepath.Join(bin, name)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return path
+}
