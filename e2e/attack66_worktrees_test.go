@@ -119,21 +119,29 @@ func TestAttack66WorktreesThroughALink(t *testing.T) {
 
 // TestAttack66ModelsCacheThroughALink: cause 8 of issue 66. The person
 // lets commands write their cache directory (sandbox_writable =
-// ["~/.cache"], as for a build cache; on CI XDG_CACHE_HOME often lies in
-// $TMPDIR). The model's command plants links at the model-list cache's
-// names, the final one and the temporary one ralph used to write first,
-// both to ~/.bashrc. The next fetch of the list (/model, Tab after
-// --model) then overwrote ~/.bashrc with the
+// ["~/.cache"], as for a build cache). The model's command plants links at
+// the model-list cache's names, the final one and the temporary one ralph
+// used to write first, both to ~/.bashrc. The next fetch of the list
+// (/model, Tab after --model) then overwrote ~/.bashrc with the
 // endpoint's list; now it replaces the links with its own file and
-// ~/.bashrc stays the person's.
+// ~/.bashrc stays the person's. On CI XDG_CACHE_HOME often lies in
+// $TMPDIR, where commands write in any case: a link there at ralph/
+// itself chose the directory ralph wrote in (~/.config/ralph, the round
+// after); there ralph now keeps no cache at all.
 func TestAttack66ModelsCacheThroughALink(t *testing.T) {
 	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home := attackLayout(t)
 			cfgHome := filepath.Join(filepath.Dir(home), "config")
-			mustWrite(t, filepath.Join(cfgHome, "ralph", "config.toml"), "sandbox_writable = [\"~/.cache\"]\n")
-			cache := filepath.Join(home, ".cache", "ralph")
+			// The cache home outside the temporary directory, granted.
+			cacheHome, err := os.MkdirTemp("/var/tmp", "ralph-cache-")
+			if err != nil {
+				t.Skipf("no directory outside the temporary directory: %v", err)
+			}
+			t.Cleanup(func() { os.RemoveAll(cacheHome) })
+			mustWrite(t, filepath.Join(cfgHome, "ralph", "config.toml"), "sandbox_writable = [\""+cacheHome+"\"]\n")
+			cache := filepath.Join(cacheHome, "ralph")
 			if err := os.MkdirAll(cache, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +149,7 @@ func TestAttack66ModelsCacheThroughALink(t *testing.T) {
 			// The cache file's name, as the first fetch of the list makes
 			// it (Tab after --model, through the resolver /model uses).
 			srv := inlineServer(t, `{"name":"models","responses":[{"text":"ok"}]}`)
-			env := attackEnv(t, home, srv.URL, append([]string{"XDG_CONFIG_HOME=" + cfgHome, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}, mode.env...))
+			env := attackEnv(t, home, srv.URL, append([]string{"XDG_CONFIG_HOME=" + cfgHome, "XDG_CACHE_HOME=" + cacheHome}, mode.env...))
 			r := ralph(t, proj, env, nil, "__complete", "--model", "")
 			t.Logf("models: exit %d\n%.300s\n%.600s", r.code, r.stdout, r.stderr)
 			made, _ := filepath.Glob(filepath.Join(cache, "models-*.json"))
@@ -152,7 +160,7 @@ func TestAttack66ModelsCacheThroughALink(t *testing.T) {
 
 			plant := "rm -f " + name + " && ln -s " + filepath.Join(home, ".bashrc") + " " + name + " && ln -sf " + filepath.Join(home, ".bashrc") + " " + name + ".tmp && echo planted > " + filepath.Join(cache, "ran")
 			plantSrv := inlineServer(t, toolScenario(t, "plant", [][]toolCall{{{name: "run_command", args: mustJSON(t, map[string]string{"command": plant})}}}, "planted"))
-			penv := attackEnv(t, home, plantSrv.URL, append([]string{"XDG_CONFIG_HOME=" + cfgHome, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}, mode.env...))
+			penv := attackEnv(t, home, plantSrv.URL, append([]string{"XDG_CONFIG_HOME=" + cfgHome, "XDG_CACHE_HOME=" + cacheHome}, mode.env...))
 			r = ralph(t, proj, penv, nil, "-y", "tidy up")
 			t.Logf("plant: exit %d\n%.1500s", r.code, r.stderr)
 			if _, err := os.Stat(filepath.Join(cache, "ran")); err != nil {
@@ -178,6 +186,21 @@ func TestAttack66ModelsCacheThroughALink(t *testing.T) {
 			}
 			if b, err := os.ReadFile(name); err != nil || json.Unmarshal(b, &rec) != nil || len(rec.Models) == 0 {
 				t.Errorf("the cache file holds %q, %v", b, err)
+			}
+
+			// In the temporary directory: ralph/ a link to the person's
+			// config directory, which commands may not write.
+			tmpCache := filepath.Join(filepath.Dir(home), "tmp", "cache")
+			if err := os.MkdirAll(tmpCache, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(cfgHome, "ralph"), filepath.Join(tmpCache, "ralph")); err != nil {
+				t.Fatal(err)
+			}
+			tenv := attackEnv(t, home, srv.URL, append([]string{"XDG_CONFIG_HOME=" + cfgHome, "XDG_CACHE_HOME=" + tmpCache}, mode.env...))
+			r = ralph(t, proj, tenv, nil, "__complete", "--model", "")
+			if wrote, _ := filepath.Glob(filepath.Join(cfgHome, "ralph", "models-*.json")); len(wrote) != 0 || r.code != 0 {
+				t.Fatalf("ralph wrote %v through a link in a cache directory in $TMPDIR (exit %d)\n%s", wrote, r.code, r.stderr)
 			}
 		})
 	}

@@ -191,9 +191,12 @@ func envValue(env []string, key string) string {
 
 // ServerTouchesProject reports whether an MCP server started with
 // command and args in cwd (relative to root; "" is root) runs anything
-// the project holds: it starts inside the project, or its command or an
-// argument (or an --option=value's value) names a path inside it. It errs
-// on the side of yes.
+// the model may have written: it starts inside the project or in another
+// directory the model's commands may write (an --add-dir, the temporary
+// directory, /dev/shm), or in a directory that holds the project (python3
+// -m proj.tools.server from the project's parent imports the project's
+// files), or its command or an argument (or an --option=value's value)
+// names a path in one of those. It errs on the side of yes.
 func ServerTouchesProject(root, cwd, command string, args []string) bool {
 	dir := root
 	if cwd != "" {
@@ -202,7 +205,7 @@ func ServerTouchesProject(root, cwd, command string, args []string) bool {
 			dir = filepath.Join(root, cwd)
 		}
 	}
-	if insideRoot(dir, root) {
+	if modelMayWrite(dir, root) || insideRoot(root, dir) {
 		return true
 	}
 	if _, err := childenv.Program(command); errors.Is(err, childenv.ErrInProject) {
@@ -219,11 +222,17 @@ func ServerTouchesProject(root, cwd, command string, args []string) bool {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		if insideRoot(p, root) {
+		if modelMayWrite(p, root) {
 			return true
 		}
 	}
 	return false
+}
+
+// modelMayWrite reports whether path lies in the project or anywhere
+// else the model's commands may write (sandbox.ModelMayWrite).
+func modelMayWrite(path, root string) bool {
+	return insideRoot(path, root) || sandbox.ModelMayWrite(path)
 }
 
 // StartSandboxed starts a long-lived program a project file names (a

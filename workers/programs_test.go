@@ -37,12 +37,24 @@ func TestPersonEnvTakesTheProjectOffSearchPaths(t *testing.T) {
 	}
 }
 
-// TestServerTouchesProject: a server that starts in the project, or
-// whose command or arguments name a path in it, touches it; one started
-// elsewhere with arguments outside does not.
+// TestServerTouchesProject: a server that starts in the project, in a
+// directory the model's commands may write (the temporary directory) or
+// in one that holds the project, or whose command or arguments name a
+// path in one of those, touches it; one started elsewhere with arguments
+// outside does not.
 func TestServerTouchesProject(t *testing.T) {
 	root := t.TempDir()
-	elsewhere := t.TempDir()
+	// Neither the project nor a directory commands may write: the
+	// temporary directory, /dev/shm and /var/tmp are all the model's.
+	elsewhere, err := os.MkdirTemp(".", "elsewhere-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(elsewhere) })
+	if elsewhere, err = filepath.Abs(elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
 	for _, c := range []struct {
 		cwd, command string
 		args         []string
@@ -55,6 +67,10 @@ func TestServerTouchesProject(t *testing.T) {
 		{elsewhere, "node", []string{"--dir=" + root}, true},
 		{elsewhere, filepath.Join(root, "bin", "srv"), nil, true},
 		{elsewhere, "uvx", []string{"mcp-server-time"}, false},
+		{elsewhere, "python3", []string{filepath.Join(tmp, "srv.py")}, true},
+		{tmp, "python3", []string{"-m", "mcp_server_time"}, true},
+		{"..", "python3", []string{"-m", filepath.Base(root) + ".tools.srv"}, true},
+		{"/var/tmp", "uvx", []string{"mcp-server-time"}, true},
 	} {
 		if got := ServerTouchesProject(root, c.cwd, c.command, c.args); got != c.want {
 			t.Errorf("cwd %q, %s %q: touches the project %v, want %v", c.cwd, c.command, c.args, got, c.want)

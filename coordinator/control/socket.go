@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // SocketName was the socket's name inside .ralph/. Nothing is served
@@ -70,10 +71,14 @@ func SocketPathIn(root string, getenv func(string) string) string {
 // user's own that ends with their login), else ralph's state directory
 // (memory.RegistryDir: $RALPH_HOME, $XDG_STATE_HOME/ralph or
 // ~/.local/state/ralph). Neither is the temporary directory or the
-// project, which sandboxed commands may write.
+// project, which sandboxed commands may write; ralph's state directory is
+// kept from them even when the home lies in the temporary directory.
 func socketDirs(getenv func(string) string) []string {
 	var dirs []string
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+	// A runtime directory in the temporary directory (set so on CI, or
+	// by hand) is one commands may write: a command could remove the
+	// socket and leave the person no way to stop ralph.
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) && !sandbox.WritableByCommands(d) {
 		dirs = append(dirs, filepath.Join(d, "ralph"))
 	}
 	return append(dirs, filepath.Join(memory.RegistryDir(getenv), "run"))

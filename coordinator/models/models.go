@@ -26,6 +26,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // ErrUnknown is a model name the endpoint's list lacks. It is returned
@@ -213,10 +214,14 @@ func Nearest(name string, ids []string, n int) []string {
 }
 
 // CacheFile is the cache file of an endpoint's list, named by a hash of
-// its URL; "" when the person has no cache directory.
+// its URL; "" when the person has no cache directory, or when it lies in
+// the temporary directory (XDG_CACHE_HOME there, as on CI): the model's
+// commands write there, and a link they plant on the way (ralph/ →
+// ~/.config/ralph) would choose where ralph writes, at any moment
+// between a check and the write. The list is then asked for each time.
 func CacheFile(baseURL string) string {
 	dir, err := os.UserCacheDir()
-	if err != nil {
+	if err != nil || sandbox.WritableByCommands(dir) {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(baseURL))
@@ -264,6 +269,11 @@ func writeCache(path, baseURL string, models []string) {
 	data, err := json.Marshal(cacheRecord{BaseURL: baseURL, Fetched: time.Now(), Models: models})
 	person := rootfs.Person()
 	if err != nil || person.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return
+	}
+	// A cache directory commands may write (sandbox_writable ~/.cache)
+	// whose ralph/ is a link is not followed.
+	if fi, err := os.Lstat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return
 	}
 	_ = memory.WriteFileAtomicUnsynced(person, path, data, 0o600)

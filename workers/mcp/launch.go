@@ -46,6 +46,10 @@ func (m *Manager) start(ctx context.Context, s config.MCPServer, p serverPipes) 
 	cmd := workers.ProjectServerCommand(dir, append(append([]string(nil), env...), envList(s.Env)...), s.Command, s.Args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.in, p.out, p.err
 	if !workers.ServerTouchesProject(root, dir, s.Command, s.Args) {
+		// Outside the sandbox it gets what a person's own server gets:
+		// the project off its search paths and PYTHONSAFEPATH, so that
+		// neither python3 -m nor node takes the model's files from them.
+		cmd.Env = workers.PersonEnv(cmd.Env, root)
 		return workers.StartGroup(cmd)
 	}
 	if m.opts.Sandbox == nil {

@@ -18,6 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-dev/ralph/memory/childenv"
 )
 
 // Mode is how much a sandboxed command may change. The names are codex's.
@@ -171,6 +173,23 @@ func WritableByCommands(dir string) bool {
 			if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// ModelMayWrite reports whether path lies where the model's commands may
+// write in any project: the temporary directory and /dev/shm
+// (WritableByCommands), or a root childenv records (/var/tmp, and once a
+// session starts its project, each --add-dir and sandbox_writable entry).
+// A file there may be the model's, and so may a link on the way to it.
+func ModelMayWrite(path string) bool {
+	if WritableByCommands(path) {
+		return true
+	}
+	for _, r := range childenv.Roots() {
+		if childenv.Inside(path, r) {
+			return true
 		}
 	}
 	return false
