@@ -12,7 +12,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 # detector needs cgo, so `make test` keeps it.
 CGO      ?= 0
 
-.PHONY: build build-ralph test test-setup check e2e test-temporal temporal-server bench bench-peers lint cross dist demo clean
+.PHONY: build build-ralph test test-setup check fault-sweep kill-sweep e2e test-temporal temporal-server bench bench-peers lint cross dist demo clean
 
 ## build: compile ralph into bin/ralph, and ralph-temporal (the task loop
 ## on Temporal, a module of its own so ralph links no Temporal SDK) beside it
@@ -53,6 +53,18 @@ test: test-setup
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 30m ./...
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
+
+## fault-sweep: issue 67's whole strace sweep: EIO, ENOSPC and SIGKILL at
+## every N of write, fsync, renameat and openat of a five-task ralph run
+## (make test tries N = 1, 4, 16, 64), each followed by a normal run: no
+## task done twice, no entry lost, every state file parses
+fault-sweep: test-setup
+	RALPH_SWEEP=all $(GO) test -count=1 -timeout 180m -run '^TestFaultSweepOfARun$$' ./e2e
+
+## kill-sweep: 1,000 SIGKILLs of a five-task ralph run at random moments
+## between 5 and 500 ms (make test kills 20), each followed by a normal run
+kill-sweep: test-setup
+	RALPH_KILLS=$(or $(KILLS),1000) $(GO) test -count=1 -timeout 180m -run '^TestKilledRunsDoNothingTwice$$' -v ./e2e
 
 ## check: the inner loop: vet and the packages' own tests, without the
 ## end-to-end tests and the race detector (RACE=1 adds it), and -short

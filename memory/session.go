@@ -85,6 +85,9 @@ type Session struct {
 	// LinksDropped are the session's logs (relative to the project) that
 	// OpenSession found to be symbolic links and removed (dropLink).
 	LinksDropped []string
+	// Repaired says how OpenSession replaced a session's own record it
+	// could not read; nil when it read it.
+	Repaired *StateRepair
 
 	fs     afero.Fs
 	redact *Redactor
@@ -439,12 +442,17 @@ func OpenSession(fs afero.Fs, root, id string, secrets ...string) (*Session, []c
 		return nil, nil, err
 	}
 	st, err := LoadSessionState(fs, root, id)
-	if err != nil {
-		// The per-session copy is missing or damaged: rebuild what the logs say.
-		st = State{SessionID: id, Status: StatusInterrupted, Turns: countAssistant(msgs)}
+	var repair *StateRepair
+	switch {
+	case errors.Is(err, ErrNewerState):
+		return nil, nil, err
+	case err != nil:
+		// The per-session copy is missing or damaged: keep it aside and
+		// restore it from the summary, or rebuild what the logs say.
+		st, repair = repairState(fs, root, id, err, msgs)
 	}
 	st.Version = StateVersion
-	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: NewRedactor(secrets...), state: st, LinksDropped: replaced}
+	s := &Session{ID: id, Root: root, Dir: dir, fs: fs, redact: NewRedactor(secrets...), state: st, LinksDropped: replaced, Repaired: repair}
 	return s, msgs, nil
 }
 

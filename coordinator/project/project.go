@@ -523,7 +523,21 @@ func (p *Project) resume(opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := memory.PromptMissing(p.Fs, p.Root, id, s.State(), msgs); err != nil && !opts.ForkSession {
+	prior := s.State()
+	if prior.Mode == "" {
+		// A record rebuilt from the logs does not say what the session
+		// was; its events do.
+		prior.Mode = p.sessionMode(prior, id)
+	}
+	loop := opts.Mode == ModeRun || opts.Mode == "" && prior.Mode == ModeRun
+	if r := s.Repaired; r != nil && r.Restored == "" && loop {
+		// Its defaults would be looser than what the person chose.
+		_ = s.Close()
+		return usageErr{fmt.Errorf("the task loop of session %s cannot go on: %s, and no other copy holds the settings it saved (agent, verify, limits), so going on could skip a check you asked for; start it again with the flags you want: ralph run --agent … --verify …", id, r.Record())}
+	} else if r != nil {
+		opts.Notify(r.Sentence(id))
+	}
+	if err := memory.PromptMissing(p.Fs, p.Root, id, prior, msgs); err != nil && !opts.ForkSession {
 		// A conversation whose prompt was never saved has nothing for the
 		// model to go on with (issue 67).
 		_ = s.Close()
@@ -532,8 +546,8 @@ func (p *Project) resume(opts Options) error {
 	for _, l := range s.LinksDropped {
 		opts.Notify(fmt.Sprintf("%s was a symbolic link, which a command may have planted; ralph removed it, followed nothing, and starts that log again", filepath.ToSlash(l)))
 	}
-	prior := s.State()
-	if err := p.trustSaved(&prior, sealedAs, opts.Notify); err != nil {
+	if err := p.trustSaved(&prior, sealedAs, loop, opts.Notify); err != nil {
+		_ = s.Close()
 		return err
 	}
 	s.SealWith(p.stateKey)

@@ -41,13 +41,15 @@ func (p *Project) findResumable(opts Options) (string, error) {
 
 // trustSaved checks the seal of a resumed session's settings. Settings
 // that name a program or a file, or loosen anything, are refused with one
-// sentence; a session that saved none goes on with the defaults, said
-// once. An unsealed state keeps nothing ralph would act on: its run
-// settings and its model are dropped.
+// sentence; so is a task loop (loop) with no sealed settings at all, whose
+// record was lost or damaged: its defaults would be looser than what the
+// person chose (no verify, no limits). Another session that saved none
+// goes on with the defaults, said once. An unsealed state keeps nothing
+// ralph would act on: its run settings and its model are dropped.
 //
 // sealedAs is the id the settings were sealed under: the session's own,
 // or for a fork the session it copies.
-func (p *Project) trustSaved(st *memory.State, sealedAs string, notify func(string)) error {
+func (p *Project) trustSaved(st *memory.State, sealedAs string, loop bool, notify func(string)) error {
 	var err error
 	as := *st
 	as.SessionID = sealedAs
@@ -58,6 +60,9 @@ func (p *Project) trustSaved(st *memory.State, sealedAs string, notify func(stri
 	}
 	if st.Run != nil {
 		return usageErr{fmt.Errorf("the saved settings of session %s were changed outside ralph (%w); start it again with the flags you want: ralph run --agent … --verify …", st.SessionID, err)}
+	}
+	if loop {
+		return usageErr{fmt.Errorf("the task loop of session %s cannot go on: its saved settings (agent, verify, limits) cannot be restored (%w), and going on with the defaults could skip a check you asked for; start it again with the flags you want: ralph run --agent … --verify …", st.SessionID, err)}
 	}
 	notify(fmt.Sprintf("session %s has no settings sealed by ralph for you (%v); it goes on with the defaults", st.SessionID, err))
 	st.Run, st.Model = nil, ""
