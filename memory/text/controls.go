@@ -17,8 +17,9 @@ import (
 // StripControls removes everything from s that a terminal would act on
 // instead of print: escape sequences (CSI such as "\x1b[2J", OSC such as
 // the window title "\x1b]0;t\x07", DCS, SOS, PM and APC strings, and the
-// short ESC sequences), their 8-bit C1 forms, and every other C0 or C1
-// control character except newline and tab. A carriage return is removed
+// short ESC sequences), their 8-bit C1 forms, every other C0 or C1
+// control character except newline and tab, and the bidirectional
+// embedding, override and isolate controls. A carriage return is removed
 // too, so "\r\n" becomes "\n" and a line can no longer be overwritten.
 // Bytes that are not valid UTF-8 become U+FFFD, since a terminal may read
 // a stray byte as the start of a C1 control. Text without any of these is
@@ -39,6 +40,8 @@ func StripControls(s string) string {
 			i = skipEscape(s, i+1)
 		case r >= 0x80 && r <= 0x9f:
 			i = skipC1(s, r, i+size)
+		case bidiControl(r):
+			i += size
 		case r == '\n' || r == '\t':
 			b.WriteRune(r)
 			i += size
@@ -52,6 +55,16 @@ func StripControls(s string) string {
 	return b.String()
 }
 
+// bidiControl reports whether r is one of the bidirectional embedding,
+// override and isolate controls (U+202A–U+202E, U+2066–U+2069): a
+// terminal prints nothing for them but reorders what follows, so the
+// text read is not the text sent (a question or a task title that reads
+// "approve" and says "evorppa"). Text in right-to-left scripts needs none
+// of them to show.
+func bidiControl(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
 // cleanText reports whether s holds nothing StripControls would change.
 func cleanText(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -62,7 +75,7 @@ func cleanText(s string) bool {
 			}
 			// Non-ASCII: valid UTF-8 outside the C1 range is fine.
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f {
+			if r == utf8.RuneError && size == 1 || r >= 0x80 && r <= 0x9f || bidiControl(r) {
 				return false
 			}
 			i += size - 1

@@ -9,6 +9,7 @@ func TestStripControls(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"plain", "hello, world\n\tindented", "hello, world\n\tindented"},
 		{"unicode", "héllo 世界 ✓", "héllo 世界 ✓"},
+		{"bidi override and isolates", "approve \u202eevorppa\u202c \u2066x\u2069 שלום", "approve evorppa x שלום"},
 		{"clear screen and title", "a\x1b[2J\x1b]0;pwned\x07b", "ab"},
 		{"colour", "\x1b[1;31mred\x1b[0m", "red"},
 		{"OSC with ST", "x\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\y", "xlinky"},
