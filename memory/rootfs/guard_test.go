@@ -51,6 +51,7 @@ var allowed = map[string]string{
 	"workers/workerstest/workerstest.go:WriteFile":     "a test's own file, in its temporary directory",
 	"workers/workerstest/workerstest.go:ReadFile":      "a test's own file, in its temporary directory",
 	"workers/workerstest/workerstest.go:OutsideDir":    "a test's directory outside the temporary one",
+	"workers/workerstest/workerstest.go:StandInOnPath": "a test's stand-in program, in its temporary directory",
 	"workers/workerstest/hooks.go:HookSet":             "a test's hook scripts, in a temporary directory outside its project",
 	"main.go:profiled":                                 "the profile file the person names in RALPH_CPUPROFILE",
 	// The kernel's files.
