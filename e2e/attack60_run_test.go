@@ -25,7 +25,8 @@ func TestAttack60RunProgramsGetNoKey(t *testing.T) {
 					mustWrite(t, filepath.Join(bin, n), "#!/bin/sh\nenv > "+out+"/agent-"+n+".txt\necho done > agent-did.txt\necho '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"done\"}'\nexit 0\n")
 					os.Chmod(filepath.Join(bin, n), 0o755)
 				}
-				mustWrite(t, filepath.Join(proj, ".git", "hooks", "post-commit"), "#!/bin/sh\nenv > "+out+"/githook.txt\n")
+				// The git hook runs in the sandbox, in the work tree.
+				mustWrite(t, filepath.Join(proj, ".git", "hooks", "post-commit"), "#!/bin/sh\nenv > githook.txt\n")
 				os.Chmod(filepath.Join(proj, ".git", "hooks", "post-commit"), 0o755)
 				mustWrite(t, filepath.Join(proj, "RALPH_TASKS.md"), "# Tasks\n\n- [ ] make a file\n  verify: env > task-verify-env.txt\n")
 				shIn(t, proj, "git add -A && git commit -qm tasks")
@@ -40,7 +41,7 @@ func TestAttack60RunProgramsGetNoKey(t *testing.T) {
 				}
 				r := ralph(t, proj, env, nil, "run", "-y", "--agent", ag, "--verify", "env > person-verify-env.txt", "--commit", "--max-iterations", "1")
 				t.Logf("exit %d\n%.500s\n%.2000s", r.code, r.stdout, r.stderr)
-				for _, f := range []string{out + "/agent-claude.txt", out + "/agent-codex.txt", out + "/agent-gemini.txt", out + "/agent-opencode.txt", out + "/agent-myagent.txt", out + "/githook.txt", proj + "/person-verify-env.txt", proj + "/task-verify-env.txt"} {
+				for _, f := range []string{out + "/agent-claude.txt", out + "/agent-codex.txt", out + "/agent-gemini.txt", out + "/agent-opencode.txt", out + "/agent-myagent.txt", proj + "/githook.txt", proj + "/person-verify-env.txt", proj + "/task-verify-env.txt"} {
 					b, err := os.ReadFile(f)
 					if err != nil {
 						continue

@@ -158,14 +158,13 @@ func TestOutsideRepositoryKeepsItsHooks(t *testing.T) {
 			t.Parallel()
 			proj, home := attackLayout(t)
 			victim := filepath.Join(home, "victim")
-			out := filepath.Join(filepath.Dir(proj), "out")
-			for _, d := range []string{victim, out} {
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					t.Fatal(err)
-				}
+			if err := os.MkdirAll(victim, 0o755); err != nil {
+				t.Fatal(err)
 			}
+			// The hook runs in the sandbox (ralph runs the person's hooks
+			// there), so it records its run in the project it commits.
 			shIn(t, victim, "git init -q && echo v > v && git add v && git commit -qm v && "+
-				`printf '#!/bin/sh\necho ran > `+out+`/pre-commit-ran\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`)
+				`printf '#!/bin/sh\necho ran > pre-commit-ran\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`)
 			srv, results := commandsServer(t, "mkdir -p sub && printf 'gitdir: "+filepath.Join(victim, ".git")+"\\n' > sub/.git && cat sub/.git && echo planted")
 			xdg := "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")
 			env := attackEnv(t, home, srv.URL, append([]string{xdg}, m.extra...))
@@ -196,7 +195,7 @@ func TestOutsideRepositoryKeepsItsHooks(t *testing.T) {
 			if log := shIn(t, victim, "git log --format=%s"); !strings.Contains(log, "write f1.txt one") {
 				t.Fatalf("the task was not committed:\n%s\n%s", log, r.stderr)
 			}
-			if _, err := os.Stat(filepath.Join(out, "pre-commit-ran")); err != nil {
+			if _, err := os.Stat(filepath.Join(victim, "pre-commit-ran")); err != nil {
 				t.Errorf("ralph's commit in the person's repository skipped its pre-commit hook\n%s\n%s", r.stdout, r.stderr)
 			}
 			if strings.Contains(r.stdout+r.stderr, "ran without the hooks") {

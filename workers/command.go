@@ -35,13 +35,20 @@ const (
 // PID namespace or reaper sees to processes that left the group; outside
 // it, the token in their environment does.
 func (w *Workspace) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return errResult("cannot start command: %v", err)
-	}
 	cmd := exec.Command(w.shell, "-c", command)
 	cmd.Dir = w.root
 	cmd.Env = w.env // nil inherits os.Environ()
+	res, _ := w.executeCmd(ctx, cmd, timeout, policy)
+	return res
+}
+
+// executeCmd is execute of a command already made (its program, dir and
+// environment set); started reports whether it ran at all.
+func (w *Workspace) executeCmd(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, policy *sandbox.Policy) (res Result, started bool) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return errResult("cannot start command: %v", err), false
+	}
 	// Passing *os.File makes the child write straight into the pipe, with no
 	// copying goroutine inside os/exec that Wait would block on while a
 	// background job keeps the pipe open.
@@ -70,12 +77,12 @@ func (w *Workspace) execute(ctx context.Context, command string, timeout time.Du
 	if err != nil {
 		pr.Close()
 		if errors.Is(err, sandbox.ErrUnavailable) {
-			return sandboxUnavailable(err)
+			return sandboxUnavailable(err), false
 		}
 		if ctx.Err() != nil {
-			return errResult("command cancelled before it ran")
+			return errResult("command cancelled before it ran"), false
 		}
-		return errResult("cannot start command: %v", err)
+		return errResult("cannot start command: %v", err), false
 	}
 	pgid := ld.pid()
 
@@ -124,7 +131,6 @@ func (w *Workspace) execute(ctx context.Context, command string, timeout time.Du
 	pr.Close()
 
 	text := strings.ToValidUTF8(out.String(), "\uFFFD")
-	var res Result
 	if outcome != "" {
 		if text != "" {
 			outcome += "\noutput so far:\n" + text
@@ -136,7 +142,7 @@ func (w *Workspace) execute(ctx context.Context, command string, timeout time.Du
 	if c, ok := ld.(*confinedLeader); ok {
 		res = confined(res, policy, c.outcome, text, outcome != "")
 	}
-	return res
+	return res, true
 }
 
 // commandResult reports the output and, for failures, how the command ended.

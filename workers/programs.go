@@ -3,6 +3,7 @@ package workers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -46,6 +48,7 @@ const (
 	ProgramNotify       Program = "notify_command"
 	ProgramAgent        Program = "external agent"
 	ProgramHook         Program = "hook"
+	ProgramGitHook      Program = "git hook of a commit ralph makes"
 )
 
 // ProgramRule is one row of the decision table.
@@ -74,6 +77,8 @@ var ProgramRules = []ProgramRule{
 		"its CLI found once off the project's PATH entries (childenv.Program; one found only there is refused) and run by that path with PersonEnv's environment; started with the person's settings only: each CLI is told to leave the project's settings out, and one that cannot be told is not started in a project that holds them (workers/agents)"},
 	{ProgramHook, "the person (an agent CLI's settings in their home, their user config, a plugin they added) or the model (the agent CLIs' settings files in the project); the code a hook calls may be the model's",
 		"run by the shell in the project, as Claude Code runs it, in the sandbox of the session's mode with the network on (StartHook, the door of a project's MCP server), unless the person's own config lets one of theirs out (sandbox = false); with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's or plugin's hooks run only once the person approved them with every file they name (coordinator/project)"},
+	{ProgramGitHook, "the person (.git/hooks, a core.hooksPath outside the work tree); the code it runs is the model's (`exec make -s lint` runs the Makefile, the pre-commit framework its config)",
+		"git runs no hook; ralph runs the person's pre-commit, prepare-commit-msg, commit-msg, post-commit and post-checkout for its own commits and worktrees in the sandbox, workspace-write like a verify command (RunHook), with the index and message file copied where the sandbox may write; under danger-full-access it runs as the model's commands do, outside"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),
@@ -317,6 +322,92 @@ func (w *Workspace) RunVerify(ctx context.Context, command string, timeout time.
 	r.Output = strings.ReplaceAll(r.Output, sandbox.UnsandboxedHint, VerifyBlockedHint)
 	return r
 }
+
+// HookDir makes a new directory for the files a git hook is handed (the
+// index, the message file), in the temporary directory the sandbox's
+// commands write in (memory/git.HookRunner). The caller removes it.
+func (w *Workspace) HookDir() (string, error) {
+	ws, err := w.hookSpace()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", git.ErrHookNotRun, err)
+	}
+	base := ws.tmp
+	if base == "" {
+		base = os.TempDir()
+	}
+	return os.MkdirTemp(base, "ralph-hook-")
+}
+
+// RunHook runs one of the person's git hooks for a commit or worktree
+// ralph makes (memory/git.HookRunner): the hook is the person's, but the
+// code it runs is the tree's, the model's, so it runs as a verify command
+// does: in the sandbox, workspace-write even when the session's commands
+// are read-only, with the commands' environment and env. Under
+// danger-full-access, the person's choice to run everything as
+// themselves, it runs as the model's commands do, outside. Its time limit
+// is ctx's.
+func (w *Workspace) RunHook(ctx context.Context, path string, args, env []string, dir string) (string, error) {
+	ws, err := w.hookSpace()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", git.ErrHookNotRun, err)
+	}
+	timeout := 10 * time.Minute
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
+	base := ws.env
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(slices.Clone(base), env...)
+	var policy *sandbox.Policy
+	if ws.policy.Confines() {
+		policy = ws.policy
+	}
+	r, started := ws.executeCmd(ctx, cmd, timeout, policy)
+	if !started {
+		return "", fmt.Errorf("%w: %s", git.ErrHookNotRun, strings.TrimSpace(r.Output))
+	}
+	// The sandbox's note tells the model how to ask for a command outside
+	// it, which is no way out for a hook.
+	out := strings.ReplaceAll(r.Output, sandbox.UnsandboxedHint, HookBlockedHint)
+	if r.IsError {
+		return out, errors.New(howItEnded(out))
+	}
+	return out, nil
+}
+
+// howItEnded is the line of a failed command's output that says how it
+// ended (commandResult's status, or ralph's kill at a timeout), which the
+// sandbox's notes may follow: "the hook failed" when there is none.
+func howItEnded(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		for _, p := range []string{"exit status ", "terminated by signal ", "command timed out", "command cancelled"} {
+			if strings.HasPrefix(l, p) {
+				return l
+			}
+		}
+	}
+	return "the hook failed"
+}
+
+// hookSpace is the Workspace a git hook runs in: w itself when its
+// commands are workspace-write or not sandboxed, else a workspace-write
+// copy, as for a verify command.
+func (w *Workspace) hookSpace() (*Workspace, error) {
+	if !w.policy.Confines() || w.policy.Mode == sandbox.WorkspaceWrite {
+		return w, nil
+	}
+	return w.variant("verify", func(o *Options) { o.Sandbox = sandbox.WorkspaceWrite })
+}
+
+// HookBlockedHint replaces the sandbox's hint in a git hook's output:
+// what the person can do about a hook the sandbox stopped.
+const HookBlockedHint = "ralph runs your git hooks in the sandbox, since the code they run is the model's; the user can make a directory a hook needs writable with sandbox_writable in their user config (~/.config/ralph/config.toml), see docs/sandbox.md"
 
 // VerifyBlockedHint replaces the sandbox's hint in a verify command's
 // output: what the person can do, since no call of the model's lets a

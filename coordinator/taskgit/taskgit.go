@@ -53,9 +53,16 @@ func New(p *project.Project, run *memory.RunConfig) loop.TaskGit {
 	if err != nil {
 		root = p.Root
 	}
+	// The person's hooks on the loop's commits run in the sandbox of the
+	// model's commands (memory/git/hooks.go): the code they run is the
+	// tree's.
+	repo := cps.Repo()
+	if p.Tools != nil {
+		repo.Hooks = p.Tools.Workspace()
+	}
 	// git names worktrees by their real paths.
 	return newTaskGit(deps{
-		repo: cps.Repo(), cps: cps, session: p.Session, redactor: p.Redactor, fs: p.Fs,
+		repo: repo, cps: cps, session: p.Session, redactor: p.Redactor, fs: p.Fs,
 		log:     func() []git.Entry { return p.CheckpointLog(p.Session.ID) },
 		rooted:  p.Tools.Rooted,
 		noteErr: p.NoteGitError,
@@ -155,7 +162,7 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 		return nil, err
 	}
 	dir := filepath.Join(g.base, name)
-	branch := ""
+	branch, made := "", false
 	list, err := g.repo.Worktrees(ctx)
 	if err != nil {
 		return nil, err
@@ -194,6 +201,7 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 		if err := g.repo.AddWorktree(ctx, dir, branch, "HEAD"); err != nil {
 			return nil, err
 		}
+		made = true
 		// git made the tree by its path: had a link been put on the way
 		// meanwhile, the tree would be elsewhere, so the way to it is
 		// looked at again through the door before anything works there.
@@ -212,6 +220,19 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 	tools, err := g.rooted(projDir)
 	if err != nil {
 		return nil, err
+	}
+	// The person's hooks on the task's commit, and the post-checkout of
+	// the new tree, run in the sandbox of the task's commands.
+	if tools != nil {
+		wrepo.Hooks = tools.Workspace()
+	}
+	if made {
+		if err := wrepo.PostCheckout(ctx); err != nil {
+			if tools != nil {
+				tools.Close()
+			}
+			return nil, err
+		}
 	}
 	return &worktree{task: id, dir: dir, repo: wrepo, tools: tools,
 		ws: loop.Workspace{Dir: projDir, Branch: branch, Tools: tools}}, nil

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/spf13/afero"
 )
 
 // ErrDetached says HEAD is not on a branch: ralph does not commit there,
@@ -53,7 +55,7 @@ func (r *Repo) Identity(ctx context.Context) error {
 
 // CommitPaths commits the work tree's content of paths (relative to the
 // top), and nothing else, on the checked-out branch. The person's hooks
-// run as when they commit. The commit is built in scratch, an index file
+// run as when they commit, but in the sandbox (hooks.go). The commit is built in scratch, an index file
 // of ralph's seeded from HEAD, so whatever the person has staged stays
 // out of it; afterwards the person's index learns the committed paths
 // (so `git status` does not show them as changes to undo), except paths
@@ -113,7 +115,10 @@ func (r *Repo) CommitPaths(ctx context.Context, scratch string, paths []string, 
 	if err != nil {
 		return "", fmt.Errorf("commit: %w", err)
 	}
-	if _, err := runHooked(ctx, r.Top, env, []byte(message), "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
+	// The hooks get a copy of the scratch index, read through the door
+	// it was written through.
+	read := func() ([]byte, error) { return afero.ReadFile(own, scratch) }
+	if err := r.commit(ctx, env, read, message); err != nil {
 		return "", err
 	}
 	commit := r.HeadNow(ctx)

@@ -30,6 +30,7 @@ func TestCommitPathsCommitsOnlyThoseAndKeepsThePersonsIndex(t *testing.T) {
 	write(t, filepath.Join(dir, "c.txt"), "staged by me\nperson staged\ntask\n")
 	write(t, filepath.Join(dir, "gone.txt"), "") // created and removed by the task
 	r := open(t, dir)
+	r.Hooks = &fakeHooks{t: t, run: true}
 	ctx := context.Background()
 	msg := "Task title\n\n# a heading the summary had\n\nRalph-Session: s1\n"
 	commit, err := r.CommitPaths(ctx, filepath.Join(t.TempDir(), "scratch"), []string{"b.txt", "n.txt", "c.txt", "vanished.txt"}, msg)

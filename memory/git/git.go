@@ -32,9 +32,10 @@ var ErrNoRepo = errors.New("not inside a git work tree")
 // network file system may take long; ralph's work must not hang on it.
 const Timeout = 10 * time.Second
 
-// SlowTimeout bounds the git commands that run the person's hooks or
-// check out a whole tree (commit, worktree add): a pre-commit hook that
-// lints or tests may take minutes, as it does when the person commits.
+// SlowTimeout bounds the person's hooks that ralph runs (hooks.go) and
+// the git commands that check out a whole tree (worktree add): a
+// pre-commit hook that lints or tests may take minutes, as it does when
+// the person commits.
 const SlowTimeout = 10 * time.Minute
 
 // Repo is the git work tree a project lies in.
@@ -49,6 +50,10 @@ type Repo struct {
 	// Head is HEAD's commit when the repository was opened, "" before the
 	// first commit.
 	Head string
+	// Hooks runs the person's hooks for the commits and worktrees ralph
+	// makes, in the sandbox (hooks.go); nil refuses a commit that has a
+	// hook to run.
+	Hooks HookRunner
 
 	// indexSum and indexSeen are the person's index's last checksum and
 	// the tree it held then (see indexTree).
@@ -128,18 +133,9 @@ func run(ctx context.Context, dir string, env []string, stdin []byte, args ...st
 	return runCmd(ctx, Timeout, false, dir, env, stdin, args...)
 }
 
-// runHooked runs a git command that the person expects to run their
-// hooks (a commit ralph makes for them, a worktree checkout), with the
-// longer SlowTimeout: a pre-commit hook that lints or tests may take
-// minutes, as it does when the person commits. The hooks run only from
-// where the model cannot write them (see hooksOutsideWorkTree).
-func runHooked(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	hooks := hooksOutsideWorkTree(ctx, dir)
-	return runCmd(ctx, SlowTimeout, hooks, dir, env, stdin, args...)
-}
-
-// runCmd runs git with a time limit; hooks says whether the person's
-// hooks may run.
+// runCmd runs git with a time limit; hooks keeps the person's
+// core.hooksPath, only for asking git where their hooks lie
+// (hooksOutsideWorkTree): no git ralph runs starts a hook.
 func runCmd(ctx context.Context, timeout time.Duration, hooks bool, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -167,8 +163,8 @@ func runCmd(ctx context.Context, timeout time.Duration, hooks bool, dir string, 
 // hold there too.
 //   - core.fsmonitor runs a program on every index refresh (status,
 //     diff, add): the attack of a nested repository.
-//   - core.hooksPath=/dev/null turns hooks off; runHooked restores the
-//     person's own.
+//   - core.hooksPath=/dev/null turns hooks off: ralph runs the person's
+//     own itself, in the sandbox (hooks.go).
 //   - submodule.recurse and status.submoduleSummary would start gits in
 //     submodules, which read the submodules' own configuration; every
 //     command that looks at the work tree also passes
@@ -212,7 +208,8 @@ var remoteConfig = []string{"protocol.allow=never", "credential.helper=", "core.
 // command is git with args in dir, with the person's environment less
 // anything that looks like a credential (git needs none of ralph's, and
 // the model's key must reach no process ralph starts), prompts turned
-// off, and safeConfig before args. hooks keeps the person's hooks.
+// off, and safeConfig before args. hooks keeps the person's hooks path
+// (see runCmd).
 func command(ctx context.Context, dir string, env []string, hooks bool, args []string) *exec.Cmd {
 	return build(ctx, dir, env, hooks, false, args)
 }
@@ -255,20 +252,20 @@ func build(ctx context.Context, dir string, env []string, hooks, remote bool, ar
 	return bare(ctx, dir, slices.Concat(pin, env), hooks, remote, g.config, args)
 }
 
-// hooksOutsideWorkTree reports whether the hooks that git would run in
-// dir lie where the model cannot write: .git/hooks, which the sandbox
-// keeps read-only, or a core.hooksPath outside the work tree, of a
-// repository the model did not make. A
-// hooksPath inside the work tree (a tracked .husky/, say) holds files
-// the model may have written, and running them would run the model's
-// code unsandboxed, so such hooks are skipped.
-func hooksOutsideWorkTree(ctx context.Context, dir string) bool {
+// hooksOutsideWorkTree is the directory of the hooks that git would run
+// in dir when it lies where the model cannot write: .git/hooks, which
+// the sandbox keeps read-only, or a core.hooksPath outside the work
+// tree, of a repository the model did not make. A hooksPath inside the
+// work tree (a tracked .husky/) holds files the model may have written,
+// so such hooks are skipped: "".
+func hooksOutsideWorkTree(ctx context.Context, dir string) string {
 	// --git-path answers relative to dir (--path-format=absolute needs
-	// git 2.31); the other two are absolute.
+	// git 2.31); the other two are absolute. hooks is true so that git
+	// answers with the person's hooks path, not safeConfig's /dev/null.
 	out, err := runCmd(ctx, Timeout, true, dir, nil, nil, "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "hooks", "--git-common-dir")
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if err != nil || len(lines) != 4 {
-		return false
+		return ""
 	}
 	top, gitDir, hooks, common := lines[0], lines[1], lines[2], lines[3]
 	if !filepath.IsAbs(common) {
@@ -277,7 +274,7 @@ func hooksOutsideWorkTree(ctx context.Context, dir string) bool {
 	// A repository the model made has the model's hooks, wherever they
 	// lie (modelrepo.go).
 	if modelHooks(ctx, dir, common) {
-		return false
+		return ""
 	}
 	if !filepath.IsAbs(hooks) {
 		hooks = filepath.Join(dir, hooks)
@@ -286,7 +283,10 @@ func hooksOutsideWorkTree(ctx context.Context, dir string) bool {
 	if real, err := filepath.EvalSymlinks(hooks); err == nil {
 		hooks = real
 	}
-	return within(gitDir, hooks) || !within(top, hooks)
+	if within(gitDir, hooks) || !within(top, hooks) {
+		return hooks
+	}
+	return ""
 }
 
 // within reports whether path is dir or lies beneath it.

@@ -134,15 +134,17 @@ func TestRalphsGitHoldsNoCredential(t *testing.T) {
 }
 
 // TestHooksInTheWorkTreeDoNotRun: a commit ralph makes for the person
-// runs their hooks, but not from a hooksPath inside the work tree, where
-// the model writes.
+// runs their hooks (through the runner, the sandbox), but not from a
+// hooksPath inside the work tree, where the model writes.
 func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
 	personEnv(t)
 	dir := repo(t)
 	ran := filepath.Join(t.TempDir(), "ran")
 	sh(t, dir, "mkdir .husky && printf '#!/bin/sh\\necho husky >> "+ran+"\\n' > .husky/pre-commit && chmod +x .husky/pre-commit && git config core.hooksPath .husky")
 	write(t, filepath.Join(dir, "b.txt"), "changed\n")
-	if _, err := open(t, dir).CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task"); err != nil {
+	r := open(t, dir)
+	r.Hooks = &fakeHooks{t: t, run: true}
+	if _, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(ran); err == nil {
@@ -151,7 +153,9 @@ func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
 	// .git/hooks, which the sandbox keeps read-only, still runs.
 	sh(t, dir, "git config --unset core.hooksPath && printf '#!/bin/sh\\necho person >> "+ran+"\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
 	write(t, filepath.Join(dir, "b.txt"), "changed again\n")
-	if _, err := open(t, dir).CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task 2"); err != nil {
+	r = open(t, dir)
+	r.Hooks = &fakeHooks{t: t, run: true}
+	if _, err := r.CommitPaths(context.Background(), filepath.Join(t.TempDir(), "scratch"), []string{"b.txt"}, "task 2"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(ran); string(b) != "person\n" {

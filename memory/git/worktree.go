@@ -71,9 +71,10 @@ func (r *Repo) Worktrees(ctx context.Context) ([]Worktree, error) {
 // linked work tree. dir's parent must exist: the caller makes it through
 // its own door (ralph's .ralph/worktrees through the project's, which
 // follows no link), since a directory made here by name would follow a
-// link a command planted on the way.
+// link a command planted on the way. git runs no post-checkout hook: the
+// caller runs the person's in the sandbox of the new tree (PostCheckout).
 func (r *Repo) AddWorktree(ctx context.Context, dir, branch, base string) error {
-	if _, err := runHooked(ctx, r.Top, nil, nil, "worktree", "add", "-q", "-b", branch, dir, base); err != nil {
+	if _, err := runCmd(ctx, SlowTimeout, false, r.Top, nil, nil, "worktree", "add", "-q", "-b", branch, dir, base); err != nil {
 		return fmt.Errorf("worktree: %w", err)
 	}
 	return nil
@@ -134,7 +135,7 @@ func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
 
 // CommitAll commits every change of the work tree (a linked work tree
 // ralph made for a task, whose index is ralph's), running the person's
-// hooks. It returns "" when nothing changed.
+// hooks in the sandbox (hooks.go). It returns "" when nothing changed.
 func (r *Repo) CommitAll(ctx context.Context, message string) (string, error) {
 	if err := r.addAll(ctx, nil); err != nil {
 		return "", fmt.Errorf("commit: %w", err)
@@ -142,7 +143,8 @@ func (r *Repo) CommitAll(ctx context.Context, message string) (string, error) {
 	if same, err := r.indexMatches(ctx, nil, r.HeadNow(ctx)); err != nil || same {
 		return "", err
 	}
-	if _, err := runHooked(ctx, r.Top, nil, []byte(message), "commit", "-q", "--cleanup=whitespace", "-F", "-"); err != nil {
+	read := func() ([]byte, error) { return readAdmin(r.GitDir, "index") }
+	if err := r.commit(ctx, nil, read, message); err != nil {
 		return "", err
 	}
 	return r.HeadNow(ctx), nil
