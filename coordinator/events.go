@@ -26,6 +26,17 @@ const SchemaVersion = 1
 // EventType names an event; the names are part of the stream-json contract.
 type EventType string
 
+// EventMarks are what a line of events.jsonl holds when it is an event of
+// one of types (its quoted type), for memory.EachJSONL to decode those
+// lines alone.
+func EventMarks(types ...EventType) []string {
+	marks := make([]string, len(types))
+	for i, t := range types {
+		marks[i] = `"` + string(t) + `"`
+	}
+	return marks
+}
+
 // The event types the coordinator emits. Most explain themselves; a few
 // need a word:
 //

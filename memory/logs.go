@@ -2,11 +2,13 @@ package memory
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/afero"
@@ -68,28 +70,49 @@ const (
 // (a torn final append) are counted in bad rather than failing the read, so
 // a report of a crashed run still shows everything that was written.
 func ReadJSONL[T any](fs afero.Fs, path string) (recs []T, bad int, err error) {
+	bad, err = EachJSONL(fs, path, nil, func(v T) { recs = append(recs, v) })
+	return recs, bad, err
+}
+
+// maxLogLine bounds one line of a session log that ralph decodes.
+const maxLogLine = 64 << 20
+
+// EachJSONL decodes the lines of a session log that hold one of marks
+// (every line when there are none), one at a time, and hands each record
+// to fn: what it holds at once is one line, however long a run made the
+// log (a 10,000-task run's events.jsonl is tens of megabytes), and a line
+// without a mark costs a scan, not a decode. Unparsable lines are counted
+// in bad, as ReadJSONL counts them; a missing log holds nothing.
+func EachJSONL[T any](fs afero.Fs, path string, marks []string, fn func(T)) (bad int, err error) {
 	f, err := fs.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, nil
+		return 0, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("open %s: %w", path, err)
+		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	sc.Buffer(make([]byte, 0, 64*1024), maxLogLine)
+	want := make([][]byte, len(marks))
+	for i, m := range marks {
+		want[i] = []byte(m)
+	}
 	for sc.Scan() {
+		if len(marks) > 0 && !slices.ContainsFunc(want, func(m []byte) bool { return bytes.Contains(sc.Bytes(), m) }) {
+			continue
+		}
 		var v T
 		if json.Unmarshal(sc.Bytes(), &v) != nil {
 			bad++
 			continue
 		}
-		recs = append(recs, v)
+		fn(v)
 	}
 	if err := sc.Err(); err != nil {
-		return recs, bad, fmt.Errorf("read %s: %w", path, err)
+		return bad, fmt.Errorf("read %s: %w", path, err)
 	}
-	return recs, bad, nil
+	return bad, nil
 }
 
 // LogPath is the path of a session log.

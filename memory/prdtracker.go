@@ -3,12 +3,15 @@ package memory
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // prdSource is a ralph-tui prd.json worked in place: its user stories are
@@ -22,7 +25,10 @@ type prdSource struct {
 }
 
 func (p *prdSource) read() ([]sourceTask, error) {
-	data, err := afero.ReadFile(p.fs, p.path)
+	data, err := rootfs.ReadSmall(p.fs, p.path, MaxStateFile)
+	if errors.As(err, new(*rootfs.TooLargeError)) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, planErrorf("cannot read the plan: %v", err)
 	}

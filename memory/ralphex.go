@@ -1,11 +1,14 @@
 package memory
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // A ralphex plan (umputun/ralphex) is markdown with one section per task,
@@ -106,7 +109,10 @@ func parseRalphex(data []byte) []ralphexSection {
 }
 
 func (r *ralphexSource) read() ([]sourceTask, error) {
-	data, err := afero.ReadFile(r.fs, r.path)
+	data, err := rootfs.ReadSmall(r.fs, r.path, MaxStateFile)
+	if errors.As(err, new(*rootfs.TooLargeError)) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, planErrorf("cannot read the plan: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,8 +16,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // Paths inside a project.
@@ -493,18 +495,15 @@ const GitIndexName = "git-index"
 // TrimTornTail cuts a file back to its last newline. Logs are appended a
 // whole line at a time, so bytes after the last newline can only be an
 // append a crash interrupted.
+//
+// Only the end of the file is read, back to its last newline: a long
+// run's logs are tens of megabytes, and a resume would otherwise read each
+// of them whole to look at its last byte.
 func TrimTornTail(fs afero.Fs, path string) error {
-	data, err := afero.ReadFile(fs, path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+	keep, err := tornTail(fs, path)
+	if err != nil || keep < 0 {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) == 0 || data[len(data)-1] == '\n' {
-		return nil
-	}
-	keep := bytes.LastIndexByte(data, '\n') + 1
 	f, err := fs.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("repair %s: %w", path, err)
@@ -515,6 +514,43 @@ func TrimTornTail(fs afero.Fs, path string) error {
 		return fmt.Errorf("repair %s: %w", path, err)
 	}
 	return nil
+}
+
+// tornTail is how many bytes of the log at path to keep: up to its last
+// newline, or -1 when it ends with one (or is missing or empty) and
+// nothing is to be cut.
+func tornTail(fs afero.Fs, path string) (int64, error) {
+	f, err := fs.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return -1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	buf := make([]byte, 64<<10)
+	for end := fi.Size(); end > 0; {
+		start := max(0, end-int64(len(buf)))
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("read %s: %w", path, err)
+		}
+		if end == fi.Size() && chunk[len(chunk)-1] == '\n' {
+			return -1, nil
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	if fi.Size() == 0 {
+		return -1, nil
+	}
+	return 0, nil // one torn line and nothing before it
 }
 
 // AppendLog appends one JSON record to the session's <name>.jsonl log

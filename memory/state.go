@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // StateVersion is the schema version of session.json this ralph writes.
@@ -324,7 +326,7 @@ func readState(fs afero.Fs, path string) (st State, err error) {
 			st, err = State{}, &CorruptStateError{Path: path, Err: fmt.Errorf("panic: %v", r)}
 		}
 	}()
-	data, err := afero.ReadFile(fs, path)
+	data, err := rootfs.ReadSmall(fs, path, MaxSessionFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return State{}, NoSessionf("%s does not exist", path)
 	}

@@ -32,18 +32,30 @@ const (
 // parser, which owns that file's format.
 const tasksFileName = "RALPH_TASKS.md"
 
+// MaxStateFile is the most ralph reads of a markdown state file it reads
+// whole (RALPH_TASKS.md and any other plan, AGENT.md): a 10,000-task list
+// is about 1 MB, so 16 MB is far beyond any real one, and one larger is a
+// mistake ralph refuses in one sentence (a *rootfs.TooLargeError) rather
+// than parse for minutes in gigabytes.
+const MaxStateFile = 16 << 20
+
+// MaxSessionFile is the most ralph reads of a JSON record it keeps whole
+// (session.json, links.json, a plan's sidecar): each is a few kilobytes.
+const MaxSessionFile = 1 << 20
+
 // maxLearning bounds one remembered note so a runaway tool call cannot
 // flood AGENT.md, which is part of every prompt.
 const maxLearning = 500
 
-// readMarkdown reads a whole state file; a missing file reads as empty with
-// the default mode, because every caller then creates it.
+// readMarkdown reads a whole state file, up to MaxStateFile; a missing
+// file reads as empty with the default mode, because every caller then
+// creates it.
 func readMarkdown(fs afero.Fs, path string) (string, os.FileMode, error) {
 	perm := os.FileMode(0o644)
 	if fi, err := fs.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	b, err := afero.ReadFile(fs, path)
+	b, err := rootfs.ReadSmall(fs, path, MaxStateFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", perm, nil
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // This file holds what changes a parsed task list, and reading and writing
@@ -367,8 +369,10 @@ func metaFromMap(meta map[string]string) []metaTok {
 // cannot read the same old file and each write back only their own change.
 var tasksMu sync.Mutex
 
+// readTasks reads a task list whole, up to MaxStateFile: a larger one is
+// refused before it is parsed, and so before anything could rewrite it.
 func readTasks(fs afero.Fs, path string) ([]byte, os.FileMode, error) {
-	data, err := afero.ReadFile(fs, path)
+	data, err := rootfs.ReadSmall(fs, path, MaxStateFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0o644, nil
 	}

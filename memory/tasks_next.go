@@ -2,6 +2,7 @@ package memory
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"slices"
 	"strconv"
@@ -51,54 +52,78 @@ func (f *TaskFile) ready(i int, ids map[string]int) bool {
 // of it and ralph run starts from it, so the two cannot disagree.
 func (f *TaskFile) Ready(exclude func(id string) bool) []Task {
 	ids := f.idIndex()
-	var out []Task
+	var ready []int
 	for i := range f.tasks {
 		if f.ready(i, ids) && (exclude == nil || !exclude(f.tasks[i].id())) {
-			out = append(out, f.task(i))
+			ready = append(ready, i)
 		}
 	}
-	// Among tasks of equal priority the one on the longest chain of
-	// open tasks waiting for it goes first (the critical path), then
-	// the one more tasks wait for: finishing it unblocks the most.
-	chain, waiting := f.blocking(ids)
-	slices.SortStableFunc(out, func(a, b Task) int {
-		return cmp.Or(cmp.Compare(a.Priority, b.Priority),
-			cmp.Compare(chain[ids[b.ID]], chain[ids[a.ID]]),
-			cmp.Compare(waiting[ids[b.ID]], waiting[ids[a.ID]]))
-	})
+	b := f.blocking(ids)
+	slices.SortStableFunc(ready, b.compare)
+	out := make([]Task, len(ready))
+	for k, i := range ready {
+		out[k] = f.task(i)
+	}
 	return out
 }
 
+// urgency orders the ready tasks. Among tasks of equal priority the one on
+// the longest chain of open tasks waiting for it goes first (the critical
+// path), then the one more tasks wait for: finishing it unblocks the most;
+// then file order.
+type urgency struct {
+	f          *TaskFile
+	priority   []int
+	chain      []int
+	dependents [][]int
+	// waiting is how many unfinished tasks wait for a task, directly or
+	// through others, counted when two tasks tie on everything before it
+	// (-1 until then), since counting it for every task of a long chain
+	// is quadratic.
+	waiting []int
+	seen    []int // the walk that last reached each task, for waitingOf
+	walks   int
+}
+
+// maxWaiting bounds the count of tasks waiting for one task: past it
+// both tasks compared unblock plenty, file order decides, and a list of a
+// hundred thousand chained tasks is still ordered in linear time.
+const maxWaiting = 1000
+
 // blocking measures, for every task, how much open work waits for it:
-// chain is the length of the longest chain of unfinished tasks that
-// depend on it, one after another (0 when none does), and waiting how
-// many unfinished tasks depend on it directly or through others. A
-// cycle is cut where it closes; run refuses a list with one anyway.
-func (f *TaskFile) blocking(ids map[string]int) (chain, waiting []int) {
+// its chain is the length of the longest chain of unfinished tasks that
+// depend on it, one after another (0 when none does). Dependents of done
+// and skipped tasks are left out, and a task ralph would take next has all
+// its dependencies done, so taking it changes no other task's measure:
+// Order measures once. A cycle is cut where it closes; run refuses a list
+// with one anyway.
+func (f *TaskFile) blocking(ids map[string]int) *urgency {
 	n := len(f.tasks)
-	dependents := make([][]int, n)
+	b := &urgency{f: f, priority: make([]int, n), chain: make([]int, n), dependents: make([][]int, n),
+		waiting: make([]int, n), seen: make([]int, n)}
 	for i := range f.tasks {
+		b.priority[i], _ = f.tasks[i].priority()
+		b.waiting[i] = -1
 		if st := f.tasks[i].state; st == TaskDone || st == TaskSkipped {
 			continue
 		}
 		for _, d := range f.tasks[i].depends() {
 			if j, ok := ids[d]; ok && j != i {
-				dependents[j] = append(dependents[j], i)
+				b.dependents[j] = append(b.dependents[j], i)
 			}
 		}
 	}
-	chain, waiting = make([]int, n), make([]int, n)
 	const unseen, visiting, seen = 0, 1, 2
 	mark := make([]int, n)
 	var walk func(i int)
 	walk = func(i int) {
 		mark[i] = visiting
-		for _, j := range dependents[i] {
+		for _, j := range b.dependents[i] {
 			if mark[j] == unseen {
 				walk(j)
 			}
 			if mark[j] == seen {
-				chain[i] = max(chain[i], chain[j]+1)
+				b.chain[i] = max(b.chain[i], b.chain[j]+1)
 			}
 		}
 		mark[i] = seen
@@ -107,27 +132,52 @@ func (f *TaskFile) blocking(ids map[string]int) (chain, waiting []int) {
 		if mark[i] == unseen {
 			walk(i)
 		}
-		// Every task that waits for i, once, however many ways.
-		reached := map[int]bool{}
-		stack := append([]int(nil), dependents[i]...)
-		for len(stack) > 0 {
-			j := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if reached[j] || j == i {
-				continue
-			}
-			reached[j] = true
-			stack = append(stack, dependents[j]...)
-		}
-		waiting[i] = len(reached)
 	}
-	return chain, waiting
+	return b
+}
+
+// waitingOf counts every task that waits for i, once however many ways,
+// up to maxWaiting.
+func (b *urgency) waitingOf(i int) int {
+	if b.waiting[i] >= 0 {
+		return b.waiting[i]
+	}
+	b.walks++
+	b.seen[i] = b.walks
+	count := 0
+	stack := append([]int(nil), b.dependents[i]...)
+	for len(stack) > 0 && count < maxWaiting {
+		j := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if b.seen[j] == b.walks {
+			continue
+		}
+		b.seen[j] = b.walks
+		count++
+		stack = append(stack, b.dependents[j]...)
+	}
+	b.waiting[i] = count
+	return count
+}
+
+// compare is the order of Ready between tasks i and j.
+func (b *urgency) compare(i, j int) int {
+	return cmp.Or(cmp.Compare(b.priority[i], b.priority[j]),
+		cmp.Compare(b.chain[j], b.chain[i]),
+		cmp.Compare(b.waitingOf(j), b.waitingOf(i)),
+		cmp.Compare(i, j))
 }
 
 // Order is the order in which ralph would take the open tasks if each
 // were done at its first attempt, one at a time: Next, again and again.
 // Tasks that can never start (a dependency that is no task, a cycle, a
 // failed task) are left out; ralph plans --graph lists them apart.
+//
+// It takes Next's choices without calling Next for each (which would be
+// quadratic): a task becomes ready when the last of its dependencies is
+// taken, and the ready tasks wait in a heap in Ready's order. Tasks are
+// known by their place, not their id, so two tasks sharing an id (which
+// Validate names) are each taken once.
 func (f *TaskFile) Order() []Task {
 	g := &TaskFile{tasks: slices.Clone(f.tasks), lines: f.lines, info: f.info}
 	var out []Task
@@ -138,14 +188,59 @@ func (f *TaskFile) Order() []Task {
 			g.tasks[i].state = TaskDone
 		}
 	}
-	for {
-		t, ok := g.Next()
-		if !ok {
-			return out
+	ids := g.idIndex()
+	b := g.blocking(ids)
+	// unmet counts the dependencies of each open task not yet done; a
+	// dependency that is no task is never met.
+	unmet := make([]int, len(g.tasks))
+	waiters := make([][]int, len(g.tasks))
+	h := &taskHeap{less: func(i, j int) bool { return b.compare(i, j) < 0 }}
+	for i := range g.tasks {
+		r := &g.tasks[i]
+		if r.state != TaskOpen || r.title == "" {
+			continue
 		}
-		out = append(out, t)
-		g.tasks[g.find(t.ID)].state = TaskDone
+		for _, d := range r.depends() {
+			j, ok := ids[d]
+			switch {
+			case !ok:
+				unmet[i]++ // never met: the task never starts
+			case g.tasks[j].state != TaskDone && g.tasks[j].state != TaskSkipped:
+				unmet[i]++
+				waiters[j] = append(waiters[j], i)
+			}
+		}
+		if unmet[i] == 0 {
+			heap.Push(h, i)
+		}
 	}
+	for len(h.items) > 0 {
+		i := heap.Pop(h).(int)
+		out = append(out, g.task(i))
+		g.tasks[i].state = TaskDone
+		for _, w := range waiters[i] {
+			if unmet[w]--; unmet[w] == 0 {
+				heap.Push(h, w)
+			}
+		}
+	}
+	return out
+}
+
+// taskHeap is container/heap's min-heap of task places under less.
+type taskHeap struct {
+	items []int
+	less  func(i, j int) bool
+}
+
+func (h *taskHeap) Len() int           { return len(h.items) }
+func (h *taskHeap) Less(a, b int) bool { return h.less(h.items[a], h.items[b]) }
+func (h *taskHeap) Swap(a, b int)      { h.items[a], h.items[b] = h.items[b], h.items[a] }
+func (h *taskHeap) Push(x any)         { h.items = append(h.items, x.(int)) }
+func (h *taskHeap) Pop() any {
+	last := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return last
 }
 
 // GraphProblems are the mistakes in the dependencies that keep a task
@@ -194,14 +289,9 @@ func (f *TaskFile) Counts() TaskCounts {
 	return c
 }
 
-// Validate returns one sentence per problem a person should fix: duplicate
-// ids, ids that look like line references, unknown dependencies, dependency
-// cycles, numbers that are not numbers, and checkboxes without a title. None
-// of them stops ralph; they explain why a task is never picked or cannot be
-// addressed.
-func (f *TaskFile) Validate() []string {
-	var out []string
-	ids := f.idIndex()
+// DuplicateIDs says, one sentence per id, which ids more than one task
+// uses: only the first of those tasks can be named by it.
+func (f *TaskFile) DuplicateIDs() []string {
 	lines := map[string][]string{}
 	var order []string
 	for i := range f.tasks {
@@ -211,12 +301,24 @@ func (f *TaskFile) Validate() []string {
 		}
 		lines[id] = append(lines[id], strconv.Itoa(f.tasks[i].line+1))
 	}
+	var out []string
 	for _, id := range order {
 		if l := lines[id]; len(l) > 1 {
 			out = append(out, fmt.Sprintf("Task id %q is used on lines %s; only the first of them can be addressed by it.",
 				id, strings.Join(l, ", ")))
 		}
 	}
+	return out
+}
+
+// Validate returns one sentence per problem a person should fix: duplicate
+// ids, ids that look like line references, unknown dependencies, dependency
+// cycles, numbers that are not numbers, and checkboxes without a title. None
+// of them stops ralph; they explain why a task is never picked or cannot be
+// addressed.
+func (f *TaskFile) Validate() []string {
+	out := f.DuplicateIDs()
+	ids := f.idIndex()
 	for i := range f.tasks {
 		r := &f.tasks[i]
 		who := fmt.Sprintf("Task %s (line %d)", r.id(), r.line+1)

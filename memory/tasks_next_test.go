@@ -126,3 +126,24 @@ func TestTaskGraphProblemsNameTheCycleAndTheUnknownName(t *testing.T) {
 		t.Errorf("a sound list has problems: %v", ok)
 	}
 }
+
+// TestTaskOrderTakesTasksSharingAnIDOnce: two tasks with one id are each
+// in the order once (the order once marked the first of them done again
+// and again, and grew without end), and DuplicateIDs names the id.
+func TestTaskOrderTakesTasksSharingAnIDOnce(t *testing.T) {
+	f := ParseTasks([]byte("" +
+		"- [ ] a <!-- ralph:id=t1 -->\n" +
+		"- [ ] b <!-- ralph:id=t1 depends=t1 -->\n" +
+		"- [ ] c <!-- ralph:id=t2 depends=t1 -->\n"))
+	var order []string
+	for _, tk := range f.Order() {
+		order = append(order, tk.Title)
+	}
+	if strings.Join(order, " ") != "a b c" {
+		t.Errorf("Order = %v, want a b c", order)
+	}
+	want := []string{`Task id "t1" is used on lines 1, 2; only the first of them can be addressed by it.`}
+	if got := f.DuplicateIDs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("DuplicateIDs = %q, want %q", got, want)
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // A Tracker is where a plan's tasks live: ralph's own task file, any
@@ -59,8 +61,11 @@ func OpenTracker(fs afero.Fs, root, path string) (Tracker, error) {
 	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
 		name = filepath.ToSlash(rel)
 	}
-	data, err := afero.ReadFile(fs, abs)
+	data, err := rootfs.ReadSmall(fs, abs, MaxStateFile)
+	var tooLarge *rootfs.TooLargeError
 	switch {
+	case errors.As(err, &tooLarge):
+		return nil, err // a sentence of its own, naming the file
 	case errors.Is(err, os.ErrNotExist) && name == TasksFile:
 		return &markdownTracker{fs: fs, path: abs, name: name}, nil
 	case errors.Is(err, os.ErrNotExist):
@@ -206,7 +211,7 @@ func (v *viewTracker) sidecar() string {
 
 func (v *viewTracker) readSidecar() map[string]viewState {
 	out := map[string]viewState{}
-	if data, err := afero.ReadFile(v.fs, v.sidecar()); err == nil {
+	if data, err := rootfs.ReadSmall(v.fs, v.sidecar(), MaxSessionFile); err == nil {
 		_ = json.Unmarshal(data, &out)
 	}
 	return out

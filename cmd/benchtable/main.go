@@ -37,6 +37,8 @@ var targets = []target{
 	{"HardStop", "p99-ms", 100, "< 100 ms"},
 	{"HardStop", "orphans", 0, "0"},
 	{"Status10k", "median-ms", 20, "< 20 ms"},
+	{"StatusGraph10k", "median-ms", 1000, "< 1 s"},
+	{"TaskOrder10k", "ns/op", 100e6, "< 100 ms"},
 	{"ChatHardStop", "p99-ms", 100, "< 100 ms"},
 	{"ChatStartup", "median-ms", 50, "< 50 ms"},
 	{"ChatKeystroke10k", "start-ms", 50, "< 50 ms"},

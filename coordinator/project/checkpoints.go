@@ -135,16 +135,16 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 		return g
 	}
 	g.repo, g.context = l.repo, l.context
-	entries := p.CheckpointLog(p.Session.ID)
-	g.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), entries, l.clean, p.recordErr,
+	first, last, logged := p.checkpointEnds(p.Session.ID)
+	g.cps = newCheckpoints(l.repo, p.Session, filepath.Join(p.Root, ".ralph"), last, logged, l.clean, p.recordErr,
 		int64(p.Config.CheckpointMaxFileMB)<<20, p.warn, g.guarded)
 	g.cps.resolve = func(path string) (string, error) {
 		real, _, err := p.Tools.Workspace().Resolve(path)
 		return real, err
 	}
-	if p.Resumed && len(entries) > 0 {
+	if p.Resumed && logged {
 		g.waitGuarded()
-		g.context += p.sinceBaseline(ctx, entries[0])
+		g.context += p.sinceBaseline(ctx, first)
 	}
 	return g
 }
@@ -166,6 +166,23 @@ func (p *Project) CheckpointLog(session string) []git.Entry {
 		return nil
 	}
 	return git.ParseLog(data)
+}
+
+// checkpointEnds is the first and last entry of a session's checkpoint
+// log, all a session going on needs of it, read from the log's two ends
+// (git.LogEnds); logged is false when it has none, or cannot be read.
+func (p *Project) checkpointEnds(session string) (first, last git.Entry, logged bool) {
+	f, err := p.Fs.Open(memory.LogPath(p.Root, session, git.LogName))
+	if err != nil {
+		return first, last, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return first, last, false
+	}
+	first, last, logged, _ = git.LogEnds(f, fi.Size())
+	return first, last, logged
 }
 
 // recordErr notes a checkpoint that could not be taken, once per process:
@@ -223,11 +240,11 @@ type Checkpoints struct {
 // checkpoint runs beside the first model request, and Before waits for it
 // before any tool may change a file. Both start once guarded closes: no
 // ralph git runs before the repository is pinned.
-func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, entries []git.Entry, clean bool, fail func(error),
+func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntry git.Entry, logged, clean bool, fail func(error),
 	maxFile int64, tell func(string), guarded <-chan struct{}) *Checkpoints {
 	last, kind := "", git.KindBaseline
-	if n := len(entries); n > 0 {
-		last, kind = entries[n-1].Commit, git.KindResume
+	if logged {
+		last, kind = lastEntry.Commit, git.KindResume
 	}
 	c := &Checkpoints{
 		cps:     git.NewCheckpoints(repo, s.ID, filepath.Join(s.Dir, indexName), stateDir, last),

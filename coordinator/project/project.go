@@ -264,6 +264,18 @@ type Project struct {
 // memory.ErrNoSession for a resume with nothing to resume (exit 2),
 // ErrBadRunConfig (exit 2).
 func Open(ctx context.Context, opts Options) (*Project, error) {
+	p, err := open(ctx, opts)
+	// A state file over the size ralph reads is said alone, whatever step
+	// of the bring-up met it: the file, its size and the limit are what
+	// the person needs, in every face.
+	var tooLarge *rootfs.TooLargeError
+	if errors.As(err, &tooLarge) {
+		return nil, tooLarge
+	}
+	return p, err
+}
+
+func open(ctx context.Context, opts Options) (*Project, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -601,27 +613,31 @@ func (p *Project) sessionMode(st memory.State, id string) string {
 	if p.recovered.Count() > 0 {
 		return ModeRun
 	}
-	evs, _, _ := memory.ReadJSONL[coordinator.Event](p.Fs, memory.LogPath(p.Root, id, memory.EventsLog))
-	for _, ev := range evs {
-		if ev.Type == coordinator.EventTaskChanged {
-			return ModeRun
-		}
-	}
-	return ModeOneShot
+	mode := ModeOneShot
+	_, _ = memory.EachJSONL(p.Fs, memory.LogPath(p.Root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventTaskChanged),
+		func(ev coordinator.Event) {
+			if ev.Type == coordinator.EventTaskChanged {
+				mode = ModeRun
+			}
+		})
+	return mode
 }
 
 // startedCalls lists the tool calls a session began executing, from its
 // events: a call with a tool_call event but no result may have had effects.
+// The log is streamed, and only its tool_call lines are decoded: a long
+// run's events.jsonl is tens of megabytes, and a resume needs no more of
+// it than this.
 func startedCalls(fs afero.Fs, root, id string) (map[string]bool, error) {
-	evs, _, err := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
+	started := map[string]bool{}
+	_, err := memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog), coordinator.EventMarks(coordinator.EventToolCall),
+		func(ev coordinator.Event) {
+			if ev.Type == coordinator.EventToolCall && ev.ToolID != "" {
+				started[ev.ToolID] = true
+			}
+		})
 	if err != nil {
 		return nil, err
-	}
-	started := map[string]bool{}
-	for _, ev := range evs {
-		if ev.Type == coordinator.EventToolCall && ev.ToolID != "" {
-			started[ev.ToolID] = true
-		}
 	}
 	return started, nil
 }
@@ -741,6 +757,8 @@ func ExitCode(err error) int {
 		errors.Is(err, ErrBadRunConfig), errors.Is(err, ErrUsage), errors.Is(err, memory.ErrNoTasks), errors.Is(err, memory.ErrPlan),
 		errors.Is(err, memory.ErrNotWritable):
 		return 2
+	case errors.Is(err, rootfs.ErrTooLarge):
+		return 2 // bad input, as a config file that does not parse
 	case errors.Is(err, memory.ErrLocked):
 		return 3
 	}

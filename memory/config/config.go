@@ -22,6 +22,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/retention"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 // Defaults used when nothing else says otherwise.
@@ -669,11 +670,30 @@ func Load(src Sources) (Config, error) {
 	return c, nil
 }
 
+// MaxConfigFile is the most ralph reads of a config file (config.toml,
+// .mcp.json): a real one is a few kilobytes, and one over a megabyte is a
+// mistake said in one sentence rather than parsed for seconds.
+const MaxConfigFile = 1 << 20
+
+// readConfig reads a config file whole, up to MaxConfigFile: the one way
+// config files are read. A larger one is ErrInvalid in the sentence of
+// its *rootfs.TooLargeError alone, which names the file.
+func readConfig(fs afero.Fs, path string) ([]byte, error) {
+	data, err := rootfs.ReadSmall(fs, path, MaxConfigFile)
+	if errors.Is(err, rootfs.ErrTooLarge) {
+		return nil, invalidf("%w", err)
+	}
+	return data, err
+}
+
 func readFile(fs afero.Fs, path string) (File, bool, error) {
 	var f File
-	data, err := afero.ReadFile(fs, path)
+	data, err := readConfig(fs, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return f, false, nil
+	}
+	if errors.Is(err, ErrInvalid) {
+		return f, false, err
 	}
 	if err != nil {
 		return f, false, invalidf("cannot read %s: %w", path, err)

@@ -32,9 +32,12 @@ func Paths(userConfigDir, projectRoot string) []string {
 // not exist sets nothing. It reads the file as Load does, for `ralph
 // doctor` and `ralph config`, which say where each value came from.
 func FileKeys(fs afero.Fs, path string) ([]string, error) {
-	data, err := afero.ReadFile(fs, path)
+	data, err := readConfig(fs, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, ErrInvalid) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, invalidf("cannot read %s: %w", path, err)

@@ -17,8 +17,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/childenv"
 )
 
 // MCP servers are configured in the forms people already have: codex's
@@ -326,7 +327,7 @@ type mcpJSON struct {
 // ${VAR} and ${VAR:-default}, in command, args, env, url and headers.
 func projectMCPJSON(fs afero.Fs, root string, getenv func(string) string) ([]MCPServer, []string) {
 	path := filepath.Join(root, MCPFile)
-	data, err := afero.ReadFile(fs, path)
+	data, err := readConfig(fs, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -170,7 +170,7 @@ func RemoveMCPServer(fs afero.Fs, path, name string) error {
 func readForEdit(fs afero.Fs, path string) ([]byte, File, os.FileMode, error) {
 	var f File
 	perm := os.FileMode(0o644)
-	old, err := afero.ReadFile(fs, path)
+	old, err := readConfig(fs, path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, f, perm, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"time"
 )
 
@@ -37,6 +39,56 @@ type Entry struct {
 	// taken (nil in logs older than it).
 	Git *Heads `json:"git,omitempty"`
 	Checkpoint
+}
+
+// logEndsWindow is how much of each end of a checkpoint log LogEnds reads
+// first: many entries, and only a turn that changed thousands of files
+// makes one longer.
+const logEndsWindow = 64 << 10
+
+// LogEnds is the first and the last entry of a checkpoint log of size
+// bytes (ok is false when it has none), read from its two ends: a resumed
+// session needs its baseline and where it stood, and a long run's log is
+// tens of megabytes. Should an end hold no whole entry within the window,
+// the log is read through, one line at a time.
+func LogEnds(r io.ReaderAt, size int64) (first, last Entry, ok bool, err error) {
+	if size <= 2*logEndsWindow {
+		buf := make([]byte, size)
+		if _, err := r.ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+			return first, last, false, err
+		}
+		entries := ParseLog(buf)
+		if len(entries) == 0 {
+			return first, last, false, nil
+		}
+		return entries[0], entries[len(entries)-1], true, nil
+	}
+	head := make([]byte, logEndsWindow)
+	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return first, last, false, err
+	}
+	tail := make([]byte, logEndsWindow)
+	if _, err := r.ReadAt(tail, size-logEndsWindow); err != nil && !errors.Is(err, io.EOF) {
+		return first, last, false, err
+	}
+	// The head's last line and the tail's first may be cut in two.
+	heads := ParseLog(head[:bytes.LastIndexByte(head, '\n')+1])
+	tails := ParseLog(tail[bytes.IndexByte(tail, '\n')+1:])
+	if len(heads) > 0 && len(tails) > 0 {
+		return heads[0], tails[len(tails)-1], true, nil
+	}
+	sc := bufio.NewScanner(io.NewSectionReader(r, 0, size))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e Entry
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Commit != "" {
+			if !ok {
+				first, ok = e, true
+			}
+			last = e
+		}
+	}
+	return first, last, ok, sc.Err()
 }
 
 // ParseLog reads a checkpoint log; damaged lines (a torn last line after

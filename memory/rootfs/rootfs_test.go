@@ -191,7 +191,9 @@ func TestReadSmall(t *testing.T) {
 	if data, err := ReadSmall(door, filepath.Join(root, "ok.md"), 5); err != nil || string(data) != "hello" {
 		t.Fatalf("ok: %q %v", data, err)
 	}
-	if _, err := ReadSmall(door, filepath.Join(root, "ok.md"), 4); !errors.Is(err, ErrTooLarge) {
+	var tooLarge *TooLargeError
+	if _, err := ReadSmall(door, filepath.Join(root, "ok.md"), 4); !errors.Is(err, ErrTooLarge) || !errors.As(err, &tooLarge) ||
+		err.Error() != filepath.Join(root, "ok.md")+" is 5 bytes, more than the 4 bytes ralph reads of such a file, so ralph left it as it is" {
 		t.Errorf("over the limit: %v", err)
 	}
 	if _, err := ReadSmall(door, filepath.Join(root, "dir.md"), 9); !errors.Is(err, ErrNotRegular) {

@@ -2,7 +2,6 @@ package rootfs
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,22 +58,15 @@ func (f *Fs) openRegular(rel string) (*os.File, error) {
 	return file, nil
 }
 
-// ReadRegular reads name whole through OpenRegular: ErrTooLarge past
-// limit bytes.
+// ReadRegular reads name whole through OpenRegular: a *TooLargeError
+// past limit bytes.
 func (f *Fs) ReadRegular(name string, limit int64) ([]byte, error) {
 	file, err := f.OpenRegular(name)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w (%d KiB)", name, ErrTooLarge, limit>>10)
-	}
-	return data, nil
+	return readAtMost(file, name, limit)
 }
 
 // CreateNew creates name for writing with O_EXCL and no link on the way:

@@ -266,11 +266,17 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 // exitCode is the exit code of the command's error, said on stderr.
 func (c *cli) exitCode(err error) int {
 	var ee exitError
+	var tooLarge *rootfs.TooLargeError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &tooLarge):
+		// The file, its size and the limit are the whole story; what
+		// was being done when ralph met it would only bury that.
+		fmt.Fprintf(os.Stderr, "ralph: %s\n", tooLarge)
+		return ExitUsage
 	default:
 		fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
 		var ue usageError

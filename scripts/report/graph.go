@@ -45,7 +45,10 @@ func PlanGraph(fs afero.Fs, root, plan string) (Graph, error) {
 	if err != nil {
 		return Graph{}, err
 	}
-	g := Graph{Problems: tf.GraphProblems(), Tasks: tf.Tasks()}
+	// Two tasks sharing an id start as any other two, but only the first
+	// can be named (by depends= or ralph's own calls), which a person
+	// reading the order should know.
+	g := Graph{Problems: append(tf.DuplicateIDs(), tf.GraphProblems()...), Tasks: tf.Tasks()}
 	for _, t := range tf.Order() {
 		g.Order = append(g.Order, GraphStep{ID: t.ID, Title: t.Title, Priority: t.Priority, Depends: t.Depends})
 	}

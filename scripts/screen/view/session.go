@@ -30,50 +30,72 @@ type SessionFacts struct {
 
 // LoadSessionFacts reads session id's facts from its own records: its
 // session.json and its events. A record that cannot be read leaves its
-// part out (zero), since the facts only inform.
+// part out (zero), since the facts only inform. The events are streamed
+// and only the kinds the facts count are decoded: a long run's log is
+// tens of megabytes, and this runs when every one-shot ends.
 func LoadSessionFacts(fs afero.Fs, root, id string) SessionFacts {
-	evs, _, _ := memory.ReadJSONL[coordinator.Event](fs, memory.LogPath(root, id, memory.EventsLog))
-	return sessionFacts(fs, root, id, evs)
+	t := newFactsTally()
+	_, _ = memory.EachJSONL(fs, memory.LogPath(root, id, memory.EventsLog),
+		coordinator.EventMarks(coordinator.EventFilesChanged, coordinator.EventTaskChanged, coordinator.EventToolCall, coordinator.EventToolResult),
+		t.add)
+	return t.facts(fs, root, id)
 }
 
 // sessionFacts is LoadSessionFacts with the session's events read
 // already.
 func sessionFacts(fs afero.Fs, root, id string, evs []coordinator.Event) SessionFacts {
-	f := SessionFacts{ID: id}
-	if st, err := memory.LoadSessionState(fs, root, id); err == nil {
-		f.Turns, f.CostUSD = st.Turns, st.CostUSD
+	t := newFactsTally()
+	for _, ev := range evs {
+		t.add(ev)
 	}
-	files := map[string]bool{}
+	return t.facts(fs, root, id)
+}
+
+// factsTally counts a session's facts one event at a time.
+type factsTally struct {
+	files map[string]bool
 	// Tasks are done by the task loop (its task_changed "t3 done") or, in
 	// a conversation, by the model's complete_task; one task done both
 	// ways is counted once, by its id.
-	done := map[string]bool{}
-	completing := map[string]string{} // complete_task calls: tool call id → task
-	for _, ev := range evs {
-		switch ev.Type {
-		case coordinator.EventFilesChanged:
-			for _, c := range ev.Files {
-				files[c.Path] = true
-			}
-		case coordinator.EventTaskChanged:
-			words := strings.Fields(ev.Text)
-			if len(words) > 1 && memory.TaskState(strings.Trim(words[len(words)-1], ".,;")) == memory.TaskDone {
-				done[cmp.Or(ev.Task, words[0])] = true
-			}
-		case coordinator.EventToolCall:
-			var args struct {
-				ID string `json:"id"`
-			}
-			if ev.ToolName == tools.ToolCompleteTask && json.Unmarshal(ev.ToolArgs, &args) == nil && args.ID != "" {
-				completing[ev.ToolID] = args.ID
-			}
-		case coordinator.EventToolResult:
-			if id, ok := completing[ev.ToolID]; ok && !ev.IsError {
-				done[id] = true
-			}
+	done       map[string]bool
+	completing map[string]string // complete_task calls: tool call id → task
+}
+
+func newFactsTally() *factsTally {
+	return &factsTally{files: map[string]bool{}, done: map[string]bool{}, completing: map[string]string{}}
+}
+
+func (t *factsTally) add(ev coordinator.Event) {
+	switch ev.Type {
+	case coordinator.EventFilesChanged:
+		for _, c := range ev.Files {
+			t.files[c.Path] = true
+		}
+	case coordinator.EventTaskChanged:
+		words := strings.Fields(ev.Text)
+		if len(words) > 1 && memory.TaskState(strings.Trim(words[len(words)-1], ".,;")) == memory.TaskDone {
+			t.done[cmp.Or(ev.Task, words[0])] = true
+		}
+	case coordinator.EventToolCall:
+		var args struct {
+			ID string `json:"id"`
+		}
+		if ev.ToolName == tools.ToolCompleteTask && json.Unmarshal(ev.ToolArgs, &args) == nil && args.ID != "" {
+			t.completing[ev.ToolID] = args.ID
+		}
+	case coordinator.EventToolResult:
+		if id, ok := t.completing[ev.ToolID]; ok && !ev.IsError {
+			t.done[id] = true
 		}
 	}
-	f.Files, f.TasksDone = len(files), len(done)
+}
+
+// facts are the counts so far, with the turns and cost of session.json.
+func (t *factsTally) facts(fs afero.Fs, root, id string) SessionFacts {
+	f := SessionFacts{ID: id, Files: len(t.files), TasksDone: len(t.done)}
+	if st, err := memory.LoadSessionState(fs, root, id); err == nil {
+		f.Turns, f.CostUSD = st.Turns, st.CostUSD
+	}
 	return f
 }
 
