@@ -42,8 +42,10 @@ func ralphMeasured(t *testing.T, dir string, env []string, args ...string) (runR
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	peak := proctree.FollowPeakRSS(cmd.Process.Pid)
 	hung := time.AfterFunc(boundedLimit, func() { _ = cmd.Process.Kill() })
 	err := cmd.Wait()
+	rss := peak()
 	r := runResult{stdout: out.String(), stderr: errb.String(), dur: time.Since(start)}
 	if !hung.Stop() {
 		t.Fatalf("ralph %q still ran after %s", args, boundedLimit)
@@ -53,7 +55,6 @@ func ralphMeasured(t *testing.T, dir string, env []string, args ...string) (runR
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	rss := proctree.MaxRSS(cmd.ProcessState)
 	if rss > boundedRSS {
 		t.Errorf("ralph %q peaked at %d MB of memory", args, rss>>20)
 	}

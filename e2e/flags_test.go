@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ralph-dev/ralph/workers/workerstest"
 )
 
 // TestFlagTypoSuggested: a mistyped flag is answered with the flag it was
@@ -68,7 +70,9 @@ func complete(t *testing.T, dir string, env []string, args ...string) []string {
 func TestFlagValuesComplete(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	env := cleanEnv(t, "XDG_CACHE_HOME="+t.TempDir())
+	// The cache outside the temporary directory: ralph keeps none where
+	// the model's commands may write.
+	env := cleanEnv(t, "XDG_CACHE_HOME="+workerstest.OutsideDir(t))
 	for _, tc := range []struct {
 		args []string
 		want string

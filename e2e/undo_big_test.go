@@ -102,7 +102,10 @@ func TestUndoTenThousandFiles(t *testing.T) {
 	start = time.Now()
 	shIn(t, dir, `git checkout -- f`)
 	checkout = max(checkout, time.Since(start))
-	if took > 3*checkout+3*time.Second {
+	// The bound catches an undo that grows worse than linearly (minutes
+	// for 10,000 files), not a slow neighbour: in the whole suite on two
+	// cores the ratio has been 4.5× and 9.1× (2.1× alone).
+	if took > 10*checkout+10*time.Second {
 		t.Errorf("undo took %s, git checkout %s", took, checkout)
 	}
 

@@ -9,8 +9,10 @@ import (
 )
 
 // MaxRSS is a finished child's peak resident memory in bytes (0 where
-// the platform does not say): the benchmarks' one reading of it, for
-// `make bench` and the end-to-end benchmarks alike.
+// the platform does not say), as wait4 reports it. On Linux that is at
+// least the peak of the process that started the child (see
+// FollowPeakRSS), so it reads true only for a small starter such as
+// cmd/benchpeers; a test binary follows its children with FollowPeakRSS.
 func MaxRSS(ps *os.ProcessState) int64 {
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok || ru == nil {
