@@ -64,6 +64,7 @@ var allowed = map[string]string{
 	"workers/procgroup_linux.go:ProcessAlive":       "/proc/<pid>/stat",
 	"workers/procgroup_linux.go:groupHasLiveMember": "/proc, a process group's members",
 	"workers/proctree/proctree_linux.go:ParentPID":  "/proc/<pid>/stat",
+	"workers/proctree/peak_linux.go:vmHWM":          "/proc/<pid>/status",
 	"workers/sandbox/kernel_linux.go:sysctl":        "/proc/sys",
 	"workers/sandbox/reaper_linux.go:childrenOf":    "/proc/<pid>/task/*/children",
 	"workers/sandbox/reaper_linux.go:parentOf":      "/proc/<pid>/stat",
