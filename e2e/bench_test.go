@@ -320,21 +320,7 @@ func BenchmarkStatus10k(b *testing.B) {
 // shared id; target: median < 1 s, the process start included).
 func BenchmarkStatusGraph10k(b *testing.B) {
 	dir := b.TempDir()
-	var tasks strings.Builder
-	tasks.WriteString("# Tasks\n\n")
-	for i := 0; i < 10_000; i++ {
-		id, dep := fmt.Sprintf("t%d", i), ""
-		if i == 9_999 {
-			id = "t0"
-		}
-		if i > 0 && i%3 == 0 {
-			dep = fmt.Sprintf(" depends=t%d", i-1)
-		}
-		fmt.Fprintf(&tasks, "- [ ] task number %d <!-- ralph:id=%s%s -->\n", i, id, dep)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(tasks.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	writeGraphTasks(b, dir)
 	env := cleanEnv(b)
 	n := trials(b, 10)
 	var ds []time.Duration

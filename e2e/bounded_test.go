@@ -130,14 +130,10 @@ func oneSession(t *testing.T, env []string) string {
 // one sentence about the endpoint, after everything it reads at the start.
 const closedPort = "http://127.0.0.1:9/v1"
 
-// TestStatusGraphTenThousandTasksSharingAnID: status --graph of 10,000
-// tasks, two of which share an id, ends promptly in bounded memory
-// (before: 165 s for the tasks alone, and without end, growing to 16 GB,
-// with the shared id), takes each task once, and names the shared id in
-// one sentence.
-func TestStatusGraphTenThousandTasksSharingAnID(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
+// writeGraphTasks writes dir/RALPH_TASKS.md: 10,000 tasks, every third
+// waiting for the one before it, the last sharing the first's id.
+func writeGraphTasks(t testing.TB, dir string) {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString("# Tasks\n\n")
 	for i := 0; i < 10_000; i++ {
@@ -150,10 +146,20 @@ func TestStatusGraphTenThousandTasksSharingAnID(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "- [ ] task number %d <!-- ralph:id=%s%s -->\n", i, id, dep)
 	}
-	path := filepath.Join(dir, "RALPH_TASKS.md")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "RALPH_TASKS.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestStatusGraphTenThousandTasksSharingAnID: status --graph of 10,000
+// tasks, two of which share an id, ends promptly in bounded memory
+// (before: 165 s for the tasks alone, and without end, growing to 16 GB,
+// with the shared id), takes each task once, and names the shared id in
+// one sentence.
+func TestStatusGraphTenThousandTasksSharingAnID(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeGraphTasks(t, dir)
 	r, _ := ralphMeasured(t, dir, cleanEnv(t), "status", "--graph")
 	if r.code != 0 {
 		t.Fatalf("status --graph: exit %d\n%s", r.code, r.stderr)
