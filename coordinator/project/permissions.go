@@ -75,7 +75,7 @@ func (l *LoadedHooks) takePermissions(data []byte, file string, persons bool) {
 			case err != nil:
 				p.Note = err.Error()
 			case r.Empty():
-				p.Taken, p.Note = true, "ralph never asks before this tool runs, so it changes nothing"
+				p.Taken, p.Note = true, "it changes nothing, since ralph never asks before this tool runs"
 			default:
 				p.Taken = true
 				l.Rules = l.Rules.With(r)
