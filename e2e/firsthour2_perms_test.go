@@ -153,3 +153,46 @@ func TestFirsthour2PermsHomeIsProjectNote(t *testing.T) {
 		t.Fatalf("BROKEN: the deny rule was dropped in the home directory:\n%s", results)
 	}
 }
+
+// TestFirsthour2PermsModelAliasesAndResume, item 14's parts: `-m opus`
+// on the Anthropic provider asks for the model Claude Code's alias means,
+// ANTHROPIC_MODEL is the model where nothing else names one, `-r ID`
+// resumes a session as --resume does, and `-m sonnet` at an
+// OpenAI-compatible endpoint is refused in one sentence before any
+// request.
+func TestFirsthour2PermsModelAliasesAndResume(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := anthropicServer(t, `{"text":"hi"},{"text":"again"}`)
+	anthropicRun(t, dir, anthropicEnv(t), srv, "-m", "opus", "say hi")
+	anthropicRun(t, dir, anthropicEnv(t, "ANTHROPIC_MODEL=haiku"), srv, "say again")
+	models := map[string]string{}
+	for _, r := range srv.Requests() {
+		for _, p := range []string{"say hi", "say again"} {
+			if strings.Contains(string(r.Body), p) {
+				models[p] = messagesSent(t, srv, false)[r.Index].Model
+			}
+		}
+	}
+	if models["say hi"] != "claude-opus-4-1" || models["say again"] != "claude-haiku-4-5" {
+		t.Fatalf("models asked for: %q (want opus as claude-opus-4-1, ANTHROPIC_MODEL=haiku as claude-haiku-4-5)", models)
+	}
+	ids, err := os.ReadDir(filepath.Join(dir, ".ralph", "sessions"))
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("sessions: %v %v", ids, err)
+	}
+	srv2 := anthropicServer(t, `{"text":"you said hi"}`)
+	anthropicRun(t, dir, anthropicEnv(t), srv2, "-r", ids[0].Name(), "remind me")
+	if reqs := srv2.Requests(); len(reqs) == 0 || !strings.Contains(string(reqs[0].Body), "say hi") || strings.Contains(string(reqs[0].Body), "say again") {
+		t.Fatalf("-r ID did not resume the first session: %d requests", len(reqs))
+	}
+
+	osrv := inlineServer(t, toolScenario(t, "alias", nil, "hi"))
+	r := ralph(t, t.TempDir(), cleanEnv(t, "OPENAI_API_KEY=sk-e2e-alias", "OPENAI_BASE_URL="+osrv.URL), nil, "-m", "sonnet", "hi")
+	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, `the model "sonnet" is Claude Code's alias`) {
+		t.Fatalf("-m sonnet at an OpenAI-compatible endpoint: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := len(osrv.Requests()); n != 0 {
+		t.Fatalf("the alias went to the endpoint as written (%d requests)", n)
+	}
+}
