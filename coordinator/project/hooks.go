@@ -104,19 +104,20 @@ type LoadedHooks struct {
 	// the files that had any.
 	PersonSettingsHooks int
 	PersonSettingsFiles []string
-	// Deny are the project settings' permissions.deny rules ralph can
-	// honour, as the one approval policy takes them.
-	Deny approval.ToolRules
+	// Rules are the settings files' permission rules ralph honours, as
+	// the one approval policy takes them (permissions.go): the person's
+	// allow, ask and deny, the project's ask and deny. Permissions list
+	// every rule found, with what became of it.
+	Rules       approval.ToolRules
+	Permissions []Permission
+	// PermissionWarnings name the ask and deny rules left out.
+	PermissionWarnings []string
 }
 
 // projectSettings is what ralph reads of a project's Claude settings
 // besides the hooks, to honour or to say it ignores.
 type projectSettings struct {
-	Permissions struct {
-		Allow []string `json:"allow"`
-		Deny  []string `json:"deny"`
-		Ask   []string `json:"ask"`
-	} `json:"permissions"`
+	permissionsOf
 	Env           map[string]any `json:"env"`
 	APIKeyHelper  any            `json:"apiKeyHelper"`
 	StatusLine    any            `json:"statusLine"`
@@ -146,10 +147,15 @@ func LoadHooks(src HookSources) LoadedHooks {
 	}
 	parse(src.Config.UserHooks.JSON(), hooks.SourceUser, src.Config.UserHooks.File, "")
 	settings := agents.HookSettingsFiles()
-	if src.Home != "" && !src.Config.NoAgentSettingsHooks {
+	if src.Home != "" {
 		for _, f := range settings {
+			data := l.readPerson(src, f.Shared)
+			l.takePermissions(data, "~/"+filepath.ToSlash(f.Shared), true)
+			if src.Config.NoAgentSettingsHooks {
+				continue
+			}
 			before := len(cfgs)
-			parse(l.readPerson(src, f.Shared), hooks.SourceUser, "~/"+filepath.ToSlash(f.Shared), "")
+			parse(data, hooks.SourceUser, "~/"+filepath.ToSlash(f.Shared), "")
 			if len(cfgs) > before {
 				l.PersonSettingsHooks += len(cfgs[before].Hooks)
 				l.PersonSettingsFiles = append(l.PersonSettingsFiles, "~/"+filepath.ToSlash(f.Shared))
@@ -247,11 +253,21 @@ func needsApproval(h hooks.Hook) bool { return h.Source != hooks.SourceUser }
 func (l *LoadedHooks) readPerson(src HookSources, file string) []byte {
 	path := filepath.Join(src.Home, file)
 	if real, err := filepath.EvalSymlinks(path); err == nil && src.Root != "" {
-		if root, err := filepath.EvalSymlinks(src.Root); err == nil && inside(root, real) {
+		root, rerr := filepath.EvalSymlinks(src.Root)
+		// plain: no link below the home directory leads to the file.
+		home, herr := filepath.EvalSymlinks(src.Home)
+		plain := herr == nil && filepath.Join(home, file) == real
+		switch {
+		case rerr == nil && inside(root, real) && plain:
+			// Not a link: the project is the home directory (or holds
+			// it, --allow-home-project), so the file is the project's and
+			// is read as such (readProject, when the project is home).
+			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s lies in the project (%s), which the model can write; ralph reads it as the project's settings, not as yours (its hooks wait for your approval, its allow rules count for nothing)", filepath.ToSlash(file), src.Root))
+			return nil
+		case rerr == nil && inside(root, real):
 			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s is a link into the project (%s), which the model can write; ralph does not read it as yours", filepath.ToSlash(file), real))
 			return nil
-		}
-		if real != path && sandbox.WritableByCommands(real) {
+		case real != path && sandbox.WritableByCommands(real):
 			// The temporary directory is the model's as much as the
 			// project is: every command may write there (as for plugins).
 			l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s is a link into %s, which the model's commands can write; ralph does not read it as yours", filepath.ToSlash(file), filepath.Dir(real)))
@@ -263,14 +279,15 @@ func (l *LoadedHooks) readPerson(src HookSources, file string) []byte {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s: %v; its hooks are left out", filepath.ToSlash(file), err))
+		l.Warnings = append(l.Warnings, fmt.Sprintf("~/%s: %v; its hooks and permissions are left out", filepath.ToSlash(file), err))
 		return nil
 	}
 	return data
 }
 
 // readProject reads one of the project's Claude settings files through
-// its door, and takes from it, besides the hooks, only permissions.deny;
+// its door, and takes from it, besides the hooks, only permissions.ask
+// and permissions.deny (takePermissions);
 // the keys that would grant something are named in Ignored.
 func (l *LoadedHooks) readProject(src HookSources, name string) []byte {
 	rel := filepath.ToSlash(name)
@@ -290,25 +307,12 @@ func (l *LoadedHooks) readProject(src HookSources, name string) []byte {
 		// hooks.Parse says what is wrong with it.
 		return data
 	}
-	for _, rule := range s.Permissions.Deny {
-		r, err := approval.ParseToolRules(nil, []string{rule})
-		if err != nil {
-			l.Warnings = append(l.Warnings, fmt.Sprintf("%s: permissions.deny %q cannot be honoured by ralph (%v)", rel, rule, err))
-			continue
-		}
-		l.Deny.Deny = append(l.Deny.Deny, r.Deny...)
-		for tool, pats := range r.DenyWrites {
-			if l.Deny.DenyWrites == nil {
-				l.Deny.DenyWrites = map[string][]string{}
-			}
-			l.Deny.DenyWrites[tool] = append(l.Deny.DenyWrites[tool], pats...)
-		}
-	}
+	l.takePermissions(data, rel, false)
 	var ignored []string
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"permissions.allow", len(s.Permissions.Allow) > 0}, {"permissions.ask", len(s.Permissions.Ask) > 0},
+	}{{"permissions.allow", len(s.Permissions.Allow) > 0},
 		{"env", len(s.Env) > 0}, {"apiKeyHelper", s.APIKeyHelper != nil}, {"statusLine", s.StatusLine != nil},
 		{"defaultMode", s.DefaultMode != nil}, {"additionalDirectories", s.AddDirs != nil}, {"otelHeadersHelper", s.OtelHeaders != nil},
 		{"awsAuthRefresh", s.AWSAuth != nil}, {"awsCredentialExport", s.AWSCredExport != nil}} {
@@ -317,7 +321,7 @@ func (l *LoadedHooks) readProject(src HookSources, name string) []byte {
 		}
 	}
 	if len(ignored) > 0 {
-		l.Ignored = append(l.Ignored, fmt.Sprintf("ralph ignores %s in %s: a project's file may not grant permissions, set the environment or run helpers; only its hooks (once you approve them) and permissions.deny count",
+		l.Ignored = append(l.Ignored, fmt.Sprintf("ralph ignores %s in %s: a project's file may not grant permissions, set the environment or run helpers; only its hooks (once you approve them), permissions.ask and permissions.deny count",
 			strings.Join(ignored, ", "), rel))
 	}
 	return data

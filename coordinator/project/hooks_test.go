@@ -72,8 +72,8 @@ func TestLoadHooksSourcesAndTrust(t *testing.T) {
 	if l.PersonSettingsHooks != 1 || len(l.Ignored) != 1 || !strings.Contains(l.Ignored[0], "ralph ignores permissions.allow, statusLine in .claude/settings.json") {
 		t.Fatalf("claude hooks %d, ignored %q", l.PersonSettingsHooks, l.Ignored)
 	}
-	if len(l.Deny.Deny) != 1 || l.Deny.Deny[0] != "rm" || len(l.Deny.DenyWrites["write_file"]) != 1 {
-		t.Fatalf("deny: %+v", l.Deny)
+	if len(l.Rules.Deny) != 1 || l.Rules.Deny[0] != "rm" || len(l.Rules.DenyWrites["write_file"]) != 1 || l.Rules.AllowCommands || len(l.Rules.Allow) != 0 {
+		t.Fatalf("rules: %+v", l.Rules)
 	}
 
 	// Approving the guard covers its script; the model changing it makes

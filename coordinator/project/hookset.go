@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,28 +33,11 @@ func hookSources(root string, fs, person afero.Fs, cfg config.Config, plugins []
 	return HookSources{Root: root, Fs: fs, Person: person, Home: home, UserConfigDir: config.UserConfigDir(), Config: cfg, Plugins: plugins}
 }
 
-// withDeny is rules with the project settings' permissions.deny added:
-// they only refuse, so a project's file may add them.
-func withDeny(rules, deny approval.ToolRules) approval.ToolRules {
-	rules.Deny = append(slices.Clone(rules.Deny), deny.Deny...)
-	if len(deny.DenyWrites) > 0 {
-		w := maps.Clone(rules.DenyWrites)
-		if w == nil {
-			w = map[string][]string{}
-		}
-		for tool, pats := range deny.DenyWrites {
-			w[tool] = append(slices.Clone(w[tool]), pats...)
-		}
-		rules.DenyWrites = w
-	}
-	return rules
-}
-
 // sayHooks tells the person, once each, what loading the hooks left out
 // or ignored, that every hook is off, and, the first time ralph ever
 // finds hooks in ~/.claude/settings.json, that it runs them.
 func (p *Project) sayHooks(l LoadedHooks) {
-	for _, w := range append(slices.Clone(l.Warnings), l.Ignored...) {
+	for _, w := range slices.Concat(l.Warnings, l.Ignored, l.PermissionWarnings) {
 		p.notify(w)
 	}
 	if n := l.DisabledNote(); n != "" && len(l.Entries) > 0 {

@@ -392,8 +392,9 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	_ = lock.SetSession(p.Session.ID)
 	p.Yes = opts.Yes
-	// The hooks are read before the policy: a project's settings may add
-	// deny rules (permissions.deny), never allow ones.
+	// The hooks are read before the policy, with the settings files'
+	// permission rules (permissions.go): the person's allow, ask and
+	// deny; a project's ask and deny, never an allow.
 	hookSrc := hookSources(root, opts.Fs, person, cfg, append(slices.Clone(opts.Plugins), PluginHooks(p.Plugins)...))
 	loadedHooks := LoadHooks(hookSrc)
 	p.Approval = approval.New(approval.Options{
@@ -403,7 +404,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		// that fails is not the approval's business: the run's other
 		// records, on the same disk, report it.
 		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
-		Tools:  withDeny(opts.Tools, loadedHooks.Deny), NeverAsk: opts.NeverAsk,
+		Tools:  opts.Tools.With(loadedHooks.Rules), NeverAsk: opts.NeverAsk,
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",

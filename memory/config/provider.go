@@ -33,6 +33,10 @@ type resolveState struct {
 	resolvedBaseURL       string
 	modelNeedsKey         string
 	getenv                func(string) string
+	// alias is a Claude Code alias (opus) the model was given as, and
+	// aliasModel the model it was mapped to, so that Resolve maps again
+	// from the alias (another provider may map it otherwise).
+	alias, aliasModel string
 }
 
 // ProviderNames is the list of provider names for a person: "openai,
@@ -94,7 +98,13 @@ func (c *Config) urlGiven() bool { return c.src.baseURLGiven || c.BaseURL != c.s
 //
 // An unknown provider's name is an error matching ErrInvalid.
 func (c *Config) Resolve() error {
+	if c.src.alias != "" && c.Model == c.src.aliasModel {
+		c.Model = c.src.alias
+	}
 	if err := c.resolve(); err != nil {
+		return err
+	}
+	if err := c.mapAlias(); err != nil {
 		return err
 	}
 	if err := c.checkNames(); err != nil {
@@ -208,7 +218,37 @@ func (c *Config) resolve() error {
 		// would have read stays named for messages.
 		c.APIKeyEnv = "OPENAI_API_KEY"
 	}
-	c.settle(modelGiven, p.DefaultModel)
+	model := p.DefaultModel
+	if m := strings.TrimSpace(getenv("ANTHROPIC_MODEL")); m != "" && p.Protocol == providers.ProtocolAnthropic {
+		// Claude Code's variable for its model: in place of the
+		// provider's default, below any model ralph was given.
+		model = m
+	}
+	c.settle(modelGiven, model)
+	return nil
+}
+
+// mapAlias maps Claude Code's model aliases (opus, sonnet, haiku) to the
+// current model of that family, as Claude Code does, where the provider
+// serves Claude (providers.ModelForAlias); elsewhere the alias would go
+// to the endpoint as written and fail there, so it is refused in one
+// sentence instead.
+func (c *Config) mapAlias() error {
+	c.src.alias, c.src.aliasModel = "", ""
+	if !providers.IsAlias(c.Model) {
+		return nil
+	}
+	m, ok := providers.ModelForAlias(c.Provider, c.Model)
+	if !ok {
+		where := c.BaseURL
+		if c.Provider != "" {
+			where = "the " + c.Provider + " provider at " + c.BaseURL
+		}
+		return invalidf("the model %q is Claude Code's alias for an Anthropic model, which ralph maps to a model id only with the anthropic or openrouter provider, not %s (%s); name the model as that endpoint serves it with --model, or choose --provider anthropic",
+			c.Model, where, c.ProviderWhy)
+	}
+	c.src.alias, c.src.aliasModel = c.Model, m
+	c.Model = m
 	return nil
 }
 

@@ -240,3 +240,45 @@ func TestThinkingTokens(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// Claude Code's aliases map to the current model of the family where the
+// provider serves Claude, again after each Resolve; elsewhere they are
+// refused in one sentence; ANTHROPIC_MODEL takes the place of the
+// Anthropic provider's default, never of a model given (issue 68).
+func TestResolveAliasesAndAnthropicModel(t *testing.T) {
+	c, err := load(t, nil, env{"ANTHROPIC_API_KEY": "sk-ant", "RALPH_MODEL": "opus"})
+	if err != nil || c.Model != "claude-opus-4-1" {
+		t.Fatalf("opus on anthropic: %v %q", err, c.Model)
+	}
+	if err := c.Resolve(); err != nil || c.Model != "claude-opus-4-1" {
+		t.Fatalf("again: %v %q", err, c.Model)
+	}
+	c.SetProvider("openrouter", "--provider openrouter")
+	if err := c.Resolve(); err != nil || c.Model != "anthropic/claude-opus-4.1" {
+		t.Fatalf("opus on openrouter: %v %q", err, c.Model)
+	}
+	c.SetProvider("openai", "--provider openai")
+	if err := c.Resolve(); err == nil || c.Model != "opus" || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("opus on openai: %v %q", err, c.Model)
+	}
+	c, err = load(t, nil, env{"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "http://localhost:4000/v1", "RALPH_MODEL": "sonnet"})
+	if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `the model "sonnet" is Claude Code's alias`) || strings.Count(err.Error(), ". ") > 0 {
+		t.Fatalf("sonnet on an OpenAI-compatible endpoint: %v", err)
+	}
+	c, err = load(t, nil, env{"ANTHROPIC_API_KEY": "sk-ant", "ANTHROPIC_MODEL": "claude-haiku-4-5"})
+	if err != nil || c.Model != "claude-haiku-4-5" {
+		t.Fatalf("ANTHROPIC_MODEL: %v %q", err, c.Model)
+	}
+	c, err = load(t, nil, env{"ANTHROPIC_API_KEY": "sk-ant", "ANTHROPIC_MODEL": "haiku"})
+	if err != nil || c.Model != "claude-haiku-4-5" {
+		t.Fatalf("ANTHROPIC_MODEL=haiku: %v %q", err, c.Model)
+	}
+	c.SetModel("claude-opus-4-1")
+	if err := c.Resolve(); err != nil || c.Model != "claude-opus-4-1" {
+		t.Fatalf("--model over ANTHROPIC_MODEL: %v %q", err, c.Model)
+	}
+	c, err = load(t, nil, env{"OPENAI_API_KEY": "sk-o", "ANTHROPIC_MODEL": "claude-haiku-4-5"})
+	if err != nil || c.Model != DefaultModel {
+		t.Fatalf("ANTHROPIC_MODEL on OpenAI: %v %q", err, c.Model)
+	}
+}

@@ -138,6 +138,13 @@ var aliases = map[string]map[string]string{
 	"openrouter": {"sonnet": "anthropic/claude-sonnet-4.5", "opus": "anthropic/claude-opus-4.1", "haiku": "anthropic/claude-haiku-4.5"},
 }
 
+// IsAlias reports whether name is one of Claude Code's model aliases
+// (sonnet, opus, haiku), whichever provider serves it.
+func IsAlias(name string) bool {
+	_, ok := aliases["anthropic"][strings.ToLower(strings.TrimSpace(name))]
+	return ok
+}
+
 // ModelForAlias is the model a Claude Code alias means at provider, and
 // false where the provider serves no such family (the child then keeps
 // its parent's model).

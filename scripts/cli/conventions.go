@@ -52,7 +52,7 @@ func (c *cli) addConventionFlags(root *cobra.Command) {
 	cf := &c.f.conv
 	pf := root.PersistentFlags()
 	root.Flags().BoolVarP(&cf.print, "print", "p", false, "run the task and print the answer, never the chat shell (as claude -p)")
-	root.Flags().StringVar(&cf.resume, "resume", "", "continue the session with this `ID` (ralph sessions lists them); without one, pick it on a terminal")
+	root.Flags().StringVarP(&cf.resume, "resume", "r", "", "continue the session with this `ID` (ralph sessions lists them); without one, pick it on a terminal (-r as Claude Code's)")
 	root.Flags().Lookup("resume").NoOptDefVal = pickSession
 	root.Flags().StringVar(&cf.agent, "agent", "", "follow an agent definition ("+strings.Join(agents.DefinitionDirs(), ", ")+" of the project or your home): def:`NAME` (its prompt, tools and model)")
 	root.Flags().BoolVar(&cf.forkSession, "fork-session", false, "with -c or --resume: continue in a copy of the session under a new id, leaving the original as it was")

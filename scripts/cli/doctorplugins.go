@@ -81,8 +81,43 @@ func sourceChecks(root string) []check {
 			ch.Fix = "read them with ralph hooks, then ralph hooks approve"
 		}
 		out = append(out, ch)
+		if len(l.Permissions) > 0 {
+			out = append(out, permissionsCheck(l.Permissions))
+		}
 	}
 	return out
+}
+
+// permissionsCheck lists the permission rules of Claude Code's settings
+// files, each with its file: those the approval policy holds to, then
+// those it left out and why. A deny or ask rule left out is a warning,
+// since the person counts on it; an allow left out only asks more.
+func permissionsCheck(perms []project.Permission) check {
+	ch := check{Name: "permissions", Status: checkOK}
+	var taken, out []string
+	for _, p := range perms {
+		rule := fmt.Sprintf("%s %s (%s)", p.Key, text.Visible(p.Rule), p.File)
+		switch {
+		case p.Taken && p.Note != "":
+			taken = append(taken, rule+": "+p.Note)
+		case p.Taken:
+			taken = append(taken, rule)
+		default:
+			out = append(out, rule+": "+p.Note)
+			if p.Key != "allow" {
+				ch.Status = checkWarning
+				ch.Fix = "ralph holds to Bash, Edit, Write and mcp__ rules; guard the rest another way (ask_before in your ralph config, or the sandbox)"
+			}
+		}
+	}
+	ch.Detail = "taken: none"
+	if len(taken) > 0 {
+		ch.Detail = "taken: " + strings.Join(taken, "; ")
+	}
+	if len(out) > 0 {
+		ch.Detail += "; left out: " + strings.Join(out, "; ")
+	}
+	return ch
 }
 
 // countCheck is one count of sourceChecks: ok, or a warning that says

@@ -24,6 +24,24 @@ import (
 // a command pattern, as does a line the parser cannot read.
 type askBefore struct {
 	patterns []askPattern
+	// origins name the settings file's rule each pattern came from, by
+	// the pattern's text (ToolRules.DenyFrom, AskFrom); nil for
+	// ask_before's and --disallowed-tools' own.
+	origins map[string]Origin
+}
+
+// from is ab with the origins of its patterns.
+func (ab askBefore) from(origins map[string]Origin) askBefore {
+	ab.origins = origins
+	return ab
+}
+
+// traced is a match with the origin of its pattern.
+func (ab askBefore) traced(m askMatch, ok bool) (askMatch, bool) {
+	if ok {
+		m.origin = ab.origins[m.pattern]
+	}
+	return m, ok
 }
 
 type askPattern struct {
@@ -63,10 +81,28 @@ func (ab askBefore) empty() bool { return len(ab.patterns) == 0 }
 type askMatch struct {
 	pattern string // the ask_before pattern that matched
 	what    string // what matched it, for the question
+	origin  Origin // the settings file's rule it came from, if one did
 }
 
 func (m askMatch) reason() string {
-	return fmt.Sprintf("ask_before %q matches %s: it always needs a person, even with --yes or an \"always\" rule", m.pattern, m.what)
+	return fmt.Sprintf("%s matches %s: it always needs a person, even with --yes or an \"always\" rule", m.rule(), m.what)
+}
+
+// rule names the pattern as the person wrote it: an ask_before pattern,
+// or a settings file's rule with the file.
+func (m askMatch) rule() string {
+	if m.origin.File != "" {
+		return m.origin.String()
+	}
+	return fmt.Sprintf("ask_before %q", m.pattern)
+}
+
+// where is rule for a refusal: ask_before's pattern is in the config.
+func (m askMatch) where() string {
+	if m.origin.File != "" {
+		return m.origin.String()
+	}
+	return fmt.Sprintf("ask_before %q in the config", m.pattern)
 }
 
 // tool reports the first pattern that an MCP tool's full name
@@ -75,7 +111,7 @@ func (m askMatch) reason() string {
 func (ab askBefore) tool(name string) (askMatch, bool) {
 	for _, p := range ab.patterns {
 		if len(p.words) == 1 && !p.opts[0] && p.words[0].MatchString(name) {
-			return askMatch{pattern: p.text, what: "the MCP tool call " + name}, true
+			return ab.traced(askMatch{pattern: p.text, what: "the MCP tool call " + name}, true)
 		}
 	}
 	return askMatch{}, false
@@ -88,7 +124,7 @@ func (ab askBefore) command(line string, roots []string) (askMatch, bool) {
 	if ab.empty() {
 		return askMatch{}, false
 	}
-	return ab.commandDepth(line, "", cleanRoots(roots), 0)
+	return ab.traced(ab.commandDepth(line, "", cleanRoots(roots), 0))
 }
 
 // maxNesting bounds how deep `bash -c "…"` inside `bash -c "…"` is read.
@@ -513,7 +549,7 @@ func (ab askBefore) path(tool string, paths ...string) (askMatch, bool) {
 			continue
 		}
 		if m, ok := ab.file(p, nil, fmt.Sprintf("%s %s", tool, paths[0])); ok {
-			return m, true
+			return ab.traced(m, true)
 		}
 	}
 	return askMatch{}, false

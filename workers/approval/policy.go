@@ -92,8 +92,10 @@ type Policy struct {
 	redactor *memory.Redactor
 	ignored  int
 	turn     chan struct{} // holds a token while a question is asked
-	always   askBefore     // ask_before: asked every time, whatever else says yes
-	record   func(memory.DecisionRecord)
+	always   askBefore     // ask_before and permissions.ask: asked every time, whatever else says yes
+	// askWrites are permissions.ask's path patterns per file tool.
+	askWrites map[string]askBefore
+	record    func(memory.DecisionRecord)
 	// deny refuses what --disallowed-tools names; allowCommands is a
 	// bare --allowed-tools Bash; neverAsk is --permission-mode dontAsk.
 	deny          denied
@@ -118,7 +120,7 @@ var (
 // New returns the policy for a project.
 func New(o Options) *Policy {
 	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, redactor: o.Redactor, turn: make(chan struct{}, 1),
-		always: newAskBefore(o.AskBefore), record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
+		always: newAskBefore(append(slices.Clone(o.AskBefore), o.Tools.Ask...)).from(o.Tools.AskFrom), askWrites: map[string]askBefore{}, record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
 	p.user = o.UserFs
 	if p.user == nil {
 		p.user = o.Fs
@@ -126,6 +128,9 @@ func New(o Options) *Policy {
 	p.roots = []string{o.Root}
 	if real, err := filepath.EvalSymlinks(o.Root); err == nil && real != o.Root {
 		p.roots = append(p.roots, real)
+	}
+	for tool, pats := range o.Tools.AskWrites {
+		p.askWrites[tool] = newAskBefore(pats).from(o.Tools.AskFrom)
 	}
 	for _, r := range o.UserRules {
 		p.addRule(r)
@@ -411,6 +416,9 @@ func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string)
 	}
 	m, ok := p.always.path(tool, paths...)
 	if !ok {
+		m, ok = p.askWrites[tool].path(tool, paths...)
+	}
+	if !ok {
 		return tools.Decision{Allowed: true}
 	}
 	return p.askPerson(ctx, Question{Command: paths[0], Tool: tool, Why: []string{m.reason()}}, m)
@@ -432,7 +440,7 @@ func (p *Policy) currentAsker() Asker {
 func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) tools.Decision {
 	asker := p.currentAsker()
 	if asker == nil {
-		return tools.Decision{Reason: fmt.Sprintf("%s needs a person's approval (ask_before %q in the config) and %s, so it was not done", m.what, m.pattern, p.nobodyAsked())}
+		return tools.Decision{Reason: fmt.Sprintf("%s needs a person's approval (%s) and %s, so it was not done", m.what, m.where(), p.nobodyAsked())}
 	}
 	ans, err := p.ask(ctx, asker, only(q), nil)
 	switch {

@@ -25,11 +25,21 @@ type ToolRules struct {
 	// DenyWrites are path patterns per file tool (write_file, edit_file);
 	// "*" refuses every write of that tool.
 	DenyWrites map[string][]string
+	// Ask and AskWrites are Claude Code's permissions.ask from a settings
+	// file, in Deny's and DenyWrites' terms: what matches them always
+	// needs a person, as ask_before does (SettingsRules).
+	Ask       []string
+	AskWrites map[string][]string
+	// DenyFrom and AskFrom say where a pattern of Deny (DenyWrites) or
+	// Ask (AskWrites) came from when a settings file gave it, so that a
+	// refusal or a question names the rule as written there; a pattern
+	// without an entry is --disallowed-tools'.
+	DenyFrom, AskFrom map[string]Origin
 }
 
 // Empty reports whether no rule was given.
 func (r ToolRules) Empty() bool {
-	return len(r.Allow) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0
+	return len(r.Allow) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0 && len(r.Ask) == 0 && len(r.AskWrites) == 0
 }
 
 // peerOnly are Claude Code's tools ralph does not have: allowing one is
@@ -167,14 +177,17 @@ type denied struct {
 }
 
 func newDenied(r ToolRules) denied {
-	d := denied{commands: newAskBefore(r.Deny), writes: map[string]askBefore{}}
+	d := denied{commands: newAskBefore(r.Deny).from(r.DenyFrom), writes: map[string]askBefore{}}
 	for tool, pats := range r.DenyWrites {
-		d.writes[tool] = newAskBefore(pats)
+		d.writes[tool] = newAskBefore(pats).from(r.DenyFrom)
 	}
 	return d
 }
 
 // refusal is the reason given when a deny rule refuses something.
 func (m askMatch) refusal() string {
+	if m.origin.File != "" {
+		return fmt.Sprintf("%s refuses %s, so it was not done", m.origin, m.what)
+	}
 	return fmt.Sprintf("--disallowed-tools %q refuses %s, so it was not done", m.pattern, m.what)
 }
