@@ -319,6 +319,7 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 		Dir: root, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
 		Overrides:   f.overrides(),
 		Conventions: f.conv.conv,
+		Parallel:    f.parallel,
 	})
 }
 
