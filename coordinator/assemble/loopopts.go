@@ -86,9 +86,7 @@ func LoopOptions(p *project.Project, rc *memory.RunConfig, f LoopFace) (loop.Opt
 		prior = p.Prior()
 	}
 	policy := decide.NewPolicy(*rc, 0)
-	if policy.Parallel == 0 {
-		policy.Parallel = p.Parallel()
-	}
+	policy.Parallel = p.TaskParallel(rc)
 	if f.Control != nil {
 		p.SetLoopControl(f.Control)
 	}

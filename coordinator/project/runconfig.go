@@ -54,6 +54,9 @@ func (p *Project) CheckLoop(rc *memory.RunConfig) error {
 	if _, err := loop.Compile(rc); err != nil {
 		return usageErr{err}
 	}
+	if err := p.checkAttribution(rc); err != nil {
+		return usageErr{err}
+	}
 	// A loop with nothing to work would end at once saying "all tasks
 	// done": say what is wrong instead.
 	tr, err := p.Tracker(rc)
@@ -99,6 +102,32 @@ func checkRunGit(ctx context.Context, run *memory.RunConfig, root string) error 
 	}
 	if run.Worktrees {
 		return checkWorktreesDir(root)
+	}
+	return nil
+}
+
+// TaskParallel is how many tasks the loop run configures works at once:
+// its --parallel, else the session's (ralph --parallel N chat, then
+// /run), else 0, which the loop's policy takes as 1.
+func (p *Project) TaskParallel(run *memory.RunConfig) int {
+	if run.Parallel > 0 {
+		return run.Parallel
+	}
+	return p.parallel
+}
+
+// checkAttribution refuses --commit with tasks side by side in one work
+// tree: a file is committed as the work tree holds it, and a task's
+// commit would hold what the others wrote meanwhile, under its name.
+// Only a worktree per task keeps each commit to its own task's files.
+// The loop on Temporal always works each task on a branch of its own,
+// so this is the local loop's check alone.
+func (p *Project) checkAttribution(run *memory.RunConfig) error {
+	if run == nil || !run.Commit || run.Worktrees {
+		return nil
+	}
+	if n := p.TaskParallel(run); n > 1 {
+		return fmt.Errorf("--commit with --parallel %d would put tasks side by side in one work tree, where a task's commit holds the files the others wrote: add --worktrees (each task in a worktree of its own, committed exactly) or run one task at a time", n)
 	}
 	return nil
 }
@@ -179,6 +208,9 @@ func (p *Project) checkRun(run *memory.RunConfig) error {
 		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 	}
 	if err := checkRunGit(context.Background(), run, p.Root); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
+	}
+	if err := p.checkAttribution(run); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadRunConfig, err)
 	}
 	if err := p.loadPrompt(run); err != nil {

@@ -114,6 +114,10 @@ type cli struct {
 	term    terminal.Facts
 	version string
 	shell   ChatShell
+	// opener opens the project (nil: project.Open). The settings walk
+	// (TestEachFlagTravelsAsItsRowSays) sets it to see what each face
+	// opens the project with.
+	opener func(context.Context, project.Options) (*project.Project, error)
 }
 
 // Main is ralph's command line: it parses args, runs the command and
@@ -315,10 +319,15 @@ func (c *cli) open(ctx context.Context, mode string, resume bool, notify func(st
 	if err != nil {
 		return nil, err
 	}
-	return project.Open(ctx, project.Options{
+	open := project.Open
+	if c.opener != nil {
+		open = c.opener
+	}
+	return open(ctx, project.Options{
 		Dir: root, Mode: mode, Resume: resume, SessionID: f.session, Force: f.force, Yes: f.yes, Answers: f.answersWithNoWait(), Notify: notify, Run: runCfg,
 		Overrides:   f.overrides(),
 		Conventions: f.conv.conv,
+		Parallel:    f.parallel,
 	})
 }
 

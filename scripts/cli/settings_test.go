@@ -110,7 +110,7 @@ var samples = map[string]string{
 	"on-error": "skip", "until": "tasks_done >= 1", "breaker": "no_progress >= 9", "verify": "false", "agent": "claude",
 	"review": "end", "reviewer": "codex", "engine": "temporal", "address": "127.0.0.1:1", "output-format": "json", "style": "dark",
 	"serve": "127.0.0.1:0", "tracker": "files", "wait-for-answers": "5m", "disallowed-tools": "Write", "disallowedTools": "Write",
-	"allowed-tools": "Write", "allowedTools": "Write", "agent-arg": "--x", "prompt-template": "p.tmpl", "session": "x", "resume": "x",
+	"allowed-tools": "Bash(go test:*)", "allowedTools": "Bash(go test:*)", "agent-arg": "--x", "prompt-template": "p.tmpl", "session": "walk", "resume": "walk",
 }
 
 // startFor is what ralph run --engine temporal ARGS would start the run
@@ -143,8 +143,29 @@ func startFor(t *testing.T, args ...string) (remote.Start, error) {
 	return start, startErr
 }
 
-// TestEachFlagTravelsAsItsRowSays gives ralph run --engine temporal each
-// of its flags in turn and checks the row: a carried flag changes what
+// walkArg is the word the walk gives flag f: a sample value it takes, a
+// value of its type otherwise.
+func walkArg(t *testing.T, f *pflag.Flag) string {
+	arg := "--" + f.Name
+	switch v, ok := samples[f.Name]; {
+	case ok:
+		arg += "=" + v
+	case f.Value.Type() == "bool":
+	case f.Value.Type() == "duration":
+		arg += "=7s"
+	case f.Name == "dir" || f.Name == "add-dir":
+		arg += "=" + t.TempDir()
+	default:
+		arg += "=1"
+	}
+	return arg
+}
+
+// TestEachFlagTravelsAsItsRowSays walks every row of the settings table
+// through every face. Locally (a one-shot, chat, a script, ralph run)
+// each flag a face takes must change what the face opens the project
+// with, or shows with (walkLocalFaces). On Temporal, ralph run --engine
+// temporal gets each of its flags in turn: a carried flag changes what
 // the workers get, a refused one stops the start with its sentence, and
 // one taken here changes nothing the workers get.
 func TestEachFlagTravelsAsItsRowSays(t *testing.T) {
@@ -152,6 +173,17 @@ func TestEachFlagTravelsAsItsRowSays(t *testing.T) {
 	// about the flag, not the CLI, so a stand-in serves on a machine
 	// without Claude Code.
 	workerstest.StandInOnPath(t, "claude")
+	workerstest.StandInOnPath(t, "codex")
+	t.Run("local", func(t *testing.T) {
+		walkLocalFaces(t, func(f *pflag.Flag) string { return walkArg(t, f) })
+	})
+	t.Run("temporal", func(t *testing.T) {
+		walkTemporal(t)
+	})
+}
+
+// walkTemporal is the walk's Temporal face.
+func walkTemporal(t *testing.T) {
 	base, err := startFor(t)
 	if err != nil {
 		t.Fatal(err)
@@ -161,25 +193,12 @@ func TestEachFlagTravelsAsItsRowSays(t *testing.T) {
 		if !strings.Contains(strings.Join(cmds, " "), "run") {
 			continue // not a flag ralph run takes
 		}
-		arg := "--" + name
 		fl := (&cli{}).command().PersistentFlags().Lookup(name)
 		if fl == nil {
 			run, _, _ := (&cli{}).command().Find([]string{"run"})
 			fl = run.Flags().Lookup(name)
 		}
-		switch v, ok := samples[name]; {
-		case ok:
-			arg += "=" + v
-		case fl.Value.Type() == "bool":
-		case fl.Value.Type() == "duration":
-			arg += "=7s"
-		case name == "dir":
-			arg += "=" + t.TempDir()
-		case name == "add-dir":
-			arg += "=" + t.TempDir()
-		default:
-			arg += "=1"
-		}
+		arg := walkArg(t, fl)
 		start, err := startFor(t, arg)
 		switch rows[name] {
 		case carried:
