@@ -101,6 +101,44 @@ func firstEventWords(fs afero.Fs, root, id string) string {
 	return ""
 }
 
+// RequestPrompt is what the person asked in the request of session id
+// that began at the session's turn request (a checkpoint entry's
+// Request), or "" when events.jsonl does not say: the main agent's last
+// user_message before its turn_started of that turn. It is what /diff and
+// undo show of "your last request", which is seldom the session's first.
+func RequestPrompt(fs afero.Fs, root, id string, request int) string {
+	f, err := fs.Open(LogPath(root, id, EventsLog))
+	if err != nil || request <= 0 {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	last := ""
+	for sc.Scan() {
+		var ev struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agent_id"`
+			Turn    int    `json:"turn"`
+			Text    string `json:"text"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || (ev.AgentID != "" && ev.AgentID != "main") {
+			continue
+		}
+		switch ev.Type {
+		case "user_message", "session_started":
+			if strings.TrimSpace(ev.Text) != "" {
+				last = ev.Text
+			}
+		case "turn_started":
+			if ev.Turn == request {
+				return last
+			}
+		}
+	}
+	return ""
+}
+
 // NearestSessions are up to n of ids that look like want, a mistyped or
 // stale id: those containing the longest run of want's leading
 // characters first, then by edit distance to the part of the id as long

@@ -600,7 +600,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
 			usage = fmt.Sprintf("Tokens for this task: %d in, %d out", u.InputTokens, u.OutputTokens)
 			if out.CostUSD != nil {
-				usage += fmt.Sprintf(", $%.4f", *out.CostUSD)
+				usage += ", " + text.Dollars(*out.CostUSD)
 			}
 			usage += "."
 			body += "\n\n" + usage
