@@ -32,6 +32,42 @@ func SessionEmpty(fs afero.Fs, root, id string) bool {
 	return err == nil && !Active(st.Status) && st.Turns == 0 && st.Iteration == 0
 }
 
+// SessionUnreached reports whether session id holds the person's words
+// but never an exchange with the model: no answer, no tool call, no
+// refusal, not a task loop, and no ralph working in it now (its requests all
+// failed to reach the endpoint: a wrong --base-url, a server down). Its
+// prompt is what the person asked first there. Such a session is kept
+// (its prompt is durable), but -c goes on with the conversation before
+// it when there is one, and says so. The conversation is read only up to
+// its first answer, which comes right after the first prompt.
+func SessionUnreached(fs afero.Fs, root, id string) (prompt string, ok bool) {
+	st, err := LoadSessionState(fs, root, id)
+	// A task loop ("run") works tasks, not a prompt: it is not one.
+	if err != nil || Active(st.Status) || st.Mode == "run" || st.Usage.InputTokens+st.Usage.OutputTokens > 0 {
+		return "", false
+	}
+	f, err := fs.Open(filepath.Join(SessionDir(root, id), "messages.jsonl"))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for sc.Scan() {
+		var m conversation.Message
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			return "", false
+		}
+		switch {
+		case m.Role == conversation.RoleAssistant || m.Role == conversation.RoleTool || m.Refused != "":
+			return "", false
+		case m.Role == conversation.RoleUser && prompt == "" && strings.TrimSpace(m.Content) != "":
+			prompt = m.Content
+		}
+	}
+	return prompt, prompt != "" && sc.Err() == nil
+}
+
 // FirstPrompt is what the person first asked in session id, the words a
 // listing tells sessions apart by, or "" when there is none. It is the
 // main agent's first user_message in events.jsonl (session_started's
