@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,4 +112,96 @@ func TestWatchOfAFinishedSessionShowsTheAnswer(t *testing.T) {
 	}
 }
 
-var _ = llmtest.Response{}
+// TestInterruptedTurnCountsItsTokens: a hard stop while the answer
+// streams ends the stream before the server's usage, which comes at its
+// end; the turn still counts what was spent, as an estimate marked so,
+// in the result line and in session.json, not 0 tokens.
+func TestInterruptedTurnCountsItsTokens(t *testing.T) {
+	t.Parallel()
+	srv := scenarioServer(t, "slow_stream")
+	dir := t.TempDir()
+	cmd, out, errb := startRalph(t, dir, cleanEnv(t), "--base-url", srv.URL, "--output-format", "stream-json", "talk slowly")
+	waitFor(t, "streamed text", 10*time.Second, func() bool { return strings.Count(out.String(), `"type":"text_delta"`) >= 3 })
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := exitCode(t, cmd, 10*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130; stderr %s", code, errb.String())
+	}
+	m := resultLine(t, out.String())
+	u, _ := m["usage"].(map[string]any)
+	if m["subtype"] != "interrupted" || u == nil || u["input_tokens"].(float64) <= 0 || u["output_tokens"].(float64) <= 0 || u["estimated"] != true {
+		t.Fatalf("the interrupted turn's result counts %v, want its tokens estimated and marked so", m["usage"])
+	}
+	var st struct {
+		Usage struct {
+			In        int  `json:"input_tokens"`
+			Out       int  `json:"output_tokens"`
+			Estimated bool `json:"estimated"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(readFileT(t, filepath.Join(sessionDir(t, dir), "session.json"))), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Usage.In <= 0 || st.Usage.Out <= 0 || !st.Usage.Estimated {
+		t.Fatalf("session.json counts %+v for the interrupted turn", st.Usage)
+	}
+}
+
+// TestContinuePassesOverASessionThatNeverReachedItsModel: after a
+// conversation with answers, a prompt sent to an endpoint that cannot be
+// reached makes a session holding only that prompt. ralph -c then goes on
+// with the conversation before it, and says in one line which session it
+// passed over and the prompt that waits there; ralph --resume of that
+// session still sends its prompt. With no conversation before it, -c
+// continues it, its prompt sent again.
+func TestContinuePassesOverASessionThatNeverReachedItsModel(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"answers","loop":true,"responses":[{"text":"an answer"}]}`)
+	down := inlineServer(t, `{"name":"down","responses":[{"text":"never"}]}`)
+	down.Close()
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "the real question"); r.code != 0 {
+		t.Fatalf("first: exit %d %s", r.code, r.stderr)
+	}
+	if r := ralph(t, dir, env, nil, "--base-url", down.URL, "the lost words"); r.code == 0 || !strings.Contains(r.stderr, "cannot reach") {
+		t.Fatalf("unreachable: exit %d %s", r.code, r.stderr)
+	}
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-c", "the follow-up")
+	if r.code != 0 {
+		t.Fatalf("-c: exit %d %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "never reached its model") || !strings.Contains(r.stderr, `"the lost words"`) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+		t.Errorf("-c does not say in one line what it passed over:\n%s", r.stderr)
+	}
+	reqs := srv.Requests()
+	sent := sentText(reqs[len(reqs)-1])
+	if !strings.Contains(sent, "the real question") || !strings.Contains(sent, "an answer") || !strings.Contains(sent, "the follow-up") || strings.Contains(sent, "the lost words") {
+		t.Fatalf("-c did not go on with the conversation that had answers:\n%s", sent)
+	}
+
+	// Alone in its project, the unreached session is continued, its
+	// prompt kept.
+	dir2 := t.TempDir()
+	if r := ralph(t, dir2, env, nil, "--base-url", down.URL, "the only words"); r.code == 0 {
+		t.Fatalf("unreachable: exit 0")
+	}
+	r = ralph(t, dir2, env, nil, "--base-url", srv.URL, "-c", "and more")
+	reqs = srv.Requests()
+	if sent := sentText(reqs[len(reqs)-1]); r.code != 0 || !strings.Contains(sent, "the only words") || !strings.Contains(sent, "and more") {
+		t.Fatalf("-c (exit %d) lost the unreached prompt:\n%s\n%s", r.code, sent, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "never reached its model") {
+		t.Errorf("-c does not say it continues the unreached session:\n%s", r.stderr)
+	}
+}
+
+// sentText is every message's content of a request, one per line.
+func sentText(r llmtest.RecordedRequest) string {
+	var b strings.Builder
+	for _, m := range r.Request.Messages {
+		b.WriteString(m.Content + "\n")
+	}
+	return b.String()
+}
