@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -204,4 +205,89 @@ func sentText(r llmtest.RecordedRequest) string {
 		b.WriteString(m.Content + "\n")
 	}
 	return b.String()
+}
+
+// TestDiffNamesTheLastRequest: /diff after two requests in one session
+// shows the second one's change, and names it by the second request's
+// words, not the session's first; ralph diff says the same, and its JSON
+// gives both.
+func TestDiffNamesTheLastRequest(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"two","responses":[
+		{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"a.txt\",\"content\":\"a\\n\"}"}]},
+		{"text":"wrote a"},
+		{"tool_calls":[{"name":"write_file","arguments":"{\"path\":\"b.txt\",\"content\":\"b\\n\"}"}]},
+		{"text":"wrote b"}]}`)
+	dir := t.TempDir()
+	gitInitT(t, dir)
+	env := cleanEnv(t)
+	r := ralph(t, dir, env, strings.NewReader("write the first file\nwrite the second file\n/diff\n"), "script", "-", "--keep-going", "-y", "--base-url", srv.URL)
+	if r.code != 0 {
+		t.Fatalf("script: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	out := r.stdout + r.stderr
+	i := strings.Index(out, "your last request")
+	if i < 0 || !strings.Contains(out[i:], "b.txt") {
+		t.Fatalf("/diff does not show the last request:\n%s", out)
+	}
+	line, _, _ := strings.Cut(out[i:], "\n")
+	if !strings.Contains(line, `"write the second file"`) || strings.Contains(line, "write the first file") {
+		t.Errorf("/diff names the last request by other words: %s", line)
+	}
+	d := ralph(t, dir, env, nil, "diff")
+	if !strings.Contains(d.stderr, `"write the second file"`) || strings.Contains(d.stderr, "write the first file") {
+		t.Errorf("ralph diff names the last request by other words: %s", d.stderr)
+	}
+	var dj struct {
+		FirstWords   string `json:"first_words"`
+		RequestWords string `json:"request_words"`
+	}
+	if err := json.Unmarshal([]byte(ralph(t, dir, env, nil, "diff", "--json").stdout), &dj); err != nil ||
+		dj.FirstWords != "write the first file" || dj.RequestWords != "write the second file" {
+		t.Errorf("ralph diff --json: %+v (%v)", dj, err)
+	}
+}
+
+// TestStoppedAttemptIsNoFailedAttempt: ralph stop while a task's attempt
+// works puts the task back to open with that attempt counted as stopped,
+// not failed; when the run goes on with --retries 1, a failed attempt
+// still leaves the one retry, which completes the task.
+func TestStoppedAttemptIsNoFailedAttempt(t *testing.T) {
+	t.Parallel()
+	child := taskChildModel()
+	var starts atomic.Int32
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
+		msgs := r.Request.Messages
+		if last := msgs[len(msgs)-1]; last.Role == "user" && taskPromptRe.MatchString(last.Content) {
+			switch starts.Add(1) {
+			case 1:
+				return llmtest.Response{Text: "thinking it over", Stall: true}
+			case 2:
+				return llmtest.Response{Text: "I could not do it this time"}
+			}
+		}
+		return child(r)
+	})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeTasks(t, dir, "write the log")
+	env := cleanEnv(t)
+	cmd, out, errb := startRalph(t, dir, env, "--base-url", srv.URL, "-y", "run", "--retries", "1")
+	waitSocket(t, dir, env)
+	waitFor(t, "the attempt in flight", 20*time.Second, func() bool { return starts.Load() == 1 })
+	if r := steer(t, dir, env, "stop"); r.code != 0 {
+		t.Fatalf("ralph stop: exit %d %s", r.code, r.stderr)
+	}
+	if code, _ := exitCode(t, cmd, 30*time.Second); code == 0 {
+		t.Fatalf("the stopped run exited 0\n%s\n%s", out.String(), errb.String())
+	}
+	tasks := readFileT(t, filepath.Join(dir, "RALPH_TASKS.md"))
+	if !strings.Contains(tasks, "- [ ] write the log") || !strings.Contains(tasks, "attempts=1") || !strings.Contains(tasks, "stopped=1") {
+		t.Fatalf("after the stop the task list says:\n%s", tasks)
+	}
+	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "run", "--retries", "1")
+	tasks = readFileT(t, filepath.Join(dir, "RALPH_TASKS.md"))
+	if r.code != 0 || !strings.Contains(tasks, "- [x] write the log") || starts.Load() != 3 {
+		t.Fatalf("going on: exit %d after %d attempts; the stopped one spent the retry?\n%s\n%s", r.code, starts.Load(), tasks, r.stderr)
+	}
 }
