@@ -137,7 +137,9 @@ func TestSessionUnreachedAndRequestPrompt(t *testing.T) {
 		}
 		_ = s.Close()
 	}
-	user := func(s string) conversation.Message { return conversation.Message{Role: conversation.RoleUser, Content: s} }
+	user := func(s string) conversation.Message {
+		return conversation.Message{Role: conversation.RoleUser, Content: s}
+	}
 	now := time.Now().UTC()
 	unreached, answered, loop := NewID(now), NewID(now.Add(-time.Minute)), NewID(now.Add(-2*time.Minute))
 	mk(unreached, State{Status: StatusFailed, Mode: "oneshot"}, conversation.Message{Role: conversation.RoleSystem, Content: "sys"}, user("the lost words"))
