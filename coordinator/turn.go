@@ -93,6 +93,10 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		resp    llm.Response
 		err     error
 		partial strings.Builder
+		// thought and called are the rest of what the answer in flight
+		// sent: its reasoning and its tool calls' names, which a hard
+		// stop leaves counted as an estimate (llm.EstimateCut).
+		thought, called strings.Builder
 	)
 	model := c.ModelName()
 	if p, ok := c.toolSet().(preparer); ok && p.Unprepared() {
@@ -131,12 +135,16 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		resp, err = c.opts.Model.Stream(ctx, req, func(d llm.Delta) {
 			if d.Retry != nil {
 				partial.Reset()
+				thought.Reset()
+				called.Reset()
 				c.counts.retries++
 				c.logError("retry", "", fmt.Sprintf("attempt %d failed (%s); retrying in %s", d.Retry.Attempt, d.Retry.Reason, d.Retry.Wait))
 				c.emit(Event{Type: EventRetry, Turn: c.turns, Retry: d.Retry})
 			}
 			if f := d.Fallback; f != nil {
 				partial.Reset()
+				thought.Reset()
+				called.Reset()
 				c.fellBack(f)
 			}
 			if w := d.Waiting; w != nil {
@@ -144,7 +152,11 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 					WaitLimitMS: w.Limit.Milliseconds(), ModelLoaded: w.Working})
 			}
 			if d.Reasoning != "" {
+				thought.WriteString(d.Reasoning)
 				c.emit(Event{Type: EventThinkingDelta, Turn: c.turns, Text: d.Reasoning})
+			}
+			if d.ToolName != "" {
+				called.WriteString(d.ToolName + " ")
 			}
 			if d.Text != "" {
 				partial.WriteString(d.Text)
@@ -153,6 +165,13 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 		})
 	})
 	if cut != nil {
+		if partial.Len()+thought.Len()+called.Len() > 0 {
+			// The server was answering: the prompt and what it sent
+			// so far are spent, though the count it sends at the end
+			// of its stream never came. The turn counts an estimate,
+			// marked as one, rather than nothing.
+			c.addUsage(llm.EstimateCut(req, partial.String()+called.String(), thought.String()))
+		}
 		if partial.Len() > 0 {
 			text := partial.String() + "\n\n[answer cut short: " + cutReason(cut.it) + "]"
 			c.appendMessages(conversation.Message{Role: conversation.RoleAssistant, Content: text})

@@ -32,6 +32,42 @@ func SessionEmpty(fs afero.Fs, root, id string) bool {
 	return err == nil && !Active(st.Status) && st.Turns == 0 && st.Iteration == 0
 }
 
+// SessionUnreached reports whether session id holds the person's words
+// but never an exchange with the model: no answer, no tool call, no
+// refusal, not a task loop, and no ralph working in it now (its requests all
+// failed to reach the endpoint: a wrong --base-url, a server down). Its
+// prompt is what the person asked first there. Such a session is kept
+// (its prompt is durable), but -c goes on with the conversation before
+// it when there is one, and says so. The conversation is read only up to
+// its first answer, which comes right after the first prompt.
+func SessionUnreached(fs afero.Fs, root, id string) (prompt string, ok bool) {
+	st, err := LoadSessionState(fs, root, id)
+	// A task loop ("run") works tasks, not a prompt: it is not one.
+	if err != nil || Active(st.Status) || st.Mode == "run" || st.Usage.InputTokens+st.Usage.OutputTokens > 0 {
+		return "", false
+	}
+	f, err := fs.Open(filepath.Join(SessionDir(root, id), "messages.jsonl"))
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for sc.Scan() {
+		var m conversation.Message
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			return "", false
+		}
+		switch {
+		case m.Role == conversation.RoleAssistant || m.Role == conversation.RoleTool || m.Refused != "":
+			return "", false
+		case m.Role == conversation.RoleUser && prompt == "" && strings.TrimSpace(m.Content) != "":
+			prompt = m.Content
+		}
+	}
+	return prompt, prompt != "" && sc.Err() == nil
+}
+
 // FirstPrompt is what the person first asked in session id, the words a
 // listing tells sessions apart by, or "" when there is none. It is the
 // main agent's first user_message in events.jsonl (session_started's
@@ -95,6 +131,44 @@ func firstEventWords(fs afero.Fs, root, id string) string {
 		case "task_changed":
 			if strings.TrimSpace(ev.Output) != "" {
 				return ev.Output
+			}
+		}
+	}
+	return ""
+}
+
+// RequestPrompt is what the person asked in the request of session id
+// that began at the session's turn request (a checkpoint entry's
+// Request), or "" when events.jsonl does not say: the main agent's last
+// user_message before its turn_started of that turn. It is what /diff and
+// undo show of "your last request", which is seldom the session's first.
+func RequestPrompt(fs afero.Fs, root, id string, request int) string {
+	f, err := fs.Open(LogPath(root, id, EventsLog))
+	if err != nil || request <= 0 {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	last := ""
+	for sc.Scan() {
+		var ev struct {
+			Type    string `json:"type"`
+			AgentID string `json:"agent_id"`
+			Turn    int    `json:"turn"`
+			Text    string `json:"text"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || (ev.AgentID != "" && ev.AgentID != "main") {
+			continue
+		}
+		switch ev.Type {
+		case "user_message", "session_started":
+			if strings.TrimSpace(ev.Text) != "" {
+				last = ev.Text
+			}
+		case "turn_started":
+			if ev.Turn == request {
+				return last
 			}
 		}
 	}

@@ -116,3 +116,56 @@ func TestFirstPromptIsThePersonsWords(t *testing.T) {
 		}
 	}
 }
+
+// A session whose prompt never reached the model is told apart from one
+// with an exchange, and from a task loop; what was asked at a request's
+// first turn is found in its events.
+func TestSessionUnreachedAndRequestPrompt(t *testing.T) {
+	fs := afero.NewMemMapFs()
+	root := "/p"
+	mk := func(id string, st State, msgs ...conversation.Message) {
+		t.Helper()
+		s, err := CreateSession(fs, root, id, State{Status: StatusRunning})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AppendMessages(msgs...); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveState(func(s *State) { s.Status, s.Mode = st.Status, st.Mode }); err != nil {
+			t.Fatal(err)
+		}
+		_ = s.Close()
+	}
+	user := func(s string) conversation.Message {
+		return conversation.Message{Role: conversation.RoleUser, Content: s}
+	}
+	now := time.Now().UTC()
+	unreached, answered, loop := NewID(now), NewID(now.Add(-time.Minute)), NewID(now.Add(-2*time.Minute))
+	mk(unreached, State{Status: StatusFailed, Mode: "oneshot"}, conversation.Message{Role: conversation.RoleSystem, Content: "sys"}, user("the lost words"))
+	mk(answered, State{Status: StatusCompleted, Mode: "oneshot"}, user("first"), conversation.Message{Role: conversation.RoleAssistant, Content: "an answer"}, user("second"))
+	mk(loop, State{Status: StatusFailed, Mode: "run"}, user("a task"))
+	if p, ok := SessionUnreached(fs, root, unreached); !ok || p != "the lost words" {
+		t.Errorf("unreached: %q %v", p, ok)
+	}
+	for _, id := range []string{answered, loop} {
+		if _, ok := SessionUnreached(fs, root, id); ok {
+			t.Errorf("%s taken for a session that never reached its model", id)
+		}
+	}
+	events := `{"type":"user_message","agent_id":"main","text":"first"}
+{"type":"turn_started","agent_id":"main","turn":1}
+{"type":"turn_started","agent_id":"main","turn":2}
+{"type":"user_message","agent_id":"agent-1","text":"a child's task"}
+{"type":"user_message","agent_id":"main","text":"second"}
+{"type":"turn_started","agent_id":"main","turn":3}
+`
+	if err := afero.WriteFile(fs, LogPath(root, answered, EventsLog), []byte(events), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for req, want := range map[int]string{1: "first", 3: "second", 2: "first", 9: ""} {
+		if got := RequestPrompt(fs, root, answered, req); got != want {
+			t.Errorf("RequestPrompt(%d) = %q, want %q", req, got, want)
+		}
+	}
+}

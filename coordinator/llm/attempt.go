@@ -247,6 +247,16 @@ func estimateUsage(req Request, answer conversation.Message, reasoning string) c
 	return u
 }
 
+// EstimateCut is the usage of an answer cut short by a hard stop while
+// it streamed: the server has read the prompt and written what arrived
+// (text, reasoning, the tool calls' words), but sends its count only at
+// the end of a stream (stream_options include_usage), which a stopped
+// stream never reaches. It is estimated from the request and the
+// characters received, and marked so.
+func EstimateCut(req Request, received, reasoning string) conversation.Usage {
+	return estimateUsage(req, conversation.Message{Role: conversation.RoleAssistant, Content: received}, reasoning)
+}
+
 // watch is the idle watchdog of one attempt: it tells the caller about a
 // silence longer than WaitNotice, about once a second, and again when data
 // flows after it; and it calls stall once the silence reaches its limit:

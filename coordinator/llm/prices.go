@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Price is what a model costs in US dollars per million tokens.
@@ -28,7 +29,7 @@ const (
 func (p Price) Cost(u conversation.Usage) float64 {
 	plain := max(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
 	in := float64(plain) + cacheWriteFactor*float64(u.CacheWriteTokens) + cacheReadFactor*float64(u.CacheReadTokens)
-	return (in*p.Input + float64(u.OutputTokens)*p.Output) / 1e6
+	return text.RoundUSD((in*p.Input + float64(u.OutputTokens)*p.Output) / 1e6)
 }
 
 // Saved is what prompt caching saved on a usage: what its cached tokens
@@ -38,7 +39,7 @@ func (p Price) Cost(u conversation.Usage) float64 {
 func (p Price) Saved(u conversation.Usage) float64 {
 	cached := float64(u.CacheReadTokens + u.CacheWriteTokens)
 	paid := cacheWriteFactor*float64(u.CacheWriteTokens) + cacheReadFactor*float64(u.CacheReadTokens)
-	return (cached - paid) * p.Input / 1e6
+	return text.RoundUSD((cached - paid) * p.Input / 1e6)
 }
 
 // listPrices are OpenAI's, Anthropic's and Google's published list prices

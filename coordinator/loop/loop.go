@@ -514,13 +514,36 @@ func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
 	return attempt, nil
 }
 
-// finishInterrupted puts a task cut short by a stop back to open.
+// stoppedMeta is the task's meta key that counts its attempts a stop cut
+// short.
+const stoppedMeta = "stopped"
+
+// stoppedAttempts is how many of t's attempts a stop cut short, as its
+// record says; they are waived from its retry budget like those a limit
+// cut short.
+func stoppedAttempts(t memory.Task) int {
+	n, err := strconv.Atoi(t.Meta[stoppedMeta])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return min(n, t.Attempts)
+}
+
+// finishInterrupted puts a task cut short by a stop back to open. The
+// attempt keeps its number (attempts=N stays, so the progress mark of an
+// attempt, which says which one completed, is never taken for another),
+// and is counted as stopped (stopped=K): a person's stop, or the run's
+// own limit, is no failure of the task, so it spends none of its
+// --retries when the run goes on (stoppedAttempts).
 func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	delete(l.running, d.task.ID)
 	l.addUsage(d.out)
 	l.ended(ctx, d)
 	_, err := l.updateTasks(&d.task, func(f *memory.TaskFile) error {
-		return f.SetState(d.task.ID, memory.TaskOpen)
+		if err := f.SetState(d.task.ID, memory.TaskOpen); err != nil {
+			return err
+		}
+		return f.SetMeta(d.task.ID, stoppedMeta, strconv.Itoa(stoppedAttempts(d.task)+1))
 	})
 	// A task a person deleted meanwhile needs no reset. Any other failure
 	// leaves the task in progress: the next run resets it, but the record
@@ -600,7 +623,7 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
 			usage = fmt.Sprintf("Tokens for this task: %d in, %d out", u.InputTokens, u.OutputTokens)
 			if out.CostUSD != nil {
-				usage += fmt.Sprintf(", $%.4f", *out.CostUSD)
+				usage += ", " + text.Dollars(*out.CostUSD)
 			}
 			usage += "."
 			body += "\n\n" + usage
@@ -631,8 +654,9 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
 	}
 	l.tries[t.ID] = tryOf(failure, verify, out)
-	settled := l.o.Policy.SettleFailure(d.attempt, l.waived[t.ID], final, time.Now())
-	next, used, retry, backoff := settled.Next, d.attempt-l.waived[t.ID], settled.Next == memory.TaskOpen, settled.Backoff
+	waived := l.waived[t.ID] + stoppedAttempts(t)
+	settled := l.o.Policy.SettleFailure(d.attempt, waived, final, time.Now())
+	next, used, retry, backoff := settled.Next, d.attempt-waived, settled.Next == memory.TaskOpen, settled.Backoff
 	if retry {
 		l.notBefore[t.ID] = settled.NotBefore
 	}

@@ -27,7 +27,7 @@ func (r Result) Final(sessionID string, took time.Duration, usage conversation.U
 	if r.Stats.CostUSD > 0 {
 		total, run := r.Stats.CostUSD, r.Stats.CostUSD
 		if prior.CostUSD != nil {
-			run -= *prior.CostUSD
+			run = text.RoundUSD(run - *prior.CostUSD)
 		}
 		f.SessionCostUSD, f.CostUSD = &total, &run
 	}

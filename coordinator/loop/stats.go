@@ -147,7 +147,7 @@ func (l *loop) addUsage(out Outcome) {
 	l.usage = l.usage.Add(out.Usage)
 	l.turns += out.Turns
 	if out.CostUSD != nil {
-		l.cost += *out.CostUSD
+		l.cost = text.RoundUSD(l.cost + *out.CostUSD)
 	}
 }
 

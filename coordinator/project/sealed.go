@@ -27,8 +27,15 @@ func (p *Project) seal(st *memory.State) {
 // the latest one whose settings ralph sealed, saying which newer ones it
 // passed over.
 func (p *Project) findResumable(opts Options) (string, error) {
-	if opts.SessionID != "" || p.stateKey == nil {
+	if opts.SessionID != "" {
 		return memory.FindSession(p.Fs, p.Root, opts.SessionID)
+	}
+	if p.stateKey == nil {
+		id, err := memory.FindSession(p.Fs, p.Root, "")
+		if err != nil {
+			return id, err
+		}
+		return p.passUnreached(id, opts.Notify), nil
 	}
 	id, skipped, err := memory.LatestSealed(p.Fs, p.Root, p.stateKey)
 	for _, s := range skipped {
@@ -36,7 +43,42 @@ func (p *Project) findResumable(opts Options) (string, error) {
 			opts.Notify(fmt.Sprintf("skipped session %s: its saved settings carry no seal of yours (saved by an older ralph, or written by a command)", s))
 		}
 	}
-	return id, err
+	if err != nil {
+		return id, err
+	}
+	return p.passUnreached(id, opts.Notify), nil
+}
+
+// passUnreached is the session -c continues in place of id, the latest,
+// when id never reached its model (memory.SessionUnreached: a wrong
+// --base-url, a server down): the newest conversation before it that
+// had an exchange, said in one line with id's prompt, which stays in id
+// for ralph --resume. With none before it, id itself goes on, its prompt
+// sent again ahead of the new one, also said: nothing the person typed is
+// lost either way.
+func (p *Project) passUnreached(id string, notify func(string)) string {
+	prompt, unreached := memory.SessionUnreached(p.Fs, p.Root, id)
+	if !unreached {
+		return id
+	}
+	ids, _ := memory.ListSessions(p.Fs, p.Root)
+	for k := len(ids) - 1; k >= 0; k-- {
+		o := ids[k]
+		if o >= id || memory.SessionEmpty(p.Fs, p.Root, o) {
+			continue
+		}
+		if _, un := memory.SessionUnreached(p.Fs, p.Root, o); un {
+			continue
+		}
+		if st, err := memory.LoadSessionState(p.Fs, p.Root, o); err != nil || p.stateKey != nil && memory.CheckSeal(p.stateKey, st) != nil {
+			continue
+		}
+		notify(fmt.Sprintf("session %s never reached its model, so %s has no answer (ralph --resume %s sends it again); continuing session %s, the one before it",
+			id, memory.QuotePrompt(prompt), id, o))
+		return o
+	}
+	notify(fmt.Sprintf("session %s never reached its model; continuing it, with its unanswered prompt %s", id, memory.QuotePrompt(prompt)))
+	return id
 }
 
 // trustSaved checks the seal of a resumed session's settings. Settings

@@ -298,7 +298,7 @@ func (r *Report) add(res coordinator.Result, mu *sync.Mutex) {
 	if res.CostUSD != nil {
 		c := *res.CostUSD
 		if r.CostUSD != nil {
-			c += *r.CostUSD
+			c = text.RoundUSD(c + *r.CostUSD)
 		}
 		r.CostUSD = &c
 	}

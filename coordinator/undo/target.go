@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,10 @@ type Target struct {
 	Changed time.Time `json:"changed_at,omitzero"`
 	// Words are the first words the person sent in the session.
 	Words string `json:"first_words,omitempty"`
+	// RequestWords are the first words of the request the selected
+	// change belongs to, when it is one request: what "your last
+	// request" was, which String shows rather than the session's first.
+	RequestWords string `json:"request_words,omitempty"`
 	// Named says the person named the session; otherwise the rule above
 	// chose it.
 	Named bool `json:"-"`
@@ -48,8 +53,8 @@ func (t Target) String() string {
 	if !t.Changed.IsZero() {
 		more = append(more, text.Clock(t.Changed, time.Now()))
 	}
-	if t.Words != "" {
-		more = append(more, fmt.Sprintf("%q", t.Words))
+	if w := cmp.Or(t.RequestWords, t.Words); w != "" {
+		more = append(more, fmt.Sprintf("%q", w))
 	}
 	if len(more) == 0 {
 		return "session " + t.ID
@@ -60,7 +65,27 @@ func (t Target) String() string {
 // firstWords is the start of the person's first message in session id,
 // on one line: what `ralph sessions` shows of it.
 func firstWords(fs afero.Fs, root, id string) string {
-	return text.ClipRunes(text.OneLine(text.StripControls(memory.FirstPrompt(fs, root, id))), 60, text.Ellipsis)
+	return oneLineWords(memory.FirstPrompt(fs, root, id))
+}
+
+// oneLineWords is a prompt as a target shows it: one line, clipped, with
+// no control sequence.
+func oneLineWords(s string) string {
+	return text.ClipRunes(text.OneLine(text.StripControls(s)), 60, text.Ellipsis)
+}
+
+// requestWords are the words of the request picked belongs to, "" when
+// picked is not one request (a task attempt, an undo, several requests)
+// or the session's events do not say.
+func requestWords(fs afero.Fs, root, id string, picked []git.Entry) string {
+	if len(picked) == 0 {
+		return ""
+	}
+	r := picked[0].Request
+	if r <= 0 || picked[len(picked)-1].Request != r {
+		return ""
+	}
+	return oneLineWords(memory.RequestPrompt(fs, root, id, r))
 }
 
 // readLog is session id's checkpoint log.
@@ -98,6 +123,7 @@ func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (
 		log := readLog(fs, root, id)
 		if picked := pickEntries(log, sel); len(picked) > 0 {
 			t.Changed = picked[len(picked)-1].Time
+			t.RequestWords = requestWords(fs, root, id, picked)
 		}
 		return t, log, sel, nil
 	}
@@ -135,6 +161,7 @@ func pickTarget(fs afero.Fs, root, named string, sel Selection, nothing error) (
 		return Target{}, nil, sel, fmt.Errorf("%w: %s", nothing, why)
 	}
 	best.Words = firstWords(fs, root, best.ID)
+	best.RequestWords = requestWords(fs, root, best.ID, pickEntries(bestLog, sel))
 	return best, bestLog, sel, nil
 }
 

@@ -30,12 +30,31 @@ func FirstLine(s string) string {
 // never reads as "$0.00". It lives here rather than with the faces because
 // the core words its cost-limit errors and questions with it too.
 func Dollars(x float64) string {
+	x = RoundUSD(x)
 	a := math.Abs(x)
 	if a == 0 || a >= 0.01 || math.IsNaN(a) || math.IsInf(a, 0) {
 		return "$" + strconv.FormatFloat(x, 'f', 2, 64)
 	}
 	digits := int(math.Ceil(-math.Log10(a))) + 1
 	return "$" + strings.TrimRight(strconv.FormatFloat(x, 'f', digits, 64), "0")
+}
+
+// RoundUSD is the one rounding of an amount of money that ralph keeps,
+// records or serializes: six significant digits. A price per million
+// tokens times a token count, or a sum of such costs, carries binary
+// floating-point noise (0.000010199999999999999 for $0.0000102) that a
+// JSON result, a stream-json line or a report would otherwise print as
+// it is; six digits keep every cent of any real bill and a millionth of
+// a cent of the smallest request.
+func RoundUSD(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
+	if err != nil {
+		return x
+	}
+	return r
 }
 
 // Lines is how many lines s holds, counted the one way every fold of

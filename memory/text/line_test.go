@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func TestOneLineFirstLine(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
@@ -22,5 +25,23 @@ func TestDollars(t *testing.T) {
 		if got := Dollars(x); got != want {
 			t.Errorf("Dollars(%v) = %s, want %s", x, got, want)
 		}
+	}
+}
+
+// RoundUSD keeps six significant digits: a sum's binary noise goes,
+// every real digit of a bill stays.
+func TestRoundUSD(t *testing.T) {
+	for x, want := range map[float64]string{
+		(12*0.15 + 14*0.60) / 1e6: "0.0000102",
+		0.1 + 0.2:                 "0.3",
+		1234.5678:                 "1234.57",
+		0:                         "0",
+	} {
+		if got := strconv.FormatFloat(RoundUSD(x), 'f', -1, 64); got != want {
+			t.Errorf("RoundUSD(%v) = %s, want %s", x, got, want)
+		}
+	}
+	if got := Dollars((12*0.15 + 14*0.60) / 1e6); got != "$0.00001" {
+		t.Errorf("Dollars = %s", got)
 	}
 }

@@ -127,7 +127,10 @@ type DiffResult struct {
 	// session's first message.
 	Changed time.Time `json:"changed_at,omitzero"`
 	Words   string    `json:"first_words,omitempty"`
-	What    string    `json:"what"`
+	// RequestWords are the first words of the selected request, when
+	// one request was selected.
+	RequestWords string `json:"request_words,omitempty"`
+	What         string `json:"what"`
 	// Request and Steps are what was selected: the request (the session
 	// turn it began at) and its model steps.
 	Request int   `json:"request,omitempty"`
@@ -158,7 +161,7 @@ func (r Records) Diff(ctx context.Context, id string, sel undo.Selection) error 
 		if err != nil {
 			return err
 		}
-		return r.writeJSON(DiffResult{Session: id, Changed: ch.Session.Changed, Words: ch.Session.Words, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig, From: ch.From, To: ch.To, Files: files, Patch: plain})
+		return r.writeJSON(DiffResult{Session: id, Changed: ch.Session.Changed, Words: ch.Session.Words, RequestWords: ch.Session.RequestWords, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig, From: ch.From, To: ch.To, Files: files, Patch: plain})
 	}
 	// Said whether or not stderr is a terminal: which session's change
 	// the patch is can differ from the last session's. Stdout keeps the

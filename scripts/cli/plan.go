@@ -250,6 +250,7 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 			if derr := pw.Drop(); derr != nil {
 				err = errors.Join(err, derr)
 			}
+			p.EndOneShot(err)
 			return face.Fail(project.ExitCode(err), err)
 		}
 		if err := pw.Drop(); err != nil {
@@ -263,6 +264,11 @@ func PlanMain(ctx context.Context, p *project.Project, face *OneShot, feature st
 		}
 		plan := pw.Plan()
 		if plan == nil {
+			// The conversation ended well, and its record says so; the
+			// command did not, and exits 1: the session is recorded
+			// failed with the reason, as status and sessions should show
+			// it.
+			p.EndOneShot(fmt.Errorf("the model wrote no plan (it never called %s)", tools.ToolWritePlan))
 			face.Close()
 			fmt.Fprintf(face.Stderr, "ralph: the model wrote no plan (it never called %s); its answer was: %s\n",
 				tools.ToolWritePlan, text.StripControls(strings.TrimSpace(res.Text)))

@@ -105,7 +105,7 @@ func (v *watchView) event(ev coordinator.Event) {
 		if s := report.FormatEvent(ev); s != "" {
 			v.println(s)
 		}
-		if ev.Type == coordinator.EventQuestion && ev.Question != nil {
+		if ev.Type == coordinator.EventQuestion && ev.Question != nil && v.waitingOn(ev.Question) {
 			for _, l := range report.QuestionLines(ev.Question, time.Now()) {
 				v.println("  " + l)
 			}
@@ -149,6 +149,10 @@ func (v *watchView) apply(ev coordinator.Event) {
 		if id == coordinator.MainAgent && ev.Result != nil {
 			v.ended = ev.Result.Subtype
 			delete(v.agents, id)
+			// A question the session asked is over when it ends,
+			// answered or not: no answered event follows one that
+			// nobody answered in time.
+			v.question = nil
 		}
 	}
 	switch ev.Type {
@@ -164,6 +168,20 @@ func (v *watchView) apply(ev coordinator.Event) {
 			v.last = slices.Clone(v.last[len(v.last)-lastEvents:])
 		}
 	}
+}
+
+// waitingOn reports whether the watched session still waits on q, as
+// its session.json says: a question of the record that was answered
+// since (a finished session replayed, or a live one joined after the
+// answer) is shown as the event it was, without how to answer it. The
+// session saves the question before it publishes it, so a live question
+// is always found.
+func (v *watchView) waitingOn(q *memory.Question) bool {
+	v.mu.Lock()
+	id := v.session
+	v.mu.Unlock()
+	st, err := memory.LoadSessionState(v.r.Fs, v.r.Root, id)
+	return err == nil && st.Question != nil && st.Question.ID == q.ID && st.Question.Since.Equal(q.Since)
 }
 
 func (v *watchView) end() {

@@ -354,7 +354,7 @@ func (t *runTotals) add(r *coordinator.Result) {
 	if c < t.prevCost {
 		t.prevCost = 0
 	}
-	t.cost = ptr(derefOr(t.cost) + c - t.prevCost)
+	t.cost = ptr(text.RoundUSD(derefOr(t.cost) + c - t.prevCost))
 	t.prevCost = c
 }
 

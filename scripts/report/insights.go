@@ -264,7 +264,7 @@ func agentCosts(s SessionRecords) []AgentFigure {
 	main := AgentFigure{Session: id, Agent: coordinator.MainAgent,
 		InputTokens: max(0, s.Analysis.InputTokens-in), OutputTokens: max(0, s.Analysis.OutputTokens-outTok)}
 	if total, children := s.Analysis.CostUSD, sumKnown(costs); total != nil && children != nil {
-		main.CostUSD = ptr(max(0, *total-*children))
+		main.CostUSD = ptr(max(0, text.RoundUSD(*total-*children)))
 	}
 	if main.InputTokens+main.OutputTokens > 0 {
 		out = append(out, main)

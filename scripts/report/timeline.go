@@ -382,6 +382,7 @@ func sumKnown(costs []*float64) *float64 {
 		}
 		sum += *c
 	}
+	sum = text.RoundUSD(sum)
 	return &sum
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 //go:embed assets
@@ -142,7 +143,7 @@ func (s *Server) list() []sessionRef {
 		r := sessionRef{Project: e.Root, Key: projectKey(e.Root), ID: e.SessionID, Status: e.Status, Mode: e.Mode,
 			Model: e.Model, Turns: e.Turns, FirstWord: e.FirstPrompt, updated: e.UpdatedAt, Age: age(e.UpdatedAt, now)}
 		if e.CostUSD != nil {
-			r.Cost = fmt.Sprintf("$%.2f", *e.CostUSD)
+			r.Cost = text.Dollars(*e.CostUSD)
 		}
 		if st, err := memory.LoadSessionState(s.o.Fs, e.Root, e.SessionID); err == nil {
 			r.Tokens = st.Usage.InputTokens + st.Usage.OutputTokens
