@@ -598,7 +598,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	if custom.Model != "" {
 		at.Coord.SetModel(custom.Model)
 	}
-	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
+	res := at.Coord.RunNarrowed(ctx, p.WithMentions(prompt), custom.Tools)
 	return face.Finish(res)
 }
 
