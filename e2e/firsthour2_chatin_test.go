@@ -272,7 +272,7 @@ func TestChatBashModeAndAttachedFiles(t *testing.T) {
 	r.typeKeys("what did it print, and what is in @piped.txt\r")
 	r.waitIdle(30*time.Second, func(s string) bool { return strings.Contains(s, "noted") })
 	sent := lastRequestText(t, srv)
-	for _, want := range []string{"<bash-input>echo bash-$((40+2));", "bash-42", "PIPED-MARKER", `<attached-file path="piped.txt">`} {
+	for _, want := range []string{"<bash-input>echo bash-$((40+2));", "bash-42", "PIPED-MARKER", "The file @piped.txt:"} {
 		if !strings.Contains(sent, want) {
 			t.Errorf("the model's request lacks %q:\n%s", want, sent)
 		}
@@ -301,7 +301,7 @@ func TestOneShotAttachesMentionedFiles(t *testing.T) {
 	if !strings.Contains(sent, "TODO-MARKER") || strings.Contains(sent, "OUTSIDE-MARKER") {
 		t.Errorf("the request:\n%s", sent)
 	}
-	for _, want := range []string{"@nosuch.txt was not attached: no such file", "@../outside.txt was not attached: it is outside the project"} {
+	for _, want := range []string{"@nosuch.txt is not attached: no such file", "@../outside.txt is not attached: it is outside the project"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

@@ -20,11 +20,17 @@ func (s *Shell) bash(command string) bool {
 	}
 	err := s.startJob("", func(ctx context.Context) jobResult {
 		out, failed := s.opts.Bash(ctx, command)
-		r := jobResult{text: bashBlock(command, out)}
-		if failed && strings.TrimSpace(out) == "" {
-			r.err = errors.New("the command failed with no output")
+		out = strings.TrimRight(text.StripControls(out), "\n")
+		switch {
+		case out == "" && failed:
+			return jobResult{err: errors.New("the command failed with no output")}
+		case out == "":
+			out = "(no output)"
 		}
-		return r
+		// As the command printed it, not as markdown: a command's
+		// output is no answer to render.
+		s.scr.block(s.scr.pal.Dim(out))
+		return jobResult{}
 	})
 	if errors.Is(err, errNoRoom) {
 		return false
@@ -33,19 +39,4 @@ func (s *Shell) bash(command string) bool {
 		s.refused(err)
 	}
 	return true
-}
-
-// bashBlock is the command and its output as markdown: the output in a
-// fenced block longer than any run of backticks in it, with the control
-// sequences a command may print taken out.
-func bashBlock(command, out string) string {
-	out = strings.TrimRight(text.StripControls(out), "\n")
-	fence := "```"
-	for strings.Contains(out, fence) {
-		fence += "`"
-	}
-	if out == "" {
-		out = "(no output)"
-	}
-	return "`! " + strings.ReplaceAll(text.OneLine(text.StripControls(command)), "`", "'") + "`\n\n" + fence + "\n" + out + "\n" + fence + "\n"
 }

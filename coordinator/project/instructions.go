@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -110,7 +111,7 @@ func (s *instructionSet) add(shown, abs string, data []byte, by string, depth in
 	if depth >= MaxImportDepth {
 		return
 	}
-	for _, m := range mentions(body) {
+	for _, m := range mentions.Find(body) {
 		s.importFile(m, shown, abs, depth+1)
 		if s.full {
 			return

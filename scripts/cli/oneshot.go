@@ -598,7 +598,11 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	if custom.Model != "" {
 		at.Coord.SetModel(custom.Model)
 	}
-	res := at.Coord.RunNarrowed(ctx, p.WithMentions(prompt), custom.Tools)
+	if !isCustom {
+		// A custom command's text has its files in already (slash).
+		prompt = p.WithMentions(prompt)
+	}
+	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
 	return face.Finish(res)
 }
 

@@ -1,17 +1,21 @@
-package project
+// Package mentions is the one reading of @path in text people and agents
+// write: which files a markdown text names (Find), as Claude Code reads
+// them, and a message with the text of those files attached (Embed),
+// read through the door it is given.
+package mentions
 
 import (
 	"strings"
 	"unicode"
 )
 
-// mentions are the @paths of markdown text as Claude Code reads them, in
+// Find returns the @paths of markdown text as Claude Code reads them, in
 // order and each once: an @ at the start of a line or after white space,
 // then the path up to the next white space (trailing sentence punctuation
 // dropped), never inside a fenced code block or a code span, so a shell
 // line or a decorator quoted in the instructions is not taken for a file.
 // An email address (no white space before its @) is none.
-func mentions(s string) []string {
+func Find(s string) []string {
 	var out []string
 	seen := map[string]bool{}
 	fence := ""
