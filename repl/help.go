@@ -8,7 +8,9 @@ ralph works you can keep typing:
   !message             urgent: cut the current model step, ralph reads it at once
   message              normal: delivered at the next step boundary, in order
 
-At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves.
+At an idle prompt Ctrl-C clears the line; Ctrl-C twice or Ctrl-D leaves;
+!command runs the command in the sandbox and gives its output to ralph, and
+@file in a message attaches the file.
 /help lists the slash commands (/status, /tasks, /agents, /model, /clear, ...).
 run_command asks y/n/always, showing the command exactly as it will run;
 "always" remembers each part's first word (two for go test, npm run, ...) in

@@ -113,6 +113,12 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		Handoff: func(ctx context.Context, goal string) (coordinator.Handoff, error) {
 			return assemble.Handoff(ctx, p, coord, goal)
 		},
+		Bash: func(ctx context.Context, command string) (string, bool) {
+			res := p.PersonCommand(ctx, command)
+			coord.AddNote(project.BashNote(command, res.Output))
+			return res.Output, res.IsError
+		},
+		Attach:      p.WithMentions,
 		Models:      models.ForConfig(p.Config),
 		CommandDirs: slash.PluginCommandDirs(p.Plugins),
 		Commands: func(h *slash.Host) {

@@ -134,6 +134,13 @@ type Options struct {
 	// Commands adds the face's hooks to each command's Host (the live
 	// state /status reports, /resume's reopening); nil adds none.
 	Commands func(*slash.Host)
+	// Bash runs a command typed as `!cmd` at the idle prompt (Claude
+	// Code's bash mode) and adds it with its output to what the model
+	// reads next (bash.go); nil: `!` at the idle prompt says it cannot.
+	Bash func(ctx context.Context, command string) (output string, failed bool)
+	// Attach puts the files a message names as @path into it (nil: the
+	// message goes as typed).
+	Attach func(message string) string
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -532,6 +539,14 @@ func (s *Shell) submit(line string) (exit bool) {
 		if text == "" {
 			return false
 		}
+		// At the idle prompt `!cmd` is a command of the person's own
+		// (bash mode); while ralph works it is an urgent message.
+		if s.bash(text) {
+			return false
+		}
+	}
+	if s.opts.Attach != nil {
+		text = s.opts.Attach(text)
 	}
 	// A line starts a conversation when nothing runs or the task loop is
 	// paused with nothing in flight; otherwise it is for the work running.

@@ -144,19 +144,30 @@ func (p *Project) openGitBeside(ctx context.Context) *gitState {
 	}
 	if p.Resumed && logged {
 		g.waitGuarded()
-		g.context += p.sinceBaseline(ctx, first)
+		g.context += p.sinceBaseline(ctx, first, g.cps.Now(ctx))
 	}
 	return g
 }
 
 // sinceBaseline says, for a resumed session's system prompt, what changed
-// in the work tree since the session's first checkpoint.
-func (p *Project) sinceBaseline(ctx context.Context, base git.Entry) string {
-	out, err := p.git.repo.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, "diff", "--stat=100", "--no-renames", base.Commit, "--")
-	if err != nil || len(out) == 0 {
-		return "Since this session began, tracked files are unchanged.\n"
+// in the work tree since the session's first checkpoint: the first
+// checkpoint's tree against now's, both taken the same way (untracked
+// files in, ignored files out). `git diff --stat <checkpoint>` against
+// the work tree would compare with the index instead, where an untracked
+// file the checkpoint holds is missing: every one of them was reported
+// deleted on every continue.
+func (p *Project) sinceBaseline(ctx context.Context, base git.Entry, now string) string {
+	if now == "" {
+		return ""
 	}
-	return "Since this session began (its first checkpoint), the work tree changed (git diff --stat):\n" + string(out)
+	out, err := p.git.repo.Git(ctx, []string{"GIT_OPTIONAL_LOCKS=0"}, "diff", "--stat=100", "--no-renames", base.Commit, now, "--")
+	if err != nil {
+		return ""
+	}
+	if len(out) == 0 {
+		return "Since this session began, the work tree is unchanged.\n"
+	}
+	return "Since this session began (its first checkpoint), the work tree changed (git diff --stat of its checkpoints, untracked files included):\n" + string(out)
 }
 
 // CheckpointLog reads a session's checkpoint log.
@@ -285,6 +296,19 @@ func newCheckpoints(repo *git.Repo, s *memory.Session, stateDir string, lastEntr
 		c.Record(context.Background(), git.Entry{Kind: kind}, kind)
 	}()
 	return c
+}
+
+// Now is the checkpoint of the work tree as this process found it: the
+// one taken when the session resumed, or the latest before it when
+// nothing changed since; "" when none could be taken (the context
+// ended first, or the session never took its name).
+func (c *Checkpoints) Now(ctx context.Context) string {
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		return ""
+	}
+	return c.cps.Last()
 }
 
 // Record takes a checkpoint and logs it; name is the ref's last part, and

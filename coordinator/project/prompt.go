@@ -1,8 +1,6 @@
 package project
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +8,6 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/memory/config"
-	"github.com/ralph-dev/ralph/memory/rootfs"
-	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -41,17 +36,6 @@ The session's settings, which the user chose when ralph started:
 	}
 	return b.String()
 }
-
-// InstructionFiles are the instructions files other coding agents read
-// (codex's AGENTS.md, Claude Code's CLAUDE.md), which ralph reads as the
-// project's instructions too. AGENT.md stays ralph's own learnings file.
-var InstructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
-
-// Bounds of the instructions in the prompt: each file, and all of them.
-const (
-	maxInstructionFile = 8 << 10
-	maxInstructions    = 24 << 10
-)
 
 // startRel is the directory the person started ralph in, relative to the
 // project root ("." for the root itself, or a start outside it).
@@ -90,62 +74,6 @@ func (p *Project) whereNote() string {
 	d := filepath.ToSlash(p.StartDir)
 	return fmt.Sprintf("\nThe user started ralph in the directory %s/ of the project (%s): the files and directories they mention, and \"here\", are relative to it, so write them as %s/<path> in your tool calls (a file x they ask for goes to %s/x).",
 		d, filepath.Join(p.Root, p.StartDir), d, d)
-}
-
-// instructions are the AGENTS.md and CLAUDE.md files from the start
-// directory up to the project root, nearest first, each and all of them
-// bounded so a huge file cannot crowd out the conversation. A file seen
-// twice (CLAUDE.md as a link to AGENTS.md) is given once.
-func (p *Project) instructions() string {
-	var b strings.Builder
-	var seen [][]byte
-	dir := p.StartDir
-	for {
-		for _, name := range InstructionFiles {
-			rel := filepath.Join(dir, name)
-			data, err := rootfs.ReadInstruction(p.Fs, filepath.Join(p.Root, rel), p.Config.InstructionLinks, maxInstructionFile+1)
-			if lo := (*rootfs.LinkOutError)(nil); errors.As(err, &lo) {
-				p.leftOut(rel, lo.Target)
-			}
-			if err != nil || len(bytes.TrimSpace(data)) == 0 || containsBytes(seen, data) {
-				continue
-			}
-			seen = append(seen, data)
-			body := text.Head(string(data), maxInstructionFile)
-			if b.Len()+len(body) > maxInstructions {
-				fmt.Fprintf(&b, "\n(%s and any further instructions files were left out: the instructions are bounded at %d KiB)\n", filepath.ToSlash(rel), maxInstructions>>10)
-				return b.String()
-			}
-			fmt.Fprintf(&b, "\n--- %s ---\n%s\n", filepath.ToSlash(rel), strings.TrimRight(body, "\n"))
-		}
-		if dir == "." || dir == string(os.PathSeparator) {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "\n\nThe project's instructions (AGENTS.md, CLAUDE.md), nearest the user's directory first; where they disagree the nearer one wins:\n" + b.String()
-}
-
-// leftOut says, once per file and process, that an instructions file is
-// a link out of the project and how the person allows it.
-func (p *Project) leftOut(rel, target string) {
-	if _, seen := p.leftOutSaid.LoadOrStore(rel, true); seen || p.notify == nil {
-		return
-	}
-	p.notify(fmt.Sprintf("%s is a link to %s, outside the project, and was left out of the prompt; to use it, add %q to instruction_links in %s",
-		filepath.ToSlash(rel), target, target, config.UserFile("~/.config")))
-}
-
-func containsBytes(list [][]byte, b []byte) bool {
-	for _, x := range list {
-		if bytes.Equal(x, b) {
-			return true
-		}
-	}
-	return false
 }
 
 // startDir is the start directory given, or the working directory.

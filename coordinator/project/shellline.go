@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/workers"
@@ -42,6 +43,26 @@ func (p *Project) ShellLine(ctx context.Context, command string) workers.Result 
 		return workers.Result{IsError: true, Output: tools.NotRun + ": " + err.Error()}
 	}
 	return p.Tools.ShellLine(hctx, command)
+}
+
+// PersonCommand runs a command the person typed at the chat prompt
+// (`!cmd`, Claude Code's bash mode) through the session's tool hooks and
+// in its sandbox, without asking: the person typed it (tools.PersonLine).
+func (p *Project) PersonCommand(ctx context.Context, command string) workers.Result {
+	hctx, err := p.RalphCall(ctx, "bash")
+	if err != nil {
+		return workers.Result{IsError: true, Output: tools.NotRun + ": " + err.Error()}
+	}
+	return p.Tools.PersonLine(hctx, command)
+}
+
+// BashNote is what the model reads, before the person's next message, of
+// a command the person ran at the prompt (`!cmd`), in the words Claude
+// Code's bash mode gives its model: the command and its output, which is
+// the person's context, not a request.
+func BashNote(command, output string) string {
+	return "[ralph: the user ran this command at the prompt themselves (bash mode); its output is for your context, not a request]\n<bash-input>" +
+		command + "</bash-input>\n<bash-output>\n" + strings.TrimRight(output, "\n") + "\n</bash-output>"
 }
 
 // Verify runs a verify command in where (the project's tools, or a

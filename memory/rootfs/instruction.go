@@ -58,6 +58,26 @@ func ReadInstruction(fsys afero.Fs, name string, allowed []string, limit int64) 
 	return nil, &LinkOutError{Name: name, Target: target}
 }
 
+// ReadListed reads a file outside the project that an instructions file
+// imports (`@~/notes.md`), at most limit bytes, only when its target is
+// among allowed, as a link out of the project is (ReadInstruction): the
+// project's instructions are text the model may have written, and an
+// import must not carry the person's keys into the prompt. Otherwise the
+// error is a *LinkOutError and nothing of the file is read.
+func ReadListed(name string, allowed []string, limit int64) ([]byte, error) {
+	target, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range allowed {
+		if sameTarget(expandHome(a), target) {
+			file, err := os.Open(target)
+			return readLimited(file, err, limit)
+		}
+	}
+	return nil, &LinkOutError{Name: name, Target: target}
+}
+
 func readLimited(file io.ReadCloser, err error, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err

@@ -196,6 +196,14 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 			// After "--" every word is the task's, even a command's name,
 			// and so is a word after a flag that asks for a prompt (-c).
 			prompting := c.f.cont || c.f.session != "" || c.f.conv.print
+			// A bare word another CLI takes as a command of its own
+			// (update, login) is answered, whatever flags come with it:
+			// it never becomes a model request. "--" makes it a task.
+			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 {
+				if err := habitAnswer(args[0]); err != nil {
+					return err
+				}
+			}
 			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && !prompting && !strings.ContainsAny(args[0], " \t\n") {
 				if s := nearCommand(cmd, args[0]); s != "" {
 					return usageHintf("unknown command %q; did you mean %q? (to send a one-word task: ralph -- %s)", args[0], s, args[0])

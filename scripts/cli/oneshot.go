@@ -598,6 +598,10 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	if custom.Model != "" {
 		at.Coord.SetModel(custom.Model)
 	}
+	if !isCustom {
+		// A custom command's text has its files in already (slash).
+		prompt = p.WithMentions(prompt)
+	}
 	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
 	return face.Finish(res)
 }

@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -27,15 +26,6 @@ import (
 
 // shellRef is Claude Code's embedded shell: !`command` on one line.
 var shellRef = regexp.MustCompile("!`([^`\n]+)`")
-
-// fileRef is a file mention: @ at a word's start, then a path.
-var fileRef = regexp.MustCompile(`(?:^|[\s(])@([\w./-]*[\w/-])`)
-
-// Bounds of what a custom command embeds: files, and each file's size.
-const (
-	maxEmbeddedFiles = 10
-	maxEmbeddedFile  = 64 << 10
-)
 
 // shellLines are the commands of body's shell lines, in order.
 func shellLines(body string) []string {
@@ -79,38 +69,11 @@ func (h *Host) runShellLines(ctx context.Context, name, shown, body string) (str
 }
 
 // embedFiles adds to body the text of the project's files it mentions
-// with @, each once, read through the project's door; a mention of what
-// is no file of the project stays as written, and one the door refused
-// (a link out, a file too large) is said in one line.
+// with @, as a chat line's are (mentions.Embed: read through the
+// project's door, and what is not embedded said in one line).
 func (h *Host) embedFiles(body string) string {
 	if h.Fs == nil {
 		return body
 	}
-	seen := map[string]bool{}
-	var b strings.Builder
-	for _, m := range fileRef.FindAllStringSubmatch(body, -1) {
-		rel := m[1]
-		if seen[rel] || len(seen) == maxEmbeddedFiles {
-			continue
-		}
-		seen[rel] = true
-		path := rel
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(h.Root, filepath.FromSlash(rel))
-		}
-		fi, err := h.Fs.Stat(path)
-		if err == nil && fi.IsDir() {
-			continue
-		}
-		data, err := rootfs.ReadSmall(h.Fs, path, maxEmbeddedFile)
-		switch {
-		case err == nil:
-			fmt.Fprintf(&b, "\n\nThe file @%s:\n%s", rel, strings.TrimRight(text.Fenced(string(data)), "\n"))
-		case errors.Is(err, rootfs.ErrOutsideRoot) || errors.Is(err, rootfs.ErrLinkOut):
-			h.printf("note: @%s is not embedded: it is outside the project or a link out of it\n", text.StripControls(rel))
-		case errors.Is(err, rootfs.ErrTooLarge):
-			h.printf("note: @%s is not embedded: it is larger than %d KiB\n", text.StripControls(rel), maxEmbeddedFile>>10)
-		}
-	}
-	return body + b.String()
+	return mentions.Embed(h.Fs, h.Root, body, func(s string) { h.printf("note: %s\n", s) })
 }

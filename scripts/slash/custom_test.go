@@ -215,7 +215,7 @@ func TestCustomFileMentionsStayInTheProject(t *testing.T) {
 	if err != nil || strings.Contains(o.Send, "SECRET-OUT") {
 		t.Fatalf("%v, sent %q", err, o.Send)
 	}
-	if !strings.Contains(out.String(), "@link.txt is not embedded") {
+	if !strings.Contains(out.String(), "@link.txt is not attached") {
 		t.Errorf("the link out was not said:\n%s", out)
 	}
 }

@@ -40,6 +40,40 @@ func (t *Toolset) ShellLine(ctx context.Context, command string) workers.Result 
 	return res
 }
 
+// PersonLine runs a command the person typed at the chat prompt (`!cmd`,
+// Claude Code's bash mode) through the tool hooks ctx carries, as Bash
+// with the command as written, and in the session's sandbox, but not
+// through the approval policy: the person typed it, which is their
+// approval, as Claude Code runs it without asking. A PreToolUse hook
+// that rewrites it sends the rewrite through the approval policy, as the
+// model's run_command: the person did not type that. The output is
+// redacted and bounded as run_command's is.
+func (t *Toolset) PersonLine(ctx context.Context, command string) workers.Result {
+	args, err := json.Marshal(RunCommandParams{Command: command})
+	if err != nil {
+		return workers.Result{IsError: true, Output: NotRun + ": " + err.Error()}
+	}
+	ran := false
+	res := t.Hooked(ctx, ToolRunCommand, args, func(ctx context.Context, got json.RawMessage) workers.Result {
+		ran = true
+		var p RunCommandParams
+		if json.Unmarshal(got, &p) != nil || p.Command != command || p.TimeoutS != nil || p.Unsandboxed {
+			return t.call(ctx, ToolRunCommand, got)
+		}
+		if err := ctx.Err(); err != nil {
+			return errResult("command cancelled before it ran")
+		}
+		t.ws.NoteWithheld()
+		res := t.ws.Exec(ctx, command, t.ws.Timeout(), true)
+		res.Output = workers.TruncateMiddle(t.opts.Redact.Redact(res.Output), t.ws.MaxOutput()+resultSlack)
+		return res
+	})
+	if !ran && !strings.HasPrefix(res.Output, NotRun) {
+		res.IsError, res.Output = true, NotRun+": "+res.Output
+	}
+	return res
+}
+
 // VerifyNotRun begins the result of a verify command that a PreToolUse
 // hook kept from running as written: the verify did not pass.
 const VerifyNotRun = "the verify command did not pass, since it did not run as written"

@@ -1,0 +1,214 @@
+package project
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/memory/mentions"
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/text"
+)
+
+// InstructionFiles are the instructions files other coding agents read
+// (codex's AGENTS.md, Claude Code's CLAUDE.md), which ralph reads as the
+// project's instructions too. AGENT.md stays ralph's own learnings file.
+var InstructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
+
+// Bounds of the instructions in the prompt (docs/conventions.md): each
+// file is read whole up to MaxInstructionFile, and all of them with their
+// imports up to MaxInstructions. Claude Code reads a CLAUDE.md whole and
+// warns above LargeInstructionChars characters; ralph warns there too and
+// cuts only far above it, saying so to the person in one line.
+const (
+	MaxInstructionFile    = 128 << 10
+	MaxInstructions       = 256 << 10
+	LargeInstructionChars = 40000
+	// MaxImportDepth is how many hops of @imports are followed, as
+	// Claude Code follows them.
+	MaxImportDepth = 5
+)
+
+// instructionSet gathers the instructions files and their imports.
+type instructionSet struct {
+	p    *Project
+	b    strings.Builder
+	seen [][]byte        // contents given already (CLAUDE.md as a link to AGENTS.md)
+	read map[string]bool // the files read or refused, by absolute name: a cycle ends there
+	full bool            // the bound of all instructions was reached
+}
+
+// instructions are the AGENTS.md and CLAUDE.md files from the start
+// directory up to the project root, nearest first, each followed by the
+// files it imports (@path), each and all of them bounded so that a huge
+// file cannot crowd out the conversation; a cut is said to the person.
+// A file seen twice (CLAUDE.md as a link to AGENTS.md) is given once.
+func (p *Project) instructions() string {
+	s := &instructionSet{p: p, read: map[string]bool{}}
+	dir := p.StartDir
+	for !s.full {
+		for _, name := range InstructionFiles {
+			rel := filepath.Join(dir, name)
+			abs := filepath.Join(p.Root, rel)
+			data, err := rootfs.ReadInstruction(p.Fs, abs, p.Config.InstructionLinks, MaxInstructionFile+1)
+			if lo := (*rootfs.LinkOutError)(nil); errors.As(err, &lo) {
+				p.leftOut(rel, lo.Target)
+			}
+			if err != nil {
+				continue
+			}
+			s.read[abs] = true
+			s.add(filepath.ToSlash(rel), abs, data, "", 0)
+			if s.full {
+				break
+			}
+		}
+		if dir == "." || dir == string(os.PathSeparator) {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	if s.b.Len() == 0 {
+		return ""
+	}
+	return "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String()
+}
+
+// add gives one file's text (read up to one byte over the bound), then
+// the files it imports, depth hops from an instructions file.
+func (s *instructionSet) add(shown, abs string, data []byte, by string, depth int) {
+	if s.full || len(bytes.TrimSpace(data)) == 0 || containsBytes(s.seen, data) {
+		return
+	}
+	s.seen = append(s.seen, data)
+	body, cut := clipAtLine(string(data), MaxInstructionFile)
+	if cut {
+		s.p.tellOnce("cut:"+abs, fmt.Sprintf("%s is over %d KiB, the most ralph reads of one instructions file; the rest of it was left out of the prompt (docs/conventions.md)",
+			shown, MaxInstructionFile>>10))
+	} else if n := utf8.RuneCount(data); n > LargeInstructionChars {
+		s.p.tellOnce("large:"+abs, fmt.Sprintf("%s is large (%d characters, over %d): it is read whole, but every request carries it", shown, n, LargeInstructionChars))
+	}
+	if s.b.Len()+len(body) > MaxInstructions {
+		fmt.Fprintf(&s.b, "\n(%s and any further instructions were left out: the instructions are bounded at %d KiB in all)\n", shown, MaxInstructions>>10)
+		s.p.tellOnce("all:"+abs, fmt.Sprintf("%s and any further instructions files were left out of the prompt: ralph reads at most %d KiB of instructions in all (docs/conventions.md)",
+			shown, MaxInstructions>>10))
+		s.full = true
+		return
+	}
+	head := shown
+	if by != "" {
+		head += ", imported by " + by
+	}
+	fmt.Fprintf(&s.b, "\n--- %s ---\n%s\n", head, strings.TrimRight(body, "\n"))
+	if cut {
+		fmt.Fprintf(&s.b, "(the rest of %s was cut: an instructions file is bounded at %d KiB)\n", shown, MaxInstructionFile>>10)
+	}
+	if depth >= MaxImportDepth {
+		return
+	}
+	for _, m := range mentions.Find(body) {
+		s.importFile(m, shown, abs, depth+1)
+		if s.full {
+			return
+		}
+	}
+}
+
+// importFile follows one @path of the file at from: relative to that
+// file, or to the home directory for @~/. Inside the project it is read
+// through the project's door (a link out only when instruction_links
+// lists its target); outside it, only when instruction_links lists it.
+// An import that names no file is plain text, as Claude Code takes it.
+func (s *instructionSet) importFile(m, by, from string, depth int) {
+	abs := m
+	switch {
+	case strings.HasPrefix(m, "~/"):
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return
+		}
+		abs = filepath.Join(home, m[2:])
+	case !filepath.IsAbs(m):
+		abs = filepath.Join(filepath.Dir(from), m)
+	}
+	abs = filepath.Clean(abs)
+	if s.read[abs] {
+		return
+	}
+	s.read[abs] = true
+	inside := true
+	if r, ok := s.p.Fs.(*rootfs.Fs); ok {
+		inside = r.Contains(abs)
+	}
+	var data []byte
+	var err error
+	if inside {
+		data, err = rootfs.ReadInstruction(s.p.Fs, abs, s.p.Config.InstructionLinks, MaxInstructionFile+1)
+	} else {
+		data, err = rootfs.ReadListed(abs, s.p.Config.InstructionLinks, MaxInstructionFile+1)
+	}
+	if lo := (*rootfs.LinkOutError)(nil); errors.As(err, &lo) {
+		s.p.tellOnce("import:"+abs, fmt.Sprintf("%s imports %s, which lies outside the project, and it was left out of the prompt; to use it, add %q to instruction_links in %s",
+			by, m, lo.Target, config.UserFile("~/.config")))
+		return
+	}
+	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return
+	}
+	s.add(s.p.shownPath(abs, m), abs, data, by, depth)
+}
+
+// shownPath names a file for the prompt: relative to the project root
+// inside it, as written (m) outside it.
+func (p *Project) shownPath(abs, m string) string {
+	if rel, err := filepath.Rel(p.Root, abs); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return m
+}
+
+// clipAtLine is s cut to at most n bytes at the end of a line (or, for a
+// line longer than half the bound, at a space), never in a word or a
+// UTF-8 sequence; cut says whether anything was left out.
+func clipAtLine(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	head := text.Head(s, n)
+	if i := strings.LastIndexByte(head, '\n'); i >= n/2 {
+		return head[:i+1], true
+	}
+	if i := strings.LastIndexAny(head, " \t"); i > 0 {
+		return head[:i], true
+	}
+	return head, true
+}
+
+// tellOnce says s to the person once per key and process.
+func (p *Project) tellOnce(key, s string) {
+	if _, seen := p.leftOutSaid.LoadOrStore(key, true); seen || p.notify == nil {
+		return
+	}
+	p.notify(s)
+}
+
+// leftOut says, once per file and process, that an instructions file is
+// a link out of the project and how the person allows it.
+func (p *Project) leftOut(rel, target string) {
+	p.tellOnce(rel, fmt.Sprintf("%s is a link to %s, outside the project, and was left out of the prompt; to use it, add %q to instruction_links in %s",
+		filepath.ToSlash(rel), target, target, config.UserFile("~/.config")))
+}
+
+func containsBytes(list [][]byte, b []byte) bool {
+	for _, x := range list {
+		if bytes.Equal(x, b) {
+			return true
+		}
+	}
+	return false
+}
