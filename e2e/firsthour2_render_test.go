@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +118,86 @@ func TestFirstHour2TallBlocksRenderedOneShot(t *testing.T) {
 	assertRenderedTall(t, "one-shot", r.screen())
 }
 
-var _ = regexp.MustCompile
+// A notice of ralph's has a line of its own above the one-shot's status
+// line, never the status line's end; the withheld-variable notice names
+// a provider setting as one (OPENAI_BASE_URL is no credential), and
+// comes after the first command, not before its approval question.
+func TestFirstHour2NoticeOnItsOwnLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := inlineServer(t, commandScenario(t, [][]string{{"echo hi"}}, "Finished."))
+	env := append(chatEnv(t), "OPENAI_BASE_URL="+srv.URL, "AWS_REGION=eu-west-1", "DEPLOY_TOKEN=abc")
+	r := startPTY(t, dir, env, "--base-url", srv.URL, "say hi")
+	const question = "run `echo hi`? [y]es"
+	r.waitFor(question, 20*time.Second)
+	if _, ok := r.out.waitScreen(5*time.Second, func(_, cur string) bool { return strings.HasPrefix(cur, "allow? ") }); !ok {
+		t.Fatalf("no prompt; the screen shows:\n%s", r.screen())
+	}
+	r.typeKeys("y\r")
+	r.waitFor("Finished.", 20*time.Second)
+	r.expectExit(0, 20*time.Second)
+	screen := r.screen()
+	flat := strings.ReplaceAll(screen, "\n", "")
+	notice := strings.Index(flat, "commands run without")
+	if notice < 0 {
+		t.Fatalf("no notice of the variables withheld:\n%s", screen)
+	}
+	for _, row := range strings.Split(screen, "\n") {
+		if strings.Contains(row, "commands run without") && !strings.HasPrefix(row, "ralph: commands run without") {
+			t.Errorf("the notice shares its row: %q", row)
+		}
+	}
+	if q := strings.Index(flat, question); notice < q {
+		t.Errorf("the notice came before the approval question:\n%s", screen)
+	}
+	for _, want := range []string{"DEPLOY_TOKEN, which looks like credentials", "AWS_REGION, OPENAI_BASE_URL, provider and cloud settings"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the notice does not say %q:\n%s", want, screen)
+		}
+	}
+}
+
+// A line typed while an answer streams is said queued at once, under the
+// answer, while the answer goes on; it came only once the stream stopped,
+// 5 s and more later. Once the answer is written, the line is below it.
+func TestFirstHour2QueuedShowsAtOnce(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "Paragraph %d says a few words about step %d.\n\n", i, i)
+	}
+	b.WriteString("The end.")
+	js, _ := json.Marshal(wordChunks(b.String()))
+	url := inlineServer(t, `{"name":"queued","responses":[{"text_chunks":`+string(js)+`,"chunk_delay_ms":25},{"text":"ok, noted"}]}`).URL
+	c := startTmux(t, t.TempDir(), nil, 100, 30, "chat", "--base-url", url)
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+	c.tmux("send-keys", "go on", "Enter")
+	c.waitFor("the stream to start", 20*time.Second, func(s string) bool { return strings.Contains(s, "Paragraph 3 ") })
+	typed := time.Now()
+	c.tmux("send-keys", "also this", "Enter")
+	c.waitFor("the queued line", 20*time.Second, func(s string) bool { return strings.Contains(s, "queued") })
+	took := time.Since(typed)
+	if screen := c.screen(); strings.Contains(screen, "The end.") {
+		t.Fatalf("the queued line came only after the answer (%s):\n%s", took, tailOf(screen, 3000))
+	}
+	if took > 2*time.Second {
+		t.Errorf("the queued line took %s to show", took)
+	}
+	c.waitFor("the second answer", 90*time.Second, func(s string) bool {
+		return strings.Contains(s, "ok, noted") && idlePrompt.MatchString(s)
+	})
+	time.Sleep(200 * time.Millisecond)
+	screen := c.screen()
+	if n := strings.Count(screen, "queued: "); n != 1 {
+		t.Errorf("the queued line is there %d times, want once:\n%s", n, tailOf(screen, 4000))
+	}
+	if end, q := strings.Index(screen, "The end."), strings.Index(screen, "queued: "); q < end {
+		t.Errorf("the queued line is not below the answer:\n%s", tailOf(screen, 4000))
+	}
+	for i := range 40 {
+		if n := strings.Count(screen, fmt.Sprintf("Paragraph %d says", i)); n != 1 {
+			t.Errorf("paragraph %d is there %d times:\n%s", i, n, tailOf(screen, 4000))
+			break
+		}
+	}
+}
