@@ -33,8 +33,10 @@ import (
 // The answer's layout is the live-answer model every face shares
 // (scripts/screen/live): finished blocks are written for good, rendered; the
 // block in flight is shown raw in a live region just above the prompt,
-// never taller than the window, which each paint redraws; what scrolls
-// out of it is final and written once.
+// never taller than the window, which each paint redraws (a block taller
+// than that is held back and written rendered when it ends); what scrolls
+// out of it is final and written once. Notices that come meanwhile show
+// at once under the answer, in the same region (liveRowsLocked).
 //
 // Writes go through readline's writers, which clear the prompt before the
 // write and draw it again after, so every write ends with a newline and
