@@ -98,6 +98,10 @@ type Answer struct {
 	live []string
 }
 
+// Held reports whether the block in flight is held back, the live
+// region showing its status row.
+func (a *Answer) Held() bool { return a.held }
+
 // Active reports whether an answer is streaming.
 func (a *Answer) Active() bool { return a.active }
 
