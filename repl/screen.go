@@ -2,6 +2,7 @@ package repl
 
 import (
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -33,8 +34,10 @@ import (
 // The answer's layout is the live-answer model every face shares
 // (scripts/screen/live): finished blocks are written for good, rendered; the
 // block in flight is shown raw in a live region just above the prompt,
-// never taller than the window, which each paint redraws; what scrolls
-// out of it is final and written once.
+// never taller than the window, which each paint redraws (a block taller
+// than that is held back and written rendered when it ends); what scrolls
+// out of it is final and written once. Notices that come meanwhile show
+// at once under the answer, in the same region (liveRowsLocked).
 //
 // Writes go through readline's writers, which clear the prompt before the
 // write and draw it again after, so every write ends with a newline and
@@ -62,8 +65,12 @@ type screen struct {
 	// queue is output written for good and not yet painted, in order.
 	queue []segment
 	// later is notices that wait for the answer in flight to be written,
-	// so that it stays one block (lineAfter).
-	later []string
+	// so that it stays one block (lineAfter); meanwhile the live region
+	// shows them under the answer, at once (issue 68: "queued: …" came
+	// only when the stream stopped, 5 s and more after the line was
+	// typed). laterRows is how many rows of them the screen shows.
+	later     []string
+	laterRows int
 	// shown is what the terminal shows of the live region now, directly
 	// above the prompt.
 	shown []string
@@ -211,7 +218,7 @@ func (s *screen) frameLocked() []segment {
 	s.fitLocked()
 	cols, height := s.dims()
 	resized := len(s.shown) > 0 && (cols != s.shownCols || height != s.shownHeight)
-	rows := s.ans.Live()
+	rows := s.liveRowsLocked(cols, height)
 	if len(s.queue) == 0 && !resized && slices.Equal(rows, s.shown) {
 		return nil
 	}
@@ -257,6 +264,27 @@ func (s *screen) frameLocked() []segment {
 	return segs
 }
 
+// liveRowsLocked is what the live region shows: the answer's rows, then
+// the notices that wait for it (the last of them, as many as fit the
+// window with the answer's rows and the prompt).
+func (s *screen) liveRowsLocked(cols, height int) []string {
+	rows := s.ans.Live()
+	s.laterRows = 0
+	if len(s.later) == 0 {
+		return rows
+	}
+	var notes []string
+	for _, t := range s.later {
+		notes = append(notes, strings.Split(terminal.Wrap(t, cols-1), "\n")...)
+	}
+	room := max(1, height-1-len(rows))
+	if len(notes) > room {
+		notes = notes[len(notes)-room:]
+	}
+	s.laterRows = len(notes)
+	return append(slices.Clip(rows), notes...)
+}
+
 // fitLocked is called with mu held before the answer is laid out or
 // painted. A terminal made narrower reflows the live region's rows over
 // more rows, and one made lower drops its top rows: either way (tmux keeps
@@ -271,10 +299,43 @@ func (s *screen) fitLocked() {
 	if len(s.shown) == 0 || (cols >= s.shownCols && height >= s.shownHeight) {
 		return
 	}
+	if s.ans.Held() && s.intactLocked(cols, height) {
+		// A held block's status row (and a notice under it) fit the new
+		// size unchanged: nothing of them went to the scrollback, so they
+		// are erased and drawn again as ever rather than left behind.
+		return
+	}
 	s.answer().Touched(true, cols, height)
 	s.shown = nil
+	s.keptLaterLocked()
 	s.takeAnswer()
 }
+
+// keptLaterLocked forgets the notices the live region showed when the
+// screen changed below it: their rows stay where they are, as written.
+func (s *screen) keptLaterLocked() {
+	if s.laterRows > 0 {
+		s.later, s.laterRows = nil, 0
+	}
+}
+
+// intactLocked reports whether the rows shown stay as they are on a
+// terminal of cols×height: each narrower than its last column, and room
+// above the prompt (two rows, should the status line wrap) for all.
+func (s *screen) intactLocked(cols, height int) bool {
+	if len(s.shown)+2 >= height {
+		return false
+	}
+	for _, r := range s.shown {
+		if v := styleSeq.ReplaceAllString(r, ""); text.ClipWidth(v, cols-1) != v {
+			return false
+		}
+	}
+	return true
+}
+
+// styleSeq is a style sequence, which takes no room on the screen.
+var styleSeq = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // resized paints the live region again for the terminal's new size.
 func (s *screen) resized() {
@@ -382,6 +443,9 @@ func (s *screen) touched() {
 	s.fitLocked()
 	w, h := s.dims()
 	s.answer().Touched(len(s.shown) > 0, w, h)
+	if len(s.shown) > 0 {
+		s.keptLaterLocked()
+	}
 	s.shown = nil
 	s.takeAnswer()
 	s.changed()
@@ -403,11 +467,12 @@ func (s *screen) lineAfter(t string) {
 	s.mu.Lock()
 	if s.ans.Active() {
 		s.later = append(s.later, t)
+		s.changed()
 		s.mu.Unlock()
 		return
 	}
 	s.mu.Unlock()
-	s.line(t)
+	s.block(t + "\n")
 }
 
 // flushLaterLocked queues the notices that waited for the answer.
@@ -422,9 +487,13 @@ func (s *screen) flushLaterLocked() {
 	s.later = nil
 }
 
-// line prints one line of progress or a notice.
+// line prints one line of progress or a notice: while an answer streams,
+// under it at once and for good once it is written (lineAfter), so that
+// neither the answer nor the notice waits for the other. Every notice
+// while the status line is up comes through here (Shell.note, the
+// project's notices included).
 func (s *screen) line(t string) {
-	s.block(t + "\n")
+	s.lineAfter(t)
 }
 
 // block prints text on the info writer, below the answer so far, wrapped

@@ -237,3 +237,25 @@ func TestHandleStripsControls(t *testing.T) {
 		}
 	}
 }
+
+// A notice while an answer streams shows at once, under the answer in
+// the live region, and is written below the answer once it is (issue 68:
+// "queued: …" came only when the stream stopped).
+func TestNoticeShowsAtOnceUnderTheAnswer(t *testing.T) {
+	s, draft, info := testScreen(40, 20)
+	s.delta("streaming words ")
+	s.line("queued: also this")
+	if got := shown(draft.String()); strings.Join(got, "|") != "streaming words |queued: also this" {
+		t.Fatalf("while the answer streams the screen shows %q", got)
+	}
+	if info.Len() != 0 {
+		t.Fatalf("the notice was written for good before the answer: %q", info.String())
+	}
+	s.finish("streaming words and more")
+	if got := shown(draft.String()); strings.Join(got, "|") != "streaming words and more" {
+		t.Fatalf("after the answer the draft shows %q", got)
+	}
+	if !strings.Contains(info.String(), "queued: also this") {
+		t.Fatalf("the notice was not written after the answer: %q", info.String())
+	}
+}

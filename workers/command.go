@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
@@ -210,19 +212,36 @@ func (w *Workspace) Exec(ctx context.Context, command string, timeout time.Durat
 	return w.execute(ctx, command, timeout, policy)
 }
 
-// NoteWithheld tells the person, at the session's first command, which of
-// their variables commands go without and how to pass one: a test suite
-// that needs DATABASE_URL fails otherwise with no word why. Names only,
-// never values; once for w and every Workspace made with its Options.
+// NoteWithheld tells the person, after the session's first command,
+// which of their variables commands go without and how to pass one: a
+// test suite that needs DATABASE_URL fails otherwise with no word why.
+// Names only, never values; once for w and every Workspace made with its
+// Options. A provider's setting (OPENAI_BASE_URL) is said to be one, not
+// a credential: it is withheld by its prefix, since such settings may
+// carry a key.
 func (w *Workspace) NoteWithheld() {
 	if len(w.opts.Withheld)+len(w.opts.WithheldGit) == 0 || w.opts.Notify == nil || w.opts.withheldOnce == nil {
 		return
 	}
 	w.opts.withheldOnce.Do(func() {
+		var creds []string
+		for _, n := range w.opts.Withheld {
+			if !slices.Contains(w.opts.Settings, n) {
+				creds = append(creds, n)
+			}
+		}
+		var parts []string
+		if len(creds) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, which %s like credentials", strings.Join(creds, ", "), text.Plural(len(creds), "looks", "look")))
+		}
+		if len(w.opts.Settings) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, provider and cloud settings (every AWS_, AZURE_, OPENAI_ and ANTHROPIC_ variable is withheld, as some carry keys)",
+				strings.Join(w.opts.Settings, ", ")))
+		}
 		var say string
-		if len(w.opts.Withheld) > 0 {
-			say = fmt.Sprintf("commands run without %s, which look like credentials; to pass one, list it in your user config: shell_env = [%q]",
-				strings.Join(w.opts.Withheld, ", "), w.opts.Withheld[0])
+		if len(parts) > 0 {
+			say = fmt.Sprintf("commands run without %s; to pass one, list it in your user config: shell_env = [%q]",
+				strings.Join(parts, ", nor "), w.opts.Withheld[0])
 		}
 		if g := w.opts.WithheldGit; len(g) > 0 {
 			why := "which configure git for every command and may carry a credential; shell_env cannot pass them"

@@ -85,6 +85,10 @@ type Options struct {
 	// (childenv.Withheld): the first command tells the person of them,
 	// once for the Workspace and every copy of it (NoteWithheld).
 	Withheld []string
+	// Settings are those of Withheld that are withheld as cloud and model
+	// provider settings (childenv.ProviderSetting, OPENAI_BASE_URL), not
+	// as credentials: the note says so, truthfully.
+	Settings []string
 	// WithheldGit names the variables that configure git
 	// (childenv.WithheldGit), which Env never holds and shell_env cannot
 	// pass; the same note names them apart.

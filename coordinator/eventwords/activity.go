@@ -27,9 +27,21 @@ func activity(ev coordinator.Event) (string, bool) {
 	case coordinator.EventTextDelta:
 		return fmt.Sprintf("writing (turn %d)", ev.Turn), true
 	case coordinator.EventToolCall:
-		// A call a person is asked about reads the same: the question
-		// beside it says it waits.
+		// A call a person is asked about reads so until the question
+		// comes (EventQuestion), which says it waits.
 		return ToolCall(ev.ToolName, ev.ToolArgs), true
+	case coordinator.EventQuestion:
+		// The status line said "running `echo hi`" while the command
+		// waited for its approval (issue 68).
+		if q := ev.Question; q != nil && q.Kind == "approval" {
+			return "waiting for approval", true
+		}
+		return "waiting for your answer", true
+	case coordinator.EventAnswered:
+		if q := ev.Question; q != nil && q.Kind == "approval" && !strings.HasPrefix(ev.Text, "no") {
+			return "running what was approved", true
+		}
+		return "going on after the answer", true
 	case coordinator.EventToolResult:
 		return "reading the result of " + ev.ToolName, true
 	case coordinator.EventRetry:

@@ -53,6 +53,8 @@ type Attached struct {
 	stopSignals func()
 	asker       bool
 	p           *Project
+	// notify is where the project's notices went before Attach.
+	notify func(string)
 }
 
 // Attach brings a face up on the project: its queue (and the signals
@@ -78,6 +80,10 @@ func (p *Project) Attach(ctx context.Context, f Face) *Attached {
 	notify := f.Notify
 	if notify == nil {
 		notify = func(string) {}
+	} else if p.notices != nil {
+		// The project's notices from now on are the face's, printed
+		// where it prints its own.
+		a.notify = p.notices.route(func(s string) { f.Notify(s) })
 	}
 	a.Questions = p.Serve(steer, notify)
 	if msg := p.waitNotice(); msg != "" {
@@ -97,6 +103,9 @@ func (a *Attached) StopSignals() { a.stopSignals() }
 // Detach takes down what Attach set up for the face.
 func (a *Attached) Detach() {
 	a.stopSignals()
+	if a.notify != nil {
+		a.p.notices.route(a.notify)
+	}
 	if a.asker {
 		a.p.Approval.SetAsker(nil)
 	}

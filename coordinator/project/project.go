@@ -253,6 +253,9 @@ type Project struct {
 	// the instructions files already said to be left out (leftOut).
 	notify      func(string)
 	leftOutSaid sync.Map
+	// notices is where notify's notices go (Attach routes them to the
+	// face).
+	notices *notices
 }
 
 // Open finds the project, locks it, recovers from a crashed run and
@@ -286,8 +289,8 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// door. Many quote what a file the model can write says (a settings
 	// file's event name, a bad matcher, a skill's name), so control
 	// characters are made visible here, once, rather than at each notice.
-	notify := opts.Notify
-	opts.Notify = func(s string) { notify(text.Visible(s)) }
+	door := &notices{to: opts.Notify}
+	opts.Notify = func(s string) { door.say(text.Visible(s)) }
 	root, err := Root(opts.Dir, opts.Overrides.AllowHome)
 	if err != nil {
 		return nil, err
@@ -348,7 +351,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	p := &Project{Root: root, Fs: opts.Fs, Person: person, Config: cfg, parallel: opts.Parallel, answers: opts.Answers,
 		Redactor: memory.NewRedactor(append(cfg.Secrets(), gitSecrets...)...), gitSecrets: gitSecrets,
 		registry: memory.OpenRegistry(person, memory.RegistryDir(opts.Getenv)), gitLook: look,
-		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify}
+		StartDir: startRel(root, startDir(opts.StartDir)), appendSystem: opts.AppendSystem, notify: opts.Notify, notices: door}
 	// The definitions are read before the lock is taken, so a one-shot
 	// naming one the project lacks fails before any session is recorded.
 	var pluginWarnings []string
@@ -410,13 +413,14 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
 			n, config.ProjectFile))
 	}
+	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
 	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,
 		Readable: cfg.SandboxReadable,
 		Notify:   opts.Notify, AddDirs: opts.AddDirs, Kept: Kept(),
-		Withheld: childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv), WithheldGit: childenv.WithheldGit(os.Environ()),
+		Withheld: withheld, Settings: childenv.Settings(os.Environ(), withheld), WithheldGit: childenv.WithheldGit(os.Environ()),
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)

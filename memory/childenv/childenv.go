@@ -141,6 +141,20 @@ func Withheld(env, include []string, drop ...string) []string {
 	return out
 }
 
+// Settings names those of names that env holds as cloud and model
+// provider settings (ProviderSetting): withheld by their prefix alone.
+func Settings(env, names []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if slices.Contains(names, name) && ProviderSetting(name, value) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // ConfiguresGit reports whether name is one of the variables that give
 // every git a command runs configuration of their own: GIT_CONFIG_PARAMETERS
 // (what `git -c` passes down, an http.extraheader with the workflow's

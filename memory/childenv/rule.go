@@ -1,13 +1,20 @@
 package childenv
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // credentialPrefixes start the names of cloud and model provider
 // settings, which carry keys (AWS_SECRET_ACCESS_KEY, AZURE_CLIENT_SECRET),
 // and the password managers' unlocked sessions (Bitwarden's BW_SESSION,
 // 1Password's OP_SESSION_<account>): SESSION alone is no credential word,
 // as most variables named so hold an id or a setting.
-var credentialPrefixes = []string{"AWS_", "AZURE_", "OPENAI_", "ANTHROPIC_", "BW_SESSION", "OP_SESSION_"}
+var credentialPrefixes = append(slices.Clone(providerPrefixes), "BW_SESSION", "OP_SESSION_")
+
+// providerPrefixes start the names of cloud and model provider settings
+// (ProviderSetting).
+var providerPrefixes = []string{"AWS_", "AZURE_", "OPENAI_", "ANTHROPIC_"}
 
 // credentialWords are the words of a name that say its value is a secret.
 // A word is compared whole: KEY is a credential word, KEYBOARD is not.
@@ -113,6 +120,26 @@ func LooksLikeCredential(name string) bool {
 			return true
 		}
 	}
+	return credentialName(n)
+}
+
+// ProviderSetting reports whether a variable counts as a credential by
+// its cloud or model provider prefix alone (OPENAI_BASE_URL, AWS_REGION):
+// neither its name's words nor its value say it is a secret. It is still
+// withheld, since a provider's settings may carry a key in a form no rule
+// knows; the person is told it is withheld as a provider setting, not as
+// a credential.
+func ProviderSetting(name, value string) bool {
+	if IsHidden(name) || NeverHidden(name) || ValueLooksLikeCredential(value) || bundlerCredential(name, value) {
+		return false
+	}
+	n := strings.ToUpper(name)
+	return slices.ContainsFunc(providerPrefixes, func(p string) bool { return strings.HasPrefix(n, p) }) && !credentialName(n)
+}
+
+// credentialName reports whether an upper-case name holds a credential
+// word.
+func credentialName(n string) bool {
 	// Digits part words too: SECRET2, TOKEN1 and PASSWORD2FA hold the
 	// words SECRET, TOKEN and PASSWORD.
 	for _, w := range strings.FieldsFunc(n, notLetter) {

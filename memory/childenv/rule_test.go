@@ -267,3 +267,24 @@ func TestWithheldNamesWhatShellEnvCouldPass(t *testing.T) {
 		t.Fatalf("ForCommands = %s", kept)
 	}
 }
+
+// A provider's setting is withheld by its prefix alone, and said to be
+// one: its name's words and its value say nothing of a secret (issue 68).
+// Whatever holds a credential word or value is no mere setting.
+func TestProviderSettings(t *testing.T) {
+	for name, value := range map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1", "AWS_REGION": "eu-west-1", "AZURE_LOCATION": "westeurope", "ANTHROPIC_MODEL": "opus"} {
+		if !IsCredential(name, value) || !ProviderSetting(name, value) {
+			t.Errorf("%s=%s: withheld %v, a provider setting %v; want both", name, value, IsCredential(name, value), ProviderSetting(name, value))
+		}
+	}
+	for name, value := range map[string]string{"AWS_SECRET_ACCESS_KEY": "x", "AWS_SESSION_TOKEN": "x", "AZURE_CLIENT_SECRET": "x", "OPENAI_API_KEY": "x",
+		"OPENAI_BASE_URL": "https://user:hunter2hunter2@proxy.example/v1", "BW_SESSION": "x", "AWS_CA_BUNDLE": "/etc/ca.pem", "DATABASE_URL": "x"} {
+		if ProviderSetting(name, value) {
+			t.Errorf("%s=%s is said to be a provider setting", name, value)
+		}
+	}
+	env := []string{"OPENAI_BASE_URL=http://x", "GITHUB_PAT=y"}
+	if got := Settings(env, Withheld(env, nil)); strings.Join(got, " ") != "OPENAI_BASE_URL" {
+		t.Errorf("Settings = %v", got)
+	}
+}

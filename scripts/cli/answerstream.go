@@ -13,7 +13,8 @@ import (
 // The layout is chat's (scripts/screen/live, the one live-answer model): each
 // finished block is written rendered, the block in flight shows raw in a
 // live region that is never taller than the window, and a block taller
-// than that goes on raw, its rows written for good as they fill. A run
+// than that is held back behind one status row and written rendered when
+// it ends. A run
 // stopped by Ctrl-C keeps on the screen what had arrived. Without colour
 // the answer is the model's text as it is (what NO_COLOR asks for): it is
 // written as it comes, with nothing to lay out or replace. It lives in the

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sync"
@@ -38,9 +39,11 @@ type progress struct {
 	tokens  int
 	agents  int
 	think   eventwords.Thinking
-	frame   int
-	paused  bool
-	held    []string // lines printed while paused
+	// asked is the status a question waiting for its answer replaced.
+	asked  string
+	frame  int
+	paused bool
+	held   []string // lines printed while paused
 	// answer streams the main agent's text to standard output when that
 	// is a terminal (answerstream.go); nil otherwise.
 	answer *answerStream
@@ -165,6 +168,14 @@ func (p *progress) handle(ev coordinator.Event) {
 	// The model's silence is shown over the status, not in its place
 	// (draw), so the status is back once data flows again.
 	if what, ok := eventwords.Activity(ev); ok && main && ev.Type != coordinator.EventWaiting {
+		switch ev.Type {
+		case coordinator.EventQuestion:
+			p.asked = p.status
+		case coordinator.EventAnswered:
+			// What was being done before the question goes on (a task
+			// loop's "working on t1").
+			what, p.asked = cmp.Or(p.asked, what), ""
+		}
 		p.status = what
 	}
 	switch ev.Type {

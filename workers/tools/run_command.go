@@ -53,7 +53,9 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 	if err := ctx.Err(); err != nil {
 		return errResult("command cancelled before it ran")
 	}
-	t.ws.NoteWithheld()
+	// The note of the variables withheld comes after the first command,
+	// not before its approval question, where it stood in the way.
+	defer t.ws.NoteWithheld()
 	if a.Unsandboxed && t.ws.Policy().Confines() {
 		return t.runUnsandboxed(ctx, a.Command, timeout)
 	}

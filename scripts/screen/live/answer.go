@@ -4,16 +4,19 @@
 // live, so both faces show the same answer the same way.
 //
 // The answer is laid out block by block (a paragraph, a list, a fenced
-// code block). Finished blocks are written for good, rendered by glamour
-// (scripts/screen/render); the block in flight is shown raw in a live region
-// just above the prompt, which each paint redraws. The one rule: the live
-// region is never taller than the window, so whatever scrolls is final
-// and written once. A block in flight may take at most half the window;
-// a block that outgrows that (a long paragraph, a long JSON line,
-// minified code) goes on raw: its rows are written for good as they fill,
-// wrapped greedily at words, and only the row in flight stays live. Such a
-// block stays raw when it ends, since its top has scrolled away; every
-// other block is replaced by its rendering as soon as it ends.
+// code block, a table). Finished blocks are written for good, rendered by
+// glamour (scripts/screen/render); the block in flight is shown raw in a
+// live region just above the prompt, which each paint redraws. The one
+// rule: the live region is never taller than the window, so whatever
+// scrolls is final and written once. A block in flight may take at most
+// half the window; a block that outgrows that (a code block taller than
+// the window, a long table) is held back: the live region shows one
+// status row instead ("…streaming a long block"), and the block is
+// written rendered when it ends. A terminal cannot rewrite its
+// scrollback, so a block streamed raw past the window stayed raw there
+// for good, fences and all (issue 68); held, none of the raw stream of
+// any block ever reaches the scrollback. Only without colour is the
+// answer written as it comes, since then the model's text is the output.
 package live
 
 import (
@@ -54,9 +57,23 @@ type Answer struct {
 	// done is how many bytes of got are laid out: written for good, or,
 	// in a raw block, in the row in flight.
 	done int
-	// raw: the block in flight is streamed raw (it outgrew the live
-	// region, or output came below it), so it is not rendered when it ends.
+	// raw: the block in flight is streamed raw (the screen changed below
+	// the rows of it the live region showed, which stay), so it is not
+	// rendered when it ends.
 	raw bool
+	// held: the block in flight outgrew the live region and is held back
+	// until it ends, rendered then; scan is how much of it was looked at
+	// for its end (up to the start of its last, unfinished line), seen how
+	// far a newline was looked for, and lines how many lines it has.
+	held       bool
+	scan, seen int
+	heldLines  int
+	// reopen is what a block cut in two by output below it (Freeze) goes
+	// on with: its opening fence or a table's header, so that the rest is
+	// rendered as the same kind of block.
+	reopen string
+	// blockStart is where in got the block in flight starts.
+	blockStart int
 	// blocks is how many blocks were written, for the blank line that
 	// separates blocks as glamour would.
 	blocks int
@@ -80,6 +97,10 @@ type Answer struct {
 	out  strings.Builder
 	live []string
 }
+
+// Held reports whether the block in flight is held back, the live
+// region showing its status row.
+func (a *Answer) Held() bool { return a.held }
 
 // Active reports whether an answer is streaming.
 func (a *Answer) Active() bool { return a.active }
@@ -113,15 +134,37 @@ func (a *Answer) Finish(full string, cols, rows int) {
 	a.reset()
 }
 
-// Freeze writes the block in flight for good, raw, as the live region
-// shows it, so that output printed next goes below it; the answer goes on
-// raw.
+// Freeze writes the block in flight for good, so that output printed
+// next goes below it. With colour, what came of the block is rendered as
+// a block of its own, and the rest goes on as another (a code block with
+// its fence again, a table with its header): the raw stream is never left
+// in the scrollback. Without colour it is written as the live region
+// shows it, and the answer goes on raw.
 func (a *Answer) Freeze(cols int) {
 	if !a.active {
 		return
 	}
 	cols, _ = Size(cols, 0)
 	got := a.got.String()
+	if a.Color && !a.raw {
+		rest := got[a.done:]
+		if strings.TrimSpace(rest) != "" {
+			header := a.reopen
+			if header == "" {
+				header = headerOf(rest, a.fence)
+			}
+			md := rest
+			if a.fence != "" {
+				md = strings.TrimSuffix(md, "\n") + "\n" + a.fence + "\n"
+			}
+			a.writeBlock(md, cols)
+			a.reopen = header
+		}
+		a.done = len(got)
+		a.held, a.scan, a.seen, a.heldLines = false, 0, 0, 0
+		a.live = nil
+		return
+	}
 	if rest := got[a.done:]; rest != "" {
 		if !a.raw && a.blocks > 0 {
 			a.out.WriteString("\n")
@@ -212,29 +255,51 @@ func (a *Answer) layout(eof bool, cols, rows int) {
 					return
 				}
 				a.endRow()
-				a.raw = false
-				a.blocks++
+				a.endBlock()
 				return
 			}
+			// The line may be the fence that closes the block, which the
+			// stream cut in two: it was looked for at line starts only,
+			// and a code block whose closing fence came in two pieces
+			// went on raw to the end of the answer.
+			start := strings.LastIndexByte(got[:a.done], '\n') + 1
+			closed := a.fence != "" && start > a.blockStart && closes(got[start:a.done+i], a.fence)
 			a.feed(rest[:i+1], cols)
 			a.done += i + 1
+			if closed {
+				a.endBlock()
+			}
 			continue
 		}
-		if !a.raw {
+		if !a.raw && !a.held && (a.reopen == "" || fenceOf(a.reopen) == "") {
 			// Blank lines between blocks are the separator written with
-			// the next block.
+			// the next block (and end a table cut in two).
 			skip := blankPrefix(rest)
 			a.done += skip
 			rest = rest[skip:]
+			if skip > 0 {
+				a.reopen = ""
+			}
 		}
 		if rest == "" {
 			return
 		}
-		if !a.raw {
-			first, _, _ := strings.Cut(rest, "\n")
-			a.fence = fenceOf(first)
+		if a.held {
+			if !a.holdOn(rest, eof, cols) {
+				return
+			}
+			continue
 		}
-		size, ended := blockEnd(rest, a.fence, a.raw && !a.fresh, eof)
+		if !a.raw {
+			a.blockStart = a.done
+			if a.reopen != "" {
+				a.fence = fenceOf(a.reopen)
+			} else {
+				first, _, _ := strings.Cut(rest, "\n")
+				a.fence = fenceOf(first)
+			}
+		}
+		size, ended := blockEnd(rest, a.fence, (a.raw && !a.fresh) || (!a.raw && a.reopen != ""), eof)
 		if a.raw {
 			a.fresh = a.fresh && size == 0
 			a.feed(rest[:size], cols)
@@ -244,18 +309,12 @@ func (a *Answer) layout(eof bool, cols, rows int) {
 				return
 			}
 			a.endRow()
-			a.raw = false
-			a.blocks++
+			a.endBlock()
 			continue
 		}
 		if ended {
-			out := render.Markdown(rest[:size], render.Options{Width: cols, Color: true, Style: a.style()})
-			if a.blocks > 0 {
-				out = "\n" + out
-			}
-			a.out.WriteString(out)
+			a.writeBlock(rest[:size], cols)
 			a.done += size
-			a.blocks++
 			continue
 		}
 		live := liveRows(rest, cols)
@@ -270,17 +329,86 @@ func (a *Answer) layout(eof bool, cols, rows int) {
 			}
 		}
 		if len(live) > limit {
-			// Too tall to redraw: the block goes on raw, after the blank
-			// line that separates it from the block before.
-			a.raw, a.fresh = true, true
-			if a.blocks > 0 {
-				a.out.WriteString("\n")
-			}
+			// Too tall to redraw: the block is held back until it ends
+			// and written rendered then.
+			a.held, a.scan, a.seen, a.heldLines = true, 0, 0, 0
 			continue
 		}
 		a.live = live
 		return
 	}
+}
+
+// holdOn looks for the end of the held block, rest being all of it so
+// far, and writes it rendered when it ended (reporting true); until then
+// the live region is one status row. Only what came since the last look
+// is scanned, so a long block costs time in proportion to its length.
+func (a *Answer) holdOn(rest string, eof bool, cols int) bool {
+	if !eof && strings.IndexByte(rest[a.seen:], '\n') < 0 {
+		a.seen = len(rest)
+		a.showHeld(cols)
+		return false
+	}
+	part := rest[a.scan:]
+	size, ended := blockEnd(part, a.fence, a.scan > 0 || a.reopen != "", eof)
+	if !ended {
+		if i := strings.LastIndexByte(part, '\n'); i >= 0 {
+			a.heldLines += strings.Count(part[:i+1], "\n")
+			a.scan += i + 1
+		}
+		a.seen = len(rest)
+		a.showHeld(cols)
+		return false
+	}
+	a.writeBlock(rest[:a.scan+size], cols)
+	a.done += a.scan + size
+	a.held, a.scan, a.seen, a.heldLines = false, 0, 0, 0
+	return true
+}
+
+// HeldStatus is what the live region shows while a block taller than it
+// streams: one row, so the person sees the answer go on.
+const HeldStatus = "…streaming a long block"
+
+// showHeld makes the held block's status row the live region; none of
+// the block's text is shown.
+func (a *Answer) showHeld(cols int) {
+	a.liveEnd = a.done
+	status := HeldStatus
+	if a.heldLines > 0 {
+		status += fmt.Sprintf(" · %d lines", a.heldLines)
+	}
+	a.live = []string{dim(text.ClipWidth(status, cols-1))}
+}
+
+// dim is ralph's dim style (scripts/screen/view's, which imports this
+// package) for the status row.
+func dim(s string) string { return "\x1b[2m" + s + "\x1b[22m" }
+
+// writeBlock writes a finished block rendered, after the separator from
+// the block before; a block cut in two (Freeze) goes on with its opening
+// fence or header.
+func (a *Answer) writeBlock(md string, cols int) {
+	if a.reopen != "" {
+		if f := fenceOf(a.reopen); f != "" && closes(strings.TrimSpace(md), f) {
+			// Only the closing fence was left of the block.
+			a.reopen = ""
+			return
+		}
+		md = a.reopen + "\n" + md
+	}
+	out := render.Markdown(md, render.Options{Width: cols, Color: true, Style: a.style()})
+	if a.blocks > 0 {
+		out = "\n" + out
+	}
+	a.out.WriteString(out)
+	a.endBlock()
+}
+
+// endBlock counts a block as written.
+func (a *Answer) endBlock() {
+	a.raw, a.reopen = false, ""
+	a.blocks++
 }
 
 func (a *Answer) style() string {

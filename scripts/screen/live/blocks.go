@@ -34,7 +34,7 @@ func blockEnd(t, fence string, cont, eof bool) (int, bool) {
 		next := pos + i + 1
 		switch {
 		case fence != "":
-			if (line > 0 || cont) && strings.HasPrefix(strings.TrimSpace(l), fence) && strings.Trim(strings.TrimSpace(l), fence[:1]) == "" {
+			if (line > 0 || cont) && closes(l, fence) {
 				return next, true
 			}
 		case strings.TrimSpace(l) == "":
@@ -59,4 +59,32 @@ func fenceOf(l string) string {
 		}
 	}
 	return ""
+}
+
+// closes reports whether the line l closes a code block opened by fence:
+// the same character, at least as many, and nothing else.
+func closes(l, fence string) bool {
+	t := strings.TrimSpace(l)
+	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
+}
+
+// headerOf is what a block cut in two goes on with (Answer.Freeze), so
+// that its rest is rendered as the same kind of block: a fenced code
+// block's opening line, or a table's header and delimiter rows; "" for
+// other blocks, whose rest renders as it is.
+func headerOf(block, fence string) string {
+	lines := strings.SplitN(block, "\n", 3)
+	if fence != "" {
+		return lines[0]
+	}
+	if len(lines) == 3 && strings.HasPrefix(strings.TrimSpace(lines[0]), "|") && isDelimiterRow(lines[1]) {
+		return lines[0] + "\n" + lines[1]
+	}
+	return ""
+}
+
+// isDelimiterRow reports whether l is a table's delimiter row (|---|:-:|).
+func isDelimiterRow(l string) bool {
+	t := strings.TrimSpace(l)
+	return strings.Contains(t, "-") && strings.Trim(t, "|:- ") == ""
 }

@@ -1,0 +1,28 @@
+package eventwords
+
+import (
+	"testing"
+
+	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// While a command waits for its approval the status says so, not that
+// the command runs (issue 68); once answered, it says what goes on.
+func TestActivityWhileAQuestionWaits(t *testing.T) {
+	approval := &memory.Question{Kind: "approval", Text: "run `echo hi`?"}
+	for _, tc := range []struct {
+		ev   coordinator.Event
+		want string
+	}{
+		{coordinator.Event{Type: coordinator.EventToolCall, ToolName: "run_command", ToolArgs: []byte(`{"command":"echo hi"}`)}, "running `echo hi`"},
+		{coordinator.Event{Type: coordinator.EventQuestion, Question: approval}, "waiting for approval"},
+		{coordinator.Event{Type: coordinator.EventQuestion, Question: &memory.Question{Kind: "ask_user"}}, "waiting for your answer"},
+		{coordinator.Event{Type: coordinator.EventAnswered, Question: approval, Text: "yes"}, "running what was approved"},
+		{coordinator.Event{Type: coordinator.EventAnswered, Question: approval, Text: "no: not now"}, "going on after the answer"},
+	} {
+		if got, ok := Activity(tc.ev); !ok || got != tc.want {
+			t.Errorf("%s: %q, %v; want %q", tc.ev.Type, got, ok, tc.want)
+		}
+	}
+}
