@@ -236,6 +236,9 @@ type Records struct {
 	Term   terminal.Facts
 	Out    io.Writer
 	Err    io.Writer
+	// PID is the ralph the control commands (stop, say, watch…) reach;
+	// 0 for the one working in the project (control.Find).
+	PID int
 }
 
 // Init creates the state files that are missing.
