@@ -232,3 +232,19 @@ func askState(ctx context.Context, path string) (State, error) {
 
 // sweep removes the sockets of the project's ralphs that are gone.
 func sweep(root string) { _, _ = sockets(root) }
+
+// IdleSessions are the sessions of the project at root that a ralph keeps
+// open with nothing running (a chat waiting at its prompt), each with that
+// ralph's pid. A session's record says how its last message ended
+// ("completed"); ralph status and the web view say such a session is
+// idle, since the chat has not ended.
+func IdleSessions(ctx context.Context, root string) map[string]int {
+	peers, _ := Peers(ctx, root)
+	idle := map[string]int{}
+	for _, p := range peers {
+		if !p.Working && p.SessionID != "" {
+			idle[p.SessionID] = p.PID
+		}
+	}
+	return idle
+}

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/retention"
@@ -271,6 +272,13 @@ func (r Records) Status(plan string) error {
 	s, err := report.StatusOf(r.Fs, r.Root, plan, time.Now())
 	if err != nil {
 		return err
+	}
+	if st := s.Session; st != nil && !memory.Active(st.Status) {
+		// A chat open at its prompt let the lock go and saved its session
+		// as its last message ended; only its socket says it is open.
+		if pid, ok := control.IdleSessions(context.Background(), r.Root)[st.SessionID]; ok {
+			s.Idle = &report.IdleChat{PID: pid}
+		}
 	}
 	if r.JSON {
 		return r.writeJSON(s)
