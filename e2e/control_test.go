@@ -64,20 +64,37 @@ func steer(t testing.TB, dir string, env []string, args ...string) runResult {
 // waitSocket waits until the ralph working in dir serves its socket.
 func waitSocket(t testing.TB, dir string, env []string) {
 	t.Helper()
-	sock := socketPath(dir, env)
 	waitFor(t, "the control socket", 10*time.Second, func() bool {
-		fi, err := os.Stat(sock)
+		fi, err := os.Stat(socketPath(dir, env))
 		return err == nil && fi.Mode()&os.ModeSocket != 0
 	})
 }
 
-// socketPath is where the ralph working in dir with env serves its
-// control socket.
+// socketPath is where a ralph working in dir with env serves its control
+// socket (each ralph has its own, named by the project and its pid): the
+// first there is, or a path where none is.
 func socketPath(dir string, env []string) string {
+	if all := socketPaths(dir, env); len(all) > 0 {
+		return all[0]
+	}
+	return filepath.Join(control.SocketDirIn(dir, envGetter(env)), "none.sock")
+}
+
+// socketPaths are the control sockets of the ralphs of dir with env.
+func socketPaths(dir string, env []string) []string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	return control.SocketPathIn(dir, func(name string) string {
+	// The pid is the name's last part: a socket of pid 1 shows the
+	// prefix every socket of the project has.
+	one := control.SocketPathIn(dir, 1, envGetter(env))
+	all, _ := filepath.Glob(strings.TrimSuffix(one, "1.sock") + "*.sock")
+	return all
+}
+
+// envGetter reads env as os.Getenv reads the process's.
+func envGetter(env []string) func(string) string {
+	return func(name string) string {
 		v := ""
 		for _, kv := range env {
 			if k, val, _ := strings.Cut(kv, "="); k == name {
@@ -85,7 +102,7 @@ func socketPath(dir string, env []string) string {
 			}
 		}
 		return v
-	})
+	}
 }
 
 // lastUser is the content of the last user message of a request.

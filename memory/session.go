@@ -40,6 +40,10 @@ const (
 	// nobody has answered yet (State.Question); it goes on once someone
 	// answers, at its terminal or with `ralph answer`.
 	StatusWaitingForInput = "waiting_for_input"
+	// StatusIdle is shown, never written: a session a chat keeps open at
+	// its prompt, whose record says how its last message ended. ralph
+	// status and the web view ask the chat's control socket.
+	StatusIdle = "idle"
 )
 
 // Active reports whether a status is one a live ralph works under: a

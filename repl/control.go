@@ -14,7 +14,19 @@ import (
 // would do here, and the person at this terminal is told it happened.
 type remote struct{ s *Shell }
 
-var _ control.Target = remote{}
+var (
+	_ control.Target = remote{}
+	_ control.Idler  = remote{}
+)
+
+// Working implements control.Idler: a chat waiting at its prompt has
+// nothing to stop or to take a message, and a client looking for the
+// ralph working in the project passes it over for one that has.
+func (r remote) Working() bool {
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	return r.s.front() != nil
+}
 
 // told shows a request from another terminal above the prompt.
 func (r remote) told(what string) {

@@ -27,6 +27,22 @@ type Target interface {
 	Continue() Reply
 }
 
+// Idler is a Target that can wait with nothing running (the chat shell
+// at its prompt); a Target that is not one works as long as it serves.
+type Idler interface {
+	// Working reports whether work runs now that a stop or a message
+	// would reach.
+	Working() bool
+}
+
+// working reports whether t has work running.
+func working(t Target) bool {
+	if i, ok := t.(Idler); ok {
+		return i.Working()
+	}
+	return true
+}
+
 // Answerer resolves the question the ralph waits on; *Questions
 // implements it.
 type Answerer interface {
@@ -35,7 +51,7 @@ type Answerer interface {
 
 // Options configure a Server.
 type Options struct {
-	// Root is the project; the socket is SocketPath(Root).
+	// Root is the project; the socket is SocketPathIn(Root, this pid).
 	Root string
 	// Session is the session the run records now and the path of its
 	// events.jsonl, which a watch reads up to where it joined. It is
@@ -92,29 +108,31 @@ type Listener struct {
 	file os.FileInfo // the socket file as bound, to remove only our own
 }
 
-// ErrServed is Bind's refusal to take the socket from a live ralph of the
-// user's: a chat waiting at its prompt, which let the project lock go but
-// keeps serving its socket (ralph watch, say) until it leaves.
-var ErrServed = errors.New("a chat waiting at its prompt in this project serves the control socket")
+// ErrServed is Bind's refusal to take a socket this process serves
+// already for the project.
+var ErrServed = errors.New("this ralph serves the project's control socket already")
 
-// Bind replaces any socket a ralph that is gone left at the project's
-// socket path and listens on it; Start serves it, or Close gives it up.
-// The caller holds the project lock, so the only live ralph that may
-// serve that socket is a chat waiting at its prompt, which keeps it
-// (ErrServed); a ralph displaced by --force keeps serving the old inode,
-// which nobody reaches any more.
+// Bind listens on this process's control socket of the project at root
+// (SocketPathIn); Start serves it, or Close gives it up. Each ralph has a
+// socket of its own, so a chat waiting at its prompt and a ralph run
+// beside it are both reachable; a file at the path is a dead process's of
+// the same pid and is replaced, and the sockets of the project's ralphs
+// that are gone are removed on the way.
 func Bind(root string) (*Listener, error) {
-	path := SocketPath(root)
+	path := SocketPathIn(root, os.Getpid(), os.Getenv)
 	if err := makeSocketDir(path, root); err != nil {
 		return nil, err
 	}
-	if c, err := dial(path); err == nil {
-		_ = c.Close()
-		return nil, ErrServed
+	if _, err := os.Lstat(path); err == nil {
+		if c, err := dial(path); err == nil {
+			_ = c.Close()
+			return nil, ErrServed
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove the stale control socket: %w", err)
+		}
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("remove the stale control socket: %w", err)
-	}
+	sweep(root)
 	l, err := listen(path)
 	if err != nil {
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
@@ -211,6 +229,10 @@ func (s *Server) serve(c net.Conn) {
 	case OpWatch:
 		s.watch(c)
 		return
+	case OpState:
+		id, _ := s.o.Session()
+		st := State{PID: os.Getpid(), Mode: s.o.Mode, SessionID: id, Working: working(t)}
+		r = Reply{OK: true, Text: st.Describe(), State: &st}
 	case OpStop:
 		r = t.Stop(req.From)
 	case OpSay:

@@ -94,7 +94,7 @@ func TestRequestsReachTheTarget(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, req := range []Request{{Op: OpStop}, {Op: OpSay, Text: "hello"}, {Op: OpSay, Text: "now", Urgent: true}, {Op: OpPause}, {Op: OpContinue}} {
-		r, err := Call(ctx, root, req)
+		r, err := Call(ctx, Here(root), req)
 		if err != nil || !r.OK || !strings.HasPrefix(r.Text, "did ") {
 			t.Fatalf("%+v: %+v, %v", req, r, err)
 		}
@@ -103,10 +103,10 @@ func TestRequestsReachTheTarget(t *testing.T) {
 	if got := target.calls(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("the target got %q, want %q", got, want)
 	}
-	if r, err := Call(ctx, root, Request{Op: "dance"}); err != nil || r.OK || !r.Bad {
+	if r, err := Call(ctx, Here(root), Request{Op: "dance"}); err != nil || r.OK || !r.Bad {
 		t.Fatalf("an unknown request: %+v, %v", r, err)
 	}
-	if r, err := Call(ctx, root, Request{Op: OpAnswer, Text: "y"}); err != nil || r.OK {
+	if r, err := Call(ctx, Here(root), Request{Op: OpAnswer, Text: "y"}); err != nil || r.OK {
 		t.Fatalf("an answer without questions: %+v, %v", r, err)
 	}
 	if err := srv.Close(); err != nil {
@@ -115,7 +115,7 @@ func TestRequestsReachTheTarget(t *testing.T) {
 	if _, err := os.Stat(srv.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the socket outlived its server: %v", err)
 	}
-	if _, err := Call(ctx, root, Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
+	if _, err := Call(ctx, Here(root), Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("a call after Close: %v, want ErrNotRunning", err)
 	}
 }
@@ -125,17 +125,17 @@ func TestRequestsReachTheTarget(t *testing.T) {
 // server.
 func TestStaleSocketIsReplaced(t *testing.T) {
 	root := project(t, t.TempDir())
-	l, err := net.Listen("unix", SocketPath(root))
+	l, err := net.Listen("unix", mySocket(root))
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.(*net.UnixListener).SetUnlinkOnClose(false)
 	l.Close()
-	if _, err := Call(context.Background(), root, Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
+	if _, err := Call(context.Background(), Here(root), Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("a stale socket: %v, want ErrNotRunning", err)
 	}
 	_, target, _ := startServer(t, root)
-	if r, err := Call(context.Background(), root, Request{Op: OpStop}); err != nil || !r.OK {
+	if r, err := Call(context.Background(), Here(root), Request{Op: OpStop}); err != nil || !r.OK {
 		t.Fatalf("after the stale socket was replaced: %+v, %v", r, err)
 	}
 	if len(target.calls()) != 1 {
@@ -152,14 +152,14 @@ func TestDeepProjectPath(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	t.Setenv("RALPH_HOME", state)
-	for len(SocketPath(root)) <= 200 {
+	for len(mySocket(root)) <= 200 {
 		state = filepath.Join(state, strings.Repeat("deep", 10))
 		t.Setenv("RALPH_HOME", state)
 	}
 	project(t, root)
 	_, target, _ := startServer(t, root)
-	if r, err := Call(context.Background(), root, Request{Op: OpPause}); err != nil || !r.OK {
-		t.Fatalf("a %d-byte socket path: %+v, %v", len(SocketPath(root)), r, err)
+	if r, err := Call(context.Background(), Here(root), Request{Op: OpPause}); err != nil || !r.OK {
+		t.Fatalf("a %d-byte socket path: %+v, %v", len(mySocket(root)), r, err)
 	}
 	if len(target.calls()) != 1 {
 		t.Fatal("the pause did not arrive")
@@ -186,7 +186,7 @@ func TestWatchMissesNothing(t *testing.T) {
 			go publish(g, 300)
 		}
 		time.Sleep(time.Duration(round) * time.Millisecond)
-		st, err := Watch(context.Background(), root)
+		st, err := Watch(context.Background(), Here(root))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +241,7 @@ func TestControlClientHelper(t *testing.T) {
 	if root == "" {
 		t.Skip("run by TestAnotherUserIsRefused")
 	}
-	r, err := Call(context.Background(), root, Request{Op: OpStop})
+	r, err := Call(context.Background(), Here(root), Request{Op: OpStop})
 	switch {
 	case errors.Is(err, ErrRefused):
 		fmt.Println("refused:", err)
@@ -257,13 +257,13 @@ func TestControlClientHelper(t *testing.T) {
 func TestSlowRequestDoesNotHoldOthers(t *testing.T) {
 	root := project(t, t.TempDir())
 	startServer(t, root)
-	idle, err := net.Dial("unix", SocketPath(root))
+	idle, err := net.Dial("unix", mySocket(root))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer idle.Close()
 	start := time.Now()
-	if r, err := Call(context.Background(), root, Request{Op: OpPause}); err != nil || !r.OK {
+	if r, err := Call(context.Background(), Here(root), Request{Op: OpPause}); err != nil || !r.OK {
 		t.Fatalf("%+v, %v", r, err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -288,7 +288,7 @@ func TestBoundAhead(t *testing.T) {
 	}
 	answered := make(chan Reply, 1)
 	go func() {
-		r, _ := Call(context.Background(), root, Request{Op: OpStop})
+		r, _ := Call(context.Background(), Here(root), Request{Op: OpStop})
 		answered <- r
 	}()
 	time.Sleep(50 * time.Millisecond) // the request waits in the backlog
@@ -308,7 +308,7 @@ func TestBoundAhead(t *testing.T) {
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(SocketPath(root)); !os.IsNotExist(err) {
+	if _, err := os.Stat(mySocket(root)); !os.IsNotExist(err) {
 		t.Fatalf("socket left after Close: %v", err)
 	}
 
@@ -319,7 +319,10 @@ func TestBoundAhead(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(SocketPath(root)); !os.IsNotExist(err) {
+	if _, err := os.Stat(mySocket(root)); !os.IsNotExist(err) {
 		t.Fatalf("socket left after giving it up: %v", err)
 	}
 }
+
+// mySocket is where this process serves the control socket of root.
+func mySocket(root string) string { return SocketPathIn(root, os.Getpid(), os.Getenv) }

@@ -1,10 +1,11 @@
 // Package control is a running ralph's control socket: another terminal
 // of the same user steers it (ralph stop, say, pause, continue, answer)
 // and follows its events (ralph watch) through a unix socket in a
-// directory of the user's own outside the project (SocketPath). The
-// socket is the running ralph's own: a stale one left by a ralph that was
-// killed is replaced by the next, which holds the project lock and so
-// knows nobody else serves it.
+// directory of the user's own outside the project (SocketDir). Every
+// running ralph serves a socket of its own, named by the project and its
+// pid; a client lists them (Peers) and reaches the one that works (Find).
+// A socket left by a ralph that was killed is removed by the next client
+// or server that sees its pid gone.
 //
 // The protocol is one JSON line each way: a Request, then a Reply; a watch
 // gets a Hello and then one line per event, as events.jsonl stores them.
@@ -18,6 +19,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/sandbox"
@@ -43,27 +46,60 @@ var (
 	ErrNoPlace = errors.New("every directory for the control socket lies inside the project, where a command could replace it")
 )
 
-// SocketPath is where the control socket of the project at root lives: in
-// a directory of the user's own that no sandboxed command may write
-// (socketDirs), named by a hash of the project's path, so the server and
-// every client find it the same way and the name stays short enough for a
-// socket address. A directory inside the project is passed over; when all
-// are, the path is the last one's and Bind refuses it (ErrNoPlace).
-func SocketPath(root string) string { return SocketPathIn(root, os.Getenv) }
+// SocketDir is the directory the control sockets of the project at root
+// live in: one of the user's own that no sandboxed command may write
+// (socketDirs). A directory inside the project is passed over; when all
+// are, it is the last one and Bind refuses it (ErrNoPlace).
+func SocketDir(root string) string { return SocketDirIn(root, os.Getenv) }
 
-// SocketPathIn is SocketPath with the environment read through getenv, for
+// SocketDirIn is SocketDir with the environment read through getenv, for
 // a ralph whose environment is not this process's (tests).
-func SocketPathIn(root string, getenv func(string) string) string {
+func SocketDirIn(root string, getenv func(string) string) string {
 	root = filepath.Clean(root)
-	sum := sha256.Sum256([]byte(root))
-	name := hex.EncodeToString(sum[:8]) + ".sock"
 	dirs := socketDirs(getenv)
 	for _, d := range dirs {
 		if !within(root, d) {
-			return filepath.Join(d, name)
+			return d
 		}
 	}
-	return filepath.Join(dirs[len(dirs)-1], name)
+	return dirs[len(dirs)-1]
+}
+
+// SocketPathIn is where the ralph of process pid serves the control
+// socket of the project at root: every running ralph has its own (a chat
+// waiting at its prompt and a ralph run beside it are both reachable),
+// named by a hash of the project's path and the pid, so that a client
+// finds every socket of a project by its prefix (Peers) and the name
+// stays short enough for a socket address.
+func SocketPathIn(root string, pid int, getenv func(string) string) string {
+	return filepath.Join(SocketDirIn(root, getenv), socketPrefix(root)+strconv.Itoa(pid)+socketSuffix)
+}
+
+// socketPrefix begins the name of every control socket of the project at
+// root: a hash of its path and a dash; the pid follows.
+func socketPrefix(root string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(root)))
+	return hex.EncodeToString(sum[:8]) + "-"
+}
+
+const socketSuffix = ".sock"
+
+// socketPID is the pid a socket's name carries after the project's
+// prefix; ok is false for a name that is not one of its sockets.
+func socketPID(name, prefix string) (pid int, ok bool) {
+	rest, found := strings.CutPrefix(name, prefix)
+	if !found {
+		return 0, false
+	}
+	digits, found := strings.CutSuffix(rest, socketSuffix)
+	if !found {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != digits {
+		return 0, false
+	}
+	return pid, true
 }
 
 // socketDirs are the directories the control socket may live in, best

@@ -27,10 +27,10 @@ func TestSocketNotInTheTemporaryDirectory(t *testing.T) {
 		}
 	}
 	inTmp := filepath.Join(os.TempDir(), "run-1000")
-	if got := SocketPathIn(root, env(inTmp)); strings.HasPrefix(got, inTmp) || !strings.HasPrefix(got, state) {
+	if got := SocketPathIn(root, 42, env(inTmp)); strings.HasPrefix(got, inTmp) || !strings.HasPrefix(got, state) {
 		t.Errorf("runtime dir %s in the temporary directory: socket %s, want one under %s", inTmp, got, state)
 	}
-	if got := SocketPathIn(root, env("/run/user/1000")); !strings.HasPrefix(got, "/run/user/1000/ralph/") {
+	if got := SocketPathIn(root, 42, env("/run/user/1000")); !strings.HasPrefix(got, "/run/user/1000/ralph/") {
 		t.Errorf("runtime dir /run/user/1000: socket %s", got)
 	}
 }

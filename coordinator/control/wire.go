@@ -22,6 +22,9 @@ const (
 	OpContinue = "continue"
 	OpAnswer   = "answer"
 	OpWatch    = "watch"
+	// OpState asks what the ralph is (State): how a client finds the
+	// one it means among the project's (Find).
+	OpState = "state"
 )
 
 // Request is what a client asks, one JSON line.
@@ -47,6 +50,19 @@ type Reply struct {
 	OK   bool   `json:"ok"`
 	Bad  bool   `json:"bad,omitempty"`
 	Text string `json:"reply"`
+	// State answers OpState.
+	State *State `json:"state,omitempty"`
+}
+
+// State is what a running ralph says it is when a client looks for the
+// one it means.
+type State struct {
+	PID       int    `json:"pid"`
+	Mode      string `json:"mode"`
+	SessionID string `json:"session_id"`
+	// Working is false for a chat waiting at its prompt: nothing runs
+	// there to stop or to take a message.
+	Working bool `json:"working"`
 }
 
 // Done is a delivered request's reply; NotDone one that was not.
@@ -72,11 +88,20 @@ type Hello struct {
 // answers at once, whatever it is doing.
 const requestTimeout = 10 * time.Second
 
-// Call sends one request to the ralph running in the project at root and
-// returns its reply. ErrNotRunning says there is none; ErrRefused that
-// it is another user's.
-func Call(ctx context.Context, root string, req Request) (Reply, error) {
-	c, err := dial(SocketPath(root))
+// Call sends one request to the ralph w names (Find) and returns its
+// reply. ErrNotRunning says there is none; ErrRefused that it is another
+// user's; ErrAmbiguous that w must say which.
+func Call(ctx context.Context, w Where, req Request) (Reply, error) {
+	p, err := Find(ctx, w)
+	if err != nil {
+		return Reply{}, err
+	}
+	return CallPeer(ctx, p, req)
+}
+
+// CallPeer sends one request to the ralph p, found by Find.
+func CallPeer(ctx context.Context, p Peer, req Request) (Reply, error) {
+	c, err := dial(p.Path)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -112,10 +137,18 @@ type Stream struct {
 	r     *bufio.Reader
 }
 
-// Watch joins the event stream of the ralph running in the project at
-// root.
-func Watch(ctx context.Context, root string) (*Stream, error) {
-	c, err := dial(SocketPath(root))
+// Watch joins the event stream of the ralph w names (Find).
+func Watch(ctx context.Context, w Where) (*Stream, error) {
+	p, err := Find(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	return WatchPeer(ctx, p)
+}
+
+// WatchPeer joins the event stream of the ralph p, found by Find.
+func WatchPeer(ctx context.Context, p Peer) (*Stream, error) {
+	c, err := dial(p.Path)
 	if err != nil {
 		return nil, err
 	}

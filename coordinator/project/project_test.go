@@ -253,7 +253,7 @@ func TestSocketBoundAheadGoesWithTheProject(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(control.SocketPath(dir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(control.SocketPathIn(dir, os.Getpid(), os.Getenv)); !os.IsNotExist(err) {
 		t.Fatalf("a socket was left behind: %v", err)
 	}
 }

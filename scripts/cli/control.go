@@ -24,6 +24,9 @@ func (c *cli) addControlCommands(root *cobra.Command) {
 			if err != nil {
 				return err
 			}
+			if r.PID, err = pidFlag(cmd); err != nil {
+				return err
+			}
 			if m, ok := r.TemporalMarker(); ok {
 				return exit(r.SteerTemporal(cmd.Context(), m, req))
 			}
@@ -104,6 +107,9 @@ with --wait-for-answers, and nothing waits in CI.
 			if err != nil {
 				return err
 			}
+			if r.PID, err = pidFlag(cmd); err != nil {
+				return err
+			}
 			if f := c.f.outputFormat; f != FormatText && f != FormatStreamJSON {
 				return usageErrorf("ralph watch prints text or stream-json (--json), not %s", f)
 			}
@@ -118,22 +124,33 @@ with --wait-for-answers, and nothing waits in CI.
 			return nil
 		},
 	}
-	root.AddCommand(
-		simple("stop", "Hard-stop the running ralph, as Ctrl-C at its terminal would",
-			`Hard-stop the ralph running in this project, as Ctrl-C (SIGINT) does: the work
+	stop := simple("stop", "Hard-stop the running ralph, as Ctrl-C at its terminal would",
+		`Hard-stop the ralph running in this project, as Ctrl-C (SIGINT) does: the work
 in flight is cancelled, in-progress tasks go back to open, the state is saved,
 and the run exits 130 (ralph run on a terminal too: it does not switch into
 chat, which is for the person at that terminal). The chat shell stops its work
-and stays open. ralph resume continues afterwards.`, control.OpStop),
-		say,
-		simple("pause", "Pause the running task loop: no new task starts, the ones in flight finish",
-			`Pause the task loop of the ralph running in this project (ralph run, or /run
+and stays open. ralph resume continues afterwards.`, control.OpStop)
+	pause := simple("pause", "Pause the running task loop: no new task starts, the ones in flight finish",
+		`Pause the task loop of the ralph running in this project (ralph run, or /run
 in chat or a script): no new task starts, the tasks in flight finish, and
-the session says paused. ralph continue lets it go on.`, control.OpPause),
-		simple("continue", "Let a paused task loop go on",
-			`Let the paused task loop of the ralph running in this project go on with
-its next task.`, control.OpContinue),
-		answer,
-		watch,
-	)
+the session says paused. ralph continue lets it go on.`, control.OpPause)
+	cont := simple("continue", "Let a paused task loop go on",
+		`Let the paused task loop of the ralph running in this project go on with
+its next task.`, control.OpContinue)
+	for _, cmd := range []*cobra.Command{stop, say, pause, cont, answer, watch} {
+		cmd.Flags().Int("pid", 0, "the ralph to reach, by its process id, when more than one runs in this project")
+	}
+	root.AddCommand(stop, say, pause, cont, answer, watch)
+}
+
+// pidFlag is the --pid of a control command: a process id, or 0.
+func pidFlag(cmd *cobra.Command) (int, error) {
+	pid, err := cmd.Flags().GetInt("pid")
+	if err != nil {
+		return 0, err
+	}
+	if pid < 0 {
+		return 0, usageErrorf("--pid must be a process id, not %d", pid)
+	}
+	return pid, nil
 }

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/retention"
@@ -236,6 +237,9 @@ type Records struct {
 	Term   terminal.Facts
 	Out    io.Writer
 	Err    io.Writer
+	// PID is the ralph the control commands (stop, say, watch…) reach;
+	// 0 for the one working in the project (control.Find).
+	PID int
 }
 
 // Init creates the state files that are missing.
@@ -268,6 +272,13 @@ func (r Records) Status(plan string) error {
 	s, err := report.StatusOf(r.Fs, r.Root, plan, time.Now())
 	if err != nil {
 		return err
+	}
+	if st := s.Session; st != nil && !memory.Active(st.Status) {
+		// A chat open at its prompt let the lock go and saved its session
+		// as its last message ended; only its socket says it is open.
+		if pid, ok := control.IdleSessions(context.Background(), r.Root)[st.SessionID]; ok {
+			s.Idle = &report.IdleChat{PID: pid}
+		}
 	}
 	if r.JSON {
 		return r.writeJSON(s)

@@ -90,7 +90,7 @@ func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 
 // watch follows the run, or shows the last session, and says which.
 func (r Records) watch(ctx context.Context, sink watchSink, end *runEnd) (string, error) {
-	st, err := control.Watch(ctx, r.Root)
+	st, err := r.watchRalph(ctx)
 	if errors.Is(err, control.ErrNotRunning) && !r.hasSession() {
 		// Started before the run it is meant for: wait for it.
 		st, err = r.waitForRun(ctx)
@@ -113,6 +113,19 @@ func (r Records) watch(ctx context.Context, sink watchSink, end *runEnd) (string
 	return "", err
 }
 
+// watchRalph joins the event stream of the ralph the control commands
+// reach (findRalph).
+func (r Records) watchRalph(ctx context.Context) (*control.Stream, error) {
+	p, err := r.findRalph(ctx)
+	if err != nil {
+		if errors.Is(err, control.ErrAmbiguous) {
+			err = errors.New(r.notReached(err))
+		}
+		return nil, err
+	}
+	return control.WatchPeer(ctx, p)
+}
+
 // hasSession reports whether the project has a session to show.
 func (r Records) hasSession() bool {
 	_, err := memory.FindSession(r.Fs, r.Root, "")
@@ -131,7 +144,7 @@ func (r Records) waitForRun(ctx context.Context) (*control.Stream, error) {
 			return nil, nil
 		case <-time.After(watchPoll):
 		}
-		st, err := control.Watch(ctx, r.Root)
+		st, err := r.watchRalph(ctx)
 		if !errors.Is(err, control.ErrNotRunning) {
 			return st, err
 		}
@@ -140,7 +153,7 @@ func (r Records) waitForRun(ctx context.Context) (*control.Stream, error) {
 			// listens: give it that moment before following the files.
 			for range socketGrace {
 				time.Sleep(watchPoll)
-				if st, err = control.Watch(ctx, r.Root); !errors.Is(err, control.ErrNotRunning) {
+				if st, err = r.watchRalph(ctx); !errors.Is(err, control.ErrNotRunning) {
 					break
 				}
 			}

@@ -68,7 +68,7 @@ func startRun(ctx context.Context, bin, dir, root string, env []string, args []s
 			return started, fmt.Errorf("ralph run (pid %d) did not take the project within %s; its output is in %s", cmd.Process.Pid, readyLimit, f.Name())
 		case <-tick.C:
 			info, state, _ := memory.ReadLock(fs, root)
-			if state == memory.LockHeld && info.PID == cmd.Process.Pid && listening(root) {
+			if state == memory.LockHeld && info.PID == cmd.Process.Pid && listening(root, info.PID) {
 				started.SessionID = info.SessionID
 				return started, nil
 			}
@@ -76,10 +76,11 @@ func startRun(ctx context.Context, bin, dir, root string, env []string, args []s
 	}
 }
 
-// listening says the control socket of the ralph in root exists. A
-// connection made once it does waits in the listener's backlog until the
-// run accepts it, so a stop sent at once is not lost.
-func listening(root string) bool {
-	_, err := os.Stat(control.SocketPath(root))
+// listening says the control socket of the ralph of pid in root exists
+// (each ralph has its own, control.SocketPathIn). A connection made once
+// it does waits in the listener's backlog until the run accepts it, so a
+// stop sent at once is not lost.
+func listening(root string, pid int) bool {
+	_, err := os.Stat(control.SocketPathIn(root, pid, os.Getenv))
 	return !errors.Is(err, os.ErrNotExist)
 }

@@ -32,8 +32,18 @@ type StatusReport struct {
 	Warnings []string          `json:"warnings,omitempty"`
 	// Live is the open session the status was asked in (StatusLive).
 	Live *Live `json:"live,omitempty"`
+	// Idle, when set, is the chat that keeps the session open at its
+	// prompt, found through its control socket by the one asking from
+	// another terminal: the record says how its last message ended, but
+	// the session has not ended.
+	Idle *IdleChat `json:"idle,omitempty"`
 
 	now time.Time // for relative times in Text
+}
+
+// IdleChat is a chat open at its prompt on the session reported.
+type IdleChat struct {
+	PID int `json:"pid"`
 }
 
 // LockReport says who holds the project lock and whether they are alive.
@@ -163,6 +173,8 @@ func (r StatusReport) Text() string {
 			if l.Model != "" {
 				t.set("model", l.Model)
 			}
+		} else if r.Idle != nil {
+			t.set("status", fmt.Sprintf("%s: a chat is open at its prompt (pid %d); last message: %s", memory.StatusIdle, r.Idle.PID, s.ShownStatus()))
 		}
 		progress := fmt.Sprintf("%d %s", s.Turns, text.Plural(s.Turns, "turn", "turns"))
 		if s.Iteration != s.Turns {
@@ -226,7 +238,7 @@ func (r StatusReport) Text() string {
 		t.add("updated", view.Ago(s.UpdatedAt, now))
 		switch {
 		case s.EndedAt.IsZero():
-		case r.Live != nil:
+		case r.Live != nil, r.Idle != nil:
 			// An open chat has not ended: what its record's end marks
 			// is its last message's answer.
 			t.add("answered", view.Ago(s.EndedAt, now))

@@ -30,6 +30,7 @@ type numbered struct {
 // of them cost it what one does.
 type feed struct {
 	root, session string
+	key           string // its place in feeds: the project and the session
 	stream        *control.Stream
 
 	mu   sync.Mutex
@@ -39,7 +40,9 @@ type feed struct {
 	eof  bool // the ralph has ended (not a broken watch)
 }
 
-// feeds are the server's feeds, by project root.
+// feeds are the server's feeds, by project root and session: a project
+// may have a ralph run working beside a chat open at its prompt, each on
+// a session of its own.
 type feeds struct {
 	mu sync.Mutex
 	m  map[string]*feed
@@ -53,28 +56,29 @@ type feeds struct {
 func (s *Server) join(root, id string) (*feed, chan numbered, int) {
 	s.feeds.mu.Lock()
 	defer s.feeds.mu.Unlock()
-	f := s.feeds.m[root]
+	key := root + "\x00" + id
+	f := s.feeds.m[key]
 	if f == nil {
-		st, err := control.Watch(context.Background(), root)
+		st, err := control.Watch(context.Background(), control.Where{Root: root, Session: id})
 		if err != nil {
 			return nil, nil, 0
 		}
-		f = &feed{root: root, session: st.Hello.SessionID, stream: st, subs: map[chan numbered]bool{}}
+		f = &feed{root: root, session: st.Hello.SessionID, key: key, stream: st, subs: map[chan numbered]bool{}}
 		// The events before the watch joined are those in events.jsonl up
 		// to the offset the run gave.
 		_, _ = view.ReplayEvents(s.o.Fs, memory.LogPath(root, f.session, memory.EventsLog), 0, st.Hello.Offset, func(coordinator.Event) { f.n++ })
 		if s.feeds.m == nil {
 			s.feeds.m = map[string]*feed{}
 		}
-		s.feeds.m[root] = f
+		s.feeds.m[key] = f
 		go s.read(f)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done || f.session != id {
 		// The run has ended, or another session of the project runs.
-		if len(f.subs) == 0 && s.feeds.m[root] == f {
-			delete(s.feeds.m, root)
+		if len(f.subs) == 0 && s.feeds.m[key] == f {
+			delete(s.feeds.m, key)
 			_ = f.stream.Close()
 		}
 		return nil, nil, 0
@@ -95,8 +99,8 @@ func (s *Server) leave(f *feed, ch chan numbered) {
 	}
 	last := len(f.subs) == 0
 	f.mu.Unlock()
-	if last && s.feeds.m[f.root] == f {
-		delete(s.feeds.m, f.root)
+	if last && s.feeds.m[f.key] == f {
+		delete(s.feeds.m, f.key)
 		_ = f.stream.Close()
 	}
 }
@@ -108,8 +112,8 @@ func (s *Server) read(f *feed) {
 		ev, err := f.stream.Next()
 		if err != nil {
 			s.feeds.mu.Lock()
-			if s.feeds.m[f.root] == f {
-				delete(s.feeds.m, f.root)
+			if s.feeds.m[f.key] == f {
+				delete(s.feeds.m, f.key)
 			}
 			s.feeds.mu.Unlock()
 			f.mu.Lock()

@@ -125,7 +125,7 @@ func TestFeedIsSharedByFollowers(t *testing.T) {
 		t.Fatalf("the second page: %v, want 1,2,3", got)
 	}
 	s.feeds.mu.Lock()
-	f := s.feeds.m[root]
+	f := s.feeds.m[root+"\x00"+testSession]
 	s.feeds.mu.Unlock()
 	if f == nil || len(s.feeds.m) != 1 {
 		t.Fatalf("feeds %v, want one for the run", s.feeds.m)

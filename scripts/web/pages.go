@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/control"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
@@ -61,6 +62,10 @@ var markdown = sync.OnceValue(func() goldmark.Markdown {
 // running is whether session id of the project at root is being worked
 // now, as ralph logs --follow decides it.
 var running = report.SessionRunning
+
+// idleSessions are a project's sessions a chat keeps open at its prompt
+// (control.IdleSessions); a variable for the tests.
+var idleSessions = control.IdleSessions
 
 // row is one event as the session page shows it.
 type row struct {

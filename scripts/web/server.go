@@ -136,6 +136,18 @@ type sessionRef struct {
 func (s *Server) list() []sessionRef {
 	var out []sessionRef
 	now := s.o.Now()
+	// A chat open at its prompt saved its session as its last message
+	// ended ("completed"); its control socket says it is open, idle. Each
+	// project's sockets are asked once.
+	idle := map[string]map[string]int{}
+	idleIn := func(root string) map[string]int {
+		m, ok := idle[root]
+		if !ok {
+			m = idleSessions(context.Background(), root)
+			idle[root] = m
+		}
+		return m
+	}
 	for _, e := range s.o.Sessions() {
 		if e.SessionID == "" {
 			continue
@@ -149,6 +161,9 @@ func (s *Server) list() []sessionRef {
 			r.Tokens = st.Usage.InputTokens + st.Usage.OutputTokens
 		}
 		r.Live = running(s.o.Fs, e.Root, e.SessionID)
+		if _, ok := idleIn(e.Root)[e.SessionID]; ok && !memory.Active(e.Status) {
+			r.Status = memory.StatusIdle
+		}
 		out = append(out, r)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].updated.After(out[j].updated) })

@@ -116,12 +116,13 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	// The socket is the project's: a page of an older session must not
-	// steer the run that works there now.
+	// The request goes to the ralph recording this session: a page of an
+	// older session must not steer the run that works there now, nor a
+	// run's page a chat open beside it.
 	reply := control.NotDone("session %s is not running; nothing was sent", ref.ID)
 	if ref.Live {
 		var err error
-		if reply, err = control.Call(r.Context(), ref.Project, req); err != nil {
+		if reply, err = control.Call(r.Context(), control.Where{Root: ref.Project, Session: ref.ID}, req); err != nil {
 			reply = control.NotDone("not delivered: %s", err.Error())
 		}
 	}
