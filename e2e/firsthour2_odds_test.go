@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
@@ -100,5 +103,105 @@ func agree(t *testing.T, dir string, env []string, id string, want int) {
 	if done != html || done != want {
 		line := regexp.MustCompile(`<b>tasks</b>[^<]*`).Find(page)
 		t.Errorf("tasks done: analyze says %d, the HTML report %d (%q); want %d\n%s", done, html, line, want, an.stdout)
+	}
+}
+
+// TestServeShowsAnUndoneChangeAsUndoneAndStateSavedOnce (issue 68, item
+// 14): ralph serve's checkpoint panel marks a request that ralph undo took
+// back as undone (with ralph diff --json saying the same), while a request
+// still in place is not; and an interrupted session's page says "state
+// saved" once, not "state saved state saved".
+func TestServeShowsAnUndoneChangeAsUndoneAndStateSavedOnce(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := cleanEnv(t)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shIn(t, dir, `git init -q -b main && git add . && git commit -qm start`)
+	write := func(path, content string) string {
+		b, _ := json.Marshal(map[string]string{"path": path, "content": content})
+		return toolScenario(t, "write", [][]toolCall{{{name: "write_file", args: string(b)}}}, "Done.")
+	}
+	srv := inlineServer(t, write("kept.txt", "kept\n"))
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "write kept.txt"); r.code != 0 {
+		t.Fatalf("first one-shot: exit %d\n%s", r.code, r.stderr)
+	}
+	srv = inlineServer(t, write("undone.txt", "taken back\n"))
+	if r := ralph(t, dir, env, nil, "--base-url", srv.URL, "-y", "write undone.txt"); r.code != 0 {
+		t.Fatalf("second one-shot: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := ralph(t, dir, env, nil, "undo"); r.code != 0 {
+		t.Fatalf("undo: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "undone.txt")); !os.IsNotExist(err) {
+		t.Fatalf("undo left undone.txt: %v", err)
+	}
+	// An interrupted one-shot: its stop saves the state and says so.
+	slow := scenarioServer(t, "slow_stream")
+	cmd, out, errb := startRalph(t, dir, env, "--base-url", slow.URL, "--output-format", "stream-json", "talk slowly")
+	waitFor(t, "streamed text", 20*time.Second, func() bool { return strings.Count(out.String(), `"type":"text_delta"`) >= 3 })
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := exitCode(t, cmd, 20*time.Second); code != 130 {
+		t.Fatalf("the interrupted one-shot: exit %d\n%s", code, errb.String())
+	}
+
+	// The sessions by their prompts: two started in one second sort by
+	// the random part of their ids.
+	ls := ralph(t, dir, env, nil, "sessions", "--json", "--project", dir)
+	var listed struct {
+		Sessions []struct {
+			ID     string `json:"session_id"`
+			Prompt string `json:"first_prompt"`
+		}
+	}
+	if err := json.Unmarshal([]byte(ls.stdout), &listed); err != nil {
+		t.Fatalf("ralph sessions --json: %v\n%s", err, ls.stdout)
+	}
+	ids := make([]string, 3)
+	for _, s := range listed.Sessions {
+		for i, p := range []string{"write kept.txt", "write undone.txt", "talk slowly"} {
+			if s.Prompt == p {
+				ids[i] = s.ID
+			}
+		}
+	}
+	if slices.Contains(ids, "") {
+		t.Fatalf("sessions %s, want the three prompts", ls.stdout)
+	}
+	c, base := startServe(t, dir, env)
+	index := getPage(t, c, base+"/")
+	page := func(id string) string {
+		t.Helper()
+		m := regexp.MustCompile(`href="(/s/[^"]+/` + regexp.QuoteMeta(id) + `)"`).FindStringSubmatch(index)
+		if m == nil {
+			t.Fatalf("the index links no session %s:\n%s", id, index)
+		}
+		return getPage(t, c, base+m[1])
+	}
+	kept, undone, stopped := page(ids[0]), page(ids[1]), page(ids[2])
+	if !strings.Contains(undone, `<details class="checkpoint undone"`) || !strings.Contains(undone, "an undo took this change back") {
+		i := strings.Index(undone, `class="panel checkpoints"`)
+		t.Errorf("the undone request's checkpoint is not marked undone:\n%.1500s", undone[max(i, 0):])
+	}
+	if !strings.Contains(kept, `<details class="checkpoint"`) || strings.Contains(kept, "checkpoint undone") {
+		t.Errorf("the request still in place is not shown as in place")
+	}
+	if strings.Contains(stopped, "state saved state saved") || strings.Count(stopped, "state saved") != 1 {
+		t.Errorf("the interrupted session's page says %d times \"state saved\" (doubled: %v)",
+			strings.Count(stopped, "state saved"), strings.Contains(stopped, "state saved state saved"))
+	}
+	d := ralph(t, dir, env, nil, "diff", ids[1], "--request", "1", "--json")
+	var diff struct{ Undone bool }
+	if d.code != 0 || json.Unmarshal([]byte(d.stdout), &diff) != nil || !diff.Undone {
+		t.Errorf("ralph diff --json of the undone session: exit %d, %s", d.code, d.stdout)
+	}
+	if d := ralph(t, dir, env, nil, "diff", ids[1], "--request", "1"); !strings.Contains(d.stderr, "ralph: undone: an undo took this change back") {
+		t.Errorf("ralph diff of the undone session does not say so:\n%s", d.stderr)
 	}
 }
