@@ -205,3 +205,60 @@ func TestServeShowsAnUndoneChangeAsUndoneAndStateSavedOnce(t *testing.T) {
 		t.Errorf("ralph diff of the undone session does not say so:\n%s", d.stderr)
 	}
 }
+
+// TestOneInit (issue 68, item 14): ralph init and chat's /init are one
+// init: both create AGENTS.md (no AGENT.md) and the RALPH_* files, said in
+// the same lines, and /init then has the model fill AGENTS.md in; after
+// ralph init, ralph run names what is missing (a task) rather than the
+// file ralph init has just made, and without the file names ralph init.
+func TestOneInit(t *testing.T) {
+	t.Parallel()
+	env := cleanEnv(t)
+	cli := t.TempDir()
+	r := ralph(t, cli, env, nil, "init")
+	if r.code != 0 {
+		t.Fatalf("ralph init: exit %d\n%s", r.code, r.stderr)
+	}
+	chat := t.TempDir()
+	url := initScenario(t, "AGENTS.md", "# Agents\n\nBuild: go build ./...\n\n## Learnings\n")
+	c := ralph(t, chat, env, strings.NewReader("/init\n"), "chat", "--base-url", url, "-y")
+	if c.code != 0 {
+		t.Fatalf("/init: exit %d\n%s\n%s", c.code, c.stdout, c.stderr)
+	}
+	var said []string
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if line == "" || strings.Contains(line, ".ralph/") {
+			// The chat made .ralph/ before /init ran: its .gitignore is kept.
+			continue
+		}
+		said = append(said, line)
+		if !strings.Contains(c.stdout+c.stderr, "/init: "+line) {
+			t.Errorf("/init does not say %q as ralph init does:\n%s%s", line, c.stdout, c.stderr)
+		}
+	}
+	if !slices.Contains(said, "created  AGENTS.md") {
+		t.Errorf("ralph init did not create AGENTS.md:\n%s", r.stdout)
+	}
+	for _, dir := range []string{cli, chat} {
+		for _, name := range []string{"AGENTS.md", "RALPH_GOALS.md", "RALPH_TASKS.md", "RALPH_PROGRESS.md", "RALPH_TODO.md"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "AGENT.md")); err == nil {
+			t.Errorf("AGENT.md was created in %s", dir)
+		}
+	}
+	if got := readFileT(t, filepath.Join(chat, "AGENTS.md")); !strings.Contains(got, "Build: go build") {
+		t.Errorf("/init's model did not fill AGENTS.md in: %q", got)
+	}
+
+	run := ralph(t, cli, env, nil, "--base-url", url, "-y", "run")
+	if run.code != 2 || !strings.Contains(run.stderr, "RALPH_TASKS.md has no tasks yet") || strings.Contains(run.stderr, "ralph init creates") {
+		t.Errorf("ralph run after ralph init: exit %d\n%s", run.code, run.stderr)
+	}
+	run = ralph(t, t.TempDir(), env, nil, "--base-url", url, "-y", "run")
+	if run.code != 2 || !strings.Contains(run.stderr, "there is no such file; `ralph init` creates it") {
+		t.Errorf("ralph run without a task file: exit %d\n%s", run.code, run.stderr)
+	}
+}

@@ -583,7 +583,7 @@ task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "init",
-			Short: "Create AGENT.md, RALPH_GOALS.md, RALPH_TASKS.md, RALPH_PROGRESS.md and RALPH_TODO.md",
+			Short: "Create AGENTS.md, RALPH_GOALS.md, RALPH_TASKS.md, RALPH_PROGRESS.md and RALPH_TODO.md (chat's /init does too, then has the model fill AGENTS.md in)",
 			Args:  cobra.NoArgs,
 			RunE:  withRecords(Records.Init),
 		},
