@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -260,5 +261,66 @@ func TestOneInit(t *testing.T) {
 	run = ralph(t, t.TempDir(), env, nil, "--base-url", url, "-y", "run")
 	if run.code != 2 || !strings.Contains(run.stderr, "there is no such file; `ralph init` creates it") {
 		t.Errorf("ralph run without a task file: exit %d\n%s", run.code, run.stderr)
+	}
+}
+
+// TestBashCompletionWithoutThePackage (issue 68, item 14): the bash
+// completion script works in a bash without the bash-completion package
+// (bash --norc loads none): it completed nothing there and said
+// "_get_comp_words_by_ref: command not found" at every Tab. Its help says
+// what it needs.
+func TestBashCompletionWithoutThePackage(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	env := cleanEnv(t)
+	r := ralph(t, dir, env, nil, "completion", "bash")
+	if r.code != 0 {
+		t.Fatalf("ralph completion bash: exit %d\n%s", r.code, r.stderr)
+	}
+	script := filepath.Join(dir, "ralph.bash")
+	if err := os.WriteFile(script, []byte(r.stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A Tab as bash makes it: COMP_LINE up to the cursor, its words, and
+	// the function complete -p names, which fills COMPREPLY.
+	harness := `source "$1"
+errs=$2
+declare -F _init_completion >/dev/null && { echo "bash-completion is loaded"; exit 3; }
+fn=$(complete -p ralph | sed -n 's/.*-F \([^ ]*\) ralph$/\1/p')
+tab() {
+    COMP_LINE=$1; COMP_POINT=${#COMP_LINE}
+    read -r -a COMP_WORDS <<< "$COMP_LINE"
+    [[ $COMP_LINE == *" " ]] && COMP_WORDS+=("")
+    COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
+    "$fn" ralph "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}" 2>>"$errs"
+    echo "$1|${COMPREPLY[*]}"
+}
+tab "ralph ana"
+tab "ralph --sandbox "
+tab "ralph --output-format=stream-j"
+`
+	errs := filepath.Join(dir, "errors")
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", harness, "harness", script, errs)
+	cmd.Dir = dir
+	cmd.Env = append(env, "PATH="+filepath.Dir(ralphBin)+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	for _, want := range []string{"ralph ana|analyze\n", "ralph --sandbox |read-only workspace-write danger-full-access\n",
+		"ralph --output-format=stream-j|stream-json\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("bash without bash-completion: no %q in\n%s", want, out)
+		}
+	}
+	if b, _ := os.ReadFile(errs); strings.Contains(string(b), "not found") {
+		t.Errorf("the script errs without bash-completion:\n%s", b)
+	}
+	help := ralph(t, dir, env, nil, "completion", "bash", "--help")
+	if !strings.Contains(help.stdout, "works with or without the bash-completion package") {
+		t.Errorf("ralph completion bash --help does not say what it needs:\n%s", help.stdout)
 	}
 }

@@ -260,6 +260,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
+	useOwnBashCompletion(root)
 	return root
 }
 
