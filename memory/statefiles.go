@@ -21,11 +21,19 @@ import (
 // The markdown state files in the project root. They are the part of
 // ralph's memory a person reads and edits, so every write below keeps the
 // person's bytes intact.
+//
+// InstructionsFile, AGENTS.md, is the file every coding agent reads first
+// (codex, Cursor, ralph; Claude Code through a CLAUDE.md linking to it):
+// `ralph init` and chat's /init both write it, and ralph's remember tool
+// adds its learnings there. AgentFile, AGENT.md, is its older name, which
+// ralph init wrote before: a project that has one keeps it, read as
+// before, and its learnings go on going there (LearningsFile).
 const (
-	AgentFile    = "AGENT.md"
-	GoalsFile    = "RALPH_GOALS.md"
-	ProgressFile = "RALPH_PROGRESS.md"
-	TodoFile     = "RALPH_TODO.md"
+	InstructionsFile = "AGENTS.md"
+	AgentFile        = "AGENT.md"
+	GoalsFile        = "RALPH_GOALS.md"
+	ProgressFile     = "RALPH_PROGRESS.md"
+	TodoFile         = "RALPH_TODO.md"
 )
 
 // tasksFileName is RALPH_TASKS.md; its exported name belongs to the task
@@ -228,8 +236,32 @@ var learningMu sync.Mutex
 
 var lineBreaks = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*[\r\n]\s*`) })
 
-// AppendLearning adds "- <note> (YYYY-MM-DD)" at the end of AGENT.md's
-// Learnings section, creating the file or section if missing and keeping
+// LearningsFile is the file remember adds to: AGENT.md in a project that
+// still has one (its older name), else AGENTS.md. An AGENTS.md that is a
+// link (to CLAUDE.md, say, or out of the project) is not replaced by a
+// file of its own: the learnings then go to AGENT.md, which ralph reads
+// too.
+func LearningsFile(fs afero.Fs, root string) string {
+	if _, err := lstat(fs, filepath.Join(root, AgentFile)); err == nil {
+		return AgentFile
+	}
+	if fi, err := lstat(fs, filepath.Join(root, InstructionsFile)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return AgentFile
+	}
+	return InstructionsFile
+}
+
+// lstat is Lstat where the file system has it, else Stat.
+func lstat(fs afero.Fs, path string) (os.FileInfo, error) {
+	if l, ok := fs.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(path)
+		return fi, err
+	}
+	return fs.Stat(path)
+}
+
+// AppendLearning adds "- <note> (YYYY-MM-DD)" at the end of the Learnings
+// section of LearningsFile, creating the file or section if missing and keeping
 // every other byte of the file, since a person edits it too.
 func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 	note = strings.TrimSpace(lineBreaks().ReplaceAllString(note, " "))
@@ -240,7 +272,8 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 		note = text.ClipRunes(note, maxLearning-1, text.Ellipsis)
 	}
 	item := "- " + note + " (" + now.UTC().Format(time.DateOnly) + ")"
-	path := filepath.Join(root, AgentFile)
+	name := LearningsFile(fs, root)
+	path := filepath.Join(root, name)
 	learningMu.Lock()
 	defer learningMu.Unlock()
 	for attempt := 0; ; attempt++ {
@@ -248,7 +281,7 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 		if err != nil {
 			return err
 		}
-		updated := insertLearning(old, item)
+		updated := insertLearning(old, item, name)
 		// Re-read right before the write: if a person saved the file in
 		// the meantime, redo the insert on their version, not over it.
 		again, _, err := readMarkdown(fs, path)
@@ -257,7 +290,7 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 		}
 		if again == old || attempt == 3 {
 			if again != old {
-				updated = insertLearning(again, item)
+				updated = insertLearning(again, item, name)
 			}
 			return WriteFileAtomic(fs, path, []byte(updated), perm)
 		}
@@ -266,9 +299,9 @@ func AppendLearning(fs afero.Fs, root, note string, now time.Time) error {
 
 // insertLearning returns s with item inserted after the last non-blank line
 // of the "## Learnings" section, ignoring headings inside code fences.
-func insertLearning(s, item string) string {
+func insertLearning(s, item, name string) string {
 	if s == "" {
-		return agentHeader + "\n## Learnings\n\n" + item + "\n"
+		return learningsHeader(name) + "\n## Learnings\n\n" + item + "\n"
 	}
 	eol := eolOf(s)
 	headingEnd, insertAt, fence := -1, -1, ""

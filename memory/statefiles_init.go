@@ -11,11 +11,16 @@ import (
 	"github.com/spf13/afero"
 )
 
-const agentHeader = "# AGENT.md\n\n" +
-	"What ralph knows about working on this project. ralph reads this file at the start of every " +
-	"session, and its remember tool adds one dated line under Learnings, such as " +
-	"\"- The integration tests need a running Postgres (2026-01-05)\". " +
-	"Edit freely: fix a wrong fact, delete a stale one.\n"
+// learningsHeader opens the instructions file ralph init writes (name is
+// AGENTS.md, or AGENT.md where remember first writes an old project's).
+func learningsHeader(name string) string {
+	return "# " + name + "\n\n" +
+		"What a coding agent should know about working on this project: ralph, codex and Cursor read this " +
+		"file at the start of every session (Claude Code reads CLAUDE.md; a CLAUDE.md that is a link here, " +
+		"or says @AGENTS.md, shares it). ralph's remember tool adds one dated line under Learnings, such as " +
+		"\"- The integration tests need a running Postgres (2026-01-05)\". " +
+		"Edit freely: fix a wrong fact, delete a stale one.\n"
+}
 
 const goalsTemplate = "# Goals\n\n" +
 	"What you want from this project overall, in your own words. ralph reads this at the start of " +
@@ -113,6 +118,28 @@ type InitResult struct {
 	Created  []string    `json:"created"`
 	Existing []string    `json:"existing"` // already present and left as they were (.ralph/.gitignore may gain lines)
 	Info     ProjectInfo `json:"info"`
+	// Instructions is the project's instructions file after init:
+	// AGENTS.md, or the CLAUDE.md or AGENT.md it found.
+	Instructions string `json:"instructions"`
+}
+
+// Lines are what ralph init and chat's /init say of res, one a line.
+func (res InitResult) Lines() []string {
+	var out []string
+	for _, p := range res.Created {
+		out = append(out, "created  "+p)
+	}
+	for _, p := range res.Existing {
+		out = append(out, "kept     "+p+" (already there)")
+	}
+	if len(res.Info.Languages) > 0 {
+		line := "detected " + strings.Join(res.Info.Languages, ", ")
+		if len(res.Info.Test) > 0 {
+			line += "; tests: " + res.Info.Test[0]
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // InitProject creates the state files that are missing from root, with
@@ -126,13 +153,25 @@ func InitProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 
 func initProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 	res := InitResult{Info: DetectProject(fs, root)}
-	files := []struct{ name, text string }{
-		{AgentFile, agentTemplate(res.Info, now)},
+	// A project whose instructions file is there already keeps it: the
+	// person's CLAUDE.md, or the AGENT.md an older ralph init wrote.
+	for _, name := range []string{InstructionsFile, AgentFile, "CLAUDE.md"} {
+		if _, err := lstat(fs, filepath.Join(root, name)); err == nil {
+			res.Existing = append(res.Existing, name)
+			res.Instructions = name
+			break
+		}
+	}
+	var files []struct{ name, text string }
+	if res.Instructions == "" {
+		files = append(files, struct{ name, text string }{InstructionsFile, agentTemplate(res.Info, now)})
+	}
+	files = append(files, []struct{ name, text string }{
 		{GoalsFile, goalsTemplate},
 		{tasksFileName, tasksTemplate},
 		{ProgressFile, progressTemplate},
 		{TodoFile, todoTemplate},
-	}
+	}...)
 	for _, f := range files {
 		created, err := createExclusive(fs, filepath.Join(root, f.name), []byte(f.text))
 		if err != nil {
@@ -142,6 +181,9 @@ func initProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 			res.Created = append(res.Created, f.name)
 		} else {
 			res.Existing = append(res.Existing, f.name)
+		}
+		if f.name == InstructionsFile {
+			res.Instructions = InstructionsFile
 		}
 	}
 	name := filepath.Join(StateDir, ".gitignore")
@@ -170,7 +212,7 @@ func agentTemplate(info ProjectInfo, now time.Time) string {
 		return "`" + strings.Join(items, "`, `") + "`"
 	}
 	var b strings.Builder
-	b.WriteString(agentHeader + "\n## Project\n\n")
+	b.WriteString(learningsHeader(InstructionsFile) + "\n## Project\n\n")
 	fmt.Fprintf(&b, "Detected by `ralph init` on %s; correct anything wrong.\n\n", now.UTC().Format(time.DateOnly))
 	fmt.Fprintf(&b, "- Languages: %s\n", list(info.Languages, false))
 	fmt.Fprintf(&b, "- Build: %s\n", list(info.Build, true))

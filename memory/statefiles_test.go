@@ -43,14 +43,17 @@ func TestInitProjectCreatesFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{AgentFile, GoalsFile, "RALPH_TASKS.md", ProgressFile, TodoFile, ".ralph/.gitignore"}
+	want := []string{InstructionsFile, GoalsFile, "RALPH_TASKS.md", ProgressFile, TodoFile, ".ralph/.gitignore"}
 	if !slices.Equal(res.Created, want) || len(res.Existing) != 0 {
 		t.Fatalf("Created %v Existing %v", res.Created, res.Existing)
 	}
 	if !res.Info.Git || res.Info.Branch != "main" || !slices.Equal(res.Info.Languages, []string{"Go"}) {
 		t.Errorf("Info %+v", res.Info)
 	}
-	agent := sfRead(t, fs, AgentFile)
+	agent := sfRead(t, fs, InstructionsFile)
+	if !strings.HasPrefix(agent, "# AGENTS.md\n") {
+		t.Errorf("AGENTS.md's heading:\n%s", agent)
+	}
 	for _, s := range []string{"## Project\n", "- Languages: Go\n", "- Build: `go build ./...`\n",
 		"- Test: `go test ./...`\n", "- Lint: `go vet ./...`\n", "- Git branch: main\n", "2026-11-21"} {
 		if !strings.Contains(agent, s) {
@@ -84,11 +87,53 @@ func TestInitProjectNothingDetected(t *testing.T) {
 	if _, err := InitProject(fs, sfRoot, sfNow); err != nil {
 		t.Fatal(err)
 	}
-	agent := sfRead(t, fs, AgentFile)
+	agent := sfRead(t, fs, InstructionsFile)
 	for _, s := range []string{"- Languages: none detected\n", "- Test: none detected\n", "- Git: not a repository\n"} {
 		if !strings.Contains(agent, s) {
 			t.Errorf("AGENT.md lacks %q:\n%s", s, agent)
 		}
+	}
+}
+
+// TestLearningsFile: learnings go to AGENTS.md, to AGENT.md in a project
+// that still has one, and never through an AGENTS.md that is a link; ralph
+// init keeps a project's CLAUDE.md or AGENT.md as its instructions file.
+func TestLearningsFile(t *testing.T) {
+	dir := t.TempDir()
+	fs := afero.NewOsFs()
+	if got := LearningsFile(fs, dir); got != InstructionsFile {
+		t.Errorf("a new project: %s", got)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("# mine\n"), 0o644))
+	must(os.Symlink("CLAUDE.md", filepath.Join(dir, InstructionsFile)))
+	if got := LearningsFile(fs, dir); got != AgentFile {
+		t.Errorf("AGENTS.md a link: %s", got)
+	}
+	must(AppendLearning(fs, dir, "n", sfNow))
+	if b, _ := os.ReadFile(filepath.Join(dir, "CLAUDE.md")); string(b) != "# mine\n" {
+		t.Errorf("CLAUDE.md written through the link: %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, InstructionsFile)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the AGENTS.md link was replaced: %v", err)
+	}
+	res, err := InitProject(fs, dir, sfNow)
+	must(err)
+	if res.Instructions != InstructionsFile || slices.Contains(res.Created, InstructionsFile) {
+		t.Errorf("init beside a linked AGENTS.md: %+v", res)
+	}
+
+	dir = t.TempDir()
+	must(os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("# mine\n"), 0o644))
+	res, err = InitProject(fs, dir, sfNow)
+	must(err)
+	if res.Instructions != "CLAUDE.md" || slices.Contains(res.Created, InstructionsFile) || !slices.Contains(res.Existing, "CLAUDE.md") {
+		t.Errorf("init beside CLAUDE.md: %+v", res)
 	}
 }
 
@@ -325,8 +370,8 @@ func TestAppendLearningMissingFile(t *testing.T) {
 	if err := AppendLearning(fs, sfRoot, "  use make test\n  not go test  ", sfNow); err != nil {
 		t.Fatal(err)
 	}
-	got := sfRead(t, fs, AgentFile)
-	if !strings.HasPrefix(got, "# AGENT.md\n") || !strings.HasSuffix(got, "\n## Learnings\n\n- use make test not go test (2026-11-21)\n") {
+	got := sfRead(t, fs, InstructionsFile)
+	if !strings.HasPrefix(got, "# AGENTS.md\n") || !strings.HasSuffix(got, "\n## Learnings\n\n- use make test not go test (2026-11-21)\n") {
 		t.Errorf("got:\n%s", got)
 	}
 }
@@ -373,8 +418,8 @@ func TestAppendLearningNote(t *testing.T) {
 			t.Errorf("note %q: want an error", note)
 		}
 	}
-	if exists, _ := afero.Exists(fs, filepath.Join(sfRoot, AgentFile)); exists {
-		t.Error("an empty note created AGENT.md")
+	if exists, _ := afero.Exists(fs, filepath.Join(sfRoot, InstructionsFile)); exists {
+		t.Error("an empty note created AGENTS.md")
 	}
 	if err := AppendLearning(fs, sfRoot, "a\r\nb\n\n\nc\rd  e", sfNow); err != nil {
 		t.Fatal(err)
@@ -382,7 +427,7 @@ func TestAppendLearningNote(t *testing.T) {
 	if err := AppendLearning(fs, sfRoot, strings.Repeat("é", 600), sfNow); err != nil {
 		t.Fatal(err)
 	}
-	got := sfRead(t, fs, AgentFile)
+	got := sfRead(t, fs, InstructionsFile)
 	if !strings.Contains(got, "\n- a b c d  e (2026-11-21)\n") {
 		t.Errorf("newlines not collapsed:\n%s", got)
 	}
@@ -402,7 +447,7 @@ func TestAppendLearningConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got := sfRead(t, fs, AgentFile)
+	got := sfRead(t, fs, InstructionsFile)
 	for i := range 20 {
 		if !strings.Contains(got, fmt.Sprintf("- note %d (", i)) {
 			t.Errorf("lost note %d", i)

@@ -388,8 +388,23 @@ func readTasks(fs afero.Fs, path string) ([]byte, os.FileMode, error) {
 
 // ErrNoTasks is a task list with no task in it, which `ralph run` refuses
 // (exit 2) before it records a session: a run with nothing to do would
-// otherwise leave a session that says it runs.
-var ErrNoTasks = fmt.Errorf("%s has no tasks; add lines like \"- [ ] do something\" (ralph init creates the file)", TasksFile)
+// otherwise leave a session that says it runs. The error a run gets
+// matches it and says which is the case: the file is missing
+// (ErrNoTasksFile), or there but without a task, as `ralph init` leaves
+// it (ErrEmptyTasks).
+var ErrNoTasks = errors.New(TasksFile + " has no tasks")
+
+// ErrNoTasksFile and ErrEmptyTasks are ErrNoTasks, each in the words of
+// its case.
+var (
+	ErrNoTasksFile error = noTasksError(TasksFile + " has no tasks: there is no such file; `ralph init` creates it, then add lines like \"- [ ] do something\" (or `ralph plan \"a feature\"` writes them)")
+	ErrEmptyTasks  error = noTasksError(TasksFile + " has no tasks yet; add lines like \"- [ ] do something\" (or `ralph plan \"a feature\"` writes them)")
+)
+
+type noTasksError string
+
+func (e noTasksError) Error() string        { return string(e) }
+func (e noTasksError) Is(target error) bool { return target == ErrNoTasks }
 
 // LoadTasks reads root's RALPH_TASKS.md; a missing file is an empty list.
 func LoadTasks(fs afero.Fs, root string) (*TaskFile, error) {

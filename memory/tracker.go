@@ -110,7 +110,12 @@ func CheckRunnable(tr Tracker) error {
 	}
 	if f.Counts().Total == 0 {
 		if tr.Name() == TasksFile {
-			return ErrNoTasks
+			if m, ok := tr.(*markdownTracker); ok {
+				if _, err := m.fs.Stat(m.path); errors.Is(err, os.ErrNotExist) {
+					return ErrNoTasksFile
+				}
+			}
+			return ErrEmptyTasks
 		}
 		return planErrorf("%s has no tasks", tr.Name())
 	}

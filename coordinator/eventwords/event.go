@@ -187,7 +187,13 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 	case coordinator.EventFilesChanged:
 		return note(GlyphFiles, OneLine(ev.Text, longWidth))
 	case coordinator.EventStateSaved:
-		return note(GlyphTurn, strings.TrimSpace("state saved "+OneLine(ev.Text, shortWidth)))
+		// The coordinator's text is these very words ("state saved"):
+		// said once, with whatever else a text adds.
+		words := OneLine(ev.Text, shortWidth)
+		if !strings.HasPrefix(words, "state saved") {
+			words = strings.TrimSpace("state saved " + words)
+		}
+		return note(GlyphTurn, words)
 	case coordinator.EventInterrupted:
 		return note(GlyphStopped, strings.TrimSuffix("interrupted: "+OneLine(ev.Text, longWidth), ": "))
 	case coordinator.EventError:

@@ -62,6 +62,8 @@ var eventRows = []struct {
 		TaskAttempt: &coordinator.TaskAttempt{Number: 1, Verify: &coordinator.VerifyRun{DurationMS: 300}}}, want: "✗ verify failed: `make lint` (300ms) · task t1", err: true},
 	{ev: coordinator.Event{Type: coordinator.EventFilesChanged, Text: "1 file changed"}, want: "± 1 file changed"},
 	{ev: coordinator.Event{Type: coordinator.EventStateSaved}, want: "· state saved"},
+	// The coordinator's own text is the same words: said once (issue 68).
+	{ev: coordinator.Event{Type: coordinator.EventStateSaved, Text: "state saved"}, want: "· state saved"},
 	{ev: coordinator.Event{Type: coordinator.EventInterrupted, Text: "Ctrl-C"}, want: "■ interrupted: Ctrl-C"},
 	{ev: coordinator.Event{Type: coordinator.EventError, Text: "model gone"}, want: "✗ model gone", err: true},
 	{ev: coordinator.Event{Type: coordinator.EventWarning, Text: "prompt cut"}, want: "! warning: prompt cut", err: true},

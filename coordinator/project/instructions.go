@@ -17,7 +17,9 @@ import (
 
 // InstructionFiles are the instructions files other coding agents read
 // (codex's AGENTS.md, Claude Code's CLAUDE.md), which ralph reads as the
-// project's instructions too. AGENT.md stays ralph's own learnings file.
+// project's instructions too. AGENT.md, the older name of ralph's
+// learnings file, is read with the state files where a project still has
+// one (memory.LearningsFile).
 var InstructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
 
 // Bounds of the instructions in the prompt (docs/conventions.md): each

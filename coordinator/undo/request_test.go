@@ -36,3 +36,41 @@ func TestSelectRequest(t *testing.T) {
 		t.Error("request 2 began no step, yet something was selected")
 	}
 }
+
+// TestSelectedChangesSayWhetherUndone: a request an undo took back is
+// Undone, until an undo of that undo puts it in place again; a request
+// with one step undone is still (partly) in place.
+func TestSelectedChangesSayWhetherUndone(t *testing.T) {
+	cp := func(ref, commit, parent, file string) git.Checkpoint {
+		return git.Checkpoint{Ref: ref, Commit: commit, Parent: parent, Files: []git.FileChange{{Path: file}}}
+	}
+	log := []git.Entry{
+		{Kind: git.KindBaseline, Checkpoint: git.Checkpoint{Ref: "r0", Commit: "c0"}},
+		{Kind: git.KindTurn, Turn: 1, Request: 1, Checkpoint: cp("r1", "c1", "c0", "a")},
+		{Kind: git.KindTurn, Turn: 2, Request: 1, Checkpoint: cp("r2", "c2", "c1", "b")},
+		{Kind: git.KindTurn, Turn: 3, Request: 3, Checkpoint: cp("r3", "c3", "c2", "c")},
+	}
+	undone := func(log []git.Entry, r int) bool {
+		t.Helper()
+		c, err := selectEntries(nil, log, Selection{Request: r}, ErrNothingToShow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Undone
+	}
+	if undone(log, 1) || undone(log, 3) {
+		t.Error("nothing was undone, yet a request says so")
+	}
+	log = append(log, git.Entry{Kind: git.KindUndo, Undone: "r3", Checkpoint: cp("u1", "c4", "c3", "c")})
+	if undone(log, 1) || !undone(log, 3) {
+		t.Errorf("after undoing request 3: request 1 undone %v, request 3 undone %v", undone(log, 1), undone(log, 3))
+	}
+	log = append(log, git.Entry{Kind: git.KindUndo, Undone: "u1", Checkpoint: cp("u2", "c5", "c4", "c")})
+	if undone(log, 3) {
+		t.Error("the undo of the undo put request 3 back, yet it says undone")
+	}
+	log = append(log, git.Entry{Kind: git.KindUndo, Undone: "r2", Checkpoint: cp("u3", "c6", "c5", "b")})
+	if undone(log, 1) {
+		t.Error("one step of request 1 undone, yet the whole request says undone")
+	}
+}

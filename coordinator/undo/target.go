@@ -190,6 +190,23 @@ func undoneRefs(log []git.Entry) map[string]bool {
 	return undone
 }
 
+// allUndone says whether an undo still in force took back every change
+// of picked (an undo's own entry is no change of the files' to take back).
+func allUndone(log, picked []git.Entry) bool {
+	undone := undoneRefs(log)
+	changes := 0
+	for _, e := range picked {
+		if e.Kind != git.KindTurn && e.Kind != git.KindTask {
+			continue
+		}
+		changes++
+		if !undone[e.Ref] {
+			return false
+		}
+	}
+	return changes > 0
+}
+
 // lastInPlace is the entries of the latest change of log that no undo
 // took back: every step of a request still in place, or one task
 // attempt; none when every change was undone.

@@ -85,6 +85,19 @@ type Changes struct {
 	// TooBig are files the selected entries left out for their size:
 	// their changes are in no checkpoint, and undo cannot put them back.
 	TooBig []string
+	// Undone says an undo took every selected change back, and no later
+	// undo put it in place again: the patch is what ralph did then, not
+	// what the files hold now.
+	Undone bool
+}
+
+// UndoneNote is what every face showing an undone change says beside its
+// patch, "" for a change still in place.
+func (c *Changes) UndoneNote() string {
+	if !c.Undone {
+		return ""
+	}
+	return "undone: an undo took this change back, so the files no longer hold it"
 }
 
 // Patch is the selection's patch, uncoloured, with the terminal control
@@ -125,6 +138,7 @@ func selectEntries(repo *git.Repo, log []git.Entry, sel Selection, nothing error
 	}
 	c.Entries = picked
 	c.From, c.To = picked[0].Parent, picked[len(picked)-1].Commit
+	c.Undone = allUndone(log, picked)
 	for _, e := range picked {
 		if e.Kind == git.KindTurn {
 			c.Steps = append(c.Steps, e.Turn)

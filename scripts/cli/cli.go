@@ -272,6 +272,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	root.Version = version
 	root.SetVersionTemplate("ralph {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
+	useOwnBashCompletion(root)
 	return root
 }
 
@@ -600,7 +601,7 @@ task, or a cycle, is listed after it: ralph run refuses such a list (exit 2).`,
 	root.AddCommand(
 		&cobra.Command{
 			Use:   "init",
-			Short: "Create AGENT.md, RALPH_GOALS.md, RALPH_TASKS.md, RALPH_PROGRESS.md and RALPH_TODO.md",
+			Short: "Create AGENTS.md, RALPH_GOALS.md, RALPH_TASKS.md, RALPH_PROGRESS.md and RALPH_TODO.md (chat's /init does too, then has the model fill AGENTS.md in)",
 			Args:  cobra.NoArgs,
 			RunE:  withRecords(Records.Init),
 		},

@@ -137,7 +137,10 @@ type DiffResult struct {
 	Steps   []int `json:"steps,omitempty"`
 	// TooBig are files changed there that were too big to checkpoint,
 	// so the patch does not show them.
-	TooBig []string         `json:"too_big,omitempty"`
+	TooBig []string `json:"too_big,omitempty"`
+	// Undone says an undo took the change back: the patch is what ralph
+	// did then, not what the files hold now.
+	Undone bool             `json:"undone,omitempty"`
 	From   string           `json:"from"`
 	To     string           `json:"to"`
 	Files  []git.FileChange `json:"files"`
@@ -161,12 +164,15 @@ func (r Records) Diff(ctx context.Context, id string, sel undo.Selection) error 
 		if err != nil {
 			return err
 		}
-		return r.writeJSON(DiffResult{Session: id, Changed: ch.Session.Changed, Words: ch.Session.Words, RequestWords: ch.Session.RequestWords, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig, From: ch.From, To: ch.To, Files: files, Patch: plain})
+		return r.writeJSON(DiffResult{Session: id, Changed: ch.Session.Changed, Words: ch.Session.Words, RequestWords: ch.Session.RequestWords, What: ch.What, Request: ch.Request, Steps: ch.Steps, TooBig: ch.TooBig, Undone: ch.Undone, From: ch.From, To: ch.To, Files: files, Patch: plain})
 	}
 	// Said whether or not stderr is a terminal: which session's change
 	// the patch is can differ from the last session's. Stdout keeps the
 	// patch alone, for git apply.
 	fmt.Fprintf(r.Err, "%s of %s:\n", ch.What, text.StripControls(ch.Session.String()))
+	if note := ch.UndoneNote(); note != "" {
+		fmt.Fprintf(r.Err, "ralph: %s\n", note)
+	}
 	if len(ch.TooBig) > 0 {
 		// Said on stderr whether or not it is a terminal: the patch on
 		// stdout is not the whole change.

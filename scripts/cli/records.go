@@ -251,18 +251,8 @@ func (r Records) Init() error {
 	if r.JSON {
 		return r.writeJSON(res)
 	}
-	for _, p := range res.Created {
-		fmt.Fprintf(r.Out, "created  %s\n", p)
-	}
-	for _, p := range res.Existing {
-		fmt.Fprintf(r.Out, "kept     %s (already there)\n", p)
-	}
-	if len(res.Info.Languages) > 0 {
-		fmt.Fprintf(r.Out, "detected %s", strings.Join(res.Info.Languages, ", "))
-		if len(res.Info.Test) > 0 {
-			fmt.Fprintf(r.Out, "; tests: %s", res.Info.Test[0])
-		}
-		fmt.Fprintln(r.Out)
+	for _, line := range res.Lines() {
+		fmt.Fprintln(r.Out, line)
 	}
 	return nil
 }

@@ -2,11 +2,9 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/afero"
@@ -14,7 +12,6 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
-	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // Analysis is what one session did, in numbers. Totals (turns, tokens,
@@ -95,31 +92,39 @@ func (a Analysis) Duration() time.Duration { return time.Duration(a.DurationMS) 
 // Analyze reads session id's state and logs and sums them up. It fails
 // only when the session does not exist or a log cannot be read at all.
 func Analyze(fs afero.Fs, root, id string) (Analysis, error) {
-	a, _, _, err := analyze(fs, root, id)
+	a, _, err := analyze(fs, root, id)
 	return a, err
 }
 
-// analyze is Analyze that also returns the events and decisions it read,
-// so the final report can go through them again without a second read of
-// a long log.
-func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, []memory.DecisionRecord, error) {
+// analyzed is what analyze read on the way: the final report goes through
+// the events and decisions again without a second read of a long log, and
+// shows the same timeline the analysis counted the tasks from.
+type analyzed struct {
+	evs      []coordinator.Event
+	decs     []memory.DecisionRecord
+	state    memory.State
+	timeline Timeline
+}
+
+// analyze is Analyze that also returns what it read.
+func analyze(fs afero.Fs, root, id string) (Analysis, analyzed, error) {
 	if fi, err := fs.Stat(memory.SessionDir(root, id)); err != nil || !fi.IsDir() {
-		return Analysis{}, nil, nil, memory.NoSessionf("no session %s in %s", id, root)
+		return Analysis{}, analyzed{}, memory.NoSessionf("no session %s in %s", id, root)
 	}
 	a := Analysis{SessionID: id, ErrorsByKind: map[string]int{}, Tools: []ToolStat{}}
 	evs, bad, err := readEvents(fs, root, id)
 	if err != nil {
-		return a, nil, nil, err
+		return a, analyzed{}, err
 	}
 	a.Unreadable += bad
 	errs, bad, err := memory.ReadJSONL[memory.ErrorRecord](fs, memory.LogPath(root, id, memory.ErrorsLog))
 	if err != nil {
-		return a, nil, nil, err
+		return a, analyzed{}, err
 	}
 	a.Unreadable += bad
 	decs, bad, err := memory.ReadJSONL[memory.DecisionRecord](fs, memory.LogPath(root, id, memory.DecisionsLog))
 	if err != nil {
-		return a, nil, nil, err
+		return a, analyzed{}, err
 	}
 	a.Unreadable += bad
 	a.Decisions = decisionStats(decs)
@@ -159,7 +164,11 @@ func analyze(fs afero.Fs, root, id string) (Analysis, []coordinator.Event, []mem
 	if a.Unreadable > 0 {
 		a.Notes = append(a.Notes, fmt.Sprintf("%d log %s could not be read", a.Unreadable, text.Plural(a.Unreadable, "line", "lines")))
 	}
-	return a, evs, decs, nil
+	// The tasks are counted from the timeline the report draws, so the
+	// two never disagree (CountTasks).
+	tl := BuildTimeline(evs, st)
+	a.Tasks = CountTasks(tl).Stats()
+	return a, analyzed{evs: evs, decs: decs, state: st, timeline: tl}, nil
 }
 
 // fromEvents counts what the events say and sets the totals as far as the
@@ -179,8 +188,6 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 		return stats[name]
 	}
 	okResults := 0
-	tasks := taskTracker{}
-	calls := map[string]coordinator.Event{}
 	var first, last time.Time
 	var lastResult *coordinator.Result
 	var totals runTotals
@@ -206,16 +213,12 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 		case coordinator.EventToolCall:
 			a.ToolCalls++
 			stat(e.ToolName).Calls++
-			calls[e.ToolID] = e
 		case coordinator.EventToolResult:
 			if e.IsError {
 				a.ToolErrors++
 				stat(e.ToolName).Errors++
 			} else {
 				okResults++
-				if e.ToolName == tools.ToolCompleteTask {
-					tasks.completed(calls[e.ToolID])
-				}
 			}
 		case coordinator.EventRetry:
 			a.Retries++
@@ -223,8 +226,6 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 			a.Interruptions++
 		case coordinator.EventError:
 			modelErrs++
-		case coordinator.EventTaskChanged:
-			tasks.changed(e.Text)
 		case coordinator.EventResult:
 			if e.Result != nil {
 				lastResult = e.Result
@@ -248,7 +249,6 @@ func (a *Analysis) fromEvents(evs []coordinator.Event) (modelErrs int) {
 	if calls := max(a.ToolCalls, okResults+a.ToolErrors); calls > 0 {
 		a.ToolSuccessRate = ptr(float64(okResults) / float64(calls))
 	}
-	a.Tasks = tasks.stats()
 	a.StartedAt, a.EndedAt = first, last
 	a.DurationMS = last.Sub(first).Milliseconds()
 	a.Iterations = a.Turns
@@ -363,74 +363,6 @@ func derefOr(p *float64) float64 {
 		return 0
 	}
 	return *p
-}
-
-// taskTracker follows tasks through a run: the last state seen for each
-// task id decides whether it counts as done or failed.
-type taskTracker struct {
-	order []string
-	state map[string]memory.TaskState
-}
-
-func (t *taskTracker) set(id string, s memory.TaskState) {
-	if id == "" {
-		return
-	}
-	if t.state == nil {
-		t.state = map[string]memory.TaskState{}
-	}
-	if _, seen := t.state[id]; !seen {
-		t.order = append(t.order, id)
-	}
-	t.state[id] = s
-}
-
-// completed records a successful complete_task call.
-func (t *taskTracker) completed(e coordinator.Event) {
-	var args struct {
-		ID string `json:"id"`
-	}
-	if json.Unmarshal(toolArgs(e), &args) == nil {
-		t.set(args.ID, memory.TaskDone)
-	}
-}
-
-// changed reads a task_changed event's text, which names the task first
-// and its new state last ("t3 in_progress", "t3: open -> done"). Text that
-// names no state is ignored rather than guessed at.
-func (t *taskTracker) changed(text string) {
-	words := strings.Fields(text)
-	if len(words) < 2 {
-		return
-	}
-	id := strings.TrimRight(words[0], ":")
-	switch s := memory.TaskState(strings.Trim(words[len(words)-1], ".,;")); s {
-	case memory.TaskOpen, memory.TaskInProgress, memory.TaskDone, memory.TaskFailed, memory.TaskSkipped:
-		t.set(id, s)
-	}
-}
-
-func (t *taskTracker) stats() *TaskStats {
-	if len(t.order) == 0 {
-		return nil
-	}
-	s := &TaskStats{}
-	for _, id := range t.order {
-		switch t.state[id] {
-		case memory.TaskDone:
-			s.Done++
-		case memory.TaskFailed:
-			s.Failed++
-		case memory.TaskSkipped, memory.TaskOpen:
-			// Skipped or handed back untouched: not attempted.
-			continue
-		}
-		s.Attempted++
-	}
-	if s.Attempted > 0 {
-		s.SuccessRate = ptr(float64(s.Done) / float64(s.Attempted))
-	}
-	return s
 }
 
 // ReviewStat is what reviewing one task cost.

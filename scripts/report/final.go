@@ -143,7 +143,7 @@ func writeTasks(b *strings.Builder, tl Timeline) {
 		b.WriteString("This session worked on no tasks.\n")
 		return
 	}
-	fmt.Fprintf(b, "From this session's records: %s.\n", timelineCounts(tl))
+	fmt.Fprintf(b, "From this session's records: %s.\n", CountTasks(tl))
 	for _, g := range []struct {
 		title string
 		state memory.TaskState

@@ -110,7 +110,8 @@ func fixtureA(t testing.TB, fs afero.Fs) *memory.Session {
 	return s
 }
 
-// fixtureRun is a task run: t1 completed through complete_task, t2 picked
+// fixtureRun is a task run: t1 completed through complete_task and marked
+// done by the loop, t2 picked
 // and failed, t3 picked and handed back open (not attempted).
 func fixtureRun(t testing.TB, fs afero.Fs) {
 	t.Helper()
@@ -124,7 +125,8 @@ func fixtureRun(t testing.TB, fs afero.Fs) {
 	for _, e := range []coordinator.Event{
 		changed(100, "t1 in_progress"),
 		call(101, 1, "k1", "complete_task", `{"id":"t1","summary":"done"}`),
-		res(101, 1, "k1", "complete_task", "t1 marked done", false),
+		res(101, 1, "k1", "complete_task", "task t1 reported done; no verify command is set, so your word decides.", false),
+		changed(101.5, "t1 done"),
 		changed(102, "t2: open -> in_progress"),
 		changed(103, "t2: in_progress -> failed"),
 		changed(104, "t3 in_progress"),

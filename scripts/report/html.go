@@ -148,7 +148,7 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 	if !a.StartedAt.IsZero() {
 		p.Started = a.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
-	p.TaskLine = timelineCounts(rec.Timeline)
+	p.TaskLine = CountTasks(rec.Timeline).String()
 	p.Chart = newChart(rec.Timeline)
 	for _, t := range rec.Timeline.Tasks {
 		h := htmlTask{ID: t.ID, Title: t.Title, State: t.State, Attempts: len(t.Attempts), Start: clock(t.Start),
@@ -199,26 +199,6 @@ func newHTMLPage(rec SessionRecords, now time.Time) htmlPage {
 		p.Decisions = append(p.Decisions, htmlDecision{Time: clock(d.Time), Kind: d.Kind, Who: who, Text: oneLine(d.Detail, 500), Why: decisionWhy(d)})
 	}
 	return p
-}
-
-// timelineCounts is "10 tasks: 8 done, 2 failed" for the page's header.
-func timelineCounts(tl Timeline) string {
-	if len(tl.Tasks) == 0 {
-		return "no tasks"
-	}
-	counts := map[string]int{}
-	var order []string
-	for _, t := range tl.Tasks {
-		if counts[t.State] == 0 {
-			order = append(order, t.State)
-		}
-		counts[t.State]++
-	}
-	parts := make([]string, len(order))
-	for i, s := range order {
-		parts[i] = fmt.Sprintf("%d %s", counts[s], strings.ReplaceAll(s, "_", " "))
-	}
-	return fmt.Sprintf("%d %s: %s", len(tl.Tasks), text.Plural(len(tl.Tasks), "task", "tasks"), strings.Join(parts, ", "))
 }
 
 func verifyLine(t TaskTimeline) string {

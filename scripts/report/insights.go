@@ -93,11 +93,11 @@ type SessionRecords struct {
 
 // Load reads a session's records.
 func Load(fs afero.Fs, root, id string) (SessionRecords, error) {
-	a, evs, decs, err := analyze(fs, root, id)
+	a, got, err := analyze(fs, root, id)
 	if err != nil {
 		return SessionRecords{}, err
 	}
-	r, err := recordsFrom(fs, root, id, evs, decs)
+	r, err := recordsWith(fs, root, id, got)
 	r.Analysis = a
 	return r, err
 }
@@ -109,21 +109,21 @@ func RecordsOf(fs afero.Fs, root, id string, evs []coordinator.Event) (SessionRe
 	if err != nil {
 		return SessionRecords{}, err
 	}
-	return recordsFrom(fs, root, id, evs, decs)
+	st, _ := memory.LoadSessionState(fs, root, id)
+	return recordsWith(fs, root, id, analyzed{evs: evs, decs: decs, state: st, timeline: BuildTimeline(evs, st)})
 }
 
-// recordsFrom completes a session's records from its events and
-// decisions.
-func recordsFrom(fs afero.Fs, root, id string, evs []coordinator.Event, decs []memory.DecisionRecord) (SessionRecords, error) {
-	st, _ := memory.LoadSessionState(fs, root, id)
+// recordsWith completes a session's records from its events, decisions
+// and timeline.
+func recordsWith(fs afero.Fs, root, id string, got analyzed) (SessionRecords, error) {
 	errs, _, err := memory.ReadJSONL[memory.ErrorRecord](fs, memory.LogPath(root, id, memory.ErrorsLog))
 	if err != nil {
 		return SessionRecords{}, err
 	}
 	if len(errs) == 0 {
-		errs = errorsFromEvents(evs)
+		errs = errorsFromEvents(got.evs)
 	}
-	return SessionRecords{State: st, Events: evs, Timeline: BuildTimeline(evs, st), Errors: errs, Decision: decs}, nil
+	return SessionRecords{State: got.state, Events: got.evs, Timeline: got.timeline, Errors: errs, Decision: got.decs}, nil
 }
 
 // errorsFromEvents stands in for errors.jsonl in sessions recorded before

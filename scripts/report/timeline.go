@@ -181,6 +181,10 @@ func (b *timelineBuilder) event(e coordinator.Event) {
 			b.calls[e.ToolID] = e
 		}
 	case coordinator.EventToolResult:
+		if e.ToolName == tools.ToolCompleteTask && !e.IsError {
+			b.markedDone(e)
+			return
+		}
 		c, ok := b.calls[e.ToolID]
 		if !ok {
 			return
@@ -254,6 +258,25 @@ func (b *timelineBuilder) taskChanged(e coordinator.Event) {
 		a.InputTokens, a.OutputTokens, a.CostUSD, a.spent = int64(e.Usage.InputTokens), int64(e.Usage.OutputTokens), e.CostUSD, true
 	}
 	b.close(t, a, e.Time, outcome)
+}
+
+// markedDone follows complete_task outside the task loop (chat, a
+// one-shot), where no task_changed event says the task is done: its
+// answer names the task by id and title. In the loop the claim is only
+// reported, and the loop's own task_changed decides.
+func (b *timelineBuilder) markedDone(e coordinator.Event) {
+	id, title, ok := tools.MarkedDoneTask(e.Output)
+	if !ok || b.open[id] != nil {
+		return
+	}
+	t := b.task(id)
+	t.State = string(memory.TaskDone)
+	if title != "" {
+		t.Title = title
+	}
+	if len(t.Attempts) == 0 {
+		t.Start, t.End = e.Time, e.Time
+	}
 }
 
 func (b *timelineBuilder) close(t *TaskTimeline, a *AttemptTimeline, end time.Time, outcome string) {

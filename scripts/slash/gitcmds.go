@@ -79,7 +79,11 @@ func runDiff(ctx context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("/diff: %w", err)
 	}
-	h.printf("%s", h.markdown(fmt.Sprintf("**%s** of %s\n\n```diff\n%s```\n", ch.What, text.StripControls(ch.Session.String()), patch)))
+	note := ""
+	if n := ch.UndoneNote(); n != "" {
+		note = "\n\n_" + n + "_"
+	}
+	h.printf("%s", h.markdown(fmt.Sprintf("**%s** of %s%s\n\n```diff\n%s```\n", ch.What, text.StripControls(ch.Session.String()), note, patch)))
 	return Outcome{}, nil
 }
 

@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // The instructions files /init writes or updates: AGENTS.md, which codex,
-// Cursor and ralph read, or CLAUDE.md when a project has only that.
+// Cursor and ralph read (memory.InstructionsFile, which ralph init
+// writes), or CLAUDE.md when a project has only that.
 const (
-	agentsFile = "AGENTS.md"
+	agentsFile = memory.InstructionsFile
 	otherFile  = "CLAUDE.md"
 )
 
@@ -31,15 +36,18 @@ Carry over the important parts of any other agents' rules you find (.cursor/rule
 // update of CLAUDE.md, and a rewrite of AGENTS.md the person agreed to.
 const (
 	initWrite   = "Write the file with the write_file tool."
+	initFill    = "AGENTS.md holds what ralph init detected (the languages, build and test commands): check those facts, then write the file over it with the write_file tool, keeping its ## Learnings section (ralph's remember tool adds to it) at the end."
 	initUpdate  = "CLAUDE.md exists and is the project's instructions file: read it first, keep what is still true, correct what is not, add what is missing, and edit CLAUDE.md in place (create no AGENTS.md)."
 	initRewrite = "AGENTS.md exists: read it first, keep what is still true, and write the improved file over it."
 )
 
-// runInit sends the model the request to write AGENTS.md (or to update
+// runInit is ralph init (memory.InitProject: AGENTS.md from what it
+// detects, and the RALPH_* files, each only where missing), then the
+// request to the model to write AGENTS.md from the codebase (or to update
 // CLAUDE.md when only that exists). The write is the model's, through the
 // write tool and its approval. An AGENTS.md already there is written over
 // only after the person says yes; where nobody can be asked (a script),
-// /init leaves it and says so.
+// /init leaves it, and every other file, and says so.
 func runInit(_ context.Context, h *Host, args string) (Outcome, error) {
 	if args != "" {
 		return Outcome{}, fmt.Errorf("/init takes no arguments, not %q", args)
@@ -68,9 +76,20 @@ func runInit(_ context.Context, h *Host, args string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	switch {
-	case agents && h.Confirm == nil:
+	if agents && h.Confirm == nil {
 		return Outcome{}, fmt.Errorf("/init: %s exists, and nobody can be asked here whether to write over it; it is left as it is", agentsFile)
+	}
+	res, err := memory.InitProject(h.Fs, h.Root, time.Now())
+	if err != nil {
+		return Outcome{}, fmt.Errorf("/init: %w", err)
+	}
+	for _, line := range res.Lines() {
+		h.printf("/init: %s\n", line)
+	}
+	switch {
+	case slices.Contains(res.Created, agentsFile):
+		h.printf("/init: the model reads the codebase and fills %s in\n", agentsFile)
+		return Outcome{Send: fmt.Sprintf(initPrompt, agentsFile, initFill)}, nil
 	case agents:
 		h.printf("/init: %s exists\n", agentsFile)
 		return Outcome{Send: fmt.Sprintf(initPrompt, agentsFile, initRewrite),

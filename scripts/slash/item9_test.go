@@ -78,21 +78,40 @@ func TestBuiltinShadowsACustomCommand(t *testing.T) {
 	}
 }
 
-// /init asks before writing over AGENTS.md, refuses where nobody can be
-// asked, and updates CLAUDE.md when only that exists.
+// /init is ralph init, then the model: in a new project it creates
+// AGENTS.md and the RALPH_* files as ralph init does, and has the model
+// fill AGENTS.md in; with only CLAUDE.md it creates no AGENTS.md and
+// updates CLAUDE.md; an AGENTS.md already there is rewritten only after a
+// yes, and left, with every other file, where nobody can be asked.
 func TestInitTargets(t *testing.T) {
 	ctx := context.Background()
-	h, _, _ := host(t)
-	if o, err := Dispatch(ctx, h, "/init"); err != nil || o.Ask != "" || !strings.Contains(o.Send, "write AGENTS.md at its root") {
+	h, out, _ := host(t)
+	if o, err := Dispatch(ctx, h, "/init"); err != nil || o.Ask != "" || !strings.Contains(o.Send, "write AGENTS.md at its root") ||
+		!strings.Contains(o.Send, "AGENTS.md holds what ralph init detected") {
 		t.Fatalf("new: %v, %+v", err, o)
 	}
+	for _, name := range []string{"AGENTS.md", "RALPH_GOALS.md", "RALPH_TASKS.md", "RALPH_PROGRESS.md", "RALPH_TODO.md"} {
+		if _, err := h.Fs.Stat("/p/" + name); err != nil || !strings.Contains(out.String(), "/init: created  "+name) {
+			t.Errorf("/init did not create %s as ralph init does: %v\n%s", name, err, out)
+		}
+	}
+
+	h, _, _ = host(t)
 	_ = afero.WriteFile(h.Fs, "/p/CLAUDE.md", []byte("# c"), 0o644)
 	if o, err := Dispatch(ctx, h, "/init"); err != nil || o.Ask != "" || !strings.Contains(o.Send, "edit CLAUDE.md in place") {
 		t.Fatalf("claude: %v, %+v", err, o)
 	}
+	if _, err := h.Fs.Stat("/p/AGENTS.md"); err == nil {
+		t.Error("AGENTS.md was created beside CLAUDE.md")
+	}
+
+	h, _, _ = host(t)
 	_ = afero.WriteFile(h.Fs, "/p/AGENTS.md", []byte("# a"), 0o644)
 	if _, err := Dispatch(ctx, h, "/init"); err == nil || !strings.Contains(err.Error(), "nobody can be asked") {
 		t.Fatalf("no asker: %v", err)
+	}
+	if _, err := h.Fs.Stat("/p/RALPH_TASKS.md"); err == nil {
+		t.Error("a refused /init created RALPH_TASKS.md")
 	}
 	h.Confirm = func(context.Context, string) bool { return true }
 	if o, err := Dispatch(ctx, h, "/init"); err != nil || !strings.Contains(o.Ask, "AGENTS.md exists") || !strings.Contains(o.Send, "AGENTS.md exists: read it first") {

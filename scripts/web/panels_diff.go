@@ -27,6 +27,9 @@ type checkpoint struct {
 	TooBig  []string
 	Lines   []diffLine
 	Err     string
+	// Undone says an undo took the change back (undo.Changes.UndoneNote
+	// in words): the patch is what ralph did then, not the files now.
+	Undone string
 }
 
 // diffLine is one line of a patch with its class for colour: its text is
@@ -78,7 +81,7 @@ func checkpointsOf(ctx context.Context, fs afero.Fs, root, id string) []checkpoi
 			out = append(out, c)
 			continue
 		}
-		c.What, c.Files, c.TooBig = ch.What, ch.Files, ch.TooBig
+		c.What, c.Files, c.TooBig, c.Undone = ch.What, ch.Files, ch.TooBig, ch.UndoneNote()
 		if len(out) < checkpointLimit {
 			patch, err := patchOf(ctx, ch)
 			if err != nil {

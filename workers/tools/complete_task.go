@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/afero"
@@ -73,6 +74,34 @@ func newCompleteTaskTool(fs afero.Fs, root string, redact *memory.Redactor) Tool
 		case err != nil:
 			return workers.Result{IsError: true, Output: "the progress entry is written, but the task file could not be updated: " + err.Error()}
 		}
-		return workers.Result{Output: fmt.Sprintf("task %s (%s) marked done", task.ID, task.Title)}
+		return workers.Result{Output: markedDone(task.ID, task.Title)}
 	})
+}
+
+// markedDone is complete_task's answer in chat, which names the task by its
+// id whatever the model named it by; MarkedDoneTask reads it back.
+func markedDone(id, title string) string {
+	return fmt.Sprintf("task %s (%s) marked done", id, title)
+}
+
+// MarkedDoneTask reads the task's id and title back from complete_task's
+// answer in chat, for the records (scripts/report): outside the task loop
+// no task_changed event is published, and the call's own id argument may
+// be the task's title. The loop's answer ("task t2 reported done; …") is
+// not this one, so a loop's claim, which the loop still has to verify,
+// never reads as done.
+func MarkedDoneTask(output string) (id, title string, ok bool) {
+	rest, ok := strings.CutPrefix(output, "task ")
+	if !ok {
+		return "", "", false
+	}
+	rest, ok = strings.CutSuffix(rest, ") marked done")
+	if !ok {
+		return "", "", false
+	}
+	id, title, ok = strings.Cut(rest, " (")
+	if !ok || id == "" || strings.ContainsAny(id, " \n") {
+		return "", "", false
+	}
+	return id, title, true
 }

@@ -17,8 +17,9 @@ type RememberParams struct {
 }
 
 // newRememberTool is remember{note}: it appends a learning about the
-// project to AGENT.md, where every later session reads it. Secrets in the
-// note are redacted first: AGENT.md is committed with the project, and a
+// project to AGENTS.md (AGENT.md in a project that still has one:
+// memory.LearningsFile), where every later session reads it. Secrets in
+// the note are redacted first: the file is committed with the project, and a
 // model may repeat a key the person pasted.
 func newRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
 	return NewTool(Def("remember"), func(_ context.Context, args json.RawMessage) workers.Result {
@@ -29,6 +30,6 @@ func newRememberTool(fs afero.Fs, root string, redact *memory.Redactor) Tool {
 		if err := memory.AppendLearning(fs, root, redact.Redact(a.Note), time.Now()); err != nil {
 			return workers.Result{IsError: true, Output: "could not save the learning: " + err.Error()}
 		}
-		return workers.Result{Output: "saved to " + memory.AgentFile}
+		return workers.Result{Output: "saved to " + memory.LearningsFile(fs, root)}
 	})
 }
