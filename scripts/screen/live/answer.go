@@ -376,7 +376,7 @@ func (a *Answer) showHeld(cols int) {
 	a.liveEnd = a.done
 	status := HeldStatus
 	if a.heldLines > 0 {
-		status += fmt.Sprintf(" · %d lines", a.heldLines)
+		status += " · " + text.Counted(a.heldLines, "line", "lines")
 	}
 	a.live = []string{dim(text.ClipWidth(status, cols-1))}
 }
