@@ -229,6 +229,16 @@ func (p *Policy) waitWay() string {
 	return wait
 }
 
+// AnswerHint says how a question that --yes does not answer (a hook's
+// "ask") could be answered here: at a terminal, or by the way to wait for
+// `ralph answer` where there is one.
+func (p *Policy) AnswerHint() string {
+	if w := p.waitWay(); w != "" {
+		return "rerun ralph at a terminal to answer it, or " + w
+	}
+	return "rerun ralph at a terminal to answer it"
+}
+
 // HintFor is Hint for refused commands: the rules they need, each once.
 func (p *Policy) HintFor(commands ...string) string {
 	var rules []string
