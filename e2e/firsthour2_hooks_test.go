@@ -102,3 +102,73 @@ func TestFirsthour2PluginHooksNeverHoldAParallelRun(t *testing.T) {
 		t.Fatalf("the run took %s", r.dur)
 	}
 }
+
+// TestFirsthour2PluginAddSaysWhatItsHooksNeed: `ralph plugin add` of a
+// plugin inside the project says how many of its hooks need approval and
+// the exact command that gives it; `ralph hooks approve`, that command,
+// then approves them.
+func TestFirsthour2PluginAddSaysWhatItsHooksNeed(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	plugin := filepath.Join(proj, "tools", "two-hooks")
+	mustWrite(t, filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"two-hooks","version":"1.0.0"}`)
+	mustWrite(t, filepath.Join(plugin, "hooks", "hooks.json"), `{"hooks":{
+	"SessionStart":[{"hooks":[{"type":"command","command":"echo hi"}]}],
+	"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"true"}]}]}}`)
+	env := attackEnv(t, home, "http://127.0.0.1:9", nil)
+	r := ralph(t, proj, env, nil, "plugin", "add", plugin)
+	want := "2 hooks need your approval before they run, since it lies inside this project, where the model can change its files. " +
+		"Approve them with `ralph hooks approve` in each project where they should run (`ralph hooks` lists them)"
+	if r.code != 0 || !strings.Contains(r.stdout, "2 hooks, 0 skills") || !strings.Contains(r.stdout, want) {
+		t.Fatalf("ralph plugin add: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if a := ralph(t, proj, env, nil, "hooks", "approve"); a.code != 0 || strings.Count(a.stdout, "approved hook") != 2 {
+		t.Fatalf("ralph hooks approve: exit %d\n%s\n%s", a.code, a.stdout, a.stderr)
+	}
+	// A plugin of the person's, outside every project, needs nothing.
+	mine := filepath.Join(home, "plugins", "mine")
+	mustWrite(t, filepath.Join(mine, ".claude-plugin", "plugin.json"), `{"name":"mine","version":"1.0.0"}`)
+	mustWrite(t, filepath.Join(mine, "hooks", "hooks.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}`)
+	if r := ralph(t, proj, env, nil, "plugin", "add", mine); r.code != 0 || strings.Contains(r.stdout, "approval") {
+		t.Fatalf("ralph plugin add of the person's plugin: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestFirsthour2GuardRefusalHintIsTruthful: a project's guard on Read that
+// nobody approved refuses the model's read_file under -y with no
+// terminal; the summary names the hook and `ralph hooks approve`, not an
+// MCP tool nor --yes, which approves no hook.
+func TestFirsthour2GuardRefusalHintIsTruthful(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	mustWrite(t, filepath.Join(proj, "notes.txt"), "hello\n")
+	mustWrite(t, filepath.Join(proj, ".claude", "settings.json"), `{"hooks":{"PreToolUse":[{"matcher":"Read","hooks":[{"type":"command","command":"true"}]}]}}`)
+	srv := inlineServer(t, toolScenario(t, "read", [][]toolCall{{{"read_file", `{"path":"notes.txt"}`}}}, "done"))
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "read notes.txt")
+	want := "ralph: `read_file` calls were refused because the PreToolUse hook `true` from .claude/settings.json guards them and was not approved on this machine; " +
+		"--yes approves no hook: approve it in this project with `ralph hooks approve`, then rerun ralph"
+	if !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "MCP tool") || strings.Contains(r.stderr, "rerun ralph with --yes") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestFirsthour2SandboxedHookWriteIsNotSilent: the person's own hook that
+// logs under ~/.claude/hooks-logs runs in the sandbox, which keeps it from
+// writing there; the hook swallows its failure, and ralph says in one line
+// which hook the sandbox kept from writing outside the project and how to
+// allow it.
+func TestFirsthour2SandboxedHookWriteIsNotSilent(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	mustWrite(t, filepath.Join(home, ".claude", "settings.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command",`+
+		`"command":"mkdir -p \"$HOME/.claude/hooks-logs\" && echo started >> \"$HOME/.claude/hooks-logs/session.log\" || true"}]}]}}`)
+	srv := inlineServer(t, toolScenario(t, "hi", nil, "hello"))
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "say hello")
+	if r.code != 0 || exists(filepath.Join(home, ".claude", "hooks-logs", "session.log")) {
+		t.Fatalf("exit %d, the log written: %v\n%s", r.code, exists(filepath.Join(home, ".claude", "hooks-logs", "session.log")), r.stderr)
+	}
+	if strings.Count(r.stderr, "runs in the sandbox, which kept it from writing outside the project") != 1 ||
+		!strings.Contains(r.stderr, `SessionStart hook "mkdir -p`) || !strings.Contains(r.stderr, "sandbox_writable") || !strings.Contains(r.stderr, "sandbox = false") {
+		t.Fatalf("stderr does not say the sandbox kept the hook from writing:\n%s", r.stderr)
+	}
+}
