@@ -165,5 +165,5 @@ func (r *Runner) kept(h Hook, stderr string) string {
 		how += ", or write the hook in your ralph config with sandbox = false to run it outside the sandbox (docs/hooks.md#sandbox)"
 	}
 	return fmt.Sprintf("%s hook %q (%s) runs in the sandbox, which kept it from writing outside the project (%s), so what it wrote there was not written; %s",
-		h.Event, h.Command, h.Source, path, how)
+		h.Event, h.Command, h.Source, text.Visible(path), how)
 }
