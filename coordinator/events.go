@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/git"
+	"github.com/ralph-dev/ralph/workers"
 )
 
 // SchemaVersion is the version of the JSON event contract: every line
@@ -288,4 +289,8 @@ type Denial struct {
 	Tool    string
 	Command string          // run_command's
 	Args    json.RawMessage // any other tool's
+	// By is what wanted the approval, and Hook the hook that did, when
+	// one did (workers.Result.DeniedBy).
+	By   workers.Denier
+	Hook string
 }

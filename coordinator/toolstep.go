@@ -147,7 +147,9 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 		first, _, _ := strings.Cut(res.Output, "\n")
 		c.logError("tool", call.Name, text.Clip(first, 300))
 		if res.Denied {
-			c.denied = append(c.denied, denial(call.Name, args))
+			d := denial(call.Name, args)
+			d.By, d.Hook = res.DeniedBy, res.DeniedHook
+			c.denied = append(c.denied, d)
 		}
 	}
 	if ch := res.Changed; ch != nil && c.opts.FilesFromTools {

@@ -142,7 +142,7 @@ func TestPluginAddRefuses(t *testing.T) {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	r := ralph(t, proj, env, nil, "plugin", "add", "tools/guard")
-	if r.code != 0 || !strings.Contains(r.stdout, "It lies inside this project") {
+	if r.code != 0 || !strings.Contains(r.stdout, "1 hook needs your approval before it runs, since it lies inside this project") {
 		t.Fatalf("ralph plugin add tools/guard exited %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if l := listPlugins(t, proj, env); len(l.Plugins) != 1 || !l.Plugins[0].InProject || l.Plugins[0].Dir != inside {

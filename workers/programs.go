@@ -259,6 +259,10 @@ func (w *Workspace) StartHook(ctx context.Context, cmd *exec.Cmd) (*Group, error
 	return w.startInSandbox(ctx, cmd, false)
 }
 
+// RefusedWrite implements hooks.WriteJudge: whether a program's error
+// output shows that the sandbox refused one of its writes, and the path.
+func (w *Workspace) RefusedWrite(output string) (string, bool) { return w.policy.RefusedWrite(output) }
+
 // startInSandbox starts cmd in the sandbox with the network on; lives
 // marks a program that runs beside the commands.
 func (w *Workspace) startInSandbox(ctx context.Context, cmd *exec.Cmd, lives bool) (*Group, error) {

@@ -31,11 +31,33 @@ type Result struct {
 	// nobody could give (tools.Decision.Unasked); the run's result lists
 	// it.
 	Denied bool
+	// DeniedBy says what wanted that approval (DeniedCall: the call's own,
+	// a command's or an MCP tool's), and DeniedHook names the hook that
+	// wanted it, so the person is told the remedy that works: --yes
+	// approves a call, never a hook.
+	DeniedBy   Denier
+	DeniedHook string
 	// Changed is the file a file tool (write_file, edit_file) changed,
 	// nil when it changed none. Outside git, where no checkpoint can
 	// tell, the coordinator counts it in files_changed.
 	Changed *FileChange
 }
+
+// Denier is what wanted the approval a Denied call did not get.
+type Denier int
+
+const (
+	// DeniedCall: the call's own approval (a command, an MCP tool).
+	DeniedCall Denier = iota
+	// DeniedByGuard: a PreToolUse hook of the project (or a plugin's)
+	// that guards the call and was not approved; a guard that does not
+	// run guards nothing, so the call is refused until the hook is
+	// approved (`ralph hooks approve`).
+	DeniedByGuard
+	// DeniedByHookAsk: a PreToolUse hook asked a person about the call,
+	// and nobody could answer; --yes does not answer for them.
+	DeniedByHookAsk
+)
 
 // FileChange is a file a tool changed: its path relative to the project
 // root (links resolved, forward slashes), and the lines the change took

@@ -71,6 +71,7 @@ func (p *Project) Serve(t control.Target, notify func(string)) *control.Question
 // policy why, which every refusal then says.
 func (p *Project) Asker(q *control.Questions, term approval.Asker) approval.Asker {
 	w := p.waiting(term != nil)
+	p.Approval.SetHookNobody(p.hookNobody(term != nil))
 	if !w.wait {
 		p.Approval.SetNobody(w.nobody, w.how)
 		return nil

@@ -99,10 +99,19 @@ func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox)
 			h.Event, text.Visible(h.Command), text.Visible(h.File), strings.Join(approval.ChangedFiles(was, review(src, h)), "; "), what))
 		return false
 	}
+	// Where nobody can be asked, the hooks that wait are said in one
+	// line once they are all decided (unasked), not one line each.
+	var unasked []UnaskedHook
+	var nobody string
 	s.Approve = func(ctx context.Context, h hooks.Hook) bool {
 		d := p.Approval.ApproveHook(ctx, reviews[h])
 		if d.Allowed {
 			return true
+		}
+		if why := p.Approval.HookNobody(); why != "" && d.Unasked {
+			changes := approval.HookChanges(p.Person, config.UserConfigDir(), p.Root, reviews[h])
+			unasked, nobody = append(unasked, UnaskedHook{Hook: h, Changes: changes}), why
+			return false
 		}
 		if h.Event == hooks.PreToolUse {
 			p.notify(d.Reason + "; until then the calls it guards are refused")
@@ -111,5 +120,40 @@ func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox)
 		}
 		return false
 	}
+	s.Settled = func() {
+		if len(unasked) > 0 {
+			p.notify(UnaskedHooks(unasked, nobody))
+		}
+		unasked = nil
+	}
 	return s
+}
+
+// UnaskedHook is a hook that waits for an approval nobody can give here,
+// with what changed since the person approved it last, if they did.
+type UnaskedHook struct {
+	Hook    hooks.Hook
+	Changes []string
+}
+
+// UnaskedHooks is the one line that says which hooks wait for an
+// approval nobody can give here (nobody says why): each guard refuses
+// the calls it guards, and every other does not run, until the person
+// approves them with `ralph hooks approve`.
+func UnaskedHooks(hs []UnaskedHook, nobody string) string {
+	var what []string
+	for _, u := range hs {
+		h := u.Hook
+		does := "does not run"
+		if h.Event == hooks.PreToolUse {
+			does = "refuses the calls it guards"
+		}
+		changed := ""
+		if len(u.Changes) > 0 {
+			changed = " (changed since you approved it: " + strings.Join(u.Changes, ", ") + ")"
+		}
+		what = append(what, fmt.Sprintf("the %s hook `%s` from %s%s %s", h.Event, text.Visible(h.Command), text.Visible(h.File), changed, does))
+	}
+	return fmt.Sprintf("%s for approval and %s: %s; approve %s in this project with `ralph hooks approve`",
+		text.Counted(len(hs), "hook waits", "hooks wait"), nobody, strings.Join(what, "; "), text.Plural(len(hs), "it", "them"))
 }

@@ -81,6 +81,21 @@ func (p *Project) waiting(terminal bool) waiting {
 	return waiting{nobody: "there is no terminal to ask at", how: approval.WaitForAnswers}
 }
 
+// hookNobody is why nobody is asked about a hook's approval where other
+// questions wait ("" where it is asked): without a terminal, only a
+// person who said they will answer from another terminal
+// (--wait-for-answers) is waited for. A run left working without one
+// waits for `ralph answer` about the model's commands, but a hook is
+// asked about before the first task: waiting there would hold every task
+// for the answer timeout on a hook that no one may ever see, such as the
+// SessionStart hook bd init writes into .claude/settings.json.
+func (p *Project) hookNobody(terminal bool) string {
+	if terminal || p.answers.WaitFor != nil {
+		return ""
+	}
+	return "there is no terminal to ask at, and without --wait-for-answers ralph does not wait on a hook's approval"
+}
+
 // waitNotice is what the person is told when they asked to wait and the
 // rule says otherwise: in CI --wait-for-answers is ignored, and a run
 // that would silently refuse what they meant to answer must say so.

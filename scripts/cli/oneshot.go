@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/tools"
 
 	"github.com/ralph-dev/ralph/coordinator"
@@ -63,14 +64,17 @@ type OneShot struct {
 	// ApprovalHint says how to allow refused commands where this runs
 	// (approval.Policy.HintFor); nil names --yes only.
 	ApprovalHint func(commands ...string) string
-	Format       string
-	Stdout       io.Writer
-	Stderr       io.Writer
-	StdoutTTY    bool // render the answer as markdown
-	StderrTTY    bool // show progress
-	Color        bool
-	Width        int
-	Height       int // the terminal's rows, 0 unknown
+	// AnswerHint says how a hook's question could be answered where this
+	// runs (approval.Policy.AnswerHint); nil names a terminal only.
+	AnswerHint func() string
+	Format     string
+	Stdout     io.Writer
+	Stderr     io.Writer
+	StdoutTTY  bool // render the answer as markdown
+	StderrTTY  bool // show progress
+	Color      bool
+	Width      int
+	Height     int // the terminal's rows, 0 unknown
 	// Style decides the render style of answers on a terminal from the
 	// configured setting (terminal.Facts.RenderStyle). It is called only
 	// when an answer is rendered, since deciding may ask the terminal;
@@ -427,7 +431,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		}
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(msg))
 	}
-	for _, l := range deniedSummary(res.Denied, o.ApprovalHint) {
+	for _, l := range deniedSummary(res.Denied, o.ApprovalHint, o.AnswerHint) {
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", l)
 	}
 	if o.summary != nil && o.onTerminal() && facts.ID != "" {
@@ -452,17 +456,36 @@ func (o *OneShot) diskError(err error, next string) error {
 	return fmt.Errorf("%w; %s, then %s", explained, mend, next)
 }
 
-// deniedSummary says, in a sentence for the commands and one for the MCP
-// tools, which calls were refused for want of approval and how to allow
-// them: hint is the approval policy's (approval.Policy.HintFor), which
-// names only the ways that work where ralph runs.
-func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) string) []string {
-	var cmds, others []string
+// deniedSummary says which calls were refused for want of an approval
+// nobody could give, and how to allow them, in one sentence for each kind
+// of refusal, since each has its own remedy: the commands (hint is the
+// approval policy's HintFor, which names only the ways that work where
+// ralph runs), the MCP tools (--yes or --allowed-tools), the calls a
+// project's guard that was not approved refused (--yes approves no hook:
+// `ralph hooks approve` does), and those a hook asked a person about
+// (--yes answers no hook's question: answer is how one could be given
+// here).
+func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) string, answer func() string) []string {
+	var cmds, mcpTools, asked []string
+	var guards []string
+	guarded := map[string][]string{}
+	add := func(list []string, s string) []string {
+		if slices.Contains(list, s) {
+			return list
+		}
+		return append(list, s)
+	}
 	for _, d := range denied {
-		if d.Tool == tools.ToolRunCommand {
+		switch {
+		case d.By == workers.DeniedByGuard:
+			guards = add(guards, d.Hook)
+			guarded[d.Hook] = add(guarded[d.Hook], d.Tool)
+		case d.By == workers.DeniedByHookAsk:
+			asked = add(asked, d.Tool)
+		case d.Tool == tools.ToolRunCommand:
 			cmds = append(cmds, d.Command)
-		} else if !slices.Contains(others, d.Tool) {
-			others = append(others, d.Tool)
+		default:
+			mcpTools = add(mcpTools, d.Tool)
 		}
 	}
 	var out []string
@@ -474,9 +497,22 @@ func deniedSummary(denied []coordinator.Denial, hint func(commands ...string) st
 		out = append(out, fmt.Sprintf("%s not run because %s approval (%s); %s", text.Counted(len(cmds), "command was", "commands were"),
 			text.Plural(len(cmds), "it needs", "they need"), quoteList(cmds), how))
 	}
-	if len(others) > 0 {
+	if len(mcpTools) > 0 {
 		out = append(out, fmt.Sprintf("MCP tool calls were not made because they need approval (%s); rerun ralph with --yes (-y) or --allowed-tools %s to allow them",
-			quoteList(others), strings.Join(others, ",")))
+			quoteList(mcpTools), strings.Join(mcpTools, ",")))
+	}
+	for _, g := range guards {
+		out = append(out, fmt.Sprintf("%s calls were refused because %s guards them and was not approved on this machine; "+
+			"--yes approves no hook: approve it in this project with `ralph hooks approve`, then rerun ralph",
+			quoteList(guarded[g]), g))
+	}
+	if len(asked) > 0 {
+		how := "rerun ralph at a terminal to answer it"
+		if answer != nil {
+			how = answer()
+		}
+		out = append(out, fmt.Sprintf("%s calls were refused because a PreToolUse hook asked a person to approve them and nobody could be asked; "+
+			"--yes answers no hook's question: %s", quoteList(asked), how))
 	}
 	return out
 }
@@ -566,7 +602,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		prompt = custom.Send
 	}
 	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
-	face.ApprovalHint = p.Approval.HintFor
+	face.ApprovalHint, face.AnswerHint = p.Approval.HintFor, p.Approval.AnswerHint
 	face.summary = func(res coordinator.Result, wantLatest bool) (view.SessionFacts, bool) {
 		return sessionSummary(p, res, wantLatest)
 	}

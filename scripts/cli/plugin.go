@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/hooks"
+	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // PluginHelp is `ralph plugin --help`.
@@ -139,8 +140,8 @@ func (p PluginCommands) Add(path string) error {
 			return writeJSON(p.Out, s)
 		}
 		fmt.Fprintf(p.Out, "Added plugin %s%s from %s: %s.\n", s.Name, versionText(s.Version), s.Dir, s.brings())
-		if s.InProject {
-			fmt.Fprintln(p.Out, "It lies inside this project, where the model can change its files, so its hooks need your approval as the project's own do.")
+		if n := needApproval(s); n != "" {
+			fmt.Fprintln(p.Out, n)
 		}
 		for _, pr := range s.Problems {
 			fmt.Fprintln(p.Out, "  "+pr)
@@ -269,6 +270,26 @@ func describePlugin(pl plugins.Plugin) pluginSummary {
 		s.Problems = append(s.Problems, safe(pr))
 	}
 	return s
+}
+
+// needApproval says how many of a plugin's hooks need the person's
+// approval before they run, why, and the command that gives it; "" when
+// none does. A plugin the model's commands could have written (inside
+// the project, or in a temporary directory) is the model's, as
+// project.PluginHooks decides: its hooks wait for approval in each
+// project, and where nobody can be asked they do not run.
+func needApproval(s pluginSummary) string {
+	if s.Hooks == 0 || !(s.InProject || sandbox.WritableByCommands(s.Dir)) {
+		return ""
+	}
+	where := "it lies inside this project, where the model can change its files"
+	if !s.InProject {
+		where = "it lies in a temporary directory, where the model's commands can change its files"
+	}
+	return fmt.Sprintf("%s your approval before %s, since %s. Approve %s with `ralph hooks approve` in each project where %s should run (`ralph hooks` lists %s); "+
+		"until then a guard refuses the calls it guards and any other hook does not run.",
+		text.Counted(s.Hooks, "hook needs", "hooks need"), text.Plural(s.Hooks, "it runs", "they run"),
+		where, text.Plural(s.Hooks, "it", "them"), text.Plural(s.Hooks, "it", "they"), text.Plural(s.Hooks, "it", "them"))
 }
 
 // brings says what a plugin brings, counted.

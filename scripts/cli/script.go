@@ -105,7 +105,10 @@ func parseScript(r io.Reader) ([]Step, error) {
 type Script struct {
 	// ApprovalHint says how to allow refused commands where this runs
 	// (approval.Policy.HintFor); nil names --yes only.
-	ApprovalHint   func(commands ...string) string
+	ApprovalHint func(commands ...string) string
+	// AnswerHint says how a hook's question could be answered where this
+	// runs (approval.Policy.AnswerHint); nil names a terminal only.
+	AnswerHint     func() string
 	Format         string
 	Stdout, Stderr io.Writer
 	StderrTTY      bool // show progress while a step runs (text format)
@@ -276,7 +279,7 @@ func (s *Script) message(ctx context.Context, st Step, msg string) (code int, ex
 			fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, text.StripControls(msg))
 		}
 	}
-	for _, l := range deniedSummary(res.Denied, s.ApprovalHint) {
+	for _, l := range deniedSummary(res.Denied, s.ApprovalHint, s.AnswerHint) {
 		fmt.Fprintf(s.Stderr, "ralph: line %d: %s\n", st.Line, l)
 	}
 	return code, false, res.Subtype == coordinator.SubtypeInterrupted
@@ -387,7 +390,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 	sc := &Script{
 		Format: o.Format, Stdout: t.Out, Stderr: t.Err, StderrTTY: o.Progress, Color: t.Color,
 		KeepGoing: o.KeepGoing, Model: p.Config.Model, Provider: p.Config.Provider, Cwd: p.Root, SessionID: p.Session.ID, Queue: queue,
-		ApprovalHint: p.Approval.HintFor,
+		ApprovalHint: p.Approval.HintFor, AnswerHint: p.Approval.AnswerHint,
 	}
 	// The task loop a script's /run starts can be paused from another
 	// terminal; the conversation's messages and stops share its queue.

@@ -218,8 +218,12 @@ func (p *Policy) ApproveHook(ctx context.Context, h ProjectHook) tools.Decision 
 		return tools.Decision{Allowed: true}
 	}
 	changes := HookChanges(p.user, p.userDir, p.root, h)
+	if nobody := p.HookNobody(); nobody != "" {
+		return tools.Decision{Reason: HookRefusal(h, changes, nobody), Unasked: true}
+	}
 	asker := p.currentAsker()
 	if asker == nil {
+		// The face that asked went away meanwhile.
 		return tools.Decision{Reason: HookRefusal(h, changes, p.nobodyAsked()), Unasked: true}
 	}
 	q := Question{Hook: &HookStart{Hook: h, Changes: changes}, Remember: []string{hookEntry(h)}}

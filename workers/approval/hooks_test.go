@@ -51,3 +51,26 @@ func TestHookApprovalCoversItsFiles(t *testing.T) {
 		t.Fatalf("the second question does not say what changed:\n%s", txt)
 	}
 }
+
+// TestHookNotAskedWhereNobodySaidTheyWouldAnswer: where other questions
+// wait for `ralph answer` (a run without a terminal) but nobody said they
+// would answer (--wait-for-answers), a hook is not asked about: it is
+// refused at once, saying why, and the asker is never called.
+func TestHookNotAskedWhereNobodySaidTheyWouldAnswer(t *testing.T) {
+	h := ProjectHook{Event: "SessionStart", Command: "bd prime --hook-json", Source: ".claude/settings.json"}
+	p, _ := newPolicy(t, Options{Yes: true})
+	a := &scriptedAsker{answers: []Answer{Yes}}
+	p.SetAsker(a)
+	p.SetHookNobody("there is no terminal to ask at")
+	if p.HookNobody() != "nobody can be asked here (there is no terminal to ask at)" {
+		t.Fatalf("HookNobody: %q", p.HookNobody())
+	}
+	if d := p.ApproveHook(context.Background(), h); d.Allowed || !d.Unasked || len(a.asked) != 0 ||
+		!strings.Contains(d.Reason, "nobody can be asked here (there is no terminal to ask at); approve it with `ralph hooks approve`") {
+		t.Fatalf("asked %d, decided %+v", len(a.asked), d)
+	}
+	p.SetHookNobody("")
+	if d := p.ApproveHook(context.Background(), h); !d.Allowed || len(a.asked) != 1 {
+		t.Fatalf("with someone to ask: asked %d, decided %+v", len(a.asked), d)
+	}
+}

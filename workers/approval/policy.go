@@ -110,6 +110,9 @@ type Policy struct {
 	// nobody is why nobody can be asked while asker is nil, and wait
 	// how the person could have ralph wait for an answer (SetNobody).
 	nobody, wait string
+	// hookNobody, when set, is why nobody is asked about a hook even
+	// though an asker is set (SetHookNobody).
+	hookNobody string
 }
 
 var (
@@ -179,6 +182,34 @@ func (p *Policy) SetNobody(why, wait string) {
 	p.mu.Unlock()
 }
 
+// SetHookNobody says why a hook's approval is not waited for although
+// other questions wait ("" when it is): a run without a terminal waits
+// for `ralph answer` about a command the model wants to run, but nobody
+// said they would answer from elsewhere (--wait-for-answers), and a
+// hook's question comes before the first task, so waiting on it would
+// hold the whole run for the answer timeout. A guard that is not
+// approved then refuses the calls it guards, and any other such hook
+// does not run.
+func (p *Policy) SetHookNobody(why string) {
+	p.mu.Lock()
+	p.hookNobody = why
+	p.mu.Unlock()
+}
+
+// HookNobody is the clause that says why nobody is asked about a hook
+// here, "" when somebody is.
+func (p *Policy) HookNobody() string {
+	if p.currentAsker() == nil {
+		return p.nobodyAsked()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hookNobody == "" {
+		return ""
+	}
+	return "nobody can be asked here (" + p.hookNobody + ")"
+}
+
 // Hint says how to let refused commands run here: --yes, an
 // --allowed-tools rule for rules (the ones a refused command needs, when
 // known), and the way to wait for an answer where there is one. It is
@@ -201,6 +232,16 @@ func (p *Policy) waitWay() string {
 		return WaitForAnswers
 	}
 	return wait
+}
+
+// AnswerHint says how a question that --yes does not answer (a hook's
+// "ask") could be answered here: at a terminal, or by the way to wait for
+// `ralph answer` where there is one.
+func (p *Policy) AnswerHint() string {
+	if w := p.waitWay(); w != "" {
+		return "rerun ralph at a terminal to answer it, or " + w
+	}
+	return "rerun ralph at a terminal to answer it"
 }
 
 // HintFor is Hint for refused commands: the rules they need, each once.

@@ -66,6 +66,10 @@ type Outcome struct {
 	// other than 0 and 2, stdout that looks like JSON but is not, a
 	// timeout.
 	Problem string
+	// Kept says that the sandbox kept the hook from writing outside the
+	// project (the path its error names), so that a hook whose writes
+	// come to nothing is never silent about it.
+	Kept string
 }
 
 // output is the JSON a hook may print on exit 0.
@@ -200,6 +204,9 @@ func combine(event Event, outs []Outcome) Result {
 			res.Errors = append(res.Errors, fmt.Sprintf("%s hook %q (%s) did not finish: %v", event, o.Hook.Command, o.Hook.Source, o.Err))
 		case o.Problem != "":
 			res.Errors = append(res.Errors, o.Problem)
+		}
+		if o.Kept != "" {
+			res.Errors = append(res.Errors, o.Kept)
 		}
 		if o.Decision.rank() > res.Decision.rank() {
 			res.Decision, reasons = o.Decision, nil

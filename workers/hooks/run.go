@@ -136,5 +136,34 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) Outcome {
 	}
 	out.ExitCode = g.ExitCode()
 	out.read()
+	out.Kept = r.kept(h, out.Stderr)
 	return out
+}
+
+// WriteJudge is a Sandbox that can tell from a program's error output
+// that it kept the program from writing a path (*workers.Workspace).
+type WriteJudge interface {
+	RefusedWrite(output string) (path string, ok bool)
+}
+
+// kept is the line that says the sandbox kept h from writing outside the
+// project, as its stderr shows, and how the person may let it; "" when
+// it shows nothing of the kind. A hook that logs under ~/.claude and
+// swallows the error still says it on stderr as a rule; one that says
+// nothing at all cannot be told apart from one that wrote nothing.
+func (r *Runner) kept(h Hook, stderr string) string {
+	j, ok := r.Sandbox.(WriteJudge)
+	if !ok || !r.sandboxed(h) || stderr == "" {
+		return ""
+	}
+	path, ok := j.RefusedWrite(stderr)
+	if !ok {
+		return ""
+	}
+	how := "to let it, add that directory to sandbox_writable in your user config (~/.config/ralph/config.toml), which lets the model's commands write it too"
+	if h.Source == SourceUser {
+		how += ", or write the hook in your ralph config with sandbox = false to run it outside the sandbox (docs/hooks.md#sandbox)"
+	}
+	return fmt.Sprintf("%s hook %q (%s) runs in the sandbox, which kept it from writing outside the project (%s), so what it wrote there was not written; %s",
+		h.Event, h.Command, h.Source, text.Visible(path), how)
 }

@@ -29,6 +29,9 @@ type Set struct {
 	// guard it does not goes to Refused; any other simply does not run.
 	Pending []Hook
 	Approve func(ctx context.Context, h Hook) bool
+	// Settled, when set, is called once the pending hooks are decided,
+	// so that what was decided without a person is said in one line.
+	Settled func()
 	// Unchanged, when set, reports whether a hook that needed approval
 	// (any but the person's own) is still what was approved: its files
 	// are read again before each event, since the model may rewrite a
@@ -90,6 +93,9 @@ func (s *Set) settle(ctx context.Context) {
 	s.Refused = append(s.Refused, refused...)
 	s.Pending = nil
 	s.mu.Unlock()
+	if s.Settled != nil && len(pending) > 0 {
+		s.Settled()
+	}
 }
 
 // recheck takes out of the hooks that run those of event that changed

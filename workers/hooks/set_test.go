@@ -9,11 +9,11 @@ func TestSetSettlesPendingOnce(t *testing.T) {
 	guard := Hook{Event: PreToolUse, Matcher: "Bash", Command: "guard", Source: SourceProject}
 	post := Hook{Event: PostToolUse, Matcher: "Write", Command: "fmt", Source: SourceProject}
 	ok := Hook{Event: SessionStart, Command: "hello", Source: SourceProject}
-	asked := 0
+	asked, settled := 0, 0
 	s := &Set{Pending: []Hook{guard, post, ok}, Approve: func(_ context.Context, h Hook) bool {
 		asked++
 		return h.Command == "hello"
-	}}
+	}, Settled: func() { settled++ }}
 	if !s.Has(PostToolUse) {
 		t.Fatal("a pending hook's event has hooks")
 	}
@@ -21,8 +21,8 @@ func TestSetSettlesPendingOnce(t *testing.T) {
 		t.Fatalf("an unapproved guard is refused (fail closed): %+v", got)
 	}
 	s.Settle(context.Background())
-	if asked != 3 {
-		t.Fatalf("each pending hook is decided once, asked %d times", asked)
+	if asked != 3 || settled != 1 {
+		t.Fatalf("each pending hook is decided once, asked %d times, settled %d times", asked, settled)
 	}
 	if s.Has(PostToolUse) {
 		t.Fatal("an unapproved PostToolUse hook does not run")

@@ -78,6 +78,27 @@ func (p *Policy) Explain(output string) string {
 	return fmt.Sprintf("[ralph: the sandbox (%s) blocked this: %s; %s]", p.Mode, strings.Join(what, "; "), UnsandboxedHint)
 }
 
+// RefusedWrite reports whether output shows a write the sandbox refused,
+// and the path the refusal names ("" when it names none).
+func (p *Policy) RefusedWrite(output string) (string, bool) {
+	if !p.Confines() {
+		return "", false
+	}
+	for _, line := range strings.Split(output, "\n") {
+		lower := strings.ToLower(line)
+		if !p.deniedWrite(line, lower) || p.deniedSocket(line, lower) {
+			continue
+		}
+		for _, path := range candidatePaths(line) {
+			if real := p.resolve(path); !p.writable(real) {
+				return path, true
+			}
+		}
+		return "", true
+	}
+	return "", false
+}
+
 // deniedSocket reports whether one line of output is a refused connect to
 // a Unix socket: a denial that speaks of a socket, or names a socket file
 // the policy does not allow, or, with the network on (when the sandbox

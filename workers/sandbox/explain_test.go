@@ -52,3 +52,25 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedWrite: a hook's error output that shows a refused write
+// outside what the sandbox lets it write names the path; one inside, or
+// no denial, or no sandbox, names nothing.
+func TestRefusedWrite(t *testing.T) {
+	t.Parallel()
+	root, tmp := realDir(t), realDir(t)
+	ww := &Policy{Mode: WorkspaceWrite, Root: root, Writable: []string{tmp}, Network: true}
+	out := "sh: 1: cannot create /nonexistent-home/.claude/hooks-logs/x.log: Permission denied\n"
+	if p, ok := ww.RefusedWrite(out); !ok || p != "/nonexistent-home/.claude/hooks-logs/x.log" {
+		t.Fatalf("refused write outside: %q %v", p, ok)
+	}
+	if _, ok := ww.RefusedWrite("sh: 1: cannot create " + filepath.Join(root, "x") + ": Permission denied\n"); ok {
+		t.Fatal("a write inside the project is not the sandbox's refusal")
+	}
+	if _, ok := ww.RefusedWrite("all good\n"); ok {
+		t.Fatal("no denial, no refusal")
+	}
+	if _, ok := (&Policy{Mode: FullAccess, Root: root}).RefusedWrite(out); ok {
+		t.Fatal("no sandbox refuses nothing")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/hooks"
 )
@@ -158,7 +159,10 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 		// first (once a session), under this call's context.
 		h.Set.Settle(ctx)
 		if refused := h.Set.RefusedFor(hooks.PreToolUse, hookName); len(refused) > 0 {
-			return workers.Result{IsError: true, Denied: true, Output: refusedGuard(refused[0], hookName)}
+			g := refused[0]
+			return workers.Result{IsError: true, Denied: true, DeniedBy: workers.DeniedByGuard,
+				DeniedHook: fmt.Sprintf("the %s hook `%s` from %s", g.Event, text.Visible(g.Command), text.Visible(g.File)),
+				Output:     refusedGuard(g, hookName)}
 		}
 		input = hookInput(root, name, args)
 		pre := h.Set.Fire(ctx, hooks.PreToolUse, &hooks.PreToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID})
@@ -183,7 +187,7 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 		}
 		if pre.Decision == hooks.Ask {
 			if d := askFor(ctx, approver, name, args, pre.DecisionReason); !d.Allowed {
-				return workers.Result{IsError: true, Denied: d.Unasked, Output: d.Reason}
+				return workers.Result{IsError: true, Denied: d.Unasked, DeniedBy: workers.DeniedByHookAsk, Output: d.Reason}
 			}
 		}
 	}
