@@ -15,7 +15,7 @@ import (
 // AGENTS.md, or AGENT.md where remember first writes an old project's).
 func learningsHeader(name string) string {
 	return "# " + name + "\n\n" +
-		"What a coding agent should know about working on this project: ralph, codex and Cursor read this " +
+		"What a coding agent should know about working on this project: ralph and the other agents that follow the AGENTS.md convention read this " +
 		"file at the start of every session (Claude Code reads CLAUDE.md; a CLAUDE.md that is a link here, " +
 		"or says @AGENTS.md, shares it). ralph's remember tool adds one dated line under Learnings, such as " +
 		"\"- The integration tests need a running Postgres (2026-01-05)\". " +
