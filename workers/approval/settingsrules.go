@@ -55,6 +55,15 @@ func SettingsRule(key, rule, file string) (ToolRules, error) {
 		if peerOnly[strings.ToLower(name)] {
 			return ToolRules{}, fmt.Errorf("%w: ralph has no tool %s", ErrNotHonoured, name)
 		}
+		if tool == tools.ToolRunCommand && arg != "" {
+			// The one reading of a Bash pattern, without the name of
+			// the flag ParseToolRules' errors give.
+			w, err := parseWordRule(strings.TrimSpace(rule), arg)
+			if err != nil {
+				return ToolRules{}, fmt.Errorf("%w: %w", ErrNotHonoured, err)
+			}
+			return ToolRules{AllowWords: []WordRule{w}}, nil
+		}
 		r, err := ParseToolRules([]string{rule}, nil)
 		if err != nil {
 			return ToolRules{}, fmt.Errorf("%w: %w", ErrNotHonoured, err)
