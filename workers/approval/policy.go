@@ -159,11 +159,22 @@ func New(o Options) *Policy {
 // not approved on this machine.
 func (p *Policy) Ignored() int { return p.ignored }
 
-// Rules are the rules in force, normalised.
+// Rules are the rules in force, normalised, as an external agent takes
+// them: each allows the commands its words begin. So a WordRule is among
+// them only as a prefix of plain words (Bash(npm run test:*) is "npm run
+// test"); an exact one (Bash(ls)) would be widened, and one with quoted
+// words would change its meaning, so those are left to the agent's own
+// questions.
 func (p *Policy) Rules() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Clone(p.rules)
+	out := slices.Clone(p.rules)
+	for _, w := range p.words {
+		if r, ok := w.plainPrefix(); ok && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // SetAsker sets who is asked from now on: the face that has the person

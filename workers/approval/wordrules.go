@@ -2,7 +2,9 @@ package approval
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -92,4 +94,22 @@ func prefixWords(pattern string) []string {
 		return nil
 	}
 	return w.Words
+}
+
+// plainWord is an argument an external agent's prefix rule can hold as
+// it is: no spaces, quotes, globs or shell characters.
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.,/=+@%:-]+$`) })
+
+// plainPrefix is the rule as the words of a prefix, when it is a prefix
+// of plain words (Policy.Rules).
+func (w WordRule) plainPrefix() (string, bool) {
+	if !w.Prefix || len(w.Words) == 0 || !commandName().MatchString(w.Words[0]) {
+		return "", false
+	}
+	for _, x := range w.Words[1:] {
+		if !plainWord().MatchString(x) {
+			return "", false
+		}
+	}
+	return strings.Join(w.Words, " "), true
 }

@@ -127,3 +127,16 @@ func TestWordRulesDeny(t *testing.T) {
 		}
 	}
 }
+
+// An external agent takes the person's prefix rules of plain words, and
+// never an exact rule widened to a prefix.
+func TestWordRulesForAgents(t *testing.T) {
+	r, err := ParseToolRules([]string{"Bash(npm run test:*)", "Bash(ls)", `Bash(echo "a b":*)`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Root: t.TempDir(), Tools: r, UserRules: []string{"git diff"}})
+	if got, want := p.Rules(), []string{"git diff", "npm run test"}; !slices.Equal(got, want) {
+		t.Fatalf("rules = %q, want %q", got, want)
+	}
+}
