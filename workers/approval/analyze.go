@@ -23,6 +23,18 @@ type Analysis struct {
 	// When there is one, the line is asked about every time and "always"
 	// is not offered: remembering its rules would not cover it next time.
 	Asks []string
+	// commands are the line's simple commands that have a rule, each with
+	// its words as the shell splits them, for the rules a person wrote
+	// word by word (WordRule).
+	commands []simpleCommand
+}
+
+// simpleCommand is one simple command of a line: its rule in the form
+// "always" remembers, and its words (the name as written, then the
+// arguments as the program gets them).
+type simpleCommand struct {
+	rule  string
+	words []arg
 }
 
 // Analyze parses command as bash does and reports the rule of each simple
@@ -56,12 +68,15 @@ func Analyze(command string, roots ...string) Analysis {
 }
 
 type analyzer struct {
-	roots []string
-	rules []string
-	asks  []string
+	roots    []string
+	rules    []string
+	asks     []string
+	commands []simpleCommand
 }
 
-func (a *analyzer) result() Analysis { return Analysis{Rules: a.rules, Asks: a.asks} }
+func (a *analyzer) result() Analysis {
+	return Analysis{Rules: a.rules, Asks: a.asks, commands: a.commands}
+}
 
 // ask records a reason, once.
 func (a *analyzer) ask(format string, args ...any) {
@@ -237,6 +252,7 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 		a.checkArg(x)
 	}
 	a.rule(rule)
+	a.commands = append(a.commands, simpleCommand{rule: rule, words: append([]arg{{value: name, known: true, plain: true}}, args...)})
 }
 
 // arg is one argument's value as the shell would pass it, when it can be

@@ -48,9 +48,13 @@ type askPattern struct {
 	text  string           // as the person wrote it
 	words []*regexp.Regexp // the command pattern, word by word
 	opts  []bool           // which of words are options ("-r*")
-	path  *regexp.Regexp   // the path pattern
-	base  bool             // the path pattern has no "/": it matches a file's name at any depth
-	dir   bool             // the path pattern ends in "/": it matches everything under it
+	// prefix are the pattern's words as the shell splits them: a command
+	// that begins with them matches too (prefixWords), so a pattern
+	// with quotes refuses at least what Claude Code's prefix would.
+	prefix []string
+	path   *regexp.Regexp // the path pattern
+	base   bool           // the path pattern has no "/": it matches a file's name at any depth
+	dir    bool           // the path pattern ends in "/": it matches everything under it
 }
 
 func newAskBefore(patterns []string) askBefore {
@@ -60,7 +64,7 @@ func newAskBefore(patterns []string) askBefore {
 		if p == "" {
 			continue
 		}
-		ap := askPattern{text: p}
+		ap := askPattern{text: p, prefix: prefixWords(p)}
 		for _, w := range strings.Fields(p) {
 			ap.words = append(ap.words, globRe(w, true))
 			ap.opts = append(ap.opts, strings.HasPrefix(w, "-"))
@@ -422,6 +426,9 @@ func (p askPattern) forGit() bool {
 func (p askPattern) matchesCommand(words []arg) bool {
 	if len(p.words) == 0 || len(words) == 0 {
 		return false
+	}
+	if len(p.prefix) > 0 && (WordRule{Words: p.prefix, Prefix: true}).covers(words) {
+		return true
 	}
 	name := words[0]
 	switch {

@@ -102,6 +102,11 @@ type Policy struct {
 	allowCommands bool
 	neverAsk      bool
 
+	// words are the Bash allow rules the person wrote (settings files,
+	// --allowed-tools), matched word by word; rules below are the
+	// remembered ones, a command's first word or two.
+	words []WordRule
+
 	mu    sync.Mutex // guards the fields below
 	rules []string
 	// explained: a question has told the person what "always" means.
@@ -146,6 +151,7 @@ func New(o Options) *Policy {
 	for _, r := range o.Tools.Allow {
 		p.addRule(r)
 	}
+	p.words = o.Tools.AllowWords
 	return p
 }
 
@@ -153,11 +159,22 @@ func New(o Options) *Policy {
 // not approved on this machine.
 func (p *Policy) Ignored() int { return p.ignored }
 
-// Rules are the rules in force, normalised.
+// Rules are the rules in force, normalised, as an external agent takes
+// them: each allows the commands its words begin. So a WordRule is among
+// them only as a prefix of plain words (Bash(npm run test:*) is "npm run
+// test"); an exact one (Bash(ls)) would be widened, and one with quoted
+// words would change its meaning, so those are left to the agent's own
+// questions.
 func (p *Policy) Rules() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Clone(p.rules)
+	out := slices.Clone(p.rules)
+	for _, w := range p.words {
+		if r, ok := w.plainPrefix(); ok && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // SetAsker sets who is asked from now on: the face that has the person
@@ -330,14 +347,28 @@ func (p *Policy) Allowed(command string) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, r := range a.Rules {
-		// A rule for an MCP tool (tools.go) allows that tool, never a
-		// program of the same name.
-		if !slices.Contains(p.rules, r) || isToolRule(r) {
+	for _, c := range a.commands {
+		if !p.covered(c) {
 			return false
 		}
 	}
 	return true
+}
+
+// covered reports whether a rule allows simple command c: a remembered
+// rule for its first word (or two), or a rule the person wrote that
+// matches its words. A rule for an MCP tool (tools.go) allows that tool,
+// never a program of the same name. The caller holds mu.
+func (p *Policy) covered(c simpleCommand) bool {
+	if slices.Contains(p.rules, c.rule) && !isToolRule(c.rule) {
+		return true
+	}
+	for _, w := range p.words {
+		if w.covers(c.words) {
+			return true
+		}
+	}
+	return false
 }
 
 // Question is what a person would be asked about command now.
@@ -354,9 +385,9 @@ func (p *Policy) Question(command string) Question {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, r := range a.Rules {
-		if !slices.Contains(p.rules, r) {
-			q.Remember = append(q.Remember, r)
+	for _, c := range a.commands {
+		if !p.covered(c) && !slices.Contains(q.Remember, c.rule) {
+			q.Remember = append(q.Remember, c.rule)
 		}
 	}
 	return q

@@ -38,8 +38,9 @@ const (
 // permissions (key: SettingsAllow, SettingsAsk or SettingsDeny) into the
 // policy's rules, with its origin. It is the one translation
 // --allowed-tools and --disallowed-tools use (ParseToolRules), so an
-// allowed Bash(ls:*) is a rule for `ls` that, as every rule, allows a
-// line only when every simple command in it has a rule (Allowed), and
+// allowed Bash(ls:*) is a WordRule for `ls` with any arguments and
+// Bash(ls) one for `ls` alone that, as every rule, allows a line only
+// when every simple command in it is allowed (Allowed), and
 // ask is deny's pattern asked about instead of refused. The policy
 // checks deny, then ask, then allow, as Claude Code does.
 func SettingsRule(key, rule, file string) (ToolRules, error) {
@@ -53,6 +54,15 @@ func SettingsRule(key, rule, file string) (ToolRules, error) {
 	case SettingsAllow:
 		if peerOnly[strings.ToLower(name)] {
 			return ToolRules{}, fmt.Errorf("%w: ralph has no tool %s", ErrNotHonoured, name)
+		}
+		if tool == tools.ToolRunCommand && arg != "" {
+			// The one reading of a Bash pattern, without the name of
+			// the flag ParseToolRules' errors give.
+			w, err := parseWordRule(strings.TrimSpace(rule), arg)
+			if err != nil {
+				return ToolRules{}, fmt.Errorf("%w: %w", ErrNotHonoured, err)
+			}
+			return ToolRules{AllowWords: []WordRule{w}}, nil
 		}
 		r, err := ParseToolRules([]string{rule}, nil)
 		if err != nil {
@@ -117,6 +127,7 @@ func originOf(origin Origin, pats []string, writes map[string][]string) map[stri
 // file adds no allow rule).
 func (r ToolRules) With(o ToolRules) ToolRules {
 	r.Allow = append(slices.Clone(r.Allow), o.Allow...)
+	r.AllowWords = append(slices.Clone(r.AllowWords), o.AllowWords...)
 	r.AllowCommands = r.AllowCommands || o.AllowCommands
 	r.Deny = append(slices.Clone(r.Deny), o.Deny...)
 	r.Ask = append(slices.Clone(r.Ask), o.Ask...)
@@ -130,7 +141,7 @@ func (r ToolRules) With(o ToolRules) ToolRules {
 // Tightening is r without what allows: the part of a rule a file the
 // model can write may give.
 func (r ToolRules) Tightening() ToolRules {
-	r.Allow, r.AllowCommands = nil, false
+	r.Allow, r.AllowWords, r.AllowCommands = nil, nil, false
 	return r
 }
 

@@ -14,9 +14,12 @@ import (
 // pattern that refuses instead of asking. So the command line adds no
 // second way of deciding; it feeds the one policy.
 type ToolRules struct {
-	// Allow are rules in the normal form "always" remembers (the command's
-	// first word, or its first two for launchers), and MCP tool names.
+	// Allow are MCP tool names and patterns.
 	Allow []string
+	// AllowWords are the Bash(…) allow rules, matched word by word as
+	// Claude Code matches them (WordRule), never widened to the form
+	// "always" remembers.
+	AllowWords []WordRule
 	// AllowCommands is a bare "Bash": every command the sandbox contains
 	// runs unasked, as with --yes, but MCP tools are still asked about.
 	AllowCommands bool
@@ -39,7 +42,7 @@ type ToolRules struct {
 
 // Empty reports whether no rule was given.
 func (r ToolRules) Empty() bool {
-	return len(r.Allow) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0 && len(r.Ask) == 0 && len(r.AskWrites) == 0
+	return len(r.Allow) == 0 && len(r.AllowWords) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0 && len(r.Ask) == 0 && len(r.AskWrites) == 0
 }
 
 // peerOnly are Claude Code's tools ralph does not have: allowing one is
@@ -94,11 +97,11 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		case tool == tools.ToolRunCommand && arg == "":
 			r.AllowCommands = true
 		case tool == tools.ToolRunCommand:
-			a := Analyze(commandOf(arg))
-			if len(a.Rules) == 0 {
-				return r, fmt.Errorf("--allowed-tools %q names no command", w)
+			wr, err := parseWordRule(w, arg)
+			if err != nil {
+				return r, fmt.Errorf("--allowed-tools %w", err)
 			}
-			r.Allow = append(r.Allow, a.Rules...)
+			r.AllowWords = append(r.AllowWords, wr)
 		case ignoredAllow(tool, name):
 			// Never asked about in ralph: nothing to allow.
 		default:

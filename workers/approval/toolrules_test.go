@@ -14,7 +14,7 @@ func TestParseToolRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(r.Allow, "go test") || !slices.Contains(r.Allow, "mcp__gh__issue") || r.AllowCommands {
+	if len(r.AllowWords) != 1 || !slices.Equal(r.AllowWords[0].Words, []string{"go", "test"}) || !slices.Contains(r.Allow, "mcp__gh__issue") || r.AllowCommands {
 		t.Fatalf("allow = %+v", r)
 	}
 	if !slices.Equal(r.Deny, []string{"git push"}) || !slices.Equal(r.DenyWrites[tools.ToolWriteFile], []string{"secrets/*"}) {
