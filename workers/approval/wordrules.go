@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -34,19 +35,19 @@ type WordRule struct {
 // command line, so a rule never names what it could not allow.
 func parseWordRule(rule, pattern string) (WordRule, error) {
 	w := WordRule{Rule: rule, Prefix: strings.HasSuffix(pattern, "*")}
-	text := commandOf(pattern)
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	line := commandOf(pattern)
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 	if err != nil {
 		return w, fmt.Errorf("%q is not a command ralph's shell parser can read (%w)", rule, err)
 	}
 	if len(f.Stmts) != 1 {
-		return w, fmt.Errorf("%q names %d commands; a rule names one", rule, len(f.Stmts))
+		return w, fmt.Errorf("%q names %s; a rule names one", rule, text.Counted(len(f.Stmts), "command", "commands"))
 	}
 	st := f.Stmts[0]
 	if call, ok := st.Cmd.(*syntax.CallExpr); !ok || len(call.Assigns) > 0 || len(st.Redirs) > 0 || st.Background || st.Negated {
 		return w, fmt.Errorf("%q is not one plain command (no pipes, lists, redirections or variable settings)", rule)
 	}
-	a := Analyze(text)
+	a := Analyze(line)
 	if len(a.commands) != 1 {
 		why := "it names no command"
 		if len(a.Asks) > 0 {
