@@ -51,7 +51,7 @@ E2E_SKIP = $(if $(SKIP_GROUP),-skip '^($(call e2e_group,$(SKIP_GROUP)))$$')
 ## in one go test, then ralph-temporal's. About 9 minutes on 2 cores.
 test: test-setup
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 30m ./...
+	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 50m ./...
 	cd ralph-temporal && $(GO) vet ./... && $(GO) test -race -count=1 -timeout 10m ./...
 
 ## fault-sweep: issue 67's whole strace sweep: EIO, ENOSPC and SIGKILL at
@@ -77,7 +77,7 @@ check:
 ## e2e: the end-to-end tests alone, with GROUP=, SKIP_GROUP= or RUN=
 ## (make e2e GROUP=browser; make e2e SKIP_GROUP='browser temporal attack agents_real')
 e2e: test-setup
-	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 30m $(E2E_RUN) $(E2E_SKIP) ./e2e
+	$(GO) test -race -count=1 -parallel $(E2E_PARALLEL) -timeout 50m $(E2E_RUN) $(E2E_SKIP) ./e2e
 
 ## test-temporal: ralph-temporal's tests (the workflow in the SDK's test
 ## suite) and the end-to-end runs on a dev server

@@ -211,7 +211,7 @@ func TestRunAgentArgsReachTheAgent(t *testing.T) {
 	userConfig(t, env, "[agents.claude]\nargs = [\"--add-dir\", \"/tmp/shared dir\"]\nmodel = \"opus\"\n")
 	r := ralph(t, dir, env, nil, "-y", "--output-format", "stream-json", "run", "--agent", "claude",
 		"--agent-arg=--max-turns", "--agent-arg", "5")
-	if m := resultLine(t, r.stdout); r.code != 0 || m["reason"] != "all tasks done" || m["total_cost_usd"] != 0.00030000000000000003 {
+	if m := resultLine(t, r.stdout); r.code != 0 || m["reason"] != "all tasks done" || m["total_cost_usd"] != 0.0003 {
 		t.Fatalf("exit %d, result %v\n%s", r.code, m, r.stderr)
 	}
 	data, err := os.ReadFile(args)

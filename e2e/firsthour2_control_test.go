@@ -89,6 +89,7 @@ func gone(pid int) bool {
 }
 
 func TestFirsthour2ControlReachesTheRunBesideAChat(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	// The chat's message is answered at once; every task request is
 	// held, so the run works until it is stopped.

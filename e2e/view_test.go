@@ -68,7 +68,7 @@ func TestOneLineForAToolCall(t *testing.T) {
 		{"chat, above the question", chatScreen, []string{"• " + read, "run `" + command + "`?"}},
 		{"chat, the question waited on", stopped, []string{"stopped: waiting for your answer: " + ran}},
 		{"one-shot progress", oneShot, []string{"• " + read, "• " + ran}},
-		{"ralph watch", watchScreen, []string{"main   " + ran}},
+		{"ralph watch", watchScreen, []string{"main   waiting for approval", "• " + ran}},
 		{"ralph logs", logs.stdout, []string{read, ran}},
 	} {
 		for _, want := range row.want {
