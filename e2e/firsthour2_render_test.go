@@ -8,31 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/scripts/screen/live/livetest"
 )
 
 // Issue 68, items 1, 8 and 9: what a long answer, a notice and a line
 // typed during a stream leave on a terminal.
-
-// tallMarkdown is an answer whose blocks do not fit the window: a
-// 60-line code block, a block of 40 lines wider than the pane, a table
-// wider than the pane, then a quote and a task list.
-func tallMarkdown(cols int) string {
-	var b strings.Builder
-	b.WriteString("Here is the plan, in three parts.\n\n```go\n")
-	for i := range 60 {
-		fmt.Fprintf(&b, "x%d := step(%d)\n", i, i)
-	}
-	b.WriteString("```\n\nAnd the wide part:\n\n```text\n")
-	for i := range 40 {
-		fmt.Fprintf(&b, "wide%d %s\n", i, strings.Repeat("abc ", cols/3))
-	}
-	b.WriteString("```\n\n| name | what it does |\n|---|---|\n")
-	for i := range 8 {
-		fmt.Fprintf(&b, "| row%d | %s |\n", i, strings.Repeat("words ", cols/5))
-	}
-	b.WriteString("\n> a quote here\n\n- [ ] a task\n- [x] done\n\nThe end.")
-	return b.String()
-}
 
 // wordChunks cuts text as a model streams it: a word and the space or
 // newline after it at a time, and a fence in two pieces, as tokenizers
@@ -53,15 +34,15 @@ func wordChunks(text string) []string {
 	return out
 }
 
-// tallServer streams tallMarkdown(cols) word by word at about a real
+// tallServer streams livetest.TallAnswer(cols) word by word at about a real
 // model's pace (a word every 8 ms, some 150 tokens a second).
 func tallServer(t *testing.T, cols int) string {
-	js, _ := json.Marshal(wordChunks(tallMarkdown(cols)))
+	js, _ := json.Marshal(wordChunks(livetest.TallAnswer(cols)))
 	return inlineServer(t, `{"name":"tall","loop":true,"responses":[{"text_chunks":`+string(js)+`,"chunk_delay_ms":8}]}`).URL
 }
 
 // assertRenderedTall checks a terminal's text, scrollback included, for
-// tallMarkdown: nothing of the raw markdown, every part of the content
+// livetest.TallAnswer: nothing of the raw markdown, every part of the content
 // once, and no held block's status row left behind.
 func assertRenderedTall(t *testing.T, what, screen string) {
 	t.Helper()

@@ -1,34 +1,14 @@
 package live
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/scripts/screen/live/livetest"
+
 	"github.com/ralph-dev/ralph/e2e/vt"
 )
-
-// tallAnswer is an answer with blocks taller or wider than a window: a
-// 60-line code block, 40 code lines wider than cols, a table wider than
-// cols, then a quote and a task list.
-func tallAnswer(cols int) string {
-	var b strings.Builder
-	b.WriteString("Here is the plan, in **three** parts.\n\n```go\n")
-	for i := range 60 {
-		fmt.Fprintf(&b, "x%d := step(%d)\n", i, i)
-	}
-	b.WriteString("```\n\nAnd the wide part:\n\n```text\n")
-	for i := range 40 {
-		fmt.Fprintf(&b, "wide%d %s\n", i, strings.Repeat("abc ", cols/3))
-	}
-	b.WriteString("```\n\n| name | what it does |\n|---|---|\n")
-	for i := range 8 {
-		fmt.Fprintf(&b, "| row%d | %s |\n", i, strings.Repeat("words ", cols/5))
-	}
-	b.WriteString("\n> a quote here\n\n- [ ] a task\n- [x] done\n\nThe end.")
-	return b.String()
-}
 
 // wordByWord streams answer a word at a time (each piece a word and the
 // space or newline after it), as a model does, painting after each.
@@ -68,7 +48,7 @@ func wordByWord(answer string, cols, rows int) (screen string, held bool) {
 func TestTallBlocksAreRendered(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		cols, rows := size[0], size[1]
-		screen, held := wordByWord(tallAnswer(cols), cols, rows)
+		screen, held := wordByWord(livetest.TallAnswer(cols), cols, rows)
 		for _, raw := range []string{"```", "> a quote", "- [ ]", "|---|", "**three**"} {
 			if strings.Contains(screen, raw) {
 				t.Errorf("%d×%d: the raw %q is on the screen:\n%s", cols, rows, raw, tail(screen))
