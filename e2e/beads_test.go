@@ -196,10 +196,11 @@ echo "<promise>COMPLETE</promise>"
 		runs = append(runs, r)
 	}
 	// Each ralph may work the whole epic, through bd calls that take
-	// seconds each on a machine the parallel suite loads (about 100 s in
-	// all with the machine to itself): twice the bound of one run catches
-	// a hang without failing a slow machine.
-	limit := 2 * ralphRunLimit
+	// seconds each on a machine the parallel suite loads (about 90 s in
+	// all with the machine to itself; one CI run hit 8 minutes while still
+	// working): twice the bound of one Beads run catches a hang without
+	// failing a slow machine.
+	limit := 2 * beadsRunLimit
 	for _, r := range runs {
 		done := make(chan error, 1)
 		go func() { done <- r.cmd.Wait() }()

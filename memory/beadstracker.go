@@ -214,6 +214,11 @@ func (b *beadsSource) claim(id string) error {
 	ready := b.ready[id]
 	b.mu.Unlock()
 	if !ready {
+		// The loop may have picked the task from a remembered read, taken
+		// before the task it waited for was closed: ask bd again.
+		ready = b.readyNow(id)
+	}
+	if !ready {
 		return fmt.Errorf("%w: bd does not list %s as ready (another worker holds it, or it waits for an issue outside the plan)", ErrTaskTaken, b.bead(id))
 	}
 	err := b.bd.Claim(context.Background(), b.bead(id))
@@ -225,6 +230,29 @@ func (b *beadsSource) claim(id string) error {
 		return b.beadsError(err)
 	}
 	return nil
+}
+
+// readyNow asks bd afresh whether it lists the task as ready, and keeps
+// what it says for the next claim.
+func (b *beadsSource) readyNow(id string) bool {
+	ready, err := b.bd.Ready(context.Background(), b.epic)
+	if err != nil {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	byBead := map[string]string{}
+	for tid, bid := range b.ids {
+		byBead[bid] = tid
+	}
+	set := map[string]bool{}
+	for _, is := range ready {
+		if tid, ok := byBead[is.ID]; ok {
+			set[tid] = true
+		}
+	}
+	b.ready = set
+	return set[id]
 }
 
 // release gives back this ralph's claim of a task.

@@ -190,8 +190,8 @@ type viewTracker struct {
 	// recentFor when the source is a claimSource: reading Beads is two bd
 	// commands of most of a second each, and a loop asks at every
 	// boundary (its counts, its stop conditions, the next task), about
-	// ten times per task. Update always reads afresh, since it claims,
-	// and drops what is remembered, as every change ralph makes does.
+	// ten times per task. Update drops what is remembered, as every
+	// change ralph makes does.
 	recentMu sync.Mutex
 	recent   []sourceTask
 	recentAt time.Time
@@ -199,7 +199,7 @@ type viewTracker struct {
 
 // recentFor is how long a claim source's read answers Load: short enough
 // that a task a person adds in bd shows at the next boundary but one.
-const recentFor = 2 * time.Second
+const recentFor = 5 * time.Second
 
 func (v *viewTracker) Name() string   { return v.name }
 func (v *viewTracker) Verify() string { return v.verify }
@@ -220,13 +220,6 @@ func (v *viewTracker) readSidecar() map[string]viewState {
 		_ = json.Unmarshal(data, &out)
 	}
 	return out
-}
-
-// viewTasks renders the source's tasks as a task file (a line per task
-// with its id, priority, dependencies and attempts, and its notes under
-// it), with the source's tasks by id.
-func (v *viewTracker) viewTasks() (*TaskFile, map[string]sourceTask, error) {
-	return v.viewOf(v.src.read)
 }
 
 // readRecent is the source's tasks, from the last read while it is
@@ -255,7 +248,9 @@ func (v *viewTracker) forget() {
 	v.recentMu.Unlock()
 }
 
-// viewOf is viewTasks over the tasks read gives.
+// viewOf renders the tasks read gives as a task file (a line per task
+// with its id, priority, dependencies and attempts, and its notes under
+// it), with the source's tasks by id.
 func (v *viewTracker) viewOf(read func() ([]sourceTask, error)) (*TaskFile, map[string]sourceTask, error) {
 	tasks, err := read()
 	if err != nil {
@@ -316,9 +311,19 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 	tasksMu.Lock()
 	defer tasksMu.Unlock()
 	// Whatever fn changes, or fails half-way through, the source may have
-	// changed: what Load remembers is gone.
-	defer v.forget()
-	f, src, err := v.viewTasks()
+	// changed: what Load remembers is gone. The update itself may start
+	// from a recent read: a claim is atomic in the source, so a task
+	// another worker took since is refused there (ErrTaskTaken) and passed
+	// over, and each bd read costs most of a second of CPU.
+	// A successful update remembers the read with its own changes made
+	// (rememberOwn), so the loop's next boundaries ask bd nothing.
+	kept := false
+	defer func() {
+		if !kept {
+			v.forget()
+		}
+	}()
+	f, src, err := v.viewOf(v.readRecent)
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +387,42 @@ func (v *viewTracker) Update(fn func(f *TaskFile) error) (*TaskFile, error) {
 			return nil, err
 		}
 	}
+	if claims != nil {
+		v.rememberOwn(src, before, f)
+		kept = true
+	}
 	return f, nil
+}
+
+// rememberOwn keeps, as the recent read, the source's tasks as the update
+// just left them: a task ralph started is claimed by it, one it finished
+// is done, one it put back is free. What other workers did meanwhile
+// shows at the next read, at most recentFor later; a claim is atomic in
+// the source, so acting on the older view costs a refused claim, never a
+// task worked twice.
+func (v *viewTracker) rememberOwn(src map[string]sourceTask, before map[string]Task, f *TaskFile) {
+	v.recentMu.Lock()
+	defer v.recentMu.Unlock()
+	if v.recent == nil {
+		return
+	}
+	for i, t := range v.recent {
+		after, ok := f.Find(t.ID)
+		b, had := before[t.ID]
+		if !ok || !had || after.State == b.State {
+			continue
+		}
+		switch {
+		case after.State == TaskDone:
+			t.Done, t.Claimed = true, false
+		case after.State == TaskInProgress:
+			t.Claimed, t.Mine = true, true
+		case b.State == TaskInProgress && src[t.ID].Mine:
+			t.Claimed, t.Mine = false, false
+		}
+		v.recent[i] = t
+	}
+	v.recentAt = time.Now()
 }
 
 // claim claims in the source every task fn set in progress. When one

@@ -54,12 +54,7 @@ func TestHistoryRedactsSecrets(t *testing.T) {
 	eventually(t, "the run", func() bool { return len(fc.seen()) == 1 })
 	fc.release <- struct{}{}
 	eventually(t, "the shell to go idle", func() bool { return !sh.busy() })
-	_, _ = ptm.Write([]byte("\x04"))
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Ctrl-D did not end the shell")
-	}
+	pressCtrlD(t, ptm, done)
 	if got := fc.seen(); len(got) != 1 || got[0] != "my key is "+key {
 		t.Fatalf("the coordinator got %q; the message itself is not the history's business", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -101,7 +102,9 @@ func testShell(t *testing.T) (*Shell, *fakeCoord) {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	// Generous: the condition holds within milliseconds on an idle
+	// machine, and the whole suite on two busy cores is not idle.
+	deadline := time.Now().Add(15 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -330,5 +333,25 @@ func TestConversationBesideAPausedLoop(t *testing.T) {
 	info := s.infoText(t)
 	if !strings.Contains(info, `not delivered, back in the prompt: "for later", "still pausing", "queued again"`) {
 		t.Fatalf("messages typed for the loop:\n%s", info)
+	}
+}
+
+// pressCtrlD presses Ctrl-D on the terminal until the shell ends, as a
+// person would press it again: a press that lands while the shell is
+// between its prompt's reads (the answer just ended) may be taken by the
+// terminal's line discipline. It returns the shell's exit code.
+func pressCtrlD(t *testing.T, ptm io.Writer, done <-chan int) int {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		_, _ = ptm.Write([]byte("\x04"))
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(2 * time.Second):
+		case <-deadline:
+			t.Fatal("Ctrl-D did not end the shell")
+			return -1
+		}
 	}
 }

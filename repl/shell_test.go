@@ -93,14 +93,8 @@ func TestShellInAPTYLeavesNothingBehind(t *testing.T) {
 	eventually(t, "the queued message to run", func() bool { return len(fc.seen()) == 2 })
 	fc.release <- struct{}{}
 	eventually(t, "the shell to go idle", func() bool { return !sh.busy() })
-	_, _ = ptm.Write([]byte("\x04"))
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Ctrl-D did not end the shell")
+	if code := pressCtrlD(t, ptm, done); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 	if got := fc.seen(); !reflect.DeepEqual(got, []string{"hello", "and then this"}) {
 		t.Fatalf("prompts = %q", got)

@@ -34,6 +34,11 @@ import (
 // and a call that needs it has failed anyway.
 const CallTimeout = 20 * time.Second
 
+// StartTimeout bounds the start of a browser: Chromium's start-up is
+// seconds of CPU, and in the whole suite on two busy cores it has taken
+// longer than CallTimeout without being stuck.
+const StartTimeout = 2 * time.Minute
+
 // Find returns the path of an installed Chromium, or "" when there is
 // none. The names are those of Debian's package and of Google's build.
 func Find() string {
@@ -129,8 +134,8 @@ func newPage(t testing.TB, ctx context.Context, rawURL string) *Page {
 		if err != nil {
 			t.Fatalf("start Chromium: %v", err)
 		}
-	case <-time.After(CallTimeout):
-		t.Fatalf("start Chromium: no browser after %v", CallTimeout)
+	case <-time.After(StartTimeout):
+		t.Fatalf("start Chromium: no browser after %v", StartTimeout)
 	}
 	if err := p.run(CallTimeout, chromedp.Navigate(rawURL)); err != nil {
 		t.Fatalf("open %s: %v", rawURL, err)
