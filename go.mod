@@ -68,3 +68,5 @@ replace (
 	github.com/charmbracelet/glamour => ./third_party/glamour
 	github.com/yuin/goldmark => ./third_party/goldmark
 )
+
+replace github.com/chzyer/readline => ./third_party/readline

@@ -20,7 +20,13 @@ import (
 // .ralph/ appears.
 func TestSubdirectoryMeetsTheRunningProject(t *testing.T) {
 	t.Parallel()
-	srv := slowServer(t)
+	// About 20 s of streaming: the holder must still be running when the
+	// second ralph and status have started, which took longer than
+	// slowServer's 3 s in the whole suite on two busy cores.
+	srv := llmtest.NewServerFunc(func(llmtest.RecordedRequest) llmtest.Response {
+		return llmtest.Response{Text: strings.Repeat("slow ", 40), ChunkSize: 5, ChunkDelayMS: 500}
+	})
+	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "pkg", "deep")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -43,7 +49,7 @@ func TestSubdirectoryMeetsTheRunningProject(t *testing.T) {
 			t.Fatalf("a second .ralph/ appeared in %s", d)
 		}
 	}
-	if code, _ := exitCode(t, holder, 20*time.Second); code != 0 {
+	if code, _ := exitCode(t, holder, 90*time.Second); code != 0 {
 		t.Fatalf("holder exit %d", code)
 	}
 }

@@ -197,8 +197,20 @@ sleep 30 &
 echo $! > "$HOME/child"
 wait
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The stop comes once the hook's child is running, however long the
+	// sandboxed start takes on a busy machine (300 ms was once too short).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if data, err := os.ReadFile(filepath.Join(bin, "child")); err == nil && strings.TrimSpace(string(data)) != "" {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
 	res := r.Run(ctx, Config{Hooks: []Hook{hook(Stop, "", slow)}}, Stop, &StopInput{})
 	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0], "did not finish") {
 		t.Fatalf("result = %+v", res)
