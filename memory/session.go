@@ -104,7 +104,7 @@ type Session struct {
 	agentMD map[string]*strings.Builder // transcripts of running children
 	// claude writes transcript.jsonl, Claude Code's lines, when the
 	// session keeps it (KeepClaudeTranscript).
-	claude *conversation.ClaudeLines
+	claude  *conversation.ClaudeLines
 	state   State
 	pending int // messages appended since the last sync
 	// question is the question waiting for an answer, if any: every save
