@@ -155,7 +155,7 @@ func TestSessionStartEndAndCompactFireWithTheirSources(t *testing.T) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
 	first := log[0]
-	if first["session_id"] != "s1" || first["cwd"] != h.root || !strings.HasSuffix(first["transcript_path"].(string), "/s1/transcript.md") {
+	if first["session_id"] != "s1" || first["cwd"] != h.root || !strings.HasSuffix(first["transcript_path"].(string), "/s1/transcript.jsonl") {
 		t.Fatalf("common fields %v", first)
 	}
 	if log[1]["custom_instructions"] != "keep the plan" {
