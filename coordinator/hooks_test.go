@@ -101,6 +101,19 @@ func TestStopHookKeepsTheAgentWorkingWhileItBlocks(t *testing.T) {
 	}
 }
 
+// A Stop hook that never lets go is ended by the turn limit, which says
+// in its one line that Stop hooks kept the agent working.
+func TestStopHookThatAlwaysBlocksEndsAtTheTurnLimit(t *testing.T) {
+	h := newHarness(t, `{"name":"x","loop":true,"responses":[{"text":"done"}]}`)
+	withHooks(t, h, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"{bin}/stop.sh"}]}]}}`,
+		map[string]string{"stop.sh": "echo 'not yet' >&2\nexit 2\n"})
+	res := h.coord.Run(context.Background(), "fix it")
+	if !res.IsError || res.Subtype != SubtypeMaxTurns || res.Err == nil ||
+		!strings.Contains(res.Err.Error(), "Stop hooks kept the agent working after 10 answers") {
+		t.Fatalf("result %+v: want the turn limit, naming the Stop hooks", res)
+	}
+}
+
 func TestUserPromptSubmitBlocksThePromptOrAddsContext(t *testing.T) {
 	h := newHarness(t, `{"name":"x","responses":[{"text":"hello back"}]}`)
 	withHooks(t, h, `{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"{bin}/prompt.sh"}]}]}}`,
