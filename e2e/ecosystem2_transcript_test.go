@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -41,7 +42,7 @@ func TestLoopPluginRunsToItsIterationLimit(t *testing.T) {
 		return llmtest.Response{Text: fmt.Sprintf("Answer %d: the tests still fail.", answers)}
 	})
 	t.Cleanup(srv.Close)
-	env := attackEnv(t, home, srv.URL, nil)
+	env := realPython(t, attackEnv(t, home, srv.URL, nil))
 	if r := ralph(t, proj, env, nil, "plugin", "add", testdata("plugins69", "Custos-angry-ralph")); r.code != 0 {
 		t.Fatalf("ralph plugin add exited %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -217,4 +218,24 @@ func hookKeys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// realPython puts the directory of the python3 that python3 runs first on
+// env's PATH: the plugin's hook starts python3 five times an iteration
+// within its own 30-second timeout, and a version manager's shim (pyenv's
+// is a shell script that starts more programs) costs seconds of that on a
+// loaded machine.
+func realPython(t *testing.T, env []string) []string {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("python3, which the plugin's hook runs: %v", err)
+	}
+	dir := filepath.Dir(strings.TrimSpace(string(out)))
+	for i, e := range env {
+		if p, ok := strings.CutPrefix(e, "PATH="); ok {
+			env[i] = "PATH=" + dir + string(os.PathListSeparator) + p
+		}
+	}
+	return env
 }
