@@ -483,8 +483,8 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 	}
-	// stopKeeps counts the times Stop hooks kept this run going
-	// (maxStopKeeps).
+	// stopKeeps counts the times Stop hooks kept this run going: the
+	// turn limit's error names them when it ends such a run.
 	stopKeeps := 0
 	c.saveStart()
 	// compacted says the conversation was compacted after a context-length
@@ -500,9 +500,12 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			return c.interrupted(interrupts.Interrupt{Kind: interrupts.HardStop})
 		}
 		if c.turns-c.runStart >= c.opts.MaxTurns {
-			return Result{Subtype: SubtypeMaxTurns, IsError: true,
-				Err:  fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns")),
-				Text: lastAssistantText(c.Messages())}
+			err := fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns"))
+			if stopKeeps > 0 {
+				err = fmt.Errorf("stopped after the limit of %s: Stop hooks kept the agent working after %s; raise it with --max-turns",
+					text.Counted(c.opts.MaxTurns, "turn", "turns"), text.Counted(stopKeeps, "answer", "answers"))
+			}
+			return Result{Subtype: SubtypeMaxTurns, IsError: true, Err: err, Text: lastAssistantText(c.Messages())}
 		}
 		c.turns++
 		c.turnNow.Store(int64(c.turns))
@@ -542,7 +545,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			c.emit(Event{Type: EventAssistant, Turn: c.turns, Text: msg.Content})
 		}
 		if len(msg.ToolCalls) == 0 {
-			if c.stopHook(ctx, &stopKeeps) {
+			if c.stopHook(ctx, msg.Content, &stopKeeps) {
 				continue
 			}
 			// Run's end saves the answer with the final status: one

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
-	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -22,12 +21,6 @@ import (
 // the tool door (workers/tools), with what hookCall gives it. Every
 // event is built only when a hook for it exists (hooks.Set.Has): a
 // session without hooks pays nothing.
-
-// maxStopKeeps is how many times in one run Stop hooks may keep an agent
-// working after it gave its answer. Claude Code leaves the loop to the
-// hook (stop_hook_active); ralph also caps it, so that a hook that always
-// blocks cannot keep a run spending tokens until the turn limit.
-const maxStopKeeps = 3
 
 // ErrPromptBlocked ends a run whose prompt a UserPromptSubmit hook
 // blocked: the prompt never reached the model.
@@ -53,16 +46,20 @@ type hookState struct {
 	endReason string
 }
 
-// hookCommon is what every hook input sends: the session, ralph's
-// transcript of it (markdown, not Claude Code's JSONL: docs/hooks.md),
-// and the project directory the hooks run in.
+// hookCommon is what every hook input sends: the session, its
+// conversation in Claude Code's JSONL (transcript.jsonl, which the
+// session writes when it has hooks: memory.KeepClaudeTranscript), the
+// project directory the hooks run in and the session's permission mode.
 func (c *Coordinator) hookCommon() hooks.Common {
-	root := ""
-	if r := c.opts.Hooks.Runner; r != nil {
-		root = r.ProjectDir
+	root, mode := "", ""
+	if s := c.opts.Hooks; s != nil {
+		mode = s.PermissionMode
+		if s.Runner != nil {
+			root = s.Runner.ProjectDir
+		}
 	}
 	id := c.SessionID()
-	return hooks.Common{SessionID: id, TranscriptPath: filepath.Join(memory.SessionDir(root, id), "transcript.md"), Cwd: root}
+	return hooks.Common{SessionID: id, TranscriptPath: filepath.Join(memory.SessionDir(root, id), memory.ClaudeTranscript), Cwd: root, PermissionMode: mode}
 }
 
 // hookCall is ctx with what the tool door needs to fire a call's hooks,
@@ -157,10 +154,12 @@ func (c *Coordinator) promptSubmit(ctx context.Context, prompt string) (extra st
 }
 
 // stopHook fires Stop (SubagentStop for a child agent) when the model
-// ended its turn with an answer. It reports whether a hook keeps the agent
+// ended its turn with answer. It reports whether a hook keeps the agent
 // working, having put the hook's reason to the model as a user message;
-// keeps counts the times in a row it did, which maxStopKeeps caps.
-func (c *Coordinator) stopHook(ctx context.Context, keeps *int) bool {
+// keeps counts the times it did in this run. As in Claude Code there is
+// no cap: the hook sees stop_hook_active and decides, and the run's turn
+// limit (--max-turns) still ends a hook that never lets go.
+func (c *Coordinator) stopHook(ctx context.Context, answer string, keeps *int) bool {
 	event := hooks.Stop
 	if c.opts.parent != nil {
 		event = hooks.SubagentStop
@@ -168,13 +167,8 @@ func (c *Coordinator) stopHook(ctx context.Context, keeps *int) bool {
 	if !c.opts.Hooks.Has(event) {
 		return false
 	}
-	res := c.fire(ctx, event, &hooks.StopInput{Common: c.hookCommon(), StopHookActive: *keeps > 0})
+	res := c.fire(ctx, event, &hooks.StopInput{Common: c.hookCommon(), StopHookActive: *keeps > 0, LastAssistantMessage: answer})
 	if !res.Block || res.StopAll {
-		return false
-	}
-	if *keeps >= maxStopKeeps {
-		c.hookWarn(fmt.Sprintf("%s hooks kept the agent working %s in this run; ralph lets it stop now (their last reason: %s)",
-			event, text.Counted(maxStopKeeps, "time", "times"), firstNonEmpty(res.BlockReason, "none given")))
 		return false
 	}
 	*keeps++

@@ -74,23 +74,43 @@ func events(log []map[string]any) string {
 	return strings.Join(words, " ")
 }
 
-func TestStopHookKeepsTheAgentWorkingUpToTheCap(t *testing.T) {
-	h := newHarness(t, `{"name":"x","responses":[{"text":"done 1"},{"text":"done 2"},{"text":"done 3"},{"text":"done 4"},{"text":"done 5"}]}`)
+// A Stop hook keeps the agent working as long as it blocks, as in Claude
+// Code: ralph has no cap of its own (issue 69), the hook decides with
+// stop_hook_active and last_assistant_message.
+func TestStopHookKeepsTheAgentWorkingWhileItBlocks(t *testing.T) {
+	h := newHarness(t, `{"name":"x","responses":[{"text":"done 1"},{"text":"done 2"},{"text":"done 3"},{"text":"done 4"},{"text":"done 5"},{"text":"done 6"}]}`)
 	bin := withHooks(t, h, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"{bin}/stop.sh"}]}]}}`,
-		map[string]string{"stop.sh": logInput + "echo 'the tests were not run' >&2\nexit 2\n"})
+		map[string]string{"stop.sh": logInput + "n=$(grep -c Stop \"$HOME/log.jsonl\")\nif [ \"$n\" -le 4 ]; then echo 'the tests were not run' >&2; exit 2; fi\n"})
 	res := h.coord.Run(context.Background(), "fix it")
-	if res.IsError || res.Text != "done 4" || res.NumTurns != 1+maxStopKeeps {
-		t.Fatalf("result %+v: want the answer after %d kept turns", res, maxStopKeeps)
+	if res.IsError || res.Text != "done 5" || res.NumTurns != 5 {
+		t.Fatalf("result %+v: want the answer after 4 kept turns", res)
 	}
-	if got, want := events(hookLog(t, bin)), "Stop:false Stop:true Stop:true Stop:true"; got != want {
+	log := hookLog(t, bin)
+	if got, want := events(log), "Stop:false Stop:true Stop:true Stop:true Stop:true"; got != want {
 		t.Fatalf("Stop inputs %q, want %q", got, want)
+	}
+	if got := log[2]["last_assistant_message"]; got != "done 3" {
+		t.Fatalf("last_assistant_message %v, want the answer that made Stop fire", got)
 	}
 	msgs := h.lastRequestMessages()
 	if last := msgs[len(msgs)-1]; last.Role != "user" || !strings.Contains(last.Content, "the tests were not run") {
 		t.Fatalf("last message the model saw %+v: want the hook's reason as a user message", last)
 	}
-	if h.count(EventWarning) != 1 {
-		t.Fatalf("%d warnings: want the cap said once", h.count(EventWarning))
+	if n := h.count(EventWarning); n != 0 {
+		t.Fatalf("%d warnings: a hook that lets go in the end is no trouble", n)
+	}
+}
+
+// A Stop hook that never lets go is ended by the turn limit, which says
+// in its one line that Stop hooks kept the agent working.
+func TestStopHookThatAlwaysBlocksEndsAtTheTurnLimit(t *testing.T) {
+	h := newHarness(t, `{"name":"x","loop":true,"responses":[{"text":"done"}]}`)
+	withHooks(t, h, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"{bin}/stop.sh"}]}]}}`,
+		map[string]string{"stop.sh": "echo 'not yet' >&2\nexit 2\n"})
+	res := h.coord.Run(context.Background(), "fix it")
+	if !res.IsError || res.Subtype != SubtypeMaxTurns || res.Err == nil ||
+		!strings.Contains(res.Err.Error(), "Stop hooks kept the agent working after 10 answers") {
+		t.Fatalf("result %+v: want the turn limit, naming the Stop hooks", res)
 	}
 }
 
@@ -148,7 +168,7 @@ func TestSessionStartEndAndCompactFireWithTheirSources(t *testing.T) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
 	first := log[0]
-	if first["session_id"] != "s1" || first["cwd"] != h.root || !strings.HasSuffix(first["transcript_path"].(string), "/s1/transcript.md") {
+	if first["session_id"] != "s1" || first["cwd"] != h.root || !strings.HasSuffix(first["transcript_path"].(string), "/s1/transcript.jsonl") {
 		t.Fatalf("common fields %v", first)
 	}
 	if log[1]["custom_instructions"] != "keep the plan" {

@@ -102,6 +102,9 @@ type Session struct {
 	mu      sync.Mutex
 	files   map[string]*appendFile      // open logs, by path
 	agentMD map[string]*strings.Builder // transcripts of running children
+	// claude writes transcript.jsonl, Claude Code's lines, when the
+	// session keeps it (KeepClaudeTranscript).
+	claude  *conversation.ClaudeLines
 	state   State
 	pending int // messages appended since the last sync
 	// question is the question waiting for an answer, if any: every save
@@ -594,6 +597,12 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	}
 	s.pending += len(msgs)
 	err := s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()))
+	// Claude Code's transcript is for hooks: its failure is reported,
+	// but never stands for the conversation's own record.
+	var cerr error
+	if err == nil {
+		cerr = s.appendClaudeLocked(msgs)
+	}
 	if pl != nil && !pl.committed {
 		// A new session's first messages: the directory takes its name
 		// once the prompt is among them, and never when they cannot be
@@ -608,7 +617,7 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 			s.commitLocked()
 		}
 	}
-	return err
+	return errors.Join(err, cerr)
 }
 
 // AppendEvent appends one JSON line to events.jsonl.

@@ -45,9 +45,10 @@ var programSites = map[string]string{
 	"scripts/cli/plan.go":            "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
 	"scripts/cli/doctor.go":          "`<agent CLI> --version` and `git --version`, found by childenv.Program, which read no settings and run no hook",
 	// Benchmarks and test programs, never part of ralph.
-	"cmd/benchpeers/main.go":            "a benchmark of other agents, run by developers",
-	"testdata/mcpserver/tools/tools.go": "the test MCP server",
-	"memory/git/gittest/gittest.go":     "git and bash in the tests' temporary repositories",
+	"cmd/benchpeers/main.go":                    "a benchmark of other agents, run by developers",
+	"testdata/mcpserver/tools/tools.go":         "the test MCP server",
+	"memory/git/gittest/gittest.go":             "git and bash in the tests' temporary repositories",
+	"testdata/claude-code-transcript/record.go": "the real claude, by the path a developer gives, to record what Claude Code gives its hooks",
 }
 
 // bareNameSites are the files allowed to start a program by a bare name

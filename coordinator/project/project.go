@@ -430,6 +430,13 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	}
 	p.sayHooks(loadedHooks)
 	p.Hooks = p.hookSet(loadedHooks, hookSrc, p.Tools.Workspace())
+	if p.Hooks != nil {
+		// Hooks written for Claude Code read its permission mode and its
+		// JSONL transcript (transcript_path): a session with hooks keeps
+		// one beside its own records (docs/hooks.md).
+		p.Hooks.PermissionMode = hooks.PermissionMode(cfg.Sandbox == string(sandbox.ReadOnly), opts.Yes, opts.NeverAsk)
+		p.Session.KeepClaudeTranscript(root)
+	}
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})

@@ -1,8 +1,10 @@
 package hooks
 
 // Common is what every event sends. TranscriptPath is the session's
-// transcript as ralph keeps it, which is not Claude Code's JSONL: a hook
-// that parses it as Claude's reads nothing useful (docs say so).
+// transcript in Claude Code's JSONL (transcript.jsonl beside ralph's own
+// records, memory.Session), which loop hooks parse for the last
+// assistant message; PermissionMode is ralph's mode in Claude Code's
+// names (PermissionMode).
 type Common struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
@@ -74,10 +76,11 @@ func (in *UserPromptSubmitInput) MatchValue() string { return "" }
 // StopInput is sent when the agent (Stop) or a child agent (SubagentStop,
 // with HookEventName set so) is about to finish. StopHookActive is true
 // when it goes on only because a Stop hook said so before, so a hook can
-// let it finish.
+// let it finish; LastAssistantMessage is the answer it gave.
 type StopInput struct {
 	Common
-	StopHookActive bool `json:"stop_hook_active"`
+	StopHookActive       bool   `json:"stop_hook_active"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 }
 
 // MatchValue is empty: the event has no matcher.
@@ -126,3 +129,30 @@ type NotificationInput struct {
 
 // MatchValue is the notification's type.
 func (in *NotificationInput) MatchValue() string { return in.NotificationType }
+
+// Claude Code's permission modes, as permission_mode names them.
+const (
+	ModeDefault     = "default"
+	ModeAcceptEdits = "acceptEdits"
+	ModePlan        = "plan"
+	ModeBypass      = "bypassPermissions"
+	ModeDontAsk     = "dontAsk"
+)
+
+// PermissionMode is ralph's approval mode in Claude Code's name for the
+// mode that does the same: a read-only sandbox is plan, --yes (with
+// bypassPermissions and --dangerously-skip-permissions) is
+// bypassPermissions, --permission-mode dontAsk is dontAsk, and ralph's
+// default, which writes files without asking and asks about commands,
+// is acceptEdits.
+func PermissionMode(readOnly, yes, neverAsk bool) string {
+	switch {
+	case readOnly:
+		return ModePlan
+	case neverAsk:
+		return ModeDontAsk
+	case yes:
+		return ModeBypass
+	}
+	return ModeAcceptEdits
+}

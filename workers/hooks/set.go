@@ -38,6 +38,9 @@ type Set struct {
 	// script in the middle of a session. One that changed stops running,
 	// and a changed PreToolUse guard refuses the calls it matches.
 	Unchanged func(h Hook) bool
+	// PermissionMode is the session's mode in Claude Code's names
+	// (PermissionMode), which every event sends.
+	PermissionMode string
 
 	// settleMu is held while the pending hooks are decided (a person may
 	// take minutes to answer); mu guards the fields above meanwhile, so

@@ -150,8 +150,9 @@ func fromHookInput(root, name string, args json.RawMessage, updated map[string]a
 // person's, and a hook, even the person's own, runs programs the model
 // could have written (docs/hooks.md). root is the project root, approver
 // who is asked.
-func hooked(ctx context.Context, h *HookCall, root string, approver Approver, name string, args json.RawMessage,
+func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json.RawMessage,
 	run func(context.Context, json.RawMessage) workers.Result) workers.Result {
+	root, approver := t.Root(), t.approver
 	hookName := HookName(name)
 	var input map[string]any
 	if h.Set.Has(hooks.PreToolUse) {
@@ -191,6 +192,15 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 			}
 		}
 	}
+	// Write's and Edit's tool_response carry the file as it was
+	// (originalFile), read before the call only when a hook will read it.
+	var was before
+	if h.Set.Has(hooks.PostToolUse) {
+		if input == nil {
+			input = hookInput(root, name, args)
+		}
+		was = t.snapshot(hookName, input)
+	}
 	res := run(ctx, args)
 	event := hooks.PostToolUse
 	if res.IsError {
@@ -208,7 +218,7 @@ func hooked(ctx context.Context, h *HookCall, root string, approver Approver, na
 			Error: res.Output, IsInterrupt: ctx.Err() != nil}
 	} else {
 		in = &hooks.PostToolUseInput{Common: h.Common, ToolName: hookName, ToolInput: input, ToolUseID: h.ToolUseID,
-			ToolResponse: toolResponse(input, res)}
+			ToolResponse: t.toolResponse(ctx, hookName, input, was, res)}
 	}
 	// A hard stop kills these hooks as it kills every hook still
 	// running (Runner): the stop must not wait for a formatter.
@@ -235,17 +245,6 @@ func unrun(res hooks.Result) (hooks.Outcome, bool) {
 		}
 	}
 	return hooks.Outcome{}, false
-}
-
-// toolResponse is the tool_response of a PostToolUse input: the result
-// ralph's tool gave the model, and for a file tool the absolute path it
-// wrote, under the names Claude Code's responses use.
-func toolResponse(input map[string]any, res workers.Result) map[string]any {
-	out := map[string]any{"output": res.Output, "success": !res.IsError}
-	if p, ok := input["file_path"]; ok {
-		out["filePath"] = p
-	}
-	return out
 }
 
 // askFor puts a hook's "ask" to the person through the approver; an
@@ -281,7 +280,7 @@ func firstOf(s ...string) string {
 // run is the call itself.
 func (t *Toolset) Hooked(ctx context.Context, name string, args json.RawMessage, run func(context.Context, json.RawMessage) workers.Result) workers.Result {
 	if h := hooksOf(ctx); h != nil {
-		return hooked(ctx, h, t.Root(), t.approver, name, args, run)
+		return hooked(ctx, h, t, name, args, run)
 	}
 	return run(ctx, args)
 }

@@ -167,7 +167,8 @@ func TestPostToolUseSeesTheResponseAndItsBlockReachesTheModel(t *testing.T) {
 	}
 	post := readJSON(t, filepath.Join(bin, "post.json"))
 	resp, _ := post["tool_response"].(map[string]any)
-	if post["hook_event_name"] != "PostToolUse" || resp["filePath"] != filepath.Join(ts.Root(), "a.txt") || resp["success"] != true {
+	if post["hook_event_name"] != "PostToolUse" || resp["filePath"] != filepath.Join(ts.Root(), "a.txt") ||
+		resp["type"] != "create" || resp["content"] != "hi\n" || resp["originalFile"] != nil {
 		t.Fatalf("PostToolUse input %v", post)
 	}
 	mustErr(t, callCtx(hookCtx(set, &warned), t, ts, ToolReadFile, map[string]any{"path": "missing.txt"}), "")

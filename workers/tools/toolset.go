@@ -273,7 +273,7 @@ func (t *Toolset) all() []Tool {
 // results the model can act on.
 func (t *Toolset) Call(ctx context.Context, name string, args json.RawMessage) workers.Result {
 	if h := hooksOf(ctx); h != nil {
-		return hooked(ctx, h, t.Root(), t.approver, name, args, func(ctx context.Context, args json.RawMessage) workers.Result {
+		return hooked(ctx, h, t, name, args, func(ctx context.Context, args json.RawMessage) workers.Result {
 			return t.call(ctx, name, args)
 		})
 	}

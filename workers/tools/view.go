@@ -153,7 +153,7 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) work
 		return errResult("tool %q is not available to this agent; available tools: %s", name, strings.Join(names, ", "))
 	}
 	if h := hooksOf(ctx); h != nil {
-		return hooked(ctx, h, v.base.Root(), v.base.approver, name, args, func(ctx context.Context, args json.RawMessage) workers.Result {
+		return hooked(ctx, h, v.base, name, args, func(ctx context.Context, args json.RawMessage) workers.Result {
 			return v.call(ctx, name, args)
 		})
 	}
