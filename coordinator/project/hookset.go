@@ -68,7 +68,7 @@ func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox)
 	}
 	s := &hooks.Set{Runner: &hooks.Runner{ProjectDir: p.Root,
 		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv),
-		Sandbox: sandbox}}
+		Sandbox: sandbox, If: approval.HookIf}}
 	reviews := map[hooks.Hook]approval.ProjectHook{}
 	for _, e := range l.Entries {
 		if e.Review != nil {

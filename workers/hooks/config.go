@@ -69,6 +69,12 @@ type Hook struct {
 	// Unsandboxed: the person's own config says sandbox = false for this
 	// hook, so it runs outside the sandbox (only SourceUser hooks may).
 	Unsandboxed bool
+	// If is the hook's "if" condition in permission-rule syntax
+	// ("Bash(git commit:*)"), read only on the tool events (ifEvents).
+	If string
+	// Async: the hook runs without holding the turn, and what it answers
+	// is not read. A PreToolUse guard is never async.
+	Async bool
 }
 
 // Config is the hooks of one or more settings files.
@@ -97,11 +103,18 @@ type matcherGroup struct {
 }
 
 type commandHook struct {
-	Type    string   `json:"type"`
-	Command string   `json:"command"`
-	Timeout *float64 `json:"timeout"`
-	Sandbox *bool    `json:"sandbox"`
+	Type        string   `json:"type"`
+	Command     string   `json:"command"`
+	Timeout     *float64 `json:"timeout"`
+	Sandbox     *bool    `json:"sandbox"`
+	If          string   `json:"if"`
+	Async       bool     `json:"async"`
+	AsyncRewake bool     `json:"asyncRewake"`
 }
+
+// ifEvents are the events whose hooks' "if" is read, as in Claude Code:
+// those of one tool call. On the others "if" is ignored.
+var ifEvents = map[Event]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true}
 
 // Parse reads the hooks of one settings file (~/.claude/settings.json,
 // .claude/settings.json, .claude/settings.local.json, a plugin's
@@ -160,8 +173,22 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook says \"sandbox\": false, which only your own config may say; it runs in the sandbox", file, ev))
 					unsandboxed = false
 				}
+				async := h.Async || h.AsyncRewake
+				if h.AsyncRewake {
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook says \"asyncRewake\", which ralph does not support: it runs async, and its exit 2 wakes no one", file, ev))
+				}
+				if async && ev == PreToolUse {
+					// An async guard could not refuse the call it guards.
+					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a PreToolUse hook says \"async\", but a guard never runs async in ralph: the call waits for it", file))
+					async = false
+				}
+				cond := ""
+				if ifEvents[ev] {
+					cond = h.If
+				}
 				cfg.Hooks = append(cfg.Hooks, Hook{Event: ev, Matcher: g.Matcher, Command: h.Command,
-					Timeout: timeout, Source: src, File: file, PluginRoot: pluginRoot, Unsandboxed: unsandboxed})
+					Timeout: timeout, Source: src, File: file, PluginRoot: pluginRoot, Unsandboxed: unsandboxed,
+					If: cond, Async: async})
 			}
 		}
 	}

@@ -109,3 +109,39 @@ func TestMatchers(t *testing.T) {
 		}
 	}
 }
+
+func TestParseIfAndAsync(t *testing.T) {
+	cfg, err := Parse([]byte(`{"hooks": {
+	  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "g", "if": "Bash(git commit:*)", "async": true}]}],
+	  "PostToolUse": [{"hooks": [{"type": "command", "command": "p", "asyncRewake": true}]}],
+	  "Stop": [{"hooks": [{"type": "command", "command": "s", "if": "Bash(ls)"}]}]
+	}}`), SourceUser, "settings.json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Hooks) != 3 {
+		t.Fatalf("hooks = %+v", cfg.Hooks)
+	}
+	for _, h := range cfg.Hooks {
+		switch h.Command {
+		case "g":
+			if h.Async || h.If != "Bash(git commit:*)" {
+				t.Errorf("guard = %+v: a guard never runs async, and keeps its if", h)
+			}
+		case "p":
+			if !h.Async {
+				t.Errorf("asyncRewake hook = %+v, want async", h)
+			}
+		case "s":
+			if h.If != "" {
+				t.Errorf("Stop hook = %+v: if is read on tool events only", h)
+			}
+		}
+	}
+	w := strings.Join(cfg.Warnings, "\n")
+	for _, want := range []string{"asyncRewake", "a guard never runs async"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings %q lack %q", w, want)
+		}
+	}
+}

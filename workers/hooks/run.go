@@ -27,6 +27,11 @@ type Runner struct {
 	// person's own ones their config lets out (sandbox = false). nil runs
 	// every hook as the person's own, as tests and listings have it.
 	Sandbox Sandbox
+	// If evaluates a hook's "if" condition against a tool call with
+	// ralph's permission-rule parser (approval.HookIf, given here since
+	// that package depends on this one). nil, or an error, runs the hook:
+	// a guard skipped for a condition not understood guards nothing.
+	If func(rule, tool string, input map[string]any) (bool, error)
 
 	mu   sync.Mutex
 	said map[string]bool
@@ -39,7 +44,7 @@ type Runner struct {
 // with its process group.
 func (r *Runner) Run(ctx context.Context, cfg Config, event Event, in Input) Result {
 	in.common().HookEventName = event
-	hooks := dedupe(cfg.For(event, in.MatchValue()))
+	hooks := r.when(dedupe(cfg.For(event, in.MatchValue())), in)
 	if len(hooks) == 0 {
 		return Result{Event: event}
 	}
@@ -48,6 +53,10 @@ func (r *Runner) Run(ctx context.Context, cfg Config, event Event, in Input) Res
 		// Every field is a plain value or a map the caller decoded from
 		// JSON; this is a bug.
 		return Result{Event: event, Errors: []string{fmt.Sprintf("%s hooks did not run: %v", event, err)}}
+	}
+	hooks = r.startAsync(ctx, hooks, stdin)
+	if len(hooks) == 0 {
+		return Result{Event: event}
 	}
 	outs := make([]Outcome, len(hooks))
 	var wg sync.WaitGroup
@@ -62,6 +71,55 @@ func (r *Runner) Run(ctx context.Context, cfg Config, event Event, in Input) Res
 	res := combine(event, outs)
 	res.Errors = r.once(res.Errors)
 	return res
+}
+
+// when keeps the hooks whose "if" holds for the tool call in (a hook
+// without one always runs).
+func (r *Runner) when(hooks []Hook, in Input) []Hook {
+	tool, input, ok := toolCall(in)
+	if !ok || r.If == nil {
+		return hooks
+	}
+	var out []Hook
+	for _, h := range hooks {
+		if h.If != "" {
+			if match, err := r.If(h.If, tool, input); err == nil && !match {
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// toolCall is the tool's name and input of a tool event's input.
+func toolCall(in Input) (string, map[string]any, bool) {
+	switch in := in.(type) {
+	case *PreToolUseInput:
+		return in.ToolName, in.ToolInput, true
+	case *PostToolUseInput:
+		return in.ToolName, in.ToolInput, true
+	case *PostToolUseFailureInput:
+		return in.ToolName, in.ToolInput, true
+	}
+	return "", nil, false
+}
+
+// startAsync starts the async hooks of hooks without waiting for them,
+// and returns the others. An async hook's answer is not read, as in
+// Claude Code: it cannot block. It still ends at its timeout, and with
+// the session (ctx's values kept, its end not: the turn that fired it
+// may end first).
+func (r *Runner) startAsync(ctx context.Context, hooks []Hook, stdin []byte) []Hook {
+	var wait []Hook
+	for _, h := range hooks {
+		if !h.Async {
+			wait = append(wait, h)
+			continue
+		}
+		go r.runOne(context.WithoutCancel(ctx), h, stdin)
+	}
+	return wait
 }
 
 // dedupe keeps the first of hooks that run the same command the same way
