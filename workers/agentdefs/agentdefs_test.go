@@ -253,3 +253,38 @@ func TestParseSpec(t *testing.T) {
 		t.Errorf("def: = %v, want ErrNoName", err)
 	}
 }
+
+// Claude Code reads every *.md below .claude/agents and ~/.claude/agents
+// (ripgrep --files --glob '*.md' in 2.1.197) and names each by its front
+// matter's name, whatever subfolder it lies in.
+func TestSubfolderDefinitionsAreFound(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	write(t, root, ".claude/agents/01-core/api-designer.md", "---\nname: api-designer\ndescription: Designs APIs\n---\nDesign.")
+	write(t, root, ".claude/agents/02-lang/go/go-pro.md", "---\nname: golang-pro\ndescription: Writes Go\n---\nGo.")
+	write(t, home, ".claude/agents/mine/helper.md", "---\nname: helper\ndescription: Helps\n---\nHelp.")
+	write(t, root, ".claude/agents/01-core/README.txt", "not a definition")
+	s := load(t, root, home)
+	var names []string
+	for _, d := range s.Defs() {
+		names = append(names, d.Name)
+	}
+	if want := []string{"api-designer", "golang-pro", "helper"}; !slices.Equal(names, want) {
+		t.Fatalf("definitions %q, want %q; warnings %q", names, want, s.Warnings)
+	}
+	if d, _ := s.Lookup("golang-pro"); d.Shown != ".claude/agents/02-lang/go/go-pro.md" || d.Source != Project {
+		t.Errorf("definition %+v", d)
+	}
+	if d, _ := s.Lookup("helper"); d.Shown != "~/.claude/agents/mine/helper.md" || d.Source != Person {
+		t.Errorf("definition %+v", d)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	// Two subfolders defining one name: the first in name order wins,
+	// and the other is said.
+	write(t, root, ".claude/agents/03-dup/api.md", "---\nname: api-designer\ndescription: Again\n---\nAgain.")
+	s = load(t, root, home)
+	if d, _ := s.Lookup("api-designer"); d.Shown != ".claude/agents/01-core/api-designer.md" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "03-dup/api.md is not used") {
+		t.Errorf("definition %q, warnings %q", d.Shown, s.Warnings)
+	}
+}
