@@ -105,3 +105,111 @@ func lastToolResults(r llmtest.RecordedRequest) string {
 	}
 	return b.String()
 }
+
+// guardedDef is a project's definition, in a subfolder, whose front
+// matter's PreToolUse hook refuses every Bash command (exit 2, its
+// stderr to the model), in the shape of a settings file's hooks.
+const guardedDef = `---
+name: guarded
+description: Works without running commands
+tools: Bash, Read
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: "echo 'AGENT-GUARD: this agent runs no commands' >&2; exit 2"
+          timeout: 30
+---
+You work without commands. GUARDED-PROMPT.
+`
+
+// guardedServer is the stand-in model: the main agent runs a command,
+// then spawns the guarded agent, which runs one of its own and reports
+// the result it got.
+func guardedServer(t *testing.T) *llmtest.Server {
+	return answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		if strings.Contains(systemText(r), "child agent of ralph") {
+			if last.Role == "tool" {
+				return llmtest.Response{Text: "CHILD-GOT: " + last.Content}
+			}
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: `{"command":"touch child-ran"}`}}}
+		}
+		switch {
+		case last.Role == "user":
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: `{"command":"touch parent-ran"}`}}}
+		case last.Role == "tool" && !strings.Contains(last.Content, "CHILD-GOT"):
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "spawn_agent", Arguments: `{"task":"run a command","agent":"guarded"}`}}}
+		}
+		return llmtest.Response{Text: "All done."}
+	})
+}
+
+// TestAgentFrontMatterHookGuardsThatAgent: a project's definition in
+// .claude/agents/sub/ whose front matter has a PreToolUse hook that
+// exits 2. Before the person approves it, nobody can be asked in a
+// one-shot, so the guard refuses the calls it guards (fail closed) and
+// the parent's own command still runs; `ralph hooks` lists it as the
+// definition's; once approved, it runs for that agent's command and
+// blocks it (its stderr reaches the child), while the parent's command,
+// which it does not guard, runs.
+func TestAgentFrontMatterHookGuardsThatAgent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude/agents/sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFileT(t, filepath.Join(dir, ".claude/agents/sub/guarded.md"), guardedDef)
+	// One server and one home for every run: the approval is kept in
+	// the person's config directory.
+	srv := guardedServer(t)
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+	run := func(t *testing.T) (runResult, string) {
+		t.Helper()
+		for _, f := range []string{"parent-ran", "child-ran"} {
+			_ = os.Remove(filepath.Join(dir, f))
+		}
+		seen := len(srv.Requests())
+		r := ralph(t, dir, env, nil, "-y", "run things")
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "parent-ran")); err != nil {
+			t.Errorf("the parent's command did not run: the agent's hook guards only that agent\n%s", r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "child-ran")); err == nil {
+			t.Errorf("the guarded agent's command ran\n%s", r.stderr)
+		}
+		got := ""
+		for _, req := range srv.Requests()[seen:] {
+			msgs := req.Request.Messages
+			if last := msgs[len(msgs)-1]; !strings.Contains(systemText(req), "child agent of ralph") && strings.Contains(last.Content, "CHILD-GOT") {
+				got = last.Content
+			}
+		}
+		return r, got
+	}
+	t.Run("waiting", func(t *testing.T) {
+		r, got := run(t)
+		if !strings.Contains(r.stderr, ".claude/agents/sub/guarded.md") || !strings.Contains(r.stderr, "refuses the calls it guards") {
+			t.Errorf("the waiting hook was not said:\n%s", r.stderr)
+		}
+		if !strings.Contains(got, "was not approved as it is now, and nobody could be asked") {
+			t.Errorf("the guarded agent's command was not refused for the waiting guard: %q", got)
+		}
+	})
+	if r := ralph(t, dir, env, nil, "hooks"); r.code != 0 || !strings.Contains(r.stdout, ".claude/agents/sub/guarded.md") || !strings.Contains(r.stdout, "AGENT-GUARD") {
+		t.Fatalf("ralph hooks does not list the definition's hook: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := ralph(t, dir, env, nil, "hooks", "approve"); r.code != 0 {
+		t.Fatalf("ralph hooks approve: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Run("approved", func(t *testing.T) {
+		r, got := run(t)
+		if !strings.Contains(got, "AGENT-GUARD: this agent runs no commands") || strings.Contains(got, "not approved") {
+			t.Errorf("the guarded agent was not told the hook's reason: %q\n%s", got, r.stderr)
+		}
+	})
+}

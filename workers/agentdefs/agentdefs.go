@@ -28,6 +28,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -74,6 +75,10 @@ type Def struct {
 	// Shown is the file as the person sees it: ".claude/agents/x.md" or
 	// "~/.claude/agents/x.md".
 	Shown string
+	// Hooks are the front matter's hooks (hooks.go), which run while an
+	// agent follows the definition: a project's wait for the person's
+	// approval as the project's settings' hooks do.
+	Hooks hooks.Config
 }
 
 // ToolsFor is the child's tools given its parent's: the parent's when
@@ -113,6 +118,9 @@ func matches(t, name string) bool {
 type Set struct {
 	defs     map[string]Def
 	Warnings []string
+	// plugin is set while a plugin's folder is read: Claude Code ignores
+	// the hooks of a plugin's agents, and so does ralph.
+	plugin bool
 }
 
 // Lookup is the definition called name.
@@ -190,7 +198,9 @@ func Load(project afero.Fs, root, home string, extra ...Dir) Set {
 	}
 	for _, d := range extra {
 		if d.Fs != nil {
+			s.plugin = true
 			s.loadDir(d.Fs, d.Path, d.Shown, d.Source)
+			s.plugin = false
 		}
 	}
 	return s
@@ -280,6 +290,10 @@ func (s *Set) loadFile(fsys afero.Fs, path, name string, src Source) {
 	if err != nil {
 		s.Warnings = append(s.Warnings, err.Error())
 		return
+	}
+	if s.plugin && len(d.Hooks.Hooks) > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s sets hooks, which are not run for a plugin's agents (as in Claude Code); a definition in .claude/agents may have them.", name))
+		d.Hooks = hooks.Config{}
 	}
 	key := strings.ToLower(d.Name)
 	if had, ok := s.defs[key]; ok {
@@ -378,6 +392,11 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 		warns = append(warns, fmt.Sprintf("%s names a model with spaces or control characters, so agent %s uses its parent's model.", shown, d.Name))
 	default:
 		d.Model = id
+	}
+	if doc.Has("hooks") {
+		var hw []string
+		d.Hooks, hw = parseHooks(data, shown, src)
+		warns = append(warns, hw...)
 	}
 	if doc.Has("tools") {
 		var unknown []string
