@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -52,6 +53,10 @@ type Children struct {
 	// loop may work with (workers/agentdefs), read once when the session
 	// started; the zero Set has none.
 	Defs agentdefs.Set
+	// AgentHooks, when set, is the hooks a child following def runs,
+	// given the session's: theirs and the definition's front matter's
+	// (coordinator/project's agenthooks.go); nil runs the session's.
+	AgentHooks func(def agentdefs.Def, session *hooks.Set) *hooks.Set
 }
 
 // agentID is the id this coordinator puts on its events.
@@ -210,6 +215,10 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		queue = interrupts.NewQueue()
 	}
 	model, system := c.ModelName(), ""
+	hookSet := c.opts.Hooks
+	if job.def != nil && ch.AgentHooks != nil {
+		hookSet = ch.AgentHooks(*job.def, c.opts.Hooks)
+	}
 	if job.def != nil {
 		var err error
 		if tools, model, system, err = ApplyDefinition(*job.def, tools, model, job.keep...); err != nil {
@@ -222,9 +231,9 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		Model: c.opts.Model, ModelName: model, Tools: tools, Store: store, Queue: queue,
 		SessionID: c.opts.SessionID, MaxTurns: ch.MaxTurns, System: childSystem(memory, ch.Settings, tools) + childSkills(ch.Skills, tools) + system, AgentID: id,
 		PriceOf: c.opts.PriceOf, Events: c.opts.Events, parent: c, task: job.taskID,
-		// A child's tool calls fire the session's tool hooks, and its
-		// end SubagentStop.
-		Hooks: c.opts.Hooks,
+		// A child's tool calls fire the session's tool hooks (and those
+		// of the definition it follows), and its end SubagentStop.
+		Hooks: hookSet,
 		// Outside git a child's file tools tell what it changed, as the
 		// parent's do; in git the parent's checkpoint after the spawn
 		// covers it.

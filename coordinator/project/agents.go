@@ -18,6 +18,8 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -173,7 +175,10 @@ func (p *Project) Children() *coordinator.Children {
 		ToolsWith: func(role tools.Role, own ...tools.Tool) coordinator.Tools {
 			return p.Tools.For(role, own...)
 		},
-		Defs:     p.Definitions,
+		Defs: p.Definitions,
+		AgentHooks: func(def agentdefs.Def, session *hooks.Set) *hooks.Set {
+			return p.agentHooks.For(def, session)
+		},
 		Memory:   p.learnings,
 		Settings: p.environment(),
 		Skills:   p.skillsPrompt(),

@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/hooks"
@@ -65,6 +66,10 @@ type HookSources struct {
 	UserConfigDir string
 	Config        config.Config
 	Plugins       []Plugin
+	// Definitions are the agent definitions whose front matter's hooks
+	// run while an agent follows them (agenthooks.go); nil reads them
+	// from Root and Home.
+	Definitions *agentdefs.Set
 }
 
 // HookState says whether a hook runs.
@@ -84,6 +89,9 @@ type HookEntry struct {
 	// approval (a project's or a plugin's hook).
 	Review *approval.ProjectHook
 	State  HookState
+	// Agent names the agent definition whose front matter holds the
+	// hook: it runs only while an agent follows that definition.
+	Agent string
 }
 
 // LoadedHooks are every hook of a project's sources.
@@ -201,8 +209,8 @@ func LoadHooks(src HookSources) LoadedHooks {
 	}
 	all := hooks.Merge(cfgs...)
 	l.Warnings = append(l.Warnings, all.Warnings...)
-	for _, h := range all.Hooks {
-		e := HookEntry{Hook: h, State: HookRuns}
+	entry := func(h hooks.Hook, agent string) HookEntry {
+		e := HookEntry{Hook: h, State: HookRuns, Agent: agent}
 		if needsApproval(h) {
 			r := review(src, h)
 			e.Review = &r
@@ -213,7 +221,18 @@ func LoadHooks(src HookSources) LoadedHooks {
 		if l.Disabled != "" || l.ProjectDisabled != "" && h.Source != hooks.SourceUser {
 			e.State = HookDisabled
 		}
-		l.Entries = append(l.Entries, e)
+		return e
+	}
+	for _, h := range all.Hooks {
+		l.Entries = append(l.Entries, entry(h, ""))
+	}
+	for _, d := range definitionsOf(src).Defs() {
+		if d.Hooks.Disabled {
+			continue
+		}
+		for _, h := range d.Hooks.Hooks {
+			l.Entries = append(l.Entries, entry(h, d.Name))
+		}
 	}
 	return l
 }

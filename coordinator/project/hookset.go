@@ -63,14 +63,21 @@ func (p *Project) sayHooks(l LoadedHooks) {
 // the one approval policy. nil when there is none, so that hooks cost
 // nothing then.
 func (p *Project) hookSet(l LoadedHooks, src HookSources, sandbox hooks.Sandbox) *hooks.Set {
-	if len(l.Entries) == 0 || l.Disabled != "" {
+	return p.hookSetOf(l, src, sandbox, "")
+}
+
+// hookSetOf is hookSet's Set of the hooks of agent definition agent's
+// front matter, or of the session's own when agent is "".
+func (p *Project) hookSetOf(l LoadedHooks, src HookSources, sandbox hooks.Sandbox, agent string) *hooks.Set {
+	entries := slices.DeleteFunc(slices.Clone(l.Entries), func(e HookEntry) bool { return e.Agent != agent })
+	if len(entries) == 0 || l.Disabled != "" {
 		return nil
 	}
 	s := &hooks.Set{Runner: &hooks.Runner{ProjectDir: p.Root,
 		Env:     childenv.ForCommands(os.Environ(), p.Config.ShellEnv, p.Config.APIKeyEnv),
 		Sandbox: sandbox, If: approval.HookIf}}
 	reviews := map[hooks.Hook]approval.ProjectHook{}
-	for _, e := range l.Entries {
+	for _, e := range entries {
 		if e.Review != nil {
 			reviews[e.Hook] = *e.Review
 		}

@@ -186,6 +186,9 @@ type Project struct {
 	// mainDef is the definition the conversation's agent follows (--agent
 	// def:NAME), nil for ralph's own.
 	mainDef *agentdefs.Def
+	// agentHooks are the hooks of the definitions' front matter, by
+	// definition (agenthooks.go).
+	agentHooks *agentHookSets
 	// Redactor takes the API key out of every file ralph writes for this
 	// project: the session record, the chat history, AGENT.md,
 	// RALPH_PROGRESS.md, config.
@@ -399,6 +402,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	// permission rules (permissions.go): the person's allow, ask and
 	// deny; a project's ask and deny, never an allow.
 	hookSrc := hookSources(root, opts.Fs, person, cfg, append(slices.Clone(opts.Plugins), PluginHooks(p.Plugins)...))
+	hookSrc.Definitions = &p.Definitions
 	loadedHooks := LoadHooks(hookSrc)
 	p.Approval = approval.New(approval.Options{
 		Fs: opts.Fs, UserFs: person, Root: root, UserConfigDir: config.UserConfigDir(),
@@ -437,6 +441,13 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		p.Hooks.PermissionMode = hooks.PermissionMode(cfg.Sandbox == string(sandbox.ReadOnly), opts.Yes, opts.NeverAsk)
 		p.Session.KeepClaudeTranscript(root)
 	}
+	p.agentHooks = &agentHookSets{make: func(agent string) *hooks.Set {
+		set := p.hookSetOf(loadedHooks, hookSrc, p.Tools.Workspace(), agent)
+		if set != nil && p.Hooks != nil {
+			set.PermissionMode = p.Hooks.PermissionMode
+		}
+		return set
+	}}
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
 	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})

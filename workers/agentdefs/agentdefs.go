@@ -28,6 +28,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -74,6 +75,10 @@ type Def struct {
 	// Shown is the file as the person sees it: ".claude/agents/x.md" or
 	// "~/.claude/agents/x.md".
 	Shown string
+	// Hooks are the front matter's hooks (hooks.go), which run while an
+	// agent follows the definition: a project's wait for the person's
+	// approval as the project's settings' hooks do.
+	Hooks hooks.Config
 }
 
 // ToolsFor is the child's tools given its parent's: the parent's when
@@ -113,6 +118,9 @@ func matches(t, name string) bool {
 type Set struct {
 	defs     map[string]Def
 	Warnings []string
+	// plugin is set while a plugin's folder is read: Claude Code ignores
+	// the hooks of a plugin's agents, and so does ralph.
+	plugin bool
 }
 
 // Lookup is the definition called name.
@@ -190,7 +198,9 @@ func Load(project afero.Fs, root, home string, extra ...Dir) Set {
 	}
 	for _, d := range extra {
 		if d.Fs != nil {
+			s.plugin = true
 			s.loadDir(d.Fs, d.Path, d.Shown, d.Source)
+			s.plugin = false
 		}
 	}
 	return s
@@ -214,42 +224,87 @@ func (s *Set) ResolveAliases(model func(alias string) (string, bool)) {
 	}
 }
 
-// loadDir adds the definitions of one directory, its shown name shown.
+// maxDepth bounds how deep below an agents folder definitions are
+// looked for, and maxFiles how many files of one folder are read: Claude
+// Code reads every *.md below the folder (subfolders included), and a
+// folder the model filled with a deep tree must not stall the session.
+const (
+	maxDepth = 8
+	maxFiles = 1000
+)
+
+// loadDir adds the definitions of one directory and of its subfolders,
+// as Claude Code finds them (every *.md below .claude/agents, a
+// definition named by its front matter's name, whatever folder it lies
+// in); shown is the directory's name as the person sees it.
 func (s *Set) loadDir(fsys afero.Fs, dir, shown string, src Source) {
+	files := 0
+	s.walk(fsys, dir, shown, src, 0, &files)
+}
+
+// walk reads dir, depth folders below an agents folder, in name order:
+// its definitions, then its subfolders'.
+func (s *Set) walk(fsys afero.Fs, dir, shown string, src Source, depth int, files *int) {
 	entries, err := afero.ReadDir(fsys, dir)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s could not be read, so its agent definitions are not used: %v.", shown, err))
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s could not be read, so its agent definitions are not used: %v.", text.StripControls(shown), err))
 		}
 		return
 	}
+	var subdirs []os.FileInfo
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".md") || e.IsDir() {
+		if e.IsDir() {
+			subdirs = append(subdirs, e)
 			continue
 		}
-		name := text.StripControls(shown + "/" + e.Name())
-		data, err := readFile(fsys, filepath.Join(dir, e.Name()))
-		if err != nil {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %v.", name, err))
+		if !strings.HasSuffix(e.Name(), ".md") {
 			continue
 		}
-		d, warns, err := Parse(data, name, src)
-		s.Warnings = append(s.Warnings, warns...)
-		if err != nil {
-			s.Warnings = append(s.Warnings, err.Error())
-			continue
-		}
-		key := strings.ToLower(d.Name)
-		if had, ok := s.defs[key]; ok {
-			if had.Source == Project && src == Person {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %s defines agent %s too, and the project's wins.", name, had.Shown, d.Name))
-			} else {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %s already defines agent %s.", name, had.Shown, d.Name))
+		if *files++; *files > maxFiles {
+			if *files == maxFiles+1 {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s holds more than %d markdown files; ralph reads the first %d as agent definitions.", text.StripControls(shown), maxFiles, maxFiles))
 			}
+			return
+		}
+		s.loadFile(fsys, filepath.Join(dir, e.Name()), text.StripControls(shown+"/"+e.Name()), src)
+	}
+	for _, e := range subdirs {
+		if depth+1 > maxDepth {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is more than %d folders deep; ralph reads no agent definitions below it.", text.StripControls(shown+"/"+e.Name()), maxDepth))
 			continue
 		}
-		s.defs[key] = d
+		s.walk(fsys, filepath.Join(dir, e.Name()), shown+"/"+e.Name(), src, depth+1, files)
 	}
+}
+
+// loadFile adds the definition in file path, name as the person sees it.
+func (s *Set) loadFile(fsys afero.Fs, path, name string, src Source) {
+	data, err := readFile(fsys, path)
+	if err != nil {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %v.", name, err))
+		return
+	}
+	d, warns, err := Parse(data, name, src)
+	s.Warnings = append(s.Warnings, warns...)
+	if err != nil {
+		s.Warnings = append(s.Warnings, err.Error())
+		return
+	}
+	if s.plugin && len(d.Hooks.Hooks) > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s sets hooks, which are not run for a plugin's agents (as in Claude Code); a definition in .claude/agents may have them.", name))
+		d.Hooks = hooks.Config{}
+	}
+	key := strings.ToLower(d.Name)
+	if had, ok := s.defs[key]; ok {
+		if had.Source == Project && src == Person {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %s defines agent %s too, and the project's wins.", name, had.Shown, d.Name))
+		} else {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %s already defines agent %s.", name, had.Shown, d.Name))
+		}
+		return
+	}
+	s.defs[key] = d
 }
 
 // readFile reads one definition through the door, at most maxFile
@@ -337,6 +392,11 @@ func Parse(data []byte, shown string, src Source) (d Def, warns []string, err er
 		warns = append(warns, fmt.Sprintf("%s names a model with spaces or control characters, so agent %s uses its parent's model.", shown, d.Name))
 	default:
 		d.Model = id
+	}
+	if doc.Has("hooks") {
+		var hw []string
+		d.Hooks, hw = parseHooks(data, shown, src)
+		warns = append(warns, hw...)
 	}
 	if doc.Has("tools") {
 		var unknown []string

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -251,5 +253,82 @@ func TestParseSpec(t *testing.T) {
 	}
 	if _, _, err := ParseSpec("def:"); !errors.Is(err, ErrNoName) {
 		t.Errorf("def: = %v, want ErrNoName", err)
+	}
+}
+
+// Claude Code reads every *.md below .claude/agents and ~/.claude/agents
+// (ripgrep --files --glob '*.md' in 2.1.197) and names each by its front
+// matter's name, whatever subfolder it lies in.
+func TestSubfolderDefinitionsAreFound(t *testing.T) {
+	root, home := t.TempDir(), t.TempDir()
+	write(t, root, ".claude/agents/01-core/api-designer.md", "---\nname: api-designer\ndescription: Designs APIs\n---\nDesign.")
+	write(t, root, ".claude/agents/02-lang/go/go-pro.md", "---\nname: golang-pro\ndescription: Writes Go\n---\nGo.")
+	write(t, home, ".claude/agents/mine/helper.md", "---\nname: helper\ndescription: Helps\n---\nHelp.")
+	write(t, root, ".claude/agents/01-core/README.txt", "not a definition")
+	s := load(t, root, home)
+	var names []string
+	for _, d := range s.Defs() {
+		names = append(names, d.Name)
+	}
+	if want := []string{"api-designer", "golang-pro", "helper"}; !slices.Equal(names, want) {
+		t.Fatalf("definitions %q, want %q; warnings %q", names, want, s.Warnings)
+	}
+	if d, _ := s.Lookup("golang-pro"); d.Shown != ".claude/agents/02-lang/go/go-pro.md" || d.Source != Project {
+		t.Errorf("definition %+v", d)
+	}
+	if d, _ := s.Lookup("helper"); d.Shown != "~/.claude/agents/mine/helper.md" || d.Source != Person {
+		t.Errorf("definition %+v", d)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	// Two subfolders defining one name: the first in name order wins,
+	// and the other is said.
+	write(t, root, ".claude/agents/03-dup/api.md", "---\nname: api-designer\ndescription: Again\n---\nAgain.")
+	s = load(t, root, home)
+	if d, _ := s.Lookup("api-designer"); d.Shown != ".claude/agents/01-core/api-designer.md" || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "03-dup/api.md is not used") {
+		t.Errorf("definition %q, warnings %q", d.Shown, s.Warnings)
+	}
+}
+
+// A definition's front matter hooks are read in a settings file's shape,
+// written as YAML; Stop becomes SubagentStop, as Claude Code turns it; a
+// project's need approval (SourceProject), the person's are theirs; a
+// plugin's agent's hooks are left out and said, as in Claude Code.
+func TestFrontMatterHooks(t *testing.T) {
+	const def = "---\nname: guarded\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n          timeout: 5\n  Stop:\n    - hooks:\n        - type: command\n          command: echo done\n  Nonsense:\n    - hooks: []\n---\nGo."
+	d, warns, err := Parse([]byte(def), ".claude/agents/sub/guarded.md", Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Hooks.Hooks) != 2 {
+		t.Fatalf("hooks %+v, warnings %q", d.Hooks.Hooks, warns)
+	}
+	pre, stop := d.Hooks.Hooks[0], d.Hooks.Hooks[1]
+	if pre.Event != hooks.PreToolUse || pre.Matcher != "Bash" || pre.Command != "./check.sh" || pre.Timeout != 5*time.Second || pre.Source != hooks.SourceProject || pre.File != ".claude/agents/sub/guarded.md" {
+		t.Errorf("PreToolUse hook %+v", pre)
+	}
+	if stop.Event != hooks.SubagentStop || stop.Command != "echo done" {
+		t.Errorf("Stop hook %+v, want SubagentStop", stop)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "Nonsense") {
+		t.Errorf("warnings %q, want one for the unknown event", warns)
+	}
+	d, _, _ = Parse([]byte(def), "~/.claude/agents/guarded.md", Person)
+	if d.Hooks.Hooks[0].Source != hooks.SourceUser {
+		t.Errorf("a person's definition's hook is %s", d.Hooks.Hooks[0].Source)
+	}
+	root, plugin := t.TempDir(), t.TempDir()
+	write(t, plugin, "agents/deep/guarded.md", def)
+	door, err := rootfs.New(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Load(rootfs.Person(), root, "", Dir{Fs: door, Path: filepath.Join(plugin, "agents"), Shown: "plugin p/agents", Source: Project})
+	if d, ok := s.Lookup("guarded"); !ok || len(d.Hooks.Hooks) != 0 {
+		t.Errorf("a plugin's agent kept its hooks: %+v", d.Hooks)
+	}
+	if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "plugin p/agents/deep/guarded.md sets hooks") }) {
+		t.Errorf("warnings %q", s.Warnings)
 	}
 }

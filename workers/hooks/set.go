@@ -41,6 +41,11 @@ type Set struct {
 	// PermissionMode is the session's mode in Claude Code's names
 	// (PermissionMode), which every event sends.
 	PermissionMode string
+	// Base, when set, is the session's Set under this one: a child agent
+	// following a definition whose front matter has hooks runs the
+	// session's hooks (Base) and, after them, the definition's (this
+	// Set), each decided and approved as its own Set says.
+	Base *Set
 
 	// settleMu is held while the pending hooks are decided (a person may
 	// take minutes to answer); mu guards the fields above meanwhile, so
@@ -56,6 +61,7 @@ func (s *Set) Settle(ctx context.Context) {
 	if s == nil {
 		return
 	}
+	s.Base.Settle(ctx)
 	s.settleMu.Lock()
 	defer s.settleMu.Unlock()
 	s.settle(ctx)
@@ -140,6 +146,9 @@ func (s *Set) Has(event Event) bool {
 	if s == nil {
 		return false
 	}
+	if s.Base.Has(event) {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.Config.Disabled && len(s.Refused) == 0 {
@@ -164,9 +173,9 @@ func (s *Set) RefusedFor(event Event, value string) []Hook {
 	}
 	s.Settle(context.Background())
 	s.recheck(event)
+	out := s.Base.RefusedFor(event, value)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []Hook
 	for _, h := range s.Refused {
 		if h.Event == event && Matches(event, h.Matcher, value) {
 			out = append(out, h)
@@ -183,6 +192,16 @@ func (s *Set) Fire(ctx context.Context, event Event, in Input) Result {
 	if s == nil || s.Runner == nil {
 		return Result{Event: event}
 	}
+	return s.Runner.Run(ctx, s.config(ctx, event), event, in)
+}
+
+// config is the hooks that run for event now: the Base's, then this
+// Set's, each settled and rechecked.
+func (s *Set) config(ctx context.Context, event Event) Config {
+	if s == nil {
+		return Config{}
+	}
+	base := s.Base.config(ctx, event)
 	switch event {
 	case PreToolUse, PostToolUse, PostToolUseFailure:
 		s.Settle(ctx)
@@ -193,5 +212,15 @@ func (s *Set) Fire(ctx context.Context, event Event, in Input) Result {
 	s.mu.Lock()
 	cfg := s.Config
 	s.mu.Unlock()
-	return s.Runner.Run(ctx, cfg, event, in)
+	if s.Base == nil {
+		return cfg
+	}
+	var hooks []Hook
+	if !base.Disabled {
+		hooks = append(hooks, base.Hooks...)
+	}
+	if !cfg.Disabled {
+		hooks = append(hooks, cfg.Hooks...)
+	}
+	return Config{Hooks: hooks}
 }

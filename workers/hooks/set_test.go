@@ -83,3 +83,27 @@ func TestSetStopsAHookThatChanged(t *testing.T) {
 		t.Fatalf("changed: runs %+v", hooks)
 	}
 }
+
+// TestSetOverBase: an agent's Set runs the session's hooks (its Base)
+// and then its own; the Base's refused guards refuse its calls too; the
+// session's Set knows nothing of the agent's.
+func TestSetOverBase(t *testing.T) {
+	session := &Set{Config: Config{Hooks: []Hook{{Event: PreToolUse, Matcher: "Bash", Command: "session", Source: SourceUser}}},
+		Refused: []Hook{{Event: PreToolUse, Matcher: "Write", Command: "unapproved", Source: SourceProject}}}
+	agent := &Set{Base: session, Config: Config{Hooks: []Hook{{Event: PreToolUse, Matcher: "Bash", Command: "agent", Source: SourceProject}}},
+		Pending: []Hook{{Event: SubagentStop, Command: "stop", Source: SourceProject}},
+		Approve: func(context.Context, Hook) bool { return true }}
+	cfg := agent.config(context.Background(), PreToolUse)
+	if len(cfg.Hooks) != 3 || cfg.Hooks[0].Command != "session" || cfg.Hooks[1].Command != "agent" || cfg.Hooks[2].Command != "stop" {
+		t.Fatalf("the agent runs %+v, want the session's hook, then its own and its approved one", cfg.Hooks)
+	}
+	if !agent.Has(SubagentStop) || session.Has(SubagentStop) {
+		t.Fatal("the agent's SubagentStop hook is the agent's alone")
+	}
+	if got := agent.RefusedFor(PreToolUse, "Write"); len(got) != 1 || got[0].Command != "unapproved" {
+		t.Fatalf("the session's refused guard is the agent's too: %+v", got)
+	}
+	if len(session.config(context.Background(), PreToolUse).Hooks) != 1 {
+		t.Fatal("the session runs the agent's hook")
+	}
+}
