@@ -108,3 +108,85 @@ func TestProjectsCommitCommandIsNotPreApproved(t *testing.T) {
 		t.Errorf("something was committed:\n%s", log)
 	}
 }
+
+// loopCommand is a command in the shape of duyet's ralph-wiggum
+// ralph-loop.md (not copied: that plugin's loop needs its Stop hook): a
+// ```! block running the plugin's own script by ${CLAUDE_PLUGIN_ROOT},
+// which its allowed-tools allow, and the variables in the text.
+const loopCommand = "---\ndescription: Start the loop\nallowed-tools: [\"Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)\"]\n---\n\n# Loop\n\n```!\n\"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh\" $ARGUMENTS\n```\n\nThe plugin lives in ${CLAUDE_PLUGIN_ROOT}; the project is $CLAUDE_PROJECT_DIR.\n"
+
+// TestCommandBlockAndPluginRoot: a plugin's ```! block runs before the
+// message is sent (under -y, as a !` line does where nobody is asked),
+// its output in the block's place, with ${CLAUDE_PLUGIN_ROOT} the
+// plugin's directory, one with a space in its name, quoted for the
+// shell. (Its allowed-tools cannot allow the block: ralph's rules never
+// match a quoted command name.)
+func TestCommandBlockAndPluginRoot(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"loop","loop":true,"responses":[{"text":"Looping."}]}`)
+	proj, home := attackLayout(t)
+	plugin := filepath.Join(filepath.Dir(home), "plugins", "loop kit")
+	mustWrite(t, filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"loop-kit"}`)
+	mustWrite(t, filepath.Join(plugin, "commands", "start-loop.md"), loopCommand)
+	mustWrite(t, filepath.Join(plugin, "scripts", "setup.sh"), "#!/bin/sh\necho \"SETUP-RAN with $1 $2\"\n")
+	if err := os.Chmod(filepath.Join(plugin, "scripts", "setup.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := attackEnv(t, home, srv.URL, []string{"CI=true"})
+	if r := ralph(t, proj, env, nil, "plugin", "add", plugin); r.code != 0 {
+		t.Fatalf("plugin add: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r := ralph(t, proj, env, nil, "-y", "/start-loop fix-tests 7")
+	if r.code != 0 || len(srv.Requests()) != 1 {
+		t.Fatalf("/start-loop: exit %d, %d requests\n%s\n%s", r.code, len(srv.Requests()), r.stdout, r.stderr)
+	}
+	msgs := srv.Requests()[0].Request.Messages
+	sent := msgs[len(msgs)-1].Content
+	for _, want := range []string{"SETUP-RAN with fix-tests 7", "The plugin lives in " + plugin + ";", "the project is " + proj + "."} {
+		if !strings.Contains(sent, want) {
+			t.Errorf("the message lacks %q:\n%s", want, sent)
+		}
+	}
+	if strings.Contains(sent, "```") || strings.Contains(sent, "CLAUDE_") {
+		t.Errorf("the block or a variable was sent as written:\n%s", sent)
+	}
+}
+
+// TestCodexPromptsWithNamedArguments: codex's custom prompts as codex
+// runs them: /prompts:NAME and /NAME, $1 and $$, named $KEY from
+// KEY=value, and a missing key an error naming it, with nothing sent.
+func TestCodexPromptsWithNamedArguments(t *testing.T) {
+	t.Parallel()
+	srv := inlineServer(t, `{"name":"prompts","loop":true,"responses":[{"text":"ok"}]}`)
+	proj, home := attackLayout(t)
+	mustWrite(t, filepath.Join(home, ".codex", "prompts", "fix-issue.md"), "---\ndescription: Fix an issue\n---\nFix issue #$1 at priority $2; the budget is $$5.\n")
+	mustWrite(t, filepath.Join(home, ".codex", "prompts", "scan.md"), "Scan $FILES at depth $DEPTH for $ARGUMENTS-free reasons, and say $$DEPTH.\n")
+	env := attackEnv(t, home, srv.URL, []string{"CI=true", "CODEX_HOME="})
+	last := func() string {
+		reqs := srv.Requests()
+		msgs := reqs[len(reqs)-1].Request.Messages
+		return msgs[len(msgs)-1].Content
+	}
+	for _, c := range []struct{ line, want string }{
+		{"/prompts:fix-issue 12 high", "Fix issue #12 at priority high; the budget is $5."},
+		{"/fix-issue 13 low", "Fix issue #13 at priority low; the budget is $5."},
+		{`/prompts:scan FILES="src/a.go src/b.go" DEPTH=2`, "Scan src/a.go src/b.go at depth 2"},
+	} {
+		n := len(srv.Requests())
+		r := ralph(t, proj, env, nil, c.line)
+		if r.code != 0 || len(srv.Requests()) != n+1 {
+			t.Fatalf("%s: exit %d\n%s", c.line, r.code, r.stderr)
+		}
+		if got := last(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s sent %q, want it to begin %q", c.line, got, c.want)
+		}
+	}
+	if got := last(); !strings.HasSuffix(strings.TrimSpace(got), "say $DEPTH.") {
+		t.Errorf("$$DEPTH is not a literal $DEPTH: %q", got)
+	}
+	n := len(srv.Requests())
+	r := ralph(t, proj, env, nil, "/prompts:scan FILES=src")
+	if r.code == 0 || len(srv.Requests()) != n || !strings.Contains(r.stderr, "DEPTH") {
+		t.Errorf("a missing key: exit %d, %d requests sent, stderr:\n%s", r.code, len(srv.Requests())-n, r.stderr)
+	}
+}

@@ -175,8 +175,11 @@ func dollarEscaped(body string, i int) bool {
 func expandPrompt(name, body, args string) (string, bool, error) {
 	keys := promptKeys(body)
 	if len(keys) == 0 {
-		out, used := expandArgs(body, args)
-		return strings.ReplaceAll(out, "$$", "$"), used, nil
+		// $$ is set aside first, so $$5 is a literal $5 and not a
+		// dollar before the fifth word.
+		const dollar = "\x00dollar\x00"
+		out, used := expandArgs(strings.ReplaceAll(body, "$$", dollar), args)
+		return strings.ReplaceAll(out, dollar, "$"), used, nil
 	}
 	values := map[string]string{}
 	for _, w := range splitArgs(args) {
