@@ -39,6 +39,7 @@ type customDir struct {
 	// plugin's folder; codex says the folder holds codex's prompts.
 	pluginRoot string
 	codex      bool
+	inProject  bool
 }
 
 // CommandDir is a folder of custom commands beyond the agents' table's:
@@ -48,8 +49,10 @@ type customDir struct {
 type CommandDir struct {
 	Fs          afero.Fs
 	Path, Shown string
-	// Root is the plugin's directory, its commands' ${CLAUDE_PLUGIN_ROOT}.
-	Root string
+	// Root is the plugin's directory, its commands' ${CLAUDE_PLUGIN_ROOT};
+	// InProject says the model could have written it (plugins.Plugin).
+	Root      string
+	InProject bool
 }
 
 // PluginCommandDirs are the commands/ folders of the plugins the person
@@ -59,7 +62,7 @@ func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
 	var out []CommandDir
 	for _, p := range list {
 		for _, d := range p.CommandDirs() {
-			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d), Root: p.Dir})
+			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d), Root: p.Dir, InProject: p.InProject})
 		}
 	}
 	return out
@@ -90,7 +93,7 @@ func customDirs(fs afero.Fs, root string, extra []CommandDir) []customDir {
 	}
 	for _, d := range extra {
 		if d.Fs != nil {
-			ds = append(ds, customDir{fs: d.Fs, path: d.Path, shown: d.Shown, pluginRoot: d.Root})
+			ds = append(ds, customDir{fs: d.Fs, path: d.Path, shown: d.Shown, pluginRoot: d.Root, inProject: d.InProject})
 		}
 	}
 	return ds
@@ -111,6 +114,7 @@ type customCmd struct {
 	hidden      []string
 	pluginRoot  string
 	codex       bool
+	inProject   bool
 }
 
 // customCommands are the custom command files, each name once, nearest
@@ -150,7 +154,7 @@ func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 						continue
 					}
 					seen[strings.ToLower(name)] = len(out)
-					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, codex: d.codex})
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, codex: d.codex, inProject: d.inProject})
 				}
 			}
 			queue = next

@@ -125,10 +125,12 @@ func (h *Host) expandBody(c customCmd, name, body, args string) (string, bool, e
 
 // personal reports whether c is the person's command: its file lies
 // outside the project (the person's own folders, a plugin they installed
-// elsewhere). A file inside the project is text the model could have
-// written, and what it allows allows nothing.
+// elsewhere). A file inside the project, or of a plugin recorded as a
+// project's (plugins.Plugin.InProject: in a project or a temporary
+// directory), is text the model could have written, and what it allows
+// allows nothing.
 func (h *Host) personal(c customCmd) bool {
-	if h.Root == "" {
+	if h.Root == "" || c.inProject {
 		return false
 	}
 	roots := []string{h.Root}
