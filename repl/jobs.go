@@ -59,10 +59,11 @@ func (s *Shell) startRun(prompt string) error {
 // session's comes back after it; its Tools, when set, the run's only
 // tools.
 func (s *Shell) startSend(o slash.Outcome) error {
-	if o.Prepare == nil && o.Model == "" && o.Tools == nil {
+	if o.Prepare == nil && o.Model == "" && o.Tools == nil && o.Scope == nil {
 		return s.startRun(o.Send)
 	}
 	return s.startJob("", func(ctx context.Context) jobResult {
+		ctx = o.Scoped(ctx)
 		msg := o.Send
 		if o.Prepare != nil {
 			var err error

@@ -623,6 +623,9 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 	// only about leaving the sandbox), and through ralph answer.
 	at := p.Attach(ctx, project.Face{Handle: face.Handle, Notify: face.Notify, Asker: face.Asker(), Signals: true})
 	defer at.Detach()
+	// A person's command's allowed-tools allow its matching commands
+	// for this turn (slash.Outcome.Scope).
+	ctx = custom.Scoped(ctx)
 	if custom.Prepare != nil {
 		// The command's shell lines run now, asked about as the model's
 		// commands are.

@@ -300,6 +300,7 @@ func (s *Script) command(ctx context.Context, st Step) (code int, exit, signalle
 			out.Reset()
 		}
 		send := o.Send
+		ctx := o.Scoped(ctx)
 		if o.Prepare != nil {
 			// A custom command's shell lines run now, through the
 			// approval a model's command gets here.

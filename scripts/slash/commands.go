@@ -163,6 +163,19 @@ type Outcome struct {
 	// (a custom command's allowed-tools): the face runs it with
 	// NarrowRunner.RunNarrowed.
 	Tools []string
+	// Scope, when set, is the context the message's turn runs in (a
+	// person's custom command's allowed-tools, which allow its matching
+	// commands for that turn only): the face runs the turn in
+	// Scoped(ctx).
+	Scope func(context.Context) context.Context
+}
+
+// Scoped is ctx as o's turn runs in it (Scope), or ctx itself.
+func (o Outcome) Scoped(ctx context.Context) context.Context {
+	if o.Scope == nil {
+		return ctx
+	}
+	return o.Scope(ctx)
 }
 
 // NarrowRunner runs a message with its tools narrowed for that run only;

@@ -35,6 +35,11 @@ import (
 type customDir struct {
 	fs          afero.Fs
 	path, shown string
+	// pluginRoot is the plugin's directory (${CLAUDE_PLUGIN_ROOT}) for a
+	// plugin's folder; codex says the folder holds codex's prompts.
+	pluginRoot string
+	codex      bool
+	inProject  bool
 }
 
 // CommandDir is a folder of custom commands beyond the agents' table's:
@@ -44,6 +49,10 @@ type customDir struct {
 type CommandDir struct {
 	Fs          afero.Fs
 	Path, Shown string
+	// Root is the plugin's directory, its commands' ${CLAUDE_PLUGIN_ROOT};
+	// InProject says the model could have written it (plugins.Plugin).
+	Root      string
+	InProject bool
 }
 
 // PluginCommandDirs are the commands/ folders of the plugins the person
@@ -53,7 +62,7 @@ func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
 	var out []CommandDir
 	for _, p := range list {
 		for _, d := range p.CommandDirs() {
-			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d)})
+			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d), Root: p.Dir, InProject: p.InProject})
 		}
 	}
 	return out
@@ -65,26 +74,26 @@ func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
 // the home directory, then their person-only folders such as codex's
 // prompts), then extra (plugins').
 func customDirs(fs afero.Fs, root string, extra []CommandDir) []customDir {
-	ds := []customDir{{fs, filepath.Join(root, ".ralph", "commands"), ".ralph/commands"}}
+	ds := []customDir{{fs: fs, path: filepath.Join(root, ".ralph", "commands"), shown: ".ralph/commands"}}
 	for _, d := range agents.CommandDirs() {
-		ds = append(ds, customDir{fs, filepath.Join(root, filepath.FromSlash(d)), d})
+		ds = append(ds, customDir{fs: fs, path: filepath.Join(root, filepath.FromSlash(d)), shown: d})
 	}
 	home, _ := os.UserHomeDir()
 	if home != "" {
 		for _, d := range agents.CommandDirs() {
-			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d)), "~/" + d})
+			ds = append(ds, customDir{fs: rootfs.Person(), path: filepath.Join(home, filepath.FromSlash(d)), shown: "~/" + d})
 		}
 	}
 	for _, d := range agents.PromptDirs() {
 		if dir := os.Getenv(d.Env); d.Env != "" && filepath.IsAbs(dir) {
-			ds = append(ds, customDir{rootfs.Person(), filepath.Join(dir, filepath.FromSlash(d.Under)), "$" + d.Env + "/" + d.Under})
+			ds = append(ds, customDir{fs: rootfs.Person(), path: filepath.Join(dir, filepath.FromSlash(d.Under)), shown: "$" + d.Env + "/" + d.Under, codex: true})
 		} else if home != "" {
-			ds = append(ds, customDir{rootfs.Person(), filepath.Join(home, filepath.FromSlash(d.Home)), "~/" + d.Home})
+			ds = append(ds, customDir{fs: rootfs.Person(), path: filepath.Join(home, filepath.FromSlash(d.Home)), shown: "~/" + d.Home, codex: true})
 		}
 	}
 	for _, d := range extra {
 		if d.Fs != nil {
-			ds = append(ds, customDir{d.Fs, d.Path, d.Shown})
+			ds = append(ds, customDir{fs: d.Fs, path: d.Path, shown: d.Shown, pluginRoot: d.Root, inProject: d.InProject})
 		}
 	}
 	return ds
@@ -103,6 +112,9 @@ type customCmd struct {
 	fs          afero.Fs
 	path, shown string
 	hidden      []string
+	pluginRoot  string
+	codex       bool
+	inProject   bool
 }
 
 // customCommands are the custom command files, each name once, nearest
@@ -142,7 +154,7 @@ func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 						continue
 					}
 					seen[strings.ToLower(name)] = len(out)
-					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown})
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, codex: d.codex, inProject: d.inProject})
 				}
 			}
 			queue = next
@@ -296,6 +308,9 @@ var warnedHidden sync.Map
 // turn's.
 func (h *Host) runCustom(name, args string) (Outcome, error) {
 	c, ok := h.customFile(name)
+	if prompt, isPrompt := strings.CutPrefix(name, "prompts:"); isPrompt {
+		c, ok = h.codexPrompt(prompt)
+	}
 	if !ok {
 		return Outcome{}, errNoCustom
 	}
@@ -314,7 +329,10 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 				name, shown, text.StripControls(strings.Join(c.hidden, ", ")))
 		}
 	}
-	body, used := expandArgs(doc.Body, args)
+	body, used, err := h.expandBody(c, name, doc.Body, args)
+	if err != nil {
+		return Outcome{}, err
+	}
 	if !used && args != "" {
 		body += "\n\n" + args
 	}
@@ -346,13 +364,15 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 		if len(unknown) > 0 {
 			h.printf("note: %s allows %s, which ralph does not have\n", shown, oneLine(strings.Join(unknown, ", ")))
 		}
-		h.printf("/%s: this turn's tools are %s only (allowed-tools of %s); ralph approves none of them in advance: its approval rules still decide which commands run\n",
-			name, orNone(mapped), shown)
+		o.Scope = h.allowedScope(c, name, doc.Fields["allowed-tools"].Items())
+		h.printf("/%s: this turn's tools are %s only (allowed-tools of %s)\n", name, orNone(mapped), shown)
 	}
 	h.printf("/%s: sending %s\n", name, shown)
 	if lines := shellLines(o.Send); len(lines) > 0 {
-		send := o.Send
-		o.Prepare = func(ctx context.Context) (string, error) { return h.runShellLines(ctx, name, shown, send) }
+		send, scope := o.Send, o
+		o.Prepare = func(ctx context.Context) (string, error) {
+			return h.runShellLines(scope.Scoped(ctx), name, shown, send)
+		}
 	}
 	return o, nil
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -24,14 +26,24 @@ import (
 // door (memory/rootfs), so a mention of a link out of the project, or
 // of a file outside it, embeds nothing.
 
-// shellRef is Claude Code's embedded shell: !`command` on one line.
-var shellRef = regexp.MustCompile("!`([^`\n]+)`")
+// shellRef is Claude Code's embedded shell: a fenced block opened by
+// ```! (its text one command, which may span lines), or !`command` on
+// one line. Both run the same way, in the order they appear.
+var shellRef = regexp.MustCompile("(?s)```!\\s*?\n(.*?)\n?```|!`([^`\n]+)`")
 
-// shellLines are the commands of body's shell lines, in order.
+// shellCommand is the command of one shellRef match (its submatches).
+func shellCommand(m []string) string {
+	if m[1] != "" || strings.HasPrefix(m[0], "```") {
+		return m[1]
+	}
+	return m[2]
+}
+
+// shellLines are the commands of body's shell lines and blocks, in order.
 func shellLines(body string) []string {
 	var out []string
 	for _, m := range shellRef.FindAllStringSubmatch(body, -1) {
-		out = append(out, m[1])
+		out = append(out, shellCommand(m))
 	}
 	return out
 }
@@ -53,7 +65,10 @@ func (h *Host) runShellLines(ctx context.Context, name, shown, body string) (str
 		if err != nil {
 			return m
 		}
-		command := shellRef.FindStringSubmatch(m)[1]
+		command := shellCommand(shellRef.FindStringSubmatch(m))
+		if strings.TrimSpace(command) == "" {
+			return ""
+		}
 		res := h.Command(ctx, command)
 		if res.IsError && strings.HasPrefix(res.Output, tools.NotRun) {
 			err = fmt.Errorf("/%s: %w: !`%s` of %s (%s); nothing was sent", name, ErrShellRefused,
@@ -76,4 +91,96 @@ func (h *Host) embedFiles(body string) string {
 		return body
 	}
 	return mentions.Embed(h.Fs, h.Root, body, func(s string) { h.printf("note: %s\n", s) })
+}
+
+// codexPrompt is codex's custom prompt name (/prompts:NAME), looked for
+// only in codex's prompt folders, as codex looks for it.
+func (h *Host) codexPrompt(name string) (customCmd, bool) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
+		return customCmd{}, false
+	}
+	for _, c := range customCommands(h.Fs, h.Root, h.Plugins...) {
+		if c.codex && strings.EqualFold(c.name, name) {
+			return c, true
+		}
+	}
+	return customCmd{}, false
+}
+
+// expandBody is c's body with its arguments in (codex's prompts also
+// take named KEY=value ones) and its path variables expanded; used says
+// whether the body had a place for the arguments.
+func (h *Host) expandBody(c customCmd, name, body, args string) (string, bool, error) {
+	var used bool
+	if c.codex {
+		var err error
+		if body, used, err = expandPrompt(name, body, args); err != nil {
+			return "", false, err
+		}
+	} else {
+		body, used = expandArgs(body, args)
+	}
+	return expandPaths(body, c.pluginRoot, h.Root), used, nil
+}
+
+// personal reports whether c is the person's command: its file lies
+// outside the project (the person's own folders, a plugin they installed
+// elsewhere). A file inside the project, or of a plugin recorded as a
+// project's (plugins.Plugin.InProject: in a project or a temporary
+// directory), is text the model could have written, and what it allows
+// allows nothing.
+func (h *Host) personal(c customCmd) bool {
+	if h.Root == "" || c.inProject {
+		return false
+	}
+	roots := []string{h.Root}
+	if real, err := filepath.EvalSymlinks(h.Root); err == nil {
+		roots = append(roots, real)
+	}
+	paths := []string{c.path}
+	if real, err := filepath.EvalSymlinks(c.path); err == nil {
+		paths = append(paths, real)
+	}
+	for _, root := range roots {
+		for _, p := range paths {
+			if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// allowedScope is the scope of c's allowed-tools for its turn: when c is
+// the person's, its Bash rules (read by the one rule reader,
+// approval.SettingsRule, and matched word by word) allow its shell lines
+// and the model's matching commands during that turn; nil otherwise, and
+// when c names no Bash rule.
+func (h *Host) allowedScope(c customCmd, name string, items []string) func(context.Context) context.Context {
+	shown := text.StripControls(c.shown)
+	var rules approval.ToolRules
+	var named []string
+	for _, item := range items {
+		rule := strings.TrimSpace(expandRulePaths(item, c.pluginRoot, h.Root))
+		if !strings.HasPrefix(rule, "Bash") {
+			continue
+		}
+		r, err := approval.SettingsRule(approval.SettingsAllow, rule, c.shown)
+		if err != nil {
+			h.printf("note: %s: allowed-tools %s is left out (%v)\n", shown, oneLine(rule), err)
+			continue
+		}
+		rules.AllowWords = append(rules.AllowWords, r.AllowWords...)
+		rules.AllowCommands = rules.AllowCommands || r.AllowCommands
+		named = append(named, oneLine(rule))
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	if !h.personal(c) {
+		h.printf("note: /%s lies in the project (%s), where the model could have written it, so its allowed-tools approve none of its commands in advance\n", name, shown)
+		return nil
+	}
+	h.printf("/%s: %s allow its matching commands for this turn (allowed-tools of %s, your own command)\n", name, strings.Join(named, ", "), shown)
+	return func(ctx context.Context) context.Context { return approval.WithScoped(ctx, rules) }
 }

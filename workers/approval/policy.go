@@ -412,7 +412,7 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) tools.Decis
 	switch {
 	case unsandboxed && p.yes:
 		return tools.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
-	case p.yes, p.Allowed(command), p.allowCommands && !unsandboxed:
+	case p.yes, p.Allowed(command), p.allowCommands && !unsandboxed, p.scopedAllowed(ctx, command):
 		return tools.Decision{Allowed: true}
 	}
 	asker := p.currentAsker()
