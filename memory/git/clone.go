@@ -21,7 +21,7 @@ var ErrBadURL = errors.New("not a git URL")
 // a submodule's URL and its checkout are the repository's to choose, and
 // what ralph reads of a plugin is its own directory. Only the newest
 // commit is fetched (--depth 1): ralph reads files, never history. The
-// clone is bounded by SlowTimeout; a failed one leaves nothing at dest.
+// clone is bounded by SlowTimeout; git removes what a failed one made.
 func Clone(ctx context.Context, url, dest string) error {
 	if strings.HasPrefix(url, "-") {
 		return fmt.Errorf("%w: %q", ErrBadURL, url)
@@ -29,6 +29,7 @@ func Clone(ctx context.Context, url, dest string) error {
 	if _, err := os.Lstat(dest); err == nil {
 		return fmt.Errorf("cloning into %s: %w", dest, os.ErrExist)
 	}
+	// On failure git removes the directory it made itself.
 	ctx, cancel := context.WithTimeout(ctx, SlowTimeout)
 	defer cancel()
 	args := []string{"clone", "--depth", "1", "--no-recurse-submodules", "--quiet", "--", url, dest}
@@ -38,7 +39,6 @@ func Clone(ctx context.Context, url, dest string) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		_ = os.RemoveAll(dest)
 		return commandError(ctx, SlowTimeout, args, stderr.String(), err)
 	}
 	return nil

@@ -242,11 +242,11 @@ func (a MarketAdder) cloneMarket(ctx context.Context, url, want string) (string,
 		}
 	}
 	if err != nil {
-		_ = os.RemoveAll(tmp)
+		_ = a.Person.RemoveAll(tmp)
 		return "", Market{}, err
 	}
 	dest := filepath.Join(a.Store, "marketplaces", m.Name)
-	return dest, m, replaceDir(tmp, dest)
+	return dest, m, replaceDir(a.Person, tmp, dest)
 }
 
 // clone clones url into a new directory under parent and names it.
@@ -266,20 +266,20 @@ func (a MarketAdder) clone(ctx context.Context, url, parent string) (string, err
 // replaceDir puts the directory tmp at dest, removing what was there:
 // the old clone is moved aside first, so dest is at every moment either
 // the old clone or the new one.
-func replaceDir(tmp, dest string) error {
+func replaceDir(person afero.Fs, tmp, dest string) error {
 	forgetDoors(dest)
 	old := tmp + ".old"
-	if _, err := os.Lstat(dest); err == nil {
-		if err := os.Rename(dest, old); err != nil {
-			_ = os.RemoveAll(tmp)
+	if _, err := person.Stat(dest); err == nil {
+		if err := person.Rename(dest, old); err != nil {
+			_ = person.RemoveAll(tmp)
 			return fmt.Errorf("replacing %s: %w", dest, err)
 		}
 	}
-	if err := os.Rename(tmp, dest); err != nil {
-		_ = os.RemoveAll(tmp)
+	if err := person.Rename(tmp, dest); err != nil {
+		_ = person.RemoveAll(tmp)
 		return fmt.Errorf("replacing %s: %w", dest, err)
 	}
-	_ = os.RemoveAll(old)
+	_ = person.RemoveAll(old)
 	return nil
 }
 
@@ -351,7 +351,7 @@ func (a MarketAdder) RemoveMarket(name string) (MarketRecord, []string, error) {
 		}
 		for _, d := range dirs {
 			forgetDoors(d)
-			_ = os.RemoveAll(d)
+			_ = a.Person.RemoveAll(d)
 		}
 	}
 	return rec, gone, nil
@@ -446,7 +446,7 @@ func (a MarketAdder) entryDir(ctx context.Context, mrec MarketRecord, m Market, 
 		return "", err
 	}
 	dest := filepath.Join(parent, e.Name)
-	if err := replaceDir(tmp, dest); err != nil {
+	if err := replaceDir(a.Person, tmp, dest); err != nil {
 		return "", err
 	}
 	return dest, nil

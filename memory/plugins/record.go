@@ -162,7 +162,9 @@ func add(person afero.Fs, userConfigDir, dir, project string, now time.Time, nam
 	}
 	// The same directory, or the same plugin of the same marketplace
 	// (whose entry may now name another directory), is recorded anew.
-	recs = slices.DeleteFunc(recs, func(r Record) bool { return r.Dir == dir || market != "" && r.Marketplace == market && r.Name == p.Name })
+	recs = slices.DeleteFunc(recs, func(r Record) bool {
+		return r.Dir == dir || market != "" && r.Marketplace == market && r.Name == p.Name
+	})
 	if i := slices.IndexFunc(recs, func(r Record) bool { return r.Name == p.Name }); i >= 0 {
 		return Plugin{}, fmt.Errorf("%w: %s comes from %s; remove it first with ralph plugin remove %s", ErrNameTaken, p.Name, recs[i].Dir, p.Name)
 	}

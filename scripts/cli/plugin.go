@@ -272,7 +272,7 @@ func (p PluginCommands) enabledNotes() []string {
 			return
 		}
 		if names := plugins.EnabledPlugins(door, filepath.Join(base, file)); len(names) > 0 {
-			notes = append(notes, fmt.Sprintf("%s enables plugins from Claude Code's marketplace (%s), which ralph does not install; add each one's directory with ralph plugin add PATH",
+			notes = append(notes, fmt.Sprintf("%s enables plugins from Claude Code's marketplaces (%s), which ralph does not read from there; add each marketplace with ralph plugin marketplace add, then each plugin with ralph plugin add NAME@MARKETPLACE",
 				shown, text.OneLine(text.StripControls(strings.Join(names, ", ")))))
 		}
 	}
