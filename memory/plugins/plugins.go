@@ -1,7 +1,7 @@
 // Package plugins keeps the Claude Code plugins the person added to ralph
-// with `ralph plugin add PATH`: directories holding a manifest
-// (.claude-plugin/plugin.json: name, version, description) and any of
-// hooks/hooks.json, skills/, commands/ and agents/. The record of what was
+// with `ralph plugin add PATH` or `NAME@MARKETPLACE`: directories holding
+// any of hooks/hooks.json, skills/, commands/ and agents/, and usually a
+// manifest (.claude-plugin/plugin.json: name, version, description). The record of what was
 // added lives in the person's config directory (plugins.json, written
 // atomically); the plugins themselves stay where they are and are read
 // where they lie, each through a door of memory/rootfs held on the
@@ -15,10 +15,9 @@
 // (InProject) holds files the model could have written, so its hooks need
 // the person's approval as a project's do.
 //
-// Claude Code's marketplaces (/plugin install NAME@MARKETPLACE) and the
-// enabledPlugins key of its settings are not supported: ralph installs
-// nothing from a network, and a plugin is added by the path of a directory
-// the person already has.
+// Claude Code's marketplaces are read by market.go: a plugin is added by
+// the path of its directory or as NAME@MARKETPLACE. The enabledPlugins
+// key of Claude Code's settings is only named (claude.go).
 package plugins
 
 import (
