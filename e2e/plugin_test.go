@@ -96,8 +96,8 @@ func TestPluginAddListRemove(t *testing.T) {
 
 // TestPluginAddRefuses: what is not a plugin's directory is one sentence
 // and exit 2, and nothing is recorded: a path that does not exist, a
-// plugin's name (Claude Code's marketplace is not supported), a directory
-// without a manifest, and a plugin whose plugin.json is a link out of it
+// plugin's name from a marketplace not added, a directory
+// without a manifest or any part of a plugin, and a plugin whose plugin.json is a link out of it
 // (to a file of the person's that the model must not see named back).
 // A plugin inside the project is added, marked as the project's.
 func TestPluginAddRefuses(t *testing.T) {
@@ -117,7 +117,7 @@ func TestPluginAddRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct{ arg, want string }{
 		{"./nope", "./nope does not exist; ralph plugin add takes the path of a plugin's directory"},
-		{"block-dangerous-commands@claude-code-hooks", "Claude Code's marketplace and /plugin install are not supported"},
+		{"block-dangerous-commands@claude-code-hooks", "no marketplace named claude-code-hooks is added"},
 		{proj, "is no Claude Code plugin: it holds no .claude-plugin/plugin.json"},
 		{"linked", "is refused: a link out of the plugin's directory"},
 	} {

@@ -49,6 +49,7 @@ const (
 	ProgramAgent        Program = "external agent"
 	ProgramHook         Program = "hook"
 	ProgramGitHook      Program = "git hook of a commit ralph makes"
+	ProgramMarketClone  Program = "git clone of a plugin marketplace"
 )
 
 // ProgramRule is one row of the decision table.
@@ -79,6 +80,8 @@ var ProgramRules = []ProgramRule{
 		"run by the shell in the project, as Claude Code runs it, in the sandbox of the session's mode with the network on (StartHook, the door of a project's MCP server), unless the person's own config lets one of theirs out (sandbox = false); with the commands' environment less credentials and the project's entries taken off PATH, NODE_PATH, PYTHONPATH and NODE_OPTIONS; a project's or plugin's hooks run only once the person approved them with every file they name (coordinator/project)"},
 	{ProgramGitHook, "the person (.git/hooks, a core.hooksPath outside the work tree); the code it runs is the model's (`exec make -s lint` runs the Makefile, the pre-commit framework its config)",
 		"git runs no hook; ralph runs the person's pre-commit, prepare-commit-msg, commit-msg, post-commit and post-checkout for its own commits and worktrees in the sandbox, workspace-write like a verify command (RunHook), with the index and message file copied where the sandbox may write; under danger-full-access it runs as the model's commands do, outside"},
+	{ProgramMarketClone, "the person (the URL or owner/repo they gave `ralph plugin marketplace add`, or a url/github source of a marketplace they added); the repository's content is its authors'",
+		"the person's git (memory/git.Clone) with their transport and credentials, in ralph's plugin store under their home, never a project; no hook runs (core.hooksPath=/dev/null), no submodule is fetched, ext:: and fd:: are refused; only the newest commit; nothing cloned runs until a plugin added from it runs as the person's plugins do"},
 }
 
 // AgentCommand is the command of an external agent (workers/agents),

@@ -1,7 +1,7 @@
 // Package plugins keeps the Claude Code plugins the person added to ralph
-// with `ralph plugin add PATH`: directories holding a manifest
-// (.claude-plugin/plugin.json: name, version, description) and any of
-// hooks/hooks.json, skills/, commands/ and agents/. The record of what was
+// with `ralph plugin add PATH` or `NAME@MARKETPLACE`: directories holding
+// any of hooks/hooks.json, skills/, commands/ and agents/, and usually a
+// manifest (.claude-plugin/plugin.json: name, version, description). The record of what was
 // added lives in the person's config directory (plugins.json, written
 // atomically); the plugins themselves stay where they are and are read
 // where they lie, each through a door of memory/rootfs held on the
@@ -15,10 +15,9 @@
 // (InProject) holds files the model could have written, so its hooks need
 // the person's approval as a project's do.
 //
-// Claude Code's marketplaces (/plugin install NAME@MARKETPLACE) and the
-// enabledPlugins key of its settings are not supported: ralph installs
-// nothing from a network, and a plugin is added by the path of a directory
-// the person already has.
+// Claude Code's marketplaces are read by market.go: a plugin is added by
+// the path of its directory or as NAME@MARKETPLACE. The enabledPlugins
+// key of Claude Code's settings is only named (claude.go).
 package plugins
 
 import (
@@ -158,7 +157,7 @@ func (p Plugin) Fs() afero.Fs { return p.fsys }
 // Open reads the plugin at dir (absolute) as it lies now, without the
 // record: for a caller handed a plugin's directory (the hooks' loader).
 func Open(dir string) (Plugin, error) {
-	p, _, err := open(dir)
+	p, _, err := open(dir, "")
 	return p, err
 }
 
@@ -180,8 +179,11 @@ func door(dir string) (*rootfs.Fs, error) {
 }
 
 // open reads the plugin at dir (absolute and resolved) through a door on
-// it. The manifest's bytes come back for the fingerprint.
-func open(dir string) (Plugin, []byte, error) {
+// it. The manifest's bytes come back for the fingerprint. The manifest is
+// optional, as in Claude Code: without one, a directory holding any of a
+// plugin's default parts is a plugin named name (its marketplace entry's
+// name), or after its directory when name is empty.
+func open(dir, name string) (Plugin, []byte, error) {
 	p := Plugin{Dir: dir}
 	d, err := door(dir)
 	if err != nil {
@@ -204,7 +206,7 @@ func open(dir string) (Plugin, []byte, error) {
 	case errors.Is(err, rootfs.ErrLinkOut), errors.Is(err, rootfs.ErrOutsideRoot):
 		return p, nil, fmt.Errorf("%w: %s", ErrLinkOut, file)
 	case errors.Is(err, fs.ErrNotExist):
-		return p, nil, fmt.Errorf("%w: %s holds no %s", ErrNotPlugin, dir, ManifestPath)
+		return p.withoutManifest(name)
 	case err != nil:
 		return p, nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -218,6 +220,33 @@ func open(dir string) (Plugin, []byte, error) {
 		p.Problems = append(p.Problems, "its MCP servers are not started: add each one you want with ralph mcp add")
 	}
 	return p, data, nil
+}
+
+// withoutManifest is the plugin in p.Dir that has no manifest: Claude
+// Code finds its parts in their default places and names it by its
+// marketplace entry or its directory. A directory with none of those
+// parts is no plugin: a mistyped path must not be recorded as one.
+func (p Plugin) withoutManifest(name string) (Plugin, []byte, error) {
+	parts := false
+	for _, part := range []string{commandsDir, agentsDir, skillsDir, hooksPath, ".mcp.json"} {
+		if _, err := p.fsys.Stat(filepath.Join(p.Dir, part)); err == nil {
+			parts = true
+		}
+	}
+	if !parts {
+		return p, nil, fmt.Errorf("%w: %s holds no %s and none of commands/, agents/, skills/, hooks/hooks.json", ErrNotPlugin, p.Dir, ManifestPath)
+	}
+	if name == "" {
+		name = filepath.Base(p.Dir)
+	}
+	if !validName.MatchString(name) {
+		return p, nil, fmt.Errorf("%w: %s has no manifest, and its name %q is not one ralph takes (letters, digits, '.', '-', '_', at most 64)", ErrManifest, p.Dir, name)
+	}
+	p.Name, p.Manifest = name, Manifest{Name: name}
+	if _, err := p.fsys.Stat(filepath.Join(p.Dir, ".mcp.json")); err == nil {
+		p.Problems = append(p.Problems, "its MCP servers are not started: add each one you want with ralph mcp add")
+	}
+	return p, nil, nil
 }
 
 // inside resolves rel against the plugin's directory and keeps it only

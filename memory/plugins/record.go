@@ -34,10 +34,14 @@ type Record struct {
 	InProject bool      `json:"in_project,omitempty"`
 	Project   string    `json:"project,omitempty"`
 	Added     time.Time `json:"added"`
+	// Marketplace is the name of the marketplace the plugin was added
+	// from (ralph plugin add NAME@MARKETPLACE), "" for one added by path.
+	Marketplace string `json:"marketplace,omitempty"`
 }
 
 type recordFile struct {
-	Plugins []Record `json:"plugins"`
+	Plugins      []Record       `json:"plugins"`
+	Marketplaces []MarketRecord `json:"marketplaces,omitempty"`
 }
 
 // More sentinel errors, for `ralph plugin` to answer with exit 2.
@@ -55,27 +59,45 @@ var (
 var recordMu sync.Mutex
 
 func readRecord(person afero.Fs, userConfigDir string) ([]Record, error) {
+	r, err := readAll(person, userConfigDir)
+	return r.Plugins, err
+}
+
+// readAll reads the whole record: the plugins and the marketplaces.
+func readAll(person afero.Fs, userConfigDir string) (recordFile, error) {
 	if userConfigDir == "" {
-		return nil, ErrNoConfigDir
+		return recordFile{}, ErrNoConfigDir
 	}
 	file := RecordFile(userConfigDir)
 	data, err := afero.ReadFile(person, file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return recordFile{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return recordFile{}, fmt.Errorf("reading %s: %w", file, err)
 	}
 	var r recordFile
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrCorrupt, file, err)
+		return recordFile{}, fmt.Errorf("%w: %s: %w", ErrCorrupt, file, err)
 	}
-	return r.Plugins, nil
+	return r, nil
 }
 
+// writeRecord writes the plugins, keeping the marketplaces recorded.
 func writeRecord(person afero.Fs, userConfigDir string, recs []Record) error {
-	slices.SortFunc(recs, func(a, b Record) int { return strings.Compare(a.Name, b.Name) })
-	data, err := json.MarshalIndent(recordFile{Plugins: recs}, "", "  ")
+	r, err := readAll(person, userConfigDir)
+	if err != nil {
+		return err
+	}
+	r.Plugins = recs
+	return writeAll(person, userConfigDir, r)
+}
+
+// writeAll writes the whole record, atomically.
+func writeAll(person afero.Fs, userConfigDir string, r recordFile) error {
+	slices.SortFunc(r.Plugins, func(a, b Record) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(r.Marketplaces, func(a, b MarketRecord) int { return strings.Compare(a.Name, b.Name) })
+	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the plugins record: %w", err)
 	}
@@ -118,7 +140,13 @@ func Within(dir, root string) bool {
 // refreshes its record (a new manifest's fingerprint); a second directory
 // under a name already added is ErrNameTaken.
 func Add(person afero.Fs, userConfigDir, dir, project string, now time.Time) (Plugin, error) {
-	p, data, err := open(dir)
+	return add(person, userConfigDir, dir, project, now, "", "")
+}
+
+// add is Add for a plugin named name by a marketplace's entry (used when
+// it has no manifest), recorded as coming from market.
+func add(person afero.Fs, userConfigDir, dir, project string, now time.Time, name, market string) (Plugin, error) {
+	p, data, err := open(dir, name)
 	if err != nil {
 		return Plugin{}, err
 	}
@@ -128,11 +156,15 @@ func Add(person afero.Fs, userConfigDir, dir, project string, now time.Time) (Pl
 	if err != nil {
 		return Plugin{}, err
 	}
-	rec := Record{Name: p.Name, Dir: dir, Fingerprint: Fingerprint(data), Added: now.UTC()}
+	rec := Record{Name: p.Name, Dir: dir, Fingerprint: Fingerprint(data), Added: now.UTC(), Marketplace: market}
 	if Within(dir, project) {
 		rec.InProject, rec.Project = true, project
 	}
-	recs = slices.DeleteFunc(recs, func(r Record) bool { return r.Dir == dir })
+	// The same directory, or the same plugin of the same marketplace
+	// (whose entry may now name another directory), is recorded anew.
+	recs = slices.DeleteFunc(recs, func(r Record) bool {
+		return r.Dir == dir || market != "" && r.Marketplace == market && r.Name == p.Name
+	})
 	if i := slices.IndexFunc(recs, func(r Record) bool { return r.Name == p.Name }); i >= 0 {
 		return Plugin{}, fmt.Errorf("%w: %s comes from %s; remove it first with ralph plugin remove %s", ErrNameTaken, p.Name, recs[i].Dir, p.Name)
 	}
@@ -184,7 +216,7 @@ func List(person afero.Fs, userConfigDir, project string) ([]Plugin, error) {
 	}
 	out := make([]Plugin, 0, len(recs))
 	for _, r := range recs {
-		p, data, err := open(r.Dir)
+		p, data, err := open(r.Dir, r.Name)
 		p.Fingerprint = r.Fingerprint
 		p.InProject = r.InProject || Within(r.Dir, project)
 		switch {
@@ -222,9 +254,9 @@ func Sentence(path string, err error) string {
 	case errors.Is(err, ErrLinkOut):
 		return fmt.Sprintf("%s is refused: %v, which ralph does not follow", path, err)
 	case errors.Is(err, ErrNotPlugin):
-		return fmt.Sprintf("%s is no Claude Code plugin: it holds no %s", path, ManifestPath)
+		return fmt.Sprintf("%s is no Claude Code plugin: it holds no %s and none of commands/, agents/, skills/, hooks/hooks.json", path, ManifestPath)
 	case errors.Is(err, fs.ErrNotExist) && LooksLikeName(path):
-		return fmt.Sprintf("%s is not a directory here; ralph adds a plugin from a local directory only (Claude Code's marketplace and /plugin install are not supported): clone or copy the plugin, then ralph plugin add PATH", path)
+		return fmt.Sprintf("%s is not a directory here; add a plugin by its directory, or as NAME@MARKETPLACE from a marketplace added with ralph plugin marketplace add", path)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("%s does not exist; ralph plugin add takes the path of a plugin's directory", path)
 	case errors.Is(err, fs.ErrPermission):

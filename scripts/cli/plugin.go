@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,9 +24,10 @@ import (
 )
 
 // PluginHelp is `ralph plugin --help`.
-const PluginHelp = `A Claude Code plugin is a directory with a manifest (.claude-plugin/plugin.json:
-name, version, description) and any of hooks/hooks.json, skills/, commands/
-and agents/. ralph plugin add PATH records one in your config
+const PluginHelp = `A Claude Code plugin is a directory with any of hooks/hooks.json, skills/,
+commands/ and agents/, and usually a manifest (.claude-plugin/plugin.json:
+name, version, description; without one the plugin is named after its
+marketplace entry or its directory). ralph plugin add PATH records one in your config
 (~/.config/ralph/plugins.json, with the fingerprint of its manifest); ralph
 then reads it where it lies, in every project: its hooks run as Claude Code
 runs them (with ${CLAUDE_PLUGIN_ROOT}), its skills, commands and agent
@@ -35,9 +37,14 @@ directory is never read.
 A plugin inside the project you add it from holds files the model can change,
 so its hooks need your approval as the project's own hooks do.
 
-Claude Code's marketplaces (/plugin install NAME@MARKETPLACE, enabledPlugins
-in its settings) are not supported: ralph installs nothing from the network.
-Clone or copy the plugin, then add its directory.`
+A marketplace (.claude-plugin/marketplace.json) lists plugins: add one with
+ralph plugin marketplace add PATH|GIT-URL|OWNER/REPO (a directory is read
+where it lies; a repository is cloned with your git, without hooks or
+submodules, into ~/.local/share/ralph/plugins), then a plugin it lists with
+ralph plugin add NAME@MARKETPLACE, where MARKETPLACE is the name its
+marketplace.json gives. ralph plugin update clones the marketplaces again and
+reads their plugins anew. Plugin sources of the git-subdir and npm forms are
+not installed; clone such a plugin and add its directory.`
 
 // addPluginCommands wires `ralph plugin`: add, list, remove.
 func (c *cli) addPluginCommands(root *cobra.Command) {
@@ -50,7 +57,8 @@ func (c *cli) addPluginCommands(root *cobra.Command) {
 	}
 	run := func(fn func(p PluginCommands, args []string) error) func(*cobra.Command, []string) error {
 		return func(_ *cobra.Command, args []string) error {
-			p := PluginCommands{Person: rootfs.Person(), ConfigDir: config.UserConfigDir(), JSON: c.f.json, Out: os.Stdout, Now: time.Now}
+			p := PluginCommands{Person: rootfs.Person(), ConfigDir: config.UserConfigDir(), JSON: c.f.json, Out: os.Stdout, Now: time.Now,
+				Store: plugins.StoreDir(os.Getenv)}
 			p.Home, _ = os.UserHomeDir()
 			// Outside a project a plugin is added all the same; only
 			// whether it lies inside one needs the root.
@@ -65,14 +73,14 @@ func (c *cli) addPluginCommands(root *cobra.Command) {
 		}
 	}
 	add := &cobra.Command{
-		Use:   "add PATH",
-		Short: "Add the Claude Code plugin in the directory PATH",
-		Long: `Add the Claude Code plugin in the directory PATH (it holds
-.claude-plugin/plugin.json). Adding a directory again records its manifest
-anew. A plugin's name, not a path, is refused: ralph does not install from
-Claude Code's marketplaces.`,
-		Example: `  git clone https://github.com/karanb192/claude-code-hooks ~/src/claude-code-hooks
-  ralph plugin add ~/src/claude-code-hooks/plugins/block-dangerous-commands`,
+		Use:   "add PATH|NAME@MARKETPLACE",
+		Short: "Add the Claude Code plugin in the directory PATH, or one a marketplace lists",
+		Long: `Add the Claude Code plugin in the directory PATH, or the plugin NAME that
+the marketplace MARKETPLACE lists (ralph plugin marketplace add). Adding a
+plugin again records its manifest anew.`,
+		Example: `  ralph plugin add ~/src/claude-code-hooks/plugins/block-dangerous-commands
+  ralph plugin marketplace add wshobson/agents
+  ralph plugin add python-development@claude-code-workflows`,
 		Args: cobra.ExactArgs(1),
 		RunE: run(func(p PluginCommands, args []string) error { return p.Add(args[0]) }),
 	}
@@ -88,7 +96,41 @@ Claude Code's marketplaces.`,
 		Args:  cobra.ExactArgs(1),
 		RunE:  run(func(p PluginCommands, args []string) error { return p.Remove(args[0]) }),
 	}
-	pluginCmd.AddCommand(add, list, remove)
+	update := &cobra.Command{
+		Use:   "update [NAME]",
+		Short: "Clone the marketplaces again and read their plugins (or NAME) anew",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: run(func(p PluginCommands, args []string) error {
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			return p.Update(name)
+		}),
+	}
+	market := &cobra.Command{
+		Use:   "marketplace",
+		Short: "Add, list and remove Claude Code plugin marketplaces",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	market.AddCommand(&cobra.Command{
+		Use:   "add PATH|GIT-URL|OWNER/REPO",
+		Short: "Add the marketplace in a directory (read in place) or a git repository (cloned)",
+		Args:  cobra.ExactArgs(1),
+		RunE:  run(func(p PluginCommands, args []string) error { return p.MarketAdd(args[0]) }),
+	}, &cobra.Command{
+		Use:   "list",
+		Short: "The marketplaces added (--json)",
+		Args:  cobra.NoArgs,
+		RunE:  run(func(p PluginCommands, _ []string) error { return p.MarketList() }),
+	}, &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Forget the marketplace NAME and its plugins, deleting what ralph cloned",
+		Args:  cobra.ExactArgs(1),
+		RunE:  run(func(p PluginCommands, args []string) error { return p.MarketRemove(args[0]) }),
+	})
+	pluginCmd.AddCommand(add, list, remove, update, market)
 	root.AddCommand(pluginCmd)
 }
 
@@ -106,9 +148,17 @@ type PluginCommands struct {
 	JSON       bool
 	Out        io.Writer
 	Now        func() time.Time
+	// Store is ralph's plugin store, where marketplaces are cloned
+	// (plugins.StoreDir).
+	Store string
 }
 
-// Add records the plugin at path.
+// adder is the marketplaces' side of p.
+func (p PluginCommands) adder() plugins.MarketAdder {
+	return plugins.MarketAdder{Person: p.Person, UserConfigDir: p.ConfigDir, Store: p.Store, Project: p.Root, Now: p.Now}
+}
+
+// Add records the plugin at path, or the one NAME@MARKETPLACE names.
 func (p PluginCommands) Add(path string) error {
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -117,9 +167,19 @@ func (p PluginCommands) Add(path string) error {
 	if strings.HasPrefix(path, "~"+string(filepath.Separator)) && p.Home != "" {
 		path = filepath.Join(p.Home, path[2:])
 	}
-	dir, err := plugins.Resolve(path, cwd)
-	if err == nil {
-		_, err = plugins.Add(p.Person, p.ConfigDir, dir, p.Root, p.Now())
+	var dir string
+	if name, market, ok := plugins.SplitRef(path); ok && plugins.LooksLikeName(path) {
+		var pl plugins.Plugin
+		pl, err = p.adder().AddFromMarket(context.Background(), name, market)
+		dir = pl.Dir
+		if err != nil {
+			return p.marketErr(err)
+		}
+	} else {
+		dir, err = plugins.Resolve(path, cwd)
+		if err == nil {
+			_, err = plugins.Add(p.Person, p.ConfigDir, dir, p.Root, p.Now())
+		}
 	}
 	if err != nil {
 		if errors.Is(err, plugins.ErrCorrupt) || errors.Is(err, plugins.ErrNoConfigDir) {
@@ -212,7 +272,7 @@ func (p PluginCommands) enabledNotes() []string {
 			return
 		}
 		if names := plugins.EnabledPlugins(door, filepath.Join(base, file)); len(names) > 0 {
-			notes = append(notes, fmt.Sprintf("%s enables plugins from Claude Code's marketplace (%s), which ralph does not install; add each one's directory with ralph plugin add PATH",
+			notes = append(notes, fmt.Sprintf("%s enables plugins from Claude Code's marketplaces (%s), which ralph does not read from there; add each marketplace with ralph plugin marketplace add, then each plugin with ralph plugin add NAME@MARKETPLACE",
 				shown, text.OneLine(text.StripControls(strings.Join(names, ", ")))))
 		}
 	}

@@ -101,7 +101,7 @@ func TestEnabledPluginsNote(t *testing.T) {
 	if err := p.List(); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); strings.Count(got, "formatter@team") != 1 || !strings.Contains(got, "does not install") {
+	if got := out.String(); strings.Count(got, "formatter@team") != 1 || !strings.Contains(got, "ralph plugin marketplace add") {
 		t.Errorf("List said %q", got)
 	}
 }
