@@ -53,13 +53,14 @@ func (p *Project) skillsPrompt() string {
 // agent's and a child's that is offered the skill tool; "" when there is
 // none.
 func SkillsList(set *skills.Set) string {
-	if set == nil || len(set.List()) == 0 {
+	offered := set.List()
+	if len(offered) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("\n\nSkills: before a task one of these describes, call skill with its name to load its instructions, then follow them.\n")
-	for _, s := range set.List() {
-		fmt.Fprintf(&b, "- %s: %s\n", s.Name, s.Description)
+	for _, s := range offered {
+		fmt.Fprintf(&b, "- %s: %s\n", s.FullName(), s.Description)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

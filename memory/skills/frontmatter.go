@@ -47,7 +47,7 @@ func readSkill(r Root, dir string) (Skill, error) {
 	if err != nil {
 		return Skill{}, fmt.Errorf("skill %s is left out: %s", file, reason(err))
 	}
-	sk, err := parse(data)
+	sk, err := parse(data, filepath.Base(dir))
 	if err != nil {
 		return Skill{}, fmt.Errorf("skill %s is left out: %w", file, err)
 	}
@@ -83,7 +83,10 @@ func readAtMost(fsys afero.Fs, name string, limit int64) ([]byte, error) {
 // parse reads a SKILL.md's head into a Skill's frontmatter fields,
 // through the one front matter reader (memory/frontmatter), which reads
 // Claude Code's not-quite-YAML as Claude Code does.
-func parse(data []byte) (Skill, error) {
+// dirName is the skill's directory's name, which names a skill whose own
+// name is not a valid one.
+func parse(data []byte, dirName string) (Skill, error) {
+	var title string
 	doc, err := frontmatter.Parse(string(data))
 	if err != nil {
 		return Skill{}, malformed{err}
@@ -95,6 +98,12 @@ func parse(data []byte) (Skill, error) {
 	switch {
 	case name == "":
 		return Skill{}, fmt.Errorf("its frontmatter has no name: %w", ErrMalformed)
+	case (len(name) > maxName || !validName.MatchString(name)) && validName.MatchString(dirName) && len(dirName) <= maxName:
+		// Claude Code accepts a name such as "Hook Development"; ralph
+		// knows such a skill by its directory's name, which is a valid
+		// one, and keeps the written name as its title.
+		title = name
+		name = dirName
 	case len(name) > maxName || !validName.MatchString(name):
 		return Skill{}, fmt.Errorf("its name %q is not lowercase letters, digits and hyphens of at most %d characters: %w", clip(name, maxName+8), maxName, ErrMalformed)
 	}
@@ -114,6 +123,7 @@ func parse(data []byte) (Skill, error) {
 		return Skill{}, fmt.Errorf("its metadata is not a mapping of names to text: %w", ErrMalformed)
 	}
 	return Skill{Name: name, Description: desc, AllowedTools: tools, License: oneLine(doc.Get("license")), Metadata: meta.Map,
+		Title:   title,
 		NoModel: strings.EqualFold(strings.TrimSpace(doc.Get("disable-model-invocation")), "true")}, nil
 }
 

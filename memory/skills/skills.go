@@ -102,6 +102,10 @@ type Skill struct {
 	// person-started skills yet, so it offers such a skill to the model
 	// like any other and shows the flag in ralph skills.
 	NoModel bool
+	// Title is the frontmatter's name when it is not a valid skill name
+	// (Title Case with spaces, which Claude Code accepts); Name is then
+	// the directory's.
+	Title string
 
 	fsys afero.Fs
 }
@@ -269,16 +273,32 @@ func (s *Set) List() []Skill {
 	return slices.Clone(s.skills)
 }
 
-// Lookup finds a skill by name.
+// Lookup finds a skill by name: its bare name, or a plugin skill's
+// namespaced one, plugin:skill, as Claude Code names it (plugins' own
+// texts refer to their skills that way).
 func (s *Set) Lookup(name string) (Skill, bool) {
 	if s == nil {
 		return Skill{}, false
 	}
-	i, ok := slices.BinarySearchFunc(s.skills, name, func(sk Skill, n string) int { return strings.Compare(sk.Name, n) })
-	if !ok {
+	bare := name
+	plugin, rest, namespaced := strings.Cut(name, ":")
+	if namespaced {
+		bare = rest
+	}
+	i, ok := slices.BinarySearchFunc(s.skills, bare, func(sk Skill, n string) int { return strings.Compare(sk.Name, n) })
+	if !ok || namespaced && s.skills[i].Plugin != plugin {
 		return Skill{}, false
 	}
 	return s.skills[i], true
+}
+
+// FullName is the name Claude Code gives the skill: plugin:skill for a
+// plugin's, the bare name for any other.
+func (s Skill) FullName() string {
+	if s.Source == Plugin && s.Plugin != "" {
+		return s.Plugin + ":" + s.Name
+	}
+	return s.Name
 }
 
 // Warn adds sentences of the caller's (Roots' own) to Warnings.

@@ -185,7 +185,7 @@ func TestMalformedIsOneSentence(t *testing.T) {
 		"no-front":    "# just markdown\n",
 		"bad-yaml":    "---\nname: bad-yaml\ndescription: [unclosed\n---\n",
 		"no-name":     "---\ndescription: Something.\n---\n",
-		"bad-name":    "---\nname: Bad_Name\ndescription: Something.\n---\n",
+		"Bad_Dir":     "---\nname: Bad_Name\ndescription: Something.\n---\n",
 		"no-desc":     "---\nname: no-desc\n---\n",
 		"unclosed":    "---\nname: unclosed\ndescription: Something.\n",
 		"tools-map":   "---\nname: tools-map\ndescription: Something.\nallowed-tools: {a: b}\n---\n",
@@ -434,5 +434,31 @@ func TestSkillFiles(t *testing.T) {
 		if err == nil || strings.Contains(string(data), "secret") {
 			t.Errorf("ReadFile(%q) = %q, %v", bad, data, err)
 		}
+	}
+}
+
+// A Title Case name, which Claude Code accepts, names the skill by its
+// directory; a plugin skill is found as plugin:skill and by its bare name
+// (issue 69).
+func TestNamesAsClaudeCode(t *testing.T) {
+	l := newLayout(t)
+	dir := filepath.Join(l.project, ".claude/skills")
+	write(t, filepath.Join(dir, "hook-development/SKILL.md"), "---\nname: Hook Development\ndescription: Hooks.\n---\n")
+	set := l.load(t)
+	sk, ok := set.Lookup("hook-development")
+	if !ok || sk.Title != "Hook Development" {
+		t.Fatalf("Title Case skill: %+v %v; warnings %q", sk, ok, set.Warnings())
+	}
+	p := &Set{skills: []Skill{{Name: "brainstorming", Source: Plugin, Plugin: "superpowers"}}}
+	for _, n := range []string{"brainstorming", "superpowers:brainstorming"} {
+		if _, ok := p.Lookup(n); !ok {
+			t.Errorf("%s not found", n)
+		}
+	}
+	if _, ok := p.Lookup("other:brainstorming"); ok {
+		t.Error("other:brainstorming found")
+	}
+	if got := p.List()[0].FullName(); got != "superpowers:brainstorming" {
+		t.Errorf("full name %q", got)
 	}
 }

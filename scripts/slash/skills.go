@@ -32,7 +32,11 @@ func SkillsText(set *skills.Set, root string) string {
 		b.WriteString(noSkills())
 	}
 	for _, s := range list {
-		fmt.Fprintf(&b, "%s — %s — %s\n", clean(s.Name), SkillSource(s), clean(shownPath(s.File, root)))
+		name := s.FullName()
+		if s.Title != "" {
+			name += " (" + s.Title + ")"
+		}
+		fmt.Fprintf(&b, "%s — %s — %s\n", clean(name), SkillSource(s), clean(shownPath(s.File, root)))
 		fmt.Fprintf(&b, "  %s\n", clean(text.ClipRunes(s.Description, 300, "…")))
 		if len(s.AllowedTools) > 0 {
 			fmt.Fprintf(&b, "  allowed-tools: %s (not applied: ralph pre-approves nothing for a skill, docs/skills.md)\n", clean(strings.Join(s.AllowedTools, ", ")))

@@ -123,7 +123,7 @@ func shownDir(sk skills.Skill, root string) string {
 func skillNames(set *skills.Set) string {
 	var names []string
 	for _, s := range set.List() {
-		names = append(names, s.Name)
+		names = append(names, s.FullName())
 	}
 	return strings.Join(names, ", ")
 }
