@@ -48,7 +48,7 @@ type hookState struct {
 
 // hookCommon is what every hook input sends: the session, its
 // conversation in Claude Code's JSONL (transcript.jsonl, which the
-// session writes when it has hooks: memory.KeepClaudeTranscript), the
+// session writes when it has hooks: memory.KeepHookTranscript), the
 // project directory the hooks run in and the session's permission mode.
 func (c *Coordinator) hookCommon() hooks.Common {
 	root, mode := "", ""
@@ -59,7 +59,7 @@ func (c *Coordinator) hookCommon() hooks.Common {
 		}
 	}
 	id := c.SessionID()
-	return hooks.Common{SessionID: id, TranscriptPath: filepath.Join(memory.SessionDir(root, id), memory.ClaudeTranscript), Cwd: root, PermissionMode: mode}
+	return hooks.Common{SessionID: id, TranscriptPath: filepath.Join(memory.SessionDir(root, id), memory.HookTranscript), Cwd: root, PermissionMode: mode}
 }
 
 // hookCall is ctx with what the tool door needs to fire a call's hooks,

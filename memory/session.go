@@ -103,10 +103,10 @@ type Session struct {
 	files   map[string]*appendFile      // open logs, by path
 	agentMD map[string]*strings.Builder // transcripts of running children
 	// claude writes transcript.jsonl, Claude Code's lines, when the
-	// session keeps it (KeepClaudeTranscript).
-	claude  *conversation.ClaudeLines
-	state   State
-	pending int // messages appended since the last sync
+	// session keeps it (KeepHookTranscript).
+	hookLines *conversation.TranscriptLines
+	state     State
+	pending   int // messages appended since the last sync
 	// question is the question waiting for an answer, if any: every save
 	// shows it, whoever saves (see SetQuestion).
 	question *Question
@@ -601,7 +601,7 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 	// but never stands for the conversation's own record.
 	var cerr error
 	if err == nil {
-		cerr = s.appendClaudeLocked(msgs)
+		cerr = s.appendHookTranscriptLocked(msgs)
 	}
 	if pl != nil && !pl.committed {
 		// A new session's first messages: the directory takes its name

@@ -52,10 +52,10 @@ func (s *Session) Next(id string) error {
 	s.ID, s.Dir, s.files, s.state, s.saved, s.placed = next.ID, next.Dir, next.files, next.state, next.saved, next.placed
 	next.mu.Unlock()
 	s.pending, s.agentMD = 0, nil
-	if s.claude != nil {
+	if s.hookLines != nil {
 		// The next session keeps Claude Code's transcript too, a file
 		// of its own that starts empty, as its hooks' transcript_path.
-		s.claude = &conversation.ClaudeLines{SessionID: s.ID, Cwd: s.claude.Cwd, UUID: newUUID}
+		s.hookLines = &conversation.TranscriptLines{SessionID: s.ID, Cwd: s.hookLines.Cwd, UUID: newUUID}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close session logs: %w", err)

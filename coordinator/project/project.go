@@ -439,7 +439,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		// JSONL transcript (transcript_path): a session with hooks keeps
 		// one beside its own records (docs/hooks.md).
 		p.Hooks.PermissionMode = hooks.PermissionMode(cfg.Sandbox == string(sandbox.ReadOnly), opts.Yes, opts.NeverAsk)
-		p.Session.KeepClaudeTranscript(root)
+		p.Session.KeepHookTranscript(root)
 	}
 	p.agentHooks = &agentHookSets{make: func(agent string) *hooks.Set {
 		set := p.hookSetOf(loadedHooks, hookSrc, p.Tools.Workspace(), agent)

@@ -38,7 +38,7 @@ type customDir struct {
 	// pluginRoot is the plugin's directory (${CLAUDE_PLUGIN_ROOT}) for a
 	// plugin's folder; codex says the folder holds codex's prompts.
 	pluginRoot string
-	codex      bool
+	prompts    bool
 	inProject  bool
 }
 
@@ -86,9 +86,9 @@ func customDirs(fs afero.Fs, root string, extra []CommandDir) []customDir {
 	}
 	for _, d := range agents.PromptDirs() {
 		if dir := os.Getenv(d.Env); d.Env != "" && filepath.IsAbs(dir) {
-			ds = append(ds, customDir{fs: rootfs.Person(), path: filepath.Join(dir, filepath.FromSlash(d.Under)), shown: "$" + d.Env + "/" + d.Under, codex: true})
+			ds = append(ds, customDir{fs: rootfs.Person(), path: filepath.Join(dir, filepath.FromSlash(d.Under)), shown: "$" + d.Env + "/" + d.Under, prompts: true})
 		} else if home != "" {
-			ds = append(ds, customDir{fs: rootfs.Person(), path: filepath.Join(home, filepath.FromSlash(d.Home)), shown: "~/" + d.Home, codex: true})
+			ds = append(ds, customDir{fs: rootfs.Person(), path: filepath.Join(home, filepath.FromSlash(d.Home)), shown: "~/" + d.Home, prompts: true})
 		}
 	}
 	for _, d := range extra {
@@ -113,7 +113,7 @@ type customCmd struct {
 	path, shown string
 	hidden      []string
 	pluginRoot  string
-	codex       bool
+	prompts     bool
 	inProject   bool
 }
 
@@ -154,7 +154,7 @@ func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 						continue
 					}
 					seen[strings.ToLower(name)] = len(out)
-					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, codex: d.codex, inProject: d.inProject})
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, prompts: d.prompts, inProject: d.inProject})
 				}
 			}
 			queue = next
@@ -309,7 +309,7 @@ var warnedHidden sync.Map
 func (h *Host) runCustom(name, args string) (Outcome, error) {
 	c, ok := h.customFile(name)
 	if prompt, isPrompt := strings.CutPrefix(name, "prompts:"); isPrompt {
-		c, ok = h.codexPrompt(prompt)
+		c, ok = h.namedPrompt(prompt)
 	}
 	if !ok {
 		return Outcome{}, errNoCustom

@@ -93,14 +93,14 @@ func (h *Host) embedFiles(body string) string {
 	return mentions.Embed(h.Fs, h.Root, body, func(s string) { h.printf("note: %s\n", s) })
 }
 
-// codexPrompt is codex's custom prompt name (/prompts:NAME), looked for
+// namedPrompt is codex's custom prompt name (/prompts:NAME), looked for
 // only in codex's prompt folders, as codex looks for it.
-func (h *Host) codexPrompt(name string) (customCmd, bool) {
+func (h *Host) namedPrompt(name string) (customCmd, bool) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
 		return customCmd{}, false
 	}
 	for _, c := range customCommands(h.Fs, h.Root, h.Plugins...) {
-		if c.codex && strings.EqualFold(c.name, name) {
+		if c.prompts && strings.EqualFold(c.name, name) {
 			return c, true
 		}
 	}
@@ -112,7 +112,7 @@ func (h *Host) codexPrompt(name string) (customCmd, bool) {
 // whether the body had a place for the arguments.
 func (h *Host) expandBody(c customCmd, name, body, args string) (string, bool, error) {
 	var used bool
-	if c.codex {
+	if c.prompts {
 		var err error
 		if body, used, err = expandPrompt(name, body, args); err != nil {
 			return "", false, err

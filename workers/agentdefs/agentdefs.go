@@ -263,7 +263,7 @@ func (s *Set) walk(fsys afero.Fs, dir, shown string, src Source, depth int, file
 		}
 		if *files++; *files > maxFiles {
 			if *files == maxFiles+1 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s holds more than %d markdown files; ralph reads the first %d as agent definitions.", text.StripControls(shown), maxFiles, maxFiles))
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s holds more than %s; ralph reads only that many as agent definitions.", text.StripControls(shown), text.Counted(maxFiles, "markdown file", "markdown files")))
 			}
 			return
 		}
@@ -271,7 +271,7 @@ func (s *Set) walk(fsys afero.Fs, dir, shown string, src Source, depth int, file
 	}
 	for _, e := range subdirs {
 		if depth+1 > maxDepth {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is more than %d folders deep; ralph reads no agent definitions below it.", text.StripControls(shown+"/"+e.Name()), maxDepth))
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is more than %s deep; ralph reads no agent definitions below it.", text.StripControls(shown+"/"+e.Name()), text.Counted(maxDepth, "folder", "folders")))
 			continue
 		}
 		s.walk(fsys, filepath.Join(dir, e.Name()), shown+"/"+e.Name(), src, depth+1, files)
@@ -292,7 +292,7 @@ func (s *Set) loadFile(fsys afero.Fs, path, name string, src Source) {
 		return
 	}
 	if s.plugin && len(d.Hooks.Hooks) > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%s sets hooks, which are not run for a plugin's agents (as in Claude Code); a definition in .claude/agents may have them.", name))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s sets hooks, which are not run for a plugin's agents (Anthropic's CLI does the same); your own and the project's definitions may have them.", name))
 		d.Hooks = hooks.Config{}
 	}
 	key := strings.ToLower(d.Name)

@@ -11,9 +11,9 @@ import (
 // block of an answer, one per tool result, chained by parentUuid, with
 // no line for the system prompt; the JSON is compact, so the loop
 // plugins' grep '"role":"assistant"' finds the answers.
-func TestClaudeLinesAreClaudeCodes(t *testing.T) {
+func TestTranscriptLinesAreClaudeCodes(t *testing.T) {
 	n := 0
-	w := &ClaudeLines{SessionID: "s1", Cwd: "/p", UUID: func() string { n++; return "u" + string(rune('0'+n)) }}
+	w := &TranscriptLines{SessionID: "s1", Cwd: "/p", UUID: func() string { n++; return "u" + string(rune('0'+n)) }}
 	msgs := []Message{
 		{Role: RoleSystem, Content: "system"},
 		{Role: RoleUser, Content: "write it"},

@@ -11,32 +11,32 @@ import (
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
-// ClaudeTranscript is the name of the session's conversation in Claude
+// HookTranscript is the name of the session's conversation in Claude
 // Code's JSONL line format, beside messages.jsonl: what a hook's
 // transcript_path names, since hooks written for Claude Code parse it
 // (a loop plugin's Stop hook reads the last assistant message from it).
 // transcript.md stays the transcript for people.
-const ClaudeTranscript = "transcript.jsonl"
+const HookTranscript = "transcript.jsonl"
 
-// KeepClaudeTranscript has the session write its conversation to
+// KeepHookTranscript has the session write its conversation to
 // transcript.jsonl as well, from now on, in Claude Code's line format
-// (conversation.ClaudeLines), through the same door and redactor as its
+// (conversation.TranscriptLines), through the same door and redactor as its
 // other records. Only a session with hooks keeps it: nothing else reads
 // it. cwd is the project root, as Claude Code's lines name it.
-func (s *Session) KeepClaudeTranscript(cwd string) {
+func (s *Session) KeepHookTranscript(cwd string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.claude == nil {
-		s.claude = &conversation.ClaudeLines{SessionID: s.ID, Cwd: cwd, UUID: newUUID}
+	if s.hookLines == nil {
+		s.hookLines = &conversation.TranscriptLines{SessionID: s.ID, Cwd: cwd, UUID: newUUID}
 	}
 }
 
-// appendClaudeLocked appends msgs to transcript.jsonl when the session
+// appendHookTranscriptLocked appends msgs to transcript.jsonl when the session
 // keeps it; s.mu must be held. Each append is whole lines, written
 // before AppendMessages returns, so a Stop hook reads the answer that
 // made it fire.
-func (s *Session) appendClaudeLocked(msgs []conversation.Message) error {
-	if s.claude == nil {
+func (s *Session) appendHookTranscriptLocked(msgs []conversation.Message) error {
+	if s.hookLines == nil {
 		return nil
 	}
 	var buf bytes.Buffer
@@ -44,7 +44,7 @@ func (s *Session) appendClaudeLocked(msgs []conversation.Message) error {
 	enc.SetEscapeHTML(false)
 	now := time.Now()
 	for _, m := range msgs {
-		for _, l := range s.claude.Lines(m, s.state.Model, false, now) {
+		for _, l := range s.hookLines.Lines(m, s.state.Model, false, now) {
 			if err := enc.Encode(l); err != nil {
 				return fmt.Errorf("encode transcript line: %w", err)
 			}
@@ -53,7 +53,7 @@ func (s *Session) appendClaudeLocked(msgs []conversation.Message) error {
 	if buf.Len() == 0 {
 		return nil
 	}
-	return s.appendLocked(filepath.Join(s.Dir, ClaudeTranscript), s.clean(buf.Bytes()))
+	return s.appendLocked(filepath.Join(s.Dir, HookTranscript), s.clean(buf.Bytes()))
 }
 
 // newUUID is a random version 4 UUID, as Claude Code's line ids are.
