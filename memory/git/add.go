@@ -32,7 +32,7 @@ func (r *Repo) addPaths(ctx context.Context, env []string, paths []string, extra
 	if len(plain) > 0 {
 		args := append([]string{"add", "-A"}, extra...)
 		args = append(args, "--pathspec-from-file=-", "--pathspec-file-nul")
-		if _, err := run(ctx, r.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(plain), args...); err != nil {
+		if _, err := runCmd(ctx, SlowTimeout, false, r.Top, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(plain), args...); err != nil {
 			return err
 		}
 	}
@@ -61,7 +61,7 @@ func (r *Repo) addAll(ctx context.Context, env []string) error {
 	for _, l := range links {
 		args = append(args, ":(exclude,literal)"+l)
 	}
-	if _, err := r.Git(ctx, env, args...); err != nil {
+	if _, err := r.GitSized(ctx, env, args...); err != nil {
 		return err
 	}
 	return r.updateGitlinks(ctx, env, links)
@@ -77,7 +77,7 @@ func (r *Repo) updateGitlinks(ctx context.Context, env []string, paths []string)
 		stdin.WriteString(strings.TrimSuffix(p, "/"))
 		stdin.WriteByte(0)
 	}
-	_, err := run(ctx, r.Top, env, stdin.Bytes(), "update-index", "--add", "--remove", "--replace", "-z", "--stdin")
+	_, err := runCmd(ctx, SlowTimeout, false, r.Top, env, stdin.Bytes(), "update-index", "--add", "--remove", "--replace", "-z", "--stdin")
 	return err
 }
 
@@ -90,7 +90,7 @@ func (r *Repo) isNestedRepo(p string) bool {
 
 // gitlinks lists the gitlinks the index (env's) holds.
 func (r *Repo) gitlinks(ctx context.Context, env []string) ([]string, error) {
-	out, err := r.Git(ctx, env, "ls-files", "-z", "--stage")
+	out, err := r.GitSized(ctx, env, "ls-files", "-z", "--stage")
 	if err != nil {
 		return nil, err
 	}

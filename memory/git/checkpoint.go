@@ -252,10 +252,10 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	var wg sync.WaitGroup
 	if parent != "" {
 		wg.Go(func() {
-			numstat, diffErr = c.repo.Git(ctx, env, "diff", "--cached", "--numstat", "-z", "--no-renames", parent)
+			numstat, diffErr = c.repo.GitSized(ctx, env, "diff", "--cached", "--numstat", "-z", "--no-renames", parent)
 		})
 	}
-	tree, treeErr = c.repo.Git(ctx, env, c.writing("write-tree")...)
+	tree, treeErr = c.repo.GitSized(ctx, env, c.writing("write-tree")...)
 	wg.Wait()
 	if err := errors.Join(diffErr, treeErr); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
@@ -494,7 +494,7 @@ func (c *Checkpoints) isState(p string) bool {
 // configured untracked mode matches the one asked for; ralph's directory
 // is therefore left out here rather than by an exclude pathspec.
 func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, size int64, err error) {
-	out, err := c.repo.Git(ctx, env, c.writing("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
+	out, err := c.repo.GitSized(ctx, env, c.writing("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
 		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")...)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("checkpoint: %w", err)

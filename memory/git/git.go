@@ -124,6 +124,15 @@ func (r *Repo) Git(ctx context.Context, env []string, args ...string) ([]byte, e
 	return run(ctx, r.Top, env, nil, args...)
 }
 
+// GitSized is Git for a command whose work grows with the work tree (a
+// checkpoint's listing, add and tree of every changed file; a restore):
+// it has SlowTimeout, not Timeout, since 10,000 changed files on a busy
+// machine took longer than Timeout, and a checkpoint cut short is a
+// change undo cannot take back.
+func (r *Repo) GitSized(ctx context.Context, env []string, args ...string) ([]byte, error) {
+	return runCmd(ctx, SlowTimeout, false, r.Top, env, nil, args...)
+}
+
 // run runs git with a timeout. Its own configuration from the
 // environment is kept (the person's), but prompts are turned off: ralph
 // never waits for a password on a terminal that may not be there.

@@ -13,14 +13,14 @@ import (
 // what it has cleaned.
 func (r *Repo) Diff(ctx context.Context, from, to string, paths ...string) ([]byte, error) {
 	args := []string{"diff", "--no-renames", "--no-ext-diff", "--no-color", from, to, "--"}
-	return r.Git(ctx, nil, append(args, literal(paths)...)...)
+	return r.GitSized(ctx, nil, append(args, literal(paths)...)...)
 }
 
 // Numstat counts the lines that paths (all when none) gained and lost
 // between two commits.
 func (r *Repo) Numstat(ctx context.Context, from, to string, paths []string) ([]FileChange, error) {
 	args := []string{"diff", "--numstat", "-z", "--no-renames", from, to, "--"}
-	out, err := r.Git(ctx, nil, append(args, literal(paths)...)...)
+	out, err := r.GitSized(ctx, nil, append(args, literal(paths)...)...)
 	if err != nil {
 		return nil, err
 	}
