@@ -108,7 +108,7 @@ bench-peers: build-ralph
 
 ## lint: formatting and vet
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go' ':!third_party')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	cd ralph-temporal && $(GO) vet ./...
 

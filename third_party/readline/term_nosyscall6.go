@@ -2,6 +2,7 @@
 // Use of this source code is governed by a BSD-style
 // license that can be found in the LICENSE file.
 
+//go:build aix || os400 || solaris
 // +build aix os400 solaris
 
 package readline
