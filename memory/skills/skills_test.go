@@ -470,7 +470,7 @@ func TestPersonAndModelFlags(t *testing.T) {
 	write(t, filepath.Join(l.project, ".claude", "skills", "board", "SKILL.md"), "---\nname: board\ndescription: d\ndisable-model-invocation: true\n---\nbody\n")
 	write(t, filepath.Join(l.project, ".claude", "skills", "lore", "SKILL.md"), "---\nname: lore\ndescription: d\nuser-invocable: false\n---\nbody\n")
 	set := l.load(t)
-	if got := names(set.ForModel()); len(got) != 1 || got[0] != "lore" {
+	if got := names(set.ForModel()); len(got) != 1 || got[0] != "lore@project" {
 		t.Fatalf("ForModel = %v", got)
 	}
 	board, _ := set.Lookup("board")
