@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,15 +10,6 @@ import (
 // (/superpowers:brainstorming topic, /brainstorming topic) as in Claude
 // Code, a plugin's command is /plugin:NAME, and a skill marked
 // disable-model-invocation is the person's to start, not the model's.
-
-// lastUser is the text of the last user message of the first request.
-func lastUser(t *testing.T, srvReqs int, msgs []string) string {
-	t.Helper()
-	if srvReqs == 0 || len(msgs) == 0 {
-		t.Fatal("no request reached the model")
-	}
-	return msgs[len(msgs)-1]
-}
 
 // TestEcosystem2SkillAsCommandOneShot: `ralph '/superpowers:brainstorming
 // topic'` and `ralph '/brainstorming topic'` send the skill's body as the
@@ -40,13 +30,11 @@ func TestEcosystem2SkillAsCommandOneShot(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s\n%s", line, r.code, r.stdout, r.stderr)
 		}
 		reqs := srv.Requests()
-		var msgs []string
-		if len(reqs) > 0 {
-			for _, m := range reqs[0].Request.Messages {
-				msgs = append(msgs, m.Content)
-			}
+		if len(reqs) != 1 {
+			t.Fatalf("%s: %d requests, want 1", line, len(reqs))
 		}
-		sent := lastUser(t, len(reqs), msgs)
+		msgs := reqs[0].Request.Messages
+		sent := msgs[len(msgs)-1].Content
 		for _, want := range []string{"# Brainstorming Ideas Into Designs", "ARGUMENTS: a todo app", "Base directory for this skill: "} {
 			if !strings.Contains(sent, want) {
 				t.Errorf("%s: the message does not hold %q:\n%s", line, want, sent[:min(len(sent), 800)])
@@ -138,7 +126,14 @@ func TestEcosystem2NoModelSkillIsThePersons(t *testing.T) {
 	if res := toolResults(reqs[1])["skill"]; len(res) != 1 || !strings.Contains(res[0], "they run it as /board") {
 		t.Errorf("the model's skill call: %q", res)
 	}
-	if _, err := os.Stat(filepath.Join(proj, ".claude", "skills", "board", "SKILL.md")); err != nil {
-		t.Fatal(err)
+	// The person's /board sends the board's body, with its arguments.
+	srv2 := inlineServer(t, toolScenario(t, "board", nil, "shown"))
+	r = ralph(t, proj, attackEnv(t, home, srv2.URL, nil), nil, "-y", "/board this week")
+	if r.code != 0 || len(srv2.Requests()) != 1 {
+		t.Fatalf("/board: exit %d\n%s", r.code, r.stderr)
+	}
+	msgs := srv2.Requests()[0].Request.Messages
+	if sent := msgs[len(msgs)-1].Content; !strings.Contains(sent, "# Bounty board") || !strings.Contains(sent, "ARGUMENTS: this week") {
+		t.Errorf("/board sent %q", sent)
 	}
 }
