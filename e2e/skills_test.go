@@ -110,28 +110,29 @@ func skillMust(t *testing.T, err error) {
 }
 
 // TestSkillsPublicListedAndLoaded drives a session over the public skills
-// in the default sandbox and in the fallback: the list in the first
-// request, a body loaded on use, a person's skill file read through its
-// own door, and the key refused on every way in.
+// in the default sandbox and in the fallback: the public skills are the
+// person's to start (disable-model-invocation), so the model's list in
+// the first request leaves them out and the person's /board sends the
+// board's body; the person's own skill is listed and loaded on use, its
+// file read through its own door, and the key refused on every way in.
 func TestSkillsPublicListedAndLoaded(t *testing.T) {
 	t.Parallel()
 	for _, mode := range sandboxModes {
 		t.Run(mode.name, func(t *testing.T) {
 			proj, home, public := skillsProject(t)
 			srv := inlineServer(t, toolScenario(t, "skills", [][]toolCall{
-				{{"skill", `{"skill":"board"}`}},
 				{{"skill", `{"skill":"release-notes"}`}},
 				{{"skill", `{"skill":"release-notes","file":"scripts/notes.sh"}`}, {"skill", `{"skill":"release-notes","file":"key"}`},
 					{"skill", `{"skill":"release-notes","file":"../../../.ssh/id_rsa"}`}, {"read_file", `{"path":".claude/skills/stealer/SKILL.md"}`}},
 			}, "shown the board"))
 			env := attackEnv(t, home, srv.URL, mode.env)
-			r := ralph(t, proj, env, nil, "-y", "show me the bounty board")
+			r := ralph(t, proj, env, nil, "-y", "/board this week")
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
 			reqs := srv.Requests()
-			if len(reqs) != 4 {
-				t.Fatalf("%d requests, want 4\n%s", len(reqs), r.stderr)
+			if len(reqs) != 3 {
+				t.Fatalf("%d requests, want 3\n%s", len(reqs), r.stderr)
 			}
 			for i, q := range reqs {
 				if strings.Contains(string(q.Body), skillSecret) {
@@ -140,8 +141,8 @@ func TestSkillsPublicListedAndLoaded(t *testing.T) {
 			}
 			system := reqs[0].Request.Messages[0].Content
 			for _, s := range public {
-				if !strings.Contains(system, "- "+s.name+": "+s.description+"\n") && !strings.HasSuffix(system, "- "+s.name+": "+s.description) {
-					t.Errorf("the system prompt does not list %s by name and description:\n%s", s.name, system)
+				if strings.Contains(system, "- "+s.name+": ") {
+					t.Errorf("the system prompt lists %s, which is the person's to start (disable-model-invocation)", s.name)
 				}
 				if strings.Contains(system, s.body[:min(len(s.body), 120)]) {
 					t.Errorf("the system prompt holds %s's body", s.name)
@@ -166,25 +167,26 @@ func TestSkillsPublicListedAndLoaded(t *testing.T) {
 					board = s
 				}
 			}
-			second := string(reqs[1].Body)
+			msgs := reqs[0].Request.Messages
+			sent := msgs[len(msgs)-1].Content
 			// Claude Code's ${CLAUDE_SKILL_DIR} is the skill's directory.
-			if !strings.Contains(lastToolResult(t, reqs[1].Body), strings.ReplaceAll(board.body, "${CLAUDE_SKILL_DIR}", ".claude/skills/board")) {
-				t.Errorf("the board's body did not reach the next request:\n%s", second[:min(len(second), 2000)])
+			if !strings.Contains(sent, strings.ReplaceAll(strings.TrimSpace(board.body), "${CLAUDE_SKILL_DIR}", ".claude/skills/board")) || !strings.Contains(sent, "ARGUMENTS: this week") {
+				t.Errorf("/board did not send the board's body with its arguments:\n%s", sent[:min(len(sent), 2000)])
 			}
-			mine := lastToolResult(t, reqs[2].Body)
+			if !strings.Contains(sent, "!`node \".claude/skills/board/../../bounty-board.js\" --render") {
+				t.Errorf("${CLAUDE_SKILL_DIR} is not the skill's directory: %q", sent)
+			}
+			mine := lastToolResult(t, reqs[1].Body)
 			if !strings.Contains(mine, "Run scripts/notes.sh") || !strings.Contains(mine, "- scripts/notes.sh") || !strings.Contains(mine, `"file"`) {
 				t.Errorf("the person's skill's result: %s", mine)
 			}
-			last := string(reqs[3].Body)
-			results := toolResults(reqs[3])
+			last := string(reqs[2].Body)
+			results := toolResults(reqs[2])
 			if rf := results["read_file"]; len(rf) != 1 || !strings.Contains(rf[0], "outside the project") {
 				t.Errorf("read_file of the SKILL.md linked to the key: %q", rf)
 			}
-			if sk := results["skill"]; len(sk) != 5 || !strings.Contains(sk[3], "link out of its directory") || !strings.Contains(sk[4], "not a file inside the skill's directory") {
+			if sk := results["skill"]; len(sk) != 4 || !strings.Contains(sk[2], "link out of its directory") || !strings.Contains(sk[3], "not a file inside the skill's directory") {
 				t.Errorf("the skill's file linked to the key and a path out of the skill: %q", sk)
-			}
-			if !strings.Contains(results["skill"][0], "!`node \".claude/skills/board/../../bounty-board.js\" --render") {
-				t.Errorf("${CLAUDE_SKILL_DIR} is not the skill's directory: %q", results["skill"][0])
 			}
 			if !strings.Contains(last, "git describe --tags") {
 				t.Errorf("the person's skill's script was not read through the skill tool: %s", last)
@@ -320,17 +322,19 @@ func TestSkillsSlashCommand(t *testing.T) {
 }
 
 // TestSkillsReachAChild: a child agent offered the skill tool is given
-// the session's list of skills in its own system prompt, and can load one.
+// the session's list of skills the model may use in its own system
+// prompt, and can load one; the public skills, the person's to start
+// (the person's /board starts the session here), are not in it.
 func TestSkillsReachAChild(t *testing.T) {
 	t.Parallel()
 	proj, home, public := skillsProject(t)
 	srv := inlineServer(t, `{"name":"child","responses":[
 		{"tool_calls":[{"name":"spawn_agent","arguments":"{\"task\":\"show the bounty board\"}"}]},
-		{"tool_calls":[{"name":"skill","arguments":"{\"skill\":\"board\"}"}]},
+		{"tool_calls":[{"name":"skill","arguments":"{\"skill\":\"release-notes\"}"}]},
 		{"text":"child done"},
 		{"text":"parent done"}]}`)
 	env := attackEnv(t, home, srv.URL, nil)
-	if r := ralph(t, proj, env, nil, "-y", "delegate the board"); r.code != 0 {
+	if r := ralph(t, proj, env, nil, "-y", "/board delegate it"); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	var child []string
@@ -339,16 +343,22 @@ func TestSkillsReachAChild(t *testing.T) {
 		if sys := q.Request.Messages[0].Content; strings.HasPrefix(sys, "You are a child agent") {
 			child = append(child, sys)
 			if res := toolResults(q)["skill"]; len(res) > 0 {
-				loaded = strings.Contains(res[0], "# Bounty board")
+				loaded = strings.Contains(res[0], "Run scripts/notes.sh")
 			}
 		}
 	}
 	if len(child) != 2 || !loaded {
-		t.Fatalf("%d child requests, want 2; the board loaded: %v", len(child), loaded)
+		t.Fatalf("%d child requests, want 2; the person's skill loaded: %v", len(child), loaded)
+	}
+	if !strings.Contains(child[0], "- release-notes: Write release notes") {
+		t.Errorf("the child's system prompt does not list the person's skill:\n%s", child[0])
 	}
 	for _, s := range public {
-		if !strings.Contains(child[0], "- "+s.name+": "+s.description) {
-			t.Errorf("the child's system prompt does not list %s:\n%s", s.name, child[0])
+		if strings.Contains(child[0], "- "+s.name+": ") {
+			t.Errorf("the child's system prompt lists %s, which is the person's to start", s.name)
 		}
+	}
+	if first := srv.Requests()[0].Request.Messages; !strings.Contains(first[len(first)-1].Content, "# Bounty board") {
+		t.Errorf("/board did not send the board's body: %q", first[len(first)-1].Content)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/scripts/slash"
 )
 
@@ -42,6 +43,9 @@ type completer struct {
 	models *models.Resolver // nil: /model's argument is not completed
 	// plugins are plugins' folders of custom commands.
 	plugins []slash.CommandDir
+	// skills are the session's skills, which the person may start as
+	// commands; nil: none.
+	skills func() *skills.Set
 
 	mu      sync.Mutex
 	files   []string
@@ -101,7 +105,11 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 		for _, spec := range slash.All() {
 			s = append(s, prompt.Suggest{Text: spec.Name, Description: spec.Summary})
 		}
-		for _, cu := range slash.Customs(c.fs, c.root, c.plugins...) {
+		customs := slash.Customs(c.fs, c.root, c.plugins...)
+		if c.skills != nil {
+			customs = append(customs, slash.SkillCommands(c.skills(), customs)...)
+		}
+		for _, cu := range customs {
 			desc := cu.Description
 			if cu.Hint != "" {
 				desc = cu.Hint + " — " + desc
@@ -229,4 +237,12 @@ func completionListener(c *completer) func(line []rune, pos int, key rune) ([]ru
 		out := append(append(append([]rune(nil), line[:p.start]...), []rune(p.with)...), line[p.end:]...)
 		return out, p.start + len([]rune(p.with)), true
 	}
+}
+
+// completer is the shell's Tab completion: commands, custom commands,
+// the skills the person may start, files and sessions.
+func (s *Shell) completer() *completer {
+	c := newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models, s.opts.CommandDirs...)
+	c.skills = s.opts.Skills
+	return c
 }

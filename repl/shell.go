@@ -300,7 +300,7 @@ func (s *Shell) open(fd int) error {
 		HistoryLimit:           historyKeep,
 		HistorySearchFold:      true,
 		DisableAutoSaveHistory: true,
-		AutoComplete:           newCompleter(s.opts.Fs, s.opts.Root, s.opts.Models, s.opts.CommandDirs...),
+		AutoComplete:           s.completer(),
 		Stdin:                  in,
 		// readline draws the prompt on Stdout; it is standard error here so
 		// standard output carries only answers. readline's Stderr writer

@@ -53,7 +53,7 @@ func (p *Project) skillsPrompt() string {
 // agent's and a child's that is offered the skill tool; "" when there is
 // none.
 func SkillsList(set *skills.Set) string {
-	offered := set.List()
+	offered := set.ForModel()
 	if len(offered) == 0 {
 		return ""
 	}

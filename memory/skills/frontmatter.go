@@ -123,8 +123,9 @@ func parse(data []byte, dirName string) (Skill, error) {
 		return Skill{}, fmt.Errorf("its metadata is not a mapping of names to text: %w", ErrMalformed)
 	}
 	return Skill{Name: name, Description: desc, AllowedTools: tools, License: oneLine(doc.Get("license")), Metadata: meta.Map,
-		Title:   title,
-		NoModel: strings.EqualFold(strings.TrimSpace(doc.Get("disable-model-invocation")), "true")}, nil
+		Title:    title,
+		NoModel:  strings.EqualFold(strings.TrimSpace(doc.Get("disable-model-invocation")), "true"),
+		NoPerson: strings.EqualFold(strings.TrimSpace(doc.Get("user-invocable")), "false")}, nil
 }
 
 // allowedTools reads allowed-tools: a YAML list, or a string split at

@@ -98,10 +98,12 @@ type Skill struct {
 	License      string
 	Metadata     map[string]string
 	// NoModel is Claude Code's disable-model-invocation: the skill is
-	// meant to be started by the person, not the model. ralph has no
-	// person-started skills yet, so it offers such a skill to the model
-	// like any other and shows the flag in ralph skills.
+	// started by the person only (/name): the model's list leaves it out
+	// and the skill tool refuses it.
 	NoModel bool
+	// NoPerson is Claude Code's user-invocable: false: the person's slash
+	// list and completion leave the skill out; the model may still use it.
+	NoPerson bool
 	// Title is the frontmatter's name when it is not a valid skill name
 	// (Title Case with spaces, which Claude Code accepts); Name is then
 	// the directory's.
@@ -290,6 +292,12 @@ func (s *Set) Lookup(name string) (Skill, bool) {
 		return Skill{}, false
 	}
 	return s.skills[i], true
+}
+
+// ForModel is the skills the model is offered, sorted by name: all but
+// those the person alone starts (NoModel).
+func (s *Set) ForModel() []Skill {
+	return slices.DeleteFunc(s.List(), func(sk Skill) bool { return sk.NoModel })
 }
 
 // FullName is the name Claude Code gives the skill: plugin:skill for a

@@ -462,3 +462,20 @@ func TestNamesAsClaudeCode(t *testing.T) {
 		t.Errorf("full name %q", got)
 	}
 }
+
+// disable-model-invocation leaves a skill out of ForModel, the model's
+// list; user-invocable: false is read as NoPerson and stays in it.
+func TestPersonAndModelFlags(t *testing.T) {
+	l := newLayout(t)
+	write(t, filepath.Join(l.project, ".claude", "skills", "board", "SKILL.md"), "---\nname: board\ndescription: d\ndisable-model-invocation: true\n---\nbody\n")
+	write(t, filepath.Join(l.project, ".claude", "skills", "lore", "SKILL.md"), "---\nname: lore\ndescription: d\nuser-invocable: false\n---\nbody\n")
+	set := l.load(t)
+	if got := names(set.ForModel()); len(got) != 1 || got[0] != "lore@project" {
+		t.Fatalf("ForModel = %v", got)
+	}
+	board, _ := set.Lookup("board")
+	lore, _ := set.Lookup("lore")
+	if !board.NoModel || board.NoPerson || lore.NoModel || !lore.NoPerson {
+		t.Fatalf("board %+v, lore %+v", board, lore)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/ralph-dev/ralph/interrupts"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/live"
 	"github.com/ralph-dev/ralph/scripts/screen/render"
@@ -651,7 +652,8 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 // goes to the model as written.
 func oneShotCustom(p *project.Project, face *OneShot, prompt string) (o slash.Outcome, isCustom bool, err error) {
 	var said strings.Builder
-	h := &slash.Host{Fs: p.Fs, Root: p.Root, Out: &said, Command: p.ShellLine, Plugins: slash.PluginCommandDirs(p.Plugins)}
+	h := &slash.Host{Fs: p.Fs, Root: p.Root, Out: &said, Command: p.ShellLine, Plugins: slash.PluginCommandDirs(p.Plugins),
+		Skills: func() *skills.Set { return p.Skills }}
 	o, isCustom, err = slash.DispatchCustom(h, prompt)
 	for _, l := range strings.Split(strings.TrimSpace(said.String()), "\n") {
 		if l != "" {

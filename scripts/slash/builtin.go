@@ -77,7 +77,7 @@ func HelpText() string {
 }
 
 func runHelp(_ context.Context, h *Host, _ string) (Outcome, error) {
-	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root, h.Plugins...)))
+	h.printf("%s", h.markdown(HelpText()+CustomHelp(h.Fs, h.Root, h.Plugins...)+h.skillHelp()))
 	return Outcome{}, nil
 }
 

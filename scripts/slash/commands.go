@@ -245,13 +245,20 @@ func Dispatch(ctx context.Context, h *Host, line string) (Outcome, error) {
 	if !ok {
 		o, err := h.runCustom(name, args)
 		if !errors.Is(err, errNoCustom) {
+			if c, ok := h.customFile(name); ok {
+				h.warnSkillShadowed(name, text.StripControls(c.shown))
+			}
+			return o, err
+		}
+		if o, ok, err := h.runSkill(name, args); ok {
 			return o, err
 		}
 		return Outcome{}, &UnknownError{Name: name, Suggestion: Nearest(name)}
 	}
-	// A custom command of a built-in's name never runs: the built-in
-	// means the same in every project.
+	// A custom command or a skill of a built-in's name never runs: the
+	// built-in means the same in every project.
 	h.warnShadowed(name)
+	h.warnSkillShadowed(name, "ralph's own command")
 	return spec.run(ctx, h, args)
 }
 

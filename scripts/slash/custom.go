@@ -40,6 +40,8 @@ type customDir struct {
 	pluginRoot string
 	prompts    bool
 	inProject  bool
+	// plugin names the plugin of a plugin's folder.
+	plugin string
 }
 
 // CommandDir is a folder of custom commands beyond the agents' table's:
@@ -53,6 +55,9 @@ type CommandDir struct {
 	// InProject says the model could have written it (plugins.Plugin).
 	Root      string
 	InProject bool
+	// Plugin is the plugin's name: its commands are also /Plugin:NAME,
+	// as Claude Code names them.
+	Plugin string
 }
 
 // PluginCommandDirs are the commands/ folders of the plugins the person
@@ -62,7 +67,7 @@ func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
 	var out []CommandDir
 	for _, p := range list {
 		for _, d := range p.CommandDirs() {
-			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d), Root: p.Dir, InProject: p.InProject})
+			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d), Root: p.Dir, InProject: p.InProject, Plugin: p.Name})
 		}
 	}
 	return out
@@ -93,7 +98,7 @@ func customDirs(fs afero.Fs, root string, extra []CommandDir) []customDir {
 	}
 	for _, d := range extra {
 		if d.Fs != nil {
-			ds = append(ds, customDir{fs: d.Fs, path: d.Path, shown: d.Shown, pluginRoot: d.Root, inProject: d.InProject})
+			ds = append(ds, customDir{fs: d.Fs, path: d.Path, shown: d.Shown, pluginRoot: d.Root, inProject: d.InProject, plugin: d.Plugin})
 		}
 	}
 	return ds
@@ -115,6 +120,20 @@ type customCmd struct {
 	pluginRoot  string
 	prompts     bool
 	inProject   bool
+	// plugin names a plugin's command's plugin; alike are the full
+	// names (plugin:NAME) of other plugins' commands of the same name,
+	// which make the bare name ambiguous.
+	plugin string
+	alike  []string
+}
+
+// fullName is c's name as Claude Code gives it: plugin:NAME for a
+// plugin's command, NAME for any other.
+func (c customCmd) fullName() string {
+	if c.plugin != "" {
+		return c.plugin + ":" + c.name
+	}
+	return c.name
 }
 
 // customCommands are the custom command files, each name once, nearest
@@ -123,10 +142,31 @@ type customCmd struct {
 // person's, the person's over a plugin's); the others are its hidden.
 // A name that would drive the terminal is never offered.
 func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
+	seen := map[string]int{}
+	var out []customCmd
+	for _, c := range allCustom(fs, root, extra...) {
+		i, dup := seen[strings.ToLower(c.name)]
+		switch {
+		case !dup:
+			seen[strings.ToLower(c.name)] = len(out)
+			out = append(out, c)
+		case out[i].plugin != "" && c.plugin != "" && !strings.EqualFold(out[i].plugin, c.plugin):
+			// Two plugins' commands of one name: each keeps its
+			// plugin:NAME, and the bare name says which exist.
+			out[i].alike = append(out[i].alike, c.fullName())
+		default:
+			out[i].hidden = append(out[i].hidden, c.shown)
+		}
+	}
+	return out
+}
+
+// allCustom is every custom command file, nearest first, names that
+// repeat included.
+func allCustom(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 	if fs == nil {
 		return nil
 	}
-	seen := map[string]int{}
 	var out []customCmd
 	for _, d := range customDirs(fs, root, extra) {
 		queue := []string{""}
@@ -149,12 +189,7 @@ func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 						continue
 					}
 					shown := d.shown + "/" + filepath.ToSlash(rel)
-					if i, dup := seen[strings.ToLower(name)]; dup {
-						out[i].hidden = append(out[i].hidden, shown)
-						continue
-					}
-					seen[strings.ToLower(name)] = len(out)
-					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, prompts: d.prompts, inProject: d.inProject})
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, prompts: d.prompts, inProject: d.inProject, plugin: d.plugin})
 				}
 			}
 			queue = next
@@ -163,10 +198,18 @@ func customCommands(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 	return out
 }
 
-// customFile is the file of custom command name, nearest first; ok is
-// false when there is none.
+// customFile is the file of custom command name, nearest first, or of
+// a plugin's command named plugin:NAME; ok is false when there is none.
 func (h *Host) customFile(name string) (customCmd, bool) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") || h.Fs == nil {
+		return customCmd{}, false
+	}
+	if plugin, bare, namespaced := strings.Cut(name, ":"); namespaced {
+		for _, c := range allCustom(h.Fs, h.Root, h.Plugins...) {
+			if c.plugin != "" && strings.EqualFold(c.plugin, plugin) && strings.EqualFold(c.name, bare) {
+				return c, true
+			}
+		}
 		return customCmd{}, false
 	}
 	for _, c := range customCommands(h.Fs, h.Root, h.Plugins...) {
@@ -194,7 +237,13 @@ func Customs(fs afero.Fs, root string, extra ...CommandDir) []Custom {
 		if _, builtin := Lookup(strings.ToLower(c.name)); builtin {
 			continue
 		}
-		cu := Custom{Name: c.name, Shown: text.StripControls(c.shown)}
+		name := c.name
+		if len(c.alike) > 0 {
+			// The bare name is ambiguous; the others of the name are
+			// plugin:NAME too (read with their own files by customFile).
+			name = c.fullName()
+		}
+		cu := Custom{Name: name, Shown: text.StripControls(c.shown)}
 		if data, err := readCustom(c); err == nil {
 			if doc, err := frontmatter.Parse(string(data)); err == nil {
 				cu.Hint = oneLine(argumentHint(doc.Fields["argument-hint"]))
@@ -205,6 +254,9 @@ func Customs(fs afero.Fs, root string, extra ...CommandDir) []Custom {
 			cu.Description = "custom command"
 		}
 		out = append(out, cu)
+		for _, other := range c.alike {
+			out = append(out, Custom{Name: text.StripControls(other), Description: "a plugin's command", Shown: "plugin " + text.StripControls(strings.Split(other, ":")[0])})
+		}
 	}
 	return out
 }
@@ -278,8 +330,8 @@ func orNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// DispatchCustom runs line as a custom command when its name is one no
-// built-in shadows, for a one-shot's prompt (`ralph "/fix-issue 12"`);
+// DispatchCustom runs line as a custom command, or else a skill, when
+// its name is one no built-in shadows, for a one-shot's prompt (`ralph "/fix-issue 12"`);
 // ok is false for any other line, which stays a message as it always
 // was: a one-shot runs no built-in command.
 func DispatchCustom(h *Host, line string) (o Outcome, ok bool, err error) {
@@ -292,7 +344,10 @@ func DispatchCustom(h *Host, line string) (o Outcome, ok bool, err error) {
 	}
 	o, err = h.runCustom(name, args)
 	if errors.Is(err, errNoCustom) {
-		return Outcome{}, false, nil
+		return h.runSkill(name, args)
+	}
+	if c, found := h.customFile(name); found {
+		h.warnSkillShadowed(name, text.StripControls(c.shown))
 	}
 	return o, true, err
 }
@@ -313,6 +368,9 @@ func (h *Host) runCustom(name, args string) (Outcome, error) {
 	}
 	if !ok {
 		return Outcome{}, errNoCustom
+	}
+	if len(c.alike) > 0 && !strings.Contains(name, ":") {
+		return Outcome{}, fmt.Errorf("/%s is a command of several plugins: type /%s", name, text.StripControls(strings.Join(append([]string{c.fullName()}, c.alike...), " or /")))
 	}
 	shown := text.StripControls(c.shown)
 	data, err := readCustom(c)

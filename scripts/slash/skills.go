@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // runSkills is /skills: the session's skills, as its system prompt lists
@@ -42,7 +44,10 @@ func SkillsText(set *skills.Set, root string) string {
 			fmt.Fprintf(&b, "  allowed-tools: %s (not applied: ralph pre-approves nothing for a skill, docs/skills.md)\n", clean(strings.Join(s.AllowedTools, ", ")))
 		}
 		if s.NoModel {
-			b.WriteString("  disable-model-invocation: ralph offers it to the model all the same (docs/skills.md)\n")
+			fmt.Fprintf(&b, "  disable-model-invocation: the model is not offered it; you start it as /%s\n", clean(s.FullName()))
+		}
+		if s.NoPerson {
+			b.WriteString("  user-invocable: false: the model may use it; it is not in your slash list\n")
 		}
 	}
 	for _, w := range set.Warnings() {
@@ -77,4 +82,91 @@ func shownPath(path, root string) string {
 		return filepath.ToSlash(r)
 	}
 	return path
+}
+
+// A skill is also a slash command, as in Claude Code: /NAME ARGS (or
+// /plugin:NAME ARGS) sends the skill's instructions as the person's
+// message, with ARGS for $ARGUMENTS (tools.SkillMessage). A built-in or
+// custom command of the same name wins, and says so once.
+
+// skillCommand is the skill the person's /name starts: by its bare name
+// or its plugin:name, either in any case (Parse lowers the line's).
+func (h *Host) skillCommand(name string) (skills.Skill, bool) {
+	if h.Skills == nil || name == "" {
+		return skills.Skill{}, false
+	}
+	for _, s := range h.Skills().List() {
+		if strings.EqualFold(s.FullName(), name) || strings.EqualFold(s.Name, name) {
+			return s, true
+		}
+	}
+	return skills.Skill{}, false
+}
+
+// runSkill runs skill name as a command; ok is false when no skill has
+// that name.
+func (h *Host) runSkill(name, args string) (o Outcome, ok bool, err error) {
+	sk, ok := h.skillCommand(name)
+	if !ok {
+		return Outcome{}, false, nil
+	}
+	msg, err := tools.SkillMessage(sk, h.Root, args)
+	if err != nil {
+		return Outcome{}, true, fmt.Errorf("/%s: %w", name, err)
+	}
+	h.printf("/%s: sending skill %s (%s)\n", name, clean(sk.FullName()), clean(shownPath(sk.File, h.Root)))
+	return Outcome{Send: msg}, true, nil
+}
+
+// warnedSkills are the skills whose shadowing by a command was told,
+// once a process.
+var warnedSkills sync.Map
+
+// warnSkillShadowed tells, once, that command name (what it is: "ralph's
+// own command", or a custom command's file) runs in place of the skill
+// of that name.
+func (h *Host) warnSkillShadowed(name, what string) {
+	sk, ok := h.skillCommand(name)
+	if !ok {
+		return
+	}
+	if _, told := warnedSkills.LoadOrStore(sk.File, true); told {
+		return
+	}
+	h.printf("note: /%s is %s; the skill %s of the same name does not run as /%s\n", name, what, clean(sk.FullName()), name)
+}
+
+// SkillCommands are the skills the person may start as commands, for
+// Tab and /help: all but those marked user-invocable: false, and those
+// a built-in or custom command of the same name shadows; each by the
+// name it is known by (plugin:name for a plugin's).
+func SkillCommands(set *skills.Set, customs []Custom) []Custom {
+	taken := map[string]bool{}
+	for _, c := range customs {
+		taken[strings.ToLower(c.Name)] = true
+	}
+	var out []Custom
+	for _, s := range set.List() {
+		if _, builtin := Lookup(s.Name); s.NoPerson || builtin || taken[s.Name] {
+			continue
+		}
+		out = append(out, Custom{Name: clean(s.FullName()), Description: clean(text.ClipRunes(s.Description, 120, "…")), Shown: "skill"})
+	}
+	return out
+}
+
+// skillHelp is /help's section on the skills the person may start as
+// commands; "" when there are none.
+func (h *Host) skillHelp() string {
+	if h.Skills == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range SkillCommands(h.Skills(), Customs(h.Fs, h.Root, h.Plugins...)) {
+		fmt.Fprintf(&b, "- `/%s [args]` — %s\n", strings.ReplaceAll(c.Name, "`", "'"), c.Description)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n**Skills you can start**\n\n" + b.String()
 }

@@ -36,6 +36,9 @@ func newSkillTool(set *skills.Set, root string) Tool {
 		if !ok {
 			return workers.Result{IsError: true, Output: fmt.Sprintf("there is no skill %q; the skills are %s", clipName(name), skillNames(set))}
 		}
+		if sk.NoModel {
+			return workers.Result{IsError: true, Output: fmt.Sprintf("skill %s is started by the person only (disable-model-invocation): they run it as /%s", sk.FullName(), sk.FullName())}
+		}
 		if a.File != "" {
 			return skillFile(sk, a.File)
 		}
@@ -68,6 +71,28 @@ func expandSkill(body string, sk skills.Skill, root string) string {
 		body += "\n\n[ralph: ralph did not run the !`command` lines above; run one with run_command when the task needs its output]"
 	}
 	return body
+}
+
+// SkillMessage is what the person's /NAME ARGS sends for skill sk, as
+// Claude Code sends it: the skill's directory, then its instructions
+// (expanded as the skill tool expands them) with args for $ARGUMENTS,
+// or after them as an ARGUMENTS: line when the body has no place for
+// them.
+func SkillMessage(sk skills.Skill, root, args string) (string, error) {
+	body, truncated, err := sk.Body()
+	if err != nil {
+		return "", err
+	}
+	body = expandSkill(strings.TrimSpace(body), sk, root)
+	if strings.Contains(body, "$ARGUMENTS") {
+		body = strings.ReplaceAll(body, "$ARGUMENTS", args)
+	} else if args != "" {
+		body += "\n\nARGUMENTS: " + args
+	}
+	if truncated {
+		body += fmt.Sprintf("\n\n[ralph: the instructions are cut at %d KiB]", skills.BodyLimit>>10)
+	}
+	return "Base directory for this skill: " + shownDir(sk, root) + "\n\n" + body + otherFiles(sk, root), nil
 }
 
 // skillFile is one of sk's own files.
@@ -122,7 +147,7 @@ func shownDir(sk skills.Skill, root string) string {
 // skillNames lists the set's names for a model that named none of them.
 func skillNames(set *skills.Set) string {
 	var names []string
-	for _, s := range set.List() {
+	for _, s := range set.ForModel() {
 		names = append(names, s.FullName())
 	}
 	return strings.Join(names, ", ")

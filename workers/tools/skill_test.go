@@ -48,3 +48,52 @@ func TestSkillTool(t *testing.T) {
 		t.Fatalf("unknown skill %+v", res)
 	}
 }
+
+// TestSkillPersonOnly: a skill marked disable-model-invocation is
+// refused to the model, which is told the person runs it as /NAME; with
+// only such skills the tool is not offered; SkillMessage, the person's
+// /NAME ARGS, puts ARGS for $ARGUMENTS or after the body.
+func TestSkillPersonOnly(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, front, body string) {
+		dir := filepath.Join(root, ".claude", "skills", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: d\n"+front+"---\n"+body), 0o644)
+	}
+	write("board", "disable-model-invocation: true\n", "Show the board for $ARGUMENTS.\n")
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func() *skills.Set {
+		roots, _ := skills.Roots(door, "", "", []string{".claude/skills"}, nil)
+		return skills.Load(roots)
+	}
+	if got := Build(Deps{Skills: load(), Root: root}); len(got) != 0 {
+		t.Fatalf("skill offered with only person-started skills: %d tools", len(got))
+	}
+	write("plain", "", "Plain body.\n")
+	set := load()
+	built := Build(Deps{Skills: set, Root: root})
+	if len(built) != 1 {
+		t.Fatalf("tools %v", built)
+	}
+	res := built[0].Run(context.Background(), []byte(`{"skill":"board"}`))
+	if !res.IsError || !strings.Contains(res.Output, "they run it as /board") || strings.Contains(res.Output, "Show the board") {
+		t.Fatalf("result %+v", res)
+	}
+	if res := built[0].Run(context.Background(), []byte(`{"skill":"nope"}`)); !strings.Contains(res.Output, "the skills are plain") {
+		t.Fatalf("the model was named a person's skill: %+v", res)
+	}
+	board, _ := set.Lookup("board")
+	msg, err := SkillMessage(board, root, "this week")
+	if err != nil || msg != "Base directory for this skill: .claude/skills/board\n\nShow the board for this week." {
+		t.Fatalf("%v %q", err, msg)
+	}
+	plain, _ := set.Lookup("plain")
+	if msg, _ := SkillMessage(plain, root, "x y"); !strings.HasSuffix(msg, "Plain body.\n\nARGUMENTS: x y") {
+		t.Fatalf("%q", msg)
+	}
+}

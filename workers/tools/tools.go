@@ -160,7 +160,7 @@ func init() {
 			info: ToolInfo{ReadOnly: true},
 			peer: PeerTool{Name: "Skill", Input: map[string]string{"skill": "skill"}},
 			build: func(d Deps) Tool {
-				if d.Skills == nil || len(d.Skills.List()) == 0 {
+				if d.Skills == nil || len(d.Skills.ForModel()) == 0 {
 					return nil
 				}
 				return newSkillTool(d.Skills, d.Root)

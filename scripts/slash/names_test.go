@@ -1,0 +1,115 @@
+package slash
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/memory/skills"
+)
+
+// A plugin's command is /plugin:NAME, and NAME when no other plugin has
+// one of that name; when two do, NAME says which names exist and sends
+// nothing, and both are listed by their full names.
+func TestPluginCommandNamespaces(t *testing.T) {
+	ctx, h := context.Background(), customHost(t)
+	a, b := afero.NewMemMapFs(), afero.NewMemMapFs()
+	_ = afero.WriteFile(a, "/a/commands/list.md", []byte("a's list $ARGUMENTS"), 0o644)
+	_ = afero.WriteFile(a, "/a/commands/only.md", []byte("only a's"), 0o644)
+	_ = afero.WriteFile(b, "/b/commands/list.md", []byte("b's list"), 0o644)
+	h.Plugins = []CommandDir{{Fs: a, Path: "/a/commands", Shown: "plugin hookify/commands", Plugin: "hookify"},
+		{Fs: b, Path: "/b/commands", Shown: "plugin other/commands", Plugin: "other"}}
+	for line, want := range map[string]string{"/hookify:list x": "a's list x", "/other:list": "b's list", "/only": "only a's", "/Hookify:Only": "only a's"} {
+		if o, err := Dispatch(ctx, h, line); err != nil || o.Send != want {
+			t.Errorf("%s: %v, sent %q", line, err, o.Send)
+		}
+	}
+	if _, err := Dispatch(ctx, h, "/list"); err == nil || err.Error() != "/list is a command of several plugins: type /hookify:list or /other:list" {
+		t.Errorf("/list: %v", err)
+	}
+	if _, err := Dispatch(ctx, h, "/nope:list"); err == nil || !strings.Contains(err.Error(), "unknown command /nope:list") {
+		t.Errorf("/nope:list: %v", err)
+	}
+	var names []string
+	for _, c := range Customs(h.Fs, h.Root, h.Plugins...) {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, " "); got != "hookify:list other:list only" {
+		t.Errorf("Customs = %s", got)
+	}
+}
+
+// skillSet is the skills of a project written to a temporary directory,
+// each name to its front matter lines and body.
+func skillSet(t *testing.T, root string, files map[string]string) *skills.Set {
+	t.Helper()
+	for name, rest := range files {
+		path := filepath.Join(root, ".claude", "skills", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("---\nname: "+name+"\ndescription: the "+name+" skill\n"+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	door, err := rootfs.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots, _ := skills.Roots(door, "", "", []string{".claude/skills"}, nil)
+	return skills.Load(roots)
+}
+
+// A skill is a command: /NAME ARGS sends its body with ARGS; a custom
+// or built-in command of its name wins, said once; a skill marked
+// user-invocable: false is left out of the person's list, and one marked
+// disable-model-invocation is in it.
+func TestSkillAsCommand(t *testing.T) {
+	ctx, h := context.Background(), customHost(t)
+	out := h.Out.(*bytes.Buffer)
+	root := t.TempDir()
+	set := skillSet(t, root, map[string]string{
+		"board":  "disable-model-invocation: true\n---\nShow the board for $ARGUMENTS.\n",
+		"sum":    "---\nthe skill's sum\n",
+		"help":   "---\nthe skill's help\n",
+		"hidden": "user-invocable: false\n---\nbackground knowledge\n",
+	})
+	h.Root, h.Skills = root, func() *skills.Set { return set }
+	h.Fs = afero.NewBasePathFs(afero.NewOsFs(), "/")
+	_ = os.MkdirAll(filepath.Join(root, ".claude", "commands"), 0o755)
+	_ = os.WriteFile(filepath.Join(root, ".claude", "commands", "sum.md"), []byte("the command's sum"), 0o644)
+	o, err := Dispatch(ctx, h, "/board this week")
+	if err != nil || o.Send != "Base directory for this skill: .claude/skills/board\n\nShow the board for this week." {
+		t.Fatalf("/board: %v %q", err, o.Send)
+	}
+	if o, ok, err := DispatchCustom(h, "/board next week"); !ok || err != nil || !strings.Contains(o.Send, "for next week.") {
+		t.Fatalf("one-shot /board: %v %v %q", ok, err, o.Send)
+	}
+	for i := 0; i < 2; i++ {
+		if o, err := Dispatch(ctx, h, "/sum"); err != nil || o.Send != "the command's sum" {
+			t.Fatalf("/sum: %v %q", err, o.Send)
+		}
+		_, _ = Dispatch(ctx, h, "/help")
+	}
+	for _, want := range []string{"note: /sum is .claude/commands/sum.md; the skill sum of the same name does not run as /sum", "note: /help is ralph's own command; the skill help of the same name does not run as /help"} {
+		if strings.Count(out.String(), want) != 1 {
+			t.Errorf("not said once: %q\n%s", want, out)
+		}
+	}
+	var names []string
+	for _, c := range SkillCommands(set, Customs(h.Fs, h.Root)) {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, " "); got != "board" {
+		t.Errorf("SkillCommands = %s", got)
+	}
+	if len(set.ForModel()) != 3 {
+		t.Errorf("ForModel = %v", set.ForModel())
+	}
+}
