@@ -1,28 +1,49 @@
 package project
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
+// SystemPromptVersion names the words of system_prompt.md. It is raised
+// with them (the file's first line names it, which a test checks), so a
+// change of the words that every session sends is a deliberate step.
+const SystemPromptVersion = 2
+
+// systemPrompt is ralph's own part of the system prompt, one file so that
+// its words are read and reviewed as text.
+//
+//go:embed system_prompt.md
+var systemPromptText string
+
+var systemPromptTemplate = template.Must(template.New("system").Option("missingkey=error").Parse(systemPromptText))
+
+// promptFacts are what system_prompt.md is filled with.
+type promptFacts struct {
+	Root, Tools, Learnings, Added, Where, Today, Environment string
+	// Todo is the todo list tool's name when the coordinator has one.
+	Todo string
+}
+
 // SystemPrompt is the coordinator's system prompt: who it is, its tools,
-// and the project's markdown state so it picks up where it left off.
+// how to work and report, and the project's markdown state so it picks up
+// where it left off.
 func (p *Project) SystemPrompt() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `You are ralph, an AI coding agent working in the project at %s.
-You act through tools: %s; remember saves a lasting learning about the project to %s; complete_task marks a task of RALPH_TASKS.md done; record_decision records a significant choice and why in the session's record; ask_user asks the person a question when you cannot go on well without their answer (when nobody can answer, decide yourself and say what you assumed).
-Paths are relative to the project root; you cannot touch files outside it%s.%s
-Work step by step: inspect before you change, make focused edits, and verify with commands when that helps.
-At a significant choice (one approach over another, a trade-off, a guess where the request is unclear) call record_decision with the decision, why, how confident you are and the alternatives you weighed.
-When the task is done, answer with a short summary of what you did. Today is %s.
-The session's settings, which the user chose when ralph started:
-%s`, p.Root, p.fileTools(), memory.LearningsFile(p.Fs, p.Root), p.addedNote(), p.whereNote(), time.Now().Format("2006-01-02"), p.environment())
+	facts := promptFacts{Root: p.Root, Tools: p.fileTools(), Learnings: memory.LearningsFile(p.Fs, p.Root), Added: p.addedNote(),
+		Where: p.whereNote(), Today: time.Now().Format("2006-01-02"), Environment: p.environment(), Todo: p.todoTool()}
+	if err := systemPromptTemplate.Execute(&b, facts); err != nil {
+		// The template is ralph's own, checked by its tests.
+		panic(fmt.Sprintf("system prompt: %v", err))
+	}
 	docs, err := memory.LoadStateDocs(p.Fs, p.Root, 16<<10, 8<<10)
 	if err == nil && len(docs) > 0 {
 		b.WriteString("\n\nThe project's state files, as they are now:\n\n")
@@ -83,6 +104,20 @@ func startDir(given string) string {
 	}
 	wd, _ := os.Getwd()
 	return wd
+}
+
+// todoTool is the name of the todo list tool the coordinator is offered,
+// or "" when it has none.
+func (p *Project) todoTool() string {
+	if p.Tools == nil {
+		return ""
+	}
+	for _, d := range p.MainTools().Definitions() {
+		if d.Name == "update_plan" {
+			return d.Name
+		}
+	}
+	return ""
 }
 
 // fileTools names the file tools and run_command the session's mode

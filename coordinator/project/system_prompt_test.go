@@ -1,0 +1,42 @@
+package project
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The system prompt's file names its version, and says what a good agent
+// is told: plan, read first, keep the person's changes, validate, report.
+func TestSystemPromptFileIsVersionedAndComplete(t *testing.T) {
+	t.Parallel()
+	if !strings.Contains(strings.SplitN(systemPromptText, "\n", 2)[0], fmt.Sprintf("version %d.", SystemPromptVersion)) {
+		t.Fatalf("system_prompt.md's first line does not name version %d", SystemPromptVersion)
+	}
+	facts := promptFacts{Root: "/p", Tools: "read_file", Learnings: "AGENTS.md", Today: "2026-11-26", Environment: "<env/>"}
+	render := func(f promptFacts) string {
+		var b strings.Builder
+		if err := systemPromptTemplate.Execute(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	plain := render(facts)
+	for _, want := range []string{"You are ralph", "say your plan in a few lines", "Read before you change",
+		"never revert, reformat or delete them", "a check that did not run is not a pass", "Keep going until the task is done",
+		"what you changed and where", "Today is 2026-11-26", "<env/>"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, plain)
+		}
+	}
+	if plain != render(facts) {
+		t.Fatal("the same facts gave two prompts: the prefix cache would miss")
+	}
+	facts.Todo = "update_plan"
+	if withTodo := render(facts); !strings.Contains(withTodo, "keep a short todo list with update_plan") {
+		t.Errorf("with a todo tool the prompt does not name it:\n%s", withTodo)
+	}
+	if strings.Contains(plain, "{{") || strings.HasPrefix(plain, "\n") {
+		t.Errorf("template text left in the prompt:\n%s", plain)
+	}
+}
