@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The real claude-code-hooks repository as testdata keeps it: its
+// marketplace file ("claude-code-hooks") and some of the plugins it lists
+// (testdata/claude-code-hooks/ORIGIN.md).
+func hooksMarketDir() string { return testdata("claude-code-hooks") }
+
+// TestChatPluginInstallFromMarketplace: in a real chat (tmux), the
+// README's way as Claude Code's chat takes it: /plugin marketplace add
+// DIR, then /plugin install block-dangerous-commands@claude-code-hooks.
+// Each says what `ralph plugin` says, and that the plugin comes with the
+// next session; /plugin alone lists it, and `ralph plugin list` knows it
+// too (one record). Tab completes /plugin's words; /plugin enable is one
+// sentence saying ralph keeps no switch. In the next session the plugin's
+// PreToolUse guard refuses the model's `rm -rf ~/`, as its README says.
+func TestChatPluginInstallFromMarketplace(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	srv := inlineServer(t, toolScenario(t, "plugin-chat", [][]toolCall{
+		{{"run_command", `{"command":"rm -rf ~/; echo ran > ran-marker.txt"}`}},
+	}, "done"))
+	extra := append([]string{"HOME=" + home, "TMPDIR=" + filepath.Join(filepath.Dir(home), "tmp"),
+		"OPENAI_API_KEY=sk-e2e-pluginchat", "OPENAI_BASE_URL=" + srv.URL}, gitEnv...)
+	c := startTmux(t, proj, extra, 220, 50, "chat")
+	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
+
+	market := hooksMarketDir()
+	c.tmux("send-keys", "-l", "/plugin marketplace add "+market)
+	c.tmux("send-keys", "Enter")
+	c.waitFor("the marketplace added", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "Added marketplace claude-code-hooks from "+market+" (read where it lies): 20 plugins.")
+	})
+	// Tab completes the subcommand as Claude Code's words.
+	c.tmux("send-keys", "-l", "/plugin inst")
+	c.tmux("send-keys", "Tab")
+	c.waitFor("install completed", 10*time.Second, func(s string) bool { return strings.Contains(s, "ralph> /plugin install") })
+	c.tmux("send-keys", "-l", " block-dangerous-commands@claude-code-hooks")
+	c.tmux("send-keys", "Enter")
+	dir := filepath.Join(market, "plugins", "block-dangerous-commands")
+	c.waitFor("the plugin installed", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "Added plugin block-dangerous-commands 1.0.0 from "+dir+": 1 hook, 0 skills, 0 commands, 0 agents.") &&
+			strings.Contains(s, "takes effect when ralph starts again")
+	})
+	c.tmux("send-keys", "-l", "/plugin")
+	c.tmux("send-keys", "Enter")
+	c.waitFor("the list", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "block-dangerous-commands 1.0.0  "+dir) && strings.Contains(s, "brings 1 hook, 0 skills")
+	})
+	c.tmux("send-keys", "-l", "/plugin enable block-dangerous-commands")
+	c.tmux("send-keys", "Enter")
+	c.waitFor("enable refused", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "✗ ralph does not enable plugins: a plugin added is on in every project")
+	})
+	c.tmux("send-keys", "-l", "/plugin install")
+	c.tmux("send-keys", "Enter")
+	c.waitFor("a missing name refused", 20*time.Second, func(s string) bool {
+		return strings.Contains(s, "✗ usage: /plugin install PATH|NAME@MARKETPLACE")
+	})
+	c.tmux("send-keys", "-l", "/help")
+	c.tmux("send-keys", "Enter")
+	c.waitFor("/plugin in /help", 20*time.Second, func(s string) bool { return strings.Contains(s, "/plugin [install NAME@MARKETPLACE|PATH") })
+	c.tmux("send-keys", "-l", "/exit")
+	c.tmux("send-keys", "Enter")
+
+	env := attackEnv(t, home, srv.URL, nil)
+	if l := listPlugins(t, proj, env); len(l.Plugins) != 1 || l.Plugins[0].Name != "block-dangerous-commands" {
+		t.Fatalf("ralph plugin list after /plugin install: %+v", l)
+	}
+	if len(srv.Requests()) != 0 {
+		t.Fatalf("/plugin reached the model: %d requests", len(srv.Requests()))
+	}
+	r := ralph(t, proj, env, nil, "-y", "clean up my home directory")
+	if r.code != 0 {
+		t.Fatalf("ralph exited %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "ran-marker.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the command the plugin guards ran (%v)\nstderr:\n%s", err, r.stderr)
+	}
+	wantBashrc(t, home)
+	reqs := srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d model requests, want the tool's result in a second\nstderr:\n%s", len(reqs), r.stderr)
+	}
+	var seen string
+	for _, m := range reqs[1].Request.Messages {
+		if m.Role == "tool" {
+			seen += m.Content
+		}
+	}
+	if !strings.Contains(seen, "[rm-home] rm targeting home directory") {
+		t.Errorf("the model did not see the plugin's reason; the tool's result:\n%s\nstderr:\n%s", seen, r.stderr)
+	}
+}
