@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
 
 // The real claude-code-hooks repository as testdata keeps it: its
@@ -97,5 +99,69 @@ func TestChatPluginInstallFromMarketplace(t *testing.T) {
 	}
 	if !strings.Contains(seen, "[rm-home] rm targeting home directory") {
 		t.Errorf("the model did not see the plugin's reason; the tool's result:\n%s\nstderr:\n%s", seen, r.stderr)
+	}
+}
+
+// TestPluginAgentsAreNamespaced: wshobson/agents' python-development
+// installed from its marketplace brings its agents as Claude Code names
+// them (its /agents shows plugin-name:agent-name): the model's list has
+// python-development:python-pro, and spawn_agent runs it by that name and
+// by its bare name, which only this plugin has; a name nobody has is the
+// one sentence naming the full names.
+func TestPluginAgentsAreNamespaced(t *testing.T) {
+	t.Parallel()
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		switch {
+		case strings.Contains(systemText(r), "child agent of ralph"):
+			return llmtest.Response{Text: "PY-CHILD-REPORT: fine."}
+		case last.Role == "user":
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{
+				{Name: "spawn_agent", Arguments: `{"task":"review the Python code","agent":"python-development:python-pro"}`},
+				{Name: "spawn_agent", Arguments: `{"task":"review the API","agent":"python-development-fastapi-pro"}`},
+				{Name: "spawn_agent", Arguments: `{"task":"review it all","agent":"nobody"}`},
+			}}
+		}
+		return llmtest.Response{Text: "All done."}
+	})
+	proj, home := attackLayout(t)
+	env := attackEnv(t, home, srv.URL, []string{"RALPH_MODEL=fake-model"})
+	mustRalph(t, proj, env, "92 plugins", "plugin", "marketplace", "add", wshobsonDir())
+	mustRalph(t, proj, env, "3 agents", "plugin", "install", "python-development@"+wshobsonMarket)
+	r := ralph(t, proj, env, nil, "review the code")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var main, child []llmtest.RecordedRequest
+	for _, req := range srv.Requests() {
+		if strings.Contains(systemText(req), "child agent of ralph") {
+			child = append(child, req)
+		} else {
+			main = append(main, req)
+		}
+	}
+	if len(main) != 2 || len(child) != 2 {
+		t.Fatalf("%d requests of the main agent, %d of children; want 2 and 2\n%s", len(main), len(child), r.stderr)
+	}
+	sys := systemText(main[0])
+	for _, want := range []string{"- python-development:python-pro: Master Python 3.12+", "- python-development:python-development-fastapi-pro: Build high-performance async APIs",
+		"- python-development:python-development-django-pro: "} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("the system prompt does not list %q:\n%s", want, sys)
+		}
+	}
+	var sawPy, sawAPI bool
+	for _, c := range child {
+		csys := systemText(c)
+		sawPy = sawPy || strings.Contains(csys, "You are a Python expert specializing in modern Python 3.12+")
+		sawAPI = sawAPI || strings.Contains(csys, "You are a FastAPI expert")
+	}
+	if !sawPy || !sawAPI {
+		t.Errorf("the children did not follow python-pro by its full name (%v) and fastapi-pro by its bare name (%v)", sawPy, sawAPI)
+	}
+	got := lastToolResults(main[1])
+	if strings.Count(got, "PY-CHILD-REPORT") != 2 || !strings.Contains(got, `no agent definition called "nobody"; the definitions are: python-development:python-development-django-pro, python-development:python-development-fastapi-pro, python-development:python-pro`) {
+		t.Errorf("the main agent's tool results: %q", got)
 	}
 }
