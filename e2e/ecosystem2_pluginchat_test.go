@@ -165,3 +165,51 @@ func TestPluginAgentsAreNamespaced(t *testing.T) {
 		t.Errorf("the main agent's tool results: %q", got)
 	}
 }
+
+// TestAgentFlagRunsTheSessionAsTheDefinition: `ralph --agent NAME`, as
+// Claude Code's `claude --agent NAME`, runs the main session as the
+// definition (def: is no longer needed for a name no external CLI has):
+// its prompt is in the system prompt, and its front matter's PreToolUse
+// guard, once approved, refuses the main agent's own command with the
+// hook's reason; without --agent the same command runs.
+func TestAgentFlagRunsTheSessionAsTheDefinition(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude/agents/sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFileT(t, filepath.Join(dir, ".claude/agents/sub/guarded.md"), guardedDef)
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		msgs := r.Request.Messages
+		last := msgs[len(msgs)-1]
+		if last.Role == "user" {
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "run_command", Arguments: `{"command":"touch main-ran"}`}}}
+		}
+		return llmtest.Response{Text: "MAIN-GOT: " + last.Content}
+	})
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+	if r := ralph(t, dir, env, nil, "hooks", "approve"); r.code != 0 {
+		t.Fatalf("ralph hooks approve: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r := ralph(t, dir, env, nil, "-y", "--agent", "guarded", "run things")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "main-ran")); err == nil {
+		t.Errorf("the main agent's command ran past its definition's guard\n%s", r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(systemText(reqs[0]), "GUARDED-PROMPT") {
+		t.Fatalf("%d requests; the first's system prompt:\n%s", len(reqs), systemText(reqs[0]))
+	}
+	if got := lastToolResults(reqs[1]); !strings.Contains(got, "AGENT-GUARD: this agent runs no commands") {
+		t.Errorf("the model was not told the definition's hook's reason: %q\n%s", got, r.stderr)
+	}
+	r = ralph(t, dir, env, nil, "-y", "run things")
+	if _, err := os.Stat(filepath.Join(dir, "main-ran")); r.code != 0 || err != nil {
+		t.Errorf("without --agent the command did not run (exit %d, %v)\n%s", r.code, err, r.stderr)
+	}
+	if r := ralph(t, dir, env, nil, "--agent", "nobody", "run things"); r.code != 2 || !strings.Contains(r.stderr, `no agent definition called "nobody"; the definitions are: guarded`) {
+		t.Errorf("--agent nobody: exit %d\n%s", r.code, r.stderr)
+	}
+}
