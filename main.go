@@ -36,7 +36,7 @@ func main() {
 
 // chat runs the interactive shell with what the command line tells it.
 func chat(ctx context.Context, p *project.Project, o cli.ChatOptions) int {
-	mo := repl.MainOptions{Term: o.Term, Version: o.Version, Notices: o.Notices, Reopen: o.Reopen, RunArgs: o.RunArgs}
+	mo := repl.MainOptions{Term: o.Term, Version: o.Version, Notices: o.Notices, Reopen: o.Reopen, RunArgs: o.RunArgs, Plugin: o.Plugin}
 	if o.Handoff != nil {
 		mo.Queue, mo.Coord = o.Handoff.Queue, o.Handoff.Coord
 	}

@@ -132,6 +132,12 @@ func (c *completer) candidates(before, word string) ([]prompt.Suggest, string, s
 			s = append(s, prompt.Suggest{Text: id})
 		}
 		return s, word, ""
+	case slash.PluginCompletions(before) != nil && strings.HasSuffix(before, " "):
+		var s []prompt.Suggest
+		for _, w := range slash.PluginCompletions(before) {
+			s = append(s, prompt.Suggest{Text: w})
+		}
+		return s, word, ""
 	case (strings.TrimSpace(before) == "/session" || strings.TrimSpace(before) == "/resume") && len(strings.Fields(before)) == 1:
 		ids, _ := memory.ListSessions(c.fs, c.root)
 		var s []prompt.Suggest

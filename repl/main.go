@@ -42,6 +42,8 @@ type MainOptions struct {
 	// RunArgs reads /run's flags into the session's task loop
 	// configuration (the command line's table); nil: /run takes none.
 	RunArgs func(args string) error
+	// Plugin carries out /plugin ARGS as `ralph plugin` does (cli.PluginLine).
+	Plugin func(args string, out io.Writer) error
 }
 
 // Main runs the interactive shell on an opened project until the person
@@ -123,6 +125,7 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 		CommandDirs: slash.PluginCommandDirs(p.Plugins),
 		Commands: func(h *slash.Host) {
 			h.Command, h.Definitions, h.Plugins = p.ShellLine, p.Definitions.Defs(), slash.PluginCommandDirs(p.Plugins)
+			h.Plugin = o.Plugin
 			if o.Reopen != nil && o.Coord == nil {
 				h.Reopen = func(id string) {
 					reopen = id

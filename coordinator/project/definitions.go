@@ -92,7 +92,8 @@ func (p *Project) chooseDefinition(name string) error {
 
 // withDefinition is the main coordinator's options as the agent
 // definition chosen with --agent def:NAME makes them: its tools narrowed
-// to the definition's list, its model, its prompt after ralph's.
+// to the definition's list, its model, its prompt after ralph's, its
+// hooks after the session's.
 func (p *Project) withDefinition(opts *coordinator.Options) {
 	if p.mainDef == nil {
 		return
@@ -104,6 +105,10 @@ func (p *Project) withDefinition(opts *coordinator.Options) {
 		offered = p.Tools.For(tools.RoleMain).Only([]string{})
 	}
 	opts.Tools, opts.ModelName, opts.System = offered, model, opts.System+prompt
+	// Its front matter's hooks run for the main agent too, after the
+	// session's, as they run for a child that follows it (agentHookSets:
+	// the same approval, sandbox and runner).
+	opts.Hooks = p.agentHooks.For(*p.mainDef, opts.Hooks)
 }
 
 // isDefinition reports whether an --agent value names an agent

@@ -74,7 +74,7 @@ func PluginDefinitionDirs(list []plugins.Plugin) []agentdefs.Dir {
 	var out []agentdefs.Dir
 	for _, p := range list {
 		for _, dir := range p.AgentDirs() {
-			out = append(out, agentdefs.Dir{Fs: p.Fs(), Path: dir, Shown: p.Shown(dir), Source: agentdefs.Project})
+			out = append(out, agentdefs.Dir{Fs: p.Fs(), Path: dir, Shown: p.Shown(dir), Source: agentdefs.Project, Plugin: p.Name})
 		}
 	}
 	return out

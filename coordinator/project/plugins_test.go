@@ -62,7 +62,7 @@ func TestPluginsReachEveryLoader(t *testing.T) {
 	}
 	dirs := PluginDefinitionDirs(list)
 	defs := agentdefs.Load(door, root, "", dirs...)
-	d, ok := defs.Lookup("checker")
+	d, ok := defs.Lookup("kit:checker")
 	if !ok || d.Source != agentdefs.Project || len(dirs) != 1 || !strings.HasPrefix(dirs[0].Shown, "plugin kit/") {
 		t.Errorf("the plugin's definition: %+v, %v, %+v", d, ok, dirs)
 	}

@@ -105,6 +105,8 @@ type ChatOptions struct {
 	// RunArgs reads /run's flags, ralph run's loop flags, into the
 	// session's task loop configuration (runArgs).
 	RunArgs func(args string) error
+	// Plugin carries out chat's /plugin ARGS (PluginLine).
+	Plugin func(args string, out io.Writer) error
 }
 
 // cli is one invocation: its flags and the facts of its terminal.
@@ -436,7 +438,7 @@ func (c *cli) chat(ctx context.Context) int {
 		}
 		next := ""
 		code := c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Notices: notices, Reopen: func(id string) { next = id },
-			RunArgs: func(args string) error { return runArgs(p, args) }})
+			RunArgs: func(args string) error { return runArgs(p, args) }, Plugin: PluginLine(p.Root)})
 		if err := p.Close(); err != nil && next != "" {
 			fmt.Fprintf(os.Stderr, "ralph: %s\n", err)
 		}

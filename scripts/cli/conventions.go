@@ -124,12 +124,21 @@ func (c *cli) settleConventions(cmd *cobra.Command) error {
 	}
 	cf.conv.ForkSession = cf.forkSession
 	if cf.agent != "" {
-		name, ok, err := agentdefs.ParseSpec(cf.agent)
+		spec := cf.agent
+		if _, err := agents.Parse(spec); err != nil {
+			// Not an external CLI's: a definition's name, as Claude
+			// Code's `claude --agent NAME` takes it. def:NAME stays
+			// for a definition named like a CLI.
+			if _, ok, _ := agentdefs.ParseSpec(spec); !ok {
+				spec = agentdefs.SpecPrefix + spec
+			}
+		}
+		name, ok, err := agentdefs.ParseSpec(spec)
 		switch {
 		case err != nil:
 			return usageErrorf("%s", err)
 		case !ok:
-			return usageErrorf("--agent here takes an agent definition, def:NAME; an external CLI (%s) works tasks with ralph run --agent", agents.Choices())
+			return usageErrorf("--agent here takes an agent definition, NAME or def:NAME; an external CLI (%s) works tasks with ralph run --agent", agents.Choices())
 		}
 		cf.conv.Definition = name
 	}

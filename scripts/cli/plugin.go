@@ -46,8 +46,18 @@ marketplace.json gives. ralph plugin update clones the marketplaces again and
 reads their plugins anew. Plugin sources of the git-subdir and npm forms are
 not installed; clone such a plugin and add its directory.`
 
-// addPluginCommands wires `ralph plugin`: add, list, remove.
+// addPluginCommands wires `ralph plugin`: add, list, remove, update and
+// marketplace.
 func (c *cli) addPluginCommands(root *cobra.Command) {
+	root.AddCommand(pluginCommand(func() bool { return c.f.json }, c.root))
+}
+
+// pluginCommand is `ralph plugin` and its subcommands, which also carry
+// out chat's /plugin (PluginLine): one tree, so both take the same words
+// and say the same lines. json says whether --json was given; root finds
+// the project ("" and an error outside one). Each subcommand writes to the
+// command's output, which chat points at its screen.
+func pluginCommand(json func() bool, root func() (string, error)) *cobra.Command {
 	pluginCmd := &cobra.Command{
 		Use:   "plugin",
 		Short: "Add, list and remove Claude Code plugins (hooks, skills, commands, agents)",
@@ -56,13 +66,13 @@ func (c *cli) addPluginCommands(root *cobra.Command) {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	run := func(fn func(p PluginCommands, args []string) error) func(*cobra.Command, []string) error {
-		return func(_ *cobra.Command, args []string) error {
-			p := PluginCommands{Person: rootfs.Person(), ConfigDir: config.UserConfigDir(), JSON: c.f.json, Out: os.Stdout, Now: time.Now,
+		return func(cmd *cobra.Command, args []string) error {
+			p := PluginCommands{Person: rootfs.Person(), ConfigDir: config.UserConfigDir(), JSON: json(), Out: cmd.OutOrStdout(), Now: time.Now,
 				Store: plugins.StoreDir(os.Getenv)}
 			p.Home, _ = os.UserHomeDir()
 			// Outside a project a plugin is added all the same; only
 			// whether it lies inside one needs the root.
-			if dir, err := c.root(); err == nil {
+			if dir, err := root(); err == nil {
 				p.Root = dir
 			}
 			err := fn(p, args)
@@ -73,11 +83,14 @@ func (c *cli) addPluginCommands(root *cobra.Command) {
 		}
 	}
 	add := &cobra.Command{
-		Use:   "add PATH|NAME@MARKETPLACE",
-		Short: "Add the Claude Code plugin in the directory PATH, or one a marketplace lists",
+		Use: "add PATH|NAME@MARKETPLACE",
+		// Claude Code's words: claude plugin install, /plugin install.
+		Aliases: []string{"install"},
+		Short:   "Add the Claude Code plugin in the directory PATH, or one a marketplace lists",
 		Long: `Add the Claude Code plugin in the directory PATH, or the plugin NAME that
 the marketplace MARKETPLACE lists (ralph plugin marketplace add). Adding a
-plugin again records its manifest anew.`,
+plugin again records its manifest anew. install is another name for add,
+as Claude Code calls it.`,
 		Example: `  ralph plugin add ~/src/claude-code-hooks/plugins/block-dangerous-commands
   ralph plugin marketplace add wshobson/agents
   ralph plugin add python-development@claude-code-workflows`,
@@ -91,10 +104,11 @@ plugin again records its manifest anew.`,
 		RunE:  run(func(p PluginCommands, _ []string) error { return p.List() }),
 	}
 	remove := &cobra.Command{
-		Use:   "remove NAME",
-		Short: "Forget the plugin NAME (its directory is left as it is)",
-		Args:  cobra.ExactArgs(1),
-		RunE:  run(func(p PluginCommands, args []string) error { return p.Remove(args[0]) }),
+		Use:     "remove NAME",
+		Aliases: []string{"uninstall"},
+		Short:   "Forget the plugin NAME (its directory is left as it is); uninstall is another name for it",
+		Args:    cobra.ExactArgs(1),
+		RunE:    run(func(p PluginCommands, args []string) error { return p.Remove(args[0]) }),
 	}
 	update := &cobra.Command{
 		Use:   "update [NAME]",
@@ -107,6 +121,18 @@ plugin again records its manifest anew.`,
 			}
 			return p.Update(name)
 		}),
+	}
+	// Claude Code turns an installed plugin off and on; ralph keeps no
+	// such switch, and says so rather than "unknown command".
+	switches := make([]*cobra.Command, 0, 2)
+	for _, verb := range []string{"enable", "disable"} {
+		switches = append(switches, &cobra.Command{
+			Use:    verb + " NAME",
+			Hidden: true,
+			RunE: func(*cobra.Command, []string) error {
+				return usageErrorf("ralph does not %s plugins: a plugin added is on in every project; remove NAME forgets it and add brings it back", verb)
+			},
+		})
 	}
 	market := &cobra.Command{
 		Use:   "marketplace",
@@ -125,13 +151,15 @@ plugin again records its manifest anew.`,
 		Args:  cobra.NoArgs,
 		RunE:  run(func(p PluginCommands, _ []string) error { return p.MarketList() }),
 	}, &cobra.Command{
-		Use:   "remove NAME",
-		Short: "Forget the marketplace NAME and its plugins, deleting what ralph cloned",
-		Args:  cobra.ExactArgs(1),
-		RunE:  run(func(p PluginCommands, args []string) error { return p.MarketRemove(args[0]) }),
+		Use:     "remove NAME",
+		Aliases: []string{"rm"},
+		Short:   "Forget the marketplace NAME and its plugins, deleting what ralph cloned",
+		Args:    cobra.ExactArgs(1),
+		RunE:    run(func(p PluginCommands, args []string) error { return p.MarketRemove(args[0]) }),
 	})
 	pluginCmd.AddCommand(add, list, remove, update, market)
-	root.AddCommand(pluginCmd)
+	pluginCmd.AddCommand(switches...)
+	return pluginCmd
 }
 
 // ErrPluginUsage marks what `ralph plugin` refuses as bad input (exit 2).

@@ -144,7 +144,7 @@ func (c *cli) loop(cmd *cobra.Command, mode string, resume bool) int {
 	code, handoff := RunMain(ctx, p, face, c.term)
 	if handoff != nil {
 		return c.shell.Main(ctx, p, ChatOptions{Term: c.term, Version: c.version, Handoff: handoff,
-			RunArgs: func(args string) error { return runArgs(p, args) }})
+			RunArgs: func(args string) error { return runArgs(p, args) }, Plugin: PluginLine(p.Root)})
 	}
 	return code
 }

@@ -415,7 +415,7 @@ func ScriptMain(ctx context.Context, p *project.Project, in io.Reader, o ScriptO
 			return assemble.TaskLoop(ctx, p, coord, queue, ctl, nil)
 		},
 		RunArgs: func(args string) error { return runArgs(p, args) }, Command: p.ShellLine, Definitions: p.Definitions.Defs(), Plugins: slash.PluginCommandDirs(p.Plugins),
-		Skills: func() *skills.Set { return p.Skills }}
+		Skills: func() *skills.Set { return p.Skills }, Plugin: PluginLine(p.Root)}
 	steps := NewStepReader(in)
 	code := sc.Steps(ctx, func() (Step, error) {
 		st, err := steps.Next()

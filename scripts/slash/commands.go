@@ -70,6 +70,9 @@ type Host struct {
 	DropPlan func() error
 	// MCP lists the project's MCP servers; nil makes /mcp unavailable.
 	MCP func() []mcp.Status
+	// Plugin carries out /plugin ARGS as `ralph plugin ARGS` does,
+	// writing to out (cli.PluginLine); nil makes /plugin unavailable.
+	Plugin func(args string, out io.Writer) error
 	// Skills are the session's skills; nil makes /skills unavailable.
 	Skills func() *skills.Set
 	// Handoff hands the conversation off to a new session (/handoff);

@@ -207,3 +207,17 @@ func TestStopAndAgents(t *testing.T) {
 		t.Fatalf("running %d, summary %q", a.Running(), a.Summary())
 	}
 }
+
+// TestPluginCompletions: Tab after /plugin offers Claude Code's words,
+// and after /plugin marketplace its own.
+func TestPluginCompletions(t *testing.T) {
+	if got := PluginCompletions("/plugin "); len(got) == 0 || got[0] != "install" {
+		t.Errorf("after /plugin: %q", got)
+	}
+	if got := PluginCompletions("/plugin  marketplace "); strings.Join(got, " ") != "add list remove" {
+		t.Errorf("after /plugin marketplace: %q", got)
+	}
+	if got := PluginCompletions("/model "); got != nil {
+		t.Errorf("after /model: %q", got)
+	}
+}

@@ -79,6 +79,10 @@ type Def struct {
 	// agent follows the definition: a project's wait for the person's
 	// approval as the project's settings' hooks do.
 	Hooks hooks.Config
+	// Plugin is the plugin a plugin's definition came with; its Name is
+	// then namespaced as Claude Code names it, PLUGIN:NAME (with the
+	// subfolders between: PLUGIN:SUB:NAME), and Bare is NAME alone.
+	Plugin, Bare string
 }
 
 // ToolsFor is the child's tools given its parent's: the parent's when
@@ -118,9 +122,10 @@ func matches(t, name string) bool {
 type Set struct {
 	defs     map[string]Def
 	Warnings []string
-	// plugin is set while a plugin's folder is read: Claude Code ignores
-	// the hooks of a plugin's agents, and so does ralph.
-	plugin bool
+	// plugin is the plugin whose agents folder (pluginDir) is being
+	// read: its definitions are named PLUGIN:…:NAME, and Claude Code
+	// ignores the hooks of a plugin's agents, and so does ralph.
+	plugin, pluginDir string
 }
 
 // Lookup is the definition called name.
@@ -132,11 +137,37 @@ func (s Set) Lookup(name string) (Def, bool) {
 // ErrUnknown is a name no definition of the set has.
 var ErrUnknown = errors.New("no agent definition")
 
-// Find is the definition called name, or ErrUnknown in one sentence
-// that names the definitions there are.
+// ErrAmbiguous is a bare name that more than one plugin's definition
+// has, and no definition of the project's or the person's.
+var ErrAmbiguous = errors.New("more than one plugin's agent definition is called")
+
+// Find is the definition called name: its full name, or a plugin's
+// definition's bare NAME when only one plugin has a definition of that
+// name and neither the project nor the person does (ralph takes it as
+// Claude Code's plugins' own texts often write it). Otherwise ErrUnknown
+// (or ErrAmbiguous) in one sentence that names the definitions there are.
 func (s Set) Find(name string) (Def, error) {
 	if d, ok := s.Lookup(name); ok {
 		return d, nil
+	}
+	if !strings.Contains(name, ":") {
+		var same []Def
+		for _, d := range s.Defs() {
+			if d.Plugin != "" && strings.EqualFold(d.Bare, name) {
+				same = append(same, d)
+			}
+		}
+		switch len(same) {
+		case 1:
+			return same[0], nil
+		case 0:
+		default:
+			full := make([]string, len(same))
+			for i, d := range same {
+				full[i] = d.Name
+			}
+			return Def{}, fmt.Errorf("%w %q; name one of %s", ErrAmbiguous, text.StripControls(name), strings.Join(full, ", "))
+		}
 	}
 	var names []string
 	for _, d := range s.Defs() {
@@ -162,10 +193,12 @@ func (s Set) Defs() []Def {
 // Dir is a folder of definitions beyond the agents' table's: a
 // plugin's agents/ folder (memory/plugins), read through Fs (a door on
 // the plugin's root), shown as Shown, whose files count as Source's.
+// Plugin is the plugin's name, which its definitions' names start with.
 type Dir struct {
 	Fs          afero.Fs
 	Path, Shown string
 	Source      Source
+	Plugin      string
 }
 
 // Load reads the project's definitions under root through project (the
@@ -198,9 +231,14 @@ func Load(project afero.Fs, root, home string, extra ...Dir) Set {
 	}
 	for _, d := range extra {
 		if d.Fs != nil {
-			s.plugin = true
+			s.plugin, s.pluginDir = d.Plugin, d.Path
+			if s.plugin == "" {
+				// A plugin has a name; were it missing, its agents
+				// still count as a plugin's.
+				s.plugin = "plugin"
+			}
 			s.loadDir(d.Fs, d.Path, d.Shown, d.Source)
-			s.plugin = false
+			s.plugin, s.pluginDir = "", ""
 		}
 	}
 	return s
@@ -291,9 +329,17 @@ func (s *Set) loadFile(fsys afero.Fs, path, name string, src Source) {
 		s.Warnings = append(s.Warnings, err.Error())
 		return
 	}
-	if s.plugin && len(d.Hooks.Hooks) > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("%s sets hooks, which are not run for a plugin's agents (Anthropic's CLI does the same); your own and the project's definitions may have them.", name))
-		d.Hooks = hooks.Config{}
+	if s.plugin != "" {
+		if len(d.Hooks.Hooks) > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s sets hooks, which are not run for a plugin's agents (Anthropic's CLI does the same); your own and the project's definitions may have them.", name))
+			d.Hooks = hooks.Config{}
+		}
+		full, err := s.pluginName(path, d.Name)
+		if err != nil {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s is not used: %v.", name, err))
+			return
+		}
+		d.Plugin, d.Bare, d.Name = s.plugin, d.Name, full
 	}
 	key := strings.ToLower(d.Name)
 	if had, ok := s.defs[key]; ok {
@@ -305,6 +351,26 @@ func (s *Set) loadFile(fsys afero.Fs, path, name string, src Source) {
 		return
 	}
 	s.defs[key] = d
+}
+
+// segmentPattern is what a plugin's name and the subfolders of its
+// agents folder may be to become part of a definition's name.
+var segmentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// pluginName is the name of the plugin's definition called name in file
+// path, as Claude Code gives it: the plugin's name, the folders between
+// the agents folder and the file, and name, joined by colons.
+func (s *Set) pluginName(path, name string) (string, error) {
+	parts := []string{s.plugin}
+	if rel, err := filepath.Rel(s.pluginDir, filepath.Dir(path)); err == nil && rel != "." {
+		parts = append(parts, strings.Split(filepath.ToSlash(rel), "/")...)
+	}
+	for _, p := range parts {
+		if !segmentPattern.MatchString(p) {
+			return "", fmt.Errorf("%q cannot be part of an agent's name (letters, digits, dots, hyphens and underscores)", text.StripControls(p))
+		}
+	}
+	return strings.Join(append(parts, name), ":"), nil
 }
 
 // readFile reads one definition through the door, at most maxFile
@@ -477,8 +543,20 @@ func ParseSpec(spec string) (name string, ok bool, err error) {
 	if name == "" {
 		return "", true, ErrNoName
 	}
-	if !namePattern.MatchString(name) {
-		return "", true, fmt.Errorf("--agent %s: %q is not an agent definition's name (lowercase letters, digits and hyphens)", text.StripControls(s), text.StripControls(name))
+	if !validSpecName(name) {
+		return "", true, fmt.Errorf("--agent %s: %q is not an agent definition's name (lowercase letters, digits and hyphens, after PLUGIN: for a plugin's)", text.StripControls(s), text.StripControls(name))
 	}
 	return name, true, nil
+}
+
+// validSpecName reports whether name is a definition's name: NAME, or a
+// plugin's PLUGIN:…:NAME.
+func validSpecName(name string) bool {
+	parts := strings.Split(name, ":")
+	for _, p := range parts[:len(parts)-1] {
+		if !segmentPattern.MatchString(p) {
+			return false
+		}
+	}
+	return namePattern.MatchString(parts[len(parts)-1])
 }

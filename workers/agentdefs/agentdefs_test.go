@@ -324,11 +324,66 @@ func TestFrontMatterHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := Load(rootfs.Person(), root, "", Dir{Fs: door, Path: filepath.Join(plugin, "agents"), Shown: "plugin p/agents", Source: Project})
-	if d, ok := s.Lookup("guarded"); !ok || len(d.Hooks.Hooks) != 0 {
+	s := Load(rootfs.Person(), root, "", Dir{Fs: door, Path: filepath.Join(plugin, "agents"), Shown: "plugin p/agents", Source: Project, Plugin: "p"})
+	if d, ok := s.Lookup("p:deep:guarded"); !ok || len(d.Hooks.Hooks) != 0 {
 		t.Errorf("a plugin's agent kept its hooks: %+v", d.Hooks)
 	}
 	if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "plugin p/agents/deep/guarded.md sets hooks") }) {
 		t.Errorf("warnings %q", s.Warnings)
+	}
+}
+
+// TestPluginAgentNames: a plugin's definitions are named as Claude Code
+// names them, PLUGIN:NAME and PLUGIN:SUB:NAME, beside the project's of
+// the same bare name; a bare name finds a plugin's definition only when
+// one plugin has it and the project does not, and two plugins' are one
+// sentence naming both.
+func TestPluginAgentNames(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, ".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: the project's\n---\nReview.")
+	var dirs []Dir
+	for _, p := range []string{"alpha", "beta"} {
+		dir := t.TempDir()
+		write(t, dir, "agents/reviewer.md", "---\nname: reviewer\ndescription: "+p+"'s\n---\nReview as "+p+".")
+		write(t, dir, "agents/deep/"+p+"-only.md", "---\ndescription: only "+p+"\n---\nOnly.")
+		write(t, dir, "agents/bad name/x.md", "---\nname: x\n---\nX.")
+		door, err := rootfs.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, Dir{Fs: door, Path: filepath.Join(dir, "agents"), Shown: "plugin " + p + "/agents", Source: Project, Plugin: p})
+	}
+	s := Load(rootfs.Person(), root, "", dirs...)
+	var names []string
+	for _, d := range s.Defs() {
+		names = append(names, d.Name)
+	}
+	want := []string{"alpha:deep:alpha-only", "alpha:reviewer", "beta:deep:beta-only", "beta:reviewer", "reviewer"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("names %q, want %q (warnings %q)", names, want, s.Warnings)
+	}
+	for name, desc := range map[string]string{"reviewer": "the project's", "beta:reviewer": "beta's", "ALPHA:Reviewer": "alpha's", "alpha-only": "only alpha"} {
+		if d, err := s.Find(name); err != nil || d.Description != desc {
+			t.Errorf("Find(%q) = %q, %v; want %q", name, d.Description, err, desc)
+		}
+	}
+	if d, _ := s.Find("beta-only"); d.Bare != "beta-only" || d.Plugin != "beta" {
+		t.Errorf("beta-only: bare %q, plugin %q", d.Bare, d.Plugin)
+	}
+	if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, `"bad name" cannot be part of an agent's name`) }) {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	// Without the project's, the bare name is two plugins'.
+	s = Load(rootfs.Person(), t.TempDir(), "", dirs...)
+	if _, err := s.Find("reviewer"); !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "alpha:reviewer, beta:reviewer") {
+		t.Errorf("Find(reviewer) of two plugins: %v", err)
+	}
+	for spec, want := range map[string]string{"def:alpha:reviewer": "alpha:reviewer", "def:alpha:deep:alpha-only": "alpha:deep:alpha-only"} {
+		if name, ok, err := ParseSpec(spec); !ok || err != nil || name != want {
+			t.Errorf("ParseSpec(%q) = %q, %v, %v", spec, name, ok, err)
+		}
+	}
+	if _, _, err := ParseSpec("def:a b:c"); err == nil {
+		t.Errorf("ParseSpec took a name with a space")
 	}
 }
