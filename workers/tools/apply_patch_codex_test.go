@@ -116,4 +116,3 @@ func treeOf(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
-
