@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
+	"github.com/ralph-dev/ralph/workers/tools/applypatch"
 )
 
 // Checkpointer records the work tree around the turns that may change it;
@@ -137,6 +138,16 @@ func writtenPaths(calls []conversation.ToolCall) []string {
 				continue // refused by the tool: it wrote nothing
 			}
 			paths = append(paths, a.Path)
+		case call.Name == tools.ToolApplyPatch:
+			// A patch names its files (and their move destinations);
+			// one that does not parse wrote nothing.
+			var a struct {
+				Input string `json:"input"`
+			}
+			if json.Unmarshal([]byte(call.Arguments), &a) != nil {
+				continue
+			}
+			paths = append(paths, applypatch.Paths(a.Input)...)
 		default:
 			return nil
 		}

@@ -152,9 +152,14 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 			c.denied = append(c.denied, d)
 		}
 	}
-	if ch := res.Changed; ch != nil && c.opts.FilesFromTools {
+	if c.opts.FilesFromTools && (res.Changed != nil || len(res.Changes) > 0) {
 		c.changedMu.Lock()
-		c.changed = append(c.changed, git.FileChange{Path: ch.Path, Added: ch.Added, Deleted: ch.Deleted})
+		if ch := res.Changed; ch != nil {
+			c.changed = append(c.changed, git.FileChange{Path: ch.Path, Added: ch.Added, Deleted: ch.Deleted})
+		}
+		for _, ch := range res.Changes {
+			c.changed = append(c.changed, git.FileChange{Path: ch.Path, Added: ch.Added, Deleted: ch.Deleted})
+		}
 		c.changedMu.Unlock()
 	}
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)

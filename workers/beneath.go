@@ -53,6 +53,11 @@ func IsProtected(rel string) bool {
 // resolved and slash separated.
 func (tg Target) Path() string { return filepath.ToSlash(filepath.Join(tg.dirRel, tg.name)) }
 
+// Linked reports whether the name the target was asked for is a symbolic
+// link the target followed: removing or moving the target changes the
+// file it names, not the link.
+func (tg Target) Linked() bool { return tg.linked }
+
 // Exists reports whether the target names a file that exists (a write
 // replaces it) rather than one a write creates.
 func (tg Target) Exists() bool { return tg.exists }

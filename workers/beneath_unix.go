@@ -214,6 +214,7 @@ type Target struct {
 	name   string
 	mode   uint32 // permission bits of the file it replaces, or 0644
 	exists bool
+	linked bool // the name rel ended in was a symbolic link, followed
 }
 
 func (tg Target) Close() { unix.Close(tg.dir) }
@@ -240,7 +241,7 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 		if err != nil {
 			return Target{}, err
 		}
-		tg := Target{dir: dir, name: name, mode: 0o644}
+		tg := Target{dir: dir, name: name, mode: 0o644, linked: hops > 0}
 		if tg.dirRel, err = r.where(dir, dirRel); err != nil {
 			tg.Close()
 			return Target{}, err
@@ -379,6 +380,16 @@ func (tg Target) Write(data []byte) (err error) {
 	}
 	// Sync the directory so the rename itself survives a crash. Failure here
 	// does not undo the write, so it is not reported.
+	_ = unix.Fsync(tg.dir)
+	return nil
+}
+
+// Remove deletes the target's file, by its name in its directory; a
+// directory is not removed.
+func (tg Target) Remove() error {
+	if err := unix.Unlinkat(tg.dir, tg.name, 0); err != nil {
+		return &fs.PathError{Op: "remove", Path: tg.name, Err: err}
+	}
 	_ = unix.Fsync(tg.dir)
 	return nil
 }

@@ -100,9 +100,22 @@ type Target struct {
 	dirRel string // the directory relative to the root, links resolved
 	name   string
 	exists bool
+	linked bool // the name rel ended in was a symbolic link, followed
 }
 
 func (tg Target) Close() {}
+
+// Remove deletes the target's file; a directory is not removed.
+func (tg Target) Remove() error {
+	fi, err := tg.root.Lstat(filepath.Join(tg.dirRel, tg.name))
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return &fs.PathError{Op: "remove", Path: tg.name, Err: syscall.EISDIR}
+	}
+	return tg.root.Remove(filepath.Join(tg.dirRel, tg.name))
+}
 
 // key names the file for the per-path write lock, however it was spelled.
 func (tg Target) key(root string) string { return filepath.Join(root, tg.dirRel, tg.name) }
@@ -125,6 +138,9 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 		return Target{}, &fs.PathError{Op: "write", Path: rel, Err: syscall.EISDIR}
 	}
 	tg := Target{root: r.root, dirRel: filepath.Dir(realRel), name: filepath.Base(realRel)}
+	if fi, err := r.root.Lstat(rel); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		tg.linked = true
+	}
 	fi, err := r.root.Lstat(realRel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && create:

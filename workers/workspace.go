@@ -41,6 +41,9 @@ type Result struct {
 	// nil when it changed none. Outside git, where no checkpoint can
 	// tell, the coordinator counts it in files_changed.
 	Changed *FileChange
+	// Changes are the files a tool that changes several (apply_patch)
+	// changed, counted as Changed is.
+	Changes []FileChange
 }
 
 // Denier is what wanted the approval a Denied call did not get.

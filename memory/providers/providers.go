@@ -7,7 +7,10 @@
 // row's key variables from the commands ralph runs.
 package providers
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // Wire protocols a provider speaks.
 const (
@@ -43,6 +46,10 @@ type Provider struct {
 	ModelPrefixes []string
 	// Local: it runs on the person's machine and needs no key.
 	Local bool
+	// PatchModels are the models, as path.Match patterns of the lower-case
+	// name, trained on codex's patch format: they are offered apply_patch
+	// beside edit_file (EditsWithPatch), wherever they are served.
+	PatchModels []string
 }
 
 // table is every provider ralph knows, in the order ralph infers one from
@@ -50,7 +57,7 @@ type Provider struct {
 // nothing named keeps today's choice.
 var table = []Provider{
 	{Name: "openai", Protocol: ProtocolOpenAI, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
-		DefaultModel: "gpt-4o-mini"},
+		DefaultModel: "gpt-4o-mini", PatchModels: []string{"gpt-5*", "codex*", "o[0-9]*"}},
 	{Name: "anthropic", Protocol: ProtocolAnthropic, BaseURL: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY",
 		TokenEnv: "ANTHROPIC_AUTH_TOKEN", BaseURLEnv: "ANTHROPIC_BASE_URL",
 		DefaultModel: "claude-sonnet-4-5", ModelPrefixes: []string{"claude-"}},
@@ -96,6 +103,28 @@ func ForModel(model string) (Provider, bool) {
 		}
 	}
 	return Provider{}, false
+}
+
+// EditsWithPatch reports whether model is one a row of the table says is
+// trained on codex's patch format (OpenAI's GPT-5, codex and o-series
+// models), so that it is offered apply_patch. The name is matched as it
+// is and without a router's vendor prefix ("openai/gpt-5" on OpenRouter).
+func EditsWithPatch(model string) bool {
+	m := strings.ToLower(strings.TrimSpace(model))
+	names := []string{m}
+	if _, rest, ok := strings.Cut(m, "/"); ok {
+		names = append(names, rest)
+	}
+	for _, p := range table {
+		for _, pat := range p.PatchModels {
+			for _, n := range names {
+				if ok, _ := path.Match(pat, n); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // KeyVariables returns every variable any provider reads a key or token

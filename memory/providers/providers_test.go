@@ -30,3 +30,15 @@ func TestTheTable(t *testing.T) {
 		}
 	}
 }
+
+func TestEditsWithPatch(t *testing.T) {
+	t.Parallel()
+	for model, want := range map[string]bool{
+		"gpt-5": true, "gpt-5-codex": true, "GPT-5.1-mini": true, "codex-mini-latest": true, "o3": true, "o4-mini": true,
+		"openai/gpt-5": true, "gpt-4o-mini": false, "gpt-4.1": false, "claude-sonnet-4-5": false, "ollama": false, "qwen2.5-coder": false, "": false,
+	} {
+		if got := EditsWithPatch(model); got != want {
+			t.Errorf("EditsWithPatch(%q) = %v, want %v", model, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/workers/tools"
+	"github.com/ralph-dev/ralph/workers/tools/applypatch"
 )
 
 // FinalReportFile is the report's name inside the session directory.
@@ -289,6 +291,21 @@ func writeFiles(b *strings.Builder, evs []coordinator.Event) {
 			calls[e.ToolID] = e
 		case coordinator.EventToolResult:
 			c, ok := calls[e.ToolID]
+			if !e.IsError && ok && c.ToolName == tools.ToolApplyPatch {
+				// A patch that applied touched every file it names.
+				var a struct {
+					Input string `json:"input"`
+				}
+				_ = json.Unmarshal(toolArgs(c), &a)
+				for _, p := range applypatch.Paths(a.Input) {
+					p = filepath.Clean(p)
+					if touched[p] == nil {
+						touched[p] = &touch{}
+					}
+					touched[p].edits++
+				}
+				continue
+			}
 			if e.IsError || !ok || !tools.Info(c.ToolName).WritesPaths {
 				continue
 			}

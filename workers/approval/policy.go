@@ -493,7 +493,12 @@ func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string)
 	if !ok {
 		return tools.Decision{Allowed: true}
 	}
-	return p.askPerson(ctx, Question{Command: paths[0], Tool: tool, Why: []string{m.reason()}}, m)
+	what := paths[0]
+	if tool == tools.ToolApplyPatch {
+		// One question for the whole patch names every file it touches.
+		what = strings.Join(paths, ", ")
+	}
+	return p.askPerson(ctx, Question{Command: what, Tool: tool, Why: []string{m.reason()}}, m)
 }
 
 // currentAsker is who is asked now: nobody under --permission-mode

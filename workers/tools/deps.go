@@ -256,7 +256,7 @@ func FileTools(defs []ToolDef) string {
 	var names []string
 	for _, d := range defs {
 		switch d.Name {
-		case ToolReadFile, ToolWriteFile, ToolEditFile, ToolListFiles, ToolSearch, ToolRunCommand:
+		case ToolReadFile, ToolWriteFile, ToolEditFile, ToolApplyPatch, ToolListFiles, ToolSearch, ToolRunCommand:
 			names = append(names, d.Name)
 		}
 	}

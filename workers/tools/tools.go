@@ -104,6 +104,17 @@ func init() {
 			peer: PeerTool{Name: "Edit", Aliases: []string{"MultiEdit"},
 				Input: map[string]string{"file_path": "path", "old_string": "old_string", "new_string": "new_string"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).editFileTool) }},
+		// apply_patch is codex's tool, offered beside edit_file to the
+		// models trained on it (Options.Patch); hooks see it by its own
+		// name, as codex's hooks do.
+		{key: "apply_patch", name: ToolApplyPatch, params: ApplyPatchParams{}, roles: Doers,
+			info: ToolInfo{WritesInProcess: true},
+			build: func(d Deps) Tool {
+				if d.Files == nil || !d.Files.opts.Patch {
+					return nil
+				}
+				return d.Files.applyPatchTool()
+			}},
 		{key: "list_files", name: ToolListFiles, params: ListFilesParams{}, roles: AllRoles,
 			info:  ToolInfo{ReadOnly: true, Paths: true},
 			peer:  PeerTool{Name: "Glob", Aliases: []string{"LS"}, Input: map[string]string{"pattern": "pattern", "path": "path"}},

@@ -43,6 +43,9 @@ type Tool interface {
 type Options struct {
 	workers.Options
 	Approver Approver // nil refuses every command
+	// Patch offers apply_patch beside edit_file: the session's model is
+	// one trained on codex's patch format (providers.EditsWithPatch).
+	Patch bool
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
