@@ -96,6 +96,9 @@ type Options struct {
 	// turn's end, the session's start and end); tool calls fire theirs
 	// at the tool door.
 	Hooks *hooks.Set
+	// Instructions are the instructions files the system prompt holds,
+	// for the InstructionsLoaded hooks.
+	Instructions []InstructionFile
 
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
@@ -530,6 +533,9 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			err = c.setAside(err)
 			c.logError("model", "", err.Error())
 			c.emit(Event{Type: EventError, Text: err.Error()})
+			if ctx.Err() == nil {
+				c.stopFailure(ctx, err)
+			}
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.addUsage(resp.Usage)

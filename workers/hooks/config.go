@@ -30,12 +30,24 @@ const (
 	SessionEnd         Event = "SessionEnd"
 	PreCompact         Event = "PreCompact"
 	Notification       Event = "Notification"
+	PermissionRequest  Event = "PermissionRequest"
+	PermissionDenied   Event = "PermissionDenied"
+	SubagentStart      Event = "SubagentStart"
+	StopFailure        Event = "StopFailure"
+	PostCompact        Event = "PostCompact"
+	InstructionsLoaded Event = "InstructionsLoaded"
 )
 
 // Events lists the events ralph runs, in the order Claude Code documents
 // them.
-var Events = []Event{PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
-	SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
+var Events = []Event{PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied,
+	UserPromptSubmit, Stop, StopFailure, SubagentStart, SubagentStop, SessionStart, SessionEnd,
+	PreCompact, PostCompact, Notification, InstructionsLoaded}
+
+// ToolEvents are the events of one tool call: their matcher is the tool's
+// name, their "if" is read, and they wait for the project's pending hooks
+// to be decided, since a guard must be decided before the call it guards.
+var ToolEvents = []Event{PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied}
 
 // Source says which file a hook came from; the caller decides from it
 // whether the hook may run (a project's need the person's approval).
@@ -114,7 +126,8 @@ type commandHook struct {
 
 // ifEvents are the events whose hooks' "if" is read, as in Claude Code:
 // those of one tool call. On the others "if" is ignored.
-var ifEvents = map[Event]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true}
+var ifEvents = map[Event]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true,
+	PermissionRequest: true, PermissionDenied: true}
 
 // Parse reads the hooks of one settings file (~/.claude/settings.json,
 // .claude/settings.json, .claude/settings.local.json, a plugin's

@@ -13,7 +13,7 @@ func TestParseKeepsSourceTimeoutAndWarns(t *testing.T) {
 	    {"type": "command", "command": "guard.sh", "timeout": 30},
 	    {"type": "prompt", "prompt": "is this safe?"}]}],
 	  "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
-	  "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
+	  "TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}],
 	  "PostToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "y"}]}]
 	}, "model": "opus"}`
 	cfg, err := Parse([]byte(data), SourcePlugin, "/p/hooks/hooks.json", "/p")
@@ -33,7 +33,7 @@ func TestParseKeepsSourceTimeoutAndWarns(t *testing.T) {
 		}
 	}
 	all := strings.Join(cfg.Warnings, "\n")
-	for _, w := range []string{`type "prompt" are not supported`, "no PermissionRequest hooks", `matcher "(" is no regular expression`} {
+	for _, w := range []string{`type "prompt" are not supported`, "no TeammateIdle hooks", `matcher "(" is no regular expression`} {
 		if !strings.Contains(all, w) {
 			t.Errorf("warnings %q lack %q", all, w)
 		}

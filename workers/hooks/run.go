@@ -101,6 +101,10 @@ func toolCall(in Input) (string, map[string]any, bool) {
 		return in.ToolName, in.ToolInput, true
 	case *PostToolUseFailureInput:
 		return in.ToolName, in.ToolInput, true
+	case *PermissionRequestInput:
+		return in.ToolName, in.ToolInput, true
+	case *PermissionDeniedInput:
+		return in.ToolName, in.ToolInput, true
 	}
 	return "", nil, false
 }

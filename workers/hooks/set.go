@@ -202,10 +202,9 @@ func (s *Set) config(ctx context.Context, event Event) Config {
 		return Config{}
 	}
 	base := s.Base.config(ctx, event)
-	switch event {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	if slices.Contains(ToolEvents, event) {
 		s.Settle(ctx)
-	default:
+	} else {
 		s.trySettle(ctx)
 	}
 	s.recheck(event)
