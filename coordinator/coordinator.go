@@ -154,6 +154,9 @@ type Coordinator struct {
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
 	mu       sync.Mutex
+	// rewakes are what asyncRewake hooks said by exiting 2, for the
+	// model's next turn (deliverRewakes); noteMu guards them too.
+	rewakes []string
 	// noteMu guards opts.Note, which AddNote adds to from the face's
 	// goroutine.
 	noteMu sync.Mutex
@@ -188,6 +191,10 @@ func New(opts Options) *Coordinator {
 		c.turns, c.usage = p.Turns, p.Usage
 		c.turnNow.Store(int64(p.Turns))
 		c.counts.retries, c.counts.errors, c.counts.interrupts = p.Retries, p.Errors, p.Interrupts
+	}
+	if opts.parent == nil {
+		// The session's asyncRewake hooks wake its main agent.
+		opts.Hooks.OnRewake(c.rewoken)
 	}
 	return c
 }
@@ -502,6 +509,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if ctx.Err() != nil {
 			return c.interrupted(interrupts.Interrupt{Kind: interrupts.HardStop})
 		}
+		c.deliverRewakes()
 		if c.turns-c.runStart >= c.opts.MaxTurns {
 			err := fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns"))
 			if stopKeeps > 0 {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -362,4 +364,29 @@ const (
 // LoadInclude with Parent the file that imported it.
 type InstructionFile struct {
 	Path, MemoryType, LoadReason, Parent string
+}
+
+// rewoken keeps what an asyncRewake hook said by exiting 2 for the
+// model's next turn, as Claude Code queues it, and tells the person in
+// one line (its rewakeSummary).
+func (c *Coordinator) rewoken(r hooks.Rewake) {
+	c.noteMu.Lock()
+	c.rewakes = append(c.rewakes, r.Message)
+	c.noteMu.Unlock()
+	c.hookWarn(text.Visible(r.Summary) + ": an async hook woke the model; it reads the hook's words at its next turn")
+}
+
+// deliverRewakes puts what asyncRewake hooks said since the last turn
+// into the conversation as a user message, at a step boundary, as a
+// message the person sent is: the model reads it at its next turn. One
+// that comes while no run works waits for the next one.
+func (c *Coordinator) deliverRewakes() {
+	c.noteMu.Lock()
+	msgs := c.rewakes
+	c.rewakes = nil
+	c.noteMu.Unlock()
+	if len(msgs) == 0 {
+		return
+	}
+	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: "[asyncRewake hook]\n" + strings.Join(msgs, "\n")})
 }

@@ -304,3 +304,42 @@ func writeUserConfig(t *testing.T, home, toml string) {
 		t.Fatal(err)
 	}
 }
+
+// TestEcosystem2Events3AsyncRewakeWakesTheModel: a PostToolUse hook with
+// "asyncRewake": true runs without holding the turn, and when it exits 2
+// its stderr reaches the model at a later turn, after its rewakeMessage,
+// as Claude Code queues it; the person is told by its rewakeSummary. The
+// old code ran it async and dropped its exit 2, saying so.
+func TestEcosystem2Events3AsyncRewakeWakesTheModel(t *testing.T) {
+	t.Parallel()
+	proj, home := attackLayout(t)
+	personHooks(t, home, `{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","asyncRewake":true,"timeout":30,`+
+		`"rewakeMessage":"The test suite finished:","rewakeSummary":"tests failed",`+
+		`"command":"cat >/dev/null; case \"$(ls \"$CLAUDE_PROJECT_DIR\")\" in *first*) sleep 1; echo REWAKE-3-FAILED >&2; exit 2;; esac"}]}]}`)
+	srv := inlineServer(t, toolScenario(t, "rewake", [][]toolCall{
+		{{"run_command", `{"command":"touch first"}`}},
+		{{"run_command", `{"command":"sleep 4"}`}},
+	}, "done"))
+	start := time.Now()
+	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "-y", "--no-wait", "run the tests")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("the run took %s", d)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	found := false
+	for _, m := range last.Request.Messages {
+		if m.Role == "user" && strings.Contains(m.Content, "The test suite finished: REWAKE-3-FAILED") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the model never read the hook's words; its last request: %+v", last.Request.Messages)
+	}
+	if !strings.Contains(r.stderr, "tests failed") || strings.Contains(r.stderr, "does not support") {
+		t.Fatalf("the person was not told: %s", r.stderr)
+	}
+}

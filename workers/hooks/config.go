@@ -87,6 +87,12 @@ type Hook struct {
 	// Async: the hook runs without holding the turn, and what it answers
 	// is not read. A PreToolUse guard is never async.
 	Async bool
+	// Rewake (asyncRewake, which implies Async): when the hook exits 2,
+	// its stderr (or stdout) reaches the model at its next turn, after
+	// RewakeMessage, or Claude Code's words when that is empty;
+	// RewakeSummary is the line the person sees then.
+	Rewake                       bool
+	RewakeMessage, RewakeSummary string
 }
 
 // Config is the hooks of one or more settings files.
@@ -120,8 +126,10 @@ type commandHook struct {
 	Timeout     *float64 `json:"timeout"`
 	Sandbox     *bool    `json:"sandbox"`
 	If          string   `json:"if"`
-	Async       bool     `json:"async"`
-	AsyncRewake bool     `json:"asyncRewake"`
+	Async         bool     `json:"async"`
+	AsyncRewake   bool     `json:"asyncRewake"`
+	RewakeMessage string   `json:"rewakeMessage"`
+	RewakeSummary string   `json:"rewakeSummary"`
 }
 
 // ifEvents are the events whose hooks' "if" is read, as in Claude Code:
@@ -187,9 +195,6 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 					unsandboxed = false
 				}
 				async := h.Async || h.AsyncRewake
-				if h.AsyncRewake {
-					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook says \"asyncRewake\", which ralph does not support: it runs async, and its exit 2 wakes no one", file, ev))
-				}
 				if async && ev == PreToolUse {
 					// An async guard could not refuse the call it guards.
 					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a PreToolUse hook says \"async\", but a guard never runs async in ralph: the call waits for it", file))
@@ -201,7 +206,7 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 				}
 				cfg.Hooks = append(cfg.Hooks, Hook{Event: ev, Matcher: g.Matcher, Command: h.Command,
 					Timeout: timeout, Source: src, File: file, PluginRoot: pluginRoot, Unsandboxed: unsandboxed,
-					If: cond, Async: async})
+					If: cond, Async: async, Rewake: async && h.AsyncRewake, RewakeMessage: h.RewakeMessage, RewakeSummary: h.RewakeSummary})
 			}
 		}
 	}

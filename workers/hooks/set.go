@@ -140,6 +140,14 @@ func (s *Set) recheck(event Event) {
 	}
 }
 
+// OnRewake sends the asyncRewake hooks' exits 2 to f (Runner.OnRewake).
+func (s *Set) OnRewake(f func(Rewake)) {
+	if s == nil || s.Runner == nil {
+		return
+	}
+	s.Runner.OnRewake(f)
+}
+
 // Has reports whether event has any hook to run, refuse or decide, so
 // that a caller builds an event's input only when something will read it.
 func (s *Set) Has(event Event) bool {
