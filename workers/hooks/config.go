@@ -121,11 +121,11 @@ type matcherGroup struct {
 }
 
 type commandHook struct {
-	Type        string   `json:"type"`
-	Command     string   `json:"command"`
-	Timeout     *float64 `json:"timeout"`
-	Sandbox     *bool    `json:"sandbox"`
-	If          string   `json:"if"`
+	Type          string   `json:"type"`
+	Command       string   `json:"command"`
+	Timeout       *float64 `json:"timeout"`
+	Sandbox       *bool    `json:"sandbox"`
+	If            string   `json:"if"`
 	Async         bool     `json:"async"`
 	AsyncRewake   bool     `json:"asyncRewake"`
 	RewakeMessage string   `json:"rewakeMessage"`
