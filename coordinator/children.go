@@ -239,6 +239,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 		// covers it.
 		FilesFromTools: c.opts.FilesFromTools,
 	})
+	c.subagentStart(cctx, child, id, job.def)
 	r := child.Run(cctx, task)
 	run.result = r
 	if addUsage {

@@ -265,6 +265,7 @@ func (c *Coordinator) compact(ctx context.Context, msgs []conversation.Message, 
 		Detail: fmt.Sprintf("summarised the conversation in place: about %d tokens before, %d after; the last %s kept as they were", info.BeforeTokens, info.AfterTokens, text.Counted(info.Kept, "message", "messages")),
 		Reason: why})
 	c.emit(Event{Type: EventConversationCompacted, Turn: c.turns, Text: compactedLine(info, model), Output: summary, Compaction: &info})
+	c.postCompact(ctx, cause, summary)
 	c.compacted(ctx)
 	return Compacted{Compaction: info, Summary: summary}, nil
 }

@@ -96,6 +96,9 @@ type Options struct {
 	// turn's end, the session's start and end); tool calls fire theirs
 	// at the tool door.
 	Hooks *hooks.Set
+	// Instructions are the instructions files the system prompt holds,
+	// for the InstructionsLoaded hooks.
+	Instructions []InstructionFile
 
 	// parent is the coordinator a child agent reports to: a child's events
 	// go through parent.forward rather than straight to the broker.
@@ -151,6 +154,9 @@ type Coordinator struct {
 	// opts.Tools (RunNarrowed); guarded by mu.
 	narrowed Tools
 	mu       sync.Mutex
+	// rewakes are what asyncRewake hooks said by exiting 2, for the
+	// model's next turn (deliverRewakes); noteMu guards them too.
+	rewakes []string
 	// noteMu guards opts.Note, which AddNote adds to from the face's
 	// goroutine.
 	noteMu sync.Mutex
@@ -185,6 +191,10 @@ func New(opts Options) *Coordinator {
 		c.turns, c.usage = p.Turns, p.Usage
 		c.turnNow.Store(int64(p.Turns))
 		c.counts.retries, c.counts.errors, c.counts.interrupts = p.Retries, p.Errors, p.Interrupts
+	}
+	if opts.parent == nil {
+		// The session's asyncRewake hooks wake its main agent.
+		opts.Hooks.OnRewake(c.rewoken)
 	}
 	return c
 }
@@ -506,6 +516,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if ctx.Err() != nil {
 			return c.interrupted(interrupts.Interrupt{Kind: interrupts.HardStop})
 		}
+		c.deliverRewakes()
 		if c.turns-c.runStart >= c.opts.MaxTurns {
 			err := fmt.Errorf("stopped after the limit of %s without a final answer; raise it with --max-turns", text.Counted(c.opts.MaxTurns, "turn", "turns"))
 			if stopKeeps > 0 {
@@ -537,6 +548,9 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 			err = c.setAside(err)
 			c.logError("model", "", err.Error())
 			c.emit(Event{Type: EventError, Text: err.Error()})
+			if ctx.Err() == nil {
+				c.stopFailure(ctx, err)
+			}
 			return Result{Subtype: SubtypeExecutionError, IsError: true, Err: err, Text: err.Error()}
 		}
 		c.addUsage(resp.Usage)

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
@@ -125,8 +129,10 @@ func (c *Coordinator) sessionStart(ctx context.Context) {
 	c.hooks.startSource = ""
 	c.mu.Unlock()
 	if !c.opts.Hooks.Has(hooks.SessionStart) {
+		c.instructionsLoaded(ctx, source)
 		return
 	}
+	defer c.instructionsLoaded(ctx, source)
 	res := c.fire(ctx, hooks.SessionStart, &hooks.SessionStartInput{Common: c.hookCommon(), Source: source, Model: c.ModelName()})
 	if res.AdditionalContext != "" {
 		c.AddNote("[SessionStart hook context]\n" + res.AdditionalContext)
@@ -184,11 +190,7 @@ func (c *Coordinator) preCompact(ctx context.Context, cause, focus string) {
 	if c.opts.parent != nil || !c.opts.Hooks.Has(hooks.PreCompact) {
 		return
 	}
-	trigger := "auto"
-	if cause == conversation.CompactedByCommand {
-		trigger = "manual"
-	}
-	c.fire(ctx, hooks.PreCompact, &hooks.PreCompactInput{Common: c.hookCommon(), Trigger: trigger, CustomInstructions: focus})
+	c.fire(ctx, hooks.PreCompact, &hooks.PreCompactInput{Common: c.hookCommon(), Trigger: compactTrigger(cause), CustomInstructions: focus})
 }
 
 // compacted starts the session again for SessionStart's hooks after a
@@ -261,4 +263,130 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// subagentStart fires SubagentStart for a child agent about to start:
+// id is ralph's id of it, def the definition it follows (nil for none,
+// which Claude Code calls general-purpose). What the hooks add goes to
+// the child, in its first turn, as Claude Code shows it to the subagent.
+func (c *Coordinator) subagentStart(ctx context.Context, child *Coordinator, id string, def *agentdefs.Def) {
+	if !c.opts.Hooks.Has(hooks.SubagentStart) {
+		return
+	}
+	kind := "general-purpose"
+	if def != nil {
+		kind = def.Name
+	}
+	res := c.fire(ctx, hooks.SubagentStart, &hooks.SubagentStartInput{Common: c.hookCommon(), AgentID: id, AgentType: kind})
+	if res.AdditionalContext != "" {
+		child.AddNote("[SubagentStart hook context]\n" + res.AdditionalContext)
+	}
+}
+
+// stopFailure fires StopFailure, instead of Stop, when an endpoint error
+// ended the turn; as in Claude Code its answers change nothing.
+func (c *Coordinator) stopFailure(ctx context.Context, err error) {
+	if c.opts.parent != nil || !c.opts.Hooks.Has(hooks.StopFailure) {
+		return
+	}
+	c.fire(context.WithoutCancel(ctx), hooks.StopFailure, &hooks.StopFailureInput{Common: c.hookCommon(), Error: failureKind(err),
+		ErrorDetails: err.Error(), LastAssistantMessage: lastAssistantText(c.Messages())})
+}
+
+// failureKind is Claude Code's name (StopFailure's error) of the kind of
+// endpoint error err is.
+func failureKind(err error) string {
+	switch {
+	case errors.Is(err, llm.ErrRateLimited):
+		return "rate_limit"
+	case errors.Is(err, llm.ErrUnauthorized):
+		return "authentication_failed"
+	case errors.Is(err, llm.ErrQuota):
+		return "billing_error"
+	case errors.Is(err, llm.ErrModelNotFound):
+		return "model_not_found"
+	case errors.Is(err, llm.ErrBadRequest), errors.Is(err, llm.ErrContextTooLong), errors.Is(err, llm.ErrNoToolSupport), errors.Is(err, llm.ErrContentFiltered):
+		return "invalid_request"
+	case errors.Is(err, llm.ErrServer):
+		return "server_error"
+	}
+	return "unknown"
+}
+
+// postCompact fires PostCompact after a compaction, with the summary that
+// replaced the conversation; its answers change nothing.
+func (c *Coordinator) postCompact(ctx context.Context, cause, summary string) {
+	if c.opts.parent != nil || !c.opts.Hooks.Has(hooks.PostCompact) {
+		return
+	}
+	c.fire(ctx, hooks.PostCompact, &hooks.PostCompactInput{Common: c.hookCommon(), Trigger: compactTrigger(cause), CompactSummary: summary})
+}
+
+// compactTrigger is PreCompact's and PostCompact's trigger: manual for
+// /compact, auto for a compaction ralph started.
+func compactTrigger(cause string) string {
+	if cause == conversation.CompactedByCommand {
+		return "manual"
+	}
+	return "auto"
+}
+
+// instructionsLoaded fires InstructionsLoaded for each instructions file
+// the session's prompt holds (Options.Instructions), when the session
+// starts (load_reason session_start) and again after a compaction
+// (compact), as Claude Code reads them again then. Its answers change
+// nothing, as in Claude Code; a systemMessage is said to the person.
+func (c *Coordinator) instructionsLoaded(ctx context.Context, source string) {
+	if c.opts.parent != nil || len(c.opts.Instructions) == 0 || !c.opts.Hooks.Has(hooks.InstructionsLoaded) {
+		return
+	}
+	for _, f := range c.opts.Instructions {
+		reason := f.LoadReason
+		if source == "compact" && reason == LoadSessionStart {
+			reason = "compact"
+		}
+		c.fire(ctx, hooks.InstructionsLoaded, &hooks.InstructionsLoadedInput{Common: c.hookCommon(), FilePath: f.Path,
+			MemoryType: f.MemoryType, LoadReason: reason, ParentFilePath: f.Parent})
+	}
+}
+
+// LoadSessionStart and LoadInclude are the load reasons of the
+// instructions files ralph reads: each file found when the session starts,
+// and each file one of them imports (@path).
+const (
+	LoadSessionStart = "session_start"
+	LoadInclude      = "include"
+)
+
+// InstructionFile is one instructions file the session's prompt holds,
+// as InstructionsLoaded names it: Path is absolute, MemoryType Project or
+// User (under the home directory), LoadReason LoadSessionStart or
+// LoadInclude with Parent the file that imported it.
+type InstructionFile struct {
+	Path, MemoryType, LoadReason, Parent string
+}
+
+// rewoken keeps what an asyncRewake hook said by exiting 2 for the
+// model's next turn, as Claude Code queues it, and tells the person in
+// one line (its rewakeSummary).
+func (c *Coordinator) rewoken(r hooks.Rewake) {
+	c.noteMu.Lock()
+	c.rewakes = append(c.rewakes, r.Message)
+	c.noteMu.Unlock()
+	c.hookWarn(text.Visible(r.Summary) + ": an async hook woke the model; it reads the hook's words at its next turn")
+}
+
+// deliverRewakes puts what asyncRewake hooks said since the last turn
+// into the conversation as a user message, at a step boundary, as a
+// message the person sent is: the model reads it at its next turn. One
+// that comes while no run works waits for the next one.
+func (c *Coordinator) deliverRewakes() {
+	c.noteMu.Lock()
+	msgs := c.rewakes
+	c.rewakes = nil
+	c.noteMu.Unlock()
+	if len(msgs) == 0 {
+		return
+	}
+	c.appendMessages(conversation.Message{Role: conversation.RoleUser, Content: "[asyncRewake hook]\n" + strings.Join(msgs, "\n")})
 }

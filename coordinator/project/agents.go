@@ -38,6 +38,9 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 		History: p.History, ContextTokens: p.Config.ContextTokens, Prior: p.Prior(), RecordErr: p.RecordErr,
 		Children: p.Children(), PriceOf: p.PriceOf, NextSession: p.nextSession, Hooks: p.Hooks,
 	}
+	if p.Hooks.Has(hooks.InstructionsLoaded) {
+		_, opts.Instructions = p.instructionFiles()
+	}
 	p.withDefinition(&opts)
 	if g.cps != nil {
 		opts.Checkpoints = g.cps

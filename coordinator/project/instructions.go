@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/mentions"
 	"github.com/ralph-dev/ralph/memory/rootfs"
@@ -43,6 +44,8 @@ type instructionSet struct {
 	seen [][]byte        // contents given already (CLAUDE.md as a link to AGENTS.md)
 	read map[string]bool // the files read or refused, by absolute name: a cycle ends there
 	full bool            // the bound of all instructions was reached
+	// files are the files given, for the InstructionsLoaded hooks.
+	files []coordinator.InstructionFile
 }
 
 // instructions are the AGENTS.md and CLAUDE.md files from the start
@@ -51,6 +54,13 @@ type instructionSet struct {
 // file cannot crowd out the conversation; a cut is said to the person.
 // A file seen twice (CLAUDE.md as a link to AGENTS.md) is given once.
 func (p *Project) instructions() string {
+	text, _ := p.instructionFiles()
+	return text
+}
+
+// instructionFiles is instructions' text and the files it holds, as the
+// InstructionsLoaded hooks name them.
+func (p *Project) instructionFiles() (string, []coordinator.InstructionFile) {
 	s := &instructionSet{p: p, read: map[string]bool{}}
 	dir := p.StartDir
 	for !s.full {
@@ -65,7 +75,7 @@ func (p *Project) instructions() string {
 				continue
 			}
 			s.read[abs] = true
-			s.add(filepath.ToSlash(rel), abs, data, "", 0)
+			s.add(filepath.ToSlash(rel), abs, data, "", "", 0)
 			if s.full {
 				break
 			}
@@ -76,14 +86,14 @@ func (p *Project) instructions() string {
 		dir = filepath.Dir(dir)
 	}
 	if s.b.Len() == 0 {
-		return ""
+		return "", nil
 	}
-	return "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String()
+	return "\n\nThe project's instructions (AGENTS.md, CLAUDE.md, and the files they import with @path), nearest the user's directory first; where they disagree the nearer one wins:\n" + s.b.String(), s.files
 }
 
 // add gives one file's text (read up to one byte over the bound), then
 // the files it imports, depth hops from an instructions file.
-func (s *instructionSet) add(shown, abs string, data []byte, by string, depth int) {
+func (s *instructionSet) add(shown, abs string, data []byte, by, from string, depth int) {
 	if s.full || len(bytes.TrimSpace(data)) == 0 || containsBytes(s.seen, data) {
 		return
 	}
@@ -107,6 +117,7 @@ func (s *instructionSet) add(shown, abs string, data []byte, by string, depth in
 		head += ", imported by " + by
 	}
 	fmt.Fprintf(&s.b, "\n--- %s ---\n%s\n", head, strings.TrimRight(body, "\n"))
+	s.files = append(s.files, s.p.instructionFile(abs, from))
 	if cut {
 		fmt.Fprintf(&s.b, "(the rest of %s was cut: an instructions file is bounded at %d KiB)\n", shown, MaxInstructionFile>>10)
 	}
@@ -162,7 +173,22 @@ func (s *instructionSet) importFile(m, by, from string, depth int) {
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return
 	}
-	s.add(s.p.shownPath(abs, m), abs, data, by, depth)
+	s.add(s.p.shownPath(abs, m), abs, data, by, from, depth)
+}
+
+// instructionFile is the instructions file at abs as InstructionsLoaded
+// names it: imported by the file at from ("" for one found in a
+// directory), a project's, or the person's when it lies outside the
+// project (an @~/ import).
+func (p *Project) instructionFile(abs, from string) coordinator.InstructionFile {
+	f := coordinator.InstructionFile{Path: abs, MemoryType: "Project", LoadReason: coordinator.LoadSessionStart}
+	if from != "" {
+		f.LoadReason, f.Parent = coordinator.LoadInclude, from
+	}
+	if rel, err := filepath.Rel(p.Root, abs); err != nil || !filepath.IsLocal(rel) {
+		f.MemoryType = "User"
+	}
+	return f
 }
 
 // shownPath names a file for the prompt: relative to the project root

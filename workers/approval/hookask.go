@@ -16,6 +16,13 @@ import (
 // a hook that asks for a person wants one, as ask_before does. Where
 // nobody can be asked the call is refused, saying why.
 func (p *Policy) ApproveAsked(ctx context.Context, tool string, args json.RawMessage, reason string) tools.Decision {
+	return refusal(ctx, p.approveAsked(ctx, tool, args, reason))
+}
+
+func (p *Policy) approveAsked(ctx context.Context, tool string, args json.RawMessage, reason string) tools.Decision {
+	if d, denied := hookDenied(ctx); denied {
+		return d
+	}
 	why := "a PreToolUse hook asks: " + strings.TrimSpace(reason)
 	if strings.TrimSpace(reason) == "" {
 		why = "a PreToolUse hook asks a person about this call"

@@ -402,6 +402,10 @@ const (
 
 // ApproveCommand implements tools.Approver.
 func (p *Policy) ApproveCommand(ctx context.Context, command string) tools.Decision {
+	return refusal(ctx, p.approveCommand(ctx, command))
+}
+
+func (p *Policy) approveCommand(ctx context.Context, command string) tools.Decision {
 	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
 	if m, ok := p.deny.commands.command(cmd, p.roots); ok {
 		return tools.Decision{Reason: m.refusal()}
@@ -414,6 +418,9 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) tools.Decis
 		return tools.Decision{Reason: "--yes never approves a command outside the sandbox; " + SandboxHint}
 	case p.yes, p.Allowed(command), p.allowCommands && !unsandboxed, p.scopedAllowed(ctx, command):
 		return tools.Decision{Allowed: true}
+	}
+	if d, denied := hookDenied(ctx); denied {
+		return d
 	}
 	asker := p.currentAsker()
 	if asker == nil {
@@ -483,6 +490,10 @@ func (p *Policy) WillAsk(command string) bool {
 // paths are the file as the model named it and as it resolves, relative
 // to the project root.
 func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string) tools.Decision {
+	return refusal(ctx, p.approveWrite(ctx, tool, paths...))
+}
+
+func (p *Policy) approveWrite(ctx context.Context, tool string, paths ...string) tools.Decision {
 	if m, ok := p.deny.writes[tool].path(tool, paths...); ok {
 		return tools.Decision{Reason: m.refusal()}
 	}
@@ -515,6 +526,9 @@ func (p *Policy) currentAsker() Asker {
 // askPerson asks the person about an action ask_before holds back, or
 // refuses it when nobody can be asked. No answer remembers anything.
 func (p *Policy) askPerson(ctx context.Context, q Question, m askMatch) tools.Decision {
+	if d, denied := hookDenied(ctx); denied {
+		return d
+	}
 	asker := p.currentAsker()
 	if asker == nil {
 		return tools.Decision{Reason: fmt.Sprintf("%s needs a person's approval (%s) and %s, so it was not done", m.what, m.where(), p.nobodyAsked())}

@@ -39,6 +39,10 @@ func (p *Policy) toolHint(name string) string {
 // ApproveTool decides a call of an MCP server's tool: name is the full
 // name the model called (mcp__server__tool), args the arguments as sent.
 func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, args json.RawMessage) tools.Decision {
+	return refusal(ctx, p.approveTool(ctx, server, tool, name, args))
+}
+
+func (p *Policy) approveTool(ctx context.Context, server, tool, name string, args json.RawMessage) tools.Decision {
 	call := &MCPCall{Server: server, Tool: tool, Name: name, Args: compactJSON(args)}
 	if m, ok := p.deny.commands.tool(name); ok {
 		return tools.Decision{Reason: m.refusal()}
@@ -48,6 +52,9 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 	}
 	if p.yes || p.toolAllowed(name) {
 		return tools.Decision{Allowed: true}
+	}
+	if d, denied := hookDenied(ctx); denied {
+		return d
 	}
 	asker := p.currentAsker()
 	if asker == nil {

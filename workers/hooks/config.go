@@ -30,12 +30,24 @@ const (
 	SessionEnd         Event = "SessionEnd"
 	PreCompact         Event = "PreCompact"
 	Notification       Event = "Notification"
+	PermissionRequest  Event = "PermissionRequest"
+	PermissionDenied   Event = "PermissionDenied"
+	SubagentStart      Event = "SubagentStart"
+	StopFailure        Event = "StopFailure"
+	PostCompact        Event = "PostCompact"
+	InstructionsLoaded Event = "InstructionsLoaded"
 )
 
 // Events lists the events ralph runs, in the order Claude Code documents
 // them.
-var Events = []Event{PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
-	SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
+var Events = []Event{PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied,
+	UserPromptSubmit, Stop, StopFailure, SubagentStart, SubagentStop, SessionStart, SessionEnd,
+	PreCompact, PostCompact, Notification, InstructionsLoaded}
+
+// ToolEvents are the events of one tool call: their matcher is the tool's
+// name, their "if" is read, and they wait for the project's pending hooks
+// to be decided, since a guard must be decided before the call it guards.
+var ToolEvents = []Event{PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied}
 
 // Source says which file a hook came from; the caller decides from it
 // whether the hook may run (a project's need the person's approval).
@@ -75,6 +87,12 @@ type Hook struct {
 	// Async: the hook runs without holding the turn, and what it answers
 	// is not read. A PreToolUse guard is never async.
 	Async bool
+	// Rewake (asyncRewake, which implies Async): when the hook exits 2,
+	// its stderr (or stdout) reaches the model at its next turn, after
+	// RewakeMessage, or Claude Code's words when that is empty;
+	// RewakeSummary is the line the person sees then.
+	Rewake                       bool
+	RewakeMessage, RewakeSummary string
 }
 
 // Config is the hooks of one or more settings files.
@@ -103,18 +121,21 @@ type matcherGroup struct {
 }
 
 type commandHook struct {
-	Type        string   `json:"type"`
-	Command     string   `json:"command"`
-	Timeout     *float64 `json:"timeout"`
-	Sandbox     *bool    `json:"sandbox"`
-	If          string   `json:"if"`
-	Async       bool     `json:"async"`
-	AsyncRewake bool     `json:"asyncRewake"`
+	Type          string   `json:"type"`
+	Command       string   `json:"command"`
+	Timeout       *float64 `json:"timeout"`
+	Sandbox       *bool    `json:"sandbox"`
+	If            string   `json:"if"`
+	Async         bool     `json:"async"`
+	AsyncRewake   bool     `json:"asyncRewake"`
+	RewakeMessage string   `json:"rewakeMessage"`
+	RewakeSummary string   `json:"rewakeSummary"`
 }
 
 // ifEvents are the events whose hooks' "if" is read, as in Claude Code:
 // those of one tool call. On the others "if" is ignored.
-var ifEvents = map[Event]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true}
+var ifEvents = map[Event]bool{PreToolUse: true, PostToolUse: true, PostToolUseFailure: true,
+	PermissionRequest: true, PermissionDenied: true}
 
 // Parse reads the hooks of one settings file (~/.claude/settings.json,
 // .claude/settings.json, .claude/settings.local.json, a plugin's
@@ -174,9 +195,6 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 					unsandboxed = false
 				}
 				async := h.Async || h.AsyncRewake
-				if h.AsyncRewake {
-					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a %s hook says \"asyncRewake\", which ralph does not support: it runs async, and its exit 2 wakes no one", file, ev))
-				}
 				if async && ev == PreToolUse {
 					// An async guard could not refuse the call it guards.
 					cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s: a PreToolUse hook says \"async\", but a guard never runs async in ralph: the call waits for it", file))
@@ -188,7 +206,7 @@ func Parse(data []byte, src Source, file, pluginRoot string) (Config, error) {
 				}
 				cfg.Hooks = append(cfg.Hooks, Hook{Event: ev, Matcher: g.Matcher, Command: h.Command,
 					Timeout: timeout, Source: src, File: file, PluginRoot: pluginRoot, Unsandboxed: unsandboxed,
-					If: cond, Async: async})
+					If: cond, Async: async, Rewake: async && h.AsyncRewake, RewakeMessage: h.RewakeMessage, RewakeSummary: h.RewakeSummary})
 			}
 		}
 	}

@@ -13,7 +13,7 @@ func TestParseKeepsSourceTimeoutAndWarns(t *testing.T) {
 	    {"type": "command", "command": "guard.sh", "timeout": 30},
 	    {"type": "prompt", "prompt": "is this safe?"}]}],
 	  "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}],
-	  "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
+	  "TeammateIdle": [{"hooks": [{"type": "command", "command": "x"}]}],
 	  "PostToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "y"}]}]
 	}, "model": "opus"}`
 	cfg, err := Parse([]byte(data), SourcePlugin, "/p/hooks/hooks.json", "/p")
@@ -33,7 +33,7 @@ func TestParseKeepsSourceTimeoutAndWarns(t *testing.T) {
 		}
 	}
 	all := strings.Join(cfg.Warnings, "\n")
-	for _, w := range []string{`type "prompt" are not supported`, "no PermissionRequest hooks", `matcher "(" is no regular expression`} {
+	for _, w := range []string{`type "prompt" are not supported`, "no TeammateIdle hooks", `matcher "(" is no regular expression`} {
 		if !strings.Contains(all, w) {
 			t.Errorf("warnings %q lack %q", all, w)
 		}
@@ -129,8 +129,8 @@ func TestParseIfAndAsync(t *testing.T) {
 				t.Errorf("guard = %+v: a guard never runs async, and keeps its if", h)
 			}
 		case "p":
-			if !h.Async {
-				t.Errorf("asyncRewake hook = %+v, want async", h)
+			if !h.Async || !h.Rewake {
+				t.Errorf("asyncRewake hook = %+v, want async and rewake", h)
 			}
 		case "s":
 			if h.If != "" {
@@ -139,9 +139,7 @@ func TestParseIfAndAsync(t *testing.T) {
 		}
 	}
 	w := strings.Join(cfg.Warnings, "\n")
-	for _, want := range []string{"asyncRewake", "a guard never runs async"} {
-		if !strings.Contains(w, want) {
-			t.Errorf("warnings %q lack %q", w, want)
-		}
+	if !strings.Contains(w, "a guard never runs async") || strings.Contains(w, "asyncRewake") {
+		t.Errorf("warnings %q: want the guard's, and none for asyncRewake, which ralph runs", w)
 	}
 }

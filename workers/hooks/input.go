@@ -156,3 +156,84 @@ func PermissionMode(readOnly, yes, neverAsk bool) string {
 	}
 	return ModeAcceptEdits
 }
+
+// PermissionRequestInput is sent when ralph's approval policy is about to
+// ask the person about a tool call (Claude Code's permission dialog).
+// PermissionSuggestions is what ralph would offer to remember ("always"),
+// in Claude Code's shape; ralph sends none.
+type PermissionRequestInput struct {
+	Common
+	ToolName              string         `json:"tool_name"`
+	ToolInput             map[string]any `json:"tool_input"`
+	ToolUseID             string         `json:"tool_use_id,omitempty"`
+	PermissionSuggestions []any          `json:"permission_suggestions,omitempty"`
+}
+
+// MatchValue is the tool's Claude name.
+func (in *PermissionRequestInput) MatchValue() string { return in.ToolName }
+
+// PermissionDeniedInput is sent when the approval policy or the person
+// refused a tool call; Reason is what the model is told.
+type PermissionDeniedInput struct {
+	Common
+	ToolName  string         `json:"tool_name"`
+	ToolInput map[string]any `json:"tool_input"`
+	ToolUseID string         `json:"tool_use_id,omitempty"`
+	Reason    string         `json:"reason"`
+}
+
+// MatchValue is the tool's Claude name.
+func (in *PermissionDeniedInput) MatchValue() string { return in.ToolName }
+
+// SubagentStartInput is sent when a child agent starts: AgentID is
+// ralph's id of it, AgentType the definition it follows
+// ("general-purpose" for none, as Claude Code names its default agent).
+type SubagentStartInput struct {
+	Common
+	AgentID   string `json:"agent_id"`
+	AgentType string `json:"agent_type"`
+}
+
+// MatchValue is the agent's type.
+func (in *SubagentStartInput) MatchValue() string { return in.AgentType }
+
+// StopFailureInput is sent instead of Stop when an endpoint error ended
+// the turn: Error is Claude Code's name of its kind (rate_limit,
+// authentication_failed, billing_error, invalid_request,
+// model_not_found, server_error, unknown), ErrorDetails ralph's sentence.
+type StopFailureInput struct {
+	Common
+	Error                string `json:"error"`
+	ErrorDetails         string `json:"error_details,omitempty"`
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
+}
+
+// MatchValue is the error's kind.
+func (in *StopFailureInput) MatchValue() string { return in.Error }
+
+// PostCompactInput is sent after the conversation was compacted, with the
+// summary that replaced it.
+type PostCompactInput struct {
+	Common
+	Trigger        string `json:"trigger"`
+	CompactSummary string `json:"compact_summary"`
+}
+
+// MatchValue is the trigger.
+func (in *PostCompactInput) MatchValue() string { return in.Trigger }
+
+// InstructionsLoadedInput is sent for each instructions file the session
+// read (AGENTS.md, CLAUDE.md and the files they import): MemoryType is
+// Project, or User for one under the home directory; LoadReason is
+// session_start, compact (read again after a compaction) or include (an
+// @import, with ParentFilePath the file that imported it).
+type InstructionsLoadedInput struct {
+	Common
+	FilePath       string `json:"file_path"`
+	MemoryType     string `json:"memory_type"`
+	LoadReason     string `json:"load_reason"`
+	ParentFilePath string `json:"parent_file_path,omitempty"`
+}
+
+// MatchValue is the load reason.
+func (in *InstructionsLoadedInput) MatchValue() string { return in.LoadReason }

@@ -8,12 +8,14 @@ import (
 
 // matchedEvents are the events whose hooks have a matcher, and what it is
 // matched against: the tool's name for the tool events, SessionStart's
-// source, SessionEnd's reason, PreCompact's trigger, Notification's type.
-// The others (UserPromptSubmit, Stop, SubagentStop) ignore any matcher, as
-// Claude Code does.
+// source, SessionEnd's reason, PreCompact's and PostCompact's trigger,
+// Notification's type, SubagentStart's agent type, StopFailure's error,
+// InstructionsLoaded's load reason. The others (UserPromptSubmit, Stop,
+// SubagentStop) ignore any matcher, as Claude Code does.
 var matchedEvents = map[Event]bool{
-	PreToolUse: true, PostToolUse: true, PostToolUseFailure: true,
-	SessionStart: true, SessionEnd: true, PreCompact: true, Notification: true,
+	PreToolUse: true, PostToolUse: true, PostToolUseFailure: true, PermissionRequest: true, PermissionDenied: true,
+	SessionStart: true, SessionEnd: true, PreCompact: true, PostCompact: true, Notification: true,
+	SubagentStart: true, StopFailure: true, InstructionsLoaded: true,
 }
 
 // simpleMatcher is a matcher of names and "|" alone, which Claude Code

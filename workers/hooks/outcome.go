@@ -66,6 +66,9 @@ type Outcome struct {
 	// other than 0 and 2, stdout that looks like JSON but is not, a
 	// timeout.
 	Problem string
+	// Retry is a PermissionDenied hook's hookSpecificOutput.retry: the
+	// model is told it may try the call again.
+	Retry bool
 	// Kept says that the sandbox kept the hook from writing outside the
 	// project (the path its error names), so that a hook whose writes
 	// come to nothing is never silent about it.
@@ -85,6 +88,13 @@ type output struct {
 		PermissionDecisionReason string         `json:"permissionDecisionReason"`
 		UpdatedInput             map[string]any `json:"updatedInput"`
 		AdditionalContext        string         `json:"additionalContext"`
+		// Decision is a PermissionRequest hook's answer to the
+		// question the person is about to be asked.
+		Decision *struct {
+			Behavior string `json:"behavior"`
+			Message  string `json:"message"`
+		} `json:"decision"`
+		Retry bool `json:"retry"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -100,7 +110,7 @@ func (o *Outcome) read() {
 		if o.Reason == "" {
 			o.Reason = fmt.Sprintf("blocked by the %s hook %q", h.Event, h.Command)
 		}
-		if h.Event == PreToolUse {
+		if h.Event == PreToolUse || h.Event == PermissionRequest {
 			o.Decision, o.DecisionReason = Deny, o.Reason
 		}
 		return
@@ -153,6 +163,15 @@ func (o *Outcome) read() {
 	default:
 		o.Problem = fmt.Sprintf("%s hook %q (%s) answered permissionDecision %q, which is none of allow, deny, ask", h.Event, h.Command, h.Source, d)
 	}
+	if d := sp.Decision; d != nil && h.Event == PermissionRequest {
+		switch Decision(d.Behavior) {
+		case Allow, Deny:
+			o.Decision, o.DecisionReason = Decision(d.Behavior), d.Message
+		default:
+			o.Problem = fmt.Sprintf("%s hook %q (%s) answered decision.behavior %q, which is neither allow nor deny", h.Event, h.Command, h.Source, d.Behavior)
+		}
+	}
+	o.Retry = sp.Retry && h.Event == PermissionDenied
 	o.UpdatedInput = sp.UpdatedInput
 	o.AdditionalContext = sp.AdditionalContext
 }
@@ -190,6 +209,8 @@ type Result struct {
 	SystemMessages []string
 	// Errors are the non-blocking problems, each said once per Runner.
 	Errors []string
+	// Retry is set when a PermissionDenied hook said the model may retry.
+	Retry bool
 }
 
 // combine puts the outcomes of one event's hooks together.
@@ -232,6 +253,7 @@ func combine(event Event, outs []Outcome) Result {
 				stops = append(stops, o.StopReason)
 			}
 		}
+		res.Retry = res.Retry || o.Retry
 		if o.SystemMessage != "" {
 			res.SystemMessages = append(res.SystemMessages, o.SystemMessage)
 		}

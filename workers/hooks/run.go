@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,56 @@ type Runner struct {
 
 	mu   sync.Mutex
 	said map[string]bool
+	// rewake is where an asyncRewake hook's exit 2 goes (OnRewake).
+	rewake func(Rewake)
+}
+
+// Rewake is what an asyncRewake hook that exited 2 says: Message to the
+// model, at its next turn, Summary to the person.
+type Rewake struct {
+	Message, Summary string
+}
+
+// OnRewake says where the asyncRewake hooks' exits 2 go from now on: to
+// the session's main agent. Until it is called they go nowhere.
+func (r *Runner) OnRewake(f func(Rewake)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rewake = f
+}
+
+// rewoken passes on what an asyncRewake hook said by exiting 2, in Claude
+// Code's words: its rewakeMessage (or "Stop hook blocking error from
+// command …:") and its stderr, or stdout when stderr is empty.
+func (r *Runner) rewoken(h Hook, o Outcome) {
+	if o.ExitCode != 2 {
+		return
+	}
+	r.mu.Lock()
+	f := r.rewake
+	r.mu.Unlock()
+	if f == nil {
+		return
+	}
+	prefix := h.RewakeMessage
+	if prefix == "" {
+		prefix = fmt.Sprintf("Stop hook blocking error from command %q:", h.Command)
+	}
+	said := strings.TrimSpace(o.Stderr)
+	if said == "" {
+		said = strings.TrimSpace(o.Stdout)
+	}
+	f(Rewake{Message: prefix + " " + said, Summary: firstNonEmpty(h.RewakeSummary, "Stop hook feedback")})
+}
+
+// firstNonEmpty is the first of s that is not empty.
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }
 
 // Run runs the hooks of cfg that match in for event, all at once, and
@@ -101,6 +152,10 @@ func toolCall(in Input) (string, map[string]any, bool) {
 		return in.ToolName, in.ToolInput, true
 	case *PostToolUseFailureInput:
 		return in.ToolName, in.ToolInput, true
+	case *PermissionRequestInput:
+		return in.ToolName, in.ToolInput, true
+	case *PermissionDeniedInput:
+		return in.ToolName, in.ToolInput, true
 	}
 	return "", nil, false
 }
@@ -117,7 +172,12 @@ func (r *Runner) startAsync(ctx context.Context, hooks []Hook, stdin []byte) []H
 			wait = append(wait, h)
 			continue
 		}
-		go r.runOne(context.WithoutCancel(ctx), h, stdin)
+		go func() {
+			o := r.runOne(context.WithoutCancel(ctx), h, stdin)
+			if h.Rewake {
+				r.rewoken(h, o)
+			}
+		}()
 	}
 	return wait
 }

@@ -140,6 +140,14 @@ func (s *Set) recheck(event Event) {
 	}
 }
 
+// OnRewake sends the asyncRewake hooks' exits 2 to f (Runner.OnRewake).
+func (s *Set) OnRewake(f func(Rewake)) {
+	if s == nil || s.Runner == nil {
+		return
+	}
+	s.Runner.OnRewake(f)
+}
+
 // Has reports whether event has any hook to run, refuse or decide, so
 // that a caller builds an event's input only when something will read it.
 func (s *Set) Has(event Event) bool {
@@ -202,10 +210,9 @@ func (s *Set) config(ctx context.Context, event Event) Config {
 		return Config{}
 	}
 	base := s.Base.config(ctx, event)
-	switch event {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	if slices.Contains(ToolEvents, event) {
 		s.Settle(ctx)
-	default:
+	} else {
 		s.trySettle(ctx)
 	}
 	s.recheck(event)

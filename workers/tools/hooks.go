@@ -40,6 +40,10 @@ type hookKey struct{}
 // hooks; ctx itself when h has no tool hooks, so that a call pays nothing
 // for hooks nobody configured.
 func WithHooks(ctx context.Context, h HookCall) context.Context {
+	if permOf(ctx) != nil {
+		// A child agent's call is not the spawn_agent call it runs in.
+		ctx = withPermCall(ctx, nil)
+	}
 	if !HasToolHooks(h.Set) {
 		return ctx
 	}
@@ -48,7 +52,12 @@ func WithHooks(ctx context.Context, h HookCall) context.Context {
 
 // HasToolHooks reports whether s has a hook for a tool event.
 func HasToolHooks(s *hooks.Set) bool {
-	return s.Has(hooks.PreToolUse) || s.Has(hooks.PostToolUse) || s.Has(hooks.PostToolUseFailure)
+	for _, ev := range hooks.ToolEvents {
+		if s.Has(ev) {
+			return true
+		}
+	}
+	return false
 }
 
 func hooksOf(ctx context.Context) *HookCall {
@@ -155,6 +164,9 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 	root, approver := t.Root(), t.approver
 	hookName := HookName(name)
 	var input map[string]any
+	// The approval's permission hooks see the call as the tool hooks do.
+	pc := &permCall{h: h, name: hookName, root: root, tool: name, args: args}
+	ctx = withPermCall(ctx, pc)
 	if h.Set.Has(hooks.PreToolUse) {
 		// The project's hooks that wait for approval are asked about
 		// first (once a session), under this call's context.
@@ -187,7 +199,9 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 			args, input = mapped, hookInput(root, name, mapped)
 		}
 		if pre.Decision == hooks.Ask {
+			pc.setArgs(args)
 			if d := askFor(ctx, approver, name, args, pre.DecisionReason); !d.Allowed {
+				d.Reason += pc.permissionDenied(ctx)
 				return workers.Result{IsError: true, Denied: d.Unasked, DeniedBy: workers.DeniedByHookAsk, Output: d.Reason}
 			}
 		}
@@ -201,7 +215,11 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 		}
 		was = t.snapshot(hookName, input)
 	}
+	pc.setArgs(args)
 	res := run(ctx, args)
+	if res.IsError {
+		res.Output += pc.permissionDenied(ctx)
+	}
 	event := hooks.PostToolUse
 	if res.IsError {
 		event = hooks.PostToolUseFailure
