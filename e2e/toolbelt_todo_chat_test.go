@@ -5,6 +5,7 @@ package e2e
 import (
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,6 +48,13 @@ func TestTodoBlockInChatUpdatesInPlaceAndResumes(t *testing.T) {
 		}
 		return llmtest.Response{Text: "Planned.", Hold: func() { <-seenSecond }}
 	})
+	// A test that fails while an answer is held lets it go before the
+	// stand-in closes (cleanups run last first), or the close would wait.
+	var release1, release2 sync.Once
+	t.Cleanup(func() {
+		release1.Do(func() { close(seenFirst) })
+		release2.Do(func() { close(seenSecond) })
+	})
 	dir := t.TempDir()
 	c := startTmux(t, dir, nil, 100, 30, "chat", "--base-url", srv.URL)
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
@@ -54,14 +62,14 @@ func TestTodoBlockInChatUpdatesInPlaceAndResumes(t *testing.T) {
 	c.waitFor("the first list", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "☰ todo 0/2") && strings.Contains(s, "◐ alpha step") && strings.Contains(s, "☐ beta step")
 	})
-	close(seenFirst)
+	release1.Do(func() { close(seenFirst) })
 	c.waitFor("the second list", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "☰ todo 1/2") && strings.Contains(s, "☑ alpha step") && strings.Contains(s, "◐ beta step")
 	})
 	if s := c.screen(); strings.Contains(s, "◐ alpha step") || strings.Contains(s, "☰ todo 0/2") {
 		t.Fatalf("the first list is still on the screen beside the second:\n%s", tailOf(s, 3000))
 	}
-	close(seenSecond)
+	release2.Do(func() { close(seenSecond) })
 	c.waitFor("the answer", 30*time.Second, func(s string) bool {
 		return strings.Contains(s, "Planned.") && strings.Count(s, "ralph>") >= 2 && idlePrompt.MatchString(s)
 	})
