@@ -273,10 +273,10 @@ func (s *screen) frameLocked() []segment {
 // window with the answer's rows and the prompt).
 func (s *screen) liveRowsLocked(cols, height int) []string {
 	rows := s.notedRowsLocked(cols, height)
-	if s.todo != nil {
-		// The todo block takes what room is left above the prompt, at
-		// least its head line.
-		room := max(1, height-2-len(rows))
+	if room := height - 2 - len(rows); s.todo != nil && room > 0 {
+		// The todo block takes what room is left above the prompt; under
+		// an answer as tall as the window it waits for the answer's end,
+		// since a region taller than the window cannot be drawn again.
 		rows = append(slices.Clip(rows), s.todoRows(*s.todo, cols, room)...)
 	}
 	return rows
