@@ -3,9 +3,12 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 )
@@ -110,5 +113,43 @@ func TestTodoListOneShotRecordedAndResumed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "RALPH_TASKS.md")); err == nil {
 		t.Fatal("the todo list wrote RALPH_TASKS.md")
+	}
+}
+
+// TestTodoListInWatch: ralph watch, from another terminal, shows the list
+// the running one-shot's model set, as its one line.
+func TestTodoListInWatch(t *testing.T) {
+	t.Parallel()
+	seen := make(chan struct{})
+	var release sync.Once
+	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
+		msgs := r.Request.Messages
+		if msgs[len(msgs)-1].Role == "user" {
+			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "update_plan", Arguments: todoPlan}}}
+		}
+		return llmtest.Response{Text: "Planned.", Hold: func() { <-seen }}
+	})
+	// A held answer is let go before the stand-in closes (cleanups run
+	// last first), should the test fail while it waits.
+	t.Cleanup(func() { release.Do(func() { close(seen) }) })
+	dir := t.TempDir()
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+	cmd, _, _ := startRalph(t, dir, env, "plan the fix")
+	waitSocket(t, dir, env)
+	w := exec.Command(ralphBin, "watch")
+	w.Dir, w.Env = dir, env
+	wout, werr := &lockedBuffer{}, &lockedBuffer{}
+	w.Stdout, w.Stderr = wout, werr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+	waitFor(t, "the todo line in the watch", 30*time.Second, func() bool { return strings.Contains(wout.String(), todoLine) })
+	release.Do(func() { close(seen) })
+	if code, _ := exitCode(t, cmd, 30*time.Second); code != 0 {
+		t.Fatalf("the run exited %d", code)
+	}
+	if code, _ := exitCode(t, w, 10*time.Second); code != 0 {
+		t.Fatalf("the watch exited %d: %s\n%s", code, wout.String(), werr.String())
 	}
 }
