@@ -95,6 +95,11 @@ func EventMarks(types ...EventType) []string {
 //     the one that did not pass; TaskAttempt.Verify how the run went;
 //     IsError that it failed. A passing verify is a line in every face,
 //     as a failing one is.
+//   - todo_updated is the todo list an agent set (update_plan, TodoWrite
+//     under Claude Code's name): Todo is the whole list as it is now, its
+//     steps and their statuses. It is the agent's working list for the
+//     session, not RALPH_TASKS.md. A resumed session publishes the main
+//     agent's list again, once, before its first run.
 //   - decision is a choice that shaped the run, and why (Decision): a
 //     task picked, a retry, a breaker transition, a context trim, a
 //     person's answer, an agent's record_decision. The recorder writes it
@@ -129,6 +134,7 @@ const (
 	EventBreaker        EventType = "breaker"
 	EventDecision       EventType = "decision"
 	EventVerified       EventType = "verified"
+	EventTodoUpdated    EventType = "todo_updated"
 )
 
 // EventConversationCompacted is conversation_compacted: see the list
@@ -209,6 +215,8 @@ type Event struct {
 	// messages it kept, the conversation's estimated size before and
 	// after, and why.
 	Compaction *conversation.Compaction `json:"compaction,omitempty"`
+	// Todo is the whole todo list of a todo_updated event.
+	Todo *memory.TodoList `json:"todo,omitempty"`
 	// Asking, on a tool_call, says a person is asked before the call
 	// runs: a face shows the question, and the call once it is allowed,
 	// not a "running" line for a command nobody approved yet.

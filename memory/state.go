@@ -71,6 +71,9 @@ type State struct {
 	Wait *Wait `json:"wait,omitempty"`
 	// Breaker is the task loop's circuit breaker when it is not closed.
 	Breaker *Breaker `json:"breaker,omitempty"`
+	// Todo is the model's working list as it set it last (update_plan),
+	// so a resumed session has it back; nil when it set none.
+	Todo *TodoList `json:"todo,omitempty"`
 	// Recovered says what crash recovery did to this session, if anything.
 	Recovered string    `json:"recovered,omitempty"`
 	StartedAt time.Time `json:"started_at"`

@@ -65,8 +65,19 @@ func (s *Shell) Handle(ev coordinator.Event) {
 		}
 	case coordinator.EventRetry:
 		s.scr.void()
+	case coordinator.EventResult:
+		if !child {
+			s.scr.commitTodo()
+		}
 	}
-	if l, ok := s.feed.Line(ev); ok {
+	l, ok := s.feed.Line(ev)
+	if ev.Type == coordinator.EventTodoUpdated && !child && ev.Todo != nil {
+		// The main agent's list is the block that changes in place; a
+		// child's is its line.
+		s.scr.setTodo(*ev.Todo)
+		return
+	}
+	if ok {
 		s.printLine(l)
 	}
 }

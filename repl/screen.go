@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/screen/live"
 	"github.com/ralph-dev/ralph/scripts/screen/render"
@@ -71,6 +72,9 @@ type screen struct {
 	// typed). laterRows is how many rows of them the screen shows.
 	later     []string
 	laterRows int
+	// todo is the main agent's todo list while a run works, shown at
+	// the foot of the live region (todo.go); nil when none was set.
+	todo *memory.TodoList
 	// shown is what the terminal shows of the live region now, directly
 	// above the prompt.
 	shown []string
@@ -268,6 +272,18 @@ func (s *screen) frameLocked() []segment {
 // the notices that wait for it (the last of them, as many as fit the
 // window with the answer's rows and the prompt).
 func (s *screen) liveRowsLocked(cols, height int) []string {
+	rows := s.notedRowsLocked(cols, height)
+	if room := height - 2 - len(rows); s.todo != nil && room > 0 {
+		// The todo block takes what room is left above the prompt; under
+		// an answer as tall as the window it waits for the answer's end,
+		// since a region taller than the window cannot be drawn again.
+		rows = append(slices.Clip(rows), s.todoRows(*s.todo, cols, room)...)
+	}
+	return rows
+}
+
+// notedRowsLocked is the answer's rows and the notices under them.
+func (s *screen) notedRowsLocked(cols, height int) []string {
 	rows := s.ans.Live()
 	s.laterRows = 0
 	if len(s.later) == 0 {

@@ -219,6 +219,8 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 	case coordinator.EventLimitWait, coordinator.EventBreaker:
 		// An open breaker is an error: tasks keep failing.
 		return Line{Glyph: GlyphPause, Text: whole(ev.Text), Style: map[bool]Style{true: StyleError}[ev.IsError]}, true
+	case coordinator.EventTodoUpdated:
+		return todoLine(ev.Todo)
 	case coordinator.EventDecision:
 		if d := ev.Decision; d != nil {
 			s := d.Kind + ": " + OneLine(d.Detail, 160)

@@ -75,6 +75,8 @@ var eventRows = []struct {
 	{ev: coordinator.Event{Type: coordinator.EventBreaker, Text: "circuit breaker open", IsError: true}, want: "⏸ circuit breaker open", err: true},
 	{ev: coordinator.Event{Type: coordinator.EventDecision, Decision: &memory.DecisionRecord{Kind: "retry", Detail: "t1", Reason: "tests failed"}},
 		want: "◆ retry: t1 — because tests failed"},
+	{ev: coordinator.Event{Type: coordinator.EventTodoUpdated, Todo: &memory.TodoList{Items: []memory.TodoItem{{Step: "read", Status: "completed"},
+		{Step: "fix\x1b[2J", Status: "in_progress"}, {Step: "test", Status: "pending"}}}}, want: "☰ todo 1/3: ☑ read · ◐ fix · ☐ test"},
 }
 
 func ptr[T any](v T) *T { return &v }

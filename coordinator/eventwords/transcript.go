@@ -85,8 +85,9 @@ func inTranscript(ev coordinator.Event) bool {
 		coordinator.EventUserMessage, coordinator.EventFilesChanged, coordinator.EventInterrupted, coordinator.EventQuestion,
 		coordinator.EventAnswered, coordinator.EventConversationCompacted, coordinator.EventMessageRefused,
 		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult, coordinator.EventVerified,
-		coordinator.EventFallback:
-		// A fallback says which model wrote the answers after it.
+		coordinator.EventFallback, coordinator.EventTodoUpdated:
+		// A fallback says which model wrote the answers after it; a todo
+		// list where the agent stood.
 		return true
 	}
 	return false

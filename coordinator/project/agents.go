@@ -63,6 +63,11 @@ func (p *Project) Coordinator(queue *interrupts.Queue, emit func(coordinator.Eve
 			opts.Note = strings.TrimPrefix(opts.Note+"\n\n"+note, "\n\n")
 		}
 	}
+	if prior := p.Prior(); len(p.History) > 0 && prior != nil && prior.Todo != nil && len(prior.Todo.Items) > 0 {
+		// The model's todo list reaches it in the next turn, never in the
+		// system prompt, which stays byte for byte what it was (caching).
+		opts.Note = strings.TrimPrefix(opts.Note+"\n\n"+prior.Todo.ForModel(), "\n\n")
+	}
 	c := coordinator.New(opts)
 	p.warnTo.Store(c)
 	rec := coordinator.StartRecording(context.Background(), c.Events(), p.Session, eventwords.Transcript)
@@ -104,6 +109,25 @@ func (s besideLoop) SaveState(fn func(*memory.State)) error {
 
 func (s besideLoop) SaveStateIfChanged(fn func(*memory.State)) (bool, error) {
 	return s.Session.SaveStateIfChanged(s.keepPaused(fn))
+}
+
+// setTodo keeps the todo list an agent set (update_plan): the main
+// agent's in the session's record (session.json, written atomically like
+// every save), so a resumed session has it back, and every agent's on the
+// event stream, which every face shows and events.jsonl keeps. A child's
+// list is its own for as long as it works, so only its event has it.
+func (p *Project) setTodo(ctx context.Context, l memory.TodoList) error {
+	agent := tools.CallerOf(ctx).Agent
+	if agent == "" || agent == coordinator.MainAgent {
+		agent = coordinator.MainAgent
+		if err := p.Session.SaveState(func(st *memory.State) { st.Todo = &l }); err != nil {
+			return err
+		}
+	}
+	if c := p.warnTo.Load(); c != nil {
+		c.TodoUpdated(agent, l)
+	}
+	return nil
 }
 
 // decide records a decision made beside the coordinator's own (a

@@ -451,7 +451,7 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	}}
 	p.MCP = NewMCP(root, cfg, p.Approval, p.mcpNotice(opts.Notify), p.Tools.Workspace())
 	p.Tools.AddSource(p.MCP)
-	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval})
+	p.Tools.Add(tools.Deps{Fs: opts.Fs, Root: root, Redact: p.Redactor, Decide: p.decide, Asker: p.Approval, Todo: p.setTodo})
 	p.loadSkills()
 	p.Tools.Add(tools.Deps{Skills: p.Skills, Root: root})
 	p.Client, err = withFallbacks(llm.New(models.ClientConfig(p.Config)), cfg.Fallback, os.Getenv)

@@ -93,6 +93,9 @@ func ContractLines() []ContractLine {
 			"one without until says the wait is over.", "text", "until", "state"),
 		event(coordinator.EventBreaker, "The circuit breaker changed state; an open one waits until until.", "text", "until", "state"),
 		event(coordinator.EventDecision, "A choice that shaped the run, and why (also in decisions.jsonl).", "text", "task", "decision"),
+		event(coordinator.EventTodoUpdated, "An agent set its todo list (update_plan, TodoWrite under Claude Code's name): todo is the whole list as it is now, "+
+			"each step with its status (pending, in_progress, completed). It is the agent's working list for the session, not RALPH_TASKS.md; "+
+			"the main agent's is kept in the session's record, and a resumed session has it back.", "todo"),
 		{Type: "plan", About: "The plan ralph plan wrote, in place of a result line: its tasks in the order ralph run takes them.", Value: planResult{}},
 		{Type: "review", About: "What ralph review found and fixed, in place of a result line.", Value: ReviewJSON{}},
 		{Type: "command", About: "A script's slash command step ran (stream-json of a script only); its result line follows.", Value: CommandLine{}},

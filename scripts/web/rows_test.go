@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/memory"
 )
 
 // A session page shows each prompt once, as a prompt row, whether the
@@ -40,5 +41,17 @@ func TestRowsShowEachPromptOnce(t *testing.T) {
 	}, "\n")
 	if strings.Join(got, "\n") != want {
 		t.Fatalf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// TestRowShowsTheTodoList: the web page shows a todo_updated event as the
+// line ralph watch and ralph logs print, its steps' words stripped of
+// terminal controls.
+func TestRowShowsTheTodoList(t *testing.T) {
+	t.Parallel()
+	r, ok := eventRow(7, coordinator.Event{Type: coordinator.EventTodoUpdated, AgentID: coordinator.MainAgent, Todo: &memory.TodoList{Items: []memory.TodoItem{
+		{Step: "read", Status: memory.TodoCompleted}, {Step: "fix\x1b]0;x\x07", Status: memory.TodoInProgress}}}})
+	if !ok || r.Class != "note" || r.Text != "☰ todo 1/2: ☑ read · ◐ fix" {
+		t.Fatalf("row %+v (%v)", r, ok)
 	}
 }

@@ -387,3 +387,16 @@ func TestPluginAgentNames(t *testing.T) {
 		t.Errorf("ParseSpec took a name with a space")
 	}
 }
+
+// TestTodoWriteIsTheTodoList: a definition naming Claude Code's TodoWrite
+// gets ralph's update_plan, without a warning.
+func TestTodoWriteIsTheTodoList(t *testing.T) {
+	t.Parallel()
+	d, warns, err := Parse([]byte("---\nname: explorer\ntools: Read, TodoWrite\n---\nGo."), "explorer.md", Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{tools.ToolReadFile, tools.ToolUpdatePlan}; !slices.Equal(d.Tools, want) || len(warns) != 0 {
+		t.Errorf("tools %q, warnings %q; want %q and none", d.Tools, warns, want)
+	}
+}

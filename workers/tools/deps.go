@@ -36,6 +36,8 @@ type Deps struct {
 	Asker UserAsker
 	// Plan writes a new plan (write_plan).
 	Plan *PlanWriter
+	// Todo keeps the todo list an agent set (update_plan).
+	Todo SetTodo
 	// Skills are the session's skills (skill), fixed at its start; Root
 	// names a project skill's files for read_file.
 	Skills *skills.Set
@@ -178,6 +180,12 @@ type PeerTool struct {
 	// Input maps Claude Code's input field to ralph's argument
 	// ("file_path" to "path").
 	Input map[string]string
+	// ToPeer and FromPeer map a tool whose input is not field for field
+	// Claude Code's (update_plan's plan and TodoWrite's todos) in place
+	// of Input: ralph's arguments to Claude Code's input, and a hook's
+	// updatedInput back onto ralph's arguments.
+	ToPeer   func(args json.RawMessage) (map[string]json.RawMessage, bool)
+	FromPeer func(args json.RawMessage, updated map[string]any) (json.RawMessage, error)
 }
 
 // ByPeerName is ralph's name of the tool Claude Code calls name (or of
@@ -235,6 +243,9 @@ func Unnamed() []string {
 // does not have or arguments that are not an object.
 func PeerInput(name string, args json.RawMessage) (input map[string]json.RawMessage, ok bool) {
 	c := Peer(name)
+	if c.Name != "" && c.ToPeer != nil {
+		return c.ToPeer(args)
+	}
 	var ours map[string]json.RawMessage
 	if c.Name == "" || json.Unmarshal(args, &ours) != nil {
 		return nil, false

@@ -129,9 +129,16 @@ func fromHookInput(root, name string, args json.RawMessage, updated map[string]a
 		ours = map[string]any{}
 	}
 	peer := Peer(name)
-	if peer.Name == "" {
+	switch {
+	case peer.FromPeer != nil:
+		out, err := peer.FromPeer(args, updated)
+		if err != nil {
+			return nil, fmt.Errorf("a PreToolUse hook's updatedInput cannot be the arguments of %s: %w", name, err)
+		}
+		return out, nil
+	case peer.Name == "":
 		ours = updated
-	} else {
+	default:
 		for theirs, field := range peer.Input {
 			if v, ok := updated[theirs]; ok {
 				ours[field] = v

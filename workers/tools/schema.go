@@ -18,7 +18,9 @@ import (
 // whole numbers, number for floats, boolean, array of the element's
 // type), or from a type tag (and an items tag for an array's element
 // type) where the field is decoded by hand; description, minimum and
-// maximum come from the tags of those names, and required:"true" puts the argument on the required list,
+// maximum come from the tags of those names, enum:"a,b" lists a string's
+// values, items:"object" on a slice of structs gives its elements' own
+// properties, and required:"true" puts the argument on the required list,
 // which decodeArgs also checks. Properties are listed in field order.
 
 // schemaOf is one params type's schema and required list.
@@ -95,6 +97,11 @@ func property(f reflect.StructField) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	switch typ := f.Tag.Get("type"); {
+	case typ == "" && f.Tag.Get("items") == "object":
+		// A list of objects whose fields the model must know (update_plan's
+		// steps): the element struct's own schema, built as a params
+		// struct's is.
+		fmt.Fprintf(&b, `"type":"array","items":%s`, schemaFor(f.Type.Elem()).schema)
 	case typ == "":
 		b.WriteString(typeSchema(f.Type))
 	case f.Tag.Get("items") != "":
@@ -109,6 +116,16 @@ func property(f reflect.StructField) []byte {
 			}
 			fmt.Fprintf(&b, `,"%s":%s`, key, v)
 		}
+	}
+	if e := f.Tag.Get("enum"); e != "" {
+		b.WriteString(`,"enum":[`)
+		for i, v := range strings.Split(e, ",") {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(jsonString(v))
+		}
+		b.WriteByte(']')
 	}
 	if d := f.Tag.Get("description"); d != "" {
 		b.WriteString(`,"description":`)

@@ -29,7 +29,8 @@ type goldenTool struct {
 // goldenDefs are the definitions of every tool this package makes, with
 // run_command's sandbox sentence left out (danger-full-access adds none),
 // then the task loop's complete_task (the coordinator's claim tool),
-// spawn_agent (the coordinator's own) and last the review's three.
+// spawn_agent (the coordinator's own), the review's three, and last
+// update_plan (built with the session's todo keeper).
 func goldenDefs(t *testing.T) []ToolDef {
 	ts := newTestToolset(t, Options{Options: workers.Options{Sandbox: sandbox.FullAccess}})
 	defs := ts.Definitions()
@@ -46,6 +47,7 @@ func goldenDefs(t *testing.T) []ToolDef {
 		Def("report_findings"),
 		Def("judge_findings"),
 		Def("fixes_done"),
+		Def("update_plan"),
 	)
 	return defs
 }

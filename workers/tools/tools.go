@@ -164,6 +164,17 @@ func init() {
 				}
 				return d.Plan.tool()
 			}},
+		// update_plan is the model's working list for the session, not
+		// write_plan's RALPH_TASKS.md; a review's agents keep none.
+		{key: "update_plan", name: ToolUpdatePlan, params: UpdatePlanParams{}, roles: RoleMain | RoleChild | RoleWorker,
+			info: ToolInfo{ReadOnly: true, Records: true},
+			peer: PeerTool{Name: "TodoWrite", ToPeer: todoToPeer, FromPeer: todoFromPeer},
+			build: func(d Deps) Tool {
+				if d.Todo == nil {
+					return nil
+				}
+				return newUpdatePlanTool(d.Todo)
+			}},
 		// skill is offered only to a session that found skills, to every
 		// agent that does the work (the list reaches a child's prompt with
 		// the tool: coordinator.Children.Skills).

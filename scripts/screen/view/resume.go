@@ -93,7 +93,26 @@ func replay(f SessionFacts, evs []coordinator.Event, t ReplayTerm) string {
 			b.WriteString(l + "\n")
 		}
 	}
+	if l := lastTodo(evs); l != nil && len(l.Items) > 0 {
+		// The model's todo list as it left it, once, right above the
+		// prompt: the resumed model is given it with the next message.
+		for _, row := range eventwords.TodoBlock(*l, cols-1, max(rows/2, 3)) {
+			b.WriteString(pal.Dim(row) + "\n")
+		}
+	}
 	return b.String()
+}
+
+// lastTodo is the main agent's todo list as its last todo_updated event
+// set it, nil when it set none.
+func lastTodo(evs []coordinator.Event) *memory.TodoList {
+	for i := len(evs) - 1; i >= 0; i-- {
+		ev := evs[i]
+		if ev.Type == coordinator.EventTodoUpdated && (ev.AgentID == "" || ev.AgentID == coordinator.MainAgent) {
+			return ev.Todo
+		}
+	}
+	return nil
 }
 
 // replayTurn is one turn of a conversation: what the person said and the
