@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -41,6 +42,10 @@ type Result struct {
 	// nil when it changed none. Outside git, where no checkpoint can
 	// tell, the coordinator counts it in files_changed.
 	Changed *FileChange
+	// Images are pictures the result shows the model (read_file of an
+	// image): the model client sends them as image parts to a model that
+	// accepts them, and tells any other that it cannot see them.
+	Images []conversation.Image
 }
 
 // Denier is what wanted the approval a Denied call did not get.
