@@ -289,7 +289,23 @@ func EstimateTokens(m Message) int {
 	for _, c := range m.ToolCalls {
 		n += len(c.Name) + len(c.Arguments) + 12
 	}
-	return EstimateBytes(n)
+	return EstimateBytes(n) + imageTokens(m.Images)
+}
+
+// imageTokens is what a message's images cost a request: Anthropic's
+// documented width×height/750 tokens, which is above what OpenAI's tiles
+// cost for the sizes ralph sends (at most 1568 px a side: about 3,300).
+// An image of unknown size counts as the largest.
+func imageTokens(imgs []Image) int {
+	n := 0
+	for _, img := range imgs {
+		w, h := img.Width, img.Height
+		if w <= 0 || h <= 0 {
+			w, h = 1568, 1568
+		}
+		n += w*h/750 + 1
+	}
+	return n
 }
 
 // EstimateBytes is EstimateTokens for n bytes of prompt text in one framed

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"io"
 	"strings"
 
@@ -107,6 +108,13 @@ func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[s
 		}
 		return out
 	case "Read":
+		if len(res.Images) > 0 {
+			// Claude Code's Read of a picture: the image it showed the
+			// model, as base64; its size is that image's, scaled or not.
+			img := res.Images[0]
+			return map[string]any{"type": "image", "file": map[string]any{"base64": base64.StdEncoding.EncodeToString(img.Data),
+				"type": img.MediaType, "originalSize": len(img.Data)}}
+		}
 		text, _ := t.fileText(path)
 		return map[string]any{"type": "text", "file": readSlice(path, text, intArg(input["offset"]), intArg(input["limit"]))}
 	}
