@@ -862,7 +862,10 @@ func (s *Session) writeImagesLocked(msgs []conversation.Message) error {
 			if img.Data == nil || !conversation.ValidImageRef(img.Ref) || !img.Matches(img.Data) {
 				continue
 			}
-			path := filepath.Join(s.Dir, filepath.FromSlash(img.Ref))
+			path, err := s.placedPathLocked(filepath.Join(s.Dir, filepath.FromSlash(img.Ref)))
+			if err != nil {
+				return err
+			}
 			if _, err := s.fs.Stat(path); err == nil {
 				continue // the same bytes, by their address
 			}
@@ -875,6 +878,28 @@ func (s *Session) writeImagesLocked(msgs []conversation.Message) error {
 		}
 	}
 	return nil
+}
+
+// placedPathLocked is where a file of the session's directory named
+// path (by its final name) is written now: under the directory's
+// dot-name while a new session is on its way to its name, where the
+// rename takes it along, and by its name once the directory has it (as
+// appendLocked opens a log). s.mu must be held, which keeps the rename
+// waiting.
+func (s *Session) placedPathLocked(path string) (string, error) {
+	pl := s.placed
+	if pl == nil {
+		return path, nil
+	}
+	if !pl.committed {
+		if rel, err := filepath.Rel(s.Dir, path); err == nil && filepath.IsLocal(rel) {
+			pl.lateLog = true // the directory is synced again before its rename
+			return filepath.Join(pl.building, rel), nil
+		}
+		return path, nil
+	}
+	<-pl.inPlace
+	return path, pl.err
 }
 
 // loadImages reads back the bytes of each image msgs name. An image whose

@@ -64,3 +64,30 @@ func TestImageRefsNameNothingOutsideImages(t *testing.T) {
 		t.Error("a content address was refused")
 	}
 }
+
+// An image appended while a new session's directory is still on its way
+// to its name goes with the directory: the rename is not refused for a
+// directory the image made under the final name.
+func TestAnImageBeforeTheSessionHasItsNameGoesWithIt(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	id := "20250301T120000Z-000ccccccccc"
+	s, err := CreateSessionBeside(afero.NewOsFs(), root, id, State{Status: StatusRunning})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := conversation.NewImage("a.png", "image/png", []byte("\x89PNG\r\n\x1a\nbytes"), 1, 1)
+	if err := s.AppendMessages(conversation.Message{Role: conversation.RoleUser, Content: "look", Images: []conversation.Image{img}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveState(nil); err != nil {
+		t.Fatalf("the session could not take its name: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadMessages(afero.NewOsFs(), SessionDir(root, id))
+	if err != nil || len(got) != 1 || len(got[0].Images) != 1 || got[0].Images[0].Data == nil {
+		t.Fatalf("loaded %+v, %v", got, err)
+	}
+}
