@@ -163,7 +163,7 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 		c.changedMu.Unlock()
 	}
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
-	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output})
+	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, Images: res.Images})
 	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
 }
 

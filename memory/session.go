@@ -596,7 +596,10 @@ func (s *Session) AppendMessages(msgs ...conversation.Message) error {
 		return pl.abandoned
 	}
 	s.pending += len(msgs)
-	err := s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()))
+	err := s.writeImagesLocked(msgs)
+	if err == nil {
+		err = s.appendLocked(filepath.Join(s.Dir, "messages.jsonl"), s.clean(buf.Bytes()))
+	}
 	// Claude Code's transcript is for hooks: its failure is reported,
 	// but never stands for the conversation's own record.
 	var cerr error
@@ -841,7 +844,86 @@ func LoadMessages(fs afero.Fs, dir string) ([]conversation.Message, error) {
 	if bad != nil && terminated {
 		return nil, bad
 	}
+	loadImages(fs, dir, msgs)
 	return conversation.ApplyMarks(msgs), nil
+}
+
+// maxImageFile bounds what loadImages reads of one image: far above what
+// read_file keeps (workers/images.MaxBytes), far below what could hurt.
+const maxImageFile = 16 << 20
+
+// writeImagesLocked writes the images of msgs the session has not kept
+// yet, each under its content address (conversation.Image.Ref) in the
+// session's directory, atomically and before the line that names it, so
+// a record never names an image that is not there. s.mu must be held.
+func (s *Session) writeImagesLocked(msgs []conversation.Message) error {
+	for _, m := range msgs {
+		for _, img := range m.Images {
+			if img.Data == nil || !conversation.ValidImageRef(img.Ref) || !img.Matches(img.Data) {
+				continue
+			}
+			path, err := s.placedPathLocked(filepath.Join(s.Dir, filepath.FromSlash(img.Ref)))
+			if err != nil {
+				return err
+			}
+			if _, err := s.fs.Stat(path); err == nil {
+				continue // the same bytes, by their address
+			}
+			if err := s.fs.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return fmt.Errorf("keep image %s: %w", img.Name, err)
+			}
+			if err := WriteFileAtomic(s.fs, path, img.Data, 0o600); err != nil {
+				return fmt.Errorf("keep image %s: %w", img.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// placedPathLocked is where a file of the session's directory named
+// path (by its final name) is written now: under the directory's
+// dot-name while a new session is on its way to its name, where the
+// rename takes it along, and by its name once the directory has it (as
+// appendLocked opens a log). s.mu must be held, which keeps the rename
+// waiting.
+func (s *Session) placedPathLocked(path string) (string, error) {
+	pl := s.placed
+	if pl == nil {
+		return path, nil
+	}
+	if !pl.committed {
+		if rel, err := filepath.Rel(s.Dir, path); err == nil && filepath.IsLocal(rel) {
+			pl.lateLog = true // the directory is synced again before its rename
+			return filepath.Join(pl.building, rel), nil
+		}
+		return path, nil
+	}
+	<-pl.inPlace
+	return path, pl.err
+}
+
+// loadImages reads back the bytes of each image msgs name. An image whose
+// file is gone, or no longer has the bytes its address names, stays
+// without Data: the model is told it is not available, and is never shown
+// another picture under its name.
+func loadImages(fs afero.Fs, dir string, msgs []conversation.Message) {
+	for i := range msgs {
+		for j := range msgs[i].Images {
+			img := &msgs[i].Images[j]
+			if !conversation.ValidImageRef(img.Ref) {
+				continue
+			}
+			f, err := fs.Open(filepath.Join(dir, filepath.FromSlash(img.Ref)))
+			if err != nil {
+				continue
+			}
+			data, err := io.ReadAll(io.LimitReader(f, maxImageFile+1))
+			f.Close()
+			if err == nil && len(data) <= maxImageFile && img.Matches(data) {
+				img.Data = data
+			}
+		}
+	}
 }
 
 // AgentsDir is where child agents' records live inside a session directory:
@@ -870,6 +952,9 @@ func (s *Session) AppendAgentMessages(agentID string, msgs ...conversation.Messa
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.writeImagesLocked(msgs); err != nil {
+		return err
+	}
 	return s.appendLocked(filepath.Join(s.Dir, AgentsDir, "messages.jsonl"), s.clean(buf.Bytes()))
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/childenv"
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/workers/sandbox"
 )
@@ -44,6 +45,10 @@ type Result struct {
 	// Changes are the files a tool that changes several (apply_patch)
 	// changed, counted as Changed is.
 	Changes []FileChange
+	// Images are pictures the result shows the model (read_file of an
+	// image): the model client sends them as image parts to a model that
+	// accepts them, and tells any other that it cannot see them.
+	Images []conversation.Image
 }
 
 // Denier is what wanted the approval a Denied call did not get.

@@ -58,13 +58,26 @@ type mBlock struct {
 	Input        json.RawMessage `json:"input,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
 	Content      string          `json:"content,omitempty"`
+	Source       *imageSource    `json:"source,omitempty"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+	// blocks, when set, is a tool_result's content as blocks (its text
+	// and its images) instead of Content's string.
+	blocks []mBlock
 }
 
-// MarshalJSON sends a raw block as it came.
+// MarshalJSON sends a raw block as it came, and a tool_result with
+// images with its content as blocks.
 func (b mBlock) MarshalJSON() ([]byte, error) {
 	if b.raw != nil {
 		return b.raw, nil
+	}
+	if b.blocks != nil {
+		return json.Marshal(struct {
+			Type         string        `json:"type"`
+			ToolUseID    string        `json:"tool_use_id"`
+			Content      []mBlock      `json:"content"`
+			CacheControl *cacheControl `json:"cache_control,omitempty"`
+		}{b.Type, b.ToolUseID, b.blocks, b.CacheControl})
 	}
 	type plain mBlock
 	return json.Marshal(plain(b))
@@ -164,7 +177,7 @@ func (c *Client) tokenLimits(model string, thinking bool) (maxTokens, budget int
 // messagesBody builds the request for req (messagesRequest above).
 func (c *Client) messagesBody(req Request) ([]byte, error) {
 	body := messagesRequest{Model: req.Model, Stream: true}
-	body.System, body.Messages = c.messagesOf(req.Messages)
+	body.System, body.Messages = c.messagesOf(shownImages(req.Messages, AcceptsImages(req.Model)))
 	var budget int
 	body.MaxTokens, budget = c.tokenLimits(req.Model, thinkingFits(body.Messages))
 	if budget > 0 {
@@ -291,11 +304,24 @@ func (c *Client) messagesOf(history []conversation.Message) ([]mBlock, []mMessag
 			}
 			add(conversation.RoleUser, textBlocks(m.Content))
 		case conversation.RoleTool:
-			add(conversation.RoleUser, []mBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}})
+			result := mBlock{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}
+			if len(m.Images) > 0 {
+				// The images go inside the result, where the model reads
+				// them as what the call returned.
+				result.blocks = textBlocks(m.Content)
+				for _, img := range m.Images {
+					result.blocks = append(result.blocks, imageBlock(img))
+				}
+			}
+			add(conversation.RoleUser, []mBlock{result})
 		case conversation.RoleAssistant:
 			add(conversation.RoleAssistant, assistantBlocks(m, provider))
 		default:
-			add(conversation.RoleUser, textBlocks(m.Content))
+			blocks := textBlocks(m.Content)
+			for _, img := range m.Images {
+				blocks = append(blocks, imageBlock(img))
+			}
+			add(conversation.RoleUser, blocks)
 		}
 	}
 	return system, out

@@ -39,6 +39,7 @@ func sendable(msgs []conversation.Message) []conversation.Message {
 			switch {
 			case m.Role == conversation.RoleUser && last.Role == conversation.RoleUser:
 				last.Content = joinTurns(last.Content, m.Content)
+				last.Images = append(append([]conversation.Image(nil), last.Images...), m.Images...)
 				continue
 			case m.Role == conversation.RoleAssistant && last.Role == conversation.RoleAssistant && len(last.ToolCalls) == 0:
 				last.Content = joinTurns(last.Content, m.Content)
@@ -76,10 +77,25 @@ func (c *Client) toOpenAI(req Request) openai.ChatCompletionRequest {
 		}
 	}
 	dropName := c.noToolName.Load()
-	for _, m := range sendable(req.Messages) {
+	// A tool message carries text only: the images of a turn's tool
+	// results wait for the end of the turn's results, and go in the user
+	// message after them (the person's own, when one follows).
+	var images []openai.ChatMessagePart
+	for _, m := range sendable(shownImages(req.Messages, AcceptsImages(req.Model))) {
+		if len(images) > 0 && m.Role != conversation.RoleTool && m.Role != conversation.RoleUser {
+			o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: conversation.RoleUser, MultiContent: images})
+			images = nil
+		}
 		om := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
 		if dropName && m.Role == "tool" {
 			om.Name = ""
+		}
+		switch {
+		case m.Role == conversation.RoleTool:
+			images = append(images, openAIImageParts(m)...)
+		case m.Role == conversation.RoleUser && (len(images) > 0 || len(m.Images) > 0):
+			om.MultiContent = append(images, userImageParts(m)...)
+			om.Content, images = "", nil
 		}
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
@@ -88,6 +104,9 @@ func (c *Client) toOpenAI(req Request) openai.ChatCompletionRequest {
 			})
 		}
 		o.Messages = append(o.Messages, om)
+	}
+	if len(images) > 0 {
+		o.Messages = append(o.Messages, openai.ChatCompletionMessage{Role: conversation.RoleUser, MultiContent: images})
 	}
 	// The tools are not here: they are encoded once and added to the
 	// request's body on its way out (tools.go).

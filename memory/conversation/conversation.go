@@ -5,7 +5,12 @@
 // without depending on the HTTP client.
 package conversation
 
-import "encoding/json"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+)
 
 // Roles of a chat message.
 const (
@@ -40,6 +45,64 @@ type Message struct {
 	// assistant turn lost its thinking blocks and their signatures. A
 	// request to another provider leaves them out.
 	Opaque []OpaqueBlock `json:"opaque,omitempty"`
+	// Images are the images a tool result (read_file of a picture) or a
+	// person's message shows the model, by reference: messages.jsonl
+	// keeps each image's name, type and content address, never its bytes,
+	// which are a file of the session's own (Image.Ref).
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is one image of a message. Ref is where its bytes are kept,
+// relative to the session's directory ("images/<sha256>.png", ImageRef):
+// the session writes them there when the message is recorded and reads
+// them back into Data when the conversation is loaded, so a resumed
+// session shows the model the same image. Data is never in the record.
+type Image struct {
+	// Name is the file it came from, as the model or person named it.
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Ref       string `json:"ref"`
+	// Width and Height are the size the model is shown.
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+	Data   []byte `json:"-"`
+}
+
+// imageExt is the file extension of each media type an image may have.
+var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+
+// NewImage is the image of data with its content address: the same
+// bytes always get the same Ref, so an image read twice is kept once.
+func NewImage(name, mediaType string, data []byte, width, height int) Image {
+	sum := sha256.Sum256(data)
+	return Image{Name: name, MediaType: mediaType, Ref: "images/" + hex.EncodeToString(sum[:]) + imageExt[mediaType],
+		Width: width, Height: height, Data: data}
+}
+
+// ValidImageRef reports whether ref is a content address NewImage makes
+// (images/, 64 hex digits, a known extension) and nothing else: a record
+// is read back from disk, and a ref must never name a file elsewhere.
+func ValidImageRef(ref string) bool {
+	name, ok := strings.CutPrefix(ref, "images/")
+	if !ok || len(name) < 65 {
+		return false
+	}
+	if _, err := hex.DecodeString(name[:64]); err != nil {
+		return false
+	}
+	for _, ext := range imageExt {
+		if name[64:] == ext {
+			return true
+		}
+	}
+	return false
+}
+
+// Matches reports whether data is the image Ref names (its content
+// address), so a file changed on disk is never shown as the image.
+func (i Image) Matches(data []byte) bool {
+	sum := sha256.Sum256(data)
+	return ValidImageRef(i.Ref) && strings.HasPrefix(i.Ref, "images/"+hex.EncodeToString(sum[:])+".")
 }
 
 // OpaqueBlock is one provider's block of an assistant turn, as it came.
@@ -226,7 +289,23 @@ func EstimateTokens(m Message) int {
 	for _, c := range m.ToolCalls {
 		n += len(c.Name) + len(c.Arguments) + 12
 	}
-	return EstimateBytes(n)
+	return EstimateBytes(n) + imageTokens(m.Images)
+}
+
+// imageTokens is what a message's images cost a request: Anthropic's
+// documented width×height/750 tokens, which is above what OpenAI's tiles
+// cost for the sizes ralph sends (at most 1568 px a side: about 3,300).
+// An image of unknown size counts as the largest.
+func imageTokens(imgs []Image) int {
+	n := 0
+	for _, img := range imgs {
+		w, h := img.Width, img.Height
+		if w <= 0 || h <= 0 {
+			w, h = 1568, 1568
+		}
+		n += w*h/750 + 1
+	}
+	return n
 }
 
 // EstimateBytes is EstimateTokens for n bytes of prompt text in one framed

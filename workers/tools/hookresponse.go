@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"io"
 	"strings"
 
@@ -56,7 +57,7 @@ type before struct {
 // snapshot reads the file a Write or Edit call is about to change; the
 // zero before for any other call.
 func (t *Toolset) snapshot(hookName string, input map[string]any) before {
-	if hookName != "Write" && hookName != "Edit" {
+	if hookName != "Write" && hookName != "Edit" && hookName != "MultiEdit" {
 		return before{}
 	}
 	p, _ := input["file_path"].(string)
@@ -68,7 +69,7 @@ func (t *Toolset) snapshot(hookName string, input map[string]any) before {
 }
 
 // toolResponse is the tool_response of a PostToolUse input for the call
-// that gave res: Claude Code's shape for Bash, Write, Edit and Read, and
+// that gave res: Claude Code's shape for Bash, Write, Edit, MultiEdit and Read, and
 // for any other tool the result the model read (output) and success.
 func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[string]any, was before, res workers.Result) any {
 	path, _ := input["file_path"].(string)
@@ -96,7 +97,24 @@ func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[s
 			}
 		}
 		return out
+	case "MultiEdit":
+		out := map[string]any{"filePath": path, "edits": input["edits"], "originalFileContents": nil,
+			"structuredPatch": []any{}, "userModified": false}
+		if was.existed {
+			out["originalFileContents"] = was.text
+			if now, ok := t.fileText(path); ok {
+				out["structuredPatch"] = patch(was.text, now)
+			}
+		}
+		return out
 	case "Read":
+		if len(res.Images) > 0 {
+			// Claude Code's Read of a picture: the image it showed the
+			// model, as base64; its size is that image's, scaled or not.
+			img := res.Images[0]
+			return map[string]any{"type": "image", "file": map[string]any{"base64": base64.StdEncoding.EncodeToString(img.Data),
+				"type": img.MediaType, "originalSize": len(img.Data)}}
+		}
 		text, _ := t.fileText(path)
 		return map[string]any{"type": "text", "file": readSlice(path, text, intArg(input["offset"]), intArg(input["limit"]))}
 	}

@@ -93,6 +93,21 @@ func HookName(name string) string {
 	return name
 }
 
+// hookNameFor is HookName for one call: edit_file with a list of edits
+// is Claude Code's MultiEdit, whose hooks match that name and read its
+// input ({file_path, edits}), and every other call is its tool's name.
+func hookNameFor(name string, args json.RawMessage) string {
+	if name == ToolEditFile {
+		var a struct {
+			Edits json.RawMessage `json:"edits"`
+		}
+		if json.Unmarshal(args, &a) == nil && len(a.Edits) > 0 && string(a.Edits) != "null" {
+			return "MultiEdit"
+		}
+	}
+	return HookName(name)
+}
+
 // hookInput is the call's arguments in Claude Code's shape, with an
 // absolute file_path (and path), as Claude Code passes them: a hook
 // written for Claude Code compares it with $CLAUDE_PROJECT_DIR. A tool
@@ -112,6 +127,16 @@ func hookInput(root, name string, args json.RawMessage) map[string]any {
 	for _, k := range []string{"file_path", "path"} {
 		if p, ok := out[k].(string); ok && p != "" && !filepath.IsAbs(p) {
 			out[k] = filepath.Join(root, p)
+		}
+	}
+	// MultiEdit's edits always carry replace_all, as Claude Code's do.
+	if edits, ok := out["edits"].([]any); ok {
+		for _, e := range edits {
+			if m, ok := e.(map[string]any); ok {
+				if _, set := m["replace_all"]; !set {
+					m["replace_all"] = false
+				}
+			}
 		}
 	}
 	return out
@@ -169,7 +194,7 @@ func fromHookInput(root, name string, args json.RawMessage, updated map[string]a
 func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json.RawMessage,
 	run func(context.Context, json.RawMessage) workers.Result) workers.Result {
 	root, approver := t.Root(), t.approver
-	hookName := HookName(name)
+	hookName := hookNameFor(name, args)
 	var input map[string]any
 	// The approval's permission hooks see the call as the tool hooks do.
 	pc := &permCall{h: h, name: hookName, root: root, tool: name, args: args}

@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"syscall"
 
+	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/images"
 )
 
 // ReadFileParams are read_file's arguments.
@@ -58,7 +61,11 @@ func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) workers.Res
 	defer f.Close()
 
 	br := bufio.NewReaderSize(f, 64<<10)
-	if sniff, _ := br.Peek(binarySniffLen); bytes.IndexByte(sniff, 0) >= 0 {
+	sniff, _ := br.Peek(binarySniffLen)
+	if mediaType := images.Sniff(sniff); mediaType != "" {
+		return readImage(br, display, mediaType)
+	}
+	if bytes.IndexByte(sniff, 0) >= 0 {
 		return errResult("%s looks like a binary file (it contains NUL bytes); read_file only returns text", display)
 	}
 	page, err := readLines(ctx, br, a.Offset, a.Limit, t.ws.MaxOutput())
@@ -66,6 +73,30 @@ func (t *Toolset) readFile(ctx context.Context, raw json.RawMessage) workers.Res
 		return fsErrorResult("read", display, err)
 	}
 	return page.result(display, a.Offset, t.ws.MaxOutput())
+}
+
+// readImage returns the image file br reads as an image the model is
+// shown (scaled to the caps of workers/images), with one line saying
+// what it is; the model client sends the image itself as an image part,
+// or tells a model that accepts none that it cannot see it. The file
+// came through the same door as any other read_file.
+func readImage(br io.Reader, display, mediaType string) workers.Result {
+	data, err := io.ReadAll(io.LimitReader(br, images.MaxFileBytes+1))
+	if err != nil {
+		return fsErrorResult("read", display, err)
+	}
+	p, err := images.Prepare(data, mediaType)
+	if err != nil {
+		return errResult("%s cannot be shown as an image: %v", display, err)
+	}
+	kind := strings.ToUpper(strings.TrimPrefix(mediaType, "image/"))
+	desc := fmt.Sprintf("[%s: %s image, %d×%d px", display, kind, p.Width, p.Height)
+	if p.Scaled() {
+		desc += fmt.Sprintf(", scaled down from %d×%d px", p.OrigWidth, p.OrigHeight)
+	}
+	desc += "]"
+	img := conversation.NewImage(display, p.MediaType, p.Data, p.Width, p.Height)
+	return workers.Result{Output: desc, Images: []conversation.Image{img}}
 }
 
 // linePage is the part of a file selected by offset and limit.

@@ -16,7 +16,7 @@ import (
 //
 // The property's type comes from the field's Go type (string, integer for
 // whole numbers, number for floats, boolean, array of the element's
-// type), or from a type tag (and an items tag for an array's element
+// type, or an object described as a params struct is), or from a type tag (and an items tag for an array's element
 // type) where the field is decoded by hand; description, minimum and
 // maximum come from the tags of those names, enum:"a,b" lists a string's
 // values, items:"object" on a slice of structs gives its elements' own
@@ -152,6 +152,12 @@ func typeSchema(t reflect.Type) string {
 		return `"type":"number"`
 	case reflect.Slice, reflect.Array:
 		return `"type":"array","items":{` + typeSchema(t.Elem()) + `}`
+	case reflect.Struct:
+		// A struct (an element of a list of objects, edit_file's edits)
+		// is described as a tool's params are, its fields and required
+		// list included, so the model sees the whole shape.
+		s := schemaFor(t).schema
+		return string(s[1 : len(s)-1])
 	}
 	return `"type":"object"`
 }

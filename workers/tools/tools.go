@@ -102,7 +102,8 @@ func init() {
 		{key: "edit_file", name: ToolEditFile, params: EditFileParams{}, roles: Doers,
 			info: ToolInfo{WritesPaths: true, WritesInProcess: true, Paths: true},
 			peer: PeerTool{Name: "Edit", Aliases: []string{"MultiEdit"},
-				Input: map[string]string{"file_path": "path", "old_string": "old_string", "new_string": "new_string"}},
+				Input: map[string]string{"file_path": "path", "old_string": "old_string", "new_string": "new_string",
+					"replace_all": "replace_all", "edits": "edits"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).editFileTool) }},
 		// apply_patch is codex's tool, offered beside edit_file to the
 		// models trained on it (Options.Patch); hooks see it by its own
