@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -134,9 +133,7 @@ func (w *Workspace) StartBackground(command string, sandboxed bool) Result {
 
 	c := &bgCommand{id: id, command: command, started: time.Now(), stop: make(chan struct{}), ended: make(chan struct{}),
 		unread: NewHeadTailBuffer(w.maxOut), max: w.maxOut}
-	cmd := exec.Command(w.shell, "-c", command)
-	cmd.Dir = w.root
-	cmd.Env = w.env
+	cmd := w.shellCommand(command)
 	// The start is not the call's: the command outlives the call that
 	// started it, and only a stop, the session's end or ralph's ends it.
 	r, failed := w.launch(context.Background(), cmd, policy, c, true)

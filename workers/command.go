@@ -38,11 +38,17 @@ const (
 // PID namespace or reaper sees to processes that left the group; outside
 // it, the token in their environment does.
 func (w *Workspace) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
+	res, _ := w.executeCmd(ctx, w.shellCommand(command), timeout, policy)
+	return res
+}
+
+// shellCommand is the model's command line as the shell runs it in the
+// project root, in the foreground or the background.
+func (w *Workspace) shellCommand(command string) *exec.Cmd {
 	cmd := exec.Command(w.shell, "-c", command)
 	cmd.Dir = w.root
 	cmd.Env = w.env // nil inherits os.Environ()
-	res, _ := w.executeCmd(ctx, cmd, timeout, policy)
-	return res
+	return cmd
 }
 
 // executeCmd is execute of a command already made (its program, dir and
