@@ -19,16 +19,16 @@ type ToolDef = conversation.ToolDef
 // the table of tools): conversations, reports and the person's
 // approval rules name them, so they never change.
 const (
-	ToolReadFile       = "read_file"
-	ToolWriteFile      = "write_file"
-	ToolEditFile       = "edit_file"
-	ToolListFiles      = "list_files"
-	ToolSearch         = "search"
-	ToolRunCommand     = "run_command"
+	ToolReadFile   = "read_file"
+	ToolWriteFile  = "write_file"
+	ToolEditFile   = "edit_file"
+	ToolListFiles  = "list_files"
+	ToolSearch     = "search"
+	ToolRunCommand = "run_command"
 	// ToolCommandOutput and ToolStopCommand read and stop run_command's
 	// background commands.
-	ToolCommandOutput = "command_output"
-	ToolStopCommand   = "stop_command"
+	ToolCommandOutput  = "command_output"
+	ToolStopCommand    = "stop_command"
 	ToolRemember       = "remember"
 	ToolCompleteTask   = "complete_task"
 	ToolRecordDecision = "record_decision"
