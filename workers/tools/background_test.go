@@ -224,4 +224,10 @@ func TestBackgroundCommandHookInput(t *testing.T) {
 	if in := hookInput("/p", ToolStopCommand, []byte(`{"id":"bg_2"}`)); in["shell_id"] != "bg_2" || in["task_id"] != "bg_2" {
 		t.Fatalf("TaskStop's tool_input: %v", in)
 	}
+	// Bash's tool_response names the background task, as Claude Code's.
+	ts := newTestToolset(t, Options{})
+	resp := ts.toolResponse(context.Background(), "Bash", in, before{}, workers.Result{Output: "started bg_1", BackgroundID: "bg_1"})
+	if m, _ := resp.(map[string]any); m["backgroundTaskId"] != "bg_1" || m["stdout"] != "started bg_1" {
+		t.Fatalf("Bash's tool_response of a background start: %v", resp)
+	}
 }
