@@ -413,6 +413,11 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 		// A run whose record could not be saved must not look clean.
 		res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("saving session state: %w", c.storeErr)
 	}
+	if res.Subtype == SubtypeInterrupted {
+		// A hard stop cancels everything in flight, the background
+		// commands with the foreground ones.
+		c.stopBackground("a hard stop ends every command the agent started, in the background too")
+	}
 	status := memory.StatusCompleted
 	switch {
 	case res.Subtype == SubtypeInterrupted:
@@ -489,6 +494,9 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		content := prompt
 		if note := c.takeNote(); note != "" {
 			content = note + "\n" + prompt
+		}
+		if note := c.backgroundNote(); note != "" {
+			content = note + "\n" + content
 		}
 		if extra != "" {
 			content += "\n\n" + extra

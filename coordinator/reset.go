@@ -29,6 +29,9 @@ func (c *Coordinator) Reset() (string, error) {
 // record that starts with it: /clear and /handoff, one way.
 func (c *Coordinator) moveOn(d memory.DecisionRecord) (string, error) {
 	c.logDecision(d)
+	// The conversation that knew the background commands is gone: so
+	// are they.
+	c.stopBackground("the conversation that started them ended (" + d.Kind + ")")
 	if c.opts.NextSession != nil {
 		// The recorder writes the clear into the old session before the
 		// record moves on.

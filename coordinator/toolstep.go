@@ -36,7 +36,13 @@ func (c *Coordinator) toolStep(ctx context.Context, calls []conversation.ToolCal
 		}
 		results[i], finished[i] = r, true
 		for recorded < n && finished[recorded] {
-			c.recordResult(calls[recorded], args[recorded], results[recorded])
+			// The last result of the step carries the note of the
+			// background commands still running, for the model only.
+			note := ""
+			if recorded == n-1 && ctx.Err() == nil {
+				note = c.backgroundNote()
+			}
+			c.recordResult(calls[recorded], args[recorded], results[recorded], note)
 			recorded++
 		}
 	}
@@ -142,7 +148,7 @@ type foreseer interface {
 	WillAsk(name string, args json.RawMessage) bool
 }
 
-func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMessage, res workers.Result) {
+func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMessage, res workers.Result, note string) {
 	if res.IsError {
 		first, _, _ := strings.Cut(res.Output, "\n")
 		c.logError("tool", call.Name, text.Clip(first, 300))
@@ -163,7 +169,11 @@ func (c *Coordinator) recordResult(call conversation.ToolCall, args json.RawMess
 		c.changedMu.Unlock()
 	}
 	c.noteRepeat(call.Name + "\x00" + string(args) + "\x00" + res.Output)
-	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, Images: res.Images})
+	content := res.Output
+	if note != "" {
+		content += "\n\n" + note
+	}
+	c.appendMessages(conversation.Message{Role: conversation.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: content, Images: res.Images})
 	c.emit(Event{Type: EventToolResult, Turn: c.turns, ToolID: call.ID, ToolName: call.Name, Output: res.Output, IsError: res.IsError})
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -37,19 +38,81 @@ const (
 // PID namespace or reaper sees to processes that left the group; outside
 // it, the token in their environment does.
 func (w *Workspace) execute(ctx context.Context, command string, timeout time.Duration, policy *sandbox.Policy) Result {
+	res, _ := w.executeCmd(ctx, w.shellCommand(command), timeout, policy)
+	return res
+}
+
+// shellCommand is the model's command line as the shell runs it in the
+// project root, in the foreground or the background.
+func (w *Workspace) shellCommand(command string) *exec.Cmd {
 	cmd := exec.Command(w.shell, "-c", command)
 	cmd.Dir = w.root
 	cmd.Env = w.env // nil inherits os.Environ()
-	res, _ := w.executeCmd(ctx, cmd, timeout, policy)
-	return res
+	return cmd
 }
 
 // executeCmd is execute of a command already made (its program, dir and
 // environment set); started reports whether it ran at all.
 func (w *Workspace) executeCmd(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, policy *sandbox.Policy) (res Result, started bool) {
+	out := NewHeadTailBuffer(w.maxOut)
+	r, failed := w.launch(ctx, cmd, policy, out, false)
+	if r == nil {
+		return failed, false
+	}
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var outcome string
+	select {
+	case <-r.ld.exited():
+	case <-timer.C:
+		outcome = fmt.Sprintf("command timed out after %s; its process group was killed", FormatSeconds(timeout))
+	case <-ctx.Done():
+		outcome = "command cancelled; its process group was killed"
+	}
+	grace := drainGrace
+	if ctx.Err() != nil {
+		grace = cancelDrainGrace // the caller is waiting to move on
+	}
+	status, waitErr := r.end(outcome != "", grace)
+
+	text := strings.ToValidUTF8(out.String(), "\uFFFD")
+	if outcome != "" {
+		if text != "" {
+			outcome += "\noutput so far:\n" + text
+		}
+		res = Result{Output: outcome, IsError: true}
+	} else {
+		res = commandResult(text, status, waitErr)
+	}
+	return r.confined(res, text, outcome != ""), true
+}
+
+// running is a command launch started: its leader, whose pid is its
+// process group's id, and the goroutine that copies its output.
+type running struct {
+	ld     leader
+	pgid   int
+	pr     *os.File
+	token  string
+	policy *sandbox.Policy
+	// drained is closed when the copy of the output has stopped.
+	drained chan struct{}
+}
+
+// launch starts cmd in a process group of its own, confined by policy
+// unless that is nil or full access, with a goroutine copying its stdout
+// and stderr into out (the goroutine's alone: out need not be safe for
+// concurrent use unless its owner reads it while the command runs).
+// livesAcross marks a command that runs beside the next ones (a
+// background command), which the Landlock-only sandbox refuses
+// (sandbox.ErrLivesAcrossCommands). On failure it returns the result
+// that tells the model why, and a nil running. Every command of the
+// model's, in the foreground or the background, starts here.
+func (w *Workspace) launch(ctx context.Context, cmd *exec.Cmd, policy *sandbox.Policy, out io.Writer, livesAcross bool) (*running, Result) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return errResult("cannot start command: %v", err), false
+		return nil, errResult("cannot start command: %v", err)
 	}
 	// Passing *os.File makes the child write straight into the pipe, with no
 	// copying goroutine inside os/exec that Wait would block on while a
@@ -60,7 +123,7 @@ func (w *Workspace) executeCmd(ctx context.Context, cmd *exec.Cmd, timeout time.
 	var ld leader
 	var token string
 	if policy.Confines() {
-		ld, err = w.startConfined(ctx, cmd, pw)
+		ld, err = w.startConfined(ctx, cmd, pw, livesAcross)
 	} else {
 		// Outside the sandbox no PID namespace or reaper ends what the
 		// command started; a token in its environment marks its
@@ -78,20 +141,20 @@ func (w *Workspace) executeCmd(ctx context.Context, cmd *exec.Cmd, timeout time.
 	pw.Close() // only the children hold the write end now
 	if err != nil {
 		pr.Close()
+		if errors.Is(err, sandbox.ErrLivesAcrossCommands) {
+			return nil, errResult("%s", ErrBackgroundLandlockOnly)
+		}
 		if errors.Is(err, sandbox.ErrUnavailable) {
-			return sandboxUnavailable(err), false
+			return nil, sandboxUnavailable(err)
 		}
 		if ctx.Err() != nil {
-			return errResult("command cancelled before it ran"), false
+			return nil, errResult("command cancelled before it ran")
 		}
-		return errResult("cannot start command: %v", err), false
+		return nil, errResult("cannot start command: %v", err)
 	}
-	pgid := ld.pid()
-
-	out := NewHeadTailBuffer(w.maxOut)
-	drained := make(chan struct{})
+	r := &running{ld: ld, pgid: ld.pid(), pr: pr, token: token, policy: policy, drained: make(chan struct{})}
 	go func() {
-		defer close(drained)
+		defer close(r.drained)
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := pr.Read(buf)
@@ -101,50 +164,38 @@ func (w *Workspace) executeCmd(ctx context.Context, cmd *exec.Cmd, timeout time.
 			}
 		}
 	}()
+	return r, Result{}
+}
 
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var outcome string
-	select {
-	case <-ld.exited():
-	case <-timer.C:
-		outcome = fmt.Sprintf("command timed out after %s; its process group was killed", FormatSeconds(timeout))
-	case <-ctx.Done():
-		outcome = "command cancelled; its process group was killed"
+// end kills what is left of the command's group, reaps its leader and
+// waits up to grace for its output to be copied; killed says ralph ended
+// the command (a timeout, a stop), whose processes that left the group
+// are then hunted down too. It returns the leader's wait status.
+func (r *running) end(killed bool, grace time.Duration) (syscall.WaitStatus, error) {
+	status, waitErr := killAndReap(r.ld, r.pgid)
+	if r.token != "" && killed {
+		stopEscaped(r.token, reapTimeout)
 	}
-	status, waitErr := killAndReap(ld, pgid)
-	if token != "" && outcome != "" {
-		stopEscaped(token, reapTimeout)
-	}
-
 	// Every group member is dead, so the pipe reaches EOF as soon as the
 	// kernel has closed their descriptors. A process that escaped the group
 	// may still hold it; stop reading after a short grace instead of hanging.
-	grace := drainGrace
-	if ctx.Err() != nil {
-		grace = cancelDrainGrace // the caller is waiting to move on
-	}
 	select {
-	case <-drained:
+	case <-r.drained:
 	case <-time.After(grace):
-		pr.SetReadDeadline(time.Now())
-		<-drained
+		r.pr.SetReadDeadline(time.Now())
+		<-r.drained
 	}
-	pr.Close()
+	r.pr.Close()
+	return status, waitErr
+}
 
-	text := strings.ToValidUTF8(out.String(), "\uFFFD")
-	if outcome != "" {
-		if text != "" {
-			outcome += "\noutput so far:\n" + text
-		}
-		res = Result{Output: outcome, IsError: true}
-	} else {
-		res = commandResult(text, status, waitErr)
+// confined adds what the sandbox has to say to the result of a command
+// that ended (see confined), output being what it printed.
+func (r *running) confined(res Result, output string, killed bool) Result {
+	if c, ok := r.ld.(*confinedLeader); ok {
+		return confined(res, r.policy, c.outcome, output, killed)
 	}
-	if c, ok := ld.(*confinedLeader); ok {
-		res = confined(res, policy, c.outcome, text, outcome != "")
-	}
-	return res, true
+	return res
 }
 
 // commandResult reports the output and, for failures, how the command ended.

@@ -82,14 +82,15 @@ type confinedLeader struct {
 }
 
 // startConfined starts cmd, as built for a local start, inside the
-// sandbox, with out as its stdout and stderr.
-func (w *Workspace) startConfined(ctx context.Context, cmd *exec.Cmd, out *os.File) (*confinedLeader, error) {
+// sandbox, with out as its stdout and stderr; livesAcross marks a
+// command that runs beside the next ones (sandbox.Command).
+func (w *Workspace) startConfined(ctx context.Context, cmd *exec.Cmd, out *os.File, livesAcross bool) (*confinedLeader, error) {
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
 	p, err := w.start(ctx, sandbox.Command{
 		Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Env: cmd.Environ(),
-		Stdout: out, Stderr: out,
+		Stdout: out, Stderr: out, LivesAcrossCommands: livesAcross,
 	})
 	if err != nil {
 		return nil, err

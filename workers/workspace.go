@@ -49,6 +49,9 @@ type Result struct {
 	// image): the model client sends them as image parts to a model that
 	// accepts them, and tells any other that it cannot see them.
 	Images []conversation.Image
+	// BackgroundID is the id of the background command the call started
+	// (run_command with background: true), "" for any other call.
+	BackgroundID string
 }
 
 // Denier is what wanted the approval a Denied call did not get.
@@ -158,6 +161,9 @@ type Workspace struct {
 	// read-modify-write.
 	locksMu sync.Mutex
 	locks   map[string]*sync.Mutex
+
+	// bg are the background commands (background.go).
+	bg background
 
 	// variants are Workspaces like this one with another sandbox, for
 	// the programs of programs.go; closed with it.
@@ -275,6 +281,10 @@ func findShell() string {
 // directory, if there is one, is removed with what they left in it. The
 // Workspace must not be used after.
 func (w *Workspace) Close() {
+	// The background commands end first, each reaped and checked by the
+	// sandbox's guards as a foreground command is, before the helper
+	// that holds them goes.
+	w.bg.stopAll(true)
 	w.runner.Close()
 	w.variantsMu.Lock()
 	for _, v := range w.variants {

@@ -39,9 +39,14 @@ func toolCall(name string, args json.RawMessage) string {
 		Task     string `json:"task"`
 		ID       string `json:"id"`
 		Question string `json:"question"`
+		// Background says a run_command starts its command beside
+		// the work (background commands).
+		Background bool `json:"background"`
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
+	case name == tools.ToolRunCommand && a.Command != "" && a.Background:
+		return "starting `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "` in the background"
 	case name == tools.ToolRunCommand && a.Command != "":
 		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
 	case name == tools.ToolSpawnAgent:

@@ -78,7 +78,11 @@ func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[s
 	case "Bash":
 		// ralph's commands give one output, both streams in the order
 		// they came, as Claude Code's own stdout holds them.
-		return map[string]any{"stdout": res.Output, "stderr": "", "interrupted": ctx.Err() != nil, "isImage": false, "noOutputExpected": false}
+		r := map[string]any{"stdout": res.Output, "stderr": "", "interrupted": ctx.Err() != nil, "isImage": false, "noOutputExpected": false}
+		if res.BackgroundID != "" {
+			r["backgroundTaskId"] = res.BackgroundID
+		}
+		return r
 	case "Write":
 		out := map[string]any{"type": "create", "filePath": path, "content": str("content"), "structuredPatch": []any{}, "originalFile": nil, "userModified": false}
 		if was.existed {

@@ -16,6 +16,7 @@ type RunCommandParams struct {
 	Command     string   `json:"command" required:"true" description:"The bash command line to run."`
 	TimeoutS    *float64 `json:"timeout_s" description:"Timeout in seconds (at most 3600)."`
 	Unsandboxed bool     `json:"unsandboxed" description:"Run outside the sandbox. Only when the sandbox blocked something the task really needs; the user is asked every time."`
+	Background  bool     `json:"background" description:"Start the command in the background and return at once with its id (a server, a watcher, a long build); read its output with command_output and stop it with stop_command. It has no timeout and ends with the session."`
 }
 
 // runCommandTool's description is run_command.md and, when commands are
@@ -57,7 +58,7 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 	// not before its approval question, where it stood in the way.
 	defer t.ws.NoteWithheld()
 	if a.Unsandboxed && t.ws.Policy().Confines() {
-		return t.runUnsandboxed(ctx, a.Command, timeout)
+		return t.runUnsandboxed(ctx, a.Command, timeout, a.Background)
 	}
 	d := t.approver.ApproveCommand(ctx, a.Command)
 	if !d.Allowed {
@@ -67,6 +68,9 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 		r := errResult("%s: %s", NotRun, d.Reason)
 		r.Denied = d.Unasked
 		return r
+	}
+	if a.Background {
+		return t.ws.StartBackground(a.Command, true)
 	}
 	return t.ws.Exec(ctx, a.Command, timeout, true)
 }
@@ -106,7 +110,7 @@ func (t *Toolset) sandboxDescription() string {
 // is asked every time with the command prefixed by UnsandboxedPrefix,
 // which no "always" rule covers. Under --yes nobody would see the
 // question, so the request is refused instead of being approved blindly.
-func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout time.Duration) workers.Result {
+func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout time.Duration, background bool) workers.Result {
 	if t.autoApprove {
 		return errResult("command was not run: it asked to run outside the sandbox, which --yes never approves; " +
 			"run it inside the sandbox, or the user can " + workers.FullAccessHint)
@@ -117,6 +121,9 @@ func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout ti
 			return errResult("command cancelled before it ran")
 		}
 		return errResult("command was not run outside the sandbox: %s (to run commands outside the sandbox without being asked, the user can %s)", d.Reason, workers.FullAccessHint)
+	}
+	if background {
+		return t.ws.StartBackground(command, false)
 	}
 	return t.ws.Exec(ctx, command, timeout, false)
 }

@@ -19,12 +19,16 @@ type ToolDef = conversation.ToolDef
 // the table of tools): conversations, reports and the person's
 // approval rules name them, so they never change.
 const (
-	ToolReadFile       = "read_file"
-	ToolWriteFile      = "write_file"
-	ToolEditFile       = "edit_file"
-	ToolListFiles      = "list_files"
-	ToolSearch         = "search"
-	ToolRunCommand     = "run_command"
+	ToolReadFile   = "read_file"
+	ToolWriteFile  = "write_file"
+	ToolEditFile   = "edit_file"
+	ToolListFiles  = "list_files"
+	ToolSearch     = "search"
+	ToolRunCommand = "run_command"
+	// ToolCommandOutput and ToolStopCommand read and stop run_command's
+	// background commands.
+	ToolCommandOutput  = "command_output"
+	ToolStopCommand    = "stop_command"
 	ToolRemember       = "remember"
 	ToolCompleteTask   = "complete_task"
 	ToolRecordDecision = "record_decision"
@@ -128,8 +132,23 @@ func init() {
 		// holds the command to the mode, and reading needs commands too.
 		{key: "run_command", name: ToolRunCommand, params: RunCommandParams{}, roles: Doers,
 			info:  ToolInfo{Asks: true},
-			peer:  PeerTool{Name: "Bash", Input: map[string]string{"command": "command"}},
+			peer:  PeerTool{Name: "Bash", Input: map[string]string{"command": "command", "run_in_background": "background"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).runCommandTool) }},
+		// The background commands' tools read and stop only what
+		// run_command started, so they ask nobody and change no file
+		// themselves. Claude Code's names are its current ones
+		// (TaskOutput, TaskStop), with the older BashOutput and KillShell
+		// as aliases and both ids in the input.
+		{key: "command_output", name: ToolCommandOutput, params: CommandOutputParams{}, roles: Doers,
+			info: ToolInfo{ReadOnly: true},
+			peer: PeerTool{Name: "TaskOutput", Aliases: []string{"BashOutput", "BashOutputTool"},
+				Input: map[string]string{"task_id": "id", "bash_id": "id", "filter": "filter"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).commandOutputTool) }},
+		{key: "stop_command", name: ToolStopCommand, params: StopCommandParams{}, roles: Doers,
+			info: ToolInfo{ReadOnly: true},
+			peer: PeerTool{Name: "TaskStop", Aliases: []string{"KillShell", "KillBash"},
+				Input: map[string]string{"task_id": "id", "shell_id": "id"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).stopCommandTool) }},
 		{key: "remember", name: ToolRemember, params: RememberParams{}, roles: Doers,
 			info:  ToolInfo{WritesInProcess: true, Records: true},
 			build: func(d Deps) Tool { return d.state(newRememberTool) }},
