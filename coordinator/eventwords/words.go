@@ -39,11 +39,14 @@ func toolCall(name string, args json.RawMessage) string {
 		Task     string `json:"task"`
 		ID       string `json:"id"`
 		Question string `json:"question"`
+		URL      string `json:"url"`
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
 	case name == tools.ToolRunCommand && a.Command != "":
 		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
+	case name == tools.ToolWebFetch && a.URL != "":
+		return "fetching " + text.ClipWidth(fold(text.Visible(a.URL)), 80)
 	case name == tools.ToolSpawnAgent:
 		return "starting a child agent: " + text.ClipWidth(fold(a.Task), 60)
 	case name == tools.ToolAskUser:
