@@ -70,55 +70,83 @@ type Page struct {
 }
 
 // Fetch gets rawURL and returns it as markdown. It follows at most
-// MaxRedirects redirects, each checked like the first (scheme, Approve,
-// the address dialled).
+// MaxRedirects redirects itself, each checked like the first (scheme,
+// Approve, the address dialled). Approve runs outside each request's
+// Timeout, so a person answering a question about a redirect's domain
+// is not cut short by it.
 func Fetch(ctx context.Context, rawURL string, o Options) (Page, error) {
 	o = o.withDefaults()
 	u, err := CheckURL(rawURL)
 	if err != nil {
 		return Page{}, err
 	}
-	if o.Approve != nil {
-		if err := o.Approve(ctx, u); err != nil {
-			return Page{}, err
+	client := o.client()
+	for hop := 0; ; hop++ {
+		if o.Approve != nil {
+			if err := o.Approve(ctx, u); err != nil {
+				return Page{}, err
+			}
+		}
+		page, next, err := o.get(ctx, client, u)
+		if err != nil || next == nil {
+			return page, err
+		}
+		if hop == o.MaxRedirects {
+			return Page{}, fmt.Errorf("%w: more than %d", ErrRedirects, o.MaxRedirects)
+		}
+		if u, err = CheckURL(next.String()); err != nil {
+			return Page{}, fmt.Errorf("redirected to %w", err)
 		}
 	}
+}
+
+// get makes one request within Timeout and reads its page, or returns
+// where a redirect points (next).
+func (o Options) get(ctx context.Context, client *http.Client, u *url.URL) (page Page, next *url.URL, err error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	client := o.client()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Page{}, fmt.Errorf("%w: %w", ErrScheme, err)
+		return Page{}, nil, fmt.Errorf("%w: %w", ErrScheme, err)
 	}
 	req.Header.Set("User-Agent", "ralph-web-fetch/1")
 	req.Header.Set("Accept", "text/html, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1")
 	resp, err := client.Do(req)
 	if err != nil {
-		return Page{}, unwrapURLError(err)
+		return Page{}, nil, unwrapURLError(err)
 	}
 	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		if loc := resp.Header.Get("Location"); loc != "" {
+			next, err := u.Parse(loc)
+			if err != nil {
+				return Page{}, nil, fmt.Errorf("%w: the redirect's Location %q is not a URL", ErrScheme, loc)
+			}
+			return Page{}, next, nil
+		}
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, o.MaxBytes+1))
 	if err != nil {
-		return Page{}, fmt.Errorf("reading the page: %w", err)
+		return Page{}, nil, fmt.Errorf("reading the page: %w", err)
 	}
-	page := Page{URL: resp.Request.URL.String(), Status: resp.Status}
+	page = Page{URL: u.String(), Status: resp.Status}
 	if int64(len(body)) > o.MaxBytes {
 		body, page.Truncated = body[:o.MaxBytes], true
 	}
 	page.ContentType, _, _ = mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if page.ContentType == "" {
-		page.ContentType = http.DetectContentType(body)
-		page.ContentType, _, _ = mime.ParseMediaType(page.ContentType)
+		page.ContentType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
 	}
-	md, err := toMarkdown(ctx, body, page.ContentType, resp.Request.URL)
+	md, err := toMarkdown(ctx, body, page.ContentType, u)
 	if err != nil {
-		return page, err
+		return page, nil, err
 	}
 	if utf8.RuneCountInString(md) > o.MaxChars {
 		md, page.Truncated = clipRunes(md, o.MaxChars), true
 	}
 	page.Markdown = md
-	return page, nil
+	return page, nil, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -159,8 +187,9 @@ func CheckURL(rawURL string) (*url.URL, error) {
 // client is a fresh client for one fetch: no cookie jar, no proxy (the
 // environment's HTTP_PROXY is ignored: a proxy would see, and could
 // answer for, every address), its own transport whose every connection
-// goes through dial, and a redirect policy that checks every hop. Go's
-// client reads no .netrc and sends no Authorization it was not given.
+// goes through dial, and no redirects of its own (Fetch follows them,
+// checking each). Go's client reads no .netrc and sends no
+// Authorization it was not given.
 func (o Options) client() *http.Client {
 	tr := &http.Transport{
 		Proxy:                  nil,
@@ -173,19 +202,8 @@ func (o Options) client() *http.Client {
 		MaxResponseHeaderBytes: 64 << 10,
 	}
 	return &http.Client{
-		Transport: tr,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > o.MaxRedirects {
-				return fmt.Errorf("%w: more than %d", ErrRedirects, o.MaxRedirects)
-			}
-			if _, err := CheckURL(req.URL.String()); err != nil {
-				return fmt.Errorf("redirected to %w", err)
-			}
-			if o.Approve != nil {
-				return o.Approve(req.Context(), req.URL)
-			}
-			return nil
-		},
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }
 
