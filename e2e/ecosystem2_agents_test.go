@@ -28,8 +28,8 @@ func voltAgentDir(t *testing.T) string {
 // categories/ tree copied as .claude/agents/ (its folders kept) and a
 // definition in .claude/agents/sub/x.md are all listed to the model by
 // their front matter's names, spawn_agent can name the one two folders
-// down, and the tools they name that ralph lacks (WebFetch, WebSearch)
-// are said in one line per definition.
+// down, and the tool they name that ralph lacks (WebSearch; WebFetch is
+// web_fetch) is said in one line per definition.
 func TestNestedAgentDefinitionsOfARealCollection(t *testing.T) {
 	t.Parallel()
 	srv := answering(t, func(r llmtest.RecordedRequest) llmtest.Response {
@@ -88,7 +88,7 @@ func TestNestedAgentDefinitionsOfARealCollection(t *testing.T) {
 		t.Errorf("the main agent was not given the child's report: %q", got)
 	}
 	for _, name := range []string{"design-bridge", "documentation-engineer"} {
-		want := "names WebFetch, WebSearch, which ralph does not have, so agent " + name + " goes without"
+		want := "names WebSearch, which ralph does not have, so agent " + name + " goes without"
 		if n := strings.Count(r.stderr, want); n != 1 {
 			t.Errorf("%q said %d times, want once:\n%s", want, n, r.stderr)
 		}

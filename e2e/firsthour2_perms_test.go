@@ -106,7 +106,7 @@ func TestFirsthour2PermsDoctorLists(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	mustWrite(t, filepath.Join(home, ".claude", "settings.json"),
-		`{"permissions":{"allow":["Bash(ls:*)","WebFetch(domain:example.com)"],"deny":["Bash(curl:*)","Read(./.env)"]}}`)
+		`{"permissions":{"allow":["Bash(ls:*)","WebFetch(domain:example.com)","WebSearch"],"deny":["Bash(curl:*)","Read(./.env)"]}}`)
 	mustWrite(t, filepath.Join(proj, ".claude", "settings.json"), `{"permissions":{"ask":["Bash(git push:*)"],"allow":["Bash(rm:*)"]}}`)
 	srv, _ := a59Server(t)
 	r := ralph(t, proj, attackEnv(t, home, srv.URL, nil), nil, "doctor")
@@ -120,12 +120,16 @@ func TestFirsthour2PermsDoctorLists(t *testing.T) {
 		"taken: deny Bash(curl:*) (~/.claude/settings.json)", "allow Bash(ls:*) (~/.claude/settings.json)",
 		"ask Bash(git push:*) (.claude/settings.json)",
 		"left out: ", "allow Bash(rm:*) (.claude/settings.json): a project's file may not allow anything",
-		"allow WebFetch(domain:example.com) (~/.claude/settings.json): ralph cannot honour this rule: ralph has no tool WebFetch",
+		"allow WebFetch(domain:example.com) (~/.claude/settings.json)",
+		"allow WebSearch (~/.claude/settings.json): ralph cannot honour this rule: ralph has no tool WebSearch",
 		"deny Read(./.env) (~/.claude/settings.json): ralph cannot honour this rule",
 	} {
 		if !strings.Contains(line, want) {
 			t.Fatalf("doctor's permissions line lacks %q:\n%s\n(all of stdout:\n%s)", want, line, r.stdout)
 		}
+	}
+	if taken, _, _ := strings.Cut(line, "left out: "); !strings.Contains(taken, "allow WebFetch(domain:example.com)") {
+		t.Fatalf("the person's WebFetch rule is not among the rules taken: %s", line)
 	}
 	if !strings.HasPrefix(line, "warning") {
 		t.Fatalf("a deny left out is not a warning: %s", line)

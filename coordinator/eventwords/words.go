@@ -41,7 +41,8 @@ func toolCall(name string, args json.RawMessage) string {
 		Question string `json:"question"`
 		// Background says a run_command starts its command beside
 		// the work (background commands).
-		Background bool `json:"background"`
+		Background bool   `json:"background"`
+		URL        string `json:"url"`
 	}
 	_ = json.Unmarshal(args, &a)
 	switch {
@@ -49,6 +50,8 @@ func toolCall(name string, args json.RawMessage) string {
 		return "starting `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "` in the background"
 	case name == tools.ToolRunCommand && a.Command != "":
 		return "running `" + text.ClipWidth(fold(text.Visible(a.Command)), 80) + "`"
+	case name == tools.ToolWebFetch && a.URL != "":
+		return "fetching " + text.ClipWidth(fold(text.Visible(a.URL)), 80)
 	case name == tools.ToolSpawnAgent:
 		return "starting a child agent: " + text.ClipWidth(fold(a.Task), 60)
 	case name == tools.ToolAskUser:

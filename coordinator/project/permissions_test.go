@@ -35,7 +35,7 @@ func TestSettingsPermissions(t *testing.T) {
 	}
 	for key, taken := range map[string]bool{
 		"~/.claude/settings.json allow Bash(ls:*)": true, "~/.claude/settings.json deny Bash(curl:*)": true,
-		"~/.claude/settings.json ask Bash(git push:*)": true, "~/.claude/settings.json allow WebFetch(domain:x.org)": false,
+		"~/.claude/settings.json ask Bash(git push:*)": true, "~/.claude/settings.json allow WebFetch(domain:x.org)": true,
 		"~/.claude/settings.json deny Read(./.env)": false, ".claude/settings.json allow Bash(rm:*)": false,
 		".claude/settings.json ask Bash(ls:*)": true, ".claude/settings.json ask Edit(docs/**)": true, ".claude/settings.json deny Bash(wget:*)": true,
 	} {
@@ -61,6 +61,10 @@ func TestSettingsPermissions(t *testing.T) {
 		if want == "" && !d.Allowed || want != "" && (d.Allowed || !strings.Contains(d.Reason, want)) {
 			t.Errorf("%q: allowed %v (%s), want %q", cmd, d.Allowed, d.Reason, want)
 		}
+	}
+	// The person's WebFetch allow rule allows that domain's fetches.
+	if d := pol.ApproveFetch(ctx, "x.org", "https://x.org/"); !d.Allowed {
+		t.Errorf("a fetch from x.org under the person's WebFetch(domain:x.org): %+v", d)
 	}
 	if d := pol.ApproveWrite(ctx, tools.ToolEditFile, "docs/a.md"); d.Allowed || !strings.Contains(d.Reason, "Edit(docs/**)") {
 		t.Errorf("edit under an ask rule: %+v", d)

@@ -413,13 +413,14 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 		// records, on the same disk, report it.
 		Record: func(d memory.DecisionRecord) { _ = p.decide(d) },
 		Tools:  opts.Tools.With(loadedHooks.Rules), NeverAsk: opts.NeverAsk,
+		Fetch: approval.FetchRules{Allow: cfg.WebFetchAllow},
 	})
 	if n := p.Approval.Ignored(); n > 0 {
 		opts.Notify(fmt.Sprintf("ignoring %d allowed_commands in %s that were not approved on this machine; approve them again with \"always\" in chat",
 			n, config.ProjectFile))
 	}
 	withheld := childenv.Withheld(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv)
-	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Patch: providers.EditsWithPatch(cfg.Model), Options: workers.Options{
+	p.Tools, err = tools.NewToolset(tools.Options{Approver: p.Approval, AutoApprove: opts.Yes, Redact: p.Redactor, Patch: providers.EditsWithPatch(cfg.Model), WebFetchAllowPrivate: cfg.WebFetchAllowPrivate, Options: workers.Options{
 		Root: root, CommandTimeout: cfg.CommandTimeout,
 		Env:     childenv.ForCommands(os.Environ(), cfg.ShellEnv, cfg.APIKeyEnv),
 		Sandbox: sandbox.Mode(cfg.Sandbox), NoNetwork: !cfg.Network, Writable: cfg.SandboxWritable, UnixSockets: cfg.SandboxUnixSockets,

@@ -204,6 +204,15 @@ type Config struct {
 	// config may set it: a socket such as /var/run/docker.sock gives
 	// whoever reaches it the machine.
 	SandboxUnixSockets []string
+	// WebFetchAllow lists the domains web_fetch fetches from without
+	// asking ("docs.example.org", "*.example.org"). Only the user's
+	// config may set it: a project's would let the model approve its
+	// own fetches.
+	WebFetchAllow []string
+	// WebFetchAllowPrivate lets web_fetch reach loopback and
+	// private-network addresses (link-local and metadata addresses stay
+	// refused). Only the user's config may set it.
+	WebFetchAllowPrivate bool
 	// SandboxReadable lists well-known secret files and directories
 	// (~/.ssh, ~/.aws, ...) the model's commands may read after all
 	// (absolute; "~/" expanded). Only the user's config may set it.
@@ -344,15 +353,17 @@ type File struct {
 	// StreamIdleTimeout is seconds (a number) or a duration ("90s").
 	StreamIdleTimeout any `toml:"stream_idle_timeout"`
 	// AllowedCommands: rules for run_command (see workers/approval).
-	AllowedCommands    []string `toml:"allowed_commands"`
-	Sandbox            string   `toml:"sandbox"`
-	Network            *bool    `toml:"network"`
-	SandboxWritable    []string `toml:"sandbox_writable"`
-	SandboxUnixSockets []string `toml:"sandbox_unix_sockets"`
-	SandboxReadable    []string `toml:"sandbox_readable"`
-	ShellEnv           []string `toml:"shell_env"`
-	Style              string   `toml:"style"`
-	AskBefore          []string `toml:"ask_before"`
+	AllowedCommands      []string `toml:"allowed_commands"`
+	Sandbox              string   `toml:"sandbox"`
+	Network              *bool    `toml:"network"`
+	SandboxWritable      []string `toml:"sandbox_writable"`
+	SandboxUnixSockets   []string `toml:"sandbox_unix_sockets"`
+	SandboxReadable      []string `toml:"sandbox_readable"`
+	WebFetchAllow        []string `toml:"web_fetch_allow"`
+	WebFetchAllowPrivate *bool    `toml:"web_fetch_allow_private"`
+	ShellEnv             []string `toml:"shell_env"`
+	Style                string   `toml:"style"`
+	AskBefore            []string `toml:"ask_before"`
 	// MaxRetryAfter and MaxWait are seconds or durations, like
 	// StreamIdleTimeout.
 	MaxRetryAfter any    `toml:"max_retry_after"`
@@ -788,6 +799,7 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 		{"sandbox_unix_sockets", f.SandboxUnixSockets, &c.SandboxUnixSockets, false},
 		{"sandbox_readable", f.SandboxReadable, &c.SandboxReadable, false},
 		{"shell_env", f.ShellEnv, &c.ShellEnv, true},
+		{"web_fetch_allow", f.WebFetchAllow, &c.WebFetchAllow, true},
 	} {
 		if len(l.from) == 0 {
 			continue
@@ -810,6 +822,12 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 			}
 			*l.to = append(*l.to, filepath.Clean(e))
 		}
+	}
+	if f.WebFetchAllowPrivate != nil {
+		if fromProject {
+			return invalidf("%s: web_fetch_allow_private may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		c.WebFetchAllowPrivate = *f.WebFetchAllowPrivate
 	}
 	if f.Network != nil {
 		if fromProject && *f.Network && !c.Network {

@@ -190,6 +190,8 @@ func sessionSettings() []sessionSetting {
 		{key: "sandbox_writable", show: show(func(c c) any { return nonNil(c.SandboxWritable) })},
 		{key: "sandbox_unix_sockets", show: show(func(c c) any { return nonNil(c.SandboxUnixSockets) })},
 		{key: "sandbox_readable", show: show(func(c c) any { return nonNil(c.SandboxReadable) })},
+		{key: "web_fetch_allow", show: show(func(c c) any { return nonNil(c.WebFetchAllow) })},
+		{key: "web_fetch_allow_private", show: show(func(c c) any { return c.WebFetchAllowPrivate })},
 		{key: "shell_env", show: show(func(c c) any { return nonNil(c.ShellEnv) })},
 		{key: "allowed_commands", show: show(func(c c) any {
 			return nonNil(append(slices.Clone(c.AllowedCommands), c.ProjectAllowedCommands...))

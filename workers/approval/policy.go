@@ -74,6 +74,9 @@ type Options struct {
 	// NeverAsk refuses what no rule allows instead of asking anyone
 	// (--permission-mode dontAsk).
 	NeverAsk bool
+	// Fetch are the domains web_fetch may and may not fetch from: the
+	// person's web_fetch_allow, with Tools' WebFetch rules added by New.
+	Fetch FetchRules
 	// Record, if set, is told every answer a person gave (an approval
 	// granted or refused), for the session's decisions.jsonl.
 	Record func(memory.DecisionRecord)
@@ -99,6 +102,7 @@ type Policy struct {
 	// deny refuses what --disallowed-tools names; allowCommands is a
 	// bare --allowed-tools Bash; neverAsk is --permission-mode dontAsk.
 	deny          denied
+	fetch         FetchRules
 	allowCommands bool
 	neverAsk      bool
 
@@ -129,6 +133,8 @@ var (
 func New(o Options) *Policy {
 	p := &Policy{fs: o.Fs, root: o.Root, userDir: o.UserConfigDir, yes: o.Yes, redactor: o.Redactor, turn: make(chan struct{}, 1),
 		always: newAskBefore(append(slices.Clone(o.AskBefore), o.Tools.Ask...)).from(o.Tools.AskFrom), askWrites: map[string]askBefore{}, record: o.Record, deny: newDenied(o.Tools), allowCommands: o.Tools.AllowCommands, neverAsk: o.NeverAsk}
+	p.fetch = FetchRules{Allow: append(slices.Clone(o.Fetch.Allow), o.Tools.Fetch.Allow...), AllowAll: o.Fetch.AllowAll || o.Tools.Fetch.AllowAll,
+		Deny: append(slices.Clone(o.Fetch.Deny), o.Tools.Fetch.Deny...), DenyAll: o.Fetch.DenyAll || o.Tools.Fetch.DenyAll}
 	p.user = o.UserFs
 	if p.user == nil {
 		p.user = o.Fs

@@ -135,6 +135,8 @@ func (r ToolRules) With(o ToolRules) ToolRules {
 	r.AskWrites = mergePatterns(r.AskWrites, o.AskWrites)
 	r.DenyFrom = mergeOrigins(r.DenyFrom, o.DenyFrom)
 	r.AskFrom = mergeOrigins(r.AskFrom, o.AskFrom)
+	r.Fetch = FetchRules{Allow: append(slices.Clone(r.Fetch.Allow), o.Fetch.Allow...), AllowAll: r.Fetch.AllowAll || o.Fetch.AllowAll,
+		Deny: append(slices.Clone(r.Fetch.Deny), o.Fetch.Deny...), DenyAll: r.Fetch.DenyAll || o.Fetch.DenyAll}
 	return r
 }
 
@@ -142,6 +144,7 @@ func (r ToolRules) With(o ToolRules) ToolRules {
 // model can write may give.
 func (r ToolRules) Tightening() ToolRules {
 	r.Allow, r.AllowWords, r.AllowCommands = nil, nil, false
+	r.Fetch.Allow, r.Fetch.AllowAll = nil, false
 	return r
 }
 

@@ -33,6 +33,9 @@ type ToolRules struct {
 	// needs a person, as ask_before does (SettingsRules).
 	Ask       []string
 	AskWrites map[string][]string
+	// Fetch are the WebFetch rules: WebFetch(domain:HOST) allows or
+	// refuses web_fetch from HOST, a bare WebFetch every domain.
+	Fetch FetchRules
 	// DenyFrom and AskFrom say where a pattern of Deny (DenyWrites) or
 	// Ask (AskWrites) came from when a settings file gave it, so that a
 	// refusal or a question names the rule as written there; a pattern
@@ -42,14 +45,14 @@ type ToolRules struct {
 
 // Empty reports whether no rule was given.
 func (r ToolRules) Empty() bool {
-	return len(r.Allow) == 0 && len(r.AllowWords) == 0 && !r.AllowCommands && len(r.Deny) == 0 && len(r.DenyWrites) == 0 && len(r.Ask) == 0 && len(r.AskWrites) == 0
+	return len(r.Allow) == 0 && len(r.AllowWords) == 0 && !r.AllowCommands && len(r.Deny) == 0 && r.Fetch.empty() && len(r.DenyWrites) == 0 && len(r.Ask) == 0 && len(r.AskWrites) == 0
 }
 
 // peerOnly are Claude Code's tools ralph does not have: allowing one is
 // accepted and changes nothing, so a command line copied from Claude Code
 // still runs. The names ralph does have, and their Claude Code names, are
 // declared with each tool in workers' one list (tools.ByPeerName).
-var peerOnly = map[string]bool{"webfetch": true, "websearch": true, "todowrite": true, "notebookedit": true}
+var peerOnly = map[string]bool{"websearch": true, "todowrite": true, "notebookedit": true}
 
 // ignoredAllow reports whether allowing the tool changes nothing: every
 // tool of ralph's but run_command never asks before it runs (its row in
@@ -94,6 +97,15 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		switch tool := tools.ByPeerName(name); {
 		case isToolRule(name):
 			r.Allow = append(r.Allow, wholeServer(name))
+		case tool == tools.ToolWebFetch:
+			d, err := fetchDomain(w, arg)
+			if err != nil {
+				return r, fmt.Errorf("--allowed-tools %w", err)
+			}
+			r.Fetch.AllowAll = r.Fetch.AllowAll || d == ""
+			if d != "" {
+				r.Fetch.Allow = append(r.Fetch.Allow, d)
+			}
 		case tool == tools.ToolRunCommand && arg == "":
 			r.AllowCommands = true
 		case tool == tools.ToolRunCommand:
@@ -105,7 +117,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		case ignoredAllow(tool, name):
 			// Never asked about in ralph: nothing to allow.
 		default:
-			return r, fmt.Errorf("--allowed-tools %q: ralph has no tool %s (it knows Bash, Edit, Write, Read, Glob, Grep and mcp__server__tool)", w, name)
+			return r, fmt.Errorf("--allowed-tools %q: ralph has no tool %s (it knows Bash, Edit, Write, Read, Glob, Grep, WebFetch and mcp__server__tool)", w, name)
 		}
 	}
 	for _, w := range SplitToolList(disallowed) {
@@ -116,6 +128,15 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 		switch tool := tools.ByPeerName(name); {
 		case isToolRule(name):
 			r.Deny = append(r.Deny, wholeServer(name))
+		case tool == tools.ToolWebFetch:
+			d, err := fetchDomain(w, arg)
+			if err != nil {
+				return r, fmt.Errorf("--disallowed-tools %w", err)
+			}
+			r.Fetch.DenyAll = r.Fetch.DenyAll || d == ""
+			if d != "" {
+				r.Fetch.Deny = append(r.Fetch.Deny, d)
+			}
 		case tool == tools.ToolRunCommand && arg == "":
 			r.Deny = append(r.Deny, "*")
 		case tool == tools.ToolRunCommand:
@@ -129,7 +150,7 @@ func ParseToolRules(allowed, disallowed []string) (ToolRules, error) {
 			}
 			r.DenyWrites[tool] = append(r.DenyWrites[tool], arg)
 		default:
-			return r, fmt.Errorf("--disallowed-tools %q: ralph can refuse Bash, Edit, Write and mcp__server__tool, not %s", w, name)
+			return r, fmt.Errorf("--disallowed-tools %q: ralph can refuse Bash, Edit, Write, WebFetch and mcp__server__tool, not %s", w, name)
 		}
 	}
 	return r, nil
@@ -193,4 +214,21 @@ func (m askMatch) refusal() string {
 		return fmt.Sprintf("%s refuses %s, so it was not done", m.origin, m.what)
 	}
 	return fmt.Sprintf("--disallowed-tools %q refuses %s, so it was not done", m.pattern, m.what)
+}
+
+// fetchDomain is the domain of a WebFetch rule's argument, Claude Code's
+// "domain:HOST"; "" for a bare WebFetch, which covers every domain.
+func fetchDomain(w, arg string) (string, error) {
+	if arg == "" {
+		return "", nil
+	}
+	d, ok := strings.CutPrefix(arg, "domain:")
+	if d = normalHost(d); !ok || d == "" || strings.ContainsAny(d, "/:@ ") {
+		return "", fmt.Errorf("%q: a WebFetch rule is WebFetch or WebFetch(domain:HOST)", w)
+	}
+	return d, nil
+}
+
+func (r FetchRules) empty() bool {
+	return len(r.Allow) == 0 && !r.AllowAll && len(r.Deny) == 0 && !r.DenyAll
 }

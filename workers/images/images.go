@@ -15,6 +15,7 @@ import (
 	"image/jpeg"
 	"image/png"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 )
@@ -84,7 +85,7 @@ func (p Prepared) Scaled() bool { return p.Width != p.OrigWidth || p.Height != p
 // falling back to JPEG when the PNG is still over MaxBytes.
 func Prepare(data []byte, mediaType string) (Prepared, error) {
 	if len(data) > MaxFileBytes {
-		return Prepared{}, fmt.Errorf("%w: %d bytes, more than the %d read", ErrTooLarge, len(data), MaxFileBytes)
+		return Prepared{}, fmt.Errorf("%w: %s, more than the %s read", ErrTooLarge, text.Size(int64(len(data))), text.Size(MaxFileBytes))
 	}
 	cfg, err := decodeConfig(data, mediaType)
 	if err != nil {
@@ -94,7 +95,7 @@ func Prepare(data []byte, mediaType string) (Prepared, error) {
 		return Prepared{}, fmt.Errorf("not a readable %s: it has no pixels", mediaType)
 	}
 	if cfg.Width*cfg.Height > MaxPixels {
-		return Prepared{}, fmt.Errorf("%w: %d×%d px, more than %d megapixels", ErrTooLarge, cfg.Width, cfg.Height, MaxPixels/1_000_000)
+		return Prepared{}, fmt.Errorf("%w: %d×%d px, more than %s", ErrTooLarge, cfg.Width, cfg.Height, text.Counted(MaxPixels/1_000_000, "megapixel", "megapixels"))
 	}
 	p := Prepared{MediaType: mediaType, Data: data, Width: cfg.Width, Height: cfg.Height, OrigWidth: cfg.Width, OrigHeight: cfg.Height}
 	if max(cfg.Width, cfg.Height) <= MaxSide && len(data) <= MaxBytes {
@@ -130,7 +131,7 @@ func Prepare(data []byte, mediaType string) (Prepared, error) {
 			return p, nil
 		}
 	}
-	return Prepared{}, fmt.Errorf("%w: still over %d bytes scaled to %d×%d px", ErrTooLarge, MaxBytes, w, h)
+	return Prepared{}, fmt.Errorf("%w: still over %s scaled to %d×%d px", ErrTooLarge, text.Size(MaxBytes), w, h)
 }
 
 // Fit is w×h scaled so its longest side is at most side, keeping its

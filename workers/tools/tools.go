@@ -149,6 +149,14 @@ func init() {
 			peer: PeerTool{Name: "TaskStop", Aliases: []string{"KillShell", "KillBash"},
 				Input: map[string]string{"task_id": "id", "shell_id": "id"}},
 			build: func(d Deps) Tool { return d.files((*Toolset).stopCommandTool) }},
+		// web_fetch reaches the network from ralph's own process, outside
+		// the sandbox: --no-network does not offer it (Network), the
+		// approval policy asks per domain (Asks), and it writes nothing,
+		// so read-only keeps it, as the sandbox keeps commands' network.
+		{key: "web_fetch", name: ToolWebFetch, params: WebFetchParams{}, roles: Doers,
+			info:  ToolInfo{ReadOnly: true, Network: true, Asks: true},
+			peer:  PeerTool{Name: "WebFetch", Input: map[string]string{"url": "url", "prompt": "prompt"}},
+			build: func(d Deps) Tool { return d.files((*Toolset).webFetchTool) }},
 		{key: "remember", name: ToolRemember, params: RememberParams{}, roles: Doers,
 			info:  ToolInfo{WritesInProcess: true, Records: true},
 			build: func(d Deps) Tool { return d.state(newRememberTool) }},

@@ -49,6 +49,10 @@ type Options struct {
 	// AutoApprove says approvals are automatic (--yes): nobody would see a
 	// request to leave the sandbox, so such requests are refused.
 	AutoApprove bool
+	// WebFetchAllowPrivate lets web_fetch reach loopback and
+	// private-network addresses (the person's web_fetch_allow_private);
+	// link-local and metadata addresses stay refused (workers/webfetch).
+	WebFetchAllowPrivate bool
 	// Redact takes the person's secrets out of every result the model is
 	// sent: the credentials of the project's repositories among them, which
 	// a command in the Landlock-only sandbox can read from .git/config

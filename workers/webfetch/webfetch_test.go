@@ -1,0 +1,199 @@
+package webfetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestCheckAddr(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		ip string
+		// refused without and with web_fetch_allow_private
+		refused, refusedAllowed bool
+	}{
+		{"127.0.0.1", true, false},
+		{"127.1.2.3", true, false},
+		{"::1", true, false},
+		{"::ffff:127.0.0.1", true, false},
+		{"::127.0.0.1", true, false},
+		{"64:ff9b::7f00:1", true, false},
+		{"10.1.2.3", true, false},
+		{"172.16.0.1", true, false},
+		{"192.168.1.1", true, false},
+		{"::ffff:192.168.1.1", true, false},
+		{"100.64.0.1", true, false},
+		{"fd12:3456::1", true, false},
+		{"fc00::1", true, false},
+		{"169.254.169.254", true, true},
+		{"::ffff:169.254.169.254", true, true},
+		{"fd00:ec2::254", true, true},
+		{"100.100.100.200", true, true},
+		{"169.254.1.1", true, true},
+		{"fe80::1", true, true},
+		{"fe80::1%eth0", true, true},
+		{"0.0.0.0", true, true},
+		{"::", true, true},
+		{"::ffff:0.0.0.0", true, true},
+		{"224.0.0.1", true, true},
+		{"ff02::1", true, true},
+		{"255.255.255.255", true, true},
+		{"93.184.215.14", false, false},
+		{"::ffff:93.184.215.14", false, false},
+		{"2606:2800:21f:cb07:6820:80da:af6b:8b2c", false, false},
+		{"8.8.8.8", false, false},
+	} {
+		ip := netip.MustParseAddr(c.ip)
+		if err := CheckAddr(ip, false); (err != nil) != c.refused {
+			t.Errorf("CheckAddr(%s, false) = %v, want refused %v", c.ip, err, c.refused)
+		} else if err != nil && !errors.Is(err, ErrAddress) {
+			t.Errorf("CheckAddr(%s) = %v, not ErrAddress", c.ip, err)
+		}
+		if err := CheckAddr(ip, true); (err != nil) != c.refusedAllowed {
+			t.Errorf("CheckAddr(%s, true) = %v, want refused %v", c.ip, err, c.refusedAllowed)
+		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"file:///etc/passwd", "ftp://example.org/", "gopher://x/", "http:///nohost", "https://user:pw@example.org/", "javascript:alert(1)", "example.org"} {
+		if _, err := CheckURL(u); !errors.Is(err, ErrScheme) {
+			t.Errorf("CheckURL(%q) = %v, want ErrScheme", u, err)
+		}
+	}
+	for _, u := range []string{"http://example.org/", "https://example.org/a?b=c#frag"} {
+		if _, err := CheckURL(u); err != nil {
+			t.Errorf("CheckURL(%q) = %v", u, err)
+		}
+	}
+}
+
+const page = `<html><head><title>T</title><script>alert("x")</script></head><body>
+<h1>Install</h1><p>Read <a href="/docs/start">the guide</a> first.</p><ul><li>one</li></ul></body></html>`
+
+func TestFetchConvertsAndRefusesLoopback(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Cookie") != "" || r.Header.Get("Authorization") != "" {
+			t.Errorf("request carried credentials: %v", r.Header)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, page)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	if _, err := Fetch(ctx, srv.URL, Options{}); !errors.Is(err, ErrAddress) {
+		t.Fatalf("a loopback fetch without AllowPrivate: %v, want ErrAddress", err)
+	}
+	p, err := Fetch(ctx, srv.URL, Options{AllowPrivate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Install", "[the guide](" + srv.URL + "/docs/start)", "- one"} {
+		if !strings.Contains(p.Markdown, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, p.Markdown)
+		}
+	}
+	if strings.Contains(p.Markdown, "alert") {
+		t.Errorf("the script came through:\n%s", p.Markdown)
+	}
+}
+
+// The client has no proxy (HTTP_PROXY would otherwise see, and answer
+// for, every fetch; Go's own default skips it only for loopback hosts,
+// so a loopback test server could not show it) and no cookie jar.
+func TestClientHasNoProxyOrJar(t *testing.T) {
+	t.Parallel()
+	c := Options{}.withDefaults().client()
+	if tr := c.Transport.(*http.Transport); tr.Proxy != nil || c.Jar != nil {
+		t.Errorf("client has a proxy function or a cookie jar")
+	}
+}
+
+func TestFetchRechecksRedirects(t *testing.T) {
+	t.Parallel()
+	var target string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/meta":
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+		case "/mapped":
+			http.Redirect(w, r, "http://[::ffff:169.254.169.254]/", http.StatusFound)
+		case "/file":
+			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+		case "/other":
+			http.Redirect(w, r, target, http.StatusFound)
+		case "/loop":
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		default:
+			fmt.Fprint(w, "landed")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	target = srv.URL + "/landed"
+	ctx := context.Background()
+	for path, want := range map[string]error{"/meta": ErrAddress, "/mapped": ErrAddress, "/file": ErrScheme, "/loop": ErrRedirects} {
+		if _, err := Fetch(ctx, srv.URL+path, Options{AllowPrivate: true}); !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", path, err, want)
+		}
+	}
+	// Every hop is put to Approve, which may refuse the one it lands on.
+	var asked []string
+	refuse := errors.New("not approved")
+	approve := func(_ context.Context, u *url.URL) error {
+		asked = append(asked, u.Path)
+		if u.Path == "/landed" {
+			return refuse
+		}
+		return nil
+	}
+	if _, err := Fetch(ctx, srv.URL+"/other", Options{AllowPrivate: true, Approve: approve}); !errors.Is(err, refuse) {
+		t.Errorf("a redirect Approve refused: %v", err)
+	}
+	if strings.Join(asked, " ") != "/other /landed" {
+		t.Errorf("Approve was asked about %q, want /other then /landed", asked)
+	}
+}
+
+func TestFetchCapsSize(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("a", 5000)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, big)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	p, err := Fetch(ctx, srv.URL, Options{AllowPrivate: true, MaxBytes: 1000})
+	if err != nil || len(p.Markdown) != 1000 || !p.Truncated {
+		t.Errorf("MaxBytes 1000: %d bytes, truncated %v, %v", len(p.Markdown), p.Truncated, err)
+	}
+	p, err = Fetch(ctx, srv.URL, Options{AllowPrivate: true, MaxChars: 300})
+	if err != nil || len(p.Markdown) != 300 || !p.Truncated {
+		t.Errorf("MaxChars 300: %d characters, truncated %v, %v", len(p.Markdown), p.Truncated, err)
+	}
+	p, err = Fetch(ctx, srv.URL, Options{AllowPrivate: true})
+	if err != nil || len(p.Markdown) != 5000 || p.Truncated {
+		t.Errorf("no cap reached: %d characters, truncated %v, %v", len(p.Markdown), p.Truncated, err)
+	}
+}
+
+func TestFetchRefusesBinary(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("\x89PNG\r\n"))
+	}))
+	t.Cleanup(srv.Close)
+	if _, err := Fetch(context.Background(), srv.URL, Options{AllowPrivate: true}); !errors.Is(err, ErrNotText) {
+		t.Errorf("an image: %v, want ErrNotText", err)
+	}
+}
