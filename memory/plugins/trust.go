@@ -96,13 +96,15 @@ func EnclosingProject(dir, home string) string {
 // of Whose): the model's in a directory every command may write, or in a
 // project.
 func Place(dir string) Trust {
-	if modelMayWrite(dir) {
-		return Trust{Where: "in a temporary directory", Why: "it lies in a temporary directory, where the model's commands can change its files"}
-	}
+	// The project first: ModelMayWrite also holds the current project,
+	// which is better named as such.
 	home, _ := os.UserHomeDir()
 	if root := EnclosingProject(dir, home); root != "" {
 		where := "inside the project " + root
 		return Trust{Where: where, Why: "it lies " + where + ", where the model can change its files"}
+	}
+	if modelMayWrite(dir) {
+		return Trust{Where: "in a temporary directory", Why: "it lies in a temporary directory, where the model's commands can change its files"}
 	}
 	return persons
 }
