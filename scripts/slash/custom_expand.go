@@ -72,8 +72,8 @@ func (h *Host) runShellLines(ctx context.Context, name, shown, body string) (str
 		}
 		res := h.Command(ctx, command)
 		if res.IsError && strings.HasPrefix(res.Output, tools.NotRun) {
-			err = fmt.Errorf("/%s: %w: !`%s` of %s (%s); nothing was sent", name, ErrShellRefused,
-				text.OneLine(text.StripControls(command)), shown, text.OneLine(text.StripControls(res.Output)))
+			err = fmt.Errorf("/%s: %w: %s of %s (%s); nothing was sent", name, ErrShellRefused,
+				shownShell(command), shown, text.OneLine(text.StripControls(res.Output)))
 			return m
 		}
 		return strings.TrimRight(res.Output, "\n")
@@ -82,6 +82,20 @@ func (h *Host) runShellLines(ctx context.Context, name, shown, body string) (str
 		return "", err
 	}
 	return out, nil
+}
+
+// shownShell is a shell line as a refusal names it, on one line: a
+// block of several lines (```!) keeps its line breaks as \n, so that it
+// does not read as one command.
+func shownShell(command string) string {
+	lines := strings.Split(strings.Trim(text.StripControls(command), "\n"), "\n")
+	if len(lines) == 1 {
+		return "!`" + text.OneLine(lines[0]) + "`"
+	}
+	for i, l := range lines {
+		lines[i] = text.OneLine(l)
+	}
+	return "the ```! block `" + strings.Join(lines, `\n`) + "`"
 }
 
 // embedFiles adds to body the text of the project's files it mentions
@@ -115,7 +129,7 @@ func (h *Host) expandBody(c customCmd, name, body, args string) (string, bool, e
 	var used bool
 	if c.prompts {
 		var err error
-		if body, used, err = expandPrompt(name, body, args); err != nil {
+		if body, used, err = expandPrompt(strings.TrimPrefix(name, "prompts:"), body, args); err != nil {
 			return "", false, err
 		}
 	} else {
