@@ -43,7 +43,11 @@ func TestLoopPluginRunsToItsIterationLimit(t *testing.T) {
 	})
 	t.Cleanup(srv.Close)
 	env := realPython(t, attackEnv(t, home, srv.URL, nil))
-	if r := ralph(t, proj, env, nil, "plugin", "add", testdata("plugins69", "Custos-angry-ralph")); r.code != 0 {
+	// The person's copy, outside every project (testdata lies in ralph's
+	// git work tree, where a plugin is the model's).
+	plugin := filepath.Join(filepath.Dir(home), "plugins", "angry-ralph")
+	copyTree(t, testdata("plugins69", "Custos-angry-ralph"), plugin)
+	if r := ralph(t, proj, env, nil, "plugin", "add", plugin); r.code != 0 {
 		t.Fatalf("ralph plugin add exited %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r := ralph(t, proj, env, nil, "-y", "work on section one")

@@ -23,7 +23,7 @@ func TestPluginGuardRefusesDangerousCommand(t *testing.T) {
 				{{"run_command", `{"command":"rm -rf ~/; echo ran > ran-marker.txt"}`}},
 			}, "done"))
 			env := attackEnv(t, home, srv.URL, mode.env)
-			if r := ralph(t, proj, env, nil, "plugin", "add", publicPlugin("block-dangerous-commands")); r.code != 0 {
+			if r := ralph(t, proj, env, nil, "plugin", "add", publicPlugin(t, "block-dangerous-commands")); r.code != 0 {
 				t.Fatalf("ralph plugin add exited %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 			}
 			r := ralph(t, proj, env, nil, "-y", "clean up my home directory")

@@ -9,11 +9,22 @@ import (
 	"testing"
 )
 
-// publicPlugin is the path of a public Claude Code plugin nobody here
-// wrote, kept unchanged under testdata/claude-code-hooks with its licence
-// and origin.
-func publicPlugin(name string) string {
-	return testdata("claude-code-hooks", "plugins", name)
+// publicPlugin is the path of a copy of a public Claude Code plugin
+// nobody here wrote, kept unchanged under testdata/claude-code-hooks with
+// its licence and origin. The copy lies outside every project, as the
+// person's own plugins do: testdata lies in ralph's git work tree, where
+// a plugin is the model's (memory/plugins.Whose).
+func publicPlugin(t *testing.T, name string) string {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, name)
+	if out, err := exec.Command("cp", "-a", testdata("claude-code-hooks", "plugins", name), dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	return dir
 }
 
 // pluginList is `ralph plugin list --json`.
@@ -52,7 +63,7 @@ func TestPluginAddListRemove(t *testing.T) {
 	proj, home := attackLayout(t)
 	srv := inlineServer(t, `{"name":"doctor","model":"fake-model","api_key":"`+doctorKey+`","loop":true,"responses":[{"text":"ok"}]}`)
 	env := attackEnv(t, home, srv.URL, []string{"OPENAI_API_KEY=" + doctorKey, "RALPH_MODEL=fake-model"})
-	plugin := publicPlugin("block-dangerous-commands")
+	plugin := publicPlugin(t, "block-dangerous-commands")
 
 	r := ralph(t, proj, env, nil, "plugin", "add", plugin)
 	if r.code != 0 || !strings.Contains(r.stdout, "Added plugin block-dangerous-commands 1.0.0 from "+plugin+": 1 hook, 0 skills, 0 commands, 0 agents.") {
@@ -138,7 +149,7 @@ func TestPluginAddRefuses(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(inside), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command("cp", "-a", publicPlugin("block-dangerous-commands"), inside).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-a", publicPlugin(t, "block-dangerous-commands"), inside).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	r := ralph(t, proj, env, nil, "plugin", "add", "tools/guard")
@@ -149,7 +160,7 @@ func TestPluginAddRefuses(t *testing.T) {
 		t.Errorf("ralph plugin list: %+v", l)
 	}
 	// The same name from another directory is refused until removed.
-	r = ralph(t, proj, env, nil, "plugin", "add", publicPlugin("block-dangerous-commands"))
+	r = ralph(t, proj, env, nil, "plugin", "add", publicPlugin(t, "block-dangerous-commands"))
 	if r.code != 2 || !strings.Contains(r.stderr, "remove it first with ralph plugin remove block-dangerous-commands") {
 		t.Errorf("a second block-dangerous-commands: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
-	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // The Claude Code plugins the person added with `ralph plugin add`
@@ -40,16 +39,16 @@ func AddedPlugins(fsys afero.Fs, root string) ([]plugins.Plugin, []string) {
 	return list, warnings
 }
 
-// PluginHooks are the plugins whose hooks the session reads: a plugin
-// the person added from outside the project is theirs; one inside it, or
-// in a directory the model's commands may write in any project (the
-// temporary directory), is the model's to write, so its hooks wait for
-// approval.
+// PluginHooks are the plugins whose hooks the session reads: whose each
+// is was decided once, by plugins.Whose (its Trust: outside every
+// project and temporary directory, from a source the person chose); one
+// that is not the person's holds what the model could have written or
+// chosen, so its hooks wait for approval.
 func PluginHooks(list []plugins.Plugin) []Plugin {
 	var out []Plugin
 	for _, p := range list {
 		if p.Fs() != nil {
-			out = append(out, Plugin{Dir: p.Dir, ByPerson: !p.InProject && !sandbox.WritableByCommands(p.Dir)})
+			out = append(out, Plugin{Dir: p.Dir, ByPerson: p.Trust.Persons})
 		}
 	}
 	return out

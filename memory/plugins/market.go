@@ -258,6 +258,8 @@ func (a MarketAdder) clone(ctx context.Context, url, parent string) (string, err
 	_, _ = rand.Read(b[:])
 	tmp := filepath.Join(parent, ".new-"+hex.EncodeToString(b[:]))
 	if err := git.Clone(ctx, url, tmp); err != nil {
+		// A clone that failed half way leaves nothing behind.
+		_ = a.Person.RemoveAll(tmp)
 		return "", fmt.Errorf("%w: %s: %w", ErrClone, url, err)
 	}
 	return tmp, nil
@@ -376,7 +378,15 @@ func (a MarketAdder) market(name string) (MarketRecord, error) {
 	return recs[i], nil
 }
 
+// ErrModelMarket says a marketplace that is not the person's (Whose)
+// names a source ralph would have to clone: whoever wrote its file chose
+// that URL, and ralph clones with the person's git and credentials.
+var ErrModelMarket = errors.New("a marketplace the model can write may not make ralph clone")
+
 // AddFromMarket adds the plugin name that the marketplace market lists.
+// Only a marketplace of the person's (MarketTrust) may name a repository
+// to clone; a plugin that git cannot clone, or that is no plugin, leaves
+// nothing behind in the store.
 func (a MarketAdder) AddFromMarket(ctx context.Context, name, market string) (Plugin, error) {
 	mrec, err := a.market(market)
 	if err != nil {
@@ -390,33 +400,69 @@ func (a MarketAdder) AddFromMarket(ctx context.Context, name, market string) (Pl
 	if i < 0 {
 		return Plugin{}, fmt.Errorf("%w: %s lists no plugin named %s", ErrNoEntry, market, name)
 	}
-	dir, err := a.entryDir(ctx, mrec, m, m.Plugins[i])
+	e := m.Plugins[i]
+	rel, url, err := entrySource(e)
 	if err != nil {
 		return Plugin{}, err
 	}
-	return add(a.Person, a.UserConfigDir, dir, a.Project, a.Now(), name, market)
+	if url == "" {
+		dir, err := relativeDir(mrec, m, e, rel)
+		if err != nil {
+			return Plugin{}, err
+		}
+		return add(a.Person, a.UserConfigDir, dir, a.Project, a.Now(), name, &mrec, a.Store)
+	}
+	if t := MarketTrust(mrec, a.Store); !t.Persons {
+		return Plugin{}, fmt.Errorf("%w: a marketplace %s may not make ralph clone: %s's source %s was chosen by whoever wrote %s; clone the plugin yourself if you want it and add its directory with ralph plugin add PATH",
+			ErrModelMarket, t.Where, e.Name, url, filepath.Join(mrec.Dir, MarketFile()))
+	}
+	if a.Store == "" {
+		return Plugin{}, fmt.Errorf("%w: no home directory for ralph's plugin store", ErrNoConfigDir)
+	}
+	parent := filepath.Join(a.Store, "sources", mrec.Name)
+	tmp, err := a.clone(ctx, url, parent)
+	if err != nil {
+		return Plugin{}, err
+	}
+	// The clone is read before it takes the plugin's place: what is no
+	// plugin is removed, and the plugin added before stays as it was.
+	if _, _, err := open(tmp, name); err != nil {
+		forgetDoors(tmp)
+		_ = a.Person.RemoveAll(tmp)
+		return Plugin{}, fmt.Errorf("%s: %w", url, err)
+	}
+	forgetDoors(tmp)
+	dest := filepath.Join(parent, e.Name)
+	if err := replaceDir(a.Person, tmp, dest); err != nil {
+		return Plugin{}, err
+	}
+	return add(a.Person, a.UserConfigDir, dest, a.Project, a.Now(), name, &mrec, a.Store)
 }
 
-// entryDir is the directory of a marketplace's plugin: a relative path
-// inside the marketplace, or a git repository cloned into the store.
-func (a MarketAdder) entryDir(ctx context.Context, mrec MarketRecord, m Market, e Entry) (string, error) {
-	var rel string
+// relativeDir is the directory of a marketplace's plugin given by a
+// relative path: against metadata.pluginRoot when it is set, and never
+// out of the marketplace.
+func relativeDir(mrec MarketRecord, m Market, e Entry, rel string) (string, error) {
+	clean := filepath.Clean(filepath.Join(filepath.FromSlash(m.Metadata.PluginRoot), filepath.FromSlash(rel)))
+	if filepath.IsAbs(rel) || !filepath.IsLocal(clean) && clean != "." {
+		return "", fmt.Errorf("%w: %s's source %q leads out of the marketplace's directory, which ralph does not follow", ErrUnsupported, e.Name, rel)
+	}
+	dir := filepath.Join(mrec.Dir, clean)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	if !Within(real, mrec.Dir) {
+		return "", fmt.Errorf("%w: %s", ErrLinkOut, dir)
+	}
+	return real, nil
+}
+
+// entrySource reads an entry's source: a relative path (rel), or the git
+// URL of a github or url source (url).
+func entrySource(e Entry) (rel, url string, err error) {
 	if err := json.Unmarshal(e.Source, &rel); err == nil {
-		// A relative path, against metadata.pluginRoot when it is set,
-		// and never out of the marketplace.
-		clean := filepath.Clean(filepath.Join(filepath.FromSlash(m.Metadata.PluginRoot), filepath.FromSlash(rel)))
-		if filepath.IsAbs(rel) || !filepath.IsLocal(clean) && clean != "." {
-			return "", fmt.Errorf("%w: %s's source %q leads out of the marketplace's directory, which ralph does not follow", ErrUnsupported, e.Name, rel)
-		}
-		dir := filepath.Join(mrec.Dir, clean)
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", dir, err)
-		}
-		if !Within(real, mrec.Dir) {
-			return "", fmt.Errorf("%w: %s", ErrLinkOut, dir)
-		}
-		return real, nil
+		return rel, "", nil
 	}
 	var src struct {
 		Source string `json:"source"`
@@ -424,32 +470,31 @@ func (a MarketAdder) entryDir(ctx context.Context, mrec MarketRecord, m Market, 
 		URL    string `json:"url"`
 	}
 	if err := json.Unmarshal(e.Source, &src); err != nil {
-		return "", fmt.Errorf("%w: %s's source is neither a path nor an object: %w", ErrUnsupported, e.Name, err)
+		return "", "", fmt.Errorf("%w: %s's source is neither a path nor an object: %w", ErrUnsupported, e.Name, err)
 	}
-	var url string
 	switch {
 	case src.Source == "github" && ownerRepo.MatchString(src.Repo):
-		url = githubURL(src.Repo)
+		return "", githubURL(src.Repo), nil
 	case src.Source == "url" && gitURL(src.URL):
-		url = src.URL
+		return "", src.URL, nil
 	case src.Source == "github" || src.Source == "url":
-		return "", fmt.Errorf("%w: %s's %s source names no repository ralph can clone", ErrUnsupported, e.Name, src.Source)
-	default:
-		return "", fmt.Errorf("%w: %s's source is of the %q form, which ralph does not install (it takes a relative path, github and url); clone the plugin yourself and add its directory with ralph plugin add PATH", ErrUnsupported, e.Name, src.Source)
+		return "", "", fmt.Errorf("%w: %s's %s source names no repository ralph can clone", ErrUnsupported, e.Name, src.Source)
 	}
-	if a.Store == "" {
-		return "", fmt.Errorf("%w: no home directory for ralph's plugin store", ErrNoConfigDir)
+	return "", "", fmt.Errorf("%w: %s's source is of the %q form, which ralph does not install (it takes a relative path, github and url); clone the plugin yourself and add its directory with ralph plugin add PATH", ErrUnsupported, e.Name, src.Source)
+}
+
+// Remote are the plugins m lists whose sources are not relative paths
+// (ralph would clone them, or cannot install them): a marketplace that is
+// not the person's may not install these.
+func (m Market) Remote() []string {
+	var out []string
+	for _, e := range m.Plugins {
+		var rel string
+		if json.Unmarshal(e.Source, &rel) != nil {
+			out = append(out, e.Name)
+		}
 	}
-	parent := filepath.Join(a.Store, "sources", mrec.Name)
-	tmp, err := a.clone(ctx, url, parent)
-	if err != nil {
-		return "", err
-	}
-	dest := filepath.Join(parent, e.Name)
-	if err := replaceDir(a.Person, tmp, dest); err != nil {
-		return "", err
-	}
-	return dest, nil
+	return out
 }
 
 // Updated is one plugin `ralph plugin update` read again.
@@ -519,5 +564,5 @@ func (a MarketAdder) readd(r Record) (Plugin, error) {
 	if err != nil {
 		return Plugin{}, err
 	}
-	return add(a.Person, a.UserConfigDir, r.Dir, a.Project, a.Now(), r.Name, "")
+	return add(a.Person, a.UserConfigDir, r.Dir, a.Project, a.Now(), r.Name, nil, a.Store)
 }

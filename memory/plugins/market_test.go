@@ -1,7 +1,6 @@
 package plugins
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -19,10 +18,12 @@ func TestSplitRef(t *testing.T) {
 // TestEntrySourceForms: a source leading out of the marketplace and the
 // forms ralph does not install are refused as ErrUnsupported.
 func TestEntrySourceForms(t *testing.T) {
-	dir := t.TempDir()
-	a := MarketAdder{}
 	for _, src := range []string{`"../x"`, `"/etc"`, `{"source":"npm","package":"p"}`, `{"source":"git-subdir","url":"https://x/y.git","path":"p"}`, `{"source":"github","repo":"-bad"}`} {
-		_, err := a.entryDir(context.Background(), MarketRecord{Name: "m", Dir: dir}, Market{}, Entry{Name: "p", Source: json.RawMessage(src)})
+		e := Entry{Name: "p", Source: json.RawMessage(src)}
+		rel, _, err := entrySource(e)
+		if err == nil {
+			_, err = relativeDir(MarketRecord{Name: "m", Dir: t.TempDir()}, Market{}, e, rel)
+		}
 		if !errors.Is(err, ErrUnsupported) {
 			t.Errorf("source %s: %v, want ErrUnsupported", src, err)
 		}

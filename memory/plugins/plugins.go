@@ -11,9 +11,10 @@
 // This package reads and describes plugins; it runs nothing. The hooks,
 // skills, commands and agent definitions a plugin brings are handed to
 // their own loaders (HookFiles, SkillRoots, CommandDirs, AgentDirs), which
-// decide what may run: a plugin whose directory lies inside a project
-// (InProject) holds files the model could have written, so its hooks need
-// the person's approval as a project's do.
+// decide what may run by the plugin's Trust (trust.go: Whose): a plugin
+// that is not the person's holds files the model could have written or
+// chosen, so its hooks need the person's approval as a project's do and
+// its commands' allowed-tools pre-approve nothing.
 //
 // Claude Code's marketplaces are read by market.go: a plugin is added by
 // the path of its directory or as NAME@MARKETPLACE. The enabledPlugins
@@ -135,10 +136,11 @@ type Plugin struct {
 	// Dir is the plugin's directory, absolute, with its links resolved.
 	Dir      string
 	Manifest Manifest
-	// InProject says the directory lies inside a project (the one it was
-	// added from, or the current one): its files are ones the model could
-	// have written, so its hooks need approval as a project's do.
-	InProject bool
+	// Trust is whose the plugin is (Whose): unless it is the person's,
+	// its files are ones the model could have written or chosen, so its
+	// hooks need approval as a project's do and its commands'
+	// allowed-tools pre-approve nothing.
+	Trust Trust
 	// Fingerprint is the manifest's as recorded when the plugin was added;
 	// Changed says the manifest on disk differs from it now.
 	Fingerprint string

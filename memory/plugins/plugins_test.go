@@ -16,7 +16,12 @@ var now = time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC)
 
 // The agents' table sets the layout in ralph; these tests set Claude
 // Code's themselves.
-func init() { ManifestPath = filepath.Join(".claude-plugin", "plugin.json") }
+func init() {
+	ManifestPath = filepath.Join(".claude-plugin", "plugin.json")
+	// The tests' directories lie in the temporary directory; the ones
+	// about whose a plugin is point this at a directory of their own.
+	ModelMayWrite = func(string) bool { return false }
+}
 
 // write makes the files of a test plugin under dir.
 func write(t *testing.T, dir string, files map[string]string) {
@@ -63,7 +68,7 @@ func TestAddListRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "guard" || p.Manifest.Version != "1.2.0" || p.InProject || !strings.HasPrefix(p.Fingerprint, "sha256:") {
+	if p.Name != "guard" || p.Manifest.Version != "1.2.0" || !p.Trust.Persons || !strings.HasPrefix(p.Fingerprint, "sha256:") {
 		t.Fatalf("Add gave %+v", p)
 	}
 	fi, err := os.Stat(RecordFile(cfg))
@@ -246,21 +251,18 @@ func TestInlineHooksAndInProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.InProject {
-		t.Error("a plugin inside the project is not InProject")
-	}
-	recs, _ := Records(rootfs.Person(), cfg)
-	if len(recs) != 1 || !recs[0].InProject || recs[0].Project != project {
-		t.Errorf("record = %+v", recs)
+	if p.Trust.Persons {
+		t.Error("a plugin inside the project is the person's")
 	}
 	hf, problems := p.HookFiles()
 	if len(problems) != 0 || len(hf) != 1 || !strings.HasPrefix(string(hf[0].Data), `{"hooks":{"Stop"`) {
 		t.Errorf("HookFiles = %+v, %v", hf, problems)
 	}
-	// Outside a project, a plugin recorded as inside one stays InProject;
-	// one recorded outside becomes InProject inside the current project.
-	if list, _ := List(rootfs.Person(), cfg, ""); !list[0].InProject {
-		t.Error("the record's InProject was lost")
+	// Outside the project it is still the model's: the walk is the
+	// plugin's own (the test's project has no .git, so only the current
+	// project's root said so; a record of an older ralph says so too).
+	if list, _ := List(rootfs.Person(), cfg, project); list[0].Trust.Persons {
+		t.Error("a plugin inside the current project is the person's")
 	}
 }
 

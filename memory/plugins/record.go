@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,7 +31,9 @@ type Record struct {
 	// Fingerprint is the manifest's when it was added.
 	Fingerprint string `json:"fingerprint"`
 	// InProject says the directory lay inside the project it was added
-	// from (Project): files the model could write.
+	// from (Project): files the model could write. Only read, from
+	// records older ralphs wrote; whose a plugin is is decided afresh
+	// each time it is listed (Whose).
 	InProject bool      `json:"in_project,omitempty"`
 	Project   string    `json:"project,omitempty"`
 	Added     time.Time `json:"added"`
@@ -135,17 +138,22 @@ func Within(dir, root string) bool {
 }
 
 // Add records the plugin in dir (absolute and resolved, as Resolve gives
-// it). project is the root of the project ralph runs in ("" outside one):
-// a plugin inside it is recorded as InProject. Adding a directory again
+// it). project is the root of the project ralph runs in ("" outside one).
+// Whose the plugin is comes back in its Trust. Adding a directory again
 // refreshes its record (a new manifest's fingerprint); a second directory
 // under a name already added is ErrNameTaken.
 func Add(person afero.Fs, userConfigDir, dir, project string, now time.Time) (Plugin, error) {
-	return add(person, userConfigDir, dir, project, now, "", "")
+	return add(person, userConfigDir, dir, project, now, "", nil, "")
 }
 
 // add is Add for a plugin named name by a marketplace's entry (used when
-// it has no manifest), recorded as coming from market.
-func add(person afero.Fs, userConfigDir, dir, project string, now time.Time, name, market string) (Plugin, error) {
+// it has no manifest), recorded as coming from the marketplace mrec
+// (nil: added by path); store is StoreDir.
+func add(person afero.Fs, userConfigDir, dir, project string, now time.Time, name string, mrec *MarketRecord, store string) (Plugin, error) {
+	market := ""
+	if mrec != nil {
+		market = mrec.Name
+	}
 	p, data, err := open(dir, name)
 	if err != nil {
 		return Plugin{}, err
@@ -157,9 +165,6 @@ func add(person afero.Fs, userConfigDir, dir, project string, now time.Time, nam
 		return Plugin{}, err
 	}
 	rec := Record{Name: p.Name, Dir: dir, Fingerprint: Fingerprint(data), Added: now.UTC(), Marketplace: market}
-	if Within(dir, project) {
-		rec.InProject, rec.Project = true, project
-	}
 	// The same directory, or the same plugin of the same marketplace
 	// (whose entry may now name another directory), is recorded anew.
 	recs = slices.DeleteFunc(recs, func(r Record) bool {
@@ -171,8 +176,31 @@ func add(person afero.Fs, userConfigDir, dir, project string, now time.Time, nam
 	if err := writeRecord(person, userConfigDir, append(recs, rec)); err != nil {
 		return Plugin{}, err
 	}
-	p.Fingerprint, p.InProject = rec.Fingerprint, rec.InProject
+	p.Fingerprint = rec.Fingerprint
+	var markets []MarketRecord
+	if mrec != nil {
+		markets = []MarketRecord{*mrec}
+	}
+	p.Trust = trustOf(rec, markets, project, store)
 	return p, nil
+}
+
+// trustOf is whose the recorded plugin r is now (Whose), with markets
+// the marketplaces recorded and project the current project's root.
+func trustOf(r Record, markets []MarketRecord, project, store string) Trust {
+	switch {
+	case r.InProject:
+		where := "inside the project " + r.Project
+		return Trust{Where: where, Why: "it lies " + where + ", where the model can change its files"}
+	case Within(r.Dir, project):
+		return Trust{Where: "inside this project", Why: "it lies inside this project, where the model can change its files"}
+	}
+	if r.Marketplace != "" {
+		if i := slices.IndexFunc(markets, func(m MarketRecord) bool { return m.Name == r.Marketplace }); i >= 0 {
+			return Whose(r.Dir, &markets[i], store)
+		}
+	}
+	return Whose(r.Dir, nil, store)
 }
 
 // Remove forgets the plugin named name and gives back its record; the
@@ -207,18 +235,22 @@ func Records(person afero.Fs, userConfigDir string) ([]Record, error) {
 // List reads every recorded plugin as it lies on disk now, by name. A
 // plugin that cannot be read is still listed, with the reason in its
 // Problems and nothing it would bring; project is the current project's
-// root, inside which a plugin counts as InProject whatever its record
-// says. The error is for a record that cannot be read at all.
+// root. Whose each plugin is is decided now (trustOf), where it lies
+// today. The error is for a record that cannot be read at all.
 func List(person afero.Fs, userConfigDir, project string) ([]Plugin, error) {
-	recs, err := Records(person, userConfigDir)
+	all, err := readAll(person, userConfigDir)
+	if errors.Is(err, ErrNoConfigDir) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	recs, store := all.Plugins, StoreDir(os.Getenv)
 	out := make([]Plugin, 0, len(recs))
 	for _, r := range recs {
 		p, data, err := open(r.Dir, r.Name)
 		p.Fingerprint = r.Fingerprint
-		p.InProject = r.InProject || Within(r.Dir, project)
+		p.Trust = trustOf(r, all.Marketplaces, project, store)
 		switch {
 		case err != nil:
 			p.Name, p.fsys = r.Name, nil

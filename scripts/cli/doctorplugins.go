@@ -31,7 +31,7 @@ func pluginChecks(root string) []check {
 		s := describePlugin(pl)
 		ch := check{Name: "plugin " + s.Name, Status: checkOK, Detail: s.Dir + ": " + s.brings()}
 		if s.InProject {
-			ch.Detail += ", inside a project (its hooks need your approval)"
+			ch.Detail += ", not yours (its hooks need your approval): " + s.Why
 		}
 		if len(s.Problems) > 0 {
 			ch.Status = checkWarning

@@ -20,7 +20,6 @@ import (
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/hooks"
-	"github.com/ralph-dev/ralph/workers/sandbox"
 )
 
 // PluginHelp is `ralph plugin --help`.
@@ -34,8 +33,15 @@ runs them (with ${CLAUDE_PLUGIN_ROOT}), its skills, commands and agent
 definitions join yours. A file of the plugin that is a link out of its
 directory is never read.
 
-A plugin inside the project you add it from holds files the model can change,
-so its hooks need your approval as the project's own hooks do.
+A plugin is yours only when it lies outside every project (a git work tree
+or a directory with .ralph/, wherever you add it from) and outside the
+temporary directories, and comes from a source you chose: its path, or a
+marketplace that is yours (a directory of yours outside every project, or a
+repository ralph cloned for you). Any other plugin holds files the model can
+change, so its hooks need your approval as the project's own hooks do, and
+its commands' allowed-tools approve nothing in advance. A marketplace that is
+not yours may list only plugins inside itself: ralph refuses to clone the
+sources it names.
 
 A marketplace (.claude-plugin/marketplace.json) lists plugins: add one with
 ralph plugin marketplace add PATH|GIT-URL|OWNER/REPO (a directory is read
@@ -258,7 +264,7 @@ func (p PluginCommands) List() error {
 	for _, s := range out {
 		where := ""
 		if s.InProject {
-			where = ", inside a project"
+			where = ", not yours: " + s.Why
 		}
 		fmt.Fprintf(p.Out, "%s%s  %s%s\n  brings %s\n", s.Name, versionText(s.Version), s.Dir, where, s.brings())
 		if s.Description != "" {
@@ -319,17 +325,21 @@ func (p PluginCommands) enabledNotes() []string {
 // pluginSummary is one plugin as `ralph plugin list --json` and `ralph
 // doctor` show it: text from the plugin's files, made safe to print.
 type pluginSummary struct {
-	Name        string   `json:"name"`
-	Version     string   `json:"version,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Dir         string   `json:"dir"`
-	InProject   bool     `json:"in_project"`
-	Changed     bool     `json:"changed"`
-	Hooks       int      `json:"hooks"`
-	Skills      int      `json:"skills"`
-	Commands    int      `json:"commands"`
-	Agents      int      `json:"agents"`
-	Problems    []string `json:"problems"`
+	Name        string `json:"name"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description,omitempty"`
+	Dir         string `json:"dir"`
+	// InProject says the plugin is not the person's (plugins.Whose): it
+	// lies in a project or a temporary directory, or came from a
+	// marketplace that does; Why says which.
+	InProject bool     `json:"in_project"`
+	Why       string   `json:"why,omitempty"`
+	Changed   bool     `json:"changed"`
+	Hooks     int      `json:"hooks"`
+	Skills    int      `json:"skills"`
+	Commands  int      `json:"commands"`
+	Agents    int      `json:"agents"`
+	Problems  []string `json:"problems"`
 }
 
 // describePlugin counts what a plugin brings: its hooks as the hooks
@@ -338,7 +348,7 @@ type pluginSummary struct {
 func describePlugin(pl plugins.Plugin) pluginSummary {
 	safe := func(s string) string { return text.OneLine(text.StripControls(s)) }
 	s := pluginSummary{Name: safe(pl.Name), Version: safe(pl.Manifest.Version), Description: safe(pl.Manifest.Description),
-		Dir: safe(pl.Dir), InProject: pl.InProject, Changed: pl.Changed, Problems: []string{}}
+		Dir: safe(pl.Dir), InProject: !pl.Trust.Persons, Why: safe(pl.Trust.Why), Changed: pl.Changed, Problems: []string{}}
 	files, problems := pl.HookFiles()
 	for _, f := range files {
 		cfg, err := hooks.Parse(f.Data, hooks.SourcePlugin, f.Path, pl.Dir)
@@ -362,18 +372,14 @@ func describePlugin(pl plugins.Plugin) pluginSummary {
 
 // needApproval says how many of a plugin's hooks need the person's
 // approval before they run, why, and the command that gives it; "" when
-// none does. A plugin the model's commands could have written (inside
-// the project, or in a temporary directory) is the model's, as
-// project.PluginHooks decides: its hooks wait for approval in each
-// project, and where nobody can be asked they do not run.
+// none does. A plugin that is not the person's (plugins.Whose, the
+// decision project.PluginHooks takes too) waits for approval in each
+// project, and where nobody can be asked its hooks do not run.
 func needApproval(s pluginSummary) string {
-	if s.Hooks == 0 || !(s.InProject || sandbox.WritableByCommands(s.Dir)) {
+	if s.Hooks == 0 || !s.InProject {
 		return ""
 	}
-	where := "it lies inside this project, where the model can change its files"
-	if !s.InProject {
-		where = "it lies in a temporary directory, where the model's commands can change its files"
-	}
+	where := s.Why
 	return fmt.Sprintf("%s your approval before %s, since %s. Approve %s with `ralph hooks approve` in each project where %s should run (`ralph hooks` lists %s); "+
 		"until then a guard refuses the calls it guards and any other hook does not run.",
 		text.Counted(s.Hooks, "hook needs", "hooks need"), text.Plural(s.Hooks, "it runs", "they run"),

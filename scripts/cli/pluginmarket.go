@@ -21,7 +21,7 @@ func (p PluginCommands) marketErr(err error) error {
 	}
 	msg := err.Error()
 	// The sentences begin with their sentinel's words, which say less.
-	for _, s := range []error{plugins.ErrUnsupported, plugins.ErrNoMarket, plugins.ErrNoEntry, plugins.ErrNameTaken, plugins.ErrManifest} {
+	for _, s := range []error{plugins.ErrUnsupported, plugins.ErrNoMarket, plugins.ErrNoEntry, plugins.ErrNameTaken, plugins.ErrManifest, plugins.ErrModelMarket} {
 		msg = strings.TrimPrefix(msg, s.Error()+": ")
 	}
 	switch {
@@ -58,6 +58,15 @@ func (p PluginCommands) MarketAdd(arg string) error {
 	}
 	fmt.Fprintf(p.Out, "Added marketplace %s from %s (%s): %s. Add one with ralph plugin add NAME@%s.\n",
 		rec.Name, text.OneLine(text.StripControls(rec.Source)), text.OneLine(text.StripControls(how)), text.Counted(len(m.Plugins), "plugin", "plugins"), rec.Name)
+	// A marketplace that is not the person's may not make ralph clone
+	// (plugins.Whose): say so now, and which of its plugins that leaves out.
+	if t := plugins.MarketTrust(rec, p.Store); !t.Persons {
+		fmt.Fprintf(p.Out, "It is not yours, since it lies %s: its plugins' hooks need your approval, and ralph will not clone the sources it names", text.OneLine(text.StripControls(t.Where)))
+		if remote := m.Remote(); len(remote) > 0 {
+			fmt.Fprintf(p.Out, " (%s cannot be added from it)", text.OneLine(text.StripControls(strings.Join(remote, ", "))))
+		}
+		fmt.Fprintln(p.Out, ".")
+	}
 	return nil
 }
 
@@ -112,7 +121,7 @@ func (p PluginCommands) Update(name string) error {
 	for _, u := range ups {
 		if u.Err != nil {
 			failed++
-			fmt.Fprintf(p.Out, "Plugin %s was not updated: %s\n", u.Name, text.OneLine(text.StripControls(u.Err.Error())))
+			fmt.Fprintf(p.Out, "Plugin %s was not updated: %s\n", u.Name, text.OneLine(text.StripControls(strings.TrimPrefix(u.Err.Error(), plugins.ErrModelMarket.Error()+": "))))
 			continue
 		}
 		change := "version " + orNone(u.Now)

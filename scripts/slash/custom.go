@@ -39,7 +39,9 @@ type customDir struct {
 	// plugin's folder; codex says the folder holds codex's prompts.
 	pluginRoot string
 	prompts    bool
-	inProject  bool
+	// trust is whose a plugin's folder is (plugins.Whose); nil for a
+	// folder of the project's or the person's.
+	trust *plugins.Trust
 	// plugin names the plugin of a plugin's folder.
 	plugin string
 }
@@ -52,9 +54,9 @@ type CommandDir struct {
 	Fs          afero.Fs
 	Path, Shown string
 	// Root is the plugin's directory, its commands' ${CLAUDE_PLUGIN_ROOT};
-	// InProject says the model could have written it (plugins.Plugin).
-	Root      string
-	InProject bool
+	// Trust is whose the plugin is (plugins.Plugin.Trust).
+	Root  string
+	Trust plugins.Trust
 	// Plugin is the plugin's name: its commands are also /Plugin:NAME,
 	// as Claude Code names them.
 	Plugin string
@@ -67,7 +69,7 @@ func PluginCommandDirs(list []plugins.Plugin) []CommandDir {
 	var out []CommandDir
 	for _, p := range list {
 		for _, d := range p.CommandDirs() {
-			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d), Root: p.Dir, InProject: p.InProject, Plugin: p.Name})
+			out = append(out, CommandDir{Fs: p.Fs(), Path: d, Shown: p.Shown(d), Root: p.Dir, Trust: p.Trust, Plugin: p.Name})
 		}
 	}
 	return out
@@ -98,7 +100,8 @@ func customDirs(fs afero.Fs, root string, extra []CommandDir) []customDir {
 	}
 	for _, d := range extra {
 		if d.Fs != nil {
-			ds = append(ds, customDir{fs: d.Fs, path: d.Path, shown: d.Shown, pluginRoot: d.Root, inProject: d.InProject, plugin: d.Plugin})
+			trust := d.Trust
+			ds = append(ds, customDir{fs: d.Fs, path: d.Path, shown: d.Shown, pluginRoot: d.Root, trust: &trust, plugin: d.Plugin})
 		}
 	}
 	return ds
@@ -119,7 +122,7 @@ type customCmd struct {
 	hidden      []string
 	pluginRoot  string
 	prompts     bool
-	inProject   bool
+	trust       *plugins.Trust
 	// plugin names a plugin's command's plugin; alike are the full
 	// names (plugin:NAME) of other plugins' commands of the same name,
 	// which make the bare name ambiguous.
@@ -189,7 +192,7 @@ func allCustom(fs afero.Fs, root string, extra ...CommandDir) []customCmd {
 						continue
 					}
 					shown := d.shown + "/" + filepath.ToSlash(rel)
-					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, prompts: d.prompts, inProject: d.inProject, plugin: d.plugin})
+					out = append(out, customCmd{name: name, fs: d.fs, path: filepath.Join(d.path, rel), shown: shown, pluginRoot: d.pluginRoot, prompts: d.prompts, trust: d.trust, plugin: d.plugin})
 				}
 			}
 			queue = next

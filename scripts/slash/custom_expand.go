@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/mentions"
+	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/approval"
 	"github.com/ralph-dev/ralph/workers/tools"
@@ -71,8 +72,8 @@ func (h *Host) runShellLines(ctx context.Context, name, shown, body string) (str
 		}
 		res := h.Command(ctx, command)
 		if res.IsError && strings.HasPrefix(res.Output, tools.NotRun) {
-			err = fmt.Errorf("/%s: %w: !`%s` of %s (%s); nothing was sent", name, ErrShellRefused,
-				text.OneLine(text.StripControls(command)), shown, text.OneLine(text.StripControls(res.Output)))
+			err = fmt.Errorf("/%s: %w: %s of %s (%s); nothing was sent", name, ErrShellRefused,
+				shownShell(command), shown, text.OneLine(text.StripControls(res.Output)))
 			return m
 		}
 		return strings.TrimRight(res.Output, "\n")
@@ -81,6 +82,20 @@ func (h *Host) runShellLines(ctx context.Context, name, shown, body string) (str
 		return "", err
 	}
 	return out, nil
+}
+
+// shownShell is a shell line as a refusal names it, on one line: a
+// block of several lines (```!) keeps its line breaks as \n, so that it
+// does not read as one command.
+func shownShell(command string) string {
+	lines := strings.Split(strings.Trim(text.StripControls(command), "\n"), "\n")
+	if len(lines) == 1 {
+		return "!`" + text.OneLine(lines[0]) + "`"
+	}
+	for i, l := range lines {
+		lines[i] = text.OneLine(l)
+	}
+	return "the ```! block `" + strings.Join(lines, `\n`) + "`"
 }
 
 // embedFiles adds to body the text of the project's files it mentions
@@ -114,7 +129,7 @@ func (h *Host) expandBody(c customCmd, name, body, args string) (string, bool, e
 	var used bool
 	if c.prompts {
 		var err error
-		if body, used, err = expandPrompt(name, body, args); err != nil {
+		if body, used, err = expandPrompt(strings.TrimPrefix(name, "prompts:"), body, args); err != nil {
 			return "", false, err
 		}
 	} else {
@@ -123,32 +138,38 @@ func (h *Host) expandBody(c customCmd, name, body, args string) (string, bool, e
 	return expandPaths(body, c.pluginRoot, h.Root), used, nil
 }
 
-// personal reports whether c is the person's command: its file lies
-// outside the project (the person's own folders, a plugin they installed
-// elsewhere). A file inside the project, or of a plugin recorded as a
-// project's (plugins.Plugin.InProject: in a project or a temporary
-// directory), is text the model could have written, and what it allows
-// allows nothing.
-func (h *Host) personal(c customCmd) bool {
-	if h.Root == "" || c.inProject {
-		return false
+// whose is whose c is, as plugins.Whose decides it: a plugin's command
+// by its plugin's Trust (where the plugin lies and who chose its
+// source), any other file by where it lies (plugins.Place: outside
+// every project and the temporary directories, such as the person's
+// ~/.claude/commands or codex's prompts); and a file inside the current
+// project is never the person's. What a command that is not the
+// person's allows allows nothing: the model could have written it.
+func (h *Host) whose(c customCmd) plugins.Trust {
+	inProject := plugins.Trust{Where: "in the project", Why: "it lies in the project, where the model could have written it"}
+	if h.Root == "" {
+		return inProject
 	}
 	roots := []string{h.Root}
 	if real, err := filepath.EvalSymlinks(h.Root); err == nil {
 		roots = append(roots, real)
 	}
+	path := c.path
 	paths := []string{c.path}
 	if real, err := filepath.EvalSymlinks(c.path); err == nil {
-		paths = append(paths, real)
+		paths, path = append(paths, real), real
 	}
 	for _, root := range roots {
 		for _, p := range paths {
 			if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return false
+				return inProject
 			}
 		}
 	}
-	return true
+	if c.trust != nil {
+		return *c.trust
+	}
+	return plugins.Place(path)
 }
 
 // allowedScope is the scope of c's allowed-tools for its turn: when c is
@@ -177,8 +198,12 @@ func (h *Host) allowedScope(c customCmd, name string, items []string) func(conte
 	if len(named) == 0 {
 		return nil
 	}
-	if !h.personal(c) {
-		h.printf("note: /%s lies in the project (%s), where the model could have written it, so its allowed-tools approve none of its commands in advance\n", name, shown)
+	if t := h.whose(c); !t.Persons {
+		if t.Where == "in the project" {
+			h.printf("note: /%s lies in the project (%s), where the model could have written it, so its allowed-tools approve none of its commands in advance\n", name, shown)
+		} else {
+			h.printf("note: /%s (%s) is not your own command, since %s, so its allowed-tools approve none of its commands in advance\n", name, shown, text.StripControls(t.Why))
+		}
 		return nil
 	}
 	h.printf("/%s: %s allow its matching commands for this turn (allowed-tools of %s, your own command)\n", name, strings.Join(named, ", "), shown)

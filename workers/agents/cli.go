@@ -110,6 +110,9 @@ func init() {
 	for _, c := range clis {
 		sandbox.AgentLogins = append(sandbox.AgentLogins, c.logins()...)
 	}
+	// Whose a plugin is asks the sandbox's own check of where the
+	// model's commands may write.
+	plugins.ModelMayWrite = sandbox.ModelMayWrite
 }
 
 // AgentExec is a bash command (exec:'<command>') whose plain output is the
