@@ -500,12 +500,17 @@ func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string)
 }
 
 func (p *Policy) approveWrite(ctx context.Context, tool string, paths ...string) tools.Decision {
-	if m, ok := p.deny.writes[tool].path(tool, paths...); ok {
-		return tools.Decision{Reason: m.refusal()}
+	for _, rt := range writeRuleTools(tool) {
+		if m, ok := p.deny.writes[rt].path(tool, paths...); ok {
+			return tools.Decision{Reason: m.refusal()}
+		}
 	}
 	m, ok := p.always.path(tool, paths...)
-	if !ok {
-		m, ok = p.askWrites[tool].path(tool, paths...)
+	for _, rt := range writeRuleTools(tool) {
+		if ok {
+			break
+		}
+		m, ok = p.askWrites[rt].path(tool, paths...)
 	}
 	if !ok {
 		return tools.Decision{Allowed: true}
@@ -516,6 +521,18 @@ func (p *Policy) approveWrite(ctx context.Context, tool string, paths ...string)
 		what = strings.Join(paths, ", ")
 	}
 	return p.askPerson(ctx, Question{Command: what, Tool: tool, Why: []string{m.reason()}}, m)
+}
+
+// writeRuleTools are the tools whose deny and ask rules (Edit(…),
+// Write(…) from --disallowed-tools and settings) hold for a write by
+// tool. A patch adds, changes and deletes files, so the person's rules
+// for both writing and editing a file hold for it: a rule the person gave
+// must not be passed by the model choosing another tool.
+func writeRuleTools(tool string) []string {
+	if tool == tools.ToolApplyPatch {
+		return []string{tools.ToolApplyPatch, tools.ToolWriteFile, tools.ToolEditFile}
+	}
+	return []string{tool}
 }
 
 // currentAsker is who is asked now: nobody under --permission-mode

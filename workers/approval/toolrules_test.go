@@ -67,3 +67,24 @@ func TestToolRulesMCPServers(t *testing.T) {
 		}
 	}
 }
+
+// A patch writes and edits files, so the person's Edit(…) and Write(…)
+// refusals hold for apply_patch too: the model choosing the patch tool
+// must not pass a rule given for the other two.
+func TestWriteRulesHoldForAPatch(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []string{"Edit(secrets/**)", "Write(secrets/**)"} {
+		r, err := ParseToolRules(nil, []string{rule})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := New(Options{Root: t.TempDir(), Tools: r, NeverAsk: true})
+		ctx := context.Background()
+		if d := p.ApproveWrite(ctx, tools.ToolApplyPatch, "main.go", "secrets/key.txt"); d.Allowed {
+			t.Errorf("%s: a patch touching secrets/key.txt was allowed", rule)
+		}
+		if d := p.ApproveWrite(ctx, tools.ToolApplyPatch, "main.go"); !d.Allowed {
+			t.Errorf("%s: a patch of main.go alone was refused: %s", rule, d.Reason)
+		}
+	}
+}
