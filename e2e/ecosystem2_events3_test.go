@@ -236,7 +236,7 @@ func TestEcosystem2Events3InstructionsAuditSeesAgentsMd(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	market := filepath.Join(filepath.Dir(home), "claude-code-hooks")
-	copyTree(t, testdata("plugins69", "karanb192-claude-code-hooks"), market)
+	copyTree(t, testdata("claude-code-hooks"), market)
 	srv := inlineServer(t, toolScenario(t, "audit", nil, "done"))
 	env := attackEnv(t, home, srv.URL, nil)
 	mustRalph(t, proj, env, "claude-code-hooks", "plugin", "marketplace", "add", market)

@@ -34,7 +34,10 @@ func TestChatPluginInstallFromMarketplace(t *testing.T) {
 	c := startTmux(t, proj, extra, 220, 50, "chat")
 	c.waitFor("the prompt", 20*time.Second, idlePrompt.MatchString)
 
-	market := hooksMarketDir()
+	// A copy outside every project, as a person's own clone would lie:
+	// one inside a git work tree (ralph's testdata) is the model's.
+	market := filepath.Join(filepath.Dir(home), "claude-code-hooks")
+	copyTree(t, hooksMarketDir(), market)
 	c.tmux("send-keys", "-l", "/plugin marketplace add "+market)
 	c.tmux("send-keys", "Enter")
 	c.waitFor("the marketplace added", 20*time.Second, func(s string) bool {

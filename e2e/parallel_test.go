@@ -21,6 +21,8 @@ var serialTests = map[string]string{
 	"TestBrowserServeEventsArriveWithin300ms":     "it measures how soon an event reaches the page",
 	"TestTemporalStopEndsEveryAgentWithinASecond": "it times how soon a stop ends four agents",
 	"TestProfileChildren64":                       "it profiles 64 children, a measurement (opt-in)",
+	// A fixed resource.
+	"TestEcosystem2Events3ObservatorySeesPermissionRequestAndSubagentStart": "the real observatory server listens on its one fixed socket, /tmp/claude-observatory.sock",
 }
 
 // TestEveryTestIsParallelOrSaysWhyNot: every Test function of the
