@@ -69,6 +69,9 @@ type Checkpoints struct {
 	warnFn      func(string)
 	warnedIndex bool
 	warnedSeed  bool
+	// toldNested are the nested repositories without a commit told of
+	// (updateEachNested).
+	toldNested map[string]bool
 	// store writes commits and refs without git's processes, when the
 	// repository's layout allows; nil otherwise.
 	store *store
@@ -436,7 +439,9 @@ func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, siz
 	}
 	if len(nested) > 0 {
 		if err := c.update(ctx, env, nested, 0, nil); err != nil {
-			return err
+			if err := c.updateEachNested(ctx, env, nested); err != nil {
+				return err
+			}
 		}
 	}
 	if len(plain) == 0 {
@@ -447,6 +452,34 @@ func (c *Checkpoints) add(ctx context.Context, env []string, paths []string, siz
 	}
 	return c.feed(ctx, append(env, "GIT_LITERAL_PATHSPECS=1"), nulList(plain), scaled(size, len(plain)), beside,
 		c.writing("add", "-A", "--ignore-errors", "--pathspec-from-file=-", "--pathspec-file-nul")...)
+}
+
+// updateEachNested records the nested repositories one by one, after
+// recording them together failed: a repository that has no commit yet
+// (git init, and nothing committed) is a directory git cannot record,
+// neither as a gitlink nor file by file (git add refuses it too). It is
+// left out of the checkpoint and told to the person once; the others, and
+// any other failure, go on as before.
+func (c *Checkpoints) updateEachNested(ctx context.Context, env []string, nested []string) error {
+	for _, p := range nested {
+		err := c.update(ctx, env, []string{p}, 0, nil)
+		var ce *CommandError
+		if err == nil {
+			continue
+		}
+		if !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "is a directory") {
+			return err
+		}
+		name := strings.TrimSuffix(p, "/")
+		if c.warnFn != nil && !c.toldNested[name] {
+			if c.toldNested == nil {
+				c.toldNested = map[string]bool{}
+			}
+			c.toldNested[name] = true
+			c.warnFn(name + "/ is a git repository with no commit yet, which git cannot record, so it is left out of the checkpoints and ralph undo cannot put it back; once it has a commit it is checkpointed as git records a nested repository")
+		}
+	}
+	return nil
 }
 
 // update brings paths that the status listed up to the work tree in

@@ -162,3 +162,37 @@ func TestHooksInTheWorkTreeDoNotRun(t *testing.T) {
 		t.Fatalf("the person's own hook did not run: %q", b)
 	}
 }
+
+// TestANestedRepositoryWithoutACommitIsLeftOutOnce: `git init` in a
+// subdirectory with nothing committed is a directory git can record
+// neither as a gitlink nor file by file. The checkpoint records the rest,
+// leaves it out and says so once, where it used to fail whole.
+func TestANestedRepositoryWithoutACommitIsLeftOutOnce(t *testing.T) {
+	personEnv(t)
+	dir := t.TempDir()
+	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm a && git init -q nest")
+	r := open(t, dir)
+	ctx := context.Background()
+	cps := NewCheckpoints(r, "s1", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	var told []string
+	cps.SetWarn(func(s string) { told = append(told, s) })
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "a.txt"), "changed\n")
+	write(t, filepath.Join(dir, "nest", "n.txt"), "n\n")
+	cp, err := cps.Record(ctx, "1", "turn 1")
+	if err != nil {
+		t.Fatalf("the checkpoint failed for a nested repository without a commit: %v", err)
+	}
+	if cp == nil || len(cp.Files) == 0 || cp.Files[0].Path != "a.txt" {
+		t.Fatalf("a.txt's change is not in the checkpoint: %+v", cp)
+	}
+	write(t, filepath.Join(dir, "a.txt"), "again\n")
+	if _, err := cps.Record(ctx, "2", "turn 2"); err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "nest/ is a git repository with no commit yet") {
+		t.Fatalf("told %q, want one sentence naming nest/", told)
+	}
+}
