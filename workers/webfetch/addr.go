@@ -11,6 +11,7 @@ package webfetch
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 )
 
@@ -34,6 +35,9 @@ var metadata = []netip.Addr{
 var never = prefixes(
 	"0.0.0.0/8", "169.254.0.0/16", "224.0.0.0/4", "240.0.0.0/4",
 	"::/128", "fe80::/10", "ff00::/8",
+	// The documentation ranges, which no public site uses but a machine
+	// may be given (a container's own address in 192.0.2.0/24).
+	"192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32",
 )
 
 // private are the person's own machine and networks: refused unless the
@@ -78,7 +82,35 @@ func CheckAddr(ip netip.Addr, allowPrivate bool) error {
 			return fmt.Errorf("%w: %s is a loopback or private-network address, which web_fetch reaches only when the user sets web_fetch_allow_private = true in their user config", ErrAddress, shown)
 		}
 	}
+	if isOwnAddress(ip) {
+		// A service bound to every address answers on the machine's own
+		// public ones as on loopback.
+		return fmt.Errorf("%w: %s is an address of this machine, which web_fetch reaches only when the user sets web_fetch_allow_private = true in their user config", ErrAddress, shown)
+	}
 	return nil
+}
+
+// interfaceAddrs lists this machine's addresses (a variable for tests).
+var interfaceAddrs = net.InterfaceAddrs
+
+// isOwnAddress reports whether ip is one of this machine's interface
+// addresses, whatever range it lies in. When they cannot be listed every
+// address counts as the machine's: a check that could not run refuses.
+func isOwnAddress(ip netip.Addr) bool {
+	addrs, err := interfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		if own, ok := netip.AddrFromSlice(n.IP); ok && embedded(own.Unmap()) == ip {
+			return true
+		}
+	}
+	return false
 }
 
 // nat64 is the well-known NAT64 prefix, whose last 32 bits are an IPv4

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -45,6 +46,9 @@ func TestCheckAddr(t *testing.T) {
 		{"224.0.0.1", true, true},
 		{"ff02::1", true, true},
 		{"255.255.255.255", true, true},
+		{"192.0.2.2", true, true},
+		{"203.0.113.9", true, true},
+		{"2001:db8::1", true, true},
 		{"93.184.215.14", false, false},
 		{"::ffff:93.184.215.14", false, false},
 		{"2606:2800:21f:cb07:6820:80da:af6b:8b2c", false, false},
@@ -59,6 +63,35 @@ func TestCheckAddr(t *testing.T) {
 		if err := CheckAddr(ip, true); (err != nil) != c.refusedAllowed {
 			t.Errorf("CheckAddr(%s, true) = %v, want refused %v", c.ip, err, c.refusedAllowed)
 		}
+	}
+}
+
+// TestOwnAddressIsRefused: a service bound to every address answers on
+// the machine's own public addresses as on loopback, so those are refused
+// unless the person allowed private ones. Not parallel: it stands in for
+// the machine's interfaces, which the parallel tests read after it.
+func TestOwnAddressIsRefused(t *testing.T) {
+	real := interfaceAddrs
+	defer func() { interfaceAddrs = real }()
+	own := netip.MustParseAddr("93.184.215.77")
+	interfaceAddrs = func() ([]net.Addr, error) {
+		return []net.Addr{&net.IPNet{IP: net.ParseIP("93.184.215.77"), Mask: net.CIDRMask(24, 32)}}, nil
+	}
+	if err := CheckAddr(own, false); !errors.Is(err, ErrAddress) || !strings.Contains(err.Error(), "an address of this machine") {
+		t.Errorf("CheckAddr(own address) = %v, want refused as this machine's", err)
+	}
+	if err := CheckAddr(netip.MustParseAddr("::ffff:93.184.215.77"), false); !errors.Is(err, ErrAddress) {
+		t.Errorf("CheckAddr(own address, mapped) = %v, want refused", err)
+	}
+	if err := CheckAddr(own, true); err != nil {
+		t.Errorf("CheckAddr(own address) with private allowed = %v", err)
+	}
+	if err := CheckAddr(netip.MustParseAddr("93.184.215.14"), false); err != nil {
+		t.Errorf("CheckAddr(another public address) = %v", err)
+	}
+	interfaceAddrs = func() ([]net.Addr, error) { return nil, errors.New("no interfaces") }
+	if err := CheckAddr(netip.MustParseAddr("93.184.215.14"), false); err == nil {
+		t.Error("with the interfaces unknown, an address was let through")
 	}
 }
 
