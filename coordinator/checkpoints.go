@@ -3,7 +3,6 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,11 +15,8 @@ import (
 )
 
 // Checkpointer records the work tree around the turns that may change it;
-// the project implements it with git checkpoints. It tells the person of a
-// failure itself, as it happens; the run goes on (the work is on disk),
-// but a run during which a checkpoint could not be taken ends as an error,
-// since undo and diff will miss its changes: a check that could not run
-// is never a pass.
+// the project implements it with git checkpoints. Failures are its own to
+// report: a run never fails because a checkpoint could not be taken.
 type Checkpointer interface {
 	// Before returns once every earlier checkpoint is taken, so that a
 	// turn's tools never change files a pending checkpoint still reads.
@@ -34,16 +30,7 @@ type Checkpointer interface {
 	After(step Step, written []string, report func([]git.FileChange))
 	// Wait returns once no checkpoint is pending.
 	Wait()
-	// Failures counts the checkpoints that could not be taken so far, and
-	// gives the latest one's error; a run compares the count at its start
-	// and its end.
-	Failures() (int, error)
 }
-
-// ErrCheckpoint marks a run whose work is done but one of whose
-// checkpoints could not be taken: the face shows the answer and exits
-// non-zero.
-var ErrCheckpoint = errors.New("a git checkpoint could not be recorded, so ralph undo and ralph diff will miss this run's changes")
 
 // Step names a model step: its turn in the session, and the person's
 // request it belongs to, named by the turn that request began at (every

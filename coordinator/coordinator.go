@@ -383,18 +383,11 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	c.statsMu.Unlock()
 	c.noteRepeat("")
 	c.denied = nil
-	failedBefore := 0
-	if c.opts.Checkpoints != nil {
-		failedBefore, _ = c.opts.Checkpoints.Failures()
-	}
 	res := c.runSafely(ctx, prompt)
 	if c.opts.Checkpoints != nil {
 		// The last turn's changes are part of this run's record: its
 		// files_changed event comes before the result.
 		c.opts.Checkpoints.Wait()
-		if n, err := c.opts.Checkpoints.Failures(); n > failedBefore && !res.IsError {
-			res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("%w: %w", ErrCheckpoint, err)
-		}
 	}
 	res.SessionID = c.opts.SessionID
 	res.NumTurns = c.turns - c.runStart

@@ -43,7 +43,7 @@ func TestEcosystem2EventsAsyncDoesNotHold(t *testing.T) {
 	t.Parallel()
 	proj, home := attackLayout(t)
 	personHooks(t, home, `{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","async":true,"timeout":30,`+
-		`"command":"sleep 8"}]}]}`)
+		`"command":"sleep 30"}]}]}`)
 	srv := inlineServer(t, toolScenario(t, "asynchook", [][]toolCall{
 		{{"run_command", `{"command":"echo hi"}`}},
 	}, "done"))
@@ -52,7 +52,7 @@ func TestEcosystem2EventsAsyncDoesNotHold(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if d := time.Since(start); d > 7*time.Second {
+	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("the run took %s: the async hook held it", d)
 	}
 }

@@ -51,29 +51,16 @@ func RunLoop(ctx context.Context, p *project.Project, f LoopFace) (LoopRun, erro
 	if err != nil {
 		return LoopRun{}, project.BadRunConfig(err)
 	}
-	failedBefore := checkpointFailures(ctx, p)
 	run := LoopRun{Result: loop.Run(ctx, opts)}
 	if f.Handoff != nil && f.Handoff(run.Result) {
 		run.HandedOff = true
 		return run, nil
-	}
-	if n, err := p.Checkpoints(ctx).Failures(); n > failedBefore && !run.Result.IsError {
-		// The tasks are done and committed, but undo and diff will miss
-		// some of the work: a check that could not run is no pass.
-		run.Result.IsError, run.Result.Err = true, fmt.Errorf("%w: %w", coordinator.ErrCheckpoint, err)
 	}
 	if tasks, err := opts.Tasks.Load(); err == nil {
 		run.Counts = tasks.Counts()
 	}
 	endOfRun(ctx, p, rc, f, &run)
 	return run, nil
-}
-
-// checkpointFailures counts the session's checkpoints that could not be
-// taken so far (none outside git).
-func checkpointFailures(ctx context.Context, p *project.Project) int {
-	n, _ := p.Checkpoints(ctx).Failures()
-	return n
 }
 
 // endOfRun does the steps after a task loop's last task: one review of

@@ -198,8 +198,7 @@ func (p *Project) checkpointEnds(session string) (first, last git.Entry, logged 
 
 // recordErr notes a checkpoint that could not be taken, once per process:
 // in the session's errors log, and as a warning to the person (undo and
-// diff will miss that turn). The run goes on, and ends as an error
-// (Checkpoints.Failures).
+// diff will miss that turn). It never fails the run.
 func (p *Project) recordErr(err error) {
 	if errors.Is(err, memory.ErrNotRecorded) {
 		// The session itself was never recorded, which the run reports
@@ -238,12 +237,6 @@ type Checkpoints struct {
 	ready chan struct{}
 	mu    sync.Mutex // one checkpoint at a time
 	warn  sync.Once
-
-	// failures counts the checkpoints that could not be taken, lastErr
-	// holds the latest one's error (coordinator.Checkpointer.Failures).
-	failMu   sync.Mutex
-	failures int
-	lastErr  error
 
 	pendingMu sync.Mutex
 	pending   chan struct{} // closes when the latest After is done
@@ -331,7 +324,7 @@ func (c *Checkpoints) Record(ctx context.Context, e git.Entry, name string, only
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
 	if err != nil {
-		c.failed(err)
+		c.warn.Do(func() { c.fail(err) })
 		return nil
 	}
 	if cp == nil {
@@ -381,7 +374,7 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name))
 	if err != nil {
-		c.failed(err)
+		c.warn.Do(func() { c.fail(err) })
 		return nil
 	}
 	if cp == nil {
@@ -402,35 +395,9 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 	return files
 }
 
-// failed notes a checkpoint that could not be taken: counted for the run
-// to end as an error, and told to the person once per process. A session
-// that was never recorded is the run's own error, said once by it, so it
-// is not counted twice.
-func (c *Checkpoints) failed(err error) {
-	if !errors.Is(err, memory.ErrNotRecorded) {
-		c.failMu.Lock()
-		c.failures++
-		c.lastErr = err
-		c.failMu.Unlock()
-	}
-	c.warn.Do(func() { c.fail(err) })
-}
-
-// Failures counts the checkpoints that could not be taken and gives the
-// latest one's error.
-func (c *Checkpoints) Failures() (int, error) {
-	if c == nil {
-		// Outside git there are no checkpoints to fail.
-		return 0, nil
-	}
-	c.failMu.Lock()
-	defer c.failMu.Unlock()
-	return c.failures, c.lastErr
-}
-
 func (c *Checkpoints) log(e git.Entry) {
 	if err := c.session.AppendLog(git.LogName, e); err != nil {
-		c.failed(err)
+		c.warn.Do(func() { c.fail(err) })
 	}
 }
 
@@ -587,7 +554,5 @@ func (g placedGate) Before(ctx context.Context) {
 func (placedGate) After(coordinator.Step, []string, func([]git.FileChange)) {}
 
 func (placedGate) Wait() {}
-
-func (placedGate) Failures() (int, error) { return 0, nil }
 
 var _ coordinator.Checkpointer = placedGate{}
