@@ -69,10 +69,7 @@ var imageModels = []struct {
 // AcceptsImages reports whether the model takes image parts, by its name
 // without any provider prefix ("openai/gpt-4o", "ollama/llava").
 func AcceptsImages(model string) bool {
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
+	m := bareModel(model)
 	for _, r := range imageModels {
 		if strings.HasPrefix(m, r.prefix) {
 			return r.images

@@ -135,10 +135,7 @@ var outputLimits = []struct {
 
 // outputLimit is model's default max_tokens and the most it takes.
 func outputLimit(model string) (def, limit int) {
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
+	m := bareModel(model)
 	for _, l := range outputLimits {
 		if strings.HasPrefix(m, l.prefix) {
 			return l.def, l.limit

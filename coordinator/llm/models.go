@@ -32,16 +32,23 @@ var contextWindows = []struct {
 	{"codestral", 256_000},
 }
 
+// bareModel is a model's name as ralph's tables of models match it: lower
+// case, without any provider prefix ("openai/gpt-4o" is "gpt-4o").
+func bareModel(model string) string {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	return m
+}
+
 // DefaultContextWindow is assumed for models ralph does not know.
 const DefaultContextWindow = 32_768
 
 // ContextWindow returns the context window of a model, matching its name
 // without any provider prefix ("openai/gpt-4o", "ollama/qwen2.5-coder").
 func ContextWindow(model string) int {
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
+	m := bareModel(model)
 	for _, w := range contextWindows {
 		if strings.HasPrefix(m, w.prefix) {
 			return w.tokens

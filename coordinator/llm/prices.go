@@ -85,10 +85,7 @@ var listPrices = []struct {
 
 // ListPrice returns the known list price of a model.
 func ListPrice(model string) (Price, bool) {
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
+	m := bareModel(model)
 	for _, p := range listPrices {
 		// The prefix must end where a name part ends: gpt-5 prices
 		// gpt-5-codex and gpt-5-2025-08-07, not gpt-5.2, whose price ralph

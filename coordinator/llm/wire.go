@@ -138,10 +138,7 @@ func (c *Client) completionTokensField(model string) bool {
 	if u, err := url.Parse(c.cfg.BaseURL); err == nil && strings.EqualFold(u.Hostname(), "api.openai.com") {
 		return true
 	}
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
+	m := bareModel(model)
 	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
 		if strings.HasPrefix(m, p) {
 			return true
