@@ -99,6 +99,17 @@ func TestTodoListOneShotRecordedAndResumed(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("resumed: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
+	// The json result carries the list the session keeps, though this
+	// run did not change it: a script reads it without the event stream.
+	var res struct {
+		Todo *struct {
+			Items []struct{ Step, Status string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.Todo == nil || len(res.Todo.Items) != 3 ||
+		res.Todo.Items[1].Status != "in_progress" {
+		t.Fatalf("the json result has no todo list (%v):\n%s", err, r.stdout)
+	}
 	reqs := srv.Requests()
 	first, resumed := reqs[0].Request.Messages, reqs[len(reqs)-1].Request.Messages
 	if first[0].Role != "system" || resumed[0].Content != first[0].Content {

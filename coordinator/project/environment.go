@@ -54,7 +54,7 @@ func (p *Project) environment() string {
 func sandboxSentence(m sandbox.Mode) string {
 	switch m {
 	case sandbox.ReadOnly:
-		return "read-only: commands may read files but write none, and write_file and edit_file are not offered; " +
+		return "read-only: commands may read files but write none, and no tool that writes files (write_file, edit_file, apply_patch) is offered; " +
 			"ralph's own records (complete_task, record_decision, remember) still work"
 	case sandbox.FullAccess:
 		return "danger-full-access: commands run unconfined"

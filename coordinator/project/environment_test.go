@@ -27,7 +27,7 @@ func projectIn(t *testing.T, mode sandbox.Mode, noNetwork, yes bool) *Project {
 // the network, the approval policy, the OS and the shell.
 func TestEnvironmentStatesTheSettings(t *testing.T) {
 	env := projectIn(t, sandbox.ReadOnly, true, true).environment()
-	for _, want := range []string{"sandbox: read-only", "write_file and edit_file are not offered", "network: off",
+	for _, want := range []string{"sandbox: read-only", "no tool that writes files (write_file, edit_file, apply_patch) is offered", "network: off",
 		"approval policy: auto (--yes)", "os: " + runtime.GOOS, "shell: "} {
 		if !strings.Contains(env, want) {
 			t.Errorf("environment lacks %q:\n%s", want, env)

@@ -121,7 +121,7 @@ func (p *Project) todoTool() string {
 }
 
 // fileTools names the file tools and run_command the session's mode
-// offers the coordinator (read-only offers no write_file or edit_file).
+// offers the coordinator (read-only offers none that writes).
 func (p *Project) fileTools() string {
 	if p.Tools == nil {
 		return "the tools you are given"

@@ -308,6 +308,11 @@ type ResultJSON struct {
 	FilesChanged    *int   `json:"files_changed,omitempty"`
 	TasksDone       *int   `json:"tasks_done,omitempty"`
 	ContinueCommand string `json:"continue_command,omitempty"`
+	// Todo is the main agent's todo list as the one-shot's session keeps
+	// it when the run ends (update_plan; TodoWrite under Claude Code's
+	// name), so a script reads the steps the model meant to take and how
+	// far it got without following the event stream.
+	Todo *memory.TodoList `json:"todo,omitempty"`
 }
 
 // Denial is a tool call refused for want of approval: a command, or an
@@ -412,6 +417,7 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		if o.summary != nil && recorded {
 			r.FilesChanged, r.TasksDone = &facts.Files, &facts.TasksDone
 			r.ContinueCommand = view.ContinueCommand(facts.ID)
+			r.Todo = facts.Todo
 		}
 		o.enc.value(r)
 	default:

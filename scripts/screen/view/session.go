@@ -26,6 +26,9 @@ type SessionFacts struct {
 	Files     int      `json:"files_changed"`
 	TasksDone int      `json:"tasks_done"`
 	CostUSD   *float64 `json:"cost_usd"`
+	// Todo is the main agent's todo list as session.json keeps it, nil
+	// when it never set one.
+	Todo *memory.TodoList `json:"todo,omitempty"`
 }
 
 // LoadSessionFacts reads session id's facts from its own records: its
@@ -94,7 +97,7 @@ func (t *factsTally) add(ev coordinator.Event) {
 func (t *factsTally) facts(fs afero.Fs, root, id string) SessionFacts {
 	f := SessionFacts{ID: id, Files: len(t.files), TasksDone: len(t.done)}
 	if st, err := memory.LoadSessionState(fs, root, id); err == nil {
-		f.Turns, f.CostUSD = st.Turns, st.CostUSD
+		f.Turns, f.CostUSD, f.Todo = st.Turns, st.CostUSD, st.Todo
 	}
 	return f
 }
