@@ -52,11 +52,20 @@ func (t *Toolset) fileText(path string) (string, bool) {
 type before struct {
 	text    string
 	existed bool
+	// todos is the calling agent's todo list before a TodoWrite call.
+	todos any
 }
 
 // snapshot reads the file a Write or Edit call is about to change; the
 // zero before for any other call.
-func (t *Toolset) snapshot(hookName string, input map[string]any) before {
+func (t *Toolset) snapshot(ctx context.Context, hookName string, input map[string]any) before {
+	if hookName == "TodoWrite" {
+		was, ok := t.todos.Load(CallerOf(ctx).Agent)
+		if !ok {
+			was = []any{}
+		}
+		return before{todos: was}
+	}
 	if hookName != "Write" && hookName != "Edit" && hookName != "MultiEdit" {
 		return before{}
 	}
@@ -69,7 +78,7 @@ func (t *Toolset) snapshot(hookName string, input map[string]any) before {
 }
 
 // toolResponse is the tool_response of a PostToolUse input for the call
-// that gave res: Claude Code's shape for Bash, Write, Edit, MultiEdit and Read, and
+// that gave res: Claude Code's shape for Bash, Write, Edit, MultiEdit, Read and TodoWrite, and
 // for any other tool the result the model read (output) and success.
 func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[string]any, was before, res workers.Result) any {
 	path, _ := input["file_path"].(string)
@@ -111,6 +120,11 @@ func (t *Toolset) toolResponse(ctx context.Context, hookName string, input map[s
 			}
 		}
 		return out
+	case "TodoWrite":
+		// Claude Code's TodoWrite gives the list before the call and the
+		// list it set; the new one is the old one of the agent's next.
+		t.todos.Store(CallerOf(ctx).Agent, input["todos"])
+		return map[string]any{"oldTodos": was.todos, "newTodos": input["todos"]}
 	case "Read":
 		if len(res.Images) > 0 {
 			// Claude Code's Read of a picture: the image it showed the

@@ -245,7 +245,7 @@ func hooked(ctx context.Context, h *HookCall, t *Toolset, name string, args json
 		if input == nil {
 			input = hookInput(root, name, args)
 		}
-		was = t.snapshot(hookName, input)
+		was = t.snapshot(ctx, hookName, input)
 	}
 	pc.setArgs(args)
 	res := run(ctx, args)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/workers"
 	"github.com/ralph-dev/ralph/workers/hooks"
 	"github.com/ralph-dev/ralph/workers/workerstest"
@@ -241,5 +242,29 @@ func TestPreToolUseGuardThatCannotRunFailsClosed(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ts.Root(), "ran")); err == nil {
 		t.Fatal("a call ran past a guard that could not run")
+	}
+}
+
+// TestTodoWriteResponseIsClaudeCodes: a PostToolUse hook on TodoWrite
+// reads Claude Code's {oldTodos, newTodos}, the old list being the one
+// the agent's previous call set (none before the first).
+func TestTodoWriteResponseIsClaudeCodes(t *testing.T) {
+	ts := newTestToolset(t, Options{Approver: allowAll})
+	ts.Add(Deps{Todo: func(context.Context, memory.TodoList) error { return nil }})
+	set, bin := hookSet(t, ts.Root(), `{"hooks":{"PostToolUse":[{"matcher":"TodoWrite","hooks":[{"type":"command","command":"{bin}/post.sh"}]}]}}`,
+		map[string]string{"post.sh": "cat > \"$HOME/post.json\"\n"})
+	var warned []string
+	steps := func(status string) map[string]any {
+		return map[string]any{"plan": []any{map[string]any{"step": "read", "status": status}}}
+	}
+	mustOK(t, callCtx(hookCtx(set, &warned), t, ts, ToolUpdatePlan, steps("in_progress")))
+	first := readJSON(t, filepath.Join(bin, "post.json"))
+	if got := mustJSON(t, first["tool_response"]); got != `{"newTodos":[{"activeForm":"read","content":"read","status":"in_progress"}],"oldTodos":[]}` {
+		t.Fatalf("first tool_response %s", got)
+	}
+	mustOK(t, callCtx(hookCtx(set, &warned), t, ts, ToolUpdatePlan, steps("completed")))
+	second := readJSON(t, filepath.Join(bin, "post.json"))
+	if got := mustJSON(t, second["tool_response"]); got != `{"newTodos":[{"activeForm":"read","content":"read","status":"completed"}],"oldTodos":[{"activeForm":"read","content":"read","status":"in_progress"}]}` {
+		t.Fatalf("second tool_response %s", got)
 	}
 }

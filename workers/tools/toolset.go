@@ -87,6 +87,10 @@ type Toolset struct {
 
 	// added are the directories of --add-dir (adddirs.go).
 	added []*Toolset
+
+	// todos is each agent's todo list as its last TodoWrite hook input
+	// had it ([]peerTodoItem by agent), for the next call's oldTodos.
+	todos sync.Map
 }
 
 // NewToolset checks the root and returns a Toolset with the built-in tools
