@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -121,6 +122,8 @@ func (p *Project) setTodo(ctx context.Context, l memory.TodoList) error {
 	if agent == "" || agent == coordinator.MainAgent {
 		agent = coordinator.MainAgent
 		if err := p.Session.SaveState(func(st *memory.State) { st.Todo = &l }); err != nil {
+			err = fmt.Errorf("keeping the todo list in session.json: %w", err)
+			p.todoErr.CompareAndSwap(nil, &err)
 			return err
 		}
 	}
@@ -144,13 +147,18 @@ func (p *Project) decide(d memory.DecisionRecord) error {
 }
 
 // RecordErr is the first error writing the session's events or
-// transcript, if any: a run or task loop on this project checks it before
+// transcript, or keeping the todo list, if any: a run or task loop on this project checks it before
 // it reports (coordinator.Options.RecordErr, loop.Options.RecordErr).
 func (p *Project) RecordErr() error {
-	if p.recording == nil {
-		return nil
+	if p.recording != nil {
+		if err := p.recording.Err(); err != nil {
+			return err
+		}
 	}
-	return p.recording.Err()
+	if err := p.todoErr.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // SetSink hands the coordinator's events to another face (a task loop

@@ -228,6 +228,9 @@ type Project struct {
 	// checkpoint, and records the decisions made beside it (decide),
 	// both of which happen on goroutines of their own.
 	warnTo atomic.Pointer[coordinator.Coordinator]
+	// todoErr is the first error keeping the todo list in session.json:
+	// the model is told at once, and the run's result says it (RecordErr).
+	todoErr atomic.Pointer[error]
 	// loopControl is the control of the task loop last set up in this
 	// session, which the conversation's saves heed (besideLoop).
 	loopControl atomic.Pointer[loop.Control]
