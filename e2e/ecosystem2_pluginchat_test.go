@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,5 +217,43 @@ func TestAgentFlagRunsTheSessionAsTheDefinition(t *testing.T) {
 	}
 	if r := ralph(t, dir, env, nil, "--agent", "nobody", "run things"); r.code != 2 || !strings.Contains(r.stderr, `no agent definition called "nobody"; the definitions are: guarded`) {
 		t.Errorf("--agent nobody: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestAgentFlagFiresTheDefinitionsStopHook: a definition's Stop hook is
+// read as SubagentStop, as Claude Code reads it for a subagent; run as
+// the session itself (--agent), the definition's agent ends as the main
+// agent, and the hook fires at that Stop, with Stop's input.
+func TestAgentFlagFiresTheDefinitionsStopHook(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude/agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFileT(t, filepath.Join(dir, ".claude/agents/stopper.md"), `---
+name: stopper
+description: Says when it ends
+hooks:
+  Stop:
+    - hooks:
+        - type: command
+          command: "cat > stop-input.json"
+---
+You end when you are done.
+`)
+	srv := answering(t, func(llmtest.RecordedRequest) llmtest.Response { return llmtest.Response{Text: "done"} })
+	env := cleanEnv(t, "OPENAI_BASE_URL="+srv.URL)
+	if r := ralph(t, dir, env, nil, "hooks", "approve"); r.code != 0 {
+		t.Fatalf("ralph hooks approve: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := ralph(t, dir, env, nil, "--agent", "stopper", "finish"); r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var in struct {
+		Event string `json:"hook_event_name"`
+		Last  string `json:"last_assistant_message"`
+	}
+	if err := json.Unmarshal([]byte(readFileT(t, filepath.Join(dir, "stop-input.json"))), &in); err != nil || in.Event != "Stop" || in.Last != "done" {
+		t.Fatalf("the definition's Stop hook read %+v (%v)", in, err)
 	}
 }

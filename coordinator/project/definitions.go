@@ -108,7 +108,12 @@ func (p *Project) withDefinition(opts *coordinator.Options) {
 	// Its front matter's hooks run for the main agent too, after the
 	// session's, as they run for a child that follows it (agentHookSets:
 	// the same approval, sandbox and runner).
-	opts.Hooks = p.agentHooks.For(*p.mainDef, opts.Hooks)
+	session := opts.Hooks
+	opts.Hooks = p.agentHooks.For(*p.mainDef, session)
+	if opts.Hooks != session {
+		// Its end is the session's Stop, not a subagent's.
+		opts.Hooks.EndsAsMain()
+	}
 }
 
 // isDefinition reports whether an --agent value names an agent

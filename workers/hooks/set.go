@@ -53,6 +53,39 @@ type Set struct {
 	settleMu sync.Mutex
 	mu       sync.Mutex
 	settled  bool
+	// asMain says this Set's own SubagentStop hooks are also Stop hooks
+	// (EndsAsMain).
+	asMain bool
+}
+
+// EndsAsMain says the agent this Set's definition is for is the session's
+// own (ralph --agent NAME): a definition's Stop hooks were read as
+// SubagentStop, as Claude Code reads them for a subagent, but this agent's
+// end is the session's Stop, so they fire there. A child that follows the
+// same definition still fires them at its own end, as SubagentStop.
+func (s *Set) EndsAsMain() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.asMain = true
+	s.mu.Unlock()
+}
+
+// ownFor is this Set's own hooks that count for event: for Stop, those of
+// SubagentStop too when the Set EndsAsMain. The caller holds s.mu.
+func (s *Set) ownFor(event Event) []Hook {
+	if event != Stop || !s.asMain {
+		return s.Config.Hooks
+	}
+	out := slices.Clone(s.Config.Hooks)
+	for _, h := range s.Config.Hooks {
+		if h.Event == SubagentStop {
+			h.Event = Stop
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // Settle decides the pending hooks, once: the first caller asks, any
@@ -164,7 +197,7 @@ func (s *Set) Has(event Event) bool {
 	}
 	for _, list := range [][]Hook{s.Config.Hooks, s.Refused, s.Pending} {
 		for _, h := range list {
-			if h.Event == event {
+			if h.Event == event || event == Stop && s.asMain && h.Event == SubagentStop {
 				return true
 			}
 		}
@@ -218,6 +251,7 @@ func (s *Set) config(ctx context.Context, event Event) Config {
 	s.recheck(event)
 	s.mu.Lock()
 	cfg := s.Config
+	cfg.Hooks = s.ownFor(event)
 	s.mu.Unlock()
 	if s.Base == nil {
 		return cfg
