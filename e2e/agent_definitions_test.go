@@ -169,9 +169,9 @@ func TestAgentFlagRunsADefinition(t *testing.T) {
 	}
 
 	writeTasks(t, dir, "review main.go")
-	r = ralph(t, dir, env, nil, "--json", "run", "--agent", "def:bug-hunter", "--retries", "0")
+	r = ralph(t, dir, env, nil, "--json", "run", "--agent", "bug-hunter", "--retries", "0")
 	if r.code != 0 {
-		t.Fatalf("ralph run --agent def:bug-hunter: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		t.Fatalf("ralph run --agent bug-hunter (a bare name): exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	reqs = srv.Requests()[1:]
 	if len(reqs) == 0 || !strings.Contains(systemText(reqs[0]), "BUG-HUNTER-PROMPT") {

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
+	"github.com/ralph-dev/ralph/workers/agents"
 	"github.com/ralph-dev/ralph/workers/tools"
 )
 
@@ -70,7 +71,11 @@ var ErrNoDefinition = agentdefs.ErrUnknown
 // noDefinition is ErrNoDefinition said for --agent.
 type noDefinition struct{ err error }
 
-func (e noDefinition) Error() string { return "--agent def: " + e.err.Error() }
+func (e noDefinition) Error() string {
+	// --agent takes an external CLI's name too, so a typo of one (cluade)
+	// is said with the CLIs beside the definitions.
+	return "--agent: " + e.err.Error() + "; an external CLI is " + agents.Choices()
+}
 
 func (e noDefinition) Unwrap() error { return e.err }
 

@@ -124,16 +124,7 @@ func (c *cli) settleConventions(cmd *cobra.Command) error {
 	}
 	cf.conv.ForkSession = cf.forkSession
 	if cf.agent != "" {
-		spec := cf.agent
-		if _, err := agents.Parse(spec); err != nil {
-			// Not an external CLI's: a definition's name, as Claude
-			// Code's `claude --agent NAME` takes it. def:NAME stays
-			// for a definition named like a CLI.
-			if _, ok, _ := agentdefs.ParseSpec(spec); !ok {
-				spec = agentdefs.SpecPrefix + spec
-			}
-		}
-		name, ok, err := agentdefs.ParseSpec(spec)
+		name, ok, err := agentdefs.ParseSpec(agentdefs.AsSpec(cf.agent, func(v string) error { _, err := agents.Parse(v); return err }))
 		switch {
 		case err != nil:
 			return usageErrorf("%s", err)

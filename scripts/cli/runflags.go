@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/config"
+	"github.com/ralph-dev/ralph/workers/agentdefs"
 	"github.com/ralph-dev/ralph/workers/agents"
 )
 
@@ -110,7 +111,7 @@ func runFlags() settings[memory.RunConfig] {
 		field(stringFlag, "until", "", "stop, successfully, once this condition holds, e.g. 'tasks_done >= 5'", func(r *rc) *string { return &r.Until }),
 		field(stringFlag, "breaker", "", "circuit breaker condition (default 'no_progress >= 3 || same_error_repeats >= 3')", func(r *rc) *string { return &r.Breaker }),
 		field(stringFlag, "verify", "", "command that must pass before a task counts as done, e.g. 'go test ./...'", func(r *rc) *string { return &r.Verify }),
-		field(stringFlag, "agent", "", "work tasks with an external CLI: "+agents.Choices(), func(r *rc) *string { return &r.Agent }),
+		field(stringFlag, "agent", "", "work tasks with an external CLI ("+agents.Choices()+") or an agent definition (NAME, or def:NAME)", func(r *rc) *string { return &r.Agent }),
 		field(stringsFlag, "agent-arg", nil, "an argument for the agent's command line, after ralph's own (repeat it for more: --agent-arg=--model --agent-arg=opus)", func(r *rc) *[]string { return &r.AgentArgs }).
 			refuse("--engine temporal does not carry --agent-arg: an argument could undo the sandbox a worker matches its agent to; set it in the worker's own [agents.<kind>] args"),
 		field(durationFlag, "task-timeout", time.Duration(d.TaskTimeout), "time limit of one task attempt", duration(func(r *rc) *memory.Duration { return &r.TaskTimeout })),
@@ -151,6 +152,11 @@ func settleRun(saved *memory.RunConfig, given memory.RunConfig, changed func(str
 	}
 	// A worktree's work reaches the branch only as a commit.
 	rc.Commit = rc.Commit || rc.Worktrees
+	if rc.Agent != "" {
+		// A definition's bare name, as the one-shot's --agent takes it;
+		// saved as def:NAME, so a resume reads it the same way.
+		rc.Agent = agentdefs.AsSpec(rc.Agent, func(v string) error { _, err := agents.Parse(v); return err })
+	}
 	return &rc, loop.CheckRun(&rc)
 }
 

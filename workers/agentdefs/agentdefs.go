@@ -532,6 +532,17 @@ const SpecPrefix = "def:"
 // ErrNoName says --agent def: named no definition.
 var ErrNoName = errors.New("def: needs the name of an agent definition, as in def:code-reviewer")
 
+// AsSpec is an --agent value as ParseSpec reads it: a value that is no
+// external CLI's (isCLI is agents.Parse) and has no def: prefix is a
+// definition's name, as Claude Code's `claude --agent NAME` takes it;
+// def:NAME stays for a definition named like a CLI.
+func AsSpec(value string, isCLI func(string) error) string {
+	if _, ok, _ := ParseSpec(value); ok || isCLI(value) == nil {
+		return value
+	}
+	return SpecPrefix + strings.TrimSpace(value)
+}
+
 // ParseSpec reads an --agent value: name and ok true for "def:NAME"
 // (case folded), ok false for any other value, which agents.Parse takes.
 func ParseSpec(spec string) (name string, ok bool, err error) {
