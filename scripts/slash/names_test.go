@@ -3,8 +3,10 @@ package slash
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +14,8 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/skills"
+	"github.com/ralph-dev/ralph/workers"
+	"github.com/ralph-dev/ralph/workers/tools"
 )
 
 // A plugin's command is /plugin:NAME, and NAME when no other plugin has
@@ -111,5 +115,37 @@ func TestSkillAsCommand(t *testing.T) {
 	}
 	if len(set.ForModel()) != 3 {
 		t.Errorf("ForModel = %v", set.ForModel())
+	}
+}
+
+// A skill the person starts as /NAME runs its !`command` lines as a
+// custom command's run (through Host.Command, the one approval policy),
+// and one that was not run sends nothing; the model's skill tool says it
+// ran none (workers/tools).
+func TestSkillAsCommandRunsItsShellLines(t *testing.T) {
+	ctx, h := context.Background(), customHost(t)
+	root := t.TempDir()
+	set := skillSet(t, root, map[string]string{"branchnow": "---\nBranch: !`git branch --show-current`\nSay it.\n"})
+	h.Root, h.Skills = root, func() *skills.Set { return set }
+	h.Fs = afero.NewBasePathFs(afero.NewOsFs(), "/")
+	var ran []string
+	h.Command = func(_ context.Context, command string) workers.Result {
+		ran = append(ran, command)
+		return workers.Result{Output: "main\n"}
+	}
+	o, err := Dispatch(ctx, h, "/branchnow")
+	if err != nil || o.Prepare == nil {
+		t.Fatalf("/branchnow: %v %+v", err, o)
+	}
+	msg, err := o.Prepare(ctx)
+	if err != nil || !strings.HasSuffix(msg, "Branch: main\nSay it.") || strings.Contains(msg, "did not run") || !slices.Equal(ran, []string{"git branch --show-current"}) {
+		t.Fatalf("prepared %q, %v; ran %q", msg, err, ran)
+	}
+	h.Command = func(context.Context, string) workers.Result {
+		return workers.Result{IsError: true, Output: tools.NotRun + ": nobody could approve it"}
+	}
+	o, _ = Dispatch(ctx, h, "/branchnow")
+	if msg, err := o.Prepare(ctx); !errors.Is(err, ErrShellRefused) || msg != "" {
+		t.Fatalf("a refused line: %q, %v", msg, err)
 	}
 }

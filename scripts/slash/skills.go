@@ -114,8 +114,20 @@ func (h *Host) runSkill(name, args string) (o Outcome, ok bool, err error) {
 	if err != nil {
 		return Outcome{}, true, fmt.Errorf("/%s: %w", name, err)
 	}
-	h.printf("/%s: sending skill %s (%s)\n", name, clean(sk.FullName()), clean(shownPath(sk.File, h.Root)))
-	return Outcome{Send: msg}, true, nil
+	shown := shownPath(sk.File, h.Root)
+	h.printf("/%s: sending skill %s (%s)\n", name, clean(sk.FullName()), clean(shown))
+	o = Outcome{Send: msg}
+	if len(shellLines(msg)) > 0 {
+		// As Claude Code runs a skill's !`command` lines when the person
+		// starts it, and as a custom command's run: through the one
+		// approval policy and the sandbox, asked about like the model's
+		// commands, since a project's skill is text the model could have
+		// written.
+		o.Prepare = func(ctx context.Context) (string, error) {
+			return h.runShellLines(ctx, name, shown, msg)
+		}
+	}
+	return o, true, nil
 }
 
 // warnedSkills are the skills whose shadowing by a command was told,

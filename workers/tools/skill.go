@@ -48,7 +48,13 @@ func newSkillTool(set *skills.Set, root string) Tool {
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "Skill %s (%s), from %s. Follow its instructions for the task at hand.\n\n", sk.Name, sk.Source, shownDir(sk, root))
-		b.WriteString(expandSkill(strings.TrimSpace(body), sk, root))
+		body = expandSkill(strings.TrimSpace(body), sk, root)
+		if strings.Contains(body, "!`") {
+			// The model loaded it: what the lines would run is the
+			// model's to ask for, through run_command.
+			body += "\n\n[ralph: ralph did not run the !`command` lines above; run one with run_command when the task needs its output]"
+		}
+		b.WriteString(body)
 		if truncated {
 			fmt.Fprintf(&b, "\n\n[ralph: the instructions are cut at %d KiB]", skills.BodyLimit>>10)
 		}
@@ -58,17 +64,16 @@ func newSkillTool(set *skills.Set, root string) Tool {
 }
 
 // expandSkill puts the skill's directory for ${CLAUDE_SKILL_DIR} (and a
-// plugin skill's plugin for ${CLAUDE_PLUGIN_ROOT}), as Claude Code does,
-// and says that ralph runs none of the body's !`command` lines: a
-// command runs only as the model's run_command, sandboxed and approved.
+// plugin skill's plugin for ${CLAUDE_PLUGIN_ROOT}), as Claude Code does.
+// Its !`command` lines are left: the skill tool says ralph ran none (a
+// command runs only as the model's run_command, sandboxed and approved),
+// and a skill the person starts as /NAME runs them as a custom command's
+// are run (scripts/slash).
 func expandSkill(body string, sk skills.Skill, root string) string {
 	dir := shownDir(sk, root)
 	body = strings.ReplaceAll(body, "${CLAUDE_SKILL_DIR}", dir)
 	if sk.Source == skills.Plugin {
 		body = strings.ReplaceAll(body, "${CLAUDE_PLUGIN_ROOT}", filepath.Dir(filepath.Dir(sk.Dir)))
-	}
-	if strings.Contains(body, "!`") {
-		body += "\n\n[ralph: ralph did not run the !`command` lines above; run one with run_command when the task needs its output]"
 	}
 	return body
 }
