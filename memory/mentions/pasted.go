@@ -76,7 +76,7 @@ func pastedWord(s string, i int) (word string, end int, quoted bool) {
 		j++
 	}
 	if j < len(s) && (s[j] == '\'' || s[j] == '"') {
-		if w, e, ok := quotedWord(s, j); ok && (e == len(s) || isSpaceAt(s, e)) {
+		if w, e, ok := quotedWord(s, j); ok && wordEnds(s, e) {
 			return w, e, true
 		}
 	}
@@ -129,7 +129,13 @@ func quotedWord(s string, i int) (string, int, bool) {
 	return "", 0, false
 }
 
-func isSpaceAt(s string, i int) bool {
+// wordEnds reports whether a word may end at s[i]: the end, white
+// space, or sentence punctuation before either ("'a b.png', and").
+func wordEnds(s string, i int) bool {
+	i += len(s[i:]) - len(strings.TrimLeft(s[i:], ".,;:!?)]"))
+	if i == len(s) {
+		return true
+	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return unicode.IsSpace(r)
 }

@@ -20,6 +20,7 @@ func TestImagePathsReadsEveryFormAPathIsPastedIn(t *testing.T) {
 		{"file:///tmp/Screen%20Shot.gif", []string{"/tmp/Screen Shot.gif"}, nil},
 		{"file://localhost/tmp/a.png file://host/tmp/b.png", []string{"/tmp/a.png"}, []string{"file://localhost/tmp/a.png"}},
 		{`@"/tmp/with space.jpeg"`, []string{"/tmp/with space.jpeg"}, nil},
+		{"is '/tmp/a b.png', right?", []string{"/tmp/a b.png"}, []string{"'/tmp/a b.png'"}},
 		{"(see ./img/a.png)", []string{"./img/a.png"}, []string{"./img/a.png"}},
 		{"notes.txt .png https://x.org/a.png ~me/a.png it's fine", nil, nil},
 		{"'unclosed /tmp/a.png", []string{"/tmp/a.png"}, nil},
