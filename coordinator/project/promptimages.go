@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/mentions"
+	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers/images"
 )
@@ -97,7 +98,7 @@ func (p *Project) pastedPath(path string) string {
 // (n+1)th of its prompt, or nil; why says what kept an image from being
 // shown, "" when the path names no file or no image, which stays text.
 func (p *Project) pastedImage(path string, n int) (*conversation.Image, string) {
-	prep, err := images.ReadFile(path)
+	prep, err := images.ReadFile(rootfs.Person(), path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, images.ErrNotImage):
 		return nil, ""

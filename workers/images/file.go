@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/spf13/afero"
+
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -19,21 +21,22 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // ReadFile is the image at path, a file the person named (a path pasted
 // into their prompt), prepared as Prepare prepares one. It is read
-// straight from the disk, not through a project's door: the person may
-// show the model a picture from anywhere, and a path the model writes
-// never comes here (read_file has its own door). So that naming a FIFO
+// through fsys, the person's side of the file door (rootfs.Person), not
+// a project's: the person may show the model a picture from anywhere,
+// and a path the model writes never comes here (read_file has its own
+// door). So that naming a FIFO
 // or a device cannot hang ralph or touch the device, only a regular file
 // is opened, without blocking, and looked at again once open; no more
 // than MaxFileBytes is read of it before it is decoded.
-func ReadFile(path string) (Prepared, error) {
-	fi, err := os.Stat(path)
+func ReadFile(fsys afero.Fs, path string) (Prepared, error) {
+	fi, err := fsys.Stat(path)
 	if err != nil {
 		return Prepared{}, err
 	}
 	if !fi.Mode().IsRegular() {
 		return Prepared{}, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := fsys.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return Prepared{}, err
 	}

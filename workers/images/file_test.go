@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
 func TestReadFileReadsOnlyARegularImageFile(t *testing.T) {
@@ -18,7 +20,7 @@ func TestReadFileReadsOnlyARegularImageFile(t *testing.T) {
 	if err := os.WriteFile(shot, encodePNG(t, image.NewRGBA(image.Rect(0, 0, 4, 3))), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := ReadFile(shot)
+	p, err := ReadFile(rootfs.Person(), shot)
 	if err != nil || p.MediaType != PNG || p.Width != 4 || p.Height != 3 {
 		t.Fatalf("ReadFile(shot.png) = %v %d×%d, %v", p.MediaType, p.Width, p.Height, err)
 	}
@@ -26,13 +28,13 @@ func TestReadFileReadsOnlyARegularImageFile(t *testing.T) {
 	if err := os.WriteFile(notes, []byte("text\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(notes); !errors.Is(err, ErrNotImage) {
+	if _, err := ReadFile(rootfs.Person(), notes); !errors.Is(err, ErrNotImage) {
 		t.Errorf("a text file named .png: %v, want ErrNotImage", err)
 	}
-	if _, err := ReadFile(filepath.Join(dir, "gone.png")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := ReadFile(rootfs.Person(), filepath.Join(dir, "gone.png")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
 	}
-	if _, err := ReadFile(dir); !errors.Is(err, ErrNotRegular) {
+	if _, err := ReadFile(rootfs.Person(), dir); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("a directory: %v, want ErrNotRegular", err)
 	}
 	big := filepath.Join(dir, "big.png")
@@ -42,7 +44,7 @@ func TestReadFileReadsOnlyARegularImageFile(t *testing.T) {
 	if err := os.Truncate(big, MaxFileBytes+1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(big); !errors.Is(err, ErrTooLarge) {
+	if _, err := ReadFile(rootfs.Person(), big); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a file over the cap: %v, want ErrTooLarge", err)
 	}
 }
@@ -59,7 +61,7 @@ func TestReadFileDoesNotWaitOnAFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := ReadFile(fifo); done <- err }()
+	go func() { _, err := ReadFile(rootfs.Person(), fifo); done <- err }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, ErrNotRegular) {
