@@ -107,7 +107,7 @@ func (p *Project) pastedImage(path string, n int) (*conversation.Image, string) 
 	case err != nil:
 		return nil, err.Error()
 	case n == MaxPromptImages:
-		return nil, fmt.Sprintf("one message shows the model at most %d images", MaxPromptImages)
+		return nil, "one message shows the model at most " + text.Counted(MaxPromptImages, "image", "images")
 	}
 	name := text.StripControls(filepath.Base(path))
 	img := conversation.NewImage(name, prep.MediaType, prep.Data, prep.Width, prep.Height)
