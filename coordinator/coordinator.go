@@ -157,6 +157,9 @@ type Coordinator struct {
 	// rewakes are what asyncRewake hooks said by exiting 2, for the
 	// model's next turn (deliverRewakes); noteMu guards them too.
 	rewakes []string
+	// promptImages are the images the person's next prompt shows the
+	// model (AttachImages); noteMu guards them too.
+	promptImages []conversation.Image
 	// noteMu guards opts.Note, which AddNote adds to from the face's
 	// goroutine.
 	noteMu sync.Mutex
@@ -480,6 +483,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		return Result{Subtype: SubtypeExecutionError, IsError: true, Err: blocked, Text: blocked.Error()}
 	}
 	c.emit(Event{Type: EventUserMessage, Text: prompt})
+	images := c.takeImages()
 	if len(c.messages) == 0 && c.opts.System != "" {
 		c.appendMessages(conversation.Message{Role: conversation.RoleSystem, Content: c.opts.System})
 	}
@@ -494,7 +498,7 @@ func (c *Coordinator) run(ctx context.Context, prompt string) Result {
 		if extra != "" {
 			content += "\n\n" + extra
 		}
-		if err := c.appendPrompt(conversation.Message{Role: conversation.RoleUser, Content: content}); err != nil {
+		if err := c.appendPrompt(conversation.Message{Role: conversation.RoleUser, Content: content, Images: images}); err != nil {
 			// A new session whose first prompt could not be written was
 			// never recorded: nothing goes to the model for it.
 			c.emit(Event{Type: EventError, Text: err.Error()})

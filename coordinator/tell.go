@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/ralph-dev/ralph/interrupts"
+	"github.com/ralph-dev/ralph/memory/conversation"
 )
 
 // mailboxes are the queues of the child agents working the task loop's
@@ -94,6 +95,28 @@ func (c *Coordinator) AddNote(text string) {
 		text = c.opts.Note + "\n" + text
 	}
 	c.opts.Note = text
+}
+
+// AttachImages gives the person's next prompt images to show the model
+// (a screenshot whose path they pasted, read by the face): they go in
+// its message, by reference in the records, and the model client sends
+// them as image parts, or a sentence to a model without images. The
+// prompt's text names each ("[Image #1: …]"). Only a face calls this,
+// right before Run, with what the person wrote: never a path a model
+// chose.
+func (c *Coordinator) AttachImages(images []conversation.Image) {
+	c.noteMu.Lock()
+	defer c.noteMu.Unlock()
+	c.promptImages = append(c.promptImages, images...)
+}
+
+// takeImages empties the images for the next prompt and returns them.
+func (c *Coordinator) takeImages() []conversation.Image {
+	c.noteMu.Lock()
+	defer c.noteMu.Unlock()
+	images := c.promptImages
+	c.promptImages = nil
+	return images
 }
 
 // takeNote empties the note for the next prompt and returns it.

@@ -52,6 +52,24 @@ func (s *Shell) startRun(prompt string) error {
 	})
 }
 
+// startPrompt starts a conversation run for a line the person typed or
+// pasted, with the images and files it names (Options.Images, Attach)
+// put in as the run starts: a line that cannot start one is queued as
+// text instead.
+func (s *Shell) startPrompt(line string) error {
+	return s.startJob("", func(ctx context.Context) jobResult {
+		msg := line
+		if s.opts.Images != nil {
+			msg = s.opts.Images(msg)
+		}
+		if s.opts.Attach != nil {
+			msg = s.opts.Attach(msg)
+		}
+		res := s.coord.Run(ctx, msg)
+		return jobResult{res: &res}
+	})
+}
+
 // startSend starts a conversation run for a slash command's message:
 // its Prepare, when set, makes the message in the run's goroutine, where
 // the approval of a custom command's shell lines is asked as the model's

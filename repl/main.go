@@ -120,7 +120,12 @@ func Main(ctx context.Context, p *project.Project, o MainOptions) int {
 			coord.AddNote(project.BashNote(command, res.Output))
 			return res.Output, res.IsError
 		},
-		Attach:      p.WithMentions,
+		Attach: p.WithMentions,
+		Images: func(message string) string {
+			message, shown := p.WithImages(message, coord.ModelName())
+			coord.AttachImages(shown)
+			return message
+		},
 		Models:      models.ForConfig(p.Config),
 		CommandDirs: slash.PluginCommandDirs(p.Plugins),
 		Commands: func(h *slash.Host) {

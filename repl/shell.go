@@ -141,6 +141,12 @@ type Options struct {
 	// Attach puts the files a message names as @path into it (nil: the
 	// message goes as typed).
 	Attach func(message string) string
+	// Images gives the coordinator's next prompt the images a message
+	// names by their paths (a screenshot dropped on the terminal) and
+	// returns the message with a placeholder for each (nil: paths stay
+	// text). It runs before Attach, so @shot.png is an image, not a file
+	// that could not be attached.
+	Images func(message string) string
 }
 
 // Shell is one interactive session. Create it with New, subscribe Handle
@@ -545,13 +551,15 @@ func (s *Shell) submit(line string) (exit bool) {
 			return false
 		}
 	}
-	if s.opts.Attach != nil {
-		text = s.opts.Attach(text)
-	}
 	// A line starts a conversation when nothing runs or the task loop is
 	// paused with nothing in flight; otherwise it is for the work running.
-	if err := s.startRun(text); err == nil || s.refused(err) {
+	if err := s.startPrompt(text); err == nil || s.refused(err) {
 		return false
+	}
+	if s.opts.Attach != nil {
+		// A queued line gets its files, but not its images: a message
+		// between steps is text (interrupts), so its paths stay paths.
+		text = s.opts.Attach(text)
 	}
 	s.mu.Lock()
 	j := s.front()

@@ -645,7 +645,12 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		at.Coord.SetModel(custom.Model)
 	}
 	if !isCustom {
-		// A custom command's text has its files in already (slash).
+		// The images the person named first, so the text mentions
+		// attach no longer names them; a custom command's text has its
+		// files in already (slash).
+		var shown []conversation.Image
+		prompt, shown = p.WithImages(prompt, at.Coord.ModelName())
+		at.Coord.AttachImages(shown)
 		prompt = p.WithMentions(prompt)
 	}
 	res := at.Coord.RunNarrowed(ctx, prompt, custom.Tools)
