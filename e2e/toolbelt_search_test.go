@@ -89,7 +89,7 @@ func TestWebSearchAnthropicServerTool(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	env := withUserConfig(t, anthropicEnv(t), "web_search = true\n")
-	srv := anthropicServer(t, searchResponse+`,{"text":"Go 1.25 came out in August."}`)
+	srv := anthropicServer(t, searchResponse+`,{"text":"Go 1.25 came out in August.","web_search":{"query":"go 1.25 \u001b[2Jrelease date","results":[{"title":"Go 1.25","url":"https://go.dev/blog/go1.25"}]}}`)
 	r := anthropicRun(t, dir, env, srv, "--output-format", "stream-json", "what is the latest Go release?")
 	ev := searchEvents(t, r.stdout)
 	if len(ev) != 1 {
@@ -112,9 +112,15 @@ func TestWebSearchAnthropicServerTool(t *testing.T) {
 		t.Fatalf("usage %v", res["usage"])
 	}
 
-	r = anthropicRun(t, dir, env, srv, "-c", "--output-format", "json", "when did it come out?")
-	if got := resultLine(t, r.stdout)["result"]; got != "Go 1.25 came out in August." {
-		t.Fatalf("second result %v\n%s", got, r.stderr)
+	// The second turn searches too, in the one-shot's text face with -v:
+	// the search is one line on stderr, its query without the control
+	// sequence the model put in it, and the answer is on stdout.
+	r = anthropicRun(t, dir, env, srv, "-c", "-v", "when did it come out?")
+	if !strings.Contains(r.stdout, "Go 1.25 came out in August.") {
+		t.Fatalf("second answer not shown:\n%s\n%s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `web_search "go 1.25 release date" · 1 result`) || strings.Contains(r.stderr, "\x1b[2J") {
+		t.Fatalf("the search's line is missing or carries the control sequence:\n%q", r.stderr)
 	}
 	sent := messagesSent(t, srv, false)
 	if len(sent) != 2 || !offersSearch(t, sent[0]) || !offersSearch(t, sent[1]) {
