@@ -100,6 +100,10 @@ func EventMarks(types ...EventType) []string {
 //     steps and their statuses. It is the agent's working list for the
 //     session, not RALPH_TASKS.md. A resumed session publishes the main
 //     agent's list again, once, before its first run.
+//   - web_search is a search the provider's own web_search tool ran
+//     inside a turn (Search: the query, how many results or the
+//     provider's error code). The provider ran it, not ralph: it is no
+//     tool call, no hook fires for it and nothing is approved.
 //   - decision is a choice that shaped the run, and why (Decision): a
 //     task picked, a retry, a breaker transition, a context trim, a
 //     person's answer, an agent's record_decision. The recorder writes it
@@ -135,6 +139,7 @@ const (
 	EventDecision       EventType = "decision"
 	EventVerified       EventType = "verified"
 	EventTodoUpdated    EventType = "todo_updated"
+	EventWebSearch      EventType = "web_search"
 )
 
 // EventConversationCompacted is conversation_compacted: see the list
@@ -217,6 +222,8 @@ type Event struct {
 	Compaction *conversation.Compaction `json:"compaction,omitempty"`
 	// Todo is the whole todo list of a todo_updated event.
 	Todo *memory.TodoList `json:"todo,omitempty"`
+	// Search is the provider's search of a web_search event.
+	Search *llm.SearchInfo `json:"search,omitempty"`
 	// Asking, on a tool_call, says a person is asked before the call
 	// runs: a face shows the question, and the call once it is allowed,
 	// not a "running" line for a command nobody approved yet.

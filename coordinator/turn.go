@@ -158,6 +158,10 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 			if d.ToolName != "" {
 				called.WriteString(d.ToolName + " ")
 			}
+			if d.Search != nil {
+				// The provider ran it: shown, never run or approved here.
+				c.emit(Event{Type: EventWebSearch, Turn: c.turns, Search: d.Search})
+			}
 			if d.Text != "" {
 				partial.WriteString(d.Text)
 				c.emit(Event{Type: EventTextDelta, Turn: c.turns, Text: d.Text})

@@ -2,10 +2,12 @@ package eventwords
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
+	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -221,6 +223,8 @@ func eventLine(ev coordinator.Event) (Line, bool) {
 		return Line{Glyph: GlyphPause, Text: whole(ev.Text), Style: map[bool]Style{true: StyleError}[ev.IsError]}, true
 	case coordinator.EventTodoUpdated:
 		return todoLine(ev.Todo)
+	case coordinator.EventWebSearch:
+		return searchLine(ev.Search)
 	case coordinator.EventDecision:
 		if d := ev.Decision; d != nil {
 			s := d.Kind + ": " + OneLine(d.Detail, 160)
@@ -362,4 +366,27 @@ func Fallback(ev coordinator.Event) string {
 		s += "; " + OneLine(f.Note, longWidth)
 	}
 	return s
+}
+
+// searchLine is a search the provider ran: web_search "query" and what
+// came back. OpenAI's search models name no query, only the pages the
+// answer cites.
+func searchLine(s *llm.SearchInfo) (Line, bool) {
+	if s == nil {
+		return Line{Glyph: GlyphTool, Text: "web_search"}, true
+	}
+	l := Line{Glyph: GlyphTool, Text: "web_search"}
+	if q := OneLine(s.Query, shortWidth); q != "" {
+		l.Text += " " + strconv.Quote(q)
+	}
+	switch {
+	case s.Error != "":
+		l.Glyph, l.Style = GlyphFailed, StyleError
+		l.Text += " failed: " + OneLine(s.Error, shortWidth)
+	case s.Query == "":
+		l.Text += " · " + text.Counted(s.Results, "page cited", "pages cited")
+	default:
+		l.Text += " · " + text.Counted(s.Results, "result", "results")
+	}
+	return l, true
 }

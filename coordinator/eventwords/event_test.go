@@ -77,6 +77,8 @@ var eventRows = []struct {
 		want: "◆ retry: t1 — because tests failed"},
 	{ev: coordinator.Event{Type: coordinator.EventTodoUpdated, Todo: &memory.TodoList{Items: []memory.TodoItem{{Step: "read", Status: "completed"},
 		{Step: "fix\x1b[2J", Status: "in_progress"}, {Step: "test", Status: "pending"}}}}, want: "☰ todo 1/3: ☑ read · ◐ fix · ☐ test"},
+	{ev: coordinator.Event{Type: coordinator.EventWebSearch, Search: &llm.SearchInfo{Query: "go 1.26\x1b[2J release", Results: 5}},
+		want: `• web_search "go 1.26 release" · 5 results`},
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -79,7 +79,8 @@ func (f *Feed) shows(ev coordinator.Event) bool {
 		// agent_spawned line.
 		return ev.Priority != ""
 	case coordinator.EventRetry, coordinator.EventFallback, coordinator.EventWarning, coordinator.EventLimitWait, coordinator.EventBreaker,
-		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned, coordinator.EventTodoUpdated:
+		coordinator.EventTaskChanged, coordinator.EventVerified, coordinator.EventAgentSpawned, coordinator.EventTodoUpdated,
+		coordinator.EventWebSearch:
 		// The loop waits for a limit or its breaker changed: the line
 		// says why nothing seems to happen.
 		return true

@@ -85,9 +85,9 @@ func inTranscript(ev coordinator.Event) bool {
 		coordinator.EventUserMessage, coordinator.EventFilesChanged, coordinator.EventInterrupted, coordinator.EventQuestion,
 		coordinator.EventAnswered, coordinator.EventConversationCompacted, coordinator.EventMessageRefused,
 		coordinator.EventError, coordinator.EventAgentFinished, coordinator.EventResult, coordinator.EventVerified,
-		coordinator.EventFallback, coordinator.EventTodoUpdated:
+		coordinator.EventFallback, coordinator.EventTodoUpdated, coordinator.EventWebSearch:
 		// A fallback says which model wrote the answers after it; a todo
-		// list where the agent stood.
+		// list where the agent stood; a search what the answer read.
 		return true
 	}
 	return false

@@ -62,6 +62,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		slot.tools = tools
 	}
 	slot.signatures = c.signatures(req.Messages)
+	slot.webSearch = c.webSearch(req.Model)
 	stream, err := c.oa.CreateChatCompletionStream(ctx, o)
 	if err != nil {
 		return fail(err)
@@ -75,6 +76,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		byIdx     = map[int]*conversation.ToolCall{}
 		extra     map[*conversation.ToolCall]json.RawMessage // a call's extra_content (signatures.go)
 		usage     *openai.Usage
+		citations int // a search model's url_citation annotations (websearch.go)
 	)
 	out.Message.Role = conversation.RoleAssistant
 	for {
@@ -110,6 +112,7 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 				text.WriteString(ch.Delta.Content)
 				emit(Delta{Text: ch.Delta.Content})
 			}
+			citations += urlCitations(ch.Delta.Annotations)
 			for _, tc := range ch.Delta.ToolCalls {
 				call := toolCallFor(tc.ToolCall, &calls, byIdx)
 				if len(tc.ExtraContent) > 0 && string(tc.ExtraContent) != "null" {
@@ -144,6 +147,11 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		return fail(fmt.Errorf("%w: the stream ended without a finish reason", ErrBrokenStream))
 	case "error":
 		return fail(fmt.Errorf("%w: the server ended the answer with finish_reason \"error\"", ErrBrokenStream))
+	}
+	if citations > 0 {
+		// OpenAI's search models say nothing of the searches they ran,
+		// only which pages the answer cites: that is the line shown.
+		emit(Delta{Search: &SearchInfo{Results: citations}})
 	}
 	out.Reasoning = reasoning.String()
 	out.Message.Content = text.String()
@@ -191,6 +199,9 @@ type chunkDelta struct {
 	ReasoningContent string          `json:"reasoning_content"`
 	Reasoning        string          `json:"reasoning"`
 	ToolCalls        []chunkToolCall `json:"tool_calls"`
+	// Annotations are a search model's citations of the text
+	// ({"type":"url_citation","url_citation":{…}}).
+	Annotations []chunkAnnotation `json:"annotations"`
 }
 
 // chunkToolCall is a fragment of a tool call: go-openai's fields, and the

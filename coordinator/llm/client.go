@@ -65,6 +65,9 @@ type Config struct {
 	// in the sentence about a rejected key; "" names the protocol's usual
 	// one.
 	KeyEnv string
+	// WebSearch offers the provider's own web_search where it has one
+	// (websearch.go): the person's web_search, with the network allowed.
+	WebSearch bool
 }
 
 // DefaultIdleTimeout is how long ralph waits for a silent endpoint: long

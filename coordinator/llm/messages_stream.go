@@ -17,7 +17,9 @@ import (
 // type again: message_start (the message and its usage so far), then for
 // each content block content_block_start, content_block_delta (text_delta,
 // thinking_delta, signature_delta, input_json_delta) and
-// content_block_stop, then message_delta (the stop reason and the output
+// content_block_stop (the API's own web search adds server_tool_use and
+// web_search_tool_result blocks, and citations_delta to text: see
+// websearch.go), then message_delta (the stop reason and the output
 // tokens) and message_stop; ping at any time, and error when the server
 // fails after answering 200. Only the data lines are read, each on its own:
 // the real server pads them with spaces after the JSON.
@@ -57,6 +59,10 @@ type messagesUsage struct {
 	OutputTokensDetails *struct {
 		ThinkingTokens int `json:"thinking_tokens"`
 	} `json:"output_tokens_details"`
+	// ServerToolUse counts what the API's own tools did (web_search).
+	ServerToolUse *struct {
+		WebSearchRequests int `json:"web_search_requests"`
+	} `json:"server_tool_use"`
 }
 
 // merge takes the counts a later event states (message_delta's, which
@@ -76,6 +82,9 @@ func (u *messagesUsage) merge(o messagesUsage) {
 	if o.OutputTokensDetails != nil {
 		u.OutputTokensDetails = o.OutputTokensDetails
 	}
+	if o.ServerToolUse != nil {
+		u.ServerToolUse = o.ServerToolUse
+	}
 }
 
 // usage is the counts in ralph's terms: InputTokens the whole prompt.
@@ -88,6 +97,9 @@ func (u messagesUsage) usage() conversation.Usage {
 	}
 	if d := u.OutputTokensDetails; d != nil {
 		out.ReasoningTokens = d.ThinkingTokens
+	}
+	if s := u.ServerToolUse; s != nil {
+		out.WebSearches = s.WebSearchRequests
 	}
 	return out
 }
@@ -187,6 +199,10 @@ func (t *messagesTurn) start(index int, raw json.RawMessage) {
 		Text      string `json:"text"`
 		Thinking  string `json:"thinking"`
 		Signature string `json:"signature"`
+		// A web_search_tool_result's: the server_tool_use it answers,
+		// and its results (or an error object), whole at its start.
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
 	}
 	_ = json.Unmarshal(raw, &cb)
 	if index < 0 || index > 1<<16 {
@@ -204,7 +220,22 @@ func (t *messagesTurn) start(index int, raw json.RawMessage) {
 		t.thinking(b, cb.Thinking)
 	case "tool_use":
 		t.emit(Delta{ToolName: cb.Name})
+	case "web_search_tool_result":
+		// The API ran the search the server_tool_use before it asked
+		// for: it is shown, never run by ralph.
+		n, code := searchResult(cb.Content)
+		t.emit(Delta{Search: &SearchInfo{Query: t.serverQuery(cb.ToolUseID), Results: n, Error: code}})
 	}
+}
+
+// serverQuery is the query of the server_tool_use block of id.
+func (t *messagesTurn) serverQuery(id string) string {
+	for _, b := range t.blocks {
+		if b != nil && b.typ == "server_tool_use" && b.id == id {
+			return searchQuery(b.text.String())
+		}
+	}
+	return ""
 }
 
 func (t *messagesTurn) text(b *streamBlock, s string) {
@@ -271,6 +302,12 @@ func (t *messagesTurn) finish(provider string) (Response, error) {
 				args = "{}"
 			}
 			out.Message.ToolCalls = append(out.Message.ToolCalls, conversation.ToolCall{ID: b.id, Name: b.name, Arguments: args})
+		case "server_tool_use", "web_search_tool_result":
+			// The API's own search, which it ran: not kept, and neither
+			// are the citations of the text, which point into it, so the
+			// turn goes back as its text (websearch.go). The API takes an
+			// assistant turn without them; carried back, their encrypted
+			// results would grow every later request and the records.
 		}
 	}
 	out.Message.Content = content.String()

@@ -187,6 +187,13 @@ func (c *Client) messagesBody(req Request) ([]byte, error) {
 		}
 		body.Tools = tools
 	}
+	if c.webSearch(req.Model) {
+		tools, err := withSearchTool(body.Tools)
+		if err != nil {
+			return nil, err
+		}
+		body.Tools = tools
+	}
 	if n := len(body.System); n > 0 {
 		body.System[n-1].CacheControl = ephemeral
 	}

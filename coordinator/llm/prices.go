@@ -25,11 +25,13 @@ const (
 
 // Cost is the price of a usage: the prompt tokens read from the cache at
 // a tenth of the input price, those written to it at 1.25 times, the rest
-// of InputTokens (which counts all three) at the input price.
+// of InputTokens (which counts all three) at the input price, and the
+// provider's web searches at WebSearchPrice each, whatever the tokens'
+// price.
 func (p Price) Cost(u conversation.Usage) float64 {
 	plain := max(u.InputTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
 	in := float64(plain) + cacheWriteFactor*float64(u.CacheWriteTokens) + cacheReadFactor*float64(u.CacheReadTokens)
-	return text.RoundUSD((in*p.Input + float64(u.OutputTokens)*p.Output) / 1e6)
+	return text.RoundUSD((in*p.Input+float64(u.OutputTokens)*p.Output)/1e6 + float64(u.WebSearches)*WebSearchPrice)
 }
 
 // Saved is what prompt caching saved on a usage: what its cached tokens

@@ -50,6 +50,8 @@ type attemptSlot struct {
 	// signatures are the extra contents (Gemini's thought signatures)
 	// to add back to the tool calls of those ids (signatures.go).
 	signatures map[string]json.RawMessage
+	// webSearch adds web_search_options to the body (websearch.go).
+	webSearch bool
 }
 
 func newSlot() *attemptSlot {
@@ -134,6 +136,12 @@ func (t tap) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ok && slot.tools != nil {
 		var err error
 		if req, err = withTools(req, slot.tools); err != nil {
+			return nil, err
+		}
+	}
+	if ok && slot.webSearch {
+		var err error
+		if req, err = withSearchOptions(req); err != nil {
 			return nil, err
 		}
 	}

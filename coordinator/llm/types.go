@@ -57,6 +57,9 @@ type Delta struct {
 	Reasoning string
 	// ToolName is set when the model starts a new tool call.
 	ToolName string
+	// Search is set when the provider ran a web search of its own
+	// (websearch.go): ralph shows it, never runs it.
+	Search *SearchInfo
 	// Retry is set when an attempt failed and the call will be retried
 	// after Retry.Wait; text already passed on for this turn is void.
 	Retry *RetryInfo

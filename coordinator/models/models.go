@@ -74,7 +74,28 @@ func Client(cfg config.Config) *llm.Client {
 func ClientConfig(cfg config.Config) llm.Config {
 	return llm.Config{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxAttempts: cfg.MaxRetries + 1, IdleTimeout: cfg.IdleTimeout,
 		MaxOutputTokens: cfg.MaxOutputTokens, MaxRetryAfter: cfg.MaxRetryAfter,
-		Provider: cfg.Provider, Protocol: cfg.Protocol, Bearer: cfg.Bearer, ThinkingTokens: cfg.ThinkingTokens, KeyEnv: cfg.APIKeyEnv}
+		Provider: cfg.Provider, Protocol: cfg.Protocol, Bearer: cfg.Bearer, ThinkingTokens: cfg.ThinkingTokens, KeyEnv: cfg.APIKeyEnv,
+		// The search is the provider's, from its network, yet it is the
+		// web all the same: --no-network takes it away as it takes
+		// web_fetch away (docs/sandbox.md#web_search).
+		WebSearch: cfg.WebSearch && cfg.Network}
+}
+
+// WebSearchNote is the one sentence a session says at its start when the
+// person asked for web_search (web_search, --web-search) and it is not
+// offered: without the network, or with a model whose provider has no
+// search of its own. "" when it was not asked for or is offered.
+func WebSearchNote(cfg config.Config) string {
+	switch {
+	case !cfg.WebSearch:
+		return ""
+	case !cfg.Network:
+		return "web_search is not offered: the session has no network (--no-network or network = false), and the provider's search is the web all the same"
+	}
+	if err := llm.WebSearchFor(cfg.Protocol, cfg.Model); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // Resolver knows an endpoint's models. Its list is asked for once and

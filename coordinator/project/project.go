@@ -437,6 +437,9 @@ func open(ctx context.Context, opts Options) (*Project, error) {
 	for _, w := range cfg.MCPWarnings {
 		opts.Notify(w)
 	}
+	if note := models.WebSearchNote(cfg); note != "" {
+		opts.Notify(note)
+	}
 	p.sayHooks(loadedHooks)
 	p.Hooks = p.hookSet(loadedHooks, hookSrc, p.Tools.Workspace())
 	if p.Hooks != nil {

@@ -213,6 +213,11 @@ type Config struct {
 	// private-network addresses (link-local and metadata addresses stay
 	// refused). Only the user's config may set it.
 	WebFetchAllowPrivate bool
+	// WebSearch offers the model its provider's own web search where the
+	// provider has one (web_search, --web-search; off by default): the
+	// provider searches, and bills each search. A project's config may
+	// only switch it off.
+	WebSearch bool
 	// SandboxReadable lists well-known secret files and directories
 	// (~/.ssh, ~/.aws, ...) the model's commands may read after all
 	// (absolute; "~/" expanded). Only the user's config may set it.
@@ -361,6 +366,7 @@ type File struct {
 	SandboxReadable      []string `toml:"sandbox_readable"`
 	WebFetchAllow        []string `toml:"web_fetch_allow"`
 	WebFetchAllowPrivate *bool    `toml:"web_fetch_allow_private"`
+	WebSearch            *bool    `toml:"web_search"`
 	ShellEnv             []string `toml:"shell_env"`
 	Style                string   `toml:"style"`
 	AskBefore            []string `toml:"ask_before"`
@@ -828,6 +834,12 @@ func (c *Config) applySandbox(f File, path string, fromProject bool) error {
 			return invalidf("%s: web_fetch_allow_private may only be set in your user config (%s), not in a project's config", path, filepath.Join("~/.config/ralph", "config.toml"))
 		}
 		c.WebFetchAllowPrivate = *f.WebFetchAllowPrivate
+	}
+	if f.WebSearch != nil {
+		if fromProject && *f.WebSearch && !c.WebSearch {
+			return invalidf("%s: web_search = true would switch on searches your provider bills you for, and a project's config may only switch them off; set it in your user config (%s) or pass --web-search", path, filepath.Join("~/.config/ralph", "config.toml"))
+		}
+		c.WebSearch = *f.WebSearch
 	}
 	if f.Network != nil {
 		if fromProject && *f.Network && !c.Network {

@@ -201,12 +201,16 @@ type ToolDef struct {
 // OpenAI's prompt_tokens_details.cached_tokens) and wrote to it
 // (Anthropic's cache_creation_input_tokens); they are priced apart.
 type Usage struct {
-	InputTokens      int  `json:"input_tokens"`
-	OutputTokens     int  `json:"output_tokens"`
-	ReasoningTokens  int  `json:"reasoning_tokens,omitempty"`
-	CacheReadTokens  int  `json:"cache_read_tokens,omitempty"`
-	CacheWriteTokens int  `json:"cache_write_tokens,omitempty"`
-	Estimated        bool `json:"estimated,omitempty"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// WebSearches counts the searches the provider's own web_search tool
+	// ran (Anthropic's usage.server_tool_use.web_search_requests): they
+	// are billed per search, apart from tokens.
+	WebSearches int  `json:"web_searches,omitempty"`
+	Estimated   bool `json:"estimated,omitempty"`
 }
 
 // Add returns the sum of two usages; the sum is an estimate when either is.
@@ -214,7 +218,7 @@ func (u Usage) Add(o Usage) Usage {
 	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
 		ReasoningTokens: u.ReasoningTokens + o.ReasoningTokens,
 		CacheReadTokens: u.CacheReadTokens + o.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens,
-		Estimated: u.Estimated || o.Estimated}
+		WebSearches: u.WebSearches + o.WebSearches, Estimated: u.Estimated || o.Estimated}
 }
 
 // Sub returns what u counts beyond an earlier count o of the same tokens
@@ -224,7 +228,7 @@ func (u Usage) Sub(o Usage) Usage {
 	return Usage{InputTokens: u.InputTokens - o.InputTokens, OutputTokens: u.OutputTokens - o.OutputTokens,
 		ReasoningTokens: u.ReasoningTokens - o.ReasoningTokens,
 		CacheReadTokens: u.CacheReadTokens - o.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens - o.CacheWriteTokens,
-		Estimated: u.Estimated}
+		WebSearches: u.WebSearches - o.WebSearches, Estimated: u.Estimated}
 }
 
 // Empty reports an assistant message that says nothing: no text and no

@@ -57,6 +57,7 @@ type flags struct {
 	tracker   trackerChoice
 	sandbox   string
 	noNetwork bool
+	webSearch bool
 	style     string
 	noWait    bool
 	// waitForAnswers is --wait-for-answers ("" not given,
@@ -239,6 +240,7 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 	pf.BoolVar(&f.force, "force", false, "take over the project: stop a hung ralph on this host, or displace one on another host")
 	pf.StringVarP(&f.sandbox, "sandbox", "s", "", "what the model's commands may change: read-only, workspace-write (default) or danger-full-access")
 	pf.BoolVar(&f.noNetwork, "no-network", false, "no network for the model's commands")
+	pf.BoolVar(&f.webSearch, "web-search", false, "offer the model its provider's own web search, billed per search (Anthropic's, OpenAI's search models; config web_search)")
 	pf.BoolVar(&f.noWait, "no-wait", false, "never wait for ralph answer: without a terminal, refuse at once what needs a person")
 	pf.StringVar(&f.waitForAnswers, "wait-for-answers", "", "without a terminal, a one-shot or script waits for ralph answer (=DURATION: at most that long; default --answer-timeout)")
 	pf.Lookup("wait-for-answers").NoOptDefVal = waitForAnswersOn

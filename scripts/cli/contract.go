@@ -96,6 +96,9 @@ func ContractLines() []ContractLine {
 		event(coordinator.EventTodoUpdated, "An agent set its todo list (update_plan, TodoWrite under Claude Code's name): todo is the whole list as it is now, "+
 			"each step with its status (pending, in_progress, completed). It is the agent's working list for the session, not RALPH_TASKS.md; "+
 			"the main agent's is kept in the session's record, and a resumed session has it back.", "todo"),
+		event(coordinator.EventWebSearch, "The provider's own web_search ran a search inside a turn (web_search, --web-search): search.query is what it searched for "+
+			"(absent for OpenAI's search models, which name none), search.results how many results came back (the pages the answer cites, for OpenAI's), "+
+			"search.error the provider's error code. The provider ran it, not ralph: no tool_call, no hook, no approval.", "search"),
 		{Type: "plan", About: "The plan ralph plan wrote, in place of a result line: its tasks in the order ralph run takes them.", Value: planResult{}},
 		{Type: "review", About: "What ralph review found and fixed, in place of a result line.", Value: ReviewJSON{}},
 		{Type: "command", About: "A script's slash command step ran (stream-json of a script only); its result line follows.", Value: CommandLine{}},

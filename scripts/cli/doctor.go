@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/llm"
+	"github.com/ralph-dev/ralph/coordinator/models"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/config"
@@ -125,6 +126,9 @@ func (c *cli) doctor(cmd *cobra.Command) doctorReport {
 			add(ch)
 		}
 		add(sandboxCheck(e.Cfg, &r.Sandbox))
+		if e.Cfg.WebSearch {
+			add(webSearchCheck(e.Cfg))
+		}
 		for _, ch := range mcpChecks(e) {
 			add(ch)
 		}
@@ -274,6 +278,16 @@ func sandboxCheck(cfg config.Config, k *sandbox.Kernel) check {
 		detail += fmt.Sprintf(" (Landlock ABI %d)", k.LandlockABI)
 	}
 	return check{Name: "sandbox", Status: checkOK, Detail: detail}
+}
+
+// webSearchCheck says whether the web_search the person asked for is
+// offered, in the sentence a session says at its start when it is not.
+func webSearchCheck(cfg config.Config) check {
+	if note := models.WebSearchNote(cfg); note != "" {
+		return check{Name: "web_search", Status: checkWarning, Detail: note,
+			Fix: "use an Anthropic model or an OpenAI search model with the network, or switch web_search off"}
+	}
+	return check{Name: "web_search", Status: checkOK, Detail: "the provider's own search, billed per search"}
 }
 
 // mcpChecks report each MCP server and whether it may start.

@@ -192,6 +192,14 @@ func sessionSettings() []sessionSetting {
 		{key: "sandbox_readable", show: show(func(c c) any { return nonNil(c.SandboxReadable) })},
 		{key: "web_fetch_allow", show: show(func(c c) any { return nonNil(c.WebFetchAllow) })},
 		{key: "web_fetch_allow_private", show: show(func(c c) any { return c.WebFetchAllowPrivate })},
+		{flag: "web-search", key: "web_search", temporal: refused,
+			why:  "--engine temporal does not carry --web-search: a worker's model searches the web only when its own config says web_search = true",
+			show: show(func(c c) any { return c.WebSearch }),
+			apply: func(f *flags, cfg *c) {
+				if f.webSearch {
+					cfg.WebSearch = true
+				}
+			}},
 		{key: "shell_env", show: show(func(c c) any { return nonNil(c.ShellEnv) })},
 		{key: "allowed_commands", show: show(func(c c) any {
 			return nonNil(append(slices.Clone(c.AllowedCommands), c.ProjectAllowedCommands...))

@@ -226,8 +226,24 @@ func (messagesAPI) writeStream(x *exchange, rp *reply) {
 	if rp.resp.RedactedThinking != "" {
 		block(anthropicBlock{Type: "redacted_thinking", Data: redactThinking(rp.resp.RedactedThinking)}, nil)
 	}
+	search := rp.resp.WebSearch
+	if !x.msg.offersSearch() {
+		search = nil
+	}
+	if search != nil {
+		call, callDeltas, result := search.blocks(strings.Replace(rp.anthropicID(), "msg_", "srvtoolu_", 1))
+		block(call, callDeltas)
+		body = append(body, newEvent("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": result}))
+		body = append(body, newEvent("content_block_stop", map[string]any{"type": "content_block_stop", "index": index}))
+		index++
+	}
 	if chunks := textChunks(rp.resp); len(chunks) > 0 {
 		var deltas []map[string]any
+		if search != nil {
+			if c := search.citation(strings.Join(chunks, "")); c != nil {
+				deltas = append(deltas, c)
+			}
+		}
 		for _, c := range chunks {
 			deltas = append(deltas, map[string]any{"type": "text_delta", "text": c})
 		}
@@ -243,7 +259,7 @@ func (messagesAPI) writeStream(x *exchange, rp *reply) {
 	end := []sseEvent{
 		newEvent("message_delta", map[string]any{"type": "message_delta",
 			"delta": map[string]any{"stop_reason": rp.stopReason(), "stop_sequence": nil},
-			"usage": map[string]int{"output_tokens": rp.usage.CompletionTokens}}),
+			"usage": endUsage(rp.usage.CompletionTokens, search)}),
 		newEvent("message_stop", map[string]string{"type": "message_stop"}),
 	}
 	events := scriptedEvents(rp.resp, body, end)
@@ -308,4 +324,18 @@ func displayName(id string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// endUsage is message_delta's usage: the output tokens, and the searches
+// the API's own tool ran (Error: a search that failed is not billed).
+func endUsage(output int, search *WebSearch) map[string]any {
+	u := map[string]any{"output_tokens": output}
+	if search != nil {
+		n := 1
+		if search.Error != "" {
+			n = 0
+		}
+		u["server_tool_use"] = map[string]int{"web_search_requests": n, "web_fetch_requests": 0}
+	}
+	return u
 }

@@ -166,6 +166,12 @@ func checkMessages(req *messagesRequest, body []byte, beta bool, replayed func(s
 			return "messages: final assistant content cannot end with trailing whitespace"
 		}
 	}
+	if why := req.checkServerTools(); why != "" {
+		return why
+	}
+	if why := checkSearchPairs(req.Messages, msgs); why != "" {
+		return why
+	}
 	if breakpoints > maxBreakpoints {
 		return fmt.Sprintf("A maximum of %d blocks with cache_control may be provided. Found %d.", maxBreakpoints, breakpoints)
 	}

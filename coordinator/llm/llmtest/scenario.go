@@ -169,6 +169,9 @@ type Response struct {
 	// working directory for a scenario built in code). See
 	// testdata/anthropic for real Messages API recordings.
 	Replay string `json:"replay,omitempty"`
+	// WebSearch, in the Messages API, is a search its own web_search tool
+	// runs before the text, when the request offers the tool (websearch.go).
+	WebSearch *WebSearch `json:"web_search,omitempty"`
 }
 
 // ToolCall is one function call the fake model asks the client to run.
