@@ -146,6 +146,8 @@ type agentRun struct {
 	// why is the error that ended a failed child, without the words
 	// telling the model that it failed.
 	why string
+	// id is the child's agent id, "" when it never started.
+	id string
 }
 
 // runAgent runs one child agent with the given tools to the end. Its usage
@@ -176,6 +178,7 @@ func (c *Coordinator) runAgent(ctx context.Context, job agentJob, tools Tools, a
 	}
 	defer func() { <-c.pool }()
 	id := c.nextAgentID()
+	run.id = id
 	spawned := Event{Type: EventAgentSpawned, AgentID: id, ToolID: callID, Text: task, Task: job.taskID}
 	if job.attempt > 0 {
 		spawned.TaskAttempt = &TaskAttempt{Number: job.attempt}
@@ -391,6 +394,7 @@ func (c *Coordinator) RunChild(ctx context.Context, t ChildTask) (Result, string
 		job.keep = append(job.keep, f.Def().Name)
 	}
 	run := c.runAgent(ctx, job, tools, false)
+	c.stopChildBackground(tools, run.id, t.TaskID)
 	failure := ""
 	if run.res.IsError {
 		failure = run.res.Output

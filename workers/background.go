@@ -19,7 +19,8 @@ import (
 // turns (run_command with background: true): started where and as a
 // foreground command starts (launch), read a piece at a time, stopped by
 // the model, and every one of them killed when the session ends, at a
-// hard stop (StopBackground) and when the Workspace closes. Were ralph
+// hard stop (StopBackground) and when the Workspace closes; in the task
+// loop, those of an attempt when it ends (StopBackgroundOf). Were ralph
 // itself killed, the parent-death signal ends them as it ends a
 // foreground command: the sandbox's helper dies with ralph and takes
 // every command's PID namespace (or reaper) with it; outside the sandbox
@@ -59,6 +60,9 @@ type background struct {
 type bgCommand struct {
 	id      string
 	command string
+	// owner is the agent that started it (tools.Caller's Agent): a task
+	// attempt's commands die when that attempt ends (StopBackgroundOf).
+	owner   string
 	started time.Time
 	run     *running
 	// stop is closed to make the command's watcher kill it.
@@ -112,7 +116,9 @@ type BackgroundInfo struct {
 // sandbox when sandboxed (and the sandbox confines anything), as Exec
 // starts it in the foreground; the caller has had it approved. It
 // returns at once, with the command's id and its first lines if any.
-func (w *Workspace) StartBackground(command string, sandboxed bool) Result {
+// owner is the agent that starts it, whose end may end it
+// (StopBackgroundOf).
+func (w *Workspace) StartBackground(command string, sandboxed bool, owner string) Result {
 	var policy *sandbox.Policy
 	if sandboxed {
 		policy = w.policy
@@ -131,7 +137,7 @@ func (w *Workspace) StartBackground(command string, sandboxed bool) Result {
 	id := "bg_" + strconv.Itoa(b.next)
 	b.mu.Unlock()
 
-	c := &bgCommand{id: id, command: command, started: time.Now(), stop: make(chan struct{}), ended: make(chan struct{}),
+	c := &bgCommand{id: id, command: command, owner: owner, started: time.Now(), stop: make(chan struct{}), ended: make(chan struct{}),
 		unread: NewHeadTailBuffer(w.maxOut), max: w.maxOut}
 	cmd := w.shellCommand(command)
 	// The start is not the call's: the command outlives the call that
@@ -375,12 +381,33 @@ func (w *Workspace) StopBackground() int {
 	return w.bg.stopAll(false)
 }
 
+// StopBackgroundOf kills the background commands owner started and waits
+// for each to end: when the task attempt of that agent ends, before its
+// work is verified, so that none runs on into the verify commands or the
+// next task. It reports how many were still running.
+func (w *Workspace) StopBackgroundOf(owner string) int {
+	return w.bg.stop(func(c *bgCommand) bool { return c.owner == owner }, false)
+}
+
 // stopAll kills every command and forgets them; closing refuses every
 // later start.
 func (b *background) stopAll(closing bool) int {
+	return b.stop(func(*bgCommand) bool { return true }, closing)
+}
+
+// stop kills the commands which picks and forgets them; closing refuses
+// every later start.
+func (b *background) stop(which func(*bgCommand) bool, closing bool) int {
 	b.mu.Lock()
-	cmds := b.cmds
-	b.cmds = nil
+	var cmds, kept []*bgCommand
+	for _, c := range b.cmds {
+		if which(c) {
+			cmds = append(cmds, c)
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	b.cmds = kept
 	if closing {
 		b.closed = true
 	}

@@ -66,6 +66,7 @@ var targets = []target{
 	{"Replay10000", "ms/replay", 100, "< 100 ms"},
 	{"ServeFollowers20", "followed/alone", 1.05, "< 1.05x"},
 	{"ServeFollowers20", "cpu-followed/alone", 1.05, "< 1.05x"},
+	{"ApplyPatch50", "patch/write", 1.5, "< 1.5x"},
 }
 
 var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+(\d+)\s+(.*)$`)

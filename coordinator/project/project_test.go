@@ -18,7 +18,7 @@ import (
 
 // env is a process environment for Open with a local endpoint (no key
 // needed) and nothing from the developer's own configuration.
-func env(t *testing.T) func(string) string {
+func env(t testing.TB) func(string) string {
 	home := t.TempDir()
 	vars := map[string]string{
 		"OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
@@ -30,7 +30,7 @@ func env(t *testing.T) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
-func write(t *testing.T, path, data string) {
+func write(t testing.TB, path, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func write(t *testing.T, path, data string) {
 	}
 }
 
-func read(t *testing.T, path string) string {
+func read(t testing.TB, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -628,6 +628,8 @@ func (p *Policy) answered(q Question, ans Answer) {
 	}
 	d := memory.DecisionRecord{Time: time.Now().UTC(), Kind: "approval", By: memory.DecidedByPerson}
 	switch {
+	case ans.Remembers() && q.CanAlways() && q.Domain != "":
+		d.Detail = "allowed to " + q.What() + ", and from now on every fetch from " + q.Domain
 	case ans.Remembers() && q.CanAlways():
 		d.Detail = "allowed to " + q.What() + ", and from now on commands of " + quoteRules(q.Remember)
 	case !ans.Refused():

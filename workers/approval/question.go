@@ -113,6 +113,10 @@ type Question struct {
 	// server's tool; Server one about starting a project's MCP server.
 	MCP    *MCPCall
 	Server *ServerStart
+	// Domain, set on a question about a web_fetch call (MCP names the
+	// call), is the host "always" allows from then on, in web_fetch_allow
+	// of the person's own config: Remember holds it too.
+	Domain string
 	// Hook, when set, makes this a question about running a hook of the
 	// project's files or of a plugin (hooks.go).
 	Hook *HookStart
@@ -189,8 +193,11 @@ func (q Question) Call() (name string, args json.RawMessage) {
 func (q Question) CanAlways() bool { return len(q.Remember) > 0 && !q.Unsandboxed && q.Tool == "" }
 
 // CanShare reports whether "always, in the project" is offered: where
-// "always" is, but for a server, which is approved on this machine only.
-func (q Question) CanShare() bool { return q.CanAlways() && q.Server == nil && q.Hook == nil }
+// "always" is, but for a server, which is approved on this machine only,
+// and a web domain, which only the person's own config may allow.
+func (q Question) CanShare() bool {
+	return q.CanAlways() && q.Server == nil && q.Hook == nil && q.Domain == ""
+}
 
 // Choices are the answers offered, each with its key.
 func (q Question) Choices() string {
@@ -323,9 +330,12 @@ func (q Question) mcpText() string {
 		args = text.Clip(args, maxShownArgs) + fmt.Sprintf("… (%d more bytes)", n)
 	}
 	fmt.Fprintf(&b, "  arguments: %s\n", text.Visible(args))
-	if q.CanAlways() {
+	switch {
+	case q.CanAlways() && q.Domain != "":
+		fmt.Fprintf(&b, "  [a]lways fetches from %s without asking (web_fetch_allow in %s)", text.Visible(q.Domain), q.userFile())
+	case q.CanAlways():
 		fmt.Fprintf(&b, "  [a]lways allows %s without asking (allowed_commands in %s), [p] in the project's %s", text.Visible(c.Name), q.userFile(), config.ProjectFile)
-	} else {
+	default:
 		fmt.Fprintf(&b, "  asked every time, no [a]lways: %s", text.Visible(strings.Join(q.Why, "; ")))
 	}
 	return b.String()

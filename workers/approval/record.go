@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -15,9 +16,20 @@ import (
 	"github.com/ralph-dev/ralph/memory/config"
 )
 
-// allowedCommandsKey is the config setting that lists the rules the
-// person approved with "always".
-const allowedCommandsKey = "allowed_commands"
+// listKey is a top-level array of strings in a config file that an
+// answer of "always" adds to, and how to read it back.
+type listKey struct {
+	name string
+	of   func(config.File) []string
+}
+
+var (
+	// allowedCommands lists the rules the person approved with "always".
+	allowedCommands = listKey{"allowed_commands", func(f config.File) []string { return f.AllowedCommands }}
+	// webFetchAllow lists the domains web_fetch may fetch from without
+	// asking; only the person's own config may hold it.
+	webFetchAllow = listKey{"web_fetch_allow", func(f config.File) []string { return f.WebFetchAllow }}
+)
 
 // saveRule records rule on the person's side (TrustFile under
 // userConfigDir) and adds it to allowed_commands in the project's
@@ -38,13 +50,18 @@ func saveRule(fs, user afero.Fs, root, userConfigDir, rule string) error {
 	if err := trustRule(user, userConfigDir, root, rule); err != nil {
 		return fmt.Errorf("record the approval of %q: %w", rule, err)
 	}
-	return addRuleToFile(fs, path, rule)
+	return addToList(fs, path, allowedCommands, rule)
 }
 
 // saveUserRule adds rule to allowed_commands in the person's own config
 // (config.UserFile), where it counts in every project and git shares it
 // with nobody: "always".
 func saveUserRule(fs afero.Fs, userConfigDir, rule string) error {
+	return saveUserEntry(fs, userConfigDir, allowedCommands, rule)
+}
+
+// saveUserEntry adds rule to the list key in the person's own config.
+func saveUserEntry(fs afero.Fs, userConfigDir string, key listKey, rule string) error {
 	rule = strings.Join(strings.Fields(rule), " ")
 	if rule == "" {
 		return errors.New("save rule: empty rule")
@@ -56,7 +73,7 @@ func saveUserRule(fs afero.Fs, userConfigDir, rule string) error {
 	if err := fs.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	return addRuleToFile(fs, path, rule)
+	return addToList(fs, path, key, rule)
 }
 
 // readConfig reads a config file for an edit: its bytes (none when it
@@ -73,13 +90,13 @@ func readConfig(fs afero.Fs, path string) ([]byte, config.File, error) {
 	return old, before, nil
 }
 
-// addRuleToFile adds rule to allowed_commands in the config file at path,
+// addToList adds rule to the list key in the config file at path,
 // creating the file if needed. Every other byte of the file is kept: an
 // existing array is extended in place, otherwise the key is inserted
 // before the first [table] header (where top-level keys must be) or at the
 // end. The result is checked to parse before it replaces the file,
 // atomically, so a person's config is never left broken.
-func addRuleToFile(fs afero.Fs, path, rule string) error {
+func addToList(fs afero.Fs, path string, key listKey, rule string) error {
 	old, before, err := readConfig(fs, path)
 	if err != nil {
 		return err
@@ -88,35 +105,32 @@ func addRuleToFile(fs afero.Fs, path, rule string) error {
 	if fi, err := fs.Stat(path); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	for _, a := range before.AllowedCommands {
-		if a == rule {
-			return nil
-		}
+	if slices.Contains(key.of(before), rule) {
+		return nil
 	}
-	updated, err := addAllowed(old, rule)
+	updated, err := addToArray(old, key.name, rule)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	var after config.File
 	if _, err := toml.Decode(string(updated), &after); err != nil {
-		return fmt.Errorf("%s: adding %s would not parse (%v); add it by hand", path, allowedCommandsKey, err)
+		return fmt.Errorf("%s: adding %s would not parse (%v); add it by hand", path, key.name, err)
 	}
-	if len(after.AllowedCommands) != len(before.AllowedCommands)+1 || after.AllowedCommands[len(after.AllowedCommands)-1] != rule {
-		return fmt.Errorf("%s: could not add %q to %s; add it by hand", path, rule, allowedCommandsKey)
+	if got, had := key.of(after), key.of(before); len(got) != len(had)+1 || got[len(got)-1] != rule {
+		return fmt.Errorf("%s: could not add %q to %s; add it by hand", path, rule, key.name)
 	}
 	return memory.WriteFileAtomic(fs, path, updated, perm)
 }
 
-// addAllowed returns doc with rule added to the top-level
-// allowed_commands array.
-func addAllowed(doc []byte, rule string) ([]byte, error) {
+// addToArray returns doc with rule added to the top-level array key.
+func addToArray(doc []byte, key, rule string) ([]byte, error) {
 	item := config.QuoteTOML(rule)
-	sc := scanTOML(doc)
+	sc := scanTOML(doc, key)
 	if sc.keyValue >= 0 {
 		// Extend the existing array just before its closing bracket.
 		close := sc.arrayClose
 		if close < 0 {
-			return nil, fmt.Errorf("%s is not an array", allowedCommandsKey)
+			return nil, fmt.Errorf("%s is not an array", key)
 		}
 		last := lastValueByte(doc[sc.keyValue+1 : close])
 		var ins string
@@ -140,7 +154,7 @@ func addAllowed(doc []byte, rule string) ([]byte, error) {
 	if bytes.Contains(doc, []byte("\r\n")) {
 		eol = "\r\n"
 	}
-	line := allowedCommandsKey + " = [" + item + "]" + eol
+	line := key + " = [" + item + "]" + eol
 	if sc.firstTable >= 0 {
 		ins := line
 		if bytes.HasSuffix(doc[:sc.firstTable], []byte(eol+eol)) {

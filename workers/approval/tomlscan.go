@@ -7,11 +7,11 @@ import "bytes"
 // being fooled by brackets inside strings, comments or multi-line arrays.
 type tomlScan struct {
 	firstTable int // offset of the first [table] or [[array]] header line, or -1
-	keyValue   int // offset of the '[' opening allowed_commands' array, or -1
+	keyValue   int // offset of the '[' opening the key's array, or -1
 	arrayClose int // offset of its matching ']', or -1
 }
 
-func scanTOML(doc []byte) tomlScan {
+func scanTOML(doc []byte, want string) tomlScan {
 	sc := tomlScan{firstTable: -1, keyValue: -1, arrayClose: -1}
 	i := 0
 	for i < len(doc) {
@@ -40,7 +40,7 @@ func scanTOML(doc []byte) tomlScan {
 		key := normalizeKey(doc[i:eq])
 		v := skipBlank(doc, eq+1)
 		end := skipValue(doc, v)
-		if key == allowedCommandsKey && sc.keyValue < 0 {
+		if key == want && sc.keyValue < 0 {
 			if v < len(doc) && doc[v] == '[' {
 				sc.keyValue = v
 				sc.arrayClose = end - 1

@@ -41,6 +41,13 @@ func (t *Toolset) BackgroundNote() string {
 // conversation) and reports how many were running.
 func (t *Toolset) StopBackground() int { return t.ws.StopBackground() }
 
+// StopBackgroundOf kills the background commands the agent started (its
+// task attempt ended) and reports how many were running.
+func (t *Toolset) StopBackgroundOf(agent string) int { return t.ws.StopBackgroundOf(agent) }
+
+// StopBackgroundOf is the base's (Toolset.StopBackgroundOf).
+func (v *View) StopBackgroundOf(agent string) int { return v.base.StopBackgroundOf(agent) }
+
 // BackgroundNote is the base's (Toolset.BackgroundNote).
 func (v *View) BackgroundNote() string { return v.base.BackgroundNote() }
 

@@ -231,3 +231,28 @@ func TestBackgroundCommandHookInput(t *testing.T) {
 		t.Fatalf("Bash's tool_response of a background start: %v", resp)
 	}
 }
+
+// TestBackgroundStopOfOneAgent: StopBackgroundOf ends the commands the
+// agent that started them owns (a task attempt that ended), and leaves
+// another agent's running.
+func TestBackgroundStopOfOneAgent(t *testing.T) {
+	t.Parallel()
+	ts := newTestToolset(t, Options{Approver: allowAll})
+	mine, theirs := bgMarker(), bgMarker()
+	as := func(agent string) context.Context {
+		return WithCaller(context.Background(), Caller{Agent: agent, Task: "t1"})
+	}
+	mustOK(t, callCtx(as("agent-0.1"), t, ts, "run_command", map[string]any{"command": "sleep " + mine, "background": true}))
+	mustOK(t, callCtx(as("agent-0.2"), t, ts, "run_command", map[string]any{"command": "sleep " + theirs, "background": true}))
+	if n := ts.StopBackgroundOf("agent-0.1"); n != 1 {
+		t.Fatalf("StopBackgroundOf stopped %d, want 1", n)
+	}
+	gone(t, "sleep "+mine)
+	if len(withCmdline("sleep "+theirs)) == 0 || !strings.Contains(ts.BackgroundNote(), "bg_2 `sleep "+theirs+"`") || strings.Contains(ts.BackgroundNote(), "bg_1") {
+		t.Fatalf("the other agent's command: alive %v, note %q", withCmdline("sleep "+theirs), ts.BackgroundNote())
+	}
+	if n := ts.StopBackground(); n != 1 {
+		t.Fatalf("StopBackground stopped %d, want 1", n)
+	}
+	gone(t, "sleep "+theirs)
+}

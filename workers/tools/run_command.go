@@ -70,7 +70,7 @@ func (t *Toolset) runCommand(ctx context.Context, raw json.RawMessage) workers.R
 		return r
 	}
 	if a.Background {
-		return t.ws.StartBackground(a.Command, true)
+		return t.ws.StartBackground(a.Command, true, CallerOf(ctx).Agent)
 	}
 	return t.ws.Exec(ctx, a.Command, timeout, true)
 }
@@ -123,7 +123,7 @@ func (t *Toolset) runUnsandboxed(ctx context.Context, command string, timeout ti
 		return errResult("command was not run outside the sandbox: %s (to run commands outside the sandbox without being asked, the user can %s)", d.Reason, workers.FullAccessHint)
 	}
 	if background {
-		return t.ws.StartBackground(command, false)
+		return t.ws.StartBackground(command, false, CallerOf(ctx).Agent)
 	}
 	return t.ws.Exec(ctx, command, timeout, false)
 }
