@@ -414,7 +414,7 @@ func (p *Policy) ApproveCommand(ctx context.Context, command string) tools.Decis
 func (p *Policy) approveCommand(ctx context.Context, command string) tools.Decision {
 	cmd, unsandboxed := strings.CutPrefix(command, tools.UnsandboxedPrefix)
 	if m, ok := p.deny.commands.command(cmd, p.roots); ok {
-		return tools.Decision{Reason: m.refusal()}
+		return tools.Decision{Reason: m.refusal(tools.HookName(tools.ToolRunCommand))}
 	}
 	if m, ok := p.always.command(cmd, p.roots); ok {
 		return p.askPerson(ctx, Question{Command: cmd, Unsandboxed: unsandboxed, Why: []string{m.reason()}}, m)
@@ -502,7 +502,7 @@ func (p *Policy) ApproveWrite(ctx context.Context, tool string, paths ...string)
 func (p *Policy) approveWrite(ctx context.Context, tool string, paths ...string) tools.Decision {
 	for _, rt := range writeRuleTools(tool) {
 		if m, ok := p.deny.writes[rt].path(tool, paths...); ok {
-			return tools.Decision{Reason: m.refusal()}
+			return tools.Decision{Reason: m.refusal(tools.HookName(rt))}
 		}
 	}
 	m, ok := p.always.path(tool, paths...)

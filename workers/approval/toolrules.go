@@ -208,12 +208,19 @@ func newDenied(r ToolRules) denied {
 	return d
 }
 
-// refusal is the reason given when a deny rule refuses something.
-func (m askMatch) refusal() string {
+// refusal is the reason given when a deny rule refuses something; peer
+// is Claude Code's name of the tool the rule is for (Bash, Write, Edit),
+// so that a rule for all of it is named as the person wrote it rather
+// than as ralph's pattern "*".
+func (m askMatch) refusal(peer string) string {
 	if m.origin.File != "" {
 		return fmt.Sprintf("%s refuses %s, so it was not done", m.origin, m.what)
 	}
-	return fmt.Sprintf("--disallowed-tools %q refuses %s, so it was not done", m.pattern, m.what)
+	rule := m.pattern
+	if rule == "*" && peer != "" {
+		rule = peer
+	}
+	return fmt.Sprintf("--disallowed-tools %q refuses %s, so it was not done", rule, m.what)
 }
 
 // fetchDomain is the domain of a WebFetch rule's argument, Claude Code's

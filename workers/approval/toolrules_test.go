@@ -88,3 +88,21 @@ func TestWriteRulesHoldForAPatch(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeToolDenyIsNamedAsWritten: a rule for all of a tool is named in
+// the refusal as the person wrote it (Write, Bash), not as ralph's "*".
+func TestWholeToolDenyIsNamedAsWritten(t *testing.T) {
+	t.Parallel()
+	r, err := ParseToolRules(nil, []string{"Write", "Bash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Root: t.TempDir(), Tools: r, NeverAsk: true})
+	ctx := context.Background()
+	if d := p.ApproveWrite(ctx, tools.ToolWriteFile, "a.txt"); d.Allowed || !strings.Contains(d.Reason, `--disallowed-tools "Write" refuses`) {
+		t.Errorf("write_file: %+v", d)
+	}
+	if d := p.ApproveCommand(ctx, "ls"); d.Allowed || !strings.Contains(d.Reason, `--disallowed-tools "Bash" refuses`) {
+		t.Errorf("run_command: %+v", d)
+	}
+}

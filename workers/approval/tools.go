@@ -45,7 +45,7 @@ func (p *Policy) ApproveTool(ctx context.Context, server, tool, name string, arg
 func (p *Policy) approveTool(ctx context.Context, server, tool, name string, args json.RawMessage) tools.Decision {
 	call := &MCPCall{Server: server, Tool: tool, Name: name, Args: compactJSON(args)}
 	if m, ok := p.deny.commands.tool(name); ok {
-		return tools.Decision{Reason: m.refusal()}
+		return tools.Decision{Reason: m.refusal("")}
 	}
 	if m, ok := p.always.tool(name); ok {
 		return p.askPerson(ctx, Question{MCP: call, Why: []string{m.reason()}}, m)
