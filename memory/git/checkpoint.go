@@ -527,8 +527,17 @@ func (c *Checkpoints) isState(p string) bool {
 // configured untracked mode matches the one asked for; ralph's directory
 // is therefore left out here rather than by an exclude pathspec.
 func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, size int64, err error) {
-	out, err := c.repo.GitSized(ctx, env, c.writing("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
-		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")...)
+	out, err := c.statusOut(ctx, env, true)
+	if err == nil && c.staleRepoListed(out) {
+		// The untracked cache keeps a nested repository by its name in
+		// its parent's listing, and only the parent directory's own
+		// change invalidates that: a command that moved the repository's
+		// .git deeper (lib/.git to lib/sub/.git) leaves "lib/" listed,
+		// which git add then refuses whole for the repository inside.
+		// Without the cache (which this status drops, and the next one
+		// builds again) git lists what is there.
+		out, err = c.statusOut(ctx, env, false)
+	}
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -560,6 +569,24 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 		}
 	}
 	return changed, skipped, size, nil
+}
+
+// statusOut is the status's output, with or without the untracked cache.
+func (c *Checkpoints) statusOut(ctx context.Context, env []string, cache bool) ([]byte, error) {
+	return c.repo.GitSized(ctx, env, c.writing("-c", "core.untrackedCache="+strconv.FormatBool(cache), "-c", "status.showUntrackedFiles=all",
+		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")...)
+}
+
+// staleRepoListed reports whether a status lists an untracked directory
+// that is no nested repository (any more): with every untracked file
+// listed, git lists a directory only for a repository inside the tree.
+func (c *Checkpoints) staleRepoListed(out []byte) bool {
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if p, ok := strings.CutPrefix(string(rec), "? "); ok && strings.HasSuffix(p, "/") && !c.repo.isNestedRepo(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // seedIndex starts ralph's index as a copy of the person's, whose cached
