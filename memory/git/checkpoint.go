@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -382,6 +383,7 @@ func signature(t time.Time) string {
 // as ralph's own atomic rewrite of the task file) makes git refuse the
 // whole add; the status is then taken again.
 func (c *Checkpoints) take(ctx context.Context, env []string, only []string, beside func()) (changed, skipped []string, err error) {
+	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
 	if len(only) > 0 {
 		// The paths are known: no status, only the size rule. A path
 		// git cannot take (gone and never recorded) sends it to the
@@ -391,30 +393,37 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 			if c.isState(p) {
 				continue
 			}
-			if c.tooBig(p, &size) {
+			if !links.beyond(p) && c.tooBig(p, &size) {
 				skipped = append(skipped, p)
 				continue
 			}
 			changed = append(changed, p)
 		}
-		if len(changed) == 0 || c.add(ctx, env, changed, size, beside) == nil {
+		if len(changed) == 0 {
+			return changed, skipped, nil
+		}
+		if rest, err := c.forget(ctx, env, links, changed); err == nil && c.add(ctx, env, rest, size, beside) == nil {
 			return changed, skipped, nil
 		}
 	}
 	for try := 1; ; try++ {
 		var size int64
-		changed, skipped, size, err = c.status(ctx, env)
+		var rest []string
+		changed, skipped, size, err = c.status(ctx, env, links)
 		if err != nil || len(changed) == 0 {
 			return changed, skipped, err
+		}
+		if rest, err = c.forget(ctx, env, links, changed); err != nil {
+			break
 		}
 		// The status has left out ignored files already: the plain
 		// update-index takes the paths, without add's pathspec matching
 		// over the whole index. git add stays the fallback, for the rare
 		// path it refuses (turned into a directory since the status).
-		if c.update(ctx, env, changed, size, beside) == nil {
+		if c.update(ctx, env, rest, size, beside) == nil {
 			return changed, skipped, nil
 		}
-		err = c.add(ctx, env, changed, size, nil)
+		err = c.add(ctx, env, rest, size, nil)
 		var ce *CommandError
 		if err == nil || try == 3 || !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "did not match any files") {
 			break
@@ -424,6 +433,53 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 		return nil, nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	return changed, skipped, nil
+}
+
+// linkCheck tells, for the paths of one checkpoint, which lie beyond a
+// symbolic link: under a directory of the work tree that a command
+// replaced with a link (mv d d.real && ln -s ~ d). Git refuses such a path
+// whole ("beyond a symbolic link"), and what lies there is no file of the
+// tree; the checkpoint records the link itself and the removal of the
+// paths that were beneath it (forget). Each directory is looked at once.
+type linkCheck struct {
+	repo *Repo
+	seen map[string]bool // directory (relative to the top): a link or beyond one
+}
+
+// beyond reports whether a path lies under a directory that is, or lies
+// beyond, a symbolic link.
+func (l *linkCheck) beyond(p string) bool {
+	d := path.Dir(strings.TrimSuffix(p, "/"))
+	if d == "." || d == "/" {
+		return false
+	}
+	if v, ok := l.seen[d]; ok {
+		return v
+	}
+	v := l.beyond(d)
+	if !v {
+		fi, err := os.Lstat(l.repo.Abs(d))
+		v = err == nil && fi.Mode()&os.ModeSymlink != 0
+	}
+	l.seen[d] = v
+	return v
+}
+
+// forget removes the paths beyond a symbolic link from ralph's index and
+// returns the others, for update or add to take.
+func (c *Checkpoints) forget(ctx context.Context, env []string, links *linkCheck, paths []string) ([]string, error) {
+	var gone, rest []string
+	for _, p := range paths {
+		if links.beyond(p) {
+			gone = append(gone, strings.TrimSuffix(p, "/"))
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(gone) == 0 {
+		return paths, nil
+	}
+	return rest, c.feed(ctx, env, nulList(gone), scaled(0, len(gone)), nil, c.writing("update-index", "--force-remove", "-z", "--stdin")...)
 }
 
 // add brings paths in ralph's index up to the work tree: changed, new
@@ -526,7 +582,7 @@ func (c *Checkpoints) isState(p string) bool {
 // Git keeps the untracked cache only for a status without pathspecs whose
 // configured untracked mode matches the one asked for; ralph's directory
 // is therefore left out here rather than by an exclude pathspec.
-func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, size int64, err error) {
+func (c *Checkpoints) status(ctx context.Context, env []string, links *linkCheck) (changed, skipped []string, size int64, err error) {
 	out, err := c.statusOut(ctx, env, true)
 	if err == nil && c.staleRepoListed(out) {
 		// The untracked cache keeps a nested repository by its name in
@@ -562,6 +618,9 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 		case p == "" || c.isState(p):
 		case strings.Contains(filepath.Base(p), tempMark):
 			// A killed undo's temporary file, which the next one removes.
+		case links.beyond(p):
+			// Gone from the tree: its size is the link target's.
+			changed = append(changed, p)
 		case c.tooBig(p, &size):
 			skipped = append(skipped, p)
 		default:
