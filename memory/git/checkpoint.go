@@ -89,6 +89,12 @@ type Checkpoints struct {
 	// from its commit when rawKnown is false.
 	rawPrev  string
 	rawKnown bool
+	// unsure says the latest Record failed, possibly half-way: ralph's
+	// index may hold changes no checkpoint has, which a status against
+	// it no longer shows. The next Record looks at the whole tree and
+	// compares the index with the last checkpoint whatever the status
+	// says.
+	unsure bool
 
 	// convertOnce reads whether git may convert files here (mayConvert).
 	convertOnce sync.Once
@@ -191,9 +197,14 @@ func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "
 // writes the commit and its ref itself (see store); where it leaves that
 // to git, the two processes start beside the add and only wait there for
 // their input.
-func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (*Checkpoint, error) {
+func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (_ *Checkpoint, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.unsure {
+		only = nil
+	}
+	unsure := c.unsure
+	defer func() { c.unsure = err != nil }()
 	// A lock on ralph's own index is always stale here: its checkpoints
 	// are taken one at a time (mu), and the project's lock keeps every
 	// other ralph out. A git killed at its time limit leaves one behind,
@@ -240,7 +251,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	if err != nil {
 		return nil, err
 	}
-	if len(changed) == 0 && parent != "" {
+	if len(changed) == 0 && parent != "" && !unsure {
 		return nil, nil
 	}
 	// A baseline of a tree that matches the index as seeded has not

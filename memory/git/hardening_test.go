@@ -238,3 +238,30 @@ func TestAMovedNestedGitWithoutACommitIsLeftOut(t *testing.T) {
 		t.Fatalf("told %q, want lib/ and then lib/sub/ named once each", told)
 	}
 }
+
+// TestACheckpointThatFailedHalfWayIsTakenByTheNext: a checkpoint that
+// failed after it brought ralph's index up to the tree (here its ref
+// could not be written) left the change in the index only; the next
+// checkpoint's status, against that index, saw nothing, and the change
+// was in no checkpoint. Now the next one takes it.
+func TestACheckpointThatFailedHalfWayIsTakenByTheNext(t *testing.T) {
+	personEnv(t)
+	dir := t.TempDir()
+	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && printf 'b\\n' > b.txt && git add . && git commit -qm a")
+	r := open(t, dir)
+	ctx := context.Background()
+	cps := NewCheckpoints(r, "s1", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	// A ref below the name makes the checkpoint's own ref unwritable.
+	sh(t, dir, "git update-ref refs/ralph/s1/turn-1/x HEAD")
+	write(t, filepath.Join(dir, "a.txt"), "changed\n")
+	if _, err := cps.Record(ctx, "turn-1", "turn 1"); err == nil {
+		t.Fatal("the checkpoint was taken after all, so the test proves nothing")
+	}
+	cp, err := cps.Record(ctx, "turn-2", "turn 2")
+	if err != nil || cp == nil || len(cp.Files) != 1 || cp.Files[0].Path != "a.txt" {
+		t.Fatalf("the next checkpoint does not hold a.txt's change: %+v, %v", cp, err)
+	}
+}
