@@ -37,16 +37,19 @@ func failingGit(t *testing.T, env []string, failures int) []string {
 
 // TestAPassingCheckpointFailureIsTakenAgain: the one turn's checkpoint
 // fails once (a disk full for a moment) after it put the turn's files in
-// ralph's index. The run takes it again at its end: it exits 0, and undo
-// takes the turn back. The failure used to leave the change in the index
+// ralph's index. The run takes it again at its end: it exits 0, its
+// result counts the files, and undo takes the turn back. The failure used to leave the change in the index
 // only, where no later checkpoint saw it, and undo missed the turn.
 func TestAPassingCheckpointFailureIsTakenAgain(t *testing.T) {
 	t.Parallel()
 	dir := gitProjectDir(t)
 	env := failingGit(t, cleanEnv(t), 1)
-	r := ralph(t, dir, env, nil, "--base-url", writer(t).URL, "write a and edit b")
+	r := ralph(t, dir, env, nil, "--base-url", writer(t).URL, "--output-format", "json", "write a and edit b")
 	if r.code != 0 || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
 		t.Fatalf("a checkpoint that failed once: exit %d (want 0, taken again)\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"files_changed":2`) {
+		t.Fatalf("the result does not count the files the checkpoint taken again holds:\n%s", r.stdout)
 	}
 	if n := strings.Count(r.stderr, "could not record a git checkpoint"); n != 1 {
 		t.Fatalf("warned %d times of the failure, want once:\n%s", n, r.stderr)

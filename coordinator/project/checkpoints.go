@@ -324,19 +324,34 @@ func (c *Checkpoints) Now(ctx context.Context) string {
 // Record takes a checkpoint and logs it; name is the ref's last part, and
 // only, when given, the paths (relative to the top) that may have changed.
 func (c *Checkpoints) Record(ctx context.Context, e git.Entry, name string, only ...string) *git.Checkpoint {
+	return c.record(ctx, e, name, nil, only...)
+}
+
+// record is Record, telling report (when not nil) the files a checkpoint
+// changed, also when it is taken again after a failure (Retake).
+func (c *Checkpoints) record(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
 	// The session's own index is in its directory: a session that never
 	// took its name (memory.ErrNotRecorded, which the run reports) takes
 	// no checkpoints, which would make a directory under that name.
 	if c.session.WaitInPlace() != nil {
 		return nil
 	}
+	cp := c.recordLocked(ctx, e, name, report, only...)
+	if cp != nil && report != nil {
+		report(cp.Files)
+	}
+	return cp
+}
+
+// recordLocked is record's part under the lock.
+func (c *Checkpoints) recordLocked(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
 	if err != nil {
 		// Taken again, the whole tree is looked at (the git side's
 		// unsure), so the paths are not needed.
-		c.failed(err, func(ctx context.Context) { c.Record(ctx, e, name) })
+		c.failed(err, func(ctx context.Context) { c.record(ctx, e, name, report) })
 		return nil
 	}
 	if cp == nil {
@@ -506,10 +521,7 @@ func (c *Checkpoints) After(step coordinator.Step, written []string, report func
 		}
 		// Bounded by git's own timeout, not the turn's context, which a
 		// hard stop may have ended: what it changed must still be taken.
-		cp := c.Record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: step.Turn, Request: step.Request}, fmt.Sprintf("turn-%d", step.Turn), only...)
-		if cp != nil {
-			report(cp.Files)
-		}
+		c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: step.Turn, Request: step.Request}, fmt.Sprintf("turn-%d", step.Turn), report, only...)
 	}()
 }
 
