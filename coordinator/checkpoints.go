@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,8 +16,11 @@ import (
 )
 
 // Checkpointer records the work tree around the turns that may change it;
-// the project implements it with git checkpoints. Failures are its own to
-// report: a run never fails because a checkpoint could not be taken.
+// the project implements it with git checkpoints. It tells the person of a
+// failure itself, as it happens; the run goes on (the work is on disk),
+// but a run at whose end a checkpoint still could not be taken ends as an
+// error, since undo and diff will miss its changes: a check that could
+// not run is never a pass.
 type Checkpointer interface {
 	// Before returns once every earlier checkpoint is taken, so that a
 	// turn's tools never change files a pending checkpoint still reads.
@@ -30,7 +34,21 @@ type Checkpointer interface {
 	After(step Step, written []string, report func([]git.FileChange))
 	// Wait returns once no checkpoint is pending.
 	Wait()
+	// Retake takes again, once, the checkpoints that could not be taken
+	// (after Wait): a passing failure, a disk that was full and has
+	// space again, then costs nothing.
+	Retake(ctx context.Context)
+	// Failed numbers the latest checkpoint that could not be taken and is
+	// still owed (counting from 1 in this process), and gives its error;
+	// 0 and nil when none is owed. A run compares the number at its
+	// start and its end.
+	Failed() (int, error)
 }
+
+// ErrCheckpoint marks a run whose work is done but one of whose
+// checkpoints could not be taken: the face shows the answer and exits
+// non-zero.
+var ErrCheckpoint = errors.New("a git checkpoint could not be recorded, so ralph undo and ralph diff will miss this run's changes")
 
 // Step names a model step: its turn in the session, and the person's
 // request it belongs to, named by the turn that request began at (every

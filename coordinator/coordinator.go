@@ -386,11 +386,23 @@ func (c *Coordinator) Run(ctx context.Context, prompt string) Result {
 	c.statsMu.Unlock()
 	c.noteRepeat("")
 	c.denied = nil
+	failedBefore := 0
+	if c.opts.Checkpoints != nil {
+		failedBefore, _ = c.opts.Checkpoints.Failed()
+	}
 	res := c.runSafely(ctx, prompt)
 	if c.opts.Checkpoints != nil {
 		// The last turn's changes are part of this run's record: its
 		// files_changed event comes before the result.
 		c.opts.Checkpoints.Wait()
+		if n, _ := c.opts.Checkpoints.Failed(); n > failedBefore {
+			// Bounded by git's own timeout, not the run's context, which
+			// a stop may have ended: what the run changed must be taken.
+			c.opts.Checkpoints.Retake(context.Background())
+		}
+		if n, err := c.opts.Checkpoints.Failed(); n > failedBefore && !res.IsError {
+			res.Subtype, res.IsError, res.Err = SubtypeExecutionError, true, fmt.Errorf("%w: %w", ErrCheckpoint, err)
+		}
 	}
 	res.SessionID = c.opts.SessionID
 	res.NumTurns = c.turns - c.runStart

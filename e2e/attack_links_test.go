@@ -54,11 +54,12 @@ func wantBashrc(t *testing.T, home string) {
 
 // TestUndoFollowsNoSymlinkedDirectory: the model writes d/.bashrc in one
 // request and rewrites it in the next; in a third it replaces d with a
-// symlink to the person's home (that request's checkpoint fails on the
-// link). A plain ralph undo takes back the rewrite, putting d/.bashrc
-// back through the link: the model's content landed in ~/.bashrc. Now
-// the link is replaced by the directory the checkpoint has, and home is
-// untouched.
+// symlink to the person's home. That request's checkpoint records the
+// link (it used to fail on d/.bashrc, "beyond a symbolic link", and a
+// plain ralph undo then took back the rewrite through the link: the
+// model's content landed in ~/.bashrc). Now undo takes back the link,
+// putting the directory back beside it, and a second undo the rewrite;
+// home is untouched.
 func TestUndoFollowsNoSymlinkedDirectory(t *testing.T) {
 	t.Parallel()
 	for _, mode := range sandboxModes {
@@ -80,19 +81,21 @@ func TestUndoFollowsNoSymlinkedDirectory(t *testing.T) {
 					t.Fatalf("step %d: exit %d\n%s", i+1, r.code, r.stderr)
 				}
 			}
-			u := ralph(t, proj, env, nil, "undo")
-			wantBashrc(t, home)
-			if u.code != 0 {
-				t.Fatalf("undo: exit %d\n%s\n%s", u.code, u.stdout, u.stderr)
-			}
-			if fi, err := os.Lstat(filepath.Join(proj, "d")); err != nil || !fi.IsDir() {
-				t.Fatalf("d is not the directory it was: %v %v", fi, err)
-			}
-			if b, _ := os.ReadFile(filepath.Join(proj, "d", ".bashrc")); string(b) != "echo model was here\n" {
-				t.Fatalf("d/.bashrc: %q", b)
-			}
-			if b, _ := os.ReadFile(filepath.Join(proj, "d.real", ".bashrc")); string(b) != "changed\n" {
-				t.Fatalf("d.real/.bashrc, which undo had no reason to touch: %q", b)
+			for i, want := range []string{"changed\n", "echo model was here\n"} {
+				u := ralph(t, proj, env, nil, "undo")
+				wantBashrc(t, home)
+				if u.code != 0 {
+					t.Fatalf("undo %d: exit %d\n%s\n%s", i+1, u.code, u.stdout, u.stderr)
+				}
+				if fi, err := os.Lstat(filepath.Join(proj, "d")); err != nil || !fi.IsDir() {
+					t.Fatalf("undo %d: d is not the directory it was: %v %v", i+1, fi, err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(proj, "d", ".bashrc")); string(b) != want {
+					t.Fatalf("undo %d: d/.bashrc: %q, want %q", i+1, b, want)
+				}
+				if _, err := os.Lstat(filepath.Join(proj, "d.real")); !os.IsNotExist(err) {
+					t.Fatalf("undo %d: d.real, made by the request taken back, is still there: %v", i+1, err)
+				}
 			}
 		})
 	}

@@ -290,7 +290,10 @@ func TestResumedSessionIsToldWhatChangedSinceItsBaseline(t *testing.T) {
 	}
 }
 
-func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
+// A checkpoint that could not be taken is no pass: the work stays on disk
+// and the answer is printed, but the run exits 1 saying undo and diff will
+// miss it, and --json says is_error.
+func TestAFailedCheckpointFailsTheRunAndKeepsTheWork(t *testing.T) {
 	t.Parallel()
 	dir := gitProjectDir(t)
 	// A git that cannot make commits: the person's repository may be
@@ -312,14 +315,24 @@ func TestAFailedCheckpointIsAWarningNotAFailure(t *testing.T) {
 		}
 	}
 	r := ralph(t, dir, env, nil, "--base-url", srv.URL, "write a and edit b")
-	if r.code != 0 || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
-		t.Fatalf("a checkpoint failure failed the run: exit %d\n%s", r.code, r.stderr)
+	if r.code != 1 || readFileT(t, filepath.Join(dir, "a.txt")) != "new file\n" {
+		t.Fatalf("a failed checkpoint: exit %d (want 1, the work kept)\n%s", r.code, r.stderr)
+	}
+	if strings.TrimSpace(r.stdout) == "" {
+		t.Fatalf("the answer was not printed:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "ralph: a git checkpoint could not be recorded, so ralph undo and ralph diff will miss this run's changes") {
+		t.Fatalf("stderr does not end with the failed checkpoint:\n%s", r.stderr)
 	}
 	if !strings.Contains(r.stderr, "ralph: warning: could not record a git checkpoint") || !strings.Contains(r.stderr, "disk full") {
 		t.Fatalf("stderr does not warn about the checkpoint:\n%s", r.stderr)
 	}
 	if n := strings.Count(r.stderr, "could not record a git checkpoint"); n != 1 {
 		t.Fatalf("warned %d times", n)
+	}
+	j := ralph(t, dir, env, nil, "--base-url", writer(t).URL, "--output-format", "json", "write a and edit b")
+	if j.code != 1 || !strings.Contains(j.stdout, `"is_error":true`) {
+		t.Fatalf("--json of a failed checkpoint: exit %d\n%s", j.code, j.stdout)
 	}
 }
 

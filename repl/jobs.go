@@ -207,7 +207,9 @@ func (s *Shell) finishJob(j *job, r jobResult) {
 			msg = s.diskFull(errors.New(msg))
 		}
 		s.scr.line(s.scr.pal.Red("✗ " + msg))
-		failed = true
+		// A checkpoint that could not be recorded is said, but the
+		// answer came whole: messages typed meanwhile go on.
+		failed = !errors.Is(r.res.Err, coordinator.ErrCheckpoint)
 	case r.err != nil:
 		msg := r.err.Error()
 		if memory.IsDiskError(r.err) {

@@ -51,16 +51,35 @@ func RunLoop(ctx context.Context, p *project.Project, f LoopFace) (LoopRun, erro
 	if err != nil {
 		return LoopRun{}, project.BadRunConfig(err)
 	}
+	failedBefore := checkpointFailed(p.Checkpoints(ctx))
 	run := LoopRun{Result: loop.Run(ctx, opts)}
 	if f.Handoff != nil && f.Handoff(run.Result) {
 		run.HandedOff = true
 		return run, nil
+	}
+	if cps := p.Checkpoints(ctx); checkpointFailed(cps) > failedBefore {
+		// A checkpoint that failed while the disk was full is taken now
+		// that the run went on; one that still fails leaves the tasks
+		// done and committed (their work is verified and on disk, and
+		// working them again would do it twice), but undo and diff will
+		// miss some of it: a check that could not run is no pass.
+		cps.Retake(context.Background())
+		if n, err := cps.Failed(); n > failedBefore && !run.Result.IsError {
+			run.Result.IsError, run.Result.Err = true, fmt.Errorf("%w: %w", coordinator.ErrCheckpoint, err)
+		}
 	}
 	if tasks, err := opts.Tasks.Load(); err == nil {
 		run.Counts = tasks.Counts()
 	}
 	endOfRun(ctx, p, rc, f, &run)
 	return run, nil
+}
+
+// checkpointFailed numbers the session's latest checkpoint that could
+// not be taken and is still owed (0: none, and none outside git).
+func checkpointFailed(cps *project.Checkpoints) int {
+	n, _ := cps.Failed()
+	return n
 }
 
 // endOfRun does the steps after a task loop's last task: one review of

@@ -198,7 +198,8 @@ func (p *Project) checkpointEnds(session string) (first, last git.Entry, logged 
 
 // recordErr notes a checkpoint that could not be taken, once per process:
 // in the session's errors log, and as a warning to the person (undo and
-// diff will miss that turn). It never fails the run.
+// diff will miss that turn). The run goes on, and ends as an error if
+// the checkpoint cannot be taken again at its end (Checkpoints.Retake).
 func (p *Project) recordErr(err error) {
 	if errors.Is(err, memory.ErrNotRecorded) {
 		// The session itself was never recorded, which the run reports
@@ -237,6 +238,15 @@ type Checkpoints struct {
 	ready chan struct{}
 	mu    sync.Mutex // one checkpoint at a time
 	warn  sync.Once
+
+	// failures numbers the checkpoints that could not be taken; owedN
+	// is the latest one's number while owed (0: none is), lastErr its
+	// error, and owed what takes each again (Retake), oldest first.
+	failMu   sync.Mutex
+	failures int
+	owedN    int
+	lastErr  error
+	owed     []func(context.Context)
 
 	pendingMu sync.Mutex
 	pending   chan struct{} // closes when the latest After is done
@@ -314,17 +324,34 @@ func (c *Checkpoints) Now(ctx context.Context) string {
 // Record takes a checkpoint and logs it; name is the ref's last part, and
 // only, when given, the paths (relative to the top) that may have changed.
 func (c *Checkpoints) Record(ctx context.Context, e git.Entry, name string, only ...string) *git.Checkpoint {
+	return c.record(ctx, e, name, nil, only...)
+}
+
+// record is Record, telling report (when not nil) the files a checkpoint
+// changed, also when it is taken again after a failure (Retake).
+func (c *Checkpoints) record(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
 	// The session's own index is in its directory: a session that never
 	// took its name (memory.ErrNotRecorded, which the run reports) takes
 	// no checkpoints, which would make a directory under that name.
 	if c.session.WaitInPlace() != nil {
 		return nil
 	}
+	cp := c.recordLocked(ctx, e, name, report, only...)
+	if cp != nil && report != nil {
+		report(cp.Files)
+	}
+	return cp
+}
+
+// recordLocked is record's part under the lock.
+func (c *Checkpoints) recordLocked(ctx context.Context, e git.Entry, name string, report func([]git.FileChange), only ...string) *git.Checkpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name), only...)
 	if err != nil {
-		c.warn.Do(func() { c.fail(err) })
+		// Taken again, the whole tree is looked at (the git side's
+		// unsure), so the paths are not needed.
+		c.failed(err, func(ctx context.Context) { c.record(ctx, e, name, report) })
 		return nil
 	}
 	if cp == nil {
@@ -374,7 +401,7 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 	defer c.mu.Unlock()
 	cp, err := c.cps.Record(ctx, name, fmt.Sprintf("ralph %s %s", c.session.ID, name))
 	if err != nil {
-		c.warn.Do(func() { c.fail(err) })
+		c.failed(err, func(ctx context.Context) { c.RecordTask(ctx, task, name, skip) })
 		return nil
 	}
 	if cp == nil {
@@ -395,10 +422,69 @@ func (c *Checkpoints) RecordTask(ctx context.Context, task, name string, skip ma
 	return files
 }
 
+// failed notes a checkpoint that could not be taken, and what takes it
+// again: owed for the run to take again at its end (Retake) and to end as
+// an error if that fails too, and told to the person once per process. A
+// session that was never recorded is the run's own error, said once by
+// it, so it is not counted twice.
+func (c *Checkpoints) failed(err error, retake func(context.Context)) {
+	if !errors.Is(err, memory.ErrNotRecorded) {
+		c.failMu.Lock()
+		c.failures++
+		c.owedN, c.lastErr = c.failures, err
+		c.owed = append(c.owed, retake)
+		c.failMu.Unlock()
+	}
+	c.warn.Do(func() { c.fail(err) })
+}
+
+// Retake takes again, once, the checkpoints that could not be taken, in
+// their order; each that fails again is owed anew, under a new number. A
+// checkpoint taken again after a later one succeeded finds nothing left
+// to take (the later one looked at the whole tree) and is done.
+func (c *Checkpoints) Retake(ctx context.Context) {
+	if c == nil {
+		return
+	}
+	c.failMu.Lock()
+	owed := c.owed
+	c.owed, c.owedN, c.lastErr = nil, 0, nil
+	c.failMu.Unlock()
+	for _, retake := range owed {
+		retake(ctx)
+	}
+}
+
+// Failed numbers the latest checkpoint that could not be taken and is
+// still owed, and gives its error; 0 and nil when none is.
+func (c *Checkpoints) Failed() (int, error) {
+	if c == nil {
+		// Outside git there are no checkpoints to fail.
+		return 0, nil
+	}
+	c.failMu.Lock()
+	defer c.failMu.Unlock()
+	return c.owedN, c.lastErr
+}
+
 func (c *Checkpoints) log(e git.Entry) {
 	if err := c.session.AppendLog(git.LogName, e); err != nil {
-		c.warn.Do(func() { c.fail(err) })
+		c.failed(err, func(context.Context) { c.relog(e, err) })
 	}
+}
+
+// relog appends a checkpoint's entry that could not be logged, while it
+// is still the latest: after a later one's it would be out of order (the
+// log's last entry is where a resumed session goes on from), so it stays
+// a failure.
+func (c *Checkpoints) relog(e git.Entry, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cps.Last() != e.Commit {
+		c.failed(err, func(context.Context) { c.relog(e, err) })
+		return
+	}
+	c.log(e)
 }
 
 func (c *Checkpoints) Before(ctx context.Context) {
@@ -435,10 +521,7 @@ func (c *Checkpoints) After(step coordinator.Step, written []string, report func
 		}
 		// Bounded by git's own timeout, not the turn's context, which a
 		// hard stop may have ended: what it changed must still be taken.
-		cp := c.Record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: step.Turn, Request: step.Request}, fmt.Sprintf("turn-%d", step.Turn), only...)
-		if cp != nil {
-			report(cp.Files)
-		}
+		c.record(context.Background(), git.Entry{Kind: git.KindTurn, Turn: step.Turn, Request: step.Request}, fmt.Sprintf("turn-%d", step.Turn), report, only...)
 	}()
 }
 
@@ -554,5 +637,9 @@ func (g placedGate) Before(ctx context.Context) {
 func (placedGate) After(coordinator.Step, []string, func([]git.FileChange)) {}
 
 func (placedGate) Wait() {}
+
+func (placedGate) Retake(context.Context) {}
+
+func (placedGate) Failed() (int, error) { return 0, nil }
 
 var _ coordinator.Checkpointer = placedGate{}

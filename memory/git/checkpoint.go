@@ -88,6 +88,12 @@ type Checkpoints struct {
 	// from its commit when rawKnown is false.
 	rawPrev  string
 	rawKnown bool
+	// unsure says the latest Record failed, possibly half-way: ralph's
+	// index may hold changes no checkpoint has, which a status against
+	// it no longer shows. The next Record looks at the whole tree and
+	// compares the index with the last checkpoint whatever the status
+	// says.
+	unsure bool
 
 	// convertOnce reads whether git may convert files here (mayConvert).
 	convertOnce sync.Once
@@ -190,9 +196,14 @@ func (c *Checkpoints) Ref(name string) string { return RefPrefix + c.session + "
 // writes the commit and its ref itself (see store); where it leaves that
 // to git, the two processes start beside the add and only wait there for
 // their input.
-func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (*Checkpoint, error) {
+func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...string) (_ *Checkpoint, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.unsure {
+		only = nil
+	}
+	unsure := c.unsure
+	defer func() { c.unsure = err != nil }()
 	// A lock on ralph's own index is always stale here: its checkpoints
 	// are taken one at a time (mu), and the project's lock keeps every
 	// other ralph out. A git killed at its time limit leaves one behind,
@@ -239,7 +250,7 @@ func (c *Checkpoints) Record(ctx context.Context, name, message string, only ...
 	if err != nil {
 		return nil, err
 	}
-	if len(changed) == 0 && parent != "" {
+	if len(changed) == 0 && parent != "" && !unsure {
 		return nil, nil
 	}
 	// A baseline of a tree that matches the index as seeded has not
@@ -382,6 +393,7 @@ func signature(t time.Time) string {
 // as ralph's own atomic rewrite of the task file) makes git refuse the
 // whole add; the status is then taken again.
 func (c *Checkpoints) take(ctx context.Context, env []string, only []string, beside func()) (changed, skipped []string, err error) {
+	links := &linkCheck{repo: c.repo, seen: map[string]bool{}}
 	if len(only) > 0 {
 		// The paths are known: no status, only the size rule. A path
 		// git cannot take (gone and never recorded) sends it to the
@@ -391,30 +403,37 @@ func (c *Checkpoints) take(ctx context.Context, env []string, only []string, bes
 			if c.isState(p) {
 				continue
 			}
-			if c.tooBig(p, &size) {
+			if !links.beyond(p) && c.tooBig(p, &size) {
 				skipped = append(skipped, p)
 				continue
 			}
 			changed = append(changed, p)
 		}
-		if len(changed) == 0 || c.add(ctx, env, changed, size, beside) == nil {
+		if len(changed) == 0 {
+			return changed, skipped, nil
+		}
+		if rest, err := c.forget(ctx, env, links, changed); err == nil && c.add(ctx, env, rest, size, beside) == nil {
 			return changed, skipped, nil
 		}
 	}
 	for try := 1; ; try++ {
 		var size int64
-		changed, skipped, size, err = c.status(ctx, env)
+		var rest []string
+		changed, skipped, size, err = c.status(ctx, env, links)
 		if err != nil || len(changed) == 0 {
 			return changed, skipped, err
+		}
+		if rest, err = c.forget(ctx, env, links, changed); err != nil {
+			break
 		}
 		// The status has left out ignored files already: the plain
 		// update-index takes the paths, without add's pathspec matching
 		// over the whole index. git add stays the fallback, for the rare
 		// path it refuses (turned into a directory since the status).
-		if c.update(ctx, env, changed, size, beside) == nil {
+		if c.update(ctx, env, rest, size, beside) == nil {
 			return changed, skipped, nil
 		}
-		err = c.add(ctx, env, changed, size, nil)
+		err = c.add(ctx, env, rest, size, nil)
 		var ce *CommandError
 		if err == nil || try == 3 || !errors.As(err, &ce) || !strings.Contains(ce.Stderr, "did not match any files") {
 			break
@@ -526,9 +545,18 @@ func (c *Checkpoints) isState(p string) bool {
 // Git keeps the untracked cache only for a status without pathspecs whose
 // configured untracked mode matches the one asked for; ralph's directory
 // is therefore left out here rather than by an exclude pathspec.
-func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skipped []string, size int64, err error) {
-	out, err := c.repo.GitSized(ctx, env, c.writing("-c", "core.untrackedCache=true", "-c", "status.showUntrackedFiles=all",
-		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")...)
+func (c *Checkpoints) status(ctx context.Context, env []string, links *linkCheck) (changed, skipped []string, size int64, err error) {
+	out, err := c.statusOut(ctx, env, true)
+	if err == nil && c.staleRepoListed(out) {
+		// The untracked cache keeps a nested repository by its name in
+		// its parent's listing, and only the parent directory's own
+		// change invalidates that: a command that moved the repository's
+		// .git deeper (lib/.git to lib/sub/.git) leaves "lib/" listed,
+		// which git add then refuses whole for the repository inside.
+		// Without the cache (which this status drops, and the next one
+		// builds again) git lists what is there.
+		out, err = c.statusOut(ctx, env, false)
+	}
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -553,6 +581,9 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 		case p == "" || c.isState(p):
 		case strings.Contains(filepath.Base(p), tempMark):
 			// A killed undo's temporary file, which the next one removes.
+		case links.beyond(p):
+			// Gone from the tree: its size is the link target's.
+			changed = append(changed, p)
 		case c.tooBig(p, &size):
 			skipped = append(skipped, p)
 		default:
@@ -560,6 +591,24 @@ func (c *Checkpoints) status(ctx context.Context, env []string) (changed, skippe
 		}
 	}
 	return changed, skipped, size, nil
+}
+
+// statusOut is the status's output, with or without the untracked cache.
+func (c *Checkpoints) statusOut(ctx context.Context, env []string, cache bool) ([]byte, error) {
+	return c.repo.GitSized(ctx, env, c.writing("-c", "core.untrackedCache="+strconv.FormatBool(cache), "-c", "status.showUntrackedFiles=all",
+		"status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")...)
+}
+
+// staleRepoListed reports whether a status lists an untracked directory
+// that is no nested repository (any more): with every untracked file
+// listed, git lists a directory only for a repository inside the tree.
+func (c *Checkpoints) staleRepoListed(out []byte) bool {
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if p, ok := strings.CutPrefix(string(rec), "? "); ok && strings.HasSuffix(p, "/") && !c.repo.isNestedRepo(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // seedIndex starts ralph's index as a copy of the person's, whose cached

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -69,4 +70,38 @@ func childCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestACheckpointRecordsADirectoryTurnedIntoALink: a command replaces d,
+// whose file the last checkpoint has, with a link out of the project. Git
+// refuses d/.bashrc as "beyond a symbolic link", and the whole checkpoint
+// failed; now it records the link and the file's removal, and takes in
+// nothing of what the link points at. Both ways: from the status, and
+// from the paths a turn's tools name.
+func TestACheckpointRecordsADirectoryTurnedIntoALink(t *testing.T) {
+	personEnv(t)
+	for _, only := range [][]string{nil, {"d/.bashrc", "d", "d.real/.bashrc"}} {
+		dir, outside := t.TempDir(), t.TempDir()
+		write(t, filepath.Join(outside, ".bashrc"), "# the person's\n")
+		sh(t, dir, "git init -q -b main && mkdir d && printf 'mine\\n' > d/.bashrc && git add . && git commit -qm a")
+		r := open(t, dir)
+		ctx := context.Background()
+		cps := NewCheckpoints(r, "s1", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+		if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+			t.Fatal(err)
+		}
+		sh(t, dir, "mv d d.real && ln -s '"+outside+"' d")
+		cp, err := cps.Record(ctx, "1", "turn 1", only...)
+		if err != nil {
+			t.Fatalf("the checkpoint failed on a directory turned into a link (only %q): %v", only, err)
+		}
+		tree := sh(t, dir, "git ls-tree -r "+cp.Commit)
+		if !strings.Contains(tree, "120000 blob") || !strings.Contains(tree, "\td\n") || strings.Contains(tree, "d/.bashrc") ||
+			!strings.Contains(tree, "d.real/.bashrc") {
+			t.Fatalf("the checkpoint's tree (only %q):\n%s", only, tree)
+		}
+		if cp, err := cps.Record(ctx, "2", "turn 2"); err != nil || cp != nil {
+			t.Fatalf("nothing changed since, yet %+v, %v", cp, err)
+		}
+	}
 }

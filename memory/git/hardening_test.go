@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // trapRepo is a repository holding what a model can leave behind to get
@@ -194,5 +195,73 @@ func TestANestedRepositoryWithoutACommitIsLeftOutOnce(t *testing.T) {
 	}
 	if len(told) != 1 || !strings.Contains(told[0], "nest/ is a git repository with no commit yet") {
 		t.Fatalf("told %q, want one sentence naming nest/", told)
+	}
+}
+
+// TestAMovedNestedGitWithoutACommitIsLeftOut: a command moves a nested
+// repository's .git deeper (lib/.git to lib/sub/.git). The untracked
+// cache still listed lib/ by its old name, since lib's parent did not
+// change, and git add of lib/ refused the whole checkpoint for the
+// repository inside, which has no commit. Now the status is taken again
+// without the cache, and lib/sub/ is left out with one warning, as any
+// nested repository without a commit.
+func TestAMovedNestedGitWithoutACommitIsLeftOut(t *testing.T) {
+	personEnv(t)
+	dir := t.TempDir()
+	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm a && git init -q lib")
+	// Directories older than the index: their cached listings are not
+	// racy, so git trusts them (as it does in any tree a second old).
+	past := time.Now().Add(-time.Hour)
+	for _, d := range []string{dir, filepath.Join(dir, "lib")} {
+		if err := os.Chtimes(d, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := open(t, dir)
+	ctx := context.Background()
+	cps := NewCheckpoints(r, "s1", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	var told []string
+	cps.SetWarn(func(s string) { told = append(told, s) })
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "mkdir lib/sub && mv lib/.git lib/sub/.git")
+	write(t, filepath.Join(dir, "a.txt"), "changed\n")
+	cp, err := cps.Record(ctx, "1", "turn 1")
+	if err != nil {
+		t.Fatalf("the checkpoint failed for a moved nested repository: %v", err)
+	}
+	if cp == nil || len(cp.Files) != 1 || cp.Files[0].Path != "a.txt" {
+		t.Fatalf("a.txt's change is not the checkpoint's: %+v", cp)
+	}
+	if len(told) != 2 || !strings.Contains(told[1], "lib/sub/ is a git repository with no commit yet") {
+		t.Fatalf("told %q, want lib/ and then lib/sub/ named once each", told)
+	}
+}
+
+// TestACheckpointThatFailedHalfWayIsTakenByTheNext: a checkpoint that
+// failed after it brought ralph's index up to the tree (here its ref
+// could not be written) left the change in the index only; the next
+// checkpoint's status, against that index, saw nothing, and the change
+// was in no checkpoint. Now the next one takes it.
+func TestACheckpointThatFailedHalfWayIsTakenByTheNext(t *testing.T) {
+	personEnv(t)
+	dir := t.TempDir()
+	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && printf 'b\\n' > b.txt && git add . && git commit -qm a")
+	r := open(t, dir)
+	ctx := context.Background()
+	cps := NewCheckpoints(r, "s1", filepath.Join(t.TempDir(), "index"), filepath.Join(dir, ".ralph"), "")
+	if _, err := cps.Record(ctx, "0", "baseline"); err != nil {
+		t.Fatal(err)
+	}
+	// A ref below the name makes the checkpoint's own ref unwritable.
+	sh(t, dir, "git update-ref refs/ralph/s1/turn-1/x HEAD")
+	write(t, filepath.Join(dir, "a.txt"), "changed\n")
+	if _, err := cps.Record(ctx, "turn-1", "turn 1"); err == nil {
+		t.Fatal("the checkpoint was taken after all, so the test proves nothing")
+	}
+	cp, err := cps.Record(ctx, "turn-2", "turn 2")
+	if err != nil || cp == nil || len(cp.Files) != 1 || cp.Files[0].Path != "a.txt" {
+		t.Fatalf("the next checkpoint does not hold a.txt's change: %+v, %v", cp, err)
 	}
 }

@@ -421,7 +421,10 @@ func (o *OneShot) Finish(res coordinator.Result) int {
 		}
 		o.enc.value(r)
 	default:
-		partial := res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxTokens
+		// A partial answer, or a whole one whose checkpoint failed, is
+		// still the answer: printed, then the error.
+		partial := res.Subtype == coordinator.SubtypeMaxTurns || res.Subtype == coordinator.SubtypeMaxTokens ||
+			errors.Is(res.Err, coordinator.ErrCheckpoint)
 		if res.IsError && partial && res.Text != "" {
 			o.writeAnswer(res.Text)
 		} else if !res.IsError {
