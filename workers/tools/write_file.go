@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ralph-dev/ralph/memory/text"
@@ -30,6 +31,12 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) workers.Re
 	rel, display, err := t.ws.Lexical(a.Path)
 	if err != nil {
 		return pathResult(a.Path, err)
+	}
+	// Refused before the approver is asked: the content could never be
+	// written.
+	var se *workers.SizeError
+	if err := workers.CheckWriteSize(len(a.Content)); errors.As(err, &se) {
+		return sizeResult("write", display, se)
 	}
 	if workers.IsProtected(rel) {
 		return refusal("write", a.Path, display, workers.ErrProtected)
