@@ -42,9 +42,8 @@ const (
 // not, a 381 KB interlaced PNG of 7000×7000 16-bit RGBA is within
 // MaxPixels and decodes to 392 MB (and took ralph past 1 GB). 256 MiB
 // lets an 8K screenshot pass: 7680×4320 RGBA is 133 MB, and 265 MB at
-// 16 bits a channel is still just under 256 MiB. A var so tests can
-// lower it.
-var MaxDecodedBytes int64 = 256 << 20
+// 16 bits a channel is still just under 256 MiB.
+const MaxDecodedBytes = 256 << 20
 
 // Media types of the formats both protocols accept.
 const (

@@ -98,7 +98,7 @@ func applyEdits(content, display string, edits []FileEdit) (string, error) {
 			times = n
 		}
 		if size := len(content) + times*(len(*e.NewString)-len(e.OldString)); size > workers.MaxEditFile {
-			return "", fmt.Errorf("%s%w", where, &workers.SizeError{Size: int64(size), Wrote: true})
+			return "", errors.New(where + sizeResult("edit", display, &workers.SizeError{Size: int64(size), Wrote: true}).Output)
 		}
 		if e.ReplaceAll {
 			content = strings.ReplaceAll(content, e.OldString, *e.NewString)
@@ -167,10 +167,6 @@ func (t *Toolset) editFile(ctx context.Context, raw json.RawMessage) workers.Res
 	updated, err := applyEdits(string(data), display, edits)
 	if err != nil {
 		msg := err.Error()
-		var se *workers.SizeError
-		if errors.As(err, &se) {
-			msg = sizeResult("edit", display, se).Output
-		}
 		if len(edits) > 1 {
 			msg += "; none of the edits was made"
 		}
