@@ -83,9 +83,9 @@ func (t *Toolset) applyPatch(ctx context.Context, raw json.RawMessage) workers.R
 	// anything is written; an update's result is refused when it is
 	// written, as any hunk that fails.
 	for _, h := range hunks {
-		var se *workers.SizeError
-		if err := workers.CheckWriteSize(len(h.Contents)); h.Kind == applypatch.Add && errors.As(err, &se) {
-			return refusedPatch(sizeResult("add", paths[h.Path].display, se))
+		if err := workers.CheckWriteSize(len(h.Contents)); h.Kind == applypatch.Add && err != nil {
+			p := paths[h.Path]
+			return refusedPatch(refusal("add", p.asked, p.display, err))
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/ralph-dev/ralph/memory/text"
@@ -34,9 +33,8 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) workers.Re
 	}
 	// Refused before the approver is asked: the content could never be
 	// written.
-	var se *workers.SizeError
-	if err := workers.CheckWriteSize(len(a.Content)); errors.As(err, &se) {
-		return sizeResult("write", display, se)
+	if err := workers.CheckWriteSize(len(a.Content)); err != nil {
+		return refusal("write", a.Path, display, err)
 	}
 	if workers.IsProtected(rel) {
 		return refusal("write", a.Path, display, workers.ErrProtected)
