@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -346,7 +345,11 @@ func (r *RootDir) openDir(rel string, create bool) (int, error) {
 // the old or the new content, never a partial file: a temporary file made
 // with O_EXCL|O_NOFOLLOW in the same directory is written, synced and
 // renamed over the name. The replaced file's permissions are kept.
+// Content above MaxEditFile is refused before anything is written.
 func (tg Target) Write(data []byte) (err error) {
+	if err := CheckWriteSize(len(data)); err != nil {
+		return err
+	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := ".ralph-write-" + hex.EncodeToString(rnd[:]) + ".tmp"
@@ -394,7 +397,8 @@ func (tg Target) Remove() error {
 	return nil
 }
 
-// Read returns the content of the target's existing file, opened through
+// Read returns the content of the target's existing file, at most
+// MaxEditFile of it (a larger one is a SizeError), opened through
 // its directory without following a symlink swapped in since it was
 // resolved.
 func (tg Target) Read() ([]byte, error) {
@@ -414,7 +418,7 @@ func (tg Target) Read() ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, ErrNotRegular
 	}
-	return io.ReadAll(f)
+	return readBounded(f, fi)
 }
 
 // beneathFS is the project as an fs.FS whose every Open resolves beneath

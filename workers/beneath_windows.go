@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -164,6 +163,9 @@ func (r *RootDir) WriteTarget(rel string, create bool) (Target, error) {
 // the same directory is written, synced and renamed over the name. Windows
 // keeps no Unix permission bits to carry over.
 func (tg Target) Write(data []byte) (err error) {
+	if err := CheckWriteSize(len(data)); err != nil {
+		return err
+	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(tg.dirRel, ".ralph-write-"+hex.EncodeToString(rnd[:])+".tmp")
@@ -189,7 +191,8 @@ func (tg Target) Write(data []byte) (err error) {
 	return tg.root.Rename(tmp, filepath.Join(tg.dirRel, tg.name))
 }
 
-// Read returns the content of the target's existing file.
+// Read returns the content of the target's existing file, at most
+// MaxEditFile of it (a larger one is a SizeError).
 func (tg Target) Read() ([]byte, error) {
 	f, err := tg.root.Open(filepath.Join(tg.dirRel, tg.name))
 	if err != nil {
@@ -203,7 +206,7 @@ func (tg Target) Read() ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, ErrNotRegular
 	}
-	return io.ReadAll(f)
+	return readBounded(f, fi)
 }
 
 // beneathFS is the project as an fs.FS whose every Open resolves beneath

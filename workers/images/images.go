@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -36,6 +37,14 @@ const (
 	MaxPixels    = 50_000_000
 )
 
+// MaxDecodedBytes bounds the memory a decoded image takes, estimated
+// from its header (decodedBytes) before it is decoded: pixels alone do
+// not, a 381 KB interlaced PNG of 7000×7000 16-bit RGBA is within
+// MaxPixels and decodes to 392 MB (and took ralph past 1 GB). 256 MiB
+// lets an 8K screenshot pass: 7680×4320 RGBA is 133 MB, and 265 MB at
+// 16 bits a channel is still just under 256 MiB.
+const MaxDecodedBytes = 256 << 20
+
 // Media types of the formats both protocols accept.
 const (
 	PNG  = "image/png"
@@ -44,7 +53,8 @@ const (
 	WebP = "image/webp"
 )
 
-// ErrTooLarge is an image beyond MaxFileBytes or MaxPixels, or one that
+// ErrTooLarge is an image beyond MaxFileBytes, MaxPixels or
+// MaxDecodedBytes, or one that
 // could not be brought under MaxBytes.
 var ErrTooLarge = errors.New("image too large")
 
@@ -97,6 +107,9 @@ func Prepare(data []byte, mediaType string) (Prepared, error) {
 	if cfg.Width*cfg.Height > MaxPixels {
 		return Prepared{}, fmt.Errorf("%w: %d×%d px, more than %s", ErrTooLarge, cfg.Width, cfg.Height, text.Counted(MaxPixels/1_000_000, "megapixel", "megapixels"))
 	}
+	if n := decodedBytes(cfg); n > MaxDecodedBytes {
+		return Prepared{}, fmt.Errorf("%w: %d×%d px would take %s decoded, more than %s", ErrTooLarge, cfg.Width, cfg.Height, text.Size(n), text.Size(MaxDecodedBytes))
+	}
 	p := Prepared{MediaType: mediaType, Data: data, Width: cfg.Width, Height: cfg.Height, OrigWidth: cfg.Width, OrigHeight: cfg.Height}
 	if max(cfg.Width, cfg.Height) <= MaxSide && len(data) <= MaxBytes {
 		return p, nil
@@ -144,6 +157,33 @@ func Fit(w, h, side int) (int, int) {
 		return side, max(1, (h*side+w/2)/w)
 	}
 	return max(1, (w*side+h/2)/h), side
+}
+
+// decodedBytes estimates the memory cfg's image takes decoded: its
+// pixels times the bytes the decoder keeps per pixel in its colour
+// model. A model not known here counts as 16-bit RGBA, the largest.
+func decodedBytes(cfg image.Config) int64 {
+	return int64(cfg.Width) * int64(cfg.Height) * bytesPerPixel(cfg.ColorModel)
+}
+
+func bytesPerPixel(m color.Model) int64 {
+	switch m {
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.YCbCrModel:
+		// A JPEG's planes take 3 bytes a pixel at most (4:4:4).
+		return 3
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel, color.NYCbCrAModel:
+		return 4
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 8
 }
 
 func decodeConfig(data []byte, mediaType string) (image.Config, error) {

@@ -120,3 +120,57 @@ func TestTooManyPixelsOrBrokenBytesAreRefused(t *testing.T) {
 		t.Fatal("a broken PNG was accepted")
 	}
 }
+
+// withSize is png, a PNG, claiming w×h px in its header (its CRC made
+// right again): DecodeConfig reads no further, so the caps are checked
+// without a picture that size being made.
+func withSize(png []byte, w, h uint32) []byte {
+	b := append([]byte(nil), png...)
+	binary.BigEndian.PutUint32(b[16:20], w)
+	binary.BigEndian.PutUint32(b[20:24], h)
+	binary.BigEndian.PutUint32(b[29:33], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
+
+func TestDecodedMemoryIsEstimatedFromTheHeader(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		img  image.Image
+		want int64
+	}{
+		{image.NewNRGBA64(image.Rect(0, 0, 40, 30)), 40 * 30 * 8},
+		{image.NewNRGBA(image.Rect(0, 0, 40, 30)), 40 * 30 * 4},
+		{image.NewGray16(image.Rect(0, 0, 40, 30)), 40 * 30 * 2},
+		{image.NewGray(image.Rect(0, 0, 40, 30)), 40 * 30},
+		{image.NewPaletted(image.Rect(0, 0, 40, 30), color.Palette{color.Black, color.White}), 40 * 30},
+	} {
+		cfg, err := decodeConfig(encodePNG(t, c.img), PNG)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := decodedBytes(cfg); got != c.want {
+			t.Errorf("%T: %d bytes decoded, want %d", c.img, got, c.want)
+		}
+	}
+	// An 8K screenshot passes, 16 bits a channel too.
+	for _, img := range []image.Image{image.NewNRGBA(image.Rect(0, 0, 1, 1)), image.NewNRGBA64(image.Rect(0, 0, 1, 1))} {
+		cfg, err := decodeConfig(withSize(encodePNG(t, img), 7680, 4320), PNG)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := decodedBytes(cfg); n > MaxDecodedBytes {
+			t.Errorf("an 8K %T screenshot takes %d bytes, over the %d bound", img, n, MaxDecodedBytes)
+		}
+	}
+}
+
+func TestAnImageTooLargeDecodedIsRefusedBeforeDecoding(t *testing.T) {
+	t.Parallel()
+	// 7000×7000 is within MaxPixels, but at 16 bits a channel it would
+	// take 392 MB decoded: refused from its header alone.
+	bomb := withSize(encodePNG(t, image.NewNRGBA64(image.Rect(0, 0, 40, 30))), 7000, 7000)
+	_, err := Prepare(bomb, PNG)
+	if !errors.Is(err, ErrTooLarge) || err.Error() != "image too large: 7000×7000 px would take 373.8 MB decoded, more than 256.0 MB" {
+		t.Fatalf("Prepare of a 7000×7000 16-bit PNG: %v, want ErrTooLarge naming the decoded size", err)
+	}
+}

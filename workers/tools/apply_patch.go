@@ -79,6 +79,15 @@ func (t *Toolset) applyPatch(ctx context.Context, raw json.RawMessage) workers.R
 			shown = append(shown, display)
 		}
 	}
+	// A file the patch adds above the bound refuses the whole patch before
+	// anything is written; an update's result is refused when it is
+	// written, as any hunk that fails.
+	for _, h := range hunks {
+		if err := workers.CheckWriteSize(len(h.Contents)); h.Kind == applypatch.Add && err != nil {
+			p := paths[h.Path]
+			return refusedPatch(refusal("add", p.asked, p.display, err))
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return errResult("apply_patch cancelled; nothing was changed")
 	}

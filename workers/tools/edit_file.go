@@ -90,6 +90,16 @@ func applyEdits(content, display string, edits []FileEdit) (string, error) {
 		case n > 1 && !e.ReplaceAll:
 			return "", fmt.Errorf("%sold_string occurs %d times in %s; add surrounding context so it matches exactly once, or set replace_all", where, n, display)
 		}
+		// The edits are applied in memory, so what they would make is
+		// bounded before it is made: five replace_all edits of "a" by ten
+		// a's turn 2 KB into 200 MB.
+		times := 1
+		if e.ReplaceAll {
+			times = n
+		}
+		if size := len(content) + times*(len(*e.NewString)-len(e.OldString)); size > workers.MaxEditFile {
+			return "", errors.New(where + sizeResult("edit", display, &workers.SizeError{Size: int64(size), Wrote: true}).Output)
+		}
 		if e.ReplaceAll {
 			content = strings.ReplaceAll(content, e.OldString, *e.NewString)
 		} else {

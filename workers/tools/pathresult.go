@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"syscall"
 
+	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/workers"
 )
 
@@ -32,6 +33,10 @@ func refusal(action, p, display string, err error) workers.Result {
 	case errors.Is(err, workers.ErrNotRegular):
 		return errResult("cannot %s %s: it is not a regular file", action, display)
 	}
+	var se *workers.SizeError
+	if errors.As(err, &se) {
+		return sizeResult(action, display, se)
+	}
 	return fsErrorResult(action, display, err)
 }
 
@@ -53,4 +58,15 @@ func fsErrorResult(action, display string, err error) workers.Result {
 		return errResult("cannot %s %s: %v", action, display, pe.Err)
 	}
 	return errResult("cannot %s %s: %v", action, display, err)
+}
+
+// sizeResult is the one sentence for a file, or content for one, above
+// workers.MaxEditFile: the file tools hold what they change whole, so a
+// larger file is for run_command, which streams it.
+func sizeResult(action, display string, se *workers.SizeError) workers.Result {
+	bound := text.Size(workers.MaxEditFile)
+	if se.Wrote {
+		return errResult("cannot %s %s: the new content would be %s, more than the %s the file tools write; nothing was written", action, display, text.Size(se.Size), bound)
+	}
+	return errResult("cannot %s %s: it is %s, more than the %s the file tools edit; use run_command (sed, a script) for a file this large", action, display, text.Size(se.Size), bound)
 }

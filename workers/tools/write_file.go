@@ -31,6 +31,11 @@ func (t *Toolset) writeFile(ctx context.Context, raw json.RawMessage) workers.Re
 	if err != nil {
 		return pathResult(a.Path, err)
 	}
+	// Refused before the approver is asked: the content could never be
+	// written.
+	if err := workers.CheckWriteSize(len(a.Content)); err != nil {
+		return refusal("write", a.Path, display, err)
+	}
 	if workers.IsProtected(rel) {
 		return refusal("write", a.Path, display, workers.ErrProtected)
 	}
