@@ -18,7 +18,12 @@ func TestDeepNestingComesAsTextAtOnce(t *testing.T) {
 	body := "<html><body>" + strings.Repeat("<div>", 400_000) + `deep <a href="/x">link</a> end`
 	start := time.Now()
 	md, plain, err := toMarkdown(context.Background(), []byte(body), "text/html", at)
-	if took := time.Since(start); took > 5*time.Second {
+	// Well under a second on its own; the bound is loose for the race
+	// detector on a busy machine, and still far below the minutes of the
+	// quadratic parse.
+	took := time.Since(start)
+	t.Logf("the nested page took %v", took)
+	if took > 30*time.Second {
 		t.Errorf("the nested page took %v", took)
 	}
 	if err != nil || !strings.Contains(plain, "nested too deeply") {
@@ -79,7 +84,7 @@ func TestConversionStopsWithContext(t *testing.T) {
 	t.Parallel()
 	at, _ := url.Parse("http://example.org/")
 	// Nested quotes within the bounds, slow for the converter.
-	body := strings.Repeat(strings.Repeat("<blockquote>x\n", 250)+strings.Repeat("</blockquote>", 250), 100)
+	body := strings.Repeat(strings.Repeat("<blockquote>x\n", 250)+strings.Repeat("</blockquote>", 250), 30)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
