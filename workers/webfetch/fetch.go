@@ -67,6 +67,9 @@ type Page struct {
 	// Truncated says the body went past MaxBytes or the markdown past
 	// MaxChars, and was cut.
 	Truncated bool
+	// Plain, when set, says why an HTML page came as plain text rather
+	// than markdown (too deeply nested, too long or too slow to convert).
+	Plain string
 }
 
 // Fetch gets rawURL and returns it as markdown. It follows at most
@@ -101,8 +104,11 @@ func Fetch(ctx context.Context, rawURL string, o Options) (Page, error) {
 }
 
 // get makes one request within Timeout and reads its page, or returns
-// where a redirect points (next).
+// where a redirect points (next). The conversion to markdown runs under
+// the caller's ctx and its own bound (ConvertTimeout), not the request's:
+// a slow server must not leave it no time.
 func (o Options) get(ctx context.Context, client *http.Client, u *url.URL) (page Page, next *url.URL, err error) {
+	caller := ctx
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -138,14 +144,15 @@ func (o Options) get(ctx context.Context, client *http.Client, u *url.URL) (page
 	if page.ContentType == "" {
 		page.ContentType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
 	}
-	md, err := toMarkdown(ctx, body, page.ContentType, u)
+	cancel()
+	md, plain, err := toMarkdown(caller, body, page.ContentType, u)
 	if err != nil {
 		return page, nil, err
 	}
 	if utf8.RuneCountInString(md) > o.MaxChars {
 		md, page.Truncated = clipRunes(md, o.MaxChars), true
 	}
-	page.Markdown = md
+	page.Markdown, page.Plain = md, plain
 	return page, nil, nil
 }
 
