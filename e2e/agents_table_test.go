@@ -18,7 +18,7 @@ func TestAgentsTableReachesEveryFace(t *testing.T) {
 	choices := "claude, codex, opencode, gemini or exec:'<command>'"
 
 	help := ralph(t, dir, env, nil, "run", "--help")
-	for _, want := range []string{"work tasks with an external CLI: " + choices, "External agents (--agent claude|codex|opencode|gemini)"} {
+	for _, want := range []string{"work tasks with an external CLI (" + choices + ") or an agent definition (NAME, or def:NAME)", "External agents (--agent claude|codex|opencode|gemini)"} {
 		if !strings.Contains(strings.Join(strings.Fields(help.stdout), " "), want) {
 			t.Errorf("ralph run --help lacks %q:\n%s", want, help.stdout)
 		}

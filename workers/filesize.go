@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // MaxEditFile bounds the text the file tools hold whole: a file that
@@ -35,7 +37,7 @@ func (e *SizeError) Error() string {
 	if e.Wrote {
 		what = "content"
 	}
-	return fmt.Sprintf("%s of %d bytes, more than the %d the file tools hold", what, e.Size, MaxEditFile)
+	return fmt.Sprintf("%s of %s, more than the %s the file tools hold", what, text.Size(e.Size), text.Size(MaxEditFile))
 }
 
 func (e *SizeError) Unwrap() error { return ErrFileTooLarge }

@@ -69,12 +69,15 @@ func (p *Project) definitionsNote() string {
 var ErrNoDefinition = agentdefs.ErrUnknown
 
 // noDefinition is ErrNoDefinition said for --agent.
-type noDefinition struct{ err error }
+type noDefinition struct {
+	name string
+	err  error
+}
 
 func (e noDefinition) Error() string {
 	// --agent takes an external CLI's name too, so a typo of one (cluade)
 	// is said with the CLIs beside the definitions.
-	return "--agent: " + e.err.Error() + "; an external CLI is " + agents.Choices()
+	return fmt.Sprintf("--agent: unknown agent %q; use %s, or an agent definition's name (%v)", e.name, agents.Choices(), e.err)
 }
 
 func (e noDefinition) Unwrap() error { return e.err }
@@ -147,7 +150,7 @@ func (p *Project) checkDefinition(run *memory.RunConfig) error {
 func (p *Project) definition(name string) (agentdefs.Def, error) {
 	d, err := p.Definitions.Find(name)
 	if err != nil {
-		return d, noDefinition{err}
+		return d, noDefinition{name: name, err: err}
 	}
 	return d, nil
 }

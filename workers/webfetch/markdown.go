@@ -9,6 +9,7 @@ import (
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // The bounds of turning HTML into markdown. The converter builds the
@@ -50,11 +51,14 @@ func toMarkdown(ctx context.Context, body []byte, ctype string, at *url.URL) (md
 // parser cannot be stopped, so the measuring is what bounds its time,
 // and the deadline only keeps the call from hanging should it miss a
 // case.
+// tooDeep is why a page nested beyond MaxNesting comes as text.
+var tooDeep = "the page is nested too deeply to convert (more than " + text.Counted(MaxNesting, "element", "elements") + " deep), so it comes as text"
+
 func htmlToMarkdown(ctx context.Context, text string, at *url.URL) (md, plain string, err error) {
 	shape := measureHTML(text)
 	switch {
 	case shape.depth > MaxNesting:
-		return htmlToText(text, at), fmt.Sprintf("the page is nested too deeply to convert (more than %d elements deep), so it comes as text", MaxNesting), nil
+		return htmlToText(text, at), tooDeep, nil
 	case shape.tokens > MaxTokens:
 		return htmlToText(text, at), fmt.Sprintf("the page has too many tags to convert (more than %d), so it comes as text", MaxTokens), nil
 	}
