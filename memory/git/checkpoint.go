@@ -138,7 +138,12 @@ func (c *Checkpoints) tooBig(p string, total *int64) bool {
 // stateDir is ralph's state directory (.ralph), which is never recorded.
 func NewCheckpoints(repo *Repo, session, index, stateDir, last string) *Checkpoints {
 	c := &Checkpoints{repo: repo, session: session, index: index, own: ownFiles(repo.Top, index), last: last,
-		store: nativeStore(repo.common()), maxFile: MaxFileSize}
+		store: nativeStore(repo.common()), maxFile: MaxFileSize,
+		// A session that continues may have died in the middle of a
+		// checkpoint (SIGKILL, a power cut), leaving its index ahead of
+		// its last checkpoint with nothing in memory to say so: its first
+		// Record is unsure, as after a failed one.
+		unsure: last != ""}
 	if rel, err := filepath.Rel(repo.Top, stateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 		c.state = filepath.ToSlash(rel)
 	}

@@ -265,3 +265,35 @@ func TestACheckpointThatFailedHalfWayIsTakenByTheNext(t *testing.T) {
 		t.Fatalf("the next checkpoint does not hold a.txt's change: %+v, %v", cp, err)
 	}
 }
+
+// TestACheckpointCutShortByACrashIsTakenByTheResumedSession: the same
+// half-way checkpoint, but ralph dies before another (SIGKILL, a power
+// cut), so nothing in memory says it failed. The resumed session, on the
+// same index, must still take the change into its first checkpoint.
+func TestACheckpointCutShortByACrashIsTakenByTheResumedSession(t *testing.T) {
+	personEnv(t)
+	dir := t.TempDir()
+	sh(t, dir, "git init -q -b main && printf 'a\\n' > a.txt && git add . && git commit -qm a")
+	r := open(t, dir)
+	ctx := context.Background()
+	index := filepath.Join(t.TempDir(), "index")
+	cps := NewCheckpoints(r, "s1", index, filepath.Join(dir, ".ralph"), "")
+	base, err := cps.Record(ctx, "0", "baseline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := cps.Last()
+	if base != nil && base.Commit != "" {
+		last = base.Commit
+	}
+	sh(t, dir, "git update-ref refs/ralph/s1/turn-1/x HEAD")
+	write(t, filepath.Join(dir, "a.txt"), "changed\n")
+	if _, err := cps.Record(ctx, "turn-1", "turn 1"); err == nil {
+		t.Fatal("the checkpoint was taken after all, so the test proves nothing")
+	}
+	resumed := NewCheckpoints(r, "s1", index, filepath.Join(dir, ".ralph"), last)
+	cp, err := resumed.Record(ctx, "turn-2", "turn 2")
+	if err != nil || cp == nil || len(cp.Files) != 1 || cp.Files[0].Path != "a.txt" {
+		t.Fatalf("the resumed session's first checkpoint does not hold a.txt's change: %+v, %v", cp, err)
+	}
+}
