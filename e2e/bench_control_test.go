@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 )
 
 // BenchmarkControlStop: a stop from another process, against a headless
@@ -50,7 +51,7 @@ func BenchmarkControlStop(b *testing.B) {
 			if out, err := stop.CombinedOutput(); err != nil {
 				b.Fatalf("ralph stop: %v: %s", err, out)
 			}
-		} else if r, err := control.Call(context.Background(), control.Here(dir), control.Request{Op: control.OpStop}); err != nil || !r.OK {
+		} else if r, err := control.Call(context.Background(), control.Here(dir), control.Request{Op: remote.OpStop}); err != nil || !r.OK {
 			b.Fatalf("stop through the socket: %+v %v", r, err)
 		}
 		took := waitInterrupted(b, filepath.Join(dir, ".ralph", "session.json"), start)

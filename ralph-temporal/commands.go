@@ -150,8 +150,8 @@ func signalCmd(conn *engine.Conn) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctl := engine.Control{Op: args[0], Text: strings.TrimSpace(strings.Join(args[1:], " ")), Urgent: urgent}
 			switch ctl.Op {
-			case engine.OpStop, engine.OpPause, engine.OpContinue:
-			case engine.OpSay:
+			case remote.OpStop, remote.OpPause, remote.OpContinue:
+			case remote.OpSay:
 				if ctl.Text == "" {
 					return usageError{fmt.Errorf("the message is empty")}
 				}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -211,7 +212,7 @@ func askState(ctx context.Context, path string) (State, error) {
 		deadline = d
 	}
 	_ = c.SetDeadline(deadline)
-	werr := writeLine(c, Request{Op: OpState})
+	werr := writeLine(c, Request{Op: remote.OpState})
 	var r Reply
 	if err := readLine(bufio.NewReader(c), &r); err != nil {
 		if werr != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 )
 
 // Target is what the socket steers: the face of the running ralph, which
@@ -226,22 +227,22 @@ func (s *Server) serve(c net.Conn) {
 	s.mu.Unlock()
 	var r Reply
 	switch req.Op {
-	case OpWatch:
+	case remote.OpWatch:
 		s.watch(c)
 		return
-	case OpState:
+	case remote.OpState:
 		id, _ := s.o.Session()
 		st := State{PID: os.Getpid(), Mode: s.o.Mode, SessionID: id, Working: working(t)}
 		r = Reply{OK: true, Text: st.Describe(), State: &st}
-	case OpStop:
+	case remote.OpStop:
 		r = t.Stop(req.From)
-	case OpSay:
+	case remote.OpSay:
 		r = t.Say(req.Text, req.Urgent)
-	case OpPause:
+	case remote.OpPause:
 		r = t.Pause()
-	case OpContinue:
+	case remote.OpContinue:
 		r = t.Continue()
-	case OpAnswer:
+	case remote.OpAnswer:
 		if s.o.Questions == nil {
 			r = NotDone("this ralph asks no questions")
 		} else {

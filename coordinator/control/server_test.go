@@ -17,6 +17,7 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 )
 
 // fakeTarget records what the socket asked of it.
@@ -93,7 +94,7 @@ func TestRequestsReachTheTarget(t *testing.T) {
 		t.Fatalf("the socket is %v, want an owner-only socket", fi.Mode())
 	}
 	ctx := context.Background()
-	for _, req := range []Request{{Op: OpStop}, {Op: OpSay, Text: "hello"}, {Op: OpSay, Text: "now", Urgent: true}, {Op: OpPause}, {Op: OpContinue}} {
+	for _, req := range []Request{{Op: remote.OpStop}, {Op: remote.OpSay, Text: "hello"}, {Op: remote.OpSay, Text: "now", Urgent: true}, {Op: remote.OpPause}, {Op: remote.OpContinue}} {
 		r, err := Call(ctx, Here(root), req)
 		if err != nil || !r.OK || !strings.HasPrefix(r.Text, "did ") {
 			t.Fatalf("%+v: %+v, %v", req, r, err)
@@ -106,7 +107,7 @@ func TestRequestsReachTheTarget(t *testing.T) {
 	if r, err := Call(ctx, Here(root), Request{Op: "dance"}); err != nil || r.OK || !r.Bad {
 		t.Fatalf("an unknown request: %+v, %v", r, err)
 	}
-	if r, err := Call(ctx, Here(root), Request{Op: OpAnswer, Text: "y"}); err != nil || r.OK {
+	if r, err := Call(ctx, Here(root), Request{Op: remote.OpAnswer, Text: "y"}); err != nil || r.OK {
 		t.Fatalf("an answer without questions: %+v, %v", r, err)
 	}
 	if err := srv.Close(); err != nil {
@@ -115,7 +116,7 @@ func TestRequestsReachTheTarget(t *testing.T) {
 	if _, err := os.Stat(srv.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the socket outlived its server: %v", err)
 	}
-	if _, err := Call(ctx, Here(root), Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
+	if _, err := Call(ctx, Here(root), Request{Op: remote.OpStop}); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("a call after Close: %v, want ErrNotRunning", err)
 	}
 }
@@ -131,11 +132,11 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	}
 	l.(*net.UnixListener).SetUnlinkOnClose(false)
 	l.Close()
-	if _, err := Call(context.Background(), Here(root), Request{Op: OpStop}); !errors.Is(err, ErrNotRunning) {
+	if _, err := Call(context.Background(), Here(root), Request{Op: remote.OpStop}); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("a stale socket: %v, want ErrNotRunning", err)
 	}
 	_, target, _ := startServer(t, root)
-	if r, err := Call(context.Background(), Here(root), Request{Op: OpStop}); err != nil || !r.OK {
+	if r, err := Call(context.Background(), Here(root), Request{Op: remote.OpStop}); err != nil || !r.OK {
 		t.Fatalf("after the stale socket was replaced: %+v, %v", r, err)
 	}
 	if len(target.calls()) != 1 {
@@ -158,7 +159,7 @@ func TestDeepProjectPath(t *testing.T) {
 	}
 	project(t, root)
 	_, target, _ := startServer(t, root)
-	if r, err := Call(context.Background(), Here(root), Request{Op: OpPause}); err != nil || !r.OK {
+	if r, err := Call(context.Background(), Here(root), Request{Op: remote.OpPause}); err != nil || !r.OK {
 		t.Fatalf("a %d-byte socket path: %+v, %v", len(mySocket(root)), r, err)
 	}
 	if len(target.calls()) != 1 {
@@ -241,7 +242,7 @@ func TestControlClientHelper(t *testing.T) {
 	if root == "" {
 		t.Skip("run by TestAnotherUserIsRefused")
 	}
-	r, err := Call(context.Background(), Here(root), Request{Op: OpStop})
+	r, err := Call(context.Background(), Here(root), Request{Op: remote.OpStop})
 	switch {
 	case errors.Is(err, ErrRefused):
 		fmt.Println("refused:", err)
@@ -263,7 +264,7 @@ func TestSlowRequestDoesNotHoldOthers(t *testing.T) {
 	}
 	defer idle.Close()
 	start := time.Now()
-	if r, err := Call(context.Background(), Here(root), Request{Op: OpPause}); err != nil || !r.OK {
+	if r, err := Call(context.Background(), Here(root), Request{Op: remote.OpPause}); err != nil || !r.OK {
 		t.Fatalf("%+v, %v", r, err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -288,7 +289,7 @@ func TestBoundAhead(t *testing.T) {
 	}
 	answered := make(chan Reply, 1)
 	go func() {
-		r, _ := Call(context.Background(), Here(root), Request{Op: OpStop})
+		r, _ := Call(context.Background(), Here(root), Request{Op: remote.OpStop})
 		answered <- r
 	}()
 	time.Sleep(50 * time.Millisecond) // the request waits in the backlog

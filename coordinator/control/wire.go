@@ -12,23 +12,13 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
-)
-
-// Ops a Request may ask for.
-const (
-	OpStop     = "stop"
-	OpSay      = "say"
-	OpPause    = "pause"
-	OpContinue = "continue"
-	OpAnswer   = "answer"
-	OpWatch    = "watch"
-	// OpState asks what the ralph is (State): how a client finds the
-	// one it means among the project's (Find).
-	OpState = "state"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 )
 
 // Request is what a client asks, one JSON line.
 type Request struct {
+	// Op is one of remote's ops (remote.OpStop …), the vocabulary a run
+	// on Temporal is steered by too.
 	Op string `json:"op"`
 	// Text is the message of say, the answer of answer.
 	Text   string `json:"text,omitempty"`
@@ -154,7 +144,7 @@ func WatchPeer(ctx context.Context, p Peer) (*Stream, error) {
 	}
 	s := &Stream{conn: c, r: bufio.NewReaderSize(c, 64<<10)}
 	_ = c.SetDeadline(time.Now().Add(requestTimeout))
-	werr := writeLine(c, Request{Op: OpWatch})
+	werr := writeLine(c, Request{Op: remote.OpWatch})
 	if err := readLine(s.r, &s.Hello); err != nil {
 		c.Close()
 		if werr != nil {

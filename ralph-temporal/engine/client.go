@@ -73,7 +73,7 @@ func Follow(ctx context.Context, c client.Client, run client.WorkflowRun, out io
 		case <-interrupted:
 			interrupted = nil
 			deadline = time.After(time.Minute)
-			if err := Signal(bg, c, run.GetID(), Control{Op: OpStop}); err != nil {
+			if err := Signal(bg, c, run.GetID(), Control{Op: remote.OpStop}); err != nil {
 				return res, err
 			}
 		case <-deadline:

@@ -21,16 +21,10 @@ const (
 	QueryMessages = "messages"
 )
 
-// Control operations (the signal's Op).
-const (
-	OpStop     = "stop"
-	OpSay      = "say"
-	OpPause    = "pause"
-	OpContinue = "continue"
-)
-
 // Control is the signal ralph stop, say, pause and continue send.
 type Control struct {
+	// Op is remote.OpStop, OpSay, OpPause or OpContinue: the vocabulary
+	// of ralph's control socket, defined once in coordinator/remote.
 	Op     string `json:"op"`
 	Text   string `json:"text,omitempty"`
 	Urgent bool   `json:"urgent,omitempty"`

@@ -236,13 +236,13 @@ func (w *loopWF) drain(sig workflow.ReceiveChannel) {
 
 func (w *loopWF) apply(c Control) {
 	switch c.Op {
-	case OpStop:
+	case remote.OpStop:
 		w.stopping = true
-	case OpPause:
+	case remote.OpPause:
 		w.paused = true
-	case OpContinue:
+	case remote.OpContinue:
 		w.paused = false
-	case OpSay:
+	case remote.OpSay:
 		w.messages = append(w.messages, c)
 		if len(w.running) > 0 {
 			// The attempts in flight read it; none left for the next.

@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -168,7 +169,7 @@ func TestWorkflowStopCancelsEveryAttempt(t *testing.T) {
 		if err != nil || v.Get(&st) != nil || !slices.Equal(st.Running, []string{"a", "b"}) || st.Status != memory.StatusRunning {
 			t.Errorf("status before the stop: %+v (%v)", st, err)
 		}
-		e.SignalWorkflow(SignalName, Control{Op: OpStop})
+		e.SignalWorkflow(SignalName, Control{Op: remote.OpStop})
 	}, 100*time.Millisecond)
 	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{Parallel: 2}))
 	res := e.result(t)
@@ -199,7 +200,7 @@ func TestWorkflowSayReachesTheRunningAttemptsAndStatusAnswers(t *testing.T) {
 		return AttemptOutcome{Completed: true, Summary: "ok"}, nil
 	})
 	e.RegisterDelayedCallback(func() {
-		e.SignalWorkflow(SignalName, Control{Op: OpSay, Text: "use the helper"})
+		e.SignalWorkflow(SignalName, Control{Op: remote.OpSay, Text: "use the helper"})
 	}, 100*time.Millisecond)
 	e.RegisterDelayedCallback(func() {
 		var page MessagePage
@@ -245,14 +246,14 @@ func TestWorkflowPauseHoldsNewTasks(t *testing.T) {
 	e := newEnv(t, tasks, nil, func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
 		return AttemptOutcome{Completed: true}, nil
 	})
-	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalName, Control{Op: OpPause}) }, 0)
+	e.RegisterDelayedCallback(func() { e.SignalWorkflow(SignalName, Control{Op: remote.OpPause}) }, 0)
 	e.RegisterDelayedCallback(func() {
 		var st Status
 		v, err := e.QueryWorkflow(QueryStatus)
 		if starts, _ := e.remote.seen(); err != nil || v.Get(&st) != nil || st.Status != memory.StatusPaused || len(starts) > 1 {
 			t.Errorf("paused: %+v starts %v (%v)", st, starts, err)
 		}
-		e.SignalWorkflow(SignalName, Control{Op: OpContinue})
+		e.SignalWorkflow(SignalName, Control{Op: remote.OpContinue})
 	}, time.Hour)
 	e.ExecuteWorkflow(WorkflowName, input(decide.Policy{}))
 	if res := e.result(t); res.Reason != decide.ReasonAllDone || len(res.Done) != 2 {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 )
 
 // addControlCommands wires the commands that steer and watch a ralph
@@ -53,7 +54,7 @@ works; at its prompt, type it there.
 			if text == "" {
 				return control.Request{}, usageErrorf("the message is empty")
 			}
-			return control.Request{Op: control.OpSay, Text: text, Urgent: urgent}, nil
+			return control.Request{Op: remote.OpSay, Text: text, Urgent: urgent}, nil
 		}),
 	}
 	say.Flags().BoolVar(&urgent, "urgent", false, "cut the current step short: the model reads the message next")
@@ -87,7 +88,7 @@ with --wait-for-answers, and nothing waits in CI.
 			if id < 0 {
 				return control.Request{}, usageErrorf("--id must be a question's number, not %d", id)
 			}
-			return control.Request{Op: control.OpAnswer, Text: a, QuestionID: id}, nil
+			return control.Request{Op: remote.OpAnswer, Text: a, QuestionID: id}, nil
 		}),
 	}
 	answer.Flags().IntVar(&id, "id", 0, "the number of the question to answer (ralph status shows it)")
@@ -129,14 +130,14 @@ with --wait-for-answers, and nothing waits in CI.
 in flight is cancelled, in-progress tasks go back to open, the state is saved,
 and the run exits 130 (ralph run on a terminal too: it does not switch into
 chat, which is for the person at that terminal). The chat shell stops its work
-and stays open. ralph resume continues afterwards.`, control.OpStop)
+and stays open. ralph resume continues afterwards.`, remote.OpStop)
 	pause := simple("pause", "Pause the running task loop: no new task starts, the ones in flight finish",
 		`Pause the task loop of the ralph running in this project (ralph run, or /run
 in chat or a script): no new task starts, the tasks in flight finish, and
-the session says paused. ralph continue lets it go on.`, control.OpPause)
+the session says paused. ralph continue lets it go on.`, remote.OpPause)
 	cont := simple("continue", "Let a paused task loop go on",
 		`Let the paused task loop of the ralph running in this project go on with
-its next task.`, control.OpContinue)
+its next task.`, remote.OpContinue)
 	for _, cmd := range []*cobra.Command{stop, say, pause, cont, answer, watch} {
 		cmd.Flags().Int("pid", 0, "the ralph to reach, by its process id, when more than one runs in this project")
 	}

@@ -247,16 +247,18 @@ func markerEngine(m remote.Marker) config.Engine {
 // SteerTemporal is ralph stop, say, pause and continue for a run on
 // Temporal: a signal to its workflow.
 func (r Records) SteerTemporal(ctx context.Context, m remote.Marker, req control.Request) int {
-	var op, done string
+	// The op is ralph-temporal's signal word as it is: both speak
+	// remote's one vocabulary.
+	var done string
 	switch req.Op {
-	case control.OpStop:
-		op, done = "stop", "stopping: the attempts in flight are cancelled on every worker"
-	case control.OpSay:
-		op, done = "say", "queued: the agents working tasks get it at their next step boundary"
-	case control.OpPause:
-		op, done = "pause", "pausing: no new task starts; the ones in flight finish"
-	case control.OpContinue:
-		op, done = "continue", "continuing"
+	case remote.OpStop:
+		done = "stopping: the attempts in flight are cancelled on every worker"
+	case remote.OpSay:
+		done = "queued: the agents working tasks get it at their next step boundary"
+	case remote.OpPause:
+		done = "pausing: no new task starts; the ones in flight finish"
+	case remote.OpContinue:
+		done = "continuing"
 	default:
 		fmt.Fprintln(r.Err, "ralph: the run is on Temporal, where nobody asks questions to answer")
 		return ExitUsage
@@ -266,8 +268,8 @@ func (r Records) SteerTemporal(ctx context.Context, m remote.Marker, req control
 		fmt.Fprintln(r.Err, "ralph: "+err.Error())
 		return ExitUsage
 	}
-	args := append(connArgs(markerEngine(m)), "signal", "-C", r.Root, op)
-	if req.Op == control.OpSay {
+	args := append(connArgs(markerEngine(m)), "signal", "-C", r.Root, req.Op)
+	if req.Op == remote.OpSay {
 		args = append(args, req.Text)
 		if req.Urgent {
 			args = append(args, "--urgent")

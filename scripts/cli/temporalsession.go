@@ -142,12 +142,12 @@ func (g temporalTarget) send(req control.Request) control.Reply {
 }
 
 func (g temporalTarget) Stop(from string) control.Reply {
-	return g.send(control.Request{Op: control.OpStop, From: from})
+	return g.send(control.Request{Op: remote.OpStop, From: from})
 }
 func (g temporalTarget) Say(text string, urgent bool) control.Reply {
-	return g.send(control.Request{Op: control.OpSay, Text: text, Urgent: urgent})
+	return g.send(control.Request{Op: remote.OpSay, Text: text, Urgent: urgent})
 }
-func (g temporalTarget) Pause() control.Reply { return g.send(control.Request{Op: control.OpPause}) }
+func (g temporalTarget) Pause() control.Reply { return g.send(control.Request{Op: remote.OpPause}) }
 func (g temporalTarget) Continue() control.Reply {
-	return g.send(control.Request{Op: control.OpContinue})
+	return g.send(control.Request{Op: remote.OpContinue})
 }

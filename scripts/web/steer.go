@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/coordinator/control"
+	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
@@ -99,17 +100,17 @@ func (s *Server) steer(w http.ResponseWriter, r *http.Request) {
 	}
 	var req control.Request
 	switch op := r.PathValue("op"); op {
-	case control.OpStop:
+	case remote.OpStop:
 		// The run says the stop came from here, not from a terminal.
 		req = control.Request{Op: op, From: control.FromWeb}
-	case control.OpPause, control.OpContinue:
+	case remote.OpPause, remote.OpContinue:
 		req = control.Request{Op: op}
-	case control.OpSay:
+	case remote.OpSay:
 		// "!urgent" before the words is the urgent flag, as typed at
 		// ralph's prompt.
 		msg, urgent := strings.CutPrefix(strings.TrimSpace(r.PostFormValue("text")), "!urgent")
 		req = control.Request{Op: op, Text: strings.TrimSpace(msg), Urgent: urgent || r.PostFormValue("urgent") != ""}
-	case control.OpAnswer:
+	case remote.OpAnswer:
 		id, _ := strconv.Atoi(r.PostFormValue("id"))
 		req = control.Request{Op: op, Text: formAnswer(r), QuestionID: id, From: control.FromWeb}
 	default:
