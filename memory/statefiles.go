@@ -32,13 +32,12 @@ const (
 	InstructionsFile = "AGENTS.md"
 	AgentFile        = "AGENT.md"
 	GoalsFile        = "RALPH_GOALS.md"
-	ProgressFile     = "RALPH_PROGRESS.md"
-	TodoFile         = "RALPH_TODO.md"
+	// ProgressFile is the task loop's log of tasks done; TasksFile, the
+	// task list, is named beside its parser (tasks.go). Both names are
+	// written nowhere else outside tests (statefiles_literal_test.go).
+	ProgressFile = "RALPH_PROGRESS.md"
+	TodoFile     = "RALPH_TODO.md"
 )
-
-// tasksFileName is RALPH_TASKS.md; its exported name belongs to the task
-// parser, which owns that file's format.
-const tasksFileName = "RALPH_TASKS.md"
 
 // MaxStateFile is the most ralph reads of a markdown state file it reads
 // whole (RALPH_TASKS.md and any other plan, AGENT.md): a 10,000-task list
@@ -103,7 +102,7 @@ var (
 // means no limit. Missing files are skipped: a project need not have all.
 func LoadStateDocs(fs afero.Fs, root string, maxEach, maxProgress int) ([]StateDoc, error) {
 	var docs []StateDoc
-	for _, name := range []string{AgentFile, GoalsFile, tasksFileName, TodoFile, ProgressFile} {
+	for _, name := range []string{AgentFile, GoalsFile, TasksFile, TodoFile, ProgressFile} {
 		limit := maxEach
 		if name == ProgressFile {
 			limit = maxProgress

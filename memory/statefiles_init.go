@@ -168,7 +168,7 @@ func initProject(fs afero.Fs, root string, now time.Time) (InitResult, error) {
 	}
 	files = append(files, []struct{ name, text string }{
 		{GoalsFile, goalsTemplate},
-		{tasksFileName, tasksTemplate},
+		{TasksFile, tasksTemplate},
 		{ProgressFile, progressTemplate},
 		{TodoFile, todoTemplate},
 	}...)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ralph-dev/ralph/memory"
 	rgit "github.com/ralph-dev/ralph/memory/git"
 )
 
@@ -24,7 +25,7 @@ func TaskBranch(id string) string { return "ralph/" + id }
 
 // stateFiles are written on the target branch by the integration only;
 // an attempt's changes to them are left out of its commit.
-var stateFiles = []string{"RALPH_TASKS.md", "RALPH_PROGRESS.md"}
+var stateFiles = []string{memory.TasksFile, memory.ProgressFile}
 
 type repoDirs struct {
 	root string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -13,7 +14,7 @@ import (
 func Default(d Data) string {
 	plan := d.Plan
 	if plan == "" {
-		plan = "RALPH_TASKS.md"
+		plan = memory.TasksFile
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your task (%s in %s): %s\n\n", d.Task.ID, plan, d.Task.Title)
