@@ -329,7 +329,7 @@ func (g *taskGit) merge(ctx context.Context, t memory.Task, attempt int, summary
 	if wt == nil {
 		return "", nil, fmt.Errorf("task %s has no worktree", t.ID)
 	}
-	if _, err := wt.repo.CommitAll(ctx, g.message(t, summary)); err != nil {
+	if _, err := wt.repo.CommitWork(ctx, g.message(t, summary), git.WorkCommit{}); err != nil {
 		return "", nil, fmt.Errorf("the commit of task %s on %s failed: %w", t.ID, wt.ws.Branch, err)
 	}
 	msg := fmt.Sprintf("Merge %s: %s\n\nRalph-Session: %s\n", wt.ws.Branch, strings.TrimSpace(text.StripControls(g.redactor.Redact(t.Title))), g.session.ID)

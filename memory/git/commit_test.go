@@ -98,8 +98,8 @@ func TestMergeBranch(t *testing.T) {
 	}
 	w := open(t, wt)
 	write(t, filepath.Join(wt, "x.txt"), "x\n")
-	if c, err := w.CommitAll(ctx, "x"); err != nil || c == "" {
-		t.Fatalf("CommitAll = %q, %v", c, err)
+	if c, err := w.CommitWork(ctx, "x", WorkCommit{}); err != nil || c == "" {
+		t.Fatalf("CommitWork = %q, %v", c, err)
 	}
 	// The person's unrelated change stays.
 	write(t, filepath.Join(dir, "README.md"), "readme\nmine\n")
@@ -113,7 +113,7 @@ func TestMergeBranch(t *testing.T) {
 	// Diverged: a merge commit.
 	sh(t, dir, "printf 'main\\n' > m.txt && git add m.txt && git commit -qm m")
 	sh(t, wt, "printf 'y\\n' > y.txt")
-	if _, err := w.CommitAll(ctx, "y"); err != nil {
+	if _, err := w.CommitWork(ctx, "y", WorkCommit{}); err != nil {
 		t.Fatal(err)
 	}
 	res, err = r.MergeBranch(ctx, "ralph/t1", "merge t1 again")
@@ -123,7 +123,7 @@ func TestMergeBranch(t *testing.T) {
 	// Conflict: nothing touched.
 	sh(t, dir, "printf 'one\\nmain\\n' > b.txt && git commit -qm b -- b.txt")
 	sh(t, wt, "printf 'one\\nbranch\\n' > b.txt")
-	if _, err := w.CommitAll(ctx, "b"); err != nil {
+	if _, err := w.CommitWork(ctx, "b", WorkCommit{}); err != nil {
 		t.Fatal(err)
 	}
 	before := sh(t, dir, "git rev-parse HEAD; sha256sum .git/index; git status --porcelain")
@@ -137,7 +137,7 @@ func TestMergeBranch(t *testing.T) {
 	}
 	// The person's uncommitted change in a file the merge writes.
 	sh(t, wt, "git reset -q --hard HEAD~1 && printf 'readme\\nbranch\\n' > README.md")
-	if _, err := w.CommitAll(ctx, "r"); err != nil {
+	if _, err := w.CommitWork(ctx, "r", WorkCommit{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = r.MergeBranch(ctx, "ralph/t1", "m")

@@ -100,7 +100,7 @@ func TestNestedRepositoriesRunNothingInRalphsGit(t *testing.T) {
 	}
 	w := open(t, wt)
 	write(t, filepath.Join(wt, "new.txt"), "n\n")
-	if _, err := w.CommitAll(ctx, "in the worktree"); err != nil {
+	if _, err := w.CommitWork(ctx, "in the worktree", WorkCommit{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Snapshot(ctx, "unfinished"); err != nil {

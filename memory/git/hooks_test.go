@@ -246,7 +246,7 @@ func TestCommitMessageLinkIsNotFollowed(t *testing.T) {
 
 // TestWorktreeHooksRunThroughTheRunner: `git worktree add` runs no
 // post-checkout; PostCheckout asks the runner, in the new tree, with
-// git's arguments; CommitAll runs the commit's hooks there.
+// git's arguments; CommitWork runs the commit's hooks there.
 func TestWorktreeHooksRunThroughTheRunner(t *testing.T) {
 	personEnv(t)
 	dir := repo(t)
@@ -276,8 +276,8 @@ func TestWorktreeHooksRunThroughTheRunner(t *testing.T) {
 		t.Fatalf("post-checkout: %+v", c)
 	}
 	write(t, filepath.Join(wt, "x.txt"), "x\n")
-	if c, err := w.CommitAll(ctx, "x"); err != nil || c == "" {
-		t.Fatalf("CommitAll = %q, %v", c, err)
+	if c, err := w.CommitWork(ctx, "x", WorkCommit{}); err != nil || c == "" {
+		t.Fatalf("CommitWork = %q, %v", c, err)
 	}
 	if got := sh(t, dir, "cat "+ran); got != "checkout\nx.txt\n" {
 		t.Fatalf("the hooks saw:\n%s", got)

@@ -133,23 +133,6 @@ func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
 	return err
 }
 
-// CommitAll commits every change of the work tree (a linked work tree
-// ralph made for a task, whose index is ralph's), running the person's
-// hooks in the sandbox (hooks.go). It returns "" when nothing changed.
-func (r *Repo) CommitAll(ctx context.Context, message string) (string, error) {
-	if err := r.addAll(ctx, nil); err != nil {
-		return "", fmt.Errorf("commit: %w", err)
-	}
-	if same, err := r.indexMatches(ctx, nil, r.HeadNow(ctx)); err != nil || same {
-		return "", err
-	}
-	read := func() ([]byte, error) { return readAdmin(r.GitDir, "index") }
-	if err := r.commit(ctx, nil, read, message); err != nil {
-		return "", err
-	}
-	return r.HeadNow(ctx), nil
-}
-
 // Snapshot records every change of the work tree as a commit on its
 // branch without running hooks: ralph's own record of unfinished work on
 // ralph's own branch, so removing the work tree loses nothing. It returns

@@ -69,11 +69,16 @@ func (e *gitError) Error() string {
 
 func (e *gitError) Unwrap() error { return e.err }
 
+// asRalph reports whether a worker commits as ralph: when its
+// environment names no author, so that a fresh worker machine, without
+// user.name and user.email, can commit.
+func asRalph() bool { return os.Getenv("GIT_AUTHOR_NAME") == "" }
+
 // runGit runs git in dir. Commits get ralph's identity where git has none
 // configured, so a fresh worker machine can commit.
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
 	var env []string
-	if os.Getenv("GIT_AUTHOR_NAME") == "" {
+	if asRalph() {
 		env = []string{"GIT_AUTHOR_NAME=ralph", "GIT_COMMITTER_NAME=ralph",
 			"GIT_AUTHOR_EMAIL=ralph@localhost", "GIT_COMMITTER_EMAIL=ralph@localhost"}
 	}
@@ -143,25 +148,22 @@ func (r *repoDirs) worktree(ctx context.Context, p Project, id string) (string, 
 
 // pushAttempt commits what the attempt changed (the state files left
 // out) on ralph/<id> and pushes the branch. It returns the branch's head.
+// The commit is memory/git's one task commit (Repo.CommitWork), made
+// here without hooks, as ralph when the worker's environment names no
+// author (asRalph).
 func pushAttempt(ctx context.Context, wt, id string, attempt int, summary string) (string, error) {
-	// The model worked in this tree: a nested repository it made must
-	// not get git add to look inside it (see memory/git's add.go).
-	if err := rgit.AddAll(ctx, wt); err != nil {
+	repo, err := rgit.Open(ctx, wt)
+	if err != nil {
+		return "", fmt.Errorf("the worktree of task %s: %w", id, err)
+	}
+	msg := fmt.Sprintf("ralph: %s attempt %d", id, attempt)
+	if s := strings.TrimSpace(summary); s != "" {
+		msg += "\n\n" + s
+	}
+	if _, err := repo.CommitWork(ctx, msg, rgit.WorkCommit{Leave: stateFiles, NoHooks: true, AsRalph: asRalph()}); err != nil {
 		return "", err
 	}
-	for _, f := range stateFiles {
-		_, _ = runGit(ctx, wt, "reset", "--quiet", "HEAD", "--", f)
-	}
-	if _, err := runGit(ctx, wt, "diff", "--cached", "--quiet"); err != nil {
-		msg := fmt.Sprintf("ralph: %s attempt %d", id, attempt)
-		if s := strings.TrimSpace(summary); s != "" {
-			msg += "\n\n" + s
-		}
-		if _, err := runGit(ctx, wt, "commit", "--quiet", "--no-verify", "-m", msg); err != nil {
-			return "", err
-		}
-	}
-	if _, err := runGit(ctx, wt, "push", "--quiet", "--force", "origin", "HEAD:refs/heads/"+TaskBranch(id)); err != nil {
+	if err := repo.Push(ctx, "origin", "HEAD:refs/heads/"+TaskBranch(id), true); err != nil {
 		return "", err
 	}
 	return runGit(ctx, wt, "rev-parse", "HEAD")

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/memory"
+	rgit "github.com/ralph-dev/ralph/memory/git"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
@@ -41,8 +42,8 @@ func (a *Activities) Integrate(ctx context.Context, in IntegrateInput) (Integrat
 	var err error
 	for try := 0; try < 5; try++ {
 		res, err = a.integrateOnce(ctx, dir, in)
-		var ge *gitError
-		if err == nil || !errors.As(err, &ge) || len(ge.args) == 0 || ge.args[0] != "push" {
+		var ce *rgit.CommandError
+		if err == nil || !errors.As(err, &ce) || ce.Command != "push" {
 			break
 		}
 	}
@@ -116,19 +117,20 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 	}); err != nil {
 		return res, fmt.Errorf("cannot update %s on %s: %w", memory.TasksFile, p.Branch, err)
 	}
-	if _, err := runGit(ctx, dir, "add", "--", memory.TasksFile, memory.ProgressFile); err != nil && exists(filepath.Join(dir, memory.ProgressFile)) {
+	// The task list's commit is memory/git's one task commit, of the two
+	// state files only, as an attempt's is of everything but them.
+	repo, err := rgit.Open(ctx, dir)
+	if err != nil {
+		return res, fmt.Errorf("the integration's clone: %w", err)
+	}
+	msg := "ralph: task list"
+	if len(ids) > 0 {
+		msg = "ralph: " + strings.Join(ids, ", ")
+	}
+	if _, err := repo.CommitWork(ctx, msg+"\n\nrun "+in.SessionID, rgit.WorkCommit{Only: stateFiles, NoHooks: true, AsRalph: asRalph()}); err != nil {
 		return res, err
 	}
-	if _, err := runGit(ctx, dir, "diff", "--cached", "--quiet"); err != nil {
-		msg := "ralph: task list"
-		if len(ids) > 0 {
-			msg = "ralph: " + strings.Join(ids, ", ")
-		}
-		if _, err := runGit(ctx, dir, "commit", "--quiet", "--no-verify", "-m", msg+"\n\nrun "+in.SessionID); err != nil {
-			return res, err
-		}
-	}
-	if _, err := runGit(ctx, dir, "push", "--quiet", "origin", "HEAD:refs/heads/"+p.Branch); err != nil {
+	if err := repo.Push(ctx, "origin", "HEAD:refs/heads/"+p.Branch, false); err != nil {
 		return res, err
 	}
 	data, err := afero.ReadFile(fs, filepath.Join(dir, memory.TasksFile))
