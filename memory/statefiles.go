@@ -39,6 +39,12 @@ const (
 	TodoFile     = "RALPH_TODO.md"
 )
 
+// LoopFiles are the files the task loop keeps for itself, the task list
+// and its progress log. The loop is their one writer, so a task's commit
+// or checkpoint leaves them out, on both of its hosts (coordinator/taskgit,
+// ralph-temporal's workers).
+func LoopFiles() []string { return []string{TasksFile, ProgressFile} }
+
 // MaxStateFile is the most ralph reads of a markdown state file it reads
 // whole (RALPH_TASKS.md and any other plan, AGENT.md): a 10,000-task list
 // is about 1 MB, so 16 MB is far beyond any real one, and one larger is a

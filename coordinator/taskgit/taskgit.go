@@ -194,9 +194,9 @@ func (g *taskGit) addWorktree(ctx context.Context, id string) (*worktree, error)
 			}
 			dir = filepath.Join(g.base, fmt.Sprintf("%s-%d", name, n))
 		}
-		branch = "ralph/" + name
+		branch = git.TaskBranch(name)
 		for n := 2; g.repo.Rev(ctx, "refs/heads/"+branch) != ""; n++ {
-			branch = fmt.Sprintf("ralph/%s-%d", name, n)
+			branch = git.TaskBranch(fmt.Sprintf("%s-%d", name, n))
 		}
 		if err := g.repo.AddWorktree(ctx, dir, branch, "HEAD"); err != nil {
 			return nil, err
@@ -264,7 +264,10 @@ func (g *taskGit) Ended(ctx context.Context, t memory.Task, attempt int, ws loop
 // no undo of a task should put back.
 func (g *taskGit) checkpoint(ctx context.Context, t memory.Task, attempt int) []git.FileChange {
 	g.cps.Ready()
-	skip := map[string]bool{g.repo.Prefix + memory.TasksFile: true, g.repo.Prefix + memory.ProgressFile: true}
+	skip := map[string]bool{}
+	for _, f := range memory.LoopFiles() {
+		skip[g.repo.Prefix+f] = true
+	}
 	if g.plan != "" {
 		skip[g.repo.Prefix+g.plan] = true
 	}

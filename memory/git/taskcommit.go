@@ -16,6 +16,12 @@ import (
 // tree; commit without git's hooks) is one, and the two hosts differ only
 // in what the options say: whose hooks run, who commits.
 
+// TaskBranch is the branch a task's work is committed on, name being the
+// task's id (as a branch name may hold it): the same namespace for a
+// task's worktree on both hosts, so a person finds a kept branch under
+// ralph/ wherever it was worked.
+func TaskBranch(name string) string { return "ralph/" + name }
+
 // WorkCommit says how CommitWork commits.
 type WorkCommit struct {
 	// Only, when set, are the paths (relative to the top) committed,

@@ -20,12 +20,9 @@ import (
 // task worktrees are added to ("cache"), the worktrees ("wt/<task-id>")
 // and the clone the integration works in ("integrate").
 
-// TaskBranch is the branch a task's attempts work and push on.
-func TaskBranch(id string) string { return "ralph/" + id }
-
 // stateFiles are written on the target branch by the integration only;
 // an attempt's changes to them are left out of its commit.
-var stateFiles = []string{memory.TasksFile, memory.ProgressFile}
+var stateFiles = memory.LoopFiles()
 
 type repoDirs struct {
 	root string
@@ -133,14 +130,14 @@ func (r *repoDirs) worktree(ctx context.Context, p Project, id string) (string, 
 		return "", err
 	}
 	base := "origin/" + p.Branch
-	if _, err := runGit(ctx, cache, "rev-parse", "--verify", "--quiet", "origin/"+TaskBranch(id)); err == nil {
-		base = "origin/" + TaskBranch(id)
+	if _, err := runGit(ctx, cache, "rev-parse", "--verify", "--quiet", "origin/"+rgit.TaskBranch(id)); err == nil {
+		base = "origin/" + rgit.TaskBranch(id)
 	}
 	wt := filepath.Join(r.root, "wt", id)
 	_, _ = runGit(ctx, cache, "worktree", "remove", "--force", wt)
 	_ = os.RemoveAll(wt)
 	_, _ = runGit(ctx, cache, "worktree", "prune")
-	if _, err := runGit(ctx, cache, "worktree", "add", "--quiet", "-B", TaskBranch(id), wt, base); err != nil {
+	if _, err := runGit(ctx, cache, "worktree", "add", "--quiet", "-B", rgit.TaskBranch(id), wt, base); err != nil {
 		return "", err
 	}
 	return wt, nil
@@ -163,7 +160,7 @@ func pushAttempt(ctx context.Context, wt, id string, attempt int, summary string
 	if _, err := repo.CommitWork(ctx, msg, rgit.WorkCommit{Leave: stateFiles, NoHooks: true, AsRalph: asRalph()}); err != nil {
 		return "", err
 	}
-	if err := repo.Push(ctx, "origin", "HEAD:refs/heads/"+TaskBranch(id), true); err != nil {
+	if err := repo.Push(ctx, "origin", "HEAD:refs/heads/"+rgit.TaskBranch(id), true); err != nil {
 		return "", err
 	}
 	return runGit(ctx, wt, "rev-parse", "HEAD")

@@ -101,7 +101,7 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 		}
 		for _, u := range in.Updates {
 			if c := res.Conflicts[u.ID]; c != "" {
-				_ = f.SetMeta(u.ID, "branch", TaskBranch(u.ID))
+				_ = f.SetMeta(u.ID, "branch", rgit.TaskBranch(u.ID))
 				continue
 			}
 			if err := f.SetState(u.ID, u.State); err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
@@ -147,19 +147,19 @@ func (a *Activities) integrateOnce(ctx context.Context, dir string, in Integrate
 // saying where it conflicted; the merge is then undone and the branch
 // kept for a person.
 func merge(ctx context.Context, dir string, p Project, id string) string {
-	ref := "origin/" + TaskBranch(id)
+	ref := "origin/" + rgit.TaskBranch(id)
 	if _, err := runGit(ctx, dir, "rev-parse", "--verify", "--quiet", ref); err != nil {
 		return ""
 	}
-	_, err := runGit(ctx, dir, "merge", "--quiet", "--no-ff", "--no-edit", "-m", fmt.Sprintf("ralph: merge %s (task %s)", TaskBranch(id), id), ref)
+	_, err := runGit(ctx, dir, "merge", "--quiet", "--no-ff", "--no-edit", "-m", fmt.Sprintf("ralph: merge %s (task %s)", rgit.TaskBranch(id), id), ref)
 	if err == nil {
 		return ""
 	}
 	files, _ := runGit(ctx, dir, "diff", "--name-only", "--diff-filter=U")
 	_, _ = runGit(ctx, dir, "merge", "--abort")
 	if files == "" {
-		return fmt.Sprintf("merging %s into %s failed: %v; the branch %s is kept", TaskBranch(id), p.Branch, err, TaskBranch(id))
+		return fmt.Sprintf("merging %s into %s failed: %v; the branch %s is kept", rgit.TaskBranch(id), p.Branch, err, rgit.TaskBranch(id))
 	}
-	return fmt.Sprintf("merging %s into %s conflicted in %s; the branch %s is kept", TaskBranch(id), p.Branch,
-		strings.Join(strings.Fields(files), ", "), TaskBranch(id))
+	return fmt.Sprintf("merging %s into %s conflicted in %s; the branch %s is kept", rgit.TaskBranch(id), p.Branch,
+		strings.Join(strings.Fields(files), ", "), rgit.TaskBranch(id))
 }
