@@ -242,12 +242,12 @@ func mark(m *mMessage) {
 }
 
 // opaqueProvider is the provider whose opaque blocks this client keeps
-// and sends back.
+// and sends back: the configuration's, else the protocol's own.
 func (c *Client) opaqueProvider() string {
 	if c.cfg.Provider != "" {
 		return c.cfg.Provider
 	}
-	return "anthropic"
+	return c.wire.home().Name
 }
 
 // messagesOf is the conversation as the Messages API takes it, after the

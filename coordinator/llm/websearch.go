@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/ralph-dev/ralph/memory/providers"
 )
 
 // web_search is the providers' own search, never ralph's: ralph has no
@@ -41,14 +39,17 @@ const WebSearchPrice = 10.0 / 1000
 // ErrNoWebSearch marks a model whose provider offers no search of its own.
 var ErrNoWebSearch = errors.New("web_search is not offered")
 
-// WebSearchFor reports whether model, spoken to in protocol
-// (providers.ProtocolAnthropic or the OpenAI default ""), has its
+// WebSearchFor reports whether model, spoken to in protocol (as the
+// provider table names it; "" is OpenAI's chat completions), has its
 // provider's own web search; its error is the one sentence that says why
-// not.
+// not. The protocol's wire answers (protocols.go).
 func WebSearchFor(protocol, model string) error {
-	if protocol == providers.ProtocolAnthropic {
-		return nil
-	}
+	return wireFor(protocol).webSearch(model)
+}
+
+// openAIWebSearch is WebSearchFor on chat completions: only OpenAI's
+// search models search there.
+func openAIWebSearch(model string) error {
 	if openAISearchModel(model) {
 		return nil
 	}
@@ -74,7 +75,7 @@ func openAISearchModel(model string) bool {
 // webSearch reports whether this client's requests for model carry the
 // provider's search tool.
 func (c *Client) webSearch(model string) bool {
-	return c.cfg.WebSearch && WebSearchFor(c.cfg.Protocol, model) == nil
+	return c.cfg.WebSearch && c.wire.webSearch(model) == nil
 }
 
 // SearchInfo is one search the provider ran, as the faces show it.
