@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
+
+	"github.com/ralph-dev/ralph/memory/providers"
 )
 
 // web_search is the providers' own search, never ralph's: ralph has no
@@ -50,26 +51,10 @@ func WebSearchFor(protocol, model string) error {
 // openAIWebSearch is WebSearchFor on chat completions: only OpenAI's
 // search models search there.
 func openAIWebSearch(model string) error {
-	if openAISearchModel(model) {
+	if providers.SearchModel(model) {
 		return nil
 	}
 	return fmt.Errorf("%w to %s: only Anthropic's Messages API and OpenAI's search models (gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api) search the web themselves, and ralph has no search engine of its own", ErrNoWebSearch, model)
-}
-
-// openAISearchModel reports an OpenAI model that takes
-// web_search_options: its name, behind a router's prefix, has "search"
-// as a word (gpt-4o-search-preview, gpt-5-search-api).
-func openAISearchModel(model string) bool {
-	m := bareModel(model)
-	if !strings.HasPrefix(m, "gpt-") {
-		return false
-	}
-	for _, w := range strings.Split(m, "-") {
-		if w == "search" {
-			return true
-		}
-	}
-	return false
 }
 
 // webSearch reports whether this client's requests for model carry the
