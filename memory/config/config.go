@@ -665,15 +665,8 @@ func Load(src Sources) (Config, error) {
 	var warns []string
 	c.MCPServers, warns = mergeServers(userMCP, projectMCP, jsonMCP)
 	c.MCPWarnings = append(c.MCPWarnings, warns...)
-	if v := src.Getenv(providers.OpenAIBaseURLEnv); v != "" {
-		c.SetBaseURL(v)
-		c.src.baseURLWhy, c.src.urlFromOpenAIEnv, c.src.openAIEnvURL = providers.OpenAIBaseURLEnv+" is set", true, v
-	}
-	if v := src.Getenv("RALPH_MODEL"); v != "" {
-		c.SetModel(v)
-	}
-	if v := src.Getenv("RALPH_PROVIDER"); v != "" {
-		c.SetProvider(strings.ToLower(v), "RALPH_PROVIDER="+v)
+	for _, s := range []Setting{BaseURLSetting, ModelSetting, ProviderSetting} {
+		c.Apply(s, src.Getenv(s.Env), FromEnv)
 	}
 	if v := src.Getenv("MAX_THINKING_TOKENS"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))

@@ -49,10 +49,11 @@ func ProviderNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// SetProvider names the provider from a source the person controls (a
-// flag, a worker's own settings); why says which ("--provider
-// anthropic"). Resolve then takes it.
-func (c *Config) SetProvider(name, why string) {
+// setProvider names the provider from a source the person controls (a
+// flag, the environment, a run a worker takes); why says which
+// ("--provider anthropic"). Resolve then takes it. Apply is its door, so
+// that every source names a provider by the same rules.
+func (c *Config) setProvider(name, why string) {
 	c.Provider, c.src.provider = name, name
 	c.src.providerFrom = why
 	c.src.providerFromProject = false
