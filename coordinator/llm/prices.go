@@ -12,14 +12,11 @@ type Price struct {
 	Output float64 `json:"output"`
 }
 
-// Cache price factors, of the input price: Anthropic charges a prompt
-// cache write (five-minute lifetime, the one ralph asks for) at 1.25 times
-// the input price and a cache read at a tenth of it; OpenAI's automatic
-// cache and Gemini's implicit one read at a tenth or a quarter and write
-// at the input price, so a tenth is what ralph assumes for every read.
+// Cache price factors, of the input price, as the provider table has
+// them (providers.CacheWriteFactor, CacheReadFactor).
 const (
-	cacheWriteFactor = 1.25
-	cacheReadFactor  = 0.1
+	cacheWriteFactor = providers.CacheWriteFactor
+	cacheReadFactor  = providers.CacheReadFactor
 )
 
 // Cost is the price of a usage: the prompt tokens read from the cache at

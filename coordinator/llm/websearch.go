@@ -34,8 +34,8 @@ import (
 const WebSearchMaxUses = 5
 
 // WebSearchPrice is what one search costs in US dollars, added to a
-// usage's cost: Anthropic's published $10 per 1,000 searches.
-const WebSearchPrice = 10.0 / 1000
+// usage's cost, as the provider table has it.
+const WebSearchPrice = providers.WebSearchPrice
 
 // ErrNoWebSearch marks a model whose provider offers no search of its own.
 var ErrNoWebSearch = errors.New("web_search is not offered")

@@ -70,6 +70,20 @@ type Price struct {
 	Output float64
 }
 
+// Cache price factors, of the input price: Anthropic charges a prompt
+// cache write (five-minute lifetime, the one ralph asks for) at 1.25 times
+// the input price and a cache read at a tenth of it; OpenAI's automatic
+// cache and Gemini's implicit one read at a tenth or a quarter and write
+// at the input price, so a tenth is what ralph assumes for every read.
+const (
+	CacheWriteFactor = 1.25
+	CacheReadFactor  = 0.1
+)
+
+// WebSearchPrice is what one of the provider's own web searches costs in
+// US dollars: Anthropic's published $10 per 1,000 searches.
+const WebSearchPrice = 10.0 / 1000
+
 // listPrices are OpenAI's, Anthropic's and Google's published list prices
 // (standard tier, prompts up to 200,000 tokens) for the models ralph
 // knows, longest prefix first; a dated id (claude-sonnet-4-5-20250929)
