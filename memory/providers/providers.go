@@ -83,14 +83,18 @@ var table = []Provider{
 // its URL only: OpenAI's, as before there was a table.
 func Default() Provider { return table[0] }
 
-// API is the provider's wire protocol as a sentence names it ("Anthropic's
-// Messages API").
-func (p Provider) API() string {
-	if p.Protocol == ProtocolAnthropic {
+// ProtocolTitle is a wire protocol as a sentence names it ("Anthropic's
+// Messages API"); "" is OpenAI's chat completions, as the model client
+// takes it.
+func ProtocolTitle(protocol string) string {
+	if protocol == ProtocolAnthropic {
 		return "Anthropic's Messages API"
 	}
-	return "the OpenAI-compatible API"
+	return "OpenAI's chat completions"
 }
+
+// API is the provider's wire protocol as a sentence names it.
+func (p Provider) API() string { return ProtocolTitle(p.Protocol) }
 
 // All returns every provider, in inference order.
 func All() []Provider { return append([]Provider(nil), table...) }

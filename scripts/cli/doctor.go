@@ -169,10 +169,7 @@ func providerCheck(cfg config.Config) check {
 	if name == "" {
 		name = "the endpoint " + cfg.BaseURL
 	}
-	protocol := "OpenAI's chat completions"
-	if cfg.Protocol == providers.ProtocolAnthropic {
-		protocol = "Anthropic's Messages API"
-	}
+	protocol := providers.ProtocolTitle(cfg.Protocol)
 	key := "key from " + cfg.APIKeyEnv
 	if cfg.Bearer {
 		key = "bearer token from " + cfg.APIKeyEnv
