@@ -46,10 +46,13 @@ func (c *Client) attempt(ctx context.Context, req Request, slot *attemptSlot, em
 		}
 		return Response{}, f
 	}
-	if c.messages() {
-		return c.attemptMessages(ctx, req, slot, emit, fail, &stalled)
-	}
+	return c.wire.attempt(ctx, c, req, slot, emit, fail, &stalled)
+}
 
+// attemptChat is attempt for OpenAI's chat completions: one streamed
+// request through go-openai, assembled. fail and stalled are attempt's.
+func (c *Client) attemptChat(ctx context.Context, req Request, slot *attemptSlot, emit func(Delta),
+	fail func(error) (Response, error), stalled *atomic.Bool) (Response, error) {
 	o := c.toOpenAI(req)
 	if err := checkTools(o, req.Tools); err != nil {
 		return fail(err)

@@ -12,7 +12,6 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -51,9 +50,11 @@ type Config struct {
 	// an endpoint known by its URL only): it marks the opaque blocks this
 	// client keeps (conversation.OpaqueBlock) and picks which it sends.
 	Provider string
-	// Protocol is the wire protocol: providers.ProtocolOpenAI (the
-	// default, "") or providers.ProtocolAnthropic, whose BaseURL is the
-	// host without /v1, as ANTHROPIC_BASE_URL is (messages.go).
+	// Protocol is the wire protocol, as the provider table names it
+	// (providers.Provider.Protocol; "" is OpenAI's chat completions). New
+	// chooses the protocol's implementation from it once (protocols.go);
+	// on the Messages API BaseURL is the host without /v1, as the
+	// provider's BaseURLEnv is.
 	Protocol string
 	// Bearer sends APIKey as "Authorization: Bearer" where the protocol
 	// would send it otherwise (ANTHROPIC_AUTH_TOKEN instead of x-api-key).
@@ -89,7 +90,9 @@ var defaultTransport http.RoundTripper = func() http.RoundTripper {
 
 // Client streams chat completions from one endpoint.
 type Client struct {
-	cfg        Config
+	cfg Config
+	// wire is the protocol, chosen once in New (protocols.go).
+	wire       wire
 	oa         *openai.Client
 	httpClient *http.Client
 	// What this endpoint refuses, learnt from its 400s and remembered for
@@ -144,13 +147,15 @@ func New(cfg Config) *Client {
 		base = cfg.HTTPClient.Transport
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
-	if cfg.BaseURL == "" && cfg.Protocol == providers.ProtocolAnthropic {
-		p, _ := providers.Named("anthropic")
-		cfg.BaseURL = p.BaseURL
+	// The protocol is chosen here, once (protocols.go). A client naming
+	// no endpoint gets the table's for the protocol's own provider: the
+	// configuration resolves every session's endpoint (memory/config),
+	// so this is only the default of a bare llm.Config.
+	w := wireFor(cfg.Protocol)
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = w.home().BaseURL
 	}
-	if cfg.BaseURL != "" {
-		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	}
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	cfg.BaseURL = oc.BaseURL
 	hc := &http.Client{Transport: tap{base}}
 	oc.HTTPClient = hc
@@ -159,14 +164,11 @@ func New(cfg Config) *Client {
 	// 300 of them, which a long queue reaches. Silence is the idle
 	// watchdog's business.
 	oc.EmptyMessagesLimit = 1 << 30
-	return &Client{cfg: cfg, oa: openai.NewClientWithConfig(oc), httpClient: hc, local: isLocal(cfg.BaseURL)}
+	return &Client{cfg: cfg, wire: w, oa: openai.NewClientWithConfig(oc), httpClient: hc, local: isLocal(cfg.BaseURL)}
 }
 
 // BaseURL is the endpoint this client talks to.
 func (c *Client) BaseURL() string { return c.cfg.BaseURL }
-
-// messages reports a client of Anthropic's Messages API (messages.go).
-func (c *Client) messages() bool { return c.cfg.Protocol == providers.ProtocolAnthropic }
 
 // stream is Stream on this client's endpoint alone: every attempt of one
 // model, without fallback models.
@@ -194,7 +196,7 @@ func (c *Client) stream(ctx context.Context, req Request, emit func(Delta)) (Res
 		reached = reached || f.reached
 		f.reached = reached
 		lastErr = f
-		if !learnt && !c.messages() && c.learn(req, f) {
+		if !learnt && c.wire.learn(c, req, f) {
 			// A request the endpoint refused for a field it does not
 			// know goes again at once without it; that is no retry.
 			learnt = true

@@ -33,9 +33,11 @@ const listTimeout = 15 * time.Second
 func (c *Client) Models(ctx context.Context) ([]ServedModel, error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	if c.messages() {
-		return c.messagesModels(ctx)
-	}
+	return c.wire.models(ctx, c)
+}
+
+// chatModels is Models for OpenAI's chat completions: GET {base}/models.
+func (c *Client) chatModels(ctx context.Context) ([]ServedModel, error) {
 	url := c.cfg.BaseURL + "/models"
 	body, err := c.list(ctx, url, "GET /models")
 	if err != nil {
@@ -74,16 +76,7 @@ func listed(out []ServedModel) []ServedModel {
 // reads: the key refused, a base URL that is not the API, a server out
 // of reach, each naming the variable to fix.
 func (c *Client) list(ctx context.Context, u, what string) ([]byte, error) {
-	var resp *http.Response
-	var err error
-	if c.messages() {
-		var req *http.Request
-		if req, err = c.newMessagesRequest(ctx, http.MethodGet, u, nil); err == nil {
-			resp, err = c.httpClient.Do(req)
-		}
-	} else {
-		resp, err = c.sideRequest(ctx, http.MethodGet, u, nil)
-	}
+	resp, err := c.wire.get(ctx, c, u)
 	if err != nil {
 		return nil, &Error{Kind: ErrBadRequest, Config: true, Err: err,
 			Msg: fmt.Sprintf("cannot reach %s: %s; check that the server runs and --base-url (or %s)", c.cfg.BaseURL, rootCause(err), c.baseURLEnv())}
@@ -96,7 +89,7 @@ func (c *Client) list(ctx context.Context, u, what string) ([]byte, error) {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		hint := "the key's variable"
-		if c.messages() || c.cfg.KeyEnv != "" {
+		if c.wire.surelyKey() || c.cfg.KeyEnv != "" {
 			hint = c.keyEnv()
 		}
 		return nil, &Error{Kind: ErrBadRequest, Status: resp.StatusCode, Config: true,
@@ -119,10 +112,7 @@ func (c *Client) notAList(ctx context.Context, what string, err error) error {
 // notAPISentence explains a base URL that leads to no API of this
 // client's protocol.
 func (c *Client) notAPISentence(ctx context.Context, where string) string {
-	if c.messages() {
-		return c.notMessagesSentence(where)
-	}
-	return c.notAnAPISentence(ctx, where)
+	return c.wire.notAPI(ctx, c, where)
 }
 
 // probeTool is the one tool of CheckTools' request: ralph's work is all

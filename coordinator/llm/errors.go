@@ -176,10 +176,10 @@ func (c *Client) notAnAPISentence(ctx context.Context, where string) string {
 	base := c.cfg.BaseURL
 	if !strings.HasSuffix(base, "/v1") {
 		if c.probe(ctx, base+"/v1/models") {
-			return fmt.Sprintf("%s is not the OpenAI-compatible API (%s), but %s/v1 is; use --base-url %s/v1 (or OPENAI_BASE_URL)", base, where, base, base)
+			return fmt.Sprintf("%s is not the OpenAI-compatible API (%s), but %s/v1 is; use --base-url %s/v1 (or %s)", base, where, base, base, c.baseURLEnv())
 		}
 	}
-	return fmt.Sprintf("%s does not answer like an OpenAI-compatible API (%s); check --base-url or OPENAI_BASE_URL (it usually ends in /v1)", base, where)
+	return fmt.Sprintf("%s does not answer like an OpenAI-compatible API (%s); check --base-url or %s (it usually ends in /v1)", base, where, c.baseURLEnv())
 }
 
 // probe reports whether GET url answers 200, within a short time; a hard

@@ -302,26 +302,22 @@ func (c *Client) sentence(ctx context.Context, r rule, f *failure, model string,
 }
 
 // keyEnv is the variable the key came from, as the sentence about a
-// rejected key names it.
+// rejected key names it: the configuration's, else the protocol's own
+// provider's (its TokenEnv for a bearer token), as the table has them.
 func (c *Client) keyEnv() string {
+	home := c.wire.home()
 	switch {
 	case c.cfg.KeyEnv != "":
 		return c.cfg.KeyEnv
-	case c.messages() && c.cfg.Bearer:
-		return "ANTHROPIC_AUTH_TOKEN"
-	case c.messages():
-		return "ANTHROPIC_API_KEY"
+	case c.cfg.Bearer && home.TokenEnv != "":
+		return home.TokenEnv
 	}
-	return "OPENAI_API_KEY"
+	return home.KeyEnv
 }
 
-// baseURLEnv is the variable that names the endpoint for this protocol.
-func (c *Client) baseURLEnv() string {
-	if c.messages() {
-		return "ANTHROPIC_BASE_URL"
-	}
-	return "OPENAI_BASE_URL"
-}
+// baseURLEnv is the variable that names the endpoint for this protocol,
+// as the table has it for the protocol's own provider.
+func (c *Client) baseURLEnv() string { return c.wire.home().URLVariable() }
 
 // classify turns the last failure of a call into an *Error.
 func (c *Client) classify(ctx context.Context, err error, model string, attempts int) error {

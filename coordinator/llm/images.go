@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -17,66 +18,10 @@ import (
 // a user message of image_url parts (data: URLs) right after the turn's
 // tool results. Any other model gets one sentence in the image's place.
 
-// imageModels are the model name prefixes (without a provider's
-// "vendor/" prefix) of the models known to accept images, by family: the
-// first match wins, so a text-only member of a family that sees (o1-mini,
-// o3-mini) comes before its family. A model not listed accepts none,
-// which costs it a picture it could have seen, where the other mistake
-// costs every request that carries one an error.
-var imageModels = []struct {
-	prefix string
-	images bool
-}{
-	{"o1-mini", false},
-	{"o1-preview", false},
-	{"o3-mini", false},
-	{"gpt-3.5", false},
-	{"gpt-4o", true},
-	{"gpt-4.1", true},
-	{"gpt-4.5", true},
-	{"gpt-4-turbo", true},
-	{"gpt-4-vision", true},
-	{"gpt-5", true},
-	{"chatgpt-4o", true},
-	{"codex", true},
-	{"o1", true},
-	{"o3", true},
-	{"o4", true},
-	{"claude-2", false},
-	{"claude-instant", false},
-	{"claude", true},
-	{"gemini", true},
-	{"gemma3", true},
-	{"gemma-3", true},
-	{"llava", true},
-	{"bakllava", true},
-	{"llama3.2-vision", true},
-	{"llama-3.2-11b-vision", true},
-	{"llama-3.2-90b-vision", true},
-	{"llama4", true},
-	{"llama-4", true},
-	{"qwen2.5vl", true},
-	{"qwen2.5-vl", true},
-	{"qwen2-vl", true},
-	{"qwen-vl", true},
-	{"pixtral", true},
-	{"mistral-small3.1", true},
-	{"mistral-small-3.1", true},
-	{"minicpm-v", true},
-	{"moondream", true},
-}
-
 // AcceptsImages reports whether the model takes image parts, by its name
-// without any provider prefix ("openai/gpt-4o", "ollama/llava").
-func AcceptsImages(model string) bool {
-	m := bareModel(model)
-	for _, r := range imageModels {
-		if strings.HasPrefix(m, r.prefix) {
-			return r.images
-		}
-	}
-	return false
-}
+// without any provider prefix ("openai/gpt-4o", "ollama/llava"), as the
+// provider table's list of models has it (memory/providers).
+func AcceptsImages(model string) bool { return providers.AcceptsImages(model) }
 
 // NoImagesSentence is what a model that accepts no images reads in the
 // place of one.

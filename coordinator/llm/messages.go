@@ -239,5 +239,5 @@ func (c *Client) modelsPage(ctx context.Context, u string) (modelsPage, error) {
 
 // notMessagesSentence explains a base URL that leads to no Messages API.
 func (c *Client) notMessagesSentence(where string) string {
-	return fmt.Sprintf("%s does not answer like Anthropic's Messages API (%s); check --base-url or ANTHROPIC_BASE_URL (the host, without /v1)", c.cfg.BaseURL, where)
+	return fmt.Sprintf("%s does not answer like Anthropic's Messages API (%s); check --base-url or %s (the host, without /v1)", c.cfg.BaseURL, where, c.baseURLEnv())
 }

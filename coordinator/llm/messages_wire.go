@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
@@ -106,43 +107,17 @@ func messagesTools(defs []conversation.ToolDef) any {
 
 // Output limits. The Messages API requires max_tokens; ralph asks for a
 // generous share of what each model may write when the person set no
-// limit, since the answer is billed by what is written, not by the limit.
-// The budget of extended thinking counts against max_tokens and must stay
-// below it; Anthropic refuses budgets under minThinkingTokens, and a
-// max_tokens above the model's own limit.
+// limit (providers.OutputLimit), since the answer is billed by what is
+// written, not by the limit. The budget of extended thinking counts
+// against max_tokens and must stay below it; Anthropic refuses budgets
+// under minThinkingTokens, and a max_tokens above the model's own limit.
 const (
 	minThinkingTokens = 1024
-	defaultMaxTokens  = 16384
+	defaultMaxTokens  = providers.DefaultOutputTokens
 )
 
-// outputLimits are, by model name prefix (the first match wins), the
-// max_tokens ralph asks for by default and the most the model takes
-// (Anthropic's model overview); 0 for a limit ralph does not know.
-var outputLimits = []struct {
-	prefix     string
-	def, limit int
-}{
-	{"claude-3-5", 8192, 8192},
-	{"claude-3-7", defaultMaxTokens, 64000},
-	{"claude-3", 4096, 4096},
-	{"claude-opus-4-0", defaultMaxTokens, 32000},
-	{"claude-opus-4-1", defaultMaxTokens, 32000},
-	{"claude-opus-4-2025", defaultMaxTokens, 32000},
-	{"claude-opus-4", defaultMaxTokens, 64000},
-	{"claude-sonnet-4", defaultMaxTokens, 64000},
-	{"claude-haiku-4", defaultMaxTokens, 64000},
-}
-
 // outputLimit is model's default max_tokens and the most it takes.
-func outputLimit(model string) (def, limit int) {
-	m := bareModel(model)
-	for _, l := range outputLimits {
-		if strings.HasPrefix(m, l.prefix) {
-			return l.def, l.limit
-		}
-	}
-	return defaultMaxTokens, 0
-}
+func outputLimit(model string) (def, limit int) { return providers.OutputLimit(model) }
 
 // tokenLimits are max_tokens and the thinking budget (0: no thinking) of
 // a request to model: the person's output limit, or the model's default,
@@ -242,12 +217,12 @@ func mark(m *mMessage) {
 }
 
 // opaqueProvider is the provider whose opaque blocks this client keeps
-// and sends back.
+// and sends back: the configuration's, else the protocol's own.
 func (c *Client) opaqueProvider() string {
 	if c.cfg.Provider != "" {
 		return c.cfg.Provider
 	}
-	return "anthropic"
+	return c.wire.home().Name
 }
 
 // messagesOf is the conversation as the Messages API takes it, after the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 )
 
 // Ollama serves a model with the context its server was started with
@@ -34,9 +35,18 @@ import (
 // "fp_ollama" (its openai/openai.go sets it on every chunk). The answer is
 // cached per endpoint and model for the process.
 
+// ollamaPort is Ollama's port, as the provider table's row has it.
+var ollamaPort = sync.OnceValue(func() string {
+	p, _ := providers.Named("ollama")
+	u, err := url.Parse(p.BaseURL)
+	if err != nil {
+		return ""
+	}
+	return u.Port()
+})
+
 const (
 	ollamaFingerprint = "fp_ollama"
-	ollamaPort        = "11434"
 	// probeTimeout bounds each question to the native API; a local server
 	// answers in milliseconds.
 	probeTimeout = 2 * time.Second
@@ -65,7 +75,7 @@ func (c *Client) looksLikeOllama() bool {
 		return true
 	}
 	u, err := url.Parse(c.cfg.BaseURL)
-	return err == nil && u.Port() == ollamaPort
+	return err == nil && u.Port() == ollamaPort()
 }
 
 func (c *Client) servedKey(model string) string {

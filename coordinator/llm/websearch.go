@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/ralph-dev/ralph/memory/providers"
 )
@@ -35,46 +34,33 @@ import (
 const WebSearchMaxUses = 5
 
 // WebSearchPrice is what one search costs in US dollars, added to a
-// usage's cost: Anthropic's published $10 per 1,000 searches.
-const WebSearchPrice = 10.0 / 1000
+// usage's cost, as the provider table has it.
+const WebSearchPrice = providers.WebSearchPrice
 
 // ErrNoWebSearch marks a model whose provider offers no search of its own.
 var ErrNoWebSearch = errors.New("web_search is not offered")
 
-// WebSearchFor reports whether model, spoken to in protocol
-// (providers.ProtocolAnthropic or the OpenAI default ""), has its
+// WebSearchFor reports whether model, spoken to in protocol (as the
+// provider table names it; "" is OpenAI's chat completions), has its
 // provider's own web search; its error is the one sentence that says why
-// not.
+// not. The protocol's wire answers (protocols.go).
 func WebSearchFor(protocol, model string) error {
-	if protocol == providers.ProtocolAnthropic {
-		return nil
-	}
-	if openAISearchModel(model) {
+	return wireFor(protocol).webSearch(model)
+}
+
+// openAIWebSearch is WebSearchFor on chat completions: only OpenAI's
+// search models search there.
+func openAIWebSearch(model string) error {
+	if providers.SearchModel(model) {
 		return nil
 	}
 	return fmt.Errorf("%w to %s: only Anthropic's Messages API and OpenAI's search models (gpt-4o-search-preview, gpt-4o-mini-search-preview, gpt-5-search-api) search the web themselves, and ralph has no search engine of its own", ErrNoWebSearch, model)
 }
 
-// openAISearchModel reports an OpenAI model that takes
-// web_search_options: its name, behind a router's prefix, has "search"
-// as a word (gpt-4o-search-preview, gpt-5-search-api).
-func openAISearchModel(model string) bool {
-	m := bareModel(model)
-	if !strings.HasPrefix(m, "gpt-") {
-		return false
-	}
-	for _, w := range strings.Split(m, "-") {
-		if w == "search" {
-			return true
-		}
-	}
-	return false
-}
-
 // webSearch reports whether this client's requests for model carry the
 // provider's search tool.
 func (c *Client) webSearch(model string) bool {
-	return c.cfg.WebSearch && WebSearchFor(c.cfg.Protocol, model) == nil
+	return c.cfg.WebSearch && c.wire.webSearch(model) == nil
 }
 
 // SearchInfo is one search the provider ran, as the faces show it.

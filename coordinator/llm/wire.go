@@ -1,10 +1,8 @@
 package llm
 
 import (
-	"net/url"
-	"strings"
-
 	"github.com/ralph-dev/ralph/memory/conversation"
+	"github.com/ralph-dev/ralph/memory/providers"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -135,14 +133,5 @@ func (c *Client) completionTokensField(model string) bool {
 	case tokensFieldMax:
 		return false
 	}
-	if u, err := url.Parse(c.cfg.BaseURL); err == nil && strings.EqualFold(u.Hostname(), "api.openai.com") {
-		return true
-	}
-	m := bareModel(model)
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
-		if strings.HasPrefix(m, p) {
-			return true
-		}
-	}
-	return false
+	return providers.TakesCompletionTokens(c.cfg.BaseURL, model)
 }

@@ -83,9 +83,7 @@ func loosens(format string, a ...any) error {
 // worker's API key to a URL of their choosing.
 func (s Session) Tighten(cfg *config.Config) error {
 	c := *cfg
-	if s.Model != "" {
-		c.Model = s.Model
-	}
+	c.Apply(config.ModelSetting, s.Model, config.FromRun)
 	if s.BaseURL != "" && !config.SameEndpoint(s.BaseURL, c.BaseURL) {
 		if !slices.ContainsFunc(c.Engine.AllowBaseURLs, func(u string) bool { return config.SameEndpoint(s.BaseURL, u) }) {
 			host := s.BaseURL
@@ -94,13 +92,13 @@ func (s Session) Tighten(cfg *config.Config) error {
 			}
 			return loosens("the run's --base-url points at %s, which this worker's config does not allow (add it to [engine] allow_base_urls in the worker's ~/.config/ralph/config.toml)", host)
 		}
-		c.SetBaseURL(s.BaseURL)
+		c.Apply(config.BaseURLSetting, s.BaseURL, config.FromRun)
 	}
 	if s.Provider != "" && !strings.EqualFold(s.Provider, c.Provider) {
 		if c.NamesEndpoint() {
 			return loosens("the run's --provider %s would send this worker's key to the endpoint its own config names for %s; name the provider in the worker's ~/.config/ralph/config.toml instead", s.Provider, c.BaseURL)
 		}
-		c.SetProvider(s.Provider, "--provider "+s.Provider+" (carried by the run)")
+		c.Apply(config.ProviderSetting, s.Provider, config.FromRun)
 	}
 	if s.ThinkingTokens != 0 {
 		if c.ThinkingTokens != 0 && s.ThinkingTokens > c.ThinkingTokens {

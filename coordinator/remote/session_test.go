@@ -106,3 +106,41 @@ func TestTightenProvider(t *testing.T) {
 		t.Errorf("a bigger thinking budget: %v", err)
 	}
 }
+
+// TestTightenAppliesAsTheCommandLineDoes: a worker puts a carried model
+// and provider over its configuration by the same rules as the command
+// line of a local run (config.Config.Apply), so that the same flags
+// settle to the same provider and model on both hosts, even a model that
+// is the worker's default (a model given is kept over the provider's
+// own default) and a provider written in capitals.
+func TestTightenAppliesAsTheCommandLineDoes(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}
+	load := func() config.Config {
+		t.Helper()
+		cfg, err := config.Load(config.Sources{Fs: afero.NewMemMapFs(), Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	local := load()
+	local.Apply(config.ModelSetting, config.DefaultModel, config.FromFlag)
+	local.Apply(config.ProviderSetting, "Anthropic", config.FromFlag)
+	if err := local.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	remote := load()
+	if err := (Session{Model: config.DefaultModel, Provider: "Anthropic"}).Tighten(&remote); err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.Resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if remote.Provider != local.Provider || remote.Model != local.Model || remote.BaseURL != local.BaseURL || remote.APIKey != local.APIKey {
+		t.Errorf("carried: %s %s %s; local: %s %s %s", remote.Provider, remote.Model, remote.BaseURL, local.Provider, local.Model, local.BaseURL)
+	}
+	if remote.ProviderWhy != "--provider Anthropic (carried by the run)" {
+		t.Errorf("ProviderWhy = %q", remote.ProviderWhy)
+	}
+}

@@ -25,10 +25,15 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
+// The endpoint and model of a configuration that names neither: the
+// default provider's, as the provider table has them.
+var (
+	DefaultBaseURL = providers.Default().BaseURL
+	DefaultModel   = providers.Default().DefaultModel
+)
+
 // Defaults used when nothing else says otherwise.
 const (
-	DefaultBaseURL        = "https://api.openai.com/v1"
-	DefaultModel          = "gpt-4o-mini"
 	DefaultMaxTurns       = 50
 	DefaultCommandTimeout = 120 * time.Second
 	DefaultMaxRetries     = 4
@@ -479,7 +484,7 @@ func Load(src Sources) (Config, error) {
 	c := Config{
 		Model:          DefaultModel,
 		BaseURL:        DefaultBaseURL,
-		APIKeyEnv:      "OPENAI_API_KEY",
+		APIKeyEnv:      providers.Default().KeyEnv,
 		MaxTurns:       DefaultMaxTurns,
 		MaxRetries:     DefaultMaxRetries,
 		CommandTimeout: DefaultCommandTimeout,
@@ -660,15 +665,8 @@ func Load(src Sources) (Config, error) {
 	var warns []string
 	c.MCPServers, warns = mergeServers(userMCP, projectMCP, jsonMCP)
 	c.MCPWarnings = append(c.MCPWarnings, warns...)
-	if v := src.Getenv("OPENAI_BASE_URL"); v != "" {
-		c.SetBaseURL(v)
-		c.src.baseURLWhy, c.src.urlFromOpenAIEnv, c.src.openAIEnvURL = "OPENAI_BASE_URL is set", true, v
-	}
-	if v := src.Getenv("RALPH_MODEL"); v != "" {
-		c.SetModel(v)
-	}
-	if v := src.Getenv("RALPH_PROVIDER"); v != "" {
-		c.SetProvider(strings.ToLower(v), "RALPH_PROVIDER="+v)
+	for _, s := range []Setting{BaseURLSetting, ModelSetting, ProviderSetting} {
+		c.Apply(s, src.Getenv(s.Env), FromEnv)
 	}
 	if v := src.Getenv("MAX_THINKING_TOKENS"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -931,7 +929,7 @@ func (c Config) Validate() error {
 	}
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return invalidf("base URL %q is not an http(s) URL; use --base-url or OPENAI_BASE_URL", c.BaseURL)
+		return invalidf("base URL %q is not an http(s) URL; use --base-url or %s", c.BaseURL, providers.OpenAIBaseURLEnv)
 	}
 	if c.MaxTurns <= 0 {
 		return invalidf("max turns must be positive, not %d", c.MaxTurns)
@@ -964,7 +962,7 @@ func (c Config) Validate() error {
 		// A cloned repository's config could otherwise send the key to a
 		// host of its choosing; only this machine, or the endpoint the
 		// user picked anyway, may receive it.
-		return invalidf("the project's %s points base_url at %s, which is not this machine, so ralph will not send your API key there; set the endpoint with --base-url, OPENAI_BASE_URL or your user config if you trust it", ProjectFile, u.Host)
+		return invalidf("the project's %s points base_url at %s, which is not this machine, so ralph will not send your API key there; set the endpoint with --base-url, %s or your user config if you trust it", ProjectFile, u.Host, providers.OpenAIBaseURLEnv)
 	}
 	if err := c.checkProvider(u); err != nil {
 		return err

@@ -49,10 +49,11 @@ func ProviderNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// SetProvider names the provider from a source the person controls (a
-// flag, a worker's own settings); why says which ("--provider
-// anthropic"). Resolve then takes it.
-func (c *Config) SetProvider(name, why string) {
+// setProvider names the provider from a source the person controls (a
+// flag, the environment, a run a worker takes); why says which
+// ("--provider anthropic"). Resolve then takes it. Apply is its door, so
+// that every source names a provider by the same rules.
+func (c *Config) setProvider(name, why string) {
 	c.Provider, c.src.provider = name, name
 	c.src.providerFrom = why
 	c.src.providerFromProject = false
@@ -176,11 +177,11 @@ func (c *Config) resolve() error {
 	case c.endpointGiven():
 		c.Provider, c.Protocol = "", providers.ProtocolOpenAI
 		if !c.src.keyEnvGiven {
-			c.APIKeyEnv = "OPENAI_API_KEY"
+			c.APIKeyEnv = providers.Default().KeyEnv
 		}
 		if !c.urlGiven() {
 			// api_key_env alone: OpenAI's endpoint, as before.
-			c.Provider, c.BaseURL = "openai", DefaultBaseURL
+			c.Provider, c.BaseURL = providers.Default().Name, DefaultBaseURL
 		}
 		c.ProviderWhy = c.endpointWhy() + ", so ralph keeps to that endpoint"
 		c.APIKey = getenv(c.APIKeyEnv)
@@ -193,7 +194,7 @@ func (c *Config) resolve() error {
 	// OPENAI_BASE_URL is OpenAI's own variable: another provider named
 	// goes to its own endpoint, not there (a flag or a config file's
 	// base_url is the person's word for any provider).
-	urlGiven := c.urlGiven() && !(c.src.urlFromOpenAIEnv && p.Name != "openai")
+	urlGiven := c.urlGiven() && !(c.src.urlFromOpenAIEnv && p.Name != providers.Default().Name)
 	if !urlGiven {
 		// Not OPENAI_BASE_URL here: OpenAI's own endpoint variable was
 		// read above, when it counts as given.
@@ -216,13 +217,16 @@ func (c *Config) resolve() error {
 	if c.APIKeyEnv == "" {
 		// A provider without a key (a local Ollama): the variable ralph
 		// would have read stays named for messages.
-		c.APIKeyEnv = "OPENAI_API_KEY"
+		c.APIKeyEnv = providers.Default().KeyEnv
 	}
 	model := p.DefaultModel
-	if m := strings.TrimSpace(getenv("ANTHROPIC_MODEL")); m != "" && p.Protocol == providers.ProtocolAnthropic {
-		// Claude Code's variable for its model: in place of the
-		// provider's default, below any model ralph was given.
-		model = m
+	if p.ModelEnv != "" {
+		if m := strings.TrimSpace(getenv(p.ModelEnv)); m != "" {
+			// The provider's own tools' variable for its model
+			// (ANTHROPIC_MODEL, Claude Code's): in place of the
+			// provider's default, below any model ralph was given.
+			model = m
+		}
 	}
 	c.settle(modelGiven, model)
 	return nil
@@ -281,9 +285,12 @@ func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.P
 			return p, fmt.Sprintf("the model %s is %s's", c.Model, p.Title())
 		}
 	}
-	if v := getenv("ANTHROPIC_BASE_URL"); v != "" {
-		p, _ := providers.Named("anthropic")
-		return p, "ANTHROPIC_BASE_URL is set and nothing else names an endpoint, so ralph speaks Anthropic's Messages API there"
+	for _, p := range providers.All() {
+		// A provider's own endpoint variable (ANTHROPIC_BASE_URL, as
+		// Claude Code reads it) picks that provider.
+		if p.BaseURLEnv != "" && getenv(p.BaseURLEnv) != "" {
+			return p, p.BaseURLEnv + " is set and nothing else names an endpoint, so ralph speaks " + p.API() + " there"
+		}
 	}
 	var set []string
 	var first providers.Provider
@@ -297,13 +304,13 @@ func (c *Config) infer(getenv func(string) string, modelGiven bool) (providers.P
 	}
 	switch len(set) {
 	case 0:
-		p, _ := providers.Named("openai")
-		return p, "no provider's key is set and nothing names a provider: OpenAI, as before"
+		p := providers.Default()
+		return p, "no provider's key is set and nothing names a provider: " + p.Title() + ", as before"
 	case 1:
 		return first, "only " + set[0] + " is set"
 	}
-	if first.Name == "openai" {
-		return first, fmt.Sprintf("%s keys are set and nothing names a provider: OpenAI, as before", count(len(set)))
+	if first.Name == providers.Default().Name {
+		return first, fmt.Sprintf("%s keys are set and nothing names a provider: %s, as before", count(len(set)), first.Title())
 	}
 	return first, fmt.Sprintf("%s are set and nothing names a provider: %s, the first of them in ralph's order", strings.Join(set, " and "), first.Title())
 }

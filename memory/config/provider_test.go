@@ -54,22 +54,22 @@ func TestResolveProvider(t *testing.T) {
 			provider: "anthropic", protocol: "anthropic", baseURL: "http://127.0.0.1:9/", keyEnv: "ANTHROPIC_API_KEY",
 			model: "claude-sonnet-4-5", why: "ANTHROPIC_BASE_URL is set and nothing else names an endpoint, so ralph speaks Anthropic's Messages API there"},
 		{name: "--provider gemini", env: env{"OPENAI_API_KEY": "sk-o", "GEMINI_API_KEY": "g"},
-			flags:    func(c *Config) { c.SetProvider("gemini", "--provider gemini") },
+			flags:    func(c *Config) { c.Apply(ProviderSetting, "gemini", FromFlag) },
 			provider: "gemini", protocol: "openai", baseURL: "https://generativelanguage.googleapis.com/v1beta/openai", keyEnv: "GEMINI_API_KEY",
 			model: "gemini-2.5-flash", why: "--provider gemini"},
 		{name: "--provider anthropic with --base-url", env: env{"ANTHROPIC_API_KEY": "sk-ant"},
 			flags: func(c *Config) {
-				c.SetProvider("anthropic", "--provider anthropic")
+				c.Apply(ProviderSetting, "anthropic", FromFlag)
 				c.SetBaseURL("http://localhost:7/")
 			},
 			provider: "anthropic", protocol: "anthropic", baseURL: "http://localhost:7/", keyEnv: "ANTHROPIC_API_KEY",
 			model: "claude-sonnet-4-5", why: "--provider anthropic"},
 		{name: "--provider anthropic with OPENAI_BASE_URL set", env: env{"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_BASE_URL": "http://localhost:4000/v1"},
-			flags:    func(c *Config) { c.SetProvider("anthropic", "--provider anthropic") },
+			flags:    func(c *Config) { c.Apply(ProviderSetting, "anthropic", FromFlag) },
 			provider: "anthropic", protocol: "anthropic", baseURL: "https://api.anthropic.com", keyEnv: "ANTHROPIC_API_KEY",
 			model: "claude-sonnet-4-5", why: "--provider anthropic"},
 		{name: "--provider openai with OPENAI_BASE_URL set", env: env{"OPENAI_API_KEY": "sk-o", "OPENAI_BASE_URL": "http://localhost:4000/v1"},
-			flags:    func(c *Config) { c.SetProvider("openai", "--provider openai") },
+			flags:    func(c *Config) { c.Apply(ProviderSetting, "openai", FromFlag) },
 			provider: "openai", protocol: "openai", baseURL: "http://localhost:4000/v1", keyEnv: "OPENAI_API_KEY",
 			model: DefaultModel, why: "--provider openai"},
 		{name: "provider in the user config", files: map[string]string{userFile: "provider = \"openrouter\"\n"}, env: env{"OPENROUTER_API_KEY": "or", "OPENAI_API_KEY": "sk-o"},
@@ -134,7 +134,7 @@ func TestResolveAgainAfterFlags(t *testing.T) {
 	if c.BaseURL != "https://api.anthropic.com" {
 		t.Errorf("anthropic with OPENAI_BASE_URL: %q", c.BaseURL)
 	}
-	c.SetProvider("openai", "--provider openai")
+	c.Apply(ProviderSetting, "openai", FromFlag)
 	if err := c.Resolve(); err != nil || c.BaseURL != "http://localhost:4000/v1" || c.Protocol != "openai" {
 		t.Errorf("openai after: %v %q %q", err, c.BaseURL, c.Protocol)
 	}
@@ -178,7 +178,7 @@ func TestUnknownProvider(t *testing.T) {
 		t.Errorf("file: %v", err)
 	}
 	c, _ := load(t, nil, env{})
-	c.SetProvider("bedrock", "--provider bedrock")
+	c.Apply(ProviderSetting, "bedrock", FromFlag)
 	err = c.Resolve()
 	if !errors.Is(err, ErrInvalid) || err.Error() != `--provider bedrock names the provider "bedrock", which ralph does not know; use one of openai, anthropic, gemini, openrouter or ollama` {
 		t.Errorf("flag: %v", err)
@@ -253,11 +253,11 @@ func TestResolveAliasesAndAnthropicModel(t *testing.T) {
 	if err := c.Resolve(); err != nil || c.Model != "claude-opus-4-1" {
 		t.Fatalf("again: %v %q", err, c.Model)
 	}
-	c.SetProvider("openrouter", "--provider openrouter")
+	c.Apply(ProviderSetting, "openrouter", FromFlag)
 	if err := c.Resolve(); err != nil || c.Model != "anthropic/claude-opus-4.1" {
 		t.Fatalf("opus on openrouter: %v %q", err, c.Model)
 	}
-	c.SetProvider("openai", "--provider openai")
+	c.Apply(ProviderSetting, "openai", FromFlag)
 	if err := c.Resolve(); err == nil || c.Model != "opus" || !errors.Is(err, ErrInvalid) {
 		t.Fatalf("opus on openai: %v %q", err, c.Model)
 	}

@@ -1,7 +1,10 @@
 // Package providers is the table of the model providers ralph knows by
 // name: for each, the wire protocol it speaks, its base URL, the variables
-// its key is read from, its default model and the model names that belong
-// to it. Configuration picks a row (--provider, `provider` in the config,
+// its key, endpoint and model are read from, its default model and the
+// model names that belong to it; and what ralph knows of models by name
+// (models.go: context windows, list prices, images, output limits, which
+// edit tool and which token field a model takes). No other package spells
+// these facts (TestProviderFactsLiveInTheTable). Configuration picks a row (--provider, `provider` in the config,
 // or inference from the keys a person has); the model client reads only
 // the protocol, URL and key the row resolved to; the sandbox hides every
 // row's key variables from the commands ralph runs.
@@ -41,6 +44,10 @@ type Provider struct {
 	BaseURLEnv string
 	// DefaultModel is the model used when none is named.
 	DefaultModel string
+	// ModelEnv, when set, is a variable of the provider's own tools that
+	// names its model (ANTHROPIC_MODEL, as Claude Code reads it): it
+	// stands in for DefaultModel, below any model ralph is given.
+	ModelEnv string
 	// ModelPrefixes are the model names that belong to this provider and
 	// to no other: a model named so picks it when nothing else does.
 	ModelPrefixes []string
@@ -50,24 +57,44 @@ type Provider struct {
 	// name, trained on codex's patch format: they are offered apply_patch
 	// beside edit_file (EditsWithPatch), wherever they are served.
 	PatchModels []string
+	// title is the provider's name as a sentence writes it (Title).
+	title string
 }
 
 // table is every provider ralph knows, in the order ralph infers one from
 // the keys present: OpenAI first, so that a person with several keys and
 // nothing named keeps today's choice.
 var table = []Provider{
-	{Name: "openai", Protocol: ProtocolOpenAI, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
+	{Name: "openai", title: "OpenAI", Protocol: ProtocolOpenAI, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY",
 		DefaultModel: "gpt-4o-mini", PatchModels: []string{"gpt-5*", "codex*", "o[0-9]*"}},
-	{Name: "anthropic", Protocol: ProtocolAnthropic, BaseURL: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY",
-		TokenEnv: "ANTHROPIC_AUTH_TOKEN", BaseURLEnv: "ANTHROPIC_BASE_URL",
+	{Name: "anthropic", title: "Anthropic", Protocol: ProtocolAnthropic, BaseURL: "https://api.anthropic.com", KeyEnv: "ANTHROPIC_API_KEY",
+		TokenEnv: "ANTHROPIC_AUTH_TOKEN", BaseURLEnv: "ANTHROPIC_BASE_URL", ModelEnv: "ANTHROPIC_MODEL",
 		DefaultModel: "claude-sonnet-4-5", ModelPrefixes: []string{"claude-"}},
-	{Name: "gemini", Protocol: ProtocolOpenAI, BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
+	{Name: "gemini", title: "Google", Protocol: ProtocolOpenAI, BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", KeyEnv: "GEMINI_API_KEY",
 		DefaultModel: "gemini-2.5-flash", ModelPrefixes: []string{"gemini-"}},
-	{Name: "openrouter", Protocol: ProtocolOpenAI, BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY",
+	{Name: "openrouter", title: "OpenRouter", Protocol: ProtocolOpenAI, BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY",
 		DefaultModel: "anthropic/claude-sonnet-4.5"},
-	{Name: "ollama", Protocol: ProtocolOpenAI, BaseURL: "http://localhost:11434/v1", Local: true,
+	{Name: "ollama", title: "Ollama", Protocol: ProtocolOpenAI, BaseURL: "http://localhost:11434/v1", Local: true,
 		DefaultModel: "qwen2.5-coder"},
 }
+
+// Default is the provider of a configuration that names nothing and has
+// no key, and whose key variable names the key of an endpoint known by
+// its URL only: OpenAI's, as before there was a table.
+func Default() Provider { return table[0] }
+
+// ProtocolTitle is a wire protocol as a sentence names it ("Anthropic's
+// Messages API"); "" is OpenAI's chat completions, as the model client
+// takes it.
+func ProtocolTitle(protocol string) string {
+	if protocol == ProtocolAnthropic {
+		return "Anthropic's Messages API"
+	}
+	return "OpenAI's chat completions"
+}
+
+// API is the provider's wire protocol as a sentence names it.
+func (p Provider) API() string { return ProtocolTitle(p.Protocol) }
 
 // All returns every provider, in inference order.
 func All() []Provider { return append([]Provider(nil), table...) }
@@ -144,17 +171,8 @@ func KeyVariables() []string {
 // Title is the provider's name as a sentence writes it ("the model
 // claude-sonnet-4-5 is Anthropic's").
 func (p Provider) Title() string {
-	switch p.Name {
-	case "openai":
-		return "OpenAI"
-	case "anthropic":
-		return "Anthropic"
-	case "gemini":
-		return "Google"
-	case "openrouter":
-		return "OpenRouter"
-	case "ollama":
-		return "Ollama"
+	if p.title != "" {
+		return p.title
 	}
 	return p.Name
 }
@@ -206,11 +224,18 @@ func (p Provider) Credentials(getenv func(string) string) (env, key string, bear
 // provider's own tools read it: ANTHROPIC_BASE_URL, and OPENAI_BASE_URL
 // for OpenAI's; "" for a provider without one.
 func (p Provider) URLVariable() string {
-	if p.BaseURLEnv == "" && p.Name == "openai" {
-		return "OPENAI_BASE_URL"
+	if p.BaseURLEnv == "" && p.Name == Default().Name {
+		return OpenAIBaseURLEnv
 	}
 	return p.BaseURLEnv
 }
+
+// OpenAIBaseURLEnv is OpenAI's variable for its endpoint, which ralph
+// also reads as the endpoint of any OpenAI-compatible server (a local
+// Ollama, a gateway): so it is not the openai row's BaseURLEnv, which
+// would make it OpenAI's alone, but the endpoint given for whichever
+// provider speaks there.
+const OpenAIBaseURLEnv = "OPENAI_BASE_URL"
 
 // Endpoint is the provider's base URL: URLVariable's value when it is
 // set, the table's otherwise.

@@ -216,9 +216,9 @@ Exit codes: 0 success, 1 the task failed, 2 usage or configuration error,
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVarP(&f.model, "model", "m", "", "model name (env RALPH_MODEL)")
-	pf.StringVar(&f.baseURL, "base-url", "", "the model endpoint, e.g. http://localhost:11434/v1; with --provider anthropic a Messages API host (env OPENAI_BASE_URL)")
-	pf.StringVar(&f.provider, "provider", "", "the model provider: "+config.ProviderNames()+" (env RALPH_PROVIDER; default: inferred from the keys set)")
+	pf.StringVarP(&f.model, config.ModelSetting.Flag, "m", "", "model name (env "+config.ModelSetting.Env+")")
+	pf.StringVar(&f.baseURL, config.BaseURLSetting.Flag, "", "the model endpoint, e.g. http://localhost:11434/v1; with --provider anthropic a Messages API host (env "+config.BaseURLSetting.Env+")")
+	pf.StringVar(&f.provider, config.ProviderSetting.Flag, "", "the model provider: "+config.ProviderNames()+" (env "+config.ProviderSetting.Env+"; default: inferred from the keys set)")
 	pf.IntVar(&f.thinkingTokens, "thinking-tokens", 0, "switch extended thinking on with this budget of tokens, at least 1024 (Anthropic; env MAX_THINKING_TOKENS)")
 	pf.StringVarP(&f.dir, "dir", "C", "", "project directory (default: the project the working directory is in, named on stderr when it lies above; never / or a sticky or other user's directory)")
 	pf.BoolVar(&f.allowHome, project.AllowHomeFlag, false, "let the project or an --add-dir be your home directory, / or a directory holding your keys or ralph's own configuration "+

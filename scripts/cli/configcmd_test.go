@@ -42,7 +42,7 @@ func TestSessionFlagsOverTheConfig(t *testing.T) {
 		Network: false, Style: "markdown", MaxWait: 0, AnswerTimeout: 5 * time.Second, ThinkingTokens: 2048}
 	want.SetModel("m1")
 	want.SetBaseURL("http://flag/v1")
-	want.SetProvider("anthropic", "--provider Anthropic")
+	want.Apply(config.ProviderSetting, "Anthropic", config.FromFlag)
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("every flag given:\n%+v\nwant\n%+v", cfg, want)
 	}

@@ -169,10 +169,7 @@ func providerCheck(cfg config.Config) check {
 	if name == "" {
 		name = "the endpoint " + cfg.BaseURL
 	}
-	protocol := "OpenAI's chat completions"
-	if cfg.Protocol == providers.ProtocolAnthropic {
-		protocol = "Anthropic's Messages API"
-	}
+	protocol := providers.ProtocolTitle(cfg.Protocol)
 	key := "key from " + cfg.APIKeyEnv
 	if cfg.Bearer {
 		key = "bearer token from " + cfg.APIKeyEnv
@@ -249,10 +246,20 @@ func endpointFix(err error, cfg config.Config) string {
 		case 401, 403:
 			return "export a valid key in " + cfg.APIKeyEnv + " (or set api_key_env in your user config, or name another provider with --provider)"
 		case 404:
-			return "point --base-url (or OPENAI_BASE_URL) at the API's root, which usually ends in /v1"
+			return "point --base-url (or " + endpointVariable(cfg) + ") at the API's root, which usually ends in /v1"
 		}
 	}
-	return "start the server, or point --base-url (or OPENAI_BASE_URL) at one that runs"
+	return "start the server, or point --base-url (or " + endpointVariable(cfg) + ") at one that runs"
+}
+
+// endpointVariable is the variable that moves cfg's endpoint, as the
+// provider table names it: the provider's own (ANTHROPIC_BASE_URL), else
+// OpenAI's, which ralph reads for any OpenAI-compatible endpoint.
+func endpointVariable(cfg config.Config) string {
+	if p, ok := providers.Named(cfg.Provider); ok && p.BaseURLEnv != "" {
+		return p.BaseURLEnv
+	}
+	return providers.OpenAIBaseURLEnv
 }
 
 // sandboxCheck reports the sandbox mode and what this kernel gives it.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -39,6 +40,18 @@ func TestProviderCheck(t *testing.T) {
 		ch := providerCheck(tc.cfg)
 		if ch.Name != "provider" || ch.Status != checkOK || ch.Detail != tc.want || strings.Contains(ch.Detail, "secret") {
 			t.Errorf("%+v, want detail %q", ch, tc.want)
+		}
+	}
+}
+
+// TestEndpointFixNamesTheProvidersVariable: the fix for an endpoint that
+// failed names the variable that moves that provider's endpoint, as the
+// provider table has it, not OpenAI's for every provider.
+func TestEndpointFixNamesTheProvidersVariable(t *testing.T) {
+	t.Parallel()
+	for provider, want := range map[string]string{"anthropic": "ANTHROPIC_BASE_URL", "": "OPENAI_BASE_URL", "openai": "OPENAI_BASE_URL"} {
+		if got := endpointFix(errors.New("refused"), config.Config{Provider: provider}); !strings.Contains(got, "(or "+want+")") {
+			t.Errorf("%q: %s", provider, got)
 		}
 	}
 }

@@ -85,33 +85,21 @@ func sessionSettings() []sessionSetting {
 		return func(e effective) any { return get(e.Cfg) }
 	}
 	return []s{
-		{flag: "model", key: "model", env: "RALPH_MODEL", saved: true, given: func(f *flags) bool { return f.model != "" }, temporal: carried,
-			show: show(func(c c) any { return c.Model }),
-			apply: func(f *flags, cfg *c) {
-				if f.model != "" {
-					cfg.SetModel(f.model)
-				}
-			},
+		{flag: config.ModelSetting.Flag, key: config.ModelSetting.Key, env: config.ModelSetting.Env, saved: true, given: func(f *flags) bool { return f.model != "" }, temporal: carried,
+			show:  show(func(c c) any { return c.Model }),
+			apply: func(f *flags, cfg *c) { cfg.Apply(config.ModelSetting, f.model, config.FromFlag) },
 			carry: func(f *flags, s *remote.Session) error { s.Model = f.model; return nil }},
-		{flag: "base-url", key: "base_url", env: "OPENAI_BASE_URL", temporal: carried,
-			why:  "a worker takes it only when its own config allows the endpoint ([engine] allow_base_urls)",
-			show: show(func(c c) any { return c.BaseURL }),
-			apply: func(f *flags, cfg *c) {
-				if f.baseURL != "" {
-					cfg.SetBaseURL(f.baseURL)
-				}
-			},
+		{flag: config.BaseURLSetting.Flag, key: config.BaseURLSetting.Key, env: config.BaseURLSetting.Env, temporal: carried,
+			why:   "a worker takes it only when its own config allows the endpoint ([engine] allow_base_urls)",
+			show:  show(func(c c) any { return c.BaseURL }),
+			apply: func(f *flags, cfg *c) { cfg.Apply(config.BaseURLSetting, f.baseURL, config.FromFlag) },
 			carry: func(f *flags, s *remote.Session) error { s.BaseURL = f.baseURL; return nil }},
-		{flag: "provider", key: "provider", env: "RALPH_PROVIDER", temporal: carried,
+		{flag: config.ProviderSetting.Flag, key: config.ProviderSetting.Key, env: config.ProviderSetting.Env, temporal: carried,
 			why:    "a worker takes it only where its own config names no endpoint of its own, and calls that provider with the key in its own environment",
 			show:   show(func(c c) any { return c.Provider }),
 			source: func(e effective) string { return e.Cfg.ProviderWhy },
-			apply: func(f *flags, cfg *c) {
-				if f.provider != "" {
-					cfg.SetProvider(strings.ToLower(f.provider), "--provider "+f.provider)
-				}
-			},
-			carry: func(f *flags, s *remote.Session) error { s.Provider = strings.ToLower(f.provider); return nil }},
+			apply:  func(f *flags, cfg *c) { cfg.Apply(config.ProviderSetting, f.provider, config.FromFlag) },
+			carry:  func(f *flags, s *remote.Session) error { s.Provider = strings.ToLower(f.provider); return nil }},
 		{flag: "thinking-tokens", key: "thinking_tokens", env: "MAX_THINKING_TOKENS", temporal: carried,
 			why:   "a worker takes it only when it is no higher than its own budget, if it has one",
 			show:  show(func(c c) any { return c.ThinkingTokens }),

@@ -1,0 +1,149 @@
+package llm
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-dev/ralph/memory/providers"
+)
+
+// wireChoiceFile is the one file of this package that may ask which
+// protocol a client speaks: wireFor chooses, once, in New.
+const wireChoiceFile = "protocols.go"
+
+// TestNoProtocolSwitchOutsideTheWireChoice fails when code in this
+// package asks which protocol it speaks anywhere but wireFor: a protocol
+// named (providers.ProtocolAnthropic, ProtocolOpenAI), a protocol compared
+// or switched on (x.Protocol == …, switch protocol), or a protocol's type
+// asserted (w.(messagesWire)). Each such question is a place a third
+// protocol would have to be added by hand; the wire interface is where
+// protocols differ.
+func TestNoProtocolSwitchOutsideTheWireChoice(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites []string
+	for _, name := range files {
+		if name == wireChoiceFile || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sites = append(sites, protocolQuestions(t, name, src)...)
+	}
+	for _, s := range sites {
+		t.Errorf("%s asks which protocol the client speaks; put the difference behind the wire interface (%s) instead", s, wireChoiceFile)
+	}
+}
+
+// TestProtocolGuardSeesSwitches shows the guard above catching each kind
+// of question, so that it cannot pass by seeing nothing.
+func TestProtocolGuardSeesSwitches(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		`package llm; func f(c *Client) bool { return c.cfg.Protocol == "anthropic" }`,
+		`package llm; func f(p string) bool { return p != providers.ProtocolOpenAI }`,
+		`package llm; var x = providers.ProtocolAnthropic`,
+		`package llm; func f(c *Client) { switch c.cfg.Protocol { case "x": } }`,
+		`package llm; func f(protocol string) { switch { case protocol == "x": } }`,
+		`package llm; func f(c *Client) bool { _, ok := c.wire.(messagesWire); return ok }`,
+		`package llm; func f(c *Client) { switch c.wire.(type) { case chatWire: } }`,
+	} {
+		if got := protocolQuestions(t, "snippet.go", []byte(src)); len(got) == 0 {
+			t.Errorf("the guard misses the protocol question in %s", src)
+		}
+	}
+	clean := `package llm; func f(c *Client) wire { cfg := c.cfg; cfg.Protocol = "x"; return wireFor(cfg.Protocol) }`
+	if got := protocolQuestions(t, "snippet.go", []byte(clean)); len(got) != 0 {
+		t.Errorf("the guard sees a question in code that asks none: %v", got)
+	}
+}
+
+// protocolQuestions lists the places in one file that ask which protocol
+// the client speaks, as file:line.
+func protocolQuestions(t *testing.T, name string, src []byte) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	at := func(n ast.Node) { out = append(out, fset.Position(n.Pos()).String()) }
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if strings.HasPrefix(n.Sel.Name, "Protocol") && n.Sel.Name != "Protocol" {
+				at(n) // providers.ProtocolAnthropic and its kind
+			}
+		case *ast.BinaryExpr:
+			if (n.Op == token.EQL || n.Op == token.NEQ) && (namesProtocol(n.X) || namesProtocol(n.Y)) {
+				at(n)
+			}
+		case *ast.SwitchStmt:
+			if n.Tag != nil && namesProtocol(n.Tag) {
+				at(n)
+			}
+		case *ast.TypeAssertExpr:
+			if isWire(n.X) || isWireType(n.Type) {
+				at(n)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// isWire reports an expression that is a client's wire (c.wire, wire).
+func isWire(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		return e.Sel.Name == "wire"
+	case *ast.Ident:
+		return e.Name == "wire" || e.Name == "w"
+	}
+	return false
+}
+
+// isWireType reports one of the protocols' types.
+func isWireType(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && (id.Name == "chatWire" || id.Name == "messagesWire")
+}
+
+// namesProtocol reports an expression that is a protocol: a field or a
+// variable called Protocol or protocol.
+func namesProtocol(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		return strings.EqualFold(e.Sel.Name, "protocol")
+	case *ast.Ident:
+		return strings.EqualFold(e.Name, "protocol")
+	}
+	return false
+}
+
+// TestWireHomes checks that the provider table has a row for each
+// protocol's own provider, speaking that protocol: the default endpoint
+// and the variables error sentences name come from it.
+func TestWireHomes(t *testing.T) {
+	t.Parallel()
+	for protocol, want := range map[string]string{providers.ProtocolOpenAI: "openai", "": "openai", providers.ProtocolAnthropic: "anthropic"} {
+		home := wireFor(protocol).home()
+		if home.Name != want || home.BaseURL == "" || home.KeyEnv == "" || home.URLVariable() == "" {
+			t.Errorf("wireFor(%q).home() = %+v, want the table's %s row with an endpoint, a key and an endpoint variable", protocol, home, want)
+		}
+		if protocol != "" && home.Protocol != protocol {
+			t.Errorf("wireFor(%q).home() is %s, which speaks %q", protocol, home.Name, home.Protocol)
+		}
+	}
+}
