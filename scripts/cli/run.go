@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-dev/ralph/scripts/notify"
 	"os"
 	"path/filepath"
 	"strings"
@@ -331,7 +332,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	// agent's.
 	external := rc.Agent != ""
 	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
-	n := NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr)
+	n := notify.New(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr)
 	n.Hook = p.NotifyHooks
 	face.SetNotifier(n)
 	face.Start()
