@@ -39,7 +39,7 @@ var pluralAllowed = map[string]string{
 	"memory/state.go: sessions":                       "several sessions match",
 	"scripts/cli/insights.go: sessions":               "several sessions match",
 	"scripts/mcpserve/http.go: characters":            "MinTokenLength, a constant above 1",
-	"scripts/cli/doctor.go: tokens":                   "a context window's size",
+	"scripts/doctor/doctor.go: tokens":                "a context window's size",
 	"scripts/cli/models.go: tokens":                   "a context window's size",
 	"coordinator/turn.go: tokens":                     "an input budget, thousands of tokens",
 	"coordinator/compact.go: tokens":                  "a conversation's size and a window's, thousands of tokens",
