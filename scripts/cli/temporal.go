@@ -368,7 +368,7 @@ func (r Records) WatchTemporal(ctx context.Context, m remote.Marker, jsonOut boo
 	follow(out, func(ev coordinator.Event) {
 		switch {
 		case jsonOut:
-			js.event(ev)
+			js.Event(ev)
 		case ev.Text != "":
 			fmt.Fprintf(r.Out, "%s %s\n", ev.Time.Local().Format("15:04:05"), text.StripControls(ev.Text))
 		}
