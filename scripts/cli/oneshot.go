@@ -1,6 +1,14 @@
-// Package scripts holds ralph's non-interactive faces: the one-shot mode's
-// output formats and exit codes (and, later, script files). It renders the
-// coordinator's events and never reaches into its internals.
+// Package cli is ralph's command line: the cobra commands, each command's
+// definition beside its body (cli.go, oneshot.go, script.go, run.go,
+// control.go, git.go, mcp.go, records.go, …), and the faces they run that
+// are no room of their own: the one-shot's output formats (text, json,
+// stream-json and its contract, contract.go) and exit codes, the task
+// loop's face, script files, questions at the terminal and the record
+// commands. It renders the coordinator's events and never reaches into its
+// internals. What a command uses that is a concept of its own lives beside
+// it under scripts/: the run on Temporal (scripts/temporal), ralph watch's
+// view (scripts/watch), notifications (scripts/notify) and ralph doctor's
+// checks (scripts/doctor). Nothing but main imports this package.
 package cli
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/ralph-dev/ralph/scripts/notify"
+	"github.com/ralph-dev/ralph/scripts/temporal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,7 +225,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	switch e.Name {
 	case "", "local":
 		return 0, false
-	case EngineTemporal:
+	case temporal.Engine:
 	default:
 		return face.Fail(ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
 	}
@@ -235,7 +236,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if start.Prompt, err = promptText(root, start.Run.PromptTemplate, cfg.PromptTemplate); err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Start: start}), true
+	return runTemporal(ctx, face, temporal.Run{Root: root, Engine: e, Start: start}), true
 }
 
 // temporalStart is what a run on Temporal is started with: the loop's
