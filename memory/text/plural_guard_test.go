@@ -45,7 +45,7 @@ var pluralAllowed = map[string]string{
 	"coordinator/compact.go: tokens":                  "a conversation's size and a window's, thousands of tokens",
 	"coordinator/compact.go: bytes":                   "a tool output cut for being long",
 	"scripts/report/graph.go: tasks":                  "the many of text.Plural, one task has its own sentence",
-	"memory/context.go: bytes":                        "a trimmed tool output, far more than a byte",
+	"coordinator/fitcontext.go: bytes":                "a trimmed tool output, far more than a byte",
 	"memory/skills/frontmatter.go: characters":        "maxName and maxDescription, constants above 1",
 	"memory/git/review.go: bytes":                     "a file too big to show",
 	"workers/tools/ask_user.go: bytes":                "a question over the limit, and the limit",
