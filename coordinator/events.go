@@ -1,7 +1,11 @@
-// Package coordinator runs ralph's main coordinator: the conversation with
-// the model, the tool loop, and the event loop over the interrupt queue.
-// Faces (one-shot output, the chat shell) consume its typed events and
-// never reach into its internals.
+// Package coordinator is the agent: the conversation with the model, its
+// turns (turn.go, with the request trimmed to the context window in
+// fitcontext.go and compacted in compact.go) and tool steps (toolstep.go),
+// its child agents (children.go), the event loop over the interrupt queue,
+// the typed events it publishes (events.go) and the session's recorder
+// (recorder.go), checkpoints around turns and the conversation's hook
+// events (hooks.go). Faces (one-shot output, the chat shell) consume its
+// typed events and never reach into its internals.
 package coordinator
 
 import (

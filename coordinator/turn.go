@@ -66,7 +66,7 @@ func (c *Coordinator) fixedTokens(tools []conversation.ToolDef) int {
 // serves, or else the model's known window (or the smaller one a
 // context-length refusal stated), less the tool definitions,
 // which are sent with every request but are not in the conversation that
-// FitContext fits.
+// fitContext fits.
 func (c *Coordinator) budget(ctx context.Context, model string, tools []conversation.ToolDef) int {
 	c.mu.Lock()
 	configured, set, stated := c.opts.ContextTokens, c.contextSet, c.statedWindow
@@ -125,7 +125,7 @@ func (c *Coordinator) modelStep(ctx context.Context) (llm.Response, *stopCause, 
 	}
 	// A refused message is left out before fitting, so its size does not
 	// push older turns out of a request it is not part of.
-	msgs, trimmed := memory.FitContext(slices.DeleteFunc(c.Messages(), func(m conversation.Message) bool { return m.Refused != "" }), budget)
+	msgs, trimmed := fitContext(slices.DeleteFunc(c.Messages(), func(m conversation.Message) bool { return m.Refused != "" }), budget)
 	if trimmed > 0 {
 		c.logDecision(memory.DecisionRecord{Kind: "context_trim", Detail: fmt.Sprintf("trimmed or left out %s to fit %s", text.Counted(trimmed, "message", "messages"), text.Counted(budget, "token", "tokens")),
 			Reason: fmt.Sprintf("the conversation is larger than the input budget of %d tokens (the model's window less its tools and its answer); the oldest tool output goes first, the system prompt and the latest turn stay", budget)})

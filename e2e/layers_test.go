@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -101,4 +103,34 @@ func agentPackage(pkg string) bool {
 		return true
 	}
 	return strings.HasPrefix(pkg, module+"/coordinator/llm")
+}
+
+// architecturePath is a backticked path of the repository in
+// docs/architecture.md: a directory and a file of Go, markdown, JSON or
+// TOML (`workers/tools/tools.go`), not a pattern (`<tool>.md`, `*.md`),
+// a home (`~/.claude`) or a dotted directory of a project
+// (`.ralph/engine.json`).
+var architecturePath = regexp.MustCompile("`([a-z][A-Za-z0-9_-]*(?:/[A-Za-z0-9_.-]+)*/[A-Za-z0-9_.-]+\\.(?:go|md|json|toml))`")
+
+// TestDocArchitecturePathsExist keeps docs/architecture.md's map, and its
+// "Where do I change X" table above all, true as files move: every path
+// of the repository it names in backticks exists.
+func TestDocArchitecturePathsExist(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join(moduleRoot, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, m := range architecturePath.FindAllStringSubmatch(string(doc), -1) {
+		seen++
+		if _, err := os.Stat(filepath.Join(moduleRoot, filepath.FromSlash(m[1]))); err != nil {
+			t.Errorf("docs/architecture.md names %s, which does not exist: %v", m[1], err)
+		}
+	}
+	// The table alone names more than forty paths: finding few means the
+	// pattern stopped matching, not that the page is right.
+	if seen < 40 {
+		t.Fatalf("found only %d paths in docs/architecture.md; is the pattern still right?", seen)
+	}
 }

@@ -1,6 +1,3 @@
-// Package memory owns every byte ralph persists. All of it goes through an
-// afero.Fs so tests can use an in-memory filesystem (and inject failures),
-// while crash tests use the real one.
 package memory
 
 import (

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 )
@@ -64,6 +65,21 @@ func importInto(t *testing.T, fs afero.Fs, start []byte, fixture string) (Import
 	return res, out
 }
 
+// initTasks is the task file ralph init writes, read back as a person
+// would find it.
+func initTasks(t *testing.T) []byte {
+	t.Helper()
+	fs := afero.NewMemMapFs()
+	if _, err := InitProject(fs, "/p", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := afero.ReadFile(fs, "/p/"+TasksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestImportPRDGolden(t *testing.T) {
 	tests := []struct {
 		name, fixture, golden string
@@ -71,7 +87,7 @@ func TestImportPRDGolden(t *testing.T) {
 		added, updated        int
 	}{
 		{"new file", "task-priority.json", "task-priority.golden.md", nil, 7, 0},
-		{"after ralph init", "task-priority.json", "task-priority-template.golden.md", []byte(tasksTemplate), 7, 0},
+		{"after ralph init", "task-priority.json", "task-priority-template.golden.md", initTasks(t), 7, 0},
 		{"merge into hand-written", "task-priority.json", "task-priority-merge.golden.md", readFixture(t, "existing.md"), 5, 2},
 		{"edge cases", "edge-cases.json", "edge-cases.golden.md", nil, 6, 0},
 	}

@@ -396,7 +396,7 @@ func AppendProgress(fs afero.Fs, root string, e ProgressEntry) error {
 		if err != nil {
 			return err
 		}
-		if hasProgressMark(doc.Content, e.TaskID, e.Attempt) {
+		if HasProgressMark(doc.Content, e.TaskID, e.Attempt) {
 			return nil
 		}
 	}

@@ -61,16 +61,6 @@ type Task struct {
 	Meta     map[string]string // every meta key; never nil
 }
 
-// TaskCounts is how many tasks are in each state.
-type TaskCounts struct {
-	Open       int `json:"open"`
-	InProgress int `json:"in_progress"`
-	Done       int `json:"done"`
-	Failed     int `json:"failed"`
-	Skipped    int `json:"skipped"`
-	Total      int `json:"total"`
-}
-
 // TaskFile is a parsed RALPH_TASKS.md. It is not safe for concurrent use;
 // UpdateTasks serialises the edits that go to disk.
 type TaskFile struct {

@@ -41,9 +41,9 @@ var programSites = map[string]string{
 	// ralph's own binaries.
 	"scripts/mcpserve/ralph.go":      "ralph itself, for `ralph mcp serve`",
 	"scripts/mcpserve/background.go": "ralph itself, a background `ralph run`",
-	"scripts/cli/temporal.go":        "ralph-temporal and ralph itself",
+	"scripts/temporal/temporal.go":   "ralph-temporal and ralph itself",
 	"scripts/cli/plan.go":            "ralph itself (a plan's run), and the person's $EDITOR on a plan file",
-	"scripts/cli/doctor.go":          "`<agent CLI> --version` and `git --version`, found by childenv.Program, which read no settings and run no hook",
+	"scripts/doctor/doctor.go":       "`<agent CLI> --version` and `git --version`, found by childenv.Program, which read no settings and run no hook",
 	// Benchmarks and test programs, never part of ralph.
 	"cmd/benchpeers/main.go":                    "a benchmark of other agents, run by developers",
 	"testdata/mcpserver/tools/tools.go":         "the test MCP server",

@@ -1,10 +1,3 @@
-// Package workers is what the model's tools (workers/tools) stand on: the
-// project root whose files are opened beneath it (paths.go, beneath*.go),
-// the sandbox its commands run in (command.go, sandboxed.go), the one place
-// that starts every other program ralph runs (programs.go), process groups
-// and the external agents' processes, and the capture of their output.
-// Nothing here knows which tools there are: the tools import workers, never
-// the other way round.
 package workers
 
 import (

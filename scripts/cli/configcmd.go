@@ -15,14 +15,12 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/config"
 	"github.com/ralph-dev/ralph/memory/rootfs"
+	"github.com/ralph-dev/ralph/scripts/doctor"
 )
 
 // configFile is one config file read, lowest precedence first, with the
-// settings it sets.
-type configFile struct {
-	Path string   `json:"path"`
-	Keys []string `json:"keys"`
-}
+// settings it sets; `ralph doctor` reports the same list.
+type configFile = doctor.ConfigFile
 
 // configValue is one value of the effective configuration and where it came
 // from: "default", "flag --NAME", "env NAME" or the files that set it.
@@ -185,7 +183,7 @@ func writeConfig(w io.Writer, e effective, asJSON bool) error {
 		fmt.Fprintln(w, "  none")
 	}
 	for _, f := range e.Files {
-		fmt.Fprintf(w, "  %s: %s\n", f.Path, keysText(f.Keys))
+		fmt.Fprintf(w, "  %s: %s\n", f.Path, f.KeysText())
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -194,14 +192,6 @@ func writeConfig(w io.Writer, e effective, asJSON bool) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, valueText(s.Value), s.Source)
 	}
 	return tw.Flush()
-}
-
-// keysText lists a file's keys, or says it sets none.
-func keysText(keys []string) string {
-	if len(keys) == 0 {
-		return "sets nothing"
-	}
-	return strings.Join(keys, ", ")
 }
 
 // valueText shows a value on one line: lists and tables as JSON, an

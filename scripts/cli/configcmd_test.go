@@ -138,8 +138,8 @@ func TestConfigValueText(t *testing.T) {
 			t.Errorf("valueText(%#v) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
-	if keysText(nil) != "sets nothing" || keysText([]string{"a", "b"}) != "a, b" {
-		t.Errorf("keysText: %q, %q", keysText(nil), keysText([]string{"a", "b"}))
+	if (configFile{}).KeysText() != "sets nothing" || (configFile{Keys: []string{"a", "b"}}).KeysText() != "a, b" {
+		t.Errorf("KeysText: %q, %q", configFile{}.KeysText(), configFile{Keys: []string{"a", "b"}}.KeysText())
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ralph-dev/ralph/scripts/notify"
 	"time"
 
 	"github.com/ralph-dev/ralph/coordinator/loop"
@@ -42,7 +43,7 @@ func (o *OneShot) FinishLoop(res loop.Result, sessionID string, took time.Durati
 		fmt.Fprintf(o.Stderr, "ralph: %s\n", text.StripControls(r.Text))
 	}
 	isError := code != ExitOK
-	writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyRunEnded, Text: r.Text, Reason: res.Reason,
+	notify.Write(o.Stderr, o.notifier.Notify(notify.Event{Event: notify.RunEnded, Text: r.Text, Reason: res.Reason,
 		IsError: &isError, ExitCode: &code, Tasks: &counts}))
 	o.notifier.Close()
 	return code

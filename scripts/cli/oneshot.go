@@ -1,6 +1,14 @@
-// Package scripts holds ralph's non-interactive faces: the one-shot mode's
-// output formats and exit codes (and, later, script files). It renders the
-// coordinator's events and never reaches into its internals.
+// Package cli is ralph's command line: the cobra commands, each command's
+// definition beside its body (cli.go, oneshot.go, script.go, run.go,
+// control.go, git.go, mcp.go, records.go, …), and the faces they run that
+// are no room of their own: the one-shot's output formats (text, json,
+// stream-json and its contract, contract.go) and exit codes, the task
+// loop's face, script files, questions at the terminal and the record
+// commands. It renders the coordinator's events and never reaches into its
+// internals. What a command uses that is a concept of its own lives beside
+// it under scripts/: the run on Temporal (scripts/temporal), ralph watch's
+// view (scripts/watch), notifications (scripts/notify) and ralph doctor's
+// checks (scripts/doctor). Nothing but main imports this package.
 package cli
 
 import (
@@ -9,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/scripts/notify"
 	"io"
 	"slices"
 	"strings"
@@ -102,7 +111,7 @@ type OneShot struct {
 	asks *questions
 	// notifier tells the person, away from the terminal too, when a run
 	// ends, the breaker trips or a question waits; nil: nobody.
-	notifier *Notifier
+	notifier *notify.Notifier
 	// facts are the terminal's, for the notifier.
 	facts terminal.Facts
 	// summary sums up the session when the run ends (OneShotMain sets
@@ -125,22 +134,12 @@ func (o *OneShot) onTerminal() bool {
 
 // SetNotifier makes the face notify through n (see Notifier); call it
 // before Start.
-func (o *OneShot) SetNotifier(n *Notifier) {
+func (o *OneShot) SetNotifier(n *notify.Notifier) {
 	o.notifier = n
 	if o.asks != nil && n != nil {
 		o.asks.alert = func(question string) string {
-			return n.Notify(NotifyEvent{Event: NotifyQuestion, Text: question})
+			return n.Notify(notify.Event{Event: notify.Question, Text: question})
 		}
-	}
-}
-
-// NewNotifier is the notifier of a run on project p with terminal facts
-// t: notify_command from the user's config, the desktop notification
-// where t's standard error is a terminal that shows one.
-func NewNotifier(root, session, command, keyVar string, t terminal.Facts, stderr io.Writer) *Notifier {
-	return &Notifier{
-		Sequence: t.Notification, Command: command, Env: notifyEnv(keyVar), Project: root, SessionID: session,
-		Warn: func(s string) { fmt.Fprintln(stderr, "ralph: warning: "+s) },
 	}
 }
 
@@ -210,10 +209,10 @@ func (o *OneShot) Handle(ev coordinator.Event) {
 		diagnostic(o.Stderr, ev)
 	}
 	if ev.Type == coordinator.EventLimitWait && ev.State == memory.WaitDiskFull && strings.HasPrefix(ev.Text, "waiting") {
-		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyDiskFull, Text: ev.Text}))
+		notify.Write(o.Stderr, o.notifier.Notify(notify.Event{Event: notify.DiskFull, Text: ev.Text}))
 	}
 	if ev.Type == coordinator.EventBreaker && ev.State == memory.BreakerOpen {
-		writeNotification(o.Stderr, o.notifier.Notify(NotifyEvent{Event: NotifyBreakerOpen, Text: ev.Text}))
+		notify.Write(o.Stderr, o.notifier.Notify(notify.Event{Event: notify.BreakerOpen, Text: ev.Text}))
 	}
 	switch o.Format {
 	case FormatStreamJSON:
@@ -621,7 +620,7 @@ func OneShotMain(ctx context.Context, p *project.Project, face *OneShot, prompt 
 		// Before the progress display takes the terminal's last line.
 		_, _ = io.WriteString(face.Stderr, face.replay(p))
 	}
-	n := NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr)
+	n := notify.New(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, face.facts, face.Stderr)
 	n.Hook = p.NotifyHooks
 	face.SetNotifier(n)
 	defer face.notifier.Close()

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/ralph-dev/ralph/scripts/notify"
+	"github.com/ralph-dev/ralph/scripts/temporal"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,7 +225,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	switch e.Name {
 	case "", "local":
 		return 0, false
-	case EngineTemporal:
+	case temporal.Engine:
 	default:
 		return face.Fail(ExitUsage, fmt.Errorf("--engine must be local or temporal, not %q", e.Name)), true
 	}
@@ -234,7 +236,7 @@ func (c *cli) runElsewhere(ctx context.Context, face *OneShot, settle func(*memo
 	if start.Prompt, err = promptText(root, start.Run.PromptTemplate, cfg.PromptTemplate); err != nil {
 		return face.Fail(ExitUsage, err), true
 	}
-	return RunTemporal(ctx, face, TemporalRun{Root: root, Engine: e, Start: start}), true
+	return runTemporal(ctx, face, temporal.Run{Root: root, Engine: e, Start: start}), true
 }
 
 // temporalStart is what a run on Temporal is started with: the loop's
@@ -331,7 +333,7 @@ func RunMain(ctx context.Context, p *project.Project, face *OneShot, t terminal.
 	// agent's.
 	external := rc.Agent != ""
 	face.Model, face.Provider, face.Cwd, face.ConfiguredStyle = p.Config.Model, p.Config.Provider, p.Root, p.Config.Style
-	n := NewNotifier(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr)
+	n := notify.New(p.Root, p.Session.ID, p.Config.NotifyCommand, p.Config.APIKeyEnv, t, face.Stderr)
 	n.Hook = p.NotifyHooks
 	face.SetNotifier(n)
 	face.Start()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ralph-dev/ralph/scripts/temporal"
 	"net"
 	"net/http"
 	"os"
@@ -140,7 +141,7 @@ func startWeb(ctx context.Context, o web.Options) (wait func() error, err error)
 	// The Host check needs the port really listened on (--addr :0).
 	o.Addr = ln.Addr().String()
 	o.Fleet = func(ctx context.Context, root string) (remote.Status, bool, error) {
-		return TemporalFleet(ctx, o.Fs, root)
+		return temporal.Fleet(ctx, o.Fs, root)
 	}
 	if o.Remote {
 		fmt.Fprintf(os.Stderr, remoteWarning, o.Addr)

@@ -11,7 +11,9 @@ import (
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/report"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/screen/view/viewtest"
+	"github.com/ralph-dev/ralph/scripts/watch"
 )
 
 // viewLines are the lines eventwords.EventLine makes of the sample events.
@@ -62,12 +64,12 @@ func TestFacesPrintTheViewsLines(t *testing.T) {
 	}
 	faces["logs"] = logs.String()
 
-	var watch bytes.Buffer
-	v := newWatchView(Records{Fs: afero.NewMemMapFs(), Root: "/p", Out: &watch})
+	var watchOut bytes.Buffer
+	v := watch.NewView(afero.NewMemMapFs(), "/p", terminal.Facts{}, &watchOut)
 	for _, ev := range evs {
-		v.event(ev)
+		v.Event(ev)
 	}
-	faces["watch"] = watch.String()
+	faces["watch"] = watchOut.String()
 
 	for face, got := range faces {
 		for _, want := range viewLines() {

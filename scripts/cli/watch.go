@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-dev/ralph/scripts/report"
 	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/scripts/screen/view"
+	"github.com/ralph-dev/ralph/scripts/watch"
 )
 
 // WatchHelp is the help of ralph watch.
@@ -40,12 +41,12 @@ each new one as it happens, none lost and none twice.`
 // watchSink is what a watch shows the events on: the view for people, or
 // stream-json lines.
 type watchSink interface {
-	// begin says which session is watched; live is false when it is read
+	// Begin says which session is watched; live is false when it is read
 	// from its files.
-	begin(sessionID string, live bool)
-	event(ev coordinator.Event)
-	// end says the watch is over: the run ended, or there is nothing more.
-	end()
+	Begin(sessionID string, live bool)
+	Event(ev coordinator.Event)
+	// End says the watch is over: the run ended, or there is nothing more.
+	End()
 }
 
 // watchPoll is how often the files of a ralph without a socket are read.
@@ -65,16 +66,16 @@ func (r Records) Watch(ctx context.Context, jsonOut bool) error {
 	if jsonOut {
 		sink = r.newJSONWatch()
 	} else {
-		stopKeys := watchKeys(r.Term.In, func() { quit.Store(true); cancel() })
+		stopKeys := watch.Keys(r.Term.In, func() { quit.Store(true); cancel() })
 		if r.Term.InTTY {
 			var stopSignals func()
-			signalCode, stopSignals = watchSignals(ctx, cancel)
+			signalCode, stopSignals = watch.Signals(ctx, cancel)
 			defer stopSignals()
 		}
 		defer stopKeys()
-		v := newWatchView(r)
-		v.keys = r.Term.InTTY && terminal.OneKey
-		defer v.close()
+		v := watch.NewView(r.Fs, r.Root, r.Term, r.Out)
+		v.Keys = r.Term.InTTY && terminal.OneKey
+		defer v.Close()
 		sink = v
 	}
 	end := &runEnd{}
@@ -170,9 +171,9 @@ const socketGrace = 20
 // joined the event stream, then every event from the socket.
 func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSink, end *runEnd) error {
 	h := st.Hello
-	sink.begin(h.SessionID, true)
+	sink.Begin(h.SessionID, true)
 	path := memory.LogPath(r.Root, h.SessionID, memory.EventsLog)
-	if _, err := replayEvents(r.Fs, path, 0, h.Offset, func(ev coordinator.Event) { end.see(ev); sink.event(ev) }); err != nil {
+	if _, err := replayEvents(r.Fs, path, 0, h.Offset, func(ev coordinator.Event) { end.see(ev); sink.Event(ev) }); err != nil {
 		return err
 	}
 	for {
@@ -184,9 +185,9 @@ func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSi
 			return err
 		}
 		end.see(ev)
-		sink.event(ev)
+		sink.Event(ev)
 	}
-	sink.end()
+	sink.End()
 	return nil
 }
 
@@ -194,7 +195,7 @@ func (r Records) watchLive(ctx context.Context, st *control.Stream, sink watchSi
 // goes on while a ralph without a socket still works on it (end says how
 // that run ended).
 func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, follow bool, end *runEnd) error {
-	sink.begin(id, false)
+	sink.Begin(id, false)
 	path := memory.LogPath(r.Root, id, memory.EventsLog)
 	var off int64
 	var err error
@@ -205,7 +206,7 @@ func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, foll
 		}
 		// Read after asking, so the last lines of a run that ended
 		// meanwhile are shown too.
-		if off, err = replayEvents(r.Fs, path, off, -1, func(ev coordinator.Event) { end.see(ev); sink.event(ev) }); err != nil {
+		if off, err = replayEvents(r.Fs, path, off, -1, func(ev coordinator.Event) { end.see(ev); sink.Event(ev) }); err != nil {
 			return err
 		}
 		if !running {
@@ -213,12 +214,12 @@ func (r Records) watchFiles(ctx context.Context, sink watchSink, id string, foll
 		}
 		select {
 		case <-ctx.Done():
-			sink.end()
+			sink.End()
 			return nil
 		case <-time.After(watchPoll):
 		}
 	}
-	sink.end()
+	sink.End()
 	return nil
 }
 
@@ -243,15 +244,15 @@ func (r Records) newJSONWatch() *jsonWatch {
 	return &jsonWatch{enc: newStreamEncoder(r.Out), r: r}
 }
 
-func (j *jsonWatch) begin(sessionID string, _ bool) {
+func (j *jsonWatch) Begin(sessionID string, _ bool) {
 	if st, err := memory.LoadSessionState(j.r.Fs, j.r.Root, sessionID); err == nil {
 		j.model = st.Model
 	}
 }
 
-func (j *jsonWatch) end() {}
+func (j *jsonWatch) End() {}
 
-func (j *jsonWatch) event(ev coordinator.Event) {
+func (j *jsonWatch) Event(ev coordinator.Event) {
 	if ev.Type != coordinator.EventSessionStarted {
 		j.enc.initOnce(ev.SessionID, cmp.Or(ev.Model, j.model), "", j.r.Root)
 	}

@@ -1,4 +1,4 @@
-package memory
+package coordinator
 
 import (
 	"fmt"
@@ -9,14 +9,6 @@ import (
 
 	"github.com/ralph-dev/ralph/memory/conversation"
 )
-
-func estimate(msgs []conversation.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += conversation.EstimateTokens(m)
-	}
-	return n
-}
 
 // conversation builds a system prompt, a task and turns of tool calls whose
 // results are size bytes each, ending with a final answer.
@@ -53,7 +45,7 @@ func validPairs(t *testing.T, msgs []conversation.Message) {
 
 func TestFitContextUnderBudgetIsUntouched(t *testing.T) {
 	msgs := fitConversation(3, 100)
-	out, n := FitContext(msgs, 1_000_000)
+	out, n := fitContext(msgs, 1_000_000)
 	if n != 0 || !reflect.DeepEqual(out, msgs) {
 		t.Fatal("a conversation within budget was changed")
 	}
@@ -63,7 +55,7 @@ func TestFitContextTrimsOldToolOutputsFirst(t *testing.T) {
 	msgs := fitConversation(6, 20_000)
 	orig := append([]conversation.Message(nil), msgs...)
 	budget := estimate(msgs) - 20_000/4
-	out, n := FitContext(msgs, budget)
+	out, n := fitContext(msgs, budget)
 	if n == 0 || estimate(out) > budget {
 		t.Fatalf("changed %d, estimate %d > budget %d", n, estimate(out), budget)
 	}
@@ -85,7 +77,7 @@ func TestFitContextTrimsOldToolOutputsFirst(t *testing.T) {
 func TestFitContextDropsOldTurnsWithNote(t *testing.T) {
 	msgs := fitConversation(40, 300)
 	budget := 1500
-	out, _ := FitContext(msgs, budget)
+	out, _ := fitContext(msgs, budget)
 	if estimate(out) > budget {
 		t.Fatalf("estimate %d > budget %d", estimate(out), budget)
 	}
@@ -103,7 +95,7 @@ func TestFitContextDropsOldTurnsWithNote(t *testing.T) {
 
 func TestFitContextCutsAHugeSingleMessage(t *testing.T) {
 	msgs := []conversation.Message{{Role: conversation.RoleSystem, Content: "s"}, {Role: conversation.RoleUser, Content: strings.Repeat("é", 100_000)}}
-	out, n := FitContext(msgs, 2000)
+	out, n := fitContext(msgs, 2000)
 	if n == 0 || estimate(out) > 2000 || !strings.Contains(out[1].Content, "cut to fit") {
 		t.Fatalf("estimate %d", estimate(out))
 	}
@@ -134,7 +126,7 @@ func TestFitContextProperties(t *testing.T) {
 			}
 		}
 		budget := 800 + r.IntN(8000)
-		out, _ := FitContext(msgs, budget)
+		out, _ := fitContext(msgs, budget)
 		if got := estimate(out); got > budget {
 			t.Fatalf("trial %d: estimate %d > budget %d", trial, got, budget)
 		}

@@ -1,4 +1,4 @@
-package cli
+package doctor
 
 import (
 	"errors"
@@ -38,7 +38,7 @@ func TestProviderCheck(t *testing.T) {
 			"the endpoint http://localhost:4000/v1 (OpenAI's chat completions), OPENAI_API_KEY not set: OPENAI_BASE_URL is set, so ralph keeps to that endpoint"},
 	} {
 		ch := providerCheck(tc.cfg)
-		if ch.Name != "provider" || ch.Status != checkOK || ch.Detail != tc.want || strings.Contains(ch.Detail, "secret") {
+		if ch.Name != "provider" || ch.Status != StatusOK || ch.Detail != tc.want || strings.Contains(ch.Detail, "secret") {
 			t.Errorf("%+v, want detail %q", ch, tc.want)
 		}
 	}

@@ -1,4 +1,11 @@
-package cli
+// Package watch is what `ralph watch` shows people: the view of a running
+// ralph redrawn on a terminal (the session, tasks in progress, each agent,
+// tokens and cost, the task counts, the waiting question and the last
+// events), one line per event elsewhere, and the terminal's keys and
+// signals while it runs. Following the run (the control socket or the
+// session's files) and the command itself stay in scripts/cli, which feeds
+// the view its events.
+package watch
 
 import (
 	"fmt"
@@ -8,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/afero"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/eventwords"
@@ -25,18 +34,20 @@ var (
 	tickEvery   = time.Second
 )
 
-// watchView is ralph watch for people. On a terminal it redraws one
+// View is ralph watch for people. On a terminal it redraws one
 // screen: the session, the tasks in progress and for how long, each agent
 // and what it is doing, tokens and cost, the task counts, the waiting
 // question and the last events. Elsewhere it prints one line per event,
 // like ralph logs. Everything it shows went through text.StripControls:
 // events carry what the model and its commands wrote.
-type watchView struct {
-	r   Records
-	out io.Writer
-	tty bool
-	// keys says q quits (the input is a terminal read key by key).
-	keys bool
+type View struct {
+	fs   afero.Fs
+	root string
+	term terminal.Facts
+	out  io.Writer
+	tty  bool
+	// Keys says q quits (the input is a terminal read key by key).
+	Keys bool
 
 	mu        sync.Mutex
 	session   string
@@ -71,8 +82,11 @@ type taskNow struct {
 // lastEvents is how many events the view keeps.
 const lastEvents = 200
 
-func newWatchView(r Records) *watchView {
-	v := &watchView{r: r, out: r.Out, tty: r.Term.OutTTY, agents: map[string]*agentNow{}, tasks: map[string]*taskNow{},
+// NewView is the view of the project at root (its files through fs, the
+// door on it) written to out, redrawn in place when t says out is a
+// terminal; Close ends it.
+func NewView(fs afero.Fs, root string, t terminal.Facts, out io.Writer) *View {
+	v := &View{fs: fs, root: root, term: t, out: out, tty: t.OutTTY, agents: map[string]*agentNow{}, tasks: map[string]*taskNow{},
 		wake: make(chan struct{}, 1), done: make(chan struct{}), drawerEnd: make(chan struct{})}
 	if v.tty {
 		go v.drawer()
@@ -82,7 +96,9 @@ func newWatchView(r Records) *watchView {
 	return v
 }
 
-func (v *watchView) begin(id string, live bool) {
+// Begin says which session the view shows; live is false when it is
+// read from its files.
+func (v *View) Begin(id string, live bool) {
 	v.mu.Lock()
 	v.session, v.live = id, live
 	v.mu.Unlock()
@@ -91,12 +107,14 @@ func (v *watchView) begin(id string, live bool) {
 		if !live {
 			how = "its record"
 		}
-		v.println(fmt.Sprintf("ralph watch: session %s in %s (%s)", id, v.r.Root, how))
+		v.println(fmt.Sprintf("ralph watch: session %s in %s (%s)", id, v.root, how))
 	}
 	v.poke()
 }
 
-func (v *watchView) event(ev coordinator.Event) {
+// Event folds an event into the view, and prints its line off a
+// terminal.
+func (v *View) Event(ev coordinator.Event) {
 	v.mu.Lock()
 	v.apply(ev)
 	v.dirty = true
@@ -115,7 +133,7 @@ func (v *watchView) event(ev coordinator.Event) {
 }
 
 // apply folds an event into what the view shows; v.mu is held.
-func (v *watchView) apply(ev coordinator.Event) {
+func (v *View) apply(ev coordinator.Event) {
 	id := ev.AgentID
 	if id == "" {
 		id = coordinator.MainAgent
@@ -176,20 +194,22 @@ func (v *watchView) apply(ev coordinator.Event) {
 // answer) is shown as the event it was, without how to answer it. The
 // session saves the question before it publishes it, so a live question
 // is always found.
-func (v *watchView) waitingOn(q *memory.Question) bool {
+func (v *View) waitingOn(q *memory.Question) bool {
 	v.mu.Lock()
 	id := v.session
 	v.mu.Unlock()
-	st, err := memory.LoadSessionState(v.r.Fs, v.r.Root, id)
+	st, err := memory.LoadSessionState(v.fs, v.root, id)
 	return err == nil && st.Question != nil && st.Question.ID == q.ID && st.Question.Since.Equal(q.Since)
 }
 
-func (v *watchView) end() {
+// End says the watch is over: the last frame, or the session's end in
+// a line.
+func (v *View) End() {
 	if v.tty {
 		v.mu.Lock()
 		v.dirty = true
 		v.mu.Unlock()
-		v.close()
+		v.Close()
 		return
 	}
 	v.load(true)
@@ -201,8 +221,8 @@ func (v *watchView) end() {
 	}
 }
 
-// close stops the drawer after a last frame.
-func (v *watchView) close() {
+// Close stops the drawer after a last frame.
+func (v *View) Close() {
 	select {
 	case <-v.done:
 	default:
@@ -211,20 +231,20 @@ func (v *watchView) close() {
 	<-v.drawerEnd
 }
 
-func (v *watchView) poke() {
+func (v *View) poke() {
 	select {
 	case v.wake <- struct{}{}:
 	default:
 	}
 }
 
-func (v *watchView) println(s string) {
+func (v *View) println(s string) {
 	fmt.Fprintln(v.out, text.StripControls(s))
 }
 
 // drawer redraws the screen: soon after an event, and every second for
 // the clocks. It owns the terminal's output while the watch runs.
-func (v *watchView) drawer() {
+func (v *View) drawer() {
 	defer close(v.drawerEnd)
 	tick := time.NewTicker(tickEvery)
 	defer tick.Stop()
@@ -245,7 +265,7 @@ func (v *watchView) drawer() {
 // load reads the project's status again, at most twice a second unless
 // forced: the tokens, cost and task counts the events do not carry. It is
 // ralph status's own reading (report.Status), so the two never disagree.
-func (v *watchView) load(force bool) {
+func (v *View) load(force bool) {
 	v.mu.Lock()
 	if !force && time.Since(v.loadedAt) < 500*time.Millisecond {
 		v.mu.Unlock()
@@ -253,7 +273,7 @@ func (v *watchView) load(force bool) {
 	}
 	v.loadedAt = time.Now()
 	v.mu.Unlock()
-	rep, err := report.Status(v.r.Fs, v.r.Root, time.Now())
+	rep, err := report.Status(v.fs, v.root, time.Now())
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if err != nil {
@@ -265,7 +285,7 @@ func (v *watchView) load(force bool) {
 	v.counts = rep.Tasks
 }
 
-func (v *watchView) draw(always bool) {
+func (v *View) draw(always bool) {
 	v.load(always)
 	v.mu.Lock()
 	if !v.dirty && !always {
@@ -273,7 +293,7 @@ func (v *watchView) draw(always bool) {
 		return
 	}
 	v.dirty = false
-	w, h := terminal.Size(v.r.Term.Out, 100, 30)
+	w, h := terminal.Size(v.term.Out, 100, 30)
 	head, events := v.frame(time.Now())
 	first := !v.cleared
 	v.cleared = true
@@ -295,7 +315,7 @@ func (v *watchView) draw(always bool) {
 
 // frame is the screen's lines: the header, and the last events; v.mu is
 // held.
-func (v *watchView) frame(now time.Time) (head, events []string) {
+func (v *View) frame(now time.Time) (head, events []string) {
 	var t []string
 	add := func(label, s string) { t = append(t, fmt.Sprintf("%-9s %s", label, s)) }
 	st := v.state
@@ -313,12 +333,12 @@ func (v *watchView) frame(now time.Time) (head, events []string) {
 	if v.model != "" {
 		top += " · " + v.model
 	}
-	if v.keys {
+	if v.Keys {
 		top += " · q quits"
 	}
 	t = append(t, top)
 	add("session", v.session)
-	add("project", v.r.Root)
+	add("project", v.root)
 	ids := slices.Sorted(maps.Keys(v.tasks))
 	for i, id := range ids {
 		label := ""

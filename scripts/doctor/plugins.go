@@ -1,4 +1,4 @@
-package cli
+package doctor
 
 import (
 	"fmt"
@@ -7,58 +7,25 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator/project"
 	"github.com/ralph-dev/ralph/memory/config"
-	"github.com/ralph-dev/ralph/memory/plugins"
 	"github.com/ralph-dev/ralph/memory/rootfs"
 	"github.com/ralph-dev/ralph/memory/text"
 	"github.com/ralph-dev/ralph/scripts/slash"
 	"github.com/ralph-dev/ralph/workers/agentdefs"
 )
 
-// pluginChecks report each plugin added with ralph plugin add: where it
-// lies, what it brings and what of it is left out; and, once, the
-// plugins Claude Code's settings enable from a marketplace, which ralph
-// does not install.
-func pluginChecks(root string) []check {
-	p := PluginCommands{Person: rootfs.Person(), ConfigDir: config.UserConfigDir(), Root: root}
-	p.Home, _ = os.UserHomeDir()
-	list, err := plugins.List(p.Person, p.ConfigDir, root)
-	if err != nil {
-		return []check{{Name: "plugins", Status: checkWarning, Detail: err.Error(),
-			Fix: "remove " + plugins.RecordFile(p.ConfigDir) + " and add the plugins again with ralph plugin add PATH"}}
-	}
-	var out []check
-	for _, pl := range list {
-		s := describePlugin(pl)
-		ch := check{Name: "plugin " + s.Name, Status: checkOK, Detail: s.Dir + ": " + s.brings()}
-		if s.InProject {
-			ch.Detail += ", not yours (its hooks need your approval): " + s.Why
-		}
-		if len(s.Problems) > 0 {
-			ch.Status = checkWarning
-			ch.Detail += "; " + strings.Join(s.Problems, "; ")
-			ch.Fix = "mend the plugin's files, or forget it with ralph plugin remove " + s.Name
-		}
-		out = append(out, ch)
-	}
-	for _, n := range p.enabledNotes() {
-		out = append(out, check{Name: "marketplace plugins", Status: checkWarning, Detail: n, Fix: "ralph plugin add the directory of each one you want"})
-	}
-	return out
-}
-
 // sourceChecks count what a session here would load from the files
 // people bring from Claude Code and codex: skills, custom commands and
 // agent definitions (with the plugins' among them), each with how many
 // were left out and why. Reading them costs a directory listing and a
 // few small files.
-func sourceChecks(root string) []check {
+func sourceChecks(root string) []Check {
 	door, err := rootfs.New(root)
 	if err != nil {
 		return nil
 	}
 	home, _ := os.UserHomeDir()
 	added, _ := project.AddedPlugins(door, root)
-	var out []check
+	var out []Check
 	set := project.LoadSkills(door, project.PluginSkillRoots(added)...)
 	out = append(out, countCheck("skills", len(set.List()), "skill", "skills", set.Warnings()))
 	out = append(out, countCheck("commands", len(slash.Customs(door, root, slash.PluginCommandDirs(added)...)), "custom command", "custom commands", nil))
@@ -76,7 +43,7 @@ func sourceChecks(root string) []check {
 		}
 		ch := countCheck("hooks", len(l.Entries), "hook", "hooks", l.Warnings)
 		if waiting > 0 {
-			ch.Status = checkWarning
+			ch.Status = StatusWarning
 			ch.Detail += fmt.Sprintf("; %s waiting for your approval", text.Counted(waiting, "is", "are"))
 			ch.Fix = "read them with ralph hooks, then ralph hooks approve"
 		}
@@ -92,8 +59,8 @@ func sourceChecks(root string) []check {
 // files, each with its file: those the approval policy holds to, then
 // those it left out and why. A deny or ask rule left out is a warning,
 // since the person counts on it; an allow left out only asks more.
-func permissionsCheck(perms []project.Permission) check {
-	ch := check{Name: "permissions", Status: checkOK}
+func permissionsCheck(perms []project.Permission) Check {
+	ch := Check{Name: "permissions", Status: StatusOK}
 	var taken, out []string
 	for _, p := range perms {
 		rule := fmt.Sprintf("%s %s (%s)", p.Key, text.Visible(p.Rule), p.File)
@@ -105,7 +72,7 @@ func permissionsCheck(perms []project.Permission) check {
 		default:
 			out = append(out, rule+": "+p.Note)
 			if p.Key != "allow" {
-				ch.Status = checkWarning
+				ch.Status = StatusWarning
 				ch.Fix = "ralph holds to Bash, Edit, Write and mcp__ rules; guard the rest another way (ask_before in your ralph config, or the sandbox)"
 			}
 		}
@@ -122,10 +89,10 @@ func permissionsCheck(perms []project.Permission) check {
 
 // countCheck is one count of sourceChecks: ok, or a warning that says
 // the first thing left out.
-func countCheck(name string, n int, one, many string, warns []string) check {
-	ch := check{Name: name, Status: checkOK, Detail: text.Counted(n, one, many) + " found"}
+func countCheck(name string, n int, one, many string, warns []string) Check {
+	ch := Check{Name: name, Status: StatusOK, Detail: text.Counted(n, one, many) + " found"}
 	if len(warns) > 0 {
-		ch.Status = checkWarning
+		ch.Status = StatusWarning
 		ch.Detail += fmt.Sprintf("; %s left out: %s", text.Counted(len(warns), "file", "files"), text.OneLine(text.StripControls(warns[0])))
 		ch.Fix = "mend or remove the file the sentence names"
 	}

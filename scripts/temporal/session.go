@@ -1,8 +1,9 @@
-package cli
+package temporal
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -20,14 +21,14 @@ import (
 	"github.com/ralph-dev/ralph/memory/rootfs"
 )
 
-// temporalSession records a run on Temporal as a session of the project
+// runSession records a run on Temporal as a session of the project
 // where ralph run was started, as a local run records itself: its events
 // in events.jsonl, its figures in session.json, the project in the
 // registry. It serves the events on the project's control socket, so
 // ralph sessions, logs and report list the run, and ralph serve's page of
 // it follows it live, as they do a local run. The session is the
 // workflow's (its id is the run's session id), made at its first event.
-type temporalSession struct {
+type runSession struct {
 	fs     afero.Fs
 	root   string
 	marker remote.Marker
@@ -42,12 +43,12 @@ type temporalSession struct {
 	off  bool // the session could not be recorded: events go to the socket only
 }
 
-// startTemporalSession serves the control socket of the project at root
+// startSession serves the control socket of the project at root
 // for the run; a ralph that serves it already (a chat at its prompt)
 // keeps it, and the run is recorded all the same.
-func startTemporalSession(fs afero.Fs, root string, m remote.Marker, rc memory.RunConfig) *temporalSession {
-	t := &temporalSession{fs: fs, root: root, marker: m, run: rc, events: pubsub.NewBroker[coordinator.Event]()}
-	ctl, err := control.Start(control.Options{Root: root, Session: t.session, Mode: "run", Target: temporalTarget{t}, Events: t.events})
+func startSession(fs afero.Fs, root string, m remote.Marker, rc memory.RunConfig) *runSession {
+	t := &runSession{fs: fs, root: root, marker: m, run: rc, events: pubsub.NewBroker[coordinator.Event]()}
+	ctl, err := control.Start(control.Options{Root: root, Session: t.session, Mode: "run", Target: target{t}, Events: t.events})
 	if err == nil {
 		t.ctl = ctl
 	}
@@ -56,7 +57,7 @@ func startTemporalSession(fs afero.Fs, root string, m remote.Marker, rc memory.R
 
 // session is the run's session id and the path of its events.jsonl, as a
 // watch joining the control socket reads them.
-func (t *temporalSession) session() (id, eventsPath string) {
+func (t *runSession) session() (id, eventsPath string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.id == "" {
@@ -68,7 +69,7 @@ func (t *temporalSession) session() (id, eventsPath string) {
 // publish records ev and hands it to the socket's watchers. The first
 // event names the session; a session already recorded here (a second
 // ralph run attaching to the same run) is not recorded twice.
-func (t *temporalSession) publish(ev coordinator.Event) {
+func (t *runSession) publish(ev coordinator.Event) {
 	t.mu.Lock()
 	if t.sess == nil && !t.off && ev.SessionID != "" {
 		now := time.Now().UTC()
@@ -92,7 +93,7 @@ func (t *temporalSession) publish(ev coordinator.Event) {
 
 // finish writes how the run ended into its session and stops serving the
 // socket; watchers get every event published before.
-func (t *temporalSession) finish(res *remote.Result) {
+func (t *runSession) finish(res *remote.Result) {
 	if t.ctl != nil {
 		_ = t.ctl.Close()
 	}
@@ -125,29 +126,32 @@ func (t *temporalSession) finish(res *remote.Result) {
 	_ = t.sess.Close()
 }
 
-// temporalTarget steers the run through the socket (ralph serve's
+// target steers the run through the socket (ralph serve's
 // buttons) as ralph stop, say, pause and continue steer it: a signal to
 // its workflow.
-type temporalTarget struct{ t *temporalSession }
+type target struct{ t *runSession }
 
-func (g temporalTarget) send(req control.Request) control.Reply {
+func (g target) send(req control.Request) control.Reply {
 	var out bytes.Buffer
-	r := Records{Fs: g.t.fs, Root: g.t.root, Out: &out, Err: &out}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if r.SteerTemporal(ctx, g.t.marker, req) != ExitOK {
+	done, err := Steer(ctx, g.t.root, g.t.marker, req, &out)
+	switch {
+	case errors.Is(err, ErrNotSteerable) || errors.Is(err, ErrNoBinary):
+		return control.NotDone("%s", "ralph: "+err.Error())
+	case err != nil:
 		return control.NotDone("%s", strings.TrimSpace(out.String()))
 	}
-	return control.Done("%s", strings.TrimSpace(out.String()))
+	return control.Done("%s", done)
 }
 
-func (g temporalTarget) Stop(from string) control.Reply {
+func (g target) Stop(from string) control.Reply {
 	return g.send(control.Request{Op: remote.OpStop, From: from})
 }
-func (g temporalTarget) Say(text string, urgent bool) control.Reply {
+func (g target) Say(text string, urgent bool) control.Reply {
 	return g.send(control.Request{Op: remote.OpSay, Text: text, Urgent: urgent})
 }
-func (g temporalTarget) Pause() control.Reply { return g.send(control.Request{Op: remote.OpPause}) }
-func (g temporalTarget) Continue() control.Reply {
+func (g target) Pause() control.Reply { return g.send(control.Request{Op: remote.OpPause}) }
+func (g target) Continue() control.Reply {
 	return g.send(control.Request{Op: remote.OpContinue})
 }

@@ -1,4 +1,4 @@
-package cli
+package notify
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func TestNotifyCommand(t *testing.T) {
 	n := &Notifier{Command: "cat > " + out, Project: "/p", SessionID: "s1", Warn: warn,
 		Sequence: func(title, body string) string { return "<" + title + ":" + body + ">" }}
 	yes := false
-	if seq := n.Notify(NotifyEvent{Event: NotifyRunEnded, Text: "all tasks done", IsError: &yes}); seq != "<ralph:all tasks done>" {
+	if seq := n.Notify(Event{Event: RunEnded, Text: "all tasks done", IsError: &yes}); seq != "<ralph:all tasks done>" {
 		t.Errorf("sequence = %q", seq)
 	}
 	n.Close()
@@ -31,18 +31,18 @@ func TestNotifyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev NotifyEvent
-	if err := json.Unmarshal(data, &ev); err != nil || ev.Event != NotifyRunEnded || ev.Project != "/p" || ev.SessionID != "s1" ||
+	var ev Event
+	if err := json.Unmarshal(data, &ev); err != nil || ev.Event != RunEnded || ev.Project != "/p" || ev.SessionID != "s1" ||
 		ev.Text != "all tasks done" || ev.IsError == nil || *ev.IsError || ev.Time.IsZero() {
 		t.Fatalf("the command read %s (%v)", data, err)
 	}
 
 	n = &Notifier{Command: "echo boom >&2; exit 3", Warn: warn}
-	n.Notify(NotifyEvent{Event: NotifyBreakerOpen, Text: "x"})
+	n.Notify(Event{Event: BreakerOpen, Text: "x"})
 	n.Close()
 	n = &Notifier{Command: "sleep 30 & sleep 30", Warn: warn, Timeout: 200 * time.Millisecond}
 	start := time.Now()
-	n.Notify(NotifyEvent{Event: NotifyQuestion, Text: "x"})
+	n.Notify(Event{Event: Question, Text: "x"})
 	n.Close()
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("a hung command held Close for %s", took)
@@ -56,7 +56,7 @@ func TestNotifyCommand(t *testing.T) {
 	}
 	// No command and no terminal: nothing at all.
 	var none *Notifier
-	if none.Notify(NotifyEvent{Event: NotifyRunEnded}) != "" {
+	if none.Notify(Event{Event: RunEnded}) != "" {
 		t.Error("a nil notifier wrote something")
 	}
 	none.Close()
@@ -72,8 +72,8 @@ func TestNotifyFiresTheHooks(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, kind+": "+message)
 	}}
-	n.Notify(NotifyEvent{Event: NotifyQuestion, Text: "run `make`?"})
-	n.Notify(NotifyEvent{Event: NotifyRunEnded, Text: "the run ended"})
+	n.Notify(Event{Event: Question, Text: "run `make`?"})
+	n.Notify(Event{Event: RunEnded, Text: "the run ended"})
 	n.Close()
 	sort.Strings(got)
 	if strings.Join(got, "|") != "permission_prompt: run `make`?|run_ended: the run ended" {

@@ -1,4 +1,4 @@
-package memory
+package coordinator
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // keepHead is how much of a trimmed tool output stays visible.
 const keepHead = 400
 
-// FitContext returns the conversation as it should be sent when it must
+// fitContext returns the conversation as it should be sent when it must
 // fit in budget tokens (estimated with conversation.EstimateTokens). The saved
 // history is never changed; only the request view is. In order, until it
 // fits: old tool outputs are cut to their head (the oldest first, never
@@ -19,7 +19,7 @@ const keepHead = 400
 // cut in the middle. System messages, the first user message (the task)
 // and the latest turn are kept whole as long as anything else can go.
 // It reports how many messages it trimmed or dropped.
-func FitContext(msgs []conversation.Message, budget int) ([]conversation.Message, int) {
+func fitContext(msgs []conversation.Message, budget int) ([]conversation.Message, int) {
 	total := 0
 	for _, m := range msgs {
 		total += conversation.EstimateTokens(m)

@@ -1,4 +1,10 @@
-package cli
+// Package notify tells the person about what they may be waiting for, away
+// from the terminal: a run that ended, a breaker that tripped, a question
+// or a full disk. It writes the bell and a desktop notification's sequence
+// for the face to print, runs the person's notify_command with the event as
+// JSON, and fires the session's Notification hooks; the faces of scripts/cli
+// decide when.
+package notify
 
 import (
 	"bytes"
@@ -14,19 +20,20 @@ import (
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/childenv"
 	"github.com/ralph-dev/ralph/memory/text"
+	"github.com/ralph-dev/ralph/scripts/screen/terminal"
 	"github.com/ralph-dev/ralph/workers"
 )
 
-// What a notification is about (NotifyEvent.Event).
+// What a notification is about (Event.Event).
 const (
-	NotifyRunEnded    = "run_ended"    // a task loop ended, however it did
-	NotifyBreakerOpen = "breaker_open" // the circuit breaker tripped
-	NotifyQuestion    = "question"     // a question waits for a person
-	NotifyDiskFull    = "disk_full"    // the task loop waits for space on a full disk
+	RunEnded    = "run_ended"    // a task loop ended, however it did
+	BreakerOpen = "breaker_open" // the circuit breaker tripped
+	Question    = "question"     // a question waits for a person
+	DiskFull    = "disk_full"    // the task loop waits for space on a full disk
 )
 
-// NotifyEvent is the JSON summary notify_command reads on its stdin.
-type NotifyEvent struct {
+// Event is the JSON summary notify_command reads on its stdin.
+type Event struct {
 	Event     string    `json:"event"`
 	Text      string    `json:"text"`
 	Project   string    `json:"project"`
@@ -39,15 +46,15 @@ type NotifyEvent struct {
 	Tasks    *memory.TaskCounts `json:"tasks,omitempty"`
 }
 
-// notifyTimeout bounds one run of notify_command: a hung command is
+// defaultTimeout bounds one run of notify_command: a hung command is
 // killed (with its process group) rather than holding up ralph's exit.
-const notifyTimeout = 5 * time.Second
+const defaultTimeout = 5 * time.Second
 
 // Notifier tells the person about what they may be waiting for, away from
 // the terminal: the bell and a desktop notification on a terminal that
 // shows one (scripts/screen/terminal decides which), and notify_command from the
-// user's config, which gets a NotifyEvent as JSON on its stdin. The
-// command runs in the background, bounded by notifyTimeout; its failure
+// user's config, which gets a Event as JSON on its stdin. The
+// command runs in the background, bounded by defaultTimeout; its failure
 // is a warning. Close waits for the commands still running.
 type Notifier struct {
 	// Sequence is the bell and the desktop notification to write to the
@@ -62,7 +69,7 @@ type Notifier struct {
 	Project, SessionID string
 	// Warn reports a command that failed, in one line.
 	Warn func(string)
-	// Timeout bounds one run of the command (0: notifyTimeout).
+	// Timeout bounds one run of the command (0: defaultTimeout).
 	Timeout time.Duration
 	// Hook, when set, fires the session's Notification hooks with the
 	// notification's text and kind (Claude Code's permission_prompt for
@@ -75,7 +82,7 @@ type Notifier struct {
 
 // Notify sends ev to the command, and returns the sequence that shows it
 // on the terminal, for the caller to write where its output goes.
-func (n *Notifier) Notify(ev NotifyEvent) string {
+func (n *Notifier) Notify(ev Event) string {
 	if n == nil {
 		return ""
 	}
@@ -86,7 +93,7 @@ func (n *Notifier) Notify(ev NotifyEvent) string {
 	n.run(ev)
 	if n.Hook != nil {
 		kind := ev.Event
-		if kind == NotifyQuestion {
+		if kind == Question {
 			kind = "permission_prompt"
 		}
 		n.wg.Add(1)
@@ -102,7 +109,7 @@ func (n *Notifier) Notify(ev NotifyEvent) string {
 }
 
 // run starts the command for ev, in the background.
-func (n *Notifier) run(ev NotifyEvent) {
+func (n *Notifier) run(ev Event) {
 	if strings.TrimSpace(n.Command) == "" {
 		return
 	}
@@ -123,7 +130,7 @@ func (n *Notifier) run(ev NotifyEvent) {
 func (n *Notifier) exec(data []byte) error {
 	timeout := n.Timeout
 	if timeout <= 0 {
-		timeout = notifyTimeout
+		timeout = defaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -151,8 +158,19 @@ func (n *Notifier) exec(data []byte) error {
 	return nil
 }
 
+// New is the notifier of a run on the project at root with terminal
+// facts t: notify_command from the user's config, the desktop notification
+// where t's standard error is a terminal that shows one, and warnings
+// written to stderr.
+func New(root, session, command, keyVar string, t terminal.Facts, stderr io.Writer) *Notifier {
+	return &Notifier{
+		Sequence: t.Notification, Command: command, Env: withoutKey(keyVar), Project: root, SessionID: session,
+		Warn: func(s string) { fmt.Fprintln(stderr, "ralph: warning: "+s) },
+	}
+}
+
 // Close waits for the commands still running (each at most
-// notifyTimeout).
+// defaultTimeout).
 func (n *Notifier) Close() {
 	if n != nil {
 		n.wg.Wait()
@@ -167,15 +185,15 @@ func (w *boundedBuffer) firstLine() string {
 	return text.Clip(text.StripControls(line), 200)
 }
 
-// notifyEnv is ralph's environment without the model's API key, which a
+// withoutKey is ralph's environment without the model's API key, which a
 // notification has no use for.
-func notifyEnv(keyVar string) []string {
+func withoutKey(keyVar string) []string {
 	return childenv.Without(os.Environ(), keyVar)
 }
 
-// writeNotification writes a notification's sequence to w, which is the
+// Write writes a notification's sequence to w, which is the
 // terminal when it is not empty.
-func writeNotification(w io.Writer, seq string) {
+func Write(w io.Writer, seq string) {
 	if seq != "" && w != nil {
 		_, _ = io.WriteString(w, seq)
 	}
