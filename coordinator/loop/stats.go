@@ -7,29 +7,17 @@ import (
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/memory"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // Stats are the figures user-written conditions see (--until, the
-// circuit breaker, quality gates). Field names are the variable names in
-// expressions, via the expr tags, and part of ralph's documented contract.
-type Stats struct {
-	Iterations       int     `expr:"iterations" json:"iterations"`
-	TasksOpen        int     `expr:"tasks_open" json:"tasks_open"`
-	TasksDone        int     `expr:"tasks_done" json:"tasks_done"`
-	TasksFailed      int     `expr:"tasks_failed" json:"tasks_failed"`
-	Errors           int     `expr:"errors" json:"errors"`
-	ErrorRate        float64 `expr:"error_rate" json:"error_rate"` // failed iterations / iterations
-	Tokens           int     `expr:"tokens" json:"tokens"`
-	CostUSD          float64 `expr:"cost_usd" json:"cost_usd"`
-	ElapsedS         float64 `expr:"elapsed_s" json:"elapsed_s"`
-	NoProgress       int     `expr:"no_progress" json:"no_progress"`               // consecutive iterations that completed no task
-	SameErrorRepeats int     `expr:"same_error_repeats" json:"same_error_repeats"` // consecutive iterations failing with the same error
-}
+// circuit breaker, quality gates); the task-loop machine keeps them.
+type Stats = machine.Stats
 
 // Condition is a compiled user condition over Stats.
-type Condition func(Stats) (bool, error)
+type Condition = machine.Condition
 
 // refreshCounts reads the task file's counts into the stats.
 func (l *loop) refreshCounts() {
