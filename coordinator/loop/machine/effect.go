@@ -57,7 +57,26 @@ type Effect struct {
 	Current  string
 	Question string
 	Default  bool
+	// Cause says why a Commit happens, which hosts that write the task
+	// file only at some ends (Temporal) need.
+	Cause Cause
 }
+
+// Cause is why a task's state is committed.
+type Cause string
+
+const (
+	// Settled: a failed attempt settled (retry, failed, abort).
+	Settled Cause = "settled"
+	// LimitCut: a limit cut the attempt short; the task goes back to
+	// open without spending a retry.
+	LimitCut Cause = "limit"
+	// StopCut: a stop cut the attempt short.
+	StopCut Cause = "stop"
+	// ConfigCut: the model is configured wrongly; the attempt is taken
+	// back (Attempt is the number before it).
+	ConfigCut Cause = "config"
+)
 
 // Step is what the machine asks after a boundary or an input: effects in
 // order, then either the end of the loop, or how long the host may wait

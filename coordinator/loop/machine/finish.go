@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -87,7 +88,7 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 	m.addUsage(o)
 	switch {
 	case o.Interrupted:
-		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: memory.TaskOpen})
+		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: memory.TaskOpen, Cause: StopCut})
 		s.emit(ended(o, memory.TaskOpen, "interrupted"))
 		return s
 	case o.ConfigErr:
@@ -95,8 +96,8 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 		ev := ended(o, memory.TaskOpen, o.Failure)
 		ev.IsError = true
 		s.emit(ev)
-		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt - 1, State: memory.TaskOpen})
-		s.End = &End{Reason: ReasonConfig, IsError: true, Err: fmt.Errorf("%s: %s", id, o.Failure)}
+		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt - 1, State: memory.TaskOpen, Cause: ConfigCut})
+		s.End = &End{Reason: ReasonConfig, IsError: true, Err: errors.New(o.Failure)}
 		return s
 	case o.Limit != nil:
 		failure, waiting := m.waitForLimit(now, o, &s)
@@ -132,7 +133,7 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 	if retry {
 		m.notBefore[id] = settled.NotBefore
 	}
-	s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: settled.Next})
+	s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: settled.Next, Cause: Settled})
 	ev := ended(o, settled.Next, o.Failure)
 	ev.IsError = true
 	s.emit(ev)
@@ -168,7 +169,7 @@ func (m *Machine) waitForLimit(now time.Time, o Outcome, s *Step) (string, bool)
 			l.What, text.Clock(until, now), roundWait(until.Sub(now)), m.cfg.MaxWait, l.Err), false
 	}
 	id := o.Task.ID
-	s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: memory.TaskOpen})
+	s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt, State: memory.TaskOpen, Cause: LimitCut})
 	m.waived[id]++
 	m.iterations--
 	s.emit(ended(o, memory.TaskOpen, l.Err))
@@ -254,7 +255,7 @@ func (m *Machine) breakerFailed(now time.Time, f *memory.TaskFile, id, failure s
 	case decide.Ignore:
 		return
 	}
-	if !retry && m.nothingLeftBut(now, f, id) {
+	if !retry && !m.cfg.Legacy && m.nothingLeftBut(now, f, id) {
 		// No task can start again (every one done, failed or blocked):
 		// the loop ends now, with nothing to ask about or wait out. The
 		// failed task itself is judged by its settlement, since the host

@@ -52,6 +52,12 @@ type Config struct {
 	CanAsk bool
 	// Prior continues a resumed session's counters.
 	Prior *memory.State
+	// Legacy keeps two behaviours of the Temporal workflow before this
+	// machine (f31c8f1), for replaying workflows started then: a hold
+	// (limit, open breaker) is waited out even when no task could start
+	// after it, and a failure with nothing left still trips the
+	// breaker. Both made it wait for nothing; new runs never set it.
+	Legacy bool
 }
 
 // ReasonConfig ends a loop whose model is configured wrongly.
@@ -230,7 +236,7 @@ func (m *Machine) Next(now time.Time, f *memory.TaskFile) Step {
 	if m.paused {
 		ready = nil
 	}
-	if hold > 0 && (len(ready) > 0 || wait > 0 || len(m.running) > 0) {
+	if hold > 0 && (m.cfg.Legacy || len(ready) > 0 || wait > 0 || len(m.running) > 0) {
 		// A limit to reset or an open breaker: nothing starts before.
 		// When no task could start again anyway there is nothing to
 		// wait for, and the loop ends below.
