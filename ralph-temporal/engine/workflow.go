@@ -220,9 +220,9 @@ func (w *loopWF) carry(s machine.Step) (machine.End, bool) {
 			// following the workflow records in the session's
 			// decisions.jsonl as the local recorder does: no command,
 			// so a task's decisions cost its history nothing.
-			d := e.Decision
-			d.Time = workflow.Now(w.ctx).UTC()
-			w.emit(coordinator.DecisionEvent(d))
+			// The machine stamps its records with the time of its input,
+			// workflow.Now here.
+			w.emit(coordinator.DecisionEvent(e.Decision))
 		case machine.Save:
 			// The workflow's state is its history; status queries read
 			// it.
@@ -302,7 +302,7 @@ func (w *loopWF) apply(c Control) {
 	case OpPause:
 		w.m.Pause()
 	case OpContinue:
-		_, _ = w.carry(w.m.Resume())
+		_, _ = w.carry(w.m.Resume(workflow.Now(w.ctx)))
 	case OpSay:
 		w.messages = append(w.messages, c)
 		if len(w.running) > 0 {

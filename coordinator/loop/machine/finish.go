@@ -82,6 +82,7 @@ func ended(o Outcome, state memory.TaskState, failure string) coordinator.Event 
 // Finished settles one attempt at the time now, f being the task file
 // as the host has it.
 func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
+	m.now = now
 	var s Step
 	id := o.Task.ID
 	m.remove(id)
@@ -97,6 +98,9 @@ func (m *Machine) Finished(now time.Time, f *memory.TaskFile, o Outcome) Step {
 		ev.IsError = true
 		s.emit(ev)
 		s.add(Effect{Kind: Commit, Task: o.Task, Attempt: o.Attempt - 1, State: memory.TaskOpen, Cause: ConfigCut})
+		m.record(&s, memory.DecisionRecord{Kind: "config_error", Task: id, Detail: "the loop stops; " + id + " goes back to open",
+			Reason: text.Clip(o.Failure, 300) + "; no task can succeed until the configuration is fixed, so retrying would only spend attempts"})
+		s.save(memory.StatusRunning, "")
 		s.End = &End{Reason: ReasonConfig, IsError: true, Err: errors.New(o.Failure)}
 		return s
 	case o.Limit != nil:
@@ -193,8 +197,19 @@ func (m *Machine) waitForLimit(now time.Time, o Outcome, s *Step) (string, bool)
 }
 
 // HoldFor puts the loop on hold for a wait the host found (a full disk):
-// no task starts until it is lifted (Lift).
+// no task starts until it is lifted (Lift); the host moves w.Until on as
+// it looks again.
 func (m *Machine) HoldFor(w *memory.Wait) { m.wait = w }
+
+// Waive ends an attempt that the host's own wait (a full disk) cut
+// short: what it spent counts, and it spends neither an iteration nor a
+// retry. The host says so itself.
+func (m *Machine) Waive(o Outcome) {
+	m.remove(o.Task.ID)
+	m.addUsage(o)
+	m.waived[o.Task.ID]++
+	m.iterations--
+}
 
 // Lift ends a wait the host put (HoldFor).
 func (m *Machine) Lift() { m.wait = nil }
@@ -206,7 +221,7 @@ func (m *Machine) Lift() { m.wait = nil }
 func (m *Machine) hold(now time.Time, s *Step) time.Duration {
 	var wait time.Duration
 	if w := m.wait; w != nil && w.Reason == memory.WaitDiskFull {
-		wait = time.Second
+		wait = max(w.Until.Sub(now), time.Millisecond)
 	} else if w != nil {
 		if now.Before(w.Until) {
 			wait = w.Until.Sub(now)

@@ -107,6 +107,9 @@ type Machine struct {
 	stopping   bool
 	wait       *memory.Wait
 	ask        *asking
+	// now is the time of the input being handled, which decision
+	// records carry.
+	now time.Time
 }
 
 // New is a machine starting at now.
@@ -191,7 +194,8 @@ func (m *Machine) Stats(now time.Time, f *memory.TaskFile) Stats {
 func (m *Machine) Pause() { m.paused = true }
 
 // Resume undoes Pause; it records the decision when the loop was idle.
-func (m *Machine) Resume() Step {
+func (m *Machine) Resume(now time.Time) Step {
+	m.now = now
 	var s Step
 	if !m.paused {
 		return s
@@ -213,12 +217,16 @@ func (m *Machine) record(s *Step, d memory.DecisionRecord) {
 	if d.Turn == 0 {
 		d.Turn = m.iterations
 	}
+	if d.Time.IsZero() {
+		d.Time = m.now.UTC()
+	}
 	s.record(d)
 }
 
 // Next is the boundary: the stop conditions, the waits, and the attempts
 // that start now at the ready tasks of f.
 func (m *Machine) Next(now time.Time, f *memory.TaskFile) Step {
+	m.now = now
 	var s Step
 	if m.ask != nil {
 		s.Asking = true
@@ -236,7 +244,8 @@ func (m *Machine) Next(now time.Time, f *memory.TaskFile) Step {
 	if m.paused {
 		ready = nil
 	}
-	if hold > 0 && (m.cfg.Legacy || len(ready) > 0 || wait > 0 || len(m.running) > 0) {
+	hostHeld := m.wait != nil && m.wait.Reason == memory.WaitDiskFull
+	if hold > 0 && (m.cfg.Legacy || hostHeld || len(ready) > 0 || wait > 0 || len(m.running) > 0) {
 		// A limit to reset or an open breaker: nothing starts before.
 		// When no task could start again anyway there is nothing to
 		// wait for, and the loop ends below.
@@ -361,6 +370,7 @@ func (m *Machine) nothingLeftBut(now time.Time, f *memory.TaskFile, but string) 
 // (answered false: nobody answered in time, which is the question's
 // default, no).
 func (m *Machine) Answer(now time.Time, yes, answered bool) Step {
+	m.now = now
 	var s Step
 	a := m.ask
 	if a == nil {
