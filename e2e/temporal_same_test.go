@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/ralph-dev/ralph/coordinator/llm/llmtest"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -49,37 +51,71 @@ func taskStates(t *testing.T, dir string) []string {
 	return out
 }
 
-func TestTemporalAndLocalRunsDecideAlike(t *testing.T) {
-	t.Parallel()
-	titles := []string{"write a.txt one", "broken b.txt two", "write c.txt three"}
-	srv := fileTaskModel(t, nil)
-	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
-	args := []string{"--output-format", "stream-json", "run", "--retries", "0", "--breaker", "no_progress >= 1", "--breaker-cooldown", "1s"}
-
-	local, _ := temporalProject(t, titles...)
-	if r := ralph(t, local, env, nil, args...); r.code != 1 {
-		t.Fatalf("local: exit %d (want 1, a task failed)\n%s\n%s", r.code, r.stdout, r.stderr)
+// sameOnBothHosts runs titles with args locally and on a dev server,
+// the run ending with exit code, and checks both made the decisions
+// want and ended with the task states states.
+// before, when set, is called before each run.
+func sameOnBothHosts(t *testing.T, env []string, before func(), titles, args []string, code int, want, states []string) {
+	t.Helper()
+	if before == nil {
+		before = func() {}
 	}
-
+	local, _ := temporalProject(t, titles...)
+	before()
+	if r := ralph(t, local, env, nil, args...); r.code != code {
+		t.Fatalf("local: exit %d, want %d\n%s\n%s", r.code, code, r.stdout, r.stderr)
+	}
 	addr := startDevServer(t)
 	project, remoteDir := temporalProject(t, titles...)
 	w := startWorker(t, addr, env)
-	if r := ralph(t, project, env, nil, append(args, "--engine", "temporal", "--address", addr)...); r.code != 1 {
-		t.Fatalf("temporal: exit %d (want 1, a task failed)\n%s\n%s\nworker:\n%s", r.code, r.stdout, r.stderr, w.out.String())
+	before()
+	if r := ralph(t, project, env, nil, append(args, "--engine", "temporal", "--address", addr)...); r.code != code {
+		t.Fatalf("temporal: exit %d, want %d\n%s\n%s\nworker:\n%s", r.code, code, r.stdout, r.stderr, w.out.String())
 	}
-
-	want := []string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker_open", "breaker_half_open", "task_picked t3", "breaker_closed"}
 	if got := loopDecisions(t, local); !slices.Equal(got, want) {
 		t.Errorf("local decisions\n%q\nwant\n%q", got, want)
 	}
 	if got := loopDecisions(t, project); !slices.Equal(got, want) {
 		t.Errorf("temporal decisions\n%q\nwant\n%q", got, want)
 	}
-	states := []string{"t1 done", "t2 failed", "t3 done"}
 	if got := taskStates(t, local); !slices.Equal(got, states) {
 		t.Errorf("local tasks %q, want %q", got, states)
 	}
 	if got := taskStates(t, onRemote(t, remoteDir)); !slices.Equal(got, states) {
 		t.Errorf("temporal tasks %q, want %q", got, states)
 	}
+}
+
+func TestTemporalAndLocalRunsDecideAlike(t *testing.T) {
+	t.Parallel()
+	srv := fileTaskModel(t, nil)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	sameOnBothHosts(t, env, nil, []string{"write a.txt one", "broken b.txt two", "write c.txt three"},
+		[]string{"--output-format", "stream-json", "run", "--retries", "0", "--breaker", "no_progress >= 1", "--breaker-cooldown", "1s"}, 1,
+		[]string{"task_picked t1", "task_picked t2", "task_skip t2", "breaker_open", "breaker_half_open", "task_picked t3", "breaker_closed"},
+		[]string{"t1 done", "t2 failed", "t3 done"})
+}
+
+// TestTemporalAndLocalRunsWaitOutALimitAlike: the model's first answer
+// on each host is a 429 resetting in two seconds, longer than a call
+// waits (max_retry_after 1s): the attempt spends no retry, both hosts
+// wait for the reset and go on.
+func TestTemporalAndLocalRunsWaitOutALimitAlike(t *testing.T) {
+	t.Parallel()
+	// Each run's first request is the limited one.
+	var limitNext atomic.Bool
+	answers := fileTaskAnswers(nil)
+	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
+		if limitNext.CompareAndSwap(true, false) {
+			return llmtest.Response{RateLimit: &llmtest.RateLimit{Shape: "openai", ResetS: 2}}
+		}
+		return answers(r)
+	})
+	t.Cleanup(srv.Close)
+	env := append(cleanEnv(t, "OPENAI_BASE_URL="+srv.URL), personGit...)
+	mustWrite(t, filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "ralph", "config.toml"), "max_retry_after = \"1s\"\n")
+	sameOnBothHosts(t, env, func() { limitNext.Store(true) }, []string{"write a.txt one", "write b.txt two"},
+		[]string{"--output-format", "stream-json", "run", "--max-wait", "1m"}, 0,
+		[]string{"task_picked t1", "limit_wait t1", "limit_wait_over", "task_picked t1", "task_picked t2"},
+		[]string{"t1 done", "t2 done"})
 }
