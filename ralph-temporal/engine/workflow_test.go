@@ -337,3 +337,36 @@ func TestWorkflowRetryIsToldHowTheLastAttemptFailed(t *testing.T) {
 		t.Fatalf("inputs %+v", inputs)
 	}
 }
+
+// TestWorkflowAskTakesTheAnswerSignal: with someone to ask, a tripped
+// breaker waits for the answer signal; yes goes on, as a local person's
+// yes does, and the decisions say who decided.
+func TestWorkflowAskTakesTheAnswerSignal(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] shaky <!-- ralph:id=s -->\n- [ ] later <!-- ralph:id=l depends=s -->\n"
+	cond := func(string, string) (loop.Condition, error) {
+		return func(s loop.Stats) (bool, error) { return s.NoProgress >= 1, nil }, nil
+	}
+	e := newEnv(t, tasks, cond, func(_ context.Context, in AttemptInput) (AttemptOutcome, error) {
+		if in.Task.ID == "s" && in.Attempt == 1 {
+			return AttemptOutcome{Failure: "down"}, nil
+		}
+		return AttemptOutcome{Completed: true}, nil
+	})
+	e.RegisterDelayedCallback(func() {
+		var st Status
+		if v, err := e.QueryWorkflow(QueryStatus); err != nil || v.Get(&st) != nil || len(st.Running) != 0 {
+			t.Errorf("status while asking: %+v (%v)", st, err)
+		}
+		e.SignalWorkflow(SignalAnswer, Answer{Yes: true})
+	}, time.Minute)
+	in := input(decide.Policy{Retries: 1, Backoff: time.Millisecond})
+	in.Ask = true
+	e.ExecuteWorkflow(WorkflowName, in)
+	if res := e.result(t); res.Reason != decide.ReasonAllDone || !slices.Equal(res.Done, []string{"s", "l"}) {
+		t.Fatalf("%+v", res)
+	}
+	want := []string{"task_picked s", "task_retry s", "breaker s", "breaker_go_on", "task_picked s", "task_picked l"}
+	if got := e.decisions(t); !slices.Equal(got, want) {
+		t.Fatalf("decisions %q, want %q", got, want)
+	}
+}
