@@ -33,6 +33,15 @@ type host struct {
 func (h *host) carry(s machine.Step, f *memory.TaskFile) (Result, bool) {
 	l := h.l
 	skip := false // the effects of a start that did not happen
+	// An attempt's goroutine starts once its start is told (the event,
+	// the decision, the saved state), so nothing of its agent comes
+	// before them; at the latest when the step's effects are done.
+	var launch func()
+	defer func() {
+		if launch != nil {
+			launch()
+		}
+	}()
 	for _, e := range s.Effects {
 		if skip && e.Kind != machine.Start {
 			continue
@@ -40,11 +49,16 @@ func (h *host) carry(s machine.Step, f *memory.TaskFile) (Result, bool) {
 		skip = false
 		switch e.Kind {
 		case machine.Start:
-			started, r, stop := h.begin(e.Task, e.Attempt, f)
+			if launch != nil {
+				launch()
+			}
+			var r Result
+			var stop bool
+			launch, r, stop = h.begin(e.Task, e.Attempt, f)
 			if stop {
 				return r, true
 			}
-			skip = !started
+			skip = launch == nil
 		case machine.Emit:
 			l.emit(e.Event)
 		case machine.Record:
@@ -70,10 +84,10 @@ func (h *host) carry(s machine.Step, f *memory.TaskFile) (Result, bool) {
 	return Result{}, false
 }
 
-// begin marks a task in progress, counting the attempt, and runs it on
-// a goroutine. It reports whether it started, and the loop's end when
-// the task file cannot be written.
-func (h *host) begin(t memory.Task, attempt int, f *memory.TaskFile) (bool, Result, bool) {
+// begin marks a task in progress, counting the attempt, and returns what
+// runs it on a goroutine (nil when it did not start), or the loop's end
+// when the task file cannot be written.
+func (h *host) begin(t memory.Task, attempt int, f *memory.TaskFile) (func(), Result, bool) {
 	l := h.l
 	_, err := l.updateTasks(&t, func(f *memory.TaskFile) error {
 		if err := f.SetState(t.ID, memory.TaskInProgress); err != nil {
@@ -85,32 +99,33 @@ func (h *host) begin(t memory.Task, attempt int, f *memory.TaskFile) (bool, Resu
 	case err != nil && memory.IsDiskFull(err):
 		l.m.NotStarted(t.ID)
 		l.pauseForDisk(err)
-		return false, Result{}, false
+		return nil, Result{}, false
 	case errors.Is(err, memory.ErrTaskTaken):
 		// Another worker claimed it first (a Beads plan): the next
 		// boundary shows it in progress.
 		l.m.NotStarted(t.ID)
-		return false, Result{}, false
+		return nil, Result{}, false
 	case err != nil:
 		l.m.NotStarted(t.ID)
-		return false, Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
+		return nil, Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
 	}
 	l.running[t.ID] = t.Title
 	h.inflight++
 	a := l.assign(f, t, attempt)
 	ctx := h.ctx
-	go func() {
-		d := attemptDone{task: t, attempt: attempt, checks: a.checks}
-		var err error
-		if d.ws, err = l.prepare(ctx, t, attempt); err != nil {
-			d.out.Err = err
-		} else {
-			a.Workspace = d.ws
-			d.out = l.o.Worker.Work(ctx, a)
-		}
-		h.results <- d
-	}()
-	return true, Result{}, false
+	return func() {
+		go func() {
+			d := attemptDone{task: t, attempt: attempt, checks: a.checks}
+			var err error
+			if d.ws, err = l.prepare(ctx, t, attempt); err != nil {
+				d.out.Err = err
+			} else {
+				a.Workspace = d.ws
+				d.out = l.o.Worker.Work(ctx, a)
+			}
+			h.results <- d
+		}()
+	}, Result{}, false
 }
 
 // commit writes a task's new state as the machine settled it.
