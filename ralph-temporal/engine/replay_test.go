@@ -18,7 +18,9 @@ import (
 // (which then waited out the cooldown for nothing; the machine ends at
 // once, so only workflow.GetVersion keeps that history replaying). Each
 // run's --breaker names its scenario, whose condition the recording
-// used too.
+// used too. testdata/record_history_test.go.txt is the recorder: put it
+// in ralph-temporal/engine of a checkout of f31c8f1 and run it with
+// RECORD_ADDR (a dev server) and RECORD_OUT (this testdata directory).
 func TestWorkflowsStartedBeforeTheMachineReplay(t *testing.T) {
 	t.Parallel()
 	trips := map[string]func(int, int) bool{
