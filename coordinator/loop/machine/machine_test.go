@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -134,7 +133,7 @@ func TestMachineScenarios(t *testing.T) {
 			if sc.Decisions != nil && !slices.Equal(h.decisions, sc.Decisions) {
 				t.Errorf("decisions\n%q\nwant\n%q", h.decisions, sc.Decisions)
 			}
-			t.Log(fmt.Sprintf("%q", h.decisions))
+			t.Logf("%q", h.decisions)
 		})
 	}
 }
