@@ -20,7 +20,15 @@ import (
 // complete_task. gate, when set, is called before a task's first answer
 // and may hold it back.
 func fileTaskModel(t *testing.T, gate func(id string)) *llmtest.Server {
-	srv := llmtest.NewServerFunc(func(r llmtest.RecordedRequest) llmtest.Response {
+	srv := llmtest.NewServerFunc(fileTaskAnswers(gate))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// fileTaskAnswers are fileTaskModel's answers, for a model that answers
+// some requests its own way first.
+func fileTaskAnswers(gate func(id string)) func(llmtest.RecordedRequest) llmtest.Response {
+	return func(r llmtest.RecordedRequest) llmtest.Response {
 		msgs := r.Request.Messages
 		var id, title string
 		for _, m := range msgs {
@@ -51,9 +59,7 @@ func fileTaskModel(t *testing.T, gate func(id string)) *llmtest.Server {
 			return llmtest.Response{ToolCalls: []llmtest.ToolCall{{Name: "complete_task", Arguments: args(map[string]string{"id": id, "summary": "wrote " + f[1]})}}}
 		}
 		return llmtest.Response{Text: "done: " + title}
-	})
-	t.Cleanup(srv.Close)
-	return srv
+	}
 }
 
 // taskRepo is a repository whose committed task list is titles, with the

@@ -2,13 +2,10 @@ package loop
 
 import (
 	"errors"
-	"strconv"
 	"sync"
-	"time"
 
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // ErrNoLoop is returned when pausing or resuming while no task loop runs.
@@ -129,34 +126,4 @@ func (c *Control) end() {
 	c.mu.Lock()
 	c.active, c.paused, c.idle = false, false, false
 	c.mu.Unlock()
-}
-
-// stopOnConfig ends the loop on a configuration error (a bad key, an
-// unknown model, a model without tools, a conversation too long for it):
-// no task can succeed until the person fixes it, so retrying would only
-// spend attempts and trip the breaker. The task goes back to open, not
-// failed, with the attempts it had before (t is the task as it was
-// picked), since it was never really tried.
-func (l *loop) stopOnConfig(t memory.Task, err error) Result {
-	l.stats.Errors++
-	if l.o.Store != nil {
-		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.stats.Iterations, Message: t.ID + ": " + err.Error()}))
-	}
-	attempts := ""
-	if t.Attempts > 0 {
-		attempts = strconv.Itoa(t.Attempts)
-	}
-	if _, uerr := l.updateTasks(&t, func(f *memory.TaskFile) error {
-		if err := f.SetState(t.ID, memory.TaskOpen); err != nil {
-			return err
-		}
-		return f.SetMeta(t.ID, "attempts", attempts)
-	}); uerr != nil {
-		return Result{Reason: "cannot update the task file", IsError: true, Err: uerr}
-	}
-	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " open", Output: t.Title, IsError: true})
-	l.decide(memory.DecisionRecord{Kind: "config_error", Task: t.ID, Detail: "the loop stops; " + t.ID + " goes back to open",
-		Reason: text.Clip(err.Error(), 300) + "; no task can succeed until the configuration is fixed, so retrying would only spend attempts"})
-	l.save(memory.StatusRunning, "")
-	return Result{Reason: ReasonConfig, IsError: true, Err: err}
 }

@@ -55,12 +55,11 @@ func (l *loop) waitForDisk(d attemptDone, cause error) string {
 	} else if err != nil && !errors.Is(err, memory.ErrTaskNotFound) {
 		l.keep(err)
 	}
-	l.waived[t.ID]++
-	l.stats.Iterations--
+	l.m.Waive(outcome(d))
 	l.emit(attemptEnded(d, memory.TaskOpen, nil, full.Error()))
 	l.pauseForDisk(cause)
 	l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
-		Detail: t.ID + " goes back to open; " + l.wait.Text,
+		Detail: t.ID + " goes back to open; " + l.diskWait.Text,
 		Reason: "attempt " + strconv.Itoa(d.attempt) + " failed on a full disk: " + text.Clip(full.Error(), 300) + "; no attempt can succeed before there is space, so waiting spends no retry"})
 	return ""
 }
@@ -73,7 +72,7 @@ func (l *loop) lookAgain(now time.Time) time.Duration {
 	if !memory.DiskLow(l.o.Root) {
 		poll = quotaWait
 	}
-	l.wait.Until = now.Add(poll)
+	l.diskWait.Until = now.Add(poll)
 	return poll
 }
 
@@ -85,22 +84,31 @@ func (l *loop) pauseForDisk(cause error) {
 		poll = quotaWait
 	}
 	until := time.Now().Add(poll)
-	if l.wait != nil && l.wait.Reason == memory.WaitDiskFull {
-		if until.After(l.wait.Until) {
-			l.wait.Until = until
+	if l.diskWait != nil {
+		if until.After(l.diskWait.Until) {
+			l.diskWait.Until = until
 		}
 		return
 	}
 	note := "waiting for space: " + memory.DiskFull(l.o.Root, cause).Error()
-	l.wait = &memory.Wait{Reason: memory.WaitDiskFull, Until: until, Text: note}
+	l.diskWait = &memory.Wait{Reason: memory.WaitDiskFull, Until: until, Text: note}
+	l.m.HoldFor(l.diskWait)
 	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
 	l.save(memory.StatusRunning, "")
+}
+
+// holdDisk looks at the full-disk wait, if any, before a boundary: it
+// ends it when there is space, putting back what the full disk held.
+func (l *loop) holdDisk() {
+	if l.diskWait != nil {
+		l.holdForDisk(time.Now())
+	}
 }
 
 // holdForDisk is hold's part for a disk wait: how long until the loop
 // looks again, or 0 when there is space and the wait is over.
 func (l *loop) holdForDisk(now time.Time) time.Duration {
-	w := l.wait
+	w := l.diskWait
 	if now.Before(w.Until) {
 		return w.Until.Sub(now)
 	}
@@ -120,7 +128,8 @@ func (l *loop) holdForDisk(now time.Time) time.Duration {
 		}
 	}
 	l.reopen = nil
-	l.wait = nil
+	l.diskWait = nil
+	l.m.Lift()
 	note := "there is space again on the project's file system; going on"
 	l.emit(coordinator.Event{Type: coordinator.EventLimitWait, State: memory.WaitDiskFull, Text: note})
 	l.decide(memory.DecisionRecord{Kind: "limit_wait_over", Detail: note, Reason: "the project's file system has more than " + text.Size(memory.LowSpace) + " free"})

@@ -1,11 +1,11 @@
 package loop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/ralph-dev/ralph/coordinator"
-	"github.com/ralph-dev/ralph/coordinator/loop/decide"
 	"github.com/ralph-dev/ralph/memory"
 )
 
@@ -37,15 +37,13 @@ type doneAttempt struct {
 // entry could not be written (not for want of space, which is waited out).
 const ReasonProgressNotWritten = "cannot write the progress file"
 
-// recordDone counts an attempt whose task is marked done.
-func (l *loop) recordDone(a doneAttempt) {
-	t := a.d.task
-	l.done = append(l.done, t.ID)
-	delete(l.tries, t.ID)
-	l.setStreak(decide.Streak{}.Succeeded())
-	l.emit(attemptEnded(a.d, memory.TaskDone, a.verify, ""))
-	l.breakerSucceeded(t.ID)
-	l.save(memory.StatusRunning, "")
+// recordDone counts an attempt whose task is marked done: the machine
+// settles it.
+func (l *loop) recordDone(a doneAttempt) (Result, bool) {
+	o := outcome(a.d)
+	o.Done, o.Verify = true, a.verify
+	h := &host{l: l, ctx: context.Background()}
+	return h.settle(o)
 }
 
 // notRecorded settles a done attempt whose completion could not be
@@ -58,7 +56,7 @@ func (l *loop) notRecorded(a doneAttempt, err error) (Result, bool) {
 			l.unmarked = append(l.unmarked, a)
 			l.pauseForDisk(err)
 			l.decide(memory.DecisionRecord{Kind: "limit_wait", Task: t.ID,
-				Detail: t.ID + " is done and its progress entry written; it is marked done once there is space; " + l.wait.Text,
+				Detail: t.ID + " is done and its progress entry written; it is marked done once there is space; " + l.diskWait.Text,
 				Reason: "the task file could not be written on a full disk; working the task again would do it twice"})
 			return Result{}, false
 		}

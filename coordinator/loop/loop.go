@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/llm"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/loop/taskprompt"
 	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/interrupts"
@@ -166,34 +167,23 @@ type attemptDone struct {
 	checks []string
 }
 
-// lastTry is how a task's latest failed attempt went, which its retry is
-// told.
-type lastTry struct {
-	err, verify, summary string
-}
-
-// loop is the state of one Run call.
+// loop is the goroutine host of one Run call: the machine
+// (coordinator/loop/machine) holds the loop's bookkeeping and decides;
+// the host runs the attempts on goroutines, keeps the task file, git,
+// verify, review and the full-disk waits, and carries out the machine's
+// effects.
 type loop struct {
-	o         Options
-	start     time.Time
-	stats     Stats
-	usage     conversation.Usage
-	turns     int // the agents' turns, all tasks together
-	cost      float64
-	lastErr   string
-	running   map[string]string // the tasks in flight: id to title
-	notBefore map[string]time.Time
-	done      []string
-	failed    []string
-	counts    memory.TaskCounts // as of the last refresh
-	res       Result
-	// wait is the limit the loop waits for, nil when none; waived counts
-	// per task the attempts a limit cut short, which spend no retry.
-	wait    *memory.Wait
-	waived  map[string]int
-	breaker decide.Breaker
-	// tries holds, per task, how its latest failed attempt went.
-	tries map[string]lastTry
+	o     Options
+	m     *machine.Machine
+	start time.Time
+	// running are the tasks in flight, id to title, for the task file's
+	// id assignment (updateTasks).
+	running map[string]string
+	file    *memory.TaskFile  // as of the last refresh
+	counts  memory.TaskCounts // as of the last refresh
+	res     Result
+	// over: the loop ended; its last save holds no wait or breaker.
+	over bool
 	// pausing: the loop is paused with tasks in flight, as last saved.
 	pausing bool
 	// storeErr is the first record that could not be saved. Only the
@@ -207,6 +197,9 @@ type loop struct {
 	reopen        []string
 	unmarked      []doneAttempt
 	diskRecovered bool
+	// diskWait is the full-disk wait the host put the machine on (nil:
+	// none).
+	diskWait *memory.Wait
 }
 
 // Run works through RALPH_TASKS.md until every task is done or failed,
@@ -231,14 +224,10 @@ func Run(ctx context.Context, o Options) Result {
 	if o.Events == nil {
 		o.Events = pubsub.NewBroker[coordinator.Event]()
 	}
-	l := &loop{o: o, start: time.Now(), running: map[string]string{}, notBefore: map[string]time.Time{}, waived: map[string]int{},
-		tries: map[string]lastTry{}}
-	if p := o.Prior; p != nil {
-		l.stats.Iterations, l.stats.Errors, l.usage, l.turns = p.Iteration, p.Errors, p.Usage, p.Turns
-		if p.CostUSD != nil {
-			l.cost = *p.CostUSD
-		}
-	}
+	start := time.Now()
+	l := &loop{o: o, start: start, running: map[string]string{},
+		m: machine.New(machine.Config{Policy: o.Policy, MaxCost: o.MaxCost, MaxWait: o.MaxWait, Until: o.Until, Breaker: o.Breaker,
+			CanAsk: o.Ask != nil, Prior: o.Prior}, start)}
 	o.Control.begin()
 	defer o.Control.end()
 	l.res = l.run(ctx)
@@ -246,15 +235,12 @@ func Run(ctx context.Context, o Options) Result {
 	// can be; otherwise the next run's recovery marks it from its entry.
 	l.markUnmarked()
 	l.closeGit(ctx)
-	l.res.Done, l.res.Failed = l.done, l.failed
-	l.refreshCounts()
-	l.res.Stats = l.stats
+	l.res.Done, l.res.Failed = l.m.Done(), l.m.Failed()
+	l.res.Stats = l.stats()
 	// A record lost during the run makes the run a failure, and its final
 	// status says so; a failure of that final save is caught after it.
 	l.failIfNotSaved()
-	// A loop that ended waits for nothing, and its breaker is history
-	// (decisions.jsonl keeps it).
-	l.wait, l.breaker = nil, decide.Breaker{}
+	l.over = true
 	status := memory.StatusCompleted
 	switch {
 	case l.res.Reason == ReasonInterrupted:
@@ -266,7 +252,7 @@ func Run(ctx context.Context, o Options) Result {
 	l.failIfNotSaved()
 	l.reportUndelivered()
 	// The loop's last event says how it ended, as a run's result does.
-	final := l.res.Final(o.SessionID, time.Since(l.start), l.usage, memory.State{}, l.counts)
+	final := l.res.Final(o.SessionID, time.Since(l.start), l.m.Usage(), memory.State{}, l.counts)
 	l.emit(coordinator.Event{Type: coordinator.EventResult, Result: &final})
 	// As with Coordinator.Run: the face reports once the loop returns.
 	_ = o.Events.Flush(context.WithoutCancel(ctx))
@@ -323,12 +309,13 @@ func (l *loop) emit(ev coordinator.Event) {
 	coordinator.Publish(l.o.Events, ev)
 }
 
-// decide records a choice of the loop, and why it was made: a decision
-// event, which the recorder writes to decisions.jsonl (a write that fails
-// reaches the result through RecordErr).
+// decide records a choice the host made on its own (a full disk, git, a
+// task's id): a decision event, which the recorder writes to
+// decisions.jsonl (a write that fails reaches the result through
+// RecordErr). The machine's decisions come as its Record effects.
 func (l *loop) decide(d memory.DecisionRecord) {
 	if d.Turn == 0 {
-		d.Turn = l.stats.Iterations
+		d.Turn = l.m.Iterations()
 	}
 	l.emit(coordinator.DecisionEvent(d))
 }
@@ -336,15 +323,14 @@ func (l *loop) decide(d memory.DecisionRecord) {
 func (l *loop) run(ctx context.Context) Result {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make(chan attemptDone)
-	inflight := 0
+	h := &host{l: l, ctx: ctx, results: make(chan attemptDone)}
 	// stop ends the loop: in-flight attempts are cancelled and awaited, so
 	// no worker outlives Run, and their tasks go back to open.
 	stop := func(r Result) Result {
 		cancel()
-		for inflight > 0 {
-			d := <-results
-			inflight--
+		for h.inflight > 0 {
+			d := <-h.results
+			h.inflight--
 			l.finishInterrupted(ctx, d)
 		}
 		return r
@@ -360,100 +346,52 @@ func (l *loop) run(ctx context.Context) Result {
 		if ctx.Err() != nil {
 			return stop(Result{Reason: ReasonInterrupted, IsError: true})
 		}
-		if r, done := l.checkLimits(ctx); done {
-			return stop(r)
-		}
-		// A wait that ends now may put tasks back to open, so it is
-		// looked at before the task file is read.
-		hold := l.hold()
-		// Start as many ready tasks as the parallelism allows.
+		// A full-disk wait that ends now may put tasks back to open, so
+		// it is looked at before the task file is read.
+		l.holdDisk()
 		f, err := l.boundary()
 		if err != nil {
 			return stop(Result{Reason: "cannot read the task file", IsError: true, Err: err})
 		}
+		l.file = f
 		paused := l.o.Control.Paused()
-		l.markPausing(paused, inflight)
-		ready, wait := l.ready(f)
+		l.markPausing(paused, h.inflight)
 		if paused {
-			ready = nil
+			l.m.Pause()
+		} else if r, end := h.carry(l.m.Resume(time.Now()), f); end {
+			return stop(r)
 		}
-		if hold > 0 && (len(ready) > 0 || wait > 0 || inflight > 0 || len(l.reopen) > 0 || len(l.unmarked) > 0) {
-			// A limit to reset or an open breaker: nothing starts before.
-			// When no task could start again anyway, there is nothing to
-			// wait for, and the loop ends below.
-			ready, wait = nil, hold
+		step := l.m.Next(time.Now(), f)
+		if r, end := h.carry(step, f); end {
+			return stop(r)
 		}
-		for i, t := range ready {
-			if !l.o.Policy.CanStart(inflight, l.parallel(), l.stats.Iterations) {
-				break
-			}
-			attempt, err := l.begin(t, ready[i+1:])
-			if err != nil && memory.IsDiskFull(err) {
-				l.pauseForDisk(err)
-				ready, wait = nil, l.hold()
-				break
-			}
-			if errors.Is(err, memory.ErrTaskTaken) {
-				// Another worker claimed it first (a Beads plan): the
-				// next boundary shows it in progress.
-				continue
-			}
-			if err != nil {
-				return stop(Result{Reason: "cannot update the task file", IsError: true, Err: err})
-			}
-			inflight++
-			l.breaker.Started(t.ID)
-			a := l.assign(f, t, attempt)
-			go func() {
-				d := attemptDone{task: t, attempt: attempt, checks: a.checks}
-				var err error
-				if d.ws, err = l.prepare(ctx, t, attempt); err != nil {
-					d.out.Err = err
-				} else {
-					a.Workspace = d.ws
-					d.out = l.o.Worker.Work(ctx, a)
-				}
-				results <- d
-			}()
-		}
-		if inflight == 0 && paused {
-			l.save(memory.StatusPaused, "")
-			l.decide(memory.DecisionRecord{Kind: "paused", Detail: "the task loop was paused; tasks in flight have finished",
-				Reason: "a person paused it (ralph pause, or /pause in chat)", By: memory.DecidedByPerson})
+		if step.Idle {
 			select {
 			case <-l.o.Control.changed():
 			case <-l.o.Queue.Ready():
 			case <-ctx.Done():
 			}
-			if !l.o.Control.Paused() {
-				l.decide(memory.DecisionRecord{Kind: "resumed", Detail: "the task loop was resumed",
-					Reason: "a person resumed it (ralph continue, or /run in chat)", By: memory.DecidedByPerson})
-				l.save(memory.StatusRunning, "")
-			}
 			continue
 		}
-		if inflight == 0 {
-			if wait > 0 {
-				if !l.sleep(ctx, wait) {
-					continue
-				}
-				continue
+		if h.inflight == 0 {
+			if step.Wait > 0 {
+				l.sleep(ctx, step.Wait)
 			}
-			return l.finalReason(f)
+			continue
 		}
 		// Wake when a wait ends, to start tasks beside those in flight.
 		var wake <-chan time.Time
 		var timer *time.Timer
-		if wait > 0 {
-			timer = time.NewTimer(wait)
+		if step.Wait > 0 {
+			timer = time.NewTimer(step.Wait)
 			wake = timer.C
 		}
 		select {
-		case d := <-results:
-			inflight--
+		case d := <-h.results:
+			h.inflight--
 			if ctx.Err() != nil {
 				l.finishInterrupted(ctx, d)
-			} else if r, stopNow := l.finish(ctx, d); stopNow {
+			} else if r, stopNow := h.finish(d); stopNow {
 				if timer != nil {
 					timer.Stop()
 				}
@@ -484,36 +422,6 @@ func (l *loop) sleep(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
-// ready lists the tasks that can start now, most urgent first, and how long
-// until a task now backing off may be retried. Which tasks are ready at all
-// is memory's rule, the one ralph status uses too; the loop only leaves out
-// the tasks it is running and those waiting out a backoff.
-func (l *loop) ready(f *memory.TaskFile) ([]memory.Task, time.Duration) {
-	return decide.Ready(f.Ready(l.isRunning), l.notBefore, time.Now())
-}
-
-// begin marks a task in progress and counts the attempt. later are the
-// ready tasks ranked after it, the alternatives it was picked over.
-func (l *loop) begin(t memory.Task, later []memory.Task) (int, error) {
-	attempt := t.Attempts + 1
-	_, err := l.updateTasks(&t, func(f *memory.TaskFile) error {
-		if err := f.SetState(t.ID, memory.TaskInProgress); err != nil {
-			return err
-		}
-		return f.SetMeta(t.ID, "attempts", strconv.Itoa(attempt))
-	})
-	if err != nil {
-		return 0, err
-	}
-	l.running[t.ID] = t.Title
-	l.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: l.stats.Iterations + 1,
-		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
-	l.decide(l.picked(t, attempt, later))
-	l.stats.Iterations++
-	l.save(memory.StatusRunning, t.ID)
-	return attempt, nil
-}
-
 // stoppedMeta is the task's meta key that counts its attempts a stop cut
 // short.
 const stoppedMeta = "stopped"
@@ -529,53 +437,46 @@ func stoppedAttempts(t memory.Task) int {
 	return min(n, t.Attempts)
 }
 
-// finishInterrupted puts a task cut short by a stop back to open. The
-// attempt keeps its number (attempts=N stays, so the progress mark of an
-// attempt, which says which one completed, is never taken for another),
-// and is counted as stopped (stopped=K): a person's stop, or the run's
-// own limit, is no failure of the task, so it spends none of its
-// --retries when the run goes on (stoppedAttempts).
+// finishInterrupted puts a task cut short by a stop back to open.
 func (l *loop) finishInterrupted(ctx context.Context, d attemptDone) {
 	delete(l.running, d.task.ID)
-	l.addUsage(d.out)
 	l.ended(ctx, d)
-	_, err := l.updateTasks(&d.task, func(f *memory.TaskFile) error {
-		if err := f.SetState(d.task.ID, memory.TaskOpen); err != nil {
-			return err
-		}
-		return f.SetMeta(d.task.ID, stoppedMeta, strconv.Itoa(stoppedAttempts(d.task)+1))
-	})
-	// A task a person deleted meanwhile needs no reset. Any other failure
-	// leaves the task in progress: the next run resets it, but the record
-	// is wrong until then, so the run reports it.
-	if !errors.Is(err, memory.ErrTaskNotFound) {
-		l.keep(err)
-	}
-	l.emit(attemptEnded(d, memory.TaskOpen, nil, "interrupted"))
+	o := outcome(d)
+	o.Interrupted = true
+	h := &host{l: l, ctx: ctx}
+	_, _ = h.carry(l.m.Finished(time.Now(), l.file, o), l.file)
 }
 
-// finish settles one attempt: done (claimed and verified), retry, failed,
-// or abort. It reports whether the loop must stop.
-func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
+// finish settles one attempt: what only the host can (verify, review,
+// git, the durable record of a completion, a full disk), then the
+// machine's bookkeeping. It reports whether the loop must stop.
+func (h *host) finish(d attemptDone) (Result, bool) {
+	l, ctx := h.l, h.ctx
 	delete(l.running, d.task.ID)
-	l.addUsage(d.out)
 	t, out := d.task, d.out
+	o := outcome(d)
 	if out.Err != nil && llm.IsConfigError(out.Err) {
 		l.ended(ctx, d)
-		return l.stopOnConfig(t, out.Err), true
+		if l.o.Store != nil {
+			l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "config", Turn: l.m.Iterations(), Message: t.ID + ": " + out.Err.Error()}))
+		}
+		o.ConfigErr, o.Failure = true, out.Err.Error()
+		r, stop := h.settle(o)
+		if r.Reason == ReasonConfig {
+			r.Err = out.Err
+		}
+		return r, stop
 	}
 	failure, final, endedAlready := "", false, false
 	var verify *coordinator.VerifyRun
 	var verifyOut string
 	switch {
 	case out.Err != nil && isLimit(out.Err):
-		// A limit cut the attempt short: wait for it to reset, unless it
-		// is further off than the loop may wait.
+		// A limit cut the attempt short: the machine waits for it to
+		// reset, unless it is further off than the loop may wait.
 		l.ended(ctx, d)
-		endedAlready = true
-		if failure = l.waitForLimit(d, out.Err); failure == "" {
-			return Result{}, false
-		}
+		o.Limit = limit(out.Err)
+		return h.settle(o)
 	case out.Err != nil:
 		failure = out.Err.Error()
 	case !out.Completed:
@@ -593,7 +494,8 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 			failure = fmt.Sprintf("verification failed: %s (`%s` did not pass)", text.Clip(strings.TrimSpace(verifyOut), 500), failed)
 		}
 	}
-	if !endedAlready && l.diskFull(out.Err, failure) {
+	o.Verify = verify
+	if l.diskFull(out.Err, failure) {
 		// A full disk is no failure of the task: wait for space.
 		l.ended(ctx, d)
 		cause := out.Err
@@ -638,44 +540,18 @@ func (l *loop) finish(ctx context.Context, d attemptDone) (Result, bool) {
 		// before the task is marked done, and recovery marks a task left
 		// in progress done when its attempt's entry is there.
 		err := memory.CompleteTask(l.o.Fs, l.o.Root, memory.ProgressEntry{Time: time.Now(), Title: l.o.Redactor.Redact(t.Title), Body: l.o.Redactor.Redact(body),
-			SessionID: l.o.SessionID, Iteration: l.stats.Iterations, TaskID: t.ID, Attempt: d.attempt}, func() error {
+			SessionID: l.o.SessionID, Iteration: l.m.Iterations(), TaskID: t.ID, Attempt: d.attempt}, func() error {
 			_, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, memory.TaskDone) })
 			return err
 		})
 		if err != nil {
 			return l.notRecorded(doneAttempt{d, verify}, err)
 		}
-		l.recordDone(doneAttempt{d, verify})
-		return Result{}, false
+		return l.recordDone(doneAttempt{d, verify})
 	}
-	l.stats.Errors++
-	l.setStreak(l.streak().Failed(failure))
 	if l.o.Store != nil {
-		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.stats.Iterations, Message: t.ID + ": " + failure}))
+		l.keep(l.o.Store.AppendLog(memory.ErrorsLog, memory.ErrorRecord{Time: time.Now().UTC(), Kind: "task", Turn: l.m.Iterations(), Message: t.ID + ": " + failure}))
 	}
-	l.tries[t.ID] = tryOf(failure, verify, out)
-	waived := l.waived[t.ID] + stoppedAttempts(t)
-	settled := l.o.Policy.SettleFailure(d.attempt, waived, final, time.Now())
-	next, used, retry, backoff := settled.Next, d.attempt-waived, settled.Next == memory.TaskOpen, settled.Backoff
-	if retry {
-		l.notBefore[t.ID] = settled.NotBefore
-	}
-	if _, err := l.updateTasks(&t, func(f *memory.TaskFile) error { return f.SetState(t.ID, next) }); err != nil {
-		if memory.IsDiskFull(err) && l.waitForDisk(d, err) == "" {
-			return Result{}, false
-		}
-		return Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
-	}
-	ev := attemptEnded(d, next, verify, failure)
-	ev.IsError = true
-	l.emit(ev)
-	l.decide(l.afterFailure(t, d.attempt, used, retry, final, backoff, failure))
-	if next == memory.TaskFailed {
-		l.failed = append(l.failed, t.ID)
-	}
-	l.save(memory.StatusRunning, "")
-	if settled.Abort {
-		return Result{Reason: ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", t.ID, failure)}, true
-	}
-	return l.breakerFailed(ctx, t.ID, failure)
+	o.Failure, o.Final, o.LastTry = failure, final, tryOf(failure, verify, out)
+	return h.settle(o)
 }

@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
+	"github.com/ralph-dev/ralph/coordinator/pubsub"
 	"github.com/ralph-dev/ralph/memory"
+	"github.com/ralph-dev/ralph/workers/agents"
 )
 
 // TestLoopScenarios runs the table both hosts of the task loop share
@@ -24,12 +29,30 @@ func TestLoopScenarios(t *testing.T) {
 			if sc.Breaker != nil {
 				breaker = func(s Stats) (bool, error) { return sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil }
 			}
+			var ask func(context.Context, string) bool
+			if sc.Ask {
+				// Someone could be asked, but nobody answers: no.
+				ask = func(context.Context, string) bool { return false }
+			}
+			events := pubsub.NewBroker[coordinator.Event]()
+			var decisions []string
+			unsubscribe := events.Subscribe(context.Background(), func(ev coordinator.Event) {
+				if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
+					mu.Lock()
+					decisions = append(decisions, strings.TrimSpace(d.Kind+" "+d.Task))
+					mu.Unlock()
+				}
+			})
+			defer unsubscribe()
 			res := Run(context.Background(), Options{
-				Fs: fs, Root: root, Policy: sc.Policy, Breaker: breaker,
+				Fs: fs, Root: root, Policy: sc.Policy, Breaker: breaker, Ask: ask, MaxWait: sc.MaxWait, Events: events,
 				Worker: fnWorker(func(_ context.Context, task memory.Task, attempt int) Outcome {
 					mu.Lock()
 					starts = append(starts, task.ID)
 					mu.Unlock()
+					if sc.Limited(task.ID, attempt) {
+						return Outcome{Err: &agents.UsageLimitError{Agent: "claude", UsageLimit: agents.UsageLimit{Until: time.Now().Add(scenarios.LimitReset), Text: scenarios.LimitError}}}
+					}
 					if done, failure := sc.Result(task.ID, attempt); !done {
 						return Outcome{Err: errors.New(failure)}
 					}
@@ -44,6 +67,12 @@ func TestLoopScenarios(t *testing.T) {
 			}
 			if !slices.Equal(starts, sc.Starts) {
 				t.Fatalf("starts %v, want %v", starts, sc.Starts)
+			}
+			mu.Lock()
+			got := slices.Clone(decisions)
+			mu.Unlock()
+			if sc.Decisions != nil && !slices.Equal(got, sc.Decisions) {
+				t.Errorf("decisions\n%q\nwant\n%q", got, sc.Decisions)
 			}
 			f := loadTasks(t, fs, root)
 			for _, task := range f.Tasks() {

@@ -52,6 +52,11 @@ type RunInput struct {
 	// MaxWait is the longest wait for a rate or usage limit to reset
 	// (0: never wait).
 	MaxWait time.Duration `json:"max_wait,omitempty"`
+	// Ask: someone can answer the loop's questions (the answer signal,
+	// see ask.go), for AskTimeout at most (0: DefaultAskTimeout); without
+	// it the breaker opens for its cooldown as an unattended local run's.
+	Ask        bool          `json:"ask,omitempty"`
+	AskTimeout time.Duration `json:"ask_timeout,omitempty"`
 }
 
 // Policy is the run configuration's part that ralph's decisions take, the

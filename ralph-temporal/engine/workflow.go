@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -12,15 +11,16 @@ import (
 	"github.com/ralph-dev/ralph/coordinator"
 	"github.com/ralph-dev/ralph/coordinator/loop"
 	"github.com/ralph-dev/ralph/coordinator/loop/decide"
+	"github.com/ralph-dev/ralph/coordinator/loop/machine"
 	"github.com/ralph-dev/ralph/coordinator/remote"
 	"github.com/ralph-dev/ralph/memory"
-	"github.com/ralph-dev/ralph/memory/conversation"
 	"github.com/ralph-dev/ralph/memory/text"
 )
 
 // The task loop as a workflow. It is the local loop (loop.Run)
-// on another host: the same decisions from coordinator/decide, in the same
-// order, with the clock read from workflow.Now so a replay decides alike.
+// on another host: the same machine (coordinator/loop/machine) decides,
+// in the same order, with the clock read from workflow.Now so a replay
+// decides alike.
 // What differs is where the work happens: an attempt is an activity on
 // whichever worker takes it, and the task file is the target branch's,
 // which only the integration activity writes, one at a time, since this
@@ -65,36 +65,33 @@ type inflight struct {
 	fut     workflow.Future
 }
 
-// loopWF is the state of one run of the workflow.
+// machineVersion gates the command sequence of the task-loop machine
+// (coordinator/loop/machine): workflows started before it (f31c8f1)
+// replay with DefaultVersion, which keeps their waits (Config.Legacy);
+// new ones end when nothing is left and may ask a person.
+const (
+	machineChange  = "onemachine"
+	machineVersion = 1
+)
+
+// loopWF is the Temporal host of the task-loop machine: the machine
+// holds the loop's bookkeeping, and this type carries out its effects
+// with Temporal's commands (attempts and the task file's writes are
+// activities, waits are timers, a question is a signal wait) and keeps
+// what only the host has: the futures in flight, the events and
+// messages clients query, and the task file as the branch holds it.
 type loopWF struct {
-	ctx        workflow.Context
-	in         RunInput
-	policy     decide.Policy
-	until      loop.Condition
-	trips      loop.Condition
-	sessionID  string
-	start      time.Time
-	file       *memory.TaskFile
-	running    map[string]*inflight
-	attempts   map[string]int
-	notBefore  map[string]time.Time
-	waived     map[string]int
-	lastTry    map[string]loop.LastTry
-	streak     decide.Streak
-	breaker    decide.Breaker
-	iterations int
-	errs       int
-	done       []string
-	failed     []string
-	usage      conversation.Usage
-	cost       float64
-	paused     bool
-	stopping   bool
-	limitUntil time.Time
-	events     []coordinator.Event
-	eventBase  int // the index of events[0]
-	messages   []Control
-	delivered  int // messages before this index reached an attempt
+	ctx       workflow.Context
+	in        RunInput
+	m         *machine.Machine
+	sessionID string
+	file      *memory.TaskFile
+	running   map[string]*inflight
+	asking    string // the pending question, "" when none
+	events    []coordinator.Event
+	eventBase int // the index of events[0]
+	messages  []Control
+	delivered int // messages before this index reached an attempt
 	// workedBy is the worker of each task's last finished attempt, for
 	// the status query's fleet; it is state only, so a replay decides
 	// alike.
@@ -104,32 +101,49 @@ type loopWF struct {
 // NewTaskLoop is the workflow function, with conditions compiled by cond.
 func NewTaskLoop(cond Conditions) func(workflow.Context, RunInput) (RunResult, error) {
 	return func(ctx workflow.Context, in RunInput) (RunResult, error) {
-		w := &loopWF{ctx: ctx, in: in, policy: in.Policy(), running: map[string]*inflight{}, attempts: map[string]int{},
-			notBefore: map[string]time.Time{}, waived: map[string]int{}, lastTry: map[string]loop.LastTry{}, workedBy: map[string]string{}, start: workflow.Now(ctx),
+		v := workflow.GetVersion(ctx, machineChange, workflow.DefaultVersion, machineVersion)
+		cfg := machine.Config{Policy: in.Policy(), MaxCost: in.Run.MaxCost, MaxWait: in.MaxWait, Breaker: loop.DefaultBreaker,
+			Legacy: v == workflow.DefaultVersion, CanAsk: in.Ask && v >= machineVersion}
+		w := &loopWF{ctx: ctx, in: in, running: map[string]*inflight{}, workedBy: map[string]string{},
 			sessionID: workflow.GetInfo(ctx).WorkflowExecution.RunID}
-		w.trips = loop.DefaultBreaker
 		var err error
 		if in.Run.Until != "" {
-			if w.until, err = cond("--until", in.Run.Until); err != nil {
+			if cfg.Until, err = cond("--until", in.Run.Until); err != nil {
 				return RunResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "config", err)
 			}
 		}
 		if in.Run.Breaker != "" {
-			if w.trips, err = cond("--breaker", in.Run.Breaker); err != nil {
+			if cfg.Breaker, err = cond("--breaker", in.Run.Breaker); err != nil {
 				return RunResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "config", err)
 			}
 		}
+		w.m = machine.New(cfg, workflow.Now(ctx))
 		if err := w.queries(); err != nil {
 			return RunResult{}, err
 		}
 		sig := workflow.GetSignalChannel(ctx, SignalName)
 		if _, err := w.integrate(nil); err != nil {
-			return w.result(loop.Result{Reason: ReasonNoTasks, IsError: true, Err: err}), nil
+			return w.result(machine.End{Reason: ReasonNoTasks, IsError: true, Err: err}), nil
 		}
 		if w.file.Counts().Total == 0 {
-			return w.result(loop.Result{Reason: ReasonNoTasks, IsError: true,
+			return w.result(machine.End{Reason: ReasonNoTasks, IsError: true,
 				Err: fmt.Errorf("%s on %s has no tasks; add lines like \"- [ ] do something\" and push them", memory.TasksFile, in.Project.Branch)}), nil
 		}
+		// Continue-as-new belongs at the top of run's loop, at a
+		// boundary with nothing in flight, once
+		// workflow.GetInfo(ctx).GetCurrentHistoryLength() nears the
+		// limit (51,200 events, 50 MB). Measured on a dev server: 13
+		// events per task with one retry in ten, so about 3,800 tasks
+		// fit one run; a task's decisions add no command (they travel
+		// as events). The bytes run out sooner: every integration
+		// returns the whole task file, so a run's history grows with
+		// tasks squared (about 18 KB a task at 200 tasks) and must
+		// return a diff first. What continues: the machine's counters
+		// and per-task state (a snapshot through RunInput, as a
+		// resumed local session's come through Config.Prior), the
+		// events' base index, and the session id, which is the RunID
+		// today; the client (client.go) follows events by RunID and
+		// must follow the workflow id's latest run instead.
 		return w.result(w.run(sig)), nil
 	}
 }
@@ -153,41 +167,29 @@ func (w *loopWF) queries() error {
 	})
 }
 
-func (w *loopWF) run(sig workflow.ReceiveChannel) loop.Result {
+func (w *loopWF) run(sig workflow.ReceiveChannel) machine.End {
+	answers := workflow.GetSignalChannel(w.ctx, SignalAnswer)
 	for {
 		w.drain(sig)
-		if w.stopping {
-			return w.stop(loop.Result{Reason: decide.ReasonInterrupted, IsError: true})
+		step := w.m.Next(workflow.Now(w.ctx), w.file)
+		if end, stop := w.carry(step); stop {
+			return w.stop(end)
 		}
-		if r, stop := w.checkLimits(); stop {
-			return w.stop(r)
-		}
-		now := workflow.Now(w.ctx)
-		ready, wait := decide.Ready(w.file.Ready(w.isRunning), w.notBefore, now)
-		if w.paused {
-			ready = nil
-		}
-		if hold := w.hold(now); hold > 0 {
-			ready, wait = nil, hold
-		}
-		for _, t := range ready {
-			if !w.policy.CanStart(len(w.running), w.breaker.Parallel(w.policy.Parallel), w.iterations) {
-				break
+		if step.Asking {
+			if end, stop := w.ask(sig, answers); stop {
+				return w.stop(end)
 			}
-			w.begin(t)
+			continue
 		}
-		if len(w.running) == 0 && w.paused {
+		if step.Idle {
 			var c Control
 			sig.Receive(w.ctx, &c)
 			w.apply(c)
 			continue
 		}
-		if len(w.running) == 0 && wait <= 0 {
-			return w.final()
-		}
 		var finished *inflight
 		sel := workflow.NewSelector(w.ctx)
-		for _, id := range w.runningIDs() {
+		for _, id := range w.m.Running() {
 			f := w.running[id]
 			sel.AddFuture(f.fut, func(workflow.Future) { finished = f })
 		}
@@ -197,30 +199,96 @@ func (w *loopWF) run(sig workflow.ReceiveChannel) loop.Result {
 			w.apply(m)
 		})
 		tctx, cancelTimer := workflow.WithCancel(w.ctx)
-		if wait > 0 {
-			sel.AddFuture(workflow.NewTimer(tctx, wait), func(workflow.Future) {})
+		if step.Wait > 0 {
+			sel.AddFuture(workflow.NewTimer(tctx, step.Wait), func(workflow.Future) {})
 		}
 		sel.Select(w.ctx)
 		cancelTimer()
 		if finished != nil {
-			if r, stop := w.finish(finished); stop {
-				return w.stop(r)
+			if end, stop := w.finish(finished); stop {
+				return w.stop(end)
 			}
 		}
 	}
 }
 
-func (w *loopWF) isRunning(id string) bool { _, ok := w.running[id]; return ok }
-
-// runningIDs are the tasks in flight in a fixed order: map order would
-// make the workflow decide differently on replay.
-func (w *loopWF) runningIDs() []string {
-	ids := make([]string, 0, len(w.running))
-	for id := range w.running {
-		ids = append(ids, id)
+// carry carries out a step's effects, each kind one case; it reports
+// the end when the step ends the loop or an effect cannot be carried
+// out.
+func (w *loopWF) carry(s machine.Step) (machine.End, bool) {
+	for _, e := range s.Effects {
+		switch e.Kind {
+		case machine.Start:
+			w.begin(e.Task, e.Attempt)
+		case machine.Emit:
+			w.emit(e.Event)
+		case machine.Record:
+			// A decision travels as a decision event, which the client
+			// following the workflow records in the session's
+			// decisions.jsonl as the local recorder does: no command,
+			// so a task's decisions cost its history nothing.
+			// The machine stamps its records with the time of its input,
+			// workflow.Now here.
+			w.emit(coordinator.DecisionEvent(e.Decision))
+		case machine.Save:
+			// The workflow's state is its history; status queries read
+			// it.
+		case machine.Ask:
+			w.asking = e.Question
+			w.emit(coordinator.Event{Type: coordinator.EventQuestion, Text: e.Question, Question: &memory.Question{ID: w.m.Iterations(), Kind: "confirm",
+				Text: e.Question, Answers: []string{"y", "n"}, Since: workflow.Now(w.ctx).UTC()}})
+		case machine.Commit:
+			// The branch's task file holds no in-progress mark, so only
+			// a settled failure writes it (its state and attempts).
+			if e.Cause != machine.Settled {
+				continue
+			}
+			if _, err := w.integrate([]TaskUpdate{{ID: e.Task.ID, State: e.State, Attempts: e.Attempt}}); err != nil {
+				return machine.End{Reason: "cannot update the task file", IsError: true, Err: err}, true
+			}
+		default:
+			panic(fmt.Sprintf("the workflow has no case for the machine's effect %v", e.Kind))
+		}
 	}
-	slices.Sort(ids)
-	return ids
+	if s.End != nil {
+		return *s.End, true
+	}
+	return machine.End{}, false
+}
+
+// ask waits for the answer to the pending question, a control op, or
+// the timeout, after which nobody answered and the default decides.
+func (w *loopWF) ask(sig, answers workflow.ReceiveChannel) (machine.End, bool) {
+	var ans Answer
+	answered, timedOut := false, false
+	tctx, cancel := workflow.WithCancel(w.ctx)
+	defer cancel()
+	sel := workflow.NewSelector(w.ctx)
+	sel.AddReceive(answers, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(w.ctx, &ans)
+		answered = true
+	})
+	sel.AddReceive(sig, func(c workflow.ReceiveChannel, _ bool) {
+		var m Control
+		c.Receive(w.ctx, &m)
+		w.apply(m)
+	})
+	sel.AddFuture(workflow.NewTimer(tctx, w.askTimeout()), func(workflow.Future) { timedOut = true })
+	for !answered && !timedOut && !w.m.Stopping() {
+		sel.Select(w.ctx)
+	}
+	w.asking = ""
+	if w.m.Stopping() && !answered {
+		return machine.End{Reason: decide.ReasonInterrupted, IsError: true}, true
+	}
+	return w.carry(w.m.Answer(workflow.Now(w.ctx), answered && ans.Yes, answered))
+}
+
+func (w *loopWF) askTimeout() time.Duration {
+	if w.in.AskTimeout > 0 {
+		return w.in.AskTimeout
+	}
+	return DefaultAskTimeout
 }
 
 // drain applies the signals that have arrived, without waiting.
@@ -237,11 +305,11 @@ func (w *loopWF) drain(sig workflow.ReceiveChannel) {
 func (w *loopWF) apply(c Control) {
 	switch c.Op {
 	case remote.OpStop:
-		w.stopping = true
+		w.m.Stop()
 	case remote.OpPause:
-		w.paused = true
+		w.m.Pause()
 	case remote.OpContinue:
-		w.paused = false
+		_, _ = w.carry(w.m.Resume(workflow.Now(w.ctx)))
 	case remote.OpSay:
 		w.messages = append(w.messages, c)
 		if len(w.running) > 0 {
@@ -264,14 +332,8 @@ func (w *loopWF) emit(ev coordinator.Event) {
 	}
 }
 
-// begin starts an attempt at t on some worker.
-func (w *loopWF) begin(t memory.Task) {
-	attempt := max(t.Attempts, w.attempts[t.ID]) + 1
-	w.attempts[t.ID] = attempt
-	w.emit(coordinator.Event{Type: coordinator.EventTaskChanged, Text: t.ID + " in_progress", Output: t.Title, Turn: w.iterations + 1,
-		Task: t.ID, TaskAttempt: &coordinator.TaskAttempt{Number: attempt}})
-	w.iterations++
-	w.breaker.Started(t.ID)
+// begin starts attempt number attempt at t on some worker.
+func (w *loopWF) begin(t memory.Task, attempt int) {
 	hb := w.heartbeatTimeout()
 	actx, cancel := workflow.WithCancel(w.ctx)
 	actx = workflow.WithActivityOptions(actx, workflow.ActivityOptions{
@@ -285,9 +347,10 @@ func (w *loopWF) begin(t memory.Task) {
 		// only that is retried, on any worker.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5},
 	})
+	last := w.m.LastTry(t.ID)
 	in := AttemptInput{Project: w.in.Project, Task: t, Attempt: attempt, Run: w.in.Run, Session: w.in.Session, Prompt: w.in.Prompt,
 		SessionID: w.sessionID, MessagesFrom: w.delivered,
-		LastError: w.lastTry[t.ID].Error, LastSummary: w.lastTry[t.ID].Summary}
+		LastError: last.Error, LastSummary: last.Summary}
 	w.delivered = len(w.messages)
 	w.running[t.ID] = &inflight{task: t, attempt: attempt, cancel: cancel, fut: workflow.ExecuteActivity(actx, AttemptName, in)}
 }
@@ -300,9 +363,9 @@ func (w *loopWF) heartbeatTimeout() time.Duration {
 }
 
 // stop cancels the attempts in flight, waits for each to end (their
-// agents are stopped by then), and ends the loop with r.
-func (w *loopWF) stop(r loop.Result) loop.Result {
-	ids := w.runningIDs()
+// agents are stopped by then), and ends the loop with end.
+func (w *loopWF) stop(end machine.End) machine.End {
+	ids := w.m.Running()
 	for _, id := range ids {
 		w.running[id].cancel()
 	}
@@ -311,217 +374,60 @@ func (w *loopWF) stop(r loop.Result) loop.Result {
 		var out AttemptOutcome
 		_ = f.fut.Get(w.ctx, &out)
 		delete(w.running, id)
-		w.addUsage(id, out)
-		w.emit(w.ended(f, memory.TaskOpen, out, "interrupted"))
+		o := w.outcome(f, out)
+		o.Interrupted = true
+		_, _ = w.carry(w.m.Finished(workflow.Now(w.ctx), w.file, o))
 	}
-	return r
+	return end
 }
 
-func (w *loopWF) ended(f *inflight, state memory.TaskState, out AttemptOutcome, failure string) coordinator.Event {
-	usage := out.Usage
-	return coordinator.Event{Type: coordinator.EventTaskChanged, Text: f.task.ID + " " + string(state), Output: f.task.Title, Task: f.task.ID,
-		TaskAttempt: &coordinator.TaskAttempt{Number: f.attempt, Error: text.Clip(failure, 1000)}, Usage: &usage, CostUSD: out.CostUSD}
-}
-
-func (w *loopWF) addUsage(id string, out AttemptOutcome) {
+// outcome is an attempt's outcome as the machine takes it.
+func (w *loopWF) outcome(f *inflight, out AttemptOutcome) machine.Outcome {
 	if out.Worker != "" {
-		w.workedBy[id] = out.Worker
+		w.workedBy[f.task.ID] = out.Worker
 	}
-	w.usage = w.usage.Add(out.Usage)
-	if out.CostUSD != nil {
-		w.cost += *out.CostUSD
-	}
+	return machine.Outcome{Task: f.task, Attempt: f.attempt, Failure: out.Failure, Summary: out.Summary, Usage: out.Usage, CostUSD: out.CostUSD}
 }
 
-// finish settles one attempt, as coordinator's loop.finish does. It
+// finish settles one attempt: what only the host can (the merge of a
+// done task into the branch), then the machine's bookkeeping. It
 // reports whether the loop must stop.
-func (w *loopWF) finish(f *inflight) (loop.Result, bool) {
+func (w *loopWF) finish(f *inflight) (machine.End, bool) {
 	id := f.task.ID
 	delete(w.running, id)
 	var out AttemptOutcome
 	if err := f.fut.Get(w.ctx, &out); err != nil {
 		out = AttemptOutcome{Failure: "the attempt was lost: " + err.Error()}
 	}
-	w.addUsage(id, out)
-	failure, final := out.Failure, false
+	o := w.outcome(f, out)
 	switch {
 	case out.ErrKind == ErrKindConfig:
-		w.errs++
-		ev := w.ended(f, memory.TaskOpen, out, failure)
-		ev.IsError = true
-		w.emit(ev)
-		return loop.Result{Reason: ReasonConfig, IsError: true, Err: errors.New(failure)}, true
+		o.ConfigErr = true
 	case out.ErrKind == ErrKindLimit:
-		if failure = w.waitForLimit(f, out); failure == "" {
-			return loop.Result{}, false
-		}
-	case failure == "" && !out.Completed:
-		failure = "the worker finished without completing the task"
+		o.Limit = &machine.Limit{Until: out.LimitUntil, Reason: memory.WaitRateLimit, What: "the limit", Err: out.Failure}
+	case out.Failure == "" && !out.Completed:
+		o.Failure = "the worker finished without completing the task"
 		if out.Summary != "" {
-			failure += ": " + text.Clip(out.Summary, 300)
+			o.Failure += ": " + text.Clip(out.Summary, 300)
 		}
-	}
-	now := workflow.Now(w.ctx)
-	if failure == "" {
+	case out.Failure == "":
+		now := workflow.Now(w.ctx)
 		body := out.Summary
 		if u := out.Usage; u.InputTokens+u.OutputTokens > 0 {
 			body += fmt.Sprintf("\n\nTokens for this task: %d in, %d out.", u.InputTokens, u.OutputTokens)
 		}
 		res, err := w.integrate([]TaskUpdate{{ID: id, State: memory.TaskDone, Attempts: f.attempt, Merge: true,
-			Progress: &memory.ProgressEntry{Time: now, Title: f.task.Title, Body: body, SessionID: w.sessionID, Iteration: w.iterations, TaskID: id, Attempt: f.attempt}}})
+			Progress: &memory.ProgressEntry{Time: now, Title: f.task.Title, Body: body, SessionID: w.sessionID, Iteration: w.m.Iterations(), TaskID: id, Attempt: f.attempt}}})
 		if err != nil {
-			return loop.Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
+			return machine.End{Reason: "cannot update the task file", IsError: true, Err: err}, true
 		}
 		if c := res.Conflicts[id]; c != "" {
-			failure, final = c, true
+			o.Failure, o.Final = c, true
 		} else {
-			w.done = append(w.done, id)
-			delete(w.lastTry, id)
-			w.streak = w.streak.Succeeded()
-			w.emit(w.ended(f, memory.TaskDone, out, ""))
-			if w.breaker.Succeeded(id, w.policy.BreakerCooldown) {
-				w.breakerChanged(fmt.Sprintf("half-open → closed: %s succeeded; tasks run again", id))
-			}
-			return loop.Result{}, false
+			o.Done = true
 		}
 	}
-	w.errs++
-	w.streak = w.streak.Failed(failure)
-	w.lastTry[id] = loop.LastTry{Error: failure, Summary: out.Summary}
-	s := w.policy.SettleFailure(f.attempt, w.waived[id], final, now)
-	if s.Next == memory.TaskOpen {
-		w.notBefore[id] = s.NotBefore
-	}
-	if _, err := w.integrate([]TaskUpdate{{ID: id, State: s.Next, Attempts: f.attempt}}); err != nil {
-		return loop.Result{Reason: "cannot update the task file", IsError: true, Err: err}, true
-	}
-	ev := w.ended(f, s.Next, out, failure)
-	ev.IsError = true
-	w.emit(ev)
-	if s.Next == memory.TaskFailed {
-		w.failed = append(w.failed, id)
-	}
-	if s.Abort {
-		return loop.Result{Reason: decide.ReasonAborted, IsError: true, Err: fmt.Errorf("task %s failed: %s", id, failure)}, true
-	}
-	return w.breakerFailed(id, failure)
-}
-
-// waitForLimit handles an attempt a rate or usage limit cut short, as
-// the local loop does: the attempt spends no retry and no iteration, and
-// nothing starts before the reset. It returns the failure when the reset
-// is further off than the run may wait.
-func (w *loopWF) waitForLimit(f *inflight, out AttemptOutcome) string {
-	now := workflow.Now(w.ctx)
-	until := out.LimitUntil
-	if until.IsZero() {
-		until = now.Add(5 * time.Minute)
-	}
-	if w.in.MaxWait <= 0 || until.Sub(now) > w.in.MaxWait {
-		return out.Failure + " (later than --max-wait lets ralph wait)"
-	}
-	w.waived[f.task.ID]++
-	w.iterations--
-	w.emit(w.ended(f, memory.TaskOpen, out, out.Failure))
-	if until.After(w.limitUntil) {
-		w.limitUntil = until
-		w.emit(coordinator.Event{Type: coordinator.EventLimitWait, Text: "waiting for the limit until " + text.Clock(until, now), Until: until})
-	}
-	return ""
-}
-
-// hold is how long no task may start: a limit to reset, an open breaker.
-func (w *loopWF) hold(now time.Time) time.Duration {
-	var wait time.Duration
-	if !w.limitUntil.IsZero() {
-		if now.Before(w.limitUntil) {
-			wait = w.limitUntil.Sub(now)
-		} else {
-			w.limitUntil = time.Time{}
-			w.emit(coordinator.Event{Type: coordinator.EventLimitWait, Text: "the wait for the limit is over; going on"})
-		}
-	}
-	b, halfOpened := w.breaker.Hold(now, w.isRunning)
-	if halfOpened {
-		w.breakerChanged("open → half-open: the cooldown is over; one task runs alone to see whether the trouble has passed")
-	}
-	return max(wait, b)
-}
-
-func (w *loopWF) breakerFailed(id, failure string) (loop.Result, bool) {
-	switch w.breaker.Failed(id) {
-	case decide.Reopen:
-		w.openBreaker(fmt.Sprintf("half-open → open: %s failed again (%s); the cooldown doubles to %s", id, text.Clip(failure, 200), w.breaker.Cooldown))
-		return loop.Result{}, false
-	case decide.Ignore:
-		return loop.Result{}, false
-	}
-	trip, err := w.trips(w.stats())
-	if err != nil {
-		why := "the breaker condition failed: " + err.Error()
-		return loop.Result{Reason: decide.ReasonBreaker, IsError: true, Err: errors.New("circuit breaker: " + why)}, true
-	}
-	if trip {
-		w.openBreaker(fmt.Sprintf("closed → open: %s in a row completed no task; last error: %s", text.Counted(w.streak.NoProgress, "attempt", "attempts"), text.Clip(failure, 200)))
-	}
-	return loop.Result{}, false
-}
-
-func (w *loopWF) openBreaker(why string) {
-	now := workflow.Now(w.ctx)
-	w.breaker.Open(now, w.policy.BreakerCooldown)
-	w.breakerChanged(fmt.Sprintf("%s; one task runs at %s (cooldown %s)", why, text.Clock(w.breaker.Until, now), w.breaker.Cooldown))
-}
-
-func (w *loopWF) breakerChanged(detail string) {
-	state := w.breaker.Name()
-	w.emit(coordinator.Event{Type: coordinator.EventBreaker, State: state, Until: w.breaker.Until, Text: "circuit breaker " + detail,
-		IsError: state == memory.BreakerOpen})
-}
-
-// stats are the figures --until and --breaker see.
-func (w *loopWF) stats() loop.Stats {
-	c := w.file.Counts()
-	s := loop.Stats{Iterations: w.iterations, TasksOpen: c.Open + c.InProgress, TasksDone: c.Done, TasksFailed: c.Failed,
-		Errors: w.errs, Tokens: w.usage.InputTokens + w.usage.OutputTokens, CostUSD: w.cost,
-		ElapsedS: workflow.Now(w.ctx).Sub(w.start).Seconds(), NoProgress: w.streak.NoProgress, SameErrorRepeats: w.streak.SameErrorRepeats}
-	if w.iterations > 0 {
-		s.ErrorRate = float64(w.errs) / float64(w.iterations)
-	}
-	return s
-}
-
-// checkLimits evaluates the stop conditions at a boundary.
-func (w *loopWF) checkLimits() (loop.Result, bool) {
-	st := w.stats()
-	if w.until != nil {
-		ok, err := w.until(st)
-		if err != nil {
-			return loop.Result{Reason: "the --until condition failed", IsError: true, Err: err}, true
-		}
-		if ok {
-			return loop.Result{Reason: decide.ReasonUntil, IsError: len(w.failed) > 0}, true
-		}
-	}
-	if decide.CostSpent(w.cost, w.in.Run.MaxCost, st.TasksOpen, len(w.running)) {
-		return loop.Result{Reason: decide.ReasonMaxCost, IsError: true,
-			Err: coordinator.CostLimitError(w.in.Run.MaxCost, w.cost)}, true
-	}
-	if w.policy.OutOfIterations(w.iterations, len(w.running), st.TasksOpen) {
-		return loop.Result{Reason: decide.ReasonMaxIterations, IsError: true,
-			Err: fmt.Errorf("stopped after %s with %s open; raise --max-iterations", text.Counted(w.policy.MaxIterations, "iteration", "iterations"), text.Counted(st.TasksOpen, "task", "tasks"))}, true
-	}
-	return loop.Result{}, false
-}
-
-func (w *loopWF) final() loop.Result {
-	c := w.file.Counts()
-	reason, isError := decide.Final(c, len(w.failed))
-	r := loop.Result{Reason: reason, IsError: isError}
-	if reason == decide.ReasonStuck {
-		r.Err = fmt.Errorf("%s cannot start: %s not done (see ralph status)", text.Counted(c.Open, "open task", "open tasks"), text.Plural(c.Open, "its dependencies are", "their dependencies are"))
-	}
-	return r
+	return w.carry(w.m.Finished(workflow.Now(w.ctx), w.file, o))
 }
 
 // integrate runs the integration activity, the target branch's only
@@ -541,12 +447,13 @@ func (w *loopWF) integrate(updates []TaskUpdate) (IntegrateResult, error) {
 }
 
 func (w *loopWF) status() Status {
-	st := Status{WorkflowID: workflow.GetInfo(w.ctx).WorkflowExecution.ID, SessionID: w.sessionID, Status: memory.StatusRunning, Running: w.runningIDs(),
-		Done: slices.Clone(w.done), Failed: slices.Clone(w.failed), Iterations: w.iterations, Breaker: w.breaker.Record(), CostUSD: w.cost}
+	b := w.m.Breaker()
+	st := Status{WorkflowID: workflow.GetInfo(w.ctx).WorkflowExecution.ID, SessionID: w.sessionID, Status: memory.StatusRunning, Running: slices.Sorted(slices.Values(w.m.Running())),
+		Done: w.m.Done(), Failed: w.m.Failed(), Iterations: w.m.Iterations(), Breaker: b.Record(), CostUSD: w.m.Cost()}
 	switch {
-	case w.stopping:
+	case w.m.Stopping():
 		st.Status = "stopping"
-	case w.paused:
+	case w.m.Paused():
 		st.Status = memory.StatusPaused
 	}
 	if w.file != nil {
@@ -564,7 +471,7 @@ func (w *loopWF) status() Status {
 func (w *loopWF) fleet() []remote.FleetTask {
 	var out []remote.FleetTask
 	for _, t := range w.file.Tasks() {
-		ft := remote.FleetTask{ID: t.ID, Title: t.Title, State: t.State, Attempt: max(t.Attempts, w.attempts[t.ID]), Worker: w.workedBy[t.ID]}
+		ft := remote.FleetTask{ID: t.ID, Title: t.Title, State: t.State, Attempt: max(t.Attempts, w.m.Attempt(t.ID)), Worker: w.workedBy[t.ID]}
 		if f, ok := w.running[t.ID]; ok {
 			ft.State, ft.Attempt, ft.Worker = memory.TaskInProgress, f.attempt, ""
 		}
@@ -573,9 +480,11 @@ func (w *loopWF) fleet() []remote.FleetTask {
 	return out
 }
 
-func (w *loopWF) result(r loop.Result) RunResult {
-	res := RunResult{Reason: r.Reason, IsError: r.IsError, Done: w.done, Failed: w.failed, Iterations: w.iterations,
-		Usage: w.usage, CostUSD: w.cost, SessionID: w.sessionID}
+func (w *loopWF) result(r machine.End) RunResult {
+	res := RunResult{Reason: r.Reason, IsError: r.IsError, SessionID: w.sessionID}
+	if w.m != nil {
+		res.Done, res.Failed, res.Iterations, res.Usage, res.CostUSD = w.m.Done(), w.m.Failed(), w.m.Iterations(), w.m.Usage(), w.m.Cost()
+	}
 	if r.Err != nil {
 		res.Error = r.Err.Error()
 	}

@@ -124,13 +124,21 @@ func TestWorkflowScenarios(t *testing.T) {
 					return sc.Breaker != nil && sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil
 				}, nil
 			}
-			e := newEnv(t, sc.Tasks, cond, func(_ context.Context, in AttemptInput) (AttemptOutcome, error) {
+			e := newEnv(t, sc.Tasks, cond, func(ctx context.Context, in AttemptInput) (AttemptOutcome, error) {
+				if sc.Limited(in.Task.ID, in.Attempt) {
+					// The limit resets LimitReset after the attempt, on
+					// the workflow's clock (the test environment's).
+					return AttemptOutcome{Failure: scenarios.LimitError, ErrKind: ErrKindLimit,
+						LimitUntil: activity.GetInfo(ctx).StartedTime.Add(scenarios.LimitReset)}, nil
+				}
 				if done, failure := sc.Result(in.Task.ID, in.Attempt); !done {
 					return AttemptOutcome{Failure: failure}, nil
 				}
 				return AttemptOutcome{Completed: true, Summary: "did " + in.Task.ID}, nil
 			})
-			e.ExecuteWorkflow(WorkflowName, input(sc.Policy))
+			in := input(sc.Policy)
+			in.MaxWait, in.Ask = sc.MaxWait, sc.Ask
+			e.ExecuteWorkflow(WorkflowName, in)
 			res := e.result(t)
 			if res.Reason != sc.Reason || res.IsError != sc.IsError {
 				t.Fatalf("reason %q (error %v), want %q (error %v): %s", res.Reason, res.IsError, sc.Reason, sc.IsError, res.Error)
@@ -149,8 +157,29 @@ func TestWorkflowScenarios(t *testing.T) {
 			if !slices.Equal(e.remote.progress, sc.Done) {
 				t.Errorf("progress entries for %v, want %v", e.remote.progress, sc.Done)
 			}
+			if got := e.decisions(t); sc.Decisions != nil && !slices.Equal(got, sc.Decisions) {
+				t.Errorf("decisions\n%q\nwant\n%q", got, sc.Decisions)
+			}
 		})
 	}
+}
+
+// decisions are the decision records the workflow's events carry, as
+// "kind task" ("kind" when about no task), in order.
+func (e env) decisions(t *testing.T) []string {
+	t.Helper()
+	var page EventPage
+	v, err := e.QueryWorkflow(QueryEvents, 0)
+	if err != nil || v.Get(&page) != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ev := range page.Events {
+		if d := ev.Decision; ev.Type == coordinator.EventDecision && d != nil {
+			out = append(out, strings.TrimSpace(d.Kind+" "+d.Task))
+		}
+	}
+	return out
 }
 
 // blockUntilCancelled is an attempt that works until it is cancelled, as
@@ -307,5 +336,38 @@ func TestWorkflowRetryIsToldHowTheLastAttemptFailed(t *testing.T) {
 	_, inputs := e.remote.seen()
 	if len(inputs) != 2 || inputs[0].LastError != "" || inputs[1].LastError != "verification failed: 2 tests fail" || inputs[1].LastSummary != "changed a.go" {
 		t.Fatalf("inputs %+v", inputs)
+	}
+}
+
+// TestWorkflowAskTakesTheAnswerSignal: with someone to ask, a tripped
+// breaker waits for the answer signal; yes goes on, as a local person's
+// yes does, and the decisions say who decided.
+func TestWorkflowAskTakesTheAnswerSignal(t *testing.T) {
+	tasks := "# Tasks\n\n- [ ] shaky <!-- ralph:id=s -->\n- [ ] later <!-- ralph:id=l depends=s -->\n"
+	cond := func(string, string) (loop.Condition, error) {
+		return func(s loop.Stats) (bool, error) { return s.NoProgress >= 1, nil }, nil
+	}
+	e := newEnv(t, tasks, cond, func(_ context.Context, in AttemptInput) (AttemptOutcome, error) {
+		if in.Task.ID == "s" && in.Attempt == 1 {
+			return AttemptOutcome{Failure: "down"}, nil
+		}
+		return AttemptOutcome{Completed: true}, nil
+	})
+	e.RegisterDelayedCallback(func() {
+		var st Status
+		if v, err := e.QueryWorkflow(QueryStatus); err != nil || v.Get(&st) != nil || len(st.Running) != 0 {
+			t.Errorf("status while asking: %+v (%v)", st, err)
+		}
+		e.SignalWorkflow(SignalAnswer, Answer{Yes: true})
+	}, time.Minute)
+	in := input(decide.Policy{Retries: 1, Backoff: time.Millisecond})
+	in.Ask = true
+	e.ExecuteWorkflow(WorkflowName, in)
+	if res := e.result(t); res.Reason != decide.ReasonAllDone || !slices.Equal(res.Done, []string{"s", "l"}) {
+		t.Fatalf("%+v", res)
+	}
+	want := []string{"task_picked s", "task_retry s", "breaker s", "breaker_go_on", "task_picked s", "task_picked l"}
+	if got := e.decisions(t); !slices.Equal(got, want) {
+		t.Fatalf("decisions %q, want %q", got, want)
 	}
 }

@@ -22,8 +22,19 @@ type Scenario struct {
 	// 2, ...: "done", or "fail:<error>". An attempt not scripted is done.
 	Results map[string][]string
 	// Breaker, when set, is the condition the breaker trips on (nil:
-	// never). Cases with a breaker run with nobody to ask.
+	// never). Cases with a breaker run with nobody to ask, unless Ask.
 	Breaker func(noProgress, sameErrorRepeats int) bool
+	// Ask: someone could be asked whether to go on, but nobody answers,
+	// so the question's default (no) decides. Hosts that cannot ask
+	// skip the case.
+	Ask bool
+	// MaxWait bounds the wait for a limit ("limit" results reset
+	// LimitReset after the attempt ends).
+	MaxWait time.Duration
+
+	// Decisions, when set, are the decision records the machine's hosts
+	// must write, as "kind task" ("kind" when about no task), in order.
+	Decisions []string
 
 	// What both hosts must end with.
 	Reason  string
@@ -48,6 +59,19 @@ func (s Scenario) Result(id string, attempt int) (done bool, failure string) {
 		return true, ""
 	}
 	return false, strings.TrimPrefix(r, "fail:")
+}
+
+// LimitReset is how long after an attempt a "limit" result resets.
+const LimitReset = 200 * time.Millisecond
+
+// LimitError is the error of an attempt a scripted limit cut short.
+const LimitError = "usage limit reached"
+
+// Limited reports whether attempt number attempt of task id is cut short
+// by a limit that resets LimitReset later.
+func (s Scenario) Limited(id string, attempt int) bool {
+	rs := s.Results[id]
+	return attempt-1 < len(rs) && rs[attempt-1] == "limit"
 }
 
 // fast is a backoff no case waits on; slow one long enough that the
@@ -142,5 +166,59 @@ var All = []Scenario{
 		Reason:  decide.ReasonAllDone, Done: []string{"s", "l"},
 		Attempts: map[string]int{"s": 4, "l": 1},
 		Starts:   []string{"s", "s", "s", "s", "l"},
+		Decisions: []string{"task_picked s", "task_retry s", "task_picked s", "task_retry s", "breaker_open", "breaker_half_open",
+			"task_picked s", "task_retry s", "breaker_open", "breaker_half_open", "task_picked s", "breaker_closed", "task_picked l"},
+	},
+	{
+		// A limit cuts the first attempt short: the task goes back to
+		// open without spending a retry or an iteration, nothing starts
+		// before the reset, then it is done.
+		Name:    "a usage limit is waited out",
+		Tasks:   "# Tasks\n\n- [ ] limited <!-- ralph:id=u -->\n- [ ] after <!-- ralph:id=v depends=u -->\n",
+		Policy:  decide.Policy{Backoff: fast},
+		MaxWait: time.Minute,
+		Results: map[string][]string{"u": {"limit", "done"}},
+		Reason:  decide.ReasonAllDone, Done: []string{"u", "v"},
+		Attempts:  map[string]int{"u": 2, "v": 1},
+		Starts:    []string{"u", "u", "v"},
+		Decisions: []string{"task_picked u", "limit_wait u", "limit_wait_over", "task_picked u", "task_picked v"},
+	},
+	{
+		// The breaker trips with someone who could be asked, but nobody
+		// answers: the default, no, stops the loop.
+		Name:    "a question nobody answers stops the loop",
+		Tasks:   "# Tasks\n\n- [ ] shaky <!-- ralph:id=s -->\n- [ ] other <!-- ralph:id=o depends=s -->\n",
+		Policy:  decide.Policy{Retries: 5, Backoff: fast},
+		Results: map[string][]string{"s": {"fail:down", "fail:down"}},
+		Breaker: func(noProgress, _ int) bool { return noProgress >= 2 },
+		Ask:     true,
+		Reason:  decide.ReasonBreaker, IsError: true,
+		Attempts:  map[string]int{"s": 2},
+		Starts:    []string{"s", "s"},
+		Decisions: []string{"task_picked s", "task_retry s", "task_picked s", "task_retry s", "breaker s", "breaker_stop"},
+	},
+	{
+		// The last task fails for good with the breaker's condition
+		// holding: nothing is left to start, so the loop ends without
+		// opening the breaker or asking.
+		Name:    "nothing left: a failure that would trip the breaker ends the loop",
+		Tasks:   "# Tasks\n\n- [ ] broken <!-- ralph:id=x -->\n",
+		Policy:  decide.Policy{OnError: decide.OnErrorSkip, Backoff: fast},
+		Results: map[string][]string{"x": {"fail:boom"}},
+		Breaker: func(noProgress, _ int) bool { return noProgress >= 1 },
+		Reason:  decide.ReasonSomeFailed, IsError: true, Failed: []string{"x"},
+		Attempts:  map[string]int{"x": 1},
+		Starts:    []string{"x"},
+		Decisions: []string{"task_picked x", "task_skip x"},
+	},
+	{
+		// A pass: one task, done at its first attempt.
+		Name:   "a pass",
+		Tasks:  "# Tasks\n\n- [ ] easy <!-- ralph:id=e -->\n",
+		Policy: decide.Policy{Backoff: fast},
+		Reason: decide.ReasonAllDone, Done: []string{"e"},
+		Attempts:  map[string]int{"e": 1},
+		Starts:    []string{"e"},
+		Decisions: []string{"task_picked e"},
 	},
 }

@@ -1,0 +1,139 @@
+package machine
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ralph-dev/ralph/coordinator/loop/decide/scenarios"
+	"github.com/ralph-dev/ralph/memory"
+)
+
+// sim is the smallest host of the machine: a task file in memory, a
+// clock it moves itself, and attempts that end as the scenario says, one
+// at a time in the order they started. It shows the machine alone
+// decides the scenarios, with no goroutine and no clock of its own.
+type sim struct {
+	t         *testing.T
+	sc        scenarios.Scenario
+	m         *Machine
+	f         *memory.TaskFile
+	now       time.Time
+	starts    []string
+	decisions []string
+	running   []Effect
+	kinds     map[Kind]int
+}
+
+func (h *sim) apply(s Step) {
+	for _, e := range s.Effects {
+		h.kinds[e.Kind]++
+		switch e.Kind {
+		case Start:
+			h.starts = append(h.starts, e.Task.ID)
+			h.must(h.f.SetState(e.Task.ID, memory.TaskInProgress))
+			h.must(h.f.SetMeta(e.Task.ID, "attempts", strconv.Itoa(e.Attempt)))
+			h.running = append(h.running, e)
+		case Commit:
+			h.must(h.f.SetState(e.Task.ID, e.State))
+		case Record:
+			d := e.Decision.Kind
+			if e.Decision.Task != "" {
+				d += " " + e.Decision.Task
+			}
+			h.decisions = append(h.decisions, d)
+		case Emit, Save, Ask:
+		default:
+			h.t.Fatalf("effect kind %v has no case", e.Kind)
+		}
+	}
+}
+
+func (h *sim) must(err error) {
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *sim) run() *End {
+	for range 1000 {
+		s := h.m.Next(h.now, h.f)
+		h.apply(s)
+		switch {
+		case s.End != nil:
+			return s.End
+		case s.Asking:
+			// Nobody answers: the question's default.
+			s = h.m.Answer(h.now, false, false)
+			h.apply(s)
+			if s.End != nil {
+				return s.End
+			}
+			continue
+		case len(h.running) > 0:
+			e := h.running[0]
+			h.running = h.running[1:]
+			h.now = h.now.Add(time.Millisecond)
+			o := Outcome{Task: e.Task, Attempt: e.Attempt}
+			switch done, failure := h.sc.Result(e.Task.ID, e.Attempt); {
+			case h.sc.Limited(e.Task.ID, e.Attempt):
+				o.Limit = &Limit{Until: h.now.Add(scenarios.LimitReset), Reason: memory.WaitUsageLimit, What: "the usage limit", Err: scenarios.LimitError}
+			case done:
+				h.must(h.f.SetState(e.Task.ID, memory.TaskDone))
+				o.Done = true
+			default:
+				o.Failure = failure
+			}
+			s = h.m.Finished(h.now, h.f, o)
+			h.apply(s)
+			if s.End != nil {
+				return s.End
+			}
+		case s.Wait > 0:
+			h.now = h.now.Add(s.Wait)
+		default:
+			h.t.Fatalf("the machine neither ends, waits nor runs anything")
+		}
+	}
+	h.t.Fatal("no end after 1000 steps")
+	return nil
+}
+
+// TestMachineScenarios runs the table both hosts run on the machine
+// alone.
+func TestMachineScenarios(t *testing.T) {
+	t.Parallel()
+	for _, sc := range scenarios.All {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			cfg := Config{Policy: sc.Policy, MaxWait: sc.MaxWait, CanAsk: sc.Ask}
+			if sc.Breaker != nil {
+				cfg.Breaker = func(s Stats) (bool, error) { return sc.Breaker(s.NoProgress, s.SameErrorRepeats), nil }
+			}
+			f := memory.ParseTasks([]byte(sc.Tasks))
+			f.AssignIDs(nil)
+			h := &sim{t: t, sc: sc, m: New(cfg, now), f: f, now: now, kinds: map[Kind]int{}}
+			end := h.run()
+			if end.Reason != sc.Reason || end.IsError != sc.IsError {
+				t.Fatalf("reason %q (error %v), want %q (error %v): %v", end.Reason, end.IsError, sc.Reason, sc.IsError, end.Err)
+			}
+			if !slices.Equal(h.m.Done(), sc.Done) || !slices.Equal(h.m.Failed(), sc.Failed) {
+				t.Fatalf("done %v failed %v, want %v and %v", h.m.Done(), h.m.Failed(), sc.Done, sc.Failed)
+			}
+			if !slices.Equal(h.starts, sc.Starts) {
+				t.Fatalf("starts %v, want %v", h.starts, sc.Starts)
+			}
+			for _, task := range h.f.Tasks() {
+				if task.Attempts != sc.Attempts[task.ID] {
+					t.Errorf("task %s: %d attempts, want %d", task.ID, task.Attempts, sc.Attempts[task.ID])
+				}
+			}
+			if sc.Decisions != nil && !slices.Equal(h.decisions, sc.Decisions) {
+				t.Errorf("decisions\n%q\nwant\n%q", h.decisions, sc.Decisions)
+			}
+			t.Logf("%q", h.decisions)
+		})
+	}
+}
