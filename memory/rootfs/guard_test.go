@@ -43,7 +43,7 @@ var allowed = map[string]string{
 	"coordinator/control/server.go:Bind":           "the control socket's directory, in the runtime or state dir",
 	"coordinator/control/server.go:removeOwn":      "the control socket itself, in the runtime or state dir",
 	"coordinator/control/socket.go:makeSocketDir":  "the runtime or state dir that holds the control socket",
-	"coordinator/control/socket_other.go:listen":   "chmod of the control socket, in the runtime or state dir",
+	"coordinator/control/socket_unix.go:ownerOnly": "chmod of the control socket, in the runtime or state dir",
 	"coordinator/control/find.go:sockets":          "the control sockets of the project's ralphs, listed and the dead ones removed in the runtime or state dir",
 	"coordinator/control/peer_linux.go:noNewPrivs": "/proc/<pid>/status of the peer of the control socket",
 	// Fixtures and tools.
