@@ -88,10 +88,7 @@ var allowed = map[string]string{
 	"workers/sandbox/nestedgit.go:nestedGuard.takeBack": "the guard of nested repositories' config",
 	"workers/sandbox/nestedgit.go:replaceFile":          "the guard of nested repositories' config",
 	"workers/sandbox/runner_linux.go:Process.Wait":      "removes mount points the sandbox made where nothing was",
-	"workers/sandbox/worktree.go:worktreeDirs":          "reads a worktree's .git file and commondir",
 	// The person's own files and directories outside any project.
-	"workers/agents/codex.go:readCodexConfig":        "the person's ~/.codex/config.toml",
-	"workers/agents/opencode.go:opencodeEnvKeys":     "the person's opencode config (never the project's)",
 	"scripts/web/index.go:watchDir":                  "the registry dir in the person's state dir",
 	"scripts/cli/ask.go:openTTY":                     "/dev/tty",
 	"scripts/cli/plan.go:editFile":                   "/dev/tty for the person's editor",
